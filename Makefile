@@ -1,0 +1,67 @@
+# ctorch: build, test, demo, bench. Every target first regenerates ctorch.h from src/.
+#   make test          the whole suite (what README and CI run)
+#   make test-asan     the whole suite under ASan + UBSan + LeakSanitizer
+#   make demo          the demo
+#   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
+# Options: OPENMP=0 to build without OpenMP, OPENBLAS=1 to use OpenBLAS, CC=clang.
+
+CC      ?= cc
+OPENMP  ?= 1
+OPENBLAS ?= 0
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+WARN    := -Wall -Wextra -pedantic
+BUILD   ?= build
+LDLIBS  := -lm -lpthread
+
+ifeq ($(OPENMP),1)
+  CFLAGS += -fopenmp
+  LDFLAGS += -fopenmp
+endif
+ifeq ($(OPENBLAS),1)
+  CFLAGS += -DCTORCH_OPENBLAS
+  LDLIBS += -lopenblas
+endif
+
+SRC     := $(shell find src -name '*.[ch]') tools/amalgamate.sh
+TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+
+.PHONY: all amalgamate test test-build test-asan demo bench clean
+
+all: ctorch.h $(TESTS) $(EXAMPLES)
+
+amalgamate: ctorch.h
+
+ctorch.h: $(SRC)
+	tools/amalgamate.sh
+
+$(BUILD)/harness.o: tests/harness.c tests/harness.h ctorch.h
+	@mkdir -p $(BUILD)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -c $< -o $@
+
+$(BUILD)/test_%: tests/test_%.c $(BUILD)/harness.o tests/harness.h ctorch.h
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(BUILD)/harness.o -o $@ $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/examples/%: examples/%.c ctorch.h
+	@mkdir -p $(BUILD)/examples
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
+
+test-build: ctorch.h
+	@$(MAKE) -k --no-print-directory $(TESTS) $(EXAMPLES) || true
+
+test: test-build
+	@CC="$(CC)" BUILD="$(BUILD)" tests/run.sh
+
+test-asan:
+	@$(MAKE) --no-print-directory test BUILD=build-asan CC=clang OPENMP=0 \
+	    OPT="-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+
+demo: $(BUILD)/examples/tour
+	$(BUILD)/examples/tour
+
+bench: ctorch.h
+	@BUILD="$(BUILD)" bench/run.sh
+
+clean:
+	rm -rf build build-asan

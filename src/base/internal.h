@@ -1,0 +1,251 @@
+/* Private to the implementation: system headers, allocator hooks, threads,
+ * atomics, error helpers and the per-dtype element conversions. */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* ---------------------------------------------------------------- allocator hooks */
+
+#if defined(CT_MALLOC) && defined(CT_REALLOC) && defined(CT_FREE)
+#elif !defined(CT_MALLOC) && !defined(CT_REALLOC) && !defined(CT_FREE)
+#define CT_MALLOC(n) malloc(n)
+#define CT_REALLOC(p, n) realloc(p, n)
+#define CT_FREE(p) free(p)
+#else
+#error "define all of CT_MALLOC, CT_REALLOC and CT_FREE, or none"
+#endif
+
+/* Internal invariants: a failure is a bug in ctorch, not bad input. */
+#ifndef CT_ASSERT
+#include <assert.h>
+#define CT_ASSERT(c) assert(c)
+#endif
+
+#ifdef __cplusplus
+#define CT__TLS thread_local
+#define CT__RESTRICT __restrict
+#else
+#define CT__TLS _Thread_local
+#define CT__RESTRICT restrict
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__LIKELY(x) __builtin_expect(!!(x), 1)
+#define CT__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CT__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define CT__ATOMIC_INC(p) __atomic_add_fetch(p, 1, __ATOMIC_RELAXED)
+#define CT__ATOMIC_DEC(p) __atomic_sub_fetch(p, 1, __ATOMIC_ACQ_REL)
+#define CT__ATOMIC_LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#else
+#define CT__LIKELY(x) (x)
+#define CT__UNLIKELY(x) (x)
+#define CT__PRINTF(f, a)
+#include <intrin.h>
+#define CT__ATOMIC_INC(p) _InterlockedIncrement((volatile long *)(p))
+#define CT__ATOMIC_DEC(p) _InterlockedDecrement((volatile long *)(p))
+#define CT__ATOMIC_LOAD(p) _InterlockedOr((volatile long *)(p), 0)
+#endif
+
+#define CT__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define CT__MAX(a, b) ((a) > (b) ? (a) : (b))
+#define CT__CAT_(a, b) a##b
+#define CT__CAT(a, b) CT__CAT_(a, b)
+
+/* Elementwise loops shorter than this run on one thread (PyTorch's GRAIN_SIZE). */
+#define CT__GRAIN 32768
+
+/* ---------------------------------------------------------------- errors */
+
+/* Record an error (worded like PyTorch's) and tell the handler. Returns the code
+ * so that `return ct__fail(...)` works in functions returning ct_result. */
+static ct_result ct__fail(ct_result code, const char *fmt, ...) CT__PRINTF(2, 3);
+/* A NULL tensor argument: keep a pending error (a failed call earlier in the
+ * chain), or report the NULL in PyTorch's words. `fn` is the C function name. */
+static ct_result ct__null_arg(const char *fn, const char *arg, int position);
+#define CT__ARG(t, name, pos) \
+    do { if (CT__UNLIKELY(!(t))) { ct__null_arg(__func__, name, pos); return NULL; } } while (0)
+#define CT__ARG_R(t, name, pos) \
+    do { if (CT__UNLIKELY(!(t))) return ct__null_arg(__func__, name, pos); } while (0)
+#define CT__OOM() ct__fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory")
+
+/* a*b into *out, false on int64 overflow (sizes are checked before allocating). */
+static inline bool ct__mul_ok(int64_t a, int64_t b, int64_t *out)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return !__builtin_mul_overflow(a, b, out);
+#else
+    if (a != 0 && (b > INT64_MAX / a || b < INT64_MIN / a)) return false;
+    *out = a * b;
+    return true;
+#endif
+}
+
+/* a+b into *out, false on int64 overflow. */
+static inline bool ct__add_ok(int64_t a, int64_t b, int64_t *out)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return !__builtin_add_overflow(a, b, out);
+#else
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return false;
+    *out = a + b;
+    return true;
+#endif
+}
+
+/* ---------------------------------------------------------------- element types */
+
+/* Storage types: bool is one byte holding 0 or 1; half and bfloat16 are bits. */
+typedef uint8_t ct__b8_t;
+typedef uint8_t ct__u8_t;
+typedef int8_t ct__i8_t;
+typedef int16_t ct__i16_t;
+typedef int32_t ct__i32_t;
+typedef int64_t ct__i64_t;
+typedef uint16_t ct__f16_t;
+typedef uint16_t ct__bf16_t;
+typedef float ct__f32_t;
+typedef double ct__f64_t;
+
+/* X(name, ct_dtype): every dtype, twice so that two lists can nest (the cast
+ * table is one list expanded inside the other). */
+#define CT__DTYPES_A(X, a) \
+    X(b8, CT_BOOL, a) X(u8, CT_U8, a) X(i8, CT_I8, a) X(i16, CT_I16, a) X(i32, CT_I32, a) \
+    X(i64, CT_I64, a) X(f16, CT_F16, a) X(bf16, CT_BF16, a) X(f32, CT_F32, a) X(f64, CT_F64, a)
+#define CT__DTYPES_B(X, a) \
+    X(b8, CT_BOOL, a) X(u8, CT_U8, a) X(i8, CT_I8, a) X(i16, CT_I16, a) X(i32, CT_I32, a) \
+    X(i64, CT_I64, a) X(f16, CT_F16, a) X(bf16, CT_BF16, a) X(f32, CT_F32, a) X(f64, CT_F64, a)
+
+/* IEEE half <-> float, rounding to nearest even as c10::Half does. */
+static inline float ct__f16_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal: renormalise */
+            int e = -1;
+            do { man <<= 1; e++; } while (!(man & 0x400));
+            bits = sign | (uint32_t)(112 - e) << 23 | (man & 0x3ff) << 13;
+        }
+    } else {
+        bits = sign | (exp + 112) << 23 | man << 13;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static inline uint16_t ct__float_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0));
+    if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00); /* rounds past 65504: inf */
+    if (ax < 0x38800000u) {                                 /* below the smallest normal */
+        if (ax < 0x33000000u) return sign;                  /* under half the smallest subnormal */
+        uint32_t man = (ax & 0x7fffff) | 0x800000;
+        int shift = 126 - (int)(ax >> 23);
+        uint32_t r = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (r & 1))) r++;
+        return (uint16_t)(sign | r);
+    }
+    uint32_t r = ((ax - 0x38000000u) >> 13), rem = ax & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) r++;
+    return (uint16_t)(sign | r);
+}
+
+static inline float ct__bf16_to_float(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static inline uint16_t ct__float_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if (f != f) return 0x7fc0;
+    x += 0x7fffu + ((x >> 16) & 1); /* round to nearest even */
+    return (uint16_t)(x >> 16);
+}
+
+/* Loading an element widens it to int64 (integral and bool) or double
+ * (floating), both exact. ct__wide_<name> names which. */
+#define ct__wide_b8 i64
+#define ct__wide_u8 i64
+#define ct__wide_i8 i64
+#define ct__wide_i16 i64
+#define ct__wide_i32 i64
+#define ct__wide_i64 i64
+#define ct__wide_f16 f64
+#define ct__wide_bf16 f64
+#define ct__wide_f32 f64
+#define ct__wide_f64 f64
+static inline int64_t ct__load_b8(ct__b8_t v) { return v != 0; }
+static inline int64_t ct__load_u8(ct__u8_t v) { return v; }
+static inline int64_t ct__load_i8(ct__i8_t v) { return v; }
+static inline int64_t ct__load_i16(ct__i16_t v) { return v; }
+static inline int64_t ct__load_i32(ct__i32_t v) { return v; }
+static inline int64_t ct__load_i64(ct__i64_t v) { return v; }
+static inline double ct__load_f16(ct__f16_t v) { return ct__f16_to_float(v); }
+static inline double ct__load_bf16(ct__bf16_t v) { return ct__bf16_to_float(v); }
+static inline double ct__load_f32(ct__f32_t v) { return v; }
+static inline double ct__load_f64(ct__f64_t v) { return v; }
+
+/* Truncation of a double the way x86's cvttsd2si does it, which is what
+ * PyTorch's static_cast compiles to: NaN and out-of-range give the minimum. */
+static inline int64_t ct__trunc_i64(double d)
+{
+    return (d >= -9223372036854775808.0 && d < 9223372036854775808.0) ? (int64_t)d : INT64_MIN;
+}
+static inline int32_t ct__trunc_i32(double d)
+{
+    return (d > -2147483649.0 && d < 2147483648.0) ? (int32_t)d : INT32_MIN;
+}
+
+/* Storing converts with c10::convert's rules: integers wrap to the low bits,
+ * floats truncate through a 32-bit conversion (int8, int16, int32) or a 64-bit
+ * one (uint8, int64), float16 and bfloat16 go through float. */
+static inline ct__b8_t ct__to_b8_from_i64(int64_t v) { return v != 0; }
+static inline ct__b8_t ct__to_b8_from_f64(double v) { return v != 0; }
+static inline ct__u8_t ct__to_u8_from_i64(int64_t v) { return (ct__u8_t)(uint64_t)v; }
+static inline ct__u8_t ct__to_u8_from_f64(double v) { return (ct__u8_t)(uint64_t)ct__trunc_i64(v); }
+static inline ct__i8_t ct__to_i8_from_i64(int64_t v) { return (ct__i8_t)(uint8_t)(uint64_t)v; }
+static inline ct__i8_t ct__to_i8_from_f64(double v) { return (ct__i8_t)(uint8_t)(uint32_t)ct__trunc_i32(v); }
+static inline ct__i16_t ct__to_i16_from_i64(int64_t v) { return (ct__i16_t)(uint16_t)(uint64_t)v; }
+static inline ct__i16_t ct__to_i16_from_f64(double v) { return (ct__i16_t)(uint16_t)(uint32_t)ct__trunc_i32(v); }
+static inline ct__i32_t ct__to_i32_from_i64(int64_t v) { return (ct__i32_t)(uint32_t)(uint64_t)v; }
+static inline ct__i32_t ct__to_i32_from_f64(double v) { return ct__trunc_i32(v); }
+static inline ct__i64_t ct__to_i64_from_i64(int64_t v) { return v; }
+static inline ct__i64_t ct__to_i64_from_f64(double v) { return ct__trunc_i64(v); }
+static inline ct__f16_t ct__to_f16_from_i64(int64_t v) { return ct__float_to_f16((float)v); }
+static inline ct__f16_t ct__to_f16_from_f64(double v) { return ct__float_to_f16((float)v); }
+static inline ct__bf16_t ct__to_bf16_from_i64(int64_t v) { return ct__float_to_bf16((float)v); }
+static inline ct__bf16_t ct__to_bf16_from_f64(double v) { return ct__float_to_bf16((float)v); }
+static inline ct__f32_t ct__to_f32_from_i64(int64_t v) { return (float)v; }
+static inline ct__f32_t ct__to_f32_from_f64(double v) { return (float)v; }
+static inline ct__f64_t ct__to_f64_from_i64(int64_t v) { return (double)v; }
+static inline ct__f64_t ct__to_f64_from_f64(double v) { return v; }
+
+/* CT__CONVERT(src, dst, x): one element of dtype `src` as dtype `dst`. */
+#define CT__CONVERT(src, dst, x) CT__CAT(ct__to_##dst##_from_, ct__wide_##src)(ct__load_##src(x))
+
+/* Read element i of a buffer of any dtype as a double / int64 (slow paths only). */
+static double ct__read_f64(const void *p, ct_dtype dt);
+static int64_t ct__read_i64(const void *p, ct_dtype dt);
+/* Write a double to an element of any dtype with c10::convert's rules. */
+static void ct__write_f64(void *p, ct_dtype dt, double v);
+static void ct__write_i64(void *p, ct_dtype dt, int64_t v);

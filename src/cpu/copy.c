@@ -1,0 +1,127 @@
+/* The CPU backend: aligned allocation, copy with dtype conversion, fill. */
+
+/* 64-byte aligned blocks (one cache line, one AVX-512 vector); the pointer
+ * CT_MALLOC returned is kept just before the block. */
+static void *ct__cpu_alloc(size_t nbytes, int device_index)
+{
+    (void)device_index;
+    if (nbytes > SIZE_MAX - 64 - sizeof(void *)) return NULL;
+    char *raw = (char *)CT_MALLOC(nbytes + 64 + sizeof(void *));
+    if (!raw) return NULL;
+    uintptr_t p = ((uintptr_t)raw + sizeof(void *) + 63) & ~(uintptr_t)63;
+    ((void **)p)[-1] = raw;
+    return (void *)p;
+}
+
+static void ct__cpu_free(void *ptr, int device_index)
+{
+    (void)device_index;
+    if (ptr) CT_FREE(((void **)ptr)[-1]);
+}
+
+/* Same-dtype copy of n elements of `size` bytes. */
+#define CT__COPY_LOOP(T)                                                              \
+    static void ct__copy_loop_##T(char **data, const int64_t *strides, int64_t n, void *ctx) \
+    {                                                                                 \
+        (void)ctx;                                                                    \
+        char *dst = data[0], *src = data[1];                                          \
+        if (strides[0] == (int64_t)sizeof(T) && strides[1] == (int64_t)sizeof(T)) {   \
+            memcpy(dst, src, (size_t)n * sizeof(T));                                  \
+            return;                                                                   \
+        }                                                                             \
+        for (int64_t i = 0; i < n; i++) {                                             \
+            memcpy(dst + i * strides[0], src + i * strides[1], sizeof(T));            \
+        }                                                                             \
+    }
+CT__COPY_LOOP(uint8_t)
+CT__COPY_LOOP(uint16_t)
+CT__COPY_LOOP(uint32_t)
+CT__COPY_LOOP(uint64_t)
+#undef CT__COPY_LOOP
+
+/* Converting copies, one loop per (source, destination) pair. */
+#define CT__CAST_LOOP(dst, DDT, src)                                                                  \
+    static void ct__cast_##src##_##dst(char **data, const int64_t *strides, int64_t n, void *ctx)     \
+    {                                                                                                 \
+        (void)ctx;                                                                                    \
+        ct__##dst##_t *d = (ct__##dst##_t *)data[0];                                                  \
+        const ct__##src##_t *s = (const ct__##src##_t *)data[1];                                      \
+        if (strides[0] == (int64_t)sizeof *d && strides[1] == (int64_t)sizeof *s) {                   \
+            for (int64_t i = 0; i < n; i++) d[i] = CT__CONVERT(src, dst, s[i]);                       \
+        } else {                                                                                      \
+            for (int64_t i = 0; i < n; i++)                                                           \
+                *(ct__##dst##_t *)(data[0] + i * strides[0]) =                                        \
+                    CT__CONVERT(src, dst, *(const ct__##src##_t *)(data[1] + i * strides[1]));        \
+        }                                                                                             \
+    }
+#define CT__CAST_ROW(src, SDT, _) CT__DTYPES_B(CT__CAST_LOOP, src)
+CT__DTYPES_A(CT__CAST_ROW, _)
+#undef CT__CAST_ROW
+#undef CT__CAST_LOOP
+
+/* ct__cast_loops[src][dst], indexed by ct_dtype (CT_DEFAULT's row and column unused). */
+#define CT__CAST_ENTRY(dst, DDT, src) ct__cast_##src##_##dst,
+#define CT__CAST_ROW(src, SDT, _) {NULL, CT__DTYPES_B(CT__CAST_ENTRY, src)},
+static const ct__loop_fn ct__cast_loops[CT_NUM_DTYPES][CT_NUM_DTYPES] = {
+    {NULL}, CT__DTYPES_A(CT__CAST_ROW, _)};
+#undef CT__CAST_ROW
+#undef CT__CAST_ENTRY
+
+static ct__loop_fn ct__copy_loop_for_size(size_t size)
+{
+    switch (size) {
+    case 1: return ct__copy_loop_uint8_t;
+    case 2: return ct__copy_loop_uint16_t;
+    case 4: return ct__copy_loop_uint32_t;
+    default: return ct__copy_loop_uint64_t;
+    }
+}
+
+static void ct__cpu_copy(ct_tensor *dst, const ct_tensor *src)
+{
+    const ct_tensor *ops[2] = {dst, src};
+    ct__iter it;
+    ct__iter_init(&it, 2, ops);
+    ct__loop_fn fn = dst->dtype == src->dtype ? ct__copy_loop_for_size(ct__esize(dst))
+                                              : ct__cast_loops[src->dtype][dst->dtype];
+    ct__iter_parallel(&it, fn, NULL);
+}
+
+/* Fill n elements of `size` bytes with the pattern in ctx. */
+#define CT__FILL_LOOP(T)                                                              \
+    static void ct__fill_loop_##T(char **data, const int64_t *strides, int64_t n, void *ctx) \
+    {                                                                                 \
+        T v;                                                                          \
+        memcpy(&v, ctx, sizeof v);                                                    \
+        if (strides[0] == (int64_t)sizeof(T)) {                                       \
+            T *d = (T *)data[0];                                                      \
+            for (int64_t i = 0; i < n; i++) d[i] = v;                                 \
+        } else {                                                                      \
+            for (int64_t i = 0; i < n; i++) memcpy(data[0] + i * strides[0], &v, sizeof v); \
+        }                                                                             \
+    }
+CT__FILL_LOOP(uint8_t)
+CT__FILL_LOOP(uint16_t)
+CT__FILL_LOOP(uint32_t)
+CT__FILL_LOOP(uint64_t)
+#undef CT__FILL_LOOP
+
+static void ct__cpu_fill(ct_tensor *dst, const void *elem)
+{
+    const ct_tensor *ops[1] = {dst};
+    ct__iter it;
+    ct__loop_fn fn;
+    switch (ct__esize(dst)) {
+    case 1: fn = ct__fill_loop_uint8_t; break;
+    case 2: fn = ct__fill_loop_uint16_t; break;
+    case 4: fn = ct__fill_loop_uint32_t; break;
+    default: fn = ct__fill_loop_uint64_t; break;
+    }
+    ct__iter_init(&it, 1, ops);
+    ct__iter_parallel(&it, fn, (void *)elem);
+}
+
+static const ct__backend ct__cpu_backend = {ct__cpu_alloc, ct__cpu_free, ct__cpu_copy, ct__cpu_fill};
+static const ct__backend *ct__backends[CT_NUM_DEVICE_TYPES] = {&ct__cpu_backend, NULL};
+
+static const ct__backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }

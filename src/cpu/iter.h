@@ -1,0 +1,41 @@
+/* Private: the strided iterator that every CPU elementwise kernel runs through.
+ *
+ * Operands share one iteration shape; an input with fewer dims or size-1 dims
+ * is broadcast by zero strides. Dims are reordered so that the innermost one
+ * has the smallest output stride, then adjacent dims that are one block of
+ * memory for every operand are merged, so a contiguous tensor of any shape is
+ * one loop of numel elements. A kernel is a loop over n elements of the
+ * innermost dim with per-operand byte strides; it takes the fast path when
+ * they equal the element sizes. */
+
+#define CT__ITER_MAX_OPS 6
+
+typedef struct ct__iter {
+    int nops, ndim;
+    int64_t numel;
+    int64_t shape[CT_MAX_DIMS];                   /* [0] is the innermost dim */
+    int64_t strides[CT_MAX_DIMS][CT__ITER_MAX_OPS]; /* bytes, per dim, per operand */
+    char *data[CT__ITER_MAX_OPS];
+} ct__iter;
+
+/* data[i] points at operand i's element; strides[i] its byte stride; n elements. */
+typedef void (*ct__loop_fn)(char **data, const int64_t *strides, int64_t n, void *ctx);
+
+/* Operand 0 is the output (it defines the shape); the others are broadcast to it. */
+static void ct__iter_init(ct__iter *it, int nops, const ct_tensor *const *ops);
+/* Run fn over elements [begin, end) of the iteration order. */
+static void ct__iter_range(const ct__iter *it, int64_t begin, int64_t end, ct__loop_fn fn, void *ctx);
+/* Run fn over everything, on one thread. */
+static void ct__iter_serial(const ct__iter *it, ct__loop_fn fn, void *ctx);
+/* Run fn over everything, split across OpenMP threads when large enough. */
+static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx);
+
+/* Split [0, n) into chunks of at least `grain` and run fn on each, in parallel
+ * with OpenMP when built with it (at::parallel_for). */
+typedef void (*ct__range_fn)(int64_t begin, int64_t end, void *ctx);
+static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ctx);
+
+/* The range factories' kernels (range.c): fill a new 1-D contiguous tensor. */
+static void ct__cpu_arange(ct_tensor *t, ct_scalar start, ct_scalar step);
+static void ct__cpu_linspace(ct_tensor *t, double start, double end);
+static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base);

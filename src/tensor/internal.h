@@ -1,0 +1,83 @@
+/* Private: storage and tensor structs, the device backend table, helpers that
+ * every op uses (dims, shapes, making tensors and views). */
+
+typedef struct ct__storage {
+    int refcount;
+    void *data;
+    size_t nbytes;
+    ct_device device;
+    void (*deleter)(void *data, void *ctx); /* caller memory with a deleter */
+    void *deleter_ctx;
+    bool owned; /* allocated by the device backend, freed by it */
+} ct__storage;
+
+struct ct_tensor {
+    int refcount;
+    int ndim;
+    ct_dtype dtype;
+    int64_t offset; /* in elements */
+    int64_t sizes[CT_MAX_DIMS];
+    int64_t strides[CT_MAX_DIMS]; /* in elements */
+    ct__storage *storage;
+    bool requires_grad;
+};
+
+/* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
+typedef struct ct__backend {
+    void *(*alloc)(size_t nbytes, int device_index);
+    void (*free)(void *ptr, int device_index);
+    /* dst = src: src already broadcast to dst's shape (zero strides), any dtypes. */
+    void (*copy)(ct_tensor *dst, const ct_tensor *src);
+    /* Every element of dst set to the bytes at elem (one element of dst's dtype). */
+    void (*fill)(ct_tensor *dst, const void *elem);
+} ct__backend;
+
+/* The backend of a device type (NULL when it is not linked in). */
+static const ct__backend *ct__backend_for(ct_device_type type);
+
+static const ct_device ct__cpu = {CT_DEVICE_CPU, 0};
+
+/* Element size of a tensor and a pointer to its first element. */
+static inline size_t ct__esize(const ct_tensor *t) { return ct_dtype_size(t->dtype); }
+static inline char *ct__data(const ct_tensor *t)
+{
+    return (char *)t->storage->data + (size_t)t->offset * ct__esize(t);
+}
+
+/* dim in [-ndim, ndim) to [0, ndim), or -1 with PyTorch's IndexError set.
+ * A 0-d tensor accepts dims -1 and 0, as PyTorch's wrap_dim does. */
+static int ct__wrap_dim(int64_t dim, int ndim);
+/* The same for Tensor.size(dim) and stride(dim), which refuse 0-d tensors. */
+static int ct__wrap_dim_strict(int64_t dim, int ndim);
+
+/* A new, uninitialised, contiguous tensor (registered in the open scope). */
+static ct_tensor *ct__alloc(const int64_t *sizes, int ndim, ct_dtype dtype, ct_device device);
+/* The same with given strides (NULL: contiguous) that must describe a dense
+ * layout starting at offset 0, as a permutation of contiguous ones does. */
+static ct_tensor *ct__alloc_strided(const int64_t *sizes, const int64_t *strides, int ndim, ct_dtype dtype,
+                                    ct_device device);
+/* A new view of t's storage with other sizes, strides and offset. */
+static ct_tensor *ct__view_of(const ct_tensor *t, const int64_t *sizes, const int64_t *strides, int ndim,
+                              int64_t offset);
+/* Contiguous strides for sizes (a size-0 or size-1 dim gets the stride it would
+ * have with size 1, as PyTorch computes them). */
+static void ct__contiguous_strides(const int64_t *sizes, int ndim, int64_t *strides);
+/* The product of sizes, false on overflow. */
+static bool ct__numel_of(const int64_t *sizes, int ndim, int64_t *numel);
+/* A shape argument checked: ndim in range, every size >= 0. */
+static ct_result ct__check_shape(ct_shape s, const char *what);
+/* "[2, 3]" into buf. */
+static const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
+
+/* Broadcast two shapes (torch.broadcast_shapes); error in PyTorch's words. */
+static ct_result ct__broadcast_shapes(const int64_t *a, int na, const int64_t *b, int nb, int64_t *out,
+                                      int *nout);
+
+/* A new reference to t itself, registered in the open scope (for functions
+ * that return their input, as contiguous() of a contiguous tensor does). */
+static ct_tensor *ct__same(const ct_tensor *t);
+/* Register a new tensor in the innermost open scope. */
+static ct_tensor *ct__own(ct_tensor *t);
+/* Drop a tensor this call made and will not return (after a later failure):
+ * released now, or by the open scope that owns it. */
+static void ct__discard(ct_tensor *t);

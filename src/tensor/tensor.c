@@ -1,0 +1,359 @@
+/* Storage and tensor objects, refcounts, scopes, properties. */
+
+/* ---------------------------------------------------------------- storage */
+
+static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
+{
+    ct__storage *s = (ct__storage *)CT_MALLOC(sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    s->refcount = 1;
+    s->nbytes = nbytes;
+    s->device = device;
+    s->owned = true;
+    if (nbytes) {
+        s->data = ct__backend_for(device.type)->alloc(nbytes, device.index);
+        if (!s->data) {
+            CT_FREE(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+static void ct__storage_release(ct__storage *s)
+{
+    if (CT__ATOMIC_DEC(&s->refcount) != 0) return;
+    if (s->owned && s->data) ct__backend_for(s->device.type)->free(s->data, s->device.index);
+    else if (s->deleter) s->deleter(s->data, s->deleter_ctx);
+    CT_FREE(s);
+}
+
+/* ---------------------------------------------------------------- tensors */
+
+static ct_tensor *ct__tensor_new(ct__storage *storage, ct_dtype dtype, const int64_t *sizes,
+                                 const int64_t *strides, int ndim, int64_t offset)
+{
+    ct_tensor *t = (ct_tensor *)CT_MALLOC(sizeof *t);
+    if (!t) {
+        CT__OOM();
+        return NULL;
+    }
+    memset(t, 0, sizeof *t);
+    t->refcount = 1;
+    t->ndim = ndim;
+    t->dtype = dtype;
+    t->offset = offset;
+    if (ndim) {
+        memcpy(t->sizes, sizes, (size_t)ndim * sizeof(int64_t));
+        memcpy(t->strides, strides, (size_t)ndim * sizeof(int64_t));
+    }
+    t->storage = storage;
+    CT__ATOMIC_INC(&storage->refcount);
+    return ct__own(t);
+}
+
+static void ct__contiguous_strides(const int64_t *sizes, int ndim, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        strides[d] = s;
+        s *= sizes[d] > 1 ? sizes[d] : 1;
+    }
+}
+
+static bool ct__numel_of(const int64_t *sizes, int ndim, int64_t *numel)
+{
+    int64_t n = 1;
+    for (int d = 0; d < ndim; d++)
+        if (!ct__mul_ok(n, sizes[d], &n)) return false;
+    *numel = n;
+    return true;
+}
+
+static ct_tensor *ct__alloc_strided(const int64_t *sizes, const int64_t *strides, int ndim, ct_dtype dtype,
+                                    ct_device device)
+{
+    int64_t numel, nbytes, contiguous[CT_MAX_DIMS];
+    dtype = ct__resolve(dtype);
+    if (!ct__numel_of(sizes, ndim, &numel) || !ct__mul_ok(numel, (int64_t)ct_dtype_size(dtype), &nbytes)) {
+        char buf[256];
+        ct__fail(CT_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
+                 ct__shape_str(sizes, ndim, buf, sizeof buf));
+        return NULL;
+    }
+    ct__storage *s = ct__storage_new((size_t)nbytes, device);
+    if (!s) {
+        ct__fail(CT_ERR_MEMORY,
+                 "DefaultCPUAllocator: can't allocate memory: you tried to allocate %lld bytes. Error code 12 "
+                 "(Cannot allocate memory)",
+                 (long long)nbytes);
+        return NULL;
+    }
+    if (!strides) {
+        ct__contiguous_strides(sizes, ndim, contiguous);
+        strides = contiguous;
+    }
+    ct_tensor *t = ct__tensor_new(s, dtype, sizes, strides, ndim, 0);
+    ct__storage_release(s); /* the tensor holds it now */
+    return t;
+}
+
+static ct_tensor *ct__alloc(const int64_t *sizes, int ndim, ct_dtype dtype, ct_device device)
+{
+    return ct__alloc_strided(sizes, NULL, ndim, dtype, device);
+}
+
+static ct_tensor *ct__view_of(const ct_tensor *t, const int64_t *sizes, const int64_t *strides, int ndim,
+                              int64_t offset)
+{
+    return ct__tensor_new(t->storage, t->dtype, sizes, strides, ndim, offset);
+}
+
+static ct_tensor *ct__same(const ct_tensor *t) { return ct__own(ct_retain((ct_tensor *)t)); }
+
+ct_tensor *ct_retain(ct_tensor *t)
+{
+    if (t) CT__ATOMIC_INC(&t->refcount);
+    return t;
+}
+
+void ct_release(ct_tensor *t)
+{
+    if (!t || CT__ATOMIC_DEC(&t->refcount) != 0) return;
+    ct__storage_release(t->storage);
+    CT_FREE(t);
+}
+
+/* ---------------------------------------------------------------- scopes */
+
+/* Per thread: one stack of owned tensors for all open scopes (each frame owns
+ * the entries from its start), and one of tensors kept for the enclosing scope. */
+typedef struct ct__ptrvec {
+    ct_tensor **items;
+    int64_t n, cap;
+} ct__ptrvec;
+
+typedef struct ct__frame {
+    int64_t owned_start, kept_start;
+} ct__frame;
+
+static CT__TLS ct__ptrvec ct__owned;
+static CT__TLS ct__ptrvec ct__kept;
+static CT__TLS ct__frame *ct__frames;
+static CT__TLS int ct__depth, ct__frames_cap;
+
+static bool ct__ptrvec_push(ct__ptrvec *v, ct_tensor *t)
+{
+    if (v->n == v->cap) {
+        int64_t cap = v->cap ? v->cap * 2 : 256;
+        ct_tensor **items = (ct_tensor **)CT_REALLOC(v->items, (size_t)cap * sizeof *items);
+        if (!items) return false;
+        v->items = items;
+        v->cap = cap;
+    }
+    v->items[v->n++] = t;
+    return true;
+}
+
+static ct_tensor *ct__own(ct_tensor *t)
+{
+    if (ct__depth > 0 && !ct__ptrvec_push(&ct__owned, t)) {
+        ct_release(t);
+        CT__OOM();
+        return NULL;
+    }
+    return t;
+}
+
+static void ct__discard(ct_tensor *t)
+{
+    if (!t) return;
+    if (ct__depth > 0) {
+        if (ct__owned.n == 0 || ct__owned.items[ct__owned.n - 1] != t) return; /* the scope releases it */
+        ct__owned.n--;
+    }
+    ct_release(t);
+}
+
+ct_scope ct_scope_begin(void)
+{
+    ct_scope s;
+    if (ct__depth == ct__frames_cap) {
+        int cap = ct__frames_cap ? ct__frames_cap * 2 : 16;
+        ct__frame *f = (ct__frame *)CT_REALLOC(ct__frames, (size_t)cap * sizeof *f);
+        if (!f) { /* cannot track a new scope: tensors go to the enclosing one */
+            CT__OOM();
+            s.depth = ct__depth;
+            return s;
+        }
+        ct__frames = f;
+        ct__frames_cap = cap;
+    }
+    ct__frames[ct__depth].owned_start = ct__owned.n;
+    ct__frames[ct__depth].kept_start = ct__kept.n;
+    s.depth = ++ct__depth;
+    return s;
+}
+
+void ct_scope_end(ct_scope s)
+{
+    while (s.depth >= 1 && ct__depth >= s.depth) {
+        ct__frame f = ct__frames[--ct__depth];
+        while (ct__owned.n > f.owned_start) ct_release(ct__owned.items[--ct__owned.n]);
+        /* kept tensors move to the enclosing scope (its entries end where ours began) */
+        for (int64_t i = f.kept_start; i < ct__kept.n; i++)
+            if (ct__depth > 0 && !ct__ptrvec_push(&ct__owned, ct__kept.items[i])) CT__OOM();
+        ct__kept.n = f.kept_start;
+    }
+}
+
+ct_tensor *ct_keep(ct_tensor *t)
+{
+    if (t && ct__depth > 0) {
+        ct_retain(t);
+        if (!ct__ptrvec_push(&ct__kept, t)) {
+            ct_release(t);
+            CT__OOM();
+        }
+    }
+    return t;
+}
+
+/* ---------------------------------------------------------------- dims and shapes */
+
+static int ct__wrap_dim(int64_t dim, int ndim)
+{
+    int64_t n = ndim > 0 ? ndim : 1;
+    if (dim < -n || dim >= n) {
+        ct__fail(CT_ERR_INDEX, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                 (long long)-n, (long long)(n - 1), (long long)dim);
+        return -1;
+    }
+    return (int)(dim < 0 ? dim + n : dim);
+}
+
+static int ct__wrap_dim_strict(int64_t dim, int ndim)
+{
+    if (ndim == 0) {
+        ct__fail(CT_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions", (long long)dim);
+        return -1;
+    }
+    return ct__wrap_dim(dim, ndim);
+}
+
+static const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n)
+{
+    size_t len = 0;
+    len += (size_t)snprintf(buf, n, "[");
+    for (int d = 0; d < ndim && len < n; d++)
+        len += (size_t)snprintf(buf + len, n - len, d ? ", %lld" : "%lld", (long long)sizes[d]);
+    if (len < n) snprintf(buf + len, n - len, "]");
+    return buf;
+}
+
+static ct_result ct__check_shape(ct_shape s, const char *what)
+{
+    if (s.ndim < 0 || s.ndim > CT_MAX_DIMS)
+        return ct__fail(CT_ERR_VALUE, "%s: ctorch supports at most %d dimensions, got %d", what, CT_MAX_DIMS,
+                        s.ndim);
+    for (int d = 0; d < s.ndim; d++)
+        if (s.size[d] < 0) {
+            char buf[256];
+            return ct__fail(CT_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+                            (long long)s.size[d], ct__shape_str(s.size, s.ndim, buf, sizeof buf));
+        }
+    return CT_OK;
+}
+
+static ct_result ct__broadcast_shapes(const int64_t *a, int na, const int64_t *b, int nb, int64_t *out,
+                                      int *nout)
+{
+    int n = na > nb ? na : nb;
+    for (int i = 0; i < n; i++) { /* i counts from the last dim */
+        int64_t sa = i < na ? a[na - 1 - i] : 1, sb = i < nb ? b[nb - 1 - i] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return ct__fail(CT_ERR_RUNTIME,
+                            "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                            "non-singleton dimension %d",
+                            (long long)sa, (long long)sb, n - 1 - i);
+        out[n - 1 - i] = sa == 1 ? sb : sa;
+    }
+    *nout = n;
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- properties */
+
+int ct_dim(const ct_tensor *t) { return t ? t->ndim : 0; }
+
+int64_t ct_size(const ct_tensor *t, int dim)
+{
+    if (!t) {
+        ct__null_arg(__func__, "self", 1);
+        return -1;
+    }
+    int d = ct__wrap_dim_strict(dim, t->ndim);
+    return d < 0 ? -1 : t->sizes[d];
+}
+
+int64_t ct_stride(const ct_tensor *t, int dim)
+{
+    if (!t) {
+        ct__null_arg(__func__, "self", 1);
+        return -1;
+    }
+    int d = ct__wrap_dim_strict(dim, t->ndim);
+    return d < 0 ? -1 : t->strides[d];
+}
+
+ct_shape ct_shape_of(const ct_tensor *t)
+{
+    return t ? ct_shape_make(t->ndim, t->sizes) : ct_shape_make(0, NULL);
+}
+
+ct_shape ct_strides_of(const ct_tensor *t)
+{
+    return t ? ct_shape_make(t->ndim, t->strides) : ct_shape_make(0, NULL);
+}
+
+int64_t ct_numel(const ct_tensor *t)
+{
+    int64_t n = 0;
+    if (t) ct__numel_of(t->sizes, t->ndim, &n);
+    return n;
+}
+
+ct_dtype ct_dtype_of(const ct_tensor *t) { return t ? t->dtype : CT_DEFAULT; }
+ct_device ct_device_of(const ct_tensor *t) { return t ? t->storage->device : ct__cpu; }
+size_t ct_element_size(const ct_tensor *t) { return t ? ct__esize(t) : 0; }
+bool ct_is_floating_point(const ct_tensor *t) { return t && ct_dtype_is_floating(t->dtype); }
+int64_t ct_storage_offset(const ct_tensor *t) { return t ? t->offset : 0; }
+void *ct_storage_data_ptr(const ct_tensor *t) { return t ? t->storage->data : NULL; }
+void *ct_data_ptr(const ct_tensor *t) { return t && t->storage->data ? ct__data(t) : NULL; }
+
+static bool ct__is_contiguous(const ct_tensor *t)
+{
+    int64_t expected = 1;
+    for (int d = 0; d < t->ndim; d++)
+        if (t->sizes[d] == 0) return true;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->sizes[d] == 1) continue;
+        if (t->strides[d] != expected) return false;
+        expected *= t->sizes[d];
+    }
+    return true;
+}
+
+bool ct_is_contiguous(const ct_tensor *t) { return t && ct__is_contiguous(t); }
+
+bool ct_requires_grad(const ct_tensor *t) { return t && t->requires_grad; }
+
+ct_result ct_requires_grad_(ct_tensor *t, bool requires_grad)
+{
+    CT__ARG_R(t, "self", 1);
+    if (requires_grad && !ct_dtype_is_floating(t->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "only Tensors of floating point dtype can require gradients");
+    t->requires_grad = requires_grad;
+    return CT_OK;
+}

@@ -1,0 +1,189 @@
+/* The test harness (see harness.h) and the one translation unit that compiles
+ * ctorch's implementation for the tests. */
+#define CTORCH_IMPLEMENTATION
+#include "harness.h"
+
+#include <stdarg.h>
+
+int ct_test_failed_checks;
+const char *ct_test_name = "";
+static int passed, failed, skipped;
+
+void ct_test_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    if (ct_test_failed_checks++ >= 20) return; /* enough to see the pattern */
+    fprintf(stdout, "  %s:%d: in %s: ", file, line, ct_test_name);
+    va_start(ap, fmt);
+    vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+}
+
+void ct_test_run(const char *name, void (*fn)(void))
+{
+    ct_test_name = name;
+    ct_test_failed_checks = 0;
+    ct_clear_error();
+    ct_scope s = ct_scope_begin();
+    fn();
+    ct_scope_end(s);
+    if (ct_test_failed_checks) {
+        failed++;
+        printf("FAIL %s\n", name);
+    } else {
+        passed++;
+        printf("ok   %s\n", name);
+    }
+    fflush(stdout);
+}
+
+void ct_test_skip(const char *name, const char *why)
+{
+    skipped++;
+    printf("skip %s (%s)\n", name, why);
+}
+
+int ct_test_report(void)
+{
+    /* tests/run.sh adds these lines up */
+    printf("RESULT %d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    return failed ? 1 : 0;
+}
+
+void ct_test_check_err(const char *file, int line, const char *expr, int succeeded, ct_result code, const char *msg)
+{
+    if (succeeded) {
+        ct_test_fail(file, line, "%s succeeded, expected %s: %s", expr, ct_result_str(code), msg);
+    } else if (ct_last_error_code() != code || !strstr(ct_last_error(), msg)) {
+        ct_test_fail(file, line, "%s failed with %s: \"%s\"\n    expected %s containing \"%s\"", expr,
+                     ct_result_str(ct_last_error_code()), ct_last_error(), ct_result_str(code), msg);
+    }
+    ct_clear_error();
+}
+
+/* Distance in units in the last place between two doubles of a dtype. */
+static double ulps(double a, double b, ct_dtype dt)
+{
+    if (a == b || (a != a && b != b)) return 0;
+    if (a != a || b != b || isinf(a) || isinf(b)) return INFINITY;
+    int e;
+    frexp(fmax(fabs(a), fabs(b)), &e);
+    int mant = dt == CT_F64 ? 53 : dt == CT_F32 ? 24 : dt == CT_F16 ? 11 : 8;
+    return fabs(a - b) / ldexp(1.0, e - mant);
+}
+
+static int same_shape(const ct_tensor *t, ct_shape s)
+{
+    if (ct_dim(t) != s.ndim) return 0;
+    for (int d = 0; d < s.ndim; d++)
+        if (ct_size(t, d) != s.size[d]) return 0;
+    return 1;
+}
+
+void ct_test_check_tensor(const char *file, int line, const char *expr, const ct_tensor *t, const ct_tensor *g,
+                          int max_ulps)
+{
+    if (!t || !g) {
+        ct_test_fail(file, line, "%s: %s is NULL: %s", expr, t ? "golden" : "tensor", ct_last_error());
+        return;
+    }
+    if (ct_dtype_of(t) != ct_dtype_of(g)) {
+        ct_test_fail(file, line, "%s has dtype %s, expected %s", expr, ct_dtype_name(ct_dtype_of(t)),
+                     ct_dtype_name(ct_dtype_of(g)));
+        return;
+    }
+    if (!same_shape(t, ct_shape_of(g))) {
+        ct_test_fail(file, line, "%s has %d dims, not golden's shape", expr, ct_dim(t));
+        return;
+    }
+    int64_t n = ct_numel(t);
+    double *a = (double *)malloc((size_t)(n ? n : 1) * sizeof(double)), *b = (double *)malloc((size_t)(n ? n : 1) * sizeof(double));
+    int64_t *ia = (int64_t *)malloc((size_t)(n ? n : 1) * sizeof(int64_t)), *ib = (int64_t *)malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    ct_copy_to_array(t, a, n, CT_F64);
+    ct_copy_to_array(g, b, n, CT_F64);
+    ct_copy_to_array(t, ia, n, CT_I64);
+    ct_copy_to_array(g, ib, n, CT_I64);
+    int reported = 0;
+    for (int64_t i = 0; i < n && reported < 5; i++) {
+        int bad = ct_is_floating_point(t) ? ulps(a[i], b[i], ct_dtype_of(t)) > max_ulps : ia[i] != ib[i];
+        if (bad) {
+            ct_test_fail(file, line, "%s[%lld] (flat) == %.17g, expected %.17g", expr, (long long)i, a[i], b[i]);
+            reported++;
+        }
+    }
+    free(a), free(b), free(ia), free(ib);
+}
+
+void ct_test_check_values(const char *file, int line, const char *expr, const ct_tensor *t, ct_shape shape,
+                          const double *values, int64_t n)
+{
+    if (!t) {
+        ct_test_fail(file, line, "%s is NULL: %s", expr, ct_last_error());
+        return;
+    }
+    if (!same_shape(t, shape) || ct_numel(t) != n) {
+        ct_test_fail(file, line, "%s has the wrong shape or %lld elements, expected %lld", expr,
+                     (long long)ct_numel(t), (long long)n);
+        return;
+    }
+    double *a = (double *)malloc((size_t)(n ? n : 1) * sizeof(double));
+    ct_copy_to_array(t, a, n, CT_F64);
+    for (int64_t i = 0; i < n; i++)
+        if (!(a[i] == values[i] || (a[i] != a[i] && values[i] != values[i]))) {
+            ct_test_fail(file, line, "%s[%lld] (flat) == %.17g, expected %.17g", expr, (long long)i, a[i], values[i]);
+            break;
+        }
+    free(a);
+}
+
+/* ---------------------------------------------------------------- golden files
+ * Format (little-endian), repeated to the end of the file:
+ *   u32 name length, name bytes, u8 ct_dtype, u8 ndim, i64 sizes[ndim], data. */
+
+#ifndef CT_GOLDEN_DIR
+#define CT_GOLDEN_DIR "tests/golden"
+#endif
+
+const ct_tensor *golden(const char *file, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.ctg", CT_GOLDEN_DIR, file);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ct_test_fail(__FILE__, __LINE__, "cannot open %s", path);
+        return NULL;
+    }
+    ct_tensor *found = NULL;
+    for (;;) {
+        uint32_t len;
+        char key[512];
+        uint8_t dt, nd;
+        int64_t sizes[CT_MAX_DIMS], numel = 1;
+        if (fread(&len, 4, 1, f) != 1 || len >= sizeof key || fread(key, 1, len, f) != len) break;
+        key[len] = 0;
+        if (fread(&dt, 1, 1, f) != 1 || fread(&nd, 1, 1, f) != 1 || nd > CT_MAX_DIMS ||
+            fread(sizes, 8, nd, f) != nd)
+            break;
+        for (int d = 0; d < nd; d++) numel *= sizes[d];
+        size_t nbytes = (size_t)numel * ct_dtype_size((ct_dtype)dt);
+        if (strcmp(key, name)) {
+            fseek(f, (long)nbytes, SEEK_CUR);
+            continue;
+        }
+        void *data = malloc(nbytes ? nbytes : 1);
+        if (fread(data, 1, nbytes, f) == nbytes) {
+            ct_scope s = ct_scope_begin();
+            found = ct_keep(ct_from_array(data, ct_shape_make(nd, sizes), (ct_dtype)dt));
+            ct_scope_end(s);
+        }
+        free(data);
+        break;
+    }
+    fclose(f);
+    if (!found) {
+        ct_test_fail(__FILE__, __LINE__, "no tensor '%s' in %s", name, path);
+        return NULL;
+    }
+    return found; /* kept into the test's scope, which releases it */
+}

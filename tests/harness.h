@@ -1,0 +1,91 @@
+/* The test harness: checks that report and go on, golden data from PyTorch,
+ * and a summary line that tests/run.sh adds up.
+ *
+ * A test file holds `static void test_x(void)` functions and a main that runs
+ * them with RUN(test_x) and returns test_report(). A check that fails prints
+ * where and why and marks the running test failed; the test goes on. */
+#ifndef CT_TEST_HARNESS_H
+#define CT_TEST_HARNESS_H
+
+#include "ctorch.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern int ct_test_failed_checks; /* in the running test */
+extern const char *ct_test_name;
+
+void ct_test_fail(const char *file, int line, const char *fmt, ...);
+void ct_test_run(const char *name, void (*fn)(void));
+void ct_test_skip(const char *name, const char *why);
+int ct_test_report(void);
+
+#define RUN(fn) ct_test_run(#fn, fn)
+#define SKIP(fn, why) ct_test_skip(#fn, why)
+
+#define CHECK(c) \
+    do { if (!(c)) ct_test_fail(__FILE__, __LINE__, "CHECK(%s)", #c); } while (0)
+#define CHECK_INT(a, b)                                                                                \
+    do {                                                                                              \
+        long long ct_a_ = (long long)(a), ct_b_ = (long long)(b);                                     \
+        if (ct_a_ != ct_b_) ct_test_fail(__FILE__, __LINE__, "%s == %lld, expected %lld", #a, ct_a_, ct_b_); \
+    } while (0)
+#define CHECK_NEAR(a, b, tol)                                                                          \
+    do {                                                                                              \
+        double ct_a_ = (double)(a), ct_b_ = (double)(b);                                              \
+        if (!(fabs(ct_a_ - ct_b_) <= (tol)))                                                          \
+            ct_test_fail(__FILE__, __LINE__, "%s == %.9g, expected %.9g (tol %g)", #a, ct_a_, ct_b_, (double)(tol)); \
+    } while (0)
+#define CHECK_STR(a, b)                                                                                \
+    do {                                                                                              \
+        const char *ct_a_ = (a), *ct_b_ = (b);                                                        \
+        if (!ct_a_ || strcmp(ct_a_, ct_b_))                                                           \
+            ct_test_fail(__FILE__, __LINE__, "%s ==\n\"%s\"\nexpected\n\"%s\"", #a, ct_a_ ? ct_a_ : "(null)", ct_b_); \
+    } while (0)
+/* expr must fail (return NULL or a negative ct_result) with this code and a
+ * message containing msg; the error is then cleared. */
+#define CHECK_ERR(expr, code, msg) ct_test_check_err(__FILE__, __LINE__, #expr, (expr) ? 1 : 0, code, msg)
+#define CHECK_FAILS(expr, code, msg) ct_test_check_err(__FILE__, __LINE__, #expr, (expr) == CT_OK, code, msg)
+void ct_test_check_err(const char *file, int line, const char *expr, int succeeded, ct_result code, const char *msg);
+/* expr must succeed (non-NULL or CT_OK); on failure the message is shown. */
+#define CHECK_OK(expr) \
+    do { if ((expr) != CT_OK) ct_test_fail(__FILE__, __LINE__, "%s failed: %s", #expr, ct_last_error()); } while (0)
+#define CHECK_T(expr) \
+    do { if (!(expr)) ct_test_fail(__FILE__, __LINE__, "%s returned NULL: %s", #expr, ct_last_error()); } while (0)
+
+/* repr(t) must equal text exactly. */
+#define CHECK_REPR(t, text) ct_test_check_repr(__FILE__, __LINE__, #t, t, text)
+static inline void ct_test_check_repr(const char *file, int line, const char *expr, const ct_tensor *t,
+                                      const char *text)
+{
+    static char buf[1 << 16];
+    if (!t) {
+        ct_test_fail(file, line, "%s is NULL: %s", expr, ct_last_error());
+        return;
+    }
+    ct_to_string(t, buf, sizeof buf);
+    if (strcmp(buf, text)) ct_test_fail(file, line, "repr(%s) ==\n%s\nexpected\n%s", expr, buf, text);
+}
+
+/* t must have golden's shape and dtype and its values: bit for bit when
+ * max_ulps is 0, else within max_ulps units in the last place (floating). */
+#define CHECK_TENSOR(t, golden, max_ulps) ct_test_check_tensor(__FILE__, __LINE__, #t, t, golden, max_ulps)
+void ct_test_check_tensor(const char *file, int line, const char *expr, const ct_tensor *t, const ct_tensor *golden,
+                          int max_ulps);
+/* t must have these values (given as doubles) and this shape. */
+#define CHECK_VALUES(t, shape, ...)                                                                    \
+    do {                                                                                              \
+        const double ct_v_[] = {__VA_ARGS__};                                                         \
+        ct_test_check_values(__FILE__, __LINE__, #t, t, shape, ct_v_, (int64_t)(sizeof ct_v_ / sizeof ct_v_[0])); \
+    } while (0)
+void ct_test_check_values(const char *file, int line, const char *expr, const ct_tensor *t, ct_shape shape,
+                          const double *values, int64_t n);
+
+/* A tensor from a golden file (tests/golden/<file>.ctg) written by
+ * tests/gen_golden.py; NULL (and a failed check) when absent. The tensor belongs
+ * to the harness until the end of the test. */
+const ct_tensor *golden(const char *file, const char *name);
+
+#endif

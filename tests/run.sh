@@ -1,0 +1,87 @@
+#!/bin/sh
+# Runs the whole suite: the header build checks, then every test program in
+# $BUILD (built by `make test-build`), and prints the totals as its last line.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+CC=${CC:-cc}
+passed=0 failed=0 skipped=0 skipnotes=""
+
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+
+# ctorch.h must compile warning-free as C11 (gcc, clang) and C++17 (g++), link
+# from two translation units, and build with CTORCH_STATIC.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/impl.c" <<'C'
+#define CTORCH_IMPLEMENTATION
+#include "ctorch.h"
+ct_tensor *make_ones(void);
+ct_tensor *make_ones(void) { return ct_ones(CT_SHAPE(2), CT_F32); }
+C
+cat > "$tmp/main.c" <<'C'
+#include "ctorch.h"
+#include <stdio.h>
+ct_tensor *make_ones(void);
+int main(void) {
+    ct_tensor *t = make_ones();
+    int ok = t && ct_numel(t) == 2 && ct_item(ct_select(t, 0, 1)) == 1.0;
+    ct_release(t);
+    return ok ? 0 : 1;
+}
+C
+cat > "$tmp/static.c" <<'C'
+#define CTORCH_STATIC
+#define CTORCH_IMPLEMENTATION
+#include "ctorch.h"
+int main(void) { ct_tensor *t = ct_zeros(CT_SHAPE(3), CT_F32); int ok = ct_numel(t) == 3; ct_release(t); return !ok; }
+C
+cp "$tmp/impl.c" "$tmp/impl.cpp"
+W="-Wall -Wextra -pedantic -Werror"
+check_compile() { # name, command...
+    name=$1; shift
+    if out=$("$@" 2>&1); then pass "$name"; else fail "$name"; echo "$out" | head -20; fi
+}
+check_compile header_c11_gcc gcc -std=c11 $W -I. -c "$tmp/impl.c" -o "$tmp/a.o"
+if command -v clang >/dev/null 2>&1; then
+    check_compile header_c11_clang clang -std=c11 $W -I. -c "$tmp/impl.c" -o "$tmp/b.o"
+else
+    skipped=$((skipped + 1)); skipnotes="$skipnotes header_c11_clang (clang not installed);"
+fi
+if command -v g++ >/dev/null 2>&1; then
+    check_compile header_cxx17_gxx g++ -std=c++17 $W -I. -c "$tmp/impl.cpp" -o "$tmp/c.o"
+else
+    skipped=$((skipped + 1)); skipnotes="$skipnotes header_cxx17_gxx (g++ not installed);"
+fi
+check_compile header_two_units sh -c "gcc -std=c11 $W -I. -c '$tmp/main.c' -o '$tmp/m.o' && gcc '$tmp/a.o' '$tmp/m.o' -o '$tmp/two' -lm && '$tmp/two'"
+check_compile header_static sh -c "gcc -std=c11 $W -I. '$tmp/static.c' -o '$tmp/static' -lm && '$tmp/static'"
+
+# The test programs. A program that did not build counts as one failure.
+for src in tests/test_*.c; do
+    name=$(basename "$src" .c)
+    bin="$BUILD/$name"
+    if [ ! -x "$bin" ]; then
+        fail "$name (did not build)"
+        continue
+    fi
+    out=$("$bin" 2>&1)
+    status=$?
+    echo "$out" | grep -v '^RESULT '
+    line=$(echo "$out" | grep '^RESULT ' | tail -1)
+    if [ -z "$line" ]; then
+        fail "$name (crashed with status $status before its summary)"
+        continue
+    fi
+    skipnotes="$skipnotes$(echo "$out" | sed -n 's/^skip //p' | tr '\n' ';')"
+    set -- $line
+    passed=$((passed + $2)); failed=$((failed + $4)); skipped=$((skipped + $6))
+    if [ "$status" -ne 0 ] && [ "$4" -eq 0 ]; then fail "$name (exit status $status)"; fi
+done
+
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped ($(echo "$skipnotes" | sed 's/;$//'))"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]

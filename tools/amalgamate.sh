@@ -1,0 +1,38 @@
+#!/bin/sh
+# Builds the shipped single headers from src/ (SQLite-style amalgamation).
+# Usage: tools/amalgamate.sh [outdir]   (default: the repository root)
+# Each section opens with a banner naming its source file and a "// >>name" tag.
+set -eu
+cd "$(dirname "$0")/.."
+out=${1:-.}
+
+# The public API, in dependency order.
+API="src/base/base.h src/tensor/tensor.h"
+# The implementation, in dependency order: private headers first, then code.
+IMPL="src/base/internal.h src/tensor/internal.h src/cpu/iter.h
+      src/base/error.c src/base/dtype.c
+      src/tensor/tensor.c src/tensor/copy.c src/tensor/view.c src/tensor/create.c
+      src/tensor/index.c src/tensor/random.c src/tensor/print.c
+      src/cpu/iter.c src/cpu/copy.c src/cpu/range.c"
+
+section() { # file
+    name=${1#src/}
+    printf '\n/* %s */\n// >>%s\n' "==================== $name ====================" "$name"
+    # local includes only help editors: the amalgamation is one file
+    sed '/^#include "/d' "$1"
+}
+
+tmp=$(mktemp)
+{
+    cat src/manual.h
+    printf '\n#ifndef CTORCH_H\n#define CTORCH_H\n\n#ifdef __cplusplus\nextern "C" {\n#endif\n'
+    for f in $API; do section "$f"; done
+    printf '\n#ifdef __cplusplus\n}\n#endif\n'
+    section src/base/cplusplus.h
+    printf '\n#endif /* CTORCH_H */\n'
+    printf '\n#if defined(CTORCH_IMPLEMENTATION) && !defined(CTORCH_IMPLEMENTATION_DONE)\n#define CTORCH_IMPLEMENTATION_DONE\n'
+    for f in $IMPL; do section "$f"; done
+    printf '\n#endif /* CTORCH_IMPLEMENTATION */\n'
+} > "$tmp"
+# rewrite only when changed, so make sees no needless updates
+if ! cmp -s "$tmp" "$out/ctorch.h" 2>/dev/null; then mv "$tmp" "$out/ctorch.h"; else rm -f "$tmp"; fi
