@@ -458,7 +458,7 @@ ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int
 {
     CT__ARG(t, "self", 1);
     if (t->ndim == 0) {
-        ct__fail(CT_ERR_RUNTIME, "slice() cannot be applied to a 0-dim tensor.");
+        ct__fail(CT_ERR_INDEX, "slice() cannot be applied to a 0-dim tensor.");
         return NULL;
     }
     int d = ct__wrap_dim(dim, t->ndim);
