@@ -781,11 +781,13 @@ static const ct__backend *ct__backend_for(ct_device_type type);
 
 static const ct_device ct__cpu = {CT_DEVICE_CPU, 0};
 
-/* Element size of a tensor and a pointer to its first element. */
+/* Element size of a tensor and a pointer to its first element (NULL when its
+ * storage is empty, as for a tensor with no elements). */
 static inline size_t ct__esize(const ct_tensor *t) { return ct_dtype_size(t->dtype); }
 static inline char *ct__data(const ct_tensor *t)
 {
-    return (char *)t->storage->data + (size_t)t->offset * ct__esize(t);
+    char *base = (char *)t->storage->data;
+    return base ? base + (size_t)t->offset * ct__esize(t) : NULL;
 }
 
 /* dim in [-ndim, ndim) to [0, ndim), or -1 with PyTorch's IndexError set.
@@ -1477,7 +1479,7 @@ size_t ct_element_size(const ct_tensor *t) { return t ? ct__esize(t) : 0; }
 bool ct_is_floating_point(const ct_tensor *t) { return t && ct_dtype_is_floating(t->dtype); }
 int64_t ct_storage_offset(const ct_tensor *t) { return t ? t->offset : 0; }
 void *ct_storage_data_ptr(const ct_tensor *t) { return t ? t->storage->data : NULL; }
-void *ct_data_ptr(const ct_tensor *t) { return t && t->storage->data ? ct__data(t) : NULL; }
+void *ct_data_ptr(const ct_tensor *t) { return t ? ct__data(t) : NULL; }
 
 static bool ct__is_contiguous(const ct_tensor *t)
 {
@@ -3235,7 +3237,7 @@ static void ct__iter_init(ct__iter *it, int nops, const ct_tensor *const *ops)
     for (int i = 0; i < nops; i++) {
         const ct_tensor *t = ops[i];
         size_t es = ct__esize(t);
-        it->data[i] = t->storage->data ? ct__data(t) : NULL;
+        it->data[i] = ct__data(t);
         for (int d = 0; d < nd; d++) {
             int td = t->ndim - 1 - d; /* the operand's dim, right-aligned */
             bool broadcast = td < 0 || (t->sizes[td] == 1 && it->shape[d] != 1);

@@ -16,7 +16,7 @@ static void ct__iter_init(ct__iter *it, int nops, const ct_tensor *const *ops)
     for (int i = 0; i < nops; i++) {
         const ct_tensor *t = ops[i];
         size_t es = ct__esize(t);
-        it->data[i] = t->storage->data ? ct__data(t) : NULL;
+        it->data[i] = ct__data(t);
         for (int d = 0; d < nd; d++) {
             int td = t->ndim - 1 - d; /* the operand's dim, right-aligned */
             bool broadcast = td < 0 || (t->sizes[td] == 1 && it->shape[d] != 1);

@@ -37,11 +37,13 @@ static const ct__backend *ct__backend_for(ct_device_type type);
 
 static const ct_device ct__cpu = {CT_DEVICE_CPU, 0};
 
-/* Element size of a tensor and a pointer to its first element. */
+/* Element size of a tensor and a pointer to its first element (NULL when its
+ * storage is empty, as for a tensor with no elements). */
 static inline size_t ct__esize(const ct_tensor *t) { return ct_dtype_size(t->dtype); }
 static inline char *ct__data(const ct_tensor *t)
 {
-    return (char *)t->storage->data + (size_t)t->offset * ct__esize(t);
+    char *base = (char *)t->storage->data;
+    return base ? base + (size_t)t->offset * ct__esize(t) : NULL;
 }
 
 /* dim in [-ndim, ndim) to [0, ndim), or -1 with PyTorch's IndexError set.

@@ -330,7 +330,7 @@ size_t ct_element_size(const ct_tensor *t) { return t ? ct__esize(t) : 0; }
 bool ct_is_floating_point(const ct_tensor *t) { return t && ct_dtype_is_floating(t->dtype); }
 int64_t ct_storage_offset(const ct_tensor *t) { return t ? t->offset : 0; }
 void *ct_storage_data_ptr(const ct_tensor *t) { return t ? t->storage->data : NULL; }
-void *ct_data_ptr(const ct_tensor *t) { return t && t->storage->data ? ct__data(t) : NULL; }
+void *ct_data_ptr(const ct_tensor *t) { return t ? ct__data(t) : NULL; }
 
 static bool ct__is_contiguous(const ct_tensor *t)
 {
