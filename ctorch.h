@@ -461,6 +461,86 @@ CTORCH_API void ct_print(const ct_tensor *t);
 /* print(t.shape): "torch.Size([2, 3])" and a newline. */
 CTORCH_API void ct_print_shape(const ct_tensor *t);
 
+/* ==================== ops/math.h ==================== */
+// >>ops/math.h
+/* Public math API: pointwise ops (and, as they come, reductions, scans,
+ * sorting, joining). Every function mirrors the torch function of the same
+ * name; the _ forms work in place on their first argument and return a
+ * ct_result; the _scalar forms take a Python number for the second operand,
+ * with PyTorch's promotion for numbers (int_tensor * 2 stays integral,
+ * int_tensor * 2.5 becomes the default float dtype). */
+
+/* torch.result_type(a, b) and torch.result_type(t, number). */
+CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_dtype ct_result_type_scalar(const ct_tensor *t, ct_scalar s);
+
+/* ---------------------------------------------------------------- unary */
+
+CTORCH_API ct_tensor *ct_neg(const ct_tensor *t);         /* torch.neg (-t); not for bool */
+CTORCH_API ct_result ct_neg_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_abs(const ct_tensor *t);         /* torch.abs */
+CTORCH_API ct_result ct_abs_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_floor(const ct_tensor *t);       /* torch.floor (integers unchanged) */
+CTORCH_API ct_result ct_floor_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_exp(const ct_tensor *t);         /* torch.exp; integers give the default float dtype */
+CTORCH_API ct_result ct_exp_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_log(const ct_tensor *t);         /* torch.log */
+CTORCH_API ct_result ct_log_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_sqrt(const ct_tensor *t);        /* torch.sqrt */
+CTORCH_API ct_result ct_sqrt_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_tanh(const ct_tensor *t);        /* torch.tanh */
+CTORCH_API ct_result ct_tanh_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_sigmoid(const ct_tensor *t);     /* torch.sigmoid */
+CTORCH_API ct_result ct_sigmoid_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_relu(const ct_tensor *t);        /* torch.relu */
+CTORCH_API ct_result ct_relu_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_isnan(const ct_tensor *t);       /* torch.isnan: bool */
+CTORCH_API ct_tensor *ct_logical_not(const ct_tensor *t); /* torch.logical_not: bool */
+CTORCH_API ct_result ct_logical_not_(ct_tensor *t);
+
+/* ---------------------------------------------------------------- binary (broadcasting) */
+
+CTORCH_API ct_tensor *ct_add(const ct_tensor *a, const ct_tensor *b);             /* torch.add (a + b) */
+CTORCH_API ct_tensor *ct_add_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_add_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_add_scalar_(ct_tensor *a, ct_scalar b);
+/* torch.add(a, b, alpha=alpha): a + alpha * b (and sub: a - alpha * b). */
+CTORCH_API ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha);
+CTORCH_API ct_result ct_add_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha);
+CTORCH_API ct_tensor *ct_sub(const ct_tensor *a, const ct_tensor *b);             /* torch.sub (a - b) */
+CTORCH_API ct_tensor *ct_sub_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_sub_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_sub_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_sub_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha);
+CTORCH_API ct_result ct_sub_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha);
+CTORCH_API ct_tensor *ct_mul(const ct_tensor *a, const ct_tensor *b);             /* torch.mul (a * b) */
+CTORCH_API ct_tensor *ct_mul_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_mul_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_mul_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_div(const ct_tensor *a, const ct_tensor *b);             /* torch.div (a / b, true division) */
+CTORCH_API ct_tensor *ct_div_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_div_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_div_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_maximum(const ct_tensor *a, const ct_tensor *b);         /* torch.maximum (NaN propagates; no number form, as in PyTorch) */
+CTORCH_API ct_tensor *ct_pow(const ct_tensor *a, const ct_tensor *b);             /* torch.pow (a ** b) */
+CTORCH_API ct_tensor *ct_pow_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_pow_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_pow_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_eq(const ct_tensor *a, const ct_tensor *b);              /* torch.eq (a == b): bool */
+CTORCH_API ct_tensor *ct_eq_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_eq_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_eq_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_lt(const ct_tensor *a, const ct_tensor *b);              /* torch.lt (a < b): bool */
+CTORCH_API ct_tensor *ct_lt_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_lt_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_lt_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_logical_and(const ct_tensor *a, const ct_tensor *b);     /* torch.logical_and: bool */
+CTORCH_API ct_result ct_logical_and_(ct_tensor *a, const ct_tensor *b);
+
+/* The op table (for tests and tools): how many ops there are and their names. */
+CTORCH_API int ct_op_count(void);
+CTORCH_API const char *ct_op_name(int i);
+
 #ifdef __cplusplus
 }
 #endif
@@ -740,6 +820,77 @@ static int64_t ct__read_i64(const void *p, ct_dtype dt);
 static void ct__write_f64(void *p, ct_dtype dt, double v);
 static void ct__write_i64(void *p, ct_dtype dt, int64_t v);
 
+/* ==================== ops/optable.h ==================== */
+// >>ops/optable.h
+/* Private: the op table. Every pointwise op is one line here; the list makes
+ * the op enum, the names, and the dtype rule each front end applies, and the
+ * tests walk it so that no op escapes a golden test.
+ *
+ * X(name, arity, rule, forms, kernel):
+ *   name    PyTorch's name (ct_<name> is the public function)
+ *   arity   1 (unary) or 2 (binary)
+ *   rule    how the result dtype follows from the inputs:
+ *             SAME   the (promoted) input dtype
+ *             FLOAT  the promoted dtype, integers and bool becoming the default float
+ *             BOOL   bool (comparisons, tests, logic), computed in the promoted dtype
+ *   forms   the public functions PyTorch has for it:
+ *             U   ct_<name>(t)              UI  and ct_<name>_(t)
+ *             B   ct_<name>(a, b)           BI  and ct_<name>_(a, b)
+ *             BS  and ct_<name>_scalar(a, s)   BSI all four
+ *   kernel  PyTorch's kernel name, for "not implemented for 'Bool'" messages
+ */
+#define CT__POINTWISE_OPS(X)                        \
+    X(neg, 1, SAME, UI, "neg_cpu")                  \
+    X(abs, 1, SAME, UI, "abs_cpu")                  \
+    X(floor, 1, SAME, UI, "floor_vml_cpu")          \
+    X(exp, 1, FLOAT, UI, "exp_vml_cpu")             \
+    X(log, 1, FLOAT, UI, "log_vml_cpu")             \
+    X(sqrt, 1, FLOAT, UI, "sqrt_vml_cpu")           \
+    X(tanh, 1, FLOAT, UI, "tanh_vml_cpu")           \
+    X(sigmoid, 1, FLOAT, UI, "sigmoid_cpu")         \
+    X(relu, 1, SAME, UI, "clamp_min_cpu")           \
+    X(isnan, 1, BOOL, U, "isnan_cpu")               \
+    X(logical_not, 1, BOOL, UI, "logical_not_cpu")  \
+    X(add, 2, SAME, BSI, "add_cpu")                 \
+    X(sub, 2, SAME, BSI, "sub_cpu")                 \
+    X(mul, 2, SAME, BSI, "mul_cpu")                 \
+    X(div, 2, FLOAT, BSI, "div_true_cpu")           \
+    X(maximum, 2, SAME, B, "maximum_cpu")           \
+    X(pow, 2, SAME, BSI, "pow")                     \
+    X(eq, 2, BOOL, BSI, "eq_cpu")                   \
+    X(lt, 2, BOOL, BSI, "lt_cpu")                   \
+    X(logical_and, 2, BOOL, BI, "logical_and_cpu")
+
+typedef enum ct__op {
+#define CT__OP_ENUM(name, arity, rule, forms, kernel) CT__OP_##name,
+    CT__POINTWISE_OPS(CT__OP_ENUM)
+#undef CT__OP_ENUM
+    CT__NUM_OPS
+} ct__op;
+
+typedef enum ct__dtype_rule { CT__RULE_SAME, CT__RULE_FLOAT, CT__RULE_BOOL } ct__dtype_rule;
+
+typedef struct ct__op_info {
+    const char *name;
+    int arity;
+    ct__dtype_rule rule;
+    const char *kernel;
+} ct__op_info;
+
+static const ct__op_info ct__ops[CT__NUM_OPS] = {
+#define CT__OP_INFO(name, arity, rule, forms, kernel) {#name, arity, CT__RULE_##rule, kernel},
+    CT__POINTWISE_OPS(CT__OP_INFO)
+#undef CT__OP_INFO
+};
+
+/* Extra arguments of a pointwise kernel (alpha of add/sub, a scalar's value...). */
+typedef struct ct__op_args {
+    double alpha;
+    int64_t alpha_i;   /* alpha for integral dtypes */
+    bool number_other; /* the second operand is a Python number (pow specialises on it) */
+    ct_dtype compute;  /* the dtype PyTorch computes in, before float16/bfloat16 become float32 */
+} ct__op_args;
+
 /* ==================== tensor/internal.h ==================== */
 // >>tensor/internal.h
 /* Private: storage and tensor structs, the device backend table, helpers that
@@ -764,6 +915,7 @@ struct ct_tensor {
     int64_t strides[CT_MAX_DIMS]; /* in elements */
     ct__storage *storage;
     bool requires_grad;
+    bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
 };
 
 /* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
@@ -774,6 +926,11 @@ typedef struct ct__backend {
     void (*copy)(ct_tensor *dst, const ct_tensor *src);
     /* Every element of dst set to the bytes at elem (one element of dst's dtype). */
     void (*fill)(ct_tensor *dst, const void *elem);
+    /* Whether the backend has op's kernel for inputs of dtype dt. */
+    bool (*has_pointwise)(ct__op op, ct_dtype dt);
+    /* out = op(inputs): inputs of one dtype, broadcast to out's shape; out is
+     * of that dtype (or bool for comparisons). */
+    void (*pointwise)(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args);
 } ct__backend;
 
 /* The backend of a device type (NULL when it is not linked in). */
@@ -855,6 +1012,13 @@ typedef void (*ct__loop_fn)(char **data, const int64_t *strides, int64_t n, void
 
 /* Operand 0 is the output (it defines the shape); the others are broadcast to it. */
 static void ct__iter_init(ct__iter *it, int nops, const ct_tensor *const *ops);
+/* The dims in the order PyTorch's TensorIterator iterates them, innermost
+ * first, for operands broadcast to shape (NULL operands are skipped). */
+static void ct__iter_perm(const ct_tensor *const *ops, int nops, const int64_t *shape, int ndim, int *perm);
+/* Strides of a new dense output laid out like the inputs (in that order of
+ * precedence), as TensorIterator allocates outputs. */
+static void ct__dense_strides_for(const ct_tensor *const *inputs, int ninputs, const int64_t *shape, int ndim,
+                                  int64_t *strides);
 /* Run fn over elements [begin, end) of the iteration order. */
 static void ct__iter_range(const ct__iter *it, int64_t begin, int64_t end, ct__loop_fn fn, void *ctx);
 /* Run fn over everything, on one thread. */
@@ -3217,62 +3381,409 @@ ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, 
 /* ==================== tensor/print.c ==================== */
 // >>tensor/print.c
 
+/* ==================== ops/pointwise.c ==================== */
+// >>ops/pointwise.c
+/* Pointwise ops: type promotion, broadcasting, in-place rules, and the
+ * public functions, which all go through ct__pointwise. */
+
+/* ---------------------------------------------------------------- type promotion */
+
+/* PyTorch's ResultTypeState: tensors with dims outrank 0-d tensors, which
+ * outrank Python numbers, unless a lower group brings a higher category
+ * (bool < integral < floating). */
+typedef struct ct__type_state {
+    ct_dtype dim, zero, wrapped; /* CT_DEFAULT: none seen */
+} ct__type_state;
+
+static ct_dtype ct__promote_skip(ct_dtype a, ct_dtype b)
+{
+    return a == CT_DEFAULT ? b : b == CT_DEFAULT ? a : ct_promote_types(a, b);
+}
+
+static void ct__type_state_add(ct__type_state *st, const ct_tensor *t)
+{
+    if (t->wrapped_number)
+        st->wrapped = ct__promote_skip(st->wrapped, ct_dtype_is_floating(t->dtype) ? ct__default_dtype : t->dtype);
+    else if (t->ndim > 0)
+        st->dim = ct__promote_skip(st->dim, t->dtype);
+    else
+        st->zero = ct__promote_skip(st->zero, t->dtype);
+}
+
+static ct_dtype ct__combine_categories(ct_dtype higher, ct_dtype lower)
+{
+    if (ct_dtype_is_floating(higher)) return higher;
+    if (higher == CT_BOOL || ct_dtype_is_floating(lower)) return ct__promote_skip(higher, lower);
+    return higher != CT_DEFAULT ? higher : lower;
+}
+
+static ct_dtype ct__type_state_result(const ct__type_state *st)
+{
+    return ct__combine_categories(st->dim, ct__combine_categories(st->zero, st->wrapped));
+}
+
+static ct_dtype ct__result_type(const ct_tensor *const *ts, int n)
+{
+    ct__type_state st = {CT_DEFAULT, CT_DEFAULT, CT_DEFAULT};
+    for (int i = 0; i < n; i++) ct__type_state_add(&st, ts[i]);
+    return ct__type_state_result(&st);
+}
+
+/* A Python number as a 0-d wrapped-number tensor on the stack: no allocation,
+ * never registered, never released. */
+typedef struct ct__stack_scalar {
+    ct_tensor t;
+    ct__storage s;
+    uint64_t value;
+} ct__stack_scalar;
+
+static ct_tensor *ct__stack_scalar_init(ct__stack_scalar *ss, ct_scalar v)
+{
+    memset(ss, 0, sizeof *ss);
+    ss->s.refcount = 1;
+    ss->s.data = &ss->value;
+    ss->s.nbytes = sizeof ss->value;
+    ss->s.device = ct__cpu;
+    ss->t.refcount = 1;
+    ss->t.dtype = v.kind;
+    ss->t.storage = &ss->s;
+    ss->t.wrapped_number = true;
+    if (v.kind == CT_F64) memcpy(&ss->value, &v.v.f, 8);
+    else if (v.kind == CT_I64) memcpy(&ss->value, &v.v.i, 8);
+    else ss->value = v.v.b;
+    return &ss->t;
+}
+
+ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b)
+{
+    if (!a || !b) return (ct__null_arg(__func__, a ? "other" : "tensor", a ? 2 : 1), CT_DEFAULT);
+    const ct_tensor *ts[2] = {a, b};
+    return ct__result_type(ts, 2);
+}
+
+ct_dtype ct_result_type_scalar(const ct_tensor *t, ct_scalar s)
+{
+    ct__stack_scalar ss;
+    if (!t) return (ct__null_arg(__func__, "tensor", 1), CT_DEFAULT);
+    const ct_tensor *ts[2] = {t, ct__stack_scalar_init(&ss, s)};
+    return ct__result_type(ts, 2);
+}
+
+/* ---------------------------------------------------------------- the front end */
+
+/* PyTorch's names for dtypes in "not implemented for 'Bool'" messages. */
+static const char *ct__dtype_title(ct_dtype dt)
+{
+    switch (dt) {
+    case CT_BOOL: return "Bool";
+    case CT_U8: return "Byte";
+    case CT_I8: return "Char";
+    case CT_I16: return "Short";
+    case CT_I32: return "Int";
+    case CT_I64: return "Long";
+    case CT_F16: return "Half";
+    case CT_BF16: return "BFloat16";
+    case CT_F64: return "Double";
+    default: return "Float";
+    }
+}
+
+/* Refusals PyTorch makes before looking for a kernel. */
+static ct_result ct__pointwise_refusals(ct__op op, const ct_tensor *a, const ct_tensor *b, ct_dtype common)
+{
+    if (op == CT__OP_neg && a->dtype == CT_BOOL)
+        return ct__fail(CT_ERR_RUNTIME, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                                        "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+    if (op == CT__OP_sub && a->dtype == CT_BOOL && b->dtype == CT_BOOL)
+        return ct__fail(CT_ERR_RUNTIME, "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                                        "the `^` or `logical_xor()` operator instead.");
+    if (op == CT__OP_sub && (a->dtype == CT_BOOL || b->dtype == CT_BOOL))
+        return ct__fail(CT_ERR_RUNTIME, "Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                                        "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+    if (op == CT__OP_relu && a->dtype == CT_BOOL)
+        return ct__fail(CT_ERR_RUNTIME, "Boolean inputs not supported for relu");
+    /* a number exponent must be non-negative for an integral power (tensors get 1, -1 or 0) */
+    if (op == CT__OP_pow && b->wrapped_number && !ct_dtype_is_floating(common) && b->dtype != CT_F64 &&
+        ct__read_i64(ct__data(b), b->dtype) < 0)
+        return ct__fail(CT_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
+    return CT_OK;
+}
+
+/* The dtype an op's kernel computes in and the dtype of its result. */
+static void ct__pointwise_dtypes(ct__op op, ct_dtype common, ct_dtype *compute, ct_dtype *result)
+{
+    *compute = ct__ops[op].rule == CT__RULE_FLOAT && !ct_dtype_is_floating(common) ? ct__default_dtype : common;
+    *result = ct__ops[op].rule == CT__RULE_BOOL ? CT_BOOL : *compute;
+}
+
+/* x as dtype dt: itself when it already is; a wrapped scalar stays on the stack. */
+static const ct_tensor *ct__as_dtype(const ct_tensor *x, ct_dtype dt, ct__stack_scalar *ss)
+{
+    if (x->dtype == dt) return x;
+    if (x->wrapped_number) {
+        double v = ct__read_f64(ct__data(x), x->dtype);
+        int64_t i = ct__read_i64(ct__data(x), x->dtype);
+        ct__stack_scalar_init(ss, ct_int(0));
+        ss->t.dtype = dt;
+        if (x->dtype == CT_F64) ct__write_f64(&ss->value, dt, v);
+        else ct__write_i64(&ss->value, dt, i);
+        return &ss->t;
+    }
+    return ct_to(x, dt);
+}
+
+/* op(a[, b]) into *out: a new tensor when *out is NULL, else in place into
+ * *out (which is a). Temporaries live in an internal scope. */
+static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *a, const ct_tensor *b,
+                               const ct__op_args *args)
+{
+    const ct_tensor *in[2] = {a, b};
+    int arity = ct__ops[op].arity;
+    ct_dtype common = arity == 1 ? a->dtype : ct__result_type(in, 2), compute, result;
+    ct_result r = ct__pointwise_refusals(op, a, b, common);
+    if (r != CT_OK) return r;
+    ct__pointwise_dtypes(op, common, &compute, &result);
+    /* float16 and bfloat16 compute in float32 and round once, as PyTorch's opmath does */
+    ct_dtype kernel = compute == CT_F16 || compute == CT_BF16 ? CT_F32 : compute;
+    ct_dtype kernel_out = ct__ops[op].rule == CT__RULE_BOOL ? CT_BOOL : kernel;
+    if (!ct__backend_for(a->storage->device.type)->has_pointwise(op, kernel))
+        return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", ct__ops[op].kernel,
+                        ct__dtype_title(compute));
+    int64_t shape[CT_MAX_DIMS];
+    int ndim = a->ndim;
+    memcpy(shape, a->sizes, sizeof shape);
+    if (arity > 1 && ct__broadcast_shapes(a->sizes, a->ndim, b->sizes, b->ndim, shape, &ndim) != CT_OK)
+        return ct_last_error_code();
+    if (*out) { /* in place: the result must fit self's shape and dtype */
+        char b1[256], b2[256];
+        if (ndim != (*out)->ndim || memcmp(shape, (*out)->sizes, (size_t)ndim * sizeof(int64_t)))
+            return ct__fail(CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                            ct__shape_str((*out)->sizes, (*out)->ndim, b1, sizeof b1), ct__shape_str(shape, ndim, b2, sizeof b2));
+        if (!ct_can_cast(result, (*out)->dtype))
+            return ct__fail(CT_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
+                            ct__dtype_title(result), ct__dtype_title((*out)->dtype));
+        if ((r = ct__check_write(*out, arity > 1 && b != *out ? b : NULL)) != CT_OK) return r;
+    }
+    ct_scope s = ct_scope_begin();
+    ct__stack_scalar ss[2];
+    const ct_tensor *kin[2] = {ct__as_dtype(a, kernel, &ss[0]), arity > 1 ? ct__as_dtype(b, kernel, &ss[1]) : NULL};
+    ct_tensor *dst = NULL;
+    if (kin[0] && (arity == 1 || kin[1])) {
+        bool direct = *out && (*out)->dtype == kernel_out;
+        if (direct) {
+            dst = *out;
+        } else {
+            int64_t strides[CT_MAX_DIMS];
+            ct__dense_strides_for(in, arity, shape, ndim, strides);
+            dst = ct__alloc_strided(shape, strides, ndim, kernel_out, ct__cpu);
+        }
+        ct__op_args kargs = *args;
+        kargs.number_other = arity > 1 && b->wrapped_number;
+        kargs.compute = compute;
+        if (dst && ct_numel(dst)) ct__backend_for(a->storage->device.type)->pointwise(op, dst, kin, &kargs);
+        /* round to the result dtype (float16, bfloat16) or to self's dtype (in place) */
+        if (dst && *out && !direct) ct__copy_unchecked(*out, dst);
+        else if (dst && kernel_out != result) dst = ct_to(dst, result);
+        if (dst && !*out) *out = ct_keep(dst);
+    }
+    r = dst ? CT_OK : ct_last_error_code();
+    ct_scope_end(s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- public functions */
+
+static const ct__op_args ct__no_args = {1.0, 1, false, CT_DEFAULT};
+
+static ct_tensor *ct__pointwise_new(ct__op op, const ct_tensor *a, const ct_tensor *b, const ct__op_args *args)
+{
+    ct_tensor *out = NULL;
+    return ct__pointwise(op, &out, a, b, args) == CT_OK ? out : NULL;
+}
+
+static ct_result ct__pointwise_inplace(ct__op op, ct_tensor *self, const ct_tensor *b, const ct__op_args *args)
+{
+    ct_tensor *out = self;
+    return ct__pointwise(op, &out, self, b, args);
+}
+
+/* The public functions of each op, made from its forms in the op table. */
+#define CT__FORM_FN(name)                                                        \
+    ct_tensor *ct_##name(const ct_tensor *t)                                     \
+    {                                                                            \
+        CT__ARG(t, "input", 1);                                                  \
+        return ct__pointwise_new(CT__OP_##name, t, NULL, &ct__no_args);          \
+    }
+#define CT__FORM_FN_(name)                                                       \
+    ct_result ct_##name##_(ct_tensor *t)                                         \
+    {                                                                            \
+        CT__ARG_R(t, "input", 1);                                                \
+        return ct__pointwise_inplace(CT__OP_##name, t, NULL, &ct__no_args);      \
+    }
+#define CT__FORM_FN2(name)                                                       \
+    ct_tensor *ct_##name(const ct_tensor *a, const ct_tensor *b)                 \
+    {                                                                            \
+        CT__ARG(a, "input", 1);                                                  \
+        CT__ARG(b, "other", 2);                                                  \
+        return ct__pointwise_new(CT__OP_##name, a, b, &ct__no_args);             \
+    }
+#define CT__FORM_FN2_(name)                                                      \
+    ct_result ct_##name##_(ct_tensor *a, const ct_tensor *b)                     \
+    {                                                                            \
+        CT__ARG_R(a, "input", 1);                                                \
+        CT__ARG_R(b, "other", 2);                                                \
+        return ct__pointwise_inplace(CT__OP_##name, a, b, &ct__no_args);         \
+    }
+#define CT__FORM_FN2_SCALAR(name)                                                \
+    ct_tensor *ct_##name##_scalar(const ct_tensor *a, ct_scalar b)               \
+    {                                                                            \
+        ct__stack_scalar ss;                                                     \
+        CT__ARG(a, "input", 1);                                                  \
+        return ct__pointwise_new(CT__OP_##name, a, ct__stack_scalar_init(&ss, b), &ct__no_args); \
+    }
+#define CT__FORM_FN2_SCALAR_(name)                                               \
+    ct_result ct_##name##_scalar_(ct_tensor *a, ct_scalar b)                     \
+    {                                                                            \
+        ct__stack_scalar ss;                                                     \
+        CT__ARG_R(a, "input", 1);                                                \
+        return ct__pointwise_inplace(CT__OP_##name, a, ct__stack_scalar_init(&ss, b), &ct__no_args); \
+    }
+#define CT__FORMS_U(name) CT__FORM_FN(name)
+#define CT__FORMS_UI(name) CT__FORM_FN(name) CT__FORM_FN_(name)
+#define CT__FORMS_B(name) CT__FORM_FN2(name)
+#define CT__FORMS_BI(name) CT__FORM_FN2(name) CT__FORM_FN2_(name)
+#define CT__FORMS_BS(name) CT__FORM_FN2(name) CT__FORM_FN2_SCALAR(name)
+#define CT__FORMS_BSI(name) CT__FORM_FN2(name) CT__FORM_FN2_(name) CT__FORM_FN2_SCALAR(name) CT__FORM_FN2_SCALAR_(name)
+#define CT__DEFINE_FORMS(name, arity, rule, forms, kernel) CT__FORMS_##forms(name)
+CT__POINTWISE_OPS(CT__DEFINE_FORMS)
+#undef CT__DEFINE_FORMS
+
+/* add and sub with alpha: x + alpha * y */
+static ct__op_args ct__alpha_args(ct_scalar alpha)
+{
+    ct__op_args a;
+    a.alpha = ct_scalar_to_double(alpha);
+    a.alpha_i = alpha.kind == CT_F64 ? (int64_t)alpha.v.f : alpha.kind == CT_BOOL ? alpha.v.b : alpha.v.i;
+    a.number_other = false;
+    a.compute = CT_DEFAULT;
+    return a;
+}
+
+static ct_result ct__check_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
+{
+    const ct_tensor *ts[2] = {a, b};
+    ct_dtype common = ct__result_type(ts, 2);
+    if (alpha.kind == CT_F64 && !ct_dtype_is_floating(common))
+        return ct__fail(CT_ERR_RUNTIME, "For integral input tensors, argument alpha must not be a floating point number.");
+    if (alpha.kind != CT_BOOL && common == CT_BOOL)
+        return ct__fail(CT_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
+    return CT_OK;
+}
+
+ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
+{
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    ct__op_args args = ct__alpha_args(alpha);
+    return ct__check_alpha(a, b, alpha) == CT_OK ? ct__pointwise_new(CT__OP_add, a, b, &args) : NULL;
+}
+
+ct_tensor *ct_sub_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
+{
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    ct__op_args args = ct__alpha_args(alpha);
+    return ct__check_alpha(a, b, alpha) == CT_OK ? ct__pointwise_new(CT__OP_sub, a, b, &args) : NULL;
+}
+
+ct_result ct_add_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
+{
+    CT__ARG_R(a, "input", 1);
+    CT__ARG_R(b, "other", 2);
+    ct__op_args args = ct__alpha_args(alpha);
+    ct_result r = ct__check_alpha(a, b, alpha);
+    return r == CT_OK ? ct__pointwise_inplace(CT__OP_add, a, b, &args) : r;
+}
+
+ct_result ct_sub_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
+{
+    CT__ARG_R(a, "input", 1);
+    CT__ARG_R(b, "other", 2);
+    ct__op_args args = ct__alpha_args(alpha);
+    ct_result r = ct__check_alpha(a, b, alpha);
+    return r == CT_OK ? ct__pointwise_inplace(CT__OP_sub, a, b, &args) : r;
+}
+
+int ct_op_count(void) { return CT__NUM_OPS; }
+const char *ct_op_name(int i) { return i >= 0 && i < CT__NUM_OPS ? ct__ops[i].name : NULL; }
+
 /* ==================== cpu/iter.c ==================== */
 // >>cpu/iter.c
 /* The strided iterator (see iter.h). */
 
+/* Operand i's stride in bytes along dim d (tensor order) of the iteration
+ * shape; 0 where it is broadcast, as TensorIterator sets it. */
+static int64_t ct__iter_stride(const ct_tensor *t, const int64_t *shape, int ndim, int d)
+{
+    int td = t->ndim - ndim + d; /* right-aligned */
+    if (td < 0 || (t->sizes[td] == 1 && shape[d] != 1)) return 0;
+    return t->strides[td] * (int64_t)ct__esize(t);
+}
+
+/* Whether dim a should iterate outside dim b (1), inside (-1) or either (0),
+ * by PyTorch's rule: the first operand whose strides differ decides; equal
+ * strides put the smaller size inside; broadcast dims decide nothing. */
+static int ct__iter_should_swap(const ct_tensor *const *ops, int nops, const int64_t *shape, int ndim, int a, int b)
+{
+    for (int i = 0; i < nops; i++) {
+        if (!ops[i]) continue;
+        int64_t sa = ct__iter_stride(ops[i], shape, ndim, a), sb = ct__iter_stride(ops[i], shape, ndim, b);
+        if (sa == 0 || sb == 0) continue;
+        if (sa != sb) return sa > sb ? 1 : -1;
+        if (shape[a] > shape[b]) return 1;
+    }
+    return 0;
+}
+
+static void ct__iter_perm(const ct_tensor *const *ops, int nops, const int64_t *shape, int ndim, int *perm)
+{
+    for (int i = 0; i < ndim; i++) perm[i] = ndim - 1 - i; /* innermost first */
+    /* insertion sort that steps over ambiguous pairs instead of stopping at them */
+    for (int i = 1; i < ndim; i++) {
+        int d1 = i;
+        for (int d0 = i - 1; d0 >= 0; d0--) {
+            int c = ct__iter_should_swap(ops, nops, shape, ndim, perm[d0], perm[d1]);
+            if (c > 0) {
+                int x = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = x;
+                d1 = d0;
+            } else if (c < 0) {
+                break;
+            }
+        }
+    }
+}
+
 static void ct__iter_init(ct__iter *it, int nops, const ct_tensor *const *ops)
 {
     const ct_tensor *out = ops[0];
-    int nd = out->ndim;
+    int nd = out->ndim, perm[CT_MAX_DIMS];
     CT_ASSERT(nops <= CT__ITER_MAX_OPS);
     memset(it, 0, sizeof *it);
     it->nops = nops;
     it->numel = 1;
-    /* dims reversed so that [0] is the last (innermost) dim of the tensors */
-    for (int d = 0; d < nd; d++) {
-        it->shape[d] = out->sizes[nd - 1 - d];
-        it->numel *= it->shape[d];
+    ct__iter_perm(ops, nops, out->sizes, nd, perm);
+    for (int k = 0; k < nd; k++) {
+        it->shape[k] = out->sizes[perm[k]];
+        it->numel *= it->shape[k];
+        for (int i = 0; i < nops; i++) it->strides[k][i] = ct__iter_stride(ops[i], out->sizes, nd, perm[k]);
     }
-    for (int i = 0; i < nops; i++) {
-        const ct_tensor *t = ops[i];
-        size_t es = ct__esize(t);
-        it->data[i] = ct__data(t);
-        for (int d = 0; d < nd; d++) {
-            int td = t->ndim - 1 - d; /* the operand's dim, right-aligned */
-            bool broadcast = td < 0 || (t->sizes[td] == 1 && it->shape[d] != 1);
-            it->strides[d][i] = broadcast ? 0 : t->strides[td] * (int64_t)es;
-        }
-    }
-    /* order dims by the output's strides, innermost smallest (insertion sort) */
-    for (int a = 1; a < nd; a++) {
-        for (int b = a; b > 0; b--) {
-            bool swap = false;
-            for (int i = 0; i < nops; i++) {
-                int64_t inner = it->strides[b - 1][i], outer = it->strides[b][i];
-                if (inner == 0 || outer == 0) continue; /* broadcast dims decide nothing */
-                if (inner < 0) inner = -inner;
-                if (outer < 0) outer = -outer;
-                if (inner != outer) {
-                    swap = outer < inner;
-                    break;
-                }
-            }
-            if (!swap) break;
-            int64_t s = it->shape[b];
-            it->shape[b] = it->shape[b - 1];
-            it->shape[b - 1] = s;
-            for (int i = 0; i < nops; i++) {
-                int64_t x = it->strides[b][i];
-                it->strides[b][i] = it->strides[b - 1][i];
-                it->strides[b - 1][i] = x;
-            }
-        }
-    }
+    for (int i = 0; i < nops; i++) it->data[i] = ct__data(ops[i]);
     /* merge dims that are one block of memory for every operand */
     int n = 0;
     for (int d = 0; d < nd; d++) {
-        if (it->shape[d] == 1 && nd > 1) continue; /* size-1 dims vanish */
+        if (it->shape[d] == 1) continue; /* size-1 dims vanish */
         if (n > 0) {
             bool merge = true;
             for (int i = 0; i < nops && merge; i++)
@@ -3292,6 +3803,18 @@ static void ct__iter_init(ct__iter *it, int nops, const ct_tensor *const *ops)
         n = 1;
     }
     it->ndim = n;
+}
+
+static void ct__dense_strides_for(const ct_tensor *const *inputs, int ninputs, const int64_t *shape, int ndim,
+                                  int64_t *strides)
+{
+    int perm[CT_MAX_DIMS];
+    int64_t s = 1;
+    ct__iter_perm(inputs, ninputs, shape, ndim, perm);
+    for (int k = 0; k < ndim; k++) {
+        strides[perm[k]] = s;
+        s *= shape[perm[k]] > 1 ? shape[perm[k]] : 1;
+    }
 }
 
 static void ct__iter_range(const ct__iter *it, int64_t begin, int64_t end, ct__loop_fn fn, void *ctx)
@@ -3363,6 +3886,398 @@ static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ct
     (void)grain;
 #endif
     if (n > 0) fn(0, n, ctx);
+}
+
+/* ==================== cpu/range.c ==================== */
+// >>cpu/range.c
+/* arange, linspace and logspace on the CPU.
+ *
+ * PyTorch fills these with vectorised kernels whose lanes compute
+ * `base + k * step` from a base rounded to the output dtype, so elements can
+ * differ in the last bit from `start + i * step`. To give the same numbers we
+ * follow the same structure: on AVX2 (PyTorch's CPU capability on x86) a
+ * vector holds 32 bytes, the kernel fills two vectors at a time while at
+ * least two remain, and the tail elements one by one. Arithmetic "in dtype T"
+ * is done in double and rounded to T after each operation, which gives T's
+ * own result for float, half and bfloat16 (double has over twice their
+ * precision, so the double rounding is harmless). */
+
+static int64_t ct__vec_lanes(ct_dtype dt) { return 32 / (int64_t)ct_dtype_size(dt); }
+
+/* x rounded to the floating dtype dt (float64: unchanged). */
+static double ct__round_to(double x, ct_dtype dt)
+{
+    switch (dt) {
+    case CT_F32: return (float)x;
+    case CT_F16: return ct__f16_to_float(ct__float_to_f16((float)x));
+    case CT_BF16: return ct__bf16_to_float(ct__float_to_bf16((float)x));
+    default: return x;
+    }
+}
+
+/* The range kernels' element i: forward from `start`, or backward from `end`
+ * for linspace's second half. `acc` is the dtype the arithmetic rounds to. */
+typedef struct ct__range {
+    double start, step, end;
+    int64_t steps, halfway; /* linspace only: halfway = steps / 2, else n */
+    ct_dtype acc;
+} ct__range;
+
+static double ct__range_at(const ct__range *r, int64_t i)
+{
+    if (i < r->halfway) return ct__round_to(r->start + ct__round_to(r->step * (double)i, r->acc), r->acc);
+    return ct__round_to(r->end - ct__round_to(r->step * (double)(r->steps - i - 1), r->acc), r->acc);
+}
+
+/* Fill t (1-D, contiguous, floating) the way cpu_serial_kernel_vec does. */
+static void ct__range_fill(ct_tensor *t, const ct__range *r)
+{
+    int64_t n = t->sizes[0], V = ct__vec_lanes(t->dtype), i = 0;
+    char *p = (char *)ct__data(t);
+    size_t es = ct__esize(t);
+    for (; n >= 2 * V && i <= n - 2 * V; i += V) {
+        /* a vector: base = element i in the dtype, lane k = base + k * step */
+        double base = ct__round_to(ct__range_at(r, i), t->dtype);
+        for (int64_t k = 0; k < V; k++)
+            ct__write_f64(p + (size_t)(i + k) * es, t->dtype,
+                          ct__round_to(base + ct__round_to((double)k * r->step, r->acc), r->acc));
+    }
+    for (; i < n; i++) ct__write_f64(p + (size_t)i * es, t->dtype, ct__range_at(r, i));
+}
+
+static int64_t ct__scalar_trunc_i64(ct_scalar s)
+{
+    return s.kind == CT_F64 ? ct__trunc_i64(s.v.f) : s.kind == CT_BOOL ? (int64_t)s.v.b : s.v.i;
+}
+
+static void ct__cpu_arange(ct_tensor *t, ct_scalar start, ct_scalar step)
+{
+    int64_t n = t->sizes[0];
+    if (!ct_dtype_is_floating(t->dtype)) { /* int64 arithmetic, wrapping as two's complement */
+        uint64_t s = (uint64_t)ct__scalar_trunc_i64(start), d = (uint64_t)ct__scalar_trunc_i64(step);
+        char *p = (char *)ct__data(t);
+        for (int64_t i = 0; i < n; i++) ct__write_i64(p + (size_t)i * ct__esize(t), t->dtype, (int64_t)(s + d * (uint64_t)i));
+        return;
+    }
+    ct__range r;
+    r.acc = t->dtype == CT_F32 || t->dtype == CT_F64 ? CT_F64 : CT_F32; /* acc_type on the CPU */
+    r.start = ct__round_to(ct_scalar_to_double(start), r.acc);
+    r.step = ct__round_to(ct_scalar_to_double(step), r.acc);
+    r.end = 0;
+    r.steps = r.halfway = n;
+    ct__range_fill(t, &r);
+}
+
+static void ct__cpu_linspace(ct_tensor *t, double start, double end)
+{
+    int64_t n = t->sizes[0];
+    if (n == 0) return;
+    if (!ct_dtype_is_floating(t->dtype)) { /* step in double, values truncated */
+        double s = (double)ct__trunc_i64(start), e = (double)ct__trunc_i64(end);
+        double step = n > 1 ? (e - s) / (double)(n - 1) : 0;
+        char *p = (char *)ct__data(t);
+        for (int64_t i = 0; i < n; i++) {
+            double v = i < n / 2 ? s + step * (double)i : e - step * (double)(n - i - 1);
+            ct__write_f64(p + (size_t)i * ct__esize(t), t->dtype, v);
+        }
+        return;
+    }
+    ct__range r;
+    r.acc = t->dtype; /* linspace steps in the output dtype itself */
+    r.start = ct__round_to(start, r.acc);
+    r.end = ct__round_to(end, r.acc);
+    r.step = n > 1 ? ct__round_to((r.end - r.start) / (double)(n - 1), r.acc) : 0;
+    r.steps = n;
+    r.halfway = n / 2;
+    ct__range_fill(t, &r);
+}
+
+static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base)
+{
+    int64_t n = t->sizes[0];
+    char *p = (char *)ct__data(t);
+    size_t es = ct__esize(t);
+    bool integral = !ct_dtype_is_floating(t->dtype);
+    if (n == 1) {
+        ct__write_f64(p, t->dtype, pow(base, start));
+        return;
+    }
+    /* start and end as the dtype holds them; the exponent steps in double */
+    double s = integral ? (double)ct__trunc_i64(start) : ct__round_to(start, t->dtype);
+    double e = integral ? (double)ct__trunc_i64(end) : ct__round_to(end, t->dtype);
+    double b = integral ? (double)(float)base : base, step = (e - s) / (double)(n - 1);
+    for (int64_t i = 0; i < n; i++) {
+        double x = i < n / 2 ? s + step * (double)i : e - step * (double)(n - i - 1);
+        ct__write_f64(p + (size_t)i * es, t->dtype, pow(b, x));
+    }
+}
+
+/* ==================== cpu/pointwise.c ==================== */
+// >>cpu/pointwise.c
+/* Pointwise kernels on the CPU.
+ *
+ * Each op is defined once per compute flavour: f (float), d (double) and i
+ * (int64, which also serves the narrower integers and bool: their results wrap
+ * to the low bits when stored, as native arithmetic does). Loops over every
+ * dtype are generated from those definitions. float16 and bfloat16 never reach
+ * a kernel: the front end computes them in float32 and rounds once, which is
+ * what PyTorch's per-element `float(a) op float(b)` gives. */
+
+/* Per dtype: storage type, flavour, load to the flavour and store from it. */
+#define CT__KT_b8 uint8_t
+#define CT__KT_u8 uint8_t
+#define CT__KT_i8 int8_t
+#define CT__KT_i16 int16_t
+#define CT__KT_i32 int32_t
+#define CT__KT_i64 int64_t
+#define CT__KT_f32 float
+#define CT__KT_f64 double
+#define CT__KF_b8 i
+#define CT__KF_u8 i
+#define CT__KF_i8 i
+#define CT__KF_i16 i
+#define CT__KF_i32 i
+#define CT__KF_i64 i
+#define CT__KF_f32 f
+#define CT__KF_f64 d
+#define CT__KS_b8(v) ((uint8_t)((v) != 0))
+#define CT__KS_u8(v) ((uint8_t)(uint64_t)(v))
+#define CT__KS_i8(v) ((int8_t)(uint8_t)(uint64_t)(v))
+#define CT__KS_i16(v) ((int16_t)(uint16_t)(uint64_t)(v))
+#define CT__KS_i32(v) ((int32_t)(uint32_t)(uint64_t)(v))
+#define CT__KS_i64(v) ((int64_t)(v))
+#define CT__KS_f32(v) (v)
+#define CT__KS_f64(v) (v)
+typedef float ct__flavour_f;
+typedef double ct__flavour_d;
+typedef int64_t ct__flavour_i;
+
+/* The dtype groups an op supports. */
+#define CT__KD_INTS(X, op) X(op, u8) X(op, i8) X(op, i16) X(op, i32) X(op, i64)
+#define CT__KD_FLOATS(X, op) X(op, f32) X(op, f64)
+#define CT__KD_NUMERIC(X, op) CT__KD_INTS(X, op) CT__KD_FLOATS(X, op)
+#define CT__KD_ALL(X, op) X(op, b8) CT__KD_NUMERIC(X, op)
+
+/* ---------------------------------------------------------------- op definitions */
+
+/* Unary: out = fn(x). CT__UNARY(name, float expr, double expr, int64 expr) */
+#define CT__UNARY_F(name, ef) static inline float ct__##name##_f(float x, const ct__op_args *a) { (void)a; return ef; }
+#define CT__UNARY_D(name, ed) static inline double ct__##name##_d(double x, const ct__op_args *a) { (void)a; return ed; }
+#define CT__UNARY_I(name, ei) static inline int64_t ct__##name##_i(int64_t x, const ct__op_args *a) { (void)a; return ei; }
+
+CT__UNARY_I(neg, (int64_t)(0 - (uint64_t)x))
+CT__UNARY_F(neg, -x)
+CT__UNARY_D(neg, -x)
+CT__UNARY_I(abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
+CT__UNARY_F(abs, fabsf(x))
+CT__UNARY_D(abs, fabs(x))
+CT__UNARY_I(floor, x)
+CT__UNARY_F(floor, floorf(x))
+CT__UNARY_D(floor, floor(x))
+CT__UNARY_F(exp, expf(x))
+CT__UNARY_D(exp, exp(x))
+CT__UNARY_F(log, logf(x))
+CT__UNARY_D(log, log(x))
+CT__UNARY_F(sqrt, sqrtf(x))
+CT__UNARY_D(sqrt, sqrt(x))
+CT__UNARY_F(tanh, tanhf(x))
+CT__UNARY_D(tanh, tanh(x))
+CT__UNARY_F(sigmoid, 1.0f / (1.0f + expf(-x)))
+CT__UNARY_D(sigmoid, 1.0 / (1.0 + exp(-x)))
+CT__UNARY_I(relu, x > 0 ? x : 0)
+CT__UNARY_F(relu, x > 0 ? x : (x != x ? x : 0.0f))
+CT__UNARY_D(relu, x > 0 ? x : (x != x ? x : 0.0))
+CT__UNARY_I(isnan, x != x)
+CT__UNARY_F(isnan, x != x)
+CT__UNARY_D(isnan, x != x)
+CT__UNARY_I(logical_not, x == 0)
+CT__UNARY_F(logical_not, x == 0)
+CT__UNARY_D(logical_not, x == 0)
+
+/* Binary: out = fn(x, y). */
+#define CT__BINARY_F(name, ef) \
+    static inline float ct__##name##_f(float x, float y, const ct__op_args *a) { (void)a; return ef; }
+#define CT__BINARY_D(name, ed) \
+    static inline double ct__##name##_d(double x, double y, const ct__op_args *a) { (void)a; return ed; }
+#define CT__BINARY_I(name, ei) \
+    static inline int64_t ct__##name##_i(int64_t x, int64_t y, const ct__op_args *a) { (void)a; return ei; }
+
+/* alpha scales y (PyTorch: add(x, y, alpha) = x + alpha * y) */
+CT__BINARY_I(add, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y))
+CT__BINARY_F(add, x + (float)a->alpha * y)
+CT__BINARY_D(add, x + a->alpha * y)
+CT__BINARY_I(sub, (int64_t)((uint64_t)x - (uint64_t)a->alpha_i * (uint64_t)y))
+CT__BINARY_F(sub, x - (float)a->alpha * y)
+CT__BINARY_D(sub, x - a->alpha * y)
+CT__BINARY_I(mul, (int64_t)((uint64_t)x * (uint64_t)y))
+CT__BINARY_F(mul, x * y)
+CT__BINARY_D(mul, x * y)
+CT__BINARY_F(div, x / y)
+CT__BINARY_D(div, x / y)
+/* NaN propagates, as in PyTorch (fmax is the NaN-ignoring one) */
+CT__BINARY_I(maximum, x > y ? x : y)
+CT__BINARY_F(maximum, (x != x || y != y) ? x + y : (x > y ? x : y))
+CT__BINARY_D(maximum, (x != x || y != y) ? x + y : (x > y ? x : y))
+/* With a number exponent PyTorch takes products for 2, 3 and -2, and (except
+ * for float16) sqrt, rsqrt and reciprocal for 0.5, -0.5 and -1, which round
+ * (and treat -0 and -inf) differently from pow. */
+#define CT__POW_BY_NUMBER(x, y, one, sqrtfn)                    \
+    if (a->number_other) {                                      \
+        if (y == 0.5 && a->compute != CT_F16) return sqrtfn(x); \
+        if (y == -0.5 && a->compute != CT_F16) return one / sqrtfn(x); \
+        if (y == -1 && a->compute != CT_F16) return one / x;    \
+        if (y == 2) return x * x;                               \
+        if (y == 3) return x * x * x;                           \
+        if (y == -2) return one / (x * x);                      \
+    }
+static inline float ct__pow_f(float x, float y, const ct__op_args *a)
+{
+    CT__POW_BY_NUMBER(x, y, 1.0f, sqrtf)
+    return powf(x, y);
+}
+static inline double ct__pow_d(double x, double y, const ct__op_args *a)
+{
+    CT__POW_BY_NUMBER(x, y, 1.0, sqrt)
+    return pow(x, y);
+}
+CT__BINARY_I(eq, x == y)
+CT__BINARY_F(eq, x == y)
+CT__BINARY_D(eq, x == y)
+CT__BINARY_I(lt, x < y)
+CT__BINARY_F(lt, x < y)
+CT__BINARY_D(lt, x < y)
+CT__BINARY_I(logical_and, x != 0 && y != 0)
+CT__BINARY_F(logical_and, x != 0 && y != 0)
+CT__BINARY_D(logical_and, x != 0 && y != 0)
+
+/* Integer power by squaring, wrapping as PyTorch's does (negative exponents
+ * are refused by the front end, except for bases 1 and -1). */
+static inline int64_t ct__pow_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    (void)a;
+    if (y < 0) return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
+    uint64_t r = 1, b = (uint64_t)x;
+    for (uint64_t e = (uint64_t)y; e; e >>= 1, b *= b)
+        if (e & 1) r *= b;
+    return (int64_t)r;
+}
+
+/* ---------------------------------------------------------------- loops */
+
+/* out[k] = fn(x[k]); the contiguous case is a plain loop the compiler vectorises. */
+#define CT__UNARY_LOOP(name, dt)                                                                 \
+    static void ct__uk_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)           \
+    {                                                                                            \
+        typedef CT__KT_##dt T;                                                                   \
+        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
+        if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                          \
+            T *CT__RESTRICT o = (T *)d[0];                                                       \
+            const T *CT__RESTRICT x = (const T *)d[1];                                           \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                o[k] = CT__KS_##dt(CT__CAT(ct__##name##_, CT__KF_##dt)((CT__CAT(ct__flavour_, CT__KF_##dt))x[k], a)); \
+        } else {                                                                                 \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                *(T *)(d[0] + k * s[0]) = CT__KS_##dt(CT__CAT(ct__##name##_, CT__KF_##dt)(       \
+                    (CT__CAT(ct__flavour_, CT__KF_##dt))*(const T *)(d[1] + k * s[1]), a));      \
+        }                                                                                        \
+    }
+
+/* The same with a bool output (tests such as isnan). */
+#define CT__UNARY_BOOL_LOOP(name, dt)                                                            \
+    static void ct__uk_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)           \
+    {                                                                                            \
+        typedef CT__KT_##dt T;                                                                   \
+        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
+        for (int64_t k = 0; k < n; k++)                                                          \
+            *(uint8_t *)(d[0] + k * s[0]) = (uint8_t)(CT__CAT(ct__##name##_, CT__KF_##dt)(       \
+                (CT__CAT(ct__flavour_, CT__KF_##dt))*(const T *)(d[1] + k * s[1]), a) != 0);     \
+    }
+
+/* out[k] = fn(x[k], y[k]), with fast paths for contiguous operands and for a
+ * broadcast scalar y. OUT is the output's dtype name, STORE its store. */
+#define CT__BINARY_LOOP_AS(name, dt, OT, STORE)                                                  \
+    static void ct__bk_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)           \
+    {                                                                                            \
+        typedef CT__KT_##dt T;                                                                   \
+        typedef CT__CAT(ct__flavour_, CT__KF_##dt) F;                                            \
+        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
+        if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T) && s[2] == (int64_t)sizeof(T)) { \
+            OT *CT__RESTRICT o = (OT *)d[0];                                                     \
+            const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];        \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                o[k] = STORE(CT__CAT(ct__##name##_, CT__KF_##dt)((F)x[k], (F)y[k], a));         \
+        } else if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T) && s[2] == 0) {     \
+            OT *CT__RESTRICT o = (OT *)d[0];                                                     \
+            const T *CT__RESTRICT x = (const T *)d[1];                                           \
+            const F y = (F) * (const T *)d[2];                                                   \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__CAT(ct__##name##_, CT__KF_##dt)((F)x[k], y, a)); \
+        } else {                                                                                 \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                *(OT *)(d[0] + k * s[0]) = STORE(CT__CAT(ct__##name##_, CT__KF_##dt)(            \
+                    (F) * (const T *)(d[1] + k * s[1]), (F) * (const T *)(d[2] + k * s[2]), a));  \
+        }                                                                                        \
+    }
+#define CT__BINARY_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
+#define CT__BINARY_BOOL_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, uint8_t, CT__KS_b8)
+
+/* Which loops exist: X(name, kind of loop, dtype group). */
+#define CT__CPU_KERNELS(X)                  \
+    X(neg, UNARY, NUMERIC)                  \
+    X(abs, UNARY, NUMERIC)                  \
+    X(floor, UNARY, NUMERIC)                \
+    X(exp, UNARY, FLOATS)                   \
+    X(log, UNARY, FLOATS)                   \
+    X(sqrt, UNARY, FLOATS)                  \
+    X(tanh, UNARY, FLOATS)                  \
+    X(sigmoid, UNARY, FLOATS)               \
+    X(relu, UNARY, NUMERIC)                 \
+    X(isnan, UNARY_BOOL, ALL)               \
+    X(logical_not, UNARY_BOOL, ALL)         \
+    X(add, BINARY, ALL)                     \
+    X(sub, BINARY, NUMERIC)                 \
+    X(mul, BINARY, ALL)                     \
+    X(div, BINARY, FLOATS)                  \
+    X(maximum, BINARY, ALL)                 \
+    X(pow, BINARY, NUMERIC)                 \
+    X(eq, BINARY_BOOL, ALL)                 \
+    X(lt, BINARY_BOOL, ALL)                 \
+    X(logical_and, BINARY_BOOL, ALL)
+
+#define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name)
+CT__CPU_KERNELS(CT__DEFINE_LOOPS)
+#undef CT__DEFINE_LOOPS
+
+#define CT__KCASE_UNARY(name, dt) case CT__DT_##dt: return ct__uk_##name##_##dt;
+#define CT__KCASE_UNARY_BOOL CT__KCASE_UNARY
+#define CT__KCASE_BINARY(name, dt) case CT__DT_##dt: return ct__bk_##name##_##dt;
+#define CT__KCASE_BINARY_BOOL CT__KCASE_BINARY
+#define CT__DT_b8 CT_BOOL
+#define CT__DT_u8 CT_U8
+#define CT__DT_i8 CT_I8
+#define CT__DT_i16 CT_I16
+#define CT__DT_i32 CT_I32
+#define CT__DT_i64 CT_I64
+#define CT__DT_f32 CT_F32
+#define CT__DT_f64 CT_F64
+
+/* The CPU loop of op for inputs of dtype dt, or NULL when PyTorch has none. */
+static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, ct_dtype dt)
+{
+    switch (op) {
+#define CT__KCASES(name, kind, group) \
+    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE_##kind, name) default: return NULL; }
+        CT__CPU_KERNELS(CT__KCASES)
+#undef CT__KCASES
+    default: return NULL;
+    }
+}
+
+static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
+{
+    const ct_tensor *ops[3] = {out, inputs[0], ct__ops[op].arity > 1 ? inputs[1] : NULL};
+    ct__iter it;
+    ct__iter_init(&it, 1 + ct__ops[op].arity, ops);
+    ct__iter_parallel(&it, ct__cpu_pointwise_loop(op, inputs[0]->dtype), (void *)args);
 }
 
 /* ==================== cpu/copy.c ==================== */
@@ -3490,133 +4405,12 @@ static void ct__cpu_fill(ct_tensor *dst, const void *elem)
     ct__iter_parallel(&it, fn, (void *)elem);
 }
 
-static const ct__backend ct__cpu_backend = {ct__cpu_alloc, ct__cpu_free, ct__cpu_copy, ct__cpu_fill};
+static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt) { return ct__cpu_pointwise_loop(op, dt) != NULL; }
+
+static const ct__backend ct__cpu_backend = {ct__cpu_alloc, ct__cpu_free, ct__cpu_copy, ct__cpu_fill,
+                                            ct__cpu_has_pointwise, ct__cpu_pointwise};
 static const ct__backend *ct__backends[CT_NUM_DEVICE_TYPES] = {&ct__cpu_backend, NULL};
 
 static const ct__backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }
-
-/* ==================== cpu/range.c ==================== */
-// >>cpu/range.c
-/* arange, linspace and logspace on the CPU.
- *
- * PyTorch fills these with vectorised kernels whose lanes compute
- * `base + k * step` from a base rounded to the output dtype, so elements can
- * differ in the last bit from `start + i * step`. To give the same numbers we
- * follow the same structure: on AVX2 (PyTorch's CPU capability on x86) a
- * vector holds 32 bytes, the kernel fills two vectors at a time while at
- * least two remain, and the tail elements one by one. Arithmetic "in dtype T"
- * is done in double and rounded to T after each operation, which gives T's
- * own result for float, half and bfloat16 (double has over twice their
- * precision, so the double rounding is harmless). */
-
-static int64_t ct__vec_lanes(ct_dtype dt) { return 32 / (int64_t)ct_dtype_size(dt); }
-
-/* x rounded to the floating dtype dt (float64: unchanged). */
-static double ct__round_to(double x, ct_dtype dt)
-{
-    switch (dt) {
-    case CT_F32: return (float)x;
-    case CT_F16: return ct__f16_to_float(ct__float_to_f16((float)x));
-    case CT_BF16: return ct__bf16_to_float(ct__float_to_bf16((float)x));
-    default: return x;
-    }
-}
-
-/* The range kernels' element i: forward from `start`, or backward from `end`
- * for linspace's second half. `acc` is the dtype the arithmetic rounds to. */
-typedef struct ct__range {
-    double start, step, end;
-    int64_t steps, halfway; /* linspace only: halfway = steps / 2, else n */
-    ct_dtype acc;
-} ct__range;
-
-static double ct__range_at(const ct__range *r, int64_t i)
-{
-    if (i < r->halfway) return ct__round_to(r->start + ct__round_to(r->step * (double)i, r->acc), r->acc);
-    return ct__round_to(r->end - ct__round_to(r->step * (double)(r->steps - i - 1), r->acc), r->acc);
-}
-
-/* Fill t (1-D, contiguous, floating) the way cpu_serial_kernel_vec does. */
-static void ct__range_fill(ct_tensor *t, const ct__range *r)
-{
-    int64_t n = t->sizes[0], V = ct__vec_lanes(t->dtype), i = 0;
-    char *p = (char *)ct__data(t);
-    size_t es = ct__esize(t);
-    for (; n >= 2 * V && i <= n - 2 * V; i += V) {
-        /* a vector: base = element i in the dtype, lane k = base + k * step */
-        double base = ct__round_to(ct__range_at(r, i), t->dtype);
-        for (int64_t k = 0; k < V; k++)
-            ct__write_f64(p + (size_t)(i + k) * es, t->dtype,
-                          ct__round_to(base + ct__round_to((double)k * r->step, r->acc), r->acc));
-    }
-    for (; i < n; i++) ct__write_f64(p + (size_t)i * es, t->dtype, ct__range_at(r, i));
-}
-
-static int64_t ct__scalar_trunc_i64(ct_scalar s)
-{
-    return s.kind == CT_F64 ? ct__trunc_i64(s.v.f) : s.kind == CT_BOOL ? (int64_t)s.v.b : s.v.i;
-}
-
-static void ct__cpu_arange(ct_tensor *t, ct_scalar start, ct_scalar step)
-{
-    int64_t n = t->sizes[0];
-    if (!ct_dtype_is_floating(t->dtype)) { /* int64 arithmetic, wrapping as two's complement */
-        uint64_t s = (uint64_t)ct__scalar_trunc_i64(start), d = (uint64_t)ct__scalar_trunc_i64(step);
-        char *p = (char *)ct__data(t);
-        for (int64_t i = 0; i < n; i++) ct__write_i64(p + (size_t)i * ct__esize(t), t->dtype, (int64_t)(s + d * (uint64_t)i));
-        return;
-    }
-    ct__range r;
-    r.acc = t->dtype == CT_F32 || t->dtype == CT_F64 ? CT_F64 : CT_F32; /* acc_type on the CPU */
-    r.start = ct__round_to(ct_scalar_to_double(start), r.acc);
-    r.step = ct__round_to(ct_scalar_to_double(step), r.acc);
-    r.end = 0;
-    r.steps = r.halfway = n;
-    ct__range_fill(t, &r);
-}
-
-static void ct__cpu_linspace(ct_tensor *t, double start, double end)
-{
-    int64_t n = t->sizes[0];
-    if (n == 0) return;
-    if (!ct_dtype_is_floating(t->dtype)) { /* step in double, values truncated */
-        double s = (double)ct__trunc_i64(start), e = (double)ct__trunc_i64(end);
-        double step = n > 1 ? (e - s) / (double)(n - 1) : 0;
-        char *p = (char *)ct__data(t);
-        for (int64_t i = 0; i < n; i++) {
-            double v = i < n / 2 ? s + step * (double)i : e - step * (double)(n - i - 1);
-            ct__write_f64(p + (size_t)i * ct__esize(t), t->dtype, v);
-        }
-        return;
-    }
-    ct__range r;
-    r.acc = t->dtype; /* linspace steps in the output dtype itself */
-    r.start = ct__round_to(start, r.acc);
-    r.end = ct__round_to(end, r.acc);
-    r.step = n > 1 ? ct__round_to((r.end - r.start) / (double)(n - 1), r.acc) : 0;
-    r.steps = n;
-    r.halfway = n / 2;
-    ct__range_fill(t, &r);
-}
-
-static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base)
-{
-    int64_t n = t->sizes[0];
-    char *p = (char *)ct__data(t);
-    size_t es = ct__esize(t);
-    bool integral = !ct_dtype_is_floating(t->dtype);
-    if (n == 1) {
-        ct__write_f64(p, t->dtype, pow(base, start));
-        return;
-    }
-    /* start and end as the dtype holds them; the exponent steps in double */
-    double s = integral ? (double)ct__trunc_i64(start) : ct__round_to(start, t->dtype);
-    double e = integral ? (double)ct__trunc_i64(end) : ct__round_to(end, t->dtype);
-    double b = integral ? (double)(float)base : base, step = (e - s) / (double)(n - 1);
-    for (int64_t i = 0; i < n; i++) {
-        double x = i < n / 2 ? s + step * (double)i : e - step * (double)(n - i - 1);
-        ct__write_f64(p + (size_t)i * es, t->dtype, pow(b, x));
-    }
-}
 
 #endif /* CTORCH_IMPLEMENTATION */

@@ -1,57 +1,68 @@
 /* The strided iterator (see iter.h). */
 
+/* Operand i's stride in bytes along dim d (tensor order) of the iteration
+ * shape; 0 where it is broadcast, as TensorIterator sets it. */
+static int64_t ct__iter_stride(const ct_tensor *t, const int64_t *shape, int ndim, int d)
+{
+    int td = t->ndim - ndim + d; /* right-aligned */
+    if (td < 0 || (t->sizes[td] == 1 && shape[d] != 1)) return 0;
+    return t->strides[td] * (int64_t)ct__esize(t);
+}
+
+/* Whether dim a should iterate outside dim b (1), inside (-1) or either (0),
+ * by PyTorch's rule: the first operand whose strides differ decides; equal
+ * strides put the smaller size inside; broadcast dims decide nothing. */
+static int ct__iter_should_swap(const ct_tensor *const *ops, int nops, const int64_t *shape, int ndim, int a, int b)
+{
+    for (int i = 0; i < nops; i++) {
+        if (!ops[i]) continue;
+        int64_t sa = ct__iter_stride(ops[i], shape, ndim, a), sb = ct__iter_stride(ops[i], shape, ndim, b);
+        if (sa == 0 || sb == 0) continue;
+        if (sa != sb) return sa > sb ? 1 : -1;
+        if (shape[a] > shape[b]) return 1;
+    }
+    return 0;
+}
+
+static void ct__iter_perm(const ct_tensor *const *ops, int nops, const int64_t *shape, int ndim, int *perm)
+{
+    for (int i = 0; i < ndim; i++) perm[i] = ndim - 1 - i; /* innermost first */
+    /* insertion sort that steps over ambiguous pairs instead of stopping at them */
+    for (int i = 1; i < ndim; i++) {
+        int d1 = i;
+        for (int d0 = i - 1; d0 >= 0; d0--) {
+            int c = ct__iter_should_swap(ops, nops, shape, ndim, perm[d0], perm[d1]);
+            if (c > 0) {
+                int x = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = x;
+                d1 = d0;
+            } else if (c < 0) {
+                break;
+            }
+        }
+    }
+}
+
 static void ct__iter_init(ct__iter *it, int nops, const ct_tensor *const *ops)
 {
     const ct_tensor *out = ops[0];
-    int nd = out->ndim;
+    int nd = out->ndim, perm[CT_MAX_DIMS];
     CT_ASSERT(nops <= CT__ITER_MAX_OPS);
     memset(it, 0, sizeof *it);
     it->nops = nops;
     it->numel = 1;
-    /* dims reversed so that [0] is the last (innermost) dim of the tensors */
-    for (int d = 0; d < nd; d++) {
-        it->shape[d] = out->sizes[nd - 1 - d];
-        it->numel *= it->shape[d];
+    ct__iter_perm(ops, nops, out->sizes, nd, perm);
+    for (int k = 0; k < nd; k++) {
+        it->shape[k] = out->sizes[perm[k]];
+        it->numel *= it->shape[k];
+        for (int i = 0; i < nops; i++) it->strides[k][i] = ct__iter_stride(ops[i], out->sizes, nd, perm[k]);
     }
-    for (int i = 0; i < nops; i++) {
-        const ct_tensor *t = ops[i];
-        size_t es = ct__esize(t);
-        it->data[i] = ct__data(t);
-        for (int d = 0; d < nd; d++) {
-            int td = t->ndim - 1 - d; /* the operand's dim, right-aligned */
-            bool broadcast = td < 0 || (t->sizes[td] == 1 && it->shape[d] != 1);
-            it->strides[d][i] = broadcast ? 0 : t->strides[td] * (int64_t)es;
-        }
-    }
-    /* order dims by the output's strides, innermost smallest (insertion sort) */
-    for (int a = 1; a < nd; a++) {
-        for (int b = a; b > 0; b--) {
-            bool swap = false;
-            for (int i = 0; i < nops; i++) {
-                int64_t inner = it->strides[b - 1][i], outer = it->strides[b][i];
-                if (inner == 0 || outer == 0) continue; /* broadcast dims decide nothing */
-                if (inner < 0) inner = -inner;
-                if (outer < 0) outer = -outer;
-                if (inner != outer) {
-                    swap = outer < inner;
-                    break;
-                }
-            }
-            if (!swap) break;
-            int64_t s = it->shape[b];
-            it->shape[b] = it->shape[b - 1];
-            it->shape[b - 1] = s;
-            for (int i = 0; i < nops; i++) {
-                int64_t x = it->strides[b][i];
-                it->strides[b][i] = it->strides[b - 1][i];
-                it->strides[b - 1][i] = x;
-            }
-        }
-    }
+    for (int i = 0; i < nops; i++) it->data[i] = ct__data(ops[i]);
     /* merge dims that are one block of memory for every operand */
     int n = 0;
     for (int d = 0; d < nd; d++) {
-        if (it->shape[d] == 1 && nd > 1) continue; /* size-1 dims vanish */
+        if (it->shape[d] == 1) continue; /* size-1 dims vanish */
         if (n > 0) {
             bool merge = true;
             for (int i = 0; i < nops && merge; i++)
@@ -71,6 +82,18 @@ static void ct__iter_init(ct__iter *it, int nops, const ct_tensor *const *ops)
         n = 1;
     }
     it->ndim = n;
+}
+
+static void ct__dense_strides_for(const ct_tensor *const *inputs, int ninputs, const int64_t *shape, int ndim,
+                                  int64_t *strides)
+{
+    int perm[CT_MAX_DIMS];
+    int64_t s = 1;
+    ct__iter_perm(inputs, ninputs, shape, ndim, perm);
+    for (int k = 0; k < ndim; k++) {
+        strides[perm[k]] = s;
+        s *= shape[perm[k]] > 1 ? shape[perm[k]] : 1;
+    }
 }
 
 static void ct__iter_range(const ct__iter *it, int64_t begin, int64_t end, ct__loop_fn fn, void *ctx)

@@ -23,6 +23,13 @@ typedef void (*ct__loop_fn)(char **data, const int64_t *strides, int64_t n, void
 
 /* Operand 0 is the output (it defines the shape); the others are broadcast to it. */
 static void ct__iter_init(ct__iter *it, int nops, const ct_tensor *const *ops);
+/* The dims in the order PyTorch's TensorIterator iterates them, innermost
+ * first, for operands broadcast to shape (NULL operands are skipped). */
+static void ct__iter_perm(const ct_tensor *const *ops, int nops, const int64_t *shape, int ndim, int *perm);
+/* Strides of a new dense output laid out like the inputs (in that order of
+ * precedence), as TensorIterator allocates outputs. */
+static void ct__dense_strides_for(const ct_tensor *const *inputs, int ninputs, const int64_t *shape, int ndim,
+                                  int64_t *strides);
 /* Run fn over elements [begin, end) of the iteration order. */
 static void ct__iter_range(const ct__iter *it, int64_t begin, int64_t end, ct__loop_fn fn, void *ctx);
 /* Run fn over everything, on one thread. */

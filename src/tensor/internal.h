@@ -20,6 +20,7 @@ struct ct_tensor {
     int64_t strides[CT_MAX_DIMS]; /* in elements */
     ct__storage *storage;
     bool requires_grad;
+    bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
 };
 
 /* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
@@ -30,6 +31,11 @@ typedef struct ct__backend {
     void (*copy)(ct_tensor *dst, const ct_tensor *src);
     /* Every element of dst set to the bytes at elem (one element of dst's dtype). */
     void (*fill)(ct_tensor *dst, const void *elem);
+    /* Whether the backend has op's kernel for inputs of dtype dt. */
+    bool (*has_pointwise)(ct__op op, ct_dtype dt);
+    /* out = op(inputs): inputs of one dtype, broadcast to out's shape; out is
+     * of that dtype (or bool for comparisons). */
+    void (*pointwise)(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args);
 } ct__backend;
 
 /* The backend of a device type (NULL when it is not linked in). */
