@@ -84,8 +84,8 @@ void ct_test_check_values(const char *file, int line, const char *expr, const ct
                           const double *values, int64_t n);
 
 /* A tensor from a golden file (tests/golden/<file>.ctg) written by
- * tests/gen_golden.py; NULL (and a failed check) when absent. The tensor belongs
- * to the harness until the end of the test. */
+ * tests/golden/gen_<file>.py (tests/gen_golden.sh runs them all); NULL (and a
+ * failed check) when absent. The running test's scope releases it. */
 const ct_tensor *golden(const char *file, const char *name);
 
 #endif

@@ -10,7 +10,7 @@
 #define CT_GOLDEN_DIR "tests/golden"
 #endif
 
-static const ct_print_opts defaults = {0, 0, 0, 0, 0};
+static const ct_print_opts defaults = {4, 1000, 3, 80, 0};
 
 /* ---------------------------------------------------------------- golden cases */
 
@@ -152,22 +152,27 @@ static void test_seed_texts(void)
 static void test_printoptions(void)
 {
     ct_tensor *x = ct_from_array((double[]){1.0 / 3, 2.5, 1e-5}, CT_SHAPE(3), CT_F64);
-    ct_print_opts o = defaults;
+    ct_print_opts o = ct_print_opts_init();
+    CHECK(o.precision == 4 && o.threshold == 1000 && o.edgeitems == 3 && o.linewidth == 80 && o.sci_mode == 0);
     o.precision = 2;
     o.sci_mode = -1;
-    ct_set_printoptions(o);
+    CHECK_OK(ct_set_printoptions(o));
+    CHECK(ct_get_printoptions().precision == 2);
     CHECK_REPR(x, "tensor([    0.33,     2.50,     0.00], dtype=torch.float64)");
-    o = defaults; /* zero fields are PyTorch's defaults again, sci_mode auto */
+    o = ct_print_opts_init();
     o.threshold = 2;
     o.edgeitems = 1;
-    ct_set_printoptions(o);
+    CHECK_OK(ct_set_printoptions(o));
     CHECK_REPR(x, "tensor([3.3333e-01,  ..., 1.0000e-05], dtype=torch.float64)");
-    o = defaults;
-    o.precision = -3; /* not valid in PyTorch: the default */
-    o.edgeitems = -1;
-    ct_set_printoptions(o);
-    CHECK_REPR(x, "tensor([3.3333e-01, 2.5000e+00, 1.0000e-05], dtype=torch.float64)");
-    ct_set_printoptions(defaults);
+    o = ct_print_opts_init();
+    o.precision = 0; /* a real value, as in PyTorch */
+    o.sci_mode = -1;
+    CHECK_OK(ct_set_printoptions(o));
+    CHECK_REPR(x, "tensor([    0,     2,     0], dtype=torch.float64)");
+    o.precision = -3;
+    CHECK_FAILS(ct_set_printoptions(o), CT_ERR_VALUE, "precision and edgeitems must be non-negative");
+    CHECK(ct_get_printoptions().precision == 0); /* unchanged */
+    CHECK_OK(ct_set_printoptions(defaults));
 }
 
 /* ---------------------------------------------------------------- the C contract */

@@ -68,7 +68,7 @@ static ct_result ct__check_write(const ct_tensor *out, const ct_tensor *in)
 static ct_result ct__check_broadcast_to(const ct_tensor *dst, const ct_tensor *src)
 {
     int64_t shape[CT_MAX_DIMS];
-    int n;
+    int n = 0;
     char b1[256], b2[256];
     if (ct__broadcast_shapes(dst->sizes, dst->ndim, src->sizes, src->ndim, shape, &n) != CT_OK)
         return ct_last_error_code();

@@ -9,18 +9,25 @@
 /* torch._tensor_str.PRINT_OPTS: one per process, as in Python. */
 static ct_print_opts ct__print_opts = {4, 1000, 3, 80, 0};
 
-void ct_set_printoptions(ct_print_opts opts)
+ct_print_opts ct_print_opts_init(void)
 {
     ct_print_opts o = {4, 1000, 3, 80, 0};
-    /* A negative precision or edgeitems makes PyTorch raise or print nonsense:
-     * they keep the default, as zero does. A negative threshold or linewidth
-     * is meaningful (summarize everything, one element per line). */
-    if (opts.precision > 0) o.precision = opts.precision;
-    if (opts.threshold != 0) o.threshold = opts.threshold;
-    if (opts.edgeitems > 0) o.edgeitems = opts.edgeitems;
-    if (opts.linewidth != 0) o.linewidth = opts.linewidth;
-    o.sci_mode = opts.sci_mode > 0 ? 1 : opts.sci_mode < 0 ? -1 : 0;
-    ct__print_opts = o;
+    return o;
+}
+
+ct_print_opts ct_get_printoptions(void) { return ct__print_opts; }
+
+ct_result ct_set_printoptions(ct_print_opts opts)
+{
+    /* Python would fail later, formatting with '{:.-1f}'; refuse now instead.
+     * A negative threshold or linewidth is meaningful (summarize everything,
+     * one element per line). */
+    if (opts.precision < 0 || opts.edgeitems < 0)
+        return ct__fail(CT_ERR_VALUE, "set_printoptions(): precision and edgeitems must be non-negative, got %d and %d",
+                        opts.precision, opts.edgeitems);
+    opts.sci_mode = opts.sci_mode > 0 ? 1 : opts.sci_mode < 0 ? -1 : 0;
+    ct__print_opts = opts;
+    return CT_OK;
 }
 
 /* ---------------------------------------------------------------- output */

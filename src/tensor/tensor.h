@@ -208,8 +208,11 @@ CTORCH_API ct_tensor *ct_multinomial(const ct_tensor *probs, int64_t num_samples
 
 /* ---------------------------------------------------------------- printing */
 
-/* torch.set_printoptions. Zero fields keep PyTorch's defaults (precision 4,
- * threshold 1000, edgeitems 3, linewidth 80); sci_mode: 0 auto, 1 on, -1 off. */
+/* torch.set_printoptions. Start from ct_print_opts_init() (PyTorch's
+ * defaults: precision 4, threshold 1000, edgeitems 3, linewidth 80, sci_mode
+ * auto) and change what you need; every field is taken as given, so precision
+ * 0 prints no decimals. sci_mode: 0 auto, 1 on, -1 off. The options are global,
+ * as in PyTorch: do not change them while another thread prints. */
 typedef struct ct_print_opts {
     int precision;
     int64_t threshold;
@@ -217,11 +220,15 @@ typedef struct ct_print_opts {
     int linewidth;
     int sci_mode;
 } ct_print_opts;
-CTORCH_API void ct_set_printoptions(ct_print_opts opts);
+CTORCH_API ct_print_opts ct_print_opts_init(void);
+CTORCH_API ct_print_opts ct_get_printoptions(void);
+/* Fails (and changes nothing) for a negative precision or edgeitems. */
+CTORCH_API ct_result ct_set_printoptions(ct_print_opts opts);
 /* repr(t) into buf (snprintf's contract: returns the length it needs, writes at
- * most n bytes including the terminating NUL). */
+ * most n bytes including the terminating NUL); a negative ct_result, with buf
+ * set to "", when t is NULL. */
 CTORCH_API int ct_to_string(const ct_tensor *t, char *buf, size_t n);
-/* print(t): repr(t) and a newline on stdout. */
+/* print(t): repr(t) and a newline on stdout (nothing for NULL, whose error is kept). */
 CTORCH_API void ct_print(const ct_tensor *t);
 /* print(t.shape): "torch.Size([2, 3])" and a newline. */
 CTORCH_API void ct_print_shape(const ct_tensor *t);
