@@ -548,6 +548,15 @@ CTORCH_API ct_result ct_logical_and_(ct_tensor *a, const ct_tensor *b);
 CTORCH_API int ct_op_count(void);
 CTORCH_API const char *ct_op_name(int i);
 
+/* ==================== ops/reduce.h ==================== */
+// >>ops/reduce.h
+
+/* ==================== ops/join.h ==================== */
+// >>ops/join.h
+
+/* ==================== ops/sort.h ==================== */
+// >>ops/sort.h
+
 #ifdef __cplusplus
 }
 #endif
@@ -827,6 +836,21 @@ static int64_t ct__read_i64(const void *p, ct_dtype dt);
 static void ct__write_f64(void *p, ct_dtype dt, double v);
 static void ct__write_i64(void *p, ct_dtype dt, int64_t v);
 
+/* ==================== ops/reduce_ops.h ==================== */
+// >>ops/reduce_ops.h
+/* Private: the names of the reduce ops, for the op table (src/ops/optable.h). */
+#define CT__REDUCE_OP_NAMES(X)
+
+/* ==================== ops/join_ops.h ==================== */
+// >>ops/join_ops.h
+/* Private: the names of the join ops, for the op table (src/ops/optable.h). */
+#define CT__JOIN_OP_NAMES(X)
+
+/* ==================== ops/sort_ops.h ==================== */
+// >>ops/sort_ops.h
+/* Private: the names of the sort ops, for the op table (src/ops/optable.h). */
+#define CT__SORT_OP_NAMES(X)
+
 /* ==================== ops/optable.h ==================== */
 // >>ops/optable.h
 /* Private: the op table. Every pointwise op is one line here; the list makes
@@ -868,12 +892,27 @@ static void ct__write_i64(void *p, ct_dtype dt, int64_t v);
     X(lt, 2, BOOL, BSI, "lt_cpu")                   \
     X(logical_and, 2, BOOL, BI, "logical_and_cpu")
 
+/* Every op: the pointwise ops above, then the families that list their names
+ * in their own headers (src/ops/*_ops.h). The enum and ct_op_name cover all;
+ * pointwise ops come first, so ct__ops[] below is indexed by their enum. */
+#define CT__FAMILY_OP_NAMES(X) CT__REDUCE_OP_NAMES(X) CT__JOIN_OP_NAMES(X) CT__SORT_OP_NAMES(X)
+
 typedef enum ct__op {
-#define CT__OP_ENUM(name, arity, rule, forms, kernel) CT__OP_##name,
-    CT__POINTWISE_OPS(CT__OP_ENUM)
+#define CT__OP_ENUM(name) CT__OP_##name,
+#define CT__OP_ENUM_POINTWISE(name, arity, rule, forms, kernel) CT__OP_##name,
+    CT__POINTWISE_OPS(CT__OP_ENUM_POINTWISE) CT__FAMILY_OP_NAMES(CT__OP_ENUM)
+#undef CT__OP_ENUM_POINTWISE
 #undef CT__OP_ENUM
     CT__NUM_OPS
 } ct__op;
+
+static const char *const ct__op_names[CT__NUM_OPS] = {
+#define CT__OP_NAME(name) #name,
+#define CT__OP_NAME_POINTWISE(name, arity, rule, forms, kernel) #name,
+    CT__POINTWISE_OPS(CT__OP_NAME_POINTWISE) CT__FAMILY_OP_NAMES(CT__OP_NAME)
+#undef CT__OP_NAME_POINTWISE
+#undef CT__OP_NAME
+};
 
 typedef enum ct__dtype_rule { CT__RULE_SAME, CT__RULE_FLOAT, CT__RULE_BOOL } ct__dtype_rule;
 
@@ -884,7 +923,11 @@ typedef struct ct__op_info {
     const char *kernel;
 } ct__op_info;
 
-static const ct__op_info ct__ops[CT__NUM_OPS] = {
+#define CT__POINTWISE_COUNT(name, arity, rule, forms, kernel) +1
+enum { CT__NUM_POINTWISE = 0 CT__POINTWISE_OPS(CT__POINTWISE_COUNT) };
+#undef CT__POINTWISE_COUNT
+
+static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
 #define CT__OP_INFO(name, arity, rule, forms, kernel) {#name, arity, CT__RULE_##rule, kernel},
     CT__POINTWISE_OPS(CT__OP_INFO)
 #undef CT__OP_INFO
@@ -4110,7 +4153,16 @@ ct_result ct_sub_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 }
 
 int ct_op_count(void) { return CT__NUM_OPS; }
-const char *ct_op_name(int i) { return i >= 0 && i < CT__NUM_OPS ? ct__ops[i].name : NULL; }
+const char *ct_op_name(int i) { return i >= 0 && i < CT__NUM_OPS ? ct__op_names[i] : NULL; }
+
+/* ==================== ops/reduce.c ==================== */
+// >>ops/reduce.c
+
+/* ==================== ops/join.c ==================== */
+// >>ops/join.c
+
+/* ==================== ops/sort.c ==================== */
+// >>ops/sort.c
 
 /* ==================== cpu/iter.c ==================== */
 // >>cpu/iter.c
@@ -4674,6 +4726,15 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     ct__iter_init(&it, 1 + ct__ops[op].arity, ops);
     ct__iter_parallel(&it, ct__cpu_pointwise_loop(op, inputs[0]->dtype), (void *)args);
 }
+
+/* ==================== cpu/reduce.c ==================== */
+// >>cpu/reduce.c
+
+/* ==================== cpu/join.c ==================== */
+// >>cpu/join.c
+
+/* ==================== cpu/sort.c ==================== */
+// >>cpu/sort.c
 
 /* ==================== cpu/copy.c ==================== */
 // >>cpu/copy.c

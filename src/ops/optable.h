@@ -37,12 +37,27 @@
     X(lt, 2, BOOL, BSI, "lt_cpu")                   \
     X(logical_and, 2, BOOL, BI, "logical_and_cpu")
 
+/* Every op: the pointwise ops above, then the families that list their names
+ * in their own headers (src/ops/*_ops.h). The enum and ct_op_name cover all;
+ * pointwise ops come first, so ct__ops[] below is indexed by their enum. */
+#define CT__FAMILY_OP_NAMES(X) CT__REDUCE_OP_NAMES(X) CT__JOIN_OP_NAMES(X) CT__SORT_OP_NAMES(X)
+
 typedef enum ct__op {
-#define CT__OP_ENUM(name, arity, rule, forms, kernel) CT__OP_##name,
-    CT__POINTWISE_OPS(CT__OP_ENUM)
+#define CT__OP_ENUM(name) CT__OP_##name,
+#define CT__OP_ENUM_POINTWISE(name, arity, rule, forms, kernel) CT__OP_##name,
+    CT__POINTWISE_OPS(CT__OP_ENUM_POINTWISE) CT__FAMILY_OP_NAMES(CT__OP_ENUM)
+#undef CT__OP_ENUM_POINTWISE
 #undef CT__OP_ENUM
     CT__NUM_OPS
 } ct__op;
+
+static const char *const ct__op_names[CT__NUM_OPS] = {
+#define CT__OP_NAME(name) #name,
+#define CT__OP_NAME_POINTWISE(name, arity, rule, forms, kernel) #name,
+    CT__POINTWISE_OPS(CT__OP_NAME_POINTWISE) CT__FAMILY_OP_NAMES(CT__OP_NAME)
+#undef CT__OP_NAME_POINTWISE
+#undef CT__OP_NAME
+};
 
 typedef enum ct__dtype_rule { CT__RULE_SAME, CT__RULE_FLOAT, CT__RULE_BOOL } ct__dtype_rule;
 
@@ -53,7 +68,11 @@ typedef struct ct__op_info {
     const char *kernel;
 } ct__op_info;
 
-static const ct__op_info ct__ops[CT__NUM_OPS] = {
+#define CT__POINTWISE_COUNT(name, arity, rule, forms, kernel) +1
+enum { CT__NUM_POINTWISE = 0 CT__POINTWISE_OPS(CT__POINTWISE_COUNT) };
+#undef CT__POINTWISE_COUNT
+
+static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
 #define CT__OP_INFO(name, arity, rule, forms, kernel) {#name, arity, CT__RULE_##rule, kernel},
     CT__POINTWISE_OPS(CT__OP_INFO)
 #undef CT__OP_INFO

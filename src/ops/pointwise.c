@@ -330,4 +330,4 @@ ct_result ct_sub_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 }
 
 int ct_op_count(void) { return CT__NUM_OPS; }
-const char *ct_op_name(int i) { return i >= 0 && i < CT__NUM_OPS ? ct__ops[i].name : NULL; }
+const char *ct_op_name(int i) { return i >= 0 && i < CT__NUM_OPS ? ct__op_names[i] : NULL; }
