@@ -25,7 +25,7 @@ endif
 
 SRC     := $(shell find src -name '*.[ch]') tools/amalgamate.sh
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
-EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
 .PHONY: all amalgamate test test-build test-asan demo bench clean
 
@@ -41,10 +41,10 @@ $(BUILD)/harness.o: tests/harness.c tests/harness.h ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -c $< -o $@
 
 $(BUILD)/test_%: tests/test_%.c $(BUILD)/harness.o tests/harness.h ctorch.h
-	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(BUILD)/harness.o -o $@ $(LDFLAGS) $(LDLIBS)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(BUILD)/harness.o -o $@ $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/examples/%: examples/%.c ctorch.h
-	@mkdir -p $(BUILD)/examples
+	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
 
 test-build: ctorch.h

@@ -1,9 +1,16 @@
 #!/bin/sh
 # Regenerates the golden data in tests/golden/ from PyTorch (Debian: apt-get install python3-torch).
 # The files are committed, so `make test` needs no Python.
+# It also writes the expected output of each seed example (examples/seeds/*.out)
+# from its PyTorch twin (*.py; zero_copy.py also needs python3-numpy).
 set -eu
 cd "$(dirname "$0")/golden"
 for g in gen_*.py; do
     echo "$g"
     /usr/bin/python3 "$g"
+done
+cd ../../examples/seeds
+for p in *.py; do
+    echo "examples/seeds/$p"
+    /usr/bin/python3 "$p" > "${p%.py}.out"
 done

@@ -75,6 +75,7 @@ ct_dtype ct_promote_types(ct_dtype a, ct_dtype b)
 {
     a = ct__resolve(a);
     b = ct__resolve(b);
+    if (!ct__dtype_valid(a) || !ct__dtype_valid(b)) return CT_DEFAULT;
     if (a == b) return a;
     if (a == CT_BOOL) return b;
     if (b == CT_BOOL) return a;

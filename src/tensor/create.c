@@ -196,9 +196,14 @@ ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_
 
 ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
 {
+    int64_t numel;
     if (n < 0 || m < 0) {
         ct__fail(CT_ERR_RUNTIME, "%s must be greater or equal to 0, got %lld", n < 0 ? "n" : "m",
                  (long long)(n < 0 ? n : m));
+        return NULL;
+    }
+    if (!ct__mul_ok(n, m, &numel)) {
+        ct__fail(CT_ERR_RUNTIME, "numel: integer multiplication overflow");
         return NULL;
     }
     ct_tensor *t = ct_zeros(CT_SHAPE(n, m), dtype);

@@ -76,6 +76,10 @@ static ct_tensor *ct__alloc_strided(const int64_t *sizes, const int64_t *strides
 {
     int64_t numel, nbytes, contiguous[CT_MAX_DIMS];
     dtype = ct__resolve(dtype);
+    if (!ct__dtype_valid(dtype)) {
+        ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
+        return NULL;
+    }
     if (!ct__numel_of(sizes, ndim, &numel) || !ct__mul_ok(numel, (int64_t)ct_dtype_size(dtype), &nbytes)) {
         char buf[256];
         ct__fail(CT_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
