@@ -3,6 +3,8 @@
  * and PyTorch's error messages. */
 #include "harness.h"
 
+#include <pthread.h>
+
 /* ---------------------------------------------------------------- replaying gen_random.py's streams */
 
 enum { OP_SEED, OP_RAND, OP_RANDN, OP_RANDINT, OP_RANDPERM, OP_NORMAL_SCALAR, OP_UNIFORM_, OP_NORMAL_, OP_RANDOM_,
@@ -216,6 +218,36 @@ static void test_state_from_pytorch(void)
     CHECK_FAILS(ct_generator_set_state(NULL, state), CT_ERR_RUNTIME, "Invalid mt19937 state");
 }
 
+/* Two threads drawing from the default generator: each call holds the
+ * generator for all its draws, so 2 x 2000 calls leave it where 4000 calls
+ * on one thread do. */
+static void *draw_many(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 2000; i++) { /* no scope: a thread's scope stack outlives it */
+        ct_release(ct_randn(CT_SHAPE(7), CT_F64, NULL)); /* odd: the threads share a cached normal */
+        ct_release(ct_rand(CT_SHAPE(1000), CT_F32, NULL));
+    }
+    return NULL;
+}
+
+static void test_threads_share_the_default_generator(void)
+{
+    pthread_t a, b;
+    ct_manual_seed(5);
+    CHECK(pthread_create(&a, NULL, draw_many, NULL) == 0); /* one after the other */
+    pthread_join(a, NULL);
+    CHECK(pthread_create(&b, NULL, draw_many, NULL) == 0);
+    pthread_join(b, NULL);
+    ct_tensor *expected = ct_rand(CT_SHAPE(4), CT_F32, NULL);
+    ct_manual_seed(5);
+    CHECK(pthread_create(&a, NULL, draw_many, NULL) == 0); /* at the same time */
+    CHECK(pthread_create(&b, NULL, draw_many, NULL) == 0);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    CHECK_TENSOR(ct_rand(CT_SHAPE(4), CT_F32, NULL), expected, 0);
+}
+
 /* ---------------------------------------------------------------- errors, in PyTorch's words */
 
 static void test_errors(void)
@@ -314,6 +346,7 @@ int main(void)
     RUN(test_generator_seeds);
     RUN(test_state_round_trip);
     RUN(test_state_from_pytorch);
+    RUN(test_threads_share_the_default_generator);
     RUN(test_errors);
     RUN(test_tensor_argument_errors);
     return ct_test_report();

@@ -269,11 +269,12 @@ static double ct__uniform(ct_generator *g, ct_dtype dt, double from, double to)
 {
     if (dt == CT_F64) {
         double x = (double)(ct__rand64(g) & ((1ULL << 53) - 1)) * 0x1p-53;
-        return fma(x, to - from, from);
+        return from == 0 && to == 1 ? x : fma(x, to - from, from); /* x * 1 + 0 is x: skip the fma */
     }
-    int digits = ct__digits(dt);
-    float x = (float)(ct__rand32(g) & ((1u << digits) - 1)) * ldexpf(1.0f, -digits);
-    return fmaf(x, (float)ct__round_to(to - from, dt), (float)from);
+    uint32_t bits = ct__rand32(g);
+    float x = dt == CT_F32 ? (float)(bits & 0xffffff) * 0x1p-24f
+            : dt == CT_F16 ? (float)(bits & 0x7ff) * 0x1p-11f : (float)(bits & 0xff) * 0x1p-8f;
+    return from == 0 && to == 1 ? x : fmaf(x, (float)ct__round_to(to - from, dt), (float)from);
 }
 
 /* normal_distribution<double>: Box-Muller on two 53-bit uniforms, the second
@@ -400,15 +401,14 @@ ct_result ct_uniform_(ct_tensor *t, double from, double to, ct_generator *g)
 /* ---------------------------------------------------------------- normal_ */
 
 /* log256_ps of avx_mathfun.h (cephes' logf) on one lane, with the
- * multiply-adds that GCC fuses there. */
+ * multiply-adds that GCC fuses there. x is 1 - u for a uniform u: in
+ * [2^-24, 1], clear of the zeros and denormals that log256_ps also handles. */
 static float ct__avx_logf(float x)
 {
     static const float p[9] = {7.0376836292E-2f, -1.1514610310E-1f, 1.1676998740E-1f,
                                -1.2420140846E-1f, 1.4249322787E-1f, -1.6668057665E-1f,
                                2.0000714765E-1f, -2.4999993993E-1f, 3.3333331174E-1f};
-    bool invalid = x <= 0;
     uint32_t bits;
-    if (!(x > FLT_MIN)) x = FLT_MIN; /* _mm256_max_ps(x, min_norm_pos) */
     memcpy(&bits, &x, 4);
     float e = (float)((int32_t)(bits >> 23) - 0x7f) + 1.0f;
     bits = (bits & ~0x7f800000u) | 0x3f000000u; /* the mantissa as a number in [0.5, 1) */
@@ -425,22 +425,17 @@ static float ct__avx_logf(float x)
     y = y * x;
     y = fmaf(y, z, e * -2.12194440e-4f);
     y = fmaf(-z, 0.5f, y);
-    x = fmaf(e, 0.693359375f, x + y);
-    return invalid ? NAN : x;
+    return fmaf(e, 0.693359375f, x + y);
 }
 
-/* sincos256_ps of avx_mathfun.h (cephes' sinf and cosf) on one lane. */
+/* sincos256_ps of avx_mathfun.h (cephes' sinf and cosf) on one lane, for
+ * x = 2 pi u >= 0 (the sign handling of negative x is left out). */
 static void ct__avx_sincosf(float x, float *s, float *c)
 {
-    uint32_t sign_sin = 0;
-    if (x < 0 || (x == 0 && signbit(x))) {
-        sign_sin = 0x80000000u;
-        x = -x;
-    }
     int32_t j = (int32_t)(x * 1.27323954473516f); /* 4/pi */
     j = (j + 1) & ~1;
     float y = (float)j;
-    if (j & 4) sign_sin ^= 0x80000000u;
+    uint32_t sign_sin = (j & 4) ? 0x80000000u : 0;
     uint32_t sign_cos = (~(uint32_t)(j - 2) & 4) ? 0x80000000u : 0;
     bool sin_poly = (j & 2) == 0; /* the sine polynomial serves the sine */
     x = fmaf(y, -0.78515625f, x);
@@ -563,7 +558,8 @@ static int64_t ct__as_dtype_i64(int64_t v, ct_dtype dt)
     return ct__trunc_i64(ct__read_f64(&elem, dt));
 }
 
-static int64_t ct__bit_length_minus_1(int64_t v)
+/* floor(log2(|v|)) for v != 0. */
+static int ct__floor_log2(int64_t v)
 {
     int n = 0;
     uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
@@ -574,14 +570,14 @@ static int64_t ct__bit_length_minus_1(int64_t v)
 static int64_t ct__update_from(int64_t from, ct_dtype dt)
 {
     int64_t rounded = ct__as_dtype_i64(from + 1, dt);
-    if (rounded < from) from = rounded + ((int64_t)1 << (ct__bit_length_minus_1(from + 1) - ct__digits(dt) + 1));
+    if (rounded < from) from = rounded + ((int64_t)1 << (ct__floor_log2(from + 1) - ct__digits(dt) + 1));
     return from;
 }
 
 static int64_t ct__update_to(int64_t to, ct_dtype dt)
 {
     int64_t rounded = ct__as_dtype_i64(to - 1, dt);
-    if (rounded >= to) to = rounded - ((int64_t)1 << (ct__bit_length_minus_1(to - 1) - ct__digits(dt) + 1));
+    if (rounded >= to) to = rounded - ((int64_t)1 << (ct__floor_log2(to - 1) - ct__digits(dt) + 1));
     return to;
 }
 
@@ -935,10 +931,8 @@ static void ct__heap_pop(ct__scored *a, int64_t len, int64_t to)
 /* std::__heap_select: the `mid` first of a[0, n) in a[0, mid), as a heap. */
 static void ct__heap_select(ct__scored *a, int64_t mid, int64_t n)
 {
-    for (int64_t parent = (mid - 2) / 2; mid >= 2; parent--) {
-        ct__heap_adjust(a, parent, mid, a[parent]);
-        if (parent == 0) break;
-    }
+    if (mid >= 2) /* std::__make_heap */
+        for (int64_t parent = (mid - 2) / 2; parent >= 0; parent--) ct__heap_adjust(a, parent, mid, a[parent]);
     for (int64_t i = mid; i < n; i++)
         if (ct__before(&a[i], &a[0])) ct__heap_pop(a, mid, i);
 }
@@ -986,8 +980,6 @@ static int64_t ct__partition(ct__scored *a, int64_t n)
         lo++;
     }
 }
-
-static int64_t ct__floor_log2(int64_t n) { return ct__bit_length_minus_1(n); }
 
 static void ct__nth_element(ct__scored *a, int64_t nth, int64_t n)
 {
