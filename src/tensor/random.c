@@ -1,0 +1,1165 @@
+/* Random numbers: PyTorch's CPU generator and the distributions of its CPU
+ * kernels, reproduced draw for draw so that a seed gives PyTorch's numbers.
+ *
+ * The engine is at::mt19937 (32-bit outputs; a 64-bit draw is two of them,
+ * the first as the high half). A uniform of a floating dtype takes the low
+ * `digits` bits of one draw (24 for float, 53 for double from a 64-bit draw,
+ * 11 for half, 8 for bfloat16) scaled by 2^-digits. The serial kernels fill
+ * their output in TensorIterator order, which ct__iter reproduces. Where
+ * PyTorch computes in a narrower type (float, half, bfloat16) we compute in
+ * double and round to it after each operation, which gives the same result
+ * for + - * / and sqrt (double has over twice their precision); PyTorch's AVX2
+ * kernels fuse some multiply-adds, and so does fma() here, in the same places. */
+
+#include <time.h>
+
+#define CT__MT_N 624
+#define CT__MT_M 397
+#define CT__DEFAULT_SEED 67280421310721ULL
+/* sizeof(at::CPUGeneratorImplState): what torch.get_rng_state() returns. */
+#define CT__STATE_BYTES 5056
+
+static const double ct__pi = 3.14159265358979323846;
+
+/* Defined with the CPU range kernels (src/cpu/range.c), later in the amalgamation. */
+static double ct__round_to(double x, ct_dtype dt);
+
+struct ct_generator {
+    long lock; /* a spinlock, as PyTorch holds generator->mutex_ around a kernel */
+    bool seeded; /* false only for the default generator before its first use */
+    uint64_t seed;
+    int left; /* mt19937_data_pod's fields, kept as PyTorch keeps them for get_state */
+    uint32_t next;
+    uint32_t state[CT__MT_N];
+    bool has_normal; /* Box-Muller's second sample (next_double_normal_sample) */
+    double normal;
+    bool has_normal_f; /* next_float_normal_sample: only ever set through set_state */
+    float normal_f;
+};
+
+static ct_generator ct__default_gen; /* zero: unlocked, seeded on first use */
+
+/* ---------------------------------------------------------------- the engine */
+
+static void ct__mt_seed(ct_generator *g, uint64_t seed)
+{
+    g->seed = seed;
+    g->seeded = true;
+    g->state[0] = (uint32_t)seed;
+    for (uint32_t j = 1; j < CT__MT_N; j++)
+        g->state[j] = 1812433253u * (g->state[j - 1] ^ (g->state[j - 1] >> 30)) + j;
+    g->left = 1;
+    g->next = 0;
+    g->has_normal = g->has_normal_f = false;
+}
+
+static uint32_t ct__mt_twist(uint32_t u, uint32_t v)
+{
+    return (((u & 0x80000000u) | (v & 0x7fffffffu)) >> 1) ^ (v & 1 ? 0x9908b0dfu : 0);
+}
+
+static uint32_t ct__rand32(ct_generator *g)
+{
+    if (--g->left == 0) { /* regenerate the whole state */
+        uint32_t *s = g->state;
+        int j;
+        for (j = 0; j < CT__MT_N - CT__MT_M; j++) s[j] = s[j + CT__MT_M] ^ ct__mt_twist(s[j], s[j + 1]);
+        for (; j < CT__MT_N - 1; j++) s[j] = s[j + CT__MT_M - CT__MT_N] ^ ct__mt_twist(s[j], s[j + 1]);
+        s[j] = s[j + CT__MT_M - CT__MT_N] ^ ct__mt_twist(s[j], s[0]);
+        g->left = CT__MT_N;
+        g->next = 0;
+    }
+    uint32_t y = g->state[g->next++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+}
+
+static uint64_t ct__rand64(ct_generator *g)
+{
+    uint64_t hi = ct__rand32(g);
+    return hi << 32 | ct__rand32(g);
+}
+
+/* ---------------------------------------------------------------- generators */
+
+static void ct__gen_unlock(ct_generator *g)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __atomic_store_n(&g->lock, 0L, __ATOMIC_RELEASE);
+#else
+    _InterlockedExchange((volatile long *)&g->lock, 0);
+#endif
+}
+
+/* g (NULL: the default generator) locked and seeded. */
+static ct_generator *ct__gen_lock(ct_generator *g)
+{
+    if (!g) g = &ct__default_gen;
+#if defined(__GNUC__) || defined(__clang__)
+    while (__atomic_exchange_n(&g->lock, 1L, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&g->lock, __ATOMIC_RELAXED)) continue;
+#else
+    while (_InterlockedExchange((volatile long *)&g->lock, 1)) continue;
+#endif
+    if (!g->seeded) ct__mt_seed(g, CT__DEFAULT_SEED);
+    return g;
+}
+
+ct_generator *ct_default_generator(void) { return &ct__default_gen; }
+
+ct_generator *ct_generator_new(void)
+{
+    ct_generator *g = (ct_generator *)CT_MALLOC(sizeof *g);
+    if (!g) {
+        CT__OOM();
+        return NULL;
+    }
+    memset(g, 0, sizeof *g);
+    ct__mt_seed(g, CT__DEFAULT_SEED);
+    return g;
+}
+
+void ct_generator_free(ct_generator *g)
+{
+    if (g != &ct__default_gen) CT_FREE(g);
+}
+
+void ct_generator_manual_seed(ct_generator *g, uint64_t seed)
+{
+    g = ct__gen_lock(g);
+    ct__mt_seed(g, seed);
+    ct__gen_unlock(g);
+}
+
+uint64_t ct_generator_initial_seed(const ct_generator *g)
+{
+    ct_generator *locked = ct__gen_lock((ct_generator *)g);
+    uint64_t seed = locked->seed;
+    ct__gen_unlock(locked);
+    return seed;
+}
+
+void ct_manual_seed(uint64_t seed) { ct_generator_manual_seed(NULL, seed); }
+uint64_t ct_initial_seed(void) { return ct_generator_initial_seed(NULL); }
+
+/* A nondeterministic seed: /dev/urandom as PyTorch reads it, else the clock. */
+static uint64_t ct__fresh_seed(void)
+{
+    uint64_t s = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f) {
+        size_t got = fread(&s, sizeof s, 1, f);
+        fclose(f);
+        if (got == 1) return s;
+    }
+    s = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)clock();
+    return s ^ (s >> 31);
+}
+
+uint64_t ct_seed(void)
+{
+    uint64_t s = ct__fresh_seed();
+    ct_manual_seed(s);
+    return s;
+}
+
+/* The state bytes are at::CPUGeneratorImplState's layout, so that states move
+ * between ctorch and torch.get_rng_state / set_rng_state. */
+enum {
+    CT__ST_SEED = 0, CT__ST_LEFT = 8, CT__ST_SEEDED = 12, CT__ST_NEXT = 16, CT__ST_STATE = 24,
+    CT__ST_NORMAL_Y = 5024, CT__ST_NORMAL_VALID = 5040, CT__ST_FLOAT = 5048, CT__ST_FLOAT_VALID = 5052
+};
+
+size_t ct_generator_state_size(void) { return CT__STATE_BYTES; }
+
+void ct_generator_get_state(const ct_generator *g, void *state)
+{
+    unsigned char *b = (unsigned char *)state;
+    ct_generator *src = ct__gen_lock((ct_generator *)g);
+    int seeded = 1, normal_valid = src->has_normal;
+    uint64_t next = src->next;
+    double normal = src->has_normal ? src->normal : 0.0;
+    float normal_f = src->has_normal_f ? src->normal_f : 0.0f;
+    memset(b, 0, CT__STATE_BYTES);
+    memcpy(b + CT__ST_SEED, &src->seed, 8);
+    memcpy(b + CT__ST_LEFT, &src->left, 4);
+    memcpy(b + CT__ST_SEEDED, &seeded, 4);
+    memcpy(b + CT__ST_NEXT, &next, 8);
+    for (int j = 0; j < CT__MT_N; j++) {
+        uint64_t w = src->state[j];
+        memcpy(b + CT__ST_STATE + 8 * j, &w, 8);
+    }
+    memcpy(b + CT__ST_NORMAL_Y, &normal, 8);
+    memcpy(b + CT__ST_NORMAL_VALID, &normal_valid, 4);
+    memcpy(b + CT__ST_FLOAT, &normal_f, 4);
+    b[CT__ST_FLOAT_VALID] = src->has_normal_f;
+    ct__gen_unlock(src);
+}
+
+ct_result ct_generator_set_state(ct_generator *g, const void *state)
+{
+    const unsigned char *b = (const unsigned char *)state;
+    int left, seeded, normal_valid;
+    uint64_t seed, next;
+    if (!b) return ct__fail(CT_ERR_TYPE, "set_state(): argument 'new_state' (position 1) must be Tensor, not NULL");
+    memcpy(&seed, b + CT__ST_SEED, 8);
+    memcpy(&left, b + CT__ST_LEFT, 4);
+    memcpy(&seeded, b + CT__ST_SEEDED, 4);
+    memcpy(&next, b + CT__ST_NEXT, 8);
+    memcpy(&normal_valid, b + CT__ST_NORMAL_VALID, 4);
+    if (!seeded || left <= 0 || left > CT__MT_N || (uint32_t)next > CT__MT_N)
+        return ct__fail(CT_ERR_RUNTIME, "Invalid mt19937 state");
+    g = ct__gen_lock(g);
+    g->seed = seed;
+    g->left = left;
+    g->next = (uint32_t)next;
+    for (int j = 0; j < CT__MT_N; j++) {
+        uint64_t w;
+        memcpy(&w, b + CT__ST_STATE + 8 * j, 8);
+        g->state[j] = (uint32_t)w;
+    }
+    g->has_normal = normal_valid != 0;
+    memcpy(&g->normal, b + CT__ST_NORMAL_Y, 8);
+    g->has_normal_f = b[CT__ST_FLOAT_VALID] != 0;
+    memcpy(&g->normal_f, b + CT__ST_FLOAT, 4);
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- distributions */
+
+/* c10's ScalarType name, as dispatch errors print it. */
+static const char *ct__scalar_name(ct_dtype dt)
+{
+    static const char *const names[] = {"Float", "Bool", "Byte", "Char", "Short", "Int",
+                                        "Long", "Half", "BFloat16", "Float", "Double"};
+    return names[ct__resolve(dt)];
+}
+
+/* caffe2::TypeMeta's name, as the bounds checks print it. */
+static const char *ct__type_meta_name(ct_dtype dt)
+{
+    static const char *const names[] = {"float", "bool", "unsigned char", "signed char", "short int", "int",
+                                        "long int", "c10::Half", "c10::BFloat16", "float", "double"};
+    return names[ct__resolve(dt)];
+}
+
+static ct_result ct__not_implemented(const char *kernel, ct_dtype dt)
+{
+    return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__scalar_name(dt));
+}
+
+/* Mantissa bits (std::numeric_limits<T>::digits) of a floating dtype. */
+static int ct__digits(ct_dtype dt)
+{
+    return dt == CT_F64 ? 53 : dt == CT_F32 ? 24 : dt == CT_F16 ? 11 : 8;
+}
+
+/* The largest finite value of a floating dtype. */
+static double ct__dtype_max(ct_dtype dt)
+{
+    return dt == CT_F64 ? DBL_MAX : dt == CT_F32 ? FLT_MAX : dt == CT_F16 ? 65504.0 : 3.3895313892515355e38;
+}
+
+/* uniform_real_distribution<T>(from, to), from and to already of dtype dt:
+ * a float result for float, half and bfloat16 (PyTorch's dist_acctype). */
+static double ct__uniform(ct_generator *g, ct_dtype dt, double from, double to)
+{
+    if (dt == CT_F64) {
+        double x = (double)(ct__rand64(g) & ((1ULL << 53) - 1)) * 0x1p-53;
+        return from == 0 && to == 1 ? x : fma(x, to - from, from); /* x * 1 + 0 is x: skip the fma */
+    }
+    uint32_t bits = ct__rand32(g);
+    float x = dt == CT_F32 ? (float)(bits & 0xffffff) * 0x1p-24f
+            : dt == CT_F16 ? (float)(bits & 0x7ff) * 0x1p-11f : (float)(bits & 0xff) * 0x1p-8f;
+    return from == 0 && to == 1 ? x : fmaf(x, (float)ct__round_to(to - from, dt), (float)from);
+}
+
+/* normal_distribution<double>: Box-Muller on two 53-bit uniforms, the second
+ * sample kept for the next call. */
+static double ct__normal(ct_generator *g, double mean, double std)
+{
+    double z;
+    if (g->has_normal) {
+        g->has_normal = false;
+        z = g->normal;
+    } else {
+        double u1 = ct__uniform(g, CT_F64, 0, 1), u2 = ct__uniform(g, CT_F64, 0, 1);
+        double r = sqrt(-2.0 * log(1.0 - u2)), theta = 2.0 * ct__pi * u1;
+        g->normal = r * sin(theta);
+        g->has_normal = true;
+        z = r * cos(theta);
+    }
+    return fma(z, std, mean);
+}
+
+/* One element drawn into `elem` (of dtype dt); arg holds the distribution's parameters. */
+typedef void (*ct__draw_fn)(ct_generator *g, const void *arg, char *elem, ct_dtype dt);
+
+typedef struct ct__fill {
+    ct_generator *g;
+    ct_dtype dtype;
+    ct__draw_fn draw;
+    const void *arg;
+} ct__fill;
+
+static void ct__fill_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const ct__fill *f = (const ct__fill *)ctx;
+    for (int64_t i = 0; i < n; i++) f->draw(f->g, f->arg, data[0] + i * strides[0], f->dtype);
+}
+
+/* Fill t one draw per element in TensorIterator order (cpu_serial_kernel). */
+static void ct__fill_serial(ct_tensor *t, ct_generator *g, ct__draw_fn draw, const void *arg)
+{
+    ct__iter it;
+    const ct_tensor *ops[1];
+    ct__fill f;
+    ops[0] = t;
+    f.g = g;
+    f.dtype = t->dtype;
+    f.draw = draw;
+    f.arg = arg;
+    ct__iter_init(&it, 1, ops);
+    ct__iter_serial(&it, ct__fill_loop, &f);
+}
+
+/* arg: {from, to} of dtype dt */
+static void ct__draw_uniform(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
+{
+    const double *a = (const double *)arg;
+    ct__write_f64(elem, dt, ct__uniform(g, dt, a[0], a[1]));
+}
+
+/* arg: {mean, std} */
+static void ct__draw_normal(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
+{
+    const double *a = (const double *)arg;
+    ct__write_f64(elem, dt, ct__normal(g, a[0], a[1]));
+}
+
+/* arg: lambda */
+static void ct__draw_exponential(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
+{
+    double u = ct__uniform(g, CT_F64, 0, 1);
+    ct__write_f64(elem, dt, -1.0 / *(const double *)arg * log(1.0 - u));
+}
+
+/* arg: p */
+static void ct__draw_bernoulli(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
+{
+    ct__write_f64(elem, dt, ct__uniform(g, CT_F64, 0, 1) < *(const double *)arg);
+}
+
+/* arg: {range, base, whether to draw 64 bits}; (draw % range + base) wraps
+ * in uint64 and is then read as an int64, as uniform_int_from_to does. */
+static void ct__draw_int(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
+{
+    const uint64_t *a = (const uint64_t *)arg;
+    uint64_t v = a[2] ? ct__rand64(g) : ct__rand32(g);
+    ct__write_i64(elem, dt, (int64_t)(v % a[0] + a[1]));
+}
+
+/* An internal-overlap check (TensorIterator's) for the in-place samplers. */
+static ct_result ct__check_writable(const ct_tensor *t)
+{
+    return ct__has_internal_overlap(t) ? ct__fail(CT_ERR_RUNTIME, "%s", ct__msg_internal_overlap) : CT_OK;
+}
+
+/* ---------------------------------------------------------------- uniform_ */
+
+ct_result ct_uniform_(ct_tensor *t, double from, double to, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    ct_dtype dt = t->dtype;
+    if (!ct_dtype_is_floating(dt)) return ct__not_implemented("check_uniform_bounds", dt);
+    double max = ct__dtype_max(dt);
+    if (!(from >= -max && from <= max))
+        return ct__fail(CT_ERR_RUNTIME, "from is out of bounds for %s", ct__type_meta_name(dt));
+    if (!(to >= -max && to <= max))
+        return ct__fail(CT_ERR_RUNTIME, "to is out of bounds for %s", ct__type_meta_name(dt));
+    if (!(from <= to))
+        return ct__fail(CT_ERR_RUNTIME, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g",
+                        from, to);
+    if (!(to - from <= max))
+        return ct__fail(CT_ERR_RUNTIME,
+                        "uniform_ expects to-from <= std::numeric_limits<%s>::max(), but found to=%g and from=%g "
+                        "which result in to-from to exceed the limit",
+                        ct__scalar_name(dt), to, from);
+    if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    double arg[2];
+    arg[0] = ct__round_to(from, dt);
+    arg[1] = ct__round_to(to, dt);
+    g = ct__gen_lock(g);
+    ct__fill_serial(t, g, ct__draw_uniform, arg);
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- normal_ */
+
+/* log256_ps of avx_mathfun.h (cephes' logf) on one lane, with the
+ * multiply-adds that GCC fuses there. x is 1 - u for a uniform u: in
+ * [2^-24, 1], clear of the zeros and denormals that log256_ps also handles. */
+static float ct__avx_logf(float x)
+{
+    static const float p[9] = {7.0376836292E-2f, -1.1514610310E-1f, 1.1676998740E-1f,
+                               -1.2420140846E-1f, 1.4249322787E-1f, -1.6668057665E-1f,
+                               2.0000714765E-1f, -2.4999993993E-1f, 3.3333331174E-1f};
+    uint32_t bits;
+    memcpy(&bits, &x, 4);
+    float e = (float)((int32_t)(bits >> 23) - 0x7f) + 1.0f;
+    bits = (bits & ~0x7f800000u) | 0x3f000000u; /* the mantissa as a number in [0.5, 1) */
+    memcpy(&x, &bits, 4);
+    float tmp = 0.0f;
+    if (x < 0.707106781186547524f) {
+        tmp = x;
+        e -= 1.0f;
+    }
+    x = x - 1.0f;
+    x = x + tmp;
+    float z = x * x, y = p[0];
+    for (int i = 1; i < 9; i++) y = fmaf(y, x, p[i]);
+    y = y * x;
+    y = fmaf(y, z, e * -2.12194440e-4f);
+    y = fmaf(-z, 0.5f, y);
+    return fmaf(e, 0.693359375f, x + y);
+}
+
+/* sincos256_ps of avx_mathfun.h (cephes' sinf and cosf) on one lane, for
+ * x = 2 pi u >= 0 (the sign handling of negative x is left out). */
+static void ct__avx_sincosf(float x, float *s, float *c)
+{
+    int32_t j = (int32_t)(x * 1.27323954473516f); /* 4/pi */
+    j = (j + 1) & ~1;
+    float y = (float)j;
+    uint32_t sign_sin = (j & 4) ? 0x80000000u : 0;
+    uint32_t sign_cos = (~(uint32_t)(j - 2) & 4) ? 0x80000000u : 0;
+    bool sin_poly = (j & 2) == 0; /* the sine polynomial serves the sine */
+    x = fmaf(y, -0.78515625f, x);
+    x = fmaf(y, -2.4187564849853515625e-4f, x);
+    x = fmaf(y, -3.77489497744594108e-8f, x);
+    float z = x * x;
+    float yc = fmaf(2.443315711809948E-005f, z, -1.388731625493765E-003f);
+    yc = fmaf(yc, z, 4.166664568298827E-002f);
+    yc = yc * z;
+    yc = fmaf(yc, z, -(z * 0.5f));
+    yc = yc + 1.0f;
+    float ys = fmaf(-1.9515295891E-4f, z, 8.3321608736E-3f);
+    ys = fmaf(ys, z, -1.6666654611E-1f);
+    ys = ys * z;
+    ys = fmaf(ys, x, x);
+    /* the lanes add the unused polynomial's zero: -0 becomes +0 */
+    float vs = (sin_poly ? ys : yc) + 0.0f, vc = (sin_poly ? yc : ys) + 0.0f;
+    uint32_t b;
+    memcpy(&b, &vs, 4);
+    b ^= sign_sin;
+    memcpy(s, &b, 4);
+    memcpy(&b, &vc, 4);
+    b ^= sign_cos;
+    memcpy(c, &b, 4);
+}
+
+/* Box-Muller on 16 uniforms in place: v[j] and v[j + 8] become the cosine and
+ * sine samples of the pair (1 - v[j], v[j + 8]) (normal_fill_16 and, for
+ * float, normal_fill_16_AVX2). v holds values of dtype dt. */
+static void ct__normal16(double *v, ct_dtype dt, double mean, double std)
+{
+    for (int j = 0; j < 8; j++) {
+        double u1 = ct__round_to(1.0 - v[j], dt), u2 = v[j + 8];
+        if (dt == CT_F64) {
+            double radius = sqrt(-2.0 * log(u1)), theta = 2.0 * ct__pi * u2;
+            v[j] = fma(radius * cos(theta), std, mean);
+            v[j + 8] = fma(radius * sin(theta), std, mean);
+        } else if (dt == CT_F32) {
+            float radius = sqrtf(-2.0f * ct__avx_logf((float)u1)), s, c;
+            ct__avx_sincosf((float)(2.0 * ct__pi) * (float)u2, &s, &c);
+            v[j] = fmaf(radius * c, (float)std, (float)mean);
+            v[j + 8] = fmaf(radius * s, (float)std, (float)mean);
+        } else if (dt == CT_F16) { /* half has no math functions: float's, and float arithmetic */
+            double radius = ct__round_to(sqrtf(-2.0f * logf((float)u1)), dt);
+            float theta = (float)ct__round_to(2.0 * ct__pi * u2, dt);
+            v[j] = fmaf((float)radius * cosf(theta), (float)std, (float)mean);
+            v[j + 8] = fmaf((float)radius * sinf(theta), (float)std, (float)mean);
+        } else { /* bfloat16 has its own functions (BFloat16-math.h): every step rounds */
+            double radius = ct__round_to(sqrtf((float)ct__round_to(-2.0 * ct__round_to(logf((float)u1), dt), dt)), dt);
+            float theta = (float)ct__round_to(2.0 * ct__pi * u2, dt);
+            double c = ct__round_to(cosf(theta), dt), s = ct__round_to(sinf(theta), dt);
+            v[j] = ct__round_to(ct__round_to(ct__round_to(radius * c, dt) * std, dt) + mean, dt);
+            v[j + 8] = ct__round_to(ct__round_to(ct__round_to(radius * s, dt) * std, dt) + mean, dt);
+        }
+    }
+}
+
+/* Transform the 16 elements at p (uniforms of dtype dt) in place. */
+static void ct__normal16_at(char *p, ct_dtype dt, size_t es, double mean, double std)
+{
+    double v[16];
+    for (int j = 0; j < 16; j++) v[j] = ct__read_f64(p + j * es, dt);
+    ct__normal16(v, dt, mean, std);
+    for (int j = 0; j < 16; j++) ct__write_f64(p + j * es, dt, v[j]);
+}
+
+/* normal_fill: uniforms for every element first, then Box-Muller on blocks of
+ * 16; a last partial block is redone on the last 16 elements with fresh draws. */
+static void ct__normal_fill(ct_tensor *t, ct_generator *g, double mean, double std)
+{
+    ct_dtype dt = t->dtype;
+    int64_t n = ct_numel(t), i;
+    size_t es = ct__esize(t);
+    char *p = ct__data(t);
+    mean = ct__round_to(mean, dt);
+    std = ct__round_to(std, dt);
+    for (i = 0; i < n; i++) ct__write_f64(p + (size_t)i * es, dt, ct__uniform(g, dt, 0, 1));
+    for (i = 0; i + 16 <= n; i += 16) ct__normal16_at(p + (size_t)i * es, dt, es, mean, std);
+    if (n % 16) {
+        p += (size_t)(n - 16) * es;
+        for (i = 0; i < 16; i++) ct__write_f64(p + (size_t)i * es, dt, ct__uniform(g, dt, 0, 1));
+        ct__normal16_at(p, dt, es, mean, std);
+    }
+}
+
+/* normal_kernel, after the std check. */
+static ct_result ct__normal_kernel(ct_tensor *t, double mean, double std, ct_generator *g)
+{
+    if (!ct_dtype_is_floating(t->dtype)) return ct__not_implemented("normal_kernel_cpu", t->dtype);
+    bool fill = ct_numel(t) >= 16 && ct__is_contiguous(t);
+    if (!fill && ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    g = ct__gen_lock(g);
+    if (fill) {
+        ct__normal_fill(t, g, mean, std);
+    } else {
+        double arg[2];
+        arg[0] = mean;
+        arg[1] = std;
+        ct__fill_serial(t, g, ct__draw_normal, arg);
+    }
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+ct_result ct_normal_(ct_tensor *t, double mean, double std, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    if (!(std >= 0.0)) return ct__fail(CT_ERR_RUNTIME, "normal expects std >= 0.0, but found std %g", std);
+    return ct__normal_kernel(t, mean, std, g);
+}
+
+/* ---------------------------------------------------------------- random_ */
+
+/* update_from / update_to: move a bound of a floating dtype inwards to the
+ * nearest value that does not round outside [from, to). */
+static int64_t ct__as_dtype_i64(int64_t v, ct_dtype dt)
+{
+    uint64_t elem = 0;
+    ct__write_i64(&elem, dt, v);
+    return ct__trunc_i64(ct__read_f64(&elem, dt));
+}
+
+/* floor(log2(|v|)) for v != 0. */
+static int ct__floor_log2(int64_t v)
+{
+    int n = 0;
+    uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    while (a >>= 1) n++;
+    return n;
+}
+
+static int64_t ct__update_from(int64_t from, ct_dtype dt)
+{
+    int64_t rounded = ct__as_dtype_i64(from + 1, dt);
+    if (rounded < from) from = rounded + ((int64_t)1 << (ct__floor_log2(from + 1) - ct__digits(dt) + 1));
+    return from;
+}
+
+static int64_t ct__update_to(int64_t to, ct_dtype dt)
+{
+    int64_t rounded = ct__as_dtype_i64(to - 1, dt);
+    if (rounded >= to) to = rounded - ((int64_t)1 << (ct__floor_log2(to - 1) - ct__digits(dt) + 1));
+    return to;
+}
+
+/* check_from_to_in_range */
+static ct_result ct__check_random_bounds(int64_t from, int64_t to_inc, ct_dtype dt)
+{
+    const char *which = NULL;
+    if (ct_dtype_is_floating(dt)) {
+        double max = ct__dtype_max(dt);
+        which = !((double)from >= -max && (double)from <= max) ? "from"
+              : !((double)to_inc >= -max && (double)to_inc <= max) ? "to - 1" : NULL;
+    } else {
+        int64_t lo = 0, hi = 1; /* bool */
+        switch (dt) {
+        case CT_U8: hi = 255; break;
+        case CT_I8: lo = -128, hi = 127; break;
+        case CT_I16: lo = -32768, hi = 32767; break;
+        case CT_I32: lo = INT32_MIN, hi = INT32_MAX; break;
+        case CT_I64: lo = INT64_MIN, hi = INT64_MAX; break;
+        default: break;
+        }
+        which = !(from >= lo && from <= hi) ? "from" : !(to_inc >= lo && to_inc <= hi) ? "to - 1" : NULL;
+    }
+    return which ? ct__fail(CT_ERR_RUNTIME, "%s is out of bounds for %s", which, ct__type_meta_name(dt)) : CT_OK;
+}
+
+ct_result ct_random_(ct_tensor *t, int64_t from, int64_t to, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    ct_dtype dt = t->dtype;
+    if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    if (from >= to)
+        return ct__fail(CT_ERR_RUNTIME, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
+                        (long long)from, (long long)to);
+    if (ct_dtype_is_floating(dt)) {
+        from = ct__update_from(from, dt);
+        to = ct__update_to(to, dt);
+        if (from >= to)
+            return ct__fail(CT_ERR_RUNTIME,
+                            "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got "
+                            "from=%lld >= to=%lld",
+                            (long long)from, (long long)to);
+    }
+    if (ct__check_random_bounds(from, to - 1, dt) != CT_OK) return ct_last_error_code();
+    uint64_t arg[3];
+    arg[0] = (uint64_t)to - (uint64_t)from;
+    arg[1] = (uint64_t)from;
+    /* uniform_int_from_to_distribution: 64-bit draws for wide ranges of these types */
+    arg[2] = arg[0] >= (1ULL << 32) && (dt == CT_I64 || dt == CT_F64 || dt == CT_F32 || dt == CT_BF16);
+    g = ct__gen_lock(g);
+    ct__fill_serial(t, g, ct__draw_int, arg);
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- exponential_, bernoulli_ */
+
+ct_result ct_exponential_(ct_tensor *t, double lambd, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    if (!(lambd >= 0.0))
+        return ct__fail(CT_ERR_RUNTIME, "exponential_ expects lambda >= 0.0, but found lambda=%g", lambd);
+    if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    if (!ct_dtype_is_floating(t->dtype)) return ct__not_implemented("exponential_cpu", t->dtype);
+    g = ct__gen_lock(g);
+    ct__fill_serial(t, g, ct__draw_exponential, &lambd);
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+ct_result ct_bernoulli_(ct_tensor *t, double p, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    if (!(p >= 0 && p <= 1))
+        return ct__fail(CT_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+    if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    if (t->dtype == CT_F16) return ct__not_implemented("bernoulli_scalar_cpu_", t->dtype);
+    g = ct__gen_lock(g);
+    ct__fill_serial(t, g, ct__draw_bernoulli, &p);
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+/* bernoulli with a tensor of probabilities: one draw per output element, a
+ * 53-bit uniform against a double p, a 24-bit one against any other. */
+typedef struct ct__bern {
+    ct_generator *g;
+    ct_dtype out, p;
+    bool bad; /* a p outside [0, 1] stops the kernel, as its TORCH_CHECK does */
+} ct__bern;
+
+static void ct__bern_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    ct__bern *b = (ct__bern *)ctx;
+    for (int64_t i = 0; i < n && !b->bad; i++) {
+        double p = ct__read_f64(data[1] + i * strides[1], b->p);
+        if (!(p >= 0 && p <= 1)) {
+            b->bad = true;
+            break;
+        }
+        ct_dtype u = b->p == CT_F64 ? CT_F64 : CT_F32;
+        ct__write_f64(data[0] + i * strides[0], b->out, ct__uniform(b->g, u, 0, 1) < p);
+    }
+}
+
+ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g)
+{
+    CT__ARG(p, "self", 1);
+    if (p->dtype == CT_F16) {
+        ct__not_implemented("bernoulli_tensor_cpu_self_", p->dtype);
+        return NULL;
+    }
+    if (!ct_dtype_is_floating(p->dtype)) {
+        ct__not_implemented("bernoulli_tensor_cpu_p_", p->dtype);
+        return NULL;
+    }
+    ct_tensor *r = ct__alloc(p->sizes, p->ndim, p->dtype, ct__cpu);
+    if (!r) return NULL;
+    ct__iter it;
+    const ct_tensor *ops[2];
+    ct__bern b;
+    ops[0] = r;
+    ops[1] = p;
+    ct__iter_init(&it, 2, ops);
+    b.g = ct__gen_lock(g);
+    b.out = r->dtype;
+    b.p = p->dtype;
+    b.bad = false;
+    ct__iter_serial(&it, ct__bern_loop, &b);
+    ct__gen_unlock(b.g);
+    if (b.bad) {
+        ct__fail(CT_ERR_RUNTIME, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                                 "message be improved?  If so, please report an enhancement request to PyTorch.)");
+        ct__discard(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* ---------------------------------------------------------------- factories */
+
+/* torch.rand and friends are empty() followed by an in-place sampler. */
+static ct_tensor *ct__sampled(ct_tensor *t, ct_result r)
+{
+    if (t && r != CT_OK) {
+        ct__discard(t);
+        return NULL;
+    }
+    return t;
+}
+
+ct_tensor *ct_rand(ct_shape shape, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct_empty(shape, dtype);
+    return ct__sampled(t, t ? ct_uniform_(t, 0, 1, g) : CT_OK);
+}
+
+ct_tensor *ct_randn(ct_shape shape, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct_empty(shape, dtype);
+    return ct__sampled(t, t ? ct_normal_(t, 0, 1, g) : CT_OK);
+}
+
+ct_tensor *ct_normal_scalar(double mean, double std, ct_shape shape, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct_empty(shape, dtype);
+    return ct__sampled(t, t ? ct_normal_(t, mean, std, g) : CT_OK);
+}
+
+ct_tensor *ct_randint(int64_t low, int64_t high, ct_shape shape, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct_empty(shape, dtype == CT_DEFAULT ? CT_I64 : dtype);
+    return ct__sampled(t, t ? ct_random_(t, low, high, g) : CT_OK);
+}
+
+/* ---------------------------------------------------------------- normal(mean, std) */
+
+/* torch.result_type of two tensors: a tensor with dims outranks a 0-d one
+ * unless the 0-d one is of a higher category (bool < integral < floating). */
+static ct_dtype ct__result_type(const ct_tensor *a, const ct_tensor *b)
+{
+    if ((a->ndim == 0) == (b->ndim == 0)) return ct_promote_types(a->dtype, b->dtype);
+    ct_dtype hi = a->ndim ? a->dtype : b->dtype, lo = a->ndim ? b->dtype : a->dtype;
+    if (ct_dtype_is_floating(hi)) return hi;
+    if (hi == CT_BOOL || ct_dtype_is_floating(lo)) return ct_promote_types(hi, lo);
+    return hi;
+}
+
+/* An element of any dtype converted to dtype `to` (c10::convert), as a double. */
+static double ct__read_as(const char *p, ct_dtype from, ct_dtype to)
+{
+    uint64_t elem = 0;
+    if (ct_dtype_is_floating(from)) ct__write_f64(&elem, to, ct__read_f64(p, from));
+    else ct__write_i64(&elem, to, ct__read_i64(p, from));
+    return ct__read_f64(&elem, to);
+}
+
+/* out = out * std + mean, as out.mul_(std).add_(mean): two ops, each rounded to out's dtype. */
+typedef struct ct__scale {
+    ct_dtype out, std, mean, mul; /* mul: the dtype mul_ computes in */
+} ct__scale;
+
+static void ct__scale_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const ct__scale *s = (const ct__scale *)ctx;
+    for (int64_t i = 0; i < n; i++) {
+        char *o = data[0] + i * strides[0];
+        double x = ct__read_as(o, s->out, s->mul) * ct__read_as(data[1] + i * strides[1], s->std, s->mul);
+        x = ct__round_to(ct__round_to(x, s->mul), s->out);
+        ct__write_f64(o, s->out, x + ct__read_f64(data[2] + i * strides[2], s->mean));
+    }
+}
+
+/* CHECK_NORMAL_TENSOR_STD: every std >= 0 (a NaN fails, as std.min() does). */
+static bool ct__all_nonnegative(const ct_tensor *t)
+{
+    bool ok = true;
+    int64_t n = ct_numel(t);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *c = ct_contiguous(t);
+    for (int64_t i = 0; c && i < n && ok; i++) ok = ct__read_f64(ct__data(c) + (size_t)i * ct__esize(c), c->dtype) >= 0;
+    ct_scope_end(s);
+    return ok;
+}
+
+ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_generator *g)
+{
+    int64_t shape[CT_MAX_DIMS];
+    int nd;
+    CT__ARG(mean, "mean", 1);
+    CT__ARG(std, "std", 2);
+    if (!ct__all_nonnegative(std)) {
+        ct__fail(CT_ERR_RUNTIME, "normal expects all elements of std >= 0.0");
+        return NULL;
+    }
+    if (ct__broadcast_shapes(mean->sizes, mean->ndim, std->sizes, std->ndim, shape, &nd) != CT_OK) return NULL;
+    ct_tensor *r = ct__alloc(shape, nd, mean->dtype, ct__cpu);
+    if (!r || ct__normal_kernel(r, 0, 1, g) != CT_OK) return ct__sampled(r, ct_last_error_code());
+    ct__iter it;
+    const ct_tensor *ops[3];
+    ct__scale s;
+    ops[0] = r;
+    ops[1] = std;
+    ops[2] = mean;
+    s.out = r->dtype;
+    s.std = std->dtype;
+    s.mean = mean->dtype;
+    s.mul = ct__result_type(r, std);
+    ct__iter_init(&it, 3, ops);
+    ct__iter_serial(&it, ct__scale_loop, &s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- randperm */
+
+/* check_supported_max_int_with_precision */
+static ct_result ct__check_randperm_n(int64_t n, ct_dtype dt)
+{
+    uint64_t elem;
+    if (ct__scalar_to_elem(ct_int(n > 0 ? n - 1 : n), dt, &elem) != CT_OK) return ct_last_error_code();
+    if (dt == CT_F16 && n > (1 << 11) + 1)
+        return ct__fail(CT_ERR_RUNTIME, "n cannot be greater than 2049 for Half type.");
+    if (dt == CT_F32 && n > (1 << 24) + 1)
+        return ct__fail(CT_ERR_RUNTIME, "n cannot be greater than 2^24+1 for Float type.");
+    if (dt == CT_F64 && n > ((int64_t)1 << 53) + 1)
+        return ct__fail(CT_ERR_RUNTIME, "n cannot be greater than 2^53+1 for Double type.");
+    if (dt == CT_BOOL) return ct__not_implemented("randperm", dt);
+    return CT_OK;
+}
+
+ct_tensor *ct_randperm(int64_t n, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct_empty(CT_SHAPE(n), dtype == CT_DEFAULT ? CT_I64 : dtype);
+    if (!t || ct__check_randperm_n(n, t->dtype) != CT_OK) return ct__sampled(t, ct_last_error_code());
+    if (n == 0) return t;
+    char *p = ct__data(t), tmp[8];
+    size_t es = ct__esize(t);
+    for (int64_t i = 0; i < n; i++) ct__write_i64(p + (size_t)i * es, t->dtype, i);
+    /* Fisher-Yates from the front, a 32-bit draw modulo what is left */
+    g = ct__gen_lock(g);
+    for (int64_t i = 0; i < n - 1; i++) {
+        int64_t z = (int64_t)ct__rand32(g) % (n - i);
+        memcpy(tmp, p + (size_t)i * es, es);
+        memcpy(p + (size_t)i * es, p + (size_t)(z + i) * es, es);
+        memcpy(p + (size_t)(z + i) * es, tmp, es);
+    }
+    ct__gen_unlock(g);
+    return t;
+}
+
+/* ---------------------------------------------------------------- multinomial */
+
+/* Without replacement PyTorch takes topk (or argmax) of p / q with q ~ Exp(1).
+ * topk orders (value, index) pairs with libstdc++'s partial_sort, or
+ * nth_element followed by sort; equal values (zero probabilities) keep the
+ * order those algorithms leave them in, so they are reproduced step by step. */
+typedef struct ct__scored {
+    double v;
+    int64_t i;
+} ct__scored;
+
+/* topk's comparator: larger first, NaN above everything. */
+static bool ct__before(const ct__scored *x, const ct__scored *y)
+{
+    return (isnan(x->v) && !isnan(y->v)) || x->v > y->v;
+}
+
+static void ct__swap_scored(ct__scored *a, ct__scored *b)
+{
+    ct__scored t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void ct__heap_push(ct__scored *a, int64_t hole, int64_t top, ct__scored v)
+{
+    int64_t parent = (hole - 1) / 2;
+    while (hole > top && ct__before(&a[parent], &v)) {
+        a[hole] = a[parent];
+        hole = parent;
+        parent = (hole - 1) / 2;
+    }
+    a[hole] = v;
+}
+
+static void ct__heap_adjust(ct__scored *a, int64_t hole, int64_t len, ct__scored v)
+{
+    int64_t top = hole, child = hole;
+    while (child < (len - 1) / 2) {
+        child = 2 * (child + 1);
+        if (ct__before(&a[child], &a[child - 1])) child--;
+        a[hole] = a[child];
+        hole = child;
+    }
+    if ((len & 1) == 0 && child == (len - 2) / 2) {
+        child = 2 * (child + 1);
+        a[hole] = a[child - 1];
+        hole = child - 1;
+    }
+    ct__heap_push(a, hole, top, v);
+}
+
+/* Move a[0] (the heap's top) to a[to] and put a[to]'s value into the heap a[0, len). */
+static void ct__heap_pop(ct__scored *a, int64_t len, int64_t to)
+{
+    ct__scored v = a[to];
+    a[to] = a[0];
+    ct__heap_adjust(a, 0, len, v);
+}
+
+/* std::__heap_select: the `mid` first of a[0, n) in a[0, mid), as a heap. */
+static void ct__heap_select(ct__scored *a, int64_t mid, int64_t n)
+{
+    if (mid >= 2) /* std::__make_heap */
+        for (int64_t parent = (mid - 2) / 2; parent >= 0; parent--) ct__heap_adjust(a, parent, mid, a[parent]);
+    for (int64_t i = mid; i < n; i++)
+        if (ct__before(&a[i], &a[0])) ct__heap_pop(a, mid, i);
+}
+
+static void ct__partial_sort(ct__scored *a, int64_t mid, int64_t n)
+{
+    ct__heap_select(a, mid, n);
+    for (int64_t len = mid; len > 1; len--) ct__heap_pop(a, len - 1, len - 1);
+}
+
+static void ct__linear_insert(ct__scored *a, int64_t i)
+{
+    ct__scored v = a[i];
+    for (; ct__before(&v, &a[i - 1]); i--) a[i] = a[i - 1];
+    a[i] = v;
+}
+
+static void ct__insertion_sort(ct__scored *a, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++) {
+        if (ct__before(&a[i], &a[0])) {
+            ct__scored v = a[i];
+            memmove(a + 1, a, (size_t)i * sizeof *a);
+            a[0] = v;
+        } else {
+            ct__linear_insert(a, i);
+        }
+    }
+}
+
+/* std::__unguarded_partition_pivot: median of three moved to a[0], then Hoare's partition. */
+static int64_t ct__partition(ct__scored *a, int64_t n)
+{
+    ct__scored *x = a + 1, *y = a + n / 2, *z = a + n - 1, *m;
+    if (ct__before(x, y)) m = ct__before(y, z) ? y : ct__before(x, z) ? z : x;
+    else m = ct__before(x, z) ? x : ct__before(y, z) ? z : y;
+    ct__swap_scored(a, m);
+    int64_t lo = 1, hi = n;
+    for (;;) {
+        while (ct__before(&a[lo], &a[0])) lo++;
+        hi--;
+        while (ct__before(&a[0], &a[hi])) hi--;
+        if (lo >= hi) return lo;
+        ct__swap_scored(&a[lo], &a[hi]);
+        lo++;
+    }
+}
+
+static void ct__nth_element(ct__scored *a, int64_t nth, int64_t n)
+{
+    int64_t depth = 2 * ct__floor_log2(n);
+    while (n > 3) {
+        if (depth-- == 0) {
+            ct__heap_select(a, nth + 1, n);
+            ct__swap_scored(&a[0], &a[nth]);
+            return;
+        }
+        int64_t cut = ct__partition(a, n);
+        if (cut <= nth) {
+            a += cut;
+            nth -= cut;
+            n -= cut;
+        } else {
+            n = cut;
+        }
+    }
+    ct__insertion_sort(a, n);
+}
+
+static void ct__introsort(ct__scored *a, int64_t n, int64_t depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) {
+            ct__partial_sort(a, n, n);
+            return;
+        }
+        int64_t cut = ct__partition(a, n);
+        ct__introsort(a + cut, n - cut, depth);
+        n = cut;
+    }
+}
+
+static void ct__sort(ct__scored *a, int64_t n)
+{
+    if (n <= 0) return;
+    ct__introsort(a, n, 2 * ct__floor_log2(n));
+    if (n > 16) {
+        ct__insertion_sort(a, 16);
+        for (int64_t i = 16; i < n; i++) ct__linear_insert(a, i);
+    } else {
+        ct__insertion_sort(a, n);
+    }
+}
+
+/* topk(k) of a row, largest first, sorted, into out (indices). */
+static void ct__topk_row(ct__scored *a, int64_t n, int64_t k, int64_t *out)
+{
+    if (k * 64 <= n) {
+        ct__partial_sort(a, k, n);
+    } else {
+        ct__nth_element(a, k - 1, n);
+        ct__sort(a, k - 1);
+    }
+    for (int64_t j = 0; j < k; j++) out[j] = a[j].i;
+}
+
+/* argmax of a row: the first largest, a NaN before all. */
+static int64_t ct__argmax_row(const ct__scored *a, int64_t n)
+{
+    int64_t best = 0;
+    for (int64_t j = 1; j < n && !isnan(a[best].v); j++)
+        if (ct__before(&a[j], &a[best])) best = j;
+    return best;
+}
+
+/* Row i of a 1-D or 2-D tensor t, element j. */
+static const char *ct__row_elem(const ct_tensor *t, int64_t i, int64_t j)
+{
+    int64_t off = t->ndim == 2 ? i * t->strides[0] + j * t->strides[1] : j * t->strides[0];
+    return ct__data(t) + off * (int64_t)ct__esize(t);
+}
+
+static ct_result ct__multinomial_no_replacement(const ct_tensor *p, int64_t k, ct_tensor *out, ct_generator *g)
+{
+    int64_t rows = out->ndim == 2 ? out->sizes[0] : 1, cats = p->sizes[p->ndim - 1];
+    bool valid = true, zero_row = false;
+    for (int64_t i = 0; i < rows; i++) {
+        bool any = false;
+        for (int64_t j = 0; j < cats; j++) {
+            double v = ct__read_f64(ct__row_elem(p, i, j), p->dtype);
+            valid = valid && v >= 0 && v < INFINITY;
+            any = any || v > 0;
+        }
+        zero_row = zero_row || !any;
+    }
+    if (!valid) return ct__fail(CT_ERR_RUNTIME, "probability tensor contains either `inf`, `nan` or element < 0");
+    if (zero_row) return ct__fail(CT_ERR_RUNTIME, "invalid multinomial distribution (sum of probabilities <= 0)");
+    ct_scope s = ct_scope_begin();
+    ct_tensor *q = ct__empty_like(p, CT_DEFAULT);
+    ct__scored *a = (ct__scored *)CT_MALLOC((size_t)cats * sizeof *a);
+    ct_result r = !q || !a ? CT__OOM() : ct_exponential_(q, 1, g);
+    for (int64_t i = 0; r == CT_OK && i < rows; i++) {
+        for (int64_t j = 0; j < cats; j++) {
+            double pv = ct__read_f64(ct__row_elem(p, i, j), p->dtype), qv = ct__read_f64(ct__row_elem(q, i, j), q->dtype);
+            a[j].v = ct__round_to(pv / qv, p->dtype);
+            a[j].i = j;
+        }
+        int64_t *o = (int64_t *)(void *)ct__data(out) + i * k;
+        if (k == 1) *o = ct__argmax_row(a, cats);
+        else ct__topk_row(a, cats, k, o);
+    }
+    CT_FREE(a);
+    ct_scope_end(s);
+    return r;
+}
+
+/* With replacement: per row, the cumulative distribution (in float for
+ * bfloat16, else in the input's dtype), normalised, then a binary search for
+ * each 53-bit uniform. */
+static ct_result ct__multinomial_replacement(const ct_tensor *p, int64_t k, ct_tensor *out, ct_generator *g)
+{
+    int64_t rows = out->ndim == 2 ? out->sizes[0] : 1, cats = p->sizes[p->ndim - 1];
+    ct_dtype dt = p->dtype == CT_BF16 ? CT_F32 : p->dtype;
+    double *cum = (double *)CT_MALLOC((size_t)(cats ? cats : 1) * sizeof *cum);
+    if (!cum) return CT__OOM();
+    ct_result r = CT_OK;
+    g = ct__gen_lock(g);
+    for (int64_t i = 0; i < rows && r == CT_OK; i++) {
+        double sum = 0;
+        for (int64_t j = 0; j < cats && r == CT_OK; j++) {
+            double v = ct__read_f64(ct__row_elem(p, i, j), p->dtype);
+            if (!(v >= 0)) r = ct__fail(CT_ERR_RUNTIME, "invalid multinomial distribution (encountering probability entry < 0)");
+            else if (isinf(v))
+                r = ct__fail(CT_ERR_RUNTIME,
+                             "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+            sum = ct__round_to(sum + v, dt);
+            cum[j] = sum;
+        }
+        if (r == CT_OK && !(sum > 0))
+            r = ct__fail(CT_ERR_RUNTIME, "invalid multinomial distribution (sum of probabilities <= 0)");
+        if (r != CT_OK) break;
+        for (int64_t j = 0; j < cats; j++) cum[j] = ct__round_to(cum[j] / sum, dt);
+        cum[cats - 1] = 1;
+        int64_t *o = (int64_t *)(void *)ct__data(out) + i * k;
+        for (int64_t j = 0; j < k; j++) {
+            double u = ct__uniform(g, CT_F64, 0, 1);
+            int64_t lo = 0, hi = cats;
+            while (hi > lo) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (cum[mid] < u) lo = mid + 1;
+                else hi = mid;
+            }
+            o[j] = lo;
+        }
+    }
+    ct__gen_unlock(g);
+    CT_FREE(cum);
+    return r;
+}
+
+/* multinomial_out's argument checks, in its order. */
+static ct_result ct__check_multinomial(const ct_tensor *p, int64_t k, bool replacement)
+{
+    if (p->ndim < 1 || p->ndim > 2) return ct__fail(CT_ERR_RUNTIME, "prob_dist must be 1 or 2 dim");
+    if (!ct_dtype_is_floating(p->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "multinomial only supports floating-point dtypes for input, got: %s",
+                        ct__scalar_name(p->dtype));
+    if (k <= 0) return ct__fail(CT_ERR_RUNTIME, "cannot sample n_sample <= 0 samples");
+    int64_t cats = p->sizes[p->ndim - 1];
+    if (!replacement && k > cats)
+        return ct__fail(CT_ERR_RUNTIME, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+    if (cats > (1 << 24)) return ct__fail(CT_ERR_RUNTIME, "number of categories cannot exceed 2^24");
+    return CT_OK;
+}
+
+ct_tensor *ct_multinomial(const ct_tensor *probs, int64_t num_samples, bool replacement, ct_generator *g)
+{
+    int64_t shape[2];
+    CT__ARG(probs, "self", 1);
+    if (ct__check_multinomial(probs, num_samples, replacement) != CT_OK) return NULL;
+    shape[0] = probs->ndim == 2 ? probs->sizes[0] : num_samples;
+    shape[1] = num_samples;
+    ct_tensor *out = ct__alloc(shape, probs->ndim, CT_I64, ct__cpu);
+    if (!out || ct_numel(out) == 0) return out;
+    ct_result r;
+    if (probs->dtype == CT_F16) r = ct__fail(CT_ERR_RUNTIME, "multinomial is not implemented for half on CPU");
+    else if (replacement) r = ct__multinomial_replacement(probs, num_samples, out, g);
+    else r = ct__multinomial_no_replacement(probs, num_samples, out, g);
+    return ct__sampled(out, r);
+}
