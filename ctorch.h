@@ -1099,47 +1099,48 @@ static void ct__write_i64(void *p, ct_dtype dt, int64_t v)
 #undef CT__WRITE
 }
 
-/* A scalar as one element of dtype dt, refusing values that overflow it, as
- * c10's checked_convert does (fill_, full, masked_fill). */
-static ct_result ct__scalar_to_elem(ct_scalar s, ct_dtype dt, void *out)
+/* Whether c10's checked_convert refuses the scalar for dtype dt: a value
+ * outside the dtype's range, or NaN for an integer dtype. Negative ints may
+ * wrap into uint8 (-255 and up); infinities and NaN fit every floating dtype;
+ * bool takes anything. */
+static bool ct__scalar_overflows(ct_scalar s, ct_dtype dt)
 {
-    dt = ct__resolve(dt);
     if (s.kind == CT_F64) {
         double f = s.v.f, lo, hi;
-        bool overflow = false;
         switch (dt) {
         case CT_U8: lo = 0, hi = 255; break; /* floats do not wrap, unlike ints below */
         case CT_I8: lo = -128, hi = 127; break;
         case CT_I16: lo = -32768, hi = 32767; break;
         case CT_I32: lo = -2147483648.0, hi = 2147483647.0; break;
-        case CT_I64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
+        case CT_I64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break; /* hi rounds to 2^63 */
         case CT_F16: lo = -65504, hi = 65504; break;
         case CT_BF16: lo = -3.3895313892515355e38, hi = 3.3895313892515355e38; break;
         case CT_F32: lo = -FLT_MAX, hi = FLT_MAX; break;
-        default: lo = -INFINITY, hi = INFINITY; break;
+        default: return false;
         }
-        if (ct__is_integral(dt)) overflow = f != f || f < lo || f > hi;
-        else if (dt != CT_BOOL) overflow = !isinf(f) && (f < lo || f > hi);
-        if (overflow)
-            return ct__fail(CT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
-                            ct__dtype_cname(dt));
-        ct__write_f64(out, dt, f);
-        return CT_OK;
+        if (ct__is_integral(dt)) return f != f || f < lo || f > hi;
+        return !isinf(f) && (f < lo || f > hi);
     }
     int64_t i = s.kind == CT_BOOL ? (int64_t)s.v.b : s.v.i;
-    bool overflow = false;
     switch (dt) {
-    case CT_U8: overflow = i > 255 || i < -255; break; /* negatives wrap (two's complement) */
-    case CT_I8: overflow = i < -128 || i > 127; break;
-    case CT_I16: overflow = i < -32768 || i > 32767; break;
-    case CT_I32: overflow = i < INT32_MIN || i > INT32_MAX; break;
-    case CT_F16: overflow = i < -65504 || i > 65504; break;
-    default: break;
+    case CT_U8: return i > 255 || i < -255; /* negatives wrap (two's complement) */
+    case CT_I8: return i < -128 || i > 127;
+    case CT_I16: return i < -32768 || i > 32767;
+    case CT_I32: return i < INT32_MIN || i > INT32_MAX;
+    case CT_F16: return i < -65504 || i > 65504;
+    default: return false;
     }
-    if (overflow)
-        return ct__fail(CT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
-                        ct__dtype_cname(dt));
-    ct__write_i64(out, dt, i);
+}
+
+/* A scalar as one element of dtype dt, refusing values that overflow it, as
+ * c10's checked_convert does (fill_, full, masked_fill). */
+static ct_result ct__scalar_to_elem(ct_scalar s, ct_dtype dt, void *out)
+{
+    dt = ct__resolve(dt);
+    if (ct__scalar_overflows(s, dt))
+        return ct__fail(CT_ERR_RUNTIME, "value cannot be converted to type %s without overflow", ct__dtype_cname(dt));
+    if (s.kind == CT_F64) ct__write_f64(out, dt, s.v.f);
+    else ct__write_i64(out, dt, s.kind == CT_BOOL ? (int64_t)s.v.b : s.v.i);
     return CT_OK;
 }
 
@@ -1577,7 +1578,7 @@ static ct_result ct__check_write(const ct_tensor *out, const ct_tensor *in)
 static ct_result ct__check_broadcast_to(const ct_tensor *dst, const ct_tensor *src)
 {
     int64_t shape[CT_MAX_DIMS];
-    int n;
+    int n = 0;
     char b1[256], b2[256];
     if (ct__broadcast_shapes(dst->sizes, dst->ndim, src->sizes, src->ndim, shape, &n) != CT_OK)
         return ct_last_error_code();
@@ -1626,12 +1627,52 @@ ct_result ct_fill_(ct_tensor *t, ct_scalar value)
 
 ct_result ct_zero_(ct_tensor *t) { return ct_fill_(t, ct_int(0)); }
 
-/* An uninitialised tensor shaped like t: with t's strides when t is dense
- * (PyTorch's preserve_format), contiguous otherwise. */
+/* How dims a and b of t order by stride (infer_dense_strides' rule, which
+ * is TensorIterator's): -1 when a goes inside b, 1 when outside, 0 when
+ * undecided (a stride 0, or equal strides and a is not the larger). */
+static int ct__stride_order(const ct_tensor *t, int a, int b)
+{
+    int64_t sa = t->strides[a], sb = t->strides[b];
+    if (sa == 0 || sb == 0) return 0;
+    if (sa != sb) return sa < sb ? -1 : 1;
+    return t->sizes[a] > t->sizes[b] ? 1 : 0;
+}
+
+/* Dense strides for t's sizes that keep the order of t's dims by stride
+ * (PyTorch's infer_dense_strides, for tensors that are not dense). */
+static void ct__dense_strides_like(const ct_tensor *t, int64_t *strides)
+{
+    int perm[CT_MAX_DIMS], n = t->ndim; /* perm[0] is the innermost dim */
+    for (int i = 0; i < n; i++) perm[i] = n - 1 - i;
+    for (int i = 1; i < n; i++) { /* insertion sort that steps over undecided dims without moving them */
+        int moving = i;
+        for (int j = i - 1; j >= 0; j--) {
+            int order = ct__stride_order(t, perm[j], perm[moving]);
+            if (order < 0) break;
+            if (order > 0) {
+                int x = perm[j];
+                perm[j] = perm[moving];
+                perm[moving] = x;
+                moving = j;
+            }
+        }
+    }
+    int64_t stride = 1;
+    for (int i = 0; i < n; i++) {
+        strides[perm[i]] = stride;
+        if (t->sizes[perm[i]] > 1) stride *= t->sizes[perm[i]];
+    }
+}
+
+/* An uninitialised tensor shaped like t, laid out as PyTorch's
+ * preserve_format does: t's own strides when t is dense, else dense strides
+ * in t's order. */
 static ct_tensor *ct__empty_like(const ct_tensor *t, ct_dtype dtype)
 {
+    int64_t strides[CT_MAX_DIMS];
     dtype = dtype == CT_DEFAULT ? t->dtype : dtype;
-    const int64_t *strides = ct__is_dense(t) ? t->strides : NULL;
+    if (ct__is_dense(t)) memcpy(strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
+    else ct__dense_strides_like(t, strides);
     return ct__alloc_strided(t->sizes, strides, t->ndim, dtype, t->storage->device);
 }
 
@@ -2334,27 +2375,31 @@ ct_tensor *ct_unflatten(const ct_tensor *t, int dim, ct_shape sizes)
 /* Creation: empty, zeros, ones, full, from C arrays and caller memory, ranges,
  * eye, diag, tril, triu. */
 
+/* A new tensor of that shape and dtype with every element the bytes at elem. */
+static ct_tensor *ct__full_of(ct_shape shape, ct_dtype dtype, const void *elem)
+{
+    ct_tensor *t = ct__alloc(shape.size, shape.ndim, dtype, ct__cpu);
+    if (t && ct_numel(t)) ct__backend_for(CT_DEVICE_CPU)->fill(t, elem);
+    return t;
+}
+
+static ct_result ct__check_dtype(ct_dtype dtype)
+{
+    if (dtype == CT_DEFAULT || ct__dtype_valid(dtype)) return CT_OK;
+    return ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
+}
+
 static ct_tensor *ct__filled(ct_shape shape, ct_dtype dtype, ct_scalar value)
 {
-    if (ct__check_shape(shape, "full") != CT_OK) return NULL;
-    if (dtype != CT_DEFAULT && !ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
-        return NULL;
-    }
     uint64_t elem = 0;
+    if (ct__check_shape(shape, "full") != CT_OK || ct__check_dtype(dtype) != CT_OK) return NULL;
     if (ct__scalar_to_elem(value, dtype, &elem) != CT_OK) return NULL; /* before allocating */
-    ct_tensor *t = ct__alloc(shape.size, shape.ndim, dtype, ct__cpu);
-    if (t && ct_numel(t)) ct__backend_for(CT_DEVICE_CPU)->fill(t, &elem);
-    return t;
+    return ct__full_of(shape, dtype, &elem);
 }
 
 ct_tensor *ct_empty(ct_shape shape, ct_dtype dtype)
 {
-    if (ct__check_shape(shape, "empty") != CT_OK) return NULL;
-    if (dtype != CT_DEFAULT && !ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
-        return NULL;
-    }
+    if (ct__check_shape(shape, "empty") != CT_OK || ct__check_dtype(dtype) != CT_OK) return NULL;
     return ct__alloc(shape.size, shape.ndim, dtype, ct__cpu);
 }
 
@@ -2375,6 +2420,7 @@ ct_tensor *ct_full(ct_shape shape, ct_scalar value, ct_dtype dtype)
 ct_tensor *ct_empty_like(const ct_tensor *t, ct_dtype dtype)
 {
     CT__ARG(t, "self", 1);
+    if (ct__check_dtype(dtype) != CT_OK) return NULL;
     return ct__empty_like(t, dtype);
 }
 
@@ -2382,6 +2428,7 @@ ct_tensor *ct_full_like(const ct_tensor *t, ct_scalar value, ct_dtype dtype)
 {
     uint64_t elem = 0;
     CT__ARG(t, "self", 1);
+    if (ct__check_dtype(dtype) != CT_OK) return NULL;
     if (ct__scalar_to_elem(value, dtype == CT_DEFAULT ? t->dtype : dtype, &elem) != CT_OK) return NULL;
     ct_tensor *r = ct__empty_like(t, dtype);
     if (r && ct_numel(r)) ct__backend_for(r->storage->device.type)->fill(r, &elem);
@@ -2454,52 +2501,133 @@ ct_tensor *ct_from_blob(void *data, ct_shape shape, const int64_t *strides, ct_d
     return t;
 }
 
+/* value as torch.tensor(value, dtype=dt) stores it: integer dtypes refuse
+ * values out of their range (naming the dtype as Python does), floating
+ * dtypes round (to infinity past their range), bool tests for nonzero. */
+static ct_result ct__tensor_elem(ct_scalar value, ct_dtype dt, void *out)
+{
+    if (!ct__is_integral(dt)) {
+        ct__write_f64(out, dt, ct_scalar_to_double(value));
+        return CT_OK;
+    }
+    if (ct__scalar_overflows(value, dt))
+        return ct__fail(CT_ERR_RUNTIME, "value cannot be converted to type %s without overflow", ct_dtype_name(dt));
+    return ct__scalar_to_elem(value, dt, out);
+}
+
 ct_tensor *ct_scalar_tensor(ct_scalar value, ct_dtype dtype)
 {
-    return ct__filled(CT_SHAPE0, dtype == CT_DEFAULT ? ct__scalar_dtype(value) : dtype, value);
+    uint64_t elem = 0;
+    dtype = dtype == CT_DEFAULT ? ct__scalar_dtype(value) : dtype;
+    if (ct__check_dtype(dtype) != CT_OK || ct__tensor_elem(value, dtype, &elem) != CT_OK) return NULL;
+    return ct__full_of(CT_SHAPE0, dtype, &elem);
 }
 
 /* ---------------------------------------------------------------- ranges */
+
+/* Scalar::to<T>() for dtype dt (checked as c10's checked_convert), as a
+ * double holding the dtype's value. */
+static bool ct__scalar_as(ct_scalar s, ct_dtype dt, double *out)
+{
+    uint64_t elem = 0;
+    if (ct__scalar_to_elem(s, dt, &elem) != CT_OK) return false;
+    *out = ct__read_f64(&elem, dt);
+    return true;
+}
+
+/* t filled with value (checked as fill_ checks it), or NULL and t discarded. */
+static ct_tensor *ct__filled_or_discard(ct_tensor *t, ct_scalar value)
+{
+    if (ct_fill_(t, value) == CT_OK) return t;
+    ct__discard(t);
+    return NULL;
+}
+
+/* PyTorch's name of a dtype in "not implemented for" errors. */
+static const char *ct__dtype_scalar_name(ct_dtype dt)
+{
+    return dt == CT_BOOL ? "Bool" : dt == CT_F16 ? "Half" : ct_dtype_name(dt);
+}
+
+static ct_tensor *ct__not_implemented(const char *kernel, ct_dtype dt)
+{
+    ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__dtype_scalar_name(dt));
+    return NULL;
+}
+
+/* arange's start, end and step converted in place to the kernel's
+ * accumulate type (int64 for integer dtypes, float for half and bfloat16,
+ * double otherwise), and checked there as PyTorch checks them. */
+static bool ct__arange_bounds(ct_scalar *start, ct_scalar *end, ct_scalar *step, ct_dtype dtype)
+{
+    ct_dtype acc = !ct_dtype_is_floating(dtype) ? CT_I64 : dtype == CT_F16 || dtype == CT_BF16 ? CT_F32 : CT_F64;
+    uint64_t es = 0, ee = 0, ed = 0;
+    if (ct__scalar_to_elem(*start, acc, &es) != CT_OK || ct__scalar_to_elem(*end, acc, &ee) != CT_OK ||
+        ct__scalar_to_elem(*step, acc, &ed) != CT_OK)
+        return false;
+    int step_sign, order; /* the signs of step and of end - start */
+    double s = 0, e = 0;    /* floating bounds, which may be infinite */
+    if (acc == CT_I64) {
+        int64_t is = ct__read_i64(&es, acc), ie = ct__read_i64(&ee, acc), id = ct__read_i64(&ed, acc);
+        step_sign = (id > 0) - (id < 0);
+        order = (ie > is) - (ie < is);
+        *start = ct_int(is);
+        *end = ct_int(ie);
+        *step = ct_int(id);
+    } else {
+        double d = ct__read_f64(&ed, acc);
+        s = ct__read_f64(&es, acc);
+        e = ct__read_f64(&ee, acc);
+        step_sign = (d > 0) - (d < 0); /* NaN: 0 */
+        order = (e > s) - (e < s);
+        *start = ct_float(s);
+        *end = ct_float(e);
+        *step = ct_float(d);
+    }
+    if (!step_sign) {
+        ct__fail(CT_ERR_RUNTIME, "step must be nonzero");
+        return false;
+    }
+    if (!isfinite(s) || !isfinite(e)) {
+        ct__fail(CT_ERR_RUNTIME, "unsupported range: %g -> %g", s, e);
+        return false;
+    }
+    if (!((step_sign > 0 && order >= 0) || (step_sign < 0 && order <= 0))) {
+        ct__fail(CT_ERR_RUNTIME, "upper bound and larger bound inconsistent with step sign");
+        return false;
+    }
+    return true;
+}
 
 ct_tensor *ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dtype)
 {
     bool all_int = start.kind != CT_F64 && end.kind != CT_F64 && step.kind != CT_F64;
     dtype = dtype != CT_DEFAULT ? dtype : all_int ? CT_I64 : ct__default_dtype;
-    if (!ct__dtype_valid(dtype) || dtype == CT_BOOL) {
-        ct__fail(CT_ERR_RUNTIME, "\"arange_cpu\" not implemented for '%s'", dtype == CT_BOOL ? "Bool" : "?");
+    if (!ct__dtype_valid(dtype)) {
+        ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
         return NULL;
     }
-    double xs = ct_scalar_to_double(start), xe = ct_scalar_to_double(end), xd = ct_scalar_to_double(step);
+    if (dtype == CT_BOOL) return ct__not_implemented("arange_cpu", dtype);
+    ct_scalar xs = start, xe = end, xd = step;
+    if (!ct__arange_bounds(&xs, &xe, &xd, dtype)) return NULL;
+    /* The length: from the int64 values for int64 (their difference wraps as
+     * in C++), from the scalars as doubles for every other dtype. */
     double size_d;
-    if (dtype == CT_I64 && all_int) { /* int64 is more precise than double */
-        int64_t is = start.kind == CT_BOOL ? start.v.b : start.v.i, ie = end.kind == CT_BOOL ? end.v.b : end.v.i;
-        int64_t id = step.kind == CT_BOOL ? step.v.b : step.v.i;
-        size_d = id ? ceil((double)(ie - is) / (double)id) : 0;
-    } else {
-        size_d = ceil((xe - xs) / xd);
-    }
-    if (!(xd > 0 || xd < 0)) {
-        ct__fail(CT_ERR_RUNTIME, "step must be nonzero");
-        return NULL;
-    }
-    if (!isfinite(xs) || !isfinite(xe)) {
-        char a[64], b[64];
-        snprintf(a, sizeof a, start.kind == CT_F64 ? "%g" : "%.0f", xs);
-        snprintf(b, sizeof b, end.kind == CT_F64 ? "%g" : "%.0f", xe);
-        ct__fail(CT_ERR_RUNTIME, "unsupported range: %s -> %s", a, b);
-        return NULL;
-    }
-    if (!((xd > 0 && xe >= xs) || (xd < 0 && xe <= xs))) {
-        ct__fail(CT_ERR_RUNTIME, "upper bound and larger bound inconsistent with step sign");
-        return NULL;
-    }
-    if (!(size_d >= 0 && size_d <= 9.2233720368547758e18)) {
+    if (dtype == CT_I64)
+        size_d = ceil((double)(int64_t)((uint64_t)xe.v.i - (uint64_t)xs.v.i) / (double)xd.v.i);
+    else
+        size_d = ceil((ct_scalar_to_double(end) - ct_scalar_to_double(start)) / ct_scalar_to_double(step));
+    if (!(size_d >= 0 && size_d <= 9223372036854775807.0)) {
         ct__fail(CT_ERR_RUNTIME, "invalid size, possible overflow?");
         return NULL;
     }
-    int64_t n = (int64_t)size_d;
-    ct_tensor *t = ct__alloc(&n, 1, dtype, ct__cpu);
-    if (t) ct__cpu_arange(t, start, step);
+    int64_t n = ct__trunc_i64(size_d); /* 2^63 passes the check above and wraps, as in PyTorch */
+    if (n < 0) {
+        ct__fail(CT_ERR_RUNTIME, "IntArrayRef contains an int that cannot be represented as a SymInt: %lld", (long long)n);
+        return NULL;
+    }
+    ct_tensor *t = ct_empty(CT_SHAPE(n), dtype);
+    if (t) ct__cpu_arange(t, xs, xd);
     return t;
 }
 
@@ -2510,7 +2638,18 @@ ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
         return NULL;
     }
     ct_tensor *t = ct_empty(CT_SHAPE(steps), dtype);
-    if (t) ct__cpu_linspace(t, start, end);
+    if (!t || steps == 0) return t;
+    if (steps == 1) return ct__filled_or_discard(t, ct_float(start));
+    double s, e;
+    if (t->dtype == CT_BOOL) {
+        ct__discard(t);
+        return ct__not_implemented("linspace_cpu", CT_BOOL);
+    }
+    if (!ct__scalar_as(ct_float(start), t->dtype, &s) || !ct__scalar_as(ct_float(end), t->dtype, &e)) {
+        ct__discard(t);
+        return NULL;
+    }
+    ct__cpu_linspace(t, s, e);
     return t;
 }
 
@@ -2521,7 +2660,19 @@ ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_
         return NULL;
     }
     ct_tensor *t = ct_empty(CT_SHAPE(steps), dtype);
-    if (t) ct__cpu_logspace(t, start, end, base);
+    if (!t || steps == 0) return t;
+    if (steps == 1) return ct__filled_or_discard(t, ct_float(pow(base, start)));
+    double s, e;
+    if (t->dtype == CT_BOOL || t->dtype == CT_F16) {
+        ct_dtype dt = t->dtype;
+        ct__discard(t);
+        return ct__not_implemented("logspace_cpu", dt);
+    }
+    if (!ct__scalar_as(ct_float(start), t->dtype, &s) || !ct__scalar_as(ct_float(end), t->dtype, &e)) {
+        ct__discard(t);
+        return NULL;
+    }
+    ct__cpu_logspace(t, s, e, base);
     return t;
 }
 
@@ -2550,13 +2701,17 @@ ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
         return NULL;
     }
     ct_scope s = ct_scope_begin();
-    ct_tensor *r;
-    if (t->ndim == 2) {
-        r = ct_clone(ct_diagonal(t, diagonal, 0, 1));
-    } else {
+    ct_tensor *r = NULL;
+    if (t->ndim == 1) { /* a square matrix with t on the diagonal */
         int64_t n = t->sizes[0] + (diagonal < 0 ? -diagonal : diagonal);
         r = ct_zeros(CT_SHAPE(n, n), t->dtype);
-        if (r && ct_copy_(ct_diagonal(r, diagonal, 0, 1), t) != CT_OK) r = NULL;
+        if (r) ct__copy_unchecked(ct_diagonal(r, diagonal, 0, 1), t);
+    } else { /* the diagonal's length; PyTorch resizes to it unclamped, refusing a negative one */
+        int64_t len = diagonal >= 0 ? CT__MIN(t->sizes[0], t->sizes[1] - diagonal)
+                                    : CT__MIN(t->sizes[0] + diagonal, t->sizes[1]);
+        if (len < 0) ct__fail(CT_ERR_RUNTIME, "numel: integer multiplication overflow");
+        else r = ct_empty(CT_SHAPE(len), t->dtype);
+        if (r) ct__copy_unchecked(r, ct_diagonal(t, diagonal, 0, 1));
     }
     ct_keep(r);
     ct_scope_end(s);
@@ -2567,16 +2722,13 @@ ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
  * below it (keep_upper, triu) or above it (tril), over the last two dims. */
 static ct_tensor *ct__triangle(const ct_tensor *t, int64_t k, bool keep_upper)
 {
-    if (t->ndim < 2) {
-        ct__fail(CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-%d, %d], but got -2)",
-                 t->ndim ? t->ndim : 1, t->ndim ? t->ndim - 1 : 0);
-        return NULL;
-    }
+    if (ct__wrap_dim_strict(-2, t->ndim) < 0) return NULL; /* PyTorch's error for fewer than 2 dims */
     ct_tensor *r = ct__alloc(t->sizes, t->ndim, t->dtype, t->storage->device);
     if (!r) return NULL;
     ct__copy_unchecked(r, t);
     int64_t rows = r->sizes[r->ndim - 2], cols = r->sizes[r->ndim - 1];
     int64_t batch = rows > 0 && cols > 0 ? ct_numel(r) / (rows * cols) : 0;
+    k = CT__MAX(CT__MIN(k, cols), -rows); /* beyond these every diagonal gives the same, and i + k cannot overflow */
     size_t es = ct__esize(r);
     char *p = (char *)ct__data(r);
     for (int64_t b = 0; b < batch; b++, p += (size_t)(rows * cols) * es)
@@ -2889,126 +3041,227 @@ static const ct__backend *ct__backend_for(ct_device_type type) { return ct__back
 
 /* ==================== cpu/range.c ==================== */
 // >>cpu/range.c
-/* arange, linspace and logspace on the CPU.
+/* arange, linspace and logspace on the CPU, element for element as PyTorch
+ * 1.13's x86 build (CPU capability AVX2) computes them.
  *
- * PyTorch fills these with vectorised kernels whose lanes compute
- * `base + k * step` from a base rounded to the output dtype, so elements can
- * differ in the last bit from `start + i * step`. To give the same numbers we
- * follow the same structure: on AVX2 (PyTorch's CPU capability on x86) a
- * vector holds 32 bytes, the kernel fills two vectors at a time while at
- * least two remain, and the tail elements one by one. Arithmetic "in dtype T"
- * is done in double and rounded to T after each operation, which gives T's
- * own result for float, half and bfloat16 (double has over twice their
- * precision, so the double rounding is harmless). */
+ * PyTorch fills arange and linspace with cpu_serial_kernel_vec: each chunk of
+ * at::parallel_for (grain 32768) writes two 32-byte vectors at a time while
+ * two fit, then the rest one element at a time. The scalar loop computes
+ * element i from scratch; a vector computes its first element the same way,
+ * rounds it to the output dtype, and steps its other lanes from that base, so
+ * the two loops can differ in the last bit. Where each operation rounds, and
+ * which products the compiler fused with the following addition into one FMA,
+ * differs between the kernels and dtypes; ct__range_elem and ct__range_lane
+ * record what was measured against PyTorch. logspace is a plain loop. */
 
-static int64_t ct__vec_lanes(ct_dtype dt) { return 32 / (int64_t)ct_dtype_size(dt); }
+/* a*b rounded on its own. PyTorch's kernel rounds these products before
+ * adding; the volatile keeps a compiler that contracts a*b+c into an FMA
+ * (gcc outside ISO C mode) from fusing them. */
+static double ct__mul_rounded(double a, double b)
+{
+    volatile double p = a * b;
+    return p;
+}
 
-/* x rounded to the floating dtype dt (float64: unchanged). */
+static float ct__mulf_rounded(float a, float b)
+{
+    volatile float p = a * b;
+    return p;
+}
+
+/* x rounded to half or bfloat16 (held in a float): what every operation on
+ * c10::Half and c10::BFloat16 does to its float result. */
+static float ct__round_half(float x, ct_dtype dt)
+{
+    return dt == CT_F16 ? ct__f16_to_float(ct__float_to_f16(x)) : ct__bf16_to_float(ct__float_to_bf16(x));
+}
+
+/* x rounded to the floating dtype dt. */
 static double ct__round_to(double x, ct_dtype dt)
 {
     switch (dt) {
     case CT_F32: return (float)x;
-    case CT_F16: return ct__f16_to_float(ct__float_to_f16((float)x));
-    case CT_BF16: return ct__bf16_to_float(ct__float_to_bf16((float)x));
+    case CT_F16: case CT_BF16: return ct__round_half((float)x, dt);
     default: return x;
     }
 }
 
-/* The range kernels' element i: forward from `start`, or backward from `end`
- * for linspace's second half. `acc` is the dtype the arithmetic rounds to. */
+typedef enum ct__range_op { CT__ARANGE, CT__LINSPACE } ct__range_op;
+
+/* One arange or linspace fill. start, end and step hold the values the kernel
+ * computes with: arange's in its accumulate type (double for float32 and
+ * float64, float for half and bfloat16), linspace's in the output dtype
+ * (double for integers). */
 typedef struct ct__range {
-    double start, step, end;
-    int64_t steps, halfway; /* linspace only: halfway = steps / 2, else n */
-    ct_dtype acc;
+    ct__range_op op;
+    ct_dtype dtype;
+    char *data;
+    double start, end, step;
+    int64_t steps, halfway; /* linspace computes elements from halfway on back from end */
 } ct__range;
 
-static double ct__range_at(const ct__range *r, int64_t i)
+/* Element i as the scalar loop computes it (start + step * i, or linspace's
+ * end - step * (steps - i - 1)), before the store rounds it to the dtype. */
+static double ct__range_elem(const ct__range *r, int64_t i)
 {
-    if (i < r->halfway) return ct__round_to(r->start + ct__round_to(r->step * (double)i, r->acc), r->acc);
-    return ct__round_to(r->end - ct__round_to(r->step * (double)(r->steps - i - 1), r->acc), r->acc);
-}
-
-/* Fill t (1-D, contiguous, floating) the way cpu_serial_kernel_vec does. */
-static void ct__range_fill(ct_tensor *t, const ct__range *r)
-{
-    int64_t n = t->sizes[0], V = ct__vec_lanes(t->dtype), i = 0;
-    char *p = (char *)ct__data(t);
-    size_t es = ct__esize(t);
-    for (; n >= 2 * V && i <= n - 2 * V; i += V) {
-        /* a vector: base = element i in the dtype, lane k = base + k * step */
-        double base = ct__round_to(ct__range_at(r, i), t->dtype);
-        for (int64_t k = 0; k < V; k++)
-            ct__write_f64(p + (size_t)(i + k) * es, t->dtype,
-                          ct__round_to(base + ct__round_to((double)k * r->step, r->acc), r->acc));
+    bool back = i >= r->halfway;
+    double from = back ? r->end : r->start, step = back ? -r->step : r->step;
+    int64_t k = back ? r->steps - i - 1 : i;
+    switch (r->dtype) {
+    case CT_F16:
+    case CT_BF16:
+        if (r->op == CT__ARANGE) return fmaf((float)step, (float)k, (float)from); /* in float, fused */
+        /* in the dtype: k, the product and the sum each rounded to it */
+        return ct__round_half((float)from + ct__round_half((float)step * ct__round_half((float)k, r->dtype), r->dtype),
+                              r->dtype);
+    case CT_F32:
+        if (r->op == CT__ARANGE) return fma(step, (double)k, from); /* in double, fused */
+        return fmaf((float)step, (float)k, (float)from);
+    default: /* float64, and integer linspace: in double, fused */
+        return fma(step, (double)k, from);
     }
-    for (; i < n; i++) ct__write_f64(p + (size_t)i * es, t->dtype, ct__range_at(r, i));
 }
 
-static int64_t ct__scalar_trunc_i64(ct_scalar s)
+/* Lane k of a vector whose first element, as stored, is base. */
+static double ct__range_lane(const ct__range *r, double base, int64_t k)
 {
-    return s.kind == CT_F64 ? ct__trunc_i64(s.v.f) : s.kind == CT_BOOL ? (int64_t)s.v.b : s.v.i;
+    switch (r->dtype) {
+    case CT_F16:
+    case CT_BF16:
+        if (r->op == CT__ARANGE) return (float)base + ct__mulf_rounded((float)k, (float)r->step);
+        return ct__round_half((float)base + ct__round_half(ct__round_half((float)k, r->dtype) * (float)r->step, r->dtype),
+                              r->dtype);
+    case CT_F32:
+        if (r->op == CT__ARANGE) return fma((double)k, r->step, base);
+        return (float)base + ct__mulf_rounded((float)k, (float)r->step);
+    case CT_F64:
+        if (r->op == CT__ARANGE) return fma((double)k, r->step, base);
+        return base + ct__mul_rounded((double)k, r->step);
+    default:
+        return base + ct__mul_rounded((double)k, r->step);
+    }
 }
 
+/* The vector of lanes elements from i: its base computed and stored as
+ * element i, the other lanes stepped from the stored base. */
+static void ct__range_vector(const ct__range *r, int64_t i, int64_t lanes)
+{
+    size_t es = ct_dtype_size(r->dtype);
+    char *p = r->data + (size_t)i * es;
+    ct__write_f64(p, r->dtype, ct__range_elem(r, i));
+    double base = ct__read_f64(p, r->dtype);
+    for (int64_t k = 1; k < lanes; k++) ct__write_f64(p + (size_t)k * es, r->dtype, ct__range_lane(r, base, k));
+}
+
+/* Elements [begin, end) of one parallel_for chunk: pairs of vectors while a
+ * pair fits, then the scalar loop. */
+static void ct__range_chunk(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__range *r = (const ct__range *)ctx;
+    size_t es = ct_dtype_size(r->dtype);
+    int64_t lanes = 32 / (int64_t)es, i = begin; /* AVX2 vectors hold 32 bytes */
+    for (; end - i >= 2 * lanes; i += 2 * lanes) {
+        ct__range_vector(r, i, lanes);
+        ct__range_vector(r, i + lanes, lanes);
+    }
+    for (; i < end; i++) ct__write_f64(r->data + (size_t)i * es, r->dtype, ct__range_elem(r, i));
+}
+
+static void ct__range_run(ct_tensor *t, const ct__range *r)
+{
+    ct__parallel_for(t->sizes[0], CT__GRAIN, ct__range_chunk, (void *)r);
+}
+
+/* start and step come in the kernel's accumulate type (see ct_arange). */
 static void ct__cpu_arange(ct_tensor *t, ct_scalar start, ct_scalar step)
 {
     int64_t n = t->sizes[0];
-    if (!ct_dtype_is_floating(t->dtype)) { /* int64 arithmetic, wrapping as two's complement */
-        uint64_t s = (uint64_t)ct__scalar_trunc_i64(start), d = (uint64_t)ct__scalar_trunc_i64(step);
-        char *p = (char *)ct__data(t);
-        for (int64_t i = 0; i < n; i++) ct__write_i64(p + (size_t)i * ct__esize(t), t->dtype, (int64_t)(s + d * (uint64_t)i));
+    if (!ct_dtype_is_floating(t->dtype)) { /* int64 arithmetic wraps, in vectors or not */
+        uint64_t s = (uint64_t)start.v.i, d = (uint64_t)step.v.i;
+        for (int64_t i = 0; i < n; i++)
+            ct__write_i64((char *)ct__data(t) + (size_t)i * ct__esize(t), t->dtype, (int64_t)(s + d * (uint64_t)i));
         return;
     }
     ct__range r;
-    r.acc = t->dtype == CT_F32 || t->dtype == CT_F64 ? CT_F64 : CT_F32; /* acc_type on the CPU */
-    r.start = ct__round_to(ct_scalar_to_double(start), r.acc);
-    r.step = ct__round_to(ct_scalar_to_double(step), r.acc);
+    r.op = CT__ARANGE;
+    r.dtype = t->dtype;
+    r.data = (char *)ct__data(t);
+    r.start = ct_scalar_to_double(start);
+    r.step = ct_scalar_to_double(step);
     r.end = 0;
     r.steps = r.halfway = n;
-    ct__range_fill(t, &r);
+    ct__range_run(t, &r);
 }
 
+/* linspace's step, computed in the output dtype (double for integers). */
+static double ct__linspace_step(double start, double end, int64_t steps, ct_dtype dt)
+{
+    switch (dt) {
+    case CT_F16:
+    case CT_BF16:
+        return ct__round_half(ct__round_half((float)end - (float)start, dt) / ct__round_half((float)(steps - 1), dt), dt);
+    case CT_F32:
+        return ((float)end - (float)start) / (float)(steps - 1);
+    default:
+        return (end - start) / (double)(steps - 1);
+    }
+}
+
+/* start and end come as the dtype holds them; steps >= 2. */
 static void ct__cpu_linspace(ct_tensor *t, double start, double end)
 {
-    int64_t n = t->sizes[0];
-    if (n == 0) return;
-    if (!ct_dtype_is_floating(t->dtype)) { /* step in double, values truncated */
-        double s = (double)ct__trunc_i64(start), e = (double)ct__trunc_i64(end);
-        double step = n > 1 ? (e - s) / (double)(n - 1) : 0;
-        char *p = (char *)ct__data(t);
-        for (int64_t i = 0; i < n; i++) {
-            double v = i < n / 2 ? s + step * (double)i : e - step * (double)(n - i - 1);
-            ct__write_f64(p + (size_t)i * ct__esize(t), t->dtype, v);
-        }
-        return;
-    }
     ct__range r;
-    r.acc = t->dtype; /* linspace steps in the output dtype itself */
-    r.start = ct__round_to(start, r.acc);
-    r.end = ct__round_to(end, r.acc);
-    r.step = n > 1 ? ct__round_to((r.end - r.start) / (double)(n - 1), r.acc) : 0;
-    r.steps = n;
-    r.halfway = n / 2;
-    ct__range_fill(t, &r);
+    r.op = CT__LINSPACE;
+    r.dtype = t->dtype;
+    r.data = (char *)ct__data(t);
+    r.start = start;
+    r.end = end;
+    r.steps = t->sizes[0];
+    r.halfway = r.steps / 2;
+    r.step = ct__linspace_step(start, end, r.steps, t->dtype);
+    ct__range_run(t, &r);
 }
 
+typedef struct ct__logspace {
+    char *data;
+    ct_dtype dtype;
+    double start, end, step, base;
+    int64_t steps;
+} ct__logspace;
+
+/* Elements [begin, end): base ** exponent, the exponent computed in double
+ * without FMA, the power stored as C++ stores a double in the dtype (through
+ * a 32-bit integer for uint8, unlike c10::convert). */
+static void ct__logspace_chunk(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__logspace *g = (const ct__logspace *)ctx;
+    size_t es = ct_dtype_size(g->dtype);
+    for (int64_t i = begin; i < end; i++) {
+        double x = i < g->steps / 2 ? g->start + ct__mul_rounded(g->step, (double)i)
+                                    : g->end - ct__mul_rounded(g->step, (double)(g->steps - i - 1));
+        double v = pow(g->base, x);
+        char *p = g->data + (size_t)i * es;
+        if (g->dtype == CT_U8) ct__write_i64(p, g->dtype, ct__trunc_i32(v));
+        else ct__write_f64(p, g->dtype, v);
+    }
+}
+
+/* start and end come as the dtype holds them; steps >= 2. */
 static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base)
 {
-    int64_t n = t->sizes[0];
-    char *p = (char *)ct__data(t);
-    size_t es = ct__esize(t);
-    bool integral = !ct_dtype_is_floating(t->dtype);
-    if (n == 1) {
-        ct__write_f64(p, t->dtype, pow(base, start));
-        return;
-    }
-    /* start and end as the dtype holds them; the exponent steps in double */
-    double s = integral ? (double)ct__trunc_i64(start) : ct__round_to(start, t->dtype);
-    double e = integral ? (double)ct__trunc_i64(end) : ct__round_to(end, t->dtype);
-    double b = integral ? (double)(float)base : base, step = (e - s) / (double)(n - 1);
-    for (int64_t i = 0; i < n; i++) {
-        double x = i < n / 2 ? s + step * (double)i : e - step * (double)(n - i - 1);
-        ct__write_f64(p + (size_t)i * es, t->dtype, pow(b, x));
-    }
+    ct__logspace g;
+    g.data = (char *)ct__data(t);
+    g.dtype = t->dtype;
+    g.start = start;
+    g.end = end;
+    g.base = base;
+    g.steps = t->sizes[0];
+    /* end - start in the dtype: integers subtract exactly (int64 wraps),
+     * floating types round the difference to themselves */
+    double diff = ct_dtype_is_floating(t->dtype) ? ct__round_to(end - start, t->dtype)
+                                                  : (double)(int64_t)((uint64_t)ct__trunc_i64(end) - (uint64_t)ct__trunc_i64(start));
+    g.step = diff / (double)(g.steps - 1);
+    ct__parallel_for(g.steps, CT__GRAIN, ct__logspace_chunk, &g);
 }
 
 #endif /* CTORCH_IMPLEMENTATION */
