@@ -2458,27 +2458,29 @@ ct_tensor *ct_from_array(const void *data, ct_shape shape, ct_dtype dtype)
 ct_tensor *ct_from_blob(void *data, ct_shape shape, const int64_t *strides, ct_dtype dtype,
                         void (*deleter)(void *data, void *ctx), void *ctx)
 {
-    int64_t st[CT_MAX_DIMS], numel, last = 0;
+    int64_t st[CT_MAX_DIMS], numel = 0, last = 0; /* last: the offset of the last element */
     if (ct__check_shape(shape, "from_blob") != CT_OK) return NULL;
     if (!ct__dtype_valid(dtype)) {
         ct__fail(CT_ERR_TYPE, "from_blob(): the dtype of the memory must be given");
         return NULL;
     }
-    if (!ct__numel_of(shape.size, shape.ndim, &numel)) {
+    if (strides) memcpy(st, strides, (size_t)shape.ndim * sizeof(int64_t));
+    else ct__contiguous_strides(shape.size, shape.ndim, st);
+    bool fits = ct__numel_of(shape.size, shape.ndim, &numel);
+    for (int d = 0; d < shape.ndim; d++) {
+        int64_t span;
+        if (st[d] < 0) { /* torch.from_numpy's refusal, in its words */
+            ct__fail(CT_ERR_RUNTIME, "from_blob(): at least one stride is negative, and tensors with negative "
+                                     "strides are not currently supported");
+            return NULL;
+        }
+        if (shape.size[d] > 1) fits = fits && ct__mul_ok(shape.size[d] - 1, st[d], &span) && ct__add_ok(last, span, &last);
+    }
+    if (!fits || (uint64_t)last >= SIZE_MAX / ct_dtype_size(dtype)) {
         char buf[256];
         ct__fail(CT_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
                  ct__shape_str(shape.size, shape.ndim, buf, sizeof buf));
         return NULL;
-    }
-    if (strides) memcpy(st, strides, (size_t)shape.ndim * sizeof(int64_t));
-    else ct__contiguous_strides(shape.size, shape.ndim, st);
-    for (int d = 0; d < shape.ndim; d++) {
-        if (st[d] < 0) {
-            ct__fail(CT_ERR_RUNTIME, "from_blob(): negative strides are not supported, got stride %lld at dim %d",
-                     (long long)st[d], d);
-            return NULL;
-        }
-        if (shape.size[d] > 1) last += (shape.size[d] - 1) * st[d];
     }
     if (numel && !data) {
         ct__fail(CT_ERR_VALUE, "from_blob(): data is NULL");
@@ -2497,6 +2499,7 @@ ct_tensor *ct_from_blob(void *data, ct_shape shape, const int64_t *strides, ct_d
     s->deleter = deleter;
     s->deleter_ctx = ctx;
     ct_tensor *t = ct__tensor_new(s, dtype, shape.size, st, shape.ndim, 0);
+    if (!t) s->deleter = NULL; /* a failed call leaves the memory the caller's */
     ct__storage_release(s);
     return t;
 }
@@ -2543,10 +2546,12 @@ static ct_tensor *ct__filled_or_discard(ct_tensor *t, ct_scalar value)
     return NULL;
 }
 
-/* PyTorch's name of a dtype in "not implemented for" errors. */
+/* c10's ScalarType name, which "not implemented for" errors print. */
 static const char *ct__dtype_scalar_name(ct_dtype dt)
 {
-    return dt == CT_BOOL ? "Bool" : dt == CT_F16 ? "Half" : ct_dtype_name(dt);
+    static const char *names[CT_NUM_DTYPES] = {"",     "Bool", "Byte", "Char",     "Short", "Int",
+                                               "Long", "Half", "BFloat16", "Float", "Double"};
+    return names[dt];
 }
 
 static ct_tensor *ct__not_implemented(const char *kernel, ct_dtype dt)
@@ -2627,7 +2632,7 @@ ct_tensor *ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dt
         return NULL;
     }
     ct_tensor *t = ct_empty(CT_SHAPE(n), dtype);
-    if (t) ct__cpu_arange(t, xs, xd);
+    if (t && n) ct__cpu_arange(t, xs, xd);
     return t;
 }
 
@@ -2727,7 +2732,8 @@ static ct_tensor *ct__triangle(const ct_tensor *t, int64_t k, bool keep_upper)
     if (!r) return NULL;
     ct__copy_unchecked(r, t);
     int64_t rows = r->sizes[r->ndim - 2], cols = r->sizes[r->ndim - 1];
-    int64_t batch = rows > 0 && cols > 0 ? ct_numel(r) / (rows * cols) : 0;
+    if (ct_numel(r) == 0) return r;
+    int64_t batch = ct_numel(r) / (rows * cols);
     k = CT__MAX(CT__MIN(k, cols), -rows); /* beyond these every diagonal gives the same, and i + k cannot overflow */
     size_t es = ct__esize(r);
     char *p = (char *)ct__data(r);

@@ -201,4 +201,197 @@ for dt in FLOATING:
 w.add('arange_long_i16', torch.arange(-20000, 20000, dtype=torch.int16)[::29])
 w.add('linspace_long_i32', torch.linspace(-77.0, 12345.0, 40000, dtype=torch.int32)[::29])
 
+# ---------------------------------------------------------------- fill_, full, torch.tensor
+
+# Python numbers as Scalars: fill_ and full check them with c10's
+# checked_convert (errors name the C++ type); torch.tensor checks only
+# integer dtypes (errors name the dtype) and lets floats overflow to inf.
+SCALARS = [True, False, 0, 1, -1, 2, 255, 256, -255, -256, 127, 128, -128, -129, 32767, 32768, -32768, -32769, 65504,
+           65505, -65505, 2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**63 - 1, -2**63, 2**60 + 2**36 + 1,
+           0., -0., 1.5, -1.5, 2.5, 255., 255.5, 256., -0.5, -1., 127.5, 128., -128.5, -129., 65504., 65504.5,
+           65519.99, 65520., 1e5, 2.**31, 2.**31 - 0.5, -2.**31 - 0.5, 2.**63, -2.**63, 1e19, 3.3895e38, 3.3896e38,
+           3.4028234e38, 3.4028235e38, 1e300, 1e-8, 1e-40, 1 + 2.**-11, 1 + 3 * 2.**-11, 1 + 2.**-8,
+           math.inf, -math.inf, math.nan]
+CNAME = {torch.bool: 'bool', torch.uint8: 'uint8_t', torch.int8: 'int8_t', torch.int16: 'int16_t',
+         torch.int32: 'int', torch.int64: 'int64_t', torch.float16: 'at::Half', torch.bfloat16: 'at::BFloat16',
+         torch.float32: 'float', torch.float64: 'double'}
+w.add('scalar_kind', torch.tensor([0 if isinstance(v, bool) else 1 if isinstance(v, int) else 2 for v in SCALARS]))
+w.add('scalar_int', torch.tensor([v if isinstance(v, int) else 0 for v in SCALARS], dtype=torch.int64))
+w.add('scalar_float', torch.tensor([v if isinstance(v, float) else 0. for v in SCALARS], dtype=torch.float64))
+
+
+def stored(make, message):
+    """Whether each scalar is accepted, and the element stored (0 if not)."""
+    ok, vals = [], []
+    for v in SCALARS:
+        try:
+            vals.append(make(v))
+            ok.append(True)
+        except RuntimeError as e:
+            assert str(e) == message, (v, str(e))
+            ok.append(False)
+            vals.append(torch.zeros((), dtype=vals[0].dtype if vals else torch.float64))
+    return torch.tensor(ok), torch.stack([x.to(vals[0].dtype) for x in vals])
+
+
+def full_elem(v, dt):
+    a = torch.full((3,), v, dtype=dt)
+    one = torch.empty(1, dtype=dt).fill_(v)  # PyTorch fills one element on its own path
+    assert same(a[:1], one) and same(a[:1], a[2:])
+    return a[0]
+
+
+for dt in DTYPES:
+    ok, vals = stored(lambda v: full_elem(v, dt), 'value cannot be converted to type %s without overflow' % CNAME[dt])
+    w.add('fill_ok_' + NAME[dt], ok)
+    w.add('fill_' + NAME[dt], vals.to(dt))
+    ok, vals = stored(lambda v: torch.tensor(v, dtype=dt),
+                      'value cannot be converted to type %s without overflow' % str(dt)[6:])
+    w.add('tensor_ok_' + NAME[dt], ok)
+    w.add('tensor_' + NAME[dt], vals.to(dt))
+
+# ---------------------------------------------------------------- layouts
+#
+# empty_like, clone and to() keep a dense input's strides and give any other
+# input dense strides in its order of dims; contiguous() is itself or a
+# contiguous copy. LAYOUTS builds the inputs; test_create.c builds the same.
+# NAME_strides rows: the input's strides, then empty_like's, zeros_like's
+# (int8), clone's, to(float64)'s and contiguous()'s.
+BASE = torch.arange(120.).reshape(2, 3, 4, 5)
+R100 = torch.arange(100.)
+LAYOUTS = {
+    'transposed': torch.arange(12.).reshape(3, 4).t(),
+    'permuted': BASE.permute(2, 0, 3, 1),
+    'sliced': torch.arange(24.).reshape(4, 6)[:, ::2],
+    'sliced_t': torch.arange(24.).reshape(4, 6)[:, ::2].t(),
+    'sliced_permuted': BASE[:, :, ::2].permute(3, 1, 0, 2),
+    'expanded': torch.arange(3.).reshape(3, 1).expand(3, 4),
+    'expanded_t': torch.arange(4.).reshape(1, 4).expand(3, 4).t(),
+    'expanded_permuted': torch.arange(4.).reshape(4, 1, 1).expand(4, 2, 3).permute(2, 0, 1),
+    'size1': torch.arange(12.).reshape(3, 1, 4).permute(1, 2, 0),
+    'size1_unsqueezed': torch.arange(12.).reshape(3, 4).unsqueeze(1).permute(2, 1, 0),
+    'empty_t': torch.zeros(0, 3).t(),
+    'empty_permuted': torch.zeros(2, 0, 3).permute(2, 0, 1),
+    'strided_a': torch.as_strided(R100, (3, 4), (1, 5)),
+    'strided_b': torch.as_strided(R100, (2, 3, 4), (7, 1, 2)),
+    'equal_strides': torch.as_strided(R100, (3, 2, 2), (2, 2, 1)),
+    'size1_strides': torch.as_strided(R100, (1, 4, 1), (50, 1, 30)),
+    'corner': torch.arange(12.).reshape(3, 4)[1:, 1:],
+    'offset_dense': torch.arange(24.).reshape(2, 3, 4)[1],
+    'scalar': torch.tensor(3.),
+    'vector_step': torch.arange(10.)[::3],
+}
+for name, x in LAYOUTS.items():
+    layouts = [x.stride(), torch.empty_like(x).stride(), torch.zeros_like(x, dtype=torch.int8).stride(), x.clone().stride(),
+               x.to(torch.float64).stride(), x.contiguous().stride()]
+    w.add('layout_%s_strides' % name, torch.tensor(layouts, dtype=torch.int64).reshape(6, x.dim()))
+    w.add('layout_%s_values' % name, x.clone())
+
+# ---------------------------------------------------------------- eye, diag, tril, triu
+
+for n, m in [(0, 0), (1, 1), (3, 3), (2, 5), (5, 2), (4, 0), (0, 3)]:
+    for dt in (torch.float32, torch.bool, torch.int8, torch.float16):
+        w.add('eye_%d_%d_%s' % (n, m, NAME[dt]), torch.eye(n, m, dtype=dt))
+VEC = torch.tensor([1.5, -2., 3.25, 4.])
+MAT = torch.arange(12.).reshape(3, 4) - 5
+for d in range(-4, 5):
+    w.add('diag_vec_%d' % d, torch.diag(VEC, d))
+for d in range(-3, 5):  # one step further either way is an error
+    w.add('diag_mat_%d' % d, torch.diag(MAT, d))
+    w.add('diag_mat_t_%d' % (d - 1), torch.diag(MAT.t(), d - 1))
+w.add('diag_empty_2', torch.diag(torch.zeros(0), 2))
+TRI = {'batched': torch.arange(24.).reshape(2, 3, 4) + 1, 'tall': torch.arange(12.).reshape(4, 3) + 1,
+       'wide_t': (torch.arange(15.).reshape(5, 3) + 1).t(), 'empty': torch.zeros(2, 0, 3)}
+for name, x in TRI.items():
+    for k in range(-5, 6):
+        w.add('tril_%s_%d' % (name, k), torch.tril(x, k))
+        w.add('triu_%s_%d' % (name, k), torch.triu(x, k))
+for dt in (torch.bool, torch.float16, torch.int64):
+    x = (torch.arange(12).reshape(3, 4) % 3).to(dt)
+    w.add('tril_dtype_%s' % NAME[dt], torch.tril(x, -1))
+    w.add('triu_dtype_%s' % NAME[dt], torch.triu(x, 1))
+
+# ---------------------------------------------------------------- copy_ across dtypes, broadcast
+
+COPIES = [
+    ('row', torch.zeros(2, 3, dtype=torch.int32), torch.tensor([1.7, -2.5, 300.2], dtype=torch.float64)),
+    ('column_into_t', torch.zeros(3, 2, dtype=torch.bfloat16).t(), torch.tensor([[1.00390625], [-3.3]])),
+    ('scalar_into_step', torch.zeros(5, dtype=torch.uint8)[::2], torch.tensor(-1)),
+    ('bool_into_permuted', torch.zeros(2, 2, 2, dtype=torch.float16).permute(2, 0, 1), torch.tensor([True, False])),
+    ('wrap', torch.zeros(5, dtype=torch.int8), torch.tensor([200, -200, 127, 128, 1000])),
+    ('half_into_f64', torch.zeros(2, 2, dtype=torch.float64), torch.tensor([[65504., -0.], [6e-8, math.inf]],
+                                                                            dtype=torch.float16)),
+]
+for name, dst, src in COPIES:
+    dst.copy_(src)
+    w.add('copy_%s_src' % name, src)
+    w.add('copy_%s' % name, dst)
+
+# ---------------------------------------------------------------- errors
+#
+# test_create.c checks that ctorch fails with these messages; this asserts
+# them against PyTorch when the golden data is regenerated.
+ERRORS = [
+    ('torch.arange(0, 5, 0)', 'step must be nonzero'),
+    ('torch.arange(0, 5, 0.5, dtype=torch.int64)', 'step must be nonzero'),
+    ('torch.arange(0., 5., math.nan)', 'step must be nonzero'),
+    ('torch.arange(0., 1e-40, 1e-50, dtype=torch.float16)', 'step must be nonzero'),
+    ('torch.arange(0, math.inf)', 'unsupported range: 0 -> inf'),
+    ('torch.arange(math.nan, 0.)', 'unsupported range: nan -> 0'),
+    ('torch.arange(1.5, -math.inf, -1., dtype=torch.float16)', 'unsupported range: 1.5 -> -inf'),
+    ('torch.arange(1e7, math.inf)', 'unsupported range: 1e+07 -> inf'),
+    ('torch.arange(5, 0)', 'upper bound and larger bound inconsistent with step sign'),
+    ('torch.arange(0., 5., -1.)', 'upper bound and larger bound inconsistent with step sign'),
+    ('torch.arange(0., 1e300, 1e-300)', 'invalid size, possible overflow?'),
+    ('torch.arange(0, 2.**63, 1.)', 'IntArrayRef contains an int that cannot be represented as a SymInt: '
+                                    '-9223372036854775808'),
+    ('torch.arange(0, 2**62, dtype=torch.int64)', 'Storage size calculation overflowed with sizes=[4611686018427387904]'),
+    ('torch.arange(5, dtype=torch.bool)', '"arange_cpu" not implemented for \'Bool\''),
+    ('torch.arange(0, 1e30, 1e25, dtype=torch.int64)', 'value cannot be converted to type int64_t without overflow'),
+    ('torch.arange(0, math.inf, dtype=torch.int32)', 'value cannot be converted to type int64_t without overflow'),
+    ('torch.arange(0, 1e40, 1e35, dtype=torch.float16)', 'value cannot be converted to type float without overflow'),
+    ('torch.linspace(0., 1., -1)', 'number of steps must be non-negative'),
+    ('torch.logspace(0., 1., -1)', 'number of steps must be non-negative'),
+    ('torch.linspace(0., 1., 3, dtype=torch.bool)', '"linspace_cpu" not implemented for \'Bool\''),
+    ('torch.logspace(0., 1., 3, dtype=torch.bool)', '"logspace_cpu" not implemented for \'Bool\''),
+    ('torch.logspace(0., 1., 3, dtype=torch.float16)', '"logspace_cpu" not implemented for \'Half\''),
+    ('torch.linspace(300., 5., 3, dtype=torch.uint8)', 'value cannot be converted to type uint8_t without overflow'),
+    ('torch.linspace(5., 300., 3, dtype=torch.int8)', 'value cannot be converted to type int8_t without overflow'),
+    ('torch.linspace(0., 1e5, 3, dtype=torch.float16)', 'value cannot be converted to type at::Half without overflow'),
+    ('torch.linspace(-1., 5., 1, dtype=torch.uint8)', 'value cannot be converted to type uint8_t without overflow'),
+    ('torch.linspace(0., math.nan, 3, dtype=torch.int32)', 'value cannot be converted to type int without overflow'),
+    ('torch.logspace(3., 0., 1, 10., dtype=torch.uint8)', 'value cannot be converted to type uint8_t without overflow'),
+    ('torch.logspace(0., 1e39, 3, dtype=torch.bfloat16)',
+     'value cannot be converted to type at::BFloat16 without overflow'),
+    ('torch.logspace(40., 1., 1, dtype=torch.float32)', 'value cannot be converted to type float without overflow'),
+    ('torch.eye(-1)', 'n must be greater or equal to 0, got -1'),
+    ('torch.eye(2, -1)', 'm must be greater or equal to 0, got -1'),
+    ('torch.eye(-2, -1)', 'n must be greater or equal to 0, got -2'),
+    ('torch.diag(torch.zeros(2, 2, 2))', 'matrix or a vector expected'),
+    ('torch.diag(torch.tensor(3.))', 'matrix or a vector expected'),
+    ('torch.diag(MAT, 5)', 'numel: integer multiplication overflow'),
+    ('torch.diag(MAT, -4)', 'numel: integer multiplication overflow'),
+    ('torch.tril(torch.zeros(3))', 'Dimension out of range (expected to be in range of [-1, 0], but got -2)'),
+    ('torch.triu(torch.tensor(3.))', 'Dimension specified as -2 but tensor has no dimensions'),
+    ('torch.full((2, -1), 1.)', 'Trying to create tensor with negative dimension -1: [2, -1]'),
+    ('torch.zeros((-3,))', 'Trying to create tensor with negative dimension -3: [-3]'),
+    ('torch.full((2,), 256, dtype=torch.uint8)', 'value cannot be converted to type uint8_t without overflow'),
+    ('torch.full_like(torch.zeros(2, dtype=torch.int32), 1e10)', 'value cannot be converted to type int without overflow'),
+    ('torch.tensor(300, dtype=torch.uint8)', 'value cannot be converted to type uint8 without overflow'),
+    ('torch.tensor(-2.5, dtype=torch.uint8)', 'value cannot be converted to type uint8 without overflow'),
+    ('torch.zeros(2, 3).copy_(torch.zeros(4))',
+     'The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1'),
+    ('torch.zeros(3).copy_(torch.zeros(2, 3))', "output with shape [3] doesn't match the broadcast shape [2, 3]"),
+    ('torch.zeros(3, 1).expand(3, 4).copy_(torch.zeros(4))',
+     'unsupported operation: more than one element of the written-to tensor refers to a single memory location. '
+     'Please clone() the tensor before performing the operation.'),
+]
+for code, message in ERRORS:
+    try:
+        eval(code)
+    except (RuntimeError, IndexError) as e:
+        assert str(e) == message, (code, str(e))
+    else:
+        raise AssertionError(code + ' did not fail')
+
 w.save()
