@@ -62,20 +62,22 @@ typedef struct ct__range {
 static double ct__range_elem(const ct__range *r, int64_t i)
 {
     bool back = i >= r->halfway;
-    double from = back ? r->end : r->start, step = back ? -r->step : r->step;
-    int64_t k = back ? r->steps - i - 1 : i;
+    double from = back ? r->end : r->start;
+    /* end - step * k taken as end + step * -k: the same number, and a NaN
+     * step keeps its sign, as x86's subtraction keeps it */
+    double k = back ? -(double)(r->steps - i - 1) : (double)i;
     switch (r->dtype) {
     case CT_F16:
     case CT_BF16:
-        if (r->op == CT__ARANGE) return fmaf((float)step, (float)k, (float)from); /* in float, fused */
+        if (r->op == CT__ARANGE) return fmaf((float)r->step, (float)k, (float)from); /* in float, fused */
         /* in the dtype: k, the product and the sum each rounded to it */
-        return ct__round_half((float)from + ct__round_half((float)step * ct__round_half((float)k, r->dtype), r->dtype),
+        return ct__round_half((float)from + ct__round_half((float)r->step * ct__round_half((float)k, r->dtype), r->dtype),
                               r->dtype);
     case CT_F32:
-        if (r->op == CT__ARANGE) return fma(step, (double)k, from); /* in double, fused */
-        return fmaf((float)step, (float)k, (float)from);
+        if (r->op == CT__ARANGE) return fma(r->step, k, from); /* in double, fused */
+        return fmaf((float)r->step, (float)k, (float)from);
     default: /* float64, and integer linspace: in double, fused */
-        return fma(step, (double)k, from);
+        return fma(r->step, k, from);
     }
 }
 
