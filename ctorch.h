@@ -2608,10 +2608,7 @@ ct_tensor *ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dt
 {
     bool all_int = start.kind != CT_F64 && end.kind != CT_F64 && step.kind != CT_F64;
     dtype = dtype != CT_DEFAULT ? dtype : all_int ? CT_I64 : ct__default_dtype;
-    if (!ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
-        return NULL;
-    }
+    if (ct__check_dtype(dtype) != CT_OK) return NULL;
     if (dtype == CT_BOOL) return ct__not_implemented("arange_cpu", dtype);
     ct_scalar xs = start, xe = end, xd = step;
     if (!ct__arange_bounds(&xs, &xe, &xd, dtype)) return NULL;
@@ -2636,48 +2633,49 @@ ct_tensor *ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dt
     return t;
 }
 
-ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
+/* What linspace and logspace share: the result for 0 steps, or for 1
+ * (filled with first through fill_'s checks), with *done set; else a tensor
+ * for the kernel, with start and end converted to its dtype as Scalar::to
+ * converts them into se[0] and se[1]. */
+static ct_tensor *ct__spaced(const char *kernel, bool has_half, double start, double end, int64_t steps,
+                             ct_dtype dtype, double first, double se[2], bool *done)
 {
+    *done = true;
     if (steps < 0) {
         ct__fail(CT_ERR_RUNTIME, "number of steps must be non-negative");
         return NULL;
     }
     ct_tensor *t = ct_empty(CT_SHAPE(steps), dtype);
     if (!t || steps == 0) return t;
-    if (steps == 1) return ct__filled_or_discard(t, ct_float(start));
-    double s, e;
-    if (t->dtype == CT_BOOL) {
+    if (steps == 1) return ct__filled_or_discard(t, ct_float(first));
+    ct_dtype dt = t->dtype;
+    if (dt == CT_BOOL || (dt == CT_F16 && !has_half)) {
         ct__discard(t);
-        return ct__not_implemented("linspace_cpu", CT_BOOL);
+        return ct__not_implemented(kernel, dt);
     }
-    if (!ct__scalar_as(ct_float(start), t->dtype, &s) || !ct__scalar_as(ct_float(end), t->dtype, &e)) {
+    if (!ct__scalar_as(ct_float(start), dt, &se[0]) || !ct__scalar_as(ct_float(end), dt, &se[1])) {
         ct__discard(t);
         return NULL;
     }
-    ct__cpu_linspace(t, s, e);
+    *done = false;
+    return t;
+}
+
+ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
+{
+    double se[2];
+    bool done;
+    ct_tensor *t = ct__spaced("linspace_cpu", true, start, end, steps, dtype, start, se, &done);
+    if (!done) ct__cpu_linspace(t, se[0], se[1]);
     return t;
 }
 
 ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_dtype dtype)
 {
-    if (steps < 0) {
-        ct__fail(CT_ERR_RUNTIME, "number of steps must be non-negative");
-        return NULL;
-    }
-    ct_tensor *t = ct_empty(CT_SHAPE(steps), dtype);
-    if (!t || steps == 0) return t;
-    if (steps == 1) return ct__filled_or_discard(t, ct_float(pow(base, start)));
-    double s, e;
-    if (t->dtype == CT_BOOL || t->dtype == CT_F16) {
-        ct_dtype dt = t->dtype;
-        ct__discard(t);
-        return ct__not_implemented("logspace_cpu", dt);
-    }
-    if (!ct__scalar_as(ct_float(start), t->dtype, &s) || !ct__scalar_as(ct_float(end), t->dtype, &e)) {
-        ct__discard(t);
-        return NULL;
-    }
-    ct__cpu_logspace(t, s, e, base);
+    double se[2];
+    bool done;
+    ct_tensor *t = ct__spaced("logspace_cpu", false, start, end, steps, dtype, pow(base, start), se, &done);
+    if (!done) ct__cpu_logspace(t, se[0], se[1], base);
     return t;
 }
 

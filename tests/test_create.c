@@ -264,6 +264,19 @@ static void test_fill_golden(void)
         }
 }
 
+/* fill_ writes through any view, overlapping ones included (PyTorch allows
+ * that, unlike copy_). */
+static void test_fill_views(void)
+{
+    ct_tensor *base = ct_zeros(CT_SHAPE(3, 4), CT_I16);
+    CHECK_OK(ct_fill_(ct_expand(ct_slice(base, 1, 1, 2, 1), CT_SHAPE(3, 4)), ct_int(-7)));
+    CHECK_VALUES(base, CT_SHAPE(3, 4), 0, -7, 0, 0, 0, -7, 0, 0, 0, -7, 0, 0);
+    CHECK_OK(ct_fill_(ct_select(ct_t(base), 0, 3), ct_float(2.9)));
+    CHECK_VALUES(base, CT_SHAPE(3, 4), 0, -7, 0, 2, 0, -7, 0, 2, 0, -7, 0, 2);
+    CHECK_OK(ct_zero_(ct_diagonal(base, 1, 0, 1)));
+    CHECK_VALUES(base, CT_SHAPE(3, 4), 0, 0, 0, 2, 0, -7, 0, 2, 0, -7, 0, 0);
+}
+
 /* ct_scalar_tensor converts as torch.tensor(value, dtype=dtype). */
 static void test_scalar_tensor_golden(void)
 {
@@ -662,6 +675,7 @@ int main(void)
     RUN(test_arange_int64_extremes);
     RUN(test_ranges_long);
     RUN(test_fill_golden);
+    RUN(test_fill_views);
     RUN(test_scalar_tensor_golden);
     RUN(test_dtype_inference);
     RUN(test_layouts);

@@ -5,6 +5,7 @@ Run with Debian's python3 (python3-torch): writes create.ctg next to this file.
 """
 import math
 import os
+import random
 import sys
 
 import torch
@@ -102,7 +103,7 @@ def family(kind, dt, kinds, calls):
     w.add(name, torch.cat(outs))
 
 
-rng = __import__('random').Random(1)
+rng = random.Random(1)
 
 # arange(start, end, step): end puts the last element half a step inside
 for dt in FLOATING:
