@@ -1218,6 +1218,7 @@ ct_dtype ct_promote_types(ct_dtype a, ct_dtype b)
 {
     a = ct__resolve(a);
     b = ct__resolve(b);
+    if (!ct__dtype_valid(a) || !ct__dtype_valid(b)) return CT_DEFAULT;
     if (a == b) return a;
     if (a == CT_BOOL) return b;
     if (b == CT_BOOL) return a;
@@ -1315,47 +1316,48 @@ static void ct__write_i64(void *p, ct_dtype dt, int64_t v)
 #undef CT__WRITE
 }
 
-/* A scalar as one element of dtype dt, refusing values that overflow it, as
- * c10's checked_convert does (fill_, full, masked_fill). */
-static ct_result ct__scalar_to_elem(ct_scalar s, ct_dtype dt, void *out)
+/* Whether c10's checked_convert refuses the scalar for dtype dt: a value
+ * outside the dtype's range, or NaN for an integer dtype. Negative ints may
+ * wrap into uint8 (-255 and up); infinities and NaN fit every floating dtype;
+ * bool takes anything. */
+static bool ct__scalar_overflows(ct_scalar s, ct_dtype dt)
 {
-    dt = ct__resolve(dt);
     if (s.kind == CT_F64) {
         double f = s.v.f, lo, hi;
-        bool overflow = false;
         switch (dt) {
         case CT_U8: lo = 0, hi = 255; break; /* floats do not wrap, unlike ints below */
         case CT_I8: lo = -128, hi = 127; break;
         case CT_I16: lo = -32768, hi = 32767; break;
         case CT_I32: lo = -2147483648.0, hi = 2147483647.0; break;
-        case CT_I64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
+        case CT_I64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break; /* hi rounds to 2^63 */
         case CT_F16: lo = -65504, hi = 65504; break;
         case CT_BF16: lo = -3.3895313892515355e38, hi = 3.3895313892515355e38; break;
         case CT_F32: lo = -FLT_MAX, hi = FLT_MAX; break;
-        default: lo = -INFINITY, hi = INFINITY; break;
+        default: return false;
         }
-        if (ct__is_integral(dt)) overflow = f != f || f < lo || f > hi;
-        else if (dt != CT_BOOL) overflow = !isinf(f) && (f < lo || f > hi);
-        if (overflow)
-            return ct__fail(CT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
-                            ct__dtype_cname(dt));
-        ct__write_f64(out, dt, f);
-        return CT_OK;
+        if (ct__is_integral(dt)) return f != f || f < lo || f > hi;
+        return !isinf(f) && (f < lo || f > hi);
     }
     int64_t i = s.kind == CT_BOOL ? (int64_t)s.v.b : s.v.i;
-    bool overflow = false;
     switch (dt) {
-    case CT_U8: overflow = i > 255 || i < -255; break; /* negatives wrap (two's complement) */
-    case CT_I8: overflow = i < -128 || i > 127; break;
-    case CT_I16: overflow = i < -32768 || i > 32767; break;
-    case CT_I32: overflow = i < INT32_MIN || i > INT32_MAX; break;
-    case CT_F16: overflow = i < -65504 || i > 65504; break;
-    default: break;
+    case CT_U8: return i > 255 || i < -255; /* negatives wrap (two's complement) */
+    case CT_I8: return i < -128 || i > 127;
+    case CT_I16: return i < -32768 || i > 32767;
+    case CT_I32: return i < INT32_MIN || i > INT32_MAX;
+    case CT_F16: return i < -65504 || i > 65504;
+    default: return false;
     }
-    if (overflow)
-        return ct__fail(CT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
-                        ct__dtype_cname(dt));
-    ct__write_i64(out, dt, i);
+}
+
+/* A scalar as one element of dtype dt, refusing values that overflow it, as
+ * c10's checked_convert does (fill_, full, masked_fill). */
+static ct_result ct__scalar_to_elem(ct_scalar s, ct_dtype dt, void *out)
+{
+    dt = ct__resolve(dt);
+    if (ct__scalar_overflows(s, dt))
+        return ct__fail(CT_ERR_RUNTIME, "value cannot be converted to type %s without overflow", ct__dtype_cname(dt));
+    if (s.kind == CT_F64) ct__write_f64(out, dt, s.v.f);
+    else ct__write_i64(out, dt, s.kind == CT_BOOL ? (int64_t)s.v.b : s.v.i);
     return CT_OK;
 }
 
@@ -1439,6 +1441,10 @@ static ct_tensor *ct__alloc_strided(const int64_t *sizes, const int64_t *strides
 {
     int64_t numel, nbytes, contiguous[CT_MAX_DIMS];
     dtype = ct__resolve(dtype);
+    if (!ct__dtype_valid(dtype)) {
+        ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
+        return NULL;
+    }
     if (!ct__numel_of(sizes, ndim, &numel) || !ct__mul_ok(numel, (int64_t)ct_dtype_size(dtype), &nbytes)) {
         char buf[256];
         ct__fail(CT_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
@@ -1842,12 +1848,52 @@ ct_result ct_fill_(ct_tensor *t, ct_scalar value)
 
 ct_result ct_zero_(ct_tensor *t) { return ct_fill_(t, ct_int(0)); }
 
-/* An uninitialised tensor shaped like t: with t's strides when t is dense
- * (PyTorch's preserve_format), contiguous otherwise. */
+/* How dims a and b of t order by stride (infer_dense_strides' rule, which
+ * is TensorIterator's): -1 when a goes inside b, 1 when outside, 0 when
+ * undecided (a stride 0, or equal strides and a is not the larger). */
+static int ct__stride_order(const ct_tensor *t, int a, int b)
+{
+    int64_t sa = t->strides[a], sb = t->strides[b];
+    if (sa == 0 || sb == 0) return 0;
+    if (sa != sb) return sa < sb ? -1 : 1;
+    return t->sizes[a] > t->sizes[b] ? 1 : 0;
+}
+
+/* Dense strides for t's sizes that keep the order of t's dims by stride
+ * (PyTorch's infer_dense_strides, for tensors that are not dense). */
+static void ct__dense_strides_like(const ct_tensor *t, int64_t *strides)
+{
+    int perm[CT_MAX_DIMS], n = t->ndim; /* perm[0] is the innermost dim */
+    for (int i = 0; i < n; i++) perm[i] = n - 1 - i;
+    for (int i = 1; i < n; i++) { /* insertion sort that steps over undecided dims without moving them */
+        int moving = i;
+        for (int j = i - 1; j >= 0; j--) {
+            int order = ct__stride_order(t, perm[j], perm[moving]);
+            if (order < 0) break;
+            if (order > 0) {
+                int x = perm[j];
+                perm[j] = perm[moving];
+                perm[moving] = x;
+                moving = j;
+            }
+        }
+    }
+    int64_t stride = 1;
+    for (int i = 0; i < n; i++) {
+        strides[perm[i]] = stride;
+        if (t->sizes[perm[i]] > 1) stride *= t->sizes[perm[i]];
+    }
+}
+
+/* An uninitialised tensor shaped like t, laid out as PyTorch's
+ * preserve_format does: t's own strides when t is dense, else dense strides
+ * in t's order. */
 static ct_tensor *ct__empty_like(const ct_tensor *t, ct_dtype dtype)
 {
+    int64_t strides[CT_MAX_DIMS];
     dtype = dtype == CT_DEFAULT ? t->dtype : dtype;
-    const int64_t *strides = ct__is_dense(t) ? t->strides : NULL;
+    if (ct__is_dense(t)) memcpy(strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
+    else ct__dense_strides_like(t, strides);
     return ct__alloc_strided(t->sizes, strides, t->ndim, dtype, t->storage->device);
 }
 
@@ -2550,27 +2596,31 @@ ct_tensor *ct_unflatten(const ct_tensor *t, int dim, ct_shape sizes)
 /* Creation: empty, zeros, ones, full, from C arrays and caller memory, ranges,
  * eye, diag, tril, triu. */
 
+/* A new tensor of that shape and dtype with every element the bytes at elem. */
+static ct_tensor *ct__full_of(ct_shape shape, ct_dtype dtype, const void *elem)
+{
+    ct_tensor *t = ct__alloc(shape.size, shape.ndim, dtype, ct__cpu);
+    if (t && ct_numel(t)) ct__backend_for(CT_DEVICE_CPU)->fill(t, elem);
+    return t;
+}
+
+static ct_result ct__check_dtype(ct_dtype dtype)
+{
+    if (dtype == CT_DEFAULT || ct__dtype_valid(dtype)) return CT_OK;
+    return ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
+}
+
 static ct_tensor *ct__filled(ct_shape shape, ct_dtype dtype, ct_scalar value)
 {
-    if (ct__check_shape(shape, "full") != CT_OK) return NULL;
-    if (dtype != CT_DEFAULT && !ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
-        return NULL;
-    }
     uint64_t elem = 0;
+    if (ct__check_shape(shape, "full") != CT_OK || ct__check_dtype(dtype) != CT_OK) return NULL;
     if (ct__scalar_to_elem(value, dtype, &elem) != CT_OK) return NULL; /* before allocating */
-    ct_tensor *t = ct__alloc(shape.size, shape.ndim, dtype, ct__cpu);
-    if (t && ct_numel(t)) ct__backend_for(CT_DEVICE_CPU)->fill(t, &elem);
-    return t;
+    return ct__full_of(shape, dtype, &elem);
 }
 
 ct_tensor *ct_empty(ct_shape shape, ct_dtype dtype)
 {
-    if (ct__check_shape(shape, "empty") != CT_OK) return NULL;
-    if (dtype != CT_DEFAULT && !ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
-        return NULL;
-    }
+    if (ct__check_shape(shape, "empty") != CT_OK || ct__check_dtype(dtype) != CT_OK) return NULL;
     return ct__alloc(shape.size, shape.ndim, dtype, ct__cpu);
 }
 
@@ -2591,6 +2641,7 @@ ct_tensor *ct_full(ct_shape shape, ct_scalar value, ct_dtype dtype)
 ct_tensor *ct_empty_like(const ct_tensor *t, ct_dtype dtype)
 {
     CT__ARG(t, "self", 1);
+    if (ct__check_dtype(dtype) != CT_OK) return NULL;
     return ct__empty_like(t, dtype);
 }
 
@@ -2598,6 +2649,7 @@ ct_tensor *ct_full_like(const ct_tensor *t, ct_scalar value, ct_dtype dtype)
 {
     uint64_t elem = 0;
     CT__ARG(t, "self", 1);
+    if (ct__check_dtype(dtype) != CT_OK) return NULL;
     if (ct__scalar_to_elem(value, dtype == CT_DEFAULT ? t->dtype : dtype, &elem) != CT_OK) return NULL;
     ct_tensor *r = ct__empty_like(t, dtype);
     if (r && ct_numel(r)) ct__backend_for(r->storage->device.type)->fill(r, &elem);
@@ -2627,27 +2679,29 @@ ct_tensor *ct_from_array(const void *data, ct_shape shape, ct_dtype dtype)
 ct_tensor *ct_from_blob(void *data, ct_shape shape, const int64_t *strides, ct_dtype dtype,
                         void (*deleter)(void *data, void *ctx), void *ctx)
 {
-    int64_t st[CT_MAX_DIMS], numel, last = 0;
+    int64_t st[CT_MAX_DIMS], numel = 0, last = 0; /* last: the offset of the last element */
     if (ct__check_shape(shape, "from_blob") != CT_OK) return NULL;
     if (!ct__dtype_valid(dtype)) {
         ct__fail(CT_ERR_TYPE, "from_blob(): the dtype of the memory must be given");
         return NULL;
     }
-    if (!ct__numel_of(shape.size, shape.ndim, &numel)) {
+    if (strides) memcpy(st, strides, (size_t)shape.ndim * sizeof(int64_t));
+    else ct__contiguous_strides(shape.size, shape.ndim, st);
+    bool fits = ct__numel_of(shape.size, shape.ndim, &numel);
+    for (int d = 0; d < shape.ndim; d++) {
+        int64_t span;
+        if (st[d] < 0) { /* torch.from_numpy's refusal, in its words */
+            ct__fail(CT_ERR_RUNTIME, "from_blob(): at least one stride is negative, and tensors with negative "
+                                     "strides are not currently supported");
+            return NULL;
+        }
+        if (shape.size[d] > 1) fits = fits && ct__mul_ok(shape.size[d] - 1, st[d], &span) && ct__add_ok(last, span, &last);
+    }
+    if (!fits || (uint64_t)last >= SIZE_MAX / ct_dtype_size(dtype)) {
         char buf[256];
         ct__fail(CT_ERR_RUNTIME, "Storage size calculation overflowed with sizes=%s",
                  ct__shape_str(shape.size, shape.ndim, buf, sizeof buf));
         return NULL;
-    }
-    if (strides) memcpy(st, strides, (size_t)shape.ndim * sizeof(int64_t));
-    else ct__contiguous_strides(shape.size, shape.ndim, st);
-    for (int d = 0; d < shape.ndim; d++) {
-        if (st[d] < 0) {
-            ct__fail(CT_ERR_RUNTIME, "from_blob(): negative strides are not supported, got stride %lld at dim %d",
-                     (long long)st[d], d);
-            return NULL;
-        }
-        if (shape.size[d] > 1) last += (shape.size[d] - 1) * st[d];
     }
     if (numel && !data) {
         ct__fail(CT_ERR_VALUE, "from_blob(): data is NULL");
@@ -2666,78 +2720,183 @@ ct_tensor *ct_from_blob(void *data, ct_shape shape, const int64_t *strides, ct_d
     s->deleter = deleter;
     s->deleter_ctx = ctx;
     ct_tensor *t = ct__tensor_new(s, dtype, shape.size, st, shape.ndim, 0);
+    if (!t) s->deleter = NULL; /* a failed call leaves the memory the caller's */
     ct__storage_release(s);
     return t;
 }
 
+/* value as torch.tensor(value, dtype=dt) stores it: integer dtypes refuse
+ * values out of their range (naming the dtype as Python does), floating
+ * dtypes round (to infinity past their range), bool tests for nonzero. */
+static ct_result ct__tensor_elem(ct_scalar value, ct_dtype dt, void *out)
+{
+    if (!ct__is_integral(dt)) {
+        ct__write_f64(out, dt, ct_scalar_to_double(value));
+        return CT_OK;
+    }
+    if (ct__scalar_overflows(value, dt))
+        return ct__fail(CT_ERR_RUNTIME, "value cannot be converted to type %s without overflow", ct_dtype_name(dt));
+    return ct__scalar_to_elem(value, dt, out);
+}
+
 ct_tensor *ct_scalar_tensor(ct_scalar value, ct_dtype dtype)
 {
-    return ct__filled(CT_SHAPE0, dtype == CT_DEFAULT ? ct__scalar_dtype(value) : dtype, value);
+    uint64_t elem = 0;
+    dtype = dtype == CT_DEFAULT ? ct__scalar_dtype(value) : dtype;
+    if (ct__check_dtype(dtype) != CT_OK || ct__tensor_elem(value, dtype, &elem) != CT_OK) return NULL;
+    return ct__full_of(CT_SHAPE0, dtype, &elem);
 }
 
 /* ---------------------------------------------------------------- ranges */
+
+/* Scalar::to<T>() for dtype dt (checked as c10's checked_convert), as a
+ * double holding the dtype's value. */
+static bool ct__scalar_as(ct_scalar s, ct_dtype dt, double *out)
+{
+    uint64_t elem = 0;
+    if (ct__scalar_to_elem(s, dt, &elem) != CT_OK) return false;
+    *out = ct__read_f64(&elem, dt);
+    return true;
+}
+
+/* t filled with value (checked as fill_ checks it), or NULL and t discarded. */
+static ct_tensor *ct__filled_or_discard(ct_tensor *t, ct_scalar value)
+{
+    if (ct_fill_(t, value) == CT_OK) return t;
+    ct__discard(t);
+    return NULL;
+}
+
+/* c10's ScalarType name, which "not implemented for" errors print. */
+static const char *ct__dtype_scalar_name(ct_dtype dt)
+{
+    static const char *names[CT_NUM_DTYPES] = {"",     "Bool", "Byte", "Char",     "Short", "Int",
+                                               "Long", "Half", "BFloat16", "Float", "Double"};
+    return names[dt];
+}
+
+static ct_tensor *ct__not_implemented(const char *kernel, ct_dtype dt)
+{
+    ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__dtype_scalar_name(dt));
+    return NULL;
+}
+
+/* arange's start, end and step converted in place to the kernel's
+ * accumulate type (int64 for integer dtypes, float for half and bfloat16,
+ * double otherwise), and checked there as PyTorch checks them. */
+static bool ct__arange_bounds(ct_scalar *start, ct_scalar *end, ct_scalar *step, ct_dtype dtype)
+{
+    ct_dtype acc = !ct_dtype_is_floating(dtype) ? CT_I64 : dtype == CT_F16 || dtype == CT_BF16 ? CT_F32 : CT_F64;
+    uint64_t es = 0, ee = 0, ed = 0;
+    if (ct__scalar_to_elem(*start, acc, &es) != CT_OK || ct__scalar_to_elem(*end, acc, &ee) != CT_OK ||
+        ct__scalar_to_elem(*step, acc, &ed) != CT_OK)
+        return false;
+    int step_sign, order; /* the signs of step and of end - start */
+    double s = 0, e = 0;    /* floating bounds, which may be infinite */
+    if (acc == CT_I64) {
+        int64_t is = ct__read_i64(&es, acc), ie = ct__read_i64(&ee, acc), id = ct__read_i64(&ed, acc);
+        step_sign = (id > 0) - (id < 0);
+        order = (ie > is) - (ie < is);
+        *start = ct_int(is);
+        *end = ct_int(ie);
+        *step = ct_int(id);
+    } else {
+        double d = ct__read_f64(&ed, acc);
+        s = ct__read_f64(&es, acc);
+        e = ct__read_f64(&ee, acc);
+        step_sign = (d > 0) - (d < 0); /* NaN: 0 */
+        order = (e > s) - (e < s);
+        *start = ct_float(s);
+        *end = ct_float(e);
+        *step = ct_float(d);
+    }
+    if (!step_sign) {
+        ct__fail(CT_ERR_RUNTIME, "step must be nonzero");
+        return false;
+    }
+    if (!isfinite(s) || !isfinite(e)) {
+        ct__fail(CT_ERR_RUNTIME, "unsupported range: %g -> %g", s, e);
+        return false;
+    }
+    if (!((step_sign > 0 && order >= 0) || (step_sign < 0 && order <= 0))) {
+        ct__fail(CT_ERR_RUNTIME, "upper bound and larger bound inconsistent with step sign");
+        return false;
+    }
+    return true;
+}
 
 ct_tensor *ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dtype)
 {
     bool all_int = start.kind != CT_F64 && end.kind != CT_F64 && step.kind != CT_F64;
     dtype = dtype != CT_DEFAULT ? dtype : all_int ? CT_I64 : ct__default_dtype;
-    if (!ct__dtype_valid(dtype) || dtype == CT_BOOL) {
-        ct__fail(CT_ERR_RUNTIME, "\"arange_cpu\" not implemented for '%s'", dtype == CT_BOOL ? "Bool" : "?");
-        return NULL;
-    }
-    double xs = ct_scalar_to_double(start), xe = ct_scalar_to_double(end), xd = ct_scalar_to_double(step);
+    if (ct__check_dtype(dtype) != CT_OK) return NULL;
+    if (dtype == CT_BOOL) return ct__not_implemented("arange_cpu", dtype);
+    ct_scalar xs = start, xe = end, xd = step;
+    if (!ct__arange_bounds(&xs, &xe, &xd, dtype)) return NULL;
+    /* The length: from the int64 values for int64 (their difference wraps as
+     * in C++), from the scalars as doubles for every other dtype. */
     double size_d;
-    if (dtype == CT_I64 && all_int) { /* int64 is more precise than double */
-        int64_t is = start.kind == CT_BOOL ? start.v.b : start.v.i, ie = end.kind == CT_BOOL ? end.v.b : end.v.i;
-        int64_t id = step.kind == CT_BOOL ? step.v.b : step.v.i;
-        size_d = id ? ceil((double)(ie - is) / (double)id) : 0;
-    } else {
-        size_d = ceil((xe - xs) / xd);
-    }
-    if (!(xd > 0 || xd < 0)) {
-        ct__fail(CT_ERR_RUNTIME, "step must be nonzero");
-        return NULL;
-    }
-    if (!isfinite(xs) || !isfinite(xe)) {
-        char a[64], b[64];
-        snprintf(a, sizeof a, start.kind == CT_F64 ? "%g" : "%.0f", xs);
-        snprintf(b, sizeof b, end.kind == CT_F64 ? "%g" : "%.0f", xe);
-        ct__fail(CT_ERR_RUNTIME, "unsupported range: %s -> %s", a, b);
-        return NULL;
-    }
-    if (!((xd > 0 && xe >= xs) || (xd < 0 && xe <= xs))) {
-        ct__fail(CT_ERR_RUNTIME, "upper bound and larger bound inconsistent with step sign");
-        return NULL;
-    }
-    if (!(size_d >= 0 && size_d <= 9.2233720368547758e18)) {
+    if (dtype == CT_I64)
+        size_d = ceil((double)(int64_t)((uint64_t)xe.v.i - (uint64_t)xs.v.i) / (double)xd.v.i);
+    else
+        size_d = ceil((ct_scalar_to_double(end) - ct_scalar_to_double(start)) / ct_scalar_to_double(step));
+    if (!(size_d >= 0 && size_d <= 9223372036854775807.0)) {
         ct__fail(CT_ERR_RUNTIME, "invalid size, possible overflow?");
         return NULL;
     }
-    int64_t n = (int64_t)size_d;
-    ct_tensor *t = ct__alloc(&n, 1, dtype, ct__cpu);
-    if (t) ct__cpu_arange(t, start, step);
+    int64_t n = ct__trunc_i64(size_d); /* 2^63 passes the check above and wraps, as in PyTorch */
+    if (n < 0) {
+        ct__fail(CT_ERR_RUNTIME, "IntArrayRef contains an int that cannot be represented as a SymInt: %lld", (long long)n);
+        return NULL;
+    }
+    ct_tensor *t = ct_empty(CT_SHAPE(n), dtype);
+    if (t && n) ct__cpu_arange(t, xs, xd);
+    return t;
+}
+
+/* What linspace and logspace share: the result for 0 steps, or for 1
+ * (filled with first through fill_'s checks), with *done set; else a tensor
+ * for the kernel, with start and end converted to its dtype as Scalar::to
+ * converts them into se[0] and se[1]. */
+static ct_tensor *ct__spaced(const char *kernel, bool has_half, double start, double end, int64_t steps,
+                             ct_dtype dtype, double first, double se[2], bool *done)
+{
+    *done = true;
+    if (steps < 0) {
+        ct__fail(CT_ERR_RUNTIME, "number of steps must be non-negative");
+        return NULL;
+    }
+    ct_tensor *t = ct_empty(CT_SHAPE(steps), dtype);
+    if (!t || steps == 0) return t;
+    if (steps == 1) return ct__filled_or_discard(t, ct_float(first));
+    ct_dtype dt = t->dtype;
+    if (dt == CT_BOOL || (dt == CT_F16 && !has_half)) {
+        ct__discard(t);
+        return ct__not_implemented(kernel, dt);
+    }
+    if (!ct__scalar_as(ct_float(start), dt, &se[0]) || !ct__scalar_as(ct_float(end), dt, &se[1])) {
+        ct__discard(t);
+        return NULL;
+    }
+    *done = false;
     return t;
 }
 
 ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
 {
-    if (steps < 0) {
-        ct__fail(CT_ERR_RUNTIME, "number of steps must be non-negative");
-        return NULL;
-    }
-    ct_tensor *t = ct_empty(CT_SHAPE(steps), dtype);
-    if (t) ct__cpu_linspace(t, start, end);
+    double se[2];
+    bool done;
+    ct_tensor *t = ct__spaced("linspace_cpu", true, start, end, steps, dtype, start, se, &done);
+    if (!done) ct__cpu_linspace(t, se[0], se[1]);
     return t;
 }
 
 ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_dtype dtype)
 {
-    if (steps < 0) {
-        ct__fail(CT_ERR_RUNTIME, "number of steps must be non-negative");
-        return NULL;
-    }
-    ct_tensor *t = ct_empty(CT_SHAPE(steps), dtype);
-    if (t) ct__cpu_logspace(t, start, end, base);
+    double se[2];
+    bool done;
+    ct_tensor *t = ct__spaced("logspace_cpu", false, start, end, steps, dtype, pow(base, start), se, &done);
+    if (!done) ct__cpu_logspace(t, se[0], se[1], base);
     return t;
 }
 
@@ -2745,9 +2904,14 @@ ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_
 
 ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
 {
+    int64_t numel;
     if (n < 0 || m < 0) {
         ct__fail(CT_ERR_RUNTIME, "%s must be greater or equal to 0, got %lld", n < 0 ? "n" : "m",
                  (long long)(n < 0 ? n : m));
+        return NULL;
+    }
+    if (!ct__mul_ok(n, m, &numel)) {
+        ct__fail(CT_ERR_RUNTIME, "numel: integer multiplication overflow");
         return NULL;
     }
     ct_tensor *t = ct_zeros(CT_SHAPE(n, m), dtype);
@@ -2766,13 +2930,17 @@ ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
         return NULL;
     }
     ct_scope s = ct_scope_begin();
-    ct_tensor *r;
-    if (t->ndim == 2) {
-        r = ct_clone(ct_diagonal(t, diagonal, 0, 1));
-    } else {
+    ct_tensor *r = NULL;
+    if (t->ndim == 1) { /* a square matrix with t on the diagonal */
         int64_t n = t->sizes[0] + (diagonal < 0 ? -diagonal : diagonal);
         r = ct_zeros(CT_SHAPE(n, n), t->dtype);
-        if (r && ct_copy_(ct_diagonal(r, diagonal, 0, 1), t) != CT_OK) r = NULL;
+        if (r) ct__copy_unchecked(ct_diagonal(r, diagonal, 0, 1), t);
+    } else { /* the diagonal's length; PyTorch resizes to it unclamped, refusing a negative one */
+        int64_t len = diagonal >= 0 ? CT__MIN(t->sizes[0], t->sizes[1] - diagonal)
+                                    : CT__MIN(t->sizes[0] + diagonal, t->sizes[1]);
+        if (len < 0) ct__fail(CT_ERR_RUNTIME, "numel: integer multiplication overflow");
+        else r = ct_empty(CT_SHAPE(len), t->dtype);
+        if (r) ct__copy_unchecked(r, ct_diagonal(t, diagonal, 0, 1));
     }
     ct_keep(r);
     ct_scope_end(s);
@@ -2783,16 +2951,14 @@ ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
  * below it (keep_upper, triu) or above it (tril), over the last two dims. */
 static ct_tensor *ct__triangle(const ct_tensor *t, int64_t k, bool keep_upper)
 {
-    if (t->ndim < 2) {
-        ct__fail(CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-%d, %d], but got -2)",
-                 t->ndim ? t->ndim : 1, t->ndim ? t->ndim - 1 : 0);
-        return NULL;
-    }
+    if (ct__wrap_dim_strict(-2, t->ndim) < 0) return NULL; /* PyTorch's error for fewer than 2 dims */
     ct_tensor *r = ct__alloc(t->sizes, t->ndim, t->dtype, t->storage->device);
     if (!r) return NULL;
     ct__copy_unchecked(r, t);
     int64_t rows = r->sizes[r->ndim - 2], cols = r->sizes[r->ndim - 1];
-    int64_t batch = rows > 0 && cols > 0 ? ct_numel(r) / (rows * cols) : 0;
+    if (ct_numel(r) == 0) return r;
+    int64_t batch = ct_numel(r) / (rows * cols);
+    k = CT__MAX(CT__MIN(k, cols), -rows); /* beyond these every diagonal gives the same, and i + k cannot overflow */
     size_t es = ct__esize(r);
     char *p = (char *)ct__data(r);
     for (int64_t b = 0; b < batch; b++, p += (size_t)(rows * cols) * es)
@@ -3427,6 +3593,1171 @@ ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, 
 
 /* ==================== tensor/random.c ==================== */
 // >>tensor/random.c
+/* Random numbers: PyTorch's CPU generator and the distributions of its CPU
+ * kernels, reproduced draw for draw so that a seed gives PyTorch's numbers.
+ *
+ * The engine is at::mt19937 (32-bit outputs; a 64-bit draw is two of them,
+ * the first as the high half). A uniform of a floating dtype takes the low
+ * `digits` bits of one draw (24 for float, 53 for double from a 64-bit draw,
+ * 11 for half, 8 for bfloat16) scaled by 2^-digits. The serial kernels fill
+ * their output in TensorIterator order, which ct__iter reproduces. Where
+ * PyTorch computes in a narrower type (float, half, bfloat16) we compute in
+ * double and round to it after each operation, which gives the same result
+ * for + - * / and sqrt (double has over twice their precision); PyTorch's AVX2
+ * kernels fuse some multiply-adds, and so does fma() here, in the same places. */
+
+#include <time.h>
+
+#define CT__MT_N 624
+#define CT__MT_M 397
+#define CT__DEFAULT_SEED 67280421310721ULL
+/* sizeof(at::CPUGeneratorImplState): what torch.get_rng_state() returns. */
+#define CT__STATE_BYTES 5056
+
+static const double ct__pi = 3.14159265358979323846;
+
+/* Defined with the CPU range kernels (src/cpu/range.c), later in the amalgamation. */
+static double ct__round_to(double x, ct_dtype dt);
+
+struct ct_generator {
+    long lock; /* a spinlock, as PyTorch holds generator->mutex_ around a kernel */
+    bool seeded; /* false only for the default generator before its first use */
+    uint64_t seed;
+    int left; /* mt19937_data_pod's fields, kept as PyTorch keeps them for get_state */
+    uint32_t next;
+    uint32_t state[CT__MT_N];
+    bool has_normal; /* Box-Muller's second sample (next_double_normal_sample) */
+    double normal;
+    bool has_normal_f; /* next_float_normal_sample: only ever set through set_state */
+    float normal_f;
+};
+
+static ct_generator ct__default_gen; /* zero: unlocked, seeded on first use */
+
+/* ---------------------------------------------------------------- the engine */
+
+static void ct__mt_seed(ct_generator *g, uint64_t seed)
+{
+    g->seed = seed;
+    g->seeded = true;
+    g->state[0] = (uint32_t)seed;
+    for (uint32_t j = 1; j < CT__MT_N; j++)
+        g->state[j] = 1812433253u * (g->state[j - 1] ^ (g->state[j - 1] >> 30)) + j;
+    g->left = 1;
+    g->next = 0;
+    g->has_normal = g->has_normal_f = false;
+}
+
+static uint32_t ct__mt_twist(uint32_t u, uint32_t v)
+{
+    return (((u & 0x80000000u) | (v & 0x7fffffffu)) >> 1) ^ (v & 1 ? 0x9908b0dfu : 0);
+}
+
+static uint32_t ct__rand32(ct_generator *g)
+{
+    if (--g->left == 0) { /* regenerate the whole state */
+        uint32_t *s = g->state;
+        int j;
+        for (j = 0; j < CT__MT_N - CT__MT_M; j++) s[j] = s[j + CT__MT_M] ^ ct__mt_twist(s[j], s[j + 1]);
+        for (; j < CT__MT_N - 1; j++) s[j] = s[j + CT__MT_M - CT__MT_N] ^ ct__mt_twist(s[j], s[j + 1]);
+        s[j] = s[j + CT__MT_M - CT__MT_N] ^ ct__mt_twist(s[j], s[0]);
+        g->left = CT__MT_N;
+        g->next = 0;
+    }
+    uint32_t y = g->state[g->next++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+}
+
+static uint64_t ct__rand64(ct_generator *g)
+{
+    uint64_t hi = ct__rand32(g);
+    return hi << 32 | ct__rand32(g);
+}
+
+/* ---------------------------------------------------------------- generators */
+
+static void ct__gen_unlock(ct_generator *g)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __atomic_store_n(&g->lock, 0L, __ATOMIC_RELEASE);
+#else
+    _InterlockedExchange((volatile long *)&g->lock, 0);
+#endif
+}
+
+/* g (NULL: the default generator) locked and seeded. */
+static ct_generator *ct__gen_lock(ct_generator *g)
+{
+    if (!g) g = &ct__default_gen;
+#if defined(__GNUC__) || defined(__clang__)
+    while (__atomic_exchange_n(&g->lock, 1L, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&g->lock, __ATOMIC_RELAXED)) continue;
+#else
+    while (_InterlockedExchange((volatile long *)&g->lock, 1)) continue;
+#endif
+    if (!g->seeded) ct__mt_seed(g, CT__DEFAULT_SEED);
+    return g;
+}
+
+ct_generator *ct_default_generator(void) { return &ct__default_gen; }
+
+ct_generator *ct_generator_new(void)
+{
+    ct_generator *g = (ct_generator *)CT_MALLOC(sizeof *g);
+    if (!g) {
+        CT__OOM();
+        return NULL;
+    }
+    memset(g, 0, sizeof *g);
+    ct__mt_seed(g, CT__DEFAULT_SEED);
+    return g;
+}
+
+void ct_generator_free(ct_generator *g)
+{
+    if (g != &ct__default_gen) CT_FREE(g);
+}
+
+void ct_generator_manual_seed(ct_generator *g, uint64_t seed)
+{
+    g = ct__gen_lock(g);
+    ct__mt_seed(g, seed);
+    ct__gen_unlock(g);
+}
+
+uint64_t ct_generator_initial_seed(const ct_generator *g)
+{
+    ct_generator *locked = ct__gen_lock((ct_generator *)g);
+    uint64_t seed = locked->seed;
+    ct__gen_unlock(locked);
+    return seed;
+}
+
+void ct_manual_seed(uint64_t seed) { ct_generator_manual_seed(NULL, seed); }
+uint64_t ct_initial_seed(void) { return ct_generator_initial_seed(NULL); }
+
+/* A nondeterministic seed: /dev/urandom as PyTorch reads it, else the clock. */
+static uint64_t ct__fresh_seed(void)
+{
+    uint64_t s = 0;
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f) {
+        size_t got = fread(&s, sizeof s, 1, f);
+        fclose(f);
+        if (got == 1) return s;
+    }
+    s = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)clock();
+    return s ^ (s >> 31);
+}
+
+uint64_t ct_seed(void)
+{
+    uint64_t s = ct__fresh_seed();
+    ct_manual_seed(s);
+    return s;
+}
+
+/* The state bytes are at::CPUGeneratorImplState's layout, so that states move
+ * between ctorch and torch.get_rng_state / set_rng_state. */
+enum {
+    CT__ST_SEED = 0, CT__ST_LEFT = 8, CT__ST_SEEDED = 12, CT__ST_NEXT = 16, CT__ST_STATE = 24,
+    CT__ST_NORMAL_Y = 5024, CT__ST_NORMAL_VALID = 5040, CT__ST_FLOAT = 5048, CT__ST_FLOAT_VALID = 5052
+};
+
+size_t ct_generator_state_size(void) { return CT__STATE_BYTES; }
+
+void ct_generator_get_state(const ct_generator *g, void *state)
+{
+    unsigned char *b = (unsigned char *)state;
+    ct_generator *src = ct__gen_lock((ct_generator *)g);
+    int seeded = 1, normal_valid = src->has_normal;
+    uint64_t next = src->next;
+    double normal = src->has_normal ? src->normal : 0.0;
+    float normal_f = src->has_normal_f ? src->normal_f : 0.0f;
+    memset(b, 0, CT__STATE_BYTES);
+    memcpy(b + CT__ST_SEED, &src->seed, 8);
+    memcpy(b + CT__ST_LEFT, &src->left, 4);
+    memcpy(b + CT__ST_SEEDED, &seeded, 4);
+    memcpy(b + CT__ST_NEXT, &next, 8);
+    for (int j = 0; j < CT__MT_N; j++) {
+        uint64_t w = src->state[j];
+        memcpy(b + CT__ST_STATE + 8 * j, &w, 8);
+    }
+    memcpy(b + CT__ST_NORMAL_Y, &normal, 8);
+    memcpy(b + CT__ST_NORMAL_VALID, &normal_valid, 4);
+    memcpy(b + CT__ST_FLOAT, &normal_f, 4);
+    b[CT__ST_FLOAT_VALID] = src->has_normal_f;
+    ct__gen_unlock(src);
+}
+
+ct_result ct_generator_set_state(ct_generator *g, const void *state)
+{
+    const unsigned char *b = (const unsigned char *)state;
+    int left, seeded, normal_valid;
+    uint64_t seed, next;
+    if (!b) return ct__fail(CT_ERR_TYPE, "set_state(): argument 'new_state' (position 1) must be Tensor, not NULL");
+    memcpy(&seed, b + CT__ST_SEED, 8);
+    memcpy(&left, b + CT__ST_LEFT, 4);
+    memcpy(&seeded, b + CT__ST_SEEDED, 4);
+    memcpy(&next, b + CT__ST_NEXT, 8);
+    memcpy(&normal_valid, b + CT__ST_NORMAL_VALID, 4);
+    if (!seeded || left <= 0 || left > CT__MT_N || (uint32_t)next > CT__MT_N)
+        return ct__fail(CT_ERR_RUNTIME, "Invalid mt19937 state");
+    g = ct__gen_lock(g);
+    g->seed = seed;
+    g->left = left;
+    g->next = (uint32_t)next;
+    for (int j = 0; j < CT__MT_N; j++) {
+        uint64_t w;
+        memcpy(&w, b + CT__ST_STATE + 8 * j, 8);
+        g->state[j] = (uint32_t)w;
+    }
+    g->has_normal = normal_valid != 0;
+    memcpy(&g->normal, b + CT__ST_NORMAL_Y, 8);
+    g->has_normal_f = b[CT__ST_FLOAT_VALID] != 0;
+    memcpy(&g->normal_f, b + CT__ST_FLOAT, 4);
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- distributions */
+
+/* c10's ScalarType name, as dispatch errors print it. */
+static const char *ct__scalar_name(ct_dtype dt)
+{
+    static const char *const names[] = {"Float", "Bool", "Byte", "Char", "Short", "Int",
+                                        "Long", "Half", "BFloat16", "Float", "Double"};
+    return names[ct__resolve(dt)];
+}
+
+/* caffe2::TypeMeta's name, as the bounds checks print it. */
+static const char *ct__type_meta_name(ct_dtype dt)
+{
+    static const char *const names[] = {"float", "bool", "unsigned char", "signed char", "short int", "int",
+                                        "long int", "c10::Half", "c10::BFloat16", "float", "double"};
+    return names[ct__resolve(dt)];
+}
+
+static ct_result ct__not_implemented(const char *kernel, ct_dtype dt)
+{
+    return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__scalar_name(dt));
+}
+
+/* Mantissa bits (std::numeric_limits<T>::digits) of a floating dtype. */
+static int ct__digits(ct_dtype dt)
+{
+    return dt == CT_F64 ? 53 : dt == CT_F32 ? 24 : dt == CT_F16 ? 11 : 8;
+}
+
+/* The largest finite value of a floating dtype. */
+static double ct__dtype_max(ct_dtype dt)
+{
+    return dt == CT_F64 ? DBL_MAX : dt == CT_F32 ? FLT_MAX : dt == CT_F16 ? 65504.0 : 3.3895313892515355e38;
+}
+
+/* uniform_real_distribution<T>(from, to), from and to already of dtype dt:
+ * a float result for float, half and bfloat16 (PyTorch's dist_acctype). */
+static double ct__uniform(ct_generator *g, ct_dtype dt, double from, double to)
+{
+    if (dt == CT_F64) {
+        double x = (double)(ct__rand64(g) & ((1ULL << 53) - 1)) * 0x1p-53;
+        return from == 0 && to == 1 ? x : fma(x, to - from, from); /* x * 1 + 0 is x: skip the fma */
+    }
+    uint32_t bits = ct__rand32(g);
+    float x = dt == CT_F32 ? (float)(bits & 0xffffff) * 0x1p-24f
+            : dt == CT_F16 ? (float)(bits & 0x7ff) * 0x1p-11f : (float)(bits & 0xff) * 0x1p-8f;
+    return from == 0 && to == 1 ? x : fmaf(x, (float)ct__round_to(to - from, dt), (float)from);
+}
+
+/* normal_distribution<double>: Box-Muller on two 53-bit uniforms, the second
+ * sample kept for the next call. */
+static double ct__normal(ct_generator *g, double mean, double std)
+{
+    double z;
+    if (g->has_normal) {
+        g->has_normal = false;
+        z = g->normal;
+    } else {
+        double u1 = ct__uniform(g, CT_F64, 0, 1), u2 = ct__uniform(g, CT_F64, 0, 1);
+        double r = sqrt(-2.0 * log(1.0 - u2)), theta = 2.0 * ct__pi * u1;
+        g->normal = r * sin(theta);
+        g->has_normal = true;
+        z = r * cos(theta);
+    }
+    return fma(z, std, mean);
+}
+
+/* One element drawn into `elem` (of dtype dt); arg holds the distribution's parameters. */
+typedef void (*ct__draw_fn)(ct_generator *g, const void *arg, char *elem, ct_dtype dt);
+
+typedef struct ct__fill {
+    ct_generator *g;
+    ct_dtype dtype;
+    ct__draw_fn draw;
+    const void *arg;
+} ct__fill;
+
+static void ct__fill_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const ct__fill *f = (const ct__fill *)ctx;
+    for (int64_t i = 0; i < n; i++) f->draw(f->g, f->arg, data[0] + i * strides[0], f->dtype);
+}
+
+/* Fill t one draw per element in TensorIterator order (cpu_serial_kernel). */
+static void ct__fill_serial(ct_tensor *t, ct_generator *g, ct__draw_fn draw, const void *arg)
+{
+    ct__iter it;
+    const ct_tensor *ops[1];
+    ct__fill f;
+    ops[0] = t;
+    f.g = g;
+    f.dtype = t->dtype;
+    f.draw = draw;
+    f.arg = arg;
+    ct__iter_init(&it, 1, ops);
+    ct__iter_serial(&it, ct__fill_loop, &f);
+}
+
+/* arg: {from, to} of dtype dt */
+static void ct__draw_uniform(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
+{
+    const double *a = (const double *)arg;
+    ct__write_f64(elem, dt, ct__uniform(g, dt, a[0], a[1]));
+}
+
+/* arg: {mean, std} */
+static void ct__draw_normal(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
+{
+    const double *a = (const double *)arg;
+    ct__write_f64(elem, dt, ct__normal(g, a[0], a[1]));
+}
+
+/* arg: lambda */
+static void ct__draw_exponential(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
+{
+    double u = ct__uniform(g, CT_F64, 0, 1);
+    ct__write_f64(elem, dt, -1.0 / *(const double *)arg * log(1.0 - u));
+}
+
+/* arg: p */
+static void ct__draw_bernoulli(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
+{
+    ct__write_f64(elem, dt, ct__uniform(g, CT_F64, 0, 1) < *(const double *)arg);
+}
+
+/* arg: {range, base, whether to draw 64 bits}; (draw % range + base) wraps
+ * in uint64 and is then read as an int64, as uniform_int_from_to does. */
+static void ct__draw_int(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
+{
+    const uint64_t *a = (const uint64_t *)arg;
+    uint64_t v = a[2] ? ct__rand64(g) : ct__rand32(g);
+    ct__write_i64(elem, dt, (int64_t)(v % a[0] + a[1]));
+}
+
+/* An internal-overlap check (TensorIterator's) for the in-place samplers. */
+static ct_result ct__check_writable(const ct_tensor *t)
+{
+    return ct__has_internal_overlap(t) ? ct__fail(CT_ERR_RUNTIME, "%s", ct__msg_internal_overlap) : CT_OK;
+}
+
+/* ---------------------------------------------------------------- uniform_ */
+
+ct_result ct_uniform_(ct_tensor *t, double from, double to, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    ct_dtype dt = t->dtype;
+    if (!ct_dtype_is_floating(dt)) return ct__not_implemented("check_uniform_bounds", dt);
+    double max = ct__dtype_max(dt);
+    if (!(from >= -max && from <= max))
+        return ct__fail(CT_ERR_RUNTIME, "from is out of bounds for %s", ct__type_meta_name(dt));
+    if (!(to >= -max && to <= max))
+        return ct__fail(CT_ERR_RUNTIME, "to is out of bounds for %s", ct__type_meta_name(dt));
+    if (!(from <= to))
+        return ct__fail(CT_ERR_RUNTIME, "uniform_ expects to return a [from, to) range, but found from=%g > to=%g",
+                        from, to);
+    if (!(to - from <= max))
+        return ct__fail(CT_ERR_RUNTIME,
+                        "uniform_ expects to-from <= std::numeric_limits<%s>::max(), but found to=%g and from=%g "
+                        "which result in to-from to exceed the limit",
+                        ct__scalar_name(dt), to, from);
+    if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    double arg[2];
+    arg[0] = ct__round_to(from, dt);
+    arg[1] = ct__round_to(to, dt);
+    g = ct__gen_lock(g);
+    ct__fill_serial(t, g, ct__draw_uniform, arg);
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- normal_ */
+
+/* log256_ps of avx_mathfun.h (cephes' logf) on one lane, with the
+ * multiply-adds that GCC fuses there. x is 1 - u for a uniform u: in
+ * [2^-24, 1], clear of the zeros and denormals that log256_ps also handles. */
+static float ct__avx_logf(float x)
+{
+    static const float p[9] = {7.0376836292E-2f, -1.1514610310E-1f, 1.1676998740E-1f,
+                               -1.2420140846E-1f, 1.4249322787E-1f, -1.6668057665E-1f,
+                               2.0000714765E-1f, -2.4999993993E-1f, 3.3333331174E-1f};
+    uint32_t bits;
+    memcpy(&bits, &x, 4);
+    float e = (float)((int32_t)(bits >> 23) - 0x7f) + 1.0f;
+    bits = (bits & ~0x7f800000u) | 0x3f000000u; /* the mantissa as a number in [0.5, 1) */
+    memcpy(&x, &bits, 4);
+    float tmp = 0.0f;
+    if (x < 0.707106781186547524f) {
+        tmp = x;
+        e -= 1.0f;
+    }
+    x = x - 1.0f;
+    x = x + tmp;
+    float z = x * x, y = p[0];
+    for (int i = 1; i < 9; i++) y = fmaf(y, x, p[i]);
+    y = y * x;
+    y = fmaf(y, z, e * -2.12194440e-4f);
+    y = fmaf(-z, 0.5f, y);
+    return fmaf(e, 0.693359375f, x + y);
+}
+
+/* sincos256_ps of avx_mathfun.h (cephes' sinf and cosf) on one lane, for
+ * x = 2 pi u >= 0 (the sign handling of negative x is left out). */
+static void ct__avx_sincosf(float x, float *s, float *c)
+{
+    int32_t j = (int32_t)(x * 1.27323954473516f); /* 4/pi */
+    j = (j + 1) & ~1;
+    float y = (float)j;
+    uint32_t sign_sin = (j & 4) ? 0x80000000u : 0;
+    uint32_t sign_cos = (~(uint32_t)(j - 2) & 4) ? 0x80000000u : 0;
+    bool sin_poly = (j & 2) == 0; /* the sine polynomial serves the sine */
+    x = fmaf(y, -0.78515625f, x);
+    x = fmaf(y, -2.4187564849853515625e-4f, x);
+    x = fmaf(y, -3.77489497744594108e-8f, x);
+    float z = x * x;
+    float yc = fmaf(2.443315711809948E-005f, z, -1.388731625493765E-003f);
+    yc = fmaf(yc, z, 4.166664568298827E-002f);
+    yc = yc * z;
+    yc = fmaf(yc, z, -(z * 0.5f));
+    yc = yc + 1.0f;
+    float ys = fmaf(-1.9515295891E-4f, z, 8.3321608736E-3f);
+    ys = fmaf(ys, z, -1.6666654611E-1f);
+    ys = ys * z;
+    ys = fmaf(ys, x, x);
+    /* the lanes add the unused polynomial's zero: -0 becomes +0 */
+    float vs = (sin_poly ? ys : yc) + 0.0f, vc = (sin_poly ? yc : ys) + 0.0f;
+    uint32_t b;
+    memcpy(&b, &vs, 4);
+    b ^= sign_sin;
+    memcpy(s, &b, 4);
+    memcpy(&b, &vc, 4);
+    b ^= sign_cos;
+    memcpy(c, &b, 4);
+}
+
+/* Box-Muller on 16 uniforms in place: v[j] and v[j + 8] become the cosine and
+ * sine samples of the pair (1 - v[j], v[j + 8]) (normal_fill_16 and, for
+ * float, normal_fill_16_AVX2). v holds values of dtype dt. */
+static void ct__normal16(double *v, ct_dtype dt, double mean, double std)
+{
+    for (int j = 0; j < 8; j++) {
+        double u1 = ct__round_to(1.0 - v[j], dt), u2 = v[j + 8];
+        if (dt == CT_F64) {
+            double radius = sqrt(-2.0 * log(u1)), theta = 2.0 * ct__pi * u2;
+            v[j] = fma(radius * cos(theta), std, mean);
+            v[j + 8] = fma(radius * sin(theta), std, mean);
+        } else if (dt == CT_F32) {
+            float radius = sqrtf(-2.0f * ct__avx_logf((float)u1)), s, c;
+            ct__avx_sincosf((float)(2.0 * ct__pi) * (float)u2, &s, &c);
+            v[j] = fmaf(radius * c, (float)std, (float)mean);
+            v[j + 8] = fmaf(radius * s, (float)std, (float)mean);
+        } else if (dt == CT_F16) { /* half has no math functions: float's, and float arithmetic */
+            double radius = ct__round_to(sqrtf(-2.0f * logf((float)u1)), dt);
+            float theta = (float)ct__round_to(2.0 * ct__pi * u2, dt);
+            v[j] = fmaf((float)radius * cosf(theta), (float)std, (float)mean);
+            v[j + 8] = fmaf((float)radius * sinf(theta), (float)std, (float)mean);
+        } else { /* bfloat16 has its own functions (BFloat16-math.h): every step rounds */
+            double radius = ct__round_to(sqrtf((float)ct__round_to(-2.0 * ct__round_to(logf((float)u1), dt), dt)), dt);
+            float theta = (float)ct__round_to(2.0 * ct__pi * u2, dt);
+            double c = ct__round_to(cosf(theta), dt), s = ct__round_to(sinf(theta), dt);
+            v[j] = ct__round_to(ct__round_to(ct__round_to(radius * c, dt) * std, dt) + mean, dt);
+            v[j + 8] = ct__round_to(ct__round_to(ct__round_to(radius * s, dt) * std, dt) + mean, dt);
+        }
+    }
+}
+
+/* Transform the 16 elements at p (uniforms of dtype dt) in place. */
+static void ct__normal16_at(char *p, ct_dtype dt, size_t es, double mean, double std)
+{
+    double v[16];
+    for (int j = 0; j < 16; j++) v[j] = ct__read_f64(p + j * es, dt);
+    ct__normal16(v, dt, mean, std);
+    for (int j = 0; j < 16; j++) ct__write_f64(p + j * es, dt, v[j]);
+}
+
+/* normal_fill: uniforms for every element first, then Box-Muller on blocks of
+ * 16; a last partial block is redone on the last 16 elements with fresh draws. */
+static void ct__normal_fill(ct_tensor *t, ct_generator *g, double mean, double std)
+{
+    ct_dtype dt = t->dtype;
+    int64_t n = ct_numel(t), i;
+    size_t es = ct__esize(t);
+    char *p = ct__data(t);
+    mean = ct__round_to(mean, dt);
+    std = ct__round_to(std, dt);
+    for (i = 0; i < n; i++) ct__write_f64(p + (size_t)i * es, dt, ct__uniform(g, dt, 0, 1));
+    for (i = 0; i + 16 <= n; i += 16) ct__normal16_at(p + (size_t)i * es, dt, es, mean, std);
+    if (n % 16) {
+        p += (size_t)(n - 16) * es;
+        for (i = 0; i < 16; i++) ct__write_f64(p + (size_t)i * es, dt, ct__uniform(g, dt, 0, 1));
+        ct__normal16_at(p, dt, es, mean, std);
+    }
+}
+
+/* normal_kernel, after the std check. */
+static ct_result ct__normal_kernel(ct_tensor *t, double mean, double std, ct_generator *g)
+{
+    if (!ct_dtype_is_floating(t->dtype)) return ct__not_implemented("normal_kernel_cpu", t->dtype);
+    bool fill = ct_numel(t) >= 16 && ct__is_contiguous(t);
+    if (!fill && ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    g = ct__gen_lock(g);
+    if (fill) {
+        ct__normal_fill(t, g, mean, std);
+    } else {
+        double arg[2];
+        arg[0] = mean;
+        arg[1] = std;
+        ct__fill_serial(t, g, ct__draw_normal, arg);
+    }
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+ct_result ct_normal_(ct_tensor *t, double mean, double std, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    if (!(std >= 0.0)) return ct__fail(CT_ERR_RUNTIME, "normal expects std >= 0.0, but found std %g", std);
+    return ct__normal_kernel(t, mean, std, g);
+}
+
+/* ---------------------------------------------------------------- random_ */
+
+/* update_from / update_to: move a bound of a floating dtype inwards to the
+ * nearest value that does not round outside [from, to). */
+static int64_t ct__as_dtype_i64(int64_t v, ct_dtype dt)
+{
+    uint64_t elem = 0;
+    ct__write_i64(&elem, dt, v);
+    return ct__trunc_i64(ct__read_f64(&elem, dt));
+}
+
+/* floor(log2(|v|)) for v != 0. */
+static int ct__floor_log2(int64_t v)
+{
+    int n = 0;
+    uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    while (a >>= 1) n++;
+    return n;
+}
+
+static int64_t ct__update_from(int64_t from, ct_dtype dt)
+{
+    int64_t rounded = ct__as_dtype_i64(from + 1, dt);
+    if (rounded < from) from = rounded + ((int64_t)1 << (ct__floor_log2(from + 1) - ct__digits(dt) + 1));
+    return from;
+}
+
+static int64_t ct__update_to(int64_t to, ct_dtype dt)
+{
+    int64_t rounded = ct__as_dtype_i64(to - 1, dt);
+    if (rounded >= to) to = rounded - ((int64_t)1 << (ct__floor_log2(to - 1) - ct__digits(dt) + 1));
+    return to;
+}
+
+/* check_from_to_in_range */
+static ct_result ct__check_random_bounds(int64_t from, int64_t to_inc, ct_dtype dt)
+{
+    const char *which = NULL;
+    if (ct_dtype_is_floating(dt)) {
+        double max = ct__dtype_max(dt);
+        which = !((double)from >= -max && (double)from <= max) ? "from"
+              : !((double)to_inc >= -max && (double)to_inc <= max) ? "to - 1" : NULL;
+    } else {
+        int64_t lo = 0, hi = 1; /* bool */
+        switch (dt) {
+        case CT_U8: hi = 255; break;
+        case CT_I8: lo = -128, hi = 127; break;
+        case CT_I16: lo = -32768, hi = 32767; break;
+        case CT_I32: lo = INT32_MIN, hi = INT32_MAX; break;
+        case CT_I64: lo = INT64_MIN, hi = INT64_MAX; break;
+        default: break;
+        }
+        which = !(from >= lo && from <= hi) ? "from" : !(to_inc >= lo && to_inc <= hi) ? "to - 1" : NULL;
+    }
+    return which ? ct__fail(CT_ERR_RUNTIME, "%s is out of bounds for %s", which, ct__type_meta_name(dt)) : CT_OK;
+}
+
+ct_result ct_random_(ct_tensor *t, int64_t from, int64_t to, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    ct_dtype dt = t->dtype;
+    if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    if (from >= to)
+        return ct__fail(CT_ERR_RUNTIME, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
+                        (long long)from, (long long)to);
+    if (ct_dtype_is_floating(dt)) {
+        from = ct__update_from(from, dt);
+        to = ct__update_to(to, dt);
+        if (from >= to)
+            return ct__fail(CT_ERR_RUNTIME,
+                            "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got "
+                            "from=%lld >= to=%lld",
+                            (long long)from, (long long)to);
+    }
+    if (ct__check_random_bounds(from, to - 1, dt) != CT_OK) return ct_last_error_code();
+    uint64_t arg[3];
+    arg[0] = (uint64_t)to - (uint64_t)from;
+    arg[1] = (uint64_t)from;
+    /* uniform_int_from_to_distribution: 64-bit draws for wide ranges of these types */
+    arg[2] = arg[0] >= (1ULL << 32) && (dt == CT_I64 || dt == CT_F64 || dt == CT_F32 || dt == CT_BF16);
+    g = ct__gen_lock(g);
+    ct__fill_serial(t, g, ct__draw_int, arg);
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- exponential_, bernoulli_ */
+
+ct_result ct_exponential_(ct_tensor *t, double lambd, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    if (!(lambd >= 0.0))
+        return ct__fail(CT_ERR_RUNTIME, "exponential_ expects lambda >= 0.0, but found lambda=%g", lambd);
+    if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    if (!ct_dtype_is_floating(t->dtype)) return ct__not_implemented("exponential_cpu", t->dtype);
+    g = ct__gen_lock(g);
+    ct__fill_serial(t, g, ct__draw_exponential, &lambd);
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+ct_result ct_bernoulli_(ct_tensor *t, double p, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    if (!(p >= 0 && p <= 1))
+        return ct__fail(CT_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+    if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    if (t->dtype == CT_F16) return ct__not_implemented("bernoulli_scalar_cpu_", t->dtype);
+    g = ct__gen_lock(g);
+    ct__fill_serial(t, g, ct__draw_bernoulli, &p);
+    ct__gen_unlock(g);
+    return CT_OK;
+}
+
+/* bernoulli with a tensor of probabilities: one draw per output element, a
+ * 53-bit uniform against a double p, a 24-bit one against any other. */
+typedef struct ct__bern {
+    ct_generator *g;
+    ct_dtype out, p;
+    bool bad; /* a p outside [0, 1] stops the kernel, as its TORCH_CHECK does */
+} ct__bern;
+
+static void ct__bern_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    ct__bern *b = (ct__bern *)ctx;
+    for (int64_t i = 0; i < n && !b->bad; i++) {
+        double p = ct__read_f64(data[1] + i * strides[1], b->p);
+        if (!(p >= 0 && p <= 1)) {
+            b->bad = true;
+            break;
+        }
+        ct_dtype u = b->p == CT_F64 ? CT_F64 : CT_F32;
+        ct__write_f64(data[0] + i * strides[0], b->out, ct__uniform(b->g, u, 0, 1) < p);
+    }
+}
+
+ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g)
+{
+    CT__ARG(p, "self", 1);
+    if (p->dtype == CT_F16) {
+        ct__not_implemented("bernoulli_tensor_cpu_self_", p->dtype);
+        return NULL;
+    }
+    if (!ct_dtype_is_floating(p->dtype)) {
+        ct__not_implemented("bernoulli_tensor_cpu_p_", p->dtype);
+        return NULL;
+    }
+    ct_tensor *r = ct__alloc(p->sizes, p->ndim, p->dtype, ct__cpu);
+    if (!r) return NULL;
+    ct__iter it;
+    const ct_tensor *ops[2];
+    ct__bern b;
+    ops[0] = r;
+    ops[1] = p;
+    ct__iter_init(&it, 2, ops);
+    b.g = ct__gen_lock(g);
+    b.out = r->dtype;
+    b.p = p->dtype;
+    b.bad = false;
+    ct__iter_serial(&it, ct__bern_loop, &b);
+    ct__gen_unlock(b.g);
+    if (b.bad) {
+        ct__fail(CT_ERR_RUNTIME, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                                 "message be improved?  If so, please report an enhancement request to PyTorch.)");
+        ct__discard(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* ---------------------------------------------------------------- factories */
+
+/* torch.rand and friends are empty() followed by an in-place sampler. */
+static ct_tensor *ct__sampled(ct_tensor *t, ct_result r)
+{
+    if (t && r != CT_OK) {
+        ct__discard(t);
+        return NULL;
+    }
+    return t;
+}
+
+ct_tensor *ct_rand(ct_shape shape, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct_empty(shape, dtype);
+    return ct__sampled(t, t ? ct_uniform_(t, 0, 1, g) : CT_OK);
+}
+
+ct_tensor *ct_randn(ct_shape shape, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct_empty(shape, dtype);
+    return ct__sampled(t, t ? ct_normal_(t, 0, 1, g) : CT_OK);
+}
+
+ct_tensor *ct_normal_scalar(double mean, double std, ct_shape shape, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct_empty(shape, dtype);
+    return ct__sampled(t, t ? ct_normal_(t, mean, std, g) : CT_OK);
+}
+
+ct_tensor *ct_randint(int64_t low, int64_t high, ct_shape shape, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct_empty(shape, dtype == CT_DEFAULT ? CT_I64 : dtype);
+    return ct__sampled(t, t ? ct_random_(t, low, high, g) : CT_OK);
+}
+
+/* ---------------------------------------------------------------- normal(mean, std) */
+
+/* torch.result_type of two tensors: a tensor with dims outranks a 0-d one
+ * unless the 0-d one is of a higher category (bool < integral < floating). */
+static ct_dtype ct__result_type(const ct_tensor *a, const ct_tensor *b)
+{
+    if ((a->ndim == 0) == (b->ndim == 0)) return ct_promote_types(a->dtype, b->dtype);
+    ct_dtype hi = a->ndim ? a->dtype : b->dtype, lo = a->ndim ? b->dtype : a->dtype;
+    if (ct_dtype_is_floating(hi)) return hi;
+    if (hi == CT_BOOL || ct_dtype_is_floating(lo)) return ct_promote_types(hi, lo);
+    return hi;
+}
+
+/* An element of any dtype converted to dtype `to` (c10::convert), as a double. */
+static double ct__read_as(const char *p, ct_dtype from, ct_dtype to)
+{
+    uint64_t elem = 0;
+    if (ct_dtype_is_floating(from)) ct__write_f64(&elem, to, ct__read_f64(p, from));
+    else ct__write_i64(&elem, to, ct__read_i64(p, from));
+    return ct__read_f64(&elem, to);
+}
+
+/* out = out * std + mean, as out.mul_(std).add_(mean): two ops, each rounded to out's dtype. */
+typedef struct ct__scale {
+    ct_dtype out, std, mean, mul; /* mul: the dtype mul_ computes in */
+} ct__scale;
+
+static void ct__scale_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const ct__scale *s = (const ct__scale *)ctx;
+    for (int64_t i = 0; i < n; i++) {
+        char *o = data[0] + i * strides[0];
+        double x = ct__read_as(o, s->out, s->mul) * ct__read_as(data[1] + i * strides[1], s->std, s->mul);
+        x = ct__round_to(ct__round_to(x, s->mul), s->out);
+        ct__write_f64(o, s->out, x + ct__read_f64(data[2] + i * strides[2], s->mean));
+    }
+}
+
+/* CHECK_NORMAL_TENSOR_STD: every std >= 0 (a NaN fails, as std.min() does). */
+static bool ct__all_nonnegative(const ct_tensor *t)
+{
+    bool ok = true;
+    int64_t n = ct_numel(t);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *c = ct_contiguous(t);
+    for (int64_t i = 0; c && i < n && ok; i++) ok = ct__read_f64(ct__data(c) + (size_t)i * ct__esize(c), c->dtype) >= 0;
+    ct_scope_end(s);
+    return ok;
+}
+
+ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_generator *g)
+{
+    int64_t shape[CT_MAX_DIMS];
+    int nd;
+    CT__ARG(mean, "mean", 1);
+    CT__ARG(std, "std", 2);
+    if (!ct__all_nonnegative(std)) {
+        ct__fail(CT_ERR_RUNTIME, "normal expects all elements of std >= 0.0");
+        return NULL;
+    }
+    if (ct__broadcast_shapes(mean->sizes, mean->ndim, std->sizes, std->ndim, shape, &nd) != CT_OK) return NULL;
+    ct_tensor *r = ct__alloc(shape, nd, mean->dtype, ct__cpu);
+    if (!r || ct__normal_kernel(r, 0, 1, g) != CT_OK) return ct__sampled(r, ct_last_error_code());
+    ct__iter it;
+    const ct_tensor *ops[3];
+    ct__scale s;
+    ops[0] = r;
+    ops[1] = std;
+    ops[2] = mean;
+    s.out = r->dtype;
+    s.std = std->dtype;
+    s.mean = mean->dtype;
+    s.mul = ct__result_type(r, std);
+    ct__iter_init(&it, 3, ops);
+    ct__iter_serial(&it, ct__scale_loop, &s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- randperm */
+
+/* check_supported_max_int_with_precision */
+static ct_result ct__check_randperm_n(int64_t n, ct_dtype dt)
+{
+    uint64_t elem;
+    if (ct__scalar_to_elem(ct_int(n > 0 ? n - 1 : n), dt, &elem) != CT_OK) return ct_last_error_code();
+    if (dt == CT_F16 && n > (1 << 11) + 1)
+        return ct__fail(CT_ERR_RUNTIME, "n cannot be greater than 2049 for Half type.");
+    if (dt == CT_F32 && n > (1 << 24) + 1)
+        return ct__fail(CT_ERR_RUNTIME, "n cannot be greater than 2^24+1 for Float type.");
+    if (dt == CT_F64 && n > ((int64_t)1 << 53) + 1)
+        return ct__fail(CT_ERR_RUNTIME, "n cannot be greater than 2^53+1 for Double type.");
+    if (dt == CT_BOOL) return ct__not_implemented("randperm", dt);
+    return CT_OK;
+}
+
+ct_tensor *ct_randperm(int64_t n, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct_empty(CT_SHAPE(n), dtype == CT_DEFAULT ? CT_I64 : dtype);
+    if (!t || ct__check_randperm_n(n, t->dtype) != CT_OK) return ct__sampled(t, ct_last_error_code());
+    if (n == 0) return t;
+    char *p = ct__data(t), tmp[8];
+    size_t es = ct__esize(t);
+    for (int64_t i = 0; i < n; i++) ct__write_i64(p + (size_t)i * es, t->dtype, i);
+    /* Fisher-Yates from the front, a 32-bit draw modulo what is left */
+    g = ct__gen_lock(g);
+    for (int64_t i = 0; i < n - 1; i++) {
+        int64_t z = (int64_t)ct__rand32(g) % (n - i);
+        memcpy(tmp, p + (size_t)i * es, es);
+        memcpy(p + (size_t)i * es, p + (size_t)(z + i) * es, es);
+        memcpy(p + (size_t)(z + i) * es, tmp, es);
+    }
+    ct__gen_unlock(g);
+    return t;
+}
+
+/* ---------------------------------------------------------------- multinomial */
+
+/* Without replacement PyTorch takes topk (or argmax) of p / q with q ~ Exp(1).
+ * topk orders (value, index) pairs with libstdc++'s partial_sort, or
+ * nth_element followed by sort; equal values (zero probabilities) keep the
+ * order those algorithms leave them in, so they are reproduced step by step. */
+typedef struct ct__scored {
+    double v;
+    int64_t i;
+} ct__scored;
+
+/* topk's comparator: larger first, NaN above everything. */
+static bool ct__before(const ct__scored *x, const ct__scored *y)
+{
+    return (isnan(x->v) && !isnan(y->v)) || x->v > y->v;
+}
+
+static void ct__swap_scored(ct__scored *a, ct__scored *b)
+{
+    ct__scored t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void ct__heap_push(ct__scored *a, int64_t hole, int64_t top, ct__scored v)
+{
+    int64_t parent = (hole - 1) / 2;
+    while (hole > top && ct__before(&a[parent], &v)) {
+        a[hole] = a[parent];
+        hole = parent;
+        parent = (hole - 1) / 2;
+    }
+    a[hole] = v;
+}
+
+static void ct__heap_adjust(ct__scored *a, int64_t hole, int64_t len, ct__scored v)
+{
+    int64_t top = hole, child = hole;
+    while (child < (len - 1) / 2) {
+        child = 2 * (child + 1);
+        if (ct__before(&a[child], &a[child - 1])) child--;
+        a[hole] = a[child];
+        hole = child;
+    }
+    if ((len & 1) == 0 && child == (len - 2) / 2) {
+        child = 2 * (child + 1);
+        a[hole] = a[child - 1];
+        hole = child - 1;
+    }
+    ct__heap_push(a, hole, top, v);
+}
+
+/* Move a[0] (the heap's top) to a[to] and put a[to]'s value into the heap a[0, len). */
+static void ct__heap_pop(ct__scored *a, int64_t len, int64_t to)
+{
+    ct__scored v = a[to];
+    a[to] = a[0];
+    ct__heap_adjust(a, 0, len, v);
+}
+
+/* std::__heap_select: the `mid` first of a[0, n) in a[0, mid), as a heap. */
+static void ct__heap_select(ct__scored *a, int64_t mid, int64_t n)
+{
+    if (mid >= 2) /* std::__make_heap */
+        for (int64_t parent = (mid - 2) / 2; parent >= 0; parent--) ct__heap_adjust(a, parent, mid, a[parent]);
+    for (int64_t i = mid; i < n; i++)
+        if (ct__before(&a[i], &a[0])) ct__heap_pop(a, mid, i);
+}
+
+static void ct__partial_sort(ct__scored *a, int64_t mid, int64_t n)
+{
+    ct__heap_select(a, mid, n);
+    for (int64_t len = mid; len > 1; len--) ct__heap_pop(a, len - 1, len - 1);
+}
+
+static void ct__linear_insert(ct__scored *a, int64_t i)
+{
+    ct__scored v = a[i];
+    for (; ct__before(&v, &a[i - 1]); i--) a[i] = a[i - 1];
+    a[i] = v;
+}
+
+static void ct__insertion_sort(ct__scored *a, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++) {
+        if (ct__before(&a[i], &a[0])) {
+            ct__scored v = a[i];
+            memmove(a + 1, a, (size_t)i * sizeof *a);
+            a[0] = v;
+        } else {
+            ct__linear_insert(a, i);
+        }
+    }
+}
+
+/* std::__unguarded_partition_pivot: median of three moved to a[0], then Hoare's partition. */
+static int64_t ct__partition(ct__scored *a, int64_t n)
+{
+    ct__scored *x = a + 1, *y = a + n / 2, *z = a + n - 1, *m;
+    if (ct__before(x, y)) m = ct__before(y, z) ? y : ct__before(x, z) ? z : x;
+    else m = ct__before(x, z) ? x : ct__before(y, z) ? z : y;
+    ct__swap_scored(a, m);
+    int64_t lo = 1, hi = n;
+    for (;;) {
+        while (ct__before(&a[lo], &a[0])) lo++;
+        hi--;
+        while (ct__before(&a[0], &a[hi])) hi--;
+        if (lo >= hi) return lo;
+        ct__swap_scored(&a[lo], &a[hi]);
+        lo++;
+    }
+}
+
+static void ct__nth_element(ct__scored *a, int64_t nth, int64_t n)
+{
+    int64_t depth = 2 * ct__floor_log2(n);
+    while (n > 3) {
+        if (depth-- == 0) {
+            ct__heap_select(a, nth + 1, n);
+            ct__swap_scored(&a[0], &a[nth]);
+            return;
+        }
+        int64_t cut = ct__partition(a, n);
+        if (cut <= nth) {
+            a += cut;
+            nth -= cut;
+            n -= cut;
+        } else {
+            n = cut;
+        }
+    }
+    ct__insertion_sort(a, n);
+}
+
+static void ct__introsort(ct__scored *a, int64_t n, int64_t depth)
+{
+    while (n > 16) {
+        if (depth-- == 0) {
+            ct__partial_sort(a, n, n);
+            return;
+        }
+        int64_t cut = ct__partition(a, n);
+        ct__introsort(a + cut, n - cut, depth);
+        n = cut;
+    }
+}
+
+static void ct__sort(ct__scored *a, int64_t n)
+{
+    if (n <= 0) return;
+    ct__introsort(a, n, 2 * ct__floor_log2(n));
+    if (n > 16) {
+        ct__insertion_sort(a, 16);
+        for (int64_t i = 16; i < n; i++) ct__linear_insert(a, i);
+    } else {
+        ct__insertion_sort(a, n);
+    }
+}
+
+/* topk(k) of a row, largest first, sorted, into out (indices). */
+static void ct__topk_row(ct__scored *a, int64_t n, int64_t k, int64_t *out)
+{
+    if (k * 64 <= n) {
+        ct__partial_sort(a, k, n);
+    } else {
+        ct__nth_element(a, k - 1, n);
+        ct__sort(a, k - 1);
+    }
+    for (int64_t j = 0; j < k; j++) out[j] = a[j].i;
+}
+
+/* argmax of a row: the first largest, a NaN before all. */
+static int64_t ct__argmax_row(const ct__scored *a, int64_t n)
+{
+    int64_t best = 0;
+    for (int64_t j = 1; j < n && !isnan(a[best].v); j++)
+        if (ct__before(&a[j], &a[best])) best = j;
+    return best;
+}
+
+/* Row i of a 1-D or 2-D tensor t, element j. */
+static const char *ct__row_elem(const ct_tensor *t, int64_t i, int64_t j)
+{
+    int64_t off = t->ndim == 2 ? i * t->strides[0] + j * t->strides[1] : j * t->strides[0];
+    return ct__data(t) + off * (int64_t)ct__esize(t);
+}
+
+static ct_result ct__multinomial_no_replacement(const ct_tensor *p, int64_t k, ct_tensor *out, ct_generator *g)
+{
+    int64_t rows = out->ndim == 2 ? out->sizes[0] : 1, cats = p->sizes[p->ndim - 1];
+    bool valid = true, zero_row = false;
+    for (int64_t i = 0; i < rows; i++) {
+        bool any = false;
+        for (int64_t j = 0; j < cats; j++) {
+            double v = ct__read_f64(ct__row_elem(p, i, j), p->dtype);
+            valid = valid && v >= 0 && v < INFINITY;
+            any = any || v > 0;
+        }
+        zero_row = zero_row || !any;
+    }
+    if (!valid) return ct__fail(CT_ERR_RUNTIME, "probability tensor contains either `inf`, `nan` or element < 0");
+    if (zero_row) return ct__fail(CT_ERR_RUNTIME, "invalid multinomial distribution (sum of probabilities <= 0)");
+    ct_scope s = ct_scope_begin();
+    ct_tensor *q = ct__empty_like(p, CT_DEFAULT);
+    ct__scored *a = (ct__scored *)CT_MALLOC((size_t)cats * sizeof *a);
+    ct_result r = !q || !a ? CT__OOM() : ct_exponential_(q, 1, g);
+    for (int64_t i = 0; r == CT_OK && i < rows; i++) {
+        for (int64_t j = 0; j < cats; j++) {
+            double pv = ct__read_f64(ct__row_elem(p, i, j), p->dtype), qv = ct__read_f64(ct__row_elem(q, i, j), q->dtype);
+            a[j].v = ct__round_to(pv / qv, p->dtype);
+            a[j].i = j;
+        }
+        int64_t *o = (int64_t *)(void *)ct__data(out) + i * k;
+        if (k == 1) *o = ct__argmax_row(a, cats);
+        else ct__topk_row(a, cats, k, o);
+    }
+    CT_FREE(a);
+    ct_scope_end(s);
+    return r;
+}
+
+/* With replacement: per row, the cumulative distribution (in float for
+ * bfloat16, else in the input's dtype), normalised, then a binary search for
+ * each 53-bit uniform. */
+static ct_result ct__multinomial_replacement(const ct_tensor *p, int64_t k, ct_tensor *out, ct_generator *g)
+{
+    int64_t rows = out->ndim == 2 ? out->sizes[0] : 1, cats = p->sizes[p->ndim - 1];
+    ct_dtype dt = p->dtype == CT_BF16 ? CT_F32 : p->dtype;
+    double *cum = (double *)CT_MALLOC((size_t)(cats ? cats : 1) * sizeof *cum);
+    if (!cum) return CT__OOM();
+    ct_result r = CT_OK;
+    g = ct__gen_lock(g);
+    for (int64_t i = 0; i < rows && r == CT_OK; i++) {
+        double sum = 0;
+        for (int64_t j = 0; j < cats && r == CT_OK; j++) {
+            double v = ct__read_f64(ct__row_elem(p, i, j), p->dtype);
+            if (!(v >= 0)) r = ct__fail(CT_ERR_RUNTIME, "invalid multinomial distribution (encountering probability entry < 0)");
+            else if (isinf(v))
+                r = ct__fail(CT_ERR_RUNTIME,
+                             "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+            sum = ct__round_to(sum + v, dt);
+            cum[j] = sum;
+        }
+        if (r == CT_OK && !(sum > 0))
+            r = ct__fail(CT_ERR_RUNTIME, "invalid multinomial distribution (sum of probabilities <= 0)");
+        if (r != CT_OK) break;
+        for (int64_t j = 0; j < cats; j++) cum[j] = ct__round_to(cum[j] / sum, dt);
+        cum[cats - 1] = 1;
+        int64_t *o = (int64_t *)(void *)ct__data(out) + i * k;
+        for (int64_t j = 0; j < k; j++) {
+            double u = ct__uniform(g, CT_F64, 0, 1);
+            int64_t lo = 0, hi = cats;
+            while (hi > lo) {
+                int64_t mid = lo + (hi - lo) / 2;
+                if (cum[mid] < u) lo = mid + 1;
+                else hi = mid;
+            }
+            o[j] = lo;
+        }
+    }
+    ct__gen_unlock(g);
+    CT_FREE(cum);
+    return r;
+}
+
+/* multinomial_out's argument checks, in its order. */
+static ct_result ct__check_multinomial(const ct_tensor *p, int64_t k, bool replacement)
+{
+    if (p->ndim < 1 || p->ndim > 2) return ct__fail(CT_ERR_RUNTIME, "prob_dist must be 1 or 2 dim");
+    if (!ct_dtype_is_floating(p->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "multinomial only supports floating-point dtypes for input, got: %s",
+                        ct__scalar_name(p->dtype));
+    if (k <= 0) return ct__fail(CT_ERR_RUNTIME, "cannot sample n_sample <= 0 samples");
+    int64_t cats = p->sizes[p->ndim - 1];
+    if (!replacement && k > cats)
+        return ct__fail(CT_ERR_RUNTIME, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+    if (cats > (1 << 24)) return ct__fail(CT_ERR_RUNTIME, "number of categories cannot exceed 2^24");
+    return CT_OK;
+}
+
+ct_tensor *ct_multinomial(const ct_tensor *probs, int64_t num_samples, bool replacement, ct_generator *g)
+{
+    int64_t shape[2];
+    CT__ARG(probs, "self", 1);
+    if (ct__check_multinomial(probs, num_samples, replacement) != CT_OK) return NULL;
+    shape[0] = probs->ndim == 2 ? probs->sizes[0] : num_samples;
+    shape[1] = num_samples;
+    ct_tensor *out = ct__alloc(shape, probs->ndim, CT_I64, ct__cpu);
+    if (!out || ct_numel(out) == 0) return out;
+    ct_result r;
+    if (probs->dtype == CT_F16) r = ct__fail(CT_ERR_RUNTIME, "multinomial is not implemented for half on CPU");
+    else if (replacement) r = ct__multinomial_replacement(probs, num_samples, out, g);
+    else r = ct__multinomial_no_replacement(probs, num_samples, out, g);
+    return ct__sampled(out, r);
+}
 
 /* ==================== tensor/print.c ==================== */
 // >>tensor/print.c
@@ -4337,126 +5668,229 @@ static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ct
 
 /* ==================== cpu/range.c ==================== */
 // >>cpu/range.c
-/* arange, linspace and logspace on the CPU.
+/* arange, linspace and logspace on the CPU, element for element as PyTorch
+ * 1.13's x86 build (CPU capability AVX2) computes them.
  *
- * PyTorch fills these with vectorised kernels whose lanes compute
- * `base + k * step` from a base rounded to the output dtype, so elements can
- * differ in the last bit from `start + i * step`. To give the same numbers we
- * follow the same structure: on AVX2 (PyTorch's CPU capability on x86) a
- * vector holds 32 bytes, the kernel fills two vectors at a time while at
- * least two remain, and the tail elements one by one. Arithmetic "in dtype T"
- * is done in double and rounded to T after each operation, which gives T's
- * own result for float, half and bfloat16 (double has over twice their
- * precision, so the double rounding is harmless). */
+ * PyTorch fills arange and linspace with cpu_serial_kernel_vec: each chunk of
+ * at::parallel_for (grain 32768) writes two 32-byte vectors at a time while
+ * two fit, then the rest one element at a time. The scalar loop computes
+ * element i from scratch; a vector computes its first element the same way,
+ * rounds it to the output dtype, and steps its other lanes from that base, so
+ * the two loops can differ in the last bit. Where each operation rounds, and
+ * which products the compiler fused with the following addition into one FMA,
+ * differs between the kernels and dtypes; ct__range_elem and ct__range_lane
+ * record what was measured against PyTorch. logspace is a plain loop. */
 
-static int64_t ct__vec_lanes(ct_dtype dt) { return 32 / (int64_t)ct_dtype_size(dt); }
+/* a*b rounded on its own. PyTorch's kernel rounds these products before
+ * adding; the volatile keeps a compiler that contracts a*b+c into an FMA
+ * (gcc outside ISO C mode) from fusing them. */
+static double ct__mul_rounded(double a, double b)
+{
+    volatile double p = a * b;
+    return p;
+}
 
-/* x rounded to the floating dtype dt (float64: unchanged). */
+static float ct__mulf_rounded(float a, float b)
+{
+    volatile float p = a * b;
+    return p;
+}
+
+/* x rounded to half or bfloat16 (held in a float): what every operation on
+ * c10::Half and c10::BFloat16 does to its float result. */
+static float ct__round_half(float x, ct_dtype dt)
+{
+    return dt == CT_F16 ? ct__f16_to_float(ct__float_to_f16(x)) : ct__bf16_to_float(ct__float_to_bf16(x));
+}
+
+/* x rounded to the floating dtype dt. */
 static double ct__round_to(double x, ct_dtype dt)
 {
     switch (dt) {
     case CT_F32: return (float)x;
-    case CT_F16: return ct__f16_to_float(ct__float_to_f16((float)x));
-    case CT_BF16: return ct__bf16_to_float(ct__float_to_bf16((float)x));
+    case CT_F16: case CT_BF16: return ct__round_half((float)x, dt);
     default: return x;
     }
 }
 
-/* The range kernels' element i: forward from `start`, or backward from `end`
- * for linspace's second half. `acc` is the dtype the arithmetic rounds to. */
+typedef enum ct__range_op { CT__ARANGE, CT__LINSPACE } ct__range_op;
+
+/* One arange or linspace fill. start, end and step hold the values the kernel
+ * computes with: arange's in its accumulate type (double for float32 and
+ * float64, float for half and bfloat16), linspace's in the output dtype
+ * (double for integers). */
 typedef struct ct__range {
-    double start, step, end;
-    int64_t steps, halfway; /* linspace only: halfway = steps / 2, else n */
-    ct_dtype acc;
+    ct__range_op op;
+    ct_dtype dtype;
+    char *data;
+    double start, end, step;
+    int64_t steps, halfway; /* linspace computes elements from halfway on back from end */
 } ct__range;
 
-static double ct__range_at(const ct__range *r, int64_t i)
+/* Element i as the scalar loop computes it (start + step * i, or linspace's
+ * end - step * (steps - i - 1)), before the store rounds it to the dtype. */
+static double ct__range_elem(const ct__range *r, int64_t i)
 {
-    if (i < r->halfway) return ct__round_to(r->start + ct__round_to(r->step * (double)i, r->acc), r->acc);
-    return ct__round_to(r->end - ct__round_to(r->step * (double)(r->steps - i - 1), r->acc), r->acc);
-}
-
-/* Fill t (1-D, contiguous, floating) the way cpu_serial_kernel_vec does. */
-static void ct__range_fill(ct_tensor *t, const ct__range *r)
-{
-    int64_t n = t->sizes[0], V = ct__vec_lanes(t->dtype), i = 0;
-    char *p = (char *)ct__data(t);
-    size_t es = ct__esize(t);
-    for (; n >= 2 * V && i <= n - 2 * V; i += V) {
-        /* a vector: base = element i in the dtype, lane k = base + k * step */
-        double base = ct__round_to(ct__range_at(r, i), t->dtype);
-        for (int64_t k = 0; k < V; k++)
-            ct__write_f64(p + (size_t)(i + k) * es, t->dtype,
-                          ct__round_to(base + ct__round_to((double)k * r->step, r->acc), r->acc));
+    bool back = i >= r->halfway;
+    double from = back ? r->end : r->start;
+    /* end - step * k taken as end + step * -k: the same number, and a NaN
+     * step keeps its sign, as x86's subtraction keeps it */
+    double k = back ? -(double)(r->steps - i - 1) : (double)i;
+    switch (r->dtype) {
+    case CT_F16:
+    case CT_BF16:
+        if (r->op == CT__ARANGE) return fmaf((float)r->step, (float)k, (float)from); /* in float, fused */
+        /* in the dtype: k, the product and the sum each rounded to it */
+        return ct__round_half((float)from + ct__round_half((float)r->step * ct__round_half((float)k, r->dtype), r->dtype),
+                              r->dtype);
+    case CT_F32:
+        if (r->op == CT__ARANGE) return fma(r->step, k, from); /* in double, fused */
+        return fmaf((float)r->step, (float)k, (float)from);
+    default: /* float64, and integer linspace: in double, fused */
+        return fma(r->step, k, from);
     }
-    for (; i < n; i++) ct__write_f64(p + (size_t)i * es, t->dtype, ct__range_at(r, i));
 }
 
-static int64_t ct__scalar_trunc_i64(ct_scalar s)
+/* Lane k of a vector whose first element, as stored, is base. */
+static double ct__range_lane(const ct__range *r, double base, int64_t k)
 {
-    return s.kind == CT_F64 ? ct__trunc_i64(s.v.f) : s.kind == CT_BOOL ? (int64_t)s.v.b : s.v.i;
+    switch (r->dtype) {
+    case CT_F16:
+    case CT_BF16:
+        if (r->op == CT__ARANGE) return (float)base + ct__mulf_rounded((float)k, (float)r->step);
+        return ct__round_half((float)base + ct__round_half(ct__round_half((float)k, r->dtype) * (float)r->step, r->dtype),
+                              r->dtype);
+    case CT_F32:
+        if (r->op == CT__ARANGE) return fma((double)k, r->step, base);
+        return (float)base + ct__mulf_rounded((float)k, (float)r->step);
+    case CT_F64:
+        if (r->op == CT__ARANGE) return fma((double)k, r->step, base);
+        return base + ct__mul_rounded((double)k, r->step);
+    default:
+        return base + ct__mul_rounded((double)k, r->step);
+    }
 }
 
+/* The vector of lanes elements from i: its base computed and stored as
+ * element i, the other lanes stepped from the stored base. */
+static void ct__range_vector(const ct__range *r, int64_t i, int64_t lanes)
+{
+    size_t es = ct_dtype_size(r->dtype);
+    char *p = r->data + (size_t)i * es;
+    ct__write_f64(p, r->dtype, ct__range_elem(r, i));
+    double base = ct__read_f64(p, r->dtype);
+    for (int64_t k = 1; k < lanes; k++) ct__write_f64(p + (size_t)k * es, r->dtype, ct__range_lane(r, base, k));
+}
+
+/* Elements [begin, end) of one parallel_for chunk: pairs of vectors while a
+ * pair fits, then the scalar loop. */
+static void ct__range_chunk(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__range *r = (const ct__range *)ctx;
+    size_t es = ct_dtype_size(r->dtype);
+    int64_t lanes = 32 / (int64_t)es, i = begin; /* AVX2 vectors hold 32 bytes */
+    for (; end - i >= 2 * lanes; i += 2 * lanes) {
+        ct__range_vector(r, i, lanes);
+        ct__range_vector(r, i + lanes, lanes);
+    }
+    for (; i < end; i++) ct__write_f64(r->data + (size_t)i * es, r->dtype, ct__range_elem(r, i));
+}
+
+static void ct__range_run(ct_tensor *t, const ct__range *r)
+{
+    ct__parallel_for(t->sizes[0], CT__GRAIN, ct__range_chunk, (void *)r);
+}
+
+/* start and step come in the kernel's accumulate type (see ct_arange). */
 static void ct__cpu_arange(ct_tensor *t, ct_scalar start, ct_scalar step)
 {
     int64_t n = t->sizes[0];
-    if (!ct_dtype_is_floating(t->dtype)) { /* int64 arithmetic, wrapping as two's complement */
-        uint64_t s = (uint64_t)ct__scalar_trunc_i64(start), d = (uint64_t)ct__scalar_trunc_i64(step);
-        char *p = (char *)ct__data(t);
-        for (int64_t i = 0; i < n; i++) ct__write_i64(p + (size_t)i * ct__esize(t), t->dtype, (int64_t)(s + d * (uint64_t)i));
+    if (!ct_dtype_is_floating(t->dtype)) { /* int64 arithmetic wraps, in vectors or not */
+        uint64_t s = (uint64_t)start.v.i, d = (uint64_t)step.v.i;
+        for (int64_t i = 0; i < n; i++)
+            ct__write_i64((char *)ct__data(t) + (size_t)i * ct__esize(t), t->dtype, (int64_t)(s + d * (uint64_t)i));
         return;
     }
     ct__range r;
-    r.acc = t->dtype == CT_F32 || t->dtype == CT_F64 ? CT_F64 : CT_F32; /* acc_type on the CPU */
-    r.start = ct__round_to(ct_scalar_to_double(start), r.acc);
-    r.step = ct__round_to(ct_scalar_to_double(step), r.acc);
+    r.op = CT__ARANGE;
+    r.dtype = t->dtype;
+    r.data = (char *)ct__data(t);
+    r.start = ct_scalar_to_double(start);
+    r.step = ct_scalar_to_double(step);
     r.end = 0;
     r.steps = r.halfway = n;
-    ct__range_fill(t, &r);
+    ct__range_run(t, &r);
 }
 
+/* linspace's step, computed in the output dtype (double for integers). */
+static double ct__linspace_step(double start, double end, int64_t steps, ct_dtype dt)
+{
+    switch (dt) {
+    case CT_F16:
+    case CT_BF16:
+        return ct__round_half(ct__round_half((float)end - (float)start, dt) / ct__round_half((float)(steps - 1), dt), dt);
+    case CT_F32:
+        return ((float)end - (float)start) / (float)(steps - 1);
+    default:
+        return (end - start) / (double)(steps - 1);
+    }
+}
+
+/* start and end come as the dtype holds them; steps >= 2. */
 static void ct__cpu_linspace(ct_tensor *t, double start, double end)
 {
-    int64_t n = t->sizes[0];
-    if (n == 0) return;
-    if (!ct_dtype_is_floating(t->dtype)) { /* step in double, values truncated */
-        double s = (double)ct__trunc_i64(start), e = (double)ct__trunc_i64(end);
-        double step = n > 1 ? (e - s) / (double)(n - 1) : 0;
-        char *p = (char *)ct__data(t);
-        for (int64_t i = 0; i < n; i++) {
-            double v = i < n / 2 ? s + step * (double)i : e - step * (double)(n - i - 1);
-            ct__write_f64(p + (size_t)i * ct__esize(t), t->dtype, v);
-        }
-        return;
-    }
     ct__range r;
-    r.acc = t->dtype; /* linspace steps in the output dtype itself */
-    r.start = ct__round_to(start, r.acc);
-    r.end = ct__round_to(end, r.acc);
-    r.step = n > 1 ? ct__round_to((r.end - r.start) / (double)(n - 1), r.acc) : 0;
-    r.steps = n;
-    r.halfway = n / 2;
-    ct__range_fill(t, &r);
+    r.op = CT__LINSPACE;
+    r.dtype = t->dtype;
+    r.data = (char *)ct__data(t);
+    r.start = start;
+    r.end = end;
+    r.steps = t->sizes[0];
+    r.halfway = r.steps / 2;
+    r.step = ct__linspace_step(start, end, r.steps, t->dtype);
+    ct__range_run(t, &r);
 }
 
+typedef struct ct__logspace {
+    char *data;
+    ct_dtype dtype;
+    double start, end, step, base;
+    int64_t steps;
+} ct__logspace;
+
+/* Elements [begin, end): base ** exponent, the exponent computed in double
+ * without FMA, the power stored as C++ stores a double in the dtype (through
+ * a 32-bit integer for uint8, unlike c10::convert). */
+static void ct__logspace_chunk(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__logspace *g = (const ct__logspace *)ctx;
+    size_t es = ct_dtype_size(g->dtype);
+    for (int64_t i = begin; i < end; i++) {
+        double x = i < g->steps / 2 ? g->start + ct__mul_rounded(g->step, (double)i)
+                                    : g->end - ct__mul_rounded(g->step, (double)(g->steps - i - 1));
+        double v = pow(g->base, x);
+        char *p = g->data + (size_t)i * es;
+        if (g->dtype == CT_U8) ct__write_i64(p, g->dtype, ct__trunc_i32(v));
+        else ct__write_f64(p, g->dtype, v);
+    }
+}
+
+/* start and end come as the dtype holds them; steps >= 2. */
 static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base)
 {
-    int64_t n = t->sizes[0];
-    char *p = (char *)ct__data(t);
-    size_t es = ct__esize(t);
-    bool integral = !ct_dtype_is_floating(t->dtype);
-    if (n == 1) {
-        ct__write_f64(p, t->dtype, pow(base, start));
-        return;
-    }
-    /* start and end as the dtype holds them; the exponent steps in double */
-    double s = integral ? (double)ct__trunc_i64(start) : ct__round_to(start, t->dtype);
-    double e = integral ? (double)ct__trunc_i64(end) : ct__round_to(end, t->dtype);
-    double b = integral ? (double)(float)base : base, step = (e - s) / (double)(n - 1);
-    for (int64_t i = 0; i < n; i++) {
-        double x = i < n / 2 ? s + step * (double)i : e - step * (double)(n - i - 1);
-        ct__write_f64(p + (size_t)i * es, t->dtype, pow(b, x));
-    }
+    ct__logspace g;
+    g.data = (char *)ct__data(t);
+    g.dtype = t->dtype;
+    g.start = start;
+    g.end = end;
+    g.base = base;
+    g.steps = t->sizes[0];
+    /* end - start in the dtype: integers subtract exactly (int64 wraps),
+     * floating types round the difference to themselves */
+    double diff = ct_dtype_is_floating(t->dtype) ? ct__round_to(end - start, t->dtype)
+                                                  : (double)(int64_t)((uint64_t)ct__trunc_i64(end) - (uint64_t)ct__trunc_i64(start));
+    g.step = diff / (double)(g.steps - 1);
+    ct__parallel_for(g.steps, CT__GRAIN, ct__logspace_chunk, &g);
 }
 
 /* ==================== cpu/pointwise.c ==================== */

@@ -173,46 +173,47 @@ static void ct__write_i64(void *p, ct_dtype dt, int64_t v)
 #undef CT__WRITE
 }
 
-/* A scalar as one element of dtype dt, refusing values that overflow it, as
- * c10's checked_convert does (fill_, full, masked_fill). */
-static ct_result ct__scalar_to_elem(ct_scalar s, ct_dtype dt, void *out)
+/* Whether c10's checked_convert refuses the scalar for dtype dt: a value
+ * outside the dtype's range, or NaN for an integer dtype. Negative ints may
+ * wrap into uint8 (-255 and up); infinities and NaN fit every floating dtype;
+ * bool takes anything. */
+static bool ct__scalar_overflows(ct_scalar s, ct_dtype dt)
 {
-    dt = ct__resolve(dt);
     if (s.kind == CT_F64) {
         double f = s.v.f, lo, hi;
-        bool overflow = false;
         switch (dt) {
         case CT_U8: lo = 0, hi = 255; break; /* floats do not wrap, unlike ints below */
         case CT_I8: lo = -128, hi = 127; break;
         case CT_I16: lo = -32768, hi = 32767; break;
         case CT_I32: lo = -2147483648.0, hi = 2147483647.0; break;
-        case CT_I64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
+        case CT_I64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break; /* hi rounds to 2^63 */
         case CT_F16: lo = -65504, hi = 65504; break;
         case CT_BF16: lo = -3.3895313892515355e38, hi = 3.3895313892515355e38; break;
         case CT_F32: lo = -FLT_MAX, hi = FLT_MAX; break;
-        default: lo = -INFINITY, hi = INFINITY; break;
+        default: return false;
         }
-        if (ct__is_integral(dt)) overflow = f != f || f < lo || f > hi;
-        else if (dt != CT_BOOL) overflow = !isinf(f) && (f < lo || f > hi);
-        if (overflow)
-            return ct__fail(CT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
-                            ct__dtype_cname(dt));
-        ct__write_f64(out, dt, f);
-        return CT_OK;
+        if (ct__is_integral(dt)) return f != f || f < lo || f > hi;
+        return !isinf(f) && (f < lo || f > hi);
     }
     int64_t i = s.kind == CT_BOOL ? (int64_t)s.v.b : s.v.i;
-    bool overflow = false;
     switch (dt) {
-    case CT_U8: overflow = i > 255 || i < -255; break; /* negatives wrap (two's complement) */
-    case CT_I8: overflow = i < -128 || i > 127; break;
-    case CT_I16: overflow = i < -32768 || i > 32767; break;
-    case CT_I32: overflow = i < INT32_MIN || i > INT32_MAX; break;
-    case CT_F16: overflow = i < -65504 || i > 65504; break;
-    default: break;
+    case CT_U8: return i > 255 || i < -255; /* negatives wrap (two's complement) */
+    case CT_I8: return i < -128 || i > 127;
+    case CT_I16: return i < -32768 || i > 32767;
+    case CT_I32: return i < INT32_MIN || i > INT32_MAX;
+    case CT_F16: return i < -65504 || i > 65504;
+    default: return false;
     }
-    if (overflow)
-        return ct__fail(CT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
-                        ct__dtype_cname(dt));
-    ct__write_i64(out, dt, i);
+}
+
+/* A scalar as one element of dtype dt, refusing values that overflow it, as
+ * c10's checked_convert does (fill_, full, masked_fill). */
+static ct_result ct__scalar_to_elem(ct_scalar s, ct_dtype dt, void *out)
+{
+    dt = ct__resolve(dt);
+    if (ct__scalar_overflows(s, dt))
+        return ct__fail(CT_ERR_RUNTIME, "value cannot be converted to type %s without overflow", ct__dtype_cname(dt));
+    if (s.kind == CT_F64) ct__write_f64(out, dt, s.v.f);
+    else ct__write_i64(out, dt, s.kind == CT_BOOL ? (int64_t)s.v.b : s.v.i);
     return CT_OK;
 }

@@ -117,12 +117,52 @@ ct_result ct_fill_(ct_tensor *t, ct_scalar value)
 
 ct_result ct_zero_(ct_tensor *t) { return ct_fill_(t, ct_int(0)); }
 
-/* An uninitialised tensor shaped like t: with t's strides when t is dense
- * (PyTorch's preserve_format), contiguous otherwise. */
+/* How dims a and b of t order by stride (infer_dense_strides' rule, which
+ * is TensorIterator's): -1 when a goes inside b, 1 when outside, 0 when
+ * undecided (a stride 0, or equal strides and a is not the larger). */
+static int ct__stride_order(const ct_tensor *t, int a, int b)
+{
+    int64_t sa = t->strides[a], sb = t->strides[b];
+    if (sa == 0 || sb == 0) return 0;
+    if (sa != sb) return sa < sb ? -1 : 1;
+    return t->sizes[a] > t->sizes[b] ? 1 : 0;
+}
+
+/* Dense strides for t's sizes that keep the order of t's dims by stride
+ * (PyTorch's infer_dense_strides, for tensors that are not dense). */
+static void ct__dense_strides_like(const ct_tensor *t, int64_t *strides)
+{
+    int perm[CT_MAX_DIMS], n = t->ndim; /* perm[0] is the innermost dim */
+    for (int i = 0; i < n; i++) perm[i] = n - 1 - i;
+    for (int i = 1; i < n; i++) { /* insertion sort that steps over undecided dims without moving them */
+        int moving = i;
+        for (int j = i - 1; j >= 0; j--) {
+            int order = ct__stride_order(t, perm[j], perm[moving]);
+            if (order < 0) break;
+            if (order > 0) {
+                int x = perm[j];
+                perm[j] = perm[moving];
+                perm[moving] = x;
+                moving = j;
+            }
+        }
+    }
+    int64_t stride = 1;
+    for (int i = 0; i < n; i++) {
+        strides[perm[i]] = stride;
+        if (t->sizes[perm[i]] > 1) stride *= t->sizes[perm[i]];
+    }
+}
+
+/* An uninitialised tensor shaped like t, laid out as PyTorch's
+ * preserve_format does: t's own strides when t is dense, else dense strides
+ * in t's order. */
 static ct_tensor *ct__empty_like(const ct_tensor *t, ct_dtype dtype)
 {
+    int64_t strides[CT_MAX_DIMS];
     dtype = dtype == CT_DEFAULT ? t->dtype : dtype;
-    const int64_t *strides = ct__is_dense(t) ? t->strides : NULL;
+    if (ct__is_dense(t)) memcpy(strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
+    else ct__dense_strides_like(t, strides);
     return ct__alloc_strided(t->sizes, strides, t->ndim, dtype, t->storage->device);
 }
 
