@@ -593,6 +593,7 @@ inline ct_shape ct_shape_of(std::initializer_list<int64_t> sizes)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -893,7 +894,7 @@ static void ct__write_i64(void *p, ct_dtype dt, int64_t v);
     X(logical_and, 2, BOOL, BI, "logical_and_cpu")
 
 /* Every op: the pointwise ops above, then the families that list their names
- * in their own headers (src/ops/*_ops.h). The enum and ct_op_name cover all;
+ * in their own headers (src/ops/<family>_ops.h). The enum and ct_op_name cover all;
  * pointwise ops come first, so ct__ops[] below is indexed by their enum. */
 #define CT__FAMILY_OP_NAMES(X) CT__REDUCE_OP_NAMES(X) CT__JOIN_OP_NAMES(X) CT__SORT_OP_NAMES(X)
 
@@ -1022,6 +1023,9 @@ static ct_result ct__check_shape(ct_shape s, const char *what);
 /* "[2, 3]" into buf. */
 static const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
 
+/* torch.result_type over n tensors (wrapped numbers rank lowest; src/ops/pointwise.c). */
+static ct_dtype ct__result_type(const ct_tensor *const *ts, int n);
+
 /* Broadcast two shapes (torch.broadcast_shapes); error in PyTorch's words. */
 static ct_result ct__broadcast_shapes(const int64_t *a, int na, const int64_t *b, int nb, int64_t *out,
                                       int *nout);
@@ -1081,6 +1085,8 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx);
 typedef void (*ct__range_fn)(int64_t begin, int64_t end, void *ctx);
 static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ctx);
 
+/* x rounded to the floating dtype dt, as arithmetic in dt rounds (range.c). */
+static double ct__round_to(double x, ct_dtype dt);
 /* The range factories' kernels (range.c): fill a new 1-D contiguous tensor. */
 static void ct__cpu_arange(ct_tensor *t, ct_scalar start, ct_scalar step);
 static void ct__cpu_linspace(ct_tensor *t, double start, double end);
@@ -1213,6 +1219,48 @@ ct_dtype ct_get_default_dtype(void) { return ct__default_dtype; }
 
 /* CT_DEFAULT resolved to the default dtype. */
 static ct_dtype ct__resolve(ct_dtype dt) { return dt == CT_DEFAULT ? ct__default_dtype : dt; }
+
+/* c10's ScalarType name, as dispatch errors print it ("not implemented for 'Long'",
+ * "result type Float can't be cast ..."). */
+static const char *ct__dtype_title(ct_dtype dt)
+{
+    static const char *const names[CT_NUM_DTYPES] = {"Float", "Bool", "Byte",     "Char",  "Short", "Int",
+                                                     "Long",  "Half", "BFloat16", "Float", "Double"};
+    return ct__dtype_valid(dt) || dt == CT_DEFAULT ? names[ct__resolve(dt)] : "Undefined";
+}
+
+/* caffe2::TypeMeta's name, as bounds checks print it. */
+static const char *ct__type_meta_name(ct_dtype dt)
+{
+    static const char *const names[CT_NUM_DTYPES] = {"float",     "bool",          "unsigned char", "signed char",
+                                                     "short int", "int",           "long int",      "c10::Half",
+                                                     "c10::BFloat16", "float",     "double"};
+    return ct__dtype_valid(dt) || dt == CT_DEFAULT ? names[ct__resolve(dt)] : "Undefined";
+}
+
+/* The legacy tensor type name ("torch.FloatTensor") some messages use. */
+static const char *ct__legacy_type_name(ct_dtype dt)
+{
+    switch (dt) {
+    case CT_BOOL: return "torch.BoolTensor";
+    case CT_U8: return "torch.ByteTensor";
+    case CT_I8: return "torch.CharTensor";
+    case CT_I16: return "torch.ShortTensor";
+    case CT_I32: return "torch.IntTensor";
+    case CT_I64: return "torch.LongTensor";
+    case CT_F16: return "torch.HalfTensor";
+    case CT_BF16: return "torch.BFloat16Tensor";
+    case CT_F64: return "torch.DoubleTensor";
+    default: return "torch.FloatTensor";
+    }
+}
+
+/* A kernel PyTorch lacks for a dtype: "\"arange_cpu\" not implemented for 'Bool'". */
+static ct_result ct__not_implemented(const char *kernel, ct_dtype dt)
+{
+    return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__dtype_title(dt));
+}
+
 
 ct_dtype ct_promote_types(ct_dtype a, ct_dtype b)
 {
@@ -1574,6 +1622,15 @@ void ct_scope_end(ct_scope s)
         for (int64_t i = f.kept_start; i < ct__kept.n; i++)
             if (ct__depth > 0 && !ct__ptrvec_push(&ct__owned, ct__kept.items[i])) CT__OOM();
         ct__kept.n = f.kept_start;
+    }
+    if (ct__depth == 0) { /* the outermost scope ended: give back the bookkeeping (threads end too) */
+        CT_FREE(ct__owned.items);
+        CT_FREE(ct__kept.items);
+        CT_FREE(ct__frames);
+        memset(&ct__owned, 0, sizeof ct__owned);
+        memset(&ct__kept, 0, sizeof ct__kept);
+        ct__frames = NULL;
+        ct__frames_cap = 0;
     }
 }
 
@@ -2306,23 +2363,6 @@ ct_tensor *ct_unsqueeze(const ct_tensor *t, int dim)
     return ct__view_of(t, sizes, strides, t->ndim + 1, t->offset);
 }
 
-/* The torch.FloatTensor-style name expand's message uses. */
-static const char *ct__legacy_type_name(ct_dtype dt)
-{
-    switch (dt) {
-    case CT_BOOL: return "torch.BoolTensor";
-    case CT_U8: return "torch.ByteTensor";
-    case CT_I8: return "torch.CharTensor";
-    case CT_I16: return "torch.ShortTensor";
-    case CT_I32: return "torch.IntTensor";
-    case CT_I64: return "torch.LongTensor";
-    case CT_F16: return "torch.HalfTensor";
-    case CT_BF16: return "torch.BFloat16Tensor";
-    case CT_F64: return "torch.DoubleTensor";
-    default: return "torch.FloatTensor";
-    }
-}
-
 ct_tensor *ct_expand(const ct_tensor *t, ct_shape sizes)
 {
     int64_t out_strides[CT_MAX_DIMS];
@@ -2767,20 +2807,6 @@ static ct_tensor *ct__filled_or_discard(ct_tensor *t, ct_scalar value)
     return NULL;
 }
 
-/* c10's ScalarType name, which "not implemented for" errors print. */
-static const char *ct__dtype_scalar_name(ct_dtype dt)
-{
-    static const char *names[CT_NUM_DTYPES] = {"",     "Bool", "Byte", "Char",     "Short", "Int",
-                                               "Long", "Half", "BFloat16", "Float", "Double"};
-    return names[dt];
-}
-
-static ct_tensor *ct__not_implemented(const char *kernel, ct_dtype dt)
-{
-    ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__dtype_scalar_name(dt));
-    return NULL;
-}
-
 /* arange's start, end and step converted in place to the kernel's
  * accumulate type (int64 for integer dtypes, float for half and bfloat16,
  * double otherwise), and checked there as PyTorch checks them. */
@@ -2830,7 +2856,10 @@ ct_tensor *ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dt
     bool all_int = start.kind != CT_F64 && end.kind != CT_F64 && step.kind != CT_F64;
     dtype = dtype != CT_DEFAULT ? dtype : all_int ? CT_I64 : ct__default_dtype;
     if (ct__check_dtype(dtype) != CT_OK) return NULL;
-    if (dtype == CT_BOOL) return ct__not_implemented("arange_cpu", dtype);
+    if (dtype == CT_BOOL) {
+        ct__not_implemented("arange_cpu", dtype);
+        return NULL;
+    }
     ct_scalar xs = start, xe = end, xd = step;
     if (!ct__arange_bounds(&xs, &xe, &xd, dtype)) return NULL;
     /* The length: from the int64 values for int64 (their difference wraps as
@@ -2872,7 +2901,8 @@ static ct_tensor *ct__spaced(const char *kernel, bool has_half, double start, do
     ct_dtype dt = t->dtype;
     if (dt == CT_BOOL || (dt == CT_F16 && !has_half)) {
         ct__discard(t);
-        return ct__not_implemented(kernel, dt);
+        ct__not_implemented(kernel, dt);
+        return NULL;
     }
     if (!ct__scalar_as(ct_float(start), dt, &se[0]) || !ct__scalar_as(ct_float(end), dt, &se[1])) {
         ct__discard(t);
@@ -3212,23 +3242,6 @@ static ct_result ct__ix_parse(const char *spec, va_list *args, ct__ix_item *item
 
 /* ---------------------------------------------------------------- basic indexing */
 
-/* PyTorch's legacy type names, used by index_put's dtype message. */
-static const char *ct__scalar_type_name(ct_dtype dt)
-{
-    switch (dt) {
-    case CT_BOOL: return "Bool";
-    case CT_U8: return "Byte";
-    case CT_I8: return "Char";
-    case CT_I16: return "Short";
-    case CT_I32: return "Int";
-    case CT_I64: return "Long";
-    case CT_F16: return "Half";
-    case CT_BF16: return "BFloat16";
-    case CT_F64: return "Double";
-    default: return "Float";
-    }
-}
-
 static bool ct__is_mask(const ct_tensor *t) { return t->dtype == CT_BOOL || t->dtype == CT_U8; }
 
 /* How many dims of the indexed tensor an item consumes. */
@@ -3550,7 +3563,7 @@ static ct_result ct__ix_put_advanced(ct_tensor *view, const ct__ix_adv *adv, con
         return ct__fail(CT_ERR_RUNTIME,
                         "Index put requires the source and destination dtypes match, got %s for the destination and "
                         "%s for the source.",
-                        ct__scalar_type_name(view->dtype), ct__scalar_type_name(value->dtype));
+                        ct__dtype_title(view->dtype), ct__dtype_title(value->dtype));
     int64_t shape[CT_MAX_DIMS];
     int nd;
     if (ct__broadcast_shapes(plan.out_sizes, plan.out_ndim, value->sizes, value->ndim, shape, &nd) != CT_OK ||
@@ -3606,7 +3619,6 @@ ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, 
  * for + - * / and sqrt (double has over twice their precision); PyTorch's AVX2
  * kernels fuse some multiply-adds, and so does fma() here, in the same places. */
 
-#include <time.h>
 
 #define CT__MT_N 624
 #define CT__MT_M 397
@@ -3615,9 +3627,6 @@ ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, 
 #define CT__STATE_BYTES 5056
 
 static const double ct__pi = 3.14159265358979323846;
-
-/* Defined with the CPU range kernels (src/cpu/range.c), later in the amalgamation. */
-static double ct__round_to(double x, ct_dtype dt);
 
 struct ct_generator {
     long lock; /* a spinlock, as PyTorch holds generator->mutex_ around a kernel */
@@ -3825,27 +3834,6 @@ ct_result ct_generator_set_state(ct_generator *g, const void *state)
 
 /* ---------------------------------------------------------------- distributions */
 
-/* c10's ScalarType name, as dispatch errors print it. */
-static const char *ct__scalar_name(ct_dtype dt)
-{
-    static const char *const names[] = {"Float", "Bool", "Byte", "Char", "Short", "Int",
-                                        "Long", "Half", "BFloat16", "Float", "Double"};
-    return names[ct__resolve(dt)];
-}
-
-/* caffe2::TypeMeta's name, as the bounds checks print it. */
-static const char *ct__type_meta_name(ct_dtype dt)
-{
-    static const char *const names[] = {"float", "bool", "unsigned char", "signed char", "short int", "int",
-                                        "long int", "c10::Half", "c10::BFloat16", "float", "double"};
-    return names[ct__resolve(dt)];
-}
-
-static ct_result ct__not_implemented(const char *kernel, ct_dtype dt)
-{
-    return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__scalar_name(dt));
-}
-
 /* Mantissa bits (std::numeric_limits<T>::digits) of a floating dtype. */
 static int ct__digits(ct_dtype dt)
 {
@@ -3982,7 +3970,7 @@ ct_result ct_uniform_(ct_tensor *t, double from, double to, ct_generator *g)
         return ct__fail(CT_ERR_RUNTIME,
                         "uniform_ expects to-from <= std::numeric_limits<%s>::max(), but found to=%g and from=%g "
                         "which result in to-from to exceed the limit",
-                        ct__scalar_name(dt), to, from);
+                        ct__dtype_title(dt), to, from);
     if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
     double arg[2];
     arg[0] = ct__round_to(from, dt);
@@ -4350,17 +4338,6 @@ ct_tensor *ct_randint(int64_t low, int64_t high, ct_shape shape, ct_dtype dtype,
 
 /* ---------------------------------------------------------------- normal(mean, std) */
 
-/* torch.result_type of two tensors: a tensor with dims outranks a 0-d one
- * unless the 0-d one is of a higher category (bool < integral < floating). */
-static ct_dtype ct__result_type(const ct_tensor *a, const ct_tensor *b)
-{
-    if ((a->ndim == 0) == (b->ndim == 0)) return ct_promote_types(a->dtype, b->dtype);
-    ct_dtype hi = a->ndim ? a->dtype : b->dtype, lo = a->ndim ? b->dtype : a->dtype;
-    if (ct_dtype_is_floating(hi)) return hi;
-    if (hi == CT_BOOL || ct_dtype_is_floating(lo)) return ct_promote_types(hi, lo);
-    return hi;
-}
-
 /* An element of any dtype converted to dtype `to` (c10::convert), as a double. */
 static double ct__read_as(const char *p, ct_dtype from, ct_dtype to)
 {
@@ -4420,7 +4397,8 @@ ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_generator *
     s.out = r->dtype;
     s.std = std->dtype;
     s.mean = mean->dtype;
-    s.mul = ct__result_type(r, std);
+    const ct_tensor *pair[2] = {r, std};
+    s.mul = ct__result_type(pair, 2);
     ct__iter_init(&it, 3, ops);
     ct__iter_serial(&it, ct__scale_loop, &s);
     return r;
@@ -4734,7 +4712,7 @@ static ct_result ct__check_multinomial(const ct_tensor *p, int64_t k, bool repla
     if (p->ndim < 1 || p->ndim > 2) return ct__fail(CT_ERR_RUNTIME, "prob_dist must be 1 or 2 dim");
     if (!ct_dtype_is_floating(p->dtype))
         return ct__fail(CT_ERR_RUNTIME, "multinomial only supports floating-point dtypes for input, got: %s",
-                        ct__scalar_name(p->dtype));
+                        ct__dtype_title(p->dtype));
     if (k <= 0) return ct__fail(CT_ERR_RUNTIME, "cannot sample n_sample <= 0 samples");
     int64_t cats = p->sizes[p->ndim - 1];
     if (!replacement && k > cats)
@@ -5240,23 +5218,6 @@ ct_dtype ct_result_type_scalar(const ct_tensor *t, ct_scalar s)
 
 /* ---------------------------------------------------------------- the front end */
 
-/* PyTorch's names for dtypes in "not implemented for 'Bool'" messages. */
-static const char *ct__dtype_title(ct_dtype dt)
-{
-    switch (dt) {
-    case CT_BOOL: return "Bool";
-    case CT_U8: return "Byte";
-    case CT_I8: return "Char";
-    case CT_I16: return "Short";
-    case CT_I32: return "Int";
-    case CT_I64: return "Long";
-    case CT_F16: return "Half";
-    case CT_BF16: return "BFloat16";
-    case CT_F64: return "Double";
-    default: return "Float";
-    }
-}
-
 /* Refusals PyTorch makes before looking for a kernel. */
 static ct_result ct__pointwise_refusals(ct__op op, const ct_tensor *a, const ct_tensor *b, ct_dtype common)
 {
@@ -5316,8 +5277,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *a, c
     ct_dtype kernel = compute == CT_F16 || compute == CT_BF16 ? CT_F32 : compute;
     ct_dtype kernel_out = ct__ops[op].rule == CT__RULE_BOOL ? CT_BOOL : kernel;
     if (!ct__backend_for(a->storage->device.type)->has_pointwise(op, kernel))
-        return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", ct__ops[op].kernel,
-                        ct__dtype_title(compute));
+        return ct__not_implemented(ct__ops[op].kernel, compute);
     int64_t shape[CT_MAX_DIMS];
     int ndim = a->ndim;
     memcpy(shape, a->sizes, sizeof shape);
@@ -6241,6 +6201,22 @@ static const ct__loop_fn ct__cast_loops[CT_NUM_DTYPES][CT_NUM_DTYPES] = {
 #undef CT__CAST_ROW
 #undef CT__CAST_ENTRY
 
+/* float32 and float64 to bfloat16 on contiguous data: PyTorch's vectorised
+ * loop writes NaN as 0xffff where its scalar loop (and the one above) writes
+ * 0x7fc0; for float64 the vector loop covers whole blocks of 16 elements of
+ * each call. ctx is the source dtype. */
+static void ct__cast_to_bf16_vectorised(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    ct_dtype src = *(const ct_dtype *)ctx;
+    ct__cast_loops[src][CT_BF16](data, strides, n, NULL);
+    if (strides[0] != 2 || strides[1] != (int64_t)ct_dtype_size(src)) return;
+    int64_t vec = src == CT_F64 ? n - n % 16 : n;
+    uint16_t *d = (uint16_t *)data[0];
+    for (int64_t i = 0; i < vec; i++)
+        if (d[i] == 0x7fc0 && ct__read_f64(data[1] + i * strides[1], src) != ct__read_f64(data[1] + i * strides[1], src))
+            d[i] = 0xffff;
+}
+
 static ct__loop_fn ct__copy_loop_for_size(size_t size)
 {
     switch (size) {
@@ -6258,7 +6234,9 @@ static void ct__cpu_copy(ct_tensor *dst, const ct_tensor *src)
     ct__iter_init(&it, 2, ops);
     ct__loop_fn fn = dst->dtype == src->dtype ? ct__copy_loop_for_size(ct__esize(dst))
                                               : ct__cast_loops[src->dtype][dst->dtype];
-    ct__iter_parallel(&it, fn, NULL);
+    ct_dtype src_dtype = src->dtype;
+    if (dst->dtype == CT_BF16 && (src_dtype == CT_F32 || src_dtype == CT_F64)) fn = ct__cast_to_bf16_vectorised;
+    ct__iter_parallel(&it, fn, &src_dtype);
 }
 
 /* Fill n elements of `size` bytes with the pattern in ctx. */

@@ -1,5 +1,5 @@
 /* The op table against the golden data: every op ctorch lists must have cases
- * in some tests/golden/*.txt (their lines start with "<op>|"), so that no op
+ * in some tests/golden/<name>.txt (their lines start with "<op>|"), so that no op
  * escapes a comparison with PyTorch. */
 #include "harness.h"
 

@@ -105,7 +105,7 @@ static void test_golden_cases(void)
         const ct_tensor *a = golden("pointwise", fld[2]), *b = NULL;
         if (kind[1] == 'T' || !strcmp(kind, "tTt")) a = ct_t(a);
         ct_tensor *r;
-        snprintf(what, sizeof what, "%s(%s%s%s) [%s]", fld[0], fld[2], nin > 1 ? ", " : "", nin > 1 ? fld[3] : "", kind);
+        snprintf(what, sizeof what, "%.40s(%.200s%s%.200s) [%.8s]", fld[0], fld[2], nin > 1 ? ", " : "", nin > 1 ? fld[3] : "", kind);
         if (nin == 1) {
             r = op->unary(a);
         } else if (!strcmp(kind, "ts")) {

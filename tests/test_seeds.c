@@ -1,5 +1,5 @@
-/* The seed examples (examples/seeds/*.c) print exactly what their PyTorch
- * twins (*.py, run by the oracle into *.out) print. */
+/* The seed examples (examples/seeds/<name>.c) print exactly what their PyTorch
+ * twins (<name>.py, run by the oracle into <name>.out) print. */
 #include "harness.h"
 
 #include <dirent.h>

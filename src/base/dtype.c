@@ -71,6 +71,48 @@ ct_dtype ct_get_default_dtype(void) { return ct__default_dtype; }
 /* CT_DEFAULT resolved to the default dtype. */
 static ct_dtype ct__resolve(ct_dtype dt) { return dt == CT_DEFAULT ? ct__default_dtype : dt; }
 
+/* c10's ScalarType name, as dispatch errors print it ("not implemented for 'Long'",
+ * "result type Float can't be cast ..."). */
+static const char *ct__dtype_title(ct_dtype dt)
+{
+    static const char *const names[CT_NUM_DTYPES] = {"Float", "Bool", "Byte",     "Char",  "Short", "Int",
+                                                     "Long",  "Half", "BFloat16", "Float", "Double"};
+    return ct__dtype_valid(dt) || dt == CT_DEFAULT ? names[ct__resolve(dt)] : "Undefined";
+}
+
+/* caffe2::TypeMeta's name, as bounds checks print it. */
+static const char *ct__type_meta_name(ct_dtype dt)
+{
+    static const char *const names[CT_NUM_DTYPES] = {"float",     "bool",          "unsigned char", "signed char",
+                                                     "short int", "int",           "long int",      "c10::Half",
+                                                     "c10::BFloat16", "float",     "double"};
+    return ct__dtype_valid(dt) || dt == CT_DEFAULT ? names[ct__resolve(dt)] : "Undefined";
+}
+
+/* The legacy tensor type name ("torch.FloatTensor") some messages use. */
+static const char *ct__legacy_type_name(ct_dtype dt)
+{
+    switch (dt) {
+    case CT_BOOL: return "torch.BoolTensor";
+    case CT_U8: return "torch.ByteTensor";
+    case CT_I8: return "torch.CharTensor";
+    case CT_I16: return "torch.ShortTensor";
+    case CT_I32: return "torch.IntTensor";
+    case CT_I64: return "torch.LongTensor";
+    case CT_F16: return "torch.HalfTensor";
+    case CT_BF16: return "torch.BFloat16Tensor";
+    case CT_F64: return "torch.DoubleTensor";
+    default: return "torch.FloatTensor";
+    }
+}
+
+/* A kernel PyTorch lacks for a dtype: "\"arange_cpu\" not implemented for 'Bool'". */
+static ct_result ct__not_implemented(const char *kernel, ct_dtype dt)
+{
+    return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__dtype_title(dt));
+}
+
+
 ct_dtype ct_promote_types(ct_dtype a, ct_dtype b)
 {
     a = ct__resolve(a);

@@ -67,6 +67,22 @@ static const ct__loop_fn ct__cast_loops[CT_NUM_DTYPES][CT_NUM_DTYPES] = {
 #undef CT__CAST_ROW
 #undef CT__CAST_ENTRY
 
+/* float32 and float64 to bfloat16 on contiguous data: PyTorch's vectorised
+ * loop writes NaN as 0xffff where its scalar loop (and the one above) writes
+ * 0x7fc0; for float64 the vector loop covers whole blocks of 16 elements of
+ * each call. ctx is the source dtype. */
+static void ct__cast_to_bf16_vectorised(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    ct_dtype src = *(const ct_dtype *)ctx;
+    ct__cast_loops[src][CT_BF16](data, strides, n, NULL);
+    if (strides[0] != 2 || strides[1] != (int64_t)ct_dtype_size(src)) return;
+    int64_t vec = src == CT_F64 ? n - n % 16 : n;
+    uint16_t *d = (uint16_t *)data[0];
+    for (int64_t i = 0; i < vec; i++)
+        if (d[i] == 0x7fc0 && ct__read_f64(data[1] + i * strides[1], src) != ct__read_f64(data[1] + i * strides[1], src))
+            d[i] = 0xffff;
+}
+
 static ct__loop_fn ct__copy_loop_for_size(size_t size)
 {
     switch (size) {
@@ -84,7 +100,9 @@ static void ct__cpu_copy(ct_tensor *dst, const ct_tensor *src)
     ct__iter_init(&it, 2, ops);
     ct__loop_fn fn = dst->dtype == src->dtype ? ct__copy_loop_for_size(ct__esize(dst))
                                               : ct__cast_loops[src->dtype][dst->dtype];
-    ct__iter_parallel(&it, fn, NULL);
+    ct_dtype src_dtype = src->dtype;
+    if (dst->dtype == CT_BF16 && (src_dtype == CT_F32 || src_dtype == CT_F64)) fn = ct__cast_to_bf16_vectorised;
+    ct__iter_parallel(&it, fn, &src_dtype);
 }
 
 /* Fill n elements of `size` bytes with the pattern in ctx. */

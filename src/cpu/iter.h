@@ -42,6 +42,8 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx);
 typedef void (*ct__range_fn)(int64_t begin, int64_t end, void *ctx);
 static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ctx);
 
+/* x rounded to the floating dtype dt, as arithmetic in dt rounds (range.c). */
+static double ct__round_to(double x, ct_dtype dt);
 /* The range factories' kernels (range.c): fill a new 1-D contiguous tensor. */
 static void ct__cpu_arange(ct_tensor *t, ct_scalar start, ct_scalar step);
 static void ct__cpu_linspace(ct_tensor *t, double start, double end);

@@ -38,7 +38,7 @@
     X(logical_and, 2, BOOL, BI, "logical_and_cpu")
 
 /* Every op: the pointwise ops above, then the families that list their names
- * in their own headers (src/ops/*_ops.h). The enum and ct_op_name cover all;
+ * in their own headers (src/ops/<family>_ops.h). The enum and ct_op_name cover all;
  * pointwise ops come first, so ct__ops[] below is indexed by their enum. */
 #define CT__FAMILY_OP_NAMES(X) CT__REDUCE_OP_NAMES(X) CT__JOIN_OP_NAMES(X) CT__SORT_OP_NAMES(X)
 

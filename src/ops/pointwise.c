@@ -86,23 +86,6 @@ ct_dtype ct_result_type_scalar(const ct_tensor *t, ct_scalar s)
 
 /* ---------------------------------------------------------------- the front end */
 
-/* PyTorch's names for dtypes in "not implemented for 'Bool'" messages. */
-static const char *ct__dtype_title(ct_dtype dt)
-{
-    switch (dt) {
-    case CT_BOOL: return "Bool";
-    case CT_U8: return "Byte";
-    case CT_I8: return "Char";
-    case CT_I16: return "Short";
-    case CT_I32: return "Int";
-    case CT_I64: return "Long";
-    case CT_F16: return "Half";
-    case CT_BF16: return "BFloat16";
-    case CT_F64: return "Double";
-    default: return "Float";
-    }
-}
-
 /* Refusals PyTorch makes before looking for a kernel. */
 static ct_result ct__pointwise_refusals(ct__op op, const ct_tensor *a, const ct_tensor *b, ct_dtype common)
 {
@@ -162,8 +145,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *a, c
     ct_dtype kernel = compute == CT_F16 || compute == CT_BF16 ? CT_F32 : compute;
     ct_dtype kernel_out = ct__ops[op].rule == CT__RULE_BOOL ? CT_BOOL : kernel;
     if (!ct__backend_for(a->storage->device.type)->has_pointwise(op, kernel))
-        return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", ct__ops[op].kernel,
-                        ct__dtype_title(compute));
+        return ct__not_implemented(ct__ops[op].kernel, compute);
     int64_t shape[CT_MAX_DIMS];
     int ndim = a->ndim;
     memcpy(shape, a->sizes, sizeof shape);

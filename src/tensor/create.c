@@ -172,20 +172,6 @@ static ct_tensor *ct__filled_or_discard(ct_tensor *t, ct_scalar value)
     return NULL;
 }
 
-/* c10's ScalarType name, which "not implemented for" errors print. */
-static const char *ct__dtype_scalar_name(ct_dtype dt)
-{
-    static const char *names[CT_NUM_DTYPES] = {"",     "Bool", "Byte", "Char",     "Short", "Int",
-                                               "Long", "Half", "BFloat16", "Float", "Double"};
-    return names[dt];
-}
-
-static ct_tensor *ct__not_implemented(const char *kernel, ct_dtype dt)
-{
-    ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__dtype_scalar_name(dt));
-    return NULL;
-}
-
 /* arange's start, end and step converted in place to the kernel's
  * accumulate type (int64 for integer dtypes, float for half and bfloat16,
  * double otherwise), and checked there as PyTorch checks them. */
@@ -235,7 +221,10 @@ ct_tensor *ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dt
     bool all_int = start.kind != CT_F64 && end.kind != CT_F64 && step.kind != CT_F64;
     dtype = dtype != CT_DEFAULT ? dtype : all_int ? CT_I64 : ct__default_dtype;
     if (ct__check_dtype(dtype) != CT_OK) return NULL;
-    if (dtype == CT_BOOL) return ct__not_implemented("arange_cpu", dtype);
+    if (dtype == CT_BOOL) {
+        ct__not_implemented("arange_cpu", dtype);
+        return NULL;
+    }
     ct_scalar xs = start, xe = end, xd = step;
     if (!ct__arange_bounds(&xs, &xe, &xd, dtype)) return NULL;
     /* The length: from the int64 values for int64 (their difference wraps as
@@ -277,7 +266,8 @@ static ct_tensor *ct__spaced(const char *kernel, bool has_half, double start, do
     ct_dtype dt = t->dtype;
     if (dt == CT_BOOL || (dt == CT_F16 && !has_half)) {
         ct__discard(t);
-        return ct__not_implemented(kernel, dt);
+        ct__not_implemented(kernel, dt);
+        return NULL;
     }
     if (!ct__scalar_as(ct_float(start), dt, &se[0]) || !ct__scalar_as(ct_float(end), dt, &se[1])) {
         ct__discard(t);

@@ -226,23 +226,6 @@ static ct_result ct__ix_parse(const char *spec, va_list *args, ct__ix_item *item
 
 /* ---------------------------------------------------------------- basic indexing */
 
-/* PyTorch's legacy type names, used by index_put's dtype message. */
-static const char *ct__scalar_type_name(ct_dtype dt)
-{
-    switch (dt) {
-    case CT_BOOL: return "Bool";
-    case CT_U8: return "Byte";
-    case CT_I8: return "Char";
-    case CT_I16: return "Short";
-    case CT_I32: return "Int";
-    case CT_I64: return "Long";
-    case CT_F16: return "Half";
-    case CT_BF16: return "BFloat16";
-    case CT_F64: return "Double";
-    default: return "Float";
-    }
-}
-
 static bool ct__is_mask(const ct_tensor *t) { return t->dtype == CT_BOOL || t->dtype == CT_U8; }
 
 /* How many dims of the indexed tensor an item consumes. */
@@ -564,7 +547,7 @@ static ct_result ct__ix_put_advanced(ct_tensor *view, const ct__ix_adv *adv, con
         return ct__fail(CT_ERR_RUNTIME,
                         "Index put requires the source and destination dtypes match, got %s for the destination and "
                         "%s for the source.",
-                        ct__scalar_type_name(view->dtype), ct__scalar_type_name(value->dtype));
+                        ct__dtype_title(view->dtype), ct__dtype_title(value->dtype));
     int64_t shape[CT_MAX_DIMS];
     int nd;
     if (ct__broadcast_shapes(plan.out_sizes, plan.out_ndim, value->sizes, value->ndim, shape, &nd) != CT_OK ||

@@ -77,6 +77,9 @@ static ct_result ct__check_shape(ct_shape s, const char *what);
 /* "[2, 3]" into buf. */
 static const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
 
+/* torch.result_type over n tensors (wrapped numbers rank lowest; src/ops/pointwise.c). */
+static ct_dtype ct__result_type(const ct_tensor *const *ts, int n);
+
 /* Broadcast two shapes (torch.broadcast_shapes); error in PyTorch's words. */
 static ct_result ct__broadcast_shapes(const int64_t *a, int na, const int64_t *b, int nb, int64_t *out,
                                       int *nout);

@@ -11,7 +11,6 @@
  * for + - * / and sqrt (double has over twice their precision); PyTorch's AVX2
  * kernels fuse some multiply-adds, and so does fma() here, in the same places. */
 
-#include <time.h>
 
 #define CT__MT_N 624
 #define CT__MT_M 397
@@ -20,9 +19,6 @@
 #define CT__STATE_BYTES 5056
 
 static const double ct__pi = 3.14159265358979323846;
-
-/* Defined with the CPU range kernels (src/cpu/range.c), later in the amalgamation. */
-static double ct__round_to(double x, ct_dtype dt);
 
 struct ct_generator {
     long lock; /* a spinlock, as PyTorch holds generator->mutex_ around a kernel */
@@ -230,27 +226,6 @@ ct_result ct_generator_set_state(ct_generator *g, const void *state)
 
 /* ---------------------------------------------------------------- distributions */
 
-/* c10's ScalarType name, as dispatch errors print it. */
-static const char *ct__scalar_name(ct_dtype dt)
-{
-    static const char *const names[] = {"Float", "Bool", "Byte", "Char", "Short", "Int",
-                                        "Long", "Half", "BFloat16", "Float", "Double"};
-    return names[ct__resolve(dt)];
-}
-
-/* caffe2::TypeMeta's name, as the bounds checks print it. */
-static const char *ct__type_meta_name(ct_dtype dt)
-{
-    static const char *const names[] = {"float", "bool", "unsigned char", "signed char", "short int", "int",
-                                        "long int", "c10::Half", "c10::BFloat16", "float", "double"};
-    return names[ct__resolve(dt)];
-}
-
-static ct_result ct__not_implemented(const char *kernel, ct_dtype dt)
-{
-    return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__scalar_name(dt));
-}
-
 /* Mantissa bits (std::numeric_limits<T>::digits) of a floating dtype. */
 static int ct__digits(ct_dtype dt)
 {
@@ -387,7 +362,7 @@ ct_result ct_uniform_(ct_tensor *t, double from, double to, ct_generator *g)
         return ct__fail(CT_ERR_RUNTIME,
                         "uniform_ expects to-from <= std::numeric_limits<%s>::max(), but found to=%g and from=%g "
                         "which result in to-from to exceed the limit",
-                        ct__scalar_name(dt), to, from);
+                        ct__dtype_title(dt), to, from);
     if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
     double arg[2];
     arg[0] = ct__round_to(from, dt);
@@ -755,17 +730,6 @@ ct_tensor *ct_randint(int64_t low, int64_t high, ct_shape shape, ct_dtype dtype,
 
 /* ---------------------------------------------------------------- normal(mean, std) */
 
-/* torch.result_type of two tensors: a tensor with dims outranks a 0-d one
- * unless the 0-d one is of a higher category (bool < integral < floating). */
-static ct_dtype ct__result_type(const ct_tensor *a, const ct_tensor *b)
-{
-    if ((a->ndim == 0) == (b->ndim == 0)) return ct_promote_types(a->dtype, b->dtype);
-    ct_dtype hi = a->ndim ? a->dtype : b->dtype, lo = a->ndim ? b->dtype : a->dtype;
-    if (ct_dtype_is_floating(hi)) return hi;
-    if (hi == CT_BOOL || ct_dtype_is_floating(lo)) return ct_promote_types(hi, lo);
-    return hi;
-}
-
 /* An element of any dtype converted to dtype `to` (c10::convert), as a double. */
 static double ct__read_as(const char *p, ct_dtype from, ct_dtype to)
 {
@@ -825,7 +789,8 @@ ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_generator *
     s.out = r->dtype;
     s.std = std->dtype;
     s.mean = mean->dtype;
-    s.mul = ct__result_type(r, std);
+    const ct_tensor *pair[2] = {r, std};
+    s.mul = ct__result_type(pair, 2);
     ct__iter_init(&it, 3, ops);
     ct__iter_serial(&it, ct__scale_loop, &s);
     return r;
@@ -1139,7 +1104,7 @@ static ct_result ct__check_multinomial(const ct_tensor *p, int64_t k, bool repla
     if (p->ndim < 1 || p->ndim > 2) return ct__fail(CT_ERR_RUNTIME, "prob_dist must be 1 or 2 dim");
     if (!ct_dtype_is_floating(p->dtype))
         return ct__fail(CT_ERR_RUNTIME, "multinomial only supports floating-point dtypes for input, got: %s",
-                        ct__scalar_name(p->dtype));
+                        ct__dtype_title(p->dtype));
     if (k <= 0) return ct__fail(CT_ERR_RUNTIME, "cannot sample n_sample <= 0 samples");
     int64_t cats = p->sizes[p->ndim - 1];
     if (!replacement && k > cats)

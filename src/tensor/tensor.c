@@ -210,6 +210,15 @@ void ct_scope_end(ct_scope s)
             if (ct__depth > 0 && !ct__ptrvec_push(&ct__owned, ct__kept.items[i])) CT__OOM();
         ct__kept.n = f.kept_start;
     }
+    if (ct__depth == 0) { /* the outermost scope ended: give back the bookkeeping (threads end too) */
+        CT_FREE(ct__owned.items);
+        CT_FREE(ct__kept.items);
+        CT_FREE(ct__frames);
+        memset(&ct__owned, 0, sizeof ct__owned);
+        memset(&ct__kept, 0, sizeof ct__kept);
+        ct__frames = NULL;
+        ct__frames_cap = 0;
+    }
 }
 
 ct_tensor *ct_keep(ct_tensor *t)

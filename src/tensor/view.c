@@ -329,23 +329,6 @@ ct_tensor *ct_unsqueeze(const ct_tensor *t, int dim)
     return ct__view_of(t, sizes, strides, t->ndim + 1, t->offset);
 }
 
-/* The torch.FloatTensor-style name expand's message uses. */
-static const char *ct__legacy_type_name(ct_dtype dt)
-{
-    switch (dt) {
-    case CT_BOOL: return "torch.BoolTensor";
-    case CT_U8: return "torch.ByteTensor";
-    case CT_I8: return "torch.CharTensor";
-    case CT_I16: return "torch.ShortTensor";
-    case CT_I32: return "torch.IntTensor";
-    case CT_I64: return "torch.LongTensor";
-    case CT_F16: return "torch.HalfTensor";
-    case CT_BF16: return "torch.BFloat16Tensor";
-    case CT_F64: return "torch.DoubleTensor";
-    default: return "torch.FloatTensor";
-    }
-}
-
 ct_tensor *ct_expand(const ct_tensor *t, ct_shape sizes)
 {
     int64_t out_strides[CT_MAX_DIMS];
