@@ -14,7 +14,7 @@ int main(void)
     ct_scope s = ct_scope_begin(); /* every tensor made below is released at the end */
 
     step("x = torch.arange(12.).view(3, 4)");
-    ct_tensor *x = ct_view(ct_arange(ct_int(0), ct_int(12), ct_int(1), CT_DEFAULT), CT_SHAPE(3, 4));
+    ct_tensor *x = ct_view(ct_arange(ct_int(0), ct_float(12), ct_int(1), CT_DEFAULT), CT_SHAPE(3, 4));
     ct_print(x);
 
     step("x[1:, ::2]                       # a view: no copy");
