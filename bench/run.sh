@@ -18,7 +18,7 @@ echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //
 [ $have_torch = 1 ] && echo "PyTorch $($PY -c 'import torch; print(torch.__version__)')" || echo "PyTorch not installed: ctorch times only"
 for name in $names; do
     bin="$BUILD/bench/$name"
-    ${CC:-cc} -std=c11 -O3 -march=native -fopenmp -I. -Ibench "bench/$name.c" -o "$bin" -lm || continue
+    ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -O3 -march=native -fopenmp -I. -Ibench "bench/$name.c" -o "$bin" -lm || continue
     "$bin" > "$BUILD/bench/$name.ct"
     if [ $have_torch = 1 ] && [ -f "bench/$name.py" ]; then
         (cd bench && $PY "$name.py" "$THREADS") > "$BUILD/bench/$name.pt"

@@ -247,7 +247,9 @@ static void test_bad_dtypes_and_values(void)
     CHECK_FAILS(ct_bernoulli_(x, 1.5, NULL), CT_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=1.5");
     CHECK_ERR(ct_multinomial(ct_zeros(CT_SHAPE(3), CT_F32), 1, false, NULL), CT_ERR_RUNTIME,
               "invalid multinomial distribution (sum of probabilities <= 0)");
-    CHECK_FAILS(ct_generator_set_state(ct_default_generator(), "short"), CT_ERR_RUNTIME, "state");
+    CHECK_FAILS(ct_generator_set_state(ct_default_generator(), "short", 5), CT_ERR_RUNTIME,
+                "Expected either a CPUGeneratorImplStateLegacy of size 5048 or a CPUGeneratorImplState of size 5056 but "
+                "found the input RNG state size to be 5");
     ct_print_opts o = ct_print_opts_init();
     o.edgeitems = -1;
     CHECK_FAILS(ct_set_printoptions(o), CT_ERR_VALUE, "must be non-negative");

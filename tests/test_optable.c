@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* opendir */
 /* The op table against the golden data: every op ctorch lists must have cases
  * in some tests/golden/<name>.txt (their lines start with "<op>|"), so that no op
  * escapes a comparison with PyTorch. */

@@ -198,10 +198,10 @@ static void test_state_round_trip(void)
     ct_generator_get_state(NULL, state);
     ct_tensor *a = ct_randn(CT_SHAPE(11), CT_F64, NULL);
     ct_generator *g = ct_generator_new();
-    CHECK_OK(ct_generator_set_state(g, state));
+    CHECK_OK(ct_generator_set_state(g, state, ct_generator_state_size()));
     CHECK_TENSOR(ct_randn(CT_SHAPE(11), CT_F64, g), a, 0);
     CHECK(ct_generator_initial_seed(g) == 3);
-    CHECK_OK(ct_generator_set_state(NULL, state));
+    CHECK_OK(ct_generator_set_state(NULL, state, ct_generator_state_size()));
     ct_generator_get_state(NULL, again);
     CHECK(!memcmp(state, again, 5056));
     ct_generator_free(g);
@@ -211,11 +211,11 @@ static void test_state_from_pytorch(void)
 {
     unsigned char state[8192];
     ct_copy_to_array(golden("random", "state99"), state, 5056, CT_U8);
-    CHECK_OK(ct_generator_set_state(NULL, state));
+    CHECK_OK(ct_generator_set_state(NULL, state, ct_generator_state_size()));
     CHECK(ct_initial_seed() == 99);
     CHECK_TENSOR(ct_randn(CT_SHAPE(9), CT_F64, NULL), golden("random", "state99.after"), 0);
     memset(state, 0, sizeof state);
-    CHECK_FAILS(ct_generator_set_state(NULL, state), CT_ERR_RUNTIME, "Invalid mt19937 state");
+    CHECK_FAILS(ct_generator_set_state(NULL, state, ct_generator_state_size()), CT_ERR_RUNTIME, "Invalid mt19937 state");
 }
 
 /* Two threads drawing from the default generator: each call holds the

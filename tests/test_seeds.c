@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* popen */
 /* The seed examples (examples/seeds/<name>.c) print exactly what their PyTorch
  * twins (<name>.py, run by the oracle into <name>.out) print. */
 #include "harness.h"

@@ -194,12 +194,17 @@ void ct_generator_get_state(const ct_generator *g, void *state)
     ct__gen_unlock(src);
 }
 
-ct_result ct_generator_set_state(ct_generator *g, const void *state)
+ct_result ct_generator_set_state(ct_generator *g, const void *state, size_t size)
 {
     const unsigned char *b = (const unsigned char *)state;
     int left, seeded, normal_valid;
     uint64_t seed, next;
     if (!b) return ct__fail(CT_ERR_TYPE, "set_state(): argument 'new_state' (position 1) must be Tensor, not NULL");
+    if (size != ct_generator_state_size())
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Expected either a CPUGeneratorImplStateLegacy of size 5048 or a CPUGeneratorImplState of size "
+                        "%d but found the input RNG state size to be %d",
+                        (int)ct_generator_state_size(), (int)size);
     memcpy(&seed, b + CT__ST_SEED, 8);
     memcpy(&left, b + CT__ST_LEFT, 4);
     memcpy(&seeded, b + CT__ST_SEEDED, 4);

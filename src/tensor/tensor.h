@@ -179,10 +179,11 @@ CTORCH_API ct_generator *ct_generator_new(void);
 CTORCH_API void ct_generator_free(ct_generator *g);
 CTORCH_API void ct_generator_manual_seed(ct_generator *g, uint64_t seed);
 CTORCH_API uint64_t ct_generator_initial_seed(const ct_generator *g);
-/* Generator.get_state / set_state: the whole state as bytes (ct_generator_state_size of them). */
+/* Generator.get_state / set_state: the whole state as ct_generator_state_size()
+ * bytes, laid out as PyTorch's (torch.get_rng_state() bytes load here). */
 CTORCH_API size_t ct_generator_state_size(void);
 CTORCH_API void ct_generator_get_state(const ct_generator *g, void *state);
-CTORCH_API ct_result ct_generator_set_state(ct_generator *g, const void *state);
+CTORCH_API ct_result ct_generator_set_state(ct_generator *g, const void *state, size_t size);
 
 /* The rest take a generator, or NULL for the default one. Same seed, same
  * numbers as PyTorch 1.13 on the CPU. */
