@@ -27,7 +27,7 @@ SRC     := $(shell find src -name '*.[ch]') tools/amalgamate.sh
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate test test-build test-asan demo bench clean
+.PHONY: all amalgamate test test-build test-asan test-valgrind demo bench clean
 
 all: ctorch.h $(TESTS) $(EXAMPLES)
 
@@ -57,6 +57,13 @@ test: test-build
 test-asan:
 	@ASAN_OPTIONS=allocator_may_return_null=1 $(MAKE) --no-print-directory test BUILD=build-asan CC=clang OPENMP=0 \
 	    OPT="-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+
+# The suite's programs under valgrind's memcheck (leaks and invalid accesses); slow.
+test-valgrind: test-build
+	@status=0; for t in $(TESTS); do \
+	    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=9 $$t > $$t.vg 2>&1 \
+	        && echo "ok   $$t" || { echo "FAIL $$t (see $$t.vg)"; status=1; }; \
+	done; exit $$status
 
 demo: $(BUILD)/examples/tour
 	$(BUILD)/examples/tour
