@@ -58,11 +58,13 @@ test-asan:
 	@ASAN_OPTIONS=allocator_may_return_null=1 $(MAKE) --no-print-directory test BUILD=build-asan CC=clang OPENMP=0 \
 	    OPT="-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
-# The suite's programs under valgrind's memcheck (leaks and invalid accesses); slow.
+# The suite's programs under valgrind's memcheck: fails on leaks and invalid
+# accesses only (valgrind emulates some float conversions, such as int64 to
+# float32, with double rounding, so value checks can differ under it). Slow.
 test-valgrind: test-build
 	@status=0; for t in $(TESTS); do \
-	    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=9 $$t > $$t.vg 2>&1 \
-	        && echo "ok   $$t" || { echo "FAIL $$t (see $$t.vg)"; status=1; }; \
+	    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=99 $$t > $$t.vg 2>&1; \
+	    if [ $$? = 99 ]; then echo "FAIL $$t (see $$t.vg)"; status=1; else echo "ok   $$t"; fi; \
 	done; exit $$status
 
 demo: $(BUILD)/examples/tour

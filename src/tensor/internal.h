@@ -9,6 +9,7 @@ typedef struct ct__storage {
     void (*deleter)(void *data, void *ctx); /* caller memory with a deleter */
     void *deleter_ctx;
     bool owned; /* allocated by the device backend, freed by it */
+    uint32_t version; /* bumped by in-place writes: autograd checks saved tensors against it */
 } ct__storage;
 
 struct ct_tensor {
@@ -19,8 +20,9 @@ struct ct_tensor {
     int64_t sizes[CT_MAX_DIMS];
     int64_t strides[CT_MAX_DIMS]; /* in elements */
     ct__storage *storage;
-    bool requires_grad;
+    bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
     bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
+    struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
 };
 
 /* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */

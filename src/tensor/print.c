@@ -269,21 +269,12 @@ static void ct__put_tensor(ct__sink *s, const ct__fmt *f, int dim, const char *p
 #define CT__SUFFIX_MAX 512
 #define CT__SUFFIXES 3
 
-/* The name of the autograd node that made t ("AddBackward0"), NULL for a
- * leaf. Autograd records no nodes yet, so every tensor is a leaf; the
- * grad_fn suffix reads the name here once it does. */
-static const char *ct__grad_fn_name(const ct_tensor *t)
-{
-    (void)t;
-    return NULL;
-}
-
 /* The suffixes _str_intern adds for a CPU tensor, in its order; their count. */
 static int ct__suffixes(const ct_tensor *t, char out[CT__SUFFIXES][CT__SUFFIX_MAX])
 {
     int k = 0;
     ct_dtype def = ct_get_default_dtype();
-    const char *grad_fn = ct__grad_fn_name(t);
+    const char *grad_fn = ct_node_name(ct_grad_fn(t)); /* "AddBackward0", NULL for a leaf */
     if (ct_numel(t) == 0) {
         /* the shape is shown unless it is (0,); an empty tensor has no values
          * to tell int64 from float, so only the default dtype goes unnamed */

@@ -125,6 +125,7 @@ ct_tensor *ct_retain(ct_tensor *t)
 void ct_release(ct_tensor *t)
 {
     if (!t || CT__ATOMIC_DEC(&t->refcount) != 0) return;
+    ct__ag_meta_free(t);
     ct__storage_release(t->storage);
     CT_FREE(t);
 }
@@ -360,11 +361,17 @@ static bool ct__is_contiguous(const ct_tensor *t)
 
 bool ct_is_contiguous(const ct_tensor *t) { return t && ct__is_contiguous(t); }
 
-bool ct_requires_grad(const ct_tensor *t) { return t && t->requires_grad; }
+bool ct_requires_grad(const ct_tensor *t) { return ct__requires_grad(t); }
 
 ct_result ct_requires_grad_(ct_tensor *t, bool requires_grad)
 {
     CT__ARG_R(t, "self", 1);
+    if (!ct_is_leaf(t)) {
+        if (requires_grad) return CT_OK;
+        return ct__fail(CT_ERR_RUNTIME, "you can only change requires_grad flags of leaf variables. If you want to use "
+                                        "a computed variable in a subgraph that doesn't require differentiation use "
+                                        "var_no_grad = var.detach().");
+    }
     if (requires_grad && !ct_dtype_is_floating(t->dtype))
         return ct__fail(CT_ERR_RUNTIME, "only Tensors of floating point dtype can require gradients");
     t->requires_grad = requires_grad;

@@ -1,0 +1,105 @@
+/* Public autograd API: grad mode, gradients of tensors, backward passes,
+ * hooks and anomaly detection. */
+
+/* A node of the backward graph (torch.autograd.graph.Node, what grad_fn is). */
+typedef struct ct_node ct_node;
+
+/* ---------------------------------------------------------------- grad mode */
+
+/* The mode that ends a region: restore what the function entering it returned. */
+typedef struct ct_grad_mode {
+    bool enabled;
+    bool inference;
+} ct_grad_mode;
+
+/* torch.no_grad(), torch.enable_grad(), torch.inference_mode(): enter the
+ * region, returning the mode to give back to ct_grad_mode_restore at its end.
+ * Modes are per thread. */
+CTORCH_API ct_grad_mode ct_no_grad(void);
+CTORCH_API ct_grad_mode ct_enable_grad(void);
+CTORCH_API ct_grad_mode ct_inference_mode(void);
+/* torch.set_grad_enabled(mode): returns the previous mode. */
+CTORCH_API ct_grad_mode ct_set_grad_enabled(bool enabled);
+CTORCH_API void ct_grad_mode_restore(ct_grad_mode mode);
+CTORCH_API bool ct_is_grad_enabled(void);            /* torch.is_grad_enabled */
+CTORCH_API bool ct_is_inference_mode_enabled(void);  /* torch.is_inference_mode_enabled */
+
+/* ---------------------------------------------------------------- tensors */
+
+/* Tensor.grad: a new reference, or NULL when there is none (no error). */
+CTORCH_API ct_tensor *ct_grad(const ct_tensor *t);
+/* t.grad = grad (NULL clears it, as set_to_none does). */
+CTORCH_API ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad);
+CTORCH_API bool ct_is_leaf(const ct_tensor *t);                  /* Tensor.is_leaf */
+/* Tensor.grad_fn: borrowed (valid while t lives), NULL for leaves. */
+CTORCH_API ct_node *ct_grad_fn(const ct_tensor *t);
+CTORCH_API const char *ct_node_name(const ct_node *n);           /* grad_fn.name(): "MulBackward0" */
+/* grad_fn.next_functions: how many, and the i-th (node, input_nr); NULL node for an input needing no grad. */
+CTORCH_API int ct_node_num_next(const ct_node *n);
+CTORCH_API ct_node *ct_node_next(const ct_node *n, int i, int *input_nr);
+CTORCH_API ct_result ct_retain_grad(ct_tensor *t);               /* Tensor.retain_grad() */
+CTORCH_API bool ct_retains_grad(const ct_tensor *t);             /* Tensor.retains_grad */
+/* Tensor.detach_(): t leaves the graph in place. */
+CTORCH_API ct_result ct_detach_(ct_tensor *t);
+/* Tensor.data: a view that shares storage but is outside autograd and does
+ * not share the version counter's checks (writes through it go unnoticed). */
+CTORCH_API ct_tensor *ct_data(const ct_tensor *t);
+/* Tensor._version: bumped by every in-place write. */
+CTORCH_API int64_t ct_version(const ct_tensor *t);
+
+/* ---------------------------------------------------------------- backward */
+
+/* Tensor.backward / torch.autograd.backward options. retain_graph keeps the
+ * graph for another backward (create_graph implies it, as in PyTorch);
+ * create_graph records the backward pass for higher-order gradients; inputs
+ * (n_inputs of them) limits accumulation to those tensors. */
+typedef struct ct_backward_opts {
+    bool retain_graph;
+    bool create_graph;
+    const ct_tensor *const *inputs;
+    int n_inputs;
+} ct_backward_opts;
+
+/* Tensor.backward(gradient): gradient may be NULL for a one-element t. Leaves'
+ * .grad accumulate. */
+CTORCH_API ct_result ct_backward(const ct_tensor *t, const ct_tensor *gradient, ct_backward_opts opts);
+/* torch.autograd.backward(tensors, grad_tensors): n roots at once (grad_tensors may be NULL). */
+CTORCH_API ct_result ct_autograd_backward(const ct_tensor *const *tensors, const ct_tensor *const *grad_tensors, int n,
+                                          ct_backward_opts opts);
+
+typedef struct ct_grad_opts {
+    bool retain_graph;
+    bool create_graph;
+    bool allow_unused;
+} ct_grad_opts;
+
+/* torch.autograd.grad(outputs, inputs, grad_outputs): the gradients of the
+ * n_outputs outputs with respect to the n_inputs inputs, written to grads
+ * (new references; NULL for an unused input when allow_unused). .grad is left
+ * untouched. grad_outputs may be NULL (one-element outputs). */
+CTORCH_API ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_outputs, const ct_tensor *const *inputs,
+                                      int n_inputs, const ct_tensor *const *grad_outputs, ct_tensor **grads,
+                                      ct_grad_opts opts);
+
+/* ---------------------------------------------------------------- hooks */
+
+/* A hook gets the gradient and returns a replacement (a new reference) or
+ * NULL to keep it. Registering returns an id for the remove function. */
+typedef ct_tensor *(*ct_grad_hook)(ct_tensor *grad, void *user);
+/* Tensor.register_hook: runs when t's gradient is computed, before it is used. */
+CTORCH_API int ct_register_hook(ct_tensor *t, ct_grad_hook hook, void *user);
+CTORCH_API ct_result ct_remove_hook(ct_tensor *t, int id);
+/* Tensor.register_post_accumulate_grad_hook: on a leaf, after .grad was
+ * updated (the hook gets the leaf; its return value is ignored). */
+CTORCH_API int ct_register_post_accumulate_grad_hook(ct_tensor *t, ct_grad_hook hook, void *user);
+/* Node.register_prehook / Node.register_hook: a prehook gets each gradient of
+ * the node's outputs (and may replace it); a hook gets each gradient the node
+ * produced for its inputs (and may replace it). */
+CTORCH_API int ct_node_register_prehook(ct_node *n, ct_grad_hook hook, void *user);
+CTORCH_API int ct_node_register_hook(ct_node *n, ct_grad_hook hook, void *user);
+
+/* torch.autograd.set_detect_anomaly: a backward that produces NaN fails with
+ * the name of the forward op that made the node ("Function 'DivBackward0'
+ * returned nan values in its 1th output."). */
+CTORCH_API void ct_set_detect_anomaly(bool enabled);
+CTORCH_API bool ct_is_anomaly_enabled(void);

@@ -1,0 +1,505 @@
+/* The autograd graph: grad mode, tensors' autograd state, recording nodes,
+ * saved tensors, hooks. The engine that runs it is engine.c. */
+
+/* ---------------------------------------------------------------- grad mode */
+
+static CT__TLS bool ct__grad_disabled;  /* inverted so a new thread starts with grad on */
+static CT__TLS bool ct__inference;
+static bool ct__anomaly;
+static uint64_t ct__node_seq;
+
+static bool ct__grad_mode(void) { return !ct__grad_disabled && !ct__inference; }
+
+static ct_grad_mode ct__mode_now(void)
+{
+    ct_grad_mode m;
+    m.enabled = !ct__grad_disabled;
+    m.inference = ct__inference;
+    return m;
+}
+
+ct_grad_mode ct_set_grad_enabled(bool enabled)
+{
+    ct_grad_mode prev = ct__mode_now();
+    ct__grad_disabled = !enabled;
+    return prev;
+}
+
+ct_grad_mode ct_no_grad(void) { return ct_set_grad_enabled(false); }
+ct_grad_mode ct_enable_grad(void) { return ct_set_grad_enabled(true); }
+
+ct_grad_mode ct_inference_mode(void)
+{
+    ct_grad_mode prev = ct__mode_now();
+    ct__inference = true;
+    return prev;
+}
+
+void ct_grad_mode_restore(ct_grad_mode mode)
+{
+    ct__grad_disabled = !mode.enabled;
+    ct__inference = mode.inference;
+}
+
+bool ct_is_grad_enabled(void) { return !ct__grad_disabled; }
+bool ct_is_inference_mode_enabled(void) { return ct__inference; }
+void ct_set_detect_anomaly(bool enabled) { ct__anomaly = enabled; }
+bool ct_is_anomaly_enabled(void) { return ct__anomaly; }
+
+/* ---------------------------------------------------------------- hook lists */
+
+static int ct__hook_add(ct__hook_list *l, ct_grad_hook fn, void *user, int slot, ct_tensor *owner, bool retain)
+{
+    static int next_id = 1;
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 2;
+        ct__hook *items = (ct__hook *)CT_REALLOC(l->items, (size_t)cap * sizeof *items);
+        if (!items) {
+            CT__OOM();
+            return -1;
+        }
+        l->items = items;
+        l->cap = cap;
+    }
+    ct__hook h;
+    h.id = CT__ATOMIC_INC(&next_id);
+    h.fn = fn;
+    h.user = user;
+    h.slot = slot;
+    h.owner = owner;
+    h.retain = retain;
+    l->items[l->n++] = h;
+    return h.id;
+}
+
+static bool ct__hook_remove(ct__hook_list *l, int id)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->items[i].id == id) {
+            memmove(l->items + i, l->items + i + 1, (size_t)(l->n - i - 1) * sizeof *l->items);
+            l->n--;
+            return true;
+        }
+    return false;
+}
+
+/* A non-leaf tensor dies: its hooks and retain_grad leave its grad_fn. */
+static void ct__hooks_drop_owner(ct__hook_list *l, const ct_tensor *owner)
+{
+    int k = 0;
+    for (int i = 0; i < l->n; i++)
+        if (l->items[i].owner != owner) l->items[k++] = l->items[i];
+    l->n = k;
+}
+
+/* retain_grad's hook: the gradient goes to owner's .grad (accumulating). */
+static void ct__retain_into(ct_tensor *owner, ct_tensor *grad)
+{
+    ct__ag_meta *m = ct__meta(owner);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *g = m->grad ? ct_add(m->grad, grad) : ct_clone(grad);
+    if (g) {
+        ct_release(m->grad);
+        m->grad = ct_retain(g);
+    }
+    ct_scope_end(s);
+}
+
+/* Run the hooks that apply to gradient slot `slot` on *grad, in order, each
+ * replacing it when it returns a tensor. */
+static void ct__hooks_run(const ct__hook_list *l, int slot, ct_tensor **grad)
+{
+    for (int i = 0; i < l->n && *grad; i++) {
+        if (l->items[i].slot >= 0 && l->items[i].slot != slot) continue;
+        if (l->items[i].retain) {
+            ct__retain_into(l->items[i].owner, *grad);
+            continue;
+        }
+        ct_tensor *r = l->items[i].fn(*grad, l->items[i].user);
+        if (r && r != *grad) {
+            ct_release(*grad);
+            *grad = r;
+        } else if (r) {
+            ct_release(r);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- nodes */
+
+static ct__node *ct__node_new(const ct__node_type *type, int n_next, int n_out)
+{
+    ct__node *n = (ct__node *)CT_MALLOC(sizeof *n);
+    if (!n) return NULL;
+    memset(n, 0, sizeof *n);
+    n->refcount = 1;
+    n->type = type;
+    n->seq = CT__ATOMIC_INC(&ct__node_seq);
+    n->n_next = n_next;
+    n->n_out = n_out;
+    n->next = n_next <= 4 ? n->next_inline : (ct__edge *)CT_MALLOC((size_t)n_next * sizeof *n->next);
+    n->out = n_out <= 2 ? n->out_inline : (ct__out_meta *)CT_MALLOC((size_t)n_out * sizeof *n->out);
+    if (!n->next || !n->out) {
+        if (n->next != n->next_inline) CT_FREE(n->next);
+        if (n->out != n->out_inline) CT_FREE(n->out);
+        CT_FREE(n);
+        return NULL;
+    }
+    memset(n->next, 0, (size_t)n_next * sizeof *n->next);
+    return n;
+}
+
+static void ct__saved_release(ct__node *n)
+{
+    for (int i = 0; i < n->n_saved; i++) ct_release(n->saved[i].data);
+    n->n_saved = 0;
+}
+
+/* Drop a reference to a node. A long chain (a 100000-op graph) is freed with
+ * an explicit stack, not recursion. */
+static void ct__node_release(ct__node *first)
+{
+    ct__node *stack_inline[64], **stack = stack_inline;
+    int n = 0, cap = 64;
+    if (first) stack[n++] = first;
+    while (n > 0) {
+        ct__node *node = stack[--n];
+        if (CT__ATOMIC_DEC(&node->refcount) != 0) continue;
+        for (int i = 0; i < node->n_next; i++) {
+            if (!node->next[i].fn) continue;
+            if (n == cap) {
+                ct__node **grown = (ct__node **)CT_MALLOC((size_t)cap * 2 * sizeof *grown);
+                if (!grown) { /* cannot go on iteratively: leak rather than crash */
+                    CT__OOM();
+                    continue;
+                }
+                memcpy(grown, stack, (size_t)n * sizeof *stack);
+                if (stack != stack_inline) CT_FREE(stack);
+                stack = grown;
+                cap *= 2;
+            }
+            stack[n++] = node->next[i].fn;
+        }
+        ct__saved_release(node);
+        if (node->leaf) { /* an AccumulateGrad node: its leaf forgets it */
+            ct__ag_meta *m = (ct__ag_meta *)node->leaf->ag;
+            if (m && m->accumulator == node) m->accumulator = NULL;
+            ct_release(node->leaf);
+        }
+        CT_FREE(node->pre_hooks.items);
+        CT_FREE(node->post_hooks.items);
+        if (node->next != node->next_inline) CT_FREE(node->next);
+        if (node->out != node->out_inline) CT_FREE(node->out);
+        CT_FREE(node);
+    }
+    if (stack != stack_inline) CT_FREE(stack);
+}
+
+/* ---------------------------------------------------------------- tensors' state */
+
+static ct__ag_meta *ct__meta(const ct_tensor *t) { return (ct__ag_meta *)t->ag; }
+
+static ct__ag_meta *ct__meta_get(ct_tensor *t)
+{
+    if (!t->ag) {
+        ct__ag_meta *m = (ct__ag_meta *)CT_MALLOC(sizeof *m);
+        if (!m) return NULL;
+        memset(m, 0, sizeof *m);
+        t->ag = m;
+    }
+    return ct__meta(t);
+}
+
+static void ct__ag_meta_free(ct_tensor *t)
+{
+    ct__ag_meta *m = ct__meta(t);
+    if (!m) return;
+    ct_release(m->grad);
+    if (m->grad_fn) ct__hooks_drop_owner(&m->grad_fn->pre_hooks, t);
+    ct__node_release(m->grad_fn);
+    CT_FREE(m->hooks.items);
+    CT_FREE(m->post_acc_hooks.items);
+    CT_FREE(m);
+    t->ag = NULL;
+}
+
+static bool ct__requires_grad(const ct_tensor *t)
+{
+    return t && (t->requires_grad || (t->ag && ct__meta(t)->grad_fn));
+}
+
+/* The AccumulateGrad node of a leaf that requires grad (made on first use). */
+static const ct__node_type ct__accumulate_grad_type;
+static ct__node *ct__accumulator(ct_tensor *leaf)
+{
+    ct__ag_meta *m = ct__meta_get(leaf);
+    if (!m) return NULL;
+    if (m->accumulator) {
+        CT__ATOMIC_INC(&m->accumulator->refcount);
+        return m->accumulator;
+    }
+    ct__node *n = ct__node_new(&ct__accumulate_grad_type, 0, 1);
+    if (!n) return NULL;
+    n->seq = UINT64_MAX; /* as PyTorch: accumulation runs as soon as it is ready */
+    n->leaf = ct_retain(leaf);
+    n->out[0].ndim = leaf->ndim;
+    memcpy(n->out[0].sizes, leaf->sizes, sizeof n->out[0].sizes);
+    n->out[0].dtype = leaf->dtype;
+    m->accumulator = n; /* weak: the node holds the leaf, not the reverse */
+    return n;
+}
+
+/* The edge a gradient for t follows: t's grad_fn, or its AccumulateGrad node. */
+static ct__edge ct__edge_of(const ct_tensor *t)
+{
+    ct__edge e = {NULL, 0};
+    if (!ct__requires_grad(t)) return e;
+    ct__ag_meta *m = ct__meta(t);
+    if (m && m->grad_fn) {
+        CT__ATOMIC_INC(&m->grad_fn->refcount);
+        e.fn = m->grad_fn;
+        e.input_nr = m->output_nr;
+    } else {
+        e.fn = ct__accumulator((ct_tensor *)t);
+    }
+    return e;
+}
+
+/* t becomes output k of node n (a new reference to n). */
+static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
+{
+    ct__ag_meta *m = ct__meta_get(t);
+    if (!m) return;
+    CT__ATOMIC_INC(&n->refcount);
+    ct__node_release(m->grad_fn);
+    m->grad_fn = n;
+    m->output_nr = k;
+    n->out[k].ndim = t->ndim;
+    memcpy(n->out[k].sizes, t->sizes, sizeof n->out[k].sizes);
+    n->out[k].dtype = t->dtype;
+}
+
+static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
+                            ct_tensor *const *outputs, int n_out)
+{
+    bool any = false;
+    if (!ct__grad_mode()) return NULL;
+    for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(inputs[i]);
+    if (!any) return NULL;
+    ct__node *n = ct__node_new(type, n_in, n_out);
+    if (!n) {
+        CT__OOM();
+        return NULL;
+    }
+    for (int i = 0; i < n_in; i++) n->next[i] = ct__edge_of(inputs[i]); /* before outputs change (in place) */
+    for (int k = 0; k < n_out; k++)
+        if (outputs[k]) ct__set_grad_fn(outputs[k], n, k);
+    if (ct__anomaly) n->anomaly_op = type->name;
+    ct__node_release(n); /* the outputs hold it now */
+    return n;
+}
+
+static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
+{
+    CT_ASSERT(n->n_saved < CT__NODE_MAX_SAVED && !t->wrapped_number);
+    ct__saved *s = &n->saved[n->n_saved];
+    ct_tensor *v = (ct_tensor *)t;
+    if (is_output) { /* its data without its grad_fn, which is this node: no cycle */
+        v = (ct_tensor *)CT_MALLOC(sizeof *v);
+        if (!v) {
+            CT__OOM();
+            return;
+        }
+        *v = *t;
+        v->refcount = 1;
+        v->ag = NULL;
+        v->requires_grad = false;
+        CT__ATOMIC_INC(&v->storage->refcount);
+    } else { /* an input itself, so double backward reaches its graph */
+        ct_retain(v);
+    }
+    s->data = v;
+    s->version = t->storage->version;
+    s->is_output = is_output;
+    s->output_nr = is_output && t->ag ? ct__meta(t)->output_nr : 0;
+    n->n_saved++;
+}
+
+static const char ct__freed_graph_msg[] =
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
+    "saved tensors after calling backward.";
+
+static ct_tensor *ct__saved_get(ct__node *n, int i)
+{
+    if (n->saved_freed) {
+        ct__fail(CT_ERR_RUNTIME, "%s", ct__freed_graph_msg);
+        return NULL;
+    }
+    ct__saved *s = &n->saved[i];
+    if (s->data->storage->version != s->version) {
+        char shape[256];
+        const char *made_by = s->is_output ? n->type->name : NULL;
+        ct__shape_str(s->data->sizes, s->data->ndim, shape, sizeof shape);
+        ct__fail(CT_ERR_RUNTIME,
+                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                 "[%s %s]%s%s%s, is at version %u; expected version %u instead. Hint: enable anomaly detection to "
+                 "find the operation that failed to compute its gradient, with "
+                 "torch.autograd.set_detect_anomaly(True).",
+                 ct__legacy_type_name(s->data->dtype), shape, made_by ? ", which is output 0 of " : "",
+                 made_by ? made_by : "", "", s->data->storage->version, s->version);
+        return NULL;
+    }
+    if (!s->is_output || !ct__grad_mode()) return s->data;
+    /* under create_graph, an output is reconnected to the node that made it */
+    ct_tensor *v = ct__view_of(s->data, s->data->sizes, s->data->strides, s->data->ndim, s->data->offset);
+    if (v) ct__set_grad_fn(v, n, s->output_nr);
+    return v;
+}
+
+static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
+
+static ct_result ct__check_inplace(ct_tensor *t)
+{
+    if (ct__grad_mode() && t->requires_grad && !(t->ag && ct__meta(t)->grad_fn))
+        return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
+    t->storage->version++;
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- public */
+
+ct_tensor *ct_grad(const ct_tensor *t)
+{
+    return t && t->ag && ct__meta(t)->grad ? ct__same(ct__meta(t)->grad) : NULL;
+}
+
+ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
+{
+    CT__ARG_R(t, "self", 1);
+    if (grad) {
+        char b1[256], b2[256];
+        if (grad->ndim != t->ndim || memcmp(grad->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t)))
+            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different size (%s vs %s)",
+                            ct__shape_str(grad->sizes, grad->ndim, b1, sizeof b1), ct__shape_str(t->sizes, t->ndim, b2, sizeof b2));
+        if (grad->dtype != t->dtype) return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different type");
+    }
+    ct__ag_meta *m = ct__meta_get(t);
+    if (!m) return CT__OOM();
+    ct_tensor *old = m->grad;
+    m->grad = grad ? ct_retain((ct_tensor *)grad) : NULL;
+    ct_release(old);
+    return CT_OK;
+}
+
+bool ct_is_leaf(const ct_tensor *t) { return t && !(t->ag && ct__meta(t)->grad_fn); }
+ct_node *ct_grad_fn(const ct_tensor *t) { return t && t->ag ? ct__meta(t)->grad_fn : NULL; }
+const char *ct_node_name(const ct_node *n) { return n ? n->type->name : NULL; }
+int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
+
+ct_node *ct_node_next(const ct_node *n, int i, int *input_nr)
+{
+    if (!n || i < 0 || i >= n->n_next) return NULL;
+    if (input_nr) *input_nr = n->next[i].input_nr;
+    return n->next[i].fn;
+}
+
+ct_result ct_retain_grad(ct_tensor *t)
+{
+    CT__ARG_R(t, "self", 1);
+    if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "can't retain_grad on Tensor that has requires_grad=False");
+    if (ct_is_leaf(t)) return CT_OK; /* leaves keep their grad anyway */
+    ct__ag_meta *m = ct__meta(t);
+    if (m->retains_grad) return CT_OK;
+    if (ct__hook_add(&m->grad_fn->pre_hooks, NULL, NULL, m->output_nr, t, true) < 0) return ct_last_error_code();
+    m->retains_grad = true;
+    return CT_OK;
+}
+
+bool ct_retains_grad(const ct_tensor *t) { return t && t->ag && ct__meta(t)->retains_grad; }
+
+ct_result ct_detach_(ct_tensor *t)
+{
+    CT__ARG_R(t, "self", 1);
+    if (t->ag) {
+        ct__node_release(ct__meta(t)->grad_fn);
+        ct__meta(t)->grad_fn = NULL;
+    }
+    t->requires_grad = false;
+    return CT_OK;
+}
+
+static void ct__storage_release_ctx(void *data, void *ctx)
+{
+    (void)data;
+    ct__storage_release((ct__storage *)ctx);
+}
+
+ct_tensor *ct_data(const ct_tensor *t)
+{
+    CT__ARG(t, "self", 1);
+    /* a storage of its own over the same memory: writes through it bump no version */
+    ct__storage *s = (ct__storage *)CT_MALLOC(sizeof *s);
+    if (!s) {
+        CT__OOM();
+        return NULL;
+    }
+    *s = *t->storage;
+    s->refcount = 1;
+    s->owned = false;
+    s->deleter = ct__storage_release_ctx;
+    s->deleter_ctx = t->storage;
+    s->version = 0;
+    CT__ATOMIC_INC(&t->storage->refcount);
+    ct_tensor *r = ct__tensor_new(s, t->dtype, t->sizes, t->strides, t->ndim, t->offset);
+    ct__storage_release(s);
+    return r;
+}
+
+int64_t ct_version(const ct_tensor *t) { return t ? (int64_t)t->storage->version : 0; }
+
+int ct_register_hook(ct_tensor *t, ct_grad_hook hook, void *user)
+{
+    if (!t) return (int)ct__null_arg(__func__, "self", 1);
+    if (!hook) return (int)ct__fail(CT_ERR_VALUE, "register_hook(): hook is NULL");
+    if (!ct__requires_grad(t))
+        return (int)ct__fail(CT_ERR_RUNTIME, "cannot register a hook on a tensor that doesn't require gradient");
+    ct__ag_meta *m = ct__meta_get(t);
+    if (!m) return (int)CT__OOM();
+    if (m->grad_fn) /* a non-leaf's gradient is met at its grad_fn */
+        return ct__hook_add(&m->grad_fn->pre_hooks, hook, user, m->output_nr, t, false);
+    return ct__hook_add(&m->hooks, hook, user, -1, NULL, false);
+}
+
+ct_result ct_remove_hook(ct_tensor *t, int id)
+{
+    CT__ARG_R(t, "self", 1);
+    ct__ag_meta *m = ct__meta(t);
+    if (m && (ct__hook_remove(&m->hooks, id) || ct__hook_remove(&m->post_acc_hooks, id) ||
+              (m->grad_fn && ct__hook_remove(&m->grad_fn->pre_hooks, id))))
+        return CT_OK;
+    return ct__fail(CT_ERR_VALUE, "remove_hook(): no hook with id %d on this tensor", id);
+}
+
+int ct_register_post_accumulate_grad_hook(ct_tensor *t, ct_grad_hook hook, void *user)
+{
+    if (!t) return (int)ct__null_arg(__func__, "self", 1);
+    if (!hook) return (int)ct__fail(CT_ERR_VALUE, "register_post_accumulate_grad_hook(): hook is NULL");
+    if (!ct_is_leaf(t) || !t->requires_grad)
+        return (int)ct__fail(CT_ERR_RUNTIME, "post accumulate grad hooks cannot be registered on non-leaf tensors");
+    ct__ag_meta *m = ct__meta_get(t);
+    return m ? ct__hook_add(&m->post_acc_hooks, hook, user, -1, NULL, false) : (int)CT__OOM();
+}
+
+int ct_node_register_prehook(ct_node *n, ct_grad_hook hook, void *user)
+{
+    if (!n || !hook) return (int)ct__fail(CT_ERR_VALUE, "register_prehook(): node or hook is NULL");
+    return ct__hook_add(&n->pre_hooks, hook, user, -1, NULL, false);
+}
+
+int ct_node_register_hook(ct_node *n, ct_grad_hook hook, void *user)
+{
+    if (!n || !hook) return (int)ct__fail(CT_ERR_VALUE, "register_hook(): node or hook is NULL");
+    return ct__hook_add(&n->post_hooks, hook, user, -1, NULL, false);
+}
