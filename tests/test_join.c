@@ -435,6 +435,24 @@ static void test_output_arrays(void)
     CHECK_VALUES(parts[3], CT_SHAPE(1), 9);
 }
 
+/* Hundreds of pieces: unbound rows stacked back, split rows joined back. */
+static void test_split_then_join(void)
+{
+    enum { N = 300 };
+    ct_tensor *x = ct_reshape(ct_arange(ct_int(0), ct_int(2 * N), ct_int(1), CT_I16), CT_SHAPE(N, 2)), *parts[N];
+    int16_t got[2 * N];
+    int bad = 0;
+    CHECK_INT(ct_unbind(x, 0, parts, N), N);
+    CHECK_OK(ct_copy_to_array(ct_stack(parts, N, 0), got, 2 * N, CT_I16));
+    for (int i = 0; i < 2 * N; i++) bad += got[i] != i;
+    CHECK_INT(ct_split(x, 1, 0, parts, N), N);
+    CHECK_OK(ct_copy_to_array(ct_cat(parts, N, 0), got, 2 * N, CT_I16));
+    for (int i = 0; i < 2 * N; i++) bad += got[i] != i;
+    CHECK_OK(ct_copy_to_array(ct_hstack(parts, N), got, 2 * N, CT_I16)); /* rows side by side: one row */
+    for (int i = 0; i < 2 * N; i++) bad += got[i] != i;
+    CHECK_INT(bad, 0);
+}
+
 static void test_pieces_are_views(void)
 {
     ct_tensor *x = ct_zeros(CT_SHAPE(4, 3), CT_F32), *parts[4], *rows[4], *b[2];
@@ -567,6 +585,7 @@ int main(void)
     RUN(test_seed_scores);
     RUN(test_null_arguments);
     RUN(test_output_arrays);
+    RUN(test_split_then_join);
     RUN(test_pieces_are_views);
     RUN(test_overlap_is_refused);
     RUN(test_bad_index_changes_nothing);
