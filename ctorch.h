@@ -6580,9 +6580,15 @@ typedef struct ct__gs_geom {
          (float)CT__LOAD(n, o) + (float)CT__ROUND_H(n, (float)CT__LOAD(n, al) * (float)CT__LOAD(n, v))))
 #define CT__MUL_H(n, o, v, al) \
     (*(ct__##n##_t *)(o) = ct__to_##n##_from_f64((float)CT__LOAD(n, o) * (float)CT__LOAD(n, v)))
-/* float and double: a + alpha * b rounded twice, or once (fma) where
- * PyTorch's vectorised add fuses it. */
-#define CT__ADD_F(n, o, v, al) (*(ct__##n##_t *)(o) += *(const ct__##n##_t *)(al) * *(const ct__##n##_t *)(v))
+/* float and double: a + alpha * b rounded twice (the product through a
+ * volatile, so that no compiler fuses it), or once (fma) where PyTorch's
+ * vectorised add fuses it; with alpha 1 both are a + b. */
+#define CT__ADD_F(n, o, v, al)                                                                   \
+    do {                                                                                         \
+        volatile ct__##n##_t p_ = *(const ct__##n##_t *)(al) * *(const ct__##n##_t *)(v);        \
+        *(ct__##n##_t *)(o) += p_;                                                               \
+    } while (0)
+#define CT__ADD1_F(n, o, v, al) (*(ct__##n##_t *)(o) += *(const ct__##n##_t *)(v))
 #define CT__MUL_F(n, o, v, al) (*(ct__##n##_t *)(o) *= *(const ct__##n##_t *)(v))
 #define CT__FMA_F(n, o, v, al) \
     (*(ct__##n##_t *)(o) = CT__FMA_##n(*(const ct__##n##_t *)(al), *(const ct__##n##_t *)(v), *(ct__##n##_t *)(o)))
@@ -6697,6 +6703,8 @@ CT__GS_SET_LOOPS(uint64_t)
 CT__DTYPES_A(CT__GS_ARITH, _)
 CT__GS_LOOP(fma_f32, float, f32, CT__FMA_F, 0)
 CT__GS_LOOP(fma_f64, double, f64, CT__FMA_F, 0)
+CT__GS_LOOP(add1_f32, float, f32, CT__ADD1_F, 0)
+CT__GS_LOOP(add1_f64, double, f64, CT__ADD1_F, 0)
 #undef CT__GS_ARITH
 
 /* The loop for a job: plain copies by element size, arithmetic by dtype. */
@@ -6709,11 +6717,14 @@ static ct__loop_fn ct__gs_loop(const ct__index_job *job)
     ct_dtype dt = job->dst->dtype;
     if (job->kind == CT__INDEX_GATHER) return gather[ct__size_class(ct_dtype_size(dt))];
     if (job->kind == CT__INDEX_SCATTER) return scatter[ct__size_class(ct_dtype_size(dt))];
-    /* a + 1 * b rounds once either way: fma only where alpha is not 1 */
-    if (job->kind == CT__INDEX_SCATTER_ADD && job->fused && dt == CT_F32 && *(const float *)job->alpha != 1)
-        return ct__gs_fma_f32;
-    if (job->kind == CT__INDEX_SCATTER_ADD && job->fused && dt == CT_F64 && *(const double *)job->alpha != 1)
-        return ct__gs_fma_f64;
+    if (job->kind == CT__INDEX_SCATTER_ADD && dt == CT_F32) {
+        float alpha = *(const float *)job->alpha;
+        return alpha == 1 ? ct__gs_add1_f32 : job->fused ? ct__gs_fma_f32 : ct__gs_add_f32;
+    }
+    if (job->kind == CT__INDEX_SCATTER_ADD && dt == CT_F64) {
+        double alpha = *(const double *)job->alpha;
+        return alpha == 1 ? ct__gs_add1_f64 : job->fused ? ct__gs_fma_f64 : ct__gs_add_f64;
+    }
     switch (dt) {
 #define CT__GS_CASE(n, DT, _) \
     case DT: return job->kind == CT__INDEX_SCATTER_ADD ? ct__gs_add_##n : ct__gs_mul_##n;
