@@ -269,7 +269,7 @@ static void test_golden_cases(void)
         ct_scope_end(s);
     }
     if (f) fclose(f);
-    CHECK(cases > 1300);
+    CHECK(cases > 2000);
 }
 
 /* ---------------------------------------------------------------- the seed examples */

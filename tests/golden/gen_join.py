@@ -19,6 +19,7 @@ An argument is
 A result is <name>@<strides>@<storage offset>, checked value for value
 (bit-exact) and for layout; in-place results name the modified first argument.
 """
+import random
 import warnings
 
 import torch
@@ -500,6 +501,70 @@ for t, k in [(T([0, 2, 1]), -1), (T([0, 2, 1]), 5), (T([0, 2, 1]), 2), (T([0, 2,
              (T(2), -1), (torch.empty(2, 0, dtype=L), 3), (torch.empty(2, 0, dtype=L), -1), (T([3, 3, 3]), -1)]:
     rec('one_hot', 'f', [tn(t), ia(k)], OH)
 rec('one_hot', 'f', [tn(T([[0, 2], [1, 1], [3, 0]]), ['T']), ia(-1)], OH)
+
+# ---------------------------------------------------------------- random geometry
+
+# Shapes, dims, views and indices drawn at random (a fixed seed), for the
+# kernels' loop orders and strides that the cases above do not reach.
+R = random.Random(1)
+
+
+def stored_for(shape, views, dt):
+    """A stored tensor that the views turn into `shape`."""
+    s = list(shape)
+    for v in reversed(views):
+        if v == 'S':
+            s[0] *= 2
+        elif v == 'T':
+            s[-1], s[-2] = s[-2], s[-1]
+    return values(dt, tuple(s))
+
+
+def random_views(nd):
+    return [v for v, ok in [('T', nd >= 2 and R.random() < 0.3), ('S', R.random() < 0.2)] if ok]
+
+
+def random_index(shape, hi):
+    """Indices in [0, hi), one in ten cases with one out of range."""
+    bad = R.random() < 0.1
+    return torch.randint(0, max(hi + bad, 1), shape, generator=g) if hi + bad > 0 else torch.zeros(shape, dtype=L)
+
+
+for case in range(400):
+    dt = R.choice(DTYPES)
+    nd = R.randint(1, 4)
+    shape = tuple(R.randint(1, 4) for _ in range(nd))
+    d = R.randrange(-nd, nd)
+    views = random_views(nd)
+    self_t = stored_for(shape, views, dt)
+    op = R.choice(['gather', 'scatter', 'scatter_add', 'index_select', 'index_add', 'index_copy', 'take', 'masked_fill'])
+    if op in ('gather', 'scatter', 'scatter_add'):
+        ishape = [R.randint(0, shape[k]) if k != d % nd else R.randint(0, 5) for k in range(nd)]
+        iviews = random_views(nd)
+        idx = tn(random_index(tuple(stored_for(tuple(ishape), iviews, torch.long).shape), shape[d]), iviews)
+        if op == 'gather':
+            rec(op, 'f', [tn(self_t, views), ia(d), idx], torch.gather)
+        else:
+            f = getattr(torch, op)
+            both(op, '', self_t, views, [ia(d), idx, tn(values(dt, tuple(ishape)))], f,
+                 lambda t, dd, i, s, name=op: getattr(t, name + '_')(dd, i, s))
+    elif op in ('index_select', 'index_add', 'index_copy'):
+        k = R.randint(0, 5)
+        idx = tn(random_index((k,), shape[d]))
+        sshape = tuple(k if j == d % nd else shape[j] for j in range(nd))
+        if op == 'index_select':
+            rec(op, 'f', [tn(self_t, views), ia(d), idx], torch.index_select)
+        else:
+            f = getattr(torch, op)
+            both(op, '', self_t, views, [ia(d), idx, tn(values(dt, sshape))], f,
+                 lambda t, dd, i, s, name=op: getattr(t, name + '_')(dd, i, s))
+    elif op == 'take':
+        n = torch.Size(shape).numel()
+        rec(op, 'f', [tn(self_t, views), tn(torch.randint(-n, n, (R.randint(0, 5),), generator=g))], torch.take)
+    else:
+        mshape = tuple(s if R.random() < 0.7 else 1 for s in shape[R.randint(0, nd):])
+        both(op, 's', self_t, views, [tn(torch.rand(mshape, generator=g) > 0.5), num(1)], MF,
+             lambda t, m, v: t.masked_fill_(m, v))
 
 w.save()
 with open('join.txt', 'w') as fh:
