@@ -469,6 +469,114 @@ CTORCH_API void ct_print(const ct_tensor *t);
 /* print(t.shape): "torch.Size([2, 3])" and a newline. */
 CTORCH_API void ct_print_shape(const ct_tensor *t);
 
+/* ==================== autograd/autograd.h ==================== */
+// >>autograd/autograd.h
+/* Public autograd API: grad mode, gradients of tensors, backward passes,
+ * hooks and anomaly detection. */
+
+/* A node of the backward graph (torch.autograd.graph.Node, what grad_fn is). */
+typedef struct ct_node ct_node;
+
+/* ---------------------------------------------------------------- grad mode */
+
+/* The mode that ends a region: restore what the function entering it returned. */
+typedef struct ct_grad_mode {
+    bool enabled;
+    bool inference;
+} ct_grad_mode;
+
+/* torch.no_grad(), torch.enable_grad(), torch.inference_mode(): enter the
+ * region, returning the mode to give back to ct_grad_mode_restore at its end.
+ * Modes are per thread. */
+CTORCH_API ct_grad_mode ct_no_grad(void);
+CTORCH_API ct_grad_mode ct_enable_grad(void);
+CTORCH_API ct_grad_mode ct_inference_mode(void);
+/* torch.set_grad_enabled(mode): returns the previous mode. */
+CTORCH_API ct_grad_mode ct_set_grad_enabled(bool enabled);
+CTORCH_API void ct_grad_mode_restore(ct_grad_mode mode);
+CTORCH_API bool ct_is_grad_enabled(void);            /* torch.is_grad_enabled */
+CTORCH_API bool ct_is_inference_mode_enabled(void);  /* torch.is_inference_mode_enabled */
+
+/* ---------------------------------------------------------------- tensors */
+
+/* Tensor.grad: a new reference, or NULL when there is none (no error). */
+CTORCH_API ct_tensor *ct_grad(const ct_tensor *t);
+/* t.grad = grad (NULL clears it, as set_to_none does). */
+CTORCH_API ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad);
+CTORCH_API bool ct_is_leaf(const ct_tensor *t);                  /* Tensor.is_leaf */
+/* Tensor.grad_fn: borrowed (valid while t lives), NULL for leaves. */
+CTORCH_API ct_node *ct_grad_fn(const ct_tensor *t);
+CTORCH_API const char *ct_node_name(const ct_node *n);           /* grad_fn.name(): "MulBackward0" */
+/* grad_fn.next_functions: how many, and the i-th (node, input_nr); NULL node for an input needing no grad. */
+CTORCH_API int ct_node_num_next(const ct_node *n);
+CTORCH_API ct_node *ct_node_next(const ct_node *n, int i, int *input_nr);
+CTORCH_API ct_result ct_retain_grad(ct_tensor *t);               /* Tensor.retain_grad() */
+CTORCH_API bool ct_retains_grad(const ct_tensor *t);             /* Tensor.retains_grad */
+/* Tensor.detach_(): t leaves the graph in place. */
+CTORCH_API ct_result ct_detach_(ct_tensor *t);
+/* Tensor.data: a view that shares storage but is outside autograd and does
+ * not share the version counter's checks (writes through it go unnoticed). */
+CTORCH_API ct_tensor *ct_data(const ct_tensor *t);
+/* Tensor._version: bumped by every in-place write. */
+CTORCH_API int64_t ct_version(const ct_tensor *t);
+
+/* ---------------------------------------------------------------- backward */
+
+/* Tensor.backward / torch.autograd.backward options. retain_graph keeps the
+ * graph for another backward (create_graph implies it, as in PyTorch);
+ * create_graph records the backward pass for higher-order gradients; inputs
+ * (n_inputs of them) limits accumulation to those tensors. */
+typedef struct ct_backward_opts {
+    bool retain_graph;
+    bool create_graph;
+    const ct_tensor *const *inputs;
+    int n_inputs;
+} ct_backward_opts;
+
+/* Tensor.backward(gradient): gradient may be NULL for a one-element t. Leaves'
+ * .grad accumulate. */
+CTORCH_API ct_result ct_backward(const ct_tensor *t, const ct_tensor *gradient, ct_backward_opts opts);
+/* torch.autograd.backward(tensors, grad_tensors): n roots at once (grad_tensors may be NULL). */
+CTORCH_API ct_result ct_autograd_backward(const ct_tensor *const *tensors, const ct_tensor *const *grad_tensors, int n,
+                                          ct_backward_opts opts);
+
+typedef struct ct_grad_opts {
+    bool retain_graph;
+    bool create_graph;
+    bool allow_unused;
+} ct_grad_opts;
+
+/* torch.autograd.grad(outputs, inputs, grad_outputs): the gradients of the
+ * n_outputs outputs with respect to the n_inputs inputs, written to grads
+ * (new references; NULL for an unused input when allow_unused). .grad is left
+ * untouched. grad_outputs may be NULL (one-element outputs). */
+CTORCH_API ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_outputs, const ct_tensor *const *inputs,
+                                      int n_inputs, const ct_tensor *const *grad_outputs, ct_tensor **grads,
+                                      ct_grad_opts opts);
+
+/* ---------------------------------------------------------------- hooks */
+
+/* A hook gets the gradient and returns a replacement (a new reference) or
+ * NULL to keep it. Registering returns an id for the remove function. */
+typedef ct_tensor *(*ct_grad_hook)(ct_tensor *grad, void *user);
+/* Tensor.register_hook: runs when t's gradient is computed, before it is used. */
+CTORCH_API int ct_register_hook(ct_tensor *t, ct_grad_hook hook, void *user);
+CTORCH_API ct_result ct_remove_hook(ct_tensor *t, int id);
+/* Tensor.register_post_accumulate_grad_hook: on a leaf, after .grad was
+ * updated (the hook gets the leaf; its return value is ignored). */
+CTORCH_API int ct_register_post_accumulate_grad_hook(ct_tensor *t, ct_grad_hook hook, void *user);
+/* Node.register_prehook / Node.register_hook: a prehook gets each gradient of
+ * the node's outputs (and may replace it); a hook gets each gradient the node
+ * produced for its inputs (and may replace it). */
+CTORCH_API int ct_node_register_prehook(ct_node *n, ct_grad_hook hook, void *user);
+CTORCH_API int ct_node_register_hook(ct_node *n, ct_grad_hook hook, void *user);
+
+/* torch.autograd.set_detect_anomaly: a backward that produces NaN fails with
+ * the name of the forward op that made the node ("Function 'DivBackward0'
+ * returned nan values in its 1th output."). */
+CTORCH_API void ct_set_detect_anomaly(bool enabled);
+CTORCH_API bool ct_is_anomaly_enabled(void);
+
 /* ==================== ops/math.h ==================== */
 // >>ops/math.h
 /* Public math API: pointwise ops (and, as they come, reductions, scans,
@@ -1149,6 +1257,7 @@ typedef struct ct__storage {
     void (*deleter)(void *data, void *ctx); /* caller memory with a deleter */
     void *deleter_ctx;
     bool owned; /* allocated by the device backend, freed by it */
+    uint32_t version; /* bumped by in-place writes: autograd checks saved tensors against it */
 } ct__storage;
 
 struct ct_tensor {
@@ -1159,8 +1268,9 @@ struct ct_tensor {
     int64_t sizes[CT_MAX_DIMS];
     int64_t strides[CT_MAX_DIMS]; /* in elements */
     ct__storage *storage;
-    bool requires_grad;
+    bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
     bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
+    struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
 };
 
 /* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
@@ -1234,6 +1344,128 @@ static ct_tensor *ct__own(ct_tensor *t);
 /* Drop a tensor this call made and will not return (after a later failure):
  * released now, or by the open scope that owns it. */
 static void ct__discard(ct_tensor *t);
+
+/* ==================== autograd/internal.h ==================== */
+// >>autograd/internal.h
+/* Private: the autograd graph. A differentiable op that sees an input which
+ * requires grad records a node: its backward function, edges to the nodes
+ * that made its inputs (a leaf's edge goes to its AccumulateGrad node), what
+ * backward needs saved, and the shape of each output (to make zeros for an
+ * output that got no gradient and to check the gradients backward returns). */
+
+typedef struct ct_node ct__node;
+
+typedef struct ct__edge {
+    ct__node *fn; /* NULL: that input needs no gradient */
+    int input_nr; /* which of fn's outputs (its gradient slot) */
+} ct__edge;
+
+/* A tensor saved for backward: a detached view of the same storage and the
+ * storage's version at save time, so a later in-place write is caught. An
+ * output of the node itself is saved without its grad_fn (a node holding its
+ * own output would be a reference cycle) and reattached when unpacked. */
+typedef struct ct__saved {
+    ct_tensor *data;
+    uint32_t version;
+    bool is_output;
+    int output_nr;
+} ct__saved;
+
+/* A hook: called with a gradient; may return a replacement (a new reference)
+ * or NULL to keep it. Removable by id. On a node's prehook list, `slot` picks
+ * the output it applies to (-1: each) and `owner` is the non-leaf tensor whose
+ * register_hook or retain_grad put it there (weak: removed when it dies);
+ * `retain` marks retain_grad's, which stores the gradient in owner's .grad. */
+typedef struct ct__hook {
+    int id;
+    ct_tensor *(*fn)(ct_tensor *grad, void *user);
+    void *user;
+    int slot;
+    ct_tensor *owner;
+    bool retain;
+} ct__hook;
+
+typedef struct ct__hook_list {
+    ct__hook *items;
+    int n, cap;
+} ct__hook_list;
+
+/* Per-output shape and dtype, as the node's outputs were made. */
+typedef struct ct__out_meta {
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    ct_dtype dtype;
+} ct__out_meta;
+
+typedef struct ct__node_type {
+    const char *name; /* PyTorch's node name: "AddBackward0" */
+    /* grads_in[i] = gradient for next edge i (left NULL when needs_input_grad(i)
+     * is false or the gradient is zero). grads_out[k] is the gradient of output k,
+     * never NULL (zeros are made when none arrived). */
+    ct_result (*backward)(ct__node *n, ct_tensor *const *grads_out, ct_tensor **grads_in);
+} ct__node_type;
+
+#define CT__NODE_MAX_SAVED 6
+#define CT__NODE_MAX_ARGS 6
+
+struct ct_node {
+    int refcount;
+    const ct__node_type *type;
+    uint64_t seq;      /* creation order: later nodes run first, as in PyTorch */
+    int n_next;
+    ct__edge *next;    /* n_next edges (next_inline when few) */
+    ct__edge next_inline[4];
+    int n_out;
+    ct__out_meta *out; /* n_out entries (out_inline when few) */
+    ct__out_meta out_inline[2];
+    ct__saved saved[CT__NODE_MAX_SAVED];
+    int n_saved;
+    bool saved_freed;  /* released by a backward without retain_graph */
+    double args[CT__NODE_MAX_ARGS];   /* op-specific numbers (alpha, dims, ...) */
+    int64_t iargs[CT__NODE_MAX_ARGS];
+    ct_tensor *leaf;   /* AccumulateGrad: the leaf it accumulates into */
+    ct__hook_list pre_hooks, post_hooks; /* node hooks (Node.register_prehook / register_hook) */
+    const char *anomaly_op; /* the forward op that recorded it, kept in anomaly mode */
+    /* the running engine's scratch */
+    uint64_t run;
+    int deps, pending;
+    ct_tensor **buffer; /* n_out gradients arriving */
+    bool needed, capture_any;
+};
+
+/* A tensor's autograd state, allocated the first time it takes part. */
+typedef struct ct__ag_meta {
+    ct_tensor *grad;
+    ct__node *grad_fn;     /* strong */
+    int output_nr;
+    ct__node *accumulator; /* weak: a leaf's AccumulateGrad node while it lives */
+    bool retains_grad;
+    ct__hook_list hooks, post_acc_hooks;
+} ct__ag_meta;
+
+static inline ct__ag_meta *ct__meta(const ct_tensor *t) { return t->ag; }
+
+/* Whether ops record graphs now (grad mode on, inference mode off). */
+static bool ct__grad_mode(void);
+/* Whether t takes part in autograd as an input: requires grad (leaf) or has a grad_fn. */
+static bool ct__requires_grad(const ct_tensor *t);
+/* Record op `type` with its inputs (n_in; NULL entries allowed) and outputs:
+ * when grad mode is on and an input requires grad, a node is made, the
+ * outputs get it as grad_fn and it is returned (for saving); else NULL. */
+static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
+                            ct_tensor *const *outputs, int n_out);
+/* Save t for backward (is_output: t is one of the node's outputs). */
+static void ct__save(ct__node *n, const ct_tensor *t, bool is_output);
+/* Saved tensor i, checked against in-place writes; NULL with PyTorch's error. */
+static ct_tensor *ct__saved_get(ct__node *n, int i);
+/* Whether backward must compute the gradient of input i (needs_input_grad). */
+static bool ct__needs_grad(const ct__node *n, int i);
+/* Free t's autograd state (from ct_release). */
+static void ct__ag_meta_free(ct_tensor *t);
+/* An in-place op wrote t: bump its version; refuse leaves that require grad. */
+static ct_result ct__check_inplace(ct_tensor *t);
+/* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
+static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);
 
 /* ==================== cpu/iter.h ==================== */
 // >>cpu/iter.h
@@ -1734,6 +1966,7 @@ ct_tensor *ct_retain(ct_tensor *t)
 void ct_release(ct_tensor *t)
 {
     if (!t || CT__ATOMIC_DEC(&t->refcount) != 0) return;
+    ct__ag_meta_free(t);
     ct__storage_release(t->storage);
     CT_FREE(t);
 }
@@ -1969,11 +2202,17 @@ static bool ct__is_contiguous(const ct_tensor *t)
 
 bool ct_is_contiguous(const ct_tensor *t) { return t && ct__is_contiguous(t); }
 
-bool ct_requires_grad(const ct_tensor *t) { return t && t->requires_grad; }
+bool ct_requires_grad(const ct_tensor *t) { return ct__requires_grad(t); }
 
 ct_result ct_requires_grad_(ct_tensor *t, bool requires_grad)
 {
     CT__ARG_R(t, "self", 1);
+    if (!ct_is_leaf(t)) {
+        if (requires_grad) return CT_OK;
+        return ct__fail(CT_ERR_RUNTIME, "you can only change requires_grad flags of leaf variables. If you want to use "
+                                        "a computed variable in a subgraph that doesn't require differentiation use "
+                                        "var_no_grad = var.detach().");
+    }
     if (requires_grad && !ct_dtype_is_floating(t->dtype))
         return ct__fail(CT_ERR_RUNTIME, "only Tensors of floating point dtype can require gradients");
     t->requires_grad = requires_grad;
@@ -5211,21 +5450,12 @@ static void ct__put_tensor(ct__sink *s, const ct__fmt *f, int dim, const char *p
 #define CT__SUFFIX_MAX 512
 #define CT__SUFFIXES 3
 
-/* The name of the autograd node that made t ("AddBackward0"), NULL for a
- * leaf. Autograd records no nodes yet, so every tensor is a leaf; the
- * grad_fn suffix reads the name here once it does. */
-static const char *ct__grad_fn_name(const ct_tensor *t)
-{
-    (void)t;
-    return NULL;
-}
-
 /* The suffixes _str_intern adds for a CPU tensor, in its order; their count. */
 static int ct__suffixes(const ct_tensor *t, char out[CT__SUFFIXES][CT__SUFFIX_MAX])
 {
     int k = 0;
     ct_dtype def = ct_get_default_dtype();
-    const char *grad_fn = ct__grad_fn_name(t);
+    const char *grad_fn = ct_node_name(ct_grad_fn(t)); /* "AddBackward0", NULL for a leaf */
     if (ct_numel(t) == 0) {
         /* the shape is shown unless it is (0,); an empty tensor has no values
          * to tell int64 from float, so only the default dtype goes unnamed */
@@ -5327,6 +5557,1016 @@ void ct_print_shape(const ct_tensor *t)
         return;
     }
     printf("torch.Size(%s)\n", ct__shape_str(t->sizes, t->ndim, shape, sizeof shape));
+}
+
+/* ==================== autograd/graph.c ==================== */
+// >>autograd/graph.c
+/* The autograd graph: grad mode, tensors' autograd state, recording nodes,
+ * saved tensors, hooks. The engine that runs it is engine.c. */
+
+/* ---------------------------------------------------------------- grad mode */
+
+static CT__TLS bool ct__grad_disabled;  /* inverted so a new thread starts with grad on */
+static CT__TLS bool ct__inference;
+static bool ct__anomaly;
+static uint64_t ct__node_seq;
+
+static bool ct__grad_mode(void) { return !ct__grad_disabled && !ct__inference; }
+
+static ct_grad_mode ct__mode_now(void)
+{
+    ct_grad_mode m;
+    m.enabled = !ct__grad_disabled;
+    m.inference = ct__inference;
+    return m;
+}
+
+ct_grad_mode ct_set_grad_enabled(bool enabled)
+{
+    ct_grad_mode prev = ct__mode_now();
+    ct__grad_disabled = !enabled;
+    return prev;
+}
+
+ct_grad_mode ct_no_grad(void) { return ct_set_grad_enabled(false); }
+ct_grad_mode ct_enable_grad(void) { return ct_set_grad_enabled(true); }
+
+ct_grad_mode ct_inference_mode(void)
+{
+    ct_grad_mode prev = ct__mode_now();
+    ct__inference = true;
+    return prev;
+}
+
+void ct_grad_mode_restore(ct_grad_mode mode)
+{
+    ct__grad_disabled = !mode.enabled;
+    ct__inference = mode.inference;
+}
+
+bool ct_is_grad_enabled(void) { return !ct__grad_disabled; }
+bool ct_is_inference_mode_enabled(void) { return ct__inference; }
+void ct_set_detect_anomaly(bool enabled) { ct__anomaly = enabled; }
+bool ct_is_anomaly_enabled(void) { return ct__anomaly; }
+
+/* ---------------------------------------------------------------- hook lists */
+
+static int ct__hook_add(ct__hook_list *l, ct_grad_hook fn, void *user, int slot, ct_tensor *owner, bool retain)
+{
+    static int next_id = 1;
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 2;
+        ct__hook *items = (ct__hook *)CT_REALLOC(l->items, (size_t)cap * sizeof *items);
+        if (!items) {
+            CT__OOM();
+            return -1;
+        }
+        l->items = items;
+        l->cap = cap;
+    }
+    ct__hook h;
+    h.id = CT__ATOMIC_INC(&next_id);
+    h.fn = fn;
+    h.user = user;
+    h.slot = slot;
+    h.owner = owner;
+    h.retain = retain;
+    l->items[l->n++] = h;
+    return h.id;
+}
+
+static bool ct__hook_remove(ct__hook_list *l, int id)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->items[i].id == id) {
+            memmove(l->items + i, l->items + i + 1, (size_t)(l->n - i - 1) * sizeof *l->items);
+            l->n--;
+            return true;
+        }
+    return false;
+}
+
+/* A non-leaf tensor dies: its hooks and retain_grad leave its grad_fn. */
+static void ct__hooks_drop_owner(ct__hook_list *l, const ct_tensor *owner)
+{
+    int k = 0;
+    for (int i = 0; i < l->n; i++)
+        if (l->items[i].owner != owner) l->items[k++] = l->items[i];
+    l->n = k;
+}
+
+/* retain_grad's hook: the gradient goes to owner's .grad (accumulating). */
+static void ct__retain_into(ct_tensor *owner, ct_tensor *grad)
+{
+    ct__ag_meta *m = ct__meta(owner);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *g = m->grad ? ct_add(m->grad, grad) : ct_clone(grad);
+    if (g) {
+        ct_release(m->grad);
+        m->grad = ct_retain(g);
+    }
+    ct_scope_end(s);
+}
+
+/* Run the hooks that apply to gradient slot `slot` on *grad, in order, each
+ * replacing it when it returns a tensor. */
+static void ct__hooks_run(const ct__hook_list *l, int slot, ct_tensor **grad)
+{
+    for (int i = 0; i < l->n && *grad; i++) {
+        if (l->items[i].slot >= 0 && l->items[i].slot != slot) continue;
+        if (l->items[i].retain) {
+            ct__retain_into(l->items[i].owner, *grad);
+            continue;
+        }
+        ct_tensor *r = l->items[i].fn(*grad, l->items[i].user);
+        if (r && r != *grad) {
+            ct_release(*grad);
+            *grad = r;
+        } else if (r) {
+            ct_release(r);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- nodes */
+
+static ct__node *ct__node_new(const ct__node_type *type, int n_next, int n_out)
+{
+    ct__node *n = (ct__node *)CT_MALLOC(sizeof *n);
+    if (!n) return NULL;
+    memset(n, 0, sizeof *n);
+    n->refcount = 1;
+    n->type = type;
+    n->seq = CT__ATOMIC_INC(&ct__node_seq);
+    n->n_next = n_next;
+    n->n_out = n_out;
+    n->next = n_next <= 4 ? n->next_inline : (ct__edge *)CT_MALLOC((size_t)n_next * sizeof *n->next);
+    n->out = n_out <= 2 ? n->out_inline : (ct__out_meta *)CT_MALLOC((size_t)n_out * sizeof *n->out);
+    if (!n->next || !n->out) {
+        if (n->next != n->next_inline) CT_FREE(n->next);
+        if (n->out != n->out_inline) CT_FREE(n->out);
+        CT_FREE(n);
+        return NULL;
+    }
+    memset(n->next, 0, (size_t)n_next * sizeof *n->next);
+    return n;
+}
+
+static void ct__saved_release(ct__node *n)
+{
+    for (int i = 0; i < n->n_saved; i++) ct_release(n->saved[i].data);
+    n->n_saved = 0;
+}
+
+/* Drop a reference to a node. A long chain (a 100000-op graph) is freed with
+ * an explicit stack, not recursion. */
+static void ct__node_release(ct__node *first)
+{
+    ct__node *stack_inline[64], **stack = stack_inline;
+    int n = 0, cap = 64;
+    if (first) stack[n++] = first;
+    while (n > 0) {
+        ct__node *node = stack[--n];
+        if (CT__ATOMIC_DEC(&node->refcount) != 0) continue;
+        for (int i = 0; i < node->n_next; i++) {
+            if (!node->next[i].fn) continue;
+            if (n == cap) {
+                ct__node **grown = (ct__node **)CT_MALLOC((size_t)cap * 2 * sizeof *grown);
+                if (!grown) { /* cannot go on iteratively: leak rather than crash */
+                    CT__OOM();
+                    continue;
+                }
+                memcpy(grown, stack, (size_t)n * sizeof *stack);
+                if (stack != stack_inline) CT_FREE(stack);
+                stack = grown;
+                cap *= 2;
+            }
+            stack[n++] = node->next[i].fn;
+        }
+        ct__saved_release(node);
+        if (node->leaf) { /* an AccumulateGrad node: its leaf forgets it */
+            ct__ag_meta *m = (ct__ag_meta *)node->leaf->ag;
+            if (m && m->accumulator == node) m->accumulator = NULL;
+            ct_release(node->leaf);
+        }
+        CT_FREE(node->pre_hooks.items);
+        CT_FREE(node->post_hooks.items);
+        if (node->next != node->next_inline) CT_FREE(node->next);
+        if (node->out != node->out_inline) CT_FREE(node->out);
+        CT_FREE(node);
+    }
+    if (stack != stack_inline) CT_FREE(stack);
+}
+
+/* ---------------------------------------------------------------- tensors' state */
+
+static ct__ag_meta *ct__meta_get(ct_tensor *t)
+{
+    if (!t->ag) {
+        ct__ag_meta *m = (ct__ag_meta *)CT_MALLOC(sizeof *m);
+        if (!m) return NULL;
+        memset(m, 0, sizeof *m);
+        t->ag = m;
+    }
+    return ct__meta(t);
+}
+
+static void ct__ag_meta_free(ct_tensor *t)
+{
+    ct__ag_meta *m = ct__meta(t);
+    if (!m) return;
+    ct_release(m->grad);
+    if (m->grad_fn) ct__hooks_drop_owner(&m->grad_fn->pre_hooks, t);
+    ct__node_release(m->grad_fn);
+    CT_FREE(m->hooks.items);
+    CT_FREE(m->post_acc_hooks.items);
+    CT_FREE(m);
+    t->ag = NULL;
+}
+
+static bool ct__requires_grad(const ct_tensor *t)
+{
+    return t && (t->requires_grad || (t->ag && ct__meta(t)->grad_fn));
+}
+
+/* The AccumulateGrad node of a leaf that requires grad (made on first use).
+ * The engine runs these nodes itself (they have a leaf, not a backward). */
+static const ct__node_type ct__accumulate_grad_type = {"AccumulateGrad", NULL};
+
+static ct__node *ct__accumulator(ct_tensor *leaf)
+{
+    ct__ag_meta *m = ct__meta_get(leaf);
+    if (!m) return NULL;
+    if (m->accumulator) {
+        CT__ATOMIC_INC(&m->accumulator->refcount);
+        return m->accumulator;
+    }
+    ct__node *n = ct__node_new(&ct__accumulate_grad_type, 0, 1);
+    if (!n) return NULL;
+    n->seq = UINT64_MAX; /* as PyTorch: accumulation runs as soon as it is ready */
+    n->leaf = ct_retain(leaf);
+    n->out[0].ndim = leaf->ndim;
+    memcpy(n->out[0].sizes, leaf->sizes, sizeof n->out[0].sizes);
+    n->out[0].dtype = leaf->dtype;
+    m->accumulator = n; /* weak: the node holds the leaf, not the reverse */
+    return n;
+}
+
+/* The edge a gradient for t follows: t's grad_fn, or its AccumulateGrad node. */
+static ct__edge ct__edge_of(const ct_tensor *t)
+{
+    ct__edge e = {NULL, 0};
+    if (!ct__requires_grad(t)) return e;
+    ct__ag_meta *m = ct__meta(t);
+    if (m && m->grad_fn) {
+        CT__ATOMIC_INC(&m->grad_fn->refcount);
+        e.fn = m->grad_fn;
+        e.input_nr = m->output_nr;
+    } else {
+        e.fn = ct__accumulator((ct_tensor *)t);
+    }
+    return e;
+}
+
+/* t becomes output k of node n (a new reference to n). */
+static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
+{
+    ct__ag_meta *m = ct__meta_get(t);
+    if (!m) return;
+    CT__ATOMIC_INC(&n->refcount);
+    ct__node_release(m->grad_fn);
+    m->grad_fn = n;
+    m->output_nr = k;
+    n->out[k].ndim = t->ndim;
+    memcpy(n->out[k].sizes, t->sizes, sizeof n->out[k].sizes);
+    n->out[k].dtype = t->dtype;
+}
+
+static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
+                            ct_tensor *const *outputs, int n_out)
+{
+    bool any = false;
+    if (!ct__grad_mode()) return NULL;
+    for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(inputs[i]);
+    if (!any) return NULL;
+    ct__node *n = ct__node_new(type, n_in, n_out);
+    if (!n) {
+        CT__OOM();
+        return NULL;
+    }
+    for (int i = 0; i < n_in; i++) n->next[i] = ct__edge_of(inputs[i]); /* before outputs change (in place) */
+    for (int k = 0; k < n_out; k++)
+        if (outputs[k]) ct__set_grad_fn(outputs[k], n, k);
+    if (ct__anomaly) n->anomaly_op = type->name;
+    ct__node_release(n); /* the outputs hold it now */
+    return n;
+}
+
+static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
+{
+    CT_ASSERT(n->n_saved < CT__NODE_MAX_SAVED && !t->wrapped_number);
+    ct__saved *s = &n->saved[n->n_saved];
+    ct_tensor *v = (ct_tensor *)t;
+    if (is_output) { /* its data without its grad_fn, which is this node: no cycle */
+        v = (ct_tensor *)CT_MALLOC(sizeof *v);
+        if (!v) {
+            CT__OOM();
+            return;
+        }
+        *v = *t;
+        v->refcount = 1;
+        v->ag = NULL;
+        v->requires_grad = false;
+        CT__ATOMIC_INC(&v->storage->refcount);
+    } else { /* an input itself, so double backward reaches its graph */
+        ct_retain(v);
+    }
+    s->data = v;
+    s->version = t->storage->version;
+    s->is_output = is_output;
+    s->output_nr = is_output && t->ag ? ct__meta(t)->output_nr : 0;
+    n->n_saved++;
+}
+
+static const char ct__freed_graph_msg[] =
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
+    "saved tensors after calling backward.";
+
+static ct_tensor *ct__saved_get(ct__node *n, int i)
+{
+    if (n->saved_freed) {
+        ct__fail(CT_ERR_RUNTIME, "%s", ct__freed_graph_msg);
+        return NULL;
+    }
+    ct__saved *s = &n->saved[i];
+    if (s->data->storage->version != s->version) {
+        char shape[256];
+        const char *made_by = s->is_output ? n->type->name : NULL;
+        ct__shape_str(s->data->sizes, s->data->ndim, shape, sizeof shape);
+        ct__fail(CT_ERR_RUNTIME,
+                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                 "[%s %s]%s%s%s, is at version %u; expected version %u instead. Hint: enable anomaly detection to "
+                 "find the operation that failed to compute its gradient, with "
+                 "torch.autograd.set_detect_anomaly(True).",
+                 ct__legacy_type_name(s->data->dtype), shape, made_by ? ", which is output 0 of " : "",
+                 made_by ? made_by : "", "", s->data->storage->version, s->version);
+        return NULL;
+    }
+    if (!s->is_output || !ct__grad_mode()) return s->data;
+    /* under create_graph, an output is reconnected to the node that made it */
+    ct_tensor *v = ct__view_of(s->data, s->data->sizes, s->data->strides, s->data->ndim, s->data->offset);
+    if (v) ct__set_grad_fn(v, n, s->output_nr);
+    return v;
+}
+
+static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
+
+static ct_result ct__check_inplace(ct_tensor *t)
+{
+    if (ct__grad_mode() && t->requires_grad && !(t->ag && ct__meta(t)->grad_fn))
+        return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
+    t->storage->version++;
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- public */
+
+ct_tensor *ct_grad(const ct_tensor *t)
+{
+    return t && t->ag && ct__meta(t)->grad ? ct__same(ct__meta(t)->grad) : NULL;
+}
+
+ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
+{
+    CT__ARG_R(t, "self", 1);
+    if (grad) {
+        char b1[256], b2[256];
+        if (grad->ndim != t->ndim || memcmp(grad->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t)))
+            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different size (%s vs %s)",
+                            ct__shape_str(grad->sizes, grad->ndim, b1, sizeof b1), ct__shape_str(t->sizes, t->ndim, b2, sizeof b2));
+        if (grad->dtype != t->dtype) return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different type");
+    }
+    ct__ag_meta *m = ct__meta_get(t);
+    if (!m) return CT__OOM();
+    ct_tensor *old = m->grad;
+    m->grad = grad ? ct_retain((ct_tensor *)grad) : NULL;
+    ct_release(old);
+    return CT_OK;
+}
+
+bool ct_is_leaf(const ct_tensor *t) { return t && !(t->ag && ct__meta(t)->grad_fn); }
+ct_node *ct_grad_fn(const ct_tensor *t) { return t && t->ag ? ct__meta(t)->grad_fn : NULL; }
+const char *ct_node_name(const ct_node *n) { return n ? n->type->name : NULL; }
+int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
+
+ct_node *ct_node_next(const ct_node *n, int i, int *input_nr)
+{
+    if (!n || i < 0 || i >= n->n_next) return NULL;
+    if (input_nr) *input_nr = n->next[i].input_nr;
+    return n->next[i].fn;
+}
+
+ct_result ct_retain_grad(ct_tensor *t)
+{
+    CT__ARG_R(t, "self", 1);
+    if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "can't retain_grad on Tensor that has requires_grad=False");
+    if (ct_is_leaf(t)) return CT_OK; /* leaves keep their grad anyway */
+    ct__ag_meta *m = ct__meta(t);
+    if (m->retains_grad) return CT_OK;
+    if (ct__hook_add(&m->grad_fn->pre_hooks, NULL, NULL, m->output_nr, t, true) < 0) return ct_last_error_code();
+    m->retains_grad = true;
+    return CT_OK;
+}
+
+bool ct_retains_grad(const ct_tensor *t) { return t && t->ag && ct__meta(t)->retains_grad; }
+
+ct_result ct_detach_(ct_tensor *t)
+{
+    CT__ARG_R(t, "self", 1);
+    if (t->ag) {
+        ct__node_release(ct__meta(t)->grad_fn);
+        ct__meta(t)->grad_fn = NULL;
+    }
+    t->requires_grad = false;
+    return CT_OK;
+}
+
+static void ct__storage_release_ctx(void *data, void *ctx)
+{
+    (void)data;
+    ct__storage_release((ct__storage *)ctx);
+}
+
+ct_tensor *ct_data(const ct_tensor *t)
+{
+    CT__ARG(t, "self", 1);
+    /* a storage of its own over the same memory: writes through it bump no version */
+    ct__storage *s = (ct__storage *)CT_MALLOC(sizeof *s);
+    if (!s) {
+        CT__OOM();
+        return NULL;
+    }
+    *s = *t->storage;
+    s->refcount = 1;
+    s->owned = false;
+    s->deleter = ct__storage_release_ctx;
+    s->deleter_ctx = t->storage;
+    s->version = 0;
+    CT__ATOMIC_INC(&t->storage->refcount);
+    ct_tensor *r = ct__tensor_new(s, t->dtype, t->sizes, t->strides, t->ndim, t->offset);
+    ct__storage_release(s);
+    return r;
+}
+
+int64_t ct_version(const ct_tensor *t) { return t ? (int64_t)t->storage->version : 0; }
+
+int ct_register_hook(ct_tensor *t, ct_grad_hook hook, void *user)
+{
+    if (!t) return (int)ct__null_arg(__func__, "self", 1);
+    if (!hook) return (int)ct__fail(CT_ERR_VALUE, "register_hook(): hook is NULL");
+    if (!ct__requires_grad(t))
+        return (int)ct__fail(CT_ERR_RUNTIME, "cannot register a hook on a tensor that doesn't require gradient");
+    ct__ag_meta *m = ct__meta_get(t);
+    if (!m) return (int)CT__OOM();
+    if (m->grad_fn) /* a non-leaf's gradient is met at its grad_fn */
+        return ct__hook_add(&m->grad_fn->pre_hooks, hook, user, m->output_nr, t, false);
+    return ct__hook_add(&m->hooks, hook, user, -1, NULL, false);
+}
+
+ct_result ct_remove_hook(ct_tensor *t, int id)
+{
+    CT__ARG_R(t, "self", 1);
+    ct__ag_meta *m = ct__meta(t);
+    if (m && (ct__hook_remove(&m->hooks, id) || ct__hook_remove(&m->post_acc_hooks, id) ||
+              (m->grad_fn && ct__hook_remove(&m->grad_fn->pre_hooks, id))))
+        return CT_OK;
+    return ct__fail(CT_ERR_VALUE, "remove_hook(): no hook with id %d on this tensor", id);
+}
+
+int ct_register_post_accumulate_grad_hook(ct_tensor *t, ct_grad_hook hook, void *user)
+{
+    if (!t) return (int)ct__null_arg(__func__, "self", 1);
+    if (!hook) return (int)ct__fail(CT_ERR_VALUE, "register_post_accumulate_grad_hook(): hook is NULL");
+    if (!ct_is_leaf(t) || !t->requires_grad)
+        return (int)ct__fail(CT_ERR_RUNTIME, "post accumulate grad hooks cannot be registered on non-leaf tensors");
+    ct__ag_meta *m = ct__meta_get(t);
+    return m ? ct__hook_add(&m->post_acc_hooks, hook, user, -1, NULL, false) : (int)CT__OOM();
+}
+
+int ct_node_register_prehook(ct_node *n, ct_grad_hook hook, void *user)
+{
+    if (!n || !hook) return (int)ct__fail(CT_ERR_VALUE, "register_prehook(): node or hook is NULL");
+    return ct__hook_add(&n->pre_hooks, hook, user, -1, NULL, false);
+}
+
+int ct_node_register_hook(ct_node *n, ct_grad_hook hook, void *user)
+{
+    if (!n || !hook) return (int)ct__fail(CT_ERR_VALUE, "register_hook(): node or hook is NULL");
+    return ct__hook_add(&n->post_hooks, hook, user, -1, NULL, false);
+}
+
+/* ==================== autograd/engine.c ==================== */
+// >>autograd/engine.c
+/* The backward engine: runs the graph from its roots in dependency order,
+ * latest nodes first (PyTorch's order, so gradients are summed in the same
+ * order), accumulating into leaves' .grad or capturing the gradients
+ * torch.autograd.grad asks for. */
+
+/* A gradient wanted by autograd.grad, or backward(inputs=): slot `slot` of
+ * `node` (a leaf's AccumulateGrad, or a non-leaf's grad_fn). */
+typedef struct ct__capture {
+    const ct_tensor *tensor;
+    ct__node *node;
+    int slot;
+    ct_tensor *grad; /* summed as it arrives */
+} ct__capture;
+
+typedef struct ct__run {
+    uint64_t id;
+    bool create_graph, retain_graph;
+    bool accumulate; /* backward: into .grad; grad: captured only */
+    bool filtered;   /* only the captured tensors get gradients */
+    ct__node **nodes;
+    int n_nodes, cap_nodes;
+    ct__capture *captures;
+    int n_captures;
+    ct__node **heap; /* the ready queue, a max-heap on seq */
+    int n_heap;
+} ct__run;
+
+static uint64_t ct__run_ids;
+
+/* ---------------------------------------------------------------- the ready queue */
+
+static void ct__ready_push(ct__run *r, ct__node *n)
+{
+    int i = r->n_heap++;
+    while (i > 0 && r->heap[(i - 1) / 2]->seq < n->seq) {
+        r->heap[i] = r->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    r->heap[i] = n;
+}
+
+static ct__node *ct__ready_pop(ct__run *r)
+{
+    ct__node *top = r->heap[0], *last = r->heap[--r->n_heap];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= r->n_heap) break;
+        if (c + 1 < r->n_heap && r->heap[c + 1]->seq > r->heap[c]->seq) c++;
+        if (r->heap[c]->seq <= last->seq) break;
+        r->heap[i] = r->heap[c];
+        i = c;
+    }
+    if (r->n_heap > 0) r->heap[i] = last;
+    return top;
+}
+
+/* ---------------------------------------------------------------- discovering the graph */
+
+static bool ct__run_add_node(ct__run *r, ct__node *n)
+{
+    if (r->n_nodes == r->cap_nodes) {
+        int cap = r->cap_nodes ? r->cap_nodes * 2 : 64;
+        ct__node **grown = (ct__node **)CT_REALLOC(r->nodes, (size_t)cap * sizeof *grown);
+        if (!grown) return false;
+        r->nodes = grown;
+        r->cap_nodes = cap;
+    }
+    r->nodes[r->n_nodes++] = n;
+    n->run = r->id;
+    n->deps = 0;
+    n->needed = n->capture_any = false;
+    n->buffer = (ct_tensor **)CT_MALLOC((size_t)n->n_out * sizeof *n->buffer);
+    if (!n->buffer) return false;
+    memset(n->buffer, 0, (size_t)n->n_out * sizeof *n->buffer);
+    return true;
+}
+
+/* Every node reachable from the roots, in r->nodes in depth-first preorder,
+ * with deps = the number of edges into it from reachable nodes. */
+static ct_result ct__discover(ct__run *r, ct__node *const *roots, int n_roots)
+{
+    for (int i = 0; i < n_roots; i++)
+        if (roots[i]->run != r->id && !ct__run_add_node(r, roots[i])) return CT__OOM();
+    for (int k = 0; k < r->n_nodes; k++) { /* r->nodes doubles as the work list */
+        ct__node *n = r->nodes[k];
+        for (int i = 0; i < n->n_next; i++) {
+            ct__node *c = n->next[i].fn;
+            if (!c) continue;
+            if (c->run != r->id && !ct__run_add_node(r, c)) return CT__OOM();
+            c->deps++;
+        }
+    }
+    return CT_OK;
+}
+
+/* Which nodes must run. Unfiltered: all of them. Filtered: those from which
+ * a captured gradient is reachable (a node reached only to capture at it need
+ * not run itself). Children are decided before parents: the nodes are taken
+ * in reverse of an order where every node comes after all its parents (Kahn's,
+ * counting the edges discover found). */
+static ct_result ct__mark_needed(ct__run *r)
+{
+    for (int c = 0; c < r->n_captures; c++) r->captures[c].node->capture_any = true;
+    if (!r->filtered) {
+        for (int k = 0; k < r->n_nodes; k++) r->nodes[k]->needed = r->accumulate || !r->nodes[k]->leaf;
+        return CT_OK;
+    }
+    ct__node **order = (ct__node **)CT_MALLOC((size_t)r->n_nodes * sizeof *order);
+    if (!order) return CT__OOM();
+    int head = 0, tail = 0;
+    for (int k = 0; k < r->n_nodes; k++) {
+        r->nodes[k]->pending = r->nodes[k]->deps;
+        if (r->nodes[k]->pending == 0) order[tail++] = r->nodes[k];
+    }
+    while (head < tail) {
+        ct__node *n = order[head++];
+        for (int i = 0; i < n->n_next; i++)
+            if (n->next[i].fn && --n->next[i].fn->pending == 0) order[tail++] = n->next[i].fn;
+    }
+    for (int k = tail - 1; k >= 0; k--) {
+        ct__node *n = order[k];
+        if (n->leaf) { /* AccumulateGrad runs only for a captured leaf under backward(inputs=) */
+            n->needed = r->accumulate && n->capture_any;
+            continue;
+        }
+        for (int i = 0; i < n->n_next && !n->needed; i++) {
+            ct__node *c = n->next[i].fn;
+            n->needed = c && (c->needed || c->capture_any);
+        }
+    }
+    CT_FREE(order);
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- running nodes */
+
+/* buffer slot += g (g is a new reference, taken over). */
+static ct_result ct__buffer_add(ct_tensor **slot, ct_tensor *g)
+{
+    if (!*slot) {
+        *slot = g;
+        return CT_OK;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *sum = ct_add(*slot, g);
+    if (sum) {
+        ct_release(*slot);
+        *slot = ct_retain(sum);
+    }
+    ct_release(g);
+    ct_scope_end(s);
+    return sum ? CT_OK : ct_last_error_code();
+}
+
+/* Zeros shaped like output k of n, for an output that received no gradient. */
+static ct_tensor *ct__zeros_for(const ct__node *n, int k)
+{
+    return ct_zeros(ct_shape_make(n->out[k].ndim, n->out[k].sizes), n->out[k].dtype);
+}
+
+/* A gradient for edge e of n checked against what the input was: its shape
+ * (a broadcastable one is summed down, as PyTorch's validate_outputs does) and
+ * its dtype (converted). Returns a new reference, or NULL with the error. */
+static ct_tensor *ct__validate_grad(const ct__node *n, int i, ct_tensor *g)
+{
+    const ct__out_meta *m = &n->next[i].fn->out[n->next[i].input_nr];
+    ct_tensor *r = g;
+    if (g->ndim != m->ndim || memcmp(g->sizes, m->sizes, (size_t)m->ndim * sizeof(int64_t))) {
+        ct_tensor *summed = ct__sum_to_shape(g, m->sizes, m->ndim);
+        if (!summed) {
+            char b1[256], b2[256];
+            ct_clear_error();
+            ct__fail(CT_ERR_RUNTIME, "Function %s returned an invalid gradient at index %d - got %s but expected shape "
+                                     "compatible with %s",
+                     n->type->name, i, ct__shape_str(g->sizes, g->ndim, b1, sizeof b1), ct__shape_str(m->sizes, m->ndim, b2, sizeof b2));
+            return NULL;
+        }
+        r = summed;
+    }
+    if (r->dtype != m->dtype) r = ct_to(r, m->dtype);
+    return r ? ct_retain(r) : NULL;
+}
+
+static bool ct__has_nan(const ct_tensor *g)
+{
+    if (!ct_dtype_is_floating(g->dtype)) return false;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *c = ct_contiguous(g);
+    bool nan = false;
+    for (int64_t i = 0, n = ct_numel(c); c && i < n && !nan; i++) {
+        double v = ct__read_f64(ct__data(c) + (size_t)i * ct__esize(c), c->dtype);
+        nan = v != v;
+    }
+    ct_scope_end(s);
+    return nan;
+}
+
+/* AccumulateGrad: leaf.grad = grad, or += grad (out of place under create_graph,
+ * so the sum is itself differentiable). */
+static ct_result ct__accumulate(ct__run *r, ct__node *n, ct_tensor *grad)
+{
+    ct_tensor *leaf = n->leaf;
+    ct__ag_meta *m = ct__meta_get(leaf);
+    if (!m) return CT__OOM();
+    ct__hooks_run(&m->hooks, -1, &grad);
+    if (!m->grad) {
+        /* take the gradient over when nothing else can see it, else copy it (laid out like the leaf) */
+        if (r->create_graph || CT__ATOMIC_LOAD(&grad->refcount) > 1) {
+            ct_tensor *copy = r->create_graph ? ct_clone(grad) : ct__copy_as(grad, grad->dtype);
+            if (!copy) return ct_last_error_code();
+            m->grad = ct_retain(copy);
+        } else {
+            m->grad = ct_retain(grad);
+            ct_detach_(m->grad);
+        }
+    } else if (!r->create_graph) {
+        ct_result res = ct_add_(m->grad, grad);
+        if (res != CT_OK) return res;
+    } else {
+        ct_tensor *sum = ct_add(m->grad, grad);
+        if (!sum) return ct_last_error_code();
+        ct_release(m->grad);
+        m->grad = ct_retain(sum);
+    }
+    ct_release(grad);
+    for (int i = 0; i < m->post_acc_hooks.n; i++) {
+        ct_tensor *ret = m->post_acc_hooks.items[i].fn(leaf, m->post_acc_hooks.items[i].user);
+        if (ret) ct_release(ret);
+    }
+    return CT_OK;
+}
+
+/* Run one ready node: its hooks, captures, backward, and hand the results on. */
+static ct_result ct__run_node(ct__run *r, ct__node *n)
+{
+    ct_tensor **grads = n->buffer, *grads_in_inline[8], **grads_in = grads_in_inline;
+    ct_result res = CT_OK;
+    for (int k = 0; k < n->n_out; k++) /* prehooks: register_hook and retain_grad on non-leaves, node prehooks */
+        if (grads[k]) ct__hooks_run(&n->pre_hooks, k, &grads[k]);
+    for (int c = 0; c < r->n_captures; c++) {
+        ct__capture *cap = &r->captures[c];
+        if (cap->node != n || !grads[cap->slot] || (n->leaf && r->accumulate)) continue;
+        ct_tensor *g = grads[cap->slot];
+        if (n->leaf) ct__hooks_run(&ct__meta(n->leaf)->hooks, -1, &g); /* a leaf's hooks see its captured grad */
+        if (g != grads[cap->slot]) grads[cap->slot] = g;
+        if (r->accumulate) { /* backward(inputs=[non-leaf]) accumulates into its .grad */
+            ct__retain_into((ct_tensor *)cap->tensor, g);
+        } else {
+            if (!cap->grad) cap->grad = ct_retain(g);
+            else if ((res = ct__buffer_add(&cap->grad, ct_retain(g))) != CT_OK) return res;
+        }
+    }
+    if (!n->needed) return CT_OK;
+    if (n->leaf) {
+        ct_tensor *g = grads[0];
+        grads[0] = NULL;
+        return g ? ct__accumulate(r, n, g) : CT_OK;
+    }
+    if (n->saved_freed) return ct__fail(CT_ERR_RUNTIME, "%s", ct__freed_graph_msg);
+    if (n->n_next > 8 && !(grads_in = (ct_tensor **)CT_MALLOC((size_t)n->n_next * sizeof *grads_in))) return CT__OOM();
+    memset(grads_in, 0, (size_t)n->n_next * sizeof *grads_in);
+    for (int k = 0; k < n->n_out; k++)
+        if (!grads[k] && !(grads[k] = ct_retain(ct__zeros_for(n, k)))) res = ct_last_error_code();
+    if (res == CT_OK) res = n->type->backward(n, grads, grads_in);
+    for (int i = 0; i < n->n_next && res == CT_OK; i++) {
+        if (!grads_in[i] || !n->next[i].fn) continue;
+        ct_tensor *g = ct__validate_grad(n, i, grads_in[i]);
+        if (!g) {
+            res = ct_last_error_code();
+            break;
+        }
+        ct__hooks_run(&n->post_hooks, -1, &g);
+        if (ct__anomaly && ct__has_nan(g)) {
+            ct_release(g);
+            res = ct__fail(CT_ERR_RUNTIME, "Function '%s' returned nan values in its %dth output.", n->type->name, i);
+            break;
+        }
+        ct__node *next = n->next[i].fn;
+        if (next->run == r->id && (res = ct__buffer_add(&next->buffer[n->next[i].input_nr], g)) != CT_OK) break;
+        if (next->run != r->id) ct_release(g);
+    }
+    if (grads_in != grads_in_inline) CT_FREE(grads_in);
+    if (res == CT_OK && !r->retain_graph) {
+        ct__saved_release(n);
+        n->saved_freed = true;
+    }
+    return res;
+}
+
+/* ---------------------------------------------------------------- the run */
+
+static void ct__run_cleanup(ct__run *r)
+{
+    for (int k = 0; k < r->n_nodes; k++) {
+        ct__node *n = r->nodes[k];
+        for (int s = 0; s < n->n_out; s++) ct_release(n->buffer[s]);
+        CT_FREE(n->buffer);
+        n->buffer = NULL;
+        n->run = 0;
+    }
+    CT_FREE(r->nodes);
+    CT_FREE(r->heap);
+}
+
+/* The gradient a root starts with: the one given (checked), or ones for a one-element root. */
+static ct_tensor *ct__root_grad(const ct_tensor *t, const ct_tensor *given, int i)
+{
+    char b1[256], b2[256];
+    if (!given) {
+        if (ct_numel(t) != 1) {
+            ct__fail(CT_ERR_RUNTIME, "grad can be implicitly created only for scalar outputs");
+            return NULL;
+        }
+        return ct_ones_like(t, CT_DEFAULT);
+    }
+    if (given->ndim != t->ndim || memcmp(given->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t))) {
+        ct__fail(CT_ERR_RUNTIME, "Mismatch in shape: grad_output[%d] has a shape of torch.Size(%s) and output[%d] has a "
+                                 "shape of torch.Size(%s).",
+                 i, ct__shape_str(given->sizes, given->ndim, b1, sizeof b1), i, ct__shape_str(t->sizes, t->ndim, b2, sizeof b2));
+        return NULL;
+    }
+    return ct__same(given);
+}
+
+/* The whole backward pass over n roots, accumulating or capturing. */
+static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct_tensor *const *grads, int n)
+{
+    ct__edge edges_inline[8], *edges = n <= 8 ? edges_inline : (ct__edge *)CT_MALLOC((size_t)n * sizeof *edges);
+    ct__node *nodes_inline[8], **root_nodes = n <= 8 ? nodes_inline : (ct__node **)CT_MALLOC((size_t)n * sizeof *root_nodes);
+    ct_result res = CT_OK;
+    int n_edges = 0;
+    if (!edges || !root_nodes) res = CT__OOM();
+    for (int i = 0; i < n && res == CT_OK; i++) {
+        if (!roots[i]) {
+            res = ct__null_arg("ct_backward", "tensors", i + 1);
+        } else if (!ct__requires_grad(roots[i])) {
+            res = ct__fail(CT_ERR_RUNTIME, "element %d of tensors does not require grad and does not have a grad_fn", i);
+        } else {
+            edges[n_edges] = ct__edge_of(roots[i]);
+            root_nodes[n_edges] = edges[n_edges].fn;
+            n_edges++;
+        }
+    }
+    ct_grad_mode mode = ct_set_grad_enabled(r->create_graph);
+    ct_scope s = ct_scope_begin();
+    if (res == CT_OK) res = ct__discover(r, root_nodes, n_edges);
+    if (res == CT_OK) res = ct__mark_needed(r);
+    if (res == CT_OK) {
+        for (int i = 0; i < n_edges && res == CT_OK; i++) {
+            ct_tensor *g = ct__root_grad(roots[i], grads ? grads[i] : NULL, i);
+            if (!g) res = ct_last_error_code();
+            else res = ct__buffer_add(&edges[i].fn->buffer[edges[i].input_nr], ct_retain(g));
+        }
+    }
+    if (res == CT_OK && !(r->heap = (ct__node **)CT_MALLOC((size_t)(r->n_nodes + 1) * sizeof *r->heap))) res = CT__OOM();
+    for (int i = 0; i < n_edges && res == CT_OK; i++)
+        if (root_nodes[i]->deps == 0) {
+            root_nodes[i]->deps = -1; /* queued: a root listed twice is queued once */
+            ct__ready_push(r, root_nodes[i]);
+        }
+    while (res == CT_OK && r->n_heap > 0) {
+        ct__node *node = ct__ready_pop(r);
+        ct_scope ns = ct_scope_begin();
+        res = ct__run_node(r, node);
+        ct_scope_end(ns);
+        for (int k = 0; k < node->n_out; k++) { /* its incoming gradients are spent */
+            ct_release(node->buffer[k]);
+            node->buffer[k] = NULL;
+        }
+        for (int i = 0; i < node->n_next; i++) { /* its children lose a dependency, run or not */
+            ct__node *c = node->next[i].fn;
+            if (c && c->run == r->id && --c->deps == 0) ct__ready_push(r, c);
+        }
+    }
+    ct_scope_end(s);
+    ct_grad_mode_restore(mode);
+    ct__run_cleanup(r);
+    for (int i = 0; i < n_edges; i++) ct__node_release(edges[i].fn);
+    if (edges != edges_inline) CT_FREE(edges);
+    if (root_nodes != nodes_inline) CT_FREE(root_nodes);
+    return res;
+}
+
+/* The captures for a list of inputs (autograd.grad's, or backward's inputs=). */
+static ct_result ct__captures_for(ct__run *r, const ct_tensor *const *inputs, int n)
+{
+    r->captures = (ct__capture *)CT_MALLOC((size_t)(n ? n : 1) * sizeof *r->captures);
+    if (!r->captures) return CT__OOM();
+    memset(r->captures, 0, (size_t)(n ? n : 1) * sizeof *r->captures);
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *t = inputs[i];
+        if (!t) return ct__null_arg("ct_autograd_grad", "inputs", i + 1);
+        if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "One of the differentiated Tensors does not require grad");
+        ct__capture *c = &r->captures[r->n_captures++];
+        c->tensor = t;
+        if (ct_is_leaf(t)) {
+            c->node = ct__accumulator((ct_tensor *)t); /* a new reference, dropped after the run */
+            c->slot = 0;
+        } else {
+            c->node = ct__meta(t)->grad_fn;
+            CT__ATOMIC_INC(&c->node->refcount);
+            c->slot = ct__meta(t)->output_nr;
+        }
+        if (!c->node) return CT__OOM();
+    }
+    return CT_OK;
+}
+
+static void ct__captures_free(ct__run *r)
+{
+    for (int i = 0; i < r->n_captures; i++) {
+        ct_release(r->captures[i].grad);
+        ct__node_release(r->captures[i].node);
+    }
+    CT_FREE(r->captures);
+}
+
+ct_result ct_autograd_backward(const ct_tensor *const *tensors, const ct_tensor *const *grad_tensors, int n,
+                               ct_backward_opts opts)
+{
+    ct__run r;
+    memset(&r, 0, sizeof r);
+    if (!tensors || n <= 0) return ct__fail(CT_ERR_RUNTIME, "backward(): no tensors to differentiate");
+    r.id = CT__ATOMIC_INC(&ct__run_ids);
+    r.create_graph = opts.create_graph;
+    r.retain_graph = opts.retain_graph || opts.create_graph;
+    r.accumulate = true;
+    r.filtered = opts.inputs && opts.n_inputs > 0;
+    ct_result res = r.filtered ? ct__captures_for(&r, opts.inputs, opts.n_inputs) : CT_OK;
+    if (res == CT_OK) res = ct__execute(&r, tensors, grad_tensors, n);
+    ct__captures_free(&r);
+    return res;
+}
+
+ct_result ct_backward(const ct_tensor *t, const ct_tensor *gradient, ct_backward_opts opts)
+{
+    CT__ARG_R(t, "self", 1);
+    return ct_autograd_backward(&t, gradient ? &gradient : NULL, 1, opts);
+}
+
+ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_outputs, const ct_tensor *const *inputs,
+                           int n_inputs, const ct_tensor *const *grad_outputs, ct_tensor **grads, ct_grad_opts opts)
+{
+    ct__run r;
+    memset(&r, 0, sizeof r);
+    if (!outputs || n_outputs <= 0 || !inputs || n_inputs <= 0 || !grads)
+        return ct__fail(CT_ERR_RUNTIME, "grad(): outputs, inputs and grads must be given");
+    r.id = CT__ATOMIC_INC(&ct__run_ids);
+    r.create_graph = opts.create_graph;
+    r.retain_graph = opts.retain_graph || opts.create_graph;
+    r.filtered = true;
+    ct_result res = ct__captures_for(&r, inputs, n_inputs);
+    if (res == CT_OK) res = ct__execute(&r, outputs, grad_outputs, n_outputs);
+    for (int i = 0; i < n_inputs && res == CT_OK; i++)
+        if (!r.captures[i].grad && !opts.allow_unused)
+            res = ct__fail(CT_ERR_RUNTIME, "One of the differentiated Tensors appears to not have been used in the graph. "
+                                           "Set allow_unused=True if this is the desired behavior.");
+    for (int i = 0; i < n_inputs; i++) { /* all or nothing */
+        grads[i] = res == CT_OK && r.captures[i].grad ? ct__own(ct_retain(r.captures[i].grad)) : NULL;
+    }
+    ct__captures_free(&r);
+    return res;
+}
+
+/* ==================== autograd/formulas.c ==================== */
+// >>autograd/formulas.c
+/* Backward formulas. Each is written with ctorch's own differentiable ops, so
+ * under create_graph the backward pass records a graph of its own and
+ * higher-order gradients follow. */
+
+/* g summed down to the shape `sizes` it was broadcast from (at::sum_to):
+ * leading dims summed away, dims of size 1 summed with keepdim. */
+static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim)
+{
+    int lead = g->ndim - ndim;
+    if (lead < 0) {
+        ct__fail(CT_ERR_RUNTIME, "sum_to: the gradient has fewer dims than its input");
+        return NULL;
+    }
+    for (int d = 0; d < ndim; d++)
+        if (sizes[d] != 1 && sizes[d] != g->sizes[lead + d]) {
+            ct__fail(CT_ERR_RUNTIME, "sum_to: shapes do not broadcast");
+            return NULL;
+        }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = (ct_tensor *)g;
+    /* dims summed are those added in front and those the input had as 1 */
+    for (int d = g->ndim - 1; d >= 0 && r; d--) {
+        bool sum = d < lead || (sizes[d - lead] == 1 && g->sizes[d] != 1);
+        if (!sum) continue;
+        ct_tensor *acc = ct_select(r, d, 0);
+        for (int64_t i = 1; i < r->sizes[d] && acc; i++) acc = ct_add(acc, ct_select(r, d, i));
+        r = acc && d >= lead ? ct_unsqueeze(acc, d) : acc;
+    }
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
 }
 
 /* ==================== ops/pointwise.c ==================== */

@@ -29,7 +29,7 @@ static uint64_t ct__run_ids;
 
 /* ---------------------------------------------------------------- the ready queue */
 
-static void ct__heap_push(ct__run *r, ct__node *n)
+static void ct__ready_push(ct__run *r, ct__node *n)
 {
     int i = r->n_heap++;
     while (i > 0 && r->heap[(i - 1) / 2]->seq < n->seq) {
@@ -39,7 +39,7 @@ static void ct__heap_push(ct__run *r, ct__node *n)
     r->heap[i] = n;
 }
 
-static ct__node *ct__heap_pop(ct__run *r)
+static ct__node *ct__ready_pop(ct__run *r)
 {
     ct__node *top = r->heap[0], *last = r->heap[--r->n_heap];
     int i = 0;
@@ -357,10 +357,10 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
     for (int i = 0; i < n_edges && res == CT_OK; i++)
         if (root_nodes[i]->deps == 0) {
             root_nodes[i]->deps = -1; /* queued: a root listed twice is queued once */
-            ct__heap_push(r, root_nodes[i]);
+            ct__ready_push(r, root_nodes[i]);
         }
     while (res == CT_OK && r->n_heap > 0) {
-        ct__node *node = ct__heap_pop(r);
+        ct__node *node = ct__ready_pop(r);
         ct_scope ns = ct_scope_begin();
         res = ct__run_node(r, node);
         ct_scope_end(ns);
@@ -370,7 +370,7 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
         }
         for (int i = 0; i < node->n_next; i++) { /* its children lose a dependency, run or not */
             ct__node *c = node->next[i].fn;
-            if (c && c->run == r->id && --c->deps == 0) ct__heap_push(r, c);
+            if (c && c->run == r->id && --c->deps == 0) ct__ready_push(r, c);
         }
     }
     ct_scope_end(s);

@@ -197,8 +197,6 @@ static void ct__node_release(ct__node *first)
 
 /* ---------------------------------------------------------------- tensors' state */
 
-static ct__ag_meta *ct__meta(const ct_tensor *t) { return (ct__ag_meta *)t->ag; }
-
 static ct__ag_meta *ct__meta_get(ct_tensor *t)
 {
     if (!t->ag) {
@@ -228,8 +226,10 @@ static bool ct__requires_grad(const ct_tensor *t)
     return t && (t->requires_grad || (t->ag && ct__meta(t)->grad_fn));
 }
 
-/* The AccumulateGrad node of a leaf that requires grad (made on first use). */
-static const ct__node_type ct__accumulate_grad_type;
+/* The AccumulateGrad node of a leaf that requires grad (made on first use).
+ * The engine runs these nodes itself (they have a leaf, not a backward). */
+static const ct__node_type ct__accumulate_grad_type = {"AccumulateGrad", NULL};
+
 static ct__node *ct__accumulator(ct_tensor *leaf)
 {
     ct__ag_meta *m = ct__meta_get(leaf);

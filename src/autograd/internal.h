@@ -94,6 +94,8 @@ typedef struct ct__ag_meta {
     ct__hook_list hooks, post_acc_hooks;
 } ct__ag_meta;
 
+static inline ct__ag_meta *ct__meta(const ct_tensor *t) { return t->ag; }
+
 /* Whether ops record graphs now (grad mode on, inference mode off). */
 static bool ct__grad_mode(void);
 /* Whether t takes part in autograd as an input: requires grad (leaf) or has a grad_fn. */
@@ -113,3 +115,5 @@ static bool ct__needs_grad(const ct__node *n, int i);
 static void ct__ag_meta_free(ct_tensor *t);
 /* An in-place op wrote t: bump its version; refuse leaves that require grad. */
 static ct_result ct__check_inplace(ct_tensor *t);
+/* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
+static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);
