@@ -5713,6 +5713,16 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
  * bfloat16 loops, on contiguous runs of 32 or more, round once instead; ctorch
  * follows the per-element kernels, which small and strided tensors get.) */
 
+/* At -O2, GCC's cost model vectorises only loops whose trip count is a
+ * multiple of the vector width, and GCC keeps branches whose other side could
+ * raise a floating-point exception flag (x > 0 ? x : x * s). These kernels
+ * need the dynamic model (the one of -O3) and no trapping math (as PyTorch is
+ * built), for the whole file so that the op functions still inline. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("vect-cost-model=dynamic", "no-trapping-math")
+#endif
+
 /* Per dtype: storage type, flavour, load to the flavour and store from it. */
 #define CT__KT_b8 uint8_t
 #define CT__KT_u8 uint8_t
@@ -5764,6 +5774,25 @@ static inline float ct__narrow(float x, ct_dtype compute)
  * that PyTorch 1.13 has no float16 kernel for (float16 computes in float). */
 #define CT__N(x) ct__narrow((x), a->compute)
 #define CT__NB(x) (a->compute == CT_BF16 ? ct__narrow((x), CT_BF16) : (x))
+
+/* fma(a, b, c), rounded once as PyTorch's compiled kernels have it. Without
+ * FMA instructions, float's a * b is exact in double and the sum rounds once
+ * there; rounding that to float is right unless the double lies exactly
+ * halfway between two floats or below float's normal range, which the C
+ * library's fmaf settles. Double has no wider type: the C library's fma. */
+static inline float ct__fmaf(float a, float b, float c)
+{
+#ifdef __FMA__
+    return fmaf(a, b, c);
+#else
+    double s = (double)a * b + c;
+    uint64_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    if (CT__UNLIKELY((bits & 0x1fffffffu) == 0x10000000u || fabs(s) < FLT_MIN)) return fmaf(a, b, c);
+    return (float)s;
+#endif
+}
+static inline double ct__fma(double a, double b, double c) { return fma(a, b, c); }
 
 /* The libm function fn for a flavour: F(exp) is expf for float, exp for double. */
 #define CT__LIBM_f(fn) fn##f
@@ -6025,15 +6054,20 @@ CT__UNARY_FL(silu, h, float, x / CT__NB(1.0f + CT__NB(expf(-x))))
 #define CT__BINARY_FL(name, fl, T, e) \
     static inline T ct__##name##_##fl(T x, T y, const ct__op_args *a) { (void)a; return e; }
 #define CT__BINARY_FD(name, e) CT__BINARY_FL(name, f, float, e) CT__BINARY_FL(name, d, double, e)
+#define CT__BINARY_ALL(name, e) CT__BINARY_I(name, e) CT__BINARY_FD(name, e)
 
-/* alpha scales y (add(x, y, alpha) = x + alpha * y); PyTorch's kernels fuse
- * the multiply-add (FMA), which alpha == 1 does not need */
-CT__BINARY_I(add, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y))
-CT__BINARY_FL(add, f, float, a->alpha == 1 ? x + y : fmaf(y, (float)a->alpha, x))
-CT__BINARY_FL(add, d, double, a->alpha == 1 ? x + y : fma(y, a->alpha, x))
-CT__BINARY_I(sub, (int64_t)((uint64_t)x - (uint64_t)a->alpha_i * (uint64_t)y))
-CT__BINARY_FL(sub, f, float, a->alpha == 1 ? x - y : fmaf(y, -(float)a->alpha, x))
-CT__BINARY_FL(sub, d, double, a->alpha == 1 ? x - y : fma(y, -a->alpha, x))
+/* add and sub; with an alpha other than 1 (x + alpha * y) they run the
+ * add_alpha and sub_alpha loops, so that the plain loops vectorise. PyTorch's
+ * kernels fuse the multiply-add. */
+CT__BINARY_ALL(add, x + y)
+CT__BINARY_I(sub, (int64_t)((uint64_t)x - (uint64_t)y))
+CT__BINARY_FD(sub, x - y)
+CT__BINARY_I(add_alpha, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y))
+CT__BINARY_FL(add_alpha, f, float, ct__fmaf(y, (float)a->alpha, x))
+CT__BINARY_FL(add_alpha, d, double, ct__fma(y, a->alpha, x))
+CT__BINARY_I(sub_alpha, (int64_t)((uint64_t)x - (uint64_t)a->alpha_i * (uint64_t)y))
+CT__BINARY_FL(sub_alpha, f, float, ct__fmaf(y, -(float)a->alpha, x))
+CT__BINARY_FL(sub_alpha, d, double, ct__fma(y, -a->alpha, x))
 CT__BINARY_I(mul, (int64_t)((uint64_t)x * (uint64_t)y))
 CT__BINARY_FD(mul, x * y)
 
@@ -6141,7 +6175,6 @@ CT__BINARY_FL(xlogy, f, float, y != y ? NAN : x == 0 ? 0.0f : x * logf(y))
 CT__BINARY_FL(xlogy, d, double, y != y ? NAN : x == 0 ? 0.0 : x * log(y))
 
 /* Comparisons and logic: one expression for all three flavours. */
-#define CT__BINARY_ALL(name, e) CT__BINARY_I(name, e) CT__BINARY_FD(name, e)
 CT__BINARY_ALL(eq, x == y)
 CT__BINARY_ALL(ne, x != y)
 CT__BINARY_ALL(lt, x < y)
@@ -6170,8 +6203,8 @@ static inline int64_t ct__bitwise_right_shift_i(int64_t x, int64_t y, const ct__
 
 
 /* h flavours: alpha * y, a quotient before trunc, and xlogy's log round to the narrow type */
-CT__BINARY_FL(add, h, float, a->alpha == 1 ? x + y : x + CT__N((float)a->alpha * y))
-CT__BINARY_FL(sub, h, float, a->alpha == 1 ? x - y : x - CT__N((float)a->alpha * y))
+CT__BINARY_FL(add_alpha, h, float, x + CT__N((float)a->alpha * y))
+CT__BINARY_FL(sub_alpha, h, float, x - CT__N((float)a->alpha * y))
 static inline float ct__div_h(float x, float y, const ct__op_args *a)
 {
     return a->mode == CT_ROUNDING_TRUNC ? truncf(CT__N(x / y)) : ct__div_f(x, y, a);
@@ -6191,7 +6224,7 @@ CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)
 CT__TERNARY_I(addcmul, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y * (uint64_t)z))
 /* addcmul's last multiply-add is fused, as PyTorch's compiled kernels do */
 #define CT__GEN_addc(fl, T, F)                                                                          \
-    static inline T ct__addcmul_##fl(T x, T y, T z, const ct__op_args *a) { return F(fma)((T)a->alpha * y, z, x); } \
+    static inline T ct__addcmul_##fl(T x, T y, T z, const ct__op_args *a) { return F(ct__fma)((T)a->alpha * y, z, x); } \
     static inline T ct__addcdiv_##fl(T x, T y, T z, const ct__op_args *a) { return x + (T)a->alpha * y / z; }
 CT__FLOATING(addc)
 /* lerp from x to y by z, from the start below weight 0.5 and from the end
@@ -6201,12 +6234,20 @@ CT__FLOATING(addc)
     {                                                                                                   \
         T d = y - x;                                                                                    \
         (void)a;                                                                                        \
-        return z < (T)0.5 ? F(fma)(z, d, x) : F(fma)(-d, 1 - z, y);                                     \
+        return z < (T)0.5 ? F(ct__fma)(z, d, x) : F(ct__fma)(-d, 1 - z, y);                             \
     }
 CT__FLOATING(lerp)
-/* clamp: NaN where a bound is NaN, then std::min(std::max(x, lo), hi) */
+/* clamp: std::min(std::max(x, lo), hi), NaN where a bound is NaN (written
+ * as selects that pass a NaN bound on, so that the loops vectorise) */
 CT__TERNARY_I(clamp, (x < y ? y : x) > z ? z : (x < y ? y : x))
-CT__TERNARY_FD(clamp, (y != y || z != z) ? NAN : (z < (x < y ? y : x) ? z : (x < y ? y : x)))
+#define CT__GEN_clamp(fl, T, F)                                                                         \
+    static inline T ct__clamp_##fl(T x, T y, T z, const ct__op_args *a)                                 \
+    {                                                                                                   \
+        T m = x < y || y != y ? y : x;                                                                  \
+        (void)a;                                                                                        \
+        return z < m || z != z ? z : m;                                                                 \
+    }
+CT__FLOATING(clamp)
 
 /* ---------------------------------------------------------------- loops */
 
@@ -6221,7 +6262,7 @@ CT__TERNARY_FD(clamp, (y != y || z != z) ? NAN : (z < (x < y ? y : x) ? z : (x <
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
         typedef CT__KFT(dt) F;                                                                   \
-        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
+        const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
         if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T)) {                         \
             OT *CT__RESTRICT o = (OT *)d[0];                                                     \
             const T *CT__RESTRICT x = (const T *)d[1];                                           \
@@ -6241,7 +6282,7 @@ CT__TERNARY_FD(clamp, (y != y || z != z) ? NAN : (z < (x < y ? y : x) ? z : (x <
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
         typedef CT__KFT(dt) F;                                                                   \
-        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
+        const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
         OT *CT__RESTRICT o = (OT *)d[0];                                                         \
         const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];            \
         bool dense = s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T);                  \
@@ -6266,7 +6307,7 @@ CT__TERNARY_FD(clamp, (y != y || z != z) ? NAN : (z < (x < y ? y : x) ? z : (x <
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
         typedef CT__KFT(dt) F;                                                                   \
-        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
+        const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
         const int64_t es = (int64_t)sizeof(T);                                                   \
         T *CT__RESTRICT o = (T *)d[0];                                                           \
         const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];            \
@@ -6299,7 +6340,10 @@ CT__TERNARY_FD(clamp, (y != y || z != z) ? NAN : (z < (x < y ? y : x) ? z : (x <
             T *CT__RESTRICT o = (T *)d[0];                                                       \
             const uint8_t *CT__RESTRICT c = (const uint8_t *)d[1];                               \
             const T *CT__RESTRICT x = (const T *)d[2], *CT__RESTRICT y = (const T *)d[3];        \
-            for (int64_t k = 0; k < n; k++) o[k] = c[k] ? x[k] : y[k];                          \
+            for (int64_t k = 0; k < n; k++) {                                                    \
+                T xk = x[k], yk = y[k]; /* both loaded, so that the select vectorises */         \
+                o[k] = c[k] ? xk : yk;                                                           \
+            }                                                                                    \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
                 *(T *)(d[0] + k * s[0]) = *(const uint8_t *)(d[1] + k * s[1]) ? *(const T *)(d[2] + k * s[2]) \
@@ -6325,7 +6369,7 @@ CT__TERNARY_FD(clamp, (y != y || z != z) ? NAN : (z < (x < y ? y : x) ? z : (x <
     X(hardswish, UNARY, FLOATS) X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                \
     X(isfinite, UNARY_BOOL, ALL) X(logical_not, UNARY_BOOL, ALL) X(bitwise_not, UNARY, INTS_BOOL)  \
     X(nan_to_num, UNARY, ALL)                                                                      \
-    HX(add, BINARY, ALL) HX(sub, BINARY, NUMERIC) X(mul, BINARY, ALL) HX(div, BINARY, NUMERIC)     \
+    X(add, BINARY, ALL) X(sub, BINARY, NUMERIC) X(mul, BINARY, ALL) HX(div, BINARY, NUMERIC)       \
     X(remainder, BINARY, NUMERIC) X(fmod, BINARY, NUMERIC) X(pow, BINARY, NUMERIC)                 \
     X(maximum, BINARY, ALL) X(minimum, BINARY, ALL) X(fmax, BINARY, ALL) X(fmin, BINARY, ALL)      \
     X(copysign, BINARY, FLOATS) X(hypot, BINARY, FLOATS) X(atan2, BINARY, FLOATS)                  \
@@ -6340,6 +6384,8 @@ CT__TERNARY_FD(clamp, (y != y || z != z) ? NAN : (z < (x < y ? y : x) ? z : (x <
 #define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name)
 #define CT__DEFINE_LOOPS_H(name, kind, group) CT__DEFINE_LOOPS(name, kind, group) CT__##kind##_LOOP(name, h32)
 CT__CPU_KERNELS(CT__DEFINE_LOOPS, CT__DEFINE_LOOPS_H)
+CT__DEFINE_LOOPS_H(add_alpha, BINARY, ALL)
+CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
 #undef CT__DEFINE_LOOPS_H
 #undef CT__DEFINE_LOOPS
 
@@ -6370,18 +6416,33 @@ static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, int dt)
     }
 }
 
+/* The add_alpha or sub_alpha loop for dtype dt (or CT__DT_h32). */
+static ct__loop_fn ct__cpu_alpha_loop(ct__op op, int dt)
+{
+    if (op == CT__OP_add) switch (dt) { CT__KD_ALL(CT__KCASE, add_alpha) CT__KCASE(add_alpha, h32) default: break; }
+    else switch (dt) { CT__KD_NUMERIC(CT__KCASE, sub_alpha) CT__KCASE(sub_alpha, h32) default: break; }
+    return NULL;
+}
+
 static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
 {
     int n = ct__ops[op].arity;
     const ct_tensor *ops[4] = {out, inputs[0], n > 1 ? inputs[1] : NULL, n > 2 ? inputs[2] : NULL};
     /* the last input has the data dtype (where's first is its condition) */
+    int dt = inputs[n - 1]->dtype;
+    bool narrow = args->compute == CT_F16 || args->compute == CT_BF16, alpha = args->alpha != 1 || args->alpha_i != 1;
     ct__loop_fn fn = NULL;
-    if (args->compute == CT_F16 || args->compute == CT_BF16) fn = ct__cpu_pointwise_loop(op, CT__DT_h32);
-    if (!fn) fn = ct__cpu_pointwise_loop(op, inputs[n - 1]->dtype);
+    if ((op == CT__OP_add || op == CT__OP_sub) && alpha) fn = ct__cpu_alpha_loop(op, narrow ? CT__DT_h32 : dt);
+    if (!fn && narrow) fn = ct__cpu_pointwise_loop(op, CT__DT_h32);
+    if (!fn) fn = ct__cpu_pointwise_loop(op, dt);
     ct__iter it;
     ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, (void *)args);
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 
 /* ==================== cpu/reduce.c ==================== */
 // >>cpu/reduce.c
