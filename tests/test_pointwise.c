@@ -563,6 +563,14 @@ static void test_inplace_errors(void)
                 "more than one element of the written-to tensor refers to a single memory location");
     CHECK_FAILS(ct_clamp_scalar_(ct_zeros(CT_SHAPE(2), CT_I32), ct_float(0.5), ct_float(1)), CT_ERR_RUNTIME,
                 "result type Float can't be cast to the desired output type int");
+    ct_tensor *y = ct_arange(ct_int(0), ct_int(4), ct_int(1), CT_F32);
+    CHECK_FAILS(ct_add_(ct_slice(y, 0, 1, CT_END, 1), ct_slice(y, 0, 0, 3, 1)), CT_ERR_RUNTIME,
+                "some elements of the input tensor and the written-to tensor refer to a single memory location");
+    CHECK_FAILS(ct_lerp_scalar_(ct_slice(y, 0, 1, CT_END, 1), ct_slice(y, 0, 0, 3, 1), ct_float(0.5)), CT_ERR_RUNTIME,
+                "some elements of the input tensor and the written-to tensor refer to a single memory location");
+    CHECK_VALUES(y, CT_SHAPE(4), 0, 1, 2, 3);
+    CHECK_OK(ct_mul_(y, y)); /* the same tensor in and out is fine */
+    CHECK_VALUES(y, CT_SHAPE(4), 0, 1, 4, 9);
     CHECK_ERR(ct_add(x, NULL), CT_ERR_TYPE, "add(): argument 'other' (position 2) must be Tensor, not NULL");
     CHECK_ERR(ct_where(NULL, x, x), CT_ERR_TYPE, "where(): argument 'condition' (position 1) must be Tensor, not NULL");
     CHECK_ERR(ct_addcmul(x, x, NULL, ct_int(1)), CT_ERR_TYPE,
