@@ -1296,14 +1296,14 @@ static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
 
 /* Extra arguments of a pointwise kernel. The front end fills what an op
  * uses; the kernels read them with the op's meaning:
- *   alpha     add/sub alpha, addcmul/addcdiv value: `value` converted to the
- *             compute dtype (alpha_i for integral kernels)
+ *   alpha     add/sub alpha, addcmul/addcdiv value, lerp's number weight:
+ *             `value` converted to the compute dtype (alpha_i for integral kernels)
  *   p[0..2]   round: 10^|decimals|; logit: eps; leaky_relu: slope;
  *             elu: alpha, scale, input_scale; softplus: beta, threshold;
  *             nan_to_num: the values for NaN, +inf and -inf
  *   mode      div: its ct_rounding_mode; round: 1 for decimals > 0, 2 for
- *             decimals < 0, 3 for decimals == 0; logit: 1 with eps;
- *             gelu: its ct_gelu_approximate */
+ *             decimals < 0, 3 for decimals == 0; gelu: its ct_gelu_approximate,
+ *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha */
 typedef struct ct__op_args {
     double alpha;
     int64_t alpha_i;
@@ -1312,8 +1312,8 @@ typedef struct ct__op_args {
     double p[3];
     int mode;
     bool checked;       /* number operands convert with an overflow check (bounds, weights) */
-    bool opmath;        /* numbers and value convert to the float the kernel computes in, not
-                           to float16/bfloat16 (PyTorch's opmath: addcmul, lerp) */
+    bool opmath;        /* value converts to float, not to float16/bfloat16 (PyTorch's
+                           opmath: addcmul, addcdiv, lerp's weight) */
     bool scalar_clamp;  /* PyTorch's clamps with number bounds: no bool kernel, and a
                            cast error names self's C++ type */
     const char *kernel; /* the kernel name for this form, when not the table's (NULL) */
@@ -4432,21 +4432,15 @@ static ct_result ct__number_as(const ct_tensor *x, ct_dtype dt, bool checked, ui
     return CT_OK;
 }
 
-/* An operand as the kernel sees it: first converted to the dtype PyTorch
- * computes in (so a number or a float32 tensor meets a bfloat16 one rounded
- * to bfloat16), then widened to the kernel's dtype. Numbers stay on the stack. */
-static const ct_tensor *ct__operand_as(const ct_tensor *x, ct_dtype compute, ct_dtype kernel, bool checked,
-                                       ct__stack_scalar *ss)
+/* An operand in the dtype PyTorch computes in (so a number or a float32
+ * tensor meets a bfloat16 one rounded to bfloat16). Numbers stay on the stack. */
+static const ct_tensor *ct__operand_as(const ct_tensor *x, ct_dtype compute, bool checked, ct__stack_scalar *ss)
 {
     if (x->wrapped_number) {
-        uint64_t elem, wide = 0;
-        if (ct__number_as(x, compute, checked, &elem) != CT_OK) return NULL;
-        if (ct_dtype_is_floating(compute)) ct__write_f64(&wide, kernel, ct__read_f64(&elem, compute));
-        else ct__write_i64(&wide, kernel, ct__read_i64(&elem, compute));
-        return ct__stack_elem_init(ss, kernel, &wide);
+        uint64_t elem;
+        return ct__number_as(x, compute, checked, &elem) == CT_OK ? ct__stack_elem_init(ss, compute, &elem) : NULL;
     }
-    if (x->dtype != compute) x = ct_to(x, compute);
-    return x && x->dtype != kernel ? ct_to(x, kernel) : x;
+    return x->dtype == compute ? x : ct_to(x, compute);
 }
 
 /* Integer division by zero fails before anything is written (PyTorch fails
@@ -4507,10 +4501,12 @@ static ct_result ct__value_arg(ct__op_args *args, ct_dtype dt)
     return CT_OK;
 }
 
-/* float16 and bfloat16 compute in float32 */
-static ct_dtype ct__kernel_dtype(ct_dtype compute)
+/* The dtype PyTorch converts value (and lerp's number weight) to: the
+ * compute dtype, but float for float16 and bfloat16 where its kernels work
+ * in float (opmath). */
+static ct_dtype ct__value_dtype(ct_dtype compute, const ct__op_args *args)
 {
-    return compute == CT_F16 || compute == CT_BF16 ? CT_F32 : compute;
+    return args->opmath && (compute == CT_F16 || compute == CT_BF16) ? CT_F32 : compute;
 }
 
 /* Whether number operand i converts with Scalar.to<T>()'s overflow check:
@@ -4536,33 +4532,29 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
                                    int ndim, ct_dtype compute, ct_dtype result, const ct__op_args *args)
 {
     int n = ct__ops[op].arity;
-    ct_dtype kernel = ct__kernel_dtype(compute), kernel_out = result == CT_BOOL ? CT_BOOL : kernel;
     ct__stack_scalar ss[3];
     const ct_tensor *kin[3] = {NULL, NULL, NULL};
     for (int i = 0; i < n; i++) {
         bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
-        ct_dtype as = args->opmath && in[i]->wrapped_number ? kernel : compute;
-        kin[i] = condition ? in[i] : ct__operand_as(in[i], as, kernel, ct__number_checked(op, i, compute, args), &ss[i]);
+        kin[i] = condition ? in[i] : ct__operand_as(in[i], compute, ct__number_checked(op, i, compute, args), &ss[i]);
         if (!kin[i]) return ct_last_error_code();
     }
     if (n > 1 && ct__check_divisor(op, kin[n - 1], compute, args) != CT_OK) return ct_last_error_code();
     ct_tensor *dst;
-    bool direct = *out && (*out)->dtype == kernel_out;
+    bool direct = *out && (*out)->dtype == result;
     if (direct) {
         dst = *out;
     } else {
         int64_t strides[CT_MAX_DIMS];
         ct__dense_strides_for(in, n, shape, ndim, strides);
-        dst = ct__alloc_strided(shape, strides, ndim, kernel_out, ct__cpu);
+        dst = ct__alloc_strided(shape, strides, ndim, result, ct__cpu);
         if (!dst) return ct_last_error_code();
     }
     ct__op_args kargs = *args;
     kargs.number_other = n == 2 && in[1]->wrapped_number;
     kargs.compute = compute;
     if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, &kargs);
-    /* round to the result dtype (float16, bfloat16) or to self's dtype (in place) */
-    if (*out && !direct) ct__copy_unchecked(*out, dst);
-    else if (kernel_out != result && !(dst = ct_to(dst, result))) return ct_last_error_code();
+    if (*out && !direct) ct__copy_unchecked(*out, dst); /* in place into another dtype */
     if (!*out) *out = ct_keep(dst);
     return CT_OK;
 }
@@ -4586,14 +4578,13 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     ct__pointwise_dtypes(op, common, args, &compute, &result);
     if ((r = ct__pointwise_shape(in, n, shape, &ndim)) != CT_OK) return r;
     if (*out && (r = ct__check_inplace(*out, in, n, shape, ndim, result, args)) != CT_OK) return r;
-    ct_dtype kernel = ct__kernel_dtype(compute);
-    if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, kernel))
+    if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
     ct_scope s = ct_scope_begin();
     ct__op_args kargs = *args;
     kargs.alpha = 1.0;
     kargs.alpha_i = 1;
-    if (args->has_value && (r = ct__value_arg(&kargs, args->opmath ? kernel : compute)) != CT_OK) {
+    if (args->has_value && (r = ct__value_arg(&kargs, ct__value_dtype(compute, args))) != CT_OK) {
         ct_scope_end(s);
         return r;
     }
@@ -4886,12 +4877,16 @@ ct_result ct_lerp_(ct_tensor *start, const ct_tensor *end, const ct_tensor *weig
     return ct__inplace(CT__OP_lerp, start, end, weight, NULL);
 }
 
-/* lerp's number weight converts to the dtype with an overflow check. */
-static ct__op_args ct__lerp_scalar_args(void)
+/* lerp's number weight reaches the kernel as value (mode 1), converted with
+ * an overflow check to the compute dtype, or to float for float16 and
+ * bfloat16 (PyTorch's opmath); the weight operand is then only a placeholder. */
+static ct__op_args ct__lerp_scalar_args(ct_scalar weight)
 {
     ct__op_args args = ct__args();
-    args.checked = true;
+    args.value = weight;
+    args.has_value = true;
     args.opmath = true;
+    args.mode = 1;
     args.kernel = "lerp_kernel_scalar";
     return args;
 }
@@ -4901,7 +4896,7 @@ ct_tensor *ct_lerp_scalar(const ct_tensor *start, const ct_tensor *end, ct_scala
     ct__stack_scalar ss;
     CT__ARG(start, "input", 1);
     CT__ARG(end, "end", 2);
-    ct__op_args args = ct__lerp_scalar_args();
+    ct__op_args args = ct__lerp_scalar_args(weight);
     return ct__new(CT__OP_lerp, start, end, ct__stack_scalar_init(&ss, weight), &args);
 }
 
@@ -4910,7 +4905,7 @@ ct_result ct_lerp_scalar_(ct_tensor *start, const ct_tensor *end, ct_scalar weig
     ct__stack_scalar ss;
     CT__ARG_R(start, "input", 1);
     CT__ARG_R(end, "end", 2);
-    ct__op_args args = ct__lerp_scalar_args();
+    ct__op_args args = ct__lerp_scalar_args(weight);
     return ct__inplace(CT__OP_lerp, start, end, ct__stack_scalar_init(&ss, weight), &args);
 }
 
@@ -5704,26 +5699,27 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
  * to the low bits when stored, as native arithmetic does). Loops over every
  * dtype are generated from those definitions.
  *
- * float16 and bfloat16 never reach a kernel as such: the front end computes
- * them in float32 and rounds once, which is what PyTorch's per-element
- * `float(a) op float(b)` gives. A few ops of PyTorch 1.13 round intermediates
- * to the narrow type in their per-element kernels (rsqrt, logit, gelu, add
- * with alpha...); those have an h flavour, float with the same roundings,
- * which runs when args->compute is float16 or bfloat16. (PyTorch's vectorised
- * bfloat16 loops, on contiguous runs of 32 or more, round once instead; ctorch
- * follows the per-element kernels, which small and strided tensors get.) */
+ * float16 and bfloat16 load to float, compute in float and round once when
+ * stored, which is what PyTorch's per-element `float(a) op float(b)` gives. A
+ * few ops of PyTorch 1.13 round intermediates to the narrow type in their
+ * per-element kernels (rsqrt, logit, add with alpha...); those loops use an h
+ * flavour instead, float with the same roundings (args->compute names the
+ * narrow type). (PyTorch's vectorised bfloat16 loops, on contiguous runs of 32
+ * or more, round once instead; ctorch follows the per-element kernels, which
+ * small and strided tensors get.) */
 
 /* At -O2, GCC's cost model vectorises only loops whose trip count is a
- * multiple of the vector width, and GCC keeps branches whose other side could
- * raise a floating-point exception flag (x > 0 ? x : x * s). These kernels
- * need the dynamic model (the one of -O3) and no trapping math (as PyTorch is
- * built), for the whole file so that the op functions still inline. */
+ * multiple of the vector width; these kernels need the dynamic model (the one
+ * of -O3). (GCC also keeps a branch whose other side could raise a floating
+ * point exception flag, so the ops compute both sides, as leaky_relu does.) */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
-#pragma GCC optimize("vect-cost-model=dynamic", "no-trapping-math")
+#pragma GCC optimize("vect-cost-model=dynamic")
 #endif
 
-/* Per dtype: storage type, flavour, load to the flavour and store from it. */
+/* Per dtype: storage type (KT), flavour (KF), load to the flavour (KL) and
+ * store from it (KS). f16 and bf16 have h twins (f16h, bf16h) for the ops
+ * with float16/bfloat16 roundings. */
 #define CT__KT_b8 uint8_t
 #define CT__KT_u8 uint8_t
 #define CT__KT_i8 int8_t
@@ -5732,6 +5728,10 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
 #define CT__KT_i64 int64_t
 #define CT__KT_f32 float
 #define CT__KT_f64 double
+#define CT__KT_f16 uint16_t
+#define CT__KT_bf16 uint16_t
+#define CT__KT_f16h uint16_t
+#define CT__KT_bf16h uint16_t
 #define CT__KF_b8 i
 #define CT__KF_u8 i
 #define CT__KF_i8 i
@@ -5740,6 +5740,22 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
 #define CT__KF_i64 i
 #define CT__KF_f32 f
 #define CT__KF_f64 d
+#define CT__KF_f16 f
+#define CT__KF_bf16 f
+#define CT__KF_f16h h
+#define CT__KF_bf16h h
+#define CT__KL_b8(v) ((int64_t)(v))
+#define CT__KL_u8(v) ((int64_t)(v))
+#define CT__KL_i8(v) ((int64_t)(v))
+#define CT__KL_i16(v) ((int64_t)(v))
+#define CT__KL_i32(v) ((int64_t)(v))
+#define CT__KL_i64(v) (v)
+#define CT__KL_f32(v) (v)
+#define CT__KL_f64(v) (v)
+#define CT__KL_f16(v) ct__f16_to_float(v)
+#define CT__KL_bf16(v) ct__bf16_to_float(v)
+#define CT__KL_f16h(v) ct__f16_to_float(v)
+#define CT__KL_bf16h(v) ct__bf16_to_float(v)
 #define CT__KS_b8(v) ((uint8_t)((v) != 0))
 #define CT__KS_u8(v) ((uint8_t)(uint64_t)(v))
 #define CT__KS_i8(v) ((int8_t)(uint8_t)(uint64_t)(v))
@@ -5748,20 +5764,23 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
 #define CT__KS_i64(v) ((int64_t)(v))
 #define CT__KS_f32(v) (v)
 #define CT__KS_f64(v) (v)
-#define CT__KT_h32 float
-#define CT__KF_h32 h
-#define CT__KS_h32(v) (v)
+#define CT__KS_f16(v) ct__float_to_f16(v)
+#define CT__KS_bf16(v) ct__float_to_bf16(v)
+#define CT__KS_f16h(v) ct__float_to_f16(v)
+#define CT__KS_bf16h(v) ct__float_to_bf16(v)
 typedef float ct__flavour_f;
 typedef float ct__flavour_h;
 typedef double ct__flavour_d;
 typedef int64_t ct__flavour_i;
 
 /* The dtype groups an op supports. */
-#define CT__KD_INTS(X, op) X(op, u8) X(op, i8) X(op, i16) X(op, i32) X(op, i64)
-#define CT__KD_FLOATS(X, op) X(op, f32) X(op, f64)
-#define CT__KD_NUMERIC(X, op) CT__KD_INTS(X, op) CT__KD_FLOATS(X, op)
-#define CT__KD_ALL(X, op) X(op, b8) CT__KD_NUMERIC(X, op)
-#define CT__KD_INTS_BOOL(X, op) X(op, b8) CT__KD_INTS(X, op)
+/* The dtype groups an op supports; h is empty, or h for the ops whose float16
+ * and bfloat16 loops run the h flavour. */
+#define CT__KD_INTS(X, op, h) X(op, u8) X(op, i8) X(op, i16) X(op, i32) X(op, i64)
+#define CT__KD_FLOATS(X, op, h) X(op, f32) X(op, f64) X(op, f16##h) X(op, bf16##h)
+#define CT__KD_NUMERIC(X, op, h) CT__KD_INTS(X, op, h) CT__KD_FLOATS(X, op, h)
+#define CT__KD_ALL(X, op, h) X(op, b8) CT__KD_NUMERIC(X, op, h)
+#define CT__KD_INTS_BOOL(X, op, h) X(op, b8) CT__KD_INTS(X, op, h)
 
 /* x rounded to the narrow type PyTorch computes in (float16, bfloat16). */
 static inline float ct__narrow(float x, ct_dtype compute)
@@ -5970,8 +5989,8 @@ CT__FLOATING(digamma)
 /* ---------------------------------------------------------------- activations */
 
 /* leaky_relu: x, or x * slope (p[0], in the input precision) below 0 */
-CT__UNARY_FL(leaky_relu, f, float, x > 0 ? x : x * (float)a->p[0])
-CT__UNARY_FL(leaky_relu, d, double, x > 0 ? x : x * a->p[0])
+CT__UNARY_FL(leaky_relu, f, float, x * (x > 0 ? 1.0f : (float)a->p[0]))
+CT__UNARY_FL(leaky_relu, d, double, x * (x > 0 ? 1.0 : a->p[0]))
 
 /* elu: scale * x above 0, else alpha * scale * (exp(x * input_scale) - 1) */
 #define CT__GEN_elu(fl, T, F)                                                             \
@@ -6232,9 +6251,8 @@ CT__FLOATING(addc)
 #define CT__GEN_lerp(fl, T, F)                                                                          \
     static inline T ct__lerp_##fl(T x, T y, T z, const ct__op_args *a)                                  \
     {                                                                                                   \
-        T d = y - x;                                                                                    \
-        (void)a;                                                                                        \
-        return z < (T)0.5 ? F(ct__fma)(z, d, x) : F(ct__fma)(-d, 1 - z, y);                             \
+        T d = y - x, w = a->mode ? (T)a->alpha : z;                                                      \
+        return w < (T)0.5 ? F(ct__fma)(w, d, x) : F(ct__fma)(-d, 1 - w, y);                             \
     }
 CT__FLOATING(lerp)
 /* clamp: std::min(std::max(x, lo), hi), NaN where a bound is NaN (written
@@ -6261,15 +6279,14 @@ CT__FLOATING(clamp)
     static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
-        typedef CT__KFT(dt) F;                                                                   \
         const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
         if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T)) {                         \
             OT *CT__RESTRICT o = (OT *)d[0];                                                     \
             const T *CT__RESTRICT x = (const T *)d[1];                                           \
-            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)((F)x[k], a));        \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), a)); \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
-                *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)((F) * (const T *)(d[1] + k * s[1]), a)); \
+                *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), a)); \
         }                                                                                        \
     }
 #define CT__UNARY_LOOP(name, dt) CT__UNARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
@@ -6287,14 +6304,14 @@ CT__FLOATING(clamp)
         const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];            \
         bool dense = s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T);                  \
         if (dense && s[2] == (int64_t)sizeof(T)) {                                               \
-            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)((F)x[k], (F)y[k], a)); \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), a)); \
         } else if (dense && s[2] == 0) {                                                         \
-            const F y0 = (F)y[0];                                                                \
-            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)((F)x[k], y0, a));     \
+            const F y0 = CT__KL_##dt(y[0]);                                                      \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), y0, a)); \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
                 *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)(                              \
-                    (F) * (const T *)(d[1] + k * s[1]), (F) * (const T *)(d[2] + k * s[2]), a));  \
+                    CT__KL_##dt(*(const T *)(d[1] + k * s[1])), CT__KL_##dt(*(const T *)(d[2] + k * s[2])), a)); \
         }                                                                                        \
     }
 #define CT__BINARY_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
@@ -6315,17 +6332,18 @@ CT__FLOATING(clamp)
         bool dense = s[0] == es && s[1] == es;                                                   \
         if (dense && s[2] == es && s[3] == es) {                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
-                o[k] = CT__KS_##dt(CT__KFN(name, dt)((F)x[k], (F)y[k], (F)z[k], a));             \
+                o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), CT__KL_##dt(z[k]), a)); \
         } else if (dense && s[2] == es && s[3] == 0) {                                           \
-            const F z0 = (F)z[0];                                                                \
-            for (int64_t k = 0; k < n; k++) o[k] = CT__KS_##dt(CT__KFN(name, dt)((F)x[k], (F)y[k], z0, a)); \
+            const F z0 = CT__KL_##dt(z[0]);                                                      \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), z0, a)); \
         } else if (dense && s[2] == 0 && s[3] == 0) {                                            \
-            const F y0 = (F)y[0], z0 = (F)z[0];                                                  \
-            for (int64_t k = 0; k < n; k++) o[k] = CT__KS_##dt(CT__KFN(name, dt)((F)x[k], y0, z0, a)); \
+            const F y0 = CT__KL_##dt(y[0]), z0 = CT__KL_##dt(z[0]);                              \
+            for (int64_t k = 0; k < n; k++) o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), y0, z0, a)); \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
-                *(T *)(d[0] + k * s[0]) = CT__KS_##dt(CT__KFN(name, dt)((F) * (const T *)(d[1] + k * s[1]), \
-                    (F) * (const T *)(d[2] + k * s[2]), (F) * (const T *)(d[3] + k * s[3]), a));  \
+                *(T *)(d[0] + k * s[0]) = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), \
+                    CT__KL_##dt(*(const T *)(d[2] + k * s[2])), CT__KL_##dt(*(const T *)(d[3] + k * s[3])), a)); \
         }                                                                                        \
     }
 
@@ -6381,8 +6399,8 @@ CT__FLOATING(clamp)
     X(addcmul, TERNARY, NUMERIC) X(addcdiv, TERNARY, FLOATS) X(lerp, TERNARY, FLOATS)              \
     X(clamp, TERNARY, NUMERIC) X(where, WHERE, ALL)
 
-#define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name)
-#define CT__DEFINE_LOOPS_H(name, kind, group) CT__DEFINE_LOOPS(name, kind, group) CT__##kind##_LOOP(name, h32)
+#define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, )
+#define CT__DEFINE_LOOPS_H(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, h)
 CT__CPU_KERNELS(CT__DEFINE_LOOPS, CT__DEFINE_LOOPS_H)
 CT__DEFINE_LOOPS_H(add_alpha, BINARY, ALL)
 CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
@@ -6397,18 +6415,20 @@ CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
 #define CT__DT_i64 CT_I64
 #define CT__DT_f32 CT_F32
 #define CT__DT_f64 CT_F64
-#define CT__DT_h32 CT_NUM_DTYPES /* float data with float16/bfloat16 roundings */
+#define CT__DT_f16 CT_F16
+#define CT__DT_bf16 CT_BF16
+#define CT__DT_f16h CT_F16
+#define CT__DT_bf16h CT_BF16
 #define CT__KCASE(name, dt) case CT__DT_##dt: return ct__k_##name##_##dt;
 
-/* The CPU loop of op for operands of dtype dt (or CT__DT_h32), or NULL when
- * there is none. */
-static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, int dt)
+/* The CPU loop of op for operands of dtype dt, or NULL when there is none. */
+static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, ct_dtype dt)
 {
     switch (op) {
 #define CT__KCASES(name, kind, group) \
-    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name) default: return NULL; }
+    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, ) default: return NULL; }
 #define CT__KCASES_H(name, kind, group) \
-    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name) CT__KCASE(name, h32) default: return NULL; }
+    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, h) default: return NULL; }
         CT__CPU_KERNELS(CT__KCASES, CT__KCASES_H)
 #undef CT__KCASES_H
 #undef CT__KCASES
@@ -6416,11 +6436,11 @@ static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, int dt)
     }
 }
 
-/* The add_alpha or sub_alpha loop for dtype dt (or CT__DT_h32). */
-static ct__loop_fn ct__cpu_alpha_loop(ct__op op, int dt)
+/* The add_alpha or sub_alpha loop for dtype dt. */
+static ct__loop_fn ct__cpu_alpha_loop(ct__op op, ct_dtype dt)
 {
-    if (op == CT__OP_add) switch (dt) { CT__KD_ALL(CT__KCASE, add_alpha) CT__KCASE(add_alpha, h32) default: break; }
-    else switch (dt) { CT__KD_NUMERIC(CT__KCASE, sub_alpha) CT__KCASE(sub_alpha, h32) default: break; }
+    if (op == CT__OP_add) switch (dt) { CT__KD_ALL(CT__KCASE, add_alpha, h) default: break; }
+    else switch (dt) { CT__KD_NUMERIC(CT__KCASE, sub_alpha, h) default: break; }
     return NULL;
 }
 
@@ -6429,12 +6449,10 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     int n = ct__ops[op].arity;
     const ct_tensor *ops[4] = {out, inputs[0], n > 1 ? inputs[1] : NULL, n > 2 ? inputs[2] : NULL};
     /* the last input has the data dtype (where's first is its condition) */
-    int dt = inputs[n - 1]->dtype;
-    bool narrow = args->compute == CT_F16 || args->compute == CT_BF16, alpha = args->alpha != 1 || args->alpha_i != 1;
-    ct__loop_fn fn = NULL;
-    if ((op == CT__OP_add || op == CT__OP_sub) && alpha) fn = ct__cpu_alpha_loop(op, narrow ? CT__DT_h32 : dt);
-    if (!fn && narrow) fn = ct__cpu_pointwise_loop(op, CT__DT_h32);
-    if (!fn) fn = ct__cpu_pointwise_loop(op, dt);
+    ct_dtype dt = inputs[n - 1]->dtype;
+    bool alpha = args->alpha != 1 || args->alpha_i != 1;
+    ct__loop_fn fn = (op == CT__OP_add || op == CT__OP_sub) && alpha ? ct__cpu_alpha_loop(op, dt)
+                                                                      : ct__cpu_pointwise_loop(op, dt);
     ct__iter it;
     ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, (void *)args);

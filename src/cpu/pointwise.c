@@ -5,26 +5,27 @@
  * to the low bits when stored, as native arithmetic does). Loops over every
  * dtype are generated from those definitions.
  *
- * float16 and bfloat16 never reach a kernel as such: the front end computes
- * them in float32 and rounds once, which is what PyTorch's per-element
- * `float(a) op float(b)` gives. A few ops of PyTorch 1.13 round intermediates
- * to the narrow type in their per-element kernels (rsqrt, logit, gelu, add
- * with alpha...); those have an h flavour, float with the same roundings,
- * which runs when args->compute is float16 or bfloat16. (PyTorch's vectorised
- * bfloat16 loops, on contiguous runs of 32 or more, round once instead; ctorch
- * follows the per-element kernels, which small and strided tensors get.) */
+ * float16 and bfloat16 load to float, compute in float and round once when
+ * stored, which is what PyTorch's per-element `float(a) op float(b)` gives. A
+ * few ops of PyTorch 1.13 round intermediates to the narrow type in their
+ * per-element kernels (rsqrt, logit, add with alpha...); those loops use an h
+ * flavour instead, float with the same roundings (args->compute names the
+ * narrow type). (PyTorch's vectorised bfloat16 loops, on contiguous runs of 32
+ * or more, round once instead; ctorch follows the per-element kernels, which
+ * small and strided tensors get.) */
 
 /* At -O2, GCC's cost model vectorises only loops whose trip count is a
- * multiple of the vector width, and GCC keeps branches whose other side could
- * raise a floating-point exception flag (x > 0 ? x : x * s). These kernels
- * need the dynamic model (the one of -O3) and no trapping math (as PyTorch is
- * built), for the whole file so that the op functions still inline. */
+ * multiple of the vector width; these kernels need the dynamic model (the one
+ * of -O3). (GCC also keeps a branch whose other side could raise a floating
+ * point exception flag, so the ops compute both sides, as leaky_relu does.) */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
-#pragma GCC optimize("vect-cost-model=dynamic", "no-trapping-math")
+#pragma GCC optimize("vect-cost-model=dynamic")
 #endif
 
-/* Per dtype: storage type, flavour, load to the flavour and store from it. */
+/* Per dtype: storage type (KT), flavour (KF), load to the flavour (KL) and
+ * store from it (KS). f16 and bf16 have h twins (f16h, bf16h) for the ops
+ * with float16/bfloat16 roundings. */
 #define CT__KT_b8 uint8_t
 #define CT__KT_u8 uint8_t
 #define CT__KT_i8 int8_t
@@ -33,6 +34,10 @@
 #define CT__KT_i64 int64_t
 #define CT__KT_f32 float
 #define CT__KT_f64 double
+#define CT__KT_f16 uint16_t
+#define CT__KT_bf16 uint16_t
+#define CT__KT_f16h uint16_t
+#define CT__KT_bf16h uint16_t
 #define CT__KF_b8 i
 #define CT__KF_u8 i
 #define CT__KF_i8 i
@@ -41,6 +46,22 @@
 #define CT__KF_i64 i
 #define CT__KF_f32 f
 #define CT__KF_f64 d
+#define CT__KF_f16 f
+#define CT__KF_bf16 f
+#define CT__KF_f16h h
+#define CT__KF_bf16h h
+#define CT__KL_b8(v) ((int64_t)(v))
+#define CT__KL_u8(v) ((int64_t)(v))
+#define CT__KL_i8(v) ((int64_t)(v))
+#define CT__KL_i16(v) ((int64_t)(v))
+#define CT__KL_i32(v) ((int64_t)(v))
+#define CT__KL_i64(v) (v)
+#define CT__KL_f32(v) (v)
+#define CT__KL_f64(v) (v)
+#define CT__KL_f16(v) ct__f16_to_float(v)
+#define CT__KL_bf16(v) ct__bf16_to_float(v)
+#define CT__KL_f16h(v) ct__f16_to_float(v)
+#define CT__KL_bf16h(v) ct__bf16_to_float(v)
 #define CT__KS_b8(v) ((uint8_t)((v) != 0))
 #define CT__KS_u8(v) ((uint8_t)(uint64_t)(v))
 #define CT__KS_i8(v) ((int8_t)(uint8_t)(uint64_t)(v))
@@ -49,20 +70,23 @@
 #define CT__KS_i64(v) ((int64_t)(v))
 #define CT__KS_f32(v) (v)
 #define CT__KS_f64(v) (v)
-#define CT__KT_h32 float
-#define CT__KF_h32 h
-#define CT__KS_h32(v) (v)
+#define CT__KS_f16(v) ct__float_to_f16(v)
+#define CT__KS_bf16(v) ct__float_to_bf16(v)
+#define CT__KS_f16h(v) ct__float_to_f16(v)
+#define CT__KS_bf16h(v) ct__float_to_bf16(v)
 typedef float ct__flavour_f;
 typedef float ct__flavour_h;
 typedef double ct__flavour_d;
 typedef int64_t ct__flavour_i;
 
 /* The dtype groups an op supports. */
-#define CT__KD_INTS(X, op) X(op, u8) X(op, i8) X(op, i16) X(op, i32) X(op, i64)
-#define CT__KD_FLOATS(X, op) X(op, f32) X(op, f64)
-#define CT__KD_NUMERIC(X, op) CT__KD_INTS(X, op) CT__KD_FLOATS(X, op)
-#define CT__KD_ALL(X, op) X(op, b8) CT__KD_NUMERIC(X, op)
-#define CT__KD_INTS_BOOL(X, op) X(op, b8) CT__KD_INTS(X, op)
+/* The dtype groups an op supports; h is empty, or h for the ops whose float16
+ * and bfloat16 loops run the h flavour. */
+#define CT__KD_INTS(X, op, h) X(op, u8) X(op, i8) X(op, i16) X(op, i32) X(op, i64)
+#define CT__KD_FLOATS(X, op, h) X(op, f32) X(op, f64) X(op, f16##h) X(op, bf16##h)
+#define CT__KD_NUMERIC(X, op, h) CT__KD_INTS(X, op, h) CT__KD_FLOATS(X, op, h)
+#define CT__KD_ALL(X, op, h) X(op, b8) CT__KD_NUMERIC(X, op, h)
+#define CT__KD_INTS_BOOL(X, op, h) X(op, b8) CT__KD_INTS(X, op, h)
 
 /* x rounded to the narrow type PyTorch computes in (float16, bfloat16). */
 static inline float ct__narrow(float x, ct_dtype compute)
@@ -271,8 +295,8 @@ CT__FLOATING(digamma)
 /* ---------------------------------------------------------------- activations */
 
 /* leaky_relu: x, or x * slope (p[0], in the input precision) below 0 */
-CT__UNARY_FL(leaky_relu, f, float, x > 0 ? x : x * (float)a->p[0])
-CT__UNARY_FL(leaky_relu, d, double, x > 0 ? x : x * a->p[0])
+CT__UNARY_FL(leaky_relu, f, float, x * (x > 0 ? 1.0f : (float)a->p[0]))
+CT__UNARY_FL(leaky_relu, d, double, x * (x > 0 ? 1.0 : a->p[0]))
 
 /* elu: scale * x above 0, else alpha * scale * (exp(x * input_scale) - 1) */
 #define CT__GEN_elu(fl, T, F)                                                             \
@@ -533,9 +557,8 @@ CT__FLOATING(addc)
 #define CT__GEN_lerp(fl, T, F)                                                                          \
     static inline T ct__lerp_##fl(T x, T y, T z, const ct__op_args *a)                                  \
     {                                                                                                   \
-        T d = y - x;                                                                                    \
-        (void)a;                                                                                        \
-        return z < (T)0.5 ? F(ct__fma)(z, d, x) : F(ct__fma)(-d, 1 - z, y);                             \
+        T d = y - x, w = a->mode ? (T)a->alpha : z;                                                      \
+        return w < (T)0.5 ? F(ct__fma)(w, d, x) : F(ct__fma)(-d, 1 - w, y);                             \
     }
 CT__FLOATING(lerp)
 /* clamp: std::min(std::max(x, lo), hi), NaN where a bound is NaN (written
@@ -562,15 +585,14 @@ CT__FLOATING(clamp)
     static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
-        typedef CT__KFT(dt) F;                                                                   \
         const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
         if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T)) {                         \
             OT *CT__RESTRICT o = (OT *)d[0];                                                     \
             const T *CT__RESTRICT x = (const T *)d[1];                                           \
-            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)((F)x[k], a));        \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), a)); \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
-                *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)((F) * (const T *)(d[1] + k * s[1]), a)); \
+                *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), a)); \
         }                                                                                        \
     }
 #define CT__UNARY_LOOP(name, dt) CT__UNARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
@@ -588,14 +610,14 @@ CT__FLOATING(clamp)
         const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];            \
         bool dense = s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T);                  \
         if (dense && s[2] == (int64_t)sizeof(T)) {                                               \
-            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)((F)x[k], (F)y[k], a)); \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), a)); \
         } else if (dense && s[2] == 0) {                                                         \
-            const F y0 = (F)y[0];                                                                \
-            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)((F)x[k], y0, a));     \
+            const F y0 = CT__KL_##dt(y[0]);                                                      \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), y0, a)); \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
                 *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)(                              \
-                    (F) * (const T *)(d[1] + k * s[1]), (F) * (const T *)(d[2] + k * s[2]), a));  \
+                    CT__KL_##dt(*(const T *)(d[1] + k * s[1])), CT__KL_##dt(*(const T *)(d[2] + k * s[2])), a)); \
         }                                                                                        \
     }
 #define CT__BINARY_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
@@ -616,17 +638,18 @@ CT__FLOATING(clamp)
         bool dense = s[0] == es && s[1] == es;                                                   \
         if (dense && s[2] == es && s[3] == es) {                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
-                o[k] = CT__KS_##dt(CT__KFN(name, dt)((F)x[k], (F)y[k], (F)z[k], a));             \
+                o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), CT__KL_##dt(z[k]), a)); \
         } else if (dense && s[2] == es && s[3] == 0) {                                           \
-            const F z0 = (F)z[0];                                                                \
-            for (int64_t k = 0; k < n; k++) o[k] = CT__KS_##dt(CT__KFN(name, dt)((F)x[k], (F)y[k], z0, a)); \
+            const F z0 = CT__KL_##dt(z[0]);                                                      \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), z0, a)); \
         } else if (dense && s[2] == 0 && s[3] == 0) {                                            \
-            const F y0 = (F)y[0], z0 = (F)z[0];                                                  \
-            for (int64_t k = 0; k < n; k++) o[k] = CT__KS_##dt(CT__KFN(name, dt)((F)x[k], y0, z0, a)); \
+            const F y0 = CT__KL_##dt(y[0]), z0 = CT__KL_##dt(z[0]);                              \
+            for (int64_t k = 0; k < n; k++) o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), y0, z0, a)); \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
-                *(T *)(d[0] + k * s[0]) = CT__KS_##dt(CT__KFN(name, dt)((F) * (const T *)(d[1] + k * s[1]), \
-                    (F) * (const T *)(d[2] + k * s[2]), (F) * (const T *)(d[3] + k * s[3]), a));  \
+                *(T *)(d[0] + k * s[0]) = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), \
+                    CT__KL_##dt(*(const T *)(d[2] + k * s[2])), CT__KL_##dt(*(const T *)(d[3] + k * s[3])), a)); \
         }                                                                                        \
     }
 
@@ -682,8 +705,8 @@ CT__FLOATING(clamp)
     X(addcmul, TERNARY, NUMERIC) X(addcdiv, TERNARY, FLOATS) X(lerp, TERNARY, FLOATS)              \
     X(clamp, TERNARY, NUMERIC) X(where, WHERE, ALL)
 
-#define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name)
-#define CT__DEFINE_LOOPS_H(name, kind, group) CT__DEFINE_LOOPS(name, kind, group) CT__##kind##_LOOP(name, h32)
+#define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, )
+#define CT__DEFINE_LOOPS_H(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, h)
 CT__CPU_KERNELS(CT__DEFINE_LOOPS, CT__DEFINE_LOOPS_H)
 CT__DEFINE_LOOPS_H(add_alpha, BINARY, ALL)
 CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
@@ -698,18 +721,20 @@ CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
 #define CT__DT_i64 CT_I64
 #define CT__DT_f32 CT_F32
 #define CT__DT_f64 CT_F64
-#define CT__DT_h32 CT_NUM_DTYPES /* float data with float16/bfloat16 roundings */
+#define CT__DT_f16 CT_F16
+#define CT__DT_bf16 CT_BF16
+#define CT__DT_f16h CT_F16
+#define CT__DT_bf16h CT_BF16
 #define CT__KCASE(name, dt) case CT__DT_##dt: return ct__k_##name##_##dt;
 
-/* The CPU loop of op for operands of dtype dt (or CT__DT_h32), or NULL when
- * there is none. */
-static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, int dt)
+/* The CPU loop of op for operands of dtype dt, or NULL when there is none. */
+static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, ct_dtype dt)
 {
     switch (op) {
 #define CT__KCASES(name, kind, group) \
-    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name) default: return NULL; }
+    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, ) default: return NULL; }
 #define CT__KCASES_H(name, kind, group) \
-    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name) CT__KCASE(name, h32) default: return NULL; }
+    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, h) default: return NULL; }
         CT__CPU_KERNELS(CT__KCASES, CT__KCASES_H)
 #undef CT__KCASES_H
 #undef CT__KCASES
@@ -717,11 +742,11 @@ static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, int dt)
     }
 }
 
-/* The add_alpha or sub_alpha loop for dtype dt (or CT__DT_h32). */
-static ct__loop_fn ct__cpu_alpha_loop(ct__op op, int dt)
+/* The add_alpha or sub_alpha loop for dtype dt. */
+static ct__loop_fn ct__cpu_alpha_loop(ct__op op, ct_dtype dt)
 {
-    if (op == CT__OP_add) switch (dt) { CT__KD_ALL(CT__KCASE, add_alpha) CT__KCASE(add_alpha, h32) default: break; }
-    else switch (dt) { CT__KD_NUMERIC(CT__KCASE, sub_alpha) CT__KCASE(sub_alpha, h32) default: break; }
+    if (op == CT__OP_add) switch (dt) { CT__KD_ALL(CT__KCASE, add_alpha, h) default: break; }
+    else switch (dt) { CT__KD_NUMERIC(CT__KCASE, sub_alpha, h) default: break; }
     return NULL;
 }
 
@@ -730,12 +755,10 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     int n = ct__ops[op].arity;
     const ct_tensor *ops[4] = {out, inputs[0], n > 1 ? inputs[1] : NULL, n > 2 ? inputs[2] : NULL};
     /* the last input has the data dtype (where's first is its condition) */
-    int dt = inputs[n - 1]->dtype;
-    bool narrow = args->compute == CT_F16 || args->compute == CT_BF16, alpha = args->alpha != 1 || args->alpha_i != 1;
-    ct__loop_fn fn = NULL;
-    if ((op == CT__OP_add || op == CT__OP_sub) && alpha) fn = ct__cpu_alpha_loop(op, narrow ? CT__DT_h32 : dt);
-    if (!fn && narrow) fn = ct__cpu_pointwise_loop(op, CT__DT_h32);
-    if (!fn) fn = ct__cpu_pointwise_loop(op, dt);
+    ct_dtype dt = inputs[n - 1]->dtype;
+    bool alpha = args->alpha != 1 || args->alpha_i != 1;
+    ct__loop_fn fn = (op == CT__OP_add || op == CT__OP_sub) && alpha ? ct__cpu_alpha_loop(op, dt)
+                                                                      : ct__cpu_pointwise_loop(op, dt);
     ct__iter it;
     ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, (void *)args);

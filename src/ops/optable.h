@@ -158,14 +158,14 @@ static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
 
 /* Extra arguments of a pointwise kernel. The front end fills what an op
  * uses; the kernels read them with the op's meaning:
- *   alpha     add/sub alpha, addcmul/addcdiv value: `value` converted to the
- *             compute dtype (alpha_i for integral kernels)
+ *   alpha     add/sub alpha, addcmul/addcdiv value, lerp's number weight:
+ *             `value` converted to the compute dtype (alpha_i for integral kernels)
  *   p[0..2]   round: 10^|decimals|; logit: eps; leaky_relu: slope;
  *             elu: alpha, scale, input_scale; softplus: beta, threshold;
  *             nan_to_num: the values for NaN, +inf and -inf
  *   mode      div: its ct_rounding_mode; round: 1 for decimals > 0, 2 for
- *             decimals < 0, 3 for decimals == 0; logit: 1 with eps;
- *             gelu: its ct_gelu_approximate */
+ *             decimals < 0, 3 for decimals == 0; gelu: its ct_gelu_approximate,
+ *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha */
 typedef struct ct__op_args {
     double alpha;
     int64_t alpha_i;
@@ -174,8 +174,8 @@ typedef struct ct__op_args {
     double p[3];
     int mode;
     bool checked;       /* number operands convert with an overflow check (bounds, weights) */
-    bool opmath;        /* numbers and value convert to the float the kernel computes in, not
-                           to float16/bfloat16 (PyTorch's opmath: addcmul, lerp) */
+    bool opmath;        /* value converts to float, not to float16/bfloat16 (PyTorch's
+                           opmath: addcmul, addcdiv, lerp's weight) */
     bool scalar_clamp;  /* PyTorch's clamps with number bounds: no bool kernel, and a
                            cast error names self's C++ type */
     const char *kernel; /* the kernel name for this form, when not the table's (NULL) */

@@ -229,21 +229,15 @@ static ct_result ct__number_as(const ct_tensor *x, ct_dtype dt, bool checked, ui
     return CT_OK;
 }
 
-/* An operand as the kernel sees it: first converted to the dtype PyTorch
- * computes in (so a number or a float32 tensor meets a bfloat16 one rounded
- * to bfloat16), then widened to the kernel's dtype. Numbers stay on the stack. */
-static const ct_tensor *ct__operand_as(const ct_tensor *x, ct_dtype compute, ct_dtype kernel, bool checked,
-                                       ct__stack_scalar *ss)
+/* An operand in the dtype PyTorch computes in (so a number or a float32
+ * tensor meets a bfloat16 one rounded to bfloat16). Numbers stay on the stack. */
+static const ct_tensor *ct__operand_as(const ct_tensor *x, ct_dtype compute, bool checked, ct__stack_scalar *ss)
 {
     if (x->wrapped_number) {
-        uint64_t elem, wide = 0;
-        if (ct__number_as(x, compute, checked, &elem) != CT_OK) return NULL;
-        if (ct_dtype_is_floating(compute)) ct__write_f64(&wide, kernel, ct__read_f64(&elem, compute));
-        else ct__write_i64(&wide, kernel, ct__read_i64(&elem, compute));
-        return ct__stack_elem_init(ss, kernel, &wide);
+        uint64_t elem;
+        return ct__number_as(x, compute, checked, &elem) == CT_OK ? ct__stack_elem_init(ss, compute, &elem) : NULL;
     }
-    if (x->dtype != compute) x = ct_to(x, compute);
-    return x && x->dtype != kernel ? ct_to(x, kernel) : x;
+    return x->dtype == compute ? x : ct_to(x, compute);
 }
 
 /* Integer division by zero fails before anything is written (PyTorch fails
@@ -304,10 +298,12 @@ static ct_result ct__value_arg(ct__op_args *args, ct_dtype dt)
     return CT_OK;
 }
 
-/* float16 and bfloat16 compute in float32 */
-static ct_dtype ct__kernel_dtype(ct_dtype compute)
+/* The dtype PyTorch converts value (and lerp's number weight) to: the
+ * compute dtype, but float for float16 and bfloat16 where its kernels work
+ * in float (opmath). */
+static ct_dtype ct__value_dtype(ct_dtype compute, const ct__op_args *args)
 {
-    return compute == CT_F16 || compute == CT_BF16 ? CT_F32 : compute;
+    return args->opmath && (compute == CT_F16 || compute == CT_BF16) ? CT_F32 : compute;
 }
 
 /* Whether number operand i converts with Scalar.to<T>()'s overflow check:
@@ -333,33 +329,29 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
                                    int ndim, ct_dtype compute, ct_dtype result, const ct__op_args *args)
 {
     int n = ct__ops[op].arity;
-    ct_dtype kernel = ct__kernel_dtype(compute), kernel_out = result == CT_BOOL ? CT_BOOL : kernel;
     ct__stack_scalar ss[3];
     const ct_tensor *kin[3] = {NULL, NULL, NULL};
     for (int i = 0; i < n; i++) {
         bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
-        ct_dtype as = args->opmath && in[i]->wrapped_number ? kernel : compute;
-        kin[i] = condition ? in[i] : ct__operand_as(in[i], as, kernel, ct__number_checked(op, i, compute, args), &ss[i]);
+        kin[i] = condition ? in[i] : ct__operand_as(in[i], compute, ct__number_checked(op, i, compute, args), &ss[i]);
         if (!kin[i]) return ct_last_error_code();
     }
     if (n > 1 && ct__check_divisor(op, kin[n - 1], compute, args) != CT_OK) return ct_last_error_code();
     ct_tensor *dst;
-    bool direct = *out && (*out)->dtype == kernel_out;
+    bool direct = *out && (*out)->dtype == result;
     if (direct) {
         dst = *out;
     } else {
         int64_t strides[CT_MAX_DIMS];
         ct__dense_strides_for(in, n, shape, ndim, strides);
-        dst = ct__alloc_strided(shape, strides, ndim, kernel_out, ct__cpu);
+        dst = ct__alloc_strided(shape, strides, ndim, result, ct__cpu);
         if (!dst) return ct_last_error_code();
     }
     ct__op_args kargs = *args;
     kargs.number_other = n == 2 && in[1]->wrapped_number;
     kargs.compute = compute;
     if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, &kargs);
-    /* round to the result dtype (float16, bfloat16) or to self's dtype (in place) */
-    if (*out && !direct) ct__copy_unchecked(*out, dst);
-    else if (kernel_out != result && !(dst = ct_to(dst, result))) return ct_last_error_code();
+    if (*out && !direct) ct__copy_unchecked(*out, dst); /* in place into another dtype */
     if (!*out) *out = ct_keep(dst);
     return CT_OK;
 }
@@ -383,14 +375,13 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     ct__pointwise_dtypes(op, common, args, &compute, &result);
     if ((r = ct__pointwise_shape(in, n, shape, &ndim)) != CT_OK) return r;
     if (*out && (r = ct__check_inplace(*out, in, n, shape, ndim, result, args)) != CT_OK) return r;
-    ct_dtype kernel = ct__kernel_dtype(compute);
-    if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, kernel))
+    if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
     ct_scope s = ct_scope_begin();
     ct__op_args kargs = *args;
     kargs.alpha = 1.0;
     kargs.alpha_i = 1;
-    if (args->has_value && (r = ct__value_arg(&kargs, args->opmath ? kernel : compute)) != CT_OK) {
+    if (args->has_value && (r = ct__value_arg(&kargs, ct__value_dtype(compute, args))) != CT_OK) {
         ct_scope_end(s);
         return r;
     }
@@ -683,12 +674,16 @@ ct_result ct_lerp_(ct_tensor *start, const ct_tensor *end, const ct_tensor *weig
     return ct__inplace(CT__OP_lerp, start, end, weight, NULL);
 }
 
-/* lerp's number weight converts to the dtype with an overflow check. */
-static ct__op_args ct__lerp_scalar_args(void)
+/* lerp's number weight reaches the kernel as value (mode 1), converted with
+ * an overflow check to the compute dtype, or to float for float16 and
+ * bfloat16 (PyTorch's opmath); the weight operand is then only a placeholder. */
+static ct__op_args ct__lerp_scalar_args(ct_scalar weight)
 {
     ct__op_args args = ct__args();
-    args.checked = true;
+    args.value = weight;
+    args.has_value = true;
     args.opmath = true;
+    args.mode = 1;
     args.kernel = "lerp_kernel_scalar";
     return args;
 }
@@ -698,7 +693,7 @@ ct_tensor *ct_lerp_scalar(const ct_tensor *start, const ct_tensor *end, ct_scala
     ct__stack_scalar ss;
     CT__ARG(start, "input", 1);
     CT__ARG(end, "end", 2);
-    ct__op_args args = ct__lerp_scalar_args();
+    ct__op_args args = ct__lerp_scalar_args(weight);
     return ct__new(CT__OP_lerp, start, end, ct__stack_scalar_init(&ss, weight), &args);
 }
 
@@ -707,7 +702,7 @@ ct_result ct_lerp_scalar_(ct_tensor *start, const ct_tensor *end, ct_scalar weig
     ct__stack_scalar ss;
     CT__ARG_R(start, "input", 1);
     CT__ARG_R(end, "end", 2);
-    ct__op_args args = ct__lerp_scalar_args();
+    ct__op_args args = ct__lerp_scalar_args(weight);
     return ct__inplace(CT__OP_lerp, start, end, ct__stack_scalar_init(&ss, weight), &args);
 }
 
