@@ -4406,8 +4406,8 @@ static ct_result ct__pointwise_refusals(ct__op op, const ct_tensor *const *in, c
                         "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
                         "dtypes.");
     /* round with decimals has floating kernels only, even for decimals=0 */
-    if (op == CT__OP_round && args->mode && !ct_dtype_is_floating(common)) return ct__not_implemented(ct__kernel_name(op, args), common);
-    if (args->scalar_clamp && common == CT_BOOL) return ct__not_implemented(ct__kernel_name(op, args), common);
+    if ((op == CT__OP_round && args->mode && !ct_dtype_is_floating(common)) || (args->scalar_clamp && common == CT_BOOL))
+        return ct__not_implemented(ct__kernel_name(op, args), common);
     return CT_OK;
 }
 
@@ -4489,8 +4489,9 @@ static ct_result ct__check_inplace(const ct_tensor *self, const ct_tensor *const
     return CT_OK;
 }
 
-/* value (alpha of add and sub, value of addcmul and addcdiv) as the kernels
- * read it: converted to the compute dtype with Scalar.to<T>()'s overflow check. */
+/* value (alpha of add and sub, value of addcmul and addcdiv, lerp's number
+ * weight) as the kernels read it: converted to dt with Scalar.to<T>()'s
+ * overflow check. */
 static ct_result ct__value_arg(ct__op_args *args, ct_dtype dt)
 {
     uint64_t elem = 0;
@@ -4601,7 +4602,6 @@ static ct__op_args ct__args(void)
     memset(&a, 0, sizeof a);
     return a;
 }
-
 
 static ct_tensor *ct__new(ct__op op, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c, const ct__op_args *args)
 {
@@ -5988,7 +5988,8 @@ CT__FLOATING(digamma)
 
 /* ---------------------------------------------------------------- activations */
 
-/* leaky_relu: x, or x * slope (p[0], in the input precision) below 0 */
+/* leaky_relu: x above 0, else x * slope (p[0], in float as PyTorch has it);
+ * a multiply either way, so that the loop vectorises */
 CT__UNARY_FL(leaky_relu, f, float, x * (x > 0 ? 1.0f : (float)a->p[0]))
 CT__UNARY_FL(leaky_relu, d, double, x * (x > 0 ? 1.0 : a->p[0]))
 
@@ -6220,7 +6221,6 @@ static inline int64_t ct__bitwise_right_shift_i(int64_t x, int64_t y, const ct__
     return (int32_t)x >> (y & 31);
 }
 
-
 /* h flavours: alpha * y, a quotient before trunc, and xlogy's log round to the narrow type */
 CT__BINARY_FL(add_alpha, h, float, x + CT__N((float)a->alpha * y))
 CT__BINARY_FL(sub_alpha, h, float, x - CT__N((float)a->alpha * y))
@@ -6232,16 +6232,13 @@ CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)
 
 /* ---------------------------------------------------------------- ternary ops */
 
-/* out = fn(x, y, z) */
+/* out = fn(x, y, z): the int64 flavour (the floating ones are CT__GEN_ macros) */
 #define CT__TERNARY_I(name, ei) \
     static inline int64_t ct__##name##_i(int64_t x, int64_t y, int64_t z, const ct__op_args *a) { (void)a; return ei; }
-#define CT__TERNARY_FL(name, fl, T, e) \
-    static inline T ct__##name##_##fl(T x, T y, T z, const ct__op_args *a) { (void)a; return e; }
-#define CT__TERNARY_FD(name, e) CT__TERNARY_FL(name, f, float, e) CT__TERNARY_FL(name, d, double, e)
 
-/* addcmul: x + value * y * z; addcdiv: x + value * y / z */
+/* addcmul: x + value * y * z, its last multiply-add fused as PyTorch's
+ * compiled kernels have it; addcdiv: x + value * y / z */
 CT__TERNARY_I(addcmul, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y * (uint64_t)z))
-/* addcmul's last multiply-add is fused, as PyTorch's compiled kernels do */
 #define CT__GEN_addc(fl, T, F)                                                                          \
     static inline T ct__addcmul_##fl(T x, T y, T z, const ct__op_args *a) { return F(ct__fma)((T)a->alpha * y, z, x); } \
     static inline T ct__addcdiv_##fl(T x, T y, T z, const ct__op_args *a) { return x + (T)a->alpha * y / z; }

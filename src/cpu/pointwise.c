@@ -294,7 +294,8 @@ CT__FLOATING(digamma)
 
 /* ---------------------------------------------------------------- activations */
 
-/* leaky_relu: x, or x * slope (p[0], in the input precision) below 0 */
+/* leaky_relu: x above 0, else x * slope (p[0], in float as PyTorch has it);
+ * a multiply either way, so that the loop vectorises */
 CT__UNARY_FL(leaky_relu, f, float, x * (x > 0 ? 1.0f : (float)a->p[0]))
 CT__UNARY_FL(leaky_relu, d, double, x * (x > 0 ? 1.0 : a->p[0]))
 
@@ -526,7 +527,6 @@ static inline int64_t ct__bitwise_right_shift_i(int64_t x, int64_t y, const ct__
     return (int32_t)x >> (y & 31);
 }
 
-
 /* h flavours: alpha * y, a quotient before trunc, and xlogy's log round to the narrow type */
 CT__BINARY_FL(add_alpha, h, float, x + CT__N((float)a->alpha * y))
 CT__BINARY_FL(sub_alpha, h, float, x - CT__N((float)a->alpha * y))
@@ -538,16 +538,13 @@ CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)
 
 /* ---------------------------------------------------------------- ternary ops */
 
-/* out = fn(x, y, z) */
+/* out = fn(x, y, z): the int64 flavour (the floating ones are CT__GEN_ macros) */
 #define CT__TERNARY_I(name, ei) \
     static inline int64_t ct__##name##_i(int64_t x, int64_t y, int64_t z, const ct__op_args *a) { (void)a; return ei; }
-#define CT__TERNARY_FL(name, fl, T, e) \
-    static inline T ct__##name##_##fl(T x, T y, T z, const ct__op_args *a) { (void)a; return e; }
-#define CT__TERNARY_FD(name, e) CT__TERNARY_FL(name, f, float, e) CT__TERNARY_FL(name, d, double, e)
 
-/* addcmul: x + value * y * z; addcdiv: x + value * y / z */
+/* addcmul: x + value * y * z, its last multiply-add fused as PyTorch's
+ * compiled kernels have it; addcdiv: x + value * y / z */
 CT__TERNARY_I(addcmul, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y * (uint64_t)z))
-/* addcmul's last multiply-add is fused, as PyTorch's compiled kernels do */
 #define CT__GEN_addc(fl, T, F)                                                                          \
     static inline T ct__addcmul_##fl(T x, T y, T z, const ct__op_args *a) { return F(ct__fma)((T)a->alpha * y, z, x); } \
     static inline T ct__addcdiv_##fl(T x, T y, T z, const ct__op_args *a) { return x + (T)a->alpha * y / z; }

@@ -203,8 +203,8 @@ static ct_result ct__pointwise_refusals(ct__op op, const ct_tensor *const *in, c
                         "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
                         "dtypes.");
     /* round with decimals has floating kernels only, even for decimals=0 */
-    if (op == CT__OP_round && args->mode && !ct_dtype_is_floating(common)) return ct__not_implemented(ct__kernel_name(op, args), common);
-    if (args->scalar_clamp && common == CT_BOOL) return ct__not_implemented(ct__kernel_name(op, args), common);
+    if ((op == CT__OP_round && args->mode && !ct_dtype_is_floating(common)) || (args->scalar_clamp && common == CT_BOOL))
+        return ct__not_implemented(ct__kernel_name(op, args), common);
     return CT_OK;
 }
 
@@ -286,8 +286,9 @@ static ct_result ct__check_inplace(const ct_tensor *self, const ct_tensor *const
     return CT_OK;
 }
 
-/* value (alpha of add and sub, value of addcmul and addcdiv) as the kernels
- * read it: converted to the compute dtype with Scalar.to<T>()'s overflow check. */
+/* value (alpha of add and sub, value of addcmul and addcdiv, lerp's number
+ * weight) as the kernels read it: converted to dt with Scalar.to<T>()'s
+ * overflow check. */
 static ct_result ct__value_arg(ct__op_args *args, ct_dtype dt)
 {
     uint64_t elem = 0;
@@ -398,7 +399,6 @@ static ct__op_args ct__args(void)
     memset(&a, 0, sizeof a);
     return a;
 }
-
 
 static ct_tensor *ct__new(ct__op op, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c, const ct__op_args *args)
 {
