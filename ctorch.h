@@ -478,10 +478,12 @@ CTORCH_API void ct_print_shape(const ct_tensor *t);
  * int_tensor * 2.5 becomes the default float dtype). Operands broadcast.
  * Results have PyTorch's dtypes: the float functions (exp, sin, div...) turn
  * integers and bool into the default float dtype, comparisons and tests give
- * bool. float16 and bfloat16 are computed in float32 and rounded, also where
- * PyTorch 1.13 has no float16 CPU kernel. Integer division by zero fails with
- * PyTorch's "ZeroDivisionError" before anything is written. All functions are
- * safe to call from several threads on different output tensors. */
+ * bool. float16 and bfloat16 are computed in float32 and rounded to the
+ * result, with the intermediate roundings of PyTorch 1.13's per-element
+ * kernels where it has them, and also where PyTorch 1.13 has no float16 CPU
+ * kernel. Integer division by zero fails with PyTorch's "ZeroDivisionError"
+ * before anything is written. All functions are safe to call from several
+ * threads on different output tensors. */
 
 /* torch.result_type(a, b) and torch.result_type(t, number). */
 CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);

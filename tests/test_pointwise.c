@@ -593,6 +593,38 @@ static void test_zero_division_changes_nothing(void)
     CHECK_VALUES(ct_remainder_scalar(ct_from_array(m, CT_SHAPE(1), CT_I64), ct_int(-1)), CT_SHAPE(1), 0);
 }
 
+/* Tensors big enough for several OpenMP chunks (when built with it): each
+ * chunk starts its pointers mid-tensor, broadcast operands included. */
+static void test_large_tensors(void)
+{
+    int64_t n = 300001;
+    ct_tensor *x = ct_arange(ct_int(0), ct_int(n), ct_int(1), CT_F32);
+    ct_tensor *col = ct_view(ct_slice(x, 0, 0, 100000, 1), CT_SHAPE(100000, 1));
+    ct_tensor *row = ct_arange(ct_int(0), ct_int(3), ct_int(1), CT_F32);
+    ct_tensor *sum = ct_add(col, row), *clamped = ct_clamp_scalar(x, ct_int(10), ct_int(200000));
+    ct_tensor *picked = ct_where(ct_gt_scalar(x, ct_int(5)), x, ct_neg(x));
+    float *v = (float *)malloc((size_t)n * sizeof(float));
+    CHECK_OK(ct_copy_to_array(sum, v, n, CT_F32));
+    for (int64_t i = 0; i < 300000; i++)
+        if (v[i] != (float)(i / 3 + i % 3)) {
+            ct_test_fail(__FILE__, __LINE__, "sum[%lld] == %g", (long long)i, v[i]);
+            break;
+        }
+    CHECK_OK(ct_copy_to_array(clamped, v, n, CT_F32));
+    for (int64_t i = 0; i < n; i++)
+        if (v[i] != (float)(i < 10 ? 10 : i > 200000 ? 200000 : i)) {
+            ct_test_fail(__FILE__, __LINE__, "clamped[%lld] == %g", (long long)i, v[i]);
+            break;
+        }
+    CHECK_OK(ct_copy_to_array(picked, v, n, CT_F32));
+    for (int64_t i = 0; i < n; i++)
+        if (v[i] != (float)(i > 5 ? i : -i)) {
+            ct_test_fail(__FILE__, __LINE__, "picked[%lld] == %g", (long long)i, v[i]);
+            break;
+        }
+    free(v);
+}
+
 static void test_options_defaults(void)
 {
     ct_elu_opts e = ct_elu_opts_init();
@@ -616,6 +648,7 @@ int main(void)
     RUN(test_output_layout_follows_inputs);
     RUN(test_inplace_errors);
     RUN(test_zero_division_changes_nothing);
+    RUN(test_large_tensors);
     RUN(test_options_defaults);
     return ct_test_report();
 }

@@ -290,6 +290,10 @@ BINARY = {
     'clamp_min': torch.clamp_min, 'clamp_max': torch.clamp_max, 'rsub': torch.rsub,
 }
 NO_NUMBER = {'maximum', 'minimum', 'fmax', 'fmin', 'hypot', 'atan2', 'logical_and', 'logical_or', 'logical_xor'}
+# pow with the exponents PyTorch computes specially (sqrt, rsqrt, reciprocal, products)
+for dt in FLOATS + [torch.int32]:
+    for v in (0.5, -1.0, 3, -2.0, 3.0, -1, 1, 0.0):
+        call('pow', torch.pow, [t_operand(dt, (7,)), v])
 DIVIDES = {'remainder', 'fmod', 'floor_divide'}
 for op, f in BINARY.items():
     rng = 'nonzero' if op in DIVIDES else 'shift' if 'shift' in op else 'wide'
