@@ -177,6 +177,8 @@ CT__UNARY_LIBM(acosh, acosh)
 CT__UNARY_LIBM(atanh, atanh)
 CT__UNARY_LIBM(erf, erf)
 CT__UNARY_LIBM(erfc, erfc)
+/* (the C library's lgamma also stores the sign in the global signgam, which
+ * OpenMP threads then write at once, as PyTorch's do; the values are unaffected) */
 CT__UNARY_LIBM(lgamma, lgamma)
 CT__UNARY_FL(sigmoid, f, float, 1.0f / (1.0f + expf(-x)))
 CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + exp(-x)))
