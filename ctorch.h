@@ -584,37 +584,21 @@ CTORCH_API bool ct_is_anomaly_enabled(void);
  * name; the _ forms work in place on their first argument and return a
  * ct_result; the _scalar forms take a Python number for the second operand,
  * with PyTorch's promotion for numbers (int_tensor * 2 stays integral,
- * int_tensor * 2.5 becomes the default float dtype). */
+ * int_tensor * 2.5 becomes the default float dtype). Operands broadcast.
+ * Results have PyTorch's dtypes: the float functions (exp, sin, div...) turn
+ * integers and bool into the default float dtype, comparisons and tests give
+ * bool. float16 and bfloat16 are computed in float32 and rounded to the
+ * result, with the intermediate roundings of PyTorch 1.13's per-element
+ * kernels where it has them, and also where PyTorch 1.13 has no float16 CPU
+ * kernel. Integer division by zero fails with PyTorch's "ZeroDivisionError"
+ * before anything is written. All functions are safe to call from several
+ * threads on different output tensors. */
 
 /* torch.result_type(a, b) and torch.result_type(t, number). */
 CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
 CTORCH_API ct_dtype ct_result_type_scalar(const ct_tensor *t, ct_scalar s);
 
-/* ---------------------------------------------------------------- unary */
-
-CTORCH_API ct_tensor *ct_neg(const ct_tensor *t);         /* torch.neg (-t); not for bool */
-CTORCH_API ct_result ct_neg_(ct_tensor *t);
-CTORCH_API ct_tensor *ct_abs(const ct_tensor *t);         /* torch.abs */
-CTORCH_API ct_result ct_abs_(ct_tensor *t);
-CTORCH_API ct_tensor *ct_floor(const ct_tensor *t);       /* torch.floor (integers unchanged) */
-CTORCH_API ct_result ct_floor_(ct_tensor *t);
-CTORCH_API ct_tensor *ct_exp(const ct_tensor *t);         /* torch.exp; integers give the default float dtype */
-CTORCH_API ct_result ct_exp_(ct_tensor *t);
-CTORCH_API ct_tensor *ct_log(const ct_tensor *t);         /* torch.log */
-CTORCH_API ct_result ct_log_(ct_tensor *t);
-CTORCH_API ct_tensor *ct_sqrt(const ct_tensor *t);        /* torch.sqrt */
-CTORCH_API ct_result ct_sqrt_(ct_tensor *t);
-CTORCH_API ct_tensor *ct_tanh(const ct_tensor *t);        /* torch.tanh */
-CTORCH_API ct_result ct_tanh_(ct_tensor *t);
-CTORCH_API ct_tensor *ct_sigmoid(const ct_tensor *t);     /* torch.sigmoid */
-CTORCH_API ct_result ct_sigmoid_(ct_tensor *t);
-CTORCH_API ct_tensor *ct_relu(const ct_tensor *t);        /* torch.relu */
-CTORCH_API ct_result ct_relu_(ct_tensor *t);
-CTORCH_API ct_tensor *ct_isnan(const ct_tensor *t);       /* torch.isnan: bool */
-CTORCH_API ct_tensor *ct_logical_not(const ct_tensor *t); /* torch.logical_not: bool */
-CTORCH_API ct_result ct_logical_not_(ct_tensor *t);
-
-/* ---------------------------------------------------------------- binary (broadcasting) */
+/* ---------------------------------------------------------------- arithmetic */
 
 CTORCH_API ct_tensor *ct_add(const ct_tensor *a, const ct_tensor *b);             /* torch.add (a + b) */
 CTORCH_API ct_tensor *ct_add_scalar(const ct_tensor *a, ct_scalar b);
@@ -623,12 +607,15 @@ CTORCH_API ct_result ct_add_scalar_(ct_tensor *a, ct_scalar b);
 /* torch.add(a, b, alpha=alpha): a + alpha * b (and sub: a - alpha * b). */
 CTORCH_API ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha);
 CTORCH_API ct_result ct_add_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha);
-CTORCH_API ct_tensor *ct_sub(const ct_tensor *a, const ct_tensor *b);             /* torch.sub (a - b) */
+CTORCH_API ct_tensor *ct_sub(const ct_tensor *a, const ct_tensor *b);             /* torch.sub (a - b); not for bool */
 CTORCH_API ct_tensor *ct_sub_scalar(const ct_tensor *a, ct_scalar b);
 CTORCH_API ct_result ct_sub_(ct_tensor *a, const ct_tensor *b);
 CTORCH_API ct_result ct_sub_scalar_(ct_tensor *a, ct_scalar b);
 CTORCH_API ct_tensor *ct_sub_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha);
 CTORCH_API ct_result ct_sub_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha);
+/* torch.rsub(a, b): b - a; ct_rsub_scalar(t, s) is Python's s - t. */
+CTORCH_API ct_tensor *ct_rsub(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s);
 CTORCH_API ct_tensor *ct_mul(const ct_tensor *a, const ct_tensor *b);             /* torch.mul (a * b) */
 CTORCH_API ct_tensor *ct_mul_scalar(const ct_tensor *a, ct_scalar b);
 CTORCH_API ct_result ct_mul_(ct_tensor *a, const ct_tensor *b);
@@ -637,21 +624,319 @@ CTORCH_API ct_tensor *ct_div(const ct_tensor *a, const ct_tensor *b);           
 CTORCH_API ct_tensor *ct_div_scalar(const ct_tensor *a, ct_scalar b);
 CTORCH_API ct_result ct_div_(ct_tensor *a, const ct_tensor *b);
 CTORCH_API ct_result ct_div_scalar_(ct_tensor *a, ct_scalar b);
-CTORCH_API ct_tensor *ct_maximum(const ct_tensor *a, const ct_tensor *b);         /* torch.maximum (NaN propagates; no number form, as in PyTorch) */
-CTORCH_API ct_tensor *ct_pow(const ct_tensor *a, const ct_tensor *b);             /* torch.pow (a ** b) */
+/* Python's s / t (Tensor.__rtruediv__), which PyTorch computes as t.reciprocal() * s. */
+CTORCH_API ct_tensor *ct_rdiv_scalar(const ct_tensor *t, ct_scalar s);
+
+/* torch.div(a, b, rounding_mode=...): CT_ROUNDING_NONE is true division,
+ * TRUNC rounds toward zero, FLOOR toward minus infinity (Python's //); the
+ * rounding modes keep integer dtypes. */
+typedef enum ct_rounding_mode { CT_ROUNDING_NONE = 0, CT_ROUNDING_TRUNC, CT_ROUNDING_FLOOR } ct_rounding_mode;
+CTORCH_API ct_tensor *ct_div_mode(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode);
+CTORCH_API ct_tensor *ct_div_mode_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode);
+CTORCH_API ct_result ct_div_mode_(ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode);
+CTORCH_API ct_result ct_div_mode_scalar_(ct_tensor *a, ct_scalar b, ct_rounding_mode mode);
+/* torch.floor_divide (a // b): div with CT_ROUNDING_FLOOR. */
+CTORCH_API ct_tensor *ct_floor_divide(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_floor_divide_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_floor_divide_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_floor_divide_scalar_(ct_tensor *a, ct_scalar b);
+/* torch.remainder (Python's %: the sign of b) and torch.fmod (C's fmod: the sign of a). */
+CTORCH_API ct_tensor *ct_remainder(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_remainder_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_remainder_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_remainder_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_fmod(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_fmod_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_fmod_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_fmod_scalar_(ct_tensor *a, ct_scalar b);
+/* torch.pow (a ** b); ct_rpow_scalar(t, s) is torch.pow(s, t), Python's s ** t.
+ * An integer tensor to a negative integer number is an error, as in PyTorch. */
+CTORCH_API ct_tensor *ct_pow(const ct_tensor *a, const ct_tensor *b);
 CTORCH_API ct_tensor *ct_pow_scalar(const ct_tensor *a, ct_scalar b);
 CTORCH_API ct_result ct_pow_(ct_tensor *a, const ct_tensor *b);
 CTORCH_API ct_result ct_pow_scalar_(ct_tensor *a, ct_scalar b);
-CTORCH_API ct_tensor *ct_eq(const ct_tensor *a, const ct_tensor *b);              /* torch.eq (a == b): bool */
+CTORCH_API ct_tensor *ct_rpow_scalar(const ct_tensor *t, ct_scalar s);
+CTORCH_API ct_tensor *ct_neg(const ct_tensor *t);          /* torch.neg (-t); not for bool */
+CTORCH_API ct_result ct_neg_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_abs(const ct_tensor *t);          /* torch.abs */
+CTORCH_API ct_result ct_abs_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_reciprocal(const ct_tensor *t);   /* torch.reciprocal (1 / t) */
+CTORCH_API ct_result ct_reciprocal_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_sign(const ct_tensor *t);         /* torch.sign: -1, 0 or 1 (0 for NaN) */
+CTORCH_API ct_result ct_sign_(ct_tensor *t);
+/* torch.addcmul(t, t1, t2, value=v): t + v * t1 * t2. */
+CTORCH_API ct_tensor *ct_addcmul(const ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value);
+CTORCH_API ct_result ct_addcmul_(ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value);
+/* torch.addcdiv(t, t1, t2, value=v): t + v * t1 / t2 (floating point only, as in PyTorch). */
+CTORCH_API ct_tensor *ct_addcdiv(const ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value);
+CTORCH_API ct_result ct_addcdiv_(ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value);
+/* torch.lerp(start, end, weight): start + weight * (end - start), with a tensor
+ * or a number weight. No promotion: all tensors must have one floating dtype. */
+CTORCH_API ct_tensor *ct_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *weight);
+CTORCH_API ct_result ct_lerp_(ct_tensor *start, const ct_tensor *end, const ct_tensor *weight);
+CTORCH_API ct_tensor *ct_lerp_scalar(const ct_tensor *start, const ct_tensor *end, ct_scalar weight);
+CTORCH_API ct_result ct_lerp_scalar_(ct_tensor *start, const ct_tensor *end, ct_scalar weight);
+/* torch.maximum / minimum (NaN propagates) and torch.fmax / fmin (NaN is
+ * ignored unless both are NaN). PyTorch has no number or in-place forms. */
+CTORCH_API ct_tensor *ct_maximum(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_minimum(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_fmax(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_fmin(const ct_tensor *a, const ct_tensor *b);
+/* torch.clamp(t, min, max) with tensor bounds (broadcast) or number bounds.
+ * A NaN bound gives NaN; min > max gives max everywhere. Bounds take part in
+ * type promotion: an integer tensor clamped to 0.5 becomes float. */
+CTORCH_API ct_tensor *ct_clamp(const ct_tensor *t, const ct_tensor *min, const ct_tensor *max);
+CTORCH_API ct_result ct_clamp_(ct_tensor *t, const ct_tensor *min, const ct_tensor *max);
+CTORCH_API ct_tensor *ct_clamp_scalar(const ct_tensor *t, ct_scalar min, ct_scalar max);
+CTORCH_API ct_result ct_clamp_scalar_(ct_tensor *t, ct_scalar min, ct_scalar max);
+/* torch.clamp_min / clamp_max: one bound (torch.clamp(t, min=m) and clamp(t, max=m)). */
+CTORCH_API ct_tensor *ct_clamp_min(const ct_tensor *t, const ct_tensor *min);
+CTORCH_API ct_result ct_clamp_min_(ct_tensor *t, const ct_tensor *min);
+CTORCH_API ct_tensor *ct_clamp_min_scalar(const ct_tensor *t, ct_scalar min);
+CTORCH_API ct_result ct_clamp_min_scalar_(ct_tensor *t, ct_scalar min);
+CTORCH_API ct_tensor *ct_clamp_max(const ct_tensor *t, const ct_tensor *max);
+CTORCH_API ct_result ct_clamp_max_(ct_tensor *t, const ct_tensor *max);
+CTORCH_API ct_tensor *ct_clamp_max_scalar(const ct_tensor *t, ct_scalar max);
+CTORCH_API ct_result ct_clamp_max_scalar_(ct_tensor *t, ct_scalar max);
+/* torch.copysign: |a| with b's sign; float results. */
+CTORCH_API ct_tensor *ct_copysign(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_copysign_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_copysign_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_copysign_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_hypot(const ct_tensor *a, const ct_tensor *b);   /* torch.hypot: sqrt(a^2 + b^2), floating only */
+CTORCH_API ct_result ct_hypot_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_atan2(const ct_tensor *a, const ct_tensor *b);   /* torch.atan2(a, b): the angle of (b, a) */
+CTORCH_API ct_result ct_atan2_(ct_tensor *a, const ct_tensor *b);
+
+/* ---------------------------------------------------------------- rounding */
+
+CTORCH_API ct_tensor *ct_round(const ct_tensor *t);        /* torch.round: half to even (integers unchanged) */
+CTORCH_API ct_result ct_round_(ct_tensor *t);
+/* torch.round(t, decimals=d): round(t * 10^d) / 10^d (floating point only). */
+CTORCH_API ct_tensor *ct_round_decimals(const ct_tensor *t, int64_t decimals);
+CTORCH_API ct_result ct_round_decimals_(ct_tensor *t, int64_t decimals);
+CTORCH_API ct_tensor *ct_floor(const ct_tensor *t);        /* torch.floor (integers unchanged) */
+CTORCH_API ct_result ct_floor_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_ceil(const ct_tensor *t);         /* torch.ceil (integers unchanged) */
+CTORCH_API ct_result ct_ceil_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_trunc(const ct_tensor *t);        /* torch.trunc (integers unchanged) */
+CTORCH_API ct_result ct_trunc_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_frac(const ct_tensor *t);         /* torch.frac: t - trunc(t), floating only */
+CTORCH_API ct_result ct_frac_(ct_tensor *t);
+
+/* ---------------------------------------------------------------- exponents, logarithms, trigonometry */
+
+/* Integers and bool give the default float dtype. */
+CTORCH_API ct_tensor *ct_exp(const ct_tensor *t);          /* torch.exp */
+CTORCH_API ct_result ct_exp_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_exp2(const ct_tensor *t);         /* torch.exp2 (2^t) */
+CTORCH_API ct_result ct_exp2_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_expm1(const ct_tensor *t);        /* torch.expm1 (e^t - 1) */
+CTORCH_API ct_result ct_expm1_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_log(const ct_tensor *t);          /* torch.log */
+CTORCH_API ct_result ct_log_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_log2(const ct_tensor *t);         /* torch.log2 */
+CTORCH_API ct_result ct_log2_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_log10(const ct_tensor *t);        /* torch.log10 */
+CTORCH_API ct_result ct_log10_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_log1p(const ct_tensor *t);        /* torch.log1p (log(1 + t)) */
+CTORCH_API ct_result ct_log1p_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_sqrt(const ct_tensor *t);         /* torch.sqrt */
+CTORCH_API ct_result ct_sqrt_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_rsqrt(const ct_tensor *t);        /* torch.rsqrt (1 / sqrt(t)) */
+CTORCH_API ct_result ct_rsqrt_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_sin(const ct_tensor *t);          /* torch.sin */
+CTORCH_API ct_result ct_sin_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_cos(const ct_tensor *t);          /* torch.cos */
+CTORCH_API ct_result ct_cos_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_tan(const ct_tensor *t);          /* torch.tan */
+CTORCH_API ct_result ct_tan_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_asin(const ct_tensor *t);         /* torch.asin */
+CTORCH_API ct_result ct_asin_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_acos(const ct_tensor *t);         /* torch.acos */
+CTORCH_API ct_result ct_acos_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_atan(const ct_tensor *t);         /* torch.atan */
+CTORCH_API ct_result ct_atan_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_sinh(const ct_tensor *t);         /* torch.sinh */
+CTORCH_API ct_result ct_sinh_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_cosh(const ct_tensor *t);         /* torch.cosh */
+CTORCH_API ct_result ct_cosh_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_tanh(const ct_tensor *t);         /* torch.tanh */
+CTORCH_API ct_result ct_tanh_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_asinh(const ct_tensor *t);        /* torch.asinh */
+CTORCH_API ct_result ct_asinh_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_acosh(const ct_tensor *t);        /* torch.acosh */
+CTORCH_API ct_result ct_acosh_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_atanh(const ct_tensor *t);        /* torch.atanh */
+CTORCH_API ct_result ct_atanh_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_erf(const ct_tensor *t);          /* torch.erf */
+CTORCH_API ct_result ct_erf_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_erfc(const ct_tensor *t);         /* torch.erfc */
+CTORCH_API ct_result ct_erfc_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_erfinv(const ct_tensor *t);       /* torch.erfinv */
+CTORCH_API ct_result ct_erfinv_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_lgamma(const ct_tensor *t);       /* torch.lgamma (log |gamma(t)|) */
+CTORCH_API ct_result ct_lgamma_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_digamma(const ct_tensor *t);      /* torch.digamma */
+CTORCH_API ct_result ct_digamma_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_sigmoid(const ct_tensor *t);      /* torch.sigmoid */
+CTORCH_API ct_result ct_sigmoid_(ct_tensor *t);
+/* torch.logit(t): log(t / (1 - t)); the _eps forms first clamp t to [eps, 1 - eps]. */
+CTORCH_API ct_tensor *ct_logit(const ct_tensor *t);
+CTORCH_API ct_result ct_logit_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_logit_eps(const ct_tensor *t, double eps);
+CTORCH_API ct_result ct_logit_eps_(ct_tensor *t, double eps);
+/* torch.xlogy(a, b): a * log(b), 0 where a is 0 (unless b is NaN). */
+CTORCH_API ct_tensor *ct_xlogy(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_xlogy_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_xlogy_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_xlogy_scalar_(ct_tensor *a, ct_scalar b);
+
+/* ---------------------------------------------------------------- activations */
+
+/* The functions of torch.nn.functional, on tensors; the _ forms are the
+ * inplace=True variants. Floating point only, except relu, relu6 and
+ * hardtanh, which also take integers. */
+CTORCH_API ct_tensor *ct_relu(const ct_tensor *t);         /* torch.relu */
+CTORCH_API ct_result ct_relu_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_relu6(const ct_tensor *t);        /* F.relu6: hardtanh(t, 0, 6) */
+CTORCH_API ct_result ct_relu6_(ct_tensor *t);
+/* F.leaky_relu(t, negative_slope) (PyTorch's default slope is 0.01). */
+CTORCH_API ct_tensor *ct_leaky_relu(const ct_tensor *t, double negative_slope);
+CTORCH_API ct_result ct_leaky_relu_(ct_tensor *t, double negative_slope);
+/* F.elu and its general form: scale * (t if t > 0 else alpha * (exp(t * input_scale) - 1)).
+ * Start from ct_elu_opts_init() (alpha 1, scale 1, input_scale 1). */
+typedef struct ct_elu_opts {
+    double alpha, scale, input_scale;
+} ct_elu_opts;
+CTORCH_API ct_elu_opts ct_elu_opts_init(void);
+CTORCH_API ct_tensor *ct_elu(const ct_tensor *t, ct_elu_opts opts);
+CTORCH_API ct_result ct_elu_(ct_tensor *t, ct_elu_opts opts);
+CTORCH_API ct_tensor *ct_selu(const ct_tensor *t);         /* torch.selu: elu with SELU's constants */
+CTORCH_API ct_result ct_selu_(ct_tensor *t);
+/* torch.celu(t, alpha): elu(t, alpha, 1, 1 / alpha); alpha may not be 0. */
+CTORCH_API ct_tensor *ct_celu(const ct_tensor *t, double alpha);
+CTORCH_API ct_result ct_celu_(ct_tensor *t, double alpha);
+/* F.gelu(t, approximate='none' or 'tanh'). */
+typedef enum ct_gelu_approximate { CT_GELU_NONE = 0, CT_GELU_TANH } ct_gelu_approximate;
+CTORCH_API ct_tensor *ct_gelu(const ct_tensor *t, ct_gelu_approximate approximate);
+CTORCH_API ct_tensor *ct_silu(const ct_tensor *t);         /* F.silu: t * sigmoid(t) */
+CTORCH_API ct_result ct_silu_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_mish(const ct_tensor *t);         /* F.mish: t * tanh(softplus(t)) */
+CTORCH_API ct_result ct_mish_(ct_tensor *t);
+/* F.softplus(t, beta, threshold): log(1 + exp(beta * t)) / beta, or t where
+ * beta * t > threshold. Start from ct_softplus_opts_init() (beta 1, threshold 20). */
+typedef struct ct_softplus_opts {
+    double beta, threshold;
+} ct_softplus_opts;
+CTORCH_API ct_softplus_opts ct_softplus_opts_init(void);
+CTORCH_API ct_tensor *ct_softplus(const ct_tensor *t, ct_softplus_opts opts);
+/* F.hardtanh(t, min_val, max_val) (PyTorch's defaults are -1 and 1). */
+CTORCH_API ct_tensor *ct_hardtanh(const ct_tensor *t, double min_val, double max_val);
+CTORCH_API ct_result ct_hardtanh_(ct_tensor *t, double min_val, double max_val);
+CTORCH_API ct_tensor *ct_hardsigmoid(const ct_tensor *t);  /* F.hardsigmoid: relu6(t + 3) / 6 */
+CTORCH_API ct_result ct_hardsigmoid_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_hardswish(const ct_tensor *t);    /* F.hardswish: t * relu6(t + 3) / 6 */
+CTORCH_API ct_result ct_hardswish_(ct_tensor *t);
+
+/* ---------------------------------------------------------------- comparison and logic */
+
+/* Comparisons give bool tensors, computed in the promoted dtype. Their _ forms
+ * write 0 or 1 into a (Tensor.eq_). */
+CTORCH_API ct_tensor *ct_eq(const ct_tensor *a, const ct_tensor *b);   /* torch.eq (a == b) */
 CTORCH_API ct_tensor *ct_eq_scalar(const ct_tensor *a, ct_scalar b);
 CTORCH_API ct_result ct_eq_(ct_tensor *a, const ct_tensor *b);
 CTORCH_API ct_result ct_eq_scalar_(ct_tensor *a, ct_scalar b);
-CTORCH_API ct_tensor *ct_lt(const ct_tensor *a, const ct_tensor *b);              /* torch.lt (a < b): bool */
+CTORCH_API ct_tensor *ct_ne(const ct_tensor *a, const ct_tensor *b);   /* torch.ne (a != b) */
+CTORCH_API ct_tensor *ct_ne_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_ne_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_ne_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_lt(const ct_tensor *a, const ct_tensor *b);   /* torch.lt (a < b) */
 CTORCH_API ct_tensor *ct_lt_scalar(const ct_tensor *a, ct_scalar b);
 CTORCH_API ct_result ct_lt_(ct_tensor *a, const ct_tensor *b);
 CTORCH_API ct_result ct_lt_scalar_(ct_tensor *a, ct_scalar b);
-CTORCH_API ct_tensor *ct_logical_and(const ct_tensor *a, const ct_tensor *b);     /* torch.logical_and: bool */
+CTORCH_API ct_tensor *ct_le(const ct_tensor *a, const ct_tensor *b);   /* torch.le (a <= b) */
+CTORCH_API ct_tensor *ct_le_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_le_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_le_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_gt(const ct_tensor *a, const ct_tensor *b);   /* torch.gt (a > b) */
+CTORCH_API ct_tensor *ct_gt_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_gt_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_gt_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_ge(const ct_tensor *a, const ct_tensor *b);   /* torch.ge (a >= b) */
+CTORCH_API ct_tensor *ct_ge_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_ge_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_ge_scalar_(ct_tensor *a, ct_scalar b);
+/* torch.isclose(a, b): |a - b| <= atol + rtol * |b| elementwise (bool), a and b
+ * of one dtype. Start from ct_isclose_opts_init() (rtol 1e-05, atol 1e-08,
+ * equal_nan false). */
+typedef struct ct_isclose_opts {
+    double rtol, atol;
+    bool equal_nan;
+} ct_isclose_opts;
+CTORCH_API ct_isclose_opts ct_isclose_opts_init(void);
+CTORCH_API ct_tensor *ct_isclose(const ct_tensor *a, const ct_tensor *b, ct_isclose_opts opts);
+/* torch.allclose: whether isclose holds everywhere (false, with the error set, on an error). */
+CTORCH_API bool ct_allclose(const ct_tensor *a, const ct_tensor *b, ct_isclose_opts opts);
+/* torch.equal: same shape and equal values (after promotion; NaN is unequal). */
+CTORCH_API bool ct_equal(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_isnan(const ct_tensor *t);        /* torch.isnan: bool */
+CTORCH_API ct_tensor *ct_isinf(const ct_tensor *t);        /* torch.isinf: bool */
+CTORCH_API ct_tensor *ct_isfinite(const ct_tensor *t);     /* torch.isfinite: bool */
+/* torch.logical_*: nonzero is true; bool results (the _ forms write 0 or 1 into a). */
+CTORCH_API ct_tensor *ct_logical_not(const ct_tensor *t);
+CTORCH_API ct_result ct_logical_not_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_logical_and(const ct_tensor *a, const ct_tensor *b);
 CTORCH_API ct_result ct_logical_and_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_logical_or(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_logical_or_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_logical_xor(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_logical_xor_(ct_tensor *a, const ct_tensor *b);
+/* torch.bitwise_*: integers and bool only. */
+CTORCH_API ct_tensor *ct_bitwise_not(const ct_tensor *t);  /* ~t */
+CTORCH_API ct_result ct_bitwise_not_(ct_tensor *t);
+CTORCH_API ct_tensor *ct_bitwise_and(const ct_tensor *a, const ct_tensor *b);   /* a & b */
+CTORCH_API ct_tensor *ct_bitwise_and_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_bitwise_and_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_bitwise_and_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_bitwise_or(const ct_tensor *a, const ct_tensor *b);    /* a | b */
+CTORCH_API ct_tensor *ct_bitwise_or_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_bitwise_or_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_bitwise_or_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_bitwise_xor(const ct_tensor *a, const ct_tensor *b);   /* a ^ b */
+CTORCH_API ct_tensor *ct_bitwise_xor_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_bitwise_xor_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_bitwise_xor_scalar_(ct_tensor *a, ct_scalar b);
+/* torch.bitwise_left_shift / right_shift (a << b, a >> b; integers only). As in
+ * PyTorch on x86, a shift count is taken modulo 32 (64 for int64) and the
+ * narrow types shift as 32-bit ints. */
+CTORCH_API ct_tensor *ct_bitwise_left_shift(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_bitwise_left_shift_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_bitwise_left_shift_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_bitwise_left_shift_scalar_(ct_tensor *a, ct_scalar b);
+CTORCH_API ct_tensor *ct_bitwise_right_shift(const ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_tensor *ct_bitwise_right_shift_scalar(const ct_tensor *a, ct_scalar b);
+CTORCH_API ct_result ct_bitwise_right_shift_(ct_tensor *a, const ct_tensor *b);
+CTORCH_API ct_result ct_bitwise_right_shift_scalar_(ct_tensor *a, ct_scalar b);
+
+/* ---------------------------------------------------------------- selection */
+
+/* torch.where(condition, x, y): x where condition (bool, or uint8 as PyTorch
+ * still accepts) is true, else y; x and y are promoted together. The
+ * _scalar forms take numbers, as where(c, t, 0.0) does in Python. */
+CTORCH_API ct_tensor *ct_where(const ct_tensor *condition, const ct_tensor *x, const ct_tensor *y);
+CTORCH_API ct_tensor *ct_where_scalar_other(const ct_tensor *condition, const ct_tensor *x, ct_scalar y);
+CTORCH_API ct_tensor *ct_where_scalar_self(const ct_tensor *condition, ct_scalar x, const ct_tensor *y);
+CTORCH_API ct_tensor *ct_where_scalar(const ct_tensor *condition, ct_scalar x, ct_scalar y);
+/* torch.nan_to_num: NaN becomes opts.nan (default 0), +inf opts.posinf and
+ * -inf opts.neginf (NULL: the dtype's largest and lowest finite values).
+ * Integers and bool are returned unchanged. */
+typedef struct ct_nan_to_num_opts {
+    double nan;
+    const double *posinf, *neginf;
+} ct_nan_to_num_opts;
+CTORCH_API ct_tensor *ct_nan_to_num(const ct_tensor *t, ct_nan_to_num_opts opts);
+CTORCH_API ct_result ct_nan_to_num_(ct_tensor *t, ct_nan_to_num_opts opts);
 
 /* The op table (for tests and tools): how many ops there are and their names. */
 CTORCH_API int ct_op_count(void);
@@ -1156,49 +1441,127 @@ typedef struct ct__index_job {
 
 /* ==================== ops/optable.h ==================== */
 // >>ops/optable.h
-/* Private: the op table. Every pointwise op is one line here; the list makes
- * the op enum, the names, and the dtype rule each front end applies, and the
- * tests walk it so that no op escapes a golden test.
+/* Private: the op table. Every pointwise op with a kernel is one line here;
+ * the list makes the op enum, the names, and the dtype rule each front end
+ * applies, and the tests walk it so that no op escapes a golden test.
  *
  * X(name, arity, rule, forms, kernel):
  *   name    PyTorch's name (ct_<name> is the public function)
- *   arity   1 (unary) or 2 (binary)
+ *   arity   1 (unary), 2 (binary) or 3 (ternary) tensor operands
  *   rule    how the result dtype follows from the inputs:
  *             SAME   the (promoted) input dtype
  *             FLOAT  the promoted dtype, integers and bool becoming the default float
  *             BOOL   bool (comparisons, tests, logic), computed in the promoted dtype
- *   forms   the public functions PyTorch has for it:
+ *             COND   the first input is a bool condition, the others are promoted
+ *             EXACT  no promotion: every input must have the first one's dtype
+ *   forms   the public functions generated for it (H: written by hand, with
+ *           the op's parameters):
  *             U   ct_<name>(t)              UI  and ct_<name>_(t)
  *             B   ct_<name>(a, b)           BI  and ct_<name>_(a, b)
- *             BS  and ct_<name>_scalar(a, s)   BSI all four
+ *             BSI and ct_<name>_scalar(a, s), ct_<name>_scalar_(a, s)
  *   kernel  PyTorch's kernel name, for "not implemented for 'Bool'" messages
  */
-#define CT__POINTWISE_OPS(X)                        \
-    X(neg, 1, SAME, UI, "neg_cpu")                  \
-    X(abs, 1, SAME, UI, "abs_cpu")                  \
-    X(floor, 1, SAME, UI, "floor_vml_cpu")          \
-    X(exp, 1, FLOAT, UI, "exp_vml_cpu")             \
-    X(log, 1, FLOAT, UI, "log_vml_cpu")             \
-    X(sqrt, 1, FLOAT, UI, "sqrt_vml_cpu")           \
-    X(tanh, 1, FLOAT, UI, "tanh_vml_cpu")           \
-    X(sigmoid, 1, FLOAT, UI, "sigmoid_cpu")         \
-    X(relu, 1, SAME, UI, "clamp_min_cpu")           \
-    X(isnan, 1, BOOL, U, "isnan_cpu")               \
-    X(logical_not, 1, BOOL, UI, "logical_not_cpu")  \
-    X(add, 2, SAME, BSI, "add_cpu")                 \
-    X(sub, 2, SAME, BSI, "sub_cpu")                 \
-    X(mul, 2, SAME, BSI, "mul_cpu")                 \
-    X(div, 2, FLOAT, BSI, "div_true_cpu")           \
-    X(maximum, 2, SAME, B, "maximum_cpu")           \
-    X(pow, 2, SAME, BSI, "pow")                     \
-    X(eq, 2, BOOL, BSI, "eq_cpu")                   \
-    X(lt, 2, BOOL, BSI, "lt_cpu")                   \
-    X(logical_and, 2, BOOL, BI, "logical_and_cpu")
+#define CT__POINTWISE_OPS(X)                              \
+    X(neg, 1, SAME, UI, "neg_cpu")                        \
+    X(abs, 1, SAME, UI, "abs_cpu")                        \
+    X(reciprocal, 1, FLOAT, UI, "reciprocal_cpu")         \
+    X(sign, 1, SAME, UI, "sign_cpu")                      \
+    X(round, 1, SAME, H, "round_vml_cpu")                 \
+    X(floor, 1, SAME, UI, "floor_vml_cpu")                \
+    X(ceil, 1, SAME, UI, "ceil_vml_cpu")                  \
+    X(trunc, 1, SAME, UI, "trunc_vml_cpu")                \
+    X(frac, 1, SAME, UI, "frac_cpu")                      \
+    X(exp, 1, FLOAT, UI, "exp_vml_cpu")                   \
+    X(exp2, 1, FLOAT, UI, "exp2_cpu")                     \
+    X(expm1, 1, FLOAT, UI, "expm1_vml_cpu")               \
+    X(log, 1, FLOAT, UI, "log_vml_cpu")                   \
+    X(log2, 1, FLOAT, UI, "log2_vml_cpu")                 \
+    X(log10, 1, FLOAT, UI, "log10_vml_cpu")               \
+    X(log1p, 1, FLOAT, UI, "log1p_vml_cpu")               \
+    X(sqrt, 1, FLOAT, UI, "sqrt_vml_cpu")                 \
+    X(rsqrt, 1, FLOAT, UI, "rsqrt_cpu")                   \
+    X(sin, 1, FLOAT, UI, "sin_vml_cpu")                   \
+    X(cos, 1, FLOAT, UI, "cos_vml_cpu")                   \
+    X(tan, 1, FLOAT, UI, "tan_vml_cpu")                   \
+    X(asin, 1, FLOAT, UI, "asin_vml_cpu")                 \
+    X(acos, 1, FLOAT, UI, "acos_vml_cpu")                 \
+    X(atan, 1, FLOAT, UI, "atan_vml_cpu")                 \
+    X(sinh, 1, FLOAT, UI, "sinh_cpu")                     \
+    X(cosh, 1, FLOAT, UI, "cosh_cpu")                     \
+    X(tanh, 1, FLOAT, UI, "tanh_vml_cpu")                 \
+    X(asinh, 1, FLOAT, UI, "asinh_cpu")                   \
+    X(acosh, 1, FLOAT, UI, "acosh_cpu")                   \
+    X(atanh, 1, FLOAT, UI, "atanh_cpu")                   \
+    X(erf, 1, FLOAT, UI, "erf_vml_cpu")                   \
+    X(erfc, 1, FLOAT, UI, "erfc_vml_cpu")                 \
+    X(erfinv, 1, FLOAT, UI, "erfinv_vml_cpu")             \
+    X(lgamma, 1, FLOAT, UI, "lgamma_vml_cpu")             \
+    X(digamma, 1, FLOAT, UI, "digamma")                   \
+    X(sigmoid, 1, FLOAT, UI, "sigmoid_cpu")               \
+    X(logit, 1, FLOAT, H, "logit_cpu")                    \
+    X(relu, 1, SAME, UI, "clamp_min_cpu")                 \
+    X(leaky_relu, 1, SAME, H, "leaky_relu_cpu")           \
+    X(elu, 1, SAME, H, "elu_cpu")                         \
+    X(gelu, 1, SAME, H, "GeluKernelImpl")                 \
+    X(silu, 1, SAME, UI, "silu_cpu")                      \
+    X(mish, 1, SAME, UI, "mish_cpu")                      \
+    X(softplus, 1, SAME, H, "softplus_cpu")               \
+    X(hardsigmoid, 1, SAME, UI, "hardsigmoid_cpu")        \
+    X(hardswish, 1, SAME, UI, "hardswish_cpu")            \
+    X(isnan, 1, BOOL, U, "isnan_cpu")                     \
+    X(isinf, 1, BOOL, U, "isinf_cpu")                     \
+    X(isfinite, 1, BOOL, U, "isfinite_cpu")               \
+    X(logical_not, 1, BOOL, UI, "logical_not_cpu")        \
+    X(bitwise_not, 1, SAME, UI, "bitwise_not_cpu")        \
+    X(nan_to_num, 1, SAME, H, "nan_to_num")               \
+    X(add, 2, SAME, BSI, "add_cpu")                       \
+    X(sub, 2, SAME, BSI, "sub_cpu")                       \
+    X(mul, 2, SAME, BSI, "mul_cpu")                       \
+    X(div, 2, FLOAT, BSI, "div_true_cpu")                 \
+    X(remainder, 2, SAME, BSI, "remainder_cpu")           \
+    X(fmod, 2, SAME, BSI, "fmod_cpu")                     \
+    X(pow, 2, SAME, BSI, "pow")                           \
+    X(maximum, 2, SAME, B, "maximum_cpu")                 \
+    X(minimum, 2, SAME, B, "minimum_cpu")                 \
+    X(fmax, 2, SAME, B, "fmax_cpu")                       \
+    X(fmin, 2, SAME, B, "fmin_cpu")                       \
+    X(copysign, 2, FLOAT, BSI, "copysign_cpu")            \
+    X(hypot, 2, SAME, BI, "hypot_cpu")                    \
+    X(atan2, 2, FLOAT, BI, "atan2_cpu")                   \
+    X(xlogy, 2, FLOAT, BSI, "xlogy_cpu")                  \
+    X(eq, 2, BOOL, BSI, "eq_cpu")                         \
+    X(ne, 2, BOOL, BSI, "ne_cpu")                         \
+    X(lt, 2, BOOL, BSI, "lt_cpu")                         \
+    X(le, 2, BOOL, BSI, "le_cpu")                         \
+    X(gt, 2, BOOL, BSI, "gt_cpu")                         \
+    X(ge, 2, BOOL, BSI, "ge_cpu")                         \
+    X(logical_and, 2, BOOL, BI, "logical_and_cpu")        \
+    X(logical_or, 2, BOOL, BI, "logical_or_cpu")          \
+    X(logical_xor, 2, BOOL, BI, "logical_xor_cpu")        \
+    X(bitwise_and, 2, SAME, BSI, "bitwise_and_cpu")       \
+    X(bitwise_or, 2, SAME, BSI, "bitwise_or_cpu")         \
+    X(bitwise_xor, 2, SAME, BSI, "bitwise_xor_cpu")       \
+    X(bitwise_left_shift, 2, SAME, BSI, "lshift_cpu")     \
+    X(bitwise_right_shift, 2, SAME, BSI, "rshift_cpu")    \
+    X(addcmul, 3, SAME, H, "addcmul_cpu_out")             \
+    X(addcdiv, 3, SAME, H, "addcdiv_cpu_out")             \
+    X(lerp, 3, EXACT, H, "lerp_kernel_tensor")            \
+    X(clamp, 3, SAME, H, "clamp_cpu")                     \
+    X(where, 3, COND, H, "where_cpu")
+
+/* Public pointwise ops that run on the kernels of others (floor_divide is
+ * div's floor mode, clamp_min is maximum, hardtanh is clamp...) or are made
+ * of several ops (isclose), named here so that the tests cover them too. */
+#define CT__POINTWISE_DERIVED_OPS(X) \
+    X(floor_divide) X(rsub) X(rdiv) X(rpow) X(clamp_min) X(clamp_max) X(hardtanh) X(relu6) X(selu) X(celu) \
+    X(isclose) X(allclose) X(equal)
 
 /* Every op: the pointwise ops above, then the families that list their names
- * in their own headers (src/ops/<family>_ops.h). The enum and ct_op_name cover all;
- * pointwise ops come first, so ct__ops[] below is indexed by their enum. */
-#define CT__FAMILY_OP_NAMES(X) CT__REDUCE_OP_NAMES(X) CT__JOIN_OP_NAMES(X) CT__SORT_OP_NAMES(X)
+ * in their own headers (src/ops/<family>_ops.h). The enum and ct_op_name cover
+ * all; pointwise ops with kernels come first, so ct__ops[] below is indexed
+ * by their enum. */
+#define CT__FAMILY_OP_NAMES(X) \
+    CT__POINTWISE_DERIVED_OPS(X) CT__REDUCE_OP_NAMES(X) CT__JOIN_OP_NAMES(X) CT__SORT_OP_NAMES(X)
 
 typedef enum ct__op {
 #define CT__OP_ENUM(name) CT__OP_##name,
@@ -1217,7 +1580,7 @@ static const char *const ct__op_names[CT__NUM_OPS] = {
 #undef CT__OP_NAME
 };
 
-typedef enum ct__dtype_rule { CT__RULE_SAME, CT__RULE_FLOAT, CT__RULE_BOOL } ct__dtype_rule;
+typedef enum ct__dtype_rule { CT__RULE_SAME, CT__RULE_FLOAT, CT__RULE_BOOL, CT__RULE_COND, CT__RULE_EXACT } ct__dtype_rule;
 
 typedef struct ct__op_info {
     const char *name;
@@ -1236,12 +1599,31 @@ static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
 #undef CT__OP_INFO
 };
 
-/* Extra arguments of a pointwise kernel (alpha of add/sub, a scalar's value...). */
+/* Extra arguments of a pointwise kernel. The front end fills what an op
+ * uses; the kernels read them with the op's meaning:
+ *   alpha     add/sub alpha, addcmul/addcdiv value, lerp's number weight:
+ *             `value` converted to the compute dtype (alpha_i for integral kernels)
+ *   p[0..2]   round: 10^|decimals|; logit: eps; leaky_relu: slope;
+ *             elu: alpha, scale, input_scale; softplus: beta, threshold;
+ *             nan_to_num: the values for NaN, +inf and -inf
+ *   mode      div: its ct_rounding_mode; round: 1 for decimals > 0, 2 for
+ *             decimals < 0, 3 for decimals == 0; gelu: its ct_gelu_approximate,
+ *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha */
 typedef struct ct__op_args {
     double alpha;
-    int64_t alpha_i;   /* alpha for integral dtypes */
-    bool number_other; /* the second operand is a Python number (pow specialises on it) */
-    ct_dtype compute;  /* the dtype PyTorch computes in, before float16/bfloat16 become float32 */
+    int64_t alpha_i;
+    ct_scalar value;    /* alpha or value, when has_value */
+    bool has_value;
+    double p[3];
+    int mode;
+    bool checked;       /* number operands convert with an overflow check (bounds, weights) */
+    bool opmath;        /* value converts to float, not to float16/bfloat16 (PyTorch's
+                           opmath: addcmul, addcdiv, lerp's weight) */
+    bool scalar_clamp;  /* PyTorch's clamps with number bounds: no bool kernel, and a
+                           cast error names self's C++ type */
+    const char *kernel; /* the kernel name for this form, when not the table's (NULL) */
+    bool number_other;  /* set by the front end: the second operand is a Python number */
+    ct_dtype compute;   /* set by the front end: the dtype PyTorch computes in */
 } ct__op_args;
 
 /* ==================== tensor/internal.h ==================== */
@@ -1463,7 +1845,7 @@ static bool ct__needs_grad(const ct__node *n, int i);
 /* Free t's autograd state (from ct_release). */
 static void ct__ag_meta_free(ct_tensor *t);
 /* An in-place op wrote t: bump its version; refuse leaves that require grad. */
-static ct_result ct__check_inplace(ct_tensor *t);
+static ct_result ct__check_inplace_grad(ct_tensor *t);
 /* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);
 
@@ -5923,7 +6305,7 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
 
 static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
 
-static ct_result ct__check_inplace(ct_tensor *t)
+static ct_result ct__check_inplace_grad(ct_tensor *t)
 {
     if (ct__grad_mode() && t->requires_grad && !(t->ag && ct__meta(t)->grad_fn))
         return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
@@ -6625,7 +7007,8 @@ typedef struct ct__stack_scalar {
     uint64_t value;
 } ct__stack_scalar;
 
-static ct_tensor *ct__stack_scalar_init(ct__stack_scalar *ss, ct_scalar v)
+/* ss holding one element of dtype dt, copied from elem. */
+static ct_tensor *ct__stack_elem_init(ct__stack_scalar *ss, ct_dtype dt, const void *elem)
 {
     memset(ss, 0, sizeof *ss);
     ss->s.refcount = 1;
@@ -6633,13 +7016,26 @@ static ct_tensor *ct__stack_scalar_init(ct__stack_scalar *ss, ct_scalar v)
     ss->s.nbytes = sizeof ss->value;
     ss->s.device = ct__cpu;
     ss->t.refcount = 1;
-    ss->t.dtype = v.kind;
+    ss->t.dtype = dt;
     ss->t.storage = &ss->s;
     ss->t.wrapped_number = true;
-    if (v.kind == CT_F64) memcpy(&ss->value, &v.v.f, 8);
-    else if (v.kind == CT_I64) memcpy(&ss->value, &v.v.i, 8);
-    else ss->value = v.v.b;
+    memcpy(&ss->value, elem, ct_dtype_size(dt));
     return &ss->t;
+}
+
+static ct_tensor *ct__stack_scalar_init(ct__stack_scalar *ss, ct_scalar v)
+{
+    return ct__stack_elem_init(ss, v.kind, &v.v);
+}
+
+/* The Python number a stack scalar holds. */
+static ct_scalar ct__stack_scalar_value(const ct_tensor *t)
+{
+    ct_scalar s;
+    memset(&s, 0, sizeof s);
+    s.kind = t->dtype;
+    memcpy(&s.v, ct__data(t), ct_dtype_size(t->dtype));
+    return s;
 }
 
 ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b)
@@ -6659,9 +7055,42 @@ ct_dtype ct_result_type_scalar(const ct_tensor *t, ct_scalar s)
 
 /* ---------------------------------------------------------------- the front end */
 
-/* Refusals PyTorch makes before looking for a kernel. */
-static ct_result ct__pointwise_refusals(ct__op op, const ct_tensor *a, const ct_tensor *b, ct_dtype common)
+static const char *ct__kernel_name(ct__op op, const ct__op_args *args)
 {
+    return args->kernel ? args->kernel : ct__ops[op].kernel;
+}
+
+
+/* The dtype the inputs are promoted to, or CT_DEFAULT with the error set. */
+static ct_dtype ct__pointwise_common(ct__op op, const ct_tensor *const *in)
+{
+    static const char *const exact_names[3] = {"self", "end", "weight"};
+    int n = ct__ops[op].arity;
+    switch (ct__ops[op].rule) {
+    case CT__RULE_COND:
+        if (in[0]->dtype != CT_BOOL && in[0]->dtype != CT_U8) {
+            ct__fail(CT_ERR_RUNTIME, "where expected condition to be a boolean tensor, but got a tensor with dtype %s",
+                     ct__dtype_title(in[0]->dtype));
+            return CT_DEFAULT;
+        }
+        return ct__result_type(in + 1, n - 1);
+    case CT__RULE_EXACT:
+        for (int i = 1; i < n; i++)
+            if (!in[i]->wrapped_number && in[i]->dtype != in[0]->dtype) {
+                ct__fail(CT_ERR_RUNTIME, "expected dtype %s for `%s` but got dtype %s",
+                         ct__type_meta_name(in[0]->dtype), exact_names[i], ct__type_meta_name(in[i]->dtype));
+                return CT_DEFAULT;
+            }
+        return in[0]->dtype;
+    default: return ct__result_type(in, n);
+    }
+}
+
+/* Refusals PyTorch makes before looking for a kernel. */
+static ct_result ct__pointwise_refusals(ct__op op, const ct_tensor *const *in, ct_dtype common,
+                                        const ct__op_args *args)
+{
+    const ct_tensor *a = in[0], *b = in[1];
     if (op == CT__OP_neg && a->dtype == CT_BOOL)
         return ct__fail(CT_ERR_RUNTIME, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
                                         "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
@@ -6671,217 +7100,1001 @@ static ct_result ct__pointwise_refusals(ct__op op, const ct_tensor *a, const ct_
     if (op == CT__OP_sub && (a->dtype == CT_BOOL || b->dtype == CT_BOOL))
         return ct__fail(CT_ERR_RUNTIME, "Subtraction, the `-` operator, with a bool tensor is not supported. If you "
                                         "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+    if ((op == CT__OP_add || op == CT__OP_sub) && args->has_value && args->value.kind == CT_BOOL && common != CT_BOOL)
+        return ct__fail(CT_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
+    if ((op == CT__OP_add || op == CT__OP_sub) && args->has_value && args->value.kind == CT_F64 &&
+        !ct_dtype_is_floating(common))
+        return ct__fail(CT_ERR_RUNTIME, "For integral input tensors, argument alpha must not be a floating point number.");
     if (op == CT__OP_relu && a->dtype == CT_BOOL)
         return ct__fail(CT_ERR_RUNTIME, "Boolean inputs not supported for relu");
     /* a number exponent must be non-negative for an integral power (tensors get 1, -1 or 0) */
     if (op == CT__OP_pow && b->wrapped_number && !ct_dtype_is_floating(common) && b->dtype != CT_F64 &&
         ct__read_i64(ct__data(b), b->dtype) < 0)
         return ct__fail(CT_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
+    if (op == CT__OP_addcdiv && !ct_dtype_is_floating(common))
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+                        "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+                        "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+                        "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                        "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
+                        "dtypes.");
+    /* round with decimals has floating kernels only, even for decimals=0 */
+    if ((op == CT__OP_round && args->mode && !ct_dtype_is_floating(common)) || (args->scalar_clamp && common == CT_BOOL))
+        return ct__not_implemented(ct__kernel_name(op, args), common);
     return CT_OK;
 }
 
 /* The dtype an op's kernel computes in and the dtype of its result. */
-static void ct__pointwise_dtypes(ct__op op, ct_dtype common, ct_dtype *compute, ct_dtype *result)
+static void ct__pointwise_dtypes(ct__op op, ct_dtype common, const ct__op_args *args, ct_dtype *compute,
+                                 ct_dtype *result)
 {
-    *compute = ct__ops[op].rule == CT__RULE_FLOAT && !ct_dtype_is_floating(common) ? ct__default_dtype : common;
+    bool to_float = ct__ops[op].rule == CT__RULE_FLOAT && !(op == CT__OP_div && args->mode != CT_ROUNDING_NONE);
+    *compute = to_float && !ct_dtype_is_floating(common) ? ct__default_dtype : common;
     *result = ct__ops[op].rule == CT__RULE_BOOL ? CT_BOOL : *compute;
 }
 
-/* x as dtype dt: itself when it already is; a wrapped scalar stays on the stack. */
-static const ct_tensor *ct__as_dtype(const ct_tensor *x, ct_dtype dt, ct__stack_scalar *ss)
+/* A number operand as one element of dtype dt: converted as c10::convert does,
+ * or checked for overflow as Scalar.to<T>() is (bounds, weights, values). */
+static ct_result ct__number_as(const ct_tensor *x, ct_dtype dt, bool checked, uint64_t *elem)
 {
-    if (x->dtype == dt) return x;
-    if (x->wrapped_number) {
-        double v = ct__read_f64(ct__data(x), x->dtype);
-        int64_t i = ct__read_i64(ct__data(x), x->dtype);
-        ct__stack_scalar_init(ss, ct_int(0));
-        ss->t.dtype = dt;
-        if (x->dtype == CT_F64) ct__write_f64(&ss->value, dt, v);
-        else ct__write_i64(&ss->value, dt, i);
-        return &ss->t;
-    }
-    return ct_to(x, dt);
+    ct_scalar v = ct__stack_scalar_value(x);
+    *elem = 0;
+    if (checked) return ct__scalar_to_elem(v, dt, elem);
+    if (v.kind == CT_F64) ct__write_f64(elem, dt, v.v.f);
+    else ct__write_i64(elem, dt, ct__read_i64(&v.v, v.kind));
+    return CT_OK;
 }
 
-/* op(a[, b]) into *out: a new tensor when *out is NULL, else in place into
- * *out (which is a). Temporaries live in an internal scope. */
-static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *a, const ct_tensor *b,
-                               const ct__op_args *args)
+/* An operand in the dtype PyTorch computes in (so a number or a float32
+ * tensor meets a bfloat16 one rounded to bfloat16). Numbers stay on the stack. */
+static const ct_tensor *ct__operand_as(const ct_tensor *x, ct_dtype compute, bool checked, ct__stack_scalar *ss)
 {
-    const ct_tensor *in[2] = {a, b};
-    int arity = ct__ops[op].arity;
-    ct_dtype common = arity == 1 ? a->dtype : ct__result_type(in, 2), compute, result;
-    ct_result r = ct__pointwise_refusals(op, a, b, common);
+    if (x->wrapped_number) {
+        uint64_t elem;
+        return ct__number_as(x, compute, checked, &elem) == CT_OK ? ct__stack_elem_init(ss, compute, &elem) : NULL;
+    }
+    return x->dtype == compute ? x : ct_to(x, compute);
+}
+
+/* Integer division by zero fails before anything is written (PyTorch fails
+ * midway through its kernel). */
+static ct_result ct__check_divisor(ct__op op, const ct_tensor *divisor, ct_dtype compute, const ct__op_args *args)
+{
+    bool divides = op == CT__OP_remainder || op == CT__OP_fmod || (op == CT__OP_div && args->mode);
+    if (!divides || ct_dtype_is_floating(compute) || ct_numel(divisor) == 0) return CT_OK;
+    const ct_tensor *zero = ct_eq_scalar(divisor, ct_int(0));
+    if (!zero) return ct_last_error_code();
+    zero = ct_contiguous(zero);
+    if (!zero) return ct_last_error_code();
+    if (memchr(ct__data(zero), 1, (size_t)ct_numel(zero))) return ct__fail(CT_ERR_RUNTIME, "ZeroDivisionError");
+    return CT_OK;
+}
+
+/* The broadcast shape of the inputs, combined left to right as TensorIterator does. */
+static ct_result ct__pointwise_shape(const ct_tensor *const *in, int n, int64_t *shape, int *ndim)
+{
+    *ndim = in[0]->ndim;
+    memcpy(shape, in[0]->sizes, sizeof(int64_t) * CT_MAX_DIMS);
+    for (int i = 1; i < n; i++) {
+        int64_t acc[CT_MAX_DIMS];
+        memcpy(acc, shape, sizeof acc);
+        if (ct__broadcast_shapes(acc, *ndim, in[i]->sizes, in[i]->ndim, shape, ndim) != CT_OK)
+            return ct_last_error_code();
+    }
+    return CT_OK;
+}
+
+/* Whether the result can be written to self in place, as PyTorch checks. */
+static ct_result ct__check_inplace(const ct_tensor *self, const ct_tensor *const *in, int n, const int64_t *shape,
+                                   int ndim, ct_dtype result, const ct__op_args *args)
+{
+    char b1[256], b2[256];
+    if (ndim != self->ndim || memcmp(shape, self->sizes, (size_t)ndim * sizeof(int64_t)))
+        return ct__fail(CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                        ct__shape_str(self->sizes, self->ndim, b1, sizeof b1), ct__shape_str(shape, ndim, b2, sizeof b2));
+    if (!ct_can_cast(result, self->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
+                        ct__dtype_title(result),
+                        args->scalar_clamp ? ct__type_meta_name(self->dtype) : ct__dtype_title(self->dtype));
+    if (ct__check_write(self, NULL) != CT_OK) return ct_last_error_code();
+    for (int i = 1; i < n; i++)
+        if (in[i] != self && ct__check_write(self, in[i]) != CT_OK) return ct_last_error_code();
+    return CT_OK;
+}
+
+/* value (alpha of add and sub, value of addcmul and addcdiv, lerp's number
+ * weight) as the kernels read it: converted to dt with Scalar.to<T>()'s
+ * overflow check. */
+static ct_result ct__value_arg(ct__op_args *args, ct_dtype dt)
+{
+    uint64_t elem = 0;
+    ct_result r = ct__scalar_to_elem(args->value, dt, &elem);
     if (r != CT_OK) return r;
-    ct__pointwise_dtypes(op, common, &compute, &result);
-    /* float16 and bfloat16 compute in float32 and round once, as PyTorch's opmath does */
-    ct_dtype kernel = compute == CT_F16 || compute == CT_BF16 ? CT_F32 : compute;
-    ct_dtype kernel_out = ct__ops[op].rule == CT__RULE_BOOL ? CT_BOOL : kernel;
-    if (!ct__backend_for(a->storage->device.type)->has_pointwise(op, kernel))
-        return ct__not_implemented(ct__ops[op].kernel, compute);
+    args->alpha = ct__read_f64(&elem, dt);
+    args->alpha_i = ct__read_i64(&elem, dt);
+    return CT_OK;
+}
+
+/* The dtype PyTorch converts value (and lerp's number weight) to: the
+ * compute dtype, but float for float16 and bfloat16 where its kernels work
+ * in float (opmath). */
+static ct_dtype ct__value_dtype(ct_dtype compute, const ct__op_args *args)
+{
+    return args->opmath && (compute == CT_F16 || compute == CT_BF16) ? CT_F32 : compute;
+}
+
+/* Whether number operand i converts with Scalar.to<T>()'s overflow check:
+ * bounds and weights do, and pow's exponent except for float and double,
+ * where PyTorch casts it as C does. */
+static bool ct__number_checked(ct__op op, int i, ct_dtype compute, const ct__op_args *args)
+{
+    if (op == CT__OP_pow) return i == 1 && compute != CT_F32 && compute != CT_F64;
+    return args->checked;
+}
+
+/* The device the op runs on: the first operand's that is not a number. */
+static ct_device_type ct__pointwise_device(const ct_tensor *const *in, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!in[i]->wrapped_number) return in[i]->storage->device.type;
+    return CT_DEVICE_CPU;
+}
+
+/* Run the kernel on the converted operands into *out (in place), or into a
+ * new tensor stored in *out. Called inside the caller's scope. */
+static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *const *in, const int64_t *shape,
+                                   int ndim, ct_dtype compute, ct_dtype result, const ct__op_args *args)
+{
+    int n = ct__ops[op].arity;
+    ct__stack_scalar ss[3];
+    const ct_tensor *kin[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < n; i++) {
+        bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
+        kin[i] = condition ? in[i] : ct__operand_as(in[i], compute, ct__number_checked(op, i, compute, args), &ss[i]);
+        if (!kin[i]) return ct_last_error_code();
+    }
+    if (n > 1 && ct__check_divisor(op, kin[n - 1], compute, args) != CT_OK) return ct_last_error_code();
+    ct_tensor *dst;
+    bool direct = *out && (*out)->dtype == result;
+    if (direct) {
+        dst = *out;
+    } else {
+        int64_t strides[CT_MAX_DIMS];
+        ct__dense_strides_for(in, n, shape, ndim, strides);
+        dst = ct__alloc_strided(shape, strides, ndim, result, ct__cpu);
+        if (!dst) return ct_last_error_code();
+    }
+    ct__op_args kargs = *args;
+    kargs.number_other = n == 2 && in[1]->wrapped_number;
+    kargs.compute = compute;
+    if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, &kargs);
+    if (*out && !direct) ct__copy_unchecked(*out, dst); /* in place into another dtype */
+    if (!*out) *out = ct_keep(dst);
+    return CT_OK;
+}
+
+/* op(in...) into *out: a new tensor when *out is NULL, else in place into
+ * *out (which is in[0]). args NULL means no options. Every check runs before
+ * anything is written. */
+static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *const *in, const ct__op_args *args)
+{
+    ct__op_args none;
+    if (!args) {
+        memset(&none, 0, sizeof none);
+        args = &none;
+    }
+    int n = ct__ops[op].arity, ndim;
     int64_t shape[CT_MAX_DIMS];
-    int ndim = a->ndim;
-    memcpy(shape, a->sizes, sizeof shape);
-    if (arity > 1 && ct__broadcast_shapes(a->sizes, a->ndim, b->sizes, b->ndim, shape, &ndim) != CT_OK)
-        return ct_last_error_code();
-    if (*out) { /* in place: the result must fit self's shape and dtype */
-        char b1[256], b2[256];
-        if (ndim != (*out)->ndim || memcmp(shape, (*out)->sizes, (size_t)ndim * sizeof(int64_t)))
-            return ct__fail(CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
-                            ct__shape_str((*out)->sizes, (*out)->ndim, b1, sizeof b1), ct__shape_str(shape, ndim, b2, sizeof b2));
-        if (!ct_can_cast(result, (*out)->dtype))
-            return ct__fail(CT_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
-                            ct__dtype_title(result), ct__dtype_title((*out)->dtype));
-        if ((r = ct__check_write(*out, arity > 1 && b != *out ? b : NULL)) != CT_OK) return r;
-    }
+    ct_dtype common = ct__pointwise_common(op, in), compute, result;
+    if (common == CT_DEFAULT) return ct_last_error_code();
+    ct_result r = ct__pointwise_refusals(op, in, common, args);
+    if (r != CT_OK) return r;
+    ct__pointwise_dtypes(op, common, args, &compute, &result);
+    if ((r = ct__pointwise_shape(in, n, shape, &ndim)) != CT_OK) return r;
+    if (*out && (r = ct__check_inplace(*out, in, n, shape, ndim, result, args)) != CT_OK) return r;
+    if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
+        return ct__not_implemented(ct__kernel_name(op, args), compute);
     ct_scope s = ct_scope_begin();
-    ct__stack_scalar ss[2];
-    const ct_tensor *kin[2] = {ct__as_dtype(a, kernel, &ss[0]), arity > 1 ? ct__as_dtype(b, kernel, &ss[1]) : NULL};
-    ct_tensor *dst = NULL;
-    if (kin[0] && (arity == 1 || kin[1])) {
-        bool direct = *out && (*out)->dtype == kernel_out;
-        if (direct) {
-            dst = *out;
-        } else {
-            int64_t strides[CT_MAX_DIMS];
-            ct__dense_strides_for(in, arity, shape, ndim, strides);
-            dst = ct__alloc_strided(shape, strides, ndim, kernel_out, ct__cpu);
-        }
-        ct__op_args kargs = *args;
-        kargs.number_other = arity > 1 && b->wrapped_number;
-        kargs.compute = compute;
-        if (dst && ct_numel(dst)) ct__backend_for(a->storage->device.type)->pointwise(op, dst, kin, &kargs);
-        /* round to the result dtype (float16, bfloat16) or to self's dtype (in place) */
-        if (dst && *out && !direct) ct__copy_unchecked(*out, dst);
-        else if (dst && kernel_out != result) dst = ct_to(dst, result);
-        if (dst && !*out) *out = ct_keep(dst);
+    ct__op_args kargs = *args;
+    kargs.alpha = 1.0;
+    kargs.alpha_i = 1;
+    if (args->has_value && (r = ct__value_arg(&kargs, ct__value_dtype(compute, args))) != CT_OK) {
+        ct_scope_end(s);
+        return r;
     }
-    r = dst ? CT_OK : ct_last_error_code();
+    r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs);
     ct_scope_end(s);
     return r;
 }
 
 /* ---------------------------------------------------------------- public functions */
 
-static const ct__op_args ct__no_args = {1.0, 1, false, CT_DEFAULT};
-
-static ct_tensor *ct__pointwise_new(ct__op op, const ct_tensor *a, const ct_tensor *b, const ct__op_args *args)
+static ct__op_args ct__args(void)
 {
-    ct_tensor *out = NULL;
-    return ct__pointwise(op, &out, a, b, args) == CT_OK ? out : NULL;
+    ct__op_args a;
+    memset(&a, 0, sizeof a);
+    return a;
 }
 
-static ct_result ct__pointwise_inplace(ct__op op, ct_tensor *self, const ct_tensor *b, const ct__op_args *args)
+static ct_tensor *ct__new(ct__op op, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c, const ct__op_args *args)
 {
+    const ct_tensor *in[3] = {a, b, c};
+    ct_tensor *out = NULL;
+    return ct__pointwise(op, &out, in, args) == CT_OK ? out : NULL;
+}
+
+static ct_result ct__inplace(ct__op op, ct_tensor *self, const ct_tensor *b, const ct_tensor *c, const ct__op_args *args)
+{
+    const ct_tensor *in[3] = {self, b, c};
     ct_tensor *out = self;
-    return ct__pointwise(op, &out, self, b, args);
+    return ct__pointwise(op, &out, in, args);
 }
 
 /* The public functions of each op, made from its forms in the op table. */
-#define CT__FORM_FN(name)                                                        \
-    ct_tensor *ct_##name(const ct_tensor *t)                                     \
-    {                                                                            \
-        CT__ARG(t, "input", 1);                                                  \
-        return ct__pointwise_new(CT__OP_##name, t, NULL, &ct__no_args);          \
+#define CT__FORM_FN(name)                                                            \
+    ct_tensor *ct_##name(const ct_tensor *t)                                         \
+    {                                                                                \
+        CT__ARG(t, "input", 1);                                                      \
+        return ct__new(CT__OP_##name, t, NULL, NULL, NULL);                  \
     }
-#define CT__FORM_FN_(name)                                                       \
-    ct_result ct_##name##_(ct_tensor *t)                                         \
-    {                                                                            \
-        CT__ARG_R(t, "input", 1);                                                \
-        return ct__pointwise_inplace(CT__OP_##name, t, NULL, &ct__no_args);      \
+#define CT__FORM_FN_(name)                                                           \
+    ct_result ct_##name##_(ct_tensor *t)                                             \
+    {                                                                                \
+        CT__ARG_R(t, "input", 1);                                                    \
+        return ct__inplace(CT__OP_##name, t, NULL, NULL, NULL);              \
     }
-#define CT__FORM_FN2(name)                                                       \
-    ct_tensor *ct_##name(const ct_tensor *a, const ct_tensor *b)                 \
-    {                                                                            \
-        CT__ARG(a, "input", 1);                                                  \
-        CT__ARG(b, "other", 2);                                                  \
-        return ct__pointwise_new(CT__OP_##name, a, b, &ct__no_args);             \
+#define CT__FORM_FN2(name)                                                           \
+    ct_tensor *ct_##name(const ct_tensor *a, const ct_tensor *b)                     \
+    {                                                                                \
+        CT__ARG(a, "input", 1);                                                      \
+        CT__ARG(b, "other", 2);                                                      \
+        return ct__new(CT__OP_##name, a, b, NULL, NULL);                     \
     }
-#define CT__FORM_FN2_(name)                                                      \
-    ct_result ct_##name##_(ct_tensor *a, const ct_tensor *b)                     \
-    {                                                                            \
-        CT__ARG_R(a, "input", 1);                                                \
-        CT__ARG_R(b, "other", 2);                                                \
-        return ct__pointwise_inplace(CT__OP_##name, a, b, &ct__no_args);         \
+#define CT__FORM_FN2_(name)                                                          \
+    ct_result ct_##name##_(ct_tensor *a, const ct_tensor *b)                         \
+    {                                                                                \
+        CT__ARG_R(a, "input", 1);                                                    \
+        CT__ARG_R(b, "other", 2);                                                    \
+        return ct__inplace(CT__OP_##name, a, b, NULL, NULL);                 \
     }
-#define CT__FORM_FN2_SCALAR(name)                                                \
-    ct_tensor *ct_##name##_scalar(const ct_tensor *a, ct_scalar b)               \
-    {                                                                            \
-        ct__stack_scalar ss;                                                     \
-        CT__ARG(a, "input", 1);                                                  \
-        return ct__pointwise_new(CT__OP_##name, a, ct__stack_scalar_init(&ss, b), &ct__no_args); \
+#define CT__FORM_FN2_SCALAR(name)                                                    \
+    ct_tensor *ct_##name##_scalar(const ct_tensor *a, ct_scalar b)                   \
+    {                                                                                \
+        ct__stack_scalar ss;                                                         \
+        CT__ARG(a, "input", 1);                                                      \
+        return ct__new(CT__OP_##name, a, ct__stack_scalar_init(&ss, b), NULL, NULL); \
     }
-#define CT__FORM_FN2_SCALAR_(name)                                               \
-    ct_result ct_##name##_scalar_(ct_tensor *a, ct_scalar b)                     \
-    {                                                                            \
-        ct__stack_scalar ss;                                                     \
-        CT__ARG_R(a, "input", 1);                                                \
-        return ct__pointwise_inplace(CT__OP_##name, a, ct__stack_scalar_init(&ss, b), &ct__no_args); \
+#define CT__FORM_FN2_SCALAR_(name)                                                   \
+    ct_result ct_##name##_scalar_(ct_tensor *a, ct_scalar b)                         \
+    {                                                                                \
+        ct__stack_scalar ss;                                                         \
+        CT__ARG_R(a, "input", 1);                                                    \
+        return ct__inplace(CT__OP_##name, a, ct__stack_scalar_init(&ss, b), NULL, NULL); \
     }
+#define CT__FORMS_H(name)
 #define CT__FORMS_U(name) CT__FORM_FN(name)
 #define CT__FORMS_UI(name) CT__FORM_FN(name) CT__FORM_FN_(name)
 #define CT__FORMS_B(name) CT__FORM_FN2(name)
 #define CT__FORMS_BI(name) CT__FORM_FN2(name) CT__FORM_FN2_(name)
-#define CT__FORMS_BS(name) CT__FORM_FN2(name) CT__FORM_FN2_SCALAR(name)
 #define CT__FORMS_BSI(name) CT__FORM_FN2(name) CT__FORM_FN2_(name) CT__FORM_FN2_SCALAR(name) CT__FORM_FN2_SCALAR_(name)
 #define CT__DEFINE_FORMS(name, arity, rule, forms, kernel) CT__FORMS_##forms(name)
 CT__POINTWISE_OPS(CT__DEFINE_FORMS)
 #undef CT__DEFINE_FORMS
 
-/* add and sub with alpha: x + alpha * y */
-static ct__op_args ct__alpha_args(ct_scalar alpha)
-{
-    ct__op_args a;
-    a.alpha = ct_scalar_to_double(alpha);
-    a.alpha_i = alpha.kind == CT_F64 ? (int64_t)alpha.v.f : alpha.kind == CT_BOOL ? alpha.v.b : alpha.v.i;
-    a.number_other = false;
-    a.compute = CT_DEFAULT;
-    return a;
-}
+/* ---------------------------------------------------------------- arithmetic with options */
 
-static ct_result ct__check_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
+/* add and sub with alpha: x + alpha * y */
+static ct_result ct__alpha_op(ct__op op, ct_tensor **out, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 {
-    const ct_tensor *ts[2] = {a, b};
-    ct_dtype common = ct__result_type(ts, 2);
-    if (alpha.kind == CT_F64 && !ct_dtype_is_floating(common))
-        return ct__fail(CT_ERR_RUNTIME, "For integral input tensors, argument alpha must not be a floating point number.");
-    if (alpha.kind != CT_BOOL && common == CT_BOOL)
-        return ct__fail(CT_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
-    return CT_OK;
+    const ct_tensor *in[3] = {a, b, NULL};
+    ct__op_args args = ct__args();
+    args.value = alpha;
+    args.has_value = true;
+    return ct__pointwise(op, out, in, &args);
 }
 
 ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 {
+    ct_tensor *out = NULL;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
-    ct__op_args args = ct__alpha_args(alpha);
-    return ct__check_alpha(a, b, alpha) == CT_OK ? ct__pointwise_new(CT__OP_add, a, b, &args) : NULL;
-}
-
-ct_tensor *ct_sub_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
-{
-    CT__ARG(a, "input", 1);
-    CT__ARG(b, "other", 2);
-    ct__op_args args = ct__alpha_args(alpha);
-    return ct__check_alpha(a, b, alpha) == CT_OK ? ct__pointwise_new(CT__OP_sub, a, b, &args) : NULL;
+    return ct__alpha_op(CT__OP_add, &out, a, b, alpha) == CT_OK ? out : NULL;
 }
 
 ct_result ct_add_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 {
     CT__ARG_R(a, "input", 1);
     CT__ARG_R(b, "other", 2);
-    ct__op_args args = ct__alpha_args(alpha);
-    ct_result r = ct__check_alpha(a, b, alpha);
-    return r == CT_OK ? ct__pointwise_inplace(CT__OP_add, a, b, &args) : r;
+    return ct__alpha_op(CT__OP_add, &a, a, b, alpha);
+}
+
+ct_tensor *ct_sub_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    return ct__alpha_op(CT__OP_sub, &out, a, b, alpha) == CT_OK ? out : NULL;
 }
 
 ct_result ct_sub_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 {
     CT__ARG_R(a, "input", 1);
     CT__ARG_R(b, "other", 2);
-    ct__op_args args = ct__alpha_args(alpha);
-    ct_result r = ct__check_alpha(a, b, alpha);
-    return r == CT_OK ? ct__pointwise_inplace(CT__OP_sub, a, b, &args) : r;
+    return ct__alpha_op(CT__OP_sub, &a, a, b, alpha);
+}
+
+ct_tensor *ct_rsub(const ct_tensor *a, const ct_tensor *b)
+{
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    return ct__new(CT__OP_sub, b, a, NULL, NULL);
+}
+
+ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
+{
+    ct__stack_scalar ss;
+    CT__ARG(t, "input", 1);
+    return ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL);
+}
+
+ct_tensor *ct_rdiv_scalar(const ct_tensor *t, ct_scalar s)
+{
+    CT__ARG(t, "input", 1);
+    ct_scope scope = ct_scope_begin();
+    ct_tensor *r = ct_mul_scalar(ct_reciprocal(t), s);
+    if (r) ct_keep(r);
+    ct_scope_end(scope);
+    return r;
+}
+
+ct_tensor *ct_rpow_scalar(const ct_tensor *t, ct_scalar s)
+{
+    ct__stack_scalar ss;
+    CT__ARG(t, "input", 1);
+    return ct__new(CT__OP_pow, ct__stack_scalar_init(&ss, s), t, NULL, NULL);
+}
+
+/* div with a rounding mode; a bad mode fails as PyTorch does for a bad string. */
+static ct_result ct__div_mode(ct_tensor **out, const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
+{
+    static const char *const kernels[3] = {NULL, "div_trunc_cpu", "div_floor_cpu"};
+    const ct_tensor *in[3] = {a, b, NULL};
+    if ((unsigned)mode > CT_ROUNDING_FLOOR)
+        return ct__fail(CT_ERR_RUNTIME, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found %d",
+                        (int)mode);
+    ct__op_args args = ct__args();
+    args.mode = (int)mode;
+    args.kernel = kernels[mode];
+    return ct__pointwise(CT__OP_div, out, in, &args);
+}
+
+ct_tensor *ct_div_mode(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    return ct__div_mode(&out, a, b, mode) == CT_OK ? out : NULL;
+}
+
+ct_tensor *ct_div_mode_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode)
+{
+    ct_tensor *out = NULL;
+    ct__stack_scalar ss;
+    CT__ARG(a, "input", 1);
+    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), mode) == CT_OK ? out : NULL;
+}
+
+ct_result ct_div_mode_(ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
+{
+    CT__ARG_R(a, "input", 1);
+    CT__ARG_R(b, "other", 2);
+    return ct__div_mode(&a, a, b, mode);
+}
+
+ct_result ct_div_mode_scalar_(ct_tensor *a, ct_scalar b, ct_rounding_mode mode)
+{
+    ct__stack_scalar ss;
+    CT__ARG_R(a, "input", 1);
+    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), mode);
+}
+
+ct_tensor *ct_floor_divide(const ct_tensor *a, const ct_tensor *b)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    return ct__div_mode(&out, a, b, CT_ROUNDING_FLOOR) == CT_OK ? out : NULL;
+}
+
+ct_tensor *ct_floor_divide_scalar(const ct_tensor *a, ct_scalar b)
+{
+    ct_tensor *out = NULL;
+    ct__stack_scalar ss;
+    CT__ARG(a, "input", 1);
+    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR) == CT_OK ? out : NULL;
+}
+
+ct_result ct_floor_divide_(ct_tensor *a, const ct_tensor *b)
+{
+    CT__ARG_R(a, "input", 1);
+    CT__ARG_R(b, "other", 2);
+    return ct__div_mode(&a, a, b, CT_ROUNDING_FLOOR);
+}
+
+ct_result ct_floor_divide_scalar_(ct_tensor *a, ct_scalar b)
+{
+    ct__stack_scalar ss;
+    CT__ARG_R(a, "input", 1);
+    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR);
+}
+
+/* addcmul and addcdiv: t + value * t1 (*, /) t2 */
+static ct_result ct__addc(ct__op op, ct_tensor **out, const ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2,
+                          ct_scalar value)
+{
+    const ct_tensor *in[3] = {t, t1, t2};
+    ct__op_args args = ct__args();
+    args.value = value;
+    args.has_value = true;
+    args.opmath = true;
+    return ct__pointwise(op, out, in, &args);
+}
+
+ct_tensor *ct_addcmul(const ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    CT__ARG(t1, "tensor1", 2);
+    CT__ARG(t2, "tensor2", 3);
+    return ct__addc(CT__OP_addcmul, &out, t, t1, t2, value) == CT_OK ? out : NULL;
+}
+
+ct_result ct_addcmul_(ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value)
+{
+    CT__ARG_R(t, "input", 1);
+    CT__ARG_R(t1, "tensor1", 2);
+    CT__ARG_R(t2, "tensor2", 3);
+    return ct__addc(CT__OP_addcmul, &t, t, t1, t2, value);
+}
+
+ct_tensor *ct_addcdiv(const ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    CT__ARG(t1, "tensor1", 2);
+    CT__ARG(t2, "tensor2", 3);
+    return ct__addc(CT__OP_addcdiv, &out, t, t1, t2, value) == CT_OK ? out : NULL;
+}
+
+ct_result ct_addcdiv_(ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value)
+{
+    CT__ARG_R(t, "input", 1);
+    CT__ARG_R(t1, "tensor1", 2);
+    CT__ARG_R(t2, "tensor2", 3);
+    return ct__addc(CT__OP_addcdiv, &t, t, t1, t2, value);
+}
+
+ct_tensor *ct_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *weight)
+{
+    CT__ARG(start, "input", 1);
+    CT__ARG(end, "end", 2);
+    CT__ARG(weight, "weight", 3);
+    return ct__new(CT__OP_lerp, start, end, weight, NULL);
+}
+
+ct_result ct_lerp_(ct_tensor *start, const ct_tensor *end, const ct_tensor *weight)
+{
+    CT__ARG_R(start, "input", 1);
+    CT__ARG_R(end, "end", 2);
+    CT__ARG_R(weight, "weight", 3);
+    return ct__inplace(CT__OP_lerp, start, end, weight, NULL);
+}
+
+/* lerp's number weight reaches the kernel as value (mode 1), converted with
+ * an overflow check to the compute dtype, or to float for float16 and
+ * bfloat16 (PyTorch's opmath); the weight operand is then only a placeholder. */
+static ct__op_args ct__lerp_scalar_args(ct_scalar weight)
+{
+    ct__op_args args = ct__args();
+    args.value = weight;
+    args.has_value = true;
+    args.opmath = true;
+    args.mode = 1;
+    args.kernel = "lerp_kernel_scalar";
+    return args;
+}
+
+ct_tensor *ct_lerp_scalar(const ct_tensor *start, const ct_tensor *end, ct_scalar weight)
+{
+    ct__stack_scalar ss;
+    CT__ARG(start, "input", 1);
+    CT__ARG(end, "end", 2);
+    ct__op_args args = ct__lerp_scalar_args(weight);
+    return ct__new(CT__OP_lerp, start, end, ct__stack_scalar_init(&ss, weight), &args);
+}
+
+ct_result ct_lerp_scalar_(ct_tensor *start, const ct_tensor *end, ct_scalar weight)
+{
+    ct__stack_scalar ss;
+    CT__ARG_R(start, "input", 1);
+    CT__ARG_R(end, "end", 2);
+    ct__op_args args = ct__lerp_scalar_args(weight);
+    return ct__inplace(CT__OP_lerp, start, end, ct__stack_scalar_init(&ss, weight), &args);
+}
+
+/* ---------------------------------------------------------------- clamps */
+
+ct_tensor *ct_clamp(const ct_tensor *t, const ct_tensor *min, const ct_tensor *max)
+{
+    CT__ARG(t, "input", 1);
+    CT__ARG(min, "min", 2);
+    CT__ARG(max, "max", 3);
+    return ct__new(CT__OP_clamp, t, min, max, NULL);
+}
+
+ct_result ct_clamp_(ct_tensor *t, const ct_tensor *min, const ct_tensor *max)
+{
+    CT__ARG_R(t, "input", 1);
+    CT__ARG_R(min, "min", 2);
+    CT__ARG_R(max, "max", 3);
+    return ct__inplace(CT__OP_clamp, t, min, max, NULL);
+}
+
+/* The clamps with number bounds: the bounds join type promotion as numbers
+ * and convert with an overflow check. One bound runs maximum or minimum, two
+ * the clamp kernel; a NaN bound makes NaN in all three, as in PyTorch. */
+static ct_result ct__clamp_numbers(ct_tensor **out, const ct_tensor *t, const ct_scalar *min, const ct_scalar *max)
+{
+    ct__stack_scalar s1, s2;
+    const ct_tensor *in[3] = {t, min ? ct__stack_scalar_init(&s1, *min) : NULL, max ? ct__stack_scalar_init(&s2, *max) : NULL};
+    ct__op_args args = ct__args();
+    args.checked = true;
+    args.scalar_clamp = true;
+    if (min && max) {
+        args.kernel = "clamp_scalar_cpu";
+        return ct__pointwise(CT__OP_clamp, out, in, &args);
+    }
+    args.kernel = min ? "clamp_min_cpu" : "clamp_max_scalar_cpu";
+    if (!min) in[1] = in[2];
+    return ct__pointwise(min ? CT__OP_maximum : CT__OP_minimum, out, in, &args);
+}
+
+ct_tensor *ct_clamp_scalar(const ct_tensor *t, ct_scalar min, ct_scalar max)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__clamp_numbers(&out, t, &min, &max) == CT_OK ? out : NULL;
+}
+
+ct_result ct_clamp_scalar_(ct_tensor *t, ct_scalar min, ct_scalar max)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__clamp_numbers(&t, t, &min, &max);
+}
+
+ct_tensor *ct_clamp_min(const ct_tensor *t, const ct_tensor *min)
+{
+    CT__ARG(t, "input", 1);
+    CT__ARG(min, "min", 2);
+    return ct__new(CT__OP_maximum, t, min, NULL, NULL);
+}
+
+ct_result ct_clamp_min_(ct_tensor *t, const ct_tensor *min)
+{
+    CT__ARG_R(t, "input", 1);
+    CT__ARG_R(min, "min", 2);
+    return ct__inplace(CT__OP_maximum, t, min, NULL, NULL);
+}
+
+ct_tensor *ct_clamp_min_scalar(const ct_tensor *t, ct_scalar min)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__clamp_numbers(&out, t, &min, NULL) == CT_OK ? out : NULL;
+}
+
+ct_result ct_clamp_min_scalar_(ct_tensor *t, ct_scalar min)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__clamp_numbers(&t, t, &min, NULL);
+}
+
+ct_tensor *ct_clamp_max(const ct_tensor *t, const ct_tensor *max)
+{
+    CT__ARG(t, "input", 1);
+    CT__ARG(max, "max", 2);
+    return ct__new(CT__OP_minimum, t, max, NULL, NULL);
+}
+
+ct_result ct_clamp_max_(ct_tensor *t, const ct_tensor *max)
+{
+    CT__ARG_R(t, "input", 1);
+    CT__ARG_R(max, "max", 2);
+    return ct__inplace(CT__OP_minimum, t, max, NULL, NULL);
+}
+
+ct_tensor *ct_clamp_max_scalar(const ct_tensor *t, ct_scalar max)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__clamp_numbers(&out, t, NULL, &max) == CT_OK ? out : NULL;
+}
+
+ct_result ct_clamp_max_scalar_(ct_tensor *t, ct_scalar max)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__clamp_numbers(&t, t, NULL, &max);
+}
+
+/* hardtanh is clamp; integer tensors take the bounds truncated to integers
+ * so that they do not promote (PyTorch's legacy rule). */
+static ct_result ct__hardtanh(ct_tensor **out, const ct_tensor *t, double min_val, double max_val)
+{
+    ct_scalar lo = ct_float(min_val), hi = ct_float(max_val);
+    if (t->dtype == CT_BOOL) return ct__fail(CT_ERR_RUNTIME, "Bool inputs not supported for hardtanh");
+    if (ct__is_integral(t->dtype)) {
+        uint64_t l, h;
+        if (ct__scalar_to_elem(lo, CT_I64, &l) != CT_OK || ct__scalar_to_elem(hi, CT_I64, &h) != CT_OK)
+            return ct_last_error_code();
+        lo = ct_int((int64_t)l);
+        hi = ct_int((int64_t)h);
+        if (t->dtype == CT_U8 && (lo.v.i < 0 || hi.v.i < 0))
+            return ct__fail(CT_ERR_RUNTIME, "cannot do hardtanh on an unsigned type with negative limits");
+    }
+    return ct__clamp_numbers(out, t, &lo, &hi);
+}
+
+ct_tensor *ct_hardtanh(const ct_tensor *t, double min_val, double max_val)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__hardtanh(&out, t, min_val, max_val) == CT_OK ? out : NULL;
+}
+
+ct_result ct_hardtanh_(ct_tensor *t, double min_val, double max_val)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__hardtanh(&t, t, min_val, max_val);
+}
+
+ct_tensor *ct_relu6(const ct_tensor *t)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__hardtanh(&out, t, 0, 6) == CT_OK ? out : NULL;
+}
+
+ct_result ct_relu6_(ct_tensor *t)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__hardtanh(&t, t, 0, 6);
+}
+
+/* ---------------------------------------------------------------- unary ops with parameters */
+
+/* A unary op with parameters, new (self NULL) or in place. */
+static ct_result ct__unary_params(ct__op op, ct_tensor **out, const ct_tensor *t, ct__op_args args)
+{
+    const ct_tensor *in[3] = {t, NULL, NULL};
+    return ct__pointwise(op, out, in, &args);
+}
+
+static ct_tensor *ct__unary_new(ct__op op, const ct_tensor *t, ct__op_args args)
+{
+    ct_tensor *out = NULL;
+    return ct__unary_params(op, &out, t, args) == CT_OK ? out : NULL;
+}
+
+static ct__op_args ct__round_args(int64_t decimals)
+{
+    ct__op_args a = ct__args();
+    a.mode = decimals > 0 ? 1 : decimals < 0 ? 2 : 3;
+    a.p[0] = pow(10.0, fabs((double)decimals));
+    a.kernel = decimals ? "round_cpu" : NULL;
+    return a;
+}
+
+ct_tensor *ct_round_decimals(const ct_tensor *t, int64_t decimals)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_round, t, ct__round_args(decimals));
+}
+
+ct_result ct_round_decimals_(ct_tensor *t, int64_t decimals)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_round, &t, t, ct__round_args(decimals));
+}
+
+ct_tensor *ct_round(const ct_tensor *t)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_round, t, ct__args());
+}
+
+ct_result ct_round_(ct_tensor *t)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_round, &t, t, ct__args());
+}
+
+/* One number parameter in p[0]. */
+static ct__op_args ct__p1(double v)
+{
+    ct__op_args a = ct__args();
+    a.p[0] = v;
+    return a;
+}
+
+/* PyTorch passes logit's eps=None to its kernel as -1: negative means no clamp. */
+ct_tensor *ct_logit(const ct_tensor *t)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_logit, t, ct__p1(-1.0));
+}
+
+ct_result ct_logit_(ct_tensor *t)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_logit, &t, t, ct__p1(-1.0));
+}
+
+ct_tensor *ct_logit_eps(const ct_tensor *t, double eps)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_logit, t, ct__p1(eps));
+}
+
+ct_result ct_logit_eps_(ct_tensor *t, double eps)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_logit, &t, t, ct__p1(eps));
+}
+
+ct_tensor *ct_leaky_relu(const ct_tensor *t, double negative_slope)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_leaky_relu, t, ct__p1(negative_slope));
+}
+
+ct_result ct_leaky_relu_(ct_tensor *t, double negative_slope)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_leaky_relu, &t, t, ct__p1(negative_slope));
+}
+
+ct_elu_opts ct_elu_opts_init(void)
+{
+    ct_elu_opts o;
+    o.alpha = o.scale = o.input_scale = 1.0;
+    return o;
+}
+
+static ct__op_args ct__elu_args(double alpha, double scale, double input_scale)
+{
+    ct__op_args a = ct__args();
+    a.p[0] = alpha;
+    a.p[1] = scale;
+    a.p[2] = input_scale;
+    return a;
+}
+
+ct_tensor *ct_elu(const ct_tensor *t, ct_elu_opts o)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_elu, t, ct__elu_args(o.alpha, o.scale, o.input_scale));
+}
+
+ct_result ct_elu_(ct_tensor *t, ct_elu_opts o)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_elu, &t, t, ct__elu_args(o.alpha, o.scale, o.input_scale));
+}
+
+/* SELU's constants (Klambauer et al.), as PyTorch spells them. */
+#define CT__SELU_ALPHA 1.6732632423543772848170429916717
+#define CT__SELU_SCALE 1.0507009873554804934193349852946
+
+ct_tensor *ct_selu(const ct_tensor *t)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_elu, t, ct__elu_args(CT__SELU_ALPHA, CT__SELU_SCALE, 1.0));
+}
+
+ct_result ct_selu_(ct_tensor *t)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_elu, &t, t, ct__elu_args(CT__SELU_ALPHA, CT__SELU_SCALE, 1.0));
+}
+
+static ct_result ct__celu(ct_tensor **out, const ct_tensor *t, double alpha)
+{
+    if (alpha == 0) return ct__fail(CT_ERR_RUNTIME, "ZeroDivisionError: alpha cannot be 0 for CELU");
+    return ct__unary_params(CT__OP_elu, out, t, ct__elu_args(alpha, 1.0, 1.0 / alpha));
+}
+
+ct_tensor *ct_celu(const ct_tensor *t, double alpha)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__celu(&out, t, alpha) == CT_OK ? out : NULL;
+}
+
+ct_result ct_celu_(ct_tensor *t, double alpha)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__celu(&t, t, alpha);
+}
+
+ct_tensor *ct_gelu(const ct_tensor *t, ct_gelu_approximate approximate)
+{
+    CT__ARG(t, "input", 1);
+    if ((unsigned)approximate > CT_GELU_TANH) {
+        ct__fail(CT_ERR_RUNTIME, "approximate argument must be either none or tanh.");
+        return NULL;
+    }
+    ct__op_args a = ct__args();
+    a.mode = (int)approximate;
+    /* PyTorch computes the exact form of a contiguous bfloat16 tensor in float,
+     * of any other with bfloat16 roundings (mode 2) */
+    if (approximate == CT_GELU_NONE && t->dtype == CT_BF16 && !ct_is_contiguous(t)) a.mode = 2;
+    return ct__unary_new(CT__OP_gelu, t, a);
+}
+
+ct_softplus_opts ct_softplus_opts_init(void)
+{
+    ct_softplus_opts o;
+    o.beta = 1.0;
+    o.threshold = 20.0;
+    return o;
+}
+
+ct_tensor *ct_softplus(const ct_tensor *t, ct_softplus_opts o)
+{
+    CT__ARG(t, "input", 1);
+    ct__op_args a = ct__p1(o.beta);
+    a.p[1] = o.threshold;
+    return ct__unary_new(CT__OP_softplus, t, a);
+}
+
+/* nan_to_num's replacements: the dtype's largest and lowest finite values
+ * when posinf and neginf are not given. */
+static ct__op_args ct__nan_to_num_args(ct_dtype dt, ct_nan_to_num_opts o)
+{
+    double big = dt == CT_F16 ? 65504.0 : dt == CT_BF16 ? 3.3895313892515355e38 : dt == CT_F32 ? FLT_MAX : DBL_MAX;
+    ct__op_args a = ct__p1(o.nan);
+    a.p[1] = o.posinf ? *o.posinf : big;
+    a.p[2] = o.neginf ? *o.neginf : -big;
+    return a;
+}
+
+ct_tensor *ct_nan_to_num(const ct_tensor *t, ct_nan_to_num_opts opts)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_nan_to_num, t, ct__nan_to_num_args(t->dtype, opts));
+}
+
+ct_result ct_nan_to_num_(ct_tensor *t, ct_nan_to_num_opts opts)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_nan_to_num, &t, t, ct__nan_to_num_args(t->dtype, opts));
+}
+
+/* ---------------------------------------------------------------- where */
+
+/* where's numbers convert with an overflow check */
+static ct_tensor *ct__where(const ct_tensor *c, const ct_tensor *x, const ct_tensor *y)
+{
+    ct__op_args args = ct__args();
+    args.checked = true;
+    return ct__new(CT__OP_where, c, x, y, &args);
+}
+
+ct_tensor *ct_where(const ct_tensor *condition, const ct_tensor *x, const ct_tensor *y)
+{
+    CT__ARG(condition, "condition", 1);
+    CT__ARG(x, "input", 2);
+    CT__ARG(y, "other", 3);
+    return ct__new(CT__OP_where, condition, x, y, NULL);
+}
+
+ct_tensor *ct_where_scalar_other(const ct_tensor *condition, const ct_tensor *x, ct_scalar y)
+{
+    ct__stack_scalar ss;
+    CT__ARG(condition, "condition", 1);
+    CT__ARG(x, "input", 2);
+    return ct__where(condition, x, ct__stack_scalar_init(&ss, y));
+}
+
+ct_tensor *ct_where_scalar_self(const ct_tensor *condition, ct_scalar x, const ct_tensor *y)
+{
+    ct__stack_scalar ss;
+    CT__ARG(condition, "condition", 1);
+    CT__ARG(y, "other", 3);
+    return ct__where(condition, ct__stack_scalar_init(&ss, x), y);
+}
+
+ct_tensor *ct_where_scalar(const ct_tensor *condition, ct_scalar x, ct_scalar y)
+{
+    ct__stack_scalar s1, s2;
+    CT__ARG(condition, "condition", 1);
+    return ct__where(condition, ct__stack_scalar_init(&s1, x), ct__stack_scalar_init(&s2, y));
+}
+
+/* ---------------------------------------------------------------- closeness and equality */
+
+ct_isclose_opts ct_isclose_opts_init(void)
+{
+    ct_isclose_opts o;
+    o.rtol = 1e-05;
+    o.atol = 1e-08;
+    o.equal_nan = false;
+    return o;
+}
+
+/* PyTorch's isclose, op for op, so that the float rounding is the same:
+ * a == b, or both NaN, or |a - b| finite and <= atol + |rtol * b|, with
+ * integers and bool compared in the default float dtype. */
+static ct_tensor *ct__isclose(const ct_tensor *a, const ct_tensor *b, ct_isclose_opts o)
+{
+    ct_tensor *close = ct_eq(a, b);
+    if (close && o.equal_nan && ct_dtype_is_floating(a->dtype) &&
+        ct_logical_or_(close, ct_logical_and(ct_isnan(a), ct_isnan(b))) != CT_OK)
+        return NULL;
+    if (!close || (o.rtol == 0 && o.atol == 0)) return close;
+    const ct_tensor *ca = ct_dtype_is_floating(a->dtype) ? a : ct_to(a, ct__default_dtype);
+    const ct_tensor *cb = ct_dtype_is_floating(b->dtype) ? b : ct_to(b, ct__default_dtype);
+    ct_tensor *allowed = ct_add_scalar(ct_abs(ct_mul_scalar(cb, ct_float(o.rtol))), ct_float(o.atol));
+    ct_tensor *actual = ct_abs(ct_sub(ca, cb));
+    ct_tensor *within = ct_logical_and(ct_isfinite(actual), ct_le(actual, allowed));
+    return ct_logical_or_(close, within) == CT_OK ? close : NULL;
+}
+
+ct_tensor *ct_isclose(const ct_tensor *a, const ct_tensor *b, ct_isclose_opts opts)
+{
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    if (a->dtype != b->dtype) {
+        ct__fail(CT_ERR_RUNTIME, "%s did not match %s", ct__dtype_title(a->dtype), ct__dtype_title(b->dtype));
+        return NULL;
+    }
+    if (opts.rtol < 0 || opts.atol < 0) {
+        ct__fail(CT_ERR_RUNTIME, "%s must be greater than or equal to zero, but got %g", opts.rtol < 0 ? "rtol" : "atol",
+                 opts.rtol < 0 ? opts.rtol : opts.atol);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct__isclose(a, b, opts);
+    if (r) ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+/* Whether every element of a bool tensor is true (false when t is NULL). */
+static bool ct__all_true(const ct_tensor *t)
+{
+    const ct_tensor *c = t ? ct_contiguous(t) : NULL;
+    return c && (ct_numel(c) == 0 || !memchr(ct__data(c), 0, (size_t)ct_numel(c)));
+}
+
+bool ct_allclose(const ct_tensor *a, const ct_tensor *b, ct_isclose_opts opts)
+{
+    if (!a || !b) return (ct__null_arg(__func__, a ? "other" : "input", a ? 2 : 1), false);
+    ct_scope s = ct_scope_begin();
+    bool r = ct__all_true(ct_isclose(a, b, opts));
+    ct_scope_end(s);
+    return r;
+}
+
+bool ct_equal(const ct_tensor *a, const ct_tensor *b)
+{
+    if (!a || !b) return (ct__null_arg(__func__, a ? "other" : "input", a ? 2 : 1), false);
+    if (a->ndim != b->ndim || memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof(int64_t))) return false;
+    ct_scope s = ct_scope_begin();
+    bool r = ct__all_true(ct_eq(a, b));
+    ct_scope_end(s);
+    return r;
 }
 
 int ct_op_count(void) { return CT__NUM_OPS; }
@@ -8847,11 +10060,29 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
  * Each op is defined once per compute flavour: f (float), d (double) and i
  * (int64, which also serves the narrower integers and bool: their results wrap
  * to the low bits when stored, as native arithmetic does). Loops over every
- * dtype are generated from those definitions. float16 and bfloat16 never reach
- * a kernel: the front end computes them in float32 and rounds once, which is
- * what PyTorch's per-element `float(a) op float(b)` gives. */
+ * dtype are generated from those definitions.
+ *
+ * float16 and bfloat16 load to float, compute in float and round once when
+ * stored, which is what PyTorch's per-element `float(a) op float(b)` gives. A
+ * few ops of PyTorch 1.13 round intermediates to the narrow type in their
+ * per-element kernels (rsqrt, logit, add with alpha...); those loops use an h
+ * flavour instead, float with the same roundings (args->compute names the
+ * narrow type). (PyTorch's vectorised bfloat16 loops, on contiguous runs of 32
+ * or more, round once instead; ctorch follows the per-element kernels, which
+ * small and strided tensors get.) */
 
-/* Per dtype: storage type, flavour, load to the flavour and store from it. */
+/* At -O2, GCC's cost model vectorises only loops whose trip count is a
+ * multiple of the vector width; these kernels need the dynamic model (the one
+ * of -O3). (GCC also keeps a branch whose other side could raise a floating
+ * point exception flag, so the ops compute both sides, as leaky_relu does.) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("vect-cost-model=dynamic")
+#endif
+
+/* Per dtype: storage type (KT), flavour (KF), load to the flavour (KL) and
+ * store from it (KS). f16 and bf16 have h twins (f16h, bf16h) for the ops
+ * with float16/bfloat16 roundings. */
 #define CT__KT_b8 uint8_t
 #define CT__KT_u8 uint8_t
 #define CT__KT_i8 int8_t
@@ -8860,6 +10091,10 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
 #define CT__KT_i64 int64_t
 #define CT__KT_f32 float
 #define CT__KT_f64 double
+#define CT__KT_f16 uint16_t
+#define CT__KT_bf16 uint16_t
+#define CT__KT_f16h uint16_t
+#define CT__KT_bf16h uint16_t
 #define CT__KF_b8 i
 #define CT__KF_u8 i
 #define CT__KF_i8 i
@@ -8868,6 +10103,22 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
 #define CT__KF_i64 i
 #define CT__KF_f32 f
 #define CT__KF_f64 d
+#define CT__KF_f16 f
+#define CT__KF_bf16 f
+#define CT__KF_f16h h
+#define CT__KF_bf16h h
+#define CT__KL_b8(v) ((int64_t)(v))
+#define CT__KL_u8(v) ((int64_t)(v))
+#define CT__KL_i8(v) ((int64_t)(v))
+#define CT__KL_i16(v) ((int64_t)(v))
+#define CT__KL_i32(v) ((int64_t)(v))
+#define CT__KL_i64(v) (v)
+#define CT__KL_f32(v) (v)
+#define CT__KL_f64(v) (v)
+#define CT__KL_f16(v) ct__f16_to_float(v)
+#define CT__KL_bf16(v) ct__bf16_to_float(v)
+#define CT__KL_f16h(v) ct__f16_to_float(v)
+#define CT__KL_bf16h(v) ct__bf16_to_float(v)
 #define CT__KS_b8(v) ((uint8_t)((v) != 0))
 #define CT__KS_u8(v) ((uint8_t)(uint64_t)(v))
 #define CT__KS_i8(v) ((int8_t)(uint8_t)(uint64_t)(v))
@@ -8876,110 +10127,406 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
 #define CT__KS_i64(v) ((int64_t)(v))
 #define CT__KS_f32(v) (v)
 #define CT__KS_f64(v) (v)
+#define CT__KS_f16(v) ct__float_to_f16(v)
+#define CT__KS_bf16(v) ct__float_to_bf16(v)
+#define CT__KS_f16h(v) ct__float_to_f16(v)
+#define CT__KS_bf16h(v) ct__float_to_bf16(v)
 typedef float ct__flavour_f;
+typedef float ct__flavour_h;
 typedef double ct__flavour_d;
 typedef int64_t ct__flavour_i;
 
 /* The dtype groups an op supports. */
-#define CT__KD_INTS(X, op) X(op, u8) X(op, i8) X(op, i16) X(op, i32) X(op, i64)
-#define CT__KD_FLOATS(X, op) X(op, f32) X(op, f64)
-#define CT__KD_NUMERIC(X, op) CT__KD_INTS(X, op) CT__KD_FLOATS(X, op)
-#define CT__KD_ALL(X, op) X(op, b8) CT__KD_NUMERIC(X, op)
+/* The dtype groups an op supports; h is empty, or h for the ops whose float16
+ * and bfloat16 loops run the h flavour. */
+#define CT__KD_INTS(X, op, h) X(op, u8) X(op, i8) X(op, i16) X(op, i32) X(op, i64)
+#define CT__KD_FLOATS(X, op, h) X(op, f32) X(op, f64) X(op, f16##h) X(op, bf16##h)
+#define CT__KD_NUMERIC(X, op, h) CT__KD_INTS(X, op, h) CT__KD_FLOATS(X, op, h)
+#define CT__KD_ALL(X, op, h) X(op, b8) CT__KD_NUMERIC(X, op, h)
+#define CT__KD_INTS_BOOL(X, op, h) X(op, b8) CT__KD_INTS(X, op, h)
 
-/* ---------------------------------------------------------------- op definitions */
+/* x rounded to the narrow type PyTorch computes in (float16, bfloat16). */
+static inline float ct__narrow(float x, ct_dtype compute)
+{
+    if (compute == CT_BF16) return ct__bf16_to_float(ct__float_to_bf16(x));
+    if (compute == CT_F16) return ct__f16_to_float(ct__float_to_f16(x));
+    return x;
+}
+/* In h flavours: N rounds as the input type; NB only for bfloat16, in ops
+ * that PyTorch 1.13 has no float16 kernel for (float16 computes in float). */
+#define CT__N(x) ct__narrow((x), a->compute)
+#define CT__NB(x) (a->compute == CT_BF16 ? ct__narrow((x), CT_BF16) : (x))
 
-/* Unary: out = fn(x). CT__UNARY(name, float expr, double expr, int64 expr) */
-#define CT__UNARY_F(name, ef) static inline float ct__##name##_f(float x, const ct__op_args *a) { (void)a; return ef; }
-#define CT__UNARY_D(name, ed) static inline double ct__##name##_d(double x, const ct__op_args *a) { (void)a; return ed; }
+/* fma(a, b, c), rounded once as PyTorch's compiled kernels have it. Without
+ * FMA instructions, float's a * b is exact in double and the sum rounds once
+ * there; rounding that to float is right unless the double lies exactly
+ * halfway between two floats or below float's normal range, which the C
+ * library's fmaf settles. Double has no wider type: the C library's fma. */
+static inline float ct__fmaf(float a, float b, float c)
+{
+#ifdef __FMA__
+    return fmaf(a, b, c);
+#else
+    double s = (double)a * b + c;
+    uint64_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    if (CT__UNLIKELY((bits & 0x1fffffffu) == 0x10000000u || fabs(s) < FLT_MIN)) return fmaf(a, b, c);
+    return (float)s;
+#endif
+}
+static inline double ct__fma(double a, double b, double c) { return fma(a, b, c); }
+
+/* The libm function fn for a flavour: F(exp) is expf for float, exp for double. */
+#define CT__LIBM_f(fn) fn##f
+#define CT__LIBM_d(fn) fn
+
+/* Ops whose floating formula is written once: a macro CT__GEN_<name>(fl, T, F)
+ * defines the flavour fl with type T and libm suffix F; this instantiates both. */
+#define CT__FLOATING(name) CT__GEN_##name(f, float, CT__LIBM_f) CT__GEN_##name(d, double, CT__LIBM_d)
+
+/* ---------------------------------------------------------------- unary ops */
+
+/* out = fn(x): the int64 flavour, one floating flavour, or both with a libm function. */
 #define CT__UNARY_I(name, ei) static inline int64_t ct__##name##_i(int64_t x, const ct__op_args *a) { (void)a; return ei; }
+#define CT__UNARY_FL(name, fl, T, e) static inline T ct__##name##_##fl(T x, const ct__op_args *a) { (void)a; return e; }
+#define CT__UNARY_LIBM(name, fn) CT__UNARY_FL(name, f, float, fn##f(x)) CT__UNARY_FL(name, d, double, fn(x))
 
 CT__UNARY_I(neg, (int64_t)(0 - (uint64_t)x))
-CT__UNARY_F(neg, -x)
-CT__UNARY_D(neg, -x)
+CT__UNARY_FL(neg, f, float, -x)
+CT__UNARY_FL(neg, d, double, -x)
 CT__UNARY_I(abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
-CT__UNARY_F(abs, fabsf(x))
-CT__UNARY_D(abs, fabs(x))
+CT__UNARY_LIBM(abs, fabs)
+CT__UNARY_FL(reciprocal, f, float, 1.0f / x)
+CT__UNARY_FL(reciprocal, d, double, 1.0 / x)
+/* NaN and -0 give +0, as PyTorch's (0 < x) - (x < 0) does */
+CT__UNARY_I(sign, (x > 0) - (x < 0))
+CT__UNARY_FL(sign, f, float, (float)((0 < x) - (x < 0)))
+CT__UNARY_FL(sign, d, double, (double)((0 < x) - (x < 0)))
 CT__UNARY_I(floor, x)
-CT__UNARY_F(floor, floorf(x))
-CT__UNARY_D(floor, floor(x))
-CT__UNARY_F(exp, expf(x))
-CT__UNARY_D(exp, exp(x))
-CT__UNARY_F(log, logf(x))
-CT__UNARY_D(log, log(x))
-CT__UNARY_F(sqrt, sqrtf(x))
-CT__UNARY_D(sqrt, sqrt(x))
-CT__UNARY_F(tanh, tanhf(x))
-CT__UNARY_D(tanh, tanh(x))
-CT__UNARY_F(sigmoid, 1.0f / (1.0f + expf(-x)))
-CT__UNARY_D(sigmoid, 1.0 / (1.0 + exp(-x)))
-CT__UNARY_I(relu, x > 0 ? x : 0)
-CT__UNARY_F(relu, x > 0 ? x : (x != x ? x : 0.0f))
-CT__UNARY_D(relu, x > 0 ? x : (x != x ? x : 0.0))
+CT__UNARY_LIBM(floor, floor)
+CT__UNARY_I(ceil, x)
+CT__UNARY_LIBM(ceil, ceil)
+CT__UNARY_I(trunc, x)
+CT__UNARY_LIBM(trunc, trunc)
+CT__UNARY_FL(frac, f, float, x - truncf(x))
+CT__UNARY_FL(frac, d, double, x - trunc(x))
+CT__UNARY_LIBM(exp, exp)
+CT__UNARY_LIBM(exp2, exp2)
+CT__UNARY_LIBM(expm1, expm1)
+CT__UNARY_LIBM(log, log)
+CT__UNARY_LIBM(log2, log2)
+CT__UNARY_LIBM(log10, log10)
+CT__UNARY_LIBM(log1p, log1p)
+CT__UNARY_LIBM(sqrt, sqrt)
+CT__UNARY_FL(rsqrt, f, float, 1.0f / sqrtf(x))
+CT__UNARY_FL(rsqrt, d, double, 1.0 / sqrt(x))
+CT__UNARY_LIBM(sin, sin)
+CT__UNARY_LIBM(cos, cos)
+CT__UNARY_LIBM(tan, tan)
+CT__UNARY_LIBM(asin, asin)
+CT__UNARY_LIBM(acos, acos)
+CT__UNARY_LIBM(atan, atan)
+CT__UNARY_LIBM(sinh, sinh)
+CT__UNARY_LIBM(cosh, cosh)
+CT__UNARY_LIBM(tanh, tanh)
+CT__UNARY_LIBM(asinh, asinh)
+CT__UNARY_LIBM(acosh, acosh)
+CT__UNARY_LIBM(atanh, atanh)
+CT__UNARY_LIBM(erf, erf)
+CT__UNARY_LIBM(erfc, erfc)
+/* (the C library's lgamma also stores the sign in the global signgam, which
+ * OpenMP threads then write at once, as PyTorch's do; the values are unaffected) */
+CT__UNARY_LIBM(lgamma, lgamma)
+CT__UNARY_FL(sigmoid, f, float, 1.0f / (1.0f + expf(-x)))
+CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + exp(-x)))
 CT__UNARY_I(isnan, x != x)
-CT__UNARY_F(isnan, x != x)
-CT__UNARY_D(isnan, x != x)
+CT__UNARY_FL(isnan, f, float, x != x)
+CT__UNARY_FL(isnan, d, double, x != x)
+CT__UNARY_I(isinf, x != x)
+CT__UNARY_FL(isinf, f, float, isinf(x))
+CT__UNARY_FL(isinf, d, double, isinf(x))
+CT__UNARY_I(isfinite, x == x)
+CT__UNARY_FL(isfinite, f, float, isfinite(x))
+CT__UNARY_FL(isfinite, d, double, isfinite(x))
 CT__UNARY_I(logical_not, x == 0)
-CT__UNARY_F(logical_not, x == 0)
-CT__UNARY_D(logical_not, x == 0)
+CT__UNARY_FL(logical_not, f, float, x == 0)
+CT__UNARY_FL(logical_not, d, double, x == 0)
+/* bool's ~ is logical not */
+CT__UNARY_I(bitwise_not, a->compute == CT_BOOL ? !x : ~x)
+CT__UNARY_I(relu, x > 0 ? x : 0)
+CT__UNARY_FL(relu, f, float, x > 0 ? x : (x != x ? x : 0.0f))
+CT__UNARY_FL(relu, d, double, x > 0 ? x : (x != x ? x : 0.0))
+CT__UNARY_I(nan_to_num, x)
 
-/* Binary: out = fn(x, y). */
-#define CT__BINARY_F(name, ef) \
-    static inline float ct__##name##_f(float x, float y, const ct__op_args *a) { (void)a; return ef; }
-#define CT__BINARY_D(name, ed) \
-    static inline double ct__##name##_d(double x, double y, const ct__op_args *a) { (void)a; return ed; }
+/* round: half to even; with decimals, by 10^|decimals| (p[0]) in the input
+ * precision, multiplying first for positive decimals and dividing first for
+ * negative ones, as PyTorch does. */
+CT__UNARY_I(round, x)
+#define CT__GEN_round(fl, T, F)                                                           \
+    static inline T ct__round_##fl(T x, const ct__op_args *a)                             \
+    {                                                                                     \
+        T p = (T)a->p[0];                                                                 \
+        if (a->mode == 1) return F(nearbyint)(x * p) / p;                                 \
+        if (a->mode == 2) return F(nearbyint)(x / p) * p;                                 \
+        return F(nearbyint)(x);                                                           \
+    }
+CT__FLOATING(round)
+
+/* nan_to_num: NaN, +inf and -inf replaced by p[0], p[1], p[2] */
+#define CT__GEN_nan_to_num(fl, T, F)                                                      \
+    static inline T ct__nan_to_num_##fl(T x, const ct__op_args *a)                        \
+    {                                                                                     \
+        return x != x ? (T)a->p[0] : x == (T)INFINITY ? (T)a->p[1] : x == -(T)INFINITY ? (T)a->p[2] : x; \
+    }
+CT__FLOATING(nan_to_num)
+
+/* logit: log(x / (1 - x)), x clamped to [eps, 1 - eps] first unless eps (p[0]) < 0 */
+#define CT__GEN_logit(fl, T, F)                                                           \
+    static inline T ct__logit_##fl(T x, const ct__op_args *a)                             \
+    {                                                                                     \
+        T eps = (T)a->p[0];                                                               \
+        if (eps >= 0) x = x < eps ? eps : x > 1 - eps ? 1 - eps : x;                      \
+        return x == 1 ? (T)INFINITY : F(log)(x / (1 - x));                                \
+    }
+CT__FLOATING(logit)
+
+/* erfinv as PyTorch computes it, in the input precision: the rational
+ * approximations of Pavlis' MATLAB erfinv (1996) for |y| <= 0.7 and beyond,
+ * each refined by two Newton steps on erf(x) = y. */
+#define CT__GEN_erfinv(fl, T, F)                                                          \
+    static inline T ct__erfinv_##fl(T y, const ct__op_args *args)                         \
+    {                                                                                     \
+        static const T a[4] = {(T)0.886226899, (T)-1.645349621, (T)0.914624893, (T)-0.140543331}; \
+        static const T b[4] = {(T)-2.118377725, (T)1.442710462, (T)-0.329097515, (T)0.012229801}; \
+        static const T c[4] = {(T)-1.970840454, (T)-1.624906493, (T)3.429567803, (T)1.641345311}; \
+        static const T d[2] = {(T)3.543889200, (T)1.637067800};                          \
+        const T two_over_sqrt_pi = (T)2 / (T)1.77245385090551602730;                      \
+        T ay = F(fabs)(y), x, z, num, den;                                                \
+        (void)args;                                                                       \
+        if (ay > 1) return (T)NAN;                                                        \
+        if (ay == 1) return F(copysign)((T)INFINITY, y);                                  \
+        if (ay <= (T)0.7) {                                                               \
+            z = y * y;                                                                    \
+            num = ((a[3] * z + a[2]) * z + a[1]) * z + a[0];                              \
+            den = (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + 1;                    \
+            x = y * num / den;                                                            \
+        } else {                                                                          \
+            z = F(sqrt)(-F(log)((1 - ay) / 2));                                           \
+            num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];                              \
+            den = (d[1] * z + d[0]) * z + 1;                                              \
+            x = F(copysign)(num, y) / den;                                                \
+        }                                                                                 \
+        for (int step = 0; step < 2; step++)                                              \
+            x = x - (F(erf)(x) - y) / (two_over_sqrt_pi * F(exp)(-x * x));                \
+        return x;                                                                         \
+    }
+CT__FLOATING(erfinv)
+
+/* digamma in the input precision, as PyTorch computes it: poles at 0 (signed
+ * infinity) and at negative integers (NaN), the reflection formula (through
+ * double) below 0, the recurrence psi(x) = psi(x + 1) - 1/x up to 10, then
+ * the asymptotic series log x - 1/2x - sum B2k / (2k x^2k), k = 1..7. */
+#define CT__GEN_digamma(fl, T, F)                                                         \
+    static T ct__digamma_##fl(T x, const ct__op_args *args)                               \
+    {                                                                                     \
+        static const T bern[7] = {(T)(1.0 / 12), (T)(-691.0 / 32760), (T)(1.0 / 132),     \
+                                  (T)(-1.0 / 240), (T)(1.0 / 252), (T)(-1.0 / 120), (T)(1.0 / 12)}; \
+        const double pi = 3.14159265358979323846;                                         \
+        T result = 0;                                                                     \
+        if (x == 0) return F(copysign)((T)INFINITY, -x);                                  \
+        if (x < 0) {                                                                      \
+            if (x == F(trunc)(x)) return (T)NAN;                                          \
+            double whole, r = modf((double)x, &whole);                                    \
+            return ct__digamma_##fl(1 - x, args) - (T)(pi / tan(pi * r));                \
+        }                                                                                 \
+        for (; x < 10; x += 1) result -= 1 / x;                                           \
+        if (x == 10) return result + (T)2.25175258906672110764; /* psi(10) = H(9) - gamma */ \
+        T y = 0;                                                                          \
+        if (x < (T)1e17) {                                                                \
+            T z = 1 / (x * x), p = 0;                                                     \
+            for (int k = 0; k < 7; k++) p = p * z + bern[k];                              \
+            y = z * p;                                                                    \
+        }                                                                                 \
+        return result + F(log)(x) - (T)0.5 / x - y;                                       \
+    }
+CT__FLOATING(digamma)
+
+/* ---------------------------------------------------------------- activations */
+
+/* leaky_relu: x above 0, else x * slope (p[0], in float as PyTorch has it);
+ * a multiply either way, so that the loop vectorises */
+CT__UNARY_FL(leaky_relu, f, float, x * (x > 0 ? 1.0f : (float)a->p[0]))
+CT__UNARY_FL(leaky_relu, d, double, x * (x > 0 ? 1.0 : a->p[0]))
+
+/* elu: scale * x above 0, else alpha * scale * (exp(x * input_scale) - 1) */
+#define CT__GEN_elu(fl, T, F)                                                             \
+    static inline T ct__elu_##fl(T x, const ct__op_args *a)                               \
+    {                                                                                     \
+        T neg = (T)a->p[0] * (T)a->p[1], pos = (T)a->p[1], in = (T)a->p[2];               \
+        return x <= 0 ? (F(exp)(x * in) - 1) * neg : x * pos;                             \
+    }
+CT__FLOATING(elu)
+
+/* gelu: x * Phi(x) exactly (mode 0) or with the tanh approximation (mode 1) */
+#define CT__GEN_gelu(fl, T, F)                                                            \
+    static inline T ct__gelu_##fl(T x, const ct__op_args *a)                              \
+    {                                                                                     \
+        if (a->mode == 1) {                                                               \
+            const T beta = (T)(1.41421356237309504880 * 1.12837916709551257390 * 0.5), kappa = (T)0.044715; \
+            T inner = beta * (x + kappa * (x * x * x));                                   \
+            return (T)0.5 * x * (1 + F(tanh)(inner));                                     \
+        }                                                                                 \
+        return x * (T)0.5 * (1 + F(erf)(x * (T)0.70710678118654752440));                  \
+    }
+CT__FLOATING(gelu)
+
+CT__UNARY_FL(silu, f, float, x / (1.0f + expf(-x)))
+CT__UNARY_FL(silu, d, double, x / (1.0 + exp(-x)))
+CT__UNARY_FL(mish, f, float, x * tanhf(log1pf(expf(x))))
+CT__UNARY_FL(mish, d, double, x * tanh(log1p(exp(x))))
+
+/* softplus: log1p(exp(x * beta)) / beta, or x where x * beta > threshold */
+#define CT__GEN_softplus(fl, T, F)                                                        \
+    static inline T ct__softplus_##fl(T x, const ct__op_args *a)                          \
+    {                                                                                     \
+        T beta = (T)a->p[0], threshold = (T)a->p[1];                                      \
+        return x * beta > threshold ? x : F(log1p)(F(exp)(x * beta)) / beta;              \
+    }
+CT__FLOATING(softplus)
+
+/* hardsigmoid: min(max(x + 3, 0), 6) / 6, hardswish: x times that, with
+ * std::max and std::min, which let NaN through */
+#define CT__GEN_hardsigmoid(fl, T, F)                                                     \
+    static inline T ct__relu6_of_##fl(T v) { v = v < 0 ? 0 : v; return 6 < v ? 6 : v; }   \
+    static inline T ct__hardsigmoid_##fl(T x, const ct__op_args *a) { (void)a; return ct__relu6_of_##fl(x + 3) / 6; } \
+    static inline T ct__hardswish_##fl(T x, const ct__op_args *a) { (void)a; return x * ct__relu6_of_##fl(x + 3) / 6; }
+CT__FLOATING(hardsigmoid)
+
+
+/* ---------------------------------------------------------------- float16/bfloat16 roundings (h flavours) */
+
+CT__UNARY_FL(rsqrt, h, float, 1.0f / CT__NB(sqrtf(x)))
+static inline float ct__round_h(float x, const ct__op_args *a)
+{
+    float p = CT__NB((float)a->p[0]);
+    if (a->mode == 1) return nearbyintf(CT__NB(x * p)) / p;
+    if (a->mode == 2) return nearbyintf(CT__NB(x / p)) * p;
+    return nearbyintf(x);
+}
+static inline float ct__logit_h(float x, const ct__op_args *a)
+{
+    float eps = CT__NB((float)a->p[0]), hi = CT__NB(1 - eps);
+    if (eps >= 0) x = x < eps ? eps : x > hi ? hi : x;
+    return x == 1 ? INFINITY : logf(CT__NB(x / CT__NB(1 - x)));
+}
+/* the tanh form (mode 1), and the exact form of a strided tensor (mode 2) */
+static inline float ct__gelu_h(float x, const ct__op_args *a)
+{
+    if (a->mode == 0) return ct__gelu_f(x, a);
+    if (a->mode == 2) return CT__NB(x * 0.5f) * CT__NB(1 + CT__NB(erff(CT__NB(x * CT__NB(0.70710678118654752440f)))));
+    const float beta = CT__NB((float)(1.41421356237309504880 * 1.12837916709551257390 * 0.5));
+    const float kappa = CT__NB(0.044715f);
+    float inner = CT__NB(beta * CT__NB(x + CT__NB(kappa * CT__NB(CT__NB(x * x) * x))));
+    return CT__NB(0.5f * x) * CT__NB(1 + CT__NB(tanhf(inner)));
+}
+CT__UNARY_FL(silu, h, float, x / CT__NB(1.0f + CT__NB(expf(-x))))
+
+/* ---------------------------------------------------------------- binary ops */
+
+/* out = fn(x, y): the int64 flavour, one floating flavour, or both from one expression. */
 #define CT__BINARY_I(name, ei) \
     static inline int64_t ct__##name##_i(int64_t x, int64_t y, const ct__op_args *a) { (void)a; return ei; }
+#define CT__BINARY_FL(name, fl, T, e) \
+    static inline T ct__##name##_##fl(T x, T y, const ct__op_args *a) { (void)a; return e; }
+#define CT__BINARY_FD(name, e) CT__BINARY_FL(name, f, float, e) CT__BINARY_FL(name, d, double, e)
+#define CT__BINARY_ALL(name, e) CT__BINARY_I(name, e) CT__BINARY_FD(name, e)
 
-/* alpha scales y (PyTorch: add(x, y, alpha) = x + alpha * y) */
-CT__BINARY_I(add, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y))
-CT__BINARY_F(add, x + (float)a->alpha * y)
-CT__BINARY_D(add, x + a->alpha * y)
-CT__BINARY_I(sub, (int64_t)((uint64_t)x - (uint64_t)a->alpha_i * (uint64_t)y))
-CT__BINARY_F(sub, x - (float)a->alpha * y)
-CT__BINARY_D(sub, x - a->alpha * y)
+/* add and sub; with an alpha other than 1 (x + alpha * y) they run the
+ * add_alpha and sub_alpha loops, so that the plain loops vectorise. PyTorch's
+ * kernels fuse the multiply-add. */
+CT__BINARY_ALL(add, x + y)
+CT__BINARY_I(sub, (int64_t)((uint64_t)x - (uint64_t)y))
+CT__BINARY_FD(sub, x - y)
+CT__BINARY_I(add_alpha, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y))
+CT__BINARY_FL(add_alpha, f, float, ct__fmaf(y, (float)a->alpha, x))
+CT__BINARY_FL(add_alpha, d, double, ct__fma(y, a->alpha, x))
+CT__BINARY_I(sub_alpha, (int64_t)((uint64_t)x - (uint64_t)a->alpha_i * (uint64_t)y))
+CT__BINARY_FL(sub_alpha, f, float, ct__fmaf(y, -(float)a->alpha, x))
+CT__BINARY_FL(sub_alpha, d, double, ct__fma(y, -a->alpha, x))
 CT__BINARY_I(mul, (int64_t)((uint64_t)x * (uint64_t)y))
-CT__BINARY_F(mul, x * y)
-CT__BINARY_D(mul, x * y)
-CT__BINARY_F(div, x / y)
-CT__BINARY_D(div, x / y)
-/* NaN propagates, as in PyTorch (fmax is the NaN-ignoring one) */
-CT__BINARY_I(maximum, x > y ? x : y)
-CT__BINARY_F(maximum, (x != x || y != y) ? x + y : (x > y ? x : y))
-CT__BINARY_D(maximum, (x != x || y != y) ? x + y : (x > y ? x : y))
+CT__BINARY_FD(mul, x * y)
+
+/* Integer division (the front end has refused zero divisors); the most
+ * negative int64 over -1 wraps instead of trapping. */
+static inline int64_t ct__idiv(int64_t x, int64_t y) { return y == -1 ? (int64_t)(0 - (uint64_t)x) : x / y; }
+static inline int64_t ct__imod(int64_t x, int64_t y) { return y == -1 ? 0 : x % y; }
+
+/* div: true division, or rounded toward zero or minus infinity (mode) */
+static inline int64_t ct__div_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    int64_t q = ct__idiv(x, y);
+    if (a->mode == CT_ROUNDING_FLOOR && (x < 0) != (y < 0) && ct__imod(x, y) != 0) q -= 1;
+    return q;
+}
+/* floor division as Python defines it: from fmod, so that the quotient is
+ * the one whose remainder has the divisor's sign, then rounded to the
+ * nearest integer (PyTorch's div_floor_floating) */
+#define CT__GEN_div(fl, T, F)                                                             \
+    static inline T ct__div_floor_##fl(T x, T y)                                          \
+    {                                                                                     \
+        if (y == 0) return x / y;                                                         \
+        T mod = F(fmod)(x, y), div = (x - mod) / y;                                       \
+        if (mod != 0 && (y < 0) != (mod < 0)) div -= 1;                                   \
+        if (div == 0) return F(copysign)(0, x / y);                                       \
+        T floordiv = F(floor)(div);                                                       \
+        return div - floordiv > (T)0.5 ? floordiv + 1 : floordiv;                         \
+    }                                                                                     \
+    static inline T ct__div_##fl(T x, T y, const ct__op_args *a)                          \
+    {                                                                                     \
+        if (a->mode == CT_ROUNDING_TRUNC) return F(trunc)(x / y);                         \
+        return a->mode == CT_ROUNDING_FLOOR ? ct__div_floor_##fl(x, y) : x / y;           \
+    }
+CT__FLOATING(div)
+
+/* remainder has the divisor's sign (Python's %), fmod the dividend's (C's) */
+static inline int64_t ct__remainder_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    int64_t r = ct__imod(x, y);
+    (void)a;
+    return r != 0 && (r < 0) != (y < 0) ? r + y : r;
+}
+#define CT__GEN_remainder(fl, T, F)                                                       \
+    static inline T ct__remainder_##fl(T x, T y, const ct__op_args *a)                    \
+    {                                                                                     \
+        T r = F(fmod)(x, y);                                                              \
+        (void)a;                                                                          \
+        return r != 0 && (y < 0) != (r < 0) ? r + y : r;                                  \
+    }
+CT__FLOATING(remainder)
+CT__BINARY_I(fmod, ct__imod(x, y))
+CT__BINARY_FL(fmod, f, float, fmodf(x, y))
+CT__BINARY_FL(fmod, d, double, fmod(x, y))
+
 /* With a number exponent PyTorch takes products for 2, 3 and -2, and (except
  * for float16) sqrt, rsqrt and reciprocal for 0.5, -0.5 and -1, which round
  * (and treat -0 and -inf) differently from pow. */
-#define CT__POW_BY_NUMBER(x, y, one, sqrtfn)                    \
-    if (a->number_other) {                                      \
-        if (y == 0.5 && a->compute != CT_F16) return sqrtfn(x); \
-        if (y == -0.5 && a->compute != CT_F16) return one / sqrtfn(x); \
-        if (y == -1 && a->compute != CT_F16) return one / x;    \
-        if (y == 2) return x * x;                               \
-        if (y == 3) return x * x * x;                           \
-        if (y == -2) return one / (x * x);                      \
+#define CT__GEN_pow(fl, T, F)                                                             \
+    static inline T ct__pow_##fl(T x, T y, const ct__op_args *a)                          \
+    {                                                                                     \
+        if (a->number_other) {                                                            \
+            if (y == (T)0.5 && a->compute != CT_F16) return F(sqrt)(x);                   \
+            if (y == (T)-0.5 && a->compute != CT_F16) return 1 / F(sqrt)(x);              \
+            if (y == -1 && a->compute != CT_F16) return 1 / x;                            \
+            if (y == 2) return x * x;                                                     \
+            if (y == 3) return x * x * x;                                                 \
+            if (y == -2) return 1 / (x * x);                                              \
+        }                                                                                 \
+        return F(pow)(x, y);                                                              \
     }
-static inline float ct__pow_f(float x, float y, const ct__op_args *a)
-{
-    CT__POW_BY_NUMBER(x, y, 1.0f, sqrtf)
-    return powf(x, y);
-}
-static inline double ct__pow_d(double x, double y, const ct__op_args *a)
-{
-    CT__POW_BY_NUMBER(x, y, 1.0, sqrt)
-    return pow(x, y);
-}
-CT__BINARY_I(eq, x == y)
-CT__BINARY_F(eq, x == y)
-CT__BINARY_D(eq, x == y)
-CT__BINARY_I(lt, x < y)
-CT__BINARY_F(lt, x < y)
-CT__BINARY_D(lt, x < y)
-CT__BINARY_I(logical_and, x != 0 && y != 0)
-CT__BINARY_F(logical_and, x != 0 && y != 0)
-CT__BINARY_D(logical_and, x != 0 && y != 0)
+CT__FLOATING(pow)
 
 /* Integer power by squaring, wrapping as PyTorch's does (negative exponents
- * are refused by the front end, except for bases 1 and -1). */
+ * are refused by the front end for numbers; tensors give 1, -1 or 0). */
 static inline int64_t ct__pow_i(int64_t x, int64_t y, const ct__op_args *a)
 {
     (void)a;
@@ -8990,95 +10537,238 @@ static inline int64_t ct__pow_i(int64_t x, int64_t y, const ct__op_args *a)
     return (int64_t)r;
 }
 
+/* maximum and minimum propagate NaN; otherwise std::max and std::min (the
+ * first argument on ties) */
+CT__BINARY_I(maximum, x < y ? y : x)
+CT__BINARY_FD(maximum, (x != x || y != y) ? NAN : (x < y ? y : x))
+CT__BINARY_I(minimum, y < x ? y : x)
+CT__BINARY_FD(minimum, (x != x || y != y) ? NAN : (y < x ? y : x))
+CT__BINARY_I(fmax, x < y ? y : x)
+CT__BINARY_FL(fmax, f, float, fmaxf(x, y))
+CT__BINARY_FL(fmax, d, double, fmax(x, y))
+CT__BINARY_I(fmin, y < x ? y : x)
+CT__BINARY_FL(fmin, f, float, fminf(x, y))
+CT__BINARY_FL(fmin, d, double, fmin(x, y))
+CT__BINARY_FL(copysign, f, float, copysignf(x, y))
+CT__BINARY_FL(copysign, d, double, copysign(x, y))
+CT__BINARY_FL(hypot, f, float, hypotf(x, y))
+CT__BINARY_FL(hypot, d, double, hypot(x, y))
+CT__BINARY_FL(atan2, f, float, atan2f(x, y))
+CT__BINARY_FL(atan2, d, double, atan2(x, y))
+/* xlogy: NaN where y is NaN, else 0 where x is 0 */
+CT__BINARY_FL(xlogy, f, float, y != y ? NAN : x == 0 ? 0.0f : x * logf(y))
+CT__BINARY_FL(xlogy, d, double, y != y ? NAN : x == 0 ? 0.0 : x * log(y))
+
+/* Comparisons and logic: one expression for all three flavours. */
+CT__BINARY_ALL(eq, x == y)
+CT__BINARY_ALL(ne, x != y)
+CT__BINARY_ALL(lt, x < y)
+CT__BINARY_ALL(le, x <= y)
+CT__BINARY_ALL(gt, x > y)
+CT__BINARY_ALL(ge, x >= y)
+CT__BINARY_ALL(logical_and, x != 0 && y != 0)
+CT__BINARY_ALL(logical_or, x != 0 || y != 0)
+CT__BINARY_ALL(logical_xor, (x != 0) != (y != 0))
+CT__BINARY_I(bitwise_and, x & y)
+CT__BINARY_I(bitwise_or, x | y)
+CT__BINARY_I(bitwise_xor, x ^ y)
+
+/* Shifts as PyTorch's compile on x86: types narrower than int64 shift as
+ * 32-bit ints, and the count is taken modulo the width (32 or 64). */
+static inline int64_t ct__bitwise_left_shift_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    if (a->compute == CT_I64) return (int64_t)((uint64_t)x << (y & 63));
+    return (int32_t)((uint32_t)x << (y & 31));
+}
+static inline int64_t ct__bitwise_right_shift_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    if (a->compute == CT_I64) return x >> (y & 63);
+    return (int32_t)x >> (y & 31);
+}
+
+/* h flavours: alpha * y, a quotient before trunc, and xlogy's log round to the narrow type */
+CT__BINARY_FL(add_alpha, h, float, x + CT__N((float)a->alpha * y))
+CT__BINARY_FL(sub_alpha, h, float, x - CT__N((float)a->alpha * y))
+static inline float ct__div_h(float x, float y, const ct__op_args *a)
+{
+    return a->mode == CT_ROUNDING_TRUNC ? truncf(CT__N(x / y)) : ct__div_f(x, y, a);
+}
+CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)))
+
+/* ---------------------------------------------------------------- ternary ops */
+
+/* out = fn(x, y, z): the int64 flavour (the floating ones are CT__GEN_ macros) */
+#define CT__TERNARY_I(name, ei) \
+    static inline int64_t ct__##name##_i(int64_t x, int64_t y, int64_t z, const ct__op_args *a) { (void)a; return ei; }
+
+/* addcmul: x + value * y * z, its last multiply-add fused as PyTorch's
+ * compiled kernels have it; addcdiv: x + value * y / z */
+CT__TERNARY_I(addcmul, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y * (uint64_t)z))
+#define CT__GEN_addc(fl, T, F)                                                                          \
+    static inline T ct__addcmul_##fl(T x, T y, T z, const ct__op_args *a) { return F(ct__fma)((T)a->alpha * y, z, x); } \
+    static inline T ct__addcdiv_##fl(T x, T y, T z, const ct__op_args *a) { return x + (T)a->alpha * y / z; }
+CT__FLOATING(addc)
+/* lerp from x to y by z, from the start below weight 0.5 and from the end
+ * above, each a fused multiply-add as PyTorch's compiled kernel has them */
+#define CT__GEN_lerp(fl, T, F)                                                                          \
+    static inline T ct__lerp_##fl(T x, T y, T z, const ct__op_args *a)                                  \
+    {                                                                                                   \
+        T d = y - x, w = a->mode ? (T)a->alpha : z;                                                      \
+        return w < (T)0.5 ? F(ct__fma)(w, d, x) : F(ct__fma)(-d, 1 - w, y);                             \
+    }
+CT__FLOATING(lerp)
+/* clamp: std::min(std::max(x, lo), hi), NaN where a bound is NaN (written
+ * as selects that pass a NaN bound on, so that the loops vectorise) */
+CT__TERNARY_I(clamp, (x < y ? y : x) > z ? z : (x < y ? y : x))
+#define CT__GEN_clamp(fl, T, F)                                                                         \
+    static inline T ct__clamp_##fl(T x, T y, T z, const ct__op_args *a)                                 \
+    {                                                                                                   \
+        T m = x < y || y != y ? y : x;                                                                  \
+        (void)a;                                                                                        \
+        return z < m || z != z ? z : m;                                                                 \
+    }
+CT__FLOATING(clamp)
+
 /* ---------------------------------------------------------------- loops */
 
-/* out[k] = fn(x[k]); the contiguous case is a plain loop the compiler vectorises. */
-#define CT__UNARY_LOOP(name, dt)                                                                 \
-    static void ct__uk_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)           \
+/* The flavour function of op `name` for dtype dt, and the flavour's type. */
+#define CT__KFN(name, dt) CT__CAT(ct__##name##_, CT__KF_##dt)
+#define CT__KFT(dt) CT__CAT(ct__flavour_, CT__KF_##dt)
+
+/* out[k] = fn(x[k]); the contiguous case is a plain loop the compiler
+ * vectorises. OT and STORE are the output's type and store. */
+#define CT__UNARY_LOOP_AS(name, dt, OT, STORE)                                                   \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
-        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
-        if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                          \
-            T *CT__RESTRICT o = (T *)d[0];                                                       \
+        const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
+        if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T)) {                         \
+            OT *CT__RESTRICT o = (OT *)d[0];                                                     \
             const T *CT__RESTRICT x = (const T *)d[1];                                           \
-            for (int64_t k = 0; k < n; k++)                                                      \
-                o[k] = CT__KS_##dt(CT__CAT(ct__##name##_, CT__KF_##dt)((CT__CAT(ct__flavour_, CT__KF_##dt))x[k], a)); \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), a)); \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
-                *(T *)(d[0] + k * s[0]) = CT__KS_##dt(CT__CAT(ct__##name##_, CT__KF_##dt)(       \
-                    (CT__CAT(ct__flavour_, CT__KF_##dt))*(const T *)(d[1] + k * s[1]), a));      \
+                *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), a)); \
         }                                                                                        \
     }
-
-/* The same with a bool output (tests such as isnan). */
-#define CT__UNARY_BOOL_LOOP(name, dt)                                                            \
-    static void ct__uk_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)           \
-    {                                                                                            \
-        typedef CT__KT_##dt T;                                                                   \
-        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
-        for (int64_t k = 0; k < n; k++)                                                          \
-            *(uint8_t *)(d[0] + k * s[0]) = (uint8_t)(CT__CAT(ct__##name##_, CT__KF_##dt)(       \
-                (CT__CAT(ct__flavour_, CT__KF_##dt))*(const T *)(d[1] + k * s[1]), a) != 0);     \
-    }
+#define CT__UNARY_LOOP(name, dt) CT__UNARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
+#define CT__UNARY_BOOL_LOOP(name, dt) CT__UNARY_LOOP_AS(name, dt, uint8_t, CT__KS_b8)
 
 /* out[k] = fn(x[k], y[k]), with fast paths for contiguous operands and for a
- * broadcast scalar y. OUT is the output's dtype name, STORE its store. */
+ * broadcast number y. */
 #define CT__BINARY_LOOP_AS(name, dt, OT, STORE)                                                  \
-    static void ct__bk_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)           \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
-        typedef CT__CAT(ct__flavour_, CT__KF_##dt) F;                                            \
-        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
-        if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T) && s[2] == (int64_t)sizeof(T)) { \
-            OT *CT__RESTRICT o = (OT *)d[0];                                                     \
-            const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];        \
-            for (int64_t k = 0; k < n; k++)                                                      \
-                o[k] = STORE(CT__CAT(ct__##name##_, CT__KF_##dt)((F)x[k], (F)y[k], a));         \
-        } else if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T) && s[2] == 0) {     \
-            OT *CT__RESTRICT o = (OT *)d[0];                                                     \
-            const T *CT__RESTRICT x = (const T *)d[1];                                           \
-            const F y = (F) * (const T *)d[2];                                                   \
-            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__CAT(ct__##name##_, CT__KF_##dt)((F)x[k], y, a)); \
+        typedef CT__KFT(dt) F;                                                                   \
+        const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
+        OT *CT__RESTRICT o = (OT *)d[0];                                                         \
+        const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];            \
+        bool dense = s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T);                  \
+        if (dense && s[2] == (int64_t)sizeof(T)) {                                               \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), a)); \
+        } else if (dense && s[2] == 0) {                                                         \
+            const F y0 = CT__KL_##dt(y[0]);                                                      \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), y0, a)); \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
-                *(OT *)(d[0] + k * s[0]) = STORE(CT__CAT(ct__##name##_, CT__KF_##dt)(            \
-                    (F) * (const T *)(d[1] + k * s[1]), (F) * (const T *)(d[2] + k * s[2]), a));  \
+                *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)(                              \
+                    CT__KL_##dt(*(const T *)(d[1] + k * s[1])), CT__KL_##dt(*(const T *)(d[2] + k * s[2])), a)); \
         }                                                                                        \
     }
 #define CT__BINARY_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
 #define CT__BINARY_BOOL_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, uint8_t, CT__KS_b8)
 
-/* Which loops exist: X(name, kind of loop, dtype group). */
-#define CT__CPU_KERNELS(X)                  \
-    X(neg, UNARY, NUMERIC)                  \
-    X(abs, UNARY, NUMERIC)                  \
-    X(floor, UNARY, NUMERIC)                \
-    X(exp, UNARY, FLOATS)                   \
-    X(log, UNARY, FLOATS)                   \
-    X(sqrt, UNARY, FLOATS)                  \
-    X(tanh, UNARY, FLOATS)                  \
-    X(sigmoid, UNARY, FLOATS)               \
-    X(relu, UNARY, NUMERIC)                 \
-    X(isnan, UNARY_BOOL, ALL)               \
-    X(logical_not, UNARY_BOOL, ALL)         \
-    X(add, BINARY, ALL)                     \
-    X(sub, BINARY, NUMERIC)                 \
-    X(mul, BINARY, ALL)                     \
-    X(div, BINARY, FLOATS)                  \
-    X(maximum, BINARY, ALL)                 \
-    X(pow, BINARY, NUMERIC)                 \
-    X(eq, BINARY_BOOL, ALL)                 \
-    X(lt, BINARY_BOOL, ALL)                 \
-    X(logical_and, BINARY_BOOL, ALL)
+/* out[k] = fn(x[k], y[k], z[k]), with fast paths for contiguous operands and
+ * for broadcast numbers z (lerp's weight) or y and z (clamp's bounds). */
+#define CT__TERNARY_LOOP(name, dt)                                                               \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
+    {                                                                                            \
+        typedef CT__KT_##dt T;                                                                   \
+        typedef CT__KFT(dt) F;                                                                   \
+        const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
+        const int64_t es = (int64_t)sizeof(T);                                                   \
+        T *CT__RESTRICT o = (T *)d[0];                                                           \
+        const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];            \
+        const T *CT__RESTRICT z = (const T *)d[3];                                               \
+        bool dense = s[0] == es && s[1] == es;                                                   \
+        if (dense && s[2] == es && s[3] == es) {                                                 \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), CT__KL_##dt(z[k]), a)); \
+        } else if (dense && s[2] == es && s[3] == 0) {                                           \
+            const F z0 = CT__KL_##dt(z[0]);                                                      \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), z0, a)); \
+        } else if (dense && s[2] == 0 && s[3] == 0) {                                            \
+            const F y0 = CT__KL_##dt(y[0]), z0 = CT__KL_##dt(z[0]);                              \
+            for (int64_t k = 0; k < n; k++) o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), y0, z0, a)); \
+        } else {                                                                                 \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                *(T *)(d[0] + k * s[0]) = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), \
+                    CT__KL_##dt(*(const T *)(d[2] + k * s[2])), CT__KL_##dt(*(const T *)(d[3] + k * s[3])), a)); \
+        }                                                                                        \
+    }
 
-#define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name)
-CT__CPU_KERNELS(CT__DEFINE_LOOPS)
+/* where: out[k] = c[k] ? x[k] : y[k], c bool (or uint8), copied bit for bit */
+#define CT__WHERE_LOOP(name, dt)                                                                 \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
+    {                                                                                            \
+        typedef CT__KT_##dt T;                                                                   \
+        const int64_t es = (int64_t)sizeof(T);                                                   \
+        (void)ctx;                                                                               \
+        if (s[0] == es && s[1] == 1 && s[2] == es && s[3] == es) {                               \
+            T *CT__RESTRICT o = (T *)d[0];                                                       \
+            const uint8_t *CT__RESTRICT c = (const uint8_t *)d[1];                               \
+            const T *CT__RESTRICT x = (const T *)d[2], *CT__RESTRICT y = (const T *)d[3];        \
+            for (int64_t k = 0; k < n; k++) {                                                    \
+                T xk = x[k], yk = y[k]; /* both loaded, so that the select vectorises */         \
+                o[k] = c[k] ? xk : yk;                                                           \
+            }                                                                                    \
+        } else {                                                                                 \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                *(T *)(d[0] + k * s[0]) = *(const uint8_t *)(d[1] + k * s[1]) ? *(const T *)(d[2] + k * s[2]) \
+                                                                               : *(const T *)(d[3] + k * s[3]); \
+        }                                                                                        \
+    }
+
+/* Which loops exist: X(name, kind of loop, dtype group), and HX(...) for the
+ * ops that also have an h flavour for float16 and bfloat16. */
+#define CT__CPU_KERNELS(X, HX)                                                                   \
+    X(neg, UNARY, NUMERIC) X(abs, UNARY, NUMERIC) X(reciprocal, UNARY, FLOATS) X(sign, UNARY, ALL) \
+    HX(round, UNARY, NUMERIC) X(floor, UNARY, NUMERIC) X(ceil, UNARY, NUMERIC) X(trunc, UNARY, NUMERIC) \
+    X(frac, UNARY, FLOATS) X(exp, UNARY, FLOATS) X(exp2, UNARY, FLOATS) X(expm1, UNARY, FLOATS)    \
+    X(log, UNARY, FLOATS) X(log2, UNARY, FLOATS) X(log10, UNARY, FLOATS) X(log1p, UNARY, FLOATS)   \
+    X(sqrt, UNARY, FLOATS) HX(rsqrt, UNARY, FLOATS) X(sin, UNARY, FLOATS) X(cos, UNARY, FLOATS)    \
+    X(tan, UNARY, FLOATS) X(asin, UNARY, FLOATS) X(acos, UNARY, FLOATS) X(atan, UNARY, FLOATS)     \
+    X(sinh, UNARY, FLOATS) X(cosh, UNARY, FLOATS) X(tanh, UNARY, FLOATS) X(asinh, UNARY, FLOATS)   \
+    X(acosh, UNARY, FLOATS) X(atanh, UNARY, FLOATS) X(erf, UNARY, FLOATS) X(erfc, UNARY, FLOATS)   \
+    X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS)                    \
+    X(sigmoid, UNARY, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
+    X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY, FLOATS) HX(silu, UNARY, FLOATS) \
+    X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \
+    X(hardswish, UNARY, FLOATS) X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                \
+    X(isfinite, UNARY_BOOL, ALL) X(logical_not, UNARY_BOOL, ALL) X(bitwise_not, UNARY, INTS_BOOL)  \
+    X(nan_to_num, UNARY, ALL)                                                                      \
+    X(add, BINARY, ALL) X(sub, BINARY, NUMERIC) X(mul, BINARY, ALL) HX(div, BINARY, NUMERIC)       \
+    X(remainder, BINARY, NUMERIC) X(fmod, BINARY, NUMERIC) X(pow, BINARY, NUMERIC)                 \
+    X(maximum, BINARY, ALL) X(minimum, BINARY, ALL) X(fmax, BINARY, ALL) X(fmin, BINARY, ALL)      \
+    X(copysign, BINARY, FLOATS) X(hypot, BINARY, FLOATS) X(atan2, BINARY, FLOATS)                  \
+    HX(xlogy, BINARY, FLOATS) X(eq, BINARY_BOOL, ALL) X(ne, BINARY_BOOL, ALL)                      \
+    X(lt, BINARY_BOOL, ALL) X(le, BINARY_BOOL, ALL) X(gt, BINARY_BOOL, ALL) X(ge, BINARY_BOOL, ALL) \
+    X(logical_and, BINARY_BOOL, ALL) X(logical_or, BINARY_BOOL, ALL) X(logical_xor, BINARY_BOOL, ALL) \
+    X(bitwise_and, BINARY, INTS_BOOL) X(bitwise_or, BINARY, INTS_BOOL) X(bitwise_xor, BINARY, INTS_BOOL) \
+    X(bitwise_left_shift, BINARY, INTS) X(bitwise_right_shift, BINARY, INTS)                       \
+    X(addcmul, TERNARY, NUMERIC) X(addcdiv, TERNARY, FLOATS) X(lerp, TERNARY, FLOATS)              \
+    X(clamp, TERNARY, NUMERIC) X(where, WHERE, ALL)
+
+#define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, )
+#define CT__DEFINE_LOOPS_H(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, h)
+CT__CPU_KERNELS(CT__DEFINE_LOOPS, CT__DEFINE_LOOPS_H)
+CT__DEFINE_LOOPS_H(add_alpha, BINARY, ALL)
+CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
+#undef CT__DEFINE_LOOPS_H
 #undef CT__DEFINE_LOOPS
 
-#define CT__KCASE_UNARY(name, dt) case CT__DT_##dt: return ct__uk_##name##_##dt;
-#define CT__KCASE_UNARY_BOOL CT__KCASE_UNARY
-#define CT__KCASE_BINARY(name, dt) case CT__DT_##dt: return ct__bk_##name##_##dt;
-#define CT__KCASE_BINARY_BOOL CT__KCASE_BINARY
 #define CT__DT_b8 CT_BOOL
 #define CT__DT_u8 CT_U8
 #define CT__DT_i8 CT_I8
@@ -9087,26 +10777,52 @@ CT__CPU_KERNELS(CT__DEFINE_LOOPS)
 #define CT__DT_i64 CT_I64
 #define CT__DT_f32 CT_F32
 #define CT__DT_f64 CT_F64
+#define CT__DT_f16 CT_F16
+#define CT__DT_bf16 CT_BF16
+#define CT__DT_f16h CT_F16
+#define CT__DT_bf16h CT_BF16
+#define CT__KCASE(name, dt) case CT__DT_##dt: return ct__k_##name##_##dt;
 
-/* The CPU loop of op for inputs of dtype dt, or NULL when PyTorch has none. */
+/* The CPU loop of op for operands of dtype dt, or NULL when there is none. */
 static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, ct_dtype dt)
 {
     switch (op) {
 #define CT__KCASES(name, kind, group) \
-    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE_##kind, name) default: return NULL; }
-        CT__CPU_KERNELS(CT__KCASES)
+    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, ) default: return NULL; }
+#define CT__KCASES_H(name, kind, group) \
+    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, h) default: return NULL; }
+        CT__CPU_KERNELS(CT__KCASES, CT__KCASES_H)
+#undef CT__KCASES_H
 #undef CT__KCASES
     default: return NULL;
     }
 }
 
+/* The add_alpha or sub_alpha loop for dtype dt. */
+static ct__loop_fn ct__cpu_alpha_loop(ct__op op, ct_dtype dt)
+{
+    if (op == CT__OP_add) switch (dt) { CT__KD_ALL(CT__KCASE, add_alpha, h) default: break; }
+    else switch (dt) { CT__KD_NUMERIC(CT__KCASE, sub_alpha, h) default: break; }
+    return NULL;
+}
+
 static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
 {
-    const ct_tensor *ops[3] = {out, inputs[0], ct__ops[op].arity > 1 ? inputs[1] : NULL};
+    int n = ct__ops[op].arity;
+    const ct_tensor *ops[4] = {out, inputs[0], n > 1 ? inputs[1] : NULL, n > 2 ? inputs[2] : NULL};
+    /* the last input has the data dtype (where's first is its condition) */
+    ct_dtype dt = inputs[n - 1]->dtype;
+    bool alpha = args->alpha != 1 || args->alpha_i != 1;
+    ct__loop_fn fn = (op == CT__OP_add || op == CT__OP_sub) && alpha ? ct__cpu_alpha_loop(op, dt)
+                                                                      : ct__cpu_pointwise_loop(op, dt);
     ct__iter it;
-    ct__iter_init(&it, 1 + ct__ops[op].arity, ops);
-    ct__iter_parallel(&it, ct__cpu_pointwise_loop(op, inputs[0]->dtype), (void *)args);
+    ct__iter_init(&it, 1 + n, ops);
+    ct__iter_parallel(&it, fn, (void *)args);
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 
 /* ==================== cpu/reduce.c ==================== */
 // >>cpu/reduce.c

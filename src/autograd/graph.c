@@ -360,7 +360,7 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
 
 static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
 
-static ct_result ct__check_inplace(ct_tensor *t)
+static ct_result ct__check_inplace_grad(ct_tensor *t)
 {
     if (ct__grad_mode() && t->requires_grad && !(t->ag && ct__meta(t)->grad_fn))
         return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");

@@ -114,6 +114,6 @@ static bool ct__needs_grad(const ct__node *n, int i);
 /* Free t's autograd state (from ct_release). */
 static void ct__ag_meta_free(ct_tensor *t);
 /* An in-place op wrote t: bump its version; refuse leaves that require grad. */
-static ct_result ct__check_inplace(ct_tensor *t);
+static ct_result ct__check_inplace_grad(ct_tensor *t);
 /* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);

@@ -3,11 +3,29 @@
  * Each op is defined once per compute flavour: f (float), d (double) and i
  * (int64, which also serves the narrower integers and bool: their results wrap
  * to the low bits when stored, as native arithmetic does). Loops over every
- * dtype are generated from those definitions. float16 and bfloat16 never reach
- * a kernel: the front end computes them in float32 and rounds once, which is
- * what PyTorch's per-element `float(a) op float(b)` gives. */
+ * dtype are generated from those definitions.
+ *
+ * float16 and bfloat16 load to float, compute in float and round once when
+ * stored, which is what PyTorch's per-element `float(a) op float(b)` gives. A
+ * few ops of PyTorch 1.13 round intermediates to the narrow type in their
+ * per-element kernels (rsqrt, logit, add with alpha...); those loops use an h
+ * flavour instead, float with the same roundings (args->compute names the
+ * narrow type). (PyTorch's vectorised bfloat16 loops, on contiguous runs of 32
+ * or more, round once instead; ctorch follows the per-element kernels, which
+ * small and strided tensors get.) */
 
-/* Per dtype: storage type, flavour, load to the flavour and store from it. */
+/* At -O2, GCC's cost model vectorises only loops whose trip count is a
+ * multiple of the vector width; these kernels need the dynamic model (the one
+ * of -O3). (GCC also keeps a branch whose other side could raise a floating
+ * point exception flag, so the ops compute both sides, as leaky_relu does.) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("vect-cost-model=dynamic")
+#endif
+
+/* Per dtype: storage type (KT), flavour (KF), load to the flavour (KL) and
+ * store from it (KS). f16 and bf16 have h twins (f16h, bf16h) for the ops
+ * with float16/bfloat16 roundings. */
 #define CT__KT_b8 uint8_t
 #define CT__KT_u8 uint8_t
 #define CT__KT_i8 int8_t
@@ -16,6 +34,10 @@
 #define CT__KT_i64 int64_t
 #define CT__KT_f32 float
 #define CT__KT_f64 double
+#define CT__KT_f16 uint16_t
+#define CT__KT_bf16 uint16_t
+#define CT__KT_f16h uint16_t
+#define CT__KT_bf16h uint16_t
 #define CT__KF_b8 i
 #define CT__KF_u8 i
 #define CT__KF_i8 i
@@ -24,6 +46,22 @@
 #define CT__KF_i64 i
 #define CT__KF_f32 f
 #define CT__KF_f64 d
+#define CT__KF_f16 f
+#define CT__KF_bf16 f
+#define CT__KF_f16h h
+#define CT__KF_bf16h h
+#define CT__KL_b8(v) ((int64_t)(v))
+#define CT__KL_u8(v) ((int64_t)(v))
+#define CT__KL_i8(v) ((int64_t)(v))
+#define CT__KL_i16(v) ((int64_t)(v))
+#define CT__KL_i32(v) ((int64_t)(v))
+#define CT__KL_i64(v) (v)
+#define CT__KL_f32(v) (v)
+#define CT__KL_f64(v) (v)
+#define CT__KL_f16(v) ct__f16_to_float(v)
+#define CT__KL_bf16(v) ct__bf16_to_float(v)
+#define CT__KL_f16h(v) ct__f16_to_float(v)
+#define CT__KL_bf16h(v) ct__bf16_to_float(v)
 #define CT__KS_b8(v) ((uint8_t)((v) != 0))
 #define CT__KS_u8(v) ((uint8_t)(uint64_t)(v))
 #define CT__KS_i8(v) ((int8_t)(uint8_t)(uint64_t)(v))
@@ -32,110 +70,406 @@
 #define CT__KS_i64(v) ((int64_t)(v))
 #define CT__KS_f32(v) (v)
 #define CT__KS_f64(v) (v)
+#define CT__KS_f16(v) ct__float_to_f16(v)
+#define CT__KS_bf16(v) ct__float_to_bf16(v)
+#define CT__KS_f16h(v) ct__float_to_f16(v)
+#define CT__KS_bf16h(v) ct__float_to_bf16(v)
 typedef float ct__flavour_f;
+typedef float ct__flavour_h;
 typedef double ct__flavour_d;
 typedef int64_t ct__flavour_i;
 
 /* The dtype groups an op supports. */
-#define CT__KD_INTS(X, op) X(op, u8) X(op, i8) X(op, i16) X(op, i32) X(op, i64)
-#define CT__KD_FLOATS(X, op) X(op, f32) X(op, f64)
-#define CT__KD_NUMERIC(X, op) CT__KD_INTS(X, op) CT__KD_FLOATS(X, op)
-#define CT__KD_ALL(X, op) X(op, b8) CT__KD_NUMERIC(X, op)
+/* The dtype groups an op supports; h is empty, or h for the ops whose float16
+ * and bfloat16 loops run the h flavour. */
+#define CT__KD_INTS(X, op, h) X(op, u8) X(op, i8) X(op, i16) X(op, i32) X(op, i64)
+#define CT__KD_FLOATS(X, op, h) X(op, f32) X(op, f64) X(op, f16##h) X(op, bf16##h)
+#define CT__KD_NUMERIC(X, op, h) CT__KD_INTS(X, op, h) CT__KD_FLOATS(X, op, h)
+#define CT__KD_ALL(X, op, h) X(op, b8) CT__KD_NUMERIC(X, op, h)
+#define CT__KD_INTS_BOOL(X, op, h) X(op, b8) CT__KD_INTS(X, op, h)
 
-/* ---------------------------------------------------------------- op definitions */
+/* x rounded to the narrow type PyTorch computes in (float16, bfloat16). */
+static inline float ct__narrow(float x, ct_dtype compute)
+{
+    if (compute == CT_BF16) return ct__bf16_to_float(ct__float_to_bf16(x));
+    if (compute == CT_F16) return ct__f16_to_float(ct__float_to_f16(x));
+    return x;
+}
+/* In h flavours: N rounds as the input type; NB only for bfloat16, in ops
+ * that PyTorch 1.13 has no float16 kernel for (float16 computes in float). */
+#define CT__N(x) ct__narrow((x), a->compute)
+#define CT__NB(x) (a->compute == CT_BF16 ? ct__narrow((x), CT_BF16) : (x))
 
-/* Unary: out = fn(x). CT__UNARY(name, float expr, double expr, int64 expr) */
-#define CT__UNARY_F(name, ef) static inline float ct__##name##_f(float x, const ct__op_args *a) { (void)a; return ef; }
-#define CT__UNARY_D(name, ed) static inline double ct__##name##_d(double x, const ct__op_args *a) { (void)a; return ed; }
+/* fma(a, b, c), rounded once as PyTorch's compiled kernels have it. Without
+ * FMA instructions, float's a * b is exact in double and the sum rounds once
+ * there; rounding that to float is right unless the double lies exactly
+ * halfway between two floats or below float's normal range, which the C
+ * library's fmaf settles. Double has no wider type: the C library's fma. */
+static inline float ct__fmaf(float a, float b, float c)
+{
+#ifdef __FMA__
+    return fmaf(a, b, c);
+#else
+    double s = (double)a * b + c;
+    uint64_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    if (CT__UNLIKELY((bits & 0x1fffffffu) == 0x10000000u || fabs(s) < FLT_MIN)) return fmaf(a, b, c);
+    return (float)s;
+#endif
+}
+static inline double ct__fma(double a, double b, double c) { return fma(a, b, c); }
+
+/* The libm function fn for a flavour: F(exp) is expf for float, exp for double. */
+#define CT__LIBM_f(fn) fn##f
+#define CT__LIBM_d(fn) fn
+
+/* Ops whose floating formula is written once: a macro CT__GEN_<name>(fl, T, F)
+ * defines the flavour fl with type T and libm suffix F; this instantiates both. */
+#define CT__FLOATING(name) CT__GEN_##name(f, float, CT__LIBM_f) CT__GEN_##name(d, double, CT__LIBM_d)
+
+/* ---------------------------------------------------------------- unary ops */
+
+/* out = fn(x): the int64 flavour, one floating flavour, or both with a libm function. */
 #define CT__UNARY_I(name, ei) static inline int64_t ct__##name##_i(int64_t x, const ct__op_args *a) { (void)a; return ei; }
+#define CT__UNARY_FL(name, fl, T, e) static inline T ct__##name##_##fl(T x, const ct__op_args *a) { (void)a; return e; }
+#define CT__UNARY_LIBM(name, fn) CT__UNARY_FL(name, f, float, fn##f(x)) CT__UNARY_FL(name, d, double, fn(x))
 
 CT__UNARY_I(neg, (int64_t)(0 - (uint64_t)x))
-CT__UNARY_F(neg, -x)
-CT__UNARY_D(neg, -x)
+CT__UNARY_FL(neg, f, float, -x)
+CT__UNARY_FL(neg, d, double, -x)
 CT__UNARY_I(abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
-CT__UNARY_F(abs, fabsf(x))
-CT__UNARY_D(abs, fabs(x))
+CT__UNARY_LIBM(abs, fabs)
+CT__UNARY_FL(reciprocal, f, float, 1.0f / x)
+CT__UNARY_FL(reciprocal, d, double, 1.0 / x)
+/* NaN and -0 give +0, as PyTorch's (0 < x) - (x < 0) does */
+CT__UNARY_I(sign, (x > 0) - (x < 0))
+CT__UNARY_FL(sign, f, float, (float)((0 < x) - (x < 0)))
+CT__UNARY_FL(sign, d, double, (double)((0 < x) - (x < 0)))
 CT__UNARY_I(floor, x)
-CT__UNARY_F(floor, floorf(x))
-CT__UNARY_D(floor, floor(x))
-CT__UNARY_F(exp, expf(x))
-CT__UNARY_D(exp, exp(x))
-CT__UNARY_F(log, logf(x))
-CT__UNARY_D(log, log(x))
-CT__UNARY_F(sqrt, sqrtf(x))
-CT__UNARY_D(sqrt, sqrt(x))
-CT__UNARY_F(tanh, tanhf(x))
-CT__UNARY_D(tanh, tanh(x))
-CT__UNARY_F(sigmoid, 1.0f / (1.0f + expf(-x)))
-CT__UNARY_D(sigmoid, 1.0 / (1.0 + exp(-x)))
-CT__UNARY_I(relu, x > 0 ? x : 0)
-CT__UNARY_F(relu, x > 0 ? x : (x != x ? x : 0.0f))
-CT__UNARY_D(relu, x > 0 ? x : (x != x ? x : 0.0))
+CT__UNARY_LIBM(floor, floor)
+CT__UNARY_I(ceil, x)
+CT__UNARY_LIBM(ceil, ceil)
+CT__UNARY_I(trunc, x)
+CT__UNARY_LIBM(trunc, trunc)
+CT__UNARY_FL(frac, f, float, x - truncf(x))
+CT__UNARY_FL(frac, d, double, x - trunc(x))
+CT__UNARY_LIBM(exp, exp)
+CT__UNARY_LIBM(exp2, exp2)
+CT__UNARY_LIBM(expm1, expm1)
+CT__UNARY_LIBM(log, log)
+CT__UNARY_LIBM(log2, log2)
+CT__UNARY_LIBM(log10, log10)
+CT__UNARY_LIBM(log1p, log1p)
+CT__UNARY_LIBM(sqrt, sqrt)
+CT__UNARY_FL(rsqrt, f, float, 1.0f / sqrtf(x))
+CT__UNARY_FL(rsqrt, d, double, 1.0 / sqrt(x))
+CT__UNARY_LIBM(sin, sin)
+CT__UNARY_LIBM(cos, cos)
+CT__UNARY_LIBM(tan, tan)
+CT__UNARY_LIBM(asin, asin)
+CT__UNARY_LIBM(acos, acos)
+CT__UNARY_LIBM(atan, atan)
+CT__UNARY_LIBM(sinh, sinh)
+CT__UNARY_LIBM(cosh, cosh)
+CT__UNARY_LIBM(tanh, tanh)
+CT__UNARY_LIBM(asinh, asinh)
+CT__UNARY_LIBM(acosh, acosh)
+CT__UNARY_LIBM(atanh, atanh)
+CT__UNARY_LIBM(erf, erf)
+CT__UNARY_LIBM(erfc, erfc)
+/* (the C library's lgamma also stores the sign in the global signgam, which
+ * OpenMP threads then write at once, as PyTorch's do; the values are unaffected) */
+CT__UNARY_LIBM(lgamma, lgamma)
+CT__UNARY_FL(sigmoid, f, float, 1.0f / (1.0f + expf(-x)))
+CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + exp(-x)))
 CT__UNARY_I(isnan, x != x)
-CT__UNARY_F(isnan, x != x)
-CT__UNARY_D(isnan, x != x)
+CT__UNARY_FL(isnan, f, float, x != x)
+CT__UNARY_FL(isnan, d, double, x != x)
+CT__UNARY_I(isinf, x != x)
+CT__UNARY_FL(isinf, f, float, isinf(x))
+CT__UNARY_FL(isinf, d, double, isinf(x))
+CT__UNARY_I(isfinite, x == x)
+CT__UNARY_FL(isfinite, f, float, isfinite(x))
+CT__UNARY_FL(isfinite, d, double, isfinite(x))
 CT__UNARY_I(logical_not, x == 0)
-CT__UNARY_F(logical_not, x == 0)
-CT__UNARY_D(logical_not, x == 0)
+CT__UNARY_FL(logical_not, f, float, x == 0)
+CT__UNARY_FL(logical_not, d, double, x == 0)
+/* bool's ~ is logical not */
+CT__UNARY_I(bitwise_not, a->compute == CT_BOOL ? !x : ~x)
+CT__UNARY_I(relu, x > 0 ? x : 0)
+CT__UNARY_FL(relu, f, float, x > 0 ? x : (x != x ? x : 0.0f))
+CT__UNARY_FL(relu, d, double, x > 0 ? x : (x != x ? x : 0.0))
+CT__UNARY_I(nan_to_num, x)
 
-/* Binary: out = fn(x, y). */
-#define CT__BINARY_F(name, ef) \
-    static inline float ct__##name##_f(float x, float y, const ct__op_args *a) { (void)a; return ef; }
-#define CT__BINARY_D(name, ed) \
-    static inline double ct__##name##_d(double x, double y, const ct__op_args *a) { (void)a; return ed; }
+/* round: half to even; with decimals, by 10^|decimals| (p[0]) in the input
+ * precision, multiplying first for positive decimals and dividing first for
+ * negative ones, as PyTorch does. */
+CT__UNARY_I(round, x)
+#define CT__GEN_round(fl, T, F)                                                           \
+    static inline T ct__round_##fl(T x, const ct__op_args *a)                             \
+    {                                                                                     \
+        T p = (T)a->p[0];                                                                 \
+        if (a->mode == 1) return F(nearbyint)(x * p) / p;                                 \
+        if (a->mode == 2) return F(nearbyint)(x / p) * p;                                 \
+        return F(nearbyint)(x);                                                           \
+    }
+CT__FLOATING(round)
+
+/* nan_to_num: NaN, +inf and -inf replaced by p[0], p[1], p[2] */
+#define CT__GEN_nan_to_num(fl, T, F)                                                      \
+    static inline T ct__nan_to_num_##fl(T x, const ct__op_args *a)                        \
+    {                                                                                     \
+        return x != x ? (T)a->p[0] : x == (T)INFINITY ? (T)a->p[1] : x == -(T)INFINITY ? (T)a->p[2] : x; \
+    }
+CT__FLOATING(nan_to_num)
+
+/* logit: log(x / (1 - x)), x clamped to [eps, 1 - eps] first unless eps (p[0]) < 0 */
+#define CT__GEN_logit(fl, T, F)                                                           \
+    static inline T ct__logit_##fl(T x, const ct__op_args *a)                             \
+    {                                                                                     \
+        T eps = (T)a->p[0];                                                               \
+        if (eps >= 0) x = x < eps ? eps : x > 1 - eps ? 1 - eps : x;                      \
+        return x == 1 ? (T)INFINITY : F(log)(x / (1 - x));                                \
+    }
+CT__FLOATING(logit)
+
+/* erfinv as PyTorch computes it, in the input precision: the rational
+ * approximations of Pavlis' MATLAB erfinv (1996) for |y| <= 0.7 and beyond,
+ * each refined by two Newton steps on erf(x) = y. */
+#define CT__GEN_erfinv(fl, T, F)                                                          \
+    static inline T ct__erfinv_##fl(T y, const ct__op_args *args)                         \
+    {                                                                                     \
+        static const T a[4] = {(T)0.886226899, (T)-1.645349621, (T)0.914624893, (T)-0.140543331}; \
+        static const T b[4] = {(T)-2.118377725, (T)1.442710462, (T)-0.329097515, (T)0.012229801}; \
+        static const T c[4] = {(T)-1.970840454, (T)-1.624906493, (T)3.429567803, (T)1.641345311}; \
+        static const T d[2] = {(T)3.543889200, (T)1.637067800};                          \
+        const T two_over_sqrt_pi = (T)2 / (T)1.77245385090551602730;                      \
+        T ay = F(fabs)(y), x, z, num, den;                                                \
+        (void)args;                                                                       \
+        if (ay > 1) return (T)NAN;                                                        \
+        if (ay == 1) return F(copysign)((T)INFINITY, y);                                  \
+        if (ay <= (T)0.7) {                                                               \
+            z = y * y;                                                                    \
+            num = ((a[3] * z + a[2]) * z + a[1]) * z + a[0];                              \
+            den = (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + 1;                    \
+            x = y * num / den;                                                            \
+        } else {                                                                          \
+            z = F(sqrt)(-F(log)((1 - ay) / 2));                                           \
+            num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];                              \
+            den = (d[1] * z + d[0]) * z + 1;                                              \
+            x = F(copysign)(num, y) / den;                                                \
+        }                                                                                 \
+        for (int step = 0; step < 2; step++)                                              \
+            x = x - (F(erf)(x) - y) / (two_over_sqrt_pi * F(exp)(-x * x));                \
+        return x;                                                                         \
+    }
+CT__FLOATING(erfinv)
+
+/* digamma in the input precision, as PyTorch computes it: poles at 0 (signed
+ * infinity) and at negative integers (NaN), the reflection formula (through
+ * double) below 0, the recurrence psi(x) = psi(x + 1) - 1/x up to 10, then
+ * the asymptotic series log x - 1/2x - sum B2k / (2k x^2k), k = 1..7. */
+#define CT__GEN_digamma(fl, T, F)                                                         \
+    static T ct__digamma_##fl(T x, const ct__op_args *args)                               \
+    {                                                                                     \
+        static const T bern[7] = {(T)(1.0 / 12), (T)(-691.0 / 32760), (T)(1.0 / 132),     \
+                                  (T)(-1.0 / 240), (T)(1.0 / 252), (T)(-1.0 / 120), (T)(1.0 / 12)}; \
+        const double pi = 3.14159265358979323846;                                         \
+        T result = 0;                                                                     \
+        if (x == 0) return F(copysign)((T)INFINITY, -x);                                  \
+        if (x < 0) {                                                                      \
+            if (x == F(trunc)(x)) return (T)NAN;                                          \
+            double whole, r = modf((double)x, &whole);                                    \
+            return ct__digamma_##fl(1 - x, args) - (T)(pi / tan(pi * r));                \
+        }                                                                                 \
+        for (; x < 10; x += 1) result -= 1 / x;                                           \
+        if (x == 10) return result + (T)2.25175258906672110764; /* psi(10) = H(9) - gamma */ \
+        T y = 0;                                                                          \
+        if (x < (T)1e17) {                                                                \
+            T z = 1 / (x * x), p = 0;                                                     \
+            for (int k = 0; k < 7; k++) p = p * z + bern[k];                              \
+            y = z * p;                                                                    \
+        }                                                                                 \
+        return result + F(log)(x) - (T)0.5 / x - y;                                       \
+    }
+CT__FLOATING(digamma)
+
+/* ---------------------------------------------------------------- activations */
+
+/* leaky_relu: x above 0, else x * slope (p[0], in float as PyTorch has it);
+ * a multiply either way, so that the loop vectorises */
+CT__UNARY_FL(leaky_relu, f, float, x * (x > 0 ? 1.0f : (float)a->p[0]))
+CT__UNARY_FL(leaky_relu, d, double, x * (x > 0 ? 1.0 : a->p[0]))
+
+/* elu: scale * x above 0, else alpha * scale * (exp(x * input_scale) - 1) */
+#define CT__GEN_elu(fl, T, F)                                                             \
+    static inline T ct__elu_##fl(T x, const ct__op_args *a)                               \
+    {                                                                                     \
+        T neg = (T)a->p[0] * (T)a->p[1], pos = (T)a->p[1], in = (T)a->p[2];               \
+        return x <= 0 ? (F(exp)(x * in) - 1) * neg : x * pos;                             \
+    }
+CT__FLOATING(elu)
+
+/* gelu: x * Phi(x) exactly (mode 0) or with the tanh approximation (mode 1) */
+#define CT__GEN_gelu(fl, T, F)                                                            \
+    static inline T ct__gelu_##fl(T x, const ct__op_args *a)                              \
+    {                                                                                     \
+        if (a->mode == 1) {                                                               \
+            const T beta = (T)(1.41421356237309504880 * 1.12837916709551257390 * 0.5), kappa = (T)0.044715; \
+            T inner = beta * (x + kappa * (x * x * x));                                   \
+            return (T)0.5 * x * (1 + F(tanh)(inner));                                     \
+        }                                                                                 \
+        return x * (T)0.5 * (1 + F(erf)(x * (T)0.70710678118654752440));                  \
+    }
+CT__FLOATING(gelu)
+
+CT__UNARY_FL(silu, f, float, x / (1.0f + expf(-x)))
+CT__UNARY_FL(silu, d, double, x / (1.0 + exp(-x)))
+CT__UNARY_FL(mish, f, float, x * tanhf(log1pf(expf(x))))
+CT__UNARY_FL(mish, d, double, x * tanh(log1p(exp(x))))
+
+/* softplus: log1p(exp(x * beta)) / beta, or x where x * beta > threshold */
+#define CT__GEN_softplus(fl, T, F)                                                        \
+    static inline T ct__softplus_##fl(T x, const ct__op_args *a)                          \
+    {                                                                                     \
+        T beta = (T)a->p[0], threshold = (T)a->p[1];                                      \
+        return x * beta > threshold ? x : F(log1p)(F(exp)(x * beta)) / beta;              \
+    }
+CT__FLOATING(softplus)
+
+/* hardsigmoid: min(max(x + 3, 0), 6) / 6, hardswish: x times that, with
+ * std::max and std::min, which let NaN through */
+#define CT__GEN_hardsigmoid(fl, T, F)                                                     \
+    static inline T ct__relu6_of_##fl(T v) { v = v < 0 ? 0 : v; return 6 < v ? 6 : v; }   \
+    static inline T ct__hardsigmoid_##fl(T x, const ct__op_args *a) { (void)a; return ct__relu6_of_##fl(x + 3) / 6; } \
+    static inline T ct__hardswish_##fl(T x, const ct__op_args *a) { (void)a; return x * ct__relu6_of_##fl(x + 3) / 6; }
+CT__FLOATING(hardsigmoid)
+
+
+/* ---------------------------------------------------------------- float16/bfloat16 roundings (h flavours) */
+
+CT__UNARY_FL(rsqrt, h, float, 1.0f / CT__NB(sqrtf(x)))
+static inline float ct__round_h(float x, const ct__op_args *a)
+{
+    float p = CT__NB((float)a->p[0]);
+    if (a->mode == 1) return nearbyintf(CT__NB(x * p)) / p;
+    if (a->mode == 2) return nearbyintf(CT__NB(x / p)) * p;
+    return nearbyintf(x);
+}
+static inline float ct__logit_h(float x, const ct__op_args *a)
+{
+    float eps = CT__NB((float)a->p[0]), hi = CT__NB(1 - eps);
+    if (eps >= 0) x = x < eps ? eps : x > hi ? hi : x;
+    return x == 1 ? INFINITY : logf(CT__NB(x / CT__NB(1 - x)));
+}
+/* the tanh form (mode 1), and the exact form of a strided tensor (mode 2) */
+static inline float ct__gelu_h(float x, const ct__op_args *a)
+{
+    if (a->mode == 0) return ct__gelu_f(x, a);
+    if (a->mode == 2) return CT__NB(x * 0.5f) * CT__NB(1 + CT__NB(erff(CT__NB(x * CT__NB(0.70710678118654752440f)))));
+    const float beta = CT__NB((float)(1.41421356237309504880 * 1.12837916709551257390 * 0.5));
+    const float kappa = CT__NB(0.044715f);
+    float inner = CT__NB(beta * CT__NB(x + CT__NB(kappa * CT__NB(CT__NB(x * x) * x))));
+    return CT__NB(0.5f * x) * CT__NB(1 + CT__NB(tanhf(inner)));
+}
+CT__UNARY_FL(silu, h, float, x / CT__NB(1.0f + CT__NB(expf(-x))))
+
+/* ---------------------------------------------------------------- binary ops */
+
+/* out = fn(x, y): the int64 flavour, one floating flavour, or both from one expression. */
 #define CT__BINARY_I(name, ei) \
     static inline int64_t ct__##name##_i(int64_t x, int64_t y, const ct__op_args *a) { (void)a; return ei; }
+#define CT__BINARY_FL(name, fl, T, e) \
+    static inline T ct__##name##_##fl(T x, T y, const ct__op_args *a) { (void)a; return e; }
+#define CT__BINARY_FD(name, e) CT__BINARY_FL(name, f, float, e) CT__BINARY_FL(name, d, double, e)
+#define CT__BINARY_ALL(name, e) CT__BINARY_I(name, e) CT__BINARY_FD(name, e)
 
-/* alpha scales y (PyTorch: add(x, y, alpha) = x + alpha * y) */
-CT__BINARY_I(add, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y))
-CT__BINARY_F(add, x + (float)a->alpha * y)
-CT__BINARY_D(add, x + a->alpha * y)
-CT__BINARY_I(sub, (int64_t)((uint64_t)x - (uint64_t)a->alpha_i * (uint64_t)y))
-CT__BINARY_F(sub, x - (float)a->alpha * y)
-CT__BINARY_D(sub, x - a->alpha * y)
+/* add and sub; with an alpha other than 1 (x + alpha * y) they run the
+ * add_alpha and sub_alpha loops, so that the plain loops vectorise. PyTorch's
+ * kernels fuse the multiply-add. */
+CT__BINARY_ALL(add, x + y)
+CT__BINARY_I(sub, (int64_t)((uint64_t)x - (uint64_t)y))
+CT__BINARY_FD(sub, x - y)
+CT__BINARY_I(add_alpha, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y))
+CT__BINARY_FL(add_alpha, f, float, ct__fmaf(y, (float)a->alpha, x))
+CT__BINARY_FL(add_alpha, d, double, ct__fma(y, a->alpha, x))
+CT__BINARY_I(sub_alpha, (int64_t)((uint64_t)x - (uint64_t)a->alpha_i * (uint64_t)y))
+CT__BINARY_FL(sub_alpha, f, float, ct__fmaf(y, -(float)a->alpha, x))
+CT__BINARY_FL(sub_alpha, d, double, ct__fma(y, -a->alpha, x))
 CT__BINARY_I(mul, (int64_t)((uint64_t)x * (uint64_t)y))
-CT__BINARY_F(mul, x * y)
-CT__BINARY_D(mul, x * y)
-CT__BINARY_F(div, x / y)
-CT__BINARY_D(div, x / y)
-/* NaN propagates, as in PyTorch (fmax is the NaN-ignoring one) */
-CT__BINARY_I(maximum, x > y ? x : y)
-CT__BINARY_F(maximum, (x != x || y != y) ? x + y : (x > y ? x : y))
-CT__BINARY_D(maximum, (x != x || y != y) ? x + y : (x > y ? x : y))
+CT__BINARY_FD(mul, x * y)
+
+/* Integer division (the front end has refused zero divisors); the most
+ * negative int64 over -1 wraps instead of trapping. */
+static inline int64_t ct__idiv(int64_t x, int64_t y) { return y == -1 ? (int64_t)(0 - (uint64_t)x) : x / y; }
+static inline int64_t ct__imod(int64_t x, int64_t y) { return y == -1 ? 0 : x % y; }
+
+/* div: true division, or rounded toward zero or minus infinity (mode) */
+static inline int64_t ct__div_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    int64_t q = ct__idiv(x, y);
+    if (a->mode == CT_ROUNDING_FLOOR && (x < 0) != (y < 0) && ct__imod(x, y) != 0) q -= 1;
+    return q;
+}
+/* floor division as Python defines it: from fmod, so that the quotient is
+ * the one whose remainder has the divisor's sign, then rounded to the
+ * nearest integer (PyTorch's div_floor_floating) */
+#define CT__GEN_div(fl, T, F)                                                             \
+    static inline T ct__div_floor_##fl(T x, T y)                                          \
+    {                                                                                     \
+        if (y == 0) return x / y;                                                         \
+        T mod = F(fmod)(x, y), div = (x - mod) / y;                                       \
+        if (mod != 0 && (y < 0) != (mod < 0)) div -= 1;                                   \
+        if (div == 0) return F(copysign)(0, x / y);                                       \
+        T floordiv = F(floor)(div);                                                       \
+        return div - floordiv > (T)0.5 ? floordiv + 1 : floordiv;                         \
+    }                                                                                     \
+    static inline T ct__div_##fl(T x, T y, const ct__op_args *a)                          \
+    {                                                                                     \
+        if (a->mode == CT_ROUNDING_TRUNC) return F(trunc)(x / y);                         \
+        return a->mode == CT_ROUNDING_FLOOR ? ct__div_floor_##fl(x, y) : x / y;           \
+    }
+CT__FLOATING(div)
+
+/* remainder has the divisor's sign (Python's %), fmod the dividend's (C's) */
+static inline int64_t ct__remainder_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    int64_t r = ct__imod(x, y);
+    (void)a;
+    return r != 0 && (r < 0) != (y < 0) ? r + y : r;
+}
+#define CT__GEN_remainder(fl, T, F)                                                       \
+    static inline T ct__remainder_##fl(T x, T y, const ct__op_args *a)                    \
+    {                                                                                     \
+        T r = F(fmod)(x, y);                                                              \
+        (void)a;                                                                          \
+        return r != 0 && (y < 0) != (r < 0) ? r + y : r;                                  \
+    }
+CT__FLOATING(remainder)
+CT__BINARY_I(fmod, ct__imod(x, y))
+CT__BINARY_FL(fmod, f, float, fmodf(x, y))
+CT__BINARY_FL(fmod, d, double, fmod(x, y))
+
 /* With a number exponent PyTorch takes products for 2, 3 and -2, and (except
  * for float16) sqrt, rsqrt and reciprocal for 0.5, -0.5 and -1, which round
  * (and treat -0 and -inf) differently from pow. */
-#define CT__POW_BY_NUMBER(x, y, one, sqrtfn)                    \
-    if (a->number_other) {                                      \
-        if (y == 0.5 && a->compute != CT_F16) return sqrtfn(x); \
-        if (y == -0.5 && a->compute != CT_F16) return one / sqrtfn(x); \
-        if (y == -1 && a->compute != CT_F16) return one / x;    \
-        if (y == 2) return x * x;                               \
-        if (y == 3) return x * x * x;                           \
-        if (y == -2) return one / (x * x);                      \
+#define CT__GEN_pow(fl, T, F)                                                             \
+    static inline T ct__pow_##fl(T x, T y, const ct__op_args *a)                          \
+    {                                                                                     \
+        if (a->number_other) {                                                            \
+            if (y == (T)0.5 && a->compute != CT_F16) return F(sqrt)(x);                   \
+            if (y == (T)-0.5 && a->compute != CT_F16) return 1 / F(sqrt)(x);              \
+            if (y == -1 && a->compute != CT_F16) return 1 / x;                            \
+            if (y == 2) return x * x;                                                     \
+            if (y == 3) return x * x * x;                                                 \
+            if (y == -2) return 1 / (x * x);                                              \
+        }                                                                                 \
+        return F(pow)(x, y);                                                              \
     }
-static inline float ct__pow_f(float x, float y, const ct__op_args *a)
-{
-    CT__POW_BY_NUMBER(x, y, 1.0f, sqrtf)
-    return powf(x, y);
-}
-static inline double ct__pow_d(double x, double y, const ct__op_args *a)
-{
-    CT__POW_BY_NUMBER(x, y, 1.0, sqrt)
-    return pow(x, y);
-}
-CT__BINARY_I(eq, x == y)
-CT__BINARY_F(eq, x == y)
-CT__BINARY_D(eq, x == y)
-CT__BINARY_I(lt, x < y)
-CT__BINARY_F(lt, x < y)
-CT__BINARY_D(lt, x < y)
-CT__BINARY_I(logical_and, x != 0 && y != 0)
-CT__BINARY_F(logical_and, x != 0 && y != 0)
-CT__BINARY_D(logical_and, x != 0 && y != 0)
+CT__FLOATING(pow)
 
 /* Integer power by squaring, wrapping as PyTorch's does (negative exponents
- * are refused by the front end, except for bases 1 and -1). */
+ * are refused by the front end for numbers; tensors give 1, -1 or 0). */
 static inline int64_t ct__pow_i(int64_t x, int64_t y, const ct__op_args *a)
 {
     (void)a;
@@ -146,95 +480,238 @@ static inline int64_t ct__pow_i(int64_t x, int64_t y, const ct__op_args *a)
     return (int64_t)r;
 }
 
+/* maximum and minimum propagate NaN; otherwise std::max and std::min (the
+ * first argument on ties) */
+CT__BINARY_I(maximum, x < y ? y : x)
+CT__BINARY_FD(maximum, (x != x || y != y) ? NAN : (x < y ? y : x))
+CT__BINARY_I(minimum, y < x ? y : x)
+CT__BINARY_FD(minimum, (x != x || y != y) ? NAN : (y < x ? y : x))
+CT__BINARY_I(fmax, x < y ? y : x)
+CT__BINARY_FL(fmax, f, float, fmaxf(x, y))
+CT__BINARY_FL(fmax, d, double, fmax(x, y))
+CT__BINARY_I(fmin, y < x ? y : x)
+CT__BINARY_FL(fmin, f, float, fminf(x, y))
+CT__BINARY_FL(fmin, d, double, fmin(x, y))
+CT__BINARY_FL(copysign, f, float, copysignf(x, y))
+CT__BINARY_FL(copysign, d, double, copysign(x, y))
+CT__BINARY_FL(hypot, f, float, hypotf(x, y))
+CT__BINARY_FL(hypot, d, double, hypot(x, y))
+CT__BINARY_FL(atan2, f, float, atan2f(x, y))
+CT__BINARY_FL(atan2, d, double, atan2(x, y))
+/* xlogy: NaN where y is NaN, else 0 where x is 0 */
+CT__BINARY_FL(xlogy, f, float, y != y ? NAN : x == 0 ? 0.0f : x * logf(y))
+CT__BINARY_FL(xlogy, d, double, y != y ? NAN : x == 0 ? 0.0 : x * log(y))
+
+/* Comparisons and logic: one expression for all three flavours. */
+CT__BINARY_ALL(eq, x == y)
+CT__BINARY_ALL(ne, x != y)
+CT__BINARY_ALL(lt, x < y)
+CT__BINARY_ALL(le, x <= y)
+CT__BINARY_ALL(gt, x > y)
+CT__BINARY_ALL(ge, x >= y)
+CT__BINARY_ALL(logical_and, x != 0 && y != 0)
+CT__BINARY_ALL(logical_or, x != 0 || y != 0)
+CT__BINARY_ALL(logical_xor, (x != 0) != (y != 0))
+CT__BINARY_I(bitwise_and, x & y)
+CT__BINARY_I(bitwise_or, x | y)
+CT__BINARY_I(bitwise_xor, x ^ y)
+
+/* Shifts as PyTorch's compile on x86: types narrower than int64 shift as
+ * 32-bit ints, and the count is taken modulo the width (32 or 64). */
+static inline int64_t ct__bitwise_left_shift_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    if (a->compute == CT_I64) return (int64_t)((uint64_t)x << (y & 63));
+    return (int32_t)((uint32_t)x << (y & 31));
+}
+static inline int64_t ct__bitwise_right_shift_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    if (a->compute == CT_I64) return x >> (y & 63);
+    return (int32_t)x >> (y & 31);
+}
+
+/* h flavours: alpha * y, a quotient before trunc, and xlogy's log round to the narrow type */
+CT__BINARY_FL(add_alpha, h, float, x + CT__N((float)a->alpha * y))
+CT__BINARY_FL(sub_alpha, h, float, x - CT__N((float)a->alpha * y))
+static inline float ct__div_h(float x, float y, const ct__op_args *a)
+{
+    return a->mode == CT_ROUNDING_TRUNC ? truncf(CT__N(x / y)) : ct__div_f(x, y, a);
+}
+CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)))
+
+/* ---------------------------------------------------------------- ternary ops */
+
+/* out = fn(x, y, z): the int64 flavour (the floating ones are CT__GEN_ macros) */
+#define CT__TERNARY_I(name, ei) \
+    static inline int64_t ct__##name##_i(int64_t x, int64_t y, int64_t z, const ct__op_args *a) { (void)a; return ei; }
+
+/* addcmul: x + value * y * z, its last multiply-add fused as PyTorch's
+ * compiled kernels have it; addcdiv: x + value * y / z */
+CT__TERNARY_I(addcmul, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y * (uint64_t)z))
+#define CT__GEN_addc(fl, T, F)                                                                          \
+    static inline T ct__addcmul_##fl(T x, T y, T z, const ct__op_args *a) { return F(ct__fma)((T)a->alpha * y, z, x); } \
+    static inline T ct__addcdiv_##fl(T x, T y, T z, const ct__op_args *a) { return x + (T)a->alpha * y / z; }
+CT__FLOATING(addc)
+/* lerp from x to y by z, from the start below weight 0.5 and from the end
+ * above, each a fused multiply-add as PyTorch's compiled kernel has them */
+#define CT__GEN_lerp(fl, T, F)                                                                          \
+    static inline T ct__lerp_##fl(T x, T y, T z, const ct__op_args *a)                                  \
+    {                                                                                                   \
+        T d = y - x, w = a->mode ? (T)a->alpha : z;                                                      \
+        return w < (T)0.5 ? F(ct__fma)(w, d, x) : F(ct__fma)(-d, 1 - w, y);                             \
+    }
+CT__FLOATING(lerp)
+/* clamp: std::min(std::max(x, lo), hi), NaN where a bound is NaN (written
+ * as selects that pass a NaN bound on, so that the loops vectorise) */
+CT__TERNARY_I(clamp, (x < y ? y : x) > z ? z : (x < y ? y : x))
+#define CT__GEN_clamp(fl, T, F)                                                                         \
+    static inline T ct__clamp_##fl(T x, T y, T z, const ct__op_args *a)                                 \
+    {                                                                                                   \
+        T m = x < y || y != y ? y : x;                                                                  \
+        (void)a;                                                                                        \
+        return z < m || z != z ? z : m;                                                                 \
+    }
+CT__FLOATING(clamp)
+
 /* ---------------------------------------------------------------- loops */
 
-/* out[k] = fn(x[k]); the contiguous case is a plain loop the compiler vectorises. */
-#define CT__UNARY_LOOP(name, dt)                                                                 \
-    static void ct__uk_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)           \
+/* The flavour function of op `name` for dtype dt, and the flavour's type. */
+#define CT__KFN(name, dt) CT__CAT(ct__##name##_, CT__KF_##dt)
+#define CT__KFT(dt) CT__CAT(ct__flavour_, CT__KF_##dt)
+
+/* out[k] = fn(x[k]); the contiguous case is a plain loop the compiler
+ * vectorises. OT and STORE are the output's type and store. */
+#define CT__UNARY_LOOP_AS(name, dt, OT, STORE)                                                   \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
-        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
-        if (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T)) {                          \
-            T *CT__RESTRICT o = (T *)d[0];                                                       \
+        const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
+        if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T)) {                         \
+            OT *CT__RESTRICT o = (OT *)d[0];                                                     \
             const T *CT__RESTRICT x = (const T *)d[1];                                           \
-            for (int64_t k = 0; k < n; k++)                                                      \
-                o[k] = CT__KS_##dt(CT__CAT(ct__##name##_, CT__KF_##dt)((CT__CAT(ct__flavour_, CT__KF_##dt))x[k], a)); \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), a)); \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
-                *(T *)(d[0] + k * s[0]) = CT__KS_##dt(CT__CAT(ct__##name##_, CT__KF_##dt)(       \
-                    (CT__CAT(ct__flavour_, CT__KF_##dt))*(const T *)(d[1] + k * s[1]), a));      \
+                *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), a)); \
         }                                                                                        \
     }
-
-/* The same with a bool output (tests such as isnan). */
-#define CT__UNARY_BOOL_LOOP(name, dt)                                                            \
-    static void ct__uk_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)           \
-    {                                                                                            \
-        typedef CT__KT_##dt T;                                                                   \
-        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
-        for (int64_t k = 0; k < n; k++)                                                          \
-            *(uint8_t *)(d[0] + k * s[0]) = (uint8_t)(CT__CAT(ct__##name##_, CT__KF_##dt)(       \
-                (CT__CAT(ct__flavour_, CT__KF_##dt))*(const T *)(d[1] + k * s[1]), a) != 0);     \
-    }
+#define CT__UNARY_LOOP(name, dt) CT__UNARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
+#define CT__UNARY_BOOL_LOOP(name, dt) CT__UNARY_LOOP_AS(name, dt, uint8_t, CT__KS_b8)
 
 /* out[k] = fn(x[k], y[k]), with fast paths for contiguous operands and for a
- * broadcast scalar y. OUT is the output's dtype name, STORE its store. */
+ * broadcast number y. */
 #define CT__BINARY_LOOP_AS(name, dt, OT, STORE)                                                  \
-    static void ct__bk_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)           \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
-        typedef CT__CAT(ct__flavour_, CT__KF_##dt) F;                                            \
-        const ct__op_args *a = (const ct__op_args *)ctx;                                         \
-        if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T) && s[2] == (int64_t)sizeof(T)) { \
-            OT *CT__RESTRICT o = (OT *)d[0];                                                     \
-            const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];        \
-            for (int64_t k = 0; k < n; k++)                                                      \
-                o[k] = STORE(CT__CAT(ct__##name##_, CT__KF_##dt)((F)x[k], (F)y[k], a));         \
-        } else if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T) && s[2] == 0) {     \
-            OT *CT__RESTRICT o = (OT *)d[0];                                                     \
-            const T *CT__RESTRICT x = (const T *)d[1];                                           \
-            const F y = (F) * (const T *)d[2];                                                   \
-            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__CAT(ct__##name##_, CT__KF_##dt)((F)x[k], y, a)); \
+        typedef CT__KFT(dt) F;                                                                   \
+        const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
+        OT *CT__RESTRICT o = (OT *)d[0];                                                         \
+        const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];            \
+        bool dense = s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T);                  \
+        if (dense && s[2] == (int64_t)sizeof(T)) {                                               \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), a)); \
+        } else if (dense && s[2] == 0) {                                                         \
+            const F y0 = CT__KL_##dt(y[0]);                                                      \
+            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), y0, a)); \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
-                *(OT *)(d[0] + k * s[0]) = STORE(CT__CAT(ct__##name##_, CT__KF_##dt)(            \
-                    (F) * (const T *)(d[1] + k * s[1]), (F) * (const T *)(d[2] + k * s[2]), a));  \
+                *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)(                              \
+                    CT__KL_##dt(*(const T *)(d[1] + k * s[1])), CT__KL_##dt(*(const T *)(d[2] + k * s[2])), a)); \
         }                                                                                        \
     }
 #define CT__BINARY_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
 #define CT__BINARY_BOOL_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, uint8_t, CT__KS_b8)
 
-/* Which loops exist: X(name, kind of loop, dtype group). */
-#define CT__CPU_KERNELS(X)                  \
-    X(neg, UNARY, NUMERIC)                  \
-    X(abs, UNARY, NUMERIC)                  \
-    X(floor, UNARY, NUMERIC)                \
-    X(exp, UNARY, FLOATS)                   \
-    X(log, UNARY, FLOATS)                   \
-    X(sqrt, UNARY, FLOATS)                  \
-    X(tanh, UNARY, FLOATS)                  \
-    X(sigmoid, UNARY, FLOATS)               \
-    X(relu, UNARY, NUMERIC)                 \
-    X(isnan, UNARY_BOOL, ALL)               \
-    X(logical_not, UNARY_BOOL, ALL)         \
-    X(add, BINARY, ALL)                     \
-    X(sub, BINARY, NUMERIC)                 \
-    X(mul, BINARY, ALL)                     \
-    X(div, BINARY, FLOATS)                  \
-    X(maximum, BINARY, ALL)                 \
-    X(pow, BINARY, NUMERIC)                 \
-    X(eq, BINARY_BOOL, ALL)                 \
-    X(lt, BINARY_BOOL, ALL)                 \
-    X(logical_and, BINARY_BOOL, ALL)
+/* out[k] = fn(x[k], y[k], z[k]), with fast paths for contiguous operands and
+ * for broadcast numbers z (lerp's weight) or y and z (clamp's bounds). */
+#define CT__TERNARY_LOOP(name, dt)                                                               \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
+    {                                                                                            \
+        typedef CT__KT_##dt T;                                                                   \
+        typedef CT__KFT(dt) F;                                                                   \
+        const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
+        const int64_t es = (int64_t)sizeof(T);                                                   \
+        T *CT__RESTRICT o = (T *)d[0];                                                           \
+        const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];            \
+        const T *CT__RESTRICT z = (const T *)d[3];                                               \
+        bool dense = s[0] == es && s[1] == es;                                                   \
+        if (dense && s[2] == es && s[3] == es) {                                                 \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), CT__KL_##dt(z[k]), a)); \
+        } else if (dense && s[2] == es && s[3] == 0) {                                           \
+            const F z0 = CT__KL_##dt(z[0]);                                                      \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), z0, a)); \
+        } else if (dense && s[2] == 0 && s[3] == 0) {                                            \
+            const F y0 = CT__KL_##dt(y[0]), z0 = CT__KL_##dt(z[0]);                              \
+            for (int64_t k = 0; k < n; k++) o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(x[k]), y0, z0, a)); \
+        } else {                                                                                 \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                *(T *)(d[0] + k * s[0]) = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), \
+                    CT__KL_##dt(*(const T *)(d[2] + k * s[2])), CT__KL_##dt(*(const T *)(d[3] + k * s[3])), a)); \
+        }                                                                                        \
+    }
 
-#define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name)
-CT__CPU_KERNELS(CT__DEFINE_LOOPS)
+/* where: out[k] = c[k] ? x[k] : y[k], c bool (or uint8), copied bit for bit */
+#define CT__WHERE_LOOP(name, dt)                                                                 \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
+    {                                                                                            \
+        typedef CT__KT_##dt T;                                                                   \
+        const int64_t es = (int64_t)sizeof(T);                                                   \
+        (void)ctx;                                                                               \
+        if (s[0] == es && s[1] == 1 && s[2] == es && s[3] == es) {                               \
+            T *CT__RESTRICT o = (T *)d[0];                                                       \
+            const uint8_t *CT__RESTRICT c = (const uint8_t *)d[1];                               \
+            const T *CT__RESTRICT x = (const T *)d[2], *CT__RESTRICT y = (const T *)d[3];        \
+            for (int64_t k = 0; k < n; k++) {                                                    \
+                T xk = x[k], yk = y[k]; /* both loaded, so that the select vectorises */         \
+                o[k] = c[k] ? xk : yk;                                                           \
+            }                                                                                    \
+        } else {                                                                                 \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                *(T *)(d[0] + k * s[0]) = *(const uint8_t *)(d[1] + k * s[1]) ? *(const T *)(d[2] + k * s[2]) \
+                                                                               : *(const T *)(d[3] + k * s[3]); \
+        }                                                                                        \
+    }
+
+/* Which loops exist: X(name, kind of loop, dtype group), and HX(...) for the
+ * ops that also have an h flavour for float16 and bfloat16. */
+#define CT__CPU_KERNELS(X, HX)                                                                   \
+    X(neg, UNARY, NUMERIC) X(abs, UNARY, NUMERIC) X(reciprocal, UNARY, FLOATS) X(sign, UNARY, ALL) \
+    HX(round, UNARY, NUMERIC) X(floor, UNARY, NUMERIC) X(ceil, UNARY, NUMERIC) X(trunc, UNARY, NUMERIC) \
+    X(frac, UNARY, FLOATS) X(exp, UNARY, FLOATS) X(exp2, UNARY, FLOATS) X(expm1, UNARY, FLOATS)    \
+    X(log, UNARY, FLOATS) X(log2, UNARY, FLOATS) X(log10, UNARY, FLOATS) X(log1p, UNARY, FLOATS)   \
+    X(sqrt, UNARY, FLOATS) HX(rsqrt, UNARY, FLOATS) X(sin, UNARY, FLOATS) X(cos, UNARY, FLOATS)    \
+    X(tan, UNARY, FLOATS) X(asin, UNARY, FLOATS) X(acos, UNARY, FLOATS) X(atan, UNARY, FLOATS)     \
+    X(sinh, UNARY, FLOATS) X(cosh, UNARY, FLOATS) X(tanh, UNARY, FLOATS) X(asinh, UNARY, FLOATS)   \
+    X(acosh, UNARY, FLOATS) X(atanh, UNARY, FLOATS) X(erf, UNARY, FLOATS) X(erfc, UNARY, FLOATS)   \
+    X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS)                    \
+    X(sigmoid, UNARY, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
+    X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY, FLOATS) HX(silu, UNARY, FLOATS) \
+    X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \
+    X(hardswish, UNARY, FLOATS) X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                \
+    X(isfinite, UNARY_BOOL, ALL) X(logical_not, UNARY_BOOL, ALL) X(bitwise_not, UNARY, INTS_BOOL)  \
+    X(nan_to_num, UNARY, ALL)                                                                      \
+    X(add, BINARY, ALL) X(sub, BINARY, NUMERIC) X(mul, BINARY, ALL) HX(div, BINARY, NUMERIC)       \
+    X(remainder, BINARY, NUMERIC) X(fmod, BINARY, NUMERIC) X(pow, BINARY, NUMERIC)                 \
+    X(maximum, BINARY, ALL) X(minimum, BINARY, ALL) X(fmax, BINARY, ALL) X(fmin, BINARY, ALL)      \
+    X(copysign, BINARY, FLOATS) X(hypot, BINARY, FLOATS) X(atan2, BINARY, FLOATS)                  \
+    HX(xlogy, BINARY, FLOATS) X(eq, BINARY_BOOL, ALL) X(ne, BINARY_BOOL, ALL)                      \
+    X(lt, BINARY_BOOL, ALL) X(le, BINARY_BOOL, ALL) X(gt, BINARY_BOOL, ALL) X(ge, BINARY_BOOL, ALL) \
+    X(logical_and, BINARY_BOOL, ALL) X(logical_or, BINARY_BOOL, ALL) X(logical_xor, BINARY_BOOL, ALL) \
+    X(bitwise_and, BINARY, INTS_BOOL) X(bitwise_or, BINARY, INTS_BOOL) X(bitwise_xor, BINARY, INTS_BOOL) \
+    X(bitwise_left_shift, BINARY, INTS) X(bitwise_right_shift, BINARY, INTS)                       \
+    X(addcmul, TERNARY, NUMERIC) X(addcdiv, TERNARY, FLOATS) X(lerp, TERNARY, FLOATS)              \
+    X(clamp, TERNARY, NUMERIC) X(where, WHERE, ALL)
+
+#define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, )
+#define CT__DEFINE_LOOPS_H(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, h)
+CT__CPU_KERNELS(CT__DEFINE_LOOPS, CT__DEFINE_LOOPS_H)
+CT__DEFINE_LOOPS_H(add_alpha, BINARY, ALL)
+CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
+#undef CT__DEFINE_LOOPS_H
 #undef CT__DEFINE_LOOPS
 
-#define CT__KCASE_UNARY(name, dt) case CT__DT_##dt: return ct__uk_##name##_##dt;
-#define CT__KCASE_UNARY_BOOL CT__KCASE_UNARY
-#define CT__KCASE_BINARY(name, dt) case CT__DT_##dt: return ct__bk_##name##_##dt;
-#define CT__KCASE_BINARY_BOOL CT__KCASE_BINARY
 #define CT__DT_b8 CT_BOOL
 #define CT__DT_u8 CT_U8
 #define CT__DT_i8 CT_I8
@@ -243,23 +720,49 @@ CT__CPU_KERNELS(CT__DEFINE_LOOPS)
 #define CT__DT_i64 CT_I64
 #define CT__DT_f32 CT_F32
 #define CT__DT_f64 CT_F64
+#define CT__DT_f16 CT_F16
+#define CT__DT_bf16 CT_BF16
+#define CT__DT_f16h CT_F16
+#define CT__DT_bf16h CT_BF16
+#define CT__KCASE(name, dt) case CT__DT_##dt: return ct__k_##name##_##dt;
 
-/* The CPU loop of op for inputs of dtype dt, or NULL when PyTorch has none. */
+/* The CPU loop of op for operands of dtype dt, or NULL when there is none. */
 static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, ct_dtype dt)
 {
     switch (op) {
 #define CT__KCASES(name, kind, group) \
-    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE_##kind, name) default: return NULL; }
-        CT__CPU_KERNELS(CT__KCASES)
+    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, ) default: return NULL; }
+#define CT__KCASES_H(name, kind, group) \
+    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, h) default: return NULL; }
+        CT__CPU_KERNELS(CT__KCASES, CT__KCASES_H)
+#undef CT__KCASES_H
 #undef CT__KCASES
     default: return NULL;
     }
 }
 
+/* The add_alpha or sub_alpha loop for dtype dt. */
+static ct__loop_fn ct__cpu_alpha_loop(ct__op op, ct_dtype dt)
+{
+    if (op == CT__OP_add) switch (dt) { CT__KD_ALL(CT__KCASE, add_alpha, h) default: break; }
+    else switch (dt) { CT__KD_NUMERIC(CT__KCASE, sub_alpha, h) default: break; }
+    return NULL;
+}
+
 static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
 {
-    const ct_tensor *ops[3] = {out, inputs[0], ct__ops[op].arity > 1 ? inputs[1] : NULL};
+    int n = ct__ops[op].arity;
+    const ct_tensor *ops[4] = {out, inputs[0], n > 1 ? inputs[1] : NULL, n > 2 ? inputs[2] : NULL};
+    /* the last input has the data dtype (where's first is its condition) */
+    ct_dtype dt = inputs[n - 1]->dtype;
+    bool alpha = args->alpha != 1 || args->alpha_i != 1;
+    ct__loop_fn fn = (op == CT__OP_add || op == CT__OP_sub) && alpha ? ct__cpu_alpha_loop(op, dt)
+                                                                      : ct__cpu_pointwise_loop(op, dt);
     ct__iter it;
-    ct__iter_init(&it, 1 + ct__ops[op].arity, ops);
-    ct__iter_parallel(&it, ct__cpu_pointwise_loop(op, inputs[0]->dtype), (void *)args);
+    ct__iter_init(&it, 1 + n, ops);
+    ct__iter_parallel(&it, fn, (void *)args);
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif

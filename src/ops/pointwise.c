@@ -52,7 +52,8 @@ typedef struct ct__stack_scalar {
     uint64_t value;
 } ct__stack_scalar;
 
-static ct_tensor *ct__stack_scalar_init(ct__stack_scalar *ss, ct_scalar v)
+/* ss holding one element of dtype dt, copied from elem. */
+static ct_tensor *ct__stack_elem_init(ct__stack_scalar *ss, ct_dtype dt, const void *elem)
 {
     memset(ss, 0, sizeof *ss);
     ss->s.refcount = 1;
@@ -60,13 +61,26 @@ static ct_tensor *ct__stack_scalar_init(ct__stack_scalar *ss, ct_scalar v)
     ss->s.nbytes = sizeof ss->value;
     ss->s.device = ct__cpu;
     ss->t.refcount = 1;
-    ss->t.dtype = v.kind;
+    ss->t.dtype = dt;
     ss->t.storage = &ss->s;
     ss->t.wrapped_number = true;
-    if (v.kind == CT_F64) memcpy(&ss->value, &v.v.f, 8);
-    else if (v.kind == CT_I64) memcpy(&ss->value, &v.v.i, 8);
-    else ss->value = v.v.b;
+    memcpy(&ss->value, elem, ct_dtype_size(dt));
     return &ss->t;
+}
+
+static ct_tensor *ct__stack_scalar_init(ct__stack_scalar *ss, ct_scalar v)
+{
+    return ct__stack_elem_init(ss, v.kind, &v.v);
+}
+
+/* The Python number a stack scalar holds. */
+static ct_scalar ct__stack_scalar_value(const ct_tensor *t)
+{
+    ct_scalar s;
+    memset(&s, 0, sizeof s);
+    s.kind = t->dtype;
+    memcpy(&s.v, ct__data(t), ct_dtype_size(t->dtype));
+    return s;
 }
 
 ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b)
@@ -86,9 +100,42 @@ ct_dtype ct_result_type_scalar(const ct_tensor *t, ct_scalar s)
 
 /* ---------------------------------------------------------------- the front end */
 
-/* Refusals PyTorch makes before looking for a kernel. */
-static ct_result ct__pointwise_refusals(ct__op op, const ct_tensor *a, const ct_tensor *b, ct_dtype common)
+static const char *ct__kernel_name(ct__op op, const ct__op_args *args)
 {
+    return args->kernel ? args->kernel : ct__ops[op].kernel;
+}
+
+
+/* The dtype the inputs are promoted to, or CT_DEFAULT with the error set. */
+static ct_dtype ct__pointwise_common(ct__op op, const ct_tensor *const *in)
+{
+    static const char *const exact_names[3] = {"self", "end", "weight"};
+    int n = ct__ops[op].arity;
+    switch (ct__ops[op].rule) {
+    case CT__RULE_COND:
+        if (in[0]->dtype != CT_BOOL && in[0]->dtype != CT_U8) {
+            ct__fail(CT_ERR_RUNTIME, "where expected condition to be a boolean tensor, but got a tensor with dtype %s",
+                     ct__dtype_title(in[0]->dtype));
+            return CT_DEFAULT;
+        }
+        return ct__result_type(in + 1, n - 1);
+    case CT__RULE_EXACT:
+        for (int i = 1; i < n; i++)
+            if (!in[i]->wrapped_number && in[i]->dtype != in[0]->dtype) {
+                ct__fail(CT_ERR_RUNTIME, "expected dtype %s for `%s` but got dtype %s",
+                         ct__type_meta_name(in[0]->dtype), exact_names[i], ct__type_meta_name(in[i]->dtype));
+                return CT_DEFAULT;
+            }
+        return in[0]->dtype;
+    default: return ct__result_type(in, n);
+    }
+}
+
+/* Refusals PyTorch makes before looking for a kernel. */
+static ct_result ct__pointwise_refusals(ct__op op, const ct_tensor *const *in, ct_dtype common,
+                                        const ct__op_args *args)
+{
+    const ct_tensor *a = in[0], *b = in[1];
     if (op == CT__OP_neg && a->dtype == CT_BOOL)
         return ct__fail(CT_ERR_RUNTIME, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
                                         "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
@@ -98,217 +145,1001 @@ static ct_result ct__pointwise_refusals(ct__op op, const ct_tensor *a, const ct_
     if (op == CT__OP_sub && (a->dtype == CT_BOOL || b->dtype == CT_BOOL))
         return ct__fail(CT_ERR_RUNTIME, "Subtraction, the `-` operator, with a bool tensor is not supported. If you "
                                         "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+    if ((op == CT__OP_add || op == CT__OP_sub) && args->has_value && args->value.kind == CT_BOOL && common != CT_BOOL)
+        return ct__fail(CT_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
+    if ((op == CT__OP_add || op == CT__OP_sub) && args->has_value && args->value.kind == CT_F64 &&
+        !ct_dtype_is_floating(common))
+        return ct__fail(CT_ERR_RUNTIME, "For integral input tensors, argument alpha must not be a floating point number.");
     if (op == CT__OP_relu && a->dtype == CT_BOOL)
         return ct__fail(CT_ERR_RUNTIME, "Boolean inputs not supported for relu");
     /* a number exponent must be non-negative for an integral power (tensors get 1, -1 or 0) */
     if (op == CT__OP_pow && b->wrapped_number && !ct_dtype_is_floating(common) && b->dtype != CT_F64 &&
         ct__read_i64(ct__data(b), b->dtype) < 0)
         return ct__fail(CT_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
+    if (op == CT__OP_addcdiv && !ct_dtype_is_floating(common))
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+                        "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be "
+                        "implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer "
+                        "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                        "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
+                        "dtypes.");
+    /* round with decimals has floating kernels only, even for decimals=0 */
+    if ((op == CT__OP_round && args->mode && !ct_dtype_is_floating(common)) || (args->scalar_clamp && common == CT_BOOL))
+        return ct__not_implemented(ct__kernel_name(op, args), common);
     return CT_OK;
 }
 
 /* The dtype an op's kernel computes in and the dtype of its result. */
-static void ct__pointwise_dtypes(ct__op op, ct_dtype common, ct_dtype *compute, ct_dtype *result)
+static void ct__pointwise_dtypes(ct__op op, ct_dtype common, const ct__op_args *args, ct_dtype *compute,
+                                 ct_dtype *result)
 {
-    *compute = ct__ops[op].rule == CT__RULE_FLOAT && !ct_dtype_is_floating(common) ? ct__default_dtype : common;
+    bool to_float = ct__ops[op].rule == CT__RULE_FLOAT && !(op == CT__OP_div && args->mode != CT_ROUNDING_NONE);
+    *compute = to_float && !ct_dtype_is_floating(common) ? ct__default_dtype : common;
     *result = ct__ops[op].rule == CT__RULE_BOOL ? CT_BOOL : *compute;
 }
 
-/* x as dtype dt: itself when it already is; a wrapped scalar stays on the stack. */
-static const ct_tensor *ct__as_dtype(const ct_tensor *x, ct_dtype dt, ct__stack_scalar *ss)
+/* A number operand as one element of dtype dt: converted as c10::convert does,
+ * or checked for overflow as Scalar.to<T>() is (bounds, weights, values). */
+static ct_result ct__number_as(const ct_tensor *x, ct_dtype dt, bool checked, uint64_t *elem)
 {
-    if (x->dtype == dt) return x;
-    if (x->wrapped_number) {
-        double v = ct__read_f64(ct__data(x), x->dtype);
-        int64_t i = ct__read_i64(ct__data(x), x->dtype);
-        ct__stack_scalar_init(ss, ct_int(0));
-        ss->t.dtype = dt;
-        if (x->dtype == CT_F64) ct__write_f64(&ss->value, dt, v);
-        else ct__write_i64(&ss->value, dt, i);
-        return &ss->t;
-    }
-    return ct_to(x, dt);
+    ct_scalar v = ct__stack_scalar_value(x);
+    *elem = 0;
+    if (checked) return ct__scalar_to_elem(v, dt, elem);
+    if (v.kind == CT_F64) ct__write_f64(elem, dt, v.v.f);
+    else ct__write_i64(elem, dt, ct__read_i64(&v.v, v.kind));
+    return CT_OK;
 }
 
-/* op(a[, b]) into *out: a new tensor when *out is NULL, else in place into
- * *out (which is a). Temporaries live in an internal scope. */
-static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *a, const ct_tensor *b,
-                               const ct__op_args *args)
+/* An operand in the dtype PyTorch computes in (so a number or a float32
+ * tensor meets a bfloat16 one rounded to bfloat16). Numbers stay on the stack. */
+static const ct_tensor *ct__operand_as(const ct_tensor *x, ct_dtype compute, bool checked, ct__stack_scalar *ss)
 {
-    const ct_tensor *in[2] = {a, b};
-    int arity = ct__ops[op].arity;
-    ct_dtype common = arity == 1 ? a->dtype : ct__result_type(in, 2), compute, result;
-    ct_result r = ct__pointwise_refusals(op, a, b, common);
+    if (x->wrapped_number) {
+        uint64_t elem;
+        return ct__number_as(x, compute, checked, &elem) == CT_OK ? ct__stack_elem_init(ss, compute, &elem) : NULL;
+    }
+    return x->dtype == compute ? x : ct_to(x, compute);
+}
+
+/* Integer division by zero fails before anything is written (PyTorch fails
+ * midway through its kernel). */
+static ct_result ct__check_divisor(ct__op op, const ct_tensor *divisor, ct_dtype compute, const ct__op_args *args)
+{
+    bool divides = op == CT__OP_remainder || op == CT__OP_fmod || (op == CT__OP_div && args->mode);
+    if (!divides || ct_dtype_is_floating(compute) || ct_numel(divisor) == 0) return CT_OK;
+    const ct_tensor *zero = ct_eq_scalar(divisor, ct_int(0));
+    if (!zero) return ct_last_error_code();
+    zero = ct_contiguous(zero);
+    if (!zero) return ct_last_error_code();
+    if (memchr(ct__data(zero), 1, (size_t)ct_numel(zero))) return ct__fail(CT_ERR_RUNTIME, "ZeroDivisionError");
+    return CT_OK;
+}
+
+/* The broadcast shape of the inputs, combined left to right as TensorIterator does. */
+static ct_result ct__pointwise_shape(const ct_tensor *const *in, int n, int64_t *shape, int *ndim)
+{
+    *ndim = in[0]->ndim;
+    memcpy(shape, in[0]->sizes, sizeof(int64_t) * CT_MAX_DIMS);
+    for (int i = 1; i < n; i++) {
+        int64_t acc[CT_MAX_DIMS];
+        memcpy(acc, shape, sizeof acc);
+        if (ct__broadcast_shapes(acc, *ndim, in[i]->sizes, in[i]->ndim, shape, ndim) != CT_OK)
+            return ct_last_error_code();
+    }
+    return CT_OK;
+}
+
+/* Whether the result can be written to self in place, as PyTorch checks. */
+static ct_result ct__check_inplace(const ct_tensor *self, const ct_tensor *const *in, int n, const int64_t *shape,
+                                   int ndim, ct_dtype result, const ct__op_args *args)
+{
+    char b1[256], b2[256];
+    if (ndim != self->ndim || memcmp(shape, self->sizes, (size_t)ndim * sizeof(int64_t)))
+        return ct__fail(CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                        ct__shape_str(self->sizes, self->ndim, b1, sizeof b1), ct__shape_str(shape, ndim, b2, sizeof b2));
+    if (!ct_can_cast(result, self->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
+                        ct__dtype_title(result),
+                        args->scalar_clamp ? ct__type_meta_name(self->dtype) : ct__dtype_title(self->dtype));
+    if (ct__check_write(self, NULL) != CT_OK) return ct_last_error_code();
+    for (int i = 1; i < n; i++)
+        if (in[i] != self && ct__check_write(self, in[i]) != CT_OK) return ct_last_error_code();
+    return CT_OK;
+}
+
+/* value (alpha of add and sub, value of addcmul and addcdiv, lerp's number
+ * weight) as the kernels read it: converted to dt with Scalar.to<T>()'s
+ * overflow check. */
+static ct_result ct__value_arg(ct__op_args *args, ct_dtype dt)
+{
+    uint64_t elem = 0;
+    ct_result r = ct__scalar_to_elem(args->value, dt, &elem);
     if (r != CT_OK) return r;
-    ct__pointwise_dtypes(op, common, &compute, &result);
-    /* float16 and bfloat16 compute in float32 and round once, as PyTorch's opmath does */
-    ct_dtype kernel = compute == CT_F16 || compute == CT_BF16 ? CT_F32 : compute;
-    ct_dtype kernel_out = ct__ops[op].rule == CT__RULE_BOOL ? CT_BOOL : kernel;
-    if (!ct__backend_for(a->storage->device.type)->has_pointwise(op, kernel))
-        return ct__not_implemented(ct__ops[op].kernel, compute);
+    args->alpha = ct__read_f64(&elem, dt);
+    args->alpha_i = ct__read_i64(&elem, dt);
+    return CT_OK;
+}
+
+/* The dtype PyTorch converts value (and lerp's number weight) to: the
+ * compute dtype, but float for float16 and bfloat16 where its kernels work
+ * in float (opmath). */
+static ct_dtype ct__value_dtype(ct_dtype compute, const ct__op_args *args)
+{
+    return args->opmath && (compute == CT_F16 || compute == CT_BF16) ? CT_F32 : compute;
+}
+
+/* Whether number operand i converts with Scalar.to<T>()'s overflow check:
+ * bounds and weights do, and pow's exponent except for float and double,
+ * where PyTorch casts it as C does. */
+static bool ct__number_checked(ct__op op, int i, ct_dtype compute, const ct__op_args *args)
+{
+    if (op == CT__OP_pow) return i == 1 && compute != CT_F32 && compute != CT_F64;
+    return args->checked;
+}
+
+/* The device the op runs on: the first operand's that is not a number. */
+static ct_device_type ct__pointwise_device(const ct_tensor *const *in, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!in[i]->wrapped_number) return in[i]->storage->device.type;
+    return CT_DEVICE_CPU;
+}
+
+/* Run the kernel on the converted operands into *out (in place), or into a
+ * new tensor stored in *out. Called inside the caller's scope. */
+static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *const *in, const int64_t *shape,
+                                   int ndim, ct_dtype compute, ct_dtype result, const ct__op_args *args)
+{
+    int n = ct__ops[op].arity;
+    ct__stack_scalar ss[3];
+    const ct_tensor *kin[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < n; i++) {
+        bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
+        kin[i] = condition ? in[i] : ct__operand_as(in[i], compute, ct__number_checked(op, i, compute, args), &ss[i]);
+        if (!kin[i]) return ct_last_error_code();
+    }
+    if (n > 1 && ct__check_divisor(op, kin[n - 1], compute, args) != CT_OK) return ct_last_error_code();
+    ct_tensor *dst;
+    bool direct = *out && (*out)->dtype == result;
+    if (direct) {
+        dst = *out;
+    } else {
+        int64_t strides[CT_MAX_DIMS];
+        ct__dense_strides_for(in, n, shape, ndim, strides);
+        dst = ct__alloc_strided(shape, strides, ndim, result, ct__cpu);
+        if (!dst) return ct_last_error_code();
+    }
+    ct__op_args kargs = *args;
+    kargs.number_other = n == 2 && in[1]->wrapped_number;
+    kargs.compute = compute;
+    if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, &kargs);
+    if (*out && !direct) ct__copy_unchecked(*out, dst); /* in place into another dtype */
+    if (!*out) *out = ct_keep(dst);
+    return CT_OK;
+}
+
+/* op(in...) into *out: a new tensor when *out is NULL, else in place into
+ * *out (which is in[0]). args NULL means no options. Every check runs before
+ * anything is written. */
+static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *const *in, const ct__op_args *args)
+{
+    ct__op_args none;
+    if (!args) {
+        memset(&none, 0, sizeof none);
+        args = &none;
+    }
+    int n = ct__ops[op].arity, ndim;
     int64_t shape[CT_MAX_DIMS];
-    int ndim = a->ndim;
-    memcpy(shape, a->sizes, sizeof shape);
-    if (arity > 1 && ct__broadcast_shapes(a->sizes, a->ndim, b->sizes, b->ndim, shape, &ndim) != CT_OK)
-        return ct_last_error_code();
-    if (*out) { /* in place: the result must fit self's shape and dtype */
-        char b1[256], b2[256];
-        if (ndim != (*out)->ndim || memcmp(shape, (*out)->sizes, (size_t)ndim * sizeof(int64_t)))
-            return ct__fail(CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
-                            ct__shape_str((*out)->sizes, (*out)->ndim, b1, sizeof b1), ct__shape_str(shape, ndim, b2, sizeof b2));
-        if (!ct_can_cast(result, (*out)->dtype))
-            return ct__fail(CT_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
-                            ct__dtype_title(result), ct__dtype_title((*out)->dtype));
-        if ((r = ct__check_write(*out, arity > 1 && b != *out ? b : NULL)) != CT_OK) return r;
-    }
+    ct_dtype common = ct__pointwise_common(op, in), compute, result;
+    if (common == CT_DEFAULT) return ct_last_error_code();
+    ct_result r = ct__pointwise_refusals(op, in, common, args);
+    if (r != CT_OK) return r;
+    ct__pointwise_dtypes(op, common, args, &compute, &result);
+    if ((r = ct__pointwise_shape(in, n, shape, &ndim)) != CT_OK) return r;
+    if (*out && (r = ct__check_inplace(*out, in, n, shape, ndim, result, args)) != CT_OK) return r;
+    if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
+        return ct__not_implemented(ct__kernel_name(op, args), compute);
     ct_scope s = ct_scope_begin();
-    ct__stack_scalar ss[2];
-    const ct_tensor *kin[2] = {ct__as_dtype(a, kernel, &ss[0]), arity > 1 ? ct__as_dtype(b, kernel, &ss[1]) : NULL};
-    ct_tensor *dst = NULL;
-    if (kin[0] && (arity == 1 || kin[1])) {
-        bool direct = *out && (*out)->dtype == kernel_out;
-        if (direct) {
-            dst = *out;
-        } else {
-            int64_t strides[CT_MAX_DIMS];
-            ct__dense_strides_for(in, arity, shape, ndim, strides);
-            dst = ct__alloc_strided(shape, strides, ndim, kernel_out, ct__cpu);
-        }
-        ct__op_args kargs = *args;
-        kargs.number_other = arity > 1 && b->wrapped_number;
-        kargs.compute = compute;
-        if (dst && ct_numel(dst)) ct__backend_for(a->storage->device.type)->pointwise(op, dst, kin, &kargs);
-        /* round to the result dtype (float16, bfloat16) or to self's dtype (in place) */
-        if (dst && *out && !direct) ct__copy_unchecked(*out, dst);
-        else if (dst && kernel_out != result) dst = ct_to(dst, result);
-        if (dst && !*out) *out = ct_keep(dst);
+    ct__op_args kargs = *args;
+    kargs.alpha = 1.0;
+    kargs.alpha_i = 1;
+    if (args->has_value && (r = ct__value_arg(&kargs, ct__value_dtype(compute, args))) != CT_OK) {
+        ct_scope_end(s);
+        return r;
     }
-    r = dst ? CT_OK : ct_last_error_code();
+    r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs);
     ct_scope_end(s);
     return r;
 }
 
 /* ---------------------------------------------------------------- public functions */
 
-static const ct__op_args ct__no_args = {1.0, 1, false, CT_DEFAULT};
-
-static ct_tensor *ct__pointwise_new(ct__op op, const ct_tensor *a, const ct_tensor *b, const ct__op_args *args)
+static ct__op_args ct__args(void)
 {
-    ct_tensor *out = NULL;
-    return ct__pointwise(op, &out, a, b, args) == CT_OK ? out : NULL;
+    ct__op_args a;
+    memset(&a, 0, sizeof a);
+    return a;
 }
 
-static ct_result ct__pointwise_inplace(ct__op op, ct_tensor *self, const ct_tensor *b, const ct__op_args *args)
+static ct_tensor *ct__new(ct__op op, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c, const ct__op_args *args)
 {
+    const ct_tensor *in[3] = {a, b, c};
+    ct_tensor *out = NULL;
+    return ct__pointwise(op, &out, in, args) == CT_OK ? out : NULL;
+}
+
+static ct_result ct__inplace(ct__op op, ct_tensor *self, const ct_tensor *b, const ct_tensor *c, const ct__op_args *args)
+{
+    const ct_tensor *in[3] = {self, b, c};
     ct_tensor *out = self;
-    return ct__pointwise(op, &out, self, b, args);
+    return ct__pointwise(op, &out, in, args);
 }
 
 /* The public functions of each op, made from its forms in the op table. */
-#define CT__FORM_FN(name)                                                        \
-    ct_tensor *ct_##name(const ct_tensor *t)                                     \
-    {                                                                            \
-        CT__ARG(t, "input", 1);                                                  \
-        return ct__pointwise_new(CT__OP_##name, t, NULL, &ct__no_args);          \
+#define CT__FORM_FN(name)                                                            \
+    ct_tensor *ct_##name(const ct_tensor *t)                                         \
+    {                                                                                \
+        CT__ARG(t, "input", 1);                                                      \
+        return ct__new(CT__OP_##name, t, NULL, NULL, NULL);                  \
     }
-#define CT__FORM_FN_(name)                                                       \
-    ct_result ct_##name##_(ct_tensor *t)                                         \
-    {                                                                            \
-        CT__ARG_R(t, "input", 1);                                                \
-        return ct__pointwise_inplace(CT__OP_##name, t, NULL, &ct__no_args);      \
+#define CT__FORM_FN_(name)                                                           \
+    ct_result ct_##name##_(ct_tensor *t)                                             \
+    {                                                                                \
+        CT__ARG_R(t, "input", 1);                                                    \
+        return ct__inplace(CT__OP_##name, t, NULL, NULL, NULL);              \
     }
-#define CT__FORM_FN2(name)                                                       \
-    ct_tensor *ct_##name(const ct_tensor *a, const ct_tensor *b)                 \
-    {                                                                            \
-        CT__ARG(a, "input", 1);                                                  \
-        CT__ARG(b, "other", 2);                                                  \
-        return ct__pointwise_new(CT__OP_##name, a, b, &ct__no_args);             \
+#define CT__FORM_FN2(name)                                                           \
+    ct_tensor *ct_##name(const ct_tensor *a, const ct_tensor *b)                     \
+    {                                                                                \
+        CT__ARG(a, "input", 1);                                                      \
+        CT__ARG(b, "other", 2);                                                      \
+        return ct__new(CT__OP_##name, a, b, NULL, NULL);                     \
     }
-#define CT__FORM_FN2_(name)                                                      \
-    ct_result ct_##name##_(ct_tensor *a, const ct_tensor *b)                     \
-    {                                                                            \
-        CT__ARG_R(a, "input", 1);                                                \
-        CT__ARG_R(b, "other", 2);                                                \
-        return ct__pointwise_inplace(CT__OP_##name, a, b, &ct__no_args);         \
+#define CT__FORM_FN2_(name)                                                          \
+    ct_result ct_##name##_(ct_tensor *a, const ct_tensor *b)                         \
+    {                                                                                \
+        CT__ARG_R(a, "input", 1);                                                    \
+        CT__ARG_R(b, "other", 2);                                                    \
+        return ct__inplace(CT__OP_##name, a, b, NULL, NULL);                 \
     }
-#define CT__FORM_FN2_SCALAR(name)                                                \
-    ct_tensor *ct_##name##_scalar(const ct_tensor *a, ct_scalar b)               \
-    {                                                                            \
-        ct__stack_scalar ss;                                                     \
-        CT__ARG(a, "input", 1);                                                  \
-        return ct__pointwise_new(CT__OP_##name, a, ct__stack_scalar_init(&ss, b), &ct__no_args); \
+#define CT__FORM_FN2_SCALAR(name)                                                    \
+    ct_tensor *ct_##name##_scalar(const ct_tensor *a, ct_scalar b)                   \
+    {                                                                                \
+        ct__stack_scalar ss;                                                         \
+        CT__ARG(a, "input", 1);                                                      \
+        return ct__new(CT__OP_##name, a, ct__stack_scalar_init(&ss, b), NULL, NULL); \
     }
-#define CT__FORM_FN2_SCALAR_(name)                                               \
-    ct_result ct_##name##_scalar_(ct_tensor *a, ct_scalar b)                     \
-    {                                                                            \
-        ct__stack_scalar ss;                                                     \
-        CT__ARG_R(a, "input", 1);                                                \
-        return ct__pointwise_inplace(CT__OP_##name, a, ct__stack_scalar_init(&ss, b), &ct__no_args); \
+#define CT__FORM_FN2_SCALAR_(name)                                                   \
+    ct_result ct_##name##_scalar_(ct_tensor *a, ct_scalar b)                         \
+    {                                                                                \
+        ct__stack_scalar ss;                                                         \
+        CT__ARG_R(a, "input", 1);                                                    \
+        return ct__inplace(CT__OP_##name, a, ct__stack_scalar_init(&ss, b), NULL, NULL); \
     }
+#define CT__FORMS_H(name)
 #define CT__FORMS_U(name) CT__FORM_FN(name)
 #define CT__FORMS_UI(name) CT__FORM_FN(name) CT__FORM_FN_(name)
 #define CT__FORMS_B(name) CT__FORM_FN2(name)
 #define CT__FORMS_BI(name) CT__FORM_FN2(name) CT__FORM_FN2_(name)
-#define CT__FORMS_BS(name) CT__FORM_FN2(name) CT__FORM_FN2_SCALAR(name)
 #define CT__FORMS_BSI(name) CT__FORM_FN2(name) CT__FORM_FN2_(name) CT__FORM_FN2_SCALAR(name) CT__FORM_FN2_SCALAR_(name)
 #define CT__DEFINE_FORMS(name, arity, rule, forms, kernel) CT__FORMS_##forms(name)
 CT__POINTWISE_OPS(CT__DEFINE_FORMS)
 #undef CT__DEFINE_FORMS
 
-/* add and sub with alpha: x + alpha * y */
-static ct__op_args ct__alpha_args(ct_scalar alpha)
-{
-    ct__op_args a;
-    a.alpha = ct_scalar_to_double(alpha);
-    a.alpha_i = alpha.kind == CT_F64 ? (int64_t)alpha.v.f : alpha.kind == CT_BOOL ? alpha.v.b : alpha.v.i;
-    a.number_other = false;
-    a.compute = CT_DEFAULT;
-    return a;
-}
+/* ---------------------------------------------------------------- arithmetic with options */
 
-static ct_result ct__check_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
+/* add and sub with alpha: x + alpha * y */
+static ct_result ct__alpha_op(ct__op op, ct_tensor **out, const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 {
-    const ct_tensor *ts[2] = {a, b};
-    ct_dtype common = ct__result_type(ts, 2);
-    if (alpha.kind == CT_F64 && !ct_dtype_is_floating(common))
-        return ct__fail(CT_ERR_RUNTIME, "For integral input tensors, argument alpha must not be a floating point number.");
-    if (alpha.kind != CT_BOOL && common == CT_BOOL)
-        return ct__fail(CT_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
-    return CT_OK;
+    const ct_tensor *in[3] = {a, b, NULL};
+    ct__op_args args = ct__args();
+    args.value = alpha;
+    args.has_value = true;
+    return ct__pointwise(op, out, in, &args);
 }
 
 ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 {
+    ct_tensor *out = NULL;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
-    ct__op_args args = ct__alpha_args(alpha);
-    return ct__check_alpha(a, b, alpha) == CT_OK ? ct__pointwise_new(CT__OP_add, a, b, &args) : NULL;
-}
-
-ct_tensor *ct_sub_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
-{
-    CT__ARG(a, "input", 1);
-    CT__ARG(b, "other", 2);
-    ct__op_args args = ct__alpha_args(alpha);
-    return ct__check_alpha(a, b, alpha) == CT_OK ? ct__pointwise_new(CT__OP_sub, a, b, &args) : NULL;
+    return ct__alpha_op(CT__OP_add, &out, a, b, alpha) == CT_OK ? out : NULL;
 }
 
 ct_result ct_add_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 {
     CT__ARG_R(a, "input", 1);
     CT__ARG_R(b, "other", 2);
-    ct__op_args args = ct__alpha_args(alpha);
-    ct_result r = ct__check_alpha(a, b, alpha);
-    return r == CT_OK ? ct__pointwise_inplace(CT__OP_add, a, b, &args) : r;
+    return ct__alpha_op(CT__OP_add, &a, a, b, alpha);
+}
+
+ct_tensor *ct_sub_alpha(const ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    return ct__alpha_op(CT__OP_sub, &out, a, b, alpha) == CT_OK ? out : NULL;
 }
 
 ct_result ct_sub_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 {
     CT__ARG_R(a, "input", 1);
     CT__ARG_R(b, "other", 2);
-    ct__op_args args = ct__alpha_args(alpha);
-    ct_result r = ct__check_alpha(a, b, alpha);
-    return r == CT_OK ? ct__pointwise_inplace(CT__OP_sub, a, b, &args) : r;
+    return ct__alpha_op(CT__OP_sub, &a, a, b, alpha);
+}
+
+ct_tensor *ct_rsub(const ct_tensor *a, const ct_tensor *b)
+{
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    return ct__new(CT__OP_sub, b, a, NULL, NULL);
+}
+
+ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
+{
+    ct__stack_scalar ss;
+    CT__ARG(t, "input", 1);
+    return ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL);
+}
+
+ct_tensor *ct_rdiv_scalar(const ct_tensor *t, ct_scalar s)
+{
+    CT__ARG(t, "input", 1);
+    ct_scope scope = ct_scope_begin();
+    ct_tensor *r = ct_mul_scalar(ct_reciprocal(t), s);
+    if (r) ct_keep(r);
+    ct_scope_end(scope);
+    return r;
+}
+
+ct_tensor *ct_rpow_scalar(const ct_tensor *t, ct_scalar s)
+{
+    ct__stack_scalar ss;
+    CT__ARG(t, "input", 1);
+    return ct__new(CT__OP_pow, ct__stack_scalar_init(&ss, s), t, NULL, NULL);
+}
+
+/* div with a rounding mode; a bad mode fails as PyTorch does for a bad string. */
+static ct_result ct__div_mode(ct_tensor **out, const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
+{
+    static const char *const kernels[3] = {NULL, "div_trunc_cpu", "div_floor_cpu"};
+    const ct_tensor *in[3] = {a, b, NULL};
+    if ((unsigned)mode > CT_ROUNDING_FLOOR)
+        return ct__fail(CT_ERR_RUNTIME, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found %d",
+                        (int)mode);
+    ct__op_args args = ct__args();
+    args.mode = (int)mode;
+    args.kernel = kernels[mode];
+    return ct__pointwise(CT__OP_div, out, in, &args);
+}
+
+ct_tensor *ct_div_mode(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    return ct__div_mode(&out, a, b, mode) == CT_OK ? out : NULL;
+}
+
+ct_tensor *ct_div_mode_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode)
+{
+    ct_tensor *out = NULL;
+    ct__stack_scalar ss;
+    CT__ARG(a, "input", 1);
+    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), mode) == CT_OK ? out : NULL;
+}
+
+ct_result ct_div_mode_(ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
+{
+    CT__ARG_R(a, "input", 1);
+    CT__ARG_R(b, "other", 2);
+    return ct__div_mode(&a, a, b, mode);
+}
+
+ct_result ct_div_mode_scalar_(ct_tensor *a, ct_scalar b, ct_rounding_mode mode)
+{
+    ct__stack_scalar ss;
+    CT__ARG_R(a, "input", 1);
+    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), mode);
+}
+
+ct_tensor *ct_floor_divide(const ct_tensor *a, const ct_tensor *b)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    return ct__div_mode(&out, a, b, CT_ROUNDING_FLOOR) == CT_OK ? out : NULL;
+}
+
+ct_tensor *ct_floor_divide_scalar(const ct_tensor *a, ct_scalar b)
+{
+    ct_tensor *out = NULL;
+    ct__stack_scalar ss;
+    CT__ARG(a, "input", 1);
+    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR) == CT_OK ? out : NULL;
+}
+
+ct_result ct_floor_divide_(ct_tensor *a, const ct_tensor *b)
+{
+    CT__ARG_R(a, "input", 1);
+    CT__ARG_R(b, "other", 2);
+    return ct__div_mode(&a, a, b, CT_ROUNDING_FLOOR);
+}
+
+ct_result ct_floor_divide_scalar_(ct_tensor *a, ct_scalar b)
+{
+    ct__stack_scalar ss;
+    CT__ARG_R(a, "input", 1);
+    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR);
+}
+
+/* addcmul and addcdiv: t + value * t1 (*, /) t2 */
+static ct_result ct__addc(ct__op op, ct_tensor **out, const ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2,
+                          ct_scalar value)
+{
+    const ct_tensor *in[3] = {t, t1, t2};
+    ct__op_args args = ct__args();
+    args.value = value;
+    args.has_value = true;
+    args.opmath = true;
+    return ct__pointwise(op, out, in, &args);
+}
+
+ct_tensor *ct_addcmul(const ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    CT__ARG(t1, "tensor1", 2);
+    CT__ARG(t2, "tensor2", 3);
+    return ct__addc(CT__OP_addcmul, &out, t, t1, t2, value) == CT_OK ? out : NULL;
+}
+
+ct_result ct_addcmul_(ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value)
+{
+    CT__ARG_R(t, "input", 1);
+    CT__ARG_R(t1, "tensor1", 2);
+    CT__ARG_R(t2, "tensor2", 3);
+    return ct__addc(CT__OP_addcmul, &t, t, t1, t2, value);
+}
+
+ct_tensor *ct_addcdiv(const ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    CT__ARG(t1, "tensor1", 2);
+    CT__ARG(t2, "tensor2", 3);
+    return ct__addc(CT__OP_addcdiv, &out, t, t1, t2, value) == CT_OK ? out : NULL;
+}
+
+ct_result ct_addcdiv_(ct_tensor *t, const ct_tensor *t1, const ct_tensor *t2, ct_scalar value)
+{
+    CT__ARG_R(t, "input", 1);
+    CT__ARG_R(t1, "tensor1", 2);
+    CT__ARG_R(t2, "tensor2", 3);
+    return ct__addc(CT__OP_addcdiv, &t, t, t1, t2, value);
+}
+
+ct_tensor *ct_lerp(const ct_tensor *start, const ct_tensor *end, const ct_tensor *weight)
+{
+    CT__ARG(start, "input", 1);
+    CT__ARG(end, "end", 2);
+    CT__ARG(weight, "weight", 3);
+    return ct__new(CT__OP_lerp, start, end, weight, NULL);
+}
+
+ct_result ct_lerp_(ct_tensor *start, const ct_tensor *end, const ct_tensor *weight)
+{
+    CT__ARG_R(start, "input", 1);
+    CT__ARG_R(end, "end", 2);
+    CT__ARG_R(weight, "weight", 3);
+    return ct__inplace(CT__OP_lerp, start, end, weight, NULL);
+}
+
+/* lerp's number weight reaches the kernel as value (mode 1), converted with
+ * an overflow check to the compute dtype, or to float for float16 and
+ * bfloat16 (PyTorch's opmath); the weight operand is then only a placeholder. */
+static ct__op_args ct__lerp_scalar_args(ct_scalar weight)
+{
+    ct__op_args args = ct__args();
+    args.value = weight;
+    args.has_value = true;
+    args.opmath = true;
+    args.mode = 1;
+    args.kernel = "lerp_kernel_scalar";
+    return args;
+}
+
+ct_tensor *ct_lerp_scalar(const ct_tensor *start, const ct_tensor *end, ct_scalar weight)
+{
+    ct__stack_scalar ss;
+    CT__ARG(start, "input", 1);
+    CT__ARG(end, "end", 2);
+    ct__op_args args = ct__lerp_scalar_args(weight);
+    return ct__new(CT__OP_lerp, start, end, ct__stack_scalar_init(&ss, weight), &args);
+}
+
+ct_result ct_lerp_scalar_(ct_tensor *start, const ct_tensor *end, ct_scalar weight)
+{
+    ct__stack_scalar ss;
+    CT__ARG_R(start, "input", 1);
+    CT__ARG_R(end, "end", 2);
+    ct__op_args args = ct__lerp_scalar_args(weight);
+    return ct__inplace(CT__OP_lerp, start, end, ct__stack_scalar_init(&ss, weight), &args);
+}
+
+/* ---------------------------------------------------------------- clamps */
+
+ct_tensor *ct_clamp(const ct_tensor *t, const ct_tensor *min, const ct_tensor *max)
+{
+    CT__ARG(t, "input", 1);
+    CT__ARG(min, "min", 2);
+    CT__ARG(max, "max", 3);
+    return ct__new(CT__OP_clamp, t, min, max, NULL);
+}
+
+ct_result ct_clamp_(ct_tensor *t, const ct_tensor *min, const ct_tensor *max)
+{
+    CT__ARG_R(t, "input", 1);
+    CT__ARG_R(min, "min", 2);
+    CT__ARG_R(max, "max", 3);
+    return ct__inplace(CT__OP_clamp, t, min, max, NULL);
+}
+
+/* The clamps with number bounds: the bounds join type promotion as numbers
+ * and convert with an overflow check. One bound runs maximum or minimum, two
+ * the clamp kernel; a NaN bound makes NaN in all three, as in PyTorch. */
+static ct_result ct__clamp_numbers(ct_tensor **out, const ct_tensor *t, const ct_scalar *min, const ct_scalar *max)
+{
+    ct__stack_scalar s1, s2;
+    const ct_tensor *in[3] = {t, min ? ct__stack_scalar_init(&s1, *min) : NULL, max ? ct__stack_scalar_init(&s2, *max) : NULL};
+    ct__op_args args = ct__args();
+    args.checked = true;
+    args.scalar_clamp = true;
+    if (min && max) {
+        args.kernel = "clamp_scalar_cpu";
+        return ct__pointwise(CT__OP_clamp, out, in, &args);
+    }
+    args.kernel = min ? "clamp_min_cpu" : "clamp_max_scalar_cpu";
+    if (!min) in[1] = in[2];
+    return ct__pointwise(min ? CT__OP_maximum : CT__OP_minimum, out, in, &args);
+}
+
+ct_tensor *ct_clamp_scalar(const ct_tensor *t, ct_scalar min, ct_scalar max)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__clamp_numbers(&out, t, &min, &max) == CT_OK ? out : NULL;
+}
+
+ct_result ct_clamp_scalar_(ct_tensor *t, ct_scalar min, ct_scalar max)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__clamp_numbers(&t, t, &min, &max);
+}
+
+ct_tensor *ct_clamp_min(const ct_tensor *t, const ct_tensor *min)
+{
+    CT__ARG(t, "input", 1);
+    CT__ARG(min, "min", 2);
+    return ct__new(CT__OP_maximum, t, min, NULL, NULL);
+}
+
+ct_result ct_clamp_min_(ct_tensor *t, const ct_tensor *min)
+{
+    CT__ARG_R(t, "input", 1);
+    CT__ARG_R(min, "min", 2);
+    return ct__inplace(CT__OP_maximum, t, min, NULL, NULL);
+}
+
+ct_tensor *ct_clamp_min_scalar(const ct_tensor *t, ct_scalar min)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__clamp_numbers(&out, t, &min, NULL) == CT_OK ? out : NULL;
+}
+
+ct_result ct_clamp_min_scalar_(ct_tensor *t, ct_scalar min)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__clamp_numbers(&t, t, &min, NULL);
+}
+
+ct_tensor *ct_clamp_max(const ct_tensor *t, const ct_tensor *max)
+{
+    CT__ARG(t, "input", 1);
+    CT__ARG(max, "max", 2);
+    return ct__new(CT__OP_minimum, t, max, NULL, NULL);
+}
+
+ct_result ct_clamp_max_(ct_tensor *t, const ct_tensor *max)
+{
+    CT__ARG_R(t, "input", 1);
+    CT__ARG_R(max, "max", 2);
+    return ct__inplace(CT__OP_minimum, t, max, NULL, NULL);
+}
+
+ct_tensor *ct_clamp_max_scalar(const ct_tensor *t, ct_scalar max)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__clamp_numbers(&out, t, NULL, &max) == CT_OK ? out : NULL;
+}
+
+ct_result ct_clamp_max_scalar_(ct_tensor *t, ct_scalar max)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__clamp_numbers(&t, t, NULL, &max);
+}
+
+/* hardtanh is clamp; integer tensors take the bounds truncated to integers
+ * so that they do not promote (PyTorch's legacy rule). */
+static ct_result ct__hardtanh(ct_tensor **out, const ct_tensor *t, double min_val, double max_val)
+{
+    ct_scalar lo = ct_float(min_val), hi = ct_float(max_val);
+    if (t->dtype == CT_BOOL) return ct__fail(CT_ERR_RUNTIME, "Bool inputs not supported for hardtanh");
+    if (ct__is_integral(t->dtype)) {
+        uint64_t l, h;
+        if (ct__scalar_to_elem(lo, CT_I64, &l) != CT_OK || ct__scalar_to_elem(hi, CT_I64, &h) != CT_OK)
+            return ct_last_error_code();
+        lo = ct_int((int64_t)l);
+        hi = ct_int((int64_t)h);
+        if (t->dtype == CT_U8 && (lo.v.i < 0 || hi.v.i < 0))
+            return ct__fail(CT_ERR_RUNTIME, "cannot do hardtanh on an unsigned type with negative limits");
+    }
+    return ct__clamp_numbers(out, t, &lo, &hi);
+}
+
+ct_tensor *ct_hardtanh(const ct_tensor *t, double min_val, double max_val)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__hardtanh(&out, t, min_val, max_val) == CT_OK ? out : NULL;
+}
+
+ct_result ct_hardtanh_(ct_tensor *t, double min_val, double max_val)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__hardtanh(&t, t, min_val, max_val);
+}
+
+ct_tensor *ct_relu6(const ct_tensor *t)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__hardtanh(&out, t, 0, 6) == CT_OK ? out : NULL;
+}
+
+ct_result ct_relu6_(ct_tensor *t)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__hardtanh(&t, t, 0, 6);
+}
+
+/* ---------------------------------------------------------------- unary ops with parameters */
+
+/* A unary op with parameters, new (self NULL) or in place. */
+static ct_result ct__unary_params(ct__op op, ct_tensor **out, const ct_tensor *t, ct__op_args args)
+{
+    const ct_tensor *in[3] = {t, NULL, NULL};
+    return ct__pointwise(op, out, in, &args);
+}
+
+static ct_tensor *ct__unary_new(ct__op op, const ct_tensor *t, ct__op_args args)
+{
+    ct_tensor *out = NULL;
+    return ct__unary_params(op, &out, t, args) == CT_OK ? out : NULL;
+}
+
+static ct__op_args ct__round_args(int64_t decimals)
+{
+    ct__op_args a = ct__args();
+    a.mode = decimals > 0 ? 1 : decimals < 0 ? 2 : 3;
+    a.p[0] = pow(10.0, fabs((double)decimals));
+    a.kernel = decimals ? "round_cpu" : NULL;
+    return a;
+}
+
+ct_tensor *ct_round_decimals(const ct_tensor *t, int64_t decimals)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_round, t, ct__round_args(decimals));
+}
+
+ct_result ct_round_decimals_(ct_tensor *t, int64_t decimals)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_round, &t, t, ct__round_args(decimals));
+}
+
+ct_tensor *ct_round(const ct_tensor *t)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_round, t, ct__args());
+}
+
+ct_result ct_round_(ct_tensor *t)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_round, &t, t, ct__args());
+}
+
+/* One number parameter in p[0]. */
+static ct__op_args ct__p1(double v)
+{
+    ct__op_args a = ct__args();
+    a.p[0] = v;
+    return a;
+}
+
+/* PyTorch passes logit's eps=None to its kernel as -1: negative means no clamp. */
+ct_tensor *ct_logit(const ct_tensor *t)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_logit, t, ct__p1(-1.0));
+}
+
+ct_result ct_logit_(ct_tensor *t)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_logit, &t, t, ct__p1(-1.0));
+}
+
+ct_tensor *ct_logit_eps(const ct_tensor *t, double eps)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_logit, t, ct__p1(eps));
+}
+
+ct_result ct_logit_eps_(ct_tensor *t, double eps)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_logit, &t, t, ct__p1(eps));
+}
+
+ct_tensor *ct_leaky_relu(const ct_tensor *t, double negative_slope)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_leaky_relu, t, ct__p1(negative_slope));
+}
+
+ct_result ct_leaky_relu_(ct_tensor *t, double negative_slope)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_leaky_relu, &t, t, ct__p1(negative_slope));
+}
+
+ct_elu_opts ct_elu_opts_init(void)
+{
+    ct_elu_opts o;
+    o.alpha = o.scale = o.input_scale = 1.0;
+    return o;
+}
+
+static ct__op_args ct__elu_args(double alpha, double scale, double input_scale)
+{
+    ct__op_args a = ct__args();
+    a.p[0] = alpha;
+    a.p[1] = scale;
+    a.p[2] = input_scale;
+    return a;
+}
+
+ct_tensor *ct_elu(const ct_tensor *t, ct_elu_opts o)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_elu, t, ct__elu_args(o.alpha, o.scale, o.input_scale));
+}
+
+ct_result ct_elu_(ct_tensor *t, ct_elu_opts o)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_elu, &t, t, ct__elu_args(o.alpha, o.scale, o.input_scale));
+}
+
+/* SELU's constants (Klambauer et al.), as PyTorch spells them. */
+#define CT__SELU_ALPHA 1.6732632423543772848170429916717
+#define CT__SELU_SCALE 1.0507009873554804934193349852946
+
+ct_tensor *ct_selu(const ct_tensor *t)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_elu, t, ct__elu_args(CT__SELU_ALPHA, CT__SELU_SCALE, 1.0));
+}
+
+ct_result ct_selu_(ct_tensor *t)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_elu, &t, t, ct__elu_args(CT__SELU_ALPHA, CT__SELU_SCALE, 1.0));
+}
+
+static ct_result ct__celu(ct_tensor **out, const ct_tensor *t, double alpha)
+{
+    if (alpha == 0) return ct__fail(CT_ERR_RUNTIME, "ZeroDivisionError: alpha cannot be 0 for CELU");
+    return ct__unary_params(CT__OP_elu, out, t, ct__elu_args(alpha, 1.0, 1.0 / alpha));
+}
+
+ct_tensor *ct_celu(const ct_tensor *t, double alpha)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 1);
+    return ct__celu(&out, t, alpha) == CT_OK ? out : NULL;
+}
+
+ct_result ct_celu_(ct_tensor *t, double alpha)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__celu(&t, t, alpha);
+}
+
+ct_tensor *ct_gelu(const ct_tensor *t, ct_gelu_approximate approximate)
+{
+    CT__ARG(t, "input", 1);
+    if ((unsigned)approximate > CT_GELU_TANH) {
+        ct__fail(CT_ERR_RUNTIME, "approximate argument must be either none or tanh.");
+        return NULL;
+    }
+    ct__op_args a = ct__args();
+    a.mode = (int)approximate;
+    /* PyTorch computes the exact form of a contiguous bfloat16 tensor in float,
+     * of any other with bfloat16 roundings (mode 2) */
+    if (approximate == CT_GELU_NONE && t->dtype == CT_BF16 && !ct_is_contiguous(t)) a.mode = 2;
+    return ct__unary_new(CT__OP_gelu, t, a);
+}
+
+ct_softplus_opts ct_softplus_opts_init(void)
+{
+    ct_softplus_opts o;
+    o.beta = 1.0;
+    o.threshold = 20.0;
+    return o;
+}
+
+ct_tensor *ct_softplus(const ct_tensor *t, ct_softplus_opts o)
+{
+    CT__ARG(t, "input", 1);
+    ct__op_args a = ct__p1(o.beta);
+    a.p[1] = o.threshold;
+    return ct__unary_new(CT__OP_softplus, t, a);
+}
+
+/* nan_to_num's replacements: the dtype's largest and lowest finite values
+ * when posinf and neginf are not given. */
+static ct__op_args ct__nan_to_num_args(ct_dtype dt, ct_nan_to_num_opts o)
+{
+    double big = dt == CT_F16 ? 65504.0 : dt == CT_BF16 ? 3.3895313892515355e38 : dt == CT_F32 ? FLT_MAX : DBL_MAX;
+    ct__op_args a = ct__p1(o.nan);
+    a.p[1] = o.posinf ? *o.posinf : big;
+    a.p[2] = o.neginf ? *o.neginf : -big;
+    return a;
+}
+
+ct_tensor *ct_nan_to_num(const ct_tensor *t, ct_nan_to_num_opts opts)
+{
+    CT__ARG(t, "input", 1);
+    return ct__unary_new(CT__OP_nan_to_num, t, ct__nan_to_num_args(t->dtype, opts));
+}
+
+ct_result ct_nan_to_num_(ct_tensor *t, ct_nan_to_num_opts opts)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__unary_params(CT__OP_nan_to_num, &t, t, ct__nan_to_num_args(t->dtype, opts));
+}
+
+/* ---------------------------------------------------------------- where */
+
+/* where's numbers convert with an overflow check */
+static ct_tensor *ct__where(const ct_tensor *c, const ct_tensor *x, const ct_tensor *y)
+{
+    ct__op_args args = ct__args();
+    args.checked = true;
+    return ct__new(CT__OP_where, c, x, y, &args);
+}
+
+ct_tensor *ct_where(const ct_tensor *condition, const ct_tensor *x, const ct_tensor *y)
+{
+    CT__ARG(condition, "condition", 1);
+    CT__ARG(x, "input", 2);
+    CT__ARG(y, "other", 3);
+    return ct__new(CT__OP_where, condition, x, y, NULL);
+}
+
+ct_tensor *ct_where_scalar_other(const ct_tensor *condition, const ct_tensor *x, ct_scalar y)
+{
+    ct__stack_scalar ss;
+    CT__ARG(condition, "condition", 1);
+    CT__ARG(x, "input", 2);
+    return ct__where(condition, x, ct__stack_scalar_init(&ss, y));
+}
+
+ct_tensor *ct_where_scalar_self(const ct_tensor *condition, ct_scalar x, const ct_tensor *y)
+{
+    ct__stack_scalar ss;
+    CT__ARG(condition, "condition", 1);
+    CT__ARG(y, "other", 3);
+    return ct__where(condition, ct__stack_scalar_init(&ss, x), y);
+}
+
+ct_tensor *ct_where_scalar(const ct_tensor *condition, ct_scalar x, ct_scalar y)
+{
+    ct__stack_scalar s1, s2;
+    CT__ARG(condition, "condition", 1);
+    return ct__where(condition, ct__stack_scalar_init(&s1, x), ct__stack_scalar_init(&s2, y));
+}
+
+/* ---------------------------------------------------------------- closeness and equality */
+
+ct_isclose_opts ct_isclose_opts_init(void)
+{
+    ct_isclose_opts o;
+    o.rtol = 1e-05;
+    o.atol = 1e-08;
+    o.equal_nan = false;
+    return o;
+}
+
+/* PyTorch's isclose, op for op, so that the float rounding is the same:
+ * a == b, or both NaN, or |a - b| finite and <= atol + |rtol * b|, with
+ * integers and bool compared in the default float dtype. */
+static ct_tensor *ct__isclose(const ct_tensor *a, const ct_tensor *b, ct_isclose_opts o)
+{
+    ct_tensor *close = ct_eq(a, b);
+    if (close && o.equal_nan && ct_dtype_is_floating(a->dtype) &&
+        ct_logical_or_(close, ct_logical_and(ct_isnan(a), ct_isnan(b))) != CT_OK)
+        return NULL;
+    if (!close || (o.rtol == 0 && o.atol == 0)) return close;
+    const ct_tensor *ca = ct_dtype_is_floating(a->dtype) ? a : ct_to(a, ct__default_dtype);
+    const ct_tensor *cb = ct_dtype_is_floating(b->dtype) ? b : ct_to(b, ct__default_dtype);
+    ct_tensor *allowed = ct_add_scalar(ct_abs(ct_mul_scalar(cb, ct_float(o.rtol))), ct_float(o.atol));
+    ct_tensor *actual = ct_abs(ct_sub(ca, cb));
+    ct_tensor *within = ct_logical_and(ct_isfinite(actual), ct_le(actual, allowed));
+    return ct_logical_or_(close, within) == CT_OK ? close : NULL;
+}
+
+ct_tensor *ct_isclose(const ct_tensor *a, const ct_tensor *b, ct_isclose_opts opts)
+{
+    CT__ARG(a, "input", 1);
+    CT__ARG(b, "other", 2);
+    if (a->dtype != b->dtype) {
+        ct__fail(CT_ERR_RUNTIME, "%s did not match %s", ct__dtype_title(a->dtype), ct__dtype_title(b->dtype));
+        return NULL;
+    }
+    if (opts.rtol < 0 || opts.atol < 0) {
+        ct__fail(CT_ERR_RUNTIME, "%s must be greater than or equal to zero, but got %g", opts.rtol < 0 ? "rtol" : "atol",
+                 opts.rtol < 0 ? opts.rtol : opts.atol);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct__isclose(a, b, opts);
+    if (r) ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+/* Whether every element of a bool tensor is true (false when t is NULL). */
+static bool ct__all_true(const ct_tensor *t)
+{
+    const ct_tensor *c = t ? ct_contiguous(t) : NULL;
+    return c && (ct_numel(c) == 0 || !memchr(ct__data(c), 0, (size_t)ct_numel(c)));
+}
+
+bool ct_allclose(const ct_tensor *a, const ct_tensor *b, ct_isclose_opts opts)
+{
+    if (!a || !b) return (ct__null_arg(__func__, a ? "other" : "input", a ? 2 : 1), false);
+    ct_scope s = ct_scope_begin();
+    bool r = ct__all_true(ct_isclose(a, b, opts));
+    ct_scope_end(s);
+    return r;
+}
+
+bool ct_equal(const ct_tensor *a, const ct_tensor *b)
+{
+    if (!a || !b) return (ct__null_arg(__func__, a ? "other" : "input", a ? 2 : 1), false);
+    if (a->ndim != b->ndim || memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof(int64_t))) return false;
+    ct_scope s = ct_scope_begin();
+    bool r = ct__all_true(ct_eq(a, b));
+    ct_scope_end(s);
+    return r;
 }
 
 int ct_op_count(void) { return CT__NUM_OPS; }
