@@ -1793,6 +1793,7 @@ typedef struct ct__node_type {
 struct ct_node {
     int refcount;
     const ct__node_type *type;
+    const char *name;  /* when the form differs from the type's ("RsubBackward1"); NULL: the type's */
     uint64_t seq;      /* creation order: later nodes run first, as in PyTorch */
     int n_next;
     ct__edge *next;    /* n_next edges (next_inline when few) */
@@ -1805,6 +1806,7 @@ struct ct_node {
     bool saved_freed;  /* released by a backward without retain_graph */
     double args[CT__NODE_MAX_ARGS];   /* op-specific numbers (alpha, dims, ...) */
     int64_t iargs[CT__NODE_MAX_ARGS];
+    ct__op_args pw;                   /* a pointwise op's parameters */
     ct_tensor *leaf;   /* AccumulateGrad: the leaf it accumulates into */
     ct__hook_list pre_hooks, post_hooks; /* node hooks (Node.register_prehook / register_hook) */
     const char *anomaly_op; /* the forward op that recorded it, kept in anomaly mode */
@@ -1844,8 +1846,14 @@ static ct_tensor *ct__saved_get(ct__node *n, int i);
 static bool ct__needs_grad(const ct__node *n, int i);
 /* Free t's autograd state (from ct_release). */
 static void ct__ag_meta_free(ct_tensor *t);
-/* An in-place op wrote t: bump its version; refuse leaves that require grad. */
-static ct_result ct__check_inplace_grad(ct_tensor *t);
+/* Whether an in-place op may write t: not a leaf that requires grad (grad
+ * mode on). The op bumps t's storage version after it writes. */
+static ct_result ct__check_inplace_grad(const ct_tensor *t);
+/* The pointwise ops' formulas (formulas.c): record op's node, and the copy of
+ * self an in-place form must keep before it writes (or NULL). */
+static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
+                                 const ct__op_args *args, ct_tensor *self_before);
+static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
 /* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);
 
@@ -6173,7 +6181,7 @@ static bool ct__requires_grad(const ct_tensor *t)
 
 /* The AccumulateGrad node of a leaf that requires grad (made on first use).
  * The engine runs these nodes itself (they have a leaf, not a backward). */
-static const ct__node_type ct__accumulate_grad_type = {"AccumulateGrad", NULL};
+static const ct__node_type ct__accumulate_grad_type = {"torch::autograd::AccumulateGrad", NULL};
 
 static ct__node *ct__accumulator(ct_tensor *leaf)
 {
@@ -6246,7 +6254,7 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
 
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
 {
-    CT_ASSERT(n->n_saved < CT__NODE_MAX_SAVED && !t->wrapped_number);
+    CT_ASSERT(n->n_saved < CT__NODE_MAX_SAVED); /* (never a stack-held number: formulas keep copies) */
     ct__saved *s = &n->saved[n->n_saved];
     ct_tensor *v = (ct_tensor *)t;
     if (is_output) { /* its data without its grad_fn, which is this node: no cycle */
@@ -6305,11 +6313,10 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
 
 static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
 
-static ct_result ct__check_inplace_grad(ct_tensor *t)
+static ct_result ct__check_inplace_grad(const ct_tensor *t)
 {
     if (ct__grad_mode() && t->requires_grad && !(t->ag && ct__meta(t)->grad_fn))
         return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
-    t->storage->version++;
     return CT_OK;
 }
 
@@ -6340,7 +6347,7 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
 
 bool ct_is_leaf(const ct_tensor *t) { return t && !(t->ag && ct__meta(t)->grad_fn); }
 ct_node *ct_grad_fn(const ct_tensor *t) { return t && t->ag ? ct__meta(t)->grad_fn : NULL; }
-const char *ct_node_name(const ct_node *n) { return n ? n->type->name : NULL; }
+const char *ct_node_name(const ct_node *n) { return n ? (n->name ? n->name : n->type->name) : NULL; }
 int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
 
 ct_node *ct_node_next(const ct_node *n, int i, int *input_nr)
@@ -6951,6 +6958,252 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
     return r;
 }
 
+/* ---------------------------------------------------------------- writing formulas */
+
+/* A backward function: gi[i] = gradient for input i from go[k], the gradients
+ * of the outputs. S(i) is saved tensor i. */
+#define CT__BACKWARD(name) static ct_result ct__bw_##name(ct__node *n, ct_tensor *const *go, ct_tensor **gi)
+#define CT__S(i) ct__saved_get(n, i)
+/* Set gi[i] to expr when input i needs a gradient; fail on a NULL result. */
+#define CT__GRAD(i, expr)                                              \
+    do {                                                               \
+        if (ct__needs_grad(n, i)) {                                    \
+            gi[i] = (expr);                                            \
+            if (!gi[i]) return ct_last_error_code();                   \
+        }                                                              \
+    } while (0)
+
+/* ---------------------------------------------------------------- pointwise */
+
+/* What a pointwise node keeps: its inputs (bit i) and its result. */
+#define CT__SAVE_IN(i) (1u << (i))
+#define CT__SAVE_RESULT 8u
+
+typedef struct ct__pw_grad {
+    ct__node_type type;         /* name and backward of the tensor form */
+    const char *number_name;    /* the name when the last operand is a Python number (NULL: the same) */
+    bool number_keeps_edge;     /* add, sub, mul, div: a number operand still has an (empty) edge */
+    bool condition_first;       /* where: input 0 is the condition, not differentiable */
+    unsigned save;
+} ct__pw_grad;
+
+/* Saved slots are filled in order: the inputs asked for, then the result. */
+static int ct__pw_slot(const ct__node *n, unsigned what)
+{
+    int slot = 0;
+    for (unsigned bit = 1; bit < what; bit <<= 1) slot += (n->iargs[0] & bit) != 0;
+    return slot;
+}
+#define CT__IN(i) CT__S(ct__pw_slot(n, CT__SAVE_IN(i)))
+#define CT__RESULT CT__S(ct__pw_slot(n, CT__SAVE_RESULT))
+/* the op's parameters, as the forward had them */
+#define CT__ARGS (&n->pw)
+
+CT__BACKWARD(neg)
+{
+    CT__GRAD(0, ct_neg(go[0]));
+    return CT_OK;
+}
+
+CT__BACKWARD(zero)
+{
+    CT__GRAD(0, ct_zeros_like(go[0], CT_DEFAULT));
+    return CT_OK;
+}
+
+CT__BACKWARD(identity)
+{
+    CT__GRAD(0, go[0]);
+    return CT_OK;
+}
+
+CT__BACKWARD(abs) /* g * sgn(x) */
+{
+    CT__GRAD(0, ct_mul(go[0], ct_sign(CT__IN(0))));
+    return CT_OK;
+}
+
+CT__BACKWARD(exp)
+{
+    CT__GRAD(0, ct_mul(go[0], CT__RESULT));
+    return CT_OK;
+}
+
+CT__BACKWARD(log)
+{
+    CT__GRAD(0, ct_div(go[0], CT__IN(0)));
+    return CT_OK;
+}
+
+CT__BACKWARD(sqrt)
+{
+    CT__GRAD(0, ct_div(go[0], ct_mul_scalar(CT__RESULT, ct_int(2))));
+    return CT_OK;
+}
+
+CT__BACKWARD(tanh) /* tanh_backward: g * (1 - y*y) */
+{
+    ct_tensor *y = CT__RESULT;
+    CT__GRAD(0, ct_mul(go[0], ct_rsub_scalar(ct_mul(y, y), ct_int(1))));
+    return CT_OK;
+}
+
+CT__BACKWARD(sigmoid) /* sigmoid_backward: g * (1 - y) * y */
+{
+    ct_tensor *y = CT__RESULT;
+    CT__GRAD(0, ct_mul(ct_mul(go[0], ct_rsub_scalar(y, ct_int(1))), y));
+    return CT_OK;
+}
+
+CT__BACKWARD(relu) /* threshold_backward(g, result, 0) */
+{
+    CT__GRAD(0, ct_where_scalar_other(ct_gt_scalar(CT__RESULT, ct_int(0)), go[0], ct_int(0)));
+    return CT_OK;
+}
+
+/* a + alpha * b and a - alpha * b (rsub: b - alpha * a) */
+static ct_tensor *ct__times_alpha(ct_tensor *g, const ct__node *n)
+{
+    const ct__op_args *a = CT__ARGS;
+    return a->has_value ? ct_mul_scalar(g, a->value) : g;
+}
+
+CT__BACKWARD(add)
+{
+    CT__GRAD(0, go[0]);
+    CT__GRAD(1, ct__times_alpha(go[0], n));
+    return CT_OK;
+}
+
+CT__BACKWARD(sub)
+{
+    CT__GRAD(0, go[0]);
+    CT__GRAD(1, ct_neg(ct__times_alpha(go[0], n)));
+    return CT_OK;
+}
+
+CT__BACKWARD(mul)
+{
+    CT__GRAD(0, ct_mul(go[0], CT__IN(1)));
+    CT__GRAD(1, ct_mul(go[0], CT__IN(0)));
+    return CT_OK;
+}
+
+CT__BACKWARD(div) /* self: g / b; other: -g * a / (b * b) */
+{
+    CT__GRAD(0, ct_div(go[0], CT__IN(1)));
+    CT__GRAD(1, ct_div(ct_mul(ct_neg(go[0]), CT__IN(0)), ct_mul(CT__IN(1), CT__IN(1))));
+    return CT_OK;
+}
+
+CT__BACKWARD(where) /* the condition picks which side the gradient goes to */
+{
+    ct_tensor *c = CT__IN(0);
+    CT__GRAD(0, ct_where_scalar_other(c, go[0], ct_int(0)));
+    CT__GRAD(1, ct_where_scalar_self(c, ct_int(0), go[0]));
+    return CT_OK;
+}
+
+#define CT__PW(var, name, bw, save) static const ct__pw_grad var = {{name, ct__bw_##bw}, NULL, false, false, save}
+CT__PW(ct__pw_neg, "NegBackward0", neg, 0);
+CT__PW(ct__pw_abs, "AbsBackward0", abs, CT__SAVE_IN(0));
+CT__PW(ct__pw_sign, "SignBackward0", zero, 0);
+CT__PW(ct__pw_round, "RoundBackward0", zero, 0);
+CT__PW(ct__pw_floor, "FloorBackward0", zero, 0);
+CT__PW(ct__pw_ceil, "CeilBackward0", zero, 0);
+CT__PW(ct__pw_trunc, "TruncBackward0", zero, 0);
+CT__PW(ct__pw_frac, "FracBackward0", identity, 0);
+CT__PW(ct__pw_exp, "ExpBackward0", exp, CT__SAVE_RESULT);
+CT__PW(ct__pw_log, "LogBackward0", log, CT__SAVE_IN(0));
+CT__PW(ct__pw_sqrt, "SqrtBackward0", sqrt, CT__SAVE_RESULT);
+CT__PW(ct__pw_tanh, "TanhBackward0", tanh, CT__SAVE_RESULT);
+CT__PW(ct__pw_sigmoid, "SigmoidBackward0", sigmoid, CT__SAVE_RESULT);
+CT__PW(ct__pw_relu, "ReluBackward0", relu, CT__SAVE_RESULT);
+static const ct__pw_grad ct__pw_add = {{"AddBackward0", ct__bw_add}, NULL, true, false, 0};
+static const ct__pw_grad ct__pw_sub = {{"SubBackward0", ct__bw_sub}, NULL, true, false, 0};
+static const ct__pw_grad ct__pw_mul = {{"MulBackward0", ct__bw_mul}, NULL, true, false, CT__SAVE_IN(0) | CT__SAVE_IN(1)};
+static const ct__pw_grad ct__pw_div = {{"DivBackward0", ct__bw_div}, NULL, true, false, CT__SAVE_IN(0) | CT__SAVE_IN(1)};
+static const ct__pw_grad ct__pw_where = {{"WhereBackward0", ct__bw_where}, NULL, true, true, CT__SAVE_IN(0)};
+#undef CT__PW
+
+/* The formula of a pointwise op, NULL for one without a derivative. */
+static const ct__pw_grad *ct__pw_grad_of(ct__op op)
+{
+    switch (op) {
+    case CT__OP_neg: return &ct__pw_neg;
+    case CT__OP_abs: return &ct__pw_abs;
+    case CT__OP_sign: return &ct__pw_sign;
+    case CT__OP_round: return &ct__pw_round;
+    case CT__OP_floor: return &ct__pw_floor;
+    case CT__OP_ceil: return &ct__pw_ceil;
+    case CT__OP_trunc: return &ct__pw_trunc;
+    case CT__OP_frac: return &ct__pw_frac;
+    case CT__OP_exp: return &ct__pw_exp;
+    case CT__OP_log: return &ct__pw_log;
+    case CT__OP_sqrt: return &ct__pw_sqrt;
+    case CT__OP_tanh: return &ct__pw_tanh;
+    case CT__OP_sigmoid: return &ct__pw_sigmoid;
+    case CT__OP_relu: return &ct__pw_relu;
+    case CT__OP_add: return &ct__pw_add;
+    case CT__OP_sub: return &ct__pw_sub;
+    case CT__OP_mul: return &ct__pw_mul;
+    case CT__OP_div: return &ct__pw_div;
+    case CT__OP_where: return &ct__pw_where;
+    default: return NULL;
+    }
+}
+
+/* A Python number operand as a heap 0-d wrapped-number tensor a node can keep. */
+static ct_tensor *ct__keep_number(const ct_tensor *x)
+{
+    ct_tensor *t = ct__alloc(NULL, 0, x->dtype, ct__cpu);
+    if (!t) return NULL;
+    memcpy(t->storage->data, ct__data(x), ct__esize(x));
+    t->wrapped_number = true;
+    return t;
+}
+
+static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
+                                 const ct__op_args *args, ct_tensor *self_before)
+{
+    const ct__pw_grad *f = ct__pw_grad_of(op);
+    if (!f || !ct__grad_mode()) return;
+    const ct_tensor *edges_in[3];
+    int n_edges = 0;
+    bool number = false;
+    for (int i = f->condition_first ? 1 : 0; i < n_in; i++) {
+        if (in[i]->wrapped_number) {
+            number = true;
+            if (!f->number_keeps_edge) continue;
+        }
+        edges_in[n_edges++] = in[i];
+    }
+    ct__node *node = ct__record(&f->type, edges_in, n_edges, &out, 1);
+    if (!node) return;
+    if (number && f->number_name) node->name = f->number_name;
+    node->pw = *args;
+    node->iargs[0] = f->save;
+    ct_scope s = ct_scope_begin();
+    for (int i = 0; i < n_in; i++) {
+        if (!(f->save & CT__SAVE_IN(i))) continue;
+        const ct_tensor *x = i == 0 && self_before ? self_before : in[i];
+        ct__save(node, x->wrapped_number ? ct__keep_number(x) : x, false);
+    }
+    if (f->save & CT__SAVE_RESULT) ct__save(node, out, true);
+    ct_scope_end(s);
+}
+
+/* Before an in-place op writes self: a copy of self when its formula needs
+ * self's old values and something requires grad (NULL otherwise). */
+static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in)
+{
+    const ct__pw_grad *f = ct__pw_grad_of(op);
+    bool any = false;
+    for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(in[i]);
+    if (!f || !any || !ct__grad_mode() || !(f->save & CT__SAVE_IN(0))) return NULL;
+    return ct_clone(ct_detach(in[0]));
+}
+
 /* ==================== ops/pointwise.c ==================== */
 // >>ops/pointwise.c
 /* Pointwise ops: type promotion, broadcasting, in-place rules, and the
@@ -7293,6 +7546,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     ct__pointwise_dtypes(op, common, args, &compute, &result);
     if ((r = ct__pointwise_shape(in, n, shape, &ndim)) != CT_OK) return r;
     if (*out && (r = ct__check_inplace(*out, in, n, shape, ndim, result, args)) != CT_OK) return r;
+    if (*out && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
     if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
     ct_scope s = ct_scope_begin();
@@ -7303,7 +7557,13 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
         ct_scope_end(s);
         return r;
     }
+    ct_tensor *self_before = *out ? ct__pointwise_self_before(op, in, n) : NULL;
+    bool inplace = *out != NULL;
     r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs);
+    if (r == CT_OK) {
+        if (inplace) (*out)->storage->version++;
+        ct__pointwise_record(op, *out, in, n, args, self_before);
+    }
     ct_scope_end(s);
     return r;
 }

@@ -228,7 +228,7 @@ static bool ct__requires_grad(const ct_tensor *t)
 
 /* The AccumulateGrad node of a leaf that requires grad (made on first use).
  * The engine runs these nodes itself (they have a leaf, not a backward). */
-static const ct__node_type ct__accumulate_grad_type = {"AccumulateGrad", NULL};
+static const ct__node_type ct__accumulate_grad_type = {"torch::autograd::AccumulateGrad", NULL};
 
 static ct__node *ct__accumulator(ct_tensor *leaf)
 {
@@ -301,7 +301,7 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
 
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
 {
-    CT_ASSERT(n->n_saved < CT__NODE_MAX_SAVED && !t->wrapped_number);
+    CT_ASSERT(n->n_saved < CT__NODE_MAX_SAVED); /* (never a stack-held number: formulas keep copies) */
     ct__saved *s = &n->saved[n->n_saved];
     ct_tensor *v = (ct_tensor *)t;
     if (is_output) { /* its data without its grad_fn, which is this node: no cycle */
@@ -360,11 +360,10 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
 
 static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
 
-static ct_result ct__check_inplace_grad(ct_tensor *t)
+static ct_result ct__check_inplace_grad(const ct_tensor *t)
 {
     if (ct__grad_mode() && t->requires_grad && !(t->ag && ct__meta(t)->grad_fn))
         return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
-    t->storage->version++;
     return CT_OK;
 }
 
@@ -395,7 +394,7 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
 
 bool ct_is_leaf(const ct_tensor *t) { return t && !(t->ag && ct__meta(t)->grad_fn); }
 ct_node *ct_grad_fn(const ct_tensor *t) { return t && t->ag ? ct__meta(t)->grad_fn : NULL; }
-const char *ct_node_name(const ct_node *n) { return n ? n->type->name : NULL; }
+const char *ct_node_name(const ct_node *n) { return n ? (n->name ? n->name : n->type->name) : NULL; }
 int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
 
 ct_node *ct_node_next(const ct_node *n, int i, int *input_nr)

@@ -62,6 +62,7 @@ typedef struct ct__node_type {
 struct ct_node {
     int refcount;
     const ct__node_type *type;
+    const char *name;  /* when the form differs from the type's ("RsubBackward1"); NULL: the type's */
     uint64_t seq;      /* creation order: later nodes run first, as in PyTorch */
     int n_next;
     ct__edge *next;    /* n_next edges (next_inline when few) */
@@ -74,6 +75,7 @@ struct ct_node {
     bool saved_freed;  /* released by a backward without retain_graph */
     double args[CT__NODE_MAX_ARGS];   /* op-specific numbers (alpha, dims, ...) */
     int64_t iargs[CT__NODE_MAX_ARGS];
+    ct__op_args pw;                   /* a pointwise op's parameters */
     ct_tensor *leaf;   /* AccumulateGrad: the leaf it accumulates into */
     ct__hook_list pre_hooks, post_hooks; /* node hooks (Node.register_prehook / register_hook) */
     const char *anomaly_op; /* the forward op that recorded it, kept in anomaly mode */
@@ -113,7 +115,13 @@ static ct_tensor *ct__saved_get(ct__node *n, int i);
 static bool ct__needs_grad(const ct__node *n, int i);
 /* Free t's autograd state (from ct_release). */
 static void ct__ag_meta_free(ct_tensor *t);
-/* An in-place op wrote t: bump its version; refuse leaves that require grad. */
-static ct_result ct__check_inplace_grad(ct_tensor *t);
+/* Whether an in-place op may write t: not a leaf that requires grad (grad
+ * mode on). The op bumps t's storage version after it writes. */
+static ct_result ct__check_inplace_grad(const ct_tensor *t);
+/* The pointwise ops' formulas (formulas.c): record op's node, and the copy of
+ * self an in-place form must keep before it writes (or NULL). */
+static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
+                                 const ct__op_args *args, ct_tensor *self_before);
+static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
 /* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);

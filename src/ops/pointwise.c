@@ -338,6 +338,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     ct__pointwise_dtypes(op, common, args, &compute, &result);
     if ((r = ct__pointwise_shape(in, n, shape, &ndim)) != CT_OK) return r;
     if (*out && (r = ct__check_inplace(*out, in, n, shape, ndim, result, args)) != CT_OK) return r;
+    if (*out && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
     if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
     ct_scope s = ct_scope_begin();
@@ -348,7 +349,13 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
         ct_scope_end(s);
         return r;
     }
+    ct_tensor *self_before = *out ? ct__pointwise_self_before(op, in, n) : NULL;
+    bool inplace = *out != NULL;
     r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs);
+    if (r == CT_OK) {
+        if (inplace) (*out)->storage->version++;
+        ct__pointwise_record(op, *out, in, n, args, self_before);
+    }
     ct_scope_end(s);
     return r;
 }

@@ -1,0 +1,204 @@
+/* Autograd: the engine (order, accumulation, retain_graph, create_graph,
+ * captures, hooks, errors) on small graphs whose gradients are known. */
+#include "harness.h"
+
+#include <pthread.h>
+
+static ct_tensor *leaf(const float *v, int64_t n)
+{
+    ct_tensor *t = ct_from_array(v, CT_SHAPE(n), CT_F32);
+    ct_requires_grad_(t, true);
+    return t;
+}
+
+static const ct_backward_opts plain = {false, false, NULL, 0};
+
+static void test_simple_gradients(void)
+{
+    ct_tensor *x = leaf((float[]){1, 2, 3}, 3), *w = leaf((float[]){4, 5, 6}, 3);
+    ct_tensor *y = ct_mul(x, w); /* y = x * w, then sum via a dot with ones */
+    CHECK_STR(ct_node_name(ct_grad_fn(y)), "MulBackward0");
+    CHECK(!ct_is_leaf(y) && ct_is_leaf(x) && ct_requires_grad(y));
+    CHECK_OK(ct_backward(y, ct_ones(CT_SHAPE(3), CT_F32), plain));
+    CHECK_VALUES(ct_grad(x), CT_SHAPE(3), 4, 5, 6);
+    CHECK_VALUES(ct_grad(w), CT_SHAPE(3), 1, 2, 3);
+    CHECK(ct_grad(y) == NULL);
+}
+
+static void test_accumulation_and_broadcast(void)
+{
+    ct_tensor *x = leaf((float[]){1, 2}, 2);
+    ct_tensor *b = ct_from_array((float[]){1, 1, 1, 1, 1, 1}, CT_SHAPE(3, 2), CT_F32);
+    ct_requires_grad_(b, true);
+    ct_tensor *y = ct_add(ct_mul_scalar(x, ct_int(2)), b); /* x broadcast over 3 rows */
+    CHECK_OK(ct_backward(y, ct_ones(CT_SHAPE(3, 2), CT_F32), plain));
+    CHECK_VALUES(ct_grad(x), CT_SHAPE(2), 6, 6);
+    CHECK_VALUES(ct_grad(b), CT_SHAPE(3, 2), 1, 1, 1, 1, 1, 1);
+    ct_tensor *z = ct_mul(x, x); /* a second backward accumulates: d(x^2) = 2x */
+    CHECK_OK(ct_backward(z, ct_ones(CT_SHAPE(2), CT_F32), plain));
+    CHECK_VALUES(ct_grad(x), CT_SHAPE(2), 8, 10);
+}
+
+static void test_diamond_and_shared_leaf(void)
+{
+    /* y = exp(x) * exp(x) + x: dy/dx = 2 exp(2x) + 1 */
+    ct_tensor *x = leaf((float[]){0.5f}, 1);
+    ct_tensor *e = ct_exp(x);
+    ct_tensor *y = ct_add(ct_mul(e, e), x);
+    CHECK_OK(ct_backward(y, NULL, plain));
+    CHECK_NEAR(ct_item(ct_grad(x)), 2 * exp(1.0) + 1, 1e-5);
+}
+
+static void test_errors_in_backward(void)
+{
+    ct_tensor *x = leaf((float[]){1, 2, 3}, 3);
+    CHECK_FAILS(ct_backward(ct_mul_scalar(x, ct_int(2)), NULL, plain), CT_ERR_RUNTIME,
+                "grad can be implicitly created only for scalar outputs");
+    CHECK_FAILS(ct_backward(ct_ones(CT_SHAPE(1), CT_F32), NULL, plain), CT_ERR_RUNTIME,
+                "element 0 of tensors does not require grad and does not have a grad_fn");
+    ct_tensor *y = ct_exp(ct_mul(x, x));
+    CHECK_OK(ct_backward(y, ct_ones(CT_SHAPE(3), CT_F32), plain));
+    CHECK_FAILS(ct_backward(y, ct_ones(CT_SHAPE(3), CT_F32), plain), CT_ERR_RUNTIME,
+                "Trying to backward through the graph a second time");
+    CHECK_FAILS(ct_backward(ct_mul_scalar(x, ct_int(2)), ct_ones(CT_SHAPE(2), CT_F32), plain), CT_ERR_RUNTIME,
+                "Mismatch in shape: grad_output[0] has a shape of torch.Size([2]) and output[0] has a shape of torch.Size([3]).");
+    CHECK_FAILS(ct_add_scalar_(x, ct_int(1)), CT_ERR_RUNTIME,
+                "a leaf Variable that requires grad is being used in an in-place operation.");
+    /* an in-place write to a saved tensor is caught */
+    ct_tensor *z = ct_exp(x), *w = ct_mul_scalar(z, ct_int(1));
+    (void)w;
+    ct_tensor *s = ct_exp(z);
+    ct_grad_mode m = ct_no_grad();
+    CHECK_OK(ct_add_scalar_(z, ct_int(1)));
+    ct_grad_mode_restore(m);
+    CHECK_FAILS(ct_backward(s, ct_ones(CT_SHAPE(3), CT_F32), plain), CT_ERR_RUNTIME,
+                "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                "[torch.FloatTensor [3]], which is output 0 of ExpBackward0, is at version 1; expected version 0 instead.");
+}
+
+static void test_retain_graph(void)
+{
+    ct_tensor *x = leaf((float[]){2}, 1);
+    ct_tensor *y = ct_exp(x);
+    ct_backward_opts keep = {true, false, NULL, 0};
+    CHECK_OK(ct_backward(y, NULL, keep));
+    CHECK_OK(ct_backward(y, NULL, plain));
+    CHECK_NEAR(ct_item(ct_grad(x)), 2 * exp(2.0), 1e-4);
+}
+
+static void test_autograd_grad_and_unused(void)
+{
+    ct_tensor *a = leaf((float[]){1, 2}, 2), *b = leaf((float[]){3, 4}, 2);
+    ct_tensor *y = ct_mul_scalar(a, ct_int(2));
+    const ct_tensor *ins[2] = {a, b};
+    ct_tensor *g[2];
+    ct_grad_opts o = {false, false, false};
+    CHECK_FAILS(ct_autograd_grad((const ct_tensor *[]){y}, 1, ins, 2, (const ct_tensor *[]){ct_ones(CT_SHAPE(2), CT_F32)},
+                                 g, o),
+                CT_ERR_RUNTIME, "One of the differentiated Tensors appears to not have been used in the graph.");
+    o.allow_unused = true;
+    y = ct_mul_scalar(a, ct_int(2));
+    CHECK_OK(ct_autograd_grad((const ct_tensor *[]){y}, 1, ins, 2, (const ct_tensor *[]){ct_ones(CT_SHAPE(2), CT_F32)},
+                              g, o));
+    CHECK_VALUES(g[0], CT_SHAPE(2), 2, 2);
+    CHECK(g[1] == NULL);
+    CHECK(ct_grad(a) == NULL); /* grad() leaves .grad alone */
+}
+
+static void test_double_backward(void)
+{
+    /* y = x^3 written as x*x*x: dy/dx = 3x^2, d2y/dx2 = 6x */
+    ct_tensor *x = leaf((float[]){2}, 1);
+    ct_tensor *y = ct_mul(ct_mul(x, x), x);
+    ct_tensor *g1;
+    ct_grad_opts o = {false, true, false};
+    CHECK_OK(ct_autograd_grad((const ct_tensor *[]){y}, 1, (const ct_tensor *[]){x}, 1, NULL, &g1, o));
+    CHECK_NEAR(ct_item(g1), 12, 1e-5);
+    CHECK(ct_requires_grad(g1));
+    CHECK_OK(ct_backward(g1, NULL, plain));
+    CHECK_NEAR(ct_item(ct_grad(x)), 12, 1e-5);
+}
+
+static ct_tensor *double_it(ct_tensor *grad, void *user)
+{
+    *(int *)user += 1;
+    return ct_retain(ct_mul_scalar(grad, ct_int(2)));
+}
+
+static void test_hooks_and_retain_grad(void)
+{
+    int calls = 0;
+    ct_tensor *x = leaf((float[]){1, 2}, 2);
+    ct_tensor *h = ct_mul_scalar(x, ct_int(3));
+    CHECK(ct_register_hook(h, double_it, &calls) > 0);
+    CHECK_OK(ct_retain_grad(h));
+    ct_tensor *y = ct_mul(h, h);
+    CHECK_OK(ct_backward(y, ct_ones(CT_SHAPE(2), CT_F32), plain));
+    CHECK_INT(calls, 1);
+    CHECK_VALUES(ct_grad(h), CT_SHAPE(2), 12, 24);          /* 2h, doubled by the hook before retain */
+    CHECK_VALUES(ct_grad(x), CT_SHAPE(2), 36, 72);          /* 3 * 2 * 2h */
+    CHECK(ct_register_hook(ct_zeros(CT_SHAPE(1), CT_F32), double_it, &calls) < 0);
+    CHECK_ERR(0, CT_ERR_RUNTIME, "cannot register a hook on a tensor that doesn't require gradient");
+}
+
+static void test_no_grad_and_detach(void)
+{
+    ct_tensor *x = leaf((float[]){1}, 1);
+    ct_grad_mode m = ct_no_grad();
+    ct_tensor *y = ct_mul_scalar(x, ct_int(2));
+    CHECK(!ct_is_grad_enabled());
+    ct_grad_mode_restore(m);
+    CHECK(ct_is_grad_enabled());
+    CHECK(!ct_requires_grad(y) && ct_grad_fn(y) == NULL);
+    ct_tensor *d = ct_detach(ct_exp(x));
+    CHECK(!ct_requires_grad(d) && ct_storage_data_ptr(d) != NULL);
+    CHECK_REPR(ct_exp(x), "tensor([2.7183], grad_fn=<ExpBackward0>)");
+    CHECK_REPR(x, "tensor([1.], requires_grad=True)");
+}
+
+/* 100000 nodes: no recursion in the engine or in freeing the graph. Built
+ * with plain refcounts (each step releases the tensor before it, the graph
+ * keeping what backward needs), on a thread of its own: scopes are per
+ * thread, and this one has none open. */
+static void *deep_chain(void *result)
+{
+    ct_tensor *x = ct_from_array((float[]){1}, CT_SHAPE(1), CT_F32);
+    ct_requires_grad_(x, true);
+    ct_tensor *y = ct_retain(x);
+    for (int i = 0; i < 100000 && y; i++) {
+        ct_tensor *next = ct_add_scalar(y, ct_float(0.5));
+        ct_release(y);
+        y = next;
+    }
+    ct_backward_opts o = {false, false, NULL, 0};
+    ct_tensor *g = y && ct_backward(y, NULL, o) == CT_OK ? ct_grad(x) : NULL;
+    *(double *)result = g ? ct_item(g) : -1;
+    ct_release(g);
+    ct_release(y); /* the whole graph goes with its last output */
+    ct_release(x);
+    return NULL;
+}
+
+static void test_deep_chain(void)
+{
+    double grad = 0;
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, deep_chain, &grad) == 0);
+    pthread_join(thread, NULL);
+    CHECK_NEAR(grad, 1, 0);
+}
+
+int main(void)
+{
+    RUN(test_simple_gradients);
+    RUN(test_accumulation_and_broadcast);
+    RUN(test_diamond_and_shared_leaf);
+    RUN(test_errors_in_backward);
+    RUN(test_retain_graph);
+    RUN(test_autograd_grad_and_unused);
+    RUN(test_double_backward);
+    RUN(test_hooks_and_retain_grad);
+    RUN(test_no_grad_and_detach);
+    RUN(test_deep_chain);
+    return ct_test_report();
+}
