@@ -1,0 +1,911 @@
+/* Sorting and selection kernels on the CPU.
+ *
+ * Elements are sorted as (key, index) pairs. A key is an unsigned integer
+ * that orders as PyTorch's comparators do: NaN above everything and all NaNs
+ * equal, -0 equal to 0, every bit flipped for descending order. So each
+ * algorithm compares plain integers, whatever the dtype.
+ *
+ * PyTorch 1.13's CPU kernels use libstdc++'s unstable algorithms (std::sort,
+ * std::partial_sort, std::nth_element) and a quickselect of their own, so
+ * which of several equal elements comes first, and with it the indices,
+ * depends on their exact steps. The ct__std_* functions replay libstdc++ 12's
+ * (bits/stl_algo.h, bits/stl_heap.h) comparison for comparison, and
+ * ct__quick_select replays PyTorch's. Where any order of equal keys gives the
+ * same answer (a stable sort, or keys that turn out distinct) a radix sort
+ * does the work instead. */
+
+typedef struct ct__kv {
+    uint64_t key;
+    int64_t idx;
+} ct__kv;
+
+static inline void ct__kv_swap(ct__kv *a, ct__kv *b)
+{
+    ct__kv t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* ---------------------------------------------------------------- keys */
+
+/* IEEE bits to a key: positives above negatives, negatives reversed. */
+static inline uint64_t ct__key_ieee(uint64_t bits, uint64_t sign, uint64_t all, uint64_t inf)
+{
+    uint64_t mag = bits & ~sign;
+    if (mag > inf) return all; /* NaN */
+    if (mag == 0) return sign; /* -0 and 0 */
+    return (bits & sign) ? ~bits & all : bits | sign;
+}
+
+static inline uint64_t ct__key_b8(ct__b8_t v) { return v; }
+static inline uint64_t ct__key_u8(ct__u8_t v) { return v; }
+static inline uint64_t ct__key_i8(ct__i8_t v) { return (uint8_t)v ^ 0x80u; }
+static inline uint64_t ct__key_i16(ct__i16_t v) { return (uint16_t)v ^ 0x8000u; }
+static inline uint64_t ct__key_i32(ct__i32_t v) { return (uint32_t)v ^ 0x80000000u; }
+static inline uint64_t ct__key_i64(ct__i64_t v) { return (uint64_t)v ^ 0x8000000000000000u; }
+static inline uint64_t ct__key_f16(ct__f16_t v) { return ct__key_ieee(v, 0x8000u, 0xffffu, 0x7c00u); }
+static inline uint64_t ct__key_bf16(ct__bf16_t v) { return ct__key_ieee(v, 0x8000u, 0xffffu, 0x7f80u); }
+static inline uint64_t ct__key_f32(ct__f32_t v)
+{
+    uint32_t b;
+    memcpy(&b, &v, 4);
+    return ct__key_ieee(b, 0x80000000u, 0xffffffffu, 0x7f800000u);
+}
+static inline uint64_t ct__key_f64(ct__f64_t v)
+{
+    uint64_t b;
+    memcpy(&b, &v, 8);
+    return ct__key_ieee(b, 0x8000000000000000u, UINT64_MAX, 0x7ff0000000000000u);
+}
+
+/* The key every NaN of dt gets, or 0 for dtypes without NaN. */
+static uint64_t ct__nan_key(ct_dtype dt)
+{
+    switch (dt) {
+    case CT_F16: case CT_BF16: return 0xffffu;
+    case CT_F32: return 0xffffffffu;
+    case CT_F64: return UINT64_MAX;
+    default: return 0;
+    }
+}
+
+/* kv[j] = (key of element j of a strided slice, xor flip; j). */
+typedef void (*ct__key_loader)(const char *src, int64_t stride, int64_t n, uint64_t flip, ct__kv *kv);
+#define CT__KEY_LOADER(name, DT, _)                                                                         \
+    static void ct__load_keys_##name(const char *src, int64_t stride, int64_t n, uint64_t flip, ct__kv *kv) \
+    {                                                                                                       \
+        for (int64_t j = 0; j < n; j++) {                                                                   \
+            kv[j].key = ct__key_##name(*(const ct__##name##_t *)(src + j * stride)) ^ flip;                 \
+            kv[j].idx = j;                                                                                  \
+        }                                                                                                   \
+    }
+CT__DTYPES_A(CT__KEY_LOADER, _)
+#undef CT__KEY_LOADER
+
+#define CT__KEY_LOADER_ENTRY(name, DT, _) ct__load_keys_##name,
+static const ct__key_loader ct__key_loaders[CT_NUM_DTYPES] = {NULL, CT__DTYPES_A(CT__KEY_LOADER_ENTRY, _)};
+#undef CT__KEY_LOADER_ENTRY
+
+/* dst[j] = src[kv[j].idx] for j < n, elements of esize bytes, byte strides. */
+static void ct__gather_by_index(char *dst, int64_t dstride, const char *src, int64_t sstride, const ct__kv *kv,
+                                int64_t n, size_t esize)
+{
+#define CT__GATHER_AS(T) \
+    for (int64_t j = 0; j < n; j++) *(T *)(dst + j * dstride) = *(const T *)(src + kv[j].idx * sstride)
+    switch (esize) {
+    case 1: CT__GATHER_AS(uint8_t); break;
+    case 2: CT__GATHER_AS(uint16_t); break;
+    case 4: CT__GATHER_AS(uint32_t); break;
+    default: CT__GATHER_AS(uint64_t); break;
+    }
+#undef CT__GATHER_AS
+}
+
+static void ct__write_indices(char *dst, int64_t stride, const ct__kv *kv, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++) *(int64_t *)(dst + j * stride) = kv[j].idx;
+}
+
+/* ---------------------------------------------------------------- libstdc++'s algorithms */
+
+static int ct__lg(int64_t n)
+{
+    int lg = 0;
+    while (n >>= 1) lg++;
+    return lg;
+}
+
+/* std::sort and the heap functions it falls back on, for a comparison
+ * LESS(a, b, ctx) of two ct__kv pointers. The loops that libstdc++ leaves
+ * unguarded are bounded by the array as well, which changes nothing for a
+ * consistent comparison and keeps an inconsistent one (rows holding NaN) in
+ * bounds. */
+#define CT__DEFINE_STD_SORT(name, LESS)                                                                      \
+    static void ct__std_insertion_sort_##name(ct__kv *first, ct__kv *last, void *ctx)                        \
+    {                                                                                                        \
+        for (ct__kv *i = first + 1; i < last; i++) {                                                         \
+            ct__kv val = *i, *j = i;                                                                         \
+            if (LESS(&val, first, ctx)) {                                                                    \
+                memmove(first + 1, first, (size_t)(i - first) * sizeof *first);                             \
+                *first = val;                                                                                \
+                continue;                                                                                    \
+            }                                                                                                \
+            for (; LESS(&val, j - 1, ctx); j--) *j = j[-1];                                                  \
+            *j = val;                                                                                        \
+        }                                                                                                    \
+    }                                                                                                        \
+    static void ct__std_unguarded_insertion_##name(ct__kv *lo, ct__kv *first, ct__kv *last, void *ctx)       \
+    {                                                                                                        \
+        for (ct__kv *i = first; i < last; i++) {                                                             \
+            ct__kv val = *i, *j = i;                                                                         \
+            for (; j > lo && LESS(&val, j - 1, ctx); j--) *j = j[-1];                                        \
+            *j = val;                                                                                        \
+        }                                                                                                    \
+    }                                                                                                        \
+    static void ct__std_adjust_heap_##name(ct__kv *first, int64_t hole, int64_t len, ct__kv value, void *ctx) \
+    {                                                                                                        \
+        const int64_t top = hole;                                                                            \
+        int64_t child = hole;                                                                                \
+        while (child < (len - 1) / 2) {                                                                      \
+            child = 2 * (child + 1);                                                                         \
+            if (LESS(first + child, first + (child - 1), ctx)) child--;                                      \
+            first[hole] = first[child];                                                                      \
+            hole = child;                                                                                    \
+        }                                                                                                    \
+        if ((len & 1) == 0 && child == (len - 2) / 2) {                                                      \
+            child = 2 * (child + 1);                                                                         \
+            first[hole] = first[child - 1];                                                                  \
+            hole = child - 1;                                                                                \
+        }                                                                                                    \
+        for (int64_t parent = (hole - 1) / 2; hole > top && LESS(first + parent, &value, ctx);               \
+             parent = (hole - 1) / 2) {                                                                      \
+            first[hole] = first[parent];                                                                     \
+            hole = parent;                                                                                   \
+        }                                                                                                    \
+        first[hole] = value;                                                                                 \
+    }                                                                                                        \
+    static void ct__std_pop_heap_##name(ct__kv *first, ct__kv *last, ct__kv *result, void *ctx)              \
+    {                                                                                                        \
+        ct__kv value = *result;                                                                              \
+        *result = *first;                                                                                    \
+        ct__std_adjust_heap_##name(first, 0, last - first, value, ctx);                                      \
+    }                                                                                                        \
+    static void ct__std_heap_select_##name(ct__kv *first, ct__kv *middle, ct__kv *last, void *ctx)           \
+    {                                                                                                        \
+        int64_t len = middle - first;                                                                        \
+        for (int64_t parent = (len - 2) / 2; len >= 2 && parent >= 0; parent--)                              \
+            ct__std_adjust_heap_##name(first, parent, len, first[parent], ctx);                              \
+        for (ct__kv *i = middle; i < last; i++)                                                              \
+            if (LESS(i, first, ctx)) ct__std_pop_heap_##name(first, middle, i, ctx);                         \
+    }                                                                                                        \
+    static void ct__std_partial_sort_##name(ct__kv *first, ct__kv *middle, ct__kv *last, void *ctx)          \
+    {                                                                                                        \
+        ct__std_heap_select_##name(first, middle, last, ctx);                                                \
+        for (; middle - first > 1; middle--) ct__std_pop_heap_##name(first, middle - 1, middle - 1, ctx);    \
+    }                                                                                                        \
+    /* the median of first[1], the middle and the last moved to first, then Hoare's partition of the rest   \
+     * around it (__unguarded_partition_pivot) */                                                           \
+    static ct__kv *ct__std_partition_##name(ct__kv *first, ct__kv *last, void *ctx)                         \
+    {                                                                                                        \
+        ct__kv *a = first + 1, *b = first + (last - first) / 2, *c = last - 1, *m;                           \
+        if (LESS(a, b, ctx)) m = LESS(b, c, ctx) ? b : LESS(a, c, ctx) ? c : a;                              \
+        else m = LESS(a, c, ctx) ? a : LESS(b, c, ctx) ? c : b;                                              \
+        ct__kv_swap(first, m);                                                                               \
+        ct__kv *lo = first + 1, *hi = last;                                                                  \
+        for (;;) {                                                                                           \
+            while (lo < last && LESS(lo, first, ctx)) lo++;                                                  \
+            for (hi--; LESS(first, hi, ctx); hi--) {}                                                        \
+            if (!(lo < hi)) return lo;                                                                       \
+            ct__kv_swap(lo, hi);                                                                             \
+            lo++;                                                                                            \
+        }                                                                                                    \
+    }                                                                                                        \
+    static void ct__std_introsort_##name(ct__kv *first, ct__kv *last, int depth, void *ctx)                 \
+    {                                                                                                        \
+        while (last - first > 16) {                                                                          \
+            if (depth-- == 0) {                                                                              \
+                ct__std_partial_sort_##name(first, last, last, ctx);                                         \
+                return;                                                                                      \
+            }                                                                                                \
+            ct__kv *cut = ct__std_partition_##name(first, last, ctx);                                        \
+            ct__std_introsort_##name(cut, last, depth, ctx);                                                 \
+            last = cut;                                                                                      \
+        }                                                                                                    \
+    }                                                                                                        \
+    static void ct__std_sort_##name(ct__kv *first, ct__kv *last, void *ctx)                                  \
+    {                                                                                                        \
+        if (last - first < 2) return;                                                                        \
+        ct__std_introsort_##name(first, last, 2 * ct__lg(last - first), ctx);                                \
+        ct__kv *head = last - first > 16 ? first + 16 : last;                                                \
+        ct__std_insertion_sort_##name(first, head, ctx);                                                     \
+        ct__std_unguarded_insertion_##name(first, head, last, ctx);                                          \
+    }
+
+#define CT__KEY_LESS(a, b, ctx) ((void)(ctx), (a)->key < (b)->key)
+CT__DEFINE_STD_SORT(kv, CT__KEY_LESS)
+
+/* std::nth_element (__introselect) by key. */
+static void ct__std_nth_element(ct__kv *first, ct__kv *nth, ct__kv *last)
+{
+    if (first == last || nth == last) return;
+    int depth = 2 * ct__lg(last - first);
+    while (last - first > 3) {
+        if (depth-- == 0) {
+            ct__std_heap_select_kv(first, nth + 1, last, NULL);
+            ct__kv_swap(first, nth);
+            return;
+        }
+        ct__kv *cut = ct__std_partition_kv(first, last, NULL);
+        if (cut <= nth) first = cut;
+        else last = cut;
+    }
+    ct__std_insertion_sort_kv(first, last, NULL);
+}
+
+/* PyTorch's quickselect for kthvalue (Sedgewick's, median of three): moves
+ * the element of rank k (0-based, by key) to kv[k]. */
+static void ct__quick_select(ct__kv *kv, int64_t n, int64_t k)
+{
+    int64_t lo = 0, hi = n - 1;
+    while (hi > lo + 1) {
+        ct__kv_swap(&kv[lo + (hi - lo) / 2], &kv[lo + 1]);
+        if (kv[lo + 1].key > kv[hi].key) ct__kv_swap(&kv[lo + 1], &kv[hi]);
+        if (kv[lo].key > kv[hi].key) ct__kv_swap(&kv[lo], &kv[hi]);
+        if (kv[lo + 1].key > kv[lo].key) ct__kv_swap(&kv[lo + 1], &kv[lo]);
+        int64_t i = lo + 1, j = hi;
+        const uint64_t pivot = kv[lo].key;
+        for (;;) {
+            do i++; while (pivot > kv[i].key);
+            do j--; while (kv[j].key > pivot);
+            if (j < i) break;
+            ct__kv_swap(&kv[i], &kv[j]);
+        }
+        ct__kv_swap(&kv[lo], &kv[j]);
+        if (j <= k) lo = i;
+        if (j >= k) hi = j - 1;
+    }
+    if (hi == lo + 1 && kv[lo].key > kv[hi].key) ct__kv_swap(&kv[lo], &kv[hi]);
+}
+
+/* ---------------------------------------------------------------- radix sort */
+
+/* Stable LSD radix sort by key, one pass per byte in which the keys differ;
+ * tmp has room for n. Returns the array holding the result (kv or tmp). */
+static ct__kv *ct__radix_sort(ct__kv *kv, ct__kv *tmp, int64_t n)
+{
+    uint64_t differ = 0;
+    for (int64_t j = 1; j < n; j++) differ |= kv[j].key ^ kv[0].key;
+    for (int shift = 0; shift < 64; shift += 8) {
+        if (!((differ >> shift) & 0xff)) continue;
+        int64_t pos[256] = {0};
+        for (int64_t j = 0; j < n; j++) pos[(kv[j].key >> shift) & 0xff]++;
+        for (int64_t d = 0, sum = 0; d < 256; d++) {
+            int64_t c = pos[d];
+            pos[d] = sum;
+            sum += c;
+        }
+        for (int64_t j = 0; j < n; j++) tmp[pos[(kv[j].key >> shift) & 0xff]++] = kv[j];
+        ct__kv *t = kv;
+        kv = tmp;
+        tmp = t;
+    }
+    return kv;
+}
+
+/* Below this many elements a comparison sort beats the radix sort's passes. */
+#define CT__RADIX_MIN 256
+
+/* Sorted by key, equal keys in index order (std::stable_sort's result). */
+static ct__kv *ct__stable_sort(ct__kv *kv, ct__kv *tmp, int64_t n)
+{
+    if (n >= CT__RADIX_MIN) return ct__radix_sort(kv, tmp, n);
+    ct__std_insertion_sort_kv(kv, kv + n, NULL);
+    return kv;
+}
+
+/* Whether some key repeats: certain when the keys span fewer values than there are. */
+static bool ct__keys_must_repeat(const ct__kv *kv, int64_t n)
+{
+    uint64_t lo = kv[0].key, hi = kv[0].key;
+    for (int64_t j = 1; j < n; j++) {
+        lo = CT__MIN(lo, kv[j].key);
+        hi = CT__MAX(hi, kv[j].key);
+    }
+    return hi - lo < (uint64_t)n - 1;
+}
+
+static bool ct__sorted_keys_repeat(const ct__kv *kv, int64_t n)
+{
+    for (int64_t j = 1; j < n; j++)
+        if (kv[j].key == kv[j - 1].key) return true;
+    return false;
+}
+
+/* ---------------------------------------------------------------- slices along a dim */
+
+/* The slices of one sort, topk or kthvalue: operands (indices, input[,
+ * values]) with the dim squashed, and what one slice needs. */
+typedef struct ct__slices ct__slices;
+typedef void (*ct__slice_fn)(const ct__slices *s, char *idx, const char *in, char *val, ct__kv *scratch);
+struct ct__slices {
+    ct__iter it;
+    ct__slice_fn fn;
+    ct__key_loader load;
+    int64_t n, k;                             /* slice length; outputs' length along dim */
+    int64_t in_stride, idx_stride, val_stride; /* bytes along dim */
+    size_t esize;
+    uint64_t flip; /* all ones for descending order */
+    bool stable, sorted, has_values;
+    int64_t scratch; /* ct__kv per slice */
+    int failed;
+};
+
+typedef struct ct__slice_chunk {
+    const ct__slices *s;
+    ct__kv *scratch;
+} ct__slice_chunk;
+
+/* The slice's outputs from the first k entries of kv. */
+static void ct__slice_write(const ct__slices *s, char *idx, const char *in, char *val, const ct__kv *kv, int64_t k)
+{
+    ct__write_indices(idx, s->idx_stride, kv, k);
+    if (val) ct__gather_by_index(val, s->val_stride, in, s->in_stride, kv, k, s->esize);
+}
+
+static void ct__slice_sort(const ct__slices *s, char *idx, const char *in, char *val, ct__kv *kv)
+{
+    ct__kv *tmp = kv + s->n, *res = kv;
+    s->load(in, s->in_stride, s->n, s->flip, kv);
+    if (s->stable) {
+        res = ct__stable_sort(kv, tmp, s->n);
+    } else if (s->n < CT__RADIX_MIN || ct__keys_must_repeat(kv, s->n)) {
+        ct__std_sort_kv(kv, kv + s->n, NULL);
+    } else {
+        res = ct__radix_sort(kv, tmp, s->n);
+        if (ct__sorted_keys_repeat(res, s->n)) { /* only std::sort's own steps order equal keys as PyTorch */
+            s->load(in, s->in_stride, s->n, s->flip, kv);
+            ct__std_sort_kv(kv, kv + s->n, NULL);
+            res = kv;
+        }
+    }
+    ct__slice_write(s, idx, in, val, res, s->n);
+}
+
+/* TopKImpl.h: partial_sort when k is small against the slice, else
+ * nth_element and (when sorted) std::sort of the k-1 before it. */
+static void ct__slice_topk(const ct__slices *s, char *idx, const char *in, char *val, ct__kv *kv)
+{
+    s->load(in, s->in_stride, s->n, s->flip, kv);
+    if (s->k <= s->n / 64) {
+        ct__std_partial_sort_kv(kv, kv + s->k, kv + s->n, NULL);
+    } else {
+        ct__std_nth_element(kv, kv + s->k - 1, kv + s->n);
+        if (s->sorted) ct__std_sort_kv(kv, kv + s->k - 1, NULL);
+    }
+    ct__slice_write(s, idx, in, val, kv, s->k);
+}
+
+static void ct__slice_kthvalue(const ct__slices *s, char *idx, const char *in, char *val, ct__kv *kv)
+{
+    s->load(in, s->in_stride, s->n, 0, kv);
+    ct__quick_select(kv, s->n, s->k - 1);
+    ct__slice_write(s, idx, in, val, kv + s->k - 1, 1);
+}
+
+static void ct__slices_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const ct__slice_chunk *c = (const ct__slice_chunk *)ctx;
+    for (int64_t i = 0; i < n; i++)
+        c->s->fn(c->s, data[0] + i * strides[0], data[1] + i * strides[1],
+                 c->s->has_values ? data[2] + i * strides[2] : NULL, c->scratch);
+}
+
+static void ct__slices_range(int64_t begin, int64_t end, void *ctx)
+{
+    ct__slices *s = (ct__slices *)ctx;
+    ct__slice_chunk c = {s, (ct__kv *)CT_MALLOC((size_t)s->scratch * sizeof(ct__kv))};
+    if (!c.scratch) {
+        CT__ATOMIC_INC(&s->failed);
+        return;
+    }
+    ct__iter_range(&s->it, begin, end, ct__slices_loop, &c);
+    CT_FREE(c.scratch);
+}
+
+/* t without dim d: a shallow copy for the iterator, never released. */
+static ct_tensor ct__squash_dim(const ct_tensor *t, int d)
+{
+    ct_tensor v = *t;
+    v.ndim = t->ndim - 1;
+    for (int i = d; i < v.ndim; i++) {
+        v.sizes[i] = t->sizes[i + 1];
+        v.strides[i] = t->strides[i + 1];
+    }
+    return v;
+}
+
+/* Run fn on every slice along job->dim, with scratch for `per` ct__kv per element of a slice. */
+static ct_result ct__run_slices(ct__slice_fn fn, const ct__sort_job *job, uint64_t flip, int64_t per)
+{
+    const ct_tensor *in = job->input;
+    int d = job->dim;
+    ct__slices s;
+    memset(&s, 0, sizeof s);
+    s.fn = fn;
+    s.load = ct__key_loaders[in->dtype];
+    s.n = in->sizes[d];
+    s.k = job->k;
+    s.esize = ct__esize(in);
+    s.in_stride = in->strides[d] * (int64_t)s.esize;
+    s.idx_stride = job->indices->strides[d] * 8;
+    s.val_stride = job->values ? job->values->strides[d] * (int64_t)s.esize : 0;
+    s.flip = flip;
+    s.stable = job->stable;
+    s.sorted = job->sorted;
+    s.has_values = job->values != NULL;
+    s.scratch = per * s.n;
+    ct_tensor ops[3] = {ct__squash_dim(job->indices, d), ct__squash_dim(in, d), ct__squash_dim(in, d)};
+    if (job->values) ops[2] = ct__squash_dim(job->values, d);
+    const ct_tensor *p[3] = {&ops[0], &ops[1], &ops[2]};
+    ct__iter_init(&s.it, s.has_values ? 3 : 2, p);
+    ct__parallel_for(s.it.numel, CT__MAX(1, CT__GRAIN / CT__MAX(1, s.n)), ct__slices_range, &s);
+    return s.failed ? CT__OOM() : CT_OK;
+}
+
+/* ---------------------------------------------------------------- unique */
+
+/* Whether the key of an element is a NaN, which equals nothing (not even itself). */
+static inline bool ct__is_nan_key(uint64_t key, uint64_t nan) { return nan && key == nan; }
+
+/* The rows of a matrix of keys, for unique along a dim. */
+typedef struct ct__rows {
+    const ct__kv *keys;
+    int64_t cols;
+    uint64_t nan;
+} ct__rows;
+
+/* unique_dim's order: the first column where one row's element is < or >
+ * the other's decides; NaN is neither, so it decides nothing. */
+static bool ct__row_less(const ct__rows *r, int64_t a, int64_t b)
+{
+    const ct__kv *x = r->keys + a * r->cols, *y = r->keys + b * r->cols;
+    for (int64_t c = 0; c < r->cols; c++) {
+        if (ct__is_nan_key(x[c].key, r->nan) || ct__is_nan_key(y[c].key, r->nan)) continue;
+        if (x[c].key != y[c].key) return x[c].key < y[c].key;
+    }
+    return false;
+}
+
+/* torch.equal of two rows: a NaN makes them differ. */
+static bool ct__row_equal(const ct__rows *r, int64_t a, int64_t b)
+{
+    const ct__kv *x = r->keys + a * r->cols, *y = r->keys + b * r->cols;
+    for (int64_t c = 0; c < r->cols; c++)
+        if (x[c].key != y[c].key || ct__is_nan_key(x[c].key, r->nan)) return false;
+    return true;
+}
+
+#define CT__ROW_LESS(a, b, ctx) ct__row_less((const ct__rows *)(ctx), (a)->idx, (b)->idx)
+CT__DEFINE_STD_SORT(rows, CT__ROW_LESS)
+
+/* Whether item j continues the run of item j-1. */
+static bool ct__same_run(const ct__kv *order, int64_t j, const ct__rows *rows, uint64_t nan)
+{
+    if (j == 0) return false;
+    if (rows) return ct__row_equal(rows, order[j - 1].idx, order[j].idx);
+    return order[j].key == order[j - 1].key && !ct__is_nan_key(order[j].key, nan);
+}
+
+/* unique's outputs: m values (rows of `cols` when cols > 0), and the inverse
+ * (input's shape, or one per row) and the counts when wanted. */
+static ct_result ct__unique_outputs(ct__sort_job *job, int64_t m, int64_t cols)
+{
+    const ct_tensor *in = job->input;
+    int64_t vshape[2] = {m, cols};
+    job->values = ct__alloc(vshape, cols ? 2 : 1, in->dtype, in->storage->device);
+    job->counts = job->want_counts ? ct__alloc(&m, 1, CT_I64, in->storage->device) : NULL;
+    job->indices = job->want_inverse ? ct__alloc(in->sizes, cols ? 1 : in->ndim, CT_I64, in->storage->device) : NULL;
+    if (!job->values || (job->want_counts && !job->counts) || (job->want_inverse && !job->indices))
+        return ct_last_error_code();
+    if (m && job->counts) memset(ct__data(job->counts), 0, (size_t)m * sizeof(int64_t));
+    return CT_OK;
+}
+
+/* Runs of equal items in order (as unique_consecutive finds them, and unique
+ * after sorting): the outputs from the first item of each run. Items are
+ * elements (rows NULL, an element being `width` bytes) or rows of `width`
+ * bytes each. */
+static ct_result ct__emit_runs(ct__sort_job *job, const ct__kv *order, int64_t n, const ct__rows *rows,
+                               int64_t width, uint64_t nan)
+{
+    int64_t m = 0;
+    for (int64_t j = 0; j < n; j++) m += !ct__same_run(order, j, rows, nan);
+    ct_result r = ct__unique_outputs(job, m, rows ? rows->cols : 0);
+    if (r != CT_OK) return r;
+    char *out = ct__data(job->values);
+    const char *src = ct__data(job->input);
+    int64_t *counts = job->counts ? (int64_t *)ct__data(job->counts) : NULL;
+    int64_t *inverse = job->indices ? (int64_t *)ct__data(job->indices) : NULL;
+    for (int64_t j = 0, g = -1; j < n; j++) {
+        if (!ct__same_run(order, j, rows, nan)) memcpy(out + ++g * width, src + order[j].idx * width, (size_t)width);
+        if (counts) counts[g]++;
+        if (inverse) inverse[order[j].idx] = g;
+    }
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- PyTorch 1.13's hash set */
+
+/* PyTorch 1.13's unique collects the values in a std::unordered_set: with
+ * sorted=False they come out in the set's order, and NaNs (each equal to
+ * nothing, so each a value of its own) make its std::sort of them depend on
+ * that order too. This replays libstdc++ 12's set: each dtype's std::hash,
+ * growth through these bucket counts (load factor 1: 13 buckets at first,
+ * then its next prime after twice as many), and where each node is linked. */
+static const uint64_t ct__hset_sizes[] = {
+    13u, 29u, 59u, 127u, 257u, 541u, 1109u, 2357u, 5087u, 10273u, 20753u, 42043u, 85229u, 172933u, 351061u,
+    712697u, 1447153u, 2938679u, 5967347u, 12117689u, 24607243u, 49969847u, 101473717u, 206062531u, 418451333u,
+    849749479u, 1725587117u, 3504151727u, 8589934583u, 25769803693u, 68719476731u, 206158430123u,
+    412316860387u, 1099511627689u, 2199023255531u, 4398046511093u, 13194139533241u, 26388279066581u,
+    52776558133177u, 105553116266399u, 211106232532861u, 562949953421231u, 1125899906842597u,
+    4503599627370449u, 18014398509481951u, 36028797018963913u, 72057594037927931u, 288230376151711717u,
+    1152921504606846883u, 2305843009213693951u, 9223372036854775783u};
+
+/* libstdc++'s std::_Hash_bytes, which std::hash<float> and <double> use. */
+static uint64_t ct__hash_bytes(const void *p, size_t len)
+{
+    const uint64_t mul = 0xc6a4a7935bd1e995u;
+    const unsigned char *b = (const unsigned char *)p;
+    size_t whole = len & ~(size_t)7;
+    uint64_t h = 0xc70f6907u ^ (len * mul), d;
+    for (size_t i = 0; i < whole; i += 8) {
+        memcpy(&d, b + i, 8);
+        d *= mul;
+        h = (h ^ ((d ^ (d >> 47)) * mul)) * mul;
+    }
+    if (len & 7) {
+        d = 0;
+        for (size_t i = len; i-- > whole;) d = (d << 8) + b[i];
+        h = (h ^ d) * mul;
+    }
+    h = (h ^ (h >> 47)) * mul;
+    return h ^ (h >> 47);
+}
+
+/* std::hash of an element as PyTorch 1.13 hashes it: integers by value,
+ * bfloat16 by its bits, float and double by their bytes (0 for both zeros);
+ * float16, which 1.13 refuses, as the float32 ctorch computes it in. */
+static uint64_t ct__std_hash(const char *p, ct_dtype dt)
+{
+    float f;
+    double d;
+    switch (dt) {
+    case CT_BOOL: case CT_U8: return *(const uint8_t *)p;
+    case CT_I8: return (uint64_t)*(const int8_t *)p;
+    case CT_I16: return (uint64_t)*(const int16_t *)p;
+    case CT_I32: return (uint64_t)*(const int32_t *)p;
+    case CT_BF16: return *(const uint16_t *)p;
+    case CT_F16: f = ct__f16_to_float(*(const uint16_t *)p); return f != 0 ? ct__hash_bytes(&f, 4) : 0;
+    case CT_F32: memcpy(&f, p, 4); return f != 0 ? ct__hash_bytes(&f, 4) : 0;
+    case CT_F64: memcpy(&d, p, 8); return d != 0 ? ct__hash_bytes(&d, 8) : 0;
+    default: return (uint64_t)*(const int64_t *)p;
+    }
+}
+
+#define CT__HSET_HEAD (-1) /* a bucket whose first node is the list's first */
+#define CT__HSET_NONE (-2) /* an empty bucket */
+
+/* Nodes are input positions, in one singly linked list; each bucket holds the
+ * node before its first one. */
+typedef struct ct__hset {
+    const ct__kv *keys;
+    uint64_t nan, *hash;
+    int64_t *next, *before, head, count, nbuckets;
+    int size; /* index of nbuckets in ct__hset_sizes */
+} ct__hset;
+
+static int64_t ct__hset_after(const ct__hset *s, int64_t before) { return before == CT__HSET_HEAD ? s->head : s->next[before]; }
+
+/* Link node first in its bucket (_M_insert_bucket_begin, and each step of a rehash). */
+static void ct__hset_push(ct__hset *s, int64_t node)
+{
+    int64_t b = (int64_t)(s->hash[node] % (uint64_t)s->nbuckets), before = s->before[b];
+    if (before != CT__HSET_NONE) {
+        s->next[node] = ct__hset_after(s, before);
+        if (before == CT__HSET_HEAD) s->head = node;
+        else s->next[before] = node;
+        return;
+    }
+    s->next[node] = s->head;
+    s->head = node;
+    if (s->next[node] >= 0) s->before[s->hash[s->next[node]] % (uint64_t)s->nbuckets] = node;
+    s->before[b] = CT__HSET_HEAD;
+}
+
+/* Move to the next bucket count, relinking the list from its front. */
+static bool ct__hset_grow(ct__hset *s)
+{
+    int64_t nb = (int64_t)ct__hset_sizes[s->size + 1], *before = (int64_t *)CT_MALLOC((size_t)nb * sizeof(int64_t));
+    if (!before) return false;
+    CT_FREE(s->before);
+    s->before = before;
+    s->nbuckets = nb;
+    s->size++;
+    for (int64_t b = 0; b < nb; b++) before[b] = CT__HSET_NONE;
+    int64_t p = s->head;
+    s->head = -1;
+    while (p >= 0) {
+        int64_t next = s->next[p];
+        ct__hset_push(s, p);
+        p = next;
+    }
+    return true;
+}
+
+/* The node equal to element i, adding i as a new node when there is none
+ * (-1: out of memory). */
+static int64_t ct__hset_insert(ct__hset *s, int64_t i)
+{
+    int64_t b = (int64_t)(s->hash[i] % (uint64_t)s->nbuckets);
+    if (s->before[b] != CT__HSET_NONE && !ct__is_nan_key(s->keys[i].key, s->nan))
+        for (int64_t n = ct__hset_after(s, s->before[b]); n >= 0 && (int64_t)(s->hash[n] % (uint64_t)s->nbuckets) == b;
+             n = s->next[n])
+            if (s->keys[n].key == s->keys[i].key) return n;
+    if (s->count + 1 > s->nbuckets && !ct__hset_grow(s)) return -1;
+    ct__hset_push(s, i);
+    s->count++;
+    return i;
+}
+/* The outputs of unique from the set's distinct values in order; the
+ * inverse and counts as PyTorch's maps keyed by value give them, where a NaN
+ * finds nothing (inverse 0, count 0). */
+static void ct__emit_set(ct__sort_job *job, const ct__kv *kv, int64_t n, const ct__kv *order, int64_t m,
+                         const int64_t *node_of, int64_t *pos, uint64_t nan)
+{
+    const ct_tensor *in = job->input;
+    const char *src = ct__data(in);
+    char *out = ct__data(job->values);
+    int64_t width = (int64_t)ct__esize(in);
+    int64_t *counts = job->counts ? (int64_t *)ct__data(job->counts) : NULL;
+    int64_t *inverse = job->indices ? (int64_t *)ct__data(job->indices) : NULL;
+    for (int64_t g = 0; g < m; g++) {
+        pos[order[g].idx] = g;
+        memcpy(out + g * width, src + order[g].idx * width, (size_t)width);
+    }
+    /* bfloat16 -0 and 0 hash apart, so the set keeps both; with just these
+     * two values the maps have 2 buckets, and both find the one entry */
+    bool one_entry = in->dtype == CT_BF16 && m == 2 && order[0].key == order[1].key;
+    for (int64_t i = 0; i < n; i++) {
+        bool found = !ct__is_nan_key(kv[i].key, nan);
+        int64_t g = one_entry ? 1 : found ? pos[node_of[i]] : 0;
+        if (inverse) inverse[i] = g;
+        if (counts && found) counts[g]++;
+    }
+    if (one_entry && counts) counts[0] = counts[1];
+}
+
+/* unique as PyTorch 1.13 computes it: the set's order, sorted by value with
+ * std::sort (NaN neither smaller nor larger than anything) when asked. */
+static ct_result ct__unique_by_set(ct__sort_job *job, const ct__kv *kv, int64_t n, uint64_t nan)
+{
+    const ct_tensor *in = job->input;
+    const char *src = ct__data(in);
+    int64_t width = (int64_t)ct__esize(in), m = 0;
+    int64_t *mem = (int64_t *)CT_MALLOC((size_t)(4 * n + 1) * sizeof(int64_t));
+    ct__kv *order = (ct__kv *)CT_MALLOC((size_t)(n + 1) * sizeof(ct__kv));
+    ct__hset s = {kv, nan, (uint64_t *)mem, mem + n, (int64_t *)CT_MALLOC(13 * sizeof(int64_t)), -1, 0, 13, 0};
+    ct_result r = mem && order && s.before ? CT_OK : CT__OOM();
+    int64_t *node_of = mem + 2 * n, *pos = mem + 3 * n;
+    for (int64_t b = 0; r == CT_OK && b < 13; b++) s.before[b] = CT__HSET_NONE;
+    for (int64_t i = 0; r == CT_OK && i < n; i++) s.hash[i] = ct__std_hash(src + i * width, in->dtype);
+    for (int64_t i = 0; r == CT_OK && i < n; i++)
+        if ((node_of[i] = ct__hset_insert(&s, i)) < 0) r = CT__OOM();
+    if (r == CT_OK) {
+        ct__rows by_value = {kv, 1, nan};
+        for (int64_t p = s.head; p >= 0; p = s.next[p]) order[m++] = kv[p];
+        if (job->sorted) ct__std_sort_rows(order, order + m, &by_value);
+        r = ct__unique_outputs(job, m, 0);
+    }
+    if (r == CT_OK) ct__emit_set(job, kv, n, order, m, node_of, pos, nan);
+    CT_FREE(s.before);
+    CT_FREE(order);
+    CT_FREE(mem);
+    return r;
+}
+
+/* Whether sorting the values loses what PyTorch's set would show: its order
+ * (sorted=False), NaNs, or a bfloat16 -0 (which the set may keep beside 0).
+ * Bool inputs take another path in PyTorch, which always sorts. */
+static bool ct__unique_needs_set(const ct__kv *kv, int64_t n, const ct_tensor *in, uint64_t nan, bool sorted)
+{
+    if (in->dtype == CT_BOOL) return false;
+    if (!sorted) return true;
+    for (int64_t i = 0; i < n; i++)
+        if (ct__is_nan_key(kv[i].key, nan) || (in->dtype == CT_BF16 && ((const uint16_t *)ct__data(in))[i] == 0x8000))
+            return true;
+    return false;
+}
+
+static ct_result ct__cpu_unique(ct__sort_job *job, bool consecutive)
+{
+    const ct_tensor *in = job->input;
+    int64_t n = ct_numel(in), rows = job->dim < 0 ? n : in->sizes[0], cols = job->dim < 0 ? 1 : n / CT__MAX(1, rows);
+    size_t esize = ct__esize(in);
+    uint64_t nan = ct__nan_key(in->dtype);
+    /* keys of every element, then room to sort them (flat) or one entry per row */
+    ct__kv *kv = (ct__kv *)CT_MALLOC((size_t)(2 * n + 1) * sizeof(ct__kv));
+    if (!kv) return CT__OOM();
+    ct__key_loaders[in->dtype](ct__data(in), (int64_t)esize, n, 0, kv);
+    ct__kv *order = kv;
+    ct_result r;
+    if (job->dim >= 0) {
+        ct__rows by_row = {kv, cols, nan};
+        order = kv + n;
+        for (int64_t i = 0; i < rows; i++) order[i].idx = i;
+        if (!consecutive) ct__std_sort_rows(order, order + rows, &by_row);
+        r = ct__emit_runs(job, order, rows, &by_row, cols * (int64_t)esize, nan);
+    } else if (!consecutive && ct__unique_needs_set(kv, n, in, nan, job->sorted)) {
+        r = ct__unique_by_set(job, kv, n, nan);
+    } else {
+        if (!consecutive) order = ct__stable_sort(kv, kv + n, n);
+        r = ct__emit_runs(job, order, n, NULL, (int64_t)esize, nan);
+    }
+    CT_FREE(kv);
+    return r;
+}
+
+/* ---------------------------------------------------------------- nonzero */
+
+/* Whether element i of a contiguous buffer is nonzero; for floats the sign
+ * bit is masked off, so -0 is zero and NaN is not. */
+static inline bool ct__nonzero_at(const char *p, int64_t i, size_t esize, uint64_t mask)
+{
+    switch (esize) {
+    case 1: return (((const uint8_t *)p)[i] & mask) != 0;
+    case 2: return (((const uint16_t *)p)[i] & mask) != 0;
+    case 4: return (((const uint32_t *)p)[i] & mask) != 0;
+    default: return (((const uint64_t *)p)[i] & mask) != 0;
+    }
+}
+
+typedef struct ct__nonzero_job {
+    const ct_tensor *in;
+    uint64_t mask;
+    int64_t chunk, *first; /* first[c]: how many nonzeros come before chunk c */
+    int64_t *out, n;       /* column-major (n, ndim) */
+} ct__nonzero_job;
+
+static void ct__nonzero_count(int64_t begin, int64_t end, void *ctx)
+{
+    ct__nonzero_job *z = (ct__nonzero_job *)ctx;
+    const char *p = ct__data(z->in);
+    int64_t numel = ct_numel(z->in);
+    size_t esize = ct__esize(z->in);
+    for (int64_t c = begin; c < end; c++) {
+        int64_t count = 0, e = CT__MIN(numel, (c + 1) * z->chunk);
+        for (int64_t i = c * z->chunk; i < e; i++) count += ct__nonzero_at(p, i, esize, z->mask);
+        z->first[c + 1] = count;
+    }
+}
+
+static void ct__nonzero_write(int64_t begin, int64_t end, void *ctx)
+{
+    ct__nonzero_job *z = (ct__nonzero_job *)ctx;
+    const ct_tensor *in = z->in;
+    const char *p = ct__data(in);
+    int64_t numel = ct_numel(in), coord[CT_MAX_DIMS];
+    size_t esize = ct__esize(in);
+    for (int64_t c = begin; c < end; c++) {
+        int64_t rem = c * z->chunk, at = z->first[c], e = CT__MIN(numel, (c + 1) * z->chunk);
+        for (int d = in->ndim - 1; d >= 0; d--) { /* unravel, the last dim fastest */
+            coord[d] = rem % in->sizes[d];
+            rem /= in->sizes[d];
+        }
+        for (int64_t i = c * z->chunk; i < e; i++) {
+            if (ct__nonzero_at(p, i, esize, z->mask)) {
+                for (int d = 0; d < in->ndim; d++) z->out[d * z->n + at] = coord[d];
+                at++;
+            }
+            for (int d = in->ndim - 1; d >= 0 && ++coord[d] == in->sizes[d]; d--) coord[d] = 0;
+        }
+    }
+}
+
+static ct_result ct__cpu_nonzero(ct__sort_job *job)
+{
+    const ct_tensor *in = job->input;
+    size_t esize = ct__esize(in);
+    int64_t numel = ct_numel(in), nchunks = (numel + CT__GRAIN - 1) / CT__GRAIN;
+    ct__nonzero_job z = {in, ct_dtype_is_floating(in->dtype) ? ~(1ull << (esize * 8 - 1)) : ~0ull, CT__GRAIN,
+                         (int64_t *)CT_MALLOC((size_t)(nchunks + 1) * sizeof(int64_t)), NULL, 0};
+    if (!z.first) return CT__OOM();
+    z.first[0] = 0;
+    ct__parallel_for(nchunks, 1, ct__nonzero_count, &z);
+    for (int64_t c = 0; c < nchunks; c++) z.first[c + 1] += z.first[c];
+    z.n = z.first[nchunks];
+    int64_t sizes[2] = {z.n, in->ndim}, strides[2] = {1, z.n};
+    job->indices = ct__alloc_strided(sizes, strides, 2, CT_I64, in->storage->device);
+    if (job->indices) {
+        z.out = (int64_t *)ct__data(job->indices);
+        ct__parallel_for(nchunks, 1, ct__nonzero_write, &z);
+    }
+    CT_FREE(z.first);
+    return job->indices ? CT_OK : ct_last_error_code();
+}
+
+/* ---------------------------------------------------------------- searchsorted */
+
+typedef struct ct__search_job {
+    const ct__sort_job *job;
+    int64_t in_inner, bd_inner; /* last dims: values per row, boundaries per row */
+    bool batched;
+} ct__search_job;
+
+/* Bucketization.cpp's binary search: the first boundary b with b >= v (or
+ * b > v for right), written as !(b >= v) so that NaNs go right as there. */
+#define CT__SEARCH_LOOP(T)                                                                              \
+    static void ct__search_##T(int64_t begin, int64_t end, void *ctx)                                  \
+    {                                                                                                  \
+        const ct__search_job *s = (const ct__search_job *)ctx;                                         \
+        const T *in = (const T *)ct__data(s->job->input), *bd = (const T *)ct__data(s->job->boundaries); \
+        const int64_t *sorter = s->job->sorter ? (const int64_t *)ct__data(s->job->sorter) : NULL;     \
+        char *out = ct__data(s->job->indices);                                                         \
+        bool right = s->job->right, out32 = s->job->indices->dtype == CT_I32;                          \
+        for (int64_t i = begin; i < end; i++) {                                                        \
+            int64_t start = s->batched ? i / s->in_inner * s->bd_inner : 0, lo = start;                \
+            int64_t hi = start + s->bd_inner;                                                          \
+            const T v = in[i];                                                                         \
+            while (lo < hi) {                                                                          \
+                int64_t mid = lo + ((hi - lo) >> 1);                                                   \
+                const T b = sorter ? bd[sorter[mid] + start] : bd[mid];                                \
+                if (right ? !(b > v) : !(b >= v)) lo = mid + 1;                                        \
+                else hi = mid;                                                                         \
+            }                                                                                          \
+            if (out32) ((int32_t *)out)[i] = (int32_t)(lo - start);                                    \
+            else ((int64_t *)out)[i] = lo - start;                                                     \
+        }                                                                                              \
+    }
+CT__SEARCH_LOOP(uint8_t)
+CT__SEARCH_LOOP(int8_t)
+CT__SEARCH_LOOP(int16_t)
+CT__SEARCH_LOOP(int32_t)
+CT__SEARCH_LOOP(int64_t)
+CT__SEARCH_LOOP(float)
+CT__SEARCH_LOOP(double)
+#undef CT__SEARCH_LOOP
+
+static ct_result ct__cpu_searchsorted(ct__sort_job *job)
+{
+    const ct_tensor *in = job->input, *bd = job->boundaries;
+    ct__search_job s = {job, in->ndim ? in->sizes[in->ndim - 1] : 1, bd->sizes[bd->ndim - 1], bd->ndim > 1};
+    ct__range_fn fn;
+    switch (in->dtype) {
+    case CT_U8: fn = ct__search_uint8_t; break;
+    case CT_I8: fn = ct__search_int8_t; break;
+    case CT_I16: fn = ct__search_int16_t; break;
+    case CT_I32: fn = ct__search_int32_t; break;
+    case CT_I64: fn = ct__search_int64_t; break;
+    case CT_F32: fn = ct__search_float; break;
+    default: fn = ct__search_double; break;
+    }
+    ct__parallel_for(ct_numel(in), 200, fn, &s); /* Bucketization.cpp's grain */
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+static ct_result ct__cpu_sorting(ct__op op, ct__sort_job *job)
+{
+    uint64_t flip = job->descending ? UINT64_MAX : 0;
+    switch (op) {
+    case CT__OP_sort:
+    case CT__OP_argsort: return ct__run_slices(ct__slice_sort, job, flip, 2);
+    case CT__OP_topk: return ct__run_slices(ct__slice_topk, job, flip, 1);
+    case CT__OP_kthvalue: return ct__run_slices(ct__slice_kthvalue, job, 0, 1);
+    case CT__OP_unique: return ct__cpu_unique(job, false);
+    case CT__OP_unique_consecutive: return ct__cpu_unique(job, true);
+    case CT__OP_nonzero: return ct__cpu_nonzero(job);
+    case CT__OP_searchsorted: return ct__cpu_searchsorted(job);
+    default: return ct__fail(CT_ERR_RUNTIME, "%s is not a sorting op", ct__op_names[op]);
+    }
+}

@@ -36,6 +36,9 @@ typedef struct ct__backend {
     /* out = op(inputs): inputs of one dtype, broadcast to out's shape; out is
      * of that dtype (or bool for comparisons). */
     void (*pointwise)(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args);
+    /* The sorting and selection ops (src/ops/sort_ops.h): CT_OK, or an error
+     * such as running out of scratch memory. */
+    ct_result (*sorting)(ct__op op, ct__sort_job *job);
 } ct__backend;
 
 /* The backend of a device type (NULL when it is not linked in). */
