@@ -86,20 +86,68 @@ CT__DTYPES_A(CT__KEY_LOADER, _)
 static const ct__key_loader ct__key_loaders[CT_NUM_DTYPES] = {NULL, CT__DTYPES_A(CT__KEY_LOADER_ENTRY, _)};
 #undef CT__KEY_LOADER_ENTRY
 
-/* dst[j] = src[kv[j].idx] for j < n, elements of esize bytes, byte strides. */
-static void ct__gather_by_index(char *dst, int64_t dstride, const char *src, int64_t sstride, const ct__kv *kv,
-                                int64_t n, size_t esize)
+/* A key (xor flip undone) back to its element. It gives the element exactly
+ * except for the zeros and NaNs of floating dtypes, whose sign and payload
+ * it dropped: false for those. */
+static inline uint64_t ct__unkey_ieee(uint64_t k, uint64_t sign, uint64_t all) { return (k & sign) ? k & ~sign : ~k & all; }
+static inline bool ct__unkey_b8(uint64_t k, ct__b8_t *v) { *v = (ct__b8_t)k; return true; }
+static inline bool ct__unkey_u8(uint64_t k, ct__u8_t *v) { *v = (ct__u8_t)k; return true; }
+static inline bool ct__unkey_i8(uint64_t k, ct__i8_t *v) { *v = (ct__i8_t)(uint8_t)(k ^ 0x80u); return true; }
+static inline bool ct__unkey_i16(uint64_t k, ct__i16_t *v) { *v = (ct__i16_t)(uint16_t)(k ^ 0x8000u); return true; }
+static inline bool ct__unkey_i32(uint64_t k, ct__i32_t *v) { *v = (ct__i32_t)(uint32_t)(k ^ 0x80000000u); return true; }
+static inline bool ct__unkey_i64(uint64_t k, ct__i64_t *v) { *v = (ct__i64_t)(k ^ 0x8000000000000000u); return true; }
+static inline bool ct__unkey_f16(uint64_t k, ct__f16_t *v)
 {
-#define CT__GATHER_AS(T) \
-    for (int64_t j = 0; j < n; j++) *(T *)(dst + j * dstride) = *(const T *)(src + kv[j].idx * sstride)
-    switch (esize) {
-    case 1: CT__GATHER_AS(uint8_t); break;
-    case 2: CT__GATHER_AS(uint16_t); break;
-    case 4: CT__GATHER_AS(uint32_t); break;
-    default: CT__GATHER_AS(uint64_t); break;
-    }
-#undef CT__GATHER_AS
+    *v = (ct__f16_t)ct__unkey_ieee(k, 0x8000u, 0xffffu);
+    return k != 0x8000u && k != 0xffffu;
 }
+static inline bool ct__unkey_bf16(uint64_t k, ct__bf16_t *v)
+{
+    *v = (ct__bf16_t)ct__unkey_ieee(k, 0x8000u, 0xffffu);
+    return k != 0x8000u && k != 0xffffu;
+}
+static inline bool ct__unkey_f32(uint64_t k, ct__f32_t *v)
+{
+    uint32_t b = (uint32_t)ct__unkey_ieee(k, 0x80000000u, 0xffffffffu);
+    memcpy(v, &b, 4);
+    return k != 0x80000000u && k != 0xffffffffu;
+}
+static inline bool ct__unkey_f64(uint64_t k, ct__f64_t *v)
+{
+    uint64_t b = ct__unkey_ieee(k, 0x8000000000000000u, UINT64_MAX);
+    memcpy(v, &b, 8);
+    return k != 0x8000000000000000u && k != UINT64_MAX;
+}
+
+/* dst[j] = the element of kv[j] (byte strides): from its key, which keeps
+ * the writes in order, or from src[kv[j].idx] where the key cannot tell. */
+typedef void (*ct__key_storer)(char *dst, int64_t dstride, const ct__kv *kv, int64_t n, uint64_t flip, const char *src,
+                               int64_t sstride);
+#define CT__KEY_STORER(name, DT, _)                                                                                 \
+    static void ct__store_keys_##name(char *dst, int64_t dstride, const ct__kv *kv, int64_t n, uint64_t flip,      \
+                                      const char *src, int64_t sstride)                                            \
+    {                                                                                                               \
+        for (int64_t j = 0; j < n; j++) {                                                                           \
+            ct__##name##_t v;                                                                                       \
+            if (!ct__unkey_##name(kv[j].key ^ flip, &v)) v = *(const ct__##name##_t *)(src + kv[j].idx * sstride); \
+            *(ct__##name##_t *)(dst + j * dstride) = v;                                                             \
+        }                                                                                                           \
+    }
+CT__DTYPES_A(CT__KEY_STORER, _)
+#undef CT__KEY_STORER
+
+#define CT__KEY_STORER_ENTRY(name, DT, _) ct__store_keys_##name,
+static const ct__key_storer ct__key_storers[CT_NUM_DTYPES] = {NULL, CT__DTYPES_A(CT__KEY_STORER_ENTRY, _)};
+#undef CT__KEY_STORER_ENTRY
+
+/* ACTION(T) with T the unsigned type of an element's size `esize`. */
+#define CT__BY_SIZE(ACTION)          \
+    switch (esize) {                 \
+    case 1: ACTION(uint8_t); break;  \
+    case 2: ACTION(uint16_t); break; \
+    case 4: ACTION(uint32_t); break; \
+    default: ACTION(uint64_t); break; \
+    }
 
 static void ct__write_indices(char *dst, int64_t stride, const ct__kv *kv, int64_t n)
 {
@@ -116,10 +164,12 @@ static int ct__lg(int64_t n)
 }
 
 /* std::sort and the heap functions it falls back on, for a comparison
- * LESS(a, b, ctx) of two ct__kv pointers. The loops that libstdc++ leaves
- * unguarded are bounded by the array as well, which changes nothing for a
- * consistent comparison and keeps an inconsistent one (rows holding NaN) in
- * bounds. */
+ * LESS(a, b, ctx) of two ct__kv pointers. The final insertion pass, which
+ * libstdc++ leaves unguarded, is bounded by the array as well: that changes
+ * nothing for a consistent comparison and keeps an inconsistent one (rows
+ * holding NaN) in bounds. The partition needs no bound for any comparison
+ * that calls nothing less than itself: its scans stop at the pivot, or at
+ * the elements they last swapped. */
 #define CT__DEFINE_STD_SORT(name, LESS)                                                                      \
     static void ct__std_insertion_sort_##name(ct__kv *first, ct__kv *last, void *ctx)                        \
     {                                                                                                        \
@@ -193,7 +243,7 @@ static int ct__lg(int64_t n)
         ct__kv_swap(first, m);                                                                               \
         ct__kv *lo = first + 1, *hi = last;                                                                  \
         for (;;) {                                                                                           \
-            while (lo < last && LESS(lo, first, ctx)) lo++;                                                  \
+            while (LESS(lo, first, ctx)) lo++;                                                               \
             for (hi--; LESS(first, hi, ctx); hi--) {}                                                        \
             if (!(lo < hi)) return lo;                                                                       \
             ct__kv_swap(lo, hi);                                                                             \
@@ -269,22 +319,23 @@ static void ct__quick_select(ct__kv *kv, int64_t n, int64_t k)
 
 /* ---------------------------------------------------------------- radix sort */
 
-/* Stable LSD radix sort by key, one pass per byte in which the keys differ;
- * tmp has room for n. Returns the array holding the result (kv or tmp). */
+/* Stable LSD radix sort by key, a byte at a time; one pass counts every
+ * byte, and bytes in which all keys agree take no pass. tmp has room for n.
+ * Returns the array holding the result (kv or tmp). */
 static ct__kv *ct__radix_sort(ct__kv *kv, ct__kv *tmp, int64_t n)
 {
-    uint64_t differ = 0;
-    for (int64_t j = 1; j < n; j++) differ |= kv[j].key ^ kv[0].key;
-    for (int shift = 0; shift < 64; shift += 8) {
-        if (!((differ >> shift) & 0xff)) continue;
-        int64_t pos[256] = {0};
-        for (int64_t j = 0; j < n; j++) pos[(kv[j].key >> shift) & 0xff]++;
+    int64_t pos[8][256];
+    memset(pos, 0, sizeof pos);
+    for (int64_t j = 0; j < n; j++)
+        for (int b = 0; b < 8; b++) pos[b][(kv[j].key >> (8 * b)) & 0xff]++;
+    for (int b = 0; b < 8; b++) {
+        if (pos[b][(kv[0].key >> (8 * b)) & 0xff] == n) continue;
         for (int64_t d = 0, sum = 0; d < 256; d++) {
-            int64_t c = pos[d];
-            pos[d] = sum;
+            int64_t c = pos[b][d];
+            pos[b][d] = sum;
             sum += c;
         }
-        for (int64_t j = 0; j < n; j++) tmp[pos[(kv[j].key >> shift) & 0xff]++] = kv[j];
+        for (int64_t j = 0; j < n; j++) tmp[pos[b][(kv[j].key >> (8 * b)) & 0xff]++] = kv[j];
         ct__kv *t = kv;
         kv = tmp;
         tmp = t;
@@ -303,15 +354,26 @@ static ct__kv *ct__stable_sort(ct__kv *kv, ct__kv *tmp, int64_t n)
     return kv;
 }
 
-/* Whether some key repeats: certain when the keys span fewer values than there are. */
-static bool ct__keys_must_repeat(const ct__kv *kv, int64_t n)
+/* Whether the keys may well all differ, so that a radix sort (checked
+ * afterwards) likely settles an unstable sort: exactly, with a bitmap in
+ * scratch (16n bytes), when they span few values; else by the birthday
+ * bound for keys spread evenly over their span. */
+static bool ct__keys_may_differ(const ct__kv *kv, int64_t n, void *scratch)
 {
-    uint64_t lo = kv[0].key, hi = kv[0].key;
+    uint64_t lo = kv[0].key, hi = kv[0].key, *bits = (uint64_t *)scratch;
     for (int64_t j = 1; j < n; j++) {
         lo = CT__MIN(lo, kv[j].key);
         hi = CT__MAX(hi, kv[j].key);
     }
-    return hi - lo < (uint64_t)n - 1;
+    uint64_t span = hi - lo;
+    if (span / 64 >= (uint64_t)n) return (double)n * (double)n / (2.0 * (double)span) < 1;
+    memset(bits, 0, (size_t)(span / 64 + 1) * 8);
+    for (int64_t j = 0; j < n; j++) {
+        uint64_t b = kv[j].key - lo, bit = 1ull << (b & 63);
+        if (bits[b >> 6] & bit) return false;
+        bits[b >> 6] |= bit;
+    }
+    return true;
 }
 
 static bool ct__sorted_keys_repeat(const ct__kv *kv, int64_t n)
@@ -331,9 +393,9 @@ struct ct__slices {
     ct__iter it;
     ct__slice_fn fn;
     ct__key_loader load;
+    ct__key_storer store;
     int64_t n, k;                             /* slice length; outputs' length along dim */
     int64_t in_stride, idx_stride, val_stride; /* bytes along dim */
-    size_t esize;
     uint64_t flip; /* all ones for descending order */
     bool stable, sorted, has_values;
     int64_t scratch; /* ct__kv per slice */
@@ -349,7 +411,7 @@ typedef struct ct__slice_chunk {
 static void ct__slice_write(const ct__slices *s, char *idx, const char *in, char *val, const ct__kv *kv, int64_t k)
 {
     ct__write_indices(idx, s->idx_stride, kv, k);
-    if (val) ct__gather_by_index(val, s->val_stride, in, s->in_stride, kv, k, s->esize);
+    if (val) s->store(val, s->val_stride, kv, k, s->flip, in, s->in_stride);
 }
 
 static void ct__slice_sort(const ct__slices *s, char *idx, const char *in, char *val, ct__kv *kv)
@@ -358,7 +420,7 @@ static void ct__slice_sort(const ct__slices *s, char *idx, const char *in, char 
     s->load(in, s->in_stride, s->n, s->flip, kv);
     if (s->stable) {
         res = ct__stable_sort(kv, tmp, s->n);
-    } else if (s->n < CT__RADIX_MIN || ct__keys_must_repeat(kv, s->n)) {
+    } else if (s->n < CT__RADIX_MIN || !ct__keys_may_differ(kv, s->n, tmp)) {
         ct__std_sort_kv(kv, kv + s->n, NULL);
     } else {
         res = ct__radix_sort(kv, tmp, s->n);
@@ -433,12 +495,12 @@ static ct_result ct__run_slices(ct__slice_fn fn, const ct__sort_job *job, uint64
     memset(&s, 0, sizeof s);
     s.fn = fn;
     s.load = ct__key_loaders[in->dtype];
+    s.store = ct__key_storers[in->dtype];
     s.n = in->sizes[d];
     s.k = job->k;
-    s.esize = ct__esize(in);
-    s.in_stride = in->strides[d] * (int64_t)s.esize;
+    s.in_stride = in->strides[d] * (int64_t)ct__esize(in);
     s.idx_stride = job->indices->strides[d] * 8;
-    s.val_stride = job->values ? job->values->strides[d] * (int64_t)s.esize : 0;
+    s.val_stride = job->values ? job->values->strides[d] * (int64_t)ct__esize(in) : 0;
     s.flip = flip;
     s.stable = job->stable;
     s.sorted = job->sorted;
@@ -488,12 +550,12 @@ static bool ct__row_equal(const ct__rows *r, int64_t a, int64_t b)
 #define CT__ROW_LESS(a, b, ctx) ct__row_less((const ct__rows *)(ctx), (a)->idx, (b)->idx)
 CT__DEFINE_STD_SORT(rows, CT__ROW_LESS)
 
-/* Whether item j continues the run of item j-1. */
-static bool ct__same_run(const ct__kv *order, int64_t j, const ct__rows *rows, uint64_t nan)
+/* Whether item b continues the run of item a: equal elements (a NaN equals
+ * nothing), or equal rows. */
+static inline bool ct__same_item(const ct__kv *a, const ct__kv *b, const ct__rows *rows, uint64_t nan)
 {
-    if (j == 0) return false;
-    if (rows) return ct__row_equal(rows, order[j - 1].idx, order[j].idx);
-    return order[j].key == order[j - 1].key && !ct__is_nan_key(order[j].key, nan);
+    if (rows) return ct__row_equal(rows, a->idx, b->idx);
+    return a->key == b->key && !ct__is_nan_key(a->key, nan);
 }
 
 /* unique's outputs: m values (rows of `cols` when cols > 0), and the inverse
@@ -507,30 +569,47 @@ static ct_result ct__unique_outputs(ct__sort_job *job, int64_t m, int64_t cols)
     job->indices = job->want_inverse ? ct__alloc(in->sizes, cols ? 1 : in->ndim, CT_I64, in->storage->device) : NULL;
     if (!job->values || (job->want_counts && !job->counts) || (job->want_inverse && !job->indices))
         return ct_last_error_code();
-    if (m && job->counts) memset(ct__data(job->counts), 0, (size_t)m * sizeof(int64_t));
     return CT_OK;
 }
 
-/* Runs of equal items in order (as unique_consecutive finds them, and unique
- * after sorting): the outputs from the first item of each run. Items are
- * elements (rows NULL, an element being `width` bytes) or rows of `width`
- * bytes each. */
-static ct_result ct__emit_runs(ct__sort_job *job, const ct__kv *order, int64_t n, const ct__rows *rows,
-                               int64_t width, uint64_t nan)
+/* unique's values: the items of the first m entries of order. */
+static void ct__store_items(ct__sort_job *job, const ct__kv *order, int64_t m, const ct__rows *rows)
 {
-    int64_t m = 0;
-    for (int64_t j = 0; j < n; j++) m += !ct__same_run(order, j, rows, nan);
+    const ct_tensor *in = job->input;
+    int64_t width = (int64_t)ct__esize(in) * (rows ? rows->cols : 1);
+    if (!rows) {
+        ct__key_storers[in->dtype](ct__data(job->values), width, order, m, 0, ct__data(in), width);
+        return;
+    }
+    for (int64_t g = 0; g < m; g++)
+        memcpy(ct__data(job->values) + g * width, ct__data(in) + order[g].idx * width, (size_t)width);
+}
+
+/* Runs of equal items in order (as unique_consecutive finds them among rows,
+ * and unique after sorting): the outputs from the first item of each run,
+ * which are moved to the front of order on the way. */
+static ct_result ct__emit_runs(ct__sort_job *job, ct__kv *order, int64_t n, const ct__rows *rows, uint64_t nan)
+{
+    int64_t m = n > 0;
+    for (int64_t j = 1; j < n; j++) m += !ct__same_item(&order[j - 1], &order[j], rows, nan);
     ct_result r = ct__unique_outputs(job, m, rows ? rows->cols : 0);
     if (r != CT_OK) return r;
-    char *out = ct__data(job->values);
-    const char *src = ct__data(job->input);
     int64_t *counts = job->counts ? (int64_t *)ct__data(job->counts) : NULL;
     int64_t *inverse = job->indices ? (int64_t *)ct__data(job->indices) : NULL;
-    for (int64_t j = 0, g = -1; j < n; j++) {
-        if (!ct__same_run(order, j, rows, nan)) memcpy(out + ++g * width, src + order[j].idx * width, (size_t)width);
-        if (counts) counts[g]++;
-        if (inverse) inverse[order[j].idx] = g;
+    ct__kv prev = {0, 0};
+    int64_t g = -1, last = 0;
+    for (int64_t j = 0; j < n; j++) {
+        ct__kv cur = order[j];
+        if (j == 0 || !ct__same_item(&prev, &cur, rows, nan)) {
+            if (counts && g >= 0) counts[g] = j - last;
+            order[++g] = cur;
+            last = j;
+        }
+        if (inverse) inverse[cur.idx] = g;
+        prev = cur;
     }
+    if (counts && m) counts[m - 1] = n - last;
+    ct__store_items(job, order, m, rows);
     return CT_OK;
 }
 
@@ -662,19 +741,14 @@ static int64_t ct__hset_insert(ct__hset *s, int64_t i)
 static void ct__emit_set(ct__sort_job *job, const ct__kv *kv, int64_t n, const ct__kv *order, int64_t m,
                          const int64_t *node_of, int64_t *pos, uint64_t nan)
 {
-    const ct_tensor *in = job->input;
-    const char *src = ct__data(in);
-    char *out = ct__data(job->values);
-    int64_t width = (int64_t)ct__esize(in);
     int64_t *counts = job->counts ? (int64_t *)ct__data(job->counts) : NULL;
     int64_t *inverse = job->indices ? (int64_t *)ct__data(job->indices) : NULL;
-    for (int64_t g = 0; g < m; g++) {
-        pos[order[g].idx] = g;
-        memcpy(out + g * width, src + order[g].idx * width, (size_t)width);
-    }
+    if (counts && m) memset(counts, 0, (size_t)m * sizeof(int64_t));
+    for (int64_t g = 0; g < m; g++) pos[order[g].idx] = g;
+    ct__store_items(job, order, m, NULL);
     /* bfloat16 -0 and 0 hash apart, so the set keeps both; with just these
      * two values the maps have 2 buckets, and both find the one entry */
-    bool one_entry = in->dtype == CT_BF16 && m == 2 && order[0].key == order[1].key;
+    bool one_entry = job->input->dtype == CT_BF16 && m == 2 && order[0].key == order[1].key;
     for (int64_t i = 0; i < n; i++) {
         bool found = !ct__is_nan_key(kv[i].key, nan);
         int64_t g = one_entry ? 1 : found ? pos[node_of[i]] : 0;
@@ -726,29 +800,77 @@ static bool ct__unique_needs_set(const ct__kv *kv, int64_t n, const ct_tensor *i
     return false;
 }
 
+/* starts[i] = whether element i (i > 0) begins a run: whether it differs
+ * from the one before as C compares values (a NaN differs from everything,
+ * -0 equals 0), which is how PyTorch's unique_consecutive compares. */
+typedef void (*ct__run_marker)(const char *src, int64_t n, uint8_t *starts);
+#define CT__RUN_MARKER(name, DT, _)                                                                     \
+    static void ct__mark_runs_##name(const char *src, int64_t n, uint8_t *starts)                       \
+    {                                                                                                   \
+        const ct__##name##_t *x = (const ct__##name##_t *)src;                                          \
+        for (int64_t i = 1; i < n; i++) starts[i] = !(ct__load_##name(x[i]) == ct__load_##name(x[i - 1])); \
+    }
+CT__DTYPES_A(CT__RUN_MARKER, _)
+#undef CT__RUN_MARKER
+
+#define CT__RUN_MARKER_ENTRY(name, DT, _) ct__mark_runs_##name,
+static const ct__run_marker ct__run_markers[CT_NUM_DTYPES] = {NULL, CT__DTYPES_A(CT__RUN_MARKER_ENTRY, _)};
+#undef CT__RUN_MARKER_ENTRY
+
+/* unique_consecutive of the flattened input: one pass to find the runs,
+ * one to write them. */
+static ct_result ct__unique_runs(ct__sort_job *job)
+{
+    const ct_tensor *in = job->input;
+    const char *src = ct__data(in);
+    int64_t n = ct_numel(in), m = n > 0;
+    size_t esize = ct__esize(in);
+    uint8_t *starts = (uint8_t *)CT_MALLOC((size_t)n + 1);
+    if (!starts) return CT__OOM();
+    ct__run_markers[in->dtype](src, n, starts);
+    for (int64_t i = 1; i < n; i++) m += starts[i];
+    ct_result r = ct__unique_outputs(job, m, 0);
+    char *out = r == CT_OK ? ct__data(job->values) : NULL;
+    int64_t *counts = r == CT_OK && job->counts ? (int64_t *)ct__data(job->counts) : NULL;
+    int64_t *inverse = r == CT_OK && job->indices ? (int64_t *)ct__data(job->indices) : NULL;
+    int64_t g = -1, last = 0;
+#define CT__EMIT_RUNS(T)                                                \
+    for (int64_t i = 0; out && i < n; i++) {                            \
+        if (i == 0 || starts[i]) {                                      \
+            if (counts && g >= 0) counts[g] = i - last;                 \
+            ((T *)out)[++g] = ((const T *)src)[i];                      \
+            last = i;                                                   \
+        }                                                               \
+        if (inverse) inverse[i] = g;                                    \
+    }
+    CT__BY_SIZE(CT__EMIT_RUNS)
+#undef CT__EMIT_RUNS
+    if (counts && m) counts[m - 1] = n - last;
+    CT_FREE(starts);
+    return r;
+}
+
 static ct_result ct__cpu_unique(ct__sort_job *job, bool consecutive)
 {
     const ct_tensor *in = job->input;
+    if (consecutive && job->dim < 0) return ct__unique_runs(job);
     int64_t n = ct_numel(in), rows = job->dim < 0 ? n : in->sizes[0], cols = job->dim < 0 ? 1 : n / CT__MAX(1, rows);
-    size_t esize = ct__esize(in);
     uint64_t nan = ct__nan_key(in->dtype);
     /* keys of every element, then room to sort them (flat) or one entry per row */
-    ct__kv *kv = (ct__kv *)CT_MALLOC((size_t)(2 * n + 1) * sizeof(ct__kv));
+    ct__kv *kv = (ct__kv *)CT_MALLOC((size_t)(n + rows + 1) * sizeof(ct__kv));
     if (!kv) return CT__OOM();
-    ct__key_loaders[in->dtype](ct__data(in), (int64_t)esize, n, 0, kv);
-    ct__kv *order = kv;
+    ct__key_loaders[in->dtype](ct__data(in), (int64_t)ct__esize(in), n, 0, kv);
     ct_result r;
     if (job->dim >= 0) {
         ct__rows by_row = {kv, cols, nan};
-        order = kv + n;
+        ct__kv *order = kv + n;
         for (int64_t i = 0; i < rows; i++) order[i].idx = i;
         if (!consecutive) ct__std_sort_rows(order, order + rows, &by_row);
-        r = ct__emit_runs(job, order, rows, &by_row, cols * (int64_t)esize, nan);
-    } else if (!consecutive && ct__unique_needs_set(kv, n, in, nan, job->sorted)) {
+        r = ct__emit_runs(job, order, rows, &by_row, nan);
+    } else if (ct__unique_needs_set(kv, n, in, nan, job->sorted)) {
         r = ct__unique_by_set(job, kv, n, nan);
     } else {
-        if (!consecutive) order = ct__stable_sort(kv, kv + n, n);
-        r = ct__emit_runs(job, order, n, NULL, (int64_t)esize, nan);
+        r = ct__emit_runs(job, ct__stable_sort(kv, kv + n, n), n, NULL, nan);
     }
     CT_FREE(kv);
     return r;
@@ -756,18 +878,8 @@ static ct_result ct__cpu_unique(ct__sort_job *job, bool consecutive)
 
 /* ---------------------------------------------------------------- nonzero */
 
-/* Whether element i of a contiguous buffer is nonzero; for floats the sign
- * bit is masked off, so -0 is zero and NaN is not. */
-static inline bool ct__nonzero_at(const char *p, int64_t i, size_t esize, uint64_t mask)
-{
-    switch (esize) {
-    case 1: return (((const uint8_t *)p)[i] & mask) != 0;
-    case 2: return (((const uint16_t *)p)[i] & mask) != 0;
-    case 4: return (((const uint32_t *)p)[i] & mask) != 0;
-    default: return (((const uint64_t *)p)[i] & mask) != 0;
-    }
-}
-
+/* Element i of a contiguous buffer is nonzero when its bits under mask are:
+ * for floats the mask drops the sign bit, so -0 is zero and NaN is not. */
 typedef struct ct__nonzero_job {
     const ct_tensor *in;
     uint64_t mask;
@@ -782,33 +894,49 @@ static void ct__nonzero_count(int64_t begin, int64_t end, void *ctx)
     int64_t numel = ct_numel(z->in);
     size_t esize = ct__esize(z->in);
     for (int64_t c = begin; c < end; c++) {
-        int64_t count = 0, e = CT__MIN(numel, (c + 1) * z->chunk);
-        for (int64_t i = c * z->chunk; i < e; i++) count += ct__nonzero_at(p, i, esize, z->mask);
+        int64_t count = 0, b = c * z->chunk, e = CT__MIN(numel, b + z->chunk);
+#define CT__NONZERO_COUNT(T) \
+    for (int64_t i = b; i < e; i++) count += (((const T *)p)[i] & (T)z->mask) != 0
+        CT__BY_SIZE(CT__NONZERO_COUNT)
+#undef CT__NONZERO_COUNT
         z->first[c + 1] = count;
+    }
+}
+
+/* The coordinates of the nonzeros of one chunk, a run of the last dim at a time. */
+static void ct__nonzero_chunk(const ct__nonzero_job *z, int64_t c)
+{
+    const ct_tensor *in = z->in;
+    const char *p = ct__data(in);
+    const int last = in->ndim - 1;
+    int64_t rem = c * z->chunk, at = z->first[c], e = CT__MIN(ct_numel(in), rem + z->chunk), coord[CT_MAX_DIMS];
+    size_t esize = ct__esize(in);
+    for (int d = last; d >= 0; d--) { /* unravel, the last dim fastest */
+        coord[d] = rem % in->sizes[d];
+        rem /= in->sizes[d];
+    }
+    for (int64_t i = c * z->chunk; i < e;) {
+        int64_t run = CT__MIN(e - i, in->sizes[last] - coord[last]);
+#define CT__NONZERO_WRITE(T)                                                          \
+    for (int64_t k = 0; k < run; k++) {                                               \
+        if (!(((const T *)p)[i + k] & (T)z->mask)) continue;                          \
+        for (int d = 0; d < last; d++) z->out[d * z->n + at] = coord[d];              \
+        z->out[last * z->n + at++] = coord[last] + k;                                 \
+    }
+        CT__BY_SIZE(CT__NONZERO_WRITE)
+#undef CT__NONZERO_WRITE
+        i += run;
+        coord[last] += run;
+        for (int d = last; d > 0 && coord[d] == in->sizes[d]; d--) {
+            coord[d] = 0;
+            coord[d - 1]++;
+        }
     }
 }
 
 static void ct__nonzero_write(int64_t begin, int64_t end, void *ctx)
 {
-    ct__nonzero_job *z = (ct__nonzero_job *)ctx;
-    const ct_tensor *in = z->in;
-    const char *p = ct__data(in);
-    int64_t numel = ct_numel(in), coord[CT_MAX_DIMS];
-    size_t esize = ct__esize(in);
-    for (int64_t c = begin; c < end; c++) {
-        int64_t rem = c * z->chunk, at = z->first[c], e = CT__MIN(numel, (c + 1) * z->chunk);
-        for (int d = in->ndim - 1; d >= 0; d--) { /* unravel, the last dim fastest */
-            coord[d] = rem % in->sizes[d];
-            rem /= in->sizes[d];
-        }
-        for (int64_t i = c * z->chunk; i < e; i++) {
-            if (ct__nonzero_at(p, i, esize, z->mask)) {
-                for (int d = 0; d < in->ndim; d++) z->out[d * z->n + at] = coord[d];
-                at++;
-            }
-            for (int d = in->ndim - 1; d >= 0 && ++coord[d] == in->sizes[d]; d--) coord[d] = 0;
-        }
-    }
+    for (int64_t c = begin; c < end; c++) ct__nonzero_chunk((const ct__nonzero_job *)ctx, c);
 }
 
 static ct_result ct__cpu_nonzero(ct__sort_job *job)
@@ -825,7 +953,7 @@ static ct_result ct__cpu_nonzero(ct__sort_job *job)
     z.n = z.first[nchunks];
     int64_t sizes[2] = {z.n, in->ndim}, strides[2] = {1, z.n};
     job->indices = ct__alloc_strided(sizes, strides, 2, CT_I64, in->storage->device);
-    if (job->indices) {
+    if (job->indices && in->ndim > 0) { /* a 0-d input has no coordinates to write */
         z.out = (int64_t *)ct__data(job->indices);
         ct__parallel_for(nchunks, 1, ct__nonzero_write, &z);
     }
@@ -842,27 +970,36 @@ typedef struct ct__search_job {
 } ct__search_job;
 
 /* Bucketization.cpp's binary search: the first boundary b with b >= v (or
- * b > v for right), written as !(b >= v) so that NaNs go right as there. */
+ * b > v for right) in the row bd[start, start + len), through the sorter
+ * when there is one; written as !(b >= v) so that NaNs go right as there. */
 #define CT__SEARCH_LOOP(T)                                                                              \
+    static inline int64_t ct__bound_##T(const T *bd, const int64_t *sorter, int64_t start, int64_t len, \
+                                        T v, bool right)                                                \
+    {                                                                                                  \
+        int64_t lo = start, hi = start + len;                                                          \
+        while (lo < hi) {                                                                              \
+            int64_t mid = lo + ((hi - lo) >> 1);                                                       \
+            const T b = sorter ? bd[sorter[mid] + start] : bd[mid];                                    \
+            if (right ? !(b > v) : !(b >= v)) lo = mid + 1;                                            \
+            else hi = mid;                                                                             \
+        }                                                                                              \
+        return lo - start;                                                                             \
+    }                                                                                                  \
     static void ct__search_##T(int64_t begin, int64_t end, void *ctx)                                  \
     {                                                                                                  \
-        const ct__search_job *s = (const ct__search_job *)ctx;                                         \
-        const T *in = (const T *)ct__data(s->job->input), *bd = (const T *)ct__data(s->job->boundaries); \
-        const int64_t *sorter = s->job->sorter ? (const int64_t *)ct__data(s->job->sorter) : NULL;     \
-        char *out = ct__data(s->job->indices);                                                         \
-        bool right = s->job->right, out32 = s->job->indices->dtype == CT_I32;                          \
+        const ct__search_job s = *(const ct__search_job *)ctx;                                         \
+        const T *in = (const T *)ct__data(s.job->input), *bd = (const T *)ct__data(s.job->boundaries); \
+        const int64_t *sorter = s.job->sorter ? (const int64_t *)ct__data(s.job->sorter) : NULL;       \
+        int64_t *out64 = (int64_t *)ct__data(s.job->indices);                                          \
+        int32_t *out32 = (int32_t *)ct__data(s.job->indices);                                          \
+        const bool right = s.job->right, i32 = s.job->indices->dtype == CT_I32;                        \
         for (int64_t i = begin; i < end; i++) {                                                        \
-            int64_t start = s->batched ? i / s->in_inner * s->bd_inner : 0, lo = start;                \
-            int64_t hi = start + s->bd_inner;                                                          \
-            const T v = in[i];                                                                         \
-            while (lo < hi) {                                                                          \
-                int64_t mid = lo + ((hi - lo) >> 1);                                                   \
-                const T b = sorter ? bd[sorter[mid] + start] : bd[mid];                                \
-                if (right ? !(b > v) : !(b >= v)) lo = mid + 1;                                        \
-                else hi = mid;                                                                         \
-            }                                                                                          \
-            if (out32) ((int32_t *)out)[i] = (int32_t)(lo - start);                                    \
-            else ((int64_t *)out)[i] = lo - start;                                                     \
+            int64_t start = s.batched ? i / s.in_inner * s.bd_inner : 0, pos;                          \
+            if (sorter) pos = ct__bound_##T(bd, sorter, start, s.bd_inner, in[i], right);              \
+            else if (right) pos = ct__bound_##T(bd, NULL, start, s.bd_inner, in[i], true);             \
+            else pos = ct__bound_##T(bd, NULL, start, s.bd_inner, in[i], false);                       \
+            if (i32) out32[i] = (int32_t)pos;                                                          \
+            else out64[i] = pos;                                                                       \
         }                                                                                              \
     }
 CT__SEARCH_LOOP(uint8_t)
