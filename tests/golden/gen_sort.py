@@ -213,6 +213,11 @@ for dt in FLOATS:
     sort_cases(*stored(x), [0])
     sort_cases(*stored(x.view(4, 9), 'T'), [0, 1])
 sort_cases(*stored(torch.tensor([[9, 7, 8], [1, 3, 2], [5, 6, 4]], dtype=torch.float32)), [1, 0])
+for dt, n in ((torch.float32, 757), (torch.int16, 1135), (torch.float64, 3829)):
+    # organ pipes (ties, and partitions bad enough that std::sort falls back on heapsort)
+    i = torch.arange(n)
+    sort_cases(*stored(torch.where(i < n // 2, i, n - i).to(dt)), [0])
+    sort_cases(*stored(torch.where(i < n // 2, i // 2, (n - i) // 2).to(dt)), [0])
 for dt, spread in ((torch.float32, 1000), (torch.int64, 50), (torch.float16, 4000), (torch.int16, 60000),
                    (torch.float64, 1 << 30), (torch.bfloat16, 200), (torch.uint8, 256), (torch.bool, 2)):
     sort_cases(*gen_input(dt, [30000], 11, spread), [0], big=True)
@@ -244,6 +249,8 @@ for dt in DTYPES:
     topk_cases(*stored(randvals(dt, 5).view(1, 5), 'E3'), [2], [0, 1])
     topk_cases(*stored(randvals(dt, 200, spread=30)), [3, 4, 17, 199], [0])  # partial_sort, then nth_element
     topk_cases(*stored(randvals(dt, 7)), [2], [1])
+i = torch.arange(3000)
+topk_cases(*stored(torch.where(i < 1500, i // 2, (3000 - i) // 2).float()), [40, 1000], [0])
 for dt, spread in ((torch.float32, 3000), (torch.int64, 100), (torch.bfloat16, 200)):
     topk_cases(*gen_input(dt, [20000], 21, spread), [5, 400], [0], big=True)
 topk_cases(*gen_input(torch.float64, [40, 2000], 22, 5000), [3, 100], [1], big=True)
