@@ -14,14 +14,14 @@
  * same answer (a stable sort, or keys that turn out distinct) a radix sort
  * does the work instead. */
 
-typedef struct ct__kv {
+typedef struct ct__sort_kv {
     uint64_t key;
     int64_t idx;
-} ct__kv;
+} ct__sort_kv;
 
-static inline void ct__kv_swap(ct__kv *a, ct__kv *b)
+static inline void ct__sort_kv_swap(ct__sort_kv *a, ct__sort_kv *b)
 {
-    ct__kv t = *a;
+    ct__sort_kv t = *a;
     *a = *b;
     *b = t;
 }
@@ -59,7 +59,7 @@ static inline uint64_t ct__key_f64(ct__f64_t v)
 }
 
 /* The key every NaN of dt gets, or 0 for dtypes without NaN. */
-static uint64_t ct__nan_key(ct_dtype dt)
+static uint64_t ct__sort_nan_key(ct_dtype dt)
 {
     switch (dt) {
     case CT_F16: case CT_BF16: return 0xffffu;
@@ -70,9 +70,9 @@ static uint64_t ct__nan_key(ct_dtype dt)
 }
 
 /* kv[j] = (key of element j of a strided slice, xor flip; j). */
-typedef void (*ct__key_loader)(const char *src, int64_t stride, int64_t n, uint64_t flip, ct__kv *kv);
+typedef void (*ct__key_loader)(const char *src, int64_t stride, int64_t n, uint64_t flip, ct__sort_kv *kv);
 #define CT__KEY_LOADER(name, DT, _)                                                                         \
-    static void ct__load_keys_##name(const char *src, int64_t stride, int64_t n, uint64_t flip, ct__kv *kv) \
+    static void ct__load_keys_##name(const char *src, int64_t stride, int64_t n, uint64_t flip, ct__sort_kv *kv) \
     {                                                                                                       \
         for (int64_t j = 0; j < n; j++) {                                                                   \
             kv[j].key = ct__key_##name(*(const ct__##name##_t *)(src + j * stride)) ^ flip;                 \
@@ -89,7 +89,10 @@ static const ct__key_loader ct__key_loaders[CT_NUM_DTYPES] = {NULL, CT__DTYPES_A
 /* A key (xor flip undone) back to its element. It gives the element exactly
  * except for the zeros and NaNs of floating dtypes, whose sign and payload
  * it dropped: false for those. */
-static inline uint64_t ct__unkey_ieee(uint64_t k, uint64_t sign, uint64_t all) { return (k & sign) ? k & ~sign : ~k & all; }
+static inline uint64_t ct__unkey_ieee(uint64_t k, uint64_t sign, uint64_t all)
+{
+    return (k & sign) ? k & ~sign : ~k & all;
+}
 static inline bool ct__unkey_b8(uint64_t k, ct__b8_t *v) { *v = (ct__b8_t)k; return true; }
 static inline bool ct__unkey_u8(uint64_t k, ct__u8_t *v) { *v = (ct__u8_t)k; return true; }
 static inline bool ct__unkey_i8(uint64_t k, ct__i8_t *v) { *v = (ct__i8_t)(uint8_t)(k ^ 0x80u); return true; }
@@ -121,17 +124,17 @@ static inline bool ct__unkey_f64(uint64_t k, ct__f64_t *v)
 
 /* dst[j] = the element of kv[j] (byte strides): from its key, which keeps
  * the writes in order, or from src[kv[j].idx] where the key cannot tell. */
-typedef void (*ct__key_storer)(char *dst, int64_t dstride, const ct__kv *kv, int64_t n, uint64_t flip, const char *src,
-                               int64_t sstride);
-#define CT__KEY_STORER(name, DT, _)                                                                                 \
-    static void ct__store_keys_##name(char *dst, int64_t dstride, const ct__kv *kv, int64_t n, uint64_t flip,      \
+typedef void (*ct__key_storer)(char *dst, int64_t dstride, const ct__sort_kv *kv, int64_t n, uint64_t flip,
+                               const char *src, int64_t sstride);
+#define CT__KEY_STORER(name, DT, _)                                                                                \
+    static void ct__store_keys_##name(char *dst, int64_t dstride, const ct__sort_kv *kv, int64_t n, uint64_t flip, \
                                       const char *src, int64_t sstride)                                            \
-    {                                                                                                               \
-        for (int64_t j = 0; j < n; j++) {                                                                           \
-            ct__##name##_t v;                                                                                       \
+    {                                                                                                              \
+        for (int64_t j = 0; j < n; j++) {                                                                          \
+            ct__##name##_t v;                                                                                      \
             if (!ct__unkey_##name(kv[j].key ^ flip, &v)) v = *(const ct__##name##_t *)(src + kv[j].idx * sstride); \
-            *(ct__##name##_t *)(dst + j * dstride) = v;                                                             \
-        }                                                                                                           \
+            *(ct__##name##_t *)(dst + j * dstride) = v;                                                            \
+        }                                                                                                          \
     }
 CT__DTYPES_A(CT__KEY_STORER, _)
 #undef CT__KEY_STORER
@@ -141,7 +144,7 @@ static const ct__key_storer ct__key_storers[CT_NUM_DTYPES] = {NULL, CT__DTYPES_A
 #undef CT__KEY_STORER_ENTRY
 
 /* ACTION(T) with T the unsigned type of an element's size `esize`. */
-#define CT__BY_SIZE(ACTION)          \
+#define CT__SORT_BY_SIZE(ACTION)          \
     switch (esize) {                 \
     case 1: ACTION(uint8_t); break;  \
     case 2: ACTION(uint16_t); break; \
@@ -149,14 +152,14 @@ static const ct__key_storer ct__key_storers[CT_NUM_DTYPES] = {NULL, CT__DTYPES_A
     default: ACTION(uint64_t); break; \
     }
 
-static void ct__write_indices(char *dst, int64_t stride, const ct__kv *kv, int64_t n)
+static void ct__sort_write_indices(char *dst, int64_t stride, const ct__sort_kv *kv, int64_t n)
 {
     for (int64_t j = 0; j < n; j++) *(int64_t *)(dst + j * stride) = kv[j].idx;
 }
 
 /* ---------------------------------------------------------------- libstdc++'s algorithms */
 
-static int ct__lg(int64_t n)
+static int ct__sort_lg(int64_t n)
 {
     int lg = 0;
     while (n >>= 1) lg++;
@@ -164,128 +167,132 @@ static int ct__lg(int64_t n)
 }
 
 /* std::sort and the heap functions it falls back on, for a comparison
- * LESS(a, b, ctx) of two ct__kv pointers. The final insertion pass, which
+ * LESS(a, b, ctx) of two ct__sort_kv pointers. The final insertion pass, which
  * libstdc++ leaves unguarded, is bounded by the array as well: that changes
  * nothing for a consistent comparison and keeps an inconsistent one (rows
  * holding NaN) in bounds. The partition needs no bound for any comparison
  * that calls nothing less than itself: its scans stop at the pivot, or at
  * the elements they last swapped. */
-#define CT__DEFINE_STD_SORT(name, LESS)                                                                      \
-    static void ct__std_insertion_sort_##name(ct__kv *first, ct__kv *last, void *ctx)                        \
-    {                                                                                                        \
-        for (ct__kv *i = first + 1; i < last; i++) {                                                         \
-            ct__kv val = *i, *j = i;                                                                         \
-            if (LESS(&val, first, ctx)) {                                                                    \
-                memmove(first + 1, first, (size_t)(i - first) * sizeof *first);                             \
-                *first = val;                                                                                \
-                continue;                                                                                    \
-            }                                                                                                \
-            for (; LESS(&val, j - 1, ctx); j--) *j = j[-1];                                                  \
-            *j = val;                                                                                        \
-        }                                                                                                    \
-    }                                                                                                        \
-    static void ct__std_unguarded_insertion_##name(ct__kv *lo, ct__kv *first, ct__kv *last, void *ctx)       \
-    {                                                                                                        \
-        for (ct__kv *i = first; i < last; i++) {                                                             \
-            ct__kv val = *i, *j = i;                                                                         \
-            for (; j > lo && LESS(&val, j - 1, ctx); j--) *j = j[-1];                                        \
-            *j = val;                                                                                        \
-        }                                                                                                    \
-    }                                                                                                        \
-    static void ct__std_adjust_heap_##name(ct__kv *first, int64_t hole, int64_t len, ct__kv value, void *ctx) \
-    {                                                                                                        \
-        const int64_t top = hole;                                                                            \
-        int64_t child = hole;                                                                                \
-        while (child < (len - 1) / 2) {                                                                      \
-            child = 2 * (child + 1);                                                                         \
-            if (LESS(first + child, first + (child - 1), ctx)) child--;                                      \
-            first[hole] = first[child];                                                                      \
-            hole = child;                                                                                    \
-        }                                                                                                    \
-        if ((len & 1) == 0 && child == (len - 2) / 2) {                                                      \
-            child = 2 * (child + 1);                                                                         \
-            first[hole] = first[child - 1];                                                                  \
-            hole = child - 1;                                                                                \
-        }                                                                                                    \
-        for (int64_t parent = (hole - 1) / 2; hole > top && LESS(first + parent, &value, ctx);               \
-             parent = (hole - 1) / 2) {                                                                      \
-            first[hole] = first[parent];                                                                     \
-            hole = parent;                                                                                   \
-        }                                                                                                    \
-        first[hole] = value;                                                                                 \
-    }                                                                                                        \
-    static void ct__std_pop_heap_##name(ct__kv *first, ct__kv *last, ct__kv *result, void *ctx)              \
-    {                                                                                                        \
-        ct__kv value = *result;                                                                              \
-        *result = *first;                                                                                    \
-        ct__std_adjust_heap_##name(first, 0, last - first, value, ctx);                                      \
-    }                                                                                                        \
-    static void ct__std_heap_select_##name(ct__kv *first, ct__kv *middle, ct__kv *last, void *ctx)           \
-    {                                                                                                        \
-        int64_t len = middle - first;                                                                        \
-        for (int64_t parent = (len - 2) / 2; len >= 2 && parent >= 0; parent--)                              \
-            ct__std_adjust_heap_##name(first, parent, len, first[parent], ctx);                              \
-        for (ct__kv *i = middle; i < last; i++)                                                              \
-            if (LESS(i, first, ctx)) ct__std_pop_heap_##name(first, middle, i, ctx);                         \
-    }                                                                                                        \
-    static void ct__std_partial_sort_##name(ct__kv *first, ct__kv *middle, ct__kv *last, void *ctx)          \
-    {                                                                                                        \
-        ct__std_heap_select_##name(first, middle, last, ctx);                                                \
-        for (; middle - first > 1; middle--) ct__std_pop_heap_##name(first, middle - 1, middle - 1, ctx);    \
-    }                                                                                                        \
-    /* the median of first[1], the middle and the last moved to first, then Hoare's partition of the rest   \
-     * around it (__unguarded_partition_pivot) */                                                           \
-    static ct__kv *ct__std_partition_##name(ct__kv *first, ct__kv *last, void *ctx)                         \
-    {                                                                                                        \
-        ct__kv *a = first + 1, *b = first + (last - first) / 2, *c = last - 1, *m;                           \
-        if (LESS(a, b, ctx)) m = LESS(b, c, ctx) ? b : LESS(a, c, ctx) ? c : a;                              \
-        else m = LESS(a, c, ctx) ? a : LESS(b, c, ctx) ? c : b;                                              \
-        ct__kv_swap(first, m);                                                                               \
-        ct__kv *lo = first + 1, *hi = last;                                                                  \
-        for (;;) {                                                                                           \
-            while (LESS(lo, first, ctx)) lo++;                                                               \
-            for (hi--; LESS(first, hi, ctx); hi--) {}                                                        \
-            if (!(lo < hi)) return lo;                                                                       \
-            ct__kv_swap(lo, hi);                                                                             \
-            lo++;                                                                                            \
-        }                                                                                                    \
-    }                                                                                                        \
-    static void ct__std_introsort_##name(ct__kv *first, ct__kv *last, int depth, void *ctx)                 \
-    {                                                                                                        \
-        while (last - first > 16) {                                                                          \
-            if (depth-- == 0) {                                                                              \
-                ct__std_partial_sort_##name(first, last, last, ctx);                                         \
-                return;                                                                                      \
-            }                                                                                                \
-            ct__kv *cut = ct__std_partition_##name(first, last, ctx);                                        \
-            ct__std_introsort_##name(cut, last, depth, ctx);                                                 \
-            last = cut;                                                                                      \
-        }                                                                                                    \
-    }                                                                                                        \
-    static void ct__std_sort_##name(ct__kv *first, ct__kv *last, void *ctx)                                  \
-    {                                                                                                        \
-        if (last - first < 2) return;                                                                        \
-        ct__std_introsort_##name(first, last, 2 * ct__lg(last - first), ctx);                                \
-        ct__kv *head = last - first > 16 ? first + 16 : last;                                                \
-        ct__std_insertion_sort_##name(first, head, ctx);                                                     \
-        ct__std_unguarded_insertion_##name(first, head, last, ctx);                                          \
+#define CT__DEFINE_STD_SORT(name, LESS)                                                                               \
+    static void ct__std_insertion_sort_##name(ct__sort_kv *first, ct__sort_kv *last, void *ctx)                       \
+    {                                                                                                                 \
+        for (ct__sort_kv *i = first + 1; i < last; i++) {                                                             \
+            ct__sort_kv val = *i, *j = i;                                                                             \
+            if (LESS(&val, first, ctx)) {                                                                             \
+                memmove(first + 1, first, (size_t)(i - first) * sizeof *first);                                       \
+                *first = val;                                                                                         \
+                continue;                                                                                             \
+            }                                                                                                         \
+            for (; LESS(&val, j - 1, ctx); j--) *j = j[-1];                                                           \
+            *j = val;                                                                                                 \
+        }                                                                                                             \
+    }                                                                                                                 \
+    static void ct__std_unguarded_insertion_##name(ct__sort_kv *lo, ct__sort_kv *first, ct__sort_kv *last, void *ctx) \
+    {                                                                                                                 \
+        for (ct__sort_kv *i = first; i < last; i++) {                                                                 \
+            ct__sort_kv val = *i, *j = i;                                                                             \
+            for (; j > lo && LESS(&val, j - 1, ctx); j--) *j = j[-1];                                                 \
+            *j = val;                                                                                                 \
+        }                                                                                                             \
+    }                                                                                                                 \
+    static void ct__std_adjust_heap_##name(ct__sort_kv *first, int64_t hole, int64_t len, ct__sort_kv value,          \
+                                           void *ctx)                                                                 \
+    {                                                                                                                 \
+        const int64_t top = hole;                                                                                     \
+        int64_t child = hole;                                                                                         \
+        while (child < (len - 1) / 2) {                                                                               \
+            child = 2 * (child + 1);                                                                                  \
+            if (LESS(first + child, first + (child - 1), ctx)) child--;                                               \
+            first[hole] = first[child];                                                                               \
+            hole = child;                                                                                             \
+        }                                                                                                             \
+        if ((len & 1) == 0 && child == (len - 2) / 2) {                                                               \
+            child = 2 * (child + 1);                                                                                  \
+            first[hole] = first[child - 1];                                                                           \
+            hole = child - 1;                                                                                         \
+        }                                                                                                             \
+        for (int64_t parent = (hole - 1) / 2; hole > top && LESS(first + parent, &value, ctx);                        \
+             parent = (hole - 1) / 2) {                                                                               \
+            first[hole] = first[parent];                                                                              \
+            hole = parent;                                                                                            \
+        }                                                                                                             \
+        first[hole] = value;                                                                                          \
+    }                                                                                                                 \
+    static void ct__std_pop_heap_##name(ct__sort_kv *first, ct__sort_kv *last, ct__sort_kv *result, void *ctx)        \
+    {                                                                                                                 \
+        ct__sort_kv value = *result;                                                                                  \
+        *result = *first;                                                                                             \
+        ct__std_adjust_heap_##name(first, 0, last - first, value, ctx);                                               \
+    }                                                                                                                 \
+    static void ct__std_heap_select_##name(ct__sort_kv *first, ct__sort_kv *middle, ct__sort_kv *last, void *ctx)     \
+    {                                                                                                                 \
+        int64_t len = middle - first;                                                                                 \
+        for (int64_t parent = (len - 2) / 2; len >= 2 && parent >= 0; parent--)                                       \
+            ct__std_adjust_heap_##name(first, parent, len, first[parent], ctx);                                       \
+        for (ct__sort_kv *i = middle; i < last; i++)                                                                  \
+            if (LESS(i, first, ctx)) ct__std_pop_heap_##name(first, middle, i, ctx);                                  \
+    }                                                                                                                 \
+    static void ct__std_partial_sort_##name(ct__sort_kv *first, ct__sort_kv *middle, ct__sort_kv *last, void *ctx)    \
+    {                                                                                                                 \
+        ct__std_heap_select_##name(first, middle, last, ctx);                                                         \
+        for (; middle - first > 1; middle--) ct__std_pop_heap_##name(first, middle - 1, middle - 1, ctx);             \
+    }                                                                                                                 \
+    /* the median of first[1], the middle and the last moved to first, then Hoare's partition of the rest             \
+     * around it (__unguarded_partition_pivot) */                                                                     \
+    static ct__sort_kv *ct__std_partition_##name(ct__sort_kv *first, ct__sort_kv *last, void *ctx)                    \
+    {                                                                                                                 \
+        ct__sort_kv *a = first + 1, *b = first + (last - first) / 2, *c = last - 1, *m;                               \
+        if (LESS(a, b, ctx))                                                                                          \
+            m = LESS(b, c, ctx) ? b : LESS(a, c, ctx) ? c : a;                                                        \
+        else                                                                                                          \
+            m = LESS(a, c, ctx) ? a : LESS(b, c, ctx) ? c : b;                                                        \
+        ct__sort_kv_swap(first, m);                                                                                   \
+        ct__sort_kv *lo = first + 1, *hi = last;                                                                      \
+        for (;;) {                                                                                                    \
+            while (LESS(lo, first, ctx)) lo++;                                                                        \
+            hi--;                                                                                                     \
+            while (LESS(first, hi, ctx)) hi--;                                                                        \
+            if (!(lo < hi)) return lo;                                                                                \
+            ct__sort_kv_swap(lo, hi);                                                                                 \
+            lo++;                                                                                                     \
+        }                                                                                                             \
+    }                                                                                                                 \
+    static void ct__std_introsort_##name(ct__sort_kv *first, ct__sort_kv *last, int depth, void *ctx)                 \
+    {                                                                                                                 \
+        while (last - first > 16) {                                                                                   \
+            if (depth-- == 0) {                                                                                       \
+                ct__std_partial_sort_##name(first, last, last, ctx);                                                  \
+                return;                                                                                               \
+            }                                                                                                         \
+            ct__sort_kv *cut = ct__std_partition_##name(first, last, ctx);                                            \
+            ct__std_introsort_##name(cut, last, depth, ctx);                                                          \
+            last = cut;                                                                                               \
+        }                                                                                                             \
+    }                                                                                                                 \
+    static void ct__std_sort_##name(ct__sort_kv *first, ct__sort_kv *last, void *ctx)                                 \
+    {                                                                                                                 \
+        if (last - first < 2) return;                                                                                 \
+        ct__std_introsort_##name(first, last, 2 * ct__sort_lg(last - first), ctx);                                    \
+        ct__sort_kv *head = last - first > 16 ? first + 16 : last;                                                    \
+        ct__std_insertion_sort_##name(first, head, ctx);                                                              \
+        ct__std_unguarded_insertion_##name(first, head, last, ctx);                                                   \
     }
 
 #define CT__KEY_LESS(a, b, ctx) ((void)(ctx), (a)->key < (b)->key)
 CT__DEFINE_STD_SORT(kv, CT__KEY_LESS)
 
 /* std::nth_element (__introselect) by key. */
-static void ct__std_nth_element(ct__kv *first, ct__kv *nth, ct__kv *last)
+static void ct__std_nth_element(ct__sort_kv *first, ct__sort_kv *nth, ct__sort_kv *last)
 {
     if (first == last || nth == last) return;
-    int depth = 2 * ct__lg(last - first);
+    int depth = 2 * ct__sort_lg(last - first);
     while (last - first > 3) {
         if (depth-- == 0) {
             ct__std_heap_select_kv(first, nth + 1, last, NULL);
-            ct__kv_swap(first, nth);
+            ct__sort_kv_swap(first, nth);
             return;
         }
-        ct__kv *cut = ct__std_partition_kv(first, last, NULL);
+        ct__sort_kv *cut = ct__std_partition_kv(first, last, NULL);
         if (cut <= nth) first = cut;
         else last = cut;
     }
@@ -294,27 +301,27 @@ static void ct__std_nth_element(ct__kv *first, ct__kv *nth, ct__kv *last)
 
 /* PyTorch's quickselect for kthvalue (Sedgewick's, median of three): moves
  * the element of rank k (0-based, by key) to kv[k]. */
-static void ct__quick_select(ct__kv *kv, int64_t n, int64_t k)
+static void ct__quick_select(ct__sort_kv *kv, int64_t n, int64_t k)
 {
     int64_t lo = 0, hi = n - 1;
     while (hi > lo + 1) {
-        ct__kv_swap(&kv[lo + (hi - lo) / 2], &kv[lo + 1]);
-        if (kv[lo + 1].key > kv[hi].key) ct__kv_swap(&kv[lo + 1], &kv[hi]);
-        if (kv[lo].key > kv[hi].key) ct__kv_swap(&kv[lo], &kv[hi]);
-        if (kv[lo + 1].key > kv[lo].key) ct__kv_swap(&kv[lo + 1], &kv[lo]);
+        ct__sort_kv_swap(&kv[lo + (hi - lo) / 2], &kv[lo + 1]);
+        if (kv[lo + 1].key > kv[hi].key) ct__sort_kv_swap(&kv[lo + 1], &kv[hi]);
+        if (kv[lo].key > kv[hi].key) ct__sort_kv_swap(&kv[lo], &kv[hi]);
+        if (kv[lo + 1].key > kv[lo].key) ct__sort_kv_swap(&kv[lo + 1], &kv[lo]);
         int64_t i = lo + 1, j = hi;
         const uint64_t pivot = kv[lo].key;
         for (;;) {
             do i++; while (pivot > kv[i].key);
             do j--; while (kv[j].key > pivot);
             if (j < i) break;
-            ct__kv_swap(&kv[i], &kv[j]);
+            ct__sort_kv_swap(&kv[i], &kv[j]);
         }
-        ct__kv_swap(&kv[lo], &kv[j]);
+        ct__sort_kv_swap(&kv[lo], &kv[j]);
         if (j <= k) lo = i;
         if (j >= k) hi = j - 1;
     }
-    if (hi == lo + 1 && kv[lo].key > kv[hi].key) ct__kv_swap(&kv[lo], &kv[hi]);
+    if (hi == lo + 1 && kv[lo].key > kv[hi].key) ct__sort_kv_swap(&kv[lo], &kv[hi]);
 }
 
 /* ---------------------------------------------------------------- radix sort */
@@ -322,7 +329,7 @@ static void ct__quick_select(ct__kv *kv, int64_t n, int64_t k)
 /* Stable LSD radix sort by key, a byte at a time; one pass counts every
  * byte, and bytes in which all keys agree take no pass. tmp has room for n.
  * Returns the array holding the result (kv or tmp). */
-static ct__kv *ct__radix_sort(ct__kv *kv, ct__kv *tmp, int64_t n)
+static ct__sort_kv *ct__radix_sort(ct__sort_kv *kv, ct__sort_kv *tmp, int64_t n)
 {
     int64_t pos[8][256];
     memset(pos, 0, sizeof pos);
@@ -336,7 +343,7 @@ static ct__kv *ct__radix_sort(ct__kv *kv, ct__kv *tmp, int64_t n)
             sum += c;
         }
         for (int64_t j = 0; j < n; j++) tmp[pos[b][(kv[j].key >> (8 * b)) & 0xff]++] = kv[j];
-        ct__kv *t = kv;
+        ct__sort_kv *t = kv;
         kv = tmp;
         tmp = t;
     }
@@ -347,7 +354,7 @@ static ct__kv *ct__radix_sort(ct__kv *kv, ct__kv *tmp, int64_t n)
 #define CT__RADIX_MIN 256
 
 /* Sorted by key, equal keys in index order (std::stable_sort's result). */
-static ct__kv *ct__stable_sort(ct__kv *kv, ct__kv *tmp, int64_t n)
+static ct__sort_kv *ct__stable_sort(ct__sort_kv *kv, ct__sort_kv *tmp, int64_t n)
 {
     if (n >= CT__RADIX_MIN) return ct__radix_sort(kv, tmp, n);
     ct__std_insertion_sort_kv(kv, kv + n, NULL);
@@ -358,7 +365,7 @@ static ct__kv *ct__stable_sort(ct__kv *kv, ct__kv *tmp, int64_t n)
  * afterwards) likely settles an unstable sort: exactly, with a bitmap in
  * scratch (16n bytes), when they span few values; else by the birthday
  * bound for keys spread evenly over their span. */
-static bool ct__keys_may_differ(const ct__kv *kv, int64_t n, void *scratch)
+static bool ct__keys_may_differ(const ct__sort_kv *kv, int64_t n, void *scratch)
 {
     uint64_t lo = kv[0].key, hi = kv[0].key, *bits = (uint64_t *)scratch;
     for (int64_t j = 1; j < n; j++) {
@@ -376,7 +383,7 @@ static bool ct__keys_may_differ(const ct__kv *kv, int64_t n, void *scratch)
     return true;
 }
 
-static bool ct__sorted_keys_repeat(const ct__kv *kv, int64_t n)
+static bool ct__sorted_keys_repeat(const ct__sort_kv *kv, int64_t n)
 {
     for (int64_t j = 1; j < n; j++)
         if (kv[j].key == kv[j - 1].key) return true;
@@ -388,7 +395,7 @@ static bool ct__sorted_keys_repeat(const ct__kv *kv, int64_t n)
 /* The slices of one sort, topk or kthvalue: operands (indices, input[,
  * values]) with the dim squashed, and what one slice needs. */
 typedef struct ct__slices ct__slices;
-typedef void (*ct__slice_fn)(const ct__slices *s, char *idx, const char *in, char *val, ct__kv *scratch);
+typedef void (*ct__slice_fn)(const ct__slices *s, char *idx, const char *in, char *val, ct__sort_kv *scratch);
 struct ct__slices {
     ct__iter it;
     ct__slice_fn fn;
@@ -398,25 +405,25 @@ struct ct__slices {
     int64_t in_stride, idx_stride, val_stride; /* bytes along dim */
     uint64_t flip; /* all ones for descending order */
     bool stable, sorted, has_values;
-    int64_t scratch; /* ct__kv per slice */
+    int64_t scratch; /* ct__sort_kv per slice */
     int failed;
 };
 
 typedef struct ct__slice_chunk {
     const ct__slices *s;
-    ct__kv *scratch;
+    ct__sort_kv *scratch;
 } ct__slice_chunk;
 
 /* The slice's outputs from the first k entries of kv. */
-static void ct__slice_write(const ct__slices *s, char *idx, const char *in, char *val, const ct__kv *kv, int64_t k)
+static void ct__slice_write(const ct__slices *s, char *idx, const char *in, char *val, const ct__sort_kv *kv, int64_t k)
 {
-    ct__write_indices(idx, s->idx_stride, kv, k);
+    ct__sort_write_indices(idx, s->idx_stride, kv, k);
     if (val) s->store(val, s->val_stride, kv, k, s->flip, in, s->in_stride);
 }
 
-static void ct__slice_sort(const ct__slices *s, char *idx, const char *in, char *val, ct__kv *kv)
+static void ct__slice_sort(const ct__slices *s, char *idx, const char *in, char *val, ct__sort_kv *kv)
 {
-    ct__kv *tmp = kv + s->n, *res = kv;
+    ct__sort_kv *tmp = kv + s->n, *res = kv;
     s->load(in, s->in_stride, s->n, s->flip, kv);
     if (s->stable) {
         res = ct__stable_sort(kv, tmp, s->n);
@@ -435,7 +442,7 @@ static void ct__slice_sort(const ct__slices *s, char *idx, const char *in, char 
 
 /* TopKImpl.h: partial_sort when k is small against the slice, else
  * nth_element and (when sorted) std::sort of the k-1 before it. */
-static void ct__slice_topk(const ct__slices *s, char *idx, const char *in, char *val, ct__kv *kv)
+static void ct__slice_topk(const ct__slices *s, char *idx, const char *in, char *val, ct__sort_kv *kv)
 {
     s->load(in, s->in_stride, s->n, s->flip, kv);
     if (s->k <= s->n / 64) {
@@ -447,7 +454,7 @@ static void ct__slice_topk(const ct__slices *s, char *idx, const char *in, char 
     ct__slice_write(s, idx, in, val, kv, s->k);
 }
 
-static void ct__slice_kthvalue(const ct__slices *s, char *idx, const char *in, char *val, ct__kv *kv)
+static void ct__slice_kthvalue(const ct__slices *s, char *idx, const char *in, char *val, ct__sort_kv *kv)
 {
     s->load(in, s->in_stride, s->n, 0, kv);
     ct__quick_select(kv, s->n, s->k - 1);
@@ -465,7 +472,7 @@ static void ct__slices_loop(char **data, const int64_t *strides, int64_t n, void
 static void ct__slices_range(int64_t begin, int64_t end, void *ctx)
 {
     ct__slices *s = (ct__slices *)ctx;
-    ct__slice_chunk c = {s, (ct__kv *)CT_MALLOC((size_t)s->scratch * sizeof(ct__kv))};
+    ct__slice_chunk c = {s, (ct__sort_kv *)CT_MALLOC((size_t)s->scratch * sizeof(ct__sort_kv))};
     if (!c.scratch) {
         CT__ATOMIC_INC(&s->failed);
         return;
@@ -475,7 +482,7 @@ static void ct__slices_range(int64_t begin, int64_t end, void *ctx)
 }
 
 /* t without dim d: a shallow copy for the iterator, never released. */
-static ct_tensor ct__squash_dim(const ct_tensor *t, int d)
+static ct_tensor ct__sort_squash_dim(const ct_tensor *t, int d)
 {
     ct_tensor v = *t;
     v.ndim = t->ndim - 1;
@@ -486,7 +493,7 @@ static ct_tensor ct__squash_dim(const ct_tensor *t, int d)
     return v;
 }
 
-/* Run fn on every slice along job->dim, with scratch for `per` ct__kv per element of a slice. */
+/* Run fn on every slice along job->dim, with scratch for `per` ct__sort_kv per element of a slice. */
 static ct_result ct__run_slices(ct__slice_fn fn, const ct__sort_job *job, uint64_t flip, int64_t per)
 {
     const ct_tensor *in = job->input;
@@ -506,8 +513,8 @@ static ct_result ct__run_slices(ct__slice_fn fn, const ct__sort_job *job, uint64
     s.sorted = job->sorted;
     s.has_values = job->values != NULL;
     s.scratch = per * s.n;
-    ct_tensor ops[3] = {ct__squash_dim(job->indices, d), ct__squash_dim(in, d), ct__squash_dim(in, d)};
-    if (job->values) ops[2] = ct__squash_dim(job->values, d);
+    ct_tensor ops[3] = {ct__sort_squash_dim(job->indices, d), ct__sort_squash_dim(in, d), ct__sort_squash_dim(in, d)};
+    if (job->values) ops[2] = ct__sort_squash_dim(job->values, d);
     const ct_tensor *p[3] = {&ops[0], &ops[1], &ops[2]};
     ct__iter_init(&s.it, s.has_values ? 3 : 2, p);
     ct__parallel_for(s.it.numel, CT__MAX(1, CT__GRAIN / CT__MAX(1, s.n)), ct__slices_range, &s);
@@ -517,45 +524,46 @@ static ct_result ct__run_slices(ct__slice_fn fn, const ct__sort_job *job, uint64
 /* ---------------------------------------------------------------- unique */
 
 /* Whether the key of an element is a NaN, which equals nothing (not even itself). */
-static inline bool ct__is_nan_key(uint64_t key, uint64_t nan) { return nan && key == nan; }
+static inline bool ct__sort_is_nan_key(uint64_t key, uint64_t nan) { return nan && key == nan; }
 
 /* The rows of a matrix of keys, for unique along a dim. */
-typedef struct ct__rows {
-    const ct__kv *keys;
+typedef struct ct__sort_rows {
+    const ct__sort_kv *keys;
     int64_t cols;
     uint64_t nan;
-} ct__rows;
+} ct__sort_rows;
 
 /* unique_dim's order: the first column where one row's element is < or >
  * the other's decides; NaN is neither, so it decides nothing. */
-static bool ct__row_less(const ct__rows *r, int64_t a, int64_t b)
+static bool ct__sort_row_less(const ct__sort_rows *r, int64_t a, int64_t b)
 {
-    const ct__kv *x = r->keys + a * r->cols, *y = r->keys + b * r->cols;
+    const ct__sort_kv *x = r->keys + a * r->cols, *y = r->keys + b * r->cols;
     for (int64_t c = 0; c < r->cols; c++) {
-        if (ct__is_nan_key(x[c].key, r->nan) || ct__is_nan_key(y[c].key, r->nan)) continue;
+        if (ct__sort_is_nan_key(x[c].key, r->nan) || ct__sort_is_nan_key(y[c].key, r->nan)) continue;
         if (x[c].key != y[c].key) return x[c].key < y[c].key;
     }
     return false;
 }
 
 /* torch.equal of two rows: a NaN makes them differ. */
-static bool ct__row_equal(const ct__rows *r, int64_t a, int64_t b)
+static bool ct__sort_row_equal(const ct__sort_rows *r, int64_t a, int64_t b)
 {
-    const ct__kv *x = r->keys + a * r->cols, *y = r->keys + b * r->cols;
+    const ct__sort_kv *x = r->keys + a * r->cols, *y = r->keys + b * r->cols;
     for (int64_t c = 0; c < r->cols; c++)
-        if (x[c].key != y[c].key || ct__is_nan_key(x[c].key, r->nan)) return false;
+        if (x[c].key != y[c].key || ct__sort_is_nan_key(x[c].key, r->nan)) return false;
     return true;
 }
 
-#define CT__ROW_LESS(a, b, ctx) ct__row_less((const ct__rows *)(ctx), (a)->idx, (b)->idx)
+#define CT__ROW_LESS(a, b, ctx) ct__sort_row_less((const ct__sort_rows *)(ctx), (a)->idx, (b)->idx)
 CT__DEFINE_STD_SORT(rows, CT__ROW_LESS)
 
 /* Whether item b continues the run of item a: equal elements (a NaN equals
  * nothing), or equal rows. */
-static inline bool ct__same_item(const ct__kv *a, const ct__kv *b, const ct__rows *rows, uint64_t nan)
+static inline bool ct__sort_same_item(const ct__sort_kv *a, const ct__sort_kv *b, const ct__sort_rows *rows,
+                                      uint64_t nan)
 {
-    if (rows) return ct__row_equal(rows, a->idx, b->idx);
-    return a->key == b->key && !ct__is_nan_key(a->key, nan);
+    if (rows) return ct__sort_row_equal(rows, a->idx, b->idx);
+    return a->key == b->key && !ct__sort_is_nan_key(a->key, nan);
 }
 
 /* unique's outputs: m values (rows of `cols` when cols > 0), and the inverse
@@ -573,7 +581,7 @@ static ct_result ct__unique_outputs(ct__sort_job *job, int64_t m, int64_t cols)
 }
 
 /* unique's values: the items of the first m entries of order. */
-static void ct__store_items(ct__sort_job *job, const ct__kv *order, int64_t m, const ct__rows *rows)
+static void ct__store_items(ct__sort_job *job, const ct__sort_kv *order, int64_t m, const ct__sort_rows *rows)
 {
     const ct_tensor *in = job->input;
     int64_t width = (int64_t)ct__esize(in) * (rows ? rows->cols : 1);
@@ -588,19 +596,20 @@ static void ct__store_items(ct__sort_job *job, const ct__kv *order, int64_t m, c
 /* Runs of equal items in order (as unique_consecutive finds them among rows,
  * and unique after sorting): the outputs from the first item of each run,
  * which are moved to the front of order on the way. */
-static ct_result ct__emit_runs(ct__sort_job *job, ct__kv *order, int64_t n, const ct__rows *rows, uint64_t nan)
+static ct_result ct__emit_runs(ct__sort_job *job, ct__sort_kv *order, int64_t n, const ct__sort_rows *rows,
+                               uint64_t nan)
 {
     int64_t m = n > 0;
-    for (int64_t j = 1; j < n; j++) m += !ct__same_item(&order[j - 1], &order[j], rows, nan);
+    for (int64_t j = 1; j < n; j++) m += !ct__sort_same_item(&order[j - 1], &order[j], rows, nan);
     ct_result r = ct__unique_outputs(job, m, rows ? rows->cols : 0);
     if (r != CT_OK) return r;
     int64_t *counts = job->counts ? (int64_t *)ct__data(job->counts) : NULL;
     int64_t *inverse = job->indices ? (int64_t *)ct__data(job->indices) : NULL;
-    ct__kv prev = {0, 0};
+    ct__sort_kv prev = {0, 0};
     int64_t g = -1, last = 0;
     for (int64_t j = 0; j < n; j++) {
-        ct__kv cur = order[j];
-        if (j == 0 || !ct__same_item(&prev, &cur, rows, nan)) {
+        ct__sort_kv cur = order[j];
+        if (j == 0 || !ct__sort_same_item(&prev, &cur, rows, nan)) {
             if (counts && g >= 0) counts[g] = j - last;
             order[++g] = cur;
             last = j;
@@ -677,13 +686,16 @@ static uint64_t ct__std_hash(const char *p, ct_dtype dt)
 /* Nodes are input positions, in one singly linked list; each bucket holds the
  * node before its first one. */
 typedef struct ct__hset {
-    const ct__kv *keys;
+    const ct__sort_kv *keys;
     uint64_t nan, *hash;
     int64_t *next, *before, head, count, nbuckets;
     int size; /* index of nbuckets in ct__hset_sizes */
 } ct__hset;
 
-static int64_t ct__hset_after(const ct__hset *s, int64_t before) { return before == CT__HSET_HEAD ? s->head : s->next[before]; }
+static int64_t ct__hset_after(const ct__hset *s, int64_t before)
+{
+    return before == CT__HSET_HEAD ? s->head : s->next[before];
+}
 
 /* Link node first in its bucket (_M_insert_bucket_begin, and each step of a rehash). */
 static void ct__hset_push(ct__hset *s, int64_t node)
@@ -726,7 +738,7 @@ static bool ct__hset_grow(ct__hset *s)
 static int64_t ct__hset_insert(ct__hset *s, int64_t i)
 {
     int64_t b = (int64_t)(s->hash[i] % (uint64_t)s->nbuckets);
-    if (s->before[b] != CT__HSET_NONE && !ct__is_nan_key(s->keys[i].key, s->nan))
+    if (s->before[b] != CT__HSET_NONE && !ct__sort_is_nan_key(s->keys[i].key, s->nan))
         for (int64_t n = ct__hset_after(s, s->before[b]); n >= 0 && (int64_t)(s->hash[n] % (uint64_t)s->nbuckets) == b;
              n = s->next[n])
             if (s->keys[n].key == s->keys[i].key) return n;
@@ -738,7 +750,7 @@ static int64_t ct__hset_insert(ct__hset *s, int64_t i)
 /* The outputs of unique from the set's distinct values in order; the
  * inverse and counts as PyTorch's maps keyed by value give them, where a NaN
  * finds nothing (inverse 0, count 0). */
-static void ct__emit_set(ct__sort_job *job, const ct__kv *kv, int64_t n, const ct__kv *order, int64_t m,
+static void ct__emit_set(ct__sort_job *job, const ct__sort_kv *kv, int64_t n, const ct__sort_kv *order, int64_t m,
                          const int64_t *node_of, int64_t *pos, uint64_t nan)
 {
     int64_t *counts = job->counts ? (int64_t *)ct__data(job->counts) : NULL;
@@ -750,7 +762,7 @@ static void ct__emit_set(ct__sort_job *job, const ct__kv *kv, int64_t n, const c
      * two values the maps have 2 buckets, and both find the one entry */
     bool one_entry = job->input->dtype == CT_BF16 && m == 2 && order[0].key == order[1].key;
     for (int64_t i = 0; i < n; i++) {
-        bool found = !ct__is_nan_key(kv[i].key, nan);
+        bool found = !ct__sort_is_nan_key(kv[i].key, nan);
         int64_t g = one_entry ? 1 : found ? pos[node_of[i]] : 0;
         if (inverse) inverse[i] = g;
         if (counts && found) counts[g]++;
@@ -760,13 +772,13 @@ static void ct__emit_set(ct__sort_job *job, const ct__kv *kv, int64_t n, const c
 
 /* unique as PyTorch 1.13 computes it: the set's order, sorted by value with
  * std::sort (NaN neither smaller nor larger than anything) when asked. */
-static ct_result ct__unique_by_set(ct__sort_job *job, const ct__kv *kv, int64_t n, uint64_t nan)
+static ct_result ct__unique_by_set(ct__sort_job *job, const ct__sort_kv *kv, int64_t n, uint64_t nan)
 {
     const ct_tensor *in = job->input;
     const char *src = ct__data(in);
     int64_t width = (int64_t)ct__esize(in), m = 0;
     int64_t *mem = (int64_t *)CT_MALLOC((size_t)(4 * n + 1) * sizeof(int64_t));
-    ct__kv *order = (ct__kv *)CT_MALLOC((size_t)(n + 1) * sizeof(ct__kv));
+    ct__sort_kv *order = (ct__sort_kv *)CT_MALLOC((size_t)(n + 1) * sizeof(ct__sort_kv));
     ct__hset s = {kv, nan, (uint64_t *)mem, mem + n, (int64_t *)CT_MALLOC(13 * sizeof(int64_t)), -1, 0, 13, 0};
     ct_result r = mem && order && s.before ? CT_OK : CT__OOM();
     int64_t *node_of = mem + 2 * n, *pos = mem + 3 * n;
@@ -775,7 +787,7 @@ static ct_result ct__unique_by_set(ct__sort_job *job, const ct__kv *kv, int64_t 
     for (int64_t i = 0; r == CT_OK && i < n; i++)
         if ((node_of[i] = ct__hset_insert(&s, i)) < 0) r = CT__OOM();
     if (r == CT_OK) {
-        ct__rows by_value = {kv, 1, nan};
+        ct__sort_rows by_value = {kv, 1, nan};
         for (int64_t p = s.head; p >= 0; p = s.next[p]) order[m++] = kv[p];
         if (job->sorted) ct__std_sort_rows(order, order + m, &by_value);
         r = ct__unique_outputs(job, m, 0);
@@ -790,13 +802,13 @@ static ct_result ct__unique_by_set(ct__sort_job *job, const ct__kv *kv, int64_t 
 /* Whether sorting the values loses what PyTorch's set would show: its order
  * (sorted=False), NaNs, or a bfloat16 -0 (which the set may keep beside 0).
  * Bool inputs take another path in PyTorch, which always sorts. */
-static bool ct__unique_needs_set(const ct__kv *kv, int64_t n, const ct_tensor *in, uint64_t nan, bool sorted)
+static bool ct__unique_needs_set(const ct__sort_kv *kv, int64_t n, const ct_tensor *in, uint64_t nan, bool sorted)
 {
     if (in->dtype == CT_BOOL) return false;
     if (!sorted) return true;
+    const uint16_t *bits = (const uint16_t *)ct__data(in);
     for (int64_t i = 0; i < n; i++)
-        if (ct__is_nan_key(kv[i].key, nan) || (in->dtype == CT_BF16 && ((const uint16_t *)ct__data(in))[i] == 0x8000))
-            return true;
+        if (ct__sort_is_nan_key(kv[i].key, nan) || (in->dtype == CT_BF16 && bits[i] == 0x8000)) return true;
     return false;
 }
 
@@ -843,7 +855,7 @@ static ct_result ct__unique_runs(ct__sort_job *job)
         }                                                               \
         if (inverse) inverse[i] = g;                                    \
     }
-    CT__BY_SIZE(CT__EMIT_RUNS)
+    CT__SORT_BY_SIZE(CT__EMIT_RUNS)
 #undef CT__EMIT_RUNS
     if (counts && m) counts[m - 1] = n - last;
     CT_FREE(starts);
@@ -855,15 +867,15 @@ static ct_result ct__cpu_unique(ct__sort_job *job, bool consecutive)
     const ct_tensor *in = job->input;
     if (consecutive && job->dim < 0) return ct__unique_runs(job);
     int64_t n = ct_numel(in), rows = job->dim < 0 ? n : in->sizes[0], cols = job->dim < 0 ? 1 : n / CT__MAX(1, rows);
-    uint64_t nan = ct__nan_key(in->dtype);
+    uint64_t nan = ct__sort_nan_key(in->dtype);
     /* keys of every element, then room to sort them (flat) or one entry per row */
-    ct__kv *kv = (ct__kv *)CT_MALLOC((size_t)(n + rows + 1) * sizeof(ct__kv));
+    ct__sort_kv *kv = (ct__sort_kv *)CT_MALLOC((size_t)(n + rows + 1) * sizeof(ct__sort_kv));
     if (!kv) return CT__OOM();
     ct__key_loaders[in->dtype](ct__data(in), (int64_t)ct__esize(in), n, 0, kv);
     ct_result r;
     if (job->dim >= 0) {
-        ct__rows by_row = {kv, cols, nan};
-        ct__kv *order = kv + n;
+        ct__sort_rows by_row = {kv, cols, nan};
+        ct__sort_kv *order = kv + n;
         for (int64_t i = 0; i < rows; i++) order[i].idx = i;
         if (!consecutive) ct__std_sort_rows(order, order + rows, &by_row);
         r = ct__emit_runs(job, order, rows, &by_row, nan);
@@ -897,7 +909,7 @@ static void ct__nonzero_count(int64_t begin, int64_t end, void *ctx)
         int64_t count = 0, b = c * z->chunk, e = CT__MIN(numel, b + z->chunk);
 #define CT__NONZERO_COUNT(T) \
     for (int64_t i = b; i < e; i++) count += (((const T *)p)[i] & (T)z->mask) != 0
-        CT__BY_SIZE(CT__NONZERO_COUNT)
+        CT__SORT_BY_SIZE(CT__NONZERO_COUNT)
 #undef CT__NONZERO_COUNT
         z->first[c + 1] = count;
     }
@@ -923,7 +935,7 @@ static void ct__nonzero_chunk(const ct__nonzero_job *z, int64_t c)
         for (int d = 0; d < last; d++) z->out[d * z->n + at] = coord[d];              \
         z->out[last * z->n + at++] = coord[last] + k;                                 \
     }
-        CT__BY_SIZE(CT__NONZERO_WRITE)
+        CT__SORT_BY_SIZE(CT__NONZERO_WRITE)
 #undef CT__NONZERO_WRITE
         i += run;
         coord[last] += run;

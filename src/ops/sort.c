@@ -7,7 +7,7 @@ static ct_result ct__sorting(ct__op op, ct__sort_job *job)
 }
 
 /* Set the caller's result pointers to NULL (those given). */
-static void ct__clear_results(ct_tensor **a, ct_tensor **b, ct_tensor **c)
+static void ct__sort_clear_results(ct_tensor **a, ct_tensor **b, ct_tensor **c)
 {
     if (a) *a = NULL;
     if (b) *b = NULL;
@@ -15,12 +15,12 @@ static void ct__clear_results(ct_tensor **a, ct_tensor **b, ct_tensor **c)
 }
 
 /* Hand a result on to the caller's pointer, when there is one. */
-static void ct__hand_on(ct_tensor **dst, ct_tensor *t)
+static void ct__sort_hand_on(ct_tensor **dst, ct_tensor *t)
 {
     if (dst) *dst = ct_keep(t);
 }
 
-static ct_result ct__not_implemented(const char *kernel, ct_dtype dt)
+static ct_result ct__sort_not_implemented(const char *kernel, ct_dtype dt)
 {
     return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__dtype_title(dt));
 }
@@ -48,14 +48,14 @@ static ct_result ct__values_indices(ct__op op, ct__sort_job *job, const int64_t 
         r = job->indices && (job->values || !v) ? ct__sorting(op, job) : ct_last_error_code();
     }
     if (r == CT_OK) {
-        ct__hand_on(values, v);
-        ct__hand_on(indices, i);
+        ct__sort_hand_on(values, v);
+        ct__sort_hand_on(indices, i);
     }
     ct_scope_end(s);
     return r;
 }
 
-static ct__sort_job ct__job_for(const ct_tensor *t, int dim)
+static ct__sort_job ct__sort_job_for(const ct_tensor *t, int dim)
 {
     ct__sort_job job;
     memset(&job, 0, sizeof job);
@@ -67,7 +67,7 @@ static ct__sort_job ct__job_for(const ct_tensor *t, int dim)
 ct_result ct_sort(const ct_tensor *input, int dim, bool descending, bool stable, ct_tensor **values,
                   ct_tensor **indices)
 {
-    ct__clear_results(values, indices, NULL);
+    ct__sort_clear_results(values, indices, NULL);
     CT__ARG_R(input, "input", 1);
     int d = ct__wrap_dim(dim, input->ndim);
     if (d < 0) return ct_last_error_code();
@@ -75,7 +75,7 @@ ct_result ct_sort(const ct_tensor *input, int dim, bool descending, bool stable,
     int64_t strides[CT_MAX_DIMS];
     if (ct__is_dense(input)) memcpy(strides, input->strides, sizeof strides);
     else ct__dense_strides_for(&input, 1, input->sizes, input->ndim, strides);
-    ct__sort_job job = ct__job_for(input, d);
+    ct__sort_job job = ct__sort_job_for(input, d);
     job.descending = descending;
     job.stable = stable;
     return ct__values_indices(CT__OP_sort, &job, input->sizes, strides, input->ndim, false, values, indices);
@@ -91,18 +91,18 @@ ct_tensor *ct_argsort(const ct_tensor *input, int dim, bool descending, bool sta
 ct_result ct_topk(const ct_tensor *input, int64_t k, int dim, bool largest, bool sorted, ct_tensor **values,
                   ct_tensor **indices)
 {
-    ct__clear_results(values, indices, NULL);
+    ct__sort_clear_results(values, indices, NULL);
     CT__ARG_R(input, "input", 1);
     int d = ct__wrap_dim(dim, input->ndim);
     if (d < 0) return ct_last_error_code();
     if (k < 0 || k > (input->ndim ? input->sizes[d] : 1))
         return ct__fail(CT_ERR_RUNTIME, "selected index k out of range");
     /* PyTorch looks for a kernel unless it just copies a 0-d input */
-    if (input->dtype == CT_BOOL && input->ndim) return ct__not_implemented("topk_cpu", input->dtype);
+    if (input->dtype == CT_BOOL && input->ndim) return ct__sort_not_implemented("topk_cpu", input->dtype);
     int64_t sizes[CT_MAX_DIMS];
     memcpy(sizes, input->sizes, sizeof sizes);
     if (input->ndim) sizes[d] = k;
-    ct__sort_job job = ct__job_for(input, d);
+    ct__sort_job job = ct__sort_job_for(input, d);
     job.k = k;
     job.descending = largest;
     job.sorted = sorted;
@@ -112,7 +112,7 @@ ct_result ct_topk(const ct_tensor *input, int64_t k, int dim, bool largest, bool
 ct_result ct_kthvalue(const ct_tensor *input, int64_t k, int dim, bool keepdim, ct_tensor **values,
                       ct_tensor **indices)
 {
-    ct__clear_results(values, indices, NULL);
+    ct__sort_clear_results(values, indices, NULL);
     CT__ARG_R(input, "input", 1);
     int d = ct__wrap_dim(dim, input->ndim);
     if (d < 0) return ct_last_error_code();
@@ -121,13 +121,13 @@ ct_result ct_kthvalue(const ct_tensor *input, int64_t k, int dim, bool keepdim, 
         return ct__fail(CT_ERR_INDEX, "kthvalue(): Expected reduction dim %d to have non-zero size.", d);
     if (k < 1 || k > n)
         return ct__fail(CT_ERR_RUNTIME, "kthvalue(): selected number k out of range for dimension %d", d);
-    if (input->dtype == CT_BOOL && input->ndim) return ct__not_implemented("kthvalue_cpu", input->dtype);
+    if (input->dtype == CT_BOOL && input->ndim) return ct__sort_not_implemented("kthvalue_cpu", input->dtype);
     int64_t sizes[CT_MAX_DIMS];
     int ndim = input->ndim;
     memcpy(sizes, input->sizes, sizeof sizes);
     if (ndim && keepdim) sizes[d] = 1;
     else if (ndim) memmove(sizes + d, sizes + d + 1, (size_t)(--ndim - d) * sizeof(int64_t));
-    ct__sort_job job = ct__job_for(input, d);
+    ct__sort_job job = ct__sort_job_for(input, d);
     job.k = k;
     return ct__values_indices(CT__OP_kthvalue, &job, sizes, NULL, ndim, input->ndim && !keepdim, values, indices);
 }
@@ -139,15 +139,15 @@ static ct_result ct__unique_flat(ct__op op, const ct_tensor *input, bool sorted,
                                  ct_tensor **inverse, ct_tensor **counts)
 {
     ct_scope s = ct_scope_begin();
-    ct__sort_job job = ct__job_for(ct_contiguous(input), -1);
+    ct__sort_job job = ct__sort_job_for(ct_contiguous(input), -1);
     job.sorted = sorted;
     job.want_inverse = inverse != NULL;
     job.want_counts = counts != NULL;
     ct_result r = job.input ? ct__sorting(op, &job) : ct_last_error_code();
     if (r == CT_OK) {
-        ct__hand_on(output, job.values);
-        ct__hand_on(inverse, job.indices);
-        ct__hand_on(counts, job.counts);
+        ct__sort_hand_on(output, job.values);
+        ct__sort_hand_on(inverse, job.indices);
+        ct__sort_hand_on(counts, job.counts);
     }
     ct_scope_end(s);
     return r;
@@ -155,14 +155,14 @@ static ct_result ct__unique_flat(ct__op op, const ct_tensor *input, bool sorted,
 
 ct_result ct_unique(const ct_tensor *input, bool sorted, ct_tensor **output, ct_tensor **inverse, ct_tensor **counts)
 {
-    ct__clear_results(output, inverse, counts);
+    ct__sort_clear_results(output, inverse, counts);
     CT__ARG_R(input, "input", 1);
     return ct__unique_flat(CT__OP_unique, input, sorted, output, inverse, counts);
 }
 
 ct_result ct_unique_consecutive(const ct_tensor *input, ct_tensor **output, ct_tensor **inverse, ct_tensor **counts)
 {
-    ct__clear_results(output, inverse, counts);
+    ct__sort_clear_results(output, inverse, counts);
     CT__ARG_R(input, "input", 1);
     return ct__unique_flat(CT__OP_unique_consecutive, input, false, output, inverse, counts);
 }
@@ -177,12 +177,13 @@ static ct_result ct__unique_dim_empty(const ct_tensor *input, int d, ct_tensor *
         return ct__fail(CT_ERR_RUNTIME,
                         "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
     if (zero_dims > 1)
-        return ct__fail(CT_ERR_RUNTIME, "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Number of zero sized dimensions is more than one, so unique cannot be applied ");
     int64_t none = 0;
     ct_scope s = ct_scope_begin();
-    ct__hand_on(output, ct__alloc(input->sizes, input->ndim, input->dtype, input->storage->device));
-    ct__hand_on(inverse, ct__alloc(&none, 1, CT_I64, input->storage->device));
-    ct__hand_on(counts, ct__alloc(&none, 1, CT_I64, input->storage->device));
+    ct__sort_hand_on(output, ct__alloc(input->sizes, input->ndim, input->dtype, input->storage->device));
+    ct__sort_hand_on(inverse, ct__alloc(&none, 1, CT_I64, input->storage->device));
+    ct__sort_hand_on(counts, ct__alloc(&none, 1, CT_I64, input->storage->device));
     ct_scope_end(s);
     return (output && !*output) || (inverse && !*inverse) || (counts && !*counts) ? ct_last_error_code() : CT_OK;
 }
@@ -194,7 +195,7 @@ static ct_result ct__unique_dim_empty(const ct_tensor *input, int d, ct_tensor *
 static ct_result ct__unique_dim(ct__op op, const ct_tensor *input, int dim, ct_tensor **output, ct_tensor **inverse,
                                 ct_tensor **counts)
 {
-    ct__clear_results(output, inverse, counts);
+    ct__sort_clear_results(output, inverse, counts);
     CT__ARG_R(input, "input", 1);
     int d = ct__wrap_dim_strict(dim, input->ndim);
     if (d < 0) return ct_last_error_code();
@@ -202,16 +203,16 @@ static ct_result ct__unique_dim(ct__op op, const ct_tensor *input, int dim, ct_t
     const int64_t rows_cols[2] = {input->sizes[d], -1};
     ct_scope s = ct_scope_begin();
     ct_tensor *moved = ct_transpose(input, 0, d);
-    ct__sort_job job = ct__job_for(ct_reshape(ct_contiguous(moved), ct_shape_make(2, rows_cols)), 0);
+    ct__sort_job job = ct__sort_job_for(ct_reshape(ct_contiguous(moved), ct_shape_make(2, rows_cols)), 0);
     job.want_inverse = true;
     job.want_counts = counts != NULL;
     ct_result r = job.input ? ct__sorting(op, &job) : ct_last_error_code();
     if (r == CT_OK) {
         ct_shape rows = ct_shape_of(moved);
         rows.size[0] = -1;
-        ct__hand_on(output, ct_transpose(ct_view(job.values, rows), 0, d));
-        ct__hand_on(inverse, job.indices);
-        ct__hand_on(counts, job.counts);
+        ct__sort_hand_on(output, ct_transpose(ct_view(job.values, rows), 0, d));
+        ct__sort_hand_on(inverse, job.indices);
+        ct__sort_hand_on(counts, job.counts);
         r = output && !*output ? ct_last_error_code() : CT_OK;
     }
     ct_scope_end(s);
@@ -237,7 +238,7 @@ ct_tensor *ct_nonzero(const ct_tensor *input)
 {
     CT__ARG(input, "input", 1);
     ct_scope s = ct_scope_begin();
-    ct__sort_job job = ct__job_for(ct_contiguous(input), -1);
+    ct__sort_job job = ct__sort_job_for(ct_contiguous(input), -1);
     ct_tensor *r = job.input && ct__sorting(CT__OP_nonzero, &job) == CT_OK ? ct_keep(job.indices) : NULL;
     ct_scope_end(s);
     return r;
@@ -334,10 +335,11 @@ static ct_tensor *ct__searchsorted(const ct_tensor *bd, const ct_tensor *in, ct_
     const ct_tensor *pair[2] = {bd, in};
     ct_dtype common = ct__result_type(pair, 2);
     ct_result r = out ? CT_OK : ct_last_error_code();
-    if (r == CT_OK && ct_numel(in) > 0 && common == CT_BOOL) r = ct__not_implemented("searchsorted_out_cpu", common);
+    if (r == CT_OK && ct_numel(in) > 0 && common == CT_BOOL)
+        r = ct__sort_not_implemented("searchsorted_out_cpu", common);
     if (r == CT_OK && ct_numel(in) > 0) {
         ct__stack_scalar ss[2];
-        ct__sort_job job = ct__job_for(ct__search_operand(in, common, &ss[0]), -1);
+        ct__sort_job job = ct__sort_job_for(ct__search_operand(in, common, &ss[0]), -1);
         job.boundaries = ct__search_operand(bd, common, &ss[1]);
         job.sorter = o.sorter ? ct_contiguous(o.sorter) : NULL;
         job.indices = out;
