@@ -40,6 +40,9 @@ typedef struct ct__backend {
     void (*pointwise)(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args);
     /* The join family's index kernels: gather, scatter, masks (see ct__index_job). */
     void (*index)(ct__index_job *job);
+    /* The sorting and selection ops (src/ops/sort_ops.h): CT_OK, or an error
+     * such as running out of scratch memory. */
+    ct_result (*sorting)(ct__op op, ct__sort_job *job);
 } ct__backend;
 
 /* The backend of a device type (NULL when it is not linked in). */
