@@ -36,6 +36,8 @@ typedef struct ct__backend {
     /* out = op(inputs): inputs of one dtype, broadcast to out's shape; out is
      * of that dtype (or bool for comparisons). */
     void (*pointwise)(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args);
+    /* Reductions, scans and softmax (src/ops/reduce_ops.h). */
+    const ct__reduce_kernels *reduce;
 } ct__backend;
 
 /* The backend of a device type (NULL when it is not linked in). */
