@@ -6001,37 +6001,43 @@ static int ct__cascade_power(int64_t size)
     return CT__MAX(4, c / 4);
 }
 
-/* Sums run on four levels of accumulators, each a row of NROWS vectors of
- * W lanes. A top-level block of 2^(3 lp) rows always starts from zero, so
- * blocks are summed in parallel and added to the top level in order, as the
- * serial loop would. CT__MRS(name, A, W, LOADV) defines
- *   name(in, row stride, column stride, rows, sums[4][W]). */
-#define CT__MRS(name, A, W, LOADV)                                                                        \
+/* Sums run on four levels of accumulators, each 4 vectors of W lanes. A
+ * top-level block of 2^(3 lp) rows always starts from zero, so blocks are
+ * summed in parallel and added to the top level in order, as the serial
+ * loop would. CT__MRS(name, A, W, ADDV) defines
+ *   name(in, row stride, column stride, rows, sums[4][W])
+ * where ADDV(a, p) adds the W lanes at p to a. */
+#define CT__MRS(name, A, W, ADDV)                                                                         \
+    /* rows [i, end) added into the level-0 sums, held in a local copy */                                \
+    static inline void name##_rows(const char *in, int64_t rs, int64_t cs, int64_t i, int64_t end, A a[4][W]) \
+    {                                                                                                     \
+        A t[4][W];                                                                                        \
+        memcpy(t, a, sizeof t);                                                                           \
+        for (; i < end; i++) {                                                                            \
+            const char *row = in + i * rs;                                                                \
+            ADDV(t[0], row);                                                                              \
+            ADDV(t[1], row + cs);                                                                         \
+            ADDV(t[2], row + 2 * cs);                                                                     \
+            ADDV(t[3], row + 3 * cs);                                                                     \
+        }                                                                                                 \
+        memcpy(a, t, sizeof t);                                                                           \
+    }                                                                                                     \
     static void name##_core(const char *in, int64_t rs, int64_t cs, int64_t size, int lp, int64_t i,      \
                             A acc[4][4][W])                                                               \
     {                                                                                                     \
         int64_t step = (int64_t)1 << lp, mask = step - 1;                                                 \
-        A v[W];                                                                                           \
-        while (i + step <= size) {                                                                        \
-            for (int64_t j = 0; j < step; j++, i++)                                                       \
-                for (int k = 0; k < 4; k++) {                                                             \
-                    LOADV(v, in + i * rs + k * cs);                                                       \
-                    for (int l = 0; l < W; l++) acc[0][k][l] += v[l];                                     \
-                }                                                                                         \
+        for (; i + step <= size; i += step) {                                                             \
+            name##_rows(in, rs, cs, i, i + step, acc[0]);                                                 \
             for (int j = 1; j < 4; j++) {                                                                 \
                 for (int k = 0; k < 4; k++)                                                               \
                     for (int l = 0; l < W; l++) {                                                         \
                         acc[j][k][l] += acc[j - 1][k][l];                                                 \
                         acc[j - 1][k][l] = 0;                                                             \
                     }                                                                                     \
-                if (i & (mask << (j * lp))) break;                                                        \
+                if ((i + step) & (mask << (j * lp))) break;                                               \
             }                                                                                             \
         }                                                                                                 \
-        for (; i < size; i++)                                                                             \
-            for (int k = 0; k < 4; k++) {                                                                 \
-                LOADV(v, in + i * rs + k * cs);                                                           \
-                for (int l = 0; l < W; l++) acc[0][k][l] += v[l];                                         \
-            }                                                                                             \
+        name##_rows(in, rs, cs, i, size, acc[0]);                                                         \
     }                                                                                                     \
     typedef struct name##_job {                                                                           \
         const char *in;                                                                                   \
@@ -6080,15 +6086,12 @@ static int ct__cascade_power(int64_t size)
 
 /* row_sum: the row read as (-1, 4), its four column sums, the rest added to
  * the first, then the four added up. */
-#define CT__ROWSUM(name, mrs, A, W, LOADV)                                                                \
+#define CT__ROWSUM(name, mrs, A, W, ADDV)                                                                 \
     static void name(const char *in, int64_t stride, int64_t size, A out[W])                              \
     {                                                                                                     \
-        A p[4][W], v[W];                                                                                  \
+        A p[4][W];                                                                                        \
         mrs(in, 4 * stride, stride, size / 4, p);                                                         \
-        for (int64_t i = size / 4 * 4; i < size; i++) {                                                   \
-            LOADV(v, in + i * stride);                                                                    \
-            for (int l = 0; l < W; l++) p[0][l] += v[l];                                                  \
-        }                                                                                                 \
+        for (int64_t i = size / 4 * 4; i < size; i++) ADDV(p[0], in + i * stride);                       \
         for (int k = 1; k < 4; k++)                                                                       \
             for (int l = 0; l < W; l++) p[0][l] += p[k][l];                                               \
         memcpy(out, p[0], sizeof p[0]);                                                                   \
@@ -6100,12 +6103,12 @@ static int ct__cascade_power(int64_t size)
  * an output as PyTorch's CastStoreAccumulate, ADD(o, x) the elementwise
  * out + in of a reduction over nothing. */
 #define CT__CASCADE(fam, A, W, ES, VN, LD, LDVI, STORE, ADD)                                              \
-    static inline void ct__ld1_##fam(A *v, const char *p) { v[0] = LD(p); }                               \
-    static inline void ct__ldo_##fam(A *v, const char *p)                                                 \
+    static inline void ct__ld1_##fam(A *a, const char *p) { a[0] += LD(p); }                              \
+    static inline void ct__ldo_##fam(A *a, const char *p)                                                 \
     {                                                                                                     \
-        for (int l = 0; l < W; l++) v[l] = LD(p + l * (ES));                                              \
+        for (int l = 0; l < W; l++) a[l] += LD(p + l * (ES));                                             \
     }                                                                                                     \
-    static inline void ct__ldi_##fam(A *v, const char *p) { LDVI(v, p); }                                 \
+    static inline void ct__ldi_##fam(A *a, const char *p) { LDVI(a, p); }                                 \
     CT__MRS(ct__mrs1_##fam, A, 1, ct__ld1_##fam)                                                          \
     CT__MRS(ct__mrso_##fam, A, W, ct__ldo_##fam)                                                          \
     CT__MRS(ct__mrsi_##fam, A, W, ct__ldi_##fam)                                                          \
@@ -6197,12 +6200,12 @@ static inline double ct__nzd(double v) { return v != v ? 0.0 : v; }
 /* Inner vector loads: float and double lanes are the elements; float16
  * lanes sum neighbouring pairs (load_reduce_vec), bfloat16 lanes the two
  * halves of 16 elements (load_fp32_from_bf16). */
-#define CT__LDVI_SAME(LD, ES) \
-    for (int l = 0; l < 8 * 4 / (ES); l++) v[l] = LD(p + l * (ES))
-#define CT__LDVI_PAIRS(LD) \
-    for (int l = 0; l < 8; l++) v[l] = (0.0f + LD(p + 4 * l)) + LD(p + 4 * l + 2)
-#define CT__LDVI_HALVES(LD) \
-    for (int l = 0; l < 8; l++) v[l] = LD(p + 2 * l) + LD(p + 2 * l + 16)
+#define CT__LDVI_SAME(a, p, LD, ES) \
+    for (int l = 0; l < 8 * 4 / (ES); l++) (a)[l] += LD((p) + l * (ES))
+#define CT__LDVI_PAIRS(a, p, LD) \
+    for (int l = 0; l < 8; l++) (a)[l] += (0.0f + LD((p) + 4 * l)) + LD((p) + 4 * l + 2)
+#define CT__LDVI_HALVES(a, p, LD) \
+    for (int l = 0; l < 8; l++) (a)[l] += LD((p) + 2 * l) + LD((p) + 2 * l + 16)
 /* Stores: out += sum; float16 and bfloat16 round the sum, then the addition. */
 #define CT__ST_F32(p, v) (*(float *)(p) += (v))
 #define CT__ST_F64(p, v) (*(double *)(p) += (v))
@@ -6217,14 +6220,14 @@ static inline double ct__nzd(double v) { return v != v ? 0.0 : v; }
 #define CT__ADD_NF16(o, x) ct__f2h(o, ct__nzf(ct__h2f(o)) + CT__LD_NF16(x))
 #define CT__ADD_NBF16(o, x) ct__f2b(o, ct__nzf(ct__b2f(o)) + CT__LD_NBF16(x))
 
-#define CT__LDVI_f32(v, p) CT__LDVI_SAME(CT__LD_F32, 4)
-#define CT__LDVI_f64(v, p) CT__LDVI_SAME(CT__LD_F64, 8)
-#define CT__LDVI_f16(v, p) CT__LDVI_PAIRS(ct__h2f)
-#define CT__LDVI_bf16(v, p) CT__LDVI_HALVES(ct__b2f)
-#define CT__LDVI_nf32(v, p) CT__LDVI_SAME(CT__LD_NF32, 4)
-#define CT__LDVI_nf64(v, p) CT__LDVI_SAME(CT__LD_NF64, 8)
-#define CT__LDVI_nf16(v, p) CT__LDVI_PAIRS(CT__LD_NF16)
-#define CT__LDVI_nbf16(v, p) CT__LDVI_HALVES(CT__LD_NBF16)
+#define CT__LDVI_f32(a, p) CT__LDVI_SAME(a, p, CT__LD_F32, 4)
+#define CT__LDVI_f64(a, p) CT__LDVI_SAME(a, p, CT__LD_F64, 8)
+#define CT__LDVI_f16(a, p) CT__LDVI_PAIRS(a, p, ct__h2f)
+#define CT__LDVI_bf16(a, p) CT__LDVI_HALVES(a, p, ct__b2f)
+#define CT__LDVI_nf32(a, p) CT__LDVI_SAME(a, p, CT__LD_NF32, 4)
+#define CT__LDVI_nf64(a, p) CT__LDVI_SAME(a, p, CT__LD_NF64, 8)
+#define CT__LDVI_nf16(a, p) CT__LDVI_PAIRS(a, p, CT__LD_NF16)
+#define CT__LDVI_nbf16(a, p) CT__LDVI_HALVES(a, p, CT__LD_NBF16)
 
 CT__CASCADE(f32, float, 8, 4, 8, CT__LD_F32, CT__LDVI_f32, CT__ST_F32, CT__ADD_F32)
 CT__CASCADE(f64, double, 4, 8, 4, CT__LD_F64, CT__LDVI_f64, CT__ST_F64, CT__ADD_F64)
@@ -6626,23 +6629,46 @@ static void ct__norm_row(void *acc, const char *x, int64_t stride, int64_t n, co
     *(double *)acc = a;
 }
 
+/* The fused 8-lane loop of the vectorised p = 2 path over n floats (a
+ * multiple of 8). fmaf is exact however it is computed; x86 machines with
+ * AVX2 and FMA (PyTorch's own kernel needs them) run a copy compiled for
+ * them, whose fmaf is one instruction instead of a call into libm. */
+#define CT__NORM_LANES(name, ATTR)                                                                        \
+    static ATTR void name(const float *x, int64_t n, float *lanes)                                        \
+    {                                                                                                     \
+        float acc[8];                                                                                     \
+        memcpy(acc, lanes, sizeof acc);                                                                   \
+        for (int64_t d = 0; d < n; d += 8)                                                                \
+            for (int l = 0; l < 8; l++) acc[l] = fmaf(x[d + l], x[d + l], acc[l]);                        \
+        memcpy(lanes, acc, sizeof acc);                                                                   \
+    }
+CT__NORM_LANES(ct__norm_lanes_any, )
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(__FMA__)
+CT__NORM_LANES(ct__norm_lanes_fma, __attribute__((target("avx2,fma"))))
+static void ct__norm_lanes(const float *x, int64_t n, float *lanes)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ct__norm_lanes_fma(x, n, lanes);
+    else ct__norm_lanes_any(x, n, lanes);
+}
+#else
+#define ct__norm_lanes ct__norm_lanes_any
+#endif
+
 /* The vectorised p = 2 path of a contiguous row: 8 (bfloat16: 16) lanes
  * with fused updates, folded in order, then the tail, which GCC unrolls by
  * four with the squares rounded before adding, the last few fused. */
 static void ct__norm_fast_row(void *acc, const char *x, int64_t stride, int64_t n, const void *ctx)
 {
     bool bf = ((const ct__norm_ctx *)ctx)->dt == CT_BF16;
-    int64_t vw = bf ? 16 : 8, d = 0;
+    int64_t vw = bf ? 16 : 8, d = n - n % vw;
     float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0}, b;
     (void)stride;
-    for (; d < n - n % vw; d += vw)
+    if (!bf) ct__norm_lanes((const float *)x, d, lanes);
+    for (int64_t e = 0; bf && e < d; e += vw)
         for (int l = 0; l < 8; l++) {
-            float v = bf ? ct__b2f(x + 2 * (d + l)) : ((const float *)x)[d + l];
-            lanes[l] = fmaf(v, v, lanes[l]);
-            if (bf) {
-                float w = ct__b2f(x + 2 * (d + 8 + l));
-                lanes[l] = fmaf(w, w, lanes[l]);
-            }
+            float v = ct__b2f(x + 2 * (e + l)), w = ct__b2f(x + 2 * (e + 8 + l));
+            lanes[l] = fmaf(w, w, fmaf(v, v, lanes[l]));
         }
     b = lanes[0];
     for (int l = 1; l < 8; l++) b += lanes[l];
@@ -6756,13 +6782,16 @@ typedef struct ct__row {
 } ct__row;
 
 typedef void (*ct__row_fn)(const ct__row *r, ct__aop op, bool last);
+/* the same for nc adjacent rows, elements one element apart (softmax's columns) */
+typedef void (*ct__cols_fn)(const ct__row *r, int64_t nc, bool logsm);
 
 typedef struct ct__along_job {
     ct__iter it;
     int ival, iidx, iin;
-    int64_t is, vs, xs, n;
+    int64_t is, vs, xs, n, es;
     size_t scratch;
     ct__row_fn fn;
+    ct__cols_fn cols; /* or NULL */
     ct__aop op;
     bool last;
     int failed;
@@ -6778,12 +6807,15 @@ static void ct__along_rows(char **data, const int64_t *strides, int64_t m, void 
     const ct__along_range *rg = (const ct__along_range *)ctx;
     const ct__along_job *j = rg->job;
     ct__row r;
+    bool adjacent = j->cols && strides[j->iin] == j->es && strides[j->ival] == j->es;
     r.is = j->is, r.vs = j->vs, r.xs = j->xs, r.n = j->n, r.scratch = rg->scratch;
-    for (int64_t k = 0; k < m; k++) {
+    for (int64_t k = 0, nc = 1; k < m; k += nc) {
         r.in = data[j->iin] + k * strides[j->iin];
         r.val = j->ival < 0 ? NULL : data[j->ival] + k * strides[j->ival];
         r.idx = j->iidx < 0 ? NULL : data[j->iidx] + k * strides[j->iidx];
-        j->fn(&r, j->op, j->last);
+        nc = adjacent ? CT__MIN(64, m - k) : 1;
+        if (adjacent) j->cols(&r, nc, j->op == CT__AOP_LOG_SOFTMAX);
+        else j->fn(&r, j->op, j->last);
     }
 }
 
@@ -6817,6 +6849,7 @@ static ct_result ct__along_run(ct__along_job *job, ct_tensor *values, ct_tensor 
         ops[k] = &sq[k];
     }
     job->n = in->ndim ? in->sizes[dim] : 1;
+    job->es = (int64_t)ct__esize(in);
     job->is = in->ndim ? in->strides[dim] * (int64_t)ct__esize(in) : 0;
     job->vs = values && in->ndim ? values->strides[dim] * (int64_t)ct__esize(values) : 0;
     job->xs = indices && in->ndim ? indices->strides[dim] * 8 : 0;
@@ -7146,9 +7179,39 @@ static inline float ct__fold_bf16(const float *l) { return ct__fold_tree(l); }
 static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2]) + l[3]; }
 #define CT__KEEP(v) (v)
 
-#define CT__ROWS_FLOAT(name, A, LOG1P, EXP, SA, SEXP, SLOG, RND)                                          \
+/* softmax over a dim that is not the last, for nc adjacent rows (columns
+ * one element apart): each column in the order of the row kernel above,
+ * the block read in memory order. exp(x - max) waits in the output when
+ * its type is A (KEEP 1), else it is computed again. */
+#define CT__COLS_SOFTMAX(name, T, A, EXP, LOG, LOAD, STORE, KEEP)                                         \
+    static void ct__softmax_cols_##name(const ct__row *r, int64_t nc, bool logsm)                        \
+    {                                                                                                     \
+        A m[64], sum[64], lsum[64];                                                                       \
+        for (int64_t j = 0; j < nc; j++) m[j] = (A)LOAD(r->in + j * sizeof(T)), sum[j] = 0;               \
+        for (int64_t i = 1; i < r->n; i++)                                                                \
+            for (int64_t j = 0; j < nc; j++) {                                                            \
+                A v = (A)LOAD(r->in + i * r->is + j * sizeof(T));                                         \
+                if (v != v || v > m[j]) m[j] = v;                                                         \
+            }                                                                                             \
+        for (int64_t i = 0; i < r->n; i++)                                                                \
+            for (int64_t j = 0; j < nc; j++) {                                                            \
+                A e = EXP((A)LOAD(r->in + i * r->is + j * sizeof(T)) - m[j]);                             \
+                if (KEEP && !logsm) *(A *)(r->val + i * r->vs + j * sizeof(T)) = e;                       \
+                sum[j] += e;                                                                              \
+            }                                                                                             \
+        for (int64_t j = 0; j < nc; j++) lsum[j] = LOG(sum[j]);                                           \
+        for (int64_t i = 0; i < r->n; i++)                                                                \
+            for (int64_t j = 0; j < nc; j++) {                                                            \
+                char *o = r->val + i * r->vs + j * sizeof(T);                                             \
+                A x = (A)LOAD(r->in + i * r->is + j * sizeof(T));                                         \
+                STORE(o, logsm ? x - m[j] - lsum[j] : (KEEP ? *(A *)o : EXP(x - m[j])) / sum[j]);          \
+            }                                                                                             \
+    }
+
+#define CT__ROWS_FLOAT(name, T, A, LOG1P, EXP, SA, SEXP, SLOG, RND, KEEP)                                 \
     CT__ROW_LOGCUMSUMEXP(name, A, LOG1P, EXP, CT__LOAD_##name, CT__STORE_##name)                          \
     CT__ROW_SOFTMAX(name, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, RND)                         \
+    CT__COLS_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, KEEP)                    \
     static void ct__row_float_##name(const ct__row *r, ct__aop op, bool last)                             \
     {                                                                                                     \
         if (op == CT__AOP_LOGCUMSUMEXP) ct__lcse_##name(r);                                               \
@@ -7160,9 +7223,9 @@ static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2
 
 /* name; logcumsumexp's accumulate type (PyTorch's: double for float) and
  * its functions; softmax's type, its functions and its rounding */
-CT__ROWS_FLOAT(f32, double, log1p, exp, float, expf, logf, CT__KEEP)
-CT__ROWS_FLOAT(f64, double, log1p, exp, double, exp, log, CT__KEEP)
-CT__ROWS_FLOAT(bf16, float, log1pf, expf, float, expf, logf, ct__rb)
+CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, expf, logf, CT__KEEP, 1)
+CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, exp, log, CT__KEEP, 1)
+CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, expf, logf, ct__rb, 0)
 CT__ROWS_NOFLOAT(b8)
 CT__ROWS_NOFLOAT(u8)
 CT__ROWS_NOFLOAT(i8)
@@ -7197,6 +7260,10 @@ static ct_result ct__cpu_along(ct__aop op, ct_tensor *values, ct_tensor *indices
     job.op = op;
     job.last = in->ndim == 0 || dim == in->ndim - 1;
     job.scratch = ct__along_scratch(op, in->ndim ? in->sizes[dim] : 1);
+    job.cols = NULL;
+    if ((op == CT__AOP_SOFTMAX || op == CT__AOP_LOG_SOFTMAX) && !job.last)
+        job.cols = in->dtype == CT_F64 ? ct__softmax_cols_f64 : in->dtype == CT_BF16 ? ct__softmax_cols_bf16
+                                                                                      : ct__softmax_cols_f32;
     switch (in->dtype) {
 #define CT__ALONG_CASE(name, DT, _) case DT: job.fn = ct__row_##name; break;
         CT__DTYPES_A(CT__ALONG_CASE, _)
