@@ -4436,10 +4436,8 @@ static ct_result ct__check_dtype(ct_dtype dtype)
     return CT_OK;
 }
 
-static bool ct__is_float(ct_dtype dt) { return ct_dtype_is_floating(dt); }
-
 /* What sum and prod give without a dtype: integers and bool widen to int64. */
-static ct_dtype ct__widened(ct_dtype dt) { return ct__is_float(dt) ? dt : CT_I64; }
+static ct_dtype ct__widened(ct_dtype dt) { return ct_dtype_is_floating(dt) ? dt : CT_I64; }
 
 /* "\"kernel\" not implemented for 'Dtype'", PyTorch's refusal of a dtype. */
 static ct_result ct__no_kernel(const char *kernel, ct_dtype dt)
@@ -4483,7 +4481,7 @@ static void ct__identity(ct__rop op, ct_dtype dt, void *elem)
     int64_t lo, hi;
     if (op != CT__ROP_MAX && op != CT__ROP_MIN) {
         ct__write_i64(elem, dt, op == CT__ROP_PROD || op == CT__ROP_ALL);
-    } else if (ct__is_float(dt)) {
+    } else if (ct_dtype_is_floating(dt)) {
         ct__write_f64(elem, dt, op == CT__ROP_MAX ? -INFINITY : INFINITY);
     } else {
         ct__int_range(dt, &lo, &hi);
@@ -4576,21 +4574,21 @@ static ct_tensor *ct__sum(const ct_tensor *t, ct_shape dims, bool keepdim, ct_dt
 {
     uint32_t mask;
     if (ct__check_dtype(dtype) != CT_OK || ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
-    nan = nan && ct__is_float(t->dtype); /* integers have no NaN: PyTorch sums them */
+    nan = nan && ct_dtype_is_floating(t->dtype); /* integers have no NaN: PyTorch sums them */
     ct_dtype out = dtype != CT_DEFAULT ? dtype : ct__widened(t->dtype);
-    if (nan && !ct__is_float(out)) {
+    if (nan && !ct_dtype_is_floating(out)) {
         ct__no_kernel("nansum_cpu", out);
         return NULL;
     }
     ct_scope s = ct_scope_begin();
     ct_tensor *r;
-    if (ct__is_float(out)) {
+    if (ct_dtype_is_floating(out)) {
         const ct_tensor *in = ct_to(t, out);
         r = in ? ct__reduce(nan ? CT__ROP_NANSUM : CT__ROP_SUM, in, mask, keepdim, out, NULL) : NULL;
     } else if (out == CT_BOOL) { /* bool + bool is or */
         r = ct__reduce(CT__ROP_ANY, t, mask, keepdim, CT_BOOL, NULL);
     } else { /* integers wrap: summed in int64, the low bits are the narrower sum */
-        const ct_tensor *in = ct__is_float(t->dtype) ? ct_to(t, out) : t;
+        const ct_tensor *in = ct_dtype_is_floating(t->dtype) ? ct_to(t, out) : t;
         r = in ? ct_to(ct__reduce(CT__ROP_SUM, in, mask, keepdim, CT_I64, NULL), out) : NULL;
     }
     ct_keep(r);
@@ -4629,7 +4627,7 @@ ct_tensor *ct_mean_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_d
     int64_t count = 1;
     CT__ARG(input, "input", 1);
     if (ct__check_dtype(dtype) != CT_OK) return NULL;
-    if (!ct__is_float(dtype == CT_DEFAULT ? input->dtype : dtype)) {
+    if (!ct_dtype_is_floating(dtype == CT_DEFAULT ? input->dtype : dtype)) {
         ct__fail(CT_ERR_RUNTIME,
                  "mean(): could not infer output dtype. %s dtype must be either a floating point or complex dtype. "
                  "Got: %s",
@@ -4662,14 +4660,14 @@ static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_d
     }
     ct_scope s = ct_scope_begin();
     ct_tensor *r;
-    if (ct__is_float(out)) { /* float16 has no kernel in PyTorch 1.13: float32, rounded once */
+    if (ct_dtype_is_floating(out)) { /* float16 has no kernel in PyTorch 1.13: float32, rounded once */
         const ct_tensor *in = ct_to(t, out);
         in = in && out == CT_F16 ? ct_to(in, CT_F32) : in;
         r = in ? ct_to(ct__reduce(CT__ROP_PROD, in, mask, keepdim, in->dtype, NULL), out) : NULL;
     } else if (out == CT_BOOL) { /* bool * bool is and */
         r = ct__reduce(CT__ROP_ALL, t, mask, keepdim, CT_BOOL, NULL);
     } else {
-        const ct_tensor *in = ct__is_float(t->dtype) ? ct_to(t, out) : t;
+        const ct_tensor *in = ct_dtype_is_floating(t->dtype) ? ct_to(t, out) : t;
         r = in ? ct_to(ct__reduce(CT__ROP_PROD, in, mask, keepdim, CT_I64, NULL), out) : NULL;
     }
     ct_keep(r);
@@ -4694,20 +4692,15 @@ ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype d
 
 /* ---------------------------------------------------------------- extremes */
 
-static ct_result ct__no_dim_for_empty(const char *name)
-{
-    return ct__fail(CT_ERR_RUNTIME,
-                    "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
-                    "with the 'dim' argument.",
-                    name);
-}
-
 static ct_tensor *ct__amax(const char *name, ct__rop op, const ct_tensor *t, ct_shape dims, bool keepdim)
 {
     uint32_t mask;
     if (ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
     if (ct_numel(t) == 0 && dims.ndim == 0) {
-        ct__no_dim_for_empty(name);
+        ct__fail(CT_ERR_RUNTIME,
+                 "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+                 "with the 'dim' argument.",
+                 name);
         return NULL;
     }
     for (int i = 0; i < dims.ndim && ct_numel(t) == 0; i++) /* PyTorch names the dim as given */
@@ -4826,7 +4819,7 @@ static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, cons
     int64_t sizes[CT_MAX_DIMS];
     uint32_t mask;
     ct__clear_pair(out, mean);
-    if (!ct__is_float(t->dtype))
+    if (!ct_dtype_is_floating(t->dtype))
         return ct__fail(CT_ERR_RUNTIME, "%s only support floating point and complex dtypes", fname);
     if (ct__dims_mask(t, dims, &mask) != CT_OK) return ct_last_error_code();
     int n = ct__kept_shape(t, mask, keepdim, sizes);
@@ -4939,12 +4932,12 @@ ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool kee
     ct__rargs args;
     CT__ARG(input, "input", 1);
     if (ct__check_dtype(dtype) != CT_OK) return NULL;
-    if (dtype != CT_DEFAULT && !ct__is_float(dtype)) {
+    if (dtype != CT_DEFAULT && !ct_dtype_is_floating(dtype)) {
         ct__fail(CT_ERR_RUNTIME, "norm(): the desired output dtype should be either floating point or complex. Got %s instead.",
                  ct__dtype_title(dtype));
         return NULL;
     }
-    if (dtype == CT_DEFAULT && !ct__is_float(input->dtype)) {
+    if (dtype == CT_DEFAULT && !ct_dtype_is_floating(input->dtype)) {
         ct__fail(CT_ERR_RUNTIME, "norm(): input dtype should be either floating point or complex. Got %s instead.",
                  ct__dtype_title(input->dtype));
         return NULL;
@@ -4977,7 +4970,7 @@ ct_tensor *ct_norm_fro(const ct_tensor *input, ct_shape dims, bool keepdim)
                  (long long)dims.size[1]);
         return NULL;
     }
-    if (!ct__is_float(input->dtype)) return ct_norm_dim(input, 2, dims, keepdim, CT_DEFAULT); /* its message */
+    if (!ct_dtype_is_floating(input->dtype)) return ct_norm_dim(input, 2, dims, keepdim, CT_DEFAULT); /* its message */
     ct_scope s = ct_scope_begin();
     ct_tensor *r = ct_sqrt(ct_sum_dim(ct_mul(input, input), dims, keepdim, CT_DEFAULT));
     ct_keep(r);
@@ -5011,7 +5004,7 @@ ct_tensor *ct_logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
         return NULL;
     }
     ct_scope s = ct_scope_begin();
-    const ct_tensor *in = ct__is_float(input->dtype) ? input : ct_to(input, ct__default_dtype);
+    const ct_tensor *in = ct_dtype_is_floating(input->dtype) ? input : ct_to(input, ct__default_dtype);
     in = in && in->dtype == CT_F16 ? ct_to(in, CT_F32) : in; /* no float16 exp in PyTorch 1.13 */
     ct_tensor *r = NULL;
     if (in && ct_numel(in)) {
@@ -5173,7 +5166,7 @@ ct_tensor *ct_logcumsumexp(const ct_tensor *input, int dim)
     ct_tensor *r = NULL;
     CT__ARG(input, "input", 1);
     if (ct__wrap_dim(dim, input->ndim) < 0) return NULL;
-    if (!ct__is_float(input->dtype)) {
+    if (!ct_dtype_is_floating(input->dtype)) {
         ct__no_kernel("logcumsumexp_out_cpu", input->dtype);
         return NULL;
     }
@@ -5191,7 +5184,7 @@ static ct_tensor *ct__softmax(bool logsm, const ct_tensor *t, int dim, ct_dtype 
     if (d < 0) return NULL;
     bool last = t->ndim == 0 || d == t->ndim - 1;
     ct_dtype dt = dtype != CT_DEFAULT ? dtype : t->dtype;
-    if (!ct__is_float(dt)) {
+    if (!ct_dtype_is_floating(dt)) {
         ct__no_kernel(!last ? "softmax_kernel_impl" : logsm ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
                       dt);
         return NULL;
@@ -5979,9 +5972,8 @@ static void ct__rplan_run(const ct__rplan *p, ct__loop2d fn, void *ctx)
     job.fn = fn;
     job.ctx = ctx;
     job.first_kept = CT__MIN(p->ndim, CT__MAX(2, p->nred));
-    int64_t nkept = ct__rplan_count(p, job.first_kept, p->ndim);
-    int64_t block = CT__MAX(1, p->numel / nkept);
     if (p->numel == 0) return;
+    int64_t nkept = ct__rplan_count(p, job.first_kept, p->ndim), block = p->numel / nkept;
     if (nkept > 1) {
         ct__parallel_for(nkept, CT__MAX(1, CT__GRAIN / block), ct__rjob_outer, &job);
     } else if (p->ndim == 2 && p->nred <= 1 && p->shape[1] > 64) {

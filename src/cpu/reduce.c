@@ -169,9 +169,8 @@ static void ct__rplan_run(const ct__rplan *p, ct__loop2d fn, void *ctx)
     job.fn = fn;
     job.ctx = ctx;
     job.first_kept = CT__MIN(p->ndim, CT__MAX(2, p->nred));
-    int64_t nkept = ct__rplan_count(p, job.first_kept, p->ndim);
-    int64_t block = CT__MAX(1, p->numel / nkept);
     if (p->numel == 0) return;
+    int64_t nkept = ct__rplan_count(p, job.first_kept, p->ndim), block = p->numel / nkept;
     if (nkept > 1) {
         ct__parallel_for(nkept, CT__MAX(1, CT__GRAIN / block), ct__rjob_outer, &job);
     } else if (p->ndim == 2 && p->nred <= 1 && p->shape[1] > 64) {
