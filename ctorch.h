@@ -6692,7 +6692,8 @@ static void ct__norm_finish(void *acc, char *out, int64_t offset, const void *ct
 
 /* ---------------------------------------------------------------- sum of squared deviations */
 
-/* The second pass of std_var_all_cpu: in double, in memory order, unfused. */
+/* The second pass of std_var_all_cpu: in double, unfused, in memory order;
+ * each 2-D block sums on its own before it is added to the total. */
 typedef struct ct__sqdev_ctx {
     ct_dtype dt;
     double center, sum;
@@ -6701,12 +6702,14 @@ typedef struct ct__sqdev_ctx {
 static void ct__sqdev_loop(char *out, const char *in, const int64_t *s, int64_t n0, int64_t n1, void *ctx)
 {
     ct__sqdev_ctx *c = (ct__sqdev_ctx *)ctx;
+    double block = 0;
     (void)out;
     for (int64_t j = 0; j < n1; j++)
         for (int64_t i = 0; i < n0; i++) {
             double v = ct__read_f64(in + i * s[1] + j * s[3], c->dt) - c->center, sq = v * v;
-            c->sum += sq;
+            block += sq;
         }
+    c->sum += block;
 }
 
 /* ---------------------------------------------------------------- the reduce entry point */

@@ -192,6 +192,7 @@ static const ct_tensor *make_input(const char *spec)
     if (!x || !at) return x;
     if (at[1] == 'T') return ct_t(x);
     if (at[1] == 'P') return ct_permute(x, int_list(at + 2));
+    if (at[1] == 'E') return ct_expand(x, int_list(at + 2));
     return ct_index(x, at + 2);
 }
 

@@ -12,7 +12,8 @@ in a row-major tensor of that shape (3x5; empty for 0-d). A result of more
 than 256 elements is kept as every step-th element: tensor~step~full shape.
 form: which C function (all, dim, fro, ip for the in-place scans).
 input: a tensor, optionally viewed: tensor@T (transposed), tensor@P2,0,1
-    (permuted), tensor@I<python index> (basic indexing); or a large
+    (permuted), tensor@E3,4,5 (expanded), tensor@I<python index> (basic
+    indexing); or a large
     generated input G<dtype>:<kind>:<size>x<size>, whose element i (row-major)
     is (((i * 7919) % 2003) - 1001) * 2^-(i % 11) ('v') or
     1 + (((i * 7919) % 2003) - 1001) * 2^-20 ('p'), exact in float32, then
@@ -123,6 +124,8 @@ def view(name, t, how):
         return name + '@T', t.t()
     if how.startswith('P'):
         return name + '@' + how, t.permute(*map(int, how[1:].split(',')))
+    if how.startswith('E'):
+        return name + '@' + how, t.expand(*map(int, how[1:].split(',')))
     return name + '@' + how, eval('t[' + how[1:] + ']')
 
 
@@ -448,6 +451,28 @@ for dt in [torch.float32, torch.bfloat16]:
         for d in [-1, 0]:
             for op, f in [('cummax', torch.cummax), ('cummin', torch.cummin)]:
                 record(op, 'dim', inp, argstr(d=d), lambda: f(x, d))
+
+# ---------------------------------------------------------------- expanded inputs: stride 0 in TensorIterator's order
+
+for dt in [torch.float32, torch.float16, torch.float64, torch.int32]:
+    name, x = tensor_input(dt, (3, 1, 5), 's' if dt == torch.float32 else 'r')
+    for how in ['E3,4,5', 'E2,3,9,5']:
+        inp, v = view(name, x, how)
+        for dims, kd in dim_lists(v.dim()):
+            form, a = ('all', '') if dims is None else ('dim', argstr(d=dims, k=kd))
+            for op, f in [('sum', torch.sum), ('mean', torch.mean), ('amax', torch.amax), ('var', torch.var),
+                          ('nansum', torch.nansum)]:
+                record(op, form, inp, a, (lambda: f(v)) if dims is None else (lambda: f(v, dims, keepdim=kd)))
+        for d in [-1, 1]:
+            record('prod', 'dim', inp, argstr(d=d, k=False), lambda: torch.prod(v, d),
+                   half=lambda: torch.prod(v.float(), d).half())
+            record('cumsum', 'dim', inp, argstr(d=d), lambda: torch.cumsum(v, d),
+                   half=lambda: torch.cumsum(v.float(), d).half())
+            record('max', 'dim', inp, argstr(d=d, k=True), lambda: torch.max(v, d, True))
+            if dt.is_floating_point:
+                record('softmax', 'dim', inp, argstr(d=d), lambda: torch.softmax(v, d),
+                       half=lambda: torch.softmax(v.float(), d).half())
+                record('norm', 'dim', inp, argstr(p=2, d=(d,), k=False), lambda: torch.norm(v, 2, (d,)))
 
 # ---------------------------------------------------------------- large inputs: blocks, threads, vector tails
 
