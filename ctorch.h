@@ -6296,8 +6296,23 @@ CT__PROD(double, 4)
 /* ---------------------------------------------------------------- reductions whose order cannot show */
 
 /* out = OP(out, x) over a 2-D block: integer sums and products (which wrap,
- * so any order gives the same bits), extremes, logic and counts. */
-#define CT__FREE_LOOP(name, TI, TO, OP)                                                                   \
+ * so any order gives the same bits), extremes, logic and counts. LIFT makes
+ * an element a partial result and COMBINE joins two, so that a contiguous
+ * row runs in 16 independent lanes the compiler can vectorise. */
+#define CT__FREE_LOOP(name, TI, TO, OP, LIFT, COMBINE)                                                   \
+    static inline TO name##_row(TO acc, const TI *x, int64_t n)                                           \
+    {                                                                                                     \
+        int64_t i = 0;                                                                                    \
+        if (n >= 32) {                                                                                    \
+            TO lanes[16];                                                                                 \
+            for (int l = 0; l < 16; l++) lanes[l] = LIFT(x[l]);                                           \
+            for (i = 16; i + 16 <= n; i += 16)                                                            \
+                for (int l = 0; l < 16; l++) lanes[l] = OP(lanes[l], x[i + l]);                           \
+            for (int l = 0; l < 16; l++) acc = COMBINE(acc, lanes[l]);                                    \
+        }                                                                                                 \
+        for (; i < n; i++) acc = OP(acc, x[i]);                                                           \
+        return acc;                                                                                       \
+    }                                                                                                     \
     static void name(char *out, const char *in, const int64_t *s, int64_t n0, int64_t n1, void *ctx)      \
     {                                                                                                     \
         (void)ctx;                                                                                        \
@@ -6312,12 +6327,11 @@ CT__PROD(double, 4)
         for (int64_t j = 0; j < n1; j++) {                                                                \
             char *o = out + j * s[2];                                                                     \
             const char *x = in + j * s[3];                                                                \
-            if (s[0] == 0) {                                                                              \
+            if (s[0] == 0 && s[1] == (int64_t)sizeof(TI)) {                                               \
+                *(TO *)o = name##_row(*(TO *)o, (const TI *)x, n0);                                       \
+            } else if (s[0] == 0) {                                                                       \
                 TO acc = *(TO *)o;                                                                        \
-                if (s[1] == (int64_t)sizeof(TI))                                                          \
-                    for (int64_t i = 0; i < n0; i++) acc = OP(acc, ((const TI *)x)[i]);                   \
-                else                                                                                      \
-                    for (int64_t i = 0; i < n0; i++) acc = OP(acc, *(const TI *)(x + i * s[1]));          \
+                for (int64_t i = 0; i < n0; i++) acc = OP(acc, *(const TI *)(x + i * s[1]));              \
                 *(TO *)o = acc;                                                                           \
             } else {                                                                                      \
                 for (int64_t i = 0; i < n0; i++) {                                                        \
@@ -6355,12 +6369,16 @@ CT__PROD(double, 4)
 
 #define CT__OP_ADD(a, x) ((int64_t)((uint64_t)(a) + (uint64_t)(int64_t)(x)))
 #define CT__OP_MUL(a, x) ((int64_t)((uint64_t)(a) * (uint64_t)(int64_t)(x)))
+#define CT__AS_I64(x) ((int64_t)(x))
+#define CT__SAME(x) (x)
+#define CT__AND(a, b) ((a) && (b))
+#define CT__OR(a, b) ((a) || (b))
 #define CT__ALL_LOOPS(name, DT, _)                                                                        \
-    CT__FREE_LOOP(ct__rall_##name, ct__##name##_t, uint8_t, CT__OPALL_##name)                             \
-    CT__FREE_LOOP(ct__rany_##name, ct__##name##_t, uint8_t, CT__OPANY_##name)                             \
-    CT__FREE_LOOP(ct__rcount_##name, ct__##name##_t, int64_t, CT__OPCOUNT_##name)                         \
-    CT__FREE_LOOP(ct__rmax_##name, ct__##name##_t, ct__##name##_t, CT__OPMAX_##name)                      \
-    CT__FREE_LOOP(ct__rmin_##name, ct__##name##_t, ct__##name##_t, CT__OPMIN_##name)
+    CT__FREE_LOOP(ct__rall_##name, ct__##name##_t, uint8_t, CT__OPALL_##name, CT__NZ_##name, CT__AND)     \
+    CT__FREE_LOOP(ct__rany_##name, ct__##name##_t, uint8_t, CT__OPANY_##name, CT__NZ_##name, CT__OR)      \
+    CT__FREE_LOOP(ct__rcount_##name, ct__##name##_t, int64_t, CT__OPCOUNT_##name, CT__NZ_##name, CT__OP_ADD) \
+    CT__FREE_LOOP(ct__rmax_##name, ct__##name##_t, ct__##name##_t, CT__OPMAX_##name, CT__SAME, CT__OPMAX_##name) \
+    CT__FREE_LOOP(ct__rmin_##name, ct__##name##_t, ct__##name##_t, CT__OPMIN_##name, CT__SAME, CT__OPMIN_##name)
 /* max keeps a NaN once seen (x != x is false for the integer types) */
 #define CT__OPS_FOR(name)                                                                                 \
     static inline uint8_t CT__OPALL_##name(uint8_t a, ct__##name##_t x) { return a && CT__NZ_##name(x); } \
@@ -6386,8 +6404,8 @@ CT__OPS_FOR(f32)
 CT__OPS_FOR(f64)
 CT__DTYPES_A(CT__ALL_LOOPS, _)
 #define CT__INT_LOOPS(name)                                                                               \
-    CT__FREE_LOOP(ct__rsum_##name, ct__##name##_t, int64_t, CT__OP_ADD)                                   \
-    CT__FREE_LOOP(ct__rprod_##name, ct__##name##_t, int64_t, CT__OP_MUL)
+    CT__FREE_LOOP(ct__rsum_##name, ct__##name##_t, int64_t, CT__OP_ADD, CT__AS_I64, CT__OP_ADD)           \
+    CT__FREE_LOOP(ct__rprod_##name, ct__##name##_t, int64_t, CT__OP_MUL, CT__AS_I64, CT__OP_MUL)
 CT__INT_LOOPS(b8)
 CT__INT_LOOPS(u8)
 CT__INT_LOOPS(i8)
