@@ -6582,7 +6582,6 @@ static void ct__welford_finish(void *acc, char *out, int64_t offset, const void 
 typedef struct ct__norm_ctx {
     ct_dtype dt;
     double p; /* as PyTorch keeps it: a float */
-    bool fast; /* p = 2 over a contiguous last dim: PyTorch's vectorised path */
 } ct__norm_ctx;
 
 /* A double rounded to the norm's dtype, as its C++ type holds it. */
@@ -6732,55 +6731,67 @@ static void ct__sqdev_loop(char *out, const char *in, const int64_t *s, int64_t 
 
 /* ---------------------------------------------------------------- the reduce entry point */
 
+static void ct__reduce_sqdev(const ct__rplan *p, ct_dtype dt, const ct__rargs *args)
+{
+    ct__sqdev_ctx c;
+    ct__rjob job;
+    c.dt = dt;
+    c.center = args->center;
+    c.sum = 0;
+    job.p = p;
+    job.fn = ct__sqdev_loop;
+    job.ctx = &c;
+    job.first_kept = p->ndim; /* one serial pass, as PyTorch's on one thread */
+    if (p->numel) ct__rjob_outer(0, 1, &job);
+    *args->result = c.sum;
+}
+
+static void ct__reduce_var(const ct__rplan *p, ct_dtype dt, const ct__rargs *args)
+{
+    ct__var_ctx c;
+    ct__each w;
+    c.dt = dt;
+    c.args = args;
+    c.mean = args->mean ? ct__data(args->mean) : NULL;
+    w.p = p;
+    w.start = ct__welford_start;
+    w.row = ct__welford_row;
+    w.finish = ct__welford_finish;
+    w.ctx = &c;
+    ct__run_each(&w);
+}
+
+static void ct__reduce_norm(const ct__rplan *p, ct_dtype dt, const ct__rargs *args)
+{
+    ct__norm_ctx c;
+    ct__each w;
+    /* p = 2 over a contiguous last dim takes PyTorch's vectorised path */
+    bool fast = args->p == 2 && (dt == CT_F32 || dt == CT_BF16) && p->nred == 1 &&
+                p->is[0] == (int64_t)ct_dtype_size(dt);
+    c.dt = dt;
+    c.p = args->p;
+    w.p = p;
+    w.start = ct__norm_start;
+    w.row = fast ? ct__norm_fast_row : ct__norm_row;
+    w.finish = ct__norm_finish;
+    w.ctx = &c;
+    ct__run_each(&w);
+}
+
 static void ct__cpu_reduce(ct__rop op, ct_tensor *out, const ct_tensor *in, uint32_t mask, const ct__rargs *args)
 {
     ct__rplan p;
-    ct__rplan_init(&p, op == CT__ROP_SQDEV ? NULL : out, in, mask);
     ct_dtype dt = in->dtype;
-    bool floating = ct_dtype_is_floating(dt);
-    if (op == CT__ROP_SQDEV) {
-        ct__sqdev_ctx c;
-        ct__rjob job;
-        c.dt = dt;
-        c.center = args->center;
-        c.sum = 0;
-        job.p = &p;
-        job.fn = ct__sqdev_loop;
-        job.ctx = &c;
-        job.first_kept = p.ndim;
-        if (p.numel) ct__rjob_outer(0, 1, &job);
-        *args->result = c.sum;
-    } else if ((op == CT__ROP_SUM || op == CT__ROP_NANSUM) && floating) {
+    ct__rplan_init(&p, op == CT__ROP_SQDEV ? NULL : out, in, mask);
+    if (op == CT__ROP_SQDEV) ct__reduce_sqdev(&p, dt, args);
+    else if (op == CT__ROP_VAR) ct__reduce_var(&p, dt, args);
+    else if (op == CT__ROP_NORM) ct__reduce_norm(&p, dt, args);
+    else if ((op == CT__ROP_SUM || op == CT__ROP_NANSUM) && ct_dtype_is_floating(dt))
         ct__rplan_run(&p, ct__cascade_loop(dt, op == CT__ROP_NANSUM), NULL);
-    } else if (op == CT__ROP_PROD && (dt == CT_F32 || dt == CT_F64)) {
+    else if (op == CT__ROP_PROD && (dt == CT_F32 || dt == CT_F64))
         ct__rplan_run(&p, dt == CT_F32 ? ct__prod_float : ct__prod_double, NULL);
-    } else if (op == CT__ROP_VAR) {
-        ct__var_ctx c;
-        ct__each w;
-        c.dt = dt;
-        c.args = args;
-        c.mean = args->mean ? ct__data(args->mean) : NULL;
-        w.p = &p;
-        w.start = ct__welford_start;
-        w.row = ct__welford_row;
-        w.finish = ct__welford_finish;
-        w.ctx = &c;
-        ct__run_each(&w);
-    } else if (op == CT__ROP_NORM) {
-        ct__norm_ctx c;
-        ct__each w;
-        c.dt = dt;
-        c.p = args->p;
-        c.fast = c.p == 2 && (dt == CT_F32 || dt == CT_BF16) && p.nred == 1 && p.is[0] == (int64_t)ct__esize(in);
-        w.p = &p;
-        w.start = ct__norm_start;
-        w.row = c.fast ? ct__norm_fast_row : ct__norm_row;
-        w.finish = ct__norm_finish;
-        w.ctx = &c;
-        ct__run_each(&w);
-    } else {
+    else
         ct__run_free(&p, op, dt, out->dtype);
-    }
 }
 
 /* ---------------------------------------------------------------- along one dim: the driver */
