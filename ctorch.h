@@ -944,6 +944,158 @@ CTORCH_API const char *ct_op_name(int i);
 
 /* ==================== ops/reduce.h ==================== */
 // >>ops/reduce.h
+/* Public reductions, scans and softmax. Every function mirrors the torch
+ * function of the same name and gives the same numbers as PyTorch 1.13 on
+ * the CPU with one thread: sums follow its cascade summation, products its
+ * vector lanes, variances its Welford or two-pass algorithm, so that results
+ * agree to the last bit (softmax and logsumexp, whose exp and log are
+ * vectorised in PyTorch, agree to a few units in the last place).
+ *
+ * Dims: a list of dims is a ct_shape, written CT_DIMS(0, 2); negative dims
+ * count from the end; the empty list CT_SHAPE0 means every dim, as dim=()
+ * does in PyTorch 1.13. With keepdim the reduced dims stay as size 1.
+ * dtype CT_DEFAULT keeps PyTorch's result dtype (integer and bool sums and
+ * products give int64); another dtype converts the input to it first.
+ *
+ * Ops that PyTorch answers with a named tuple of values and indices
+ * (torch.return_types.max, .median, ...) write new tensors to *values and
+ * *indices and return a ct_result; pass NULL for a result you do not need.
+ * On failure both are set to NULL. Indices are int64.
+ *
+ * Where PyTorch 1.13 has no float16 CPU kernel (prod, median, cumsum,
+ * cumprod, cummax, cummin, logcumsumexp, softmax, log_softmax, logsumexp),
+ * ctorch computes in float32 and rounds the result to float16 once.
+ * Results are contiguous. All functions may be called from several threads
+ * on different tensors. */
+
+/* ---------------------------------------------------------------- sums and products */
+
+/* torch.sum(input): the sum of every element; integer and bool inputs give int64. */
+CTORCH_API ct_tensor *ct_sum(const ct_tensor *input);
+/* torch.sum(input, dim, keepdim, dtype=dtype). */
+CTORCH_API ct_tensor *ct_sum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype);
+/* torch.nansum(input): the sum with NaN counted as zero. */
+CTORCH_API ct_tensor *ct_nansum(const ct_tensor *input);
+/* torch.nansum(input, dim, keepdim, dtype=dtype). */
+CTORCH_API ct_tensor *ct_nansum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype);
+/* torch.mean(input): floating inputs only, as in PyTorch; NaN for no elements. */
+CTORCH_API ct_tensor *ct_mean(const ct_tensor *input);
+/* torch.mean(input, dim, keepdim, dtype=dtype): dtype, when given, must be floating. */
+CTORCH_API ct_tensor *ct_mean_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype);
+/* torch.prod(input): the product of every element; integer and bool inputs give int64. */
+CTORCH_API ct_tensor *ct_prod(const ct_tensor *input);
+/* torch.prod(input, dim, keepdim, dtype=dtype): one dim, as in PyTorch. */
+CTORCH_API ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype dtype);
+
+/* ---------------------------------------------------------------- extremes */
+
+/* torch.max(input) / torch.min(input): the largest (smallest) element, NaN if
+ * there is one. Error for a tensor without elements. */
+CTORCH_API ct_tensor *ct_max(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_min(const ct_tensor *input);
+/* torch.max(input, dim, keepdim) / torch.min: the largest (smallest) values
+ * along dim and the index of the first of them (of the first NaN, if any). */
+CTORCH_API ct_result ct_max_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values,
+                                ct_tensor **indices);
+CTORCH_API ct_result ct_min_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values,
+                                ct_tensor **indices);
+/* torch.amax(input, dim, keepdim) / torch.amin: the extremes over several dims. */
+CTORCH_API ct_tensor *ct_amax(const ct_tensor *input, ct_shape dims, bool keepdim);
+CTORCH_API ct_tensor *ct_amin(const ct_tensor *input, ct_shape dims, bool keepdim);
+/* torch.argmax(input) / torch.argmin: the index of the first extreme (or
+ * first NaN) of the flattened input, as a 0-d int64 tensor. */
+CTORCH_API ct_tensor *ct_argmax(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_argmin(const ct_tensor *input);
+/* torch.argmax(input, dim, keepdim) / torch.argmin. */
+CTORCH_API ct_tensor *ct_argmax_dim(const ct_tensor *input, int dim, bool keepdim);
+CTORCH_API ct_tensor *ct_argmin_dim(const ct_tensor *input, int dim, bool keepdim);
+
+/* ---------------------------------------------------------------- statistics */
+
+/* torch.std(input) / torch.var(input): with Bessel's correction. */
+CTORCH_API ct_tensor *ct_std(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_var(const ct_tensor *input);
+/* torch.std(input, dim, correction=correction, keepdim) / torch.var: the
+ * divisor is N - correction (1 is PyTorch's default, unbiased=True; 0 is
+ * unbiased=False); NaN for no elements, inf when N <= correction. */
+CTORCH_API ct_tensor *ct_std_dim(const ct_tensor *input, ct_shape dims, int64_t correction, bool keepdim);
+CTORCH_API ct_tensor *ct_var_dim(const ct_tensor *input, ct_shape dims, int64_t correction, bool keepdim);
+/* torch.std_mean(input, dim, correction=correction, keepdim) / torch.var_mean:
+ * both results of one pass (CT_SHAPE0 for every dim). */
+CTORCH_API ct_result ct_std_mean(const ct_tensor *input, ct_shape dims, int64_t correction, bool keepdim,
+                                 ct_tensor **std, ct_tensor **mean);
+CTORCH_API ct_result ct_var_mean(const ct_tensor *input, ct_shape dims, int64_t correction, bool keepdim,
+                                 ct_tensor **var, ct_tensor **mean);
+/* torch.median(input): the lower median of every element, NaN if there is one. */
+CTORCH_API ct_tensor *ct_median(const ct_tensor *input);
+/* torch.median(input, dim, keepdim): the lower medians along dim and their
+ * indices (among equal values, PyTorch's choice; the first NaN if any). */
+CTORCH_API ct_result ct_median_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values,
+                                   ct_tensor **indices);
+/* torch.mode(input, dim, keepdim): the most frequent value along dim (the
+ * smallest of equally frequent ones) and an index of it, PyTorch's. dim -1 is
+ * PyTorch's default. */
+CTORCH_API ct_result ct_mode(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values,
+                             ct_tensor **indices);
+
+/* ---------------------------------------------------------------- norms */
+
+/* torch.norm(input, p): the p-norm of every element; p may be any number,
+ * INFINITY or -INFINITY; 0 counts the nonzero elements. torch.norm(input),
+ * whose p is 'fro', is ct_norm(input, 2). Floating inputs only. */
+CTORCH_API ct_tensor *ct_norm(const ct_tensor *input, double p);
+/* torch.norm(input, p, dim, keepdim, dtype=dtype). */
+CTORCH_API ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool keepdim, ct_dtype dtype);
+/* torch.norm(input, 'fro', dim, keepdim): at most two dims; over two it is
+ * sqrt(sum(input * input)), as in PyTorch, which rounds differently. */
+CTORCH_API ct_tensor *ct_norm_fro(const ct_tensor *input, ct_shape dims, bool keepdim);
+/* torch.logsumexp(input, dim, keepdim): log(sum(exp(input))) without
+ * overflow; integer inputs give the default float dtype. */
+CTORCH_API ct_tensor *ct_logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim);
+
+/* ---------------------------------------------------------------- logic and counting */
+
+/* torch.all(input) / torch.any: bool, or uint8 for a uint8 input as in PyTorch. */
+CTORCH_API ct_tensor *ct_all(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_any(const ct_tensor *input);
+/* torch.all(input, dim, keepdim) / torch.any. */
+CTORCH_API ct_tensor *ct_all_dim(const ct_tensor *input, int dim, bool keepdim);
+CTORCH_API ct_tensor *ct_any_dim(const ct_tensor *input, int dim, bool keepdim);
+/* torch.count_nonzero(input, dim): int64 counts over the dims (CT_SHAPE0: all). */
+CTORCH_API ct_tensor *ct_count_nonzero(const ct_tensor *input, ct_shape dims);
+
+/* ---------------------------------------------------------------- scans */
+
+/* torch.cumsum(input, dim, dtype=dtype) / torch.cumprod: integer and bool
+ * inputs give int64. Floating sums run in double (float for bfloat16), as
+ * PyTorch's CPU kernels do. */
+CTORCH_API ct_tensor *ct_cumsum(const ct_tensor *input, int dim, ct_dtype dtype);
+CTORCH_API ct_tensor *ct_cumprod(const ct_tensor *input, int dim, ct_dtype dtype);
+/* Tensor.cumsum_(dim, dtype) / Tensor.cumprod_: in place; the result keeps
+ * self's dtype (dtype, when given, must be it). */
+CTORCH_API ct_result ct_cumsum_(ct_tensor *self, int dim, ct_dtype dtype);
+CTORCH_API ct_result ct_cumprod_(ct_tensor *self, int dim, ct_dtype dtype);
+/* torch.cummax(input, dim) / torch.cummin: the running extreme along dim and
+ * the index of its last occurrence so far (NaN sticks). */
+CTORCH_API ct_result ct_cummax(const ct_tensor *input, int dim, ct_tensor **values, ct_tensor **indices);
+CTORCH_API ct_result ct_cummin(const ct_tensor *input, int dim, ct_tensor **values, ct_tensor **indices);
+/* torch.logcumsumexp(input, dim): log of the running sum of exp, floating only. */
+CTORCH_API ct_tensor *ct_logcumsumexp(const ct_tensor *input, int dim);
+
+/* ---------------------------------------------------------------- softmax */
+
+/* torch.softmax(input, dim, dtype=dtype) / torch.log_softmax: over dim, less
+ * the maximum first so that nothing overflows. dtype, when given, converts
+ * the input first (integer inputs need it, as in PyTorch). */
+CTORCH_API ct_tensor *ct_softmax(const ct_tensor *input, int dim, ct_dtype dtype);
+CTORCH_API ct_tensor *ct_log_softmax(const ct_tensor *input, int dim, ct_dtype dtype);
+
+/* ---------------------------------------------------------------- printing */
+
+/* print() of a torch.return_types named tuple: "torch.return_types.<name>(",
+ * then "values=" and "indices=" with the tensors' reprs, as PyTorch prints
+ * the result of torch.max(x, dim), torch.cummin(x, dim), ... */
+CTORCH_API void ct_print_return_types(const char *name, const ct_tensor *values, const ct_tensor *indices);
 
 /* ==================== ops/join.h ==================== */
 // >>ops/join.h
@@ -1487,8 +1639,64 @@ static void ct__write_i64(void *p, ct_dtype dt, int64_t v);
 
 /* ==================== ops/reduce_ops.h ==================== */
 // >>ops/reduce_ops.h
-/* Private: the names of the reduce ops, for the op table (src/ops/optable.h). */
-#define CT__REDUCE_OP_NAMES(X)
+/* Private: the names of the reduce ops, for the op table (src/ops/optable.h),
+ * and the interface between their front ends (src/ops/reduce.c) and a
+ * device's kernels (src/cpu/reduce.c). */
+#define CT__REDUCE_OP_NAMES(X)                                                                        \
+    X(sum) X(nansum) X(mean) X(prod) X(max) X(min) X(amax) X(amin) X(argmax) X(argmin) X(std) X(var)  \
+    X(std_mean) X(var_mean) X(median) X(mode) X(norm) X(logsumexp) X(all) X(any) X(count_nonzero)     \
+    X(cumsum) X(cumprod) X(cummax) X(cummin) X(logcumsumexp) X(softmax) X(log_softmax)
+
+/* What a reduction over a set of dims combines. The front end has already
+ * converted the input to the dtype the kernel works in. */
+typedef enum ct__rop {
+    CT__ROP_SUM,    /* floating: PyTorch's cascade sum; integral and bool: into int64 */
+    CT__ROP_NANSUM, /* floating, NaN counted as zero */
+    CT__ROP_PROD,   /* floating; integral and bool into int64 */
+    CT__ROP_MAX,    /* same dtype in and out; NaN wins */
+    CT__ROP_MIN,
+    CT__ROP_ALL,    /* into bool, or uint8 for a uint8 input */
+    CT__ROP_ANY,
+    CT__ROP_COUNT,  /* nonzero elements, into int64 */
+    CT__ROP_NORM,   /* the p-norm, args->p; same floating dtype in and out */
+    CT__ROP_VAR,    /* Welford: args->correction, take_sqrt, and mean (may be NULL) */
+    CT__ROP_SQDEV   /* sum of (x - args->center)^2 in double into *args->result (out is NULL) */
+} ct__rop;
+
+typedef struct ct__rargs {
+    double p;
+    int64_t correction;
+    bool take_sqrt;
+    ct_tensor *mean; /* laid out as out */
+    double center;
+    double *result;
+} ct__rargs;
+
+/* What runs along one dim: reductions to a value and an index, scans, softmax. */
+typedef enum ct__aop {
+    CT__AOP_MAX,    /* values and indices */
+    CT__AOP_MIN,
+    CT__AOP_ARGMAX, /* indices only */
+    CT__AOP_ARGMIN,
+    CT__AOP_MEDIAN, /* values and indices */
+    CT__AOP_MODE,
+    CT__AOP_CUMSUM, /* values of in's shape */
+    CT__AOP_CUMPROD,
+    CT__AOP_CUMMAX, /* values and indices of in's shape */
+    CT__AOP_CUMMIN,
+    CT__AOP_LOGCUMSUMEXP,
+    CT__AOP_SOFTMAX,
+    CT__AOP_LOG_SOFTMAX
+} ct__aop;
+
+typedef struct ct__reduce_kernels {
+    /* op over the dims of in whose bit is set in mask, into out, which has
+     * in's dims (size 1 where reduced) and holds the op's identity. */
+    void (*reduce)(ct__rop op, ct_tensor *out, const ct_tensor *in, uint32_t mask, const ct__rargs *args);
+    /* op along dim of in into values and/or indices (int64), which have in's
+     * dims, of size 1 along dim for the reductions. Fails only for memory. */
+    ct_result (*along)(ct__aop op, ct_tensor *values, ct_tensor *indices, const ct_tensor *in, int dim);
+} ct__reduce_kernels;
 
 /* ==================== ops/join_ops.h ==================== */
 // >>ops/join_ops.h
@@ -1803,6 +2011,8 @@ typedef struct ct__backend {
     /* The sorting and selection ops (src/ops/sort_ops.h): CT_OK, or an error
      * such as running out of scratch memory. */
     ct_result (*sorting)(ct__op op, ct__sort_job *job);
+    /* Reductions, scans and softmax (src/ops/reduce_ops.h). */
+    const ct__reduce_kernels *reduce;
 } ct__backend;
 
 /* The backend of a device type (NULL when it is not linked in). */
@@ -2138,6 +2348,13 @@ bool ct_dtype_is_floating(ct_dtype dt)
 }
 
 static bool ct__dtype_valid(ct_dtype dt) { return dt >= CT_BOOL && dt <= CT_F64; }
+/* A dtype argument: CT_DEFAULT or a real dtype. */
+static ct_result ct__check_dtype(ct_dtype dtype)
+{
+    if (dtype == CT_DEFAULT || ct__dtype_valid(dtype)) return CT_OK;
+    return ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
+}
+
 static bool ct__is_integral(ct_dtype dt) { return dt >= CT_U8 && dt <= CT_I64; }
 
 /* The C++ type name c10 prints in conversion errors. */
@@ -3600,12 +3817,6 @@ static ct_tensor *ct__full_of(ct_shape shape, ct_dtype dtype, const void *elem)
     ct_tensor *t = ct__alloc(shape.size, shape.ndim, dtype, ct__cpu);
     if (t && ct_numel(t)) ct__backend_for(CT_DEVICE_CPU)->fill(t, elem);
     return t;
-}
-
-static ct_result ct__check_dtype(ct_dtype dtype)
-{
-    if (dtype == CT_DEFAULT || ct__dtype_valid(dtype)) return CT_OK;
-    return ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
 }
 
 static ct_tensor *ct__filled(ct_shape shape, ct_dtype dtype, ct_scalar value)
@@ -8495,6 +8706,862 @@ const char *ct_op_name(int i) { return i >= 0 && i < CT__NUM_OPS ? ct__op_names[
 
 /* ==================== ops/reduce.c ==================== */
 // >>ops/reduce.c
+/* Reductions, scans and softmax: PyTorch's dims, result dtypes, checks and
+ * messages. The work is the device's (ct__reduce_kernels); composites
+ * (mean, logsumexp, the Frobenius norm) are PyTorch's own compositions. */
+
+static const ct__reduce_kernels *ct__rk(const ct_tensor *t)
+{
+    return ct__backend_for(t->storage->device.type)->reduce;
+}
+
+/* ---------------------------------------------------------------- dims, shapes, dtypes */
+
+/* The reduced dims as bits; the empty list is every dim (dim=() in 1.13). */
+static ct_result ct__dims_mask(const ct_tensor *t, ct_shape dims, uint32_t *mask)
+{
+    uint32_t seen = 0;
+    *mask = 0;
+    if (dims.ndim < 0 || dims.ndim > CT_MAX_DIMS)
+        return ct__fail(CT_ERR_VALUE, "dim: ctorch supports at most %d dimensions, got %d", CT_MAX_DIMS, dims.ndim);
+    if (dims.ndim == 0) {
+        *mask = (uint32_t)((1u << t->ndim) - 1);
+        return CT_OK;
+    }
+    for (int i = 0; i < dims.ndim; i++) {
+        int d = ct__wrap_dim(dims.size[i], t->ndim);
+        if (d < 0) return ct_last_error_code();
+        if ((seen >> d) & 1) return ct__fail(CT_ERR_RUNTIME, "dim %d appears multiple times in the list of dims", d);
+        seen |= 1u << d;
+    }
+    *mask = t->ndim ? seen : 0; /* a 0-d tensor takes dim 0 and -1 but has none */
+    return CT_OK;
+}
+
+/* One dim as a mask (-1 when it is out of range). */
+static int64_t ct__dim_mask1(const ct_tensor *t, int dim, int *wrapped)
+{
+    *wrapped = ct__wrap_dim(dim, t->ndim);
+    return *wrapped < 0 ? -1 : t->ndim ? (int64_t)1 << *wrapped : 0;
+}
+
+/* The result's sizes: the kept dims, and 1 for each reduced one with keepdim. */
+static int ct__kept_shape(const ct_tensor *t, uint32_t mask, bool keepdim, int64_t *sizes)
+{
+    int n = 0;
+    for (int d = 0; d < t->ndim; d++)
+        if (!((mask >> d) & 1)) sizes[n++] = t->sizes[d];
+        else if (keepdim) sizes[n++] = 1;
+    return n;
+}
+
+/* The result seen with in's dims (size 1 where reduced), as the kernels take
+ * it; a reduced dim keeps the result's stride with keepdim, else 0. */
+static void ct__kernel_view(ct_tensor *view, const ct_tensor *res, const ct_tensor *in, uint32_t mask, bool keepdim)
+{
+    *view = *res;
+    view->ndim = in->ndim;
+    for (int d = 0, r = 0; d < in->ndim; d++) {
+        bool red = (mask >> d) & 1;
+        view->sizes[d] = red ? 1 : res->sizes[r];
+        view->strides[d] = red && !keepdim ? 0 : res->strides[r];
+        r += !red || keepdim;
+    }
+}
+
+/* What sum and prod give without a dtype: integers and bool widen to int64. */
+static ct_dtype ct__widened(ct_dtype dt) { return ct_dtype_is_floating(dt) ? dt : CT_I64; }
+
+/* "\"kernel\" not implemented for 'Dtype'", PyTorch's refusal of a dtype. */
+static ct_result ct__no_kernel(const char *kernel, ct_dtype dt)
+{
+    return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", kernel, ct__dtype_title(dt));
+}
+
+/* The C++ type names in PyTorch's in-place dtype message. */
+static const char *ct__typemeta_name(ct_dtype dt)
+{
+    switch (dt) {
+    case CT_BOOL: return "bool";
+    case CT_U8: return "unsigned char";
+    case CT_I8: return "signed char";
+    case CT_I16: return "short int";
+    case CT_I32: return "int";
+    case CT_I64: return "long int";
+    case CT_F16: return "c10::Half";
+    case CT_BF16: return "c10::BFloat16";
+    case CT_F64: return "double";
+    default: return "float";
+    }
+}
+
+/* The smallest and largest value of an integral (or bool) dtype. */
+static void ct__int_range(ct_dtype dt, int64_t *lo, int64_t *hi)
+{
+    int bits = dt == CT_I8 || dt == CT_U8 ? 8 : dt == CT_I16 ? 16 : dt == CT_I32 ? 32 : 64;
+    if (dt == CT_BOOL || dt == CT_U8) {
+        *lo = 0;
+        *hi = dt == CT_BOOL ? 1 : 255;
+        return;
+    }
+    *hi = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
+    *lo = -*hi - 1;
+}
+
+/* The element a reduction starts from (PyTorch's identity, lower_bound, upper_bound). */
+static void ct__identity(ct__rop op, ct_dtype dt, void *elem)
+{
+    int64_t lo, hi;
+    if (op != CT__ROP_MAX && op != CT__ROP_MIN) {
+        ct__write_i64(elem, dt, op == CT__ROP_PROD || op == CT__ROP_ALL);
+    } else if (ct_dtype_is_floating(dt)) {
+        ct__write_f64(elem, dt, op == CT__ROP_MAX ? -INFINITY : INFINITY);
+    } else {
+        ct__int_range(dt, &lo, &hi);
+        ct__write_i64(elem, dt, op == CT__ROP_MAX ? lo : hi);
+    }
+}
+
+/* ---------------------------------------------------------------- the common paths */
+
+/* A new result of op over the masked dims of in, which is already in the
+ * kernel's dtype: out_dtype, holding the op's identity where nothing is reduced. */
+static ct_tensor *ct__reduce(ct__rop op, const ct_tensor *in, uint32_t mask, bool keepdim, ct_dtype out_dtype,
+                             const ct__rargs *args)
+{
+    int64_t sizes[CT_MAX_DIMS];
+    uint64_t elem = 0;
+    int n = ct__kept_shape(in, mask, keepdim, sizes);
+    ct_tensor *res = ct__alloc(sizes, n, out_dtype, in->storage->device);
+    if (!res) return NULL;
+    ct__identity(op, out_dtype, &elem);
+    if (ct_numel(res)) ct__backend_for(res->storage->device.type)->fill(res, &elem);
+    if (ct_numel(in) && ct_numel(res)) {
+        ct_tensor view;
+        ct__kernel_view(&view, res, in, mask, keepdim);
+        ct__rk(in)->reduce(op, &view, in, mask, args);
+    }
+    return res;
+}
+
+/* A 0-d result of dtype dt holding v converted as PyTorch converts. */
+static ct_tensor *ct__scalar_result(double v, ct_dtype dt)
+{
+    ct_tensor *r = ct__alloc(NULL, 0, dt, ct__cpu);
+    if (r) ct__write_f64(ct__data(r), dt, v);
+    return r;
+}
+
+/* Outputs start as NULL, so that they are NULL whatever fails. */
+static void ct__clear_pair(ct_tensor **values, ct_tensor **indices)
+{
+    if (values) *values = NULL;
+    if (indices) *indices = NULL;
+}
+
+/* Hand the results of a values-and-indices op to the caller (NULL where
+ * not wanted; both NULL on failure). */
+static ct_result ct__hand_pair(ct_result r, ct_tensor *v, ct_tensor *i, ct_tensor **values, ct_tensor **indices)
+{
+    if (values) *values = r == CT_OK ? v : NULL;
+    if (indices) *indices = r == CT_OK ? i : NULL;
+    if (r == CT_OK && !indices) ct__discard(i);
+    if (r == CT_OK && !values) ct__discard(v);
+    return r;
+}
+
+/* values and indices of op along dim; float16 inputs go through float32
+ * when PyTorch has no float16 kernel (half_via_float). */
+static ct_result ct__along_reduce(ct__aop op, const char *name, const ct_tensor *t, int dim, bool keepdim,
+                                  bool half_via_float, ct_tensor **values, ct_tensor **indices)
+{
+    int64_t sizes[CT_MAX_DIMS];
+    int d;
+    int64_t mask = ct__dim_mask1(t, dim, &d);
+    if (mask < 0) return ct_last_error_code();
+    if (t->ndim && t->sizes[d] == 0)
+        return ct__fail(CT_ERR_INDEX, "%s(): Expected reduction dim %d to have non-zero size.", name, d);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *v = NULL, *i = NULL;
+    const ct_tensor *in = half_via_float && t->dtype == CT_F16 ? ct_to(t, CT_F32) : t;
+    int n = ct__kept_shape(t, (uint32_t)mask, keepdim, sizes);
+    bool with_values = op != CT__AOP_ARGMAX && op != CT__AOP_ARGMIN;
+    ct_result r = in ? CT_OK : ct_last_error_code();
+    if (r == CT_OK && with_values && !(v = ct__alloc(sizes, n, in->dtype, ct__cpu))) r = ct_last_error_code();
+    if (r == CT_OK && !(i = ct__alloc(sizes, n, CT_I64, ct__cpu))) r = ct_last_error_code();
+    if (r == CT_OK) {
+        ct_tensor vv, iv;
+        if (v) ct__kernel_view(&vv, v, in, (uint32_t)mask, keepdim);
+        ct__kernel_view(&iv, i, in, (uint32_t)mask, keepdim);
+        r = ct__rk(in)->along(op, v ? &vv : NULL, &iv, in, d);
+    }
+    if (r == CT_OK && v && v->dtype != t->dtype && !(v = ct_to(v, t->dtype))) r = ct_last_error_code();
+    if (r == CT_OK) ct_keep(v), ct_keep(i);
+    ct_scope_end(s);
+    return ct__hand_pair(r, v, i, values, indices);
+}
+
+/* ---------------------------------------------------------------- sums and products */
+
+static ct_tensor *ct__sum(const ct_tensor *t, ct_shape dims, bool keepdim, ct_dtype dtype, bool nan)
+{
+    uint32_t mask;
+    if (ct__check_dtype(dtype) != CT_OK || ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
+    nan = nan && ct_dtype_is_floating(t->dtype); /* integers have no NaN: PyTorch sums them */
+    ct_dtype out = dtype != CT_DEFAULT ? dtype : ct__widened(t->dtype);
+    if (nan && !ct_dtype_is_floating(out)) {
+        ct__no_kernel("nansum_cpu", out);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r;
+    if (ct_dtype_is_floating(out)) {
+        const ct_tensor *in = ct_to(t, out);
+        r = in ? ct__reduce(nan ? CT__ROP_NANSUM : CT__ROP_SUM, in, mask, keepdim, out, NULL) : NULL;
+    } else if (out == CT_BOOL) { /* bool + bool is or */
+        r = ct__reduce(CT__ROP_ANY, t, mask, keepdim, CT_BOOL, NULL);
+    } else { /* integers wrap: summed in int64, the low bits are the narrower sum */
+        const ct_tensor *in = ct_dtype_is_floating(t->dtype) ? ct_to(t, out) : t;
+        r = in ? ct_to(ct__reduce(CT__ROP_SUM, in, mask, keepdim, CT_I64, NULL), out) : NULL;
+    }
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_sum(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__sum(input, CT_SHAPE0, false, CT_DEFAULT, false);
+}
+
+ct_tensor *ct_sum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    return ct__sum(input, dims, keepdim, dtype, false);
+}
+
+ct_tensor *ct_nansum(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__sum(input, CT_SHAPE0, false, CT_DEFAULT, true);
+}
+
+ct_tensor *ct_nansum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    return ct__sum(input, dims, keepdim, dtype, true);
+}
+
+/* PyTorch's CPU mean: the sum in the result dtype, divided by the count. */
+ct_tensor *ct_mean_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
+{
+    uint32_t mask;
+    int64_t count = 1;
+    CT__ARG(input, "input", 1);
+    if (ct__check_dtype(dtype) != CT_OK) return NULL;
+    if (!ct_dtype_is_floating(dtype == CT_DEFAULT ? input->dtype : dtype)) {
+        ct__fail(CT_ERR_RUNTIME,
+                 "mean(): could not infer output dtype. %s dtype must be either a floating point or complex dtype. "
+                 "Got: %s",
+                 dtype == CT_DEFAULT ? "Input" : "Optional", ct__dtype_title(dtype == CT_DEFAULT ? input->dtype : dtype));
+        return NULL;
+    }
+    if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
+    for (int d = 0; d < input->ndim; d++)
+        if ((mask >> d) & 1) count *= input->sizes[d];
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct__sum(input, dims, keepdim, dtype == CT_DEFAULT ? input->dtype : dtype, false);
+    if (r) { /* PyTorch divides by the count as an element of the result's dtype: 70000 is inf in float16 */
+        uint64_t elem = 0;
+        ct__write_i64(&elem, r->dtype, count);
+        if (ct_div_scalar_(r, ct_float(ct__read_f64(&elem, r->dtype))) != CT_OK) r = NULL;
+    }
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_mean(const ct_tensor *input) { return ct_mean_dim(input, CT_SHAPE0, false, CT_DEFAULT); }
+
+static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
+{
+    ct_dtype out = dtype != CT_DEFAULT ? dtype : ct__widened(t->dtype);
+    if (out == CT_BF16 && ct_numel(t)) { /* PyTorch only looks for a kernel when there is work */
+        ct__no_kernel("prod_cpu", out);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r;
+    if (ct_dtype_is_floating(out)) { /* float16 has no kernel in PyTorch 1.13: float32, rounded once */
+        const ct_tensor *in = ct_to(t, out);
+        in = in && out == CT_F16 ? ct_to(in, CT_F32) : in;
+        r = in ? ct_to(ct__reduce(CT__ROP_PROD, in, mask, keepdim, in->dtype, NULL), out) : NULL;
+    } else if (out == CT_BOOL) { /* bool * bool is and */
+        r = ct__reduce(CT__ROP_ALL, t, mask, keepdim, CT_BOOL, NULL);
+    } else {
+        const ct_tensor *in = ct_dtype_is_floating(t->dtype) ? ct_to(t, out) : t;
+        r = in ? ct_to(ct__reduce(CT__ROP_PROD, in, mask, keepdim, CT_I64, NULL), out) : NULL;
+    }
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_prod(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__prod(input, (uint32_t)((1u << input->ndim) - 1), false, CT_DEFAULT);
+}
+
+ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype dtype)
+{
+    int d;
+    CT__ARG(input, "input", 1);
+    int64_t mask = ct__dim_mask1(input, dim, &d);
+    if (mask < 0 || ct__check_dtype(dtype) != CT_OK) return NULL;
+    return ct__prod(input, (uint32_t)mask, keepdim, dtype);
+}
+
+/* ---------------------------------------------------------------- extremes */
+
+static ct_tensor *ct__amax(const char *name, ct__rop op, const ct_tensor *t, ct_shape dims, bool keepdim)
+{
+    uint32_t mask;
+    if (ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
+    if (ct_numel(t) == 0 && dims.ndim == 0) {
+        ct__fail(CT_ERR_RUNTIME,
+                 "%s(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+                 "with the 'dim' argument.",
+                 name);
+        return NULL;
+    }
+    for (int i = 0; i < dims.ndim && ct_numel(t) == 0; i++) /* PyTorch names the dim as given */
+        if (t->sizes[ct__wrap_dim(dims.size[i], t->ndim)] == 0) {
+            ct__fail(CT_ERR_INDEX, "%s(): Expected reduction dim %lld to have non-zero size.", name,
+                     (long long)dims.size[i]);
+            return NULL;
+        }
+    return ct__reduce(op, t, mask, keepdim, t->dtype, NULL);
+}
+
+ct_tensor *ct_max(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__amax("max", CT__ROP_MAX, input, CT_SHAPE0, false);
+}
+
+ct_tensor *ct_min(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__amax("min", CT__ROP_MIN, input, CT_SHAPE0, false);
+}
+
+ct_tensor *ct_amax(const ct_tensor *input, ct_shape dims, bool keepdim)
+{
+    CT__ARG(input, "input", 1);
+    return ct__amax("amax", CT__ROP_MAX, input, dims, keepdim);
+}
+
+ct_tensor *ct_amin(const ct_tensor *input, ct_shape dims, bool keepdim)
+{
+    CT__ARG(input, "input", 1);
+    return ct__amax("amin", CT__ROP_MIN, input, dims, keepdim);
+}
+
+ct_result ct_max_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
+{
+    ct__clear_pair(values, indices);
+    CT__ARG_R(input, "input", 1);
+    return ct__along_reduce(CT__AOP_MAX, "max", input, dim, keepdim, false, values, indices);
+}
+
+ct_result ct_min_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
+{
+    ct__clear_pair(values, indices);
+    CT__ARG_R(input, "input", 1);
+    return ct__along_reduce(CT__AOP_MIN, "min", input, dim, keepdim, false, values, indices);
+}
+
+static ct_tensor *ct__argext(ct__aop op, const char *name, const ct_tensor *t, int dim, bool keepdim, bool flat)
+{
+    ct_tensor *i = NULL;
+    if (t->dtype == CT_BOOL) {
+        ct__no_kernel(op == CT__AOP_ARGMAX ? "argmax_cpu" : "argmin_cpu", t->dtype);
+        return NULL;
+    }
+    if (flat && ct_numel(t) == 0) {
+        ct__fail(CT_ERR_INDEX, "%s(): Expected reduction dim to be specified for input.numel() == 0.", name);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *in = flat ? ct_reshape(t, CT_SHAPE(-1)) : t;
+    if (in && ct__along_reduce(op, name, in, flat ? 0 : dim, keepdim, false, NULL, &i) == CT_OK) ct_keep(i);
+    ct_scope_end(s);
+    return i;
+}
+
+ct_tensor *ct_argmax(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__argext(CT__AOP_ARGMAX, "argmax", input, 0, false, true);
+}
+
+ct_tensor *ct_argmin(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__argext(CT__AOP_ARGMIN, "argmin", input, 0, false, true);
+}
+
+ct_tensor *ct_argmax_dim(const ct_tensor *input, int dim, bool keepdim)
+{
+    CT__ARG(input, "input", 1);
+    return ct__argext(CT__AOP_ARGMAX, "argmax", input, dim, keepdim, false);
+}
+
+ct_tensor *ct_argmin_dim(const ct_tensor *input, int dim, bool keepdim)
+{
+    CT__ARG(input, "input", 1);
+    return ct__argext(CT__AOP_ARGMIN, "argmin", input, dim, keepdim, false);
+}
+
+/* ---------------------------------------------------------------- statistics */
+
+/* std_var_all_cpu: float and double reductions to one value take the mean
+ * first, then the squared deviations in double. */
+static ct_result ct__var_two_pass(const ct_tensor *t, ct_tensor *res, int64_t correction, bool take_sqrt)
+{
+    ct__rargs args;
+    double sum = 0;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *mean = ct_mean(t);
+    memset(&args, 0, sizeof args);
+    args.center = mean ? ct_item(mean) : 0;
+    args.result = &sum;
+    ct_scope_end(s);
+    if (!mean) return ct_last_error_code();
+    ct__rk(t)->reduce(CT__ROP_SQDEV, NULL, t, (uint32_t)((1u << t->ndim) - 1), &args);
+    double var = sum / (double)CT__MAX((int64_t)0, ct_numel(t) - correction);
+    if (ct_numel(res)) ct__write_f64(ct__data(res), res->dtype, take_sqrt ? sqrt(var) : var);
+    return CT_OK;
+}
+
+static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, const ct_tensor *t, ct_shape dims,
+                         int64_t correction, bool keepdim, ct_tensor **out, ct_tensor **mean)
+{
+    int64_t sizes[CT_MAX_DIMS];
+    uint32_t mask;
+    ct__clear_pair(out, mean);
+    if (!ct_dtype_is_floating(t->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "%s only support floating point and complex dtypes", fname);
+    if (ct__dims_mask(t, dims, &mask) != CT_OK) return ct_last_error_code();
+    int n = ct__kept_shape(t, mask, keepdim, sizes);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *v = ct__alloc(sizes, n, t->dtype, ct__cpu), *m = with_mean ? ct__alloc(sizes, n, t->dtype, ct__cpu) : NULL;
+    ct_result r = v && (m || !with_mean) ? CT_OK : ct_last_error_code();
+    if (r == CT_OK && ct_numel(t) == 0) {
+        r = ct_fill_(v, ct_float(NAN));
+        if (m && r == CT_OK) r = ct_fill_(m, ct_float(NAN));
+    } else if (r == CT_OK && !m && (t->dtype == CT_F32 || t->dtype == CT_F64) && ct_numel(v) <= 1) {
+        r = ct__var_two_pass(t, v, correction, take_sqrt);
+    } else if (r == CT_OK && ct_numel(v)) {
+        ct_tensor vv, mv;
+        ct__rargs args;
+        memset(&args, 0, sizeof args);
+        args.correction = correction;
+        args.take_sqrt = take_sqrt;
+        ct__kernel_view(&vv, v, t, mask, keepdim);
+        if (m) ct__kernel_view(&mv, m, t, mask, keepdim), args.mean = &mv;
+        ct__rk(t)->reduce(CT__ROP_VAR, &vv, t, mask, &args);
+    }
+    if (r == CT_OK) ct_keep(v), ct_keep(m);
+    ct_scope_end(s);
+    return ct__hand_pair(r, v, m, out, mean);
+}
+
+static ct_tensor *ct__var_only(bool take_sqrt, const ct_tensor *t, ct_shape dims, int64_t correction, bool keepdim)
+{
+    ct_tensor *r = NULL;
+    ct__var("std and var", take_sqrt, false, t, dims, correction, keepdim, &r, NULL);
+    return r;
+}
+
+ct_tensor *ct_std(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__var_only(true, input, CT_SHAPE0, 1, false);
+}
+
+ct_tensor *ct_var(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__var_only(false, input, CT_SHAPE0, 1, false);
+}
+
+ct_tensor *ct_std_dim(const ct_tensor *input, ct_shape dims, int64_t correction, bool keepdim)
+{
+    CT__ARG(input, "input", 1);
+    return ct__var_only(true, input, dims, correction, keepdim);
+}
+
+ct_tensor *ct_var_dim(const ct_tensor *input, ct_shape dims, int64_t correction, bool keepdim)
+{
+    CT__ARG(input, "input", 1);
+    return ct__var_only(false, input, dims, correction, keepdim);
+}
+
+ct_result ct_std_mean(const ct_tensor *input, ct_shape dims, int64_t correction, bool keepdim, ct_tensor **std,
+                      ct_tensor **mean)
+{
+    ct__clear_pair(std, mean);
+    CT__ARG_R(input, "input", 1);
+    return ct__var("std_mean", true, true, input, dims, correction, keepdim, std, mean);
+}
+
+ct_result ct_var_mean(const ct_tensor *input, ct_shape dims, int64_t correction, bool keepdim, ct_tensor **var,
+                      ct_tensor **mean)
+{
+    ct__clear_pair(var, mean);
+    CT__ARG_R(input, "input", 1);
+    return ct__var("var_mean", false, true, input, dims, correction, keepdim, var, mean);
+}
+
+ct_tensor *ct_median(const ct_tensor *input)
+{
+    ct_tensor *v = NULL;
+    CT__ARG(input, "input", 1);
+    if (input->dtype == CT_BOOL) {
+        ct__no_kernel("median_cpu", input->dtype);
+        return NULL;
+    }
+    if (ct_numel(input) == 0) return ct__scalar_result(NAN, input->dtype);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *flat = ct_reshape(input, CT_SHAPE(-1));
+    if (flat && ct__along_reduce(CT__AOP_MEDIAN, "median", flat, 0, false, true, &v, NULL) == CT_OK) ct_keep(v);
+    ct_scope_end(s);
+    return v;
+}
+
+ct_result ct_median_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
+{
+    ct__clear_pair(values, indices);
+    CT__ARG_R(input, "input", 1);
+    if (input->dtype == CT_BOOL) return ct__no_kernel("median_out", input->dtype);
+    return ct__along_reduce(CT__AOP_MEDIAN, "median", input, dim, keepdim, true, values, indices);
+}
+
+ct_result ct_mode(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
+{
+    ct__clear_pair(values, indices);
+    CT__ARG_R(input, "input", 1);
+    return ct__along_reduce(CT__AOP_MODE, "mode", input, dim, keepdim, false, values, indices);
+}
+
+/* ---------------------------------------------------------------- norms */
+
+ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool keepdim, ct_dtype dtype)
+{
+    uint32_t mask;
+    ct__rargs args;
+    CT__ARG(input, "input", 1);
+    if (ct__check_dtype(dtype) != CT_OK) return NULL;
+    if (dtype != CT_DEFAULT && !ct_dtype_is_floating(dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "norm(): the desired output dtype should be either floating point or complex. Got %s instead.",
+                 ct__dtype_title(dtype));
+        return NULL;
+    }
+    if (dtype == CT_DEFAULT && !ct_dtype_is_floating(input->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "norm(): input dtype should be either floating point or complex. Got %s instead.",
+                 ct__dtype_title(input->dtype));
+        return NULL;
+    }
+    if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
+    memset(&args, 0, sizeof args);
+    args.p = (float)p; /* PyTorch's norm kernel keeps p as a float */
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *in = ct_to(input, dtype);
+    ct_tensor *r = in ? ct__reduce(CT__ROP_NORM, in, mask, keepdim, in->dtype, &args) : NULL;
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_norm(const ct_tensor *input, double p) { return ct_norm_dim(input, p, CT_SHAPE0, false, CT_DEFAULT); }
+
+ct_tensor *ct_norm_fro(const ct_tensor *input, ct_shape dims, bool keepdim)
+{
+    CT__ARG(input, "input", 1);
+    if (dims.ndim > 2) {
+        ct__fail(CT_ERR_RUNTIME, "Expected at most 2 dimensions, but got %d dimensions instead.", dims.ndim);
+        return NULL;
+    }
+    if (dims.ndim < 2) return ct_norm_dim(input, 2, dims, keepdim, CT_DEFAULT);
+    int d0 = ct__wrap_dim(dims.size[0], input->ndim), d1 = d0 < 0 ? -1 : ct__wrap_dim(dims.size[1], input->ndim);
+    if (d1 < 0) return NULL;
+    if (d0 == d1) {
+        ct__fail(CT_ERR_RUNTIME, "Expected dims to be different, got [%lld, %lld] instead", (long long)dims.size[0],
+                 (long long)dims.size[1]);
+        return NULL;
+    }
+    if (!ct_dtype_is_floating(input->dtype)) return ct_norm_dim(input, 2, dims, keepdim, CT_DEFAULT); /* its message */
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct_sqrt(ct_sum_dim(ct_mul(input, input), dims, keepdim, CT_DEFAULT));
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+/* amax with those of its values that are infinite made 0, as logsumexp
+ * subtracts and adds them back (so that inf - inf never happens). */
+static ct_tensor *ct__finite_max(const ct_tensor *t, ct_shape dims)
+{
+    ct_tensor *m = ct_amax(t, dims, true);
+    ct_tensor *c = m ? ct_contiguous(m) : NULL;
+    char *p = c ? ct__data(c) : NULL;
+    for (int64_t i = 0, n = ct_numel(c); i < n; i++, p += ct__esize(c))
+        if (isinf(ct__read_f64(p, c->dtype))) ct__write_f64(p, c->dtype, 0);
+    return c;
+}
+
+ct_tensor *ct_logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
+{
+    uint32_t mask;
+    int64_t ones[CT_MAX_DIMS];
+    char b1[16], b2[256];
+    CT__ARG(input, "input", 1);
+    if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
+    if (dims.ndim == 0 && !keepdim && input->ndim > 0) { /* PyTorch 1.13 keeps amax's dims for the sum's out */
+        for (int d = 0; d < input->ndim; d++) ones[d] = 1;
+        ct__fail(CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                 ct__shape_str(ones, 0, b1, sizeof b1), ct__shape_str(ones, input->ndim, b2, sizeof b2));
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *in = ct_dtype_is_floating(input->dtype) ? input : ct_to(input, ct__default_dtype);
+    in = in && in->dtype == CT_F16 ? ct_to(in, CT_F32) : in; /* no float16 exp in PyTorch 1.13 */
+    ct_tensor *r = NULL;
+    if (in && ct_numel(in)) {
+        ct_tensor *m = ct__finite_max(in, dims), *e = m ? ct_sub(in, m) : NULL;
+        r = e && ct_exp_(e) == CT_OK ? ct_sum_dim(e, dims, keepdim, CT_DEFAULT) : NULL;
+        if (r && (ct_log_(r) != CT_OK || ct_add_(r, ct_reshape(m, ct_shape_of(r))) != CT_OK)) r = NULL;
+    } else if (in) {
+        r = ct_sum_dim(ct_exp(in), dims, keepdim, CT_DEFAULT);
+        if (r && ct_log_(r) != CT_OK) r = NULL;
+    }
+    if (r && r->dtype != input->dtype && input->dtype == CT_F16) r = ct_to(r, CT_F16);
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- logic and counting */
+
+static ct_tensor *ct__logic(ct__rop op, const ct_tensor *t, uint32_t mask, bool keepdim)
+{
+    return ct__reduce(op, t, mask, keepdim, t->dtype == CT_U8 ? CT_U8 : CT_BOOL, NULL);
+}
+
+ct_tensor *ct_all(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__logic(CT__ROP_ALL, input, (uint32_t)((1u << input->ndim) - 1), false);
+}
+
+ct_tensor *ct_any(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__logic(CT__ROP_ANY, input, (uint32_t)((1u << input->ndim) - 1), false);
+}
+
+ct_tensor *ct_all_dim(const ct_tensor *input, int dim, bool keepdim)
+{
+    int d;
+    CT__ARG(input, "input", 1);
+    int64_t mask = ct__dim_mask1(input, dim, &d);
+    return mask < 0 ? NULL : ct__logic(CT__ROP_ALL, input, (uint32_t)mask, keepdim);
+}
+
+ct_tensor *ct_any_dim(const ct_tensor *input, int dim, bool keepdim)
+{
+    int d;
+    CT__ARG(input, "input", 1);
+    int64_t mask = ct__dim_mask1(input, dim, &d);
+    return mask < 0 ? NULL : ct__logic(CT__ROP_ANY, input, (uint32_t)mask, keepdim);
+}
+
+ct_tensor *ct_count_nonzero(const ct_tensor *input, ct_shape dims)
+{
+    uint32_t mask;
+    CT__ARG(input, "input", 1);
+    if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
+    return ct__reduce(CT__ROP_COUNT, input, mask, false, CT_I64, NULL);
+}
+
+/* ---------------------------------------------------------------- scans */
+
+/* op along dim of in into new contiguous values (and indices); a 0-d input
+ * is its own scan. Float16 runs in float32 (PyTorch 1.13 has no kernel). */
+static ct_result ct__scan_dim(ct__aop op, const ct_tensor *in, int dim, bool with_indices, ct_tensor **values,
+                          ct_tensor **indices)
+{
+    int d = ct__wrap_dim(dim, in->ndim);
+    if (d < 0) return ct_last_error_code();
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *work = in->dtype == CT_F16 ? ct_to(in, CT_F32) : in;
+    ct_tensor *v = work ? ct__alloc(in->sizes, in->ndim, work->dtype, ct__cpu) : NULL;
+    ct_tensor *i = with_indices ? ct__alloc(in->sizes, in->ndim, CT_I64, ct__cpu) : NULL;
+    ct_result r = v && (i || !with_indices) ? CT_OK : ct_last_error_code();
+    if (r == CT_OK && in->ndim == 0) {
+        r = ct_copy_(v, work);
+        if (i && r == CT_OK) r = ct_zero_(i);
+    } else if (r == CT_OK) {
+        r = ct__rk(in)->along(op, v, i, work, d);
+    }
+    if (r == CT_OK && v->dtype != in->dtype && !(v = ct_to(v, in->dtype))) r = ct_last_error_code();
+    if (r == CT_OK) ct_keep(v), ct_keep(i);
+    ct_scope_end(s);
+    return ct__hand_pair(r, v, i, values, indices);
+}
+
+/* cumsum and cumprod: the input converted to the result dtype first. */
+static ct_tensor *ct__cum(ct__aop op, const ct_tensor *t, int dim, ct_dtype dtype)
+{
+    ct_tensor *r = NULL;
+    if (ct__check_dtype(dtype) != CT_OK || ct__wrap_dim(dim, t->ndim) < 0) return NULL;
+    ct_dtype out = dtype != CT_DEFAULT ? dtype : ct__widened(t->dtype);
+    if (out == CT_BOOL) {
+        ct__no_kernel(op == CT__AOP_CUMSUM ? "cumsum_out_cpu" : "cumprod_out_cpu", out);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *in = ct_to(t, out);
+    if (in && ct__scan_dim(op, in, dim, false, &r, NULL) == CT_OK) ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_cumsum(const ct_tensor *input, int dim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    return ct__cum(CT__AOP_CUMSUM, input, dim, dtype);
+}
+
+ct_tensor *ct_cumprod(const ct_tensor *input, int dim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    return ct__cum(CT__AOP_CUMPROD, input, dim, dtype);
+}
+
+static ct_result ct__cum_(ct__aop op, ct_tensor *self, int dim, ct_dtype dtype)
+{
+    if (ct__check_dtype(dtype) != CT_OK) return ct_last_error_code();
+    if (dtype != CT_DEFAULT && dtype != self->dtype)
+        return ct__fail(CT_ERR_RUNTIME, "Bad in-place call: input tensor dtype %s and output tensor dtype %s should match",
+                        ct__typemeta_name(self->dtype), ct__typemeta_name(dtype));
+    ct_result r = ct__check_write(self, NULL);
+    if (r != CT_OK) return r;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *c = ct__cum(op, self, dim, self->dtype);
+    if (c) ct__copy_unchecked(self, c);
+    r = c ? CT_OK : ct_last_error_code();
+    ct_scope_end(s);
+    return r;
+}
+
+ct_result ct_cumsum_(ct_tensor *self, int dim, ct_dtype dtype)
+{
+    CT__ARG_R(self, "self", 1);
+    return ct__cum_(CT__AOP_CUMSUM, self, dim, dtype);
+}
+
+ct_result ct_cumprod_(ct_tensor *self, int dim, ct_dtype dtype)
+{
+    CT__ARG_R(self, "self", 1);
+    return ct__cum_(CT__AOP_CUMPROD, self, dim, dtype);
+}
+
+ct_result ct_cummax(const ct_tensor *input, int dim, ct_tensor **values, ct_tensor **indices)
+{
+    ct__clear_pair(values, indices);
+    CT__ARG_R(input, "input", 1);
+    return ct__scan_dim(CT__AOP_CUMMAX, input, input->ndim ? dim : 0, true, values, indices); /* 0-d: any dim */
+}
+
+ct_result ct_cummin(const ct_tensor *input, int dim, ct_tensor **values, ct_tensor **indices)
+{
+    ct__clear_pair(values, indices);
+    CT__ARG_R(input, "input", 1);
+    return ct__scan_dim(CT__AOP_CUMMIN, input, input->ndim ? dim : 0, true, values, indices); /* 0-d: any dim */
+}
+
+ct_tensor *ct_logcumsumexp(const ct_tensor *input, int dim)
+{
+    ct_tensor *r = NULL;
+    CT__ARG(input, "input", 1);
+    if (ct__wrap_dim(dim, input->ndim) < 0) return NULL;
+    if (!ct_dtype_is_floating(input->dtype)) {
+        ct__no_kernel("logcumsumexp_out_cpu", input->dtype);
+        return NULL;
+    }
+    ct__scan_dim(CT__AOP_LOGCUMSUMEXP, input, dim, false, &r, NULL);
+    return r;
+}
+
+/* ---------------------------------------------------------------- softmax */
+
+static ct_tensor *ct__softmax(bool logsm, const ct_tensor *t, int dim, ct_dtype dtype)
+{
+    ct_tensor *r = NULL;
+    if (ct__check_dtype(dtype) != CT_OK) return NULL;
+    int d = ct__wrap_dim(dim, t->ndim);
+    if (d < 0) return NULL;
+    bool last = t->ndim == 0 || d == t->ndim - 1;
+    ct_dtype dt = dtype != CT_DEFAULT ? dtype : t->dtype;
+    if (!ct_dtype_is_floating(dt)) {
+        ct__no_kernel(!last ? "softmax_kernel_impl" : logsm ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
+                      dt);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *in = ct_to(t, dt), *in1 = in && in->ndim == 0 ? ct_reshape(in, CT_SHAPE(1)) : in;
+    ct_tensor *out = NULL;
+    if (in1 && ct__scan_dim(logsm ? CT__AOP_LOG_SOFTMAX : CT__AOP_SOFTMAX, in1, d, false, &out, NULL) == CT_OK)
+        r = ct_keep(t->ndim ? out : ct_reshape(out, CT_SHAPE0)); /* PyTorch views a 0-d input as 1-d */
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_softmax(const ct_tensor *input, int dim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    return ct__softmax(false, input, dim, dtype);
+}
+
+ct_tensor *ct_log_softmax(const ct_tensor *input, int dim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    return ct__softmax(true, input, dim, dtype);
+}
+
+/* ---------------------------------------------------------------- printing */
+
+void ct_print_return_types(const char *name, const ct_tensor *values, const ct_tensor *indices)
+{
+    if (!values || !indices) {
+        ct__null_arg(__func__, values ? "indices" : "values", values ? 3 : 2);
+        return;
+    }
+    int nv = ct_to_string(values, NULL, 0), ni = ct_to_string(indices, NULL, 0);
+    char *text = nv < 0 || ni < 0 ? NULL : (char *)CT_MALLOC((size_t)nv + (size_t)ni + 2);
+    if (!text) {
+        if (nv >= 0 && ni >= 0) CT__OOM();
+        return;
+    }
+    ct_to_string(values, text, (size_t)nv + 1);
+    ct_to_string(indices, text + nv + 1, (size_t)ni + 1);
+    printf("torch.return_types.%s(\nvalues=%s,\nindices=%s)\n", name ? name : "", text, text + nv + 1);
+    CT_FREE(text);
+}
 
 /* ==================== ops/join.c ==================== */
 // >>ops/join.c
@@ -11586,6 +12653,1503 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
 
 /* ==================== cpu/reduce.c ==================== */
 // >>cpu/reduce.c
+/* Reduction, scan and softmax kernels on the CPU.
+ *
+ * Users compare ctorch's numbers with PyTorch's to the last bit, so where
+ * the order of floating-point operations shows in the result these kernels
+ * replay PyTorch 1.13's CPU kernels as they run on one thread of an AVX2
+ * machine: the dims of a reduction are ordered and merged as TensorIterator
+ * does, then handed to 2-D loops that follow the cascade sum of
+ * SumKernel.cpp, the vector lanes of Reduce.h's products, Welford's update
+ * with the fused multiply-add GCC makes of it, and so on. A vector of
+ * PyTorch's is an array of lanes here, which the compiler may vectorise.
+ * Threads never change a result: they split work only where PyTorch's
+ * single-threaded order is kept (distinct outputs, whole column groups,
+ * the independent top-level blocks of a cascade sum). */
+
+/* ---------------------------------------------------------------- elements */
+
+static inline float ct__h2f(const char *p) { return ct__f16_to_float(*(const uint16_t *)p); }
+static inline float ct__b2f(const char *p) { return ct__bf16_to_float(*(const uint16_t *)p); }
+static inline void ct__f2h(char *p, float v) { *(uint16_t *)p = ct__float_to_f16(v); }
+static inline void ct__f2b(char *p, float v) { *(uint16_t *)p = ct__float_to_bf16(v); }
+/* float rounded to float16 / bfloat16 and back: one operation of c10::Half arithmetic */
+static inline float ct__rh(float v) { return ct__f16_to_float(ct__float_to_f16(v)); }
+static inline float ct__rb(float v) { return ct__bf16_to_float(ct__float_to_bf16(v)); }
+
+/* ---------------------------------------------------------------- the plan of a reduction */
+
+/* A reduction as TensorIterator lays it out: dims ordered with the reduced
+ * ones innermost (by input stride), then the kept ones (by output stride),
+ * adjacent dims merged where both operands allow, size-1 dims dropped.
+ * Dims [0, nred) are reduced (output stride 0). Strides are in bytes. */
+typedef struct ct__rplan {
+    int ndim, nred;
+    int64_t shape[CT_MAX_DIMS];
+    int64_t os[CT_MAX_DIMS], is[CT_MAX_DIMS];
+    char *out;
+    const char *in;
+    int64_t numel;
+} ct__rplan;
+
+/* TensorIterator's should_swap for a reduction: 1 when dim a goes outside b. */
+static int ct__rplan_order(const int64_t *os, const int64_t *is, const int64_t *shape, int a, int b)
+{
+    const int64_t *st[2] = {os, is};
+    if ((os[a] == 0) != (os[b] == 0)) return os[b] == 0 ? 1 : -1;
+    for (int k = 0; k < 2; k++) {
+        if (st[k][a] == 0 || st[k][b] == 0) continue;
+        if (st[k][a] != st[k][b]) return st[k][a] > st[k][b] ? 1 : -1;
+        if (shape[a] > shape[b]) return 1;
+    }
+    return 0;
+}
+
+/* out may be NULL: a reduction of everything into a value the kernel keeps. */
+static void ct__rplan_init(ct__rplan *p, ct_tensor *out, const ct_tensor *in, uint32_t mask)
+{
+    int nd = in->ndim, perm[CT_MAX_DIMS];
+    int64_t os[CT_MAX_DIMS], is[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {
+        bool zero = !out || (((mask >> d) & 1) && in->sizes[d] != 1);
+        os[d] = zero ? 0 : out->strides[d] * (int64_t)ct__esize(out);
+        is[d] = in->strides[d] * (int64_t)ct__esize(in);
+    }
+    for (int i = 0; i < nd; i++) perm[i] = nd - 1 - i;
+    for (int i = 1; i < nd; i++) /* insertion sort that steps over ambiguous pairs, as PyTorch's */
+        for (int d0 = i - 1, d1 = i; d0 >= 0; d0--) {
+            int c = ct__rplan_order(os, is, in->sizes, perm[d0], perm[d1]);
+            if (c < 0) break;
+            if (c > 0) {
+                int x = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = x;
+                d1 = d0;
+            }
+        }
+    p->out = out ? ct__data(out) : NULL;
+    p->in = ct__data(in);
+    p->ndim = 1;
+    p->shape[0] = 1;
+    p->os[0] = p->is[0] = 0;
+    for (int k = 0; k < nd; k++) { /* coalesce_dimensions */
+        int d = perm[k], q = p->ndim - 1;
+        int64_t size = in->sizes[d];
+        if (k == 0 || p->shape[q] == 1 || size == 1 ||
+            (p->shape[q] * p->os[q] == os[d] && p->shape[q] * p->is[q] == is[d])) {
+            if (k == 0 || p->shape[q] == 1) {
+                p->os[q] = os[d];
+                p->is[q] = is[d];
+            }
+            p->shape[q] *= size;
+        } else {
+            p->shape[p->ndim] = size;
+            p->os[p->ndim] = os[d];
+            p->is[p->ndim++] = is[d];
+        }
+    }
+    p->nred = 0;
+    while (p->nred < p->ndim && p->os[p->nred] == 0) p->nred++;
+    p->numel = 1;
+    for (int d = 0; d < p->ndim; d++) p->numel *= p->shape[d];
+}
+
+/* Byte offsets of outer position `lin` over dims [from, to) (dim `from` fastest). */
+static void ct__rplan_offsets(const ct__rplan *p, int from, int to, int64_t lin, int64_t *oo, int64_t *io)
+{
+    *oo = *io = 0;
+    for (int d = from; d < to; d++) {
+        int64_t x = lin % p->shape[d];
+        lin /= p->shape[d];
+        *oo += x * p->os[d];
+        *io += x * p->is[d];
+    }
+}
+
+static int64_t ct__rplan_count(const ct__rplan *p, int from, int to)
+{
+    int64_t n = 1;
+    for (int d = from; d < to; d++) n *= p->shape[d];
+    return n;
+}
+
+/* ---------------------------------------------------------------- 2-D loops over a plan */
+
+/* TensorIterator's loop2d: n0 elements along dim 0 for each of n1 along dim
+ * 1; s = {out stride 0, in stride 0, out stride 1, in stride 1}. */
+typedef void (*ct__loop2d)(char *out, const char *in, const int64_t *s, int64_t n0, int64_t n1, void *ctx);
+
+typedef struct ct__rjob {
+    const ct__rplan *p;
+    ct__loop2d fn;
+    void *ctx;
+    int first_kept; /* the first outer dim that is kept */
+} ct__rjob;
+
+/* The 2-D blocks of kept outer positions [b, e), each with its reduced outer
+ * positions in order: what serial_for_each does for those outputs. */
+static void ct__rjob_outer(int64_t b, int64_t e, void *ctx)
+{
+    const ct__rjob *j = (const ct__rjob *)ctx;
+    const ct__rplan *p = j->p;
+    int64_t s[4] = {p->os[0], p->is[0], p->ndim > 1 ? p->os[1] : 0, p->ndim > 1 ? p->is[1] : 0};
+    int64_t n1 = p->ndim > 1 ? p->shape[1] : 1, nred = ct__rplan_count(p, 2, j->first_kept);
+    for (int64_t k = b; k < e; k++) {
+        int64_t ko, ki;
+        ct__rplan_offsets(p, j->first_kept, p->ndim, k, &ko, &ki);
+        for (int64_t r = 0; r < nred; r++) {
+            int64_t ro, ri;
+            ct__rplan_offsets(p, 2, j->first_kept, r, &ro, &ri);
+            j->fn(p->out ? p->out + ko + ro : NULL, p->in + ki + ri, s, p->shape[0], n1, j->ctx);
+        }
+    }
+}
+
+/* Column chunks [b, e) of 64 (whole groups of PyTorch's vector columns) of a
+ * 2-D plan whose dim 1 is kept. */
+static void ct__rjob_cols(int64_t b, int64_t e, void *ctx)
+{
+    const ct__rjob *j = (const ct__rjob *)ctx;
+    const ct__rplan *p = j->p;
+    int64_t s[4] = {p->os[0], p->is[0], p->os[1], p->is[1]};
+    int64_t c0 = b * 64, c1 = CT__MIN(p->shape[1], e * 64);
+    j->fn(p->out + c0 * p->os[1], p->in + c0 * p->is[1], s, p->shape[0], c1 - c0, j->ctx);
+}
+
+/* Run fn over the plan in PyTorch's order, in parallel over distinct outputs. */
+static void ct__rplan_run(const ct__rplan *p, ct__loop2d fn, void *ctx)
+{
+    ct__rjob job;
+    job.p = p;
+    job.fn = fn;
+    job.ctx = ctx;
+    job.first_kept = CT__MIN(p->ndim, CT__MAX(2, p->nred));
+    if (p->numel == 0) return;
+    int64_t nkept = ct__rplan_count(p, job.first_kept, p->ndim), block = p->numel / nkept;
+    if (nkept > 1) {
+        ct__parallel_for(nkept, CT__MAX(1, CT__GRAIN / block), ct__rjob_outer, &job);
+    } else if (p->ndim == 2 && p->nred <= 1 && p->shape[1] > 64) {
+        ct__parallel_for((p->shape[1] + 63) / 64, CT__MAX(1, CT__GRAIN / (64 * p->shape[0])), ct__rjob_cols, &job);
+    } else {
+        ct__rjob_outer(0, 1, &job);
+    }
+}
+
+/* ---------------------------------------------------------------- cascade sums (SumKernel.cpp) */
+
+/* multi_row_sum's level width: 2^lp rows are summed before moving up a level. */
+static int ct__cascade_power(int64_t size)
+{
+    int c = 1;
+    while (c < 62 && ((int64_t)1 << c) < size) c++;
+    return CT__MAX(4, c / 4);
+}
+
+/* Sums run on four levels of accumulators, each 4 vectors of W lanes. A
+ * top-level block of 2^(3 lp) rows always starts from zero, so blocks are
+ * summed in parallel and added to the top level in order, as the serial
+ * loop would. CT__MRS(name, A, W, ADDV) defines
+ *   name(in, row stride, column stride, rows, sums[4][W])
+ * where ADDV(a, p) adds the W lanes at p to a. */
+#define CT__MRS(name, A, W, ADDV)                                                                         \
+    /* rows [i, end) added into the level-0 sums, held in a local copy */                                \
+    static inline void name##_rows(const char *in, int64_t rs, int64_t cs, int64_t i, int64_t end, A a[4][W]) \
+    {                                                                                                     \
+        A t[4][W];                                                                                        \
+        memcpy(t, a, sizeof t);                                                                           \
+        for (; i < end; i++) {                                                                            \
+            const char *row = in + i * rs;                                                                \
+            ADDV(t[0], row);                                                                              \
+            ADDV(t[1], row + cs);                                                                         \
+            ADDV(t[2], row + 2 * cs);                                                                     \
+            ADDV(t[3], row + 3 * cs);                                                                     \
+        }                                                                                                 \
+        memcpy(a, t, sizeof t);                                                                           \
+    }                                                                                                     \
+    static void name##_core(const char *in, int64_t rs, int64_t cs, int64_t size, int lp, int64_t i,      \
+                            A acc[4][4][W])                                                               \
+    {                                                                                                     \
+        int64_t step = (int64_t)1 << lp, mask = step - 1;                                                 \
+        for (; i + step <= size; i += step) {                                                             \
+            name##_rows(in, rs, cs, i, i + step, acc[0]);                                                 \
+            for (int j = 1; j < 4; j++) {                                                                 \
+                for (int k = 0; k < 4; k++)                                                               \
+                    for (int l = 0; l < W; l++) {                                                         \
+                        acc[j][k][l] += acc[j - 1][k][l];                                                 \
+                        acc[j - 1][k][l] = 0;                                                             \
+                    }                                                                                     \
+                if ((i + step) & (mask << (j * lp))) break;                                               \
+            }                                                                                             \
+        }                                                                                                 \
+        name##_rows(in, rs, cs, i, size, acc[0]);                                                         \
+    }                                                                                                     \
+    typedef struct name##_job {                                                                           \
+        const char *in;                                                                                   \
+        int64_t rs, cs, top;                                                                              \
+        int lp;                                                                                           \
+        A *blocks;                                                                                        \
+    } name##_job;                                                                                         \
+    static void name##_blocks(int64_t b, int64_t e, void *ctx)                                            \
+    {                                                                                                     \
+        const name##_job *jb = (const name##_job *)ctx;                                                   \
+        for (int64_t m = b; m < e; m++) {                                                                 \
+            A a[4][4][W];                                                                                 \
+            memset(a, 0, sizeof a);                                                                       \
+            name##_core(jb->in + m * jb->top * jb->rs, jb->rs, jb->cs, jb->top, jb->lp, 0, a);           \
+            memcpy(jb->blocks + m * 4 * W, a[3], sizeof a[3]);                                            \
+        }                                                                                                 \
+    }                                                                                                     \
+    static void name(const char *in, int64_t rs, int64_t cs, int64_t size, A sums[4][W])                  \
+    {                                                                                                     \
+        A acc[4][4][W];                                                                                   \
+        int lp = ct__cascade_power(size);                                                                 \
+        int64_t start = 0, top = lp < 20 ? (int64_t)1 << (3 * lp) : size, nb = size / top;                \
+        A *blocks = nb > 1 ? (A *)CT_MALLOC((size_t)nb * 4 * W * sizeof(A)) : NULL;                       \
+        memset(acc, 0, sizeof acc);                                                                       \
+        if (blocks) {                                                                                     \
+            name##_job jb;                                                                                \
+            jb.in = in;                                                                                   \
+            jb.rs = rs;                                                                                   \
+            jb.cs = cs;                                                                                   \
+            jb.top = top;                                                                                 \
+            jb.lp = lp;                                                                                   \
+            jb.blocks = blocks;                                                                           \
+            ct__parallel_for(nb, 1, name##_blocks, &jb);                                                  \
+            for (int64_t m = 0; m < nb; m++)                                                              \
+                for (int k = 0; k < 4; k++)                                                               \
+                    for (int l = 0; l < W; l++) acc[3][k][l] += blocks[(m * 4 + k) * W + l];              \
+            start = nb * top;                                                                             \
+            CT_FREE(blocks);                                                                              \
+        }                                                                                                 \
+        name##_core(in, rs, cs, size, lp, start, acc);                                                    \
+        for (int j = 1; j < 4; j++)                                                                       \
+            for (int k = 0; k < 4; k++)                                                                   \
+                for (int l = 0; l < W; l++) acc[0][k][l] += acc[j][k][l];                                 \
+        memcpy(sums, acc[0], sizeof acc[0]);                                                              \
+    }
+
+/* row_sum: the row read as (-1, 4), its four column sums, the rest added to
+ * the first, then the four added up. */
+#define CT__ROWSUM(name, mrs, A, W, ADDV)                                                                 \
+    static void name(const char *in, int64_t stride, int64_t size, A out[W])                              \
+    {                                                                                                     \
+        A p[4][W];                                                                                        \
+        mrs(in, 4 * stride, stride, size / 4, p);                                                         \
+        for (int64_t i = size / 4 * 4; i < size; i++) ADDV(p[0], in + i * stride);                       \
+        for (int k = 1; k < 4; k++)                                                                       \
+            for (int l = 0; l < W; l++) p[0][l] += p[k][l];                                               \
+        memcpy(out, p[0], sizeof p[0]);                                                                   \
+    }
+
+/* One family of cascade sums: input dtype `fam`, accumulator A with W lanes,
+ * ES bytes an element, VN elements a vector load, LD a scalar load, LDVI the
+ * inner vector load (W lanes from VN elements), STORE(p, v) adding a sum to
+ * an output as PyTorch's CastStoreAccumulate, ADD(o, x) the elementwise
+ * out + in of a reduction over nothing. */
+#define CT__CASCADE(fam, A, W, ES, VN, LD, LDVI, STORE, ADD)                                              \
+    static inline void ct__ld1_##fam(A *a, const char *p) { a[0] += LD(p); }                              \
+    static inline void ct__ldo_##fam(A *a, const char *p)                                                 \
+    {                                                                                                     \
+        for (int l = 0; l < W; l++) a[l] += LD(p + l * (ES));                                             \
+    }                                                                                                     \
+    static inline void ct__ldi_##fam(A *a, const char *p) { LDVI(a, p); }                                 \
+    CT__MRS(ct__mrs1_##fam, A, 1, ct__ld1_##fam)                                                          \
+    CT__MRS(ct__mrso_##fam, A, W, ct__ldo_##fam)                                                          \
+    CT__MRS(ct__mrsi_##fam, A, W, ct__ldi_##fam)                                                          \
+    CT__ROWSUM(ct__rsum1_##fam, ct__mrs1_##fam, A, 1, ct__ld1_##fam)                                      \
+    CT__ROWSUM(ct__rsumo_##fam, ct__mrso_##fam, A, W, ct__ldo_##fam)                                      \
+    CT__ROWSUM(ct__rsumi_##fam, ct__mrsi_##fam, A, W, ct__ldi_##fam)                                      \
+    /* vectorized_inner_sum: each of n1 rows contiguous over n0 */                                       \
+    static void ct__csum_inner_##fam(char *out, const char *in, int64_t istride, int64_t ostride, int64_t n0, \
+                                     int64_t n1)                                                          \
+    {                                                                                                     \
+        int64_t nv = n0 / (VN);                                                                           \
+        for (int64_t j = 0; j < n1; j++) {                                                                \
+            const char *row = in + j * istride;                                                           \
+            A v[W], fin = 0;                                                                              \
+            ct__rsumi_##fam(row, (VN) * (ES), nv, v);                                                     \
+            for (int64_t k = nv * (VN); k < n0; k++) fin += LD(row + k * (ES));                           \
+            for (int l = 0; l < W; l++) fin += v[l];                                                      \
+            STORE(out + j * ostride, fin);                                                                \
+        }                                                                                                 \
+    }                                                                                                     \
+    /* vectorized_outer_sum: n0 rows of n1 contiguous columns */                                         \
+    static void ct__csum_outer_##fam(char *out, const char *in, int64_t istride, int64_t ostride, int64_t n0, \
+                                     int64_t n1)                                                          \
+    {                                                                                                     \
+        int64_t j = 0;                                                                                    \
+        for (; j + 4 * W <= n1; j += 4 * W) {                                                             \
+            A s[4][W];                                                                                    \
+            ct__mrso_##fam(in + j * (ES), istride, W * (ES), n0, s);                                      \
+            for (int k = 0; k < 4; k++)                                                                   \
+                for (int l = 0; l < W; l++) STORE(out + (j + k * W + l) * ostride, s[k][l]);             \
+        }                                                                                                 \
+        for (; j + W <= n1; j += W) {                                                                     \
+            A s[W];                                                                                       \
+            ct__rsumo_##fam(in + j * (ES), istride, n0, s);                                               \
+            for (int l = 0; l < W; l++) STORE(out + (j + l) * ostride, s[l]);                             \
+        }                                                                                                 \
+        for (; j < n1; j++) {                                                                             \
+            A s[1];                                                                                       \
+            ct__rsum1_##fam(in + j * (ES), istride, n0, s);                                               \
+            STORE(out + j * ostride, s[0]);                                                               \
+        }                                                                                                 \
+    }                                                                                                     \
+    /* scalar_inner_sum and scalar_outer_sum: strided both ways */                                       \
+    static void ct__csum_scalar_##fam(char *out, const char *in, const int64_t *is, int64_t ostride, int64_t n0, \
+                                      int64_t n1, bool inner)                                             \
+    {                                                                                                     \
+        int64_t j = 0;                                                                                    \
+        for (; !inner && j + 3 < n1; j += 4) {                                                            \
+            A s[4][1];                                                                                    \
+            ct__mrs1_##fam(in + j * is[1], is[0], is[1], n0, s);                                          \
+            for (int k = 0; k < 4; k++) STORE(out + (j + k) * ostride, s[k][0]);                          \
+        }                                                                                                 \
+        for (; j < n1; j++) {                                                                             \
+            A s[1];                                                                                       \
+            ct__rsum1_##fam(in + j * is[1], is[0], n0, s);                                                \
+            STORE(out + j * ostride, s[0]);                                                               \
+        }                                                                                                 \
+    }                                                                                                     \
+    /* cascade_sum's loop2d */                                                                            \
+    static void ct__csum_##fam(char *out, const char *in, const int64_t *s, int64_t n0, int64_t n1, void *ctx) \
+    {                                                                                                     \
+        int64_t is[2] = {s[1], s[3]}, os[2] = {s[0], s[2]};                                               \
+        (void)ctx;                                                                                        \
+        if (os[0] != 0 && os[1] == 0) { /* the reduced dim first */                                      \
+            int64_t t = is[0];                                                                            \
+            is[0] = is[1], is[1] = t, os[0] = 0, os[1] = s[0], t = n0, n0 = n1, n1 = t;                   \
+        }                                                                                                 \
+        if (os[0] != 0) { /* nothing is reduced */                                                        \
+            for (int64_t j = 0; j < n1; j++)                                                              \
+                for (int64_t i = 0; i < n0; i++) ADD(out + i * s[0] + j * s[2], in + i * s[1] + j * s[3]); \
+        } else if (is[0] == (ES) && n0 >= (VN)) {                                                         \
+            ct__csum_inner_##fam(out, in, is[1], os[1], n0, n1);                                          \
+        } else if (is[1] == (ES) && n1 >= (VN)) {                                                         \
+            ct__csum_outer_##fam(out, in, is[0], os[1], n0, n1);                                          \
+        } else {                                                                                          \
+            ct__csum_scalar_##fam(out, in, is, os[1], n0, n1, is[0] < is[1]);                             \
+        }                                                                                                 \
+    }
+
+/* Loads, with NaN as zero for nansum. */
+static inline float ct__nzf(float v) { return v != v ? 0.0f : v; }
+static inline double ct__nzd(double v) { return v != v ? 0.0 : v; }
+#define CT__LD_F32(p) (*(const float *)(p))
+#define CT__LD_F64(p) (*(const double *)(p))
+#define CT__LD_NF32(p) ct__nzf(*(const float *)(p))
+#define CT__LD_NF64(p) ct__nzd(*(const double *)(p))
+#define CT__LD_NF16(p) ct__nzf(ct__h2f(p))
+#define CT__LD_NBF16(p) ct__nzf(ct__b2f(p))
+/* Inner vector loads: float and double lanes are the elements; float16
+ * lanes sum neighbouring pairs (load_reduce_vec), bfloat16 lanes the two
+ * halves of 16 elements (load_fp32_from_bf16). */
+#define CT__LDVI_SAME(a, p, LD, ES) \
+    for (int l = 0; l < 8 * 4 / (ES); l++) (a)[l] += LD((p) + l * (ES))
+#define CT__LDVI_PAIRS(a, p, LD) \
+    for (int l = 0; l < 8; l++) (a)[l] += (0.0f + LD((p) + 4 * l)) + LD((p) + 4 * l + 2)
+#define CT__LDVI_HALVES(a, p, LD) \
+    for (int l = 0; l < 8; l++) (a)[l] += LD((p) + 2 * l) + LD((p) + 2 * l + 16)
+/* Stores: out += sum; float16 and bfloat16 round the sum, then the addition. */
+#define CT__ST_F32(p, v) (*(float *)(p) += (v))
+#define CT__ST_F64(p, v) (*(double *)(p) += (v))
+#define CT__ST_F16(p, v) ct__f2h(p, ct__h2f(p) + ct__rh(v))
+#define CT__ST_BF16(p, v) ct__f2b(p, ct__b2f(p) + ct__rb(v))
+#define CT__ADD_F32(o, x) (*(float *)(o) += *(const float *)(x))
+#define CT__ADD_F64(o, x) (*(double *)(o) += *(const double *)(x))
+#define CT__ADD_F16(o, x) ct__f2h(o, ct__h2f(o) + ct__h2f(x))
+#define CT__ADD_BF16(o, x) ct__f2b(o, ct__b2f(o) + ct__b2f(x))
+#define CT__ADD_NF32(o, x) (*(float *)(o) = ct__nzf(*(float *)(o)) + CT__LD_NF32(x))
+#define CT__ADD_NF64(o, x) (*(double *)(o) = ct__nzd(*(double *)(o)) + CT__LD_NF64(x))
+#define CT__ADD_NF16(o, x) ct__f2h(o, ct__nzf(ct__h2f(o)) + CT__LD_NF16(x))
+#define CT__ADD_NBF16(o, x) ct__f2b(o, ct__nzf(ct__b2f(o)) + CT__LD_NBF16(x))
+
+#define CT__LDVI_f32(a, p) CT__LDVI_SAME(a, p, CT__LD_F32, 4)
+#define CT__LDVI_f64(a, p) CT__LDVI_SAME(a, p, CT__LD_F64, 8)
+#define CT__LDVI_f16(a, p) CT__LDVI_PAIRS(a, p, ct__h2f)
+#define CT__LDVI_bf16(a, p) CT__LDVI_HALVES(a, p, ct__b2f)
+#define CT__LDVI_nf32(a, p) CT__LDVI_SAME(a, p, CT__LD_NF32, 4)
+#define CT__LDVI_nf64(a, p) CT__LDVI_SAME(a, p, CT__LD_NF64, 8)
+#define CT__LDVI_nf16(a, p) CT__LDVI_PAIRS(a, p, CT__LD_NF16)
+#define CT__LDVI_nbf16(a, p) CT__LDVI_HALVES(a, p, CT__LD_NBF16)
+
+CT__CASCADE(f32, float, 8, 4, 8, CT__LD_F32, CT__LDVI_f32, CT__ST_F32, CT__ADD_F32)
+CT__CASCADE(f64, double, 4, 8, 4, CT__LD_F64, CT__LDVI_f64, CT__ST_F64, CT__ADD_F64)
+CT__CASCADE(f16, float, 8, 2, 16, ct__h2f, CT__LDVI_f16, CT__ST_F16, CT__ADD_F16)
+CT__CASCADE(bf16, float, 8, 2, 16, ct__b2f, CT__LDVI_bf16, CT__ST_BF16, CT__ADD_BF16)
+CT__CASCADE(nf32, float, 8, 4, 8, CT__LD_NF32, CT__LDVI_nf32, CT__ST_F32, CT__ADD_NF32)
+CT__CASCADE(nf64, double, 4, 8, 4, CT__LD_NF64, CT__LDVI_nf64, CT__ST_F64, CT__ADD_NF64)
+CT__CASCADE(nf16, float, 8, 2, 16, CT__LD_NF16, CT__LDVI_nf16, CT__ST_F16, CT__ADD_NF16)
+CT__CASCADE(nbf16, float, 8, 2, 16, CT__LD_NBF16, CT__LDVI_nbf16, CT__ST_BF16, CT__ADD_NBF16)
+
+static ct__loop2d ct__cascade_loop(ct_dtype dt, bool nan)
+{
+    switch (dt) {
+    case CT_F64: return nan ? ct__csum_nf64 : ct__csum_f64;
+    case CT_F16: return nan ? ct__csum_nf16 : ct__csum_f16;
+    case CT_BF16: return nan ? ct__csum_nbf16 : ct__csum_bf16;
+    default: return nan ? ct__csum_nf32 : ct__csum_f32;
+    }
+}
+
+/* ---------------------------------------------------------------- floating products (Reduce.h) */
+
+/* binary_kernel_reduce_vec with multiplication: a contiguous row runs in 4
+ * vectors of VW lanes folded at the end, columns run down each column. */
+#define CT__PROD(T, VW)                                                                                   \
+    static void ct__prod_inner_##T(T *out, const T *x, int64_t n)                                         \
+    {                                                                                                     \
+        int64_t count = n / (4 * VW), i = count * 4 * VW;                                                 \
+        if (count > 0) {                                                                                  \
+            T acc[4][VW], b;                                                                              \
+            memcpy(acc, x, sizeof acc);                                                                   \
+            for (int64_t c = 1; c < count; c++)                                                           \
+                for (int k = 0; k < 4; k++)                                                               \
+                    for (int l = 0; l < VW; l++) acc[k][l] *= x[(c * 4 + k) * VW + l];                    \
+            for (int l = 0; l < VW; l++) acc[0][l] = (acc[0][l] * acc[1][l]) * (acc[2][l] * acc[3][l]);  \
+            b = acc[0][0];                                                                                \
+            for (int l = 1; l < VW; l++) b *= acc[0][l];                                                  \
+            *out *= b;                                                                                    \
+        }                                                                                                 \
+        for (; i < n; i++) *out *= x[i];                                                                  \
+    }                                                                                                     \
+    static void ct__prod_outer_##T(T *out, const char *in, int64_t stride, int64_t n0, int64_t n1)        \
+    {                                                                                                     \
+        int64_t j = 0;                                                                                    \
+        for (; j + 4 * VW <= n1; j += 4 * VW) {                                                           \
+            T acc[4 * VW];                                                                                \
+            memcpy(acc, in + j * sizeof(T), sizeof acc);                                                  \
+            for (int64_t i = 1; i < n0; i++) {                                                            \
+                const T *x = (const T *)(in + i * stride) + j;                                            \
+                for (int l = 0; l < 4 * VW; l++) acc[l] *= x[l];                                          \
+            }                                                                                             \
+            for (int l = 0; l < 4 * VW; l++) out[j + l] *= acc[l];                                        \
+        }                                                                                                 \
+        for (; j < n1; j++)                                                                               \
+            for (int64_t i = 0; i < n0; i++) out[j] *= *((const T *)(in + i * stride) + j);               \
+    }                                                                                                     \
+    static void ct__prod_##T(char *out, const char *in, const int64_t *s, int64_t n0, int64_t n1, void *ctx) \
+    {                                                                                                     \
+        (void)ctx;                                                                                        \
+        if (s[0] == 0 && s[1] == (int64_t)sizeof(T)) {                                                    \
+            for (int64_t j = 0; j < n1; j++)                                                              \
+                ct__prod_inner_##T((T *)(out + j * s[2]), (const T *)(in + j * s[3]), n0);                \
+        } else if (s[0] == 0 && s[2] == (int64_t)sizeof(T) && s[3] == (int64_t)sizeof(T)) {               \
+            ct__prod_outer_##T((T *)out, in, s[1], n0, n1);                                               \
+        } else {                                                                                          \
+            for (int64_t j = 0; j < n1; j++)                                                              \
+                for (int64_t i = 0; i < n0; i++)                                                          \
+                    *(T *)(out + i * s[0] + j * s[2]) *= *(const T *)(in + i * s[1] + j * s[3]);          \
+        }                                                                                                 \
+    }
+CT__PROD(float, 8)
+CT__PROD(double, 4)
+
+/* ---------------------------------------------------------------- reductions whose order cannot show */
+
+/* out = OP(out, x) over a 2-D block: integer sums and products (which wrap,
+ * so any order gives the same bits), extremes, logic and counts. LIFT makes
+ * an element a partial result and COMBINE joins two, so that a contiguous
+ * row runs in 16 independent lanes the compiler can vectorise. */
+#define CT__FREE_LOOP(name, TI, TO, OP, LIFT, COMBINE)                                                   \
+    static inline TO name##_row(TO acc, const TI *x, int64_t n)                                           \
+    {                                                                                                     \
+        int64_t i = 0;                                                                                    \
+        if (n >= 32) {                                                                                    \
+            TO lanes[16];                                                                                 \
+            for (int l = 0; l < 16; l++) lanes[l] = LIFT(x[l]);                                           \
+            for (i = 16; i + 16 <= n; i += 16)                                                            \
+                for (int l = 0; l < 16; l++) lanes[l] = OP(lanes[l], x[i + l]);                           \
+            for (int l = 0; l < 16; l++) acc = COMBINE(acc, lanes[l]);                                    \
+        }                                                                                                 \
+        for (; i < n; i++) acc = OP(acc, x[i]);                                                           \
+        return acc;                                                                                       \
+    }                                                                                                     \
+    static void name(char *out, const char *in, const int64_t *s, int64_t n0, int64_t n1, void *ctx)      \
+    {                                                                                                     \
+        (void)ctx;                                                                                        \
+        if (s[0] == 0 && s[2] == (int64_t)sizeof(TO) && s[3] == (int64_t)sizeof(TI)) { /* row by row */   \
+            TO *o = (TO *)out;                                                                            \
+            for (int64_t i = 0; i < n0; i++) {                                                            \
+                const TI *x = (const TI *)(in + i * s[1]);                                                \
+                for (int64_t j = 0; j < n1; j++) o[j] = OP(o[j], x[j]);                                   \
+            }                                                                                             \
+            return;                                                                                       \
+        }                                                                                                 \
+        for (int64_t j = 0; j < n1; j++) {                                                                \
+            char *o = out + j * s[2];                                                                     \
+            const char *x = in + j * s[3];                                                                \
+            if (s[0] == 0 && s[1] == (int64_t)sizeof(TI)) {                                               \
+                *(TO *)o = name##_row(*(TO *)o, (const TI *)x, n0);                                       \
+            } else if (s[0] == 0) {                                                                       \
+                TO acc = *(TO *)o;                                                                        \
+                for (int64_t i = 0; i < n0; i++) acc = OP(acc, *(const TI *)(x + i * s[1]));              \
+                *(TO *)o = acc;                                                                           \
+            } else {                                                                                      \
+                for (int64_t i = 0; i < n0; i++) {                                                        \
+                    TO *a = (TO *)(o + i * s[0]);                                                         \
+                    *a = OP(*a, *(const TI *)(x + i * s[1]));                                             \
+                }                                                                                         \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+
+/* Whether an element is nonzero (NaN is, -0 is not). */
+#define CT__NZ_INT(x) ((x) != 0)
+#define CT__NZ_HALF(x) (((x) & 0x7fff) != 0)
+#define CT__NZ_b8 CT__NZ_INT
+#define CT__NZ_u8 CT__NZ_INT
+#define CT__NZ_i8 CT__NZ_INT
+#define CT__NZ_i16 CT__NZ_INT
+#define CT__NZ_i32 CT__NZ_INT
+#define CT__NZ_i64 CT__NZ_INT
+#define CT__NZ_f16 CT__NZ_HALF
+#define CT__NZ_bf16 CT__NZ_HALF
+#define CT__NZ_f32 CT__NZ_INT
+#define CT__NZ_f64 CT__NZ_INT
+/* Order an element by: its value as float for float16 and bfloat16. */
+#define CT__KEY_b8(x) (x)
+#define CT__KEY_u8(x) (x)
+#define CT__KEY_i8(x) (x)
+#define CT__KEY_i16(x) (x)
+#define CT__KEY_i32(x) (x)
+#define CT__KEY_i64(x) (x)
+#define CT__KEY_f16(x) ct__f16_to_float(x)
+#define CT__KEY_bf16(x) ct__bf16_to_float(x)
+#define CT__KEY_f32(x) (x)
+#define CT__KEY_f64(x) (x)
+
+#define CT__OP_ADD(a, x) ((int64_t)((uint64_t)(a) + (uint64_t)(int64_t)(x)))
+#define CT__OP_MUL(a, x) ((int64_t)((uint64_t)(a) * (uint64_t)(int64_t)(x)))
+#define CT__AS_I64(x) ((int64_t)(x))
+#define CT__SAME(x) (x)
+#define CT__AND(a, b) ((a) && (b))
+#define CT__OR(a, b) ((a) || (b))
+#define CT__ALL_LOOPS(name, DT, _)                                                                        \
+    CT__FREE_LOOP(ct__rall_##name, ct__##name##_t, uint8_t, CT__OPALL_##name, CT__NZ_##name, CT__AND)     \
+    CT__FREE_LOOP(ct__rany_##name, ct__##name##_t, uint8_t, CT__OPANY_##name, CT__NZ_##name, CT__OR)      \
+    CT__FREE_LOOP(ct__rcount_##name, ct__##name##_t, int64_t, CT__OPCOUNT_##name, CT__NZ_##name, CT__OP_ADD) \
+    CT__FREE_LOOP(ct__rmax_##name, ct__##name##_t, ct__##name##_t, CT__OPMAX_##name, CT__SAME, CT__OPMAX_##name) \
+    CT__FREE_LOOP(ct__rmin_##name, ct__##name##_t, ct__##name##_t, CT__OPMIN_##name, CT__SAME, CT__OPMIN_##name)
+/* max keeps a NaN once seen (x != x is false for the integer types) */
+#define CT__OPS_FOR(name)                                                                                 \
+    static inline uint8_t CT__OPALL_##name(uint8_t a, ct__##name##_t x) { return a && CT__NZ_##name(x); } \
+    static inline uint8_t CT__OPANY_##name(uint8_t a, ct__##name##_t x) { return a || CT__NZ_##name(x); } \
+    static inline int64_t CT__OPCOUNT_##name(int64_t a, ct__##name##_t x) { return a + CT__NZ_##name(x); } \
+    static inline ct__##name##_t CT__OPMAX_##name(ct__##name##_t a, ct__##name##_t x)                     \
+    {                                                                                                     \
+        return (CT__KEY_##name(x) > CT__KEY_##name(a) || CT__KEY_##name(x) != CT__KEY_##name(x)) ? x : a; \
+    }                                                                                                     \
+    static inline ct__##name##_t CT__OPMIN_##name(ct__##name##_t a, ct__##name##_t x)                     \
+    {                                                                                                     \
+        return (CT__KEY_##name(x) < CT__KEY_##name(a) || CT__KEY_##name(x) != CT__KEY_##name(x)) ? x : a; \
+    }
+CT__OPS_FOR(b8)
+CT__OPS_FOR(u8)
+CT__OPS_FOR(i8)
+CT__OPS_FOR(i16)
+CT__OPS_FOR(i32)
+CT__OPS_FOR(i64)
+CT__OPS_FOR(f16)
+CT__OPS_FOR(bf16)
+CT__OPS_FOR(f32)
+CT__OPS_FOR(f64)
+CT__DTYPES_A(CT__ALL_LOOPS, _)
+#define CT__INT_LOOPS(name)                                                                               \
+    CT__FREE_LOOP(ct__rsum_##name, ct__##name##_t, int64_t, CT__OP_ADD, CT__AS_I64, CT__OP_ADD)           \
+    CT__FREE_LOOP(ct__rprod_##name, ct__##name##_t, int64_t, CT__OP_MUL, CT__AS_I64, CT__OP_MUL)
+CT__INT_LOOPS(b8)
+CT__INT_LOOPS(u8)
+CT__INT_LOOPS(i8)
+CT__INT_LOOPS(i16)
+CT__INT_LOOPS(i32)
+CT__INT_LOOPS(i64)
+
+/* The loop of an order-free op for input dtype dt. */
+static ct__loop2d ct__free_loop(ct__rop op, ct_dtype dt)
+{
+#define CT__CASE_INT(name, DT)                                                                            \
+    case DT: return op == CT__ROP_SUM ? ct__rsum_##name : ct__rprod_##name;
+#define CT__CASE_ALL(name, DT, _)                                                                         \
+    case DT:                                                                                              \
+        return op == CT__ROP_ALL ? ct__rall_##name : op == CT__ROP_ANY ? ct__rany_##name                  \
+             : op == CT__ROP_COUNT ? ct__rcount_##name : op == CT__ROP_MAX ? ct__rmax_##name : ct__rmin_##name;
+    if (op == CT__ROP_SUM || op == CT__ROP_PROD) {
+        switch (dt) {
+            CT__CASE_INT(b8, CT_BOOL) CT__CASE_INT(u8, CT_U8) CT__CASE_INT(i8, CT_I8) CT__CASE_INT(i16, CT_I16)
+            CT__CASE_INT(i32, CT_I32) default: return op == CT__ROP_SUM ? ct__rsum_i64 : ct__rprod_i64;
+        }
+    }
+    switch (dt) {
+        CT__DTYPES_A(CT__CASE_ALL, _)
+    default: return NULL;
+    }
+#undef CT__CASE_INT
+#undef CT__CASE_ALL
+}
+
+/* How partial results of an order-free op are combined: counts add up. */
+static ct__loop2d ct__combine_loop(ct__rop op, ct_dtype out_dtype)
+{
+    return ct__free_loop(op == CT__ROP_COUNT ? CT__ROP_SUM : op, op == CT__ROP_COUNT ? CT_I64 : out_dtype);
+}
+
+typedef struct ct__split_job {
+    const ct__rplan *p;
+    ct__loop2d fn;
+    uint64_t *slots; /* one partial output per chunk, starting as the identity */
+    int64_t chunk;
+} ct__split_job;
+
+static void ct__split_run(int64_t b, int64_t e, void *ctx)
+{
+    const ct__split_job *j = (const ct__split_job *)ctx;
+    int last = j->p->ndim - 1;
+    for (int64_t c = b; c < e; c++) {
+        ct__rplan sub = *j->p;
+        int64_t start = c * j->chunk;
+        sub.shape[last] = CT__MIN(j->chunk, j->p->shape[last] - start);
+        sub.in += start * sub.is[last];
+        sub.out = (char *)&j->slots[c];
+        ct__rjob job;
+        job.p = &sub;
+        job.fn = j->fn;
+        job.ctx = NULL;
+        job.first_kept = sub.ndim;
+        ct__rjob_outer(0, 1, &job);
+    }
+}
+
+/* An order-free op into one output: chunks of the outermost dim reduce into
+ * partial results in parallel, which are then combined. */
+static void ct__run_free(const ct__rplan *p, ct__rop op, ct_dtype in_dtype, ct_dtype out_dtype)
+{
+    ct__loop2d fn = ct__free_loop(op, in_dtype);
+    int last = p->ndim - 1;
+    int64_t chunks = CT__MIN(p->shape[last], (p->numel + CT__GRAIN - 1) / CT__GRAIN);
+    uint64_t *slots = p->nred == p->ndim && chunks > 1 ? (uint64_t *)CT_MALLOC((size_t)chunks * 8) : NULL;
+    if (!slots) {
+        ct__rplan_run(p, fn, NULL);
+        return;
+    }
+    ct__split_job j;
+    j.p = p;
+    j.fn = fn;
+    j.slots = slots;
+    j.chunk = (p->shape[last] + chunks - 1) / chunks;
+    chunks = (p->shape[last] + j.chunk - 1) / j.chunk;
+    for (int64_t c = 0; c < chunks; c++) memcpy(&slots[c], p->out, ct_dtype_size(out_dtype));
+    ct__parallel_for(chunks, 1, ct__split_run, &j);
+    int64_t s[4] = {0, 8, 0, 0};
+    ct__combine_loop(op, out_dtype)(p->out, (const char *)slots, s, chunks, 1, NULL);
+    CT_FREE(slots);
+}
+
+/* ---------------------------------------------------------------- one output at a time */
+
+/* binary_kernel_reduce: each output reduces its elements in the plan's
+ * order (dim 0 fastest), one output per task. A row function consumes
+ * elements into an accumulator; a finish function writes the output. */
+typedef struct ct__each {
+    const ct__rplan *p;
+    void (*start)(void *acc, const void *ctx);
+    void (*row)(void *acc, const char *x, int64_t stride, int64_t n, const void *ctx);
+    void (*finish)(void *acc, char *out, int64_t offset, const void *ctx);
+    const void *ctx;
+} ct__each;
+
+static void ct__each_run(int64_t b, int64_t e, void *ctx)
+{
+    const ct__each *w = (const ct__each *)ctx;
+    const ct__rplan *p = w->p;
+    int64_t rows = ct__rplan_count(p, 1, CT__MAX(1, p->nred));
+    for (int64_t k = b; k < e; k++) {
+        double acc[8]; /* room for any accumulator */
+        int64_t oo, io;
+        ct__rplan_offsets(p, p->nred, p->ndim, k, &oo, &io);
+        w->start(acc, w->ctx);
+        if (p->nred == 0) { /* nothing to reduce: one element each */
+            w->row(acc, p->in + io, 0, 1, w->ctx);
+        } else {
+            for (int64_t r = 0; r < rows; r++) {
+                int64_t ro, ri;
+                ct__rplan_offsets(p, 1, p->nred, r, &ro, &ri);
+                w->row(acc, p->in + io + ri, p->is[0], p->shape[0], w->ctx);
+            }
+        }
+        w->finish(acc, p->out + oo, oo, w->ctx);
+    }
+}
+
+static void ct__run_each(ct__each *w)
+{
+    const ct__rplan *p = w->p;
+    int64_t outputs = ct__rplan_count(p, p->nred, p->ndim), per = ct__rplan_count(p, 0, p->nred);
+    if (p->numel == 0) return;
+    ct__parallel_for(outputs, CT__MAX(1, CT__GRAIN / per), ct__each_run, w);
+}
+
+/* Welford's update in double, the m2 update fused as GCC compiles PyTorch's. */
+typedef struct ct__welford {
+    double mean, m2;
+    int64_t n;
+} ct__welford;
+
+typedef struct ct__var_ctx {
+    ct_dtype dt;
+    const ct__rargs *args;
+    char *mean;
+} ct__var_ctx;
+
+static void ct__welford_start(void *acc, const void *ctx)
+{
+    (void)ctx;
+    memset(acc, 0, sizeof(ct__welford));
+}
+
+static void ct__welford_row(void *acc, const char *x, int64_t stride, int64_t n, const void *ctx)
+{
+    ct__welford *w = (ct__welford *)acc;
+    ct_dtype dt = ((const ct__var_ctx *)ctx)->dt;
+    for (int64_t i = 0; i < n; i++) {
+        double v = ct__read_f64(x + i * stride, dt), delta = v - w->mean;
+        w->n++;
+        w->mean += delta / (double)w->n;
+        w->m2 = fma(delta, v - w->mean, w->m2);
+    }
+}
+
+static void ct__welford_finish(void *acc, char *out, int64_t offset, const void *ctx)
+{
+    const ct__welford *w = (const ct__welford *)acc;
+    const ct__var_ctx *c = (const ct__var_ctx *)ctx;
+    double nf = (double)w->n, corr = (double)c->args->correction;
+    double var = w->m2 / (nf > corr ? nf - corr : 0.0);
+    ct__write_f64(out, c->dt, c->args->take_sqrt ? sqrt(var) : var);
+    if (c->mean) ct__write_f64(c->mean + offset, c->dt, w->mean);
+}
+
+/* Norms, accumulated in the input's dtype (float16 and bfloat16 round after
+ * every operation, as their c10 arithmetic does). */
+typedef struct ct__norm_ctx {
+    ct_dtype dt;
+    double p; /* as PyTorch keeps it: a float */
+} ct__norm_ctx;
+
+/* A double rounded to the norm's dtype, as its C++ type holds it. */
+static inline double ct__norm_round(double v, ct_dtype dt)
+{
+    switch (dt) {
+    case CT_F16: return ct__rh((float)v);
+    case CT_BF16: return ct__rb((float)v);
+    case CT_F32: return (float)v;
+    default: return v;
+    }
+}
+
+/* acc + t in the norm's arithmetic: float for float32, float then rounded
+ * for float16 and bfloat16 (c10's operator+), double for float64. */
+static inline double ct__norm_add(double acc, double t, ct_dtype dt)
+{
+    if (dt == CT_F64) return acc + t;
+    return ct__norm_round((float)acc + (float)t, dt);
+}
+
+static void ct__norm_start(void *acc, const void *ctx)
+{
+    *(double *)acc = ((const ct__norm_ctx *)ctx)->p == -INFINITY ? INFINITY : 0.0;
+}
+
+static inline double ct__max_nan(double a, double b) { return a != a ? a : a > b ? a : b; }
+static inline double ct__min_nan(double a, double b) { return a != a ? a : a < b ? a : b; }
+
+/* x*x added to acc as PyTorch's compiled code does it: fused in float and
+ * double, the square rounded first in float16 and bfloat16. */
+static inline double ct__norm_sq(double acc, double x, ct_dtype dt)
+{
+    if (dt == CT_F32) return fmaf((float)x, (float)x, (float)acc);
+    if (dt == CT_F64) return fma(x, x, acc);
+    return ct__norm_add(acc, ct__norm_round((float)x * (float)x, dt), dt);
+}
+
+static void ct__norm_row(void *acc, const char *x, int64_t stride, int64_t n, const void *ctx)
+{
+    const ct__norm_ctx *c = (const ct__norm_ctx *)ctx;
+    double a = *(double *)acc, p = c->p, pt = ct__norm_round(p, c->dt);
+    ct_dtype dt = c->dt;
+    for (int64_t i = 0; i < n; i++) {
+        double v = ct__read_f64(x + i * stride, dt), av = fabs(v);
+        if (p == 0) a = ct__norm_add(a, v != 0, dt);
+        else if (p == 1) a = ct__norm_add(a, av, dt);
+        else if (p == 2) a = ct__norm_sq(a, v, dt);
+        else if (p == INFINITY) a = ct__max_nan(a, av);
+        else if (p == -INFINITY) a = ct__min_nan(a, av);
+        else if (dt == CT_F64) a = a + pow(av, p);
+        else a = ct__norm_add(a, dt == CT_BF16 ? ct__rb(powf((float)av, (float)pt)) : powf((float)av, (float)pt), dt);
+    }
+    *(double *)acc = a;
+}
+
+/* The fused 8-lane loop of the vectorised p = 2 path over n floats (a
+ * multiple of 8). fmaf is exact however it is computed; x86 machines with
+ * AVX2 and FMA (PyTorch's own kernel needs them) run a copy compiled for
+ * them, whose fmaf is one instruction instead of a call into libm. */
+#define CT__NORM_LANES(name, ATTR)                                                                        \
+    static ATTR void name(const float *x, int64_t n, float *lanes)                                        \
+    {                                                                                                     \
+        float acc[8];                                                                                     \
+        memcpy(acc, lanes, sizeof acc);                                                                   \
+        for (int64_t d = 0; d < n; d += 8)                                                                \
+            for (int l = 0; l < 8; l++) acc[l] = fmaf(x[d + l], x[d + l], acc[l]);                        \
+        memcpy(lanes, acc, sizeof acc);                                                                   \
+    }
+CT__NORM_LANES(ct__norm_lanes_any, )
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(__FMA__)
+CT__NORM_LANES(ct__norm_lanes_fma, __attribute__((target("avx2,fma"))))
+static void ct__norm_lanes(const float *x, int64_t n, float *lanes)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ct__norm_lanes_fma(x, n, lanes);
+    else ct__norm_lanes_any(x, n, lanes);
+}
+#else
+#define ct__norm_lanes ct__norm_lanes_any
+#endif
+
+/* The vectorised p = 2 path of a contiguous row: 8 (bfloat16: 16) lanes
+ * with fused updates, folded in order, then the tail, which GCC unrolls by
+ * four with the squares rounded before adding, the last few fused. */
+static void ct__norm_fast_row(void *acc, const char *x, int64_t stride, int64_t n, const void *ctx)
+{
+    bool bf = ((const ct__norm_ctx *)ctx)->dt == CT_BF16;
+    int64_t vw = bf ? 16 : 8, d = n - n % vw;
+    float lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0}, b;
+    (void)stride;
+    if (!bf) ct__norm_lanes((const float *)x, d, lanes);
+    for (int64_t e = 0; bf && e < d; e += vw)
+        for (int l = 0; l < 8; l++) {
+            float v = ct__b2f(x + 2 * (e + l)), w = ct__b2f(x + 2 * (e + 8 + l));
+            lanes[l] = fmaf(w, w, fmaf(v, v, lanes[l]));
+        }
+    b = lanes[0];
+    for (int l = 1; l < 8; l++) b += lanes[l];
+    for (int64_t i = 0, rest = n - d, body = rest / 4 * 4; i < rest; i++, d++) {
+        float v = bf ? ct__b2f(x + 2 * d) : ((const float *)x)[d];
+        if (i < body) {
+            float sq = v * v;
+            b += sq;
+        } else {
+            b = fmaf(v, v, b);
+        }
+    }
+    *(double *)acc = b;
+}
+
+static void ct__norm_finish(void *acc, char *out, int64_t offset, const void *ctx)
+{
+    const ct__norm_ctx *c = (const ct__norm_ctx *)ctx;
+    double a = *(double *)acc, p = c->p;
+    (void)offset;
+    if (p == 2) {
+        a = c->dt == CT_F64 ? sqrt(a) : sqrtf((float)a);
+    } else if (p != 0 && p != 1 && p != INFINITY && p != -INFINITY) {
+        float inv = (float)(1.0f / (float)ct__norm_round(p, c->dt));
+        a = c->dt == CT_F64 ? pow(a, 1.0 / p) : powf((float)a, (float)ct__norm_round(inv, c->dt));
+    }
+    ct__write_f64(out, c->dt, a);
+}
+
+/* ---------------------------------------------------------------- sum of squared deviations */
+
+/* The second pass of std_var_all_cpu: in double, unfused, in memory order;
+ * each 2-D block sums on its own before it is added to the total. */
+typedef struct ct__sqdev_ctx {
+    ct_dtype dt;
+    double center, sum;
+} ct__sqdev_ctx;
+
+static void ct__sqdev_loop(char *out, const char *in, const int64_t *s, int64_t n0, int64_t n1, void *ctx)
+{
+    ct__sqdev_ctx *c = (ct__sqdev_ctx *)ctx;
+    double block = 0;
+    (void)out;
+    for (int64_t j = 0; j < n1; j++)
+        for (int64_t i = 0; i < n0; i++) {
+            double v = ct__read_f64(in + i * s[1] + j * s[3], c->dt) - c->center, sq = v * v;
+            block += sq;
+        }
+    c->sum += block;
+}
+
+/* ---------------------------------------------------------------- the reduce entry point */
+
+static void ct__reduce_sqdev(const ct__rplan *p, ct_dtype dt, const ct__rargs *args)
+{
+    ct__sqdev_ctx c;
+    ct__rjob job;
+    c.dt = dt;
+    c.center = args->center;
+    c.sum = 0;
+    job.p = p;
+    job.fn = ct__sqdev_loop;
+    job.ctx = &c;
+    job.first_kept = p->ndim; /* one serial pass, as PyTorch's on one thread */
+    if (p->numel) ct__rjob_outer(0, 1, &job);
+    *args->result = c.sum;
+}
+
+static void ct__reduce_var(const ct__rplan *p, ct_dtype dt, const ct__rargs *args)
+{
+    ct__var_ctx c;
+    ct__each w;
+    c.dt = dt;
+    c.args = args;
+    c.mean = args->mean ? ct__data(args->mean) : NULL;
+    w.p = p;
+    w.start = ct__welford_start;
+    w.row = ct__welford_row;
+    w.finish = ct__welford_finish;
+    w.ctx = &c;
+    ct__run_each(&w);
+}
+
+static void ct__reduce_norm(const ct__rplan *p, ct_dtype dt, const ct__rargs *args)
+{
+    ct__norm_ctx c;
+    ct__each w;
+    /* p = 2 over a contiguous last dim takes PyTorch's vectorised path */
+    bool fast = args->p == 2 && (dt == CT_F32 || dt == CT_BF16) && p->nred == 1 &&
+                p->is[0] == (int64_t)ct_dtype_size(dt);
+    c.dt = dt;
+    c.p = args->p;
+    w.p = p;
+    w.start = ct__norm_start;
+    w.row = fast ? ct__norm_fast_row : ct__norm_row;
+    w.finish = ct__norm_finish;
+    w.ctx = &c;
+    ct__run_each(&w);
+}
+
+static void ct__cpu_reduce(ct__rop op, ct_tensor *out, const ct_tensor *in, uint32_t mask, const ct__rargs *args)
+{
+    ct__rplan p;
+    ct_dtype dt = in->dtype;
+    ct__rplan_init(&p, op == CT__ROP_SQDEV ? NULL : out, in, mask);
+    if (op == CT__ROP_SQDEV) ct__reduce_sqdev(&p, dt, args);
+    else if (op == CT__ROP_VAR) ct__reduce_var(&p, dt, args);
+    else if (op == CT__ROP_NORM) ct__reduce_norm(&p, dt, args);
+    else if ((op == CT__ROP_SUM || op == CT__ROP_NANSUM) && ct_dtype_is_floating(dt))
+        ct__rplan_run(&p, ct__cascade_loop(dt, op == CT__ROP_NANSUM), NULL);
+    else if (op == CT__ROP_PROD && (dt == CT_F32 || dt == CT_F64))
+        ct__rplan_run(&p, dt == CT_F32 ? ct__prod_float : ct__prod_double, NULL);
+    else
+        ct__run_free(&p, op, dt, out->dtype);
+}
+
+/* ---------------------------------------------------------------- along one dim: the driver */
+
+/* One row: n elements of in along the dim, and where its values and indices
+ * go; scratch has room for the op's work arrays. */
+typedef struct ct__row {
+    const char *in;
+    char *val, *idx;
+    int64_t is, vs, xs, n;
+    void *scratch;
+} ct__row;
+
+typedef void (*ct__row_fn)(const ct__row *r, ct__aop op, bool last);
+/* the same for nc adjacent rows, elements one element apart (softmax's columns) */
+typedef void (*ct__cols_fn)(const ct__row *r, int64_t nc, bool logsm);
+
+typedef struct ct__along_job {
+    ct__iter it;
+    int ival, iidx, iin;
+    int64_t is, vs, xs, n, es;
+    size_t scratch;
+    ct__row_fn fn;
+    ct__cols_fn cols; /* or NULL */
+    ct__aop op;
+    bool last;
+    int failed;
+} ct__along_job;
+
+typedef struct ct__along_range {
+    ct__along_job *job;
+    void *scratch;
+} ct__along_range;
+
+static void ct__along_rows(char **data, const int64_t *strides, int64_t m, void *ctx)
+{
+    const ct__along_range *rg = (const ct__along_range *)ctx;
+    const ct__along_job *j = rg->job;
+    ct__row r;
+    bool adjacent = j->cols && strides[j->iin] == j->es && strides[j->ival] == j->es;
+    r.is = j->is, r.vs = j->vs, r.xs = j->xs, r.n = j->n, r.scratch = rg->scratch;
+    for (int64_t k = 0, nc = 1; k < m; k += nc) {
+        r.in = data[j->iin] + k * strides[j->iin];
+        r.val = j->ival < 0 ? NULL : data[j->ival] + k * strides[j->ival];
+        r.idx = j->iidx < 0 ? NULL : data[j->iidx] + k * strides[j->iidx];
+        nc = adjacent ? CT__MIN(64, m - k) : 1;
+        if (adjacent) j->cols(&r, nc, j->op == CT__AOP_LOG_SOFTMAX);
+        else j->fn(&r, j->op, j->last);
+    }
+}
+
+static void ct__along_part(int64_t b, int64_t e, void *ctx)
+{
+    ct__along_range rg;
+    rg.job = (ct__along_job *)ctx;
+    rg.scratch = rg.job->scratch ? CT_MALLOC(rg.job->scratch) : NULL;
+    if (rg.job->scratch && !rg.scratch) {
+        CT__ATOMIC_INC(&rg.job->failed);
+        return;
+    }
+    ct__iter_range(&rg.job->it, b, e, ct__along_rows, &rg);
+    CT_FREE(rg.scratch);
+}
+
+/* Every row along dim: the operands are iterated with that dim squashed to
+ * size 1 (TensorIterator's declare_static_shape), rows in parallel. */
+static ct_result ct__along_run(ct__along_job *job, ct_tensor *values, ct_tensor *indices, const ct_tensor *in,
+                               int dim)
+{
+    ct_tensor sq[3];
+    const ct_tensor *ops[3];
+    int n = 0;
+    job->ival = job->iidx = -1;
+    if (values) job->ival = n, sq[n++] = *values;
+    if (indices) job->iidx = n, sq[n++] = *indices;
+    job->iin = n, sq[n++] = *in;
+    for (int k = 0; k < n; k++) {
+        if (in->ndim) sq[k].sizes[dim] = 1;
+        ops[k] = &sq[k];
+    }
+    job->n = in->ndim ? in->sizes[dim] : 1;
+    job->es = (int64_t)ct__esize(in);
+    job->is = in->ndim ? in->strides[dim] * (int64_t)ct__esize(in) : 0;
+    job->vs = values && in->ndim ? values->strides[dim] * (int64_t)ct__esize(values) : 0;
+    job->xs = indices && in->ndim ? indices->strides[dim] * 8 : 0;
+    job->failed = 0;
+    ct__iter_init(&job->it, n, ops);
+    if (ct_numel(in) == 0) return CT_OK;
+    ct__parallel_for(job->it.numel, CT__MAX(1, CT__GRAIN / CT__MAX(1, job->n)), ct__along_part, job);
+    return job->failed ? CT__OOM() : CT_OK;
+}
+
+/* ---------------------------------------------------------------- selection and PyTorch's std::sort */
+
+/* For each key type: an (element, index) pair, the lower median by
+ * (value, index) order, and libstdc++'s introsort by value alone, step for
+ * step, so that equal values end up where PyTorch's std::sort leaves them
+ * (mode reports the index of the last one). The scans are bounded, which
+ * only matters if NaN breaks the ordering PyTorch assumes. */
+#define CT__KEYED(kn, V)                                                                                  \
+    typedef struct ct__kv_##kn {                                                                          \
+        V v;                                                                                              \
+        int64_t i;                                                                                        \
+    } ct__kv_##kn;                                                                                        \
+    static inline bool ct__kvlt_##kn(const ct__kv_##kn *x, const ct__kv_##kn *y)                          \
+    {                                                                                                     \
+        return x->v < y->v || (x->v == y->v && x->i < y->i);                                              \
+    }                                                                                                     \
+    static inline void ct__kvswap_##kn(ct__kv_##kn *a, int64_t i, int64_t j)                              \
+    {                                                                                                     \
+        ct__kv_##kn t = a[i];                                                                             \
+        a[i] = a[j];                                                                                      \
+        a[j] = t;                                                                                         \
+    }                                                                                                     \
+    /* the k-th of n by (value, index), quickselect with a median of three */                            \
+    static ct__kv_##kn ct__select_##kn(ct__kv_##kn *a, int64_t n, int64_t k)                              \
+    {                                                                                                     \
+        int64_t lo = 0, hi = n - 1;                                                                       \
+        while (hi - lo > 1) {                                                                             \
+            int64_t mid = lo + (hi - lo) / 2, i = lo, j = hi;                                             \
+            if (ct__kvlt_##kn(&a[mid], &a[lo])) ct__kvswap_##kn(a, lo, mid);                              \
+            if (ct__kvlt_##kn(&a[hi], &a[lo])) ct__kvswap_##kn(a, lo, hi);                                \
+            if (ct__kvlt_##kn(&a[hi], &a[mid])) ct__kvswap_##kn(a, mid, hi);                              \
+            ct__kv_##kn pv = a[mid];                                                                      \
+            while (i <= j) {                                                                              \
+                while (ct__kvlt_##kn(&a[i], &pv)) i++;                                                    \
+                while (ct__kvlt_##kn(&pv, &a[j])) j--;                                                    \
+                if (i <= j) ct__kvswap_##kn(a, i++, j--);                                                 \
+            }                                                                                             \
+            if (k <= j) hi = j;                                                                           \
+            else if (k >= i) lo = i;                                                                      \
+            else return a[k];                                                                             \
+        }                                                                                                 \
+        if (hi > lo && ct__kvlt_##kn(&a[hi], &a[lo])) ct__kvswap_##kn(a, lo, hi);                         \
+        return a[k];                                                                                      \
+    }                                                                                                     \
+    static void ct__heap_adjust_##kn(ct__kv_##kn *a, int64_t hole, int64_t len, ct__kv_##kn value)        \
+    {                                                                                                     \
+        int64_t top = hole, child = hole, parent;                                                         \
+        while (child < (len - 1) / 2) {                                                                   \
+            child = 2 * (child + 1);                                                                      \
+            if (a[child].v < a[child - 1].v) child--;                                                     \
+            a[hole] = a[child];                                                                           \
+            hole = child;                                                                                 \
+        }                                                                                                 \
+        if ((len & 1) == 0 && child == (len - 2) / 2) {                                                   \
+            child = 2 * (child + 1);                                                                      \
+            a[hole] = a[child - 1];                                                                       \
+            hole = child - 1;                                                                             \
+        }                                                                                                 \
+        for (parent = (hole - 1) / 2; hole > top && a[parent].v < value.v; parent = (hole - 1) / 2) {      \
+            a[hole] = a[parent];                                                                          \
+            hole = parent;                                                                                \
+        }                                                                                                 \
+        a[hole] = value;                                                                                  \
+    }                                                                                                     \
+    static void ct__heapsort_##kn(ct__kv_##kn *a, int64_t n)                                              \
+    {                                                                                                     \
+        for (int64_t parent = (n - 2) / 2; n >= 2; parent--) {                                            \
+            ct__heap_adjust_##kn(a, parent, n, a[parent]);                                                \
+            if (parent == 0) break;                                                                       \
+        }                                                                                                 \
+        for (int64_t last = n - 1; last > 0; last--) {                                                    \
+            ct__kv_##kn v = a[last];                                                                      \
+            a[last] = a[0];                                                                               \
+            ct__heap_adjust_##kn(a, 0, last, v);                                                          \
+        }                                                                                                 \
+    }                                                                                                     \
+    static void ct__median_first_##kn(ct__kv_##kn *a, int64_t r, int64_t x, int64_t y, int64_t z)         \
+    {                                                                                                     \
+        if (a[x].v < a[y].v) {                                                                            \
+            if (a[y].v < a[z].v) ct__kvswap_##kn(a, r, y);                                                \
+            else if (a[x].v < a[z].v) ct__kvswap_##kn(a, r, z);                                           \
+            else ct__kvswap_##kn(a, r, x);                                                                \
+        } else if (a[x].v < a[z].v) {                                                                     \
+            ct__kvswap_##kn(a, r, x);                                                                     \
+        } else if (a[y].v < a[z].v) {                                                                     \
+            ct__kvswap_##kn(a, r, z);                                                                     \
+        } else {                                                                                          \
+            ct__kvswap_##kn(a, r, y);                                                                     \
+        }                                                                                                 \
+    }                                                                                                     \
+    static void ct__introsort_##kn(ct__kv_##kn *a, int64_t lo, int64_t hi, int depth)                     \
+    {                                                                                                     \
+        while (hi - lo > 16) {                                                                            \
+            if (depth-- == 0) {                                                                           \
+                ct__heapsort_##kn(a + lo, hi - lo);                                                       \
+                return;                                                                                   \
+            }                                                                                             \
+            int64_t f = lo + 1, l = hi;                                                                   \
+            ct__median_first_##kn(a, lo, lo + 1, lo + (hi - lo) / 2, hi - 1);                             \
+            for (;;) {                                                                                    \
+                while (f < hi && a[f].v < a[lo].v) f++;                                                   \
+                for (l--; l > lo && a[lo].v < a[l].v;) l--;                                               \
+                if (f >= l) break;                                                                        \
+                ct__kvswap_##kn(a, f++, l);                                                               \
+            }                                                                                             \
+            ct__introsort_##kn(a, f, hi, depth);                                                          \
+            hi = f;                                                                                       \
+        }                                                                                                 \
+    }                                                                                                     \
+    static void ct__insert_##kn(ct__kv_##kn *a, int64_t i)                                                \
+    {                                                                                                     \
+        ct__kv_##kn v = a[i];                                                                             \
+        for (; i > 0 && v.v < a[i - 1].v; i--) a[i] = a[i - 1];                                           \
+        a[i] = v;                                                                                         \
+    }                                                                                                     \
+    static void ct__stdsort_##kn(ct__kv_##kn *a, int64_t n)                                               \
+    {                                                                                                     \
+        int lg = 0;                                                                                       \
+        while (((int64_t)2 << lg) <= n) lg++;                                                             \
+        ct__introsort_##kn(a, 0, n, 2 * lg);                                                              \
+        for (int64_t i = 1; i < n; i++) { /* __final_insertion_sort */                                   \
+            if (i < 16 && a[i].v < a[0].v) {                                                              \
+                ct__kv_##kn v = a[i];                                                                     \
+                memmove(a + 1, a, (size_t)i * sizeof *a);                                                 \
+                a[0] = v;                                                                                 \
+            } else {                                                                                      \
+                ct__insert_##kn(a, i);                                                                    \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+CT__KEYED(i64, int64_t)
+CT__KEYED(f32, float)
+CT__KEYED(f64, double)
+
+/* ---------------------------------------------------------------- along one dim: the row kernels */
+
+/* Extremes (max.dim, argmax): the first largest, or the first NaN. */
+#define CT__ROW_EXTREME(name, T, V, LOAD)                                                                 \
+    static void ct__ext_##name(const ct__row *r, bool max)                                                \
+    {                                                                                                     \
+        V best = LOAD(r->in);                                                                             \
+        int64_t at = 0;                                                                                   \
+        for (int64_t i = 1; i < r->n && best == best; i++) {                                              \
+            V v = LOAD(r->in + i * r->is);                                                                \
+            if (max ? !(v <= best) : !(v >= best)) best = v, at = i;                                      \
+        }                                                                                                 \
+        if (r->val) memcpy(r->val, r->in + at * r->is, sizeof(T));                                        \
+        if (r->idx) *(int64_t *)r->idx = at;                                                              \
+    }
+
+/* median.dim: the first NaN, else the lower median by (value, index). */
+#define CT__ROW_MEDIAN(name, T, V, LOAD, kn)                                                              \
+    static void ct__median_##name(const ct__row *r)                                                       \
+    {                                                                                                     \
+        ct__kv_##kn *a = (ct__kv_##kn *)r->scratch, m;                                                    \
+        for (int64_t i = 0; i < r->n; i++) {                                                              \
+            a[i].v = LOAD(r->in + i * r->is);                                                             \
+            a[i].i = i;                                                                                   \
+            if (a[i].v != a[i].v) {                                                                       \
+                memcpy(r->val, r->in + i * r->is, sizeof(T));                                             \
+                *(int64_t *)r->idx = i;                                                                   \
+                return;                                                                                   \
+            }                                                                                             \
+        }                                                                                                 \
+        m = ct__select_##kn(a, r->n, (r->n - 1) / 2);                                                     \
+        memcpy(r->val, r->in + m.i * r->is, sizeof(T));                                                   \
+        *(int64_t *)r->idx = m.i;                                                                         \
+    }
+
+/* mode: sorted as PyTorch's std::sort does, the first longest run wins and
+ * reports the index at its end. */
+#define CT__ROW_MODE(name, T, V, LOAD, kn)                                                                \
+    static void ct__mode_##name(const ct__row *r)                                                         \
+    {                                                                                                     \
+        ct__kv_##kn *a = (ct__kv_##kn *)r->scratch;                                                       \
+        int64_t best = 0, at = 0, run = 0;                                                                \
+        for (int64_t i = 0; i < r->n; i++) a[i].v = LOAD(r->in + i * r->is), a[i].i = i;                  \
+        ct__stdsort_##kn(a, r->n);                                                                        \
+        for (int64_t i = 0; i < r->n; i++) {                                                              \
+            run++;                                                                                        \
+            if (i == r->n - 1 || a[i].v != a[i + 1].v) {                                                  \
+                if (run > best) best = run, at = a[i].i;                                                  \
+                run = 0;                                                                                  \
+            }                                                                                             \
+        }                                                                                                 \
+        memcpy(r->val, r->in + at * r->is, sizeof(T));                                                    \
+        *(int64_t *)r->idx = at;                                                                          \
+    }
+
+/* cummax / cummin: a NaN takes over, ties move the index on. */
+#define CT__ROW_CUMEXT(name, T, V, LOAD)                                                                  \
+    static void ct__cumext_##name(const ct__row *r, bool max)                                             \
+    {                                                                                                     \
+        V best = LOAD(r->in);                                                                             \
+        int64_t at = 0;                                                                                   \
+        for (int64_t i = 0; i < r->n; i++) {                                                              \
+            V v = LOAD(r->in + i * r->is);                                                                \
+            if (v != v || (best == best && (max ? v >= best : v <= best))) best = v, at = i;              \
+            memcpy(r->val + i * r->vs, r->in + at * r->is, sizeof(T));                                    \
+            *(int64_t *)(r->idx + i * r->xs) = at;                                                        \
+        }                                                                                                 \
+    }
+
+/* cumsum / cumprod in PyTorch's CPU accumulate type A. */
+#define CT__ROW_CUM(name, T, A, LOAD, STORE)                                                              \
+    static void ct__cum_##name(const ct__row *r, bool prod)                                               \
+    {                                                                                                     \
+        A acc = prod ? 1 : 0;                                                                             \
+        for (int64_t i = 0; i < r->n; i++) {                                                              \
+            A v = (A)LOAD(r->in + i * r->is);                                                             \
+            acc = prod ? acc * v : acc + v;                                                               \
+            STORE(r->val + i * r->vs, acc);                                                               \
+        }                                                                                                 \
+    }
+
+#define CT__LOADI(T) (int64_t) * (const T *)
+#define CT__LOAD_b8(p) (CT__LOADI(uint8_t)(p))
+#define CT__LOAD_u8(p) (CT__LOADI(uint8_t)(p))
+#define CT__LOAD_i8(p) (CT__LOADI(int8_t)(p))
+#define CT__LOAD_i16(p) (CT__LOADI(int16_t)(p))
+#define CT__LOAD_i32(p) (CT__LOADI(int32_t)(p))
+#define CT__LOAD_i64(p) (CT__LOADI(int64_t)(p))
+#define CT__LOAD_f16(p) ct__h2f(p)
+#define CT__LOAD_bf16(p) ct__b2f(p)
+#define CT__LOAD_f32(p) (*(const float *)(p))
+#define CT__LOAD_f64(p) (*(const double *)(p))
+/* integers wrap to the low bits; floats round */
+#define CT__STOREI(T, p, v) (*(T *)(p) = (T)(v))
+#define CT__STORE_b8(p, v) (*(uint8_t *)(p) = (v) != 0)
+#define CT__STORE_u8(p, v) CT__STOREI(uint8_t, p, v)
+#define CT__STORE_i8(p, v) CT__STOREI(int8_t, p, (uint8_t)(v))
+#define CT__STORE_i16(p, v) CT__STOREI(int16_t, p, (uint16_t)(v))
+#define CT__STORE_i32(p, v) CT__STOREI(int32_t, p, (uint32_t)(v))
+#define CT__STORE_i64(p, v) CT__STOREI(int64_t, p, v)
+#define CT__STORE_f16(p, v) ct__f2h(p, (float)(v))
+#define CT__STORE_bf16(p, v) ct__f2b(p, (float)(v))
+#define CT__STORE_f32(p, v) (*(float *)(p) = (float)(v))
+#define CT__STORE_f64(p, v) (*(double *)(p) = (v))
+
+/* The ops every dtype has. name, storage type, key type and its pair type,
+ * accumulate type of cumsum (integers in uint64_t, which wraps). */
+#define CT__ROWS_ALL(name, T, V, kn, A)                                                                   \
+    CT__ROW_EXTREME(name, T, V, CT__LOAD_##name)                                                          \
+    CT__ROW_MEDIAN(name, T, V, CT__LOAD_##name, kn)                                                       \
+    CT__ROW_MODE(name, T, V, CT__LOAD_##name, kn)                                                         \
+    CT__ROW_CUMEXT(name, T, V, CT__LOAD_##name)                                                           \
+    CT__ROW_CUM(name, T, A, CT__LOAD_##name, CT__STORE_##name)                                            \
+    static void ct__row_##name(const ct__row *r, ct__aop op, bool last)                                   \
+    {                                                                                                     \
+        (void)last;                                                                                       \
+        switch (op) {                                                                                     \
+        case CT__AOP_MAX: case CT__AOP_ARGMAX: ct__ext_##name(r, true); break;                            \
+        case CT__AOP_MIN: case CT__AOP_ARGMIN: ct__ext_##name(r, false); break;                           \
+        case CT__AOP_MEDIAN: ct__median_##name(r); break;                                                 \
+        case CT__AOP_MODE: ct__mode_##name(r); break;                                                     \
+        case CT__AOP_CUMMAX: case CT__AOP_CUMMIN: ct__cumext_##name(r, op == CT__AOP_CUMMAX); break;      \
+        case CT__AOP_CUMSUM: case CT__AOP_CUMPROD: ct__cum_##name(r, op == CT__AOP_CUMPROD); break;       \
+        default: ct__row_float_##name(r, op, last); break;                                                \
+        }                                                                                                 \
+    }
+
+/* logcumsumexp in A: std::min and std::max keep their first argument when
+ * the other is NaN, so a NaN sum sticks. */
+#define CT__ROW_LOGCUMSUMEXP(name, A, LOG1P, EXP, LOAD, STORE)                                           \
+    static void ct__lcse_##name(const ct__row *r)                                                         \
+    {                                                                                                     \
+        A cum = -(A)INFINITY;                                                                             \
+        for (int64_t i = 0; i < r->n; i++) {                                                              \
+            A x = (A)LOAD(r->in + i * r->is);                                                             \
+            A lo = cum != cum ? cum : cum < x ? cum : x, hi = cum != cum ? cum : x < cum ? cum : x;       \
+            cum = (lo != hi || isfinite(lo)) ? LOG1P(EXP(lo - hi)) + hi : x;                              \
+            STORE(r->val + i * r->vs, cum);                                                               \
+        }                                                                                                 \
+    }
+
+/* softmax and log_softmax in A: the maximum (NaN wins), exp(x - max), their
+ * sum, then either exp * (1 / sum) (the last dim, summed in PyTorch's
+ * 32-byte vector lanes, folded as its vec_reduce_all folds them) or
+ * exp / sum (other dims, summed in order); log_softmax is x - max - log(sum).
+ * RND is what PyTorch's bfloat16 kernel rounds the last dim's sum and log to. */
+#define CT__ROW_SOFTMAX(name, A, EXP, LOG, LOAD, STORE, RND)                                              \
+    static void ct__softmax_##name(const ct__row *r, bool logsm, bool last)                              \
+    {                                                                                                     \
+        enum { VW = 32 / sizeof(A) };                                                                     \
+        A *e = (A *)r->scratch, m = (A)LOAD(r->in), sum = 0, lanes[VW];                                   \
+        int64_t n = r->n, d = VW;                                                                         \
+        for (int64_t i = 1; i < n; i++) {                                                                 \
+            A v = (A)LOAD(r->in + i * r->is);                                                             \
+            if (v != v || v > m) m = v;                                                                   \
+        }                                                                                                 \
+        for (int64_t i = 0; i < n; i++) e[i] = EXP((A)LOAD(r->in + i * r->is) - m);                       \
+        if (last && n >= VW) {                                                                            \
+            memcpy(lanes, e, sizeof lanes);                                                               \
+            for (; d + VW <= n; d += VW)                                                                  \
+                for (int l = 0; l < VW; l++) lanes[l] += e[d + l];                                        \
+            for (int l = 0; d + l < n; l++) lanes[l] += e[d + l];                                         \
+            sum = ct__fold_##name(lanes);                                                                 \
+        } else {                                                                                          \
+            for (int64_t i = 0; i < n; i++) sum += e[i];                                                  \
+        }                                                                                                 \
+        if (logsm && last) sum = RND(sum);                                                                \
+        A inv = 1 / sum, lsum = logsm && last ? RND(LOG(sum)) : LOG(sum);                                 \
+        for (int64_t i = 0; i < n; i++) {                                                                 \
+            A v = logsm ? (A)LOAD(r->in + i * r->is) - m - lsum : last ? e[i] * inv : e[i] / sum;          \
+            STORE(r->val + i * r->vs, v);                                                                 \
+        }                                                                                                 \
+    }
+
+/* vec_reduce_all's fold of the lanes: AVX2's shuffle tree for float, in
+ * order for double. */
+static inline float ct__fold_tree(const float *l)
+{
+    return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+}
+static inline float ct__fold_f32(const float *l) { return ct__fold_tree(l); }
+static inline float ct__fold_bf16(const float *l) { return ct__fold_tree(l); }
+static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2]) + l[3]; }
+#define CT__KEEP(v) (v)
+
+/* softmax over a dim that is not the last, for nc adjacent rows (columns
+ * one element apart): each column in the order of the row kernel above,
+ * the block read in memory order. exp(x - max) waits in the output when
+ * its type is A (KEEP 1), else it is computed again. */
+#define CT__COLS_SOFTMAX(name, T, A, EXP, LOG, LOAD, STORE, KEEP)                                         \
+    static void ct__softmax_cols_##name(const ct__row *r, int64_t nc, bool logsm)                        \
+    {                                                                                                     \
+        A m[64], sum[64], lsum[64];                                                                       \
+        for (int64_t j = 0; j < nc; j++) m[j] = (A)LOAD(r->in + j * sizeof(T)), sum[j] = 0;               \
+        for (int64_t i = 1; i < r->n; i++)                                                                \
+            for (int64_t j = 0; j < nc; j++) {                                                            \
+                A v = (A)LOAD(r->in + i * r->is + j * sizeof(T));                                         \
+                if (v != v || v > m[j]) m[j] = v;                                                         \
+            }                                                                                             \
+        for (int64_t i = 0; i < r->n; i++)                                                                \
+            for (int64_t j = 0; j < nc; j++) {                                                            \
+                A e = EXP((A)LOAD(r->in + i * r->is + j * sizeof(T)) - m[j]);                             \
+                if (KEEP && !logsm) *(A *)(r->val + i * r->vs + j * sizeof(T)) = e;                       \
+                sum[j] += e;                                                                              \
+            }                                                                                             \
+        for (int64_t j = 0; j < nc; j++) lsum[j] = LOG(sum[j]);                                           \
+        for (int64_t i = 0; i < r->n; i++)                                                                \
+            for (int64_t j = 0; j < nc; j++) {                                                            \
+                char *o = r->val + i * r->vs + j * sizeof(T);                                             \
+                A x = (A)LOAD(r->in + i * r->is + j * sizeof(T));                                         \
+                STORE(o, logsm ? x - m[j] - lsum[j] : (KEEP ? *(A *)o : EXP(x - m[j])) / sum[j]);          \
+            }                                                                                             \
+    }
+
+#define CT__ROWS_FLOAT(name, T, A, LOG1P, EXP, SA, SEXP, SLOG, RND, KEEP)                                 \
+    CT__ROW_LOGCUMSUMEXP(name, A, LOG1P, EXP, CT__LOAD_##name, CT__STORE_##name)                          \
+    CT__ROW_SOFTMAX(name, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, RND)                         \
+    CT__COLS_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, KEEP)                    \
+    static void ct__row_float_##name(const ct__row *r, ct__aop op, bool last)                             \
+    {                                                                                                     \
+        if (op == CT__AOP_LOGCUMSUMEXP) ct__lcse_##name(r);                                               \
+        else ct__softmax_##name(r, op == CT__AOP_LOG_SOFTMAX, last);                                      \
+    }
+/* Integer rows never get a floating op: the front end refuses it. */
+#define CT__ROWS_NOFLOAT(name)                                                                            \
+    static void ct__row_float_##name(const ct__row *r, ct__aop op, bool last) { (void)r, (void)op, (void)last; }
+
+/* name; logcumsumexp's accumulate type (PyTorch's: double for float) and
+ * its functions; softmax's type, its functions and its rounding */
+CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, expf, logf, CT__KEEP, 1)
+CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, exp, log, CT__KEEP, 1)
+CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, expf, logf, ct__rb, 0)
+CT__ROWS_NOFLOAT(b8)
+CT__ROWS_NOFLOAT(u8)
+CT__ROWS_NOFLOAT(i8)
+CT__ROWS_NOFLOAT(i16)
+CT__ROWS_NOFLOAT(i32)
+CT__ROWS_NOFLOAT(i64)
+CT__ROWS_NOFLOAT(f16)
+CT__ROWS_ALL(b8, uint8_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(u8, uint8_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i8, int8_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i16, int16_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i32, int32_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i64, int64_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(f16, uint16_t, float, f32, float)
+CT__ROWS_ALL(bf16, uint16_t, float, f32, float)
+CT__ROWS_ALL(f32, float, float, f32, double)
+CT__ROWS_ALL(f64, double, double, f64, double)
+
+/* The scratch a row of n elements needs. */
+static size_t ct__along_scratch(ct__aop op, int64_t n)
+{
+    switch (op) {
+    case CT__AOP_MEDIAN: case CT__AOP_MODE: return (size_t)n * 16; /* (key, index) pairs */
+    case CT__AOP_SOFTMAX: case CT__AOP_LOG_SOFTMAX: return (size_t)n * 8;
+    default: return 0;
+    }
+}
+
+static ct_result ct__cpu_along(ct__aop op, ct_tensor *values, ct_tensor *indices, const ct_tensor *in, int dim)
+{
+    ct__along_job job;
+    job.op = op;
+    job.last = in->ndim == 0 || dim == in->ndim - 1;
+    job.scratch = ct__along_scratch(op, in->ndim ? in->sizes[dim] : 1);
+    job.cols = NULL;
+    if ((op == CT__AOP_SOFTMAX || op == CT__AOP_LOG_SOFTMAX) && !job.last)
+        job.cols = in->dtype == CT_F64 ? ct__softmax_cols_f64 : in->dtype == CT_BF16 ? ct__softmax_cols_bf16
+                                                                                      : ct__softmax_cols_f32;
+    switch (in->dtype) {
+#define CT__ALONG_CASE(name, DT, _) case DT: job.fn = ct__row_##name; break;
+        CT__DTYPES_A(CT__ALONG_CASE, _)
+#undef CT__ALONG_CASE
+    default: return ct__fail(CT_ERR_TYPE, "invalid dtype");
+    }
+    return ct__along_run(&job, values, indices, in, dim);
+}
+
+static const ct__reduce_kernels ct__cpu_reduce_kernels = {ct__cpu_reduce, ct__cpu_along};
 
 /* ==================== cpu/join.c ==================== */
 // >>cpu/join.c
@@ -13173,7 +15737,8 @@ static void ct__cpu_fill(ct_tensor *dst, const void *elem)
 static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt) { return ct__cpu_pointwise_loop(op, dt) != NULL; }
 
 static const ct__backend ct__cpu_backend = {ct__cpu_alloc, ct__cpu_free, ct__cpu_copy, ct__cpu_fill,
-                                            ct__cpu_has_pointwise, ct__cpu_pointwise, ct__cpu_index, ct__cpu_sorting};
+                                            ct__cpu_has_pointwise, ct__cpu_pointwise, ct__cpu_index, ct__cpu_sorting,
+                                            &ct__cpu_reduce_kernels};
 static const ct__backend *ct__backends[CT_NUM_DEVICE_TYPES] = {&ct__cpu_backend, NULL};
 
 static const ct__backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }

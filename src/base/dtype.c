@@ -38,6 +38,13 @@ bool ct_dtype_is_floating(ct_dtype dt)
 }
 
 static bool ct__dtype_valid(ct_dtype dt) { return dt >= CT_BOOL && dt <= CT_F64; }
+/* A dtype argument: CT_DEFAULT or a real dtype. */
+static ct_result ct__check_dtype(ct_dtype dtype)
+{
+    if (dtype == CT_DEFAULT || ct__dtype_valid(dtype)) return CT_OK;
+    return ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
+}
+
 static bool ct__is_integral(ct_dtype dt) { return dt >= CT_U8 && dt <= CT_I64; }
 
 /* The C++ type name c10 prints in conversion errors. */

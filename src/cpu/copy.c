@@ -142,7 +142,8 @@ static void ct__cpu_fill(ct_tensor *dst, const void *elem)
 static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt) { return ct__cpu_pointwise_loop(op, dt) != NULL; }
 
 static const ct__backend ct__cpu_backend = {ct__cpu_alloc, ct__cpu_free, ct__cpu_copy, ct__cpu_fill,
-                                            ct__cpu_has_pointwise, ct__cpu_pointwise, ct__cpu_index, ct__cpu_sorting};
+                                            ct__cpu_has_pointwise, ct__cpu_pointwise, ct__cpu_index, ct__cpu_sorting,
+                                            &ct__cpu_reduce_kernels};
 static const ct__backend *ct__backends[CT_NUM_DEVICE_TYPES] = {&ct__cpu_backend, NULL};
 
 static const ct__backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }

@@ -9,12 +9,6 @@ static ct_tensor *ct__full_of(ct_shape shape, ct_dtype dtype, const void *elem)
     return t;
 }
 
-static ct_result ct__check_dtype(ct_dtype dtype)
-{
-    if (dtype == CT_DEFAULT || ct__dtype_valid(dtype)) return CT_OK;
-    return ct__fail(CT_ERR_TYPE, "invalid dtype %d", (int)dtype);
-}
-
 static ct_tensor *ct__filled(ct_shape shape, ct_dtype dtype, ct_scalar value)
 {
     uint64_t elem = 0;

@@ -43,6 +43,8 @@ typedef struct ct__backend {
     /* The sorting and selection ops (src/ops/sort_ops.h): CT_OK, or an error
      * such as running out of scratch memory. */
     ct_result (*sorting)(ct__op op, ct__sort_job *job);
+    /* Reductions, scans and softmax (src/ops/reduce_ops.h). */
+    const ct__reduce_kernels *reduce;
 } ct__backend;
 
 /* The backend of a device type (NULL when it is not linked in). */
