@@ -145,45 +145,110 @@ void ct_test_check_values(const char *file, int line, const char *expr, const ct
 #define CT_GOLDEN_DIR "tests/golden"
 #endif
 
+/* Each golden file is read once: its records go into a hash table by name. */
+typedef struct golden_rec {
+    char *name;
+    uint8_t dtype, ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    long offset; /* of the data in the file */
+} golden_rec;
+
+typedef struct golden_file {
+    char path[512];
+    FILE *f;
+    golden_rec *recs; /* open addressing, cap a power of two */
+    size_t cap;
+} golden_file;
+
+static golden_file golden_files[32];
+
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h;
+}
+
+static void golden_insert(golden_file *g, const golden_rec *r)
+{
+    size_t i = name_hash(r->name) & (g->cap - 1);
+    while (g->recs[i].name) i = (i + 1) & (g->cap - 1);
+    g->recs[i] = *r;
+}
+
+/* Read the whole index of a golden file (names, shapes, data offsets). */
+static golden_file *golden_open(const char *path)
+{
+    for (size_t i = 0; i < sizeof golden_files / sizeof golden_files[0]; i++) {
+        golden_file *g = &golden_files[i];
+        if (g->f && !strcmp(g->path, path)) return g;
+        if (g->f) continue;
+        if (!(g->f = fopen(path, "rb"))) return NULL;
+        snprintf(g->path, sizeof g->path, "%s", path);
+        size_t n = 0;
+        g->cap = 1024;
+        g->recs = (golden_rec *)calloc(g->cap, sizeof *g->recs);
+        for (;;) {
+            uint32_t len;
+            golden_rec r;
+            char key[512];
+            int64_t numel = 1;
+            if (fread(&len, 4, 1, g->f) != 1 || len >= sizeof key || fread(key, 1, len, g->f) != len) break;
+            key[len] = 0;
+            if (fread(&r.dtype, 1, 1, g->f) != 1 || fread(&r.ndim, 1, 1, g->f) != 1 || r.ndim > CT_MAX_DIMS ||
+                fread(r.sizes, 8, r.ndim, g->f) != r.ndim)
+                break;
+            for (int d = 0; d < r.ndim; d++) numel *= r.sizes[d];
+            r.offset = ftell(g->f);
+            r.name = (char *)malloc(len + 1);
+            memcpy(r.name, key, len + 1);
+            if (++n * 2 > g->cap) { /* grow: rehash into twice the room */
+                golden_rec *old = g->recs;
+                size_t old_cap = g->cap;
+                g->cap *= 2;
+                g->recs = (golden_rec *)calloc(g->cap, sizeof *g->recs);
+                for (size_t k = 0; k < old_cap; k++)
+                    if (old[k].name) golden_insert(g, &old[k]);
+                free(old);
+            }
+            golden_insert(g, &r);
+            fseek(g->f, (long)((size_t)numel * ct_dtype_size((ct_dtype)r.dtype)), SEEK_CUR);
+        }
+        return g;
+    }
+    return NULL;
+}
+
 const ct_tensor *golden(const char *file, const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s.ctg", CT_GOLDEN_DIR, file);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    golden_file *g = golden_open(path);
+    if (!g) {
         ct_test_fail(__FILE__, __LINE__, "cannot open %s", path);
         return NULL;
     }
-    ct_tensor *found = NULL;
-    for (;;) {
-        uint32_t len;
-        char key[512];
-        uint8_t dt, nd;
-        int64_t sizes[CT_MAX_DIMS], numel = 1;
-        if (fread(&len, 4, 1, f) != 1 || len >= sizeof key || fread(key, 1, len, f) != len) break;
-        key[len] = 0;
-        if (fread(&dt, 1, 1, f) != 1 || fread(&nd, 1, 1, f) != 1 || nd > CT_MAX_DIMS ||
-            fread(sizes, 8, nd, f) != nd)
+    const golden_rec *r = NULL;
+    for (size_t i = name_hash(name) & (g->cap - 1); g->recs[i].name; i = (i + 1) & (g->cap - 1))
+        if (!strcmp(g->recs[i].name, name)) {
+            r = &g->recs[i];
             break;
-        for (int d = 0; d < nd; d++) numel *= sizes[d];
-        size_t nbytes = (size_t)numel * ct_dtype_size((ct_dtype)dt);
-        if (strcmp(key, name)) {
-            fseek(f, (long)nbytes, SEEK_CUR);
-            continue;
         }
-        void *data = malloc(nbytes ? nbytes : 1);
-        if (fread(data, 1, nbytes, f) == nbytes) {
-            ct_scope s = ct_scope_begin();
-            found = ct_keep(ct_from_array(data, ct_shape_make(nd, sizes), (ct_dtype)dt));
-            ct_scope_end(s);
-        }
-        free(data);
-        break;
-    }
-    fclose(f);
-    if (!found) {
+    if (!r) {
         ct_test_fail(__FILE__, __LINE__, "no tensor '%s' in %s", name, path);
         return NULL;
     }
+    int64_t numel = 1;
+    for (int d = 0; d < r->ndim; d++) numel *= r->sizes[d];
+    size_t nbytes = (size_t)numel * ct_dtype_size((ct_dtype)r->dtype);
+    void *data = malloc(nbytes ? nbytes : 1);
+    ct_tensor *found = NULL;
+    fseek(g->f, r->offset, SEEK_SET);
+    if (fread(data, 1, nbytes, g->f) == nbytes) {
+        ct_scope s = ct_scope_begin();
+        found = ct_keep(ct_from_array(data, ct_shape_make(r->ndim, r->sizes), (ct_dtype)r->dtype));
+        ct_scope_end(s);
+    }
+    free(data);
     return found; /* kept into the test's scope, which releases it */
 }

@@ -7,25 +7,22 @@
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim)
 {
     int lead = g->ndim - ndim;
+    ct_shape dims = CT_SHAPE0;
     if (lead < 0) {
         ct__fail(CT_ERR_RUNTIME, "sum_to: the gradient has fewer dims than its input");
         return NULL;
     }
-    for (int d = 0; d < ndim; d++)
-        if (sizes[d] != 1 && sizes[d] != g->sizes[lead + d]) {
+    for (int d = 0; d < g->ndim; d++) {
+        if (d >= lead && sizes[d - lead] != 1 && sizes[d - lead] != g->sizes[d]) {
             ct__fail(CT_ERR_RUNTIME, "sum_to: shapes do not broadcast");
             return NULL;
         }
-    ct_scope s = ct_scope_begin();
-    ct_tensor *r = (ct_tensor *)g;
-    /* dims summed are those added in front and those the input had as 1 */
-    for (int d = g->ndim - 1; d >= 0 && r; d--) {
-        bool sum = d < lead || (sizes[d - lead] == 1 && g->sizes[d] != 1);
-        if (!sum) continue;
-        ct_tensor *acc = ct_select(r, d, 0);
-        for (int64_t i = 1; i < r->sizes[d] && acc; i++) acc = ct_add(acc, ct_select(r, d, i));
-        r = acc && d >= lead ? ct_unsqueeze(acc, d) : acc;
+        if (d < lead || (sizes[d - lead] == 1 && g->sizes[d] != 1)) dims.size[dims.ndim++] = d;
     }
+    if (dims.ndim == 0) return g->ndim == ndim ? ct__same(g) : ct_reshape(g, ct_shape_make(ndim, sizes));
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct_sum_dim(g, dims, true, CT_DEFAULT);
+    if (r && lead) r = ct_reshape(r, ct_shape_make(ndim, sizes)); /* the leading dims were kept as 1s */
     ct_keep(r);
     ct_scope_end(s);
     return r;
