@@ -577,6 +577,31 @@ CTORCH_API int ct_node_register_hook(ct_node *n, ct_grad_hook hook, void *user);
 CTORCH_API void ct_set_detect_anomaly(bool enabled);
 CTORCH_API bool ct_is_anomaly_enabled(void);
 
+/* ---------------------------------------------------------------- checking gradients */
+
+/* A differentiable function for gradcheck: computes outputs from n inputs
+ * into out (room for 8) and returns how many, or a negative ct_result on
+ * failure. gradcheck calls it with a scope open, which owns the outputs. */
+typedef int (*ct_gradcheck_fn)(ct_tensor *const *inputs, int n, ct_tensor **out, void *user);
+
+/* torch.autograd.gradcheck options; start from ct_gradcheck_opts_init()
+ * (eps 1e-6, atol 1e-5, rtol 1e-3: PyTorch's defaults). */
+typedef struct ct_gradcheck_opts {
+    double eps, atol, rtol;
+} ct_gradcheck_opts;
+CTORCH_API ct_gradcheck_opts ct_gradcheck_opts_init(void);
+
+/* torch.autograd.gradcheck: compares the gradients backward gives for the
+ * inputs that require grad (use float64) with central finite differences.
+ * CT_OK when every element agrees within atol + rtol * |numerical|; else an
+ * error whose message, as PyTorch's, shows both Jacobians ("Jacobian mismatch
+ * for output 0 with respect to input 0, ...") and names the worst element. */
+CTORCH_API ct_result ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user, ct_gradcheck_opts opts);
+/* torch.autograd.gradgradcheck: the same check on the gradients themselves
+ * (computed with create_graph) against random grad_outputs, which checks
+ * every backward formula's own backward. */
+CTORCH_API ct_result ct_gradgradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user, ct_gradcheck_opts opts);
+
 /* ==================== ops/math.h ==================== */
 // >>ops/math.h
 /* Public math API: pointwise ops (and, as they come, reductions, scans,
@@ -2150,6 +2175,7 @@ struct ct_node {
     double args[CT__NODE_MAX_ARGS];   /* op-specific numbers (alpha, dims, ...) */
     int64_t iargs[CT__NODE_MAX_ARGS];
     ct__op_args pw;                   /* a pointwise op's parameters */
+    void *extra;                      /* larger op data (a view's geometry), freed with the node */
     ct_tensor *leaf;   /* AccumulateGrad: the leaf it accumulates into */
     ct__hook_list pre_hooks, post_hooks; /* node hooks (Node.register_prehook / register_hook) */
     const char *anomaly_op; /* the forward op that recorded it, kept in anomaly mode */
@@ -2197,8 +2223,73 @@ static ct_result ct__check_inplace_grad(const ct_tensor *t);
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
+/* A tensor's place in its storage: what a strided view's backward needs. */
+typedef struct ct__geom {
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], offset;
+} ct__geom;
+
+/* How a view relates to its input, for its node. */
+typedef enum ct__view_kind {
+    CT__VIEW_RESHAPE,   /* view, reshape, flatten, unflatten, squeeze: grad reshaped back */
+    CT__VIEW_TRANSPOSE, /* iargs: the two dims */
+    CT__VIEW_PERMUTE,   /* iargs: the permutation (in extra) */
+    CT__VIEW_UNSQUEEZE, /* iargs[0]: the dim */
+    CT__VIEW_EXPAND,    /* grad summed to the input's shape */
+    CT__VIEW_STRIDED    /* select, slice, narrow, diagonal, unfold, as_strided: scatter by storage position */
+} ct__view_kind;
+
+/* Record view v of t (the view functions call it): a node of `name` whose
+ * backward follows `kind`, with p the permutation (PERMUTE), the two dims
+ * (TRANSPOSE) or the dim (UNSQUEEZE). */
+static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p);
 /* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);
+
+/* ---------------------------------------------------------------- writing formulas */
+
+/* A backward function: gi[i] = gradient for input i from go[k], the gradients
+ * of the outputs. S(i) is saved tensor i. */
+#define CT__BACKWARD(name) static ct_result ct__bw_##name(ct__node *n, ct_tensor *const *go, ct_tensor **gi)
+#define CT__S(i) ct__saved_get(n, i)
+/* Set gi[i] to expr when input i needs a gradient; fail on a NULL result. */
+#define CT__GRAD(i, expr)                                              \
+    do {                                                               \
+        if (ct__needs_grad(n, i)) {                                    \
+            gi[i] = (expr);                                            \
+            if (!gi[i]) return ct_last_error_code();                   \
+        }                                                              \
+    } while (0)
+
+/* The shape and dtype input i had when node n was recorded (only for an
+ * input that needs a gradient: its edge leads somewhere). */
+static inline const ct__out_meta *ct__input_meta(const ct__node *n, int i)
+{
+    return &n->next[i].fn->out[n->next[i].input_nr];
+}
+
+/* A differentiable op built from other ops records one node of its own, so
+ * the ops inside it record nothing: result = expr with grad mode off. */
+#define CT__UNRECORDED(result, expr)                          \
+    do {                                                      \
+        ct_grad_mode ct__mode_ = ct_set_grad_enabled(false);  \
+        (result) = (expr);                                    \
+        ct_grad_mode_restore(ct__mode_);                      \
+    } while (0)
+
+/* ---------------------------------------------------------------- reductions */
+
+/* The reductions with a derivative (formulas_reduce.c). */
+typedef enum ct__reduce_grad {
+    CT__RG_SUM,    /* SumBackward0 (all) / SumBackward1 (dims) */
+    CT__RG_NANSUM, /* NansumBackward0 */
+    CT__RG_MEAN    /* MeanBackward0 / MeanBackward1 */
+} ct__reduce_grad;
+
+/* Record reduction `kind` of input over the dims in mask (all: the form
+ * without dims) giving r. */
+static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *input, uint32_t mask, bool keepdim,
+                              bool all);
 
 /* ==================== cpu/iter.h ==================== */
 // >>cpu/iter.h
@@ -3314,17 +3405,30 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
     return view_d == -1;
 }
 
-ct_tensor *ct_view(const ct_tensor *t, ct_shape shape)
+/* v, a new view of t, recorded for autograd as `name` (returns v). */
+static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
+{
+    ct__record_view(name, kind, v, t, p);
+    return v;
+}
+
+/* view(shape), its node named `name` (ViewBackward0, or UnsafeViewBackward0 for reshape's copy). */
+static ct_tensor *ct__view_named(const ct_tensor *t, ct_shape shape, const char *name)
 {
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    CT__ARG(t, "self", 1);
     if (ct__view_sizes(t, shape, sizes) != CT_OK) return NULL;
     if (!ct__view_strides(t, sizes, shape.ndim, strides)) {
         ct__fail(CT_ERR_RUNTIME, "view size is not compatible with input tensor's size and stride (at least one "
                                  "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
         return NULL;
     }
-    return ct__view_of(t, sizes, strides, shape.ndim, t->offset);
+    return ct__recorded(ct__view_of(t, sizes, strides, shape.ndim, t->offset), name, CT__VIEW_RESHAPE, t, NULL);
+}
+
+ct_tensor *ct_view(const ct_tensor *t, ct_shape shape)
+{
+    CT__ARG(t, "self", 1);
+    return ct__view_named(t, shape, "ViewBackward0");
 }
 
 ct_tensor *ct_view_as(const ct_tensor *t, const ct_tensor *other)
@@ -3338,9 +3442,11 @@ ct_tensor *ct_reshape(const ct_tensor *t, ct_shape shape)
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     CT__ARG(t, "self", 1);
     if (ct__view_sizes(t, shape, sizes) != CT_OK) return NULL;
-    if (ct__view_strides(t, sizes, shape.ndim, strides)) return ct__view_of(t, sizes, strides, shape.ndim, t->offset);
+    if (ct__view_strides(t, sizes, shape.ndim, strides))
+        return ct__recorded(ct__view_of(t, sizes, strides, shape.ndim, t->offset), "ReshapeAliasBackward0",
+                            CT__VIEW_RESHAPE, t, NULL);
     ct_scope s = ct_scope_begin();
-    ct_tensor *c = ct_contiguous(t), *r = c ? ct_view(c, ct_shape_make(shape.ndim, sizes)) : NULL;
+    ct_tensor *c = ct_contiguous(t), *r = c ? ct__view_named(c, ct_shape_make(shape.ndim, sizes), "UnsafeViewBackward0") : NULL;
     ct_keep(r);
     ct_scope_end(s);
     return r;
@@ -3387,7 +3493,8 @@ ct_tensor *ct_as_strided(const ct_tensor *t, ct_shape size, ct_shape stride, int
                  (long long)storage_offset, (int)ct__esize(t), (long long)need, (long long)t->storage->nbytes);
         return NULL;
     }
-    return ct__view_of(t, size.size, stride.size, size.ndim, storage_offset);
+    return ct__recorded(ct__view_of(t, size.size, stride.size, size.ndim, storage_offset), "AsStridedBackward0",
+                        CT__VIEW_STRIDED, t, NULL);
 }
 
 ct_tensor *ct_transpose(const ct_tensor *t, int dim0, int dim1)
@@ -3401,7 +3508,9 @@ ct_tensor *ct_transpose(const ct_tensor *t, int dim0, int dim1)
     memcpy(strides, t->strides, sizeof strides);
     sizes[a] = t->sizes[b], sizes[b] = t->sizes[a];
     strides[a] = t->strides[b], strides[b] = t->strides[a];
-    return ct__view_of(t, sizes, strides, t->ndim, t->offset);
+    int64_t dims[2] = {a, b};
+    return ct__recorded(ct__view_of(t, sizes, strides, t->ndim, t->offset), "TransposeBackward0", CT__VIEW_TRANSPOSE,
+                        t, dims);
 }
 
 ct_tensor *ct_t(const ct_tensor *t)
@@ -3411,12 +3520,21 @@ ct_tensor *ct_t(const ct_tensor *t)
         ct__fail(CT_ERR_RUNTIME, "t() expects a tensor with <= 2 dimensions, but self is %dD", t->ndim);
         return NULL;
     }
-    return t->ndim < 2 ? ct__same(t) : ct_transpose(t, 0, 1);
+    int64_t dims[2] = {0, 1};
+    if (t->ndim < 2) /* a view all the same, as PyTorch's */
+        return ct__recorded(ct__view_of(t, t->sizes, t->strides, t->ndim, t->offset), "TBackward0", CT__VIEW_RESHAPE, t,
+                            NULL);
+    ct_tensor *v = ct__view_of(t, t->sizes, t->strides, t->ndim, t->offset);
+    if (v) {
+        v->sizes[0] = t->sizes[1], v->sizes[1] = t->sizes[0];
+        v->strides[0] = t->strides[1], v->strides[1] = t->strides[0];
+    }
+    return ct__recorded(v, "TBackward0", CT__VIEW_TRANSPOSE, t, dims);
 }
 
 ct_tensor *ct_permute(const ct_tensor *t, ct_shape dims)
 {
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], perm[CT_MAX_DIMS];
     bool seen[CT_MAX_DIMS] = {false};
     CT__ARG(t, "self", 1);
     if (dims.ndim != t->ndim) {
@@ -3436,8 +3554,10 @@ ct_tensor *ct_permute(const ct_tensor *t, ct_shape dims)
         seen[d] = true;
         sizes[i] = t->sizes[d];
         strides[i] = t->strides[d];
+        perm[i] = d;
     }
-    return ct__view_of(t, sizes, strides, t->ndim, t->offset);
+    return ct__recorded(ct__view_of(t, sizes, strides, t->ndim, t->offset), "PermuteBackward0", CT__VIEW_PERMUTE, t,
+                        perm);
 }
 
 /* Wrap a list of dims, refusing repeats with movedim's message. */
@@ -3498,7 +3618,7 @@ ct_tensor *ct_squeeze(const ct_tensor *t)
             sizes[n] = t->sizes[d];
             strides[n++] = t->strides[d];
         }
-    return ct__view_of(t, sizes, strides, n, t->offset);
+    return ct__recorded(ct__view_of(t, sizes, strides, n, t->offset), "SqueezeBackward0", CT__VIEW_RESHAPE, t, NULL);
 }
 
 ct_tensor *ct_squeeze_dim(const ct_tensor *t, int dim)
@@ -3506,14 +3626,14 @@ ct_tensor *ct_squeeze_dim(const ct_tensor *t, int dim)
     CT__ARG(t, "self", 1);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0) return NULL;
-    if (t->ndim == 0 || t->sizes[d] != 1) return ct__view_of(t, t->sizes, t->strides, t->ndim, t->offset);
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    for (int i = 0, n = 0; i < t->ndim; i++)
-        if (i != d) {
+    int n = 0;
+    for (int i = 0; i < t->ndim; i++)
+        if (i != d || t->sizes[d] != 1) {
             sizes[n] = t->sizes[i];
             strides[n++] = t->strides[i];
         }
-    return ct__view_of(t, sizes, strides, t->ndim - 1, t->offset);
+    return ct__recorded(ct__view_of(t, sizes, strides, n, t->offset), "SqueezeBackward1", CT__VIEW_RESHAPE, t, NULL);
 }
 
 ct_tensor *ct_unsqueeze(const ct_tensor *t, int dim)
@@ -3535,7 +3655,9 @@ ct_tensor *ct_unsqueeze(const ct_tensor *t, int dim)
             strides[i] = t->strides[j++];
         }
     }
-    return ct__view_of(t, sizes, strides, t->ndim + 1, t->offset);
+    int64_t at = d;
+    return ct__recorded(ct__view_of(t, sizes, strides, t->ndim + 1, t->offset), "UnsqueezeBackward0", CT__VIEW_UNSQUEEZE,
+                        t, &at);
 }
 
 ct_tensor *ct_expand(const ct_tensor *t, ct_shape sizes)
@@ -3583,7 +3705,8 @@ ct_tensor *ct_expand(const ct_tensor *t, ct_shape sizes)
             return NULL;
         }
     }
-    return ct__view_of(t, sizes.size, out_strides, sizes.ndim, t->offset);
+    return ct__recorded(ct__view_of(t, sizes.size, out_strides, sizes.ndim, t->offset), "ExpandBackward0",
+                        CT__VIEW_EXPAND, t, NULL);
 }
 
 ct_tensor *ct_expand_as(const ct_tensor *t, const ct_tensor *other)
@@ -3643,7 +3766,8 @@ ct_tensor *ct_select(const ct_tensor *t, int dim, int64_t index)
             sizes[n] = t->sizes[i];
             strides[n++] = t->strides[i];
         }
-    return ct__view_of(t, sizes, strides, t->ndim - 1, t->offset + index * t->strides[d]);
+    return ct__recorded(ct__view_of(t, sizes, strides, t->ndim - 1, t->offset + index * t->strides[d]),
+                        "SelectBackward0", CT__VIEW_STRIDED, t, NULL);
 }
 
 ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int64_t step)
@@ -3671,7 +3795,8 @@ ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int
     memcpy(strides, t->strides, sizeof strides);
     sizes[d] = (end - start + step - 1) / step;
     strides[d] = t->strides[d] * step;
-    return ct__view_of(t, sizes, strides, t->ndim, t->offset + start * t->strides[d]);
+    return ct__recorded(ct__view_of(t, sizes, strides, t->ndim, t->offset + start * t->strides[d]), "SliceBackward0",
+                        CT__VIEW_STRIDED, t, NULL);
 }
 
 ct_tensor *ct_unfold(const ct_tensor *t, int dim, int64_t size, int64_t step)
@@ -3707,7 +3832,7 @@ ct_tensor *ct_unfold(const ct_tensor *t, int dim, int64_t size, int64_t step)
     }
     sizes[n] = size;
     strides[n] = n > 0 ? t->strides[d] : 1;
-    return ct__view_of(t, sizes, strides, n + 1, t->offset);
+    return ct__recorded(ct__view_of(t, sizes, strides, n + 1, t->offset), "UnfoldBackward0", CT__VIEW_STRIDED, t, NULL);
 }
 
 ct_tensor *ct_diagonal(const ct_tensor *t, int64_t offset, int dim1, int dim2)
@@ -3736,7 +3861,7 @@ ct_tensor *ct_diagonal(const ct_tensor *t, int64_t offset, int dim1, int dim2)
         }
     sizes[n] = len;
     strides[n++] = t->strides[a] + t->strides[b];
-    return ct__view_of(t, sizes, strides, n, start);
+    return ct__recorded(ct__view_of(t, sizes, strides, n, start), "DiagonalBackward0", CT__VIEW_STRIDED, t, NULL);
 }
 
 ct_tensor *ct_detach(const ct_tensor *t)
@@ -6485,6 +6610,7 @@ static void ct__node_release(ct__node *first)
         }
         CT_FREE(node->pre_hooks.items);
         CT_FREE(node->post_hooks.items);
+        CT_FREE(node->extra);
         if (node->next != node->next_inline) CT_FREE(node->next);
         if (node->out != node->out_inline) CT_FREE(node->out);
         CT_FREE(node);
@@ -7299,21 +7425,6 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
     return r;
 }
 
-/* ---------------------------------------------------------------- writing formulas */
-
-/* A backward function: gi[i] = gradient for input i from go[k], the gradients
- * of the outputs. S(i) is saved tensor i. */
-#define CT__BACKWARD(name) static ct_result ct__bw_##name(ct__node *n, ct_tensor *const *go, ct_tensor **gi)
-#define CT__S(i) ct__saved_get(n, i)
-/* Set gi[i] to expr when input i needs a gradient; fail on a NULL result. */
-#define CT__GRAD(i, expr)                                              \
-    do {                                                               \
-        if (ct__needs_grad(n, i)) {                                    \
-            gi[i] = (expr);                                            \
-            if (!gi[i]) return ct_last_error_code();                   \
-        }                                                              \
-    } while (0)
-
 /* ---------------------------------------------------------------- pointwise */
 
 /* What a pointwise node keeps: its inputs (bit i) and its result. */
@@ -7509,7 +7620,7 @@ static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *con
 {
     const ct__pw_grad *f = ct__pw_grad_of(op);
     if (!f || !ct__grad_mode()) return;
-    const ct_tensor *edges_in[3];
+    const ct_tensor *edges_in[3] = {NULL, NULL, NULL};
     int n_edges = 0;
     bool number = false;
     for (int i = f->condition_first ? 1 : 0; i < n_in; i++) {
@@ -7543,6 +7654,413 @@ static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *i
     for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(in[i]);
     if (!f || !any || !ct__grad_mode() || !(f->save & CT__SAVE_IN(0))) return NULL;
     return ct_clone(ct_detach(in[0]));
+}
+
+/* ==================== autograd/formulas_view.c ==================== */
+// >>autograd/formulas_view.c
+/* Backward formulas of the views (view.c records them). */
+
+/* A view's backward. Reshapes, transposes, permutes and unsqueezes undo
+ * themselves on the gradient; expand sums it back. A strided view (a select,
+ * slice, diagonal, unfold or as_strided) reads storage positions of its
+ * input: its gradient is added up per storage position and read back at the
+ * input's positions, with index_add and index_select, so the backward is
+ * itself differentiable (and correct when the view overlaps itself, as unfold
+ * and as_strided can). */
+typedef struct ct__view_extra {
+    ct__geom in, out; /* the input's and the view's places in the storage */
+    int64_t perm[CT_MAX_DIMS];
+} ct__view_extra;
+
+static void ct__geom_of(const ct_tensor *t, ct__geom *g)
+{
+    g->ndim = t->ndim;
+    memcpy(g->sizes, t->sizes, sizeof g->sizes);
+    memcpy(g->strides, t->strides, sizeof g->strides);
+    g->offset = t->offset;
+}
+
+/* The lowest and one past the highest storage position a geometry touches. */
+static void ct__geom_span(const ct__geom *g, int64_t *lo, int64_t *hi)
+{
+    int64_t last = g->offset, numel = 1;
+    for (int d = 0; d < g->ndim; d++) {
+        numel *= g->sizes[d];
+        if (g->sizes[d] > 0) last += (g->sizes[d] - 1) * g->strides[d];
+    }
+    if (numel == 0) last = g->offset - 1;
+    *lo = CT__MIN(*lo, g->offset);
+    *hi = CT__MAX(*hi, last + 1);
+}
+
+/* The storage positions (relative to base) of every element of geometry g, as an int64 tensor of its shape. */
+static ct_tensor *ct__positions(const ct_tensor *storage_index, const ct__geom *g, int64_t base)
+{
+    return ct_contiguous(ct_as_strided(storage_index, ct_shape_make(g->ndim, g->sizes), ct_shape_make(g->ndim, g->strides),
+                                       g->offset - base));
+}
+
+static ct_tensor *ct__strided_view_backward(const ct_tensor *grad, const ct__view_extra *x)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    ct__geom_span(&x->in, &lo, &hi);
+    ct__geom_span(&x->out, &lo, &hi);
+    int64_t span = hi > lo ? hi - lo : 0;
+    ct_tensor *where = ct_arange(ct_int(0), ct_int(span), ct_int(1), CT_I64);
+    ct_tensor *out_pos = ct__positions(where, &x->out, lo), *in_pos = ct__positions(where, &x->in, lo);
+    ct_tensor *per_position = ct_index_add(ct_zeros(CT_SHAPE(span), grad->dtype), 0, ct_reshape(out_pos, CT_SHAPE(-1)),
+                                           ct_reshape(grad, CT_SHAPE(-1)));
+    ct_tensor *g = ct_index_select(per_position, 0, ct_reshape(in_pos, CT_SHAPE(-1)));
+    return ct_reshape(g, ct_shape_make(x->in.ndim, x->in.sizes));
+}
+
+CT__BACKWARD(view)
+{
+    const ct__view_extra *x = (const ct__view_extra *)n->extra;
+    const ct__out_meta *in = &n->next[0].fn->out[n->next[0].input_nr];
+    ct_tensor *g = go[0];
+    int64_t inverse[CT_MAX_DIMS];
+    switch ((ct__view_kind)n->iargs[0]) {
+    case CT__VIEW_RESHAPE: g = ct_reshape(g, ct_shape_make(in->ndim, in->sizes)); break;
+    case CT__VIEW_TRANSPOSE: g = ct_transpose(g, (int)n->iargs[1], (int)n->iargs[2]); break;
+    case CT__VIEW_PERMUTE:
+        for (int d = 0; d < x->out.ndim; d++) inverse[x->perm[d]] = d;
+        g = ct_permute(g, ct_shape_make(x->out.ndim, inverse));
+        break;
+    case CT__VIEW_UNSQUEEZE: g = ct_squeeze_dim(g, (int)n->iargs[1]); break;
+    case CT__VIEW_EXPAND: g = ct__sum_to_shape(g, in->sizes, in->ndim); break;
+    case CT__VIEW_STRIDED: g = ct__strided_view_backward(g, x); break;
+    }
+    CT__GRAD(0, g);
+    return CT_OK;
+}
+
+static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p)
+{
+    static const ct__node_type view_type = {"ViewBackward0", ct__bw_view};
+    if (!v || !ct__requires_grad(t) || !ct__grad_mode()) return;
+    ct__view_extra *x = (ct__view_extra *)CT_MALLOC(sizeof *x);
+    if (!x) {
+        CT__OOM();
+        return;
+    }
+    ct__geom_of(t, &x->in);
+    ct__geom_of(v, &x->out);
+    if (kind == CT__VIEW_PERMUTE) memcpy(x->perm, p, (size_t)v->ndim * sizeof *p);
+    ct__node *n = ct__record(&view_type, &t, 1, &v, 1);
+    if (!n) {
+        CT_FREE(x);
+        return;
+    }
+    n->name = name;
+    n->extra = x;
+    n->iargs[0] = kind;
+    if (kind == CT__VIEW_TRANSPOSE || kind == CT__VIEW_UNSQUEEZE) n->iargs[1] = p[0];
+    if (kind == CT__VIEW_TRANSPOSE) n->iargs[2] = p[1];
+}
+
+/* ==================== autograd/formulas_reduce.c ==================== */
+// >>autograd/formulas_reduce.c
+/* Backward formulas of the reductions (reduce.c records them). */
+
+/* The gradient of a reduction's result spread back over the input's shape:
+ * the reduced dims put back (when not kept), then expanded. */
+static ct_tensor *ct__unreduce(const ct_tensor *g, const ct__out_meta *in, uint32_t mask, bool keepdim)
+{
+    ct_tensor *r = (ct_tensor *)g;
+    if (!keepdim)
+        for (int d = 0; d < in->ndim && r; d++)
+            if ((mask >> d) & 1) r = ct_unsqueeze(r, d);
+    return r ? ct_expand(r, ct_shape_make(in->ndim, in->sizes)) : NULL;
+}
+
+/* How many input elements went into each result element. */
+static int64_t ct__reduced_count(const ct__out_meta *in, uint32_t mask)
+{
+    int64_t count = 1;
+    for (int d = 0; d < in->ndim; d++)
+        if ((mask >> d) & 1) count *= in->sizes[d];
+    return count;
+}
+
+#define CT__MASK ((uint32_t)n->iargs[0])
+#define CT__KEEPDIM (n->iargs[1] != 0)
+
+CT__BACKWARD(sum)
+{
+    CT__GRAD(0, ct__unreduce(go[0], ct__input_meta(n, 0), CT__MASK, CT__KEEPDIM));
+    return CT_OK;
+}
+
+CT__BACKWARD(nansum) /* NaNs took no part */
+{
+    CT__GRAD(0, ct_where_scalar_self(ct_isnan(CT__S(0)), ct_int(0),
+                                      ct__unreduce(go[0], ct__input_meta(n, 0), CT__MASK, CT__KEEPDIM)));
+    return CT_OK;
+}
+
+CT__BACKWARD(mean)
+{
+    const ct__out_meta *in = ct__input_meta(n, 0);
+    CT__GRAD(0, ct_div_scalar(ct__unreduce(go[0], in, CT__MASK, CT__KEEPDIM), ct_int(ct__reduced_count(in, CT__MASK))));
+    return CT_OK;
+}
+
+#undef CT__MASK
+#undef CT__KEEPDIM
+
+typedef struct ct__reduce_formula {
+    ct__node_type type;
+    const char *dims_name; /* the name of the form with dims (NULL: the same) */
+    bool save_input;
+} ct__reduce_formula;
+
+/* indexed by ct__reduce_grad */
+static const ct__reduce_formula ct__reduce_formulas[] = {
+    {{"SumBackward0", ct__bw_sum}, "SumBackward1", false},
+    {{"NansumBackward0", ct__bw_nansum}, NULL, true},
+    {{"MeanBackward0", ct__bw_mean}, "MeanBackward1", false},
+};
+
+static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *input, uint32_t mask, bool keepdim,
+                              bool all)
+{
+    const ct__reduce_formula *f = &ct__reduce_formulas[kind];
+    if (!r) return;
+    ct__node *n = ct__record(&f->type, &input, 1, &r, 1);
+    if (!n) return;
+    if (!all && f->dims_name) n->name = f->dims_name;
+    n->iargs[0] = mask;
+    n->iargs[1] = keepdim;
+    if (f->save_input) ct__save(n, input, false);
+}
+
+/* ==================== autograd/gradcheck.c ==================== */
+// >>autograd/gradcheck.c
+/* gradcheck and gradgradcheck: backward's Jacobians against finite differences. */
+
+#define CT__GC_MAX_OUT 8
+
+ct_gradcheck_opts ct_gradcheck_opts_init(void)
+{
+    ct_gradcheck_opts o;
+    o.eps = 1e-6;
+    o.atol = 1e-5;
+    o.rtol = 1e-3;
+    return o;
+}
+
+/* Run fn, checking its outputs; returns how many or -1. */
+static int ct__gc_call(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user, ct_tensor **out)
+{
+    int k = fn(inputs, n, out, user);
+    if (k < 0 || k > CT__GC_MAX_OUT) {
+        if (k >= 0) ct__fail(CT_ERR_VALUE, "gradcheck: the function returned more than %d outputs", CT__GC_MAX_OUT);
+        return -1;
+    }
+    for (int i = 0; i < k; i++) /* made while our scope is open, they belong to it */
+        if (!out[i]) {
+            ct__fail(CT_ERR_RUNTIME, "gradcheck: output %d is NULL", i);
+            return -1;
+        }
+    return k;
+}
+
+/* Element i (row-major) of t: its storage offset. */
+static int64_t ct__gc_offset(const ct_tensor *t, int64_t i)
+{
+    int64_t off = t->offset;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        off += (i % t->sizes[d]) * t->strides[d];
+        i /= t->sizes[d];
+    }
+    return off;
+}
+
+/* The outputs of fn flattened into one float64 vector. (Grad mode stays on:
+ * gradgradcheck's function runs a backward inside.) */
+static ct_tensor *ct__gc_flat_outputs(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user)
+{
+    ct_tensor *out[CT__GC_MAX_OUT], *flat[CT__GC_MAX_OUT];
+    int k = ct__gc_call(fn, inputs, n, user, out);
+    if (k < 0) return NULL;
+    for (int i = 0; i < k; i++) flat[i] = ct_reshape(ct_to(out[i], CT_F64), CT_SHAPE(-1));
+    return k == 1 ? flat[0] : ct_cat(flat, k, 0);
+}
+
+/* Numerical Jacobian of all outputs with respect to input `which`: rows are
+ * the input's elements, columns the outputs' (central differences). */
+static ct_tensor *ct__gc_numerical(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user, int which, int64_t n_out,
+                                   double eps)
+{
+    ct_tensor *x = inputs[which];
+    int64_t rows = ct_numel(x);
+    ct_tensor *jac = ct_zeros(CT_SHAPE(rows, n_out), CT_F64);
+    if (!jac) return NULL;
+    double *J = (double *)ct__data(jac);
+    for (int64_t r = 0; r < rows; r++) {
+        char *p = (char *)x->storage->data + (size_t)ct__gc_offset(x, r) * ct__esize(x);
+        double orig = ct__read_f64(p, x->dtype);
+        ct__write_f64(p, x->dtype, orig - eps);
+        ct_tensor *lo = ct__gc_flat_outputs(fn, inputs, n, user);
+        ct__write_f64(p, x->dtype, orig + eps);
+        ct_tensor *hi = ct__gc_flat_outputs(fn, inputs, n, user);
+        ct__write_f64(p, x->dtype, orig);
+        if (!lo || !hi) return NULL;
+        const double *a = (const double *)ct__data(lo), *b = (const double *)ct__data(hi);
+        for (int64_t c = 0; c < n_out; c++) J[r * n_out + c] = (b[c] - a[c]) / (2 * eps);
+    }
+    return jac;
+}
+
+/* Analytical Jacobians: one backward per output element (a one-hot
+ * grad_output), its gradients giving a column of every input's Jacobian. */
+static ct_result ct__gc_analytical(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user, int64_t n_out,
+                                   ct_tensor **jacs)
+{
+    ct_tensor *out[CT__GC_MAX_OUT];
+    const ct_tensor *wrt[CT__GC_MAX_OUT * 4];
+    int nwrt = 0, idx[CT__GC_MAX_OUT * 4];
+    for (int i = 0; i < n && nwrt < CT__GC_MAX_OUT * 4; i++)
+        if (ct_requires_grad(inputs[i])) {
+            idx[nwrt] = i;
+            wrt[nwrt++] = inputs[i];
+            jacs[i] = ct_zeros(CT_SHAPE(ct_numel(inputs[i]), n_out), CT_F64);
+            if (!jacs[i]) return ct_last_error_code();
+        }
+    int k = ct__gc_call(fn, inputs, n, user, out);
+    if (k < 0) return ct_last_error_code();
+    int64_t col = 0;
+    for (int o = 0; o < k; o++) {
+        if (!ct_requires_grad(out[o])) { /* constant output: its columns stay zero */
+            col += ct_numel(out[o]);
+            continue;
+        }
+        for (int64_t e = 0; e < ct_numel(out[o]); e++, col++) {
+            ct_scope s = ct_scope_begin();
+            ct_tensor *go = ct_zeros_like(out[o], CT_DEFAULT), *g[CT__GC_MAX_OUT * 4];
+            ct__write_f64((char *)ct__data(go) + (size_t)e * ct__esize(go), go->dtype, 1.0);
+            ct_grad_opts opts = {true, false, true};
+            ct_result r = ct_autograd_grad((const ct_tensor *const *)&out[o], 1, wrt, nwrt, (const ct_tensor *const *)&go, g, opts);
+            for (int w = 0; w < nwrt && r == CT_OK; w++) {
+                if (!g[w]) continue;
+                ct_tensor *gc = ct_contiguous(ct_to(g[w], CT_F64));
+                if (!gc) {
+                    r = ct_last_error_code();
+                    break;
+                }
+                double *J = (double *)ct__data(jacs[idx[w]]);
+                const double *v = (const double *)ct__data(gc);
+                for (int64_t row = 0; row < ct_numel(gc); row++) J[row * n_out + col] = v[row];
+            }
+            ct_scope_end(s);
+            if (r != CT_OK) return r;
+        }
+    }
+    return CT_OK;
+}
+
+/* The mismatch message: PyTorch's, then the worst element. */
+static ct_result ct__gc_mismatch(int input, const ct_tensor *num, const ct_tensor *ana, int64_t worst, int64_t n_out)
+{
+    int nn = ct_to_string(num, NULL, 0), na = ct_to_string(ana, NULL, 0);
+    char *a = (char *)CT_MALLOC((size_t)nn + 1), *b = (char *)CT_MALLOC((size_t)na + 1);
+    ct_result r;
+    if (!a || !b) {
+        r = CT__OOM();
+    } else {
+        ct_to_string(num, a, (size_t)nn + 1);
+        ct_to_string(ana, b, (size_t)na + 1);
+        const double *N = (const double *)ct__data(num), *A = (const double *)ct__data(ana);
+        r = ct__fail(CT_ERR_RUNTIME,
+                     "Jacobian mismatch for output 0 with respect to input %d,\nnumerical:%s\nanalytical:%s\n"
+                     "worst element: input element %lld, output element %lld: numerical %.10g, analytical %.10g",
+                     input, a, b, (long long)(worst / n_out), (long long)(worst % n_out), N[worst], A[worst]);
+    }
+    CT_FREE(a);
+    CT_FREE(b);
+    return r;
+}
+
+ct_result ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user, ct_gradcheck_opts opts)
+{
+    ct_tensor *jacs[CT__GC_MAX_OUT * 4] = {NULL};
+    if (!fn || !inputs || n <= 0 || n > CT__GC_MAX_OUT * 4)
+        return ct__fail(CT_ERR_VALUE, "gradcheck: give a function and 1 to %d inputs", CT__GC_MAX_OUT * 4);
+    for (int i = 0; i < n; i++) CT__ARG_R(inputs[i], "inputs", i + 1);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *flat = ct__gc_flat_outputs(fn, inputs, n, user);
+    ct_result r = flat ? ct__gc_analytical(fn, inputs, n, user, ct_numel(flat), jacs) : ct_last_error_code();
+    for (int i = 0; i < n && r == CT_OK; i++) {
+        if (!jacs[i]) continue;
+        ct_tensor *num = ct__gc_numerical(fn, inputs, n, user, i, ct_numel(flat), opts.eps);
+        if (!num) {
+            r = ct_last_error_code();
+            break;
+        }
+        const double *N = (const double *)ct__data(num), *A = (const double *)ct__data(jacs[i]);
+        int64_t worst = -1;
+        double worst_excess = 0;
+        for (int64_t e = 0; e < ct_numel(num); e++) {
+            double excess = fabs(A[e] - N[e]) - (opts.atol + opts.rtol * fabs(N[e]));
+            if (excess > worst_excess || (A[e] != A[e]) != (N[e] != N[e])) {
+                worst_excess = excess > worst_excess ? excess : worst_excess;
+                worst = e;
+            }
+        }
+        if (worst >= 0) r = ct__gc_mismatch(i, num, jacs[i], worst, ct_numel(flat));
+    }
+    ct_scope_end(s);
+    return r;
+}
+
+/* gradgradcheck's function: the gradients of fn's outputs with respect to the
+ * original inputs, against grad_outputs given as extra inputs. */
+typedef struct ct__gg_ctx {
+    ct_gradcheck_fn fn;
+    void *user;
+    int n_in, n_out;
+} ct__gg_ctx;
+
+static int ct__gg_fn(ct_tensor *const *inputs, int n, ct_tensor **out, void *user)
+{
+    const ct__gg_ctx *c = (const ct__gg_ctx *)user;
+    ct_tensor *y[CT__GC_MAX_OUT], *g[CT__GC_MAX_OUT * 4];
+    const ct_tensor *wrt[CT__GC_MAX_OUT * 4];
+    int nwrt = 0, k = c->fn(inputs, c->n_in, y, c->user);
+    (void)n;
+    if (k < 0) return k;
+    for (int i = 0; i < c->n_in; i++)
+        if (ct_requires_grad(inputs[i])) wrt[nwrt++] = inputs[i];
+    ct_grad_opts opts = {true, true, true};
+    ct_result r = ct_autograd_grad((const ct_tensor *const *)y, k, wrt, nwrt, (const ct_tensor *const *)(inputs + c->n_in),
+                                   g, opts);
+    if (r != CT_OK) return r;
+    int m = 0;
+    for (int i = 0; i < nwrt && m < CT__GC_MAX_OUT; i++)
+        if (g[i]) out[m++] = g[i];
+    return m;
+}
+
+ct_result ct_gradgradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user, ct_gradcheck_opts opts)
+{
+    ct_tensor *all[CT__GC_MAX_OUT * 4], *y[CT__GC_MAX_OUT];
+    if (!fn || !inputs || n <= 0 || n > CT__GC_MAX_OUT * 3)
+        return ct__fail(CT_ERR_VALUE, "gradgradcheck: give a function and 1 to %d inputs", CT__GC_MAX_OUT * 3);
+    ct_scope s = ct_scope_begin();
+    int k = ct__gc_call(fn, inputs, n, user, y);
+    ct_result r = k < 0 ? ct_last_error_code() : CT_OK;
+    ct_generator *gen = ct_generator_new(); /* the same random grad_outputs every run */
+    for (int i = 0; i < n; i++) all[i] = inputs[i];
+    for (int i = 0; i < k && r == CT_OK; i++) {
+        all[n + i] = ct_to(ct_randn(ct_shape_of(y[i]), CT_F64, gen), y[i]->dtype);
+        if (!all[n + i] || ct_requires_grad_(all[n + i], true) != CT_OK) r = ct_last_error_code();
+    }
+    ct_generator_free(gen);
+    ct__gg_ctx c = {fn, user, n, k};
+    if (r == CT_OK) r = ct_gradcheck(ct__gg_fn, all, n + k, &c, opts);
+    ct_scope_end(s);
+    return r;
 }
 
 /* ==================== ops/pointwise.c ==================== */
@@ -8900,10 +9418,8 @@ static ct_result ct__along_reduce(ct__aop op, const char *name, const ct_tensor 
 
 /* ---------------------------------------------------------------- sums and products */
 
-static ct_tensor *ct__sum(const ct_tensor *t, ct_shape dims, bool keepdim, ct_dtype dtype, bool nan)
+static ct_tensor *ct__sum(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype, bool nan)
 {
-    uint32_t mask;
-    if (ct__check_dtype(dtype) != CT_OK || ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
     nan = nan && ct_dtype_is_floating(t->dtype); /* integers have no NaN: PyTorch sums them */
     ct_dtype out = dtype != CT_DEFAULT ? dtype : ct__widened(t->dtype);
     if (nan && !ct_dtype_is_floating(out)) {
@@ -8926,49 +9442,14 @@ static ct_tensor *ct__sum(const ct_tensor *t, ct_shape dims, bool keepdim, ct_dt
     return r;
 }
 
-ct_tensor *ct_sum(const ct_tensor *input)
-{
-    CT__ARG(input, "input", 1);
-    return ct__sum(input, CT_SHAPE0, false, CT_DEFAULT, false);
-}
-
-ct_tensor *ct_sum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
-{
-    CT__ARG(input, "input", 1);
-    return ct__sum(input, dims, keepdim, dtype, false);
-}
-
-ct_tensor *ct_nansum(const ct_tensor *input)
-{
-    CT__ARG(input, "input", 1);
-    return ct__sum(input, CT_SHAPE0, false, CT_DEFAULT, true);
-}
-
-ct_tensor *ct_nansum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
-{
-    CT__ARG(input, "input", 1);
-    return ct__sum(input, dims, keepdim, dtype, true);
-}
-
 /* PyTorch's CPU mean: the sum in the result dtype, divided by the count. */
-ct_tensor *ct_mean_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
+static ct_tensor *ct__mean(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
 {
-    uint32_t mask;
     int64_t count = 1;
-    CT__ARG(input, "input", 1);
-    if (ct__check_dtype(dtype) != CT_OK) return NULL;
-    if (!ct_dtype_is_floating(dtype == CT_DEFAULT ? input->dtype : dtype)) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "mean(): could not infer output dtype. %s dtype must be either a floating point or complex dtype. "
-                 "Got: %s",
-                 dtype == CT_DEFAULT ? "Input" : "Optional", ct__dtype_title(dtype == CT_DEFAULT ? input->dtype : dtype));
-        return NULL;
-    }
-    if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
-    for (int d = 0; d < input->ndim; d++)
-        if ((mask >> d) & 1) count *= input->sizes[d];
+    for (int d = 0; d < t->ndim; d++)
+        if ((mask >> d) & 1) count *= t->sizes[d];
     ct_scope s = ct_scope_begin();
-    ct_tensor *r = ct__sum(input, dims, keepdim, dtype == CT_DEFAULT ? input->dtype : dtype, false);
+    ct_tensor *r = ct__sum(t, mask, keepdim, dtype == CT_DEFAULT ? t->dtype : dtype, false);
     if (r) { /* PyTorch divides by the count as an element of the result's dtype: 70000 is inf in float16 */
         uint64_t elem = 0;
         ct__write_i64(&elem, r->dtype, count);
@@ -8979,7 +9460,78 @@ ct_tensor *ct_mean_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_d
     return r;
 }
 
-ct_tensor *ct_mean(const ct_tensor *input) { return ct_mean_dim(input, CT_SHAPE0, false, CT_DEFAULT); }
+/* mean's dtype is checked before its dims, as PyTorch does. */
+static ct_result ct__mean_dtype_check(const ct_tensor *t, ct_dtype dtype)
+{
+    ct_dtype dt = dtype == CT_DEFAULT ? t->dtype : dtype;
+    if (ct__check_dtype(dtype) != CT_OK) return ct_last_error_code();
+    if (ct_dtype_is_floating(dt)) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME,
+                    "mean(): could not infer output dtype. %s dtype must be either a floating point or complex dtype. "
+                    "Got: %s",
+                    dtype == CT_DEFAULT ? "Input" : "Optional", ct__dtype_title(dt));
+}
+
+typedef ct_tensor *(*ct__reduce_fn)(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype);
+static ct_tensor *ct__sum_plain(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
+{
+    return ct__sum(t, mask, keepdim, dtype, false);
+}
+static ct_tensor *ct__nansum(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
+{
+    return ct__sum(t, mask, keepdim, dtype, true);
+}
+
+/* A differentiable reduction: computed without recording, then one node.
+ * all: the form without dims (which reduces every dim, as empty dims do). */
+static ct_tensor *ct__reduce_recorded(ct__reduce_fn fn, ct__reduce_grad kind, const ct_tensor *t, ct_shape dims,
+                                      bool keepdim, ct_dtype dtype, bool all)
+{
+    uint32_t mask;
+    ct_tensor *r;
+    if (ct__check_dtype(dtype) != CT_OK || ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
+    CT__UNRECORDED(r, fn(t, mask, keepdim, dtype));
+    ct__record_reduce(kind, r, t, mask, keepdim, all);
+    return r;
+}
+
+ct_tensor *ct_sum(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__reduce_recorded(ct__sum_plain, CT__RG_SUM, input, CT_SHAPE0, false, CT_DEFAULT, true);
+}
+
+ct_tensor *ct_sum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    return ct__reduce_recorded(ct__sum_plain, CT__RG_SUM, input, dims, keepdim, dtype, false);
+}
+
+ct_tensor *ct_nansum(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__reduce_recorded(ct__nansum, CT__RG_NANSUM, input, CT_SHAPE0, false, CT_DEFAULT, true);
+}
+
+ct_tensor *ct_nansum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    return ct__reduce_recorded(ct__nansum, CT__RG_NANSUM, input, dims, keepdim, dtype, false);
+}
+
+ct_tensor *ct_mean_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    if (ct__mean_dtype_check(input, dtype) != CT_OK) return NULL;
+    return ct__reduce_recorded(ct__mean, CT__RG_MEAN, input, dims, keepdim, dtype, false);
+}
+
+ct_tensor *ct_mean(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    if (ct__mean_dtype_check(input, CT_DEFAULT) != CT_OK) return NULL;
+    return ct__reduce_recorded(ct__mean, CT__RG_MEAN, input, CT_SHAPE0, false, CT_DEFAULT, true);
+}
 
 static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
 {

@@ -188,6 +188,50 @@ static void test_deep_chain(void)
     CHECK_NEAR(grad, 1, 0);
 }
 
+/* f(x, y) = tanh(x * y) / (sigmoid(x) + exp(y)), and a twin whose gradient a hook doubles */
+static int smooth_fn(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    (void)n, (void)user;
+    ct_scope s = ct_scope_begin();
+    out[0] = ct_keep(ct_div(ct_tanh(ct_mul(in[0], in[1])), ct_add(ct_sigmoid(in[0]), ct_exp(in[1]))));
+    ct_scope_end(s);
+    return out[0] ? 1 : -1;
+}
+
+static ct_tensor *double_grad(ct_tensor *grad, void *user)
+{
+    (void)user;
+    return ct_retain(ct_mul_scalar(grad, ct_int(2)));
+}
+
+static int wrong_fn(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    (void)n, (void)user;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *h = ct_exp(in[0]);
+    if (ct_requires_grad(h)) ct_register_hook(h, double_grad, NULL);
+    out[0] = ct_keep(ct_mul(h, in[0]));
+    ct_scope_end(s);
+    return 1;
+}
+
+static ct_tensor *randn64(ct_shape shape)
+{
+    ct_tensor *t = ct_randn(shape, CT_F64, NULL);
+    ct_requires_grad_(t, true);
+    return t;
+}
+
+static void test_gradcheck(void)
+{
+    ct_manual_seed(0);
+    ct_tensor *in[2] = {randn64(CT_SHAPE(2, 3)), randn64(CT_SHAPE(3))}; /* y broadcasts */
+    CHECK_OK(ct_gradcheck(smooth_fn, in, 2, NULL, ct_gradcheck_opts_init()));
+    CHECK_OK(ct_gradgradcheck(smooth_fn, in, 2, NULL, ct_gradcheck_opts_init()));
+    CHECK_FAILS(ct_gradcheck(wrong_fn, in, 1, NULL, ct_gradcheck_opts_init()), CT_ERR_RUNTIME,
+                "Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor([[");
+}
+
 int main(void)
 {
     RUN(test_simple_gradients);
@@ -200,5 +244,6 @@ int main(void)
     RUN(test_hooks_and_retain_grad);
     RUN(test_no_grad_and_detach);
     RUN(test_deep_chain);
+    RUN(test_gradcheck);
     return ct_test_report();
 }

@@ -103,3 +103,28 @@ CTORCH_API int ct_node_register_hook(ct_node *n, ct_grad_hook hook, void *user);
  * returned nan values in its 1th output."). */
 CTORCH_API void ct_set_detect_anomaly(bool enabled);
 CTORCH_API bool ct_is_anomaly_enabled(void);
+
+/* ---------------------------------------------------------------- checking gradients */
+
+/* A differentiable function for gradcheck: computes outputs from n inputs
+ * into out (room for 8) and returns how many, or a negative ct_result on
+ * failure. gradcheck calls it with a scope open, which owns the outputs. */
+typedef int (*ct_gradcheck_fn)(ct_tensor *const *inputs, int n, ct_tensor **out, void *user);
+
+/* torch.autograd.gradcheck options; start from ct_gradcheck_opts_init()
+ * (eps 1e-6, atol 1e-5, rtol 1e-3: PyTorch's defaults). */
+typedef struct ct_gradcheck_opts {
+    double eps, atol, rtol;
+} ct_gradcheck_opts;
+CTORCH_API ct_gradcheck_opts ct_gradcheck_opts_init(void);
+
+/* torch.autograd.gradcheck: compares the gradients backward gives for the
+ * inputs that require grad (use float64) with central finite differences.
+ * CT_OK when every element agrees within atol + rtol * |numerical|; else an
+ * error whose message, as PyTorch's, shows both Jacobians ("Jacobian mismatch
+ * for output 0 with respect to input 0, ...") and names the worst element. */
+CTORCH_API ct_result ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user, ct_gradcheck_opts opts);
+/* torch.autograd.gradgradcheck: the same check on the gradients themselves
+ * (computed with create_graph) against random grad_outputs, which checks
+ * every backward formula's own backward. */
+CTORCH_API ct_result ct_gradgradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user, ct_gradcheck_opts opts);

@@ -28,21 +28,6 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
     return r;
 }
 
-/* ---------------------------------------------------------------- writing formulas */
-
-/* A backward function: gi[i] = gradient for input i from go[k], the gradients
- * of the outputs. S(i) is saved tensor i. */
-#define CT__BACKWARD(name) static ct_result ct__bw_##name(ct__node *n, ct_tensor *const *go, ct_tensor **gi)
-#define CT__S(i) ct__saved_get(n, i)
-/* Set gi[i] to expr when input i needs a gradient; fail on a NULL result. */
-#define CT__GRAD(i, expr)                                              \
-    do {                                                               \
-        if (ct__needs_grad(n, i)) {                                    \
-            gi[i] = (expr);                                            \
-            if (!gi[i]) return ct_last_error_code();                   \
-        }                                                              \
-    } while (0)
-
 /* ---------------------------------------------------------------- pointwise */
 
 /* What a pointwise node keeps: its inputs (bit i) and its result. */
@@ -238,7 +223,7 @@ static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *con
 {
     const ct__pw_grad *f = ct__pw_grad_of(op);
     if (!f || !ct__grad_mode()) return;
-    const ct_tensor *edges_in[3];
+    const ct_tensor *edges_in[3] = {NULL, NULL, NULL};
     int n_edges = 0;
     bool number = false;
     for (int i = f->condition_first ? 1 : 0; i < n_in; i++) {

@@ -188,6 +188,7 @@ static void ct__node_release(ct__node *first)
         }
         CT_FREE(node->pre_hooks.items);
         CT_FREE(node->post_hooks.items);
+        CT_FREE(node->extra);
         if (node->next != node->next_inline) CT_FREE(node->next);
         if (node->out != node->out_inline) CT_FREE(node->out);
         CT_FREE(node);

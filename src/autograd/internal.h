@@ -76,6 +76,7 @@ struct ct_node {
     double args[CT__NODE_MAX_ARGS];   /* op-specific numbers (alpha, dims, ...) */
     int64_t iargs[CT__NODE_MAX_ARGS];
     ct__op_args pw;                   /* a pointwise op's parameters */
+    void *extra;                      /* larger op data (a view's geometry), freed with the node */
     ct_tensor *leaf;   /* AccumulateGrad: the leaf it accumulates into */
     ct__hook_list pre_hooks, post_hooks; /* node hooks (Node.register_prehook / register_hook) */
     const char *anomaly_op; /* the forward op that recorded it, kept in anomaly mode */
@@ -123,5 +124,70 @@ static ct_result ct__check_inplace_grad(const ct_tensor *t);
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
+/* A tensor's place in its storage: what a strided view's backward needs. */
+typedef struct ct__geom {
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], offset;
+} ct__geom;
+
+/* How a view relates to its input, for its node. */
+typedef enum ct__view_kind {
+    CT__VIEW_RESHAPE,   /* view, reshape, flatten, unflatten, squeeze: grad reshaped back */
+    CT__VIEW_TRANSPOSE, /* iargs: the two dims */
+    CT__VIEW_PERMUTE,   /* iargs: the permutation (in extra) */
+    CT__VIEW_UNSQUEEZE, /* iargs[0]: the dim */
+    CT__VIEW_EXPAND,    /* grad summed to the input's shape */
+    CT__VIEW_STRIDED    /* select, slice, narrow, diagonal, unfold, as_strided: scatter by storage position */
+} ct__view_kind;
+
+/* Record view v of t (the view functions call it): a node of `name` whose
+ * backward follows `kind`, with p the permutation (PERMUTE), the two dims
+ * (TRANSPOSE) or the dim (UNSQUEEZE). */
+static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p);
 /* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);
+
+/* ---------------------------------------------------------------- writing formulas */
+
+/* A backward function: gi[i] = gradient for input i from go[k], the gradients
+ * of the outputs. S(i) is saved tensor i. */
+#define CT__BACKWARD(name) static ct_result ct__bw_##name(ct__node *n, ct_tensor *const *go, ct_tensor **gi)
+#define CT__S(i) ct__saved_get(n, i)
+/* Set gi[i] to expr when input i needs a gradient; fail on a NULL result. */
+#define CT__GRAD(i, expr)                                              \
+    do {                                                               \
+        if (ct__needs_grad(n, i)) {                                    \
+            gi[i] = (expr);                                            \
+            if (!gi[i]) return ct_last_error_code();                   \
+        }                                                              \
+    } while (0)
+
+/* The shape and dtype input i had when node n was recorded (only for an
+ * input that needs a gradient: its edge leads somewhere). */
+static inline const ct__out_meta *ct__input_meta(const ct__node *n, int i)
+{
+    return &n->next[i].fn->out[n->next[i].input_nr];
+}
+
+/* A differentiable op built from other ops records one node of its own, so
+ * the ops inside it record nothing: result = expr with grad mode off. */
+#define CT__UNRECORDED(result, expr)                          \
+    do {                                                      \
+        ct_grad_mode ct__mode_ = ct_set_grad_enabled(false);  \
+        (result) = (expr);                                    \
+        ct_grad_mode_restore(ct__mode_);                      \
+    } while (0)
+
+/* ---------------------------------------------------------------- reductions */
+
+/* The reductions with a derivative (formulas_reduce.c). */
+typedef enum ct__reduce_grad {
+    CT__RG_SUM,    /* SumBackward0 (all) / SumBackward1 (dims) */
+    CT__RG_NANSUM, /* NansumBackward0 */
+    CT__RG_MEAN    /* MeanBackward0 / MeanBackward1 */
+} ct__reduce_grad;
+
+/* Record reduction `kind` of input over the dims in mask (all: the form
+ * without dims) giving r. */
+static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *input, uint32_t mask, bool keepdim,
+                              bool all);

@@ -195,10 +195,8 @@ static ct_result ct__along_reduce(ct__aop op, const char *name, const ct_tensor 
 
 /* ---------------------------------------------------------------- sums and products */
 
-static ct_tensor *ct__sum(const ct_tensor *t, ct_shape dims, bool keepdim, ct_dtype dtype, bool nan)
+static ct_tensor *ct__sum(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype, bool nan)
 {
-    uint32_t mask;
-    if (ct__check_dtype(dtype) != CT_OK || ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
     nan = nan && ct_dtype_is_floating(t->dtype); /* integers have no NaN: PyTorch sums them */
     ct_dtype out = dtype != CT_DEFAULT ? dtype : ct__widened(t->dtype);
     if (nan && !ct_dtype_is_floating(out)) {
@@ -221,49 +219,14 @@ static ct_tensor *ct__sum(const ct_tensor *t, ct_shape dims, bool keepdim, ct_dt
     return r;
 }
 
-ct_tensor *ct_sum(const ct_tensor *input)
-{
-    CT__ARG(input, "input", 1);
-    return ct__sum(input, CT_SHAPE0, false, CT_DEFAULT, false);
-}
-
-ct_tensor *ct_sum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
-{
-    CT__ARG(input, "input", 1);
-    return ct__sum(input, dims, keepdim, dtype, false);
-}
-
-ct_tensor *ct_nansum(const ct_tensor *input)
-{
-    CT__ARG(input, "input", 1);
-    return ct__sum(input, CT_SHAPE0, false, CT_DEFAULT, true);
-}
-
-ct_tensor *ct_nansum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
-{
-    CT__ARG(input, "input", 1);
-    return ct__sum(input, dims, keepdim, dtype, true);
-}
-
 /* PyTorch's CPU mean: the sum in the result dtype, divided by the count. */
-ct_tensor *ct_mean_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
+static ct_tensor *ct__mean(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
 {
-    uint32_t mask;
     int64_t count = 1;
-    CT__ARG(input, "input", 1);
-    if (ct__check_dtype(dtype) != CT_OK) return NULL;
-    if (!ct_dtype_is_floating(dtype == CT_DEFAULT ? input->dtype : dtype)) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "mean(): could not infer output dtype. %s dtype must be either a floating point or complex dtype. "
-                 "Got: %s",
-                 dtype == CT_DEFAULT ? "Input" : "Optional", ct__dtype_title(dtype == CT_DEFAULT ? input->dtype : dtype));
-        return NULL;
-    }
-    if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
-    for (int d = 0; d < input->ndim; d++)
-        if ((mask >> d) & 1) count *= input->sizes[d];
+    for (int d = 0; d < t->ndim; d++)
+        if ((mask >> d) & 1) count *= t->sizes[d];
     ct_scope s = ct_scope_begin();
-    ct_tensor *r = ct__sum(input, dims, keepdim, dtype == CT_DEFAULT ? input->dtype : dtype, false);
+    ct_tensor *r = ct__sum(t, mask, keepdim, dtype == CT_DEFAULT ? t->dtype : dtype, false);
     if (r) { /* PyTorch divides by the count as an element of the result's dtype: 70000 is inf in float16 */
         uint64_t elem = 0;
         ct__write_i64(&elem, r->dtype, count);
@@ -274,7 +237,78 @@ ct_tensor *ct_mean_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_d
     return r;
 }
 
-ct_tensor *ct_mean(const ct_tensor *input) { return ct_mean_dim(input, CT_SHAPE0, false, CT_DEFAULT); }
+/* mean's dtype is checked before its dims, as PyTorch does. */
+static ct_result ct__mean_dtype_check(const ct_tensor *t, ct_dtype dtype)
+{
+    ct_dtype dt = dtype == CT_DEFAULT ? t->dtype : dtype;
+    if (ct__check_dtype(dtype) != CT_OK) return ct_last_error_code();
+    if (ct_dtype_is_floating(dt)) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME,
+                    "mean(): could not infer output dtype. %s dtype must be either a floating point or complex dtype. "
+                    "Got: %s",
+                    dtype == CT_DEFAULT ? "Input" : "Optional", ct__dtype_title(dt));
+}
+
+typedef ct_tensor *(*ct__reduce_fn)(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype);
+static ct_tensor *ct__sum_plain(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
+{
+    return ct__sum(t, mask, keepdim, dtype, false);
+}
+static ct_tensor *ct__nansum(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
+{
+    return ct__sum(t, mask, keepdim, dtype, true);
+}
+
+/* A differentiable reduction: computed without recording, then one node.
+ * all: the form without dims (which reduces every dim, as empty dims do). */
+static ct_tensor *ct__reduce_recorded(ct__reduce_fn fn, ct__reduce_grad kind, const ct_tensor *t, ct_shape dims,
+                                      bool keepdim, ct_dtype dtype, bool all)
+{
+    uint32_t mask;
+    ct_tensor *r;
+    if (ct__check_dtype(dtype) != CT_OK || ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
+    CT__UNRECORDED(r, fn(t, mask, keepdim, dtype));
+    ct__record_reduce(kind, r, t, mask, keepdim, all);
+    return r;
+}
+
+ct_tensor *ct_sum(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__reduce_recorded(ct__sum_plain, CT__RG_SUM, input, CT_SHAPE0, false, CT_DEFAULT, true);
+}
+
+ct_tensor *ct_sum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    return ct__reduce_recorded(ct__sum_plain, CT__RG_SUM, input, dims, keepdim, dtype, false);
+}
+
+ct_tensor *ct_nansum(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct__reduce_recorded(ct__nansum, CT__RG_NANSUM, input, CT_SHAPE0, false, CT_DEFAULT, true);
+}
+
+ct_tensor *ct_nansum_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    return ct__reduce_recorded(ct__nansum, CT__RG_NANSUM, input, dims, keepdim, dtype, false);
+}
+
+ct_tensor *ct_mean_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_dtype dtype)
+{
+    CT__ARG(input, "input", 1);
+    if (ct__mean_dtype_check(input, dtype) != CT_OK) return NULL;
+    return ct__reduce_recorded(ct__mean, CT__RG_MEAN, input, dims, keepdim, dtype, false);
+}
+
+ct_tensor *ct_mean(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    if (ct__mean_dtype_check(input, CT_DEFAULT) != CT_OK) return NULL;
+    return ct__reduce_recorded(ct__mean, CT__RG_MEAN, input, CT_SHAPE0, false, CT_DEFAULT, true);
+}
 
 static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
 {

@@ -105,17 +105,30 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
     return view_d == -1;
 }
 
-ct_tensor *ct_view(const ct_tensor *t, ct_shape shape)
+/* v, a new view of t, recorded for autograd as `name` (returns v). */
+static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
+{
+    ct__record_view(name, kind, v, t, p);
+    return v;
+}
+
+/* view(shape), its node named `name` (ViewBackward0, or UnsafeViewBackward0 for reshape's copy). */
+static ct_tensor *ct__view_named(const ct_tensor *t, ct_shape shape, const char *name)
 {
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    CT__ARG(t, "self", 1);
     if (ct__view_sizes(t, shape, sizes) != CT_OK) return NULL;
     if (!ct__view_strides(t, sizes, shape.ndim, strides)) {
         ct__fail(CT_ERR_RUNTIME, "view size is not compatible with input tensor's size and stride (at least one "
                                  "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
         return NULL;
     }
-    return ct__view_of(t, sizes, strides, shape.ndim, t->offset);
+    return ct__recorded(ct__view_of(t, sizes, strides, shape.ndim, t->offset), name, CT__VIEW_RESHAPE, t, NULL);
+}
+
+ct_tensor *ct_view(const ct_tensor *t, ct_shape shape)
+{
+    CT__ARG(t, "self", 1);
+    return ct__view_named(t, shape, "ViewBackward0");
 }
 
 ct_tensor *ct_view_as(const ct_tensor *t, const ct_tensor *other)
@@ -129,9 +142,11 @@ ct_tensor *ct_reshape(const ct_tensor *t, ct_shape shape)
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     CT__ARG(t, "self", 1);
     if (ct__view_sizes(t, shape, sizes) != CT_OK) return NULL;
-    if (ct__view_strides(t, sizes, shape.ndim, strides)) return ct__view_of(t, sizes, strides, shape.ndim, t->offset);
+    if (ct__view_strides(t, sizes, shape.ndim, strides))
+        return ct__recorded(ct__view_of(t, sizes, strides, shape.ndim, t->offset), "ReshapeAliasBackward0",
+                            CT__VIEW_RESHAPE, t, NULL);
     ct_scope s = ct_scope_begin();
-    ct_tensor *c = ct_contiguous(t), *r = c ? ct_view(c, ct_shape_make(shape.ndim, sizes)) : NULL;
+    ct_tensor *c = ct_contiguous(t), *r = c ? ct__view_named(c, ct_shape_make(shape.ndim, sizes), "UnsafeViewBackward0") : NULL;
     ct_keep(r);
     ct_scope_end(s);
     return r;
@@ -178,7 +193,8 @@ ct_tensor *ct_as_strided(const ct_tensor *t, ct_shape size, ct_shape stride, int
                  (long long)storage_offset, (int)ct__esize(t), (long long)need, (long long)t->storage->nbytes);
         return NULL;
     }
-    return ct__view_of(t, size.size, stride.size, size.ndim, storage_offset);
+    return ct__recorded(ct__view_of(t, size.size, stride.size, size.ndim, storage_offset), "AsStridedBackward0",
+                        CT__VIEW_STRIDED, t, NULL);
 }
 
 ct_tensor *ct_transpose(const ct_tensor *t, int dim0, int dim1)
@@ -192,7 +208,9 @@ ct_tensor *ct_transpose(const ct_tensor *t, int dim0, int dim1)
     memcpy(strides, t->strides, sizeof strides);
     sizes[a] = t->sizes[b], sizes[b] = t->sizes[a];
     strides[a] = t->strides[b], strides[b] = t->strides[a];
-    return ct__view_of(t, sizes, strides, t->ndim, t->offset);
+    int64_t dims[2] = {a, b};
+    return ct__recorded(ct__view_of(t, sizes, strides, t->ndim, t->offset), "TransposeBackward0", CT__VIEW_TRANSPOSE,
+                        t, dims);
 }
 
 ct_tensor *ct_t(const ct_tensor *t)
@@ -202,12 +220,21 @@ ct_tensor *ct_t(const ct_tensor *t)
         ct__fail(CT_ERR_RUNTIME, "t() expects a tensor with <= 2 dimensions, but self is %dD", t->ndim);
         return NULL;
     }
-    return t->ndim < 2 ? ct__same(t) : ct_transpose(t, 0, 1);
+    int64_t dims[2] = {0, 1};
+    if (t->ndim < 2) /* a view all the same, as PyTorch's */
+        return ct__recorded(ct__view_of(t, t->sizes, t->strides, t->ndim, t->offset), "TBackward0", CT__VIEW_RESHAPE, t,
+                            NULL);
+    ct_tensor *v = ct__view_of(t, t->sizes, t->strides, t->ndim, t->offset);
+    if (v) {
+        v->sizes[0] = t->sizes[1], v->sizes[1] = t->sizes[0];
+        v->strides[0] = t->strides[1], v->strides[1] = t->strides[0];
+    }
+    return ct__recorded(v, "TBackward0", CT__VIEW_TRANSPOSE, t, dims);
 }
 
 ct_tensor *ct_permute(const ct_tensor *t, ct_shape dims)
 {
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], perm[CT_MAX_DIMS];
     bool seen[CT_MAX_DIMS] = {false};
     CT__ARG(t, "self", 1);
     if (dims.ndim != t->ndim) {
@@ -227,8 +254,10 @@ ct_tensor *ct_permute(const ct_tensor *t, ct_shape dims)
         seen[d] = true;
         sizes[i] = t->sizes[d];
         strides[i] = t->strides[d];
+        perm[i] = d;
     }
-    return ct__view_of(t, sizes, strides, t->ndim, t->offset);
+    return ct__recorded(ct__view_of(t, sizes, strides, t->ndim, t->offset), "PermuteBackward0", CT__VIEW_PERMUTE, t,
+                        perm);
 }
 
 /* Wrap a list of dims, refusing repeats with movedim's message. */
@@ -289,7 +318,7 @@ ct_tensor *ct_squeeze(const ct_tensor *t)
             sizes[n] = t->sizes[d];
             strides[n++] = t->strides[d];
         }
-    return ct__view_of(t, sizes, strides, n, t->offset);
+    return ct__recorded(ct__view_of(t, sizes, strides, n, t->offset), "SqueezeBackward0", CT__VIEW_RESHAPE, t, NULL);
 }
 
 ct_tensor *ct_squeeze_dim(const ct_tensor *t, int dim)
@@ -297,14 +326,14 @@ ct_tensor *ct_squeeze_dim(const ct_tensor *t, int dim)
     CT__ARG(t, "self", 1);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0) return NULL;
-    if (t->ndim == 0 || t->sizes[d] != 1) return ct__view_of(t, t->sizes, t->strides, t->ndim, t->offset);
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    for (int i = 0, n = 0; i < t->ndim; i++)
-        if (i != d) {
+    int n = 0;
+    for (int i = 0; i < t->ndim; i++)
+        if (i != d || t->sizes[d] != 1) {
             sizes[n] = t->sizes[i];
             strides[n++] = t->strides[i];
         }
-    return ct__view_of(t, sizes, strides, t->ndim - 1, t->offset);
+    return ct__recorded(ct__view_of(t, sizes, strides, n, t->offset), "SqueezeBackward1", CT__VIEW_RESHAPE, t, NULL);
 }
 
 ct_tensor *ct_unsqueeze(const ct_tensor *t, int dim)
@@ -326,7 +355,9 @@ ct_tensor *ct_unsqueeze(const ct_tensor *t, int dim)
             strides[i] = t->strides[j++];
         }
     }
-    return ct__view_of(t, sizes, strides, t->ndim + 1, t->offset);
+    int64_t at = d;
+    return ct__recorded(ct__view_of(t, sizes, strides, t->ndim + 1, t->offset), "UnsqueezeBackward0", CT__VIEW_UNSQUEEZE,
+                        t, &at);
 }
 
 ct_tensor *ct_expand(const ct_tensor *t, ct_shape sizes)
@@ -374,7 +405,8 @@ ct_tensor *ct_expand(const ct_tensor *t, ct_shape sizes)
             return NULL;
         }
     }
-    return ct__view_of(t, sizes.size, out_strides, sizes.ndim, t->offset);
+    return ct__recorded(ct__view_of(t, sizes.size, out_strides, sizes.ndim, t->offset), "ExpandBackward0",
+                        CT__VIEW_EXPAND, t, NULL);
 }
 
 ct_tensor *ct_expand_as(const ct_tensor *t, const ct_tensor *other)
@@ -434,7 +466,8 @@ ct_tensor *ct_select(const ct_tensor *t, int dim, int64_t index)
             sizes[n] = t->sizes[i];
             strides[n++] = t->strides[i];
         }
-    return ct__view_of(t, sizes, strides, t->ndim - 1, t->offset + index * t->strides[d]);
+    return ct__recorded(ct__view_of(t, sizes, strides, t->ndim - 1, t->offset + index * t->strides[d]),
+                        "SelectBackward0", CT__VIEW_STRIDED, t, NULL);
 }
 
 ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int64_t step)
@@ -462,7 +495,8 @@ ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int
     memcpy(strides, t->strides, sizeof strides);
     sizes[d] = (end - start + step - 1) / step;
     strides[d] = t->strides[d] * step;
-    return ct__view_of(t, sizes, strides, t->ndim, t->offset + start * t->strides[d]);
+    return ct__recorded(ct__view_of(t, sizes, strides, t->ndim, t->offset + start * t->strides[d]), "SliceBackward0",
+                        CT__VIEW_STRIDED, t, NULL);
 }
 
 ct_tensor *ct_unfold(const ct_tensor *t, int dim, int64_t size, int64_t step)
@@ -498,7 +532,7 @@ ct_tensor *ct_unfold(const ct_tensor *t, int dim, int64_t size, int64_t step)
     }
     sizes[n] = size;
     strides[n] = n > 0 ? t->strides[d] : 1;
-    return ct__view_of(t, sizes, strides, n + 1, t->offset);
+    return ct__recorded(ct__view_of(t, sizes, strides, n + 1, t->offset), "UnfoldBackward0", CT__VIEW_STRIDED, t, NULL);
 }
 
 ct_tensor *ct_diagonal(const ct_tensor *t, int64_t offset, int dim1, int dim2)
@@ -527,7 +561,7 @@ ct_tensor *ct_diagonal(const ct_tensor *t, int64_t offset, int dim1, int dim2)
         }
     sizes[n] = len;
     strides[n++] = t->strides[a] + t->strides[b];
-    return ct__view_of(t, sizes, strides, n, start);
+    return ct__recorded(ct__view_of(t, sizes, strides, n, start), "DiagonalBackward0", CT__VIEW_STRIDED, t, NULL);
 }
 
 ct_tensor *ct_detach(const ct_tensor *t)

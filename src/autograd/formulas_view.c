@@ -1,0 +1,100 @@
+/* Backward formulas of the views (view.c records them). */
+
+/* A view's backward. Reshapes, transposes, permutes and unsqueezes undo
+ * themselves on the gradient; expand sums it back. A strided view (a select,
+ * slice, diagonal, unfold or as_strided) reads storage positions of its
+ * input: its gradient is added up per storage position and read back at the
+ * input's positions, with index_add and index_select, so the backward is
+ * itself differentiable (and correct when the view overlaps itself, as unfold
+ * and as_strided can). */
+typedef struct ct__view_extra {
+    ct__geom in, out; /* the input's and the view's places in the storage */
+    int64_t perm[CT_MAX_DIMS];
+} ct__view_extra;
+
+static void ct__geom_of(const ct_tensor *t, ct__geom *g)
+{
+    g->ndim = t->ndim;
+    memcpy(g->sizes, t->sizes, sizeof g->sizes);
+    memcpy(g->strides, t->strides, sizeof g->strides);
+    g->offset = t->offset;
+}
+
+/* The lowest and one past the highest storage position a geometry touches. */
+static void ct__geom_span(const ct__geom *g, int64_t *lo, int64_t *hi)
+{
+    int64_t last = g->offset, numel = 1;
+    for (int d = 0; d < g->ndim; d++) {
+        numel *= g->sizes[d];
+        if (g->sizes[d] > 0) last += (g->sizes[d] - 1) * g->strides[d];
+    }
+    if (numel == 0) last = g->offset - 1;
+    *lo = CT__MIN(*lo, g->offset);
+    *hi = CT__MAX(*hi, last + 1);
+}
+
+/* The storage positions (relative to base) of every element of geometry g, as an int64 tensor of its shape. */
+static ct_tensor *ct__positions(const ct_tensor *storage_index, const ct__geom *g, int64_t base)
+{
+    return ct_contiguous(ct_as_strided(storage_index, ct_shape_make(g->ndim, g->sizes), ct_shape_make(g->ndim, g->strides),
+                                       g->offset - base));
+}
+
+static ct_tensor *ct__strided_view_backward(const ct_tensor *grad, const ct__view_extra *x)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    ct__geom_span(&x->in, &lo, &hi);
+    ct__geom_span(&x->out, &lo, &hi);
+    int64_t span = hi > lo ? hi - lo : 0;
+    ct_tensor *where = ct_arange(ct_int(0), ct_int(span), ct_int(1), CT_I64);
+    ct_tensor *out_pos = ct__positions(where, &x->out, lo), *in_pos = ct__positions(where, &x->in, lo);
+    ct_tensor *per_position = ct_index_add(ct_zeros(CT_SHAPE(span), grad->dtype), 0, ct_reshape(out_pos, CT_SHAPE(-1)),
+                                           ct_reshape(grad, CT_SHAPE(-1)));
+    ct_tensor *g = ct_index_select(per_position, 0, ct_reshape(in_pos, CT_SHAPE(-1)));
+    return ct_reshape(g, ct_shape_make(x->in.ndim, x->in.sizes));
+}
+
+CT__BACKWARD(view)
+{
+    const ct__view_extra *x = (const ct__view_extra *)n->extra;
+    const ct__out_meta *in = &n->next[0].fn->out[n->next[0].input_nr];
+    ct_tensor *g = go[0];
+    int64_t inverse[CT_MAX_DIMS];
+    switch ((ct__view_kind)n->iargs[0]) {
+    case CT__VIEW_RESHAPE: g = ct_reshape(g, ct_shape_make(in->ndim, in->sizes)); break;
+    case CT__VIEW_TRANSPOSE: g = ct_transpose(g, (int)n->iargs[1], (int)n->iargs[2]); break;
+    case CT__VIEW_PERMUTE:
+        for (int d = 0; d < x->out.ndim; d++) inverse[x->perm[d]] = d;
+        g = ct_permute(g, ct_shape_make(x->out.ndim, inverse));
+        break;
+    case CT__VIEW_UNSQUEEZE: g = ct_squeeze_dim(g, (int)n->iargs[1]); break;
+    case CT__VIEW_EXPAND: g = ct__sum_to_shape(g, in->sizes, in->ndim); break;
+    case CT__VIEW_STRIDED: g = ct__strided_view_backward(g, x); break;
+    }
+    CT__GRAD(0, g);
+    return CT_OK;
+}
+
+static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p)
+{
+    static const ct__node_type view_type = {"ViewBackward0", ct__bw_view};
+    if (!v || !ct__requires_grad(t) || !ct__grad_mode()) return;
+    ct__view_extra *x = (ct__view_extra *)CT_MALLOC(sizeof *x);
+    if (!x) {
+        CT__OOM();
+        return;
+    }
+    ct__geom_of(t, &x->in);
+    ct__geom_of(v, &x->out);
+    if (kind == CT__VIEW_PERMUTE) memcpy(x->perm, p, (size_t)v->ndim * sizeof *p);
+    ct__node *n = ct__record(&view_type, &t, 1, &v, 1);
+    if (!n) {
+        CT_FREE(x);
+        return;
+    }
+    n->name = name;
+    n->extra = x;
+    n->iargs[0] = kind;
+    if (kind == CT__VIEW_TRANSPOSE || kind == CT__VIEW_UNSQUEEZE) n->iargs[1] = p[0];
+    if (kind == CT__VIEW_TRANSPOSE) n->iargs[2] = p[1];
+}
