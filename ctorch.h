@@ -602,6 +602,49 @@ CTORCH_API ct_result ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, 
  * every backward formula's own backward. */
 CTORCH_API ct_result ct_gradgradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user, ct_gradcheck_opts opts);
 
+/* ---------------------------------------------------------------- custom functions */
+
+/* A custom function's ctx (what torch.autograd.Function passes as ctx). */
+typedef struct ct_function_ctx ct_function_ctx;
+
+/* torch.autograd.Function. forward computes n_outputs outputs from the
+ * inputs, with grad mode off as PyTorch runs it; an output may be an input
+ * it wrote in place (mark it dirty). backward gets one gradient per output
+ * (zeros for an output that got none) and writes one per input into
+ * grad_inputs (NULL: none); it runs with grad mode on under create_graph, so
+ * a backward made of ctorch ops is itself differentiable. Tensors both make
+ * belong to the scope open around them, as any op's results. */
+typedef struct ct_function {
+    const char *name; /* the class name: the node is named "<name>Backward" */
+    int n_outputs;
+    ct_result (*forward)(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_inputs, ct_tensor **outputs);
+    ct_result (*backward)(ct_function_ctx *ctx, ct_tensor *const *grad_outputs, ct_tensor **grad_inputs);
+    /* @once_differentiable: backward runs unrecorded, and differentiating
+     * its results fails with PyTorch's error */
+    bool once_differentiable;
+} ct_function;
+
+/* Function.apply(*inputs): runs forward and, when grad mode is on and an
+ * input requires grad, records one node whose backward is fn->backward.
+ * outputs has room for fn->n_outputs; user is passed through (ct_ctx_user). */
+CTORCH_API ct_result ct_function_apply(const ct_function *fn, ct_tensor *const *inputs, int n_inputs,
+                                       ct_tensor **outputs, void *user);
+CTORCH_API void *ct_ctx_user(const ct_function_ctx *ctx);
+/* ctx.save_for_backward(*tensors), in forward: inputs or outputs kept for backward. */
+CTORCH_API ct_result ct_ctx_save_for_backward(ct_function_ctx *ctx, ct_tensor *const *tensors, int n);
+/* ctx.saved_tensors[i], in backward: NULL with PyTorch's error when the
+ * tensor was modified in place since, or the graph was freed. */
+CTORCH_API ct_tensor *ct_ctx_saved_tensor(ct_function_ctx *ctx, int i);
+/* ctx.<attribute> = data: non-tensor state for backward, freed with the graph by free_data (may be NULL). */
+CTORCH_API void ct_ctx_set_data(ct_function_ctx *ctx, void *data, void (*free_data)(void *data));
+CTORCH_API void *ct_ctx_data(const ct_function_ctx *ctx);
+/* ctx.needs_input_grad[i] */
+CTORCH_API bool ct_ctx_needs_input_grad(const ct_function_ctx *ctx, int i);
+/* ctx.mark_dirty(*tensors): inputs forward modified in place (and returns). */
+CTORCH_API ct_result ct_ctx_mark_dirty(ct_function_ctx *ctx, ct_tensor *const *tensors, int n);
+/* ctx.mark_non_differentiable(*tensors): outputs that never require grad. */
+CTORCH_API ct_result ct_ctx_mark_non_differentiable(ct_function_ctx *ctx, ct_tensor *const *tensors, int n);
+
 /* ==================== ops/math.h ==================== */
 // >>ops/math.h
 /* Public math API: pointwise ops (and, as they come, reductions, scans,
@@ -2169,13 +2212,15 @@ struct ct_node {
     int n_out;
     ct__out_meta *out; /* n_out entries (out_inline when few) */
     ct__out_meta out_inline[2];
-    ct__saved saved[CT__NODE_MAX_SAVED];
-    int n_saved;
+    ct__saved *saved;  /* n_saved of cap_saved (saved_inline until a custom function saves more) */
+    ct__saved saved_inline[CT__NODE_MAX_SAVED];
+    int n_saved, cap_saved;
     bool saved_freed;  /* released by a backward without retain_graph */
     double args[CT__NODE_MAX_ARGS];   /* op-specific numbers (alpha, dims, ...) */
     int64_t iargs[CT__NODE_MAX_ARGS];
     ct__op_args pw;                   /* a pointwise op's parameters */
     void *extra;                      /* larger op data (a view's geometry), freed with the node */
+    void (*release_extra)(ct__node *n); /* frees what extra holds, when it is more than one block */
     ct_tensor *leaf;   /* AccumulateGrad: the leaf it accumulates into */
     ct__hook_list pre_hooks, post_hooks; /* node hooks (Node.register_prehook / register_hook) */
     const char *anomaly_op; /* the forward op that recorded it, kept in anomaly mode */
@@ -2290,6 +2335,59 @@ typedef enum ct__reduce_grad {
  * without dims) giving r. */
 static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *input, uint32_t mask, bool keepdim,
                               bool all);
+
+/* ---------------------------------------------------------------- joining and indexing */
+
+/* The join ops with a derivative (formulas_join.c). */
+typedef enum ct__join_grad {
+    CT__JG_CAT, CT__JG_STACK, CT__JG_SPLIT, CT__JG_SPLIT_WITH_SIZES, CT__JG_UNBIND, CT__JG_REPEAT, CT__JG_FLIP,
+    CT__JG_ROLL, CT__JG_GATHER, CT__JG_SCATTER, CT__JG_SCATTER_VALUE, CT__JG_SCATTER_ADD, CT__JG_INDEX_SELECT,
+    CT__JG_INDEX_ADD, CT__JG_INDEX_FILL, CT__JG_INDEX_FILL_TENSOR, CT__JG_INDEX_COPY, CT__JG_MASKED_FILL,
+    CT__JG_MASKED_FILL_TENSOR, CT__JG_MASKED_SELECT, CT__JG_TAKE, CT__JG_INDEX, CT__JG_INDEX_PUT, CT__JG_COPY_SLICES,
+    CT__JG_COPY_ALL,
+    CT__JG_NOT_IMPLEMENTED /* scatter with reduce: PyTorch has no derivative */
+} ct__join_grad;
+
+/* What a join op's backward needs; start from ct__join_args_init(dim). */
+typedef struct ct__join_args {
+    int dim;                /* the (wrapped) dim the op works along */
+    const ct_tensor *index; /* the index or mask, saved (NULL: none) */
+    bool has_alpha;         /* index_add's alpha */
+    ct_scalar alpha;
+    ct_shape shape, dims;   /* repeat: repeats; flip: dims; roll: shifts and dims; masked_select: broadcast shape */
+    const int64_t *lengths; /* cat: each input's length along dim (-1: a skipped legacy empty input) */
+    int n_lengths;
+} ct__join_args;
+
+static inline ct__join_args ct__join_args_init(int dim)
+{
+    ct__join_args a;
+    memset(&a, 0, sizeof a);
+    a.dim = dim;
+    return a;
+}
+
+/* Record join op `kind` over inputs in (NULL entries: no gradient) giving
+ * outputs out (several for split and unbind). */
+static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
+                            const ct__join_args *a);
+
+/* ---------------------------------------------------------------- copies */
+
+/* The copying ops with a derivative (formulas_join.c). */
+typedef enum ct__copy_grad {
+    CT__CG_CLONE,   /* clone, contiguous */
+    CT__CG_TO_COPY, /* to(dtype) */
+    CT__CG_FILL,    /* fill_ with a number */
+    CT__CG_ZERO,    /* zero_ */
+    CT__CG_COPY,    /* copy_(src): the second input is src */
+    CT__CG_DIAG,    /* diag(k) */
+    CT__CG_TRIL,    /* tril(k) */
+    CT__CG_TRIU     /* triu(k) */
+} ct__copy_grad;
+
+/* Record copy op `kind` of input (and src, for copy_) giving out; k: the diagonal. */
+static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k);
 
 /* ==================== cpu/iter.h ==================== */
 // >>cpu/iter.h
@@ -3151,25 +3249,40 @@ ct_result ct_copy_(ct_tensor *t, const ct_tensor *src)
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(src, "src", 2);
-    if (t == src) return CT_OK;
-    ct_result r = ct__check_broadcast_to(t, src);
-    if (r == CT_OK) r = ct__check_write(t, src);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r != CT_OK || t == src) return r;
+    if ((r = ct__check_broadcast_to(t, src)) == CT_OK) r = ct__check_write(t, src);
     if (r != CT_OK) return r;
     ct__copy_unchecked(t, src);
+    t->storage->version++;
+    ct__record_copy(CT__CG_COPY, t, t, src, 0);
+    return CT_OK;
+}
+
+/* fill_ and zero_ (kind says which node records it). */
+static ct_result ct__fill_(ct_tensor *t, ct_scalar value, ct__copy_grad kind)
+{
+    uint64_t elem = 0;
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__scalar_to_elem(value, t->dtype, &elem);
+    if (r != CT_OK) return r;
+    if (ct_numel(t)) ct__backend_for(t->storage->device.type)->fill(t, &elem);
+    t->storage->version++;
+    ct__record_copy(kind, t, t, NULL, 0);
     return CT_OK;
 }
 
 ct_result ct_fill_(ct_tensor *t, ct_scalar value)
 {
-    uint64_t elem = 0;
     CT__ARG_R(t, "self", 1);
-    ct_result r = ct__scalar_to_elem(value, t->dtype, &elem);
-    if (r != CT_OK) return r;
-    if (ct_numel(t)) ct__backend_for(t->storage->device.type)->fill(t, &elem);
-    return CT_OK;
+    return ct__fill_(t, value, CT__CG_FILL);
 }
 
-ct_result ct_zero_(ct_tensor *t) { return ct_fill_(t, ct_int(0)); }
+ct_result ct_zero_(ct_tensor *t)
+{
+    CT__ARG_R(t, "self", 1);
+    return ct__fill_(t, ct_int(0), CT__CG_ZERO);
+}
 
 /* How dims a and b of t order by stride (infer_dense_strides' rule, which
  * is TensorIterator's): -1 when a goes inside b, 1 when outside, 0 when
@@ -3234,13 +3347,16 @@ ct_tensor *ct_contiguous(const ct_tensor *t)
     if (ct__is_contiguous(t)) return ct__same(t);
     ct_tensor *r = ct__alloc(t->sizes, t->ndim, t->dtype, t->storage->device);
     if (r) ct__copy_unchecked(r, t);
+    ct__record_copy(CT__CG_CLONE, r, t, NULL, 0);
     return r;
 }
 
 ct_tensor *ct_clone(const ct_tensor *t)
 {
     CT__ARG(t, "self", 1);
-    return ct__copy_as(t, t->dtype);
+    ct_tensor *r = ct__copy_as(t, t->dtype);
+    ct__record_copy(CT__CG_CLONE, r, t, NULL, 0);
+    return r;
 }
 
 ct_tensor *ct_to(const ct_tensor *t, ct_dtype dtype)
@@ -3251,7 +3367,9 @@ ct_tensor *ct_to(const ct_tensor *t, ct_dtype dtype)
         ct__fail(CT_ERR_TYPE, "to(): invalid dtype %d", (int)dtype);
         return NULL;
     }
-    return ct__copy_as(t, dtype);
+    ct_tensor *r = ct__copy_as(t, dtype);
+    ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0);
+    return r;
 }
 
 ct_result ct_copy_to_array(const ct_tensor *t, void *out, int64_t capacity, ct_dtype dtype)
@@ -4255,6 +4373,7 @@ ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
     }
     ct_scope s = ct_scope_begin();
     ct_tensor *r = NULL;
+    ct_grad_mode mode = ct_set_grad_enabled(false); /* one DiagBackward0 node, not the copies inside */
     if (t->ndim == 1) { /* a square matrix with t on the diagonal */
         int64_t n = t->sizes[0] + (diagonal < 0 ? -diagonal : diagonal);
         r = ct_zeros(CT_SHAPE(n, n), t->dtype);
@@ -4266,6 +4385,8 @@ ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
         else r = ct_empty(CT_SHAPE(len), t->dtype);
         if (r) ct__copy_unchecked(r, ct_diagonal(t, diagonal, 0, 1));
     }
+    ct_grad_mode_restore(mode);
+    ct__record_copy(CT__CG_DIAG, r, t, NULL, diagonal);
     ct_keep(r);
     ct_scope_end(s);
     return r;
@@ -4297,13 +4418,17 @@ static ct_tensor *ct__triangle(const ct_tensor *t, int64_t k, bool keep_upper)
 ct_tensor *ct_tril(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
-    return ct__triangle(t, diagonal, false);
+    ct_tensor *r = ct__triangle(t, diagonal, false);
+    ct__record_copy(CT__CG_TRIL, r, t, NULL, diagonal);
+    return r;
 }
 
 ct_tensor *ct_triu(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
-    return ct__triangle(t, diagonal, true);
+    ct_tensor *r = ct__triangle(t, diagonal, true);
+    ct__record_copy(CT__CG_TRIU, r, t, NULL, diagonal);
+    return r;
 }
 
 /* ==================== tensor/index.c ==================== */
@@ -4577,6 +4702,7 @@ typedef struct ct__ix_adv {
  * Returns the view (owned by the open scope) or NULL. */
 static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *items, int n, ct__ix_adv *adv)
 {
+    bool recorded = ct__grad_mode(); /* callers that write through the view turn grad mode off */
     int consumed = 0, dim = 0, orig_dim = 0; /* orig_dim: dims of t used so far */
     bool ellipsis_seen = false;
     for (int k = 0; k < n; k++) {
@@ -4595,7 +4721,7 @@ static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *item
         return NULL;
     }
     memset(adv, 0, sizeof *adv);
-    ct_tensor *cur = ct_detach(t);
+    ct_tensor *cur = recorded ? ct__same(t) : ct_detach(t);
     for (int k = 0; k < n && cur; k++) {
         const ct__ix_item *it = &items[k];
         switch (it->kind) {
@@ -4811,6 +4937,23 @@ static void ct__ix_walk(const ct_tensor *self, const ct__ix_plan *plan, ct_tenso
 
 /* ---------------------------------------------------------------- public */
 
+/* Record r = view[advanced indices] as IndexBackward0: it keeps the flat
+ * position in view of every element r took, found by the same walk over
+ * the positions themselves. */
+static ct_tensor *ct__ix_record(ct_tensor *r, const ct_tensor *view, const ct__ix_plan *plan)
+{
+    if (!r || !ct__requires_grad(view) || !ct__grad_mode()) return r;
+    ct_tensor *where = ct__alloc(r->sizes, r->ndim, CT_I64, r->storage->device);
+    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(view)), ct_int(1), CT_I64);
+    ct_tensor *pos = flat ? ct_reshape(flat, ct_shape_of(view)) : NULL;
+    if (!where || !pos) return NULL; /* the scope ct_index holds open frees them, and r */
+    if (ct_numel(where)) ct__ix_walk(pos, plan, where, false);
+    ct__join_args a = ct__join_args_init(0);
+    a.index = where;
+    ct__record_join(CT__JG_INDEX, &view, 1, &r, 1, &a);
+    return r;
+}
+
 ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
 {
     ct__ix_item items[CT__IX_MAX];
@@ -4834,6 +4977,7 @@ ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
     } else if (view && ct__ix_plan_make(view, &adv, &plan) == CT_OK) {
         r = ct__alloc(plan.out_sizes, plan.out_ndim, view->dtype, view->storage->device);
         if (r && ct_numel(r)) ct__ix_walk(view, &plan, r, false);
+        r = ct__ix_record(r, view, &plan);
     }
     ct_keep(r);
     ct_scope_end(s);
@@ -4875,6 +5019,44 @@ static ct_result ct__ix_put_advanced(ct_tensor *view, const ct__ix_adv *adv, con
     return src ? CT_OK : ct_last_error_code();
 }
 
+/* Whether indexing with items goes through a view of t first (an int, a
+ * slice or None), as PyTorch's setitem does before it writes. */
+static bool ct__ix_makes_view(const ct__ix_item *items, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (items[k].kind == CT__IX_INT || items[k].kind == CT__IX_SLICE || items[k].kind == CT__IX_NONE) return true;
+    return false;
+}
+
+/* The flat position in t of every element t[items] names: the same
+ * indexing applied to t's positions. */
+static ct_tensor *ct__ix_positions(const ct_tensor *t, const ct__ix_item *items, int n)
+{
+    ct__ix_adv adv;
+    ct__ix_plan plan;
+    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(t)), ct_int(1), CT_I64);
+    ct_tensor *pos = flat ? ct_reshape(flat, ct_shape_of(t)) : NULL;
+    ct_tensor *view = pos ? ct__ix_apply_basic(pos, items, n, &adv) : NULL;
+    if (!view || !adv.count) return view;
+    if (ct__ix_plan_make(view, &adv, &plan) != CT_OK) return NULL;
+    ct_tensor *where = ct__alloc(plan.out_sizes, plan.out_ndim, CT_I64, t->storage->device);
+    if (where && ct_numel(where)) ct__ix_walk(view, &plan, where, false);
+    return where;
+}
+
+/* Record t[items] = value as one node over t's old self and value: it keeps
+ * the positions written (IndexPutBackward0, or CopySlices through a view). */
+static void ct__ix_put_record(ct_tensor *t, const ct_tensor *value, const ct__ix_item *items, int n, bool advanced)
+{
+    if (!ct__grad_mode() || (!ct__requires_grad(t) && !ct__requires_grad(value))) return;
+    ct__join_args a = ct__join_args_init(0);
+    a.index = ct__ix_positions(t, items, n);
+    if (!a.index) return;
+    ct__join_grad kind = advanced ? CT__JG_INDEX_PUT : ct__ix_makes_view(items, n) ? CT__JG_COPY_SLICES : CT__JG_COPY_ALL;
+    const ct_tensor *in[2] = {t, value};
+    ct__record_join(kind, in, 2, &t, 1, &a);
+}
+
 ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, ...)
 {
     ct__ix_item items[CT__IX_MAX];
@@ -4888,12 +5070,24 @@ ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, 
     va_start(ap, spec);
     ct_result r = ct__ix_parse(spec, &ap, items, &n);
     va_end(ap);
+    if (r == CT_OK && ct__grad_mode() && t->requires_grad && ct_is_leaf(t))
+        r = ct__fail(CT_ERR_RUNTIME, "a %sleaf Variable that requires grad is being used in an in-place operation.",
+                     ct__ix_makes_view(items, n) ? "view of a " : "");
+    ct_grad_mode mode = ct_set_grad_enabled(false); /* the write is recorded once, below */
     ct_tensor *view = r == CT_OK ? ct__ix_apply_basic(t, items, n, &adv) : NULL;
     ct_tensor *v = view ? ct__ix_strip_leading_ones(value) : NULL;
-    if (!v) r = ct_last_error_code();
-    else if (adv.count) r = ct__ix_put_advanced(view, &adv, v);
-    else if (!(v = ct_expand(v, ct_shape_of(view)))) r = ct_last_error_code();
-    else r = ct_copy_(view, v);
+    if (!v) {
+        r = ct_last_error_code();
+    } else if (adv.count) {
+        r = ct__ix_put_advanced(view, &adv, v);
+        if (r == CT_OK) t->storage->version++;
+    } else if (!(v = ct_expand(v, ct_shape_of(view)))) {
+        r = ct_last_error_code();
+    } else {
+        r = ct_copy_(view, v); /* counts the write */
+    }
+    ct_grad_mode_restore(mode);
+    if (r == CT_OK) ct__ix_put_record(t, value, items, n, adv.count > 0);
     ct_scope_end(s);
     return r;
 }
@@ -6568,6 +6762,8 @@ static ct__node *ct__node_new(const ct__node_type *type, int n_next, int n_out)
         return NULL;
     }
     memset(n->next, 0, (size_t)n_next * sizeof *n->next);
+    n->saved = n->saved_inline;
+    n->cap_saved = CT__NODE_MAX_SAVED;
     return n;
 }
 
@@ -6610,7 +6806,9 @@ static void ct__node_release(ct__node *first)
         }
         CT_FREE(node->pre_hooks.items);
         CT_FREE(node->post_hooks.items);
+        if (node->release_extra) node->release_extra(node);
         CT_FREE(node->extra);
+        if (node->saved != node->saved_inline) CT_FREE(node->saved);
         if (node->next != node->next_inline) CT_FREE(node->next);
         if (node->out != node->out_inline) CT_FREE(node->out);
         CT_FREE(node);
@@ -6724,8 +6922,18 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
 
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
 {
-    CT_ASSERT(n->n_saved < CT__NODE_MAX_SAVED); /* (never a stack-held number: formulas keep copies) */
-    ct__saved *s = &n->saved[n->n_saved];
+    if (n->n_saved == n->cap_saved) { /* only a custom function saves this many */
+        ct__saved *grown = (ct__saved *)CT_MALLOC((size_t)n->cap_saved * 2 * sizeof *grown);
+        if (!grown) {
+            CT__OOM();
+            return;
+        }
+        memcpy(grown, n->saved, (size_t)n->n_saved * sizeof *grown);
+        if (n->saved != n->saved_inline) CT_FREE(n->saved);
+        n->saved = grown;
+        n->cap_saved *= 2;
+    }
+    ct__saved *s = &n->saved[n->n_saved]; /* (never a stack-held number: formulas keep copies) */
     ct_tensor *v = (ct_tensor *)t;
     if (is_output) { /* its data without its grad_fn, which is this node: no cycle */
         v = (ct_tensor *)CT_MALLOC(sizeof *v);
@@ -6762,16 +6970,19 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
     }
     ct__saved *s = &n->saved[i];
     if (s->data->storage->version != s->version) {
-        char shape[256];
-        const char *made_by = s->is_output ? n->type->name : NULL;
+        char shape[256], made_by[160] = "";
+        /* PyTorch names the node the tensor now comes from (an in-place op's, after one) */
+        const ct__node *from = s->is_output ? n : ct__meta(s->data) ? ct__meta(s->data)->grad_fn : NULL;
+        if (from)
+            snprintf(made_by, sizeof made_by, ", which is output %d of %s,",
+                     s->is_output ? s->output_nr : ct__meta(s->data)->output_nr, ct_node_name(from));
         ct__shape_str(s->data->sizes, s->data->ndim, shape, sizeof shape);
         ct__fail(CT_ERR_RUNTIME,
                  "one of the variables needed for gradient computation has been modified by an inplace operation: "
-                 "[%s %s]%s%s%s, is at version %u; expected version %u instead. Hint: enable anomaly detection to "
+                 "[%s %s]%s is at version %u; expected version %u instead. Hint: enable anomaly detection to "
                  "find the operation that failed to compute its gradient, with "
                  "torch.autograd.set_detect_anomaly(True).",
-                 ct__legacy_type_name(s->data->dtype), shape, made_by ? ", which is output 0 of " : "",
-                 made_by ? made_by : "", "", s->data->storage->version, s->version);
+                 ct__legacy_type_name(s->data->dtype), shape, made_by, s->data->storage->version, s->version);
         return NULL;
     }
     if (!s->is_output || !ct__grad_mode()) return s->data;
@@ -7203,7 +7414,7 @@ static ct_result ct__run_node(ct__run *r, ct__node *n)
         ct__hooks_run(&n->post_hooks, -1, &g);
         if (ct__anomaly && ct__has_nan(g)) {
             ct_release(g);
-            res = ct__fail(CT_ERR_RUNTIME, "Function '%s' returned nan values in its %dth output.", n->type->name, i);
+            res = ct__fail(CT_ERR_RUNTIME, "Function '%s' returned nan values in its %dth output.", ct_node_name(n), i);
             break;
         }
         ct__node *next = n->next[i].fn;
@@ -7835,6 +8046,609 @@ static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *r, const ct_tenso
     if (f->save_input) ct__save(n, input, false);
 }
 
+/* ==================== autograd/formulas_join.c ==================== */
+// >>autograd/formulas_join.c
+/* Backward formulas of joining, splitting, indexing (join.c records them)
+ * and copying (copy.c and create.c).
+ * Gradients of a selection are put back with index_add or scatter_add into
+ * zeros, and those are differentiable in turn, so every formula here has a
+ * double backward. */
+
+/* What a join node keeps beyond its saved index (or mask). */
+typedef struct ct__join_extra {
+    ct_shape shape, dims; /* repeat: repeats; flip: dims; roll: shifts and dims; masked_select: broadcast shape */
+    int n_lengths;
+    int64_t *lengths; /* cat: each input's length along dim, -1 for a skipped legacy empty input */
+} ct__join_extra;
+
+#define CT__DIM ((int)n->iargs[0])
+#define CT__EXTRA ((const ct__join_extra *)n->extra)
+#define CT__IN_SHAPE(i) ct_shape_make(ct__input_meta(n, i)->ndim, ct__input_meta(n, i)->sizes)
+
+/* Zeros shaped and typed as input i. */
+static ct_tensor *ct__zeros_as_input(const ct__node *n, int i)
+{
+    const ct__out_meta *m = ct__input_meta(n, i);
+    return ct_zeros(ct_shape_make(m->ndim, m->sizes), m->dtype);
+}
+
+CT__BACKWARD(cat)
+{
+    const ct__join_extra *x = CT__EXTRA;
+    int64_t at = 0;
+    for (int i = 0; i < x->n_lengths; i++) {
+        int64_t len = x->lengths[i];
+        CT__GRAD(i, len < 0 ? ct__zeros_as_input(n, i) : ct_narrow(go[0], CT__DIM, at, len));
+        at += len < 0 ? 0 : len;
+    }
+    return CT_OK;
+}
+
+CT__BACKWARD(stack)
+{
+    for (int i = 0; i < n->n_next; i++) CT__GRAD(i, ct_select(go[0], CT__DIM, i));
+    return CT_OK;
+}
+
+CT__BACKWARD(split) /* the pieces' gradients joined back (zeros for pieces that got none) */
+{
+    CT__GRAD(0, ct_cat(go, n->n_out, CT__DIM));
+    return CT_OK;
+}
+
+CT__BACKWARD(unbind)
+{
+    CT__GRAD(0, ct_stack(go, n->n_out, CT__DIM));
+    return CT_OK;
+}
+
+/* repeat: each dim d of the result is repeats[d] blocks of the input's size;
+ * the blocks' gradients add up. Dims are folded one at a time so the rank
+ * never grows by more than one. */
+static ct_tensor *ct__repeat_backward(const ct_tensor *g, const ct_shape *reps, const ct__out_meta *in)
+{
+    int lead = reps->ndim - in->ndim;
+    ct_tensor *r = (ct_tensor *)g;
+    if (lead > 0) {
+        ct_shape dims = CT_SHAPE0;
+        for (int d = 0; d < lead; d++) dims.size[dims.ndim++] = d;
+        r = ct_sum_dim(r, dims, false, CT_DEFAULT);
+    }
+    for (int d = 0; d < in->ndim && r; d++) {
+        if (reps->size[lead + d] == 1) continue;
+        int64_t split[CT_MAX_DIMS + 1];
+        memcpy(split, r->sizes, sizeof(int64_t) * (size_t)d);
+        split[d] = reps->size[lead + d];
+        split[d + 1] = in->sizes[d];
+        memcpy(split + d + 2, r->sizes + d + 1, sizeof(int64_t) * (size_t)(r->ndim - d - 1));
+        r = ct_sum_dim(ct_reshape(r, ct_shape_make(r->ndim + 1, split)), CT_SHAPE(d), false, CT_DEFAULT);
+    }
+    return r;
+}
+
+CT__BACKWARD(repeat)
+{
+    CT__GRAD(0, ct__repeat_backward(go[0], &CT__EXTRA->shape, ct__input_meta(n, 0)));
+    return CT_OK;
+}
+
+CT__BACKWARD(flip)
+{
+    CT__GRAD(0, ct_flip(go[0], CT__EXTRA->dims));
+    return CT_OK;
+}
+
+CT__BACKWARD(roll)
+{
+    ct_shape back = CT__EXTRA->shape;
+    for (int i = 0; i < back.ndim; i++) back.size[i] = -back.size[i];
+    CT__GRAD(0, ct_roll(go[0], back, CT__EXTRA->dims));
+    return CT_OK;
+}
+
+CT__BACKWARD(gather)
+{
+    CT__GRAD(0, ct_scatter_add(ct__zeros_as_input(n, 0), CT__DIM, CT__S(0), go[0]));
+    return CT_OK;
+}
+
+CT__BACKWARD(scatter) /* the written places got src's gradient */
+{
+    CT__GRAD(0, ct_scatter_scalar(go[0], CT__DIM, CT__S(0), ct_int(0)));
+    if (n->n_next > 1) CT__GRAD(1, ct_gather(go[0], CT__DIM, CT__S(0)));
+    return CT_OK;
+}
+
+CT__BACKWARD(scatter_add)
+{
+    CT__GRAD(0, go[0]);
+    CT__GRAD(1, ct_gather(go[0], CT__DIM, CT__S(0)));
+    return CT_OK;
+}
+
+CT__BACKWARD(index_select)
+{
+    CT__GRAD(0, ct_index_add(ct__zeros_as_input(n, 0), CT__DIM, CT__S(0), go[0]));
+    return CT_OK;
+}
+
+/* The rows of g that index picked, shaped as input i (a 0-d source of a 1-d self). */
+static ct_tensor *ct__picked(ct__node *n, const ct_tensor *g, int i)
+{
+    return ct_reshape(ct_index_select(g, CT__DIM, CT__S(0)), CT__IN_SHAPE(i));
+}
+
+CT__BACKWARD(index_add)
+{
+    CT__GRAD(0, go[0]);
+    CT__GRAD(1, ct__times_alpha(ct__picked(n, go[0], 1), n));
+    return CT_OK;
+}
+
+CT__BACKWARD(index_overwrite) /* index_fill and index_copy: the overwritten rows get nothing */
+{
+    CT__GRAD(0, ct_index_fill_scalar(go[0], CT__DIM, CT__S(0), ct_int(0)));
+    if (n->n_next < 2) return CT_OK;
+    if (n->iargs[1]) CT__GRAD(1, ct_sum(ct_index_select(go[0], CT__DIM, CT__S(0)))); /* a 0-d fill value */
+    else CT__GRAD(1, ct__picked(n, go[0], 1));
+    return CT_OK;
+}
+
+CT__BACKWARD(masked_fill)
+{
+    ct_tensor *mask = CT__S(0);
+    CT__GRAD(0, ct_masked_fill_scalar(go[0], mask, ct_int(0)));
+    if (n->n_next > 1) CT__GRAD(1, ct_sum(ct_where_scalar_other(mask, go[0], ct_int(0))));
+    return CT_OK;
+}
+
+/* Element k of a flat selection came from flat position positions[k] of a
+ * tensor of `shape`: its gradient goes back there (and adds up on repeats). */
+static ct_tensor *ct__flat_put_back(const ct_tensor *g, const ct_tensor *positions, ct_shape shape, ct_dtype dtype)
+{
+    int64_t numel = 1;
+    for (int d = 0; d < shape.ndim; d++) numel *= shape.size[d];
+    ct_tensor *flat = ct_index_add(ct_zeros(CT_SHAPE(numel), dtype), 0, positions, ct_reshape(g, CT_SHAPE(-1)));
+    return ct_reshape(flat, shape);
+}
+
+CT__BACKWARD(masked_select) /* positions of the mask's true elements in the broadcast shape */
+{
+    ct_shape b = CT__EXTRA->shape;
+    const ct__out_meta *in = ct__input_meta(n, 0);
+    ct_tensor *where = ct_reshape(ct_nonzero(ct_reshape(ct_broadcast_to(CT__S(0), b), CT_SHAPE(-1))), CT_SHAPE(-1));
+    ct_tensor *g = where ? ct__flat_put_back(go[0], where, b, in->dtype) : NULL;
+    CT__GRAD(0, g ? ct__sum_to_shape(g, in->sizes, in->ndim) : NULL);
+    return CT_OK;
+}
+
+CT__BACKWARD(take) /* negative indices count from the end; also tensor[index] with positions saved */
+{
+    ct_shape shape = CT__IN_SHAPE(0);
+    int64_t numel = 1;
+    for (int d = 0; d < shape.ndim; d++) numel *= shape.size[d];
+    ct_tensor *at = ct_reshape(CT__S(0), CT_SHAPE(-1));
+    if (numel > 0) at = ct_remainder_scalar(at, ct_int(numel));
+    CT__GRAD(0, at ? ct__flat_put_back(go[0], at, shape, ct__input_meta(n, 0)->dtype) : NULL);
+    return CT_OK;
+}
+
+/* t[index] = value: the written places of t get nothing; value gets what
+ * they got, summed over the places it was broadcast to. */
+CT__BACKWARD(index_put)
+{
+    ct_tensor *at = ct_reshape(CT__S(0), CT_SHAPE(-1)), *flat = ct_reshape(go[0], CT_SHAPE(-1));
+    CT__GRAD(0, ct_reshape(ct_index_fill_scalar(flat, 0, at, ct_int(0)), CT__IN_SHAPE(0)));
+    if (!ct__needs_grad(n, 1)) return CT_OK;
+    const ct__out_meta *v = ct__input_meta(n, 1);
+    int lead = 0; /* setitem drops value's leading 1s before it broadcasts */
+    while (lead < v->ndim && v->sizes[lead] == 1) lead++;
+    ct_tensor *picked = ct_reshape(ct_index_select(flat, 0, at), ct_shape_of(CT__S(0)));
+    ct_tensor *summed = picked ? ct__sum_to_shape(picked, v->sizes + lead, v->ndim - lead) : NULL;
+    CT__GRAD(1, summed ? ct_reshape(summed, CT__IN_SHAPE(1)) : NULL);
+    return CT_OK;
+}
+
+CT__BACKWARD(not_implemented)
+{
+    (void)n, (void)go, (void)gi;
+    return ct__fail(CT_ERR_RUNTIME, "derivative for aten::scatter is not implemented");
+}
+
+#undef CT__DIM
+#undef CT__EXTRA
+#undef CT__IN_SHAPE
+
+/* indexed by ct__join_grad */
+static const ct__node_type ct__join_types[] = {
+    {"CatBackward0", ct__bw_cat},
+    {"StackBackward0", ct__bw_stack},
+    {"SplitBackward0", ct__bw_split},
+    {"SplitWithSizesBackward0", ct__bw_split},
+    {"UnbindBackward0", ct__bw_unbind},
+    {"RepeatBackward0", ct__bw_repeat},
+    {"FlipBackward0", ct__bw_flip},
+    {"RollBackward0", ct__bw_roll},
+    {"GatherBackward0", ct__bw_gather},
+    {"ScatterBackward0", ct__bw_scatter},
+    {"ScatterBackward1", ct__bw_scatter},
+    {"ScatterAddBackward0", ct__bw_scatter_add},
+    {"IndexSelectBackward0", ct__bw_index_select},
+    {"IndexAddBackward0", ct__bw_index_add},
+    {"IndexFillBackward0", ct__bw_index_overwrite},
+    {"IndexFillBackward1", ct__bw_index_overwrite},
+    {"IndexCopyBackward0", ct__bw_index_overwrite},
+    {"MaskedFillBackward0", ct__bw_masked_fill},
+    {"MaskedFillBackward1", ct__bw_masked_fill},
+    {"MaskedSelectBackward0", ct__bw_masked_select},
+    {"TakeBackward0", ct__bw_take},
+    {"IndexBackward0", ct__bw_take}, /* saved: the flat positions taken */
+    {"IndexPutBackward0", ct__bw_index_put},
+    {"torch::autograd::CopySlices", ct__bw_index_put},
+    {"torch::autograd::CopyBackwards", ct__bw_index_put},
+    {"torch::autograd::NotImplemented", ct__bw_not_implemented},
+};
+
+static ct__join_extra *ct__join_extra_new(const ct__join_args *a)
+{
+    size_t bytes = sizeof(ct__join_extra) + (size_t)CT__MAX(a->n_lengths, 0) * sizeof(int64_t);
+    ct__join_extra *x = (ct__join_extra *)CT_MALLOC(bytes);
+    if (!x) {
+        CT__OOM();
+        return NULL;
+    }
+    x->shape = a->shape;
+    x->dims = a->dims;
+    x->n_lengths = a->n_lengths;
+    x->lengths = (int64_t *)(x + 1);
+    if (a->n_lengths > 0) memcpy(x->lengths, a->lengths, (size_t)a->n_lengths * sizeof(int64_t));
+    return x;
+}
+
+static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
+                            const ct__join_args *a)
+{
+    for (int k = 0; k < n_out; k++)
+        if (!out[k]) return;
+    if (!ct__grad_mode()) return;
+    ct__join_extra *x = ct__join_extra_new(a);
+    if (!x) return;
+    ct__node *n = ct__record(&ct__join_types[kind], in, n_in, out, n_out);
+    if (!n) {
+        CT_FREE(x);
+        return;
+    }
+    n->extra = x;
+    n->iargs[0] = a->dim;
+    n->iargs[1] = kind == CT__JG_INDEX_FILL_TENSOR;
+    n->pw.has_value = a->has_alpha;
+    n->pw.value = a->alpha;
+    if (a->index) ct__save(n, a->index, false);
+}
+
+/* ---------------------------------------------------------------- copies */
+
+#define CT__K (n->iargs[0])
+
+CT__BACKWARD(to_copy)
+{
+    CT__GRAD(0, ct_to(go[0], ct__input_meta(n, 0)->dtype));
+    return CT_OK;
+}
+
+CT__BACKWARD(copy) /* self was overwritten; src was broadcast and cast into it */
+{
+    CT__GRAD(0, ct_zeros_like(go[0], CT_DEFAULT));
+    if (!ct__needs_grad(n, 1)) return CT_OK;
+    const ct__out_meta *src = ct__input_meta(n, 1);
+    CT__GRAD(1, ct_to(ct__sum_to_shape(go[0], src->sizes, src->ndim), src->dtype));
+    return CT_OK;
+}
+
+/* diag of a vector made a matrix: its diagonal k is the gradient. diag of
+ * a matrix read its diagonal k: the gradient goes back to those places. */
+CT__BACKWARD(diag)
+{
+    const ct__out_meta *in = ct__input_meta(n, 0);
+    if (in->ndim == 1) {
+        CT__GRAD(0, ct_diagonal(go[0], CT__K, 0, 1));
+        return CT_OK;
+    }
+    int64_t cols = in->sizes[1], first = CT__K >= 0 ? CT__K : -CT__K * cols; /* flat place of the first element */
+    ct_tensor *at = ct_add_scalar(ct_mul_scalar(ct_arange(ct_int(0), ct_int(go[0]->sizes[0]), ct_int(1), CT_I64),
+                                                ct_int(cols + 1)),
+                                  ct_int(first));
+    CT__GRAD(0, at ? ct__flat_put_back(go[0], at, ct_shape_make(in->ndim, in->sizes), in->dtype) : NULL);
+    return CT_OK;
+}
+
+CT__BACKWARD(tril)
+{
+    CT__GRAD(0, ct_tril(go[0], CT__K));
+    return CT_OK;
+}
+
+CT__BACKWARD(triu)
+{
+    CT__GRAD(0, ct_triu(go[0], CT__K));
+    return CT_OK;
+}
+
+#undef CT__K
+
+/* indexed by ct__copy_grad */
+static const ct__node_type ct__copy_types[] = {
+    {"CloneBackward0", ct__bw_identity},
+    {"ToCopyBackward0", ct__bw_to_copy},
+    {"FillBackward2", ct__bw_zero},
+    {"ZeroBackward0", ct__bw_zero},
+    {"torch::autograd::CopyBackwards", ct__bw_copy},
+    {"DiagBackward0", ct__bw_diag},
+    {"TrilBackward0", ct__bw_tril},
+    {"TriuBackward0", ct__bw_triu},
+};
+
+static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k)
+{
+    const ct_tensor *in[2] = {input, src};
+    if (!out) return;
+    ct__node *n = ct__record(&ct__copy_types[kind], in, src ? 2 : 1, &out, 1);
+    if (n) n->iargs[0] = k;
+}
+
+/* ==================== autograd/function.c ==================== */
+// >>autograd/function.c
+/* Custom functions (torch.autograd.Function): user forward and backward
+ * callbacks around one node of the graph. */
+
+struct ct_function_ctx {
+    const ct_function *fn;
+    void *user;
+    ct__node *node;         /* once recorded (the node owns the ctx) */
+    char node_name[96];     /* "<name>Backward" */
+    int n_inputs;
+    bool *needs_input_grad; /* per input, while forward runs */
+    ct_tensor **to_save;    /* save_for_backward's tensors until the node keeps them */
+    int n_to_save;
+    ct_tensor **dirty, **non_diff;
+    int n_dirty, n_non_diff;
+    void *data;
+    void (*free_data)(void *data);
+};
+
+static void ct__ctx_free(ct_function_ctx *ctx)
+{
+    if (!ctx) return;
+    for (int i = 0; i < ctx->n_to_save; i++) ct_release(ctx->to_save[i]);
+    if (ctx->free_data) ctx->free_data(ctx->data);
+    CT_FREE(ctx->to_save);
+    CT_FREE(ctx->dirty);
+    CT_FREE(ctx->non_diff);
+    CT_FREE(ctx->needs_input_grad);
+    CT_FREE(ctx);
+}
+
+/* A tensor list kept by the ctx (a copy of the caller's pointers). */
+static ct_result ct__ctx_list(ct_tensor *const *tensors, int n, const char *what, ct_tensor ***list, int *count)
+{
+    if (n < 0 || (n > 0 && !tensors)) return ct__fail(CT_ERR_VALUE, "%s: give an array of %d tensors", what, n);
+    for (int i = 0; i < n; i++)
+        if (!tensors[i]) return ct__fail(CT_ERR_TYPE, "%s(): argument %d must be Tensor, not NULL", what, i);
+    ct_tensor **copy = (ct_tensor **)CT_MALLOC((size_t)(n + 1) * sizeof *copy);
+    if (!copy) return CT__OOM();
+    memcpy(copy, tensors, (size_t)n * sizeof *copy);
+    CT_FREE(*list);
+    *list = copy;
+    *count = n;
+    return CT_OK;
+}
+
+static bool ct__listed(ct_tensor *const *list, int n, const ct_tensor *t)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == t) return true;
+    return false;
+}
+
+void *ct_ctx_user(const ct_function_ctx *ctx) { return ctx ? ctx->user : NULL; }
+void *ct_ctx_data(const ct_function_ctx *ctx) { return ctx ? ctx->data : NULL; }
+
+void ct_ctx_set_data(ct_function_ctx *ctx, void *data, void (*free_data)(void *data))
+{
+    if (!ctx) return;
+    if (ctx->free_data && ctx->data != data) ctx->free_data(ctx->data);
+    ctx->data = data;
+    ctx->free_data = free_data;
+}
+
+ct_result ct_ctx_save_for_backward(ct_function_ctx *ctx, ct_tensor *const *tensors, int n)
+{
+    if (!ctx) return ct__fail(CT_ERR_VALUE, "save_for_backward: ctx is NULL");
+    if (ctx->node) return ct__fail(CT_ERR_RUNTIME, "save_for_backward can only be called from forward");
+    ct_tensor **old = ctx->to_save;
+    int n_old = ctx->n_to_save;
+    ctx->to_save = NULL;
+    ct_result r = ct__ctx_list(tensors, n, "save_for_backward", &ctx->to_save, &ctx->n_to_save);
+    if (r != CT_OK) { /* nothing changed */
+        ctx->to_save = old;
+        ctx->n_to_save = n_old;
+        return r;
+    }
+    for (int i = 0; i < n; i++) ct_retain(ctx->to_save[i]);
+    for (int i = 0; i < n_old; i++) ct_release(old[i]);
+    CT_FREE(old);
+    return CT_OK;
+}
+
+ct_tensor *ct_ctx_saved_tensor(ct_function_ctx *ctx, int i)
+{
+    if (!ctx || !ctx->node) {
+        ct__fail(CT_ERR_RUNTIME, "saved_tensors can only be read in backward");
+        return NULL;
+    }
+    if (!ctx->node->saved_freed && (i < 0 || i >= ctx->node->n_saved)) {
+        ct__fail(CT_ERR_INDEX, "tuple index out of range");
+        return NULL;
+    }
+    return ct__saved_get(ctx->node, i);
+}
+
+bool ct_ctx_needs_input_grad(const ct_function_ctx *ctx, int i)
+{
+    if (!ctx || i < 0 || i >= ctx->n_inputs) return false;
+    return ctx->node ? ct__needs_grad(ctx->node, i) : ctx->needs_input_grad[i];
+}
+
+ct_result ct_ctx_mark_dirty(ct_function_ctx *ctx, ct_tensor *const *tensors, int n)
+{
+    if (!ctx) return ct__fail(CT_ERR_VALUE, "mark_dirty: ctx is NULL");
+    return ct__ctx_list(tensors, n, "mark_dirty", &ctx->dirty, &ctx->n_dirty);
+}
+
+ct_result ct_ctx_mark_non_differentiable(ct_function_ctx *ctx, ct_tensor *const *tensors, int n)
+{
+    if (!ctx) return ct__fail(CT_ERR_VALUE, "mark_non_differentiable: ctx is NULL");
+    return ct__ctx_list(tensors, n, "mark_non_differentiable", &ctx->non_diff, &ctx->n_non_diff);
+}
+
+/* A new tensor over t's elements, with no history of its own. */
+static ct_tensor *ct__alias(const ct_tensor *t)
+{
+    return ct__view_of(t, t->sizes, t->strides, t->ndim, t->offset);
+}
+
+/* ---------------------------------------------------------------- backward */
+
+/* What once_differentiable leaves behind when the gradients it got require
+ * grad: results that refuse to be differentiated again. */
+CT__BACKWARD(delayed_error)
+{
+    (void)n, (void)go, (void)gi;
+    return ct__fail(CT_ERR_RUNTIME, "trying to differentiate twice a function that was marked with @once_differentiable");
+}
+
+static void ct__once_differentiable_guard(ct_tensor *const *go, int n_out, ct_tensor **gi, int n_in)
+{
+    static const ct__node_type delayed = {"DelayedError", ct__bw_delayed_error};
+    ct_tensor *results[64];
+    int k = 0;
+    for (int i = 0; i < n_in && k < 64; i++)
+        if (gi[i]) results[k++] = gi[i] = ct__alias(gi[i]);
+    ct__record(&delayed, (const ct_tensor *const *)go, n_out, results, k);
+}
+
+CT__BACKWARD(custom)
+{
+    ct_function_ctx *ctx = (ct_function_ctx *)n->extra;
+    const ct_function *fn = ctx->fn;
+    bool recorded = ct__grad_mode(); /* create_graph */
+    ct_grad_mode mode = ct_set_grad_enabled(recorded && !fn->once_differentiable);
+    ct_result r = fn->backward(ctx, go, gi);
+    ct_grad_mode_restore(mode);
+    if (r != CT_OK) return r;
+    bool grads_need_grad = false;
+    for (int k = 0; k < n->n_out; k++) grads_need_grad = grads_need_grad || ct__requires_grad(go[k]);
+    if (fn->once_differentiable && recorded && grads_need_grad) ct__once_differentiable_guard(go, n->n_out, gi, n->n_next);
+    for (int i = 0; i < n->n_next; i++)
+        if (!ct__needs_grad(n, i)) gi[i] = NULL; /* PyTorch drops what was not asked for */
+    return CT_OK;
+}
+
+static void ct__custom_release(ct__node *n)
+{
+    ct__ctx_free((ct_function_ctx *)n->extra);
+    n->extra = NULL;
+}
+
+/* ---------------------------------------------------------------- apply */
+
+/* After forward: an output that is an input comes back as that input when
+ * it was marked dirty (its version counted), else as a new alias of it. */
+static ct_result ct__settle_outputs(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_in, ct_tensor **outputs)
+{
+    for (int k = 0; k < ctx->fn->n_outputs; k++) {
+        if (!outputs[k]) return ct__fail(CT_ERR_RUNTIME, "%s.forward returned no tensor for output %d", ctx->fn->name, k);
+        if (!ct__listed(inputs, n_in, outputs[k])) continue;
+        if (ct__listed(ctx->dirty, ctx->n_dirty, outputs[k])) {
+            if (ct__grad_mode() && outputs[k]->requires_grad && ct_is_leaf(outputs[k]))
+                return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad has been used in an in-place operation.");
+            outputs[k]->storage->version++;
+            outputs[k] = ct__same(outputs[k]);
+        } else {
+            outputs[k] = ct__alias(outputs[k]);
+        }
+        if (!outputs[k]) return ct_last_error_code();
+    }
+    return CT_OK;
+}
+
+/* The node: edges to the inputs, the differentiable outputs, what forward saved. */
+static ct_result ct__record_custom(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_in, ct_tensor **outputs)
+{
+    static const ct__node_type custom = {"CustomBackward", ct__bw_custom};
+    int n_out = ctx->fn->n_outputs;
+    bool any = false;
+    for (int i = 0; i < n_in; i++) any = any || ctx->needs_input_grad[i];
+    if (!any) return CT_OK;
+    ct_tensor **diff = (ct_tensor **)CT_MALLOC((size_t)(n_out + 1) * sizeof *diff);
+    if (!diff) return CT__OOM();
+    for (int k = 0; k < n_out; k++) diff[k] = ct__listed(ctx->non_diff, ctx->n_non_diff, outputs[k]) ? NULL : outputs[k];
+    ct__node *n = ct__record(&custom, (const ct_tensor *const *)inputs, n_in, diff, n_out);
+    CT_FREE(diff);
+    if (!n) return ct_last_error_code();
+    n->name = ctx->node_name;
+    n->extra = ctx;
+    n->release_extra = ct__custom_release;
+    ctx->node = n;
+    for (int i = 0; i < ctx->n_to_save; i++)
+        ct__save(n, ctx->to_save[i], ct__listed(outputs, n_out, ctx->to_save[i]));
+    for (int i = 0; i < ctx->n_to_save; i++) ct_release(ctx->to_save[i]);
+    ctx->n_to_save = 0;
+    return CT_OK;
+}
+
+static ct_function_ctx *ct__ctx_new(const ct_function *fn, ct_tensor *const *inputs, int n_in, void *user)
+{
+    ct_function_ctx *ctx = (ct_function_ctx *)CT_MALLOC(sizeof *ctx);
+    bool *needs = (bool *)CT_MALLOC((size_t)(n_in + 1) * sizeof *needs);
+    if (!ctx || !needs) {
+        CT_FREE(ctx);
+        CT_FREE(needs);
+        CT__OOM();
+        return NULL;
+    }
+    memset(ctx, 0, sizeof *ctx);
+    ctx->fn = fn;
+    ctx->user = user;
+    ctx->n_inputs = n_in;
+    ctx->needs_input_grad = needs;
+    for (int i = 0; i < n_in; i++) needs[i] = ct__grad_mode() && ct__requires_grad(inputs[i]);
+    snprintf(ctx->node_name, sizeof ctx->node_name, "%sBackward", fn->name ? fn->name : "");
+    return ctx;
+}
+
+ct_result ct_function_apply(const ct_function *fn, ct_tensor *const *inputs, int n_inputs, ct_tensor **outputs,
+                            void *user)
+{
+    if (!fn || !fn->forward || !fn->backward || fn->n_outputs <= 0)
+        return ct__fail(CT_ERR_VALUE, "Function.apply: give a function with forward, backward and at least one output");
+    if (n_inputs < 0 || (n_inputs > 0 && !inputs) || !outputs)
+        return ct__fail(CT_ERR_VALUE, "Function.apply: give %d inputs and room for %d outputs", n_inputs, fn->n_outputs);
+    for (int i = 0; i < n_inputs; i++) CT__ARG_R(inputs[i], "apply", i + 1);
+    ct_function_ctx *ctx = ct__ctx_new(fn, inputs, n_inputs, user);
+    if (!ctx) return ct_last_error_code();
+    for (int k = 0; k < fn->n_outputs; k++) outputs[k] = NULL;
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    ct_result r = fn->forward(ctx, inputs, n_inputs, outputs);
+    ct_grad_mode_restore(mode);
+    if (r == CT_OK) r = ct__settle_outputs(ctx, inputs, n_inputs, outputs);
+    if (r == CT_OK) r = ct__record_custom(ctx, inputs, n_inputs, outputs);
+    if (!ctx->node) ct__ctx_free(ctx); /* not recorded: nothing will call backward */
+    if (r != CT_OK)
+        for (int k = 0; k < fn->n_outputs; k++) outputs[k] = NULL;
+    return r;
+}
+
 /* ==================== autograd/gradcheck.c ==================== */
 // >>autograd/gradcheck.c
 /* gradcheck and gradgradcheck: backward's Jacobians against finite differences. */
@@ -7885,7 +8699,7 @@ static ct_tensor *ct__gc_flat_outputs(ct_gradcheck_fn fn, ct_tensor *const *inpu
     int k = ct__gc_call(fn, inputs, n, user, out);
     if (k < 0) return NULL;
     for (int i = 0; i < k; i++) flat[i] = ct_reshape(ct_to(out[i], CT_F64), CT_SHAPE(-1));
-    return k == 1 ? flat[0] : ct_cat(flat, k, 0);
+    return ct_contiguous(k == 1 ? flat[0] : ct_cat(flat, k, 0)); /* read as a plain array */
 }
 
 /* Numerical Jacobian of all outputs with respect to input `which`: rows are
@@ -7938,7 +8752,7 @@ static ct_result ct__gc_analytical(ct_gradcheck_fn fn, ct_tensor *const *inputs,
         }
         for (int64_t e = 0; e < ct_numel(out[o]); e++, col++) {
             ct_scope s = ct_scope_begin();
-            ct_tensor *go = ct_zeros_like(out[o], CT_DEFAULT), *g[CT__GC_MAX_OUT * 4];
+            ct_tensor *go = ct_zeros(ct_shape_of(out[o]), out[o]->dtype), *g[CT__GC_MAX_OUT * 4]; /* row-major */
             ct__write_f64((char *)ct__data(go) + (size_t)e * ct__esize(go), go->dtype, 1.0);
             ct_grad_opts opts = {true, false, true};
             ct_result r = ct_autograd_grad((const ct_tensor *const *)&out[o], 1, wrt, nwrt, (const ct_tensor *const *)&go, g, opts);
@@ -10352,11 +11166,13 @@ static ct_result ct__cat_shape(ct_tensor *const *ts, int n, int *dim, int64_t *s
     return CT_OK;
 }
 
-static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int dim)
+/* cat along *dim (wrapped on return). */
+static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int *dim_io)
 {
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     int ndim;
-    if (ct__cat_shape(ts, n, &dim, sizes, &ndim) != CT_OK) return NULL;
+    if (ct__cat_shape(ts, n, dim_io, sizes, &ndim) != CT_OK) return NULL;
+    int dim = *dim_io;
     ct_dtype dtype = ct__result_type((const ct_tensor *const *)ts, n);
     bool cl = ct__cat_strides(ts, n, sizes, ndim, strides);
     ct_tensor *out = ct__alloc_strided(sizes, cl ? strides : NULL, ndim, dtype, ts[0]->storage->device);
@@ -10375,10 +11191,68 @@ static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int dim)
     return out;
 }
 
+static bool ct__any_requires_grad(ct_tensor *const *ts, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (ct__requires_grad(ts[i])) return true;
+    return false;
+}
+
+/* Record out-of-place join op r = kind(a0, a1) (a1 NULL: one input); returns r. */
+static ct_tensor *ct__join_recorded(ct_tensor *r, ct__join_grad kind, const ct_tensor *a0, const ct_tensor *a1,
+                                    const ct__join_args *a)
+{
+    const ct_tensor *in[2] = {a0, a1};
+    ct__record_join(kind, in, a1 ? 2 : 1, &r, 1, a);
+    return r;
+}
+
+/* After in-place join op kind wrote self (r: how it went): the write is
+ * counted and recorded as self = kind(self, other). */
+static ct_result ct__join_inplace_done(ct_result r, ct__join_grad kind, ct_tensor *self, const ct_tensor *other,
+                                       const ct__join_args *a)
+{
+    if (r != CT_OK) return r;
+    self->storage->version++;
+    const ct_tensor *in[2] = {self, other};
+    ct__record_join(kind, in, other ? 2 : 1, &self, 1, a);
+    return CT_OK;
+}
+
+/* An index op's record: the dim and the index (or mask) it saves. */
+static ct__join_args ct__index_args(int dim, const ct_tensor *index)
+{
+    ct__join_args a = ct__join_args_init(dim);
+    a.index = index;
+    return a;
+}
+
+/* Record r = cat of the n tensors along d, as joined (parts: the tensors or
+ * the views of them that were joined): CatBackward0 over the tensors. */
+static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *const *parts, int n, int d)
+{
+    if (!r || !ct__grad_mode() || !ct__any_requires_grad(ts, n)) return r;
+    int64_t *lengths = (int64_t *)CT_MALLOC((size_t)n * sizeof(int64_t) + 1);
+    if (!lengths) {
+        ct__discard(r);
+        CT__OOM();
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) lengths[i] = ct__cat_skipped(parts[i]) ? -1 : parts[i]->sizes[d];
+    ct__join_args a = ct__join_args_init(d);
+    a.lengths = lengths;
+    a.n_lengths = n;
+    ct__record_join(CT__JG_CAT, (const ct_tensor *const *)ts, n, &r, 1, &a);
+    CT_FREE(lengths);
+    return r;
+}
+
 ct_tensor *ct_cat(ct_tensor *const *tensors, int n, int dim)
 {
     if (ct__check_list(tensors, n, "cat") != CT_OK) return NULL;
-    return ct__cat(tensors, CT__MAX(n, 0), dim);
+    n = CT__MAX(n, 0);
+    ct_tensor *r = ct__cat(tensors, n, &dim); /* dim comes back wrapped */
+    return ct__record_cat(r, tensors, tensors, n, dim);
 }
 
 /* Stack views of the n tensors with leading size-1 dims up to min_rank (as
@@ -10409,7 +11283,8 @@ static ct_tensor *ct__cat_reshaped(ct_tensor *const *ts, int n, int min_rank, bo
         ct__ix_subview(&views[i], t, t->offset, sizes, strides, nd);
         ptrs[i] = &views[i];
     }
-    ct_tensor *r = ct__cat(ptrs, n, dim);
+    ct_tensor *r = ct__cat(ptrs, n, &dim); /* dim comes back wrapped */
+    r = ct__record_cat(r, ts, ptrs, n, dim);
     CT_FREE(views);
     return r;
 }
@@ -10438,13 +11313,18 @@ ct_tensor *ct_stack(ct_tensor *const *tensors, int n, int dim)
         ct__fail(CT_ERR_VALUE, "stack: ctorch supports at most %d dimensions", CT_MAX_DIMS);
         return NULL;
     }
-    if (d == first->ndim) return ct__cat_reshaped(tensors, n, 0, true, d);
-    /* PyTorch joins along d and splits d with a view, which keeps cat's layout */
-    int64_t sizes[CT_MAX_DIMS];
-    for (int i = 0, j = 0; i <= first->ndim; i++) sizes[i] = i == d ? n : first->sizes[j++];
-    ct_scope s = ct_scope_begin();
-    ct_tensor *r = ct_keep(ct_view(ct__cat(tensors, n, d), ct_shape_make(first->ndim + 1, sizes)));
-    ct_scope_end(s);
+    ct_tensor *r;
+    if (d == first->ndim) {
+        CT__UNRECORDED(r, ct__cat_reshaped(tensors, n, 0, true, d));
+    } else { /* PyTorch joins along d and splits d with a view, which keeps cat's layout */
+        int64_t sizes[CT_MAX_DIMS];
+        for (int i = 0, j = 0; i <= first->ndim; i++) sizes[i] = i == d ? n : first->sizes[j++];
+        ct_scope s = ct_scope_begin();
+        r = ct_keep(ct_view(ct__cat(tensors, n, &d), ct_shape_make(first->ndim + 1, sizes)));
+        ct_scope_end(s);
+    }
+    ct__join_args a = ct__join_args_init(d);
+    ct__record_join(CT__JG_STACK, (const ct_tensor *const *)tensors, n, &r, 1, &a);
     return r;
 }
 
@@ -10478,10 +11358,19 @@ static ct_result ct__check_room(int64_t count, ct_tensor **out, int64_t capacity
     return CT_OK;
 }
 
+/* Record the count pieces of t along d (out NULL: only counted) as one
+ * node; returns count. */
+static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor *const *out, int64_t count)
+{
+    ct__join_args a = ct__join_args_init(d);
+    if (out && count <= INT_MAX) ct__record_join(kind, &t, 1, out, (int)count, &a);
+    return count;
+}
+
 /* The pieces of t along d, views of lengths[i] (or, when lengths is NULL,
  * of `step` each, the last one shorter), written to out; returns count. */
 static int64_t ct__pieces(const ct_tensor *t, int d, int64_t count, const int64_t *lengths, int64_t step,
-                          ct_tensor **out, int64_t capacity)
+                          ct_tensor **out, int64_t capacity, ct__join_grad kind)
 {
     if (ct__check_room(count, out, capacity) != CT_OK) return ct_last_error_code();
     int64_t sizes[CT_MAX_DIMS], start = 0;
@@ -10495,7 +11384,7 @@ static int64_t ct__pieces(const ct_tensor *t, int d, int64_t count, const int64_
         }
         start += sizes[d];
     }
-    return count;
+    return ct__record_pieces(kind, t, d, out, count);
 }
 
 static int64_t ct__split(const ct_tensor *t, int64_t split_size, int dim, ct_tensor **out, int64_t capacity)
@@ -10513,7 +11402,7 @@ static int64_t ct__split(const ct_tensor *t, int64_t split_size, int dim, ct_ten
                         (long long)size);
     /* at least one piece, even when split_size exceeds the size */
     int64_t count = split_size ? CT__MAX(size / split_size + (size % split_size != 0), 1) : 1;
-    return ct__pieces(t, d, count, NULL, split_size, out, capacity);
+    return ct__pieces(t, d, count, NULL, split_size, out, capacity, CT__JG_SPLIT);
 }
 
 int64_t ct_split(const ct_tensor *t, int64_t split_size, int dim, ct_tensor **out, int64_t capacity)
@@ -10547,7 +11436,7 @@ int64_t ct_split_with_sizes(const ct_tensor *t, ct_shape sizes, int dim, ct_tens
                         "split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at dimension "
                         "%d), but got split_sizes=%s",
                         (long long)t->sizes[d], dim, buf);
-    return ct__pieces(t, d, sizes.ndim, sizes.size, 0, out, capacity);
+    return ct__pieces(t, d, sizes.ndim, sizes.size, 0, out, capacity, CT__JG_SPLIT_WITH_SIZES);
 }
 
 int64_t ct_chunk(const ct_tensor *t, int64_t chunks, int dim, ct_tensor **out, int64_t capacity)
@@ -10560,7 +11449,7 @@ int64_t ct_chunk(const ct_tensor *t, int64_t chunks, int dim, ct_tensor **out, i
     if (d < 0) return ct_last_error_code();
     int64_t size = t->sizes[d], split_size = size ? (size - 1) / chunks + 1 : 0;
     /* an empty dim still gives `chunks` (empty) pieces, as split_with_sizes would */
-    if (size == 0) return ct__pieces(t, d, chunks, NULL, 0, out, capacity);
+    if (size == 0) return ct__pieces(t, d, chunks, NULL, 0, out, capacity, CT__JG_SPLIT);
     return ct__split(t, split_size, d, out, capacity);
 }
 
@@ -10572,13 +11461,13 @@ int64_t ct_unbind(const ct_tensor *t, int dim, ct_tensor **out, int64_t capacity
     int64_t count = t->sizes[d];
     if (ct__check_room(count, out, capacity) != CT_OK) return ct_last_error_code();
     for (int64_t i = 0; out && i < count; i++) {
-        out[i] = ct_select(t, d, i);
+        CT__UNRECORDED(out[i], ct_select(t, d, i));
         if (!out[i]) {
             while (i > 0) ct__discard(out[--i]);
             return ct_last_error_code();
         }
     }
-    return count;
+    return ct__record_pieces(CT__JG_UNBIND, t, d, out, count);
 }
 
 ct_result ct_broadcast_tensors(ct_tensor *const *tensors, int n, ct_tensor **out)
@@ -10652,7 +11541,7 @@ static void ct__repeat_into(const ct_tensor *out, const ct_tensor *x, const int6
     }
 }
 
-ct_tensor *ct_repeat(const ct_tensor *t, ct_shape repeats)
+static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
 {
     int64_t xs[CT_MAX_DIMS], xst[CT_MAX_DIMS], target[CT_MAX_DIMS];
     char buf[256];
@@ -10682,6 +11571,13 @@ ct_tensor *ct_repeat(const ct_tensor *t, ct_shape repeats)
     ct__ix_subview(&x, t, t->offset, xs, xst, nd);
     ct__repeat_into(out, &x, repeats.size, nd);
     return out;
+}
+
+ct_tensor *ct_repeat(const ct_tensor *t, ct_shape repeats)
+{
+    ct__join_args a = ct__join_args_init(0);
+    a.shape = repeats;
+    return ct__join_recorded(ct__repeat(t, repeats), CT__JG_REPEAT, t, NULL, &a);
 }
 
 ct_tensor *ct_tile(const ct_tensor *t, ct_shape dims)
@@ -10794,7 +11690,7 @@ ct_tensor *ct_repeat_interleave_dim(const ct_tensor *t, int64_t repeats, int dim
 
 /* ---------------------------------------------------------------- flip and roll */
 
-ct_tensor *ct_flip(const ct_tensor *t, ct_shape dims)
+static ct_tensor *ct__flip(const ct_tensor *t, ct_shape dims)
 {
     bool flip[CT_MAX_DIMS] = {false};
     CT__ARG(t, "self", 1);
@@ -10825,6 +11721,13 @@ ct_tensor *ct_flip(const ct_tensor *t, ct_shape dims)
     return out;
 }
 
+ct_tensor *ct_flip(const ct_tensor *t, ct_shape dims)
+{
+    ct__join_args a = ct__join_args_init(0);
+    a.dims = dims;
+    return ct__join_recorded(ct__flip(t, dims), CT__JG_FLIP, t, NULL, &a);
+}
+
 /* roll along one dim, as PyTorch's roll_cpu: the two parts swapped by cat. */
 static ct_tensor *ct__roll1(const ct_tensor *t, int64_t shift, int dim)
 {
@@ -10842,10 +11745,10 @@ static ct_tensor *ct__roll1(const ct_tensor *t, int64_t shift, int dim)
     ct__ix_subview(&parts[0], t, t->offset + start * t->strides[d], sizes, t->strides, t->ndim);
     sizes[d] = start;
     ct__ix_subview(&parts[1], t, t->offset, sizes, t->strides, t->ndim);
-    return ct__cat(ptrs, 2, d);
+    return ct__cat(ptrs, 2, &d);
 }
 
-ct_tensor *ct_roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
+static ct_tensor *ct__roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 {
     CT__ARG(t, "self", 1);
     if (dims.ndim == 1 && shifts.ndim == 1) return ct__roll1(t, shifts.size[0], (int)dims.size[0]);
@@ -10867,6 +11770,16 @@ ct_tensor *ct_roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
     ct_keep(r);
     ct_scope_end(s);
     return r;
+}
+
+ct_tensor *ct_roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
+{
+    ct_tensor *r;
+    ct__join_args a = ct__join_args_init(0);
+    a.shape = shifts;
+    a.dims = dims;
+    CT__UNRECORDED(r, ct__roll(t, shifts, dims));
+    return ct__join_recorded(r, CT__JG_ROLL, t, NULL, &a);
 }
 
 /* ---------------------------------------------------------------- gather and scatter */
@@ -10900,7 +11813,7 @@ static ct_result ct__gather_checks(const ct_tensor *t, int d, const ct_tensor *i
     return CT_OK;
 }
 
-ct_tensor *ct_gather(const ct_tensor *t, int dim, const ct_tensor *index)
+static ct_tensor *ct__gather(const ct_tensor *t, int dim, const ct_tensor *index)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
@@ -10915,6 +11828,12 @@ ct_tensor *ct_gather(const ct_tensor *t, int dim, const ct_tensor *index)
         return NULL;
     }
     return out;
+}
+
+ct_tensor *ct_gather(const ct_tensor *t, int dim, const ct_tensor *index)
+{
+    ct__join_args a = ct__index_args(dim, index);
+    return ct__join_recorded(ct__gather(t, dim, index), CT__JG_GATHER, t, NULL, &a);
 }
 
 /* scatter_shape_check, including its quirk: a src of lower (nonzero) rank
@@ -10995,11 +11914,30 @@ static ct_result ct__scatter(ct_tensor *self, bool inplace, int dim, const ct_te
     return CT_OK;
 }
 
+/* Which scatter node a form records (PyTorch has no derivative for the reducing forms). */
+static ct__join_grad ct__scatter_grad(const ct_tensor *src, bool reducing, bool add)
+{
+    if (reducing) return CT__JG_NOT_IMPLEMENTED;
+    if (add) return CT__JG_SCATTER_ADD;
+    return src ? CT__JG_SCATTER : CT__JG_SCATTER_VALUE;
+}
+
 static ct_tensor *ct__scatter_new(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src,
                                   ct_scalar value, const char *reduce, bool reducing, bool add)
 {
     ct_tensor *r = NULL;
-    return ct__scatter((ct_tensor *)t, false, dim, index, src, value, reduce, reducing, add, &r) == CT_OK ? r : NULL;
+    ct__join_args a = ct__index_args(dim, index);
+    if (ct__scatter((ct_tensor *)t, false, dim, index, src, value, reduce, reducing, add, &r) != CT_OK) return NULL;
+    return ct__join_recorded(r, ct__scatter_grad(src, reducing, add), t, src, &a);
+}
+
+static ct_result ct__scatter_inplace(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src,
+                                     ct_scalar value, const char *reduce, bool reducing, bool add)
+{
+    ct_result r = ct__check_inplace_grad(t);
+    ct__join_args a = ct__index_args(dim, index);
+    if (r == CT_OK) r = ct__scatter(t, true, dim, index, src, value, reduce, reducing, add, NULL);
+    return ct__join_inplace_done(r, ct__scatter_grad(src, reducing, add), t, src, &a);
 }
 
 ct_tensor *ct_scatter(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src)
@@ -11015,7 +11953,7 @@ ct_result ct_scatter_(ct_tensor *t, int dim, const ct_tensor *index, const ct_te
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(src, "src", 4);
-    return ct__scatter(t, true, dim, index, src, ct_int(0), NULL, false, false, NULL);
+    return ct__scatter_inplace(t, dim, index, src, ct_int(0), NULL, false, false);
 }
 
 ct_tensor *ct_scatter_scalar(const ct_tensor *t, int dim, const ct_tensor *index, ct_scalar value)
@@ -11029,7 +11967,7 @@ ct_result ct_scatter_scalar_(ct_tensor *t, int dim, const ct_tensor *index, ct_s
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
-    return ct__scatter(t, true, dim, index, NULL, value, NULL, false, false, NULL);
+    return ct__scatter_inplace(t, dim, index, NULL, value, NULL, false, false);
 }
 
 ct_tensor *ct_scatter_with_reduce(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src,
@@ -11047,7 +11985,7 @@ ct_result ct_scatter_with_reduce_(ct_tensor *t, int dim, const ct_tensor *index,
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(src, "src", 4);
-    return ct__scatter(t, true, dim, index, src, ct_int(0), reduce, true, false, NULL);
+    return ct__scatter_inplace(t, dim, index, src, ct_int(0), reduce, true, false);
 }
 
 ct_tensor *ct_scatter_scalar_with_reduce(const ct_tensor *t, int dim, const ct_tensor *index, ct_scalar value,
@@ -11063,7 +12001,7 @@ ct_result ct_scatter_scalar_with_reduce_(ct_tensor *t, int dim, const ct_tensor 
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
-    return ct__scatter(t, true, dim, index, NULL, value, reduce, true, false, NULL);
+    return ct__scatter_inplace(t, dim, index, NULL, value, reduce, true, false);
 }
 
 ct_tensor *ct_scatter_add(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src)
@@ -11079,12 +12017,12 @@ ct_result ct_scatter_add_(ct_tensor *t, int dim, const ct_tensor *index, const c
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(src, "src", 4);
-    return ct__scatter(t, true, dim, index, src, ct_int(0), NULL, false, true, NULL);
+    return ct__scatter_inplace(t, dim, index, src, ct_int(0), NULL, false, true);
 }
 
 /* ---------------------------------------------------------------- index_select */
 
-ct_tensor *ct_index_select(const ct_tensor *t, int dim, const ct_tensor *index)
+static ct_tensor *ct__index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
     CT__ARG(t, "self", 1);
     CT__ARG(index, "index", 3);
@@ -11139,6 +12077,12 @@ ct_tensor *ct_index_select(const ct_tensor *t, int dim, const ct_tensor *index)
     ct_scope_end(s);
     if (!ix) ct__discard(out);
     return ix ? out : NULL;
+}
+
+ct_tensor *ct_index_select(const ct_tensor *t, int dim, const ct_tensor *index)
+{
+    ct__join_args a = ct__index_args(dim, index);
+    return ct__join_recorded(ct__index_select(t, dim, index), CT__JG_INDEX_SELECT, t, NULL, &a);
 }
 
 /* ---------------------------------------------------------------- index_add */
@@ -11253,7 +12197,11 @@ ct_tensor *ct_index_add_alpha(const ct_tensor *t, int dim, const ct_tensor *inde
     CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
     CT__ARG(source, "source", 4);
-    return ct__index_add((ct_tensor *)t, false, dim, index, source, alpha, &r) == CT_OK ? r : NULL;
+    ct__join_args a = ct__index_args(dim, index);
+    a.has_alpha = true;
+    a.alpha = alpha;
+    if (ct__index_add((ct_tensor *)t, false, dim, index, source, alpha, &r) != CT_OK) return NULL;
+    return ct__join_recorded(r, CT__JG_INDEX_ADD, t, source, &a);
 }
 
 ct_result ct_index_add_(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
@@ -11266,7 +12214,12 @@ ct_result ct_index_add_alpha_(ct_tensor *t, int dim, const ct_tensor *index, con
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(source, "source", 4);
-    return ct__index_add(t, true, dim, index, source, alpha, NULL);
+    ct__join_args a = ct__index_args(dim, index);
+    a.has_alpha = true;
+    a.alpha = alpha;
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__index_add(t, true, dim, index, source, alpha, NULL);
+    return ct__join_inplace_done(r, CT__JG_INDEX_ADD, t, source, &a);
 }
 
 /* ---------------------------------------------------------------- index_copy */
@@ -11351,7 +12304,9 @@ ct_tensor *ct_index_copy(const ct_tensor *t, int dim, const ct_tensor *index, co
     CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
     CT__ARG(source, "source", 4);
-    return ct__index_copy((ct_tensor *)t, false, dim, index, source, &r) == CT_OK ? r : NULL;
+    ct__join_args a = ct__index_args(dim, index);
+    if (ct__index_copy((ct_tensor *)t, false, dim, index, source, &r) != CT_OK) return NULL;
+    return ct__join_recorded(r, CT__JG_INDEX_COPY, t, source, &a);
 }
 
 ct_result ct_index_copy_(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
@@ -11359,7 +12314,10 @@ ct_result ct_index_copy_(ct_tensor *t, int dim, const ct_tensor *index, const ct
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(source, "source", 4);
-    return ct__index_copy(t, true, dim, index, source, NULL);
+    ct__join_args a = ct__index_args(dim, index);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__index_copy(t, true, dim, index, source, NULL);
+    return ct__join_inplace_done(r, CT__JG_INDEX_COPY, t, source, &a);
 }
 
 /* ---------------------------------------------------------------- index_fill */
@@ -11416,7 +12374,9 @@ ct_tensor *ct_index_fill(const ct_tensor *t, int dim, const ct_tensor *index, co
     CT__ARG(index, "index", 3);
     CT__ARG(value, "value", 4);
     if (ct__check_value_0d(value, "index_fill_") != CT_OK) return NULL;
-    return ct__index_fill(t, dim, index, ct__item_scalar(value));
+    ct__join_args a = ct__index_args(dim, index);
+    return ct__join_recorded(ct__index_fill(t, dim, index, ct__item_scalar(value)), CT__JG_INDEX_FILL_TENSOR, t, value,
+                             &a);
 }
 
 ct_result ct_index_fill_(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *value)
@@ -11424,22 +12384,29 @@ ct_result ct_index_fill_(ct_tensor *t, int dim, const ct_tensor *index, const ct
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(value, "value", 4);
-    ct_result r = ct__check_value_0d(value, "index_fill_");
-    return r == CT_OK ? ct__index_fill_(t, dim, index, ct__item_scalar(value)) : r;
+    ct__join_args a = ct__index_args(dim, index);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__check_value_0d(value, "index_fill_");
+    if (r == CT_OK) r = ct__index_fill_(t, dim, index, ct__item_scalar(value));
+    return ct__join_inplace_done(r, CT__JG_INDEX_FILL_TENSOR, t, value, &a);
 }
 
 ct_tensor *ct_index_fill_scalar(const ct_tensor *t, int dim, const ct_tensor *index, ct_scalar value)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
-    return ct__index_fill(t, dim, index, value);
+    ct__join_args a = ct__index_args(dim, index);
+    return ct__join_recorded(ct__index_fill(t, dim, index, value), CT__JG_INDEX_FILL, t, NULL, &a);
 }
 
 ct_result ct_index_fill_scalar_(ct_tensor *t, int dim, const ct_tensor *index, ct_scalar value)
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
-    return ct__index_fill_(t, dim, index, value);
+    ct__join_args a = ct__index_args(dim, index);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__index_fill_(t, dim, index, value);
+    return ct__join_inplace_done(r, CT__JG_INDEX_FILL, t, NULL, &a);
 }
 
 /* ---------------------------------------------------------------- masked_fill and masked_select */
@@ -11523,7 +12490,8 @@ ct_tensor *ct_masked_fill(const ct_tensor *t, const ct_tensor *mask, const ct_te
     CT__ARG(t, "input", 1);
     CT__ARG(mask, "mask", 2);
     CT__ARG(value, "value", 3);
-    return ct__masked_fill(t, mask, value, ct_int(0));
+    ct__join_args a = ct__index_args(0, mask);
+    return ct__join_recorded(ct__masked_fill(t, mask, value, ct_int(0)), CT__JG_MASKED_FILL_TENSOR, t, value, &a);
 }
 
 ct_result ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, const ct_tensor *value)
@@ -11531,25 +12499,32 @@ ct_result ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, const ct_tensor *
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(mask, "mask", 2);
     CT__ARG_R(value, "value", 3);
-    ct_result r = ct__check_value_0d(value, "masked_fill_");
-    return r == CT_OK ? ct__masked_fill_(t, mask, ct__item_scalar(value)) : r;
+    ct__join_args a = ct__index_args(0, mask);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__check_value_0d(value, "masked_fill_");
+    if (r == CT_OK) r = ct__masked_fill_(t, mask, ct__item_scalar(value));
+    return ct__join_inplace_done(r, CT__JG_MASKED_FILL_TENSOR, t, value, &a);
 }
 
 ct_tensor *ct_masked_fill_scalar(const ct_tensor *t, const ct_tensor *mask, ct_scalar value)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(mask, "mask", 2);
-    return ct__masked_fill(t, mask, NULL, value);
+    ct__join_args a = ct__index_args(0, mask);
+    return ct__join_recorded(ct__masked_fill(t, mask, NULL, value), CT__JG_MASKED_FILL, t, NULL, &a);
 }
 
 ct_result ct_masked_fill_scalar_(ct_tensor *t, const ct_tensor *mask, ct_scalar value)
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(mask, "mask", 2);
-    return ct__masked_fill_(t, mask, value);
+    ct__join_args a = ct__index_args(0, mask);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__masked_fill_(t, mask, value);
+    return ct__join_inplace_done(r, CT__JG_MASKED_FILL, t, NULL, &a);
 }
 
-ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
+static ct_tensor *ct__masked_select(const ct_tensor *t, const ct_tensor *mask)
 {
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
@@ -11578,9 +12553,18 @@ ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
     return out;
 }
 
+ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
+{
+    ct_tensor *r = ct__masked_select(t, mask);
+    if (!r || !ct__requires_grad(t)) return r;
+    ct__join_args a = ct__index_args(0, mask);
+    ct__broadcast_shapes(mask->sizes, mask->ndim, t->sizes, t->ndim, a.shape.size, &a.shape.ndim);
+    return ct__join_recorded(r, CT__JG_MASKED_SELECT, t, NULL, &a);
+}
+
 /* ---------------------------------------------------------------- take and one_hot */
 
-ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
+static ct_tensor *ct__take(const ct_tensor *t, const ct_tensor *index)
 {
     static const int64_t one = 1;
     CT__ARG(t, "self", 1);
@@ -11611,6 +12595,14 @@ ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
     ct_scope_end(s);
     if (!ok) ct__discard(out);
     return ok ? out : NULL;
+}
+
+ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
+{
+    ct_tensor *r;
+    ct__join_args a = ct__index_args(0, index);
+    CT__UNRECORDED(r, ct__take(t, index));
+    return ct__join_recorded(r, CT__JG_TAKE, t, NULL, &a);
 }
 
 ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)

@@ -128,3 +128,46 @@ CTORCH_API ct_result ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, 
  * (computed with create_graph) against random grad_outputs, which checks
  * every backward formula's own backward. */
 CTORCH_API ct_result ct_gradgradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user, ct_gradcheck_opts opts);
+
+/* ---------------------------------------------------------------- custom functions */
+
+/* A custom function's ctx (what torch.autograd.Function passes as ctx). */
+typedef struct ct_function_ctx ct_function_ctx;
+
+/* torch.autograd.Function. forward computes n_outputs outputs from the
+ * inputs, with grad mode off as PyTorch runs it; an output may be an input
+ * it wrote in place (mark it dirty). backward gets one gradient per output
+ * (zeros for an output that got none) and writes one per input into
+ * grad_inputs (NULL: none); it runs with grad mode on under create_graph, so
+ * a backward made of ctorch ops is itself differentiable. Tensors both make
+ * belong to the scope open around them, as any op's results. */
+typedef struct ct_function {
+    const char *name; /* the class name: the node is named "<name>Backward" */
+    int n_outputs;
+    ct_result (*forward)(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_inputs, ct_tensor **outputs);
+    ct_result (*backward)(ct_function_ctx *ctx, ct_tensor *const *grad_outputs, ct_tensor **grad_inputs);
+    /* @once_differentiable: backward runs unrecorded, and differentiating
+     * its results fails with PyTorch's error */
+    bool once_differentiable;
+} ct_function;
+
+/* Function.apply(*inputs): runs forward and, when grad mode is on and an
+ * input requires grad, records one node whose backward is fn->backward.
+ * outputs has room for fn->n_outputs; user is passed through (ct_ctx_user). */
+CTORCH_API ct_result ct_function_apply(const ct_function *fn, ct_tensor *const *inputs, int n_inputs,
+                                       ct_tensor **outputs, void *user);
+CTORCH_API void *ct_ctx_user(const ct_function_ctx *ctx);
+/* ctx.save_for_backward(*tensors), in forward: inputs or outputs kept for backward. */
+CTORCH_API ct_result ct_ctx_save_for_backward(ct_function_ctx *ctx, ct_tensor *const *tensors, int n);
+/* ctx.saved_tensors[i], in backward: NULL with PyTorch's error when the
+ * tensor was modified in place since, or the graph was freed. */
+CTORCH_API ct_tensor *ct_ctx_saved_tensor(ct_function_ctx *ctx, int i);
+/* ctx.<attribute> = data: non-tensor state for backward, freed with the graph by free_data (may be NULL). */
+CTORCH_API void ct_ctx_set_data(ct_function_ctx *ctx, void *data, void (*free_data)(void *data));
+CTORCH_API void *ct_ctx_data(const ct_function_ctx *ctx);
+/* ctx.needs_input_grad[i] */
+CTORCH_API bool ct_ctx_needs_input_grad(const ct_function_ctx *ctx, int i);
+/* ctx.mark_dirty(*tensors): inputs forward modified in place (and returns). */
+CTORCH_API ct_result ct_ctx_mark_dirty(ct_function_ctx *ctx, ct_tensor *const *tensors, int n);
+/* ctx.mark_non_differentiable(*tensors): outputs that never require grad. */
+CTORCH_API ct_result ct_ctx_mark_non_differentiable(ct_function_ctx *ctx, ct_tensor *const *tensors, int n);

@@ -273,7 +273,7 @@ static ct_result ct__run_node(ct__run *r, ct__node *n)
         ct__hooks_run(&n->post_hooks, -1, &g);
         if (ct__anomaly && ct__has_nan(g)) {
             ct_release(g);
-            res = ct__fail(CT_ERR_RUNTIME, "Function '%s' returned nan values in its %dth output.", n->type->name, i);
+            res = ct__fail(CT_ERR_RUNTIME, "Function '%s' returned nan values in its %dth output.", ct_node_name(n), i);
             break;
         }
         ct__node *next = n->next[i].fn;

@@ -46,7 +46,7 @@ static ct_tensor *ct__gc_flat_outputs(ct_gradcheck_fn fn, ct_tensor *const *inpu
     int k = ct__gc_call(fn, inputs, n, user, out);
     if (k < 0) return NULL;
     for (int i = 0; i < k; i++) flat[i] = ct_reshape(ct_to(out[i], CT_F64), CT_SHAPE(-1));
-    return k == 1 ? flat[0] : ct_cat(flat, k, 0);
+    return ct_contiguous(k == 1 ? flat[0] : ct_cat(flat, k, 0)); /* read as a plain array */
 }
 
 /* Numerical Jacobian of all outputs with respect to input `which`: rows are
@@ -99,7 +99,7 @@ static ct_result ct__gc_analytical(ct_gradcheck_fn fn, ct_tensor *const *inputs,
         }
         for (int64_t e = 0; e < ct_numel(out[o]); e++, col++) {
             ct_scope s = ct_scope_begin();
-            ct_tensor *go = ct_zeros_like(out[o], CT_DEFAULT), *g[CT__GC_MAX_OUT * 4];
+            ct_tensor *go = ct_zeros(ct_shape_of(out[o]), out[o]->dtype), *g[CT__GC_MAX_OUT * 4]; /* row-major */
             ct__write_f64((char *)ct__data(go) + (size_t)e * ct__esize(go), go->dtype, 1.0);
             ct_grad_opts opts = {true, false, true};
             ct_result r = ct_autograd_grad((const ct_tensor *const *)&out[o], 1, wrt, nwrt, (const ct_tensor *const *)&go, g, opts);

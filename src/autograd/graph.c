@@ -146,6 +146,8 @@ static ct__node *ct__node_new(const ct__node_type *type, int n_next, int n_out)
         return NULL;
     }
     memset(n->next, 0, (size_t)n_next * sizeof *n->next);
+    n->saved = n->saved_inline;
+    n->cap_saved = CT__NODE_MAX_SAVED;
     return n;
 }
 
@@ -188,7 +190,9 @@ static void ct__node_release(ct__node *first)
         }
         CT_FREE(node->pre_hooks.items);
         CT_FREE(node->post_hooks.items);
+        if (node->release_extra) node->release_extra(node);
         CT_FREE(node->extra);
+        if (node->saved != node->saved_inline) CT_FREE(node->saved);
         if (node->next != node->next_inline) CT_FREE(node->next);
         if (node->out != node->out_inline) CT_FREE(node->out);
         CT_FREE(node);
@@ -302,8 +306,18 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
 
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
 {
-    CT_ASSERT(n->n_saved < CT__NODE_MAX_SAVED); /* (never a stack-held number: formulas keep copies) */
-    ct__saved *s = &n->saved[n->n_saved];
+    if (n->n_saved == n->cap_saved) { /* only a custom function saves this many */
+        ct__saved *grown = (ct__saved *)CT_MALLOC((size_t)n->cap_saved * 2 * sizeof *grown);
+        if (!grown) {
+            CT__OOM();
+            return;
+        }
+        memcpy(grown, n->saved, (size_t)n->n_saved * sizeof *grown);
+        if (n->saved != n->saved_inline) CT_FREE(n->saved);
+        n->saved = grown;
+        n->cap_saved *= 2;
+    }
+    ct__saved *s = &n->saved[n->n_saved]; /* (never a stack-held number: formulas keep copies) */
     ct_tensor *v = (ct_tensor *)t;
     if (is_output) { /* its data without its grad_fn, which is this node: no cycle */
         v = (ct_tensor *)CT_MALLOC(sizeof *v);
@@ -340,16 +354,19 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
     }
     ct__saved *s = &n->saved[i];
     if (s->data->storage->version != s->version) {
-        char shape[256];
-        const char *made_by = s->is_output ? n->type->name : NULL;
+        char shape[256], made_by[160] = "";
+        /* PyTorch names the node the tensor now comes from (an in-place op's, after one) */
+        const ct__node *from = s->is_output ? n : ct__meta(s->data) ? ct__meta(s->data)->grad_fn : NULL;
+        if (from)
+            snprintf(made_by, sizeof made_by, ", which is output %d of %s,",
+                     s->is_output ? s->output_nr : ct__meta(s->data)->output_nr, ct_node_name(from));
         ct__shape_str(s->data->sizes, s->data->ndim, shape, sizeof shape);
         ct__fail(CT_ERR_RUNTIME,
                  "one of the variables needed for gradient computation has been modified by an inplace operation: "
-                 "[%s %s]%s%s%s, is at version %u; expected version %u instead. Hint: enable anomaly detection to "
+                 "[%s %s]%s is at version %u; expected version %u instead. Hint: enable anomaly detection to "
                  "find the operation that failed to compute its gradient, with "
                  "torch.autograd.set_detect_anomaly(True).",
-                 ct__legacy_type_name(s->data->dtype), shape, made_by ? ", which is output 0 of " : "",
-                 made_by ? made_by : "", "", s->data->storage->version, s->version);
+                 ct__legacy_type_name(s->data->dtype), shape, made_by, s->data->storage->version, s->version);
         return NULL;
     }
     if (!s->is_output || !ct__grad_mode()) return s->data;

@@ -70,13 +70,15 @@ struct ct_node {
     int n_out;
     ct__out_meta *out; /* n_out entries (out_inline when few) */
     ct__out_meta out_inline[2];
-    ct__saved saved[CT__NODE_MAX_SAVED];
-    int n_saved;
+    ct__saved *saved;  /* n_saved of cap_saved (saved_inline until a custom function saves more) */
+    ct__saved saved_inline[CT__NODE_MAX_SAVED];
+    int n_saved, cap_saved;
     bool saved_freed;  /* released by a backward without retain_graph */
     double args[CT__NODE_MAX_ARGS];   /* op-specific numbers (alpha, dims, ...) */
     int64_t iargs[CT__NODE_MAX_ARGS];
     ct__op_args pw;                   /* a pointwise op's parameters */
     void *extra;                      /* larger op data (a view's geometry), freed with the node */
+    void (*release_extra)(ct__node *n); /* frees what extra holds, when it is more than one block */
     ct_tensor *leaf;   /* AccumulateGrad: the leaf it accumulates into */
     ct__hook_list pre_hooks, post_hooks; /* node hooks (Node.register_prehook / register_hook) */
     const char *anomaly_op; /* the forward op that recorded it, kept in anomaly mode */
@@ -191,3 +193,56 @@ typedef enum ct__reduce_grad {
  * without dims) giving r. */
 static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *input, uint32_t mask, bool keepdim,
                               bool all);
+
+/* ---------------------------------------------------------------- joining and indexing */
+
+/* The join ops with a derivative (formulas_join.c). */
+typedef enum ct__join_grad {
+    CT__JG_CAT, CT__JG_STACK, CT__JG_SPLIT, CT__JG_SPLIT_WITH_SIZES, CT__JG_UNBIND, CT__JG_REPEAT, CT__JG_FLIP,
+    CT__JG_ROLL, CT__JG_GATHER, CT__JG_SCATTER, CT__JG_SCATTER_VALUE, CT__JG_SCATTER_ADD, CT__JG_INDEX_SELECT,
+    CT__JG_INDEX_ADD, CT__JG_INDEX_FILL, CT__JG_INDEX_FILL_TENSOR, CT__JG_INDEX_COPY, CT__JG_MASKED_FILL,
+    CT__JG_MASKED_FILL_TENSOR, CT__JG_MASKED_SELECT, CT__JG_TAKE, CT__JG_INDEX, CT__JG_INDEX_PUT, CT__JG_COPY_SLICES,
+    CT__JG_COPY_ALL,
+    CT__JG_NOT_IMPLEMENTED /* scatter with reduce: PyTorch has no derivative */
+} ct__join_grad;
+
+/* What a join op's backward needs; start from ct__join_args_init(dim). */
+typedef struct ct__join_args {
+    int dim;                /* the (wrapped) dim the op works along */
+    const ct_tensor *index; /* the index or mask, saved (NULL: none) */
+    bool has_alpha;         /* index_add's alpha */
+    ct_scalar alpha;
+    ct_shape shape, dims;   /* repeat: repeats; flip: dims; roll: shifts and dims; masked_select: broadcast shape */
+    const int64_t *lengths; /* cat: each input's length along dim (-1: a skipped legacy empty input) */
+    int n_lengths;
+} ct__join_args;
+
+static inline ct__join_args ct__join_args_init(int dim)
+{
+    ct__join_args a;
+    memset(&a, 0, sizeof a);
+    a.dim = dim;
+    return a;
+}
+
+/* Record join op `kind` over inputs in (NULL entries: no gradient) giving
+ * outputs out (several for split and unbind). */
+static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
+                            const ct__join_args *a);
+
+/* ---------------------------------------------------------------- copies */
+
+/* The copying ops with a derivative (formulas_join.c). */
+typedef enum ct__copy_grad {
+    CT__CG_CLONE,   /* clone, contiguous */
+    CT__CG_TO_COPY, /* to(dtype) */
+    CT__CG_FILL,    /* fill_ with a number */
+    CT__CG_ZERO,    /* zero_ */
+    CT__CG_COPY,    /* copy_(src): the second input is src */
+    CT__CG_DIAG,    /* diag(k) */
+    CT__CG_TRIL,    /* tril(k) */
+    CT__CG_TRIU     /* triu(k) */
+} ct__copy_grad;
+
+/* Record copy op `kind` of input (and src, for copy_) giving out; k: the diagonal. */
+static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k);

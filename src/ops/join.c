@@ -236,11 +236,13 @@ static ct_result ct__cat_shape(ct_tensor *const *ts, int n, int *dim, int64_t *s
     return CT_OK;
 }
 
-static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int dim)
+/* cat along *dim (wrapped on return). */
+static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int *dim_io)
 {
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     int ndim;
-    if (ct__cat_shape(ts, n, &dim, sizes, &ndim) != CT_OK) return NULL;
+    if (ct__cat_shape(ts, n, dim_io, sizes, &ndim) != CT_OK) return NULL;
+    int dim = *dim_io;
     ct_dtype dtype = ct__result_type((const ct_tensor *const *)ts, n);
     bool cl = ct__cat_strides(ts, n, sizes, ndim, strides);
     ct_tensor *out = ct__alloc_strided(sizes, cl ? strides : NULL, ndim, dtype, ts[0]->storage->device);
@@ -259,10 +261,68 @@ static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int dim)
     return out;
 }
 
+static bool ct__any_requires_grad(ct_tensor *const *ts, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (ct__requires_grad(ts[i])) return true;
+    return false;
+}
+
+/* Record out-of-place join op r = kind(a0, a1) (a1 NULL: one input); returns r. */
+static ct_tensor *ct__join_recorded(ct_tensor *r, ct__join_grad kind, const ct_tensor *a0, const ct_tensor *a1,
+                                    const ct__join_args *a)
+{
+    const ct_tensor *in[2] = {a0, a1};
+    ct__record_join(kind, in, a1 ? 2 : 1, &r, 1, a);
+    return r;
+}
+
+/* After in-place join op kind wrote self (r: how it went): the write is
+ * counted and recorded as self = kind(self, other). */
+static ct_result ct__join_inplace_done(ct_result r, ct__join_grad kind, ct_tensor *self, const ct_tensor *other,
+                                       const ct__join_args *a)
+{
+    if (r != CT_OK) return r;
+    self->storage->version++;
+    const ct_tensor *in[2] = {self, other};
+    ct__record_join(kind, in, other ? 2 : 1, &self, 1, a);
+    return CT_OK;
+}
+
+/* An index op's record: the dim and the index (or mask) it saves. */
+static ct__join_args ct__index_args(int dim, const ct_tensor *index)
+{
+    ct__join_args a = ct__join_args_init(dim);
+    a.index = index;
+    return a;
+}
+
+/* Record r = cat of the n tensors along d, as joined (parts: the tensors or
+ * the views of them that were joined): CatBackward0 over the tensors. */
+static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *const *parts, int n, int d)
+{
+    if (!r || !ct__grad_mode() || !ct__any_requires_grad(ts, n)) return r;
+    int64_t *lengths = (int64_t *)CT_MALLOC((size_t)n * sizeof(int64_t) + 1);
+    if (!lengths) {
+        ct__discard(r);
+        CT__OOM();
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) lengths[i] = ct__cat_skipped(parts[i]) ? -1 : parts[i]->sizes[d];
+    ct__join_args a = ct__join_args_init(d);
+    a.lengths = lengths;
+    a.n_lengths = n;
+    ct__record_join(CT__JG_CAT, (const ct_tensor *const *)ts, n, &r, 1, &a);
+    CT_FREE(lengths);
+    return r;
+}
+
 ct_tensor *ct_cat(ct_tensor *const *tensors, int n, int dim)
 {
     if (ct__check_list(tensors, n, "cat") != CT_OK) return NULL;
-    return ct__cat(tensors, CT__MAX(n, 0), dim);
+    n = CT__MAX(n, 0);
+    ct_tensor *r = ct__cat(tensors, n, &dim); /* dim comes back wrapped */
+    return ct__record_cat(r, tensors, tensors, n, dim);
 }
 
 /* Stack views of the n tensors with leading size-1 dims up to min_rank (as
@@ -293,7 +353,8 @@ static ct_tensor *ct__cat_reshaped(ct_tensor *const *ts, int n, int min_rank, bo
         ct__ix_subview(&views[i], t, t->offset, sizes, strides, nd);
         ptrs[i] = &views[i];
     }
-    ct_tensor *r = ct__cat(ptrs, n, dim);
+    ct_tensor *r = ct__cat(ptrs, n, &dim); /* dim comes back wrapped */
+    r = ct__record_cat(r, ts, ptrs, n, dim);
     CT_FREE(views);
     return r;
 }
@@ -322,13 +383,18 @@ ct_tensor *ct_stack(ct_tensor *const *tensors, int n, int dim)
         ct__fail(CT_ERR_VALUE, "stack: ctorch supports at most %d dimensions", CT_MAX_DIMS);
         return NULL;
     }
-    if (d == first->ndim) return ct__cat_reshaped(tensors, n, 0, true, d);
-    /* PyTorch joins along d and splits d with a view, which keeps cat's layout */
-    int64_t sizes[CT_MAX_DIMS];
-    for (int i = 0, j = 0; i <= first->ndim; i++) sizes[i] = i == d ? n : first->sizes[j++];
-    ct_scope s = ct_scope_begin();
-    ct_tensor *r = ct_keep(ct_view(ct__cat(tensors, n, d), ct_shape_make(first->ndim + 1, sizes)));
-    ct_scope_end(s);
+    ct_tensor *r;
+    if (d == first->ndim) {
+        CT__UNRECORDED(r, ct__cat_reshaped(tensors, n, 0, true, d));
+    } else { /* PyTorch joins along d and splits d with a view, which keeps cat's layout */
+        int64_t sizes[CT_MAX_DIMS];
+        for (int i = 0, j = 0; i <= first->ndim; i++) sizes[i] = i == d ? n : first->sizes[j++];
+        ct_scope s = ct_scope_begin();
+        r = ct_keep(ct_view(ct__cat(tensors, n, &d), ct_shape_make(first->ndim + 1, sizes)));
+        ct_scope_end(s);
+    }
+    ct__join_args a = ct__join_args_init(d);
+    ct__record_join(CT__JG_STACK, (const ct_tensor *const *)tensors, n, &r, 1, &a);
     return r;
 }
 
@@ -362,10 +428,19 @@ static ct_result ct__check_room(int64_t count, ct_tensor **out, int64_t capacity
     return CT_OK;
 }
 
+/* Record the count pieces of t along d (out NULL: only counted) as one
+ * node; returns count. */
+static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor *const *out, int64_t count)
+{
+    ct__join_args a = ct__join_args_init(d);
+    if (out && count <= INT_MAX) ct__record_join(kind, &t, 1, out, (int)count, &a);
+    return count;
+}
+
 /* The pieces of t along d, views of lengths[i] (or, when lengths is NULL,
  * of `step` each, the last one shorter), written to out; returns count. */
 static int64_t ct__pieces(const ct_tensor *t, int d, int64_t count, const int64_t *lengths, int64_t step,
-                          ct_tensor **out, int64_t capacity)
+                          ct_tensor **out, int64_t capacity, ct__join_grad kind)
 {
     if (ct__check_room(count, out, capacity) != CT_OK) return ct_last_error_code();
     int64_t sizes[CT_MAX_DIMS], start = 0;
@@ -379,7 +454,7 @@ static int64_t ct__pieces(const ct_tensor *t, int d, int64_t count, const int64_
         }
         start += sizes[d];
     }
-    return count;
+    return ct__record_pieces(kind, t, d, out, count);
 }
 
 static int64_t ct__split(const ct_tensor *t, int64_t split_size, int dim, ct_tensor **out, int64_t capacity)
@@ -397,7 +472,7 @@ static int64_t ct__split(const ct_tensor *t, int64_t split_size, int dim, ct_ten
                         (long long)size);
     /* at least one piece, even when split_size exceeds the size */
     int64_t count = split_size ? CT__MAX(size / split_size + (size % split_size != 0), 1) : 1;
-    return ct__pieces(t, d, count, NULL, split_size, out, capacity);
+    return ct__pieces(t, d, count, NULL, split_size, out, capacity, CT__JG_SPLIT);
 }
 
 int64_t ct_split(const ct_tensor *t, int64_t split_size, int dim, ct_tensor **out, int64_t capacity)
@@ -431,7 +506,7 @@ int64_t ct_split_with_sizes(const ct_tensor *t, ct_shape sizes, int dim, ct_tens
                         "split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at dimension "
                         "%d), but got split_sizes=%s",
                         (long long)t->sizes[d], dim, buf);
-    return ct__pieces(t, d, sizes.ndim, sizes.size, 0, out, capacity);
+    return ct__pieces(t, d, sizes.ndim, sizes.size, 0, out, capacity, CT__JG_SPLIT_WITH_SIZES);
 }
 
 int64_t ct_chunk(const ct_tensor *t, int64_t chunks, int dim, ct_tensor **out, int64_t capacity)
@@ -444,7 +519,7 @@ int64_t ct_chunk(const ct_tensor *t, int64_t chunks, int dim, ct_tensor **out, i
     if (d < 0) return ct_last_error_code();
     int64_t size = t->sizes[d], split_size = size ? (size - 1) / chunks + 1 : 0;
     /* an empty dim still gives `chunks` (empty) pieces, as split_with_sizes would */
-    if (size == 0) return ct__pieces(t, d, chunks, NULL, 0, out, capacity);
+    if (size == 0) return ct__pieces(t, d, chunks, NULL, 0, out, capacity, CT__JG_SPLIT);
     return ct__split(t, split_size, d, out, capacity);
 }
 
@@ -456,13 +531,13 @@ int64_t ct_unbind(const ct_tensor *t, int dim, ct_tensor **out, int64_t capacity
     int64_t count = t->sizes[d];
     if (ct__check_room(count, out, capacity) != CT_OK) return ct_last_error_code();
     for (int64_t i = 0; out && i < count; i++) {
-        out[i] = ct_select(t, d, i);
+        CT__UNRECORDED(out[i], ct_select(t, d, i));
         if (!out[i]) {
             while (i > 0) ct__discard(out[--i]);
             return ct_last_error_code();
         }
     }
-    return count;
+    return ct__record_pieces(CT__JG_UNBIND, t, d, out, count);
 }
 
 ct_result ct_broadcast_tensors(ct_tensor *const *tensors, int n, ct_tensor **out)
@@ -536,7 +611,7 @@ static void ct__repeat_into(const ct_tensor *out, const ct_tensor *x, const int6
     }
 }
 
-ct_tensor *ct_repeat(const ct_tensor *t, ct_shape repeats)
+static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
 {
     int64_t xs[CT_MAX_DIMS], xst[CT_MAX_DIMS], target[CT_MAX_DIMS];
     char buf[256];
@@ -566,6 +641,13 @@ ct_tensor *ct_repeat(const ct_tensor *t, ct_shape repeats)
     ct__ix_subview(&x, t, t->offset, xs, xst, nd);
     ct__repeat_into(out, &x, repeats.size, nd);
     return out;
+}
+
+ct_tensor *ct_repeat(const ct_tensor *t, ct_shape repeats)
+{
+    ct__join_args a = ct__join_args_init(0);
+    a.shape = repeats;
+    return ct__join_recorded(ct__repeat(t, repeats), CT__JG_REPEAT, t, NULL, &a);
 }
 
 ct_tensor *ct_tile(const ct_tensor *t, ct_shape dims)
@@ -678,7 +760,7 @@ ct_tensor *ct_repeat_interleave_dim(const ct_tensor *t, int64_t repeats, int dim
 
 /* ---------------------------------------------------------------- flip and roll */
 
-ct_tensor *ct_flip(const ct_tensor *t, ct_shape dims)
+static ct_tensor *ct__flip(const ct_tensor *t, ct_shape dims)
 {
     bool flip[CT_MAX_DIMS] = {false};
     CT__ARG(t, "self", 1);
@@ -709,6 +791,13 @@ ct_tensor *ct_flip(const ct_tensor *t, ct_shape dims)
     return out;
 }
 
+ct_tensor *ct_flip(const ct_tensor *t, ct_shape dims)
+{
+    ct__join_args a = ct__join_args_init(0);
+    a.dims = dims;
+    return ct__join_recorded(ct__flip(t, dims), CT__JG_FLIP, t, NULL, &a);
+}
+
 /* roll along one dim, as PyTorch's roll_cpu: the two parts swapped by cat. */
 static ct_tensor *ct__roll1(const ct_tensor *t, int64_t shift, int dim)
 {
@@ -726,10 +815,10 @@ static ct_tensor *ct__roll1(const ct_tensor *t, int64_t shift, int dim)
     ct__ix_subview(&parts[0], t, t->offset + start * t->strides[d], sizes, t->strides, t->ndim);
     sizes[d] = start;
     ct__ix_subview(&parts[1], t, t->offset, sizes, t->strides, t->ndim);
-    return ct__cat(ptrs, 2, d);
+    return ct__cat(ptrs, 2, &d);
 }
 
-ct_tensor *ct_roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
+static ct_tensor *ct__roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 {
     CT__ARG(t, "self", 1);
     if (dims.ndim == 1 && shifts.ndim == 1) return ct__roll1(t, shifts.size[0], (int)dims.size[0]);
@@ -751,6 +840,16 @@ ct_tensor *ct_roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
     ct_keep(r);
     ct_scope_end(s);
     return r;
+}
+
+ct_tensor *ct_roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
+{
+    ct_tensor *r;
+    ct__join_args a = ct__join_args_init(0);
+    a.shape = shifts;
+    a.dims = dims;
+    CT__UNRECORDED(r, ct__roll(t, shifts, dims));
+    return ct__join_recorded(r, CT__JG_ROLL, t, NULL, &a);
 }
 
 /* ---------------------------------------------------------------- gather and scatter */
@@ -784,7 +883,7 @@ static ct_result ct__gather_checks(const ct_tensor *t, int d, const ct_tensor *i
     return CT_OK;
 }
 
-ct_tensor *ct_gather(const ct_tensor *t, int dim, const ct_tensor *index)
+static ct_tensor *ct__gather(const ct_tensor *t, int dim, const ct_tensor *index)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
@@ -799,6 +898,12 @@ ct_tensor *ct_gather(const ct_tensor *t, int dim, const ct_tensor *index)
         return NULL;
     }
     return out;
+}
+
+ct_tensor *ct_gather(const ct_tensor *t, int dim, const ct_tensor *index)
+{
+    ct__join_args a = ct__index_args(dim, index);
+    return ct__join_recorded(ct__gather(t, dim, index), CT__JG_GATHER, t, NULL, &a);
 }
 
 /* scatter_shape_check, including its quirk: a src of lower (nonzero) rank
@@ -879,11 +984,30 @@ static ct_result ct__scatter(ct_tensor *self, bool inplace, int dim, const ct_te
     return CT_OK;
 }
 
+/* Which scatter node a form records (PyTorch has no derivative for the reducing forms). */
+static ct__join_grad ct__scatter_grad(const ct_tensor *src, bool reducing, bool add)
+{
+    if (reducing) return CT__JG_NOT_IMPLEMENTED;
+    if (add) return CT__JG_SCATTER_ADD;
+    return src ? CT__JG_SCATTER : CT__JG_SCATTER_VALUE;
+}
+
 static ct_tensor *ct__scatter_new(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src,
                                   ct_scalar value, const char *reduce, bool reducing, bool add)
 {
     ct_tensor *r = NULL;
-    return ct__scatter((ct_tensor *)t, false, dim, index, src, value, reduce, reducing, add, &r) == CT_OK ? r : NULL;
+    ct__join_args a = ct__index_args(dim, index);
+    if (ct__scatter((ct_tensor *)t, false, dim, index, src, value, reduce, reducing, add, &r) != CT_OK) return NULL;
+    return ct__join_recorded(r, ct__scatter_grad(src, reducing, add), t, src, &a);
+}
+
+static ct_result ct__scatter_inplace(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src,
+                                     ct_scalar value, const char *reduce, bool reducing, bool add)
+{
+    ct_result r = ct__check_inplace_grad(t);
+    ct__join_args a = ct__index_args(dim, index);
+    if (r == CT_OK) r = ct__scatter(t, true, dim, index, src, value, reduce, reducing, add, NULL);
+    return ct__join_inplace_done(r, ct__scatter_grad(src, reducing, add), t, src, &a);
 }
 
 ct_tensor *ct_scatter(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src)
@@ -899,7 +1023,7 @@ ct_result ct_scatter_(ct_tensor *t, int dim, const ct_tensor *index, const ct_te
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(src, "src", 4);
-    return ct__scatter(t, true, dim, index, src, ct_int(0), NULL, false, false, NULL);
+    return ct__scatter_inplace(t, dim, index, src, ct_int(0), NULL, false, false);
 }
 
 ct_tensor *ct_scatter_scalar(const ct_tensor *t, int dim, const ct_tensor *index, ct_scalar value)
@@ -913,7 +1037,7 @@ ct_result ct_scatter_scalar_(ct_tensor *t, int dim, const ct_tensor *index, ct_s
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
-    return ct__scatter(t, true, dim, index, NULL, value, NULL, false, false, NULL);
+    return ct__scatter_inplace(t, dim, index, NULL, value, NULL, false, false);
 }
 
 ct_tensor *ct_scatter_with_reduce(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src,
@@ -931,7 +1055,7 @@ ct_result ct_scatter_with_reduce_(ct_tensor *t, int dim, const ct_tensor *index,
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(src, "src", 4);
-    return ct__scatter(t, true, dim, index, src, ct_int(0), reduce, true, false, NULL);
+    return ct__scatter_inplace(t, dim, index, src, ct_int(0), reduce, true, false);
 }
 
 ct_tensor *ct_scatter_scalar_with_reduce(const ct_tensor *t, int dim, const ct_tensor *index, ct_scalar value,
@@ -947,7 +1071,7 @@ ct_result ct_scatter_scalar_with_reduce_(ct_tensor *t, int dim, const ct_tensor 
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
-    return ct__scatter(t, true, dim, index, NULL, value, reduce, true, false, NULL);
+    return ct__scatter_inplace(t, dim, index, NULL, value, reduce, true, false);
 }
 
 ct_tensor *ct_scatter_add(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src)
@@ -963,12 +1087,12 @@ ct_result ct_scatter_add_(ct_tensor *t, int dim, const ct_tensor *index, const c
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(src, "src", 4);
-    return ct__scatter(t, true, dim, index, src, ct_int(0), NULL, false, true, NULL);
+    return ct__scatter_inplace(t, dim, index, src, ct_int(0), NULL, false, true);
 }
 
 /* ---------------------------------------------------------------- index_select */
 
-ct_tensor *ct_index_select(const ct_tensor *t, int dim, const ct_tensor *index)
+static ct_tensor *ct__index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
     CT__ARG(t, "self", 1);
     CT__ARG(index, "index", 3);
@@ -1023,6 +1147,12 @@ ct_tensor *ct_index_select(const ct_tensor *t, int dim, const ct_tensor *index)
     ct_scope_end(s);
     if (!ix) ct__discard(out);
     return ix ? out : NULL;
+}
+
+ct_tensor *ct_index_select(const ct_tensor *t, int dim, const ct_tensor *index)
+{
+    ct__join_args a = ct__index_args(dim, index);
+    return ct__join_recorded(ct__index_select(t, dim, index), CT__JG_INDEX_SELECT, t, NULL, &a);
 }
 
 /* ---------------------------------------------------------------- index_add */
@@ -1137,7 +1267,11 @@ ct_tensor *ct_index_add_alpha(const ct_tensor *t, int dim, const ct_tensor *inde
     CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
     CT__ARG(source, "source", 4);
-    return ct__index_add((ct_tensor *)t, false, dim, index, source, alpha, &r) == CT_OK ? r : NULL;
+    ct__join_args a = ct__index_args(dim, index);
+    a.has_alpha = true;
+    a.alpha = alpha;
+    if (ct__index_add((ct_tensor *)t, false, dim, index, source, alpha, &r) != CT_OK) return NULL;
+    return ct__join_recorded(r, CT__JG_INDEX_ADD, t, source, &a);
 }
 
 ct_result ct_index_add_(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
@@ -1150,7 +1284,12 @@ ct_result ct_index_add_alpha_(ct_tensor *t, int dim, const ct_tensor *index, con
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(source, "source", 4);
-    return ct__index_add(t, true, dim, index, source, alpha, NULL);
+    ct__join_args a = ct__index_args(dim, index);
+    a.has_alpha = true;
+    a.alpha = alpha;
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__index_add(t, true, dim, index, source, alpha, NULL);
+    return ct__join_inplace_done(r, CT__JG_INDEX_ADD, t, source, &a);
 }
 
 /* ---------------------------------------------------------------- index_copy */
@@ -1235,7 +1374,9 @@ ct_tensor *ct_index_copy(const ct_tensor *t, int dim, const ct_tensor *index, co
     CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
     CT__ARG(source, "source", 4);
-    return ct__index_copy((ct_tensor *)t, false, dim, index, source, &r) == CT_OK ? r : NULL;
+    ct__join_args a = ct__index_args(dim, index);
+    if (ct__index_copy((ct_tensor *)t, false, dim, index, source, &r) != CT_OK) return NULL;
+    return ct__join_recorded(r, CT__JG_INDEX_COPY, t, source, &a);
 }
 
 ct_result ct_index_copy_(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
@@ -1243,7 +1384,10 @@ ct_result ct_index_copy_(ct_tensor *t, int dim, const ct_tensor *index, const ct
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(source, "source", 4);
-    return ct__index_copy(t, true, dim, index, source, NULL);
+    ct__join_args a = ct__index_args(dim, index);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__index_copy(t, true, dim, index, source, NULL);
+    return ct__join_inplace_done(r, CT__JG_INDEX_COPY, t, source, &a);
 }
 
 /* ---------------------------------------------------------------- index_fill */
@@ -1300,7 +1444,9 @@ ct_tensor *ct_index_fill(const ct_tensor *t, int dim, const ct_tensor *index, co
     CT__ARG(index, "index", 3);
     CT__ARG(value, "value", 4);
     if (ct__check_value_0d(value, "index_fill_") != CT_OK) return NULL;
-    return ct__index_fill(t, dim, index, ct__item_scalar(value));
+    ct__join_args a = ct__index_args(dim, index);
+    return ct__join_recorded(ct__index_fill(t, dim, index, ct__item_scalar(value)), CT__JG_INDEX_FILL_TENSOR, t, value,
+                             &a);
 }
 
 ct_result ct_index_fill_(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *value)
@@ -1308,22 +1454,29 @@ ct_result ct_index_fill_(ct_tensor *t, int dim, const ct_tensor *index, const ct
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(value, "value", 4);
-    ct_result r = ct__check_value_0d(value, "index_fill_");
-    return r == CT_OK ? ct__index_fill_(t, dim, index, ct__item_scalar(value)) : r;
+    ct__join_args a = ct__index_args(dim, index);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__check_value_0d(value, "index_fill_");
+    if (r == CT_OK) r = ct__index_fill_(t, dim, index, ct__item_scalar(value));
+    return ct__join_inplace_done(r, CT__JG_INDEX_FILL_TENSOR, t, value, &a);
 }
 
 ct_tensor *ct_index_fill_scalar(const ct_tensor *t, int dim, const ct_tensor *index, ct_scalar value)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
-    return ct__index_fill(t, dim, index, value);
+    ct__join_args a = ct__index_args(dim, index);
+    return ct__join_recorded(ct__index_fill(t, dim, index, value), CT__JG_INDEX_FILL, t, NULL, &a);
 }
 
 ct_result ct_index_fill_scalar_(ct_tensor *t, int dim, const ct_tensor *index, ct_scalar value)
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
-    return ct__index_fill_(t, dim, index, value);
+    ct__join_args a = ct__index_args(dim, index);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__index_fill_(t, dim, index, value);
+    return ct__join_inplace_done(r, CT__JG_INDEX_FILL, t, NULL, &a);
 }
 
 /* ---------------------------------------------------------------- masked_fill and masked_select */
@@ -1407,7 +1560,8 @@ ct_tensor *ct_masked_fill(const ct_tensor *t, const ct_tensor *mask, const ct_te
     CT__ARG(t, "input", 1);
     CT__ARG(mask, "mask", 2);
     CT__ARG(value, "value", 3);
-    return ct__masked_fill(t, mask, value, ct_int(0));
+    ct__join_args a = ct__index_args(0, mask);
+    return ct__join_recorded(ct__masked_fill(t, mask, value, ct_int(0)), CT__JG_MASKED_FILL_TENSOR, t, value, &a);
 }
 
 ct_result ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, const ct_tensor *value)
@@ -1415,25 +1569,32 @@ ct_result ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, const ct_tensor *
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(mask, "mask", 2);
     CT__ARG_R(value, "value", 3);
-    ct_result r = ct__check_value_0d(value, "masked_fill_");
-    return r == CT_OK ? ct__masked_fill_(t, mask, ct__item_scalar(value)) : r;
+    ct__join_args a = ct__index_args(0, mask);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__check_value_0d(value, "masked_fill_");
+    if (r == CT_OK) r = ct__masked_fill_(t, mask, ct__item_scalar(value));
+    return ct__join_inplace_done(r, CT__JG_MASKED_FILL_TENSOR, t, value, &a);
 }
 
 ct_tensor *ct_masked_fill_scalar(const ct_tensor *t, const ct_tensor *mask, ct_scalar value)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(mask, "mask", 2);
-    return ct__masked_fill(t, mask, NULL, value);
+    ct__join_args a = ct__index_args(0, mask);
+    return ct__join_recorded(ct__masked_fill(t, mask, NULL, value), CT__JG_MASKED_FILL, t, NULL, &a);
 }
 
 ct_result ct_masked_fill_scalar_(ct_tensor *t, const ct_tensor *mask, ct_scalar value)
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(mask, "mask", 2);
-    return ct__masked_fill_(t, mask, value);
+    ct__join_args a = ct__index_args(0, mask);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__masked_fill_(t, mask, value);
+    return ct__join_inplace_done(r, CT__JG_MASKED_FILL, t, NULL, &a);
 }
 
-ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
+static ct_tensor *ct__masked_select(const ct_tensor *t, const ct_tensor *mask)
 {
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
@@ -1462,9 +1623,18 @@ ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
     return out;
 }
 
+ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
+{
+    ct_tensor *r = ct__masked_select(t, mask);
+    if (!r || !ct__requires_grad(t)) return r;
+    ct__join_args a = ct__index_args(0, mask);
+    ct__broadcast_shapes(mask->sizes, mask->ndim, t->sizes, t->ndim, a.shape.size, &a.shape.ndim);
+    return ct__join_recorded(r, CT__JG_MASKED_SELECT, t, NULL, &a);
+}
+
 /* ---------------------------------------------------------------- take and one_hot */
 
-ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
+static ct_tensor *ct__take(const ct_tensor *t, const ct_tensor *index)
 {
     static const int64_t one = 1;
     CT__ARG(t, "self", 1);
@@ -1495,6 +1665,14 @@ ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
     ct_scope_end(s);
     if (!ok) ct__discard(out);
     return ok ? out : NULL;
+}
+
+ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
+{
+    ct_tensor *r;
+    ct__join_args a = ct__index_args(0, index);
+    CT__UNRECORDED(r, ct__take(t, index));
+    return ct__join_recorded(r, CT__JG_TAKE, t, NULL, &a);
 }
 
 ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)

@@ -97,25 +97,40 @@ ct_result ct_copy_(ct_tensor *t, const ct_tensor *src)
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(src, "src", 2);
-    if (t == src) return CT_OK;
-    ct_result r = ct__check_broadcast_to(t, src);
-    if (r == CT_OK) r = ct__check_write(t, src);
+    ct_result r = ct__check_inplace_grad(t);
+    if (r != CT_OK || t == src) return r;
+    if ((r = ct__check_broadcast_to(t, src)) == CT_OK) r = ct__check_write(t, src);
     if (r != CT_OK) return r;
     ct__copy_unchecked(t, src);
+    t->storage->version++;
+    ct__record_copy(CT__CG_COPY, t, t, src, 0);
+    return CT_OK;
+}
+
+/* fill_ and zero_ (kind says which node records it). */
+static ct_result ct__fill_(ct_tensor *t, ct_scalar value, ct__copy_grad kind)
+{
+    uint64_t elem = 0;
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__scalar_to_elem(value, t->dtype, &elem);
+    if (r != CT_OK) return r;
+    if (ct_numel(t)) ct__backend_for(t->storage->device.type)->fill(t, &elem);
+    t->storage->version++;
+    ct__record_copy(kind, t, t, NULL, 0);
     return CT_OK;
 }
 
 ct_result ct_fill_(ct_tensor *t, ct_scalar value)
 {
-    uint64_t elem = 0;
     CT__ARG_R(t, "self", 1);
-    ct_result r = ct__scalar_to_elem(value, t->dtype, &elem);
-    if (r != CT_OK) return r;
-    if (ct_numel(t)) ct__backend_for(t->storage->device.type)->fill(t, &elem);
-    return CT_OK;
+    return ct__fill_(t, value, CT__CG_FILL);
 }
 
-ct_result ct_zero_(ct_tensor *t) { return ct_fill_(t, ct_int(0)); }
+ct_result ct_zero_(ct_tensor *t)
+{
+    CT__ARG_R(t, "self", 1);
+    return ct__fill_(t, ct_int(0), CT__CG_ZERO);
+}
 
 /* How dims a and b of t order by stride (infer_dense_strides' rule, which
  * is TensorIterator's): -1 when a goes inside b, 1 when outside, 0 when
@@ -180,13 +195,16 @@ ct_tensor *ct_contiguous(const ct_tensor *t)
     if (ct__is_contiguous(t)) return ct__same(t);
     ct_tensor *r = ct__alloc(t->sizes, t->ndim, t->dtype, t->storage->device);
     if (r) ct__copy_unchecked(r, t);
+    ct__record_copy(CT__CG_CLONE, r, t, NULL, 0);
     return r;
 }
 
 ct_tensor *ct_clone(const ct_tensor *t)
 {
     CT__ARG(t, "self", 1);
-    return ct__copy_as(t, t->dtype);
+    ct_tensor *r = ct__copy_as(t, t->dtype);
+    ct__record_copy(CT__CG_CLONE, r, t, NULL, 0);
+    return r;
 }
 
 ct_tensor *ct_to(const ct_tensor *t, ct_dtype dtype)
@@ -197,7 +215,9 @@ ct_tensor *ct_to(const ct_tensor *t, ct_dtype dtype)
         ct__fail(CT_ERR_TYPE, "to(): invalid dtype %d", (int)dtype);
         return NULL;
     }
-    return ct__copy_as(t, dtype);
+    ct_tensor *r = ct__copy_as(t, dtype);
+    ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0);
+    return r;
 }
 
 ct_result ct_copy_to_array(const ct_tensor *t, void *out, int64_t capacity, ct_dtype dtype)

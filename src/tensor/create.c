@@ -320,6 +320,7 @@ ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
     }
     ct_scope s = ct_scope_begin();
     ct_tensor *r = NULL;
+    ct_grad_mode mode = ct_set_grad_enabled(false); /* one DiagBackward0 node, not the copies inside */
     if (t->ndim == 1) { /* a square matrix with t on the diagonal */
         int64_t n = t->sizes[0] + (diagonal < 0 ? -diagonal : diagonal);
         r = ct_zeros(CT_SHAPE(n, n), t->dtype);
@@ -331,6 +332,8 @@ ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
         else r = ct_empty(CT_SHAPE(len), t->dtype);
         if (r) ct__copy_unchecked(r, ct_diagonal(t, diagonal, 0, 1));
     }
+    ct_grad_mode_restore(mode);
+    ct__record_copy(CT__CG_DIAG, r, t, NULL, diagonal);
     ct_keep(r);
     ct_scope_end(s);
     return r;
@@ -362,11 +365,15 @@ static ct_tensor *ct__triangle(const ct_tensor *t, int64_t k, bool keep_upper)
 ct_tensor *ct_tril(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
-    return ct__triangle(t, diagonal, false);
+    ct_tensor *r = ct__triangle(t, diagonal, false);
+    ct__record_copy(CT__CG_TRIL, r, t, NULL, diagonal);
+    return r;
 }
 
 ct_tensor *ct_triu(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
-    return ct__triangle(t, diagonal, true);
+    ct_tensor *r = ct__triangle(t, diagonal, true);
+    ct__record_copy(CT__CG_TRIU, r, t, NULL, diagonal);
+    return r;
 }

@@ -267,6 +267,7 @@ typedef struct ct__ix_adv {
  * Returns the view (owned by the open scope) or NULL. */
 static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *items, int n, ct__ix_adv *adv)
 {
+    bool recorded = ct__grad_mode(); /* callers that write through the view turn grad mode off */
     int consumed = 0, dim = 0, orig_dim = 0; /* orig_dim: dims of t used so far */
     bool ellipsis_seen = false;
     for (int k = 0; k < n; k++) {
@@ -285,7 +286,7 @@ static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *item
         return NULL;
     }
     memset(adv, 0, sizeof *adv);
-    ct_tensor *cur = ct_detach(t);
+    ct_tensor *cur = recorded ? ct__same(t) : ct_detach(t);
     for (int k = 0; k < n && cur; k++) {
         const ct__ix_item *it = &items[k];
         switch (it->kind) {
@@ -501,6 +502,23 @@ static void ct__ix_walk(const ct_tensor *self, const ct__ix_plan *plan, ct_tenso
 
 /* ---------------------------------------------------------------- public */
 
+/* Record r = view[advanced indices] as IndexBackward0: it keeps the flat
+ * position in view of every element r took, found by the same walk over
+ * the positions themselves. */
+static ct_tensor *ct__ix_record(ct_tensor *r, const ct_tensor *view, const ct__ix_plan *plan)
+{
+    if (!r || !ct__requires_grad(view) || !ct__grad_mode()) return r;
+    ct_tensor *where = ct__alloc(r->sizes, r->ndim, CT_I64, r->storage->device);
+    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(view)), ct_int(1), CT_I64);
+    ct_tensor *pos = flat ? ct_reshape(flat, ct_shape_of(view)) : NULL;
+    if (!where || !pos) return NULL; /* the scope ct_index holds open frees them, and r */
+    if (ct_numel(where)) ct__ix_walk(pos, plan, where, false);
+    ct__join_args a = ct__join_args_init(0);
+    a.index = where;
+    ct__record_join(CT__JG_INDEX, &view, 1, &r, 1, &a);
+    return r;
+}
+
 ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
 {
     ct__ix_item items[CT__IX_MAX];
@@ -524,6 +542,7 @@ ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
     } else if (view && ct__ix_plan_make(view, &adv, &plan) == CT_OK) {
         r = ct__alloc(plan.out_sizes, plan.out_ndim, view->dtype, view->storage->device);
         if (r && ct_numel(r)) ct__ix_walk(view, &plan, r, false);
+        r = ct__ix_record(r, view, &plan);
     }
     ct_keep(r);
     ct_scope_end(s);
@@ -565,6 +584,44 @@ static ct_result ct__ix_put_advanced(ct_tensor *view, const ct__ix_adv *adv, con
     return src ? CT_OK : ct_last_error_code();
 }
 
+/* Whether indexing with items goes through a view of t first (an int, a
+ * slice or None), as PyTorch's setitem does before it writes. */
+static bool ct__ix_makes_view(const ct__ix_item *items, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (items[k].kind == CT__IX_INT || items[k].kind == CT__IX_SLICE || items[k].kind == CT__IX_NONE) return true;
+    return false;
+}
+
+/* The flat position in t of every element t[items] names: the same
+ * indexing applied to t's positions. */
+static ct_tensor *ct__ix_positions(const ct_tensor *t, const ct__ix_item *items, int n)
+{
+    ct__ix_adv adv;
+    ct__ix_plan plan;
+    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(t)), ct_int(1), CT_I64);
+    ct_tensor *pos = flat ? ct_reshape(flat, ct_shape_of(t)) : NULL;
+    ct_tensor *view = pos ? ct__ix_apply_basic(pos, items, n, &adv) : NULL;
+    if (!view || !adv.count) return view;
+    if (ct__ix_plan_make(view, &adv, &plan) != CT_OK) return NULL;
+    ct_tensor *where = ct__alloc(plan.out_sizes, plan.out_ndim, CT_I64, t->storage->device);
+    if (where && ct_numel(where)) ct__ix_walk(view, &plan, where, false);
+    return where;
+}
+
+/* Record t[items] = value as one node over t's old self and value: it keeps
+ * the positions written (IndexPutBackward0, or CopySlices through a view). */
+static void ct__ix_put_record(ct_tensor *t, const ct_tensor *value, const ct__ix_item *items, int n, bool advanced)
+{
+    if (!ct__grad_mode() || (!ct__requires_grad(t) && !ct__requires_grad(value))) return;
+    ct__join_args a = ct__join_args_init(0);
+    a.index = ct__ix_positions(t, items, n);
+    if (!a.index) return;
+    ct__join_grad kind = advanced ? CT__JG_INDEX_PUT : ct__ix_makes_view(items, n) ? CT__JG_COPY_SLICES : CT__JG_COPY_ALL;
+    const ct_tensor *in[2] = {t, value};
+    ct__record_join(kind, in, 2, &t, 1, &a);
+}
+
 ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, ...)
 {
     ct__ix_item items[CT__IX_MAX];
@@ -578,12 +635,24 @@ ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, 
     va_start(ap, spec);
     ct_result r = ct__ix_parse(spec, &ap, items, &n);
     va_end(ap);
+    if (r == CT_OK && ct__grad_mode() && t->requires_grad && ct_is_leaf(t))
+        r = ct__fail(CT_ERR_RUNTIME, "a %sleaf Variable that requires grad is being used in an in-place operation.",
+                     ct__ix_makes_view(items, n) ? "view of a " : "");
+    ct_grad_mode mode = ct_set_grad_enabled(false); /* the write is recorded once, below */
     ct_tensor *view = r == CT_OK ? ct__ix_apply_basic(t, items, n, &adv) : NULL;
     ct_tensor *v = view ? ct__ix_strip_leading_ones(value) : NULL;
-    if (!v) r = ct_last_error_code();
-    else if (adv.count) r = ct__ix_put_advanced(view, &adv, v);
-    else if (!(v = ct_expand(v, ct_shape_of(view)))) r = ct_last_error_code();
-    else r = ct_copy_(view, v);
+    if (!v) {
+        r = ct_last_error_code();
+    } else if (adv.count) {
+        r = ct__ix_put_advanced(view, &adv, v);
+        if (r == CT_OK) t->storage->version++;
+    } else if (!(v = ct_expand(v, ct_shape_of(view)))) {
+        r = ct_last_error_code();
+    } else {
+        r = ct_copy_(view, v); /* counts the write */
+    }
+    ct_grad_mode_restore(mode);
+    if (r == CT_OK) ct__ix_put_record(t, value, items, n, adv.count > 0);
     ct_scope_end(s);
     return r;
 }
