@@ -274,7 +274,11 @@ ct_tensor *ct_mean_dim(const ct_tensor *input, ct_shape dims, bool keepdim, ct_d
     return r;
 }
 
-ct_tensor *ct_mean(const ct_tensor *input) { return ct_mean_dim(input, CT_SHAPE0, false, CT_DEFAULT); }
+ct_tensor *ct_mean(const ct_tensor *input)
+{
+    CT__ARG(input, "input", 1);
+    return ct_mean_dim(input, CT_SHAPE0, false, CT_DEFAULT);
+}
 
 static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
 {
@@ -578,7 +582,11 @@ ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool kee
     return r;
 }
 
-ct_tensor *ct_norm(const ct_tensor *input, double p) { return ct_norm_dim(input, p, CT_SHAPE0, false, CT_DEFAULT); }
+ct_tensor *ct_norm(const ct_tensor *input, double p)
+{
+    CT__ARG(input, "input", 1);
+    return ct_norm_dim(input, p, CT_SHAPE0, false, CT_DEFAULT);
+}
 
 ct_tensor *ct_norm_fro(const ct_tensor *input, ct_shape dims, bool keepdim)
 {
