@@ -402,14 +402,14 @@ static int64_t ct__split(const ct_tensor *t, int64_t split_size, int dim, ct_ten
 
 int64_t ct_split(const ct_tensor *t, int64_t split_size, int dim, ct_tensor **out, int64_t capacity)
 {
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "tensor", 1);
     return ct__split(t, split_size, dim, out, capacity);
 }
 
 int64_t ct_split_with_sizes(const ct_tensor *t, ct_shape sizes, int dim, ct_tensor **out, int64_t capacity)
 {
     char buf[512];
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "input", 1);
     if (t->ndim == 0) return ct__fail(CT_ERR_RUNTIME, "split expects at least a 1-dimensional tensor");
     if (sizes.ndim < 0 || sizes.ndim > CT_MAX_DIMS)
         return ct__fail(CT_ERR_VALUE, "split_with_sizes: ctorch takes at most %d sizes", CT_MAX_DIMS);
@@ -436,7 +436,7 @@ int64_t ct_split_with_sizes(const ct_tensor *t, ct_shape sizes, int dim, ct_tens
 
 int64_t ct_chunk(const ct_tensor *t, int64_t chunks, int dim, ct_tensor **out, int64_t capacity)
 {
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "input", 1);
     if (t->ndim == 0) return ct__fail(CT_ERR_RUNTIME, "chunk expects at least a 1-dimensional tensor");
     if (chunks <= 0)
         return ct__fail(CT_ERR_RUNTIME, "chunk expects `chunks` to be greater than 0, got: %lld", (long long)chunks);
@@ -450,7 +450,7 @@ int64_t ct_chunk(const ct_tensor *t, int64_t chunks, int dim, ct_tensor **out, i
 
 int64_t ct_unbind(const ct_tensor *t, int dim, ct_tensor **out, int64_t capacity)
 {
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "input", 1);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0 || (d = ct__wrap_dim_strict(d, t->ndim)) < 0) return ct_last_error_code();
     int64_t count = t->sizes[d];
@@ -570,7 +570,7 @@ ct_tensor *ct_repeat(const ct_tensor *t, ct_shape repeats)
 
 ct_tensor *ct_tile(const ct_tensor *t, ct_shape dims)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     if (dims.ndim >= 0 && dims.ndim < t->ndim) { /* leading 1s up to t's rank */
         int lead = t->ndim - dims.ndim;
         memmove(dims.size + lead, dims.size, sizeof(int64_t) * (size_t)dims.ndim);
@@ -681,7 +681,7 @@ ct_tensor *ct_repeat_interleave_dim(const ct_tensor *t, int64_t repeats, int dim
 ct_tensor *ct_flip(const ct_tensor *t, ct_shape dims)
 {
     bool flip[CT_MAX_DIMS] = {false};
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     if (dims.ndim < 0 || dims.ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_VALUE, "flip: ctorch takes at most %d dims", CT_MAX_DIMS);
         return NULL;
@@ -731,7 +731,7 @@ static ct_tensor *ct__roll1(const ct_tensor *t, int64_t shift, int dim)
 
 ct_tensor *ct_roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     if (dims.ndim == 1 && shifts.ndim == 1) return ct__roll1(t, shifts.size[0], (int)dims.size[0]);
     if (shifts.ndim <= 0) {
         ct__fail(CT_ERR_RUNTIME, "`shifts` required");
@@ -970,7 +970,7 @@ ct_result ct_scatter_add_(ct_tensor *t, int dim, const ct_tensor *index, const c
 
 ct_tensor *ct_index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0) return NULL;
@@ -1127,6 +1127,9 @@ static ct_result ct__index_add(ct_tensor *self, bool inplace, int dim, const ct_
 
 ct_tensor *ct_index_add(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
 {
+    CT__ARG(t, "input", 1);
+    CT__ARG(index, "index", 3);
+    CT__ARG(source, "source", 4);
     return ct_index_add_alpha(t, dim, index, source, ct_int(1));
 }
 
@@ -1142,6 +1145,9 @@ ct_tensor *ct_index_add_alpha(const ct_tensor *t, int dim, const ct_tensor *inde
 
 ct_result ct_index_add_(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
 {
+    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(index, "index", 3);
+    CT__ARG_R(source, "source", 4);
     return ct_index_add_alpha_(t, dim, index, source, ct_int(1));
 }
 
@@ -1467,7 +1473,7 @@ ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
 {
     static const int64_t one = 1;
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 2);
     if (index->dtype != CT_I64) {
         ct__fail(CT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s", ct__dtype_title(index->dtype));
@@ -1499,7 +1505,7 @@ ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
 
 ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     if (t->dtype != CT_I64) {
         ct__fail(CT_ERR_RUNTIME, "one_hot is only applicable to index tensor.");
         return NULL;
