@@ -10404,11 +10404,11 @@ static ct_result ct__scatter_shape_check(const ct_tensor *self, int d, const ct_
 }
 
 /* The kernel for scatter's reduce argument: NULL replaces; "add" and "multiply" combine. */
-static ct_result ct__scatter_kind(const char *reduce, bool reducing, ct__index_kind *kind)
+static ct_result ct__scatter_kind(const char *reduce, bool reducing, bool inplace, ct__index_kind *kind)
 {
     *kind = CT__INDEX_SCATTER;
     if (!reducing) return CT_OK;
-    if (!reduce) return ct__fail(CT_ERR_TYPE, "scatter(): argument 'reduce' must be str, not NULL");
+    if (!reduce) return ct__fail(CT_ERR_TYPE, "scatter%s(): argument 'reduce' must be str, not NULL", inplace ? "_" : "");
     if (!strcmp(reduce, "add")) *kind = CT__INDEX_SCATTER_ADD;
     else if (!strcmp(reduce, "multiply")) *kind = CT__INDEX_SCATTER_MUL;
     else return ct__fail(CT_ERR_RUNTIME, "reduce argument must be either add or multiply.");
@@ -10430,7 +10430,7 @@ static ct_result ct__scatter(ct_tensor *self, bool inplace, int dim, const ct_te
         return ct__fail(CT_ERR_RUNTIME, "scatter(): Expected self.dtype to be equal to src.dtype");
     ct_result r = ct__scatter_shape_check(self, d, index, src);
     if (r == CT_OK && inplace) r = ct__check_no_overlap(self, index, src);
-    if (r == CT_OK) r = ct__scatter_kind(reduce, reducing, &kind);
+    if (r == CT_OK) r = ct__scatter_kind(reduce, reducing, inplace, &kind);
     if (r != CT_OK) return r;
     if (add) kind = CT__INDEX_SCATTER_ADD;
     int64_t size = ct__ne_size(self, d);
