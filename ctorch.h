@@ -10422,13 +10422,15 @@ static ct_result ct__scatter(ct_tensor *self, bool inplace, int dim, const ct_te
 {
     ct__index_kind kind;
     uint64_t elem = 0, one = 0;
+    ct_result r = inplace ? ct__check_inplace_grad(self) : CT_OK;
+    if (r != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     if (ct_numel(index) && index->dtype != CT_I64)
         return ct__fail(CT_ERR_RUNTIME, "scatter(): Expected dtype int64 for index");
     if (src && src->dtype != self->dtype)
         return ct__fail(CT_ERR_RUNTIME, "scatter(): Expected self.dtype to be equal to src.dtype");
-    ct_result r = ct__scatter_shape_check(self, d, index, src);
+    r = ct__scatter_shape_check(self, d, index, src);
     if (r == CT_OK && inplace) r = ct__check_no_overlap(self, index, src);
     if (r == CT_OK) r = ct__scatter_kind(reduce, reducing, inplace, &kind);
     if (r != CT_OK) return r;
@@ -10663,9 +10665,11 @@ static ct_result ct__index_add(ct_tensor *self, bool inplace, int dim, const ct_
                                ct_scalar alpha, ct_tensor **result)
 {
     uint64_t al = 0;
+    ct_result r = inplace ? ct__check_inplace_grad(self) : CT_OK;
+    if (r != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
-    ct_result r = ct__index_add_checks(self, d, index, source);
+    r = ct__index_add_checks(self, d, index, source);
     if (r == CT_OK && inplace) r = ct__check_no_overlap(self, index, source);
     if (r != CT_OK) return r;
     int64_t n = ct_numel(index);
@@ -10760,10 +10764,11 @@ static ct_result ct__index_copy(ct_tensor *self, bool inplace, int dim, const ct
                                 ct_tensor **result)
 {
     char b1[256], b2[256];
+    ct_result r = inplace ? ct__check_inplace_grad(self) : CT_OK;
+    if (r != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
-    ct_result r = inplace ? ct__check_no_overlap(self, index, source) : CT_OK;
-    if (r != CT_OK) return r;
+    if (inplace && (r = ct__check_no_overlap(self, index, source)) != CT_OK) return r;
     int64_t n = ct_numel(index);
     if (index->ndim >= 2)
         return ct__fail(CT_ERR_INDEX, "index_copy_(): Index should have dimension 1 or 0 (got %d)", index->ndim);
@@ -10887,7 +10892,8 @@ ct_result ct_index_fill_(ct_tensor *t, int dim, const ct_tensor *index, const ct
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(value, "value", 4);
-    ct_result r = ct__check_value_0d(value, "index_fill_");
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__check_value_0d(value, "index_fill_");
     return r == CT_OK ? ct__index_fill_(t, dim, index, ct__item_scalar(value)) : r;
 }
 
@@ -10902,7 +10908,8 @@ ct_result ct_index_fill_scalar_(ct_tensor *t, int dim, const ct_tensor *index, c
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
-    return ct__index_fill_(t, dim, index, value);
+    ct_result r = ct__check_inplace_grad(t);
+    return r == CT_OK ? ct__index_fill_(t, dim, index, value) : r;
 }
 
 /* ---------------------------------------------------------------- masked_fill and masked_select */
@@ -10994,7 +11001,8 @@ ct_result ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, const ct_tensor *
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(mask, "mask", 2);
     CT__ARG_R(value, "value", 3);
-    ct_result r = ct__check_value_0d(value, "masked_fill_");
+    ct_result r = ct__check_inplace_grad(t);
+    if (r == CT_OK) r = ct__check_value_0d(value, "masked_fill_");
     return r == CT_OK ? ct__masked_fill_(t, mask, ct__item_scalar(value)) : r;
 }
 
@@ -11009,7 +11017,8 @@ ct_result ct_masked_fill_scalar_(ct_tensor *t, const ct_tensor *mask, ct_scalar 
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(mask, "mask", 2);
-    return ct__masked_fill_(t, mask, value);
+    ct_result r = ct__check_inplace_grad(t);
+    return r == CT_OK ? ct__masked_fill_(t, mask, value) : r;
 }
 
 ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
