@@ -732,6 +732,10 @@ static ct_tensor *ct__roll1(const ct_tensor *t, int64_t shift, int dim)
 ct_tensor *ct_roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 {
     CT__ARG(t, "input", 1);
+    if (shifts.ndim > CT_MAX_DIMS || dims.ndim < 0 || dims.ndim > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_VALUE, "roll: ctorch takes at most %d dims", CT_MAX_DIMS);
+        return NULL;
+    }
     if (dims.ndim == 1 && shifts.ndim == 1) return ct__roll1(t, shifts.size[0], (int)dims.size[0]);
     if (shifts.ndim <= 0) {
         ct__fail(CT_ERR_RUNTIME, "`shifts` required");
