@@ -1590,6 +1590,257 @@ static void test_take_and_one_hot(void)
     FAILS_T(ct_one_hot(ct_zeros(CT_SHAPE(0), CT_I64), -1), CT_ERR_RUNTIME, "Can not infer total number of classes from empty tensor.");
 }
 
+/* ---------------------------------------------------------------- sorting and selection */
+
+/* Both result pointers of a failed call are NULL. */
+static void test_sort_and_select(void)
+{
+    ct_tensor *x = input(F32), *b = input(BOOL), *v = x, *ix = x;
+    FAILS_NULL_R(ct_sort(NULL_T, 0, false, false, &v, &ix), "sort(): argument 'input' (position 1)");
+    CHECK_CLEARED(v, ix);
+    v = ix = x;
+    FAILS_R(ct_sort(x, 5, false, false, &v, &ix), CT_ERR_INDEX, DIM5);
+    CHECK_CLEARED(v, ix);
+    FAILS_NULL(ct_argsort(NULL_T, 0, false, false), "argsort(): argument 'input' (position 1)");
+    FAILS_T(ct_argsort(x, -3, true, true), CT_ERR_INDEX,
+            "Dimension out of range (expected to be in range of [-2, 1], but got -3)");
+    v = ix = x;
+    FAILS_NULL_R(ct_topk(NULL_T, 1, 0, true, true, &v, &ix), "topk(): argument 'input' (position 1)");
+    CHECK_CLEARED(v, ix);
+    FAILS_R(ct_topk(x, 4, 1, true, true, &v, &ix), CT_ERR_RUNTIME, "selected index k out of range");
+    FAILS_R(ct_topk(x, -1, 1, false, true, &v, NULL), CT_ERR_RUNTIME, "selected index k out of range");
+    FAILS_R(ct_topk(x, 1, 5, true, true, NULL, &ix), CT_ERR_INDEX, DIM5);
+    FAILS_R(ct_topk(b, 1, 1, true, true, &v, &ix), CT_ERR_RUNTIME, NOT_FOR("topk_cpu", "Bool"));
+    v = ix = x;
+    FAILS_NULL_R(ct_kthvalue(NULL_T, 1, 0, false, &v, &ix), "kthvalue(): argument 'input' (position 1)");
+    CHECK_CLEARED(v, ix);
+    FAILS_R(ct_kthvalue(x, 0, 1, false, &v, &ix), CT_ERR_RUNTIME,
+            "kthvalue(): selected number k out of range for dimension 1");
+    FAILS_R(ct_kthvalue(x, 4, -1, true, &v, &ix), CT_ERR_RUNTIME,
+            "kthvalue(): selected number k out of range for dimension 1");
+    FAILS_R(ct_kthvalue(x, 1, 5, false, &v, &ix), CT_ERR_INDEX, DIM5);
+    FAILS_R(ct_kthvalue(b, 1, 1, false, &v, &ix), CT_ERR_RUNTIME, NOT_FOR("kthvalue_cpu", "Bool"));
+    FAILS_R(ct_kthvalue(input(EMPTY), 1, 0, false, &v, &ix), CT_ERR_INDEX,
+            "kthvalue(): Expected reduction dim 0 to have non-zero size.");
+}
+
+static void test_unique_nonzero_searchsorted(void)
+{
+    ct_tensor *x = input(F32), *out = x, *inv = x, *counts = x, *parts[2] = {x, x};
+    ct_tensor *row = ct_arange(ct_int(1), ct_int(3), ct_int(1), CT_F32), *one = ct_ones(CT_SHAPE(1), CT_F32);
+    ct_searchsorted_opts o;
+    int n = 7;
+    memset(&o, 0, sizeof o);
+    FAILS_NULL_R(ct_unique(NULL_T, true, &out, &inv, &counts), "unique(): argument 'input' (position 1)");
+    CHECK(out == NULL && inv == NULL && counts == NULL);
+    FAILS_NULL_R(ct_unique_dim(NULL_T, 0, true, &out, &inv, &counts), "unique_dim(): argument 'input' (position 1)");
+    FAILS_R(ct_unique_dim(x, 5, true, &out, NULL, NULL), CT_ERR_INDEX, DIM5);
+    FAILS_R(ct_unique_dim(ct_zeros(CT_SHAPE(2, 0), CT_F32), 0, true, &out, NULL, NULL), CT_ERR_RUNTIME,
+            "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+    FAILS_NULL_R(ct_unique_consecutive(NULL_T, &out, &inv, &counts), "unique_consecutive(): argument 'input' (position 1)");
+    FAILS_NULL_R(ct_unique_consecutive_dim(NULL_T, 0, &out, &inv, &counts),
+                 "unique_consecutive_dim(): argument 'input' (position 1)");
+    FAILS_R(ct_unique_consecutive_dim(x, -3, &out, &inv, &counts), CT_ERR_INDEX,
+            "Dimension out of range (expected to be in range of [-2, 1], but got -3)");
+    FAILS_NULL_R(ct_nonzero_as_tuple(NULL_T, parts, &n), "nonzero_as_tuple(): argument 'input' (position 1)");
+    CHECK(parts[0] == x && parts[1] == x);
+    /* searchsorted: the boundaries' leading dims must be the values' */
+    FAILS_NULL(ct_searchsorted(NULL_T, one, o), "searchsorted(): argument 'sorted_sequence' (position 1)");
+    FAILS_NULL(ct_searchsorted(row, NULL_T, o), "searchsorted(): argument 'input' (position 2)");
+    FAILS_T(ct_searchsorted(x, ct_ones(CT_SHAPE(3), CT_F32), o), CT_ERR_RUNTIME,
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+            "tensor and input value tensor must match, but we got boundaries tensor [2, 3] and input value tensor [3]");
+    FAILS_T(ct_searchsorted(ct_scalar_tensor(ct_int(1), CT_F32), one, o), CT_ERR_RUNTIME,
+            "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension");
+    FAILS_T(ct_searchsorted(input(BOOL), input(BOOL), o), CT_ERR_RUNTIME, NOT_FOR("searchsorted_out_cpu", "Bool"));
+    o.side = "middle";
+    FAILS_T(ct_searchsorted(row, one, o), CT_ERR_RUNTIME,
+            "torch.searchsorted(): side can only be 'left' or 'right' but got middle");
+    o.side = "left";
+    o.right = true;
+    FAILS_T(ct_searchsorted(row, one, o), CT_ERR_RUNTIME,
+            "torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True");
+    memset(&o, 0, sizeof o);
+    o.sorter = ct_zeros(CT_SHAPE(2), CT_I32);
+    FAILS_T(ct_searchsorted(row, one, o), CT_ERR_RUNTIME,
+            "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype Int");
+    o.sorter = ct_zeros(CT_SHAPE(3), CT_I64);
+    FAILS_T(ct_searchsorted(row, one, o), CT_ERR_RUNTIME,
+            "torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor [2]and got "
+            "sorter tensor [3]");
+    /* PyTorch reads outside the boundaries for a sorter index out of range; ctorch must not */
+    o.sorter = ct_full(CT_SHAPE(2), ct_int(5), CT_I64);
+    ct_searchsorted(row, one, o);
+    ct_clear_error();
+    memset(&o, 0, sizeof o);
+    FAILS_NULL(ct_searchsorted_scalar(NULL_T, ct_int(1), o), "searchsorted_scalar(): argument 'sorted_sequence' (position 1)");
+    FAILS_T(ct_searchsorted_scalar(ct_scalar_tensor(ct_int(1), CT_F32), ct_float(1), o), CT_ERR_RUNTIME,
+            "torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, but we got "
+            "boundaries tensor dim(0) and input value's dim(0) numel(1)");
+}
+
+/* ---------------------------------------------------------------- autograd */
+
+/* A fresh graph: l (a 2x3 leaf that requires grad), y = l * l; k (a 0-d
+ * leaf), s = k * k (pointwise ops: every one records its node). */
+static void graph(ct_tensor **l, ct_tensor **y, ct_tensor **k, ct_tensor **s)
+{
+    *l = leaf();
+    *y = ct_mul(*l, *l);
+    *k = ct_scalar_tensor(ct_float(3), CT_F32);
+    ct_requires_grad_(*k, true);
+    *s = ct_mul(*k, *k);
+}
+
+static ct_tensor *keep_grad(ct_tensor *grad, void *user)
+{
+    (void)grad, (void)user;
+    return NULL;
+}
+
+static const char *const NOT_REQUIRED = "element 0 of tensors does not require grad and does not have a grad_fn";
+static const char *const IMPLICIT = "grad can be implicitly created only for scalar outputs";
+static const char *const MISMATCH = "Mismatch in shape: grad_output[0] has a shape of torch.Size([4]) and output[0] has "
+                                    "a shape of torch.Size([2, 3]).";
+
+/* The getters answer neutrally for NULL, as ct_dim does; setting a gradient
+ * checks it against the tensor, and a refused one leaves .grad as it was. */
+static void test_gradients_and_nodes(void)
+{
+    ct_tensor *l, *y, *k, *s, *x = input(F32);
+    int nr = 7;
+    graph(&l, &y, &k, &s);
+    CHECK(ct_grad(NULL_T) == NULL && !ct_is_leaf(NULL_T) && ct_grad_fn(NULL_T) == NULL && !ct_retains_grad(NULL_T));
+    CHECK(ct_node_name(NULL) == NULL && ct_node_num_next(NULL) == 0 && ct_node_next(NULL, 0, &nr) == NULL);
+    CHECK_INT(ct_last_error_code(), CT_OK);
+    /* grad_fn.next_functions[5] of a node with two */
+    FAILS_T(ct_node_next(ct_grad_fn(y), 5, &nr), CT_ERR_INDEX, "tuple index out of range");
+    FAILS_NULL_R(ct_set_grad(NULL_T, x), "set_grad(): argument 'self' (position 1)");
+    FAILS_R(ct_set_grad(l, four(F32)), CT_ERR_RUNTIME, "assigned grad has data of a different size");
+    FAILS_R(ct_set_grad(l, input(F64)), CT_ERR_RUNTIME, "assigned grad has data of a different type");
+    FAILS_R(ct_set_grad(x, input(I64)), CT_ERR_RUNTIME, "assigned grad has data of a different type");
+    FAILS_R(ct_set_grad(l, l), CT_ERR_RUNTIME, "can't assign Variable as its own grad");
+    CHECK(ct_grad(l) == NULL);
+    FAILS_NULL_R(ct_retain_grad(NULL_T), "retain_grad(): argument 'self' (position 1)");
+    FAILS_R(ct_retain_grad(x), CT_ERR_RUNTIME, "can't retain_grad on Tensor that has requires_grad=False");
+    CHECK(!ct_retains_grad(x));
+    FAILS_NULL(ct_data(NULL_T), "data(): argument 'self' (position 1)");
+    FAILS_NULL_R(ct_detach_(NULL_T), "detach_(): argument 'self' (position 1)");
+    ct_tensor *row = ct_narrow(y, 0, 0, 1);
+    FAILS_R(ct_detach_(row), CT_ERR_RUNTIME,
+            "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
+            "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
+            "detach_() cannot be called on these gradients. To fix this error, please refer to the "
+            "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+    CHECK(ct_grad_fn(row) != NULL);
+}
+
+/* A refused backward accumulates nothing and leaves the graph usable. */
+static void test_backward(void)
+{
+    ct_tensor *l, *y, *k, *s, *x = input(F32);
+    const ct_tensor *none[1] = {NULL_T}, *xs[1] = {x}, *roots[2] = {NULL_T, NULL_T}, *grads[1] = {four(F32)};
+    ct_backward_opts o, with_none, empty, with_x;
+    memset(&o, 0, sizeof o);
+    with_none = empty = with_x = o;
+    with_none.inputs = none;
+    with_none.n_inputs = 1;
+    empty.inputs = xs;
+    with_x.inputs = xs;
+    with_x.n_inputs = 1;
+    graph(&l, &y, &k, &s);
+    FAILS_NULL_R(ct_backward(NULL_T, NULL_T, o), "backward(): argument 'self' (position 1)");
+    FAILS_R(ct_backward(x, NULL_T, o), CT_ERR_RUNTIME, NOT_REQUIRED);
+    FAILS_R(ct_backward(y, NULL_T, o), CT_ERR_RUNTIME, IMPLICIT);
+    FAILS_R(ct_backward(y, four(F32), o), CT_ERR_RUNTIME, MISMATCH);
+    FAILS_R(ct_backward(s, NULL_T, with_none), CT_ERR_RUNTIME, "all inputs have to be Tensors, but got NULL");
+    FAILS_R(ct_backward(s, NULL_T, with_x), CT_ERR_RUNTIME, "can't retain_grad on Tensor that has requires_grad=False");
+    CHECK(ct_grad(k) == NULL);
+    CHECK_OK(ct_backward(s, NULL_T, o));
+    FAILS_R(ct_backward(s, NULL_T, o), CT_ERR_RUNTIME,
+            "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+            "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+            "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
+            "you need to access saved tensors after calling backward.");
+    /* an inputs list of no tensors (a negative count is none) */
+    graph(&l, &y, &k, &s);
+    FAILS_R(ct_backward(s, NULL_T, empty), CT_ERR_RUNTIME, "'inputs' argument to backward() cannot be empty.");
+    empty.n_inputs = -1;
+    FAILS_R(ct_backward(s, NULL_T, empty), CT_ERR_RUNTIME, "'inputs' argument to backward() cannot be empty.");
+    CHECK(ct_grad(k) == NULL);
+    graph(&l, &y, &k, &s);
+    roots[0] = y;
+    FAILS_R(ct_autograd_backward(NULL, NULL, 1, o), CT_ERR_TYPE,
+            "autograd_backward(): argument 'tensors' (position 1) must be tuple of Tensors, not NULL");
+    FAILS_R(ct_autograd_backward(roots, NULL, 2, o), CT_ERR_TYPE, "expected Tensor as element 1 in argument 0, but got NULL");
+    FAILS_R(ct_autograd_backward(roots, NULL, 1, o), CT_ERR_RUNTIME, IMPLICIT);
+    FAILS_R(ct_autograd_backward(roots, grads, 1, o), CT_ERR_RUNTIME, MISMATCH);
+    FAILS_R(ct_autograd_backward(xs, NULL, 1, o), CT_ERR_RUNTIME, NOT_REQUIRED);
+    /* torch.autograd.backward([]) does nothing */
+    CHECK_OK(ct_autograd_backward(roots, NULL, 0, o));
+    CHECK(ct_grad(l) == NULL);
+}
+
+static void test_autograd_grad(void)
+{
+    ct_tensor *l, *y, *k, *s, *x = input(F32), *out[1] = {NULL_T};
+    ct_tensor *unused = leaf();
+    const ct_tensor *outs[1], *ins[1], *none[1] = {NULL_T}, *xs[1] = {x}, *others[1] = {unused}, *grads[1] = {four(F32)};
+    ct_grad_opts o;
+    memset(&o, 0, sizeof o);
+    graph(&l, &y, &k, &s);
+    outs[0] = s;
+    ins[0] = k;
+    FAILS_R(ct_autograd_grad(NULL, 1, ins, 1, NULL, out, o), CT_ERR_TYPE,
+            "autograd_grad(): argument 'outputs' (position 1) must be tuple of Tensors, not NULL");
+    FAILS_R(ct_autograd_grad(outs, 1, NULL, 1, NULL, out, o), CT_ERR_TYPE,
+            "autograd_grad(): argument 'inputs' (position 2) must be tuple of Tensors, not NULL");
+    FAILS_R(ct_autograd_grad(outs, 1, ins, 1, NULL, NULL, o), CT_ERR_RUNTIME,
+            "grad(): outputs, inputs and grads must be given");
+    FAILS_R(ct_autograd_grad(none, 1, ins, 1, NULL, out, o), CT_ERR_TYPE,
+            "expected Tensor as element 0 in argument 0, but got NULL");
+    FAILS_R(ct_autograd_grad(outs, 1, none, 1, NULL, out, o), CT_ERR_RUNTIME, "all inputs have to be Tensors, but got NULL");
+    FAILS_R(ct_autograd_grad(outs, 1, ins, 0, NULL, out, o), CT_ERR_VALUE, "grad requires non-empty inputs.");
+    FAILS_R(ct_autograd_grad(outs, 1, xs, 1, NULL, out, o), CT_ERR_RUNTIME,
+            "One of the differentiated Tensors does not require grad");
+    FAILS_R(ct_autograd_grad(outs, 1, others, 1, NULL, out, o), CT_ERR_RUNTIME,
+            "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if "
+            "this is the desired behavior.");
+    outs[0] = y;
+    ins[0] = l;
+    FAILS_R(ct_autograd_grad(outs, 1, ins, 1, NULL, out, o), CT_ERR_RUNTIME, IMPLICIT);
+    FAILS_R(ct_autograd_grad(outs, 1, ins, 1, grads, out, o), CT_ERR_RUNTIME, MISMATCH);
+    CHECK(out[0] == NULL && ct_grad(l) == NULL && ct_grad(k) == NULL);
+}
+
+/* Hooks: on a tensor that requires grad (a leaf, for post-accumulate ones), a
+ * hook that is a function, an id that was given out. */
+static void test_hooks(void)
+{
+    ct_tensor *l, *y, *k, *s, *x = input(F32);
+    const char *no_grad = "cannot register a hook on a tensor that doesn't require gradient";
+    graph(&l, &y, &k, &s);
+    FAILS_NULL_R(ct_register_hook(NULL_T, keep_grad, NULL), "register_hook(): argument 'self' (position 1)");
+    FAILS_R(ct_register_hook(x, keep_grad, NULL), CT_ERR_RUNTIME, no_grad);
+    FAILS_R(ct_register_hook(l, NULL, NULL), CT_ERR_VALUE, "register_hook(): hook is NULL");
+    FAILS_NULL_R(ct_remove_hook(NULL_T, 0), "remove_hook(): argument 'self' (position 1)");
+    FAILS_R(ct_remove_hook(l, 12345), CT_ERR_VALUE, "remove_hook(): no hook with id 12345 on this tensor");
+    FAILS_NULL_R(ct_register_post_accumulate_grad_hook(NULL_T, keep_grad, NULL),
+                 "register_post_accumulate_grad_hook(): argument 'self' (position 1)");
+    FAILS_R(ct_register_post_accumulate_grad_hook(x, keep_grad, NULL), CT_ERR_RUNTIME, no_grad);
+    FAILS_R(ct_register_post_accumulate_grad_hook(y, keep_grad, NULL), CT_ERR_RUNTIME,
+            "post accumulate grad hooks cannot be registered on non-leaf tensors");
+    FAILS_R(ct_register_post_accumulate_grad_hook(l, NULL, NULL), CT_ERR_VALUE,
+            "register_post_accumulate_grad_hook(): hook is NULL");
+    FAILS_R(ct_node_register_prehook(NULL, keep_grad, NULL), CT_ERR_VALUE, "register_prehook(): node or hook is NULL");
+    FAILS_R(ct_node_register_prehook(ct_grad_fn(y), NULL, NULL), CT_ERR_VALUE, "register_prehook(): node or hook is NULL");
+    FAILS_R(ct_node_register_hook(NULL, keep_grad, NULL), CT_ERR_VALUE, "register_hook(): node or hook is NULL");
+    FAILS_R(ct_node_register_hook(ct_grad_fn(y), NULL, NULL), CT_ERR_VALUE, "register_hook(): node or hook is NULL");
+    ct_backward_opts o;
+    memset(&o, 0, sizeof o);
+    CHECK_OK(ct_backward(s, NULL_T, o));
+}
+
 /* Whether a function name appears as a call or reference in this file. */
 static int mentioned(const char *source, const char *fn)
 {
@@ -1624,7 +1875,10 @@ static const char *const no_bad_input[] = {
     "ct_shape_make", "ct_scope_begin", "ct_scope_end", "ct_manual_seed", "ct_initial_seed", "ct_seed",
     "ct_default_generator", "ct_generator_new", "ct_generator_free", "ct_generator_manual_seed",
     "ct_generator_initial_seed", "ct_generator_state_size", "ct_generator_get_state", "ct_print_opts_init",
-    "ct_get_printoptions", "ct_op_count", "ct_op_name", NULL};
+    "ct_get_printoptions", "ct_op_count", "ct_op_name",
+    /* grad and anomaly modes: they take nothing, or a bool or a mode struct whose every value is a valid mode */
+    "ct_no_grad", "ct_enable_grad", "ct_inference_mode", "ct_set_grad_enabled", "ct_grad_mode_restore",
+    "ct_is_grad_enabled", "ct_is_inference_mode_enabled", "ct_set_detect_anomaly", "ct_is_anomaly_enabled", NULL};
 
 static void test_every_function_is_exercised(void)
 {
@@ -1681,6 +1935,12 @@ int main(void)
     RUN(test_index_select_add_copy);
     RUN(test_index_fill_and_masks);
     RUN(test_take_and_one_hot);
+    RUN(test_sort_and_select);
+    RUN(test_unique_nonzero_searchsorted);
+    RUN(test_gradients_and_nodes);
+    RUN(test_backward);
+    RUN(test_autograd_grad);
+    RUN(test_hooks);
     RUN(test_every_function_is_exercised);
     return ct_test_report();
 }
