@@ -672,6 +672,9 @@ static void test_two_tensor_inplace_functions(void)
     }
     /* PyTorch lets the logical ops, which are not differentiable, write to a leaf that requires grad */
     CHECK_OK(ct_logical_and_(leaf(), input(F32)));
+    /* its autograd layer refuses the leaf before the op looks at the other operand */
+    ct_tensor *t;
+    REFUSED("ct_add_", t, leaf(), ct_add_(t, four(F32)), LEAF);
 }
 
 /* Functions of a tensor and a Python number: NULL, and the inputs PyTorch refuses. */
