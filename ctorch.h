@@ -10649,7 +10649,11 @@ ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool kee
     return r;
 }
 
-ct_tensor *ct_norm(const ct_tensor *input, double p) { return ct_norm_dim(input, p, CT_SHAPE0, false, CT_DEFAULT); }
+ct_tensor *ct_norm(const ct_tensor *input, double p)
+{
+    CT__ARG(input, "input", 1);
+    return ct_norm_dim(input, p, CT_SHAPE0, false, CT_DEFAULT);
+}
 
 ct_tensor *ct_norm_fro(const ct_tensor *input, ct_shape dims, bool keepdim)
 {
@@ -10817,7 +10821,7 @@ ct_tensor *ct_cumprod(const ct_tensor *input, int dim, ct_dtype dtype)
 
 static ct_result ct__cum_(ct__aop op, ct_tensor *self, int dim, ct_dtype dtype)
 {
-    if (ct__check_dtype(dtype) != CT_OK) return ct_last_error_code();
+    if (ct__check_dtype(dtype) != CT_OK || ct__check_inplace_grad(self) != CT_OK) return ct_last_error_code();
     if (dtype != CT_DEFAULT && dtype != self->dtype)
         return ct__fail(CT_ERR_RUNTIME, "Bad in-place call: input tensor dtype %s and output tensor dtype %s should match",
                         ct__typemeta_name(self->dtype), ct__typemeta_name(dtype));
@@ -11407,14 +11411,14 @@ static int64_t ct__split(const ct_tensor *t, int64_t split_size, int dim, ct_ten
 
 int64_t ct_split(const ct_tensor *t, int64_t split_size, int dim, ct_tensor **out, int64_t capacity)
 {
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "tensor", 1);
     return ct__split(t, split_size, dim, out, capacity);
 }
 
 int64_t ct_split_with_sizes(const ct_tensor *t, ct_shape sizes, int dim, ct_tensor **out, int64_t capacity)
 {
     char buf[512];
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "input", 1);
     if (t->ndim == 0) return ct__fail(CT_ERR_RUNTIME, "split expects at least a 1-dimensional tensor");
     if (sizes.ndim < 0 || sizes.ndim > CT_MAX_DIMS)
         return ct__fail(CT_ERR_VALUE, "split_with_sizes: ctorch takes at most %d sizes", CT_MAX_DIMS);
@@ -11441,7 +11445,7 @@ int64_t ct_split_with_sizes(const ct_tensor *t, ct_shape sizes, int dim, ct_tens
 
 int64_t ct_chunk(const ct_tensor *t, int64_t chunks, int dim, ct_tensor **out, int64_t capacity)
 {
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "input", 1);
     if (t->ndim == 0) return ct__fail(CT_ERR_RUNTIME, "chunk expects at least a 1-dimensional tensor");
     if (chunks <= 0)
         return ct__fail(CT_ERR_RUNTIME, "chunk expects `chunks` to be greater than 0, got: %lld", (long long)chunks);
@@ -11455,7 +11459,7 @@ int64_t ct_chunk(const ct_tensor *t, int64_t chunks, int dim, ct_tensor **out, i
 
 int64_t ct_unbind(const ct_tensor *t, int dim, ct_tensor **out, int64_t capacity)
 {
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "input", 1);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0 || (d = ct__wrap_dim_strict(d, t->ndim)) < 0) return ct_last_error_code();
     int64_t count = t->sizes[d];
@@ -11582,7 +11586,7 @@ ct_tensor *ct_repeat(const ct_tensor *t, ct_shape repeats)
 
 ct_tensor *ct_tile(const ct_tensor *t, ct_shape dims)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     if (dims.ndim >= 0 && dims.ndim < t->ndim) { /* leading 1s up to t's rank */
         int lead = t->ndim - dims.ndim;
         memmove(dims.size + lead, dims.size, sizeof(int64_t) * (size_t)dims.ndim);
@@ -11693,7 +11697,7 @@ ct_tensor *ct_repeat_interleave_dim(const ct_tensor *t, int64_t repeats, int dim
 static ct_tensor *ct__flip(const ct_tensor *t, ct_shape dims)
 {
     bool flip[CT_MAX_DIMS] = {false};
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     if (dims.ndim < 0 || dims.ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_VALUE, "flip: ctorch takes at most %d dims", CT_MAX_DIMS);
         return NULL;
@@ -11750,7 +11754,11 @@ static ct_tensor *ct__roll1(const ct_tensor *t, int64_t shift, int dim)
 
 static ct_tensor *ct__roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
+    if (shifts.ndim > CT_MAX_DIMS || dims.ndim < 0 || dims.ndim > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_VALUE, "roll: ctorch takes at most %d dims", CT_MAX_DIMS);
+        return NULL;
+    }
     if (dims.ndim == 1 && shifts.ndim == 1) return ct__roll1(t, shifts.size[0], (int)dims.size[0]);
     if (shifts.ndim <= 0) {
         ct__fail(CT_ERR_RUNTIME, "`shifts` required");
@@ -11866,11 +11874,11 @@ static ct_result ct__scatter_shape_check(const ct_tensor *self, int d, const ct_
 }
 
 /* The kernel for scatter's reduce argument: NULL replaces; "add" and "multiply" combine. */
-static ct_result ct__scatter_kind(const char *reduce, bool reducing, ct__index_kind *kind)
+static ct_result ct__scatter_kind(const char *reduce, bool reducing, bool inplace, ct__index_kind *kind)
 {
     *kind = CT__INDEX_SCATTER;
     if (!reducing) return CT_OK;
-    if (!reduce) return ct__fail(CT_ERR_TYPE, "scatter(): argument 'reduce' must be str, not NULL");
+    if (!reduce) return ct__fail(CT_ERR_TYPE, "scatter%s(): argument 'reduce' must be str, not NULL", inplace ? "_" : "");
     if (!strcmp(reduce, "add")) *kind = CT__INDEX_SCATTER_ADD;
     else if (!strcmp(reduce, "multiply")) *kind = CT__INDEX_SCATTER_MUL;
     else return ct__fail(CT_ERR_RUNTIME, "reduce argument must be either add or multiply.");
@@ -11884,15 +11892,16 @@ static ct_result ct__scatter(ct_tensor *self, bool inplace, int dim, const ct_te
 {
     ct__index_kind kind;
     uint64_t elem = 0, one = 0;
+    ct_result r; /* a leaf that requires grad is refused by the in-place callers */
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     if (ct_numel(index) && index->dtype != CT_I64)
         return ct__fail(CT_ERR_RUNTIME, "scatter(): Expected dtype int64 for index");
     if (src && src->dtype != self->dtype)
         return ct__fail(CT_ERR_RUNTIME, "scatter(): Expected self.dtype to be equal to src.dtype");
-    ct_result r = ct__scatter_shape_check(self, d, index, src);
+    r = ct__scatter_shape_check(self, d, index, src);
     if (r == CT_OK && inplace) r = ct__check_no_overlap(self, index, src);
-    if (r == CT_OK) r = ct__scatter_kind(reduce, reducing, &kind);
+    if (r == CT_OK) r = ct__scatter_kind(reduce, reducing, inplace, &kind);
     if (r != CT_OK) return r;
     if (add) kind = CT__INDEX_SCATTER_ADD;
     int64_t size = ct__ne_size(self, d);
@@ -12024,7 +12033,7 @@ ct_result ct_scatter_add_(ct_tensor *t, int dim, const ct_tensor *index, const c
 
 static ct_tensor *ct__index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0) return NULL;
@@ -12150,9 +12159,10 @@ static ct_result ct__index_add(ct_tensor *self, bool inplace, int dim, const ct_
                                ct_scalar alpha, ct_tensor **result)
 {
     uint64_t al = 0;
+    ct_result r; /* a leaf that requires grad is refused by the in-place callers */
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
-    ct_result r = ct__index_add_checks(self, d, index, source);
+    r = ct__index_add_checks(self, d, index, source);
     if (r == CT_OK && inplace) r = ct__check_no_overlap(self, index, source);
     if (r != CT_OK) return r;
     int64_t n = ct_numel(index);
@@ -12187,6 +12197,9 @@ static ct_result ct__index_add(ct_tensor *self, bool inplace, int dim, const ct_
 
 ct_tensor *ct_index_add(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
 {
+    CT__ARG(t, "input", 1);
+    CT__ARG(index, "index", 3);
+    CT__ARG(source, "source", 4);
     return ct_index_add_alpha(t, dim, index, source, ct_int(1));
 }
 
@@ -12206,6 +12219,9 @@ ct_tensor *ct_index_add_alpha(const ct_tensor *t, int dim, const ct_tensor *inde
 
 ct_result ct_index_add_(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
 {
+    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(index, "index", 3);
+    CT__ARG_R(source, "source", 4);
     return ct_index_add_alpha_(t, dim, index, source, ct_int(1));
 }
 
@@ -12250,10 +12266,10 @@ static ct_result ct__index_copy(ct_tensor *self, bool inplace, int dim, const ct
                                 ct_tensor **result)
 {
     char b1[256], b2[256];
+    ct_result r; /* a leaf that requires grad is refused by the in-place callers */
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
-    ct_result r = inplace ? ct__check_no_overlap(self, index, source) : CT_OK;
-    if (r != CT_OK) return r;
+    if (inplace && (r = ct__check_no_overlap(self, index, source)) != CT_OK) return r;
     int64_t n = ct_numel(index);
     if (index->ndim >= 2)
         return ct__fail(CT_ERR_INDEX, "index_copy_(): Index should have dimension 1 or 0 (got %d)", index->ndim);
@@ -12567,7 +12583,7 @@ ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 static ct_tensor *ct__take(const ct_tensor *t, const ct_tensor *index)
 {
     static const int64_t one = 1;
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 2);
     if (index->dtype != CT_I64) {
         ct__fail(CT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s", ct__dtype_title(index->dtype));
@@ -12607,7 +12623,7 @@ ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
 
 ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     if (t->dtype != CT_I64) {
         ct__fail(CT_ERR_RUNTIME, "one_hot is only applicable to index tensor.");
         return NULL;
@@ -12852,8 +12868,6 @@ static ct_result ct__unique_dim_empty(const ct_tensor *input, int d, ct_tensor *
 static ct_result ct__unique_dim(ct__op op, const ct_tensor *input, int dim, ct_tensor **output, ct_tensor **inverse,
                                 ct_tensor **counts)
 {
-    ct__sort_clear_results(output, inverse, counts);
-    CT__ARG_R(input, "input", 1);
     int d = ct__wrap_dim_strict(dim, input->ndim);
     if (d < 0) return ct_last_error_code();
     if (ct_numel(input) == 0) return ct__unique_dim_empty(input, d, output, inverse, counts);
@@ -12880,12 +12894,16 @@ ct_result ct_unique_dim(const ct_tensor *input, int dim, bool sorted, ct_tensor 
                         ct_tensor **counts)
 {
     (void)sorted; /* PyTorch sorts the slices either way */
+    ct__sort_clear_results(output, inverse, counts);
+    CT__ARG_R(input, "input", 1);
     return ct__unique_dim(CT__OP_unique, input, dim, output, inverse, counts);
 }
 
 ct_result ct_unique_consecutive_dim(const ct_tensor *input, int dim, ct_tensor **output, ct_tensor **inverse,
                                     ct_tensor **counts)
 {
+    ct__sort_clear_results(output, inverse, counts);
+    CT__ARG_R(input, "input", 1);
     return ct__unique_dim(CT__OP_unique_consecutive, input, dim, output, inverse, counts);
 }
 

@@ -477,14 +477,14 @@ static int64_t ct__split(const ct_tensor *t, int64_t split_size, int dim, ct_ten
 
 int64_t ct_split(const ct_tensor *t, int64_t split_size, int dim, ct_tensor **out, int64_t capacity)
 {
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "tensor", 1);
     return ct__split(t, split_size, dim, out, capacity);
 }
 
 int64_t ct_split_with_sizes(const ct_tensor *t, ct_shape sizes, int dim, ct_tensor **out, int64_t capacity)
 {
     char buf[512];
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "input", 1);
     if (t->ndim == 0) return ct__fail(CT_ERR_RUNTIME, "split expects at least a 1-dimensional tensor");
     if (sizes.ndim < 0 || sizes.ndim > CT_MAX_DIMS)
         return ct__fail(CT_ERR_VALUE, "split_with_sizes: ctorch takes at most %d sizes", CT_MAX_DIMS);
@@ -511,7 +511,7 @@ int64_t ct_split_with_sizes(const ct_tensor *t, ct_shape sizes, int dim, ct_tens
 
 int64_t ct_chunk(const ct_tensor *t, int64_t chunks, int dim, ct_tensor **out, int64_t capacity)
 {
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "input", 1);
     if (t->ndim == 0) return ct__fail(CT_ERR_RUNTIME, "chunk expects at least a 1-dimensional tensor");
     if (chunks <= 0)
         return ct__fail(CT_ERR_RUNTIME, "chunk expects `chunks` to be greater than 0, got: %lld", (long long)chunks);
@@ -525,7 +525,7 @@ int64_t ct_chunk(const ct_tensor *t, int64_t chunks, int dim, ct_tensor **out, i
 
 int64_t ct_unbind(const ct_tensor *t, int dim, ct_tensor **out, int64_t capacity)
 {
-    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(t, "input", 1);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0 || (d = ct__wrap_dim_strict(d, t->ndim)) < 0) return ct_last_error_code();
     int64_t count = t->sizes[d];
@@ -652,7 +652,7 @@ ct_tensor *ct_repeat(const ct_tensor *t, ct_shape repeats)
 
 ct_tensor *ct_tile(const ct_tensor *t, ct_shape dims)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     if (dims.ndim >= 0 && dims.ndim < t->ndim) { /* leading 1s up to t's rank */
         int lead = t->ndim - dims.ndim;
         memmove(dims.size + lead, dims.size, sizeof(int64_t) * (size_t)dims.ndim);
@@ -763,7 +763,7 @@ ct_tensor *ct_repeat_interleave_dim(const ct_tensor *t, int64_t repeats, int dim
 static ct_tensor *ct__flip(const ct_tensor *t, ct_shape dims)
 {
     bool flip[CT_MAX_DIMS] = {false};
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     if (dims.ndim < 0 || dims.ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_VALUE, "flip: ctorch takes at most %d dims", CT_MAX_DIMS);
         return NULL;
@@ -820,7 +820,11 @@ static ct_tensor *ct__roll1(const ct_tensor *t, int64_t shift, int dim)
 
 static ct_tensor *ct__roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
+    if (shifts.ndim > CT_MAX_DIMS || dims.ndim < 0 || dims.ndim > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_VALUE, "roll: ctorch takes at most %d dims", CT_MAX_DIMS);
+        return NULL;
+    }
     if (dims.ndim == 1 && shifts.ndim == 1) return ct__roll1(t, shifts.size[0], (int)dims.size[0]);
     if (shifts.ndim <= 0) {
         ct__fail(CT_ERR_RUNTIME, "`shifts` required");
@@ -936,11 +940,11 @@ static ct_result ct__scatter_shape_check(const ct_tensor *self, int d, const ct_
 }
 
 /* The kernel for scatter's reduce argument: NULL replaces; "add" and "multiply" combine. */
-static ct_result ct__scatter_kind(const char *reduce, bool reducing, ct__index_kind *kind)
+static ct_result ct__scatter_kind(const char *reduce, bool reducing, bool inplace, ct__index_kind *kind)
 {
     *kind = CT__INDEX_SCATTER;
     if (!reducing) return CT_OK;
-    if (!reduce) return ct__fail(CT_ERR_TYPE, "scatter(): argument 'reduce' must be str, not NULL");
+    if (!reduce) return ct__fail(CT_ERR_TYPE, "scatter%s(): argument 'reduce' must be str, not NULL", inplace ? "_" : "");
     if (!strcmp(reduce, "add")) *kind = CT__INDEX_SCATTER_ADD;
     else if (!strcmp(reduce, "multiply")) *kind = CT__INDEX_SCATTER_MUL;
     else return ct__fail(CT_ERR_RUNTIME, "reduce argument must be either add or multiply.");
@@ -954,15 +958,16 @@ static ct_result ct__scatter(ct_tensor *self, bool inplace, int dim, const ct_te
 {
     ct__index_kind kind;
     uint64_t elem = 0, one = 0;
+    ct_result r; /* a leaf that requires grad is refused by the in-place callers */
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     if (ct_numel(index) && index->dtype != CT_I64)
         return ct__fail(CT_ERR_RUNTIME, "scatter(): Expected dtype int64 for index");
     if (src && src->dtype != self->dtype)
         return ct__fail(CT_ERR_RUNTIME, "scatter(): Expected self.dtype to be equal to src.dtype");
-    ct_result r = ct__scatter_shape_check(self, d, index, src);
+    r = ct__scatter_shape_check(self, d, index, src);
     if (r == CT_OK && inplace) r = ct__check_no_overlap(self, index, src);
-    if (r == CT_OK) r = ct__scatter_kind(reduce, reducing, &kind);
+    if (r == CT_OK) r = ct__scatter_kind(reduce, reducing, inplace, &kind);
     if (r != CT_OK) return r;
     if (add) kind = CT__INDEX_SCATTER_ADD;
     int64_t size = ct__ne_size(self, d);
@@ -1094,7 +1099,7 @@ ct_result ct_scatter_add_(ct_tensor *t, int dim, const ct_tensor *index, const c
 
 static ct_tensor *ct__index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0) return NULL;
@@ -1220,9 +1225,10 @@ static ct_result ct__index_add(ct_tensor *self, bool inplace, int dim, const ct_
                                ct_scalar alpha, ct_tensor **result)
 {
     uint64_t al = 0;
+    ct_result r; /* a leaf that requires grad is refused by the in-place callers */
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
-    ct_result r = ct__index_add_checks(self, d, index, source);
+    r = ct__index_add_checks(self, d, index, source);
     if (r == CT_OK && inplace) r = ct__check_no_overlap(self, index, source);
     if (r != CT_OK) return r;
     int64_t n = ct_numel(index);
@@ -1257,6 +1263,9 @@ static ct_result ct__index_add(ct_tensor *self, bool inplace, int dim, const ct_
 
 ct_tensor *ct_index_add(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
 {
+    CT__ARG(t, "input", 1);
+    CT__ARG(index, "index", 3);
+    CT__ARG(source, "source", 4);
     return ct_index_add_alpha(t, dim, index, source, ct_int(1));
 }
 
@@ -1276,6 +1285,9 @@ ct_tensor *ct_index_add_alpha(const ct_tensor *t, int dim, const ct_tensor *inde
 
 ct_result ct_index_add_(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
 {
+    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(index, "index", 3);
+    CT__ARG_R(source, "source", 4);
     return ct_index_add_alpha_(t, dim, index, source, ct_int(1));
 }
 
@@ -1320,10 +1332,10 @@ static ct_result ct__index_copy(ct_tensor *self, bool inplace, int dim, const ct
                                 ct_tensor **result)
 {
     char b1[256], b2[256];
+    ct_result r; /* a leaf that requires grad is refused by the in-place callers */
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
-    ct_result r = inplace ? ct__check_no_overlap(self, index, source) : CT_OK;
-    if (r != CT_OK) return r;
+    if (inplace && (r = ct__check_no_overlap(self, index, source)) != CT_OK) return r;
     int64_t n = ct_numel(index);
     if (index->ndim >= 2)
         return ct__fail(CT_ERR_INDEX, "index_copy_(): Index should have dimension 1 or 0 (got %d)", index->ndim);
@@ -1637,7 +1649,7 @@ ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 static ct_tensor *ct__take(const ct_tensor *t, const ct_tensor *index)
 {
     static const int64_t one = 1;
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 2);
     if (index->dtype != CT_I64) {
         ct__fail(CT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s", ct__dtype_title(index->dtype));
@@ -1677,7 +1689,7 @@ ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
 
 ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
 {
-    CT__ARG(t, "self", 1);
+    CT__ARG(t, "input", 1);
     if (t->dtype != CT_I64) {
         ct__fail(CT_ERR_RUNTIME, "one_hot is only applicable to index tensor.");
         return NULL;

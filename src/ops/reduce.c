@@ -612,7 +612,11 @@ ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool kee
     return r;
 }
 
-ct_tensor *ct_norm(const ct_tensor *input, double p) { return ct_norm_dim(input, p, CT_SHAPE0, false, CT_DEFAULT); }
+ct_tensor *ct_norm(const ct_tensor *input, double p)
+{
+    CT__ARG(input, "input", 1);
+    return ct_norm_dim(input, p, CT_SHAPE0, false, CT_DEFAULT);
+}
 
 ct_tensor *ct_norm_fro(const ct_tensor *input, ct_shape dims, bool keepdim)
 {
@@ -780,7 +784,7 @@ ct_tensor *ct_cumprod(const ct_tensor *input, int dim, ct_dtype dtype)
 
 static ct_result ct__cum_(ct__aop op, ct_tensor *self, int dim, ct_dtype dtype)
 {
-    if (ct__check_dtype(dtype) != CT_OK) return ct_last_error_code();
+    if (ct__check_dtype(dtype) != CT_OK || ct__check_inplace_grad(self) != CT_OK) return ct_last_error_code();
     if (dtype != CT_DEFAULT && dtype != self->dtype)
         return ct__fail(CT_ERR_RUNTIME, "Bad in-place call: input tensor dtype %s and output tensor dtype %s should match",
                         ct__typemeta_name(self->dtype), ct__typemeta_name(dtype));

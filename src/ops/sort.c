@@ -195,8 +195,6 @@ static ct_result ct__unique_dim_empty(const ct_tensor *input, int d, ct_tensor *
 static ct_result ct__unique_dim(ct__op op, const ct_tensor *input, int dim, ct_tensor **output, ct_tensor **inverse,
                                 ct_tensor **counts)
 {
-    ct__sort_clear_results(output, inverse, counts);
-    CT__ARG_R(input, "input", 1);
     int d = ct__wrap_dim_strict(dim, input->ndim);
     if (d < 0) return ct_last_error_code();
     if (ct_numel(input) == 0) return ct__unique_dim_empty(input, d, output, inverse, counts);
@@ -223,12 +221,16 @@ ct_result ct_unique_dim(const ct_tensor *input, int dim, bool sorted, ct_tensor 
                         ct_tensor **counts)
 {
     (void)sorted; /* PyTorch sorts the slices either way */
+    ct__sort_clear_results(output, inverse, counts);
+    CT__ARG_R(input, "input", 1);
     return ct__unique_dim(CT__OP_unique, input, dim, output, inverse, counts);
 }
 
 ct_result ct_unique_consecutive_dim(const ct_tensor *input, int dim, ct_tensor **output, ct_tensor **inverse,
                                     ct_tensor **counts)
 {
+    ct__sort_clear_results(output, inverse, counts);
+    CT__ARG_R(input, "input", 1);
     return ct__unique_dim(CT__OP_unique_consecutive, input, dim, output, inverse, counts);
 }
 
