@@ -2058,6 +2058,7 @@ struct ct_tensor {
     ct__storage *storage;
     bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
     bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
+    bool is_view;        /* made by a view op (Tensor._is_view()): detach_ refuses it */
     struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
 };
 
@@ -2268,6 +2269,8 @@ static ct_result ct__check_inplace_grad(const ct_tensor *t);
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
+/* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
+static bool ct__pointwise_differentiable(ct__op op);
 /* A tensor's place in its storage: what a strided view's backward needs. */
 typedef struct ct__geom {
     int ndim;
@@ -3526,6 +3529,7 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
 /* v, a new view of t, recorded for autograd as `name` (returns v). */
 static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
 {
+    if (v) v->is_view = true;
     ct__record_view(name, kind, v, t, p);
     return v;
 }
@@ -3565,6 +3569,7 @@ ct_tensor *ct_reshape(const ct_tensor *t, ct_shape shape)
                             CT__VIEW_RESHAPE, t, NULL);
     ct_scope s = ct_scope_begin();
     ct_tensor *c = ct_contiguous(t), *r = c ? ct__view_named(c, ct_shape_make(shape.ndim, sizes), "UnsafeViewBackward0") : NULL;
+    if (r && r != c) r->is_view = false; /* a view of reshape's own copy is no view of t */
     ct_keep(r);
     ct_scope_end(s);
     return r;
@@ -7012,11 +7017,10 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
 {
     CT__ARG_R(t, "self", 1);
     if (grad) {
-        char b1[256], b2[256];
         if (grad->ndim != t->ndim || memcmp(grad->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t)))
-            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different size (%s vs %s)",
-                            ct__shape_str(grad->sizes, grad->ndim, b1, sizeof b1), ct__shape_str(t->sizes, t->ndim, b2, sizeof b2));
+            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different size");
         if (grad->dtype != t->dtype) return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different type");
+        if (grad == t) return ct__fail(CT_ERR_RUNTIME, "can't assign Variable as its own grad");
     }
     ct__ag_meta *m = ct__meta_get(t);
     if (!m) return CT__OOM();
@@ -7033,7 +7037,11 @@ int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
 
 ct_node *ct_node_next(const ct_node *n, int i, int *input_nr)
 {
-    if (!n || i < 0 || i >= n->n_next) return NULL;
+    if (!n) return NULL;
+    if (i < 0 || i >= n->n_next) {
+        ct__fail(CT_ERR_INDEX, "tuple index out of range");
+        return NULL;
+    }
     if (input_nr) *input_nr = n->next[i].input_nr;
     return n->next[i].fn;
 }
@@ -7055,6 +7063,12 @@ bool ct_retains_grad(const ct_tensor *t) { return t && t->ag && ct__meta(t)->ret
 ct_result ct_detach_(ct_tensor *t)
 {
     CT__ARG_R(t, "self", 1);
+    if (t->is_view)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                        "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, "
+                        "and hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                        "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
     if (t->ag) {
         ct__node_release(ct__meta(t)->grad_fn);
         ct__meta(t)->grad_fn = NULL;
@@ -7119,7 +7133,9 @@ int ct_register_post_accumulate_grad_hook(ct_tensor *t, ct_grad_hook hook, void 
 {
     if (!t) return (int)ct__null_arg(__func__, "self", 1);
     if (!hook) return (int)ct__fail(CT_ERR_VALUE, "register_post_accumulate_grad_hook(): hook is NULL");
-    if (!ct_is_leaf(t) || !t->requires_grad)
+    if (!ct__requires_grad(t))
+        return (int)ct__fail(CT_ERR_RUNTIME, "cannot register a hook on a tensor that doesn't require gradient");
+    if (!ct_is_leaf(t))
         return (int)ct__fail(CT_ERR_RUNTIME, "post accumulate grad hooks cannot be registered on non-leaf tensors");
     ct__ag_meta *m = ct__meta_get(t);
     return m ? ct__hook_add(&m->post_acc_hooks, hook, user, -1, NULL, false) : (int)CT__OOM();
@@ -7474,7 +7490,7 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
     if (!edges || !root_nodes) res = CT__OOM();
     for (int i = 0; i < n && res == CT_OK; i++) {
         if (!roots[i]) {
-            res = ct__null_arg("ct_backward", "tensors", i + 1);
+            res = ct__fail(CT_ERR_TYPE, "expected Tensor as element %d in argument 0, but got NULL", i);
         } else if (!ct__requires_grad(roots[i])) {
             res = ct__fail(CT_ERR_RUNTIME, "element %d of tensors does not require grad and does not have a grad_fn", i);
         } else {
@@ -7524,15 +7540,19 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
 }
 
 /* The captures for a list of inputs (autograd.grad's, or backward's inputs=). */
-static ct_result ct__captures_for(ct__run *r, const ct_tensor *const *inputs, int n)
+/* backward(inputs=) and autograd.grad word a tensor that needs no grad differently. */
+static const char ct__no_grad_input_backward[] = "can't retain_grad on Tensor that has requires_grad=False";
+static const char ct__no_grad_input_grad[] = "One of the differentiated Tensors does not require grad";
+
+static ct_result ct__captures_for(ct__run *r, const ct_tensor *const *inputs, int n, const char *no_grad_msg)
 {
     r->captures = (ct__capture *)CT_MALLOC((size_t)(n ? n : 1) * sizeof *r->captures);
     if (!r->captures) return CT__OOM();
     memset(r->captures, 0, (size_t)(n ? n : 1) * sizeof *r->captures);
     for (int i = 0; i < n; i++) {
         const ct_tensor *t = inputs[i];
-        if (!t) return ct__null_arg("ct_autograd_grad", "inputs", i + 1);
-        if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "One of the differentiated Tensors does not require grad");
+        if (!t) return ct__fail(CT_ERR_RUNTIME, "all inputs have to be Tensors, but got NULL");
+        if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "%s", no_grad_msg);
         ct__capture *c = &r->captures[r->n_captures++];
         c->tensor = t;
         if (ct_is_leaf(t)) {
@@ -7562,13 +7582,17 @@ ct_result ct_autograd_backward(const ct_tensor *const *tensors, const ct_tensor 
 {
     ct__run r;
     memset(&r, 0, sizeof r);
-    if (!tensors || n <= 0) return ct__fail(CT_ERR_RUNTIME, "backward(): no tensors to differentiate");
+    if (!tensors)
+        return ct__fail(CT_ERR_TYPE, "autograd_backward(): argument 'tensors' (position 1) must be tuple of Tensors, not NULL");
+    if (opts.inputs && opts.n_inputs <= 0)
+        return ct__fail(CT_ERR_RUNTIME, "'inputs' argument to backward() cannot be empty.");
+    if (n <= 0) return CT_OK; /* torch.autograd.backward([]) */
     r.id = CT__ATOMIC_INC(&ct__run_ids);
     r.create_graph = opts.create_graph;
     r.retain_graph = opts.retain_graph || opts.create_graph;
     r.accumulate = true;
-    r.filtered = opts.inputs && opts.n_inputs > 0;
-    ct_result res = r.filtered ? ct__captures_for(&r, opts.inputs, opts.n_inputs) : CT_OK;
+    r.filtered = opts.inputs != NULL;
+    ct_result res = r.filtered ? ct__captures_for(&r, opts.inputs, opts.n_inputs, ct__no_grad_input_backward) : CT_OK;
     if (res == CT_OK) res = ct__execute(&r, tensors, grad_tensors, n);
     ct__captures_free(&r);
     return res;
@@ -7585,13 +7609,17 @@ ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_outputs, const
 {
     ct__run r;
     memset(&r, 0, sizeof r);
-    if (!outputs || n_outputs <= 0 || !inputs || n_inputs <= 0 || !grads)
-        return ct__fail(CT_ERR_RUNTIME, "grad(): outputs, inputs and grads must be given");
+    if (!outputs)
+        return ct__fail(CT_ERR_TYPE, "autograd_grad(): argument 'outputs' (position 1) must be tuple of Tensors, not NULL");
+    if (!inputs)
+        return ct__fail(CT_ERR_TYPE, "autograd_grad(): argument 'inputs' (position 2) must be tuple of Tensors, not NULL");
+    if (n_outputs <= 0 || !grads) return ct__fail(CT_ERR_RUNTIME, "grad(): outputs, inputs and grads must be given");
+    if (n_inputs <= 0) return ct__fail(CT_ERR_VALUE, "grad requires non-empty inputs.");
     r.id = CT__ATOMIC_INC(&ct__run_ids);
     r.create_graph = opts.create_graph;
     r.retain_graph = opts.retain_graph || opts.create_graph;
     r.filtered = true;
-    ct_result res = ct__captures_for(&r, inputs, n_inputs);
+    ct_result res = ct__captures_for(&r, inputs, n_inputs, ct__no_grad_input_grad);
     if (res == CT_OK) res = ct__execute(&r, outputs, grad_outputs, n_outputs);
     for (int i = 0; i < n_inputs && res == CT_OK; i++)
         if (!r.captures[i].grad && !opts.allow_unused)
@@ -7866,6 +7894,8 @@ static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *i
     if (!f || !any || !ct__grad_mode() || !(f->save & CT__SAVE_IN(0))) return NULL;
     return ct_clone(ct_detach(in[0]));
 }
+
+static bool ct__pointwise_differentiable(ct__op op) { return ct__pw_grad_of(op) != NULL; }
 
 /* ==================== autograd/formulas_view.c ==================== */
 // >>autograd/formulas_view.c
@@ -8634,7 +8664,8 @@ ct_result ct_function_apply(const ct_function *fn, ct_tensor *const *inputs, int
         return ct__fail(CT_ERR_VALUE, "Function.apply: give a function with forward, backward and at least one output");
     if (n_inputs < 0 || (n_inputs > 0 && !inputs) || !outputs)
         return ct__fail(CT_ERR_VALUE, "Function.apply: give %d inputs and room for %d outputs", n_inputs, fn->n_outputs);
-    for (int i = 0; i < n_inputs; i++) CT__ARG_R(inputs[i], "apply", i + 1);
+    for (int i = 0; i < n_inputs; i++)
+        if (!inputs[i]) return ct__fail(CT_ERR_TYPE, "expected Tensor as element %d in argument 0, but got NULL", i);
     ct_function_ctx *ctx = ct__ctx_new(fn, inputs, n_inputs, user);
     if (!ctx) return ct_last_error_code();
     for (int k = 0; k < fn->n_outputs; k++) outputs[k] = NULL;
@@ -8801,6 +8832,8 @@ ct_result ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void
     ct_tensor *jacs[CT__GC_MAX_OUT * 4] = {NULL};
     if (!fn || !inputs || n <= 0 || n > CT__GC_MAX_OUT * 4)
         return ct__fail(CT_ERR_VALUE, "gradcheck: give a function and 1 to %d inputs", CT__GC_MAX_OUT * 4);
+    for (int i = 0; i < n; i++)
+        if (!inputs[i]) return ct__fail(CT_ERR_TYPE, "gradcheck: input %d is NULL", i);
     for (int i = 0; i < n; i++) CT__ARG_R(inputs[i], "inputs", i + 1);
     ct_scope s = ct_scope_begin();
     ct_tensor *flat = ct__gc_flat_outputs(fn, inputs, n, user);
@@ -8861,6 +8894,8 @@ ct_result ct_gradgradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, 
     ct_tensor *all[CT__GC_MAX_OUT * 4], *y[CT__GC_MAX_OUT];
     if (!fn || !inputs || n <= 0 || n > CT__GC_MAX_OUT * 3)
         return ct__fail(CT_ERR_VALUE, "gradgradcheck: give a function and 1 to %d inputs", CT__GC_MAX_OUT * 3);
+    for (int i = 0; i < n; i++)
+        if (!inputs[i]) return ct__fail(CT_ERR_TYPE, "gradcheck: input %d is NULL", i);
     ct_scope s = ct_scope_begin();
     int k = ct__gc_call(fn, inputs, n, user, y);
     ct_result r = k < 0 ? ct_last_error_code() : CT_OK;
@@ -9212,14 +9247,15 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     }
     int n = ct__ops[op].arity, ndim;
     int64_t shape[CT_MAX_DIMS];
+    ct_result r;
+    /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
+    if (*out && ct__pointwise_differentiable(op) && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
-    ct_result r = ct__pointwise_refusals(op, in, common, args);
-    if (r != CT_OK) return r;
+    if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;
     ct__pointwise_dtypes(op, common, args, &compute, &result);
     if ((r = ct__pointwise_shape(in, n, shape, &ndim)) != CT_OK) return r;
     if (*out && (r = ct__check_inplace(*out, in, n, shape, ndim, result, args)) != CT_OK) return r;
-    if (*out && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
     if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
     ct_scope s = ct_scope_begin();
@@ -11367,6 +11403,7 @@ static ct_result ct__check_room(int64_t count, ct_tensor **out, int64_t capacity
 static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor *const *out, int64_t count)
 {
     ct__join_args a = ct__join_args_init(d);
+    for (int64_t i = 0; out && i < count; i++) out[i]->is_view = true;
     if (out && count <= INT_MAX) ct__record_join(kind, &t, 1, out, (int)count, &a);
     return count;
 }
@@ -11549,7 +11586,6 @@ static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
 {
     int64_t xs[CT_MAX_DIMS], xst[CT_MAX_DIMS], target[CT_MAX_DIMS];
     char buf[256];
-    CT__ARG(t, "self", 1);
     if (repeats.ndim < t->ndim) {
         ct__fail(CT_ERR_RUNTIME,
                  "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
@@ -11579,6 +11615,7 @@ static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
 
 ct_tensor *ct_repeat(const ct_tensor *t, ct_shape repeats)
 {
+    CT__ARG(t, "self", 1);
     ct__join_args a = ct__join_args_init(0);
     a.shape = repeats;
     return ct__join_recorded(ct__repeat(t, repeats), CT__JG_REPEAT, t, NULL, &a);
@@ -11697,7 +11734,6 @@ ct_tensor *ct_repeat_interleave_dim(const ct_tensor *t, int64_t repeats, int dim
 static ct_tensor *ct__flip(const ct_tensor *t, ct_shape dims)
 {
     bool flip[CT_MAX_DIMS] = {false};
-    CT__ARG(t, "input", 1);
     if (dims.ndim < 0 || dims.ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_VALUE, "flip: ctorch takes at most %d dims", CT_MAX_DIMS);
         return NULL;
@@ -11727,6 +11763,7 @@ static ct_tensor *ct__flip(const ct_tensor *t, ct_shape dims)
 
 ct_tensor *ct_flip(const ct_tensor *t, ct_shape dims)
 {
+    CT__ARG(t, "input", 1);
     ct__join_args a = ct__join_args_init(0);
     a.dims = dims;
     return ct__join_recorded(ct__flip(t, dims), CT__JG_FLIP, t, NULL, &a);
@@ -11754,7 +11791,6 @@ static ct_tensor *ct__roll1(const ct_tensor *t, int64_t shift, int dim)
 
 static ct_tensor *ct__roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 {
-    CT__ARG(t, "input", 1);
     if (shifts.ndim > CT_MAX_DIMS || dims.ndim < 0 || dims.ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_VALUE, "roll: ctorch takes at most %d dims", CT_MAX_DIMS);
         return NULL;
@@ -11782,6 +11818,7 @@ static ct_tensor *ct__roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 
 ct_tensor *ct_roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 {
+    CT__ARG(t, "input", 1);
     ct_tensor *r;
     ct__join_args a = ct__join_args_init(0);
     a.shape = shifts;
@@ -11823,8 +11860,6 @@ static ct_result ct__gather_checks(const ct_tensor *t, int d, const ct_tensor *i
 
 static ct_tensor *ct__gather(const ct_tensor *t, int dim, const ct_tensor *index)
 {
-    CT__ARG(t, "input", 1);
-    CT__ARG(index, "index", 3);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0 || (ct_numel(index) && ct__gather_checks(t, d, index) != CT_OK)) return NULL;
     ct_tensor *out = ct__alloc(index->sizes, index->ndim, t->dtype, t->storage->device);
@@ -11840,6 +11875,8 @@ static ct_tensor *ct__gather(const ct_tensor *t, int dim, const ct_tensor *index
 
 ct_tensor *ct_gather(const ct_tensor *t, int dim, const ct_tensor *index)
 {
+    CT__ARG(t, "input", 1);
+    CT__ARG(index, "index", 3);
     ct__join_args a = ct__index_args(dim, index);
     return ct__join_recorded(ct__gather(t, dim, index), CT__JG_GATHER, t, NULL, &a);
 }
@@ -12033,8 +12070,6 @@ ct_result ct_scatter_add_(ct_tensor *t, int dim, const ct_tensor *index, const c
 
 static ct_tensor *ct__index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
-    CT__ARG(t, "input", 1);
-    CT__ARG(index, "index", 3);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0) return NULL;
     if (index->ndim > 1) {
@@ -12090,6 +12125,8 @@ static ct_tensor *ct__index_select(const ct_tensor *t, int dim, const ct_tensor 
 
 ct_tensor *ct_index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
+    CT__ARG(t, "input", 1);
+    CT__ARG(index, "index", 3);
     ct__join_args a = ct__index_args(dim, index);
     return ct__join_recorded(ct__index_select(t, dim, index), CT__JG_INDEX_SELECT, t, NULL, &a);
 }
@@ -12544,8 +12581,6 @@ static ct_tensor *ct__masked_select(const ct_tensor *t, const ct_tensor *mask)
 {
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
-    CT__ARG(t, "input", 1);
-    CT__ARG(mask, "mask", 2);
     if (mask->dtype != CT_BOOL && mask->dtype != CT_U8) {
         ct__fail(CT_ERR_RUNTIME, "masked_select: expected BoolTensor or ByteTensor for mask");
         return NULL;
@@ -12571,6 +12606,8 @@ static ct_tensor *ct__masked_select(const ct_tensor *t, const ct_tensor *mask)
 
 ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 {
+    CT__ARG(t, "input", 1);
+    CT__ARG(mask, "mask", 2);
     ct_tensor *r = ct__masked_select(t, mask);
     if (!r || !ct__requires_grad(t)) return r;
     ct__join_args a = ct__index_args(0, mask);
@@ -12583,8 +12620,6 @@ ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 static ct_tensor *ct__take(const ct_tensor *t, const ct_tensor *index)
 {
     static const int64_t one = 1;
-    CT__ARG(t, "input", 1);
-    CT__ARG(index, "index", 2);
     if (index->dtype != CT_I64) {
         ct__fail(CT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s", ct__dtype_title(index->dtype));
         return NULL;
@@ -12615,6 +12650,8 @@ static ct_tensor *ct__take(const ct_tensor *t, const ct_tensor *index)
 
 ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
 {
+    CT__ARG(t, "input", 1);
+    CT__ARG(index, "index", 2);
     ct_tensor *r;
     ct__join_args a = ct__index_args(0, index);
     CT__UNRECORDED(r, ct__take(t, index));

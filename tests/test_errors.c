@@ -1816,6 +1816,66 @@ static void test_autograd_grad(void)
     CHECK(out[0] == NULL && ct_grad(l) == NULL && ct_grad(k) == NULL);
 }
 
+static int twice(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    (void)n, (void)user;
+    out[0] = ct_mul_scalar(in[0], ct_int(2));
+    return out[0] ? 1 : -1;
+}
+
+static ct_result copy_forward(ct_function_ctx *ctx, ct_tensor *const *in, int n, ct_tensor **out)
+{
+    (void)ctx, (void)n;
+    out[0] = ct_clone(in[0]);
+    return CT_OK;
+}
+
+static ct_result copy_backward(ct_function_ctx *ctx, ct_tensor *const *go, ct_tensor **gi)
+{
+    (void)ctx;
+    gi[0] = go[0];
+    return CT_OK;
+}
+
+static ct_result no_output_forward(ct_function_ctx *ctx, ct_tensor *const *in, int n, ct_tensor **out)
+{
+    (void)ctx, (void)in, (void)n, (void)out;
+    return CT_OK;
+}
+
+/* gradcheck and custom functions: a function and its inputs must be given;
+ * the ctx functions answer neutrally for a NULL ctx, and refuse bad lists. */
+static void test_gradcheck_and_functions(void)
+{
+    ct_tensor *l, *y, *k, *s, *none[1] = {NULL_T}, *out[1];
+    graph(&l, &y, &k, &s);
+    ct_gradcheck_opts o = ct_gradcheck_opts_init();
+    FAILS_R(ct_gradcheck(NULL, &l, 1, NULL, o), CT_ERR_VALUE, "gradcheck: give a function and 1 to 32 inputs");
+    FAILS_R(ct_gradcheck(twice, NULL, 1, NULL, o), CT_ERR_VALUE, "gradcheck: give a function and 1 to 32 inputs");
+    FAILS_R(ct_gradcheck(twice, &l, 0, NULL, o), CT_ERR_VALUE, "gradcheck: give a function and 1 to 32 inputs");
+    FAILS_R(ct_gradcheck(twice, none, 1, NULL, o), CT_ERR_TYPE, "gradcheck: input 0 is NULL");
+    FAILS_R(ct_gradgradcheck(NULL, &l, 1, NULL, o), CT_ERR_VALUE, "gradgradcheck: give a function and 1 to 24 inputs");
+    FAILS_R(ct_gradgradcheck(twice, none, 1, NULL, o), CT_ERR_TYPE, "gradcheck: input 0 is NULL");
+    static const ct_function copy = {"Copy", 1, copy_forward, copy_backward, false};
+    static const ct_function empty = {"Empty", 1, no_output_forward, copy_backward, false};
+    static const ct_function broken = {"Broken", 0, copy_forward, NULL, false};
+    FAILS_R(ct_function_apply(NULL, &l, 1, out, NULL), CT_ERR_VALUE,
+            "Function.apply: give a function with forward, backward and at least one output");
+    FAILS_R(ct_function_apply(&broken, &l, 1, out, NULL), CT_ERR_VALUE,
+            "Function.apply: give a function with forward, backward and at least one output");
+    FAILS_R(ct_function_apply(&copy, NULL, 1, out, NULL), CT_ERR_VALUE, "Function.apply: give 1 inputs and room for 1 outputs");
+    FAILS_R(ct_function_apply(&copy, &l, 1, NULL, NULL), CT_ERR_VALUE, "Function.apply: give 1 inputs and room for 1 outputs");
+    FAILS_R(ct_function_apply(&copy, none, 1, out, NULL), CT_ERR_TYPE, "expected Tensor as element 0 in argument 0, but got NULL");
+    FAILS_R(ct_function_apply(&empty, &l, 1, out, NULL), CT_ERR_RUNTIME, "Empty.forward returned no tensor for output 0");
+    CHECK(out[0] == NULL);
+    CHECK(ct_ctx_user(NULL) == NULL && ct_ctx_data(NULL) == NULL && !ct_ctx_needs_input_grad(NULL, 0));
+    ct_ctx_set_data(NULL, NULL, NULL); /* nothing to set: no effect */
+    FAILS_R(ct_ctx_save_for_backward(NULL, &l, 1), CT_ERR_VALUE, "save_for_backward: ctx is NULL");
+    FAILS_R(ct_ctx_mark_dirty(NULL, &l, 1), CT_ERR_VALUE, "mark_dirty: ctx is NULL");
+    FAILS_R(ct_ctx_mark_non_differentiable(NULL, &l, 1), CT_ERR_VALUE, "mark_non_differentiable: ctx is NULL");
+    FAILS_T(ct_ctx_saved_tensor(NULL, 0), CT_ERR_RUNTIME, "saved_tensors can only be read in backward");
+}
+
 /* Hooks: on a tensor that requires grad (a leaf, for post-accumulate ones), a
  * hook that is a function, an id that was given out. */
 static void test_hooks(void)
@@ -1878,7 +1938,7 @@ static const char *const no_bad_input[] = {
     "ct_shape_make", "ct_scope_begin", "ct_scope_end", "ct_manual_seed", "ct_initial_seed", "ct_seed",
     "ct_default_generator", "ct_generator_new", "ct_generator_free", "ct_generator_manual_seed",
     "ct_generator_initial_seed", "ct_generator_state_size", "ct_generator_get_state", "ct_print_opts_init",
-    "ct_get_printoptions", "ct_op_count", "ct_op_name",
+    "ct_get_printoptions", "ct_op_count", "ct_op_name", "ct_gradcheck_opts_init",
     /* grad and anomaly modes: they take nothing, or a bool or a mode struct whose every value is a valid mode */
     "ct_no_grad", "ct_enable_grad", "ct_inference_mode", "ct_set_grad_enabled", "ct_grad_mode_restore",
     "ct_is_grad_enabled", "ct_is_inference_mode_enabled", "ct_set_detect_anomaly", "ct_is_anomaly_enabled", NULL};
@@ -1944,6 +2004,7 @@ int main(void)
     RUN(test_backward);
     RUN(test_autograd_grad);
     RUN(test_hooks);
+    RUN(test_gradcheck_and_functions);
     RUN(test_every_function_is_exercised);
     return ct_test_report();
 }

@@ -67,7 +67,7 @@ static void test_saved_tensors_and_errors(void)
                 "Trying to backward through the graph a second time");
     ct_tensor *none = NULL;
     CHECK_FAILS(ct_function_apply(&square, &none, 1, &y, NULL), CT_ERR_TYPE,
-                "apply(): argument 'apply' (position 1) must be Tensor, not NULL");
+                "expected Tensor as element 0 in argument 0, but got NULL");
     CHECK_FAILS(ct_function_apply(NULL, &x, 1, &y, NULL), CT_ERR_VALUE, "Function.apply");
     CHECK_FAILS(ct_ctx_save_for_backward(NULL, &x, 1), CT_ERR_VALUE, "save_for_backward: ctx is NULL");
     CHECK(ct_ctx_saved_tensor(NULL, 0) == NULL);

@@ -333,7 +333,7 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
     if (!edges || !root_nodes) res = CT__OOM();
     for (int i = 0; i < n && res == CT_OK; i++) {
         if (!roots[i]) {
-            res = ct__null_arg("ct_backward", "tensors", i + 1);
+            res = ct__fail(CT_ERR_TYPE, "expected Tensor as element %d in argument 0, but got NULL", i);
         } else if (!ct__requires_grad(roots[i])) {
             res = ct__fail(CT_ERR_RUNTIME, "element %d of tensors does not require grad and does not have a grad_fn", i);
         } else {
@@ -383,15 +383,19 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
 }
 
 /* The captures for a list of inputs (autograd.grad's, or backward's inputs=). */
-static ct_result ct__captures_for(ct__run *r, const ct_tensor *const *inputs, int n)
+/* backward(inputs=) and autograd.grad word a tensor that needs no grad differently. */
+static const char ct__no_grad_input_backward[] = "can't retain_grad on Tensor that has requires_grad=False";
+static const char ct__no_grad_input_grad[] = "One of the differentiated Tensors does not require grad";
+
+static ct_result ct__captures_for(ct__run *r, const ct_tensor *const *inputs, int n, const char *no_grad_msg)
 {
     r->captures = (ct__capture *)CT_MALLOC((size_t)(n ? n : 1) * sizeof *r->captures);
     if (!r->captures) return CT__OOM();
     memset(r->captures, 0, (size_t)(n ? n : 1) * sizeof *r->captures);
     for (int i = 0; i < n; i++) {
         const ct_tensor *t = inputs[i];
-        if (!t) return ct__null_arg("ct_autograd_grad", "inputs", i + 1);
-        if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "One of the differentiated Tensors does not require grad");
+        if (!t) return ct__fail(CT_ERR_RUNTIME, "all inputs have to be Tensors, but got NULL");
+        if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "%s", no_grad_msg);
         ct__capture *c = &r->captures[r->n_captures++];
         c->tensor = t;
         if (ct_is_leaf(t)) {
@@ -421,13 +425,17 @@ ct_result ct_autograd_backward(const ct_tensor *const *tensors, const ct_tensor 
 {
     ct__run r;
     memset(&r, 0, sizeof r);
-    if (!tensors || n <= 0) return ct__fail(CT_ERR_RUNTIME, "backward(): no tensors to differentiate");
+    if (!tensors)
+        return ct__fail(CT_ERR_TYPE, "autograd_backward(): argument 'tensors' (position 1) must be tuple of Tensors, not NULL");
+    if (opts.inputs && opts.n_inputs <= 0)
+        return ct__fail(CT_ERR_RUNTIME, "'inputs' argument to backward() cannot be empty.");
+    if (n <= 0) return CT_OK; /* torch.autograd.backward([]) */
     r.id = CT__ATOMIC_INC(&ct__run_ids);
     r.create_graph = opts.create_graph;
     r.retain_graph = opts.retain_graph || opts.create_graph;
     r.accumulate = true;
-    r.filtered = opts.inputs && opts.n_inputs > 0;
-    ct_result res = r.filtered ? ct__captures_for(&r, opts.inputs, opts.n_inputs) : CT_OK;
+    r.filtered = opts.inputs != NULL;
+    ct_result res = r.filtered ? ct__captures_for(&r, opts.inputs, opts.n_inputs, ct__no_grad_input_backward) : CT_OK;
     if (res == CT_OK) res = ct__execute(&r, tensors, grad_tensors, n);
     ct__captures_free(&r);
     return res;
@@ -444,13 +452,17 @@ ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_outputs, const
 {
     ct__run r;
     memset(&r, 0, sizeof r);
-    if (!outputs || n_outputs <= 0 || !inputs || n_inputs <= 0 || !grads)
-        return ct__fail(CT_ERR_RUNTIME, "grad(): outputs, inputs and grads must be given");
+    if (!outputs)
+        return ct__fail(CT_ERR_TYPE, "autograd_grad(): argument 'outputs' (position 1) must be tuple of Tensors, not NULL");
+    if (!inputs)
+        return ct__fail(CT_ERR_TYPE, "autograd_grad(): argument 'inputs' (position 2) must be tuple of Tensors, not NULL");
+    if (n_outputs <= 0 || !grads) return ct__fail(CT_ERR_RUNTIME, "grad(): outputs, inputs and grads must be given");
+    if (n_inputs <= 0) return ct__fail(CT_ERR_VALUE, "grad requires non-empty inputs.");
     r.id = CT__ATOMIC_INC(&ct__run_ids);
     r.create_graph = opts.create_graph;
     r.retain_graph = opts.retain_graph || opts.create_graph;
     r.filtered = true;
-    ct_result res = ct__captures_for(&r, inputs, n_inputs);
+    ct_result res = ct__captures_for(&r, inputs, n_inputs, ct__no_grad_input_grad);
     if (res == CT_OK) res = ct__execute(&r, outputs, grad_outputs, n_outputs);
     for (int i = 0; i < n_inputs && res == CT_OK; i++)
         if (!r.captures[i].grad && !opts.allow_unused)

@@ -258,3 +258,5 @@ static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *i
     if (!f || !any || !ct__grad_mode() || !(f->save & CT__SAVE_IN(0))) return NULL;
     return ct_clone(ct_detach(in[0]));
 }
+
+static bool ct__pointwise_differentiable(ct__op op) { return ct__pw_grad_of(op) != NULL; }

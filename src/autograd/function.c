@@ -234,7 +234,8 @@ ct_result ct_function_apply(const ct_function *fn, ct_tensor *const *inputs, int
         return ct__fail(CT_ERR_VALUE, "Function.apply: give a function with forward, backward and at least one output");
     if (n_inputs < 0 || (n_inputs > 0 && !inputs) || !outputs)
         return ct__fail(CT_ERR_VALUE, "Function.apply: give %d inputs and room for %d outputs", n_inputs, fn->n_outputs);
-    for (int i = 0; i < n_inputs; i++) CT__ARG_R(inputs[i], "apply", i + 1);
+    for (int i = 0; i < n_inputs; i++)
+        if (!inputs[i]) return ct__fail(CT_ERR_TYPE, "expected Tensor as element %d in argument 0, but got NULL", i);
     ct_function_ctx *ctx = ct__ctx_new(fn, inputs, n_inputs, user);
     if (!ctx) return ct_last_error_code();
     for (int k = 0; k < fn->n_outputs; k++) outputs[k] = NULL;

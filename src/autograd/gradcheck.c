@@ -148,6 +148,8 @@ ct_result ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void
     ct_tensor *jacs[CT__GC_MAX_OUT * 4] = {NULL};
     if (!fn || !inputs || n <= 0 || n > CT__GC_MAX_OUT * 4)
         return ct__fail(CT_ERR_VALUE, "gradcheck: give a function and 1 to %d inputs", CT__GC_MAX_OUT * 4);
+    for (int i = 0; i < n; i++)
+        if (!inputs[i]) return ct__fail(CT_ERR_TYPE, "gradcheck: input %d is NULL", i);
     for (int i = 0; i < n; i++) CT__ARG_R(inputs[i], "inputs", i + 1);
     ct_scope s = ct_scope_begin();
     ct_tensor *flat = ct__gc_flat_outputs(fn, inputs, n, user);
@@ -208,6 +210,8 @@ ct_result ct_gradgradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, 
     ct_tensor *all[CT__GC_MAX_OUT * 4], *y[CT__GC_MAX_OUT];
     if (!fn || !inputs || n <= 0 || n > CT__GC_MAX_OUT * 3)
         return ct__fail(CT_ERR_VALUE, "gradgradcheck: give a function and 1 to %d inputs", CT__GC_MAX_OUT * 3);
+    for (int i = 0; i < n; i++)
+        if (!inputs[i]) return ct__fail(CT_ERR_TYPE, "gradcheck: input %d is NULL", i);
     ct_scope s = ct_scope_begin();
     int k = ct__gc_call(fn, inputs, n, user, y);
     ct_result r = k < 0 ? ct_last_error_code() : CT_OK;

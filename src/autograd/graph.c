@@ -396,11 +396,10 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
 {
     CT__ARG_R(t, "self", 1);
     if (grad) {
-        char b1[256], b2[256];
         if (grad->ndim != t->ndim || memcmp(grad->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t)))
-            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different size (%s vs %s)",
-                            ct__shape_str(grad->sizes, grad->ndim, b1, sizeof b1), ct__shape_str(t->sizes, t->ndim, b2, sizeof b2));
+            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different size");
         if (grad->dtype != t->dtype) return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different type");
+        if (grad == t) return ct__fail(CT_ERR_RUNTIME, "can't assign Variable as its own grad");
     }
     ct__ag_meta *m = ct__meta_get(t);
     if (!m) return CT__OOM();
@@ -417,7 +416,11 @@ int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
 
 ct_node *ct_node_next(const ct_node *n, int i, int *input_nr)
 {
-    if (!n || i < 0 || i >= n->n_next) return NULL;
+    if (!n) return NULL;
+    if (i < 0 || i >= n->n_next) {
+        ct__fail(CT_ERR_INDEX, "tuple index out of range");
+        return NULL;
+    }
     if (input_nr) *input_nr = n->next[i].input_nr;
     return n->next[i].fn;
 }
@@ -439,6 +442,12 @@ bool ct_retains_grad(const ct_tensor *t) { return t && t->ag && ct__meta(t)->ret
 ct_result ct_detach_(ct_tensor *t)
 {
     CT__ARG_R(t, "self", 1);
+    if (t->is_view)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                        "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, "
+                        "and hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                        "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
     if (t->ag) {
         ct__node_release(ct__meta(t)->grad_fn);
         ct__meta(t)->grad_fn = NULL;
@@ -503,7 +512,9 @@ int ct_register_post_accumulate_grad_hook(ct_tensor *t, ct_grad_hook hook, void 
 {
     if (!t) return (int)ct__null_arg(__func__, "self", 1);
     if (!hook) return (int)ct__fail(CT_ERR_VALUE, "register_post_accumulate_grad_hook(): hook is NULL");
-    if (!ct_is_leaf(t) || !t->requires_grad)
+    if (!ct__requires_grad(t))
+        return (int)ct__fail(CT_ERR_RUNTIME, "cannot register a hook on a tensor that doesn't require gradient");
+    if (!ct_is_leaf(t))
         return (int)ct__fail(CT_ERR_RUNTIME, "post accumulate grad hooks cannot be registered on non-leaf tensors");
     ct__ag_meta *m = ct__meta_get(t);
     return m ? ct__hook_add(&m->post_acc_hooks, hook, user, -1, NULL, false) : (int)CT__OOM();

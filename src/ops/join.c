@@ -433,6 +433,7 @@ static ct_result ct__check_room(int64_t count, ct_tensor **out, int64_t capacity
 static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor *const *out, int64_t count)
 {
     ct__join_args a = ct__join_args_init(d);
+    for (int64_t i = 0; out && i < count; i++) out[i]->is_view = true;
     if (out && count <= INT_MAX) ct__record_join(kind, &t, 1, out, (int)count, &a);
     return count;
 }
@@ -615,7 +616,6 @@ static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
 {
     int64_t xs[CT_MAX_DIMS], xst[CT_MAX_DIMS], target[CT_MAX_DIMS];
     char buf[256];
-    CT__ARG(t, "self", 1);
     if (repeats.ndim < t->ndim) {
         ct__fail(CT_ERR_RUNTIME,
                  "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
@@ -645,6 +645,7 @@ static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
 
 ct_tensor *ct_repeat(const ct_tensor *t, ct_shape repeats)
 {
+    CT__ARG(t, "self", 1);
     ct__join_args a = ct__join_args_init(0);
     a.shape = repeats;
     return ct__join_recorded(ct__repeat(t, repeats), CT__JG_REPEAT, t, NULL, &a);
@@ -763,7 +764,6 @@ ct_tensor *ct_repeat_interleave_dim(const ct_tensor *t, int64_t repeats, int dim
 static ct_tensor *ct__flip(const ct_tensor *t, ct_shape dims)
 {
     bool flip[CT_MAX_DIMS] = {false};
-    CT__ARG(t, "input", 1);
     if (dims.ndim < 0 || dims.ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_VALUE, "flip: ctorch takes at most %d dims", CT_MAX_DIMS);
         return NULL;
@@ -793,6 +793,7 @@ static ct_tensor *ct__flip(const ct_tensor *t, ct_shape dims)
 
 ct_tensor *ct_flip(const ct_tensor *t, ct_shape dims)
 {
+    CT__ARG(t, "input", 1);
     ct__join_args a = ct__join_args_init(0);
     a.dims = dims;
     return ct__join_recorded(ct__flip(t, dims), CT__JG_FLIP, t, NULL, &a);
@@ -820,7 +821,6 @@ static ct_tensor *ct__roll1(const ct_tensor *t, int64_t shift, int dim)
 
 static ct_tensor *ct__roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 {
-    CT__ARG(t, "input", 1);
     if (shifts.ndim > CT_MAX_DIMS || dims.ndim < 0 || dims.ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_VALUE, "roll: ctorch takes at most %d dims", CT_MAX_DIMS);
         return NULL;
@@ -848,6 +848,7 @@ static ct_tensor *ct__roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 
 ct_tensor *ct_roll(const ct_tensor *t, ct_shape shifts, ct_shape dims)
 {
+    CT__ARG(t, "input", 1);
     ct_tensor *r;
     ct__join_args a = ct__join_args_init(0);
     a.shape = shifts;
@@ -889,8 +890,6 @@ static ct_result ct__gather_checks(const ct_tensor *t, int d, const ct_tensor *i
 
 static ct_tensor *ct__gather(const ct_tensor *t, int dim, const ct_tensor *index)
 {
-    CT__ARG(t, "input", 1);
-    CT__ARG(index, "index", 3);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0 || (ct_numel(index) && ct__gather_checks(t, d, index) != CT_OK)) return NULL;
     ct_tensor *out = ct__alloc(index->sizes, index->ndim, t->dtype, t->storage->device);
@@ -906,6 +905,8 @@ static ct_tensor *ct__gather(const ct_tensor *t, int dim, const ct_tensor *index
 
 ct_tensor *ct_gather(const ct_tensor *t, int dim, const ct_tensor *index)
 {
+    CT__ARG(t, "input", 1);
+    CT__ARG(index, "index", 3);
     ct__join_args a = ct__index_args(dim, index);
     return ct__join_recorded(ct__gather(t, dim, index), CT__JG_GATHER, t, NULL, &a);
 }
@@ -1099,8 +1100,6 @@ ct_result ct_scatter_add_(ct_tensor *t, int dim, const ct_tensor *index, const c
 
 static ct_tensor *ct__index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
-    CT__ARG(t, "input", 1);
-    CT__ARG(index, "index", 3);
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0) return NULL;
     if (index->ndim > 1) {
@@ -1156,6 +1155,8 @@ static ct_tensor *ct__index_select(const ct_tensor *t, int dim, const ct_tensor 
 
 ct_tensor *ct_index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
+    CT__ARG(t, "input", 1);
+    CT__ARG(index, "index", 3);
     ct__join_args a = ct__index_args(dim, index);
     return ct__join_recorded(ct__index_select(t, dim, index), CT__JG_INDEX_SELECT, t, NULL, &a);
 }
@@ -1610,8 +1611,6 @@ static ct_tensor *ct__masked_select(const ct_tensor *t, const ct_tensor *mask)
 {
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
-    CT__ARG(t, "input", 1);
-    CT__ARG(mask, "mask", 2);
     if (mask->dtype != CT_BOOL && mask->dtype != CT_U8) {
         ct__fail(CT_ERR_RUNTIME, "masked_select: expected BoolTensor or ByteTensor for mask");
         return NULL;
@@ -1637,6 +1636,8 @@ static ct_tensor *ct__masked_select(const ct_tensor *t, const ct_tensor *mask)
 
 ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 {
+    CT__ARG(t, "input", 1);
+    CT__ARG(mask, "mask", 2);
     ct_tensor *r = ct__masked_select(t, mask);
     if (!r || !ct__requires_grad(t)) return r;
     ct__join_args a = ct__index_args(0, mask);
@@ -1649,8 +1650,6 @@ ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 static ct_tensor *ct__take(const ct_tensor *t, const ct_tensor *index)
 {
     static const int64_t one = 1;
-    CT__ARG(t, "input", 1);
-    CT__ARG(index, "index", 2);
     if (index->dtype != CT_I64) {
         ct__fail(CT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s", ct__dtype_title(index->dtype));
         return NULL;
@@ -1681,6 +1680,8 @@ static ct_tensor *ct__take(const ct_tensor *t, const ct_tensor *index)
 
 ct_tensor *ct_take(const ct_tensor *t, const ct_tensor *index)
 {
+    CT__ARG(t, "input", 1);
+    CT__ARG(index, "index", 2);
     ct_tensor *r;
     ct__join_args a = ct__index_args(0, index);
     CT__UNRECORDED(r, ct__take(t, index));

@@ -331,14 +331,15 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     }
     int n = ct__ops[op].arity, ndim;
     int64_t shape[CT_MAX_DIMS];
+    ct_result r;
+    /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
+    if (*out && ct__pointwise_differentiable(op) && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
-    ct_result r = ct__pointwise_refusals(op, in, common, args);
-    if (r != CT_OK) return r;
+    if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;
     ct__pointwise_dtypes(op, common, args, &compute, &result);
     if ((r = ct__pointwise_shape(in, n, shape, &ndim)) != CT_OK) return r;
     if (*out && (r = ct__check_inplace(*out, in, n, shape, ndim, result, args)) != CT_OK) return r;
-    if (*out && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
     if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
     ct_scope s = ct_scope_begin();

@@ -22,6 +22,7 @@ struct ct_tensor {
     ct__storage *storage;
     bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
     bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
+    bool is_view;        /* made by a view op (Tensor._is_view()): detach_ refuses it */
     struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
 };
 

@@ -108,6 +108,7 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
 /* v, a new view of t, recorded for autograd as `name` (returns v). */
 static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
 {
+    if (v) v->is_view = true;
     ct__record_view(name, kind, v, t, p);
     return v;
 }
@@ -147,6 +148,7 @@ ct_tensor *ct_reshape(const ct_tensor *t, ct_shape shape)
                             CT__VIEW_RESHAPE, t, NULL);
     ct_scope s = ct_scope_begin();
     ct_tensor *c = ct_contiguous(t), *r = c ? ct__view_named(c, ct_shape_make(shape.ndim, sizes), "UnsafeViewBackward0") : NULL;
+    if (r && r != c) r->is_view = false; /* a view of reshape's own copy is no view of t */
     ct_keep(r);
     ct_scope_end(s);
     return r;
