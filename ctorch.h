@@ -1158,6 +1158,18 @@ CTORCH_API ct_tensor *ct_logcumsumexp(const ct_tensor *input, int dim);
 CTORCH_API ct_tensor *ct_softmax(const ct_tensor *input, int dim, ct_dtype dtype);
 CTORCH_API ct_tensor *ct_log_softmax(const ct_tensor *input, int dim, ct_dtype dtype);
 
+/* ---------------------------------------------------------------- normalize */
+
+/* torch.nn.functional.normalize(input, p, dim, eps): input divided by its
+ * p-norm along dim, the norm taken to be at least eps (PyTorch's defaults:
+ * p 2, dim 1, eps 1e-12), so rows of zeros stay zeros. Floating inputs only,
+ * with PyTorch's message for others. Float16, which PyTorch 1.13 refuses on
+ * the CPU (it has no float16 clamp_min there), works as it does where PyTorch
+ * has float16 kernels: eps is rounded to float16, so the default 1e-12
+ * becomes 0 and a row of zeros gives NaN (pytorch/pytorch#32137); an eps of
+ * at least 6e-8 avoids that. */
+CTORCH_API ct_tensor *ct_normalize(const ct_tensor *input, double p, int dim, double eps);
+
 /* ---------------------------------------------------------------- printing */
 
 /* print() of a torch.return_types named tuple: "torch.return_types.<name>(",
@@ -10944,6 +10956,22 @@ ct_tensor *ct_log_softmax(const ct_tensor *input, int dim, ct_dtype dtype)
 {
     CT__ARG(input, "input", 1);
     return ct__softmax(true, input, dim, dtype);
+}
+
+/* ---------------------------------------------------------------- normalize */
+
+/* Made of ops that autograd records one by one, as PyTorch's Python
+ * function is, so that its gradient needs no formula of its own. The norm
+ * is expanded before dividing, as PyTorch does, which gives the quotient
+ * the layout PyTorch's has. */
+ct_tensor *ct_normalize(const ct_tensor *input, double p, int dim, double eps)
+{
+    CT__ARG(input, "input", 1);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *norm = ct_norm_dim(input, p, CT_DIMS(dim), true, CT_DEFAULT);
+    ct_tensor *r = ct_keep(ct_div(input, ct_expand_as(ct_clamp_min_scalar(norm, ct_float(eps)), input)));
+    ct_scope_end(s);
+    return r;
 }
 
 /* ---------------------------------------------------------------- printing */

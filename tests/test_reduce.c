@@ -1,7 +1,8 @@
 /* Reductions, scans and softmax against PyTorch: every case of
  * tests/golden/reduce.txt (written by gen_reduce.py), the seed programs'
- * printed outputs, and the API's contracts: NULL arguments and outputs,
- * errors that leave nothing behind, results independent of thread count. */
+ * printed outputs, torch.nn.functional.normalize (written out below), and
+ * the API's contracts: NULL arguments and outputs, errors that leave nothing
+ * behind, results independent of thread count. */
 #define _POSIX_C_SOURCE 200809L /* dup, dup2, fileno: capturing stdout */
 #include "harness.h"
 
@@ -454,6 +455,60 @@ static void test_inplace_scans(void)
     CHECK_VALUES(y, CT_SHAPE(2, 3), 0, 1, 2, 3, 7, 12); /* unchanged by the failures */
 }
 
+/* ---------------------------------------------------------------- normalize */
+
+/* torch.nn.functional.normalize against PyTorch 1.13's values (printed with
+ * repr(float(v)), which gives back the float32 values exactly). */
+static void test_normalize(void)
+{
+    ct_tensor *x = ct_from_array((float[]){1.5f, -2, 0.25f, 3, 0, 0, 0, 0, -7, 1, 2.5f, -0.5f}, CT_SHAPE(3, 4), CT_F32);
+    CHECK_VALUES(ct_normalize(ct_from_array((float[]){6, 8}, CT_SHAPE(1, 2), CT_F32), 2, 1, 1e-12), CT_SHAPE(1, 2),
+                 0.6000000238418579, 0.800000011920929); /* seed 002: normalize(torch.tensor([[6., 8.]])) */
+    CHECK_VALUES(ct_normalize(x, 2, 1, 1e-12), CT_SHAPE(3, 4), 0.3833259344100952, -0.511101245880127,
+                 0.06388765573501587, 0.7666518688201904, 0, 0, 0, 0, -0.9312661290168762, 0.1330380141735077,
+                 0.3325950503349304, -0.06651900708675385);
+    CHECK_VALUES(ct_normalize(x, 1, 0, 1e-12), CT_SHAPE(3, 4), 0.1764705926179886, -0.6666666865348816,
+                 0.09090909361839294, 0.8571428656578064, 0, 0, 0, 0, -0.8235294222831726, 0.3333333432674408,
+                 0.9090909361839294, -0.1428571492433548);
+    CHECK_VALUES(ct_normalize(x, INFINITY, -1, 1e-12), CT_SHAPE(3, 4), 0.5, -0.6666666865348816, 0.0833333358168602,
+                 1, 0, 0, 0, 0, -1, 0.1428571492433548, 0.3571428656578064, -0.0714285746216774);
+    CHECK_VALUES(ct_normalize(x, 3, 1, 1e-12), CT_SHAPE(3, 4), 0.44464781880378723, -0.5928637981414795,
+                 0.07410797476768494, 0.8892956376075745, 0, 0, 0, 0, -0.9842326641082764, 0.1406046599149704,
+                 0.3515116572380066, -0.0703023299574852);
+    /* eps larger than some norms: those columns are divided by eps */
+    CHECK_VALUES(ct_normalize(x, 2, 0, 5), CT_SHAPE(3, 4), 0.2095290869474411, -0.4000000059604645,
+                 0.05000000074505806, 0.6000000238418579, 0, 0, 0, 0, -0.9778023958206177, 0.20000000298023224, 0.5,
+                 -0.10000000149011612);
+    /* a transposed input gives a transposed result, as PyTorch's */
+    ct_tensor *t = ct_normalize(ct_t(x), 2, 1, 1e-12);
+    CHECK_VALUES(t, CT_SHAPE(4, 3), 0.2095290869474411, 0, -0.9778023958206177, -0.8944271802902222, 0,
+                 0.4472135901451111, 0.09950372576713562, 0, 0.9950371980667114, 0.9863938689231873, 0,
+                 -0.16439898312091827);
+    CHECK(t && ct_stride(t, 0) == 1 && ct_stride(t, 1) == 4);
+    CHECK_VALUES(ct_normalize(ct_to(x, CT_F64), 2, 1, 1e-12), CT_SHAPE(3, 4), 0.3833259389999639,
+                 -0.5111012519999519, 0.06388765649999399, 0.7666518779999278, 0, 0, 0, 0, -0.9312661473328351,
+                 0.13303802104754786, 0.3325950526188697, -0.06651901052377393);
+    CHECK_VALUES(ct_normalize(ct_to(x, CT_BF16), 2, 1, 1e-12), CT_SHAPE(3, 4), 0.384765625, -0.51171875,
+                 0.06396484375, 0.76953125, 0, 0, 0, 0, -0.9296875, 0.1328125, 0.33203125, -0.06640625);
+    /* float16: PyTorch 1.13 has no CPU kernel; these are its float16 norm,
+     * the clamp in float32 rounded to float16 (1e-12 becomes 0, so the row
+     * of zeros gives 0/0) and its float16 division, composed in Python. */
+    CHECK_VALUES(ct_normalize(ct_to(x, CT_F16), 2, 1, 1e-12), CT_SHAPE(3, 4), 0.38330078125, -0.5107421875,
+                 0.0638427734375, 0.7666015625, NAN, NAN, NAN, NAN, -0.93115234375, 0.133056640625, 0.33251953125,
+                 -0.0665283203125);
+    CHECK_VALUES(ct_normalize(ct_scalar_tensor(ct_float(-3), CT_DEFAULT), 2, 0, 1e-12), CT_SHAPE0, -1);
+    ct_tensor *empty = ct_normalize(ct_zeros(CT_SHAPE(0, 3), CT_DEFAULT), 2, 1, 1e-12);
+    CHECK(empty && ct_size(empty, 0) == 0 && ct_size(empty, 1) == 3 && ct_dtype_of(empty) == CT_F32);
+    CHECK_ERR(ct_normalize(ct_from_array((int64_t[]){6, 8}, CT_SHAPE(1, 2), CT_I64), 2, 1, 1e-12), CT_ERR_RUNTIME,
+              "norm(): input dtype should be either floating point or complex. Got Long instead.");
+    CHECK_ERR(ct_normalize(x, 2, 2, 1e-12), CT_ERR_INDEX,
+              "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+    CHECK_ERR(ct_normalize(ct_scalar_tensor(ct_float(3), CT_DEFAULT), 2, 1, 1e-12), CT_ERR_INDEX,
+              "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+    CHECK_ERR(ct_normalize(NULL, 2, 1, 1e-12), CT_ERR_TYPE,
+              "normalize(): argument 'input' (position 1) must be Tensor, not NULL");
+}
+
 #ifdef _OPENMP
 /* Threads split work only where PyTorch's serial order is kept: the bits
  * are the same on one thread and on many. */
@@ -482,6 +537,7 @@ int main(void)
     RUN(test_seed_outputs);
     RUN(test_null_arguments_and_outputs);
     RUN(test_inplace_scans);
+    RUN(test_normalize);
 #ifdef _OPENMP
     RUN(test_same_bits_on_any_thread_count);
 #else

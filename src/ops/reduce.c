@@ -873,6 +873,22 @@ ct_tensor *ct_log_softmax(const ct_tensor *input, int dim, ct_dtype dtype)
     return ct__softmax(true, input, dim, dtype);
 }
 
+/* ---------------------------------------------------------------- normalize */
+
+/* Made of ops that autograd records one by one, as PyTorch's Python
+ * function is, so that its gradient needs no formula of its own. The norm
+ * is expanded before dividing, as PyTorch does, which gives the quotient
+ * the layout PyTorch's has. */
+ct_tensor *ct_normalize(const ct_tensor *input, double p, int dim, double eps)
+{
+    CT__ARG(input, "input", 1);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *norm = ct_norm_dim(input, p, CT_DIMS(dim), true, CT_DEFAULT);
+    ct_tensor *r = ct_keep(ct_div(input, ct_expand_as(ct_clamp_min_scalar(norm, ct_float(eps)), input)));
+    ct_scope_end(s);
+    return r;
+}
+
 /* ---------------------------------------------------------------- printing */
 
 void ct_print_return_types(const char *name, const ct_tensor *values, const ct_tensor *indices)

@@ -144,6 +144,18 @@ CTORCH_API ct_tensor *ct_logcumsumexp(const ct_tensor *input, int dim);
 CTORCH_API ct_tensor *ct_softmax(const ct_tensor *input, int dim, ct_dtype dtype);
 CTORCH_API ct_tensor *ct_log_softmax(const ct_tensor *input, int dim, ct_dtype dtype);
 
+/* ---------------------------------------------------------------- normalize */
+
+/* torch.nn.functional.normalize(input, p, dim, eps): input divided by its
+ * p-norm along dim, the norm taken to be at least eps (PyTorch's defaults:
+ * p 2, dim 1, eps 1e-12), so rows of zeros stay zeros. Floating inputs only,
+ * with PyTorch's message for others. Float16, which PyTorch 1.13 refuses on
+ * the CPU (it has no float16 clamp_min there), works as it does where PyTorch
+ * has float16 kernels: eps is rounded to float16, so the default 1e-12
+ * becomes 0 and a row of zeros gives NaN (pytorch/pytorch#32137); an eps of
+ * at least 6e-8 avoids that. */
+CTORCH_API ct_tensor *ct_normalize(const ct_tensor *input, double p, int dim, double eps);
+
 /* ---------------------------------------------------------------- printing */
 
 /* print() of a torch.return_types named tuple: "torch.return_types.<name>(",
