@@ -2457,6 +2457,32 @@ static void ct__cpu_arange(ct_tensor *t, ct_scalar start, ct_scalar step);
 static void ct__cpu_linspace(ct_tensor *t, double start, double end);
 static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base);
 
+/* Sorting as PyTorch 1.13's CPU kernels sort (sort.c). Elements are (key,
+ * index) pairs whose unsigned key orders as PyTorch compares the values, so
+ * the algorithms compare integers whatever the dtype. Which of equal keys
+ * comes first, and with it every index PyTorch reports, is decided by the
+ * steps of libstdc++ 12's unstable algorithms: sort, topk, kthvalue, unique,
+ * mode and multinomial all run the one replay of them in sort.c. */
+typedef struct ct__sort_kv {
+    uint64_t key;
+    int64_t idx;
+} ct__sort_kv;
+
+/* A double's key: NaN above everything and all NaNs equal, -0 equal to 0. */
+static inline uint64_t ct__key_f64(ct__f64_t v);
+/* The key every NaN of dt gets, or 0 for dtypes without NaN. */
+static uint64_t ct__sort_nan_key(ct_dtype dt);
+/* kv[j] = (key of element j of a slice of dt with byte stride `stride`, xor flip; j). */
+static void ct__sort_load_keys(ct_dtype dt, const char *src, int64_t stride, int64_t n, uint64_t flip,
+                               ct__sort_kv *kv);
+/* std::sort with operator< on the values: by key, except that a NaN (key
+ * nan; 0 for none) is neither below nor above anything. */
+static void ct__std_sort_values(ct__sort_kv *first, ct__sort_kv *last, uint64_t nan);
+/* TopKImpl.h: the k smallest keys of kv[0, n) to the front, in order unless
+ * k is large and sorted is false (std::partial_sort, or std::nth_element and
+ * std::sort). */
+static void ct__std_topk(ct__sort_kv *kv, int64_t n, int64_t k, bool sorted);
+
 /* ==================== base/error.c ==================== */
 // >>base/error.c
 /* Errors: a thread-local message worded like PyTorch's, and an optional handler. */
@@ -5954,181 +5980,25 @@ ct_tensor *ct_randperm(int64_t n, ct_dtype dtype, ct_generator *g)
 /* ---------------------------------------------------------------- multinomial */
 
 /* Without replacement PyTorch takes topk (or argmax) of p / q with q ~ Exp(1).
- * topk orders (value, index) pairs with libstdc++'s partial_sort, or
- * nth_element followed by sort; equal values (zero probabilities) keep the
- * order those algorithms leave them in, so they are reproduced step by step. */
-typedef struct ct__scored {
-    double v;
-    int64_t i;
-} ct__scored;
+ * Equal values (zero probabilities) keep the order topk's libstdc++
+ * algorithms leave them in, so the keys go through sort.c's replay of them:
+ * flipped, so that the largest comes first, NaN before everything, as in
+ * topk's comparator. */
 
-/* topk's comparator: larger first, NaN above everything. */
-static bool ct__before(const ct__scored *x, const ct__scored *y)
+/* argmax of a row: the first largest, a NaN before all. */
+static int64_t ct__argmax_row(const ct__sort_kv *a, int64_t n)
 {
-    return (isnan(x->v) && !isnan(y->v)) || x->v > y->v;
-}
-
-static void ct__swap_scored(ct__scored *a, ct__scored *b)
-{
-    ct__scored t = *a;
-    *a = *b;
-    *b = t;
-}
-
-static void ct__heap_push(ct__scored *a, int64_t hole, int64_t top, ct__scored v)
-{
-    int64_t parent = (hole - 1) / 2;
-    while (hole > top && ct__before(&a[parent], &v)) {
-        a[hole] = a[parent];
-        hole = parent;
-        parent = (hole - 1) / 2;
-    }
-    a[hole] = v;
-}
-
-static void ct__heap_adjust(ct__scored *a, int64_t hole, int64_t len, ct__scored v)
-{
-    int64_t top = hole, child = hole;
-    while (child < (len - 1) / 2) {
-        child = 2 * (child + 1);
-        if (ct__before(&a[child], &a[child - 1])) child--;
-        a[hole] = a[child];
-        hole = child;
-    }
-    if ((len & 1) == 0 && child == (len - 2) / 2) {
-        child = 2 * (child + 1);
-        a[hole] = a[child - 1];
-        hole = child - 1;
-    }
-    ct__heap_push(a, hole, top, v);
-}
-
-/* Move a[0] (the heap's top) to a[to] and put a[to]'s value into the heap a[0, len). */
-static void ct__heap_pop(ct__scored *a, int64_t len, int64_t to)
-{
-    ct__scored v = a[to];
-    a[to] = a[0];
-    ct__heap_adjust(a, 0, len, v);
-}
-
-/* std::__heap_select: the `mid` first of a[0, n) in a[0, mid), as a heap. */
-static void ct__heap_select(ct__scored *a, int64_t mid, int64_t n)
-{
-    if (mid >= 2) /* std::__make_heap */
-        for (int64_t parent = (mid - 2) / 2; parent >= 0; parent--) ct__heap_adjust(a, parent, mid, a[parent]);
-    for (int64_t i = mid; i < n; i++)
-        if (ct__before(&a[i], &a[0])) ct__heap_pop(a, mid, i);
-}
-
-static void ct__partial_sort(ct__scored *a, int64_t mid, int64_t n)
-{
-    ct__heap_select(a, mid, n);
-    for (int64_t len = mid; len > 1; len--) ct__heap_pop(a, len - 1, len - 1);
-}
-
-static void ct__linear_insert(ct__scored *a, int64_t i)
-{
-    ct__scored v = a[i];
-    for (; ct__before(&v, &a[i - 1]); i--) a[i] = a[i - 1];
-    a[i] = v;
-}
-
-static void ct__insertion_sort(ct__scored *a, int64_t n)
-{
-    for (int64_t i = 1; i < n; i++) {
-        if (ct__before(&a[i], &a[0])) {
-            ct__scored v = a[i];
-            memmove(a + 1, a, (size_t)i * sizeof *a);
-            a[0] = v;
-        } else {
-            ct__linear_insert(a, i);
-        }
-    }
-}
-
-/* std::__unguarded_partition_pivot: median of three moved to a[0], then Hoare's partition. */
-static int64_t ct__partition(ct__scored *a, int64_t n)
-{
-    ct__scored *x = a + 1, *y = a + n / 2, *z = a + n - 1, *m;
-    if (ct__before(x, y)) m = ct__before(y, z) ? y : ct__before(x, z) ? z : x;
-    else m = ct__before(x, z) ? x : ct__before(y, z) ? z : y;
-    ct__swap_scored(a, m);
-    int64_t lo = 1, hi = n;
-    for (;;) {
-        while (ct__before(&a[lo], &a[0])) lo++;
-        hi--;
-        while (ct__before(&a[0], &a[hi])) hi--;
-        if (lo >= hi) return lo;
-        ct__swap_scored(&a[lo], &a[hi]);
-        lo++;
-    }
-}
-
-static void ct__nth_element(ct__scored *a, int64_t nth, int64_t n)
-{
-    int64_t depth = 2 * ct__floor_log2(n);
-    while (n > 3) {
-        if (depth-- == 0) {
-            ct__heap_select(a, nth + 1, n);
-            ct__swap_scored(&a[0], &a[nth]);
-            return;
-        }
-        int64_t cut = ct__partition(a, n);
-        if (cut <= nth) {
-            a += cut;
-            nth -= cut;
-            n -= cut;
-        } else {
-            n = cut;
-        }
-    }
-    ct__insertion_sort(a, n);
-}
-
-static void ct__introsort(ct__scored *a, int64_t n, int64_t depth)
-{
-    while (n > 16) {
-        if (depth-- == 0) {
-            ct__partial_sort(a, n, n);
-            return;
-        }
-        int64_t cut = ct__partition(a, n);
-        ct__introsort(a + cut, n - cut, depth);
-        n = cut;
-    }
-}
-
-static void ct__sort(ct__scored *a, int64_t n)
-{
-    if (n <= 0) return;
-    ct__introsort(a, n, 2 * ct__floor_log2(n));
-    if (n > 16) {
-        ct__insertion_sort(a, 16);
-        for (int64_t i = 16; i < n; i++) ct__linear_insert(a, i);
-    } else {
-        ct__insertion_sort(a, n);
-    }
+    int64_t best = 0;
+    for (int64_t j = 1; j < n; j++)
+        if (a[j].key < a[best].key) best = j;
+    return best;
 }
 
 /* topk(k) of a row, largest first, sorted, into out (indices). */
-static void ct__topk_row(ct__scored *a, int64_t n, int64_t k, int64_t *out)
+static void ct__topk_row(ct__sort_kv *a, int64_t n, int64_t k, int64_t *out)
 {
-    if (k * 64 <= n) {
-        ct__partial_sort(a, k, n);
-    } else {
-        ct__nth_element(a, k - 1, n);
-        ct__sort(a, k - 1);
-    }
-    for (int64_t j = 0; j < k; j++) out[j] = a[j].i;
-}
-
-/* argmax of a row: the first largest, a NaN before all. */
-static int64_t ct__argmax_row(const ct__scored *a, int64_t n)
-{
-    int64_t best = 0;
-    for (int64_t j = 1; j < n && !isnan(a[best].v); j++)
-        if (ct__before(&a[j], &a[best])) best = j;
-    return best;
+    ct__std_topk(a, n, k, true);
+    for (int64_t j = 0; j < k; j++) out[j] = a[j].idx;
 }
 
 /* Row i of a 1-D or 2-D tensor t, element j. */
@@ -6155,13 +6025,13 @@ static ct_result ct__multinomial_no_replacement(const ct_tensor *p, int64_t k, c
     if (zero_row) return ct__fail(CT_ERR_RUNTIME, "invalid multinomial distribution (sum of probabilities <= 0)");
     ct_scope s = ct_scope_begin();
     ct_tensor *q = ct__empty_like(p, CT_DEFAULT);
-    ct__scored *a = (ct__scored *)CT_MALLOC((size_t)cats * sizeof *a);
+    ct__sort_kv *a = (ct__sort_kv *)CT_MALLOC((size_t)cats * sizeof *a);
     ct_result r = !q || !a ? CT__OOM() : ct_exponential_(q, 1, g);
     for (int64_t i = 0; r == CT_OK && i < rows; i++) {
         for (int64_t j = 0; j < cats; j++) {
             double pv = ct__read_f64(ct__row_elem(p, i, j), p->dtype), qv = ct__read_f64(ct__row_elem(q, i, j), q->dtype);
-            a[j].v = ct__round_to(pv / qv, p->dtype);
-            a[j].i = j;
+            a[j].key = ~ct__key_f64(ct__round_to(pv / qv, p->dtype));
+            a[j].idx = j;
         }
         int64_t *o = (int64_t *)(void *)ct__data(out) + i * k;
         if (k == 1) *o = ct__argmax_row(a, cats);
@@ -15360,13 +15230,10 @@ static ct_result ct__along_run(ct__along_job *job, ct_tensor *values, ct_tensor 
     return job->failed ? CT__OOM() : CT_OK;
 }
 
-/* ---------------------------------------------------------------- selection and PyTorch's std::sort */
+/* ---------------------------------------------------------------- selection */
 
-/* For each key type: an (element, index) pair, the lower median by
- * (value, index) order, and libstdc++'s introsort by value alone, step for
- * step, so that equal values end up where PyTorch's std::sort leaves them
- * (mode reports the index of the last one). The scans are bounded, which
- * only matters if NaN breaks the ordering PyTorch assumes. */
+/* For each key type: an (element, index) pair and the lower median by
+ * (value, index) order, which ties cannot make depend on the algorithm. */
 #define CT__KEYED(kn, V)                                                                                  \
     typedef struct ct__kv_##kn {                                                                          \
         V v;                                                                                              \
@@ -15403,92 +15270,6 @@ static ct_result ct__along_run(ct__along_job *job, ct_tensor *values, ct_tensor 
         }                                                                                                 \
         if (hi > lo && ct__kvlt_##kn(&a[hi], &a[lo])) ct__kvswap_##kn(a, lo, hi);                         \
         return a[k];                                                                                      \
-    }                                                                                                     \
-    static void ct__heap_adjust_##kn(ct__kv_##kn *a, int64_t hole, int64_t len, ct__kv_##kn value)        \
-    {                                                                                                     \
-        int64_t top = hole, child = hole, parent;                                                         \
-        while (child < (len - 1) / 2) {                                                                   \
-            child = 2 * (child + 1);                                                                      \
-            if (a[child].v < a[child - 1].v) child--;                                                     \
-            a[hole] = a[child];                                                                           \
-            hole = child;                                                                                 \
-        }                                                                                                 \
-        if ((len & 1) == 0 && child == (len - 2) / 2) {                                                   \
-            child = 2 * (child + 1);                                                                      \
-            a[hole] = a[child - 1];                                                                       \
-            hole = child - 1;                                                                             \
-        }                                                                                                 \
-        for (parent = (hole - 1) / 2; hole > top && a[parent].v < value.v; parent = (hole - 1) / 2) {      \
-            a[hole] = a[parent];                                                                          \
-            hole = parent;                                                                                \
-        }                                                                                                 \
-        a[hole] = value;                                                                                  \
-    }                                                                                                     \
-    static void ct__heapsort_##kn(ct__kv_##kn *a, int64_t n)                                              \
-    {                                                                                                     \
-        for (int64_t parent = (n - 2) / 2; n >= 2; parent--) {                                            \
-            ct__heap_adjust_##kn(a, parent, n, a[parent]);                                                \
-            if (parent == 0) break;                                                                       \
-        }                                                                                                 \
-        for (int64_t last = n - 1; last > 0; last--) {                                                    \
-            ct__kv_##kn v = a[last];                                                                      \
-            a[last] = a[0];                                                                               \
-            ct__heap_adjust_##kn(a, 0, last, v);                                                          \
-        }                                                                                                 \
-    }                                                                                                     \
-    static void ct__median_first_##kn(ct__kv_##kn *a, int64_t r, int64_t x, int64_t y, int64_t z)         \
-    {                                                                                                     \
-        if (a[x].v < a[y].v) {                                                                            \
-            if (a[y].v < a[z].v) ct__kvswap_##kn(a, r, y);                                                \
-            else if (a[x].v < a[z].v) ct__kvswap_##kn(a, r, z);                                           \
-            else ct__kvswap_##kn(a, r, x);                                                                \
-        } else if (a[x].v < a[z].v) {                                                                     \
-            ct__kvswap_##kn(a, r, x);                                                                     \
-        } else if (a[y].v < a[z].v) {                                                                     \
-            ct__kvswap_##kn(a, r, z);                                                                     \
-        } else {                                                                                          \
-            ct__kvswap_##kn(a, r, y);                                                                     \
-        }                                                                                                 \
-    }                                                                                                     \
-    static void ct__introsort_##kn(ct__kv_##kn *a, int64_t lo, int64_t hi, int depth)                     \
-    {                                                                                                     \
-        while (hi - lo > 16) {                                                                            \
-            if (depth-- == 0) {                                                                           \
-                ct__heapsort_##kn(a + lo, hi - lo);                                                       \
-                return;                                                                                   \
-            }                                                                                             \
-            int64_t f = lo + 1, l = hi;                                                                   \
-            ct__median_first_##kn(a, lo, lo + 1, lo + (hi - lo) / 2, hi - 1);                             \
-            for (;;) {                                                                                    \
-                while (f < hi && a[f].v < a[lo].v) f++;                                                   \
-                for (l--; l > lo && a[lo].v < a[l].v;) l--;                                               \
-                if (f >= l) break;                                                                        \
-                ct__kvswap_##kn(a, f++, l);                                                               \
-            }                                                                                             \
-            ct__introsort_##kn(a, f, hi, depth);                                                          \
-            hi = f;                                                                                       \
-        }                                                                                                 \
-    }                                                                                                     \
-    static void ct__insert_##kn(ct__kv_##kn *a, int64_t i)                                                \
-    {                                                                                                     \
-        ct__kv_##kn v = a[i];                                                                             \
-        for (; i > 0 && v.v < a[i - 1].v; i--) a[i] = a[i - 1];                                           \
-        a[i] = v;                                                                                         \
-    }                                                                                                     \
-    static void ct__stdsort_##kn(ct__kv_##kn *a, int64_t n)                                               \
-    {                                                                                                     \
-        int lg = 0;                                                                                       \
-        while (((int64_t)2 << lg) <= n) lg++;                                                             \
-        ct__introsort_##kn(a, 0, n, 2 * lg);                                                              \
-        for (int64_t i = 1; i < n; i++) { /* __final_insertion_sort */                                   \
-            if (i < 16 && a[i].v < a[0].v) {                                                              \
-                ct__kv_##kn v = a[i];                                                                     \
-                memmove(a + 1, a, (size_t)i * sizeof *a);                                                 \
-                a[0] = v;                                                                                 \
-            } else {                                                                                      \
-                ct__insert_##kn(a, i);                                                                    \
-            }                                                                                             \
-        }                                                                                                 \
     }
 CT__KEYED(i64, int64_t)
 CT__KEYED(f32, float)
@@ -15529,25 +15310,26 @@ CT__KEYED(f64, double)
         *(int64_t *)r->idx = m.i;                                                                         \
     }
 
-/* mode: sorted as PyTorch's std::sort does, the first longest run wins and
- * reports the index at its end. */
-#define CT__ROW_MODE(name, T, V, LOAD, kn)                                                                \
-    static void ct__mode_##name(const ct__row *r)                                                         \
-    {                                                                                                     \
-        ct__kv_##kn *a = (ct__kv_##kn *)r->scratch;                                                       \
-        int64_t best = 0, at = 0, run = 0;                                                                \
-        for (int64_t i = 0; i < r->n; i++) a[i].v = LOAD(r->in + i * r->is), a[i].i = i;                  \
-        ct__stdsort_##kn(a, r->n);                                                                        \
-        for (int64_t i = 0; i < r->n; i++) {                                                              \
-            run++;                                                                                        \
-            if (i == r->n - 1 || a[i].v != a[i + 1].v) {                                                  \
-                if (run > best) best = run, at = a[i].i;                                                  \
-                run = 0;                                                                                  \
-            }                                                                                             \
-        }                                                                                                 \
-        memcpy(r->val, r->in + at * r->is, sizeof(T));                                                    \
-        *(int64_t *)r->idx = at;                                                                          \
+/* mode: the row sorted as PyTorch's std::sort with operator< on the values
+ * leaves it (sort.c's replay), then the first longest run of equal values
+ * (a NaN equals nothing) wins and reports the index at its end. */
+static void ct__mode_row(const ct__row *r, ct_dtype dt)
+{
+    ct__sort_kv *a = (ct__sort_kv *)r->scratch;
+    const uint64_t nan = ct__sort_nan_key(dt);
+    int64_t best = 0, at = 0, run = 0;
+    ct__sort_load_keys(dt, r->in, r->is, r->n, 0, a);
+    ct__std_sort_values(a, a + r->n, nan);
+    for (int64_t i = 0; i < r->n; i++) {
+        run++;
+        if (i == r->n - 1 || a[i].key != a[i + 1].key || (nan && a[i].key == nan)) {
+            if (run > best) best = run, at = a[i].idx;
+            run = 0;
+        }
     }
+    memcpy(r->val, r->in + at * r->is, ct_dtype_size(dt));
+    *(int64_t *)r->idx = at;
+}
 
 /* cummax / cummin: a NaN takes over, ties move the index on. */
 #define CT__ROW_CUMEXT(name, T, V, LOAD)                                                                  \
@@ -15599,12 +15381,11 @@ CT__KEYED(f64, double)
 #define CT__STORE_f32(p, v) (*(float *)(p) = (float)(v))
 #define CT__STORE_f64(p, v) (*(double *)(p) = (v))
 
-/* The ops every dtype has. name, storage type, key type and its pair type,
- * accumulate type of cumsum (integers in uint64_t, which wraps). */
-#define CT__ROWS_ALL(name, T, V, kn, A)                                                                   \
+/* The ops every dtype has. name, dtype, storage type, key type and its pair
+ * type, accumulate type of cumsum (integers in uint64_t, which wraps). */
+#define CT__ROWS_ALL(name, DT, T, V, kn, A)                                                               \
     CT__ROW_EXTREME(name, T, V, CT__LOAD_##name)                                                          \
     CT__ROW_MEDIAN(name, T, V, CT__LOAD_##name, kn)                                                       \
-    CT__ROW_MODE(name, T, V, CT__LOAD_##name, kn)                                                         \
     CT__ROW_CUMEXT(name, T, V, CT__LOAD_##name)                                                           \
     CT__ROW_CUM(name, T, A, CT__LOAD_##name, CT__STORE_##name)                                            \
     static void ct__row_##name(const ct__row *r, ct__aop op, bool last)                                   \
@@ -15614,7 +15395,7 @@ CT__KEYED(f64, double)
         case CT__AOP_MAX: case CT__AOP_ARGMAX: ct__ext_##name(r, true); break;                            \
         case CT__AOP_MIN: case CT__AOP_ARGMIN: ct__ext_##name(r, false); break;                           \
         case CT__AOP_MEDIAN: ct__median_##name(r); break;                                                 \
-        case CT__AOP_MODE: ct__mode_##name(r); break;                                                     \
+        case CT__AOP_MODE: ct__mode_row(r, DT); break;                                                    \
         case CT__AOP_CUMMAX: case CT__AOP_CUMMIN: ct__cumext_##name(r, op == CT__AOP_CUMMAX); break;      \
         case CT__AOP_CUMSUM: case CT__AOP_CUMPROD: ct__cum_##name(r, op == CT__AOP_CUMPROD); break;       \
         default: ct__row_float_##name(r, op, last); break;                                                \
@@ -15733,16 +15514,16 @@ CT__ROWS_NOFLOAT(i16)
 CT__ROWS_NOFLOAT(i32)
 CT__ROWS_NOFLOAT(i64)
 CT__ROWS_NOFLOAT(f16)
-CT__ROWS_ALL(b8, uint8_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(u8, uint8_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i8, int8_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i16, int16_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i32, int32_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i64, int64_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(f16, uint16_t, float, f32, float)
-CT__ROWS_ALL(bf16, uint16_t, float, f32, float)
-CT__ROWS_ALL(f32, float, float, f32, double)
-CT__ROWS_ALL(f64, double, double, f64, double)
+CT__ROWS_ALL(b8, CT_BOOL, uint8_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(u8, CT_U8, uint8_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i8, CT_I8, int8_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i16, CT_I16, int16_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i32, CT_I32, int32_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i64, CT_I64, int64_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(f16, CT_F16, uint16_t, float, f32, float)
+CT__ROWS_ALL(bf16, CT_BF16, uint16_t, float, f32, float)
+CT__ROWS_ALL(f32, CT_F32, float, float, f32, double)
+CT__ROWS_ALL(f64, CT_F64, double, double, f64, double)
 
 /* The scratch a row of n elements needs. */
 static size_t ct__along_scratch(ct__aop op, int64_t n)
@@ -16154,7 +15935,8 @@ static void ct__cpu_index(ct__index_job *job)
 
 /* ==================== cpu/sort.c ==================== */
 // >>cpu/sort.c
-/* Sorting and selection kernels on the CPU.
+/* Sorting and selection kernels on the CPU, and the sorting that mode and
+ * multinomial share (declared in iter.h).
  *
  * Elements are sorted as (key, index) pairs. A key is an unsigned integer
  * that orders as PyTorch's comparators do: NaN above everything and all NaNs
@@ -16169,11 +15951,6 @@ static void ct__cpu_index(ct__index_job *job)
  * ct__quick_select replays PyTorch's. Where any order of equal keys gives the
  * same answer (a stable sort, or keys that turn out distinct) a radix sort
  * does the work instead. */
-
-typedef struct ct__sort_kv {
-    uint64_t key;
-    int64_t idx;
-} ct__sort_kv;
 
 static inline void ct__sort_kv_swap(ct__sort_kv *a, ct__sort_kv *b)
 {
@@ -16241,6 +16018,12 @@ CT__DTYPES_A(CT__KEY_LOADER, _)
 #define CT__KEY_LOADER_ENTRY(name, DT, _) ct__load_keys_##name,
 static const ct__key_loader ct__key_loaders[CT_NUM_DTYPES] = {NULL, CT__DTYPES_A(CT__KEY_LOADER_ENTRY, _)};
 #undef CT__KEY_LOADER_ENTRY
+
+static void ct__sort_load_keys(ct_dtype dt, const char *src, int64_t stride, int64_t n, uint64_t flip,
+                               ct__sort_kv *kv)
+{
+    ct__key_loaders[dt](src, stride, n, flip, kv);
+}
 
 /* A key (xor flip undone) back to its element. It gives the element exactly
  * except for the zeros and NaNs of floating dtypes, whose sign and payload
@@ -16323,12 +16106,14 @@ static int ct__sort_lg(int64_t n)
 }
 
 /* std::sort and the heap functions it falls back on, for a comparison
- * LESS(a, b, ctx) of two ct__sort_kv pointers. The final insertion pass, which
- * libstdc++ leaves unguarded, is bounded by the array as well: that changes
- * nothing for a consistent comparison and keeps an inconsistent one (rows
- * holding NaN) in bounds. The partition needs no bound for any comparison
- * that calls nothing less than itself: its scans stop at the pivot, or at
- * the elements they last swapped. */
+ * LESS(a, b, ctx) of two ct__sort_kv pointers, stamped out once per
+ * comparison: it runs inline in the inner loops, where calling it through a
+ * pointer makes std::sort of a million keys some 15-20% slower. The final
+ * insertion pass, which libstdc++ leaves unguarded, is bounded by the array
+ * as well: that changes nothing for a consistent comparison and keeps an
+ * inconsistent one (values or rows holding NaN) in bounds. The partition
+ * needs no bound for any comparison that calls nothing less than itself: its
+ * scans stop at the pivot, or at the elements they last swapped. */
 #define CT__DEFINE_STD_SORT(name, LESS)                                                                               \
     static void ct__std_insertion_sort_##name(ct__sort_kv *first, ct__sort_kv *last, void *ctx)                       \
     {                                                                                                                 \
@@ -16437,6 +16222,19 @@ static int ct__sort_lg(int64_t n)
 #define CT__KEY_LESS(a, b, ctx) ((void)(ctx), (a)->key < (b)->key)
 CT__DEFINE_STD_SORT(kv, CT__KEY_LESS)
 
+/* operator< on values when some are NaN: the NaN key is the largest, so only
+ * b can be a NaN that the keys call larger */
+#define CT__VALUE_LESS(a, b, ctx) ((a)->key < (b)->key && (b)->key != *(const uint64_t *)(ctx))
+CT__DEFINE_STD_SORT(nan, CT__VALUE_LESS)
+
+static void ct__std_sort_values(ct__sort_kv *first, ct__sort_kv *last, uint64_t nan)
+{
+    const ct__sort_kv *p = first;
+    while (nan && p < last && p->key != nan) p++;
+    if (nan && p < last) ct__std_sort_nan(first, last, &nan);
+    else ct__std_sort_kv(first, last, NULL); /* the same comparisons without NaN */
+}
+
 /* std::nth_element (__introselect) by key. */
 static void ct__std_nth_element(ct__sort_kv *first, ct__sort_kv *nth, ct__sort_kv *last)
 {
@@ -16453,6 +16251,16 @@ static void ct__std_nth_element(ct__sort_kv *first, ct__sort_kv *nth, ct__sort_k
         else last = cut;
     }
     ct__std_insertion_sort_kv(first, last, NULL);
+}
+
+static void ct__std_topk(ct__sort_kv *kv, int64_t n, int64_t k, bool sorted)
+{
+    if (k <= n / 64) {
+        ct__std_partial_sort_kv(kv, kv + k, kv + n, NULL);
+    } else {
+        ct__std_nth_element(kv, kv + k - 1, kv + n);
+        if (sorted) ct__std_sort_kv(kv, kv + k - 1, NULL);
+    }
 }
 
 /* PyTorch's quickselect for kthvalue (Sedgewick's, median of three): moves
@@ -16596,17 +16404,10 @@ static void ct__slice_sort(const ct__slices *s, char *idx, const char *in, char 
     ct__slice_write(s, idx, in, val, res, s->n);
 }
 
-/* TopKImpl.h: partial_sort when k is small against the slice, else
- * nth_element and (when sorted) std::sort of the k-1 before it. */
 static void ct__slice_topk(const ct__slices *s, char *idx, const char *in, char *val, ct__sort_kv *kv)
 {
     s->load(in, s->in_stride, s->n, s->flip, kv);
-    if (s->k <= s->n / 64) {
-        ct__std_partial_sort_kv(kv, kv + s->k, kv + s->n, NULL);
-    } else {
-        ct__std_nth_element(kv, kv + s->k - 1, kv + s->n);
-        if (s->sorted) ct__std_sort_kv(kv, kv + s->k - 1, NULL);
-    }
+    ct__std_topk(kv, s->n, s->k, s->sorted);
     ct__slice_write(s, idx, in, val, kv, s->k);
 }
 
@@ -16943,9 +16744,8 @@ static ct_result ct__unique_by_set(ct__sort_job *job, const ct__sort_kv *kv, int
     for (int64_t i = 0; r == CT_OK && i < n; i++)
         if ((node_of[i] = ct__hset_insert(&s, i)) < 0) r = CT__OOM();
     if (r == CT_OK) {
-        ct__sort_rows by_value = {kv, 1, nan};
         for (int64_t p = s.head; p >= 0; p = s.next[p]) order[m++] = kv[p];
-        if (job->sorted) ct__std_sort_rows(order, order + m, &by_value);
+        if (job->sorted) ct__std_sort_values(order, order + m, nan);
         r = ct__unique_outputs(job, m, 0);
     }
     if (r == CT_OK) ct__emit_set(job, kv, n, order, m, node_of, pos, nan);

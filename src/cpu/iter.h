@@ -48,3 +48,29 @@ static double ct__round_to(double x, ct_dtype dt);
 static void ct__cpu_arange(ct_tensor *t, ct_scalar start, ct_scalar step);
 static void ct__cpu_linspace(ct_tensor *t, double start, double end);
 static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base);
+
+/* Sorting as PyTorch 1.13's CPU kernels sort (sort.c). Elements are (key,
+ * index) pairs whose unsigned key orders as PyTorch compares the values, so
+ * the algorithms compare integers whatever the dtype. Which of equal keys
+ * comes first, and with it every index PyTorch reports, is decided by the
+ * steps of libstdc++ 12's unstable algorithms: sort, topk, kthvalue, unique,
+ * mode and multinomial all run the one replay of them in sort.c. */
+typedef struct ct__sort_kv {
+    uint64_t key;
+    int64_t idx;
+} ct__sort_kv;
+
+/* A double's key: NaN above everything and all NaNs equal, -0 equal to 0. */
+static inline uint64_t ct__key_f64(ct__f64_t v);
+/* The key every NaN of dt gets, or 0 for dtypes without NaN. */
+static uint64_t ct__sort_nan_key(ct_dtype dt);
+/* kv[j] = (key of element j of a slice of dt with byte stride `stride`, xor flip; j). */
+static void ct__sort_load_keys(ct_dtype dt, const char *src, int64_t stride, int64_t n, uint64_t flip,
+                               ct__sort_kv *kv);
+/* std::sort with operator< on the values: by key, except that a NaN (key
+ * nan; 0 for none) is neither below nor above anything. */
+static void ct__std_sort_values(ct__sort_kv *first, ct__sort_kv *last, uint64_t nan);
+/* TopKImpl.h: the k smallest keys of kv[0, n) to the front, in order unless
+ * k is large and sorted is false (std::partial_sort, or std::nth_element and
+ * std::sort). */
+static void ct__std_topk(ct__sort_kv *kv, int64_t n, int64_t k, bool sorted);

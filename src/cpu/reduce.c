@@ -1081,13 +1081,10 @@ static ct_result ct__along_run(ct__along_job *job, ct_tensor *values, ct_tensor 
     return job->failed ? CT__OOM() : CT_OK;
 }
 
-/* ---------------------------------------------------------------- selection and PyTorch's std::sort */
+/* ---------------------------------------------------------------- selection */
 
-/* For each key type: an (element, index) pair, the lower median by
- * (value, index) order, and libstdc++'s introsort by value alone, step for
- * step, so that equal values end up where PyTorch's std::sort leaves them
- * (mode reports the index of the last one). The scans are bounded, which
- * only matters if NaN breaks the ordering PyTorch assumes. */
+/* For each key type: an (element, index) pair and the lower median by
+ * (value, index) order, which ties cannot make depend on the algorithm. */
 #define CT__KEYED(kn, V)                                                                                  \
     typedef struct ct__kv_##kn {                                                                          \
         V v;                                                                                              \
@@ -1124,92 +1121,6 @@ static ct_result ct__along_run(ct__along_job *job, ct_tensor *values, ct_tensor 
         }                                                                                                 \
         if (hi > lo && ct__kvlt_##kn(&a[hi], &a[lo])) ct__kvswap_##kn(a, lo, hi);                         \
         return a[k];                                                                                      \
-    }                                                                                                     \
-    static void ct__heap_adjust_##kn(ct__kv_##kn *a, int64_t hole, int64_t len, ct__kv_##kn value)        \
-    {                                                                                                     \
-        int64_t top = hole, child = hole, parent;                                                         \
-        while (child < (len - 1) / 2) {                                                                   \
-            child = 2 * (child + 1);                                                                      \
-            if (a[child].v < a[child - 1].v) child--;                                                     \
-            a[hole] = a[child];                                                                           \
-            hole = child;                                                                                 \
-        }                                                                                                 \
-        if ((len & 1) == 0 && child == (len - 2) / 2) {                                                   \
-            child = 2 * (child + 1);                                                                      \
-            a[hole] = a[child - 1];                                                                       \
-            hole = child - 1;                                                                             \
-        }                                                                                                 \
-        for (parent = (hole - 1) / 2; hole > top && a[parent].v < value.v; parent = (hole - 1) / 2) {      \
-            a[hole] = a[parent];                                                                          \
-            hole = parent;                                                                                \
-        }                                                                                                 \
-        a[hole] = value;                                                                                  \
-    }                                                                                                     \
-    static void ct__heapsort_##kn(ct__kv_##kn *a, int64_t n)                                              \
-    {                                                                                                     \
-        for (int64_t parent = (n - 2) / 2; n >= 2; parent--) {                                            \
-            ct__heap_adjust_##kn(a, parent, n, a[parent]);                                                \
-            if (parent == 0) break;                                                                       \
-        }                                                                                                 \
-        for (int64_t last = n - 1; last > 0; last--) {                                                    \
-            ct__kv_##kn v = a[last];                                                                      \
-            a[last] = a[0];                                                                               \
-            ct__heap_adjust_##kn(a, 0, last, v);                                                          \
-        }                                                                                                 \
-    }                                                                                                     \
-    static void ct__median_first_##kn(ct__kv_##kn *a, int64_t r, int64_t x, int64_t y, int64_t z)         \
-    {                                                                                                     \
-        if (a[x].v < a[y].v) {                                                                            \
-            if (a[y].v < a[z].v) ct__kvswap_##kn(a, r, y);                                                \
-            else if (a[x].v < a[z].v) ct__kvswap_##kn(a, r, z);                                           \
-            else ct__kvswap_##kn(a, r, x);                                                                \
-        } else if (a[x].v < a[z].v) {                                                                     \
-            ct__kvswap_##kn(a, r, x);                                                                     \
-        } else if (a[y].v < a[z].v) {                                                                     \
-            ct__kvswap_##kn(a, r, z);                                                                     \
-        } else {                                                                                          \
-            ct__kvswap_##kn(a, r, y);                                                                     \
-        }                                                                                                 \
-    }                                                                                                     \
-    static void ct__introsort_##kn(ct__kv_##kn *a, int64_t lo, int64_t hi, int depth)                     \
-    {                                                                                                     \
-        while (hi - lo > 16) {                                                                            \
-            if (depth-- == 0) {                                                                           \
-                ct__heapsort_##kn(a + lo, hi - lo);                                                       \
-                return;                                                                                   \
-            }                                                                                             \
-            int64_t f = lo + 1, l = hi;                                                                   \
-            ct__median_first_##kn(a, lo, lo + 1, lo + (hi - lo) / 2, hi - 1);                             \
-            for (;;) {                                                                                    \
-                while (f < hi && a[f].v < a[lo].v) f++;                                                   \
-                for (l--; l > lo && a[lo].v < a[l].v;) l--;                                               \
-                if (f >= l) break;                                                                        \
-                ct__kvswap_##kn(a, f++, l);                                                               \
-            }                                                                                             \
-            ct__introsort_##kn(a, f, hi, depth);                                                          \
-            hi = f;                                                                                       \
-        }                                                                                                 \
-    }                                                                                                     \
-    static void ct__insert_##kn(ct__kv_##kn *a, int64_t i)                                                \
-    {                                                                                                     \
-        ct__kv_##kn v = a[i];                                                                             \
-        for (; i > 0 && v.v < a[i - 1].v; i--) a[i] = a[i - 1];                                           \
-        a[i] = v;                                                                                         \
-    }                                                                                                     \
-    static void ct__stdsort_##kn(ct__kv_##kn *a, int64_t n)                                               \
-    {                                                                                                     \
-        int lg = 0;                                                                                       \
-        while (((int64_t)2 << lg) <= n) lg++;                                                             \
-        ct__introsort_##kn(a, 0, n, 2 * lg);                                                              \
-        for (int64_t i = 1; i < n; i++) { /* __final_insertion_sort */                                   \
-            if (i < 16 && a[i].v < a[0].v) {                                                              \
-                ct__kv_##kn v = a[i];                                                                     \
-                memmove(a + 1, a, (size_t)i * sizeof *a);                                                 \
-                a[0] = v;                                                                                 \
-            } else {                                                                                      \
-                ct__insert_##kn(a, i);                                                                    \
-            }                                                                                             \
-        }                                                                                                 \
     }
 CT__KEYED(i64, int64_t)
 CT__KEYED(f32, float)
@@ -1250,25 +1161,26 @@ CT__KEYED(f64, double)
         *(int64_t *)r->idx = m.i;                                                                         \
     }
 
-/* mode: sorted as PyTorch's std::sort does, the first longest run wins and
- * reports the index at its end. */
-#define CT__ROW_MODE(name, T, V, LOAD, kn)                                                                \
-    static void ct__mode_##name(const ct__row *r)                                                         \
-    {                                                                                                     \
-        ct__kv_##kn *a = (ct__kv_##kn *)r->scratch;                                                       \
-        int64_t best = 0, at = 0, run = 0;                                                                \
-        for (int64_t i = 0; i < r->n; i++) a[i].v = LOAD(r->in + i * r->is), a[i].i = i;                  \
-        ct__stdsort_##kn(a, r->n);                                                                        \
-        for (int64_t i = 0; i < r->n; i++) {                                                              \
-            run++;                                                                                        \
-            if (i == r->n - 1 || a[i].v != a[i + 1].v) {                                                  \
-                if (run > best) best = run, at = a[i].i;                                                  \
-                run = 0;                                                                                  \
-            }                                                                                             \
-        }                                                                                                 \
-        memcpy(r->val, r->in + at * r->is, sizeof(T));                                                    \
-        *(int64_t *)r->idx = at;                                                                          \
+/* mode: the row sorted as PyTorch's std::sort with operator< on the values
+ * leaves it (sort.c's replay), then the first longest run of equal values
+ * (a NaN equals nothing) wins and reports the index at its end. */
+static void ct__mode_row(const ct__row *r, ct_dtype dt)
+{
+    ct__sort_kv *a = (ct__sort_kv *)r->scratch;
+    const uint64_t nan = ct__sort_nan_key(dt);
+    int64_t best = 0, at = 0, run = 0;
+    ct__sort_load_keys(dt, r->in, r->is, r->n, 0, a);
+    ct__std_sort_values(a, a + r->n, nan);
+    for (int64_t i = 0; i < r->n; i++) {
+        run++;
+        if (i == r->n - 1 || a[i].key != a[i + 1].key || (nan && a[i].key == nan)) {
+            if (run > best) best = run, at = a[i].idx;
+            run = 0;
+        }
     }
+    memcpy(r->val, r->in + at * r->is, ct_dtype_size(dt));
+    *(int64_t *)r->idx = at;
+}
 
 /* cummax / cummin: a NaN takes over, ties move the index on. */
 #define CT__ROW_CUMEXT(name, T, V, LOAD)                                                                  \
@@ -1320,12 +1232,11 @@ CT__KEYED(f64, double)
 #define CT__STORE_f32(p, v) (*(float *)(p) = (float)(v))
 #define CT__STORE_f64(p, v) (*(double *)(p) = (v))
 
-/* The ops every dtype has. name, storage type, key type and its pair type,
- * accumulate type of cumsum (integers in uint64_t, which wraps). */
-#define CT__ROWS_ALL(name, T, V, kn, A)                                                                   \
+/* The ops every dtype has. name, dtype, storage type, key type and its pair
+ * type, accumulate type of cumsum (integers in uint64_t, which wraps). */
+#define CT__ROWS_ALL(name, DT, T, V, kn, A)                                                               \
     CT__ROW_EXTREME(name, T, V, CT__LOAD_##name)                                                          \
     CT__ROW_MEDIAN(name, T, V, CT__LOAD_##name, kn)                                                       \
-    CT__ROW_MODE(name, T, V, CT__LOAD_##name, kn)                                                         \
     CT__ROW_CUMEXT(name, T, V, CT__LOAD_##name)                                                           \
     CT__ROW_CUM(name, T, A, CT__LOAD_##name, CT__STORE_##name)                                            \
     static void ct__row_##name(const ct__row *r, ct__aop op, bool last)                                   \
@@ -1335,7 +1246,7 @@ CT__KEYED(f64, double)
         case CT__AOP_MAX: case CT__AOP_ARGMAX: ct__ext_##name(r, true); break;                            \
         case CT__AOP_MIN: case CT__AOP_ARGMIN: ct__ext_##name(r, false); break;                           \
         case CT__AOP_MEDIAN: ct__median_##name(r); break;                                                 \
-        case CT__AOP_MODE: ct__mode_##name(r); break;                                                     \
+        case CT__AOP_MODE: ct__mode_row(r, DT); break;                                                    \
         case CT__AOP_CUMMAX: case CT__AOP_CUMMIN: ct__cumext_##name(r, op == CT__AOP_CUMMAX); break;      \
         case CT__AOP_CUMSUM: case CT__AOP_CUMPROD: ct__cum_##name(r, op == CT__AOP_CUMPROD); break;       \
         default: ct__row_float_##name(r, op, last); break;                                                \
@@ -1454,16 +1365,16 @@ CT__ROWS_NOFLOAT(i16)
 CT__ROWS_NOFLOAT(i32)
 CT__ROWS_NOFLOAT(i64)
 CT__ROWS_NOFLOAT(f16)
-CT__ROWS_ALL(b8, uint8_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(u8, uint8_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i8, int8_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i16, int16_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i32, int32_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i64, int64_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(f16, uint16_t, float, f32, float)
-CT__ROWS_ALL(bf16, uint16_t, float, f32, float)
-CT__ROWS_ALL(f32, float, float, f32, double)
-CT__ROWS_ALL(f64, double, double, f64, double)
+CT__ROWS_ALL(b8, CT_BOOL, uint8_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(u8, CT_U8, uint8_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i8, CT_I8, int8_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i16, CT_I16, int16_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i32, CT_I32, int32_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(i64, CT_I64, int64_t, int64_t, i64, uint64_t)
+CT__ROWS_ALL(f16, CT_F16, uint16_t, float, f32, float)
+CT__ROWS_ALL(bf16, CT_BF16, uint16_t, float, f32, float)
+CT__ROWS_ALL(f32, CT_F32, float, float, f32, double)
+CT__ROWS_ALL(f64, CT_F64, double, double, f64, double)
 
 /* The scratch a row of n elements needs. */
 static size_t ct__along_scratch(ct__aop op, int64_t n)

@@ -1,4 +1,5 @@
-/* Sorting and selection kernels on the CPU.
+/* Sorting and selection kernels on the CPU, and the sorting that mode and
+ * multinomial share (declared in iter.h).
  *
  * Elements are sorted as (key, index) pairs. A key is an unsigned integer
  * that orders as PyTorch's comparators do: NaN above everything and all NaNs
@@ -13,11 +14,6 @@
  * ct__quick_select replays PyTorch's. Where any order of equal keys gives the
  * same answer (a stable sort, or keys that turn out distinct) a radix sort
  * does the work instead. */
-
-typedef struct ct__sort_kv {
-    uint64_t key;
-    int64_t idx;
-} ct__sort_kv;
 
 static inline void ct__sort_kv_swap(ct__sort_kv *a, ct__sort_kv *b)
 {
@@ -85,6 +81,12 @@ CT__DTYPES_A(CT__KEY_LOADER, _)
 #define CT__KEY_LOADER_ENTRY(name, DT, _) ct__load_keys_##name,
 static const ct__key_loader ct__key_loaders[CT_NUM_DTYPES] = {NULL, CT__DTYPES_A(CT__KEY_LOADER_ENTRY, _)};
 #undef CT__KEY_LOADER_ENTRY
+
+static void ct__sort_load_keys(ct_dtype dt, const char *src, int64_t stride, int64_t n, uint64_t flip,
+                               ct__sort_kv *kv)
+{
+    ct__key_loaders[dt](src, stride, n, flip, kv);
+}
 
 /* A key (xor flip undone) back to its element. It gives the element exactly
  * except for the zeros and NaNs of floating dtypes, whose sign and payload
@@ -167,12 +169,14 @@ static int ct__sort_lg(int64_t n)
 }
 
 /* std::sort and the heap functions it falls back on, for a comparison
- * LESS(a, b, ctx) of two ct__sort_kv pointers. The final insertion pass, which
- * libstdc++ leaves unguarded, is bounded by the array as well: that changes
- * nothing for a consistent comparison and keeps an inconsistent one (rows
- * holding NaN) in bounds. The partition needs no bound for any comparison
- * that calls nothing less than itself: its scans stop at the pivot, or at
- * the elements they last swapped. */
+ * LESS(a, b, ctx) of two ct__sort_kv pointers, stamped out once per
+ * comparison: it runs inline in the inner loops, where calling it through a
+ * pointer makes std::sort of a million keys some 15-20% slower. The final
+ * insertion pass, which libstdc++ leaves unguarded, is bounded by the array
+ * as well: that changes nothing for a consistent comparison and keeps an
+ * inconsistent one (values or rows holding NaN) in bounds. The partition
+ * needs no bound for any comparison that calls nothing less than itself: its
+ * scans stop at the pivot, or at the elements they last swapped. */
 #define CT__DEFINE_STD_SORT(name, LESS)                                                                               \
     static void ct__std_insertion_sort_##name(ct__sort_kv *first, ct__sort_kv *last, void *ctx)                       \
     {                                                                                                                 \
@@ -281,6 +285,19 @@ static int ct__sort_lg(int64_t n)
 #define CT__KEY_LESS(a, b, ctx) ((void)(ctx), (a)->key < (b)->key)
 CT__DEFINE_STD_SORT(kv, CT__KEY_LESS)
 
+/* operator< on values when some are NaN: the NaN key is the largest, so only
+ * b can be a NaN that the keys call larger */
+#define CT__VALUE_LESS(a, b, ctx) ((a)->key < (b)->key && (b)->key != *(const uint64_t *)(ctx))
+CT__DEFINE_STD_SORT(nan, CT__VALUE_LESS)
+
+static void ct__std_sort_values(ct__sort_kv *first, ct__sort_kv *last, uint64_t nan)
+{
+    const ct__sort_kv *p = first;
+    while (nan && p < last && p->key != nan) p++;
+    if (nan && p < last) ct__std_sort_nan(first, last, &nan);
+    else ct__std_sort_kv(first, last, NULL); /* the same comparisons without NaN */
+}
+
 /* std::nth_element (__introselect) by key. */
 static void ct__std_nth_element(ct__sort_kv *first, ct__sort_kv *nth, ct__sort_kv *last)
 {
@@ -297,6 +314,16 @@ static void ct__std_nth_element(ct__sort_kv *first, ct__sort_kv *nth, ct__sort_k
         else last = cut;
     }
     ct__std_insertion_sort_kv(first, last, NULL);
+}
+
+static void ct__std_topk(ct__sort_kv *kv, int64_t n, int64_t k, bool sorted)
+{
+    if (k <= n / 64) {
+        ct__std_partial_sort_kv(kv, kv + k, kv + n, NULL);
+    } else {
+        ct__std_nth_element(kv, kv + k - 1, kv + n);
+        if (sorted) ct__std_sort_kv(kv, kv + k - 1, NULL);
+    }
 }
 
 /* PyTorch's quickselect for kthvalue (Sedgewick's, median of three): moves
@@ -440,17 +467,10 @@ static void ct__slice_sort(const ct__slices *s, char *idx, const char *in, char 
     ct__slice_write(s, idx, in, val, res, s->n);
 }
 
-/* TopKImpl.h: partial_sort when k is small against the slice, else
- * nth_element and (when sorted) std::sort of the k-1 before it. */
 static void ct__slice_topk(const ct__slices *s, char *idx, const char *in, char *val, ct__sort_kv *kv)
 {
     s->load(in, s->in_stride, s->n, s->flip, kv);
-    if (s->k <= s->n / 64) {
-        ct__std_partial_sort_kv(kv, kv + s->k, kv + s->n, NULL);
-    } else {
-        ct__std_nth_element(kv, kv + s->k - 1, kv + s->n);
-        if (s->sorted) ct__std_sort_kv(kv, kv + s->k - 1, NULL);
-    }
+    ct__std_topk(kv, s->n, s->k, s->sorted);
     ct__slice_write(s, idx, in, val, kv, s->k);
 }
 
@@ -787,9 +807,8 @@ static ct_result ct__unique_by_set(ct__sort_job *job, const ct__sort_kv *kv, int
     for (int64_t i = 0; r == CT_OK && i < n; i++)
         if ((node_of[i] = ct__hset_insert(&s, i)) < 0) r = CT__OOM();
     if (r == CT_OK) {
-        ct__sort_rows by_value = {kv, 1, nan};
         for (int64_t p = s.head; p >= 0; p = s.next[p]) order[m++] = kv[p];
-        if (job->sorted) ct__std_sort_rows(order, order + m, &by_value);
+        if (job->sorted) ct__std_sort_values(order, order + m, nan);
         r = ct__unique_outputs(job, m, 0);
     }
     if (r == CT_OK) ct__emit_set(job, kv, n, order, m, node_of, pos, nan);

@@ -841,181 +841,25 @@ ct_tensor *ct_randperm(int64_t n, ct_dtype dtype, ct_generator *g)
 /* ---------------------------------------------------------------- multinomial */
 
 /* Without replacement PyTorch takes topk (or argmax) of p / q with q ~ Exp(1).
- * topk orders (value, index) pairs with libstdc++'s partial_sort, or
- * nth_element followed by sort; equal values (zero probabilities) keep the
- * order those algorithms leave them in, so they are reproduced step by step. */
-typedef struct ct__scored {
-    double v;
-    int64_t i;
-} ct__scored;
+ * Equal values (zero probabilities) keep the order topk's libstdc++
+ * algorithms leave them in, so the keys go through sort.c's replay of them:
+ * flipped, so that the largest comes first, NaN before everything, as in
+ * topk's comparator. */
 
-/* topk's comparator: larger first, NaN above everything. */
-static bool ct__before(const ct__scored *x, const ct__scored *y)
+/* argmax of a row: the first largest, a NaN before all. */
+static int64_t ct__argmax_row(const ct__sort_kv *a, int64_t n)
 {
-    return (isnan(x->v) && !isnan(y->v)) || x->v > y->v;
-}
-
-static void ct__swap_scored(ct__scored *a, ct__scored *b)
-{
-    ct__scored t = *a;
-    *a = *b;
-    *b = t;
-}
-
-static void ct__heap_push(ct__scored *a, int64_t hole, int64_t top, ct__scored v)
-{
-    int64_t parent = (hole - 1) / 2;
-    while (hole > top && ct__before(&a[parent], &v)) {
-        a[hole] = a[parent];
-        hole = parent;
-        parent = (hole - 1) / 2;
-    }
-    a[hole] = v;
-}
-
-static void ct__heap_adjust(ct__scored *a, int64_t hole, int64_t len, ct__scored v)
-{
-    int64_t top = hole, child = hole;
-    while (child < (len - 1) / 2) {
-        child = 2 * (child + 1);
-        if (ct__before(&a[child], &a[child - 1])) child--;
-        a[hole] = a[child];
-        hole = child;
-    }
-    if ((len & 1) == 0 && child == (len - 2) / 2) {
-        child = 2 * (child + 1);
-        a[hole] = a[child - 1];
-        hole = child - 1;
-    }
-    ct__heap_push(a, hole, top, v);
-}
-
-/* Move a[0] (the heap's top) to a[to] and put a[to]'s value into the heap a[0, len). */
-static void ct__heap_pop(ct__scored *a, int64_t len, int64_t to)
-{
-    ct__scored v = a[to];
-    a[to] = a[0];
-    ct__heap_adjust(a, 0, len, v);
-}
-
-/* std::__heap_select: the `mid` first of a[0, n) in a[0, mid), as a heap. */
-static void ct__heap_select(ct__scored *a, int64_t mid, int64_t n)
-{
-    if (mid >= 2) /* std::__make_heap */
-        for (int64_t parent = (mid - 2) / 2; parent >= 0; parent--) ct__heap_adjust(a, parent, mid, a[parent]);
-    for (int64_t i = mid; i < n; i++)
-        if (ct__before(&a[i], &a[0])) ct__heap_pop(a, mid, i);
-}
-
-static void ct__partial_sort(ct__scored *a, int64_t mid, int64_t n)
-{
-    ct__heap_select(a, mid, n);
-    for (int64_t len = mid; len > 1; len--) ct__heap_pop(a, len - 1, len - 1);
-}
-
-static void ct__linear_insert(ct__scored *a, int64_t i)
-{
-    ct__scored v = a[i];
-    for (; ct__before(&v, &a[i - 1]); i--) a[i] = a[i - 1];
-    a[i] = v;
-}
-
-static void ct__insertion_sort(ct__scored *a, int64_t n)
-{
-    for (int64_t i = 1; i < n; i++) {
-        if (ct__before(&a[i], &a[0])) {
-            ct__scored v = a[i];
-            memmove(a + 1, a, (size_t)i * sizeof *a);
-            a[0] = v;
-        } else {
-            ct__linear_insert(a, i);
-        }
-    }
-}
-
-/* std::__unguarded_partition_pivot: median of three moved to a[0], then Hoare's partition. */
-static int64_t ct__partition(ct__scored *a, int64_t n)
-{
-    ct__scored *x = a + 1, *y = a + n / 2, *z = a + n - 1, *m;
-    if (ct__before(x, y)) m = ct__before(y, z) ? y : ct__before(x, z) ? z : x;
-    else m = ct__before(x, z) ? x : ct__before(y, z) ? z : y;
-    ct__swap_scored(a, m);
-    int64_t lo = 1, hi = n;
-    for (;;) {
-        while (ct__before(&a[lo], &a[0])) lo++;
-        hi--;
-        while (ct__before(&a[0], &a[hi])) hi--;
-        if (lo >= hi) return lo;
-        ct__swap_scored(&a[lo], &a[hi]);
-        lo++;
-    }
-}
-
-static void ct__nth_element(ct__scored *a, int64_t nth, int64_t n)
-{
-    int64_t depth = 2 * ct__floor_log2(n);
-    while (n > 3) {
-        if (depth-- == 0) {
-            ct__heap_select(a, nth + 1, n);
-            ct__swap_scored(&a[0], &a[nth]);
-            return;
-        }
-        int64_t cut = ct__partition(a, n);
-        if (cut <= nth) {
-            a += cut;
-            nth -= cut;
-            n -= cut;
-        } else {
-            n = cut;
-        }
-    }
-    ct__insertion_sort(a, n);
-}
-
-static void ct__introsort(ct__scored *a, int64_t n, int64_t depth)
-{
-    while (n > 16) {
-        if (depth-- == 0) {
-            ct__partial_sort(a, n, n);
-            return;
-        }
-        int64_t cut = ct__partition(a, n);
-        ct__introsort(a + cut, n - cut, depth);
-        n = cut;
-    }
-}
-
-static void ct__sort(ct__scored *a, int64_t n)
-{
-    if (n <= 0) return;
-    ct__introsort(a, n, 2 * ct__floor_log2(n));
-    if (n > 16) {
-        ct__insertion_sort(a, 16);
-        for (int64_t i = 16; i < n; i++) ct__linear_insert(a, i);
-    } else {
-        ct__insertion_sort(a, n);
-    }
+    int64_t best = 0;
+    for (int64_t j = 1; j < n; j++)
+        if (a[j].key < a[best].key) best = j;
+    return best;
 }
 
 /* topk(k) of a row, largest first, sorted, into out (indices). */
-static void ct__topk_row(ct__scored *a, int64_t n, int64_t k, int64_t *out)
+static void ct__topk_row(ct__sort_kv *a, int64_t n, int64_t k, int64_t *out)
 {
-    if (k * 64 <= n) {
-        ct__partial_sort(a, k, n);
-    } else {
-        ct__nth_element(a, k - 1, n);
-        ct__sort(a, k - 1);
-    }
-    for (int64_t j = 0; j < k; j++) out[j] = a[j].i;
-}
-
-/* argmax of a row: the first largest, a NaN before all. */
-static int64_t ct__argmax_row(const ct__scored *a, int64_t n)
-{
-    int64_t best = 0;
-    for (int64_t j = 1; j < n && !isnan(a[best].v); j++)
-        if (ct__before(&a[j], &a[best])) best = j;
-    return best;
+    ct__std_topk(a, n, k, true);
+    for (int64_t j = 0; j < k; j++) out[j] = a[j].idx;
 }
 
 /* Row i of a 1-D or 2-D tensor t, element j. */
@@ -1042,13 +886,13 @@ static ct_result ct__multinomial_no_replacement(const ct_tensor *p, int64_t k, c
     if (zero_row) return ct__fail(CT_ERR_RUNTIME, "invalid multinomial distribution (sum of probabilities <= 0)");
     ct_scope s = ct_scope_begin();
     ct_tensor *q = ct__empty_like(p, CT_DEFAULT);
-    ct__scored *a = (ct__scored *)CT_MALLOC((size_t)cats * sizeof *a);
+    ct__sort_kv *a = (ct__sort_kv *)CT_MALLOC((size_t)cats * sizeof *a);
     ct_result r = !q || !a ? CT__OOM() : ct_exponential_(q, 1, g);
     for (int64_t i = 0; r == CT_OK && i < rows; i++) {
         for (int64_t j = 0; j < cats; j++) {
             double pv = ct__read_f64(ct__row_elem(p, i, j), p->dtype), qv = ct__read_f64(ct__row_elem(q, i, j), q->dtype);
-            a[j].v = ct__round_to(pv / qv, p->dtype);
-            a[j].i = j;
+            a[j].key = ~ct__key_f64(ct__round_to(pv / qv, p->dtype));
+            a[j].idx = j;
         }
         int64_t *o = (int64_t *)(void *)ct__data(out) + i * k;
         if (k == 1) *o = ct__argmax_row(a, cats);
