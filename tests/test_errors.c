@@ -1874,6 +1874,18 @@ static void test_gradcheck_and_functions(void)
     FAILS_R(ct_ctx_mark_dirty(NULL, &l, 1), CT_ERR_VALUE, "mark_dirty: ctx is NULL");
     FAILS_R(ct_ctx_mark_non_differentiable(NULL, &l, 1), CT_ERR_VALUE, "mark_non_differentiable: ctx is NULL");
     FAILS_T(ct_ctx_saved_tensor(NULL, 0), CT_ERR_RUNTIME, "saved_tensors can only be read in backward");
+    FAILS_R(ct_checkpoint(NULL, &l, 1, out, 1, NULL), CT_ERR_VALUE,
+            "checkpoint: give a function and room for its 1 to 8 outputs");
+    FAILS_R(ct_checkpoint(twice, &l, 1, out, 9, NULL), CT_ERR_VALUE,
+            "checkpoint: give a function and room for its 1 to 8 outputs");
+    FAILS_R(ct_checkpoint(twice, none, 1, out, 1, NULL), CT_ERR_TYPE,
+            "expected Tensor as element 0 in argument 0, but got NULL");
+    ct_checkpoint_fn fns[1] = {twice};
+    FAILS_NULL(ct_checkpoint_sequential(fns, NULL, 1, 1, NULL_T), "checkpoint_sequential(): argument 'input' (position 3)");
+    FAILS_T(ct_checkpoint_sequential(NULL, NULL, 1, 1, l), CT_ERR_VALUE,
+            "checkpoint_sequential: give 1 or more functions and segments");
+    FAILS_T(ct_checkpoint_sequential(fns, NULL, 1, 0, l), CT_ERR_VALUE,
+            "checkpoint_sequential: give 1 or more functions and segments");
 }
 
 /* Hooks: on a tensor that requires grad (a leaf, for post-accumulate ones), a

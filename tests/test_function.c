@@ -184,6 +184,90 @@ static void test_once_differentiable(void)
                 "trying to differentiate twice a function that was marked with @once_differentiable");
 }
 
+/* checkpoint: y = tanh(x * w) * w + noise * x, with w a parameter it is not given and noise drawn inside */
+static int block(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    ct_tensor *w = (ct_tensor *)user, *noise = ct_rand(ct_shape_of(in[0]), CT_F64, NULL);
+    (void)n;
+    out[0] = ct_add(ct_mul(ct_tanh(ct_mul(in[0], w)), w), ct_mul(noise, in[0]));
+    return out[0] ? 1 : -1;
+}
+
+static void run_block_twice(bool checkpointed, ct_tensor **gx, ct_tensor **gw)
+{
+    ct_tensor *x = ct_from_array((double[]){0.5, -1, 2}, CT_SHAPE(3), CT_F64);
+    ct_tensor *w = ct_from_array((double[]){1.5, 0.25, -0.5}, CT_SHAPE(3), CT_F64), *y, *z;
+    ct_requires_grad_(x, true);
+    ct_requires_grad_(w, true);
+    ct_manual_seed(7);
+    if (checkpointed) {
+        CHECK_OK(ct_checkpoint(block, &x, 1, &y, 1, w));
+        CHECK_STR(ct_node_name(ct_grad_fn(y)), "CheckpointFunctionBackward");
+        ct_rand(CT_SHAPE(5), CT_F64, NULL); /* the generator moves on before backward */
+        CHECK_OK(ct_checkpoint(block, &y, 1, &z, 1, w));
+    } else {
+        CHECK(block(&x, 1, &y, w) == 1);
+        ct_rand(CT_SHAPE(5), CT_F64, NULL);
+        CHECK(block(&y, 1, &z, w) == 1);
+    }
+    CHECK_OK(ct_backward(ct_sum(z), NULL, plain));
+    *gx = ct_grad(x);
+    *gw = ct_grad(w);
+}
+
+static void test_checkpoint(void)
+{
+    ct_tensor *gx, *gw, *cx, *cw;
+    run_block_twice(false, &gx, &gw);
+    run_block_twice(true, &cx, &cw);
+    CHECK(gx && gw && cx && cw);
+    /* the same numbers, but w's four gradients add up in another order (two inner backwards) */
+    ct_isclose_opts near = {1e-14, 0, false};
+    CHECK(ct_equal(gx, cx) && ct_allclose(gw, cw, near));
+    /* under create_graph the recomputation cannot be differentiated: PyTorch's error */
+    ct_tensor *x = ct_from_array((double[]){1, 2}, CT_SHAPE(2), CT_F64), *w = ct_ones(CT_SHAPE(2), CT_F64), *y, *g;
+    ct_requires_grad_(x, true);
+    CHECK_OK(ct_checkpoint(block, &x, 1, &y, 1, w));
+    ct_tensor *s = ct_sum(y);
+    ct_grad_opts create = {true, true, false};
+    CHECK_FAILS(ct_autograd_grad((const ct_tensor *const *)&s, 1, (const ct_tensor *const *)&x, 1, NULL, &g, create),
+                CT_ERR_RUNTIME, "Checkpointing is not compatible with .grad()");
+    CHECK_FAILS(ct_checkpoint(NULL, &x, 1, &y, 1, w), CT_ERR_VALUE,
+                "checkpoint: give a function and room for its 1 to 8 outputs");
+}
+
+static int times_w(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    (void)n;
+    out[0] = ct_sigmoid(ct_mul(in[0], (ct_tensor *)user));
+    return out[0] ? 1 : -1;
+}
+
+static void test_checkpoint_sequential(void)
+{
+    ct_tensor *x = ct_from_array((double[]){0.5, -1}, CT_SHAPE(2), CT_F64), *w[5];
+    ct_checkpoint_fn fns[5];
+    void *users[5];
+    ct_requires_grad_(x, true);
+    for (int i = 0; i < 5; i++) {
+        w[i] = ct_full(CT_SHAPE(2), ct_float(0.5 + i), CT_F64);
+        ct_requires_grad_(w[i], true);
+        fns[i] = times_w;
+        users[i] = w[i];
+    }
+    ct_tensor *plain_out = x;
+    for (int i = 0; i < 5; i++) CHECK(times_w(&plain_out, 1, &plain_out, w[i]) == 1);
+    CHECK_OK(ct_backward(ct_sum(plain_out), NULL, plain));
+    ct_tensor *gx = ct_grad(x), *gw0 = ct_grad(w[0]), *gw4 = ct_grad(w[4]);
+    for (int i = 0; i < 5; i++) ct_set_grad(w[i], NULL);
+    ct_set_grad(x, NULL);
+    ct_tensor *y = ct_checkpoint_sequential(fns, users, 5, 2, x); /* chunks [0, 2) checkpointed, [2, 5) plain */
+    CHECK(y && ct_equal(y, plain_out));
+    CHECK_OK(ct_backward(ct_sum(y), NULL, plain));
+    CHECK(ct_equal(ct_grad(x), gx) && ct_equal(ct_grad(w[0]), gw0) && ct_equal(ct_grad(w[4]), gw4));
+    CHECK(ct_checkpoint_sequential(fns, users, 5, 0, x) == NULL);
+}
+
 int main(void)
 {
     RUN(test_square_seed);
@@ -191,5 +275,7 @@ int main(void)
     RUN(test_context);
     RUN(test_dirty_and_alias);
     RUN(test_once_differentiable);
+    RUN(test_checkpoint);
+    RUN(test_checkpoint_sequential);
     return ct_test_report();
 }

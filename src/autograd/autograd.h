@@ -171,3 +171,24 @@ CTORCH_API bool ct_ctx_needs_input_grad(const ct_function_ctx *ctx, int i);
 CTORCH_API ct_result ct_ctx_mark_dirty(ct_function_ctx *ctx, ct_tensor *const *tensors, int n);
 /* ctx.mark_non_differentiable(*tensors): outputs that never require grad. */
 CTORCH_API ct_result ct_ctx_mark_non_differentiable(ct_function_ctx *ctx, ct_tensor *const *tensors, int n);
+
+/* ---------------------------------------------------------------- checkpointing */
+
+/* A piece of a model to checkpoint: outputs from n inputs (returns how many,
+ * at most 8, or a negative ct_result). It may use tensors it does not get as
+ * inputs (parameters): their gradients accumulate as usual. */
+typedef int (*ct_checkpoint_fn)(ct_tensor *const *inputs, int n, ct_tensor **outputs, void *user);
+
+/* torch.utils.checkpoint.checkpoint(fn, *inputs) (the reentrant form):
+ * runs fn without keeping its graph; backward runs it again, with the
+ * default generator's state as it was (preserve_rng_state), and goes back
+ * through that. n_outputs: how many outputs fn gives (room in outputs); user
+ * must stay valid until that backward. Like PyTorch's, it works with
+ * backward, not with create_graph. */
+CTORCH_API ct_result ct_checkpoint(ct_checkpoint_fn fn, ct_tensor *const *inputs, int n, ct_tensor **outputs,
+                                   int n_outputs, void *user);
+/* torch.utils.checkpoint.checkpoint_sequential(functions, segments, input):
+ * n_fns one-tensor functions run in order (users[i] given to fns[i]), in
+ * `segments` checkpointed chunks, the last one run normally. */
+CTORCH_API ct_tensor *ct_checkpoint_sequential(const ct_checkpoint_fn *fns, void *const *users, int n_fns, int segments,
+                                               const ct_tensor *input);

@@ -2,7 +2,8 @@
  * callbacks around one node of the graph. */
 
 struct ct_function_ctx {
-    const ct_function *fn;
+    const ct_function *fn;  /* &fn_copy: the caller's may not outlive the graph */
+    ct_function fn_copy;
     void *user;
     ct__node *node;         /* once recorded (the node owns the ctx) */
     char node_name[96];     /* "<name>Backward" */
@@ -218,7 +219,8 @@ static ct_function_ctx *ct__ctx_new(const ct_function *fn, ct_tensor *const *inp
         return NULL;
     }
     memset(ctx, 0, sizeof *ctx);
-    ctx->fn = fn;
+    ctx->fn_copy = *fn;
+    ctx->fn = &ctx->fn_copy;
     ctx->user = user;
     ctx->n_inputs = n_in;
     ctx->needs_input_grad = needs;
