@@ -127,7 +127,7 @@ CT__BACKWARD(prod)
     int64_t nz = ct_item_int(zeros);
     if (nz == 0) CT__GRAD(0, ct_mul(g, ct_div(r, x)));
     else if (all && nz > 1 && !ct_is_grad_enabled()) CT__GRAD(0, ct_zeros_like(x, CT_DEFAULT));
-    else if (all) CT__GRAD(0, ct_view_as(ct__prod_safe_zeros(g, ct_reshape(ct_contiguous(x), CT_SHAPE(-1)), 0), x));
+    else if (all) CT__GRAD(0, ct_view_as(ct__prod_safe_zeros(g, ct_reshape(x, CT_SHAPE(-1)), 0), x));
     else CT__GRAD(0, ct__prod_safe_zeros(g, x, dim));
     return CT_OK;
 }

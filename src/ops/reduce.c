@@ -237,30 +237,6 @@ static ct_tensor *ct__mean(const ct_tensor *t, uint32_t mask, bool keepdim, ct_d
     return r;
 }
 
-static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
-{
-    ct_dtype out = dtype != CT_DEFAULT ? dtype : ct__widened(t->dtype);
-    if (out == CT_BF16 && ct_numel(t)) { /* PyTorch only looks for a kernel when there is work */
-        ct__no_kernel("prod_cpu", out);
-        return NULL;
-    }
-    ct_scope s = ct_scope_begin();
-    ct_tensor *r;
-    if (ct_dtype_is_floating(out)) { /* float16 has no kernel in PyTorch 1.13: float32, rounded once */
-        const ct_tensor *in = ct_to(t, out);
-        in = in && out == CT_F16 ? ct_to(in, CT_F32) : in;
-        r = in ? ct_to(ct__reduce(CT__ROP_PROD, in, mask, keepdim, in->dtype, NULL), out) : NULL;
-    } else if (out == CT_BOOL) { /* bool * bool is and */
-        r = ct__reduce(CT__ROP_ALL, t, mask, keepdim, CT_BOOL, NULL);
-    } else {
-        const ct_tensor *in = ct_dtype_is_floating(t->dtype) ? ct_to(t, out) : t;
-        r = in ? ct_to(ct__reduce(CT__ROP_PROD, in, mask, keepdim, CT_I64, NULL), out) : NULL;
-    }
-    ct_keep(r);
-    ct_scope_end(s);
-    return r;
-}
-
 /* mean's dtype is checked before its dims, as PyTorch does. */
 static ct_result ct__mean_dtype_check(const ct_tensor *t, ct_dtype dtype)
 {
@@ -334,6 +310,30 @@ ct_tensor *ct_mean(const ct_tensor *input)
     CT__ARG(input, "input", 1);
     if (ct__mean_dtype_check(input, CT_DEFAULT) != CT_OK) return NULL;
     return ct__reduce_recorded(ct__mean, CT__RG_MEAN, input, CT_SHAPE0, false, CT_DEFAULT, true);
+}
+
+static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype)
+{
+    ct_dtype out = dtype != CT_DEFAULT ? dtype : ct__widened(t->dtype);
+    if (out == CT_BF16 && ct_numel(t)) { /* PyTorch only looks for a kernel when there is work */
+        ct__no_kernel("prod_cpu", out);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r;
+    if (ct_dtype_is_floating(out)) { /* float16 has no kernel in PyTorch 1.13: float32, rounded once */
+        const ct_tensor *in = ct_to(t, out);
+        in = in && out == CT_F16 ? ct_to(in, CT_F32) : in;
+        r = in ? ct_to(ct__reduce(CT__ROP_PROD, in, mask, keepdim, in->dtype, NULL), out) : NULL;
+    } else if (out == CT_BOOL) { /* bool * bool is and */
+        r = ct__reduce(CT__ROP_ALL, t, mask, keepdim, CT_BOOL, NULL);
+    } else {
+        const ct_tensor *in = ct_dtype_is_floating(t->dtype) ? ct_to(t, out) : t;
+        r = in ? ct_to(ct__reduce(CT__ROP_PROD, in, mask, keepdim, CT_I64, NULL), out) : NULL;
+    }
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
 }
 
 ct_tensor *ct_prod(const ct_tensor *input)
