@@ -2360,17 +2360,57 @@ static inline const ct__out_meta *ct__input_meta(const ct__node *n, int i)
 
 /* ---------------------------------------------------------------- reductions */
 
-/* The reductions with a derivative (formulas_reduce.c). */
+/* The reductions, scans and selections with a derivative (formulas_reduce.c). */
 typedef enum ct__reduce_grad {
     CT__RG_SUM,    /* SumBackward0 (all) / SumBackward1 (dims) */
     CT__RG_NANSUM, /* NansumBackward0 */
-    CT__RG_MEAN    /* MeanBackward0 / MeanBackward1 */
+    CT__RG_MEAN,   /* MeanBackward0 / MeanBackward1 */
+    CT__RG_PROD,   /* ProdBackward0 / ProdBackward1 */
+    CT__RG_AMAX,   /* the gradient split evenly among the extremes of each slice */
+    CT__RG_AMIN,
+    CT__RG_MAX,    /* to one value (MaxBackward1, ...): split evenly among its ties */
+    CT__RG_MIN,
+    CT__RG_MEDIAN,
+    CT__RG_MAX_DIM, /* a value and its index per slice: the gradient goes to the index */
+    CT__RG_MIN_DIM,
+    CT__RG_MEDIAN_DIM,
+    CT__RG_MODE,
+    CT__RG_KTHVALUE,
+    CT__RG_SORT,   /* SortBackward0 / SortBackward1 (stable) */
+    CT__RG_TOPK,
+    CT__RG_STD,
+    CT__RG_VAR,
+    CT__RG_STD_MEAN, /* two outputs */
+    CT__RG_VAR_MEAN,
+    CT__RG_NORM,   /* NormBackward1 / NormBackward3 (with a dtype) */
+    CT__RG_LOGSUMEXP,
+    CT__RG_CUMSUM,
+    CT__RG_CUMPROD,
+    CT__RG_CUMMAX,
+    CT__RG_CUMMIN,
+    CT__RG_LOGCUMSUMEXP,
+    CT__RG_SOFTMAX,
+    CT__RG_LOG_SOFTMAX
 } ct__reduce_grad;
 
-/* Record reduction `kind` of input over the dims in mask (all: the form
- * without dims) giving r. */
-static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *input, uint32_t mask, bool keepdim,
-                              bool all);
+/* What a reduction's backward needs besides its input and result. */
+typedef struct ct__reduce_rec {
+    uint32_t mask;            /* the reduced dims; a one-dim op's dim as its bit (none for a 0-d input) */
+    int dim;                  /* a one-dim op's dim, wrapped (0 for a 0-d input) */
+    bool keepdim;             /* the reduced dims were kept (sort and topk: always) */
+    bool alt;                 /* PyTorch's other name: with dims (sum, mean, prod), a dtype (norm), stable (sort) */
+    int64_t correction;       /* std, var */
+    double p;                 /* norm */
+    const ct_tensor *indices; /* the index output the gradient follows */
+    const ct_tensor *self_before; /* an in-place scan: self before it was written (saved in its place) */
+} ct__reduce_rec;
+
+/* A record with the reduced dims mask and keepdim; the rest zero. */
+static ct__reduce_rec ct__reduce_rec_of(uint32_t mask, bool keepdim);
+/* Record reduction `kind` of input giving out[0] (and out[1]: the mean of
+ * std_mean and var_mean); nothing when no input requires grad. */
+static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
+                              const ct__reduce_rec *rec);
 
 /* ---------------------------------------------------------------- joining and indexing */
 
@@ -7905,16 +7945,37 @@ static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, 
 
 /* ==================== autograd/formulas_reduce.c ==================== */
 // >>autograd/formulas_reduce.c
-/* Backward formulas of the reductions (reduce.c records them). */
+/* Backward formulas of the reductions, scans and selections (reduce.c and
+ * sort.c record them). They follow PyTorch 1.13's derivatives.yaml and
+ * FunctionsManual.cpp step for step, so that gradients agree to the bit. */
 
-/* The gradient of a reduction's result spread back over the input's shape:
- * the reduced dims put back (when not kept), then expanded. */
-static ct_tensor *ct__unreduce(const ct_tensor *g, const ct__out_meta *in, uint32_t mask, bool keepdim)
+/* ---------------------------------------------------------------- shapes */
+
+/* The reduced dims of mask as a list. */
+static ct_shape ct__mask_dims(uint32_t mask, int ndim)
+{
+    ct_shape dims;
+    dims.ndim = 0;
+    for (int d = 0; d < ndim; d++)
+        if ((mask >> d) & 1) dims.size[dims.ndim++] = d;
+    return dims;
+}
+
+/* A reduction's result (or its gradient) with the reduced dims put back as
+ * size 1 (restore_reduced_dims, unsqueeze_multiple). */
+static ct_tensor *ct__restore_dims(const ct_tensor *g, const ct__out_meta *in, uint32_t mask, bool keepdim)
 {
     ct_tensor *r = (ct_tensor *)g;
     if (!keepdim)
         for (int d = 0; d < in->ndim && r; d++)
             if ((mask >> d) & 1) r = ct_unsqueeze(r, d);
+    return r;
+}
+
+/* The gradient of a reduction's result spread back over the input's shape. */
+static ct_tensor *ct__unreduce(const ct_tensor *g, const ct__out_meta *in, uint32_t mask, bool keepdim)
+{
+    ct_tensor *r = ct__restore_dims(g, in, mask, keepdim);
     return r ? ct_expand(r, ct_shape_make(in->ndim, in->sizes)) : NULL;
 }
 
@@ -7927,56 +7988,438 @@ static int64_t ct__reduced_count(const ct__out_meta *in, uint32_t mask)
     return count;
 }
 
+/* The node's saved tensors, in this order: input, result, indices. */
+#define CT__SAVE_INPUT 1u
+#define CT__SAVE_RES 2u
+#define CT__SAVE_IDX 4u
+
+static int ct__rg_slot(const ct__node *n, unsigned what)
+{
+    int slot = 0;
+    for (unsigned bit = 1; bit < what; bit <<= 1) slot += (n->iargs[5] & bit) != 0;
+    return slot;
+}
+
+#define CT__X CT__S(ct__rg_slot(n, CT__SAVE_INPUT))
+#define CT__R CT__S(ct__rg_slot(n, CT__SAVE_RES))
+#define CT__IDX CT__S(ct__rg_slot(n, CT__SAVE_IDX))
 #define CT__MASK ((uint32_t)n->iargs[0])
 #define CT__KEEPDIM (n->iargs[1] != 0)
+#define CT__DIM ((int)n->iargs[2])
+#define CT__CORRECTION (n->iargs[3])
+#define CT__P (n->args[0])
+#define CT__IN_META ct__input_meta(n, 0)
+
+/* ---------------------------------------------------------------- sums and products */
 
 CT__BACKWARD(sum)
 {
-    CT__GRAD(0, ct__unreduce(go[0], ct__input_meta(n, 0), CT__MASK, CT__KEEPDIM));
+    CT__GRAD(0, ct__unreduce(go[0], CT__IN_META, CT__MASK, CT__KEEPDIM));
     return CT_OK;
 }
 
 CT__BACKWARD(nansum) /* NaNs took no part */
 {
-    CT__GRAD(0, ct_where_scalar_self(ct_isnan(CT__S(0)), ct_int(0),
-                                      ct__unreduce(go[0], ct__input_meta(n, 0), CT__MASK, CT__KEEPDIM)));
+    CT__GRAD(0, ct_where_scalar_self(ct_isnan(CT__X), ct_int(0), ct__unreduce(go[0], CT__IN_META, CT__MASK, CT__KEEPDIM)));
     return CT_OK;
+}
+
+/* mean_backward: the gradient spread evenly */
+static ct_tensor *ct__mean_backward(const ct_tensor *g, const ct__out_meta *in, uint32_t mask, bool keepdim)
+{
+    return ct_div_scalar(ct__unreduce(g, in, mask, keepdim), ct_int(ct__reduced_count(in, mask)));
 }
 
 CT__BACKWARD(mean)
 {
-    const ct__out_meta *in = ct__input_meta(n, 0);
-    CT__GRAD(0, ct_div_scalar(ct__unreduce(go[0], in, CT__MASK, CT__KEEPDIM), ct_int(ct__reduced_count(in, CT__MASK))));
+    CT__GRAD(0, ct__mean_backward(go[0], CT__IN_META, CT__MASK, CT__KEEPDIM));
     return CT_OK;
 }
 
+/* prod_safe_zeros_backward: the product of all the others, for each
+ * element along dim, as the exclusive products from the front times those
+ * from the back, which stays right when elements are zero. */
+static ct_tensor *ct__prod_safe_zeros(const ct_tensor *g, const ct_tensor *x, int dim)
+{
+    if (ct_numel(x) == 0) return ct_expand(g, ct_shape_of(x));
+    int64_t len = x->sizes[dim];
+    ct_shape ones_size = ct_shape_of(x);
+    ones_size.size[dim] = 1;
+    ct_tensor *ones = ct_ones(ones_size, g->dtype);
+    ct_tensor *front[2] = {ones, ct_narrow(x, dim, 0, len - 1)};
+    ct_tensor *back[2] = {ones, ct_flip(ct_narrow(x, dim, 1, len - 1), ct__mask_dims(1u << dim, x->ndim))};
+    ct_tensor *normal = ct_cumprod(ct_cat(front, 2, dim), dim, CT_DEFAULT);
+    ct_tensor *reverse = ct_flip(ct_cumprod(ct_cat(back, 2, dim), dim, CT_DEFAULT), ct__mask_dims(1u << dim, x->ndim));
+    return ct_mul(g, ct_mul(normal, reverse));
+}
+
+/* prod_backward: g * result / x without zeros; else the safe products (for
+ * the product of everything, zeros when two are zero and no graph is made) */
+CT__BACKWARD(prod)
+{
+    ct_tensor *x = CT__X, *r = CT__R, *g = go[0];
+    if (!ct__needs_grad(n, 0)) return CT_OK;
+    if (!x || !r) return ct_last_error_code();
+    if (x->dtype != g->dtype) x = ct_to(x, g->dtype); /* prod(dtype=...): self.to(grad's dtype) */
+    if (x && x->ndim == 0) {
+        CT__GRAD(0, g);
+        return CT_OK;
+    }
+    bool all = !n->iargs[4];
+    int dim = 0;
+    while (!all && !((CT__MASK >> dim) & 1)) dim++; /* the one reduced dim */
+    if (!all && !CT__KEEPDIM) g = ct_unsqueeze(g, dim), r = ct_unsqueeze(r, dim);
+    ct_tensor *zeros = x && g && r ? ct_sum(ct_eq_scalar(x, ct_int(0))) : NULL;
+    if (!zeros) return ct_last_error_code();
+    int64_t nz = ct_item_int(zeros);
+    if (nz == 0) CT__GRAD(0, ct_mul(g, ct_div(r, x)));
+    else if (all && nz > 1 && !ct_is_grad_enabled()) CT__GRAD(0, ct_zeros_like(x, CT_DEFAULT));
+    else if (all) CT__GRAD(0, ct_view_as(ct__prod_safe_zeros(g, ct_reshape(x, CT_SHAPE(-1)), 0), x));
+    else CT__GRAD(0, ct__prod_safe_zeros(g, x, dim));
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- extremes */
+
+/* amax / amin (scale_grad_by_count): shared evenly by the elements equal to
+ * their slice's extreme */
+CT__BACKWARD(amax)
+{
+    const ct__out_meta *in = CT__IN_META;
+    ct_tensor *mask = ct_eq(ct__restore_dims(CT__R, in, CT__MASK, CT__KEEPDIM), CT__X);
+    ct_tensor *count = ct_sum_dim(mask, ct__mask_dims(CT__MASK, in->ndim), true, CT_DEFAULT);
+    CT__GRAD(0, ct_mul(ct_div(ct__restore_dims(go[0], in, CT__MASK, CT__KEEPDIM), count), mask));
+    return CT_OK;
+}
+
+/* evenly_distribute_backward: max(), min(), median() to one value share the
+ * gradient among the elements equal to it (the NaNs, when it is NaN) */
+CT__BACKWARD(evenly)
+{
+    ct_tensor *x = CT__X, *v = CT__R;
+    if (!ct__needs_grad(n, 0)) return CT_OK;
+    if (!x || !v) return ct_last_error_code();
+    ct_tensor *mask = isnan(ct_item(v)) ? ct_isnan(x) : ct_eq(x, v);
+    CT__GRAD(0, ct_where_scalar_other(mask, ct_div(go[0], ct_sum(mask)), ct_int(0)));
+    return CT_OK;
+}
+
+/* value_selecting_reduction_backward: each gradient element goes to the
+ * input element its index names; the rest get zero */
+CT__BACKWARD(select)
+{
+    const ct__out_meta *in = CT__IN_META;
+    ct_tensor *g = go[0], *idx = CT__IDX;
+    if (!CT__KEEPDIM && in->ndim > 0) g = ct_unsqueeze(g, CT__DIM), idx = idx ? ct_unsqueeze(idx, CT__DIM) : NULL;
+    CT__GRAD(0, ct_scatter(ct_zeros(ct_shape_make(in->ndim, in->sizes), go[0]->dtype), CT__DIM, idx, g));
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- statistics */
+
+/* var_backward: 2 / (N - correction) * g * (x - mean) */
+static ct_tensor *ct__var_backward(const ct__node *n, ct_tensor *g, const ct_tensor *x)
+{
+    const ct__out_meta *in = ct__input_meta(n, 0);
+    bool all = x->ndim == 0 || !n->iargs[4];
+    int64_t dof = (all ? ct_numel(x) : ct__reduced_count(in, CT__MASK)) - CT__CORRECTION;
+    if (all && dof == 0) /* 2 / 0 */
+        return ct_expand(ct_mul_scalar(g, ct_float(INFINITY)), ct_shape_of(x));
+    if (!all && !CT__KEEPDIM && x->ndim > 1) g = ct__restore_dims(g, in, CT__MASK, false);
+    ct_tensor *mean = all ? ct_mean(x) : ct_mean_dim(x, ct__mask_dims(CT__MASK, x->ndim), true, CT_DEFAULT);
+    return ct_mul(ct_mul_scalar(g, ct_float(2.0 / (double)dof)), ct_sub(x, mean));
+}
+
+/* std_backward: the variance's, through d sqrt(v) = dv / (2 sqrt(v)), with
+ * zero where the deviation is zero */
+static ct_tensor *ct__std_backward(const ct__node *n, const ct_tensor *g, const ct_tensor *x, const ct_tensor *std)
+{
+    ct_tensor *gv = ct_where_scalar_self(ct_eq_scalar(std, ct_int(0)), ct_int(0), ct_div(g, ct_mul_scalar(std, ct_int(2))));
+    return gv ? ct__var_backward(n, gv, x) : NULL;
+}
+
+/* std, var, and with their means (var_std_mean_backward) */
+static ct_result ct__var_std_backward(ct__node *n, ct_tensor *const *go, ct_tensor **gi, bool is_std)
+{
+    ct_tensor *x = CT__X;
+    if (!ct__needs_grad(n, 0)) return CT_OK;
+    if (!x) return ct_last_error_code();
+    ct_tensor *g = is_std ? ct__std_backward(n, go[0], x, CT__R) : ct__var_backward(n, go[0], x);
+    if (g && n->n_out == 2) g = ct_add(g, ct__mean_backward(go[1], CT__IN_META, CT__MASK, CT__KEEPDIM));
+    CT__GRAD(0, g);
+    return CT_OK;
+}
+
+CT__BACKWARD(var) { return ct__var_std_backward(n, go, gi, false); }
+CT__BACKWARD(std) { return ct__var_std_backward(n, go, gi, true); }
+
+/* ---------------------------------------------------------------- norms */
+
+/* norm_backward by p, with PyTorch's handling of zeros */
+static ct_tensor *ct__norm_backward(const ct_tensor *g, const ct_tensor *x, const ct_tensor *norm, double p, uint32_t mask)
+{
+    ct_tensor *self_scaled, *scale_v;
+    if (p == 1.0) return ct_mul(ct_sign(x), g);
+    if (p == 2.0) return ct_mul(g, ct_where_scalar_self(ct_eq_scalar(norm, ct_int(0)), ct_int(0), ct_div(x, norm)));
+    if (isinf(p)) { /* the extremes of |x| (or its NaNs) share the gradient */
+        ct_tensor *a = ct_abs(x), *m = ct_logical_or(ct_eq(a, norm), ct_isnan(a));
+        ct_tensor *count = ct_sum_dim(m, ct__mask_dims(mask, x->ndim), true, CT_DEFAULT);
+        return ct_mul(ct_sign(x), ct_mul(ct_div(g, count), m));
+    }
+    if (p < 1.0) {
+        self_scaled = ct_mul(ct_sign(x), ct_where_scalar_self(ct_eq_scalar(x, ct_int(0)), ct_int(0),
+                                                              ct_pow_scalar(ct_abs(x), ct_float(p - 1))));
+        return ct_mul(ct_mul(self_scaled, g), ct_pow_scalar(norm, ct_float(1 - p)));
+    }
+    if (p < 2.0) self_scaled = ct_mul(ct_sign(x), ct_pow_scalar(ct_abs(x), ct_float(p - 1)));
+    else self_scaled = ct_mul(x, ct_pow_scalar(ct_abs(x), ct_float(p - 2)));
+    scale_v = ct_where_scalar_self(ct_eq_scalar(norm, ct_int(0)), ct_int(0), ct_div(g, ct_pow_scalar(norm, ct_float(p - 1))));
+    return ct_mul(self_scaled, scale_v);
+}
+
+CT__BACKWARD(norm) /* p = 0 has no gradient: left NULL (zero) */
+{
+    const ct__out_meta *in = CT__IN_META;
+    ct_tensor *x = CT__X;
+    if (!ct__needs_grad(n, 0) || CT__P == 0.0) return CT_OK;
+    if (x && x->dtype != go[0]->dtype) x = ct_to(x, go[0]->dtype); /* norm(dtype=...) */
+    ct_tensor *g = ct__restore_dims(go[0], in, CT__MASK, CT__KEEPDIM), *r = ct__restore_dims(CT__R, in, CT__MASK, CT__KEEPDIM);
+    if (!x || !g || !r) return ct_last_error_code();
+    CT__GRAD(0, ct__norm_backward(g, x, r, CT__P, CT__MASK));
+    return CT_OK;
+}
+
+CT__BACKWARD(logsumexp) /* g * exp(x - result) */
+{
+    const ct__out_meta *in = CT__IN_META;
+    ct_tensor *g = ct__restore_dims(go[0], in, CT__MASK, CT__KEEPDIM), *r = ct__restore_dims(CT__R, in, CT__MASK, CT__KEEPDIM);
+    CT__GRAD(0, ct_mul(g, ct_exp(ct_sub(CT__X, r))));
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- scans */
+
+/* w.flip(dim).cumsum(dim).flip(dim) */
+static ct_tensor *ct__reversed_cumsum(const ct_tensor *w, int dim)
+{
+    ct_shape d = ct__mask_dims(1u << dim, w->ndim);
+    return ct_flip(ct_cumsum(ct_flip(w, d), dim, CT_DEFAULT), d);
+}
+
+CT__BACKWARD(cumsum)
+{
+    ct_tensor *g = go[0];
+    if (!ct__needs_grad(n, 0)) return CT_OK;
+    if (g->dtype != CT__IN_META->dtype) g = ct_to(g, CT__IN_META->dtype); /* cumsum(dtype=...) */
+    CT__GRAD(0, !g || ct_numel(g) <= 1 || g->sizes[CT__DIM] == 1 ? g : ct__reversed_cumsum(g, CT__DIM));
+    return CT_OK;
+}
+
+/* cumprod_backward where x has zeros, without a graph (PyTorch's O(n)
+ * path): before the first zero of a slice, as without zeros; at the first
+ * zero, the product before it times the sum of g times the products after it
+ * up to the second zero; after it, zero. */
+static ct_tensor *ct__cumprod_zeros_backward(const ct_tensor *g, const ct_tensor *x, const ct_tensor *out,
+                                             const ct_tensor *w, const ct_tensor *is_zero, int dim)
+{
+    ct_tensor *cs = ct_cumsum(is_zero, dim, CT_DEFAULT);
+    ct_tensor *before = ct_eq_scalar(cs, ct_int(0)), *span = ct_eq_scalar(cs, ct_int(1));
+    ct_tensor *first_zero = ct_logical_and(span, is_zero), *after_first = ct_logical_and(span, ct_logical_not(is_zero));
+    ct_tensor *first_idx = NULL;
+    if (ct_max_dim(span, dim, true, NULL, &first_idx) != CT_OK) return NULL;
+    ct_tensor *g_before = ct_div(ct__reversed_cumsum(ct_where_scalar_other(before, w, ct_int(0)), dim), x);
+    ct_tensor *prod_before = ct_where_scalar_self(ct_eq_scalar(first_idx, ct_int(0)), ct_int(1),
+                                                  ct_gather(out, dim, ct_relu(ct_sub_scalar(first_idx, ct_int(1)))));
+    ct_tensor *after = ct_cumprod(ct_where_scalar_other(after_first, x, ct_int(1)), dim, CT_DEFAULT);
+    ct_tensor *g_first = ct_mul(ct_sum_dim(ct_mul(after, ct_where_scalar_other(span, g, ct_int(0))), CT_DIMS(dim), true,
+                                           CT_DEFAULT), prod_before);
+    return ct_where(first_zero, g_first, ct_where_scalar_other(before, g_before, ct_int(0)));
+}
+
+/* cumprod_backward where x has zeros and a graph is made: for each k, the
+ * sum over j >= k of g_j times the product of x_0..x_j without x_k, built
+ * from differentiable ops (PyTorch's O(n^2) path). */
+static ct_tensor *ct__cumprod_graph_backward(const ct_tensor *g, const ct_tensor *x, int dim)
+{
+    int64_t len = x->sizes[dim];
+    ct_shape ones_size = ct_shape_of(x);
+    ones_size.size[dim] = 1;
+    ct_tensor *ones = ct_ones(ones_size, g->dtype), *cols[64] = {NULL}, *omitted;
+    ct_tensor **parts = len <= 64 ? cols : (ct_tensor **)CT_MALLOC((size_t)len * sizeof *parts);
+    if (!parts) {
+        CT__OOM();
+        return NULL;
+    }
+    for (int64_t k = 0; k < len; k++) {
+        ct_tensor *from_next = k + 1 < len ? ct_cumprod(ct_slice(x, dim, k + 1, len, 1), dim, CT_DEFAULT) : NULL;
+        ct_tensor *until = k > 0 ? ct_prod_dim(ct_slice(x, dim, 0, k, 1), dim, true, CT_DEFAULT) : ones;
+        ct_tensor *pair[2] = {until, from_next && k > 0 ? ct_mul(ct_expand_as(until, from_next), from_next) : from_next};
+        omitted = from_next ? ct_cat(pair, 2, dim) : until;
+        parts[k] = ct_sum_dim(ct_mul(ct_slice(g, dim, k, len, 1), omitted), CT_DIMS(dim), true, CT_DEFAULT);
+    }
+    ct_tensor *r = ct_cat(parts, (int)len, dim);
+    if (parts != cols) CT_FREE(parts);
+    return r;
+}
+
+CT__BACKWARD(cumprod)
+{
+    ct_tensor *x = CT__X, *out = CT__R, *g = go[0];
+    int dim = CT__DIM;
+    if (!ct__needs_grad(n, 0)) return CT_OK;
+    if (!x || !out) return ct_last_error_code();
+    if (g->dtype != x->dtype) g = ct_to(g, x->dtype); /* cumprod(dtype=...): grad.to(self's dtype) */
+    if (!g || ct_numel(x) <= 1 || x->sizes[dim] == 1) {
+        CT__GRAD(0, g);
+        return CT_OK;
+    }
+    ct_tensor *w = ct_mul(out, g), *is_zero = ct_eq_scalar(x, ct_int(0)), *any = is_zero ? ct_any(is_zero) : NULL;
+    if (!any) return ct_last_error_code();
+    if (!ct_item_int(any)) CT__GRAD(0, ct_div(ct__reversed_cumsum(w, dim), x));
+    else if (!ct_is_grad_enabled()) CT__GRAD(0, ct__cumprod_zeros_backward(g, x, out, w, is_zero, dim));
+    else CT__GRAD(0, ct__cumprod_graph_backward(g, x, dim));
+    return CT_OK;
+}
+
+/* cummaxmin_backward: each gradient element added to the element its index names */
+CT__BACKWARD(cummax)
+{
+    const ct__out_meta *in = CT__IN_META;
+    ct_tensor *zeros = ct_zeros(ct_shape_make(in->ndim, in->sizes), go[0]->dtype);
+    CT__GRAD(0, ct_numel(zeros) == 0 ? zeros : ct_scatter_add(zeros, CT__DIM, CT__IDX, go[0]));
+    return CT_OK;
+}
+
+/* The lowest finite value of a floating dtype (std::numeric_limits::lowest). */
+static double ct__lowest(ct_dtype dt)
+{
+    switch (dt) {
+    case CT_F16: return -65504.0;
+    case CT_BF16: return -3.3895313892515355e38;
+    case CT_F64: return -DBL_MAX;
+    default: return -FLT_MAX;
+    }
+}
+
+/* logcumsumexp_backward: the positive and negative parts of g run through
+ * a reversed logcumsumexp in log space, so nothing overflows */
+CT__BACKWARD(logcumsumexp)
+{
+    ct_tensor *g = go[0], *x = CT__X, *r = CT__R;
+    int dim = CT__DIM;
+    if (!ct__needs_grad(n, 0)) return CT_OK;
+    if (g->ndim == 0 || ct_numel(g) == 0) {
+        CT__GRAD(0, g);
+        return CT_OK;
+    }
+    ct_shape d = ct__mask_dims(1u << dim, g->ndim);
+    ct_scalar lowest = ct_float(ct__lowest(g->dtype));
+    ct_tensor *log_abs = ct_log(ct_abs(g));
+    ct_tensor *log_pos = ct_where_scalar_other(ct_gt_scalar(g, ct_int(0)), log_abs, lowest);
+    ct_tensor *log_neg = ct_where_scalar_other(ct_lt_scalar(g, ct_int(0)), log_abs, lowest);
+    ct_tensor *pos = ct_exp(ct_add(ct_flip(ct_logcumsumexp(ct_flip(ct_sub(log_pos, r), d), dim), d), x));
+    ct_tensor *neg = ct_exp(ct_add(ct_flip(ct_logcumsumexp(ct_flip(ct_sub(log_neg, r), d), dim), d), x));
+    CT__GRAD(0, ct_sub(pos, neg));
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- softmax */
+
+CT__BACKWARD(softmax) /* _softmax_backward_data: y * (g - sum(g * y)) */
+{
+    ct_tensor *y = CT__R;
+    CT__GRAD(0, ct_mul(y, ct_sub(go[0], ct_sum_dim(ct_mul(go[0], y), CT_DIMS(CT__DIM), true, CT_DEFAULT))));
+    return CT_OK;
+}
+
+CT__BACKWARD(log_softmax) /* _log_softmax_backward_data: g - exp(y) * sum(g) */
+{
+    ct_tensor *y = CT__R;
+    CT__GRAD(0, ct_sub(go[0], ct_mul(ct_exp(y), ct_sum_dim(go[0], CT_DIMS(CT__DIM), true, CT_DEFAULT))));
+    return CT_OK;
+}
+
+#undef CT__X
+#undef CT__R
+#undef CT__IDX
 #undef CT__MASK
 #undef CT__KEEPDIM
+#undef CT__DIM
+#undef CT__CORRECTION
+#undef CT__P
+#undef CT__IN_META
+
+/* ---------------------------------------------------------------- recording */
 
 typedef struct ct__reduce_formula {
     ct__node_type type;
-    const char *dims_name; /* the name of the form with dims (NULL: the same) */
-    bool save_input;
+    const char *alt_name; /* the name of PyTorch's other form (NULL: the same) */
+    unsigned save;
 } ct__reduce_formula;
 
+#define CT__IR (CT__SAVE_INPUT | CT__SAVE_RES)
 /* indexed by ct__reduce_grad */
 static const ct__reduce_formula ct__reduce_formulas[] = {
-    {{"SumBackward0", ct__bw_sum}, "SumBackward1", false},
-    {{"NansumBackward0", ct__bw_nansum}, NULL, true},
-    {{"MeanBackward0", ct__bw_mean}, "MeanBackward1", false},
+    {{"SumBackward0", ct__bw_sum}, "SumBackward1", 0},
+    {{"NansumBackward0", ct__bw_nansum}, NULL, CT__SAVE_INPUT},
+    {{"MeanBackward0", ct__bw_mean}, "MeanBackward1", 0},
+    {{"ProdBackward0", ct__bw_prod}, "ProdBackward1", CT__IR},
+    {{"AmaxBackward0", ct__bw_amax}, NULL, CT__IR},
+    {{"AminBackward0", ct__bw_amax}, NULL, CT__IR},
+    {{"MaxBackward1", ct__bw_evenly}, NULL, CT__IR},
+    {{"MinBackward1", ct__bw_evenly}, NULL, CT__IR},
+    {{"MedianBackward0", ct__bw_evenly}, NULL, CT__IR},
+    {{"MaxBackward0", ct__bw_select}, NULL, CT__SAVE_IDX},
+    {{"MinBackward0", ct__bw_select}, NULL, CT__SAVE_IDX},
+    {{"MedianBackward1", ct__bw_select}, NULL, CT__SAVE_IDX},
+    {{"ModeBackward0", ct__bw_select}, NULL, CT__SAVE_IDX},
+    {{"KthvalueBackward0", ct__bw_select}, NULL, CT__SAVE_IDX},
+    {{"SortBackward0", ct__bw_select}, "SortBackward1", CT__SAVE_IDX},
+    {{"TopkBackward0", ct__bw_select}, NULL, CT__SAVE_IDX},
+    {{"StdBackward0", ct__bw_std}, NULL, CT__IR},
+    {{"VarBackward0", ct__bw_var}, NULL, CT__SAVE_INPUT},
+    {{"StdMeanBackward0", ct__bw_std}, NULL, CT__IR},
+    {{"VarMeanBackward0", ct__bw_var}, NULL, CT__SAVE_INPUT},
+    {{"NormBackward1", ct__bw_norm}, "NormBackward3", CT__IR},
+    {{"LogsumexpBackward0", ct__bw_logsumexp}, NULL, CT__IR},
+    {{"CumsumBackward0", ct__bw_cumsum}, NULL, 0},
+    {{"CumprodBackward0", ct__bw_cumprod}, NULL, CT__IR},
+    {{"CummaxBackward0", ct__bw_cummax}, NULL, CT__SAVE_IDX},
+    {{"CumminBackward0", ct__bw_cummax}, NULL, CT__SAVE_IDX},
+    {{"LogcumsumexpBackward0", ct__bw_logcumsumexp}, NULL, CT__IR},
+    {{"SoftmaxBackward0", ct__bw_softmax}, NULL, CT__SAVE_RES},
+    {{"LogSoftmaxBackward0", ct__bw_log_softmax}, NULL, CT__SAVE_RES},
 };
+#undef CT__IR
 
-static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *input, uint32_t mask, bool keepdim,
-                              bool all)
+static ct__reduce_rec ct__reduce_rec_of(uint32_t mask, bool keepdim)
+{
+    ct__reduce_rec rec;
+    memset(&rec, 0, sizeof rec);
+    rec.mask = mask;
+    rec.keepdim = keepdim;
+    return rec;
+}
+
+static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
+                              const ct__reduce_rec *rec)
 {
     const ct__reduce_formula *f = &ct__reduce_formulas[kind];
-    if (!r) return;
-    ct__node *n = ct__record(&f->type, &input, 1, &r, 1);
+    if (!out[0] || !ct_dtype_is_floating(out[0]->dtype)) return; /* integer results have no gradient */
+    const ct_tensor *saved_input = rec->self_before ? rec->self_before : input;
+    ct__node *n = ct__record(&f->type, &input, 1, out, n_out);
     if (!n) return;
-    if (!all && f->dims_name) n->name = f->dims_name;
-    n->iargs[0] = mask;
-    n->iargs[1] = keepdim;
-    if (f->save_input) ct__save(n, input, false);
+    if (rec->alt && f->alt_name) n->name = f->alt_name;
+    n->iargs[0] = rec->mask;
+    n->iargs[1] = rec->keepdim;
+    n->iargs[2] = rec->dim;
+    n->iargs[3] = rec->correction;
+    n->iargs[4] = rec->alt;
+    n->iargs[5] = f->save;
+    n->args[0] = rec->p;
+    if (f->save & CT__SAVE_INPUT) ct__save(n, saved_input, false);
+    if (f->save & CT__SAVE_RES) ct__save(n, out[0], true);
+    if (f->save & CT__SAVE_IDX) ct__save(n, rec->indices, false);
 }
 
 /* ==================== autograd/formulas_join.c ==================== */
@@ -8829,7 +9272,8 @@ static ct_tensor *ct__gc_flat_outputs(ct_gradcheck_fn fn, ct_tensor *const *inpu
     int k = ct__gc_call(fn, inputs, n, user, out);
     if (k < 0) return NULL;
     for (int i = 0; i < k; i++) flat[i] = ct_reshape(ct_to(out[i], CT_F64), CT_SHAPE(-1));
-    return ct_contiguous(k == 1 ? flat[0] : ct_cat(flat, k, 0)); /* read as a plain array */
+    /* a copy read as a plain array: an output may be an input itself, which the caller perturbs */
+    return ct_clone(ct_contiguous(k == 1 ? flat[0] : ct_cat(flat, k, 0)));
 }
 
 /* Numerical Jacobian of all outputs with respect to input `which`: rows are
@@ -10440,7 +10884,9 @@ static ct_tensor *ct__reduce_recorded(ct__reduce_fn fn, ct__reduce_grad kind, co
     ct_tensor *r;
     if (ct__check_dtype(dtype) != CT_OK || ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
     CT__UNRECORDED(r, fn(t, mask, keepdim, dtype));
-    ct__record_reduce(kind, r, t, mask, keepdim, all);
+    ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
+    rec.alt = !all;
+    ct__record_reduce(kind, &r, 1, t, &rec);
     return r;
 }
 
@@ -10509,21 +10955,46 @@ static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_d
 ct_tensor *ct_prod(const ct_tensor *input)
 {
     CT__ARG(input, "input", 1);
-    return ct__prod(input, (uint32_t)((1u << input->ndim) - 1), false, CT_DEFAULT);
+    return ct__reduce_recorded(ct__prod, CT__RG_PROD, input, CT_SHAPE0, false, CT_DEFAULT, true);
 }
 
 ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype dtype)
 {
     int d;
     CT__ARG(input, "input", 1);
-    int64_t mask = ct__dim_mask1(input, dim, &d);
-    if (mask < 0 || ct__check_dtype(dtype) != CT_OK) return NULL;
-    return ct__prod(input, (uint32_t)mask, keepdim, dtype);
+    if (ct__dim_mask1(input, dim, &d) < 0) return NULL;
+    return ct__reduce_recorded(ct__prod, CT__RG_PROD, input, CT_DIMS(d), keepdim, dtype, false);
 }
 
 /* ---------------------------------------------------------------- extremes */
 
-static ct_tensor *ct__amax(const char *name, ct__rop op, const ct_tensor *t, ct_shape dims, bool keepdim)
+/* Record r = kind(t) over the dims in mask, and hand r back. */
+static ct_tensor *ct__record_result(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *t, uint32_t mask, bool keepdim)
+{
+    ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
+    ct__record_reduce(kind, &r, 1, t, &rec);
+    return r;
+}
+
+/* A values-and-indices op along dim whose values are differentiable: the
+ * node follows the indices, so they are made even when not wanted. */
+static ct_result ct__along_recorded(ct__reduce_grad kind, ct__aop op, const char *name, const ct_tensor *t, int dim,
+                                    bool keepdim, bool half_via_float, ct_tensor **values, ct_tensor **indices)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_result r;
+    CT__UNRECORDED(r, ct__along_reduce(op, name, t, dim, keepdim, half_via_float, &v, &i));
+    if (r == CT_OK) {
+        ct__reduce_rec rec = ct__reduce_rec_of(0, keepdim);
+        rec.dim = ct__wrap_dim(dim, t->ndim);
+        rec.indices = i;
+        ct__record_reduce(kind, &v, 1, t, &rec);
+    }
+    return ct__hand_pair(r, v, i, values, indices);
+}
+
+static ct_tensor *ct__amax(const char *name, ct__rop op, ct__reduce_grad kind, const ct_tensor *t, ct_shape dims,
+                           bool keepdim)
 {
     uint32_t mask;
     if (ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
@@ -10540,45 +11011,45 @@ static ct_tensor *ct__amax(const char *name, ct__rop op, const ct_tensor *t, ct_
                      (long long)dims.size[i]);
             return NULL;
         }
-    return ct__reduce(op, t, mask, keepdim, t->dtype, NULL);
+    return ct__record_result(kind, ct__reduce(op, t, mask, keepdim, t->dtype, NULL), t, mask, keepdim);
 }
 
 ct_tensor *ct_max(const ct_tensor *input)
 {
     CT__ARG(input, "input", 1);
-    return ct__amax("max", CT__ROP_MAX, input, CT_SHAPE0, false);
+    return ct__amax("max", CT__ROP_MAX, CT__RG_MAX, input, CT_SHAPE0, false);
 }
 
 ct_tensor *ct_min(const ct_tensor *input)
 {
     CT__ARG(input, "input", 1);
-    return ct__amax("min", CT__ROP_MIN, input, CT_SHAPE0, false);
+    return ct__amax("min", CT__ROP_MIN, CT__RG_MIN, input, CT_SHAPE0, false);
 }
 
 ct_tensor *ct_amax(const ct_tensor *input, ct_shape dims, bool keepdim)
 {
     CT__ARG(input, "input", 1);
-    return ct__amax("amax", CT__ROP_MAX, input, dims, keepdim);
+    return ct__amax("amax", CT__ROP_MAX, CT__RG_AMAX, input, dims, keepdim);
 }
 
 ct_tensor *ct_amin(const ct_tensor *input, ct_shape dims, bool keepdim)
 {
     CT__ARG(input, "input", 1);
-    return ct__amax("amin", CT__ROP_MIN, input, dims, keepdim);
+    return ct__amax("amin", CT__ROP_MIN, CT__RG_AMIN, input, dims, keepdim);
 }
 
 ct_result ct_max_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
 {
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
-    return ct__along_reduce(CT__AOP_MAX, "max", input, dim, keepdim, false, values, indices);
+    return ct__along_recorded(CT__RG_MAX_DIM, CT__AOP_MAX, "max", input, dim, keepdim, false, values, indices);
 }
 
 ct_result ct_min_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
 {
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
-    return ct__along_reduce(CT__AOP_MIN, "min", input, dim, keepdim, false, values, indices);
+    return ct__along_recorded(CT__RG_MIN_DIM, CT__AOP_MIN, "min", input, dim, keepdim, false, values, indices);
 }
 
 static ct_tensor *ct__argext(ct__aop op, const char *name, const ct_tensor *t, int dim, bool keepdim, bool flat)
@@ -10644,8 +11115,8 @@ static ct_result ct__var_two_pass(const ct_tensor *t, ct_tensor *res, int64_t co
     return CT_OK;
 }
 
-static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, const ct_tensor *t, ct_shape dims,
-                         int64_t correction, bool keepdim, ct_tensor **out, ct_tensor **mean)
+static ct_result ct__var_compute(const char *fname, bool take_sqrt, bool with_mean, const ct_tensor *t, ct_shape dims,
+                                 int64_t correction, bool keepdim, ct_tensor **out, ct_tensor **mean)
 {
     int64_t sizes[CT_MAX_DIMS];
     uint32_t mask;
@@ -10675,6 +11146,26 @@ static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, cons
     if (r == CT_OK) ct_keep(v), ct_keep(m);
     ct_scope_end(s);
     return ct__hand_pair(r, v, m, out, mean);
+}
+
+/* std, var, std_mean and var_mean: computed without recording (the
+ * two-pass path takes a mean), then one node for both results. */
+static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, const ct_tensor *t, ct_shape dims,
+                         int64_t correction, bool keepdim, ct_tensor **out, ct_tensor **mean)
+{
+    static const ct__reduce_grad kinds[2][2] = {{CT__RG_VAR, CT__RG_VAR_MEAN}, {CT__RG_STD, CT__RG_STD_MEAN}};
+    ct_tensor *res[2] = {NULL, NULL};
+    uint32_t mask = 0;
+    ct_result r;
+    CT__UNRECORDED(r, ct__var_compute(fname, take_sqrt, with_mean, t, dims, correction, keepdim, &res[0],
+                                      with_mean ? &res[1] : NULL));
+    if (r == CT_OK && ct__dims_mask(t, dims, &mask) == CT_OK) {
+        ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
+        rec.alt = dims.ndim > 0;
+        rec.correction = correction;
+        ct__record_reduce(kinds[take_sqrt][with_mean], res, with_mean ? 2 : 1, t, &rec);
+    }
+    return ct__hand_pair(r, res[0], res[1], out, mean);
 }
 
 static ct_tensor *ct__var_only(bool take_sqrt, const ct_tensor *t, ct_shape dims, int64_t correction, bool keepdim)
@@ -10724,6 +11215,16 @@ ct_result ct_var_mean(const ct_tensor *input, ct_shape dims, int64_t correction,
     return ct__var("var_mean", false, true, input, dims, correction, keepdim, var, mean);
 }
 
+static ct_tensor *ct__median_flat(const ct_tensor *t)
+{
+    ct_tensor *v = NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *flat = ct_reshape(t, CT_SHAPE(-1));
+    if (flat && ct__along_reduce(CT__AOP_MEDIAN, "median", flat, 0, false, true, &v, NULL) == CT_OK) ct_keep(v);
+    ct_scope_end(s);
+    return v;
+}
+
 ct_tensor *ct_median(const ct_tensor *input)
 {
     ct_tensor *v = NULL;
@@ -10732,12 +11233,9 @@ ct_tensor *ct_median(const ct_tensor *input)
         ct__no_kernel("median_cpu", input->dtype);
         return NULL;
     }
-    if (ct_numel(input) == 0) return ct__scalar_result(NAN, input->dtype);
-    ct_scope s = ct_scope_begin();
-    ct_tensor *flat = ct_reshape(input, CT_SHAPE(-1));
-    if (flat && ct__along_reduce(CT__AOP_MEDIAN, "median", flat, 0, false, true, &v, NULL) == CT_OK) ct_keep(v);
-    ct_scope_end(s);
-    return v;
+    if (ct_numel(input) == 0) v = ct__scalar_result(NAN, input->dtype);
+    else CT__UNRECORDED(v, ct__median_flat(input));
+    return ct__record_result(CT__RG_MEDIAN, v, input, (uint32_t)((1u << input->ndim) - 1), false);
 }
 
 ct_result ct_median_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
@@ -10745,17 +11243,27 @@ ct_result ct_median_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
     if (input->dtype == CT_BOOL) return ct__no_kernel("median_out", input->dtype);
-    return ct__along_reduce(CT__AOP_MEDIAN, "median", input, dim, keepdim, true, values, indices);
+    return ct__along_recorded(CT__RG_MEDIAN_DIM, CT__AOP_MEDIAN, "median", input, dim, keepdim, true, values, indices);
 }
 
 ct_result ct_mode(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
 {
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
-    return ct__along_reduce(CT__AOP_MODE, "mode", input, dim, keepdim, false, values, indices);
+    return ct__along_recorded(CT__RG_MODE, CT__AOP_MODE, "mode", input, dim, keepdim, false, values, indices);
 }
 
 /* ---------------------------------------------------------------- norms */
+
+static ct_tensor *ct__norm(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype, const ct__rargs *args)
+{
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *in = ct_to(t, dtype);
+    ct_tensor *r = in ? ct__reduce(CT__ROP_NORM, in, mask, keepdim, in->dtype, args) : NULL;
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
 
 ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool keepdim, ct_dtype dtype)
 {
@@ -10776,11 +11284,12 @@ ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool kee
     if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
     memset(&args, 0, sizeof args);
     args.p = (float)p; /* PyTorch's norm kernel keeps p as a float */
-    ct_scope s = ct_scope_begin();
-    const ct_tensor *in = ct_to(input, dtype);
-    ct_tensor *r = in ? ct__reduce(CT__ROP_NORM, in, mask, keepdim, in->dtype, &args) : NULL;
-    ct_keep(r);
-    ct_scope_end(s);
+    ct_tensor *r;
+    CT__UNRECORDED(r, ct__norm(input, mask, keepdim, dtype, &args));
+    ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
+    rec.alt = dtype != CT_DEFAULT;
+    rec.p = p;
+    ct__record_reduce(CT__RG_NORM, &r, 1, input, &rec);
     return r;
 }
 
@@ -10825,13 +11334,10 @@ static ct_tensor *ct__finite_max(const ct_tensor *t, ct_shape dims)
     return c;
 }
 
-ct_tensor *ct_logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
+static ct_tensor *ct__logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
 {
-    uint32_t mask;
     int64_t ones[CT_MAX_DIMS];
     char b1[16], b2[256];
-    CT__ARG(input, "input", 1);
-    if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
     if (dims.ndim == 0 && !keepdim && input->ndim > 0) { /* PyTorch 1.13 keeps amax's dims for the sum's out */
         for (int d = 0; d < input->ndim; d++) ones[d] = 1;
         ct__fail(CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
@@ -10854,6 +11360,16 @@ ct_tensor *ct_logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
     ct_keep(r);
     ct_scope_end(s);
     return r;
+}
+
+ct_tensor *ct_logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
+{
+    uint32_t mask;
+    ct_tensor *r;
+    CT__ARG(input, "input", 1);
+    if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
+    CT__UNRECORDED(r, ct__logsumexp(input, dims, keepdim));
+    return ct__record_result(CT__RG_LOGSUMEXP, r, input, mask, keepdim);
 }
 
 /* ---------------------------------------------------------------- logic and counting */
@@ -10925,6 +11441,19 @@ static ct_result ct__scan_dim(ct__aop op, const ct_tensor *in, int dim, bool wit
     return ct__hand_pair(r, v, i, values, indices);
 }
 
+/* Record r = kind(t) along dim (any dim of a 0-d input), and hand r back. */
+static ct_tensor *ct__dim_recorded(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *t, int dim,
+                                   const ct_tensor *indices, const ct_tensor *self_before)
+{
+    if (!r) return NULL;
+    ct__reduce_rec rec = ct__reduce_rec_of(0, true);
+    rec.dim = t->ndim ? ct__wrap_dim(dim, t->ndim) : 0;
+    rec.indices = indices;
+    rec.self_before = self_before;
+    ct__record_reduce(kind, &r, 1, t, &rec);
+    return r;
+}
+
 /* cumsum and cumprod: the input converted to the result dtype first. */
 static ct_tensor *ct__cum(ct__aop op, const ct_tensor *t, int dim, ct_dtype dtype)
 {
@@ -10944,14 +11473,18 @@ static ct_tensor *ct__cum(ct__aop op, const ct_tensor *t, int dim, ct_dtype dtyp
 
 ct_tensor *ct_cumsum(const ct_tensor *input, int dim, ct_dtype dtype)
 {
+    ct_tensor *r;
     CT__ARG(input, "input", 1);
-    return ct__cum(CT__AOP_CUMSUM, input, dim, dtype);
+    CT__UNRECORDED(r, ct__cum(CT__AOP_CUMSUM, input, dim, dtype));
+    return ct__dim_recorded(CT__RG_CUMSUM, r, input, dim, NULL, NULL);
 }
 
 ct_tensor *ct_cumprod(const ct_tensor *input, int dim, ct_dtype dtype)
 {
+    ct_tensor *r;
     CT__ARG(input, "input", 1);
-    return ct__cum(CT__AOP_CUMPROD, input, dim, dtype);
+    CT__UNRECORDED(r, ct__cum(CT__AOP_CUMPROD, input, dim, dtype));
+    return ct__dim_recorded(CT__RG_CUMPROD, r, input, dim, NULL, NULL);
 }
 
 static ct_result ct__cum_(ct__aop op, ct_tensor *self, int dim, ct_dtype dtype)
@@ -10963,9 +11496,16 @@ static ct_result ct__cum_(ct__aop op, ct_tensor *self, int dim, ct_dtype dtype)
     ct_result r = ct__check_write(self, NULL);
     if (r != CT_OK) return r;
     ct_scope s = ct_scope_begin();
-    ct_tensor *c = ct__cum(op, self, dim, self->dtype);
-    if (c) ct__copy_unchecked(self, c);
-    r = c ? CT_OK : ct_last_error_code();
+    bool keep_self = op == CT__AOP_CUMPROD && ct__requires_grad(self) && ct__grad_mode(); /* its formula reads self */
+    /* self before the write, as a recorded clone (PyTorch's original_self): double backward goes through it */
+    ct_tensor *c, *before = keep_self ? ct_clone(self) : NULL;
+    CT__UNRECORDED(c, ct__cum(op, self, dim, self->dtype));
+    if (c && (before || !keep_self)) {
+        ct__copy_unchecked(self, c);
+        self->storage->version++;
+        ct__dim_recorded(op == CT__AOP_CUMSUM ? CT__RG_CUMSUM : CT__RG_CUMPROD, self, self, dim, NULL, before);
+    }
+    r = c && (before || !keep_self) ? CT_OK : ct_last_error_code();
     ct_scope_end(s);
     return r;
 }
@@ -10982,18 +11522,29 @@ ct_result ct_cumprod_(ct_tensor *self, int dim, ct_dtype dtype)
     return ct__cum_(CT__AOP_CUMPROD, self, dim, dtype);
 }
 
+/* cummax and cummin; the gradient follows the indices, made even when not wanted. */
+static ct_result ct__cumext(ct__aop op, const ct_tensor *t, int dim, ct_tensor **values, ct_tensor **indices)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    int d = t->ndim ? dim : 0; /* 0-d: any dim */
+    ct_result r;
+    CT__UNRECORDED(r, ct__scan_dim(op, t, d, true, &v, &i));
+    if (r == CT_OK) ct__dim_recorded(op == CT__AOP_CUMMAX ? CT__RG_CUMMAX : CT__RG_CUMMIN, v, t, d, i, NULL);
+    return ct__hand_pair(r, v, i, values, indices);
+}
+
 ct_result ct_cummax(const ct_tensor *input, int dim, ct_tensor **values, ct_tensor **indices)
 {
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
-    return ct__scan_dim(CT__AOP_CUMMAX, input, input->ndim ? dim : 0, true, values, indices); /* 0-d: any dim */
+    return ct__cumext(CT__AOP_CUMMAX, input, dim, values, indices);
 }
 
 ct_result ct_cummin(const ct_tensor *input, int dim, ct_tensor **values, ct_tensor **indices)
 {
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
-    return ct__scan_dim(CT__AOP_CUMMIN, input, input->ndim ? dim : 0, true, values, indices); /* 0-d: any dim */
+    return ct__cumext(CT__AOP_CUMMIN, input, dim, values, indices);
 }
 
 ct_tensor *ct_logcumsumexp(const ct_tensor *input, int dim)
@@ -11005,8 +11556,10 @@ ct_tensor *ct_logcumsumexp(const ct_tensor *input, int dim)
         ct__no_kernel("logcumsumexp_out_cpu", input->dtype);
         return NULL;
     }
-    ct__scan_dim(CT__AOP_LOGCUMSUMEXP, input, dim, false, &r, NULL);
-    return r;
+    ct_result res;
+    CT__UNRECORDED(res, ct__scan_dim(CT__AOP_LOGCUMSUMEXP, input, dim, false, &r, NULL));
+    (void)res; /* r is NULL on failure */
+    return ct__dim_recorded(CT__RG_LOGCUMSUMEXP, r, input, dim, NULL, NULL);
 }
 
 /* ---------------------------------------------------------------- softmax */
@@ -11035,14 +11588,18 @@ static ct_tensor *ct__softmax(bool logsm, const ct_tensor *t, int dim, ct_dtype 
 
 ct_tensor *ct_softmax(const ct_tensor *input, int dim, ct_dtype dtype)
 {
+    ct_tensor *r;
     CT__ARG(input, "input", 1);
-    return ct__softmax(false, input, dim, dtype);
+    CT__UNRECORDED(r, ct__softmax(false, input, dim, dtype));
+    return ct__dim_recorded(CT__RG_SOFTMAX, r, input, dim, NULL, NULL);
 }
 
 ct_tensor *ct_log_softmax(const ct_tensor *input, int dim, ct_dtype dtype)
 {
+    ct_tensor *r;
     CT__ARG(input, "input", 1);
-    return ct__softmax(true, input, dim, dtype);
+    CT__UNRECORDED(r, ct__softmax(true, input, dim, dtype));
+    return ct__dim_recorded(CT__RG_LOG_SOFTMAX, r, input, dim, NULL, NULL);
 }
 
 /* ---------------------------------------------------------------- normalize */
@@ -12852,6 +13409,18 @@ static ct_result ct__sort_not_implemented(const char *kernel, ct_dtype dt)
 
 /* ---------------------------------------------------------------- values and indices */
 
+/* The values' node of sort, topk or kthvalue: the gradient goes back to
+ * where the indices say (along dim, which `reduced` outputs lack). */
+static void ct__sort_record(ct__op op, const ct__sort_job *job, ct_tensor *v, const ct_tensor *i, bool reduced)
+{
+    ct__reduce_rec rec = ct__reduce_rec_of(0, !reduced);
+    rec.dim = job->dim;
+    rec.alt = op == CT__OP_sort && job->stable;
+    rec.indices = i;
+    ct__record_reduce(op == CT__OP_sort ? CT__RG_SORT : op == CT__OP_topk ? CT__RG_TOPK : CT__RG_KTHVALUE, &v, 1,
+                      job->input, &rec);
+}
+
 /* Run sort, topk or kthvalue into new outputs of the given sizes and strides
  * (NULL: contiguous); values only when wanted. With `reduced` the outputs
  * lack job->dim, which the kernel sees as a dim of size 1. A 0-d input gives
@@ -12872,6 +13441,7 @@ static ct_result ct__values_indices(ct__op op, ct__sort_job *job, const int64_t 
         job->indices = reduced ? ct_unsqueeze(i, job->dim) : i;
         r = job->indices && (job->values || !v) ? ct__sorting(op, job) : ct_last_error_code();
     }
+    if (r == CT_OK && v) ct__sort_record(op, job, v, i, reduced);
     if (r == CT_OK) {
         ct__sort_hand_on(values, v);
         ct__sort_hand_on(indices, i);

@@ -46,7 +46,8 @@ static ct_tensor *ct__gc_flat_outputs(ct_gradcheck_fn fn, ct_tensor *const *inpu
     int k = ct__gc_call(fn, inputs, n, user, out);
     if (k < 0) return NULL;
     for (int i = 0; i < k; i++) flat[i] = ct_reshape(ct_to(out[i], CT_F64), CT_SHAPE(-1));
-    return ct_contiguous(k == 1 ? flat[0] : ct_cat(flat, k, 0)); /* read as a plain array */
+    /* a copy read as a plain array: an output may be an input itself, which the caller perturbs */
+    return ct_clone(ct_contiguous(k == 1 ? flat[0] : ct_cat(flat, k, 0)));
 }
 
 /* Numerical Jacobian of all outputs with respect to input `which`: rows are

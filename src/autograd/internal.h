@@ -184,17 +184,57 @@ static inline const ct__out_meta *ct__input_meta(const ct__node *n, int i)
 
 /* ---------------------------------------------------------------- reductions */
 
-/* The reductions with a derivative (formulas_reduce.c). */
+/* The reductions, scans and selections with a derivative (formulas_reduce.c). */
 typedef enum ct__reduce_grad {
     CT__RG_SUM,    /* SumBackward0 (all) / SumBackward1 (dims) */
     CT__RG_NANSUM, /* NansumBackward0 */
-    CT__RG_MEAN    /* MeanBackward0 / MeanBackward1 */
+    CT__RG_MEAN,   /* MeanBackward0 / MeanBackward1 */
+    CT__RG_PROD,   /* ProdBackward0 / ProdBackward1 */
+    CT__RG_AMAX,   /* the gradient split evenly among the extremes of each slice */
+    CT__RG_AMIN,
+    CT__RG_MAX,    /* to one value (MaxBackward1, ...): split evenly among its ties */
+    CT__RG_MIN,
+    CT__RG_MEDIAN,
+    CT__RG_MAX_DIM, /* a value and its index per slice: the gradient goes to the index */
+    CT__RG_MIN_DIM,
+    CT__RG_MEDIAN_DIM,
+    CT__RG_MODE,
+    CT__RG_KTHVALUE,
+    CT__RG_SORT,   /* SortBackward0 / SortBackward1 (stable) */
+    CT__RG_TOPK,
+    CT__RG_STD,
+    CT__RG_VAR,
+    CT__RG_STD_MEAN, /* two outputs */
+    CT__RG_VAR_MEAN,
+    CT__RG_NORM,   /* NormBackward1 / NormBackward3 (with a dtype) */
+    CT__RG_LOGSUMEXP,
+    CT__RG_CUMSUM,
+    CT__RG_CUMPROD,
+    CT__RG_CUMMAX,
+    CT__RG_CUMMIN,
+    CT__RG_LOGCUMSUMEXP,
+    CT__RG_SOFTMAX,
+    CT__RG_LOG_SOFTMAX
 } ct__reduce_grad;
 
-/* Record reduction `kind` of input over the dims in mask (all: the form
- * without dims) giving r. */
-static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *input, uint32_t mask, bool keepdim,
-                              bool all);
+/* What a reduction's backward needs besides its input and result. */
+typedef struct ct__reduce_rec {
+    uint32_t mask;            /* the reduced dims; a one-dim op's dim as its bit (none for a 0-d input) */
+    int dim;                  /* a one-dim op's dim, wrapped (0 for a 0-d input) */
+    bool keepdim;             /* the reduced dims were kept (sort and topk: always) */
+    bool alt;                 /* PyTorch's other name: with dims (sum, mean, prod), a dtype (norm), stable (sort) */
+    int64_t correction;       /* std, var */
+    double p;                 /* norm */
+    const ct_tensor *indices; /* the index output the gradient follows */
+    const ct_tensor *self_before; /* an in-place scan: self before it was written (saved in its place) */
+} ct__reduce_rec;
+
+/* A record with the reduced dims mask and keepdim; the rest zero. */
+static ct__reduce_rec ct__reduce_rec_of(uint32_t mask, bool keepdim);
+/* Record reduction `kind` of input giving out[0] (and out[1]: the mean of
+ * std_mean and var_mean); nothing when no input requires grad. */
+static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
+                              const ct__reduce_rec *rec);
 
 /* ---------------------------------------------------------------- joining and indexing */
 

@@ -268,7 +268,9 @@ static ct_tensor *ct__reduce_recorded(ct__reduce_fn fn, ct__reduce_grad kind, co
     ct_tensor *r;
     if (ct__check_dtype(dtype) != CT_OK || ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
     CT__UNRECORDED(r, fn(t, mask, keepdim, dtype));
-    ct__record_reduce(kind, r, t, mask, keepdim, all);
+    ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
+    rec.alt = !all;
+    ct__record_reduce(kind, &r, 1, t, &rec);
     return r;
 }
 
@@ -337,21 +339,46 @@ static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_d
 ct_tensor *ct_prod(const ct_tensor *input)
 {
     CT__ARG(input, "input", 1);
-    return ct__prod(input, (uint32_t)((1u << input->ndim) - 1), false, CT_DEFAULT);
+    return ct__reduce_recorded(ct__prod, CT__RG_PROD, input, CT_SHAPE0, false, CT_DEFAULT, true);
 }
 
 ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype dtype)
 {
     int d;
     CT__ARG(input, "input", 1);
-    int64_t mask = ct__dim_mask1(input, dim, &d);
-    if (mask < 0 || ct__check_dtype(dtype) != CT_OK) return NULL;
-    return ct__prod(input, (uint32_t)mask, keepdim, dtype);
+    if (ct__dim_mask1(input, dim, &d) < 0) return NULL;
+    return ct__reduce_recorded(ct__prod, CT__RG_PROD, input, CT_DIMS(d), keepdim, dtype, false);
 }
 
 /* ---------------------------------------------------------------- extremes */
 
-static ct_tensor *ct__amax(const char *name, ct__rop op, const ct_tensor *t, ct_shape dims, bool keepdim)
+/* Record r = kind(t) over the dims in mask, and hand r back. */
+static ct_tensor *ct__record_result(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *t, uint32_t mask, bool keepdim)
+{
+    ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
+    ct__record_reduce(kind, &r, 1, t, &rec);
+    return r;
+}
+
+/* A values-and-indices op along dim whose values are differentiable: the
+ * node follows the indices, so they are made even when not wanted. */
+static ct_result ct__along_recorded(ct__reduce_grad kind, ct__aop op, const char *name, const ct_tensor *t, int dim,
+                                    bool keepdim, bool half_via_float, ct_tensor **values, ct_tensor **indices)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_result r;
+    CT__UNRECORDED(r, ct__along_reduce(op, name, t, dim, keepdim, half_via_float, &v, &i));
+    if (r == CT_OK) {
+        ct__reduce_rec rec = ct__reduce_rec_of(0, keepdim);
+        rec.dim = ct__wrap_dim(dim, t->ndim);
+        rec.indices = i;
+        ct__record_reduce(kind, &v, 1, t, &rec);
+    }
+    return ct__hand_pair(r, v, i, values, indices);
+}
+
+static ct_tensor *ct__amax(const char *name, ct__rop op, ct__reduce_grad kind, const ct_tensor *t, ct_shape dims,
+                           bool keepdim)
 {
     uint32_t mask;
     if (ct__dims_mask(t, dims, &mask) != CT_OK) return NULL;
@@ -368,45 +395,45 @@ static ct_tensor *ct__amax(const char *name, ct__rop op, const ct_tensor *t, ct_
                      (long long)dims.size[i]);
             return NULL;
         }
-    return ct__reduce(op, t, mask, keepdim, t->dtype, NULL);
+    return ct__record_result(kind, ct__reduce(op, t, mask, keepdim, t->dtype, NULL), t, mask, keepdim);
 }
 
 ct_tensor *ct_max(const ct_tensor *input)
 {
     CT__ARG(input, "input", 1);
-    return ct__amax("max", CT__ROP_MAX, input, CT_SHAPE0, false);
+    return ct__amax("max", CT__ROP_MAX, CT__RG_MAX, input, CT_SHAPE0, false);
 }
 
 ct_tensor *ct_min(const ct_tensor *input)
 {
     CT__ARG(input, "input", 1);
-    return ct__amax("min", CT__ROP_MIN, input, CT_SHAPE0, false);
+    return ct__amax("min", CT__ROP_MIN, CT__RG_MIN, input, CT_SHAPE0, false);
 }
 
 ct_tensor *ct_amax(const ct_tensor *input, ct_shape dims, bool keepdim)
 {
     CT__ARG(input, "input", 1);
-    return ct__amax("amax", CT__ROP_MAX, input, dims, keepdim);
+    return ct__amax("amax", CT__ROP_MAX, CT__RG_AMAX, input, dims, keepdim);
 }
 
 ct_tensor *ct_amin(const ct_tensor *input, ct_shape dims, bool keepdim)
 {
     CT__ARG(input, "input", 1);
-    return ct__amax("amin", CT__ROP_MIN, input, dims, keepdim);
+    return ct__amax("amin", CT__ROP_MIN, CT__RG_AMIN, input, dims, keepdim);
 }
 
 ct_result ct_max_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
 {
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
-    return ct__along_reduce(CT__AOP_MAX, "max", input, dim, keepdim, false, values, indices);
+    return ct__along_recorded(CT__RG_MAX_DIM, CT__AOP_MAX, "max", input, dim, keepdim, false, values, indices);
 }
 
 ct_result ct_min_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
 {
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
-    return ct__along_reduce(CT__AOP_MIN, "min", input, dim, keepdim, false, values, indices);
+    return ct__along_recorded(CT__RG_MIN_DIM, CT__AOP_MIN, "min", input, dim, keepdim, false, values, indices);
 }
 
 static ct_tensor *ct__argext(ct__aop op, const char *name, const ct_tensor *t, int dim, bool keepdim, bool flat)
@@ -472,8 +499,8 @@ static ct_result ct__var_two_pass(const ct_tensor *t, ct_tensor *res, int64_t co
     return CT_OK;
 }
 
-static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, const ct_tensor *t, ct_shape dims,
-                         int64_t correction, bool keepdim, ct_tensor **out, ct_tensor **mean)
+static ct_result ct__var_compute(const char *fname, bool take_sqrt, bool with_mean, const ct_tensor *t, ct_shape dims,
+                                 int64_t correction, bool keepdim, ct_tensor **out, ct_tensor **mean)
 {
     int64_t sizes[CT_MAX_DIMS];
     uint32_t mask;
@@ -503,6 +530,26 @@ static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, cons
     if (r == CT_OK) ct_keep(v), ct_keep(m);
     ct_scope_end(s);
     return ct__hand_pair(r, v, m, out, mean);
+}
+
+/* std, var, std_mean and var_mean: computed without recording (the
+ * two-pass path takes a mean), then one node for both results. */
+static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, const ct_tensor *t, ct_shape dims,
+                         int64_t correction, bool keepdim, ct_tensor **out, ct_tensor **mean)
+{
+    static const ct__reduce_grad kinds[2][2] = {{CT__RG_VAR, CT__RG_VAR_MEAN}, {CT__RG_STD, CT__RG_STD_MEAN}};
+    ct_tensor *res[2] = {NULL, NULL};
+    uint32_t mask = 0;
+    ct_result r;
+    CT__UNRECORDED(r, ct__var_compute(fname, take_sqrt, with_mean, t, dims, correction, keepdim, &res[0],
+                                      with_mean ? &res[1] : NULL));
+    if (r == CT_OK && ct__dims_mask(t, dims, &mask) == CT_OK) {
+        ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
+        rec.alt = dims.ndim > 0;
+        rec.correction = correction;
+        ct__record_reduce(kinds[take_sqrt][with_mean], res, with_mean ? 2 : 1, t, &rec);
+    }
+    return ct__hand_pair(r, res[0], res[1], out, mean);
 }
 
 static ct_tensor *ct__var_only(bool take_sqrt, const ct_tensor *t, ct_shape dims, int64_t correction, bool keepdim)
@@ -552,6 +599,16 @@ ct_result ct_var_mean(const ct_tensor *input, ct_shape dims, int64_t correction,
     return ct__var("var_mean", false, true, input, dims, correction, keepdim, var, mean);
 }
 
+static ct_tensor *ct__median_flat(const ct_tensor *t)
+{
+    ct_tensor *v = NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *flat = ct_reshape(t, CT_SHAPE(-1));
+    if (flat && ct__along_reduce(CT__AOP_MEDIAN, "median", flat, 0, false, true, &v, NULL) == CT_OK) ct_keep(v);
+    ct_scope_end(s);
+    return v;
+}
+
 ct_tensor *ct_median(const ct_tensor *input)
 {
     ct_tensor *v = NULL;
@@ -560,12 +617,9 @@ ct_tensor *ct_median(const ct_tensor *input)
         ct__no_kernel("median_cpu", input->dtype);
         return NULL;
     }
-    if (ct_numel(input) == 0) return ct__scalar_result(NAN, input->dtype);
-    ct_scope s = ct_scope_begin();
-    ct_tensor *flat = ct_reshape(input, CT_SHAPE(-1));
-    if (flat && ct__along_reduce(CT__AOP_MEDIAN, "median", flat, 0, false, true, &v, NULL) == CT_OK) ct_keep(v);
-    ct_scope_end(s);
-    return v;
+    if (ct_numel(input) == 0) v = ct__scalar_result(NAN, input->dtype);
+    else CT__UNRECORDED(v, ct__median_flat(input));
+    return ct__record_result(CT__RG_MEDIAN, v, input, (uint32_t)((1u << input->ndim) - 1), false);
 }
 
 ct_result ct_median_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
@@ -573,17 +627,27 @@ ct_result ct_median_dim(const ct_tensor *input, int dim, bool keepdim, ct_tensor
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
     if (input->dtype == CT_BOOL) return ct__no_kernel("median_out", input->dtype);
-    return ct__along_reduce(CT__AOP_MEDIAN, "median", input, dim, keepdim, true, values, indices);
+    return ct__along_recorded(CT__RG_MEDIAN_DIM, CT__AOP_MEDIAN, "median", input, dim, keepdim, true, values, indices);
 }
 
 ct_result ct_mode(const ct_tensor *input, int dim, bool keepdim, ct_tensor **values, ct_tensor **indices)
 {
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
-    return ct__along_reduce(CT__AOP_MODE, "mode", input, dim, keepdim, false, values, indices);
+    return ct__along_recorded(CT__RG_MODE, CT__AOP_MODE, "mode", input, dim, keepdim, false, values, indices);
 }
 
 /* ---------------------------------------------------------------- norms */
+
+static ct_tensor *ct__norm(const ct_tensor *t, uint32_t mask, bool keepdim, ct_dtype dtype, const ct__rargs *args)
+{
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *in = ct_to(t, dtype);
+    ct_tensor *r = in ? ct__reduce(CT__ROP_NORM, in, mask, keepdim, in->dtype, args) : NULL;
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
 
 ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool keepdim, ct_dtype dtype)
 {
@@ -604,11 +668,12 @@ ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool kee
     if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
     memset(&args, 0, sizeof args);
     args.p = (float)p; /* PyTorch's norm kernel keeps p as a float */
-    ct_scope s = ct_scope_begin();
-    const ct_tensor *in = ct_to(input, dtype);
-    ct_tensor *r = in ? ct__reduce(CT__ROP_NORM, in, mask, keepdim, in->dtype, &args) : NULL;
-    ct_keep(r);
-    ct_scope_end(s);
+    ct_tensor *r;
+    CT__UNRECORDED(r, ct__norm(input, mask, keepdim, dtype, &args));
+    ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
+    rec.alt = dtype != CT_DEFAULT;
+    rec.p = p;
+    ct__record_reduce(CT__RG_NORM, &r, 1, input, &rec);
     return r;
 }
 
@@ -653,13 +718,10 @@ static ct_tensor *ct__finite_max(const ct_tensor *t, ct_shape dims)
     return c;
 }
 
-ct_tensor *ct_logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
+static ct_tensor *ct__logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
 {
-    uint32_t mask;
     int64_t ones[CT_MAX_DIMS];
     char b1[16], b2[256];
-    CT__ARG(input, "input", 1);
-    if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
     if (dims.ndim == 0 && !keepdim && input->ndim > 0) { /* PyTorch 1.13 keeps amax's dims for the sum's out */
         for (int d = 0; d < input->ndim; d++) ones[d] = 1;
         ct__fail(CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
@@ -682,6 +744,16 @@ ct_tensor *ct_logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
     ct_keep(r);
     ct_scope_end(s);
     return r;
+}
+
+ct_tensor *ct_logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
+{
+    uint32_t mask;
+    ct_tensor *r;
+    CT__ARG(input, "input", 1);
+    if (ct__dims_mask(input, dims, &mask) != CT_OK) return NULL;
+    CT__UNRECORDED(r, ct__logsumexp(input, dims, keepdim));
+    return ct__record_result(CT__RG_LOGSUMEXP, r, input, mask, keepdim);
 }
 
 /* ---------------------------------------------------------------- logic and counting */
@@ -753,6 +825,19 @@ static ct_result ct__scan_dim(ct__aop op, const ct_tensor *in, int dim, bool wit
     return ct__hand_pair(r, v, i, values, indices);
 }
 
+/* Record r = kind(t) along dim (any dim of a 0-d input), and hand r back. */
+static ct_tensor *ct__dim_recorded(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *t, int dim,
+                                   const ct_tensor *indices, const ct_tensor *self_before)
+{
+    if (!r) return NULL;
+    ct__reduce_rec rec = ct__reduce_rec_of(0, true);
+    rec.dim = t->ndim ? ct__wrap_dim(dim, t->ndim) : 0;
+    rec.indices = indices;
+    rec.self_before = self_before;
+    ct__record_reduce(kind, &r, 1, t, &rec);
+    return r;
+}
+
 /* cumsum and cumprod: the input converted to the result dtype first. */
 static ct_tensor *ct__cum(ct__aop op, const ct_tensor *t, int dim, ct_dtype dtype)
 {
@@ -772,14 +857,18 @@ static ct_tensor *ct__cum(ct__aop op, const ct_tensor *t, int dim, ct_dtype dtyp
 
 ct_tensor *ct_cumsum(const ct_tensor *input, int dim, ct_dtype dtype)
 {
+    ct_tensor *r;
     CT__ARG(input, "input", 1);
-    return ct__cum(CT__AOP_CUMSUM, input, dim, dtype);
+    CT__UNRECORDED(r, ct__cum(CT__AOP_CUMSUM, input, dim, dtype));
+    return ct__dim_recorded(CT__RG_CUMSUM, r, input, dim, NULL, NULL);
 }
 
 ct_tensor *ct_cumprod(const ct_tensor *input, int dim, ct_dtype dtype)
 {
+    ct_tensor *r;
     CT__ARG(input, "input", 1);
-    return ct__cum(CT__AOP_CUMPROD, input, dim, dtype);
+    CT__UNRECORDED(r, ct__cum(CT__AOP_CUMPROD, input, dim, dtype));
+    return ct__dim_recorded(CT__RG_CUMPROD, r, input, dim, NULL, NULL);
 }
 
 static ct_result ct__cum_(ct__aop op, ct_tensor *self, int dim, ct_dtype dtype)
@@ -791,9 +880,16 @@ static ct_result ct__cum_(ct__aop op, ct_tensor *self, int dim, ct_dtype dtype)
     ct_result r = ct__check_write(self, NULL);
     if (r != CT_OK) return r;
     ct_scope s = ct_scope_begin();
-    ct_tensor *c = ct__cum(op, self, dim, self->dtype);
-    if (c) ct__copy_unchecked(self, c);
-    r = c ? CT_OK : ct_last_error_code();
+    bool keep_self = op == CT__AOP_CUMPROD && ct__requires_grad(self) && ct__grad_mode(); /* its formula reads self */
+    /* self before the write, as a recorded clone (PyTorch's original_self): double backward goes through it */
+    ct_tensor *c, *before = keep_self ? ct_clone(self) : NULL;
+    CT__UNRECORDED(c, ct__cum(op, self, dim, self->dtype));
+    if (c && (before || !keep_self)) {
+        ct__copy_unchecked(self, c);
+        self->storage->version++;
+        ct__dim_recorded(op == CT__AOP_CUMSUM ? CT__RG_CUMSUM : CT__RG_CUMPROD, self, self, dim, NULL, before);
+    }
+    r = c && (before || !keep_self) ? CT_OK : ct_last_error_code();
     ct_scope_end(s);
     return r;
 }
@@ -810,18 +906,29 @@ ct_result ct_cumprod_(ct_tensor *self, int dim, ct_dtype dtype)
     return ct__cum_(CT__AOP_CUMPROD, self, dim, dtype);
 }
 
+/* cummax and cummin; the gradient follows the indices, made even when not wanted. */
+static ct_result ct__cumext(ct__aop op, const ct_tensor *t, int dim, ct_tensor **values, ct_tensor **indices)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    int d = t->ndim ? dim : 0; /* 0-d: any dim */
+    ct_result r;
+    CT__UNRECORDED(r, ct__scan_dim(op, t, d, true, &v, &i));
+    if (r == CT_OK) ct__dim_recorded(op == CT__AOP_CUMMAX ? CT__RG_CUMMAX : CT__RG_CUMMIN, v, t, d, i, NULL);
+    return ct__hand_pair(r, v, i, values, indices);
+}
+
 ct_result ct_cummax(const ct_tensor *input, int dim, ct_tensor **values, ct_tensor **indices)
 {
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
-    return ct__scan_dim(CT__AOP_CUMMAX, input, input->ndim ? dim : 0, true, values, indices); /* 0-d: any dim */
+    return ct__cumext(CT__AOP_CUMMAX, input, dim, values, indices);
 }
 
 ct_result ct_cummin(const ct_tensor *input, int dim, ct_tensor **values, ct_tensor **indices)
 {
     ct__clear_pair(values, indices);
     CT__ARG_R(input, "input", 1);
-    return ct__scan_dim(CT__AOP_CUMMIN, input, input->ndim ? dim : 0, true, values, indices); /* 0-d: any dim */
+    return ct__cumext(CT__AOP_CUMMIN, input, dim, values, indices);
 }
 
 ct_tensor *ct_logcumsumexp(const ct_tensor *input, int dim)
@@ -833,8 +940,10 @@ ct_tensor *ct_logcumsumexp(const ct_tensor *input, int dim)
         ct__no_kernel("logcumsumexp_out_cpu", input->dtype);
         return NULL;
     }
-    ct__scan_dim(CT__AOP_LOGCUMSUMEXP, input, dim, false, &r, NULL);
-    return r;
+    ct_result res;
+    CT__UNRECORDED(res, ct__scan_dim(CT__AOP_LOGCUMSUMEXP, input, dim, false, &r, NULL));
+    (void)res; /* r is NULL on failure */
+    return ct__dim_recorded(CT__RG_LOGCUMSUMEXP, r, input, dim, NULL, NULL);
 }
 
 /* ---------------------------------------------------------------- softmax */
@@ -863,14 +972,18 @@ static ct_tensor *ct__softmax(bool logsm, const ct_tensor *t, int dim, ct_dtype 
 
 ct_tensor *ct_softmax(const ct_tensor *input, int dim, ct_dtype dtype)
 {
+    ct_tensor *r;
     CT__ARG(input, "input", 1);
-    return ct__softmax(false, input, dim, dtype);
+    CT__UNRECORDED(r, ct__softmax(false, input, dim, dtype));
+    return ct__dim_recorded(CT__RG_SOFTMAX, r, input, dim, NULL, NULL);
 }
 
 ct_tensor *ct_log_softmax(const ct_tensor *input, int dim, ct_dtype dtype)
 {
+    ct_tensor *r;
     CT__ARG(input, "input", 1);
-    return ct__softmax(true, input, dim, dtype);
+    CT__UNRECORDED(r, ct__softmax(true, input, dim, dtype));
+    return ct__dim_recorded(CT__RG_LOG_SOFTMAX, r, input, dim, NULL, NULL);
 }
 
 /* ---------------------------------------------------------------- normalize */
