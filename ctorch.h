@@ -2522,8 +2522,8 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
  * index) pairs whose unsigned key orders as PyTorch compares the values, so
  * the algorithms compare integers whatever the dtype. Which of equal keys
  * comes first, and with it every index PyTorch reports, is decided by the
- * steps of libstdc++ 12's unstable algorithms: sort, topk, kthvalue, unique,
- * mode and multinomial all run the one replay of them in sort.c. */
+ * steps of libstdc++ 12's unstable algorithms: sort, topk, unique, mode and
+ * multinomial all run the one replay of them in sort.c. */
 typedef struct ct__sort_kv {
     uint64_t key;
     int64_t idx;
@@ -16748,13 +16748,15 @@ static inline void ct__sort_kv_swap(ct__sort_kv *a, ct__sort_kv *b)
 
 /* ---------------------------------------------------------------- keys */
 
-/* IEEE bits to a key: positives above negatives, negatives reversed. */
+/* IEEE bits to a key: positives above negatives, negatives reversed, -0
+ * and 0 one key, every NaN the largest. Written as selects, not branches:
+ * signs, zeros (zero probabilities in multinomial) and NaNs come mixed in
+ * real data, and mispredicting them cost more than the sort of a short row. */
 static inline uint64_t ct__key_ieee(uint64_t bits, uint64_t sign, uint64_t all, uint64_t inf)
 {
-    uint64_t mag = bits & ~sign;
-    if (mag > inf) return all; /* NaN */
-    if (mag == 0) return sign; /* -0 and 0 */
-    return (bits & sign) ? ~bits & all : bits | sign;
+    uint64_t mag = bits & ~sign, neg = (uint64_t)(((bits & sign) != 0) & (mag != 0));
+    uint64_t key = mag ^ sign ^ ((0 - neg) & all); /* mag | sign, or its complement when negative */
+    return mag > inf ? all : key;
 }
 
 static inline uint64_t ct__key_b8(ct__b8_t v) { return v; }

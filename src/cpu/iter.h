@@ -53,8 +53,8 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
  * index) pairs whose unsigned key orders as PyTorch compares the values, so
  * the algorithms compare integers whatever the dtype. Which of equal keys
  * comes first, and with it every index PyTorch reports, is decided by the
- * steps of libstdc++ 12's unstable algorithms: sort, topk, kthvalue, unique,
- * mode and multinomial all run the one replay of them in sort.c. */
+ * steps of libstdc++ 12's unstable algorithms: sort, topk, unique, mode and
+ * multinomial all run the one replay of them in sort.c. */
 typedef struct ct__sort_kv {
     uint64_t key;
     int64_t idx;
