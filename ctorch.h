@@ -804,6 +804,10 @@ CTORCH_API ct_tensor *ct_lgamma(const ct_tensor *t);       /* torch.lgamma (log 
 CTORCH_API ct_result ct_lgamma_(ct_tensor *t);
 CTORCH_API ct_tensor *ct_digamma(const ct_tensor *t);      /* torch.digamma */
 CTORCH_API ct_result ct_digamma_(ct_tensor *t);
+/* torch.polygamma(n, t): the n-th derivative of digamma (n >= 0; n 0 is
+ * digamma, 1 trigamma); ct_polygamma_ is Tensor.polygamma_(n). */
+CTORCH_API ct_tensor *ct_polygamma(int64_t n, const ct_tensor *t);
+CTORCH_API ct_result ct_polygamma_(ct_tensor *t, int64_t n);
 CTORCH_API ct_tensor *ct_sigmoid(const ct_tensor *t);      /* torch.sigmoid */
 CTORCH_API ct_result ct_sigmoid_(ct_tensor *t);
 /* torch.logit(t): log(t / (1 - t)); the _eps forms first clamp t to [eps, 1 - eps]. */
@@ -1860,6 +1864,7 @@ typedef struct ct__sort_job {
     X(erfinv, 1, FLOAT, UI, "erfinv_vml_cpu")             \
     X(lgamma, 1, FLOAT, UI, "lgamma_vml_cpu")             \
     X(digamma, 1, FLOAT, UI, "digamma")                   \
+    X(polygamma, 1, FLOAT, H, "polygamma")                \
     X(sigmoid, 1, FLOAT, UI, "sigmoid_cpu")               \
     X(logit, 1, FLOAT, H, "logit_cpu")                    \
     X(relu, 1, SAME, UI, "clamp_min_cpu")                 \
@@ -1971,7 +1976,12 @@ static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
  *             nan_to_num: the values for NaN, +inf and -inf
  *   mode      div: its ct_rounding_mode; round: 1 for decimals > 0, 2 for
  *             decimals < 0, 3 for decimals == 0; gelu: its ct_gelu_approximate,
- *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha */
+ *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha;
+ *             polygamma: n
+ *   derived   the public op a call is when it runs on another op's kernel
+ *             (clamp_min on maximum's, hardtanh on clamp's, celu on elu's,
+ *             floor_divide on div's), for its autograd node; 0 when it is
+ *             the kernel's own op (neg, the first, is never derived) */
 typedef struct ct__op_args {
     double alpha;
     int64_t alpha_i;
@@ -1985,6 +1995,7 @@ typedef struct ct__op_args {
     bool scalar_clamp;  /* PyTorch's clamps with number bounds: no bool kernel, and a
                            cast error names self's C++ type */
     const char *kernel; /* the kernel name for this form, when not the table's (NULL) */
+    ct__op derived;
     bool number_other;  /* set by the front end: the second operand is a Python number */
     ct_dtype compute;   /* set by the front end: the dtype PyTorch computes in */
 } ct__op_args;
@@ -8436,6 +8447,18 @@ static ct__op_args ct__args(void)
     return a;
 }
 
+/* The options of a call that runs on another op's kernel (its autograd node
+ * is its own). */
+static ct__op_args ct__derived_args(ct__op derived)
+{
+    ct__op_args a = ct__args();
+    a.derived = derived;
+    return a;
+}
+
+/* derived: a call that is its kernel's own op */
+#define CT__NOT_DERIVED ((ct__op)0)
+
 static ct_tensor *ct__new(ct__op op, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c, const ct__op_args *args)
 {
     const ct_tensor *in[3] = {a, b, c};
@@ -8575,14 +8598,15 @@ ct_tensor *ct_rpow_scalar(const ct_tensor *t, ct_scalar s)
 }
 
 /* div with a rounding mode; a bad mode fails as PyTorch does for a bad string. */
-static ct_result ct__div_mode(ct_tensor **out, const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
+static ct_result ct__div_mode(ct_tensor **out, const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode,
+                              ct__op derived)
 {
     static const char *const kernels[3] = {NULL, "div_trunc_cpu", "div_floor_cpu"};
     const ct_tensor *in[3] = {a, b, NULL};
     if ((unsigned)mode > CT_ROUNDING_FLOOR)
         return ct__fail(CT_ERR_RUNTIME, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found %d",
                         (int)mode);
-    ct__op_args args = ct__args();
+    ct__op_args args = ct__derived_args(derived);
     args.mode = (int)mode;
     args.kernel = kernels[mode];
     return ct__pointwise(CT__OP_div, out, in, &args);
@@ -8593,7 +8617,7 @@ ct_tensor *ct_div_mode(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode 
     ct_tensor *out = NULL;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
-    return ct__div_mode(&out, a, b, mode) == CT_OK ? out : NULL;
+    return ct__div_mode(&out, a, b, mode, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_tensor *ct_div_mode_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode)
@@ -8601,21 +8625,21 @@ ct_tensor *ct_div_mode_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode 
     ct_tensor *out = NULL;
     ct__stack_scalar ss;
     CT__ARG(a, "input", 1);
-    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), mode) == CT_OK ? out : NULL;
+    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), mode, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_div_mode_(ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
 {
     CT__ARG_R(a, "input", 1);
     CT__ARG_R(b, "other", 2);
-    return ct__div_mode(&a, a, b, mode);
+    return ct__div_mode(&a, a, b, mode, CT__NOT_DERIVED);
 }
 
 ct_result ct_div_mode_scalar_(ct_tensor *a, ct_scalar b, ct_rounding_mode mode)
 {
     ct__stack_scalar ss;
     CT__ARG_R(a, "input", 1);
-    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), mode);
+    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), mode, CT__NOT_DERIVED);
 }
 
 ct_tensor *ct_floor_divide(const ct_tensor *a, const ct_tensor *b)
@@ -8623,7 +8647,7 @@ ct_tensor *ct_floor_divide(const ct_tensor *a, const ct_tensor *b)
     ct_tensor *out = NULL;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
-    return ct__div_mode(&out, a, b, CT_ROUNDING_FLOOR) == CT_OK ? out : NULL;
+    return ct__div_mode(&out, a, b, CT_ROUNDING_FLOOR, CT__OP_floor_divide) == CT_OK ? out : NULL;
 }
 
 ct_tensor *ct_floor_divide_scalar(const ct_tensor *a, ct_scalar b)
@@ -8631,21 +8655,21 @@ ct_tensor *ct_floor_divide_scalar(const ct_tensor *a, ct_scalar b)
     ct_tensor *out = NULL;
     ct__stack_scalar ss;
     CT__ARG(a, "input", 1);
-    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR) == CT_OK ? out : NULL;
+    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR, CT__OP_floor_divide) == CT_OK ? out : NULL;
 }
 
 ct_result ct_floor_divide_(ct_tensor *a, const ct_tensor *b)
 {
     CT__ARG_R(a, "input", 1);
     CT__ARG_R(b, "other", 2);
-    return ct__div_mode(&a, a, b, CT_ROUNDING_FLOOR);
+    return ct__div_mode(&a, a, b, CT_ROUNDING_FLOOR, CT__OP_floor_divide);
 }
 
 ct_result ct_floor_divide_scalar_(ct_tensor *a, ct_scalar b)
 {
     ct__stack_scalar ss;
     CT__ARG_R(a, "input", 1);
-    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR);
+    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR, CT__OP_floor_divide);
 }
 
 /* addcmul and addcdiv: t + value * t1 (*, /) t2 */
@@ -8763,11 +8787,12 @@ ct_result ct_clamp_(ct_tensor *t, const ct_tensor *min, const ct_tensor *max)
 /* The clamps with number bounds: the bounds join type promotion as numbers
  * and convert with an overflow check. One bound runs maximum or minimum, two
  * the clamp kernel; a NaN bound makes NaN in all three, as in PyTorch. */
-static ct_result ct__clamp_numbers(ct_tensor **out, const ct_tensor *t, const ct_scalar *min, const ct_scalar *max)
+static ct_result ct__clamp_numbers(ct_tensor **out, const ct_tensor *t, const ct_scalar *min, const ct_scalar *max,
+                                   ct__op derived)
 {
     ct__stack_scalar s1, s2;
     const ct_tensor *in[3] = {t, min ? ct__stack_scalar_init(&s1, *min) : NULL, max ? ct__stack_scalar_init(&s2, *max) : NULL};
-    ct__op_args args = ct__args();
+    ct__op_args args = ct__derived_args(derived);
     args.checked = true;
     args.scalar_clamp = true;
     if (min && max) {
@@ -8783,67 +8808,71 @@ ct_tensor *ct_clamp_scalar(const ct_tensor *t, ct_scalar min, ct_scalar max)
 {
     ct_tensor *out = NULL;
     CT__ARG(t, "input", 1);
-    return ct__clamp_numbers(&out, t, &min, &max) == CT_OK ? out : NULL;
+    return ct__clamp_numbers(&out, t, &min, &max, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_clamp_scalar_(ct_tensor *t, ct_scalar min, ct_scalar max)
 {
     CT__ARG_R(t, "input", 1);
-    return ct__clamp_numbers(&t, t, &min, &max);
+    return ct__clamp_numbers(&t, t, &min, &max, CT__NOT_DERIVED);
 }
 
 ct_tensor *ct_clamp_min(const ct_tensor *t, const ct_tensor *min)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(min, "min", 2);
-    return ct__new(CT__OP_maximum, t, min, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_min);
+    return ct__new(CT__OP_maximum, t, min, NULL, &args);
 }
 
 ct_result ct_clamp_min_(ct_tensor *t, const ct_tensor *min)
 {
     CT__ARG_R(t, "input", 1);
     CT__ARG_R(min, "min", 2);
-    return ct__inplace(CT__OP_maximum, t, min, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_min);
+    return ct__inplace(CT__OP_maximum, t, min, NULL, &args);
 }
 
 ct_tensor *ct_clamp_min_scalar(const ct_tensor *t, ct_scalar min)
 {
     ct_tensor *out = NULL;
     CT__ARG(t, "input", 1);
-    return ct__clamp_numbers(&out, t, &min, NULL) == CT_OK ? out : NULL;
+    return ct__clamp_numbers(&out, t, &min, NULL, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_clamp_min_scalar_(ct_tensor *t, ct_scalar min)
 {
     CT__ARG_R(t, "input", 1);
-    return ct__clamp_numbers(&t, t, &min, NULL);
+    return ct__clamp_numbers(&t, t, &min, NULL, CT__NOT_DERIVED);
 }
 
 ct_tensor *ct_clamp_max(const ct_tensor *t, const ct_tensor *max)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(max, "max", 2);
-    return ct__new(CT__OP_minimum, t, max, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_max);
+    return ct__new(CT__OP_minimum, t, max, NULL, &args);
 }
 
 ct_result ct_clamp_max_(ct_tensor *t, const ct_tensor *max)
 {
     CT__ARG_R(t, "input", 1);
     CT__ARG_R(max, "max", 2);
-    return ct__inplace(CT__OP_minimum, t, max, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_max);
+    return ct__inplace(CT__OP_minimum, t, max, NULL, &args);
 }
 
 ct_tensor *ct_clamp_max_scalar(const ct_tensor *t, ct_scalar max)
 {
     ct_tensor *out = NULL;
     CT__ARG(t, "input", 1);
-    return ct__clamp_numbers(&out, t, NULL, &max) == CT_OK ? out : NULL;
+    return ct__clamp_numbers(&out, t, NULL, &max, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_clamp_max_scalar_(ct_tensor *t, ct_scalar max)
 {
     CT__ARG_R(t, "input", 1);
-    return ct__clamp_numbers(&t, t, NULL, &max);
+    return ct__clamp_numbers(&t, t, NULL, &max, CT__NOT_DERIVED);
 }
 
 /* hardtanh is clamp; integer tensors take the bounds truncated to integers
@@ -8861,7 +8890,7 @@ static ct_result ct__hardtanh(ct_tensor **out, const ct_tensor *t, double min_va
         if (t->dtype == CT_U8 && (lo.v.i < 0 || hi.v.i < 0))
             return ct__fail(CT_ERR_RUNTIME, "cannot do hardtanh on an unsigned type with negative limits");
     }
-    return ct__clamp_numbers(out, t, &lo, &hi);
+    return ct__clamp_numbers(out, t, &lo, &hi, CT__OP_hardtanh);
 }
 
 ct_tensor *ct_hardtanh(const ct_tensor *t, double min_val, double max_val)
@@ -8971,6 +9000,28 @@ ct_result ct_logit_eps_(ct_tensor *t, double eps)
     return ct__unary_params(CT__OP_logit, &t, t, ct__p1(eps));
 }
 
+/* polygamma's n reaches the kernel as an int, as PyTorch's calc_polygamma takes it */
+static ct_result ct__polygamma(ct_tensor **out, const ct_tensor *t, int64_t n)
+{
+    ct__op_args a = ct__args();
+    if (n < 0) return ct__fail(CT_ERR_RUNTIME, "polygamma(n, x) does not support negative n.");
+    a.mode = (int)n;
+    return ct__unary_params(CT__OP_polygamma, out, t, a);
+}
+
+ct_tensor *ct_polygamma(int64_t n, const ct_tensor *t)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 2);
+    return ct__polygamma(&out, t, n) == CT_OK ? out : NULL;
+}
+
+ct_result ct_polygamma_(ct_tensor *t, int64_t n)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__polygamma(&t, t, n);
+}
+
 ct_tensor *ct_leaky_relu(const ct_tensor *t, double negative_slope)
 {
     CT__ARG(t, "input", 1);
@@ -9030,7 +9081,9 @@ ct_result ct_selu_(ct_tensor *t)
 static ct_result ct__celu(ct_tensor **out, const ct_tensor *t, double alpha)
 {
     if (alpha == 0) return ct__fail(CT_ERR_RUNTIME, "ZeroDivisionError: alpha cannot be 0 for CELU");
-    return ct__unary_params(CT__OP_elu, out, t, ct__elu_args(alpha, 1.0, 1.0 / alpha));
+    ct__op_args a = ct__elu_args(alpha, 1.0, 1.0 / alpha);
+    a.derived = CT__OP_celu;
+    return ct__unary_params(CT__OP_elu, out, t, a);
 }
 
 ct_tensor *ct_celu(const ct_tensor *t, double alpha)
@@ -12727,6 +12780,84 @@ CT__FLOATING(erfinv)
     }
 CT__FLOATING(digamma)
 
+/* trigamma as PyTorch computes it: the reflection formula below 1/2, six
+ * steps of the recurrence, then the asymptotic series */
+#define CT__GEN_trigamma(fl, T, F)                                                        \
+    static T ct__trigamma_##fl(T x)                                                       \
+    {                                                                                     \
+        const T pi = (T)3.14159265358979323846;                                           \
+        T sign = 1, result = 0;                                                           \
+        if (x < (T)0.5) {                                                                 \
+            T s = F(sin)(pi * x);                                                         \
+            sign = -1;                                                                    \
+            result -= (pi * pi) / (s * s);                                                \
+            x = 1 - x;                                                                    \
+        }                                                                                 \
+        for (int i = 0; i < 6; i++, x += 1) result += 1 / (x * x);                        \
+        T ixx = 1 / (x * x);                                                              \
+        result += (1 + 1 / (2 * x) + ixx * ((T)1 / 6 - ixx * ((T)1 / 30 - ixx * ((T)1 / 42)))) / x; \
+        return sign * result;                                                             \
+    }
+CT__FLOATING(trigamma)
+
+/* Hurwitz zeta(x, q) as PyTorch computes it (Cephes), in double for both
+ * flavours (its ::pow and ::floor are C's double functions). */
+#define CT__GEN_zeta(fl, T, F)                                                            \
+    static T ct__zeta_##fl(T x, T q)                                                      \
+    {                                                                                     \
+        static const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,      \
+            -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,            \
+            1.1646782814350067249e14, -4.5979787224074726105e15, 1.8152105401943546773e17, \
+            -7.1661652561756670113e18};                                                   \
+        const double macheps = 1.11022302462515654042E-16;                                \
+        double a = q, b = 0, k = 0, s, t, w;                                              \
+        int i = 0;                                                                        \
+        if (x == 1) return (T)INFINITY;                                                   \
+        if (x < 1) return (T)NAN;                                                         \
+        if (q <= 0) {                                                                     \
+            if (q == floor(q)) return (T)INFINITY;                                        \
+            if (x != floor(x)) return (T)NAN;                                             \
+        }                                                                                 \
+        s = pow(q, -(double)x);                                                           \
+        while (i < 9 || a <= 9.0) {                                                       \
+            i++;                                                                          \
+            a += 1;                                                                       \
+            b = pow(a, -(double)x);                                                       \
+            s += b;                                                                       \
+            if (-macheps * s < b && b < macheps * s) return (T)s;                         \
+        }                                                                                 \
+        w = a;                                                                            \
+        s += b * w / (x - 1.0);                                                           \
+        s -= 0.5 * b;                                                                     \
+        a = 1;                                                                            \
+        for (int j = 0; j < 12; j++) {                                                    \
+            a *= x + k;                                                                   \
+            b /= w;                                                                       \
+            t = a * b / A[j];                                                             \
+            s = s + t;                                                                    \
+            if (fabs(t / s) < macheps) return (T)s;                                       \
+            k += 1;                                                                       \
+            a *= x + k;                                                                   \
+            b /= w;                                                                       \
+            k += 1;                                                                       \
+        }                                                                                 \
+        return (T)s;                                                                      \
+    }
+CT__FLOATING(zeta)
+
+/* polygamma(n, x) (n in mode): digamma and trigamma for n 0 and 1, else
+ * (-1)^(n+1) n! zeta(n + 1, x) with n! as exp(lgamma(n + 1)), in double as
+ * PyTorch's calls of C's exp and lgamma are */
+#define CT__GEN_polygamma(fl, T, F)                                                       \
+    static inline T ct__polygamma_##fl(T x, const ct__op_args *a)                         \
+    {                                                                                     \
+        int n = a->mode;                                                                  \
+        if (n == 0) return ct__digamma_##fl(x, a);                                        \
+        if (n == 1) return ct__trigamma_##fl(x);                                          \
+        return (T)((n % 2 ? 1.0 : -1.0) * exp(lgamma((double)((T)n + 1))) * ct__zeta_##fl((T)(n + 1), x)); \
+    }
+CT__FLOATING(polygamma)
+
 /* ---------------------------------------------------------------- activations */
 
 /* leaky_relu: x above 0, else x * slope (p[0], in float as PyTorch has it);
@@ -13118,7 +13249,7 @@ CT__FLOATING(clamp)
     X(tan, UNARY, FLOATS) X(asin, UNARY, FLOATS) X(acos, UNARY, FLOATS) X(atan, UNARY, FLOATS)     \
     X(sinh, UNARY, FLOATS) X(cosh, UNARY, FLOATS) X(tanh, UNARY, FLOATS) X(asinh, UNARY, FLOATS)   \
     X(acosh, UNARY, FLOATS) X(atanh, UNARY, FLOATS) X(erf, UNARY, FLOATS) X(erfc, UNARY, FLOATS)   \
-    X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS)                    \
+    X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS) X(polygamma, UNARY, FLOATS) \
     X(sigmoid, UNARY, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
     X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY, FLOATS) HX(silu, UNARY, FLOATS) \
     X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \
