@@ -141,7 +141,8 @@ static ct_result unary_params(const char *op, ct_tensor *t, ct_tensor **out, con
         ONE(ct_hardtanh(t, lo, hi), ct_hardtanh_(t, lo, hi));
     } else if (!strcmp(op, "nan_to_num")) {
         double pos = param_f(p, "posinf", 0), neg = param_f(p, "neginf", 0);
-        ct_nan_to_num_opts o = {param_f(p, "nan", 0), param(p, "posinf") ? &pos : NULL, param(p, "neginf") ? &neg : NULL};
+        ct_nan_to_num_opts o = {param_f(p, "nan", 0), NULL, NULL};
+        if (param(p, "posinf")) o.posinf = &pos, o.neginf = &neg;
         ONE(ct_nan_to_num(t, o), ct_nan_to_num_(t, o));
     } else if (!strcmp(op, "round")) {
         int64_t d = (int64_t)param_f(p, "decimals", 0);
@@ -328,7 +329,8 @@ static void check_grads(const gcase *c, ct_tensor *out, ct_tensor **leaves, cons
         return;
     }
     if (rc != CT_OK) {
-        ct_test_fail(__FILE__, __LINE__, "case %s (%s %s): backward failed: %s", c->id, c->op, c->form, ct_last_error());
+        ct_test_fail(__FILE__, __LINE__, "case %s (%s %s): backward failed: %s", c->id, c->op, c->form,
+                     ct_last_error());
         return;
     }
     for (int j = 0; j < k; j++) {
@@ -338,7 +340,8 @@ static void check_grads(const gcase *c, ct_tensor *out, ct_tensor **leaves, cons
         const ct_tensor *got = grads[j] ? grads[j] : ct_zeros_like(want, CT_DEFAULT);
         int before = ct_test_failed_checks;
         CHECK_TENSOR(got, want, grad_ulps(c->op));
-        if (ct_test_failed_checks != before) printf("    in case %s: %s %s [%s] input %d\n", c->id, c->op, c->form, c->params, idx[j]);
+        if (ct_test_failed_checks != before)
+            printf("    in case %s: %s %s [%s] input %d\n", c->id, c->op, c->form, c->params, idx[j]);
     }
 }
 

@@ -203,13 +203,14 @@ CT__UNARY_GRAD(cosh, ct_mul(CT__G, ct_sinh(CT__X)))
 CT__UNARY_GRAD(asinh, ct_mul(CT__G, ct_rsqrt(ct_add_scalar(ct_pow_scalar(CT__X, ct_int(2)), ct_int(1)))))
 CT__UNARY_GRAD(acosh, ct_mul(CT__G, ct_rsqrt(ct_sub_scalar(ct_pow_scalar(CT__X, ct_int(2)), ct_int(1)))))
 CT__UNARY_GRAD(atanh, ct_div(CT__G, ct_rsub_scalar(ct_pow_scalar(CT__X, ct_int(2)), ct_int(1))))
-/* erf, erfc: +-2/sqrt(pi) * exp(-x^2) * g; erfinv: sqrt(pi)/2 * exp(erfinv(x)^2) * g */
-CT__UNARY_GRAD(erf, ct_mul(ct_mul_scalar(ct_exp(ct_neg(ct_pow_scalar(CT__X, ct_int(2)))), ct_float(2.0 / sqrt(ct__grad_pi))),
-                           CT__G))
-CT__UNARY_GRAD(erfc, ct_mul(ct_mul_scalar(ct_exp(ct_neg(ct_pow_scalar(CT__X, ct_int(2)))), ct_float(-2.0 / sqrt(ct__grad_pi))),
-                            CT__G))
-CT__UNARY_GRAD(erfinv, ct_mul(ct_mul_scalar(ct_exp(ct_pow_scalar(ct_erfinv(CT__X), ct_int(2))), ct_float(0.5 * sqrt(ct__grad_pi))),
-                              CT__G))
+/* erf, erfc: c * exp(-x^2) * g with c = +-2/sqrt(pi); erfinv: sqrt(pi)/2 * exp(erfinv(x)^2) * g */
+static ct_tensor *ct__scaled_exp_grad(const ct_tensor *g, const ct_tensor *e, double c)
+{
+    return ct_mul(ct_mul_scalar(ct_exp(e), ct_float(c)), g);
+}
+CT__UNARY_GRAD(erf, ct__scaled_exp_grad(CT__G, ct_neg(ct_pow_scalar(CT__X, ct_int(2))), 2.0 / sqrt(ct__grad_pi)))
+CT__UNARY_GRAD(erfc, ct__scaled_exp_grad(CT__G, ct_neg(ct_pow_scalar(CT__X, ct_int(2))), -2.0 / sqrt(ct__grad_pi)))
+CT__UNARY_GRAD(erfinv, ct__scaled_exp_grad(CT__G, ct_pow_scalar(ct_erfinv(CT__X), ct_int(2)), 0.5 * sqrt(ct__grad_pi)))
 CT__UNARY_GRAD(lgamma, ct_mul(CT__G, ct_digamma(CT__X)))
 CT__UNARY_GRAD(digamma, ct_mul(CT__G, ct_polygamma(1, CT__X)))
 CT__UNARY_GRAD(polygamma, ct_mul(CT__G, ct_polygamma(CT__ARGS->mode + 1, CT__X)))
@@ -227,7 +228,12 @@ CT__UNARY_GRAD(logit, ct__logit_grad(CT__G, CT__X, CT__ARGS->p[0]))
 
 /* ---- activations: self (or, for an in-place form, the result) is x */
 
-CT__UNARY_GRAD(leaky_relu, ct_where(ct_gt_scalar(CT__X, ct_int(0)), CT__G, ct_mul_scalar(CT__G, ct_float(CT__ARGS->p[0]))))
+/* leaky_relu_backward: g where x > 0, else g * slope */
+static ct_tensor *ct__leaky_grad(const ct_tensor *g, const ct_tensor *x, double slope)
+{
+    return ct_where(ct_gt_scalar(x, ct_int(0)), g, ct_mul_scalar(g, ct_float(slope)));
+}
+CT__UNARY_GRAD(leaky_relu, ct__leaky_grad(CT__G, CT__X, CT__ARGS->p[0]))
 
 CT__BACKWARD(leaky_relu_result)
 {
@@ -237,8 +243,7 @@ CT__BACKWARD(leaky_relu_result)
                         "supported. This is caused by calling in-place forward function with a negative slope, please "
                         "call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you "
                         "do require supporting in-place leakRelu backward calculation with negative slope");
-    ct_tensor *y = CT__Y;
-    CT__GRAD(0, ct_where(ct_gt_scalar(y, ct_int(0)), CT__G, ct_mul_scalar(CT__G, ct_float(CT__ARGS->p[0]))));
+    CT__GRAD(0, ct__leaky_grad(CT__G, CT__Y, CT__ARGS->p[0]));
     return CT_OK;
 }
 
@@ -276,14 +281,16 @@ static ct_tensor *ct__gelu_grad(const ct_tensor *g, const ct_tensor *x, int appr
     ct_dtype dt = x->dtype;
     if (approximate != CT_GELU_TANH) {
         const double sqrt1_2 = 0.70710678118654752440, two_sqrtpi = 1.12837916709551257390;
-        ct_tensor *cdf = ct_mul_scalar(ct_add_scalar(ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt))), ct_int(1)), ct_float(0.5));
+        ct_tensor *erf = ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt)));
+        ct_tensor *cdf = ct_mul_scalar(ct_add_scalar(erf, ct_int(1)), ct_float(0.5));
         ct_tensor *pdf = ct_mul_scalar(ct_exp(ct_mul_scalar(ct_mul(x, x), ct_float(-0.5))),
                                        ct__coef(two_sqrtpi * sqrt1_2 * 0.5, dt));
         return ct_mul(g, ct_add(cdf, ct_mul(x, pdf)));
     }
     const double beta = 1.41421356237309504880 * 1.12837916709551257390 * 0.5, kappa = 0.044715;
     ct_tensor *x_sq = ct_mul(x, x);
-    ct_tensor *inner = ct_mul_scalar(ct_add(x, ct_mul_scalar(ct_mul(x_sq, x), ct__coef(kappa, dt))), ct__coef(beta, dt));
+    ct_tensor *cube = ct_mul_scalar(ct_mul(x_sq, x), ct__coef(kappa, dt));
+    ct_tensor *inner = ct_mul_scalar(ct_add(x, cube), ct__coef(beta, dt));
     ct_tensor *t = ct_tanh(inner);
     ct_tensor *left = ct_mul_scalar(x, ct_float(0.5));
     ct_tensor *left_d = ct_mul_scalar(ct_add_scalar(t, ct_int(1)), ct_float(0.5));
@@ -321,8 +328,12 @@ static ct_tensor *ct__softplus_grad(const ct_tensor *g, const ct_tensor *x, cons
 CT__UNARY_GRAD(softplus, ct__softplus_grad(CT__G, CT__X, CT__ARGS->p))
 
 /* hardsigmoid: g / 6 inside (-3, 3), with PyTorch's float 1/6 for every dtype */
-CT__UNARY_GRAD(hardsigmoid, ct_where_scalar_other(ct_logical_and(ct_gt_scalar(CT__X, ct_int(-3)), ct_lt_scalar(CT__X, ct_int(3))),
-                                                  ct_mul_scalar(CT__G, ct_float((double)(1.0f / 6.0f))), ct_int(0)))
+static ct_tensor *ct__hardsigmoid_grad(const ct_tensor *g, const ct_tensor *x)
+{
+    ct_tensor *inside = ct_logical_and(ct_gt_scalar(x, ct_int(-3)), ct_lt_scalar(x, ct_int(3)));
+    return ct_where_scalar_other(inside, ct_mul_scalar(g, ct_float((double)(1.0f / 6.0f))), ct_int(0));
+}
+CT__UNARY_GRAD(hardsigmoid, ct__hardsigmoid_grad(CT__G, CT__X))
 
 /* hardswish: 0 below -3, g * (x / 3 + 1/2) up to 3, g above */
 static ct_tensor *ct__hardswish_grad(const ct_tensor *g, const ct_tensor *x)
@@ -333,12 +344,19 @@ static ct_tensor *ct__hardswish_grad(const ct_tensor *g, const ct_tensor *x)
 CT__UNARY_GRAD(hardswish, ct__hardswish_grad(CT__G, CT__X))
 
 /* hardtanh (and relu6), with number bounds IN(1), IN(2): 0 at and beyond them */
-CT__UNARY_GRAD(hardtanh, ct_where_scalar_self(ct_logical_or(ct_le(CT__X, CT__IN(1)), ct_ge(CT__X, CT__IN(2))), ct_int(0), CT__G))
+static ct_tensor *ct__hardtanh_grad(const ct_tensor *g, const ct_tensor *x, const ct_tensor *lo, const ct_tensor *hi)
+{
+    return ct_where_scalar_self(ct_logical_or(ct_le(x, lo), ct_ge(x, hi)), ct_int(0), g);
+}
+CT__UNARY_GRAD(hardtanh, ct__hardtanh_grad(CT__G, CT__X, CT__IN(1), CT__IN(2)))
 
 /* ---- clamps: g passes where the bound did not act (at the bound too) */
 
 /* where(keep, g, 0) */
-static ct_tensor *ct__pass(const ct_tensor *keep, const ct_tensor *g) { return ct_where_scalar_other(keep, g, ct_int(0)); }
+static ct_tensor *ct__pass(const ct_tensor *keep, const ct_tensor *g)
+{
+    return ct_where_scalar_other(keep, g, ct_int(0));
+}
 
 CT__UNARY_GRAD(clamp_min_number, ct__pass(ct_ge(CT__X, CT__IN(1)), CT__G))
 CT__UNARY_GRAD(clamp_max_number, ct__pass(ct_le(CT__X, CT__IN(1)), CT__G))
@@ -407,10 +425,11 @@ CT__BACKWARD(fmin) { return ct__fextremum_backward(n, go, gi, false); }
 /* copysign: g * result / self, 0 where self is 0; other gets zeros */
 CT__BACKWARD(copysign)
 {
-    const ct__out_meta *m;
     CT__GRAD(0, ct_mul(CT__G, ct_where_scalar_self(ct_eq_scalar(CT__X, ct_int(0)), ct_int(0), ct_div(CT__Y, CT__X))));
-    if (ct__needs_grad(n, 1)) m = ct__input_meta(n, 1);
-    CT__GRAD(1, ct_zeros(ct_shape_make(m->ndim, m->sizes), m->dtype));
+    if (ct__needs_grad(n, 1)) {
+        const ct__out_meta *m = ct__input_meta(n, 1);
+        CT__GRAD(1, ct_zeros(ct_shape_make(m->ndim, m->sizes), m->dtype));
+    }
     return CT_OK;
 }
 
@@ -548,11 +567,12 @@ CT__BACKWARD(floor_divide)
 }
 
 /* PyTorch 1.13 records asinh_, acosh_ and atanh_ with nodes that fail when reached */
-#define CT__INPLACE_MISSING(op)                                                                                \
-    CT__BACKWARD(op##_)                                                                                        \
-    {                                                                                                          \
-        (void)n, (void)go, (void)gi;                                                                           \
-        return ct__fail(CT_ERR_NOT_IMPLEMENTED, "the derivative for 'inplace version of " #op "' is not implemented."); \
+#define CT__INPLACE_MISSING(op)                                                          \
+    CT__BACKWARD(op##_)                                                                  \
+    {                                                                                    \
+        (void)n, (void)go, (void)gi;                                                     \
+        return ct__fail(CT_ERR_NOT_IMPLEMENTED,                                          \
+                        "the derivative for 'inplace version of " #op "' is not implemented."); \
     }
 CT__INPLACE_MISSING(asinh)
 CT__INPLACE_MISSING(acosh)

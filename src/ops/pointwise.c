@@ -577,7 +577,8 @@ ct_tensor *ct_floor_divide_scalar(const ct_tensor *a, ct_scalar b)
     ct_tensor *out = NULL;
     ct__stack_scalar ss;
     CT__ARG(a, "input", 1);
-    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR, CT__OP_floor_divide) == CT_OK ? out : NULL;
+    const ct_tensor *number = ct__stack_scalar_init(&ss, b);
+    return ct__div_mode(&out, a, number, CT_ROUNDING_FLOOR, CT__OP_floor_divide) == CT_OK ? out : NULL;
 }
 
 ct_result ct_floor_divide_(ct_tensor *a, const ct_tensor *b)

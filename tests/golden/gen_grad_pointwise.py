@@ -167,10 +167,14 @@ UNARY = {  # op: (torch function, in-place method or None, domain)
     'relu': (torch.relu, torch.Tensor.relu_, 'nz'),
     'frac': (torch.frac, torch.Tensor.frac_, 'nz'),
 }
-# hardsigmoid, hardswish and relu6 have kinks at +-3 (and 0, 6): the draws avoid them
-KINKED = {'hardsigmoid', 'hardswish', 'relu6', 'relu', 'abs', 'frac'}
+# The kinks and jumps of the ops (hardsigmoid's at +-3, remainder's...) are
+# never within gradcheck's eps of a uniform draw. Not gradgradchecked: ops
+# whose gradient is grad_output itself (frac, add, sub, the number forms of
+# remainder and fmod), which ct_gradgradcheck cannot yet perturb (its
+# flattened output aliases grad_output).
+IDENTITY = {'frac'}
 for op, (fn, ip, dom) in UNARY.items():
-    variants(op, 'u', lambda o, fn=fn: fn(o[0]), 1, dom, gc=op not in KINKED)
+    variants(op, 'u', lambda o, fn=fn: fn(o[0]), 1, dom, gc=op not in IDENTITY)
     # PyTorch 1.13 records nodes for asinh_, acosh_ and atanh_ that fail in backward
     bad = 'ERR' if op in ('asinh', 'acosh', 'atanh') else 'ok'
     case(op, 'i', inplace(ip), [(3, 4)], [dom], dt=torch.float32, expect=bad)
@@ -211,10 +215,10 @@ for ap in ['none', 'tanh']:
     variants('gelu', 'u', lambda o, ap=ap: F.gelu(o[0], approximate=ap), 1, 'r', params={'approximate': ap})
 for b, th in [(1.0, 20.0), (2.0, 3.0), (0.5, 1.0)]:
     variants('softplus', 'u', lambda o, b=b, th=th: F.softplus(o[0], b, th), 1, 'act',
-             params={'beta': b, 'threshold': th}, gc=False)
+             params={'beta': b, 'threshold': th})
 for lo, hi in [(-1.0, 1.0), (-0.5, 2.0)]:
     p = {'min': lo, 'max': hi}
-    variants('hardtanh', 'u', lambda o, lo=lo, hi=hi: F.hardtanh(o[0], lo, hi), 1, 'act', params=p, gc=False)
+    variants('hardtanh', 'u', lambda o, lo=lo, hi=hi: F.hardtanh(o[0], lo, hi), 1, 'act', params=p)
     case('hardtanh', 'i', inplace(lambda t, lo=lo, hi=hi: F.hardtanh_(t, lo, hi)), [(3, 4)], ['act'], params=p)
 for nan_v, pinf, ninf in [(0.0, None, None), (1.5, 100.0, -7.0)]:
     p = {'nan': nan_v}
@@ -230,21 +234,20 @@ for nan_v, pinf, ninf in [(0.0, None, None), (1.5, 100.0, -7.0)]:
 
 BINARY = {  # op: (function, in-place method or None, domains, number operand or None, has gradcheck)
     'xlogy': (torch.xlogy, torch.Tensor.xlogy_, ['r', 'pos'], 2.5, True),
-    'remainder': (torch.remainder, torch.Tensor.remainder_, ['r', 'nz'], 1.5, False),
-    'fmod': (torch.fmod, torch.Tensor.fmod_, ['r', 'nz'], -1.5, False),
+    'remainder': (torch.remainder, torch.Tensor.remainder_, ['r', 'nz'], 1.5, True),
+    'fmod': (torch.fmod, torch.Tensor.fmod_, ['r', 'nz'], -1.5, True),
     'pow': (torch.pow, torch.Tensor.pow_, ['pos', 'r'], 2.5, True),
     'maximum': (torch.maximum, None, ['r', 'r'], None, True),
     'minimum': (torch.minimum, None, ['r', 'r'], None, True),
     'fmax': (torch.fmax, None, ['r', 'r'], None, True),
     'fmin': (torch.fmin, None, ['r', 'r'], None, True),
-    'copysign': (torch.copysign, torch.Tensor.copysign_, ['nz', 'nz'], -1.0, False),
+    'copysign': (torch.copysign, torch.Tensor.copysign_, ['nz', 'nz'], -1.0, True),
     'hypot': (torch.hypot, torch.Tensor.hypot_, ['nz', 'nz'], None, True),
     'atan2': (torch.atan2, torch.Tensor.atan2_, ['nz', 'nz'], None, True),
     'clamp_min': (torch.clamp_min, torch.Tensor.clamp_min_, ['r', 'r'], 0.3, True),
     'clamp_max': (torch.clamp_max, torch.Tensor.clamp_max_, ['r', 'r'], -0.2, True),
-    # (no gradgradcheck for add and sub: see test_grad_pointwise.c)
-    'add': (torch.add, torch.Tensor.add_, ['r', 'r'], 2.5, False),
-    'sub': (torch.sub, torch.Tensor.sub_, ['r', 'r'], 2, False),
+    'add': (torch.add, torch.Tensor.add_, ['r', 'r'], 2.5, True),
+    'sub': (torch.sub, torch.Tensor.sub_, ['r', 'r'], 2, True),
     'mul': (torch.mul, torch.Tensor.mul_, ['r', 'r'], 3, True),
     'div': (torch.div, torch.Tensor.div_, ['r', 'nz'], 2.5, True),
 }
@@ -255,7 +258,8 @@ for op, (fn, ip, doms, number, gc) in BINARY.items():
         case(op, 'i', inplace(ip), [(3, 4), (3, 4)], doms)
     if number is not None:
         p = {'other': num(number)}
-        variants(op, 's', lambda o, fn=fn, number=number: fn(o[0], number), 1, doms[0], params=p, gc=gc)
+        variants(op, 's', lambda o, fn=fn, number=number: fn(o[0], number), 1, doms[0], params=p,
+                 gc=gc and op not in ('remainder', 'fmod', 'add', 'sub'))
         if ip is not None:
             case(op, 'si', inplace(lambda t, ip=ip, number=number: ip(t, number)), [(3, 4)], [doms[0]], params=p)
 # ties and NaNs in the extrema: where the gradient is split or passed
@@ -276,8 +280,7 @@ for base in [2.5, 2, 0.0, 0]:
 # div rounding modes: zero gradients; floor_divide: NotImplemented, failing in backward
 for mode in ['trunc', 'floor']:
     p = {'mode': mode}
-    variants('div', 'u', lambda o, mode=mode: torch.div(o[0], o[1], rounding_mode=mode), 2, ['r', 'nz'], params=p,
-             gc=False)
+    variants('div', 'u', lambda o, mode=mode: torch.div(o[0], o[1], rounding_mode=mode), 2, ['r', 'nz'], params=p)
     case('div', 's', lambda o, mode=mode: torch.div(o[0], 1.5, rounding_mode=mode), [(3, 4)], ['r'],
          params=dict(p, other='f:1.5'))
     case('div', 'i', inplace(lambda t, o, mode=mode: t.div_(o, rounding_mode=mode)), [(3, 4), (4,)], ['r', 'nz'],
@@ -306,15 +309,15 @@ for wt in [0.3, 2, -0.7]:
     variants('lerp', 's', lambda o, wt=wt: torch.lerp(o[0], o[1], wt), 2, ['r', 'r'], params=p)
     case('lerp', 'si', inplace(lambda t, e, wt=wt: t.lerp_(e, wt)), [(3, 4), (4,)], ['r', 'r'], params=p)
 # clamp with tensor bounds (min > max somewhere) and with numbers
-variants('clamp', 'u', lambda o: torch.clamp(o[0], o[1], o[2]), 3, ['r', 'r', 'r'], gc=False)
+variants('clamp', 'u', lambda o: torch.clamp(o[0], o[1], o[2]), 3, ['r', 'r', 'r'])
 case('clamp', 'i', inplace(torch.Tensor.clamp_), [(3, 4), (4,), (3, 1)], ['r', 'r', 'r'])
 for lo, hi in [(-0.5, 1.0), (1, 2), (0.5, -0.5)]:
     p = {'min': num(lo), 'max': num(hi)}
-    variants('clamp', 's', lambda o, lo=lo, hi=hi: torch.clamp(o[0], lo, hi), 1, 'r', params=p, gc=False)
+    variants('clamp', 's', lambda o, lo=lo, hi=hi: torch.clamp(o[0], lo, hi), 1, 'r', params=p)
     case('clamp', 'si', inplace(lambda t, lo=lo, hi=hi: t.clamp_(lo, hi)), [(3, 4)], ['r'], params=p)
 # where: the condition is a bool operand
 case('where', 'u', lambda o: torch.where(o[0] > 0, o[1], o[2]), [(3, 4), (3, 4), (4,)], ['r', 'r', 'r'],
-     grads=[False, True, True])
+     grads=[False, True, True], expect='gc')
 
 # polygamma's forward values (its op-table entry) over every dtype it takes
 for n in [0, 1, 2, 3, 5]:
