@@ -868,6 +868,10 @@ CTORCH_API ct_tensor *ct_lgamma(const ct_tensor *t);       /* torch.lgamma (log 
 CTORCH_API ct_result ct_lgamma_(ct_tensor *t);
 CTORCH_API ct_tensor *ct_digamma(const ct_tensor *t);      /* torch.digamma */
 CTORCH_API ct_result ct_digamma_(ct_tensor *t);
+/* torch.polygamma(n, t): the n-th derivative of digamma (n >= 0; n 0 is
+ * digamma, 1 trigamma); ct_polygamma_ is Tensor.polygamma_(n). */
+CTORCH_API ct_tensor *ct_polygamma(int64_t n, const ct_tensor *t);
+CTORCH_API ct_result ct_polygamma_(ct_tensor *t, int64_t n);
 CTORCH_API ct_tensor *ct_sigmoid(const ct_tensor *t);      /* torch.sigmoid */
 CTORCH_API ct_result ct_sigmoid_(ct_tensor *t);
 /* torch.logit(t): log(t / (1 - t)); the _eps forms first clamp t to [eps, 1 - eps]. */
@@ -1936,6 +1940,7 @@ typedef struct ct__sort_job {
     X(erfinv, 1, FLOAT, UI, "erfinv_vml_cpu")             \
     X(lgamma, 1, FLOAT, UI, "lgamma_vml_cpu")             \
     X(digamma, 1, FLOAT, UI, "digamma")                   \
+    X(polygamma, 1, FLOAT, H, "polygamma")                \
     X(sigmoid, 1, FLOAT, UI, "sigmoid_cpu")               \
     X(logit, 1, FLOAT, H, "logit_cpu")                    \
     X(relu, 1, SAME, UI, "clamp_min_cpu")                 \
@@ -2047,7 +2052,12 @@ static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
  *             nan_to_num: the values for NaN, +inf and -inf
  *   mode      div: its ct_rounding_mode; round: 1 for decimals > 0, 2 for
  *             decimals < 0, 3 for decimals == 0; gelu: its ct_gelu_approximate,
- *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha */
+ *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha;
+ *             polygamma: n
+ *   derived   the public op a call is when it runs on another op's kernel
+ *             (clamp_min on maximum's, hardtanh on clamp's, celu on elu's,
+ *             floor_divide on div's), for its autograd node; 0 when it is
+ *             the kernel's own op (neg, the first, is never derived) */
 typedef struct ct__op_args {
     double alpha;
     int64_t alpha_i;
@@ -2061,6 +2071,7 @@ typedef struct ct__op_args {
     bool scalar_clamp;  /* PyTorch's clamps with number bounds: no bool kernel, and a
                            cast error names self's C++ type */
     const char *kernel; /* the kernel name for this form, when not the table's (NULL) */
+    ct__op derived;
     bool number_other;  /* set by the front end: the second operand is a Python number */
     ct_dtype compute;   /* set by the front end: the dtype PyTorch computes in */
 } ct__op_args;
@@ -7615,7 +7626,6 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
 
 typedef struct ct__pw_grad {
     ct__node_type type;         /* name and backward of the tensor form */
-    const char *number_name;    /* the name when the last operand is a Python number (NULL: the same) */
     bool number_keeps_edge;     /* add, sub, mul, div: a number operand still has an (empty) edge */
     bool condition_first;       /* where: input 0 is the condition, not differentiable */
     unsigned save;
@@ -7723,10 +7733,10 @@ CT__BACKWARD(mul)
     return CT_OK;
 }
 
-CT__BACKWARD(div) /* self: g / b; other: -g * a / (b * b) */
+CT__BACKWARD(div) /* self: g / b; other: -g * ((a / b) / b), as div_tensor_other_backward has it */
 {
     CT__GRAD(0, ct_div(go[0], CT__IN(1)));
-    CT__GRAD(1, ct_div(ct_mul(ct_neg(go[0]), CT__IN(0)), ct_mul(CT__IN(1), CT__IN(1))));
+    CT__GRAD(1, ct_mul(ct_neg(go[0]), ct_div(ct_div(CT__IN(0), CT__IN(1)), CT__IN(1))));
     return CT_OK;
 }
 
@@ -7738,36 +7748,555 @@ CT__BACKWARD(where) /* the condition picks which side the gradient goes to */
     return CT_OK;
 }
 
-#define CT__PW(var, name, bw, save) static const ct__pw_grad var = {{name, ct__bw_##bw}, NULL, false, false, save}
+/* ---------------------------------------------------------------- more pointwise formulas */
+
+/* Each follows PyTorch 1.13's derivatives.yaml (or the backward kernel it
+ * calls) op for op, with numbers where it has Scalars, so that the float
+ * roundings are the same. */
+#define CT__G go[0]
+#define CT__X CT__IN(0)
+#define CT__Y CT__RESULT
+#define CT__UNARY_GRAD(name, expr) \
+    CT__BACKWARD(name)             \
+    {                              \
+        CT__GRAD(0, expr);         \
+        return CT_OK;              \
+    }
+
+static const double ct__grad_pi = 3.14159265358979323846;
+
+/* A Scalar the kernels convert to the input's type: rounded to float below float64. */
+static ct_scalar ct__coef(double v, ct_dtype dt) { return ct_float(dt == CT_F64 ? v : (double)(float)v); }
+/* a * b computed in the input's type, as the kernels form their coefficients */
+static ct_scalar ct__coef_mul(double a, double b, ct_dtype dt)
+{
+    return ct_float(dt == CT_F64 ? a * b : (double)((float)a * (float)b));
+}
+/* 1 - x * x, written as PyTorch's (-x * x + 1) */
+static ct_tensor *ct__one_minus_square(const ct_tensor *x) { return ct_add_scalar(ct_mul(ct_neg(x), x), ct_int(1)); }
+
+CT__UNARY_GRAD(reciprocal, ct_mul(ct_neg(CT__G), ct_mul(CT__Y, CT__Y)))
+CT__UNARY_GRAD(exp2, ct_mul_scalar(ct_mul(CT__G, CT__Y), ct_float(0.693147180559945309417)))
+CT__UNARY_GRAD(expm1, ct_mul(CT__G, ct_add_scalar(CT__Y, ct_int(1))))
+CT__UNARY_GRAD(log2, ct_div(CT__G, ct_mul_scalar(CT__X, ct_float(0.6931471805599453))))
+CT__UNARY_GRAD(log10, ct_div(CT__G, ct_mul_scalar(CT__X, ct_float(2.3025850929940456))))
+CT__UNARY_GRAD(log1p, ct_div(CT__G, ct_add_scalar(CT__X, ct_int(1))))
+CT__UNARY_GRAD(rsqrt, ct_mul(ct_mul_scalar(CT__G, ct_float(-0.5)), ct_pow_scalar(CT__Y, ct_int(3))))
+CT__UNARY_GRAD(sin, ct_mul(CT__G, ct_cos(CT__X)))
+CT__UNARY_GRAD(cos, ct_mul(CT__G, ct_neg(ct_sin(CT__X))))
+CT__UNARY_GRAD(tan, ct_mul(CT__G, ct_add_scalar(ct_pow_scalar(CT__Y, ct_int(2)), ct_int(1))))
+CT__UNARY_GRAD(asin, ct_mul(CT__G, ct_rsqrt(ct__one_minus_square(CT__X))))
+CT__UNARY_GRAD(acos, ct_mul(CT__G, ct_neg(ct_rsqrt(ct__one_minus_square(CT__X)))))
+CT__UNARY_GRAD(atan, ct_div(CT__G, ct_add_scalar(ct_mul(CT__X, CT__X), ct_int(1))))
+CT__UNARY_GRAD(sinh, ct_mul(CT__G, ct_cosh(CT__X)))
+CT__UNARY_GRAD(cosh, ct_mul(CT__G, ct_sinh(CT__X)))
+CT__UNARY_GRAD(asinh, ct_mul(CT__G, ct_rsqrt(ct_add_scalar(ct_pow_scalar(CT__X, ct_int(2)), ct_int(1)))))
+CT__UNARY_GRAD(acosh, ct_mul(CT__G, ct_rsqrt(ct_sub_scalar(ct_pow_scalar(CT__X, ct_int(2)), ct_int(1)))))
+CT__UNARY_GRAD(atanh, ct_div(CT__G, ct_rsub_scalar(ct_pow_scalar(CT__X, ct_int(2)), ct_int(1))))
+/* erf, erfc: c * exp(-x^2) * g with c = +-2/sqrt(pi); erfinv: sqrt(pi)/2 * exp(erfinv(x)^2) * g */
+static ct_tensor *ct__scaled_exp_grad(const ct_tensor *g, const ct_tensor *e, double c)
+{
+    return ct_mul(ct_mul_scalar(ct_exp(e), ct_float(c)), g);
+}
+CT__UNARY_GRAD(erf, ct__scaled_exp_grad(CT__G, ct_neg(ct_pow_scalar(CT__X, ct_int(2))), 2.0 / sqrt(ct__grad_pi)))
+CT__UNARY_GRAD(erfc, ct__scaled_exp_grad(CT__G, ct_neg(ct_pow_scalar(CT__X, ct_int(2))), -2.0 / sqrt(ct__grad_pi)))
+CT__UNARY_GRAD(erfinv, ct__scaled_exp_grad(CT__G, ct_pow_scalar(ct_erfinv(CT__X), ct_int(2)), 0.5 * sqrt(ct__grad_pi)))
+CT__UNARY_GRAD(lgamma, ct_mul(CT__G, ct_digamma(CT__X)))
+CT__UNARY_GRAD(digamma, ct_mul(CT__G, ct_polygamma(1, CT__X)))
+CT__UNARY_GRAD(polygamma, ct_mul(CT__G, ct_polygamma(CT__ARGS->mode + 1, CT__X)))
+CT__UNARY_GRAD(nan_to_num, ct_mul(CT__G, ct_isfinite(CT__X)))
+
+/* logit: g / (x (1 - x)) inside [eps, 1 - eps], else 0 (NaN outside [0, 1] without eps) */
+static ct_tensor *ct__logit_grad(const ct_tensor *g, const ct_tensor *x, double eps)
+{
+    double lo = eps < 0 ? 0 : eps;
+    ct_tensor *inside = ct_logical_and(ct_ge_scalar(x, ct_float(lo)), ct_le_scalar(x, ct_float(1.0 - lo)));
+    return ct_where_scalar_self(ct_logical_not(inside), ct_float(eps < 0 ? NAN : 0.0),
+                                ct_div(g, ct_mul(x, ct_rsub_scalar(x, ct_float(1.0)))));
+}
+CT__UNARY_GRAD(logit, ct__logit_grad(CT__G, CT__X, CT__ARGS->p[0]))
+
+/* ---- activations: self (or, for an in-place form, the result) is x */
+
+/* leaky_relu_backward: g where x > 0, else g * slope */
+static ct_tensor *ct__leaky_grad(const ct_tensor *g, const ct_tensor *x, double slope)
+{
+    return ct_where(ct_gt_scalar(x, ct_int(0)), g, ct_mul_scalar(g, ct_float(slope)));
+}
+CT__UNARY_GRAD(leaky_relu, ct__leaky_grad(CT__G, CT__X, CT__ARGS->p[0]))
+
+CT__BACKWARD(leaky_relu_result)
+{
+    if (CT__ARGS->p[0] < 0)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+                        "supported. This is caused by calling in-place forward function with a negative slope, please "
+                        "call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you "
+                        "do require supporting in-place leakRelu backward calculation with negative slope");
+    CT__GRAD(0, ct__leaky_grad(CT__G, CT__Y, CT__ARGS->p[0]));
+    return CT_OK;
+}
+
+/* elu_backward: x <= 0 gives g * input_scale * alpha * scale * exp(x * input_scale)
+ * (from the result y: g * input_scale * (y + alpha * scale)), else g * scale.
+ * celu's input_scale is 1 / alpha with alpha rounded to float first, as its formula has it. */
+static ct_tensor *ct__elu_grad(const ct__node *n, const ct_tensor *g, const ct_tensor *x, bool is_result, bool celu)
+{
+    const double *p = n->pw.p;
+    ct_dtype dt = x->dtype;
+    ct_scalar negcoef = ct__coef_mul(p[0], p[1], dt), in_scale = ct__coef(celu ? 1.0 / (float)p[0] : p[2], dt);
+    ct_tensor *neg = is_result ? ct_mul(ct_mul_scalar(g, in_scale), ct_add_scalar(x, negcoef))
+                               : ct_mul(ct_mul_scalar(ct_mul_scalar(g, in_scale), negcoef),
+                                        ct_exp(ct_mul_scalar(x, in_scale)));
+    return ct_where(ct_le_scalar(x, ct_int(0)), neg, ct_mul_scalar(g, ct__coef(p[1], dt)));
+}
+
+static ct_result ct__elu_backward(ct__node *n, ct_tensor *const *go, ct_tensor **gi, bool is_result, bool celu)
+{
+    if (is_result && n->pw.p[0] < 0)
+        return ct__fail(CT_ERR_RUNTIME, "In-place elu backward calculation is triggered with a negative slope which is "
+                                        "not supported. This is caused by calling in-place forward function with a "
+                                        "negative slope, please call out-of-place version instead.");
+    CT__GRAD(0, ct__elu_grad(n, CT__G, is_result ? CT__Y : CT__X, is_result, celu));
+    return CT_OK;
+}
+CT__BACKWARD(elu) { return ct__elu_backward(n, go, gi, false, false); }
+CT__BACKWARD(elu_result) { return ct__elu_backward(n, go, gi, true, false); }
+CT__BACKWARD(celu) { return ct__elu_backward(n, go, gi, false, true); }
+CT__BACKWARD(celu_result) { return ct__elu_backward(n, go, gi, true, true); }
+
+/* gelu_backward: g * (cdf + x * pdf), or its tanh approximation's derivative */
+static ct_tensor *ct__gelu_grad(const ct_tensor *g, const ct_tensor *x, int approximate)
+{
+    ct_dtype dt = x->dtype;
+    if (approximate != CT_GELU_TANH) {
+        const double sqrt1_2 = 0.70710678118654752440, two_sqrtpi = 1.12837916709551257390;
+        ct_tensor *erf = ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt)));
+        ct_tensor *cdf = ct_mul_scalar(ct_add_scalar(erf, ct_int(1)), ct_float(0.5));
+        ct_tensor *pdf = ct_mul_scalar(ct_exp(ct_mul_scalar(ct_mul(x, x), ct_float(-0.5))),
+                                       ct__coef(two_sqrtpi * sqrt1_2 * 0.5, dt));
+        return ct_mul(g, ct_add(cdf, ct_mul(x, pdf)));
+    }
+    const double beta = 1.41421356237309504880 * 1.12837916709551257390 * 0.5, kappa = 0.044715;
+    ct_tensor *x_sq = ct_mul(x, x);
+    ct_tensor *cube = ct_mul_scalar(ct_mul(x_sq, x), ct__coef(kappa, dt));
+    ct_tensor *inner = ct_mul_scalar(ct_add(x, cube), ct__coef(beta, dt));
+    ct_tensor *t = ct_tanh(inner);
+    ct_tensor *left = ct_mul_scalar(x, ct_float(0.5));
+    ct_tensor *left_d = ct_mul_scalar(ct_add_scalar(t, ct_int(1)), ct_float(0.5));
+    ct_tensor *inner_d = ct_mul_scalar(ct_add_scalar(ct_mul_scalar(x_sq, ct__coef_mul(3.0, kappa, dt)), ct_int(1)),
+                                       ct__coef(beta, dt));
+    ct_tensor *right_d = ct_mul(ct_mul(left, ct_rsub_scalar(ct_mul(t, t), ct_int(1))), inner_d);
+    return ct_mul(g, ct_add(left_d, right_d));
+}
+CT__UNARY_GRAD(gelu, ct__gelu_grad(CT__G, CT__X, CT__ARGS->mode))
+
+/* silu: g * s * (1 + x * (1 - s)), s = sigmoid(x) */
+static ct_tensor *ct__silu_grad(const ct_tensor *g, const ct_tensor *x)
+{
+    ct_tensor *s = ct_sigmoid(x);
+    return ct_mul(ct_mul(g, s), ct_add_scalar(ct_mul(x, ct_rsub_scalar(s, ct_int(1))), ct_int(1)));
+}
+CT__UNARY_GRAD(silu, ct__silu_grad(CT__G, CT__X))
+
+/* mish: g * (t + x * sigmoid(x) * (1 - t * t)), t = tanh(log1p(exp(x))) */
+static ct_tensor *ct__mish_grad(const ct_tensor *g, const ct_tensor *x)
+{
+    ct_tensor *t = ct_tanh(ct_log1p(ct_exp(x)));
+    ct_tensor *rest = ct_mul(ct_mul(x, ct_sigmoid(x)), ct_rsub_scalar(ct_mul(t, t), ct_int(1)));
+    return ct_mul(g, ct_add(t, rest));
+}
+CT__UNARY_GRAD(mish, ct__mish_grad(CT__G, CT__X))
+
+/* softplus: g where beta * x > threshold, else g * z / (z + 1), z = exp(beta * x) */
+static ct_tensor *ct__softplus_grad(const ct_tensor *g, const ct_tensor *x, const double *p)
+{
+    ct_tensor *bx = ct_mul_scalar(x, ct__coef(p[0], x->dtype));
+    ct_tensor *z = ct_exp(bx);
+    return ct_where(ct_gt_scalar(bx, ct_float(p[1])), g, ct_div(ct_mul(g, z), ct_add_scalar(z, ct_int(1))));
+}
+CT__UNARY_GRAD(softplus, ct__softplus_grad(CT__G, CT__X, CT__ARGS->p))
+
+/* hardsigmoid: g / 6 inside (-3, 3), with PyTorch's float 1/6 for every dtype */
+static ct_tensor *ct__hardsigmoid_grad(const ct_tensor *g, const ct_tensor *x)
+{
+    ct_tensor *inside = ct_logical_and(ct_gt_scalar(x, ct_int(-3)), ct_lt_scalar(x, ct_int(3)));
+    return ct_where_scalar_other(inside, ct_mul_scalar(g, ct_float((double)(1.0f / 6.0f))), ct_int(0));
+}
+CT__UNARY_GRAD(hardsigmoid, ct__hardsigmoid_grad(CT__G, CT__X))
+
+/* hardswish: 0 below -3, g * (x / 3 + 1/2) up to 3, g above */
+static ct_tensor *ct__hardswish_grad(const ct_tensor *g, const ct_tensor *x)
+{
+    ct_tensor *mid = ct_mul(g, ct_add_scalar(ct_div_scalar(x, ct_int(3)), ct_float(0.5)));
+    return ct_where_scalar_self(ct_lt_scalar(x, ct_int(-3)), ct_int(0), ct_where(ct_le_scalar(x, ct_int(3)), mid, g));
+}
+CT__UNARY_GRAD(hardswish, ct__hardswish_grad(CT__G, CT__X))
+
+/* hardtanh (and relu6), with number bounds IN(1), IN(2): 0 at and beyond them */
+static ct_tensor *ct__hardtanh_grad(const ct_tensor *g, const ct_tensor *x, const ct_tensor *lo, const ct_tensor *hi)
+{
+    return ct_where_scalar_self(ct_logical_or(ct_le(x, lo), ct_ge(x, hi)), ct_int(0), g);
+}
+CT__UNARY_GRAD(hardtanh, ct__hardtanh_grad(CT__G, CT__X, CT__IN(1), CT__IN(2)))
+
+/* ---- clamps: g passes where the bound did not act (at the bound too) */
+
+/* where(keep, g, 0) */
+static ct_tensor *ct__pass(const ct_tensor *keep, const ct_tensor *g)
+{
+    return ct_where_scalar_other(keep, g, ct_int(0));
+}
+
+CT__UNARY_GRAD(clamp_min_number, ct__pass(ct_ge(CT__X, CT__IN(1)), CT__G))
+CT__UNARY_GRAD(clamp_max_number, ct__pass(ct_le(CT__X, CT__IN(1)), CT__G))
+CT__UNARY_GRAD(clamp_numbers, ct__pass(ct_logical_and(ct_ge(CT__X, CT__IN(1)), ct_le(CT__X, CT__IN(2))), CT__G))
+
+CT__BACKWARD(clamp_min)
+{
+    CT__GRAD(0, ct__pass(ct_ge(CT__X, CT__IN(1)), CT__G));
+    CT__GRAD(1, ct__pass(ct_lt(CT__X, CT__IN(1)), CT__G));
+    return CT_OK;
+}
+
+CT__BACKWARD(clamp_max)
+{
+    CT__GRAD(0, ct__pass(ct_le(CT__X, CT__IN(1)), CT__G));
+    CT__GRAD(1, ct__pass(ct_gt(CT__X, CT__IN(1)), CT__G));
+    return CT_OK;
+}
+
+/* clamp_backward and clamp_backward_min_max: a bound gets g where it acted
+ * (min where x < min < max; max where x > max, or everywhere max < min) */
+CT__BACKWARD(clamp)
+{
+    ct_tensor *x = CT__X, *lo = CT__IN(1), *hi = CT__IN(2);
+    CT__GRAD(0, ct__pass(ct_logical_and(ct_ge(x, lo), ct_le(x, hi)), CT__G));
+    CT__GRAD(1, ct__pass(ct_logical_and(ct_lt(x, lo), ct_lt(lo, hi)), CT__G));
+    CT__GRAD(2, ct__pass(ct_logical_or(ct_gt(x, hi), ct_lt(hi, lo)), CT__G));
+    return CT_OK;
+}
+
+/* maximum, minimum: ties split the gradient in half */
+static ct_tensor *ct__extremum_grad(const ct_tensor *g, const ct_tensor *a, const ct_tensor *b, bool self_loses_below)
+{
+    ct_tensor *split = ct_where(ct_eq(a, b), ct_div_scalar(g, ct_int(2)), g);
+    return ct_where_scalar_self(self_loses_below ? ct_lt(a, b) : ct_gt(a, b), ct_int(0), split);
+}
+
+CT__BACKWARD(maximum)
+{
+    CT__GRAD(0, ct__extremum_grad(CT__G, CT__IN(0), CT__IN(1), true));
+    CT__GRAD(1, ct__extremum_grad(CT__G, CT__IN(0), CT__IN(1), false));
+    return CT_OK;
+}
+
+CT__BACKWARD(minimum)
+{
+    CT__GRAD(0, ct__extremum_grad(CT__G, CT__IN(0), CT__IN(1), false));
+    CT__GRAD(1, ct__extremum_grad(CT__G, CT__IN(0), CT__IN(1), true));
+    return CT_OK;
+}
+
+/* fmax, fmin: self gets g where it won ((a >= b, or <=) or b is NaN), other elsewhere */
+static ct_result ct__fextremum_backward(ct__node *n, ct_tensor *const *go, ct_tensor **gi, bool max)
+{
+    ct_tensor *a = CT__IN(0), *b = CT__IN(1);
+    ct_tensor *self_won = ct_logical_or(max ? ct_ge(a, b) : ct_le(a, b), ct_isnan(b));
+    CT__GRAD(0, ct__pass(self_won, CT__G));
+    CT__GRAD(1, ct_where_scalar_self(self_won, ct_int(0), CT__G));
+    return CT_OK;
+}
+CT__BACKWARD(fmax) { return ct__fextremum_backward(n, go, gi, true); }
+CT__BACKWARD(fmin) { return ct__fextremum_backward(n, go, gi, false); }
+
+/* ---- binary ops */
+
+/* copysign: g * result / self, 0 where self is 0; other gets zeros */
+CT__BACKWARD(copysign)
+{
+    CT__GRAD(0, ct_mul(CT__G, ct_where_scalar_self(ct_eq_scalar(CT__X, ct_int(0)), ct_int(0), ct_div(CT__Y, CT__X))));
+    if (ct__needs_grad(n, 1)) {
+        const ct__out_meta *m = ct__input_meta(n, 1);
+        CT__GRAD(1, ct_zeros(ct_shape_make(m->ndim, m->sizes), m->dtype));
+    }
+    return CT_OK;
+}
+
+CT__BACKWARD(hypot)
+{
+    CT__GRAD(0, ct_div(ct_mul(CT__G, CT__IN(0)), CT__Y));
+    CT__GRAD(1, ct_div(ct_mul(CT__G, CT__IN(1)), CT__Y));
+    return CT_OK;
+}
+
+/* atan2_backward: (g * b, g * -a) / (a^2 + b^2) */
+CT__BACKWARD(atan2)
+{
+    ct_tensor *a = CT__IN(0), *b = CT__IN(1);
+    ct_tensor *recip = ct_reciprocal(ct_add(ct_mul(a, a), ct_mul(b, b)));
+    CT__GRAD(0, ct_mul(ct_mul(CT__G, b), recip));
+    CT__GRAD(1, ct_mul(ct_mul(CT__G, ct_neg(a)), recip));
+    return CT_OK;
+}
+
+/* xlogy: self gets xlogy(g, other), 0 where self is 0 and other <= 0 (for a
+ * number other, masked only when it is <= 0); other gets g * self / other */
+CT__BACKWARD(xlogy)
+{
+    ct_tensor *a = CT__IN(0), *b = CT__IN(1);
+    if (ct__needs_grad(n, 0)) {
+        ct_tensor *d = ct_xlogy(CT__G, b), *zero = ct_eq_scalar(a, ct_float(0.0));
+        if (!b->wrapped_number) zero = ct_logical_and(zero, ct_le_scalar(b, ct_float(0.0)));
+        CT__GRAD(0, b->wrapped_number && ct_item(b) > 0 ? d : ct_where_scalar_self(zero, ct_float(0.0), d));
+    }
+    CT__GRAD(1, ct_div(ct_mul(CT__G, a), b));
+    return CT_OK;
+}
+
+/* remainder, fmod: other gets -g * (self / other rounded as the op rounds) */
+static ct_result ct__mod_backward(ct__node *n, ct_tensor *const *go, ct_tensor **gi, ct_rounding_mode mode)
+{
+    CT__GRAD(0, CT__G);
+    CT__GRAD(1, ct_mul(ct_neg(CT__G), ct_div_mode(CT__IN(0), CT__IN(1), mode)));
+    return CT_OK;
+}
+CT__BACKWARD(remainder) { return ct__mod_backward(n, go, gi, CT_ROUNDING_FLOOR); }
+CT__BACKWARD(fmod) { return ct__mod_backward(n, go, gi, CT_ROUNDING_TRUNC); }
+
+/* pow_backward_self and pow_backward_exponent (tensor ** tensor) */
+CT__BACKWARD(pow)
+{
+    ct_tensor *a = CT__IN(0), *b = CT__IN(1);
+    CT__GRAD(0, ct_where_scalar_self(ct_eq_scalar(b, ct_float(0.0)), ct_int(0),
+                                     ct_mul(CT__G, ct_mul(b, ct_pow(a, ct_sub_scalar(b, ct_int(1)))))));
+    if (ct__needs_grad(n, 1)) {
+        ct_tensor *base = ct_to(a, ct_result_type(a, b));
+        ct_tensor *at_zero = ct_logical_and(ct_eq_scalar(a, ct_int(0)), ct_ge_scalar(b, ct_int(0)));
+        CT__GRAD(1, ct_mul(CT__G, ct_where_scalar_self(at_zero, ct_int(0), ct_mul(CT__Y, ct_log(base)))));
+    }
+    return CT_OK;
+}
+
+/* pow_backward (tensor ** number e): g * (e * self^(e - 1)), zeros for e == 0 */
+CT__BACKWARD(pow_number)
+{
+    double e = ct_item(CT__IN(1));
+    CT__GRAD(0, e == 0 ? ct_zeros_like(CT__X, CT_DEFAULT)
+                       : ct_mul(CT__G, ct_mul_scalar(ct_pow_scalar(CT__X, ct_float(e - 1)), ct_float(e))));
+    return CT_OK;
+}
+
+/* pow_backward_exponent (number c ** tensor): g * result * log(c), 0 where
+ * c == 0 and the exponent is >= 0. The exponent is the only edge. */
+CT__BACKWARD(rpow)
+{
+    double c = ct_item(CT__IN(0));
+    ct_tensor *d = ct_mul_scalar(CT__Y, ct_float(log(c)));
+    if (c == 0) d = ct_where_scalar_self(ct_ge_scalar(CT__IN(1), ct_int(0)), ct_int(0), d);
+    CT__GRAD(0, ct_mul(CT__G, d));
+    return CT_OK;
+}
+
+/* ---- ternary ops */
+
+/* addcmul: tensor1 gets g * (tensor2 * value), and the other way round */
+CT__BACKWARD(addcmul)
+{
+    ct_scalar v = CT__ARGS->value;
+    CT__GRAD(0, CT__G);
+    CT__GRAD(1, ct_mul(CT__G, ct_mul_scalar(CT__IN(2), v)));
+    CT__GRAD(2, ct_mul(CT__G, ct_mul_scalar(CT__IN(1), v)));
+    return CT_OK;
+}
+
+/* addcdiv: tensor1 gets g * (value / tensor2), which ATen computes as
+ * tensor2.reciprocal() * value; tensor2 -g * (value * tensor1 / tensor2^2) */
+CT__BACKWARD(addcdiv)
+{
+    ct_scalar v = CT__ARGS->value;
+    ct_tensor *t1 = CT__IN(1), *t2 = CT__IN(2);
+    CT__GRAD(0, CT__G);
+    CT__GRAD(1, ct_mul(CT__G, ct_mul_scalar(ct_reciprocal(t2), v)));
+    CT__GRAD(2, ct_mul(ct_neg(CT__G), ct_div(ct_mul_scalar(t1, v), ct_mul(t2, t2))));
+    return CT_OK;
+}
+
+/* lerp with a number weight w (value): g * (1 - w) (in double) and g * w */
+CT__BACKWARD(lerp_number)
+{
+    ct_scalar w = CT__ARGS->value;
+    double wd = w.kind == CT_F64 ? w.v.f : w.kind == CT_BOOL ? (double)w.v.b : (double)w.v.i;
+    CT__GRAD(0, ct_mul_scalar(CT__G, ct_float(1.0 - wd)));
+    CT__GRAD(1, ct_mul_scalar(CT__G, w));
+    return CT_OK;
+}
+
+CT__BACKWARD(lerp)
+{
+    ct_tensor *w = CT__IN(2);
+    CT__GRAD(0, ct_mul(CT__G, ct_rsub_scalar(w, ct_int(1))));
+    CT__GRAD(1, ct_mul(CT__G, w));
+    CT__GRAD(2, ct_mul(CT__G, ct_sub(CT__IN(1), CT__IN(0))));
+    return CT_OK;
+}
+
+/* div with a rounding mode, and the in-place comparisons: zero gradients */
+CT__BACKWARD(zeros2)
+{
+    CT__GRAD(0, ct_zeros_like(CT__G, CT_DEFAULT));
+    CT__GRAD(1, ct_zeros_like(CT__G, CT_DEFAULT));
+    return CT_OK;
+}
+
+/* floor_divide records PyTorch's NotImplemented node, which fails when reached */
+CT__BACKWARD(floor_divide)
+{
+    (void)n, (void)go, (void)gi;
+    return ct__fail(CT_ERR_RUNTIME, "derivative for aten::floor_divide is not implemented");
+}
+
+/* PyTorch 1.13 records asinh_, acosh_ and atanh_ with nodes that fail when reached */
+#define CT__INPLACE_MISSING(op)                                                          \
+    CT__BACKWARD(op##_)                                                                  \
+    {                                                                                    \
+        (void)n, (void)go, (void)gi;                                                     \
+        return ct__fail(CT_ERR_NOT_IMPLEMENTED,                                          \
+                        "the derivative for 'inplace version of " #op "' is not implemented."); \
+    }
+CT__INPLACE_MISSING(asinh)
+CT__INPLACE_MISSING(acosh)
+CT__INPLACE_MISSING(atanh)
+#undef CT__INPLACE_MISSING
+
+#undef CT__UNARY_GRAD
+#undef CT__Y
+#undef CT__X
+#undef CT__G
+
+/* ---------------------------------------------------------------- the table */
+
+#define CT__PW(var, name, bw, save) static const ct__pw_grad var = {{name, ct__bw_##bw}, false, false, save}
+#define CT__PW_EDGE(var, name, bw, save) static const ct__pw_grad var = {{name, ct__bw_##bw}, true, false, save}
+#define CT__SELF CT__SAVE_IN(0)
+#define CT__BOTH (CT__SAVE_IN(0) | CT__SAVE_IN(1))
+#define CT__ALL3 (CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2))
 CT__PW(ct__pw_neg, "NegBackward0", neg, 0);
-CT__PW(ct__pw_abs, "AbsBackward0", abs, CT__SAVE_IN(0));
+CT__PW(ct__pw_abs, "AbsBackward0", abs, CT__SELF);
 CT__PW(ct__pw_sign, "SignBackward0", zero, 0);
 CT__PW(ct__pw_round, "RoundBackward0", zero, 0);
+CT__PW(ct__pw_round_decimals, "RoundBackward1", zero, 0);
 CT__PW(ct__pw_floor, "FloorBackward0", zero, 0);
 CT__PW(ct__pw_ceil, "CeilBackward0", zero, 0);
 CT__PW(ct__pw_trunc, "TruncBackward0", zero, 0);
 CT__PW(ct__pw_frac, "FracBackward0", identity, 0);
 CT__PW(ct__pw_exp, "ExpBackward0", exp, CT__SAVE_RESULT);
-CT__PW(ct__pw_log, "LogBackward0", log, CT__SAVE_IN(0));
+CT__PW(ct__pw_log, "LogBackward0", log, CT__SELF);
 CT__PW(ct__pw_sqrt, "SqrtBackward0", sqrt, CT__SAVE_RESULT);
 CT__PW(ct__pw_tanh, "TanhBackward0", tanh, CT__SAVE_RESULT);
 CT__PW(ct__pw_sigmoid, "SigmoidBackward0", sigmoid, CT__SAVE_RESULT);
 CT__PW(ct__pw_relu, "ReluBackward0", relu, CT__SAVE_RESULT);
-static const ct__pw_grad ct__pw_add = {{"AddBackward0", ct__bw_add}, NULL, true, false, 0};
-static const ct__pw_grad ct__pw_sub = {{"SubBackward0", ct__bw_sub}, NULL, true, false, 0};
-static const ct__pw_grad ct__pw_mul = {{"MulBackward0", ct__bw_mul}, NULL, true, false, CT__SAVE_IN(0) | CT__SAVE_IN(1)};
-static const ct__pw_grad ct__pw_div = {{"DivBackward0", ct__bw_div}, NULL, true, false, CT__SAVE_IN(0) | CT__SAVE_IN(1)};
-static const ct__pw_grad ct__pw_where = {{"WhereBackward0", ct__bw_where}, NULL, true, true, CT__SAVE_IN(0)};
+CT__PW(ct__pw_reciprocal, "ReciprocalBackward0", reciprocal, CT__SAVE_RESULT);
+CT__PW(ct__pw_exp2, "Exp2Backward0", exp2, CT__SAVE_RESULT);
+CT__PW(ct__pw_expm1, "Expm1Backward0", expm1, CT__SAVE_RESULT);
+CT__PW(ct__pw_log2, "Log2Backward0", log2, CT__SELF);
+CT__PW(ct__pw_log10, "Log10Backward0", log10, CT__SELF);
+CT__PW(ct__pw_log1p, "Log1PBackward0", log1p, CT__SELF);
+CT__PW(ct__pw_rsqrt, "RsqrtBackward0", rsqrt, CT__SAVE_RESULT);
+CT__PW(ct__pw_sin, "SinBackward0", sin, CT__SELF);
+CT__PW(ct__pw_cos, "CosBackward0", cos, CT__SELF);
+CT__PW(ct__pw_tan, "TanBackward0", tan, CT__SAVE_RESULT);
+CT__PW(ct__pw_asin, "AsinBackward0", asin, CT__SELF);
+CT__PW(ct__pw_acos, "AcosBackward0", acos, CT__SELF);
+CT__PW(ct__pw_atan, "AtanBackward0", atan, CT__SELF);
+CT__PW(ct__pw_sinh, "SinhBackward0", sinh, CT__SELF);
+CT__PW(ct__pw_cosh, "CoshBackward0", cosh, CT__SELF);
+CT__PW(ct__pw_asinh, "AsinhBackward0", asinh, CT__SELF);
+CT__PW(ct__pw_acosh, "AcoshBackward0", acosh, CT__SELF);
+CT__PW(ct__pw_atanh, "AtanhBackward0", atanh, CT__SELF);
+CT__PW(ct__pw_asinh_, "AsinhBackward1", asinh_, 0);
+CT__PW(ct__pw_acosh_, "AcoshBackward1", acosh_, 0);
+CT__PW(ct__pw_atanh_, "AtanhBackward1", atanh_, 0);
+CT__PW(ct__pw_erf, "ErfBackward0", erf, CT__SELF);
+CT__PW(ct__pw_erfc, "ErfcBackward0", erfc, CT__SELF);
+CT__PW(ct__pw_erfinv, "ErfinvBackward0", erfinv, CT__SELF);
+CT__PW(ct__pw_lgamma, "LgammaBackward0", lgamma, CT__SELF);
+CT__PW(ct__pw_digamma, "DigammaBackward0", digamma, CT__SELF);
+CT__PW(ct__pw_polygamma, "PolygammaBackward0", polygamma, CT__SELF);
+CT__PW(ct__pw_polygamma_, "PolygammaBackward1", polygamma, CT__SELF);
+CT__PW(ct__pw_logit, "LogitBackward0", logit, CT__SELF);
+CT__PW(ct__pw_nan_to_num, "NanToNumBackward0", nan_to_num, CT__SELF);
+CT__PW(ct__pw_leaky_relu, "LeakyReluBackward0", leaky_relu, CT__SELF);
+CT__PW(ct__pw_leaky_relu_, "LeakyReluBackward1", leaky_relu_result, CT__SAVE_RESULT);
+CT__PW(ct__pw_elu, "EluBackward0", elu, CT__SELF);
+CT__PW(ct__pw_elu_, "EluBackward1", elu_result, CT__SAVE_RESULT);
+CT__PW(ct__pw_celu, "CeluBackward0", celu, CT__SELF);
+CT__PW(ct__pw_celu_, "CeluBackward1", celu_result, CT__SAVE_RESULT);
+CT__PW(ct__pw_gelu, "GeluBackward0", gelu, CT__SELF);
+CT__PW(ct__pw_silu, "SiluBackward0", silu, CT__SELF);
+CT__PW(ct__pw_mish, "MishBackward0", mish, CT__SELF);
+CT__PW(ct__pw_softplus, "SoftplusBackward0", softplus, CT__SELF);
+CT__PW(ct__pw_hardsigmoid, "HardsigmoidBackward0", hardsigmoid, CT__SELF);
+CT__PW(ct__pw_hardswish, "HardswishBackward0", hardswish, CT__SELF);
+CT__PW(ct__pw_hardtanh, "HardtanhBackward0", hardtanh, CT__ALL3);
+CT__PW(ct__pw_clamp_numbers, "ClampBackward1", clamp_numbers, CT__ALL3);
+CT__PW(ct__pw_clamp, "ClampBackward0", clamp, CT__ALL3);
+CT__PW(ct__pw_clamp_min_number, "ClampMinBackward0", clamp_min_number, CT__BOTH);
+CT__PW(ct__pw_clamp_max_number, "ClampMaxBackward0", clamp_max_number, CT__BOTH);
+CT__PW(ct__pw_clamp_min, "ClampMinBackward1", clamp_min, CT__BOTH);
+CT__PW(ct__pw_clamp_max, "ClampMaxBackward1", clamp_max, CT__BOTH);
+CT__PW(ct__pw_maximum, "MaximumBackward0", maximum, CT__BOTH);
+CT__PW(ct__pw_minimum, "MinimumBackward0", minimum, CT__BOTH);
+CT__PW(ct__pw_fmax, "FmaxBackward0", fmax, CT__BOTH);
+CT__PW(ct__pw_fmin, "FminBackward0", fmin, CT__BOTH);
+CT__PW(ct__pw_copysign, "CopysignBackward0", copysign, CT__SELF | CT__SAVE_RESULT);
+CT__PW(ct__pw_copysign_number, "CopysignBackward1", copysign, CT__SELF | CT__SAVE_RESULT);
+CT__PW(ct__pw_hypot, "HypotBackward0", hypot, CT__BOTH | CT__SAVE_RESULT);
+CT__PW(ct__pw_atan2, "Atan2Backward0", atan2, CT__BOTH);
+CT__PW(ct__pw_xlogy, "XlogyBackward0", xlogy, CT__BOTH);
+CT__PW(ct__pw_xlogy_number, "XlogyBackward2", xlogy, CT__BOTH);
+CT__PW(ct__pw_remainder, "RemainderBackward1", remainder, CT__BOTH);
+CT__PW(ct__pw_remainder_number, "RemainderBackward0", identity, 0);
+CT__PW(ct__pw_fmod, "FmodBackward1", fmod, CT__BOTH);
+CT__PW(ct__pw_fmod_number, "FmodBackward0", identity, 0);
+CT__PW(ct__pw_pow, "PowBackward1", pow, CT__BOTH | CT__SAVE_RESULT);
+CT__PW(ct__pw_pow_number, "PowBackward0", pow_number, CT__BOTH);
+CT__PW(ct__pw_rpow, "PowBackward2", rpow, CT__BOTH | CT__SAVE_RESULT);
+CT__PW(ct__pw_addcmul, "AddcmulBackward0", addcmul, CT__SAVE_IN(1) | CT__SAVE_IN(2));
+CT__PW(ct__pw_addcdiv, "AddcdivBackward0", addcdiv, CT__SAVE_IN(1) | CT__SAVE_IN(2));
+CT__PW(ct__pw_lerp_number, "LerpBackward0", lerp_number, 0);
+CT__PW(ct__pw_lerp, "LerpBackward1", lerp, CT__ALL3);
+CT__PW_EDGE(ct__pw_div_mode, "DivBackward2", zeros2, 0);
+CT__PW_EDGE(ct__pw_floor_divide, "torch::autograd::NotImplemented", floor_divide, 0);
+static const ct__pw_grad ct__pw_add = {{"AddBackward0", ct__bw_add}, true, false, 0};
+static const ct__pw_grad ct__pw_sub = {{"SubBackward0", ct__bw_sub}, true, false, 0};
+static const ct__pw_grad ct__pw_mul = {{"MulBackward0", ct__bw_mul}, true, false, CT__BOTH};
+static const ct__pw_grad ct__pw_div = {{"DivBackward0", ct__bw_div}, true, false, CT__BOTH};
+static const ct__pw_grad ct__pw_where = {{"WhereBackward0", ct__bw_where}, true, true, CT__SAVE_IN(0)};
+/* the in-place comparisons (Tensor.eq_...): number and tensor forms */
+#define CT__PW_CMP(op, Name)                                          \
+    CT__PW(ct__pw_##op##_number, #Name "Backward0", zeros2, 0); \
+    CT__PW(ct__pw_##op, #Name "Backward1", zeros2, 0);
+CT__PW_CMP(eq, Eq)
+CT__PW_CMP(ne, Ne)
+CT__PW_CMP(lt, Lt)
+CT__PW_CMP(le, Le)
+CT__PW_CMP(gt, Gt)
+CT__PW_CMP(ge, Ge)
+#undef CT__PW_CMP
+#undef CT__ALL3
+#undef CT__BOTH
+#undef CT__SELF
+#undef CT__PW_EDGE
 #undef CT__PW
 
-/* The formula of a pointwise op, NULL for one without a derivative. */
-static const ct__pw_grad *ct__pw_grad_of(ct__op op)
+/* The formula of a unary pointwise op, NULL for one without a derivative. */
+static const ct__pw_grad *ct__pw_grad_unary(ct__op op)
 {
     switch (op) {
     case CT__OP_neg: return &ct__pw_neg;
     case CT__OP_abs: return &ct__pw_abs;
     case CT__OP_sign: return &ct__pw_sign;
-    case CT__OP_round: return &ct__pw_round;
     case CT__OP_floor: return &ct__pw_floor;
     case CT__OP_ceil: return &ct__pw_ceil;
     case CT__OP_trunc: return &ct__pw_trunc;
@@ -7778,13 +8307,102 @@ static const ct__pw_grad *ct__pw_grad_of(ct__op op)
     case CT__OP_tanh: return &ct__pw_tanh;
     case CT__OP_sigmoid: return &ct__pw_sigmoid;
     case CT__OP_relu: return &ct__pw_relu;
+    case CT__OP_reciprocal: return &ct__pw_reciprocal;
+    case CT__OP_exp2: return &ct__pw_exp2;
+    case CT__OP_expm1: return &ct__pw_expm1;
+    case CT__OP_log2: return &ct__pw_log2;
+    case CT__OP_log10: return &ct__pw_log10;
+    case CT__OP_log1p: return &ct__pw_log1p;
+    case CT__OP_rsqrt: return &ct__pw_rsqrt;
+    case CT__OP_sin: return &ct__pw_sin;
+    case CT__OP_cos: return &ct__pw_cos;
+    case CT__OP_tan: return &ct__pw_tan;
+    case CT__OP_asin: return &ct__pw_asin;
+    case CT__OP_acos: return &ct__pw_acos;
+    case CT__OP_atan: return &ct__pw_atan;
+    case CT__OP_sinh: return &ct__pw_sinh;
+    case CT__OP_cosh: return &ct__pw_cosh;
+    case CT__OP_erf: return &ct__pw_erf;
+    case CT__OP_erfc: return &ct__pw_erfc;
+    case CT__OP_erfinv: return &ct__pw_erfinv;
+    case CT__OP_lgamma: return &ct__pw_lgamma;
+    case CT__OP_digamma: return &ct__pw_digamma;
+    case CT__OP_logit: return &ct__pw_logit;
+    case CT__OP_nan_to_num: return &ct__pw_nan_to_num;
+    case CT__OP_gelu: return &ct__pw_gelu;
+    case CT__OP_silu: return &ct__pw_silu;
+    case CT__OP_mish: return &ct__pw_mish;
+    case CT__OP_softplus: return &ct__pw_softplus;
+    case CT__OP_hardsigmoid: return &ct__pw_hardsigmoid;
+    case CT__OP_hardswish: return &ct__pw_hardswish;
+    default: return NULL;
+    }
+}
+
+/* An op whose number form (last operand a Python number) has a node of its own. */
+static const ct__pw_grad *ct__pw_grad_number_form(ct__op op, bool number)
+{
+    switch (op) {
+    case CT__OP_copysign: return number ? &ct__pw_copysign_number : &ct__pw_copysign;
+    case CT__OP_xlogy: return number ? &ct__pw_xlogy_number : &ct__pw_xlogy;
+    case CT__OP_remainder: return number ? &ct__pw_remainder_number : &ct__pw_remainder;
+    case CT__OP_fmod: return number ? &ct__pw_fmod_number : &ct__pw_fmod;
+    case CT__OP_eq: return number ? &ct__pw_eq_number : &ct__pw_eq;
+    case CT__OP_ne: return number ? &ct__pw_ne_number : &ct__pw_ne;
+    case CT__OP_lt: return number ? &ct__pw_lt_number : &ct__pw_lt;
+    case CT__OP_le: return number ? &ct__pw_le_number : &ct__pw_le;
+    case CT__OP_gt: return number ? &ct__pw_gt_number : &ct__pw_gt;
+    case CT__OP_ge: return number ? &ct__pw_ge_number : &ct__pw_ge;
+    default: return NULL;
+    }
+}
+
+/* The formula of a pointwise call: the op, the form its operands and options
+ * make (args NULL: the op's default), and whether it works in place.
+ * Comparisons have formulas only in place, as PyTorch's eq_ has (their
+ * results are bool otherwise, which never requires grad). */
+static const ct__pw_grad *ct__pw_grad_of(ct__op op, const ct_tensor *const *in, const ct__op_args *args, bool inplace)
+{
+    ct__op derived = args ? args->derived : (ct__op)0;
+    bool numbers = args && args->scalar_clamp;
+    switch (op) {
     case CT__OP_add: return &ct__pw_add;
     case CT__OP_sub: return &ct__pw_sub;
     case CT__OP_mul: return &ct__pw_mul;
-    case CT__OP_div: return &ct__pw_div;
     case CT__OP_where: return &ct__pw_where;
-    default: return NULL;
+    case CT__OP_round: return args && args->mode ? &ct__pw_round_decimals : &ct__pw_round;
+    case CT__OP_polygamma: return inplace ? &ct__pw_polygamma_ : &ct__pw_polygamma;
+    case CT__OP_asinh: return inplace ? &ct__pw_asinh_ : &ct__pw_asinh;
+    case CT__OP_acosh: return inplace ? &ct__pw_acosh_ : &ct__pw_acosh;
+    case CT__OP_atanh: return inplace ? &ct__pw_atanh_ : &ct__pw_atanh;
+    case CT__OP_leaky_relu: return inplace ? &ct__pw_leaky_relu_ : &ct__pw_leaky_relu;
+    case CT__OP_elu:
+        if (derived == CT__OP_celu) return inplace ? &ct__pw_celu_ : &ct__pw_celu;
+        return inplace ? &ct__pw_elu_ : &ct__pw_elu;
+    case CT__OP_clamp:
+        return !numbers ? &ct__pw_clamp : derived == CT__OP_hardtanh ? &ct__pw_hardtanh : &ct__pw_clamp_numbers;
+    case CT__OP_maximum:
+        return numbers ? &ct__pw_clamp_min_number : derived == CT__OP_clamp_min ? &ct__pw_clamp_min : &ct__pw_maximum;
+    case CT__OP_minimum:
+        return numbers ? &ct__pw_clamp_max_number : derived == CT__OP_clamp_max ? &ct__pw_clamp_max : &ct__pw_minimum;
+    case CT__OP_fmax: return &ct__pw_fmax;
+    case CT__OP_fmin: return &ct__pw_fmin;
+    case CT__OP_hypot: return &ct__pw_hypot;
+    case CT__OP_atan2: return &ct__pw_atan2;
+    case CT__OP_div:
+        if (derived == CT__OP_floor_divide) return &ct__pw_floor_divide;
+        return args && args->mode ? &ct__pw_div_mode : &ct__pw_div;
+    case CT__OP_pow:
+        return in[0]->wrapped_number ? &ct__pw_rpow : in[1]->wrapped_number ? &ct__pw_pow_number : &ct__pw_pow;
+    case CT__OP_addcmul: return &ct__pw_addcmul;
+    case CT__OP_addcdiv: return &ct__pw_addcdiv;
+    case CT__OP_lerp: return in[2]->wrapped_number ? &ct__pw_lerp_number : &ct__pw_lerp;
+    case CT__OP_eq: case CT__OP_ne: case CT__OP_lt: case CT__OP_le: case CT__OP_gt: case CT__OP_ge:
+        return inplace ? ct__pw_grad_number_form(op, in[1]->wrapped_number) : NULL;
+    default: break;
     }
+    const ct__pw_grad *f = ct__pw_grad_unary(op);
+    return f ? f : in[1] ? ct__pw_grad_number_form(op, in[1]->wrapped_number) : NULL;
 }
 
 /* A Python number operand as a heap 0-d wrapped-number tensor a node can keep. */
@@ -7800,21 +8418,14 @@ static ct_tensor *ct__keep_number(const ct_tensor *x)
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before)
 {
-    const ct__pw_grad *f = ct__pw_grad_of(op);
+    const ct__pw_grad *f = ct__pw_grad_of(op, in, args, out == in[0]);
     if (!f || !ct__grad_mode()) return;
     const ct_tensor *edges_in[3] = {NULL, NULL, NULL};
     int n_edges = 0;
-    bool number = false;
-    for (int i = f->condition_first ? 1 : 0; i < n_in; i++) {
-        if (in[i]->wrapped_number) {
-            number = true;
-            if (!f->number_keeps_edge) continue;
-        }
-        edges_in[n_edges++] = in[i];
-    }
+    for (int i = f->condition_first ? 1 : 0; i < n_in; i++)
+        if (!in[i]->wrapped_number || f->number_keeps_edge) edges_in[n_edges++] = in[i];
     ct__node *node = ct__record(&f->type, edges_in, n_edges, &out, 1);
     if (!node) return;
-    if (number && f->number_name) node->name = f->number_name;
     node->pw = *args;
     node->iargs[0] = f->save;
     ct_scope s = ct_scope_begin();
@@ -7831,7 +8442,7 @@ static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *con
  * self's old values and something requires grad (NULL otherwise). */
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in)
 {
-    const ct__pw_grad *f = ct__pw_grad_of(op);
+    const ct__pw_grad *f = ct__pw_grad_of(op, in, NULL, true);
     bool any = false;
     for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(in[i]);
     if (!f || !any || !ct__grad_mode() || !(f->save & CT__SAVE_IN(0))) return NULL;
@@ -9829,6 +10440,18 @@ static ct__op_args ct__args(void)
     return a;
 }
 
+/* The options of a call that runs on another op's kernel (its autograd node
+ * is its own). */
+static ct__op_args ct__derived_args(ct__op derived)
+{
+    ct__op_args a = ct__args();
+    a.derived = derived;
+    return a;
+}
+
+/* derived: a call that is its kernel's own op */
+#define CT__NOT_DERIVED ((ct__op)0)
+
 static ct_tensor *ct__new(ct__op op, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c, const ct__op_args *args)
 {
     const ct_tensor *in[3] = {a, b, c};
@@ -9968,14 +10591,15 @@ ct_tensor *ct_rpow_scalar(const ct_tensor *t, ct_scalar s)
 }
 
 /* div with a rounding mode; a bad mode fails as PyTorch does for a bad string. */
-static ct_result ct__div_mode(ct_tensor **out, const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
+static ct_result ct__div_mode(ct_tensor **out, const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode,
+                              ct__op derived)
 {
     static const char *const kernels[3] = {NULL, "div_trunc_cpu", "div_floor_cpu"};
     const ct_tensor *in[3] = {a, b, NULL};
     if ((unsigned)mode > CT_ROUNDING_FLOOR)
         return ct__fail(CT_ERR_RUNTIME, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found %d",
                         (int)mode);
-    ct__op_args args = ct__args();
+    ct__op_args args = ct__derived_args(derived);
     args.mode = (int)mode;
     args.kernel = kernels[mode];
     return ct__pointwise(CT__OP_div, out, in, &args);
@@ -9986,7 +10610,7 @@ ct_tensor *ct_div_mode(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode 
     ct_tensor *out = NULL;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
-    return ct__div_mode(&out, a, b, mode) == CT_OK ? out : NULL;
+    return ct__div_mode(&out, a, b, mode, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_tensor *ct_div_mode_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode)
@@ -9994,21 +10618,21 @@ ct_tensor *ct_div_mode_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode 
     ct_tensor *out = NULL;
     ct__stack_scalar ss;
     CT__ARG(a, "input", 1);
-    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), mode) == CT_OK ? out : NULL;
+    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), mode, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_div_mode_(ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
 {
     CT__ARG_R(a, "input", 1);
     CT__ARG_R(b, "other", 2);
-    return ct__div_mode(&a, a, b, mode);
+    return ct__div_mode(&a, a, b, mode, CT__NOT_DERIVED);
 }
 
 ct_result ct_div_mode_scalar_(ct_tensor *a, ct_scalar b, ct_rounding_mode mode)
 {
     ct__stack_scalar ss;
     CT__ARG_R(a, "input", 1);
-    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), mode);
+    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), mode, CT__NOT_DERIVED);
 }
 
 ct_tensor *ct_floor_divide(const ct_tensor *a, const ct_tensor *b)
@@ -10016,7 +10640,7 @@ ct_tensor *ct_floor_divide(const ct_tensor *a, const ct_tensor *b)
     ct_tensor *out = NULL;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
-    return ct__div_mode(&out, a, b, CT_ROUNDING_FLOOR) == CT_OK ? out : NULL;
+    return ct__div_mode(&out, a, b, CT_ROUNDING_FLOOR, CT__OP_floor_divide) == CT_OK ? out : NULL;
 }
 
 ct_tensor *ct_floor_divide_scalar(const ct_tensor *a, ct_scalar b)
@@ -10024,21 +10648,22 @@ ct_tensor *ct_floor_divide_scalar(const ct_tensor *a, ct_scalar b)
     ct_tensor *out = NULL;
     ct__stack_scalar ss;
     CT__ARG(a, "input", 1);
-    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR) == CT_OK ? out : NULL;
+    const ct_tensor *number = ct__stack_scalar_init(&ss, b);
+    return ct__div_mode(&out, a, number, CT_ROUNDING_FLOOR, CT__OP_floor_divide) == CT_OK ? out : NULL;
 }
 
 ct_result ct_floor_divide_(ct_tensor *a, const ct_tensor *b)
 {
     CT__ARG_R(a, "input", 1);
     CT__ARG_R(b, "other", 2);
-    return ct__div_mode(&a, a, b, CT_ROUNDING_FLOOR);
+    return ct__div_mode(&a, a, b, CT_ROUNDING_FLOOR, CT__OP_floor_divide);
 }
 
 ct_result ct_floor_divide_scalar_(ct_tensor *a, ct_scalar b)
 {
     ct__stack_scalar ss;
     CT__ARG_R(a, "input", 1);
-    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR);
+    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR, CT__OP_floor_divide);
 }
 
 /* addcmul and addcdiv: t + value * t1 (*, /) t2 */
@@ -10156,11 +10781,12 @@ ct_result ct_clamp_(ct_tensor *t, const ct_tensor *min, const ct_tensor *max)
 /* The clamps with number bounds: the bounds join type promotion as numbers
  * and convert with an overflow check. One bound runs maximum or minimum, two
  * the clamp kernel; a NaN bound makes NaN in all three, as in PyTorch. */
-static ct_result ct__clamp_numbers(ct_tensor **out, const ct_tensor *t, const ct_scalar *min, const ct_scalar *max)
+static ct_result ct__clamp_numbers(ct_tensor **out, const ct_tensor *t, const ct_scalar *min, const ct_scalar *max,
+                                   ct__op derived)
 {
     ct__stack_scalar s1, s2;
     const ct_tensor *in[3] = {t, min ? ct__stack_scalar_init(&s1, *min) : NULL, max ? ct__stack_scalar_init(&s2, *max) : NULL};
-    ct__op_args args = ct__args();
+    ct__op_args args = ct__derived_args(derived);
     args.checked = true;
     args.scalar_clamp = true;
     if (min && max) {
@@ -10176,67 +10802,71 @@ ct_tensor *ct_clamp_scalar(const ct_tensor *t, ct_scalar min, ct_scalar max)
 {
     ct_tensor *out = NULL;
     CT__ARG(t, "input", 1);
-    return ct__clamp_numbers(&out, t, &min, &max) == CT_OK ? out : NULL;
+    return ct__clamp_numbers(&out, t, &min, &max, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_clamp_scalar_(ct_tensor *t, ct_scalar min, ct_scalar max)
 {
     CT__ARG_R(t, "input", 1);
-    return ct__clamp_numbers(&t, t, &min, &max);
+    return ct__clamp_numbers(&t, t, &min, &max, CT__NOT_DERIVED);
 }
 
 ct_tensor *ct_clamp_min(const ct_tensor *t, const ct_tensor *min)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(min, "min", 2);
-    return ct__new(CT__OP_maximum, t, min, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_min);
+    return ct__new(CT__OP_maximum, t, min, NULL, &args);
 }
 
 ct_result ct_clamp_min_(ct_tensor *t, const ct_tensor *min)
 {
     CT__ARG_R(t, "input", 1);
     CT__ARG_R(min, "min", 2);
-    return ct__inplace(CT__OP_maximum, t, min, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_min);
+    return ct__inplace(CT__OP_maximum, t, min, NULL, &args);
 }
 
 ct_tensor *ct_clamp_min_scalar(const ct_tensor *t, ct_scalar min)
 {
     ct_tensor *out = NULL;
     CT__ARG(t, "input", 1);
-    return ct__clamp_numbers(&out, t, &min, NULL) == CT_OK ? out : NULL;
+    return ct__clamp_numbers(&out, t, &min, NULL, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_clamp_min_scalar_(ct_tensor *t, ct_scalar min)
 {
     CT__ARG_R(t, "input", 1);
-    return ct__clamp_numbers(&t, t, &min, NULL);
+    return ct__clamp_numbers(&t, t, &min, NULL, CT__NOT_DERIVED);
 }
 
 ct_tensor *ct_clamp_max(const ct_tensor *t, const ct_tensor *max)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(max, "max", 2);
-    return ct__new(CT__OP_minimum, t, max, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_max);
+    return ct__new(CT__OP_minimum, t, max, NULL, &args);
 }
 
 ct_result ct_clamp_max_(ct_tensor *t, const ct_tensor *max)
 {
     CT__ARG_R(t, "input", 1);
     CT__ARG_R(max, "max", 2);
-    return ct__inplace(CT__OP_minimum, t, max, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_max);
+    return ct__inplace(CT__OP_minimum, t, max, NULL, &args);
 }
 
 ct_tensor *ct_clamp_max_scalar(const ct_tensor *t, ct_scalar max)
 {
     ct_tensor *out = NULL;
     CT__ARG(t, "input", 1);
-    return ct__clamp_numbers(&out, t, NULL, &max) == CT_OK ? out : NULL;
+    return ct__clamp_numbers(&out, t, NULL, &max, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_clamp_max_scalar_(ct_tensor *t, ct_scalar max)
 {
     CT__ARG_R(t, "input", 1);
-    return ct__clamp_numbers(&t, t, NULL, &max);
+    return ct__clamp_numbers(&t, t, NULL, &max, CT__NOT_DERIVED);
 }
 
 /* hardtanh is clamp; integer tensors take the bounds truncated to integers
@@ -10254,7 +10884,7 @@ static ct_result ct__hardtanh(ct_tensor **out, const ct_tensor *t, double min_va
         if (t->dtype == CT_U8 && (lo.v.i < 0 || hi.v.i < 0))
             return ct__fail(CT_ERR_RUNTIME, "cannot do hardtanh on an unsigned type with negative limits");
     }
-    return ct__clamp_numbers(out, t, &lo, &hi);
+    return ct__clamp_numbers(out, t, &lo, &hi, CT__OP_hardtanh);
 }
 
 ct_tensor *ct_hardtanh(const ct_tensor *t, double min_val, double max_val)
@@ -10364,6 +10994,28 @@ ct_result ct_logit_eps_(ct_tensor *t, double eps)
     return ct__unary_params(CT__OP_logit, &t, t, ct__p1(eps));
 }
 
+/* polygamma's n reaches the kernel as an int, as PyTorch's calc_polygamma takes it */
+static ct_result ct__polygamma(ct_tensor **out, const ct_tensor *t, int64_t n)
+{
+    ct__op_args a = ct__args();
+    if (n < 0) return ct__fail(CT_ERR_RUNTIME, "polygamma(n, x) does not support negative n.");
+    a.mode = (int)n;
+    return ct__unary_params(CT__OP_polygamma, out, t, a);
+}
+
+ct_tensor *ct_polygamma(int64_t n, const ct_tensor *t)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 2);
+    return ct__polygamma(&out, t, n) == CT_OK ? out : NULL;
+}
+
+ct_result ct_polygamma_(ct_tensor *t, int64_t n)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__polygamma(&t, t, n);
+}
+
 ct_tensor *ct_leaky_relu(const ct_tensor *t, double negative_slope)
 {
     CT__ARG(t, "input", 1);
@@ -10423,7 +11075,9 @@ ct_result ct_selu_(ct_tensor *t)
 static ct_result ct__celu(ct_tensor **out, const ct_tensor *t, double alpha)
 {
     if (alpha == 0) return ct__fail(CT_ERR_RUNTIME, "ZeroDivisionError: alpha cannot be 0 for CELU");
-    return ct__unary_params(CT__OP_elu, out, t, ct__elu_args(alpha, 1.0, 1.0 / alpha));
+    ct__op_args a = ct__elu_args(alpha, 1.0, 1.0 / alpha);
+    a.derived = CT__OP_celu;
+    return ct__unary_params(CT__OP_elu, out, t, a);
 }
 
 ct_tensor *ct_celu(const ct_tensor *t, double alpha)
@@ -14459,6 +15113,84 @@ CT__FLOATING(erfinv)
     }
 CT__FLOATING(digamma)
 
+/* trigamma as PyTorch computes it: the reflection formula below 1/2, six
+ * steps of the recurrence, then the asymptotic series */
+#define CT__GEN_trigamma(fl, T, F)                                                        \
+    static T ct__trigamma_##fl(T x)                                                       \
+    {                                                                                     \
+        const T pi = (T)3.14159265358979323846;                                           \
+        T sign = 1, result = 0;                                                           \
+        if (x < (T)0.5) {                                                                 \
+            T s = F(sin)(pi * x);                                                         \
+            sign = -1;                                                                    \
+            result -= (pi * pi) / (s * s);                                                \
+            x = 1 - x;                                                                    \
+        }                                                                                 \
+        for (int i = 0; i < 6; i++, x += 1) result += 1 / (x * x);                        \
+        T ixx = 1 / (x * x);                                                              \
+        result += (1 + 1 / (2 * x) + ixx * ((T)1 / 6 - ixx * ((T)1 / 30 - ixx * ((T)1 / 42)))) / x; \
+        return sign * result;                                                             \
+    }
+CT__FLOATING(trigamma)
+
+/* Hurwitz zeta(x, q) as PyTorch computes it (Cephes), in double for both
+ * flavours (its ::pow and ::floor are C's double functions). */
+#define CT__GEN_zeta(fl, T, F)                                                            \
+    static T ct__zeta_##fl(T x, T q)                                                      \
+    {                                                                                     \
+        static const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,      \
+            -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,            \
+            1.1646782814350067249e14, -4.5979787224074726105e15, 1.8152105401943546773e17, \
+            -7.1661652561756670113e18};                                                   \
+        const double macheps = 1.11022302462515654042E-16;                                \
+        double a = q, b = 0, k = 0, s, t, w;                                              \
+        int i = 0;                                                                        \
+        if (x == 1) return (T)INFINITY;                                                   \
+        if (x < 1) return (T)NAN;                                                         \
+        if (q <= 0) {                                                                     \
+            if (q == floor(q)) return (T)INFINITY;                                        \
+            if (x != floor(x)) return (T)NAN;                                             \
+        }                                                                                 \
+        s = pow(q, -(double)x);                                                           \
+        while (i < 9 || a <= 9.0) {                                                       \
+            i++;                                                                          \
+            a += 1;                                                                       \
+            b = pow(a, -(double)x);                                                       \
+            s += b;                                                                       \
+            if (-macheps * s < b && b < macheps * s) return (T)s;                         \
+        }                                                                                 \
+        w = a;                                                                            \
+        s += b * w / (x - 1.0);                                                           \
+        s -= 0.5 * b;                                                                     \
+        a = 1;                                                                            \
+        for (int j = 0; j < 12; j++) {                                                    \
+            a *= x + k;                                                                   \
+            b /= w;                                                                       \
+            t = a * b / A[j];                                                             \
+            s = s + t;                                                                    \
+            if (fabs(t / s) < macheps) return (T)s;                                       \
+            k += 1;                                                                       \
+            a *= x + k;                                                                   \
+            b /= w;                                                                       \
+            k += 1;                                                                       \
+        }                                                                                 \
+        return (T)s;                                                                      \
+    }
+CT__FLOATING(zeta)
+
+/* polygamma(n, x) (n in mode): digamma and trigamma for n 0 and 1, else
+ * (-1)^(n+1) n! zeta(n + 1, x) with n! as exp(lgamma(n + 1)), in double as
+ * PyTorch's calls of C's exp and lgamma are */
+#define CT__GEN_polygamma(fl, T, F)                                                       \
+    static inline T ct__polygamma_##fl(T x, const ct__op_args *a)                         \
+    {                                                                                     \
+        int n = a->mode;                                                                  \
+        if (n == 0) return ct__digamma_##fl(x, a);                                        \
+        if (n == 1) return ct__trigamma_##fl(x);                                          \
+        return (T)((n % 2 ? 1.0 : -1.0) * exp(lgamma((double)((T)n + 1))) * ct__zeta_##fl((T)(n + 1), x)); \
+    }
+CT__FLOATING(polygamma)
+
 /* ---------------------------------------------------------------- activations */
 
 /* leaky_relu: x above 0, else x * slope (p[0], in float as PyTorch has it);
@@ -14850,7 +15582,7 @@ CT__FLOATING(clamp)
     X(tan, UNARY, FLOATS) X(asin, UNARY, FLOATS) X(acos, UNARY, FLOATS) X(atan, UNARY, FLOATS)     \
     X(sinh, UNARY, FLOATS) X(cosh, UNARY, FLOATS) X(tanh, UNARY, FLOATS) X(asinh, UNARY, FLOATS)   \
     X(acosh, UNARY, FLOATS) X(atanh, UNARY, FLOATS) X(erf, UNARY, FLOATS) X(erfc, UNARY, FLOATS)   \
-    X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS)                    \
+    X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS) X(polygamma, UNARY, FLOATS) \
     X(sigmoid, UNARY, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
     X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY, FLOATS) HX(silu, UNARY, FLOATS) \
     X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \

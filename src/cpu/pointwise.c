@@ -294,6 +294,84 @@ CT__FLOATING(erfinv)
     }
 CT__FLOATING(digamma)
 
+/* trigamma as PyTorch computes it: the reflection formula below 1/2, six
+ * steps of the recurrence, then the asymptotic series */
+#define CT__GEN_trigamma(fl, T, F)                                                        \
+    static T ct__trigamma_##fl(T x)                                                       \
+    {                                                                                     \
+        const T pi = (T)3.14159265358979323846;                                           \
+        T sign = 1, result = 0;                                                           \
+        if (x < (T)0.5) {                                                                 \
+            T s = F(sin)(pi * x);                                                         \
+            sign = -1;                                                                    \
+            result -= (pi * pi) / (s * s);                                                \
+            x = 1 - x;                                                                    \
+        }                                                                                 \
+        for (int i = 0; i < 6; i++, x += 1) result += 1 / (x * x);                        \
+        T ixx = 1 / (x * x);                                                              \
+        result += (1 + 1 / (2 * x) + ixx * ((T)1 / 6 - ixx * ((T)1 / 30 - ixx * ((T)1 / 42)))) / x; \
+        return sign * result;                                                             \
+    }
+CT__FLOATING(trigamma)
+
+/* Hurwitz zeta(x, q) as PyTorch computes it (Cephes), in double for both
+ * flavours (its ::pow and ::floor are C's double functions). */
+#define CT__GEN_zeta(fl, T, F)                                                            \
+    static T ct__zeta_##fl(T x, T q)                                                      \
+    {                                                                                     \
+        static const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,      \
+            -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,            \
+            1.1646782814350067249e14, -4.5979787224074726105e15, 1.8152105401943546773e17, \
+            -7.1661652561756670113e18};                                                   \
+        const double macheps = 1.11022302462515654042E-16;                                \
+        double a = q, b = 0, k = 0, s, t, w;                                              \
+        int i = 0;                                                                        \
+        if (x == 1) return (T)INFINITY;                                                   \
+        if (x < 1) return (T)NAN;                                                         \
+        if (q <= 0) {                                                                     \
+            if (q == floor(q)) return (T)INFINITY;                                        \
+            if (x != floor(x)) return (T)NAN;                                             \
+        }                                                                                 \
+        s = pow(q, -(double)x);                                                           \
+        while (i < 9 || a <= 9.0) {                                                       \
+            i++;                                                                          \
+            a += 1;                                                                       \
+            b = pow(a, -(double)x);                                                       \
+            s += b;                                                                       \
+            if (-macheps * s < b && b < macheps * s) return (T)s;                         \
+        }                                                                                 \
+        w = a;                                                                            \
+        s += b * w / (x - 1.0);                                                           \
+        s -= 0.5 * b;                                                                     \
+        a = 1;                                                                            \
+        for (int j = 0; j < 12; j++) {                                                    \
+            a *= x + k;                                                                   \
+            b /= w;                                                                       \
+            t = a * b / A[j];                                                             \
+            s = s + t;                                                                    \
+            if (fabs(t / s) < macheps) return (T)s;                                       \
+            k += 1;                                                                       \
+            a *= x + k;                                                                   \
+            b /= w;                                                                       \
+            k += 1;                                                                       \
+        }                                                                                 \
+        return (T)s;                                                                      \
+    }
+CT__FLOATING(zeta)
+
+/* polygamma(n, x) (n in mode): digamma and trigamma for n 0 and 1, else
+ * (-1)^(n+1) n! zeta(n + 1, x) with n! as exp(lgamma(n + 1)), in double as
+ * PyTorch's calls of C's exp and lgamma are */
+#define CT__GEN_polygamma(fl, T, F)                                                       \
+    static inline T ct__polygamma_##fl(T x, const ct__op_args *a)                         \
+    {                                                                                     \
+        int n = a->mode;                                                                  \
+        if (n == 0) return ct__digamma_##fl(x, a);                                        \
+        if (n == 1) return ct__trigamma_##fl(x);                                          \
+        return (T)((n % 2 ? 1.0 : -1.0) * exp(lgamma((double)((T)n + 1))) * ct__zeta_##fl((T)(n + 1), x)); \
+    }
+CT__FLOATING(polygamma)
+
 /* ---------------------------------------------------------------- activations */
 
 /* leaky_relu: x above 0, else x * slope (p[0], in float as PyTorch has it);
@@ -685,7 +763,7 @@ CT__FLOATING(clamp)
     X(tan, UNARY, FLOATS) X(asin, UNARY, FLOATS) X(acos, UNARY, FLOATS) X(atan, UNARY, FLOATS)     \
     X(sinh, UNARY, FLOATS) X(cosh, UNARY, FLOATS) X(tanh, UNARY, FLOATS) X(asinh, UNARY, FLOATS)   \
     X(acosh, UNARY, FLOATS) X(atanh, UNARY, FLOATS) X(erf, UNARY, FLOATS) X(erfc, UNARY, FLOATS)   \
-    X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS)                    \
+    X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS) X(polygamma, UNARY, FLOATS) \
     X(sigmoid, UNARY, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
     X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY, FLOATS) HX(silu, UNARY, FLOATS) \
     X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \

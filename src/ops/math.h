@@ -198,6 +198,10 @@ CTORCH_API ct_tensor *ct_lgamma(const ct_tensor *t);       /* torch.lgamma (log 
 CTORCH_API ct_result ct_lgamma_(ct_tensor *t);
 CTORCH_API ct_tensor *ct_digamma(const ct_tensor *t);      /* torch.digamma */
 CTORCH_API ct_result ct_digamma_(ct_tensor *t);
+/* torch.polygamma(n, t): the n-th derivative of digamma (n >= 0; n 0 is
+ * digamma, 1 trigamma); ct_polygamma_ is Tensor.polygamma_(n). */
+CTORCH_API ct_tensor *ct_polygamma(int64_t n, const ct_tensor *t);
+CTORCH_API ct_result ct_polygamma_(ct_tensor *t, int64_t n);
 CTORCH_API ct_tensor *ct_sigmoid(const ct_tensor *t);      /* torch.sigmoid */
 CTORCH_API ct_result ct_sigmoid_(ct_tensor *t);
 /* torch.logit(t): log(t / (1 - t)); the _eps forms first clamp t to [eps, 1 - eps]. */

@@ -54,6 +54,7 @@
     X(erfinv, 1, FLOAT, UI, "erfinv_vml_cpu")             \
     X(lgamma, 1, FLOAT, UI, "lgamma_vml_cpu")             \
     X(digamma, 1, FLOAT, UI, "digamma")                   \
+    X(polygamma, 1, FLOAT, H, "polygamma")                \
     X(sigmoid, 1, FLOAT, UI, "sigmoid_cpu")               \
     X(logit, 1, FLOAT, H, "logit_cpu")                    \
     X(relu, 1, SAME, UI, "clamp_min_cpu")                 \
@@ -165,7 +166,12 @@ static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
  *             nan_to_num: the values for NaN, +inf and -inf
  *   mode      div: its ct_rounding_mode; round: 1 for decimals > 0, 2 for
  *             decimals < 0, 3 for decimals == 0; gelu: its ct_gelu_approximate,
- *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha */
+ *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha;
+ *             polygamma: n
+ *   derived   the public op a call is when it runs on another op's kernel
+ *             (clamp_min on maximum's, hardtanh on clamp's, celu on elu's,
+ *             floor_divide on div's), for its autograd node; 0 when it is
+ *             the kernel's own op (neg, the first, is never derived) */
 typedef struct ct__op_args {
     double alpha;
     int64_t alpha_i;
@@ -179,6 +185,7 @@ typedef struct ct__op_args {
     bool scalar_clamp;  /* PyTorch's clamps with number bounds: no bool kernel, and a
                            cast error names self's C++ type */
     const char *kernel; /* the kernel name for this form, when not the table's (NULL) */
+    ct__op derived;
     bool number_other;  /* set by the front end: the second operand is a Python number */
     ct_dtype compute;   /* set by the front end: the dtype PyTorch computes in */
 } ct__op_args;

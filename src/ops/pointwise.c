@@ -370,6 +370,18 @@ static ct__op_args ct__args(void)
     return a;
 }
 
+/* The options of a call that runs on another op's kernel (its autograd node
+ * is its own). */
+static ct__op_args ct__derived_args(ct__op derived)
+{
+    ct__op_args a = ct__args();
+    a.derived = derived;
+    return a;
+}
+
+/* derived: a call that is its kernel's own op */
+#define CT__NOT_DERIVED ((ct__op)0)
+
 static ct_tensor *ct__new(ct__op op, const ct_tensor *a, const ct_tensor *b, const ct_tensor *c, const ct__op_args *args)
 {
     const ct_tensor *in[3] = {a, b, c};
@@ -509,14 +521,15 @@ ct_tensor *ct_rpow_scalar(const ct_tensor *t, ct_scalar s)
 }
 
 /* div with a rounding mode; a bad mode fails as PyTorch does for a bad string. */
-static ct_result ct__div_mode(ct_tensor **out, const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
+static ct_result ct__div_mode(ct_tensor **out, const ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode,
+                              ct__op derived)
 {
     static const char *const kernels[3] = {NULL, "div_trunc_cpu", "div_floor_cpu"};
     const ct_tensor *in[3] = {a, b, NULL};
     if ((unsigned)mode > CT_ROUNDING_FLOOR)
         return ct__fail(CT_ERR_RUNTIME, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found %d",
                         (int)mode);
-    ct__op_args args = ct__args();
+    ct__op_args args = ct__derived_args(derived);
     args.mode = (int)mode;
     args.kernel = kernels[mode];
     return ct__pointwise(CT__OP_div, out, in, &args);
@@ -527,7 +540,7 @@ ct_tensor *ct_div_mode(const ct_tensor *a, const ct_tensor *b, ct_rounding_mode 
     ct_tensor *out = NULL;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
-    return ct__div_mode(&out, a, b, mode) == CT_OK ? out : NULL;
+    return ct__div_mode(&out, a, b, mode, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_tensor *ct_div_mode_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode mode)
@@ -535,21 +548,21 @@ ct_tensor *ct_div_mode_scalar(const ct_tensor *a, ct_scalar b, ct_rounding_mode 
     ct_tensor *out = NULL;
     ct__stack_scalar ss;
     CT__ARG(a, "input", 1);
-    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), mode) == CT_OK ? out : NULL;
+    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), mode, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_div_mode_(ct_tensor *a, const ct_tensor *b, ct_rounding_mode mode)
 {
     CT__ARG_R(a, "input", 1);
     CT__ARG_R(b, "other", 2);
-    return ct__div_mode(&a, a, b, mode);
+    return ct__div_mode(&a, a, b, mode, CT__NOT_DERIVED);
 }
 
 ct_result ct_div_mode_scalar_(ct_tensor *a, ct_scalar b, ct_rounding_mode mode)
 {
     ct__stack_scalar ss;
     CT__ARG_R(a, "input", 1);
-    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), mode);
+    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), mode, CT__NOT_DERIVED);
 }
 
 ct_tensor *ct_floor_divide(const ct_tensor *a, const ct_tensor *b)
@@ -557,7 +570,7 @@ ct_tensor *ct_floor_divide(const ct_tensor *a, const ct_tensor *b)
     ct_tensor *out = NULL;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
-    return ct__div_mode(&out, a, b, CT_ROUNDING_FLOOR) == CT_OK ? out : NULL;
+    return ct__div_mode(&out, a, b, CT_ROUNDING_FLOOR, CT__OP_floor_divide) == CT_OK ? out : NULL;
 }
 
 ct_tensor *ct_floor_divide_scalar(const ct_tensor *a, ct_scalar b)
@@ -565,21 +578,22 @@ ct_tensor *ct_floor_divide_scalar(const ct_tensor *a, ct_scalar b)
     ct_tensor *out = NULL;
     ct__stack_scalar ss;
     CT__ARG(a, "input", 1);
-    return ct__div_mode(&out, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR) == CT_OK ? out : NULL;
+    const ct_tensor *number = ct__stack_scalar_init(&ss, b);
+    return ct__div_mode(&out, a, number, CT_ROUNDING_FLOOR, CT__OP_floor_divide) == CT_OK ? out : NULL;
 }
 
 ct_result ct_floor_divide_(ct_tensor *a, const ct_tensor *b)
 {
     CT__ARG_R(a, "input", 1);
     CT__ARG_R(b, "other", 2);
-    return ct__div_mode(&a, a, b, CT_ROUNDING_FLOOR);
+    return ct__div_mode(&a, a, b, CT_ROUNDING_FLOOR, CT__OP_floor_divide);
 }
 
 ct_result ct_floor_divide_scalar_(ct_tensor *a, ct_scalar b)
 {
     ct__stack_scalar ss;
     CT__ARG_R(a, "input", 1);
-    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR);
+    return ct__div_mode(&a, a, ct__stack_scalar_init(&ss, b), CT_ROUNDING_FLOOR, CT__OP_floor_divide);
 }
 
 /* addcmul and addcdiv: t + value * t1 (*, /) t2 */
@@ -697,11 +711,12 @@ ct_result ct_clamp_(ct_tensor *t, const ct_tensor *min, const ct_tensor *max)
 /* The clamps with number bounds: the bounds join type promotion as numbers
  * and convert with an overflow check. One bound runs maximum or minimum, two
  * the clamp kernel; a NaN bound makes NaN in all three, as in PyTorch. */
-static ct_result ct__clamp_numbers(ct_tensor **out, const ct_tensor *t, const ct_scalar *min, const ct_scalar *max)
+static ct_result ct__clamp_numbers(ct_tensor **out, const ct_tensor *t, const ct_scalar *min, const ct_scalar *max,
+                                   ct__op derived)
 {
     ct__stack_scalar s1, s2;
     const ct_tensor *in[3] = {t, min ? ct__stack_scalar_init(&s1, *min) : NULL, max ? ct__stack_scalar_init(&s2, *max) : NULL};
-    ct__op_args args = ct__args();
+    ct__op_args args = ct__derived_args(derived);
     args.checked = true;
     args.scalar_clamp = true;
     if (min && max) {
@@ -717,67 +732,71 @@ ct_tensor *ct_clamp_scalar(const ct_tensor *t, ct_scalar min, ct_scalar max)
 {
     ct_tensor *out = NULL;
     CT__ARG(t, "input", 1);
-    return ct__clamp_numbers(&out, t, &min, &max) == CT_OK ? out : NULL;
+    return ct__clamp_numbers(&out, t, &min, &max, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_clamp_scalar_(ct_tensor *t, ct_scalar min, ct_scalar max)
 {
     CT__ARG_R(t, "input", 1);
-    return ct__clamp_numbers(&t, t, &min, &max);
+    return ct__clamp_numbers(&t, t, &min, &max, CT__NOT_DERIVED);
 }
 
 ct_tensor *ct_clamp_min(const ct_tensor *t, const ct_tensor *min)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(min, "min", 2);
-    return ct__new(CT__OP_maximum, t, min, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_min);
+    return ct__new(CT__OP_maximum, t, min, NULL, &args);
 }
 
 ct_result ct_clamp_min_(ct_tensor *t, const ct_tensor *min)
 {
     CT__ARG_R(t, "input", 1);
     CT__ARG_R(min, "min", 2);
-    return ct__inplace(CT__OP_maximum, t, min, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_min);
+    return ct__inplace(CT__OP_maximum, t, min, NULL, &args);
 }
 
 ct_tensor *ct_clamp_min_scalar(const ct_tensor *t, ct_scalar min)
 {
     ct_tensor *out = NULL;
     CT__ARG(t, "input", 1);
-    return ct__clamp_numbers(&out, t, &min, NULL) == CT_OK ? out : NULL;
+    return ct__clamp_numbers(&out, t, &min, NULL, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_clamp_min_scalar_(ct_tensor *t, ct_scalar min)
 {
     CT__ARG_R(t, "input", 1);
-    return ct__clamp_numbers(&t, t, &min, NULL);
+    return ct__clamp_numbers(&t, t, &min, NULL, CT__NOT_DERIVED);
 }
 
 ct_tensor *ct_clamp_max(const ct_tensor *t, const ct_tensor *max)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(max, "max", 2);
-    return ct__new(CT__OP_minimum, t, max, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_max);
+    return ct__new(CT__OP_minimum, t, max, NULL, &args);
 }
 
 ct_result ct_clamp_max_(ct_tensor *t, const ct_tensor *max)
 {
     CT__ARG_R(t, "input", 1);
     CT__ARG_R(max, "max", 2);
-    return ct__inplace(CT__OP_minimum, t, max, NULL, NULL);
+    ct__op_args args = ct__derived_args(CT__OP_clamp_max);
+    return ct__inplace(CT__OP_minimum, t, max, NULL, &args);
 }
 
 ct_tensor *ct_clamp_max_scalar(const ct_tensor *t, ct_scalar max)
 {
     ct_tensor *out = NULL;
     CT__ARG(t, "input", 1);
-    return ct__clamp_numbers(&out, t, NULL, &max) == CT_OK ? out : NULL;
+    return ct__clamp_numbers(&out, t, NULL, &max, CT__NOT_DERIVED) == CT_OK ? out : NULL;
 }
 
 ct_result ct_clamp_max_scalar_(ct_tensor *t, ct_scalar max)
 {
     CT__ARG_R(t, "input", 1);
-    return ct__clamp_numbers(&t, t, NULL, &max);
+    return ct__clamp_numbers(&t, t, NULL, &max, CT__NOT_DERIVED);
 }
 
 /* hardtanh is clamp; integer tensors take the bounds truncated to integers
@@ -795,7 +814,7 @@ static ct_result ct__hardtanh(ct_tensor **out, const ct_tensor *t, double min_va
         if (t->dtype == CT_U8 && (lo.v.i < 0 || hi.v.i < 0))
             return ct__fail(CT_ERR_RUNTIME, "cannot do hardtanh on an unsigned type with negative limits");
     }
-    return ct__clamp_numbers(out, t, &lo, &hi);
+    return ct__clamp_numbers(out, t, &lo, &hi, CT__OP_hardtanh);
 }
 
 ct_tensor *ct_hardtanh(const ct_tensor *t, double min_val, double max_val)
@@ -905,6 +924,28 @@ ct_result ct_logit_eps_(ct_tensor *t, double eps)
     return ct__unary_params(CT__OP_logit, &t, t, ct__p1(eps));
 }
 
+/* polygamma's n reaches the kernel as an int, as PyTorch's calc_polygamma takes it */
+static ct_result ct__polygamma(ct_tensor **out, const ct_tensor *t, int64_t n)
+{
+    ct__op_args a = ct__args();
+    if (n < 0) return ct__fail(CT_ERR_RUNTIME, "polygamma(n, x) does not support negative n.");
+    a.mode = (int)n;
+    return ct__unary_params(CT__OP_polygamma, out, t, a);
+}
+
+ct_tensor *ct_polygamma(int64_t n, const ct_tensor *t)
+{
+    ct_tensor *out = NULL;
+    CT__ARG(t, "input", 2);
+    return ct__polygamma(&out, t, n) == CT_OK ? out : NULL;
+}
+
+ct_result ct_polygamma_(ct_tensor *t, int64_t n)
+{
+    CT__ARG_R(t, "input", 1);
+    return ct__polygamma(&t, t, n);
+}
+
 ct_tensor *ct_leaky_relu(const ct_tensor *t, double negative_slope)
 {
     CT__ARG(t, "input", 1);
@@ -964,7 +1005,9 @@ ct_result ct_selu_(ct_tensor *t)
 static ct_result ct__celu(ct_tensor **out, const ct_tensor *t, double alpha)
 {
     if (alpha == 0) return ct__fail(CT_ERR_RUNTIME, "ZeroDivisionError: alpha cannot be 0 for CELU");
-    return ct__unary_params(CT__OP_elu, out, t, ct__elu_args(alpha, 1.0, 1.0 / alpha));
+    ct__op_args a = ct__elu_args(alpha, 1.0, 1.0 / alpha);
+    a.derived = CT__OP_celu;
+    return ct__unary_params(CT__OP_elu, out, t, a);
 }
 
 ct_tensor *ct_celu(const ct_tensor *t, double alpha)
