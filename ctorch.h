@@ -2314,7 +2314,7 @@ static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *con
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
-static bool ct__pointwise_differentiable(ct__op op);
+static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */
 typedef struct ct__geom {
     int ndim;
@@ -8446,10 +8446,13 @@ static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *i
     bool any = false;
     for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(in[i]);
     if (!f || !any || !ct__grad_mode() || !(f->save & CT__SAVE_IN(0))) return NULL;
-    return ct_clone(ct_detach(in[0]));
+    return ct_clone(in[0]); /* recorded (PyTorch's original_self): double backward goes through it */
 }
 
-static bool ct__pointwise_differentiable(ct__op op) { return ct__pw_grad_of(op) != NULL; }
+static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args)
+{
+    return ct__pw_grad_of(op, in, args, true) != NULL;
+}
 
 /* ==================== autograd/formulas_view.c ==================== */
 // >>autograd/formulas_view.c
@@ -10403,7 +10406,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     int64_t shape[CT_MAX_DIMS];
     ct_result r;
     /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
-    if (*out && ct__pointwise_differentiable(op) && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
+    if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
     if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;

@@ -856,7 +856,10 @@ static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *i
     bool any = false;
     for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(in[i]);
     if (!f || !any || !ct__grad_mode() || !(f->save & CT__SAVE_IN(0))) return NULL;
-    return ct_clone(ct_detach(in[0]));
+    return ct_clone(in[0]); /* recorded (PyTorch's original_self): double backward goes through it */
 }
 
-static bool ct__pointwise_differentiable(ct__op op) { return ct__pw_grad_of(op) != NULL; }
+static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args)
+{
+    return ct__pw_grad_of(op, in, args, true) != NULL;
+}

@@ -127,7 +127,7 @@ static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *con
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
-static bool ct__pointwise_differentiable(ct__op op);
+static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */
 typedef struct ct__geom {
     int ndim;

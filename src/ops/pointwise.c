@@ -333,7 +333,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     int64_t shape[CT_MAX_DIMS];
     ct_result r;
     /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
-    if (*out && ct__pointwise_differentiable(op) && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
+    if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
     if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;
