@@ -439,9 +439,23 @@ static void test_no_grad_results(void)
     CHECK_STR(ct_node_name(ct_grad_fn(t)), "MulBackward0");
 }
 
+/* polygamma's errors, before anything is written */
+static void test_polygamma_errors(void)
+{
+    ct_tensor *x = ct_from_array((float[]){1, 2}, CT_SHAPE(2), CT_F32);
+    ct_tensor *i = ct_from_array((int64_t[]){1, 2}, CT_SHAPE(2), CT_I64);
+    CHECK_ERR(ct_polygamma(-2, x), CT_ERR_RUNTIME, "polygamma(n, x) does not support negative n.");
+    CHECK_ERR(ct_polygamma(1, NULL), CT_ERR_TYPE, "polygamma(): argument 'input' (position 2) must be Tensor");
+    CHECK_FAILS(ct_polygamma_(i, 1), CT_ERR_RUNTIME, "result type Float can't be cast to the desired output type Long");
+    CHECK_VALUES(i, CT_SHAPE(2), 1, 2);
+    CHECK_FAILS(ct_polygamma_(x, -1), CT_ERR_RUNTIME, "polygamma(n, x) does not support negative n.");
+    CHECK_VALUES(x, CT_SHAPE(2), 1, 2);
+}
+
 int main(void)
 {
     RUN(test_golden_gradients);
+    RUN(test_polygamma_errors);
     RUN(test_no_grad_results);
     return ct_test_report();
 }
