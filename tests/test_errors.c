@@ -944,6 +944,10 @@ static void test_unary_with_options(void)
     ct_elu_opts elu = ct_elu_opts_init();
     ct_nan_to_num_opts nan_opts;
     memset(&nan_opts, 0, sizeof nan_opts);
+    FAILS_NULL(ct_polygamma(1, NULL_T), "polygamma(): argument 'input' (position 2)");
+    FAILS_T(ct_polygamma(-1, x), CT_ERR_RUNTIME, "polygamma(n, x) does not support negative n.");
+    FAILS_NULL_R(ct_polygamma_(NULL_T, 1), "polygamma_(): argument 'input' (position 1)");
+    FAILS_INPLACE(x, ct_polygamma_(x, -1), CT_ERR_RUNTIME, "polygamma(n, x) does not support negative n.");
     FAILS_NULL(ct_round_decimals(NULL_T, 2), "round_decimals(): argument 'input' (position 1)");
     FAILS_T(ct_round_decimals(i, 2), CT_ERR_RUNTIME, NOT_FOR("round_cpu", "Long"));
     FAILS_NULL_R(ct_round_decimals_(NULL_T, 2), "round_decimals_(): argument 'input' (position 1)");
