@@ -944,6 +944,10 @@ static void test_unary_with_options(void)
     ct_elu_opts elu = ct_elu_opts_init();
     ct_nan_to_num_opts nan_opts;
     memset(&nan_opts, 0, sizeof nan_opts);
+    FAILS_NULL(ct_normalize(NULL_T, 2, 1, 1e-12), "normalize(): argument 'input' (position 1)");
+    FAILS_T(ct_normalize(x, 2, 5, 1e-12), CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-2, 1], but got 5)");
+    FAILS_T(ct_normalize(i, 2, 1, 1e-12), CT_ERR_RUNTIME,
+            "norm(): input dtype should be either floating point or complex. Got Long instead.");
     FAILS_NULL(ct_polygamma(1, NULL_T), "polygamma(): argument 'input' (position 2)");
     FAILS_T(ct_polygamma(-1, x), CT_ERR_RUNTIME, "polygamma(n, x) does not support negative n.");
     FAILS_NULL_R(ct_polygamma_(NULL_T, 1), "polygamma_(): argument 'input' (position 1)");

@@ -231,13 +231,16 @@ static ct_result ct__pointwise_shape(const ct_tensor *const *in, int n, int64_t 
 }
 
 /* Whether the result can be written to self in place, as PyTorch checks. */
-static ct_result ct__check_inplace(const ct_tensor *self, const ct_tensor *const *in, int n, const int64_t *shape,
-                                   int ndim, ct_dtype result, const ct__op_args *args)
+static ct_result ct__check_inplace(ct__op op, const ct_tensor *self, const ct_tensor *const *in, int n,
+                                   const int64_t *shape, int ndim, ct_dtype result, const ct__op_args *args)
 {
     char b1[256], b2[256];
     if (ndim != self->ndim || memcmp(shape, self->sizes, (size_t)ndim * sizeof(int64_t)))
         return ct__fail(CT_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
                         ct__shape_str(self->sizes, self->ndim, b1, sizeof b1), ct__shape_str(shape, ndim, b2, sizeof b2));
+    if (!ct_can_cast(result, self->dtype) && op == CT__OP_pow && in[1]->wrapped_number) /* pow_(number)'s own check */
+        return ct__fail(CT_ERR_RUNTIME, "Found dtype %s but expected %s", ct__dtype_title(self->dtype),
+                        ct__dtype_title(result));
     if (!ct_can_cast(result, self->dtype))
         return ct__fail(CT_ERR_RUNTIME, "result type %s can't be cast to the desired output type %s",
                         ct__dtype_title(result),
@@ -339,7 +342,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;
     ct__pointwise_dtypes(op, common, args, &compute, &result);
     if ((r = ct__pointwise_shape(in, n, shape, &ndim)) != CT_OK) return r;
-    if (*out && (r = ct__check_inplace(*out, in, n, shape, ndim, result, args)) != CT_OK) return r;
+    if (*out && (r = ct__check_inplace(op, *out, in, n, shape, ndim, result, args)) != CT_OK) return r;
     if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
     ct_scope s = ct_scope_begin();
