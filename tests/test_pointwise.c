@@ -430,9 +430,12 @@ static void check_inplace(const op_entry *op, const call_args *c, const ct_tenso
     ct_tensor *unused;
     ct_result r = run(op, c, self, &unused);
     if (r == NO_INPLACE) return;
+    /* pow_ with a number exponent has a check of its own ("Found dtype Long but expected Float") */
+    bool pow_number = !strcmp(op->name, "pow") && c->kind[1] != 't';
     const char *want = !same_shape(self, expect) ? "doesn't match the broadcast shape"
-                       : !ct_can_cast(ct_dtype_of(expect), ct_dtype_of(self)) ? "can't be cast to the desired output type"
-                                                                               : NULL;
+                       : ct_can_cast(ct_dtype_of(expect), ct_dtype_of(self)) ? NULL
+                       : pow_number ? "but expected"
+                                    : "can't be cast to the desired output type";
     if (want) {
         if (r == CT_OK || !strstr(ct_last_error(), want))
             ct_test_fail(__FILE__, __LINE__, "%s in place: expected \"%s\", got \"%s\"", what, want, ct_last_error());
