@@ -1569,6 +1569,112 @@ static inline uint16_t ct__float_to_bf16(float f)
     return (uint16_t)(x >> 16);
 }
 
+/* ---------------------------------------------------------------- vector math */
+
+/* exp, log, tanh and sigmoid written so that loops over them vectorise: range
+ * reduction and a polynomial, bits moved through memcpy, no calls into the C
+ * library, and no branches: special cases are picked by bit masks (GCC turns
+ * a ?: between floating values into a branch when one side is needed only
+ * there, and with trapping math will not compute both sides to vectorise).
+ * All compute in double: within an ulp for double, and for float (which
+ * converts to double and back) float's correctly rounded value but for rare
+ * near-ties. */
+static inline double ct__f64_of_bits(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+static inline uint64_t ct__bits_of_f64(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+/* c ? a : b, computed as bits. */
+static inline double ct__pick(bool c, double a, double b)
+{
+    uint64_t m = 0 - (uint64_t)c;
+    return ct__f64_of_bits((ct__bits_of_f64(a) & m) | (ct__bits_of_f64(b) & ~m));
+}
+
+/* 2^k for k in [-1022, 1023], k two's complement in a uint64. */
+static inline double ct__pow2_bits(uint64_t k) { return ct__f64_of_bits((k + 1023) << 52); }
+
+/* e^x within an ulp. |x| is first clamped to 746, where e^x over- or
+ * underflows anyway (NaN passes). x = k ln2 + r with |r| <= ln2/2, k
+ * rounded by adding 1.5 * 2^52 (its low bits then hold k) and ln2 split as
+ * Cody and Waite do (its high part has 32 bits, so k * hi is exact); e^r by
+ * Taylor to degree 13 (remainder 4e-18), its first two terms added last; 2^k
+ * applied as two factors, so that subnormal results round once. */
+static inline double ct__exp_wide(double x)
+{
+    const double shifter = 6755399441055744.0, log2e = 1.4426950408889634;
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    uint64_t b = ct__bits_of_f64(x), sign = b & 0x8000000000000000u, lim = 0x4087500000000000u; /* 746 */
+    uint64_t mag = b ^ sign;
+    mag = mag > lim && mag <= 0x7ff0000000000000u ? lim : mag;
+    x = ct__f64_of_bits(mag | sign);
+    double t = x * log2e + shifter, k = t - shifter;
+    double r = (x - k * ln2_hi) - k * ln2_lo;
+    double q = 1.0 / 6227020800;
+    q = q * r + 1.0 / 479001600;
+    q = q * r + 1.0 / 39916800;
+    q = q * r + 1.0 / 3628800;
+    q = q * r + 1.0 / 362880;
+    q = q * r + 1.0 / 40320;
+    q = q * r + 1.0 / 5040;
+    q = q * r + 1.0 / 720;
+    q = q * r + 1.0 / 120;
+    q = q * r + 1.0 / 24;
+    q = q * r + 1.0 / 6;
+    q = q * r + 0.5;
+    double p = 1.0 + (r + r * r * q);
+    uint64_t kb = ct__bits_of_f64(t) - ct__bits_of_f64(shifter);
+    uint64_t k1 = (uint64_t)((int64_t)kb >> 1); /* k in halves: each within range */
+    return p * ct__pow2_bits(k1) * ct__pow2_bits(kb - k1);
+}
+
+/* log x within an ulp, fdlibm's way: x = 2^k m with m in [sqrt(1/2), sqrt 2),
+ * f = m - 1, s = f / (2 + f), log m = f - f^2/2 + s (f^2/2 + R(s^2)) with
+ * fdlibm's minimax R; k ln2 added in two parts. Subnormals are scaled by
+ * 2^54 first; 0, negatives, infinity and NaN are picked at the end. */
+static inline double ct__log_wide(double x)
+{
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01, lg3 = 2.857142874366239149e-01,
+                 lg4 = 2.222219843214978396e-01, lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
+                 lg7 = 1.479819860511658591e-01;
+    uint64_t bx = ct__bits_of_f64(x);
+    bool sub = bx < 0x0010000000000000u; /* (positive ones; the rest are picked away) */
+    uint64_t b = ct__bits_of_f64(ct__pick(sub, x * 18014398509481984.0, x));
+    /* mantissas from sqrt 2 (0x6a09e...) up carry into bit 20: m halves, k grows */
+    uint64_t up = ((b >> 32 & 0xfffff) + 0x95f62) >> 20;
+    int64_t k = (int64_t)(b >> 52) - 1023 + (int64_t)up - (sub ? 54 : 0);
+    double m = ct__f64_of_bits((b & 0x000fffffffffffffu) | (0x3ff - up) << 52);
+    double f = m - 1.0, s = f / (2.0 + f), z = s * s, w = z * z;
+    double r = z * (lg1 + w * (lg3 + w * (lg5 + w * lg7))) + w * (lg2 + w * (lg4 + w * lg6));
+    double hfsq = 0.5 * f * f, dk = (double)k;
+    double y = dk * ln2_hi - ((hfsq - (s * (hfsq + r) + dk * ln2_lo)) - f);
+    bool zero = (bx << 1) == 0, neg = bx > 0x8000000000000000u, big = bx >= 0x7ff0000000000000u && !neg;
+    y = ct__pick(big, x, y); /* infinity, NaN */
+    y = ct__pick(zero, -(double)INFINITY, y);
+    return ct__pick(neg, (double)NAN, y);
+}
+
+/* e^x for float: through double, rounded once. */
+static inline float ct__expf_wide(float x) { return (float)ct__exp_wide(x); }
+
+/* tanh for float results: x (1 - x^2/3 + 2x^4/15 - 17x^6/315) below 2^-5
+ * (remainder 2e-14 of the result), else 1 - 2 / (e^2|x| + 1) with x's sign. */
+static inline double ct__tanhf_wide(double x)
+{
+    double z = x * x, ax = fabs(x);
+    double small = x * (1.0 + z * (-1.0 / 3 + z * (2.0 / 15 + z * (-17.0 / 315))));
+    double big = 1.0 - 2.0 / (ct__exp_wide(2.0 * ax) + 1.0);
+    return ct__pick(ax < 0.03125, small, copysign(big, x));
+}
+
 /* Loading an element widens it to int64 (integral and bool) or double
  * (floating), both exact. ct__wide_<name> names which. */
 #define ct__wide_b8 i64
@@ -12076,10 +12182,15 @@ CT__UNARY_I(trunc, x)
 CT__UNARY_LIBM(trunc, trunc)
 CT__UNARY_FL(frac, f, float, x - truncf(x))
 CT__UNARY_FL(frac, d, double, x - trunc(x))
-CT__UNARY_LIBM(exp, exp)
+/* exp, log, tanh and sigmoid in float compute through double without the C
+ * library (internal.h's vector math), so that their loops vectorise; double
+ * tanh keeps the C library's (the form for float cancels at small x). */
+CT__UNARY_FL(exp, f, float, ct__expf_wide(x))
+CT__UNARY_FL(exp, d, double, ct__exp_wide(x))
 CT__UNARY_LIBM(exp2, exp2)
 CT__UNARY_LIBM(expm1, expm1)
-CT__UNARY_LIBM(log, log)
+CT__UNARY_FL(log, f, float, (float)ct__log_wide(x))
+CT__UNARY_FL(log, d, double, ct__log_wide(x))
 CT__UNARY_LIBM(log2, log2)
 CT__UNARY_LIBM(log10, log10)
 CT__UNARY_LIBM(log1p, log1p)
@@ -12094,7 +12205,8 @@ CT__UNARY_LIBM(acos, acos)
 CT__UNARY_LIBM(atan, atan)
 CT__UNARY_LIBM(sinh, sinh)
 CT__UNARY_LIBM(cosh, cosh)
-CT__UNARY_LIBM(tanh, tanh)
+CT__UNARY_FL(tanh, f, float, (float)ct__tanhf_wide(x))
+CT__UNARY_FL(tanh, d, double, tanh(x))
 CT__UNARY_LIBM(asinh, asinh)
 CT__UNARY_LIBM(acosh, acosh)
 CT__UNARY_LIBM(atanh, atanh)
@@ -12103,8 +12215,8 @@ CT__UNARY_LIBM(erfc, erfc)
 /* (the C library's lgamma also stores the sign in the global signgam, which
  * OpenMP threads then write at once, as PyTorch's do; the values are unaffected) */
 CT__UNARY_LIBM(lgamma, lgamma)
-CT__UNARY_FL(sigmoid, f, float, 1.0f / (1.0f + expf(-x)))
-CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + exp(-x)))
+CT__UNARY_FL(sigmoid, f, float, (float)(1.0 / (1.0 + ct__exp_wide(-(double)x))))
+CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + ct__exp_wide(-x)))
 CT__UNARY_I(isnan, x != x)
 CT__UNARY_FL(isnan, f, float, x != x)
 CT__UNARY_FL(isnan, d, double, x != x)
@@ -14137,10 +14249,11 @@ static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2
     static void ct__row_float_##name(const ct__row *r, ct__aop op, bool last) { (void)r, (void)op, (void)last; }
 
 /* name; logcumsumexp's accumulate type (PyTorch's: double for float) and
- * its functions; softmax's type, its functions and its rounding */
-CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, expf, logf, CT__KEEP, 1)
-CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, exp, log, CT__KEEP, 1)
-CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, expf, logf, ct__rb, 0)
+ * its functions; softmax's type, its functions and its rounding (softmax's
+ * exp is internal.h's, whose loops vectorise) */
+CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, ct__expf_wide, logf, CT__KEEP, 1)
+CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, ct__exp_wide, log, CT__KEEP, 1)
+CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, ct__expf_wide, logf, ct__rb, 0)
 CT__ROWS_NOFLOAT(b8)
 CT__ROWS_NOFLOAT(u8)
 CT__ROWS_NOFLOAT(i8)
