@@ -153,15 +153,15 @@ CT__UNARY_I(trunc, x)
 CT__UNARY_LIBM(trunc, trunc)
 CT__UNARY_FL(frac, f, float, x - truncf(x))
 CT__UNARY_FL(frac, d, double, x - trunc(x))
-/* exp, log, tanh and sigmoid in float compute through double without the C
- * library (internal.h's vector math), so that their loops vectorise; double
- * tanh keeps the C library's (the form for float cancels at small x). */
-CT__UNARY_FL(exp, f, float, ct__expf_wide(x))
-CT__UNARY_FL(exp, d, double, ct__exp_wide(x))
+/* exp, log, tanh and sigmoid run internal.h's vector math where the target
+ * has AVX2, so that their loops vectorise; double tanh keeps the C
+ * library's (the form for float cancels at small x). */
+CT__UNARY_FL(exp, f, float, ct__vexpf(x))
+CT__UNARY_FL(exp, d, double, ct__vexp(x))
 CT__UNARY_LIBM(exp2, exp2)
 CT__UNARY_LIBM(expm1, expm1)
-CT__UNARY_FL(log, f, float, (float)ct__log_wide(x))
-CT__UNARY_FL(log, d, double, ct__log_wide(x))
+CT__UNARY_FL(log, f, float, ct__vlogf(x))
+CT__UNARY_FL(log, d, double, ct__vlog(x))
 CT__UNARY_LIBM(log2, log2)
 CT__UNARY_LIBM(log10, log10)
 CT__UNARY_LIBM(log1p, log1p)
@@ -176,7 +176,7 @@ CT__UNARY_LIBM(acos, acos)
 CT__UNARY_LIBM(atan, atan)
 CT__UNARY_LIBM(sinh, sinh)
 CT__UNARY_LIBM(cosh, cosh)
-CT__UNARY_FL(tanh, f, float, (float)ct__tanhf_wide(x))
+CT__UNARY_FL(tanh, f, float, ct__vtanhf(x))
 CT__UNARY_FL(tanh, d, double, tanh(x))
 CT__UNARY_LIBM(asinh, asinh)
 CT__UNARY_LIBM(acosh, acosh)
@@ -186,8 +186,8 @@ CT__UNARY_LIBM(erfc, erfc)
 /* (the C library's lgamma also stores the sign in the global signgam, which
  * OpenMP threads then write at once, as PyTorch's do; the values are unaffected) */
 CT__UNARY_LIBM(lgamma, lgamma)
-CT__UNARY_FL(sigmoid, f, float, (float)(1.0 / (1.0 + ct__exp_wide(-(double)x))))
-CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + ct__exp_wide(-x)))
+CT__UNARY_FL(sigmoid, f, float, ct__vsigmoidf(x))
+CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + ct__vexp(-x)))
 CT__UNARY_I(isnan, x != x)
 CT__UNARY_FL(isnan, f, float, x != x)
 CT__UNARY_FL(isnan, d, double, x != x)

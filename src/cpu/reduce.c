@@ -1445,9 +1445,9 @@ static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2
 /* name; logcumsumexp's accumulate type (PyTorch's: double for float) and
  * its functions; softmax's type, its functions and its rounding (softmax's
  * exp is internal.h's, whose loops vectorise) */
-CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, ct__expf_wide, logf, CT__KEEP, 1)
-CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, ct__exp_wide, log, CT__KEEP, 1)
-CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, ct__expf_wide, logf, ct__rb, 0)
+CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, ct__vexpf, logf, CT__KEEP, 1)
+CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, ct__vexp, log, CT__KEEP, 1)
+CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, ct__vexpf, logf, ct__rb, 0)
 CT__ROWS_NOFLOAT(b8)
 CT__ROWS_NOFLOAT(u8)
 CT__ROWS_NOFLOAT(i8)
