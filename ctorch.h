@@ -1674,6 +1674,135 @@ static inline uint16_t ct__float_to_bf16(float f)
     return (uint16_t)(x >> 16);
 }
 
+/* ---------------------------------------------------------------- vector math */
+
+/* exp, log, tanh and sigmoid written so that loops over them vectorise: range
+ * reduction and a polynomial, bits moved through memcpy, no calls into the C
+ * library, and no branches: special cases are picked by bit masks (GCC turns
+ * a ?: between floating values into a branch when one side is needed only
+ * there, and with trapping math will not compute both sides to vectorise).
+ * All compute in double: within an ulp for double, and for float (which
+ * converts to double and back) within 0.51 ulp. They are used where the
+ * compiler targets AVX2 (CT__VECMATH): without it GCC leaves these loops
+ * scalar, slower than the C library, which the ct__v* wrappers then call. */
+#if !defined(CT__VECMATH) && (defined(__AVX2__) || defined(__AVX512F__))
+#define CT__VECMATH 1
+#endif
+static inline double ct__f64_of_bits(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+static inline uint64_t ct__bits_of_f64(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+/* c ? a : b, computed as bits. */
+static inline double ct__pick(bool c, double a, double b)
+{
+    uint64_t m = 0 - (uint64_t)c;
+    return ct__f64_of_bits((ct__bits_of_f64(a) & m) | (ct__bits_of_f64(b) & ~m));
+}
+
+/* 1.5 * 2^52: adding it rounds a double below 2^51 to an integer, which its
+ * low bits then hold. */
+#define CT__SHIFTER 6755399441055744.0
+
+/* 2^k for an integer k in [-1022, 1023] (a double), from its bits. */
+static inline double ct__pow2(double k)
+{
+    return ct__f64_of_bits((ct__bits_of_f64(k + CT__SHIFTER) - ct__bits_of_f64(CT__SHIFTER) + 1023) << 52);
+}
+
+/* e^r - 1 - r for |r| <= ln2/2 by Taylor to degree 13 (remainder 4e-18 of
+ * e^r) or, for float results, 8 (2e-10), in Estrin's scheme: short chains
+ * of dependent operations, which is what bounds a vector loop's speed. */
+static inline double ct__expm1_tail(double r, bool full)
+{
+    double r2 = r * r, r4 = r2 * r2;
+    double a = 0.5 + r * (1.0 / 6), b = 1.0 / 24 + r * (1.0 / 120), c = 1.0 / 720 + r * (1.0 / 5040);
+    double lo = a + r2 * b, hi = c + r2 * (1.0 / 40320);
+    if (full) {
+        double d = 1.0 / 40320 + r * (1.0 / 362880), e = 1.0 / 3628800 + r * (1.0 / 39916800);
+        double g = 1.0 / 479001600 + r * (1.0 / 6227020800);
+        hi = (c + r2 * d) + r4 * (e + r2 * g);
+    }
+    return r2 * (lo + r4 * hi);
+}
+
+/* e^x, within an ulp (full) or to 2e-10 for float results. |x| is first
+ * clamped to 746, where e^x over- or underflows anyway (NaN passes). x =
+ * k ln2 + r with |r| <= ln2/2, ln2 split as Cody and Waite do (its high part
+ * has 32 bits, so k * hi is exact); 2^k applied as two factors, so that
+ * subnormal results round once. */
+static inline double ct__exp_core(double x, bool full)
+{
+    const double log2e = 1.4426950408889634;
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    x = ct__pick(fabs(x) > 746.0, copysign(746.0, x), x);
+    double k = (x * log2e + CT__SHIFTER) - CT__SHIFTER;
+    double r = (x - k * ln2_hi) - k * ln2_lo;
+    double p = 1.0 + (r + ct__expm1_tail(r, full));
+    double k1 = (k * 0.5 + CT__SHIFTER) - CT__SHIFTER; /* k in halves: each within range */
+    return p * ct__pow2(k1) * ct__pow2(k - k1);
+}
+
+/* log x within an ulp, fdlibm's way: x = 2^k m with m in [sqrt(1/2), sqrt 2),
+ * f = m - 1, s = f / (2 + f), log m = f - f^2/2 + s (f^2/2 + R(s^2)) with
+ * fdlibm's minimax R; k ln2 added in two parts. Subnormals are scaled by
+ * 2^54 first; 0, negatives, infinity and NaN are picked at the end. */
+static inline double ct__log_wide(double x)
+{
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01, lg3 = 2.857142874366239149e-01,
+                 lg4 = 2.222219843214978396e-01, lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
+                 lg7 = 1.479819860511658591e-01;
+    bool sub = x < 2.2250738585072014e-308;
+    uint64_t b = ct__bits_of_f64(ct__pick(sub, x * 18014398509481984.0, x));
+    /* mantissas from sqrt 2 (0x6a09e...) up carry into bit 20: m halves, k grows */
+    uint64_t up = ((b >> 32 & 0xfffff) + 0x95f62) >> 20;
+    double m = ct__f64_of_bits((b & 0x000fffffffffffffu) | (0x3ff - up) << 52);
+    /* k from the exponent's bits as the low bits of 2^52's mantissa */
+    double e = ct__f64_of_bits((b >> 52 & 0x7ff) + up + 0x4330000000000000u) - 4503599627370496.0;
+    double dk = e - 1023.0 - ct__pick(sub, 54.0, 0.0);
+    double f = m - 1.0, s = f / (2.0 + f), z = s * s, w = z * z;
+    double r = z * (lg1 + w * (lg3 + w * (lg5 + w * lg7))) + w * (lg2 + w * (lg4 + w * lg6));
+    double hfsq = 0.5 * f * f;
+    double y = dk * ln2_hi - ((hfsq - (s * (hfsq + r) + dk * ln2_lo)) - f);
+    y = ct__pick(x < (double)INFINITY, y, x); /* infinity, NaN */
+    y = ct__pick(x == 0, -(double)INFINITY, y);
+    return ct__pick(x < 0, (double)NAN, y);
+}
+
+/* tanh for float results: x (1 - x^2/3 + 2x^4/15 - 17x^6/315) below 2^-5
+ * (remainder 2e-14 of the result), else 1 - 2 / (e^2|x| + 1) with x's sign. */
+static inline double ct__tanhf_wide(double x)
+{
+    double z = x * x, ax = fabs(x);
+    double small = x * (1.0 + z * (-1.0 / 3 + z * (2.0 / 15 + z * (-17.0 / 315))));
+    double big = 1.0 - 2.0 / (ct__exp_core(2.0 * ax, false) + 1.0);
+    return ct__pick(ax < 0.03125, small, copysign(big, x));
+}
+/* The functions the kernels call: the above, or the C library's. */
+#ifdef CT__VECMATH
+static inline double ct__vexp(double x) { return ct__exp_core(x, true); }
+static inline float ct__vexpf(float x) { return (float)ct__exp_core(x, false); }
+static inline double ct__vlog(double x) { return ct__log_wide(x); }
+static inline float ct__vlogf(float x) { return (float)ct__log_wide(x); }
+static inline float ct__vtanhf(float x) { return (float)ct__tanhf_wide(x); }
+static inline float ct__vsigmoidf(float x) { return (float)(1.0 / (1.0 + ct__exp_core(-(double)x, false))); }
+#else
+static inline double ct__vexp(double x) { return exp(x); }
+static inline float ct__vexpf(float x) { return expf(x); }
+static inline double ct__vlog(double x) { return log(x); }
+static inline float ct__vlogf(float x) { return logf(x); }
+static inline float ct__vtanhf(float x) { return tanhf(x); }
+static inline float ct__vsigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+#endif
+
 /* Loading an element widens it to int64 (integral and bool) or double
  * (floating), both exact. ct__wide_<name> names which. */
 #define ct__wide_b8 i64
@@ -2885,16 +3014,26 @@ static ct_result ct__scalar_to_elem(ct_scalar s, ct_dtype dt, void *out)
 
 /* ---------------------------------------------------------------- storage */
 
+/* A small CPU buffer lives in its storage's own block, behind the struct: one
+ * allocation instead of two for the many tiny tensors of per-op overhead. Such
+ * a storage is neither owned nor given a deleter, so releasing it frees the
+ * block alone. Aligned as malloc aligns, enough for any element. */
+#define CT__INLINE_BYTES 256
+#define CT__INLINE_AT ((sizeof(ct__storage) + 15) & ~(size_t)15)
+
 static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
 {
-    ct__storage *s = (ct__storage *)CT_MALLOC(sizeof *s);
+    bool inline_data = device.type == CT_DEVICE_CPU && nbytes > 0 && nbytes <= CT__INLINE_BYTES;
+    ct__storage *s = (ct__storage *)CT_MALLOC(inline_data ? CT__INLINE_AT + nbytes : sizeof *s);
     if (!s) return NULL;
     memset(s, 0, sizeof *s);
     s->refcount = 1;
     s->nbytes = nbytes;
     s->device = device;
-    s->owned = true;
-    if (nbytes) {
+    s->owned = !inline_data;
+    if (inline_data) {
+        s->data = (char *)s + CT__INLINE_AT;
+    } else if (nbytes) {
         s->data = ct__backend_for(device.type)->alloc(nbytes, device.index);
         if (!s->data) {
             CT_FREE(s);
@@ -3016,10 +3155,16 @@ void ct_release(ct_tensor *t)
 /* ---------------------------------------------------------------- scopes */
 
 /* Per thread: one stack of owned tensors for all open scopes (each frame owns
- * the entries from its start), and one of tensors kept for the enclosing scope. */
+ * the entries from its start), and one of tensors kept for the enclosing scope.
+ * Each stack starts in a small buffer inside the thread's own storage, so that
+ * a scope around one op (as every composite op opens) allocates nothing, and
+ * a thread that ends leaves nothing behind once its outermost scope closed. */
+#define CT__SCOPE_SMALL 32
+
 typedef struct ct__ptrvec {
-    ct_tensor **items;
+    ct_tensor **items; /* NULL until first used, then small or the heap */
     int64_t n, cap;
+    ct_tensor *small[CT__SCOPE_SMALL];
 } ct__ptrvec;
 
 typedef struct ct__frame {
@@ -3029,19 +3174,42 @@ typedef struct ct__frame {
 static CT__TLS ct__ptrvec ct__owned;
 static CT__TLS ct__ptrvec ct__kept;
 static CT__TLS ct__frame *ct__frames;
+static CT__TLS ct__frame ct__frames_small[CT__SCOPE_SMALL];
 static CT__TLS int ct__depth, ct__frames_cap;
+
+/* A buffer of cap items of `size` bytes grown to twice that, from the heap
+ * (the small buffer's contents copied over), or NULL when memory runs out. */
+static void *ct__grow_buffer(void *items, const void *small, int64_t cap, size_t size)
+{
+    if (items != small) return CT_REALLOC(items, (size_t)(2 * cap) * size);
+    void *heap = CT_MALLOC((size_t)(2 * cap) * size);
+    if (heap) memcpy(heap, small, (size_t)cap * size);
+    return heap;
+}
 
 static bool ct__ptrvec_push(ct__ptrvec *v, ct_tensor *t)
 {
+    if (!v->items) {
+        v->items = v->small;
+        v->cap = CT__SCOPE_SMALL;
+    }
     if (v->n == v->cap) {
-        int64_t cap = v->cap ? v->cap * 2 : 256;
-        ct_tensor **items = (ct_tensor **)CT_REALLOC(v->items, (size_t)cap * sizeof *items);
+        ct_tensor **items = (ct_tensor **)ct__grow_buffer(v->items, v->small, v->cap, sizeof *items);
         if (!items) return false;
         v->items = items;
-        v->cap = cap;
+        v->cap *= 2;
     }
     v->items[v->n++] = t;
     return true;
+}
+
+/* An empty stack that grew onto the heap goes back to its small buffer. */
+static void ct__ptrvec_shrink(ct__ptrvec *v)
+{
+    if (v->items == v->small) return;
+    CT_FREE(v->items);
+    v->items = NULL;
+    v->cap = 0;
 }
 
 static ct_tensor *ct__own(ct_tensor *t)
@@ -3067,16 +3235,19 @@ static void ct__discard(ct_tensor *t)
 ct_scope ct_scope_begin(void)
 {
     ct_scope s;
+    if (!ct__frames) {
+        ct__frames = ct__frames_small;
+        ct__frames_cap = CT__SCOPE_SMALL;
+    }
     if (ct__depth == ct__frames_cap) {
-        int cap = ct__frames_cap ? ct__frames_cap * 2 : 16;
-        ct__frame *f = (ct__frame *)CT_REALLOC(ct__frames, (size_t)cap * sizeof *f);
+        ct__frame *f = (ct__frame *)ct__grow_buffer(ct__frames, ct__frames_small, ct__frames_cap, sizeof *f);
         if (!f) { /* cannot track a new scope: tensors go to the enclosing one */
             CT__OOM();
             s.depth = ct__depth;
             return s;
         }
         ct__frames = f;
-        ct__frames_cap = cap;
+        ct__frames_cap *= 2;
     }
     ct__frames[ct__depth].owned_start = ct__owned.n;
     ct__frames[ct__depth].kept_start = ct__kept.n;
@@ -3094,14 +3265,14 @@ void ct_scope_end(ct_scope s)
             if (ct__depth > 0 && !ct__ptrvec_push(&ct__owned, ct__kept.items[i])) CT__OOM();
         ct__kept.n = f.kept_start;
     }
-    if (ct__depth == 0) { /* the outermost scope ended: give back the bookkeeping (threads end too) */
-        CT_FREE(ct__owned.items);
-        CT_FREE(ct__kept.items);
-        CT_FREE(ct__frames);
-        memset(&ct__owned, 0, sizeof ct__owned);
-        memset(&ct__kept, 0, sizeof ct__kept);
-        ct__frames = NULL;
-        ct__frames_cap = 0;
+    if (ct__depth == 0) { /* the outermost scope ended: give back what came from the heap */
+        ct__ptrvec_shrink(&ct__owned);
+        ct__ptrvec_shrink(&ct__kept);
+        if (ct__frames != ct__frames_small) {
+            CT_FREE(ct__frames);
+            ct__frames = NULL;
+            ct__frames_cap = 0;
+        }
     }
 }
 
@@ -14978,10 +15149,15 @@ CT__UNARY_I(trunc, x)
 CT__UNARY_LIBM(trunc, trunc)
 CT__UNARY_FL(frac, f, float, x - truncf(x))
 CT__UNARY_FL(frac, d, double, x - trunc(x))
-CT__UNARY_LIBM(exp, exp)
+/* exp, log, tanh and sigmoid run internal.h's vector math where the target
+ * has AVX2, so that their loops vectorise; double tanh keeps the C
+ * library's (the form for float cancels at small x). */
+CT__UNARY_FL(exp, f, float, ct__vexpf(x))
+CT__UNARY_FL(exp, d, double, ct__vexp(x))
 CT__UNARY_LIBM(exp2, exp2)
 CT__UNARY_LIBM(expm1, expm1)
-CT__UNARY_LIBM(log, log)
+CT__UNARY_FL(log, f, float, ct__vlogf(x))
+CT__UNARY_FL(log, d, double, ct__vlog(x))
 CT__UNARY_LIBM(log2, log2)
 CT__UNARY_LIBM(log10, log10)
 CT__UNARY_LIBM(log1p, log1p)
@@ -14996,7 +15172,8 @@ CT__UNARY_LIBM(acos, acos)
 CT__UNARY_LIBM(atan, atan)
 CT__UNARY_LIBM(sinh, sinh)
 CT__UNARY_LIBM(cosh, cosh)
-CT__UNARY_LIBM(tanh, tanh)
+CT__UNARY_FL(tanh, f, float, ct__vtanhf(x))
+CT__UNARY_FL(tanh, d, double, tanh(x))
 CT__UNARY_LIBM(asinh, asinh)
 CT__UNARY_LIBM(acosh, acosh)
 CT__UNARY_LIBM(atanh, atanh)
@@ -15005,8 +15182,8 @@ CT__UNARY_LIBM(erfc, erfc)
 /* (the C library's lgamma also stores the sign in the global signgam, which
  * OpenMP threads then write at once, as PyTorch's do; the values are unaffected) */
 CT__UNARY_LIBM(lgamma, lgamma)
-CT__UNARY_FL(sigmoid, f, float, 1.0f / (1.0f + expf(-x)))
-CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + exp(-x)))
+CT__UNARY_FL(sigmoid, f, float, ct__vsigmoidf(x))
+CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + ct__vexp(-x)))
 CT__UNARY_I(isnan, x != x)
 CT__UNARY_FL(isnan, f, float, x != x)
 CT__UNARY_FL(isnan, d, double, x != x)
@@ -17028,10 +17205,11 @@ static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2
     static void ct__row_float_##name(const ct__row *r, ct__aop op, bool last) { (void)r, (void)op, (void)last; }
 
 /* name; logcumsumexp's accumulate type (PyTorch's: double for float) and
- * its functions; softmax's type, its functions and its rounding */
-CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, expf, logf, CT__KEEP, 1)
-CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, exp, log, CT__KEEP, 1)
-CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, expf, logf, ct__rb, 0)
+ * its functions; softmax's type, its functions and its rounding (softmax's
+ * exp is internal.h's, whose loops vectorise) */
+CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, ct__vexpf, logf, CT__KEEP, 1)
+CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, ct__vexp, log, CT__KEEP, 1)
+CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, ct__vexpf, logf, ct__rb, 0)
 CT__ROWS_NOFLOAT(b8)
 CT__ROWS_NOFLOAT(u8)
 CT__ROWS_NOFLOAT(i8)

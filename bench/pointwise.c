@@ -1,5 +1,6 @@
-/* Pointwise ops: per-op overhead on tiny tensors, throughput on large
- * contiguous ones (against memcpy's bandwidth), broadcast and non-contiguous. */
+/* Pointwise ops and reductions: per-op overhead on tiny tensors, throughput
+ * on large contiguous ones (against the machine's copy bandwidth, measured in
+ * the same run), broadcast and non-contiguous cases. */
 #define CTORCH_IMPLEMENTATION
 #include "ctorch.h"
 
@@ -10,6 +11,7 @@
 
 typedef struct args {
     ct_tensor *a, *b;
+    ct_tensor *(*unary)(const ct_tensor *);
     void *src, *dst;
     size_t bytes;
 } args;
@@ -19,14 +21,25 @@ static void add_tt(void *p)
     args *x = (args *)p;
     ct_release(ct_add(x->a, x->b));
 }
+static void mul_tt(void *p) { ct_release(ct_mul(((args *)p)->a, ((args *)p)->b)); }
 static void mul_scalar(void *p) { ct_release(ct_mul_scalar(((args *)p)->a, ct_float(1.5))); }
-static void exp_t(void *p) { ct_release(ct_exp(((args *)p)->a)); }
-static void sigmoid_t(void *p) { ct_release(ct_sigmoid(((args *)p)->a)); }
+static void unary(void *p) { ct_release(((args *)p)->unary(((args *)p)->a)); }
 static void add_inplace(void *p) { ct_add_(((args *)p)->a, ((args *)p)->b); }
+static void copy_inplace(void *p) { ct_copy_(((args *)p)->b, ((args *)p)->a); }
+static void sum_all(void *p) { ct_release(ct_sum(((args *)p)->a)); }
+static void mean_all(void *p) { ct_release(ct_mean(((args *)p)->a)); }
+static void amax_all(void *p) { ct_release(ct_amax(((args *)p)->a, CT_SHAPE0, false)); }
+static void softmax_last(void *p) { ct_release(ct_softmax(((args *)p)->a, -1, CT_DEFAULT)); }
 static void copy_memcpy(void *p)
 {
     args *x = (args *)p;
     memcpy(x->dst, x->src, x->bytes);
+}
+
+static void bench_unary(args *x, const char *name, ct_tensor *(*fn)(const ct_tensor *))
+{
+    x->unary = fn;
+    bench_report(name, bench_time(unary, x));
 }
 
 int main(void)
@@ -38,22 +51,36 @@ int main(void)
     x.a = ct_ones(CT_SHAPE(1), CT_F32);
     x.b = ct_ones(CT_SHAPE(1), CT_F32);
     bench_report("overhead_add_1elem", bench_time(add_tt, &x));
+    bench_report("overhead_mul_number_1elem", bench_time(mul_scalar, &x));
+    bench_unary(&x, "overhead_exp_1elem", ct_exp);
     ct_release(x.a), ct_release(x.b);
 
     x.a = ct_rand(CT_SHAPE(n), CT_F32, NULL);
     x.b = ct_rand(CT_SHAPE(n), CT_F32, NULL);
-    bench_report("add_f32_10M", bench_time(add_tt, &x));
-    bench_report("add__f32_10M_inplace", bench_time(add_inplace, &x));
-    bench_report("mul_number_f32_10M", bench_time(mul_scalar, &x));
-    bench_report("exp_f32_10M", bench_time(exp_t, &x));
-    bench_report("sigmoid_f32_10M", bench_time(sigmoid_t, &x));
-    /* the machine's copy bandwidth, as a bound for memory-bound ops: an add
-     * moves three arrays of n floats, a copy two */
+    /* the machine's copy bandwidth, as a bound for memory-bound ops: memcpy
+     * on one thread, and ctorch's copy_ on all */
     x.bytes = (size_t)n * 4;
     x.src = ct_data_ptr(x.a);
     x.dst = ct_data_ptr(x.b);
-    bench_report("memcpy_f32_10M", bench_time(copy_memcpy, &x));
+    bench_report("memcpy_f32_10M_1thread", bench_time(copy_memcpy, &x));
+    bench_report("copy__f32_10M", bench_time(copy_inplace, &x));
+    bench_report("add__f32_10M_inplace", bench_time(add_inplace, &x));
+    bench_report("add_f32_10M", bench_time(add_tt, &x));
+    bench_report("mul_f32_10M", bench_time(mul_tt, &x));
+    bench_report("mul_number_f32_10M", bench_time(mul_scalar, &x));
+    bench_unary(&x, "exp_f32_10M", ct_exp);
+    bench_unary(&x, "log_f32_10M", ct_log);
+    bench_unary(&x, "sigmoid_f32_10M", ct_sigmoid);
+    bench_unary(&x, "tanh_f32_10M", ct_tanh);
+    bench_unary(&x, "relu_f32_10M", ct_relu);
+    bench_report("sum_f32_10M", bench_time(sum_all, &x));
+    bench_report("mean_f32_10M", bench_time(mean_all, &x));
+    bench_report("amax_f32_10M", bench_time(amax_all, &x));
     ct_release(x.a), ct_release(x.b);
+
+    x.a = ct_rand(CT_SHAPE(1000, 10000), CT_F32, NULL);
+    bench_report("softmax_f32_1000x10000_dim-1", bench_time(softmax_last, &x));
+    ct_release(x.a);
 
     x.a = ct_rand(CT_SHAPE(1000, 1000), CT_F32, NULL);
     x.b = ct_rand(CT_SHAPE(1000), CT_F32, NULL);
@@ -64,5 +91,10 @@ int main(void)
     ct_release(t);
     bench_report("add_transposed_f32_1000x1000", bench_time(add_tt, &x));
     ct_release(x.a), ct_release(x.b);
+    t = ct_rand(CT_SHAPE(2000, 1000), CT_F32, NULL);
+    x.a = ct_slice(t, 0, 0, 2000, 2);
+    ct_release(t);
+    bench_unary(&x, "exp_strided_f32_1000x1000", ct_exp);
+    ct_release(x.a);
     return 0;
 }

@@ -183,6 +183,135 @@ static inline uint16_t ct__float_to_bf16(float f)
     return (uint16_t)(x >> 16);
 }
 
+/* ---------------------------------------------------------------- vector math */
+
+/* exp, log, tanh and sigmoid written so that loops over them vectorise: range
+ * reduction and a polynomial, bits moved through memcpy, no calls into the C
+ * library, and no branches: special cases are picked by bit masks (GCC turns
+ * a ?: between floating values into a branch when one side is needed only
+ * there, and with trapping math will not compute both sides to vectorise).
+ * All compute in double: within an ulp for double, and for float (which
+ * converts to double and back) within 0.51 ulp. They are used where the
+ * compiler targets AVX2 (CT__VECMATH): without it GCC leaves these loops
+ * scalar, slower than the C library, which the ct__v* wrappers then call. */
+#if !defined(CT__VECMATH) && (defined(__AVX2__) || defined(__AVX512F__))
+#define CT__VECMATH 1
+#endif
+static inline double ct__f64_of_bits(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+static inline uint64_t ct__bits_of_f64(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+/* c ? a : b, computed as bits. */
+static inline double ct__pick(bool c, double a, double b)
+{
+    uint64_t m = 0 - (uint64_t)c;
+    return ct__f64_of_bits((ct__bits_of_f64(a) & m) | (ct__bits_of_f64(b) & ~m));
+}
+
+/* 1.5 * 2^52: adding it rounds a double below 2^51 to an integer, which its
+ * low bits then hold. */
+#define CT__SHIFTER 6755399441055744.0
+
+/* 2^k for an integer k in [-1022, 1023] (a double), from its bits. */
+static inline double ct__pow2(double k)
+{
+    return ct__f64_of_bits((ct__bits_of_f64(k + CT__SHIFTER) - ct__bits_of_f64(CT__SHIFTER) + 1023) << 52);
+}
+
+/* e^r - 1 - r for |r| <= ln2/2 by Taylor to degree 13 (remainder 4e-18 of
+ * e^r) or, for float results, 8 (2e-10), in Estrin's scheme: short chains
+ * of dependent operations, which is what bounds a vector loop's speed. */
+static inline double ct__expm1_tail(double r, bool full)
+{
+    double r2 = r * r, r4 = r2 * r2;
+    double a = 0.5 + r * (1.0 / 6), b = 1.0 / 24 + r * (1.0 / 120), c = 1.0 / 720 + r * (1.0 / 5040);
+    double lo = a + r2 * b, hi = c + r2 * (1.0 / 40320);
+    if (full) {
+        double d = 1.0 / 40320 + r * (1.0 / 362880), e = 1.0 / 3628800 + r * (1.0 / 39916800);
+        double g = 1.0 / 479001600 + r * (1.0 / 6227020800);
+        hi = (c + r2 * d) + r4 * (e + r2 * g);
+    }
+    return r2 * (lo + r4 * hi);
+}
+
+/* e^x, within an ulp (full) or to 2e-10 for float results. |x| is first
+ * clamped to 746, where e^x over- or underflows anyway (NaN passes). x =
+ * k ln2 + r with |r| <= ln2/2, ln2 split as Cody and Waite do (its high part
+ * has 32 bits, so k * hi is exact); 2^k applied as two factors, so that
+ * subnormal results round once. */
+static inline double ct__exp_core(double x, bool full)
+{
+    const double log2e = 1.4426950408889634;
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    x = ct__pick(fabs(x) > 746.0, copysign(746.0, x), x);
+    double k = (x * log2e + CT__SHIFTER) - CT__SHIFTER;
+    double r = (x - k * ln2_hi) - k * ln2_lo;
+    double p = 1.0 + (r + ct__expm1_tail(r, full));
+    double k1 = (k * 0.5 + CT__SHIFTER) - CT__SHIFTER; /* k in halves: each within range */
+    return p * ct__pow2(k1) * ct__pow2(k - k1);
+}
+
+/* log x within an ulp, fdlibm's way: x = 2^k m with m in [sqrt(1/2), sqrt 2),
+ * f = m - 1, s = f / (2 + f), log m = f - f^2/2 + s (f^2/2 + R(s^2)) with
+ * fdlibm's minimax R; k ln2 added in two parts. Subnormals are scaled by
+ * 2^54 first; 0, negatives, infinity and NaN are picked at the end. */
+static inline double ct__log_wide(double x)
+{
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01, lg3 = 2.857142874366239149e-01,
+                 lg4 = 2.222219843214978396e-01, lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
+                 lg7 = 1.479819860511658591e-01;
+    bool sub = x < 2.2250738585072014e-308;
+    uint64_t b = ct__bits_of_f64(ct__pick(sub, x * 18014398509481984.0, x));
+    /* mantissas from sqrt 2 (0x6a09e...) up carry into bit 20: m halves, k grows */
+    uint64_t up = ((b >> 32 & 0xfffff) + 0x95f62) >> 20;
+    double m = ct__f64_of_bits((b & 0x000fffffffffffffu) | (0x3ff - up) << 52);
+    /* k from the exponent's bits as the low bits of 2^52's mantissa */
+    double e = ct__f64_of_bits((b >> 52 & 0x7ff) + up + 0x4330000000000000u) - 4503599627370496.0;
+    double dk = e - 1023.0 - ct__pick(sub, 54.0, 0.0);
+    double f = m - 1.0, s = f / (2.0 + f), z = s * s, w = z * z;
+    double r = z * (lg1 + w * (lg3 + w * (lg5 + w * lg7))) + w * (lg2 + w * (lg4 + w * lg6));
+    double hfsq = 0.5 * f * f;
+    double y = dk * ln2_hi - ((hfsq - (s * (hfsq + r) + dk * ln2_lo)) - f);
+    y = ct__pick(x < (double)INFINITY, y, x); /* infinity, NaN */
+    y = ct__pick(x == 0, -(double)INFINITY, y);
+    return ct__pick(x < 0, (double)NAN, y);
+}
+
+/* tanh for float results: x (1 - x^2/3 + 2x^4/15 - 17x^6/315) below 2^-5
+ * (remainder 2e-14 of the result), else 1 - 2 / (e^2|x| + 1) with x's sign. */
+static inline double ct__tanhf_wide(double x)
+{
+    double z = x * x, ax = fabs(x);
+    double small = x * (1.0 + z * (-1.0 / 3 + z * (2.0 / 15 + z * (-17.0 / 315))));
+    double big = 1.0 - 2.0 / (ct__exp_core(2.0 * ax, false) + 1.0);
+    return ct__pick(ax < 0.03125, small, copysign(big, x));
+}
+/* The functions the kernels call: the above, or the C library's. */
+#ifdef CT__VECMATH
+static inline double ct__vexp(double x) { return ct__exp_core(x, true); }
+static inline float ct__vexpf(float x) { return (float)ct__exp_core(x, false); }
+static inline double ct__vlog(double x) { return ct__log_wide(x); }
+static inline float ct__vlogf(float x) { return (float)ct__log_wide(x); }
+static inline float ct__vtanhf(float x) { return (float)ct__tanhf_wide(x); }
+static inline float ct__vsigmoidf(float x) { return (float)(1.0 / (1.0 + ct__exp_core(-(double)x, false))); }
+#else
+static inline double ct__vexp(double x) { return exp(x); }
+static inline float ct__vexpf(float x) { return expf(x); }
+static inline double ct__vlog(double x) { return log(x); }
+static inline float ct__vlogf(float x) { return logf(x); }
+static inline float ct__vtanhf(float x) { return tanhf(x); }
+static inline float ct__vsigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+#endif
+
 /* Loading an element widens it to int64 (integral and bool) or double
  * (floating), both exact. ct__wide_<name> names which. */
 #define ct__wide_b8 i64

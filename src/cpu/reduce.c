@@ -1354,10 +1354,11 @@ static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2
     static void ct__row_float_##name(const ct__row *r, ct__aop op, bool last) { (void)r, (void)op, (void)last; }
 
 /* name; logcumsumexp's accumulate type (PyTorch's: double for float) and
- * its functions; softmax's type, its functions and its rounding */
-CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, expf, logf, CT__KEEP, 1)
-CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, exp, log, CT__KEEP, 1)
-CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, expf, logf, ct__rb, 0)
+ * its functions; softmax's type, its functions and its rounding (softmax's
+ * exp is internal.h's, whose loops vectorise) */
+CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, ct__vexpf, logf, CT__KEEP, 1)
+CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, ct__vexp, log, CT__KEEP, 1)
+CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, ct__vexpf, logf, ct__rb, 0)
 CT__ROWS_NOFLOAT(b8)
 CT__ROWS_NOFLOAT(u8)
 CT__ROWS_NOFLOAT(i8)

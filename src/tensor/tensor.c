@@ -2,16 +2,26 @@
 
 /* ---------------------------------------------------------------- storage */
 
+/* A small CPU buffer lives in its storage's own block, behind the struct: one
+ * allocation instead of two for the many tiny tensors of per-op overhead. Such
+ * a storage is neither owned nor given a deleter, so releasing it frees the
+ * block alone. Aligned as malloc aligns, enough for any element. */
+#define CT__INLINE_BYTES 256
+#define CT__INLINE_AT ((sizeof(ct__storage) + 15) & ~(size_t)15)
+
 static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
 {
-    ct__storage *s = (ct__storage *)CT_MALLOC(sizeof *s);
+    bool inline_data = device.type == CT_DEVICE_CPU && nbytes > 0 && nbytes <= CT__INLINE_BYTES;
+    ct__storage *s = (ct__storage *)CT_MALLOC(inline_data ? CT__INLINE_AT + nbytes : sizeof *s);
     if (!s) return NULL;
     memset(s, 0, sizeof *s);
     s->refcount = 1;
     s->nbytes = nbytes;
     s->device = device;
-    s->owned = true;
-    if (nbytes) {
+    s->owned = !inline_data;
+    if (inline_data) {
+        s->data = (char *)s + CT__INLINE_AT;
+    } else if (nbytes) {
         s->data = ct__backend_for(device.type)->alloc(nbytes, device.index);
         if (!s->data) {
             CT_FREE(s);
@@ -133,10 +143,16 @@ void ct_release(ct_tensor *t)
 /* ---------------------------------------------------------------- scopes */
 
 /* Per thread: one stack of owned tensors for all open scopes (each frame owns
- * the entries from its start), and one of tensors kept for the enclosing scope. */
+ * the entries from its start), and one of tensors kept for the enclosing scope.
+ * Each stack starts in a small buffer inside the thread's own storage, so that
+ * a scope around one op (as every composite op opens) allocates nothing, and
+ * a thread that ends leaves nothing behind once its outermost scope closed. */
+#define CT__SCOPE_SMALL 32
+
 typedef struct ct__ptrvec {
-    ct_tensor **items;
+    ct_tensor **items; /* NULL until first used, then small or the heap */
     int64_t n, cap;
+    ct_tensor *small[CT__SCOPE_SMALL];
 } ct__ptrvec;
 
 typedef struct ct__frame {
@@ -146,19 +162,42 @@ typedef struct ct__frame {
 static CT__TLS ct__ptrvec ct__owned;
 static CT__TLS ct__ptrvec ct__kept;
 static CT__TLS ct__frame *ct__frames;
+static CT__TLS ct__frame ct__frames_small[CT__SCOPE_SMALL];
 static CT__TLS int ct__depth, ct__frames_cap;
+
+/* A buffer of cap items of `size` bytes grown to twice that, from the heap
+ * (the small buffer's contents copied over), or NULL when memory runs out. */
+static void *ct__grow_buffer(void *items, const void *small, int64_t cap, size_t size)
+{
+    if (items != small) return CT_REALLOC(items, (size_t)(2 * cap) * size);
+    void *heap = CT_MALLOC((size_t)(2 * cap) * size);
+    if (heap) memcpy(heap, small, (size_t)cap * size);
+    return heap;
+}
 
 static bool ct__ptrvec_push(ct__ptrvec *v, ct_tensor *t)
 {
+    if (!v->items) {
+        v->items = v->small;
+        v->cap = CT__SCOPE_SMALL;
+    }
     if (v->n == v->cap) {
-        int64_t cap = v->cap ? v->cap * 2 : 256;
-        ct_tensor **items = (ct_tensor **)CT_REALLOC(v->items, (size_t)cap * sizeof *items);
+        ct_tensor **items = (ct_tensor **)ct__grow_buffer(v->items, v->small, v->cap, sizeof *items);
         if (!items) return false;
         v->items = items;
-        v->cap = cap;
+        v->cap *= 2;
     }
     v->items[v->n++] = t;
     return true;
+}
+
+/* An empty stack that grew onto the heap goes back to its small buffer. */
+static void ct__ptrvec_shrink(ct__ptrvec *v)
+{
+    if (v->items == v->small) return;
+    CT_FREE(v->items);
+    v->items = NULL;
+    v->cap = 0;
 }
 
 static ct_tensor *ct__own(ct_tensor *t)
@@ -184,16 +223,19 @@ static void ct__discard(ct_tensor *t)
 ct_scope ct_scope_begin(void)
 {
     ct_scope s;
+    if (!ct__frames) {
+        ct__frames = ct__frames_small;
+        ct__frames_cap = CT__SCOPE_SMALL;
+    }
     if (ct__depth == ct__frames_cap) {
-        int cap = ct__frames_cap ? ct__frames_cap * 2 : 16;
-        ct__frame *f = (ct__frame *)CT_REALLOC(ct__frames, (size_t)cap * sizeof *f);
+        ct__frame *f = (ct__frame *)ct__grow_buffer(ct__frames, ct__frames_small, ct__frames_cap, sizeof *f);
         if (!f) { /* cannot track a new scope: tensors go to the enclosing one */
             CT__OOM();
             s.depth = ct__depth;
             return s;
         }
         ct__frames = f;
-        ct__frames_cap = cap;
+        ct__frames_cap *= 2;
     }
     ct__frames[ct__depth].owned_start = ct__owned.n;
     ct__frames[ct__depth].kept_start = ct__kept.n;
@@ -211,14 +253,14 @@ void ct_scope_end(ct_scope s)
             if (ct__depth > 0 && !ct__ptrvec_push(&ct__owned, ct__kept.items[i])) CT__OOM();
         ct__kept.n = f.kept_start;
     }
-    if (ct__depth == 0) { /* the outermost scope ended: give back the bookkeeping (threads end too) */
-        CT_FREE(ct__owned.items);
-        CT_FREE(ct__kept.items);
-        CT_FREE(ct__frames);
-        memset(&ct__owned, 0, sizeof ct__owned);
-        memset(&ct__kept, 0, sizeof ct__kept);
-        ct__frames = NULL;
-        ct__frames_cap = 0;
+    if (ct__depth == 0) { /* the outermost scope ended: give back what came from the heap */
+        ct__ptrvec_shrink(&ct__owned);
+        ct__ptrvec_shrink(&ct__kept);
+        if (ct__frames != ct__frames_small) {
+            CT_FREE(ct__frames);
+            ct__frames = NULL;
+            ct__frames_cap = 0;
+        }
     }
 }
 
