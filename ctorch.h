@@ -9673,12 +9673,6 @@ ct_result ct_ctx_mark_non_differentiable(ct_function_ctx *ctx, ct_tensor *const 
     return ct__ctx_list(tensors, n, "mark_non_differentiable", &ctx->non_diff, &ctx->n_non_diff);
 }
 
-/* A new tensor over t's elements, with no history of its own. */
-static ct_tensor *ct__alias(const ct_tensor *t)
-{
-    return ct__view_of(t, t->sizes, t->strides, t->ndim, t->offset);
-}
-
 /* ---------------------------------------------------------------- backward */
 
 /* What once_differentiable leaves behind when the gradients it got require
@@ -9695,7 +9689,7 @@ static void ct__once_differentiable_guard(ct_tensor *const *go, int n_out, ct_te
     ct_tensor *results[64];
     int k = 0;
     for (int i = 0; i < n_in && k < 64; i++)
-        if (gi[i]) results[k++] = gi[i] = ct__alias(gi[i]);
+        if (gi[i]) results[k++] = gi[i] = ct_detach(gi[i]);
     ct__record(&delayed, (const ct_tensor *const *)go, n_out, results, k);
 }
 
@@ -9737,7 +9731,7 @@ static ct_result ct__settle_outputs(ct_function_ctx *ctx, ct_tensor *const *inpu
             outputs[k]->storage->version++;
             outputs[k] = ct__same(outputs[k]);
         } else {
-            outputs[k] = ct__alias(outputs[k]);
+            outputs[k] = ct_detach(outputs[k]);
         }
         if (!outputs[k]) return ct_last_error_code();
     }
@@ -9977,7 +9971,7 @@ static int ct__run_chunk(ct_tensor *const *inputs, int n, ct_tensor **outputs, v
         if (k != 1) return ct__fail(CT_ERR_RUNTIME, "checkpoint_sequential: function %d gave %d outputs, not 1", i, k);
         x = y[0];
     }
-    outputs[0] = x == inputs[0] ? ct__alias(x) : x;
+    outputs[0] = x == inputs[0] ? ct_detach(x) : x;
     return outputs[0] ? 1 : ct_last_error_code();
 }
 

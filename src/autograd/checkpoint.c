@@ -160,7 +160,7 @@ static int ct__run_chunk(ct_tensor *const *inputs, int n, ct_tensor **outputs, v
         if (k != 1) return ct__fail(CT_ERR_RUNTIME, "checkpoint_sequential: function %d gave %d outputs, not 1", i, k);
         x = y[0];
     }
-    outputs[0] = x == inputs[0] ? ct__alias(x) : x;
+    outputs[0] = x == inputs[0] ? ct_detach(x) : x;
     return outputs[0] ? 1 : ct_last_error_code();
 }
 
