@@ -2,78 +2,11 @@
  * indices, bad shapes and sizes, invalid dtypes, overflowing sizes. Each must
  * fail with PyTorch's words and leave the program running and its state
  * unchanged. test_every_function_is_exercised reads ctorch.h and fails when a
- * public function appears nowhere in this file. */
-#include "harness.h"
+ * public function appears nowhere in this file or its siblings
+ * tests/test_errors_*.c (one per library area). */
+#include "errors.h"
 
-#define NULL_T ((ct_tensor *)NULL)
-/* expr, given a NULL tensor, fails with TypeError naming the argument */
-#define CHECK_NULL(expr, text) CHECK_ERR(expr, CT_ERR_TYPE, text)
-#define CHECK_NULL_R(expr, text) CHECK_FAILS(expr, CT_ERR_TYPE, text)
-
-/* A call that must fail: `failed` says whether it did. The error must have
- * this code and exactly this message (PyTorch's whole message, not a part of
- * it); it is then cleared. */
-static void expect_fail(int line, const char *what, bool failed, ct_result code, const char *msg)
-{
-    if (!failed)
-        ct_test_fail(__FILE__, line, "%s succeeded, expected %s: %s", what, ct_result_str(code), msg);
-    else if (ct_last_error_code() != code || strcmp(ct_last_error(), msg))
-        ct_test_fail(__FILE__, line, "%s failed with %s: \"%s\"\n    expected %s: \"%s\"", what,
-                     ct_result_str(ct_last_error_code()), ct_last_error(), ct_result_str(code), msg);
-    ct_clear_error();
-}
-
-/* The same for a function that returns a ct_result or a count: a failure
- * returns the error's code. */
-static void expect_code(int line, const char *what, int64_t r, ct_result code, const char *msg)
-{
-    if (r < 0 && r != code) ct_test_fail(__FILE__, line, "%s returned %lld, not %s", what, (long long)r, ct_result_str(code));
-    expect_fail(line, what, r < 0, code, msg);
-}
-
-#define FAILS_T(expr, code, msg) expect_fail(__LINE__, #expr, (expr) == NULL, code, msg)
-#define FAILS_R(expr, code, msg) expect_code(__LINE__, #expr, (int64_t)(expr), code, msg)
-/* A NULL tensor argument, named as PyTorch names it: "add(): argument 'other' (position 2)" */
-#define FAILS_NULL(expr, fn_arg) FAILS_T(expr, CT_ERR_TYPE, fn_arg " must be Tensor, not NULL")
-#define FAILS_NULL_R(expr, fn_arg) FAILS_R(expr, CT_ERR_TYPE, fn_arg " must be Tensor, not NULL")
-
-/* A tensor's values and version before a call, to show that a failed call wrote nothing. */
-typedef struct snap {
-    ct_tensor *t, *copy;
-    int64_t version;
-} snap;
-
-static snap snapshot(ct_tensor *t)
-{
-    snap s;
-    s.t = t;
-    s.copy = ct_clone(t);
-    s.version = ct_version(t);
-    return s;
-}
-
-static void expect_untouched(int line, const char *what, snap s)
-{
-    if (!s.copy || !ct_equal(s.t, s.copy) || ct_version(s.t) != s.version)
-        ct_test_fail(__FILE__, line, "%s wrote to its input before failing", what);
-    ct_clear_error();
-}
-
-/* An in-place call on t that must fail and leave t as it was. */
-#define FAILS_INPLACE(t, expr, code, msg)          \
-    do {                                           \
-        snap s_ = snapshot(t);                     \
-        FAILS_R(expr, code, msg);                  \
-        expect_untouched(__LINE__, #expr, s_);     \
-    } while (0)
-
-/* t = made; then call (on t) must fail with RuntimeError msg and leave t as it was. */
-#define REFUSED(name, t, made, call, msg)                          \
-    do {                                                           \
-        snap s_ = snapshot(t = (made));                            \
-        expect_code(__LINE__, name, call, CT_ERR_RUNTIME, msg);    \
-        expect_untouched(__LINE__, name, s_);                      \
-    } while (0)
+#include <dirent.h>
 
 static const char *const OVERLAP = "unsupported operation: more than one element of the written-to tensor refers to a "
                                    "single memory location. Please clone() the tensor before performing the operation.";
@@ -198,7 +131,7 @@ static void test_null_tensors(void)
     /* getters answer neutrally for NULL (there is nothing to report) */
     CHECK(ct_dim(NULL_T) == 0 && ct_numel(NULL_T) == 0 && ct_dtype_of(NULL_T) == CT_DEFAULT);
     CHECK(ct_data_ptr(NULL_T) == NULL && ct_storage_data_ptr(NULL_T) == NULL && ct_storage_offset(NULL_T) == 0);
-    CHECK(!ct_is_contiguous(NULL_T) && !ct_is_floating_point(NULL_T) && !ct_requires_grad(NULL_T));
+    CHECK(!ct_is_contiguous(NULL_T) && !ct_is_floating_point(NULL_T) && !ct_requires_grad(NULL_T) && ct_version(NULL_T) == 0);
     CHECK(ct_element_size(NULL_T) == 0 && ct_shape_of(NULL_T).ndim == 0 && ct_strides_of(NULL_T).ndim == 0);
     CHECK(ct_device_of(NULL_T).type == CT_DEVICE_CPU);
     ct_release(NULL_T);
@@ -1950,6 +1883,30 @@ static char *read_all(const char *path)
     return s;
 }
 
+/* The bad-input programs' sources, tests/test_errors*.c, joined into one string. */
+static char *read_error_tests(void)
+{
+    DIR *dir = opendir("tests");
+    if (!dir) return NULL;
+    char *all = (char *)calloc(1, 1);
+    size_t len = 0;
+    for (struct dirent *e; (e = readdir(dir));) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, "test_errors", 11) || n < 2 || strcmp(e->d_name + n - 2, ".c")) continue;
+        char path[512];
+        snprintf(path, sizeof path, "tests/%s", e->d_name);
+        char *text = read_all(path);
+        if (!text) continue;
+        size_t add = strlen(text);
+        all = (char *)realloc(all, len + add + 1);
+        memcpy(all + len, text, add + 1);
+        len += add;
+        free(text);
+    }
+    closedir(dir);
+    return all;
+}
+
 /* Functions with nothing that can go wrong: no tensor, dtype, size or dim
  * argument to get wrong. Everything else must appear in this file. */
 static const char *const no_bad_input[] = {
@@ -1965,7 +1922,7 @@ static const char *const no_bad_input[] = {
 
 static void test_every_function_is_exercised(void)
 {
-    char *header = read_all("ctorch.h"), *self = read_all("tests/test_errors.c");
+    char *header = read_all("ctorch.h"), *self = read_error_tests();
     CHECK(header && self);
     if (!header || !self) return;
     char *api_end = strstr(header, "#endif /* CTORCH_H */");
