@@ -2231,9 +2231,16 @@ struct ct_tensor {
     ct__storage *storage;
     bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
     bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
-    bool is_view;        /* made by a view op (Tensor._is_view()): detach_ refuses it */
+    uint8_t view_made;   /* a view's ct__view_made: whether its history may be rewritten */
+    uint32_t view_version; /* a view: its storage's version when its grad_fn was last set */
+    struct ct_tensor *base; /* a view's base (Tensor._base), never itself a view; strong. NULL: not a view */
     struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
 };
+
+/* How a view was made (PyTorch's CreationMeta): an in-place op on a view
+ * rewrites its base's history, which PyTorch refuses for a view made in
+ * no_grad mode or one of several views one op returned. */
+typedef enum ct__view_made { CT__VIEW_MADE_DEFAULT, CT__VIEW_MADE_NO_GRAD, CT__VIEW_MADE_MULTI_OUTPUT } ct__view_made;
 
 /* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
 typedef struct ct__backend {
@@ -2434,14 +2441,25 @@ static ct_tensor *ct__saved_get(ct__node *n, int i);
 static bool ct__needs_grad(const ct__node *n, int i);
 /* Free t's autograd state (from ct_release). */
 static void ct__ag_meta_free(ct_tensor *t);
-/* Whether an in-place op may write t: not a leaf that requires grad (grad
- * mode on). The op bumps t's storage version after it writes. */
-static ct_result ct__check_inplace_grad(const ct_tensor *t);
+/* Whether an in-place op may write t, its other inputs being in (n_in; t may
+ * be among them): PyTorch's check_inplace. When the write would be recorded
+ * it refuses a leaf that requires grad, a view of one, and a view whose
+ * history may not be rewritten. The op bumps t's storage version after it writes. */
+static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in);
+/* A view used after its storage was written elsewhere takes its base's new history. */
+static void ct__view_refresh(ct_tensor *v);
+/* Output v of node fn was written in place (it is fn's input `self`) and is
+ * a view: its base's history becomes CopySlices around fn, and v's a view of
+ * that (formulas_view.c). */
+static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self);
 /* The pointwise ops' formulas (formulas.c): record op's node, and the copy of
  * self an in-place form must keep before it writes (or NULL). */
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
+/* Record out = other - self (torch.rsub): RsubBackward0 over (self, other),
+ * or RsubBackward1 over self when other is a number (NULL). */
+static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
 static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */
@@ -3149,6 +3167,7 @@ void ct_release(ct_tensor *t)
     if (!t || CT__ATOMIC_DEC(&t->refcount) != 0) return;
     ct__ag_meta_free(t);
     ct__storage_release(t->storage);
+    ct_release(t->base);
     CT_FREE(t);
 }
 
@@ -3533,7 +3552,7 @@ ct_result ct_copy_(ct_tensor *t, const ct_tensor *src)
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(src, "src", 2);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &src, 1);
     if (r != CT_OK || t == src) return r;
     if ((r = ct__check_broadcast_to(t, src)) == CT_OK) r = ct__check_write(t, src);
     if (r != CT_OK) return r;
@@ -3547,7 +3566,7 @@ ct_result ct_copy_(ct_tensor *t, const ct_tensor *src)
 static ct_result ct__fill_(ct_tensor *t, ct_scalar value, ct__copy_grad kind)
 {
     uint64_t elem = 0;
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, NULL, 0);
     if (r == CT_OK) r = ct__scalar_to_elem(value, t->dtype, &elem);
     if (r != CT_OK) return r;
     if (ct_numel(t)) ct__backend_for(t->storage->device.type)->fill(t, &elem);
@@ -3807,10 +3826,23 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
     return view_d == -1;
 }
 
+/* v becomes a view of t: it keeps t's base (t itself when t is no view) and
+ * how it was made; a view of a view keeps the stricter of the two. */
+static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
+{
+    ct__view_made made = !ct__grad_mode() ? CT__VIEW_MADE_NO_GRAD
+                         : one_of_many    ? CT__VIEW_MADE_MULTI_OUTPUT
+                                          : CT__VIEW_MADE_DEFAULT;
+    if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
+    v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
+    v->view_made = (uint8_t)made;
+    v->view_version = t->storage->version;
+}
+
 /* v, a new view of t, recorded for autograd as `name` (returns v). */
 static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
 {
-    if (v) v->is_view = true;
+    if (v) ct__mark_view(v, t, false);
     ct__record_view(name, kind, v, t, p);
     return v;
 }
@@ -3850,7 +3882,10 @@ ct_tensor *ct_reshape(const ct_tensor *t, ct_shape shape)
                             CT__VIEW_RESHAPE, t, NULL);
     ct_scope s = ct_scope_begin();
     ct_tensor *c = ct_contiguous(t), *r = c ? ct__view_named(c, ct_shape_make(shape.ndim, sizes), "UnsafeViewBackward0") : NULL;
-    if (r && r != c) r->is_view = false; /* a view of reshape's own copy is no view of t */
+    if (r && r != c) { /* a view of reshape's own copy is no view of t */
+        ct_release(r->base);
+        r->base = NULL;
+    }
     ct_keep(r);
     ct_scope_end(s);
     return r;
@@ -5359,6 +5394,7 @@ ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, 
     if (r == CT_OK && ct__grad_mode() && t->requires_grad && ct_is_leaf(t))
         r = ct__fail(CT_ERR_RUNTIME, "a %sleaf Variable that requires grad is being used in an in-place operation.",
                      ct__ix_makes_view(items, n) ? "view of a " : "");
+    if (r == CT_OK) r = ct__check_inplace_grad(t, &value, 1);
     ct_grad_mode mode = ct_set_grad_enabled(false); /* the write is recorded once, below */
     ct_tensor *view = r == CT_OK ? ct__ix_apply_basic(t, items, n, &adv) : NULL;
     ct_tensor *v = view ? ct__ix_strip_leading_ones(value) : NULL;
@@ -6974,7 +7010,9 @@ static void ct__ag_meta_free(ct_tensor *t)
 
 static bool ct__requires_grad(const ct_tensor *t)
 {
-    return t && (t->requires_grad || (t->ag && ct__meta(t)->grad_fn));
+    if (!t) return false;
+    if (t->base) ct__view_refresh((ct_tensor *)t);
+    return t->requires_grad || (t->ag && ct__meta(t)->grad_fn);
 }
 
 /* The AccumulateGrad node of a leaf that requires grad (made on first use).
@@ -7025,9 +7063,18 @@ static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
     ct__node_release(m->grad_fn);
     m->grad_fn = n;
     m->output_nr = k;
+    t->view_version = t->storage->version;
     n->out[k].ndim = t->ndim;
     memcpy(n->out[k].sizes, t->sizes, sizeof n->out[k].sizes);
     n->out[k].dtype = t->dtype;
+}
+
+/* Which of inputs is t (an output written in place), or -1. */
+static int ct__input_index(const ct_tensor *t, const ct_tensor *const *inputs, int n_in)
+{
+    for (int i = 0; i < n_in; i++)
+        if (inputs[i] == t) return i;
+    return -1;
 }
 
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
@@ -7043,8 +7090,13 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
         return NULL;
     }
     for (int i = 0; i < n_in; i++) n->next[i] = ct__edge_of(inputs[i]); /* before outputs change (in place) */
-    for (int k = 0; k < n_out; k++)
-        if (outputs[k]) ct__set_grad_fn(outputs[k], n, k);
+    for (int k = 0; k < n_out; k++) {
+        int self = ct__input_index(outputs[k], inputs, n_in);
+        if (outputs[k] && outputs[k]->base && self >= 0)
+            ct__rebase_history(outputs[k], n, self); /* written in place through a view */
+        else if (outputs[k])
+            ct__set_grad_fn(outputs[k], n, k);
+    }
     if (ct__anomaly) n->anomaly_op = type->name;
     ct__node_release(n); /* the outputs hold it now */
     return n;
@@ -7074,6 +7126,7 @@ static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
         *v = *t;
         v->refcount = 1;
         v->ag = NULL;
+        v->base = NULL;
         v->requires_grad = false;
         CT__ATOMIC_INC(&v->storage->refcount);
     } else { /* an input itself, so double backward reaches its graph */
@@ -7124,11 +7177,54 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
 
 static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
 
-static ct_result ct__check_inplace_grad(const ct_tensor *t)
+/* A view whose base's history cannot be rewritten (PyTorch's
+ * handle_view_on_rebase): indirect when the write went through its base or
+ * another view of it. */
+static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
 {
-    if (ct__grad_mode() && t->requires_grad && !(t->ag && ct__meta(t)->grad_fn))
+    static const char *const why[] = {
+        "",
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+        "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+        "tracked) or both outside (if you want the inplace to be tracked).",
+        " This view is the output of a function that returns multiple views. Such functions do not allow the output "
+        "views to be modified inplace. You should replace the inplace operation by an out-of-place one."};
+    const char *what = indirect ? "its base or another view of its base has been" : "is being";
+    ct__node *fn = v->ag ? ct__meta(v)->grad_fn : NULL;
+    if (v->view_made == CT__VIEW_MADE_DEFAULT) return CT_OK;
+    if (fn)
+        return ct__fail(CT_ERR_RUNTIME, "Output %d of %s is a view and %s modified inplace.%s", ct__meta(v)->output_nr,
+                        ct_node_name(fn), what, why[v->view_made]);
+    return ct__fail(CT_ERR_RUNTIME, "A view was created in no_grad mode and %s modified inplace with grad mode enabled.%s",
+                    what, why[v->view_made]);
+}
+
+static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in)
+{
+    bool recorded = ct__requires_grad(t);
+    for (int i = 0; i < n_in; i++) recorded = recorded || ct__requires_grad(in[i]);
+    if (!ct__grad_mode() || !recorded) return CT_OK;
+    if (t->base) {
+        if (ct__check_view_rebase(t, false) != CT_OK) return ct_last_error_code();
+        if (t->base->requires_grad && ct_is_leaf(t->base))
+            return ct__fail(CT_ERR_RUNTIME, "a view of a leaf Variable that requires grad is being used in an in-place "
+                                            "operation.");
+    }
+    if (t->requires_grad && ct_is_leaf(t))
         return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
     return CT_OK;
+}
+
+/* A view used after its storage was written (through its base or another
+ * view) gets a new history from its base's current one: AsStridedBackward0
+ * (PyTorch regenerates a view's grad_fn the same way). Only a view that may
+ * have its history rewritten; the others keep theirs. */
+static void ct__view_refresh(ct_tensor *v)
+{
+    const ct_tensor *b = v->base;
+    if (v->view_version == v->storage->version || v->view_made != CT__VIEW_MADE_DEFAULT) return;
+    if (!(b->requires_grad || (b->ag && ct__meta(b)->grad_fn)) || !ct__grad_mode()) return;
+    ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, b, NULL);
 }
 
 /* ---------------------------------------------------------------- public */
@@ -7155,8 +7251,8 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
     return CT_OK;
 }
 
-bool ct_is_leaf(const ct_tensor *t) { return t && !(t->ag && ct__meta(t)->grad_fn); }
-ct_node *ct_grad_fn(const ct_tensor *t) { return t && t->ag ? ct__meta(t)->grad_fn : NULL; }
+bool ct_is_leaf(const ct_tensor *t) { return t && !ct_grad_fn(t); }
+ct_node *ct_grad_fn(const ct_tensor *t) { return ct__requires_grad(t) && t->ag ? ct__meta(t)->grad_fn : NULL; }
 const char *ct_node_name(const ct_node *n) { return n ? (n->name ? n->name : n->type->name) : NULL; }
 int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
 
@@ -7188,7 +7284,7 @@ bool ct_retains_grad(const ct_tensor *t) { return t && t->ag && ct__meta(t)->ret
 ct_result ct_detach_(ct_tensor *t)
 {
     CT__ARG_R(t, "self", 1);
-    if (t->is_view)
+    if (t->base)
         return ct__fail(CT_ERR_RUNTIME,
                         "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
                         "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, "
@@ -7895,6 +7991,20 @@ CT__BACKWARD(sub)
     CT__GRAD(0, go[0]);
     CT__GRAD(1, ct_neg(ct__times_alpha(go[0], n)));
     return CT_OK;
+}
+
+CT__BACKWARD(rsub) /* other - self */
+{
+    CT__GRAD(0, ct_neg(go[0]));
+    if (n->n_next > 1) CT__GRAD(1, go[0]);
+    return CT_OK;
+}
+
+static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other)
+{
+    static const ct__node_type tensor_form = {"RsubBackward0", ct__bw_rsub}, number_form = {"RsubBackward1", ct__bw_rsub};
+    const ct_tensor *in[2] = {self, other};
+    ct__record(other ? &tensor_form : &number_form, in, other ? 2 : 1, &out, 1);
 }
 
 CT__BACKWARD(mul)
@@ -8726,6 +8836,94 @@ static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, 
     n->iargs[0] = kind;
     if (kind == CT__VIEW_TRANSPOSE || kind == CT__VIEW_UNSQUEEZE) n->iargs[1] = p[0];
     if (kind == CT__VIEW_TRANSPOSE) n->iargs[2] = p[1];
+}
+
+/* ---------------------------------------------------------------- in-place writes through views */
+
+/* The flat position in base of each element of its view v, as an int64
+ * tensor of v's shape (base may itself be strided). */
+static ct_tensor *ct__view_positions(const ct_tensor *base, const ct_tensor *v)
+{
+    ct__geom gb, gv;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    ct__geom_of(base, &gb);
+    ct__geom_of(v, &gv);
+    ct__geom_span(&gb, &lo, &hi);
+    ct__geom_span(&gv, &lo, &hi);
+    int64_t span = hi > lo ? hi - lo : 0;
+    ct_tensor *r;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *where = ct_arange(ct_int(0), ct_int(span), ct_int(1), CT_I64);
+    ct_tensor *base_at = ct_reshape(ct__positions(where, &gb, lo), CT_SHAPE(-1));
+    ct_tensor *numbering = ct_arange(ct_int(0), ct_int(ct_numel(base)), ct_int(1), CT_I64);
+    ct_tensor *inverse = ct_index_copy(ct_zeros(CT_SHAPE(span), CT_I64), 0, base_at, numbering);
+    ct_tensor *view_at = ct_reshape(ct__positions(where, &gv, lo), CT_SHAPE(-1));
+    CT__UNRECORDED(r, ct_keep(ct_reshape(ct_index_select(inverse, 0, view_at), ct_shape_of(v))));
+    ct_scope_end(s);
+    return r;
+}
+
+/* CopySlices: the gradient of a base written in place through its view. The
+ * written op's node (extra) takes the gradient at the view's positions; what
+ * it gives for the view's old values goes back in those positions, the rest
+ * of the base's gradient passes through, and its other inputs get theirs.
+ * iargs[0]: which of the op's inputs was the view. Saved: the positions. */
+CT__BACKWARD(copy_slices)
+{
+    ct__node *fn = (ct__node *)n->extra;
+    int self = (int)n->iargs[0];
+    ct_tensor *at = CT__S(0);
+    if (!at) return ct_last_error_code();
+    ct_tensor *flat_at = ct_reshape(at, CT_SHAPE(-1)), *flat = ct_reshape(go[0], CT_SHAPE(-1));
+    ct_tensor **fn_go = (ct_tensor **)CT_MALLOC((size_t)(fn->n_out + fn->n_next) * sizeof(ct_tensor *));
+    if (!fn_go) return CT__OOM();
+    ct_tensor **fn_gi = fn_go + fn->n_out;
+    memset(fn_gi, 0, (size_t)fn->n_next * sizeof *fn_gi);
+    for (int k = 0; k < fn->n_out; k++) /* only the view's slot was written; others get zeros */
+        fn_go[k] = k == 0 ? ct_reshape(ct_index_select(flat, 0, flat_at), ct_shape_of(at))
+                          : ct_zeros(ct_shape_make(fn->out[k].ndim, fn->out[k].sizes), fn->out[k].dtype);
+    ct_result r = fn->type->backward(fn, fn_go, fn_gi);
+    if (r == CT_OK && ct__needs_grad(n, 0)) {
+        ct_tensor *written = fn_gi[self] ? ct_reshape(fn_gi[self], CT_SHAPE(-1)) : ct_zeros_like(flat_at, go[0]->dtype);
+        gi[0] = ct_reshape(ct_index_copy(flat, 0, flat_at, written), ct_shape_of(go[0]));
+        if (!gi[0]) r = ct_last_error_code();
+    }
+    for (int i = 0, k = 1; i < fn->n_next; i++)
+        if (i != self) gi[k++] = fn_gi[i];
+    CT_FREE(fn_go);
+    return r;
+}
+
+static void ct__release_wrapped_node(ct__node *n)
+{
+    ct__node_release((ct__node *)n->extra);
+    n->extra = NULL; /* a node, not a block to free */
+}
+
+static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
+{
+    static const ct__node_type copy_slices = {"torch::autograd::CopySlices", ct__bw_copy_slices};
+    ct_tensor *base = v->base, *at = ct__view_positions(base, v);
+    ct__node *cs = at ? ct__node_new(&copy_slices, fn->n_next, 1) : NULL;
+    if (!cs) {
+        if (at) CT__OOM();
+        return;
+    }
+    cs->next[0] = ct__edge_of(base);
+    for (int i = 0, k = 1; i < fn->n_next; i++) {
+        if (i == self) continue;
+        cs->next[k] = fn->next[i];
+        if (cs->next[k++].fn) CT__ATOMIC_INC(&fn->next[i].fn->refcount);
+    }
+    CT__ATOMIC_INC(&fn->refcount);
+    cs->extra = fn;
+    cs->release_extra = ct__release_wrapped_node;
+    cs->iargs[0] = self;
+    if (ct__anomaly) cs->anomaly_op = fn->anomaly_op;
+    ct__save(cs, at, false);
+    ct__set_grad_fn(base, cs, 0);
+    ct__node_release(cs); /* base holds it now */
+    ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, base, NULL);
 }
 
 /* ==================== autograd/formulas_reduce.c ==================== */
@@ -10574,7 +10772,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     int64_t shape[CT_MAX_DIMS];
     ct_result r;
     /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
-    if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
+    if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out, in, n)) != CT_OK) return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
     if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;
@@ -10732,16 +10930,22 @@ ct_result ct_sub_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 
 ct_tensor *ct_rsub(const ct_tensor *a, const ct_tensor *b)
 {
+    ct_tensor *r;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
-    return ct__new(CT__OP_sub, b, a, NULL, NULL);
+    CT__UNRECORDED(r, ct__new(CT__OP_sub, b, a, NULL, NULL));
+    if (r) ct__record_rsub(r, a, b);
+    return r;
 }
 
 ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
 {
     ct__stack_scalar ss;
+    ct_tensor *r;
     CT__ARG(t, "input", 1);
-    return ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL);
+    CT__UNRECORDED(r, ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL));
+    if (r) ct__record_rsub(r, t, NULL);
+    return r;
 }
 
 ct_tensor *ct_rdiv_scalar(const ct_tensor *t, ct_scalar s)
@@ -12314,7 +12518,7 @@ ct_tensor *ct_cumprod(const ct_tensor *input, int dim, ct_dtype dtype)
 
 static ct_result ct__cum_(ct__aop op, ct_tensor *self, int dim, ct_dtype dtype)
 {
-    if (ct__check_dtype(dtype) != CT_OK || ct__check_inplace_grad(self) != CT_OK) return ct_last_error_code();
+    if (ct__check_dtype(dtype) != CT_OK || ct__check_inplace_grad(self, NULL, 0) != CT_OK) return ct_last_error_code();
     if (dtype != CT_DEFAULT && dtype != self->dtype)
         return ct__fail(CT_ERR_RUNTIME, "Bad in-place call: input tensor dtype %s and output tensor dtype %s should match",
                         ct__typemeta_name(self->dtype), ct__typemeta_name(dtype));
@@ -12900,7 +13104,7 @@ static ct_result ct__check_room(int64_t count, ct_tensor **out, int64_t capacity
 static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor *const *out, int64_t count)
 {
     ct__join_args a = ct__join_args_init(d);
-    for (int64_t i = 0; out && i < count; i++) out[i]->is_view = true;
+    for (int64_t i = 0; out && i < count; i++) ct__mark_view(out[i], t, true);
     if (out && count <= INT_MAX) ct__record_join(kind, &t, 1, out, (int)count, &a);
     return count;
 }
@@ -13477,7 +13681,7 @@ static ct_tensor *ct__scatter_new(const ct_tensor *t, int dim, const ct_tensor *
 static ct_result ct__scatter_inplace(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src,
                                      ct_scalar value, const char *reduce, bool reducing, bool add)
 {
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &src, src ? 1 : 0);
     ct__join_args a = ct__index_args(dim, index);
     if (r == CT_OK) r = ct__scatter(t, true, dim, index, src, value, reduce, reducing, add, NULL);
     return ct__join_inplace_done(r, ct__scatter_grad(src, reducing, add), t, src, &a);
@@ -13767,7 +13971,7 @@ ct_result ct_index_add_alpha_(ct_tensor *t, int dim, const ct_tensor *index, con
     ct__join_args a = ct__index_args(dim, index);
     a.has_alpha = true;
     a.alpha = alpha;
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &source, 1);
     if (r == CT_OK) r = ct__index_add(t, true, dim, index, source, alpha, NULL);
     return ct__join_inplace_done(r, CT__JG_INDEX_ADD, t, source, &a);
 }
@@ -13865,7 +14069,7 @@ ct_result ct_index_copy_(ct_tensor *t, int dim, const ct_tensor *index, const ct
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(source, "source", 4);
     ct__join_args a = ct__index_args(dim, index);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &source, 1);
     if (r == CT_OK) r = ct__index_copy(t, true, dim, index, source, NULL);
     return ct__join_inplace_done(r, CT__JG_INDEX_COPY, t, source, &a);
 }
@@ -13935,7 +14139,7 @@ ct_result ct_index_fill_(ct_tensor *t, int dim, const ct_tensor *index, const ct
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(value, "value", 4);
     ct__join_args a = ct__index_args(dim, index);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &value, 1);
     if (r == CT_OK) r = ct__check_value_0d(value, "index_fill_");
     if (r == CT_OK) r = ct__index_fill_(t, dim, index, ct__item_scalar(value));
     return ct__join_inplace_done(r, CT__JG_INDEX_FILL_TENSOR, t, value, &a);
@@ -13954,7 +14158,7 @@ ct_result ct_index_fill_scalar_(ct_tensor *t, int dim, const ct_tensor *index, c
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     ct__join_args a = ct__index_args(dim, index);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, NULL, 0);
     if (r == CT_OK) r = ct__index_fill_(t, dim, index, value);
     return ct__join_inplace_done(r, CT__JG_INDEX_FILL, t, NULL, &a);
 }
@@ -14050,7 +14254,7 @@ ct_result ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, const ct_tensor *
     CT__ARG_R(mask, "mask", 2);
     CT__ARG_R(value, "value", 3);
     ct__join_args a = ct__index_args(0, mask);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &value, 1);
     if (r == CT_OK) r = ct__check_value_0d(value, "masked_fill_");
     if (r == CT_OK) r = ct__masked_fill_(t, mask, ct__item_scalar(value));
     return ct__join_inplace_done(r, CT__JG_MASKED_FILL_TENSOR, t, value, &a);
@@ -14069,7 +14273,7 @@ ct_result ct_masked_fill_scalar_(ct_tensor *t, const ct_tensor *mask, ct_scalar 
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(mask, "mask", 2);
     ct__join_args a = ct__index_args(0, mask);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, NULL, 0);
     if (r == CT_OK) r = ct__masked_fill_(t, mask, value);
     return ct__join_inplace_done(r, CT__JG_MASKED_FILL, t, NULL, &a);
 }
