@@ -19,7 +19,8 @@ IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_o
       src/autograd/gradcheck.c
       src/ops/pointwise.c src/ops/reduce.c src/ops/join.c src/ops/sort.c
       src/cpu/iter.c src/cpu/range.c src/cpu/pointwise.c src/cpu/reduce.c src/cpu/join.c src/cpu/sort.c
-      src/cpu/copy.c"
+      src/cpu/copy.c
+      src/linalg/gemm.c"
 
 section() { # file
     name=${1#src/}
