@@ -34,3 +34,11 @@ static void ct__dgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double 
 {
     CT__GEMM_BODY(double)
 }
+
+/* Integer products: int64 values as uint64, whose arithmetic wraps (narrower
+ * integers and int64 keep the same low bits as PyTorch's wrapping kernels). */
+static void ct__ugemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, uint64_t alpha, const uint64_t *A,
+                      int64_t lda, const uint64_t *B, int64_t ldb, uint64_t beta, uint64_t *C, int64_t ldc)
+{
+    CT__GEMM_BODY(uint64_t)
+}
