@@ -118,6 +118,14 @@ static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
     v->view_version = t->storage->version;
 }
 
+/* v, made by a view op over a fresh result of its own, is no view (reshape's
+ * copy, at::_unsafe_view). */
+static void ct__unmark_view(ct_tensor *v)
+{
+    ct_release(v->base);
+    v->base = NULL;
+}
+
 /* v, a new view of t, recorded for autograd as `name` (returns v). */
 static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
 {
@@ -161,10 +169,7 @@ ct_tensor *ct_reshape(const ct_tensor *t, ct_shape shape)
                             CT__VIEW_RESHAPE, t, NULL);
     ct_scope s = ct_scope_begin();
     ct_tensor *c = ct_contiguous(t), *r = c ? ct__view_named(c, ct_shape_make(shape.ndim, sizes), "UnsafeViewBackward0") : NULL;
-    if (r && r != c) { /* a view of reshape's own copy is no view of t */
-        ct_release(r->base);
-        r->base = NULL;
-    }
+    if (r && r != c) ct__unmark_view(r); /* a view of reshape's own copy is no view of t */
     ct_keep(r);
     ct_scope_end(s);
     return r;
