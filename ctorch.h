@@ -1586,6 +1586,7 @@ inline ct_shape ct_shape_of(std::initializer_list<int64_t> sizes)
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
+#define CT__ALWAYS_INLINE static inline __attribute__((always_inline))
 #define CT__LIKELY(x) __builtin_expect(!!(x), 1)
 #define CT__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CT__PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -1595,6 +1596,7 @@ inline ct_shape ct_shape_of(std::initializer_list<int64_t> sizes)
 #else
 #define CT__LIKELY(x) (x)
 #define CT__UNLIKELY(x) (x)
+#define CT__ALWAYS_INLINE static __forceinline
 #define CT__PRINTF(f, a)
 #include <intrin.h>
 #define CT__ATOMIC_INC(p) _InterlockedIncrement((volatile long *)(p))
@@ -1795,7 +1797,7 @@ static inline double ct__expm1_tail(double r, bool full)
  * k ln2 + r with |r| <= ln2/2, ln2 split as Cody and Waite do (its high part
  * has 32 bits, so k * hi is exact); 2^k applied as two factors, so that
  * subnormal results round once. */
-static inline double ct__exp_core(double x, bool full)
+CT__ALWAYS_INLINE double ct__exp_core(double x, bool full)
 {
     const double log2e = 1.4426950408889634;
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
@@ -1843,14 +1845,15 @@ static inline double ct__tanhf_wide(double x)
     double big = 1.0 - 2.0 / (ct__exp_core(2.0 * ax, false) + 1.0);
     return ct__pick(ax < 0.03125, small, copysign(big, x));
 }
-/* The functions the kernels call: the above, or the C library's. */
+/* The functions the kernels call: the above (inlined even into big kernels,
+ * so that their loops vectorise), or the C library's. */
 #ifdef CT__VECMATH
-static inline double ct__vexp(double x) { return ct__exp_core(x, true); }
-static inline float ct__vexpf(float x) { return (float)ct__exp_core(x, false); }
-static inline double ct__vlog(double x) { return ct__log_wide(x); }
-static inline float ct__vlogf(float x) { return (float)ct__log_wide(x); }
-static inline float ct__vtanhf(float x) { return (float)ct__tanhf_wide(x); }
-static inline float ct__vsigmoidf(float x) { return (float)(1.0 / (1.0 + ct__exp_core(-(double)x, false))); }
+CT__ALWAYS_INLINE double ct__vexp(double x) { return ct__exp_core(x, true); }
+CT__ALWAYS_INLINE float ct__vexpf(float x) { return (float)ct__exp_core(x, false); }
+CT__ALWAYS_INLINE double ct__vlog(double x) { return ct__log_wide(x); }
+CT__ALWAYS_INLINE float ct__vlogf(float x) { return (float)ct__log_wide(x); }
+CT__ALWAYS_INLINE float ct__vtanhf(float x) { return (float)ct__tanhf_wide(x); }
+CT__ALWAYS_INLINE float ct__vsigmoidf(float x) { return (float)(1.0 / (1.0 + ct__exp_core(-(double)x, false))); }
 #else
 static inline double ct__vexp(double x) { return exp(x); }
 static inline float ct__vexpf(float x) { return expf(x); }
@@ -17487,18 +17490,36 @@ static void ct__mode_row(const ct__row *r, ct_dtype dt)
  * sum, then either exp * (1 / sum) (the last dim, summed in PyTorch's
  * 32-byte vector lanes, folded as its vec_reduce_all folds them) or
  * exp / sum (other dims, summed in order); log_softmax is x - max - log(sum).
- * RND is what PyTorch's bfloat16 kernel rounds the last dim's sum and log to. */
-#define CT__ROW_SOFTMAX(name, A, EXP, LOG, LOAD, STORE, RND)                                              \
-    static void ct__softmax_##name(const ct__row *r, bool logsm, bool last)                              \
+ * RND is what PyTorch's bfloat16 kernel rounds the last dim's sum and log to.
+ * The maximum and exp(x - max) are a function of their own, so that the
+ * vector exp inlines there, and a row of A one element apart vectorises. */
+#define CT__ROW_SOFTMAX(name, T, A, EXP, LOG, LOAD, STORE, RND)                                           \
+    static A ct__softmax_exp_##name(const ct__row *r, A *e)                                               \
     {                                                                                                     \
-        enum { VW = 32 / sizeof(A) };                                                                     \
-        A *e = (A *)r->scratch, m = (A)LOAD(r->in), sum = 0, lanes[VW];                                   \
-        int64_t n = r->n, d = VW;                                                                         \
-        for (int64_t i = 1; i < n; i++) {                                                                 \
+        A m = (A)LOAD(r->in);                                                                             \
+        if (sizeof(T) == sizeof(A) && r->is == sizeof(A)) {                                               \
+            const A *x = (const A *)(const void *)r->in;                                                  \
+            bool nan = false;                                                                             \
+            for (int64_t i = 0; i < r->n; i++) {                                                          \
+                m = x[i] > m ? x[i] : m;                                                                  \
+                nan |= x[i] != x[i];                                                                      \
+            }                                                                                             \
+            if (nan) m = (A)NAN;                                                                          \
+            for (int64_t i = 0; i < r->n; i++) e[i] = EXP(x[i] - m);                                      \
+            return m;                                                                                     \
+        }                                                                                                 \
+        for (int64_t i = 1; i < r->n; i++) {                                                              \
             A v = (A)LOAD(r->in + i * r->is);                                                             \
             if (v != v || v > m) m = v;                                                                   \
         }                                                                                                 \
-        for (int64_t i = 0; i < n; i++) e[i] = EXP((A)LOAD(r->in + i * r->is) - m);                       \
+        for (int64_t i = 0; i < r->n; i++) e[i] = EXP((A)LOAD(r->in + i * r->is) - m);                    \
+        return m;                                                                                         \
+    }                                                                                                     \
+    static void ct__softmax_##name(const ct__row *r, bool logsm, bool last)                              \
+    {                                                                                                     \
+        enum { VW = 32 / sizeof(A) };                                                                     \
+        A *e = (A *)r->scratch, m = ct__softmax_exp_##name(r, e), sum = 0, lanes[VW];                     \
+        int64_t n = r->n, d = VW;                                                                         \
         if (last && n >= VW) {                                                                            \
             memcpy(lanes, e, sizeof lanes);                                                               \
             for (; d + VW <= n; d += VW)                                                                  \
@@ -17558,7 +17579,7 @@ static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2
 
 #define CT__ROWS_FLOAT(name, T, A, LOG1P, EXP, SA, SEXP, SLOG, RND, KEEP)                                 \
     CT__ROW_LOGCUMSUMEXP(name, A, LOG1P, EXP, CT__LOAD_##name, CT__STORE_##name)                          \
-    CT__ROW_SOFTMAX(name, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, RND)                         \
+    CT__ROW_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, RND)                      \
     CT__COLS_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, KEEP)                    \
     static void ct__row_float_##name(const ct__row *r, ct__aop op, bool last)                             \
     {                                                                                                     \

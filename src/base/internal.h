@@ -38,6 +38,7 @@
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
+#define CT__ALWAYS_INLINE static inline __attribute__((always_inline))
 #define CT__LIKELY(x) __builtin_expect(!!(x), 1)
 #define CT__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CT__PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -47,6 +48,7 @@
 #else
 #define CT__LIKELY(x) (x)
 #define CT__UNLIKELY(x) (x)
+#define CT__ALWAYS_INLINE static __forceinline
 #define CT__PRINTF(f, a)
 #include <intrin.h>
 #define CT__ATOMIC_INC(p) _InterlockedIncrement((volatile long *)(p))
@@ -247,7 +249,7 @@ static inline double ct__expm1_tail(double r, bool full)
  * k ln2 + r with |r| <= ln2/2, ln2 split as Cody and Waite do (its high part
  * has 32 bits, so k * hi is exact); 2^k applied as two factors, so that
  * subnormal results round once. */
-static inline double ct__exp_core(double x, bool full)
+CT__ALWAYS_INLINE double ct__exp_core(double x, bool full)
 {
     const double log2e = 1.4426950408889634;
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
@@ -295,14 +297,15 @@ static inline double ct__tanhf_wide(double x)
     double big = 1.0 - 2.0 / (ct__exp_core(2.0 * ax, false) + 1.0);
     return ct__pick(ax < 0.03125, small, copysign(big, x));
 }
-/* The functions the kernels call: the above, or the C library's. */
+/* The functions the kernels call: the above (inlined even into big kernels,
+ * so that their loops vectorise), or the C library's. */
 #ifdef CT__VECMATH
-static inline double ct__vexp(double x) { return ct__exp_core(x, true); }
-static inline float ct__vexpf(float x) { return (float)ct__exp_core(x, false); }
-static inline double ct__vlog(double x) { return ct__log_wide(x); }
-static inline float ct__vlogf(float x) { return (float)ct__log_wide(x); }
-static inline float ct__vtanhf(float x) { return (float)ct__tanhf_wide(x); }
-static inline float ct__vsigmoidf(float x) { return (float)(1.0 / (1.0 + ct__exp_core(-(double)x, false))); }
+CT__ALWAYS_INLINE double ct__vexp(double x) { return ct__exp_core(x, true); }
+CT__ALWAYS_INLINE float ct__vexpf(float x) { return (float)ct__exp_core(x, false); }
+CT__ALWAYS_INLINE double ct__vlog(double x) { return ct__log_wide(x); }
+CT__ALWAYS_INLINE float ct__vlogf(float x) { return (float)ct__log_wide(x); }
+CT__ALWAYS_INLINE float ct__vtanhf(float x) { return (float)ct__tanhf_wide(x); }
+CT__ALWAYS_INLINE float ct__vsigmoidf(float x) { return (float)(1.0 / (1.0 + ct__exp_core(-(double)x, false))); }
 #else
 static inline double ct__vexp(double x) { return exp(x); }
 static inline float ct__vexpf(float x) { return expf(x); }

@@ -1271,18 +1271,36 @@ static void ct__mode_row(const ct__row *r, ct_dtype dt)
  * sum, then either exp * (1 / sum) (the last dim, summed in PyTorch's
  * 32-byte vector lanes, folded as its vec_reduce_all folds them) or
  * exp / sum (other dims, summed in order); log_softmax is x - max - log(sum).
- * RND is what PyTorch's bfloat16 kernel rounds the last dim's sum and log to. */
-#define CT__ROW_SOFTMAX(name, A, EXP, LOG, LOAD, STORE, RND)                                              \
-    static void ct__softmax_##name(const ct__row *r, bool logsm, bool last)                              \
+ * RND is what PyTorch's bfloat16 kernel rounds the last dim's sum and log to.
+ * The maximum and exp(x - max) are a function of their own, so that the
+ * vector exp inlines there, and a row of A one element apart vectorises. */
+#define CT__ROW_SOFTMAX(name, T, A, EXP, LOG, LOAD, STORE, RND)                                           \
+    static A ct__softmax_exp_##name(const ct__row *r, A *e)                                               \
     {                                                                                                     \
-        enum { VW = 32 / sizeof(A) };                                                                     \
-        A *e = (A *)r->scratch, m = (A)LOAD(r->in), sum = 0, lanes[VW];                                   \
-        int64_t n = r->n, d = VW;                                                                         \
-        for (int64_t i = 1; i < n; i++) {                                                                 \
+        A m = (A)LOAD(r->in);                                                                             \
+        if (sizeof(T) == sizeof(A) && r->is == sizeof(A)) {                                               \
+            const A *x = (const A *)(const void *)r->in;                                                  \
+            bool nan = false;                                                                             \
+            for (int64_t i = 0; i < r->n; i++) {                                                          \
+                m = x[i] > m ? x[i] : m;                                                                  \
+                nan |= x[i] != x[i];                                                                      \
+            }                                                                                             \
+            if (nan) m = (A)NAN;                                                                          \
+            for (int64_t i = 0; i < r->n; i++) e[i] = EXP(x[i] - m);                                      \
+            return m;                                                                                     \
+        }                                                                                                 \
+        for (int64_t i = 1; i < r->n; i++) {                                                              \
             A v = (A)LOAD(r->in + i * r->is);                                                             \
             if (v != v || v > m) m = v;                                                                   \
         }                                                                                                 \
-        for (int64_t i = 0; i < n; i++) e[i] = EXP((A)LOAD(r->in + i * r->is) - m);                       \
+        for (int64_t i = 0; i < r->n; i++) e[i] = EXP((A)LOAD(r->in + i * r->is) - m);                    \
+        return m;                                                                                         \
+    }                                                                                                     \
+    static void ct__softmax_##name(const ct__row *r, bool logsm, bool last)                              \
+    {                                                                                                     \
+        enum { VW = 32 / sizeof(A) };                                                                     \
+        A *e = (A *)r->scratch, m = ct__softmax_exp_##name(r, e), sum = 0, lanes[VW];                     \
+        int64_t n = r->n, d = VW;                                                                         \
         if (last && n >= VW) {                                                                            \
             memcpy(lanes, e, sizeof lanes);                                                               \
             for (; d + VW <= n; d += VW)                                                                  \
@@ -1342,7 +1360,7 @@ static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2
 
 #define CT__ROWS_FLOAT(name, T, A, LOG1P, EXP, SA, SEXP, SLOG, RND, KEEP)                                 \
     CT__ROW_LOGCUMSUMEXP(name, A, LOG1P, EXP, CT__LOAD_##name, CT__STORE_##name)                          \
-    CT__ROW_SOFTMAX(name, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, RND)                         \
+    CT__ROW_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, RND)                      \
     CT__COLS_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, KEEP)                    \
     static void ct__row_float_##name(const ct__row *r, ct__aop op, bool last)                             \
     {                                                                                                     \
