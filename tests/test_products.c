@@ -179,15 +179,48 @@ static void test_gradcheck(void)
 }
 
 /* A transposed (column-major) operand and a broadcast one read in place give
- * the same numbers as their contiguous copies. */
+ * the same numbers as their contiguous copies (small integers: exact sums,
+ * whatever order a BLAS adds them in). */
 static void test_layouts(void)
 {
     ct_manual_seed(2);
-    ct_tensor *a = ct_randn(CT_SHAPE(40, 30), CT_F64, NULL), *b = ct_randn(CT_SHAPE(20, 30), CT_F64, NULL);
+    ct_tensor *a = ct_to(ct_randint(-3, 4, CT_SHAPE(40, 30), CT_I64, NULL), CT_F64);
+    ct_tensor *b = ct_to(ct_randint(-3, 4, CT_SHAPE(20, 30), CT_I64, NULL), CT_F64);
     ct_tensor *r = ct_mm(a, ct_t(b)), *ref = ct_mm(a, ct_contiguous(ct_t(b)));
     CHECK(ct_equal(r, ref));
-    ct_tensor *row = ct_expand(ct_randn(CT_SHAPE(1, 30), CT_F64, NULL), CT_SHAPE(40, 30));
+    ct_tensor *row = ct_expand(ct_to(ct_randint(-3, 4, CT_SHAPE(1, 30), CT_I64, NULL), CT_F64), CT_SHAPE(40, 30));
     CHECK(ct_equal(ct_mm(row, ct_t(b)), ct_mm(ct_contiguous(row), ct_t(b))));
+}
+
+/* The blocked GEMM against a plain loop, on shapes that cross every block
+ * edge (MR, NR, KC, MC and NC) with each operand transposed or not. The
+ * values are small integers, so both give exactly the same sums. */
+static void test_gemm_blocks(void)
+{
+    const int64_t shapes[][3] = {{1, 1, 1}, {7, 13, 5}, {33, 65, 300}, {130, 70, 513}, {5, 2100, 20}, {300, 3, 9}};
+    ct_manual_seed(3);
+    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++)
+                for (int f64 = 0; f64 < 2; f64++) {
+                    ct_scope s = ct_scope_begin();
+                    int64_t M = shapes[c][0], N = shapes[c][1], K = shapes[c][2];
+                    ct_dtype dt = f64 ? CT_F64 : CT_F32;
+                    ct_tensor *a = ct_to(ct_randint(-3, 4, ta ? CT_SHAPE(K, M) : CT_SHAPE(M, K), CT_I64, NULL), dt);
+                    ct_tensor *b = ct_to(ct_randint(-3, 4, tb ? CT_SHAPE(N, K) : CT_SHAPE(K, N), CT_I64, NULL), dt);
+                    ct_tensor *A = ta ? ct_t(a) : a, *B = tb ? ct_t(b) : b;
+                    ct_tensor *r = ct_mm(A, B), *ad = ct_contiguous(ct_to(A, CT_F64)), *bd = ct_contiguous(ct_to(B, CT_F64));
+                    ct_tensor *ref = ct_zeros(CT_SHAPE(M, N), CT_F64);
+                    const double *pa = (const double *)ct_data_ptr(ad), *pb = (const double *)ct_data_ptr(bd);
+                    double *pr = (double *)ct_data_ptr(ref);
+                    for (int64_t i = 0; i < M; i++)
+                        for (int64_t k = 0; k < K; k++)
+                            for (int64_t j = 0; j < N; j++) pr[i * N + j] += pa[i * K + k] * pb[k * N + j];
+                    if (!ct_equal(ct_to(r, CT_F64), ref))
+                        ct_test_fail(__FILE__, __LINE__, "mm %lldx%lldx%lld ta %d tb %d f64 %d differs", (long long)M,
+                                     (long long)N, (long long)K, ta, tb, f64);
+                    ct_scope_end(s);
+                }
 }
 
 /* beta 0 never reads the added input: its NaNs do not reach the result. */
@@ -207,5 +240,6 @@ int main(void)
     RUN(test_gradcheck);
     RUN(test_layouts);
     RUN(test_beta_zero);
+    RUN(test_gemm_blocks);
     return ct_test_report();
 }

@@ -5,40 +5,355 @@
  *   C: M x N with row stride ldc
  *
  * beta == 0 means C is only written, never read (NaNs already in C do not
- * propagate, as BLAS specifies). Every product, convolution and decomposition
- * in ctorch goes through ct__sgemm / ct__dgemm, so this is the one place to
- * make fast. This version is the reference: a plain i-k-j loop. */
+ * propagate, as BLAS specifies); alpha == 0 means A and B are not read. Every
+ * product, convolution and decomposition in ctorch goes through ct__sgemm /
+ * ct__dgemm, so this is the one place to make fast.
+ *
+ * The method is Goto's (as in BLIS and OpenBLAS): op(B) is cut into panels of
+ * KC x NC packed into strips NR wide, op(A) into blocks of MC x KC packed into
+ * strips MR tall, so that a register-tiled micro-kernel streams both from
+ * cache; MR x NR is as large as the vector registers allow. The micro-kernel
+ * uses AVX-512 or AVX2+FMA intrinsics when the compiler targets them
+ * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
+ * for other compilers. OpenMP splits each packed block's NR strips among
+ * threads; a batch of small products (bmm) is split by item instead.
+ * Built with CTORCH_OPENBLAS, ct__sgemm and ct__dgemm call cblas_sgemm /
+ * cblas_dgemm instead. */
 
-#define CT__GEMM_BODY(T)                                                                              \
-    for (int64_t i = 0; i < M; i++) {                                                                 \
-        T *c = C + i * ldc;                                                                           \
-        for (int64_t j = 0; j < N; j++) c[j] = beta == 0 ? (T)0 : beta * c[j];                        \
-        if (alpha == 0) continue;                                                                     \
-        for (int64_t k = 0; k < K; k++) {                                                             \
-            T a = alpha * (ta ? A[k * lda + i] : A[i * lda + k]);                                     \
-            if (tb)                                                                                   \
-                for (int64_t j = 0; j < N; j++) c[j] += a * B[j * ldb + k];                           \
-            else                                                                                      \
-                for (int64_t j = 0; j < N; j++) c[j] += a * B[k * ldb + j];                           \
-        }                                                                                             \
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef CTORCH_OPENBLAS
+#include <cblas.h>
+#endif
+
+/* ---------------------------------------------------------------- vector primitives */
+
+/* Per element type T (s: float, d: double): the vector type, its lanes, and
+ * load, store, broadcast, zero and fused multiply-add (c + a * b). */
+#if defined(__AVX512F__)
+#define CT__GEMM_ISA "avx512"
+typedef __m512 ct__vs;
+typedef __m512d ct__vd;
+#define CT__VL_s 16
+#define CT__VL_d 8
+#define CT__MR_s 8
+#define CT__MR_d 8
+#define CT__VLOAD_s _mm512_loadu_ps
+#define CT__VLOAD_d _mm512_loadu_pd
+#define CT__VSTORE_s _mm512_storeu_ps
+#define CT__VSTORE_d _mm512_storeu_pd
+#define CT__VSPLAT_s _mm512_set1_ps
+#define CT__VSPLAT_d _mm512_set1_pd
+#define CT__VFMA_s(c, a, b) _mm512_fmadd_ps(a, b, c)
+#define CT__VFMA_d(c, a, b) _mm512_fmadd_pd(a, b, c)
+#elif defined(__AVX2__) && defined(__FMA__)
+#define CT__GEMM_ISA "avx2"
+typedef __m256 ct__vs;
+typedef __m256d ct__vd;
+#define CT__VL_s 8
+#define CT__VL_d 4
+#define CT__MR_s 6
+#define CT__MR_d 6
+#define CT__VLOAD_s _mm256_loadu_ps
+#define CT__VLOAD_d _mm256_loadu_pd
+#define CT__VSTORE_s _mm256_storeu_ps
+#define CT__VSTORE_d _mm256_storeu_pd
+#define CT__VSPLAT_s _mm256_set1_ps
+#define CT__VSPLAT_d _mm256_set1_pd
+#define CT__VFMA_s(c, a, b) _mm256_fmadd_ps(a, b, c)
+#define CT__VFMA_d(c, a, b) _mm256_fmadd_pd(a, b, c)
+#elif defined(__GNUC__)
+#define CT__GEMM_ISA "vector"
+typedef float ct__vs __attribute__((vector_size(16)));
+typedef double ct__vd __attribute__((vector_size(16)));
+#define CT__VL_s 4
+#define CT__VL_d 2
+#define CT__MR_s 4
+#define CT__MR_d 4
+static inline ct__vs CT__VLOAD_s(const float *p)
+{
+    ct__vs v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline ct__vd CT__VLOAD_d(const double *p)
+{
+    ct__vd v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+#define CT__VSTORE_s(p, v) memcpy(p, &(v), sizeof(ct__vs))
+#define CT__VSTORE_d(p, v) memcpy(p, &(v), sizeof(ct__vd))
+static inline ct__vs CT__VSPLAT_s(float x)
+{
+    ct__vs v = {x, x, x, x};
+    return v;
+}
+static inline ct__vd CT__VSPLAT_d(double x)
+{
+    ct__vd v = {x, x};
+    return v;
+}
+#define CT__VFMA_s(c, a, b) ((c) + (a) * (b))
+#define CT__VFMA_d(c, a, b) ((c) + (a) * (b))
+#else
+#define CT__GEMM_ISA "scalar"
+typedef float ct__vs;
+typedef double ct__vd;
+#define CT__VL_s 1
+#define CT__VL_d 1
+#define CT__MR_s 4
+#define CT__MR_d 4
+#define CT__VLOAD_s(p) (*(p))
+#define CT__VLOAD_d(p) (*(p))
+#define CT__VSTORE_s(p, v) (*(p) = (v))
+#define CT__VSTORE_d(p, v) (*(p) = (v))
+#define CT__VSPLAT_s(x) (x)
+#define CT__VSPLAT_d(x) (x)
+#define CT__VFMA_s(c, a, b) ((c) + (a) * (b))
+#define CT__VFMA_d(c, a, b) ((c) + (a) * (b))
+#endif
+
+#define CT__NR_s (2 * CT__VL_s)
+#define CT__NR_d (2 * CT__VL_d)
+
+/* Blocking: a KC x NC panel of B (about 2 MB of floats) stays in the last
+ * level cache, an MC x KC block of A (about 200 KB) in L2, one packed strip
+ * of B (KC x NR) in L1 while the micro-kernel sweeps the block of A over it. */
+#define CT__KC 256
+#define CT__MC_BLOCKS 24 /* MC = 24 * MR */
+#define CT__NC 2048
+/* Each thread of a product gets at least this many multiply-adds (about half
+ * a millisecond): below it, waking threads costs more than it gains. */
+#define CT__GEMM_PARALLEL_WORK (1 << 23)
+
+/* Grow a thread's packing buffer to n elements of size es (kept for reuse:
+ * a product allocates nothing in the steady state). */
+static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
+{
+    if (bytes > *cap) {
+        void *p = CT_REALLOC(*buf, bytes);
+        if (!p) return NULL;
+        *buf = p;
+        *cap = bytes;
+    }
+    return *buf;
+}
+
+/* The reference loop: integer products, and the fallback of a thread that
+ * cannot have its packing buffers. */
+#define CT__GEMM_BODY(T)                                                                                               \
+    for (int64_t i = 0; i < M; i++) {                                                                                  \
+        T *c = C + i * ldc;                                                                                            \
+        for (int64_t j = 0; j < N; j++) c[j] = beta == 0 ? (T)0 : beta * c[j];                                         \
+        if (alpha == 0) continue;                                                                                      \
+        for (int64_t k = 0; k < K; k++) {                                                                              \
+            T a = alpha * (ta ? A[k * lda + i] : A[i * lda + k]);                                                      \
+            if (tb)                                                                                                    \
+                for (int64_t j = 0; j < N; j++) c[j] += a * B[j * ldb + k];                                            \
+            else                                                                                                       \
+                for (int64_t j = 0; j < N; j++) c[j] += a * B[k * ldb + j];                                            \
+        }                                                                                                              \
+    }
+
+/* The GEMM for one element type T with suffix s or d. */
+#define CT__GEMM_DEFINE(x, T)                                                                                          \
+    /* acc (MR x NR, row-major) = Ap (kc x MR strip) @ Bp (kc x NR strip). */                                          \
+    static void ct__micro_##x(int64_t kc, const T *CT__RESTRICT Ap, const T *CT__RESTRICT Bp, T *CT__RESTRICT acc)     \
+    {                                                                                                                  \
+        ct__v##x c0[CT__MR_##x], c1[CT__MR_##x];                                                                       \
+        for (int i = 0; i < CT__MR_##x; i++) c0[i] = c1[i] = CT__VSPLAT_##x((T)0);                                     \
+        for (int64_t k = 0; k < kc; k++, Ap += CT__MR_##x, Bp += CT__NR_##x) {                                         \
+            ct__v##x b0 = CT__VLOAD_##x(Bp), b1 = CT__VLOAD_##x(Bp + CT__VL_##x);                                      \
+            for (int i = 0; i < CT__MR_##x; i++) {                                                                     \
+                ct__v##x a = CT__VSPLAT_##x(Ap[i]);                                                                    \
+                c0[i] = CT__VFMA_##x(c0[i], a, b0);                                                                    \
+                c1[i] = CT__VFMA_##x(c1[i], a, b1);                                                                    \
+            }                                                                                                          \
+        }                                                                                                              \
+        for (int i = 0; i < CT__MR_##x; i++) {                                                                         \
+            CT__VSTORE_##x(acc + i * CT__NR_##x, c0[i]);                                                               \
+            CT__VSTORE_##x(acc + i * CT__NR_##x + CT__VL_##x, c1[i]);                                                  \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Pack rows [i0, i0 + mc) x cols [k0, k0 + kc) of op(A) into MR-tall strips, zero-padded. */                      \
+    static void ct__pack_a_##x(bool ta, const T *A, int64_t lda, int64_t i0, int64_t mc, int64_t k0, int64_t kc,       \
+                               T *Ap)                                                                                  \
+    {                                                                                                                  \
+        for (int64_t s = 0; s < mc; s += CT__MR_##x, Ap += kc * CT__MR_##x) {                                          \
+            int64_t rows = CT__MIN(CT__MR_##x, mc - s);                                                                \
+            for (int64_t r = 0; r < CT__MR_##x; r++) {                                                                 \
+                const T *a = ta ? A + k0 * lda + (i0 + s + r) : A + (i0 + s + r) * lda + k0;                           \
+                int64_t step = ta ? lda : 1;                                                                           \
+                for (int64_t k = 0; k < kc; k++) Ap[k * CT__MR_##x + r] = r < rows ? a[k * step] : (T)0;               \
+            }                                                                                                          \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Pack NR-wide strip s of rows [k0, k0 + kc) x cols [j0, j0 + nc) of op(B), zero-padded. */                       \
+    static void ct__pack_b_strip_##x(bool tb, const T *B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, \
+                                     int64_t s, T *Bp)                                                                 \
+    {                                                                                                                  \
+        int64_t j = s * CT__NR_##x, cols = CT__MIN(CT__NR_##x, nc - j);                                                \
+        Bp += s * kc * CT__NR_##x;                                                                                     \
+        for (int64_t k = 0; k < kc; k++, Bp += CT__NR_##x) {                                                           \
+            for (int64_t c = 0; c < cols; c++)                                                                         \
+                Bp[c] = tb ? B[(j0 + j + c) * ldb + k0 + k] : B[(k0 + k) * ldb + j0 + j + c];                          \
+            for (int64_t c = cols; c < CT__NR_##x; c++) Bp[c] = (T)0;                                                  \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* C (mr x nr of the tile) = alpha * acc + (first k block ? beta * C : C). */                                      \
+    static void ct__tile_store_##x(int64_t mr, int64_t nr, const T *acc, T alpha, T beta, bool first, T *C,            \
+                                   int64_t ldc)                                                                        \
+    {                                                                                                                  \
+        for (int64_t i = 0; i < mr; i++, C += ldc, acc += CT__NR_##x)                                                  \
+            for (int64_t j = 0; j < nr; j++) C[j] = alpha * acc[j] + (!first ? C[j] : beta == 0 ? (T)0 : beta * C[j]); \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* NR strip s of the packed panel times every MR strip of the packed block, into C. */                             \
+    static void ct__strip_##x(const T *Ap, const T *Bp, int64_t s, int64_t mc, int64_t nc, int64_t kc, T alpha,        \
+                              T beta, bool first, T *C, int64_t ldc)                                                   \
+    {                                                                                                                  \
+        T acc[CT__MR_##x * CT__NR_##x];                                                                                \
+        int64_t j = s * CT__NR_##x, nr = CT__MIN(CT__NR_##x, nc - j);                                                  \
+        for (int64_t i = 0; i < mc; i += CT__MR_##x) {                                                                 \
+            ct__micro_##x(kc, Ap + i * kc, Bp + s * kc * CT__NR_##x, acc);                                             \
+            ct__tile_store_##x(CT__MIN(CT__MR_##x, mc - i), nr, acc, alpha, beta, first, C + i * ldc + j, ldc);        \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    static void ct__scale_##x(int64_t M, int64_t N, T beta, T *C, int64_t ldc)                                         \
+    {                                                                                                                  \
+        for (int64_t i = 0; i < M; i++)                                                                                \
+            for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0 ? (T)0 : beta * C[i * ldc + j];                 \
+    }                                                                                                                  \
+                                                                                                                       \
+    static CT__TLS void *ct__abuf_##x, *ct__bbuf_##x;                                                                  \
+    static CT__TLS size_t ct__acap_##x, ct__bcap_##x;                                                                  \
+                                                                                                                       \
+    /* The blocked product on one thread (the reference loop when packing buffers cannot be had). */                   \
+    static void ct__gemm_blocked_##x(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T *A,           \
+                                     int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc)                  \
+    {                                                                                                                  \
+        int64_t MC = CT__MC_BLOCKS * CT__MR_##x, NC = CT__NC, KC = CT__KC;                                             \
+        int64_t mcap = (CT__MIN(MC, M) + CT__MR_##x - 1) / CT__MR_##x * CT__MR_##x;                                    \
+        int64_t ncap = (CT__MIN(NC, N) + CT__NR_##x - 1) / CT__NR_##x * CT__NR_##x, kcap = CT__MIN(KC, K);             \
+        T *Ap = (T *)ct__gemm_buffer(&ct__abuf_##x, &ct__acap_##x, (size_t)(mcap * kcap) * sizeof(T));                 \
+        T *Bp = (T *)ct__gemm_buffer(&ct__bbuf_##x, &ct__bcap_##x, (size_t)(ncap * kcap) * sizeof(T));                 \
+        if (!Ap || !Bp) {                                                                                              \
+            CT__GEMM_BODY(T)                                                                                           \
+            return;                                                                                                    \
+        }                                                                                                              \
+        for (int64_t jc = 0; jc < N; jc += NC) {                                                                       \
+            int64_t nc = CT__MIN(NC, N - jc), strips = (nc + CT__NR_##x - 1) / CT__NR_##x;                             \
+            for (int64_t pc = 0; pc < K; pc += KC) {                                                                   \
+                int64_t kc = CT__MIN(KC, K - pc);                                                                      \
+                for (int64_t s = 0; s < strips; s++) ct__pack_b_strip_##x(tb, B, ldb, pc, kc, jc, nc, s, Bp);          \
+                for (int64_t ic = 0; ic < M; ic += MC) {                                                               \
+                    int64_t mc = CT__MIN(MC, M - ic);                                                                  \
+                    ct__pack_a_##x(ta, A, lda, ic, mc, pc, kc, Ap);                                                    \
+                    for (int64_t s = 0; s < strips; s++)                                                               \
+                        ct__strip_##x(Ap, Bp, s, mc, nc, kc, alpha, beta, pc == 0, C + ic * ldc + jc, ldc);            \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+    }
+
+/* How many threads a product of this size gets: one per CT__GEMM_PARALLEL_WORK
+ * multiply-adds, at most one per tile along the split dim. */
+static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
+{
+#ifdef _OPENMP
+    double work = (double)M * (double)N * (double)K / CT__GEMM_PARALLEL_WORK;
+    if (work < 2 || omp_in_parallel()) return 1;
+    return (int)CT__MIN(CT__MIN((double)omp_get_max_threads(), work), (double)tiles);
+#else
+    (void)M, (void)N, (void)K, (void)tiles;
+    return 1;
+#endif
+}
+
+/* The parallel product: C cut along its longer side into one slab of whole
+ * tiles per thread, each a blocked product of its own (its own packing, no
+ * barrier but the last), so a busy or small machine loses little to waiting. */
+#define CT__GEMM_PARALLEL(x, T)                                                                                        \
+    static void ct__gemm_parallel_##x(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T *A,          \
+                                      int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc)                 \
+    {                                                                                                                  \
+        bool rows = M / CT__MR_##x >= N / CT__NR_##x;                                                                  \
+        int64_t unit = rows ? CT__MR_##x : CT__NR_##x, tiles = ((rows ? M : N) + unit - 1) / unit;                     \
+        int threads = ct__gemm_threads(M, N, K, tiles);                                                                \
+        if (threads <= 1) {                                                                                            \
+            ct__gemm_blocked_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                \
+            return;                                                                                                    \
+        }                                                                                                              \
+        CT__OMP_FOR_THREADS                                                                                            \
+        for (int t = 0; t < threads; t++) {                                                                            \
+            int64_t lo = tiles * t / threads * unit, hi = CT__MIN(tiles * (t + 1) / threads * unit, rows ? M : N);     \
+            if (hi > lo && rows)                                                                                       \
+                ct__gemm_blocked_##x(ta, tb, hi - lo, N, K, alpha, ta ? A + lo : A + lo * lda, lda, B, ldb, beta,      \
+                                     C + lo * ldc, ldc);                                                               \
+            else if (hi > lo)                                                                                          \
+                ct__gemm_blocked_##x(ta, tb, M, hi - lo, K, alpha, A, lda, tb ? B + lo * ldb : B + lo, ldb, beta,      \
+                                     C + lo, ldc);                                                                     \
+        }                                                                                                              \
+    }
+
+#ifdef _OPENMP
+#define CT__OMP_FOR_THREADS _Pragma("omp parallel for num_threads(threads) schedule(static)")
+#else
+#define CT__OMP_FOR_THREADS
+#endif
+
+CT__GEMM_DEFINE(s, float)
+CT__GEMM_DEFINE(d, double)
+CT__GEMM_PARALLEL(s, float)
+CT__GEMM_PARALLEL(d, double)
+
+/* Whether OpenBLAS takes the product: built with it and every size fits its int. */
+#ifdef CTORCH_OPENBLAS
+#define CT__USE_CBLAS(M, N, K, lda, ldb, ldc)                                                                          \
+    (CT__MAX(CT__MAX(M, N), CT__MAX(K, CT__MAX(lda, CT__MAX(ldb, ldc)))) <= INT32_MAX)
+#define CT__CBLAS(f)                                                                                                   \
+    f(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N, (int)K, alpha, A, \
+      (int)lda, B, (int)ldb, beta, C, (int)ldc)
+#else
+#define CT__USE_CBLAS(M, N, K, lda, ldb, ldc) false
+#define CT__CBLAS(f) (void)0
+#endif
+
+#define CT__GEMM_ENTRY(x, T, cblas)                                                                                    \
+    {                                                                                                                  \
+        if (M == 0 || N == 0) return;                                                                                  \
+        if (K == 0 || alpha == 0) {                                                                                    \
+            ct__scale_##x(M, N, beta, C, ldc);                                                                         \
+            return;                                                                                                    \
+        }                                                                                                              \
+        if (CT__USE_CBLAS(M, N, K, lda, ldb, ldc)) {                                                                   \
+            CT__CBLAS(cblas);                                                                                          \
+            return;                                                                                                    \
+        }                                                                                                              \
+        ct__gemm_parallel_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                   \
     }
 
 static void ct__sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                       const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
-{
-    CT__GEMM_BODY(float)
-}
+    CT__GEMM_ENTRY(s, float, cblas_sgemm)
 
-static void ct__dgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double *A, int64_t lda,
-                      const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
-{
-    CT__GEMM_BODY(double)
-}
+        static void ct__dgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double *A,
+                              int64_t lda, const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
+            CT__GEMM_ENTRY(d, double, cblas_dgemm)
 
-/* Integer products: int64 values as uint64, whose arithmetic wraps (narrower
- * integers and int64 keep the same low bits as PyTorch's wrapping kernels). */
-static void ct__ugemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, uint64_t alpha, const uint64_t *A,
-                      int64_t lda, const uint64_t *B, int64_t ldb, uint64_t beta, uint64_t *C, int64_t ldc)
+    /* Integer products: int64 values as uint64, whose arithmetic wraps (narrower
+     * integers and int64 keep the same low bits as PyTorch's wrapping kernels). */
+    static void ct__ugemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, uint64_t alpha, const uint64_t *A,
+                          int64_t lda, const uint64_t *B, int64_t ldb, uint64_t beta, uint64_t *C, int64_t ldc)
 {
     CT__GEMM_BODY(uint64_t)
 }

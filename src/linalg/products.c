@@ -60,11 +60,17 @@ static bool ct__operand_of(const ct_tensor *t, ct_dtype w, ct__operand *op)
 }
 
 /* C[b] = beta * C[b] + alpha * A[b] @ B[b] for each of `batch` matrices;
- * C is contiguous [batch, M, N] of dtype w. */
+ * C is contiguous [batch, M, N] of dtype w. A batch with at least an item
+ * per thread is split by item (each product then runs on one thread). */
 static void ct__gemm_batch(ct_dtype w, int64_t batch, int64_t M, int64_t N, int64_t K, const ct__operand *a,
                            const ct__operand *b, double alpha, double beta, char *C)
 {
     size_t es = ct_dtype_size(w);
+#ifdef _OPENMP
+    bool by_item = batch >= omp_get_max_threads() &&
+                   (double)batch * (double)M * (double)N * (double)K >= CT__GEMM_PARALLEL_WORK;
+#pragma omp parallel for if (by_item) schedule(dynamic)
+#endif
     for (int64_t i = 0; i < batch; i++) {
         /* (with K 0 the operands are empty and may have no data at all) */
         const char *A = K ? a->data + (size_t)(i * a->bs) * es : a->data;
