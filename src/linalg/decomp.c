@@ -54,7 +54,8 @@ static const double *ct__la_in(const ct_tensor *t, int64_t *batch)
     if (!d) return NULL;
     *batch = 1;
     for (int i = 0; i < t->ndim - 2; i++) *batch *= t->sizes[i];
-    return (const double *)ct__data(d);
+    static const double none = 0; /* no elements: a pointer that is never read */
+    return ct__data(d) ? (const double *)ct__data(d) : &none;
 }
 
 /* A new float64 tensor with t's first nbatch dims and then the sizes in
@@ -470,7 +471,7 @@ static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tens
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
-    ct__la_record_svd(u, sv, vh, A, full, want_uv);
+    ct__la_record_svd(u, sv, vh, A, full);
     if (uv) {
         ct__la_hand(want_uv ? U : NULL, u);
         ct__la_hand(want_uv ? Vh : NULL, vh);
@@ -556,7 +557,7 @@ static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, c
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
-    ct__la_record_eigh(l, q, A, want_vectors);
+    ct__la_record_eigh(l, q, A);
     ct__la_hand(eigenvalues, l);
     if (vectors) ct__la_hand(want_vectors ? eigenvectors : NULL, q);
     return CT_OK;
@@ -882,11 +883,11 @@ ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape d
         r = nuc ? ct_sum_dim(sv, CT_DIMS(-1), false, CT_DEFAULT)
                 : p > 0 ? ct_amax(sv, CT_DIMS(-1), false) : ct_amin(sv, CT_DIMS(-1), false);
         if (keepdim) r = ct__unsqueeze2(r, d0, d1);
-    } else { /* max/min absolute column sum (1) or row sum (inf) */
+    } else { /* max/min absolute column sum (1) or row sum (inf), in PyTorch's steps */
         int sum_dim = isinf(p) ? d1 : d0, max_dim = isinf(p) ? d0 : d1;
-        ct_tensor *sums = ct_linalg_vector_norm(A, 1, CT_DIMS(sum_dim), true);
-        r = p > 0 ? ct_amax(sums, CT_DIMS(max_dim), true) : ct_amin(sums, CT_DIMS(max_dim), true);
-        if (!keepdim) r = ct_squeeze_dim(ct_squeeze_dim(r, CT__MAX(d0, d1)), CT__MIN(d0, d1));
+        if (!keepdim && sum_dim < max_dim) max_dim--;
+        ct_tensor *sums = ct_linalg_vector_norm(A, 1, CT_DIMS(sum_dim), keepdim);
+        r = p > 0 ? ct_amax(sums, CT_DIMS(max_dim), keepdim) : ct_amin(sums, CT_DIMS(max_dim), keepdim);
     }
     r = r ? ct_keep(r) : NULL;
     ct_scope_end(s);

@@ -32,6 +32,15 @@ static ct_tensor *ct__la_gaps(const ct_tensor *v)
     return ct_add(ct_sub(ct_unsqueeze(v, -2), ct_unsqueeze(v, -1)), ct__la_eye_of(v, v->sizes[v->ndim - 1]));
 }
 
+/* Whether every element of g is zero: the gradient of an output that got
+ * none (where PyTorch passes an undefined tensor and takes a shorter formula). */
+static bool ct__la_is_zero(const ct_tensor *g)
+{
+    ct_tensor *total;
+    CT__UNRECORDED(total, ct_sum(ct_abs(g)));
+    return total && ct_item(total) == 0;
+}
+
 /* Record a node of `type` over input A giving outputs out (n_out), saving
  * the tensors in save (n_save; is_out marks those that are outputs) and
  * iargs[0] = arg. */
@@ -199,7 +208,7 @@ static void ct__la_record_qr(ct_tensor *Q, ct_tensor *R, const ct_tensor *A, ct_
 /* ---------------------------------------------------------------- SVD */
 
 /* PyTorch's svd_backward for distinct singular values: U (m, k), S (k),
- * Vh (k, n); only_s: S alone was asked for (svdvals). */
+ * Vh (k, n); only_s: no gradient reached U or Vh (svdvals). */
 static ct_tensor *ct__svd_backward(const ct_tensor *gU, const ct_tensor *gS, const ct_tensor *gVh, const ct_tensor *U,
                                    const ct_tensor *S, const ct_tensor *Vh, bool only_s)
 {
@@ -228,41 +237,43 @@ static ct_tensor *ct__svd_backward(const ct_tensor *gU, const ct_tensor *gS, con
     return ct__la_matmul(U, ct__la_matmul(gA, Vh));
 }
 
-CT__BACKWARD(linalg_svd) /* iargs[0]: 1 full_matrices (U, Vh narrowed to k), 2 S alone */
+/* iargs[0]: full_matrices (U, Vh narrowed to k). svdvals records U and Vh
+ * as outputs the caller never sees, so that a double backward reaches them. */
+CT__BACKWARD(linalg_svd)
 {
-    ct_tensor *U = CT__S(0), *S = CT__S(1), *Vh = CT__S(2);
+    ct_tensor *U = CT__S(0), *S = CT__S(1), *Vh = CT__S(2), *gU = go[0], *gVh = go[2];
     if (!U || !S || !Vh) return ct_last_error_code();
-    bool only_s = n->iargs[0] == 2;
-    ct_tensor *gU = only_s ? NULL : go[0], *gS = only_s ? go[0] : go[1], *gVh = only_s ? NULL : go[2];
-    if (n->iargs[0] == 1) {
+    if (n->iargs[0]) {
         int64_t k = S->sizes[S->ndim - 1];
         U = ct_narrow(U, -1, 0, k);
         Vh = ct_narrow(Vh, -2, 0, k);
         gU = ct_narrow(gU, -1, 0, k);
         gVh = ct_narrow(gVh, -2, 0, k);
     }
-    CT__GRAD(0, ct__svd_backward(gU, gS, gVh, U, S, Vh, only_s));
+    bool only_s = ct__la_is_zero(gU) && ct__la_is_zero(gVh);
+    CT__GRAD(0, ct__svd_backward(gU, go[1], gVh, U, S, Vh, only_s));
     return CT_OK;
 }
 static const ct__node_type ct__nt_linalg_svd = {"LinalgSvdBackward0", ct__bw_linalg_svd};
 
-static void ct__la_record_svd(ct_tensor *U, ct_tensor *S, ct_tensor *Vh, const ct_tensor *A, bool full, bool want_uv)
+static void ct__la_record_svd(ct_tensor *U, ct_tensor *S, ct_tensor *Vh, const ct_tensor *A, bool full)
 {
     if (!U || !Vh) return; /* computed only when A requires grad */
     ct_tensor *out[3] = {U, S, Vh};
     const ct_tensor *save[3] = {U, S, Vh};
-    bool is_out[3] = {want_uv, true, want_uv};
-    if (want_uv) ct__la_record(&ct__nt_linalg_svd, &A, 1, out, 3, save, is_out, 3, full);
-    else ct__la_record(&ct__nt_linalg_svd, &A, 1, &S, 1, save, is_out, 3, 2);
+    bool is_out[3] = {true, true, true};
+    ct__la_record(&ct__nt_linalg_svd, &A, 1, out, 3, save, is_out, 3, full);
 }
 
 /* ---------------------------------------------------------------- eigh */
 
-CT__BACKWARD(linalg_eigh) /* V (skew(V^T gV) / 2E + diag(gL)) V^T; iargs[0]: eigenvalues alone */
+/* V (skew(V^T gV) / 2E + diag(gL)) V^T. eigvalsh records V as an output
+ * the caller never sees, so that a double backward reaches it. */
+CT__BACKWARD(linalg_eigh)
 {
     ct_tensor *L = CT__S(0), *V = CT__S(1), *gL = go[0];
     ct_tensor *inner = ct__diag_embed(gL);
-    if (!n->iargs[0]) {
+    if (!ct__la_is_zero(go[1])) {
         ct_tensor *VtgV = ct__la_matmul(ct__mT(V), go[1]);
         VtgV = ct_mul_scalar(ct_sub(VtgV, ct__mT(VtgV)), ct_float(0.5));
         inner = ct_add(inner, ct_div(VtgV, ct__la_gaps(L)));
@@ -272,13 +283,13 @@ CT__BACKWARD(linalg_eigh) /* V (skew(V^T gV) / 2E + diag(gL)) V^T; iargs[0]: eig
 }
 static const ct__node_type ct__nt_linalg_eigh = {"LinalgEighBackward0", ct__bw_linalg_eigh};
 
-static void ct__la_record_eigh(ct_tensor *L, ct_tensor *Q, const ct_tensor *A, bool want_vectors)
+static void ct__la_record_eigh(ct_tensor *L, ct_tensor *Q, const ct_tensor *A)
 {
     if (!Q) return; /* computed only when A requires grad */
     ct_tensor *out[2] = {L, Q};
     const ct_tensor *save[2] = {L, Q};
-    bool is_out[2] = {true, want_vectors};
-    ct__la_record(&ct__nt_linalg_eigh, &A, 1, out, want_vectors ? 2 : 1, save, is_out, 2, !want_vectors);
+    bool is_out[2] = {true, true};
+    ct__la_record(&ct__nt_linalg_eigh, &A, 1, out, 2, save, is_out, 2, 0);
 }
 
 /* ---------------------------------------------------------------- pinv, trace, matrix_exp */
