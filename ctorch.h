@@ -1462,6 +1462,63 @@ CTORCH_API ct_tensor *ct_searchsorted(const ct_tensor *sorted_sequence, const ct
 CTORCH_API ct_tensor *ct_searchsorted_scalar(const ct_tensor *sorted_sequence, ct_scalar value,
                                              ct_searchsorted_opts opts);
 
+/* ==================== linalg/linalg.h ==================== */
+// >>linalg/linalg.h
+/* Public linear algebra API: matrix products.
+ *
+ * The products take float32 and float64 tensors with a derivative, and also
+ * bfloat16 and the integer dtypes (no derivative), as PyTorch's CPU kernels
+ * do; float16 and bool are refused with PyTorch's error. Operands of one
+ * product must share a dtype (no promotion, as in PyTorch), except the added
+ * tensor of addmv and baddbmm, which is cast. Inputs may be non-contiguous,
+ * broadcast (zero strides) or empty; results are new contiguous tensors.
+ * Integer products wrap as PyTorch's do; a float beta or alpha given with
+ * integer tensors is truncated to an integer first, as PyTorch converts it.
+ *
+ *     ct_tensor *y = ct_matmul(x, w);                              // x @ w
+ *     ct_tensor *z = ct_addmm(b, x, w, ct_addmm_opts_init());      // b + x @ w
+ *
+ * All functions are safe to call from several threads on different tensors. */
+
+/* torch.mm(input, mat2): the (n x m) @ (m x p) matrix product. */
+CTORCH_API ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2);
+/* torch.bmm(input, mat2): the batched product of (b x n x m) and (b x m x p). */
+CTORCH_API ct_tensor *ct_bmm(const ct_tensor *input, const ct_tensor *mat2);
+/* torch.mv(input, vec): the (n x m) matrix times the m-vector. */
+CTORCH_API ct_tensor *ct_mv(const ct_tensor *input, const ct_tensor *vec);
+/* torch.dot(input, tensor): the 0-d inner product of two 1-D tensors. */
+CTORCH_API ct_tensor *ct_dot(const ct_tensor *input, const ct_tensor *tensor);
+/* torch.vdot(input, other): dot with the first argument conjugated (the same
+ * as dot for real tensors; its node is VdotBackward0). */
+CTORCH_API ct_tensor *ct_vdot(const ct_tensor *input, const ct_tensor *other);
+/* torch.outer(input, vec2) (also torch.ger): the outer product of two 1-D
+ * tensors, input[:, None] * vec2, with type promotion as mul has it. */
+CTORCH_API ct_tensor *ct_outer(const ct_tensor *input, const ct_tensor *vec2);
+
+/* torch.matmul(input, other), the @ operator: dot for two vectors, mv and
+ * mm for a matrix, and for more dims a batched product whose batch dims
+ * broadcast (a 1-D argument gets a dim of size 1 prepended or appended, and
+ * removed from the result). It is made of mm, mv, dot and bmm exactly as
+ * PyTorch's matmul is, so the recorded graph has PyTorch's nodes. */
+CTORCH_API ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other);
+
+/* The scale factors of addmm, addmv and baddbmm: beta * input + alpha * product.
+ * Start from ct_addmm_opts_init() (beta 1, alpha 1). With beta 0 the input is
+ * not read (its NaNs do not reach the result), as in PyTorch. */
+typedef struct ct_addmm_opts {
+    double beta, alpha;
+} ct_addmm_opts;
+CTORCH_API ct_addmm_opts ct_addmm_opts_init(void);
+
+/* torch.addmm(input, mat1, mat2, beta=, alpha=): beta * input + alpha * (mat1 @ mat2),
+ * input broadcast to the product's shape. All three share a dtype. */
+CTORCH_API ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tensor *mat2, ct_addmm_opts opts);
+/* torch.addmv(input, mat, vec, beta=, alpha=): beta * input + alpha * (mat @ vec). */
+CTORCH_API ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tensor *vec, ct_addmm_opts opts);
+/* torch.baddbmm(input, batch1, batch2, beta=, alpha=): beta * input + alpha * bmm(batch1, batch2). */
+CTORCH_API ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_tensor *batch2,
+                                 ct_addmm_opts opts);
+
 /* ==================== linalg/decomp.h ==================== */
 // >>linalg/decomp.h
 /* Public linear algebra API: decompositions, solvers and matrix functions
@@ -2329,9 +2386,16 @@ struct ct_tensor {
     ct__storage *storage;
     bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
     bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
-    bool is_view;        /* made by a view op (Tensor._is_view()): detach_ refuses it */
+    uint8_t view_made;   /* a view's ct__view_made: whether its history may be rewritten */
+    uint32_t view_version; /* a view: its storage's version when its grad_fn was last set */
+    struct ct_tensor *base; /* a view's base (Tensor._base), never itself a view; strong. NULL: not a view */
     struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
 };
+
+/* How a view was made (PyTorch's CreationMeta): an in-place op on a view
+ * rewrites its base's history, which PyTorch refuses for a view made in
+ * no_grad mode or one of several views one op returned. */
+typedef enum ct__view_made { CT__VIEW_MADE_DEFAULT, CT__VIEW_MADE_NO_GRAD, CT__VIEW_MADE_MULTI_OUTPUT } ct__view_made;
 
 /* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
 typedef struct ct__backend {
@@ -2532,14 +2596,25 @@ static ct_tensor *ct__saved_get(ct__node *n, int i);
 static bool ct__needs_grad(const ct__node *n, int i);
 /* Free t's autograd state (from ct_release). */
 static void ct__ag_meta_free(ct_tensor *t);
-/* Whether an in-place op may write t: not a leaf that requires grad (grad
- * mode on). The op bumps t's storage version after it writes. */
-static ct_result ct__check_inplace_grad(const ct_tensor *t);
+/* Whether an in-place op may write t, its other inputs being in (n_in; t may
+ * be among them): PyTorch's check_inplace. When the write would be recorded
+ * it refuses a leaf that requires grad, a view of one, and a view whose
+ * history may not be rewritten. The op bumps t's storage version after it writes. */
+static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in);
+/* A view used after its storage was written elsewhere takes its base's new history. */
+static void ct__view_refresh(ct_tensor *v);
+/* Output v of node fn was written in place (it is fn's input `self`) and is
+ * a view: its base's history becomes CopySlices around fn, and v's a view of
+ * that (formulas_view.c). */
+static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self);
 /* The pointwise ops' formulas (formulas.c): record op's node, and the copy of
  * self an in-place form must keep before it writes (or NULL). */
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
+/* Record out = other - self (torch.rsub): RsubBackward0 over (self, other),
+ * or RsubBackward1 over self when other is a number (NULL). */
+static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
 static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */
@@ -3247,6 +3322,7 @@ void ct_release(ct_tensor *t)
     if (!t || CT__ATOMIC_DEC(&t->refcount) != 0) return;
     ct__ag_meta_free(t);
     ct__storage_release(t->storage);
+    ct_release(t->base);
     CT_FREE(t);
 }
 
@@ -3631,7 +3707,7 @@ ct_result ct_copy_(ct_tensor *t, const ct_tensor *src)
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(src, "src", 2);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &src, 1);
     if (r != CT_OK || t == src) return r;
     if ((r = ct__check_broadcast_to(t, src)) == CT_OK) r = ct__check_write(t, src);
     if (r != CT_OK) return r;
@@ -3645,7 +3721,7 @@ ct_result ct_copy_(ct_tensor *t, const ct_tensor *src)
 static ct_result ct__fill_(ct_tensor *t, ct_scalar value, ct__copy_grad kind)
 {
     uint64_t elem = 0;
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, NULL, 0);
     if (r == CT_OK) r = ct__scalar_to_elem(value, t->dtype, &elem);
     if (r != CT_OK) return r;
     if (ct_numel(t)) ct__backend_for(t->storage->device.type)->fill(t, &elem);
@@ -3905,10 +3981,23 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
     return view_d == -1;
 }
 
+/* v becomes a view of t: it keeps t's base (t itself when t is no view) and
+ * how it was made; a view of a view keeps the stricter of the two. */
+static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
+{
+    ct__view_made made = !ct__grad_mode() ? CT__VIEW_MADE_NO_GRAD
+                         : one_of_many    ? CT__VIEW_MADE_MULTI_OUTPUT
+                                          : CT__VIEW_MADE_DEFAULT;
+    if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
+    v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
+    v->view_made = (uint8_t)made;
+    v->view_version = t->storage->version;
+}
+
 /* v, a new view of t, recorded for autograd as `name` (returns v). */
 static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
 {
-    if (v) v->is_view = true;
+    if (v) ct__mark_view(v, t, false);
     ct__record_view(name, kind, v, t, p);
     return v;
 }
@@ -3948,7 +4037,10 @@ ct_tensor *ct_reshape(const ct_tensor *t, ct_shape shape)
                             CT__VIEW_RESHAPE, t, NULL);
     ct_scope s = ct_scope_begin();
     ct_tensor *c = ct_contiguous(t), *r = c ? ct__view_named(c, ct_shape_make(shape.ndim, sizes), "UnsafeViewBackward0") : NULL;
-    if (r && r != c) r->is_view = false; /* a view of reshape's own copy is no view of t */
+    if (r && r != c) { /* a view of reshape's own copy is no view of t */
+        ct_release(r->base);
+        r->base = NULL;
+    }
     ct_keep(r);
     ct_scope_end(s);
     return r;
@@ -5457,6 +5549,7 @@ ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, 
     if (r == CT_OK && ct__grad_mode() && t->requires_grad && ct_is_leaf(t))
         r = ct__fail(CT_ERR_RUNTIME, "a %sleaf Variable that requires grad is being used in an in-place operation.",
                      ct__ix_makes_view(items, n) ? "view of a " : "");
+    if (r == CT_OK) r = ct__check_inplace_grad(t, &value, 1);
     ct_grad_mode mode = ct_set_grad_enabled(false); /* the write is recorded once, below */
     ct_tensor *view = r == CT_OK ? ct__ix_apply_basic(t, items, n, &adv) : NULL;
     ct_tensor *v = view ? ct__ix_strip_leading_ones(value) : NULL;
@@ -7072,7 +7165,9 @@ static void ct__ag_meta_free(ct_tensor *t)
 
 static bool ct__requires_grad(const ct_tensor *t)
 {
-    return t && (t->requires_grad || (t->ag && ct__meta(t)->grad_fn));
+    if (!t) return false;
+    if (t->base) ct__view_refresh((ct_tensor *)t);
+    return t->requires_grad || (t->ag && ct__meta(t)->grad_fn);
 }
 
 /* The AccumulateGrad node of a leaf that requires grad (made on first use).
@@ -7123,9 +7218,18 @@ static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
     ct__node_release(m->grad_fn);
     m->grad_fn = n;
     m->output_nr = k;
+    t->view_version = t->storage->version;
     n->out[k].ndim = t->ndim;
     memcpy(n->out[k].sizes, t->sizes, sizeof n->out[k].sizes);
     n->out[k].dtype = t->dtype;
+}
+
+/* Which of inputs is t (an output written in place), or -1. */
+static int ct__input_index(const ct_tensor *t, const ct_tensor *const *inputs, int n_in)
+{
+    for (int i = 0; i < n_in; i++)
+        if (inputs[i] == t) return i;
+    return -1;
 }
 
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
@@ -7141,8 +7245,13 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
         return NULL;
     }
     for (int i = 0; i < n_in; i++) n->next[i] = ct__edge_of(inputs[i]); /* before outputs change (in place) */
-    for (int k = 0; k < n_out; k++)
-        if (outputs[k]) ct__set_grad_fn(outputs[k], n, k);
+    for (int k = 0; k < n_out; k++) {
+        int self = ct__input_index(outputs[k], inputs, n_in);
+        if (outputs[k] && outputs[k]->base && self >= 0)
+            ct__rebase_history(outputs[k], n, self); /* written in place through a view */
+        else if (outputs[k])
+            ct__set_grad_fn(outputs[k], n, k);
+    }
     if (ct__anomaly) n->anomaly_op = type->name;
     ct__node_release(n); /* the outputs hold it now */
     return n;
@@ -7172,6 +7281,7 @@ static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
         *v = *t;
         v->refcount = 1;
         v->ag = NULL;
+        v->base = NULL;
         v->requires_grad = false;
         CT__ATOMIC_INC(&v->storage->refcount);
     } else { /* an input itself, so double backward reaches its graph */
@@ -7222,11 +7332,54 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
 
 static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
 
-static ct_result ct__check_inplace_grad(const ct_tensor *t)
+/* A view whose base's history cannot be rewritten (PyTorch's
+ * handle_view_on_rebase): indirect when the write went through its base or
+ * another view of it. */
+static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
 {
-    if (ct__grad_mode() && t->requires_grad && !(t->ag && ct__meta(t)->grad_fn))
+    static const char *const why[] = {
+        "",
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+        "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+        "tracked) or both outside (if you want the inplace to be tracked).",
+        " This view is the output of a function that returns multiple views. Such functions do not allow the output "
+        "views to be modified inplace. You should replace the inplace operation by an out-of-place one."};
+    const char *what = indirect ? "its base or another view of its base has been" : "is being";
+    ct__node *fn = v->ag ? ct__meta(v)->grad_fn : NULL;
+    if (v->view_made == CT__VIEW_MADE_DEFAULT) return CT_OK;
+    if (fn)
+        return ct__fail(CT_ERR_RUNTIME, "Output %d of %s is a view and %s modified inplace.%s", ct__meta(v)->output_nr,
+                        ct_node_name(fn), what, why[v->view_made]);
+    return ct__fail(CT_ERR_RUNTIME, "A view was created in no_grad mode and %s modified inplace with grad mode enabled.%s",
+                    what, why[v->view_made]);
+}
+
+static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in)
+{
+    bool recorded = ct__requires_grad(t);
+    for (int i = 0; i < n_in; i++) recorded = recorded || ct__requires_grad(in[i]);
+    if (!ct__grad_mode() || !recorded) return CT_OK;
+    if (t->base) {
+        if (ct__check_view_rebase(t, false) != CT_OK) return ct_last_error_code();
+        if (t->base->requires_grad && ct_is_leaf(t->base))
+            return ct__fail(CT_ERR_RUNTIME, "a view of a leaf Variable that requires grad is being used in an in-place "
+                                            "operation.");
+    }
+    if (t->requires_grad && ct_is_leaf(t))
         return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
     return CT_OK;
+}
+
+/* A view used after its storage was written (through its base or another
+ * view) gets a new history from its base's current one: AsStridedBackward0
+ * (PyTorch regenerates a view's grad_fn the same way). Only a view that may
+ * have its history rewritten; the others keep theirs. */
+static void ct__view_refresh(ct_tensor *v)
+{
+    const ct_tensor *b = v->base;
+    if (v->view_version == v->storage->version || v->view_made != CT__VIEW_MADE_DEFAULT) return;
+    if (!(b->requires_grad || (b->ag && ct__meta(b)->grad_fn)) || !ct__grad_mode()) return;
+    ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, b, NULL);
 }
 
 /* ---------------------------------------------------------------- public */
@@ -7253,8 +7406,8 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
     return CT_OK;
 }
 
-bool ct_is_leaf(const ct_tensor *t) { return t && !(t->ag && ct__meta(t)->grad_fn); }
-ct_node *ct_grad_fn(const ct_tensor *t) { return t && t->ag ? ct__meta(t)->grad_fn : NULL; }
+bool ct_is_leaf(const ct_tensor *t) { return t && !ct_grad_fn(t); }
+ct_node *ct_grad_fn(const ct_tensor *t) { return ct__requires_grad(t) && t->ag ? ct__meta(t)->grad_fn : NULL; }
 const char *ct_node_name(const ct_node *n) { return n ? (n->name ? n->name : n->type->name) : NULL; }
 int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
 
@@ -7286,7 +7439,7 @@ bool ct_retains_grad(const ct_tensor *t) { return t && t->ag && ct__meta(t)->ret
 ct_result ct_detach_(ct_tensor *t)
 {
     CT__ARG_R(t, "self", 1);
-    if (t->is_view)
+    if (t->base)
         return ct__fail(CT_ERR_RUNTIME,
                         "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
                         "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, "
@@ -7406,6 +7559,11 @@ typedef struct ct__run {
 } ct__run;
 
 static uint64_t ct__run_ids;
+
+/* Whether the backward running on this thread gives every leaf its gradient
+ * (a plain backward): a checkpoint can rerun its forward only then
+ * (torch.autograd._is_checkpoint_valid). */
+static CT__TLS bool ct__checkpoint_valid = true;
 
 /* ---------------------------------------------------------------- the ready queue */
 
@@ -7723,6 +7881,8 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
         }
     }
     ct_grad_mode mode = ct_set_grad_enabled(r->create_graph);
+    bool checkpoint_valid = ct__checkpoint_valid;
+    ct__checkpoint_valid = r->accumulate && !r->filtered;
     ct_scope s = ct_scope_begin();
     if (res == CT_OK) res = ct__discover(r, root_nodes, n_edges);
     if (res == CT_OK) res = ct__mark_needed(r);
@@ -7754,6 +7914,7 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
         }
     }
     ct_scope_end(s);
+    ct__checkpoint_valid = checkpoint_valid;
     ct_grad_mode_restore(mode);
     ct__run_cleanup(r);
     for (int i = 0; i < n_edges; i++) ct__node_release(edges[i].fn);
@@ -7993,6 +8154,20 @@ CT__BACKWARD(sub)
     CT__GRAD(0, go[0]);
     CT__GRAD(1, ct_neg(ct__times_alpha(go[0], n)));
     return CT_OK;
+}
+
+CT__BACKWARD(rsub) /* other - self */
+{
+    CT__GRAD(0, ct_neg(go[0]));
+    if (n->n_next > 1) CT__GRAD(1, go[0]);
+    return CT_OK;
+}
+
+static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other)
+{
+    static const ct__node_type tensor_form = {"RsubBackward0", ct__bw_rsub}, number_form = {"RsubBackward1", ct__bw_rsub};
+    const ct_tensor *in[2] = {self, other};
+    ct__record(other ? &tensor_form : &number_form, in, other ? 2 : 1, &out, 1);
 }
 
 CT__BACKWARD(mul)
@@ -8826,6 +9001,94 @@ static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, 
     if (kind == CT__VIEW_TRANSPOSE) n->iargs[2] = p[1];
 }
 
+/* ---------------------------------------------------------------- in-place writes through views */
+
+/* The flat position in base of each element of its view v, as an int64
+ * tensor of v's shape (base may itself be strided). */
+static ct_tensor *ct__view_positions(const ct_tensor *base, const ct_tensor *v)
+{
+    ct__geom gb, gv;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    ct__geom_of(base, &gb);
+    ct__geom_of(v, &gv);
+    ct__geom_span(&gb, &lo, &hi);
+    ct__geom_span(&gv, &lo, &hi);
+    int64_t span = hi > lo ? hi - lo : 0;
+    ct_tensor *r;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *where = ct_arange(ct_int(0), ct_int(span), ct_int(1), CT_I64);
+    ct_tensor *base_at = ct_reshape(ct__positions(where, &gb, lo), CT_SHAPE(-1));
+    ct_tensor *numbering = ct_arange(ct_int(0), ct_int(ct_numel(base)), ct_int(1), CT_I64);
+    ct_tensor *inverse = ct_index_copy(ct_zeros(CT_SHAPE(span), CT_I64), 0, base_at, numbering);
+    ct_tensor *view_at = ct_reshape(ct__positions(where, &gv, lo), CT_SHAPE(-1));
+    CT__UNRECORDED(r, ct_keep(ct_reshape(ct_index_select(inverse, 0, view_at), ct_shape_of(v))));
+    ct_scope_end(s);
+    return r;
+}
+
+/* CopySlices: the gradient of a base written in place through its view. The
+ * written op's node (extra) takes the gradient at the view's positions; what
+ * it gives for the view's old values goes back in those positions, the rest
+ * of the base's gradient passes through, and its other inputs get theirs.
+ * iargs[0]: which of the op's inputs was the view. Saved: the positions. */
+CT__BACKWARD(copy_slices)
+{
+    ct__node *fn = (ct__node *)n->extra;
+    int self = (int)n->iargs[0];
+    ct_tensor *at = CT__S(0);
+    if (!at) return ct_last_error_code();
+    ct_tensor *flat_at = ct_reshape(at, CT_SHAPE(-1)), *flat = ct_reshape(go[0], CT_SHAPE(-1));
+    ct_tensor **fn_go = (ct_tensor **)CT_MALLOC((size_t)(fn->n_out + fn->n_next) * sizeof(ct_tensor *));
+    if (!fn_go) return CT__OOM();
+    ct_tensor **fn_gi = fn_go + fn->n_out;
+    memset(fn_gi, 0, (size_t)fn->n_next * sizeof *fn_gi);
+    for (int k = 0; k < fn->n_out; k++) /* only the view's slot was written; others get zeros */
+        fn_go[k] = k == 0 ? ct_reshape(ct_index_select(flat, 0, flat_at), ct_shape_of(at))
+                          : ct_zeros(ct_shape_make(fn->out[k].ndim, fn->out[k].sizes), fn->out[k].dtype);
+    ct_result r = fn->type->backward(fn, fn_go, fn_gi);
+    if (r == CT_OK && ct__needs_grad(n, 0)) {
+        ct_tensor *written = fn_gi[self] ? ct_reshape(fn_gi[self], CT_SHAPE(-1)) : ct_zeros_like(flat_at, go[0]->dtype);
+        gi[0] = ct_reshape(ct_index_copy(flat, 0, flat_at, written), ct_shape_of(go[0]));
+        if (!gi[0]) r = ct_last_error_code();
+    }
+    for (int i = 0, k = 1; i < fn->n_next; i++)
+        if (i != self) gi[k++] = fn_gi[i];
+    CT_FREE(fn_go);
+    return r;
+}
+
+static void ct__release_wrapped_node(ct__node *n)
+{
+    ct__node_release((ct__node *)n->extra);
+    n->extra = NULL; /* a node, not a block to free */
+}
+
+static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
+{
+    static const ct__node_type copy_slices = {"torch::autograd::CopySlices", ct__bw_copy_slices};
+    ct_tensor *base = v->base, *at = ct__view_positions(base, v);
+    ct__node *cs = at ? ct__node_new(&copy_slices, fn->n_next, 1) : NULL;
+    if (!cs) {
+        if (at) CT__OOM();
+        return;
+    }
+    cs->next[0] = ct__edge_of(base);
+    for (int i = 0, k = 1; i < fn->n_next; i++) {
+        if (i == self) continue;
+        cs->next[k] = fn->next[i];
+        if (cs->next[k++].fn) CT__ATOMIC_INC(&fn->next[i].fn->refcount);
+    }
+    CT__ATOMIC_INC(&fn->refcount);
+    cs->extra = fn;
+    cs->release_extra = ct__release_wrapped_node;
+    cs->iargs[0] = self;
+    if (ct__anomaly) cs->anomaly_op = fn->anomaly_op;
+    ct__save(cs, at, false);
+    ct__set_grad_fn(base, cs, 0);
+    ct__node_release(cs); /* base holds it now */
+    ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, base, NULL);
+}
+
 /* ==================== autograd/formulas_reduce.c ==================== */
 // >>autograd/formulas_reduce.c
 /* Backward formulas of the reductions, scans and selections (reduce.c and
@@ -9655,6 +9918,103 @@ static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor 
     if (n) n->iargs[0] = k;
 }
 
+/* ==================== autograd/formulas_products.c ==================== */
+// >>autograd/formulas_products.c
+/* Backward formulas of the matrix products (src/linalg/products.c records
+ * them), as derivatives.yaml writes them for real tensors. Each is made of
+ * the products themselves, so it has a double backward. A node saves both
+ * operands and unpacks only the one a needed gradient reads, so an in-place
+ * write to the other is no error, as in PyTorch. */
+
+typedef enum ct__product_grad {
+    CT__PG_MM, CT__PG_BMM, CT__PG_MV, CT__PG_DOT, CT__PG_VDOT, CT__PG_ADDMM, CT__PG_ADDMV, CT__PG_BADDBMM
+} ct__product_grad;
+
+#define CT__BETA (n->args[0])
+#define CT__ALPHA (n->args[1])
+
+/* maybe_multiply(t, s): t * s, or t itself when s is 1. */
+static ct_tensor *ct__times_scalar(ct_tensor *t, double s)
+{
+    return s == 1 || !t ? t : ct_mul_scalar(t, ct_float(s));
+}
+
+static ct_tensor *ct__mT(const ct_tensor *t) { return ct_transpose(t, -2, -1); }
+
+/* (b)mm of inputs a (saved 0) and b (saved 1), at edges first and first + 1:
+ * grad @ b^T and a^T @ grad, scaled by alpha. */
+static ct_result ct__matrix_product_backward(ct__node *n, const ct_tensor *g, ct_tensor **gi, int first, bool batched)
+{
+    ct_tensor *(*times)(const ct_tensor *, const ct_tensor *) = batched ? ct_bmm : ct_mm;
+    CT__GRAD(first, ct__times_scalar(times(g, ct__mT(CT__S(1))), CT__ALPHA));
+    CT__GRAD(first + 1, ct__times_scalar(times(ct__mT(CT__S(0)), g), CT__ALPHA));
+    return CT_OK;
+}
+
+/* mv of mat (saved 0) and vec (saved 1): grad outer vec and mat^T @ grad. */
+static ct_result ct__matrix_vector_backward(ct__node *n, const ct_tensor *g, ct_tensor **gi, int first)
+{
+    CT__GRAD(first, ct__times_scalar(ct_outer(g, CT__S(1)), CT__ALPHA));
+    CT__GRAD(first + 1, ct__times_scalar(ct_mv(ct_t(CT__S(0)), g), CT__ALPHA));
+    return CT_OK;
+}
+
+CT__BACKWARD(mm) { return ct__matrix_product_backward(n, go[0], gi, 0, false); }
+CT__BACKWARD(bmm) { return ct__matrix_product_backward(n, go[0], gi, 0, true); }
+CT__BACKWARD(mv) { return ct__matrix_vector_backward(n, go[0], gi, 0); }
+
+CT__BACKWARD(dot) /* the 0-d grad times the other vector */
+{
+    CT__GRAD(0, ct_mul(go[0], CT__S(1)));
+    CT__GRAD(1, ct_mul(go[0], CT__S(0)));
+    return CT_OK;
+}
+
+/* The added input's gradient is grad * beta (the engine sums it to a broadcast input's shape). */
+CT__BACKWARD(addmm)
+{
+    CT__GRAD(0, ct__times_scalar(go[0], CT__BETA));
+    return ct__matrix_product_backward(n, go[0], gi, 1, false);
+}
+
+CT__BACKWARD(addmv)
+{
+    CT__GRAD(0, ct__times_scalar(go[0], CT__BETA));
+    return ct__matrix_vector_backward(n, go[0], gi, 1);
+}
+
+CT__BACKWARD(baddbmm)
+{
+    CT__GRAD(0, ct__times_scalar(go[0], CT__BETA));
+    return ct__matrix_product_backward(n, go[0], gi, 1, true);
+}
+
+#undef CT__BETA
+#undef CT__ALPHA
+
+/* indexed by ct__product_grad */
+static const ct__node_type ct__product_types[] = {
+    {"MmBackward0", ct__bw_mm},       {"BmmBackward0", ct__bw_bmm},         {"MvBackward0", ct__bw_mv},
+    {"DotBackward0", ct__bw_dot},     {"VdotBackward0", ct__bw_dot},        {"AddmmBackward0", ct__bw_addmm},
+    {"AddmvBackward0", ct__bw_addmv}, {"BaddbmmBackward0", ct__bw_baddbmm},
+};
+
+/* Record product `kind` of a and b (plus the added input, for the add forms:
+ * NULL otherwise) giving out. */
+static void ct__record_product(ct__product_grad kind, ct_tensor *out, const ct_tensor *added, const ct_tensor *a,
+                               const ct_tensor *b, ct_addmm_opts opts)
+{
+    const ct_tensor *in[3] = {added, a, b};
+    if (!out) return;
+    ct__node *n = added ? ct__record(&ct__product_types[kind], in, 3, &out, 1)
+                        : ct__record(&ct__product_types[kind], in + 1, 2, &out, 1);
+    if (!n) return;
+    n->args[0] = opts.beta;
+    n->args[1] = opts.alpha;
+    ct__save(n, a, false);
+    ct__save(n, b, false);
+}
+
 /* ==================== autograd/function.c ==================== */
 // >>autograd/function.c
 /* Custom functions (torch.autograd.Function): user forward and backward
@@ -9966,7 +10326,7 @@ static ct_result ct__checkpoint_backward(ct_function_ctx *ctx, ct_tensor *const 
 {
     const ct__checkpoint *c = (const ct__checkpoint *)ct_ctx_data(ctx);
     int n = ctx->n_inputs;
-    if (ct_is_grad_enabled())
+    if (!ct__checkpoint_valid)
         return ct__fail(CT_ERR_RUNTIME, "Checkpointing is not compatible with .grad() or when an `inputs` parameter is "
                                         "passed to .backward(). Please use .backward() and do not pass its `inputs` "
                                         "argument.");
@@ -10332,2011 +10692,6 @@ ct_result ct_gradgradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, 
     return r;
 }
 
-/* ==================== linalg/lapack.c ==================== */
-// >>linalg/lapack.c
-/* Dense linear algebra kernels on one matrix: LU, Cholesky, Householder QR,
- * symmetric eigen (cyclic Jacobi), SVD (one-sided Jacobi), general eigen
- * (Hessenberg reduction, Francis double-shift QR, inverse iteration) and the
- * matrix exponential. Everything works in double on row-major (rows, cols)
- * arrays with explicit sizes; decomp.c converts float32 inputs to double and
- * back, so float results are as accurate as they can be stored.
- *
- * LU and QR make the same choices as LAPACK's getrf (the first largest pivot)
- * and geqrf (beta = -sign(alpha) * norm), so pivots, the signs of Q and R and
- * the index of a zero pivot agree with PyTorch. The Jacobi and QR iterations
- * reach the same eigen and singular values; their vectors may differ from
- * LAPACK's by a sign (a phase for complex ones). */
-
-#define CT__LA_EPS 2.220446049250313e-16
-
-/* ---------------------------------------------------------------- products */
-
-/* c (m, n) = a (m, k) @ b (k, n), all row-major and dense. */
-static void ct__la_mm(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n)
-{
-    for (int64_t i = 0; i < m * n; i++) c[i] = 0;
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t p = 0; p < k; p++) {
-            double av = a[i * k + p];
-            if (av == 0) continue;
-            for (int64_t j = 0; j < n; j++) c[i * n + j] += av * b[p * n + j];
-        }
-}
-
-/* a (n, n) = I. */
-static void ct__la_eye(double *a, int64_t n)
-{
-    for (int64_t i = 0; i < n * n; i++) a[i] = 0;
-    for (int64_t i = 0; i < n; i++) a[i * n + i] = 1;
-}
-
-/* ---------------------------------------------------------------- LU */
-
-/* LU with partial pivoting (LAPACK getrf): a (n, n) becomes L (unit, below
- * the diagonal) and U; row i was swapped with row piv[i] >= i. Returns 0, or
- * the 1-based index of the first exactly zero pivot (the factorization goes
- * on past it, as LAPACK's does). */
-static int64_t ct__lu(double *a, int64_t n, int64_t *piv)
-{
-    int64_t info = 0;
-    for (int64_t k = 0; k < n; k++) {
-        int64_t p = k;
-        for (int64_t i = k + 1; i < n; i++)
-            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
-        piv[k] = p;
-        if (p != k)
-            for (int64_t j = 0; j < n; j++) {
-                double t = a[k * n + j];
-                a[k * n + j] = a[p * n + j];
-                a[p * n + j] = t;
-            }
-        double d = a[k * n + k];
-        if (d == 0) {
-            if (!info) info = k + 1;
-            continue;
-        }
-        for (int64_t i = k + 1; i < n; i++) {
-            double l = a[i * n + k] /= d;
-            if (l != 0)
-                for (int64_t j = k + 1; j < n; j++) a[i * n + j] -= l * a[k * n + j];
-        }
-    }
-    return info;
-}
-
-/* b (n, k) = A^-1 b from A's LU (ct__lu) with nonzero pivots. */
-static void ct__lu_solve(const double *lu, const int64_t *piv, int64_t n, double *b, int64_t k)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (piv[i] != i)
-            for (int64_t j = 0; j < k; j++) {
-                double t = b[i * k + j];
-                b[i * k + j] = b[piv[i] * k + j];
-                b[piv[i] * k + j] = t;
-            }
-    for (int64_t i = 0; i < n; i++) /* L y = b */
-        for (int64_t p = 0; p < i; p++) {
-            double l = lu[i * n + p];
-            if (l != 0)
-                for (int64_t j = 0; j < k; j++) b[i * k + j] -= l * b[p * k + j];
-        }
-    for (int64_t i = n - 1; i >= 0; i--) { /* U x = y */
-        for (int64_t p = i + 1; p < n; p++) {
-            double u = lu[i * n + p];
-            if (u != 0)
-                for (int64_t j = 0; j < k; j++) b[i * k + j] -= u * b[p * k + j];
-        }
-        for (int64_t j = 0; j < k; j++) b[i * k + j] /= lu[i * n + i];
-    }
-}
-
-/* The sign of the permutation and of prod(diag(U)) and log|prod(diag(U))|
- * from an LU (n, n): det = sign * exp(logabs). */
-static void ct__lu_slogdet(const double *lu, const int64_t *piv, int64_t n, double *sign, double *logabs)
-{
-    double s = 1, l = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double d = lu[i * n + i];
-        if (piv[i] != i) s = -s;
-        if (d < 0) s = -s;
-        if (d == 0) s = 0;
-        l += log(fabs(d));
-    }
-    *sign = s;
-    *logabs = l;
-}
-
-/* ---------------------------------------------------------------- Cholesky */
-
-/* a (n, n) symmetric positive-definite (its lower triangle read) becomes L,
- * with zeros above the diagonal. Returns 0, or the order of the first leading
- * minor that is not positive-definite (LAPACK potrf's info). */
-static int64_t ct__cholesky(double *a, int64_t n)
-{
-    for (int64_t j = 0; j < n; j++) {
-        double d = a[j * n + j];
-        for (int64_t p = 0; p < j; p++) d -= a[j * n + p] * a[j * n + p];
-        if (!(d > 0)) return j + 1;
-        d = sqrt(d);
-        a[j * n + j] = d;
-        for (int64_t i = j + 1; i < n; i++) {
-            double s = a[i * n + j];
-            for (int64_t p = 0; p < j; p++) s -= a[i * n + p] * a[j * n + p];
-            a[i * n + j] = s / d;
-        }
-        for (int64_t i = 0; i < j; i++) a[i * n + j] = 0;
-    }
-    return 0;
-}
-
-/* ---------------------------------------------------------------- QR */
-
-/* Householder QR (LAPACK geqrf): a (m, n) becomes R on and above the
- * diagonal and the reflectors' vectors below it (their first entry an
- * implicit 1); tau[min(m, n)] their scales. H = I - tau v v^T, with
- * beta = -sign(alpha) * norm as LAPACK's larfg. */
-static void ct__qr(double *a, int64_t m, int64_t n, double *tau)
-{
-    int64_t k = CT__MIN(m, n);
-    for (int64_t j = 0; j < k; j++) {
-        double alpha = a[j * n + j], xnorm = 0;
-        for (int64_t i = j + 1; i < m; i++) xnorm = hypot(xnorm, a[i * n + j]);
-        if (xnorm == 0) {
-            tau[j] = 0;
-            continue;
-        }
-        double beta = -copysign(hypot(alpha, xnorm), alpha);
-        tau[j] = (beta - alpha) / beta;
-        double scale = 1 / (alpha - beta);
-        for (int64_t i = j + 1; i < m; i++) a[i * n + j] *= scale;
-        a[j * n + j] = beta;
-        for (int64_t c = j + 1; c < n; c++) { /* apply H to the columns on the right */
-            double s = a[j * n + c];
-            for (int64_t i = j + 1; i < m; i++) s += a[i * n + j] * a[i * n + c];
-            s *= tau[j];
-            a[j * n + c] -= s;
-            for (int64_t i = j + 1; i < m; i++) a[i * n + c] -= s * a[i * n + j];
-        }
-    }
-}
-
-/* q (m, qc) = the first qc columns of H_0 H_1 ... H_{k-1} (LAPACK orgqr),
- * from ct__qr's a (m, n) and tau; k = min(m, n), qc is k or m. */
-static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, double *q, int64_t qc)
-{
-    int64_t k = CT__MIN(m, n);
-    for (int64_t i = 0; i < m * qc; i++) q[i] = 0;
-    for (int64_t i = 0; i < CT__MIN(m, qc); i++) q[i * qc + i] = 1;
-    for (int64_t j = k - 1; j >= 0; j--) { /* q = H_j q, columns j.. only */
-        for (int64_t c = j; c < qc; c++) {
-            double s = q[j * qc + c];
-            for (int64_t i = j + 1; i < m; i++) s += a[i * n + j] * q[i * qc + c];
-            s *= tau[j];
-            q[j * qc + c] -= s;
-            for (int64_t i = j + 1; i < m; i++) q[i * qc + c] -= s * a[i * n + j];
-        }
-    }
-}
-
-/* ---------------------------------------------------------------- symmetric eigen */
-
-/* Eigenvalues w[n] (ascending) and eigenvectors v (n, n) (columns, unit
- * norm) of the symmetric a (n, n) (both triangles read: fill them first),
- * by cyclic Jacobi rotations; a is destroyed. */
-static void ct__eigh(double *a, int64_t n, double *w, double *v)
-{
-    ct__la_eye(v, n);
-    for (int sweep = 0; sweep < 100; sweep++) {
-        double off = 0, diag = 0;
-        for (int64_t i = 0; i < n; i++)
-            for (int64_t j = 0; j < n; j++)
-                if (i != j) off += a[i * n + j] * a[i * n + j];
-                else diag += a[i * n + j] * a[i * n + j];
-        if (off <= CT__LA_EPS * CT__LA_EPS * 1e-4 * diag || off == 0) break;
-        for (int64_t p = 0; p < n - 1; p++)
-            for (int64_t q = p + 1; q < n; q++) {
-                double apq = a[p * n + q];
-                if (apq == 0) continue;
-                double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
-                double t = copysign(1.0, theta) / (fabs(theta) + sqrt(theta * theta + 1));
-                if (!isfinite(theta)) t = 0.5 / theta; /* tiny apq: t ~ 1/(2 theta) */
-                double c = 1 / sqrt(t * t + 1), s = t * c;
-                for (int64_t k = 0; k < n; k++) { /* columns p, q */
-                    double akp = a[k * n + p], akq = a[k * n + q];
-                    a[k * n + p] = c * akp - s * akq;
-                    a[k * n + q] = s * akp + c * akq;
-                }
-                for (int64_t k = 0; k < n; k++) { /* rows p, q */
-                    double apk = a[p * n + k], aqk = a[q * n + k];
-                    a[p * n + k] = c * apk - s * aqk;
-                    a[q * n + k] = s * apk + c * aqk;
-                }
-                for (int64_t k = 0; k < n; k++) {
-                    double vkp = v[k * n + p], vkq = v[k * n + q];
-                    v[k * n + p] = c * vkp - s * vkq;
-                    v[k * n + q] = s * vkp + c * vkq;
-                }
-            }
-    }
-    for (int64_t i = 0; i < n; i++) w[i] = a[i * n + i];
-    for (int64_t i = 1; i < n; i++) /* insertion sort, ascending, columns along */
-        for (int64_t j = i; j > 0 && w[j - 1] > w[j]; j--) {
-            double t = w[j];
-            w[j] = w[j - 1];
-            w[j - 1] = t;
-            for (int64_t k = 0; k < n; k++) {
-                t = v[k * n + j];
-                v[k * n + j] = v[k * n + j - 1];
-                v[k * n + j - 1] = t;
-            }
-        }
-}
-
-/* ---------------------------------------------------------------- SVD */
-
-/* Columns j.. of u (m, c) made orthonormal to columns 0..j-1 and to each
- * other, where a column is zero it is replaced by the first unit vector that
- * is not in the span so far (Gram-Schmidt, twice for accuracy). */
-static void ct__complete_basis(double *u, int64_t m, int64_t c, int64_t j)
-{
-    int64_t e = 0;
-    for (; j < c; j++) {
-        for (int tries = 0;; tries++) {
-            double nrm0 = 0;
-            for (int64_t i = 0; i < m; i++) nrm0 = hypot(nrm0, u[i * c + j]);
-            for (int pass = 0; pass < 2; pass++)
-                for (int64_t p = 0; p < j; p++) {
-                    double d = 0;
-                    for (int64_t i = 0; i < m; i++) d += u[i * c + p] * u[i * c + j];
-                    for (int64_t i = 0; i < m; i++) u[i * c + j] -= d * u[i * c + p];
-                }
-            double nrm = 0;
-            for (int64_t i = 0; i < m; i++) nrm = hypot(nrm, u[i * c + j]);
-            if (nrm > 1e-8 * (nrm0 > 0 ? nrm0 : 1) && nrm > 0 && (tries || nrm0 > 0)) {
-                for (int64_t i = 0; i < m; i++) u[i * c + j] /= nrm;
-                break;
-            }
-            for (int64_t i = 0; i < m; i++) u[i * c + j] = i == e ? 1 : 0;
-            e++;
-        }
-    }
-}
-
-/* Thin SVD of a (m, n), m >= n, by one-sided Jacobi: s[n] descending,
- * u (m, uc) with uc >= n columns (the first n: a v / s; the rest complete an
- * orthonormal basis), v (n, n). a is destroyed. */
-static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *v)
-{
-    ct__la_eye(v, n);
-    for (int sweep = 0; sweep < 100; sweep++) {
-        bool rotated = false;
-        for (int64_t p = 0; p < n - 1; p++)
-            for (int64_t q = p + 1; q < n; q++) {
-                double alpha = 0, beta = 0, gamma = 0;
-                for (int64_t i = 0; i < m; i++) {
-                    alpha += a[i * n + p] * a[i * n + p];
-                    beta += a[i * n + q] * a[i * n + q];
-                    gamma += a[i * n + p] * a[i * n + q];
-                }
-                if (gamma == 0 || fabs(gamma) <= 1e-15 * sqrt(alpha * beta)) continue;
-                rotated = true;
-                double zeta = (beta - alpha) / (2 * gamma);
-                double t = copysign(1.0, zeta) / (fabs(zeta) + sqrt(1 + zeta * zeta));
-                double c = 1 / sqrt(1 + t * t), sn = c * t;
-                for (int64_t i = 0; i < m; i++) {
-                    double x = a[i * n + p], y = a[i * n + q];
-                    a[i * n + p] = c * x - sn * y;
-                    a[i * n + q] = sn * x + c * y;
-                }
-                for (int64_t i = 0; i < n; i++) {
-                    double x = v[i * n + p], y = v[i * n + q];
-                    v[i * n + p] = c * x - sn * y;
-                    v[i * n + q] = sn * x + c * y;
-                }
-            }
-        if (!rotated) break;
-    }
-    for (int64_t j = 0; j < n; j++) {
-        double nrm = 0;
-        for (int64_t i = 0; i < m; i++) nrm = hypot(nrm, a[i * n + j]);
-        s[j] = nrm;
-    }
-    for (int64_t i = 1; i < n; i++) /* descending, with the columns of a and v */
-        for (int64_t j = i; j > 0 && s[j - 1] < s[j]; j--) {
-            double t = s[j];
-            s[j] = s[j - 1];
-            s[j - 1] = t;
-            for (int64_t k = 0; k < m; k++) {
-                t = a[k * n + j];
-                a[k * n + j] = a[k * n + j - 1];
-                a[k * n + j - 1] = t;
-            }
-            for (int64_t k = 0; k < n; k++) {
-                t = v[k * n + j];
-                v[k * n + j] = v[k * n + j - 1];
-                v[k * n + j - 1] = t;
-            }
-        }
-    double tiny = (s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
-    int64_t r = 0; /* columns with a reliable direction */
-    while (r < n && s[r] > tiny) r++;
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < uc; j++) u[i * uc + j] = j < r ? a[i * n + j] / s[j] : 0;
-    ct__complete_basis(u, m, uc, r);
-}
-
-/* SVD of a (m, n): s[k] descending (k = min(m, n)), u (m, uc), vt (vr, n)
- * with uc, vr = k (thin) or m, n (full). scratch: m*n + n*n + m*m doubles. */
-static void ct__svd(const double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *vt, int64_t vr,
-                    double *scratch)
-{
-    double *w = scratch;
-    if (m >= n) { /* a = U S V^T */
-        double *v = w + m * n;
-        memcpy(w, a, (size_t)(m * n) * sizeof *w);
-        ct__svd_tall(w, m, n, s, u, uc, v);
-        for (int64_t i = 0; i < n; i++) /* vr == n */
-            for (int64_t j = 0; j < n; j++) vt[i * n + j] = v[j * n + i];
-    } else { /* a^T = V S U^T */
-        double *uu = w + m * n, *vv = uu + m * m;
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n; j++) w[j * m + i] = a[i * n + j];
-        ct__svd_tall(w, n, m, s, vv, vr, uu); /* vv (n, vr), uu (m, m) */
-        for (int64_t i = 0; i < vr; i++)
-            for (int64_t j = 0; j < n; j++) vt[i * n + j] = vv[j * vr + i];
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < uc; j++) u[i * uc + j] = uu[i * m + j];
-    }
-}
-
-/* ---------------------------------------------------------------- general eigen */
-
-/* a (n, n) reduced in place to upper Hessenberg form by Householder
- * similarity transforms (eigenvalues kept). v: n doubles of scratch. */
-static void ct__hessenberg(double *a, int64_t n, double *v)
-{
-    for (int64_t k = 0; k + 2 < n; k++) {
-        double xnorm = 0;
-        for (int64_t i = k + 2; i < n; i++) xnorm = hypot(xnorm, a[i * n + k]);
-        if (xnorm == 0) continue;
-        double alpha = a[(k + 1) * n + k], beta = -copysign(hypot(alpha, xnorm), alpha);
-        double tau = (beta - alpha) / beta, scale = 1 / (alpha - beta);
-        v[k + 1] = 1;
-        for (int64_t i = k + 2; i < n; i++) v[i] = a[i * n + k] * scale;
-        for (int64_t c = 0; c < n; c++) { /* H a */
-            double s = 0;
-            for (int64_t i = k + 1; i < n; i++) s += v[i] * a[i * n + c];
-            s *= tau;
-            for (int64_t i = k + 1; i < n; i++) a[i * n + c] -= s * v[i];
-        }
-        for (int64_t r = 0; r < n; r++) { /* (H a) H */
-            double s = 0;
-            for (int64_t i = k + 1; i < n; i++) s += a[r * n + i] * v[i];
-            s *= tau;
-            for (int64_t i = k + 1; i < n; i++) a[r * n + i] -= s * v[i];
-        }
-        for (int64_t i = k + 2; i < n; i++) a[i * n + k] = 0;
-    }
-}
-
-/* Eigenvalues wr + i wi of the upper Hessenberg h (n, n) (destroyed) by
- * Francis double-shift QR with exceptional shifts (EISPACK hqr). A complex
- * pair comes out with the positive imaginary part first. Returns false when
- * it does not converge in 30 iterations per eigenvalue. */
-static bool ct__hqr(double *h, int64_t n, double *wr, double *wi)
-{
-#define H(i, j) h[((i) - 1) * n + ((j) - 1)] /* 1-based, as EISPACK */
-    double anorm = 0, t = 0;
-    for (int64_t i = 1; i <= n; i++)
-        for (int64_t j = CT__MAX(i - 1, 1); j <= n; j++) anorm += fabs(H(i, j));
-    int64_t nn = n;
-    while (nn >= 1) {
-        int its = 0;
-        int64_t l;
-        do {
-            for (l = nn; l >= 2; l--) {
-                double s = fabs(H(l - 1, l - 1)) + fabs(H(l, l));
-                if (s == 0) s = anorm;
-                if (fabs(H(l, l - 1)) + s == s) {
-                    H(l, l - 1) = 0;
-                    break;
-                }
-            }
-            double x = H(nn, nn);
-            if (l == nn) { /* one root */
-                wr[nn - 1] = x + t;
-                wi[nn - 1] = 0;
-                nn--;
-            } else {
-                double y = H(nn - 1, nn - 1), w = H(nn, nn - 1) * H(nn - 1, nn);
-                if (l == nn - 1) { /* two roots */
-                    double p = 0.5 * (y - x), q = p * p + w, z = sqrt(fabs(q));
-                    x += t;
-                    if (q >= 0) {
-                        z = p + copysign(z, p);
-                        wr[nn - 2] = wr[nn - 1] = x + z;
-                        if (z != 0) wr[nn - 1] = x - w / z;
-                        wi[nn - 2] = wi[nn - 1] = 0;
-                    } else {
-                        wr[nn - 2] = wr[nn - 1] = x + p;
-                        wi[nn - 2] = z;
-                        wi[nn - 1] = -z;
-                    }
-                    nn -= 2;
-                } else {
-                    if (its == 30) return false;
-                    if (its == 10 || its == 20) { /* exceptional shift */
-                        t += x;
-                        for (int64_t i = 1; i <= nn; i++) H(i, i) -= x;
-                        double s = fabs(H(nn, nn - 1)) + fabs(H(nn - 1, nn - 2));
-                        y = x = 0.75 * s;
-                        w = -0.4375 * s * s;
-                    }
-                    ++its;
-                    int64_t m;
-                    double p = 0, q = 0, r = 0, z;
-                    for (m = nn - 2; m >= l; m--) {
-                        z = H(m, m);
-                        r = x - z;
-                        double s = y - z;
-                        p = (r * s - w) / H(m + 1, m) + H(m, m + 1);
-                        q = H(m + 1, m + 1) - z - r - s;
-                        r = H(m + 2, m + 1);
-                        s = fabs(p) + fabs(q) + fabs(r);
-                        p /= s;
-                        q /= s;
-                        r /= s;
-                        if (m == l) break;
-                        double u = fabs(H(m, m - 1)) * (fabs(q) + fabs(r));
-                        double v = fabs(p) * (fabs(H(m - 1, m - 1)) + fabs(z) + fabs(H(m + 1, m + 1)));
-                        if (u + v == v) break;
-                    }
-                    for (int64_t i = m + 2; i <= nn; i++) {
-                        H(i, i - 2) = 0;
-                        if (i != m + 2) H(i, i - 3) = 0;
-                    }
-                    for (int64_t k = m; k <= nn - 1; k++) {
-                        if (k != m) {
-                            p = H(k, k - 1);
-                            q = H(k + 1, k - 1);
-                            r = k != nn - 1 ? H(k + 2, k - 1) : 0;
-                            if ((x = fabs(p) + fabs(q) + fabs(r)) != 0) {
-                                p /= x;
-                                q /= x;
-                                r /= x;
-                            }
-                        }
-                        double s = copysign(sqrt(p * p + q * q + r * r), p);
-                        if (s == 0) continue;
-                        if (k == m) {
-                            if (l != m) H(k, k - 1) = -H(k, k - 1);
-                        } else {
-                            H(k, k - 1) = -s * x;
-                        }
-                        p += s;
-                        x = p / s;
-                        y = q / s;
-                        z = r / s;
-                        q /= p;
-                        r /= p;
-                        for (int64_t j = k; j <= nn; j++) {
-                            p = H(k, j) + q * H(k + 1, j);
-                            if (k != nn - 1) {
-                                p += r * H(k + 2, j);
-                                H(k + 2, j) -= p * z;
-                            }
-                            H(k + 1, j) -= p * y;
-                            H(k, j) -= p * x;
-                        }
-                        int64_t mmin = nn < k + 3 ? nn : k + 3;
-                        for (int64_t i = l; i <= mmin; i++) {
-                            p = x * H(i, k) + y * H(i, k + 1);
-                            if (k != nn - 1) {
-                                p += z * H(i, k + 2);
-                                H(i, k + 2) -= p * r;
-                            }
-                            H(i, k + 1) -= p * q;
-                            H(i, k) -= p;
-                        }
-                    }
-                }
-            }
-        } while (l < nn - 1);
-    }
-    return true;
-#undef H
-}
-
-/* x (n complex, as re/im pairs) = the eigenvector of a (n, n) for the
- * eigenvalue lr + i li, by inverse iteration on (a - lambda I) in complex
- * arithmetic; unit 2-norm, its largest component real and positive.
- * lu: 2 n n doubles of scratch, piv: n. */
-static void ct__eigvec(const double *a, int64_t n, double lr, double li, double *x, double *lu, int64_t *piv)
-{
-    double anorm = 0;
-    for (int64_t i = 0; i < n * n; i++) anorm = CT__MAX(anorm, fabs(a[i]));
-    double shift = (anorm > 0 ? anorm : 1) * 1e-10; /* keeps a - lambda I just invertible */
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < n; j++) {
-            lu[2 * (i * n + j)] = a[i * n + j] - (i == j ? lr + shift : 0);
-            lu[2 * (i * n + j) + 1] = i == j ? -li : 0;
-        }
-#define RE(i, j) lu[2 * ((i) * n + (j))]
-#define IM(i, j) lu[2 * ((i) * n + (j)) + 1]
-    for (int64_t k = 0; k < n; k++) { /* complex LU with partial pivoting */
-        int64_t p = k;
-        for (int64_t i = k + 1; i < n; i++)
-            if (hypot(RE(i, k), IM(i, k)) > hypot(RE(p, k), IM(p, k))) p = i;
-        piv[k] = p;
-        for (int64_t j = 0; j < n && p != k; j++) {
-            double tr = RE(k, j), ti = IM(k, j);
-            RE(k, j) = RE(p, j);
-            IM(k, j) = IM(p, j);
-            RE(p, j) = tr;
-            IM(p, j) = ti;
-        }
-        if (RE(k, k) == 0 && IM(k, k) == 0) RE(k, k) = shift * CT__LA_EPS;
-        double dr = RE(k, k), di = IM(k, k), dd = dr * dr + di * di;
-        for (int64_t i = k + 1; i < n; i++) {
-            double er = RE(i, k), ei = IM(i, k);
-            double lr_ = (er * dr + ei * di) / dd, li_ = (ei * dr - er * di) / dd;
-            RE(i, k) = lr_;
-            IM(i, k) = li_;
-            for (int64_t j = k + 1; j < n; j++) {
-                RE(i, j) -= lr_ * RE(k, j) - li_ * IM(k, j);
-                IM(i, j) -= lr_ * IM(k, j) + li_ * RE(k, j);
-            }
-        }
-    }
-    for (int64_t i = 0; i < n; i++) {
-        x[2 * i] = 1 + 0.01 * (double)i; /* a start with a part along every eigenvector, as a rule */
-        x[2 * i + 1] = 0;
-    }
-    for (int it = 0; it < 3; it++) {
-        for (int64_t i = 0; i < n; i++)
-            if (piv[i] != i) {
-                double tr = x[2 * i], ti = x[2 * i + 1];
-                x[2 * i] = x[2 * piv[i]];
-                x[2 * i + 1] = x[2 * piv[i] + 1];
-                x[2 * piv[i]] = tr;
-                x[2 * piv[i] + 1] = ti;
-            }
-        for (int64_t i = 0; i < n; i++)
-            for (int64_t p = 0; p < i; p++) {
-                x[2 * i] -= RE(i, p) * x[2 * p] - IM(i, p) * x[2 * p + 1];
-                x[2 * i + 1] -= RE(i, p) * x[2 * p + 1] + IM(i, p) * x[2 * p];
-            }
-        for (int64_t i = n - 1; i >= 0; i--) {
-            for (int64_t p = i + 1; p < n; p++) {
-                x[2 * i] -= RE(i, p) * x[2 * p] - IM(i, p) * x[2 * p + 1];
-                x[2 * i + 1] -= RE(i, p) * x[2 * p + 1] + IM(i, p) * x[2 * p];
-            }
-            double dr = RE(i, i), di = IM(i, i), dd = dr * dr + di * di, xr = x[2 * i], xi = x[2 * i + 1];
-            x[2 * i] = (xr * dr + xi * di) / dd;
-            x[2 * i + 1] = (xi * dr - xr * di) / dd;
-        }
-        double nrm = 0, big = -1, br = 1, bi = 0;
-        for (int64_t i = 0; i < n; i++) {
-            double mag = hypot(x[2 * i], x[2 * i + 1]);
-            nrm = hypot(nrm, mag);
-            if (mag > big) {
-                big = mag;
-                br = x[2 * i];
-                bi = x[2 * i + 1];
-            }
-        }
-        /* divide by nrm * (br + i bi) / |b|: unit norm, the largest component real positive */
-        double cr = br / big, ci = bi / big;
-        for (int64_t i = 0; i < n; i++) {
-            double xr = x[2 * i], xi = x[2 * i + 1];
-            x[2 * i] = (xr * cr + xi * ci) / nrm;
-            x[2 * i + 1] = (xi * cr - xr * ci) / nrm;
-        }
-    }
-    for (int64_t i = 0; i < n; i++)
-        if (li == 0) x[2 * i + 1] = 0;
-#undef RE
-#undef IM
-}
-
-/* ---------------------------------------------------------------- matrix exponential */
-
-/* e (n, n) = exp(a (n, n)) by scaling and squaring with a degree-13 Pade
- * approximant (Higham 2005, as PyTorch's). scratch: 8 n n doubles, piv: n. */
-static void ct__expm(const double *a, int64_t n, double *e, double *scratch, int64_t *piv)
-{
-    static const double b[14] = {64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
-                                 129060195264000.,  10559470521600.,    670442572800.,    33522128640.,
-                                 1323241920.,       40840800.,          960960.,          16380.,
-                                 182.,              1.};
-    double *a1 = scratch, *a2 = a1 + n * n, *a4 = a2 + n * n, *a6 = a4 + n * n, *u = a6 + n * n, *v = u + n * n,
-           *t = v + n * n, *q = t + n * n;
-    double norm1 = 0;
-    for (int64_t j = 0; j < n; j++) {
-        double s = 0;
-        for (int64_t i = 0; i < n; i++) s += fabs(a[i * n + j]);
-        norm1 = CT__MAX(norm1, s);
-    }
-    int sq = 0;
-    if (norm1 > 5.371920351148152) sq = (int)ceil(log2(norm1 / 5.371920351148152));
-    double scale = ldexp(1.0, -sq);
-    for (int64_t i = 0; i < n * n; i++) a1[i] = a[i] * scale;
-    ct__la_mm(a1, a1, a2, n, n, n);
-    ct__la_mm(a2, a2, a4, n, n, n);
-    ct__la_mm(a4, a2, a6, n, n, n);
-    for (int64_t i = 0; i < n * n; i++) t[i] = b[13] * a6[i] + b[11] * a4[i] + b[9] * a2[i];
-    ct__la_mm(a6, t, u, n, n, n);
-    for (int64_t i = 0; i < n * n; i++) u[i] += b[7] * a6[i] + b[5] * a4[i] + b[3] * a2[i];
-    for (int64_t i = 0; i < n; i++) u[i * n + i] += b[1];
-    ct__la_mm(a1, u, t, n, n, n); /* t = U */
-    for (int64_t i = 0; i < n * n; i++) q[i] = b[12] * a6[i] + b[10] * a4[i] + b[8] * a2[i];
-    ct__la_mm(a6, q, v, n, n, n);
-    for (int64_t i = 0; i < n * n; i++) v[i] += b[6] * a6[i] + b[4] * a4[i] + b[2] * a2[i];
-    for (int64_t i = 0; i < n; i++) v[i * n + i] += b[0];
-    for (int64_t i = 0; i < n * n; i++) { /* q = V - U, e = V + U; e = q^-1 e */
-        q[i] = v[i] - t[i];
-        e[i] = v[i] + t[i];
-    }
-    ct__lu(q, n, piv);
-    ct__lu_solve(q, piv, n, e, n);
-    for (int s = 0; s < sq; s++) {
-        ct__la_mm(e, e, t, n, n, n);
-        memcpy(e, t, (size_t)(n * n) * sizeof *e);
-    }
-}
-
-/* ==================== linalg/formulas.c ==================== */
-// >>linalg/formulas.c
-/* The derivatives of the linear algebra ops (decomp.c), PyTorch's formulas
- * (torch/csrc/autograd/FunctionsManual.cpp) for real matrices, written with
- * ctorch's own differentiable ops so that they can be differentiated again.
- * Each ct__la_record_* records its op's node when an input requires grad. */
-
-/* ---------------------------------------------------------------- helpers */
-
-/* a (..., m, k) @ b (..., k, n), batch dims broadcast (differentiable). */
-static ct_tensor *ct__la_matmul(const ct_tensor *a, const ct_tensor *b)
-{
-    if (!a || !b) return NULL;
-    return ct_sum_dim(ct_mul(ct_unsqueeze(a, -1), ct_unsqueeze(b, -3)), CT_DIMS(-2), false, a->dtype);
-}
-
-/* t with its last two dims swapped (Tensor.mT). */
-static ct_tensor *ct__mT(const ct_tensor *t) { return ct_transpose(t, -2, -1); }
-
-/* The identity (n, n) in t's dtype. */
-static ct_tensor *ct__la_eye_of(const ct_tensor *t, int64_t n) { return t ? ct_eye(n, n, t->dtype) : NULL; }
-
-/* v (..., n) on the diagonal of (..., n, n) (torch.diag_embed). */
-static ct_tensor *ct__diag_embed(const ct_tensor *v)
-{
-    return v ? ct_mul(ct_unsqueeze(v, -2), ct__la_eye_of(v, v->sizes[v->ndim - 1])) : NULL;
-}
-
-/* E[i][j] = v[j] - v[i] off the diagonal, 1 on it: the denominators of the
- * eigen and singular vector derivatives. */
-static ct_tensor *ct__la_gaps(const ct_tensor *v)
-{
-    if (!v) return NULL;
-    return ct_add(ct_sub(ct_unsqueeze(v, -2), ct_unsqueeze(v, -1)), ct__la_eye_of(v, v->sizes[v->ndim - 1]));
-}
-
-/* Whether every element of g is zero: the gradient of an output that got
- * none (where PyTorch passes an undefined tensor and takes a shorter formula). */
-static bool ct__la_is_zero(const ct_tensor *g)
-{
-    ct_tensor *total;
-    CT__UNRECORDED(total, ct_sum(ct_abs(g)));
-    return total && ct_item(total) == 0;
-}
-
-/* Record a node of `type` over input A giving outputs out (n_out), saving
- * the tensors in save (n_save; is_out marks those that are outputs) and
- * iargs[0] = arg. */
-static void ct__la_record(const ct__node_type *type, const ct_tensor *const *in, int n_in, ct_tensor *const *out,
-                          int n_out, const ct_tensor *const *save, const bool *is_out, int n_save, int64_t arg)
-{
-    for (int i = 0; i < n_out; i++)
-        if (!out[i]) return;
-    ct__node *n = ct__record(type, in, n_in, out, n_out);
-    if (!n) return;
-    for (int i = 0; i < n_save; i++) ct__save(n, save[i], is_out[i]);
-    n->iargs[0] = arg;
-}
-
-/* ---------------------------------------------------------------- inverse, determinants, solve */
-
-CT__BACKWARD(linalg_inv) /* -Y^T g Y^T, Y = A^-1 */
-{
-    ct_tensor *Yt = ct__mT(CT__S(0));
-    CT__GRAD(0, ct_neg(ct__la_matmul(Yt, ct__la_matmul(go[0], Yt))));
-    return CT_OK;
-}
-static const ct__node_type ct__nt_linalg_inv = {"LinalgInvExBackward0", ct__bw_linalg_inv};
-
-static void ct__la_record_inv(ct_tensor *r, const ct_tensor *A)
-{
-    bool out = true;
-    ct__la_record(&ct__nt_linalg_inv, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, 0);
-}
-
-/* g (...) times A^-T, g broadcast over each matrix. */
-static ct_tensor *ct__la_times_inv_t(const ct_tensor *g, const ct_tensor *A)
-{
-    return ct_mul(ct_unsqueeze(ct_unsqueeze(g, -1), -1), ct__mT(ct_linalg_inv(A)));
-}
-
-CT__BACKWARD(linalg_det) /* g det A^-T (A invertible) */
-{
-    CT__GRAD(0, ct__la_times_inv_t(ct_mul(go[0], CT__S(1)), CT__S(0)));
-    return CT_OK;
-}
-static const ct__node_type ct__nt_linalg_det = {"LinalgDetBackward0", ct__bw_linalg_det};
-
-static void ct__la_record_det(ct_tensor *r, const ct_tensor *A)
-{
-    const ct_tensor *save[2] = {A, r};
-    bool out[2] = {false, true};
-    ct__la_record(&ct__nt_linalg_det, &A, 1, &r, 1, save, out, 2, 0);
-}
-
-CT__BACKWARD(linalg_slogdet) /* the sign has no gradient; g_logabs A^-T */
-{
-    CT__GRAD(0, ct__la_times_inv_t(go[1], CT__S(0)));
-    return CT_OK;
-}
-static const ct__node_type ct__nt_linalg_slogdet = {"LinalgSlogdetBackward0", ct__bw_linalg_slogdet};
-
-static void ct__la_record_slogdet(ct_tensor *sign, ct_tensor *logabs, const ct_tensor *A)
-{
-    ct_tensor *out[2] = {sign, logabs};
-    bool is_out = false;
-    ct__la_record(&ct__nt_linalg_slogdet, &A, 1, out, 2, &A, &is_out, 1, 0);
-}
-
-CT__BACKWARD(linalg_solve) /* gB = A^-T g, gA = -gB X^T; each summed to its input's shape */
-{
-    ct_tensor *A = CT__S(0), *X = CT__S(1), *g = go[0];
-    if (n->iargs[0]) { /* B was a vector */
-        X = ct_unsqueeze(X, -1);
-        g = ct_unsqueeze(g, -1);
-    }
-    ct_tensor *gB = ct_linalg_solve(ct__mT(A), g);
-    if (ct__needs_grad(n, 0)) {
-        const ct__out_meta *m = ct__input_meta(n, 0);
-        CT__GRAD(0, ct__sum_to_shape(ct_neg(ct__la_matmul(gB, ct__mT(X))), m->sizes, m->ndim));
-    }
-    if (ct__needs_grad(n, 1)) {
-        const ct__out_meta *m = ct__input_meta(n, 1);
-        CT__GRAD(1, ct__sum_to_shape(n->iargs[0] ? ct_squeeze_dim(gB, -1) : gB, m->sizes, m->ndim));
-    }
-    return CT_OK;
-}
-static const ct__node_type ct__nt_linalg_solve = {"LinalgSolveExBackward0", ct__bw_linalg_solve};
-
-static void ct__la_record_solve(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
-{
-    const ct_tensor *in[2] = {A, B}, *save[2] = {A, X};
-    bool out[2] = {false, true};
-    ct__la_record(&ct__nt_linalg_solve, in, 2, &X, 1, save, out, 2, vector);
-}
-
-/* ---------------------------------------------------------------- Cholesky */
-
-CT__BACKWARD(linalg_cholesky)
-{
-    /* phi = tril(L^T gL) with its diagonal halved; gA = sym(L^-T phi L^-1) */
-    ct_tensor *L = CT__S(0), *gL = go[0];
-    if (n->iargs[0]) { /* upper: U = L^T */
-        L = ct__mT(L);
-        gL = ct__mT(gL);
-    }
-    ct_tensor *phi = ct__la_matmul(ct__mT(L), gL), *Linv = ct_linalg_inv(L);
-    if (!phi) return ct_last_error_code();
-    phi = ct_sub(ct_tril(phi, 0), ct_mul_scalar(ct_mul(phi, ct__la_eye_of(phi, phi->sizes[phi->ndim - 1])), ct_float(0.5)));
-    ct_tensor *gA = ct__la_matmul(ct__la_matmul(ct__mT(Linv), phi), Linv);
-    CT__GRAD(0, ct_mul_scalar(ct_add(gA, ct__mT(gA)), ct_float(0.5)));
-    return CT_OK;
-}
-static const ct__node_type ct__nt_linalg_cholesky = {"LinalgCholeskyExBackward0", ct__bw_linalg_cholesky};
-
-static void ct__la_record_cholesky(ct_tensor *r, const ct_tensor *A, bool upper)
-{
-    bool out = true;
-    ct__la_record(&ct__nt_linalg_cholesky, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, upper);
-}
-
-/* ---------------------------------------------------------------- QR */
-
-/* The QR backward for m >= n (Q (m, n), R (n, n)):
- * gA = (gQ + Q syminvadj(triu(gR R^T - Q^T gQ))) R^-T. */
-static ct_tensor *ct__qr_backward_tall(const ct_tensor *gQ, const ct_tensor *gR, const ct_tensor *Q,
-                                       const ct_tensor *R)
-{
-    ct_tensor *M = ct_sub(ct__la_matmul(gR, ct__mT(R)), ct__la_matmul(ct__mT(Q), gQ));
-    if (!M) return NULL;
-    ct_tensor *up = ct_triu(M, 0);
-    ct_tensor *sym = ct_sub(ct_add(up, ct__mT(up)), ct_mul(M, ct__la_eye_of(M, M->sizes[M->ndim - 1])));
-    return ct__la_matmul(ct_add(gQ, ct__la_matmul(Q, sym)), ct__mT(ct_linalg_inv(R)));
-}
-
-CT__BACKWARD(linalg_qr)
-{
-    ct_tensor *A = CT__S(0), *Q = CT__S(1), *R = CT__S(2), *gQ = go[0], *gR = go[1];
-    if (!A || !Q || !R) return ct_last_error_code();
-    int64_t m = A->sizes[A->ndim - 2], k = R->sizes[R->ndim - 2], cols = A->sizes[A->ndim - 1];
-    if (n->iargs[0] == CT_QR_R)
-        return ct__fail(CT_ERR_RUNTIME,
-                        "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
-                        "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
-    if (n->iargs[0] == CT_QR_COMPLETE && m > cols)
-        return ct__fail(CT_ERR_RUNTIME,
-                        "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
-    if (m >= cols) {
-        CT__GRAD(0, ct__qr_backward_tall(gQ, gR, Q, R));
-        return CT_OK;
-    }
-    /* A = [X | Y] with X = Q R1 square: Y's part moves into gQ */
-    ct_tensor *R1 = ct_narrow(R, -1, 0, k), *gR1 = ct_narrow(gR, -1, 0, k), *gR2 = ct_narrow(gR, -1, k, cols - k);
-    ct_tensor *Y = ct_narrow(A, -1, k, cols - k);
-    ct_tensor *gX = ct__qr_backward_tall(ct_add(gQ, ct__la_matmul(Y, ct__mT(gR2))), gR1, Q, R1);
-    ct_tensor *parts[2] = {gX, ct__la_matmul(Q, gR2)};
-    CT__GRAD(0, parts[0] && parts[1] ? ct_cat(parts, 2, -1) : NULL);
-    return CT_OK;
-}
-static const ct__node_type ct__nt_linalg_qr = {"LinalgQrBackward0", ct__bw_linalg_qr};
-
-static void ct__la_record_qr(ct_tensor *Q, ct_tensor *R, const ct_tensor *A, ct_qr_mode mode)
-{
-    ct_tensor *out[2] = {Q, R};
-    const ct_tensor *save[3] = {A, Q, R};
-    bool is_out[3] = {false, true, true};
-    ct__la_record(&ct__nt_linalg_qr, &A, 1, out, 2, save, is_out, 3, mode);
-}
-
-/* ---------------------------------------------------------------- SVD */
-
-/* PyTorch's svd_backward for distinct singular values: U (m, k), S (k),
- * Vh (k, n); only_s: no gradient reached U or Vh (svdvals). */
-static ct_tensor *ct__svd_backward(const ct_tensor *gU, const ct_tensor *gS, const ct_tensor *gVh, const ct_tensor *U,
-                                   const ct_tensor *S, const ct_tensor *Vh, bool only_s)
-{
-    if (!U || !S || !Vh) return NULL;
-    int64_t m = U->sizes[U->ndim - 2], n = Vh->sizes[Vh->ndim - 1];
-    if (only_s) /* U diag(gS) Vh */
-        return ct__la_matmul(ct_mul(U, ct_unsqueeze(gS, -2)), Vh);
-    ct_tensor *UtgU = ct__la_matmul(ct__mT(U), gU), *VhgV = ct__la_matmul(Vh, ct__mT(gVh));
-    UtgU = ct_sub(UtgU, ct__mT(UtgU)); /* skew parts */
-    VhgV = ct_sub(VhgV, ct__mT(VhgV));
-    ct_tensor *E = ct__la_gaps(ct_mul(S, S));
-    ct_tensor *gA = ct_div(ct_add(ct_mul(UtgU, ct_unsqueeze(S, -2)), ct_mul(ct_unsqueeze(S, -1), VhgV)), E);
-    gA = ct_add(gA, ct__diag_embed(gS));
-    if (m > n) { /* [U gA + (I - U U^T) gU S^-1] Vh */
-        ct_tensor *gUSinv = ct_div(gU, ct_unsqueeze(S, -2));
-        gA = ct_add(ct__la_matmul(U, gA), gUSinv);
-        gA = ct_sub(gA, ct__la_matmul(U, ct__la_matmul(ct__mT(U), gUSinv)));
-        return ct__la_matmul(gA, Vh);
-    }
-    if (m < n) { /* U [gA Vh + S^-1 gVh (I - V Vh)] */
-        ct_tensor *SinvgVh = ct_div(gVh, ct_unsqueeze(S, -1));
-        gA = ct_add(ct__la_matmul(gA, Vh), SinvgVh);
-        gA = ct_sub(gA, ct__la_matmul(ct__la_matmul(SinvgVh, ct__mT(Vh)), Vh));
-        return ct__la_matmul(U, gA);
-    }
-    return ct__la_matmul(U, ct__la_matmul(gA, Vh));
-}
-
-/* iargs[0]: full_matrices (U, Vh narrowed to k). svdvals records U and Vh
- * as outputs the caller never sees, so that a double backward reaches them. */
-CT__BACKWARD(linalg_svd)
-{
-    ct_tensor *U = CT__S(0), *S = CT__S(1), *Vh = CT__S(2), *gU = go[0], *gVh = go[2];
-    if (!U || !S || !Vh) return ct_last_error_code();
-    if (n->iargs[0]) {
-        int64_t k = S->sizes[S->ndim - 1];
-        U = ct_narrow(U, -1, 0, k);
-        Vh = ct_narrow(Vh, -2, 0, k);
-        gU = ct_narrow(gU, -1, 0, k);
-        gVh = ct_narrow(gVh, -2, 0, k);
-    }
-    bool only_s = ct__la_is_zero(gU) && ct__la_is_zero(gVh);
-    CT__GRAD(0, ct__svd_backward(gU, go[1], gVh, U, S, Vh, only_s));
-    return CT_OK;
-}
-static const ct__node_type ct__nt_linalg_svd = {"LinalgSvdBackward0", ct__bw_linalg_svd};
-
-static void ct__la_record_svd(ct_tensor *U, ct_tensor *S, ct_tensor *Vh, const ct_tensor *A, bool full)
-{
-    if (!U || !Vh) return; /* computed only when A requires grad */
-    ct_tensor *out[3] = {U, S, Vh};
-    const ct_tensor *save[3] = {U, S, Vh};
-    bool is_out[3] = {true, true, true};
-    ct__la_record(&ct__nt_linalg_svd, &A, 1, out, 3, save, is_out, 3, full);
-}
-
-/* ---------------------------------------------------------------- eigh */
-
-/* V (skew(V^T gV) / 2E + diag(gL)) V^T. eigvalsh records V as an output
- * the caller never sees, so that a double backward reaches it. */
-CT__BACKWARD(linalg_eigh)
-{
-    ct_tensor *L = CT__S(0), *V = CT__S(1), *gL = go[0];
-    ct_tensor *inner = ct__diag_embed(gL);
-    if (!ct__la_is_zero(go[1])) {
-        ct_tensor *VtgV = ct__la_matmul(ct__mT(V), go[1]);
-        VtgV = ct_mul_scalar(ct_sub(VtgV, ct__mT(VtgV)), ct_float(0.5));
-        inner = ct_add(inner, ct_div(VtgV, ct__la_gaps(L)));
-    }
-    CT__GRAD(0, ct__la_matmul(V, ct__la_matmul(inner, ct__mT(V))));
-    return CT_OK;
-}
-static const ct__node_type ct__nt_linalg_eigh = {"LinalgEighBackward0", ct__bw_linalg_eigh};
-
-static void ct__la_record_eigh(ct_tensor *L, ct_tensor *Q, const ct_tensor *A)
-{
-    if (!Q) return; /* computed only when A requires grad */
-    ct_tensor *out[2] = {L, Q};
-    const ct_tensor *save[2] = {L, Q};
-    bool is_out[2] = {true, true};
-    ct__la_record(&ct__nt_linalg_eigh, &A, 1, out, 2, save, is_out, 2, 0);
-}
-
-/* ---------------------------------------------------------------- pinv, trace, matrix_exp */
-
-CT__BACKWARD(linalg_pinv)
-{
-    ct_tensor *A = CT__S(0), *P = CT__S(1), *g = go[0];
-    if (!A || !P) return ct_last_error_code();
-    ct_tensor *Pt = ct__mT(P), *gt = ct__mT(g), *gA;
-    if (A->sizes[A->ndim - 2] <= A->sizes[A->ndim - 1]) {
-        ct_tensor *K = ct__la_matmul(gt, P), *KPt = ct__la_matmul(K, Pt);
-        gA = ct_add(ct_neg(ct__mT(ct__la_matmul(P, K))), KPt);
-        gA = ct_sub(gA, ct__la_matmul(ct__la_matmul(A, P), KPt));
-        gA = ct_add(gA, ct__la_matmul(ct__la_matmul(Pt, P), ct_sub(gt, ct__la_matmul(K, A))));
-    } else {
-        ct_tensor *K = ct__la_matmul(P, gt), *PtK = ct__la_matmul(Pt, K);
-        gA = ct_add(ct_neg(ct__mT(ct__la_matmul(K, P))), PtK);
-        gA = ct_sub(gA, ct__la_matmul(ct__la_matmul(PtK, P), A));
-        gA = ct_add(gA, ct__la_matmul(ct__la_matmul(ct_sub(gt, ct__la_matmul(A, K)), P), Pt));
-    }
-    CT__GRAD(0, gA);
-    return CT_OK;
-}
-static const ct__node_type ct__nt_linalg_pinv = {"LinalgPinvBackward0", ct__bw_linalg_pinv};
-
-static void ct__la_record_pinv(ct_tensor *r, const ct_tensor *A)
-{
-    const ct_tensor *save[2] = {A, r};
-    bool out[2] = {false, true};
-    ct__la_record(&ct__nt_linalg_pinv, &A, 1, &r, 1, save, out, 2, 0);
-}
-
-CT__BACKWARD(trace) /* g on the diagonal */
-{
-    const ct__out_meta *m = ct__input_meta(n, 0);
-    CT__GRAD(0, ct_mul(ct_eye(m->sizes[0], m->sizes[1], go[0]->dtype), go[0]));
-    return CT_OK;
-}
-static const ct__node_type ct__nt_trace = {"TraceBackward0", ct__bw_trace};
-
-static void ct__la_record_trace(ct_tensor *r, const ct_tensor *A)
-{
-    ct__la_record(&ct__nt_trace, &A, 1, &r, 1, NULL, NULL, 0, 0);
-}
-
-CT__BACKWARD(linalg_matrix_exp) /* the top-right block of exp([[A^T, g], [0, A^T]]) */
-{
-    ct_tensor *At = ct__mT(CT__S(0)), *g = go[0];
-    if (!At) return ct_last_error_code();
-    int64_t k = At->sizes[At->ndim - 1];
-    ct_tensor *top[2] = {At, g}, *bottom[2] = {ct_zeros_like(At, CT_DEFAULT), At};
-    ct_tensor *rows[2] = {ct_cat(top, 2, -1), ct_cat(bottom, 2, -1)};
-    ct_tensor *big = rows[0] && rows[1] ? ct_cat(rows, 2, -2) : NULL;
-    CT__GRAD(0, ct_narrow(ct_narrow(ct_linalg_matrix_exp(big), -2, 0, k), -1, k, k));
-    return CT_OK;
-}
-static const ct__node_type ct__nt_linalg_matrix_exp = {"LinalgMatrixExpBackward0", ct__bw_linalg_matrix_exp};
-
-static void ct__la_record_matrix_exp(ct_tensor *r, const ct_tensor *A)
-{
-    bool out = false;
-    ct__la_record(&ct__nt_linalg_matrix_exp, &A, 1, &r, 1, &A, &out, 1, 0);
-}
-
-/* ==================== linalg/decomp.c ==================== */
-// >>linalg/decomp.c
-/* The linear algebra front ends (decomp.h): argument checks in PyTorch's
- * words, batching, float32 <-> float64, and the autograd nodes. Each
- * function reads its input as float64 matrices, runs a kernel of lapack.c
- * per matrix and casts the results back to the input's dtype. */
-
-/* ---------------------------------------------------------------- checks */
-
-/* How a function checks its input A (..., m, n), in PyTorch's order: at
- * least 2 dims, a floating dtype, not float16 (by the low-precision message,
- * or by `kernel`'s name after the shape checks), square. */
-typedef struct ct__la_spec {
-    const char *name;   /* the messages' prefix: "linalg.inv" */
-    bool square;
-    const char *kernel; /* NULL: "Low precision dtypes not supported" */
-    bool any_dtype;     /* no floating check first: the kernel refuses integers too (eigh) */
-} ct__la_spec;
-
-static bool ct__la_float(ct_dtype dt) { return dt == CT_F32 || dt == CT_F64; }
-
-static ct_result ct__la_check(const ct_tensor *A, const ct__la_spec *s)
-{
-    if (A->ndim < 2)
-        return ct__fail(CT_ERR_RUNTIME, "%s: The input tensor A must have at least 2 dimensions.", s->name);
-    if (!s->any_dtype && !ct_dtype_is_floating(A->dtype))
-        return ct__fail(CT_ERR_RUNTIME, "%s: Expected a floating point or complex tensor as input. Got %s", s->name,
-                        ct__dtype_title(A->dtype));
-    if (!s->kernel && !ct__la_float(A->dtype))
-        return ct__fail(CT_ERR_RUNTIME, "%s: Low precision dtypes not supported. Got %s", s->name,
-                        ct__dtype_title(A->dtype));
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
-    if (s->square && m != n)
-        return ct__fail(CT_ERR_RUNTIME, "%s: A must be batches of square matrices, but they are %lld by %lld matrices",
-                        s->name, (long long)m, (long long)n);
-    if (!ct__la_float(A->dtype)) return ct__not_implemented(s->kernel, A->dtype);
-    return CT_OK;
-}
-
-/* "(Batch element 3): " for matrix b of a batch, "" for a lone matrix. */
-static const char *ct__la_batch_note(const ct_tensor *A, int64_t b, char *buf, size_t n)
-{
-    if (A->ndim > 2) snprintf(buf, n, "(Batch element %lld): ", (long long)b);
-    else buf[0] = 0;
-    return buf;
-}
-
-/* ---------------------------------------------------------------- data in and out */
-
-/* The matrices of t (..., rows, cols) as float64 one after another (a
- * tensor of the open scope; do not write it), and how many there are. */
-static const double *ct__la_in(const ct_tensor *t, int64_t *batch)
-{
-    ct_tensor *d;
-    CT__UNRECORDED(d, ct_contiguous(ct_to(t, CT_F64)));
-    if (!d) return NULL;
-    *batch = 1;
-    for (int i = 0; i < t->ndim - 2; i++) *batch *= t->sizes[i];
-    static const double none = 0; /* no elements: a pointer that is never read */
-    return ct__data(d) ? (const double *)ct__data(d) : &none;
-}
-
-/* A new float64 tensor with t's first nbatch dims and then the sizes in
- * tail (ntail of them); its data through *data. */
-static ct_tensor *ct__la_out(const ct_tensor *t, int nbatch, const int64_t *tail, int ntail, double **data)
-{
-    int64_t sizes[CT_MAX_DIMS];
-    memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)nbatch);
-    memcpy(sizes + nbatch, tail, sizeof(int64_t) * (size_t)ntail);
-    ct_tensor *o = ct__alloc(sizes, nbatch + ntail, CT_F64, ct__cpu);
-    if (o) *data = (double *)ct__data(o);
-    return o;
-}
-
-/* The result in dtype dt, handed on out of the open scope. */
-static ct_tensor *ct__la_result(ct_tensor *t, ct_dtype dt)
-{
-    ct_tensor *r;
-    CT__UNRECORDED(r, ct_to(t, dt));
-    return r ? ct_keep(r) : NULL;
-}
-
-/* n doubles of scratch (freed by the caller), or NULL with the error set. */
-static double *ct__la_scratch(int64_t n)
-{
-    double *p = (double *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(double));
-    if (!p) CT__OOM();
-    return p;
-}
-
-/* Set each non-NULL pointer of outs (n of them) to NULL. */
-static void ct__la_clear(ct_tensor **a, ct_tensor **b, ct_tensor **c)
-{
-    if (a) *a = NULL;
-    if (b) *b = NULL;
-    if (c) *c = NULL;
-}
-
-/* *slot = t, or t dropped when the caller did not ask for it. */
-static void ct__la_hand(ct_tensor **slot, ct_tensor *t)
-{
-    if (slot) *slot = t;
-    else ct__discard(t);
-}
-
-/* ---------------------------------------------------------------- LU family */
-
-static const ct__la_spec ct__spec_inv = {"linalg.inv", true, NULL, false};
-
-/* The inverse of A as float64 (a tensor of the open scope), or NULL with
- * PyTorch's singular-matrix message. */
-static ct_tensor *ct__inv_f64(const ct_tensor *A)
-{
-    int64_t n = A->sizes[A->ndim - 1], batch, piv_n = n > 0 ? n : 1;
-    const double *a = ct__la_in(A, &batch);
-    double *o, *lu = a ? ct__la_scratch(n * n) : NULL;
-    int64_t *piv = lu ? (int64_t *)CT_MALLOC((size_t)piv_n * sizeof(int64_t)) : NULL;
-    ct_tensor *out = piv ? ct__la_out(A, A->ndim, NULL, 0, &o) : NULL;
-    if (lu && !piv) CT__OOM();
-    for (int64_t b = 0; out && b < batch; b++) {
-        memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
-        int64_t info = ct__lu(lu, n, piv);
-        if (info) {
-            char note[48];
-            ct__fail(CT_ERR_RUNTIME,
-                     "linalg.inv: %sThe diagonal element %lld is zero, the inversion could not be completed because "
-                     "the input matrix is singular.",
-                     ct__la_batch_note(A, b, note, sizeof note), (long long)info);
-            out = NULL;
-            break;
-        }
-        ct__la_eye(o + b * n * n, n);
-        ct__lu_solve(lu, piv, n, o + b * n * n, n);
-    }
-    CT_FREE(lu);
-    CT_FREE(piv);
-    return out;
-}
-
-ct_tensor *ct_linalg_inv(const ct_tensor *A)
-{
-    CT__ARG(A, "A", 1);
-    if (ct__la_check(A, &ct__spec_inv) != CT_OK) return NULL;
-    ct_scope s = ct_scope_begin();
-    ct_tensor *r = ct__inv_f64(A);
-    r = r ? ct__la_result(r, A->dtype) : NULL;
-    ct_scope_end(s);
-    ct__la_record_inv(r, A);
-    return r;
-}
-
-ct_tensor *ct_inverse(const ct_tensor *A)
-{
-    CT__ARG(A, "input", 1);
-    return ct_linalg_inv(A);
-}
-
-/* sign and log|det| (each (batch...) float64, NULL: not wanted) of A's
- * matrices, and det itself when det is given. */
-static ct_result ct__lu_dets(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabs, ct_tensor **det)
-{
-    int64_t n = A->sizes[A->ndim - 1], batch;
-    const double *a = ct__la_in(A, &batch);
-    double *so = NULL, *lo = NULL, *dout = NULL, *lu = a ? ct__la_scratch(n * n) : NULL;
-    int64_t *piv = lu ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
-    bool ok = piv != NULL;
-    if (lu && !piv) CT__OOM();
-    if (ok && sign) ok = (*sign = ct__la_out(A, A->ndim - 2, NULL, 0, &so)) != NULL;
-    if (ok && logabs) ok = (*logabs = ct__la_out(A, A->ndim - 2, NULL, 0, &lo)) != NULL;
-    if (ok && det) ok = (*det = ct__la_out(A, A->ndim - 2, NULL, 0, &dout)) != NULL;
-    for (int64_t b = 0; ok && b < batch; b++) {
-        memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
-        ct__lu(lu, n, piv);
-        double sg, la;
-        ct__lu_slogdet(lu, piv, n, &sg, &la);
-        if (so) so[b] = sg;
-        if (lo) lo[b] = la;
-        if (dout) {
-            double d = 1;
-            for (int64_t i = 0; i < n; i++) d *= piv[i] != i ? -lu[i * n + i] : lu[i * n + i];
-            dout[b] = d;
-        }
-    }
-    CT_FREE(lu);
-    CT_FREE(piv);
-    return ok ? CT_OK : ct_last_error_code();
-}
-
-ct_tensor *ct_linalg_det(const ct_tensor *A)
-{
-    static const ct__la_spec spec = {"linalg.det", true, "lu_cpu", false};
-    CT__ARG(A, "A", 1);
-    if (ct__la_check(A, &spec) != CT_OK) return NULL;
-    ct_scope s = ct_scope_begin();
-    ct_tensor *d = NULL;
-    ct_tensor *r = ct__lu_dets(A, NULL, NULL, &d) == CT_OK ? ct__la_result(d, A->dtype) : NULL;
-    ct_scope_end(s);
-    ct__la_record_det(r, A);
-    return r;
-}
-
-ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabsdet)
-{
-    static const ct__la_spec spec = {"linalg.slogdet", true, NULL, false};
-    ct__la_clear(sign, logabsdet, NULL);
-    CT__ARG_R(A, "A", 1);
-    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
-    ct_scope s = ct_scope_begin();
-    ct_tensor *sg = NULL, *la = NULL;
-    ct_result r = ct__lu_dets(A, &sg, &la, NULL);
-    if (r == CT_OK) {
-        sg = ct__la_result(sg, A->dtype);
-        la = ct__la_result(la, A->dtype);
-    }
-    ct_scope_end(s);
-    if (r != CT_OK || !sg || !la) {
-        if (sg) ct__discard(sg);
-        if (la) ct__discard(la);
-        return r != CT_OK ? r : ct_last_error_code();
-    }
-    ct__la_record_slogdet(sg, la, A);
-    ct__la_hand(sign, sg);
-    ct__la_hand(logabsdet, la);
-    return CT_OK;
-}
-
-/* B (..., n, k), or a vector (..., n) as PyTorch tells one from a matrix
- * (linalg_solve_is_vector_rhs): one dim, or A's shape without its last dim. */
-static bool ct__la_vector_rhs(const ct_tensor *A, const ct_tensor *B)
-{
-    if (B->ndim == 1) return true;
-    return B->ndim == A->ndim - 1 && !memcmp(B->sizes, A->sizes, sizeof(int64_t) * (size_t)B->ndim);
-}
-
-/* A (..., m, n) and the matrix B (..., m, k) expanded to their broadcast
- * batch shape (tensors of the open scope). */
-static ct_result ct__la_broadcast_pair(const ct_tensor *A, const ct_tensor *B, ct_tensor **Ae, ct_tensor **Be)
-{
-    ct_shape sa, sb;
-    int nb;
-    if (ct__broadcast_shapes(B->sizes, B->ndim - 2, A->sizes, A->ndim - 2, sa.size, &nb) != CT_OK)
-        return ct_last_error_code();
-    memcpy(sb.size, sa.size, sizeof(int64_t) * (size_t)nb);
-    sa.ndim = sb.ndim = nb + 2;
-    sa.size[nb] = A->sizes[A->ndim - 2];
-    sa.size[nb + 1] = A->sizes[A->ndim - 1];
-    sb.size[nb] = B->sizes[B->ndim - 2];
-    sb.size[nb + 1] = B->sizes[B->ndim - 1];
-    CT__UNRECORDED(*Ae, ct_expand(A, sa));
-    CT__UNRECORDED(*Be, ct_expand(B, sb));
-    return *Ae && *Be ? CT_OK : ct_last_error_code();
-}
-
-/* X = A^-1 B for A (..., n, n), B (..., n, k) of one batch shape (float64,
- * of the open scope), or NULL with the singular-matrix message. */
-static ct_tensor *ct__solve_f64(const ct_tensor *A, const ct_tensor *B)
-{
-    int64_t n = A->sizes[A->ndim - 1], k = B->sizes[B->ndim - 1], batch, bb;
-    const double *a = ct__la_in(A, &batch), *bd = a ? ct__la_in(B, &bb) : NULL;
-    double *o, *lu = bd ? ct__la_scratch(n * n) : NULL;
-    int64_t *piv = lu ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
-    if (lu && !piv) CT__OOM();
-    ct_tensor *out = piv ? ct__la_out(B, B->ndim, NULL, 0, &o) : NULL;
-    for (int64_t b = 0; out && b < batch; b++) {
-        memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
-        if (ct__lu(lu, n, piv)) {
-            char note[48];
-            ct__fail(CT_ERR_RUNTIME, "torch.linalg.solve: %sThe solver failed because the input matrix is singular.",
-                     ct__la_batch_note(A, b, note, sizeof note));
-            out = NULL;
-            break;
-        }
-        memcpy(o + b * n * k, bd + b * n * k, (size_t)(n * k) * sizeof *o);
-        ct__lu_solve(lu, piv, n, o + b * n * k, k);
-    }
-    CT_FREE(lu);
-    CT_FREE(piv);
-    return out;
-}
-
-/* B as a matrix (..., n, k) for a solver, and whether it was a vector;
- * errors in the words of `name` ("linalg.solve"). */
-static ct_tensor *ct__la_rhs(const ct_tensor *A, const ct_tensor *B, bool *vector)
-{
-    ct_tensor *Bm;
-    *vector = ct__la_vector_rhs(A, B);
-    CT__UNRECORDED(Bm, *vector ? ct_unsqueeze(B, -1) : ct__same(B));
-    return Bm;
-}
-
-ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
-{
-    static const ct__la_spec spec = {"linalg.solve", true, "lu_cpu", false};
-    CT__ARG(A, "A", 1);
-    CT__ARG(B, "B", 2);
-    if (ct__la_check(A, &spec) != CT_OK) return NULL;
-    if (A->dtype != B->dtype) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "linalg.solve: Expected A and B to have the same dtype, but found A of type %s and B of type %s instead",
-                 ct__dtype_title(A->dtype), ct__dtype_title(B->dtype));
-        return NULL;
-    }
-    if (B->ndim < 1) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.solve: The input tensor B must have at least 1 dimensions.");
-        return NULL;
-    }
-    ct_scope s = ct_scope_begin();
-    bool vector;
-    ct_tensor *Bm = ct__la_rhs(A, B, &vector), *Ae = NULL, *Be = NULL, *r = NULL;
-    int64_t n = A->sizes[A->ndim - 1];
-    if (Bm && Bm->sizes[Bm->ndim - 2] != n)
-        ct__fail(CT_ERR_RUNTIME, "linalg.solve: Incompatible shapes of A and B for the equation AX = B (%lldx%lld and %lldx%lld)",
-                 (long long)n, (long long)n, (long long)Bm->sizes[Bm->ndim - 2], (long long)Bm->sizes[Bm->ndim - 1]);
-    else if (Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK)
-        r = ct__solve_f64(Ae, Be);
-    if (r && vector) r = ct_squeeze_dim(r, -1);
-    r = r ? ct__la_result(r, A->dtype) : NULL;
-    ct_scope_end(s);
-    ct__la_record_solve(r, A, B, vector);
-    return r;
-}
-
-/* ---------------------------------------------------------------- Cholesky */
-
-ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
-{
-    static const ct__la_spec spec = {"linalg.cholesky", true, "cholesky_cpu", false};
-    CT__ARG(A, "A", 1);
-    if (ct__la_check(A, &spec) != CT_OK) return NULL;
-    ct_scope s = ct_scope_begin();
-    int64_t n = A->sizes[A->ndim - 1], batch;
-    const double *a = ct__la_in(A, &batch);
-    double *o;
-    ct_tensor *out = a ? ct__la_out(A, A->ndim, NULL, 0, &o) : NULL;
-    for (int64_t b = 0; out && b < batch; b++) {
-        double *l = o + b * n * n;
-        memcpy(l, a + b * n * n, (size_t)(n * n) * sizeof *l);
-        int64_t info = ct__cholesky(l, n);
-        if (info) {
-            char note[48];
-            ct__fail(CT_ERR_RUNTIME,
-                     "linalg.cholesky: %sThe factorization could not be completed because the input is not "
-                     "positive-definite (the leading minor of order %lld is not positive-definite).",
-                     ct__la_batch_note(A, b, note, sizeof note), (long long)info);
-            out = NULL;
-        }
-    }
-    if (out && upper) CT__UNRECORDED(out, ct_contiguous(ct_transpose(out, -2, -1)));
-    ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
-    ct_scope_end(s);
-    ct__la_record_cholesky(r, A, upper);
-    return r;
-}
-
-/* ---------------------------------------------------------------- QR */
-
-ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_tensor **R)
-{
-    static const ct__la_spec spec = {"linalg.qr", false, "geqrf_cpu", false};
-    ct__la_clear(Q, R, NULL);
-    CT__ARG_R(A, "A", 1);
-    if ((unsigned)mode > CT_QR_R)
-        return ct__fail(CT_ERR_RUNTIME,
-                        "qr received unrecognized mode '%d' but expected one of 'reduced' (default), 'r', or 'complete'",
-                        (int)mode);
-    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
-    ct_scope s = ct_scope_begin();
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = CT__MIN(m, n), batch;
-    int64_t qc = mode == CT_QR_COMPLETE ? m : k, rr = mode == CT_QR_COMPLETE ? m : k;
-    int64_t qshape[2] = {m, qc}, rshape[2] = {rr, n}, empty = 0;
-    const double *a = ct__la_in(A, &batch);
-    double *qd = NULL, *rd, *w = a ? ct__la_scratch(m * n + k) : NULL;
-    ct_tensor *q = NULL, *r = w ? ct__la_out(A, A->ndim - 2, rshape, 2, &rd) : NULL;
-    if (r) q = mode == CT_QR_R ? ct__la_out(A, 0, &empty, 1, &qd) : ct__la_out(A, A->ndim - 2, qshape, 2, &qd);
-    for (int64_t b = 0; q && b < batch; b++) {
-        memcpy(w, a + b * m * n, (size_t)(m * n) * sizeof *w);
-        ct__qr(w, m, n, w + m * n);
-        double *rb = rd + b * rr * n;
-        for (int64_t i = 0; i < rr; i++)
-            for (int64_t j = 0; j < n; j++) rb[i * n + j] = i <= j && i < m ? w[i * n + j] : 0;
-        if (mode != CT_QR_R) ct__qr_q(w, w + m * n, m, n, qd + b * m * qc, qc);
-    }
-    CT_FREE(w);
-    if (q) {
-        q = ct__la_result(q, A->dtype);
-        r = ct__la_result(r, A->dtype);
-    }
-    ct_scope_end(s);
-    if (!q || !r) {
-        if (q) ct__discard(q);
-        return ct_last_error_code();
-    }
-    ct__la_record_qr(q, r, A, mode);
-    ct__la_hand(Q, q);
-    ct__la_hand(R, r);
-    return CT_OK;
-}
-
-ct_result ct_qr(const ct_tensor *A, bool some, ct_tensor **Q, ct_tensor **R)
-{
-    ct__la_clear(Q, R, NULL);
-    CT__ARG_R(A, "input", 1);
-    return ct_linalg_qr(A, some ? CT_QR_REDUCED : CT_QR_COMPLETE, Q, R);
-}
-
-/* ---------------------------------------------------------------- SVD */
-
-static const ct__la_spec ct__spec_svd = {"linalg.svd", false, "linalg_svd_cpu", false};
-
-/* Whether every element of the n doubles is finite. */
-static bool ct__la_finite(const double *a, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (!isfinite(a[i])) return false;
-    return true;
-}
-
-/* U, S, Vh of A as float64 tensors of the open scope (U, Vh only when
- * want_uv); an input without elements gives identities, as PyTorch's. */
-static ct_result ct__svd_f64(const ct_tensor *A, bool full, bool want_uv, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
-{
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = CT__MIN(m, n), batch;
-    if (ct_numel(A) == 0) full = true;
-    int64_t uc = full ? m : k, vr = full ? n : k;
-    int64_t ushape[2] = {m, uc}, vshape[2] = {vr, n};
-    const double *a = ct__la_in(A, &batch);
-    double *ud = NULL, *sd, *vd = NULL;
-    double *w = a ? ct__la_scratch(m * n + m * m + n * n + m * m + n * n) : NULL; /* scratch, then U and Vh */
-    *S = w ? ct__la_out(A, A->ndim - 2, &k, 1, &sd) : NULL;
-    if (*S && want_uv) *U = ct__la_out(A, A->ndim - 2, ushape, 2, &ud);
-    if (*S && want_uv && *U) *Vh = ct__la_out(A, A->ndim - 2, vshape, 2, &vd);
-    bool ok = *S && (!want_uv || (*U && *Vh));
-    for (int64_t b = 0; ok && b < batch; b++) {
-        const double *ab = a + b * m * n;
-        if (!ct__la_finite(ab, m * n)) {
-            char note[48];
-            ct__fail(CT_ERR_RUNTIME,
-                     "linalg.svd: %sThe algorithm failed to converge because the input matrix contained non-finite "
-                     "values.",
-                     ct__la_batch_note(A, b, note, sizeof note));
-            ok = false;
-            break;
-        }
-        double *ub = want_uv ? ud + b * m * uc : w + m * n + m * m + n * n;
-        double *vb = want_uv ? vd + b * vr * n : ub + m * m;
-        ct__svd(ab, m, n, sd + b * k, ub, uc, vb, vr, w);
-    }
-    if (ok && k == 0 && want_uv) {
-        for (int64_t b = 0; b < batch; b++) {
-            ct__la_eye(ud + b * m * m, m);
-            ct__la_eye(vd + b * n * n, n);
-        }
-    }
-    CT_FREE(w);
-    return ok ? CT_OK : ct_last_error_code();
-}
-
-/* linalg.svd and svdvals: U, S, Vh in A's dtype, recorded. */
-static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
-{
-    ct__la_clear(U, S, Vh);
-    if (ct__la_check(A, &ct__spec_svd) != CT_OK) return ct_last_error_code();
-    bool uv = want_uv || (ct__grad_mode() && ct__requires_grad(A)); /* backward needs U and Vh */
-    ct_scope s = ct_scope_begin();
-    ct_tensor *u = NULL, *sv = NULL, *vh = NULL;
-    ct_result r = ct__svd_f64(A, full, uv, &u, &sv, &vh);
-    if (r == CT_OK) {
-        sv = ct__la_result(sv, A->dtype);
-        if (uv) {
-            u = ct__la_result(u, A->dtype);
-            vh = ct__la_result(vh, A->dtype);
-        }
-    }
-    ct_scope_end(s);
-    if (r != CT_OK) return r;
-    ct__la_record_svd(u, sv, vh, A, full);
-    if (uv) {
-        ct__la_hand(want_uv ? U : NULL, u);
-        ct__la_hand(want_uv ? Vh : NULL, vh);
-    }
-    ct__la_hand(S, sv);
-    return CT_OK;
-}
-
-ct_result ct_linalg_svd(const ct_tensor *A, bool full_matrices, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
-{
-    ct__la_clear(U, S, Vh);
-    CT__ARG_R(A, "A", 1);
-    return ct__svd_op(A, full_matrices, true, U, S, Vh);
-}
-
-ct_result ct_svd(const ct_tensor *A, bool some, ct_tensor **U, ct_tensor **S, ct_tensor **V)
-{
-    ct__la_clear(U, S, V);
-    CT__ARG_R(A, "input", 1);
-    if (A->ndim < 2)
-        return ct__fail(CT_ERR_RUNTIME, "linalg.svd: input should have at least 2 dimensions, but has %d dimensions instead",
-                        A->ndim);
-    ct_tensor *vh = NULL;
-    ct_result r = ct__svd_op(A, !some, true, U, S, &vh);
-    if (r != CT_OK) return r;
-    ct_tensor *v = ct_transpose(vh, -2, -1);
-    ct__discard(vh);
-    ct__la_hand(V, v);
-    return CT_OK;
-}
-
-ct_tensor *ct_linalg_svdvals(const ct_tensor *A)
-{
-    ct_tensor *S;
-    CT__ARG(A, "A", 1);
-    return ct__svd_op(A, false, false, NULL, &S, NULL) == CT_OK ? S : NULL;
-}
-
-/* ---------------------------------------------------------------- eigen */
-
-/* lower ('L') or upper ('U') triangle of a (n, n) mirrored into w (n, n). */
-static void ct__la_symmetrize(const double *a, int64_t n, bool upper, double *w)
-{
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < n; j++) {
-            int64_t lo = CT__MAX(i, j), hi = CT__MIN(i, j);
-            w[i * n + j] = upper ? a[hi * n + lo] : a[lo * n + hi];
-        }
-}
-
-/* eigenvalues (..., n) and eigenvectors (..., n, n) of A as float64
- * tensors of the open scope (vectors only when want_vectors). */
-static ct_result ct__eigh_f64(const ct_tensor *A, bool upper, bool want_vectors, ct_tensor **L, ct_tensor **Q)
-{
-    int64_t n = A->sizes[A->ndim - 1], batch;
-    const double *a = ct__la_in(A, &batch);
-    double *ld, *qd = NULL, *w = a ? ct__la_scratch(2 * n * n) : NULL;
-    *L = w ? ct__la_out(A, A->ndim - 1, NULL, 0, &ld) : NULL;
-    if (*L && want_vectors) *Q = ct__la_out(A, A->ndim, NULL, 0, &qd);
-    bool ok = *L && (!want_vectors || *Q);
-    for (int64_t b = 0; ok && b < batch; b++) {
-        ct__la_symmetrize(a + b * n * n, n, upper, w);
-        ct__eigh(w, n, ld + b * n, want_vectors ? qd + b * n * n : w + n * n);
-    }
-    CT_FREE(w);
-    return ok ? CT_OK : ct_last_error_code();
-}
-
-static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, ct_tensor **eigenvalues,
-                          ct_tensor **eigenvectors)
-{
-    static const ct__la_spec spec = {"linalg.eigh", true, "linalg_eigh_cpu", true};
-    if (uplo && uplo != 'L' && uplo != 'U' && uplo != 'l' && uplo != 'u')
-        return ct__fail(CT_ERR_RUNTIME, "Expected UPLO argument to be 'L' or 'U', but got %c", uplo);
-    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
-    bool vectors = want_vectors || (ct__grad_mode() && ct__requires_grad(A)); /* backward needs them */
-    ct_scope s = ct_scope_begin();
-    ct_tensor *l = NULL, *q = NULL;
-    ct_result r = ct__eigh_f64(A, uplo == 'U' || uplo == 'u', vectors, &l, &q);
-    if (r == CT_OK) {
-        l = ct__la_result(l, A->dtype);
-        if (vectors) q = ct__la_result(q, A->dtype);
-    }
-    ct_scope_end(s);
-    if (r != CT_OK) return r;
-    ct__la_record_eigh(l, q, A);
-    ct__la_hand(eigenvalues, l);
-    if (vectors) ct__la_hand(want_vectors ? eigenvectors : NULL, q);
-    return CT_OK;
-}
-
-ct_result ct_linalg_eigh(const ct_tensor *A, char uplo, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
-{
-    ct__la_clear(eigenvalues, eigenvectors, NULL);
-    CT__ARG_R(A, "A", 1);
-    return ct__eigh_op(A, uplo, true, eigenvalues, eigenvectors);
-}
-
-ct_tensor *ct_linalg_eigvalsh(const ct_tensor *A, char uplo)
-{
-    ct_tensor *L;
-    CT__ARG(A, "A", 1);
-    return ct__eigh_op(A, uplo, false, &L, NULL) == CT_OK ? L : NULL;
-}
-
-/* General eigen decomposition of A (float64 tensors of the open scope):
- * eigenvalues (..., n, 2) and, when want_vectors, eigenvectors (..., n, n, 2). */
-static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **L, ct_tensor **V)
-{
-    int64_t n = A->sizes[A->ndim - 1], batch, two = 2, vshape[3] = {n, n, 2};
-    const double *a = ct__la_in(A, &batch);
-    double *ld, *vd = NULL, *w = a ? ct__la_scratch(3 * n * n + 5 * n) : NULL;
-    int64_t *piv = w ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
-    if (w && !piv) CT__OOM();
-    int64_t lshape[2] = {n, two};
-    *L = piv ? ct__la_out(A, A->ndim - 2, lshape, 2, &ld) : NULL;
-    if (*L && want_vectors) *V = ct__la_out(A, A->ndim - 2, vshape, 3, &vd);
-    bool ok = *L && (!want_vectors || *V);
-    if (ok && !ct__la_finite(a, batch * n * n)) {
-        ct__fail(CT_ERR_RUNTIME, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
-        ok = false;
-    }
-    double *h = w, *lu = w + n * n, *wr = lu + 2 * n * n, *wi = wr + n, *x = wi + n, *hv = x + 2 * n;
-    for (int64_t b = 0; ok && b < batch; b++) {
-        const double *ab = a + b * n * n;
-        memcpy(h, ab, (size_t)(n * n) * sizeof *h);
-        ct__hessenberg(h, n, hv);
-        if (!ct__hqr(h, n, wr, wi)) {
-            char note[48];
-            ct__fail(CT_ERR_RUNTIME,
-                     "linalg.eig: %sThe algorithm failed to converge because the input matrix is ill-conditioned or "
-                     "has too many repeated eigenvalues (error code: %lld).",
-                     ct__la_batch_note(A, b, note, sizeof note), (long long)n);
-            ok = false;
-            break;
-        }
-        for (int64_t i = 0; i < n; i++) {
-            ld[(b * n + i) * 2] = wr[i];
-            ld[(b * n + i) * 2 + 1] = wi[i];
-            if (!want_vectors) continue;
-            ct__eigvec(ab, n, wr[i], wi[i], x, lu, piv);
-            for (int64_t r = 0; r < n; r++) { /* column i */
-                vd[((b * n + r) * n + i) * 2] = x[2 * r];
-                vd[((b * n + r) * n + i) * 2 + 1] = x[2 * r + 1];
-            }
-        }
-    }
-    CT_FREE(w);
-    CT_FREE(piv);
-    return ok ? CT_OK : ct_last_error_code();
-}
-
-static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors, ct_tensor **L, ct_tensor **V)
-{
-    ct__la_spec spec = {name, true, "linalg_eig_out_cpu", true};
-    if (!ct_dtype_is_floating(A->dtype))
-        return ct__fail(CT_ERR_RUNTIME, "Unknown Complex ScalarType for %s", ct__dtype_title(A->dtype));
-    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
-    ct_scope s = ct_scope_begin();
-    ct_tensor *l = NULL, *v = NULL;
-    ct_result r = ct__eig_f64(A, want_vectors, &l, &v);
-    if (r == CT_OK) {
-        l = ct__la_result(l, A->dtype);
-        if (want_vectors) v = ct__la_result(v, A->dtype);
-    }
-    ct_scope_end(s);
-    if (r != CT_OK) return r;
-    ct__la_hand(L, l);
-    if (want_vectors) ct__la_hand(V, v);
-    return CT_OK;
-}
-
-ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
-{
-    ct__la_clear(eigenvalues, eigenvectors, NULL);
-    CT__ARG_R(A, "A", 1);
-    return ct__eig(A, "linalg.eig", true, eigenvalues, eigenvectors);
-}
-
-ct_tensor *ct_linalg_eigvals(const ct_tensor *A)
-{
-    ct_tensor *L;
-    CT__ARG(A, "A", 1);
-    return ct__eig(A, "linalg.eigvals", false, &L, NULL) == CT_OK ? L : NULL;
-}
-
-/* ---------------------------------------------------------------- pseudo-inverse, rank, least squares */
-
-/* PyTorch's default relative tolerance for a matrix (m, n) of dtype dt:
- * eps(dt) * max(m, n). */
-static double ct__la_rtol(ct_dtype dt, int64_t m, int64_t n)
-{
-    return (dt == CT_F32 ? (double)FLT_EPSILON : DBL_EPSILON) * (double)CT__MAX(m, n);
-}
-
-/* p (n, m) = the pseudo-inverse of a (m, n), values at most rtol times the
- * largest dropped; by SVD, or by eigen decomposition when herm. Returns the
- * rank, or -1 for a non-finite input. scratch: 4 (m + n)^2 doubles. */
-static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double rtol, double *p, double *scratch)
-{
-    int64_t k = CT__MIN(m, n), rank = 0;
-    double *s = scratch, *u = s + k, *vt = u + m * k, *w = vt + k * n; /* herm: u = Q (n, n), vt unused */
-    if (!ct__la_finite(a, m * n)) return -1;
-    if (herm) {
-        ct__la_symmetrize(a, n, false, w);
-        ct__eigh(w, n, s, u);
-    } else {
-        ct__svd(a, m, n, s, u, k, vt, k, w);
-    }
-    double big = 0;
-    for (int64_t i = 0; i < k; i++) big = CT__MAX(big, fabs(s[i]));
-    for (int64_t i = 0; i < n * m; i++) p[i] = 0;
-    for (int64_t c = 0; c < k; c++) {
-        if (!(fabs(s[c]) > rtol * big)) continue;
-        rank++;
-        double inv = 1 / s[c];
-        for (int64_t i = 0; i < n; i++) { /* p += v_c u_c^T / s_c */
-            double vi = (herm ? u[i * k + c] : vt[c * n + i]) * inv;
-            for (int64_t j = 0; j < m; j++) p[i * m + j] += vi * u[j * k + c];
-        }
-    }
-    return rank;
-}
-
-/* pinv (..., n, m) of A as float64 (a tensor of the open scope) and, in
- * rank (when given), each matrix's rank. */
-static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, int64_t *rank_out)
-{
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], batch, pshape[2] = {n, m};
-    const double *a = ct__la_in(A, &batch);
-    double *pd, *w = a ? ct__la_scratch(4 * (m + n) * (m + n) + 1) : NULL;
-    ct_tensor *out = w ? ct__la_out(A, A->ndim - 2, pshape, 2, &pd) : NULL;
-    double rtol = ct__la_rtol(A->dtype, m, n);
-    for (int64_t b = 0; out && b < batch; b++) {
-        int64_t r = ct__pinv(a + b * m * n, m, n, herm, rtol, pd + b * m * n, w);
-        if (r < 0) {
-            char note[48];
-            ct__fail(CT_ERR_RUNTIME,
-                     "linalg.%s: %sThe algorithm failed to converge because the input matrix contained non-finite "
-                     "values.",
-                     herm ? "eigh" : "svd", ct__la_batch_note(A, b, note, sizeof note));
-            out = NULL;
-        } else if (rank_out) {
-            rank_out[b] = r;
-        }
-    }
-    CT_FREE(w);
-    return out;
-}
-
-ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
-{
-    CT__ARG(A, "A", 1);
-    if (A->ndim < 2 || !ct__la_float(A->dtype)) {
-        char shape[160];
-        ct__fail(CT_ERR_RUNTIME,
-                 "linalg.pinv(%s{%s}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble "
-                 "types",
-                 ct__dtype_title(A->dtype), ct__shape_str(A->sizes, A->ndim, shape, sizeof shape));
-        return NULL;
-    }
-    if (hermitian && A->sizes[A->ndim - 1] != A->sizes[A->ndim - 2]) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.eigh: A must be batches of square matrices, but they are %lld by %lld matrices",
-                 (long long)A->sizes[A->ndim - 2], (long long)A->sizes[A->ndim - 1]);
-        return NULL;
-    }
-    ct_scope s = ct_scope_begin();
-    ct_tensor *p = ct__pinv_f64(A, hermitian, NULL);
-    ct_tensor *r = p ? ct__la_result(p, A->dtype) : NULL;
-    ct_scope_end(s);
-    ct__la_record_pinv(r, A);
-    return r;
-}
-
-ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
-{
-    CT__ARG(A, "A", 1);
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.");
-        return NULL;
-    }
-    if (!ct__la_float(A->dtype)) {
-        ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
-        return NULL;
-    }
-    ct_scope s = ct_scope_begin();
-    ct_tensor *rank = ct__alloc(A->sizes, A->ndim - 2, CT_I64, ct__cpu), *r = NULL;
-    if (rank && ct__pinv_f64(A, hermitian, (int64_t *)ct__data(rank))) r = ct_keep(rank);
-    ct_scope_end(s);
-    return r;
-}
-
-ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
-{
-    CT__ARG(A, "A", 1);
-    CT__ARG(B, "B", 2);
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input must have at least 2 dimensions.");
-        return NULL;
-    }
-    if (B->ndim < 1) {
-        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: other must have at least 1 dimension.");
-        return NULL;
-    }
-    if (!ct__la_float(A->dtype)) {
-        ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
-        return NULL;
-    }
-    if (A->dtype != B->dtype) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype %s and "
-                 "other's dtype %s",
-                 ct__dtype_title(A->dtype), ct__dtype_title(B->dtype));
-        return NULL;
-    }
-    bool vector = B->ndim == A->ndim - 1;
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
-    if ((vector ? B->sizes[B->ndim - 1] : B->sizes[B->ndim - 2]) != m) {
-        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
-        return NULL;
-    }
-    ct_scope s = ct_scope_begin();
-    ct_tensor *Bm = NULL, *Ae = NULL, *Be = NULL, *x = NULL;
-    CT__UNRECORDED(Bm, vector ? ct_unsqueeze(B, -1) : ct__same(B));
-    ct_tensor *p = Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK ? ct__pinv_f64(Ae, false, NULL) : NULL;
-    int64_t k = Bm ? Bm->sizes[Bm->ndim - 1] : 0, batch, xshape[2] = {n, k};
-    const double *bd = p ? ct__la_in(Be, &batch) : NULL;
-    double *xd;
-    if (bd) x = ct__la_out(Be, Be->ndim - 2, xshape, 2, &xd);
-    for (int64_t b = 0; x && b < batch; b++)
-        ct__la_mm((const double *)ct__data(p) + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
-    if (x && vector) CT__UNRECORDED(x, ct_squeeze_dim(x, -1));
-    ct_tensor *r = x ? ct__la_result(x, A->dtype) : NULL;
-    ct_scope_end(s);
-    return r;
-}
-
-/* ---------------------------------------------------------------- norms and trace */
-
-ct_tensor *ct_linalg_vector_norm(const ct_tensor *x, double ord, ct_shape dims, bool keepdim)
-{
-    CT__ARG(x, "x", 1);
-    if (!ct_dtype_is_floating(x->dtype)) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
-                 ct__dtype_title(x->dtype));
-        return NULL;
-    }
-    ct_tensor *r = ct_norm_dim(x, ord, dims, keepdim, CT_DEFAULT);
-    if (r && ct__meta(r) && ct__meta(r)->grad_fn) ct__meta(r)->grad_fn->name = "LinalgVectorNormBackward0";
-    return r;
-}
-
-/* ord of matrix_norm: "fro", "nuc", or a number; false when none of PyTorch's. */
-static bool ct__matrix_ord(const char *ord, double *p, bool *nuc)
-{
-    static const struct { const char *s; double p; } table[] = {
-        {"fro", 0}, {"nuc", 0}, {"1", 1}, {"-1", -1}, {"2", 2}, {"-2", -2}, {"inf", INFINITY}, {"-inf", -INFINITY}};
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (!strcmp(ord, table[i].s)) {
-            *p = table[i].p;
-            *nuc = i == 1;
-            return true;
-        }
-    return false;
-}
-
-/* r with the dims d0 < d1 that a reduction removed put back as size 1. */
-static ct_tensor *ct__unsqueeze2(ct_tensor *r, int d0, int d1)
-{
-    return ct_unsqueeze(ct_unsqueeze(r, CT__MIN(d0, d1)), CT__MAX(d0, d1));
-}
-
-ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape dims, bool keepdim)
-{
-    CT__ARG(A, "A", 1);
-    double p = 0;
-    bool nuc = false;
-    if (!ord) ord = "fro";
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
-        return NULL;
-    }
-    if (!ct_dtype_is_floating(A->dtype)) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got %s",
-                 ct__dtype_title(A->dtype));
-        return NULL;
-    }
-    if (dims.ndim == 0) dims = CT_DIMS(-2, -1);
-    if (dims.ndim != 2) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: dim must be a 2-tuple. Got %d dims", dims.ndim);
-        return NULL;
-    }
-    int d0 = ct__wrap_dim(dims.size[0], A->ndim), d1 = d0 < 0 ? -1 : ct__wrap_dim(dims.size[1], A->ndim);
-    if (d1 < 0) return NULL;
-    if (d0 == d1) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: dims must be different. Got (%lld, %lld)",
-                 (long long)dims.size[0], (long long)dims.size[1]);
-        return NULL;
-    }
-    if (!ct__matrix_ord(ord, &p, &nuc)) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: Order %s not supported.", ord);
-        return NULL;
-    }
-    if (p == 0 && !nuc) return ct_linalg_vector_norm(A, 2, CT_DIMS(d0, d1), keepdim);
-    ct_scope s = ct_scope_begin();
-    ct_tensor *r;
-    if (nuc || fabs(p) == 2) { /* from the singular values */
-        ct_tensor *sv = ct_linalg_svdvals(ct_movedim(A, CT_DIMS(d0, d1), CT_DIMS(-2, -1)));
-        r = nuc ? ct_sum_dim(sv, CT_DIMS(-1), false, CT_DEFAULT)
-                : p > 0 ? ct_amax(sv, CT_DIMS(-1), false) : ct_amin(sv, CT_DIMS(-1), false);
-        if (keepdim) r = ct__unsqueeze2(r, d0, d1);
-    } else { /* max/min absolute column sum (1) or row sum (inf), in PyTorch's steps */
-        int sum_dim = isinf(p) ? d1 : d0, max_dim = isinf(p) ? d0 : d1;
-        if (!keepdim && sum_dim < max_dim) max_dim--;
-        ct_tensor *sums = ct_linalg_vector_norm(A, 1, CT_DIMS(sum_dim), keepdim);
-        r = p > 0 ? ct_amax(sums, CT_DIMS(max_dim), keepdim) : ct_amin(sums, CT_DIMS(max_dim), keepdim);
-    }
-    r = r ? ct_keep(r) : NULL;
-    ct_scope_end(s);
-    return r;
-}
-
-ct_tensor *ct_trace(const ct_tensor *A)
-{
-    CT__ARG(A, "input", 1);
-    if (A->ndim != 2) {
-        ct__fail(CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d", A->ndim);
-        return NULL;
-    }
-    if (A->dtype == CT_BOOL || A->dtype == CT_F16 || A->dtype == CT_BF16) {
-        ct__not_implemented("trace", A->dtype);
-        return NULL;
-    }
-    ct_tensor *r;
-    CT__UNRECORDED(r, ct_sum(ct_diagonal(A, 0, 0, 1)));
-    ct__la_record_trace(r, A);
-    return r;
-}
-
-/* ---------------------------------------------------------------- matrix functions */
-
-ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n)
-{
-    CT__ARG(A, "A", 1);
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
-        return NULL;
-    }
-    if (A->sizes[A->ndim - 1] != A->sizes[A->ndim - 2]) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "linalg.matrix_power: A must be batches of square matrices, but they are %lld by %lld matrices",
-                 (long long)A->sizes[A->ndim - 2], (long long)A->sizes[A->ndim - 1]);
-        return NULL;
-    }
-    ct_scope s = ct_scope_begin();
-    ct_tensor *r;
-    if (n == 0) { /* the identity, in a copy of A (CopyBackwards, as PyTorch's) */
-        int64_t k = A->sizes[A->ndim - 1];
-        r = ct_clone(A);
-        if (r && ct_copy_(r, ct_eye(k, k, A->dtype)) != CT_OK) r = NULL;
-    } else if (n == 1) {
-        r = ct_clone(A);
-    } else {
-        const ct_tensor *a = n < 0 ? ct_linalg_inv(A) : A;
-        uint64_t e = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
-        ct_tensor *z = NULL;
-        r = NULL;
-        if (e == 2) r = ct__la_matmul(a, a);
-        else if (e == 3) r = ct__la_matmul(ct__la_matmul(a, a), a);
-        else
-            for (; e > 0 && a; e >>= 1) { /* repeated squaring, in PyTorch's order */
-                z = z ? ct__la_matmul(z, z) : (ct_tensor *)a;
-                if (e & 1) r = r ? ct__la_matmul(r, z) : z;
-            }
-    }
-    r = r ? ct_keep(r) : NULL;
-    ct_scope_end(s);
-    return r;
-}
-
-ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
-{
-    CT__ARG(A, "A", 1);
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_exp: The input tensor A must have at least 2 dimensions.");
-        return NULL;
-    }
-    int64_t n = A->sizes[A->ndim - 1], batch;
-    if (A->sizes[A->ndim - 2] != n) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "linalg.matrix_exp: A must be batches of square matrices, but they are %lld by %lld matrices",
-                 (long long)A->sizes[A->ndim - 2], (long long)n);
-        return NULL;
-    }
-    if (!ct_dtype_is_floating(A->dtype)) {
-        ct__fail(CT_ERR_RUNTIME, "matrix_exp: Expected a floating point or complex tensor as input. Got %s",
-                 ct__dtype_title(A->dtype));
-        return NULL;
-    }
-    if (!ct__la_float(A->dtype)) {
-        ct__not_implemented("log2_vml_cpu", A->dtype);
-        return NULL;
-    }
-    ct_scope s = ct_scope_begin();
-    const double *a = ct__la_in(A, &batch);
-    double *o, *w = a ? ct__la_scratch(8 * n * n) : NULL;
-    int64_t *piv = w ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
-    if (w && !piv) CT__OOM();
-    ct_tensor *out = piv ? ct__la_out(A, A->ndim, NULL, 0, &o) : NULL;
-    for (int64_t b = 0; out && b < batch; b++) ct__expm(a + b * n * n, n, o + b * n * n, w, piv);
-    CT_FREE(w);
-    CT_FREE(piv);
-    ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
-    ct_scope_end(s);
-    ct__la_record_matrix_exp(r, A);
-    return r;
-}
-
 /* ==================== ops/pointwise.c ==================== */
 // >>ops/pointwise.c
 /* Pointwise ops: type promotion, broadcasting, in-place rules, and the
@@ -12677,7 +11032,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     int64_t shape[CT_MAX_DIMS];
     ct_result r;
     /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
-    if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
+    if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out, in, n)) != CT_OK) return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
     if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;
@@ -12835,16 +11190,22 @@ ct_result ct_sub_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 
 ct_tensor *ct_rsub(const ct_tensor *a, const ct_tensor *b)
 {
+    ct_tensor *r;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
-    return ct__new(CT__OP_sub, b, a, NULL, NULL);
+    CT__UNRECORDED(r, ct__new(CT__OP_sub, b, a, NULL, NULL));
+    if (r) ct__record_rsub(r, a, b);
+    return r;
 }
 
 ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
 {
     ct__stack_scalar ss;
+    ct_tensor *r;
     CT__ARG(t, "input", 1);
-    return ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL);
+    CT__UNRECORDED(r, ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL));
+    if (r) ct__record_rsub(r, t, NULL);
+    return r;
 }
 
 ct_tensor *ct_rdiv_scalar(const ct_tensor *t, ct_scalar s)
@@ -14417,7 +12778,7 @@ ct_tensor *ct_cumprod(const ct_tensor *input, int dim, ct_dtype dtype)
 
 static ct_result ct__cum_(ct__aop op, ct_tensor *self, int dim, ct_dtype dtype)
 {
-    if (ct__check_dtype(dtype) != CT_OK || ct__check_inplace_grad(self) != CT_OK) return ct_last_error_code();
+    if (ct__check_dtype(dtype) != CT_OK || ct__check_inplace_grad(self, NULL, 0) != CT_OK) return ct_last_error_code();
     if (dtype != CT_DEFAULT && dtype != self->dtype)
         return ct__fail(CT_ERR_RUNTIME, "Bad in-place call: input tensor dtype %s and output tensor dtype %s should match",
                         ct__typemeta_name(self->dtype), ct__typemeta_name(dtype));
@@ -15003,7 +13364,7 @@ static ct_result ct__check_room(int64_t count, ct_tensor **out, int64_t capacity
 static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor *const *out, int64_t count)
 {
     ct__join_args a = ct__join_args_init(d);
-    for (int64_t i = 0; out && i < count; i++) out[i]->is_view = true;
+    for (int64_t i = 0; out && i < count; i++) ct__mark_view(out[i], t, true);
     if (out && count <= INT_MAX) ct__record_join(kind, &t, 1, out, (int)count, &a);
     return count;
 }
@@ -15580,7 +13941,7 @@ static ct_tensor *ct__scatter_new(const ct_tensor *t, int dim, const ct_tensor *
 static ct_result ct__scatter_inplace(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src,
                                      ct_scalar value, const char *reduce, bool reducing, bool add)
 {
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &src, src ? 1 : 0);
     ct__join_args a = ct__index_args(dim, index);
     if (r == CT_OK) r = ct__scatter(t, true, dim, index, src, value, reduce, reducing, add, NULL);
     return ct__join_inplace_done(r, ct__scatter_grad(src, reducing, add), t, src, &a);
@@ -15870,7 +14231,7 @@ ct_result ct_index_add_alpha_(ct_tensor *t, int dim, const ct_tensor *index, con
     ct__join_args a = ct__index_args(dim, index);
     a.has_alpha = true;
     a.alpha = alpha;
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &source, 1);
     if (r == CT_OK) r = ct__index_add(t, true, dim, index, source, alpha, NULL);
     return ct__join_inplace_done(r, CT__JG_INDEX_ADD, t, source, &a);
 }
@@ -15968,7 +14329,7 @@ ct_result ct_index_copy_(ct_tensor *t, int dim, const ct_tensor *index, const ct
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(source, "source", 4);
     ct__join_args a = ct__index_args(dim, index);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &source, 1);
     if (r == CT_OK) r = ct__index_copy(t, true, dim, index, source, NULL);
     return ct__join_inplace_done(r, CT__JG_INDEX_COPY, t, source, &a);
 }
@@ -16038,7 +14399,7 @@ ct_result ct_index_fill_(ct_tensor *t, int dim, const ct_tensor *index, const ct
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(value, "value", 4);
     ct__join_args a = ct__index_args(dim, index);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &value, 1);
     if (r == CT_OK) r = ct__check_value_0d(value, "index_fill_");
     if (r == CT_OK) r = ct__index_fill_(t, dim, index, ct__item_scalar(value));
     return ct__join_inplace_done(r, CT__JG_INDEX_FILL_TENSOR, t, value, &a);
@@ -16057,7 +14418,7 @@ ct_result ct_index_fill_scalar_(ct_tensor *t, int dim, const ct_tensor *index, c
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     ct__join_args a = ct__index_args(dim, index);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, NULL, 0);
     if (r == CT_OK) r = ct__index_fill_(t, dim, index, value);
     return ct__join_inplace_done(r, CT__JG_INDEX_FILL, t, NULL, &a);
 }
@@ -16153,7 +14514,7 @@ ct_result ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, const ct_tensor *
     CT__ARG_R(mask, "mask", 2);
     CT__ARG_R(value, "value", 3);
     ct__join_args a = ct__index_args(0, mask);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &value, 1);
     if (r == CT_OK) r = ct__check_value_0d(value, "masked_fill_");
     if (r == CT_OK) r = ct__masked_fill_(t, mask, ct__item_scalar(value));
     return ct__join_inplace_done(r, CT__JG_MASKED_FILL_TENSOR, t, value, &a);
@@ -16172,7 +14533,7 @@ ct_result ct_masked_fill_scalar_(ct_tensor *t, const ct_tensor *mask, ct_scalar 
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(mask, "mask", 2);
     ct__join_args a = ct__index_args(0, mask);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, NULL, 0);
     if (r == CT_OK) r = ct__masked_fill_(t, mask, value);
     return ct__join_inplace_done(r, CT__JG_MASKED_FILL, t, NULL, &a);
 }
@@ -20968,5 +19329,2525 @@ static const ct__backend ct__cpu_backend = {ct__cpu_alloc, ct__cpu_free, ct__cpu
 static const ct__backend *ct__backends[CT_NUM_DEVICE_TYPES] = {&ct__cpu_backend, NULL};
 
 static const ct__backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }
+
+/* ==================== linalg/gemm.c ==================== */
+// >>linalg/gemm.c
+/* The built-in GEMM: C = alpha * op(A) @ op(B) + beta * C, row-major.
+ *
+ *   A: op(A) is M x K   (A is M x K with row stride lda, or K x M when transposed)
+ *   B: op(B) is K x N   (B is K x N with row stride ldb, or N x K when transposed)
+ *   C: M x N with row stride ldc
+ *
+ * beta == 0 means C is only written, never read (NaNs already in C do not
+ * propagate, as BLAS specifies). Every product, convolution and decomposition
+ * in ctorch goes through ct__sgemm / ct__dgemm, so this is the one place to
+ * make fast. This version is the reference: a plain i-k-j loop. */
+
+#define CT__GEMM_BODY(T)                                                                              \
+    for (int64_t i = 0; i < M; i++) {                                                                 \
+        T *c = C + i * ldc;                                                                           \
+        for (int64_t j = 0; j < N; j++) c[j] = beta == 0 ? (T)0 : beta * c[j];                        \
+        if (alpha == 0) continue;                                                                     \
+        for (int64_t k = 0; k < K; k++) {                                                             \
+            T a = alpha * (ta ? A[k * lda + i] : A[i * lda + k]);                                     \
+            if (tb)                                                                                   \
+                for (int64_t j = 0; j < N; j++) c[j] += a * B[j * ldb + k];                           \
+            else                                                                                      \
+                for (int64_t j = 0; j < N; j++) c[j] += a * B[k * ldb + j];                           \
+        }                                                                                             \
+    }
+
+static void ct__sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                      const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+    CT__GEMM_BODY(float)
+}
+
+static void ct__dgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double *A, int64_t lda,
+                      const double *B, int64_t ldb, double beta, double *C, int64_t ldc)
+{
+    CT__GEMM_BODY(double)
+}
+
+/* Integer products: int64 values as uint64, whose arithmetic wraps (narrower
+ * integers and int64 keep the same low bits as PyTorch's wrapping kernels). */
+static void ct__ugemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, uint64_t alpha, const uint64_t *A,
+                      int64_t lda, const uint64_t *B, int64_t ldb, uint64_t beta, uint64_t *C, int64_t ldc)
+{
+    CT__GEMM_BODY(uint64_t)
+}
+
+/* ==================== linalg/products.c ==================== */
+// >>linalg/products.c
+/* Matrix products: mm, bmm, mv, dot, vdot, outer, matmul, addmm, addmv,
+ * baddbmm. Each front end checks its arguments in PyTorch's order with
+ * PyTorch's words, then one batched driver runs the GEMM (gemm.c) over every
+ * matrix of the batch, and the op records its node (formulas_products.c). */
+
+ct_addmm_opts ct_addmm_opts_init(void)
+{
+    ct_addmm_opts o;
+    o.beta = o.alpha = 1.0;
+    return o;
+}
+
+/* ---------------------------------------------------------------- the driver
+ */
+
+/* The dtype the GEMM computes in: float and double themselves, bfloat16
+ * through float (PyTorch accumulates it in float too), integers in int64. */
+static ct_dtype ct__gemm_dtype(ct_dtype dt)
+{
+    return dt == CT_F64 ? CT_F64 : dt == CT_F32 || dt == CT_BF16 ? CT_F32 : CT_I64;
+}
+
+/* One operand of the GEMM as BLAS takes it: matrix b of the batch starts at
+ * data + b * bs (elements), row-major with leading dimension ld, or its
+ * transpose stored that way. */
+typedef struct ct__operand {
+    const char *data;
+    int64_t bs, ld;
+    bool trans;
+} ct__operand;
+
+/* Whether t's matrices (t: [batch, rows, cols]) have a layout BLAS reads:
+ * unit stride along one dim and a leading dimension no smaller than the other.
+ */
+static bool ct__blas_layout(const ct_tensor *t, ct__operand *op)
+{
+    int64_t rows = t->sizes[1], cols = t->sizes[2], rs = t->strides[1], cs = t->strides[2];
+    op->bs = t->strides[0];
+    op->data = ct__data(t);
+    if ((cs == 1 || cols <= 1) && (rows <= 1 || rs >= CT__MAX(cols, 1))) {
+        op->trans = false;
+        op->ld = rows <= 1 ? CT__MAX(cols, 1) : rs;
+        return true;
+    }
+    if ((rs == 1 || rows <= 1) && (cols <= 1 || cs >= CT__MAX(rows, 1))) {
+        op->trans = true;
+        op->ld = cols <= 1 ? CT__MAX(rows, 1) : cs;
+        return true;
+    }
+    return false;
+}
+
+/* t as an operand of dtype w, copied (contiguous, cast) when it must be;
+ * false when the copy fails. */
+static bool ct__operand_of(const ct_tensor *t, ct_dtype w, ct__operand *op)
+{
+    if (t->dtype == w && ct__blas_layout(t, op)) return true;
+    const ct_tensor *c = ct_contiguous(ct_to(t, w));
+    return c && ct__blas_layout(c, op);
+}
+
+/* C[b] = beta * C[b] + alpha * A[b] @ B[b] for each of `batch` matrices;
+ * C is contiguous [batch, M, N] of dtype w. */
+static void ct__gemm_batch(ct_dtype w, int64_t batch, int64_t M, int64_t N, int64_t K, const ct__operand *a,
+                           const ct__operand *b, double alpha, double beta, char *C)
+{
+    size_t es = ct_dtype_size(w);
+    for (int64_t i = 0; i < batch; i++) {
+        /* (with K 0 the operands are empty and may have no data at all) */
+        const char *A = K ? a->data + (size_t)(i * a->bs) * es : a->data;
+        const char *B = K ? b->data + (size_t)(i * b->bs) * es : b->data;
+        char *c = C + (size_t)(i * M * N) * es;
+        if (w == CT_F32)
+            ct__sgemm(a->trans, b->trans, M, N, K, (float)alpha, (const float *)A, a->ld, (const float *)B, b->ld,
+                      (float)beta, (float *)c, N);
+        else if (w == CT_F64)
+            ct__dgemm(a->trans, b->trans, M, N, K, alpha, (const double *)A, a->ld, (const double *)B, b->ld, beta,
+                      (double *)c, N);
+        else
+            ct__ugemm(a->trans, b->trans, M, N, K, (uint64_t)ct__trunc_i64(alpha), (const uint64_t *)A, a->ld,
+                      (const uint64_t *)B, b->ld, (uint64_t)ct__trunc_i64(beta), (uint64_t *)c, N);
+    }
+}
+
+/* beta * added + alpha * (a @ b) in dtype dt, with recording off: a [B, M, K]
+ * and b [B, K, N] views of any strides, added broadcastable to the result or
+ * NULL. The result is contiguous with sizes out (B * M * N elements). An
+ * integer product truncates beta and alpha first, as PyTorch converts them. */
+static ct_tensor *ct__product(const ct_tensor *added, const ct_tensor *a, const ct_tensor *b, const int64_t *out,
+                              int out_ndim, ct_dtype dt, ct_addmm_opts opts)
+{
+    ct_dtype w = ct__gemm_dtype(dt);
+    if (w == CT_I64) {
+        opts.beta = (double)ct__trunc_i64(opts.beta);
+        opts.alpha = (double)ct__trunc_i64(opts.alpha);
+    }
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct__alloc(out, out_ndim, w, ct__cpu), *e = NULL;
+    bool ok = r != NULL;
+    if (ok && added && opts.beta != 0) {
+        ok = (e = ct_expand(added, ct_shape_make(out_ndim, out))) != NULL;
+        if (ok) ct__copy_unchecked(r, e);
+    }
+    ct__operand A, B;
+    ok = ok && ct__operand_of(a, w, &A) && ct__operand_of(b, w, &B);
+    if (ok && ct_numel(r) > 0)
+        ct__gemm_batch(w, a->sizes[0], a->sizes[1], b->sizes[2], a->sizes[2], &A, &B, opts.alpha, added ? opts.beta : 0,
+                       ct__data(r));
+    if (ok && w != dt) ok = (r = ct_to(r, dt)) != NULL;
+    if (ok) ct_keep(r);
+    ct_scope_end(s);
+    ct_grad_mode_restore(mode);
+    return ok ? r : NULL;
+}
+
+/* t as a batch of matrices, a view: 3-D itself, 2-D one matrix, 1-D a row
+ * (1 x n) or a column (n x 1). */
+static ct_tensor *ct__as_batch(const ct_tensor *t, bool column)
+{
+    int64_t sizes[3] = {1, 1, 1}, strides[3] = {0, 0, 0};
+    int k = 3 - t->ndim;
+    for (int d = 0; d < t->ndim; d++) {
+        sizes[k + d] = t->sizes[d];
+        strides[k + d] = t->strides[d];
+    }
+    if (t->ndim == 1 && column) {
+        sizes[1] = t->sizes[0];
+        strides[1] = t->strides[0];
+        sizes[2] = 1;
+        strides[2] = 1;
+    }
+    return ct__view_of(t, sizes, strides, 3, t->offset);
+}
+
+/* The product of a and b (any of 1-D row, 2-D, 3-D for a; 1-D column, 2-D,
+ * 3-D for b) plus beta * added, shaped out. */
+static ct_tensor *ct__product_of(const ct_tensor *added, const ct_tensor *a, const ct_tensor *b, const int64_t *out,
+                                 int out_ndim, ct_dtype dt, ct_addmm_opts opts)
+{
+    ct_scope s = ct_scope_begin();
+    ct_tensor *a3 = ct__as_batch(a, false), *b3 = ct__as_batch(b, true);
+    ct_tensor *r = a3 && b3 ? ct__product(added, a3, b3, out, out_ndim, dt, opts) : NULL;
+    ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+/* Whether t expands to sizes (the added input of addmm and baddbmm; expand's
+ * error). */
+static ct_result ct__check_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *e = ct_expand(t, ct_shape_make(ndim, sizes));
+    ct_scope_end(s);
+    ct_grad_mode_restore(mode);
+    return e ? CT_OK : ct_last_error_code();
+}
+
+/* PyTorch's CPU products refuse float16 and bool: "\"bmm\" not implemented for
+ * 'Half'". */
+static ct_result ct__check_product_dtype(const char *kernel, ct_dtype dt)
+{
+    return dt == CT_F16 || dt == CT_BOOL ? ct__not_implemented(kernel, dt) : CT_OK;
+}
+
+/* A kernel reads its operands as its own dtype: "expected scalar type Float but
+ * found Double". */
+static ct_result ct__check_scalar_type(ct_dtype expected, ct_dtype found)
+{
+    if (expected == found) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME, "expected scalar type %s but found %s", ct__dtype_title(expected),
+                    ct__dtype_title(found));
+}
+
+/* Then the kernel's dtype checks: dt supported, and the other operand of dt
+ * too. */
+static ct_result ct__check_kernel(const char *kernel, ct_dtype dt, const ct_tensor *other)
+{
+    ct_result r = ct__check_product_dtype(kernel, dt);
+    return r != CT_OK ? r : ct__check_scalar_type(dt, other->dtype);
+}
+
+static ct_result ct__check_mm_shapes(const ct_tensor *a, const ct_tensor *b)
+{
+    if (a->sizes[1] == b->sizes[0]) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                    (long long)a->sizes[0], (long long)a->sizes[1], (long long)b->sizes[0], (long long)b->sizes[1]);
+}
+
+static ct_result ct__check_bmm_shapes(const ct_tensor *a, const ct_tensor *b)
+{
+    if (a->ndim != 3) return ct__fail(CT_ERR_RUNTIME, "batch1 must be a 3D tensor");
+    if (b->ndim != 3) return ct__fail(CT_ERR_RUNTIME, "batch2 must be a 3D tensor");
+    if (b->sizes[0] == a->sizes[0] && b->sizes[1] == a->sizes[2]) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME,
+                    "Expected size for first two dimensions of batch2 tensor to "
+                    "be: [%lld, %lld] but got: [%lld, %lld].",
+                    (long long)a->sizes[0], (long long)a->sizes[2], (long long)b->sizes[0], (long long)b->sizes[1]);
+}
+
+/* addmv's check of self (ndim, sizes), mat and vec; mv checks its result, a
+ * vector of mat's rows, the same way. */
+static ct_result ct__check_mv_shapes(int ndim, const int64_t *sizes, const ct_tensor *mat, const ct_tensor *vec)
+{
+    if (mat->ndim != 2 || vec->ndim != 1 || ndim > 1)
+        return ct__fail(CT_ERR_RUNTIME, "vector + matrix @ vector expected, got %d, %d, %d", ndim, mat->ndim,
+                        vec->ndim);
+    int64_t n = ndim ? sizes[0] : 1;
+    if (mat->sizes[1] == vec->sizes[0] && (mat->sizes[0] == n || n == 1)) return CT_OK;
+    if (ndim == 0) return ct__fail(CT_ERR_INDEX, "Dimension specified as 0 but tensor has no dimensions");
+    return ct__fail(CT_ERR_RUNTIME, "size mismatch, got %lld, %lldx%lld,%lld", (long long)sizes[0],
+                    (long long)mat->sizes[0], (long long)mat->sizes[1], (long long)vec->sizes[0]);
+}
+
+/* ---------------------------------------------------------------- mm, bmm, mv,
+ * dot */
+
+ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(mat2, "mat2", 2);
+    if (input->ndim != 2) {
+        ct__fail(CT_ERR_RUNTIME, "self must be a matrix");
+        return NULL;
+    }
+    if (mat2->ndim != 2) {
+        ct__fail(CT_ERR_RUNTIME, "mat2 must be a matrix");
+        return NULL;
+    }
+    if (ct__check_mm_shapes(input, mat2) || ct__check_kernel("addmm_impl_cpu_", input->dtype, mat2)) return NULL;
+    const int64_t out[2] = {input->sizes[0], mat2->sizes[1]};
+    ct_tensor *r = ct__product_of(NULL, input, mat2, out, 2, input->dtype, ct_addmm_opts_init());
+    ct__record_product(CT__PG_MM, r, NULL, input, mat2, ct_addmm_opts_init());
+    return r;
+}
+
+ct_tensor *ct_bmm(const ct_tensor *input, const ct_tensor *mat2)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(mat2, "mat2", 2);
+    if (ct__check_bmm_shapes(input, mat2) || ct__check_kernel("bmm", input->dtype, mat2)) return NULL;
+    const int64_t out[3] = {input->sizes[0], input->sizes[1], mat2->sizes[2]};
+    ct_tensor *r = ct__product_of(NULL, input, mat2, out, 3, input->dtype, ct_addmm_opts_init());
+    ct__record_product(CT__PG_BMM, r, NULL, input, mat2, ct_addmm_opts_init());
+    return r;
+}
+
+ct_tensor *ct_mv(const ct_tensor *input, const ct_tensor *vec)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(vec, "vec", 2);
+    const int64_t out[1] = {input->ndim == 2 ? input->sizes[0] : 1};
+    if (ct__check_mv_shapes(1, out, input, vec) || ct__check_kernel("addmv_impl_cpu", input->dtype, vec)) return NULL;
+    ct_tensor *r = ct__product_of(NULL, input, vec, out, 1, input->dtype, ct_addmm_opts_init());
+    ct__record_product(CT__PG_MV, r, NULL, input, vec, ct_addmm_opts_init());
+    return r;
+}
+
+static ct_tensor *ct__dot(const ct_tensor *a, const ct_tensor *b, ct__product_grad kind)
+{
+    if (a->ndim != 1 || b->ndim != 1) {
+        ct__fail(CT_ERR_RUNTIME, "1D tensors expected, but got %dD and %dD tensors", a->ndim, b->ndim);
+        return NULL;
+    }
+    if (a->dtype != b->dtype) {
+        ct__fail(CT_ERR_RUNTIME, "dot : expected both vectors to have same dtype, but found %s and %s",
+                 ct__dtype_title(a->dtype), ct__dtype_title(b->dtype));
+        return NULL;
+    }
+    if (a->sizes[0] != b->sizes[0]) {
+        ct__fail(CT_ERR_RUNTIME,
+                 "inconsistent tensor size, expected tensor [%lld] and src [%lld] "
+                 "to have the same number of "
+                 "elements, but got %lld and %lld elements respectively",
+                 (long long)a->sizes[0], (long long)b->sizes[0], (long long)a->sizes[0], (long long)b->sizes[0]);
+        return NULL;
+    }
+    if (ct__check_product_dtype("dot", a->dtype)) return NULL;
+    ct_tensor *r = ct__product_of(NULL, a, b, NULL, 0, a->dtype, ct_addmm_opts_init());
+    ct__record_product(kind, r, NULL, a, b, ct_addmm_opts_init());
+    return r;
+}
+
+ct_tensor *ct_dot(const ct_tensor *input, const ct_tensor *tensor)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(tensor, "tensor", 2);
+    return ct__dot(input, tensor, CT__PG_DOT);
+}
+
+ct_tensor *ct_vdot(const ct_tensor *input, const ct_tensor *other)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(other, "other", 2);
+    return ct__dot(input, other, CT__PG_VDOT);
+}
+
+/* PyTorch's outer is input.reshape({-1, 1}) * vec2, recorded as those ops. */
+ct_tensor *ct_outer(const ct_tensor *input, const ct_tensor *vec2)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(vec2, "vec2", 2);
+    if (input->ndim != 1) {
+        ct__fail(CT_ERR_RUNTIME, "outer: Expected 1-D argument self, but got %d-D", input->ndim);
+        return NULL;
+    }
+    if (vec2->ndim != 1) {
+        ct__fail(CT_ERR_RUNTIME, "outer: Expected 1-D argument vec2, but got %d-D", vec2->ndim);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct_keep(ct_mul(ct_reshape(input, CT_SHAPE(-1, 1)), vec2));
+    ct_scope_end(s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- addmm,
+ * addmv, baddbmm */
+
+ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tensor *mat2, ct_addmm_opts opts)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(mat1, "mat1", 2);
+    CT__ARG(mat2, "mat2", 3);
+    if (input->dtype != mat2->dtype) {
+        ct__fail(CT_ERR_RUNTIME, "self and mat2 must have the same dtype");
+        return NULL;
+    }
+    if (mat1->dtype != mat2->dtype) {
+        ct__fail(CT_ERR_RUNTIME, "mat1 and mat2 must have the same dtype");
+        return NULL;
+    }
+    if (mat1->ndim != 2) {
+        ct__fail(CT_ERR_RUNTIME, "mat1 must be a matrix, got %d-D tensor", mat1->ndim);
+        return NULL;
+    }
+    if (mat2->ndim != 2) {
+        ct__fail(CT_ERR_RUNTIME, "mat2 must be a matrix, got %d-D tensor", mat2->ndim);
+        return NULL;
+    }
+    const int64_t out[2] = {mat1->sizes[0], mat2->sizes[1]};
+    if (ct__check_mm_shapes(mat1, mat2) || ct__check_expand(input, out, 2) ||
+        ct__check_product_dtype("addmm_impl_cpu_", mat1->dtype))
+        return NULL;
+    ct_tensor *r = ct__product_of(input, mat1, mat2, out, 2, mat1->dtype, opts);
+    ct__record_product(CT__PG_ADDMM, r, input, mat1, mat2, opts);
+    return r;
+}
+
+ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tensor *vec, ct_addmm_opts opts)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(mat, "mat", 2);
+    CT__ARG(vec, "vec", 3);
+    if (ct__check_mv_shapes(input->ndim, input->sizes, mat, vec) || ct__check_kernel("addmv_impl_cpu", mat->dtype, vec))
+        return NULL;
+    const int64_t out[1] = {mat->sizes[0]};
+    ct_tensor *r = ct__product_of(input, mat, vec, out, 1, mat->dtype, opts);
+    ct__record_product(CT__PG_ADDMV, r, input, mat, vec, opts);
+    return r;
+}
+
+ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_tensor *batch2, ct_addmm_opts opts)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(batch1, "batch1", 2);
+    CT__ARG(batch2, "batch2", 3);
+    /* PyTorch expands input to [batch1.size(0), batch1.size(1), batch2.size(2)]
+     * before the other checks */
+    int64_t out[3];
+    int d0 = ct__wrap_dim_strict(0, batch1->ndim), d1 = d0 < 0 ? -1 : ct__wrap_dim_strict(1, batch1->ndim);
+    int d2 = d1 < 0 ? -1 : ct__wrap_dim_strict(2, batch2->ndim);
+    if (d2 < 0) return NULL;
+    out[0] = batch1->sizes[0];
+    out[1] = batch1->sizes[1];
+    out[2] = batch2->sizes[2];
+    if (ct__check_expand(input, out, 3) || ct__check_bmm_shapes(batch1, batch2) ||
+        ct__check_kernel("baddbmm", batch1->dtype, batch2))
+        return NULL;
+    ct_tensor *r = ct__product_of(input, batch1, batch2, out, 3, batch1->dtype, opts);
+    ct__record_product(CT__PG_BADDBMM, r, input, batch1, batch2, opts);
+    return r;
+}
+
+/* ---------------------------------------------------------------- matmul */
+
+/* A product's fresh (contiguous) result seen with other sizes, recorded as
+ * `node`: at::_unsafe_view (UnsafeViewBackward0) or squeeze_
+ * (SqueezeBackward3); like those, not a view. */
+static ct_tensor *ct__product_reshaped(const ct_tensor *r, const int64_t *sizes, int ndim, const char *node)
+{
+    ct_tensor *v = r ? ct__view_named(r, ct_shape_make(ndim, sizes), node) : NULL;
+    if (v) { /* not a view: no base */
+        ct_release(v->base);
+        v->base = NULL;
+    }
+    return v;
+}
+
+/* Whether matmul folds t1's batch dims into its rows and calls mm or mv
+ * (PyTorch 1.13's should_fold): t1 at least 3-D times a matrix or vector,
+ * unless t1 is 3-D with its matrices transposed in one block, which bmm
+ * reads without a copy. */
+static bool ct__should_fold(const ct_tensor *t1, int dim2)
+{
+    if (t1->ndim < 3 || (dim2 != 1 && dim2 != 2)) return false;
+    return !(t1->ndim == 3 && dim2 == 2 && t1->strides[2] != 1 && t1->strides[0] == t1->sizes[1] * t1->sizes[2]);
+}
+
+/* The folded product: the larger tensor (transposed when it is the second)
+ * reshaped to a matrix, times the other with mm or mv. */
+static ct_tensor *ct__matmul_folded(const ct_tensor *x, const ct_tensor *y)
+{
+    bool transpose = y->ndim > x->ndim;
+    const ct_tensor *t1 = transpose ? ct_transpose(y, -2, -1) : x;
+    const ct_tensor *t2 = !transpose ? y : x->ndim == 2 ? ct_t(x) : x;
+    if (!t1 || !t2) return NULL;
+    int64_t out[CT_MAX_DIMS], rows = 1;
+    int n = t1->ndim - 1;
+    for (int d = 0; d < n; d++) rows *= out[d] = t1->sizes[d];
+    ct_tensor *folded = ct_reshape(t1, CT_SHAPE(rows, t1->sizes[n]));
+    if (t2->ndim == 1) return ct__product_reshaped(ct_mv(folded, t2), out, n, "UnsafeViewBackward0");
+    out[n] = t2->sizes[1];
+    ct_tensor *r = ct__product_reshaped(ct_mm(folded, t2), out, n + 1, "UnsafeViewBackward0");
+    return transpose ? ct_contiguous(ct_transpose(r, -2, -1)) : r;
+}
+
+/* The batched product: batch dims broadcast, both sides expanded and
+ * reshaped to [batch, rows, cols], then bmm. */
+static ct_tensor *ct__matmul_batched(const ct_tensor *x, const ct_tensor *y)
+{
+    int64_t batch[CT_MAX_DIMS], xs[CT_MAX_DIMS], ys[CT_MAX_DIMS], out[CT_MAX_DIMS], b = 1;
+    int nb;
+    int64_t n = x->sizes[x->ndim - 2], m1 = x->sizes[x->ndim - 1], m2 = y->sizes[y->ndim - 2],
+            p = y->sizes[y->ndim - 1];
+    if (ct__broadcast_shapes(x->sizes, x->ndim - 2, y->sizes, y->ndim - 2, batch, &nb) != CT_OK) return NULL;
+    if (nb + 2 > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_RUNTIME, "matmul: too many dimensions");
+        return NULL;
+    }
+    for (int d = 0; d < nb; d++) b *= xs[d] = ys[d] = out[d] = batch[d];
+    xs[nb] = n, xs[nb + 1] = m1, ys[nb] = m2, ys[nb + 1] = p, out[nb] = n, out[nb + 1] = p;
+    ct_tensor *x3 = ct_reshape(ct_expand(x, ct_shape_make(nb + 2, xs)), CT_SHAPE(b, n, m1));
+    ct_tensor *y3 = ct_reshape(ct_expand(y, ct_shape_make(nb + 2, ys)), CT_SHAPE(b, m2, p));
+    return ct__product_reshaped(ct_bmm(x3, y3), out, nb + 2, "UnsafeViewBackward0");
+}
+
+static ct_tensor *ct__matmul(const ct_tensor *x, const ct_tensor *y)
+{
+    int d1 = x->ndim, d2 = y->ndim;
+    if (d1 == 0 || d2 == 0) {
+        ct__fail(CT_ERR_RUNTIME,
+                 "both arguments to matmul need to be at least 1D, but they are "
+                 "%dD and %dD",
+                 d1, d2);
+        return NULL;
+    }
+    if (d1 == 1 && d2 == 1) return ct_dot(x, y);
+    if (d1 == 2 && d2 == 1) return ct_mv(x, y);
+    if (d1 == 2 && d2 == 2) return ct_mm(x, y);
+    if (d1 == 1 && d2 == 2) {
+        ct_tensor *r = ct_mm(ct_unsqueeze(x, 0), y);
+        return r ? ct__product_reshaped(r, r->sizes + 1, 1, "SqueezeBackward3") : NULL;
+    }
+    if (ct__should_fold(x, d2) || ct__should_fold(y, d1)) return ct__matmul_folded(x, y);
+    return ct__matmul_batched(x, y);
+}
+
+ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(other, "other", 2);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct_keep(ct__matmul(input, other));
+    ct_scope_end(s);
+    return r;
+}
+
+/* ==================== linalg/lapack.c ==================== */
+// >>linalg/lapack.c
+/* Dense linear algebra kernels on one matrix: LU, Cholesky, Householder QR,
+ * symmetric eigen (cyclic Jacobi), SVD (one-sided Jacobi), general eigen
+ * (Hessenberg reduction, Francis double-shift QR, inverse iteration) and the
+ * matrix exponential. Everything works in double on row-major (rows, cols)
+ * arrays with explicit sizes; decomp.c converts float32 inputs to double and
+ * back, so float results are as accurate as they can be stored.
+ *
+ * LU and QR make the same choices as LAPACK's getrf (the first largest pivot)
+ * and geqrf (beta = -sign(alpha) * norm), so pivots, the signs of Q and R and
+ * the index of a zero pivot agree with PyTorch. The Jacobi and QR iterations
+ * reach the same eigen and singular values; their vectors may differ from
+ * LAPACK's by a sign (a phase for complex ones). */
+
+#define CT__LA_EPS 2.220446049250313e-16
+
+/* ---------------------------------------------------------------- products */
+
+/* c (m, n) = a (m, k) @ b (k, n), all row-major and dense. */
+static void ct__la_mm(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n)
+{
+    ct__dgemm(false, false, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+}
+
+/* a (n, n) = I. */
+static void ct__la_eye(double *a, int64_t n)
+{
+    for (int64_t i = 0; i < n * n; i++) a[i] = 0;
+    for (int64_t i = 0; i < n; i++) a[i * n + i] = 1;
+}
+
+/* ---------------------------------------------------------------- LU */
+
+/* LU with partial pivoting (LAPACK getrf): a (n, n) becomes L (unit, below
+ * the diagonal) and U; row i was swapped with row piv[i] >= i. Returns 0, or
+ * the 1-based index of the first exactly zero pivot (the factorization goes
+ * on past it, as LAPACK's does). */
+static int64_t ct__lu(double *a, int64_t n, int64_t *piv)
+{
+    int64_t info = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t p = k;
+        for (int64_t i = k + 1; i < n; i++)
+            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
+        piv[k] = p;
+        if (p != k)
+            for (int64_t j = 0; j < n; j++) {
+                double t = a[k * n + j];
+                a[k * n + j] = a[p * n + j];
+                a[p * n + j] = t;
+            }
+        double d = a[k * n + k];
+        if (d == 0) {
+            if (!info) info = k + 1;
+            continue;
+        }
+        for (int64_t i = k + 1; i < n; i++) {
+            double l = a[i * n + k] /= d;
+            if (l != 0)
+                for (int64_t j = k + 1; j < n; j++) a[i * n + j] -= l * a[k * n + j];
+        }
+    }
+    return info;
+}
+
+/* b (n, k) = A^-1 b from A's LU (ct__lu) with nonzero pivots. */
+static void ct__lu_solve(const double *lu, const int64_t *piv, int64_t n, double *b, int64_t k)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (piv[i] != i)
+            for (int64_t j = 0; j < k; j++) {
+                double t = b[i * k + j];
+                b[i * k + j] = b[piv[i] * k + j];
+                b[piv[i] * k + j] = t;
+            }
+    for (int64_t i = 0; i < n; i++) /* L y = b */
+        for (int64_t p = 0; p < i; p++) {
+            double l = lu[i * n + p];
+            if (l != 0)
+                for (int64_t j = 0; j < k; j++) b[i * k + j] -= l * b[p * k + j];
+        }
+    for (int64_t i = n - 1; i >= 0; i--) { /* U x = y */
+        for (int64_t p = i + 1; p < n; p++) {
+            double u = lu[i * n + p];
+            if (u != 0)
+                for (int64_t j = 0; j < k; j++) b[i * k + j] -= u * b[p * k + j];
+        }
+        for (int64_t j = 0; j < k; j++) b[i * k + j] /= lu[i * n + i];
+    }
+}
+
+/* The sign of the permutation and of prod(diag(U)) and log|prod(diag(U))|
+ * from an LU (n, n): det = sign * exp(logabs). */
+static void ct__lu_slogdet(const double *lu, const int64_t *piv, int64_t n, double *sign, double *logabs)
+{
+    double s = 1, l = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = lu[i * n + i];
+        if (piv[i] != i) s = -s;
+        if (d < 0) s = -s;
+        if (d == 0) s = 0;
+        l += log(fabs(d));
+    }
+    *sign = s;
+    *logabs = l;
+}
+
+/* ---------------------------------------------------------------- Cholesky */
+
+/* a (n, n) symmetric positive-definite (its lower triangle read) becomes L,
+ * with zeros above the diagonal. Returns 0, or the order of the first leading
+ * minor that is not positive-definite (LAPACK potrf's info). */
+static int64_t ct__cholesky(double *a, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++) {
+        double d = a[j * n + j];
+        for (int64_t p = 0; p < j; p++) d -= a[j * n + p] * a[j * n + p];
+        if (!(d > 0)) return j + 1;
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (int64_t i = j + 1; i < n; i++) {
+            double s = a[i * n + j];
+            for (int64_t p = 0; p < j; p++) s -= a[i * n + p] * a[j * n + p];
+            a[i * n + j] = s / d;
+        }
+        for (int64_t i = 0; i < j; i++) a[i * n + j] = 0;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- QR */
+
+/* Householder QR (LAPACK geqrf): a (m, n) becomes R on and above the
+ * diagonal and the reflectors' vectors below it (their first entry an
+ * implicit 1); tau[min(m, n)] their scales. H = I - tau v v^T, with
+ * beta = -sign(alpha) * norm as LAPACK's larfg. */
+static void ct__qr(double *a, int64_t m, int64_t n, double *tau)
+{
+    int64_t k = CT__MIN(m, n);
+    for (int64_t j = 0; j < k; j++) {
+        double alpha = a[j * n + j], xnorm = 0;
+        for (int64_t i = j + 1; i < m; i++) xnorm = hypot(xnorm, a[i * n + j]);
+        if (xnorm == 0) {
+            tau[j] = 0;
+            continue;
+        }
+        double beta = -copysign(hypot(alpha, xnorm), alpha);
+        tau[j] = (beta - alpha) / beta;
+        double scale = 1 / (alpha - beta);
+        for (int64_t i = j + 1; i < m; i++) a[i * n + j] *= scale;
+        a[j * n + j] = beta;
+        for (int64_t c = j + 1; c < n; c++) { /* apply H to the columns on the right */
+            double s = a[j * n + c];
+            for (int64_t i = j + 1; i < m; i++) s += a[i * n + j] * a[i * n + c];
+            s *= tau[j];
+            a[j * n + c] -= s;
+            for (int64_t i = j + 1; i < m; i++) a[i * n + c] -= s * a[i * n + j];
+        }
+    }
+}
+
+/* q (m, qc) = the first qc columns of H_0 H_1 ... H_{k-1} (LAPACK orgqr),
+ * from ct__qr's a (m, n) and tau; k = min(m, n), qc is k or m. */
+static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, double *q, int64_t qc)
+{
+    int64_t k = CT__MIN(m, n);
+    for (int64_t i = 0; i < m * qc; i++) q[i] = 0;
+    for (int64_t i = 0; i < CT__MIN(m, qc); i++) q[i * qc + i] = 1;
+    for (int64_t j = k - 1; j >= 0; j--) { /* q = H_j q, columns j.. only */
+        for (int64_t c = j; c < qc; c++) {
+            double s = q[j * qc + c];
+            for (int64_t i = j + 1; i < m; i++) s += a[i * n + j] * q[i * qc + c];
+            s *= tau[j];
+            q[j * qc + c] -= s;
+            for (int64_t i = j + 1; i < m; i++) q[i * qc + c] -= s * a[i * n + j];
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- symmetric eigen */
+
+/* Eigenvalues w[n] (ascending) and eigenvectors v (n, n) (columns, unit
+ * norm) of the symmetric a (n, n) (both triangles read: fill them first),
+ * by cyclic Jacobi rotations; a is destroyed. */
+static void ct__eigh(double *a, int64_t n, double *w, double *v)
+{
+    ct__la_eye(v, n);
+    for (int sweep = 0; sweep < 100; sweep++) {
+        double off = 0, diag = 0;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < n; j++)
+                if (i != j) off += a[i * n + j] * a[i * n + j];
+                else diag += a[i * n + j] * a[i * n + j];
+        if (off <= CT__LA_EPS * CT__LA_EPS * 1e-4 * diag || off == 0) break;
+        for (int64_t p = 0; p < n - 1; p++)
+            for (int64_t q = p + 1; q < n; q++) {
+                double apq = a[p * n + q];
+                if (apq == 0) continue;
+                double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+                double t = copysign(1.0, theta) / (fabs(theta) + sqrt(theta * theta + 1));
+                if (!isfinite(theta)) t = 0.5 / theta; /* tiny apq: t ~ 1/(2 theta) */
+                double c = 1 / sqrt(t * t + 1), s = t * c;
+                for (int64_t k = 0; k < n; k++) { /* columns p, q */
+                    double akp = a[k * n + p], akq = a[k * n + q];
+                    a[k * n + p] = c * akp - s * akq;
+                    a[k * n + q] = s * akp + c * akq;
+                }
+                for (int64_t k = 0; k < n; k++) { /* rows p, q */
+                    double apk = a[p * n + k], aqk = a[q * n + k];
+                    a[p * n + k] = c * apk - s * aqk;
+                    a[q * n + k] = s * apk + c * aqk;
+                }
+                for (int64_t k = 0; k < n; k++) {
+                    double vkp = v[k * n + p], vkq = v[k * n + q];
+                    v[k * n + p] = c * vkp - s * vkq;
+                    v[k * n + q] = s * vkp + c * vkq;
+                }
+            }
+    }
+    for (int64_t i = 0; i < n; i++) w[i] = a[i * n + i];
+    for (int64_t i = 1; i < n; i++) /* insertion sort, ascending, columns along */
+        for (int64_t j = i; j > 0 && w[j - 1] > w[j]; j--) {
+            double t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+            for (int64_t k = 0; k < n; k++) {
+                t = v[k * n + j];
+                v[k * n + j] = v[k * n + j - 1];
+                v[k * n + j - 1] = t;
+            }
+        }
+}
+
+/* ---------------------------------------------------------------- SVD */
+
+/* Columns j.. of u (m, c) made orthonormal to columns 0..j-1 and to each
+ * other, where a column is zero it is replaced by the first unit vector that
+ * is not in the span so far (Gram-Schmidt, twice for accuracy). */
+static void ct__complete_basis(double *u, int64_t m, int64_t c, int64_t j)
+{
+    int64_t e = 0;
+    for (; j < c; j++) {
+        for (int tries = 0;; tries++) {
+            double nrm0 = 0;
+            for (int64_t i = 0; i < m; i++) nrm0 = hypot(nrm0, u[i * c + j]);
+            for (int pass = 0; pass < 2; pass++)
+                for (int64_t p = 0; p < j; p++) {
+                    double d = 0;
+                    for (int64_t i = 0; i < m; i++) d += u[i * c + p] * u[i * c + j];
+                    for (int64_t i = 0; i < m; i++) u[i * c + j] -= d * u[i * c + p];
+                }
+            double nrm = 0;
+            for (int64_t i = 0; i < m; i++) nrm = hypot(nrm, u[i * c + j]);
+            if (nrm > 1e-8 * (nrm0 > 0 ? nrm0 : 1) && nrm > 0 && (tries || nrm0 > 0)) {
+                for (int64_t i = 0; i < m; i++) u[i * c + j] /= nrm;
+                break;
+            }
+            for (int64_t i = 0; i < m; i++) u[i * c + j] = i == e ? 1 : 0;
+            e++;
+        }
+    }
+}
+
+/* Thin SVD of a (m, n), m >= n, by one-sided Jacobi: s[n] descending,
+ * u (m, uc) with uc >= n columns (the first n: a v / s; the rest complete an
+ * orthonormal basis), v (n, n). a is destroyed. */
+static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *v)
+{
+    ct__la_eye(v, n);
+    for (int sweep = 0; sweep < 100; sweep++) {
+        bool rotated = false;
+        for (int64_t p = 0; p < n - 1; p++)
+            for (int64_t q = p + 1; q < n; q++) {
+                double alpha = 0, beta = 0, gamma = 0;
+                for (int64_t i = 0; i < m; i++) {
+                    alpha += a[i * n + p] * a[i * n + p];
+                    beta += a[i * n + q] * a[i * n + q];
+                    gamma += a[i * n + p] * a[i * n + q];
+                }
+                if (gamma == 0 || fabs(gamma) <= 1e-15 * sqrt(alpha * beta)) continue;
+                rotated = true;
+                double zeta = (beta - alpha) / (2 * gamma);
+                double t = copysign(1.0, zeta) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+                double c = 1 / sqrt(1 + t * t), sn = c * t;
+                for (int64_t i = 0; i < m; i++) {
+                    double x = a[i * n + p], y = a[i * n + q];
+                    a[i * n + p] = c * x - sn * y;
+                    a[i * n + q] = sn * x + c * y;
+                }
+                for (int64_t i = 0; i < n; i++) {
+                    double x = v[i * n + p], y = v[i * n + q];
+                    v[i * n + p] = c * x - sn * y;
+                    v[i * n + q] = sn * x + c * y;
+                }
+            }
+        if (!rotated) break;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        double nrm = 0;
+        for (int64_t i = 0; i < m; i++) nrm = hypot(nrm, a[i * n + j]);
+        s[j] = nrm;
+    }
+    for (int64_t i = 1; i < n; i++) /* descending, with the columns of a and v */
+        for (int64_t j = i; j > 0 && s[j - 1] < s[j]; j--) {
+            double t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+            for (int64_t k = 0; k < m; k++) {
+                t = a[k * n + j];
+                a[k * n + j] = a[k * n + j - 1];
+                a[k * n + j - 1] = t;
+            }
+            for (int64_t k = 0; k < n; k++) {
+                t = v[k * n + j];
+                v[k * n + j] = v[k * n + j - 1];
+                v[k * n + j - 1] = t;
+            }
+        }
+    double tiny = (s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
+    int64_t r = 0; /* columns with a reliable direction */
+    while (r < n && s[r] > tiny) r++;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < uc; j++) u[i * uc + j] = j < r ? a[i * n + j] / s[j] : 0;
+    ct__complete_basis(u, m, uc, r);
+}
+
+/* SVD of a (m, n): s[k] descending (k = min(m, n)), u (m, uc), vt (vr, n)
+ * with uc, vr = k (thin) or m, n (full). scratch: m*n + n*n + m*m doubles. */
+static void ct__svd(const double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *vt, int64_t vr,
+                    double *scratch)
+{
+    double *w = scratch;
+    if (m >= n) { /* a = U S V^T */
+        double *v = w + m * n;
+        memcpy(w, a, (size_t)(m * n) * sizeof *w);
+        ct__svd_tall(w, m, n, s, u, uc, v);
+        for (int64_t i = 0; i < n; i++) /* vr == n */
+            for (int64_t j = 0; j < n; j++) vt[i * n + j] = v[j * n + i];
+    } else { /* a^T = V S U^T */
+        double *uu = w + m * n, *vv = uu + m * m;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) w[j * m + i] = a[i * n + j];
+        ct__svd_tall(w, n, m, s, vv, vr, uu); /* vv (n, vr), uu (m, m) */
+        for (int64_t i = 0; i < vr; i++)
+            for (int64_t j = 0; j < n; j++) vt[i * n + j] = vv[j * vr + i];
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < uc; j++) u[i * uc + j] = uu[i * m + j];
+    }
+}
+
+/* ---------------------------------------------------------------- general eigen */
+
+/* a (n, n) reduced in place to upper Hessenberg form by Householder
+ * similarity transforms (eigenvalues kept). v: n doubles of scratch. */
+static void ct__hessenberg(double *a, int64_t n, double *v)
+{
+    for (int64_t k = 0; k + 2 < n; k++) {
+        double xnorm = 0;
+        for (int64_t i = k + 2; i < n; i++) xnorm = hypot(xnorm, a[i * n + k]);
+        if (xnorm == 0) continue;
+        double alpha = a[(k + 1) * n + k], beta = -copysign(hypot(alpha, xnorm), alpha);
+        double tau = (beta - alpha) / beta, scale = 1 / (alpha - beta);
+        v[k + 1] = 1;
+        for (int64_t i = k + 2; i < n; i++) v[i] = a[i * n + k] * scale;
+        for (int64_t c = 0; c < n; c++) { /* H a */
+            double s = 0;
+            for (int64_t i = k + 1; i < n; i++) s += v[i] * a[i * n + c];
+            s *= tau;
+            for (int64_t i = k + 1; i < n; i++) a[i * n + c] -= s * v[i];
+        }
+        for (int64_t r = 0; r < n; r++) { /* (H a) H */
+            double s = 0;
+            for (int64_t i = k + 1; i < n; i++) s += a[r * n + i] * v[i];
+            s *= tau;
+            for (int64_t i = k + 1; i < n; i++) a[r * n + i] -= s * v[i];
+        }
+        for (int64_t i = k + 2; i < n; i++) a[i * n + k] = 0;
+    }
+}
+
+/* Eigenvalues wr + i wi of the upper Hessenberg h (n, n) (destroyed) by
+ * Francis double-shift QR with exceptional shifts (EISPACK hqr). A complex
+ * pair comes out with the positive imaginary part first. Returns false when
+ * it does not converge in 30 iterations per eigenvalue. */
+static bool ct__hqr(double *h, int64_t n, double *wr, double *wi)
+{
+#define H(i, j) h[((i) - 1) * n + ((j) - 1)] /* 1-based, as EISPACK */
+    double anorm = 0, t = 0;
+    for (int64_t i = 1; i <= n; i++)
+        for (int64_t j = CT__MAX(i - 1, 1); j <= n; j++) anorm += fabs(H(i, j));
+    int64_t nn = n;
+    while (nn >= 1) {
+        int its = 0;
+        int64_t l;
+        do {
+            for (l = nn; l >= 2; l--) {
+                double s = fabs(H(l - 1, l - 1)) + fabs(H(l, l));
+                if (s == 0) s = anorm;
+                if (fabs(H(l, l - 1)) + s == s) {
+                    H(l, l - 1) = 0;
+                    break;
+                }
+            }
+            double x = H(nn, nn);
+            if (l == nn) { /* one root */
+                wr[nn - 1] = x + t;
+                wi[nn - 1] = 0;
+                nn--;
+            } else {
+                double y = H(nn - 1, nn - 1), w = H(nn, nn - 1) * H(nn - 1, nn);
+                if (l == nn - 1) { /* two roots */
+                    double p = 0.5 * (y - x), q = p * p + w, z = sqrt(fabs(q));
+                    x += t;
+                    if (q >= 0) {
+                        z = p + copysign(z, p);
+                        wr[nn - 2] = wr[nn - 1] = x + z;
+                        if (z != 0) wr[nn - 1] = x - w / z;
+                        wi[nn - 2] = wi[nn - 1] = 0;
+                    } else {
+                        wr[nn - 2] = wr[nn - 1] = x + p;
+                        wi[nn - 2] = z;
+                        wi[nn - 1] = -z;
+                    }
+                    nn -= 2;
+                } else {
+                    if (its == 30) return false;
+                    if (its == 10 || its == 20) { /* exceptional shift */
+                        t += x;
+                        for (int64_t i = 1; i <= nn; i++) H(i, i) -= x;
+                        double s = fabs(H(nn, nn - 1)) + fabs(H(nn - 1, nn - 2));
+                        y = x = 0.75 * s;
+                        w = -0.4375 * s * s;
+                    }
+                    ++its;
+                    int64_t m;
+                    double p = 0, q = 0, r = 0, z;
+                    for (m = nn - 2; m >= l; m--) {
+                        z = H(m, m);
+                        r = x - z;
+                        double s = y - z;
+                        p = (r * s - w) / H(m + 1, m) + H(m, m + 1);
+                        q = H(m + 1, m + 1) - z - r - s;
+                        r = H(m + 2, m + 1);
+                        s = fabs(p) + fabs(q) + fabs(r);
+                        p /= s;
+                        q /= s;
+                        r /= s;
+                        if (m == l) break;
+                        double u = fabs(H(m, m - 1)) * (fabs(q) + fabs(r));
+                        double v = fabs(p) * (fabs(H(m - 1, m - 1)) + fabs(z) + fabs(H(m + 1, m + 1)));
+                        if (u + v == v) break;
+                    }
+                    for (int64_t i = m + 2; i <= nn; i++) {
+                        H(i, i - 2) = 0;
+                        if (i != m + 2) H(i, i - 3) = 0;
+                    }
+                    for (int64_t k = m; k <= nn - 1; k++) {
+                        if (k != m) {
+                            p = H(k, k - 1);
+                            q = H(k + 1, k - 1);
+                            r = k != nn - 1 ? H(k + 2, k - 1) : 0;
+                            if ((x = fabs(p) + fabs(q) + fabs(r)) != 0) {
+                                p /= x;
+                                q /= x;
+                                r /= x;
+                            }
+                        }
+                        double s = copysign(sqrt(p * p + q * q + r * r), p);
+                        if (s == 0) continue;
+                        if (k == m) {
+                            if (l != m) H(k, k - 1) = -H(k, k - 1);
+                        } else {
+                            H(k, k - 1) = -s * x;
+                        }
+                        p += s;
+                        x = p / s;
+                        y = q / s;
+                        z = r / s;
+                        q /= p;
+                        r /= p;
+                        for (int64_t j = k; j <= nn; j++) {
+                            p = H(k, j) + q * H(k + 1, j);
+                            if (k != nn - 1) {
+                                p += r * H(k + 2, j);
+                                H(k + 2, j) -= p * z;
+                            }
+                            H(k + 1, j) -= p * y;
+                            H(k, j) -= p * x;
+                        }
+                        int64_t mmin = nn < k + 3 ? nn : k + 3;
+                        for (int64_t i = l; i <= mmin; i++) {
+                            p = x * H(i, k) + y * H(i, k + 1);
+                            if (k != nn - 1) {
+                                p += z * H(i, k + 2);
+                                H(i, k + 2) -= p * r;
+                            }
+                            H(i, k + 1) -= p * q;
+                            H(i, k) -= p;
+                        }
+                    }
+                }
+            }
+        } while (l < nn - 1);
+    }
+    return true;
+#undef H
+}
+
+/* x (n complex, as re/im pairs) = the eigenvector of a (n, n) for the
+ * eigenvalue lr + i li, by inverse iteration on (a - lambda I) in complex
+ * arithmetic; unit 2-norm, its largest component real and positive.
+ * lu: 2 n n doubles of scratch, piv: n. */
+static void ct__eigvec(const double *a, int64_t n, double lr, double li, double *x, double *lu, int64_t *piv)
+{
+    double anorm = 0;
+    for (int64_t i = 0; i < n * n; i++) anorm = CT__MAX(anorm, fabs(a[i]));
+    double shift = (anorm > 0 ? anorm : 1) * 1e-10; /* keeps a - lambda I just invertible */
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+            lu[2 * (i * n + j)] = a[i * n + j] - (i == j ? lr + shift : 0);
+            lu[2 * (i * n + j) + 1] = i == j ? -li : 0;
+        }
+#define RE(i, j) lu[2 * ((i) * n + (j))]
+#define IM(i, j) lu[2 * ((i) * n + (j)) + 1]
+    for (int64_t k = 0; k < n; k++) { /* complex LU with partial pivoting */
+        int64_t p = k;
+        for (int64_t i = k + 1; i < n; i++)
+            if (hypot(RE(i, k), IM(i, k)) > hypot(RE(p, k), IM(p, k))) p = i;
+        piv[k] = p;
+        for (int64_t j = 0; j < n && p != k; j++) {
+            double tr = RE(k, j), ti = IM(k, j);
+            RE(k, j) = RE(p, j);
+            IM(k, j) = IM(p, j);
+            RE(p, j) = tr;
+            IM(p, j) = ti;
+        }
+        if (RE(k, k) == 0 && IM(k, k) == 0) RE(k, k) = shift * CT__LA_EPS;
+        double dr = RE(k, k), di = IM(k, k), dd = dr * dr + di * di;
+        for (int64_t i = k + 1; i < n; i++) {
+            double er = RE(i, k), ei = IM(i, k);
+            double lr_ = (er * dr + ei * di) / dd, li_ = (ei * dr - er * di) / dd;
+            RE(i, k) = lr_;
+            IM(i, k) = li_;
+            for (int64_t j = k + 1; j < n; j++) {
+                RE(i, j) -= lr_ * RE(k, j) - li_ * IM(k, j);
+                IM(i, j) -= lr_ * IM(k, j) + li_ * RE(k, j);
+            }
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        x[2 * i] = 1 + 0.01 * (double)i; /* a start with a part along every eigenvector, as a rule */
+        x[2 * i + 1] = 0;
+    }
+    for (int it = 0; it < 3; it++) {
+        for (int64_t i = 0; i < n; i++)
+            if (piv[i] != i) {
+                double tr = x[2 * i], ti = x[2 * i + 1];
+                x[2 * i] = x[2 * piv[i]];
+                x[2 * i + 1] = x[2 * piv[i] + 1];
+                x[2 * piv[i]] = tr;
+                x[2 * piv[i] + 1] = ti;
+            }
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t p = 0; p < i; p++) {
+                x[2 * i] -= RE(i, p) * x[2 * p] - IM(i, p) * x[2 * p + 1];
+                x[2 * i + 1] -= RE(i, p) * x[2 * p + 1] + IM(i, p) * x[2 * p];
+            }
+        for (int64_t i = n - 1; i >= 0; i--) {
+            for (int64_t p = i + 1; p < n; p++) {
+                x[2 * i] -= RE(i, p) * x[2 * p] - IM(i, p) * x[2 * p + 1];
+                x[2 * i + 1] -= RE(i, p) * x[2 * p + 1] + IM(i, p) * x[2 * p];
+            }
+            double dr = RE(i, i), di = IM(i, i), dd = dr * dr + di * di, xr = x[2 * i], xi = x[2 * i + 1];
+            x[2 * i] = (xr * dr + xi * di) / dd;
+            x[2 * i + 1] = (xi * dr - xr * di) / dd;
+        }
+        double nrm = 0, big = -1, br = 1, bi = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double mag = hypot(x[2 * i], x[2 * i + 1]);
+            nrm = hypot(nrm, mag);
+            if (mag > big) {
+                big = mag;
+                br = x[2 * i];
+                bi = x[2 * i + 1];
+            }
+        }
+        /* divide by nrm * (br + i bi) / |b|: unit norm, the largest component real positive */
+        double cr = br / big, ci = bi / big;
+        for (int64_t i = 0; i < n; i++) {
+            double xr = x[2 * i], xi = x[2 * i + 1];
+            x[2 * i] = (xr * cr + xi * ci) / nrm;
+            x[2 * i + 1] = (xi * cr - xr * ci) / nrm;
+        }
+    }
+    for (int64_t i = 0; i < n; i++)
+        if (li == 0) x[2 * i + 1] = 0;
+#undef RE
+#undef IM
+}
+
+/* ---------------------------------------------------------------- matrix exponential */
+
+/* e (n, n) = exp(a (n, n)) by scaling and squaring with a degree-13 Pade
+ * approximant (Higham 2005, as PyTorch's). scratch: 8 n n doubles, piv: n. */
+static void ct__expm(const double *a, int64_t n, double *e, double *scratch, int64_t *piv)
+{
+    static const double b[14] = {64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+                                 129060195264000.,  10559470521600.,    670442572800.,    33522128640.,
+                                 1323241920.,       40840800.,          960960.,          16380.,
+                                 182.,              1.};
+    double *a1 = scratch, *a2 = a1 + n * n, *a4 = a2 + n * n, *a6 = a4 + n * n, *u = a6 + n * n, *v = u + n * n,
+           *t = v + n * n, *q = t + n * n;
+    double norm1 = 0;
+    for (int64_t j = 0; j < n; j++) {
+        double s = 0;
+        for (int64_t i = 0; i < n; i++) s += fabs(a[i * n + j]);
+        norm1 = CT__MAX(norm1, s);
+    }
+    int sq = 0;
+    if (norm1 > 5.371920351148152) sq = (int)ceil(log2(norm1 / 5.371920351148152));
+    double scale = ldexp(1.0, -sq);
+    for (int64_t i = 0; i < n * n; i++) a1[i] = a[i] * scale;
+    ct__la_mm(a1, a1, a2, n, n, n);
+    ct__la_mm(a2, a2, a4, n, n, n);
+    ct__la_mm(a4, a2, a6, n, n, n);
+    for (int64_t i = 0; i < n * n; i++) t[i] = b[13] * a6[i] + b[11] * a4[i] + b[9] * a2[i];
+    ct__la_mm(a6, t, u, n, n, n);
+    for (int64_t i = 0; i < n * n; i++) u[i] += b[7] * a6[i] + b[5] * a4[i] + b[3] * a2[i];
+    for (int64_t i = 0; i < n; i++) u[i * n + i] += b[1];
+    ct__la_mm(a1, u, t, n, n, n); /* t = U */
+    for (int64_t i = 0; i < n * n; i++) q[i] = b[12] * a6[i] + b[10] * a4[i] + b[8] * a2[i];
+    ct__la_mm(a6, q, v, n, n, n);
+    for (int64_t i = 0; i < n * n; i++) v[i] += b[6] * a6[i] + b[4] * a4[i] + b[2] * a2[i];
+    for (int64_t i = 0; i < n; i++) v[i * n + i] += b[0];
+    for (int64_t i = 0; i < n * n; i++) { /* q = V - U, e = V + U; e = q^-1 e */
+        q[i] = v[i] - t[i];
+        e[i] = v[i] + t[i];
+    }
+    ct__lu(q, n, piv);
+    ct__lu_solve(q, piv, n, e, n);
+    for (int s = 0; s < sq; s++) {
+        ct__la_mm(e, e, t, n, n, n);
+        memcpy(e, t, (size_t)(n * n) * sizeof *e);
+    }
+}
+
+/* ==================== linalg/formulas.c ==================== */
+// >>linalg/formulas.c
+/* The derivatives of the linear algebra ops (decomp.c), PyTorch's formulas
+ * (torch/csrc/autograd/FunctionsManual.cpp) for real matrices, written with
+ * ctorch's own differentiable ops so that they can be differentiated again.
+ * Each ct__la_record_* records its op's node when an input requires grad. */
+
+/* ---------------------------------------------------------------- helpers */
+
+/* The identity (n, n) in t's dtype. */
+static ct_tensor *ct__la_eye_of(const ct_tensor *t, int64_t n) { return t ? ct_eye(n, n, t->dtype) : NULL; }
+
+/* v (..., n) on the diagonal of (..., n, n) (torch.diag_embed). */
+static ct_tensor *ct__diag_embed(const ct_tensor *v)
+{
+    return v ? ct_mul(ct_unsqueeze(v, -2), ct__la_eye_of(v, v->sizes[v->ndim - 1])) : NULL;
+}
+
+/* E[i][j] = v[j] - v[i] off the diagonal, 1 on it: the denominators of the
+ * eigen and singular vector derivatives. */
+static ct_tensor *ct__la_gaps(const ct_tensor *v)
+{
+    if (!v) return NULL;
+    return ct_add(ct_sub(ct_unsqueeze(v, -2), ct_unsqueeze(v, -1)), ct__la_eye_of(v, v->sizes[v->ndim - 1]));
+}
+
+/* Whether every element of g is zero: the gradient of an output that got
+ * none (where PyTorch passes an undefined tensor and takes a shorter formula). */
+static bool ct__la_is_zero(const ct_tensor *g)
+{
+    ct_tensor *total;
+    CT__UNRECORDED(total, ct_sum(ct_abs(g)));
+    return total && ct_item(total) == 0;
+}
+
+/* Record a node of `type` over input A giving outputs out (n_out), saving
+ * the tensors in save (n_save; is_out marks those that are outputs) and
+ * iargs[0] = arg. */
+static void ct__la_record(const ct__node_type *type, const ct_tensor *const *in, int n_in, ct_tensor *const *out,
+                          int n_out, const ct_tensor *const *save, const bool *is_out, int n_save, int64_t arg)
+{
+    for (int i = 0; i < n_out; i++)
+        if (!out[i]) return;
+    ct__node *n = ct__record(type, in, n_in, out, n_out);
+    if (!n) return;
+    for (int i = 0; i < n_save; i++) ct__save(n, save[i], is_out[i]);
+    n->iargs[0] = arg;
+}
+
+/* ---------------------------------------------------------------- inverse, determinants, solve */
+
+CT__BACKWARD(linalg_inv) /* -Y^T g Y^T, Y = A^-1 */
+{
+    ct_tensor *Yt = ct__mT(CT__S(0));
+    CT__GRAD(0, ct_neg(ct_matmul(Yt, ct_matmul(go[0], Yt))));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_inv = {"LinalgInvExBackward0", ct__bw_linalg_inv};
+
+static void ct__la_record_inv(ct_tensor *r, const ct_tensor *A)
+{
+    bool out = true;
+    ct__la_record(&ct__nt_linalg_inv, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, 0);
+}
+
+/* g (...) times A^-T, g broadcast over each matrix. */
+static ct_tensor *ct__la_times_inv_t(const ct_tensor *g, const ct_tensor *A)
+{
+    return ct_mul(ct_unsqueeze(ct_unsqueeze(g, -1), -1), ct__mT(ct_linalg_inv(A)));
+}
+
+CT__BACKWARD(linalg_det) /* g det A^-T (A invertible) */
+{
+    CT__GRAD(0, ct__la_times_inv_t(ct_mul(go[0], CT__S(1)), CT__S(0)));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_det = {"LinalgDetBackward0", ct__bw_linalg_det};
+
+static void ct__la_record_det(ct_tensor *r, const ct_tensor *A)
+{
+    const ct_tensor *save[2] = {A, r};
+    bool out[2] = {false, true};
+    ct__la_record(&ct__nt_linalg_det, &A, 1, &r, 1, save, out, 2, 0);
+}
+
+CT__BACKWARD(linalg_slogdet) /* the sign has no gradient; g_logabs A^-T */
+{
+    CT__GRAD(0, ct__la_times_inv_t(go[1], CT__S(0)));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_slogdet = {"LinalgSlogdetBackward0", ct__bw_linalg_slogdet};
+
+static void ct__la_record_slogdet(ct_tensor *sign, ct_tensor *logabs, const ct_tensor *A)
+{
+    ct_tensor *out[2] = {sign, logabs};
+    bool is_out = false;
+    ct__la_record(&ct__nt_linalg_slogdet, &A, 1, out, 2, &A, &is_out, 1, 0);
+}
+
+CT__BACKWARD(linalg_solve) /* gB = A^-T g, gA = -gB X^T; each summed to its input's shape */
+{
+    ct_tensor *A = CT__S(0), *X = CT__S(1), *g = go[0];
+    if (n->iargs[0]) { /* B was a vector */
+        X = ct_unsqueeze(X, -1);
+        g = ct_unsqueeze(g, -1);
+    }
+    ct_tensor *gB = ct_linalg_solve(ct__mT(A), g);
+    if (ct__needs_grad(n, 0)) {
+        const ct__out_meta *m = ct__input_meta(n, 0);
+        CT__GRAD(0, ct__sum_to_shape(ct_neg(ct_matmul(gB, ct__mT(X))), m->sizes, m->ndim));
+    }
+    if (ct__needs_grad(n, 1)) {
+        const ct__out_meta *m = ct__input_meta(n, 1);
+        CT__GRAD(1, ct__sum_to_shape(n->iargs[0] ? ct_squeeze_dim(gB, -1) : gB, m->sizes, m->ndim));
+    }
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_solve = {"LinalgSolveExBackward0", ct__bw_linalg_solve};
+
+static void ct__la_record_solve(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
+{
+    const ct_tensor *in[2] = {A, B}, *save[2] = {A, X};
+    bool out[2] = {false, true};
+    ct__la_record(&ct__nt_linalg_solve, in, 2, &X, 1, save, out, 2, vector);
+}
+
+/* ---------------------------------------------------------------- Cholesky */
+
+CT__BACKWARD(linalg_cholesky)
+{
+    /* phi = tril(L^T gL) with its diagonal halved; gA = sym(L^-T phi L^-1) */
+    ct_tensor *L = CT__S(0), *gL = go[0];
+    if (n->iargs[0]) { /* upper: U = L^T */
+        L = ct__mT(L);
+        gL = ct__mT(gL);
+    }
+    ct_tensor *phi = ct_matmul(ct__mT(L), gL), *Linv = ct_linalg_inv(L);
+    if (!phi) return ct_last_error_code();
+    phi = ct_sub(ct_tril(phi, 0), ct_mul_scalar(ct_mul(phi, ct__la_eye_of(phi, phi->sizes[phi->ndim - 1])), ct_float(0.5)));
+    ct_tensor *gA = ct_matmul(ct_matmul(ct__mT(Linv), phi), Linv);
+    CT__GRAD(0, ct_mul_scalar(ct_add(gA, ct__mT(gA)), ct_float(0.5)));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_cholesky = {"LinalgCholeskyExBackward0", ct__bw_linalg_cholesky};
+
+static void ct__la_record_cholesky(ct_tensor *r, const ct_tensor *A, bool upper)
+{
+    bool out = true;
+    ct__la_record(&ct__nt_linalg_cholesky, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, upper);
+}
+
+/* ---------------------------------------------------------------- QR */
+
+/* The QR backward for m >= n (Q (m, n), R (n, n)):
+ * gA = (gQ + Q syminvadj(triu(gR R^T - Q^T gQ))) R^-T. */
+static ct_tensor *ct__qr_backward_tall(const ct_tensor *gQ, const ct_tensor *gR, const ct_tensor *Q,
+                                       const ct_tensor *R)
+{
+    ct_tensor *M = ct_sub(ct_matmul(gR, ct__mT(R)), ct_matmul(ct__mT(Q), gQ));
+    if (!M) return NULL;
+    ct_tensor *up = ct_triu(M, 0);
+    ct_tensor *sym = ct_sub(ct_add(up, ct__mT(up)), ct_mul(M, ct__la_eye_of(M, M->sizes[M->ndim - 1])));
+    return ct_matmul(ct_add(gQ, ct_matmul(Q, sym)), ct__mT(ct_linalg_inv(R)));
+}
+
+CT__BACKWARD(linalg_qr)
+{
+    ct_tensor *A = CT__S(0), *Q = CT__S(1), *R = CT__S(2), *gQ = go[0], *gR = go[1];
+    if (!A || !Q || !R) return ct_last_error_code();
+    int64_t m = A->sizes[A->ndim - 2], k = R->sizes[R->ndim - 2], cols = A->sizes[A->ndim - 1];
+    if (n->iargs[0] == CT_QR_R)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                        "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+    if (n->iargs[0] == CT_QR_COMPLETE && m > cols)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+    if (m >= cols) {
+        CT__GRAD(0, ct__qr_backward_tall(gQ, gR, Q, R));
+        return CT_OK;
+    }
+    /* A = [X | Y] with X = Q R1 square: Y's part moves into gQ */
+    ct_tensor *R1 = ct_narrow(R, -1, 0, k), *gR1 = ct_narrow(gR, -1, 0, k), *gR2 = ct_narrow(gR, -1, k, cols - k);
+    ct_tensor *Y = ct_narrow(A, -1, k, cols - k);
+    ct_tensor *gX = ct__qr_backward_tall(ct_add(gQ, ct_matmul(Y, ct__mT(gR2))), gR1, Q, R1);
+    ct_tensor *parts[2] = {gX, ct_matmul(Q, gR2)};
+    CT__GRAD(0, parts[0] && parts[1] ? ct_cat(parts, 2, -1) : NULL);
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_qr = {"LinalgQrBackward0", ct__bw_linalg_qr};
+
+static void ct__la_record_qr(ct_tensor *Q, ct_tensor *R, const ct_tensor *A, ct_qr_mode mode)
+{
+    ct_tensor *out[2] = {Q, R};
+    const ct_tensor *save[3] = {A, Q, R};
+    bool is_out[3] = {false, true, true};
+    ct__la_record(&ct__nt_linalg_qr, &A, 1, out, 2, save, is_out, 3, mode);
+}
+
+/* ---------------------------------------------------------------- SVD */
+
+/* PyTorch's svd_backward for distinct singular values: U (m, k), S (k),
+ * Vh (k, n); only_s: no gradient reached U or Vh (svdvals). */
+static ct_tensor *ct__svd_backward(const ct_tensor *gU, const ct_tensor *gS, const ct_tensor *gVh, const ct_tensor *U,
+                                   const ct_tensor *S, const ct_tensor *Vh, bool only_s)
+{
+    if (!U || !S || !Vh) return NULL;
+    int64_t m = U->sizes[U->ndim - 2], n = Vh->sizes[Vh->ndim - 1];
+    if (only_s) /* U diag(gS) Vh */
+        return ct_matmul(ct_mul(U, ct_unsqueeze(gS, -2)), Vh);
+    ct_tensor *UtgU = ct_matmul(ct__mT(U), gU), *VhgV = ct_matmul(Vh, ct__mT(gVh));
+    UtgU = ct_sub(UtgU, ct__mT(UtgU)); /* skew parts */
+    VhgV = ct_sub(VhgV, ct__mT(VhgV));
+    ct_tensor *E = ct__la_gaps(ct_mul(S, S));
+    ct_tensor *gA = ct_div(ct_add(ct_mul(UtgU, ct_unsqueeze(S, -2)), ct_mul(ct_unsqueeze(S, -1), VhgV)), E);
+    gA = ct_add(gA, ct__diag_embed(gS));
+    if (m > n) { /* [U gA + (I - U U^T) gU S^-1] Vh */
+        ct_tensor *gUSinv = ct_div(gU, ct_unsqueeze(S, -2));
+        gA = ct_add(ct_matmul(U, gA), gUSinv);
+        gA = ct_sub(gA, ct_matmul(U, ct_matmul(ct__mT(U), gUSinv)));
+        return ct_matmul(gA, Vh);
+    }
+    if (m < n) { /* U [gA Vh + S^-1 gVh (I - V Vh)] */
+        ct_tensor *SinvgVh = ct_div(gVh, ct_unsqueeze(S, -1));
+        gA = ct_add(ct_matmul(gA, Vh), SinvgVh);
+        gA = ct_sub(gA, ct_matmul(ct_matmul(SinvgVh, ct__mT(Vh)), Vh));
+        return ct_matmul(U, gA);
+    }
+    return ct_matmul(U, ct_matmul(gA, Vh));
+}
+
+/* iargs[0]: full_matrices (U, Vh narrowed to k). svdvals records U and Vh
+ * as outputs the caller never sees, so that a double backward reaches them. */
+CT__BACKWARD(linalg_svd)
+{
+    ct_tensor *U = CT__S(0), *S = CT__S(1), *Vh = CT__S(2), *gU = go[0], *gVh = go[2];
+    if (!U || !S || !Vh) return ct_last_error_code();
+    if (n->iargs[0]) {
+        int64_t k = S->sizes[S->ndim - 1];
+        U = ct_narrow(U, -1, 0, k);
+        Vh = ct_narrow(Vh, -2, 0, k);
+        gU = ct_narrow(gU, -1, 0, k);
+        gVh = ct_narrow(gVh, -2, 0, k);
+    }
+    bool only_s = ct__la_is_zero(gU) && ct__la_is_zero(gVh);
+    CT__GRAD(0, ct__svd_backward(gU, go[1], gVh, U, S, Vh, only_s));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_svd = {"LinalgSvdBackward0", ct__bw_linalg_svd};
+
+static void ct__la_record_svd(ct_tensor *U, ct_tensor *S, ct_tensor *Vh, const ct_tensor *A, bool full)
+{
+    if (!U || !Vh) return; /* computed only when A requires grad */
+    ct_tensor *out[3] = {U, S, Vh};
+    const ct_tensor *save[3] = {U, S, Vh};
+    bool is_out[3] = {true, true, true};
+    ct__la_record(&ct__nt_linalg_svd, &A, 1, out, 3, save, is_out, 3, full);
+}
+
+/* ---------------------------------------------------------------- eigh */
+
+/* V (skew(V^T gV) / 2E + diag(gL)) V^T. eigvalsh records V as an output
+ * the caller never sees, so that a double backward reaches it. */
+CT__BACKWARD(linalg_eigh)
+{
+    ct_tensor *L = CT__S(0), *V = CT__S(1), *gL = go[0];
+    ct_tensor *inner = ct__diag_embed(gL);
+    if (!ct__la_is_zero(go[1])) {
+        ct_tensor *VtgV = ct_matmul(ct__mT(V), go[1]);
+        VtgV = ct_mul_scalar(ct_sub(VtgV, ct__mT(VtgV)), ct_float(0.5));
+        inner = ct_add(inner, ct_div(VtgV, ct__la_gaps(L)));
+    }
+    CT__GRAD(0, ct_matmul(V, ct_matmul(inner, ct__mT(V))));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_eigh = {"LinalgEighBackward0", ct__bw_linalg_eigh};
+
+static void ct__la_record_eigh(ct_tensor *L, ct_tensor *Q, const ct_tensor *A)
+{
+    if (!Q) return; /* computed only when A requires grad */
+    ct_tensor *out[2] = {L, Q};
+    const ct_tensor *save[2] = {L, Q};
+    bool is_out[2] = {true, true};
+    ct__la_record(&ct__nt_linalg_eigh, &A, 1, out, 2, save, is_out, 2, 0);
+}
+
+/* ---------------------------------------------------------------- pinv, trace, matrix_exp */
+
+CT__BACKWARD(linalg_pinv)
+{
+    ct_tensor *A = CT__S(0), *P = CT__S(1), *g = go[0];
+    if (!A || !P) return ct_last_error_code();
+    ct_tensor *Pt = ct__mT(P), *gt = ct__mT(g), *gA;
+    if (A->sizes[A->ndim - 2] <= A->sizes[A->ndim - 1]) {
+        ct_tensor *K = ct_matmul(gt, P), *KPt = ct_matmul(K, Pt);
+        gA = ct_add(ct_neg(ct__mT(ct_matmul(P, K))), KPt);
+        gA = ct_sub(gA, ct_matmul(ct_matmul(A, P), KPt));
+        gA = ct_add(gA, ct_matmul(ct_matmul(Pt, P), ct_sub(gt, ct_matmul(K, A))));
+    } else {
+        ct_tensor *K = ct_matmul(P, gt), *PtK = ct_matmul(Pt, K);
+        gA = ct_add(ct_neg(ct__mT(ct_matmul(K, P))), PtK);
+        gA = ct_sub(gA, ct_matmul(ct_matmul(PtK, P), A));
+        gA = ct_add(gA, ct_matmul(ct_matmul(ct_sub(gt, ct_matmul(A, K)), P), Pt));
+    }
+    CT__GRAD(0, gA);
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_pinv = {"LinalgPinvBackward0", ct__bw_linalg_pinv};
+
+static void ct__la_record_pinv(ct_tensor *r, const ct_tensor *A)
+{
+    const ct_tensor *save[2] = {A, r};
+    bool out[2] = {false, true};
+    ct__la_record(&ct__nt_linalg_pinv, &A, 1, &r, 1, save, out, 2, 0);
+}
+
+CT__BACKWARD(trace) /* g on the diagonal */
+{
+    const ct__out_meta *m = ct__input_meta(n, 0);
+    CT__GRAD(0, ct_mul(ct_eye(m->sizes[0], m->sizes[1], go[0]->dtype), go[0]));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_trace = {"TraceBackward0", ct__bw_trace};
+
+static void ct__la_record_trace(ct_tensor *r, const ct_tensor *A)
+{
+    ct__la_record(&ct__nt_trace, &A, 1, &r, 1, NULL, NULL, 0, 0);
+}
+
+CT__BACKWARD(linalg_matrix_exp) /* the top-right block of exp([[A^T, g], [0, A^T]]) */
+{
+    ct_tensor *At = ct__mT(CT__S(0)), *g = go[0];
+    if (!At) return ct_last_error_code();
+    int64_t k = At->sizes[At->ndim - 1];
+    ct_tensor *top[2] = {At, g}, *bottom[2] = {ct_zeros_like(At, CT_DEFAULT), At};
+    ct_tensor *rows[2] = {ct_cat(top, 2, -1), ct_cat(bottom, 2, -1)};
+    ct_tensor *big = rows[0] && rows[1] ? ct_cat(rows, 2, -2) : NULL;
+    CT__GRAD(0, ct_narrow(ct_narrow(ct_linalg_matrix_exp(big), -2, 0, k), -1, k, k));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_matrix_exp = {"LinalgMatrixExpBackward0", ct__bw_linalg_matrix_exp};
+
+static void ct__la_record_matrix_exp(ct_tensor *r, const ct_tensor *A)
+{
+    bool out = false;
+    ct__la_record(&ct__nt_linalg_matrix_exp, &A, 1, &r, 1, &A, &out, 1, 0);
+}
+
+/* ==================== linalg/decomp.c ==================== */
+// >>linalg/decomp.c
+/* The linear algebra front ends (decomp.h): argument checks in PyTorch's
+ * words, batching, float32 <-> float64, and the autograd nodes. Each
+ * function reads its input as float64 matrices, runs a kernel of lapack.c
+ * per matrix and casts the results back to the input's dtype. */
+
+/* ---------------------------------------------------------------- checks */
+
+/* How a function checks its input A (..., m, n), in PyTorch's order: at
+ * least 2 dims, a floating dtype, not float16 (by the low-precision message,
+ * or by `kernel`'s name after the shape checks), square. */
+typedef struct ct__la_spec {
+    const char *name;   /* the messages' prefix: "linalg.inv" */
+    bool square;
+    const char *kernel; /* NULL: "Low precision dtypes not supported" */
+    bool any_dtype;     /* no floating check first: the kernel refuses integers too (eigh) */
+} ct__la_spec;
+
+static bool ct__la_float(ct_dtype dt) { return dt == CT_F32 || dt == CT_F64; }
+
+static ct_result ct__la_check(const ct_tensor *A, const ct__la_spec *s)
+{
+    if (A->ndim < 2)
+        return ct__fail(CT_ERR_RUNTIME, "%s: The input tensor A must have at least 2 dimensions.", s->name);
+    if (!s->any_dtype && !ct_dtype_is_floating(A->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "%s: Expected a floating point or complex tensor as input. Got %s", s->name,
+                        ct__dtype_title(A->dtype));
+    if (!s->kernel && !ct__la_float(A->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "%s: Low precision dtypes not supported. Got %s", s->name,
+                        ct__dtype_title(A->dtype));
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+    if (s->square && m != n)
+        return ct__fail(CT_ERR_RUNTIME, "%s: A must be batches of square matrices, but they are %lld by %lld matrices",
+                        s->name, (long long)m, (long long)n);
+    if (!ct__la_float(A->dtype)) return ct__not_implemented(s->kernel, A->dtype);
+    return CT_OK;
+}
+
+/* "(Batch element 3): " for matrix b of a batch, "" for a lone matrix. */
+static const char *ct__la_batch_note(const ct_tensor *A, int64_t b, char *buf, size_t n)
+{
+    if (A->ndim > 2) snprintf(buf, n, "(Batch element %lld): ", (long long)b);
+    else buf[0] = 0;
+    return buf;
+}
+
+/* ---------------------------------------------------------------- data in and out */
+
+/* The matrices of t (..., rows, cols) as float64 one after another (a
+ * tensor of the open scope; do not write it), and how many there are. */
+static const double *ct__la_in(const ct_tensor *t, int64_t *batch)
+{
+    ct_tensor *d;
+    CT__UNRECORDED(d, ct_contiguous(ct_to(t, CT_F64)));
+    if (!d) return NULL;
+    *batch = 1;
+    for (int i = 0; i < t->ndim - 2; i++) *batch *= t->sizes[i];
+    static const double none = 0; /* no elements: a pointer that is never read */
+    return ct__data(d) ? (const double *)ct__data(d) : &none;
+}
+
+/* A new float64 tensor with t's first nbatch dims and then the sizes in
+ * tail (ntail of them); its data through *data. */
+static ct_tensor *ct__la_out(const ct_tensor *t, int nbatch, const int64_t *tail, int ntail, double **data)
+{
+    int64_t sizes[CT_MAX_DIMS];
+    memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)nbatch);
+    memcpy(sizes + nbatch, tail, sizeof(int64_t) * (size_t)ntail);
+    ct_tensor *o = ct__alloc(sizes, nbatch + ntail, CT_F64, ct__cpu);
+    if (o) *data = (double *)ct__data(o);
+    return o;
+}
+
+/* The result in dtype dt, handed on out of the open scope. */
+static ct_tensor *ct__la_result(ct_tensor *t, ct_dtype dt)
+{
+    ct_tensor *r;
+    CT__UNRECORDED(r, ct_to(t, dt));
+    return r ? ct_keep(r) : NULL;
+}
+
+/* n doubles of scratch (freed by the caller), or NULL with the error set. */
+static double *ct__la_scratch(int64_t n)
+{
+    double *p = (double *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(double));
+    if (!p) CT__OOM();
+    return p;
+}
+
+/* Set each non-NULL pointer of outs (n of them) to NULL. */
+static void ct__la_clear(ct_tensor **a, ct_tensor **b, ct_tensor **c)
+{
+    if (a) *a = NULL;
+    if (b) *b = NULL;
+    if (c) *c = NULL;
+}
+
+/* *slot = t, or t dropped when the caller did not ask for it. */
+static void ct__la_hand(ct_tensor **slot, ct_tensor *t)
+{
+    if (slot) *slot = t;
+    else ct__discard(t);
+}
+
+/* ---------------------------------------------------------------- LU family */
+
+static const ct__la_spec ct__spec_inv = {"linalg.inv", true, NULL, false};
+
+/* The inverse of A as float64 (a tensor of the open scope), or NULL with
+ * PyTorch's singular-matrix message. */
+static ct_tensor *ct__inv_f64(const ct_tensor *A)
+{
+    int64_t n = A->sizes[A->ndim - 1], batch, piv_n = n > 0 ? n : 1;
+    const double *a = ct__la_in(A, &batch);
+    double *o, *lu = a ? ct__la_scratch(n * n) : NULL;
+    int64_t *piv = lu ? (int64_t *)CT_MALLOC((size_t)piv_n * sizeof(int64_t)) : NULL;
+    ct_tensor *out = piv ? ct__la_out(A, A->ndim, NULL, 0, &o) : NULL;
+    if (lu && !piv) CT__OOM();
+    for (int64_t b = 0; out && b < batch; b++) {
+        memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
+        int64_t info = ct__lu(lu, n, piv);
+        if (info) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME,
+                     "linalg.inv: %sThe diagonal element %lld is zero, the inversion could not be completed because "
+                     "the input matrix is singular.",
+                     ct__la_batch_note(A, b, note, sizeof note), (long long)info);
+            out = NULL;
+            break;
+        }
+        ct__la_eye(o + b * n * n, n);
+        ct__lu_solve(lu, piv, n, o + b * n * n, n);
+    }
+    CT_FREE(lu);
+    CT_FREE(piv);
+    return out;
+}
+
+ct_tensor *ct_linalg_inv(const ct_tensor *A)
+{
+    CT__ARG(A, "A", 1);
+    if (ct__la_check(A, &ct__spec_inv) != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct__inv_f64(A);
+    r = r ? ct__la_result(r, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_inv(r, A);
+    return r;
+}
+
+ct_tensor *ct_inverse(const ct_tensor *A)
+{
+    CT__ARG(A, "input", 1);
+    return ct_linalg_inv(A);
+}
+
+/* sign and log|det| (each (batch...) float64, NULL: not wanted) of A's
+ * matrices, and det itself when det is given. */
+static ct_result ct__lu_dets(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabs, ct_tensor **det)
+{
+    int64_t n = A->sizes[A->ndim - 1], batch;
+    const double *a = ct__la_in(A, &batch);
+    double *so = NULL, *lo = NULL, *dout = NULL, *lu = a ? ct__la_scratch(n * n) : NULL;
+    int64_t *piv = lu ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
+    bool ok = piv != NULL;
+    if (lu && !piv) CT__OOM();
+    if (ok && sign) ok = (*sign = ct__la_out(A, A->ndim - 2, NULL, 0, &so)) != NULL;
+    if (ok && logabs) ok = (*logabs = ct__la_out(A, A->ndim - 2, NULL, 0, &lo)) != NULL;
+    if (ok && det) ok = (*det = ct__la_out(A, A->ndim - 2, NULL, 0, &dout)) != NULL;
+    for (int64_t b = 0; ok && b < batch; b++) {
+        memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
+        ct__lu(lu, n, piv);
+        double sg, la;
+        ct__lu_slogdet(lu, piv, n, &sg, &la);
+        if (so) so[b] = sg;
+        if (lo) lo[b] = la;
+        if (dout) {
+            double d = 1;
+            for (int64_t i = 0; i < n; i++) d *= piv[i] != i ? -lu[i * n + i] : lu[i * n + i];
+            dout[b] = d;
+        }
+    }
+    CT_FREE(lu);
+    CT_FREE(piv);
+    return ok ? CT_OK : ct_last_error_code();
+}
+
+ct_tensor *ct_linalg_det(const ct_tensor *A)
+{
+    static const ct__la_spec spec = {"linalg.det", true, "lu_cpu", false};
+    CT__ARG(A, "A", 1);
+    if (ct__la_check(A, &spec) != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *d = NULL;
+    ct_tensor *r = ct__lu_dets(A, NULL, NULL, &d) == CT_OK ? ct__la_result(d, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_det(r, A);
+    return r;
+}
+
+ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabsdet)
+{
+    static const ct__la_spec spec = {"linalg.slogdet", true, NULL, false};
+    ct__la_clear(sign, logabsdet, NULL);
+    CT__ARG_R(A, "A", 1);
+    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
+    ct_scope s = ct_scope_begin();
+    ct_tensor *sg = NULL, *la = NULL;
+    ct_result r = ct__lu_dets(A, &sg, &la, NULL);
+    if (r == CT_OK) {
+        sg = ct__la_result(sg, A->dtype);
+        la = ct__la_result(la, A->dtype);
+    }
+    ct_scope_end(s);
+    if (r != CT_OK || !sg || !la) {
+        if (sg) ct__discard(sg);
+        if (la) ct__discard(la);
+        return r != CT_OK ? r : ct_last_error_code();
+    }
+    ct__la_record_slogdet(sg, la, A);
+    ct__la_hand(sign, sg);
+    ct__la_hand(logabsdet, la);
+    return CT_OK;
+}
+
+/* B (..., n, k), or a vector (..., n) as PyTorch tells one from a matrix
+ * (linalg_solve_is_vector_rhs): one dim, or A's shape without its last dim. */
+static bool ct__la_vector_rhs(const ct_tensor *A, const ct_tensor *B)
+{
+    if (B->ndim == 1) return true;
+    return B->ndim == A->ndim - 1 && !memcmp(B->sizes, A->sizes, sizeof(int64_t) * (size_t)B->ndim);
+}
+
+/* A (..., m, n) and the matrix B (..., m, k) expanded to their broadcast
+ * batch shape (tensors of the open scope). */
+static ct_result ct__la_broadcast_pair(const ct_tensor *A, const ct_tensor *B, ct_tensor **Ae, ct_tensor **Be)
+{
+    ct_shape sa, sb;
+    int nb;
+    if (ct__broadcast_shapes(B->sizes, B->ndim - 2, A->sizes, A->ndim - 2, sa.size, &nb) != CT_OK)
+        return ct_last_error_code();
+    memcpy(sb.size, sa.size, sizeof(int64_t) * (size_t)nb);
+    sa.ndim = sb.ndim = nb + 2;
+    sa.size[nb] = A->sizes[A->ndim - 2];
+    sa.size[nb + 1] = A->sizes[A->ndim - 1];
+    sb.size[nb] = B->sizes[B->ndim - 2];
+    sb.size[nb + 1] = B->sizes[B->ndim - 1];
+    CT__UNRECORDED(*Ae, ct_expand(A, sa));
+    CT__UNRECORDED(*Be, ct_expand(B, sb));
+    return *Ae && *Be ? CT_OK : ct_last_error_code();
+}
+
+/* X = A^-1 B for A (..., n, n), B (..., n, k) of one batch shape (float64,
+ * of the open scope), or NULL with the singular-matrix message. */
+static ct_tensor *ct__solve_f64(const ct_tensor *A, const ct_tensor *B)
+{
+    int64_t n = A->sizes[A->ndim - 1], k = B->sizes[B->ndim - 1], batch, bb;
+    const double *a = ct__la_in(A, &batch), *bd = a ? ct__la_in(B, &bb) : NULL;
+    double *o, *lu = bd ? ct__la_scratch(n * n) : NULL;
+    int64_t *piv = lu ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
+    if (lu && !piv) CT__OOM();
+    ct_tensor *out = piv ? ct__la_out(B, B->ndim, NULL, 0, &o) : NULL;
+    for (int64_t b = 0; out && b < batch; b++) {
+        memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
+        if (ct__lu(lu, n, piv)) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME, "torch.linalg.solve: %sThe solver failed because the input matrix is singular.",
+                     ct__la_batch_note(A, b, note, sizeof note));
+            out = NULL;
+            break;
+        }
+        memcpy(o + b * n * k, bd + b * n * k, (size_t)(n * k) * sizeof *o);
+        ct__lu_solve(lu, piv, n, o + b * n * k, k);
+    }
+    CT_FREE(lu);
+    CT_FREE(piv);
+    return out;
+}
+
+/* B as a matrix (..., n, k) for a solver, and whether it was a vector;
+ * errors in the words of `name` ("linalg.solve"). */
+static ct_tensor *ct__la_rhs(const ct_tensor *A, const ct_tensor *B, bool *vector)
+{
+    ct_tensor *Bm;
+    *vector = ct__la_vector_rhs(A, B);
+    CT__UNRECORDED(Bm, *vector ? ct_unsqueeze(B, -1) : ct__same(B));
+    return Bm;
+}
+
+ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
+{
+    static const ct__la_spec spec = {"linalg.solve", true, "lu_cpu", false};
+    CT__ARG(A, "A", 1);
+    CT__ARG(B, "B", 2);
+    if (ct__la_check(A, &spec) != CT_OK) return NULL;
+    if (A->dtype != B->dtype) {
+        ct__fail(CT_ERR_RUNTIME,
+                 "linalg.solve: Expected A and B to have the same dtype, but found A of type %s and B of type %s instead",
+                 ct__dtype_title(A->dtype), ct__dtype_title(B->dtype));
+        return NULL;
+    }
+    if (B->ndim < 1) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.solve: The input tensor B must have at least 1 dimensions.");
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    bool vector;
+    ct_tensor *Bm = ct__la_rhs(A, B, &vector), *Ae = NULL, *Be = NULL, *r = NULL;
+    int64_t n = A->sizes[A->ndim - 1];
+    if (Bm && Bm->sizes[Bm->ndim - 2] != n)
+        ct__fail(CT_ERR_RUNTIME, "linalg.solve: Incompatible shapes of A and B for the equation AX = B (%lldx%lld and %lldx%lld)",
+                 (long long)n, (long long)n, (long long)Bm->sizes[Bm->ndim - 2], (long long)Bm->sizes[Bm->ndim - 1]);
+    else if (Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK)
+        r = ct__solve_f64(Ae, Be);
+    if (r && vector) r = ct_squeeze_dim(r, -1);
+    r = r ? ct__la_result(r, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_solve(r, A, B, vector);
+    return r;
+}
+
+/* ---------------------------------------------------------------- Cholesky */
+
+ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
+{
+    static const ct__la_spec spec = {"linalg.cholesky", true, "cholesky_cpu", false};
+    CT__ARG(A, "A", 1);
+    if (ct__la_check(A, &spec) != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    int64_t n = A->sizes[A->ndim - 1], batch;
+    const double *a = ct__la_in(A, &batch);
+    double *o;
+    ct_tensor *out = a ? ct__la_out(A, A->ndim, NULL, 0, &o) : NULL;
+    for (int64_t b = 0; out && b < batch; b++) {
+        double *l = o + b * n * n;
+        memcpy(l, a + b * n * n, (size_t)(n * n) * sizeof *l);
+        int64_t info = ct__cholesky(l, n);
+        if (info) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME,
+                     "linalg.cholesky: %sThe factorization could not be completed because the input is not "
+                     "positive-definite (the leading minor of order %lld is not positive-definite).",
+                     ct__la_batch_note(A, b, note, sizeof note), (long long)info);
+            out = NULL;
+        }
+    }
+    if (out && upper) CT__UNRECORDED(out, ct_contiguous(ct_transpose(out, -2, -1)));
+    ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_cholesky(r, A, upper);
+    return r;
+}
+
+/* ---------------------------------------------------------------- QR */
+
+ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_tensor **R)
+{
+    static const ct__la_spec spec = {"linalg.qr", false, "geqrf_cpu", false};
+    ct__la_clear(Q, R, NULL);
+    CT__ARG_R(A, "A", 1);
+    if ((unsigned)mode > CT_QR_R)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "qr received unrecognized mode '%d' but expected one of 'reduced' (default), 'r', or 'complete'",
+                        (int)mode);
+    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
+    ct_scope s = ct_scope_begin();
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = CT__MIN(m, n), batch;
+    int64_t qc = mode == CT_QR_COMPLETE ? m : k, rr = mode == CT_QR_COMPLETE ? m : k;
+    int64_t qshape[2] = {m, qc}, rshape[2] = {rr, n}, empty = 0;
+    const double *a = ct__la_in(A, &batch);
+    double *qd = NULL, *rd, *w = a ? ct__la_scratch(m * n + k) : NULL;
+    ct_tensor *q = NULL, *r = w ? ct__la_out(A, A->ndim - 2, rshape, 2, &rd) : NULL;
+    if (r) q = mode == CT_QR_R ? ct__la_out(A, 0, &empty, 1, &qd) : ct__la_out(A, A->ndim - 2, qshape, 2, &qd);
+    for (int64_t b = 0; q && b < batch; b++) {
+        memcpy(w, a + b * m * n, (size_t)(m * n) * sizeof *w);
+        ct__qr(w, m, n, w + m * n);
+        double *rb = rd + b * rr * n;
+        for (int64_t i = 0; i < rr; i++)
+            for (int64_t j = 0; j < n; j++) rb[i * n + j] = i <= j && i < m ? w[i * n + j] : 0;
+        if (mode != CT_QR_R) ct__qr_q(w, w + m * n, m, n, qd + b * m * qc, qc);
+    }
+    CT_FREE(w);
+    if (q) {
+        q = ct__la_result(q, A->dtype);
+        r = ct__la_result(r, A->dtype);
+    }
+    ct_scope_end(s);
+    if (!q || !r) {
+        if (q) ct__discard(q);
+        return ct_last_error_code();
+    }
+    ct__la_record_qr(q, r, A, mode);
+    ct__la_hand(Q, q);
+    ct__la_hand(R, r);
+    return CT_OK;
+}
+
+ct_result ct_qr(const ct_tensor *A, bool some, ct_tensor **Q, ct_tensor **R)
+{
+    ct__la_clear(Q, R, NULL);
+    CT__ARG_R(A, "input", 1);
+    return ct_linalg_qr(A, some ? CT_QR_REDUCED : CT_QR_COMPLETE, Q, R);
+}
+
+/* ---------------------------------------------------------------- SVD */
+
+static const ct__la_spec ct__spec_svd = {"linalg.svd", false, "linalg_svd_cpu", false};
+
+/* Whether every element of the n doubles is finite. */
+static bool ct__la_finite(const double *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(a[i])) return false;
+    return true;
+}
+
+/* U, S, Vh of A as float64 tensors of the open scope (U, Vh only when
+ * want_uv); an input without elements gives identities, as PyTorch's. */
+static ct_result ct__svd_f64(const ct_tensor *A, bool full, bool want_uv, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
+{
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = CT__MIN(m, n), batch;
+    if (ct_numel(A) == 0) full = true;
+    int64_t uc = full ? m : k, vr = full ? n : k;
+    int64_t ushape[2] = {m, uc}, vshape[2] = {vr, n};
+    const double *a = ct__la_in(A, &batch);
+    double *ud = NULL, *sd, *vd = NULL;
+    double *w = a ? ct__la_scratch(m * n + m * m + n * n + m * m + n * n) : NULL; /* scratch, then U and Vh */
+    *S = w ? ct__la_out(A, A->ndim - 2, &k, 1, &sd) : NULL;
+    if (*S && want_uv) *U = ct__la_out(A, A->ndim - 2, ushape, 2, &ud);
+    if (*S && want_uv && *U) *Vh = ct__la_out(A, A->ndim - 2, vshape, 2, &vd);
+    bool ok = *S && (!want_uv || (*U && *Vh));
+    for (int64_t b = 0; ok && b < batch; b++) {
+        const double *ab = a + b * m * n;
+        if (!ct__la_finite(ab, m * n)) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME,
+                     "linalg.svd: %sThe algorithm failed to converge because the input matrix contained non-finite "
+                     "values.",
+                     ct__la_batch_note(A, b, note, sizeof note));
+            ok = false;
+            break;
+        }
+        double *ub = want_uv ? ud + b * m * uc : w + m * n + m * m + n * n;
+        double *vb = want_uv ? vd + b * vr * n : ub + m * m;
+        ct__svd(ab, m, n, sd + b * k, ub, uc, vb, vr, w);
+    }
+    if (ok && k == 0 && want_uv) {
+        for (int64_t b = 0; b < batch; b++) {
+            ct__la_eye(ud + b * m * m, m);
+            ct__la_eye(vd + b * n * n, n);
+        }
+    }
+    CT_FREE(w);
+    return ok ? CT_OK : ct_last_error_code();
+}
+
+/* linalg.svd and svdvals: U, S, Vh in A's dtype, recorded. */
+static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
+{
+    ct__la_clear(U, S, Vh);
+    if (ct__la_check(A, &ct__spec_svd) != CT_OK) return ct_last_error_code();
+    bool uv = want_uv || (ct__grad_mode() && ct__requires_grad(A)); /* backward needs U and Vh */
+    ct_scope s = ct_scope_begin();
+    ct_tensor *u = NULL, *sv = NULL, *vh = NULL;
+    ct_result r = ct__svd_f64(A, full, uv, &u, &sv, &vh);
+    if (r == CT_OK) {
+        sv = ct__la_result(sv, A->dtype);
+        if (uv) {
+            u = ct__la_result(u, A->dtype);
+            vh = ct__la_result(vh, A->dtype);
+        }
+    }
+    ct_scope_end(s);
+    if (r != CT_OK) return r;
+    ct__la_record_svd(u, sv, vh, A, full);
+    if (uv) {
+        ct__la_hand(want_uv ? U : NULL, u);
+        ct__la_hand(want_uv ? Vh : NULL, vh);
+    }
+    ct__la_hand(S, sv);
+    return CT_OK;
+}
+
+ct_result ct_linalg_svd(const ct_tensor *A, bool full_matrices, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
+{
+    ct__la_clear(U, S, Vh);
+    CT__ARG_R(A, "A", 1);
+    return ct__svd_op(A, full_matrices, true, U, S, Vh);
+}
+
+ct_result ct_svd(const ct_tensor *A, bool some, ct_tensor **U, ct_tensor **S, ct_tensor **V)
+{
+    ct__la_clear(U, S, V);
+    CT__ARG_R(A, "input", 1);
+    if (A->ndim < 2)
+        return ct__fail(CT_ERR_RUNTIME, "linalg.svd: input should have at least 2 dimensions, but has %d dimensions instead",
+                        A->ndim);
+    ct_tensor *vh = NULL;
+    ct_result r = ct__svd_op(A, !some, true, U, S, &vh);
+    if (r != CT_OK) return r;
+    ct_tensor *v = ct_transpose(vh, -2, -1);
+    ct__discard(vh);
+    ct__la_hand(V, v);
+    return CT_OK;
+}
+
+ct_tensor *ct_linalg_svdvals(const ct_tensor *A)
+{
+    ct_tensor *S;
+    CT__ARG(A, "A", 1);
+    return ct__svd_op(A, false, false, NULL, &S, NULL) == CT_OK ? S : NULL;
+}
+
+/* ---------------------------------------------------------------- eigen */
+
+/* lower ('L') or upper ('U') triangle of a (n, n) mirrored into w (n, n). */
+static void ct__la_symmetrize(const double *a, int64_t n, bool upper, double *w)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+            int64_t lo = CT__MAX(i, j), hi = CT__MIN(i, j);
+            w[i * n + j] = upper ? a[hi * n + lo] : a[lo * n + hi];
+        }
+}
+
+/* eigenvalues (..., n) and eigenvectors (..., n, n) of A as float64
+ * tensors of the open scope (vectors only when want_vectors). */
+static ct_result ct__eigh_f64(const ct_tensor *A, bool upper, bool want_vectors, ct_tensor **L, ct_tensor **Q)
+{
+    int64_t n = A->sizes[A->ndim - 1], batch;
+    const double *a = ct__la_in(A, &batch);
+    double *ld, *qd = NULL, *w = a ? ct__la_scratch(2 * n * n) : NULL;
+    *L = w ? ct__la_out(A, A->ndim - 1, NULL, 0, &ld) : NULL;
+    if (*L && want_vectors) *Q = ct__la_out(A, A->ndim, NULL, 0, &qd);
+    bool ok = *L && (!want_vectors || *Q);
+    for (int64_t b = 0; ok && b < batch; b++) {
+        ct__la_symmetrize(a + b * n * n, n, upper, w);
+        ct__eigh(w, n, ld + b * n, want_vectors ? qd + b * n * n : w + n * n);
+    }
+    CT_FREE(w);
+    return ok ? CT_OK : ct_last_error_code();
+}
+
+static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, ct_tensor **eigenvalues,
+                          ct_tensor **eigenvectors)
+{
+    static const ct__la_spec spec = {"linalg.eigh", true, "linalg_eigh_cpu", true};
+    if (uplo && uplo != 'L' && uplo != 'U' && uplo != 'l' && uplo != 'u')
+        return ct__fail(CT_ERR_RUNTIME, "Expected UPLO argument to be 'L' or 'U', but got %c", uplo);
+    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
+    bool vectors = want_vectors || (ct__grad_mode() && ct__requires_grad(A)); /* backward needs them */
+    ct_scope s = ct_scope_begin();
+    ct_tensor *l = NULL, *q = NULL;
+    ct_result r = ct__eigh_f64(A, uplo == 'U' || uplo == 'u', vectors, &l, &q);
+    if (r == CT_OK) {
+        l = ct__la_result(l, A->dtype);
+        if (vectors) q = ct__la_result(q, A->dtype);
+    }
+    ct_scope_end(s);
+    if (r != CT_OK) return r;
+    ct__la_record_eigh(l, q, A);
+    ct__la_hand(eigenvalues, l);
+    if (vectors) ct__la_hand(want_vectors ? eigenvectors : NULL, q);
+    return CT_OK;
+}
+
+ct_result ct_linalg_eigh(const ct_tensor *A, char uplo, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
+{
+    ct__la_clear(eigenvalues, eigenvectors, NULL);
+    CT__ARG_R(A, "A", 1);
+    return ct__eigh_op(A, uplo, true, eigenvalues, eigenvectors);
+}
+
+ct_tensor *ct_linalg_eigvalsh(const ct_tensor *A, char uplo)
+{
+    ct_tensor *L;
+    CT__ARG(A, "A", 1);
+    return ct__eigh_op(A, uplo, false, &L, NULL) == CT_OK ? L : NULL;
+}
+
+/* General eigen decomposition of A (float64 tensors of the open scope):
+ * eigenvalues (..., n, 2) and, when want_vectors, eigenvectors (..., n, n, 2). */
+static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **L, ct_tensor **V)
+{
+    int64_t n = A->sizes[A->ndim - 1], batch, two = 2, vshape[3] = {n, n, 2};
+    const double *a = ct__la_in(A, &batch);
+    double *ld, *vd = NULL, *w = a ? ct__la_scratch(3 * n * n + 5 * n) : NULL;
+    int64_t *piv = w ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
+    if (w && !piv) CT__OOM();
+    int64_t lshape[2] = {n, two};
+    *L = piv ? ct__la_out(A, A->ndim - 2, lshape, 2, &ld) : NULL;
+    if (*L && want_vectors) *V = ct__la_out(A, A->ndim - 2, vshape, 3, &vd);
+    bool ok = *L && (!want_vectors || *V);
+    if (ok && !ct__la_finite(a, batch * n * n)) {
+        ct__fail(CT_ERR_RUNTIME, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+        ok = false;
+    }
+    double *h = w, *lu = w + n * n, *wr = lu + 2 * n * n, *wi = wr + n, *x = wi + n, *hv = x + 2 * n;
+    for (int64_t b = 0; ok && b < batch; b++) {
+        const double *ab = a + b * n * n;
+        memcpy(h, ab, (size_t)(n * n) * sizeof *h);
+        ct__hessenberg(h, n, hv);
+        if (!ct__hqr(h, n, wr, wi)) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME,
+                     "linalg.eig: %sThe algorithm failed to converge because the input matrix is ill-conditioned or "
+                     "has too many repeated eigenvalues (error code: %lld).",
+                     ct__la_batch_note(A, b, note, sizeof note), (long long)n);
+            ok = false;
+            break;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            ld[(b * n + i) * 2] = wr[i];
+            ld[(b * n + i) * 2 + 1] = wi[i];
+            if (!want_vectors) continue;
+            ct__eigvec(ab, n, wr[i], wi[i], x, lu, piv);
+            for (int64_t r = 0; r < n; r++) { /* column i */
+                vd[((b * n + r) * n + i) * 2] = x[2 * r];
+                vd[((b * n + r) * n + i) * 2 + 1] = x[2 * r + 1];
+            }
+        }
+    }
+    CT_FREE(w);
+    CT_FREE(piv);
+    return ok ? CT_OK : ct_last_error_code();
+}
+
+static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors, ct_tensor **L, ct_tensor **V)
+{
+    ct__la_spec spec = {name, true, "linalg_eig_out_cpu", true};
+    if (!ct_dtype_is_floating(A->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "Unknown Complex ScalarType for %s", ct__dtype_title(A->dtype));
+    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
+    ct_scope s = ct_scope_begin();
+    ct_tensor *l = NULL, *v = NULL;
+    ct_result r = ct__eig_f64(A, want_vectors, &l, &v);
+    if (r == CT_OK) {
+        l = ct__la_result(l, A->dtype);
+        if (want_vectors) v = ct__la_result(v, A->dtype);
+    }
+    ct_scope_end(s);
+    if (r != CT_OK) return r;
+    ct__la_hand(L, l);
+    if (want_vectors) ct__la_hand(V, v);
+    return CT_OK;
+}
+
+ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
+{
+    ct__la_clear(eigenvalues, eigenvectors, NULL);
+    CT__ARG_R(A, "A", 1);
+    return ct__eig(A, "linalg.eig", true, eigenvalues, eigenvectors);
+}
+
+ct_tensor *ct_linalg_eigvals(const ct_tensor *A)
+{
+    ct_tensor *L;
+    CT__ARG(A, "A", 1);
+    return ct__eig(A, "linalg.eigvals", false, &L, NULL) == CT_OK ? L : NULL;
+}
+
+/* ---------------------------------------------------------------- pseudo-inverse, rank, least squares */
+
+/* PyTorch's default relative tolerance for a matrix (m, n) of dtype dt:
+ * eps(dt) * max(m, n). */
+static double ct__la_rtol(ct_dtype dt, int64_t m, int64_t n)
+{
+    return (dt == CT_F32 ? (double)FLT_EPSILON : DBL_EPSILON) * (double)CT__MAX(m, n);
+}
+
+/* p (n, m) = the pseudo-inverse of a (m, n), values at most rtol times the
+ * largest dropped; by SVD, or by eigen decomposition when herm. Returns the
+ * rank, or -1 for a non-finite input. scratch: 4 (m + n)^2 doubles. */
+static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double rtol, double *p, double *scratch)
+{
+    int64_t k = CT__MIN(m, n), rank = 0;
+    double *s = scratch, *u = s + k, *vt = u + m * k, *w = vt + k * n; /* herm: u = Q (n, n), vt unused */
+    if (!ct__la_finite(a, m * n)) return -1;
+    if (herm) {
+        ct__la_symmetrize(a, n, false, w);
+        ct__eigh(w, n, s, u);
+    } else {
+        ct__svd(a, m, n, s, u, k, vt, k, w);
+    }
+    double big = 0;
+    for (int64_t i = 0; i < k; i++) big = CT__MAX(big, fabs(s[i]));
+    for (int64_t i = 0; i < n * m; i++) p[i] = 0;
+    for (int64_t c = 0; c < k; c++) {
+        if (!(fabs(s[c]) > rtol * big)) continue;
+        rank++;
+        double inv = 1 / s[c];
+        for (int64_t i = 0; i < n; i++) { /* p += v_c u_c^T / s_c */
+            double vi = (herm ? u[i * k + c] : vt[c * n + i]) * inv;
+            for (int64_t j = 0; j < m; j++) p[i * m + j] += vi * u[j * k + c];
+        }
+    }
+    return rank;
+}
+
+/* pinv (..., n, m) of A as float64 (a tensor of the open scope) and, in
+ * rank (when given), each matrix's rank. */
+static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, int64_t *rank_out)
+{
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], batch, pshape[2] = {n, m};
+    const double *a = ct__la_in(A, &batch);
+    double *pd, *w = a ? ct__la_scratch(4 * (m + n) * (m + n) + 1) : NULL;
+    ct_tensor *out = w ? ct__la_out(A, A->ndim - 2, pshape, 2, &pd) : NULL;
+    double rtol = ct__la_rtol(A->dtype, m, n);
+    for (int64_t b = 0; out && b < batch; b++) {
+        int64_t r = ct__pinv(a + b * m * n, m, n, herm, rtol, pd + b * m * n, w);
+        if (r < 0) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME,
+                     "linalg.%s: %sThe algorithm failed to converge because the input matrix contained non-finite "
+                     "values.",
+                     herm ? "eigh" : "svd", ct__la_batch_note(A, b, note, sizeof note));
+            out = NULL;
+        } else if (rank_out) {
+            rank_out[b] = r;
+        }
+    }
+    CT_FREE(w);
+    return out;
+}
+
+ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
+{
+    CT__ARG(A, "A", 1);
+    if (A->ndim < 2 || !ct__la_float(A->dtype)) {
+        char shape[160];
+        ct__fail(CT_ERR_RUNTIME,
+                 "linalg.pinv(%s{%s}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble "
+                 "types",
+                 ct__dtype_title(A->dtype), ct__shape_str(A->sizes, A->ndim, shape, sizeof shape));
+        return NULL;
+    }
+    if (hermitian && A->sizes[A->ndim - 1] != A->sizes[A->ndim - 2]) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.eigh: A must be batches of square matrices, but they are %lld by %lld matrices",
+                 (long long)A->sizes[A->ndim - 2], (long long)A->sizes[A->ndim - 1]);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *p = ct__pinv_f64(A, hermitian, NULL);
+    ct_tensor *r = p ? ct__la_result(p, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_pinv(r, A);
+    return r;
+}
+
+ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
+{
+    CT__ARG(A, "A", 1);
+    if (A->ndim < 2) {
+        ct__fail(CT_ERR_RUNTIME, "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.");
+        return NULL;
+    }
+    if (!ct__la_float(A->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *rank = ct__alloc(A->sizes, A->ndim - 2, CT_I64, ct__cpu), *r = NULL;
+    if (rank && ct__pinv_f64(A, hermitian, (int64_t *)ct__data(rank))) r = ct_keep(rank);
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
+{
+    CT__ARG(A, "A", 1);
+    CT__ARG(B, "B", 2);
+    if (A->ndim < 2) {
+        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input must have at least 2 dimensions.");
+        return NULL;
+    }
+    if (B->ndim < 1) {
+        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: other must have at least 1 dimension.");
+        return NULL;
+    }
+    if (!ct__la_float(A->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
+        return NULL;
+    }
+    if (A->dtype != B->dtype) {
+        ct__fail(CT_ERR_RUNTIME,
+                 "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype %s and "
+                 "other's dtype %s",
+                 ct__dtype_title(A->dtype), ct__dtype_title(B->dtype));
+        return NULL;
+    }
+    bool vector = B->ndim == A->ndim - 1;
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+    if ((vector ? B->sizes[B->ndim - 1] : B->sizes[B->ndim - 2]) != m) {
+        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *Bm = NULL, *Ae = NULL, *Be = NULL, *x = NULL;
+    CT__UNRECORDED(Bm, vector ? ct_unsqueeze(B, -1) : ct__same(B));
+    ct_tensor *p = Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK ? ct__pinv_f64(Ae, false, NULL) : NULL;
+    int64_t k = Bm ? Bm->sizes[Bm->ndim - 1] : 0, batch, xshape[2] = {n, k};
+    const double *bd = p ? ct__la_in(Be, &batch) : NULL;
+    double *xd;
+    if (bd) x = ct__la_out(Be, Be->ndim - 2, xshape, 2, &xd);
+    for (int64_t b = 0; x && b < batch; b++)
+        ct__la_mm((const double *)ct__data(p) + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
+    if (x && vector) CT__UNRECORDED(x, ct_squeeze_dim(x, -1));
+    ct_tensor *r = x ? ct__la_result(x, A->dtype) : NULL;
+    ct_scope_end(s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- norms and trace */
+
+ct_tensor *ct_linalg_vector_norm(const ct_tensor *x, double ord, ct_shape dims, bool keepdim)
+{
+    CT__ARG(x, "x", 1);
+    if (!ct_dtype_is_floating(x->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
+                 ct__dtype_title(x->dtype));
+        return NULL;
+    }
+    ct_tensor *r = ct_norm_dim(x, ord, dims, keepdim, CT_DEFAULT);
+    if (r && ct__meta(r) && ct__meta(r)->grad_fn) ct__meta(r)->grad_fn->name = "LinalgVectorNormBackward0";
+    return r;
+}
+
+/* ord of matrix_norm: "fro", "nuc", or a number; false when none of PyTorch's. */
+static bool ct__matrix_ord(const char *ord, double *p, bool *nuc)
+{
+    static const struct { const char *s; double p; } table[] = {
+        {"fro", 0}, {"nuc", 0}, {"1", 1}, {"-1", -1}, {"2", 2}, {"-2", -2}, {"inf", INFINITY}, {"-inf", -INFINITY}};
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(ord, table[i].s)) {
+            *p = table[i].p;
+            *nuc = i == 1;
+            return true;
+        }
+    return false;
+}
+
+/* r with the dims d0 < d1 that a reduction removed put back as size 1. */
+static ct_tensor *ct__unsqueeze2(ct_tensor *r, int d0, int d1)
+{
+    return ct_unsqueeze(ct_unsqueeze(r, CT__MIN(d0, d1)), CT__MAX(d0, d1));
+}
+
+ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape dims, bool keepdim)
+{
+    CT__ARG(A, "A", 1);
+    double p = 0;
+    bool nuc = false;
+    if (!ord) ord = "fro";
+    if (A->ndim < 2) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
+        return NULL;
+    }
+    if (!ct_dtype_is_floating(A->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got %s",
+                 ct__dtype_title(A->dtype));
+        return NULL;
+    }
+    if (dims.ndim == 0) dims = CT_DIMS(-2, -1);
+    if (dims.ndim != 2) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: dim must be a 2-tuple. Got %d dims", dims.ndim);
+        return NULL;
+    }
+    int d0 = ct__wrap_dim(dims.size[0], A->ndim), d1 = d0 < 0 ? -1 : ct__wrap_dim(dims.size[1], A->ndim);
+    if (d1 < 0) return NULL;
+    if (d0 == d1) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: dims must be different. Got (%lld, %lld)",
+                 (long long)dims.size[0], (long long)dims.size[1]);
+        return NULL;
+    }
+    if (!ct__matrix_ord(ord, &p, &nuc)) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: Order %s not supported.", ord);
+        return NULL;
+    }
+    if (p == 0 && !nuc) return ct_linalg_vector_norm(A, 2, CT_DIMS(d0, d1), keepdim);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r;
+    if (nuc || fabs(p) == 2) { /* from the singular values */
+        ct_tensor *sv = ct_linalg_svdvals(ct_movedim(A, CT_DIMS(d0, d1), CT_DIMS(-2, -1)));
+        r = nuc ? ct_sum_dim(sv, CT_DIMS(-1), false, CT_DEFAULT)
+                : p > 0 ? ct_amax(sv, CT_DIMS(-1), false) : ct_amin(sv, CT_DIMS(-1), false);
+        if (keepdim) r = ct__unsqueeze2(r, d0, d1);
+    } else { /* max/min absolute column sum (1) or row sum (inf), in PyTorch's steps */
+        int sum_dim = isinf(p) ? d1 : d0, max_dim = isinf(p) ? d0 : d1;
+        if (!keepdim && sum_dim < max_dim) max_dim--;
+        ct_tensor *sums = ct_linalg_vector_norm(A, 1, CT_DIMS(sum_dim), keepdim);
+        r = p > 0 ? ct_amax(sums, CT_DIMS(max_dim), keepdim) : ct_amin(sums, CT_DIMS(max_dim), keepdim);
+    }
+    r = r ? ct_keep(r) : NULL;
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_trace(const ct_tensor *A)
+{
+    CT__ARG(A, "input", 1);
+    if (A->ndim != 2) {
+        ct__fail(CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d", A->ndim);
+        return NULL;
+    }
+    if (A->dtype == CT_BOOL || A->dtype == CT_F16 || A->dtype == CT_BF16) {
+        ct__not_implemented("trace", A->dtype);
+        return NULL;
+    }
+    ct_tensor *r;
+    CT__UNRECORDED(r, ct_sum(ct_diagonal(A, 0, 0, 1)));
+    ct__la_record_trace(r, A);
+    return r;
+}
+
+/* ---------------------------------------------------------------- matrix functions */
+
+ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n)
+{
+    CT__ARG(A, "A", 1);
+    if (A->ndim < 2) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
+        return NULL;
+    }
+    if (A->sizes[A->ndim - 1] != A->sizes[A->ndim - 2]) {
+        ct__fail(CT_ERR_RUNTIME,
+                 "linalg.matrix_power: A must be batches of square matrices, but they are %lld by %lld matrices",
+                 (long long)A->sizes[A->ndim - 2], (long long)A->sizes[A->ndim - 1]);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r;
+    if (n == 0) { /* the identity, in a copy of A (CopyBackwards, as PyTorch's) */
+        int64_t k = A->sizes[A->ndim - 1];
+        r = ct_clone(A);
+        if (r && ct_copy_(r, ct_eye(k, k, A->dtype)) != CT_OK) r = NULL;
+    } else if (n == 1) {
+        r = ct_clone(A);
+    } else {
+        const ct_tensor *a = n < 0 ? ct_linalg_inv(A) : A;
+        uint64_t e = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+        ct_tensor *z = NULL;
+        r = NULL;
+        if (e == 2) r = ct_matmul(a, a);
+        else if (e == 3) r = ct_matmul(ct_matmul(a, a), a);
+        else
+            for (; e > 0 && a; e >>= 1) { /* repeated squaring, in PyTorch's order */
+                z = z ? ct_matmul(z, z) : (ct_tensor *)a;
+                if (e & 1) r = r ? ct_matmul(r, z) : z;
+            }
+    }
+    r = r ? ct_keep(r) : NULL;
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
+{
+    CT__ARG(A, "A", 1);
+    if (A->ndim < 2) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_exp: The input tensor A must have at least 2 dimensions.");
+        return NULL;
+    }
+    int64_t n = A->sizes[A->ndim - 1], batch;
+    if (A->sizes[A->ndim - 2] != n) {
+        ct__fail(CT_ERR_RUNTIME,
+                 "linalg.matrix_exp: A must be batches of square matrices, but they are %lld by %lld matrices",
+                 (long long)A->sizes[A->ndim - 2], (long long)n);
+        return NULL;
+    }
+    if (!ct_dtype_is_floating(A->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "matrix_exp: Expected a floating point or complex tensor as input. Got %s",
+                 ct__dtype_title(A->dtype));
+        return NULL;
+    }
+    if (!ct__la_float(A->dtype)) {
+        ct__not_implemented("log2_vml_cpu", A->dtype);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    const double *a = ct__la_in(A, &batch);
+    double *o, *w = a ? ct__la_scratch(8 * n * n) : NULL;
+    int64_t *piv = w ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
+    if (w && !piv) CT__OOM();
+    ct_tensor *out = piv ? ct__la_out(A, A->ndim, NULL, 0, &o) : NULL;
+    for (int64_t b = 0; out && b < batch; b++) ct__expm(a + b * n * n, n, o + b * n * n, w, piv);
+    CT_FREE(w);
+    CT_FREE(piv);
+    ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_matrix_exp(r, A);
+    return r;
+}
 
 #endif /* CTORCH_IMPLEMENTATION */

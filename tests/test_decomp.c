@@ -217,19 +217,13 @@ static void test_matrix_power_exp(void)
 
 /* ---------------------------------------------------------------- invariants */
 
-/* a (..., m, k) @ b (..., k, n) for the checks (independent of ctorch's own). */
-static ct_tensor *mm(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct_sum_dim(ct_mul(ct_unsqueeze(a, -1), ct_unsqueeze(b, -3)), CT_DIMS(-2), false, CT_DEFAULT);
-}
-
 /* t (..., m, k)^T t is the identity (k, k). */
 static void check_orthonormal_columns(const ct_tensor *t)
 {
     CHECK_T(t);
     if (!t) return;
     int64_t k = ct_size(t, -1);
-    ct_tensor *g = mm(ct_transpose(t, -2, -1), t);
+    ct_tensor *g = ct_matmul(ct_transpose(t, -2, -1), t);
     CHECK_CLOSE_K(g, ct_expand_as(ct_eye(k, k, ct_dtype_of(t)), g), 10);
 }
 
@@ -246,7 +240,7 @@ static void test_svd_invariants(void)
             check_orthonormal_columns(ct_transpose(Vh, -2, -1));
             int64_t m = ct_size(A, -2), n = ct_size(A, -1), r = m < n ? m : n;
             ct_tensor *US = ct_mul(ct_narrow(U, -1, 0, r), ct_unsqueeze(S, -2));
-            CHECK_CLOSE_K(mm(US, ct_narrow(Vh, -2, 0, r)), ct_contiguous(A), 10);
+            CHECK_CLOSE_K(ct_matmul(US, ct_narrow(Vh, -2, 0, r)), ct_contiguous(A), 10);
             if (full) {
                 CHECK_INT(ct_size(U, -1), m);
                 CHECK_INT(ct_size(Vh, -2), n);
@@ -254,7 +248,7 @@ static void test_svd_invariants(void)
         }
         ct_tensor *U, *S, *V; /* torch.svd gives V */
         CHECK_OK(ct_svd(A, true, &U, &S, &V));
-        if (U) CHECK_CLOSE_K(mm(ct_mul(U, ct_unsqueeze(S, -2)), ct_transpose(V, -2, -1)), ct_contiguous(A), 10);
+        if (U) CHECK_CLOSE_K(ct_matmul(ct_mul(U, ct_unsqueeze(S, -2)), ct_transpose(V, -2, -1)), ct_contiguous(A), 10);
     }
     /* no elements: identities, as PyTorch's */
     ct_tensor *U, *S, *Vh;
@@ -275,7 +269,7 @@ static void test_eigh_invariants(void)
         check_orthonormal_columns(V);
         ct_tensor *sym = uplo == 'U' ? ct_triu(A, 0) : ct_tril(A, 0); /* the triangle read, mirrored */
         sym = ct_sub(ct_add(sym, ct_transpose(sym, -2, -1)), ct_mul(A, ct_eye(ct_size(A, -1), ct_size(A, -1), ct_dtype_of(A))));
-        CHECK_CLOSE_K(mm(sym, V), ct_mul(V, ct_unsqueeze(L, -2)), 10);
+        CHECK_CLOSE_K(ct_matmul(sym, V), ct_mul(V, ct_unsqueeze(L, -2)), 10);
     }
 }
 
@@ -353,8 +347,8 @@ static int fn(ct_tensor *const *in, int n, ct_tensor **out, void *user)
     case F_DET: x = ct_linalg_det(a); break;
     case F_SLOGDET: ct_linalg_slogdet(a, &y, &x); break;
     case F_SOLVE: x = ct_linalg_solve(a, b); break;
-    case F_CHOL: x = ct_linalg_cholesky(ct_add(mm(a, ct_transpose(a, -2, -1)), ct_eye(ct_size(a, -1), ct_size(a, -1), CT_F64)), false); break;
-    case F_CHOL_UPPER: x = ct_linalg_cholesky(ct_add(mm(a, ct_transpose(a, -2, -1)), ct_eye(ct_size(a, -1), ct_size(a, -1), CT_F64)), true); break;
+    case F_CHOL: x = ct_linalg_cholesky(ct_add(ct_matmul(a, ct_transpose(a, -2, -1)), ct_eye(ct_size(a, -1), ct_size(a, -1), CT_F64)), false); break;
+    case F_CHOL_UPPER: x = ct_linalg_cholesky(ct_add(ct_matmul(a, ct_transpose(a, -2, -1)), ct_eye(ct_size(a, -1), ct_size(a, -1), CT_F64)), true); break;
     case F_QR: ct_linalg_qr(a, CT_QR_REDUCED, &x, &y), k = 2; break;
     case F_QR_COMPLETE: ct_linalg_qr(a, CT_QR_COMPLETE, &x, &y), k = 2; break;
     case F_SVD:
@@ -363,7 +357,7 @@ static int fn(ct_tensor *const *in, int n, ct_tensor **out, void *user)
         if (x && z) {
             int64_t r = ct_size(y, -1);
             ct_tensor *u = ct_narrow(x, -1, 0, r), *vh = ct_narrow(z, -2, 0, r);
-            x = mm(u, vh);
+            x = ct_matmul(u, vh);
             z = ct_mul(u, u);
         }
         k = 3;
@@ -371,14 +365,14 @@ static int fn(ct_tensor *const *in, int n, ct_tensor **out, void *user)
     case F_TSVD: {
         ct_tensor *v;
         ct_svd(a, true, &y, &x, &v);
-        y = v ? mm(y, ct_transpose(v, -2, -1)) : NULL;
+        y = v ? ct_matmul(y, ct_transpose(v, -2, -1)) : NULL;
         k = 2;
         break;
     }
     case F_SVDVALS: x = ct_linalg_svdvals(a); break;
     case F_EIGH: /* L, and V diag(L^2) V^T (gauge-invariant) */
         ct_linalg_eigh(sym_of(a), 'L', &x, &y);
-        y = y ? mm(ct_mul(y, ct_unsqueeze(ct_mul(x, x), -2)), ct_transpose(y, -2, -1)) : NULL;
+        y = y ? ct_matmul(ct_mul(y, ct_unsqueeze(ct_mul(x, x), -2)), ct_transpose(y, -2, -1)) : NULL;
         k = 2;
         break;
     case F_EIGVALSH: x = ct_linalg_eigvalsh(sym_of(a), 'U'); break;
@@ -473,7 +467,8 @@ static void test_node_names(void)
         {F_MNORM_NUC, "SumBackward1"},         {F_MNORM_2, "UnsqueezeBackward0"},
         {F_MNORM_1, "AmaxBackward0"},          {F_EXP, "LinalgMatrixExpBackward0"},
         {F_PINV, "LinalgPinvBackward0"},       {F_CHOL, "LinalgCholeskyExBackward0"},
-        {F_POW0, "torch::autograd::CopyBackwards"},
+        {F_POW0, "torch::autograd::CopyBackwards"}, {F_POW3, "MmBackward0"},
+        {F_POW_NEG, "MmBackward0"},
     };
     ct_tensor *a = square_leaf(0, 3, 60), *b = leaf(CT_SHAPE(3, 2), 61);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

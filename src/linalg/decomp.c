@@ -939,12 +939,12 @@ ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n)
         uint64_t e = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
         ct_tensor *z = NULL;
         r = NULL;
-        if (e == 2) r = ct__la_matmul(a, a);
-        else if (e == 3) r = ct__la_matmul(ct__la_matmul(a, a), a);
+        if (e == 2) r = ct_matmul(a, a);
+        else if (e == 3) r = ct_matmul(ct_matmul(a, a), a);
         else
             for (; e > 0 && a; e >>= 1) { /* repeated squaring, in PyTorch's order */
-                z = z ? ct__la_matmul(z, z) : (ct_tensor *)a;
-                if (e & 1) r = r ? ct__la_matmul(r, z) : z;
+                z = z ? ct_matmul(z, z) : (ct_tensor *)a;
+                if (e & 1) r = r ? ct_matmul(r, z) : z;
             }
     }
     r = r ? ct_keep(r) : NULL;

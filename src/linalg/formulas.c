@@ -5,16 +5,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-/* a (..., m, k) @ b (..., k, n), batch dims broadcast (differentiable). */
-static ct_tensor *ct__la_matmul(const ct_tensor *a, const ct_tensor *b)
-{
-    if (!a || !b) return NULL;
-    return ct_sum_dim(ct_mul(ct_unsqueeze(a, -1), ct_unsqueeze(b, -3)), CT_DIMS(-2), false, a->dtype);
-}
-
-/* t with its last two dims swapped (Tensor.mT). */
-static ct_tensor *ct__mT(const ct_tensor *t) { return ct_transpose(t, -2, -1); }
-
 /* The identity (n, n) in t's dtype. */
 static ct_tensor *ct__la_eye_of(const ct_tensor *t, int64_t n) { return t ? ct_eye(n, n, t->dtype) : NULL; }
 
@@ -60,7 +50,7 @@ static void ct__la_record(const ct__node_type *type, const ct_tensor *const *in,
 CT__BACKWARD(linalg_inv) /* -Y^T g Y^T, Y = A^-1 */
 {
     ct_tensor *Yt = ct__mT(CT__S(0));
-    CT__GRAD(0, ct_neg(ct__la_matmul(Yt, ct__la_matmul(go[0], Yt))));
+    CT__GRAD(0, ct_neg(ct_matmul(Yt, ct_matmul(go[0], Yt))));
     return CT_OK;
 }
 static const ct__node_type ct__nt_linalg_inv = {"LinalgInvExBackward0", ct__bw_linalg_inv};
@@ -115,7 +105,7 @@ CT__BACKWARD(linalg_solve) /* gB = A^-T g, gA = -gB X^T; each summed to its inpu
     ct_tensor *gB = ct_linalg_solve(ct__mT(A), g);
     if (ct__needs_grad(n, 0)) {
         const ct__out_meta *m = ct__input_meta(n, 0);
-        CT__GRAD(0, ct__sum_to_shape(ct_neg(ct__la_matmul(gB, ct__mT(X))), m->sizes, m->ndim));
+        CT__GRAD(0, ct__sum_to_shape(ct_neg(ct_matmul(gB, ct__mT(X))), m->sizes, m->ndim));
     }
     if (ct__needs_grad(n, 1)) {
         const ct__out_meta *m = ct__input_meta(n, 1);
@@ -142,10 +132,10 @@ CT__BACKWARD(linalg_cholesky)
         L = ct__mT(L);
         gL = ct__mT(gL);
     }
-    ct_tensor *phi = ct__la_matmul(ct__mT(L), gL), *Linv = ct_linalg_inv(L);
+    ct_tensor *phi = ct_matmul(ct__mT(L), gL), *Linv = ct_linalg_inv(L);
     if (!phi) return ct_last_error_code();
     phi = ct_sub(ct_tril(phi, 0), ct_mul_scalar(ct_mul(phi, ct__la_eye_of(phi, phi->sizes[phi->ndim - 1])), ct_float(0.5)));
-    ct_tensor *gA = ct__la_matmul(ct__la_matmul(ct__mT(Linv), phi), Linv);
+    ct_tensor *gA = ct_matmul(ct_matmul(ct__mT(Linv), phi), Linv);
     CT__GRAD(0, ct_mul_scalar(ct_add(gA, ct__mT(gA)), ct_float(0.5)));
     return CT_OK;
 }
@@ -164,11 +154,11 @@ static void ct__la_record_cholesky(ct_tensor *r, const ct_tensor *A, bool upper)
 static ct_tensor *ct__qr_backward_tall(const ct_tensor *gQ, const ct_tensor *gR, const ct_tensor *Q,
                                        const ct_tensor *R)
 {
-    ct_tensor *M = ct_sub(ct__la_matmul(gR, ct__mT(R)), ct__la_matmul(ct__mT(Q), gQ));
+    ct_tensor *M = ct_sub(ct_matmul(gR, ct__mT(R)), ct_matmul(ct__mT(Q), gQ));
     if (!M) return NULL;
     ct_tensor *up = ct_triu(M, 0);
     ct_tensor *sym = ct_sub(ct_add(up, ct__mT(up)), ct_mul(M, ct__la_eye_of(M, M->sizes[M->ndim - 1])));
-    return ct__la_matmul(ct_add(gQ, ct__la_matmul(Q, sym)), ct__mT(ct_linalg_inv(R)));
+    return ct_matmul(ct_add(gQ, ct_matmul(Q, sym)), ct__mT(ct_linalg_inv(R)));
 }
 
 CT__BACKWARD(linalg_qr)
@@ -190,8 +180,8 @@ CT__BACKWARD(linalg_qr)
     /* A = [X | Y] with X = Q R1 square: Y's part moves into gQ */
     ct_tensor *R1 = ct_narrow(R, -1, 0, k), *gR1 = ct_narrow(gR, -1, 0, k), *gR2 = ct_narrow(gR, -1, k, cols - k);
     ct_tensor *Y = ct_narrow(A, -1, k, cols - k);
-    ct_tensor *gX = ct__qr_backward_tall(ct_add(gQ, ct__la_matmul(Y, ct__mT(gR2))), gR1, Q, R1);
-    ct_tensor *parts[2] = {gX, ct__la_matmul(Q, gR2)};
+    ct_tensor *gX = ct__qr_backward_tall(ct_add(gQ, ct_matmul(Y, ct__mT(gR2))), gR1, Q, R1);
+    ct_tensor *parts[2] = {gX, ct_matmul(Q, gR2)};
     CT__GRAD(0, parts[0] && parts[1] ? ct_cat(parts, 2, -1) : NULL);
     return CT_OK;
 }
@@ -215,8 +205,8 @@ static ct_tensor *ct__svd_backward(const ct_tensor *gU, const ct_tensor *gS, con
     if (!U || !S || !Vh) return NULL;
     int64_t m = U->sizes[U->ndim - 2], n = Vh->sizes[Vh->ndim - 1];
     if (only_s) /* U diag(gS) Vh */
-        return ct__la_matmul(ct_mul(U, ct_unsqueeze(gS, -2)), Vh);
-    ct_tensor *UtgU = ct__la_matmul(ct__mT(U), gU), *VhgV = ct__la_matmul(Vh, ct__mT(gVh));
+        return ct_matmul(ct_mul(U, ct_unsqueeze(gS, -2)), Vh);
+    ct_tensor *UtgU = ct_matmul(ct__mT(U), gU), *VhgV = ct_matmul(Vh, ct__mT(gVh));
     UtgU = ct_sub(UtgU, ct__mT(UtgU)); /* skew parts */
     VhgV = ct_sub(VhgV, ct__mT(VhgV));
     ct_tensor *E = ct__la_gaps(ct_mul(S, S));
@@ -224,17 +214,17 @@ static ct_tensor *ct__svd_backward(const ct_tensor *gU, const ct_tensor *gS, con
     gA = ct_add(gA, ct__diag_embed(gS));
     if (m > n) { /* [U gA + (I - U U^T) gU S^-1] Vh */
         ct_tensor *gUSinv = ct_div(gU, ct_unsqueeze(S, -2));
-        gA = ct_add(ct__la_matmul(U, gA), gUSinv);
-        gA = ct_sub(gA, ct__la_matmul(U, ct__la_matmul(ct__mT(U), gUSinv)));
-        return ct__la_matmul(gA, Vh);
+        gA = ct_add(ct_matmul(U, gA), gUSinv);
+        gA = ct_sub(gA, ct_matmul(U, ct_matmul(ct__mT(U), gUSinv)));
+        return ct_matmul(gA, Vh);
     }
     if (m < n) { /* U [gA Vh + S^-1 gVh (I - V Vh)] */
         ct_tensor *SinvgVh = ct_div(gVh, ct_unsqueeze(S, -1));
-        gA = ct_add(ct__la_matmul(gA, Vh), SinvgVh);
-        gA = ct_sub(gA, ct__la_matmul(ct__la_matmul(SinvgVh, ct__mT(Vh)), Vh));
-        return ct__la_matmul(U, gA);
+        gA = ct_add(ct_matmul(gA, Vh), SinvgVh);
+        gA = ct_sub(gA, ct_matmul(ct_matmul(SinvgVh, ct__mT(Vh)), Vh));
+        return ct_matmul(U, gA);
     }
-    return ct__la_matmul(U, ct__la_matmul(gA, Vh));
+    return ct_matmul(U, ct_matmul(gA, Vh));
 }
 
 /* iargs[0]: full_matrices (U, Vh narrowed to k). svdvals records U and Vh
@@ -274,11 +264,11 @@ CT__BACKWARD(linalg_eigh)
     ct_tensor *L = CT__S(0), *V = CT__S(1), *gL = go[0];
     ct_tensor *inner = ct__diag_embed(gL);
     if (!ct__la_is_zero(go[1])) {
-        ct_tensor *VtgV = ct__la_matmul(ct__mT(V), go[1]);
+        ct_tensor *VtgV = ct_matmul(ct__mT(V), go[1]);
         VtgV = ct_mul_scalar(ct_sub(VtgV, ct__mT(VtgV)), ct_float(0.5));
         inner = ct_add(inner, ct_div(VtgV, ct__la_gaps(L)));
     }
-    CT__GRAD(0, ct__la_matmul(V, ct__la_matmul(inner, ct__mT(V))));
+    CT__GRAD(0, ct_matmul(V, ct_matmul(inner, ct__mT(V))));
     return CT_OK;
 }
 static const ct__node_type ct__nt_linalg_eigh = {"LinalgEighBackward0", ct__bw_linalg_eigh};
@@ -300,15 +290,15 @@ CT__BACKWARD(linalg_pinv)
     if (!A || !P) return ct_last_error_code();
     ct_tensor *Pt = ct__mT(P), *gt = ct__mT(g), *gA;
     if (A->sizes[A->ndim - 2] <= A->sizes[A->ndim - 1]) {
-        ct_tensor *K = ct__la_matmul(gt, P), *KPt = ct__la_matmul(K, Pt);
-        gA = ct_add(ct_neg(ct__mT(ct__la_matmul(P, K))), KPt);
-        gA = ct_sub(gA, ct__la_matmul(ct__la_matmul(A, P), KPt));
-        gA = ct_add(gA, ct__la_matmul(ct__la_matmul(Pt, P), ct_sub(gt, ct__la_matmul(K, A))));
+        ct_tensor *K = ct_matmul(gt, P), *KPt = ct_matmul(K, Pt);
+        gA = ct_add(ct_neg(ct__mT(ct_matmul(P, K))), KPt);
+        gA = ct_sub(gA, ct_matmul(ct_matmul(A, P), KPt));
+        gA = ct_add(gA, ct_matmul(ct_matmul(Pt, P), ct_sub(gt, ct_matmul(K, A))));
     } else {
-        ct_tensor *K = ct__la_matmul(P, gt), *PtK = ct__la_matmul(Pt, K);
-        gA = ct_add(ct_neg(ct__mT(ct__la_matmul(K, P))), PtK);
-        gA = ct_sub(gA, ct__la_matmul(ct__la_matmul(PtK, P), A));
-        gA = ct_add(gA, ct__la_matmul(ct__la_matmul(ct_sub(gt, ct__la_matmul(A, K)), P), Pt));
+        ct_tensor *K = ct_matmul(P, gt), *PtK = ct_matmul(Pt, K);
+        gA = ct_add(ct_neg(ct__mT(ct_matmul(K, P))), PtK);
+        gA = ct_sub(gA, ct_matmul(ct_matmul(PtK, P), A));
+        gA = ct_add(gA, ct_matmul(ct_matmul(ct_sub(gt, ct_matmul(A, K)), P), Pt));
     }
     CT__GRAD(0, gA);
     return CT_OK;

@@ -18,13 +18,7 @@
 /* c (m, n) = a (m, k) @ b (k, n), all row-major and dense. */
 static void ct__la_mm(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n)
 {
-    for (int64_t i = 0; i < m * n; i++) c[i] = 0;
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t p = 0; p < k; p++) {
-            double av = a[i * k + p];
-            if (av == 0) continue;
-            for (int64_t j = 0; j < n; j++) c[i * n + j] += av * b[p * n + j];
-        }
+    ct__dgemm(false, false, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
 }
 
 /* a (n, n) = I. */
