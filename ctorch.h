@@ -20062,22 +20062,21 @@ static void ct__eigh(double *a, int64_t n, double *w, double *v)
                 if (apq == 0) continue;
                 double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
                 double t = copysign(1.0, theta) / (fabs(theta) + sqrt(theta * theta + 1));
-                if (!isfinite(theta)) t = 0.5 / theta; /* tiny apq: t ~ 1/(2 theta) */
-                double c = 1 / sqrt(t * t + 1), s = t * c;
-                for (int64_t k = 0; k < n; k++) { /* columns p, q */
-                    double akp = a[k * n + p], akq = a[k * n + q];
-                    a[k * n + p] = c * akp - s * akq;
-                    a[k * n + q] = s * akp + c * akq;
-                }
-                for (int64_t k = 0; k < n; k++) { /* rows p, q */
-                    double apk = a[p * n + k], aqk = a[q * n + k];
-                    a[p * n + k] = c * apk - s * aqk;
-                    a[q * n + k] = s * apk + c * aqk;
-                }
-                for (int64_t k = 0; k < n; k++) {
-                    double vkp = v[k * n + p], vkq = v[k * n + q];
-                    v[k * n + p] = c * vkp - s * vkq;
-                    v[k * n + q] = s * vkp + c * vkq;
+                if (!isfinite(theta * theta)) t = 0.5 / theta; /* tiny apq: t ~ 1/(2 theta) */
+                double c = 1 / sqrt(t * t + 1), sn = t * c, tau = sn / (1 + c);
+                /* the rotation in the form that loses least (Numerical Recipes' jacobi) */
+                a[p * n + p] -= t * apq;
+                a[q * n + q] += t * apq;
+                a[p * n + q] = a[q * n + p] = 0;
+                for (int64_t r = 0; r < n; r++) {
+                    if (r != p && r != q) {
+                        double arp = a[r * n + p], arq = a[r * n + q];
+                        a[r * n + p] = a[p * n + r] = arp - sn * (arq + tau * arp);
+                        a[r * n + q] = a[q * n + r] = arq + sn * (arp - tau * arq);
+                    }
+                    double vrp = v[r * n + p], vrq = v[r * n + q];
+                    v[r * n + p] = vrp - sn * (vrq + tau * vrp);
+                    v[r * n + q] = vrq + sn * (vrp - tau * vrq);
                 }
             }
     }
