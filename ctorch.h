@@ -19886,6 +19886,16 @@ static void ct__la_mm(const double *a, const double *b, double *c, int64_t m, in
     ct__dgemm(false, false, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
 }
 
+/* Columns j0 and j1 of a (rows, cols) swapped. */
+static void ct__la_swap_cols(double *a, int64_t rows, int64_t cols, int64_t j0, int64_t j1)
+{
+    for (int64_t k = 0; k < rows; k++) {
+        double t = a[k * cols + j0];
+        a[k * cols + j0] = a[k * cols + j1];
+        a[k * cols + j1] = t;
+    }
+}
+
 /* a (n, n) = I. */
 static void ct__la_eye(double *a, int64_t n)
 {
@@ -20086,11 +20096,7 @@ static void ct__eigh(double *a, int64_t n, double *w, double *v)
             double t = w[j];
             w[j] = w[j - 1];
             w[j - 1] = t;
-            for (int64_t k = 0; k < n; k++) {
-                t = v[k * n + j];
-                v[k * n + j] = v[k * n + j - 1];
-                v[k * n + j - 1] = t;
-            }
+            ct__la_swap_cols(v, n, n, j, j - 1);
         }
 }
 
@@ -20168,16 +20174,8 @@ static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, 
             double t = s[j];
             s[j] = s[j - 1];
             s[j - 1] = t;
-            for (int64_t k = 0; k < m; k++) {
-                t = a[k * n + j];
-                a[k * n + j] = a[k * n + j - 1];
-                a[k * n + j - 1] = t;
-            }
-            for (int64_t k = 0; k < n; k++) {
-                t = v[k * n + j];
-                v[k * n + j] = v[k * n + j - 1];
-                v[k * n + j - 1] = t;
-            }
+            ct__la_swap_cols(a, m, n, j, j - 1);
+            ct__la_swap_cols(v, n, n, j, j - 1);
         }
     double tiny = (s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
     int64_t r = 0; /* columns with a reliable direction */
@@ -20585,12 +20583,15 @@ CT__BACKWARD(linalg_det) /* g det A^-T (A invertible) */
 }
 static const ct__node_type ct__nt_linalg_det = {"LinalgDetBackward0", ct__bw_linalg_det};
 
-static void ct__la_record_det(ct_tensor *r, const ct_tensor *A)
+/* Record type over A giving r, saving both (det and pinv). */
+static void ct__la_record_in_out(const ct__node_type *type, ct_tensor *r, const ct_tensor *A)
 {
     const ct_tensor *save[2] = {A, r};
     bool out[2] = {false, true};
-    ct__la_record(&ct__nt_linalg_det, &A, 1, &r, 1, save, out, 2, 0);
+    ct__la_record(type, &A, 1, &r, 1, save, out, 2, 0);
 }
+
+static void ct__la_record_det(ct_tensor *r, const ct_tensor *A) { ct__la_record_in_out(&ct__nt_linalg_det, r, A); }
 
 CT__BACKWARD(linalg_slogdet) /* the sign has no gradient; g_logabs A^-T */
 {
@@ -20816,12 +20817,7 @@ CT__BACKWARD(linalg_pinv)
 }
 static const ct__node_type ct__nt_linalg_pinv = {"LinalgPinvBackward0", ct__bw_linalg_pinv};
 
-static void ct__la_record_pinv(ct_tensor *r, const ct_tensor *A)
-{
-    const ct_tensor *save[2] = {A, r};
-    bool out[2] = {false, true};
-    ct__la_record(&ct__nt_linalg_pinv, &A, 1, &r, 1, save, out, 2, 0);
-}
+static void ct__la_record_pinv(ct_tensor *r, const ct_tensor *A) { ct__la_record_in_out(&ct__nt_linalg_pinv, r, A); }
 
 CT__BACKWARD(trace) /* g on the diagonal */
 {
@@ -20876,20 +20872,33 @@ typedef struct ct__la_spec {
 
 static bool ct__la_float(ct_dtype dt) { return dt == CT_F32 || dt == CT_F64; }
 
+/* A has at least 2 dims, in the words of function `name`. */
+static ct_result ct__la_check_ndim(const ct_tensor *A, const char *name)
+{
+    if (A->ndim < 2) return ct__fail(CT_ERR_RUNTIME, "%s: The input tensor A must have at least 2 dimensions.", name);
+    return CT_OK;
+}
+
+/* A's matrices are square, in the words of function `name`. */
+static ct_result ct__la_check_square(const ct_tensor *A, const char *name)
+{
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+    if (m != n)
+        return ct__fail(CT_ERR_RUNTIME, "%s: A must be batches of square matrices, but they are %lld by %lld matrices",
+                        name, (long long)m, (long long)n);
+    return CT_OK;
+}
+
 static ct_result ct__la_check(const ct_tensor *A, const ct__la_spec *s)
 {
-    if (A->ndim < 2)
-        return ct__fail(CT_ERR_RUNTIME, "%s: The input tensor A must have at least 2 dimensions.", s->name);
+    if (ct__la_check_ndim(A, s->name) != CT_OK) return ct_last_error_code();
     if (!s->any_dtype && !ct_dtype_is_floating(A->dtype))
         return ct__fail(CT_ERR_RUNTIME, "%s: Expected a floating point or complex tensor as input. Got %s", s->name,
                         ct__dtype_title(A->dtype));
     if (!s->kernel && !ct__la_float(A->dtype))
         return ct__fail(CT_ERR_RUNTIME, "%s: Low precision dtypes not supported. Got %s", s->name,
                         ct__dtype_title(A->dtype));
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
-    if (s->square && m != n)
-        return ct__fail(CT_ERR_RUNTIME, "%s: A must be batches of square matrices, but they are %lld by %lld matrices",
-                        s->name, (long long)m, (long long)n);
+    if (s->square && ct__la_check_square(A, s->name) != CT_OK) return ct_last_error_code();
     if (!ct__la_float(A->dtype)) return ct__not_implemented(s->kernel, A->dtype);
     return CT_OK;
 }
@@ -21709,10 +21718,7 @@ ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape d
     double p = 0;
     bool nuc = false;
     if (!ord) ord = "fro";
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
-        return NULL;
-    }
+    if (ct__la_check_ndim(A, "linalg.matrix_norm") != CT_OK) return NULL;
     if (!ct_dtype_is_floating(A->dtype)) {
         ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got %s",
                  ct__dtype_title(A->dtype));
@@ -21775,16 +21781,8 @@ ct_tensor *ct_trace(const ct_tensor *A)
 ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n)
 {
     CT__ARG(A, "A", 1);
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
+    if (ct__la_check_ndim(A, "linalg.matrix_power") != CT_OK || ct__la_check_square(A, "linalg.matrix_power") != CT_OK)
         return NULL;
-    }
-    if (A->sizes[A->ndim - 1] != A->sizes[A->ndim - 2]) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "linalg.matrix_power: A must be batches of square matrices, but they are %lld by %lld matrices",
-                 (long long)A->sizes[A->ndim - 2], (long long)A->sizes[A->ndim - 1]);
-        return NULL;
-    }
     ct_scope s = ct_scope_begin();
     ct_tensor *r;
     if (n == 0) { /* the identity, in a copy of A (CopyBackwards, as PyTorch's) */
@@ -21814,17 +21812,9 @@ ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n)
 ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
 {
     CT__ARG(A, "A", 1);
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_exp: The input tensor A must have at least 2 dimensions.");
+    if (ct__la_check_ndim(A, "linalg.matrix_exp") != CT_OK || ct__la_check_square(A, "linalg.matrix_exp") != CT_OK)
         return NULL;
-    }
     int64_t n = A->sizes[A->ndim - 1], batch;
-    if (A->sizes[A->ndim - 2] != n) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "linalg.matrix_exp: A must be batches of square matrices, but they are %lld by %lld matrices",
-                 (long long)A->sizes[A->ndim - 2], (long long)n);
-        return NULL;
-    }
     if (!ct_dtype_is_floating(A->dtype)) {
         ct__fail(CT_ERR_RUNTIME, "matrix_exp: Expected a floating point or complex tensor as input. Got %s",
                  ct__dtype_title(A->dtype));

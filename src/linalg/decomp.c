@@ -17,20 +17,33 @@ typedef struct ct__la_spec {
 
 static bool ct__la_float(ct_dtype dt) { return dt == CT_F32 || dt == CT_F64; }
 
+/* A has at least 2 dims, in the words of function `name`. */
+static ct_result ct__la_check_ndim(const ct_tensor *A, const char *name)
+{
+    if (A->ndim < 2) return ct__fail(CT_ERR_RUNTIME, "%s: The input tensor A must have at least 2 dimensions.", name);
+    return CT_OK;
+}
+
+/* A's matrices are square, in the words of function `name`. */
+static ct_result ct__la_check_square(const ct_tensor *A, const char *name)
+{
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+    if (m != n)
+        return ct__fail(CT_ERR_RUNTIME, "%s: A must be batches of square matrices, but they are %lld by %lld matrices",
+                        name, (long long)m, (long long)n);
+    return CT_OK;
+}
+
 static ct_result ct__la_check(const ct_tensor *A, const ct__la_spec *s)
 {
-    if (A->ndim < 2)
-        return ct__fail(CT_ERR_RUNTIME, "%s: The input tensor A must have at least 2 dimensions.", s->name);
+    if (ct__la_check_ndim(A, s->name) != CT_OK) return ct_last_error_code();
     if (!s->any_dtype && !ct_dtype_is_floating(A->dtype))
         return ct__fail(CT_ERR_RUNTIME, "%s: Expected a floating point or complex tensor as input. Got %s", s->name,
                         ct__dtype_title(A->dtype));
     if (!s->kernel && !ct__la_float(A->dtype))
         return ct__fail(CT_ERR_RUNTIME, "%s: Low precision dtypes not supported. Got %s", s->name,
                         ct__dtype_title(A->dtype));
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
-    if (s->square && m != n)
-        return ct__fail(CT_ERR_RUNTIME, "%s: A must be batches of square matrices, but they are %lld by %lld matrices",
-                        s->name, (long long)m, (long long)n);
+    if (s->square && ct__la_check_square(A, s->name) != CT_OK) return ct_last_error_code();
     if (!ct__la_float(A->dtype)) return ct__not_implemented(s->kernel, A->dtype);
     return CT_OK;
 }
@@ -850,10 +863,7 @@ ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape d
     double p = 0;
     bool nuc = false;
     if (!ord) ord = "fro";
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.");
-        return NULL;
-    }
+    if (ct__la_check_ndim(A, "linalg.matrix_norm") != CT_OK) return NULL;
     if (!ct_dtype_is_floating(A->dtype)) {
         ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got %s",
                  ct__dtype_title(A->dtype));
@@ -916,16 +926,8 @@ ct_tensor *ct_trace(const ct_tensor *A)
 ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n)
 {
     CT__ARG(A, "A", 1);
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
+    if (ct__la_check_ndim(A, "linalg.matrix_power") != CT_OK || ct__la_check_square(A, "linalg.matrix_power") != CT_OK)
         return NULL;
-    }
-    if (A->sizes[A->ndim - 1] != A->sizes[A->ndim - 2]) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "linalg.matrix_power: A must be batches of square matrices, but they are %lld by %lld matrices",
-                 (long long)A->sizes[A->ndim - 2], (long long)A->sizes[A->ndim - 1]);
-        return NULL;
-    }
     ct_scope s = ct_scope_begin();
     ct_tensor *r;
     if (n == 0) { /* the identity, in a copy of A (CopyBackwards, as PyTorch's) */
@@ -955,17 +957,9 @@ ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n)
 ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
 {
     CT__ARG(A, "A", 1);
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_exp: The input tensor A must have at least 2 dimensions.");
+    if (ct__la_check_ndim(A, "linalg.matrix_exp") != CT_OK || ct__la_check_square(A, "linalg.matrix_exp") != CT_OK)
         return NULL;
-    }
     int64_t n = A->sizes[A->ndim - 1], batch;
-    if (A->sizes[A->ndim - 2] != n) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "linalg.matrix_exp: A must be batches of square matrices, but they are %lld by %lld matrices",
-                 (long long)A->sizes[A->ndim - 2], (long long)n);
-        return NULL;
-    }
     if (!ct_dtype_is_floating(A->dtype)) {
         ct__fail(CT_ERR_RUNTIME, "matrix_exp: Expected a floating point or complex tensor as input. Got %s",
                  ct__dtype_title(A->dtype));

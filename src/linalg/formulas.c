@@ -74,12 +74,15 @@ CT__BACKWARD(linalg_det) /* g det A^-T (A invertible) */
 }
 static const ct__node_type ct__nt_linalg_det = {"LinalgDetBackward0", ct__bw_linalg_det};
 
-static void ct__la_record_det(ct_tensor *r, const ct_tensor *A)
+/* Record type over A giving r, saving both (det and pinv). */
+static void ct__la_record_in_out(const ct__node_type *type, ct_tensor *r, const ct_tensor *A)
 {
     const ct_tensor *save[2] = {A, r};
     bool out[2] = {false, true};
-    ct__la_record(&ct__nt_linalg_det, &A, 1, &r, 1, save, out, 2, 0);
+    ct__la_record(type, &A, 1, &r, 1, save, out, 2, 0);
 }
+
+static void ct__la_record_det(ct_tensor *r, const ct_tensor *A) { ct__la_record_in_out(&ct__nt_linalg_det, r, A); }
 
 CT__BACKWARD(linalg_slogdet) /* the sign has no gradient; g_logabs A^-T */
 {
@@ -305,12 +308,7 @@ CT__BACKWARD(linalg_pinv)
 }
 static const ct__node_type ct__nt_linalg_pinv = {"LinalgPinvBackward0", ct__bw_linalg_pinv};
 
-static void ct__la_record_pinv(ct_tensor *r, const ct_tensor *A)
-{
-    const ct_tensor *save[2] = {A, r};
-    bool out[2] = {false, true};
-    ct__la_record(&ct__nt_linalg_pinv, &A, 1, &r, 1, save, out, 2, 0);
-}
+static void ct__la_record_pinv(ct_tensor *r, const ct_tensor *A) { ct__la_record_in_out(&ct__nt_linalg_pinv, r, A); }
 
 CT__BACKWARD(trace) /* g on the diagonal */
 {

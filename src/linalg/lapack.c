@@ -21,6 +21,16 @@ static void ct__la_mm(const double *a, const double *b, double *c, int64_t m, in
     ct__dgemm(false, false, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
 }
 
+/* Columns j0 and j1 of a (rows, cols) swapped. */
+static void ct__la_swap_cols(double *a, int64_t rows, int64_t cols, int64_t j0, int64_t j1)
+{
+    for (int64_t k = 0; k < rows; k++) {
+        double t = a[k * cols + j0];
+        a[k * cols + j0] = a[k * cols + j1];
+        a[k * cols + j1] = t;
+    }
+}
+
 /* a (n, n) = I. */
 static void ct__la_eye(double *a, int64_t n)
 {
@@ -221,11 +231,7 @@ static void ct__eigh(double *a, int64_t n, double *w, double *v)
             double t = w[j];
             w[j] = w[j - 1];
             w[j - 1] = t;
-            for (int64_t k = 0; k < n; k++) {
-                t = v[k * n + j];
-                v[k * n + j] = v[k * n + j - 1];
-                v[k * n + j - 1] = t;
-            }
+            ct__la_swap_cols(v, n, n, j, j - 1);
         }
 }
 
@@ -303,16 +309,8 @@ static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, 
             double t = s[j];
             s[j] = s[j - 1];
             s[j - 1] = t;
-            for (int64_t k = 0; k < m; k++) {
-                t = a[k * n + j];
-                a[k * n + j] = a[k * n + j - 1];
-                a[k * n + j - 1] = t;
-            }
-            for (int64_t k = 0; k < n; k++) {
-                t = v[k * n + j];
-                v[k * n + j] = v[k * n + j - 1];
-                v[k * n + j - 1] = t;
-            }
+            ct__la_swap_cols(a, m, n, j, j - 1);
+            ct__la_swap_cols(v, n, n, j, j - 1);
         }
     double tiny = (s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
     int64_t r = 0; /* columns with a reliable direction */
