@@ -77,7 +77,7 @@ static ct_tensor *ct__la_out(const ct_tensor *t, int nbatch, const int64_t *tail
 {
     int64_t sizes[CT_MAX_DIMS];
     memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)nbatch);
-    memcpy(sizes + nbatch, tail, sizeof(int64_t) * (size_t)ntail);
+    if (ntail) memcpy(sizes + nbatch, tail, sizeof(int64_t) * (size_t)ntail); /* tail may be NULL */
     ct_tensor *o = ct__alloc(sizes, nbatch + ntail, CT_F64, ct__cpu);
     if (o) *data = (double *)ct__data(o);
     return o;
