@@ -1519,6 +1519,104 @@ CTORCH_API ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, con
 CTORCH_API ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_tensor *batch2,
                                  ct_addmm_opts opts);
 
+/* ==================== linalg/decomp.h ==================== */
+// >>linalg/decomp.h
+/* Public linear algebra API: decompositions, solvers and matrix functions
+ * (torch.linalg and the older torch names).
+ *
+ * Every function takes a matrix or a batch of them: A (..., m, n), the
+ * leading dims batch dims, float32 or float64 (float16 and integer inputs
+ * are refused in PyTorch's words). The work is done in double, so float32
+ * results are the float64 ones rounded. Functions that PyTorch answers with a
+ * named tuple write new tensors to their pointer arguments (NULL: not
+ * wanted) and return a ct_result; on failure every one is set to NULL.
+ * ctorch has no complex dtype: complex results (eig) come as real and
+ * imaginary parts along a last dim of size 2, as torch.view_as_real lays
+ * them out. A singular or not positive-definite input fails with PyTorch's
+ * message, naming the batch element ("(Batch element 1): ") for a batch. */
+
+/* torch.linalg.inv(A): the inverse of each square matrix. */
+CTORCH_API ct_tensor *ct_linalg_inv(const ct_tensor *A);
+/* torch.inverse(A): the same as ct_linalg_inv. */
+CTORCH_API ct_tensor *ct_inverse(const ct_tensor *A);
+/* torch.linalg.det(A) (and torch.det): the determinant of each matrix, by LU. */
+CTORCH_API ct_tensor *ct_linalg_det(const ct_tensor *A);
+/* torch.linalg.slogdet(A): the sign (-1, 0 or 1) and log|det|; a singular
+ * matrix gives sign 0 and -inf. */
+CTORCH_API ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabsdet);
+/* torch.linalg.solve(A, B): X with A X = B. B is (..., n, k), or a vector
+ * (..., n) when B.dim() == A.dim() - 1 and B's shape is A's without its last
+ * dim; batch dims broadcast. */
+CTORCH_API ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B);
+/* torch.linalg.cholesky(A, upper): L with A = L L^T (upper: U = L^T). */
+CTORCH_API ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper);
+
+/* torch.linalg.qr's mode: Q (m, k) R (k, n) with k = min(m, n); Q (m, m)
+ * R (m, n); or R alone (Q an empty tensor). */
+typedef enum ct_qr_mode { CT_QR_REDUCED = 0, CT_QR_COMPLETE, CT_QR_R } ct_qr_mode;
+/* torch.linalg.qr(A, mode): A = Q R by Householder reflections, with
+ * LAPACK's signs (R's diagonal may be negative). */
+CTORCH_API ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_tensor **R);
+/* torch.qr(A, some): ct_linalg_qr with mode reduced (some) or complete. */
+CTORCH_API ct_result ct_qr(const ct_tensor *A, bool some, ct_tensor **Q, ct_tensor **R);
+
+/* torch.linalg.svd(A, full_matrices): A = U diag(S) Vh, S descending;
+ * U (..., m, m) and Vh (..., n, n) with full_matrices, else (..., m, k) and
+ * (..., k, n). Singular vectors are unique up to sign (and, for repeated
+ * singular values, a rotation): compare U diag(S) Vh, not U. */
+CTORCH_API ct_result ct_linalg_svd(const ct_tensor *A, bool full_matrices, ct_tensor **U, ct_tensor **S,
+                                   ct_tensor **Vh);
+/* torch.svd(A, some): the older form, returning V = Vh^T (a transposed view). */
+CTORCH_API ct_result ct_svd(const ct_tensor *A, bool some, ct_tensor **U, ct_tensor **S, ct_tensor **V);
+/* torch.linalg.svdvals(A): the singular values, descending. */
+CTORCH_API ct_tensor *ct_linalg_svdvals(const ct_tensor *A);
+
+/* torch.linalg.eigh(A, UPLO): eigenvalues (ascending) and orthonormal
+ * eigenvectors (columns) of symmetric matrices, reading the lower ('L', or
+ * 0 for PyTorch's default) or upper ('U') triangle. */
+CTORCH_API ct_result ct_linalg_eigh(const ct_tensor *A, char uplo, ct_tensor **eigenvalues,
+                                    ct_tensor **eigenvectors);
+/* torch.linalg.eigvalsh(A, UPLO): the eigenvalues of ct_linalg_eigh. */
+CTORCH_API ct_tensor *ct_linalg_eigvalsh(const ct_tensor *A, char uplo);
+/* torch.linalg.eig(A): eigenvalues (..., n, 2) and eigenvectors
+ * (..., n, n, 2) of general square matrices, as real and imaginary parts.
+ * A complex pair comes with the positive imaginary part first. Each
+ * eigenvector has unit norm and its largest component real and positive
+ * (LAPACK leaves the sign to its algorithm). Error for inf or NaN input. */
+CTORCH_API ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor **eigenvectors);
+/* torch.linalg.eigvals(A): the eigenvalues of ct_linalg_eig. */
+CTORCH_API ct_tensor *ct_linalg_eigvals(const ct_tensor *A);
+
+/* torch.linalg.lstsq(A, B).solution: the X that minimises ||A X - B||
+ * (the least-norm one when A lacks full rank, singular values below
+ * eps * max(m, n) * the largest counting as zero). B may be a vector as in
+ * ct_linalg_solve; batch dims broadcast. */
+CTORCH_API ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B);
+/* torch.linalg.pinv(A, hermitian): the pseudo-inverse (n, m), dropping
+ * singular values at most eps * max(m, n) * the largest. hermitian: A is
+ * symmetric, so its eigen decomposition is used. */
+CTORCH_API ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian);
+/* torch.linalg.matrix_rank(A, hermitian): the number of singular values
+ * above eps * max(m, n) * the largest (int64). */
+CTORCH_API ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian);
+
+/* torch.linalg.vector_norm(x, ord, dim, keepdim): the ord-norm over dims
+ * (none: every element); ord any number, INFINITY or -INFINITY. */
+CTORCH_API ct_tensor *ct_linalg_vector_norm(const ct_tensor *x, double ord, ct_shape dims, bool keepdim);
+/* torch.linalg.matrix_norm(A, ord, dim, keepdim): ord is "fro" (NULL: the
+ * default), "nuc", or a number written out: "1", "-1", "2", "-2", "inf",
+ * "-inf". dims: the two matrix dims (ndim 0: (-2, -1)). */
+CTORCH_API ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape dims, bool keepdim);
+/* torch.trace(A): the sum of the main diagonal of a 2-D tensor (integers sum
+ * to int64). */
+CTORCH_API ct_tensor *ct_trace(const ct_tensor *A);
+/* torch.linalg.matrix_power(A, n): A multiplied by itself n times (n = 0:
+ * the identity; n < 0: the power of the inverse), by repeated squaring. */
+CTORCH_API ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n);
+/* torch.linalg.matrix_exp(A): the matrix exponential, by scaling and
+ * squaring with a degree-13 Pade approximant. */
+CTORCH_API ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A);
+
 #ifdef __cplusplus
 }
 #endif
@@ -20104,6 +20202,1984 @@ ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other)
     ct_scope s = ct_scope_begin();
     ct_tensor *r = ct_keep(ct__matmul(input, other));
     ct_scope_end(s);
+    return r;
+}
+
+/* ==================== linalg/lapack.c ==================== */
+// >>linalg/lapack.c
+/* Dense linear algebra kernels on one matrix: LU, Cholesky, Householder QR,
+ * symmetric eigen (cyclic Jacobi), SVD (one-sided Jacobi), general eigen
+ * (Hessenberg reduction, Francis double-shift QR, inverse iteration) and the
+ * matrix exponential. Everything works in double on row-major (rows, cols)
+ * arrays with explicit sizes; decomp.c converts float32 inputs to double and
+ * back, so float results are as accurate as they can be stored.
+ *
+ * LU and QR make the same choices as LAPACK's getrf (the first largest pivot)
+ * and geqrf (beta = -sign(alpha) * norm), so pivots, the signs of Q and R and
+ * the index of a zero pivot agree with PyTorch. The Jacobi and QR iterations
+ * reach the same eigen and singular values; their vectors may differ from
+ * LAPACK's by a sign (a phase for complex ones). */
+
+#define CT__LA_EPS 2.220446049250313e-16
+
+/* ---------------------------------------------------------------- products */
+
+/* c (m, n) = a (m, k) @ b (k, n), all row-major and dense. */
+static void ct__la_mm(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n)
+{
+    ct__dgemm(false, false, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+}
+
+/* Columns j0 and j1 of a (rows, cols) swapped. */
+static void ct__la_swap_cols(double *a, int64_t rows, int64_t cols, int64_t j0, int64_t j1)
+{
+    for (int64_t k = 0; k < rows; k++) {
+        double t = a[k * cols + j0];
+        a[k * cols + j0] = a[k * cols + j1];
+        a[k * cols + j1] = t;
+    }
+}
+
+/* a (n, n) = I. */
+static void ct__la_eye(double *a, int64_t n)
+{
+    for (int64_t i = 0; i < n * n; i++) a[i] = 0;
+    for (int64_t i = 0; i < n; i++) a[i * n + i] = 1;
+}
+
+/* ---------------------------------------------------------------- LU */
+
+/* LU with partial pivoting (LAPACK getrf): a (n, n) becomes L (unit, below
+ * the diagonal) and U; row i was swapped with row piv[i] >= i. Returns 0, or
+ * the 1-based index of the first exactly zero pivot (the factorization goes
+ * on past it, as LAPACK's does). */
+static int64_t ct__lu(double *a, int64_t n, int64_t *piv)
+{
+    int64_t info = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t p = k;
+        for (int64_t i = k + 1; i < n; i++)
+            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
+        piv[k] = p;
+        if (p != k)
+            for (int64_t j = 0; j < n; j++) {
+                double t = a[k * n + j];
+                a[k * n + j] = a[p * n + j];
+                a[p * n + j] = t;
+            }
+        double d = a[k * n + k];
+        if (d == 0) {
+            if (!info) info = k + 1;
+            continue;
+        }
+        for (int64_t i = k + 1; i < n; i++) {
+            double l = a[i * n + k] /= d;
+            if (l != 0)
+                for (int64_t j = k + 1; j < n; j++) a[i * n + j] -= l * a[k * n + j];
+        }
+    }
+    return info;
+}
+
+/* b (n, k) = A^-1 b from A's LU (ct__lu) with nonzero pivots. */
+static void ct__lu_solve(const double *lu, const int64_t *piv, int64_t n, double *b, int64_t k)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (piv[i] != i)
+            for (int64_t j = 0; j < k; j++) {
+                double t = b[i * k + j];
+                b[i * k + j] = b[piv[i] * k + j];
+                b[piv[i] * k + j] = t;
+            }
+    for (int64_t i = 0; i < n; i++) /* L y = b */
+        for (int64_t p = 0; p < i; p++) {
+            double l = lu[i * n + p];
+            if (l != 0)
+                for (int64_t j = 0; j < k; j++) b[i * k + j] -= l * b[p * k + j];
+        }
+    for (int64_t i = n - 1; i >= 0; i--) { /* U x = y */
+        for (int64_t p = i + 1; p < n; p++) {
+            double u = lu[i * n + p];
+            if (u != 0)
+                for (int64_t j = 0; j < k; j++) b[i * k + j] -= u * b[p * k + j];
+        }
+        for (int64_t j = 0; j < k; j++) b[i * k + j] /= lu[i * n + i];
+    }
+}
+
+/* The sign of the permutation and of prod(diag(U)) and log|prod(diag(U))|
+ * from an LU (n, n): det = sign * exp(logabs). */
+static void ct__lu_slogdet(const double *lu, const int64_t *piv, int64_t n, double *sign, double *logabs)
+{
+    double s = 1, l = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = lu[i * n + i];
+        if (piv[i] != i) s = -s;
+        if (d < 0) s = -s;
+        if (d == 0) s = 0;
+        l += log(fabs(d));
+    }
+    *sign = s;
+    *logabs = l;
+}
+
+/* ---------------------------------------------------------------- Cholesky */
+
+/* a (n, n) symmetric positive-definite (its lower triangle read) becomes L,
+ * with zeros above the diagonal. Returns 0, or the order of the first leading
+ * minor that is not positive-definite (LAPACK potrf's info). */
+static int64_t ct__cholesky(double *a, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++) {
+        double d = a[j * n + j];
+        for (int64_t p = 0; p < j; p++) d -= a[j * n + p] * a[j * n + p];
+        if (!(d > 0)) return j + 1;
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (int64_t i = j + 1; i < n; i++) {
+            double s = a[i * n + j];
+            for (int64_t p = 0; p < j; p++) s -= a[i * n + p] * a[j * n + p];
+            a[i * n + j] = s / d;
+        }
+        for (int64_t i = 0; i < j; i++) a[i * n + j] = 0;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- QR */
+
+/* Householder QR (LAPACK geqrf): a (m, n) becomes R on and above the
+ * diagonal and the reflectors' vectors below it (their first entry an
+ * implicit 1); tau[min(m, n)] their scales. H = I - tau v v^T, with
+ * beta = -sign(alpha) * norm as LAPACK's larfg. */
+static void ct__qr(double *a, int64_t m, int64_t n, double *tau)
+{
+    int64_t k = CT__MIN(m, n);
+    for (int64_t j = 0; j < k; j++) {
+        double alpha = a[j * n + j], xnorm = 0;
+        for (int64_t i = j + 1; i < m; i++) xnorm = hypot(xnorm, a[i * n + j]);
+        if (xnorm == 0) {
+            tau[j] = 0;
+            continue;
+        }
+        double beta = -copysign(hypot(alpha, xnorm), alpha);
+        tau[j] = (beta - alpha) / beta;
+        double scale = 1 / (alpha - beta);
+        for (int64_t i = j + 1; i < m; i++) a[i * n + j] *= scale;
+        a[j * n + j] = beta;
+        for (int64_t c = j + 1; c < n; c++) { /* apply H to the columns on the right */
+            double s = a[j * n + c];
+            for (int64_t i = j + 1; i < m; i++) s += a[i * n + j] * a[i * n + c];
+            s *= tau[j];
+            a[j * n + c] -= s;
+            for (int64_t i = j + 1; i < m; i++) a[i * n + c] -= s * a[i * n + j];
+        }
+    }
+}
+
+/* q (m, qc) = the first qc columns of H_0 H_1 ... H_{k-1} (LAPACK orgqr),
+ * from ct__qr's a (m, n) and tau; k = min(m, n), qc is k or m. */
+static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, double *q, int64_t qc)
+{
+    int64_t k = CT__MIN(m, n);
+    for (int64_t i = 0; i < m * qc; i++) q[i] = 0;
+    for (int64_t i = 0; i < CT__MIN(m, qc); i++) q[i * qc + i] = 1;
+    for (int64_t j = k - 1; j >= 0; j--) { /* q = H_j q, columns j.. only */
+        for (int64_t c = j; c < qc; c++) {
+            double s = q[j * qc + c];
+            for (int64_t i = j + 1; i < m; i++) s += a[i * n + j] * q[i * qc + c];
+            s *= tau[j];
+            q[j * qc + c] -= s;
+            for (int64_t i = j + 1; i < m; i++) q[i * qc + c] -= s * a[i * n + j];
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- symmetric eigen */
+
+/* Eigenvalues w[n] (ascending) and eigenvectors v (n, n) (columns, unit
+ * norm) of the symmetric a (n, n) (both triangles read: fill them first),
+ * by cyclic Jacobi rotations; a is destroyed. */
+static void ct__eigh(double *a, int64_t n, double *w, double *v)
+{
+    ct__la_eye(v, n);
+    for (int sweep = 0; sweep < 100; sweep++) {
+        double off = 0, diag = 0;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < n; j++)
+                if (i != j) off += a[i * n + j] * a[i * n + j];
+                else diag += a[i * n + j] * a[i * n + j];
+        if (off <= CT__LA_EPS * CT__LA_EPS * 1e-4 * diag || off == 0) break;
+        for (int64_t p = 0; p < n - 1; p++)
+            for (int64_t q = p + 1; q < n; q++) {
+                double apq = a[p * n + q];
+                if (apq == 0) continue;
+                double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+                double t = copysign(1.0, theta) / (fabs(theta) + sqrt(theta * theta + 1));
+                if (!isfinite(theta * theta)) t = 0.5 / theta; /* tiny apq: t ~ 1/(2 theta) */
+                double c = 1 / sqrt(t * t + 1), sn = t * c, tau = sn / (1 + c);
+                /* the rotation in the form that loses least (Numerical Recipes' jacobi) */
+                a[p * n + p] -= t * apq;
+                a[q * n + q] += t * apq;
+                a[p * n + q] = a[q * n + p] = 0;
+                for (int64_t r = 0; r < n; r++) {
+                    if (r != p && r != q) {
+                        double arp = a[r * n + p], arq = a[r * n + q];
+                        a[r * n + p] = a[p * n + r] = arp - sn * (arq + tau * arp);
+                        a[r * n + q] = a[q * n + r] = arq + sn * (arp - tau * arq);
+                    }
+                    double vrp = v[r * n + p], vrq = v[r * n + q];
+                    v[r * n + p] = vrp - sn * (vrq + tau * vrp);
+                    v[r * n + q] = vrq + sn * (vrp - tau * vrq);
+                }
+            }
+    }
+    for (int64_t i = 0; i < n; i++) w[i] = a[i * n + i];
+    for (int64_t i = 1; i < n; i++) /* insertion sort, ascending, columns along */
+        for (int64_t j = i; j > 0 && w[j - 1] > w[j]; j--) {
+            double t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+            ct__la_swap_cols(v, n, n, j, j - 1);
+        }
+}
+
+/* ---------------------------------------------------------------- SVD */
+
+/* Columns j.. of u (m, c) made orthonormal to columns 0..j-1 and to each
+ * other, where a column is zero it is replaced by the first unit vector that
+ * is not in the span so far (Gram-Schmidt, twice for accuracy). */
+static void ct__complete_basis(double *u, int64_t m, int64_t c, int64_t j)
+{
+    int64_t e = 0;
+    for (; j < c; j++) {
+        for (int tries = 0;; tries++) {
+            double nrm0 = 0;
+            for (int64_t i = 0; i < m; i++) nrm0 = hypot(nrm0, u[i * c + j]);
+            for (int pass = 0; pass < 2; pass++)
+                for (int64_t p = 0; p < j; p++) {
+                    double d = 0;
+                    for (int64_t i = 0; i < m; i++) d += u[i * c + p] * u[i * c + j];
+                    for (int64_t i = 0; i < m; i++) u[i * c + j] -= d * u[i * c + p];
+                }
+            double nrm = 0;
+            for (int64_t i = 0; i < m; i++) nrm = hypot(nrm, u[i * c + j]);
+            if (nrm > 1e-8 * (nrm0 > 0 ? nrm0 : 1) && nrm > 0 && (tries || nrm0 > 0)) {
+                for (int64_t i = 0; i < m; i++) u[i * c + j] /= nrm;
+                break;
+            }
+            for (int64_t i = 0; i < m; i++) u[i * c + j] = i == e ? 1 : 0;
+            e++;
+        }
+    }
+}
+
+/* Thin SVD of a (m, n), m >= n, by one-sided Jacobi: s[n] descending,
+ * u (m, uc) with uc >= n columns (the first n: a v / s; the rest complete an
+ * orthonormal basis), v (n, n). a is destroyed. */
+static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *v)
+{
+    ct__la_eye(v, n);
+    for (int sweep = 0; sweep < 100; sweep++) {
+        bool rotated = false;
+        for (int64_t p = 0; p < n - 1; p++)
+            for (int64_t q = p + 1; q < n; q++) {
+                double alpha = 0, beta = 0, gamma = 0;
+                for (int64_t i = 0; i < m; i++) {
+                    alpha += a[i * n + p] * a[i * n + p];
+                    beta += a[i * n + q] * a[i * n + q];
+                    gamma += a[i * n + p] * a[i * n + q];
+                }
+                if (gamma == 0 || fabs(gamma) <= 1e-15 * sqrt(alpha * beta)) continue;
+                rotated = true;
+                double zeta = (beta - alpha) / (2 * gamma);
+                double t = copysign(1.0, zeta) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+                double c = 1 / sqrt(1 + t * t), sn = c * t;
+                for (int64_t i = 0; i < m; i++) {
+                    double x = a[i * n + p], y = a[i * n + q];
+                    a[i * n + p] = c * x - sn * y;
+                    a[i * n + q] = sn * x + c * y;
+                }
+                for (int64_t i = 0; i < n; i++) {
+                    double x = v[i * n + p], y = v[i * n + q];
+                    v[i * n + p] = c * x - sn * y;
+                    v[i * n + q] = sn * x + c * y;
+                }
+            }
+        if (!rotated) break;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        double nrm = 0;
+        for (int64_t i = 0; i < m; i++) nrm = hypot(nrm, a[i * n + j]);
+        s[j] = nrm;
+    }
+    for (int64_t i = 1; i < n; i++) /* descending, with the columns of a and v */
+        for (int64_t j = i; j > 0 && s[j - 1] < s[j]; j--) {
+            double t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+            ct__la_swap_cols(a, m, n, j, j - 1);
+            ct__la_swap_cols(v, n, n, j, j - 1);
+        }
+    double tiny = (s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
+    int64_t r = 0; /* columns with a reliable direction */
+    while (r < n && s[r] > tiny) r++;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < uc; j++) u[i * uc + j] = j < r ? a[i * n + j] / s[j] : 0;
+    ct__complete_basis(u, m, uc, r);
+}
+
+/* SVD of a (m, n): s[k] descending (k = min(m, n)), u (m, uc), vt (vr, n)
+ * with uc, vr = k (thin) or m, n (full). scratch: m*n + n*n + m*m doubles. */
+static void ct__svd(const double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *vt, int64_t vr,
+                    double *scratch)
+{
+    double *w = scratch;
+    if (m >= n) { /* a = U S V^T */
+        double *v = w + m * n;
+        memcpy(w, a, (size_t)(m * n) * sizeof *w);
+        ct__svd_tall(w, m, n, s, u, uc, v);
+        for (int64_t i = 0; i < n; i++) /* vr == n */
+            for (int64_t j = 0; j < n; j++) vt[i * n + j] = v[j * n + i];
+    } else { /* a^T = V S U^T */
+        double *uu = w + m * n, *vv = uu + m * m;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) w[j * m + i] = a[i * n + j];
+        ct__svd_tall(w, n, m, s, vv, vr, uu); /* vv (n, vr), uu (m, m) */
+        for (int64_t i = 0; i < vr; i++)
+            for (int64_t j = 0; j < n; j++) vt[i * n + j] = vv[j * vr + i];
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < uc; j++) u[i * uc + j] = uu[i * m + j];
+    }
+}
+
+/* ---------------------------------------------------------------- general eigen */
+
+/* a (n, n) reduced in place to upper Hessenberg form by Householder
+ * similarity transforms (eigenvalues kept). v: n doubles of scratch. */
+static void ct__hessenberg(double *a, int64_t n, double *v)
+{
+    for (int64_t k = 0; k + 2 < n; k++) {
+        double xnorm = 0;
+        for (int64_t i = k + 2; i < n; i++) xnorm = hypot(xnorm, a[i * n + k]);
+        if (xnorm == 0) continue;
+        double alpha = a[(k + 1) * n + k], beta = -copysign(hypot(alpha, xnorm), alpha);
+        double tau = (beta - alpha) / beta, scale = 1 / (alpha - beta);
+        v[k + 1] = 1;
+        for (int64_t i = k + 2; i < n; i++) v[i] = a[i * n + k] * scale;
+        for (int64_t c = 0; c < n; c++) { /* H a */
+            double s = 0;
+            for (int64_t i = k + 1; i < n; i++) s += v[i] * a[i * n + c];
+            s *= tau;
+            for (int64_t i = k + 1; i < n; i++) a[i * n + c] -= s * v[i];
+        }
+        for (int64_t r = 0; r < n; r++) { /* (H a) H */
+            double s = 0;
+            for (int64_t i = k + 1; i < n; i++) s += a[r * n + i] * v[i];
+            s *= tau;
+            for (int64_t i = k + 1; i < n; i++) a[r * n + i] -= s * v[i];
+        }
+        for (int64_t i = k + 2; i < n; i++) a[i * n + k] = 0;
+    }
+}
+
+/* Eigenvalues wr + i wi of the upper Hessenberg h (n, n) (destroyed) by
+ * Francis double-shift QR with exceptional shifts (EISPACK hqr). A complex
+ * pair comes out with the positive imaginary part first. Returns false when
+ * it does not converge in 30 iterations per eigenvalue. */
+static bool ct__hqr(double *h, int64_t n, double *wr, double *wi)
+{
+#define H(i, j) h[((i) - 1) * n + ((j) - 1)] /* 1-based, as EISPACK */
+    double anorm = 0, t = 0;
+    for (int64_t i = 1; i <= n; i++)
+        for (int64_t j = CT__MAX(i - 1, 1); j <= n; j++) anorm += fabs(H(i, j));
+    int64_t nn = n;
+    while (nn >= 1) {
+        int its = 0;
+        int64_t l;
+        do {
+            for (l = nn; l >= 2; l--) {
+                double s = fabs(H(l - 1, l - 1)) + fabs(H(l, l));
+                if (s == 0) s = anorm;
+                if (fabs(H(l, l - 1)) + s == s) {
+                    H(l, l - 1) = 0;
+                    break;
+                }
+            }
+            double x = H(nn, nn);
+            if (l == nn) { /* one root */
+                wr[nn - 1] = x + t;
+                wi[nn - 1] = 0;
+                nn--;
+            } else {
+                double y = H(nn - 1, nn - 1), w = H(nn, nn - 1) * H(nn - 1, nn);
+                if (l == nn - 1) { /* two roots */
+                    double p = 0.5 * (y - x), q = p * p + w, z = sqrt(fabs(q));
+                    x += t;
+                    if (q >= 0) {
+                        z = p + copysign(z, p);
+                        wr[nn - 2] = wr[nn - 1] = x + z;
+                        if (z != 0) wr[nn - 1] = x - w / z;
+                        wi[nn - 2] = wi[nn - 1] = 0;
+                    } else {
+                        wr[nn - 2] = wr[nn - 1] = x + p;
+                        wi[nn - 2] = z;
+                        wi[nn - 1] = -z;
+                    }
+                    nn -= 2;
+                } else {
+                    if (its == 30) return false;
+                    if (its == 10 || its == 20) { /* exceptional shift */
+                        t += x;
+                        for (int64_t i = 1; i <= nn; i++) H(i, i) -= x;
+                        double s = fabs(H(nn, nn - 1)) + fabs(H(nn - 1, nn - 2));
+                        y = x = 0.75 * s;
+                        w = -0.4375 * s * s;
+                    }
+                    ++its;
+                    int64_t m;
+                    double p = 0, q = 0, r = 0, z;
+                    for (m = nn - 2; m >= l; m--) {
+                        z = H(m, m);
+                        r = x - z;
+                        double s = y - z;
+                        p = (r * s - w) / H(m + 1, m) + H(m, m + 1);
+                        q = H(m + 1, m + 1) - z - r - s;
+                        r = H(m + 2, m + 1);
+                        s = fabs(p) + fabs(q) + fabs(r);
+                        p /= s;
+                        q /= s;
+                        r /= s;
+                        if (m == l) break;
+                        double u = fabs(H(m, m - 1)) * (fabs(q) + fabs(r));
+                        double v = fabs(p) * (fabs(H(m - 1, m - 1)) + fabs(z) + fabs(H(m + 1, m + 1)));
+                        if (u + v == v) break;
+                    }
+                    for (int64_t i = m + 2; i <= nn; i++) {
+                        H(i, i - 2) = 0;
+                        if (i != m + 2) H(i, i - 3) = 0;
+                    }
+                    for (int64_t k = m; k <= nn - 1; k++) {
+                        if (k != m) {
+                            p = H(k, k - 1);
+                            q = H(k + 1, k - 1);
+                            r = k != nn - 1 ? H(k + 2, k - 1) : 0;
+                            if ((x = fabs(p) + fabs(q) + fabs(r)) != 0) {
+                                p /= x;
+                                q /= x;
+                                r /= x;
+                            }
+                        }
+                        double s = copysign(sqrt(p * p + q * q + r * r), p);
+                        if (s == 0) continue;
+                        if (k == m) {
+                            if (l != m) H(k, k - 1) = -H(k, k - 1);
+                        } else {
+                            H(k, k - 1) = -s * x;
+                        }
+                        p += s;
+                        x = p / s;
+                        y = q / s;
+                        z = r / s;
+                        q /= p;
+                        r /= p;
+                        for (int64_t j = k; j <= nn; j++) {
+                            p = H(k, j) + q * H(k + 1, j);
+                            if (k != nn - 1) {
+                                p += r * H(k + 2, j);
+                                H(k + 2, j) -= p * z;
+                            }
+                            H(k + 1, j) -= p * y;
+                            H(k, j) -= p * x;
+                        }
+                        int64_t mmin = nn < k + 3 ? nn : k + 3;
+                        for (int64_t i = l; i <= mmin; i++) {
+                            p = x * H(i, k) + y * H(i, k + 1);
+                            if (k != nn - 1) {
+                                p += z * H(i, k + 2);
+                                H(i, k + 2) -= p * r;
+                            }
+                            H(i, k + 1) -= p * q;
+                            H(i, k) -= p;
+                        }
+                    }
+                }
+            }
+        } while (l < nn - 1);
+    }
+    return true;
+#undef H
+}
+
+/* x (n complex, as re/im pairs) = the eigenvector of a (n, n) for the
+ * eigenvalue lr + i li, by inverse iteration on (a - lambda I) in complex
+ * arithmetic; unit 2-norm, its largest component real and positive.
+ * lu: 2 n n doubles of scratch, piv: n. */
+static void ct__eigvec(const double *a, int64_t n, double lr, double li, double *x, double *lu, int64_t *piv)
+{
+    double anorm = 0;
+    for (int64_t i = 0; i < n * n; i++) anorm = CT__MAX(anorm, fabs(a[i]));
+    double shift = (anorm > 0 ? anorm : 1) * 1e-10; /* keeps a - lambda I just invertible */
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+            lu[2 * (i * n + j)] = a[i * n + j] - (i == j ? lr + shift : 0);
+            lu[2 * (i * n + j) + 1] = i == j ? -li : 0;
+        }
+#define RE(i, j) lu[2 * ((i) * n + (j))]
+#define IM(i, j) lu[2 * ((i) * n + (j)) + 1]
+    for (int64_t k = 0; k < n; k++) { /* complex LU with partial pivoting */
+        int64_t p = k;
+        for (int64_t i = k + 1; i < n; i++)
+            if (hypot(RE(i, k), IM(i, k)) > hypot(RE(p, k), IM(p, k))) p = i;
+        piv[k] = p;
+        for (int64_t j = 0; j < n && p != k; j++) {
+            double tr = RE(k, j), ti = IM(k, j);
+            RE(k, j) = RE(p, j);
+            IM(k, j) = IM(p, j);
+            RE(p, j) = tr;
+            IM(p, j) = ti;
+        }
+        if (RE(k, k) == 0 && IM(k, k) == 0) RE(k, k) = shift * CT__LA_EPS;
+        double dr = RE(k, k), di = IM(k, k), dd = dr * dr + di * di;
+        for (int64_t i = k + 1; i < n; i++) {
+            double er = RE(i, k), ei = IM(i, k);
+            double lr_ = (er * dr + ei * di) / dd, li_ = (ei * dr - er * di) / dd;
+            RE(i, k) = lr_;
+            IM(i, k) = li_;
+            for (int64_t j = k + 1; j < n; j++) {
+                RE(i, j) -= lr_ * RE(k, j) - li_ * IM(k, j);
+                IM(i, j) -= lr_ * IM(k, j) + li_ * RE(k, j);
+            }
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        x[2 * i] = 1 + 0.01 * (double)i; /* a start with a part along every eigenvector, as a rule */
+        x[2 * i + 1] = 0;
+    }
+    for (int it = 0; it < 3; it++) {
+        for (int64_t i = 0; i < n; i++)
+            if (piv[i] != i) {
+                double tr = x[2 * i], ti = x[2 * i + 1];
+                x[2 * i] = x[2 * piv[i]];
+                x[2 * i + 1] = x[2 * piv[i] + 1];
+                x[2 * piv[i]] = tr;
+                x[2 * piv[i] + 1] = ti;
+            }
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t p = 0; p < i; p++) {
+                x[2 * i] -= RE(i, p) * x[2 * p] - IM(i, p) * x[2 * p + 1];
+                x[2 * i + 1] -= RE(i, p) * x[2 * p + 1] + IM(i, p) * x[2 * p];
+            }
+        for (int64_t i = n - 1; i >= 0; i--) {
+            for (int64_t p = i + 1; p < n; p++) {
+                x[2 * i] -= RE(i, p) * x[2 * p] - IM(i, p) * x[2 * p + 1];
+                x[2 * i + 1] -= RE(i, p) * x[2 * p + 1] + IM(i, p) * x[2 * p];
+            }
+            double dr = RE(i, i), di = IM(i, i), dd = dr * dr + di * di, xr = x[2 * i], xi = x[2 * i + 1];
+            x[2 * i] = (xr * dr + xi * di) / dd;
+            x[2 * i + 1] = (xi * dr - xr * di) / dd;
+        }
+        double nrm = 0, big = -1, br = 1, bi = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double mag = hypot(x[2 * i], x[2 * i + 1]);
+            nrm = hypot(nrm, mag);
+            if (mag > big) {
+                big = mag;
+                br = x[2 * i];
+                bi = x[2 * i + 1];
+            }
+        }
+        /* divide by nrm * (br + i bi) / |b|: unit norm, the largest component real positive */
+        double cr = br / big, ci = bi / big;
+        for (int64_t i = 0; i < n; i++) {
+            double xr = x[2 * i], xi = x[2 * i + 1];
+            x[2 * i] = (xr * cr + xi * ci) / nrm;
+            x[2 * i + 1] = (xi * cr - xr * ci) / nrm;
+        }
+    }
+    for (int64_t i = 0; i < n; i++)
+        if (li == 0) x[2 * i + 1] = 0;
+#undef RE
+#undef IM
+}
+
+/* ---------------------------------------------------------------- matrix exponential */
+
+/* e (n, n) = exp(a (n, n)) by scaling and squaring with a degree-13 Pade
+ * approximant (Higham 2005, as PyTorch's). scratch: 8 n n doubles, piv: n. */
+static void ct__expm(const double *a, int64_t n, double *e, double *scratch, int64_t *piv)
+{
+    static const double b[14] = {64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+                                 129060195264000.,  10559470521600.,    670442572800.,    33522128640.,
+                                 1323241920.,       40840800.,          960960.,          16380.,
+                                 182.,              1.};
+    double *a1 = scratch, *a2 = a1 + n * n, *a4 = a2 + n * n, *a6 = a4 + n * n, *u = a6 + n * n, *v = u + n * n,
+           *t = v + n * n, *q = t + n * n;
+    double norm1 = 0;
+    for (int64_t j = 0; j < n; j++) {
+        double s = 0;
+        for (int64_t i = 0; i < n; i++) s += fabs(a[i * n + j]);
+        norm1 = CT__MAX(norm1, s);
+    }
+    int sq = 0;
+    if (norm1 > 5.371920351148152) sq = (int)ceil(log2(norm1 / 5.371920351148152));
+    double scale = ldexp(1.0, -sq);
+    for (int64_t i = 0; i < n * n; i++) a1[i] = a[i] * scale;
+    ct__la_mm(a1, a1, a2, n, n, n);
+    ct__la_mm(a2, a2, a4, n, n, n);
+    ct__la_mm(a4, a2, a6, n, n, n);
+    for (int64_t i = 0; i < n * n; i++) t[i] = b[13] * a6[i] + b[11] * a4[i] + b[9] * a2[i];
+    ct__la_mm(a6, t, u, n, n, n);
+    for (int64_t i = 0; i < n * n; i++) u[i] += b[7] * a6[i] + b[5] * a4[i] + b[3] * a2[i];
+    for (int64_t i = 0; i < n; i++) u[i * n + i] += b[1];
+    ct__la_mm(a1, u, t, n, n, n); /* t = U */
+    for (int64_t i = 0; i < n * n; i++) q[i] = b[12] * a6[i] + b[10] * a4[i] + b[8] * a2[i];
+    ct__la_mm(a6, q, v, n, n, n);
+    for (int64_t i = 0; i < n * n; i++) v[i] += b[6] * a6[i] + b[4] * a4[i] + b[2] * a2[i];
+    for (int64_t i = 0; i < n; i++) v[i * n + i] += b[0];
+    for (int64_t i = 0; i < n * n; i++) { /* q = V - U, e = V + U; e = q^-1 e */
+        q[i] = v[i] - t[i];
+        e[i] = v[i] + t[i];
+    }
+    ct__lu(q, n, piv);
+    ct__lu_solve(q, piv, n, e, n);
+    for (int s = 0; s < sq; s++) {
+        ct__la_mm(e, e, t, n, n, n);
+        memcpy(e, t, (size_t)(n * n) * sizeof *e);
+    }
+}
+
+/* ==================== linalg/formulas.c ==================== */
+// >>linalg/formulas.c
+/* The derivatives of the linear algebra ops (decomp.c), PyTorch's formulas
+ * (torch/csrc/autograd/FunctionsManual.cpp) for real matrices, written with
+ * ctorch's own differentiable ops so that they can be differentiated again.
+ * Each ct__la_record_* records its op's node when an input requires grad. */
+
+/* ---------------------------------------------------------------- helpers */
+
+/* The identity (n, n) in t's dtype. */
+static ct_tensor *ct__la_eye_of(const ct_tensor *t, int64_t n) { return t ? ct_eye(n, n, t->dtype) : NULL; }
+
+/* v (..., n) on the diagonal of (..., n, n) (torch.diag_embed). */
+static ct_tensor *ct__diag_embed(const ct_tensor *v)
+{
+    return v ? ct_mul(ct_unsqueeze(v, -2), ct__la_eye_of(v, v->sizes[v->ndim - 1])) : NULL;
+}
+
+/* E[i][j] = v[j] - v[i] off the diagonal, 1 on it: the denominators of the
+ * eigen and singular vector derivatives. */
+static ct_tensor *ct__la_gaps(const ct_tensor *v)
+{
+    if (!v) return NULL;
+    return ct_add(ct_sub(ct_unsqueeze(v, -2), ct_unsqueeze(v, -1)), ct__la_eye_of(v, v->sizes[v->ndim - 1]));
+}
+
+/* Whether every element of g is zero: the gradient of an output that got
+ * none (where PyTorch passes an undefined tensor and takes a shorter formula). */
+static bool ct__la_is_zero(const ct_tensor *g)
+{
+    ct_tensor *total;
+    CT__UNRECORDED(total, ct_sum(ct_abs(g)));
+    return total && ct_item(total) == 0;
+}
+
+/* Record a node of `type` over input A giving outputs out (n_out), saving
+ * the tensors in save (n_save; is_out marks those that are outputs) and
+ * iargs[0] = arg. */
+static void ct__la_record(const ct__node_type *type, const ct_tensor *const *in, int n_in, ct_tensor *const *out,
+                          int n_out, const ct_tensor *const *save, const bool *is_out, int n_save, int64_t arg)
+{
+    for (int i = 0; i < n_out; i++)
+        if (!out[i]) return;
+    ct__node *n = ct__record(type, in, n_in, out, n_out);
+    if (!n) return;
+    for (int i = 0; i < n_save; i++) ct__save(n, save[i], is_out[i]);
+    n->iargs[0] = arg;
+}
+
+/* ---------------------------------------------------------------- inverse, determinants, solve */
+
+CT__BACKWARD(linalg_inv) /* -Y^T g Y^T, Y = A^-1 */
+{
+    ct_tensor *Yt = ct__mT(CT__S(0));
+    CT__GRAD(0, ct_neg(ct_matmul(Yt, ct_matmul(go[0], Yt))));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_inv = {"LinalgInvExBackward0", ct__bw_linalg_inv};
+
+static void ct__la_record_inv(ct_tensor *r, const ct_tensor *A)
+{
+    bool out = true;
+    ct__la_record(&ct__nt_linalg_inv, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, 0);
+}
+
+/* g (...) times A^-T, g broadcast over each matrix. */
+static ct_tensor *ct__la_times_inv_t(const ct_tensor *g, const ct_tensor *A)
+{
+    return ct_mul(ct_unsqueeze(ct_unsqueeze(g, -1), -1), ct__mT(ct_linalg_inv(A)));
+}
+
+CT__BACKWARD(linalg_det) /* g det A^-T (A invertible) */
+{
+    CT__GRAD(0, ct__la_times_inv_t(ct_mul(go[0], CT__S(1)), CT__S(0)));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_det = {"LinalgDetBackward0", ct__bw_linalg_det};
+
+/* Record type over A giving r, saving both (det and pinv). */
+static void ct__la_record_in_out(const ct__node_type *type, ct_tensor *r, const ct_tensor *A)
+{
+    const ct_tensor *save[2] = {A, r};
+    bool out[2] = {false, true};
+    ct__la_record(type, &A, 1, &r, 1, save, out, 2, 0);
+}
+
+static void ct__la_record_det(ct_tensor *r, const ct_tensor *A) { ct__la_record_in_out(&ct__nt_linalg_det, r, A); }
+
+CT__BACKWARD(linalg_slogdet) /* the sign has no gradient; g_logabs A^-T */
+{
+    CT__GRAD(0, ct__la_times_inv_t(go[1], CT__S(0)));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_slogdet = {"LinalgSlogdetBackward0", ct__bw_linalg_slogdet};
+
+static void ct__la_record_slogdet(ct_tensor *sign, ct_tensor *logabs, const ct_tensor *A)
+{
+    ct_tensor *out[2] = {sign, logabs};
+    bool is_out = false;
+    ct__la_record(&ct__nt_linalg_slogdet, &A, 1, out, 2, &A, &is_out, 1, 0);
+}
+
+CT__BACKWARD(linalg_solve) /* gB = A^-T g, gA = -gB X^T; each summed to its input's shape */
+{
+    ct_tensor *A = CT__S(0), *X = CT__S(1), *g = go[0];
+    if (n->iargs[0]) { /* B was a vector */
+        X = ct_unsqueeze(X, -1);
+        g = ct_unsqueeze(g, -1);
+    }
+    ct_tensor *gB = ct_linalg_solve(ct__mT(A), g);
+    if (ct__needs_grad(n, 0)) {
+        const ct__out_meta *m = ct__input_meta(n, 0);
+        CT__GRAD(0, ct__sum_to_shape(ct_neg(ct_matmul(gB, ct__mT(X))), m->sizes, m->ndim));
+    }
+    if (ct__needs_grad(n, 1)) {
+        const ct__out_meta *m = ct__input_meta(n, 1);
+        CT__GRAD(1, ct__sum_to_shape(n->iargs[0] ? ct_squeeze_dim(gB, -1) : gB, m->sizes, m->ndim));
+    }
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_solve = {"LinalgSolveExBackward0", ct__bw_linalg_solve};
+
+static void ct__la_record_solve(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
+{
+    const ct_tensor *in[2] = {A, B}, *save[2] = {A, X};
+    bool out[2] = {false, true};
+    ct__la_record(&ct__nt_linalg_solve, in, 2, &X, 1, save, out, 2, vector);
+}
+
+/* ---------------------------------------------------------------- Cholesky */
+
+CT__BACKWARD(linalg_cholesky)
+{
+    /* phi = tril(L^T gL) with its diagonal halved; gA = sym(L^-T phi L^-1) */
+    ct_tensor *L = CT__S(0), *gL = go[0];
+    if (n->iargs[0]) { /* upper: U = L^T */
+        L = ct__mT(L);
+        gL = ct__mT(gL);
+    }
+    ct_tensor *phi = ct_matmul(ct__mT(L), gL), *Linv = ct_linalg_inv(L);
+    if (!phi) return ct_last_error_code();
+    phi = ct_sub(ct_tril(phi, 0), ct_mul_scalar(ct_mul(phi, ct__la_eye_of(phi, phi->sizes[phi->ndim - 1])), ct_float(0.5)));
+    ct_tensor *gA = ct_matmul(ct_matmul(ct__mT(Linv), phi), Linv);
+    CT__GRAD(0, ct_mul_scalar(ct_add(gA, ct__mT(gA)), ct_float(0.5)));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_cholesky = {"LinalgCholeskyExBackward0", ct__bw_linalg_cholesky};
+
+static void ct__la_record_cholesky(ct_tensor *r, const ct_tensor *A, bool upper)
+{
+    bool out = true;
+    ct__la_record(&ct__nt_linalg_cholesky, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, upper);
+}
+
+/* ---------------------------------------------------------------- QR */
+
+/* The QR backward for m >= n (Q (m, n), R (n, n)):
+ * gA = (gQ + Q syminvadj(triu(gR R^T - Q^T gQ))) R^-T. */
+static ct_tensor *ct__qr_backward_tall(const ct_tensor *gQ, const ct_tensor *gR, const ct_tensor *Q,
+                                       const ct_tensor *R)
+{
+    ct_tensor *M = ct_sub(ct_matmul(gR, ct__mT(R)), ct_matmul(ct__mT(Q), gQ));
+    if (!M) return NULL;
+    ct_tensor *up = ct_triu(M, 0);
+    ct_tensor *sym = ct_sub(ct_add(up, ct__mT(up)), ct_mul(M, ct__la_eye_of(M, M->sizes[M->ndim - 1])));
+    return ct_matmul(ct_add(gQ, ct_matmul(Q, sym)), ct__mT(ct_linalg_inv(R)));
+}
+
+CT__BACKWARD(linalg_qr)
+{
+    ct_tensor *A = CT__S(0), *Q = CT__S(1), *R = CT__S(2), *gQ = go[0], *gR = go[1];
+    if (!A || !Q || !R) return ct_last_error_code();
+    int64_t m = A->sizes[A->ndim - 2], k = R->sizes[R->ndim - 2], cols = A->sizes[A->ndim - 1];
+    if (n->iargs[0] == CT_QR_R)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+                        "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+    if (n->iargs[0] == CT_QR_COMPLETE && m > cols)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+    if (m >= cols) {
+        CT__GRAD(0, ct__qr_backward_tall(gQ, gR, Q, R));
+        return CT_OK;
+    }
+    /* A = [X | Y] with X = Q R1 square: Y's part moves into gQ */
+    ct_tensor *R1 = ct_narrow(R, -1, 0, k), *gR1 = ct_narrow(gR, -1, 0, k), *gR2 = ct_narrow(gR, -1, k, cols - k);
+    ct_tensor *Y = ct_narrow(A, -1, k, cols - k);
+    ct_tensor *gX = ct__qr_backward_tall(ct_add(gQ, ct_matmul(Y, ct__mT(gR2))), gR1, Q, R1);
+    ct_tensor *parts[2] = {gX, ct_matmul(Q, gR2)};
+    CT__GRAD(0, parts[0] && parts[1] ? ct_cat(parts, 2, -1) : NULL);
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_qr = {"LinalgQrBackward0", ct__bw_linalg_qr};
+
+static void ct__la_record_qr(ct_tensor *Q, ct_tensor *R, const ct_tensor *A, ct_qr_mode mode)
+{
+    ct_tensor *out[2] = {Q, R};
+    const ct_tensor *save[3] = {A, Q, R};
+    bool is_out[3] = {false, true, true};
+    ct__la_record(&ct__nt_linalg_qr, &A, 1, out, 2, save, is_out, 3, mode);
+}
+
+/* ---------------------------------------------------------------- SVD */
+
+/* PyTorch's svd_backward for distinct singular values: U (m, k), S (k),
+ * Vh (k, n); only_s: no gradient reached U or Vh (svdvals). */
+static ct_tensor *ct__svd_backward(const ct_tensor *gU, const ct_tensor *gS, const ct_tensor *gVh, const ct_tensor *U,
+                                   const ct_tensor *S, const ct_tensor *Vh, bool only_s)
+{
+    if (!U || !S || !Vh) return NULL;
+    int64_t m = U->sizes[U->ndim - 2], n = Vh->sizes[Vh->ndim - 1];
+    if (only_s) /* U diag(gS) Vh */
+        return ct_matmul(ct_mul(U, ct_unsqueeze(gS, -2)), Vh);
+    ct_tensor *UtgU = ct_matmul(ct__mT(U), gU), *VhgV = ct_matmul(Vh, ct__mT(gVh));
+    UtgU = ct_sub(UtgU, ct__mT(UtgU)); /* skew parts */
+    VhgV = ct_sub(VhgV, ct__mT(VhgV));
+    ct_tensor *E = ct__la_gaps(ct_mul(S, S));
+    ct_tensor *gA = ct_div(ct_add(ct_mul(UtgU, ct_unsqueeze(S, -2)), ct_mul(ct_unsqueeze(S, -1), VhgV)), E);
+    gA = ct_add(gA, ct__diag_embed(gS));
+    if (m > n) { /* [U gA + (I - U U^T) gU S^-1] Vh */
+        ct_tensor *gUSinv = ct_div(gU, ct_unsqueeze(S, -2));
+        gA = ct_add(ct_matmul(U, gA), gUSinv);
+        gA = ct_sub(gA, ct_matmul(U, ct_matmul(ct__mT(U), gUSinv)));
+        return ct_matmul(gA, Vh);
+    }
+    if (m < n) { /* U [gA Vh + S^-1 gVh (I - V Vh)] */
+        ct_tensor *SinvgVh = ct_div(gVh, ct_unsqueeze(S, -1));
+        gA = ct_add(ct_matmul(gA, Vh), SinvgVh);
+        gA = ct_sub(gA, ct_matmul(ct_matmul(SinvgVh, ct__mT(Vh)), Vh));
+        return ct_matmul(U, gA);
+    }
+    return ct_matmul(U, ct_matmul(gA, Vh));
+}
+
+/* iargs[0]: full_matrices (U, Vh narrowed to k). svdvals records U and Vh
+ * as outputs the caller never sees, so that a double backward reaches them. */
+CT__BACKWARD(linalg_svd)
+{
+    ct_tensor *U = CT__S(0), *S = CT__S(1), *Vh = CT__S(2), *gU = go[0], *gVh = go[2];
+    if (!U || !S || !Vh) return ct_last_error_code();
+    if (n->iargs[0]) {
+        int64_t k = S->sizes[S->ndim - 1];
+        U = ct_narrow(U, -1, 0, k);
+        Vh = ct_narrow(Vh, -2, 0, k);
+        gU = ct_narrow(gU, -1, 0, k);
+        gVh = ct_narrow(gVh, -2, 0, k);
+    }
+    bool only_s = ct__la_is_zero(gU) && ct__la_is_zero(gVh);
+    CT__GRAD(0, ct__svd_backward(gU, go[1], gVh, U, S, Vh, only_s));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_svd = {"LinalgSvdBackward0", ct__bw_linalg_svd};
+
+static void ct__la_record_svd(ct_tensor *U, ct_tensor *S, ct_tensor *Vh, const ct_tensor *A, bool full)
+{
+    if (!U || !Vh) return; /* computed only when A requires grad */
+    ct_tensor *out[3] = {U, S, Vh};
+    const ct_tensor *save[3] = {U, S, Vh};
+    bool is_out[3] = {true, true, true};
+    ct__la_record(&ct__nt_linalg_svd, &A, 1, out, 3, save, is_out, 3, full);
+}
+
+/* ---------------------------------------------------------------- eigh */
+
+/* V (skew(V^T gV) / 2E + diag(gL)) V^T. eigvalsh records V as an output
+ * the caller never sees, so that a double backward reaches it. */
+CT__BACKWARD(linalg_eigh)
+{
+    ct_tensor *L = CT__S(0), *V = CT__S(1), *gL = go[0];
+    ct_tensor *inner = ct__diag_embed(gL);
+    if (!ct__la_is_zero(go[1])) {
+        ct_tensor *VtgV = ct_matmul(ct__mT(V), go[1]);
+        VtgV = ct_mul_scalar(ct_sub(VtgV, ct__mT(VtgV)), ct_float(0.5));
+        inner = ct_add(inner, ct_div(VtgV, ct__la_gaps(L)));
+    }
+    CT__GRAD(0, ct_matmul(V, ct_matmul(inner, ct__mT(V))));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_eigh = {"LinalgEighBackward0", ct__bw_linalg_eigh};
+
+static void ct__la_record_eigh(ct_tensor *L, ct_tensor *Q, const ct_tensor *A)
+{
+    if (!Q) return; /* computed only when A requires grad */
+    ct_tensor *out[2] = {L, Q};
+    const ct_tensor *save[2] = {L, Q};
+    bool is_out[2] = {true, true};
+    ct__la_record(&ct__nt_linalg_eigh, &A, 1, out, 2, save, is_out, 2, 0);
+}
+
+/* ---------------------------------------------------------------- pinv, trace, matrix_exp */
+
+CT__BACKWARD(linalg_pinv)
+{
+    ct_tensor *A = CT__S(0), *P = CT__S(1), *g = go[0];
+    if (!A || !P) return ct_last_error_code();
+    ct_tensor *Pt = ct__mT(P), *gt = ct__mT(g), *gA;
+    if (A->sizes[A->ndim - 2] <= A->sizes[A->ndim - 1]) {
+        ct_tensor *K = ct_matmul(gt, P), *KPt = ct_matmul(K, Pt);
+        gA = ct_add(ct_neg(ct__mT(ct_matmul(P, K))), KPt);
+        gA = ct_sub(gA, ct_matmul(ct_matmul(A, P), KPt));
+        gA = ct_add(gA, ct_matmul(ct_matmul(Pt, P), ct_sub(gt, ct_matmul(K, A))));
+    } else {
+        ct_tensor *K = ct_matmul(P, gt), *PtK = ct_matmul(Pt, K);
+        gA = ct_add(ct_neg(ct__mT(ct_matmul(K, P))), PtK);
+        gA = ct_sub(gA, ct_matmul(ct_matmul(PtK, P), A));
+        gA = ct_add(gA, ct_matmul(ct_matmul(ct_sub(gt, ct_matmul(A, K)), P), Pt));
+    }
+    CT__GRAD(0, gA);
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_pinv = {"LinalgPinvBackward0", ct__bw_linalg_pinv};
+
+static void ct__la_record_pinv(ct_tensor *r, const ct_tensor *A) { ct__la_record_in_out(&ct__nt_linalg_pinv, r, A); }
+
+CT__BACKWARD(trace) /* g on the diagonal */
+{
+    const ct__out_meta *m = ct__input_meta(n, 0);
+    CT__GRAD(0, ct_mul(ct_eye(m->sizes[0], m->sizes[1], go[0]->dtype), go[0]));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_trace = {"TraceBackward0", ct__bw_trace};
+
+static void ct__la_record_trace(ct_tensor *r, const ct_tensor *A)
+{
+    ct__la_record(&ct__nt_trace, &A, 1, &r, 1, NULL, NULL, 0, 0);
+}
+
+CT__BACKWARD(linalg_matrix_exp) /* the top-right block of exp([[A^T, g], [0, A^T]]) */
+{
+    ct_tensor *At = ct__mT(CT__S(0)), *g = go[0];
+    if (!At) return ct_last_error_code();
+    int64_t k = At->sizes[At->ndim - 1];
+    ct_tensor *top[2] = {At, g}, *bottom[2] = {ct_zeros_like(At, CT_DEFAULT), At};
+    ct_tensor *rows[2] = {ct_cat(top, 2, -1), ct_cat(bottom, 2, -1)};
+    ct_tensor *big = rows[0] && rows[1] ? ct_cat(rows, 2, -2) : NULL;
+    CT__GRAD(0, ct_narrow(ct_narrow(ct_linalg_matrix_exp(big), -2, 0, k), -1, k, k));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_matrix_exp = {"LinalgMatrixExpBackward0", ct__bw_linalg_matrix_exp};
+
+static void ct__la_record_matrix_exp(ct_tensor *r, const ct_tensor *A)
+{
+    bool out = false;
+    ct__la_record(&ct__nt_linalg_matrix_exp, &A, 1, &r, 1, &A, &out, 1, 0);
+}
+
+/* ==================== linalg/decomp.c ==================== */
+// >>linalg/decomp.c
+/* The linear algebra front ends (decomp.h): argument checks in PyTorch's
+ * words, batching, float32 <-> float64, and the autograd nodes. Each
+ * function reads its input as float64 matrices, runs a kernel of lapack.c
+ * per matrix and casts the results back to the input's dtype. */
+
+/* ---------------------------------------------------------------- checks */
+
+/* How a function checks its input A (..., m, n), in PyTorch's order: at
+ * least 2 dims, a floating dtype, not float16 (by the low-precision message,
+ * or by `kernel`'s name after the shape checks), square. */
+typedef struct ct__la_spec {
+    const char *name;   /* the messages' prefix: "linalg.inv" */
+    bool square;
+    const char *kernel; /* NULL: "Low precision dtypes not supported" */
+    bool any_dtype;     /* no floating check first: the kernel refuses integers too (eigh) */
+} ct__la_spec;
+
+static bool ct__la_float(ct_dtype dt) { return dt == CT_F32 || dt == CT_F64; }
+
+/* A has at least 2 dims, in the words of function `name`. */
+static ct_result ct__la_check_ndim(const ct_tensor *A, const char *name)
+{
+    if (A->ndim < 2) return ct__fail(CT_ERR_RUNTIME, "%s: The input tensor A must have at least 2 dimensions.", name);
+    return CT_OK;
+}
+
+/* A's matrices are square, in the words of function `name`. */
+static ct_result ct__la_check_square(const ct_tensor *A, const char *name)
+{
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+    if (m != n)
+        return ct__fail(CT_ERR_RUNTIME, "%s: A must be batches of square matrices, but they are %lld by %lld matrices",
+                        name, (long long)m, (long long)n);
+    return CT_OK;
+}
+
+static ct_result ct__la_check(const ct_tensor *A, const ct__la_spec *s)
+{
+    if (ct__la_check_ndim(A, s->name) != CT_OK) return ct_last_error_code();
+    if (!s->any_dtype && !ct_dtype_is_floating(A->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "%s: Expected a floating point or complex tensor as input. Got %s", s->name,
+                        ct__dtype_title(A->dtype));
+    if (!s->kernel && !ct__la_float(A->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "%s: Low precision dtypes not supported. Got %s", s->name,
+                        ct__dtype_title(A->dtype));
+    if (s->square && ct__la_check_square(A, s->name) != CT_OK) return ct_last_error_code();
+    if (!ct__la_float(A->dtype)) return ct__not_implemented(s->kernel, A->dtype);
+    return CT_OK;
+}
+
+/* "(Batch element 3): " for matrix b of a batch, "" for a lone matrix. */
+static const char *ct__la_batch_note(const ct_tensor *A, int64_t b, char *buf, size_t n)
+{
+    if (A->ndim > 2) snprintf(buf, n, "(Batch element %lld): ", (long long)b);
+    else buf[0] = 0;
+    return buf;
+}
+
+/* ---------------------------------------------------------------- data in and out */
+
+/* The matrices of t (..., rows, cols) as float64 one after another (a
+ * tensor of the open scope; do not write it), and how many there are. */
+static const double *ct__la_in(const ct_tensor *t, int64_t *batch)
+{
+    ct_tensor *d;
+    CT__UNRECORDED(d, ct_contiguous(ct_to(t, CT_F64)));
+    if (!d) return NULL;
+    *batch = 1;
+    for (int i = 0; i < t->ndim - 2; i++) *batch *= t->sizes[i];
+    static const double none = 0; /* no elements: a pointer that is never read */
+    return ct__data(d) ? (const double *)ct__data(d) : &none;
+}
+
+/* A new float64 tensor with t's first nbatch dims and then the sizes in
+ * tail (ntail of them); its data through *data. */
+static ct_tensor *ct__la_out(const ct_tensor *t, int nbatch, const int64_t *tail, int ntail, double **data)
+{
+    int64_t sizes[CT_MAX_DIMS];
+    memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)nbatch);
+    if (ntail) memcpy(sizes + nbatch, tail, sizeof(int64_t) * (size_t)ntail); /* tail may be NULL */
+    ct_tensor *o = ct__alloc(sizes, nbatch + ntail, CT_F64, ct__cpu);
+    if (o) *data = (double *)ct__data(o);
+    return o;
+}
+
+/* The result in dtype dt, handed on out of the open scope. */
+static ct_tensor *ct__la_result(ct_tensor *t, ct_dtype dt)
+{
+    ct_tensor *r;
+    CT__UNRECORDED(r, ct_to(t, dt));
+    return r ? ct_keep(r) : NULL;
+}
+
+/* n doubles of scratch (freed by the caller), or NULL with the error set. */
+static double *ct__la_scratch(int64_t n)
+{
+    double *p = (double *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(double));
+    if (!p) CT__OOM();
+    return p;
+}
+
+/* Set each non-NULL pointer of outs (n of them) to NULL. */
+static void ct__la_clear(ct_tensor **a, ct_tensor **b, ct_tensor **c)
+{
+    if (a) *a = NULL;
+    if (b) *b = NULL;
+    if (c) *c = NULL;
+}
+
+/* *slot = t, or t dropped when the caller did not ask for it. */
+static void ct__la_hand(ct_tensor **slot, ct_tensor *t)
+{
+    if (slot) *slot = t;
+    else ct__discard(t);
+}
+
+/* ---------------------------------------------------------------- LU family */
+
+static const ct__la_spec ct__spec_inv = {"linalg.inv", true, NULL, false};
+
+/* The inverse of A as float64 (a tensor of the open scope), or NULL with
+ * PyTorch's singular-matrix message. */
+static ct_tensor *ct__inv_f64(const ct_tensor *A)
+{
+    int64_t n = A->sizes[A->ndim - 1], batch, piv_n = n > 0 ? n : 1;
+    const double *a = ct__la_in(A, &batch);
+    double *o, *lu = a ? ct__la_scratch(n * n) : NULL;
+    int64_t *piv = lu ? (int64_t *)CT_MALLOC((size_t)piv_n * sizeof(int64_t)) : NULL;
+    ct_tensor *out = piv ? ct__la_out(A, A->ndim, NULL, 0, &o) : NULL;
+    if (lu && !piv) CT__OOM();
+    for (int64_t b = 0; out && b < batch; b++) {
+        memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
+        int64_t info = ct__lu(lu, n, piv);
+        if (info) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME,
+                     "linalg.inv: %sThe diagonal element %lld is zero, the inversion could not be completed because "
+                     "the input matrix is singular.",
+                     ct__la_batch_note(A, b, note, sizeof note), (long long)info);
+            out = NULL;
+            break;
+        }
+        ct__la_eye(o + b * n * n, n);
+        ct__lu_solve(lu, piv, n, o + b * n * n, n);
+    }
+    CT_FREE(lu);
+    CT_FREE(piv);
+    return out;
+}
+
+ct_tensor *ct_linalg_inv(const ct_tensor *A)
+{
+    CT__ARG(A, "A", 1);
+    if (ct__la_check(A, &ct__spec_inv) != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct__inv_f64(A);
+    r = r ? ct__la_result(r, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_inv(r, A);
+    return r;
+}
+
+ct_tensor *ct_inverse(const ct_tensor *A)
+{
+    CT__ARG(A, "input", 1);
+    return ct_linalg_inv(A);
+}
+
+/* sign and log|det| (each (batch...) float64, NULL: not wanted) of A's
+ * matrices, and det itself when det is given. */
+static ct_result ct__lu_dets(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabs, ct_tensor **det)
+{
+    int64_t n = A->sizes[A->ndim - 1], batch;
+    const double *a = ct__la_in(A, &batch);
+    double *so = NULL, *lo = NULL, *dout = NULL, *lu = a ? ct__la_scratch(n * n) : NULL;
+    int64_t *piv = lu ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
+    bool ok = piv != NULL;
+    if (lu && !piv) CT__OOM();
+    if (ok && sign) ok = (*sign = ct__la_out(A, A->ndim - 2, NULL, 0, &so)) != NULL;
+    if (ok && logabs) ok = (*logabs = ct__la_out(A, A->ndim - 2, NULL, 0, &lo)) != NULL;
+    if (ok && det) ok = (*det = ct__la_out(A, A->ndim - 2, NULL, 0, &dout)) != NULL;
+    for (int64_t b = 0; ok && b < batch; b++) {
+        memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
+        ct__lu(lu, n, piv);
+        double sg, la;
+        ct__lu_slogdet(lu, piv, n, &sg, &la);
+        if (so) so[b] = sg;
+        if (lo) lo[b] = la;
+        if (dout) {
+            double d = 1;
+            for (int64_t i = 0; i < n; i++) d *= piv[i] != i ? -lu[i * n + i] : lu[i * n + i];
+            dout[b] = d;
+        }
+    }
+    CT_FREE(lu);
+    CT_FREE(piv);
+    return ok ? CT_OK : ct_last_error_code();
+}
+
+ct_tensor *ct_linalg_det(const ct_tensor *A)
+{
+    static const ct__la_spec spec = {"linalg.det", true, "lu_cpu", false};
+    CT__ARG(A, "A", 1);
+    if (ct__la_check(A, &spec) != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *d = NULL;
+    ct_tensor *r = ct__lu_dets(A, NULL, NULL, &d) == CT_OK ? ct__la_result(d, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_det(r, A);
+    return r;
+}
+
+ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabsdet)
+{
+    static const ct__la_spec spec = {"linalg.slogdet", true, NULL, false};
+    ct__la_clear(sign, logabsdet, NULL);
+    CT__ARG_R(A, "A", 1);
+    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
+    ct_scope s = ct_scope_begin();
+    ct_tensor *sg = NULL, *la = NULL;
+    ct_result r = ct__lu_dets(A, &sg, &la, NULL);
+    if (r == CT_OK) {
+        sg = ct__la_result(sg, A->dtype);
+        la = ct__la_result(la, A->dtype);
+    }
+    ct_scope_end(s);
+    if (r != CT_OK || !sg || !la) {
+        if (sg) ct__discard(sg);
+        if (la) ct__discard(la);
+        return r != CT_OK ? r : ct_last_error_code();
+    }
+    ct__la_record_slogdet(sg, la, A);
+    ct__la_hand(sign, sg);
+    ct__la_hand(logabsdet, la);
+    return CT_OK;
+}
+
+/* B (..., n, k), or a vector (..., n) as PyTorch tells one from a matrix
+ * (linalg_solve_is_vector_rhs): one dim, or A's shape without its last dim. */
+static bool ct__la_vector_rhs(const ct_tensor *A, const ct_tensor *B)
+{
+    if (B->ndim == 1) return true;
+    return B->ndim == A->ndim - 1 && !memcmp(B->sizes, A->sizes, sizeof(int64_t) * (size_t)B->ndim);
+}
+
+/* A (..., m, n) and the matrix B (..., m, k) expanded to their broadcast
+ * batch shape (tensors of the open scope). */
+static ct_result ct__la_broadcast_pair(const ct_tensor *A, const ct_tensor *B, ct_tensor **Ae, ct_tensor **Be)
+{
+    ct_shape sa, sb;
+    int nb;
+    if (ct__broadcast_shapes(B->sizes, B->ndim - 2, A->sizes, A->ndim - 2, sa.size, &nb) != CT_OK)
+        return ct_last_error_code();
+    memcpy(sb.size, sa.size, sizeof(int64_t) * (size_t)nb);
+    sa.ndim = sb.ndim = nb + 2;
+    sa.size[nb] = A->sizes[A->ndim - 2];
+    sa.size[nb + 1] = A->sizes[A->ndim - 1];
+    sb.size[nb] = B->sizes[B->ndim - 2];
+    sb.size[nb + 1] = B->sizes[B->ndim - 1];
+    CT__UNRECORDED(*Ae, ct_expand(A, sa));
+    CT__UNRECORDED(*Be, ct_expand(B, sb));
+    return *Ae && *Be ? CT_OK : ct_last_error_code();
+}
+
+/* X = A^-1 B for A (..., n, n), B (..., n, k) of one batch shape (float64,
+ * of the open scope), or NULL with the singular-matrix message. */
+static ct_tensor *ct__solve_f64(const ct_tensor *A, const ct_tensor *B)
+{
+    int64_t n = A->sizes[A->ndim - 1], k = B->sizes[B->ndim - 1], batch, bb;
+    const double *a = ct__la_in(A, &batch), *bd = a ? ct__la_in(B, &bb) : NULL;
+    double *o, *lu = bd ? ct__la_scratch(n * n) : NULL;
+    int64_t *piv = lu ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
+    if (lu && !piv) CT__OOM();
+    ct_tensor *out = piv ? ct__la_out(B, B->ndim, NULL, 0, &o) : NULL;
+    for (int64_t b = 0; out && b < batch; b++) {
+        memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
+        if (ct__lu(lu, n, piv)) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME, "torch.linalg.solve: %sThe solver failed because the input matrix is singular.",
+                     ct__la_batch_note(A, b, note, sizeof note));
+            out = NULL;
+            break;
+        }
+        memcpy(o + b * n * k, bd + b * n * k, (size_t)(n * k) * sizeof *o);
+        ct__lu_solve(lu, piv, n, o + b * n * k, k);
+    }
+    CT_FREE(lu);
+    CT_FREE(piv);
+    return out;
+}
+
+/* B as a matrix (..., n, k) for a solver, and whether it was a vector;
+ * errors in the words of `name` ("linalg.solve"). */
+static ct_tensor *ct__la_rhs(const ct_tensor *A, const ct_tensor *B, bool *vector)
+{
+    ct_tensor *Bm;
+    *vector = ct__la_vector_rhs(A, B);
+    CT__UNRECORDED(Bm, *vector ? ct_unsqueeze(B, -1) : ct__same(B));
+    return Bm;
+}
+
+ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
+{
+    static const ct__la_spec spec = {"linalg.solve", true, "lu_cpu", false};
+    CT__ARG(A, "A", 1);
+    CT__ARG(B, "B", 2);
+    if (ct__la_check(A, &spec) != CT_OK) return NULL;
+    if (A->dtype != B->dtype) {
+        ct__fail(CT_ERR_RUNTIME,
+                 "linalg.solve: Expected A and B to have the same dtype, but found A of type %s and B of type %s instead",
+                 ct__dtype_title(A->dtype), ct__dtype_title(B->dtype));
+        return NULL;
+    }
+    if (B->ndim < 1) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.solve: The input tensor B must have at least 1 dimensions.");
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    bool vector;
+    ct_tensor *Bm = ct__la_rhs(A, B, &vector), *Ae = NULL, *Be = NULL, *r = NULL;
+    int64_t n = A->sizes[A->ndim - 1];
+    if (Bm && Bm->sizes[Bm->ndim - 2] != n)
+        ct__fail(CT_ERR_RUNTIME, "linalg.solve: Incompatible shapes of A and B for the equation AX = B (%lldx%lld and %lldx%lld)",
+                 (long long)n, (long long)n, (long long)Bm->sizes[Bm->ndim - 2], (long long)Bm->sizes[Bm->ndim - 1]);
+    else if (Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK)
+        r = ct__solve_f64(Ae, Be);
+    if (r && vector) r = ct_squeeze_dim(r, -1);
+    r = r ? ct__la_result(r, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_solve(r, A, B, vector);
+    return r;
+}
+
+/* ---------------------------------------------------------------- Cholesky */
+
+ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
+{
+    static const ct__la_spec spec = {"linalg.cholesky", true, "cholesky_cpu", false};
+    CT__ARG(A, "A", 1);
+    if (ct__la_check(A, &spec) != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    int64_t n = A->sizes[A->ndim - 1], batch;
+    const double *a = ct__la_in(A, &batch);
+    double *o;
+    ct_tensor *out = a ? ct__la_out(A, A->ndim, NULL, 0, &o) : NULL;
+    for (int64_t b = 0; out && b < batch; b++) {
+        double *l = o + b * n * n;
+        memcpy(l, a + b * n * n, (size_t)(n * n) * sizeof *l);
+        int64_t info = ct__cholesky(l, n);
+        if (info) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME,
+                     "linalg.cholesky: %sThe factorization could not be completed because the input is not "
+                     "positive-definite (the leading minor of order %lld is not positive-definite).",
+                     ct__la_batch_note(A, b, note, sizeof note), (long long)info);
+            out = NULL;
+        }
+    }
+    if (out && upper) CT__UNRECORDED(out, ct_contiguous(ct_transpose(out, -2, -1)));
+    ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_cholesky(r, A, upper);
+    return r;
+}
+
+/* ---------------------------------------------------------------- QR */
+
+ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_tensor **R)
+{
+    static const ct__la_spec spec = {"linalg.qr", false, "geqrf_cpu", false};
+    ct__la_clear(Q, R, NULL);
+    CT__ARG_R(A, "A", 1);
+    if ((unsigned)mode > CT_QR_R)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "qr received unrecognized mode '%d' but expected one of 'reduced' (default), 'r', or 'complete'",
+                        (int)mode);
+    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
+    ct_scope s = ct_scope_begin();
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = CT__MIN(m, n), batch;
+    int64_t qc = mode == CT_QR_COMPLETE ? m : k, rr = mode == CT_QR_COMPLETE ? m : k;
+    int64_t qshape[2] = {m, qc}, rshape[2] = {rr, n}, empty = 0;
+    const double *a = ct__la_in(A, &batch);
+    double *qd = NULL, *rd, *w = a ? ct__la_scratch(m * n + k) : NULL;
+    ct_tensor *q = NULL, *r = w ? ct__la_out(A, A->ndim - 2, rshape, 2, &rd) : NULL;
+    if (r) q = mode == CT_QR_R ? ct__la_out(A, 0, &empty, 1, &qd) : ct__la_out(A, A->ndim - 2, qshape, 2, &qd);
+    for (int64_t b = 0; q && b < batch; b++) {
+        memcpy(w, a + b * m * n, (size_t)(m * n) * sizeof *w);
+        ct__qr(w, m, n, w + m * n);
+        double *rb = rd + b * rr * n;
+        for (int64_t i = 0; i < rr; i++)
+            for (int64_t j = 0; j < n; j++) rb[i * n + j] = i <= j && i < m ? w[i * n + j] : 0;
+        if (mode != CT_QR_R) ct__qr_q(w, w + m * n, m, n, qd + b * m * qc, qc);
+    }
+    CT_FREE(w);
+    if (q) {
+        q = ct__la_result(q, A->dtype);
+        r = ct__la_result(r, A->dtype);
+    }
+    ct_scope_end(s);
+    if (!q || !r) {
+        if (q) ct__discard(q);
+        return ct_last_error_code();
+    }
+    ct__la_record_qr(q, r, A, mode);
+    ct__la_hand(Q, q);
+    ct__la_hand(R, r);
+    return CT_OK;
+}
+
+ct_result ct_qr(const ct_tensor *A, bool some, ct_tensor **Q, ct_tensor **R)
+{
+    ct__la_clear(Q, R, NULL);
+    CT__ARG_R(A, "input", 1);
+    return ct_linalg_qr(A, some ? CT_QR_REDUCED : CT_QR_COMPLETE, Q, R);
+}
+
+/* ---------------------------------------------------------------- SVD */
+
+static const ct__la_spec ct__spec_svd = {"linalg.svd", false, "linalg_svd_cpu", false};
+
+/* Whether every element of the n doubles is finite. */
+static bool ct__la_finite(const double *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(a[i])) return false;
+    return true;
+}
+
+/* U, S, Vh of A as float64 tensors of the open scope (U, Vh only when
+ * want_uv); an input without elements gives identities, as PyTorch's. */
+static ct_result ct__svd_f64(const ct_tensor *A, bool full, bool want_uv, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
+{
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = CT__MIN(m, n), batch;
+    if (ct_numel(A) == 0) full = true;
+    int64_t uc = full ? m : k, vr = full ? n : k;
+    int64_t ushape[2] = {m, uc}, vshape[2] = {vr, n};
+    const double *a = ct__la_in(A, &batch);
+    double *ud = NULL, *sd, *vd = NULL;
+    double *w = a ? ct__la_scratch(m * n + m * m + n * n + m * m + n * n) : NULL; /* scratch, then U and Vh */
+    *S = w ? ct__la_out(A, A->ndim - 2, &k, 1, &sd) : NULL;
+    if (*S && want_uv) *U = ct__la_out(A, A->ndim - 2, ushape, 2, &ud);
+    if (*S && want_uv && *U) *Vh = ct__la_out(A, A->ndim - 2, vshape, 2, &vd);
+    bool ok = *S && (!want_uv || (*U && *Vh));
+    for (int64_t b = 0; ok && b < batch; b++) {
+        const double *ab = a + b * m * n;
+        if (!ct__la_finite(ab, m * n)) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME,
+                     "linalg.svd: %sThe algorithm failed to converge because the input matrix contained non-finite "
+                     "values.",
+                     ct__la_batch_note(A, b, note, sizeof note));
+            ok = false;
+            break;
+        }
+        double *ub = want_uv ? ud + b * m * uc : w + m * n + m * m + n * n;
+        double *vb = want_uv ? vd + b * vr * n : ub + m * m;
+        ct__svd(ab, m, n, sd + b * k, ub, uc, vb, vr, w);
+    }
+    if (ok && k == 0 && want_uv) {
+        for (int64_t b = 0; b < batch; b++) {
+            ct__la_eye(ud + b * m * m, m);
+            ct__la_eye(vd + b * n * n, n);
+        }
+    }
+    CT_FREE(w);
+    return ok ? CT_OK : ct_last_error_code();
+}
+
+/* linalg.svd and svdvals: U, S, Vh in A's dtype, recorded. */
+static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
+{
+    ct__la_clear(U, S, Vh);
+    if (ct__la_check(A, &ct__spec_svd) != CT_OK) return ct_last_error_code();
+    bool uv = want_uv || (ct__grad_mode() && ct__requires_grad(A)); /* backward needs U and Vh */
+    ct_scope s = ct_scope_begin();
+    ct_tensor *u = NULL, *sv = NULL, *vh = NULL;
+    ct_result r = ct__svd_f64(A, full, uv, &u, &sv, &vh);
+    if (r == CT_OK) {
+        sv = ct__la_result(sv, A->dtype);
+        if (uv) {
+            u = ct__la_result(u, A->dtype);
+            vh = ct__la_result(vh, A->dtype);
+        }
+    }
+    ct_scope_end(s);
+    if (r != CT_OK) return r;
+    ct__la_record_svd(u, sv, vh, A, full);
+    if (uv) {
+        ct__la_hand(want_uv ? U : NULL, u);
+        ct__la_hand(want_uv ? Vh : NULL, vh);
+    }
+    ct__la_hand(S, sv);
+    return CT_OK;
+}
+
+ct_result ct_linalg_svd(const ct_tensor *A, bool full_matrices, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
+{
+    ct__la_clear(U, S, Vh);
+    CT__ARG_R(A, "A", 1);
+    return ct__svd_op(A, full_matrices, true, U, S, Vh);
+}
+
+ct_result ct_svd(const ct_tensor *A, bool some, ct_tensor **U, ct_tensor **S, ct_tensor **V)
+{
+    ct__la_clear(U, S, V);
+    CT__ARG_R(A, "input", 1);
+    if (A->ndim < 2)
+        return ct__fail(CT_ERR_RUNTIME, "linalg.svd: input should have at least 2 dimensions, but has %d dimensions instead",
+                        A->ndim);
+    ct_tensor *vh = NULL;
+    ct_result r = ct__svd_op(A, !some, true, U, S, &vh);
+    if (r != CT_OK) return r;
+    ct_tensor *v = ct_transpose(vh, -2, -1);
+    ct__discard(vh);
+    ct__la_hand(V, v);
+    return CT_OK;
+}
+
+ct_tensor *ct_linalg_svdvals(const ct_tensor *A)
+{
+    ct_tensor *S;
+    CT__ARG(A, "A", 1);
+    return ct__svd_op(A, false, false, NULL, &S, NULL) == CT_OK ? S : NULL;
+}
+
+/* ---------------------------------------------------------------- eigen */
+
+/* lower ('L') or upper ('U') triangle of a (n, n) mirrored into w (n, n). */
+static void ct__la_symmetrize(const double *a, int64_t n, bool upper, double *w)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+            int64_t lo = CT__MAX(i, j), hi = CT__MIN(i, j);
+            w[i * n + j] = upper ? a[hi * n + lo] : a[lo * n + hi];
+        }
+}
+
+/* eigenvalues (..., n) and eigenvectors (..., n, n) of A as float64
+ * tensors of the open scope (vectors only when want_vectors). */
+static ct_result ct__eigh_f64(const ct_tensor *A, bool upper, bool want_vectors, ct_tensor **L, ct_tensor **Q)
+{
+    int64_t n = A->sizes[A->ndim - 1], batch;
+    const double *a = ct__la_in(A, &batch);
+    double *ld, *qd = NULL, *w = a ? ct__la_scratch(2 * n * n) : NULL;
+    *L = w ? ct__la_out(A, A->ndim - 1, NULL, 0, &ld) : NULL;
+    if (*L && want_vectors) *Q = ct__la_out(A, A->ndim, NULL, 0, &qd);
+    bool ok = *L && (!want_vectors || *Q);
+    for (int64_t b = 0; ok && b < batch; b++) {
+        ct__la_symmetrize(a + b * n * n, n, upper, w);
+        ct__eigh(w, n, ld + b * n, want_vectors ? qd + b * n * n : w + n * n);
+    }
+    CT_FREE(w);
+    return ok ? CT_OK : ct_last_error_code();
+}
+
+static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, ct_tensor **eigenvalues,
+                          ct_tensor **eigenvectors)
+{
+    static const ct__la_spec spec = {"linalg.eigh", true, "linalg_eigh_cpu", true};
+    if (uplo && uplo != 'L' && uplo != 'U' && uplo != 'l' && uplo != 'u')
+        return ct__fail(CT_ERR_RUNTIME, "Expected UPLO argument to be 'L' or 'U', but got %c", uplo);
+    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
+    bool vectors = want_vectors || (ct__grad_mode() && ct__requires_grad(A)); /* backward needs them */
+    ct_scope s = ct_scope_begin();
+    ct_tensor *l = NULL, *q = NULL;
+    ct_result r = ct__eigh_f64(A, uplo == 'U' || uplo == 'u', vectors, &l, &q);
+    if (r == CT_OK) {
+        l = ct__la_result(l, A->dtype);
+        if (vectors) q = ct__la_result(q, A->dtype);
+    }
+    ct_scope_end(s);
+    if (r != CT_OK) return r;
+    ct__la_record_eigh(l, q, A);
+    ct__la_hand(eigenvalues, l);
+    if (vectors) ct__la_hand(want_vectors ? eigenvectors : NULL, q);
+    return CT_OK;
+}
+
+ct_result ct_linalg_eigh(const ct_tensor *A, char uplo, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
+{
+    ct__la_clear(eigenvalues, eigenvectors, NULL);
+    CT__ARG_R(A, "A", 1);
+    return ct__eigh_op(A, uplo, true, eigenvalues, eigenvectors);
+}
+
+ct_tensor *ct_linalg_eigvalsh(const ct_tensor *A, char uplo)
+{
+    ct_tensor *L;
+    CT__ARG(A, "A", 1);
+    return ct__eigh_op(A, uplo, false, &L, NULL) == CT_OK ? L : NULL;
+}
+
+/* General eigen decomposition of A (float64 tensors of the open scope):
+ * eigenvalues (..., n, 2) and, when want_vectors, eigenvectors (..., n, n, 2). */
+static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **L, ct_tensor **V)
+{
+    int64_t n = A->sizes[A->ndim - 1], batch, two = 2, vshape[3] = {n, n, 2};
+    const double *a = ct__la_in(A, &batch);
+    double *ld, *vd = NULL, *w = a ? ct__la_scratch(3 * n * n + 5 * n) : NULL;
+    int64_t *piv = w ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
+    if (w && !piv) CT__OOM();
+    int64_t lshape[2] = {n, two};
+    *L = piv ? ct__la_out(A, A->ndim - 2, lshape, 2, &ld) : NULL;
+    if (*L && want_vectors) *V = ct__la_out(A, A->ndim - 2, vshape, 3, &vd);
+    bool ok = *L && (!want_vectors || *V);
+    if (ok && !ct__la_finite(a, batch * n * n)) {
+        ct__fail(CT_ERR_RUNTIME, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+        ok = false;
+    }
+    double *h = w, *lu = w + n * n, *wr = lu + 2 * n * n, *wi = wr + n, *x = wi + n, *hv = x + 2 * n;
+    for (int64_t b = 0; ok && b < batch; b++) {
+        const double *ab = a + b * n * n;
+        memcpy(h, ab, (size_t)(n * n) * sizeof *h);
+        ct__hessenberg(h, n, hv);
+        if (!ct__hqr(h, n, wr, wi)) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME,
+                     "linalg.eig: %sThe algorithm failed to converge because the input matrix is ill-conditioned or "
+                     "has too many repeated eigenvalues (error code: %lld).",
+                     ct__la_batch_note(A, b, note, sizeof note), (long long)n);
+            ok = false;
+            break;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            ld[(b * n + i) * 2] = wr[i];
+            ld[(b * n + i) * 2 + 1] = wi[i];
+            if (!want_vectors) continue;
+            ct__eigvec(ab, n, wr[i], wi[i], x, lu, piv);
+            for (int64_t r = 0; r < n; r++) { /* column i */
+                vd[((b * n + r) * n + i) * 2] = x[2 * r];
+                vd[((b * n + r) * n + i) * 2 + 1] = x[2 * r + 1];
+            }
+        }
+    }
+    CT_FREE(w);
+    CT_FREE(piv);
+    return ok ? CT_OK : ct_last_error_code();
+}
+
+static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors, ct_tensor **L, ct_tensor **V)
+{
+    ct__la_spec spec = {name, true, "linalg_eig_out_cpu", true};
+    if (!ct_dtype_is_floating(A->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "Unknown Complex ScalarType for %s", ct__dtype_title(A->dtype));
+    if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
+    ct_scope s = ct_scope_begin();
+    ct_tensor *l = NULL, *v = NULL;
+    ct_result r = ct__eig_f64(A, want_vectors, &l, &v);
+    if (r == CT_OK) {
+        l = ct__la_result(l, A->dtype);
+        if (want_vectors) v = ct__la_result(v, A->dtype);
+    }
+    ct_scope_end(s);
+    if (r != CT_OK) return r;
+    ct__la_hand(L, l);
+    if (want_vectors) ct__la_hand(V, v);
+    return CT_OK;
+}
+
+ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
+{
+    ct__la_clear(eigenvalues, eigenvectors, NULL);
+    CT__ARG_R(A, "A", 1);
+    return ct__eig(A, "linalg.eig", true, eigenvalues, eigenvectors);
+}
+
+ct_tensor *ct_linalg_eigvals(const ct_tensor *A)
+{
+    ct_tensor *L;
+    CT__ARG(A, "A", 1);
+    return ct__eig(A, "linalg.eigvals", false, &L, NULL) == CT_OK ? L : NULL;
+}
+
+/* ---------------------------------------------------------------- pseudo-inverse, rank, least squares */
+
+/* PyTorch's default relative tolerance for a matrix (m, n) of dtype dt:
+ * eps(dt) * max(m, n). */
+static double ct__la_rtol(ct_dtype dt, int64_t m, int64_t n)
+{
+    return (dt == CT_F32 ? (double)FLT_EPSILON : DBL_EPSILON) * (double)CT__MAX(m, n);
+}
+
+/* p (n, m) = the pseudo-inverse of a (m, n), values at most rtol times the
+ * largest dropped; by SVD, or by eigen decomposition when herm. Returns the
+ * rank, or -1 for a non-finite input. scratch: 4 (m + n)^2 doubles. */
+static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double rtol, double *p, double *scratch)
+{
+    int64_t k = CT__MIN(m, n), rank = 0;
+    double *s = scratch, *u = s + k, *vt = u + m * k, *w = vt + k * n; /* herm: u = Q (n, n), vt unused */
+    if (!ct__la_finite(a, m * n)) return -1;
+    if (herm) {
+        ct__la_symmetrize(a, n, false, w);
+        ct__eigh(w, n, s, u);
+    } else {
+        ct__svd(a, m, n, s, u, k, vt, k, w);
+    }
+    double big = 0;
+    for (int64_t i = 0; i < k; i++) big = CT__MAX(big, fabs(s[i]));
+    for (int64_t i = 0; i < n * m; i++) p[i] = 0;
+    for (int64_t c = 0; c < k; c++) {
+        if (!(fabs(s[c]) > rtol * big)) continue;
+        rank++;
+        double inv = 1 / s[c];
+        for (int64_t i = 0; i < n; i++) { /* p += v_c u_c^T / s_c */
+            double vi = (herm ? u[i * k + c] : vt[c * n + i]) * inv;
+            for (int64_t j = 0; j < m; j++) p[i * m + j] += vi * u[j * k + c];
+        }
+    }
+    return rank;
+}
+
+/* pinv (..., n, m) of A as float64 (a tensor of the open scope) and, in
+ * rank (when given), each matrix's rank. */
+static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, int64_t *rank_out)
+{
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], batch, pshape[2] = {n, m};
+    const double *a = ct__la_in(A, &batch);
+    double *pd, *w = a ? ct__la_scratch(4 * (m + n) * (m + n) + 1) : NULL;
+    ct_tensor *out = w ? ct__la_out(A, A->ndim - 2, pshape, 2, &pd) : NULL;
+    double rtol = ct__la_rtol(A->dtype, m, n);
+    for (int64_t b = 0; out && b < batch; b++) {
+        int64_t r = ct__pinv(a + b * m * n, m, n, herm, rtol, pd + b * m * n, w);
+        if (r < 0) {
+            char note[48];
+            ct__fail(CT_ERR_RUNTIME,
+                     "linalg.%s: %sThe algorithm failed to converge because the input matrix contained non-finite "
+                     "values.",
+                     herm ? "eigh" : "svd", ct__la_batch_note(A, b, note, sizeof note));
+            out = NULL;
+        } else if (rank_out) {
+            rank_out[b] = r;
+        }
+    }
+    CT_FREE(w);
+    return out;
+}
+
+ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
+{
+    CT__ARG(A, "A", 1);
+    if (A->ndim < 2 || !ct__la_float(A->dtype)) {
+        char shape[160];
+        ct__fail(CT_ERR_RUNTIME,
+                 "linalg.pinv(%s{%s}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble "
+                 "types",
+                 ct__dtype_title(A->dtype), ct__shape_str(A->sizes, A->ndim, shape, sizeof shape));
+        return NULL;
+    }
+    if (hermitian && A->sizes[A->ndim - 1] != A->sizes[A->ndim - 2]) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.eigh: A must be batches of square matrices, but they are %lld by %lld matrices",
+                 (long long)A->sizes[A->ndim - 2], (long long)A->sizes[A->ndim - 1]);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *p = ct__pinv_f64(A, hermitian, NULL);
+    ct_tensor *r = p ? ct__la_result(p, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_pinv(r, A);
+    return r;
+}
+
+ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
+{
+    CT__ARG(A, "A", 1);
+    if (A->ndim < 2) {
+        ct__fail(CT_ERR_RUNTIME, "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.");
+        return NULL;
+    }
+    if (!ct__la_float(A->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *rank = ct__alloc(A->sizes, A->ndim - 2, CT_I64, ct__cpu), *r = NULL;
+    if (rank && ct__pinv_f64(A, hermitian, (int64_t *)ct__data(rank))) r = ct_keep(rank);
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
+{
+    CT__ARG(A, "A", 1);
+    CT__ARG(B, "B", 2);
+    if (A->ndim < 2) {
+        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input must have at least 2 dimensions.");
+        return NULL;
+    }
+    if (B->ndim < 1) {
+        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: other must have at least 1 dimension.");
+        return NULL;
+    }
+    if (!ct__la_float(A->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
+        return NULL;
+    }
+    if (A->dtype != B->dtype) {
+        ct__fail(CT_ERR_RUNTIME,
+                 "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype %s and "
+                 "other's dtype %s",
+                 ct__dtype_title(A->dtype), ct__dtype_title(B->dtype));
+        return NULL;
+    }
+    bool vector = B->ndim == A->ndim - 1;
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+    if ((vector ? B->sizes[B->ndim - 1] : B->sizes[B->ndim - 2]) != m) {
+        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *Bm = NULL, *Ae = NULL, *Be = NULL, *x = NULL;
+    CT__UNRECORDED(Bm, vector ? ct_unsqueeze(B, -1) : ct__same(B));
+    ct_tensor *p = Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK ? ct__pinv_f64(Ae, false, NULL) : NULL;
+    int64_t k = Bm ? Bm->sizes[Bm->ndim - 1] : 0, batch, xshape[2] = {n, k};
+    const double *bd = p ? ct__la_in(Be, &batch) : NULL;
+    double *xd;
+    if (bd) x = ct__la_out(Be, Be->ndim - 2, xshape, 2, &xd);
+    for (int64_t b = 0; x && b < batch; b++)
+        ct__la_mm((const double *)ct__data(p) + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
+    if (x && vector) CT__UNRECORDED(x, ct_squeeze_dim(x, -1));
+    ct_tensor *r = x ? ct__la_result(x, A->dtype) : NULL;
+    ct_scope_end(s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- norms and trace */
+
+ct_tensor *ct_linalg_vector_norm(const ct_tensor *x, double ord, ct_shape dims, bool keepdim)
+{
+    CT__ARG(x, "x", 1);
+    if (!ct_dtype_is_floating(x->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s",
+                 ct__dtype_title(x->dtype));
+        return NULL;
+    }
+    ct_tensor *r = ct_norm_dim(x, ord, dims, keepdim, CT_DEFAULT);
+    if (r && ct__meta(r) && ct__meta(r)->grad_fn) ct__meta(r)->grad_fn->name = "LinalgVectorNormBackward0";
+    return r;
+}
+
+/* ord of matrix_norm: "fro", "nuc", or a number; false when none of PyTorch's. */
+static bool ct__matrix_ord(const char *ord, double *p, bool *nuc)
+{
+    static const struct { const char *s; double p; } table[] = {
+        {"fro", 0}, {"nuc", 0}, {"1", 1}, {"-1", -1}, {"2", 2}, {"-2", -2}, {"inf", INFINITY}, {"-inf", -INFINITY}};
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(ord, table[i].s)) {
+            *p = table[i].p;
+            *nuc = i == 1;
+            return true;
+        }
+    return false;
+}
+
+/* r with the dims d0 < d1 that a reduction removed put back as size 1. */
+static ct_tensor *ct__unsqueeze2(ct_tensor *r, int d0, int d1)
+{
+    return ct_unsqueeze(ct_unsqueeze(r, CT__MIN(d0, d1)), CT__MAX(d0, d1));
+}
+
+ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape dims, bool keepdim)
+{
+    CT__ARG(A, "A", 1);
+    double p = 0;
+    bool nuc = false;
+    if (!ord) ord = "fro";
+    if (ct__la_check_ndim(A, "linalg.matrix_norm") != CT_OK) return NULL;
+    if (!ct_dtype_is_floating(A->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got %s",
+                 ct__dtype_title(A->dtype));
+        return NULL;
+    }
+    if (dims.ndim == 0) dims = CT_DIMS(-2, -1);
+    if (dims.ndim != 2) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: dim must be a 2-tuple. Got %d dims", dims.ndim);
+        return NULL;
+    }
+    int d0 = ct__wrap_dim(dims.size[0], A->ndim), d1 = d0 < 0 ? -1 : ct__wrap_dim(dims.size[1], A->ndim);
+    if (d1 < 0) return NULL;
+    if (d0 == d1) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: dims must be different. Got (%lld, %lld)",
+                 (long long)dims.size[0], (long long)dims.size[1]);
+        return NULL;
+    }
+    if (!ct__matrix_ord(ord, &p, &nuc)) {
+        ct__fail(CT_ERR_RUNTIME, "linalg.matrix_norm: Order %s not supported.", ord);
+        return NULL;
+    }
+    if (p == 0 && !nuc) return ct_linalg_vector_norm(A, 2, CT_DIMS(d0, d1), keepdim);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r;
+    if (nuc || fabs(p) == 2) { /* from the singular values */
+        ct_tensor *sv = ct_linalg_svdvals(ct_movedim(A, CT_DIMS(d0, d1), CT_DIMS(-2, -1)));
+        r = nuc ? ct_sum_dim(sv, CT_DIMS(-1), false, CT_DEFAULT)
+                : p > 0 ? ct_amax(sv, CT_DIMS(-1), false) : ct_amin(sv, CT_DIMS(-1), false);
+        if (keepdim) r = ct__unsqueeze2(r, d0, d1);
+    } else { /* max/min absolute column sum (1) or row sum (inf), in PyTorch's steps */
+        int sum_dim = isinf(p) ? d1 : d0, max_dim = isinf(p) ? d0 : d1;
+        if (!keepdim && sum_dim < max_dim) max_dim--;
+        ct_tensor *sums = ct_linalg_vector_norm(A, 1, CT_DIMS(sum_dim), keepdim);
+        r = p > 0 ? ct_amax(sums, CT_DIMS(max_dim), keepdim) : ct_amin(sums, CT_DIMS(max_dim), keepdim);
+    }
+    r = r ? ct_keep(r) : NULL;
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_trace(const ct_tensor *A)
+{
+    CT__ARG(A, "input", 1);
+    if (A->ndim != 2) {
+        ct__fail(CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d", A->ndim);
+        return NULL;
+    }
+    if (A->dtype == CT_BOOL || A->dtype == CT_F16 || A->dtype == CT_BF16) {
+        ct__not_implemented("trace", A->dtype);
+        return NULL;
+    }
+    ct_tensor *r;
+    CT__UNRECORDED(r, ct_sum(ct_diagonal(A, 0, 0, 1)));
+    ct__la_record_trace(r, A);
+    return r;
+}
+
+/* ---------------------------------------------------------------- matrix functions */
+
+ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n)
+{
+    CT__ARG(A, "A", 1);
+    if (ct__la_check_ndim(A, "linalg.matrix_power") != CT_OK || ct__la_check_square(A, "linalg.matrix_power") != CT_OK)
+        return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r;
+    if (n == 0) { /* the identity, in a copy of A (CopyBackwards, as PyTorch's) */
+        int64_t k = A->sizes[A->ndim - 1];
+        r = ct_clone(A);
+        if (r && ct_copy_(r, ct_eye(k, k, A->dtype)) != CT_OK) r = NULL;
+    } else if (n == 1) {
+        r = ct_clone(A);
+    } else {
+        const ct_tensor *a = n < 0 ? ct_linalg_inv(A) : A;
+        uint64_t e = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+        ct_tensor *z = NULL;
+        r = NULL;
+        if (e == 2) r = ct_matmul(a, a);
+        else if (e == 3) r = ct_matmul(ct_matmul(a, a), a);
+        else
+            for (; e > 0 && a; e >>= 1) { /* repeated squaring, in PyTorch's order */
+                z = z ? ct_matmul(z, z) : (ct_tensor *)a;
+                if (e & 1) r = r ? ct_matmul(r, z) : z;
+            }
+    }
+    r = r ? ct_keep(r) : NULL;
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
+{
+    CT__ARG(A, "A", 1);
+    if (ct__la_check_ndim(A, "linalg.matrix_exp") != CT_OK || ct__la_check_square(A, "linalg.matrix_exp") != CT_OK)
+        return NULL;
+    int64_t n = A->sizes[A->ndim - 1], batch;
+    if (!ct_dtype_is_floating(A->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "matrix_exp: Expected a floating point or complex tensor as input. Got %s",
+                 ct__dtype_title(A->dtype));
+        return NULL;
+    }
+    if (!ct__la_float(A->dtype)) {
+        ct__not_implemented("log2_vml_cpu", A->dtype);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    const double *a = ct__la_in(A, &batch);
+    double *o, *w = a ? ct__la_scratch(8 * n * n) : NULL;
+    int64_t *piv = w ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
+    if (w && !piv) CT__OOM();
+    ct_tensor *out = piv ? ct__la_out(A, A->ndim, NULL, 0, &o) : NULL;
+    for (int64_t b = 0; out && b < batch; b++) ct__expm(a + b * n * n, n, o + b * n * n, w, piv);
+    CT_FREE(w);
+    CT_FREE(piv);
+    ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
+    ct_scope_end(s);
+    ct__la_record_matrix_exp(r, A);
     return r;
 }
 

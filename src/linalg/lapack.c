@@ -1,0 +1,641 @@
+/* Dense linear algebra kernels on one matrix: LU, Cholesky, Householder QR,
+ * symmetric eigen (cyclic Jacobi), SVD (one-sided Jacobi), general eigen
+ * (Hessenberg reduction, Francis double-shift QR, inverse iteration) and the
+ * matrix exponential. Everything works in double on row-major (rows, cols)
+ * arrays with explicit sizes; decomp.c converts float32 inputs to double and
+ * back, so float results are as accurate as they can be stored.
+ *
+ * LU and QR make the same choices as LAPACK's getrf (the first largest pivot)
+ * and geqrf (beta = -sign(alpha) * norm), so pivots, the signs of Q and R and
+ * the index of a zero pivot agree with PyTorch. The Jacobi and QR iterations
+ * reach the same eigen and singular values; their vectors may differ from
+ * LAPACK's by a sign (a phase for complex ones). */
+
+#define CT__LA_EPS 2.220446049250313e-16
+
+/* ---------------------------------------------------------------- products */
+
+/* c (m, n) = a (m, k) @ b (k, n), all row-major and dense. */
+static void ct__la_mm(const double *a, const double *b, double *c, int64_t m, int64_t k, int64_t n)
+{
+    ct__dgemm(false, false, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+}
+
+/* Columns j0 and j1 of a (rows, cols) swapped. */
+static void ct__la_swap_cols(double *a, int64_t rows, int64_t cols, int64_t j0, int64_t j1)
+{
+    for (int64_t k = 0; k < rows; k++) {
+        double t = a[k * cols + j0];
+        a[k * cols + j0] = a[k * cols + j1];
+        a[k * cols + j1] = t;
+    }
+}
+
+/* a (n, n) = I. */
+static void ct__la_eye(double *a, int64_t n)
+{
+    for (int64_t i = 0; i < n * n; i++) a[i] = 0;
+    for (int64_t i = 0; i < n; i++) a[i * n + i] = 1;
+}
+
+/* ---------------------------------------------------------------- LU */
+
+/* LU with partial pivoting (LAPACK getrf): a (n, n) becomes L (unit, below
+ * the diagonal) and U; row i was swapped with row piv[i] >= i. Returns 0, or
+ * the 1-based index of the first exactly zero pivot (the factorization goes
+ * on past it, as LAPACK's does). */
+static int64_t ct__lu(double *a, int64_t n, int64_t *piv)
+{
+    int64_t info = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t p = k;
+        for (int64_t i = k + 1; i < n; i++)
+            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
+        piv[k] = p;
+        if (p != k)
+            for (int64_t j = 0; j < n; j++) {
+                double t = a[k * n + j];
+                a[k * n + j] = a[p * n + j];
+                a[p * n + j] = t;
+            }
+        double d = a[k * n + k];
+        if (d == 0) {
+            if (!info) info = k + 1;
+            continue;
+        }
+        for (int64_t i = k + 1; i < n; i++) {
+            double l = a[i * n + k] /= d;
+            if (l != 0)
+                for (int64_t j = k + 1; j < n; j++) a[i * n + j] -= l * a[k * n + j];
+        }
+    }
+    return info;
+}
+
+/* b (n, k) = A^-1 b from A's LU (ct__lu) with nonzero pivots. */
+static void ct__lu_solve(const double *lu, const int64_t *piv, int64_t n, double *b, int64_t k)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (piv[i] != i)
+            for (int64_t j = 0; j < k; j++) {
+                double t = b[i * k + j];
+                b[i * k + j] = b[piv[i] * k + j];
+                b[piv[i] * k + j] = t;
+            }
+    for (int64_t i = 0; i < n; i++) /* L y = b */
+        for (int64_t p = 0; p < i; p++) {
+            double l = lu[i * n + p];
+            if (l != 0)
+                for (int64_t j = 0; j < k; j++) b[i * k + j] -= l * b[p * k + j];
+        }
+    for (int64_t i = n - 1; i >= 0; i--) { /* U x = y */
+        for (int64_t p = i + 1; p < n; p++) {
+            double u = lu[i * n + p];
+            if (u != 0)
+                for (int64_t j = 0; j < k; j++) b[i * k + j] -= u * b[p * k + j];
+        }
+        for (int64_t j = 0; j < k; j++) b[i * k + j] /= lu[i * n + i];
+    }
+}
+
+/* The sign of the permutation and of prod(diag(U)) and log|prod(diag(U))|
+ * from an LU (n, n): det = sign * exp(logabs). */
+static void ct__lu_slogdet(const double *lu, const int64_t *piv, int64_t n, double *sign, double *logabs)
+{
+    double s = 1, l = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = lu[i * n + i];
+        if (piv[i] != i) s = -s;
+        if (d < 0) s = -s;
+        if (d == 0) s = 0;
+        l += log(fabs(d));
+    }
+    *sign = s;
+    *logabs = l;
+}
+
+/* ---------------------------------------------------------------- Cholesky */
+
+/* a (n, n) symmetric positive-definite (its lower triangle read) becomes L,
+ * with zeros above the diagonal. Returns 0, or the order of the first leading
+ * minor that is not positive-definite (LAPACK potrf's info). */
+static int64_t ct__cholesky(double *a, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++) {
+        double d = a[j * n + j];
+        for (int64_t p = 0; p < j; p++) d -= a[j * n + p] * a[j * n + p];
+        if (!(d > 0)) return j + 1;
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (int64_t i = j + 1; i < n; i++) {
+            double s = a[i * n + j];
+            for (int64_t p = 0; p < j; p++) s -= a[i * n + p] * a[j * n + p];
+            a[i * n + j] = s / d;
+        }
+        for (int64_t i = 0; i < j; i++) a[i * n + j] = 0;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- QR */
+
+/* Householder QR (LAPACK geqrf): a (m, n) becomes R on and above the
+ * diagonal and the reflectors' vectors below it (their first entry an
+ * implicit 1); tau[min(m, n)] their scales. H = I - tau v v^T, with
+ * beta = -sign(alpha) * norm as LAPACK's larfg. */
+static void ct__qr(double *a, int64_t m, int64_t n, double *tau)
+{
+    int64_t k = CT__MIN(m, n);
+    for (int64_t j = 0; j < k; j++) {
+        double alpha = a[j * n + j], xnorm = 0;
+        for (int64_t i = j + 1; i < m; i++) xnorm = hypot(xnorm, a[i * n + j]);
+        if (xnorm == 0) {
+            tau[j] = 0;
+            continue;
+        }
+        double beta = -copysign(hypot(alpha, xnorm), alpha);
+        tau[j] = (beta - alpha) / beta;
+        double scale = 1 / (alpha - beta);
+        for (int64_t i = j + 1; i < m; i++) a[i * n + j] *= scale;
+        a[j * n + j] = beta;
+        for (int64_t c = j + 1; c < n; c++) { /* apply H to the columns on the right */
+            double s = a[j * n + c];
+            for (int64_t i = j + 1; i < m; i++) s += a[i * n + j] * a[i * n + c];
+            s *= tau[j];
+            a[j * n + c] -= s;
+            for (int64_t i = j + 1; i < m; i++) a[i * n + c] -= s * a[i * n + j];
+        }
+    }
+}
+
+/* q (m, qc) = the first qc columns of H_0 H_1 ... H_{k-1} (LAPACK orgqr),
+ * from ct__qr's a (m, n) and tau; k = min(m, n), qc is k or m. */
+static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, double *q, int64_t qc)
+{
+    int64_t k = CT__MIN(m, n);
+    for (int64_t i = 0; i < m * qc; i++) q[i] = 0;
+    for (int64_t i = 0; i < CT__MIN(m, qc); i++) q[i * qc + i] = 1;
+    for (int64_t j = k - 1; j >= 0; j--) { /* q = H_j q, columns j.. only */
+        for (int64_t c = j; c < qc; c++) {
+            double s = q[j * qc + c];
+            for (int64_t i = j + 1; i < m; i++) s += a[i * n + j] * q[i * qc + c];
+            s *= tau[j];
+            q[j * qc + c] -= s;
+            for (int64_t i = j + 1; i < m; i++) q[i * qc + c] -= s * a[i * n + j];
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- symmetric eigen */
+
+/* Eigenvalues w[n] (ascending) and eigenvectors v (n, n) (columns, unit
+ * norm) of the symmetric a (n, n) (both triangles read: fill them first),
+ * by cyclic Jacobi rotations; a is destroyed. */
+static void ct__eigh(double *a, int64_t n, double *w, double *v)
+{
+    ct__la_eye(v, n);
+    for (int sweep = 0; sweep < 100; sweep++) {
+        double off = 0, diag = 0;
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < n; j++)
+                if (i != j) off += a[i * n + j] * a[i * n + j];
+                else diag += a[i * n + j] * a[i * n + j];
+        if (off <= CT__LA_EPS * CT__LA_EPS * 1e-4 * diag || off == 0) break;
+        for (int64_t p = 0; p < n - 1; p++)
+            for (int64_t q = p + 1; q < n; q++) {
+                double apq = a[p * n + q];
+                if (apq == 0) continue;
+                double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+                double t = copysign(1.0, theta) / (fabs(theta) + sqrt(theta * theta + 1));
+                if (!isfinite(theta * theta)) t = 0.5 / theta; /* tiny apq: t ~ 1/(2 theta) */
+                double c = 1 / sqrt(t * t + 1), sn = t * c, tau = sn / (1 + c);
+                /* the rotation in the form that loses least (Numerical Recipes' jacobi) */
+                a[p * n + p] -= t * apq;
+                a[q * n + q] += t * apq;
+                a[p * n + q] = a[q * n + p] = 0;
+                for (int64_t r = 0; r < n; r++) {
+                    if (r != p && r != q) {
+                        double arp = a[r * n + p], arq = a[r * n + q];
+                        a[r * n + p] = a[p * n + r] = arp - sn * (arq + tau * arp);
+                        a[r * n + q] = a[q * n + r] = arq + sn * (arp - tau * arq);
+                    }
+                    double vrp = v[r * n + p], vrq = v[r * n + q];
+                    v[r * n + p] = vrp - sn * (vrq + tau * vrp);
+                    v[r * n + q] = vrq + sn * (vrp - tau * vrq);
+                }
+            }
+    }
+    for (int64_t i = 0; i < n; i++) w[i] = a[i * n + i];
+    for (int64_t i = 1; i < n; i++) /* insertion sort, ascending, columns along */
+        for (int64_t j = i; j > 0 && w[j - 1] > w[j]; j--) {
+            double t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+            ct__la_swap_cols(v, n, n, j, j - 1);
+        }
+}
+
+/* ---------------------------------------------------------------- SVD */
+
+/* Columns j.. of u (m, c) made orthonormal to columns 0..j-1 and to each
+ * other, where a column is zero it is replaced by the first unit vector that
+ * is not in the span so far (Gram-Schmidt, twice for accuracy). */
+static void ct__complete_basis(double *u, int64_t m, int64_t c, int64_t j)
+{
+    int64_t e = 0;
+    for (; j < c; j++) {
+        for (int tries = 0;; tries++) {
+            double nrm0 = 0;
+            for (int64_t i = 0; i < m; i++) nrm0 = hypot(nrm0, u[i * c + j]);
+            for (int pass = 0; pass < 2; pass++)
+                for (int64_t p = 0; p < j; p++) {
+                    double d = 0;
+                    for (int64_t i = 0; i < m; i++) d += u[i * c + p] * u[i * c + j];
+                    for (int64_t i = 0; i < m; i++) u[i * c + j] -= d * u[i * c + p];
+                }
+            double nrm = 0;
+            for (int64_t i = 0; i < m; i++) nrm = hypot(nrm, u[i * c + j]);
+            if (nrm > 1e-8 * (nrm0 > 0 ? nrm0 : 1) && nrm > 0 && (tries || nrm0 > 0)) {
+                for (int64_t i = 0; i < m; i++) u[i * c + j] /= nrm;
+                break;
+            }
+            for (int64_t i = 0; i < m; i++) u[i * c + j] = i == e ? 1 : 0;
+            e++;
+        }
+    }
+}
+
+/* Thin SVD of a (m, n), m >= n, by one-sided Jacobi: s[n] descending,
+ * u (m, uc) with uc >= n columns (the first n: a v / s; the rest complete an
+ * orthonormal basis), v (n, n). a is destroyed. */
+static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *v)
+{
+    ct__la_eye(v, n);
+    for (int sweep = 0; sweep < 100; sweep++) {
+        bool rotated = false;
+        for (int64_t p = 0; p < n - 1; p++)
+            for (int64_t q = p + 1; q < n; q++) {
+                double alpha = 0, beta = 0, gamma = 0;
+                for (int64_t i = 0; i < m; i++) {
+                    alpha += a[i * n + p] * a[i * n + p];
+                    beta += a[i * n + q] * a[i * n + q];
+                    gamma += a[i * n + p] * a[i * n + q];
+                }
+                if (gamma == 0 || fabs(gamma) <= 1e-15 * sqrt(alpha * beta)) continue;
+                rotated = true;
+                double zeta = (beta - alpha) / (2 * gamma);
+                double t = copysign(1.0, zeta) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+                double c = 1 / sqrt(1 + t * t), sn = c * t;
+                for (int64_t i = 0; i < m; i++) {
+                    double x = a[i * n + p], y = a[i * n + q];
+                    a[i * n + p] = c * x - sn * y;
+                    a[i * n + q] = sn * x + c * y;
+                }
+                for (int64_t i = 0; i < n; i++) {
+                    double x = v[i * n + p], y = v[i * n + q];
+                    v[i * n + p] = c * x - sn * y;
+                    v[i * n + q] = sn * x + c * y;
+                }
+            }
+        if (!rotated) break;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        double nrm = 0;
+        for (int64_t i = 0; i < m; i++) nrm = hypot(nrm, a[i * n + j]);
+        s[j] = nrm;
+    }
+    for (int64_t i = 1; i < n; i++) /* descending, with the columns of a and v */
+        for (int64_t j = i; j > 0 && s[j - 1] < s[j]; j--) {
+            double t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+            ct__la_swap_cols(a, m, n, j, j - 1);
+            ct__la_swap_cols(v, n, n, j, j - 1);
+        }
+    double tiny = (s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
+    int64_t r = 0; /* columns with a reliable direction */
+    while (r < n && s[r] > tiny) r++;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < uc; j++) u[i * uc + j] = j < r ? a[i * n + j] / s[j] : 0;
+    ct__complete_basis(u, m, uc, r);
+}
+
+/* SVD of a (m, n): s[k] descending (k = min(m, n)), u (m, uc), vt (vr, n)
+ * with uc, vr = k (thin) or m, n (full). scratch: m*n + n*n + m*m doubles. */
+static void ct__svd(const double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *vt, int64_t vr,
+                    double *scratch)
+{
+    double *w = scratch;
+    if (m >= n) { /* a = U S V^T */
+        double *v = w + m * n;
+        memcpy(w, a, (size_t)(m * n) * sizeof *w);
+        ct__svd_tall(w, m, n, s, u, uc, v);
+        for (int64_t i = 0; i < n; i++) /* vr == n */
+            for (int64_t j = 0; j < n; j++) vt[i * n + j] = v[j * n + i];
+    } else { /* a^T = V S U^T */
+        double *uu = w + m * n, *vv = uu + m * m;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++) w[j * m + i] = a[i * n + j];
+        ct__svd_tall(w, n, m, s, vv, vr, uu); /* vv (n, vr), uu (m, m) */
+        for (int64_t i = 0; i < vr; i++)
+            for (int64_t j = 0; j < n; j++) vt[i * n + j] = vv[j * vr + i];
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < uc; j++) u[i * uc + j] = uu[i * m + j];
+    }
+}
+
+/* ---------------------------------------------------------------- general eigen */
+
+/* a (n, n) reduced in place to upper Hessenberg form by Householder
+ * similarity transforms (eigenvalues kept). v: n doubles of scratch. */
+static void ct__hessenberg(double *a, int64_t n, double *v)
+{
+    for (int64_t k = 0; k + 2 < n; k++) {
+        double xnorm = 0;
+        for (int64_t i = k + 2; i < n; i++) xnorm = hypot(xnorm, a[i * n + k]);
+        if (xnorm == 0) continue;
+        double alpha = a[(k + 1) * n + k], beta = -copysign(hypot(alpha, xnorm), alpha);
+        double tau = (beta - alpha) / beta, scale = 1 / (alpha - beta);
+        v[k + 1] = 1;
+        for (int64_t i = k + 2; i < n; i++) v[i] = a[i * n + k] * scale;
+        for (int64_t c = 0; c < n; c++) { /* H a */
+            double s = 0;
+            for (int64_t i = k + 1; i < n; i++) s += v[i] * a[i * n + c];
+            s *= tau;
+            for (int64_t i = k + 1; i < n; i++) a[i * n + c] -= s * v[i];
+        }
+        for (int64_t r = 0; r < n; r++) { /* (H a) H */
+            double s = 0;
+            for (int64_t i = k + 1; i < n; i++) s += a[r * n + i] * v[i];
+            s *= tau;
+            for (int64_t i = k + 1; i < n; i++) a[r * n + i] -= s * v[i];
+        }
+        for (int64_t i = k + 2; i < n; i++) a[i * n + k] = 0;
+    }
+}
+
+/* Eigenvalues wr + i wi of the upper Hessenberg h (n, n) (destroyed) by
+ * Francis double-shift QR with exceptional shifts (EISPACK hqr). A complex
+ * pair comes out with the positive imaginary part first. Returns false when
+ * it does not converge in 30 iterations per eigenvalue. */
+static bool ct__hqr(double *h, int64_t n, double *wr, double *wi)
+{
+#define H(i, j) h[((i) - 1) * n + ((j) - 1)] /* 1-based, as EISPACK */
+    double anorm = 0, t = 0;
+    for (int64_t i = 1; i <= n; i++)
+        for (int64_t j = CT__MAX(i - 1, 1); j <= n; j++) anorm += fabs(H(i, j));
+    int64_t nn = n;
+    while (nn >= 1) {
+        int its = 0;
+        int64_t l;
+        do {
+            for (l = nn; l >= 2; l--) {
+                double s = fabs(H(l - 1, l - 1)) + fabs(H(l, l));
+                if (s == 0) s = anorm;
+                if (fabs(H(l, l - 1)) + s == s) {
+                    H(l, l - 1) = 0;
+                    break;
+                }
+            }
+            double x = H(nn, nn);
+            if (l == nn) { /* one root */
+                wr[nn - 1] = x + t;
+                wi[nn - 1] = 0;
+                nn--;
+            } else {
+                double y = H(nn - 1, nn - 1), w = H(nn, nn - 1) * H(nn - 1, nn);
+                if (l == nn - 1) { /* two roots */
+                    double p = 0.5 * (y - x), q = p * p + w, z = sqrt(fabs(q));
+                    x += t;
+                    if (q >= 0) {
+                        z = p + copysign(z, p);
+                        wr[nn - 2] = wr[nn - 1] = x + z;
+                        if (z != 0) wr[nn - 1] = x - w / z;
+                        wi[nn - 2] = wi[nn - 1] = 0;
+                    } else {
+                        wr[nn - 2] = wr[nn - 1] = x + p;
+                        wi[nn - 2] = z;
+                        wi[nn - 1] = -z;
+                    }
+                    nn -= 2;
+                } else {
+                    if (its == 30) return false;
+                    if (its == 10 || its == 20) { /* exceptional shift */
+                        t += x;
+                        for (int64_t i = 1; i <= nn; i++) H(i, i) -= x;
+                        double s = fabs(H(nn, nn - 1)) + fabs(H(nn - 1, nn - 2));
+                        y = x = 0.75 * s;
+                        w = -0.4375 * s * s;
+                    }
+                    ++its;
+                    int64_t m;
+                    double p = 0, q = 0, r = 0, z;
+                    for (m = nn - 2; m >= l; m--) {
+                        z = H(m, m);
+                        r = x - z;
+                        double s = y - z;
+                        p = (r * s - w) / H(m + 1, m) + H(m, m + 1);
+                        q = H(m + 1, m + 1) - z - r - s;
+                        r = H(m + 2, m + 1);
+                        s = fabs(p) + fabs(q) + fabs(r);
+                        p /= s;
+                        q /= s;
+                        r /= s;
+                        if (m == l) break;
+                        double u = fabs(H(m, m - 1)) * (fabs(q) + fabs(r));
+                        double v = fabs(p) * (fabs(H(m - 1, m - 1)) + fabs(z) + fabs(H(m + 1, m + 1)));
+                        if (u + v == v) break;
+                    }
+                    for (int64_t i = m + 2; i <= nn; i++) {
+                        H(i, i - 2) = 0;
+                        if (i != m + 2) H(i, i - 3) = 0;
+                    }
+                    for (int64_t k = m; k <= nn - 1; k++) {
+                        if (k != m) {
+                            p = H(k, k - 1);
+                            q = H(k + 1, k - 1);
+                            r = k != nn - 1 ? H(k + 2, k - 1) : 0;
+                            if ((x = fabs(p) + fabs(q) + fabs(r)) != 0) {
+                                p /= x;
+                                q /= x;
+                                r /= x;
+                            }
+                        }
+                        double s = copysign(sqrt(p * p + q * q + r * r), p);
+                        if (s == 0) continue;
+                        if (k == m) {
+                            if (l != m) H(k, k - 1) = -H(k, k - 1);
+                        } else {
+                            H(k, k - 1) = -s * x;
+                        }
+                        p += s;
+                        x = p / s;
+                        y = q / s;
+                        z = r / s;
+                        q /= p;
+                        r /= p;
+                        for (int64_t j = k; j <= nn; j++) {
+                            p = H(k, j) + q * H(k + 1, j);
+                            if (k != nn - 1) {
+                                p += r * H(k + 2, j);
+                                H(k + 2, j) -= p * z;
+                            }
+                            H(k + 1, j) -= p * y;
+                            H(k, j) -= p * x;
+                        }
+                        int64_t mmin = nn < k + 3 ? nn : k + 3;
+                        for (int64_t i = l; i <= mmin; i++) {
+                            p = x * H(i, k) + y * H(i, k + 1);
+                            if (k != nn - 1) {
+                                p += z * H(i, k + 2);
+                                H(i, k + 2) -= p * r;
+                            }
+                            H(i, k + 1) -= p * q;
+                            H(i, k) -= p;
+                        }
+                    }
+                }
+            }
+        } while (l < nn - 1);
+    }
+    return true;
+#undef H
+}
+
+/* x (n complex, as re/im pairs) = the eigenvector of a (n, n) for the
+ * eigenvalue lr + i li, by inverse iteration on (a - lambda I) in complex
+ * arithmetic; unit 2-norm, its largest component real and positive.
+ * lu: 2 n n doubles of scratch, piv: n. */
+static void ct__eigvec(const double *a, int64_t n, double lr, double li, double *x, double *lu, int64_t *piv)
+{
+    double anorm = 0;
+    for (int64_t i = 0; i < n * n; i++) anorm = CT__MAX(anorm, fabs(a[i]));
+    double shift = (anorm > 0 ? anorm : 1) * 1e-10; /* keeps a - lambda I just invertible */
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+            lu[2 * (i * n + j)] = a[i * n + j] - (i == j ? lr + shift : 0);
+            lu[2 * (i * n + j) + 1] = i == j ? -li : 0;
+        }
+#define RE(i, j) lu[2 * ((i) * n + (j))]
+#define IM(i, j) lu[2 * ((i) * n + (j)) + 1]
+    for (int64_t k = 0; k < n; k++) { /* complex LU with partial pivoting */
+        int64_t p = k;
+        for (int64_t i = k + 1; i < n; i++)
+            if (hypot(RE(i, k), IM(i, k)) > hypot(RE(p, k), IM(p, k))) p = i;
+        piv[k] = p;
+        for (int64_t j = 0; j < n && p != k; j++) {
+            double tr = RE(k, j), ti = IM(k, j);
+            RE(k, j) = RE(p, j);
+            IM(k, j) = IM(p, j);
+            RE(p, j) = tr;
+            IM(p, j) = ti;
+        }
+        if (RE(k, k) == 0 && IM(k, k) == 0) RE(k, k) = shift * CT__LA_EPS;
+        double dr = RE(k, k), di = IM(k, k), dd = dr * dr + di * di;
+        for (int64_t i = k + 1; i < n; i++) {
+            double er = RE(i, k), ei = IM(i, k);
+            double lr_ = (er * dr + ei * di) / dd, li_ = (ei * dr - er * di) / dd;
+            RE(i, k) = lr_;
+            IM(i, k) = li_;
+            for (int64_t j = k + 1; j < n; j++) {
+                RE(i, j) -= lr_ * RE(k, j) - li_ * IM(k, j);
+                IM(i, j) -= lr_ * IM(k, j) + li_ * RE(k, j);
+            }
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        x[2 * i] = 1 + 0.01 * (double)i; /* a start with a part along every eigenvector, as a rule */
+        x[2 * i + 1] = 0;
+    }
+    for (int it = 0; it < 3; it++) {
+        for (int64_t i = 0; i < n; i++)
+            if (piv[i] != i) {
+                double tr = x[2 * i], ti = x[2 * i + 1];
+                x[2 * i] = x[2 * piv[i]];
+                x[2 * i + 1] = x[2 * piv[i] + 1];
+                x[2 * piv[i]] = tr;
+                x[2 * piv[i] + 1] = ti;
+            }
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t p = 0; p < i; p++) {
+                x[2 * i] -= RE(i, p) * x[2 * p] - IM(i, p) * x[2 * p + 1];
+                x[2 * i + 1] -= RE(i, p) * x[2 * p + 1] + IM(i, p) * x[2 * p];
+            }
+        for (int64_t i = n - 1; i >= 0; i--) {
+            for (int64_t p = i + 1; p < n; p++) {
+                x[2 * i] -= RE(i, p) * x[2 * p] - IM(i, p) * x[2 * p + 1];
+                x[2 * i + 1] -= RE(i, p) * x[2 * p + 1] + IM(i, p) * x[2 * p];
+            }
+            double dr = RE(i, i), di = IM(i, i), dd = dr * dr + di * di, xr = x[2 * i], xi = x[2 * i + 1];
+            x[2 * i] = (xr * dr + xi * di) / dd;
+            x[2 * i + 1] = (xi * dr - xr * di) / dd;
+        }
+        double nrm = 0, big = -1, br = 1, bi = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double mag = hypot(x[2 * i], x[2 * i + 1]);
+            nrm = hypot(nrm, mag);
+            if (mag > big) {
+                big = mag;
+                br = x[2 * i];
+                bi = x[2 * i + 1];
+            }
+        }
+        /* divide by nrm * (br + i bi) / |b|: unit norm, the largest component real positive */
+        double cr = br / big, ci = bi / big;
+        for (int64_t i = 0; i < n; i++) {
+            double xr = x[2 * i], xi = x[2 * i + 1];
+            x[2 * i] = (xr * cr + xi * ci) / nrm;
+            x[2 * i + 1] = (xi * cr - xr * ci) / nrm;
+        }
+    }
+    for (int64_t i = 0; i < n; i++)
+        if (li == 0) x[2 * i + 1] = 0;
+#undef RE
+#undef IM
+}
+
+/* ---------------------------------------------------------------- matrix exponential */
+
+/* e (n, n) = exp(a (n, n)) by scaling and squaring with a degree-13 Pade
+ * approximant (Higham 2005, as PyTorch's). scratch: 8 n n doubles, piv: n. */
+static void ct__expm(const double *a, int64_t n, double *e, double *scratch, int64_t *piv)
+{
+    static const double b[14] = {64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+                                 129060195264000.,  10559470521600.,    670442572800.,    33522128640.,
+                                 1323241920.,       40840800.,          960960.,          16380.,
+                                 182.,              1.};
+    double *a1 = scratch, *a2 = a1 + n * n, *a4 = a2 + n * n, *a6 = a4 + n * n, *u = a6 + n * n, *v = u + n * n,
+           *t = v + n * n, *q = t + n * n;
+    double norm1 = 0;
+    for (int64_t j = 0; j < n; j++) {
+        double s = 0;
+        for (int64_t i = 0; i < n; i++) s += fabs(a[i * n + j]);
+        norm1 = CT__MAX(norm1, s);
+    }
+    int sq = 0;
+    if (norm1 > 5.371920351148152) sq = (int)ceil(log2(norm1 / 5.371920351148152));
+    double scale = ldexp(1.0, -sq);
+    for (int64_t i = 0; i < n * n; i++) a1[i] = a[i] * scale;
+    ct__la_mm(a1, a1, a2, n, n, n);
+    ct__la_mm(a2, a2, a4, n, n, n);
+    ct__la_mm(a4, a2, a6, n, n, n);
+    for (int64_t i = 0; i < n * n; i++) t[i] = b[13] * a6[i] + b[11] * a4[i] + b[9] * a2[i];
+    ct__la_mm(a6, t, u, n, n, n);
+    for (int64_t i = 0; i < n * n; i++) u[i] += b[7] * a6[i] + b[5] * a4[i] + b[3] * a2[i];
+    for (int64_t i = 0; i < n; i++) u[i * n + i] += b[1];
+    ct__la_mm(a1, u, t, n, n, n); /* t = U */
+    for (int64_t i = 0; i < n * n; i++) q[i] = b[12] * a6[i] + b[10] * a4[i] + b[8] * a2[i];
+    ct__la_mm(a6, q, v, n, n, n);
+    for (int64_t i = 0; i < n * n; i++) v[i] += b[6] * a6[i] + b[4] * a4[i] + b[2] * a2[i];
+    for (int64_t i = 0; i < n; i++) v[i * n + i] += b[0];
+    for (int64_t i = 0; i < n * n; i++) { /* q = V - U, e = V + U; e = q^-1 e */
+        q[i] = v[i] - t[i];
+        e[i] = v[i] + t[i];
+    }
+    ct__lu(q, n, piv);
+    ct__lu_solve(q, piv, n, e, n);
+    for (int s = 0; s < sq; s++) {
+        ct__la_mm(e, e, t, n, n, n);
+        memcpy(e, t, (size_t)(n * n) * sizeof *e);
+    }
+}

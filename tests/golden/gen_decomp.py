@@ -1,0 +1,129 @@
+"""Golden data for the linear algebra ops (src/linalg): inputs and
+PyTorch's results, float32 and float64, single matrices, batches, empty
+ones and transposed (non-contiguous) inputs.
+
+Writes decomp.ctg. Case k of op <op> is stored as
+    <op>.<k>.in<i>   the inputs
+    <op>.<k>.tr      a bit mask of the inputs stored transposed (the C test
+                     passes the mT view of what is stored: the same values,
+                     non-contiguous)
+    <op>.<k>.out<i>  the results, in the order ctorch returns them
+    <op>.<k>.arg     one float64 number (an order, a power, a flag; 0: none)
+and <op>.count holds how many cases there are. Results whose signs are not
+unique (singular and eigen vectors) are not stored: the C test checks them
+by their invariants.
+"""
+import warnings
+
+import torch
+
+from ctg import Writer
+
+warnings.filterwarnings('ignore')
+torch.manual_seed(0)
+w = Writer('decomp.ctg')
+L = torch.linalg
+counts = {}
+
+
+def case(op, inputs, outputs, arg=None, transposed=()):
+    k = counts.get(op, 0)
+    counts[op] = k + 1
+    for i, t in enumerate(inputs):
+        w.add('%s.%d.in%d' % (op, k, i), t.mT.contiguous() if i in transposed else t)
+    for i, t in enumerate(outputs):
+        w.add('%s.%d.out%d' % (op, k, i), t)
+    w.add('%s.%d.arg' % (op, k), torch.tensor(float(arg or 0), dtype=torch.float64))
+    w.add('%s.%d.tr' % (op, k), torch.tensor(sum(1 << i for i in transposed)))
+
+
+def rnd(*shape, dt=torch.float64):
+    return torch.randn(*shape, dtype=torch.float64).to(dt)
+
+
+def spd(*shape, dt=torch.float64):
+    a = torch.randn(*shape, dtype=torch.float64)
+    return (a @ a.mT + shape[-1] * torch.eye(shape[-1], dtype=torch.float64)).to(dt)
+
+
+for dt in (torch.float32, torch.float64):
+    square = [rnd(3, 3, dt=dt), rnd(2, 4, 4, dt=dt), rnd(1, 1, dt=dt), rnd(0, 0, dt=dt), rnd(2, 0, 0, dt=dt)]
+    for a in square:
+        case('inv', [a], [L.inv(a)])
+        case('det', [a], [L.det(a)])
+        case('slogdet', [a], list(L.slogdet(a)))
+    a = rnd(3, 3, dt=dt)
+    case('inv', [a], [L.inv(a)], transposed=(0,))
+    sing = torch.tensor([[1., 2], [2, 4]], dtype=dt)
+    case('det', [sing], [L.det(sing)])
+    case('slogdet', [sing], list(L.slogdet(sing)))
+    neg = torch.tensor([[0., 1], [1, 0]], dtype=dt)
+    case('slogdet', [neg], list(L.slogdet(neg)))
+
+    for A, B in [(rnd(3, 3, dt=dt), rnd(3, dt=dt)), (rnd(2, 3, 3, dt=dt), rnd(2, 3, 2, dt=dt)),
+                 (rnd(2, 1, 3, 3, dt=dt), rnd(4, 3, 2, dt=dt)), (rnd(2, 3, 3, dt=dt), rnd(2, 3, dt=dt)),
+                 (rnd(2, 3, 3, dt=dt), rnd(3, dt=dt))]:
+        case('solve', [A, B], [L.solve(A, B)])
+    A = rnd(3, 3, dt=dt)
+    B = rnd(3, 2, dt=dt)
+    case('solve', [A, B], [L.solve(A, B)], transposed=(0,))
+
+    for a in [spd(3, 3, dt=dt), spd(2, 4, 4, dt=dt)]:
+        case('cholesky', [a], [L.cholesky(a)], arg=0)
+        case('cholesky', [a], [L.cholesky(a, upper=True)], arg=1)
+    lower_only = spd(3, 3, dt=dt).tril() + torch.triu(torch.full((3, 3), 100., dtype=dt), 1)
+    case('cholesky', [lower_only], [L.cholesky(lower_only)], arg=0)
+
+    modes = {'reduced': 0, 'complete': 1, 'r': 2}
+    for a in [rnd(4, 3, dt=dt), rnd(3, 4, dt=dt), rnd(2, 3, 3, dt=dt), torch.tensor([[1., 2], [3, 4]], dtype=dt)]:
+        for mode, code in modes.items():
+            q, r = L.qr(a, mode=mode)
+            case('qr', [a], [q, r], arg=code)
+
+    for a in [rnd(4, 3, dt=dt), rnd(3, 5, dt=dt), rnd(2, 3, 3, dt=dt), torch.tensor([[1., 2], [3, 4], [5, 6]], dtype=dt),
+              torch.ones(3, 3, dtype=dt)]:
+        case('svdvals', [a], [L.svdvals(a)])
+        case('matrix_rank', [a], [L.matrix_rank(a)], arg=0)
+        case('pinv', [a], [L.pinv(a)], arg=0)
+    for a in [spd(3, 3, dt=dt), spd(2, 4, 4, dt=dt), torch.tensor([[2., 1], [1, 2]], dtype=dt)]:
+        m = a + torch.triu(rnd(*a.shape, dt=dt), 1)  # the upper triangle differs from the lower
+        case('eigvalsh', [m], [L.eigvalsh(m)], arg=0)
+        case('eigvalsh', [m], [L.eigvalsh(m, UPLO='U')], arg=1)
+        case('matrix_rank', [a], [L.matrix_rank(a, hermitian=True)], arg=1)
+        case('pinv', [a], [L.pinv(a, hermitian=True)], arg=1)
+    for a in [rnd(4, 4, dt=dt), rnd(2, 3, 3, dt=dt), torch.tensor([[1., 2], [-5, 4]], dtype=dt),
+              torch.tensor([[2., 0, 0], [0, 3, 4], [0, -4, 3]], dtype=dt)]:
+        case('eigvals', [a], [torch.view_as_real(L.eigvals(a))])
+
+    for A, B in [(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt)), (rnd(5, 3, dt=dt), rnd(5, dt=dt)),
+                 (rnd(2, 4, 2, dt=dt), rnd(2, 4, 3, dt=dt)), (rnd(3, 3, dt=dt), rnd(3, 1, dt=dt))]:
+        case('lstsq', [A, B], [L.lstsq(A, B).solution])
+
+    ords = {'fro': 0, 'nuc': 1, '1': 2, '-1': 3, '2': 4, '-2': 5, 'inf': 6, '-inf': 7}
+    values = {'fro': 'fro', 'nuc': 'nuc', '1': 1, '-1': -1, '2': 2, '-2': -2, 'inf': float('inf'), '-inf': float('-inf')}
+    a = rnd(2, 3, 4, dt=dt)
+    for name, code in ords.items():
+        case('matrix_norm', [a], [L.matrix_norm(a, values[name])], arg=code)
+        case('matrix_norm', [a], [L.matrix_norm(a, values[name], dim=(2, 0), keepdim=True)], arg=code + 8)
+    x = rnd(3, 4, dt=dt)
+    for ord in [2, 1, float('inf'), float('-inf'), 0, 3.5]:
+        case('vector_norm', [x], [L.vector_norm(x, ord)], arg=ord)
+        case('vector_norm', [x], [L.vector_norm(x, ord, dim=1)], arg=ord)
+
+    for a in [rnd(3, 3, dt=dt), rnd(2, 5, dt=dt), rnd(4, 2, dt=dt)]:
+        case('trace', [a], [torch.trace(a)])
+    a = rnd(3, 3, dt=dt)
+    for n in [0, 1, 2, 3, 5, 6, -1, -3]:
+        case('matrix_power', [a], [L.matrix_power(a, n)], arg=n)
+    b = rnd(2, 2, 2, dt=dt)
+    case('matrix_power', [b], [L.matrix_power(b, 4)], arg=4)
+    for a in [rnd(3, 3, dt=dt) * 0.1, rnd(3, 3, dt=dt) * 3, rnd(2, 4, 4, dt=dt), torch.tensor([[0., 1], [-1, 0]], dtype=dt)]:
+        case('matrix_exp', [a], [L.matrix_exp(a)])
+
+a = torch.arange(9, dtype=torch.int32).view(3, 3)
+case('trace', [a], [torch.trace(a)])
+case('matrix_power', [a], [L.matrix_power(a, 3)], arg=3)
+
+for op, k in counts.items():
+    w.add(op + '.count', torch.tensor(k))
+w.save()

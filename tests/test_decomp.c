@@ -1,0 +1,521 @@
+/* Linear algebra against PyTorch: every case of tests/golden/decomp.ctg
+ * (written by gen_decomp.py) for the results that PyTorch fixes uniquely;
+ * singular and eigen vectors by their invariants (reconstruction,
+ * orthonormality, A v = lambda v); node names; gradcheck and gradgradcheck
+ * of every derivative. */
+#include "harness.h"
+
+/* ---------------------------------------------------------------- golden cases */
+
+static const ct_tensor *part(const char *op, int k, const char *what)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s.%d.%s", op, k, what);
+    return golden("decomp", name);
+}
+
+static int count(const char *op)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s.count", op);
+    const ct_tensor *c = golden("decomp", name);
+    return c ? (int)ct_item_int(c) : 0;
+}
+
+/* Input i of case k (its mT view when stored transposed). */
+static ct_tensor *input(const char *op, int k, int i)
+{
+    char what[8];
+    snprintf(what, sizeof what, "in%d", i);
+    ct_tensor *t = (ct_tensor *)part(op, k, what);
+    const ct_tensor *tr = part(op, k, "tr");
+    return t && tr && (ct_item_int(tr) >> i & 1) ? ct_transpose(t, -2, -1) : t;
+}
+
+static const ct_tensor *output(const char *op, int k, int i)
+{
+    char what[8];
+    snprintf(what, sizeof what, "out%d", i);
+    return part(op, k, what);
+}
+
+static double arg(const char *op, int k)
+{
+    const ct_tensor *a = part(op, k, "arg");
+    return a ? ct_item(a) : 0;
+}
+
+/* The tolerance for results computed by other algorithms than LAPACK's,
+ * relative to the largest magnitude involved: a few units of float32's or
+ * float64's last place, times the sizes' growth. */
+static double tol_of(ct_dtype dt) { return dt == CT_F32 ? 2e-5 : 1e-11; }
+
+/* t has expected's shape and dtype and its values within tol_of(dtype)
+ * times (1 + max|expected|). */
+#define CHECK_CLOSE(t, expected) check_close(__FILE__, __LINE__, #t, t, expected, 1)
+#define CHECK_CLOSE_K(t, expected, k) check_close(__FILE__, __LINE__, #t, t, expected, k)
+static void check_close(const char *file, int line, const char *expr, const ct_tensor *t, const ct_tensor *expected,
+                        double factor)
+{
+    if (!t || !expected) {
+        ct_test_fail(file, line, "%s is NULL: %s", expr, ct_last_error());
+        return;
+    }
+    ct_shape a = ct_shape_of(t), b = ct_shape_of(expected);
+    if (a.ndim != b.ndim || memcmp(a.size, b.size, sizeof(int64_t) * (size_t)a.ndim) ||
+        ct_dtype_of(t) != ct_dtype_of(expected)) {
+        ct_test_fail(file, line, "%s: shape or dtype differs from the expected %s", expr, ct_dtype_name(ct_dtype_of(expected)));
+        return;
+    }
+    int64_t n = ct_numel(t);
+    double *x = (double *)malloc(sizeof(double) * (size_t)(n + 1)), *y = (double *)malloc(sizeof(double) * (size_t)(n + 1));
+    ct_copy_to_array(t, x, n, CT_F64);
+    ct_copy_to_array(expected, y, n, CT_F64);
+    double scale = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (isfinite(y[i])) scale = fmax(scale, fabs(y[i]));
+    double tol = tol_of(ct_dtype_of(t)) * factor * (1 + scale);
+    for (int64_t i = 0; i < n; i++) {
+        bool same = (isnan(x[i]) && isnan(y[i])) || (isinf(y[i]) && x[i] == y[i]) || fabs(x[i] - y[i]) <= tol;
+        if (!same) {
+            ct_test_fail(file, line, "%s[%lld] == %.17g, expected %.17g (tol %g)", expr, (long long)i, x[i], y[i], tol);
+            break;
+        }
+    }
+    free(x);
+    free(y);
+}
+
+static void test_inv_det_slogdet(void)
+{
+    for (int k = 0; k < count("inv"); k++) CHECK_CLOSE(ct_linalg_inv(input("inv", k, 0)), output("inv", k, 0));
+    for (int k = 0; k < count("det"); k++) CHECK_CLOSE(ct_linalg_det(input("det", k, 0)), output("det", k, 0));
+    for (int k = 0; k < count("slogdet"); k++) {
+        ct_tensor *sign, *logabs;
+        CHECK_OK(ct_linalg_slogdet(input("slogdet", k, 0), &sign, &logabs));
+        CHECK_CLOSE(sign, output("slogdet", k, 0));
+        CHECK_CLOSE(logabs, output("slogdet", k, 1));
+    }
+    CHECK_CLOSE(ct_inverse(input("inv", 0, 0)), output("inv", 0, 0));
+}
+
+static void test_solve(void)
+{
+    for (int k = 0; k < count("solve"); k++)
+        CHECK_CLOSE(ct_linalg_solve(input("solve", k, 0), input("solve", k, 1)), output("solve", k, 0));
+}
+
+static void test_cholesky(void)
+{
+    for (int k = 0; k < count("cholesky"); k++)
+        CHECK_CLOSE(ct_linalg_cholesky(input("cholesky", k, 0), arg("cholesky", k) != 0), output("cholesky", k, 0));
+}
+
+/* Householder QR makes LAPACK's choices: Q and R themselves match. */
+static void test_qr(void)
+{
+    for (int k = 0; k < count("qr"); k++) {
+        ct_tensor *Q, *R;
+        CHECK_OK(ct_linalg_qr(input("qr", k, 0), (ct_qr_mode)arg("qr", k), &Q, &R));
+        CHECK_CLOSE(Q, output("qr", k, 0));
+        CHECK_CLOSE(R, output("qr", k, 1));
+    }
+    ct_tensor *Q, *R; /* torch.qr(A, some=False) is the complete mode */
+    CHECK_OK(ct_qr(input("qr", 1, 0), false, &Q, &R));
+    CHECK_CLOSE(Q, output("qr", 1, 0));
+    CHECK_CLOSE(R, output("qr", 1, 1));
+}
+
+static void test_svdvals_rank_pinv(void)
+{
+    for (int k = 0; k < count("svdvals"); k++) CHECK_CLOSE(ct_linalg_svdvals(input("svdvals", k, 0)), output("svdvals", k, 0));
+    for (int k = 0; k < count("matrix_rank"); k++) {
+        ct_tensor *r = ct_linalg_matrix_rank(input("matrix_rank", k, 0), arg("matrix_rank", k) != 0);
+        CHECK_T(r);
+        if (r) CHECK(ct_equal(r, output("matrix_rank", k, 0)));
+    }
+    for (int k = 0; k < count("pinv"); k++) /* the all-ones case is rank-deficient: error grows with 1/s */
+        CHECK_CLOSE_K(ct_linalg_pinv(input("pinv", k, 0), arg("pinv", k) != 0), output("pinv", k, 0), 4);
+}
+
+static void test_lstsq(void)
+{
+    for (int k = 0; k < count("lstsq"); k++)
+        CHECK_CLOSE(ct_linalg_lstsq(input("lstsq", k, 0), input("lstsq", k, 1)), output("lstsq", k, 0));
+}
+
+static void test_eigvalsh(void)
+{
+    for (int k = 0; k < count("eigvalsh"); k++)
+        CHECK_CLOSE(ct_linalg_eigvalsh(input("eigvalsh", k, 0), arg("eigvalsh", k) ? 'U' : 'L'), output("eigvalsh", k, 0));
+}
+
+/* The eigenvalues as a set: each of PyTorch's (re, im) pairs is matched to
+ * the nearest of ctorch's, each used once (their order is the QR
+ * iteration's own). */
+static void test_eigvals(void)
+{
+    for (int k = 0; k < count("eigvals"); k++) {
+        ct_tensor *got = ct_linalg_eigvals(input("eigvals", k, 0));
+        const ct_tensor *want = output("eigvals", k, 0);
+        CHECK_T(got);
+        if (!got || !want) continue;
+        ct_shape s = ct_shape_of(got), ws = ct_shape_of(want);
+        CHECK(s.ndim == ws.ndim && !memcmp(s.size, ws.size, sizeof(int64_t) * (size_t)s.ndim));
+        int64_t n = s.size[s.ndim - 2], batch = ct_numel(got) / (2 * n);
+        double g[64], w[64];
+        CHECK(n * batch <= 32);
+        ct_copy_to_array(got, g, 64, CT_F64);
+        ct_copy_to_array(want, w, 64, CT_F64);
+        double tol = tol_of(ct_dtype_of(got)) * 10;
+        for (int64_t b = 0; b < batch; b++) {
+            bool used[16] = {false};
+            for (int64_t i = 0; i < n; i++) {
+                int64_t best = -1;
+                double bd = INFINITY;
+                for (int64_t j = 0; j < n; j++) {
+                    double d = hypot(g[2 * (b * n + j)] - w[2 * (b * n + i)], g[2 * (b * n + j) + 1] - w[2 * (b * n + i) + 1]);
+                    if (!used[j] && d < bd) {
+                        bd = d;
+                        best = j;
+                    }
+                }
+                CHECK(best >= 0 && bd <= tol * (1 + hypot(w[2 * (b * n + i)], w[2 * (b * n + i) + 1])));
+                if (best >= 0) used[best] = true;
+            }
+        }
+    }
+}
+
+static void test_norms_trace(void)
+{
+    static const char *ords[8] = {"fro", "nuc", "1", "-1", "2", "-2", "inf", "-inf"};
+    for (int k = 0; k < count("matrix_norm"); k++) {
+        int code = (int)arg("matrix_norm", k);
+        ct_tensor *A = input("matrix_norm", k, 0);
+        ct_tensor *r = code < 8 ? ct_linalg_matrix_norm(A, ords[code], CT_SHAPE0, false)
+                                : ct_linalg_matrix_norm(A, ords[code - 8], CT_DIMS(2, 0), true);
+        CHECK_CLOSE(r, output("matrix_norm", k, 0));
+    }
+    CHECK_CLOSE(ct_linalg_matrix_norm(input("matrix_norm", 0, 0), NULL, CT_SHAPE0, false), output("matrix_norm", 0, 0));
+    for (int k = 0; k < count("vector_norm"); k++) { /* even cases: every element; odd: dim 1 */
+        ct_tensor *x = input("vector_norm", k, 0);
+        ct_shape dims = k % 2 ? CT_DIMS(1) : CT_SHAPE0;
+        CHECK_CLOSE(ct_linalg_vector_norm(x, arg("vector_norm", k), dims, false), output("vector_norm", k, 0));
+    }
+    for (int k = 0; k < count("trace"); k++) CHECK_CLOSE(ct_trace(input("trace", k, 0)), output("trace", k, 0));
+}
+
+static void test_matrix_power_exp(void)
+{
+    for (int k = 0; k < count("matrix_power"); k++)
+        CHECK_CLOSE(ct_linalg_matrix_power(input("matrix_power", k, 0), (int64_t)arg("matrix_power", k)),
+                    output("matrix_power", k, 0));
+    for (int k = 0; k < count("matrix_exp"); k++)
+        CHECK_CLOSE(ct_linalg_matrix_exp(input("matrix_exp", k, 0)), output("matrix_exp", k, 0));
+}
+
+/* ---------------------------------------------------------------- invariants */
+
+/* t (..., m, k)^T t is the identity (k, k). */
+static void check_orthonormal_columns(const ct_tensor *t)
+{
+    CHECK_T(t);
+    if (!t) return;
+    int64_t k = ct_size(t, -1);
+    ct_tensor *g = ct_matmul(ct_transpose(t, -2, -1), t);
+    CHECK_CLOSE_K(g, ct_expand_as(ct_eye(k, k, ct_dtype_of(t)), g), 10);
+}
+
+static void test_svd_invariants(void)
+{
+    for (int k = 0; k < count("svdvals"); k++) {
+        ct_tensor *A = input("svdvals", k, 0);
+        for (int full = 0; full < 2; full++) {
+            ct_tensor *U, *S, *Vh;
+            CHECK_OK(ct_linalg_svd(A, full, &U, &S, &Vh));
+            if (!U) continue;
+            CHECK_CLOSE(S, output("svdvals", k, 0));
+            check_orthonormal_columns(U);
+            check_orthonormal_columns(ct_transpose(Vh, -2, -1));
+            int64_t m = ct_size(A, -2), n = ct_size(A, -1), r = m < n ? m : n;
+            ct_tensor *US = ct_mul(ct_narrow(U, -1, 0, r), ct_unsqueeze(S, -2));
+            CHECK_CLOSE_K(ct_matmul(US, ct_narrow(Vh, -2, 0, r)), ct_contiguous(A), 10);
+            if (full) {
+                CHECK_INT(ct_size(U, -1), m);
+                CHECK_INT(ct_size(Vh, -2), n);
+            }
+        }
+        ct_tensor *U, *S, *V; /* torch.svd gives V */
+        CHECK_OK(ct_svd(A, true, &U, &S, &V));
+        if (U) CHECK_CLOSE_K(ct_matmul(ct_mul(U, ct_unsqueeze(S, -2)), ct_transpose(V, -2, -1)), ct_contiguous(A), 10);
+    }
+    /* no elements: identities, as PyTorch's */
+    ct_tensor *U, *S, *Vh;
+    CHECK_OK(ct_linalg_svd(ct_zeros(CT_SHAPE(2, 0, 3), CT_F32), false, &U, &S, &Vh));
+    CHECK_VALUES(ct_select(Vh, 0, 1), CT_SHAPE(3, 3), 1, 0, 0, 0, 1, 0, 0, 0, 1);
+    CHECK_INT(ct_size(U, -1), 0);
+    CHECK_INT(ct_size(S, -1), 0);
+}
+
+static void test_eigh_invariants(void)
+{
+    for (int k = 0; k < count("eigvalsh"); k++) {
+        ct_tensor *A = input("eigvalsh", k, 0), *L, *V;
+        char uplo = arg("eigvalsh", k) ? 'U' : 'L';
+        CHECK_OK(ct_linalg_eigh(A, uplo, &L, &V));
+        if (!V) continue;
+        CHECK_CLOSE(L, output("eigvalsh", k, 0));
+        check_orthonormal_columns(V);
+        ct_tensor *sym = uplo == 'U' ? ct_triu(A, 0) : ct_tril(A, 0); /* the triangle read, mirrored */
+        sym = ct_sub(ct_add(sym, ct_transpose(sym, -2, -1)), ct_mul(A, ct_eye(ct_size(A, -1), ct_size(A, -1), ct_dtype_of(A))));
+        CHECK_CLOSE_K(ct_matmul(sym, V), ct_mul(V, ct_unsqueeze(L, -2)), 10);
+    }
+}
+
+/* A v = lambda v for every eigenpair, v of unit norm (complex arithmetic on
+ * the (re, im) pairs). */
+static void test_eig_invariants(void)
+{
+    for (int k = 0; k < count("eigvals"); k++) {
+        ct_tensor *A = input("eigvals", k, 0), *L, *V;
+        CHECK_OK(ct_linalg_eig(A, &L, &V));
+        if (!V) continue;
+        int64_t n = ct_size(A, -1), batch = ct_numel(A) / (n * n);
+        double a[64], l[32], v[128];
+        ct_copy_to_array(A, a, 64, CT_F64);
+        ct_copy_to_array(L, l, 32, CT_F64);
+        ct_copy_to_array(V, v, 128, CT_F64);
+        double tol = tol_of(ct_dtype_of(A)) * 20;
+        for (int64_t b = 0; b < batch; b++)
+            for (int64_t j = 0; j < n; j++) {
+                double lr = l[2 * (b * n + j)], li = l[2 * (b * n + j) + 1], norm = 0, err = 0;
+                for (int64_t i = 0; i < n; i++) {
+                    double sr = 0, si = 0;
+                    const double *vi = &v[2 * ((b * n + i) * n + j)];
+                    for (int64_t p = 0; p < n; p++) {
+                        const double *vp = &v[2 * ((b * n + p) * n + j)];
+                        sr += a[(b * n + i) * n + p] * vp[0];
+                        si += a[(b * n + i) * n + p] * vp[1];
+                    }
+                    err = fmax(err, hypot(sr - (lr * vi[0] - li * vi[1]), si - (lr * vi[1] + li * vi[0])));
+                    norm += vi[0] * vi[0] + vi[1] * vi[1];
+                }
+                CHECK_NEAR(norm, 1, tol);
+                CHECK(err <= tol * (1 + hypot(lr, li)) * 10);
+            }
+    }
+}
+
+/* ---------------------------------------------------------------- autograd */
+
+static ct_tensor *leaf(ct_shape s, uint64_t seed)
+{
+    ct_generator *g = ct_generator_new();
+    ct_generator_manual_seed(g, seed);
+    ct_tensor *t = ct_randn(s, CT_F64, g);
+    ct_generator_free(g);
+    ct_requires_grad_(t, true);
+    return t;
+}
+
+/* A well-conditioned square leaf: random plus n on the diagonal. */
+static ct_tensor *square_leaf(int64_t batch, int64_t n, uint64_t seed)
+{
+    ct_tensor *t = batch ? ct_randn(CT_SHAPE(batch, n, n), CT_F64, NULL) : ct_randn(CT_SHAPE(n, n), CT_F64, NULL);
+    (void)seed;
+    t = ct_add(t, ct_mul_scalar(ct_eye(n, n, CT_F64), ct_int(n)));
+    ct_requires_grad_(t, true);
+    return t;
+}
+
+static ct_tensor *sym_of(const ct_tensor *x) { return ct_add(x, ct_transpose(x, -2, -1)); }
+
+typedef enum fn_id {
+    F_INV, F_DET, F_SLOGDET, F_SOLVE, F_CHOL, F_CHOL_UPPER, F_QR, F_QR_COMPLETE, F_SVD, F_SVD_FULL, F_SVDVALS,
+    F_EIGH, F_EIGVALSH, F_TRACE, F_VNORM, F_MNORM_FRO, F_MNORM_NUC, F_MNORM_2, F_MNORM_1, F_MNORM_INF, F_POW3,
+    F_POW_NEG, F_POW0, F_EXP, F_PINV, F_TSVD
+} fn_id;
+
+static int fn(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    fn_id id = (fn_id)(intptr_t)user;
+    ct_tensor *a = in[0], *b = n > 1 ? in[1] : NULL, *x = NULL, *y = NULL, *z = NULL;
+    int k = 1;
+    switch (id) {
+    case F_INV: x = ct_linalg_inv(a); break;
+    case F_DET: x = ct_linalg_det(a); break;
+    case F_SLOGDET: ct_linalg_slogdet(a, &y, &x); break;
+    case F_SOLVE: x = ct_linalg_solve(a, b); break;
+    case F_CHOL: x = ct_linalg_cholesky(ct_add(ct_matmul(a, ct_transpose(a, -2, -1)), ct_eye(ct_size(a, -1), ct_size(a, -1), CT_F64)), false); break;
+    case F_CHOL_UPPER: x = ct_linalg_cholesky(ct_add(ct_matmul(a, ct_transpose(a, -2, -1)), ct_eye(ct_size(a, -1), ct_size(a, -1), CT_F64)), true); break;
+    case F_QR: ct_linalg_qr(a, CT_QR_REDUCED, &x, &y), k = 2; break;
+    case F_QR_COMPLETE: ct_linalg_qr(a, CT_QR_COMPLETE, &x, &y), k = 2; break;
+    case F_SVD:
+    case F_SVD_FULL: /* gauge-invariant: S, U Vh (thin), U * U */
+        ct_linalg_svd(a, id == F_SVD_FULL, &x, &y, &z);
+        if (x && z) {
+            int64_t r = ct_size(y, -1);
+            ct_tensor *u = ct_narrow(x, -1, 0, r), *vh = ct_narrow(z, -2, 0, r);
+            x = ct_matmul(u, vh);
+            z = ct_mul(u, u);
+        }
+        k = 3;
+        break;
+    case F_TSVD: {
+        ct_tensor *v;
+        ct_svd(a, true, &y, &x, &v);
+        y = v ? ct_matmul(y, ct_transpose(v, -2, -1)) : NULL;
+        k = 2;
+        break;
+    }
+    case F_SVDVALS: x = ct_linalg_svdvals(a); break;
+    case F_EIGH: /* L, and V diag(L^2) V^T (gauge-invariant) */
+        ct_linalg_eigh(sym_of(a), 'L', &x, &y);
+        y = y ? ct_matmul(ct_mul(y, ct_unsqueeze(ct_mul(x, x), -2)), ct_transpose(y, -2, -1)) : NULL;
+        k = 2;
+        break;
+    case F_EIGVALSH: x = ct_linalg_eigvalsh(sym_of(a), 'U'); break;
+    case F_TRACE: x = ct_trace(a); break;
+    case F_VNORM: x = ct_linalg_vector_norm(a, 3, CT_DIMS(-1), false); break;
+    case F_MNORM_FRO: x = ct_linalg_matrix_norm(a, "fro", CT_SHAPE0, false); break;
+    case F_MNORM_NUC: x = ct_linalg_matrix_norm(a, "nuc", CT_SHAPE0, false); break;
+    case F_MNORM_2: x = ct_linalg_matrix_norm(a, "2", CT_SHAPE0, true); break;
+    case F_MNORM_1: x = ct_linalg_matrix_norm(a, "1", CT_SHAPE0, false); break;
+    case F_MNORM_INF: x = ct_linalg_matrix_norm(a, "-inf", CT_SHAPE0, false); break;
+    case F_POW3: x = ct_linalg_matrix_power(a, 3); break;
+    case F_POW_NEG: x = ct_linalg_matrix_power(a, -2); break;
+    case F_POW0: x = ct_linalg_matrix_power(a, 0); break;
+    case F_EXP: x = ct_linalg_matrix_exp(a); break;
+    case F_PINV: x = ct_linalg_pinv(a, false); break;
+    }
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+    for (int i = 0; i < k; i++)
+        if (!out[i]) return ct_last_error_code();
+    return k;
+}
+
+#define GRADCHECKS(id, ...)                                                                                   \
+    do {                                                                                                      \
+        ct_tensor *ins_[] = {__VA_ARGS__};                                                                    \
+        int n_ = (int)(sizeof ins_ / sizeof ins_[0]);                                                         \
+        ct_gradcheck_opts o_ = ct_gradcheck_opts_init();                                                      \
+        CHECK_OK(ct_gradcheck(fn, ins_, n_, (void *)(intptr_t)(id), o_));                                     \
+        CHECK_OK(ct_gradgradcheck(fn, ins_, n_, (void *)(intptr_t)(id), o_));                                 \
+    } while (0)
+
+static void test_grad_lu_family(void)
+{
+    GRADCHECKS(F_INV, square_leaf(0, 3, 1));
+    GRADCHECKS(F_INV, square_leaf(2, 2, 2));
+    GRADCHECKS(F_DET, square_leaf(0, 3, 3));
+    GRADCHECKS(F_DET, square_leaf(2, 3, 4));
+    GRADCHECKS(F_SLOGDET, square_leaf(0, 3, 5));
+    GRADCHECKS(F_SOLVE, square_leaf(0, 3, 6), leaf(CT_SHAPE(3, 2), 7));
+    GRADCHECKS(F_SOLVE, square_leaf(0, 3, 8), leaf(CT_SHAPE(3), 9));
+    GRADCHECKS(F_SOLVE, square_leaf(2, 3, 10), leaf(CT_SHAPE(3, 1), 11)); /* B broadcast over A's batch */
+    GRADCHECKS(F_PINV, leaf(CT_SHAPE(4, 3), 12));
+    GRADCHECKS(F_PINV, leaf(CT_SHAPE(2, 3), 13));
+}
+
+static void test_grad_factorizations(void)
+{
+    GRADCHECKS(F_CHOL, leaf(CT_SHAPE(3, 3), 20));
+    GRADCHECKS(F_CHOL_UPPER, leaf(CT_SHAPE(2, 3, 3), 21));
+    GRADCHECKS(F_QR, leaf(CT_SHAPE(4, 3), 22));
+    GRADCHECKS(F_QR, leaf(CT_SHAPE(3, 3), 23));
+    GRADCHECKS(F_QR, leaf(CT_SHAPE(2, 4), 24));
+    GRADCHECKS(F_QR_COMPLETE, leaf(CT_SHAPE(2, 4), 25));
+    GRADCHECKS(F_SVD, leaf(CT_SHAPE(4, 3), 26));
+    GRADCHECKS(F_SVD, leaf(CT_SHAPE(3, 4), 27));
+    GRADCHECKS(F_SVD, leaf(CT_SHAPE(2, 3, 3), 28));
+    GRADCHECKS(F_SVD_FULL, leaf(CT_SHAPE(4, 3), 29));
+    GRADCHECKS(F_TSVD, leaf(CT_SHAPE(3, 2), 30));
+    GRADCHECKS(F_SVDVALS, leaf(CT_SHAPE(3, 4), 31));
+    GRADCHECKS(F_EIGH, leaf(CT_SHAPE(3, 3), 32));
+    GRADCHECKS(F_EIGH, leaf(CT_SHAPE(2, 3, 3), 33));
+    GRADCHECKS(F_EIGVALSH, leaf(CT_SHAPE(4, 4), 34));
+}
+
+static void test_grad_matrix_functions(void)
+{
+    GRADCHECKS(F_TRACE, leaf(CT_SHAPE(3, 4), 40));
+    GRADCHECKS(F_VNORM, leaf(CT_SHAPE(2, 3), 41));
+    GRADCHECKS(F_MNORM_FRO, leaf(CT_SHAPE(2, 3, 3), 42));
+    GRADCHECKS(F_MNORM_NUC, leaf(CT_SHAPE(3, 4), 43));
+    GRADCHECKS(F_MNORM_2, leaf(CT_SHAPE(3, 3), 44));
+    GRADCHECKS(F_MNORM_1, leaf(CT_SHAPE(3, 3), 45));
+    GRADCHECKS(F_MNORM_INF, leaf(CT_SHAPE(3, 3), 46));
+    GRADCHECKS(F_POW3, leaf(CT_SHAPE(3, 3), 47));
+    GRADCHECKS(F_POW_NEG, square_leaf(0, 3, 48));
+    GRADCHECKS(F_POW0, leaf(CT_SHAPE(2, 2), 49));
+    GRADCHECKS(F_EXP, leaf(CT_SHAPE(3, 3), 50));
+    GRADCHECKS(F_EXP, leaf(CT_SHAPE(2, 2, 2), 51));
+}
+
+/* The node names PyTorch gives (y.grad_fn.name()). */
+static void test_node_names(void)
+{
+    static const struct { fn_id id; const char *name; } cases[] = {
+        {F_INV, "LinalgInvExBackward0"},       {F_DET, "LinalgDetBackward0"},
+        {F_SLOGDET, "LinalgSlogdetBackward0"}, {F_SOLVE, "LinalgSolveExBackward0"},
+        {F_QR, "LinalgQrBackward0"},           {F_SVDVALS, "LinalgSvdBackward0"},
+        {F_EIGVALSH, "LinalgEighBackward0"},   {F_TRACE, "TraceBackward0"},
+        {F_VNORM, "LinalgVectorNormBackward0"}, {F_MNORM_FRO, "LinalgVectorNormBackward0"},
+        {F_MNORM_NUC, "SumBackward1"},         {F_MNORM_2, "UnsqueezeBackward0"},
+        {F_MNORM_1, "AmaxBackward0"},          {F_EXP, "LinalgMatrixExpBackward0"},
+        {F_PINV, "LinalgPinvBackward0"},       {F_CHOL, "LinalgCholeskyExBackward0"},
+        {F_POW0, "torch::autograd::CopyBackwards"}, {F_POW3, "MmBackward0"},
+        {F_POW_NEG, "MmBackward0"},
+    };
+    ct_tensor *a = square_leaf(0, 3, 60), *b = leaf(CT_SHAPE(3, 2), 61);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ct_tensor *ins[2] = {a, b}, *out[3];
+        int n = fn(ins, 2, out, (void *)(intptr_t)cases[i].id);
+        CHECK(n > 0);
+        if (n > 0) CHECK_STR(ct_node_name(ct_grad_fn(out[0])), cases[i].name);
+    }
+    ct_tensor *U, *S, *V;
+    CHECK_OK(ct_svd(a, true, &U, &S, &V));
+    CHECK_STR(ct_node_name(ct_grad_fn(V)), "TransposeBackward0");
+    CHECK_STR(ct_node_name(ct_grad_fn(S)), "LinalgSvdBackward0");
+}
+
+/* PyTorch's conditions on the QR derivative. */
+static void test_grad_errors(void)
+{
+    ct_tensor *a = leaf(CT_SHAPE(3, 2), 70), *Q, *R;
+    ct_backward_opts no_opts;
+    memset(&no_opts, 0, sizeof no_opts);
+    CHECK_OK(ct_linalg_qr(a, CT_QR_R, &Q, &R));
+    CHECK_FAILS(ct_backward(ct_sum(R), NULL, no_opts), CT_ERR_RUNTIME,
+                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'.");
+    CHECK_OK(ct_linalg_qr(a, CT_QR_COMPLETE, &Q, &R));
+    CHECK_FAILS(ct_backward(ct_sum(Q), NULL, no_opts), CT_ERR_RUNTIME,
+                "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+}
+
+int main(void)
+{
+    RUN(test_inv_det_slogdet);
+    RUN(test_solve);
+    RUN(test_cholesky);
+    RUN(test_qr);
+    RUN(test_svdvals_rank_pinv);
+    RUN(test_lstsq);
+    RUN(test_eigvalsh);
+    RUN(test_eigvals);
+    RUN(test_norms_trace);
+    RUN(test_matrix_power_exp);
+    RUN(test_svd_invariants);
+    RUN(test_eigh_invariants);
+    RUN(test_eig_invariants);
+    RUN(test_grad_lu_family);
+    RUN(test_grad_factorizations);
+    RUN(test_grad_matrix_functions);
+    RUN(test_node_names);
+    RUN(test_grad_errors);
+    return ct_test_report();
+}

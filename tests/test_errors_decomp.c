@@ -1,0 +1,203 @@
+/* Bad input to the linear algebra functions (src/linalg/decomp.h): NULL
+ * tensors, too few dims, non-square matrices, integer and float16 dtypes,
+ * singular and indefinite matrices (alone and in a batch), bad orders and
+ * dims; each fails with PyTorch 1.13's words and its result pointers set to
+ * NULL. */
+#include "errors.h"
+
+static ct_tensor *mat(ct_shape s, ct_dtype dt) { return ct_ones(s, dt); }
+
+/* [[1, 2], [2, 4]]: singular, its LU's second pivot exactly zero. */
+static ct_tensor *singular(void)
+{
+    static const double v[4] = {1, 2, 2, 4};
+    return ct_from_array(v, CT_SHAPE(2, 2), CT_F64);
+}
+
+#define SQUARE_2x3(fn) fn ": A must be batches of square matrices, but they are 2 by 3 matrices"
+#define TWO_DIMS(fn) fn ": The input tensor A must have at least 2 dimensions."
+#define NOT_FLOAT(fn, type) fn ": Expected a floating point or complex tensor as input. Got " type
+#define LOW_PRECISION(fn) fn ": Low precision dtypes not supported. Got Half"
+#define NOT_FOR(kernel, type) "\"" kernel "\" not implemented for '" type "'"
+
+static void test_null_tensors(void)
+{
+    ct_tensor *a = mat(CT_SHAPE(2, 2), CT_F32), *x = a, *y = a, *z = a;
+    FAILS_NULL(ct_linalg_inv(NULL_T), "linalg_inv(): argument 'A' (position 1)");
+    FAILS_NULL(ct_inverse(NULL_T), "inverse(): argument 'input' (position 1)");
+    FAILS_NULL(ct_linalg_det(NULL_T), "linalg_det(): argument 'A' (position 1)");
+    FAILS_NULL_R(ct_linalg_slogdet(NULL_T, &x, &y), "linalg_slogdet(): argument 'A' (position 1)");
+    CHECK(!x && !y);
+    FAILS_NULL(ct_linalg_solve(NULL_T, a), "linalg_solve(): argument 'A' (position 1)");
+    FAILS_NULL(ct_linalg_solve(a, NULL_T), "linalg_solve(): argument 'B' (position 2)");
+    FAILS_NULL(ct_linalg_cholesky(NULL_T, false), "linalg_cholesky(): argument 'A' (position 1)");
+    x = y = a;
+    FAILS_NULL_R(ct_linalg_qr(NULL_T, CT_QR_REDUCED, &x, &y), "linalg_qr(): argument 'A' (position 1)");
+    CHECK(!x && !y);
+    FAILS_NULL_R(ct_qr(NULL_T, true, &x, &y), "qr(): argument 'input' (position 1)");
+    x = y = z = a;
+    FAILS_NULL_R(ct_linalg_svd(NULL_T, false, &x, &y, &z), "linalg_svd(): argument 'A' (position 1)");
+    CHECK(!x && !y && !z);
+    FAILS_NULL_R(ct_svd(NULL_T, true, &x, &y, &z), "svd(): argument 'input' (position 1)");
+    FAILS_NULL(ct_linalg_svdvals(NULL_T), "linalg_svdvals(): argument 'A' (position 1)");
+    FAILS_NULL_R(ct_linalg_eigh(NULL_T, 'L', &x, &y), "linalg_eigh(): argument 'A' (position 1)");
+    FAILS_NULL(ct_linalg_eigvalsh(NULL_T, 'L'), "linalg_eigvalsh(): argument 'A' (position 1)");
+    FAILS_NULL_R(ct_linalg_eig(NULL_T, &x, &y), "linalg_eig(): argument 'A' (position 1)");
+    FAILS_NULL(ct_linalg_eigvals(NULL_T), "linalg_eigvals(): argument 'A' (position 1)");
+    FAILS_NULL(ct_linalg_lstsq(NULL_T, a), "linalg_lstsq(): argument 'A' (position 1)");
+    FAILS_NULL(ct_linalg_lstsq(a, NULL_T), "linalg_lstsq(): argument 'B' (position 2)");
+    FAILS_NULL(ct_linalg_pinv(NULL_T, false), "linalg_pinv(): argument 'A' (position 1)");
+    FAILS_NULL(ct_linalg_matrix_rank(NULL_T, false), "linalg_matrix_rank(): argument 'A' (position 1)");
+    FAILS_NULL(ct_linalg_vector_norm(NULL_T, 2, CT_SHAPE0, false), "linalg_vector_norm(): argument 'x' (position 1)");
+    FAILS_NULL(ct_linalg_matrix_norm(NULL_T, NULL, CT_SHAPE0, false), "linalg_matrix_norm(): argument 'A' (position 1)");
+    FAILS_NULL(ct_trace(NULL_T), "trace(): argument 'input' (position 1)");
+    FAILS_NULL(ct_linalg_matrix_power(NULL_T, 2), "linalg_matrix_power(): argument 'A' (position 1)");
+    FAILS_NULL(ct_linalg_matrix_exp(NULL_T), "linalg_matrix_exp(): argument 'A' (position 1)");
+}
+
+static void test_shapes(void)
+{
+    ct_tensor *v = mat(CT_SHAPE(3), CT_F32), *r = mat(CT_SHAPE(2, 3), CT_F32), *x, *y, *z;
+    FAILS_T(ct_linalg_inv(v), CT_ERR_RUNTIME, TWO_DIMS("linalg.inv"));
+    FAILS_T(ct_linalg_inv(r), CT_ERR_RUNTIME, SQUARE_2x3("linalg.inv"));
+    FAILS_T(ct_inverse(r), CT_ERR_RUNTIME, SQUARE_2x3("linalg.inv"));
+    FAILS_T(ct_linalg_det(v), CT_ERR_RUNTIME, TWO_DIMS("linalg.det"));
+    FAILS_T(ct_linalg_det(r), CT_ERR_RUNTIME, SQUARE_2x3("linalg.det"));
+    FAILS_R(ct_linalg_slogdet(r, &x, &y), CT_ERR_RUNTIME, SQUARE_2x3("linalg.slogdet"));
+    FAILS_T(ct_linalg_solve(v, v), CT_ERR_RUNTIME, TWO_DIMS("linalg.solve"));
+    FAILS_T(ct_linalg_solve(r, v), CT_ERR_RUNTIME, SQUARE_2x3("linalg.solve"));
+    FAILS_T(ct_linalg_solve(mat(CT_SHAPE(2, 2), CT_F32), v), CT_ERR_RUNTIME,
+            "linalg.solve: Incompatible shapes of A and B for the equation AX = B (2x2 and 3x1)");
+    FAILS_T(ct_linalg_solve(mat(CT_SHAPE(4, 3, 2, 2), CT_F32), mat(CT_SHAPE(3, 2), CT_F32)), CT_ERR_RUNTIME,
+            "linalg.solve: Incompatible shapes of A and B for the equation AX = B (2x2 and 3x2)");
+    FAILS_T(ct_linalg_solve(mat(CT_SHAPE(4, 2, 2), CT_F32), mat(CT_SHAPE(3, 2, 5), CT_F32)), CT_ERR_RUNTIME,
+            "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0");
+    FAILS_T(ct_linalg_cholesky(r, false), CT_ERR_RUNTIME, SQUARE_2x3("linalg.cholesky"));
+    FAILS_R(ct_linalg_qr(v, CT_QR_REDUCED, &x, &y), CT_ERR_RUNTIME, TWO_DIMS("linalg.qr"));
+    FAILS_R(ct_qr(v, true, &x, &y), CT_ERR_RUNTIME, TWO_DIMS("linalg.qr"));
+    FAILS_R(ct_linalg_svd(v, false, &x, &y, &z), CT_ERR_RUNTIME, TWO_DIMS("linalg.svd"));
+    FAILS_R(ct_svd(v, true, &x, &y, &z), CT_ERR_RUNTIME,
+            "linalg.svd: input should have at least 2 dimensions, but has 1 dimensions instead");
+    FAILS_T(ct_linalg_svdvals(v), CT_ERR_RUNTIME, TWO_DIMS("linalg.svd"));
+    FAILS_R(ct_linalg_eigh(r, 'L', &x, &y), CT_ERR_RUNTIME, SQUARE_2x3("linalg.eigh"));
+    FAILS_T(ct_linalg_eigvalsh(v, 'L'), CT_ERR_RUNTIME, TWO_DIMS("linalg.eigh"));
+    FAILS_R(ct_linalg_eig(r, &x, &y), CT_ERR_RUNTIME, SQUARE_2x3("linalg.eig"));
+    FAILS_T(ct_linalg_eigvals(r), CT_ERR_RUNTIME, SQUARE_2x3("linalg.eigvals"));
+    FAILS_T(ct_linalg_lstsq(v, v), CT_ERR_RUNTIME, "torch.linalg.lstsq: input must have at least 2 dimensions.");
+    FAILS_T(ct_linalg_lstsq(mat(CT_SHAPE(3, 2), CT_F32), mat(CT_SHAPE(2, 2), CT_F32)), CT_ERR_RUNTIME,
+            "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+    FAILS_T(ct_linalg_pinv(v, false), CT_ERR_RUNTIME,
+            "linalg.pinv(Float{[3]}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble "
+            "types");
+    FAILS_T(ct_linalg_matrix_rank(v, false), CT_ERR_RUNTIME,
+            "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.");
+    FAILS_T(ct_linalg_matrix_norm(v, NULL, CT_SHAPE0, false), CT_ERR_RUNTIME, TWO_DIMS("linalg.matrix_norm"));
+    FAILS_T(ct_linalg_matrix_norm(mat(CT_SHAPE(3, 3), CT_F32), NULL, CT_DIMS(0, 0), false), CT_ERR_RUNTIME,
+            "linalg.matrix_norm: dims must be different. Got (0, 0)");
+    FAILS_T(ct_linalg_matrix_norm(mat(CT_SHAPE(3, 3), CT_F32), "3", CT_SHAPE0, false), CT_ERR_RUNTIME,
+            "linalg.matrix_norm: Order 3 not supported.");
+    FAILS_T(ct_linalg_matrix_norm(mat(CT_SHAPE(3, 3), CT_F32), "abc", CT_SHAPE0, false), CT_ERR_RUNTIME,
+            "linalg.matrix_norm: Order abc not supported.");
+    FAILS_T(ct_linalg_vector_norm(v, 2, CT_DIMS(2), false), CT_ERR_INDEX,
+            "Dimension out of range (expected to be in range of [-1, 0], but got 2)");
+    FAILS_T(ct_trace(v), CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim 1");
+    FAILS_T(ct_trace(mat(CT_SHAPE(2, 2, 2), CT_F32)), CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim 3");
+    FAILS_T(ct_linalg_matrix_power(v, 2), CT_ERR_RUNTIME, TWO_DIMS("linalg.matrix_power"));
+    FAILS_T(ct_linalg_matrix_power(r, 2), CT_ERR_RUNTIME, SQUARE_2x3("linalg.matrix_power"));
+    FAILS_T(ct_linalg_matrix_exp(v), CT_ERR_RUNTIME, TWO_DIMS("linalg.matrix_exp"));
+    FAILS_T(ct_linalg_matrix_exp(r), CT_ERR_RUNTIME, SQUARE_2x3("linalg.matrix_exp"));
+}
+
+static void test_dtypes(void)
+{
+    ct_tensor *l = mat(CT_SHAPE(2, 2), CT_I64), *h = mat(CT_SHAPE(2, 2), CT_F16), *d = mat(CT_SHAPE(2, 2), CT_F64);
+    ct_tensor *f = mat(CT_SHAPE(2, 2), CT_F32), *x, *y, *z;
+    FAILS_T(ct_linalg_inv(l), CT_ERR_RUNTIME, NOT_FLOAT("linalg.inv", "Long"));
+    FAILS_T(ct_linalg_inv(h), CT_ERR_RUNTIME, LOW_PRECISION("linalg.inv"));
+    FAILS_T(ct_linalg_det(l), CT_ERR_RUNTIME, NOT_FLOAT("linalg.det", "Long"));
+    FAILS_T(ct_linalg_det(h), CT_ERR_RUNTIME, NOT_FOR("lu_cpu", "Half"));
+    FAILS_R(ct_linalg_slogdet(h, &x, &y), CT_ERR_RUNTIME, LOW_PRECISION("linalg.slogdet"));
+    FAILS_T(ct_linalg_solve(l, l), CT_ERR_RUNTIME, NOT_FLOAT("linalg.solve", "Long"));
+    FAILS_T(ct_linalg_solve(h, h), CT_ERR_RUNTIME, NOT_FOR("lu_cpu", "Half"));
+    FAILS_T(ct_linalg_solve(f, d), CT_ERR_RUNTIME,
+            "linalg.solve: Expected A and B to have the same dtype, but found A of type Float and B of type Double "
+            "instead");
+    FAILS_T(ct_linalg_cholesky(l, false), CT_ERR_RUNTIME, NOT_FLOAT("linalg.cholesky", "Long"));
+    FAILS_T(ct_linalg_cholesky(h, true), CT_ERR_RUNTIME, NOT_FOR("cholesky_cpu", "Half"));
+    FAILS_R(ct_linalg_qr(l, CT_QR_R, &x, &y), CT_ERR_RUNTIME, NOT_FLOAT("linalg.qr", "Long"));
+    FAILS_R(ct_linalg_qr(h, CT_QR_COMPLETE, &x, &y), CT_ERR_RUNTIME, NOT_FOR("geqrf_cpu", "Half"));
+    FAILS_R(ct_linalg_svd(l, true, &x, &y, &z), CT_ERR_RUNTIME, NOT_FLOAT("linalg.svd", "Long"));
+    FAILS_R(ct_svd(h, true, &x, &y, &z), CT_ERR_RUNTIME, NOT_FOR("linalg_svd_cpu", "Half"));
+    FAILS_T(ct_linalg_svdvals(h), CT_ERR_RUNTIME, NOT_FOR("linalg_svd_cpu", "Half"));
+    FAILS_R(ct_linalg_eigh(l, 'L', &x, &y), CT_ERR_RUNTIME, NOT_FOR("linalg_eigh_cpu", "Long"));
+    FAILS_T(ct_linalg_eigvalsh(h, 'U'), CT_ERR_RUNTIME, NOT_FOR("linalg_eigh_cpu", "Half"));
+    FAILS_R(ct_linalg_eigh(f, 'X', &x, &y), CT_ERR_RUNTIME, "Expected UPLO argument to be 'L' or 'U', but got X");
+    FAILS_R(ct_linalg_eig(l, &x, &y), CT_ERR_RUNTIME, "Unknown Complex ScalarType for Long");
+    FAILS_T(ct_linalg_eigvals(h), CT_ERR_RUNTIME, NOT_FOR("linalg_eig_out_cpu", "Half"));
+    FAILS_T(ct_linalg_lstsq(l, l), CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
+    FAILS_T(ct_linalg_lstsq(f, d), CT_ERR_RUNTIME,
+            "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype Float and "
+            "other's dtype Double");
+    FAILS_T(ct_linalg_pinv(l, false), CT_ERR_RUNTIME,
+            "linalg.pinv(Long{[2, 2]}): expected a tensor with 2 or more dimensions of float, double, cfloat or cdouble "
+            "types");
+    FAILS_T(ct_linalg_matrix_rank(h, false), CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
+    FAILS_T(ct_linalg_vector_norm(l, 2, CT_SHAPE0, false), CT_ERR_RUNTIME, NOT_FLOAT("linalg.vector_norm", "Long"));
+    FAILS_T(ct_linalg_matrix_norm(l, "nuc", CT_SHAPE0, false), CT_ERR_RUNTIME, NOT_FLOAT("linalg.matrix_norm", "Long"));
+    FAILS_T(ct_trace(h), CT_ERR_RUNTIME, NOT_FOR("trace", "Half"));
+    FAILS_T(ct_trace(mat(CT_SHAPE(2, 2), CT_BOOL)), CT_ERR_RUNTIME, NOT_FOR("trace", "Bool"));
+    FAILS_T(ct_linalg_matrix_power(l, -1), CT_ERR_RUNTIME, NOT_FLOAT("linalg.inv", "Long"));
+    FAILS_T(ct_linalg_matrix_exp(l), CT_ERR_RUNTIME, NOT_FLOAT("matrix_exp", "Long"));
+    FAILS_T(ct_linalg_matrix_exp(h), CT_ERR_RUNTIME, NOT_FOR("log2_vml_cpu", "Half"));
+}
+
+/* Singular, indefinite and non-finite matrices, alone and as element 1 of a batch. */
+static void test_singular_and_non_finite(void)
+{
+    ct_tensor *s = singular(), *eye = ct_eye(2, 2, CT_F64), *batch = ct_stack((ct_tensor *[]){eye, s}, 2, 0);
+    ct_tensor *nan = ct_full(CT_SHAPE(2, 2), ct_float(NAN), CT_F64), *x, *y, *z;
+    FAILS_T(ct_linalg_inv(s), CT_ERR_RUNTIME,
+            "linalg.inv: The diagonal element 2 is zero, the inversion could not be completed because the input "
+            "matrix is singular.");
+    FAILS_T(ct_inverse(batch), CT_ERR_RUNTIME,
+            "linalg.inv: (Batch element 1): The diagonal element 2 is zero, the inversion could not be completed "
+            "because the input matrix is singular.");
+    FAILS_T(ct_linalg_matrix_power(s, -2), CT_ERR_RUNTIME,
+            "linalg.inv: The diagonal element 2 is zero, the inversion could not be completed because the input "
+            "matrix is singular.");
+    FAILS_T(ct_linalg_solve(s, ct_ones(CT_SHAPE(2), CT_F64)), CT_ERR_RUNTIME,
+            "torch.linalg.solve: The solver failed because the input matrix is singular.");
+    FAILS_T(ct_linalg_solve(batch, ct_ones(CT_SHAPE(2, 1), CT_F64)), CT_ERR_RUNTIME,
+            "torch.linalg.solve: (Batch element 1): The solver failed because the input matrix is singular.");
+    FAILS_T(ct_linalg_cholesky(s, false), CT_ERR_RUNTIME,
+            "linalg.cholesky: The factorization could not be completed because the input is not positive-definite "
+            "(the leading minor of order 2 is not positive-definite).");
+    FAILS_T(ct_linalg_cholesky(ct_neg(batch), false), CT_ERR_RUNTIME,
+            "linalg.cholesky: (Batch element 0): The factorization could not be completed because the input is not "
+            "positive-definite (the leading minor of order 1 is not positive-definite).");
+    x = y = z = s;
+    FAILS_R(ct_linalg_svd(nan, false, &x, &y, &z), CT_ERR_RUNTIME,
+            "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
+    CHECK(!x && !y && !z);
+    FAILS_T(ct_linalg_svdvals(ct_stack((ct_tensor *[]){nan, eye}, 2, 0)), CT_ERR_RUNTIME,
+            "linalg.svd: (Batch element 0): The algorithm failed to converge because the input matrix contained "
+            "non-finite values.");
+    FAILS_T(ct_linalg_pinv(nan, false), CT_ERR_RUNTIME,
+            "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
+    FAILS_R(ct_linalg_eig(nan, &x, &y), CT_ERR_RUNTIME, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+    CHECK(!x && !y);
+    /* what is not an error: det 0, slogdet (0, -inf) */
+    CHECK_VALUES(ct_linalg_det(s), CT_SHAPE0, 0);
+    CHECK_OK(ct_linalg_slogdet(s, &x, &y));
+    CHECK_VALUES(x, CT_SHAPE0, 0);
+    CHECK_VALUES(y, CT_SHAPE0, -INFINITY);
+}
+
+int main(void)
+{
+    RUN(test_null_tensors);
+    RUN(test_shapes);
+    RUN(test_dtypes);
+    RUN(test_singular_and_non_finite);
+    return ct_test_report();
+}
