@@ -394,7 +394,10 @@ ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_
 static ct_tensor *ct__product_reshaped(const ct_tensor *r, const int64_t *sizes, int ndim, const char *node)
 {
     ct_tensor *v = r ? ct__view_named(r, ct_shape_make(ndim, sizes), node) : NULL;
-    if (v) v->is_view = false;
+    if (v) { /* a view of the product's own result is no view of its inputs */
+        ct_release(v->base);
+        v->base = NULL;
+    }
     return v;
 }
 
