@@ -20306,13 +20306,14 @@ static ct_result ct__check_floating(const ct_tensor *x, const char *fn)
 }
 
 /* A pooled input: 3-D or 4-D (for 2-D pooling), non-empty past the batch dim. */
-static ct_result ct__check_pool_input(const ct_tensor *x, int nd, const char *msg_head)
+static ct_result ct__check_pool_input(const ct_tensor *x, int nd, const char *msg_head, bool with_shape)
 {
     bool ok = x->ndim == nd + 1 || x->ndim == nd + 2;
     for (int d = x->ndim == nd + 2 ? 1 : 0; ok && d < x->ndim; d++) ok = x->sizes[d] != 0;
     if (!ok) {
-        char buf[256];
-        return ct__fail(CT_ERR_RUNTIME, "%s%s", msg_head, ct__shape_str(x->sizes, x->ndim, buf, sizeof buf));
+        char buf[256] = "";
+        if (with_shape) ct__shape_str(x->sizes, x->ndim, buf, sizeof buf);
+        return ct__fail(CT_ERR_RUNTIME, "%s%s", msg_head, buf);
     }
     return CT_OK;
 }
@@ -20374,7 +20375,7 @@ ct_tensor *ct_max_pool2d_with_indices(const ct_tensor *input, ct_shape kernel_si
     if (indices) *indices = NULL;
     CT__ARG(input, "input", 1);
     ct__pool2d g;
-    if (ct__check_pool_input(input, 2, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:") ||
+    if (ct__check_pool_input(input, 2, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:", true) ||
         ct__pool2d_geometry(input, "max_pool2d", kernel_size, opts.stride, opts.padding, opts.dilation, opts.ceil_mode, &g) ||
         ct__check_floating(input, "max_pool2d"))
         return NULL;
@@ -20384,6 +20385,7 @@ ct_tensor *ct_max_pool2d_with_indices(const ct_tensor *input, ct_shape kernel_si
 
 ct_tensor *ct_max_pool2d(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts)
 {
+    CT__ARG(input, "input", 1);
     return ct_max_pool2d_with_indices(input, kernel_size, opts, NULL);
 }
 
@@ -20429,6 +20431,7 @@ ct_tensor *ct_max_pool1d_with_indices(const ct_tensor *input, ct_shape kernel_si
 
 ct_tensor *ct_max_pool1d(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts)
 {
+    CT__ARG(input, "input", 1);
     return ct_max_pool1d_with_indices(input, kernel_size, opts, NULL);
 }
 
@@ -20446,7 +20449,7 @@ ct_tensor *ct_avg_pool2d(const ct_tensor *input, ct_shape kernel_size, ct_avg_po
 {
     CT__ARG(input, "input", 1);
     ct__pool2d g;
-    if (ct__check_pool_input(input, 2, "non-empty 3D or 4D (batch mode) tensor expected for input") ||
+    if (ct__check_pool_input(input, 2, "non-empty 3D or 4D (batch mode) tensor expected for input", false) ||
         ct__pool2d_geometry(input, "avg_pool2d", kernel_size, opts.stride, opts.padding, CT_SHAPE0, opts.ceil_mode, &g) ||
         ct__check_floating(input, "avg_pool2d"))
         return NULL;
@@ -20577,9 +20580,16 @@ static ct_result ct__check_pad(const ct_tensor *x, ct_shape pad, ct_pad_mode mod
         }
         if (mode == CT_PAD_CIRCULAR && (lo > in || hi > in))
             return ct__fail(CT_ERR_RUNTIME, "Padding value causes wrapping around more than once.");
-        if (mode != CT_PAD_CONSTANT && in == 0)
+    }
+    for (int d = x->ndim == nd + 2 ? 1 : 0; (mode == CT_PAD_REFLECT || mode == CT_PAD_REPLICATE) && d < x->ndim; d++) {
+        if (x->sizes[d] != 0) continue;
+        if (mode == CT_PAD_REPLICATE)
             return ct__fail(CT_ERR_RUNTIME, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other non-zero "
                             "dimensions for input, but got: %s", nd + 1, nd + 2, ct__shape_str(x->sizes, x->ndim, buf, sizeof buf));
+        int at = 0;
+        for (int e = 0; e < x->ndim; e++) at += snprintf(buf + at, sizeof buf - (size_t)at, "%s%lld", e ? "," : "", (long long)x->sizes[e]);
+        return ct__fail(CT_ERR_RUNTIME, "%dD or %dD (batch mode) tensor expected for input, but got: [ torch.%sTensor{%s} ]", nd + 1,
+                        nd + 2, x->dtype == CT_F64 ? "Double" : "Float", buf);
     }
     return CT_OK;
 }
@@ -21090,11 +21100,16 @@ static ct_result ct__check_conv_shapes(const ct_tensor *x, const ct_tensor *w, c
     if (x->dtype != CT_F32 && x->dtype != CT_F64)
         return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", c->transposed ? "conv_transpose" : "conv",
                         ct_dtype_name(x->dtype));
-    for (int d = 0; c->transposed && d < c->nd; d++)
-        if (c->out_pad[d] >= c->stride[d] && c->out_pad[d] >= c->dil[d])
-            return ct__fail(CT_ERR_RUNTIME, "output padding must be smaller than either stride or dilation, but got "
-                            "output_padding: %lld stride: %lld dilation: %lld", (long long)c->out_pad[d], (long long)c->stride[d],
-                            (long long)c->dil[d]);
+    bool too_large = false;
+    for (int d = 0; c->transposed && d < c->nd; d++) too_large |= c->out_pad[d] >= c->stride[d] && c->out_pad[d] >= c->dil[d];
+    if (too_large) { /* worded for 2-D: a 1-D one is run as 2-D with height 1 */
+        int h = c->nd == 2 ? 0 : -1, w = c->nd - 1;
+        return ct__fail(CT_ERR_RUNTIME, "output padding must be smaller than either stride or dilation, but got "
+                        "output_padding_height: %lld output_padding_width: %lld stride_height: %lld stride_width: %lld "
+                        "dilation_height: %lld dilation_width: %lld", h < 0 ? 0LL : (long long)c->out_pad[h],
+                        (long long)c->out_pad[w], h < 0 ? 1LL : (long long)c->stride[h], (long long)c->stride[w],
+                        h < 0 ? 1LL : (long long)c->dil[h], (long long)c->dil[w]);
+    }
     return CT_OK;
 }
 

@@ -278,11 +278,16 @@ static ct_result ct__check_conv_shapes(const ct_tensor *x, const ct_tensor *w, c
     if (x->dtype != CT_F32 && x->dtype != CT_F64)
         return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", c->transposed ? "conv_transpose" : "conv",
                         ct_dtype_name(x->dtype));
-    for (int d = 0; c->transposed && d < c->nd; d++)
-        if (c->out_pad[d] >= c->stride[d] && c->out_pad[d] >= c->dil[d])
-            return ct__fail(CT_ERR_RUNTIME, "output padding must be smaller than either stride or dilation, but got "
-                            "output_padding: %lld stride: %lld dilation: %lld", (long long)c->out_pad[d], (long long)c->stride[d],
-                            (long long)c->dil[d]);
+    bool too_large = false;
+    for (int d = 0; c->transposed && d < c->nd; d++) too_large |= c->out_pad[d] >= c->stride[d] && c->out_pad[d] >= c->dil[d];
+    if (too_large) { /* worded for 2-D: a 1-D one is run as 2-D with height 1 */
+        int h = c->nd == 2 ? 0 : -1, w = c->nd - 1;
+        return ct__fail(CT_ERR_RUNTIME, "output padding must be smaller than either stride or dilation, but got "
+                        "output_padding_height: %lld output_padding_width: %lld stride_height: %lld stride_width: %lld "
+                        "dilation_height: %lld dilation_width: %lld", h < 0 ? 0LL : (long long)c->out_pad[h],
+                        (long long)c->out_pad[w], h < 0 ? 1LL : (long long)c->stride[h], (long long)c->stride[w],
+                        h < 0 ? 1LL : (long long)c->dil[h], (long long)c->dil[w]);
+    }
     return CT_OK;
 }
 
