@@ -19383,7 +19383,7 @@ static const ct__backend *ct__backend_for(ct_device_type type) { return ct__back
 // >>cpu/conv.c
 /* The convolution and pooling kernels: im2col / col2im over up to three
  * spatial dims, sparse linear maps (gathers with weights) and their
- * adjoints. Float32 and float64. */
+ * adjoints, and the search for each window's maximum. Float32 and float64. */
 
 /* ---------------------------------------------------------------- im2col / col2im */
 
@@ -19481,6 +19481,25 @@ CT__IM2COL(double)
     }
 CT__LINMAP(float)
 CT__LINMAP(double)
+
+/* Max pooling: the index of each window's maximum (the first; NaN wins, the
+ * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps. */
+#define CT__LINMAP_ARGMAX(T)                                                                                \
+    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                       \
+    {                                                                                                       \
+        for (int64_t b = 0; b < m->planes; b++)                                                             \
+            for (int64_t i = 0; i < m->n_out; i++) {                                                        \
+                const int64_t *src = m->src + i * m->taps;                                                  \
+                const T *xp = x + b * m->n_in;                                                              \
+                int64_t best = -1;                                                                          \
+                for (int64_t t = 0; t < m->taps; t++)                                                       \
+                    if (src[t] >= 0 && (best < 0 || xp[src[t]] > xp[best] || xp[src[t]] != xp[src[t]]))     \
+                        best = src[t];                                                                      \
+                idx[b * m->n_out + i] = CT__MAX(best, 0);                                                   \
+            }                                                                                               \
+    }
+CT__LINMAP_ARGMAX(float)
+CT__LINMAP_ARGMAX(double)
 
 /* ==================== linalg/gemm.c ==================== */
 // >>linalg/gemm.c
@@ -20023,6 +20042,20 @@ ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other)
 
 /* ---------------------------------------------------------------- maps and their nodes */
 
+/* Room for n taps' sources and, when weighted, their weights; false (OOM set) on failure. */
+static bool ct__taps_alloc(int64_t n, bool weighted, int64_t **src, double **w)
+{
+    *src = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)CT__MAX(n, 1));
+    *w = weighted ? (double *)CT_MALLOC(sizeof(double) * (size_t)CT__MAX(n, 1)) : NULL;
+    if (*src && (!weighted || *w)) return true;
+    CT_FREE(*src);
+    CT_FREE(*w);
+    *src = NULL;
+    *w = NULL;
+    CT__OOM();
+    return false;
+}
+
 static ct__linmap *ct__linmap_new(const char *name, const char *adjoint_name, int64_t planes, int64_t n_out,
                                   int64_t taps, bool weighted, bool per_plane)
 {
@@ -20040,16 +20073,9 @@ static ct__linmap *ct__linmap_new(const char *name, const char *adjoint_name, in
     m->n_out = n_out;
     m->taps = taps;
     m->per_plane = per_plane;
-    m->src = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)CT__MAX(entries, 1));
-    m->w = weighted ? (double *)CT_MALLOC(sizeof(double) * (size_t)CT__MAX(entries, 1)) : NULL;
-    if (!m->src || (weighted && !m->w)) {
-        CT_FREE(m->src);
-        CT_FREE(m->w);
-        CT_FREE(m);
-        CT__OOM();
-        return NULL;
-    }
-    return m;
+    if (ct__taps_alloc(entries, weighted, &m->src, &m->w)) return m;
+    CT_FREE(m);
+    return NULL;
 }
 
 static void ct__linmap_unref(ct__linmap *m)
@@ -20132,15 +20158,7 @@ static bool ct__axis_alloc(ct__axis *a, int64_t in, int64_t out, int64_t taps, b
     a->in = in;
     a->out = out;
     a->taps = taps;
-    a->src = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)CT__MAX(out * taps, 1));
-    a->w = weighted ? (double *)CT_MALLOC(sizeof(double) * (size_t)CT__MAX(out * taps, 1)) : NULL;
-    if (a->src && (!weighted || a->w)) return true;
-    CT_FREE(a->src);
-    CT_FREE(a->w);
-    a->src = NULL;
-    a->w = NULL;
-    CT__OOM();
-    return false;
+    return ct__taps_alloc(out * taps, weighted, &a->src, &a->w);
 }
 
 static void ct__axes_free(ct__axis *axes, int nd)
@@ -20237,25 +20255,6 @@ static bool ct__axis_adaptive(ct__axis *a, int64_t in, int64_t out, bool average
     }
     return true;
 }
-
-/* Max pooling: the index of each window's maximum (the first; NaN wins, the
- * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps. */
-#define CT__LINMAP_ARGMAX(T)                                                                                \
-    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                       \
-    {                                                                                                       \
-        for (int64_t b = 0; b < m->planes; b++)                                                             \
-            for (int64_t i = 0; i < m->n_out; i++) {                                                        \
-                const int64_t *src = m->src + i * m->taps;                                                  \
-                const T *xp = x + b * m->n_in;                                                              \
-                int64_t best = -1;                                                                          \
-                for (int64_t t = 0; t < m->taps; t++)                                                       \
-                    if (src[t] >= 0 && (best < 0 || xp[src[t]] > xp[best] || xp[src[t]] != xp[src[t]]))     \
-                        best = src[t];                                                                      \
-                idx[b * m->n_out + i] = CT__MAX(best, 0);                                                   \
-            }                                                                                               \
-    }
-CT__LINMAP_ARGMAX(float)
-CT__LINMAP_ARGMAX(double)
 
 /* Max pooling over the windows of m (whose reference it takes): the maxima,
  * and their indices (shaped as the result) in *indices when asked for. */
@@ -21154,11 +21153,15 @@ static const ct_tensor *ct__pad_same(const ct_tensor *x, const ct_tensor *w, ct_
     return asymmetric ? ct_pad(x, extra, CT_PAD_CONSTANT, 0) : x;
 }
 
-/* The public convolutions: fn_nd spatial dims, unbatched inputs given a batch dim and losing it after. */
+/* The public convolutions (fn: PyTorch's name): fn_nd spatial dims, unbatched inputs given a batch dim and losing it after. */
 static ct_tensor *ct__conv_front(const char *fn, int fn_nd, bool transposed, const ct_tensor *input, const ct_tensor *weight,
                                  const ct_tensor *bias, ct_conv_opts opts)
 {
     char buf[256];
+    if (!input || !weight) {
+        ct__null_arg(fn, input ? "weight" : "input", input ? 2 : 1);
+        return NULL;
+    }
     if (input->ndim != fn_nd + 1 && input->ndim != fn_nd + 2) {
         ct__fail(CT_ERR_RUNTIME, "Expected %dD (unbatched) or %dD (batched) input to %s, but got input of size: %s", fn_nd + 1,
                  fn_nd + 2, fn, ct__shape_str(input->sizes, input->ndim, buf, sizeof buf));
@@ -21195,36 +21198,26 @@ static ct_tensor *ct__conv_front(const char *fn, int fn_nd, bool transposed, con
 
 ct_tensor *ct_conv1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
-    CT__ARG(input, "input", 1);
-    CT__ARG(weight, "weight", 2);
     return ct__conv_front("conv1d", 1, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
-    CT__ARG(input, "input", 1);
-    CT__ARG(weight, "weight", 2);
     return ct__conv_front("conv2d", 2, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
-    CT__ARG(input, "input", 1);
-    CT__ARG(weight, "weight", 2);
     return ct__conv_front("conv3d", 3, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv_transpose1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
-    CT__ARG(input, "input", 1);
-    CT__ARG(weight, "weight", 2);
     return ct__conv_front("conv_transpose1d", 1, true, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv_transpose2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
-    CT__ARG(input, "input", 1);
-    CT__ARG(weight, "weight", 2);
     return ct__conv_front("conv_transpose2d", 2, true, input, weight, bias, opts);
 }
 

@@ -1,6 +1,6 @@
 /* The convolution and pooling kernels: im2col / col2im over up to three
  * spatial dims, sparse linear maps (gathers with weights) and their
- * adjoints. Float32 and float64. */
+ * adjoints, and the search for each window's maximum. Float32 and float64. */
 
 /* ---------------------------------------------------------------- im2col / col2im */
 
@@ -98,3 +98,22 @@ CT__IM2COL(double)
     }
 CT__LINMAP(float)
 CT__LINMAP(double)
+
+/* Max pooling: the index of each window's maximum (the first; NaN wins, the
+ * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps. */
+#define CT__LINMAP_ARGMAX(T)                                                                                \
+    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                       \
+    {                                                                                                       \
+        for (int64_t b = 0; b < m->planes; b++)                                                             \
+            for (int64_t i = 0; i < m->n_out; i++) {                                                        \
+                const int64_t *src = m->src + i * m->taps;                                                  \
+                const T *xp = x + b * m->n_in;                                                              \
+                int64_t best = -1;                                                                          \
+                for (int64_t t = 0; t < m->taps; t++)                                                       \
+                    if (src[t] >= 0 && (best < 0 || xp[src[t]] > xp[best] || xp[src[t]] != xp[src[t]]))     \
+                        best = src[t];                                                                      \
+                idx[b * m->n_out + i] = CT__MAX(best, 0);                                                   \
+            }                                                                                               \
+    }
+CT__LINMAP_ARGMAX(float)
+CT__LINMAP_ARGMAX(double)

@@ -332,11 +332,15 @@ static const ct_tensor *ct__pad_same(const ct_tensor *x, const ct_tensor *w, ct_
     return asymmetric ? ct_pad(x, extra, CT_PAD_CONSTANT, 0) : x;
 }
 
-/* The public convolutions: fn_nd spatial dims, unbatched inputs given a batch dim and losing it after. */
+/* The public convolutions (fn: PyTorch's name): fn_nd spatial dims, unbatched inputs given a batch dim and losing it after. */
 static ct_tensor *ct__conv_front(const char *fn, int fn_nd, bool transposed, const ct_tensor *input, const ct_tensor *weight,
                                  const ct_tensor *bias, ct_conv_opts opts)
 {
     char buf[256];
+    if (!input || !weight) {
+        ct__null_arg(fn, input ? "weight" : "input", input ? 2 : 1);
+        return NULL;
+    }
     if (input->ndim != fn_nd + 1 && input->ndim != fn_nd + 2) {
         ct__fail(CT_ERR_RUNTIME, "Expected %dD (unbatched) or %dD (batched) input to %s, but got input of size: %s", fn_nd + 1,
                  fn_nd + 2, fn, ct__shape_str(input->sizes, input->ndim, buf, sizeof buf));
@@ -373,36 +377,26 @@ static ct_tensor *ct__conv_front(const char *fn, int fn_nd, bool transposed, con
 
 ct_tensor *ct_conv1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
-    CT__ARG(input, "input", 1);
-    CT__ARG(weight, "weight", 2);
     return ct__conv_front("conv1d", 1, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
-    CT__ARG(input, "input", 1);
-    CT__ARG(weight, "weight", 2);
     return ct__conv_front("conv2d", 2, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
-    CT__ARG(input, "input", 1);
-    CT__ARG(weight, "weight", 2);
     return ct__conv_front("conv3d", 3, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv_transpose1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
-    CT__ARG(input, "input", 1);
-    CT__ARG(weight, "weight", 2);
     return ct__conv_front("conv_transpose1d", 1, true, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv_transpose2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
-    CT__ARG(input, "input", 1);
-    CT__ARG(weight, "weight", 2);
     return ct__conv_front("conv_transpose2d", 2, true, input, weight, bias, opts);
 }
 

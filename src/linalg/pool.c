@@ -6,6 +6,20 @@
 
 /* ---------------------------------------------------------------- maps and their nodes */
 
+/* Room for n taps' sources and, when weighted, their weights; false (OOM set) on failure. */
+static bool ct__taps_alloc(int64_t n, bool weighted, int64_t **src, double **w)
+{
+    *src = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)CT__MAX(n, 1));
+    *w = weighted ? (double *)CT_MALLOC(sizeof(double) * (size_t)CT__MAX(n, 1)) : NULL;
+    if (*src && (!weighted || *w)) return true;
+    CT_FREE(*src);
+    CT_FREE(*w);
+    *src = NULL;
+    *w = NULL;
+    CT__OOM();
+    return false;
+}
+
 static ct__linmap *ct__linmap_new(const char *name, const char *adjoint_name, int64_t planes, int64_t n_out,
                                   int64_t taps, bool weighted, bool per_plane)
 {
@@ -23,16 +37,9 @@ static ct__linmap *ct__linmap_new(const char *name, const char *adjoint_name, in
     m->n_out = n_out;
     m->taps = taps;
     m->per_plane = per_plane;
-    m->src = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)CT__MAX(entries, 1));
-    m->w = weighted ? (double *)CT_MALLOC(sizeof(double) * (size_t)CT__MAX(entries, 1)) : NULL;
-    if (!m->src || (weighted && !m->w)) {
-        CT_FREE(m->src);
-        CT_FREE(m->w);
-        CT_FREE(m);
-        CT__OOM();
-        return NULL;
-    }
-    return m;
+    if (ct__taps_alloc(entries, weighted, &m->src, &m->w)) return m;
+    CT_FREE(m);
+    return NULL;
 }
 
 static void ct__linmap_unref(ct__linmap *m)
@@ -115,15 +122,7 @@ static bool ct__axis_alloc(ct__axis *a, int64_t in, int64_t out, int64_t taps, b
     a->in = in;
     a->out = out;
     a->taps = taps;
-    a->src = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)CT__MAX(out * taps, 1));
-    a->w = weighted ? (double *)CT_MALLOC(sizeof(double) * (size_t)CT__MAX(out * taps, 1)) : NULL;
-    if (a->src && (!weighted || a->w)) return true;
-    CT_FREE(a->src);
-    CT_FREE(a->w);
-    a->src = NULL;
-    a->w = NULL;
-    CT__OOM();
-    return false;
+    return ct__taps_alloc(out * taps, weighted, &a->src, &a->w);
 }
 
 static void ct__axes_free(ct__axis *axes, int nd)
@@ -220,25 +219,6 @@ static bool ct__axis_adaptive(ct__axis *a, int64_t in, int64_t out, bool average
     }
     return true;
 }
-
-/* Max pooling: the index of each window's maximum (the first; NaN wins, the
- * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps. */
-#define CT__LINMAP_ARGMAX(T)                                                                                \
-    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                       \
-    {                                                                                                       \
-        for (int64_t b = 0; b < m->planes; b++)                                                             \
-            for (int64_t i = 0; i < m->n_out; i++) {                                                        \
-                const int64_t *src = m->src + i * m->taps;                                                  \
-                const T *xp = x + b * m->n_in;                                                              \
-                int64_t best = -1;                                                                          \
-                for (int64_t t = 0; t < m->taps; t++)                                                       \
-                    if (src[t] >= 0 && (best < 0 || xp[src[t]] > xp[best] || xp[src[t]] != xp[src[t]]))     \
-                        best = src[t];                                                                      \
-                idx[b * m->n_out + i] = CT__MAX(best, 0);                                                   \
-            }                                                                                               \
-    }
-CT__LINMAP_ARGMAX(float)
-CT__LINMAP_ARGMAX(double)
 
 /* Max pooling over the windows of m (whose reference it takes): the maxima,
  * and their indices (shaped as the result) in *indices when asked for. */
