@@ -249,9 +249,53 @@ static void test_gradcheck(void)
     }
 }
 
+/* ---------------------------------------------------------------- seed 002's custom Conv2D */
+
+/* Conv2D.forward: F.conv2d(X, weight), X and weight saved */
+static ct_result conv2d_forward(ct_function_ctx *ctx, ct_tensor *const *in, int n, ct_tensor **out)
+{
+    ct_conv_opts o = {0};
+    ct_ctx_save_for_backward(ctx, in, n);
+    out[0] = ct_conv2d(in[0], in[1], NULL, o);
+    return out[0] ? CT_OK : ct_last_error_code();
+}
+
+/* convolution_backward: grad of weight = conv2d(X.T(0, 1), grad_out.T(0, 1)).T(0, 1),
+ * grad of X = conv_transpose2d(grad_out, weight) */
+static ct_result conv2d_backward(ct_function_ctx *ctx, ct_tensor *const *go, ct_tensor **gi)
+{
+    ct_conv_opts o = {0};
+    ct_tensor *x = ct_ctx_saved_tensor(ctx, 0), *w = ct_ctx_saved_tensor(ctx, 1);
+    if (!x || !w) return ct_last_error_code();
+    gi[1] = ct_transpose(ct_conv2d(ct_transpose(x, 0, 1), ct_transpose(go[0], 0, 1), NULL, o), 0, 1);
+    gi[0] = ct_conv_transpose2d(go[0], w, NULL, o);
+    return gi[0] && gi[1] ? CT_OK : ct_last_error_code();
+}
+
+static int conv2d_apply(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    return ct_function_apply((const ct_function *)user, in, n, out, NULL) == CT_OK ? 1 : -1;
+}
+
+static void test_seed_custom_conv2d(void)
+{
+    /* weight = torch.rand(5, 3, 3, 3, requires_grad=True, dtype=torch.double)
+     * X = torch.rand(10, 3, 7, 7, requires_grad=True, dtype=torch.double)
+     * torch.autograd.gradcheck(Conv2D.apply, (X, weight)) */
+    static const ct_function conv = {"Conv2D", 1, conv2d_forward, conv2d_backward, true};
+    ct_manual_seed(0);
+    ct_tensor *in[2] = {ct_rand(CT_SHAPE(10, 3, 7, 7), CT_F64, NULL), ct_rand(CT_SHAPE(5, 3, 3, 3), CT_F64, NULL)};
+    ct_requires_grad_(in[0], true);
+    ct_requires_grad_(in[1], true);
+    CHECK_OK(ct_gradcheck(conv2d_apply, in, 2, (void *)&conv, ct_gradcheck_opts_init()));
+    ct_release(in[0]);
+    ct_release(in[1]);
+}
+
 int main(void)
 {
     RUN(test_golden);
     RUN(test_gradcheck);
+    RUN(test_seed_custom_conv2d);
     return ct_test_report();
 }
