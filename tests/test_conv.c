@@ -288,8 +288,6 @@ static void test_seed_custom_conv2d(void)
     ct_requires_grad_(in[0], true);
     ct_requires_grad_(in[1], true);
     CHECK_OK(ct_gradcheck(conv2d_apply, in, 2, (void *)&conv, ct_gradcheck_opts_init()));
-    ct_release(in[0]);
-    ct_release(in[1]);
 }
 
 int main(void)
