@@ -1617,6 +1617,127 @@ CTORCH_API ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n);
  * squaring with a degree-13 Pade approximant. */
 CTORCH_API ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A);
 
+/* ==================== linalg/conv.h ==================== */
+// >>linalg/conv.h
+/* Public convolution and pooling API (torch.nn.functional): convolutions and
+ * transposed convolutions, max/average/adaptive pooling, im2col and col2im
+ * (F.unfold and F.fold), padding, interpolation and pixel shuffling.
+ *
+ * Inputs are batched (N, C, spatial...) or, where PyTorch accepts it,
+ * unbatched (C, spatial...); float32 or float64. Window arguments are
+ * ct_shape lists: an empty list takes the default, one value applies to
+ * every spatial dim, as an int does in PyTorch. Every function records its
+ * backward under PyTorch's node name, and each backward is differentiable. */
+
+/* Options of the convolutions; all zero means PyTorch's defaults. */
+typedef struct ct_conv_opts {
+    ct_shape stride;         /* empty: 1 */
+    ct_shape padding;        /* empty: 0 */
+    const char *padding_str; /* "same" or "valid" in place of padding (not for transposed convolutions) */
+    ct_shape dilation;       /* empty: 1 */
+    int64_t groups;          /* 0: 1 */
+    ct_shape output_padding; /* transposed convolutions only; empty: 0 */
+} ct_conv_opts;
+
+/* F.conv1d / F.conv2d / F.conv3d(input, weight, bias, stride, padding,
+ * dilation, groups). weight: (out_channels, in_channels / groups, kernel...);
+ * bias (out_channels) or NULL. */
+CTORCH_API ct_tensor *ct_conv1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts);
+CTORCH_API ct_tensor *ct_conv2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts);
+CTORCH_API ct_tensor *ct_conv3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts);
+/* F.conv_transpose1d / F.conv_transpose2d(input, weight, bias, stride,
+ * padding, output_padding, groups, dilation). weight: (in_channels,
+ * out_channels / groups, kernel...). */
+CTORCH_API ct_tensor *ct_conv_transpose1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
+                                          ct_conv_opts opts);
+CTORCH_API ct_tensor *ct_conv_transpose2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
+                                          ct_conv_opts opts);
+
+/* Options of max pooling; all zero means PyTorch's defaults. */
+typedef struct ct_max_pool_opts {
+    ct_shape stride;   /* empty: kernel_size */
+    ct_shape padding;  /* empty: 0 (padded places never win) */
+    ct_shape dilation; /* empty: 1 */
+    bool ceil_mode;    /* the last window may start in the right padding */
+} ct_max_pool_opts;
+
+/* F.max_pool1d / F.max_pool2d(input, kernel_size, stride, padding, dilation,
+ * ceil_mode). NaN wins. */
+CTORCH_API ct_tensor *ct_max_pool1d(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts);
+CTORCH_API ct_tensor *ct_max_pool2d(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts);
+/* The same with return_indices=True: *indices (int64, the flat position of
+ * each maximum within its input plane) as well; NULL on failure. */
+CTORCH_API ct_tensor *ct_max_pool1d_with_indices(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts,
+                                                 ct_tensor **indices);
+CTORCH_API ct_tensor *ct_max_pool2d_with_indices(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts,
+                                                 ct_tensor **indices);
+
+/* Options of average pooling: start from ct_avg_pool_opts_init()
+ * (count_include_pad true, PyTorch's default). */
+typedef struct ct_avg_pool_opts {
+    ct_shape stride;          /* empty: kernel_size */
+    ct_shape padding;         /* empty: 0 */
+    bool ceil_mode;
+    bool count_include_pad;   /* padded zeros count in the divisor */
+    int64_t divisor_override; /* 0: none (avg_pool2d only) */
+} ct_avg_pool_opts;
+CTORCH_API ct_avg_pool_opts ct_avg_pool_opts_init(void);
+
+/* F.avg_pool1d / F.avg_pool2d(input, kernel_size, stride, padding,
+ * ceil_mode, count_include_pad[, divisor_override]). */
+CTORCH_API ct_tensor *ct_avg_pool1d(const ct_tensor *input, ct_shape kernel_size, ct_avg_pool_opts opts);
+CTORCH_API ct_tensor *ct_avg_pool2d(const ct_tensor *input, ct_shape kernel_size, ct_avg_pool_opts opts);
+
+/* F.adaptive_avg_pool2d(input, output_size) and F.adaptive_max_pool2d(input,
+ * output_size, return_indices): window i of a dim of size n spans
+ * [floor(i*n/out), ceil((i+1)*n/out)). indices may be NULL. */
+CTORCH_API ct_tensor *ct_adaptive_avg_pool2d(const ct_tensor *input, ct_shape output_size);
+CTORCH_API ct_tensor *ct_adaptive_max_pool2d(const ct_tensor *input, ct_shape output_size, ct_tensor **indices);
+
+/* Options of im2col and col2im; all zero means PyTorch's defaults. */
+typedef struct ct_fold_opts {
+    ct_shape dilation; /* empty: 1 */
+    ct_shape padding;  /* empty: 0 */
+    ct_shape stride;   /* empty: 1 */
+} ct_fold_opts;
+
+/* F.unfold(input, kernel_size, dilation, padding, stride) (im2col): the
+ * sliding blocks of a (N, C, H, W) or (C, H, W) input as columns,
+ * (N, C * kh * kw, L). */
+CTORCH_API ct_tensor *ct_im2col(const ct_tensor *input, ct_shape kernel_size, ct_fold_opts opts);
+/* F.fold(input, output_size, kernel_size, dilation, padding, stride)
+ * (col2im): columns (N, C * kh * kw, L) or (C * kh * kw, L) summed back into
+ * (N, C, H, W) images; overlapping places add up. */
+CTORCH_API ct_tensor *ct_col2im(const ct_tensor *input, ct_shape output_size, ct_shape kernel_size, ct_fold_opts opts);
+
+/* The modes of F.pad. */
+typedef enum ct_pad_mode { CT_PAD_CONSTANT = 0, CT_PAD_REFLECT, CT_PAD_REPLICATE, CT_PAD_CIRCULAR } ct_pad_mode;
+
+/* F.pad(input, pad, mode, value): pad holds (left, right) pairs from the last
+ * dim backwards. Constant padding may be negative (it crops); the other
+ * modes pad the last 1 or 2 dims of a (C, ...) or (N, C, ...) input. */
+CTORCH_API ct_tensor *ct_pad(const ct_tensor *input, ct_shape pad, ct_pad_mode mode, double value);
+
+/* The modes of F.interpolate. */
+typedef enum ct_interp_mode { CT_INTERP_NEAREST = 0, CT_INTERP_BILINEAR } ct_interp_mode;
+
+/* Options of F.interpolate: size or scale_factor (not both). */
+typedef struct ct_interp_opts {
+    ct_shape size;          /* the output's spatial size; one value applies to each dim */
+    double scale_factor[3]; /* zero: unset; only the first set: applies to each dim */
+    ct_interp_mode mode;    /* nearest (1-D or 2-D) or bilinear (2-D) */
+    bool align_corners;     /* bilinear only */
+} ct_interp_opts;
+
+/* F.interpolate(input, size, scale_factor, mode, align_corners) for
+ * (N, C, W) and (N, C, H, W) inputs. */
+CTORCH_API ct_tensor *ct_interpolate(const ct_tensor *input, ct_interp_opts opts);
+
+/* F.pixel_shuffle(input, r): (*, C * r^2, H, W) to (*, C, H * r, W * r), and
+ * F.pixel_unshuffle, its inverse. */
+CTORCH_API ct_tensor *ct_pixel_shuffle(const ct_tensor *input, int64_t upscale_factor);
+CTORCH_API ct_tensor *ct_pixel_unshuffle(const ct_tensor *input, int64_t downscale_factor);
+
 #ifdef __cplusplus
 }
 #endif
@@ -2168,6 +2289,32 @@ typedef struct ct__sort_job {
     int64_t k;
     bool descending, stable, sorted, right, want_inverse, want_counts;
 } ct__sort_job;
+
+/* ==================== linalg/conv_ops.h ==================== */
+// >>linalg/conv_ops.h
+/* Private: what the convolution and pooling front ends (src/linalg/conv.c,
+ * pool.c) hand their kernels (src/cpu/conv.c). */
+
+/* A sliding window over three spatial dims (fewer use leading size-1 dims):
+ * output place o reads input places o * stride - pad + j * dil, j < k. */
+typedef struct ct__window {
+    int64_t in[3], out[3], k[3], stride[3], pad[3], dil[3];
+} ct__window;
+
+/* A sparse linear map applied to each of `planes` planes: output i of a
+ * plane is sum over its taps t of w[t] * in[src[t]] (taps i * taps ..
+ * (i + 1) * taps; src -1: outside, w NULL: weights 1). Pooling, padding,
+ * interpolation and pixel shuffling are such maps; their backward is the
+ * adjoint, whose backward is the map again. Shared by the nodes that use it. */
+typedef struct ct__linmap {
+    int refcount;
+    const char *name, *adjoint_name; /* the node names of the map and of its adjoint */
+    int64_t planes, n_in, n_out, taps;
+    bool per_plane;  /* src holds a table per plane (max pooling's indices) */
+    int64_t *src;    /* [per_plane ? planes : 1][n_out][taps] */
+    double *w;       /* as src (never per plane), or NULL */
+    ct_shape in_shape, out_shape;
+} ct__linmap;
 
 /* ==================== ops/optable.h ==================== */
 // >>ops/optable.h
@@ -19356,6 +19503,128 @@ static const ct__backend *ct__backends[CT_NUM_DEVICE_TYPES] = {&ct__cpu_backend,
 
 static const ct__backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }
 
+/* ==================== cpu/conv.c ==================== */
+// >>cpu/conv.c
+/* The convolution and pooling kernels: im2col / col2im over up to three
+ * spatial dims, sparse linear maps (gathers with weights) and their
+ * adjoints, and the search for each window's maximum. Float32 and float64. */
+
+/* ---------------------------------------------------------------- im2col / col2im */
+
+/* im2col of one image: x (C, in0, in1, in2) to cols (C * k0 * k1 * k2, out0 * out1 * out2),
+ * row (c, j0, j1, j2), column (o0, o1, o2) = x[c, o*stride - pad + j*dil], 0 outside. */
+#define CT__IM2COL(T)                                                                                        \
+    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols)                        \
+    {                                                                                                        \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], K = g->k[0] * g->k[1] * g->k[2];                   \
+        for (int64_t r = 0; r < C * K; r++) {                                                                \
+            int64_t c = r / K, j0 = r % K / (g->k[1] * g->k[2]), j1 = r % (g->k[1] * g->k[2]) / g->k[2],    \
+                    j2 = r % g->k[2];                                                                        \
+            const T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                            \
+            T *row = cols + r * L;                                                                           \
+            for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                                     \
+                int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                                 \
+                for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                                 \
+                    int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                             \
+                    T *dst = row + (o0 * g->out[1] + o1) * g->out[2];                                        \
+                    bool inside = i0 >= 0 && i0 < g->in[0] && i1 >= 0 && i1 < g->in[1];                      \
+                    const T *src = xc + (i0 * g->in[1] + i1) * g->in[2];                                     \
+                    for (int64_t o2 = 0; o2 < g->out[2]; o2++) {                                             \
+                        int64_t i2 = o2 * g->stride[2] - g->pad[2] + j2 * g->dil[2];                         \
+                        dst[o2] = inside && i2 >= 0 && i2 < g->in[2] ? src[i2] : (T)0;                       \
+                    }                                                                                        \
+                }                                                                                            \
+            }                                                                                                \
+        }                                                                                                    \
+    }                                                                                                        \
+    /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */        \
+    static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                        \
+    {                                                                                                        \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], K = g->k[0] * g->k[1] * g->k[2];                   \
+        memset(x, 0, sizeof(T) * (size_t)(C * g->in[0] * g->in[1] * g->in[2]));                             \
+        for (int64_t r = 0; r < C * K; r++) {                                                                \
+            int64_t c = r / K, j0 = r % K / (g->k[1] * g->k[2]), j1 = r % (g->k[1] * g->k[2]) / g->k[2],    \
+                    j2 = r % g->k[2];                                                                        \
+            T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                                  \
+            const T *row = cols + r * L;                                                                     \
+            for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                                     \
+                int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                                 \
+                if (i0 < 0 || i0 >= g->in[0]) continue;                                                      \
+                for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                                 \
+                    int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                             \
+                    if (i1 < 0 || i1 >= g->in[1]) continue;                                                  \
+                    const T *src = row + (o0 * g->out[1] + o1) * g->out[2];                                  \
+                    T *dst = xc + (i0 * g->in[1] + i1) * g->in[2];                                           \
+                    for (int64_t o2 = 0; o2 < g->out[2]; o2++) {                                             \
+                        int64_t i2 = o2 * g->stride[2] - g->pad[2] + j2 * g->dil[2];                         \
+                        if (i2 >= 0 && i2 < g->in[2]) dst[i2] += src[o2];                                    \
+                    }                                                                                        \
+                }                                                                                            \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+CT__IM2COL(float)
+CT__IM2COL(double)
+
+/* ---------------------------------------------------------------- sparse linear maps */
+
+/* out (planes, n_out) = the map of in (planes, n_in): each output is the sum
+ * of its taps' weighted inputs, or `fill` when none of its taps is inside. */
+#define CT__LINMAP(T)                                                                                        \
+    static void ct__linmap_apply_##T(const ct__linmap *m, const T *in, T *out, T fill)                      \
+    {                                                                                                        \
+        int64_t per = m->n_out * m->taps;                                                                    \
+        for (int64_t b = 0; b < m->planes; b++) {                                                            \
+            const int64_t *src = m->src + (m->per_plane ? b * per : 0);                                      \
+            const T *x = in + b * m->n_in;                                                                   \
+            T *y = out + b * m->n_out;                                                                       \
+            for (int64_t i = 0; i < m->n_out; i++) {                                                         \
+                T acc = 0;                                                                                   \
+                bool any = false;                                                                            \
+                for (int64_t t = i * m->taps; t < (i + 1) * m->taps; t++) {                                  \
+                    if (src[t] < 0) continue;                                                                \
+                    acc += m->w ? (T)m->w[t] * x[src[t]] : x[src[t]];                                        \
+                    any = true;                                                                              \
+                }                                                                                            \
+                y[i] = any ? acc : fill;                                                                     \
+            }                                                                                                \
+        }                                                                                                    \
+    }                                                                                                        \
+    /* The adjoint: in (planes, n_in) = the transposed map of out (planes, n_out). */                        \
+    static void ct__linmap_adjoint_##T(const ct__linmap *m, const T *out, T *in)                            \
+    {                                                                                                        \
+        int64_t per = m->n_out * m->taps;                                                                    \
+        memset(in, 0, sizeof(T) * (size_t)(m->planes * m->n_in));                                           \
+        for (int64_t b = 0; b < m->planes; b++) {                                                            \
+            const int64_t *src = m->src + (m->per_plane ? b * per : 0);                                      \
+            T *x = in + b * m->n_in;                                                                         \
+            const T *y = out + b * m->n_out;                                                                 \
+            for (int64_t t = 0; t < per; t++)                                                                \
+                if (src[t] >= 0) x[src[t]] += m->w ? (T)m->w[t] * y[t / m->taps] : y[t / m->taps];          \
+        }                                                                                                    \
+    }
+CT__LINMAP(float)
+CT__LINMAP(double)
+
+/* Max pooling: the index of each window's maximum (the first; NaN wins, the
+ * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps. */
+#define CT__LINMAP_ARGMAX(T)                                                                                \
+    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                       \
+    {                                                                                                       \
+        for (int64_t b = 0; b < m->planes; b++)                                                             \
+            for (int64_t i = 0; i < m->n_out; i++) {                                                        \
+                const int64_t *src = m->src + i * m->taps;                                                  \
+                const T *xp = x + b * m->n_in;                                                              \
+                int64_t best = -1;                                                                          \
+                for (int64_t t = 0; t < m->taps; t++)                                                       \
+                    if (src[t] >= 0 && (best < 0 || xp[src[t]] > xp[best] || xp[src[t]] != xp[src[t]]))     \
+                        best = src[t];                                                                      \
+                idx[b * m->n_out + i] = CT__MAX(best, 0);                                                   \
+            }                                                                                               \
+    }
+CT__LINMAP_ARGMAX(float)
+CT__LINMAP_ARGMAX(double)
+
 /* ==================== linalg/gemm.c ==================== */
 // >>linalg/gemm.c
 /* The built-in GEMM: C = alpha * op(A) @ op(B) + beta * C, row-major.
@@ -22181,6 +22450,1369 @@ ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
     ct_scope_end(s);
     ct__la_record_matrix_exp(r, A);
     return r;
+}
+
+/* ==================== linalg/pool.c ==================== */
+// >>linalg/pool.c
+/* Pooling, padding, interpolation and pixel shuffling: each is a sparse
+ * linear map (ct__linmap) of its input planes, built once per call from the
+ * geometry, whose backward node applies the adjoint, whose backward applies
+ * the map again, so every order of derivative is exact. Max pooling finds its
+ * indices first and is then the gather they describe. */
+
+/* ---------------------------------------------------------------- maps and their nodes */
+
+/* Room for n taps' sources and, when weighted, their weights; false (OOM set) on failure. */
+static bool ct__taps_alloc(int64_t n, bool weighted, int64_t **src, double **w)
+{
+    *src = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)CT__MAX(n, 1));
+    *w = weighted ? (double *)CT_MALLOC(sizeof(double) * (size_t)CT__MAX(n, 1)) : NULL;
+    if (*src && (!weighted || *w)) return true;
+    CT_FREE(*src);
+    CT_FREE(*w);
+    *src = NULL;
+    *w = NULL;
+    CT__OOM();
+    return false;
+}
+
+static ct__linmap *ct__linmap_new(const char *name, const char *adjoint_name, int64_t planes, int64_t n_out,
+                                  int64_t taps, bool weighted, bool per_plane)
+{
+    int64_t entries = n_out * taps * (per_plane ? planes : 1);
+    ct__linmap *m = (ct__linmap *)CT_MALLOC(sizeof *m);
+    if (!m) {
+        CT__OOM();
+        return NULL;
+    }
+    memset(m, 0, sizeof *m);
+    m->refcount = 1;
+    m->name = name;
+    m->adjoint_name = adjoint_name;
+    m->planes = planes;
+    m->n_out = n_out;
+    m->taps = taps;
+    m->per_plane = per_plane;
+    if (ct__taps_alloc(entries, weighted, &m->src, &m->w)) return m;
+    CT_FREE(m);
+    return NULL;
+}
+
+static void ct__linmap_unref(ct__linmap *m)
+{
+    if (!m || --m->refcount > 0) return;
+    CT_FREE(m->src);
+    CT_FREE(m->w);
+    CT_FREE(m);
+}
+
+static void ct__linmap_release_node(ct__node *n)
+{
+    ct__linmap_unref((ct__linmap *)n->extra);
+    n->extra = NULL;
+}
+
+static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint, double fill);
+
+CT__BACKWARD(linmap)
+{
+    CT__GRAD(0, ct__linmap_run((ct__linmap *)n->extra, go[0], !n->iargs[0], 0));
+    return CT_OK;
+}
+
+/* The map (or its adjoint) of x, whose shape is the map's input (output)
+ * shape; places no tap reaches get `fill`. Records a node that shares m. */
+static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint, double fill)
+{
+    static const ct__node_type type = {"LinearMapBackward", ct__bw_linmap};
+    ct_shape shape = adjoint ? m->in_shape : m->out_shape;
+    ct_tensor *xc, *out = ct__alloc(shape.size, shape.ndim, x->dtype, ct__cpu);
+    CT__UNRECORDED(xc, ct_contiguous(x));
+    if (!out || !xc) {
+        ct__discard(out);
+        ct__discard(xc);
+        return NULL;
+    }
+    const void *in = ct__data(xc);
+    void *res = ct__data(out);
+    if (in && res) {
+        if (x->dtype == CT_F32 && adjoint) ct__linmap_adjoint_float(m, (const float *)in, (float *)res);
+        else if (x->dtype == CT_F32) ct__linmap_apply_float(m, (const float *)in, (float *)res, (float)fill);
+        else if (adjoint) ct__linmap_adjoint_double(m, (const double *)in, (double *)res);
+        else ct__linmap_apply_double(m, (const double *)in, (double *)res, fill);
+    }
+    ct__discard(xc);
+    const ct_tensor *inputs[1] = {x};
+    ct__node *n = ct__record(&type, inputs, 1, &out, 1);
+    if (n) {
+        n->name = adjoint ? m->adjoint_name : m->name;
+        n->iargs[0] = adjoint;
+        m->refcount++;
+        n->extra = m;
+        n->release_extra = ct__linmap_release_node;
+    }
+    return out;
+}
+
+/* Run a freshly built map forward on x and drop the builder's reference. */
+static ct_tensor *ct__linmap_once(ct__linmap *m, const ct_tensor *x, double fill)
+{
+    if (!m) return NULL;
+    ct_tensor *r = ct__linmap_run(m, x, false, fill);
+    ct__linmap_unref(m);
+    return r;
+}
+
+/* ---------------------------------------------------------------- separable maps */
+
+/* One spatial dim of a separable map: output o reads taps input places
+ * src[o * taps + t] (-1: outside) with weights w (NULL: 1). */
+typedef struct ct__axis {
+    int64_t in, out, taps;
+    int64_t *src;
+    double *w;
+} ct__axis;
+
+static bool ct__axis_alloc(ct__axis *a, int64_t in, int64_t out, int64_t taps, bool weighted)
+{
+    a->in = in;
+    a->out = out;
+    a->taps = taps;
+    return ct__taps_alloc(out * taps, weighted, &a->src, &a->w);
+}
+
+static void ct__axes_free(ct__axis *axes, int nd)
+{
+    for (int d = 0; d < nd; d++) {
+        CT_FREE(axes[d].src);
+        CT_FREE(axes[d].w);
+    }
+}
+
+/* The map whose last nd dims follow axes (their product), over the planes
+ * of shape in (its leading dims). Frees the axes. */
+static ct__linmap *ct__linmap_separable(const char *name, const char *adjoint_name, const ct_shape *in, ct__axis *axes,
+                                        int nd)
+{
+    int64_t planes = 1, n_out = 1, n_in = 1, taps = 1;
+    bool weighted = false;
+    ct_shape out = *in;
+    for (int d = 0; d < in->ndim - nd; d++) planes *= in->size[d];
+    for (int d = 0; d < nd; d++) {
+        n_out *= axes[d].out;
+        n_in *= axes[d].in;
+        taps *= axes[d].taps;
+        weighted |= axes[d].w != NULL;
+        out.size[in->ndim - nd + d] = axes[d].out;
+    }
+    ct__linmap *m = ct__linmap_new(name, adjoint_name, planes, n_out, taps, weighted, false);
+    if (m) {
+        m->n_in = n_in;
+        m->in_shape = *in;
+        m->out_shape = out;
+        for (int64_t e = 0; e < n_out * taps; e++) {
+            int64_t o = e / taps, t = e % taps, src = 0, ostride = 1, tstride = 1, istride = 1;
+            double w = 1;
+            for (int d = nd - 1; d >= 0; d--) {
+                const ct__axis *a = &axes[d];
+                int64_t at = (o / ostride % a->out) * a->taps + t / tstride % a->taps;
+                src = src < 0 || a->src[at] < 0 ? -1 : src + a->src[at] * istride;
+                if (a->w) w *= a->w[at];
+                ostride *= a->out;
+                tstride *= a->taps;
+                istride *= a->in;
+            }
+            m->src[e] = src;
+            if (m->w) m->w[e] = w;
+        }
+    }
+    ct__axes_free(axes, nd);
+    return m;
+}
+
+/* ---------------------------------------------------------------- pooling */
+
+/* PyTorch's pooling_output_shape: windows that start inside the input or
+ * its left padding (ceil_mode: one more when it starts before the end). */
+static int64_t ct__pool_out(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode)
+{
+    int64_t span = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+    int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+    if (ceil_mode && (out - 1) * stride >= in + pad) out--;
+    return out;
+}
+
+/* The window axis of a pool: taps k places o * stride - pad + t * dil;
+ * with weights (average pooling): 1 / the window's count. */
+static bool ct__axis_window(ct__axis *a, int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t dil,
+                            bool averaged, bool count_include_pad)
+{
+    if (!ct__axis_alloc(a, in, out, k, averaged)) return false;
+    for (int64_t o = 0; o < out; o++) {
+        int64_t start = o * stride - pad, end = CT__MIN(start + k, in + pad);
+        int64_t count = count_include_pad ? end - start : CT__MIN(end, in) - CT__MAX(start, 0);
+        for (int64_t t = 0; t < k; t++) {
+            int64_t i = start + t * dil;
+            a->src[o * k + t] = i >= 0 && i < in ? i : -1;
+            if (averaged) a->w[o * k + t] = count > 0 ? 1.0 / (double)count : 0;
+        }
+    }
+    return true;
+}
+
+/* The adaptive pooling axis: window o spans [floor(o*in/out), ceil((o+1)*in/out)). */
+static bool ct__axis_adaptive(ct__axis *a, int64_t in, int64_t out, bool averaged)
+{
+    int64_t taps = 1;
+    for (int64_t o = 0; o < out; o++) taps = CT__MAX(taps, ((o + 1) * in + out - 1) / out - o * in / out);
+    if (!ct__axis_alloc(a, in, out, taps, averaged)) return false;
+    for (int64_t o = 0; o < out; o++) {
+        int64_t start = o * in / out, end = ((o + 1) * in + out - 1) / out;
+        for (int64_t t = 0; t < taps; t++) {
+            a->src[o * taps + t] = start + t < end ? start + t : -1;
+            if (averaged) a->w[o * taps + t] = 1.0 / (double)(end - start);
+        }
+    }
+    return true;
+}
+
+/* Max pooling over the windows of m (whose reference it takes): the maxima,
+ * and their indices (shaped as the result) in *indices when asked for. */
+static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const char *name, const char *adjoint_name,
+                                  ct_tensor **indices)
+{
+    if (!m) return NULL;
+    ct_tensor *xc, *idx = ct__alloc(m->out_shape.size, m->out_shape.ndim, CT_I64, ct__cpu);
+    CT__UNRECORDED(xc, ct_contiguous(x));
+    ct__linmap *g = ct__linmap_new(name, adjoint_name, m->planes, m->n_out, 1, false, true);
+    ct_tensor *r = NULL;
+    if (xc && idx && g) {
+        int64_t *ip = (int64_t *)ct__data(idx);
+        if (ip && x->dtype == CT_F32) ct__linmap_argmax_float(m, (const float *)ct__data(xc), ip);
+        else if (ip) ct__linmap_argmax_double(m, (const double *)ct__data(xc), ip);
+        if (ip) memcpy(g->src, ip, sizeof(int64_t) * (size_t)(m->planes * m->n_out));
+        g->n_in = m->n_in;
+        g->in_shape = m->in_shape;
+        g->out_shape = m->out_shape;
+        r = ct__linmap_run(g, x, false, 0);
+    }
+    ct__linmap_unref(g);
+    ct__linmap_unref(m);
+    ct__discard(xc);
+    if (r && indices) *indices = idx;
+    else ct__discard(idx);
+    return r;
+}
+
+/* ---------------------------------------------------------------- argument checks */
+
+/* A list argument of a 2-D (or 1-D) pooling op: one value for each dim, or
+ * def when empty. */
+static ct_result ct__pool_list(const char *fn, const char *what, ct_shape s, int nd, const int64_t *def, int64_t *out)
+{
+    if (s.ndim != 0 && s.ndim != 1 && s.ndim != nd)
+        return nd == 1 ? ct__fail(CT_ERR_RUNTIME, "%s: %s must be an int, a tuple of a single int", fn, what)
+                       : ct__fail(CT_ERR_RUNTIME, "%s: %s must either be a single int, or a tuple of two ints", fn, what);
+    for (int d = 0; d < nd; d++) out[d] = s.ndim == 0 ? def[d] : s.size[s.ndim == 1 ? 0 : d];
+    return CT_OK;
+}
+
+static ct_result ct__check_floating(const ct_tensor *x, const char *fn)
+{
+    if (x->dtype == CT_F32 || x->dtype == CT_F64) return CT_OK;
+    static const char *const names[] = {"", "Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
+    return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", fn, names[x->dtype]);
+}
+
+/* A pooled input: 3-D or 4-D (for 2-D pooling), non-empty past the batch dim. */
+static ct_result ct__check_pool_input(const ct_tensor *x, int nd, const char *msg_head, bool with_shape)
+{
+    bool ok = x->ndim == nd + 1 || x->ndim == nd + 2;
+    for (int d = x->ndim == nd + 2 ? 1 : 0; ok && d < x->ndim; d++) ok = x->sizes[d] != 0;
+    if (!ok) {
+        char buf[256] = "";
+        if (with_shape) ct__shape_str(x->sizes, x->ndim, buf, sizeof buf);
+        return ct__fail(CT_ERR_RUNTIME, "%s%s", msg_head, buf);
+    }
+    return CT_OK;
+}
+
+/* The windows of a 2-D pooling op, checked as PyTorch's pool2d_shape_check. */
+typedef struct ct__pool2d {
+    int64_t k[2], stride[2], pad[2], dil[2], out[2];
+} ct__pool2d;
+
+static ct_result ct__pool2d_geometry(const ct_tensor *x, const char *fn, ct_shape kernel, ct_shape stride, ct_shape pad,
+                                     ct_shape dil, bool ceil_mode, ct__pool2d *g)
+{
+    static const int64_t zeros[2] = {0, 0}, ones[2] = {1, 1};
+    if (ct__pool_list(fn, "kernel_size", kernel, 2, zeros, g->k) || ct__pool_list(fn, "stride", stride, 2, g->k, g->stride) ||
+        ct__pool_list(fn, "padding", pad, 2, zeros, g->pad) || ct__pool_list(fn, "dilation", dil, 2, ones, g->dil))
+        return ct_last_error_code();
+    if (kernel.ndim == 0) return ct__fail(CT_ERR_RUNTIME, "%s: kernel_size must either be a single int, or a tuple of two ints", fn);
+    if (g->k[0] <= 0 || g->k[1] <= 0)
+        return ct__fail(CT_ERR_RUNTIME, "kernel size should be greater than zero, but got kH: %lld kW: %lld",
+                        (long long)g->k[0], (long long)g->k[1]);
+    if (g->stride[0] == 0 || g->stride[1] == 0) return ct__fail(CT_ERR_RUNTIME, "stride should not be zero");
+    if (g->dil[0] <= 0 || g->dil[1] <= 0)
+        return ct__fail(CT_ERR_RUNTIME, "dilation should be greater than zero, but got dilationH: %lld dilationW: %lld",
+                        (long long)g->dil[0], (long long)g->dil[1]);
+    if (g->pad[0] > g->k[0] / 2 || g->pad[1] > g->k[1] / 2)
+        return ct__fail(CT_ERR_RUNTIME, "pad should be at most half of kernel size, but got pad=%lld and kernel_size=%lld",
+                        (long long)g->pad[g->pad[0] > g->k[0] / 2 ? 0 : 1], (long long)g->k[g->pad[0] > g->k[0] / 2 ? 0 : 1]);
+    int64_t H = x->sizes[x->ndim - 2], W = x->sizes[x->ndim - 1], C = x->sizes[x->ndim - 3];
+    for (int d = 0; d < 2; d++)
+        g->out[d] = ct__pool_out(d ? W : H, g->k[d], g->pad[d], g->stride[d], g->dil[d], ceil_mode);
+    if (g->out[0] < 1 || g->out[1] < 1)
+        return ct__fail(CT_ERR_RUNTIME, "Given input size: (%lldx%lldx%lld). Calculated output size: (%lldx%lldx%lld). "
+                        "Output size is too small", (long long)C, (long long)H, (long long)W, (long long)C,
+                        (long long)g->out[0], (long long)g->out[1]);
+    return CT_OK;
+}
+
+/* The 2-D window map of x (its last two dims) for g. */
+static ct__linmap *ct__pool2d_map(const ct_tensor *x, const ct__pool2d *g, const char *name, const char *adjoint_name,
+                                  bool averaged, bool count_include_pad)
+{
+    ct__axis axes[2];
+    memset(axes, 0, sizeof axes);
+    ct_shape in = ct_shape_make(x->ndim, x->sizes);
+    for (int d = 0; d < 2; d++)
+        if (!ct__axis_window(&axes[d], in.size[in.ndim - 2 + d], g->out[d], g->k[d], g->stride[d], g->pad[d], g->dil[d],
+                             averaged, count_include_pad)) {
+            ct__axes_free(axes, 2);
+            return NULL;
+        }
+    return ct__linmap_separable(name, adjoint_name, &in, axes, 2);
+}
+
+/* ---------------------------------------------------------------- max pooling */
+
+ct_tensor *ct_max_pool2d_with_indices(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts,
+                                      ct_tensor **indices)
+{
+    if (indices) *indices = NULL;
+    CT__ARG(input, "input", 1);
+    ct__pool2d g;
+    if (ct__check_pool_input(input, 2, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:", true) ||
+        ct__pool2d_geometry(input, "max_pool2d", kernel_size, opts.stride, opts.padding, opts.dilation, opts.ceil_mode, &g) ||
+        ct__check_floating(input, "max_pool2d"))
+        return NULL;
+    ct__linmap *m = ct__pool2d_map(input, &g, "", "", false, false);
+    return ct__max_pool_of(m, input, "MaxPool2DWithIndicesBackward0", "MaxPool2DWithIndicesBackwardBackward0", indices);
+}
+
+ct_tensor *ct_max_pool2d(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts)
+{
+    CT__ARG(input, "input", 1);
+    return ct_max_pool2d_with_indices(input, kernel_size, opts, NULL);
+}
+
+/* A 1-D op as PyTorch runs it: its 2-D form on input.unsqueeze(-2), squeezed back. */
+static ct_shape ct__with_one(ct_shape s, int64_t one)
+{
+    if (s.ndim == 1) {
+        s.size[1] = s.size[0];
+        s.size[0] = one;
+        s.ndim = 2;
+    }
+    return s;
+}
+
+ct_tensor *ct_max_pool1d_with_indices(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts,
+                                      ct_tensor **indices)
+{
+    if (indices) *indices = NULL;
+    CT__ARG(input, "input", 1);
+    if (input->ndim != 2 && input->ndim != 3) {
+        char buf[256];
+        ct__fail(CT_ERR_RUNTIME, "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:%s",
+                 ct__shape_str(input->sizes, input->ndim, buf, sizeof buf));
+        return NULL;
+    }
+    int64_t zeros[1] = {0}, ones[1] = {1}, k[1] = {0}, s[1] = {0}, p[1] = {0}, d[1] = {0};
+    if (ct__pool_list("max_pool1d", "kernel_size", kernel_size, 1, zeros, k) ||
+        ct__pool_list("max_pool1d", "stride", opts.stride, 1, k, s) ||
+        ct__pool_list("max_pool1d", "padding", opts.padding, 1, zeros, p) ||
+        ct__pool_list("max_pool1d", "dilation", opts.dilation, 1, ones, d))
+        return NULL;
+    ct_max_pool_opts o2 = {ct__with_one(CT_SHAPE(s[0]), 1), ct__with_one(CT_SHAPE(p[0]), 0),
+                           ct__with_one(CT_SHAPE(d[0]), 1), opts.ceil_mode};
+    ct_scope sc = ct_scope_begin();
+    ct_tensor *idx = NULL;
+    ct_tensor *r = ct_max_pool2d_with_indices(ct_unsqueeze(input, -2), ct__with_one(CT_SHAPE(k[0]), 1), o2,
+                                              indices ? &idx : NULL);
+    r = ct_keep(ct_squeeze_dim(r, -2));
+    if (r && indices) *indices = ct_keep(ct_squeeze_dim(idx, -2));
+    ct_scope_end(sc);
+    return r;
+}
+
+ct_tensor *ct_max_pool1d(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts)
+{
+    CT__ARG(input, "input", 1);
+    return ct_max_pool1d_with_indices(input, kernel_size, opts, NULL);
+}
+
+/* ---------------------------------------------------------------- average pooling */
+
+ct_avg_pool_opts ct_avg_pool_opts_init(void)
+{
+    ct_avg_pool_opts o;
+    memset(&o, 0, sizeof o);
+    o.count_include_pad = true;
+    return o;
+}
+
+ct_tensor *ct_avg_pool2d(const ct_tensor *input, ct_shape kernel_size, ct_avg_pool_opts opts)
+{
+    CT__ARG(input, "input", 1);
+    ct__pool2d g;
+    if (ct__check_pool_input(input, 2, "non-empty 3D or 4D (batch mode) tensor expected for input", false) ||
+        ct__pool2d_geometry(input, "avg_pool2d", kernel_size, opts.stride, opts.padding, CT_SHAPE0, opts.ceil_mode, &g) ||
+        ct__check_floating(input, "avg_pool2d"))
+        return NULL;
+    ct__linmap *m = ct__pool2d_map(input, &g, "AvgPool2DBackward0", "AvgPool2DBackwardBackward0", true,
+                                   opts.count_include_pad);
+    if (m && opts.divisor_override)
+        for (int64_t e = 0; e < m->n_out * m->taps; e++) m->w[e] = 1.0 / (double)opts.divisor_override;
+    return ct__linmap_once(m, input, 0);
+}
+
+ct_tensor *ct_avg_pool1d(const ct_tensor *input, ct_shape kernel_size, ct_avg_pool_opts opts)
+{
+    CT__ARG(input, "input", 1);
+    if (input->ndim != 2 && input->ndim != 3) {
+        ct__fail(CT_ERR_RUNTIME, "Expected 2 to 3 dimensions, but got %d-dimensional tensor for argument #1 'self' "
+                 "(while checking arguments for avg_pool1d)", input->ndim);
+        return NULL;
+    }
+    int64_t zeros[1] = {0}, k[1] = {0}, s[1] = {0}, p[1] = {0};
+    if (ct__pool_list("avg_pool1d", "kernel_size", kernel_size, 1, zeros, k) ||
+        ct__pool_list("avg_pool1d", "stride", opts.stride, 1, k, s) ||
+        ct__pool_list("avg_pool1d", "padding", opts.padding, 1, zeros, p))
+        return NULL;
+    ct_avg_pool_opts o2 = opts;
+    o2.stride = ct__with_one(CT_SHAPE(s[0]), 1);
+    o2.padding = ct__with_one(CT_SHAPE(p[0]), 0);
+    o2.divisor_override = 0;
+    ct_scope sc = ct_scope_begin();
+    ct_tensor *r = ct_keep(ct_squeeze_dim(ct_avg_pool2d(ct_unsqueeze(input, -2), ct__with_one(CT_SHAPE(k[0]), 1), o2), -2));
+    ct_scope_end(sc);
+    return r;
+}
+
+/* ---------------------------------------------------------------- adaptive pooling */
+
+static ct_result ct__adaptive_check(const ct_tensor *x, ct_shape size, const char *fn, const char *colon, int64_t *out)
+{
+    char buf[256];
+    if (x->ndim != 3 && x->ndim != 4)
+        return ct__fail(CT_ERR_RUNTIME, "%s(): Expected 3D or 4D tensor, but got%s %s", fn, colon,
+                        ct__shape_str(x->sizes, x->ndim, buf, sizeof buf));
+    for (int d = x->ndim - 3; d < x->ndim; d++)
+        if (x->sizes[d] == 0)
+            return ct__fail(CT_ERR_RUNTIME, "%s(): Expected input to have non-zero size for non-batch dimensions, but input "
+                            "has sizes %s with dimension %d being empty", fn, ct__shape_str(x->sizes, x->ndim, buf, sizeof buf), d);
+    if (size.ndim != 1 && size.ndim != 2)
+        return ct__fail(CT_ERR_RUNTIME, "%s: output_size must be 2", fn);
+    for (int d = 0; d < 2; d++) out[d] = size.size[size.ndim == 1 ? 0 : d];
+    if (out[0] < 0 || out[1] < 0)
+        return ct__fail(CT_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s", (long long)CT__MIN(out[0], out[1]),
+                        ct__shape_str(out, 2, buf, sizeof buf));
+    return ct__check_floating(x, fn);
+}
+
+static ct__linmap *ct__adaptive_map(const ct_tensor *x, const int64_t *out, const char *name, const char *adjoint_name,
+                                    bool averaged)
+{
+    ct__axis axes[2];
+    memset(axes, 0, sizeof axes);
+    ct_shape in = ct_shape_make(x->ndim, x->sizes);
+    for (int d = 0; d < 2; d++)
+        if (!ct__axis_adaptive(&axes[d], in.size[in.ndim - 2 + d], out[d], averaged)) {
+            ct__axes_free(axes, 2);
+            return NULL;
+        }
+    return ct__linmap_separable(name, adjoint_name, &in, axes, 2);
+}
+
+ct_tensor *ct_adaptive_avg_pool2d(const ct_tensor *input, ct_shape output_size)
+{
+    CT__ARG(input, "input", 1);
+    int64_t out[2];
+    if (ct__adaptive_check(input, output_size, "adaptive_avg_pool2d", "", out)) return NULL;
+    if (out[0] == 1 && out[1] == 1) return ct_mean_dim(input, CT_DIMS(-1, -2), true, CT_DEFAULT);
+    return ct__linmap_once(ct__adaptive_map(input, out, "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool2DBackwardBackward0", true),
+                           input, 0);
+}
+
+ct_tensor *ct_adaptive_max_pool2d(const ct_tensor *input, ct_shape output_size, ct_tensor **indices)
+{
+    if (indices) *indices = NULL;
+    CT__ARG(input, "input", 1);
+    int64_t out[2];
+    if (ct__adaptive_check(input, output_size, "adaptive_max_pool2d", ":", out)) return NULL;
+    ct__linmap *m = ct__adaptive_map(input, out, "", "", false);
+    return ct__max_pool_of(m, input, "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0", indices);
+}
+
+/* ---------------------------------------------------------------- padding */
+
+/* The padding axis: output o reads input o - lo, reflected, clamped or
+ * wrapped back inside for the modes that do not fill. */
+static bool ct__axis_pad(ct__axis *a, int64_t in, int64_t lo, int64_t hi, ct_pad_mode mode)
+{
+    int64_t out = in + lo + hi;
+    if (!ct__axis_alloc(a, in, out, 1, false)) return false;
+    for (int64_t o = 0; o < out; o++) {
+        int64_t i = o - lo;
+        if (mode == CT_PAD_REFLECT) i = i < 0 ? -i : i >= in ? 2 * (in - 1) - i : i;
+        else if (mode == CT_PAD_REPLICATE) i = CT__MIN(CT__MAX(i, 0), in - 1);
+        else if (mode == CT_PAD_CIRCULAR) i = ((i % in) + in) % in;
+        a->src[o] = i >= 0 && i < in ? i : -1;
+    }
+    return true;
+}
+
+static ct_result ct__check_pad(const ct_tensor *x, ct_shape pad, ct_pad_mode mode, int nd)
+{
+    char buf[256];
+    if (pad.ndim % 2) return ct__fail(CT_ERR_RUNTIME, "Padding length must be divisible by 2");
+    if (nd > x->ndim) return ct__fail(CT_ERR_RUNTIME, "Padding length too large");
+    if ((unsigned)mode > CT_PAD_CIRCULAR) return ct__fail(CT_ERR_NOT_IMPLEMENTED, "Unrecognised padding mode %d", (int)mode);
+    if (mode != CT_PAD_CONSTANT && (nd < 1 || nd > 3 || x->ndim < nd + 1 || x->ndim > nd + 2))
+        return ct__fail(CT_ERR_NOT_IMPLEMENTED, "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
+    for (int d = 0; d < nd; d++) {
+        int dim = x->ndim - 1 - d;
+        int64_t in = x->sizes[dim], lo = pad.size[2 * d], hi = pad.size[2 * d + 1];
+        if (in + lo + hi < 0)
+            return ct__fail(CT_ERR_RUNTIME, "The input size %lld, plus negative padding %lld and %lld resulted in a negative "
+                            "output size, which is invalid. Check dimension %d of your input.", (long long)in, (long long)lo,
+                            (long long)hi, dim);
+        if (mode == CT_PAD_REFLECT && (lo >= in || hi >= in)) {
+            const char *where = nd == 1 ? ct__shape_str(x->sizes, x->ndim, buf, sizeof buf) : NULL;
+            if (!where) snprintf(buf, sizeof buf, "%d", x->ndim);
+            return ct__fail(CT_ERR_RUNTIME, "Argument #%d: Padding size should be less than the corresponding input dimension, "
+                            "but got: padding (%lld, %lld) at dimension %d of input %s", 4 + 2 * d, (long long)lo,
+                            (long long)hi, dim, buf);
+        }
+        if (mode == CT_PAD_CIRCULAR && (lo > in || hi > in))
+            return ct__fail(CT_ERR_RUNTIME, "Padding value causes wrapping around more than once.");
+    }
+    for (int d = x->ndim == nd + 2 ? 1 : 0; (mode == CT_PAD_REFLECT || mode == CT_PAD_REPLICATE) && d < x->ndim; d++) {
+        if (x->sizes[d] != 0) continue;
+        if (mode == CT_PAD_REPLICATE)
+            return ct__fail(CT_ERR_RUNTIME, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other non-zero "
+                            "dimensions for input, but got: %s", nd + 1, nd + 2, ct__shape_str(x->sizes, x->ndim, buf, sizeof buf));
+        int at = 0;
+        for (int e = 0; e < x->ndim; e++) at += snprintf(buf + at, sizeof buf - (size_t)at, "%s%lld", e ? "," : "", (long long)x->sizes[e]);
+        return ct__fail(CT_ERR_RUNTIME, "%dD or %dD (batch mode) tensor expected for input, but got: [ torch.%sTensor{%s} ]", nd + 1,
+                        nd + 2, x->dtype == CT_F64 ? "Double" : "Float", buf);
+    }
+    return CT_OK;
+}
+
+ct_tensor *ct_pad(const ct_tensor *input, ct_shape pad, ct_pad_mode mode, double value)
+{
+    static const char *const names[3][2][3] = {
+        {{"ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0"},
+         {"ReflectionPad1DBackwardBackward0", "ReflectionPad2DBackwardBackward0", "ReflectionPad3DBackwardBackward0"}},
+        {{"ReplicationPad1DBackward0", "ReplicationPad2DBackward0", "ReplicationPad3DBackward0"},
+         {"ReplicationPad1DBackwardBackward0", "ReplicationPad2DBackwardBackward0", "ReplicationPad3DBackwardBackward0"}},
+        {{"torch::autograd::CopySlices", "torch::autograd::CopySlices", "torch::autograd::CopySlices"},
+         {"torch::autograd::CopySlices", "torch::autograd::CopySlices", "torch::autograd::CopySlices"}}};
+    CT__ARG(input, "input", 1);
+    int nd = pad.ndim / 2;
+    if (ct__check_pad(input, pad, mode, nd)) return NULL;
+    if (mode != CT_PAD_CONSTANT && ct__check_floating(input, "pad")) return NULL;
+    ct__axis axes[CT_MAX_DIMS];
+    memset(axes, 0, sizeof axes);
+    for (int d = 0; d < nd; d++)
+        if (!ct__axis_pad(&axes[nd - 1 - d], input->sizes[input->ndim - 1 - d], pad.size[2 * d], pad.size[2 * d + 1], mode)) {
+            ct__axes_free(axes, nd);
+            return NULL;
+        }
+    ct_shape in = ct_shape_make(input->ndim, input->sizes);
+    const char *name = mode == CT_PAD_CONSTANT ? "ConstantPadNdBackward0" : names[mode - 1][0][nd - 1];
+    const char *adjoint_name = mode == CT_PAD_CONSTANT ? "ConstantPadNdBackward0" : names[mode - 1][1][nd - 1];
+    return ct__linmap_once(ct__linmap_separable(name, adjoint_name, &in, axes, nd), input, value);
+}
+
+/* ---------------------------------------------------------------- interpolation */
+
+/* PyTorch's area_pixel_compute_scale and source index, in the input's
+ * precision (float32 inputs compute them in float, as PyTorch's kernels). */
+static double ct__interp_scale(int64_t in, int64_t out, bool align_corners, double scale_factor, bool f32)
+{
+    if (align_corners) return out > 1 ? (f32 ? (double)((float)(in - 1) / (float)(out - 1)) : (double)(in - 1) / (double)(out - 1)) : 0;
+    if (scale_factor > 0) return f32 ? (double)(1.0f / (float)scale_factor) : 1.0 / scale_factor;
+    return f32 ? (double)((float)in / (float)out) : (double)in / (double)out;
+}
+
+static double ct__in_precision(double v, bool f32) { return f32 ? (double)(float)v : v; }
+
+static bool ct__axis_nearest(ct__axis *a, int64_t in, int64_t out, double scale_factor, bool f32)
+{
+    double scale = ct__interp_scale(in, out, false, scale_factor, f32);
+    if (!ct__axis_alloc(a, in, out, 1, false)) return false;
+    for (int64_t o = 0; o < out; o++)
+        a->src[o] = CT__MIN((int64_t)floor(ct__in_precision((double)o * scale, f32)), in - 1);
+    return true;
+}
+
+/* Linear interpolation: two taps (the same place at the right edge) with weights 1 - l and l. */
+static bool ct__axis_linear(ct__axis *a, int64_t in, int64_t out, bool align_corners, double scale_factor, bool f32)
+{
+    double scale = ct__interp_scale(in, out, align_corners, scale_factor, f32);
+    if (!ct__axis_alloc(a, in, out, 2, true)) return false;
+    for (int64_t o = 0; o < out; o++) {
+        double src = align_corners ? ct__in_precision(scale * (double)o, f32)
+                                   : ct__in_precision(ct__in_precision(scale * ((double)o + 0.5), f32) - 0.5, f32);
+        if (src < 0) src = 0;
+        int64_t i0 = (int64_t)src, i1 = i0 + (i0 < in - 1);
+        double l = ct__in_precision(src - (double)i0, f32);
+        a->src[2 * o] = i0;
+        a->src[2 * o + 1] = i1;
+        a->w[2 * o] = ct__in_precision(1 - l, f32);
+        a->w[2 * o + 1] = l;
+    }
+    return true;
+}
+
+static ct_result ct__interp_sizes(const ct_tensor *x, const ct_interp_opts *o, int nd, int64_t *out, double *scale)
+{
+    char buf[256], buf2[256];
+    bool has_scale = o->scale_factor[0] != 0;
+    if (o->size.ndim && has_scale) return ct__fail(CT_ERR_VALUE, "only one of size or scale_factor should be defined");
+    if (!o->size.ndim && !has_scale) return ct__fail(CT_ERR_VALUE, "either size or scale_factor should be defined");
+    if (o->size.ndim > 1 && o->size.ndim != nd) {
+        ct__shape_str(o->size.size, o->size.ndim, buf2, sizeof buf2);
+        buf2[0] = '(';
+        buf2[strlen(buf2) - 1] = ')';
+        return ct__fail(CT_ERR_VALUE, "Input and output must have the same number of spatial dimensions, but got input with "
+                        "spatial dimensions of %s and output size of %s. Please provide input tensor in (N, C, d1, d2, "
+                        "...,dK) format and output size in (o1, o2, ...,oK) format.",
+                        ct__shape_str(x->sizes + 2, nd, buf, sizeof buf), buf2);
+    }
+    int n_scales = 0;
+    while (n_scales < 3 && o->scale_factor[n_scales] != 0) n_scales++;
+    if (has_scale && n_scales > 1 && n_scales != nd)
+        return ct__fail(CT_ERR_VALUE, "Input and scale_factor must have the same number of spatial dimensions, but got input "
+                        "with spatial dimensions of %s and scale_factor of shape %d. Please provide input tensor in (N, C, "
+                        "d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.",
+                        ct__shape_str(x->sizes + 2, nd, buf, sizeof buf), n_scales);
+    for (int d = 0; d < nd; d++) {
+        scale[d] = has_scale ? o->scale_factor[n_scales == 1 ? 0 : d] : 0;
+        out[d] = has_scale ? (int64_t)floor((double)x->sizes[2 + d] * scale[d]) : o->size.size[o->size.ndim == 1 ? 0 : d];
+    }
+    for (int d = 0; d < nd; d++)
+        if (x->sizes[2 + d] <= 0 || out[d] <= 0) {
+            if (nd == 1)
+                return ct__fail(CT_ERR_RUNTIME, "Input and output sizes should be greater than 0, but got input (W: %lld) "
+                                "and output (W: %lld)", (long long)x->sizes[2], (long long)out[0]);
+            return ct__fail(CT_ERR_RUNTIME, "Input and output sizes should be greater than 0, but got input (H: %lld, W: %lld) "
+                            "output (H: %lld, W: %lld)", (long long)x->sizes[2], (long long)x->sizes[3], (long long)out[0],
+                            (long long)out[1]);
+        }
+    return CT_OK;
+}
+
+ct_tensor *ct_interpolate(const ct_tensor *input, ct_interp_opts opts)
+{
+    static const char *const modes[] = {"nearest", "bilinear"};
+    CT__ARG(input, "input", 1);
+    int nd = input->ndim - 2;
+    if ((unsigned)opts.mode > CT_INTERP_BILINEAR) {
+        ct__fail(CT_ERR_NOT_IMPLEMENTED, "Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: "
+                 "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got %d)", input->ndim, (int)opts.mode);
+        return NULL;
+    }
+    if (opts.align_corners && opts.mode == CT_INTERP_NEAREST) {
+        ct__fail(CT_ERR_VALUE, "align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                 "bicubic | trilinear");
+        return NULL;
+    }
+    if (nd < 1 || nd > 3 || (opts.mode == CT_INTERP_NEAREST && nd == 3)) {
+        ct__fail(CT_ERR_NOT_IMPLEMENTED, "Input Error: Only 3D, 4D and 5D input Tensors supported (got %dD) for the modes: "
+                 "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got %s)", input->ndim,
+                 modes[opts.mode]);
+        return NULL;
+    }
+    if (opts.mode == CT_INTERP_BILINEAR && nd != 2) {
+        ct__fail(CT_ERR_NOT_IMPLEMENTED, "Got %dD input, but bilinear mode needs 4D input", input->ndim);
+        return NULL;
+    }
+    int64_t out[2];
+    double scale[2];
+    if (ct__interp_sizes(input, &opts, nd, out, scale) || ct__check_floating(input, modes[opts.mode])) return NULL;
+    bool f32 = input->dtype == CT_F32;
+    ct__axis axes[2];
+    memset(axes, 0, sizeof axes);
+    for (int d = 0; d < nd; d++) {
+        int64_t in = input->sizes[2 + d];
+        bool ok = opts.mode == CT_INTERP_NEAREST ? ct__axis_nearest(&axes[d], in, out[d], scale[d], f32)
+                                                 : ct__axis_linear(&axes[d], in, out[d], opts.align_corners, scale[d], f32);
+        if (!ok) {
+            ct__axes_free(axes, nd);
+            return NULL;
+        }
+    }
+    static const char *const names[2][2][2] = {
+        {{"UpsampleNearest1DBackward1", "UpsampleNearest1DBackwardBackward1"},
+         {"UpsampleNearest2DBackward1", "UpsampleNearest2DBackwardBackward1"}},
+        {{"", ""}, {"UpsampleBilinear2DBackward1", "UpsampleBilinear2DBackwardBackward1"}}};
+    ct_shape in = ct_shape_make(input->ndim, input->sizes);
+    return ct__linmap_once(ct__linmap_separable(names[opts.mode][nd - 1][0], names[opts.mode][nd - 1][1], &in, axes, nd),
+                           input, 0);
+}
+
+/* ---------------------------------------------------------------- pixel shuffling */
+
+/* The gather of pixel_shuffle over planes (C * r * r, H, W) -> (C, H * r, W * r), or its
+ * inverse pixel_unshuffle (C, H, W) -> (C * r * r, H / r, W / r). */
+static ct__linmap *ct__shuffle_map(const ct_tensor *x, int64_t r, bool unshuffle)
+{
+    int nd = x->ndim;
+    int64_t planes = 1, C = x->sizes[nd - 3], H = x->sizes[nd - 2], W = x->sizes[nd - 1];
+    for (int d = 0; d < nd - 3; d++) planes *= x->sizes[d];
+    ct_shape in = ct_shape_make(nd, x->sizes), out = in;
+    out.size[nd - 3] = unshuffle ? C * r * r : C / (r * r);
+    out.size[nd - 2] = unshuffle ? H / r : H * r;
+    out.size[nd - 1] = unshuffle ? W / r : W * r;
+    ct__linmap *m = ct__linmap_new(unshuffle ? "PixelUnshuffleBackward0" : "PixelShuffleBackward0",
+                                   unshuffle ? "PixelShuffleBackward0" : "PixelUnshuffleBackward0", planes, C * H * W, 1,
+                                   false, false);
+    if (!m) return NULL;
+    m->n_in = C * H * W;
+    m->in_shape = in;
+    m->out_shape = out;
+    /* the small image (channels c * r * r + i * r + j) and the large one (channels c) */
+    int64_t Hs = unshuffle ? H / r : H, Ws = unshuffle ? W / r : W;
+    for (int64_t e = 0; e < C * H * W; e++) {
+        int64_t cs = e / (Hs * Ws * r * r), rest = e % (Hs * Ws * r * r);
+        int64_t ij = rest / (Hs * Ws), h = rest % (Hs * Ws) / Ws, w = rest % Ws;
+        int64_t i = ij / r, j = ij % r;
+        int64_t small = ((cs * r * r + ij) * Hs + h) * Ws + w;
+        int64_t large = (cs * Hs * r + h * r + i) * Ws * r + w * r + j;
+        if (unshuffle) m->src[small] = large;
+        else m->src[large] = small;
+    }
+    return m;
+}
+
+static ct_result ct__check_shuffle(const ct_tensor *x, int64_t r, bool unshuffle)
+{
+    const char *fn = unshuffle ? "pixel_unshuffle" : "pixel_shuffle";
+    if (x->ndim < 3)
+        return ct__fail(CT_ERR_RUNTIME, "%s expects input to have at least 3 dimensions, but got input with %d dimension(s)",
+                        fn, x->ndim);
+    if (r <= 0)
+        return ct__fail(CT_ERR_RUNTIME, "%s expects a positive %s, but got %lld", fn,
+                        unshuffle ? "downscale_factor" : "upscale_factor", (long long)r);
+    int64_t C = x->sizes[x->ndim - 3], H = x->sizes[x->ndim - 2], W = x->sizes[x->ndim - 1];
+    if (!unshuffle && C % (r * r))
+        return ct__fail(CT_ERR_RUNTIME, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+                        "of upscale_factor, but input.size(-3)=%lld is not divisible by %lld", (long long)C, (long long)(r * r));
+    if (unshuffle && H % r)
+        return ct__fail(CT_ERR_RUNTIME, "pixel_unshuffle expects height to be divisible by downscale_factor, but "
+                        "input.size(-2)=%lld is not divisible by %lld", (long long)H, (long long)r);
+    if (unshuffle && W % r)
+        return ct__fail(CT_ERR_RUNTIME, "pixel_unshuffle expects width to be divisible by downscale_factor, but "
+                        "input.size(-1)=%lld is not divisible by %lld", (long long)W, (long long)r);
+    return CT_OK;
+}
+
+ct_tensor *ct_pixel_shuffle(const ct_tensor *input, int64_t upscale_factor)
+{
+    CT__ARG(input, "input", 1);
+    if (ct__check_shuffle(input, upscale_factor, false) || ct__check_floating(input, "pixel_shuffle")) return NULL;
+    return ct__linmap_once(ct__shuffle_map(input, upscale_factor, false), input, 0);
+}
+
+ct_tensor *ct_pixel_unshuffle(const ct_tensor *input, int64_t downscale_factor)
+{
+    CT__ARG(input, "input", 1);
+    if (ct__check_shuffle(input, downscale_factor, true) || ct__check_floating(input, "pixel_unshuffle")) return NULL;
+    return ct__linmap_once(ct__shuffle_map(input, downscale_factor, true), input, 0);
+}
+
+/* ==================== linalg/conv.c ==================== */
+// >>linalg/conv.c
+/* Convolutions (im2col + GEMM per image and group), transposed convolutions
+ * (GEMM + col2im), and F.unfold / F.fold.
+ *
+ * One internal op, ct__convolution (at::convolution), computes both kinds
+ * and records ConvolutionBackward0. Its backward is made of convolutions
+ * again, as PyTorch's classic formulas: the input's gradient is the other
+ * kind of convolution of the output's gradient with the same weight, the
+ * weight's gradient a convolution of the (regrouped) input with the
+ * (regrouped) output gradient, stride and dilation swapped. So double
+ * backward works with nothing more. */
+
+/* ---------------------------------------------------------------- geometry */
+
+/* A convolution's parameters for nd (1 to 3) spatial dims. */
+typedef struct ct__conv {
+    int nd;
+    bool transposed;
+    int64_t groups;
+    int64_t stride[3], pad[3], dil[3], out_pad[3];
+} ct__conv;
+
+/* The output's spatial size along d for input size in and kernel size k. */
+static int64_t ct__conv_out_size(const ct__conv *c, int d, int64_t in, int64_t k)
+{
+    if (c->transposed) return (in - 1) * c->stride[d] - 2 * c->pad[d] + c->dil[d] * (k - 1) + c->out_pad[d] + 1;
+    return (in + 2 * c->pad[d] - c->dil[d] * (k - 1) - 1) / c->stride[d] + 1;
+}
+
+/* The im2col window of one image: over the input for a convolution, over the output for a transposed one. */
+static ct__window ct__conv_window(const ct__conv *c, const int64_t *in, const int64_t *out, const int64_t *k)
+{
+    ct__window g;
+    int lead = 3 - c->nd;
+    for (int d = 0; d < 3; d++) {
+        int s = d - lead;
+        g.in[d] = s < 0 ? 1 : c->transposed ? out[s] : in[s];
+        g.out[d] = s < 0 ? 1 : c->transposed ? in[s] : out[s];
+        g.k[d] = s < 0 ? 1 : k[s];
+        g.stride[d] = s < 0 ? 1 : c->stride[s];
+        g.pad[d] = s < 0 ? 0 : c->pad[s];
+        g.dil[d] = s < 0 ? 1 : c->dil[s];
+    }
+    return g;
+}
+
+/* ---------------------------------------------------------------- the kernels' driver */
+
+/* out (N, Cout, out...) from x (N, Cin, in...), w and bias b (Cout or NULL):
+ * a convolution multiplies each group's weight (Og, Cg * K) by the im2col
+ * columns (Cg * K, L); a transposed one makes columns (Og * K, L_in) = W_g^T
+ * x_g and adds them back with col2im. */
+#define CT__CONV_FORWARD(T, gemm)                                                                             \
+    static ct_result ct__conv_forward_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin,    \
+                                          int64_t Cout, const T *x, const T *w, const T *b, T *out)          \
+    {                                                                                                         \
+        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], Lcol = g->out[0] * g->out[1] * g->out[2];  \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lin = c->transposed ? Lcol : Limg;                  \
+        int64_t Lout = c->transposed ? Limg : Lcol, Cimg = c->transposed ? Cout : Cin;                      \
+        bool direct = !c->transposed && K == 1 && g->stride[0] * g->stride[1] * g->stride[2] == 1 &&       \
+                      g->pad[0] + g->pad[1] + g->pad[2] == 0;                                                \
+        T *cols = direct ? NULL : (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cimg * K * Lcol, 1));          \
+        if (!direct && !cols) return CT__OOM();                                                               \
+        for (int64_t n = 0; n < N; n++) {                                                                     \
+            const T *xn = x + n * Cin * Lin;                                                                  \
+            T *on = out + n * Cout * Lout;                                                                    \
+            if (!c->transposed) {                                                                             \
+                const T *B = direct ? xn : cols;                                                              \
+                if (!direct) ct__im2col_##T(g, Cin, xn, cols);                                                \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    gemm(false, false, Cout / G, Lcol, Cin / G * K, 1, w + k * (Cout / G) * (Cin / G) * K,     \
+                         Cin / G * K, B + k * (Cin / G) * K * Lcol, Lcol, 0, on + k * (Cout / G) * Lcol, Lcol);  \
+            } else {                                                                                          \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    gemm(true, false, Cout / G * K, Lcol, Cin / G, 1, w + k * (Cin / G) * (Cout / G) * K,      \
+                         Cout / G * K, xn + k * (Cin / G) * Lcol, Lcol, 0, cols + k * (Cout / G) * K * Lcol, Lcol); \
+                ct__col2im_##T(g, Cout, cols, on);                                                            \
+            }                                                                                                 \
+            for (int64_t o = 0; b && o < Cout; o++)                                                           \
+                for (int64_t i = 0; i < Lout; i++) on[o * Lout + i] += b[o];                                 \
+        }                                                                                                     \
+        CT_FREE(cols);                                                                                        \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_FORWARD(float, ct__sgemm)
+CT__CONV_FORWARD(double, ct__dgemm)
+
+/* ---------------------------------------------------------------- the op and its backward */
+
+static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct__conv *c);
+
+/* The weight's gradient: a convolution of data (N, G * C, ...) regrouped to
+ * (C, G * N, ...) with kern (N, G * O, ...) seen as (G * O, N, ...), stride
+ * and dilation swapped, cut to the kernel's size k, as (G * O, C, k...). For
+ * a convolution data is the input and kern the output's gradient; for a
+ * transposed one the other way round. */
+static ct_tensor *ct__conv_weight_grad(const ct_tensor *data, const ct_tensor *kern, const ct__conv *c, const int64_t *k)
+{
+    int64_t G = c->groups, N = data->sizes[0], C = data->sizes[1] / G, split[CT_MAX_DIMS], perm[CT_MAX_DIMS];
+    int nd = c->nd;
+    split[0] = N, split[1] = G, split[2] = C;
+    perm[0] = 2, perm[1] = 1, perm[2] = 0;
+    for (int d = 0; d < nd; d++) split[3 + d] = data->sizes[2 + d], perm[3 + d] = 3 + d;
+    int64_t regrouped[CT_MAX_DIMS];
+    memcpy(regrouped + 1, split + 2, sizeof(int64_t) * (size_t)(nd + 1));
+    regrouped[0] = C;
+    regrouped[1] = G * N;
+    ct_tensor *xs = ct_reshape(ct_permute(ct_reshape(data, ct_shape_make(nd + 3, split)), ct_shape_make(nd + 3, perm)),
+                               ct_shape_make(nd + 2, regrouped));
+    ct_tensor *ws = ct_transpose(kern, 0, 1);
+    ct__conv s = *c;
+    s.transposed = false;
+    for (int d = 0; d < nd; d++) {
+        s.stride[d] = c->dil[d];
+        s.dil[d] = c->stride[d];
+        s.out_pad[d] = 0;
+    }
+    ct_tensor *r = ct__convolution(xs, ws, NULL, &s);
+    for (int d = 0; d < nd && r; d++) r = ct_narrow(r, 2 + d, 0, k[d]);
+    return ct_transpose(r, 0, 1);
+}
+
+/* The input's gradient: the other kind of convolution of the output's
+ * gradient, its output padding chosen to give back the input's size. */
+static ct_tensor *ct__conv_input_grad(const ct_tensor *go, const ct_tensor *w, const ct__conv *c, const int64_t *in_sizes)
+{
+    ct__conv s = *c;
+    s.transposed = !c->transposed;
+    for (int d = 0; d < c->nd; d++) s.out_pad[d] = 0;
+    for (int d = 0; d < c->nd; d++)
+        if (s.transposed)
+            s.out_pad[d] = in_sizes[2 + d] - ct__conv_out_size(&s, d, go->sizes[2 + d], w->sizes[2 + d]);
+    return ct__convolution(go, w, NULL, &s);
+}
+
+CT__BACKWARD(convolution)
+{
+    const ct__conv *c = (const ct__conv *)n->extra;
+    ct_tensor *x = CT__S(0), *w = CT__S(1);
+    if (!x || !w) return ct_last_error_code();
+    CT__GRAD(0, ct__conv_input_grad(go[0], w, c, x->sizes));
+    CT__GRAD(1, c->transposed ? ct__conv_weight_grad(go[0], x, c, w->sizes + 2) : ct__conv_weight_grad(x, go[0], c, w->sizes + 2));
+    if (ct__needs_grad(n, 2)) {
+        ct_shape dims = CT_SHAPE(0);
+        for (int d = 0; d < c->nd; d++) dims.size[dims.ndim++] = 2 + d;
+        CT__GRAD(2, ct_sum_dim(go[0], dims, false, CT_DEFAULT));
+    }
+    return CT_OK;
+}
+
+/* at::convolution for a batched x (N, Cin, in...) and a checked geometry. */
+static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct__conv *c)
+{
+    static const ct__node_type type = {"ConvolutionBackward0", ct__bw_convolution};
+    int64_t sizes[5], Cout = c->transposed ? w->sizes[1] * c->groups : w->sizes[0];
+    sizes[0] = x->sizes[0];
+    sizes[1] = Cout;
+    for (int d = 0; d < c->nd; d++) {
+        sizes[2 + d] = ct__conv_out_size(c, d, x->sizes[2 + d], w->sizes[2 + d]);
+    }
+    ct__window g = ct__conv_window(c, x->sizes + 2, sizes + 2, w->sizes + 2);
+    ct_tensor *xc, *wc, *bc = NULL, *out = ct__alloc(sizes, c->nd + 2, x->dtype, ct__cpu);
+    CT__UNRECORDED(xc, ct_contiguous(x));
+    CT__UNRECORDED(wc, ct_contiguous(w));
+    if (b) CT__UNRECORDED(bc, ct_contiguous(b));
+    ct__conv *keep = (ct__conv *)CT_MALLOC(sizeof *keep);
+    ct_result rc = !out || !xc || !wc || (b && !bc) ? ct_last_error_code() : !keep ? CT__OOM() : CT_OK;
+    if (rc == CT_OK && ct_numel(out) > 0) {
+        if (x->dtype == CT_F32)
+            rc = ct__conv_forward_float(c, &g, x->sizes[0], x->sizes[1], Cout, (const float *)ct__data(xc),
+                                        (const float *)ct__data(wc), bc ? (const float *)ct__data(bc) : NULL,
+                                        (float *)ct__data(out));
+        else
+            rc = ct__conv_forward_double(c, &g, x->sizes[0], x->sizes[1], Cout, (const double *)ct__data(xc),
+                                         (const double *)ct__data(wc), bc ? (const double *)ct__data(bc) : NULL,
+                                         (double *)ct__data(out));
+    }
+    ct__discard(xc);
+    ct__discard(wc);
+    ct__discard(bc);
+    if (rc != CT_OK) {
+        CT_FREE(keep);
+        ct__discard(out);
+        return NULL;
+    }
+    *keep = *c;
+    const ct_tensor *inputs[3] = {x, w, b};
+    ct__node *n = ct__record(&type, inputs, 3, &out, 1);
+    if (!n) {
+        CT_FREE(keep);
+        return out;
+    }
+    n->extra = keep;
+    ct__save(n, x, false);
+    ct__save(n, w, false);
+    return out;
+}
+
+/* ---------------------------------------------------------------- front ends */
+
+/* "[1, 1, 1]" of a list. */
+static const char *ct__list_str(const int64_t *v, int n, char *buf, size_t size) { return ct__shape_str(v, n, buf, size); }
+
+/* A list argument as PyTorch's parser and expand_param_if_needed see it:
+ * empty takes def for each of the function's fn_nd dims, one value fills
+ * them; the result must then have one value per weight dim (nd) or one. */
+static ct_result ct__conv_param(const char *what, ct_shape s, int fn_nd, int nd, int64_t def, int64_t *out)
+{
+    int64_t given[CT_MAX_DIMS];
+    int n = s.ndim == 0 || s.ndim == 1 ? fn_nd : s.ndim;
+    for (int d = 0; d < n; d++) given[d] = s.ndim == 0 ? def : s.size[s.ndim == 1 ? 0 : d];
+    if (n != 1 && n != nd) {
+        char buf[256];
+        return ct__fail(CT_ERR_RUNTIME, "expected %s to be a single integer value or a list of %d values to match the "
+                        "convolution dimensions, but got %s=%s", what, nd, what, ct__list_str(given, n, buf, sizeof buf));
+    }
+    for (int d = 0; d < nd; d++) out[d] = given[n == 1 ? 0 : d];
+    return CT_OK;
+}
+
+static const char *ct__type_name(ct_dtype t) { return t == CT_F64 ? "double" : t == CT_F32 ? "float" : ct_dtype_name(t); }
+
+/* "(6 x 6)" of n values. */
+static const char *ct__x_list(const int64_t *v, int n, char *buf, size_t size)
+{
+    int at = snprintf(buf, size, "(");
+    for (int d = 0; d < n && at < (int)size; d++) at += snprintf(buf + at, size - (size_t)at, "%s%lld", d ? " x " : "", (long long)v[d]);
+    if (at < (int)size) snprintf(buf + at, size - (size_t)at, ")");
+    return buf;
+}
+
+/* check_shape_forward: the weight, groups, channels, bias and window sizes of a batched x. */
+static ct_result ct__check_conv_shapes(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct__conv *c)
+{
+    char a[256], bb[256], cc[256];
+    int64_t G = c->groups;
+    if (w->ndim != x->ndim)
+        return ct__fail(CT_ERR_RUNTIME, "Expected %d-dimensional input for %d-dimensional weight %s, but got %d-dimensional "
+                        "input of size %s instead", w->ndim, w->ndim, ct__shape_str(w->sizes, w->ndim, a, sizeof a), x->ndim,
+                        ct__shape_str(x->sizes, x->ndim, bb, sizeof bb));
+    ct__shape_str(w->sizes, w->ndim, a, sizeof a);
+    if (w->sizes[0] < G)
+        return ct__fail(CT_ERR_RUNTIME, "Given groups=%lld, expected weight to be at least %lld at dimension 0, but got weight "
+                        "of size %s instead", (long long)G, (long long)G, a);
+    if (w->sizes[0] % G)
+        return ct__fail(CT_ERR_RUNTIME, "Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but got "
+                        "weight of size [%s] instead", (long long)G, (long long)G, a);
+    int64_t channels = c->transposed ? w->sizes[0] : w->sizes[1] * G, bias = c->transposed ? w->sizes[1] * G : w->sizes[0];
+    if (x->sizes[1] != channels)
+        return ct__fail(CT_ERR_RUNTIME, "Given %s=%lld, weight of size %s, expected input%s to have %lld channels, but got %lld "
+                        "channels instead", c->transposed ? "transposed" : "groups", c->transposed ? 1LL : (long long)G, a,
+                        ct__shape_str(x->sizes, x->ndim, bb, sizeof bb), (long long)channels, (long long)x->sizes[1]);
+    if (b && (b->ndim != 1 || b->sizes[0] != bias))
+        return ct__fail(CT_ERR_RUNTIME, "Given %sweight of size %s, expected bias to be 1-dimensional with %lld elements, but got "
+                        "bias of size %s instead", c->transposed ? "transposed=1, " : "", a, (long long)bias,
+                        ct__shape_str(b->sizes, b->ndim, bb, sizeof bb));
+    int64_t padded[3], kernel[3], out[3];
+    bool fits = true, positive = true;
+    for (int d = 0; d < c->nd; d++) {
+        padded[d] = x->sizes[2 + d] + 2 * c->pad[d];
+        kernel[d] = c->dil[d] * (w->sizes[2 + d] - 1) + 1;
+        fits &= padded[d] >= kernel[d];
+        out[d] = ct__conv_out_size(c, d, x->sizes[2 + d], w->sizes[2 + d]);
+        positive &= out[d] > 0;
+    }
+    if (!c->transposed && !fits)
+        return ct__fail(CT_ERR_RUNTIME, "Calculated padded input size per channel: %s. Kernel size: %s. Kernel size can't be "
+                        "greater than actual input size", ct__x_list(padded, c->nd, bb, sizeof bb), ct__x_list(kernel, c->nd, cc, sizeof cc));
+    if (c->transposed && !positive)
+        return ct__fail(CT_ERR_RUNTIME, "Given input size per channel: %s. Calculated output size per channel: %s. Output size "
+                        "is too small", ct__x_list(x->sizes + 2, c->nd, bb, sizeof bb), ct__x_list(out, c->nd, cc, sizeof cc));
+    if (w->dtype != x->dtype)
+        return ct__fail(CT_ERR_RUNTIME, "Input type (%s) and weight type (%s) should be the same or input should be a MKLDNN "
+                        "tensor and weight is a dense tensor", x->dtype == CT_F64 ? "torch.DoubleTensor" : "torch.FloatTensor",
+                        w->dtype == CT_F64 ? "torch.DoubleTensor" : "torch.FloatTensor");
+    if (b && b->dtype != x->dtype)
+        return ct__fail(CT_ERR_RUNTIME, "Input type (%s) and bias type (%s) should be the same", ct__type_name(x->dtype),
+                        ct__type_name(b->dtype));
+    if (x->dtype != CT_F32 && x->dtype != CT_F64)
+        return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", c->transposed ? "conv_transpose" : "conv",
+                        ct_dtype_name(x->dtype));
+    bool too_large = false;
+    for (int d = 0; c->transposed && d < c->nd; d++) too_large |= c->out_pad[d] >= c->stride[d] && c->out_pad[d] >= c->dil[d];
+    if (too_large) { /* worded for 2-D: a 1-D one is run as 2-D with height 1 */
+        int h = c->nd == 2 ? 0 : -1, w = c->nd - 1;
+        return ct__fail(CT_ERR_RUNTIME, "output padding must be smaller than either stride or dilation, but got "
+                        "output_padding_height: %lld output_padding_width: %lld stride_height: %lld stride_width: %lld "
+                        "dilation_height: %lld dilation_width: %lld", h < 0 ? 0LL : (long long)c->out_pad[h],
+                        (long long)c->out_pad[w], h < 0 ? 1LL : (long long)c->stride[h], (long long)c->stride[w],
+                        h < 0 ? 1LL : (long long)c->dil[h], (long long)c->dil[w]);
+    }
+    return CT_OK;
+}
+
+/* The geometry from the options, checked as at::_convolution checks it. */
+static ct_result ct__conv_geometry(const ct_tensor *w, int fn_nd, bool transposed, const ct_conv_opts *o, ct__conv *c)
+{
+    memset(c, 0, sizeof *c);
+    if (w->ndim < 3) return ct__fail(CT_ERR_RUNTIME, "weight should have at least three dimensions");
+    c->nd = w->ndim - 2;
+    c->transposed = transposed;
+    c->groups = o->groups ? o->groups : 1;
+    if (c->nd > 3) return ct__fail(CT_ERR_RUNTIME, "ctorch: convolutions have at most 3 spatial dims");
+    if (ct__conv_param("stride", o->stride, fn_nd, c->nd, 1, c->stride) ||
+        ct__conv_param("padding", o->padding, fn_nd, c->nd, 0, c->pad) ||
+        ct__conv_param("dilation", o->dilation, fn_nd, c->nd, 1, c->dil) ||
+        (transposed && ct__conv_param("output_padding", o->output_padding, fn_nd, c->nd, 0, c->out_pad)))
+        return ct_last_error_code();
+    for (int d = 0; d < c->nd; d++) {
+        if (c->pad[d] < 0) return ct__fail(CT_ERR_RUNTIME, "negative padding is not supported");
+        if (c->out_pad[d] < 0) return ct__fail(CT_ERR_RUNTIME, "negative output_padding is not supported");
+        if (c->stride[d] <= 0) return ct__fail(CT_ERR_RUNTIME, "non-positive stride is not supported");
+        if (c->dil[d] <= 0) return ct__fail(CT_ERR_RUNTIME, "non-positive dilation is not supported");
+    }
+    if (c->groups <= 0) return ct__fail(CT_ERR_RUNTIME, "non-positive groups is not supported");
+    return CT_OK;
+}
+
+/* padding="same": half the dilated kernel on each side; an odd total puts
+ * the extra place on the right, padded into the input first (as PyTorch).
+ * Returns x itself or the padded copy (owned by the open scope). */
+static const ct_tensor *ct__pad_same(const ct_tensor *x, const ct_tensor *w, ct__conv *c)
+{
+    ct_shape extra = CT_SHAPE0;
+    bool asymmetric = false;
+    for (int d = c->nd - 1; d >= 0; d--) {
+        int64_t total = c->dil[d] * (w->sizes[2 + d] - 1);
+        c->pad[d] = total / 2;
+        extra.size[extra.ndim++] = 0;
+        extra.size[extra.ndim++] = total - 2 * (total / 2);
+        asymmetric |= total % 2 != 0;
+    }
+    return asymmetric ? ct_pad(x, extra, CT_PAD_CONSTANT, 0) : x;
+}
+
+/* The public convolutions (fn: PyTorch's name): fn_nd spatial dims, unbatched inputs given a batch dim and losing it after. */
+static ct_tensor *ct__conv_front(const char *fn, int fn_nd, bool transposed, const ct_tensor *input, const ct_tensor *weight,
+                                 const ct_tensor *bias, ct_conv_opts opts)
+{
+    char buf[256];
+    if (!input || !weight) {
+        ct__null_arg(fn, input ? "weight" : "input", input ? 2 : 1);
+        return NULL;
+    }
+    if (input->ndim != fn_nd + 1 && input->ndim != fn_nd + 2) {
+        ct__fail(CT_ERR_RUNTIME, "Expected %dD (unbatched) or %dD (batched) input to %s, but got input of size: %s", fn_nd + 1,
+                 fn_nd + 2, fn, ct__shape_str(input->sizes, input->ndim, buf, sizeof buf));
+        return NULL;
+    }
+    bool same = opts.padding_str && !strcmp(opts.padding_str, "same");
+    if (opts.padding_str && !same && strcmp(opts.padding_str, "valid")) {
+        ct__fail(transposed ? CT_ERR_TYPE : CT_ERR_RUNTIME, "Invalid padding string: '%s'", opts.padding_str);
+        return NULL;
+    }
+    if (opts.padding_str && transposed) {
+        ct__fail(CT_ERR_TYPE, "%s(): argument 'padding' must be tuple of ints, not str", fn);
+        return NULL;
+    }
+    if (opts.padding_str) opts.padding = CT_SHAPE0;
+    ct__conv c;
+    if (ct__conv_geometry(weight, fn_nd, transposed, &opts, &c)) return NULL;
+    for (int d = 0; same && d < c.nd; d++)
+        if (c.stride[d] != 1) {
+            ct__fail(CT_ERR_RUNTIME, "padding='same' is not supported for strided convolutions");
+            return NULL;
+        }
+    ct_scope s = ct_scope_begin();
+    bool batched = input->ndim == fn_nd + 2;
+    const ct_tensor *x = batched ? input : ct_unsqueeze(input, 0);
+    ct_tensor *r = NULL;
+    if (x && same) x = ct__pad_same(x, weight, &c);
+    if (x && !ct__check_conv_shapes(x, weight, bias, &c)) r = ct__convolution(x, weight, bias, &c);
+    if (r && !batched) r = ct_squeeze_dim(r, 0);
+    r = ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_conv1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
+{
+    return ct__conv_front("conv1d", 1, false, input, weight, bias, opts);
+}
+
+ct_tensor *ct_conv2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
+{
+    return ct__conv_front("conv2d", 2, false, input, weight, bias, opts);
+}
+
+ct_tensor *ct_conv3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
+{
+    return ct__conv_front("conv3d", 3, false, input, weight, bias, opts);
+}
+
+ct_tensor *ct_conv_transpose1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
+{
+    return ct__conv_front("conv_transpose1d", 1, true, input, weight, bias, opts);
+}
+
+ct_tensor *ct_conv_transpose2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
+{
+    return ct__conv_front("conv_transpose2d", 2, true, input, weight, bias, opts);
+}
+
+/* ---------------------------------------------------------------- im2col and col2im */
+
+/* F.unfold's window over (H, W) and whether the result is the columns (im2col) or the image (col2im). */
+typedef struct ct__fold {
+    ct__window g;
+    bool to_image;
+    int64_t channels; /* of the image */
+} ct__fold;
+
+static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_image);
+
+CT__BACKWARD(fold)
+{
+    CT__GRAD(0, ct__fold_run((const ct__fold *)n->extra, go[0], !n->iargs[0]));
+    return CT_OK;
+}
+
+/* im2col (image (N, C, H, W) to columns (N, C * K, L)) or col2im of x, with
+ * or without its batch dim; records Im2ColBackward0 or Col2ImBackward0. */
+static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_image)
+{
+    static const ct__node_type type = {"Im2ColBackward0", ct__bw_fold};
+    const ct__window *g = &f->g;
+    int64_t K = g->k[1] * g->k[2], L = g->out[1] * g->out[2], image = g->in[1] * g->in[2];
+    bool batched = x->ndim == (to_image ? 3 : 4);
+    int64_t N = batched ? x->sizes[0] : 1, sizes[4];
+    int nd = 0;
+    if (batched) sizes[nd++] = N;
+    sizes[nd++] = to_image ? f->channels : f->channels * K;
+    if (to_image) sizes[nd++] = g->in[1];
+    sizes[nd++] = to_image ? g->in[2] : L;
+    ct_tensor *xc, *out = ct__alloc(sizes, nd, x->dtype, ct__cpu);
+    CT__UNRECORDED(xc, ct_contiguous(x));
+    ct__fold *keep = (ct__fold *)CT_MALLOC(sizeof *keep);
+    if (!out || !xc || !keep) {
+        if (!keep) CT__OOM();
+        CT_FREE(keep);
+        ct__discard(out);
+        ct__discard(xc);
+        return NULL;
+    }
+    int64_t C = f->channels, in_per = to_image ? C * K * L : C * image, out_per = to_image ? C * image : C * K * L;
+    for (int64_t n = 0; n < N && ct_numel(out) > 0; n++) {
+        const char *src = ct__data(xc) + (size_t)(n * in_per) * ct__esize(x);
+        char *dst = ct__data(out) + (size_t)(n * out_per) * ct__esize(x);
+        if (x->dtype == CT_F32 && to_image) ct__col2im_float(g, C, (const float *)src, (float *)dst);
+        else if (x->dtype == CT_F32) ct__im2col_float(g, C, (const float *)src, (float *)dst);
+        else if (to_image) ct__col2im_double(g, C, (const double *)src, (double *)dst);
+        else ct__im2col_double(g, C, (const double *)src, (double *)dst);
+    }
+    ct__discard(xc);
+    *keep = *f;
+    const ct_tensor *inputs[1] = {x};
+    ct__node *n = ct__record(&type, inputs, 1, &out, 1);
+    if (!n) {
+        CT_FREE(keep);
+        return out;
+    }
+    n->name = to_image ? "Col2ImBackward0" : "Im2ColBackward0";
+    n->iargs[0] = to_image;
+    n->extra = keep;
+    return out;
+}
+
+/* A 2-value list of F.unfold / F.fold (one value: both). */
+static ct_result ct__fold_list(const char *what, ct_shape s, int64_t def, int64_t *out)
+{
+    if (s.ndim > 2) return ct__fail(CT_ERR_RUNTIME, "It is expected %s equals to 2, but got size %d", what, s.ndim);
+    for (int d = 0; d < 2; d++) out[d] = s.ndim == 0 ? def : s.size[s.ndim == 1 ? 0 : d];
+    return CT_OK;
+}
+
+/* The window of F.unfold / F.fold over an image of size (H, W), checked as PyTorch's im2col_shape_check. */
+static ct_result ct__fold_geometry(ct_shape kernel, const ct_fold_opts *o, ct__fold *f)
+{
+    int64_t k[2] = {0, 0}, d[2] = {0, 0}, p[2] = {0, 0}, s[2] = {0, 0};
+    if (kernel.ndim == 0) return ct__fail(CT_ERR_RUNTIME, "It is expected kernel_size equals to 2, but got size 0");
+    if (ct__fold_list("kernel_size", kernel, 0, k) || ct__fold_list("dilation", o->dilation, 1, d) ||
+        ct__fold_list("padding", o->padding, 0, p) || ct__fold_list("stride", o->stride, 1, s))
+        return ct_last_error_code();
+    if (k[0] <= 0 || k[1] <= 0)
+        return ct__fail(CT_ERR_RUNTIME, "kernel size should be greater than zero, but got kernel_height: %lld kernel_width: %lld",
+                        (long long)k[0], (long long)k[1]);
+    if (s[0] <= 0 || s[1] <= 0)
+        return ct__fail(CT_ERR_RUNTIME, "stride should be greater than zero, but got stride_height: %lld stride_width: %lld",
+                        (long long)s[0], (long long)s[1]);
+    if (d[0] <= 0 || d[1] <= 0)
+        return ct__fail(CT_ERR_RUNTIME, "dilation should be greater than zero, but got dilation_height: %lld dilation_width: %lld",
+                        (long long)d[0], (long long)d[1]);
+    if (p[0] < 0 || p[1] < 0)
+        return ct__fail(CT_ERR_RUNTIME, "padding should be non-negative, but got pad_height: %lld pad_width: %lld",
+                        (long long)p[0], (long long)p[1]);
+    memset(f, 0, sizeof *f);
+    f->g.in[0] = f->g.out[0] = f->g.k[0] = f->g.stride[0] = f->g.dil[0] = 1;
+    for (int i = 0; i < 2; i++) {
+        f->g.k[1 + i] = k[i];
+        f->g.dil[1 + i] = d[i];
+        f->g.pad[1 + i] = p[i];
+        f->g.stride[1 + i] = s[i];
+    }
+    return CT_OK;
+}
+
+/* The number of blocks along each dim of an image (H, W). */
+static void ct__fold_blocks(ct__fold *f, int64_t H, int64_t W)
+{
+    f->g.in[1] = H;
+    f->g.in[2] = W;
+    for (int i = 1; i < 3; i++)
+        f->g.out[i] = (f->g.in[i] + 2 * f->g.pad[i] - f->g.dil[i] * (f->g.k[i] - 1) - 1) / f->g.stride[i] + 1;
+}
+
+ct_tensor *ct_im2col(const ct_tensor *input, ct_shape kernel_size, ct_fold_opts opts)
+{
+    CT__ARG(input, "input", 1);
+    char buf[256];
+    ct__fold f;
+    if (ct__fold_geometry(kernel_size, &opts, &f)) return NULL;
+    bool ok = input->ndim == 3 || input->ndim == 4;
+    for (int d = input->ndim - 3; ok && d < input->ndim; d++) ok = input->sizes[d] != 0;
+    if (!ok) {
+        ct__fail(CT_ERR_RUNTIME, "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions "
+                 "for input, but got: %s", ct__shape_str(input->sizes, input->ndim, buf, sizeof buf));
+        return NULL;
+    }
+    if (ct__check_floating(input, "im2col_out_cpu")) return NULL;
+    ct__fold_blocks(&f, input->sizes[input->ndim - 2], input->sizes[input->ndim - 1]);
+    f.channels = input->sizes[input->ndim - 3];
+    if (f.g.out[1] < 1 || f.g.out[2] < 1) {
+        ct__fail(CT_ERR_RUNTIME, "Given input with spatial size (%lld, %lld), kernel_size=(%lld, %lld), dilation=(%lld, %lld), "
+                 "padding=(%lld, %lld), calculated shape of the array of sliding blocks as (%lld, %lld), but its components must "
+                 "be at least one.", (long long)f.g.in[1], (long long)f.g.in[2], (long long)f.g.k[1], (long long)f.g.k[2],
+                 (long long)f.g.dil[1], (long long)f.g.dil[2], (long long)f.g.pad[1], (long long)f.g.pad[2],
+                 (long long)f.g.out[1], (long long)f.g.out[2]);
+        return NULL;
+    }
+    return ct__fold_run(&f, input, false);
+}
+
+ct_tensor *ct_col2im(const ct_tensor *input, ct_shape output_size, ct_shape kernel_size, ct_fold_opts opts)
+{
+    CT__ARG(input, "input", 1);
+    char buf[256];
+    ct__fold f;
+    int64_t size[2] = {0, 0};
+    if (ct__fold_list("output_size", output_size, 0, size) || ct__fold_geometry(kernel_size, &opts, &f)) return NULL;
+    bool ok = input->ndim == 2 || input->ndim == 3;
+    for (int d = input->ndim - 2; ok && d < input->ndim; d++) ok = input->sizes[d] != 0;
+    if (!ok) {
+        ct__fail(CT_ERR_RUNTIME, "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                 "dimensions for input, but got: %s", ct__shape_str(input->sizes, input->ndim, buf, sizeof buf));
+        return NULL;
+    }
+    int64_t rows = input->sizes[input->ndim - 2], cols = input->sizes[input->ndim - 1], K = f.g.k[1] * f.g.k[2];
+    if (rows % K) {
+        ct__fail(CT_ERR_RUNTIME, "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
+                 "input.size(1)=%lld and kernel_size=(%lld, %lld).", (long long)rows, (long long)f.g.k[1], (long long)f.g.k[2]);
+        return NULL;
+    }
+    ct__fold_blocks(&f, size[0], size[1]);
+    f.channels = rows / K;
+    if (f.g.out[1] < 1 || f.g.out[2] < 1 || f.g.out[1] * f.g.out[2] != cols) {
+        ct__fail(CT_ERR_RUNTIME, "Given output_size=(%lld, %lld), kernel_size=(%lld, %lld), dilation=(%lld, %lld), padding=(%lld, "
+                 "%lld), stride=(%lld, %lld), expected size of input's dimension 2 to match the calculated number of sliding "
+                 "blocks %lld * %lld = %lld, but got input.size(2)=%lld.", (long long)size[0], (long long)size[1],
+                 (long long)f.g.k[1], (long long)f.g.k[2], (long long)f.g.dil[1], (long long)f.g.dil[2], (long long)f.g.pad[1],
+                 (long long)f.g.pad[2], (long long)f.g.stride[1], (long long)f.g.stride[2], (long long)f.g.out[1],
+                 (long long)f.g.out[2], (long long)(f.g.out[1] * f.g.out[2]), (long long)cols);
+        return NULL;
+    }
+    if (ct__check_floating(input, "col2im_out_cpu")) return NULL;
+    return ct__fold_run(&f, input, true);
 }
 
 #endif /* CTORCH_IMPLEMENTATION */

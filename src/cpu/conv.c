@@ -1,0 +1,119 @@
+/* The convolution and pooling kernels: im2col / col2im over up to three
+ * spatial dims, sparse linear maps (gathers with weights) and their
+ * adjoints, and the search for each window's maximum. Float32 and float64. */
+
+/* ---------------------------------------------------------------- im2col / col2im */
+
+/* im2col of one image: x (C, in0, in1, in2) to cols (C * k0 * k1 * k2, out0 * out1 * out2),
+ * row (c, j0, j1, j2), column (o0, o1, o2) = x[c, o*stride - pad + j*dil], 0 outside. */
+#define CT__IM2COL(T)                                                                                        \
+    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols)                        \
+    {                                                                                                        \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], K = g->k[0] * g->k[1] * g->k[2];                   \
+        for (int64_t r = 0; r < C * K; r++) {                                                                \
+            int64_t c = r / K, j0 = r % K / (g->k[1] * g->k[2]), j1 = r % (g->k[1] * g->k[2]) / g->k[2],    \
+                    j2 = r % g->k[2];                                                                        \
+            const T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                            \
+            T *row = cols + r * L;                                                                           \
+            for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                                     \
+                int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                                 \
+                for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                                 \
+                    int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                             \
+                    T *dst = row + (o0 * g->out[1] + o1) * g->out[2];                                        \
+                    bool inside = i0 >= 0 && i0 < g->in[0] && i1 >= 0 && i1 < g->in[1];                      \
+                    const T *src = xc + (i0 * g->in[1] + i1) * g->in[2];                                     \
+                    for (int64_t o2 = 0; o2 < g->out[2]; o2++) {                                             \
+                        int64_t i2 = o2 * g->stride[2] - g->pad[2] + j2 * g->dil[2];                         \
+                        dst[o2] = inside && i2 >= 0 && i2 < g->in[2] ? src[i2] : (T)0;                       \
+                    }                                                                                        \
+                }                                                                                            \
+            }                                                                                                \
+        }                                                                                                    \
+    }                                                                                                        \
+    /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */        \
+    static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                        \
+    {                                                                                                        \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], K = g->k[0] * g->k[1] * g->k[2];                   \
+        memset(x, 0, sizeof(T) * (size_t)(C * g->in[0] * g->in[1] * g->in[2]));                             \
+        for (int64_t r = 0; r < C * K; r++) {                                                                \
+            int64_t c = r / K, j0 = r % K / (g->k[1] * g->k[2]), j1 = r % (g->k[1] * g->k[2]) / g->k[2],    \
+                    j2 = r % g->k[2];                                                                        \
+            T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                                  \
+            const T *row = cols + r * L;                                                                     \
+            for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                                     \
+                int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                                 \
+                if (i0 < 0 || i0 >= g->in[0]) continue;                                                      \
+                for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                                 \
+                    int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                             \
+                    if (i1 < 0 || i1 >= g->in[1]) continue;                                                  \
+                    const T *src = row + (o0 * g->out[1] + o1) * g->out[2];                                  \
+                    T *dst = xc + (i0 * g->in[1] + i1) * g->in[2];                                           \
+                    for (int64_t o2 = 0; o2 < g->out[2]; o2++) {                                             \
+                        int64_t i2 = o2 * g->stride[2] - g->pad[2] + j2 * g->dil[2];                         \
+                        if (i2 >= 0 && i2 < g->in[2]) dst[i2] += src[o2];                                    \
+                    }                                                                                        \
+                }                                                                                            \
+            }                                                                                                \
+        }                                                                                                    \
+    }
+CT__IM2COL(float)
+CT__IM2COL(double)
+
+/* ---------------------------------------------------------------- sparse linear maps */
+
+/* out (planes, n_out) = the map of in (planes, n_in): each output is the sum
+ * of its taps' weighted inputs, or `fill` when none of its taps is inside. */
+#define CT__LINMAP(T)                                                                                        \
+    static void ct__linmap_apply_##T(const ct__linmap *m, const T *in, T *out, T fill)                      \
+    {                                                                                                        \
+        int64_t per = m->n_out * m->taps;                                                                    \
+        for (int64_t b = 0; b < m->planes; b++) {                                                            \
+            const int64_t *src = m->src + (m->per_plane ? b * per : 0);                                      \
+            const T *x = in + b * m->n_in;                                                                   \
+            T *y = out + b * m->n_out;                                                                       \
+            for (int64_t i = 0; i < m->n_out; i++) {                                                         \
+                T acc = 0;                                                                                   \
+                bool any = false;                                                                            \
+                for (int64_t t = i * m->taps; t < (i + 1) * m->taps; t++) {                                  \
+                    if (src[t] < 0) continue;                                                                \
+                    acc += m->w ? (T)m->w[t] * x[src[t]] : x[src[t]];                                        \
+                    any = true;                                                                              \
+                }                                                                                            \
+                y[i] = any ? acc : fill;                                                                     \
+            }                                                                                                \
+        }                                                                                                    \
+    }                                                                                                        \
+    /* The adjoint: in (planes, n_in) = the transposed map of out (planes, n_out). */                        \
+    static void ct__linmap_adjoint_##T(const ct__linmap *m, const T *out, T *in)                            \
+    {                                                                                                        \
+        int64_t per = m->n_out * m->taps;                                                                    \
+        memset(in, 0, sizeof(T) * (size_t)(m->planes * m->n_in));                                           \
+        for (int64_t b = 0; b < m->planes; b++) {                                                            \
+            const int64_t *src = m->src + (m->per_plane ? b * per : 0);                                      \
+            T *x = in + b * m->n_in;                                                                         \
+            const T *y = out + b * m->n_out;                                                                 \
+            for (int64_t t = 0; t < per; t++)                                                                \
+                if (src[t] >= 0) x[src[t]] += m->w ? (T)m->w[t] * y[t / m->taps] : y[t / m->taps];          \
+        }                                                                                                    \
+    }
+CT__LINMAP(float)
+CT__LINMAP(double)
+
+/* Max pooling: the index of each window's maximum (the first; NaN wins, the
+ * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps. */
+#define CT__LINMAP_ARGMAX(T)                                                                                \
+    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                       \
+    {                                                                                                       \
+        for (int64_t b = 0; b < m->planes; b++)                                                             \
+            for (int64_t i = 0; i < m->n_out; i++) {                                                        \
+                const int64_t *src = m->src + i * m->taps;                                                  \
+                const T *xp = x + b * m->n_in;                                                              \
+                int64_t best = -1;                                                                          \
+                for (int64_t t = 0; t < m->taps; t++)                                                       \
+                    if (src[t] >= 0 && (best < 0 || xp[src[t]] > xp[best] || xp[src[t]] != xp[src[t]]))     \
+                        best = src[t];                                                                      \
+                idx[b * m->n_out + i] = CT__MAX(best, 0);                                                   \
+            }                                                                                               \
+    }
+CT__LINMAP_ARGMAX(float)
+CT__LINMAP_ARGMAX(double)

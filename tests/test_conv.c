@@ -1,0 +1,299 @@
+/* Convolution and pooling against PyTorch: every case of
+ * tests/golden/conv.txt (written by gen_conv.py) checks the output, its
+ * node name, max pooling's indices and the gradient of every input; then
+ * gradcheck and gradgradcheck in float64 for every case on fresh random
+ * inputs of the same shapes. */
+#include "harness.h"
+
+/* ---------------------------------------------------------------- a case */
+
+typedef struct op_args {
+    ct_shape s, p, d, op, k, o, pad, sz;
+    const char *ps;
+    char ps_buf[8];
+    int64_t g, div, r;
+    int m;
+    bool c, cip, ac;
+    double v, sf[3];
+} op_args;
+
+static void parse_list(const char **s, ct_shape *out)
+{
+    while (**s && **s != ';') {
+        out->size[out->ndim++] = strtoll(*s, (char **)s, 10);
+        if (**s == ',') (*s)++;
+    }
+}
+
+/* "s=2,1;p=1;ps=same;..." */
+static void parse_args(const char *s, op_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->cip = true;
+    while (*s) {
+        char key[8] = {0};
+        int n = 0;
+        while (*s && *s != '=' && n < 7) key[n++] = *s++;
+        if (*s == '=') s++;
+        ct_shape *lists[] = {&a->s, &a->p, &a->d, &a->op, &a->k, &a->o, &a->pad, &a->sz};
+        const char *names[] = {"s", "p", "d", "op", "k", "o", "pad", "sz"};
+        bool listed = false;
+        for (int i = 0; i < 8; i++)
+            if (!strcmp(key, names[i])) {
+                parse_list(&s, lists[i]);
+                listed = true;
+            }
+        if (listed) {
+        } else if (!strcmp(key, "ps")) {
+            int j = 0;
+            while (*s && *s != ';' && j < 7) a->ps_buf[j++] = *s++;
+            a->ps = a->ps_buf;
+        } else if (!strcmp(key, "sf")) {
+            for (int j = 0; *s && *s != ';' && j < 3; j++) {
+                a->sf[j] = strtod(s, (char **)&s);
+                if (*s == ',') s++;
+            }
+        } else if (!strcmp(key, "v")) {
+            a->v = strtod(s, (char **)&s);
+        } else {
+            long long v = strtoll(s, (char **)&s, 10);
+            if (!strcmp(key, "g")) a->g = v;
+            if (!strcmp(key, "div")) a->div = v;
+            if (!strcmp(key, "r")) a->r = v;
+            if (!strcmp(key, "m")) a->m = (int)v;
+            if (!strcmp(key, "c")) a->c = v;
+            if (!strcmp(key, "cip")) a->cip = v;
+            if (!strcmp(key, "ac")) a->ac = v;
+        }
+        while (*s && *s != ';') s++;
+        if (*s == ';') s++;
+    }
+}
+
+typedef struct test_case {
+    char id[512], op[512], node[512];
+    op_args a;
+    int n_in;
+} test_case;
+
+typedef ct_tensor *(*conv_fn)(const ct_tensor *, const ct_tensor *, const ct_tensor *, ct_conv_opts);
+
+/* The case's op on inputs in; *indices gets max pooling's indices. */
+static ct_tensor *run_case(const test_case *t, ct_tensor *const *in, ct_tensor **indices)
+{
+    const op_args *a = &t->a;
+    static const struct { const char *name; conv_fn fn; } convs[] = {
+        {"conv1d", ct_conv1d}, {"conv2d", ct_conv2d}, {"conv3d", ct_conv3d},
+        {"conv_transpose1d", ct_conv_transpose1d}, {"conv_transpose2d", ct_conv_transpose2d}};
+    for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++)
+        if (!strcmp(t->op, convs[i].name)) {
+            ct_conv_opts o = {a->s, a->p, a->ps, a->d, a->g, a->op};
+            return convs[i].fn(in[0], in[1], t->n_in > 2 ? in[2] : NULL, o);
+        }
+    ct_max_pool_opts mo = {a->s, a->p, a->d, a->c};
+    ct_avg_pool_opts ao = {a->s, a->p, a->c, a->cip, a->div};
+    ct_fold_opts fo = {a->d, a->p, a->s};
+    ct_interp_opts io = {a->sz, {a->sf[0], a->sf[1], a->sf[2]}, (ct_interp_mode)a->m, a->ac};
+    if (!strcmp(t->op, "max_pool2d")) return ct_max_pool2d_with_indices(in[0], a->k, mo, indices);
+    if (!strcmp(t->op, "max_pool1d")) return ct_max_pool1d_with_indices(in[0], a->k, mo, indices);
+    if (!strcmp(t->op, "avg_pool2d")) return ct_avg_pool2d(in[0], a->k, ao);
+    if (!strcmp(t->op, "avg_pool1d")) return ct_avg_pool1d(in[0], a->k, ao);
+    if (!strcmp(t->op, "adaptive_avg_pool2d")) return ct_adaptive_avg_pool2d(in[0], a->o);
+    if (!strcmp(t->op, "adaptive_max_pool2d")) return ct_adaptive_max_pool2d(in[0], a->o, indices);
+    if (!strcmp(t->op, "unfold")) return ct_im2col(in[0], a->k, fo);
+    if (!strcmp(t->op, "fold")) return ct_col2im(in[0], a->o, a->k, fo);
+    if (!strcmp(t->op, "pad")) return ct_pad(in[0], a->pad, (ct_pad_mode)a->m, a->v);
+    if (!strcmp(t->op, "interpolate")) return ct_interpolate(in[0], io);
+    if (!strcmp(t->op, "pixel_shuffle")) return ct_pixel_shuffle(in[0], a->r);
+    if (!strcmp(t->op, "pixel_unshuffle")) return ct_pixel_unshuffle(in[0], a->r);
+    ct_test_fail(__FILE__, __LINE__, "unknown op %s", t->op);
+    return NULL;
+}
+
+static int read_cases(test_case *cases, int cap)
+{
+    FILE *file = fopen("tests/golden/conv.txt", "r");
+    char line[512];
+    int n = 0;
+    if (!file) {
+        ct_test_fail(__FILE__, __LINE__, "tests/golden/conv.txt is missing");
+        return 0;
+    }
+    while (n < cap && fgets(line, sizeof line, file)) {
+        char *f[5] = {line}, *p = line;
+        for (int i = 1; i < 5 && p; i++) {
+            p = strchr(p, '|');
+            if (p) *p++ = 0, f[i] = p;
+        }
+        if (!p) continue;
+        test_case *t = &cases[n++];
+        snprintf(t->id, sizeof t->id, "%s", f[0]);
+        snprintf(t->op, sizeof t->op, "%s", f[1]);
+        snprintf(t->node, sizeof t->node, "%s", f[3]);
+        parse_args(f[2], &t->a);
+        t->n_in = atoi(f[4]);
+    }
+    fclose(file);
+    return n;
+}
+
+/* ---------------------------------------------------------------- golden values */
+
+/* g within rtol * |expect| + atol of expect, atol relative to the case's
+ * largest value: ctorch sums the same products in another order (GEMM
+ * blocking, weights of separable maps multiplied first). */
+static void check_close(const char *what, const ct_tensor *g, const ct_tensor *expect)
+{
+    int64_t n = ct_numel(expect);
+    double *a = (double *)calloc((size_t)n + 1, sizeof(double)), *b = (double *)calloc((size_t)n + 1, sizeof(double));
+    double tol = ct_dtype_of(expect) == CT_F64 ? 1e-13 : 4e-6, scale = 0;
+    if (!g || ct_dtype_of(g) != ct_dtype_of(expect) || ct_dim(g) != ct_dim(expect) || ct_numel(g) != n) {
+        ct_test_fail(__FILE__, __LINE__, "%s: %s", what, g ? "dtype or shape differs from PyTorch's" : ct_last_error());
+    } else {
+        for (int d = 0; d < ct_dim(g); d++)
+            if (ct_size(g, d) != ct_size(expect, d)) ct_test_fail(__FILE__, __LINE__, "%s: size %d differs", what, d);
+        ct_copy_to_array(g, a, n, CT_F64);
+        ct_copy_to_array(expect, b, n, CT_F64);
+        for (int64_t i = 0; i < n; i++) scale = fmax(scale, fabs(b[i]));
+        for (int64_t i = 0; i < n; i++)
+            if (!(fabs(a[i] - b[i]) <= tol * (fabs(b[i]) + scale))) {
+                ct_test_fail(__FILE__, __LINE__, "%s: element %lld is %.9g, PyTorch's %.9g", what, (long long)i, a[i], b[i]);
+                break;
+            }
+    }
+    free(a);
+    free(b);
+}
+
+static const ct_tensor *gold(const char *id, const char *what)
+{
+    char name[600];
+    snprintf(name, sizeof name, "%.40s_%.20s", id, what);
+    return golden("conv", name);
+}
+
+#define MAX_CASES 128
+
+static void test_golden(void)
+{
+    static test_case cases[MAX_CASES];
+    int n = read_cases(cases, MAX_CASES);
+    CHECK(n > 60);
+    for (int c = 0; c < n; c++) {
+        const test_case *t = &cases[c];
+        ct_scope s = ct_scope_begin();
+        ct_tensor *in[3] = {NULL, NULL, NULL}, *idx = NULL;
+        char what[1200];
+        for (int i = 0; i < t->n_in; i++) {
+            snprintf(what, sizeof what, "i%d", i);
+            in[i] = ct_clone(gold(t->id, what));
+            ct_requires_grad_(in[i], true);
+        }
+        ct_tensor *y = run_case(t, in, &idx);
+        snprintf(what, sizeof what, "%.40s %.40s output", t->id, t->op);
+        check_close(what, y, gold(t->id, "y"));
+        if (y) {
+            if (strcmp(ct_node_name(ct_grad_fn(y)), t->node))
+                ct_test_fail(__FILE__, __LINE__, "%s %s: node %s, PyTorch's %s", t->id, t->op, ct_node_name(ct_grad_fn(y)), t->node);
+            if (strstr(t->op, "max_pool")) CHECK_TENSOR(idx, gold(t->id, "idx"), 0);
+            ct_tensor *grads[3] = {NULL, NULL, NULL};
+            const ct_tensor *gy = gold(t->id, "gy");
+            if (ct_autograd_grad((const ct_tensor *const *)&y, 1, (const ct_tensor *const *)in, t->n_in, &gy, grads,
+                                 (ct_grad_opts){0}) != CT_OK)
+                ct_test_fail(__FILE__, __LINE__, "%s backward: %s", t->id, ct_last_error());
+            for (int i = 0; i < t->n_in; i++) {
+                snprintf(what, sizeof what, "%.40s %.40s gradient of input %d", t->id, t->op, i);
+                char gname[8];
+                snprintf(gname, sizeof gname, "g%d", i);
+                check_close(what, grads[i], gold(t->id, gname));
+            }
+        }
+        ct_scope_end(s);
+    }
+}
+
+/* ---------------------------------------------------------------- gradcheck */
+
+static int case_fn(ct_tensor *const *inputs, int n, ct_tensor **out, void *user)
+{
+    (void)n;
+    out[0] = run_case((const test_case *)user, inputs, NULL);
+    return out[0] ? 1 : -1;
+}
+
+/* Every case in float64 on fresh random inputs (no ties for max pooling). */
+static void test_gradcheck(void)
+{
+    static test_case cases[MAX_CASES];
+    int n = read_cases(cases, MAX_CASES);
+    ct_manual_seed(1);
+    for (int c = 0; c < n; c++) {
+        const test_case *t = &cases[c];
+        ct_scope s = ct_scope_begin();
+        ct_tensor *in[3];
+        char what[16];
+        for (int i = 0; i < t->n_in; i++) {
+            snprintf(what, sizeof what, "i%d", i);
+            const ct_tensor *g = gold(t->id, what);
+            int64_t sizes[CT_MAX_DIMS];
+            for (int d = 0; d < ct_dim(g); d++) sizes[d] = ct_size(g, d);
+            in[i] = ct_randn(ct_shape_make(ct_dim(g), sizes), CT_F64, NULL);
+            ct_requires_grad_(in[i], true);
+        }
+        if (ct_gradcheck(case_fn, in, t->n_in, (void *)t, ct_gradcheck_opts_init()) != CT_OK)
+            ct_test_fail(__FILE__, __LINE__, "gradcheck %s %s: %s", t->id, t->op, ct_last_error());
+        if (ct_gradgradcheck(case_fn, in, t->n_in, (void *)t, ct_gradcheck_opts_init()) != CT_OK)
+            ct_test_fail(__FILE__, __LINE__, "gradgradcheck %s %s: %s", t->id, t->op, ct_last_error());
+        ct_clear_error();
+        ct_scope_end(s);
+    }
+}
+
+/* ---------------------------------------------------------------- seed 002's custom Conv2D */
+
+/* Conv2D.forward: F.conv2d(X, weight), X and weight saved */
+static ct_result conv2d_forward(ct_function_ctx *ctx, ct_tensor *const *in, int n, ct_tensor **out)
+{
+    ct_conv_opts o = {0};
+    ct_ctx_save_for_backward(ctx, in, n);
+    out[0] = ct_conv2d(in[0], in[1], NULL, o);
+    return out[0] ? CT_OK : ct_last_error_code();
+}
+
+/* convolution_backward: grad of weight = conv2d(X.T(0, 1), grad_out.T(0, 1)).T(0, 1),
+ * grad of X = conv_transpose2d(grad_out, weight) */
+static ct_result conv2d_backward(ct_function_ctx *ctx, ct_tensor *const *go, ct_tensor **gi)
+{
+    ct_conv_opts o = {0};
+    ct_tensor *x = ct_ctx_saved_tensor(ctx, 0), *w = ct_ctx_saved_tensor(ctx, 1);
+    if (!x || !w) return ct_last_error_code();
+    gi[1] = ct_transpose(ct_conv2d(ct_transpose(x, 0, 1), ct_transpose(go[0], 0, 1), NULL, o), 0, 1);
+    gi[0] = ct_conv_transpose2d(go[0], w, NULL, o);
+    return gi[0] && gi[1] ? CT_OK : ct_last_error_code();
+}
+
+static int conv2d_apply(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    return ct_function_apply((const ct_function *)user, in, n, out, NULL) == CT_OK ? 1 : -1;
+}
+
+static void test_seed_custom_conv2d(void)
+{
+    /* weight = torch.rand(5, 3, 3, 3, requires_grad=True, dtype=torch.double)
+     * X = torch.rand(10, 3, 7, 7, requires_grad=True, dtype=torch.double)
+     * torch.autograd.gradcheck(Conv2D.apply, (X, weight)) */
+    static const ct_function conv = {"Conv2D", 1, conv2d_forward, conv2d_backward, true};
+    ct_manual_seed(0);
+    ct_tensor *in[2] = {ct_rand(CT_SHAPE(10, 3, 7, 7), CT_F64, NULL), ct_rand(CT_SHAPE(5, 3, 3, 3), CT_F64, NULL)};
+    ct_requires_grad_(in[0], true);
+    ct_requires_grad_(in[1], true);
+    CHECK_OK(ct_gradcheck(conv2d_apply, in, 2, (void *)&conv, ct_gradcheck_opts_init()));
+}
+
+int main(void)
+{
+    RUN(test_golden);
+    RUN(test_gradcheck);
+    RUN(test_seed_custom_conv2d);
+    return ct_test_report();
+}
