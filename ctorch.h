@@ -19664,10 +19664,11 @@ static void ct__list_builder_free(ct__list_builder *b)
     memset(b, 0, sizeof *b);
 }
 
-/* named_modules(): m under prefix, then every module below it, each once. */
-static void ct__walk_modules(const ct_module *m, const char *prefix, ct__list_builder *b)
+/* named_modules(): m under prefix, then every module below it, each once
+ * (or, for state_dict, under each of its names: `every`). */
+static void ct__walk_modules(const ct_module *m, const char *prefix, ct__list_builder *b, bool every)
 {
-    if (ct__list_has(b, m)) return;
+    if (!every && ct__list_has(b, m)) return;
     ct__list_push(b, prefix, "", (void *)m);
     const ct__slots *ch = &m->state->children;
     for (int i = 0; i < ch->n && !b->failed; i++) {
@@ -19679,7 +19680,7 @@ static void ct__walk_modules(const ct_module *m, const char *prefix, ct__list_bu
             return;
         }
         sprintf(sub, "%s%s%s", prefix, *prefix ? "." : "", ch->items[i].name);
-        ct__walk_modules(ch->items[i].module, sub, b);
+        ct__walk_modules(ch->items[i].module, sub, b, every);
         CT_FREE(sub);
     }
 }
@@ -19697,7 +19698,7 @@ static ct_tensor_list ct__tensor_list(const ct_module *m, ct__collect what, bool
         return out;
     }
     ct__list_builder mods = {0, 0, NULL, NULL, false}, b = {0, 0, NULL, NULL, false};
-    if (recurse) ct__walk_modules(m, "", &mods);
+    if (recurse) ct__walk_modules(m, "", &mods, what == CT__STATE);
     else ct__list_push(&mods, "", "", (void *)m);
     for (int i = 0; i < mods.n && !b.failed; i++) {
         const struct ct__module_state *s = ((const ct_module *)mods.items[i])->state;
@@ -19767,7 +19768,7 @@ ct_module_list ct_module_modules(const ct_module *m)
 {
     ct__list_builder b = {0, 0, NULL, NULL, false};
     if (!m) ct__fail(CT_ERR_TYPE, "named_modules: the module is NULL");
-    else ct__walk_modules(m, "", &b);
+    else ct__walk_modules(m, "", &b, false);
     return ct__module_list_of(&b);
 }
 

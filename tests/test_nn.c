@@ -336,13 +336,495 @@ static void test_loss_forms(void)
     ct_scope_end(s);
 }
 
+/* ---------------------------------------------------------------- the module object */
+
+/* A user module: the header, then its children (seed 004's ToyModel shape). */
+typedef struct Toy {
+    ct_module base;
+    ct_module *net1, *relu, *net2;
+} Toy;
+
+static ct_tensor *toy_forward(ct_module *self, ct_tensor *const *in, int n)
+{
+    (void)n;
+    Toy *t = (Toy *)self;
+    return ct_forward(t->net2, ct_forward(t->relu, ct_forward(t->net1, in[0])));
+}
+
+static const ct_module_class toy_class = {"Toy", toy_forward, NULL};
+
+static Toy *toy_new(void)
+{
+    Toy *t = (Toy *)ct_module_new(&toy_class, sizeof(Toy));
+    t->net1 = ct_add_module(&t->base, "net1", ct_nn_layer_norm(CT_SHAPE(4), ct_norm_opts_init()));
+    t->relu = ct_add_module(&t->base, "relu", ct_nn_relu());
+    t->net2 = ct_add_module(&t->base, "net2", ct_nn_batch_norm1d(4, ct_norm_opts_init()));
+    return t;
+}
+
+static void check_names(ct_tensor_list l, const char *const *want, int n)
+{
+    CHECK_INT(l.n, n);
+    for (int i = 0; i < n && i < l.n; i++) CHECK_STR(l.names[i], want[i]);
+}
+
+static void test_module_names(void)
+{
+    ct_scope s = ct_scope_begin();
+    Toy *t = toy_new();
+    ct_module *m = &t->base;
+    CHECK_STR(ct_module_name(m), "Toy");
+    static const char *const params[] = {"net1.weight", "net1.bias", "net2.weight", "net2.bias"};
+    ct_tensor_list ps = ct_module_parameters(m, true);
+    check_names(ps, params, 4);
+    ct_tensor_list_free(&ps);
+    ct_tensor_list own = ct_module_parameters(m, false);
+    CHECK_INT(own.n, 0);
+    ct_tensor_list_free(&own);
+    static const char *const bufs[] = {"net2.running_mean", "net2.running_var", "net2.num_batches_tracked"};
+    ct_tensor_list bs = ct_module_buffers(m, true);
+    check_names(bs, bufs, 3);
+    ct_tensor_list_free(&bs);
+    /* a non-persistent buffer is listed but not saved; a None parameter is neither */
+    CHECK_OK(ct_register_buffer(m, "scratch", ct_zeros(CT_SHAPE(2), CT_F32), false));
+    CHECK_OK(ct_register_parameter(m, "scale", NULL));
+    static const char *const state[] = {"net1.weight", "net1.bias", "net2.weight", "net2.bias", "net2.running_mean",
+                                        "net2.running_var", "net2.num_batches_tracked"};
+    ct_tensor_list sd = ct_module_state_dict(m);
+    check_names(sd, state, 7);
+    ct_tensor_list_free(&sd);
+    ct_tensor_list bs2 = ct_module_buffers(m, true);
+    CHECK_INT(bs2.n, 4);
+    CHECK_STR(bs2.names[0], "scratch");
+    ct_tensor_list_free(&bs2);
+    ct_module_list ch = ct_module_children(m);
+    CHECK_INT(ch.n, 3);
+    CHECK_STR(ch.names[2], "net2");
+    CHECK(ch.modules[1] == t->relu);
+    ct_module_list_free(&ch);
+    /* a shared module appears once in modules() and parameters(), twice in state_dict() */
+    ct_module *seq_items[2] = {ct_module_retain(t->net1), ct_module_retain(t->net1)};
+    ct_module *seq = ct_add_module(m, "seq", ct_nn_sequential(seq_items, 2));
+    CHECK(seq != NULL);
+    ct_module_list all = ct_module_modules(m);
+    static const char *const mods[] = {"", "net1", "relu", "net2", "seq"};
+    CHECK_INT(all.n, 5);
+    for (int i = 0; i < 5 && i < all.n; i++) CHECK_STR(all.names[i], mods[i]);
+    ct_module_list_free(&all);
+    ct_tensor_list ps2 = ct_module_parameters(m, true);
+    CHECK_INT(ps2.n, 4);
+    ct_tensor_list_free(&ps2);
+    ct_tensor_list sd2 = ct_module_state_dict(m);
+    CHECK_INT(sd2.n, 11);
+    if (sd2.n == 11) CHECK_STR(sd2.names[9], "seq.1.weight");
+    ct_tensor_list_free(&sd2);
+    CHECK(ct_module_get_parameter(m, "seq.0.bias") == ct_module_get_parameter(m, "net1.bias"));
+    CHECK(ct_module_get_submodule(m, "seq.1") == t->net1);
+    CHECK(ct_module_get_buffer(m, "net2.running_var") != NULL);
+    CHECK(ct_module_get_submodule(m, "") == m);
+    ct_module_release(m);
+    ct_scope_end(s);
+}
+
+static void count_module(ct_module *m, void *user)
+{
+    (void)m;
+    ++*(int *)user;
+}
+
+static void test_module_state(void)
+{
+    ct_scope s = ct_scope_begin();
+    Toy *t = toy_new();
+    ct_module *m = &t->base;
+    CHECK(ct_module_is_training(t->net2));
+    ct_module_eval(m);
+    CHECK(!ct_module_is_training(m) && !ct_module_is_training(t->net1));
+    ct_module_train(m, true);
+    CHECK(ct_module_is_training(t->relu));
+    int count = 0;
+    ct_module_apply(m, count_module, &count);
+    CHECK_INT(count, 4);
+    /* to(float64) converts in place: the same tensor objects */
+    ct_tensor *w = ct_module_get_parameter(m, "net1.weight");
+    ct_tensor *x = ct_randn(CT_SHAPE(3, 4), CT_F32, NULL);
+    CHECK_OK(ct_backward(ct_sum(ct_forward(m, x)), NULL, (ct_backward_opts){0}));
+    CHECK(ct_grad(w) != NULL);
+    CHECK_OK(ct_module_to(m, CT_F64));
+    CHECK(ct_module_get_parameter(m, "net1.weight") == w);
+    CHECK_INT(ct_dtype_of(w), CT_F64);
+    CHECK_INT(ct_dtype_of(ct_grad(w)), CT_F64);
+    CHECK_INT(ct_dtype_of(ct_module_get_buffer(m, "net2.num_batches_tracked")), CT_I64);
+    CHECK(ct_requires_grad(w) && ct_is_leaf(w));
+    CHECK_INT(ct_dtype_of(ct_forward(m, ct_to(x, CT_F64))), CT_F64);
+    /* zero_grad keeps a zeroed .grad, or drops it */
+    ct_module_zero_grad(m, false);
+    CHECK_REPR(ct_grad(w), "tensor([0., 0., 0., 0.], dtype=torch.float64)");
+    ct_module_zero_grad(m, true);
+    CHECK(ct_grad(w) == NULL);
+    ct_module_requires_grad_(m, false);
+    CHECK(!ct_requires_grad(w));
+    ct_module_release(m);
+    ct_scope_end(s);
+}
+
+static void test_load_state_dict(void)
+{
+    ct_scope s = ct_scope_begin();
+    Toy *a = toy_new(), *b = toy_new();
+    ct_tensor_list sd = ct_module_state_dict(&a->base);
+    CHECK_OK(ct_init_normal_(sd.tensors[0], 0, 1));
+    CHECK_OK(ct_fill_(sd.tensors[4], ct_float(0.5)));
+    ct_incompatible_keys keys;
+    CHECK_OK(ct_module_load_state_dict(&b->base, &sd, true, &keys));
+    CHECK_INT(keys.missing_keys.n + keys.unexpected_keys.n, 0);
+    CHECK(ct_equal(ct_module_get_parameter(&b->base, "net1.weight"), sd.tensors[0]));
+    CHECK(ct_equal(ct_module_get_buffer(&b->base, "net2.running_mean"), sd.tensors[4]));
+    /* missing, unexpected, and a size mismatch: PyTorch's message, nothing changed */
+    ct_tensor *before = ct_clone(ct_module_get_parameter(&b->base, "net1.weight"));
+    char *names[3] = {(char *)"net1.weight", (char *)"foo", (char *)"net2.bias"};
+    ct_tensor *tensors[3] = {ct_zeros(CT_SHAPE(4), CT_F32), ct_zeros(CT_SHAPE(1), CT_F32), ct_zeros(CT_SHAPE(3), CT_F32)};
+    ct_tensor_list bad = {3, names, tensors};
+    CHECK_FAILS(ct_module_load_state_dict(&b->base, &bad, true, NULL), CT_ERR_RUNTIME,
+                "Error(s) in loading state_dict for Toy:\n\tMissing key(s) in state_dict: \"net1.bias\", \"net2.weight\", "
+                "\"net2.running_mean\", \"net2.running_var\", \"net2.num_batches_tracked\". \n\tUnexpected key(s) in "
+                "state_dict: \"foo\". \n\tsize mismatch for net2.bias: copying a param with shape torch.Size([3]) from "
+                "checkpoint, the shape in current model is torch.Size([4]).");
+    CHECK(ct_equal(ct_module_get_parameter(&b->base, "net1.weight"), before));
+    CHECK_FAILS(ct_module_load_state_dict(&b->base, &bad, false, NULL), CT_ERR_RUNTIME,
+                "Error(s) in loading state_dict for Toy:\n\tsize mismatch for net2.bias: copying a param with shape "
+                "torch.Size([3]) from checkpoint, the shape in current model is torch.Size([4]).");
+    bad.n = 2;
+    CHECK_OK(ct_module_load_state_dict(&b->base, &bad, false, &keys));
+    CHECK_INT(keys.missing_keys.n, 6);
+    CHECK_STR(keys.missing_keys.names[0], "net1.bias");
+    CHECK_INT(keys.unexpected_keys.n, 1);
+    CHECK_STR(keys.unexpected_keys.names[0], "foo");
+    CHECK_REPR(ct_module_get_parameter(&b->base, "net1.weight"), "tensor([0., 0., 0., 0.], requires_grad=True)");
+    ct_incompatible_keys_free(&keys);
+    ct_tensor_list_free(&sd);
+    ct_module_release(&a->base);
+    ct_module_release(&b->base);
+    ct_scope_end(s);
+}
+
+/* ---------------------------------------------------------------- hooks */
+
+static char hook_log[256];
+
+static ct_result double_input(ct_module *m, ct_tensor **in, int n, void *user)
+{
+    (void)n, (void)user;
+    strcat(hook_log, ct_module_name(m));
+    strcat(hook_log, ":pre ");
+    in[0] = ct_mul_scalar(in[0], ct_int(2));
+    return CT_OK;
+}
+
+static ct_result log_global_pre(ct_module *m, ct_tensor **in, int n, void *user)
+{
+    (void)in, (void)n, (void)user;
+    strcat(hook_log, ct_module_name(m));
+    strcat(hook_log, ":gpre ");
+    return CT_OK;
+}
+
+static ct_tensor *add_one(ct_module *m, ct_tensor *const *in, int n, ct_tensor *out, void *user)
+{
+    (void)m, (void)in, (void)n, (void)user;
+    strcat(hook_log, "fwd ");
+    return ct_add_scalar(out, ct_int(1));
+}
+
+static ct_tensor *log_global_fwd(ct_module *m, ct_tensor *const *in, int n, ct_tensor *out, void *user)
+{
+    (void)m, (void)in, (void)n, (void)out, (void)user;
+    strcat(hook_log, "gfwd ");
+    return NULL;
+}
+
+typedef struct bw_seen {
+    ct_tensor *grad_input, *grad_output;
+    int calls;
+} bw_seen;
+
+static ct_result record_backward(ct_module *m, ct_tensor **grad_inputs, int n, const ct_tensor *grad_output, void *user)
+{
+    (void)m, (void)n;
+    bw_seen *seen = (bw_seen *)user;
+    seen->calls++;
+    /* tensors made in a hook belong to backward's scope: keep references of our own */
+    ct_release(seen->grad_input);
+    ct_release(seen->grad_output);
+    seen->grad_input = grad_inputs[0] ? ct_retain(grad_inputs[0]) : NULL;
+    seen->grad_output = ct_retain((ct_tensor *)grad_output);
+    grad_inputs[0] = grad_inputs[0] ? ct_mul_scalar(grad_inputs[0], ct_int(10)) : NULL; /* replaced */
+    return CT_OK;
+}
+
+static void test_hooks(void)
+{
+    ct_scope s = ct_scope_begin();
+    ct_module *relu = ct_nn_relu();
+    ct_tensor *x = ct_from_array((float[]){-1, 2, 3}, CT_SHAPE(3), CT_F32);
+    hook_log[0] = 0;
+    ct_hook_handle gp = ct_register_module_forward_pre_hook(log_global_pre, NULL);
+    ct_hook_handle gf = ct_register_module_forward_hook(log_global_fwd, NULL);
+    ct_hook_handle pre = ct_module_register_forward_pre_hook(relu, double_input, NULL);
+    ct_hook_handle fwd = ct_module_register_forward_hook(relu, add_one, NULL);
+    CHECK_REPR(ct_forward(relu, x), "tensor([1., 5., 7.])");
+    CHECK_STR(hook_log, "ReLU:gpre ReLU:pre gfwd fwd ");
+    ct_hook_handle_remove(pre);
+    ct_hook_handle_remove(pre); /* twice: ignored */
+    ct_hook_handle_remove(gp);
+    ct_hook_handle_remove(gf);
+    hook_log[0] = 0;
+    CHECK_REPR(ct_forward(relu, x), "tensor([1., 3., 4.])");
+    CHECK_STR(hook_log, "fwd ");
+    ct_hook_handle_remove(fwd);
+    CHECK_REPR(ct_forward(relu, x), "tensor([0., 2., 3.])");
+
+    /* full backward hook: grad_input and grad_output, and a replaced grad_input */
+    bw_seen seen = {NULL, NULL, 0};
+    ct_hook_handle bh = ct_module_register_full_backward_hook(relu, record_backward, &seen);
+    ct_tensor *xr = ct_clone(x);
+    ct_requires_grad_(xr, true);
+    ct_tensor *y = ct_forward(relu, xr);
+    CHECK_STR(ct_node_name(ct_grad_fn(y)), "BackwardHookFunctionBackward");
+    ct_tensor *g = ct_from_array((float[]){1, 2, 3}, CT_SHAPE(3), CT_F32);
+    CHECK_OK(ct_backward(y, g, (ct_backward_opts){0}));
+    CHECK_INT(seen.calls, 1);
+    CHECK_REPR(seen.grad_output, "tensor([1., 2., 3.])");
+    CHECK_REPR(seen.grad_input, "tensor([0., 2., 3.])");
+    CHECK_REPR(ct_grad(xr), "tensor([ 0., 20., 30.])");
+    ct_hook_handle_remove(bh);
+    /* an input that needs no gradient (a layer with parameters): the hook runs with None */
+    ct_module *ln = ct_nn_layer_norm(CT_SHAPE(3), ct_norm_opts_init());
+    ct_module_register_full_backward_hook(ln, record_backward, &seen);
+    CHECK_OK(ct_backward(ct_sum(ct_forward(ln, x)), NULL, (ct_backward_opts){0}));
+    CHECK_INT(seen.calls, 2);
+    CHECK(seen.grad_input == NULL);
+    CHECK_REPR(seen.grad_output, "tensor([1., 1., 1.])");
+    /* no gradient at all: no call */
+    ct_module_requires_grad_(ln, false);
+    CHECK(!ct_requires_grad(ct_forward(ln, x)));
+    CHECK_INT(seen.calls, 2);
+    ct_module_release(ln);
+    ct_release(seen.grad_input);
+    ct_release(seen.grad_output);
+    ct_module_release(relu);
+    ct_scope_end(s);
+}
+
+/* ---------------------------------------------------------------- nn.init */
+
+static void test_init(void)
+{
+    ct_scope s = ct_scope_begin();
+    /* Linear(784, 256)'s reset_parameters, draw for draw */
+    ct_manual_seed(0);
+    ct_tensor *w = ct_empty(CT_SHAPE(256, 784), CT_F32), *b = ct_empty(CT_SHAPE(256), CT_F32);
+    ct_kaiming_opts ko = {sqrt(5.0), NULL, NULL};
+    CHECK_OK(ct_init_kaiming_uniform_(w, ko));
+    CHECK_OK(ct_init_uniform_(b, -1 / sqrt(784.0), 1 / sqrt(784.0)));
+    CHECK_TENSOR(w, golden("nn", "linear_784_256_weight"), 0);
+    CHECK_TENSOR(b, golden("nn", "linear_784_256_bias"), 0);
+
+    ct_manual_seed(1);
+    ct_tensor *t;
+    CHECK_OK(ct_init_xavier_uniform_(t = ct_empty(CT_SHAPE(5, 7), CT_F32), ct_init_calculate_gain("relu", NULL)));
+    CHECK_TENSOR(t, golden("nn", "init_xavier_uniform"), 0);
+    CHECK_OK(ct_init_xavier_normal_(t = ct_empty(CT_SHAPE(5, 7, 3), CT_F32), 1));
+    CHECK_TENSOR(t, golden("nn", "init_xavier_normal"), 1);
+    ct_kaiming_opts ku = {0, "fan_out", "relu"};
+    CHECK_OK(ct_init_kaiming_uniform_(t = ct_empty(CT_SHAPE(6, 4, 3), CT_F32), ku));
+    CHECK_TENSOR(t, golden("nn", "init_kaiming_uniform"), 0);
+    ct_kaiming_opts kn = {0.2, NULL, NULL};
+    CHECK_OK(ct_init_kaiming_normal_(t = ct_empty(CT_SHAPE(6, 4), CT_F32), kn));
+    CHECK_TENSOR(t, golden("nn", "init_kaiming_normal"), 1);
+    CHECK_OK(ct_init_trunc_normal_(t = ct_empty(CT_SHAPE(50), CT_F32), 0.5, 2.0, -1.0, 3.0));
+    CHECK_TENSOR(t, golden("nn", "init_trunc_normal"), 1);
+    CHECK_OK(ct_init_uniform_(t = ct_empty(CT_SHAPE(3, 4), CT_F32), -2, 5));
+    CHECK_TENSOR(t, golden("nn", "init_uniform"), 0);
+    CHECK_OK(ct_init_normal_(t = ct_empty(CT_SHAPE(3, 4), CT_F32), 1, 3));
+    CHECK_TENSOR(t, golden("nn", "init_normal"), 1);
+    CHECK_OK(ct_init_eye_(t = ct_empty(CT_SHAPE(3, 5), CT_F32)));
+    CHECK_TENSOR(t, golden("nn", "init_eye"), 0);
+    CHECK_OK(ct_init_constant_(t, 2.5));
+    CHECK_REPR(ct_index(t, "0, :2"), "tensor([2.5000, 2.5000])");
+    CHECK_OK(ct_init_zeros_(t));
+    CHECK_OK(ct_init_ones_(t));
+    CHECK(ct_item(ct_sum(t)) == 15);
+    const char *gains[] = {"linear", "conv2d", "sigmoid", "tanh", "relu", "leaky_relu", "leaky_relu", "selu"};
+    double slope = 0.2, got[8];
+    for (int i = 0; i < 8; i++) got[i] = ct_init_calculate_gain(gains[i], i == 6 ? &slope : NULL);
+    CHECK_TENSOR(ct_from_array(got, CT_SHAPE(8), CT_F64), golden("nn", "init_gains"), 0);
+    /* a leaf that requires grad is written without recording */
+    ct_tensor *p = ct_zeros(CT_SHAPE(2, 2), CT_F32);
+    ct_requires_grad_(p, true);
+    CHECK_OK(ct_init_normal_(p, 0, 1));
+    CHECK(ct_is_leaf(p));
+
+    /* the layers' own initialisation */
+    ct_manual_seed(2);
+    ct_module *e = ct_nn_embedding(10, 4, ct_embedding_opts_init());
+    CHECK_TENSOR(ct_module_get_parameter(e, "weight"), golden("nn", "embedding_10_4_weight"), 1);
+    ct_manual_seed(2);
+    ct_embedding_opts eo = ct_embedding_opts_init();
+    eo.padding_idx = -3;
+    ct_module *ep = ct_nn_embedding(10, 4, eo);
+    CHECK_TENSOR(ct_module_get_parameter(ep, "weight"), golden("nn", "embedding_10_4_pad_weight"), 1);
+    ct_module_release(e);
+    ct_module_release(ep);
+    ct_scope_end(s);
+}
+
+/* ---------------------------------------------------------------- gradcheck */
+
+/* One fused op under gradcheck and gradgradcheck, in float64. */
+typedef struct gc_case {
+    const char *name;
+    int kind;
+} gc_case;
+
+enum {
+    GC_LAYER_NORM, GC_BATCH_NORM, GC_BATCH_NORM_EVAL, GC_GROUP_NORM, GC_INSTANCE_NORM, GC_EMBEDDING, GC_EMBEDDING_BAG,
+    GC_MSE, GC_SMOOTH_L1, GC_HUBER, GC_BCE, GC_BCE_LOGITS, GC_NLL, GC_CE_SMOOTH, GC_CE_PROBS, GC_KL_DIV, GC_COSINE,
+    GC_MARGIN, GC_TRIPLET, GC_COUNT
+};
+
+static int gc_fn(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    (void)n;
+    int kind = *(int *)user;
+    ct_tensor *idx = ct_from_array((int64_t[]){0, 2, 1, 2}, CT_SHAPE(4), CT_I64);
+    ct_nll_loss_opts no = ct_nll_loss_opts_init();
+    ct_triplet_margin_loss_opts to = ct_triplet_margin_loss_opts_init();
+    switch (kind) {
+    case GC_LAYER_NORM: out[0] = ct_layer_norm(in[0], CT_SHAPE(3), in[1], in[2], 1e-5); break;
+    case GC_BATCH_NORM: out[0] = ct_batch_norm(in[0], NULL, NULL, in[1], in[2], true, 0.1, 1e-5); break;
+    case GC_BATCH_NORM_EVAL: {
+        ct_tensor *rm = ct_from_array((double[]){0.1, -0.2, 0.3}, CT_SHAPE(3), CT_F64);
+        ct_tensor *rv = ct_from_array((double[]){1.5, 0.5, 2.0}, CT_SHAPE(3), CT_F64);
+        out[0] = ct_batch_norm(in[0], rm, rv, in[1], in[2], false, 0.1, 1e-5);
+        break;
+    }
+    case GC_GROUP_NORM: out[0] = ct_group_norm(ct_view(in[0], CT_SHAPE(2, 3, 2)), 3, in[1], in[2], 1e-5); break;
+    case GC_INSTANCE_NORM: out[0] = ct_instance_norm(ct_view(in[0], CT_SHAPE(1, 3, 4)), NULL, NULL, in[1], in[2], true, 0.1, 1e-5); break;
+    case GC_EMBEDDING: out[0] = ct_embedding(idx, in[0], CT_NO_PADDING); break; /* a padding row would get no gradient */
+    case GC_EMBEDDING_BAG:
+        out[0] = ct_embedding_bag(idx, in[0], ct_from_array((int64_t[]){0, 1, 1}, CT_SHAPE(3), CT_I64), "mean");
+        break;
+    case GC_MSE: out[0] = ct_mse_loss(in[0], in[1], CT_REDUCTION_MEAN); break;
+    case GC_SMOOTH_L1: out[0] = ct_smooth_l1_loss(in[0], in[1], CT_REDUCTION_NONE, 0.8); break;
+    case GC_HUBER: out[0] = ct_huber_loss(in[0], in[1], CT_REDUCTION_SUM, 0.6); break;
+    case GC_BCE: out[0] = ct_binary_cross_entropy(ct_sigmoid(in[0]), ct_sigmoid(in[1]), in[2], CT_REDUCTION_MEAN); break;
+    case GC_BCE_LOGITS:
+        out[0] = ct_binary_cross_entropy_with_logits(in[0], ct_sigmoid(in[1]), NULL, ct_exp(in[2]), CT_REDUCTION_NONE);
+        break;
+    case GC_NLL: no.weight = ct_exp(in[2]); out[0] = ct_nll_loss(in[0], idx, no); break;
+    case GC_CE_SMOOTH:
+        no.label_smoothing = 0.2;
+        no.ignore_index = 1;
+        out[0] = ct_cross_entropy(in[0], idx, no);
+        break;
+    case GC_CE_PROBS: no.label_smoothing = 0.1; out[0] = ct_cross_entropy(in[0], ct_softmax(in[1], 1, CT_DEFAULT), no); break;
+    case GC_KL_DIV: out[0] = ct_kl_div(ct_log_softmax(in[0], 1, CT_DEFAULT), ct_softmax(in[1], 1, CT_DEFAULT), CT_REDUCTION_BATCHMEAN, false); break;
+    case GC_COSINE:
+        out[0] = ct_cosine_embedding_loss(in[0], in[1], ct_from_array((int64_t[]){1, -1, 1, -1}, CT_SHAPE(4), CT_I64), -0.5, CT_REDUCTION_MEAN);
+        break;
+    case GC_MARGIN: out[0] = ct_margin_ranking_loss(in[0], in[1], in[2], 0.2, CT_REDUCTION_NONE); break;
+    default: to.swap = true; out[0] = ct_triplet_margin_loss(in[0], in[1], in[2], to); break;
+    }
+    return out[0] ? 1 : ct_last_error_code();
+}
+
+static void test_gradcheck(void)
+{
+    static const char *const names[GC_COUNT] = {"layer_norm", "batch_norm", "batch_norm_eval", "group_norm",
+                                                "instance_norm", "embedding", "embedding_bag", "mse", "smooth_l1",
+                                                "huber", "bce", "bce_logits", "nll", "ce_smooth", "ce_probs", "kl_div",
+                                                "cosine", "margin", "triplet"};
+    ct_gradcheck_opts o = ct_gradcheck_opts_init();
+    for (int k = 0; k < GC_COUNT; k++) {
+        ct_scope s = ct_scope_begin();
+        ct_manual_seed((uint64_t)k);
+        ct_tensor *in[3];
+        int n = 3;
+        if (k == GC_EMBEDDING || k == GC_EMBEDDING_BAG) {
+            in[0] = ct_randn(CT_SHAPE(3, 2), CT_F64, NULL);
+            n = 1;
+        } else if (k <= GC_INSTANCE_NORM) {
+            in[0] = ct_randn(CT_SHAPE(4, 3), CT_F64, NULL);
+            in[1] = ct_randn(CT_SHAPE(3), CT_F64, NULL);
+            in[2] = ct_randn(CT_SHAPE(3), CT_F64, NULL);
+        } else if (k == GC_MARGIN) {
+            for (int i = 0; i < 3; i++) in[i] = ct_randn(CT_SHAPE(4), CT_F64, NULL);
+        } else {
+            in[0] = ct_randn(CT_SHAPE(4, 3), CT_F64, NULL);
+            in[1] = ct_randn(CT_SHAPE(4, 3), CT_F64, NULL);
+            in[2] = ct_randn(k == GC_NLL ? CT_SHAPE(3) : CT_SHAPE(4, 3), CT_F64, NULL);
+        }
+        /* PyTorch's losses give weights no gradient: they stay constants here */
+        bool weight_arg = k == GC_BCE || k == GC_BCE_LOGITS || k == GC_NLL;
+        for (int i = 0; i < n; i++) ct_requires_grad_(in[i], !(weight_arg && i == 2));
+        ct_result r1 = ct_gradcheck(gc_fn, in, n, &k, o), r2 = ct_gradgradcheck(gc_fn, in, n, &k, o);
+        if (r1 != CT_OK || r2 != CT_OK) printf("    %s: %s\n", names[k], ct_last_error());
+        CHECK(r1 == CT_OK && r2 == CT_OK);
+        ct_clear_error();
+        ct_scope_end(s);
+    }
+}
+
+static void test_node_names(void)
+{
+    ct_scope s = ct_scope_begin();
+    ct_tensor *x = ct_randn(CT_SHAPE(4, 5), CT_F32, NULL), *t = ct_rand(CT_SHAPE(4, 5), CT_F32, NULL);
+    ct_requires_grad_(x, true);
+    ct_tensor *c = ct_from_array((int64_t[]){0, 2, 1, 4}, CT_SHAPE(4), CT_I64);
+    ct_nll_loss_opts no = ct_nll_loss_opts_init();
+    struct { ct_tensor *y; const char *name; } cases[] = {
+        {ct_mse_loss(x, t, CT_REDUCTION_NONE), "MseLossBackward0"},
+        {ct_l1_loss(x, t, CT_REDUCTION_MEAN), "MeanBackward0"},
+        {ct_smooth_l1_loss(x, t, CT_REDUCTION_SUM, 1), "SmoothL1LossBackward0"},
+        {ct_huber_loss(x, t, CT_REDUCTION_MEAN, 1), "HuberLossBackward0"},
+        {ct_cross_entropy(x, c, no), "NllLossBackward0"},
+        {ct_nll_loss(ct_view(x, CT_SHAPE(1, 4, 5, 1)), ct_from_array((int64_t[]){0, 2, 1, 3, 3}, CT_SHAPE(1, 5, 1), CT_I64), no),
+         "NllLoss2DBackward0"},
+        {ct_binary_cross_entropy(ct_sigmoid(x), t, NULL, CT_REDUCTION_NONE), "BinaryCrossEntropyBackward0"},
+        {ct_binary_cross_entropy_with_logits(x, t, NULL, NULL, CT_REDUCTION_SUM), "BinaryCrossEntropyWithLogitsBackward0"},
+        {ct_kl_div(x, t, CT_REDUCTION_NONE, false), "SubBackward0"},
+        {ct_dropout(x, 0.3, true), "MulBackward0"},
+        {ct_embedding(c, ct_t(x), CT_NO_PADDING), "EmbeddingBackward0"},
+        {ct_layer_norm(x, CT_SHAPE(5), NULL, NULL, 1e-5), "NativeLayerNormBackward0"},
+        {ct_batch_norm(x, NULL, NULL, NULL, NULL, true, 0.1, 1e-5), "NativeBatchNormBackward0"},
+        {ct_group_norm(ct_view(x, CT_SHAPE(2, 2, 5)), 2, NULL, NULL, 1e-5), "NativeGroupNormBackward0"},
+        {ct_instance_norm(ct_view(x, CT_SHAPE(1, 4, 5)), NULL, NULL, NULL, NULL, true, 0.1, 1e-5), "ViewBackward0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK_T(cases[i].y);
+        if (cases[i].y) CHECK_STR(ct_node_name(ct_grad_fn(cases[i].y)), cases[i].name);
+    }
+    no.label_smoothing = 0.1;
+    CHECK_STR(ct_node_name(ct_grad_fn(ct_cross_entropy(x, c, no))), "AddBackward0");
+    CHECK(ct_dropout(x, 0.3, false) != NULL && ct_grad_fn(ct_dropout(x, 0.3, false)) == NULL);
+    ct_scope_end(s);
+}
+
 int main(void)
 {
+    RUN(test_module_names);
+    RUN(test_module_state);
+    RUN(test_load_state_dict);
+    RUN(test_hooks);
+    RUN(test_init);
     RUN(test_activations);
     RUN(test_dropout);
     RUN(test_normalization_layers);
     RUN(test_embeddings);
     RUN(test_losses);
     RUN(test_loss_forms);
+    RUN(test_gradcheck);
+    RUN(test_node_names);
     return ct_test_report();
 }
