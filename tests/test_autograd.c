@@ -215,6 +215,21 @@ static int wrong_fn(ct_tensor *const *in, int n, ct_tensor **out, void *user)
     return 1;
 }
 
+/* f(x) = x * 1, then y[1:3] *= 3, y[3:5] *= x[0:2] (through a view of a
+ * view), y[1:3].exp_() */
+static int write_through_views(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    (void)n, (void)user;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *y = ct_mul_scalar(in[0], ct_int(1));
+    ct_mul_scalar_(ct_narrow(y, 0, 1, 2), ct_int(3));
+    ct_mul_(ct_narrow(ct_narrow(y, 0, 2, 3), 0, 1, 2), ct_narrow(in[0], 0, 0, 2));
+    ct_exp_(ct_narrow(y, 0, 1, 2));
+    out[0] = ct_keep(y);
+    ct_scope_end(s);
+    return out[0] ? 1 : -1;
+}
+
 static ct_tensor *randn64(ct_shape shape)
 {
     ct_tensor *t = ct_randn(shape, CT_F64, NULL);
@@ -228,8 +243,89 @@ static void test_gradcheck(void)
     ct_tensor *in[2] = {randn64(CT_SHAPE(2, 3)), randn64(CT_SHAPE(3))}; /* y broadcasts */
     CHECK_OK(ct_gradcheck(smooth_fn, in, 2, NULL, ct_gradcheck_opts_init()));
     CHECK_OK(ct_gradgradcheck(smooth_fn, in, 2, NULL, ct_gradcheck_opts_init()));
+    ct_tensor *x = randn64(CT_SHAPE(5));
+    CHECK_OK(ct_gradcheck(write_through_views, &x, 1, NULL, ct_gradcheck_opts_init()));
+    CHECK_OK(ct_gradgradcheck(write_through_views, &x, 1, NULL, ct_gradcheck_opts_init()));
     CHECK_FAILS(ct_gradcheck(wrong_fn, in, 1, NULL, ct_gradcheck_opts_init()), CT_ERR_RUNTIME,
                 "Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor([[");
+}
+
+/* In-place writes through views rewrite the base's history (CopySlices); the
+ * values are PyTorch 1.13's for the same programs. */
+static void test_inplace_through_views(void)
+{
+    static const float weights[4] = {1, 10, 100, 1000};
+    ct_tensor *a = leaf((float[]){1, 2, 3, 4}, 4), *w = ct_from_array(weights, CT_SHAPE(4), CT_F32);
+    ct_tensor *b = ct_mul_scalar(a, ct_int(1)), *v = ct_narrow(b, 0, 1, 2);
+    CHECK_OK(ct_mul_scalar_(v, ct_int(2)));
+    CHECK_STR(ct_node_name(ct_grad_fn(b)), "torch::autograd::CopySlices");
+    CHECK_STR(ct_node_name(ct_grad_fn(v)), "AsStridedBackward0");
+    CHECK_VALUES(b, CT_SHAPE(4), 1, 4, 6, 4);
+    CHECK_OK(ct_backward(ct_sum(ct_mul(b, w)), NULL, plain));
+    CHECK_VALUES(ct_grad(a), CT_SHAPE(4), 1, 20, 200, 1000);
+
+    /* a view of a view: both views take the base's new history */
+    ct_set_grad(a, NULL);
+    b = ct_mul_scalar(a, ct_int(1));
+    v = ct_narrow(b, 0, 1, 3);
+    ct_tensor *x = ct_narrow(v, 0, 0, 2);
+    CHECK_OK(ct_exp_(x));
+    CHECK_STR(ct_node_name(ct_grad_fn(v)), "AsStridedBackward0");
+    CHECK_OK(ct_backward(ct_sum(ct_mul(b, w)), NULL, plain));
+    CHECK_VALUES(ct_grad(a), CT_SHAPE(4), 1, 73.89056396484375, 2008.5537109375, 1000); /* PyTorch's float32 values */
+
+    /* a view used after its base was written in place */
+    ct_set_grad(a, NULL);
+    b = ct_mul_scalar(a, ct_int(1));
+    v = ct_narrow(b, 0, 0, 2);
+    CHECK_OK(ct_mul_scalar_(b, ct_int(2)));
+    CHECK_STR(ct_node_name(ct_grad_fn(v)), "AsStridedBackward0");
+    CHECK_OK(ct_backward(ct_sum(ct_mul(v, ct_narrow(w, 0, 0, 2))), NULL, plain));
+    CHECK_VALUES(ct_grad(a), CT_SHAPE(4), 2, 20, 0, 0);
+
+    /* a base that needed no gradient gets one from what was written into it */
+    ct_tensor *z = ct_zeros(CT_SHAPE(4), CT_F32), *y = leaf((float[]){2, 3}, 2);
+    CHECK_OK(ct_add_(ct_narrow(z, 0, 1, 2), y));
+    CHECK_STR(ct_node_name(ct_grad_fn(z)), "torch::autograd::CopySlices");
+    CHECK_OK(ct_backward(ct_sum(z), NULL, plain));
+    CHECK_VALUES(ct_grad(y), CT_SHAPE(2), 1, 1);
+
+    /* through a transposed view */
+    ct_tensor *m = ct_arange(ct_int(0), ct_int(6), ct_int(1), CT_F32);
+    m = ct_reshape(m, CT_SHAPE(2, 3));
+    ct_requires_grad_(m, true);
+    ct_tensor *mm = ct_mul_scalar(m, ct_int(1));
+    CHECK_OK(ct_mul_scalar_(ct_select(ct_t(mm), 0, 0), ct_int(5)));
+    CHECK_OK(ct_backward(ct_sum(mm), NULL, plain));
+    CHECK_VALUES(ct_grad(m), CT_SHAPE(2, 3), 5, 1, 1, 5, 1, 1);
+}
+
+static void test_inplace_view_refusals(void)
+{
+    ct_tensor *a = leaf((float[]){1, 2, 3, 4}, 4), *x = leaf((float[]){2, 3}, 2), *parts[2];
+    CHECK_FAILS(ct_mul_scalar_(ct_narrow(a, 0, 0, 2), ct_int(2)), CT_ERR_RUNTIME,
+                "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    CHECK_INT(ct_split(ct_mul_scalar(a, ct_int(1)), 2, 0, parts, 2), 2);
+    CHECK_FAILS(ct_mul_scalar_(parts[0], ct_int(2)), CT_ERR_RUNTIME,
+                "Output 0 of SplitBackward0 is a view and is being modified inplace. This view is the output of a "
+                "function that returns multiple views. Such functions do not allow the output views to be modified "
+                "inplace. You should replace the inplace operation by an out-of-place one.");
+    CHECK_INT(ct_split(ct_zeros(CT_SHAPE(4), CT_F32), 2, 0, parts, 2), 2);
+    CHECK_FAILS(ct_mul_(parts[0], x), CT_ERR_RUNTIME,
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. This view "
+                "is the output of a function that returns multiple views. Such functions do not allow the output "
+                "views to be modified inplace. You should replace the inplace operation by an out-of-place one.");
+    ct_tensor *c = ct_zeros(CT_SHAPE(4), CT_F32), *nv;
+    ct_grad_mode mode = ct_no_grad();
+    nv = ct_narrow(c, 0, 0, 2);
+    ct_grad_mode_restore(mode);
+    CHECK_FAILS(ct_mul_(nv, x), CT_ERR_RUNTIME,
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+                "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+                "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+                "tracked) or both outside (if you want the inplace to be tracked).");
+    CHECK_VALUES(c, CT_SHAPE(4), 0, 0, 0, 0);
+    CHECK_OK(ct_mul_scalar_(nv, ct_int(2))); /* nothing requires grad: not recorded, allowed */
 }
 
 int main(void)
@@ -245,5 +341,7 @@ int main(void)
     RUN(test_no_grad_and_detach);
     RUN(test_deep_chain);
     RUN(test_gradcheck);
+    RUN(test_inplace_through_views);
+    RUN(test_inplace_view_refusals);
     return ct_test_report();
 }

@@ -224,14 +224,25 @@ static void test_checkpoint(void)
     /* the same numbers, but w's four gradients add up in another order (two inner backwards) */
     ct_isclose_opts near = {1e-14, 0, false};
     CHECK(ct_equal(gx, cx) && ct_allclose(gw, cw, near));
-    /* under create_graph the recomputation cannot be differentiated: PyTorch's error */
+    /* autograd.grad and backward(inputs=) cannot rerun it (PyTorch's error), with or without create_graph */
+    static const char refused[] = "Checkpointing is not compatible with .grad() or when an `inputs` parameter is "
+                                  "passed to .backward(). Please use .backward() and do not pass its `inputs` argument.";
     ct_tensor *x = ct_from_array((double[]){1, 2}, CT_SHAPE(2), CT_F64), *w = ct_ones(CT_SHAPE(2), CT_F64), *y, *g;
     ct_requires_grad_(x, true);
     CHECK_OK(ct_checkpoint(block, &x, 1, &y, 1, w));
     ct_tensor *s = ct_sum(y);
-    ct_grad_opts create = {true, true, false};
+    ct_grad_opts keep = {true, false, false}, create = {true, true, false};
+    CHECK_FAILS(ct_autograd_grad((const ct_tensor *const *)&s, 1, (const ct_tensor *const *)&x, 1, NULL, &g, keep),
+                CT_ERR_RUNTIME, refused);
     CHECK_FAILS(ct_autograd_grad((const ct_tensor *const *)&s, 1, (const ct_tensor *const *)&x, 1, NULL, &g, create),
-                CT_ERR_RUNTIME, "Checkpointing is not compatible with .grad()");
+                CT_ERR_RUNTIME, refused);
+    ct_backward_opts only_x = {true, false, (const ct_tensor *const *)&x, 1};
+    CHECK_FAILS(ct_backward(s, NULL, only_x), CT_ERR_RUNTIME, refused);
+    CHECK(ct_grad(x) == NULL);
+    /* a plain backward with create_graph runs it; the gradient has no history (as in PyTorch) */
+    ct_backward_opts create_graph = {true, true, NULL, 0};
+    CHECK_OK(ct_backward(s, NULL, create_graph));
+    CHECK(ct_grad(x) && ct_grad_fn(ct_grad(x)) == NULL);
     CHECK_FAILS(ct_checkpoint(NULL, &x, 1, &y, 1, w), CT_ERR_VALUE,
                 "checkpoint: give a function and room for its 1 to 8 outputs");
 }

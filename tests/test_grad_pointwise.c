@@ -91,6 +91,7 @@ static const struct {
     {"clamp_max", ct_clamp_max, ct_clamp_max_, ct_clamp_max_scalar, ct_clamp_max_scalar_},
     {"add", ct_add, ct_add_, ct_add_scalar, ct_add_scalar_},
     {"sub", ct_sub, ct_sub_, ct_sub_scalar, ct_sub_scalar_},
+    {"rsub", ct_rsub, NULL, ct_rsub_scalar, NULL},
     {"mul", ct_mul, ct_mul_, ct_mul_scalar, ct_mul_scalar_},
     {"div", ct_div, ct_div_, ct_div_scalar, ct_div_scalar_},
     {"floor_divide", ct_floor_divide, ct_floor_divide_, ct_floor_divide_scalar, ct_floor_divide_scalar_},

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 out=${1:-.}
 
 # The public API, in dependency order.
-API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h src/ops/reduce.h src/ops/join.h src/ops/sort.h src/nn/nn.h"
+API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h src/ops/reduce.h src/ops/join.h src/ops/sort.h src/linalg/linalg.h src/nn/nn.h"
 # The implementation, in dependency order: private headers first, then code.
 IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_ops.h src/ops/optable.h
       src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h
@@ -15,11 +15,12 @@ IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_o
       src/tensor/tensor.c src/tensor/copy.c src/tensor/view.c src/tensor/create.c
       src/tensor/index.c src/tensor/random.c src/tensor/print.c
       src/autograd/graph.c src/autograd/engine.c src/autograd/formulas.c src/autograd/formulas_view.c
-      src/autograd/formulas_reduce.c src/autograd/formulas_join.c src/autograd/function.c src/autograd/checkpoint.c
+      src/autograd/formulas_reduce.c src/autograd/formulas_join.c src/autograd/formulas_products.c src/autograd/function.c src/autograd/checkpoint.c
       src/autograd/gradcheck.c
       src/ops/pointwise.c src/ops/reduce.c src/ops/join.c src/ops/sort.c
       src/cpu/iter.c src/cpu/range.c src/cpu/pointwise.c src/cpu/reduce.c src/cpu/join.c src/cpu/sort.c
       src/cpu/copy.c
+      src/linalg/gemm.c src/linalg/products.c
       src/nn/module.c src/nn/init.c src/nn/functional.c src/nn/loss.c src/nn/layers.c"
 
 section() { # file

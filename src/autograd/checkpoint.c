@@ -57,7 +57,7 @@ static ct_result ct__checkpoint_backward(ct_function_ctx *ctx, ct_tensor *const 
 {
     const ct__checkpoint *c = (const ct__checkpoint *)ct_ctx_data(ctx);
     int n = ctx->n_inputs;
-    if (ct_is_grad_enabled())
+    if (!ct__checkpoint_valid)
         return ct__fail(CT_ERR_RUNTIME, "Checkpointing is not compatible with .grad() or when an `inputs` parameter is "
                                         "passed to .backward(). Please use .backward() and do not pass its `inputs` "
                                         "argument.");

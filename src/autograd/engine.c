@@ -27,6 +27,11 @@ typedef struct ct__run {
 
 static uint64_t ct__run_ids;
 
+/* Whether the backward running on this thread gives every leaf its gradient
+ * (a plain backward): a checkpoint can rerun its forward only then
+ * (torch.autograd._is_checkpoint_valid). */
+static CT__TLS bool ct__checkpoint_valid = true;
+
 /* ---------------------------------------------------------------- the ready queue */
 
 static void ct__ready_push(ct__run *r, ct__node *n)
@@ -343,6 +348,8 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
         }
     }
     ct_grad_mode mode = ct_set_grad_enabled(r->create_graph);
+    bool checkpoint_valid = ct__checkpoint_valid;
+    ct__checkpoint_valid = r->accumulate && !r->filtered;
     ct_scope s = ct_scope_begin();
     if (res == CT_OK) res = ct__discover(r, root_nodes, n_edges);
     if (res == CT_OK) res = ct__mark_needed(r);
@@ -374,6 +381,7 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
         }
     }
     ct_scope_end(s);
+    ct__checkpoint_valid = checkpoint_valid;
     ct_grad_mode_restore(mode);
     ct__run_cleanup(r);
     for (int i = 0; i < n_edges; i++) ct__node_release(edges[i].fn);

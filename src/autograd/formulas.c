@@ -136,6 +136,20 @@ CT__BACKWARD(sub)
     return CT_OK;
 }
 
+CT__BACKWARD(rsub) /* other - self */
+{
+    CT__GRAD(0, ct_neg(go[0]));
+    if (n->n_next > 1) CT__GRAD(1, go[0]);
+    return CT_OK;
+}
+
+static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other)
+{
+    static const ct__node_type tensor_form = {"RsubBackward0", ct__bw_rsub}, number_form = {"RsubBackward1", ct__bw_rsub};
+    const ct_tensor *in[2] = {self, other};
+    ct__record(other ? &tensor_form : &number_form, in, other ? 2 : 1, &out, 1);
+}
+
 CT__BACKWARD(mul)
 {
     CT__GRAD(0, ct_mul(go[0], CT__IN(1)));

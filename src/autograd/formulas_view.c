@@ -98,3 +98,91 @@ static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, 
     if (kind == CT__VIEW_TRANSPOSE || kind == CT__VIEW_UNSQUEEZE) n->iargs[1] = p[0];
     if (kind == CT__VIEW_TRANSPOSE) n->iargs[2] = p[1];
 }
+
+/* ---------------------------------------------------------------- in-place writes through views */
+
+/* The flat position in base of each element of its view v, as an int64
+ * tensor of v's shape (base may itself be strided). */
+static ct_tensor *ct__view_positions(const ct_tensor *base, const ct_tensor *v)
+{
+    ct__geom gb, gv;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    ct__geom_of(base, &gb);
+    ct__geom_of(v, &gv);
+    ct__geom_span(&gb, &lo, &hi);
+    ct__geom_span(&gv, &lo, &hi);
+    int64_t span = hi > lo ? hi - lo : 0;
+    ct_tensor *r;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *where = ct_arange(ct_int(0), ct_int(span), ct_int(1), CT_I64);
+    ct_tensor *base_at = ct_reshape(ct__positions(where, &gb, lo), CT_SHAPE(-1));
+    ct_tensor *numbering = ct_arange(ct_int(0), ct_int(ct_numel(base)), ct_int(1), CT_I64);
+    ct_tensor *inverse = ct_index_copy(ct_zeros(CT_SHAPE(span), CT_I64), 0, base_at, numbering);
+    ct_tensor *view_at = ct_reshape(ct__positions(where, &gv, lo), CT_SHAPE(-1));
+    CT__UNRECORDED(r, ct_keep(ct_reshape(ct_index_select(inverse, 0, view_at), ct_shape_of(v))));
+    ct_scope_end(s);
+    return r;
+}
+
+/* CopySlices: the gradient of a base written in place through its view. The
+ * written op's node (extra) takes the gradient at the view's positions; what
+ * it gives for the view's old values goes back in those positions, the rest
+ * of the base's gradient passes through, and its other inputs get theirs.
+ * iargs[0]: which of the op's inputs was the view. Saved: the positions. */
+CT__BACKWARD(copy_slices)
+{
+    ct__node *fn = (ct__node *)n->extra;
+    int self = (int)n->iargs[0];
+    ct_tensor *at = CT__S(0);
+    if (!at) return ct_last_error_code();
+    ct_tensor *flat_at = ct_reshape(at, CT_SHAPE(-1)), *flat = ct_reshape(go[0], CT_SHAPE(-1));
+    ct_tensor **fn_go = (ct_tensor **)CT_MALLOC((size_t)(fn->n_out + fn->n_next) * sizeof(ct_tensor *));
+    if (!fn_go) return CT__OOM();
+    ct_tensor **fn_gi = fn_go + fn->n_out;
+    memset(fn_gi, 0, (size_t)fn->n_next * sizeof *fn_gi);
+    for (int k = 0; k < fn->n_out; k++) /* only the view's slot was written; others get zeros */
+        fn_go[k] = k == 0 ? ct_reshape(ct_index_select(flat, 0, flat_at), ct_shape_of(at))
+                          : ct_zeros(ct_shape_make(fn->out[k].ndim, fn->out[k].sizes), fn->out[k].dtype);
+    ct_result r = fn->type->backward(fn, fn_go, fn_gi);
+    if (r == CT_OK && ct__needs_grad(n, 0)) {
+        ct_tensor *written = fn_gi[self] ? ct_reshape(fn_gi[self], CT_SHAPE(-1)) : ct_zeros_like(flat_at, go[0]->dtype);
+        gi[0] = ct_reshape(ct_index_copy(flat, 0, flat_at, written), ct_shape_of(go[0]));
+        if (!gi[0]) r = ct_last_error_code();
+    }
+    for (int i = 0, k = 1; i < fn->n_next; i++)
+        if (i != self) gi[k++] = fn_gi[i];
+    CT_FREE(fn_go);
+    return r;
+}
+
+static void ct__release_wrapped_node(ct__node *n)
+{
+    ct__node_release((ct__node *)n->extra);
+    n->extra = NULL; /* a node, not a block to free */
+}
+
+static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
+{
+    static const ct__node_type copy_slices = {"torch::autograd::CopySlices", ct__bw_copy_slices};
+    ct_tensor *base = v->base, *at = ct__view_positions(base, v);
+    ct__node *cs = at ? ct__node_new(&copy_slices, fn->n_next, 1) : NULL;
+    if (!cs) {
+        if (at) CT__OOM();
+        return;
+    }
+    cs->next[0] = ct__edge_of(base);
+    for (int i = 0, k = 1; i < fn->n_next; i++) {
+        if (i == self) continue;
+        cs->next[k] = fn->next[i];
+        if (cs->next[k++].fn) CT__ATOMIC_INC(&fn->next[i].fn->refcount);
+    }
+    CT__ATOMIC_INC(&fn->refcount);
+    cs->extra = fn;
+    cs->release_extra = ct__release_wrapped_node;
+    cs->iargs[0] = self;
+    if (ct__anomaly) cs->anomaly_op = fn->anomaly_op;
+    ct__save(cs, at, false);
+    ct__set_grad_fn(base, cs, 0);
+    ct__node_release(cs); /* base holds it now */
+    ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, base, NULL);
+}

@@ -228,7 +228,9 @@ static void ct__ag_meta_free(ct_tensor *t)
 
 static bool ct__requires_grad(const ct_tensor *t)
 {
-    return t && (t->requires_grad || (t->ag && ct__meta(t)->grad_fn));
+    if (!t) return false;
+    if (t->base) ct__view_refresh((ct_tensor *)t);
+    return t->requires_grad || (t->ag && ct__meta(t)->grad_fn);
 }
 
 /* The AccumulateGrad node of a leaf that requires grad (made on first use).
@@ -279,9 +281,18 @@ static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
     ct__node_release(m->grad_fn);
     m->grad_fn = n;
     m->output_nr = k;
+    t->view_version = t->storage->version;
     n->out[k].ndim = t->ndim;
     memcpy(n->out[k].sizes, t->sizes, sizeof n->out[k].sizes);
     n->out[k].dtype = t->dtype;
+}
+
+/* Which of inputs is t (an output written in place), or -1. */
+static int ct__input_index(const ct_tensor *t, const ct_tensor *const *inputs, int n_in)
+{
+    for (int i = 0; i < n_in; i++)
+        if (inputs[i] == t) return i;
+    return -1;
 }
 
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
@@ -297,8 +308,13 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
         return NULL;
     }
     for (int i = 0; i < n_in; i++) n->next[i] = ct__edge_of(inputs[i]); /* before outputs change (in place) */
-    for (int k = 0; k < n_out; k++)
-        if (outputs[k]) ct__set_grad_fn(outputs[k], n, k);
+    for (int k = 0; k < n_out; k++) {
+        int self = ct__input_index(outputs[k], inputs, n_in);
+        if (outputs[k] && outputs[k]->base && self >= 0)
+            ct__rebase_history(outputs[k], n, self); /* written in place through a view */
+        else if (outputs[k])
+            ct__set_grad_fn(outputs[k], n, k);
+    }
     if (ct__anomaly) n->anomaly_op = type->name;
     ct__node_release(n); /* the outputs hold it now */
     return n;
@@ -328,6 +344,7 @@ static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
         *v = *t;
         v->refcount = 1;
         v->ag = NULL;
+        v->base = NULL;
         v->requires_grad = false;
         CT__ATOMIC_INC(&v->storage->refcount);
     } else { /* an input itself, so double backward reaches its graph */
@@ -378,11 +395,54 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
 
 static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
 
-static ct_result ct__check_inplace_grad(const ct_tensor *t)
+/* A view whose base's history cannot be rewritten (PyTorch's
+ * handle_view_on_rebase): indirect when the write went through its base or
+ * another view of it. */
+static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
 {
-    if (ct__grad_mode() && t->requires_grad && !(t->ag && ct__meta(t)->grad_fn))
+    static const char *const why[] = {
+        "",
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+        "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+        "tracked) or both outside (if you want the inplace to be tracked).",
+        " This view is the output of a function that returns multiple views. Such functions do not allow the output "
+        "views to be modified inplace. You should replace the inplace operation by an out-of-place one."};
+    const char *what = indirect ? "its base or another view of its base has been" : "is being";
+    ct__node *fn = v->ag ? ct__meta(v)->grad_fn : NULL;
+    if (v->view_made == CT__VIEW_MADE_DEFAULT) return CT_OK;
+    if (fn)
+        return ct__fail(CT_ERR_RUNTIME, "Output %d of %s is a view and %s modified inplace.%s", ct__meta(v)->output_nr,
+                        ct_node_name(fn), what, why[v->view_made]);
+    return ct__fail(CT_ERR_RUNTIME, "A view was created in no_grad mode and %s modified inplace with grad mode enabled.%s",
+                    what, why[v->view_made]);
+}
+
+static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in)
+{
+    bool recorded = ct__requires_grad(t);
+    for (int i = 0; i < n_in; i++) recorded = recorded || ct__requires_grad(in[i]);
+    if (!ct__grad_mode() || !recorded) return CT_OK;
+    if (t->base) {
+        if (ct__check_view_rebase(t, false) != CT_OK) return ct_last_error_code();
+        if (t->base->requires_grad && ct_is_leaf(t->base))
+            return ct__fail(CT_ERR_RUNTIME, "a view of a leaf Variable that requires grad is being used in an in-place "
+                                            "operation.");
+    }
+    if (t->requires_grad && ct_is_leaf(t))
         return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
     return CT_OK;
+}
+
+/* A view used after its storage was written (through its base or another
+ * view) gets a new history from its base's current one: AsStridedBackward0
+ * (PyTorch regenerates a view's grad_fn the same way). Only a view that may
+ * have its history rewritten; the others keep theirs. */
+static void ct__view_refresh(ct_tensor *v)
+{
+    const ct_tensor *b = v->base;
+    if (v->view_version == v->storage->version || v->view_made != CT__VIEW_MADE_DEFAULT) return;
+    if (!(b->requires_grad || (b->ag && ct__meta(b)->grad_fn)) || !ct__grad_mode()) return;
+    ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, b, NULL);
 }
 
 /* ---------------------------------------------------------------- public */
@@ -409,8 +469,8 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
     return CT_OK;
 }
 
-bool ct_is_leaf(const ct_tensor *t) { return t && !(t->ag && ct__meta(t)->grad_fn); }
-ct_node *ct_grad_fn(const ct_tensor *t) { return t && t->ag ? ct__meta(t)->grad_fn : NULL; }
+bool ct_is_leaf(const ct_tensor *t) { return t && !ct_grad_fn(t); }
+ct_node *ct_grad_fn(const ct_tensor *t) { return ct__requires_grad(t) && t->ag ? ct__meta(t)->grad_fn : NULL; }
 const char *ct_node_name(const ct_node *n) { return n ? (n->name ? n->name : n->type->name) : NULL; }
 int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
 
@@ -442,7 +502,7 @@ bool ct_retains_grad(const ct_tensor *t) { return t && t->ag && ct__meta(t)->ret
 ct_result ct_detach_(ct_tensor *t)
 {
     CT__ARG_R(t, "self", 1);
-    if (t->is_view)
+    if (t->base)
         return ct__fail(CT_ERR_RUNTIME,
                         "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
                         "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, "

@@ -118,14 +118,25 @@ static ct_tensor *ct__saved_get(ct__node *n, int i);
 static bool ct__needs_grad(const ct__node *n, int i);
 /* Free t's autograd state (from ct_release). */
 static void ct__ag_meta_free(ct_tensor *t);
-/* Whether an in-place op may write t: not a leaf that requires grad (grad
- * mode on). The op bumps t's storage version after it writes. */
-static ct_result ct__check_inplace_grad(const ct_tensor *t);
+/* Whether an in-place op may write t, its other inputs being in (n_in; t may
+ * be among them): PyTorch's check_inplace. When the write would be recorded
+ * it refuses a leaf that requires grad, a view of one, and a view whose
+ * history may not be rewritten. The op bumps t's storage version after it writes. */
+static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in);
+/* A view used after its storage was written elsewhere takes its base's new history. */
+static void ct__view_refresh(ct_tensor *v);
+/* Output v of node fn was written in place (it is fn's input `self`) and is
+ * a view: its base's history becomes CopySlices around fn, and v's a view of
+ * that (formulas_view.c). */
+static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self);
 /* The pointwise ops' formulas (formulas.c): record op's node, and the copy of
  * self an in-place form must keep before it writes (or NULL). */
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
+/* Record out = other - self (torch.rsub): RsubBackward0 over (self, other),
+ * or RsubBackward1 over self when other is a number (NULL). */
+static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
 static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */

@@ -433,7 +433,7 @@ static ct_result ct__check_room(int64_t count, ct_tensor **out, int64_t capacity
 static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor *const *out, int64_t count)
 {
     ct__join_args a = ct__join_args_init(d);
-    for (int64_t i = 0; out && i < count; i++) out[i]->is_view = true;
+    for (int64_t i = 0; out && i < count; i++) ct__mark_view(out[i], t, true);
     if (out && count <= INT_MAX) ct__record_join(kind, &t, 1, out, (int)count, &a);
     return count;
 }
@@ -1010,7 +1010,7 @@ static ct_tensor *ct__scatter_new(const ct_tensor *t, int dim, const ct_tensor *
 static ct_result ct__scatter_inplace(ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *src,
                                      ct_scalar value, const char *reduce, bool reducing, bool add)
 {
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &src, src ? 1 : 0);
     ct__join_args a = ct__index_args(dim, index);
     if (r == CT_OK) r = ct__scatter(t, true, dim, index, src, value, reduce, reducing, add, NULL);
     return ct__join_inplace_done(r, ct__scatter_grad(src, reducing, add), t, src, &a);
@@ -1300,7 +1300,7 @@ ct_result ct_index_add_alpha_(ct_tensor *t, int dim, const ct_tensor *index, con
     ct__join_args a = ct__index_args(dim, index);
     a.has_alpha = true;
     a.alpha = alpha;
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &source, 1);
     if (r == CT_OK) r = ct__index_add(t, true, dim, index, source, alpha, NULL);
     return ct__join_inplace_done(r, CT__JG_INDEX_ADD, t, source, &a);
 }
@@ -1398,7 +1398,7 @@ ct_result ct_index_copy_(ct_tensor *t, int dim, const ct_tensor *index, const ct
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(source, "source", 4);
     ct__join_args a = ct__index_args(dim, index);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &source, 1);
     if (r == CT_OK) r = ct__index_copy(t, true, dim, index, source, NULL);
     return ct__join_inplace_done(r, CT__JG_INDEX_COPY, t, source, &a);
 }
@@ -1468,7 +1468,7 @@ ct_result ct_index_fill_(ct_tensor *t, int dim, const ct_tensor *index, const ct
     CT__ARG_R(index, "index", 3);
     CT__ARG_R(value, "value", 4);
     ct__join_args a = ct__index_args(dim, index);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &value, 1);
     if (r == CT_OK) r = ct__check_value_0d(value, "index_fill_");
     if (r == CT_OK) r = ct__index_fill_(t, dim, index, ct__item_scalar(value));
     return ct__join_inplace_done(r, CT__JG_INDEX_FILL_TENSOR, t, value, &a);
@@ -1487,7 +1487,7 @@ ct_result ct_index_fill_scalar_(ct_tensor *t, int dim, const ct_tensor *index, c
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(index, "index", 3);
     ct__join_args a = ct__index_args(dim, index);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, NULL, 0);
     if (r == CT_OK) r = ct__index_fill_(t, dim, index, value);
     return ct__join_inplace_done(r, CT__JG_INDEX_FILL, t, NULL, &a);
 }
@@ -1583,7 +1583,7 @@ ct_result ct_masked_fill_(ct_tensor *t, const ct_tensor *mask, const ct_tensor *
     CT__ARG_R(mask, "mask", 2);
     CT__ARG_R(value, "value", 3);
     ct__join_args a = ct__index_args(0, mask);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &value, 1);
     if (r == CT_OK) r = ct__check_value_0d(value, "masked_fill_");
     if (r == CT_OK) r = ct__masked_fill_(t, mask, ct__item_scalar(value));
     return ct__join_inplace_done(r, CT__JG_MASKED_FILL_TENSOR, t, value, &a);
@@ -1602,7 +1602,7 @@ ct_result ct_masked_fill_scalar_(ct_tensor *t, const ct_tensor *mask, ct_scalar 
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(mask, "mask", 2);
     ct__join_args a = ct__index_args(0, mask);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, NULL, 0);
     if (r == CT_OK) r = ct__masked_fill_(t, mask, value);
     return ct__join_inplace_done(r, CT__JG_MASKED_FILL, t, NULL, &a);
 }

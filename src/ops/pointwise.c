@@ -336,7 +336,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     int64_t shape[CT_MAX_DIMS];
     ct_result r;
     /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
-    if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out)) != CT_OK) return r;
+    if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out, in, n)) != CT_OK) return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
     if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;
@@ -494,16 +494,22 @@ ct_result ct_sub_alpha_(ct_tensor *a, const ct_tensor *b, ct_scalar alpha)
 
 ct_tensor *ct_rsub(const ct_tensor *a, const ct_tensor *b)
 {
+    ct_tensor *r;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
-    return ct__new(CT__OP_sub, b, a, NULL, NULL);
+    CT__UNRECORDED(r, ct__new(CT__OP_sub, b, a, NULL, NULL));
+    if (r) ct__record_rsub(r, a, b);
+    return r;
 }
 
 ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
 {
     ct__stack_scalar ss;
+    ct_tensor *r;
     CT__ARG(t, "input", 1);
-    return ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL);
+    CT__UNRECORDED(r, ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL));
+    if (r) ct__record_rsub(r, t, NULL);
+    return r;
 }
 
 ct_tensor *ct_rdiv_scalar(const ct_tensor *t, ct_scalar s)

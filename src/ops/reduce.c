@@ -873,7 +873,7 @@ ct_tensor *ct_cumprod(const ct_tensor *input, int dim, ct_dtype dtype)
 
 static ct_result ct__cum_(ct__aop op, ct_tensor *self, int dim, ct_dtype dtype)
 {
-    if (ct__check_dtype(dtype) != CT_OK || ct__check_inplace_grad(self) != CT_OK) return ct_last_error_code();
+    if (ct__check_dtype(dtype) != CT_OK || ct__check_inplace_grad(self, NULL, 0) != CT_OK) return ct_last_error_code();
     if (dtype != CT_DEFAULT && dtype != self->dtype)
         return ct__fail(CT_ERR_RUNTIME, "Bad in-place call: input tensor dtype %s and output tensor dtype %s should match",
                         ct__typemeta_name(self->dtype), ct__typemeta_name(dtype));

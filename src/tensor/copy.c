@@ -97,7 +97,7 @@ ct_result ct_copy_(ct_tensor *t, const ct_tensor *src)
 {
     CT__ARG_R(t, "self", 1);
     CT__ARG_R(src, "src", 2);
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, &src, 1);
     if (r != CT_OK || t == src) return r;
     if ((r = ct__check_broadcast_to(t, src)) == CT_OK) r = ct__check_write(t, src);
     if (r != CT_OK) return r;
@@ -111,7 +111,7 @@ ct_result ct_copy_(ct_tensor *t, const ct_tensor *src)
 static ct_result ct__fill_(ct_tensor *t, ct_scalar value, ct__copy_grad kind)
 {
     uint64_t elem = 0;
-    ct_result r = ct__check_inplace_grad(t);
+    ct_result r = ct__check_inplace_grad(t, NULL, 0);
     if (r == CT_OK) r = ct__scalar_to_elem(value, t->dtype, &elem);
     if (r != CT_OK) return r;
     if (ct_numel(t)) ct__backend_for(t->storage->device.type)->fill(t, &elem);

@@ -638,6 +638,7 @@ ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, 
     if (r == CT_OK && ct__grad_mode() && t->requires_grad && ct_is_leaf(t))
         r = ct__fail(CT_ERR_RUNTIME, "a %sleaf Variable that requires grad is being used in an in-place operation.",
                      ct__ix_makes_view(items, n) ? "view of a " : "");
+    if (r == CT_OK) r = ct__check_inplace_grad(t, &value, 1);
     ct_grad_mode mode = ct_set_grad_enabled(false); /* the write is recorded once, below */
     ct_tensor *view = r == CT_OK ? ct__ix_apply_basic(t, items, n, &adv) : NULL;
     ct_tensor *v = view ? ct__ix_strip_leading_ones(value) : NULL;

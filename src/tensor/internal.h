@@ -22,9 +22,16 @@ struct ct_tensor {
     ct__storage *storage;
     bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
     bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
-    bool is_view;        /* made by a view op (Tensor._is_view()): detach_ refuses it */
+    uint8_t view_made;   /* a view's ct__view_made: whether its history may be rewritten */
+    uint32_t view_version; /* a view: its storage's version when its grad_fn was last set */
+    struct ct_tensor *base; /* a view's base (Tensor._base), never itself a view; strong. NULL: not a view */
     struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
 };
+
+/* How a view was made (PyTorch's CreationMeta): an in-place op on a view
+ * rewrites its base's history, which PyTorch refuses for a view made in
+ * no_grad mode or one of several views one op returned. */
+typedef enum ct__view_made { CT__VIEW_MADE_DEFAULT, CT__VIEW_MADE_NO_GRAD, CT__VIEW_MADE_MULTI_OUTPUT } ct__view_made;
 
 /* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
 typedef struct ct__backend {

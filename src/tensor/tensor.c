@@ -137,6 +137,7 @@ void ct_release(ct_tensor *t)
     if (!t || CT__ATOMIC_DEC(&t->refcount) != 0) return;
     ct__ag_meta_free(t);
     ct__storage_release(t->storage);
+    ct_release(t->base);
     CT_FREE(t);
 }
 

@@ -105,10 +105,31 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
     return view_d == -1;
 }
 
+/* v becomes a view of t: it keeps t's base (t itself when t is no view) and
+ * how it was made; a view of a view keeps the stricter of the two. */
+static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
+{
+    ct__view_made made = !ct__grad_mode() ? CT__VIEW_MADE_NO_GRAD
+                         : one_of_many    ? CT__VIEW_MADE_MULTI_OUTPUT
+                                          : CT__VIEW_MADE_DEFAULT;
+    if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
+    v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
+    v->view_made = (uint8_t)made;
+    v->view_version = t->storage->version;
+}
+
+/* v, made by a view op over a fresh result of its own, is no view (reshape's
+ * copy, at::_unsafe_view). */
+static void ct__unmark_view(ct_tensor *v)
+{
+    ct_release(v->base);
+    v->base = NULL;
+}
+
 /* v, a new view of t, recorded for autograd as `name` (returns v). */
 static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
 {
-    if (v) v->is_view = true;
+    if (v) ct__mark_view(v, t, false);
     ct__record_view(name, kind, v, t, p);
     return v;
 }
@@ -148,7 +169,7 @@ ct_tensor *ct_reshape(const ct_tensor *t, ct_shape shape)
                             CT__VIEW_RESHAPE, t, NULL);
     ct_scope s = ct_scope_begin();
     ct_tensor *c = ct_contiguous(t), *r = c ? ct__view_named(c, ct_shape_make(shape.ndim, sizes), "UnsafeViewBackward0") : NULL;
-    if (r && r != c) r->is_view = false; /* a view of reshape's own copy is no view of t */
+    if (r && r != c) ct__unmark_view(r); /* a view of reshape's own copy is no view of t */
     ct_keep(r);
     ct_scope_end(s);
     return r;

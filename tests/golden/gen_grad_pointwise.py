@@ -248,6 +248,7 @@ BINARY = {  # op: (function, in-place method or None, domains, number operand or
     'clamp_max': (torch.clamp_max, torch.Tensor.clamp_max_, ['r', 'r'], -0.2, True),
     'add': (torch.add, torch.Tensor.add_, ['r', 'r'], 2.5, True),
     'sub': (torch.sub, torch.Tensor.sub_, ['r', 'r'], 2, True),
+    'rsub': (torch.rsub, None, ['r', 'r'], 2, True),
     'mul': (torch.mul, torch.Tensor.mul_, ['r', 'r'], 3, True),
     'div': (torch.div, torch.Tensor.div_, ['r', 'nz'], 2.5, True),
 }
@@ -259,7 +260,7 @@ for op, (fn, ip, doms, number, gc) in BINARY.items():
     if number is not None:
         p = {'other': num(number)}
         variants(op, 's', lambda o, fn=fn, number=number: fn(o[0], number), 1, doms[0], params=p,
-                 gc=gc and op not in ('remainder', 'fmod', 'add', 'sub'))
+                 gc=gc and op not in ('remainder', 'fmod'))
         if ip is not None:
             case(op, 'si', inplace(lambda t, ip=ip, number=number: ip(t, number)), [(3, 4)], [doms[0]], params=p)
 # ties and NaNs in the extrema: where the gradient is split or passed

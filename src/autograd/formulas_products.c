@@ -1,0 +1,94 @@
+/* Backward formulas of the matrix products (src/linalg/products.c records
+ * them), as derivatives.yaml writes them for real tensors. Each is made of
+ * the products themselves, so it has a double backward. A node saves both
+ * operands and unpacks only the one a needed gradient reads, so an in-place
+ * write to the other is no error, as in PyTorch. */
+
+typedef enum ct__product_grad {
+    CT__PG_MM, CT__PG_BMM, CT__PG_MV, CT__PG_DOT, CT__PG_VDOT, CT__PG_ADDMM, CT__PG_ADDMV, CT__PG_BADDBMM
+} ct__product_grad;
+
+#define CT__BETA (n->args[0])
+#define CT__ALPHA (n->args[1])
+
+/* maybe_multiply(t, s): t * s, or t itself when s is 1. */
+static ct_tensor *ct__times_scalar(ct_tensor *t, double s)
+{
+    return s == 1 || !t ? t : ct_mul_scalar(t, ct_float(s));
+}
+
+static ct_tensor *ct__mT(const ct_tensor *t) { return ct_transpose(t, -2, -1); }
+
+/* (b)mm of inputs a (saved 0) and b (saved 1), at edges first and first + 1:
+ * grad @ b^T and a^T @ grad, scaled by alpha. */
+static ct_result ct__matrix_product_backward(ct__node *n, const ct_tensor *g, ct_tensor **gi, int first, bool batched)
+{
+    ct_tensor *(*times)(const ct_tensor *, const ct_tensor *) = batched ? ct_bmm : ct_mm;
+    CT__GRAD(first, ct__times_scalar(times(g, ct__mT(CT__S(1))), CT__ALPHA));
+    CT__GRAD(first + 1, ct__times_scalar(times(ct__mT(CT__S(0)), g), CT__ALPHA));
+    return CT_OK;
+}
+
+/* mv of mat (saved 0) and vec (saved 1): grad outer vec and mat^T @ grad. */
+static ct_result ct__matrix_vector_backward(ct__node *n, const ct_tensor *g, ct_tensor **gi, int first)
+{
+    CT__GRAD(first, ct__times_scalar(ct_outer(g, CT__S(1)), CT__ALPHA));
+    CT__GRAD(first + 1, ct__times_scalar(ct_mv(ct_t(CT__S(0)), g), CT__ALPHA));
+    return CT_OK;
+}
+
+CT__BACKWARD(mm) { return ct__matrix_product_backward(n, go[0], gi, 0, false); }
+CT__BACKWARD(bmm) { return ct__matrix_product_backward(n, go[0], gi, 0, true); }
+CT__BACKWARD(mv) { return ct__matrix_vector_backward(n, go[0], gi, 0); }
+
+CT__BACKWARD(dot) /* the 0-d grad times the other vector */
+{
+    CT__GRAD(0, ct_mul(go[0], CT__S(1)));
+    CT__GRAD(1, ct_mul(go[0], CT__S(0)));
+    return CT_OK;
+}
+
+/* The added input's gradient is grad * beta (the engine sums it to a broadcast input's shape). */
+CT__BACKWARD(addmm)
+{
+    CT__GRAD(0, ct__times_scalar(go[0], CT__BETA));
+    return ct__matrix_product_backward(n, go[0], gi, 1, false);
+}
+
+CT__BACKWARD(addmv)
+{
+    CT__GRAD(0, ct__times_scalar(go[0], CT__BETA));
+    return ct__matrix_vector_backward(n, go[0], gi, 1);
+}
+
+CT__BACKWARD(baddbmm)
+{
+    CT__GRAD(0, ct__times_scalar(go[0], CT__BETA));
+    return ct__matrix_product_backward(n, go[0], gi, 1, true);
+}
+
+#undef CT__BETA
+#undef CT__ALPHA
+
+/* indexed by ct__product_grad */
+static const ct__node_type ct__product_types[] = {
+    {"MmBackward0", ct__bw_mm},       {"BmmBackward0", ct__bw_bmm},         {"MvBackward0", ct__bw_mv},
+    {"DotBackward0", ct__bw_dot},     {"VdotBackward0", ct__bw_dot},        {"AddmmBackward0", ct__bw_addmm},
+    {"AddmvBackward0", ct__bw_addmv}, {"BaddbmmBackward0", ct__bw_baddbmm},
+};
+
+/* Record product `kind` of a and b (plus the added input, for the add forms:
+ * NULL otherwise) giving out. */
+static void ct__record_product(ct__product_grad kind, ct_tensor *out, const ct_tensor *added, const ct_tensor *a,
+                               const ct_tensor *b, ct_addmm_opts opts)
+{
+    const ct_tensor *in[3] = {added, a, b};
+    if (!out) return;
+    ct__node *n = added ? ct__record(&ct__product_types[kind], in, 3, &out, 1)
+                        : ct__record(&ct__product_types[kind], in + 1, 2, &out, 1);
+    if (!n) return;
+    n->args[0] = opts.beta;
+    n->args[1] = opts.alpha;
+    ct__save(n, a, false);
+    ct__save(n, b, false);
+}

@@ -1,0 +1,211 @@
+/* Matrix products against PyTorch: every case of tests/golden/products.txt
+ * (gen_products.py) replays the call on the same inputs and views, and checks
+ * the output bit for bit (the inputs are small integers, so every sum is exact
+ * in any order), the recorded graph (node names down to the leaves, which is
+ * how matmul's decomposition is checked) and the inputs' gradients. Then
+ * gradcheck and gradgradcheck in float64 for every product. */
+#include "harness.h"
+
+/* ---------------------------------------------------------------- replaying golden cases */
+
+static ct_tensor *view_of(ct_tensor *t, char v)
+{
+    if (v == 'T') return ct_transpose(t, -2, -1);
+    if (v == 'S') return ct_slice(t, -1, 0, INT64_MAX, 2);
+    if (v == 'B') {
+        ct_shape s = ct_shape_of(t);
+        int64_t sizes[CT_MAX_DIMS] = {2};
+        memcpy(sizes + 1, s.size, sizeof(int64_t) * (size_t)s.ndim);
+        return ct_expand(ct_unsqueeze(t, 0), ct_shape_make(s.ndim + 1, sizes));
+    }
+    return t;
+}
+
+static int arity(const char *op) { return !strncmp(op, "add", 3) || !strcmp(op, "baddbmm") ? 3 : 2; }
+
+static ct_tensor *run_product(const char *op, ct_tensor *const *x, ct_addmm_opts o)
+{
+    if (!strcmp(op, "mm")) return ct_mm(x[0], x[1]);
+    if (!strcmp(op, "bmm")) return ct_bmm(x[0], x[1]);
+    if (!strcmp(op, "mv")) return ct_mv(x[0], x[1]);
+    if (!strcmp(op, "dot")) return ct_dot(x[0], x[1]);
+    if (!strcmp(op, "vdot")) return ct_vdot(x[0], x[1]);
+    if (!strcmp(op, "outer")) return ct_outer(x[0], x[1]);
+    if (!strcmp(op, "matmul")) return ct_matmul(x[0], x[1]);
+    if (!strcmp(op, "addmm")) return ct_addmm(x[0], x[1], x[2], o);
+    if (!strcmp(op, "addmv")) return ct_addmv(x[0], x[1], x[2], o);
+    if (!strcmp(op, "baddbmm")) return ct_baddbmm(x[0], x[1], x[2], o);
+    return NULL;
+}
+
+/* grad_fn's name, then its next functions' graphs in parentheses (gen_products.py's graph()). */
+static void graph_of(const ct_node *n, char *buf, size_t cap)
+{
+    size_t len = strlen(buf);
+    if (!n) {
+        snprintf(buf + len, cap - len, "None");
+        return;
+    }
+    snprintf(buf + len, cap - len, "%s", ct_node_name(n));
+    int k = ct_node_num_next(n);
+    for (int i = 0; i < k; i++) {
+        len = strlen(buf);
+        snprintf(buf + len, cap - len, i ? "," : "(");
+        graph_of(ct_node_next(n, i, NULL), buf, cap);
+    }
+    len = strlen(buf);
+    if (k) snprintf(buf + len, cap - len, ")");
+}
+
+static void replay(char **f)
+{
+    char name[64], what[128], graph[2048] = "";
+    const char *cid = f[0], *op = f[1], *views = f[2];
+    int n = arity(op);
+    ct_addmm_opts o = {strtod(f[3], NULL), strtod(f[4], NULL)};
+    ct_tensor *x[3];
+    snprintf(what, sizeof what, "case %.16s: %.16s %.8s", cid, op, views);
+    bool floating = strcmp(f[5], "-") != 0;
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "c%.16s_x%d", cid, i);
+        x[i] = view_of(ct_clone(golden("products", name)), views[i]);
+        if (floating && x[i]) {
+            x[i] = ct_detach(x[i]);
+            ct_requires_grad_(x[i], true);
+        }
+    }
+    ct_tensor *out = run_product(op, x, o);
+    if (!out) {
+        ct_test_fail(__FILE__, __LINE__, "%s failed: %s", what, ct_last_error());
+        return;
+    }
+    snprintf(name, sizeof name, "c%.16s_out", cid);
+    CHECK_TENSOR(out, golden("products", name), 0);
+    if (!floating) return;
+    graph_of(ct_grad_fn(out), graph, sizeof graph);
+    if (strcmp(graph, f[5])) ct_test_fail(__FILE__, __LINE__, "%s: graph\n%s\nexpected\n%s", what, graph, f[5]);
+    snprintf(name, sizeof name, "c%.16s_g", cid);
+    const ct_tensor *g = golden("products", name);
+    ct_tensor *gx[3] = {NULL, NULL, NULL};
+    ct_grad_opts go = {false, false, false};
+    if (ct_autograd_grad((const ct_tensor *const *)&out, 1, (const ct_tensor *const *)x, n, &g, gx, go) != CT_OK) {
+        ct_test_fail(__FILE__, __LINE__, "%s: backward failed: %s", what, ct_last_error());
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "c%.16s_gx%d", cid, i);
+        CHECK_TENSOR(gx[i], golden("products", name), 0);
+    }
+}
+
+static void test_golden(void)
+{
+    FILE *file = fopen("tests/golden/products.txt", "r");
+    char line[4096];
+    int cases = 0;
+    CHECK(file != NULL);
+    while (file && fgets(line, sizeof line, file)) {
+        char *f[6];
+        int k = 0;
+        line[strcspn(line, "\n")] = 0;
+        f[k++] = line;
+        for (char *p = line; *p && k < 6; p++)
+            if (*p == '|') *p = 0, f[k++] = p + 1;
+        if (k != 6) continue;
+        ct_scope s = ct_scope_begin();
+        replay(f);
+        ct_scope_end(s);
+        cases++;
+    }
+    if (file) fclose(file);
+    CHECK(cases == 136);
+}
+
+/* ---------------------------------------------------------------- gradcheck */
+
+typedef struct grad_case {
+    const char *op;
+    ct_shape shapes[3];
+    ct_addmm_opts o;
+} grad_case;
+
+static int run_case(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    const grad_case *c = (const grad_case *)user;
+    (void)n;
+    out[0] = run_product(c->op, in, c->o);
+    return out[0] ? 1 : -1;
+}
+
+static void test_gradcheck(void)
+{
+    const grad_case cases[] = {
+        {"mm", {CT_SHAPE(3, 4), CT_SHAPE(4, 2)}, {1, 1}},
+        {"bmm", {CT_SHAPE(2, 3, 4), CT_SHAPE(2, 4, 2)}, {1, 1}},
+        {"mv", {CT_SHAPE(3, 4), CT_SHAPE(4)}, {1, 1}},
+        {"dot", {CT_SHAPE(5), CT_SHAPE(5)}, {1, 1}},
+        {"vdot", {CT_SHAPE(5), CT_SHAPE(5)}, {1, 1}},
+        {"outer", {CT_SHAPE(3), CT_SHAPE(4)}, {1, 1}},
+        {"addmm", {CT_SHAPE(3, 2), CT_SHAPE(3, 4), CT_SHAPE(4, 2)}, {1, 1}},
+        {"addmm", {CT_SHAPE(2), CT_SHAPE(3, 4), CT_SHAPE(4, 2)}, {0.5, -2}},
+        {"addmm", {CT_SHAPE(3, 2), CT_SHAPE(3, 4), CT_SHAPE(4, 2)}, {0, 3}},
+        {"addmv", {CT_SHAPE(3), CT_SHAPE(3, 4), CT_SHAPE(4)}, {2, 0.5}},
+        {"addmv", {CT_SHAPE0, CT_SHAPE(3, 4), CT_SHAPE(4)}, {1, 1}},
+        {"baddbmm", {CT_SHAPE(2, 3, 2), CT_SHAPE(2, 3, 4), CT_SHAPE(2, 4, 2)}, {1, 1}},
+        {"baddbmm", {CT_SHAPE(3, 1), CT_SHAPE(2, 3, 4), CT_SHAPE(2, 4, 2)}, {-1, 0.5}},
+        {"matmul", {CT_SHAPE(4), CT_SHAPE(4)}, {1, 1}},
+        {"matmul", {CT_SHAPE(4), CT_SHAPE(4, 3)}, {1, 1}},
+        {"matmul", {CT_SHAPE(3, 4), CT_SHAPE(4)}, {1, 1}},
+        {"matmul", {CT_SHAPE(2, 3, 4), CT_SHAPE(4, 2)}, {1, 1}},
+        {"matmul", {CT_SHAPE(2, 3, 4), CT_SHAPE(4)}, {1, 1}},
+        {"matmul", {CT_SHAPE(4), CT_SHAPE(2, 4, 3)}, {1, 1}},
+        {"matmul", {CT_SHAPE(3, 4), CT_SHAPE(2, 4, 2)}, {1, 1}},
+        {"matmul", {CT_SHAPE(2, 1, 3, 4), CT_SHAPE(3, 4, 2)}, {1, 1}},
+    };
+    ct_manual_seed(1);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ct_scope s = ct_scope_begin();
+        const grad_case *c = &cases[i];
+        int n = arity(c->op);
+        ct_tensor *in[3];
+        for (int k = 0; k < n; k++) {
+            in[k] = ct_randn(c->shapes[k], CT_F64, NULL);
+            ct_requires_grad_(in[k], true);
+        }
+        CHECK_OK(ct_gradcheck(run_case, in, n, (void *)c, ct_gradcheck_opts_init()));
+        CHECK_OK(ct_gradgradcheck(run_case, in, n, (void *)c, ct_gradcheck_opts_init()));
+        ct_scope_end(s);
+    }
+}
+
+/* A transposed (column-major) operand and a broadcast one read in place give
+ * the same numbers as their contiguous copies. */
+static void test_layouts(void)
+{
+    ct_manual_seed(2);
+    ct_tensor *a = ct_randn(CT_SHAPE(40, 30), CT_F64, NULL), *b = ct_randn(CT_SHAPE(20, 30), CT_F64, NULL);
+    ct_tensor *r = ct_mm(a, ct_t(b)), *ref = ct_mm(a, ct_contiguous(ct_t(b)));
+    CHECK(ct_equal(r, ref));
+    ct_tensor *row = ct_expand(ct_randn(CT_SHAPE(1, 30), CT_F64, NULL), CT_SHAPE(40, 30));
+    CHECK(ct_equal(ct_mm(row, ct_t(b)), ct_mm(ct_contiguous(row), ct_t(b))));
+}
+
+/* beta 0 never reads the added input: its NaNs do not reach the result. */
+static void test_beta_zero(void)
+{
+    ct_tensor *nan = ct_full(CT_SHAPE(2, 2), ct_float(NAN), CT_F32), *m = ct_ones(CT_SHAPE(2, 3), CT_F32);
+    ct_addmm_opts o = ct_addmm_opts_init();
+    o.beta = 0;
+    CHECK_VALUES(ct_addmm(nan, m, ct_t(m), o), CT_SHAPE(2, 2), 3, 3, 3, 3);
+    CHECK_VALUES(ct_addmv(ct_full(CT_SHAPE(2), ct_float(NAN), CT_F32), m, ct_ones(CT_SHAPE(3), CT_F32), o),
+                 CT_SHAPE(2), 3, 3);
+}
+
+int main(void)
+{
+    RUN(test_golden);
+    RUN(test_gradcheck);
+    RUN(test_layouts);
+    RUN(test_beta_zero);
+    return ct_test_report();
+}
