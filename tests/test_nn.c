@@ -679,6 +679,88 @@ static void test_init(void)
     ct_scope_end(s);
 }
 
+/* ---------------------------------------------------------------- linear layers and ToyModel */
+
+static void test_linear(void)
+{
+    ct_scope s = ct_scope_begin();
+    ct_manual_seed(0);
+    ct_module *big = ct_nn_linear(784, 256, true);
+    CHECK_TENSOR(ct_module_get_parameter(big, "weight"), golden("nn", "linear_784_256_weight"), 0);
+    CHECK_TENSOR(ct_module_get_parameter(big, "bias"), golden("nn", "linear_784_256_bias"), 0);
+    ct_module_release(big);
+    ct_module *lin = ct_nn_linear(4, 3, true);
+    const char *tags[] = {"linear_1d", "linear_2d", "linear_3d", "linear_4d"};
+    const char *nodes[] = {"AddBackward0", "AddmmBackward0", "ViewBackward0", "AddBackward0"};
+    for (int i = 0; i < 4; i++) {
+        check_module(tags[i], lin, 1, CLOSE);
+        ct_tensor *x = ct_clone(gold(tags[i], "in0"));
+        CHECK_STR(ct_node_name(ct_grad_fn(ct_forward(lin, x))), nodes[i]);
+    }
+    ct_module_release(lin);
+    ct_module *nb = ct_nn_linear(4, 3, false);
+    CHECK(ct_module_get_parameter(nb, "bias") == NULL);
+    ct_clear_error();
+    check_module("linear_nobias", nb, 1, CLOSE);
+    CHECK_STR(ct_node_name(ct_grad_fn(ct_forward(nb, ct_clone(gold("linear_nobias", "in0"))))), "MmBackward0");
+    ct_module_release(nb);
+    ct_manual_seed(3);
+    ct_module *bil = ct_nn_bilinear(3, 4, 2, true);
+    CHECK_TENSOR(ct_module_get_parameter(bil, "weight"), golden("nn", "bilinear_init_weight"), 0);
+    CHECK_TENSOR(ct_module_get_parameter(bil, "bias"), golden("nn", "bilinear_init_bias"), 0);
+    check_module("bilinear", bil, 2, CLOSE);
+    ct_module_release(bil);
+    ct_scope_end(s);
+}
+
+/* Seed 004's ToyModel: net1, relu, net2, as README shows it. */
+typedef struct ToyModel {
+    ct_module base;
+    ct_module *net1, *relu, *net2;
+} ToyModel;
+
+static ct_tensor *toymodel_forward(ct_module *self, ct_tensor *const *in, int n)
+{
+    (void)n;
+    ToyModel *t = (ToyModel *)self;
+    return ct_forward(t->net2, ct_forward(t->relu, ct_forward(t->net1, in[0])));
+}
+
+static void test_toy_model(void)
+{
+    static const ct_module_class cls = {"ToyModel", toymodel_forward, NULL};
+    ct_scope s = ct_scope_begin();
+    ct_manual_seed(0);
+    ToyModel *t = (ToyModel *)ct_module_new(&cls, sizeof(ToyModel));
+    t->net1 = ct_add_module(&t->base, "net1", ct_nn_linear(10, 10, true));
+    t->relu = ct_add_module(&t->base, "relu", ct_nn_relu());
+    t->net2 = ct_add_module(&t->base, "net2", ct_nn_linear(10, 5, true));
+    ct_tensor_list sd = ct_module_state_dict(&t->base);
+    static const char *const keys[] = {"net1.weight", "net1.bias", "net2.weight", "net2.bias"};
+    check_names(sd, keys, 4);
+    for (int i = 0; i < sd.n; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "toy_init_%s", sd.names[i]);
+        CHECK_TENSOR(sd.tensors[i], golden("nn", key), 0);
+    }
+    ct_tensor_list_free(&sd);
+    ct_module *loss_fn = ct_nn_mse_loss(CT_REDUCTION_MEAN);
+    ct_tensor *in[2] = {ct_forward(&t->base, gold("toy", "in0")), (ct_tensor *)gold("toy", "in1")};
+    ct_tensor *loss = ct_forward_n(loss_fn, in, 2);
+    CHECK_TENSOR(loss, gold("toy", "out"), 1);
+    CHECK_OK(ct_backward(loss, gold("toy", "g"), (ct_backward_opts){0}));
+    ct_tensor_list ps = ct_module_parameters(&t->base, true);
+    for (int i = 0; i < ps.n; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "gp_%s", ps.names[i]);
+        check_close(__LINE__, key, ct_grad(ps.tensors[i]), gold("toy", key));
+    }
+    ct_tensor_list_free(&ps);
+    ct_module_release(loss_fn);
+    ct_module_release(&t->base);
+    ct_scope_end(s);
+}
+
 /* ---------------------------------------------------------------- gradcheck */
 
 /* One fused op under gradcheck and gradgradcheck, in float64. */
@@ -824,6 +906,8 @@ int main(void)
     RUN(test_embeddings);
     RUN(test_losses);
     RUN(test_loss_forms);
+    RUN(test_linear);
+    RUN(test_toy_model);
     RUN(test_gradcheck);
     RUN(test_node_names);
     return ct_test_report();

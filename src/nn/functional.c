@@ -36,6 +36,72 @@ static ct_tensor *ct__dropout(const ct_tensor *input, double p, bool training, b
 ct_tensor *ct_dropout(const ct_tensor *input, double p, bool training) { return ct__dropout(input, p, training, false); }
 ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training) { return ct__dropout(input, p, training, true); }
 
+/* ---------------------------------------------------------------- linear */
+
+ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(weight, "weight", 2);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *wt = ct_t(weight), *r;
+    if (bias && input->ndim == 2) {
+        r = ct_addmm(bias, input, wt, ct_addmm_opts_init());
+    } else if (bias && input->ndim == 3 && ct_is_contiguous(input)) { /* _flatten_3d_linear */
+        int64_t a = input->sizes[0], b = input->sizes[1];
+        r = ct_addmm(bias, ct_view(input, CT_SHAPE(a * b, input->sizes[2])), wt, ct_addmm_opts_init());
+        r = r ? ct_view(r, CT_SHAPE(a, b, ct_size(r, 1))) : NULL;
+    } else {
+        r = ct_matmul(input, wt);
+        if (r && bias && ct_add_(r, bias) != CT_OK) r = NULL;
+    }
+    r = ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+/* at::bilinear's checks: weight (O, I, J), input1 (..., I), input2 (..., J). */
+static ct_result ct__bilinear_check(const ct_tensor *x1, const ct_tensor *x2, const ct_tensor *w, const ct_tensor *b)
+{
+    if (x1->ndim != x2->ndim)
+        return ct__fail(CT_ERR_RUNTIME, "bilinear(): input dimensions do not match: got %d and %d", x1->ndim, x2->ndim);
+    if (w->ndim != 3) return ct__fail(CT_ERR_RUNTIME, "bilinear(): weight must be three-dimensional");
+    if (x1->ndim < 1) return ct__fail(CT_ERR_RUNTIME, "bilinear(): input must have at least one dimension");
+    for (int d = 0; d < x1->ndim - 1; d++)
+        if (x1->sizes[d] != x2->sizes[d])
+            return ct__fail(CT_ERR_RUNTIME, "bilinear(): input batch dimensions do not match at dim %d: got %lld and %lld", d,
+                            (long long)x1->sizes[d], (long long)x2->sizes[d]);
+    if (x1->sizes[x1->ndim - 1] != w->sizes[1])
+        return ct__fail(CT_ERR_RUNTIME, "bilinear(): input1 size does not match weight size: got %lld but expected %lld",
+                        (long long)x1->sizes[x1->ndim - 1], (long long)w->sizes[1]);
+    if (x2->sizes[x2->ndim - 1] != w->sizes[2])
+        return ct__fail(CT_ERR_RUNTIME, "bilinear(): input2 size does not match weight size: got %lld but expected %lld",
+                        (long long)x2->sizes[x2->ndim - 1], (long long)w->sizes[2]);
+    if (b && (b->ndim != 1 || b->sizes[0] != w->sizes[0]))
+        return ct__fail(CT_ERR_RUNTIME, "bilinear(): bias size does not match weight size: got %lld but expected %lld",
+                        (long long)(b->ndim ? b->sizes[b->ndim - 1] : 1), (long long)w->sizes[0]);
+    return CT_OK;
+}
+
+ct_tensor *ct_bilinear(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *weight, const ct_tensor *bias)
+{
+    CT__ARG(input1, "input1", 1);
+    CT__ARG(input2, "input2", 2);
+    CT__ARG(weight, "weight", 3);
+    if (ct__bilinear_check(input1, input2, weight, bias) != CT_OK) return NULL;
+    int64_t o = weight->sizes[0], i = weight->sizes[1], j = weight->sizes[2];
+    ct_scope s = ct_scope_begin();
+    ct_tensor *x1 = ct_reshape(input1, CT_SHAPE(-1, i)), *x2 = ct_reshape(input2, CT_SHAPE(-1, j));
+    /* (B, I) @ (I, O * J), times input2 along J */
+    ct_tensor *t = ct_mm(x1, ct_reshape(ct_permute(weight, CT_DIMS(1, 0, 2)), CT_SHAPE(i, o * j)));
+    ct_tensor *y = ct_sum_dim(ct_mul(ct_view(t, CT_SHAPE(-1, o, j)), ct_unsqueeze(x2, 1)), CT_DIMS(-1), false, CT_DEFAULT);
+    ct_shape out = ct_shape_of(input1);
+    out.size[out.ndim - 1] = o;
+    y = ct_reshape(y, out);
+    ct_tensor *r = ct_keep(bias ? ct_add(y, bias) : y);
+    ct_scope_end(s);
+    return r;
+}
+
 /* ---------------------------------------------------------------- embedding */
 
 /* Indices must be int64 or int32, in [0, num). */

@@ -104,6 +104,55 @@ ct_module *ct_nn_unflatten(int dim, ct_shape unflattened_size)
     return &l->base;
 }
 
+/* ---------------------------------------------------------------- linear layers */
+
+static ct_tensor *ct__linear_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    return ct__inputs(m, n, 1, 1) ? ct_linear(in[0], ct__attr(m, "weight"), ct__attr(m, "bias")) : NULL;
+}
+
+static ct_tensor *ct__bilinear_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    return ct__inputs(m, n, 2, 2) ? ct_bilinear(in[0], in[1], ct__attr(m, "weight"), ct__attr(m, "bias")) : NULL;
+}
+
+/* weight of `shape` and an optional bias of its first size, registered (bias None when absent). */
+static ct_tensor *ct__weight_and_bias(ct__layer *l, ct_shape shape, bool bias, ct_tensor **b)
+{
+    ct_tensor *w = ct__new_tensor(&l->base, "weight", shape, CT_DEFAULT, true, true);
+    *b = NULL;
+    if (!w) return NULL;
+    if (!bias) return ct_register_parameter(&l->base, "bias", NULL) == CT_OK ? w : NULL;
+    *b = ct__new_tensor(&l->base, "bias", CT_SHAPE(shape.size[0]), CT_DEFAULT, true, true);
+    return *b ? w : NULL;
+}
+
+ct_module *ct_nn_linear(int64_t in_features, int64_t out_features, bool bias)
+{
+    static const ct_module_class cls = {"Linear", ct__linear_forward, NULL};
+    ct__layer *l = ct__layer_new(&cls);
+    if (!l) return NULL;
+    ct_tensor *b, *w = ct__weight_and_bias(l, CT_SHAPE(out_features, in_features), bias, &b);
+    ct_kaiming_opts ko = {sqrt(5.0), NULL, NULL};
+    bool ok = w && ct_init_kaiming_uniform_(w, ko) == CT_OK;
+    if (ok && b) { /* reset_parameters: the bias bound comes from the weight's fan_in */
+        double bound = in_features > 0 ? 1 / sqrt((double)in_features) : 0;
+        ok = ct_init_uniform_(b, -bound, bound) == CT_OK;
+    }
+    return ct__made(l, ok);
+}
+
+ct_module *ct_nn_bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias)
+{
+    static const ct_module_class cls = {"Bilinear", ct__bilinear_forward, NULL};
+    ct__layer *l = ct__layer_new(&cls);
+    if (!l) return NULL;
+    ct_tensor *b, *w = ct__weight_and_bias(l, CT_SHAPE(out_features, in1_features, in2_features), bias, &b);
+    double bound = 1 / sqrt((double)in1_features);
+    bool ok = w && ct_init_uniform_(w, -bound, bound) == CT_OK && (!b || ct_init_uniform_(b, -bound, bound) == CT_OK);
+    return ct__made(l, ok);
+}
+
 /* ---------------------------------------------------------------- activations */
 
 enum {

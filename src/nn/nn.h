@@ -241,6 +241,16 @@ CTORCH_API ct_tensor *ct_dropout(const ct_tensor *input, double p, bool training
  * input of at least 2 dims, as PyTorch 1.13's feature_dropout) zeroed. */
 CTORCH_API ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training);
 
+/* F.linear(input, weight, bias): input @ weight.T + bias (bias may be NULL),
+ * over any leading dims of input, with PyTorch's graph: AddmmBackward0 for a
+ * 2-D input with a bias, an addmm on a flattened view for a contiguous 3-D
+ * one, matmul and add otherwise. */
+CTORCH_API ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias);
+/* F.bilinear(input1, input2, weight, bias): y[..., o] = sum_ij input1[..., i]
+ * weight[o, i, j] input2[..., j] + bias[o] (bias may be NULL). */
+CTORCH_API ct_tensor *ct_bilinear(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *weight,
+                                  const ct_tensor *bias);
+
 /* padding_idx "None" for ct_embedding and ct_embedding_opts. */
 #define CT_NO_PADDING INT64_MIN
 /* F.embedding(input, weight, padding_idx): rows of weight picked by the
@@ -356,6 +366,12 @@ CTORCH_API ct_tensor *ct_triplet_margin_loss(const ct_tensor *anchor, const ct_t
  * caller owns, or NULL with an error. Called with ct_forward. */
 
 CTORCH_API ct_module *ct_nn_identity(void);                             /* nn.Identity() */
+/* nn.Linear(in_features, out_features, bias): weight (out, in) drawn by
+ * kaiming_uniform_(a=sqrt(5)), bias uniform in +-1/sqrt(in_features). */
+CTORCH_API ct_module *ct_nn_linear(int64_t in_features, int64_t out_features, bool bias);
+/* nn.Bilinear(in1_features, in2_features, out_features, bias): weight
+ * (out, in1, in2) and bias uniform in +-1/sqrt(in1_features); called with two inputs. */
+CTORCH_API ct_module *ct_nn_bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias);
 /* nn.Flatten(start_dim, end_dim) (PyTorch's defaults: 1, -1). */
 CTORCH_API ct_module *ct_nn_flatten(int start_dim, int end_dim);
 /* nn.Unflatten(dim, unflattened_size). */

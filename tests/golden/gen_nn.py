@@ -130,6 +130,35 @@ case('embedding_bag_sum', lambda i: bag(i, torch.tensor([0, 2, 2])), [torch.tens
 bagm = nn.EmbeddingBag(6, 3)
 case('embedding_bag_mean', bagm, [torch.tensor([[1, 2], [5, 5], [0, 3]])], module=bagm)
 
+lin = nn.Linear(4, 3)
+for shape, tag in [((4,), '1d'), ((2, 4), '2d'), ((2, 5, 4), '3d'), ((2, 2, 3, 4), '4d')]:
+    case('linear_' + tag, lin, [rnd(*shape)], module=lin)
+lin_nb = nn.Linear(4, 3, bias=False)
+case('linear_nobias', lin_nb, [rnd(3, 4)], module=lin_nb)
+torch.manual_seed(3)
+bil = nn.Bilinear(3, 4, 2)
+W.add('bilinear_init_weight', bil.weight)
+W.add('bilinear_init_bias', bil.bias)
+case('bilinear', bil, [rnd(5, 3), rnd(5, 4)], module=bil)
+
+
+class ToyModel(nn.Module):  # seed 004
+    def __init__(self):
+        super(ToyModel, self).__init__()
+        self.net1 = nn.Linear(10, 10)
+        self.relu = nn.ReLU()
+        self.net2 = nn.Linear(10, 5)
+
+    def forward(self, x):
+        return self.net2(self.relu(self.net1(x)))
+
+
+torch.manual_seed(0)
+toy = ToyModel()
+for k, v in toy.state_dict().items():
+    W.add('toy_init_' + k, v)
+case('toy', lambda x, y: nn.MSELoss()(toy(x), y), [rnd(20, 10), rnd(20, 5)], module=toy)
+
 # ---------------------------------------------------------------- losses
 x = rnd(4, 5)
 t = rnd(4, 5)
