@@ -21332,7 +21332,7 @@ static ct_result ct__kaiming_std(const ct_tensor *t, ct_kaiming_opts o, double *
     *std = 0;
     if (ct_numel(t) == 0) return CT_OK;
     if (strcmp(mode, "fan_in") && strcmp(mode, "fan_out"))
-        return ct__fail(CT_ERR_VALUE, "Mode %s not supported, please use one of fan_in, fan_out", mode);
+        return ct__fail(CT_ERR_VALUE, "Mode %s not supported, please use one of ['fan_in', 'fan_out']", mode);
     ct_result r = ct__fans(t, &fan_in, &fan_out);
     if (r != CT_OK) return r;
     double gain = ct_init_calculate_gain(o.nonlinearity ? o.nonlinearity : "leaky_relu", &o.a);
@@ -21371,7 +21371,6 @@ ct_result ct_init_kaiming_normal_(ct_tensor *t, ct_kaiming_opts opts)
 
 static ct_tensor *ct__dropout(const ct_tensor *input, double p, bool training, bool feature)
 {
-    CT__ARG(input, "input", 1);
     if (!(p >= 0 && p <= 1)) {
         ct__fail(CT_ERR_VALUE, "dropout probability has to be between 0 and 1, but got %g", p);
         return NULL;
@@ -21397,8 +21396,17 @@ static ct_tensor *ct__dropout(const ct_tensor *input, double p, bool training, b
     return r;
 }
 
-ct_tensor *ct_dropout(const ct_tensor *input, double p, bool training) { return ct__dropout(input, p, training, false); }
-ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training) { return ct__dropout(input, p, training, true); }
+ct_tensor *ct_dropout(const ct_tensor *input, double p, bool training)
+{
+    CT__ARG(input, "input", 1);
+    return ct__dropout(input, p, training, false);
+}
+
+ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training)
+{
+    CT__ARG(input, "input", 1);
+    return ct__dropout(input, p, training, true);
+}
 
 /* ---------------------------------------------------------------- linear */
 
@@ -21956,6 +21964,7 @@ static ct_result ct__check_reduction(ct_reduction r, bool batchmean_ok)
 {
     if (r == CT_REDUCTION_MEAN || r == CT_REDUCTION_NONE || r == CT_REDUCTION_SUM || (batchmean_ok && r == CT_REDUCTION_BATCHMEAN))
         return CT_OK;
+    if (r == CT_REDUCTION_BATCHMEAN) return ct__fail(CT_ERR_VALUE, "batchmean is not a valid value for reduction");
     return ct__fail(CT_ERR_VALUE, "%d is not a valid value for reduction", (int)r);
 }
 

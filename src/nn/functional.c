@@ -7,7 +7,6 @@
 
 static ct_tensor *ct__dropout(const ct_tensor *input, double p, bool training, bool feature)
 {
-    CT__ARG(input, "input", 1);
     if (!(p >= 0 && p <= 1)) {
         ct__fail(CT_ERR_VALUE, "dropout probability has to be between 0 and 1, but got %g", p);
         return NULL;
@@ -33,8 +32,17 @@ static ct_tensor *ct__dropout(const ct_tensor *input, double p, bool training, b
     return r;
 }
 
-ct_tensor *ct_dropout(const ct_tensor *input, double p, bool training) { return ct__dropout(input, p, training, false); }
-ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training) { return ct__dropout(input, p, training, true); }
+ct_tensor *ct_dropout(const ct_tensor *input, double p, bool training)
+{
+    CT__ARG(input, "input", 1);
+    return ct__dropout(input, p, training, false);
+}
+
+ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training)
+{
+    CT__ARG(input, "input", 1);
+    return ct__dropout(input, p, training, true);
+}
 
 /* ---------------------------------------------------------------- linear */
 

@@ -128,7 +128,7 @@ static ct_result ct__kaiming_std(const ct_tensor *t, ct_kaiming_opts o, double *
     *std = 0;
     if (ct_numel(t) == 0) return CT_OK;
     if (strcmp(mode, "fan_in") && strcmp(mode, "fan_out"))
-        return ct__fail(CT_ERR_VALUE, "Mode %s not supported, please use one of fan_in, fan_out", mode);
+        return ct__fail(CT_ERR_VALUE, "Mode %s not supported, please use one of ['fan_in', 'fan_out']", mode);
     ct_result r = ct__fans(t, &fan_in, &fan_out);
     if (r != CT_OK) return r;
     double gain = ct_init_calculate_gain(o.nonlinearity ? o.nonlinearity : "leaky_relu", &o.a);

@@ -7,6 +7,7 @@ static ct_result ct__check_reduction(ct_reduction r, bool batchmean_ok)
 {
     if (r == CT_REDUCTION_MEAN || r == CT_REDUCTION_NONE || r == CT_REDUCTION_SUM || (batchmean_ok && r == CT_REDUCTION_BATCHMEAN))
         return CT_OK;
+    if (r == CT_REDUCTION_BATCHMEAN) return ct__fail(CT_ERR_VALUE, "batchmean is not a valid value for reduction");
     return ct__fail(CT_ERR_VALUE, "%d is not a valid value for reduction", (int)r);
 }
 
