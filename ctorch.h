@@ -20357,19 +20357,28 @@ static char *ct__strdup(const char *s)
     return d;
 }
 
+/* Room for one more item of `size` bytes in a growing array (items, n, cap). */
+static bool ct__room(void **items, int n, int *cap, size_t size)
+{
+    if (n < *cap) return true;
+    int grown = *cap ? 2 * *cap : 4;
+    void *p = CT_REALLOC(*items, (size_t)grown * size);
+    if (!p) {
+        CT__OOM();
+        return false;
+    }
+    *items = p;
+    *cap = grown;
+    return true;
+}
+
 /* A new slot named `name` at the end of v (its other fields zero), or NULL. */
 static ct__slot *ct__slot_add(ct__slots *v, const char *name)
 {
-    if (v->n == v->cap) {
-        int cap = v->cap ? 2 * v->cap : 4;
-        ct__slot *items = (ct__slot *)CT_REALLOC(v->items, (size_t)cap * sizeof *items);
-        if (!items) {
-            CT__OOM();
-            return NULL;
-        }
-        v->items = items;
-        v->cap = cap;
-    }
+    void *items = v->items;
+    bool ok = ct__room(&items, v->n, &v->cap, sizeof *v->items);
+    v->items = (ct__slot *)items;
+    if (!ok) return NULL;
     char *copy = ct__strdup(name);
     if (!copy) return NULL;
     ct__slot *s = &v->items[v->n++];
@@ -20952,16 +20961,10 @@ static ct_hook_handle ct__module_hook_add(ct_module *m, int kind, void (*fn)(voi
         return h;
     }
     ct__module_hooks *v = ct__hooks_of(m, kind);
-    if (v->n == v->cap) {
-        int cap = v->cap ? 2 * v->cap : 4;
-        ct__module_hook *items = (ct__module_hook *)CT_REALLOC(v->items, (size_t)cap * sizeof *items);
-        if (!items) {
-            CT__OOM();
-            return h;
-        }
-        v->items = items;
-        v->cap = cap;
-    }
+    void *items = v->items;
+    bool ok = ct__room(&items, v->n, &v->cap, sizeof *v->items);
+    v->items = (ct__module_hook *)items;
+    if (!ok) return h;
     h.id = ++ct__next_hook_id;
     ct__module_hook hook = {h.id, fn, user};
     v->items[v->n++] = hook;
@@ -22433,13 +22436,24 @@ ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, ct_reducti
     return r;
 }
 
+/* The three tensors of a pairwise loss (named as PyTorch names them) and its reduction. */
+static bool ct__loss3_ok(const char *fn, const ct_tensor *const *t, const char *const *names, ct_reduction reduction)
+{
+    for (int i = 0; i < 3; i++)
+        if (!t[i]) {
+            ct__null_arg(fn, names[i], i + 1);
+            return false;
+        }
+    return ct__check_reduction(reduction, false) == CT_OK;
+}
+
+static const char *const ct__pair_names[3] = {"input1", "input2", "target"};
+
 ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
                                     double margin, ct_reduction reduction)
 {
-    CT__ARG(input1, "input1", 1);
-    CT__ARG(input2, "input2", 2);
-    CT__ARG(target, "target", 3);
-    if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
+    const ct_tensor *args[3] = {input1, input2, target};
+    if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
     char a[200], b[200];
     int td = target->ndim;
     if (td > 1) {
@@ -22469,10 +22483,8 @@ ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *in
 ct_tensor *ct_margin_ranking_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
                                   double margin, ct_reduction reduction)
 {
-    CT__ARG(input1, "input1", 1);
-    CT__ARG(input2, "input2", 2);
-    CT__ARG(target, "target", 3);
-    if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
+    const ct_tensor *args[3] = {input1, input2, target};
+    if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *out = ct_clamp_min_scalar(ct_add_scalar(ct_mul(ct_neg(target), ct_sub(input1, input2)), ct_float(margin)), ct_int(0));
     ct_tensor *r = ct_keep(ct__reduce_loss(out, reduction));
@@ -22500,10 +22512,9 @@ static ct_tensor *ct__pairwise_distance(const ct_tensor *a, const ct_tensor *b, 
 ct_tensor *ct_triplet_margin_loss(const ct_tensor *anchor, const ct_tensor *positive, const ct_tensor *negative,
                                   ct_triplet_margin_loss_opts opts)
 {
-    CT__ARG(anchor, "anchor", 1);
-    CT__ARG(positive, "positive", 2);
-    CT__ARG(negative, "negative", 3);
-    if (ct__check_reduction(opts.reduction, false) != CT_OK) return NULL;
+    static const char *const names[3] = {"anchor", "positive", "negative"};
+    const ct_tensor *args[3] = {anchor, positive, negative};
+    if (!ct__loss3_ok(__func__, args, names, opts.reduction)) return NULL;
     if (anchor->ndim != positive->ndim || anchor->ndim != negative->ndim) {
         ct__fail(CT_ERR_RUNTIME, "All inputs should have same dimension but got %dD, %dD and %dD inputs.", anchor->ndim,
                  positive->ndim, negative->ndim);

@@ -476,13 +476,24 @@ ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, ct_reducti
     return r;
 }
 
+/* The three tensors of a pairwise loss (named as PyTorch names them) and its reduction. */
+static bool ct__loss3_ok(const char *fn, const ct_tensor *const *t, const char *const *names, ct_reduction reduction)
+{
+    for (int i = 0; i < 3; i++)
+        if (!t[i]) {
+            ct__null_arg(fn, names[i], i + 1);
+            return false;
+        }
+    return ct__check_reduction(reduction, false) == CT_OK;
+}
+
+static const char *const ct__pair_names[3] = {"input1", "input2", "target"};
+
 ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
                                     double margin, ct_reduction reduction)
 {
-    CT__ARG(input1, "input1", 1);
-    CT__ARG(input2, "input2", 2);
-    CT__ARG(target, "target", 3);
-    if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
+    const ct_tensor *args[3] = {input1, input2, target};
+    if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
     char a[200], b[200];
     int td = target->ndim;
     if (td > 1) {
@@ -512,10 +523,8 @@ ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *in
 ct_tensor *ct_margin_ranking_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
                                   double margin, ct_reduction reduction)
 {
-    CT__ARG(input1, "input1", 1);
-    CT__ARG(input2, "input2", 2);
-    CT__ARG(target, "target", 3);
-    if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
+    const ct_tensor *args[3] = {input1, input2, target};
+    if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *out = ct_clamp_min_scalar(ct_add_scalar(ct_mul(ct_neg(target), ct_sub(input1, input2)), ct_float(margin)), ct_int(0));
     ct_tensor *r = ct_keep(ct__reduce_loss(out, reduction));
@@ -543,10 +552,9 @@ static ct_tensor *ct__pairwise_distance(const ct_tensor *a, const ct_tensor *b, 
 ct_tensor *ct_triplet_margin_loss(const ct_tensor *anchor, const ct_tensor *positive, const ct_tensor *negative,
                                   ct_triplet_margin_loss_opts opts)
 {
-    CT__ARG(anchor, "anchor", 1);
-    CT__ARG(positive, "positive", 2);
-    CT__ARG(negative, "negative", 3);
-    if (ct__check_reduction(opts.reduction, false) != CT_OK) return NULL;
+    static const char *const names[3] = {"anchor", "positive", "negative"};
+    const ct_tensor *args[3] = {anchor, positive, negative};
+    if (!ct__loss3_ok(__func__, args, names, opts.reduction)) return NULL;
     if (anchor->ndim != positive->ndim || anchor->ndim != negative->ndim) {
         ct__fail(CT_ERR_RUNTIME, "All inputs should have same dimension but got %dD, %dD and %dD inputs.", anchor->ndim,
                  positive->ndim, negative->ndim);

@@ -118,19 +118,28 @@ static char *ct__strdup(const char *s)
     return d;
 }
 
+/* Room for one more item of `size` bytes in a growing array (items, n, cap). */
+static bool ct__room(void **items, int n, int *cap, size_t size)
+{
+    if (n < *cap) return true;
+    int grown = *cap ? 2 * *cap : 4;
+    void *p = CT_REALLOC(*items, (size_t)grown * size);
+    if (!p) {
+        CT__OOM();
+        return false;
+    }
+    *items = p;
+    *cap = grown;
+    return true;
+}
+
 /* A new slot named `name` at the end of v (its other fields zero), or NULL. */
 static ct__slot *ct__slot_add(ct__slots *v, const char *name)
 {
-    if (v->n == v->cap) {
-        int cap = v->cap ? 2 * v->cap : 4;
-        ct__slot *items = (ct__slot *)CT_REALLOC(v->items, (size_t)cap * sizeof *items);
-        if (!items) {
-            CT__OOM();
-            return NULL;
-        }
-        v->items = items;
-        v->cap = cap;
-    }
+    void *items = v->items;
+    bool ok = ct__room(&items, v->n, &v->cap, sizeof *v->items);
+    v->items = (ct__slot *)items;
+    if (!ok) return NULL;
     char *copy = ct__strdup(name);
     if (!copy) return NULL;
     ct__slot *s = &v->items[v->n++];
@@ -713,16 +722,10 @@ static ct_hook_handle ct__module_hook_add(ct_module *m, int kind, void (*fn)(voi
         return h;
     }
     ct__module_hooks *v = ct__hooks_of(m, kind);
-    if (v->n == v->cap) {
-        int cap = v->cap ? 2 * v->cap : 4;
-        ct__module_hook *items = (ct__module_hook *)CT_REALLOC(v->items, (size_t)cap * sizeof *items);
-        if (!items) {
-            CT__OOM();
-            return h;
-        }
-        v->items = items;
-        v->cap = cap;
-    }
+    void *items = v->items;
+    bool ok = ct__room(&items, v->n, &v->cap, sizeof *v->items);
+    v->items = (ct__module_hook *)items;
+    if (!ok) return h;
     h.id = ++ct__next_hook_id;
     ct__module_hook hook = {h.id, fn, user};
     v->items[v->n++] = hook;
