@@ -121,7 +121,9 @@ typedef enum ct_result {
     CT_ERR_INDEX = -4,           /* IndexError */
     CT_ERR_NOT_IMPLEMENTED = -5, /* NotImplementedError */
     CT_ERR_MEMORY = -6,          /* out of memory */
-    CT_ERR_IO = -7               /* a file could not be read or written */
+    CT_ERR_IO = -7,              /* a file could not be read or written */
+    CT_ERR_KEY = -8,             /* KeyError */
+    CT_ERR_ATTRIBUTE = -9        /* AttributeError */
 } ct_result;
 
 /* The name of a result code: "RuntimeError", "IndexError", ... */
@@ -1738,6 +1740,472 @@ CTORCH_API ct_tensor *ct_interpolate(const ct_tensor *input, ct_interp_opts opts
 CTORCH_API ct_tensor *ct_pixel_shuffle(const ct_tensor *input, int64_t upscale_factor);
 CTORCH_API ct_tensor *ct_pixel_unshuffle(const ct_tensor *input, int64_t downscale_factor);
 
+/* ==================== nn/nn.h ==================== */
+// >>nn/nn.h
+/* Public neural-network API (torch.nn): the module object, hooks,
+ * state_dict, nn.init, the functional forms (torch.nn.functional), the
+ * losses and the layers.
+ *
+ * A module is a C struct that starts with a ct_module header, made by
+ * ct_module_new from a class (its name, forward and an optional destroy).
+ * Everything a PyTorch module keeps in its dicts lives behind that header:
+ * parameters, buffers (persistent or not), children, hooks and the training
+ * flag. Modules are refcounted: ct_module_new and every layer constructor
+ * return a module the caller owns (ct_module_release); ct_add_module takes
+ * that reference over, so `ct_add_module(m, "net1", ct_nn_linear(...))` leaks
+ * nothing.
+ *
+ * The module owns its parameters and buffers: functions that give them out
+ * (ct_module_get, the lists) lend them, with no reference to release; they
+ * stay valid while the module holds them, across ct_module_to and
+ * load_state_dict, which change them in place as PyTorch changes
+ * `param.data`.
+ *
+ * Modules, like tensors, may be used from several threads only for
+ * different modules; hooks registered globally (ct_register_module_forward_*)
+ * are shared by every thread and should be set up before threads start. */
+
+typedef struct ct_module ct_module;
+
+/* A module class (what a Python subclass of nn.Module defines). forward gets
+ * the module and its inputs (what __call__ passed on after the forward
+ * pre-hooks) and returns the output, or NULL with an error set. destroy, when
+ * given, frees what the embedding struct holds besides what was registered
+ * (registered tensors and children are released by the module itself). */
+typedef struct ct_module_class {
+    const char *name; /* the class name: "Linear", "ToyModel" */
+    ct_tensor *(*forward)(ct_module *self, ct_tensor *const *inputs, int n_inputs);
+    void (*destroy)(ct_module *self);
+} ct_module_class;
+
+/* The header every module struct starts with. Treat it as opaque. */
+struct ct_module {
+    const ct_module_class *cls;
+    struct ct__module_state *state;
+};
+
+/* nn.Module.__init__: a new module of `size` bytes (at least
+ * sizeof(ct_module); the bytes after the header are zeroed), in training
+ * mode. Cast it to the struct that embeds the header. */
+CTORCH_API ct_module *ct_module_new(const ct_module_class *cls, size_t size);
+/* One more reference (to share a module between two parents); returns m. */
+CTORCH_API ct_module *ct_module_retain(ct_module *m);
+/* Drop a reference; the last one frees the module, its tensors' references
+ * and its children's. NULL is ignored. */
+CTORCH_API void ct_module_release(ct_module *m);
+/* The class name (type(m).__name__). */
+CTORCH_API const char *ct_module_name(const ct_module *m);
+
+/* ---------------------------------------------------------------- calling */
+
+/* m(input) / m(*inputs): the forward pre-hooks (global ones first), forward,
+ * the forward hooks, and full backward hooks set up on the result. Returns a
+ * new tensor, as any op. */
+CTORCH_API ct_tensor *ct_forward(ct_module *m, const ct_tensor *input);
+CTORCH_API ct_tensor *ct_forward_n(ct_module *m, ct_tensor *const *inputs, int n_inputs);
+
+/* ---------------------------------------------------------------- registering */
+
+/* nn.Module.register_parameter(name, param): t becomes a parameter (a leaf
+ * that requires grad; the module takes its own reference). NULL registers
+ * None, which the lists and state_dict skip, as PyTorch's. Registering a name
+ * that is already a parameter replaces it. */
+CTORCH_API ct_result ct_register_parameter(ct_module *m, const char *name, ct_tensor *t);
+/* nn.Module.register_buffer(name, tensor, persistent): persistent buffers
+ * are part of state_dict. NULL registers None. */
+CTORCH_API ct_result ct_register_buffer(ct_module *m, const char *name, ct_tensor *t, bool persistent);
+/* nn.Module.add_module(name, module): takes over the caller's reference to
+ * child (released on failure too); child may be NULL (None). Returns child
+ * (borrowed), or NULL on failure. */
+CTORCH_API ct_module *ct_add_module(ct_module *m, const char *name, ct_module *child);
+
+/* nn.Module.get_parameter / get_buffer(target) with a dotted target
+ * ("net1.weight"): borrowed, NULL with PyTorch's AttributeError when there is
+ * none (and NULL, without an error, for a registered None). */
+CTORCH_API ct_tensor *ct_module_get_parameter(const ct_module *m, const char *target);
+CTORCH_API ct_tensor *ct_module_get_buffer(const ct_module *m, const char *target);
+/* nn.Module.get_submodule(target) ("" is m itself): borrowed. */
+CTORCH_API ct_module *ct_module_get_submodule(const ct_module *m, const char *target);
+
+/* ---------------------------------------------------------------- iterating */
+
+/* What named_parameters(), named_buffers(), state_dict() give: n names
+ * (PyTorch's dotted ones) and the tensors, lent by the module. Free the list
+ * (not the tensors) with ct_tensor_list_free. */
+typedef struct ct_tensor_list {
+    int n;
+    char **names;
+    ct_tensor **tensors;
+} ct_tensor_list;
+CTORCH_API void ct_tensor_list_free(ct_tensor_list *list);
+
+/* What named_children() and named_modules() give: names and lent modules. */
+typedef struct ct_module_list {
+    int n;
+    char **names;
+    ct_module **modules;
+} ct_module_list;
+CTORCH_API void ct_module_list_free(ct_module_list *list);
+
+/* nn.Module.named_parameters(recurse=recurse): each parameter once (a shared
+ * one under its first name), this module's first, then its children's in
+ * registration order. parameters() is the same list without the names. */
+CTORCH_API ct_tensor_list ct_module_parameters(const ct_module *m, bool recurse);
+/* nn.Module.named_buffers(recurse=recurse): persistent or not. */
+CTORCH_API ct_tensor_list ct_module_buffers(const ct_module *m, bool recurse);
+/* nn.Module.named_children(): the direct children, each once. */
+CTORCH_API ct_module_list ct_module_children(const ct_module *m);
+/* nn.Module.named_modules(): m itself (named "") and every module below it,
+ * depth first, each once. */
+CTORCH_API ct_module_list ct_module_modules(const ct_module *m);
+
+/* ---------------------------------------------------------------- state */
+
+/* nn.Module.train(mode) / eval(), for m and every module below it. */
+CTORCH_API void ct_module_train(ct_module *m, bool mode);
+CTORCH_API void ct_module_eval(ct_module *m);
+/* nn.Module.training. */
+CTORCH_API bool ct_module_is_training(const ct_module *m);
+/* nn.Module.apply(fn): fn on every child (recursively) and then on m. */
+CTORCH_API void ct_module_apply(ct_module *m, void (*fn)(ct_module *m, void *user), void *user);
+/* nn.Module.to(dtype): floating parameters and buffers (and their .grad)
+ * converted in place; the tensors stay the same objects. Only floating
+ * dtypes, with PyTorch's message for others. */
+CTORCH_API ct_result ct_module_to(ct_module *m, ct_dtype dtype);
+/* nn.Module.zero_grad(set_to_none): every parameter's .grad zeroed (and
+ * detached from any graph) or dropped. */
+CTORCH_API void ct_module_zero_grad(ct_module *m, bool set_to_none);
+/* nn.Module.requires_grad_(requires_grad): on every parameter. */
+CTORCH_API void ct_module_requires_grad_(ct_module *m, bool requires_grad);
+
+/* nn.Module.state_dict(): parameters and persistent buffers of m and every
+ * module below it, by dotted name, in PyTorch's order (a shared tensor under
+ * each of its names). The tensors are the module's own, lent (keep_vars). */
+CTORCH_API ct_tensor_list ct_module_state_dict(const ct_module *m);
+
+/* Names, as load_state_dict's result lists them. */
+typedef struct ct_name_list {
+    int n;
+    char **names;
+} ct_name_list;
+/* What load_state_dict returns (its _IncompatibleKeys). */
+typedef struct ct_incompatible_keys {
+    ct_name_list missing_keys, unexpected_keys;
+} ct_incompatible_keys;
+CTORCH_API void ct_incompatible_keys_free(ct_incompatible_keys *keys);
+
+/* nn.Module.load_state_dict(state_dict, strict): copies each tensor of
+ * `state_dict` (names and tensors, as ct_module_state_dict gives, n of them)
+ * into the parameter or buffer of that name, without recording. With strict,
+ * missing or unexpected keys are an error ("Error(s) in loading state_dict
+ * for ToyModel: ..."), as a shape mismatch always is; a failure changes
+ * nothing. keys, when given, receives the missing and unexpected keys. */
+CTORCH_API ct_result ct_module_load_state_dict(ct_module *m, const ct_tensor_list *state_dict, bool strict,
+                                               ct_incompatible_keys *keys);
+
+/* ---------------------------------------------------------------- hooks */
+
+/* A forward pre-hook (hook(module, input)): may replace inputs[i] with
+ * tensors of its own (new references, owned by the scope open around the
+ * call). A negative result stops the call with that error. */
+typedef ct_result (*ct_forward_pre_hook)(ct_module *m, ct_tensor **inputs, int n_inputs, void *user);
+/* A forward hook (hook(module, input, output)): returns a replacement output
+ * (a new reference) or NULL to keep it. */
+typedef ct_tensor *(*ct_forward_hook)(ct_module *m, ct_tensor *const *inputs, int n_inputs, ct_tensor *output,
+                                      void *user);
+/* A full backward hook (hook(module, grad_input, grad_output)): grad_inputs
+ * holds the gradients for the module's inputs (NULL for one that needs none)
+ * and may be changed in place to new tensors (new references); grad_output
+ * is the gradient of the output. */
+typedef ct_result (*ct_backward_hook)(ct_module *m, ct_tensor **grad_inputs, int n_inputs,
+                                      const ct_tensor *grad_output, void *user);
+
+/* A hook's RemovableHandle: give it to ct_hook_handle_remove (before the
+ * module is released). */
+typedef struct ct_hook_handle {
+    ct_module *module; /* NULL: a global hook */
+    int kind;
+    int id;
+} ct_hook_handle;
+/* RemovableHandle.remove(): a handle removed twice, or of a failed
+ * registration (id 0), is ignored. */
+CTORCH_API void ct_hook_handle_remove(ct_hook_handle handle);
+
+/* nn.Module.register_forward_pre_hook / register_forward_hook /
+ * register_full_backward_hook. Hooks run in registration order. */
+CTORCH_API ct_hook_handle ct_module_register_forward_pre_hook(ct_module *m, ct_forward_pre_hook hook, void *user);
+CTORCH_API ct_hook_handle ct_module_register_forward_hook(ct_module *m, ct_forward_hook hook, void *user);
+CTORCH_API ct_hook_handle ct_module_register_full_backward_hook(ct_module *m, ct_backward_hook hook, void *user);
+/* torch.nn.modules.module.register_module_forward_pre_hook /
+ * register_module_forward_hook: for every module, before its own hooks. */
+CTORCH_API ct_hook_handle ct_register_module_forward_pre_hook(ct_forward_pre_hook hook, void *user);
+CTORCH_API ct_hook_handle ct_register_module_forward_hook(ct_forward_hook hook, void *user);
+
+/* ---------------------------------------------------------------- nn.init */
+
+/* The functions of torch.nn.init: they write t in place without recording
+ * (under no_grad), drawing from the default generator exactly as PyTorch
+ * 1.13 does, so that after the same ct_manual_seed the values are PyTorch's. */
+
+/* nn.init.calculate_gain(nonlinearity, param): param NULL is None (leaky_relu
+ * then uses 0.01). NAN with PyTorch's ValueError for an unknown name. */
+CTORCH_API double ct_init_calculate_gain(const char *nonlinearity, const double *param);
+CTORCH_API ct_result ct_init_uniform_(ct_tensor *t, double a, double b);       /* nn.init.uniform_ */
+CTORCH_API ct_result ct_init_normal_(ct_tensor *t, double mean, double std);   /* nn.init.normal_ */
+/* nn.init.trunc_normal_(t, mean, std, a, b): normal values redrawn into [a, b]
+ * by the inverse CDF (PyTorch's defaults: 0, 1, -2, 2). */
+CTORCH_API ct_result ct_init_trunc_normal_(ct_tensor *t, double mean, double std, double a, double b);
+CTORCH_API ct_result ct_init_constant_(ct_tensor *t, double val);              /* nn.init.constant_ */
+CTORCH_API ct_result ct_init_zeros_(ct_tensor *t);                             /* nn.init.zeros_ */
+CTORCH_API ct_result ct_init_ones_(ct_tensor *t);                              /* nn.init.ones_ */
+/* nn.init.eye_: a 2-D t becomes the identity matrix. */
+CTORCH_API ct_result ct_init_eye_(ct_tensor *t);
+/* nn.init.xavier_uniform_(t, gain) / xavier_normal_ (PyTorch's gain: 1). */
+CTORCH_API ct_result ct_init_xavier_uniform_(ct_tensor *t, double gain);
+CTORCH_API ct_result ct_init_xavier_normal_(ct_tensor *t, double gain);
+/* kaiming_uniform_ / kaiming_normal_'s keyword arguments; zero for each is
+ * PyTorch's default (a 0, mode "fan_in", nonlinearity "leaky_relu"). */
+typedef struct ct_kaiming_opts {
+    double a;
+    const char *mode;         /* "fan_in" or "fan_out" */
+    const char *nonlinearity; /* a name calculate_gain knows */
+} ct_kaiming_opts;
+/* nn.init.kaiming_uniform_ / kaiming_normal_ (He initialisation). */
+CTORCH_API ct_result ct_init_kaiming_uniform_(ct_tensor *t, ct_kaiming_opts opts);
+CTORCH_API ct_result ct_init_kaiming_normal_(ct_tensor *t, ct_kaiming_opts opts);
+
+/* ---------------------------------------------------------------- functional */
+
+/* F.dropout(input, p, training): in training, each element is zeroed with
+ * probability p (drawn as PyTorch draws: bernoulli_(1 - p) on a tensor like
+ * input) and the others scaled by 1 / (1 - p); otherwise input itself.
+ * p outside [0, 1] is PyTorch's ValueError. */
+CTORCH_API ct_tensor *ct_dropout(const ct_tensor *input, double p, bool training);
+/* F.dropout2d (and dropout1d/3d's rule): whole channels (dims 0 and 1 of an
+ * input of at least 2 dims, as PyTorch 1.13's feature_dropout) zeroed. */
+CTORCH_API ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training);
+
+/* F.linear(input, weight, bias): input @ weight.T + bias (bias may be NULL),
+ * over any leading dims of input, with PyTorch's graph: AddmmBackward0 for a
+ * 2-D input with a bias, an addmm on a flattened view for a contiguous 3-D
+ * one, matmul and add otherwise. */
+CTORCH_API ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias);
+/* F.bilinear(input1, input2, weight, bias): y[..., o] = sum_ij input1[..., i]
+ * weight[o, i, j] input2[..., j] + bias[o] (bias may be NULL). */
+CTORCH_API ct_tensor *ct_bilinear(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *weight,
+                                  const ct_tensor *bias);
+
+/* padding_idx "None" for ct_embedding and ct_embedding_opts. */
+#define CT_NO_PADDING INT64_MIN
+/* F.embedding(input, weight, padding_idx): rows of weight picked by the
+ * int64 or int32 indices in input (result: input's shape plus weight's
+ * second dim). The row padding_idx (negative counts from the end;
+ * CT_NO_PADDING: none) gets no gradient. EmbeddingBackward0. */
+CTORCH_API ct_tensor *ct_embedding(const ct_tensor *input, const ct_tensor *weight, int64_t padding_idx);
+/* F.embedding_bag(input, weight, offsets, mode): the rows of each bag summed
+ * ("sum") or averaged ("mean", NULL: PyTorch's default). A 2-D input is one
+ * bag per row (offsets NULL); a 1-D input is cut into bags at offsets. An
+ * empty bag gives zeros. EmbeddingBagBackward0. */
+CTORCH_API ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *offsets,
+                                       const char *mode);
+
+/* F.layer_norm(input, normalized_shape, weight, bias, eps): normalised over
+ * the last dims (biased variance), then weight and bias (NULL: none) of
+ * normalized_shape. NativeLayerNormBackward0. PyTorch's eps: 1e-5. */
+CTORCH_API ct_tensor *ct_layer_norm(const ct_tensor *input, ct_shape normalized_shape, const ct_tensor *weight,
+                                    const ct_tensor *bias, double eps);
+/* F.batch_norm(input, running_mean, running_var, weight, bias, training,
+ * momentum, eps): per channel (dim 1). In training the batch's statistics
+ * are used and the running ones (when given) updated in place with momentum
+ * (running = (1 - momentum) * running + momentum * batch, the unbiased
+ * variance); otherwise the running ones are used. NativeBatchNormBackward0. */
+CTORCH_API ct_tensor *ct_batch_norm(const ct_tensor *input, ct_tensor *running_mean, ct_tensor *running_var,
+                                    const ct_tensor *weight, const ct_tensor *bias, bool training, double momentum,
+                                    double eps);
+/* F.instance_norm(input, running_mean, running_var, weight, bias,
+ * use_input_stats, momentum, eps): batch_norm of every (sample, channel)
+ * on its own; the running statistics are the average over the batch. */
+CTORCH_API ct_tensor *ct_instance_norm(const ct_tensor *input, ct_tensor *running_mean, ct_tensor *running_var,
+                                       const ct_tensor *weight, const ct_tensor *bias, bool use_input_stats,
+                                       double momentum, double eps);
+/* F.group_norm(input, num_groups, weight, bias, eps): the channels of each
+ * sample in num_groups groups, each normalised. NativeGroupNormBackward0. */
+CTORCH_API ct_tensor *ct_group_norm(const ct_tensor *input, int64_t num_groups, const ct_tensor *weight,
+                                    const ct_tensor *bias, double eps);
+
+/* ---------------------------------------------------------------- losses */
+
+/* reduction=: zero is PyTorch's default, "mean". BATCHMEAN is kl_div's. */
+typedef enum ct_reduction {
+    CT_REDUCTION_MEAN = 0,
+    CT_REDUCTION_NONE,
+    CT_REDUCTION_SUM,
+    CT_REDUCTION_BATCHMEAN
+} ct_reduction;
+
+/* The losses of torch.nn.functional, with PyTorch's formulas, graphs and
+ * node names (MseLossBackward0, NllLossBackward0, ...). Input and target
+ * broadcast where PyTorch's do. */
+CTORCH_API ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction);
+CTORCH_API ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction);
+/* F.smooth_l1_loss(input, target, reduction, beta) (PyTorch's beta: 1; 0 is l1_loss). */
+CTORCH_API ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction,
+                                        double beta);
+/* F.huber_loss(input, target, reduction, delta) (PyTorch's delta: 1). */
+CTORCH_API ct_tensor *ct_huber_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction,
+                                    double delta);
+
+/* nll_loss / cross_entropy's keyword arguments; start from
+ * ct_nll_loss_opts_init() (no weight, ignore_index -100, mean, no smoothing). */
+typedef struct ct_nll_loss_opts {
+    const ct_tensor *weight;  /* one per class, or NULL */
+    int64_t ignore_index;
+    ct_reduction reduction;
+    double label_smoothing;   /* cross_entropy only: in [0, 1] */
+} ct_nll_loss_opts;
+CTORCH_API ct_nll_loss_opts ct_nll_loss_opts_init(void);
+/* F.nll_loss(input, target): input (N, C, d1, ...) or (C) of log
+ * probabilities, target int64 class indices (N, d1, ...) or (). */
+CTORCH_API ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts);
+/* F.cross_entropy(input, target): log_softmax over the class dim, then
+ * nll_loss for int64 class indices, or -sum(target * log_softmax) for a
+ * floating target of class probabilities (input's shape). */
+CTORCH_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts);
+/* F.binary_cross_entropy(input, target, weight, reduction): input in [0, 1];
+ * the logs are clamped at -100 as PyTorch clamps them. weight may be NULL. */
+CTORCH_API ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
+                                              ct_reduction reduction);
+/* F.binary_cross_entropy_with_logits(input, target, weight, reduction,
+ * pos_weight): sigmoid and binary cross entropy in one stable formula. */
+CTORCH_API ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *input, const ct_tensor *target,
+                                                          const ct_tensor *weight, const ct_tensor *pos_weight,
+                                                          ct_reduction reduction);
+/* F.kl_div(input, target, reduction, log_target): input holds log
+ * probabilities; BATCHMEAN divides the sum by the batch size. */
+CTORCH_API ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction,
+                                bool log_target);
+/* F.cosine_embedding_loss(input1, input2, target, margin, reduction). */
+CTORCH_API ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *input2,
+                                               const ct_tensor *target, double margin, ct_reduction reduction);
+/* F.margin_ranking_loss(input1, input2, target, margin, reduction). */
+CTORCH_API ct_tensor *ct_margin_ranking_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
+                                             double margin, ct_reduction reduction);
+/* triplet_margin_loss's keyword arguments; start from
+ * ct_triplet_margin_loss_opts_init() (margin 1, p 2, eps 1e-6, no swap, mean). */
+typedef struct ct_triplet_margin_loss_opts {
+    double margin, p, eps;
+    bool swap;
+    ct_reduction reduction;
+} ct_triplet_margin_loss_opts;
+CTORCH_API ct_triplet_margin_loss_opts ct_triplet_margin_loss_opts_init(void);
+/* F.triplet_margin_loss(anchor, positive, negative, ...). */
+CTORCH_API ct_tensor *ct_triplet_margin_loss(const ct_tensor *anchor, const ct_tensor *positive,
+                                             const ct_tensor *negative, ct_triplet_margin_loss_opts opts);
+
+/* ---------------------------------------------------------------- layers */
+
+/* The layers of torch.nn as modules, made with PyTorch's default
+ * initialisation (drawn from the default generator, so that after the same
+ * ct_manual_seed the parameters are PyTorch's). Each returns a module the
+ * caller owns, or NULL with an error. Called with ct_forward. */
+
+CTORCH_API ct_module *ct_nn_identity(void);                             /* nn.Identity() */
+/* nn.Linear(in_features, out_features, bias): weight (out, in) drawn by
+ * kaiming_uniform_(a=sqrt(5)), bias uniform in +-1/sqrt(in_features). */
+CTORCH_API ct_module *ct_nn_linear(int64_t in_features, int64_t out_features, bool bias);
+/* nn.Bilinear(in1_features, in2_features, out_features, bias): weight
+ * (out, in1, in2) and bias uniform in +-1/sqrt(in1_features); called with two inputs. */
+CTORCH_API ct_module *ct_nn_bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias);
+/* nn.Flatten(start_dim, end_dim) (PyTorch's defaults: 1, -1). */
+CTORCH_API ct_module *ct_nn_flatten(int start_dim, int end_dim);
+/* nn.Unflatten(dim, unflattened_size). */
+CTORCH_API ct_module *ct_nn_unflatten(int dim, ct_shape unflattened_size);
+
+/* The activation modules, forwarding to the functions of the same names. */
+CTORCH_API ct_module *ct_nn_relu(void);                                 /* nn.ReLU() */
+CTORCH_API ct_module *ct_nn_relu6(void);                                /* nn.ReLU6() */
+CTORCH_API ct_module *ct_nn_leaky_relu(double negative_slope);          /* nn.LeakyReLU(0.01) */
+CTORCH_API ct_module *ct_nn_elu(double alpha);                          /* nn.ELU(1.0) */
+CTORCH_API ct_module *ct_nn_selu(void);                                 /* nn.SELU() */
+CTORCH_API ct_module *ct_nn_celu(double alpha);                         /* nn.CELU(1.0) */
+CTORCH_API ct_module *ct_nn_gelu(ct_gelu_approximate approximate);      /* nn.GELU() */
+CTORCH_API ct_module *ct_nn_silu(void);                                 /* nn.SiLU() */
+CTORCH_API ct_module *ct_nn_mish(void);                                 /* nn.Mish() */
+CTORCH_API ct_module *ct_nn_softplus(double beta, double threshold);    /* nn.Softplus(1, 20) */
+CTORCH_API ct_module *ct_nn_hardtanh(double min_val, double max_val);   /* nn.Hardtanh(-1, 1) */
+CTORCH_API ct_module *ct_nn_hardsigmoid(void);                          /* nn.Hardsigmoid() */
+CTORCH_API ct_module *ct_nn_hardswish(void);                            /* nn.Hardswish() */
+CTORCH_API ct_module *ct_nn_sigmoid(void);                              /* nn.Sigmoid() */
+CTORCH_API ct_module *ct_nn_tanh(void);                                 /* nn.Tanh() */
+CTORCH_API ct_module *ct_nn_softmax(int dim);                           /* nn.Softmax(dim) */
+CTORCH_API ct_module *ct_nn_log_softmax(int dim);                       /* nn.LogSoftmax(dim) */
+
+/* nn.Dropout(p) / nn.Dropout2d(p): active in training mode only. */
+CTORCH_API ct_module *ct_nn_dropout(double p);
+CTORCH_API ct_module *ct_nn_dropout2d(double p);
+
+/* nn.Embedding's keyword arguments; start from ct_embedding_opts_init()
+ * (padding_idx CT_NO_PADDING). */
+typedef struct ct_embedding_opts {
+    int64_t padding_idx;
+} ct_embedding_opts;
+CTORCH_API ct_embedding_opts ct_embedding_opts_init(void);
+/* nn.Embedding(num_embeddings, embedding_dim, padding_idx): weight drawn
+ * from N(0, 1), the padding row zeroed. */
+CTORCH_API ct_module *ct_nn_embedding(int64_t num_embeddings, int64_t embedding_dim, ct_embedding_opts opts);
+/* nn.EmbeddingBag(num_embeddings, embedding_dim, mode): called with the
+ * input, or the input and offsets. */
+CTORCH_API ct_module *ct_nn_embedding_bag(int64_t num_embeddings, int64_t embedding_dim, const char *mode);
+
+/* The normalisation layers' keyword arguments. Start from
+ * ct_norm_opts_init() (eps 1e-5, momentum 0.1, affine and running
+ * statistics on: BatchNorm's, LayerNorm's and GroupNorm's defaults) or
+ * ct_instance_norm_opts_init() (the same with affine and running
+ * statistics off). cumulative: momentum=None (a cumulative average). */
+typedef struct ct_norm_opts {
+    double eps, momentum;
+    bool cumulative, affine, track_running_stats;
+} ct_norm_opts;
+CTORCH_API ct_norm_opts ct_norm_opts_init(void);
+CTORCH_API ct_norm_opts ct_instance_norm_opts_init(void);
+/* nn.BatchNorm1d (2-D or 3-D input) / nn.BatchNorm2d (4-D): weight, bias,
+ * and the buffers running_mean, running_var, num_batches_tracked. */
+CTORCH_API ct_module *ct_nn_batch_norm1d(int64_t num_features, ct_norm_opts opts);
+CTORCH_API ct_module *ct_nn_batch_norm2d(int64_t num_features, ct_norm_opts opts);
+/* nn.InstanceNorm2d(num_features, ...) (3-D or 4-D input). */
+CTORCH_API ct_module *ct_nn_instance_norm2d(int64_t num_features, ct_norm_opts opts);
+/* nn.LayerNorm(normalized_shape, eps, elementwise_affine = opts.affine). */
+CTORCH_API ct_module *ct_nn_layer_norm(ct_shape normalized_shape, ct_norm_opts opts);
+/* nn.GroupNorm(num_groups, num_channels, eps, affine). */
+CTORCH_API ct_module *ct_nn_group_norm(int64_t num_groups, int64_t num_channels, ct_norm_opts opts);
+
+/* nn.Sequential(*modules): takes over the n modules' references; children
+ * named "0", "1", ...; forward runs them in order. */
+CTORCH_API ct_module *ct_nn_sequential(ct_module *const *modules, int n);
+/* nn.ModuleList(modules) and nn.ModuleDict: containers without forward. */
+CTORCH_API ct_module *ct_nn_module_list(ct_module *const *modules, int n);
+CTORCH_API ct_module *ct_nn_module_dict(const char *const *names, ct_module *const *modules, int n);
+/* Sequential.append / ModuleList.append: child named by its position (takes the reference). */
+CTORCH_API ct_module *ct_nn_append(ct_module *container, ct_module *child);
+
+/* The loss modules: forward(input, target) (cosine_embedding,
+ * margin_ranking: (input1, input2, target); triplet_margin: (anchor,
+ * positive, negative)) calls the function of the same name. A weight is
+ * registered as the buffer "weight" (and "pos_weight"), as PyTorch's. */
+CTORCH_API ct_module *ct_nn_mse_loss(ct_reduction reduction);
+CTORCH_API ct_module *ct_nn_l1_loss(ct_reduction reduction);
+CTORCH_API ct_module *ct_nn_smooth_l1_loss(ct_reduction reduction, double beta);
+CTORCH_API ct_module *ct_nn_huber_loss(ct_reduction reduction, double delta);
+CTORCH_API ct_module *ct_nn_nll_loss(ct_nll_loss_opts opts);
+CTORCH_API ct_module *ct_nn_cross_entropy_loss(ct_nll_loss_opts opts);
+CTORCH_API ct_module *ct_nn_bce_loss(const ct_tensor *weight, ct_reduction reduction);
+CTORCH_API ct_module *ct_nn_bce_with_logits_loss(const ct_tensor *weight, const ct_tensor *pos_weight,
+                                                 ct_reduction reduction);
+CTORCH_API ct_module *ct_nn_kl_div_loss(ct_reduction reduction, bool log_target);
+CTORCH_API ct_module *ct_nn_cosine_embedding_loss(double margin, ct_reduction reduction);
+CTORCH_API ct_module *ct_nn_margin_ranking_loss(double margin, ct_reduction reduction);
+CTORCH_API ct_module *ct_nn_triplet_margin_loss(ct_triplet_margin_loss_opts opts);
+
 #ifdef __cplusplus
 }
 #endif
@@ -3027,6 +3495,8 @@ const char *ct_result_str(ct_result r)
     case CT_ERR_NOT_IMPLEMENTED: return "NotImplementedError";
     case CT_ERR_MEMORY: return "MemoryError";
     case CT_ERR_IO: return "IOError";
+    case CT_ERR_KEY: return "KeyError";
+    case CT_ERR_ATTRIBUTE: return "AttributeError";
     }
     return "UnknownError";
 }
@@ -23813,6 +24283,2968 @@ ct_tensor *ct_col2im(const ct_tensor *input, ct_shape output_size, ct_shape kern
     }
     if (ct__check_floating(input, "col2im_out_cpu")) return NULL;
     return ct__fold_run(&f, input, true);
+}
+
+/* ==================== nn/module.c ==================== */
+// >>nn/module.c
+/* The module object (torch.nn.Module): named parameters, buffers and
+ * children in registration order, the training flag, hooks, and calling. */
+
+/* The most inputs a module call takes (a pre-hook sees them as an array). */
+#define CT__MODULE_MAX_INPUTS 8
+
+typedef struct ct__slot {
+    char *name;
+    ct_tensor *tensor;  /* a parameter or buffer (NULL: None) */
+    ct_module *module;  /* a child (NULL: None) */
+    bool persistent;    /* buffers */
+} ct__slot;
+
+typedef struct ct__slots {
+    ct__slot *items;
+    int n, cap;
+} ct__slots;
+
+typedef struct ct__module_hook {
+    int id;
+    void (*fn)(void);
+    void *user;
+} ct__module_hook;
+
+typedef struct ct__module_hooks {
+    ct__module_hook *items;
+    int n, cap;
+} ct__module_hooks;
+
+/* The kinds of hooks, which index a module's (and the global) hook lists. */
+enum { CT__HOOK_PRE = 1, CT__HOOK_FWD, CT__HOOK_BWD, CT__HOOK_KINDS };
+
+struct ct__module_state {
+    int refcount;
+    bool training;
+    ct__slots params, buffers, children;
+    ct__module_hooks hooks[CT__HOOK_KINDS];
+};
+
+static ct__module_hooks ct__global_hooks[CT__HOOK_KINDS];
+static int ct__next_hook_id;
+
+/* ---------------------------------------------------------------- lifetime */
+
+ct_module *ct_module_new(const ct_module_class *cls, size_t size)
+{
+    if (!cls) {
+        ct__fail(CT_ERR_VALUE, "ct_module_new: give a module class");
+        return NULL;
+    }
+    if (size < sizeof(ct_module)) {
+        ct__fail(CT_ERR_VALUE, "ct_module_new: size %zu is smaller than the ct_module header", size);
+        return NULL;
+    }
+    ct_module *m = (ct_module *)CT_MALLOC(size);
+    struct ct__module_state *s = (struct ct__module_state *)CT_MALLOC(sizeof *s);
+    if (!m || !s) {
+        CT_FREE(m);
+        CT_FREE(s);
+        CT__OOM();
+        return NULL;
+    }
+    memset(m, 0, size);
+    memset(s, 0, sizeof *s);
+    s->refcount = 1;
+    s->training = true;
+    m->cls = cls;
+    m->state = s;
+    return m;
+}
+
+ct_module *ct_module_retain(ct_module *m)
+{
+    if (m) CT__ATOMIC_INC(&m->state->refcount);
+    return m;
+}
+
+static void ct__slots_free(ct__slots *v)
+{
+    for (int i = 0; i < v->n; i++) {
+        CT_FREE(v->items[i].name);
+        ct_release(v->items[i].tensor);
+        ct_module_release(v->items[i].module);
+    }
+    CT_FREE(v->items);
+}
+
+void ct_module_release(ct_module *m)
+{
+    if (!m || CT__ATOMIC_DEC(&m->state->refcount) > 0) return;
+    if (m->cls->destroy) m->cls->destroy(m);
+    struct ct__module_state *s = m->state;
+    ct__slots_free(&s->params);
+    ct__slots_free(&s->buffers);
+    ct__slots_free(&s->children);
+    for (int k = 0; k < CT__HOOK_KINDS; k++) CT_FREE(s->hooks[k].items);
+    CT_FREE(s);
+    CT_FREE(m);
+}
+
+const char *ct_module_name(const ct_module *m) { return m && m->cls->name ? m->cls->name : ""; }
+
+/* ---------------------------------------------------------------- slots */
+
+static ct__slot *ct__slot_find(const ct__slots *v, const char *name)
+{
+    for (int i = 0; i < v->n; i++)
+        if (!strcmp(v->items[i].name, name)) return &v->items[i];
+    return NULL;
+}
+
+static char *ct__strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = (char *)CT_MALLOC(n);
+    if (d) memcpy(d, s, n);
+    else CT__OOM();
+    return d;
+}
+
+/* Room for one more item of `size` bytes in a growing array (items, n, cap). */
+static bool ct__room(void **items, int n, int *cap, size_t size)
+{
+    if (n < *cap) return true;
+    int grown = *cap ? 2 * *cap : 4;
+    void *p = CT_REALLOC(*items, (size_t)grown * size);
+    if (!p) {
+        CT__OOM();
+        return false;
+    }
+    *items = p;
+    *cap = grown;
+    return true;
+}
+
+/* A new slot named `name` at the end of v (its other fields zero), or NULL. */
+static ct__slot *ct__slot_add(ct__slots *v, const char *name)
+{
+    void *items = v->items;
+    bool ok = ct__room(&items, v->n, &v->cap, sizeof *v->items);
+    v->items = (ct__slot *)items;
+    if (!ok) return NULL;
+    char *copy = ct__strdup(name);
+    if (!copy) return NULL;
+    ct__slot *s = &v->items[v->n++];
+    memset(s, 0, sizeof *s);
+    s->name = copy;
+    return s;
+}
+
+/* PyTorch's checks on a new attribute name: not empty, no dot, not already
+ * an attribute of another kind. `what` is "parameter", "buffer" or "module";
+ * `own` the list it goes into. */
+static ct_result ct__check_attr_name(const ct_module *m, const char *name, const char *what, const ct__slots *own)
+{
+    const struct ct__module_state *s = m->state;
+    if (!name) return ct__fail(CT_ERR_TYPE, "%s name should be a string. Got NULL", what);
+    if (!*name) return ct__fail(CT_ERR_KEY, "%s name can't be empty string \"\"", what);
+    if (strchr(name, '.')) {
+        if (own == &s->children) return ct__fail(CT_ERR_KEY, "module name can't contain \".\", got: %s", name);
+        return ct__fail(CT_ERR_KEY, "%s name can't contain \".\"", what);
+    }
+    const ct__slots *lists[3] = {&s->params, &s->buffers, &s->children};
+    for (int k = 0; k < 3; k++)
+        if (lists[k] != own && ct__slot_find(lists[k], name))
+            return ct__fail(CT_ERR_KEY, "attribute '%s' already exists", name);
+    return CT_OK;
+}
+
+#define CT__MODULE_ARG(m, fn)                                                                   \
+    do {                                                                                       \
+        if (!(m)) return ct__fail(CT_ERR_TYPE, "%s: the module is NULL", fn);                  \
+    } while (0)
+
+/* Put tensor t (a new reference is taken) in slot `name` of list v, replacing
+ * what was there. */
+static ct_result ct__slot_set_tensor(ct__slots *v, const char *name, ct_tensor *t, bool persistent)
+{
+    ct__slot *slot = ct__slot_find(v, name);
+    if (!slot && !(slot = ct__slot_add(v, name))) return ct_last_error_code();
+    ct_retain(t);
+    ct_release(slot->tensor);
+    slot->tensor = t;
+    slot->persistent = persistent;
+    return CT_OK;
+}
+
+ct_result ct_register_parameter(ct_module *m, const char *name, ct_tensor *t)
+{
+    CT__MODULE_ARG(m, "register_parameter");
+    ct_result r = ct__check_attr_name(m, name, "parameter", &m->state->params);
+    if (r != CT_OK) return r;
+    if (t && !ct_is_leaf(t))
+        return ct__fail(CT_ERR_TYPE, "cannot assign '%s' object to parameter '%s' (torch.nn.Parameter or None required)",
+                        ct__legacy_type_name(t->dtype), name);
+    if (t && !t->requires_grad && (r = ct_requires_grad_(t, true)) != CT_OK) return r;
+    return ct__slot_set_tensor(&m->state->params, name, t, true);
+}
+
+ct_result ct_register_buffer(ct_module *m, const char *name, ct_tensor *t, bool persistent)
+{
+    CT__MODULE_ARG(m, "register_buffer");
+    ct_result r = ct__check_attr_name(m, name, "buffer", &m->state->buffers);
+    if (r != CT_OK) return r;
+    return ct__slot_set_tensor(&m->state->buffers, name, t, persistent);
+}
+
+ct_module *ct_add_module(ct_module *m, const char *name, ct_module *child)
+{
+    if (!m) {
+        ct__fail(CT_ERR_TYPE, "add_module: the module is NULL");
+        ct_module_release(child);
+        return NULL;
+    }
+    ct__slots *v = &m->state->children;
+    ct__slot *slot = NULL;
+    if (ct__check_attr_name(m, name, "module", v) != CT_OK ||
+        (!(slot = ct__slot_find(v, name)) && !(slot = ct__slot_add(v, name)))) {
+        ct_module_release(child);
+        return NULL;
+    }
+    ct_module_release(slot->module);
+    slot->module = child;
+    return child;
+}
+
+/* ---------------------------------------------------------------- lookup */
+
+ct_module *ct_module_get_submodule(const ct_module *m, const char *target)
+{
+    if (!m || !target) {
+        ct__fail(CT_ERR_TYPE, "get_submodule: give a module and a target");
+        return NULL;
+    }
+    const ct_module *cur = m;
+    const char *p = target;
+    char part[256];
+    while (*p) {
+        const char *dot = strchr(p, '.');
+        size_t len = dot ? (size_t)(dot - p) : strlen(p);
+        if (len >= sizeof part) len = sizeof part - 1;
+        memcpy(part, p, len);
+        part[len] = 0;
+        const ct__slot *slot = ct__slot_find(&cur->state->children, part);
+        if (!slot) {
+            if (ct__slot_find(&cur->state->params, part) || ct__slot_find(&cur->state->buffers, part))
+                ct__fail(CT_ERR_ATTRIBUTE, "`%s` is not an nn.Module", part);
+            else
+                ct__fail(CT_ERR_ATTRIBUTE, "%s has no attribute `%s`", ct_module_name(cur), part);
+            return NULL;
+        }
+        if (!slot->module) {
+            ct__fail(CT_ERR_ATTRIBUTE, "`%s` is not an nn.Module", part);
+            return NULL;
+        }
+        cur = slot->module;
+        p = dot ? dot + 1 : p + len;
+    }
+    return (ct_module *)cur;
+}
+
+/* get_parameter / get_buffer: the module path, then the attribute. */
+static ct_tensor *ct__get_tensor(const ct_module *m, const char *target, bool param)
+{
+    if (!m || !target) {
+        ct__fail(CT_ERR_TYPE, "%s: give a module and a target", param ? "get_parameter" : "get_buffer");
+        return NULL;
+    }
+    const char *dot = strrchr(target, '.');
+    const ct_module *owner = m;
+    const char *name = target;
+    if (dot) {
+        char path[512];
+        size_t len = (size_t)(dot - target);
+        if (len >= sizeof path) len = sizeof path - 1;
+        memcpy(path, target, len);
+        path[len] = 0;
+        if (!(owner = ct_module_get_submodule(m, path))) return NULL;
+        name = dot + 1;
+    }
+    const ct__slots *own = param ? &owner->state->params : &owner->state->buffers;
+    const ct__slot *slot = ct__slot_find(own, name);
+    if (slot) return slot->tensor;
+    if (ct__slot_find(&owner->state->params, name) || ct__slot_find(&owner->state->buffers, name) ||
+        ct__slot_find(&owner->state->children, name))
+        ct__fail(CT_ERR_ATTRIBUTE, "`%s` is not %s", name, param ? "an nn.Parameter" : "a buffer");
+    else
+        ct__fail(CT_ERR_ATTRIBUTE, "%s has no attribute `%s`", ct_module_name(owner), name);
+    return NULL;
+}
+
+ct_tensor *ct_module_get_parameter(const ct_module *m, const char *target) { return ct__get_tensor(m, target, true); }
+ct_tensor *ct_module_get_buffer(const ct_module *m, const char *target) { return ct__get_tensor(m, target, false); }
+
+/* ---------------------------------------------------------------- lists */
+
+/* A list being built: names and items (tensors or modules), growing. */
+typedef struct ct__list_builder {
+    int n, cap;
+    char **names;
+    void **items;
+    bool failed;
+} ct__list_builder;
+
+static bool ct__list_has(const ct__list_builder *b, const void *item)
+{
+    for (int i = 0; i < b->n; i++)
+        if (b->items[i] == item) return true;
+    return false;
+}
+
+/* Append prefix + name (joined by a dot when both are given). */
+static void ct__list_push(ct__list_builder *b, const char *prefix, const char *name, void *item)
+{
+    if (b->failed) return;
+    if (b->n == b->cap) {
+        int cap = b->cap ? 2 * b->cap : 8;
+        char **names = (char **)CT_REALLOC(b->names, (size_t)cap * sizeof *names);
+        if (names) b->names = names;
+        void **items = names ? (void **)CT_REALLOC(b->items, (size_t)cap * sizeof *items) : NULL;
+        if (!items) {
+            b->failed = true;
+            CT__OOM();
+            return;
+        }
+        b->items = items;
+        b->cap = cap;
+    }
+    size_t lp = strlen(prefix), ln = strlen(name);
+    char *full = (char *)CT_MALLOC(lp + ln + 2);
+    if (!full) {
+        b->failed = true;
+        CT__OOM();
+        return;
+    }
+    memcpy(full, prefix, lp);
+    size_t at = lp;
+    if (lp && ln) full[at++] = '.';
+    memcpy(full + at, name, ln + 1);
+    b->names[b->n] = full;
+    b->items[b->n++] = item;
+}
+
+static void ct__list_builder_free(ct__list_builder *b)
+{
+    for (int i = 0; i < b->n; i++) CT_FREE(b->names[i]);
+    CT_FREE(b->names);
+    CT_FREE(b->items);
+    memset(b, 0, sizeof *b);
+}
+
+/* named_modules(): m under prefix, then every module below it, each once
+ * (or, for state_dict, under each of its names: `every`). */
+static void ct__walk_modules(const ct_module *m, const char *prefix, ct__list_builder *b, bool every)
+{
+    if (!every && ct__list_has(b, m)) return;
+    ct__list_push(b, prefix, "", (void *)m);
+    const ct__slots *ch = &m->state->children;
+    for (int i = 0; i < ch->n && !b->failed; i++) {
+        if (!ch->items[i].module) continue;
+        char *sub = (char *)CT_MALLOC(strlen(prefix) + strlen(ch->items[i].name) + 2);
+        if (!sub) {
+            b->failed = true;
+            CT__OOM();
+            return;
+        }
+        sprintf(sub, "%s%s%s", prefix, *prefix ? "." : "", ch->items[i].name);
+        ct__walk_modules(ch->items[i].module, sub, b, every);
+        CT_FREE(sub);
+    }
+}
+
+/* What a tensor list collects from each module. */
+typedef enum ct__collect { CT__PARAMS, CT__BUFFERS, CT__STATE } ct__collect;
+
+/* Parameters or buffers (each once), or the state_dict (parameters then
+ * persistent buffers, module by module, without removing duplicates). */
+static ct_tensor_list ct__tensor_list(const ct_module *m, ct__collect what, bool recurse)
+{
+    ct_tensor_list out = {0, NULL, NULL};
+    if (!m) {
+        ct__fail(CT_ERR_TYPE, "the module is NULL");
+        return out;
+    }
+    ct__list_builder mods = {0, 0, NULL, NULL, false}, b = {0, 0, NULL, NULL, false};
+    if (recurse) ct__walk_modules(m, "", &mods, what == CT__STATE);
+    else ct__list_push(&mods, "", "", (void *)m);
+    for (int i = 0; i < mods.n && !b.failed; i++) {
+        const struct ct__module_state *s = ((const ct_module *)mods.items[i])->state;
+        for (int pass = 0; pass < 2; pass++) {
+            const ct__slots *v = pass == 0 ? &s->params : &s->buffers;
+            if ((what == CT__PARAMS && pass == 1) || (what == CT__BUFFERS && pass == 0)) continue;
+            for (int k = 0; k < v->n; k++) {
+                const ct__slot *slot = &v->items[k];
+                if (!slot->tensor || (what == CT__STATE && pass == 1 && !slot->persistent)) continue;
+                if (what != CT__STATE && ct__list_has(&b, slot->tensor)) continue;
+                ct__list_push(&b, mods.names[i], slot->name, slot->tensor);
+            }
+        }
+    }
+    if (mods.failed || b.failed) {
+        ct__list_builder_free(&b);
+    } else {
+        out.n = b.n;
+        out.names = b.names;
+        out.tensors = (ct_tensor **)b.items;
+    }
+    ct__list_builder_free(&mods);
+    return out;
+}
+
+ct_tensor_list ct_module_parameters(const ct_module *m, bool recurse) { return ct__tensor_list(m, CT__PARAMS, recurse); }
+ct_tensor_list ct_module_buffers(const ct_module *m, bool recurse) { return ct__tensor_list(m, CT__BUFFERS, recurse); }
+ct_tensor_list ct_module_state_dict(const ct_module *m) { return ct__tensor_list(m, CT__STATE, true); }
+
+void ct_tensor_list_free(ct_tensor_list *list)
+{
+    if (!list) return;
+    for (int i = 0; i < list->n; i++) CT_FREE(list->names[i]);
+    CT_FREE(list->names);
+    CT_FREE(list->tensors);
+    memset(list, 0, sizeof *list);
+}
+
+static ct_module_list ct__module_list_of(ct__list_builder *b)
+{
+    ct_module_list out = {0, NULL, NULL};
+    if (b->failed) {
+        ct__list_builder_free(b);
+        return out;
+    }
+    out.n = b->n;
+    out.names = b->names;
+    out.modules = (ct_module **)b->items;
+    return out;
+}
+
+ct_module_list ct_module_children(const ct_module *m)
+{
+    ct__list_builder b = {0, 0, NULL, NULL, false};
+    if (!m) {
+        ct__fail(CT_ERR_TYPE, "named_children: the module is NULL");
+        return ct__module_list_of(&b);
+    }
+    const ct__slots *ch = &m->state->children;
+    for (int i = 0; i < ch->n; i++)
+        if (ch->items[i].module && !ct__list_has(&b, ch->items[i].module))
+            ct__list_push(&b, "", ch->items[i].name, ch->items[i].module);
+    return ct__module_list_of(&b);
+}
+
+ct_module_list ct_module_modules(const ct_module *m)
+{
+    ct__list_builder b = {0, 0, NULL, NULL, false};
+    if (!m) ct__fail(CT_ERR_TYPE, "named_modules: the module is NULL");
+    else ct__walk_modules(m, "", &b, false);
+    return ct__module_list_of(&b);
+}
+
+void ct_module_list_free(ct_module_list *list)
+{
+    if (!list) return;
+    for (int i = 0; i < list->n; i++) CT_FREE(list->names[i]);
+    CT_FREE(list->names);
+    CT_FREE(list->modules);
+    memset(list, 0, sizeof *list);
+}
+
+/* ---------------------------------------------------------------- state */
+
+void ct_module_apply(ct_module *m, void (*fn)(ct_module *m, void *user), void *user)
+{
+    if (!m || !fn) return;
+    const ct__slots *ch = &m->state->children;
+    for (int i = 0; i < ch->n; i++) ct_module_apply(ch->items[i].module, fn, user);
+    fn(m, user);
+}
+
+static void ct__set_training(ct_module *m, void *mode) { m->state->training = *(bool *)mode; }
+
+void ct_module_train(ct_module *m, bool mode) { ct_module_apply(m, ct__set_training, &mode); }
+void ct_module_eval(ct_module *m) { ct_module_train(m, false); }
+bool ct_module_is_training(const ct_module *m) { return m && m->state->training; }
+
+/* param.data = src: t keeps its identity (and autograd state) and takes
+ * src's storage, dtype and geometry. */
+static void ct__tensor_set_data(ct_tensor *t, const ct_tensor *src)
+{
+    CT__ATOMIC_INC(&src->storage->refcount);
+    ct__storage *old = t->storage;
+    t->storage = src->storage;
+    t->dtype = src->dtype;
+    t->ndim = src->ndim;
+    t->offset = src->offset;
+    memcpy(t->sizes, src->sizes, sizeof t->sizes);
+    memcpy(t->strides, src->strides, sizeof t->strides);
+    ct__storage_release(old);
+}
+
+/* The converted data of t (no autograd), or NULL on failure. */
+static ct_result ct__convert_in_place(ct_tensor *t, ct_dtype dtype)
+{
+    if (!t || !ct_is_floating_point(t) || t->dtype == dtype) return CT_OK;
+    ct_tensor *c;
+    CT__UNRECORDED(c, ct_to(t, dtype));
+    if (!c) return ct_last_error_code();
+    ct__tensor_set_data(t, c);
+    ct__discard(c);
+    return CT_OK;
+}
+
+ct_result ct_module_to(ct_module *m, ct_dtype dtype)
+{
+    CT__MODULE_ARG(m, "to");
+    if (!ct_dtype_is_floating(dtype))
+        return ct__fail(CT_ERR_TYPE, "nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=torch.%s",
+                        ct_dtype_name(dtype));
+    ct_tensor_list ps = ct_module_parameters(m, true), bs = ct_module_buffers(m, true);
+    ct_result r = CT_OK;
+    ct_scope sc = ct_scope_begin();
+    for (int i = 0; i < ps.n && r == CT_OK; i++) {
+        r = ct__convert_in_place(ps.tensors[i], dtype);
+        ct_tensor *g = ps.tensors[i]->ag ? ct__meta(ps.tensors[i])->grad : NULL;
+        if (r == CT_OK) r = ct__convert_in_place(g, dtype);
+    }
+    for (int i = 0; i < bs.n && r == CT_OK; i++) r = ct__convert_in_place(bs.tensors[i], dtype);
+    ct_scope_end(sc);
+    ct_tensor_list_free(&ps);
+    ct_tensor_list_free(&bs);
+    return r;
+}
+
+void ct_module_zero_grad(ct_module *m, bool set_to_none)
+{
+    ct_tensor_list ps = ct_module_parameters(m, true);
+    for (int i = 0; i < ps.n; i++) {
+        ct_tensor *p = ps.tensors[i];
+        ct_tensor *g = p->ag ? ct__meta(p)->grad : NULL;
+        if (!g) continue;
+        if (set_to_none) {
+            ct_set_grad(p, NULL);
+        } else {
+            if (ct_grad_fn(g)) ct_detach_(g);
+            else ct_requires_grad_(g, false);
+            ct_zero_(g);
+        }
+    }
+    ct_tensor_list_free(&ps);
+}
+
+void ct_module_requires_grad_(ct_module *m, bool requires_grad)
+{
+    ct_tensor_list ps = ct_module_parameters(m, true);
+    for (int i = 0; i < ps.n; i++) ct_requires_grad_(ps.tensors[i], requires_grad);
+    ct_tensor_list_free(&ps);
+}
+
+/* ---------------------------------------------------------------- load_state_dict */
+
+static void ct__name_list_free(ct_name_list *l)
+{
+    for (int i = 0; i < l->n; i++) CT_FREE(l->names[i]);
+    CT_FREE(l->names);
+    l->n = 0;
+    l->names = NULL;
+}
+
+void ct_incompatible_keys_free(ct_incompatible_keys *keys)
+{
+    if (!keys) return;
+    ct__name_list_free(&keys->missing_keys);
+    ct__name_list_free(&keys->unexpected_keys);
+}
+
+static int ct__find_name(char *const *names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (names[i] && !strcmp(names[i], name)) return i;
+    return -1;
+}
+
+/* A growing message (PyTorch's error text, which may be long). */
+typedef struct ct__text {
+    char *s;
+    size_t n, cap;
+} ct__text;
+
+static void ct__text_add(ct__text *t, const char *fmt, ...) CT__PRINTF(2, 3);
+static void ct__text_add(ct__text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (need < 0) return;
+    if (t->n + (size_t)need + 1 > t->cap) {
+        size_t cap = (t->n + (size_t)need + 1) * 2;
+        char *s = (char *)CT_REALLOC(t->s, cap);
+        if (!s) return;
+        t->s = s;
+        t->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+    va_end(ap);
+    t->n += (size_t)need;
+}
+
+/* The keys of `from` (n names) whose index is in idx (count k), copied. */
+static ct_name_list ct__name_list_of(char *const *from, const int *idx, int k)
+{
+    ct_name_list l = {0, NULL};
+    if (k == 0) return l;
+    l.names = (char **)CT_MALLOC((size_t)k * sizeof *l.names);
+    if (!l.names) {
+        CT__OOM();
+        return l;
+    }
+    for (int i = 0; i < k; i++)
+        if ((l.names[l.n] = ct__strdup(from[idx[i]]))) l.n++;
+    return l;
+}
+
+/* "torch.Size([3, 3])" */
+static const char *ct__size_str(const ct_tensor *t, char *buf, size_t n)
+{
+    char dims[200];
+    snprintf(buf, n, "torch.Size(%s)", ct__shape_str(t->sizes, t->ndim, dims, sizeof dims));
+    return buf;
+}
+
+ct_result ct_module_load_state_dict(ct_module *m, const ct_tensor_list *state_dict, bool strict,
+                                    ct_incompatible_keys *keys)
+{
+    if (keys) memset(keys, 0, sizeof *keys);
+    CT__MODULE_ARG(m, "load_state_dict");
+    if (!state_dict || state_dict->n < 0 || (state_dict->n > 0 && (!state_dict->names || !state_dict->tensors)))
+        return ct__fail(CT_ERR_TYPE, "Expected state_dict to be dict-like, got NULL.");
+    ct_tensor_list own = ct_module_state_dict(m);
+    int n = state_dict->n;
+    int *missing = (int *)CT_MALLOC((size_t)(own.n + 1) * sizeof(int));
+    int *unexpected = (int *)CT_MALLOC((size_t)(n + 1) * sizeof(int));
+    int *source = (int *)CT_MALLOC((size_t)(own.n + 1) * sizeof(int));
+    ct_result r = CT_OK;
+    if (!missing || !unexpected || !source) r = CT__OOM();
+    int n_missing = 0, n_unexpected = 0;
+    ct__text msg = {NULL, 0, 0};
+    ct__text_add(&msg, "Error(s) in loading state_dict for %s:", ct_module_name(m));
+    bool mismatch = false;
+    for (int i = 0; r == CT_OK && i < own.n; i++) {
+        source[i] = ct__find_name(state_dict->names, n, own.names[i]);
+        if (source[i] < 0) {
+            missing[n_missing++] = i;
+            continue;
+        }
+        const ct_tensor *src = state_dict->tensors[source[i]];
+        if (!src) {
+            r = ct__fail(CT_ERR_TYPE, "the state_dict's tensor '%s' is NULL", own.names[i]);
+            break;
+        }
+        if (src->ndim != own.tensors[i]->ndim ||
+            memcmp(src->sizes, own.tensors[i]->sizes, (size_t)src->ndim * sizeof(int64_t))) {
+            char a[240], b[240];
+            ct__text_add(&msg, "\n\tsize mismatch for %s: copying a param with shape %s from checkpoint, the shape in current model is %s.",
+                         own.names[i], ct__size_str(src, a, sizeof a), ct__size_str(own.tensors[i], b, sizeof b));
+            mismatch = true;
+        }
+    }
+    for (int j = 0; r == CT_OK && j < n; j++)
+        if (!state_dict->names[j] || ct__find_name(own.names, own.n, state_dict->names[j]) < 0)
+            unexpected[n_unexpected++] = j;
+    if (r == CT_OK && (mismatch || (strict && (n_missing || n_unexpected)))) {
+        /* PyTorch lists unexpected and missing keys before the size mismatches */
+        ct__text head = {NULL, 0, 0};
+        ct__text_add(&head, "Error(s) in loading state_dict for %s:", ct_module_name(m));
+        if (strict && n_missing) {
+            ct__text_add(&head, "\n\tMissing key(s) in state_dict: ");
+            for (int i = 0; i < n_missing; i++)
+                ct__text_add(&head, "%s\"%s\"", i ? ", " : "", own.names[missing[i]]);
+            ct__text_add(&head, ". ");
+        }
+        if (strict && n_unexpected) {
+            ct__text_add(&head, "\n\tUnexpected key(s) in state_dict: ");
+            for (int i = 0; i < n_unexpected; i++)
+                ct__text_add(&head, "%s\"%s\"", i ? ", " : "", state_dict->names[unexpected[i]]);
+            ct__text_add(&head, ". ");
+        }
+        const char *tail = msg.s ? strchr(msg.s, ':') + 1 : "";
+        r = ct__fail(CT_ERR_RUNTIME, "%s%s", head.s ? head.s : "", tail);
+        CT_FREE(head.s);
+    }
+    if (r == CT_OK) {
+        ct_grad_mode mode = ct_no_grad();
+        for (int i = 0; i < own.n && r == CT_OK; i++)
+            if (source[i] >= 0) r = ct_copy_(own.tensors[i], state_dict->tensors[source[i]]);
+        ct_grad_mode_restore(mode);
+    }
+    if (r == CT_OK && keys) {
+        keys->missing_keys = ct__name_list_of(own.names, missing, n_missing);
+        keys->unexpected_keys = ct__name_list_of(state_dict->names, unexpected, n_unexpected);
+    }
+    CT_FREE(msg.s);
+    CT_FREE(missing);
+    CT_FREE(unexpected);
+    CT_FREE(source);
+    ct_tensor_list_free(&own);
+    return r;
+}
+
+/* ---------------------------------------------------------------- hooks */
+
+static ct__module_hooks *ct__hooks_of(ct_module *m, int kind)
+{
+    return m ? &m->state->hooks[kind] : &ct__global_hooks[kind];
+}
+
+static ct_hook_handle ct__module_hook_add(ct_module *m, int kind, void (*fn)(void), void *user)
+{
+    ct_hook_handle h = {m, kind, 0};
+    if (!fn) {
+        ct__fail(CT_ERR_TYPE, "the hook is NULL");
+        return h;
+    }
+    ct__module_hooks *v = ct__hooks_of(m, kind);
+    void *items = v->items;
+    bool ok = ct__room(&items, v->n, &v->cap, sizeof *v->items);
+    v->items = (ct__module_hook *)items;
+    if (!ok) return h;
+    h.id = ++ct__next_hook_id;
+    ct__module_hook hook = {h.id, fn, user};
+    v->items[v->n++] = hook;
+    return h;
+}
+
+void ct_hook_handle_remove(ct_hook_handle handle)
+{
+    if (handle.id <= 0 || handle.kind <= 0 || handle.kind >= CT__HOOK_KINDS) return;
+    ct__module_hooks *v = ct__hooks_of(handle.module, handle.kind);
+    for (int i = 0; i < v->n; i++)
+        if (v->items[i].id == handle.id) {
+            memmove(&v->items[i], &v->items[i + 1], (size_t)(v->n - i - 1) * sizeof *v->items);
+            v->n--;
+            return;
+        }
+}
+
+#define CT__HOOK_MODULE(m, fn)                                      \
+    do {                                                            \
+        if (!(m)) {                                                 \
+            ct_hook_handle h_ = {NULL, 0, 0};                        \
+            ct__fail(CT_ERR_TYPE, "%s: the module is NULL", fn);     \
+            return h_;                                              \
+        }                                                           \
+    } while (0)
+
+ct_hook_handle ct_module_register_forward_pre_hook(ct_module *m, ct_forward_pre_hook hook, void *user)
+{
+    CT__HOOK_MODULE(m, "register_forward_pre_hook");
+    return ct__module_hook_add(m, CT__HOOK_PRE, (void (*)(void))hook, user);
+}
+
+ct_hook_handle ct_module_register_forward_hook(ct_module *m, ct_forward_hook hook, void *user)
+{
+    CT__HOOK_MODULE(m, "register_forward_hook");
+    return ct__module_hook_add(m, CT__HOOK_FWD, (void (*)(void))hook, user);
+}
+
+ct_hook_handle ct_module_register_full_backward_hook(ct_module *m, ct_backward_hook hook, void *user)
+{
+    CT__HOOK_MODULE(m, "register_full_backward_hook");
+    return ct__module_hook_add(m, CT__HOOK_BWD, (void (*)(void))hook, user);
+}
+
+ct_hook_handle ct_register_module_forward_pre_hook(ct_forward_pre_hook hook, void *user)
+{
+    return ct__module_hook_add(NULL, CT__HOOK_PRE, (void (*)(void))hook, user);
+}
+
+ct_hook_handle ct_register_module_forward_hook(ct_forward_hook hook, void *user)
+{
+    return ct__module_hook_add(NULL, CT__HOOK_FWD, (void (*)(void))hook, user);
+}
+
+/* ---------------------------------------------------------------- full backward hooks */
+
+/* PyTorch's BackwardHook: the module's inputs and output pass through
+ * identity nodes (BackwardHookFunctionBackward). The output's node keeps the
+ * gradient of the output; the inputs' node, which runs once the module's own
+ * graph is done, hands the inputs' gradients with it to the hooks. When no
+ * input needs a gradient, the output's node calls the hooks itself. */
+typedef struct ct__bw_hook_state {
+    int refcount;
+    ct_module *module; /* retained until the graph goes */
+    ct__module_hook *hooks; /* a copy of the hooks as they were at the call */
+    int n_hooks, n_inputs;
+    bool inputs_wrapped;
+    ct_tensor *grad_output;
+} ct__bw_hook_state;
+
+static void ct__bw_hook_state_release(ct__bw_hook_state *st)
+{
+    if (!st || --st->refcount > 0) return;
+    ct_release(st->grad_output);
+    ct_module_release(st->module);
+    CT_FREE(st->hooks);
+    CT_FREE(st);
+}
+
+static void ct__bw_hook_node_release(ct__node *n)
+{
+    ct__bw_hook_state_release((ct__bw_hook_state *)n->extra);
+    n->extra = NULL;
+}
+
+static ct_result ct__run_backward_hooks(ct__bw_hook_state *st, ct_tensor **grads, int n)
+{
+    for (int i = 0; i < st->n_hooks; i++) {
+        ct_result r = ((ct_backward_hook)st->hooks[i].fn)(st->module, grads, n, st->grad_output, st->hooks[i].user);
+        if (r != CT_OK) return r;
+    }
+    return CT_OK;
+}
+
+CT__BACKWARD(hook_outputs)
+{
+    ct__bw_hook_state *st = (ct__bw_hook_state *)n->extra;
+    ct_release(st->grad_output);
+    st->grad_output = ct_retain(go[0]);
+    if (!st->inputs_wrapped) {
+        ct_tensor *none[CT__MODULE_MAX_INPUTS] = {NULL};
+        ct_result r = ct__run_backward_hooks(st, none, st->n_inputs);
+        if (r != CT_OK) return r;
+    }
+    CT__GRAD(0, ct__same(go[0]));
+    return CT_OK;
+}
+
+CT__BACKWARD(hook_inputs)
+{
+    ct__bw_hook_state *st = (ct__bw_hook_state *)n->extra;
+    ct_tensor *grads[CT__MODULE_MAX_INPUTS];
+    for (int i = 0; i < n->n_next; i++) grads[i] = ct__needs_grad(n, i) ? ct__same(go[i]) : NULL;
+    ct_result r = ct__run_backward_hooks(st, grads, n->n_next);
+    if (r != CT_OK) return r;
+    for (int i = 0; i < n->n_next; i++) gi[i] = grads[i];
+    return CT_OK;
+}
+
+static const ct__node_type ct__hook_inputs_type = {"BackwardHookFunctionBackward", ct__bw_hook_inputs};
+static const ct__node_type ct__hook_outputs_type = {"BackwardHookFunctionBackward", ct__bw_hook_outputs};
+
+/* Aliases of ts (n of them) recorded through one identity node of `type`
+ * sharing st; ts are replaced by the aliases. Whether a node was made. */
+static bool ct__wrap_for_hooks(const ct__node_type *type, ct_tensor **ts, int n, ct__bw_hook_state *st)
+{
+    ct_tensor *alias[CT__MODULE_MAX_INPUTS] = {NULL};
+    for (int i = 0; i < n; i++) alias[i] = ct_detach(ts[i]);
+    ct__node *node = ct__record(type, (const ct_tensor *const *)ts, n, alias, n);
+    if (!node) return false;
+    st->refcount++;
+    node->extra = st;
+    node->release_extra = ct__bw_hook_node_release;
+    for (int i = 0; i < n; i++) ts[i] = alias[i];
+    return true;
+}
+
+static ct__bw_hook_state *ct__bw_hook_state_new(ct_module *m, int n_inputs)
+{
+    const ct__module_hooks *v = &m->state->hooks[CT__HOOK_BWD];
+    ct__bw_hook_state *st = (ct__bw_hook_state *)CT_MALLOC(sizeof *st);
+    ct__module_hook *copy = (ct__module_hook *)CT_MALLOC((size_t)v->n * sizeof *copy);
+    if (!st || !copy) {
+        CT_FREE(st);
+        CT_FREE(copy);
+        CT__OOM();
+        return NULL;
+    }
+    memset(st, 0, sizeof *st);
+    memcpy(copy, v->items, (size_t)v->n * sizeof *copy);
+    st->refcount = 1;
+    st->module = ct_module_retain(m);
+    st->hooks = copy;
+    st->n_hooks = v->n;
+    st->n_inputs = n_inputs;
+    return st;
+}
+
+/* ---------------------------------------------------------------- calling */
+
+/* Run the pre-hooks of one list: each may replace inputs. */
+static ct_result ct__run_pre_hooks(const ct__module_hooks *v, ct_module *m, ct_tensor **in, int n)
+{
+    for (int i = 0; i < v->n; i++) {
+        ct_result r = ((ct_forward_pre_hook)v->items[i].fn)(m, in, n, v->items[i].user);
+        if (r != CT_OK) return r;
+    }
+    return CT_OK;
+}
+
+static ct_tensor *ct__run_forward_hooks(const ct__module_hooks *v, ct_module *m, ct_tensor **in, int n, ct_tensor *out)
+{
+    for (int i = 0; i < v->n && out; i++) {
+        ct_tensor *r = ((ct_forward_hook)v->items[i].fn)(m, in, n, out, v->items[i].user);
+        if (r) out = r;
+    }
+    return out;
+}
+
+/* The call itself, inside the scope ct_forward_n opened. */
+static ct_tensor *ct__call(ct_module *m, ct_tensor **in, int n)
+{
+    if (ct__run_pre_hooks(&ct__global_hooks[CT__HOOK_PRE], m, in, n) != CT_OK ||
+        ct__run_pre_hooks(&m->state->hooks[CT__HOOK_PRE], m, in, n) != CT_OK)
+        return NULL;
+    ct__bw_hook_state *st = NULL;
+    if (m->state->hooks[CT__HOOK_BWD].n && ct__grad_mode()) {
+        if (!(st = ct__bw_hook_state_new(m, n))) return NULL;
+        st->inputs_wrapped = ct__wrap_for_hooks(&ct__hook_inputs_type, in, n, st);
+    }
+    if (!m->cls->forward) {
+        ct__fail(CT_ERR_NOT_IMPLEMENTED, "Module [%s] is missing the required \"forward\" function", ct_module_name(m));
+        ct__bw_hook_state_release(st);
+        return NULL;
+    }
+    ct_tensor *out = m->cls->forward(m, in, n);
+    out = ct__run_forward_hooks(&ct__global_hooks[CT__HOOK_FWD], m, in, n, out);
+    out = ct__run_forward_hooks(&m->state->hooks[CT__HOOK_FWD], m, in, n, out);
+    if (st && out) ct__wrap_for_hooks(&ct__hook_outputs_type, &out, 1, st);
+    ct__bw_hook_state_release(st);
+    return out;
+}
+
+ct_tensor *ct_forward_n(ct_module *m, ct_tensor *const *inputs, int n_inputs)
+{
+    if (!m) {
+        ct__fail(CT_ERR_TYPE, "forward: the module is NULL");
+        return NULL;
+    }
+    if (n_inputs < 0 || n_inputs > CT__MODULE_MAX_INPUTS || (n_inputs > 0 && !inputs)) {
+        ct__fail(CT_ERR_VALUE, "forward: a module takes from 0 to %d inputs, got %d", CT__MODULE_MAX_INPUTS, n_inputs);
+        return NULL;
+    }
+    ct_tensor *in[CT__MODULE_MAX_INPUTS];
+    for (int i = 0; i < n_inputs; i++) {
+        if (!inputs[i]) {
+            ct__null_arg(__func__, "input", i + 1);
+            return NULL;
+        }
+        in[i] = inputs[i];
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *out = ct_keep(ct__call(m, in, n_inputs));
+    ct_scope_end(s);
+    return out;
+}
+
+ct_tensor *ct_forward(ct_module *m, const ct_tensor *input)
+{
+    ct_tensor *in = (ct_tensor *)input;
+    if (!input) {
+        ct__null_arg(__func__, "input", 1);
+        return NULL;
+    }
+    return ct_forward_n(m, &in, 1);
+}
+
+/* ==================== nn/init.c ==================== */
+// >>nn/init.c
+/* torch.nn.init: PyTorch's draws, in PyTorch's order, without recording. */
+
+double ct_init_calculate_gain(const char *nonlinearity, const double *param)
+{
+    static const char *const linear[] = {"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+                                         "conv_transpose2d", "conv_transpose3d", "sigmoid"};
+    if (!nonlinearity) {
+        ct__fail(CT_ERR_VALUE, "Unsupported nonlinearity None");
+        return NAN;
+    }
+    for (size_t i = 0; i < sizeof linear / sizeof linear[0]; i++)
+        if (!strcmp(nonlinearity, linear[i])) return 1;
+    if (!strcmp(nonlinearity, "tanh")) return 5.0 / 3;
+    if (!strcmp(nonlinearity, "relu")) return sqrt(2.0);
+    if (!strcmp(nonlinearity, "leaky_relu")) {
+        double slope = param ? *param : 0.01;
+        return sqrt(2.0 / (1 + slope * slope));
+    }
+    if (!strcmp(nonlinearity, "selu")) return 3.0 / 4;
+    ct__fail(CT_ERR_VALUE, "Unsupported nonlinearity %s", nonlinearity);
+    return NAN;
+}
+
+/* Run op on t with grad mode off (what `with torch.no_grad()` does). */
+#define CT__NO_GRAD(r, expr)                          \
+    do {                                              \
+        ct_grad_mode ct__m_ = ct_no_grad();           \
+        (r) = (expr);                                 \
+        ct_grad_mode_restore(ct__m_);                 \
+    } while (0)
+
+ct_result ct_init_uniform_(ct_tensor *t, double a, double b)
+{
+    ct_result r;
+    CT__ARG_R(t, "tensor", 1);
+    CT__NO_GRAD(r, ct_uniform_(t, a, b, NULL));
+    return r;
+}
+
+ct_result ct_init_normal_(ct_tensor *t, double mean, double std)
+{
+    ct_result r;
+    CT__ARG_R(t, "tensor", 1);
+    CT__NO_GRAD(r, ct_normal_(t, mean, std, NULL));
+    return r;
+}
+
+static double ct__norm_cdf(double x) { return (1.0 + erf(x / sqrt(2.0))) / 2.0; }
+
+static ct_result ct__trunc_normal(ct_tensor *t, double mean, double std, double a, double b)
+{
+    double l = ct__norm_cdf((a - mean) / std), u = ct__norm_cdf((b - mean) / std);
+    ct_result r = ct_uniform_(t, 2 * l - 1, 2 * u - 1, NULL);
+    if (r == CT_OK) r = ct_erfinv_(t);
+    if (r == CT_OK) r = ct_mul_scalar_(t, ct_float(std * sqrt(2.0)));
+    if (r == CT_OK) r = ct_add_scalar_(t, ct_float(mean));
+    if (r == CT_OK) r = ct_clamp_scalar_(t, ct_float(a), ct_float(b));
+    return r;
+}
+
+ct_result ct_init_trunc_normal_(ct_tensor *t, double mean, double std, double a, double b)
+{
+    ct_result r;
+    CT__ARG_R(t, "tensor", 1);
+    CT__NO_GRAD(r, ct__trunc_normal(t, mean, std, a, b));
+    return r;
+}
+
+ct_result ct_init_constant_(ct_tensor *t, double val)
+{
+    ct_result r;
+    CT__ARG_R(t, "tensor", 1);
+    CT__NO_GRAD(r, ct_fill_(t, ct_float(val)));
+    return r;
+}
+
+ct_result ct_init_zeros_(ct_tensor *t) { return ct_init_constant_(t, 0); }
+ct_result ct_init_ones_(ct_tensor *t) { return ct_init_constant_(t, 1); }
+
+ct_result ct_init_eye_(ct_tensor *t)
+{
+    CT__ARG_R(t, "tensor", 1);
+    if (t->ndim != 2) return ct__fail(CT_ERR_VALUE, "Only tensors with 2 dimensions are supported");
+    ct_result r;
+    ct_scope s = ct_scope_begin();
+    CT__NO_GRAD(r, ct_copy_(t, ct_eye(t->sizes[0], t->sizes[1], t->dtype)));
+    ct_scope_end(s);
+    return r;
+}
+
+/* nn.init._calculate_fan_in_and_fan_out. */
+static ct_result ct__fans(const ct_tensor *t, double *fan_in, double *fan_out)
+{
+    if (t->ndim < 2)
+        return ct__fail(CT_ERR_VALUE, "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions");
+    double receptive = 1;
+    for (int d = 2; d < t->ndim; d++) receptive *= (double)t->sizes[d];
+    *fan_in = (double)t->sizes[1] * receptive;
+    *fan_out = (double)t->sizes[0] * receptive;
+    return CT_OK;
+}
+
+ct_result ct_init_xavier_uniform_(ct_tensor *t, double gain)
+{
+    double fan_in = 0, fan_out = 0;
+    CT__ARG_R(t, "tensor", 1);
+    ct_result r = ct__fans(t, &fan_in, &fan_out);
+    if (r != CT_OK) return r;
+    double a = sqrt(3.0) * (gain * sqrt(2.0 / (fan_in + fan_out)));
+    return ct_init_uniform_(t, -a, a);
+}
+
+ct_result ct_init_xavier_normal_(ct_tensor *t, double gain)
+{
+    double fan_in = 0, fan_out = 0;
+    CT__ARG_R(t, "tensor", 1);
+    ct_result r = ct__fans(t, &fan_in, &fan_out);
+    if (r != CT_OK) return r;
+    return ct_init_normal_(t, 0, gain * sqrt(2.0 / (fan_in + fan_out)));
+}
+
+/* The standard deviation kaiming_* draws with (0 for a tensor without
+ * elements, which PyTorch leaves alone). */
+static ct_result ct__kaiming_std(const ct_tensor *t, ct_kaiming_opts o, double *std)
+{
+    double fan_in = 0, fan_out = 0;
+    const char *mode = o.mode ? o.mode : "fan_in";
+    *std = 0;
+    if (ct_numel(t) == 0) return CT_OK;
+    if (strcmp(mode, "fan_in") && strcmp(mode, "fan_out"))
+        return ct__fail(CT_ERR_VALUE, "Mode %s not supported, please use one of ['fan_in', 'fan_out']", mode);
+    ct_result r = ct__fans(t, &fan_in, &fan_out);
+    if (r != CT_OK) return r;
+    double gain = ct_init_calculate_gain(o.nonlinearity ? o.nonlinearity : "leaky_relu", &o.a);
+    if (isnan(gain)) return ct_last_error_code();
+    *std = gain / sqrt(strcmp(mode, "fan_in") ? fan_out : fan_in);
+    return CT_OK;
+}
+
+ct_result ct_init_kaiming_uniform_(ct_tensor *t, ct_kaiming_opts opts)
+{
+    double std;
+    CT__ARG_R(t, "tensor", 1);
+    ct_result r = ct__kaiming_std(t, opts, &std);
+    if (r != CT_OK || ct_numel(t) == 0) return r;
+    double bound = sqrt(3.0) * std;
+    return ct_init_uniform_(t, -bound, bound);
+}
+
+ct_result ct_init_kaiming_normal_(ct_tensor *t, ct_kaiming_opts opts)
+{
+    double std;
+    CT__ARG_R(t, "tensor", 1);
+    ct_result r = ct__kaiming_std(t, opts, &std);
+    if (r != CT_OK || ct_numel(t) == 0) return r;
+    return ct_init_normal_(t, 0, std);
+}
+
+/* ==================== nn/functional.c ==================== */
+// >>nn/functional.c
+/* torch.nn.functional: dropout, embedding, the normalisations. Fused ops
+ * (embedding, layer/batch/group norm) compute with recording off and record
+ * one node under PyTorch's name, whose backward is written with
+ * differentiable ops, so that double backward works. */
+
+/* ---------------------------------------------------------------- dropout */
+
+static ct_tensor *ct__dropout(const ct_tensor *input, double p, bool training, bool feature)
+{
+    if (!(p >= 0 && p <= 1)) {
+        ct__fail(CT_ERR_VALUE, "dropout probability has to be between 0 and 1, but got %g", p);
+        return NULL;
+    }
+    if (feature && input->ndim < 2) {
+        ct__fail(CT_ERR_RUNTIME, "Feature dropout requires at least 2 dimensions in the input");
+        return NULL;
+    }
+    if (p == 0 || !training || ct_numel(input) == 0) return ct__same(input);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *noise;
+    if (p == 1) {
+        noise = ct_zeros(CT_SHAPE0, input->dtype);
+    } else {
+        ct_shape shape = ct_shape_of(input);
+        for (int d = 2; feature && d < shape.ndim; d++) shape.size[d] = 1;
+        noise = ct_empty(shape, input->dtype);
+        if (noise && (ct_bernoulli_(noise, 1 - p, NULL) != CT_OK || ct_div_scalar_(noise, ct_float(1 - p)) != CT_OK))
+            noise = NULL;
+    }
+    ct_tensor *r = ct_keep(noise ? ct_mul(input, noise) : NULL);
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_dropout(const ct_tensor *input, double p, bool training)
+{
+    CT__ARG(input, "input", 1);
+    return ct__dropout(input, p, training, false);
+}
+
+ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training)
+{
+    CT__ARG(input, "input", 1);
+    return ct__dropout(input, p, training, true);
+}
+
+/* ---------------------------------------------------------------- linear */
+
+ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(weight, "weight", 2);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *wt = ct_t(weight), *r;
+    if (bias && input->ndim == 2) {
+        r = ct_addmm(bias, input, wt, ct_addmm_opts_init());
+    } else if (bias && input->ndim == 3 && ct_is_contiguous(input)) { /* _flatten_3d_linear */
+        int64_t a = input->sizes[0], b = input->sizes[1];
+        r = ct_addmm(bias, ct_view(input, CT_SHAPE(a * b, input->sizes[2])), wt, ct_addmm_opts_init());
+        r = r ? ct_view(r, CT_SHAPE(a, b, ct_size(r, 1))) : NULL;
+    } else {
+        r = ct_matmul(input, wt);
+        if (r && bias && ct_add_(r, bias) != CT_OK) r = NULL;
+    }
+    r = ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+/* at::bilinear's checks: weight (O, I, J), input1 (..., I), input2 (..., J). */
+static ct_result ct__bilinear_check(const ct_tensor *x1, const ct_tensor *x2, const ct_tensor *w, const ct_tensor *b)
+{
+    if (x1->ndim != x2->ndim)
+        return ct__fail(CT_ERR_RUNTIME, "bilinear(): input dimensions do not match: got %d and %d", x1->ndim, x2->ndim);
+    if (w->ndim != 3) return ct__fail(CT_ERR_RUNTIME, "bilinear(): weight must be three-dimensional");
+    if (x1->ndim < 1) return ct__fail(CT_ERR_RUNTIME, "bilinear(): input must have at least one dimension");
+    for (int d = 0; d < x1->ndim - 1; d++)
+        if (x1->sizes[d] != x2->sizes[d])
+            return ct__fail(CT_ERR_RUNTIME, "bilinear(): input batch dimensions do not match at dim %d: got %lld and %lld", d,
+                            (long long)x1->sizes[d], (long long)x2->sizes[d]);
+    if (x1->sizes[x1->ndim - 1] != w->sizes[1])
+        return ct__fail(CT_ERR_RUNTIME, "bilinear(): input1 size does not match weight size: got %lld but expected %lld",
+                        (long long)x1->sizes[x1->ndim - 1], (long long)w->sizes[1]);
+    if (x2->sizes[x2->ndim - 1] != w->sizes[2])
+        return ct__fail(CT_ERR_RUNTIME, "bilinear(): input2 size does not match weight size: got %lld but expected %lld",
+                        (long long)x2->sizes[x2->ndim - 1], (long long)w->sizes[2]);
+    if (b && (b->ndim != 1 || b->sizes[0] != w->sizes[0]))
+        return ct__fail(CT_ERR_RUNTIME, "bilinear(): bias size does not match weight size: got %lld but expected %lld",
+                        (long long)(b->ndim ? b->sizes[b->ndim - 1] : 1), (long long)w->sizes[0]);
+    return CT_OK;
+}
+
+ct_tensor *ct_bilinear(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *weight, const ct_tensor *bias)
+{
+    CT__ARG(input1, "input1", 1);
+    CT__ARG(input2, "input2", 2);
+    CT__ARG(weight, "weight", 3);
+    if (ct__bilinear_check(input1, input2, weight, bias) != CT_OK) return NULL;
+    int64_t o = weight->sizes[0], i = weight->sizes[1], j = weight->sizes[2];
+    ct_scope s = ct_scope_begin();
+    ct_tensor *x1 = ct_reshape(input1, CT_SHAPE(-1, i)), *x2 = ct_reshape(input2, CT_SHAPE(-1, j));
+    /* (B, I) @ (I, O * J), times input2 along J */
+    ct_tensor *t = ct_mm(x1, ct_reshape(ct_permute(weight, CT_DIMS(1, 0, 2)), CT_SHAPE(i, o * j)));
+    ct_tensor *y = ct_sum_dim(ct_mul(ct_view(t, CT_SHAPE(-1, o, j)), ct_unsqueeze(x2, 1)), CT_DIMS(-1), false, CT_DEFAULT);
+    ct_shape out = ct_shape_of(input1);
+    out.size[out.ndim - 1] = o;
+    y = ct_reshape(y, out);
+    ct_tensor *r = ct_keep(bias ? ct_add(y, bias) : y);
+    ct_scope_end(s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- embedding */
+
+/* Indices must be int64 or int32, in [0, num). */
+static ct_result ct__check_indices(const ct_tensor *idx, int64_t num, const char *fn)
+{
+    if (idx->dtype != CT_I64 && idx->dtype != CT_I32)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+                        "but got %s instead (while checking arguments for %s)",
+                        ct__legacy_type_name(idx->dtype), fn);
+    if (ct_numel(idx) == 0) return CT_OK;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *lo = ct_min(idx), *hi = ct_max(idx);
+    bool ok = lo && hi && ct_item_int(lo) >= 0 && ct_item_int(hi) < num;
+    ct_scope_end(s);
+    return ok ? CT_OK : ct__fail(CT_ERR_INDEX, "index out of range in self");
+}
+
+/* A (num, D) gradient for a weight whose rows idx (flat) gave rows (n, D). */
+static ct_tensor *ct__rows_grad(const ct_tensor *rows, const ct_tensor *idx, int64_t num)
+{
+    return ct_index_add(ct_zeros(CT_SHAPE(num, ct_size(rows, 1)), rows->dtype), 0, idx, rows);
+}
+
+/* iargs: 0 padding_idx (wrapped; -1 none), 1 rows of weight. Saved: the flat indices. */
+CT__BACKWARD(embedding)
+{
+    ct_tensor *idx = CT__S(0);
+    if (!idx) return ct_last_error_code();
+    ct_tensor *rows = ct_reshape(go[0], CT_SHAPE(-1, ct__input_meta(n, 0)->sizes[1]));
+    if (n->iargs[0] >= 0)
+        rows = ct_masked_fill_scalar(rows, ct_unsqueeze(ct_eq_scalar(idx, ct_int(n->iargs[0])), 1), ct_int(0));
+    CT__GRAD(0, ct__rows_grad(rows, idx, n->iargs[1]));
+    return CT_OK;
+}
+
+static const ct__node_type ct__embedding_type = {"EmbeddingBackward0", ct__bw_embedding};
+
+ct_tensor *ct_embedding(const ct_tensor *input, const ct_tensor *weight, int64_t padding_idx)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(weight, "weight", 2);
+    if (weight->ndim != 2) {
+        ct__fail(CT_ERR_RUNTIME, "'weight' must be 2-D");
+        return NULL;
+    }
+    int64_t num = weight->sizes[0];
+    if (padding_idx != CT_NO_PADDING) {
+        if (padding_idx >= num || padding_idx < -num) {
+            ct__fail(CT_ERR_RUNTIME, "Padding_idx must be within num_embeddings"); /* an AssertionError in PyTorch */
+            return NULL;
+        }
+        if (padding_idx < 0) padding_idx += num;
+    }
+    if (ct__check_indices(input, num, "embedding") != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *flat = ct_reshape(input, CT_SHAPE(-1)), *r;
+    ct_shape shape = ct_shape_of(input);
+    shape.size[shape.ndim++] = weight->sizes[1];
+    CT__UNRECORDED(r, ct_view(ct_index_select(weight, 0, flat), shape));
+    ct__node *node = r ? ct__record(&ct__embedding_type, &weight, 1, &r, 1) : NULL;
+    if (node) {
+        node->iargs[0] = padding_idx == CT_NO_PADDING ? -1 : padding_idx;
+        node->iargs[1] = num;
+        ct__save(node, ct_to(flat, CT_I64), false);
+    }
+    r = ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+/* Saved: the flat indices, each index's bag and each index's scale (1 or 1/bag size). */
+CT__BACKWARD(embedding_bag)
+{
+    ct_tensor *idx = CT__S(0), *bag = CT__S(1), *scale = CT__S(2);
+    if (!idx || !bag || !scale) return ct_last_error_code();
+    ct_tensor *rows = ct_mul(ct_index_select(go[0], 0, bag), ct_unsqueeze(scale, 1));
+    CT__GRAD(0, ct__rows_grad(rows, idx, n->iargs[0]));
+    return CT_OK;
+}
+
+static const ct__node_type ct__embedding_bag_type = {"EmbeddingBagBackward0", ct__bw_embedding_bag};
+
+/* Each index's bag (int64) from a 2-D input, or a 1-D one and its offsets. */
+static ct_tensor *ct__bag_ids(const ct_tensor *input, const ct_tensor *offsets, int64_t *n_bags)
+{
+    int64_t n = ct_numel(input);
+    if (input->ndim == 2) {
+        if (offsets) {
+            ct__fail(CT_ERR_VALUE, "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length sequences. However, found offsets of type <class 'torch.Tensor'>");
+            return NULL;
+        }
+        *n_bags = input->sizes[0];
+        return ct_repeat_interleave(ct_arange(ct_int(0), ct_int(input->sizes[0]), ct_int(1), CT_I64), input->sizes[1]);
+    }
+    if (input->ndim != 1) {
+        ct__fail(CT_ERR_VALUE, "input has to be 1D or 2D Tensor, but got Tensor of dimension %d", input->ndim);
+        return NULL;
+    }
+    if (!offsets) {
+        ct__fail(CT_ERR_VALUE, "offsets has to be a 1D Tensor but got None");
+        return NULL;
+    }
+    if (offsets->ndim != 1) {
+        ct__fail(CT_ERR_VALUE, "offsets has to be a 1D Tensor");
+        return NULL;
+    }
+    int64_t nb = offsets->sizes[0];
+    int64_t *off = (int64_t *)CT_MALLOC((size_t)(nb + 1) * sizeof *off);
+    int64_t *ids = (int64_t *)CT_MALLOC((size_t)(n + 1) * sizeof *ids);
+    ct_tensor *r = NULL;
+    if (!off || !ids) {
+        CT__OOM();
+    } else if (ct_copy_to_array(offsets, off, nb, CT_I64) == CT_OK) {
+        bool ok = nb == 0 || off[0] == 0;
+        for (int64_t b = 1; ok && b < nb; b++) ok = off[b] >= off[b - 1] && off[b] <= n;
+        if (!ok) {
+            if (nb && off[0] != 0)
+                ct__fail(CT_ERR_RUNTIME, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. However, got %lld\n[ torch.LongTensor{} ]",
+                         (long long)off[0]);
+            else
+                ct__fail(CT_ERR_RUNTIME, "offsets must be non-decreasing and at most the number of indices (%lld)", (long long)n);
+        } else {
+            for (int64_t b = 0; b < nb; b++)
+                for (int64_t i = off[b]; i < (b + 1 < nb ? off[b + 1] : n); i++) ids[i] = b;
+            *n_bags = nb;
+            r = ct_from_array(ids, CT_SHAPE(n), CT_I64);
+        }
+    }
+    CT_FREE(off);
+    CT_FREE(ids);
+    return r;
+}
+
+ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *offsets,
+                            const char *mode)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(weight, "weight", 2);
+    bool mean = !mode || !strcmp(mode, "mean");
+    if (!mean && strcmp(mode, "sum")) {
+        ct__fail(CT_ERR_VALUE, "mode has to be one of sum, mean or max");
+        return NULL;
+    }
+    if (weight->ndim != 2) {
+        ct__fail(CT_ERR_RUNTIME, "'weight' must be 2-D");
+        return NULL;
+    }
+    if (ct__check_indices(input, weight->sizes[0], "embedding_bag") != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    int64_t n_bags = 0;
+    ct_tensor *idx = ct_to(ct_reshape(input, CT_SHAPE(-1)), CT_I64), *bag = ct__bag_ids(input, offsets, &n_bags);
+    ct_tensor *r = NULL, *scale = NULL;
+    if (idx && bag) {
+        ct_tensor *counts = ct_index_add(ct_zeros(CT_SHAPE(n_bags), weight->dtype), 0, bag,
+                                         ct_ones(CT_SHAPE(ct_numel(idx)), weight->dtype));
+        scale = mean ? ct_index_select(ct_reciprocal(ct_clamp_min_scalar(counts, ct_int(1))), 0, bag)
+                     : ct_ones(CT_SHAPE(ct_numel(idx)), weight->dtype);
+        CT__UNRECORDED(r, ct_index_add(ct_zeros(CT_SHAPE(n_bags, weight->sizes[1]), weight->dtype), 0, bag,
+                                       ct_index_select(weight, 0, idx)));
+        if (r && mean) CT__UNRECORDED(r, ct_div(r, ct_unsqueeze(ct_clamp_min_scalar(counts, ct_int(1)), 1)));
+    }
+    ct__node *node = r && scale ? ct__record(&ct__embedding_bag_type, &weight, 1, &r, 1) : NULL;
+    if (node) {
+        node->iargs[0] = weight->sizes[0];
+        ct__save(node, idx, false);
+        ct__save(node, bag, false);
+        ct__save(node, scale, false);
+    }
+    r = ct_keep(scale ? r : NULL);
+    ct_scope_end(s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- normalisation */
+
+/* One normalisation: x seen as `stat` is normalised over `dims` of it, then
+ * scaled and shifted by weight and bias seen as `affine` (broadcast over
+ * x). With `running`, the statistics are the given running ones (seen as
+ * `affine`) instead of the batch's. Kept in the node's extra. */
+typedef struct ct__normspec {
+    ct_shape stat, dims, affine;
+    double eps;
+    bool running;
+} ct__normspec;
+
+/* The node's inputs: x, weight, bias. Saved: x, weight (x when there is
+ * none: iargs[0] says), and with running statistics, those. */
+enum { CT__NORM_X, CT__NORM_W, CT__NORM_B };
+
+/* x normalised as PyTorch's kernels compute it (x * rstd - mean * rstd),
+ * with the batch's mean and biased variance (stat-shaped) to *mean and *var
+ * when asked. Made of differentiable ops. */
+static ct_tensor *ct__norm_xhat(const ct__normspec *s, const ct_tensor *x, const ct_tensor *rm, const ct_tensor *rv,
+                                ct_tensor **mean_out, ct_tensor **var_out)
+{
+    ct_tensor *xs = ct_reshape(x, s->stat), *mean, *var;
+    if (s->running) {
+        mean = ct_reshape(rm, s->affine);
+        var = ct_reshape(rv, s->affine);
+    } else if (!xs || ct_var_mean(xs, s->dims, 0, true, &var, &mean) != CT_OK) {
+        return NULL;
+    }
+    ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
+    if (mean_out) *mean_out = mean;
+    if (var_out) *var_out = var;
+    return ct_reshape(ct_sub(ct_mul(xs, rstd), ct_mul(mean, rstd)), ct_shape_of(x));
+}
+
+static ct_tensor *ct__affine(const ct__normspec *s, ct_tensor *y, const ct_tensor *w, const ct_tensor *b)
+{
+    if (w) y = ct_mul(y, ct_reshape(w, s->affine));
+    if (b) y = ct_add(y, ct_reshape(b, s->affine));
+    return y;
+}
+
+/* gx = rstd * (gh - mean(gh) - xhat * mean(gh * xhat)) over the reduced
+ * dims (batch statistics), or gh * rstd (running ones); gh = g * weight. */
+CT__BACKWARD(normalization)
+{
+    const ct__normspec *s = (const ct__normspec *)n->extra;
+    ct_tensor *x = CT__S(0), *w = n->iargs[0] ? CT__S(1) : NULL;
+    ct_tensor *rm = s->running ? CT__S(2) : NULL, *rv = s->running ? CT__S(3) : NULL;
+    if (!x || (n->iargs[0] && !w) || (s->running && (!rm || !rv))) return ct_last_error_code();
+    ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, NULL, &var);
+    if (!xhat) return ct_last_error_code();
+    ct_tensor *gh = w ? ct_mul(go[0], ct_reshape(w, s->affine)) : go[0];
+    ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
+    if (s->running) {
+        CT__GRAD(CT__NORM_X, ct_mul(gh, rstd));
+    } else {
+        ct_tensor *ghs = ct_reshape(gh, s->stat), *xs = ct_reshape(xhat, s->stat);
+        ct_tensor *inner = ct_sub(ct_sub(ghs, ct_mean_dim(ghs, s->dims, true, CT_DEFAULT)),
+                                  ct_mul(xs, ct_mean_dim(ct_mul(ghs, xs), s->dims, true, CT_DEFAULT)));
+        CT__GRAD(CT__NORM_X, ct_reshape(ct_mul(rstd, inner), ct_shape_of(x)));
+    }
+    const ct__out_meta *wm = ct__needs_grad(n, CT__NORM_W) ? ct__input_meta(n, CT__NORM_W) : NULL;
+    const ct__out_meta *bm = ct__needs_grad(n, CT__NORM_B) ? ct__input_meta(n, CT__NORM_B) : NULL;
+    CT__GRAD(CT__NORM_W, ct_reshape(ct__sum_to_shape(ct_mul(go[0], xhat), s->affine.size, s->affine.ndim),
+                                    ct_shape_make(wm->ndim, wm->sizes)));
+    CT__GRAD(CT__NORM_B, ct_reshape(ct__sum_to_shape(go[0], s->affine.size, s->affine.ndim),
+                                    ct_shape_make(bm->ndim, bm->sizes)));
+    return CT_OK;
+}
+
+static const ct__node_type ct__layer_norm_type = {"NativeLayerNormBackward0", ct__bw_normalization};
+static const ct__node_type ct__batch_norm_type = {"NativeBatchNormBackward0", ct__bw_normalization};
+static const ct__node_type ct__group_norm_type = {"NativeGroupNormBackward0", ct__bw_normalization};
+
+/* Normalise x by spec s and record node `type`; the batch statistics
+ * (stat-shaped, biased variance) to mean and var when asked. */
+static ct_tensor *ct__norm_apply(const ct__node_type *type, const ct__normspec *s, const ct_tensor *x, const ct_tensor *w,
+                                 const ct_tensor *b, const ct_tensor *rm, const ct_tensor *rv, ct_tensor **mean,
+                                 ct_tensor **var)
+{
+    ct_tensor *y;
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    y = ct__affine(s, ct__norm_xhat(s, x, rm, rv, mean, var), w, b);
+    ct_grad_mode_restore(mode);
+    if (!y) return NULL;
+    const ct_tensor *in[3] = {x, w, b};
+    ct__node *node = ct__record(type, in, 3, &y, 1);
+    if (node) {
+        ct__normspec *copy = (ct__normspec *)CT_MALLOC(sizeof *copy);
+        if (!copy) {
+            CT__OOM();
+            return NULL;
+        }
+        *copy = *s;
+        node->extra = copy;
+        node->iargs[0] = w != NULL;
+        ct__save(node, x, false);
+        ct__save(node, w ? w : x, false);
+        if (s->running) {
+            ct__save(node, rm, false);
+            ct__save(node, rv, false);
+        }
+    }
+    return y;
+}
+
+/* A 1-D parameter of a normalisation must have `c` elements. */
+static ct_result ct__check_channels(const ct_tensor *t, const char *what, int64_t c)
+{
+    if (t && ct_numel(t) != c)
+        return ct__fail(CT_ERR_RUNTIME, "%s should contain %lld elements not %lld", what, (long long)c,
+                        (long long)ct_numel(t));
+    return CT_OK;
+}
+
+/* (1, C, 1, ...): a per-channel tensor seen against an input of ndim dims. */
+static ct_shape ct__channel_shape(int ndim, int64_t c)
+{
+    ct_shape s = CT_SHAPE0;
+    s.ndim = ndim;
+    for (int d = 0; d < ndim; d++) s.size[d] = d == 1 ? c : 1;
+    return s;
+}
+
+ct_tensor *ct_layer_norm(const ct_tensor *input, ct_shape normalized_shape, const ct_tensor *weight,
+                         const ct_tensor *bias, double eps)
+{
+    CT__ARG(input, "input", 1);
+    int k = normalized_shape.ndim, nd = input->ndim;
+    char a[200], b[200];
+    if (k < 1 || k > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_RUNTIME, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = %s",
+                 ct__shape_str(normalized_shape.size, k < 0 ? 0 : CT__MIN(k, CT_MAX_DIMS), a, sizeof a));
+        return NULL;
+    }
+    const ct_tensor *wb[2] = {weight, bias};
+    for (int i = 0; i < 2; i++)
+        if (wb[i] && (wb[i]->ndim != k || memcmp(wb[i]->sizes, normalized_shape.size, (size_t)k * sizeof(int64_t)))) {
+            ct__fail(CT_ERR_RUNTIME, "Expected %s to be of same shape as normalized_shape, but got %s of shape %s and normalized_shape = %s",
+                     i ? "bias" : "weight", i ? "bias" : "weight", ct__shape_str(wb[i]->sizes, wb[i]->ndim, a, sizeof a),
+                     ct__shape_str(normalized_shape.size, k, b, sizeof b));
+            return NULL;
+        }
+    if (nd < k || memcmp(input->sizes + nd - k, normalized_shape.size, (size_t)k * sizeof(int64_t))) {
+        char expect[240];
+        ct__shape_str(normalized_shape.size, k, a, sizeof a);
+        snprintf(expect, sizeof expect, "[*, %s", a + 1);
+        ct__fail(CT_ERR_RUNTIME, "Given normalized_shape=%s, expected input with shape %s, but got input of size%s", a,
+                 expect, ct__shape_str(input->sizes, nd, b, sizeof b));
+        return NULL;
+    }
+    ct__normspec s;
+    memset(&s, 0, sizeof s);
+    s.stat = ct_shape_of(input);
+    s.affine = normalized_shape;
+    s.dims.ndim = k;
+    for (int i = 0; i < k; i++) s.dims.size[i] = nd - k + i;
+    s.eps = eps;
+    ct_scope sc = ct_scope_begin();
+    ct_tensor *r = ct_keep(ct__norm_apply(&ct__layer_norm_type, &s, input, weight, bias, NULL, NULL, NULL, NULL));
+    ct_scope_end(sc);
+    return r;
+}
+
+/* running = (1 - momentum) * running + momentum * batch, in double as PyTorch's CPU kernel. */
+static ct_result ct__update_running(ct_tensor *running, const ct_tensor *batch, double momentum)
+{
+    ct_tensor *r64 = ct_to(running, CT_F64), *b64 = ct_to(ct_reshape(batch, CT_SHAPE(-1)), CT_F64);
+    return ct_copy_(running, ct_add(ct_mul_scalar(b64, ct_float(momentum)), ct_mul_scalar(r64, ct_float(1 - momentum))));
+}
+
+ct_tensor *ct_batch_norm(const ct_tensor *input, ct_tensor *running_mean, ct_tensor *running_var,
+                         const ct_tensor *weight, const ct_tensor *bias, bool training, double momentum, double eps)
+{
+    CT__ARG(input, "input", 1);
+    if (input->ndim < 2) {
+        ct__fail(CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+        return NULL;
+    }
+    int64_t c = input->sizes[1], count = ct_numel(input) / (c ? c : 1);
+    if (ct__check_channels(running_mean, "running_mean", c) || ct__check_channels(running_var, "running_var", c) ||
+        ct__check_channels(weight, "weight", c) || ct__check_channels(bias, "bias", c))
+        return NULL;
+    if (!training && (!running_mean || !running_var)) {
+        ct__fail(CT_ERR_RUNTIME, "%s must be defined in evaluation mode", running_mean ? "running_var" : "running_mean");
+        return NULL;
+    }
+    if (training && count == 1) {
+        char a[200];
+        ct__fail(CT_ERR_VALUE, "Expected more than 1 value per channel when training, got input size torch.Size(%s)",
+                 ct__shape_str(input->sizes, input->ndim, a, sizeof a));
+        return NULL;
+    }
+    ct__normspec s;
+    memset(&s, 0, sizeof s);
+    s.stat = ct_shape_of(input);
+    s.affine = ct__channel_shape(input->ndim, c);
+    for (int d = 0; d < input->ndim; d++)
+        if (d != 1) s.dims.size[s.dims.ndim++] = d;
+    s.eps = eps;
+    s.running = !training;
+    ct_scope sc = ct_scope_begin();
+    ct_tensor *mean = NULL, *var = NULL;
+    ct_tensor *r = ct__norm_apply(&ct__batch_norm_type, &s, input, weight, bias, running_mean, running_var, &mean, &var);
+    if (r && training && (running_mean || running_var)) {
+        ct_grad_mode mode = ct_no_grad();
+        double unbias = count > 1 ? (double)count / (double)(count - 1) : 1;
+        if ((running_mean && ct__update_running(running_mean, mean, momentum) != CT_OK) ||
+            (running_var && ct__update_running(running_var, ct_mul_scalar(ct_to(var, CT_F64), ct_float(unbias)), momentum) != CT_OK))
+            r = NULL;
+        ct_grad_mode_restore(mode);
+    }
+    r = ct_keep(r);
+    ct_scope_end(sc);
+    return r;
+}
+
+ct_tensor *ct_instance_norm(const ct_tensor *input, ct_tensor *running_mean, ct_tensor *running_var,
+                            const ct_tensor *weight, const ct_tensor *bias, bool use_input_stats, double momentum,
+                            double eps)
+{
+    CT__ARG(input, "input", 1);
+    if (input->ndim < 2) {
+        ct__fail(CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+        return NULL;
+    }
+    int64_t b = input->sizes[0], c = input->sizes[1], spatial = 1;
+    for (int d = 2; d < input->ndim; d++) spatial *= input->sizes[d];
+    if (use_input_stats && spatial == 1) {
+        char a[200];
+        ct__fail(CT_ERR_VALUE, "Expected more than 1 spatial element when training, got input size torch.Size(%s)",
+                 ct__shape_str(input->sizes, input->ndim, a, sizeof a));
+        return NULL;
+    }
+    if (ct__check_channels(running_mean, "running_mean", c) || ct__check_channels(running_var, "running_var", c) ||
+        ct__check_channels(weight, "weight", c) || ct__check_channels(bias, "bias", c))
+        return NULL;
+    ct_scope sc = ct_scope_begin();
+    ct_shape flat = ct_shape_of(input);
+    flat.size[0] = 1;
+    flat.size[1] = b * c;
+    ct_tensor *rm = running_mean ? ct_repeat(running_mean, CT_SHAPE(b)) : NULL;
+    ct_tensor *rv = running_var ? ct_repeat(running_var, CT_SHAPE(b)) : NULL;
+    ct_tensor *r = ct_batch_norm(ct_reshape(input, flat), rm, rv, weight ? ct_repeat(weight, CT_SHAPE(b)) : NULL,
+                                 bias ? ct_repeat(bias, CT_SHAPE(b)) : NULL, use_input_stats, momentum, eps);
+    if (r && use_input_stats) {
+        ct_grad_mode mode = ct_no_grad();
+        if ((running_mean && ct_copy_(running_mean, ct_mean_dim(ct_view(rm, CT_SHAPE(b, c)), CT_DIMS(0), false, CT_DEFAULT))) ||
+            (running_var && ct_copy_(running_var, ct_mean_dim(ct_view(rv, CT_SHAPE(b, c)), CT_DIMS(0), false, CT_DEFAULT))))
+            r = NULL;
+        ct_grad_mode_restore(mode);
+    }
+    r = ct_keep(r ? ct_view(r, ct_shape_of(input)) : NULL);
+    ct_scope_end(sc);
+    return r;
+}
+
+ct_tensor *ct_group_norm(const ct_tensor *input, int64_t num_groups, const ct_tensor *weight, const ct_tensor *bias,
+                         double eps)
+{
+    CT__ARG(input, "input", 1);
+    char a[200];
+    if (input->ndim < 2) {
+        ct__fail(CT_ERR_RUNTIME, "Expected at least 2 dimensions for input tensor but received %d", input->ndim);
+        return NULL;
+    }
+    int64_t n = input->sizes[0], c = input->sizes[1];
+    if (num_groups <= 0 || c % num_groups) {
+        ct__fail(CT_ERR_RUNTIME, "Expected number of channels in input to be divisible by num_groups, but got input of shape %s and num_groups=%lld",
+                 ct__shape_str(input->sizes, input->ndim, a, sizeof a), (long long)num_groups);
+        return NULL;
+    }
+    int64_t per_group = n * c / num_groups;
+    for (int d = 2; d < input->ndim; d++) per_group *= input->sizes[d];
+    if (per_group == 1) { /* PyTorch's _verify_batch_size on [N * C / G, G, *rest], a Python list */
+        int64_t sizes[CT_MAX_DIMS];
+        memcpy(sizes, input->sizes, sizeof sizes);
+        sizes[0] = n * c / num_groups;
+        sizes[1] = num_groups;
+        ct__fail(CT_ERR_VALUE, "Expected more than 1 value per channel when training, got input size %s",
+                 ct__shape_str(sizes, input->ndim, a, sizeof a));
+        return NULL;
+    }
+    const ct_tensor *wb[2] = {weight, bias};
+    for (int i = 0; i < 2; i++)
+        if (wb[i] && (wb[i]->ndim != 1 || wb[i]->sizes[0] != c)) {
+            char b[200];
+            ct__fail(CT_ERR_RUNTIME, "Expected %s to be a vector of size equal to the number of channels in input, but got %s of shape %s and input of shape %s",
+                     i ? "bias" : "weight", i ? "bias" : "weight", ct__shape_str(wb[i]->sizes, wb[i]->ndim, a, sizeof a),
+                     ct__shape_str(input->sizes, input->ndim, b, sizeof b));
+            return NULL;
+        }
+    ct__normspec s;
+    memset(&s, 0, sizeof s);
+    s.stat = CT_SHAPE(n, num_groups, -1);
+    s.dims = CT_DIMS(2);
+    s.affine = ct__channel_shape(input->ndim, c);
+    s.eps = eps;
+    ct_scope sc = ct_scope_begin();
+    ct_tensor *r = ct_keep(ct__norm_apply(&ct__group_norm_type, &s, input, weight, bias, NULL, NULL, NULL, NULL));
+    ct_scope_end(sc);
+    return r;
+}
+
+/* ==================== nn/loss.c ==================== */
+// >>nn/loss.c
+/* Losses (torch.nn.functional): the ones PyTorch fuses (mse, smooth_l1,
+ * huber, binary_cross_entropy[_with_logits], nll) compute with recording
+ * off and record one node under PyTorch's name, whose backward is built of
+ * differentiable ops; the others are compositions, as in PyTorch. */
+
+static ct_result ct__check_reduction(ct_reduction r, bool batchmean_ok)
+{
+    if (r == CT_REDUCTION_MEAN || r == CT_REDUCTION_NONE || r == CT_REDUCTION_SUM || (batchmean_ok && r == CT_REDUCTION_BATCHMEAN))
+        return CT_OK;
+    if (r == CT_REDUCTION_BATCHMEAN) return ct__fail(CT_ERR_VALUE, "batchmean is not a valid value for reduction");
+    return ct__fail(CT_ERR_VALUE, "%d is not a valid value for reduction", (int)r);
+}
+
+/* apply_loss_reduction: mean, sum, or the elements themselves. */
+static ct_tensor *ct__reduce_loss(ct_tensor *elems, ct_reduction r)
+{
+    if (r == CT_REDUCTION_MEAN) return ct_mean(elems);
+    if (r == CT_REDUCTION_SUM) return ct_sum(elems);
+    return elems;
+}
+
+/* Input and target of a pointwise loss broadcast together (PyTorch warns
+ * when their sizes differ; BCE refuses it). */
+static ct_result ct__broadcast_pair(const ct_tensor **x, const ct_tensor **t, ct_tensor **keep)
+{
+    if ((*x)->ndim == (*t)->ndim && !memcmp((*x)->sizes, (*t)->sizes, (size_t)(*x)->ndim * sizeof(int64_t)))
+        return CT_OK;
+    ct_tensor *in[2] = {(ct_tensor *)*x, (ct_tensor *)*t};
+    ct_result r = ct_broadcast_tensors(in, 2, keep);
+    if (r != CT_OK) return r;
+    *x = keep[0];
+    *t = keep[1];
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- fused pointwise losses */
+
+typedef enum ct__loss_kind { CT__LOSS_MSE, CT__LOSS_SMOOTH_L1, CT__LOSS_HUBER, CT__LOSS_BCE, CT__LOSS_BCE_LOGITS } ct__loss_kind;
+
+/* A fused loss's operands: input, target, the optional weight and
+ * pos_weight, and its number (beta, delta). */
+typedef struct ct__loss_args {
+    const ct_tensor *x, *t, *w, *pw;
+    double a;
+} ct__loss_args;
+
+/* The loss of each element, with PyTorch's kernels' formulas. */
+static ct_tensor *ct__loss_elems(ct__loss_kind kind, const ct__loss_args *o)
+{
+    const ct_tensor *x = o->x, *t = o->t;
+    ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL, *l = NULL;
+    ct_tensor *ad = d ? ct_abs(d) : NULL;
+    switch (kind) {
+    case CT__LOSS_MSE: l = ct_mul(d, d); break;
+    case CT__LOSS_SMOOTH_L1: /* |d| < beta ? 0.5 d^2 / beta : |d| - 0.5 beta */
+        l = ct_where(ct_lt_scalar(ad, ct_float(o->a)), ct_div_scalar(ct_mul_scalar(ct_mul(d, d), ct_float(0.5)), ct_float(o->a)),
+                     ct_sub_scalar(ad, ct_float(0.5 * o->a)));
+        break;
+    case CT__LOSS_HUBER: /* |d| < delta ? 0.5 d^2 : delta (|d| - 0.5 delta) */
+        l = ct_where(ct_lt_scalar(ad, ct_float(o->a)), ct_mul_scalar(ct_mul(d, d), ct_float(0.5)),
+                     ct_mul_scalar(ct_sub_scalar(ad, ct_float(0.5 * o->a)), ct_float(o->a)));
+        break;
+    case CT__LOSS_BCE: /* (t - 1) max(log(1 - x), -100) - t max(log(x), -100) */
+        l = ct_sub(ct_mul(ct_sub_scalar(t, ct_int(1)), ct_clamp_min_scalar(ct_log(ct_rsub_scalar(x, ct_int(1))), ct_int(-100))),
+                   ct_mul(t, ct_clamp_min_scalar(ct_log(x), ct_int(-100))));
+        break;
+    case CT__LOSS_BCE_LOGITS: { /* (1 - t) x + lw (log(exp(-m) + exp(-x - m)) + m), m = max(-x, 0) */
+        ct_tensor *m = ct_clamp_min_scalar(ct_neg(x), ct_int(0));
+        ct_tensor *lse = ct_log(ct_add(ct_exp(ct_neg(m)), ct_exp(ct_sub(ct_neg(x), m))));
+        ct_tensor *first = ct_mul(ct_rsub_scalar(t, ct_int(1)), x);
+        if (o->pw) {
+            ct_tensor *lw = ct_add_scalar(ct_mul(ct_sub_scalar(o->pw, ct_int(1)), t), ct_int(1));
+            l = ct_add(first, ct_mul(lw, ct_add(lse, m)));
+        } else {
+            l = ct_add(ct_add(first, m), lse);
+        }
+        break;
+    }
+    }
+    return o->w ? ct_mul(l, o->w) : l;
+}
+
+/* F.logsigmoid as PyTorch's kernel computes it: min(x, 0) - log1p(exp(-|x|)). */
+static ct_tensor *ct__log_sigmoid(const ct_tensor *x)
+{
+    return ct_sub(ct_clamp_max_scalar(x, ct_int(0)), ct_log1p(ct_exp(ct_neg(ct_abs(x)))));
+}
+
+/* The gradients of input and target from g (the output's gradient, one
+ * per element, or the one number), in PyTorch's backward kernels' order of
+ * operations: norm is 1, or 1 / numel for the mean (mse: 2 or 2 / numel). */
+static void ct__loss_grads(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm, ct_tensor **gx,
+                           ct_tensor **gt)
+{
+    const ct_tensor *x = o->x, *t = o->t;
+    ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL;
+    ct_scalar nm = ct_float(norm);
+    switch (kind) {
+    case CT__LOSS_MSE: *gx = ct_mul(ct_mul_scalar(d, ct_float(2 * norm)), g); break;
+    case CT__LOSS_SMOOTH_L1: /* norm * clamp(d / beta, -1, 1) * g */
+        *gx = ct_mul(ct_mul_scalar(ct_clamp_scalar(ct_div_scalar(d, ct_float(o->a)), ct_int(-1), ct_int(1)), nm), g);
+        break;
+    case CT__LOSS_HUBER: *gx = ct_mul(ct_mul_scalar(ct_clamp_scalar(d, ct_float(-o->a), ct_float(o->a)), nm), g); break;
+    case CT__LOSS_BCE: /* g (x - t) / max((1 - x) x, 1e-12); target: (log(1 - x) - log(x)) g */
+        *gx = ct_div(ct_mul(g, ct_sub(x, t)), ct_clamp_min_scalar(ct_mul(ct_rsub_scalar(x, ct_int(1)), x), ct_float(1e-12)));
+        *gt = ct_mul(ct_sub(ct_log(ct_rsub_scalar(x, ct_int(1))), ct_log(x)), g);
+        break;
+    case CT__LOSS_BCE_LOGITS: /* ((pw t + 1 - t) sigmoid(x) - pw t) g; target: (log_sigmoid(-x) - pw log_sigmoid(x)) g */
+        if (o->pw) {
+            ct_tensor *pt = ct_mul(o->pw, t);
+            *gx = ct_mul(ct_sub(ct_mul(ct_sub(ct_add_scalar(pt, ct_int(1)), t), ct_sigmoid(x)), pt), g);
+            *gt = ct_mul(ct_sub(ct__log_sigmoid(ct_neg(x)), ct_mul(ct__log_sigmoid(x), o->pw)), g);
+        } else {
+            *gx = ct_mul(ct_sub(ct_sigmoid(x), t), g);
+            *gt = ct_mul(ct_neg(x), g);
+        }
+        break;
+    }
+    if (kind <= CT__LOSS_HUBER) *gt = ct_neg(*gx);
+    if (o->w) {
+        *gx = ct_mul(*gx, o->w);
+        *gt = ct_mul(*gt, o->w);
+    }
+    if (kind >= CT__LOSS_BCE && norm != 1) {
+        *gx = ct_mul_scalar(*gx, nm);
+        *gt = ct_mul_scalar(*gt, nm);
+    }
+}
+
+/* iargs: 0 kind, 1 reduction, 2 has weight, 3 has pos_weight; args[0]: a.
+ * Saved: input, target, weight, pos_weight (input again where absent). */
+CT__BACKWARD(pointwise_loss)
+{
+    ct__loss_args o = {CT__S(0), CT__S(1), NULL, NULL, n->args[0]};
+    if (n->iargs[2]) o.w = CT__S(2);
+    if (n->iargs[3]) o.pw = CT__S(3);
+    if (!o.x || !o.t || (n->iargs[2] && !o.w) || (n->iargs[3] && !o.pw)) return ct_last_error_code();
+    ct_tensor *gx = NULL, *gt = NULL;
+    double norm = n->iargs[1] == CT_REDUCTION_MEAN ? 1.0 / (double)ct_numel(o.x) : 1.0;
+    ct__loss_grads((ct__loss_kind)n->iargs[0], &o, go[0], norm, &gx, &gt);
+    CT__GRAD(0, gx);
+    CT__GRAD(1, gt);
+    return CT_OK;
+}
+
+static const ct__node_type ct__loss_types[] = {
+    {"MseLossBackward0", ct__bw_pointwise_loss},
+    {"SmoothL1LossBackward0", ct__bw_pointwise_loss},
+    {"HuberLossBackward0", ct__bw_pointwise_loss},
+    {"BinaryCrossEntropyBackward0", ct__bw_pointwise_loss},
+    {"BinaryCrossEntropyWithLogitsBackward0", ct__bw_pointwise_loss},
+};
+
+/* The fused loss: computed unrecorded, one node recorded. */
+static ct_tensor *ct__fused_loss(ct__loss_kind kind, const ct__loss_args *o, ct_reduction reduction)
+{
+    ct_tensor *r;
+    CT__UNRECORDED(r, ct__reduce_loss(ct__loss_elems(kind, o), reduction));
+    if (!r) return NULL;
+    const ct_tensor *in[2] = {o->x, o->t};
+    ct__node *node = ct__record(&ct__loss_types[kind], in, 2, &r, 1);
+    if (node) {
+        node->iargs[0] = kind;
+        node->iargs[1] = reduction;
+        node->iargs[2] = o->w != NULL;
+        node->iargs[3] = o->pw != NULL;
+        node->args[0] = o->a;
+        ct__save(node, o->x, false);
+        ct__save(node, o->t, false);
+        ct__save(node, o->w ? o->w : o->x, false);
+        ct__save(node, o->pw ? o->pw : o->x, false);
+    }
+    return r;
+}
+
+/* The pointwise losses' common front end: checks, broadcasting, a scope. */
+static ct_tensor *ct__pointwise_loss(ct__loss_kind kind, const ct_tensor *input, const ct_tensor *target,
+                                     ct_reduction reduction, double a)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(target, "target", 2);
+    if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct__loss_args o = {input, target, NULL, NULL, a};
+    ct_tensor *keep[2], *r = NULL;
+    if (ct__broadcast_pair(&o.x, &o.t, keep) == CT_OK) r = ct_keep(ct__fused_loss(kind, &o, reduction));
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction)
+{
+    return ct__pointwise_loss(CT__LOSS_MSE, input, target, reduction, 0);
+}
+
+ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(target, "target", 2);
+    if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct_keep(ct__reduce_loss(ct_abs(ct_sub(input, target)), reduction));
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, double beta)
+{
+    if (beta < 0) {
+        ct__fail(CT_ERR_RUNTIME, "smooth_l1_loss does not support negative values for beta.");
+        return NULL;
+    }
+    if (beta == 0) return ct_l1_loss(input, target, reduction);
+    return ct__pointwise_loss(CT__LOSS_SMOOTH_L1, input, target, reduction, beta);
+}
+
+ct_tensor *ct_huber_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, double delta)
+{
+    if (!(delta > 0)) {
+        ct__fail(CT_ERR_RUNTIME, "huber_loss does not support non-positive values for delta.");
+        return NULL;
+    }
+    return ct__pointwise_loss(CT__LOSS_HUBER, input, target, reduction, delta);
+}
+
+/* "torch.Size([2, 3])" */
+static const char *ct__torch_size(const ct_tensor *t, char *buf, size_t n)
+{
+    char dims[200];
+    snprintf(buf, n, "torch.Size(%s)", ct__shape_str(t->sizes, t->ndim, dims, sizeof dims));
+    return buf;
+}
+
+static bool ct__same_shape(const ct_tensor *a, const ct_tensor *b)
+{
+    return a->ndim == b->ndim && !memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof(int64_t));
+}
+
+ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
+                                   ct_reduction reduction)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(target, "target", 2);
+    if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
+    char a[240], b[240];
+    if (!ct__same_shape(input, target)) {
+        ct__fail(CT_ERR_VALUE, "Using a target size (%s) that is different to the input size (%s) is deprecated. Please ensure they have the same size.",
+                 ct__torch_size(target, a, sizeof a), ct__torch_size(input, b, sizeof b));
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = NULL, *lo = ct_numel(input) ? ct_min(input) : NULL, *hi = ct_numel(input) ? ct_max(input) : NULL;
+    if (lo && hi && !(ct_item(lo) >= 0 && ct_item(hi) <= 1)) {
+        ct__fail(CT_ERR_RUNTIME, "all elements of input should be between 0 and 1");
+    } else {
+        ct__loss_args o = {input, target, weight ? ct_expand_as(weight, input) : NULL, NULL, 0};
+        if (!weight || o.w) r = ct_keep(ct__fused_loss(CT__LOSS_BCE, &o, reduction));
+    }
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
+                                               const ct_tensor *pos_weight, ct_reduction reduction)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(target, "target", 2);
+    if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
+    char a[240], b[240];
+    if (!ct__same_shape(input, target)) {
+        ct__fail(CT_ERR_VALUE, "Target size (%s) must be the same as input size (%s)", ct__torch_size(target, a, sizeof a),
+                 ct__torch_size(input, b, sizeof b));
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct__loss_args o = {input, target, weight ? ct_expand_as(weight, input) : NULL,
+                       pos_weight ? ct_expand_as(pos_weight, input) : NULL, 0};
+    ct_tensor *r = NULL;
+    if ((!weight || o.w) && (!pos_weight || o.pw)) r = ct_keep(ct__fused_loss(CT__LOSS_BCE_LOGITS, &o, reduction));
+    ct_scope_end(s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- nll_loss */
+
+ct_nll_loss_opts ct_nll_loss_opts_init(void)
+{
+    ct_nll_loss_opts o;
+    memset(&o, 0, sizeof o);
+    o.ignore_index = -100;
+    return o;
+}
+
+/* Saved: the (N, C, ...) input, a (N, 1, ...) target with ignored entries
+ * made 0, and each element's weight (0 where ignored), target-shaped with a
+ * size-1 class dim; iargs[0] the reduction; saved 3: the total weight. */
+CT__BACKWARD(nll)
+{
+    ct_tensor *x = CT__S(0), *t = CT__S(1), *w = CT__S(2), *total = CT__S(3);
+    if (!x || !t || !w || !total) return ct_last_error_code();
+    ct_reduction r = (ct_reduction)n->iargs[0];
+    ct_tensor *g = r == CT_REDUCTION_NONE ? ct_unsqueeze(go[0], 1) : r == CT_REDUCTION_MEAN ? ct_div(go[0], total) : go[0];
+    CT__GRAD(0, ct_scatter(ct_zeros_like(x, CT_DEFAULT), 1, t, ct_neg(ct_mul(w, ct_expand_as(g, w)))));
+    return CT_OK;
+}
+
+static const ct__node_type ct__nll_type = {"NllLossBackward0", ct__bw_nll};
+static const ct__node_type ct__nll2d_type = {"NllLoss2DBackward0", ct__bw_nll};
+
+/* nll_loss_nd's checks: input (N, C, d1, ...) or (C), target (N, d1, ...) or (). */
+static ct_result ct__nll_check(const ct_tensor *x, const ct_tensor *t, const ct_nll_loss_opts *o)
+{
+    char a[200], b[200];
+    if (x->ndim < 1) return ct__fail(CT_ERR_VALUE, "Expected 1 or more dimensions (got %d)", x->ndim);
+    if (x->ndim != 1 && (t->ndim < 1 || x->sizes[0] != t->sizes[0]))
+        return ct__fail(CT_ERR_VALUE, "Expected input batch_size (%lld) to match target batch_size (%lld).",
+                        (long long)x->sizes[0], (long long)(t->ndim ? t->sizes[0] : 1));
+    if (x->ndim <= 2 && t->ndim > 1) return ct__fail(CT_ERR_RUNTIME, "0D or 1D target tensor expected, multi-target not supported");
+    if (x->ndim == 1 && t->ndim != 0)
+        return ct__fail(CT_ERR_RUNTIME, "size mismatch (got input: %s, target: %s)", ct__shape_str(x->sizes, 1, a, sizeof a),
+                        ct__shape_str(t->sizes, t->ndim, b, sizeof b));
+    if (x->ndim > 2 && (t->ndim != x->ndim - 1 || memcmp(t->sizes + 1, x->sizes + 2, (size_t)(t->ndim - 1) * sizeof(int64_t)))) {
+        int64_t out[CT_MAX_DIMS];
+        out[0] = x->sizes[0];
+        for (int d = 2; d < x->ndim; d++) out[d - 1] = x->sizes[d];
+        return ct__fail(CT_ERR_RUNTIME, "Expected target size %s, got %s", ct__shape_str(out, x->ndim - 1, a, sizeof a),
+                        ct__shape_str(t->sizes, t->ndim, b, sizeof b));
+    }
+    int64_t c = x->sizes[x->ndim == 1 ? 0 : 1];
+    if (o->weight && (o->weight->ndim != 1 || o->weight->sizes[0] != c))
+        return ct__fail(CT_ERR_RUNTIME, "weight tensor should be defined either for all %lld classes or no classes but got weight tensor of shape: %s",
+                        (long long)c, ct__shape_str(o->weight->sizes, o->weight->ndim, a, sizeof a));
+    if (t->dtype != CT_I64) return ct__fail(CT_ERR_RUNTIME, "expected scalar type Long but found %s", ct__dtype_title(t->dtype));
+    int64_t nt = ct_numel(t);
+    int64_t *v = (int64_t *)CT_MALLOC((size_t)(nt + 1) * sizeof *v);
+    if (!v) return CT__OOM();
+    ct_result r = ct_copy_to_array(t, v, nt, CT_I64);
+    for (int64_t i = 0; r == CT_OK && i < nt; i++)
+        if (v[i] != o->ignore_index && (v[i] < 0 || v[i] >= c))
+            r = ct__fail(CT_ERR_INDEX, "Target %lld is out of bounds.", (long long)v[i]);
+    CT_FREE(v);
+    return r;
+}
+
+/* nll_loss on checked operands, recording NllLossBackward0 (NllLoss2DBackward0 past 2-D). */
+static ct_tensor *ct__nll(const ct_tensor *input, const ct_tensor *target, const ct_nll_loss_opts *o)
+{
+    bool one = input->ndim == 1;
+    ct_tensor *x = one ? ct_unsqueeze(input, 0) : (ct_tensor *)input, *t = one ? ct_unsqueeze(target, 0) : (ct_tensor *)target;
+    ct_tensor *keep = ct_ne_scalar(t, ct_int(o->ignore_index));
+    ct_tensor *safe = ct_unsqueeze(ct_where_scalar_other(keep, t, ct_int(0)), 1);
+    ct_tensor *w = o->weight ? ct_view_as(ct_index_select(o->weight, 0, ct_reshape(safe, CT_SHAPE(-1))), safe)
+                             : ct_ones_like(safe, input->dtype);
+    w = ct_mul(w, ct_unsqueeze(keep, 1));
+    ct_tensor *total = ct_sum(w), *r;
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    ct_tensor *loss = ct_squeeze_dim(ct_neg(ct_mul(ct_gather(x, 1, safe), w)), 1);
+    if (o->reduction == CT_REDUCTION_NONE) r = ct_reshape(loss, ct_shape_of(target));
+    else if (o->reduction == CT_REDUCTION_SUM) r = ct_sum(loss);
+    else r = ct_div(ct_sum(loss), total);
+    ct_grad_mode_restore(mode);
+    if (!r) return NULL;
+    ct__node *node = ct__record(input->ndim > 2 ? &ct__nll2d_type : &ct__nll_type, &input, 1, &r, 1);
+    if (node) {
+        node->iargs[0] = o->reduction;
+        ct__save(node, x, false);
+        ct__save(node, safe, false);
+        ct__save(node, w, false);
+        ct__save(node, total, false);
+    }
+    return r;
+}
+
+ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(target, "target", 2);
+    if (ct__check_reduction(opts.reduction, false) != CT_OK || ct__nll_check(input, target, &opts) != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *r = ct_keep(ct__nll(input, target, &opts));
+    ct_scope_end(s);
+    return r;
+}
+
+/* The class weights seen against the input: (C) at the class dim. */
+static ct_tensor *ct__class_weight(const ct_tensor *w, int ndim, int class_dim)
+{
+    ct_shape s = CT_SHAPE0;
+    s.ndim = ndim;
+    for (int d = 0; d < ndim; d++) s.size[d] = d == class_dim ? -1 : 1;
+    return ct_view(w, s);
+}
+
+/* cross_entropy with class probabilities (cross_entropy_loss_prob_target). */
+static ct_tensor *ct__ce_probs(const ct_tensor *logp, const ct_tensor *target, const ct_nll_loss_opts *o, int class_dim)
+{
+    int64_t c = logp->sizes[class_dim];
+    ct_tensor *t = (ct_tensor *)target;
+    if (o->label_smoothing > 0)
+        t = ct_add_scalar(ct_mul_scalar(t, ct_float(1 - o->label_smoothing)), ct_float(o->label_smoothing / (double)c));
+    ct_tensor *prod = ct_mul(logp, t);
+    if (o->weight) prod = ct_mul(prod, ct__class_weight(o->weight, logp->ndim, class_dim));
+    if (o->reduction == CT_REDUCTION_MEAN) return ct_div_scalar(ct_neg(ct_sum(prod)), ct_int(ct_numel(logp) / (c ? c : 1)));
+    if (o->reduction == CT_REDUCTION_SUM) return ct_neg(ct_sum(prod));
+    return ct_neg(ct_sum_dim(prod, CT_DIMS(class_dim), false, CT_DEFAULT));
+}
+
+/* cross_entropy_loss_label_smoothing: (1 - ls) nll + ls / C * smooth. */
+static ct_tensor *ct__ce_smoothed(const ct_tensor *logp, const ct_tensor *target, const ct_nll_loss_opts *o, int class_dim)
+{
+    int64_t c = logp->sizes[class_dim];
+    ct_tensor *nll = ct__nll(logp, target, o);
+    ct_tensor *ignore = ct_eq_scalar(target, ct_int(o->ignore_index));
+    ct_tensor *lw = o->weight ? ct_mul(logp, ct__class_weight(o->weight, logp->ndim, class_dim)) : (ct_tensor *)logp;
+    ct_tensor *smooth = ct_masked_fill_scalar(ct_neg(ct_sum_dim(lw, CT_DIMS(class_dim), false, CT_DEFAULT)), ignore, ct_float(0));
+    ct_tensor *ret = smooth;
+    if (o->reduction == CT_REDUCTION_MEAN && o->weight)
+        ret = ct_div(ct_sum(smooth), ct_sum(ct_index_select(o->weight, 0, ct_masked_select(target, ct_logical_not(ignore)))));
+    else if (o->reduction == CT_REDUCTION_MEAN)
+        ret = ct_mean(smooth);
+    else if (o->reduction == CT_REDUCTION_SUM)
+        ret = ct_sum(smooth);
+    return ct_add(ct_mul_scalar(nll, ct_float(1 - o->label_smoothing)),
+                  ct_mul_scalar(ret, ct_float(o->label_smoothing / (double)c)));
+}
+
+ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(target, "target", 2);
+    if (ct__check_reduction(opts.reduction, false) != CT_OK) return NULL;
+    if (!(opts.label_smoothing >= 0 && opts.label_smoothing <= 1)) {
+        ct__fail(CT_ERR_RUNTIME, "label_smoothing must be between 0.0 and 1.0. Got: %g", opts.label_smoothing);
+        return NULL;
+    }
+    int class_dim = input->ndim == 1 ? 0 : 1;
+    bool probs = ct__same_shape(input, target);
+    if (probs && !ct_dtype_is_floating(target->dtype)) {
+        ct__fail(CT_ERR_RUNTIME, "Expected floating point type for target with class probabilities, got %s",
+                 ct__dtype_title(target->dtype));
+        return NULL;
+    }
+    if (probs && opts.ignore_index >= 0) {
+        ct__fail(CT_ERR_RUNTIME, "ignore_index is not supported for floating point target");
+        return NULL;
+    }
+    if (!probs && (ct__nll_check(input, target, &opts) != CT_OK)) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *logp = ct_log_softmax(input, class_dim, CT_DEFAULT), *r;
+    if (!logp) r = NULL;
+    else if (probs) r = ct__ce_probs(logp, target, &opts, class_dim);
+    else if (opts.label_smoothing > 0) r = ct__ce_smoothed(logp, target, &opts, class_dim);
+    else r = ct__nll(logp, target, &opts);
+    r = ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- composite losses */
+
+ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, bool log_target)
+{
+    CT__ARG(input, "input", 1);
+    CT__ARG(target, "target", 2);
+    if (ct__check_reduction(reduction, true) != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *out = log_target ? ct_mul(ct_exp(target), ct_sub(target, input))
+                                : ct_sub(ct_xlogy(target, target), ct_mul(target, input));
+    ct_tensor *r;
+    if (reduction == CT_REDUCTION_BATCHMEAN)
+        r = input->ndim ? ct_div_scalar(ct_sum(out), ct_int(input->sizes[0])) : ct_sum(out);
+    else
+        r = ct__reduce_loss(out, reduction);
+    r = ct_keep(r);
+    ct_scope_end(s);
+    return r;
+}
+
+/* The three tensors of a pairwise loss (named as PyTorch names them) and its reduction. */
+static bool ct__loss3_ok(const char *fn, const ct_tensor *const *t, const char *const *names, ct_reduction reduction)
+{
+    for (int i = 0; i < 3; i++)
+        if (!t[i]) {
+            ct__null_arg(fn, names[i], i + 1);
+            return false;
+        }
+    return ct__check_reduction(reduction, false) == CT_OK;
+}
+
+static const char *const ct__pair_names[3] = {"input1", "input2", "target"};
+
+ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
+                                    double margin, ct_reduction reduction)
+{
+    const ct_tensor *args[3] = {input1, input2, target};
+    if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
+    char a[200], b[200];
+    int td = target->ndim;
+    if (td > 1) {
+        ct__fail(CT_ERR_RUNTIME, "0D or 1D target tensor expected, multi-target not supported");
+        return NULL;
+    }
+    if ((td == 1 && (input1->ndim != 2 || input2->ndim != 2)) || (td == 0 && (input1->ndim != 1 || input2->ndim != 1))) {
+        ct__fail(CT_ERR_RUNTIME, "%dD target tensor expects %dD input tensors, but found inputs with sizes %s and %s.", td,
+                 td + 1, ct__shape_str(input1->sizes, input1->ndim, a, sizeof a),
+                 ct__shape_str(input2->sizes, input2->ndim, b, sizeof b));
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    const double eps = 1e-12;
+    ct_tensor *prod = ct_sum_dim(ct_mul(input1, input2), CT_DIMS(td), false, CT_DEFAULT);
+    ct_tensor *m1 = ct_add_scalar(ct_sum_dim(ct_mul(input1, input1), CT_DIMS(td), false, CT_DEFAULT), ct_float(eps));
+    ct_tensor *m2 = ct_add_scalar(ct_sum_dim(ct_mul(input2, input2), CT_DIMS(td), false, CT_DEFAULT), ct_float(eps));
+    ct_tensor *cosv = ct_div(prod, ct_sqrt(ct_mul(m1, m2)));
+    ct_tensor *zeros = ct_zeros_like(cosv, CT_DEFAULT);
+    ct_tensor *pos = ct_where(ct_eq_scalar(target, ct_int(1)), ct_rsub_scalar(cosv, ct_int(1)), zeros);
+    ct_tensor *neg = ct_where(ct_eq_scalar(target, ct_int(-1)), ct_clamp_min_scalar(ct_sub_scalar(cosv, ct_float(margin)), ct_int(0)), zeros);
+    ct_tensor *r = ct_keep(ct__reduce_loss(ct_add(pos, neg), reduction));
+    ct_scope_end(s);
+    return r;
+}
+
+ct_tensor *ct_margin_ranking_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
+                                  double margin, ct_reduction reduction)
+{
+    const ct_tensor *args[3] = {input1, input2, target};
+    if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *out = ct_clamp_min_scalar(ct_add_scalar(ct_mul(ct_neg(target), ct_sub(input1, input2)), ct_float(margin)), ct_int(0));
+    ct_tensor *r = ct_keep(ct__reduce_loss(out, reduction));
+    ct_scope_end(s);
+    return r;
+}
+
+ct_triplet_margin_loss_opts ct_triplet_margin_loss_opts_init(void)
+{
+    ct_triplet_margin_loss_opts o;
+    memset(&o, 0, sizeof o);
+    o.margin = 1;
+    o.p = 2;
+    o.eps = 1e-6;
+    return o;
+}
+
+/* F.pairwise_distance(a, b, p, eps): the p-norm of a - b + eps over the last dim. */
+static ct_tensor *ct__pairwise_distance(const ct_tensor *a, const ct_tensor *b, double p, double eps)
+{
+    int dim = CT__MAX(a->ndim, b->ndim) - 1;
+    return ct_norm_dim(ct_add_scalar(ct_sub(a, b), ct_float(eps)), p, CT_DIMS(dim), false, CT_DEFAULT);
+}
+
+ct_tensor *ct_triplet_margin_loss(const ct_tensor *anchor, const ct_tensor *positive, const ct_tensor *negative,
+                                  ct_triplet_margin_loss_opts opts)
+{
+    static const char *const names[3] = {"anchor", "positive", "negative"};
+    const ct_tensor *args[3] = {anchor, positive, negative};
+    if (!ct__loss3_ok(__func__, args, names, opts.reduction)) return NULL;
+    if (anchor->ndim != positive->ndim || anchor->ndim != negative->ndim) {
+        ct__fail(CT_ERR_RUNTIME, "All inputs should have same dimension but got %dD, %dD and %dD inputs.", anchor->ndim,
+                 positive->ndim, negative->ndim);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *dpos = ct__pairwise_distance(anchor, positive, opts.p, opts.eps);
+    ct_tensor *dneg = ct__pairwise_distance(anchor, negative, opts.p, opts.eps);
+    if (opts.swap) dneg = ct_minimum(dneg, ct__pairwise_distance(positive, negative, opts.p, opts.eps));
+    ct_tensor *out = ct_clamp_min_scalar(ct_sub(ct_add_scalar(dpos, ct_float(opts.margin)), dneg), ct_int(0));
+    ct_tensor *r = ct_keep(ct__reduce_loss(out, opts.reduction));
+    ct_scope_end(s);
+    return r;
+}
+
+/* ==================== nn/layers.c ==================== */
+// >>nn/layers.c
+/* The layers of torch.nn: one struct for the simple ones (their settings),
+ * a class per layer (its name and forward), PyTorch's initialisation. */
+
+typedef struct ct__layer {
+    ct_module base;
+    int kind;                 /* activations and losses: which one */
+    int dim, end_dim;         /* flatten, unflatten, softmax */
+    ct_shape shape;           /* unflatten's sizes, layer_norm's normalized_shape */
+    double a, b;              /* dropout's p; activations' numbers; losses' beta, delta, margin */
+    int64_t n;                /* padding_idx, num_groups, num_features */
+    const char *mode;         /* embedding_bag */
+    ct_norm_opts norm;
+    ct_reduction reduction;
+    ct_nll_loss_opts nll;     /* its weight is the "weight" buffer */
+    ct_triplet_margin_loss_opts triplet;
+    bool flag;                /* kl_div's log_target */
+} ct__layer;
+
+#define CT__LAYER(m) ((ct__layer *)(m))
+/* A module's own parameter or buffer by name (NULL: None or absent). */
+static ct_tensor *ct__attr(const ct_module *m, const char *name);
+
+static ct_tensor *ct__attr(const ct_module *m, const char *name)
+{
+    const ct__slot *s = ct__slot_find(&m->state->params, name);
+    if (!s) s = ct__slot_find(&m->state->buffers, name);
+    return s ? s->tensor : NULL;
+}
+
+static ct__layer *ct__layer_new(const ct_module_class *cls)
+{
+    return (ct__layer *)ct_module_new(cls, sizeof(ct__layer));
+}
+
+/* Forward's inputs must number `want` (a layer called with the wrong count). */
+static bool ct__inputs(const ct_module *m, int n, int lo, int hi)
+{
+    if (n >= lo && n <= hi) return true;
+    ct__fail(CT_ERR_TYPE, "%s.forward() takes %d positional argument%s but %d were given", ct_module_name(m), hi + 1,
+             hi ? "s" : "", n + 1);
+    return false;
+}
+
+/* Register a new parameter of `shape` (uninitialised) or buffer; NULL on failure. */
+static ct_tensor *ct__new_tensor(ct_module *m, const char *name, ct_shape shape, ct_dtype dtype, bool param,
+                                 bool persistent)
+{
+    ct_scope s = ct_scope_begin();
+    ct_tensor *t = ct_empty(shape, dtype);
+    ct_result r = !t ? ct_last_error_code() : param ? ct_register_parameter(m, name, t) : ct_register_buffer(m, name, t, persistent);
+    ct_scope_end(s);
+    return r == CT_OK ? ct__attr(m, name) : NULL;
+}
+
+/* A layer made, or released and NULL when a step failed. */
+static ct_module *ct__made(ct__layer *l, bool ok)
+{
+    if (ok) return &l->base;
+    ct_module_release(&l->base);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- shape layers */
+
+static ct_tensor *ct__identity_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    return ct__inputs(m, n, 1, 1) ? ct__same(in[0]) : NULL;
+}
+
+static ct_tensor *ct__flatten_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    return ct__inputs(m, n, 1, 1) ? ct_flatten(in[0], CT__LAYER(m)->dim, CT__LAYER(m)->end_dim) : NULL;
+}
+
+static ct_tensor *ct__unflatten_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    return ct__inputs(m, n, 1, 1) ? ct_unflatten(in[0], CT__LAYER(m)->dim, CT__LAYER(m)->shape) : NULL;
+}
+
+ct_module *ct_nn_identity(void)
+{
+    static const ct_module_class cls = {"Identity", ct__identity_forward, NULL};
+    ct__layer *l = ct__layer_new(&cls);
+    return l ? &l->base : NULL;
+}
+
+ct_module *ct_nn_flatten(int start_dim, int end_dim)
+{
+    static const ct_module_class cls = {"Flatten", ct__flatten_forward, NULL};
+    ct__layer *l = ct__layer_new(&cls);
+    if (!l) return NULL;
+    l->dim = start_dim;
+    l->end_dim = end_dim;
+    return &l->base;
+}
+
+ct_module *ct_nn_unflatten(int dim, ct_shape unflattened_size)
+{
+    static const ct_module_class cls = {"Unflatten", ct__unflatten_forward, NULL};
+    ct__layer *l = ct__layer_new(&cls);
+    if (!l) return NULL;
+    l->dim = dim;
+    l->shape = unflattened_size;
+    return &l->base;
+}
+
+/* ---------------------------------------------------------------- linear layers */
+
+static ct_tensor *ct__linear_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    return ct__inputs(m, n, 1, 1) ? ct_linear(in[0], ct__attr(m, "weight"), ct__attr(m, "bias")) : NULL;
+}
+
+static ct_tensor *ct__bilinear_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    return ct__inputs(m, n, 2, 2) ? ct_bilinear(in[0], in[1], ct__attr(m, "weight"), ct__attr(m, "bias")) : NULL;
+}
+
+/* weight of `shape` and an optional bias of its first size, registered (bias None when absent). */
+static ct_tensor *ct__weight_and_bias(ct__layer *l, ct_shape shape, bool bias, ct_tensor **b)
+{
+    ct_tensor *w = ct__new_tensor(&l->base, "weight", shape, CT_DEFAULT, true, true);
+    *b = NULL;
+    if (!w) return NULL;
+    if (!bias) return ct_register_parameter(&l->base, "bias", NULL) == CT_OK ? w : NULL;
+    *b = ct__new_tensor(&l->base, "bias", CT_SHAPE(shape.size[0]), CT_DEFAULT, true, true);
+    return *b ? w : NULL;
+}
+
+ct_module *ct_nn_linear(int64_t in_features, int64_t out_features, bool bias)
+{
+    static const ct_module_class cls = {"Linear", ct__linear_forward, NULL};
+    ct__layer *l = ct__layer_new(&cls);
+    if (!l) return NULL;
+    ct_tensor *b, *w = ct__weight_and_bias(l, CT_SHAPE(out_features, in_features), bias, &b);
+    ct_kaiming_opts ko = {sqrt(5.0), NULL, NULL};
+    bool ok = w && ct_init_kaiming_uniform_(w, ko) == CT_OK;
+    if (ok && b) { /* reset_parameters: the bias bound comes from the weight's fan_in */
+        double bound = in_features > 0 ? 1 / sqrt((double)in_features) : 0;
+        ok = ct_init_uniform_(b, -bound, bound) == CT_OK;
+    }
+    return ct__made(l, ok);
+}
+
+ct_module *ct_nn_bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias)
+{
+    static const ct_module_class cls = {"Bilinear", ct__bilinear_forward, NULL};
+    ct__layer *l = ct__layer_new(&cls);
+    if (!l) return NULL;
+    ct_tensor *b, *w = ct__weight_and_bias(l, CT_SHAPE(out_features, in1_features, in2_features), bias, &b);
+    double bound = 1 / sqrt((double)in1_features);
+    bool ok = w && ct_init_uniform_(w, -bound, bound) == CT_OK && (!b || ct_init_uniform_(b, -bound, bound) == CT_OK);
+    return ct__made(l, ok);
+}
+
+/* ---------------------------------------------------------------- activations */
+
+enum {
+    CT__ACT_RELU, CT__ACT_RELU6, CT__ACT_LEAKY_RELU, CT__ACT_ELU, CT__ACT_SELU, CT__ACT_CELU, CT__ACT_GELU,
+    CT__ACT_SILU, CT__ACT_MISH, CT__ACT_SOFTPLUS, CT__ACT_HARDTANH, CT__ACT_HARDSIGMOID, CT__ACT_HARDSWISH,
+    CT__ACT_SIGMOID, CT__ACT_TANH, CT__ACT_SOFTMAX, CT__ACT_LOG_SOFTMAX, CT__ACT_COUNT
+};
+
+static ct_tensor *ct__activation_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    const ct__layer *l = CT__LAYER(m);
+    const ct_tensor *x = in[0];
+    switch (l->kind) {
+    case CT__ACT_RELU: return ct_relu(x);
+    case CT__ACT_RELU6: return ct_relu6(x);
+    case CT__ACT_LEAKY_RELU: return ct_leaky_relu(x, l->a);
+    case CT__ACT_ELU: {
+        ct_elu_opts o = ct_elu_opts_init();
+        o.alpha = l->a;
+        return ct_elu(x, o);
+    }
+    case CT__ACT_SELU: return ct_selu(x);
+    case CT__ACT_CELU: return ct_celu(x, l->a);
+    case CT__ACT_GELU: return ct_gelu(x, (ct_gelu_approximate)l->dim);
+    case CT__ACT_SILU: return ct_silu(x);
+    case CT__ACT_MISH: return ct_mish(x);
+    case CT__ACT_SOFTPLUS: {
+        ct_softplus_opts o = {l->a, l->b};
+        return ct_softplus(x, o);
+    }
+    case CT__ACT_HARDTANH: return ct_hardtanh(x, l->a, l->b);
+    case CT__ACT_HARDSIGMOID: return ct_hardsigmoid(x);
+    case CT__ACT_HARDSWISH: return ct_hardswish(x);
+    case CT__ACT_SIGMOID: return ct_sigmoid(x);
+    case CT__ACT_TANH: return ct_tanh(x);
+    case CT__ACT_SOFTMAX: return ct_softmax(x, l->dim, CT_DEFAULT);
+    default: return ct_log_softmax(x, l->dim, CT_DEFAULT);
+    }
+}
+
+static ct_module *ct__activation(int kind, double a, double b, int dim)
+{
+    static const ct_module_class classes[CT__ACT_COUNT] = {
+        {"ReLU", ct__activation_forward, NULL},      {"ReLU6", ct__activation_forward, NULL},
+        {"LeakyReLU", ct__activation_forward, NULL}, {"ELU", ct__activation_forward, NULL},
+        {"SELU", ct__activation_forward, NULL},      {"CELU", ct__activation_forward, NULL},
+        {"GELU", ct__activation_forward, NULL},      {"SiLU", ct__activation_forward, NULL},
+        {"Mish", ct__activation_forward, NULL},      {"Softplus", ct__activation_forward, NULL},
+        {"Hardtanh", ct__activation_forward, NULL},  {"Hardsigmoid", ct__activation_forward, NULL},
+        {"Hardswish", ct__activation_forward, NULL}, {"Sigmoid", ct__activation_forward, NULL},
+        {"Tanh", ct__activation_forward, NULL},      {"Softmax", ct__activation_forward, NULL},
+        {"LogSoftmax", ct__activation_forward, NULL},
+    };
+    ct__layer *l = ct__layer_new(&classes[kind]);
+    if (!l) return NULL;
+    l->kind = kind;
+    l->a = a;
+    l->b = b;
+    l->dim = dim;
+    return &l->base;
+}
+
+ct_module *ct_nn_relu(void) { return ct__activation(CT__ACT_RELU, 0, 0, 0); }
+ct_module *ct_nn_relu6(void) { return ct__activation(CT__ACT_RELU6, 0, 0, 0); }
+ct_module *ct_nn_leaky_relu(double negative_slope) { return ct__activation(CT__ACT_LEAKY_RELU, negative_slope, 0, 0); }
+ct_module *ct_nn_elu(double alpha) { return ct__activation(CT__ACT_ELU, alpha, 0, 0); }
+ct_module *ct_nn_selu(void) { return ct__activation(CT__ACT_SELU, 0, 0, 0); }
+ct_module *ct_nn_celu(double alpha) { return ct__activation(CT__ACT_CELU, alpha, 0, 0); }
+ct_module *ct_nn_gelu(ct_gelu_approximate approximate) { return ct__activation(CT__ACT_GELU, 0, 0, (int)approximate); }
+ct_module *ct_nn_silu(void) { return ct__activation(CT__ACT_SILU, 0, 0, 0); }
+ct_module *ct_nn_mish(void) { return ct__activation(CT__ACT_MISH, 0, 0, 0); }
+ct_module *ct_nn_softplus(double beta, double threshold) { return ct__activation(CT__ACT_SOFTPLUS, beta, threshold, 0); }
+ct_module *ct_nn_hardtanh(double min_val, double max_val) { return ct__activation(CT__ACT_HARDTANH, min_val, max_val, 0); }
+ct_module *ct_nn_hardsigmoid(void) { return ct__activation(CT__ACT_HARDSIGMOID, 0, 0, 0); }
+ct_module *ct_nn_hardswish(void) { return ct__activation(CT__ACT_HARDSWISH, 0, 0, 0); }
+ct_module *ct_nn_sigmoid(void) { return ct__activation(CT__ACT_SIGMOID, 0, 0, 0); }
+ct_module *ct_nn_tanh(void) { return ct__activation(CT__ACT_TANH, 0, 0, 0); }
+ct_module *ct_nn_softmax(int dim) { return ct__activation(CT__ACT_SOFTMAX, 0, 0, dim); }
+ct_module *ct_nn_log_softmax(int dim) { return ct__activation(CT__ACT_LOG_SOFTMAX, 0, 0, dim); }
+
+/* ---------------------------------------------------------------- dropout */
+
+static ct_tensor *ct__dropout_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    return ct__dropout(in[0], CT__LAYER(m)->a, ct_module_is_training(m), CT__LAYER(m)->kind != 0);
+}
+
+static ct_module *ct__dropout_layer(const ct_module_class *cls, double p, int feature)
+{
+    if (!(p >= 0 && p <= 1)) {
+        ct__fail(CT_ERR_VALUE, "dropout probability has to be between 0 and 1, but got %g", p);
+        return NULL;
+    }
+    ct__layer *l = ct__layer_new(cls);
+    if (!l) return NULL;
+    l->a = p;
+    l->kind = feature;
+    return &l->base;
+}
+
+ct_module *ct_nn_dropout(double p)
+{
+    static const ct_module_class cls = {"Dropout", ct__dropout_forward, NULL};
+    return ct__dropout_layer(&cls, p, 0);
+}
+
+ct_module *ct_nn_dropout2d(double p)
+{
+    static const ct_module_class cls = {"Dropout2d", ct__dropout_forward, NULL};
+    return ct__dropout_layer(&cls, p, 1);
+}
+
+/* ---------------------------------------------------------------- embeddings */
+
+ct_embedding_opts ct_embedding_opts_init(void)
+{
+    ct_embedding_opts o = {CT_NO_PADDING};
+    return o;
+}
+
+static ct_tensor *ct__embedding_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    return ct_embedding(in[0], ct__attr(m, "weight"), CT__LAYER(m)->n);
+}
+
+static ct_tensor *ct__embedding_bag_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 2)) return NULL;
+    return ct_embedding_bag(in[0], ct__attr(m, "weight"), n > 1 ? in[1] : NULL, CT__LAYER(m)->mode);
+}
+
+/* A (num, dim) weight drawn from N(0, 1), as reset_parameters does. */
+static bool ct__embedding_weight(ct__layer *l, int64_t num, int64_t dim)
+{
+    ct_tensor *w = ct__new_tensor(&l->base, "weight", CT_SHAPE(num, dim), CT_DEFAULT, true, true);
+    return w && ct_init_normal_(w, 0, 1) == CT_OK;
+}
+
+ct_module *ct_nn_embedding(int64_t num_embeddings, int64_t embedding_dim, ct_embedding_opts opts)
+{
+    static const ct_module_class cls = {"Embedding", ct__embedding_forward, NULL};
+    int64_t pad = opts.padding_idx;
+    if (pad != CT_NO_PADDING && (pad >= num_embeddings || pad < -num_embeddings)) {
+        ct__fail(CT_ERR_RUNTIME, "Padding_idx must be within num_embeddings"); /* an AssertionError in PyTorch */
+        return NULL;
+    }
+    if (pad != CT_NO_PADDING && pad < 0) pad += num_embeddings;
+    ct__layer *l = ct__layer_new(&cls);
+    if (!l) return NULL;
+    l->n = pad;
+    bool ok = ct__embedding_weight(l, num_embeddings, embedding_dim);
+    if (ok && pad != CT_NO_PADDING) {
+        ct_scope s = ct_scope_begin();
+        ct_grad_mode mode = ct_no_grad();
+        ok = ct_fill_(ct_select(ct__attr(&l->base, "weight"), 0, pad), ct_int(0)) == CT_OK;
+        ct_grad_mode_restore(mode);
+        ct_scope_end(s);
+    }
+    return ct__made(l, ok);
+}
+
+ct_module *ct_nn_embedding_bag(int64_t num_embeddings, int64_t embedding_dim, const char *mode)
+{
+    static const ct_module_class cls = {"EmbeddingBag", ct__embedding_bag_forward, NULL};
+    if (mode && strcmp(mode, "sum") && strcmp(mode, "mean")) {
+        ct__fail(CT_ERR_VALUE, "mode has to be one of sum, mean or max");
+        return NULL;
+    }
+    ct__layer *l = ct__layer_new(&cls);
+    if (!l) return NULL;
+    l->mode = mode && !strcmp(mode, "sum") ? "sum" : "mean";
+    return ct__made(l, ct__embedding_weight(l, num_embeddings, embedding_dim));
+}
+
+/* ---------------------------------------------------------------- normalisation */
+
+ct_norm_opts ct_norm_opts_init(void)
+{
+    ct_norm_opts o;
+    memset(&o, 0, sizeof o);
+    o.eps = 1e-5;
+    o.momentum = 0.1;
+    o.affine = true;
+    o.track_running_stats = true;
+    return o;
+}
+
+ct_norm_opts ct_instance_norm_opts_init(void)
+{
+    ct_norm_opts o = ct_norm_opts_init();
+    o.affine = false;
+    o.track_running_stats = false;
+    return o;
+}
+
+/* weight (ones) and bias (zeros) of `shape` when affine. */
+static bool ct__affine_params(ct__layer *l, ct_shape shape, bool affine)
+{
+    if (!affine) return true;
+    ct_tensor *w = ct__new_tensor(&l->base, "weight", shape, CT_DEFAULT, true, true);
+    ct_tensor *b = w ? ct__new_tensor(&l->base, "bias", shape, CT_DEFAULT, true, true) : NULL;
+    return b && ct_init_ones_(w) == CT_OK && ct_init_zeros_(b) == CT_OK;
+}
+
+/* running_mean (zeros), running_var (ones), num_batches_tracked (0) when tracked. */
+static bool ct__running_stats(ct__layer *l, int64_t c, bool track)
+{
+    if (!track) return true;
+    ct_module *m = &l->base;
+    ct_tensor *rm = ct__new_tensor(m, "running_mean", CT_SHAPE(c), CT_DEFAULT, false, true);
+    ct_tensor *rv = rm ? ct__new_tensor(m, "running_var", CT_SHAPE(c), CT_DEFAULT, false, true) : NULL;
+    ct_tensor *nb = rv ? ct__new_tensor(m, "num_batches_tracked", CT_SHAPE0, CT_I64, false, true) : NULL;
+    return nb && ct_zero_(rm) == CT_OK && ct_fill_(rv, ct_int(1)) == CT_OK && ct_zero_(nb) == CT_OK;
+}
+
+/* _BatchNorm.forward: the momentum (or cumulative factor) and which statistics. */
+static ct_tensor *ct__batch_norm_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    const ct__layer *l = CT__LAYER(m);
+    int nd = in[0]->ndim;
+    bool one_d = !strcmp(m->cls->name, "BatchNorm1d");
+    if (one_d ? (nd != 2 && nd != 3) : nd != 4) {
+        ct__fail(CT_ERR_VALUE, "expected %s input (got %dD input)", one_d ? "2D or 3D" : "4D", nd);
+        return NULL;
+    }
+    bool training = ct_module_is_training(m);
+    ct_tensor *rm = ct__attr(m, "running_mean"), *rv = ct__attr(m, "running_var"), *nb = ct__attr(m, "num_batches_tracked");
+    double factor = l->norm.cumulative ? 0.0 : l->norm.momentum;
+    if (training && l->norm.track_running_stats && nb) {
+        ct_grad_mode mode = ct_no_grad();
+        ct_result r = ct_add_scalar_(nb, ct_int(1));
+        ct_grad_mode_restore(mode);
+        if (r != CT_OK) return NULL;
+        if (l->norm.cumulative) factor = 1.0 / (double)ct_item_int(nb);
+    }
+    bool use_batch = training || (!rm && !rv);
+    bool pass_running = !training || l->norm.track_running_stats;
+    return ct_batch_norm(in[0], pass_running ? rm : NULL, pass_running ? rv : NULL, ct__attr(m, "weight"),
+                         ct__attr(m, "bias"), use_batch, factor, l->norm.eps);
+}
+
+static ct_module *ct__batch_norm_layer(const ct_module_class *cls, int64_t c, ct_norm_opts o)
+{
+    ct__layer *l = ct__layer_new(cls);
+    if (!l) return NULL;
+    l->norm = o;
+    l->n = c;
+    return ct__made(l, ct__affine_params(l, CT_SHAPE(c), o.affine) && ct__running_stats(l, c, o.track_running_stats));
+}
+
+ct_module *ct_nn_batch_norm1d(int64_t num_features, ct_norm_opts opts)
+{
+    static const ct_module_class cls = {"BatchNorm1d", ct__batch_norm_forward, NULL};
+    return ct__batch_norm_layer(&cls, num_features, opts);
+}
+
+ct_module *ct_nn_batch_norm2d(int64_t num_features, ct_norm_opts opts)
+{
+    static const ct_module_class cls = {"BatchNorm2d", ct__batch_norm_forward, NULL};
+    return ct__batch_norm_layer(&cls, num_features, opts);
+}
+
+/* _InstanceNorm.forward (2d: a 3-D input has no batch dim). */
+static ct_tensor *ct__instance_norm_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    const ct__layer *l = CT__LAYER(m);
+    int nd = in[0]->ndim;
+    if (nd != 3 && nd != 4) {
+        ct__fail(CT_ERR_VALUE, "expected 3D or 4D input (got %dD input)", nd);
+        return NULL;
+    }
+    if (ct_size(in[0], nd - 3) != l->n && l->norm.affine) {
+        ct__fail(CT_ERR_VALUE, "expected input's size at dim=%d to match num_features (%lld), but got: %lld.", nd - 3,
+                 (long long)l->n, (long long)ct_size(in[0], nd - 3));
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *x = nd == 3 ? ct_unsqueeze(in[0], 0) : in[0];
+    ct_tensor *r = ct_instance_norm(x, ct__attr(m, "running_mean"), ct__attr(m, "running_var"), ct__attr(m, "weight"),
+                                    ct__attr(m, "bias"), ct_module_is_training(m) || !l->norm.track_running_stats,
+                                    l->norm.momentum, l->norm.eps);
+    r = ct_keep(r && nd == 3 ? ct_squeeze_dim(r, 0) : r);
+    ct_scope_end(s);
+    return r;
+}
+
+ct_module *ct_nn_instance_norm2d(int64_t num_features, ct_norm_opts opts)
+{
+    static const ct_module_class cls = {"InstanceNorm2d", ct__instance_norm_forward, NULL};
+    return ct__batch_norm_layer(&cls, num_features, opts);
+}
+
+static ct_tensor *ct__layer_norm_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    const ct__layer *l = CT__LAYER(m);
+    return ct_layer_norm(in[0], l->shape, ct__attr(m, "weight"), ct__attr(m, "bias"), l->norm.eps);
+}
+
+ct_module *ct_nn_layer_norm(ct_shape normalized_shape, ct_norm_opts opts)
+{
+    static const ct_module_class cls = {"LayerNorm", ct__layer_norm_forward, NULL};
+    if (ct__check_shape(normalized_shape, "normalized_shape") != CT_OK) return NULL;
+    ct__layer *l = ct__layer_new(&cls);
+    if (!l) return NULL;
+    l->shape = normalized_shape;
+    l->norm = opts;
+    return ct__made(l, ct__affine_params(l, normalized_shape, opts.affine));
+}
+
+static ct_tensor *ct__group_norm_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    const ct__layer *l = CT__LAYER(m);
+    return ct_group_norm(in[0], l->n, ct__attr(m, "weight"), ct__attr(m, "bias"), l->norm.eps);
+}
+
+ct_module *ct_nn_group_norm(int64_t num_groups, int64_t num_channels, ct_norm_opts opts)
+{
+    static const ct_module_class cls = {"GroupNorm", ct__group_norm_forward, NULL};
+    if (num_groups <= 0 || num_channels % num_groups) {
+        ct__fail(CT_ERR_VALUE, "num_channels must be divisible by num_groups");
+        return NULL;
+    }
+    ct__layer *l = ct__layer_new(&cls);
+    if (!l) return NULL;
+    l->n = num_groups;
+    l->norm = opts;
+    return ct__made(l, ct__affine_params(l, CT_SHAPE(num_channels), opts.affine));
+}
+
+/* ---------------------------------------------------------------- containers */
+
+static ct_tensor *ct__sequential_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    const ct__slots *ch = &m->state->children;
+    ct_tensor *x = ct__same(in[0]);
+    for (int i = 0; i < ch->n && x; i++)
+        if (ch->items[i].module) x = ct_forward(ch->items[i].module, x);
+    return x;
+}
+
+ct_module *ct_nn_append(ct_module *container, ct_module *child)
+{
+    char name[24];
+    snprintf(name, sizeof name, "%d", container ? container->state->children.n : 0);
+    return ct_add_module(container, name, child);
+}
+
+/* A container of n modules (named by position, or by names), taking their references. */
+static ct_module *ct__container(const ct_module_class *cls, const char *const *names, ct_module *const *modules, int n)
+{
+    ct_module *m = ct_module_new(cls, sizeof(ct_module));
+    bool ok = m != NULL && n >= 0 && (n == 0 || modules);
+    if (m && !ok) ct__fail(CT_ERR_VALUE, "%s: give an array of %d modules", cls->name, n);
+    for (int i = 0; i < n && modules; i++) {
+        if (!ok) ct_module_release(modules[i]);
+        else if (names) ok = ct_add_module(m, names[i], modules[i]) || !modules[i];
+        else ok = ct_nn_append(m, modules[i]) || !modules[i];
+    }
+    if (ok) return m;
+    ct_module_release(m);
+    return NULL;
+}
+
+ct_module *ct_nn_sequential(ct_module *const *modules, int n)
+{
+    static const ct_module_class cls = {"Sequential", ct__sequential_forward, NULL};
+    return ct__container(&cls, NULL, modules, n);
+}
+
+ct_module *ct_nn_module_list(ct_module *const *modules, int n)
+{
+    static const ct_module_class cls = {"ModuleList", NULL, NULL};
+    return ct__container(&cls, NULL, modules, n);
+}
+
+ct_module *ct_nn_module_dict(const char *const *names, ct_module *const *modules, int n)
+{
+    static const ct_module_class cls = {"ModuleDict", NULL, NULL};
+    if (!names && n > 0) {
+        ct__fail(CT_ERR_VALUE, "ModuleDict: give %d names", n);
+        for (int i = 0; i < n && modules; i++) ct_module_release(modules[i]);
+        return NULL;
+    }
+    return ct__container(&cls, names, modules, n);
+}
+
+/* ---------------------------------------------------------------- loss modules */
+
+enum {
+    CT__LM_MSE, CT__LM_L1, CT__LM_SMOOTH_L1, CT__LM_HUBER, CT__LM_NLL, CT__LM_CE, CT__LM_BCE, CT__LM_BCE_LOGITS,
+    CT__LM_KL_DIV, CT__LM_COSINE, CT__LM_MARGIN_RANKING, CT__LM_TRIPLET, CT__LM_COUNT
+};
+
+static ct_tensor *ct__loss_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    const ct__layer *l = CT__LAYER(m);
+    bool three = l->kind == CT__LM_COSINE || l->kind == CT__LM_MARGIN_RANKING || l->kind == CT__LM_TRIPLET;
+    if (!ct__inputs(m, n, three ? 3 : 2, three ? 3 : 2)) return NULL;
+    ct_nll_loss_opts nll = l->nll;
+    nll.weight = ct__attr(m, "weight");
+    switch (l->kind) {
+    case CT__LM_MSE: return ct_mse_loss(in[0], in[1], l->reduction);
+    case CT__LM_L1: return ct_l1_loss(in[0], in[1], l->reduction);
+    case CT__LM_SMOOTH_L1: return ct_smooth_l1_loss(in[0], in[1], l->reduction, l->a);
+    case CT__LM_HUBER: return ct_huber_loss(in[0], in[1], l->reduction, l->a);
+    case CT__LM_NLL: return ct_nll_loss(in[0], in[1], nll);
+    case CT__LM_CE: return ct_cross_entropy(in[0], in[1], nll);
+    case CT__LM_BCE: return ct_binary_cross_entropy(in[0], in[1], nll.weight, l->reduction);
+    case CT__LM_BCE_LOGITS:
+        return ct_binary_cross_entropy_with_logits(in[0], in[1], nll.weight, ct__attr(m, "pos_weight"), l->reduction);
+    case CT__LM_KL_DIV: return ct_kl_div(in[0], in[1], l->reduction, l->flag);
+    case CT__LM_COSINE: return ct_cosine_embedding_loss(in[0], in[1], in[2], l->a, l->reduction);
+    case CT__LM_MARGIN_RANKING: return ct_margin_ranking_loss(in[0], in[1], in[2], l->a, l->reduction);
+    default: return ct_triplet_margin_loss(in[0], in[1], in[2], l->triplet);
+    }
+}
+
+/* A loss module; weight and pos_weight (when given) become buffers. */
+static ct__layer *ct__loss_module(int kind, ct_reduction reduction, double a, const ct_tensor *weight,
+                                  const ct_tensor *pos_weight)
+{
+    static const ct_module_class classes[CT__LM_COUNT] = {
+        {"MSELoss", ct__loss_forward, NULL},         {"L1Loss", ct__loss_forward, NULL},
+        {"SmoothL1Loss", ct__loss_forward, NULL},    {"HuberLoss", ct__loss_forward, NULL},
+        {"NLLLoss", ct__loss_forward, NULL},         {"CrossEntropyLoss", ct__loss_forward, NULL},
+        {"BCELoss", ct__loss_forward, NULL},         {"BCEWithLogitsLoss", ct__loss_forward, NULL},
+        {"KLDivLoss", ct__loss_forward, NULL},       {"CosineEmbeddingLoss", ct__loss_forward, NULL},
+        {"MarginRankingLoss", ct__loss_forward, NULL}, {"TripletMarginLoss", ct__loss_forward, NULL},
+    };
+    if (ct__check_reduction(reduction, kind == CT__LM_KL_DIV) != CT_OK) return NULL;
+    ct__layer *l = ct__layer_new(&classes[kind]);
+    if (!l) return NULL;
+    l->kind = kind;
+    l->reduction = reduction;
+    l->a = a;
+    if ((weight && ct_register_buffer(&l->base, "weight", (ct_tensor *)weight, true) != CT_OK) ||
+        (pos_weight && ct_register_buffer(&l->base, "pos_weight", (ct_tensor *)pos_weight, true) != CT_OK)) {
+        ct_module_release(&l->base);
+        return NULL;
+    }
+    return l;
+}
+
+static ct_module *ct__base(ct__layer *l) { return l ? &l->base : NULL; }
+
+ct_module *ct_nn_mse_loss(ct_reduction reduction) { return ct__base(ct__loss_module(CT__LM_MSE, reduction, 0, NULL, NULL)); }
+ct_module *ct_nn_l1_loss(ct_reduction reduction) { return ct__base(ct__loss_module(CT__LM_L1, reduction, 0, NULL, NULL)); }
+
+ct_module *ct_nn_smooth_l1_loss(ct_reduction reduction, double beta)
+{
+    return ct__base(ct__loss_module(CT__LM_SMOOTH_L1, reduction, beta, NULL, NULL));
+}
+
+ct_module *ct_nn_huber_loss(ct_reduction reduction, double delta)
+{
+    return ct__base(ct__loss_module(CT__LM_HUBER, reduction, delta, NULL, NULL));
+}
+
+static ct_module *ct__nll_module(int kind, ct_nll_loss_opts opts)
+{
+    ct__layer *l = ct__loss_module(kind, opts.reduction, 0, opts.weight, NULL);
+    if (l) l->nll = opts;
+    return ct__base(l);
+}
+
+ct_module *ct_nn_nll_loss(ct_nll_loss_opts opts) { return ct__nll_module(CT__LM_NLL, opts); }
+ct_module *ct_nn_cross_entropy_loss(ct_nll_loss_opts opts) { return ct__nll_module(CT__LM_CE, opts); }
+
+ct_module *ct_nn_bce_loss(const ct_tensor *weight, ct_reduction reduction)
+{
+    return ct__base(ct__loss_module(CT__LM_BCE, reduction, 0, weight, NULL));
+}
+
+ct_module *ct_nn_bce_with_logits_loss(const ct_tensor *weight, const ct_tensor *pos_weight, ct_reduction reduction)
+{
+    return ct__base(ct__loss_module(CT__LM_BCE_LOGITS, reduction, 0, weight, pos_weight));
+}
+
+ct_module *ct_nn_kl_div_loss(ct_reduction reduction, bool log_target)
+{
+    ct__layer *l = ct__loss_module(CT__LM_KL_DIV, reduction, 0, NULL, NULL);
+    if (l) l->flag = log_target;
+    return ct__base(l);
+}
+
+ct_module *ct_nn_cosine_embedding_loss(double margin, ct_reduction reduction)
+{
+    return ct__base(ct__loss_module(CT__LM_COSINE, reduction, margin, NULL, NULL));
+}
+
+ct_module *ct_nn_margin_ranking_loss(double margin, ct_reduction reduction)
+{
+    return ct__base(ct__loss_module(CT__LM_MARGIN_RANKING, reduction, margin, NULL, NULL));
+}
+
+ct_module *ct_nn_triplet_margin_loss(ct_triplet_margin_loss_opts opts)
+{
+    ct__layer *l = ct__loss_module(CT__LM_TRIPLET, opts.reduction, 0, NULL, NULL);
+    if (l) l->triplet = opts;
+    return ct__base(l);
 }
 
 #endif /* CTORCH_IMPLEMENTATION */

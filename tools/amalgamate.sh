@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 out=${1:-.}
 
 # The public API, in dependency order.
-API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h src/ops/reduce.h src/ops/join.h src/ops/sort.h src/linalg/linalg.h src/linalg/decomp.h src/linalg/conv.h"
+API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h src/ops/reduce.h src/ops/join.h src/ops/sort.h src/linalg/linalg.h src/linalg/decomp.h src/linalg/conv.h src/nn/nn.h"
 # The implementation, in dependency order: private headers first, then code.
 IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_ops.h src/linalg/conv_ops.h src/ops/optable.h
       src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h
@@ -21,7 +21,8 @@ IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_o
       src/cpu/iter.c src/cpu/range.c src/cpu/pointwise.c src/cpu/reduce.c src/cpu/join.c src/cpu/sort.c
       src/cpu/copy.c src/cpu/conv.c
       src/linalg/gemm.c src/linalg/products.c src/linalg/lapack.c src/linalg/formulas.c src/linalg/decomp.c
-      src/linalg/pool.c src/linalg/conv.c"
+      src/linalg/pool.c src/linalg/conv.c
+      src/nn/module.c src/nn/init.c src/nn/functional.c src/nn/loss.c src/nn/layers.c"
 
 section() { # file
     name=${1#src/}

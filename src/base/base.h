@@ -26,7 +26,9 @@ typedef enum ct_result {
     CT_ERR_INDEX = -4,           /* IndexError */
     CT_ERR_NOT_IMPLEMENTED = -5, /* NotImplementedError */
     CT_ERR_MEMORY = -6,          /* out of memory */
-    CT_ERR_IO = -7               /* a file could not be read or written */
+    CT_ERR_IO = -7,              /* a file could not be read or written */
+    CT_ERR_KEY = -8,             /* KeyError */
+    CT_ERR_ATTRIBUTE = -9        /* AttributeError */
 } ct_result;
 
 /* The name of a result code: "RuntimeError", "IndexError", ... */

@@ -16,6 +16,8 @@ const char *ct_result_str(ct_result r)
     case CT_ERR_NOT_IMPLEMENTED: return "NotImplementedError";
     case CT_ERR_MEMORY: return "MemoryError";
     case CT_ERR_IO: return "IOError";
+    case CT_ERR_KEY: return "KeyError";
+    case CT_ERR_ATTRIBUTE: return "AttributeError";
     }
     return "UnknownError";
 }

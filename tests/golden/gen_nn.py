@@ -1,0 +1,195 @@
+"""Golden data for torch.nn: initial weights after manual_seed, layer and
+loss outputs, and the gradients of their inputs and parameters.
+
+Writes nn.ctg. A case <c> stores its inputs c_in0, c_in1, ..., a random
+gradient of the output c_g, the output c_out, the inputs' gradients c_gin<i>
+(floating inputs only) and the parameters' gradients c_gp_<name>; a module
+case also stores the state after the call as c_st_<name>.
+"""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from ctg import Writer
+
+torch.set_num_threads(1)
+W = Writer('nn.ctg')
+
+
+def case(name, fn, inputs, module=None, seed=None):
+    """Run fn(*inputs) (module or function); store everything for replay."""
+    inputs = [x.detach().clone().requires_grad_(x.is_floating_point()) for x in inputs]
+    for i, x in enumerate(inputs):
+        W.add('%s_in%d' % (name, i), x)
+    if seed is not None:
+        torch.manual_seed(seed)
+    out = fn(*inputs)
+    W.add(name + '_out', out)
+    g = torch.randn(out.shape, generator=GEN, dtype=out.dtype)
+    W.add(name + '_g', g)
+    grads = [x for x in inputs if x.requires_grad]
+    params = [(k, p) for k, p in (module.named_parameters() if module else []) if p.requires_grad]
+    res = torch.autograd.grad(out, grads + [p for _, p in params], g, allow_unused=True)
+    k = 0
+    for i, x in enumerate(inputs):
+        if x.requires_grad:
+            W.add('%s_gin%d' % (name, i), res[k] if res[k] is not None else torch.zeros_like(x))
+            k += 1
+    for (pname, p), gp in zip(params, res[k:]):
+        W.add('%s_gp_%s' % (name, pname), gp if gp is not None else torch.zeros_like(p))
+    if module is not None:
+        for sname, t in module.state_dict().items():
+            W.add('%s_st_%s' % (name, sname), t)
+
+
+GEN = torch.Generator().manual_seed(1234)
+
+
+def rnd(*shape, dtype=torch.float32):
+    return torch.randn(*shape, generator=GEN, dtype=dtype)
+
+
+# ---------------------------------------------------------------- initialisation
+torch.manual_seed(0)  # Linear's reset_parameters: kaiming_uniform_(a=sqrt(5)), then the bias's uniform_
+lin = nn.Linear(784, 256)
+W.add('linear_784_256_weight', lin.weight)
+W.add('linear_784_256_bias', lin.bias)
+torch.manual_seed(1)
+W.add('init_xavier_uniform', nn.init.xavier_uniform_(torch.empty(5, 7), gain=nn.init.calculate_gain('relu')))
+W.add('init_xavier_normal', nn.init.xavier_normal_(torch.empty(5, 7, 3)))
+W.add('init_kaiming_uniform', nn.init.kaiming_uniform_(torch.empty(6, 4, 3), mode='fan_out', nonlinearity='relu'))
+W.add('init_kaiming_normal', nn.init.kaiming_normal_(torch.empty(6, 4), a=0.2))
+W.add('init_trunc_normal', nn.init.trunc_normal_(torch.empty(50), mean=0.5, std=2.0, a=-1.0, b=3.0))
+W.add('init_uniform', nn.init.uniform_(torch.empty(3, 4), -2, 5))
+W.add('init_normal', nn.init.normal_(torch.empty(3, 4), 1, 3))
+W.add('init_eye', nn.init.eye_(torch.empty(3, 5)))
+W.add('init_gains', torch.tensor([nn.init.calculate_gain(n, p) for n, p in
+                                  [('linear', None), ('conv2d', None), ('sigmoid', None), ('tanh', None),
+                                   ('relu', None), ('leaky_relu', None), ('leaky_relu', 0.2), ('selu', None)]],
+                                 dtype=torch.float64))
+torch.manual_seed(2)
+W.add('embedding_10_4_weight', nn.Embedding(10, 4).weight)
+torch.manual_seed(2)
+W.add('embedding_10_4_pad_weight', nn.Embedding(10, 4, padding_idx=-3).weight)
+
+# ---------------------------------------------------------------- layers
+x34 = rnd(3, 4)
+case('relu', nn.ReLU(), [x34])
+case('leaky_relu', nn.LeakyReLU(0.2), [x34])
+case('elu', nn.ELU(0.7), [x34])
+case('gelu_tanh', nn.GELU('tanh'), [x34])
+case('softplus', nn.Softplus(2.0, 1.0), [x34])
+case('hardtanh', nn.Hardtanh(-0.5, 0.25), [x34])
+case('softmax', nn.Softmax(dim=0), [x34])
+case('log_softmax', nn.LogSoftmax(dim=1), [x34])
+case('flatten', nn.Flatten(), [rnd(2, 3, 4)])
+case('unflatten', nn.Unflatten(1, (2, 2)), [x34])
+case('dropout', nn.Dropout(0.3), [rnd(4, 5)], seed=7)
+case('dropout2d', nn.Dropout2d(0.5), [rnd(3, 4, 2, 2)], seed=8)
+case('dropout_seed', nn.Sequential(nn.Dropout(0.3)), [torch.tensor([1., 2., 3., 4., 5.])], seed=0)
+case('normalize', lambda x: F.normalize(x), [torch.tensor([[6., 8.]])])
+
+ln = nn.LayerNorm((3, 4))
+with torch.no_grad():
+    ln.weight.copy_(rnd(3, 4))
+    ln.bias.copy_(rnd(3, 4))
+case('layer_norm', ln, [rnd(2, 3, 4)], module=ln)
+case('layer_norm_noaffine', nn.LayerNorm(5, elementwise_affine=False), [rnd(4, 5) * 3 + 1])
+
+bn = nn.BatchNorm1d(3)
+with torch.no_grad():
+    bn.weight.copy_(rnd(3))
+    bn.bias.copy_(rnd(3))
+case('bn1d_a', bn, [rnd(5, 3)], module=bn)
+case('bn1d_b', bn, [rnd(4, 3, 2) + 2], module=bn)
+bn.eval()
+case('bn1d_eval', bn, [rnd(4, 3)], module=bn)
+bnc = nn.BatchNorm2d(2, momentum=None)
+case('bn2d_cum_a', bnc, [rnd(2, 2, 3, 3)], module=bnc)
+case('bn2d_cum_b', bnc, [rnd(3, 2, 2, 2) * 2], module=bnc)
+bnn = nn.BatchNorm2d(2, affine=False, track_running_stats=False)
+case('bn2d_notrack', bnn, [rnd(2, 2, 2, 3)], module=bnn)
+
+gn = nn.GroupNorm(2, 4)
+with torch.no_grad():
+    gn.weight.copy_(rnd(4))
+    gn.bias.copy_(rnd(4))
+case('group_norm', gn, [rnd(3, 4, 5)], module=gn)
+inn = nn.InstanceNorm2d(3, affine=True, track_running_stats=True)
+with torch.no_grad():
+    inn.weight.copy_(rnd(3))
+case('instance_norm', inn, [rnd(2, 3, 2, 3)], module=inn)
+case('instance_norm_nobatch', nn.InstanceNorm2d(3), [rnd(3, 3, 2)])
+
+emb = nn.Embedding(6, 3, padding_idx=1)
+case('embedding', emb, [torch.tensor([[0, 1, 5], [1, 2, 0]])], module=emb)
+bag = nn.EmbeddingBag(6, 3, mode='sum')
+case('embedding_bag_sum', lambda i: bag(i, torch.tensor([0, 2, 2])), [torch.tensor([4, 1, 5, 0, 4])], module=bag)
+bagm = nn.EmbeddingBag(6, 3)
+case('embedding_bag_mean', bagm, [torch.tensor([[1, 2], [5, 5], [0, 3]])], module=bagm)
+
+lin = nn.Linear(4, 3)
+for shape, tag in [((4,), '1d'), ((2, 4), '2d'), ((2, 5, 4), '3d'), ((2, 2, 3, 4), '4d')]:
+    case('linear_' + tag, lin, [rnd(*shape)], module=lin)
+lin_nb = nn.Linear(4, 3, bias=False)
+case('linear_nobias', lin_nb, [rnd(3, 4)], module=lin_nb)
+torch.manual_seed(3)
+bil = nn.Bilinear(3, 4, 2)
+W.add('bilinear_init_weight', bil.weight)
+W.add('bilinear_init_bias', bil.bias)
+case('bilinear', bil, [rnd(5, 3), rnd(5, 4)], module=bil)
+
+
+class ToyModel(nn.Module):  # seed 004
+    def __init__(self):
+        super(ToyModel, self).__init__()
+        self.net1 = nn.Linear(10, 10)
+        self.relu = nn.ReLU()
+        self.net2 = nn.Linear(10, 5)
+
+    def forward(self, x):
+        return self.net2(self.relu(self.net1(x)))
+
+
+torch.manual_seed(0)
+toy = ToyModel()
+for k, v in toy.state_dict().items():
+    W.add('toy_init_' + k, v)
+case('toy', lambda x, y: nn.MSELoss()(toy(x), y), [rnd(20, 10), rnd(20, 5)], module=toy)
+
+# ---------------------------------------------------------------- losses
+x = rnd(4, 5)
+t = rnd(4, 5)
+p = torch.rand(4, 5, generator=GEN)
+c = torch.tensor([0, 2, 1, 4])
+w5 = torch.rand(5, generator=GEN) + 0.5
+W.add('loss_w5', w5)
+for r in ['none', 'mean', 'sum']:
+    case('mse_' + r, lambda a, b: F.mse_loss(a, b, reduction=r), [x, t])
+    case('l1_' + r, lambda a, b: F.l1_loss(a, b, reduction=r), [x, t])
+    case('smooth_l1_' + r, lambda a, b: F.smooth_l1_loss(a, b, reduction=r, beta=0.5), [x, t])
+    case('huber_' + r, lambda a, b: F.huber_loss(a, b, reduction=r, delta=0.7), [x, t])
+    case('nll_' + r, lambda a, b: F.nll_loss(a, b, reduction=r, weight=w5), [x, torch.tensor([0, 2, -100, 4])])
+    case('ce_' + r, lambda a, b: F.cross_entropy(a, b, reduction=r), [x, c])
+    case('ce_ls_' + r, lambda a, b: F.cross_entropy(a, b, reduction=r, label_smoothing=0.2, weight=w5, ignore_index=2),
+         [x, c])
+    case('ce_prob_' + r, lambda a, b: F.cross_entropy(a, b, reduction=r, label_smoothing=0.1), [x, p.softmax(1)])
+    case('bce_' + r, lambda a, b: F.binary_cross_entropy(a, b, reduction=r, weight=w5), [torch.sigmoid(x), p])
+    case('bce_logits_' + r, lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=r, pos_weight=w5),
+         [x, p])
+    case('kl_div_' + r, lambda a, b: F.kl_div(a, b, reduction=r), [x.log_softmax(1), p])
+    case('cosine_' + r, lambda a, b, y: F.cosine_embedding_loss(a, b, y, margin=0.1, reduction=r),
+         [x, t, torch.tensor([1, -1, 1, -1])])
+    case('margin_ranking_' + r, lambda a, b, y: F.margin_ranking_loss(a, b, y, margin=0.3, reduction=r),
+         [x[:, 0], t[:, 0], torch.tensor([1., -1., 1., -1.])])
+    case('triplet_' + r, lambda a, b, n: F.triplet_margin_loss(a, b, n, reduction=r, swap=True, p=1.5), [x, t, p])
+case('kl_div_batchmean_log', lambda a, b: F.kl_div(a, b, reduction='batchmean', log_target=True),
+     [x.log_softmax(1), p.log()])
+case('ce_nd', lambda a, b: F.cross_entropy(a, b, weight=torch.tensor([1., 2., 0.5])),
+     [rnd(2, 3, 4), torch.tensor([[0, 2, 1, 1], [2, 2, 0, 1]])])
+case('ce_1d', lambda a, b: F.cross_entropy(a, b), [rnd(5), torch.tensor(3)])
+case('bce_logits_plain', lambda a, b: F.binary_cross_entropy_with_logits(a, b), [x * 20, p])
+
+W.save()

@@ -1,0 +1,914 @@
+/* torch.nn: the module object (names, lists, train/eval, to, zero_grad,
+ * state_dict, hooks), nn.init draw for draw, layers and losses against
+ * PyTorch's golden outputs and gradients (tests/golden/gen_nn.py), and
+ * gradcheck / gradgradcheck of the fused ops' backward formulas. */
+#include "harness.h"
+
+/* ---------------------------------------------------------------- replaying golden cases */
+
+typedef ct_tensor *(*case_fn)(ct_tensor *const *in, int n, void *user);
+
+/* torch.testing.assert_close's float32 tolerances (rtol 1.3e-6, atol 1e-5):
+ * for results that PyTorch's fused kernels reach by another order of
+ * operations (vectorised logs and sums), where a one-ulp difference in a log
+ * is amplified by cancellation (log(1 - x) - log(x) near x = 0.5). Draws
+ * from the generator are compared bit for bit instead (max_ulps 0). */
+#define CLOSE (-1)
+
+static void check_close(int line, const char *what, const ct_tensor *t, const ct_tensor *golden_t)
+{
+    if (!t || !golden_t) {
+        ct_test_fail(__FILE__, line, "%s is NULL: %s", what, ct_last_error());
+        return;
+    }
+    ct_shape a = ct_shape_of(t), b = ct_shape_of(golden_t);
+    if (a.ndim != b.ndim || memcmp(a.size, b.size, (size_t)a.ndim * sizeof(int64_t)) || ct_dtype_of(t) != ct_dtype_of(golden_t)) {
+        ct_test_fail(__FILE__, line, "%s: shape or dtype differs from golden's", what);
+        return;
+    }
+    int64_t n = ct_numel(t);
+    double *x = (double *)malloc((size_t)(n + 1) * sizeof *x), *y = (double *)malloc((size_t)(n + 1) * sizeof *y);
+    ct_copy_to_array(t, x, n, CT_F64);
+    ct_copy_to_array(golden_t, y, n, CT_F64);
+    for (int64_t i = 0; i < n; i++)
+        if (!(fabs(x[i] - y[i]) <= 1e-5 + 1.3e-6 * fabs(y[i])) && !(isnan(x[i]) && isnan(y[i]))) {
+            ct_test_fail(__FILE__, line, "%s[%lld] (flat) == %.9g, expected %.9g", what, (long long)i, x[i], y[i]);
+            break;
+        }
+    free(x);
+    free(y);
+}
+
+/* Compare with golden bit for bit or within max_ulps, or as CLOSE. */
+static void compare(int line, const char *what, const ct_tensor *t, const ct_tensor *golden_t, int max_ulps)
+{
+    if (max_ulps == CLOSE) check_close(line, what, t, golden_t);
+    else ct_test_check_tensor(__FILE__, line, what, t, golden_t, max_ulps);
+}
+
+static const ct_tensor *gold(const char *name, const char *suffix)
+{
+    char key[128];
+    snprintf(key, sizeof key, "%s_%s", name, suffix);
+    return golden("nn", key);
+}
+
+/* The module's parameters set from the case's recorded state (forward does not change them). */
+static void load_params(ct_module *m, const char *name)
+{
+    ct_tensor_list ps = ct_module_parameters(m, true);
+    ct_grad_mode mode = ct_no_grad();
+    for (int i = 0; i < ps.n; i++) {
+        char suffix[96];
+        snprintf(suffix, sizeof suffix, "st_%s", ps.names[i]);
+        CHECK_OK(ct_copy_(ps.tensors[i], gold(name, suffix)));
+    }
+    ct_grad_mode_restore(mode);
+    ct_tensor_list_free(&ps);
+}
+
+/* Run case `name` (module m, or fn) on its recorded inputs: output, the
+ * gradients of the floating inputs and of m's parameters, and m's state
+ * after the call, within max_ulps of PyTorch's. seed >= 0: ct_manual_seed
+ * right before the call, as the generator did. */
+static void check_case(const char *name, ct_module *m, case_fn fn, void *user, int n_in, int max_ulps, int seed)
+{
+    int failed_before = ct_test_failed_checks;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *in[4], *wrt[16];
+    int n_wrt = 0, in_of[16];
+    for (int i = 0; i < n_in; i++) {
+        char suffix[16];
+        snprintf(suffix, sizeof suffix, "in%d", i);
+        in[i] = ct_clone(gold(name, suffix));
+        if (ct_is_floating_point(in[i])) {
+            ct_requires_grad_(in[i], true);
+            in_of[n_wrt] = i;
+            wrt[n_wrt++] = in[i];
+        }
+    }
+    ct_tensor_list ps = {0, NULL, NULL};
+    if (m) {
+        load_params(m, name);
+        ps = ct_module_parameters(m, true);
+        for (int i = 0; i < ps.n; i++) in_of[n_wrt] = -1 - i, wrt[n_wrt++] = ps.tensors[i];
+    }
+    if (seed >= 0) ct_manual_seed((uint64_t)seed);
+    ct_tensor *out = m ? ct_forward_n(m, in, n_in) : fn(in, n_in, user);
+    compare(__LINE__, "out", out, gold(name, "out"), max_ulps);
+    ct_tensor *grads[16] = {NULL};
+    const ct_tensor *g = gold(name, "g");
+    ct_grad_opts go = {false, false, true};
+    if (out && ct_requires_grad(out))
+        CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&out, 1, (const ct_tensor *const *)wrt, n_wrt, &g, grads, go));
+    for (int k = 0; k < n_wrt; k++) {
+        char suffix[96];
+        if (in_of[k] >= 0) snprintf(suffix, sizeof suffix, "gin%d", in_of[k]);
+        else snprintf(suffix, sizeof suffix, "gp_%s", ps.names[-1 - in_of[k]]);
+        ct_tensor *gk = grads[k] ? grads[k] : ct_zeros_like(wrt[k], CT_DEFAULT);
+        compare(__LINE__, suffix, gk, gold(name, suffix), max_ulps);
+    }
+    if (m && !strstr(ct_module_name(m), "Loss")) { /* a loss case records no state */
+        ct_tensor_list st = ct_module_state_dict(m);
+        for (int i = 0; i < st.n; i++) {
+            char suffix[96];
+            snprintf(suffix, sizeof suffix, "st_%s", st.names[i]);
+            compare(__LINE__, suffix, st.tensors[i], gold(name, suffix), max_ulps);
+        }
+        ct_tensor_list_free(&st);
+    }
+    ct_tensor_list_free(&ps);
+    ct_scope_end(s);
+    if (ct_test_failed_checks != failed_before) printf("    (in case %s)\n", name);
+}
+
+static void check_module(const char *name, ct_module *m, int n_in, int max_ulps)
+{
+    check_case(name, m, NULL, NULL, n_in, max_ulps, -1);
+}
+
+/* ---------------------------------------------------------------- layers */
+
+static void test_activations(void)
+{
+    struct { const char *name; ct_module *m; } cases[] = {
+        {"relu", ct_nn_relu()},
+        {"leaky_relu", ct_nn_leaky_relu(0.2)},
+        {"elu", ct_nn_elu(0.7)},
+        {"gelu_tanh", ct_nn_gelu(CT_GELU_TANH)},
+        {"softplus", ct_nn_softplus(2.0, 1.0)},
+        {"hardtanh", ct_nn_hardtanh(-0.5, 0.25)},
+        {"softmax", ct_nn_softmax(0)},
+        {"log_softmax", ct_nn_log_softmax(1)},
+        {"flatten", ct_nn_flatten(1, -1)},
+        {"unflatten", ct_nn_unflatten(1, CT_SHAPE(2, 2))},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        check_module(cases[i].name, cases[i].m, 1, CLOSE);
+        ct_module_release(cases[i].m);
+    }
+}
+
+static void test_dropout(void)
+{
+    ct_module *d = ct_nn_dropout(0.3), *d2 = ct_nn_dropout2d(0.5);
+    check_case("dropout", d, NULL, NULL, 1, 0, 7);
+    check_case("dropout2d", d2, NULL, NULL, 1, 0, 8);
+    /* seed 002: nn.Sequential(nn.Dropout(0.3)) in train and eval mode */
+    ct_module *seq = ct_nn_sequential(&d, 1);
+    check_case("dropout_seed", seq, NULL, NULL, 1, 0, 0);
+    ct_scope s = ct_scope_begin();
+    ct_module_eval(seq);
+    CHECK(!ct_module_is_training(d));
+    ct_tensor *x = ct_from_array((float[]){1, 2, 3, 4, 5}, CT_SHAPE(5), CT_F32);
+    CHECK_REPR(ct_forward(seq, x), "tensor([1., 2., 3., 4., 5.])");
+    ct_scope_end(s);
+    ct_module_release(seq);
+    ct_module_release(d2);
+}
+
+static ct_tensor *normalize_fn(ct_tensor *const *in, int n, void *user)
+{
+    (void)n, (void)user;
+    return ct_normalize(in[0], 2, 1, 1e-12);
+}
+
+static void test_normalization_layers(void)
+{
+    ct_norm_opts o = ct_norm_opts_init();
+    check_case("normalize", NULL, normalize_fn, NULL, 1, 0, -1);
+    ct_module *ln = ct_nn_layer_norm(CT_SHAPE(3, 4), o);
+    check_module("layer_norm", ln, 1, CLOSE);
+    ct_module_release(ln);
+    ct_norm_opts plain = o;
+    plain.affine = false;
+    ct_module *ln2 = ct_nn_layer_norm(CT_SHAPE(5), plain);
+    check_module("layer_norm_noaffine", ln2, 1, CLOSE);
+    ct_module_release(ln2);
+
+    ct_module *bn = ct_nn_batch_norm1d(3, o);
+    check_module("bn1d_a", bn, 1, CLOSE);
+    check_module("bn1d_b", bn, 1, CLOSE);
+    ct_module_eval(bn);
+    check_module("bn1d_eval", bn, 1, CLOSE);
+    ct_module_release(bn);
+    ct_norm_opts cum = o;
+    cum.cumulative = true;
+    ct_module *bnc = ct_nn_batch_norm2d(2, cum);
+    check_module("bn2d_cum_a", bnc, 1, CLOSE);
+    check_module("bn2d_cum_b", bnc, 1, CLOSE);
+    ct_module_release(bnc);
+    ct_norm_opts nt = o;
+    nt.affine = nt.track_running_stats = false;
+    ct_module *bnn = ct_nn_batch_norm2d(2, nt);
+    check_module("bn2d_notrack", bnn, 1, CLOSE);
+    ct_module_release(bnn);
+
+    ct_module *gn = ct_nn_group_norm(2, 4, o);
+    check_module("group_norm", gn, 1, CLOSE);
+    ct_module_release(gn);
+    ct_norm_opts io = ct_instance_norm_opts_init();
+    io.affine = io.track_running_stats = true;
+    ct_module *in = ct_nn_instance_norm2d(3, io);
+    check_module("instance_norm", in, 1, CLOSE);
+    ct_module_release(in);
+    ct_module *in2 = ct_nn_instance_norm2d(3, ct_instance_norm_opts_init());
+    check_module("instance_norm_nobatch", in2, 1, CLOSE);
+    ct_module_release(in2);
+}
+
+static ct_tensor *bag_sum_fn(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    ct_tensor *x[2] = {in[0], ct_from_array((int64_t[]){0, 2, 2}, CT_SHAPE(3), CT_I64)};
+    return ct_forward_n((ct_module *)user, x, 2);
+}
+
+static void test_embeddings(void)
+{
+    ct_embedding_opts eo = ct_embedding_opts_init();
+    eo.padding_idx = 1;
+    ct_module *e = ct_nn_embedding(6, 3, eo);
+    check_module("embedding", e, 1, 0);
+    ct_module_release(e);
+    ct_module *bag = ct_nn_embedding_bag(6, 3, "sum");
+    ct_scope s = ct_scope_begin();
+    load_params(bag, "embedding_bag_sum");
+    ct_tensor *w = ct_module_get_parameter(bag, "weight");
+    ct_tensor *idx = ct_clone(gold("embedding_bag_sum", "in0"));
+    ct_tensor *x[2] = {idx, ct_from_array((int64_t[]){0, 2, 2}, CT_SHAPE(3), CT_I64)};
+    ct_tensor *out = ct_forward_n(bag, x, 2);
+    CHECK_TENSOR(out, gold("embedding_bag_sum", "out"), 0);
+    CHECK_OK(ct_backward(out, gold("embedding_bag_sum", "g"), (ct_backward_opts){0}));
+    CHECK_TENSOR(ct_grad(w), gold("embedding_bag_sum", "gp_weight"), 0);
+    CHECK_STR(ct_node_name(ct_grad_fn(out)), "EmbeddingBagBackward0");
+    ct_scope_end(s);
+    (void)bag_sum_fn;
+    ct_module_release(bag);
+    ct_module *bagm = ct_nn_embedding_bag(6, 3, NULL);
+    check_module("embedding_bag_mean", bagm, 1, CLOSE);
+    ct_module_release(bagm);
+}
+
+/* ---------------------------------------------------------------- losses */
+
+typedef struct loss_case {
+    const char *name;
+    ct_module *m;
+    int n_in;
+} loss_case;
+
+static void test_losses(void)
+{
+    static const char *const red_names[] = {"mean", "none", "sum"};
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *w5 = golden("nn", "loss_w5");
+    for (int r = 0; r < 3; r++) {
+        ct_reduction red = (ct_reduction)r;
+        char name[64];
+        ct_nll_loss_opts nll = ct_nll_loss_opts_init();
+        nll.reduction = red;
+        loss_case cases[16];
+        int k = 0;
+        cases[k++] = (loss_case){"mse", ct_nn_mse_loss(red), 2};
+        cases[k++] = (loss_case){"l1", ct_nn_l1_loss(red), 2};
+        cases[k++] = (loss_case){"smooth_l1", ct_nn_smooth_l1_loss(red, 0.5), 2};
+        cases[k++] = (loss_case){"huber", ct_nn_huber_loss(red, 0.7), 2};
+        cases[k++] = (loss_case){"ce", ct_nn_cross_entropy_loss(nll), 2};
+        ct_nll_loss_opts wn = nll;
+        wn.weight = w5;
+        cases[k++] = (loss_case){"nll", ct_nn_nll_loss(wn), 2};
+        wn.label_smoothing = 0.2;
+        wn.ignore_index = 2;
+        cases[k++] = (loss_case){"ce_ls", ct_nn_cross_entropy_loss(wn), 2};
+        ct_nll_loss_opts pn = nll;
+        pn.label_smoothing = 0.1;
+        cases[k++] = (loss_case){"ce_prob", ct_nn_cross_entropy_loss(pn), 2};
+        cases[k++] = (loss_case){"bce", ct_nn_bce_loss(w5, red), 2};
+        cases[k++] = (loss_case){"bce_logits", ct_nn_bce_with_logits_loss(NULL, w5, red), 2};
+        cases[k++] = (loss_case){"kl_div", ct_nn_kl_div_loss(red, false), 2};
+        cases[k++] = (loss_case){"cosine", ct_nn_cosine_embedding_loss(0.1, red), 3};
+        cases[k++] = (loss_case){"margin_ranking", ct_nn_margin_ranking_loss(0.3, red), 3};
+        ct_triplet_margin_loss_opts to = ct_triplet_margin_loss_opts_init();
+        to.reduction = red;
+        to.swap = true;
+        to.p = 1.5;
+        cases[k++] = (loss_case){"triplet", ct_nn_triplet_margin_loss(to), 3};
+        for (int i = 0; i < k; i++) {
+            snprintf(name, sizeof name, "%s_%s", cases[i].name, red_names[r]);
+            check_module(name, cases[i].m, cases[i].n_in, CLOSE);
+            ct_module_release(cases[i].m);
+        }
+    }
+    ct_scope_end(s);
+}
+
+static ct_tensor *ce_fn(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    ct_nll_loss_opts o = ct_nll_loss_opts_init();
+    o.weight = (const ct_tensor *)user;
+    return ct_cross_entropy(in[0], in[1], o);
+}
+
+static ct_tensor *kl_batchmean_fn(ct_tensor *const *in, int n, void *user)
+{
+    (void)n, (void)user;
+    return ct_kl_div(in[0], in[1], CT_REDUCTION_BATCHMEAN, true);
+}
+
+static ct_tensor *bce_logits_fn(ct_tensor *const *in, int n, void *user)
+{
+    (void)n, (void)user;
+    return ct_binary_cross_entropy_with_logits(in[0], in[1], NULL, NULL, CT_REDUCTION_MEAN);
+}
+
+static void test_loss_forms(void)
+{
+    ct_scope s = ct_scope_begin();
+    check_case("kl_div_batchmean_log", NULL, kl_batchmean_fn, NULL, 2, CLOSE, -1);
+    check_case("ce_nd", NULL, ce_fn, ct_from_array((float[]){1, 2, 0.5f}, CT_SHAPE(3), CT_F32), 2, CLOSE, -1);
+    check_case("ce_1d", NULL, ce_fn, NULL, 2, CLOSE, -1);
+    check_case("bce_logits_plain", NULL, bce_logits_fn, NULL, 2, CLOSE, -1);
+    /* PyTorch's node names */
+    ct_tensor *x = ct_requires_grad_(ct_randn(CT_SHAPE(4, 5), CT_F32, NULL), true) == CT_OK ? NULL : NULL;
+    (void)x;
+    ct_scope_end(s);
+}
+
+/* ---------------------------------------------------------------- the module object */
+
+/* A user module: the header, then its children (seed 004's ToyModel shape). */
+typedef struct Toy {
+    ct_module base;
+    ct_module *net1, *relu, *net2;
+} Toy;
+
+static ct_tensor *toy_forward(ct_module *self, ct_tensor *const *in, int n)
+{
+    (void)n;
+    Toy *t = (Toy *)self;
+    return ct_forward(t->net2, ct_forward(t->relu, ct_forward(t->net1, in[0])));
+}
+
+static const ct_module_class toy_class = {"Toy", toy_forward, NULL};
+
+static Toy *toy_new(void)
+{
+    Toy *t = (Toy *)ct_module_new(&toy_class, sizeof(Toy));
+    t->net1 = ct_add_module(&t->base, "net1", ct_nn_layer_norm(CT_SHAPE(4), ct_norm_opts_init()));
+    t->relu = ct_add_module(&t->base, "relu", ct_nn_relu());
+    t->net2 = ct_add_module(&t->base, "net2", ct_nn_batch_norm1d(4, ct_norm_opts_init()));
+    return t;
+}
+
+static void check_names(ct_tensor_list l, const char *const *want, int n)
+{
+    CHECK_INT(l.n, n);
+    for (int i = 0; i < n && i < l.n; i++) CHECK_STR(l.names[i], want[i]);
+}
+
+static void test_module_names(void)
+{
+    ct_scope s = ct_scope_begin();
+    Toy *t = toy_new();
+    ct_module *m = &t->base;
+    CHECK_STR(ct_module_name(m), "Toy");
+    static const char *const params[] = {"net1.weight", "net1.bias", "net2.weight", "net2.bias"};
+    ct_tensor_list ps = ct_module_parameters(m, true);
+    check_names(ps, params, 4);
+    ct_tensor_list_free(&ps);
+    ct_tensor_list own = ct_module_parameters(m, false);
+    CHECK_INT(own.n, 0);
+    ct_tensor_list_free(&own);
+    static const char *const bufs[] = {"net2.running_mean", "net2.running_var", "net2.num_batches_tracked"};
+    ct_tensor_list bs = ct_module_buffers(m, true);
+    check_names(bs, bufs, 3);
+    ct_tensor_list_free(&bs);
+    /* a non-persistent buffer is listed but not saved; a None parameter is neither */
+    CHECK_OK(ct_register_buffer(m, "scratch", ct_zeros(CT_SHAPE(2), CT_F32), false));
+    CHECK_OK(ct_register_parameter(m, "scale", NULL));
+    static const char *const state[] = {"net1.weight", "net1.bias", "net2.weight", "net2.bias", "net2.running_mean",
+                                        "net2.running_var", "net2.num_batches_tracked"};
+    ct_tensor_list sd = ct_module_state_dict(m);
+    check_names(sd, state, 7);
+    ct_tensor_list_free(&sd);
+    ct_tensor_list bs2 = ct_module_buffers(m, true);
+    CHECK_INT(bs2.n, 4);
+    CHECK_STR(bs2.names[0], "scratch");
+    ct_tensor_list_free(&bs2);
+    ct_module_list ch = ct_module_children(m);
+    CHECK_INT(ch.n, 3);
+    CHECK_STR(ch.names[2], "net2");
+    CHECK(ch.modules[1] == t->relu);
+    ct_module_list_free(&ch);
+    /* a shared module appears once in modules() and parameters(), twice in state_dict() */
+    ct_module *seq_items[2] = {ct_module_retain(t->net1), ct_module_retain(t->net1)};
+    ct_module *seq = ct_add_module(m, "seq", ct_nn_sequential(seq_items, 2));
+    CHECK(seq != NULL);
+    ct_module_list all = ct_module_modules(m);
+    static const char *const mods[] = {"", "net1", "relu", "net2", "seq"};
+    CHECK_INT(all.n, 5);
+    for (int i = 0; i < 5 && i < all.n; i++) CHECK_STR(all.names[i], mods[i]);
+    ct_module_list_free(&all);
+    ct_tensor_list ps2 = ct_module_parameters(m, true);
+    CHECK_INT(ps2.n, 4);
+    ct_tensor_list_free(&ps2);
+    ct_tensor_list sd2 = ct_module_state_dict(m);
+    CHECK_INT(sd2.n, 11);
+    if (sd2.n == 11) CHECK_STR(sd2.names[9], "seq.1.weight");
+    ct_tensor_list_free(&sd2);
+    CHECK(ct_module_get_parameter(m, "seq.0.bias") == ct_module_get_parameter(m, "net1.bias"));
+    CHECK(ct_module_get_submodule(m, "seq.1") == t->net1);
+    CHECK(ct_module_get_buffer(m, "net2.running_var") != NULL);
+    CHECK(ct_module_get_submodule(m, "") == m);
+    ct_module_release(m);
+    ct_scope_end(s);
+}
+
+static void count_module(ct_module *m, void *user)
+{
+    (void)m;
+    ++*(int *)user;
+}
+
+static void test_module_state(void)
+{
+    ct_scope s = ct_scope_begin();
+    Toy *t = toy_new();
+    ct_module *m = &t->base;
+    CHECK(ct_module_is_training(t->net2));
+    ct_module_eval(m);
+    CHECK(!ct_module_is_training(m) && !ct_module_is_training(t->net1));
+    ct_module_train(m, true);
+    CHECK(ct_module_is_training(t->relu));
+    int count = 0;
+    ct_module_apply(m, count_module, &count);
+    CHECK_INT(count, 4);
+    /* to(float64) converts in place: the same tensor objects */
+    ct_tensor *w = ct_module_get_parameter(m, "net1.weight");
+    ct_tensor *x = ct_randn(CT_SHAPE(3, 4), CT_F32, NULL);
+    CHECK_OK(ct_backward(ct_sum(ct_forward(m, x)), NULL, (ct_backward_opts){0}));
+    CHECK(ct_grad(w) != NULL);
+    CHECK_OK(ct_module_to(m, CT_F64));
+    CHECK(ct_module_get_parameter(m, "net1.weight") == w);
+    CHECK_INT(ct_dtype_of(w), CT_F64);
+    CHECK_INT(ct_dtype_of(ct_grad(w)), CT_F64);
+    CHECK_INT(ct_dtype_of(ct_module_get_buffer(m, "net2.num_batches_tracked")), CT_I64);
+    CHECK(ct_requires_grad(w) && ct_is_leaf(w));
+    CHECK_INT(ct_dtype_of(ct_forward(m, ct_to(x, CT_F64))), CT_F64);
+    /* zero_grad keeps a zeroed .grad, or drops it */
+    ct_module_zero_grad(m, false);
+    CHECK_REPR(ct_grad(w), "tensor([0., 0., 0., 0.], dtype=torch.float64)");
+    ct_module_zero_grad(m, true);
+    CHECK(ct_grad(w) == NULL);
+    ct_module_requires_grad_(m, false);
+    CHECK(!ct_requires_grad(w));
+    ct_module_release(m);
+    ct_scope_end(s);
+}
+
+static void test_load_state_dict(void)
+{
+    ct_scope s = ct_scope_begin();
+    Toy *a = toy_new(), *b = toy_new();
+    ct_tensor_list sd = ct_module_state_dict(&a->base);
+    CHECK_OK(ct_init_normal_(sd.tensors[0], 0, 1));
+    CHECK_OK(ct_fill_(sd.tensors[4], ct_float(0.5)));
+    ct_incompatible_keys keys;
+    CHECK_OK(ct_module_load_state_dict(&b->base, &sd, true, &keys));
+    CHECK_INT(keys.missing_keys.n + keys.unexpected_keys.n, 0);
+    CHECK(ct_equal(ct_module_get_parameter(&b->base, "net1.weight"), sd.tensors[0]));
+    CHECK(ct_equal(ct_module_get_buffer(&b->base, "net2.running_mean"), sd.tensors[4]));
+    /* missing, unexpected, and a size mismatch: PyTorch's message, nothing changed */
+    ct_tensor *before = ct_clone(ct_module_get_parameter(&b->base, "net1.weight"));
+    char *names[3] = {(char *)"net1.weight", (char *)"foo", (char *)"net2.bias"};
+    ct_tensor *tensors[3] = {ct_zeros(CT_SHAPE(4), CT_F32), ct_zeros(CT_SHAPE(1), CT_F32), ct_zeros(CT_SHAPE(3), CT_F32)};
+    ct_tensor_list bad = {3, names, tensors};
+    CHECK_FAILS(ct_module_load_state_dict(&b->base, &bad, true, NULL), CT_ERR_RUNTIME,
+                "Error(s) in loading state_dict for Toy:\n\tMissing key(s) in state_dict: \"net1.bias\", \"net2.weight\", "
+                "\"net2.running_mean\", \"net2.running_var\", \"net2.num_batches_tracked\". \n\tUnexpected key(s) in "
+                "state_dict: \"foo\". \n\tsize mismatch for net2.bias: copying a param with shape torch.Size([3]) from "
+                "checkpoint, the shape in current model is torch.Size([4]).");
+    CHECK(ct_equal(ct_module_get_parameter(&b->base, "net1.weight"), before));
+    CHECK_FAILS(ct_module_load_state_dict(&b->base, &bad, false, NULL), CT_ERR_RUNTIME,
+                "Error(s) in loading state_dict for Toy:\n\tsize mismatch for net2.bias: copying a param with shape "
+                "torch.Size([3]) from checkpoint, the shape in current model is torch.Size([4]).");
+    bad.n = 2;
+    CHECK_OK(ct_module_load_state_dict(&b->base, &bad, false, &keys));
+    CHECK_INT(keys.missing_keys.n, 6);
+    CHECK_STR(keys.missing_keys.names[0], "net1.bias");
+    CHECK_INT(keys.unexpected_keys.n, 1);
+    CHECK_STR(keys.unexpected_keys.names[0], "foo");
+    CHECK_REPR(ct_module_get_parameter(&b->base, "net1.weight"), "tensor([0., 0., 0., 0.], requires_grad=True)");
+    ct_incompatible_keys_free(&keys);
+    ct_tensor_list_free(&sd);
+    ct_module_release(&a->base);
+    ct_module_release(&b->base);
+    ct_scope_end(s);
+}
+
+/* ---------------------------------------------------------------- hooks */
+
+static char hook_log[256];
+
+static ct_result double_input(ct_module *m, ct_tensor **in, int n, void *user)
+{
+    (void)n, (void)user;
+    strcat(hook_log, ct_module_name(m));
+    strcat(hook_log, ":pre ");
+    in[0] = ct_mul_scalar(in[0], ct_int(2));
+    return CT_OK;
+}
+
+static ct_result log_global_pre(ct_module *m, ct_tensor **in, int n, void *user)
+{
+    (void)in, (void)n, (void)user;
+    strcat(hook_log, ct_module_name(m));
+    strcat(hook_log, ":gpre ");
+    return CT_OK;
+}
+
+static ct_tensor *add_one(ct_module *m, ct_tensor *const *in, int n, ct_tensor *out, void *user)
+{
+    (void)m, (void)in, (void)n, (void)user;
+    strcat(hook_log, "fwd ");
+    return ct_add_scalar(out, ct_int(1));
+}
+
+static ct_tensor *log_global_fwd(ct_module *m, ct_tensor *const *in, int n, ct_tensor *out, void *user)
+{
+    (void)m, (void)in, (void)n, (void)out, (void)user;
+    strcat(hook_log, "gfwd ");
+    return NULL;
+}
+
+typedef struct bw_seen {
+    ct_tensor *grad_input, *grad_output;
+    int calls;
+} bw_seen;
+
+static ct_result record_backward(ct_module *m, ct_tensor **grad_inputs, int n, const ct_tensor *grad_output, void *user)
+{
+    (void)m, (void)n;
+    bw_seen *seen = (bw_seen *)user;
+    seen->calls++;
+    /* tensors made in a hook belong to backward's scope: keep references of our own */
+    ct_release(seen->grad_input);
+    ct_release(seen->grad_output);
+    seen->grad_input = grad_inputs[0] ? ct_retain(grad_inputs[0]) : NULL;
+    seen->grad_output = ct_retain((ct_tensor *)grad_output);
+    grad_inputs[0] = grad_inputs[0] ? ct_mul_scalar(grad_inputs[0], ct_int(10)) : NULL; /* replaced */
+    return CT_OK;
+}
+
+static void test_hooks(void)
+{
+    ct_scope s = ct_scope_begin();
+    ct_module *relu = ct_nn_relu();
+    ct_tensor *x = ct_from_array((float[]){-1, 2, 3}, CT_SHAPE(3), CT_F32);
+    hook_log[0] = 0;
+    ct_hook_handle gp = ct_register_module_forward_pre_hook(log_global_pre, NULL);
+    ct_hook_handle gf = ct_register_module_forward_hook(log_global_fwd, NULL);
+    ct_hook_handle pre = ct_module_register_forward_pre_hook(relu, double_input, NULL);
+    ct_hook_handle fwd = ct_module_register_forward_hook(relu, add_one, NULL);
+    CHECK_REPR(ct_forward(relu, x), "tensor([1., 5., 7.])");
+    CHECK_STR(hook_log, "ReLU:gpre ReLU:pre gfwd fwd ");
+    ct_hook_handle_remove(pre);
+    ct_hook_handle_remove(pre); /* twice: ignored */
+    ct_hook_handle_remove(gp);
+    ct_hook_handle_remove(gf);
+    hook_log[0] = 0;
+    CHECK_REPR(ct_forward(relu, x), "tensor([1., 3., 4.])");
+    CHECK_STR(hook_log, "fwd ");
+    ct_hook_handle_remove(fwd);
+    CHECK_REPR(ct_forward(relu, x), "tensor([0., 2., 3.])");
+
+    /* full backward hook: grad_input and grad_output, and a replaced grad_input */
+    bw_seen seen = {NULL, NULL, 0};
+    ct_hook_handle bh = ct_module_register_full_backward_hook(relu, record_backward, &seen);
+    ct_tensor *xr = ct_clone(x);
+    ct_requires_grad_(xr, true);
+    ct_tensor *y = ct_forward(relu, xr);
+    CHECK_STR(ct_node_name(ct_grad_fn(y)), "BackwardHookFunctionBackward");
+    ct_tensor *g = ct_from_array((float[]){1, 2, 3}, CT_SHAPE(3), CT_F32);
+    CHECK_OK(ct_backward(y, g, (ct_backward_opts){0}));
+    CHECK_INT(seen.calls, 1);
+    CHECK_REPR(seen.grad_output, "tensor([1., 2., 3.])");
+    CHECK_REPR(seen.grad_input, "tensor([0., 2., 3.])");
+    CHECK_REPR(ct_grad(xr), "tensor([ 0., 20., 30.])");
+    ct_hook_handle_remove(bh);
+    /* an input that needs no gradient (a layer with parameters): the hook runs with None */
+    ct_module *ln = ct_nn_layer_norm(CT_SHAPE(3), ct_norm_opts_init());
+    ct_module_register_full_backward_hook(ln, record_backward, &seen);
+    CHECK_OK(ct_backward(ct_sum(ct_forward(ln, x)), NULL, (ct_backward_opts){0}));
+    CHECK_INT(seen.calls, 2);
+    CHECK(seen.grad_input == NULL);
+    CHECK_REPR(seen.grad_output, "tensor([1., 1., 1.])");
+    /* no gradient at all: no call */
+    ct_module_requires_grad_(ln, false);
+    CHECK(!ct_requires_grad(ct_forward(ln, x)));
+    CHECK_INT(seen.calls, 2);
+    ct_module_release(ln);
+    ct_release(seen.grad_input);
+    ct_release(seen.grad_output);
+    ct_module_release(relu);
+    ct_scope_end(s);
+}
+
+/* ---------------------------------------------------------------- nn.init */
+
+static void test_init(void)
+{
+    ct_scope s = ct_scope_begin();
+    /* Linear(784, 256)'s reset_parameters, draw for draw */
+    ct_manual_seed(0);
+    ct_tensor *w = ct_empty(CT_SHAPE(256, 784), CT_F32), *b = ct_empty(CT_SHAPE(256), CT_F32);
+    ct_kaiming_opts ko = {sqrt(5.0), NULL, NULL};
+    CHECK_OK(ct_init_kaiming_uniform_(w, ko));
+    CHECK_OK(ct_init_uniform_(b, -1 / sqrt(784.0), 1 / sqrt(784.0)));
+    CHECK_TENSOR(w, golden("nn", "linear_784_256_weight"), 0);
+    CHECK_TENSOR(b, golden("nn", "linear_784_256_bias"), 0);
+
+    ct_manual_seed(1);
+    ct_tensor *t;
+    CHECK_OK(ct_init_xavier_uniform_(t = ct_empty(CT_SHAPE(5, 7), CT_F32), ct_init_calculate_gain("relu", NULL)));
+    CHECK_TENSOR(t, golden("nn", "init_xavier_uniform"), 0);
+    CHECK_OK(ct_init_xavier_normal_(t = ct_empty(CT_SHAPE(5, 7, 3), CT_F32), 1));
+    CHECK_TENSOR(t, golden("nn", "init_xavier_normal"), 1);
+    ct_kaiming_opts ku = {0, "fan_out", "relu"};
+    CHECK_OK(ct_init_kaiming_uniform_(t = ct_empty(CT_SHAPE(6, 4, 3), CT_F32), ku));
+    CHECK_TENSOR(t, golden("nn", "init_kaiming_uniform"), 0);
+    ct_kaiming_opts kn = {0.2, NULL, NULL};
+    CHECK_OK(ct_init_kaiming_normal_(t = ct_empty(CT_SHAPE(6, 4), CT_F32), kn));
+    CHECK_TENSOR(t, golden("nn", "init_kaiming_normal"), 1);
+    CHECK_OK(ct_init_trunc_normal_(t = ct_empty(CT_SHAPE(50), CT_F32), 0.5, 2.0, -1.0, 3.0));
+    CHECK_TENSOR(t, golden("nn", "init_trunc_normal"), 1);
+    CHECK_OK(ct_init_uniform_(t = ct_empty(CT_SHAPE(3, 4), CT_F32), -2, 5));
+    CHECK_TENSOR(t, golden("nn", "init_uniform"), 0);
+    CHECK_OK(ct_init_normal_(t = ct_empty(CT_SHAPE(3, 4), CT_F32), 1, 3));
+    CHECK_TENSOR(t, golden("nn", "init_normal"), 1);
+    CHECK_OK(ct_init_eye_(t = ct_empty(CT_SHAPE(3, 5), CT_F32)));
+    CHECK_TENSOR(t, golden("nn", "init_eye"), 0);
+    CHECK_OK(ct_init_constant_(t, 2.5));
+    CHECK_REPR(ct_index(t, "0, :2"), "tensor([2.5000, 2.5000])");
+    CHECK_OK(ct_init_zeros_(t));
+    CHECK_OK(ct_init_ones_(t));
+    CHECK(ct_item(ct_sum(t)) == 15);
+    const char *gains[] = {"linear", "conv2d", "sigmoid", "tanh", "relu", "leaky_relu", "leaky_relu", "selu"};
+    double slope = 0.2, got[8];
+    for (int i = 0; i < 8; i++) got[i] = ct_init_calculate_gain(gains[i], i == 6 ? &slope : NULL);
+    CHECK_TENSOR(ct_from_array(got, CT_SHAPE(8), CT_F64), golden("nn", "init_gains"), 0);
+    /* a leaf that requires grad is written without recording */
+    ct_tensor *p = ct_zeros(CT_SHAPE(2, 2), CT_F32);
+    ct_requires_grad_(p, true);
+    CHECK_OK(ct_init_normal_(p, 0, 1));
+    CHECK(ct_is_leaf(p));
+
+    /* the layers' own initialisation */
+    ct_manual_seed(2);
+    ct_module *e = ct_nn_embedding(10, 4, ct_embedding_opts_init());
+    CHECK_TENSOR(ct_module_get_parameter(e, "weight"), golden("nn", "embedding_10_4_weight"), 1);
+    ct_manual_seed(2);
+    ct_embedding_opts eo = ct_embedding_opts_init();
+    eo.padding_idx = -3;
+    ct_module *ep = ct_nn_embedding(10, 4, eo);
+    CHECK_TENSOR(ct_module_get_parameter(ep, "weight"), golden("nn", "embedding_10_4_pad_weight"), 1);
+    ct_module_release(e);
+    ct_module_release(ep);
+    ct_scope_end(s);
+}
+
+/* ---------------------------------------------------------------- linear layers and ToyModel */
+
+static void test_linear(void)
+{
+    ct_scope s = ct_scope_begin();
+    ct_manual_seed(0);
+    ct_module *big = ct_nn_linear(784, 256, true);
+    CHECK_TENSOR(ct_module_get_parameter(big, "weight"), golden("nn", "linear_784_256_weight"), 0);
+    CHECK_TENSOR(ct_module_get_parameter(big, "bias"), golden("nn", "linear_784_256_bias"), 0);
+    ct_module_release(big);
+    ct_module *lin = ct_nn_linear(4, 3, true);
+    const char *tags[] = {"linear_1d", "linear_2d", "linear_3d", "linear_4d"};
+    const char *nodes[] = {"AddBackward0", "AddmmBackward0", "ViewBackward0", "AddBackward0"};
+    for (int i = 0; i < 4; i++) {
+        check_module(tags[i], lin, 1, CLOSE);
+        ct_tensor *x = ct_clone(gold(tags[i], "in0"));
+        CHECK_STR(ct_node_name(ct_grad_fn(ct_forward(lin, x))), nodes[i]);
+    }
+    ct_module_release(lin);
+    ct_module *nb = ct_nn_linear(4, 3, false);
+    CHECK(ct_module_get_parameter(nb, "bias") == NULL);
+    ct_clear_error();
+    check_module("linear_nobias", nb, 1, CLOSE);
+    CHECK_STR(ct_node_name(ct_grad_fn(ct_forward(nb, ct_clone(gold("linear_nobias", "in0"))))), "MmBackward0");
+    ct_module_release(nb);
+    ct_manual_seed(3);
+    ct_module *bil = ct_nn_bilinear(3, 4, 2, true);
+    CHECK_TENSOR(ct_module_get_parameter(bil, "weight"), golden("nn", "bilinear_init_weight"), 0);
+    CHECK_TENSOR(ct_module_get_parameter(bil, "bias"), golden("nn", "bilinear_init_bias"), 0);
+    check_module("bilinear", bil, 2, CLOSE);
+    ct_module_release(bil);
+    ct_scope_end(s);
+}
+
+/* Seed 004's ToyModel: net1, relu, net2, as README shows it. */
+typedef struct ToyModel {
+    ct_module base;
+    ct_module *net1, *relu, *net2;
+} ToyModel;
+
+static ct_tensor *toymodel_forward(ct_module *self, ct_tensor *const *in, int n)
+{
+    (void)n;
+    ToyModel *t = (ToyModel *)self;
+    return ct_forward(t->net2, ct_forward(t->relu, ct_forward(t->net1, in[0])));
+}
+
+static void test_toy_model(void)
+{
+    static const ct_module_class cls = {"ToyModel", toymodel_forward, NULL};
+    ct_scope s = ct_scope_begin();
+    ct_manual_seed(0);
+    ToyModel *t = (ToyModel *)ct_module_new(&cls, sizeof(ToyModel));
+    t->net1 = ct_add_module(&t->base, "net1", ct_nn_linear(10, 10, true));
+    t->relu = ct_add_module(&t->base, "relu", ct_nn_relu());
+    t->net2 = ct_add_module(&t->base, "net2", ct_nn_linear(10, 5, true));
+    ct_tensor_list sd = ct_module_state_dict(&t->base);
+    static const char *const keys[] = {"net1.weight", "net1.bias", "net2.weight", "net2.bias"};
+    check_names(sd, keys, 4);
+    for (int i = 0; i < sd.n; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "toy_init_%s", sd.names[i]);
+        CHECK_TENSOR(sd.tensors[i], golden("nn", key), 0);
+    }
+    ct_tensor_list_free(&sd);
+    ct_module *loss_fn = ct_nn_mse_loss(CT_REDUCTION_MEAN);
+    ct_tensor *in[2] = {ct_forward(&t->base, gold("toy", "in0")), (ct_tensor *)gold("toy", "in1")};
+    ct_tensor *loss = ct_forward_n(loss_fn, in, 2);
+    CHECK_TENSOR(loss, gold("toy", "out"), 1);
+    CHECK_OK(ct_backward(loss, gold("toy", "g"), (ct_backward_opts){0}));
+    ct_tensor_list ps = ct_module_parameters(&t->base, true);
+    for (int i = 0; i < ps.n; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "gp_%s", ps.names[i]);
+        check_close(__LINE__, key, ct_grad(ps.tensors[i]), gold("toy", key));
+    }
+    ct_tensor_list_free(&ps);
+    ct_module_release(loss_fn);
+    ct_module_release(&t->base);
+    ct_scope_end(s);
+}
+
+/* ---------------------------------------------------------------- gradcheck */
+
+/* One fused op under gradcheck and gradgradcheck, in float64. */
+typedef struct gc_case {
+    const char *name;
+    int kind;
+} gc_case;
+
+enum {
+    GC_LAYER_NORM, GC_BATCH_NORM, GC_BATCH_NORM_EVAL, GC_GROUP_NORM, GC_INSTANCE_NORM, GC_EMBEDDING, GC_EMBEDDING_BAG,
+    GC_MSE, GC_SMOOTH_L1, GC_HUBER, GC_BCE, GC_BCE_LOGITS, GC_NLL, GC_CE_SMOOTH, GC_CE_PROBS, GC_KL_DIV, GC_COSINE,
+    GC_MARGIN, GC_TRIPLET, GC_COUNT
+};
+
+static int gc_fn(ct_tensor *const *in, int n, ct_tensor **out, void *user)
+{
+    (void)n;
+    int kind = *(int *)user;
+    ct_tensor *idx = ct_from_array((int64_t[]){0, 2, 1, 2}, CT_SHAPE(4), CT_I64);
+    ct_nll_loss_opts no = ct_nll_loss_opts_init();
+    ct_triplet_margin_loss_opts to = ct_triplet_margin_loss_opts_init();
+    switch (kind) {
+    case GC_LAYER_NORM: out[0] = ct_layer_norm(in[0], CT_SHAPE(3), in[1], in[2], 1e-5); break;
+    case GC_BATCH_NORM: out[0] = ct_batch_norm(in[0], NULL, NULL, in[1], in[2], true, 0.1, 1e-5); break;
+    case GC_BATCH_NORM_EVAL: {
+        ct_tensor *rm = ct_from_array((double[]){0.1, -0.2, 0.3}, CT_SHAPE(3), CT_F64);
+        ct_tensor *rv = ct_from_array((double[]){1.5, 0.5, 2.0}, CT_SHAPE(3), CT_F64);
+        out[0] = ct_batch_norm(in[0], rm, rv, in[1], in[2], false, 0.1, 1e-5);
+        break;
+    }
+    case GC_GROUP_NORM: out[0] = ct_group_norm(ct_view(in[0], CT_SHAPE(2, 3, 2)), 3, in[1], in[2], 1e-5); break;
+    case GC_INSTANCE_NORM: out[0] = ct_instance_norm(ct_view(in[0], CT_SHAPE(1, 3, 4)), NULL, NULL, in[1], in[2], true, 0.1, 1e-5); break;
+    case GC_EMBEDDING: out[0] = ct_embedding(idx, in[0], CT_NO_PADDING); break; /* a padding row would get no gradient */
+    case GC_EMBEDDING_BAG:
+        out[0] = ct_embedding_bag(idx, in[0], ct_from_array((int64_t[]){0, 1, 1}, CT_SHAPE(3), CT_I64), "mean");
+        break;
+    case GC_MSE: out[0] = ct_mse_loss(in[0], in[1], CT_REDUCTION_MEAN); break;
+    case GC_SMOOTH_L1: out[0] = ct_smooth_l1_loss(in[0], in[1], CT_REDUCTION_NONE, 0.8); break;
+    case GC_HUBER: out[0] = ct_huber_loss(in[0], in[1], CT_REDUCTION_SUM, 0.6); break;
+    case GC_BCE: out[0] = ct_binary_cross_entropy(ct_sigmoid(in[0]), ct_sigmoid(in[1]), in[2], CT_REDUCTION_MEAN); break;
+    case GC_BCE_LOGITS:
+        out[0] = ct_binary_cross_entropy_with_logits(in[0], ct_sigmoid(in[1]), NULL, ct_exp(in[2]), CT_REDUCTION_NONE);
+        break;
+    case GC_NLL: no.weight = ct_exp(in[2]); out[0] = ct_nll_loss(in[0], idx, no); break;
+    case GC_CE_SMOOTH:
+        no.label_smoothing = 0.2;
+        no.ignore_index = 1;
+        out[0] = ct_cross_entropy(in[0], idx, no);
+        break;
+    case GC_CE_PROBS: no.label_smoothing = 0.1; out[0] = ct_cross_entropy(in[0], ct_softmax(in[1], 1, CT_DEFAULT), no); break;
+    case GC_KL_DIV: out[0] = ct_kl_div(ct_log_softmax(in[0], 1, CT_DEFAULT), ct_softmax(in[1], 1, CT_DEFAULT), CT_REDUCTION_BATCHMEAN, false); break;
+    case GC_COSINE:
+        out[0] = ct_cosine_embedding_loss(in[0], in[1], ct_from_array((int64_t[]){1, -1, 1, -1}, CT_SHAPE(4), CT_I64), -0.5, CT_REDUCTION_MEAN);
+        break;
+    case GC_MARGIN: out[0] = ct_margin_ranking_loss(in[0], in[1], in[2], 0.2, CT_REDUCTION_NONE); break;
+    default: to.swap = true; out[0] = ct_triplet_margin_loss(in[0], in[1], in[2], to); break;
+    }
+    return out[0] ? 1 : ct_last_error_code();
+}
+
+static void test_gradcheck(void)
+{
+    static const char *const names[GC_COUNT] = {"layer_norm", "batch_norm", "batch_norm_eval", "group_norm",
+                                                "instance_norm", "embedding", "embedding_bag", "mse", "smooth_l1",
+                                                "huber", "bce", "bce_logits", "nll", "ce_smooth", "ce_probs", "kl_div",
+                                                "cosine", "margin", "triplet"};
+    ct_gradcheck_opts o = ct_gradcheck_opts_init();
+    for (int k = 0; k < GC_COUNT; k++) {
+        ct_scope s = ct_scope_begin();
+        ct_manual_seed((uint64_t)k);
+        ct_tensor *in[3];
+        int n = 3;
+        if (k == GC_EMBEDDING || k == GC_EMBEDDING_BAG) {
+            in[0] = ct_randn(CT_SHAPE(3, 2), CT_F64, NULL);
+            n = 1;
+        } else if (k <= GC_INSTANCE_NORM) {
+            in[0] = ct_randn(CT_SHAPE(4, 3), CT_F64, NULL);
+            in[1] = ct_randn(CT_SHAPE(3), CT_F64, NULL);
+            in[2] = ct_randn(CT_SHAPE(3), CT_F64, NULL);
+        } else if (k == GC_MARGIN) {
+            for (int i = 0; i < 3; i++) in[i] = ct_randn(CT_SHAPE(4), CT_F64, NULL);
+        } else {
+            in[0] = ct_randn(CT_SHAPE(4, 3), CT_F64, NULL);
+            in[1] = ct_randn(CT_SHAPE(4, 3), CT_F64, NULL);
+            in[2] = ct_randn(k == GC_NLL ? CT_SHAPE(3) : CT_SHAPE(4, 3), CT_F64, NULL);
+        }
+        /* PyTorch's losses give weights no gradient: they stay constants here */
+        bool weight_arg = k == GC_BCE || k == GC_BCE_LOGITS || k == GC_NLL;
+        for (int i = 0; i < n; i++) ct_requires_grad_(in[i], !(weight_arg && i == 2));
+        ct_result r1 = ct_gradcheck(gc_fn, in, n, &k, o), r2 = ct_gradgradcheck(gc_fn, in, n, &k, o);
+        if (r1 != CT_OK || r2 != CT_OK) printf("    %s: %s\n", names[k], ct_last_error());
+        CHECK(r1 == CT_OK && r2 == CT_OK);
+        ct_clear_error();
+        ct_scope_end(s);
+    }
+}
+
+static void test_node_names(void)
+{
+    ct_scope s = ct_scope_begin();
+    ct_tensor *x = ct_randn(CT_SHAPE(4, 5), CT_F32, NULL), *t = ct_rand(CT_SHAPE(4, 5), CT_F32, NULL);
+    ct_requires_grad_(x, true);
+    ct_tensor *c = ct_from_array((int64_t[]){0, 2, 1, 4}, CT_SHAPE(4), CT_I64);
+    ct_nll_loss_opts no = ct_nll_loss_opts_init();
+    struct { ct_tensor *y; const char *name; } cases[] = {
+        {ct_mse_loss(x, t, CT_REDUCTION_NONE), "MseLossBackward0"},
+        {ct_l1_loss(x, t, CT_REDUCTION_MEAN), "MeanBackward0"},
+        {ct_smooth_l1_loss(x, t, CT_REDUCTION_SUM, 1), "SmoothL1LossBackward0"},
+        {ct_huber_loss(x, t, CT_REDUCTION_MEAN, 1), "HuberLossBackward0"},
+        {ct_cross_entropy(x, c, no), "NllLossBackward0"},
+        {ct_nll_loss(ct_view(x, CT_SHAPE(1, 4, 5, 1)), ct_from_array((int64_t[]){0, 2, 1, 3, 3}, CT_SHAPE(1, 5, 1), CT_I64), no),
+         "NllLoss2DBackward0"},
+        {ct_binary_cross_entropy(ct_sigmoid(x), t, NULL, CT_REDUCTION_NONE), "BinaryCrossEntropyBackward0"},
+        {ct_binary_cross_entropy_with_logits(x, t, NULL, NULL, CT_REDUCTION_SUM), "BinaryCrossEntropyWithLogitsBackward0"},
+        {ct_kl_div(x, t, CT_REDUCTION_NONE, false), "SubBackward0"},
+        {ct_dropout(x, 0.3, true), "MulBackward0"},
+        {ct_embedding(c, ct_t(x), CT_NO_PADDING), "EmbeddingBackward0"},
+        {ct_layer_norm(x, CT_SHAPE(5), NULL, NULL, 1e-5), "NativeLayerNormBackward0"},
+        {ct_batch_norm(x, NULL, NULL, NULL, NULL, true, 0.1, 1e-5), "NativeBatchNormBackward0"},
+        {ct_group_norm(ct_view(x, CT_SHAPE(2, 2, 5)), 2, NULL, NULL, 1e-5), "NativeGroupNormBackward0"},
+        {ct_instance_norm(ct_view(x, CT_SHAPE(1, 4, 5)), NULL, NULL, NULL, NULL, true, 0.1, 1e-5), "ViewBackward0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK_T(cases[i].y);
+        if (cases[i].y) CHECK_STR(ct_node_name(ct_grad_fn(cases[i].y)), cases[i].name);
+    }
+    no.label_smoothing = 0.1;
+    CHECK_STR(ct_node_name(ct_grad_fn(ct_cross_entropy(x, c, no))), "AddBackward0");
+    CHECK(ct_dropout(x, 0.3, false) != NULL && ct_grad_fn(ct_dropout(x, 0.3, false)) == NULL);
+    ct_scope_end(s);
+}
+
+int main(void)
+{
+    RUN(test_module_names);
+    RUN(test_module_state);
+    RUN(test_load_state_dict);
+    RUN(test_hooks);
+    RUN(test_init);
+    RUN(test_activations);
+    RUN(test_dropout);
+    RUN(test_normalization_layers);
+    RUN(test_embeddings);
+    RUN(test_losses);
+    RUN(test_loss_forms);
+    RUN(test_linear);
+    RUN(test_toy_model);
+    RUN(test_gradcheck);
+    RUN(test_node_names);
+    return ct_test_report();
+}
