@@ -227,10 +227,7 @@ static void test_param_groups(void)
     CHECK_VALUES(ct_detach(classifier), CT_SHAPE(3), -0.5, -0.5, -0.5);
     ct_tensor *buf = ct_optim_state_get(opt, base, "momentum_buffer");
     CHECK_VALUES(buf, CT_SHAPE(2), 1, 1);
-    ct_release(buf);
     ct_optim_free(opt);
-    ct_release(base);
-    ct_release(classifier);
 }
 
 static void test_three_groups_recipe(void)
@@ -256,7 +253,6 @@ static void test_three_groups_recipe(void)
     CHECK(ct_item(ct_index(g[1], "0")) < 1);
     CHECK_VALUES(ct_detach(g[2]), CT_SHAPE(2), 1, 1);
     ct_optim_free(opt);
-    for (int i = 0; i < 3; i++) ct_release(g[i]);
 }
 
 static void test_zero_grad(void)
@@ -277,7 +273,6 @@ static void test_zero_grad(void)
     CHECK_VALUES(ct_detach(x), CT_SHAPE(2), 1, 1);
     CHECK_ERR(ct_optim_state_get(opt, x, "exp_avg"), CT_ERR_INDEX, "KeyError: 'exp_avg'");
     ct_optim_free(opt);
-    ct_release(x);
 }
 
 static void test_step_state_is_float32_counter(void)
@@ -291,9 +286,7 @@ static void test_step_state_is_float32_counter(void)
     }
     ct_tensor *step = ct_optim_state_get(opt, x, "step");
     CHECK(step && ct_dtype_of(step) == CT_F32 && ct_item(step) == 3);
-    ct_release(step);
     ct_optim_free(opt);
-    ct_release(x);
 }
 
 /* optimizer.step(closure) for a first-order optimizer: the closure runs
@@ -321,7 +314,6 @@ static void test_step_with_closure(void)
     CHECK(loss == 5);
     CHECK_VALUES(ct_detach(x), CT_SHAPE(2), 0.5, 1);
     ct_optim_free(opt);
-    ct_release(x);
 }
 
 int main(void)
