@@ -20,7 +20,7 @@ IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_o
       src/ops/pointwise.c src/ops/reduce.c src/ops/join.c src/ops/sort.c
       src/cpu/iter.c src/cpu/range.c src/cpu/pointwise.c src/cpu/reduce.c src/cpu/join.c src/cpu/sort.c
       src/cpu/copy.c
-      src/optim/optimizer.c src/optim/lbfgs.c src/optim/lr_scheduler.c"
+      src/optim/optimizer.c src/optim/lbfgs.c src/optim/lr_scheduler.c src/optim/clip.c"
 
 section() { # file
     name=${1#src/}
