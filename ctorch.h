@@ -1587,7 +1587,7 @@ CTORCH_API ct_optimizer *ct_radam(ct_tensor *const *params, int64_t n, ct_radam_
 /* torch.optim.LBFGS; defaults lr 1, max_iter 20, max_eval 0 (meaning
  * max_iter * 5 / 4), tolerance_grad 1e-7, tolerance_change 1e-9,
  * history_size 100, no line search (strong_wolfe: line_search_fn='strong_wolfe').
- * One parameter group only, as in PyTorch; step needs a closure. */
+ * Like PyTorch's, it optimizes the first parameter group only; step needs a closure. */
 typedef struct ct_lbfgs_opts {
     double lr;
     int64_t max_iter, max_eval;
@@ -19615,8 +19615,6 @@ static ct_result ct__check_group(const ct_optimizer *opt, const ct_param_group *
         if (k < 0 || !((opt->default_has >> k) & 1u))
             return ct__fail(CT_ERR_VALUE, "%s has no option '%s'", opt->cls->name, group->options[o].name);
     }
-    if (opt->cls == &ct__lbfgs_class && opt->n_groups > 0)
-        return ct__fail(CT_ERR_VALUE, "LBFGS doesn't support per-parameter options (parameter groups)");
     return CT_OK;
 }
 
@@ -19671,7 +19669,7 @@ double ct_optim_get(const ct_optimizer *opt, int group, const char *name)
     if (!g) return NAN;
     int k = ct__optim_key(name);
     if (k < 0 || !CT__HAS(g, k)) {
-        ct__fail(CT_ERR_INDEX, "KeyError: '%s'", name ? name : "(null)");
+        ct__fail(CT_ERR_INDEX, "'%s'", name ? name : "(null)");
         return NAN;
     }
     return g->v[k];
@@ -20030,7 +20028,7 @@ static ct_tensor *ct__step_tensor(double v)
 
 static ct_tensor *ct__key_error(const char *name)
 {
-    ct__fail(CT_ERR_INDEX, "KeyError: '%s'", name ? name : "(null)");
+    ct__fail(CT_ERR_INDEX, "'%s'", name ? name : "(null)");
     return NULL;
 }
 
@@ -21467,7 +21465,7 @@ ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_no
     ct_scope_end(s);
     ct_grad_mode_restore(mode);
     CT_FREE(grads);
-    return result ? ct__own(result) : NULL;
+    return result;
 }
 
 ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value)
@@ -21493,7 +21491,7 @@ ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
     ct_tensor *vec = ct_keep(ct_cat(views, (int)n, 0));
     ct_scope_end(s);
     CT_FREE(views);
-    return vec ? ct__own(vec) : NULL;
+    return vec;
 }
 
 ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n)

@@ -70,7 +70,7 @@ ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_no
     ct_scope_end(s);
     ct_grad_mode_restore(mode);
     CT_FREE(grads);
-    return result ? ct__own(result) : NULL;
+    return result;
 }
 
 ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value)
@@ -96,7 +96,7 @@ ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
     ct_tensor *vec = ct_keep(ct_cat(views, (int)n, 0));
     ct_scope_end(s);
     CT_FREE(views);
-    return vec ? ct__own(vec) : NULL;
+    return vec;
 }
 
 ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n)

@@ -121,7 +121,7 @@ CTORCH_API ct_optimizer *ct_radam(ct_tensor *const *params, int64_t n, ct_radam_
 /* torch.optim.LBFGS; defaults lr 1, max_iter 20, max_eval 0 (meaning
  * max_iter * 5 / 4), tolerance_grad 1e-7, tolerance_change 1e-9,
  * history_size 100, no line search (strong_wolfe: line_search_fn='strong_wolfe').
- * One parameter group only, as in PyTorch; step needs a closure. */
+ * Like PyTorch's, it optimizes the first parameter group only; step needs a closure. */
 typedef struct ct_lbfgs_opts {
     double lr;
     int64_t max_iter, max_eval;

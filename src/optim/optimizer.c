@@ -338,8 +338,6 @@ static ct_result ct__check_group(const ct_optimizer *opt, const ct_param_group *
         if (k < 0 || !((opt->default_has >> k) & 1u))
             return ct__fail(CT_ERR_VALUE, "%s has no option '%s'", opt->cls->name, group->options[o].name);
     }
-    if (opt->cls == &ct__lbfgs_class && opt->n_groups > 0)
-        return ct__fail(CT_ERR_VALUE, "LBFGS doesn't support per-parameter options (parameter groups)");
     return CT_OK;
 }
 
@@ -394,7 +392,7 @@ double ct_optim_get(const ct_optimizer *opt, int group, const char *name)
     if (!g) return NAN;
     int k = ct__optim_key(name);
     if (k < 0 || !CT__HAS(g, k)) {
-        ct__fail(CT_ERR_INDEX, "KeyError: '%s'", name ? name : "(null)");
+        ct__fail(CT_ERR_INDEX, "'%s'", name ? name : "(null)");
         return NAN;
     }
     return g->v[k];
@@ -753,7 +751,7 @@ static ct_tensor *ct__step_tensor(double v)
 
 static ct_tensor *ct__key_error(const char *name)
 {
-    ct__fail(CT_ERR_INDEX, "KeyError: '%s'", name ? name : "(null)");
+    ct__fail(CT_ERR_INDEX, "'%s'", name ? name : "(null)");
     return NULL;
 }
 

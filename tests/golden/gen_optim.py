@@ -128,8 +128,34 @@ def run(kind, spec, g1spec, steps, dtype, w, name):
     w.add(name + '_p1', params[1])
 
 
+def clipping(w):
+    """clip_grad_norm_ over norm types 1, 2, inf, 3 and 0.5 (max_norm 1.0, so
+    the gradients shrink; and 100.0, so they stay), and clip_grad_value_(0.5)."""
+    torch.manual_seed(1)
+    grads = [torch.randn(3, 4), torch.randn(5)]
+    w.add('clip_g0', grads[0])
+    w.add('clip_g1', grads[1])
+    for tag, p in (('1', 1.0), ('2', 2.0), ('inf', float('inf')), ('3', 3.0), ('half', 0.5)):
+        for max_norm in (1.0, 100.0):
+            params = [torch.zeros_like(g, requires_grad=True) for g in grads]
+            for q, g in zip(params, grads):
+                q.grad = g.clone()
+            total = torch.nn.utils.clip_grad_norm_(params, max_norm, p)
+            name = 'clip_%s_%d' % (tag, int(max_norm))
+            w.add(name + '_total', total)
+            w.add(name + '_g0', params[0].grad)
+            w.add(name + '_g1', params[1].grad)
+    params = [torch.zeros_like(g, requires_grad=True) for g in grads]
+    for q, g in zip(params, grads):
+        q.grad = g.clone()
+    torch.nn.utils.clip_grad_value_(params, 0.5)
+    w.add('clip_value_g0', params[0].grad)
+    w.add('clip_value_g1', params[1].grad)
+
+
 def main():
     w = Writer('optim.ctg')
+    clipping(w)
     for dtype, tag in ((torch.float32, 'f32'), (torch.float64, 'f64')):
         for i in range(2):
             w.add('init_p%d_%s' % (i, tag), INIT[i].to(dtype))
