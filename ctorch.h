@@ -19754,8 +19754,8 @@ ct_optimizer *ct_sgd(ct_tensor *const *params, int64_t n, ct_sgd_opts o)
                        {CT__K_MOMENTUM, o.momentum},
                        {CT__K_DAMPENING, o.dampening},
                        {CT__K_WEIGHT_DECAY, o.weight_decay},
-                       {CT__K_NESTEROV, o.nesterov},
-                       {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_NESTEROV, (double)o.nesterov},
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(&ct__sgd_class, params, n, d, 6);
 }
 
@@ -19779,8 +19779,8 @@ static ct_optimizer *ct__adam_family(const ct__optim_class *cls, ct_tensor *cons
         return NULL;
     ct__default d[] = {{CT__K_LR, o.lr},       {CT__K_BETA1, o.beta1},
                        {CT__K_BETA2, o.beta2}, {CT__K_EPS, o.eps},
-                       {CT__K_WEIGHT_DECAY, o.weight_decay}, {CT__K_AMSGRAD, o.amsgrad},
-                       {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_WEIGHT_DECAY, o.weight_decay}, {CT__K_AMSGRAD, (double)o.amsgrad},
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(cls, params, n, d, 7);
 }
 
@@ -19809,8 +19809,8 @@ ct_optimizer *ct_rmsprop(ct_tensor *const *params, int64_t n, ct_rmsprop_opts o)
         ct__check_value(0.0 <= o.alpha, "alpha value", o.alpha) != CT_OK)
         return NULL;
     ct__default d[] = {{CT__K_LR, o.lr},          {CT__K_MOMENTUM, o.momentum}, {CT__K_ALPHA, o.alpha},
-                       {CT__K_EPS, o.eps},        {CT__K_CENTERED, o.centered}, {CT__K_WEIGHT_DECAY, o.weight_decay},
-                       {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_EPS, o.eps},        {CT__K_CENTERED, (double)o.centered}, {CT__K_WEIGHT_DECAY, o.weight_decay},
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(&ct__rmsprop_class, params, n, d, 7);
 }
 
@@ -19834,7 +19834,7 @@ ct_optimizer *ct_adagrad(ct_tensor *const *params, int64_t n, ct_adagrad_opts o)
                        {CT__K_EPS, o.eps},
                        {CT__K_WEIGHT_DECAY, o.weight_decay},
                        {CT__K_INITIAL_ACC, o.initial_accumulator_value},
-                       {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(&ct__adagrad_class, params, n, d, 6);
 }
 
@@ -19855,7 +19855,7 @@ ct_optimizer *ct_adadelta(ct_tensor *const *params, int64_t n, ct_adadelta_opts 
                        {CT__K_RHO, o.rho},
                        {CT__K_EPS, o.eps},
                        {CT__K_WEIGHT_DECAY, o.weight_decay},
-                       {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(&ct__adadelta_class, params, n, d, 5);
 }
 
@@ -19872,7 +19872,7 @@ ct_optimizer *ct_adamax(ct_tensor *const *params, int64_t n, ct_adamax_opts o)
         return NULL;
     ct__default d[] = {{CT__K_LR, o.lr},   {CT__K_BETA1, o.beta1},
                        {CT__K_BETA2, o.beta2},                {CT__K_EPS, o.eps},
-                       {CT__K_WEIGHT_DECAY, o.weight_decay}, {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_WEIGHT_DECAY, o.weight_decay}, {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(&ct__adamax_class, params, n, d, 6);
 }
 
@@ -19928,7 +19928,7 @@ ct_optimizer *ct_lbfgs(ct_tensor *const *params, int64_t n, ct_lbfgs_opts o)
                        {CT__K_TOL_GRAD, o.tolerance_grad},
                        {CT__K_TOL_CHANGE, o.tolerance_change},
                        {CT__K_HISTORY, (double)o.history_size},
-                       {CT__K_STRONG_WOLFE, o.strong_wolfe}};
+                       {CT__K_STRONG_WOLFE, (double)o.strong_wolfe}};
     return ct__optim_new(&ct__lbfgs_class, params, n, d, 7);
 }
 
@@ -20036,7 +20036,7 @@ ct_tensor *ct_optim_state_get(const ct_optimizer *opt, const ct_tensor *param, c
 {
     int g;
     int64_t i;
-    if (!opt) return (ct__fail(CT_ERR_TYPE, "state_get(): optimizer must not be NULL"), NULL);
+    if (!opt) { ct__fail(CT_ERR_TYPE, "state_get(): optimizer must not be NULL"); return NULL; }
     CT__ARG(param, "param", 2);
     if (!ct__optim_owns(opt, param, &g, &i)) return ct__key_error("param");
     if (opt->lbfgs && g == 0 && i == 0) return ct__lbfgs_state_get(opt->lbfgs, name);
@@ -20090,7 +20090,7 @@ static ct_result ct__pstate_copy(ct__pstate *dst, const ct__pstate *src, ct_dtyp
 static ct__group *ct__groups_copy(const ct__group *src, int n_groups, const ct__group *dtypes_from)
 {
     ct__group *out = (ct__group *)ct__zalloc((size_t)(n_groups ? n_groups : 1) * sizeof *out);
-    if (!out) return (CT__OOM(), NULL);
+    if (!out) { CT__OOM(); return NULL; }
     for (int g = 0; g < n_groups; g++) {
         out[g] = src[g];
         out[g].params = NULL;
@@ -20115,9 +20115,9 @@ static ct__group *ct__groups_copy(const ct__group *src, int n_groups, const ct__
 
 ct_optim_state *ct_optim_state_dict(const ct_optimizer *opt)
 {
-    if (!opt) return (ct__fail(CT_ERR_TYPE, "state_dict(): optimizer must not be NULL"), NULL);
+    if (!opt) { ct__fail(CT_ERR_TYPE, "state_dict(): optimizer must not be NULL"); return NULL; }
     ct_optim_state *st = (ct_optim_state *)ct__zalloc(sizeof *st);
-    if (!st) return (CT__OOM(), NULL);
+    if (!st) { CT__OOM(); return NULL; }
     st->cls = opt->cls;
     st->groups = ct__groups_copy(opt->groups, opt->n_groups, NULL);
     st->n_groups = opt->n_groups;
@@ -20203,7 +20203,10 @@ static void ct__lbfgs_free(ct__lbfgs *s)
 static ct__lbfgs *ct__lbfgs_new(int64_t history_size)
 {
     ct__lbfgs *s = (ct__lbfgs *)CT_MALLOC(sizeof *s);
-    if (!s) return (CT__OOM(), NULL);
+    if (!s) {
+        CT__OOM();
+        return NULL;
+    }
     memset(s, 0, sizeof *s);
     size_t n = (size_t)(history_size > 0 ? history_size : 1);
     s->history_size = history_size;
@@ -20213,7 +20216,8 @@ static ct__lbfgs *ct__lbfgs_new(int64_t history_size)
     s->al = (double *)CT_MALLOC(n * sizeof *s->al);
     if (!s->old_dirs || !s->old_stps || !s->ro || !s->al) {
         ct__lbfgs_free(s);
-        return (CT__OOM(), NULL);
+        CT__OOM();
+        return NULL;
     }
     memset(s->al, 0, n * sizeof *s->al);
     return s;
@@ -20279,7 +20283,10 @@ static double ct__abs_max(const ct_tensor *a) { return ct_item(ct_max(ct_abs(a))
 static ct_tensor *ct__flat_grad(const ct__group *g)
 {
     ct_tensor **v = (ct_tensor **)CT_MALLOC((size_t)g->n * sizeof *v);
-    if (!v) return (CT__OOM(), NULL);
+    if (!v) {
+        CT__OOM();
+        return NULL;
+    }
     for (int64_t i = 0; i < g->n; i++) {
         ct_tensor *p = g->params[i], *grad = p->ag ? ct__meta(p)->grad : NULL;
         v[i] = grad ? ct_reshape(grad, CT_SHAPE(-1)) : ct_zeros(CT_SHAPE(ct_numel(p)), ct_dtype_of(p));
@@ -20346,6 +20353,13 @@ typedef struct ct__ls_point {
     ct_tensor *g;
 } ct__ls_point;
 
+static ct__ls_point ct__ls_at(double t, double f, double gtd, ct_tensor *g)
+{
+    ct__ls_point p;
+    p.t = t, p.f = f, p.gtd = gtd, p.g = g;
+    return p;
+}
+
 /* _strong_wolfe(obj_func, x, t, d, f, g, gtd): the step t, its loss and gradient. */
 static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, double *t_io, const ct_tensor *d,
                                   double *f_io, ct_tensor **g_io, double gtd, double tolerance_change,
@@ -20359,29 +20373,29 @@ static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, d
     if (r != CT_OK) return r;
     int64_t ls_func_evals = 1;
     double gtd_new = ct__dot(g_new, d);
-    ct__ls_point prev = {0, f, gtd, *g_io}, br[2];
+    ct__ls_point prev = ct__ls_at(0, f, gtd, *g_io), br[2];
     int nb = 0, ls_iter = 0;
     bool done = false;
     while (ls_iter < max_ls) {
         bool sufficient = !(f_new > (f + c1 * t * gtd) || (ls_iter > 1 && f_new >= prev.f));
         if (sufficient && fabs(gtd_new) <= -c2 * gtd) {
-            br[0] = (ct__ls_point){t, f_new, gtd_new, g_new}, nb = 1, done = true;
+            br[0] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 1, done = true;
             break;
         }
         if (!sufficient || gtd_new >= 0) {
-            br[0] = prev, br[1] = (ct__ls_point){t, f_new, gtd_new, g_new}, nb = 2;
+            br[0] = prev, br[1] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 2;
             break;
         }
         double bounds[2] = {t + 0.01 * (t - prev.t), t * 10};
         double tmp = t;
         t = ct__cubic_interpolate(prev.t, prev.f, prev.gtd, t, f_new, gtd_new, bounds);
-        prev = (ct__ls_point){tmp, f_new, gtd_new, g_new};
+        prev = ct__ls_at(tmp, f_new, gtd_new, g_new);
         if ((r = ct__dir_eval(c, x, t, d, &f_new, &g_new)) != CT_OK) return r;
         ls_func_evals++;
         gtd_new = ct__dot(g_new, d);
         ls_iter++;
     }
-    if (ls_iter == max_ls) br[0] = (ct__ls_point){0, f, gtd, *g_io}, br[1] = (ct__ls_point){t, f_new, gtd_new, g_new}, nb = 2;
+    if (ls_iter == max_ls) br[0] = ct__ls_at(0, f, gtd, *g_io), br[1] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 2;
     bool insuf_progress = false;
     int low = nb == 2 && br[0].f > br[1].f ? 1 : 0, high = 1 - low;
     while (!done && ls_iter < max_ls) {
@@ -20578,6 +20592,13 @@ typedef struct ct__phase {
     int start_lr, end_lr;   /* CT__K_INITIAL_LR, CT__K_MAX_LR or CT__K_MIN_LR */
     int start_mom, end_mom; /* CT__A_BASE_MOM or CT__A_MAX_MOM */
 } ct__phase;
+
+static ct__phase ct__phase_make(double end_step, int start_lr, int end_lr, int start_mom, int end_mom)
+{
+    ct__phase ph;
+    ph.end_step = end_step, ph.start_lr = start_lr, ph.end_lr = end_lr, ph.start_mom = start_mom, ph.end_mom = end_mom;
+    return ph;
+}
 
 struct ct_lr_scheduler {
     ct__sched_kind kind;
@@ -21039,13 +21060,14 @@ ct_lr_scheduler *ct_step_lr(ct_optimizer *opt, int64_t step_size, double gamma)
 ct_lr_scheduler *ct_multi_step_lr(ct_optimizer *opt, const int64_t *milestones, int n_milestones, double gamma)
 {
     if (n_milestones < 0 || (n_milestones > 0 && !milestones))
-        return (ct__fail(CT_ERR_TYPE, "'NoneType' object is not iterable"), NULL);
+        { ct__fail(CT_ERR_TYPE, "'NoneType' object is not iterable"); return NULL; }
     ct_lr_scheduler *s = ct__sched_alloc(CT__S_MULTI_STEP, opt);
     if (!s) return NULL;
     s->milestones = (int64_t *)CT_MALLOC((size_t)(n_milestones ? n_milestones : 1) * sizeof *s->milestones);
     if (!s->milestones) {
         ct_lr_scheduler_free(s);
-        return (CT__OOM(), NULL);
+        CT__OOM();
+        return NULL;
     }
     if (n_milestones) memcpy(s->milestones, milestones, (size_t)n_milestones * sizeof *milestones);
     s->n_milestones = n_milestones;
@@ -21100,9 +21122,9 @@ ct_lr_scheduler *ct_cosine_annealing_lr(ct_optimizer *opt, int64_t T_max, double
 
 ct_lr_scheduler *ct_cosine_annealing_warm_restarts(ct_optimizer *opt, int64_t T_0, int64_t T_mult, double eta_min)
 {
-    if (T_0 <= 0) return (ct__fail(CT_ERR_VALUE, "Expected positive integer T_0, but got %lld", (long long)T_0), NULL);
+    if (T_0 <= 0) { ct__fail(CT_ERR_VALUE, "Expected positive integer T_0, but got %lld", (long long)T_0); return NULL; }
     if (T_mult < 1)
-        return (ct__fail(CT_ERR_VALUE, "Expected integer T_mult >= 1, but got %lld", (long long)T_mult), NULL);
+        { ct__fail(CT_ERR_VALUE, "Expected integer T_mult >= 1, but got %lld", (long long)T_mult); return NULL; }
     ct_lr_scheduler *s = ct__sched_alloc(CT__S_WARM_RESTARTS, opt);
     if (s) s->T_0 = s->T_i = T_0, s->T_mult = T_mult, s->eta_min = eta_min, s->T_cur = -1;
     return ct__sched_start(s);
@@ -21118,9 +21140,9 @@ static bool ct__has_option(const ct_optimizer *opt, int key) { return (opt->defa
 
 ct_lr_scheduler *ct_cyclic_lr(ct_optimizer *opt, ct_cyclic_lr_opts o)
 {
-    if ((unsigned)o.mode > CT_CYCLIC_EXP_RANGE) return (ct__fail(CT_ERR_VALUE, "mode is invalid and scale_fn is None"), NULL);
+    if ((unsigned)o.mode > CT_CYCLIC_EXP_RANGE) { ct__fail(CT_ERR_VALUE, "mode is invalid and scale_fn is None"); return NULL; }
     if (opt && o.cycle_momentum && !ct__has_option(opt, CT__K_MOMENTUM))
-        return (ct__fail(CT_ERR_VALUE, "optimizer must support momentum with `cycle_momentum` option enabled"), NULL);
+        { ct__fail(CT_ERR_VALUE, "optimizer must support momentum with `cycle_momentum` option enabled"); return NULL; }
     ct_lr_scheduler *s = ct__sched_alloc(CT__S_CYCLIC, opt);
     if (!s) return NULL;
     double up = (double)o.step_size_up, down = o.step_size_down ? (double)o.step_size_down : up;
@@ -21185,13 +21207,13 @@ ct_lr_scheduler *ct_one_cycle_lr(ct_optimizer *opt, ct_one_cycle_lr_opts o)
     double t = (double)total, p = o.pct_start;
     const int I = CT__K_INITIAL_LR, X = CT__K_MAX_LR, N = CT__K_MIN_LR, B = CT__A_BASE_MOM, M = CT__A_MAX_MOM;
     if (o.three_phase) {
-        s->phases[0] = (ct__phase){p * t - 1, I, X, M, B};
-        s->phases[1] = (ct__phase){2 * p * t - 2, X, I, B, M};
-        s->phases[2] = (ct__phase){t - 1, I, N, M, M};
+        s->phases[0] = ct__phase_make(p * t - 1, I, X, M, B);
+        s->phases[1] = ct__phase_make(2 * p * t - 2, X, I, B, M);
+        s->phases[2] = ct__phase_make(t - 1, I, N, M, M);
         s->n_phases = 3;
     } else {
-        s->phases[0] = (ct__phase){p * t - 1, I, X, M, B};
-        s->phases[1] = (ct__phase){t - 1, X, N, B, M};
+        s->phases[0] = ct__phase_make(p * t - 1, I, X, M, B);
+        s->phases[1] = ct__phase_make(t - 1, X, N, B, M);
         s->n_phases = 2;
     }
     s->anneal_linear = o.anneal_linear;
@@ -21217,7 +21239,8 @@ static ct_lr_scheduler *ct__adopt(ct_lr_scheduler *s, ct_lr_scheduler *const *ch
     s->children = (ct_lr_scheduler **)CT_MALLOC((size_t)n * sizeof *s->children);
     if (!s->children) {
         ct_lr_scheduler_free(s);
-        return (CT__OOM(), NULL);
+        CT__OOM();
+        return NULL;
     }
     memcpy(s->children, children, (size_t)n * sizeof *children);
     s->n_children = n;
@@ -21250,7 +21273,8 @@ ct_lr_scheduler *ct_sequential_lr(ct_optimizer *opt, ct_lr_scheduler *const *sch
     s->milestones = (int64_t *)CT_MALLOC((size_t)n * sizeof *s->milestones);
     if (!s->milestones) {
         ct_lr_scheduler_free(s);
-        return (CT__OOM(), NULL);
+        CT__OOM();
+        return NULL;
     }
     if (n > 1) memcpy(s->milestones, milestones, (size_t)(n - 1) * sizeof *milestones);
     s->n_milestones = n - 1;
@@ -21287,9 +21311,11 @@ ct_lr_scheduler *ct_chained_scheduler(ct_lr_scheduler *const *schedulers, int n)
 ct_lr_scheduler *ct_warmup_cosine_lr(ct_optimizer *opt, int64_t warmup_steps, int64_t total_steps,
                                      double start_factor, double eta_min)
 {
-    if (warmup_steps <= 0 || total_steps <= warmup_steps)
-        return (ct__fail(CT_ERR_VALUE, "warmup_cosine_lr: expected 0 < warmup_steps < total_steps, but got %lld and %lld",
-                         (long long)warmup_steps, (long long)total_steps), NULL);
+    if (warmup_steps <= 0 || total_steps <= warmup_steps) {
+        ct__fail(CT_ERR_VALUE, "warmup_cosine_lr: expected 0 < warmup_steps < total_steps, but got %lld and %lld",
+                 (long long)warmup_steps, (long long)total_steps);
+        return NULL;
+    }
     ct_lr_scheduler *parts[2] = {ct_linear_lr(opt, start_factor, 1.0, warmup_steps), NULL};
     if (parts[0]) parts[1] = ct_cosine_annealing_lr(opt, total_steps - warmup_steps, eta_min);
     if (!parts[1]) {
@@ -21307,7 +21333,7 @@ ct_plateau_opts ct_plateau_opts_init(void)
 
 ct_lr_scheduler *ct_reduce_lr_on_plateau(ct_optimizer *opt, ct_plateau_opts o)
 {
-    if (o.factor >= 1.0) return (ct__fail(CT_ERR_VALUE, "Factor should be < 1.0."), NULL);
+    if (o.factor >= 1.0) { ct__fail(CT_ERR_VALUE, "Factor should be < 1.0."); return NULL; }
     ct_lr_scheduler *s = ct__sched_alloc(CT__S_PLATEAU, opt);
     if (!s) return NULL;
     s->plateau = o;
@@ -21335,9 +21361,9 @@ void ct_lr_scheduler_state_free(ct_lr_scheduler_state *st)
 
 ct_lr_scheduler_state *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s)
 {
-    if (!s) return (ct__fail(CT_ERR_TYPE, "state_dict(): scheduler must not be NULL"), NULL);
+    if (!s) { ct__fail(CT_ERR_TYPE, "state_dict(): scheduler must not be NULL"); return NULL; }
     ct_lr_scheduler_state *st = (ct_lr_scheduler_state *)CT_MALLOC(sizeof *st);
-    if (!st) return (CT__OOM(), NULL);
+    if (!st) { CT__OOM(); return NULL; }
     st->copy = *s;
     st->copy.fns = NULL, st->copy.users = NULL, st->copy.children = NULL, st->copy.opt = NULL;
     size_t na = (size_t)CT__A_COUNT * (size_t)s->n_groups, nm = (size_t)(s->n_milestones > 0 ? s->n_milestones : 1);
@@ -21353,7 +21379,8 @@ ct_lr_scheduler_state *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s)
     }
     if (!ok) {
         ct_lr_scheduler_state_free(st);
-        return (CT__OOM(), NULL);
+        CT__OOM();
+        return NULL;
     }
     memcpy(st->copy.a, s->a, na * sizeof(double));
     if (s->milestones) memcpy(st->copy.milestones, s->milestones, (size_t)s->n_milestones * sizeof(int64_t));
@@ -21417,7 +21444,7 @@ static ct_tensor *ct__grad_of(const ct_tensor *p) { return p->ag ? ct__meta(p)->
 static ct_tensor *ct__total_norm(ct_tensor **grads, int64_t n, double norm_type)
 {
     ct_tensor **norms = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *norms);
-    if (!norms) return (CT__OOM(), NULL);
+    if (!norms) { CT__OOM(); return NULL; }
     for (int64_t i = 0; i < n; i++)
         norms[i] = norm_type == INFINITY ? ct_max(ct_abs(grads[i])) : ct_norm(grads[i], norm_type);
     ct_tensor *total;
@@ -21432,7 +21459,7 @@ ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_no
 {
     if (ct__check_params(params, n) != CT_OK) return NULL;
     ct_tensor **grads = (ct_tensor **)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof *grads);
-    if (!grads) return (CT__OOM(), NULL);
+    if (!grads) { CT__OOM(); return NULL; }
     int64_t ng = 0;
     for (int64_t i = 0; i < n; i++)
         if (ct__grad_of(params[i])) grads[ng++] = ct__grad_of(params[i]);
@@ -21483,9 +21510,9 @@ ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_v
 ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
 {
     if (ct__check_params(params, n) != CT_OK) return NULL;
-    if (n == 0) return (ct__fail(CT_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors"), NULL);
+    if (n == 0) { ct__fail(CT_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors"); return NULL; }
     ct_tensor **views = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *views);
-    if (!views) return (CT__OOM(), NULL);
+    if (!views) { CT__OOM(); return NULL; }
     ct_scope s = ct_scope_begin();
     for (int64_t i = 0; i < n; i++) views[i] = ct_view(params[i], CT_SHAPE(-1));
     ct_tensor *vec = ct_keep(ct_cat(views, (int)n, 0));
@@ -21548,10 +21575,10 @@ ct_grad_scaler_opts ct_grad_scaler_opts_init(void)
 
 ct_grad_scaler *ct_grad_scaler_new(ct_grad_scaler_opts o)
 {
-    if (o.enabled && !(o.growth_factor > 1.0)) return (ct__fail(CT_ERR_VALUE, "The growth factor must be > 1.0."), NULL);
-    if (o.enabled && !(o.backoff_factor < 1.0)) return (ct__fail(CT_ERR_VALUE, "The backoff factor must be < 1.0."), NULL);
+    if (o.enabled && !(o.growth_factor > 1.0)) { ct__fail(CT_ERR_VALUE, "The growth factor must be > 1.0."); return NULL; }
+    if (o.enabled && !(o.backoff_factor < 1.0)) { ct__fail(CT_ERR_VALUE, "The backoff factor must be < 1.0."); return NULL; }
     ct_grad_scaler *s = (ct_grad_scaler *)CT_MALLOC(sizeof *s);
-    if (!s) return (CT__OOM(), NULL);
+    if (!s) { CT__OOM(); return NULL; }
     memset(s, 0, sizeof *s);
     s->enabled = o.enabled;
     s->init_scale = o.init_scale;
@@ -21567,7 +21594,7 @@ static ct_result ct__scaler_null(void) { return ct__fail(CT_ERR_TYPE, "GradScale
 
 ct_tensor *ct_grad_scaler_scale(ct_grad_scaler *s, const ct_tensor *outputs)
 {
-    if (!s) return (ct__scaler_null(), NULL);
+    if (!s) { ct__scaler_null(); return NULL; }
     CT__ARG(outputs, "outputs", 2);
     if (!s->enabled) return ct__same(outputs);
     if (!s->started) {

@@ -22,7 +22,7 @@ static ct_tensor *ct__grad_of(const ct_tensor *p) { return p->ag ? ct__meta(p)->
 static ct_tensor *ct__total_norm(ct_tensor **grads, int64_t n, double norm_type)
 {
     ct_tensor **norms = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *norms);
-    if (!norms) return (CT__OOM(), NULL);
+    if (!norms) { CT__OOM(); return NULL; }
     for (int64_t i = 0; i < n; i++)
         norms[i] = norm_type == INFINITY ? ct_max(ct_abs(grads[i])) : ct_norm(grads[i], norm_type);
     ct_tensor *total;
@@ -37,7 +37,7 @@ ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_no
 {
     if (ct__check_params(params, n) != CT_OK) return NULL;
     ct_tensor **grads = (ct_tensor **)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof *grads);
-    if (!grads) return (CT__OOM(), NULL);
+    if (!grads) { CT__OOM(); return NULL; }
     int64_t ng = 0;
     for (int64_t i = 0; i < n; i++)
         if (ct__grad_of(params[i])) grads[ng++] = ct__grad_of(params[i]);
@@ -88,9 +88,9 @@ ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_v
 ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
 {
     if (ct__check_params(params, n) != CT_OK) return NULL;
-    if (n == 0) return (ct__fail(CT_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors"), NULL);
+    if (n == 0) { ct__fail(CT_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors"); return NULL; }
     ct_tensor **views = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *views);
-    if (!views) return (CT__OOM(), NULL);
+    if (!views) { CT__OOM(); return NULL; }
     ct_scope s = ct_scope_begin();
     for (int64_t i = 0; i < n; i++) views[i] = ct_view(params[i], CT_SHAPE(-1));
     ct_tensor *vec = ct_keep(ct_cat(views, (int)n, 0));
@@ -153,10 +153,10 @@ ct_grad_scaler_opts ct_grad_scaler_opts_init(void)
 
 ct_grad_scaler *ct_grad_scaler_new(ct_grad_scaler_opts o)
 {
-    if (o.enabled && !(o.growth_factor > 1.0)) return (ct__fail(CT_ERR_VALUE, "The growth factor must be > 1.0."), NULL);
-    if (o.enabled && !(o.backoff_factor < 1.0)) return (ct__fail(CT_ERR_VALUE, "The backoff factor must be < 1.0."), NULL);
+    if (o.enabled && !(o.growth_factor > 1.0)) { ct__fail(CT_ERR_VALUE, "The growth factor must be > 1.0."); return NULL; }
+    if (o.enabled && !(o.backoff_factor < 1.0)) { ct__fail(CT_ERR_VALUE, "The backoff factor must be < 1.0."); return NULL; }
     ct_grad_scaler *s = (ct_grad_scaler *)CT_MALLOC(sizeof *s);
-    if (!s) return (CT__OOM(), NULL);
+    if (!s) { CT__OOM(); return NULL; }
     memset(s, 0, sizeof *s);
     s->enabled = o.enabled;
     s->init_scale = o.init_scale;
@@ -172,7 +172,7 @@ static ct_result ct__scaler_null(void) { return ct__fail(CT_ERR_TYPE, "GradScale
 
 ct_tensor *ct_grad_scaler_scale(ct_grad_scaler *s, const ct_tensor *outputs)
 {
-    if (!s) return (ct__scaler_null(), NULL);
+    if (!s) { ct__scaler_null(); return NULL; }
     CT__ARG(outputs, "outputs", 2);
     if (!s->enabled) return ct__same(outputs);
     if (!s->started) {

@@ -35,7 +35,10 @@ static void ct__lbfgs_free(ct__lbfgs *s)
 static ct__lbfgs *ct__lbfgs_new(int64_t history_size)
 {
     ct__lbfgs *s = (ct__lbfgs *)CT_MALLOC(sizeof *s);
-    if (!s) return (CT__OOM(), NULL);
+    if (!s) {
+        CT__OOM();
+        return NULL;
+    }
     memset(s, 0, sizeof *s);
     size_t n = (size_t)(history_size > 0 ? history_size : 1);
     s->history_size = history_size;
@@ -45,7 +48,8 @@ static ct__lbfgs *ct__lbfgs_new(int64_t history_size)
     s->al = (double *)CT_MALLOC(n * sizeof *s->al);
     if (!s->old_dirs || !s->old_stps || !s->ro || !s->al) {
         ct__lbfgs_free(s);
-        return (CT__OOM(), NULL);
+        CT__OOM();
+        return NULL;
     }
     memset(s->al, 0, n * sizeof *s->al);
     return s;
@@ -111,7 +115,10 @@ static double ct__abs_max(const ct_tensor *a) { return ct_item(ct_max(ct_abs(a))
 static ct_tensor *ct__flat_grad(const ct__group *g)
 {
     ct_tensor **v = (ct_tensor **)CT_MALLOC((size_t)g->n * sizeof *v);
-    if (!v) return (CT__OOM(), NULL);
+    if (!v) {
+        CT__OOM();
+        return NULL;
+    }
     for (int64_t i = 0; i < g->n; i++) {
         ct_tensor *p = g->params[i], *grad = p->ag ? ct__meta(p)->grad : NULL;
         v[i] = grad ? ct_reshape(grad, CT_SHAPE(-1)) : ct_zeros(CT_SHAPE(ct_numel(p)), ct_dtype_of(p));
@@ -178,6 +185,13 @@ typedef struct ct__ls_point {
     ct_tensor *g;
 } ct__ls_point;
 
+static ct__ls_point ct__ls_at(double t, double f, double gtd, ct_tensor *g)
+{
+    ct__ls_point p;
+    p.t = t, p.f = f, p.gtd = gtd, p.g = g;
+    return p;
+}
+
 /* _strong_wolfe(obj_func, x, t, d, f, g, gtd): the step t, its loss and gradient. */
 static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, double *t_io, const ct_tensor *d,
                                   double *f_io, ct_tensor **g_io, double gtd, double tolerance_change,
@@ -191,29 +205,29 @@ static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, d
     if (r != CT_OK) return r;
     int64_t ls_func_evals = 1;
     double gtd_new = ct__dot(g_new, d);
-    ct__ls_point prev = {0, f, gtd, *g_io}, br[2];
+    ct__ls_point prev = ct__ls_at(0, f, gtd, *g_io), br[2];
     int nb = 0, ls_iter = 0;
     bool done = false;
     while (ls_iter < max_ls) {
         bool sufficient = !(f_new > (f + c1 * t * gtd) || (ls_iter > 1 && f_new >= prev.f));
         if (sufficient && fabs(gtd_new) <= -c2 * gtd) {
-            br[0] = (ct__ls_point){t, f_new, gtd_new, g_new}, nb = 1, done = true;
+            br[0] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 1, done = true;
             break;
         }
         if (!sufficient || gtd_new >= 0) {
-            br[0] = prev, br[1] = (ct__ls_point){t, f_new, gtd_new, g_new}, nb = 2;
+            br[0] = prev, br[1] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 2;
             break;
         }
         double bounds[2] = {t + 0.01 * (t - prev.t), t * 10};
         double tmp = t;
         t = ct__cubic_interpolate(prev.t, prev.f, prev.gtd, t, f_new, gtd_new, bounds);
-        prev = (ct__ls_point){tmp, f_new, gtd_new, g_new};
+        prev = ct__ls_at(tmp, f_new, gtd_new, g_new);
         if ((r = ct__dir_eval(c, x, t, d, &f_new, &g_new)) != CT_OK) return r;
         ls_func_evals++;
         gtd_new = ct__dot(g_new, d);
         ls_iter++;
     }
-    if (ls_iter == max_ls) br[0] = (ct__ls_point){0, f, gtd, *g_io}, br[1] = (ct__ls_point){t, f_new, gtd_new, g_new}, nb = 2;
+    if (ls_iter == max_ls) br[0] = ct__ls_at(0, f, gtd, *g_io), br[1] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 2;
     bool insuf_progress = false;
     int low = nb == 2 && br[0].f > br[1].f ? 1 : 0, high = 1 - low;
     while (!done && ls_iter < max_ls) {

@@ -35,6 +35,13 @@ typedef struct ct__phase {
     int start_mom, end_mom; /* CT__A_BASE_MOM or CT__A_MAX_MOM */
 } ct__phase;
 
+static ct__phase ct__phase_make(double end_step, int start_lr, int end_lr, int start_mom, int end_mom)
+{
+    ct__phase ph;
+    ph.end_step = end_step, ph.start_lr = start_lr, ph.end_lr = end_lr, ph.start_mom = start_mom, ph.end_mom = end_mom;
+    return ph;
+}
+
 struct ct_lr_scheduler {
     ct__sched_kind kind;
     ct_optimizer *opt;
@@ -495,13 +502,14 @@ ct_lr_scheduler *ct_step_lr(ct_optimizer *opt, int64_t step_size, double gamma)
 ct_lr_scheduler *ct_multi_step_lr(ct_optimizer *opt, const int64_t *milestones, int n_milestones, double gamma)
 {
     if (n_milestones < 0 || (n_milestones > 0 && !milestones))
-        return (ct__fail(CT_ERR_TYPE, "'NoneType' object is not iterable"), NULL);
+        { ct__fail(CT_ERR_TYPE, "'NoneType' object is not iterable"); return NULL; }
     ct_lr_scheduler *s = ct__sched_alloc(CT__S_MULTI_STEP, opt);
     if (!s) return NULL;
     s->milestones = (int64_t *)CT_MALLOC((size_t)(n_milestones ? n_milestones : 1) * sizeof *s->milestones);
     if (!s->milestones) {
         ct_lr_scheduler_free(s);
-        return (CT__OOM(), NULL);
+        CT__OOM();
+        return NULL;
     }
     if (n_milestones) memcpy(s->milestones, milestones, (size_t)n_milestones * sizeof *milestones);
     s->n_milestones = n_milestones;
@@ -556,9 +564,9 @@ ct_lr_scheduler *ct_cosine_annealing_lr(ct_optimizer *opt, int64_t T_max, double
 
 ct_lr_scheduler *ct_cosine_annealing_warm_restarts(ct_optimizer *opt, int64_t T_0, int64_t T_mult, double eta_min)
 {
-    if (T_0 <= 0) return (ct__fail(CT_ERR_VALUE, "Expected positive integer T_0, but got %lld", (long long)T_0), NULL);
+    if (T_0 <= 0) { ct__fail(CT_ERR_VALUE, "Expected positive integer T_0, but got %lld", (long long)T_0); return NULL; }
     if (T_mult < 1)
-        return (ct__fail(CT_ERR_VALUE, "Expected integer T_mult >= 1, but got %lld", (long long)T_mult), NULL);
+        { ct__fail(CT_ERR_VALUE, "Expected integer T_mult >= 1, but got %lld", (long long)T_mult); return NULL; }
     ct_lr_scheduler *s = ct__sched_alloc(CT__S_WARM_RESTARTS, opt);
     if (s) s->T_0 = s->T_i = T_0, s->T_mult = T_mult, s->eta_min = eta_min, s->T_cur = -1;
     return ct__sched_start(s);
@@ -574,9 +582,9 @@ static bool ct__has_option(const ct_optimizer *opt, int key) { return (opt->defa
 
 ct_lr_scheduler *ct_cyclic_lr(ct_optimizer *opt, ct_cyclic_lr_opts o)
 {
-    if ((unsigned)o.mode > CT_CYCLIC_EXP_RANGE) return (ct__fail(CT_ERR_VALUE, "mode is invalid and scale_fn is None"), NULL);
+    if ((unsigned)o.mode > CT_CYCLIC_EXP_RANGE) { ct__fail(CT_ERR_VALUE, "mode is invalid and scale_fn is None"); return NULL; }
     if (opt && o.cycle_momentum && !ct__has_option(opt, CT__K_MOMENTUM))
-        return (ct__fail(CT_ERR_VALUE, "optimizer must support momentum with `cycle_momentum` option enabled"), NULL);
+        { ct__fail(CT_ERR_VALUE, "optimizer must support momentum with `cycle_momentum` option enabled"); return NULL; }
     ct_lr_scheduler *s = ct__sched_alloc(CT__S_CYCLIC, opt);
     if (!s) return NULL;
     double up = (double)o.step_size_up, down = o.step_size_down ? (double)o.step_size_down : up;
@@ -641,13 +649,13 @@ ct_lr_scheduler *ct_one_cycle_lr(ct_optimizer *opt, ct_one_cycle_lr_opts o)
     double t = (double)total, p = o.pct_start;
     const int I = CT__K_INITIAL_LR, X = CT__K_MAX_LR, N = CT__K_MIN_LR, B = CT__A_BASE_MOM, M = CT__A_MAX_MOM;
     if (o.three_phase) {
-        s->phases[0] = (ct__phase){p * t - 1, I, X, M, B};
-        s->phases[1] = (ct__phase){2 * p * t - 2, X, I, B, M};
-        s->phases[2] = (ct__phase){t - 1, I, N, M, M};
+        s->phases[0] = ct__phase_make(p * t - 1, I, X, M, B);
+        s->phases[1] = ct__phase_make(2 * p * t - 2, X, I, B, M);
+        s->phases[2] = ct__phase_make(t - 1, I, N, M, M);
         s->n_phases = 3;
     } else {
-        s->phases[0] = (ct__phase){p * t - 1, I, X, M, B};
-        s->phases[1] = (ct__phase){t - 1, X, N, B, M};
+        s->phases[0] = ct__phase_make(p * t - 1, I, X, M, B);
+        s->phases[1] = ct__phase_make(t - 1, X, N, B, M);
         s->n_phases = 2;
     }
     s->anneal_linear = o.anneal_linear;
@@ -673,7 +681,8 @@ static ct_lr_scheduler *ct__adopt(ct_lr_scheduler *s, ct_lr_scheduler *const *ch
     s->children = (ct_lr_scheduler **)CT_MALLOC((size_t)n * sizeof *s->children);
     if (!s->children) {
         ct_lr_scheduler_free(s);
-        return (CT__OOM(), NULL);
+        CT__OOM();
+        return NULL;
     }
     memcpy(s->children, children, (size_t)n * sizeof *children);
     s->n_children = n;
@@ -706,7 +715,8 @@ ct_lr_scheduler *ct_sequential_lr(ct_optimizer *opt, ct_lr_scheduler *const *sch
     s->milestones = (int64_t *)CT_MALLOC((size_t)n * sizeof *s->milestones);
     if (!s->milestones) {
         ct_lr_scheduler_free(s);
-        return (CT__OOM(), NULL);
+        CT__OOM();
+        return NULL;
     }
     if (n > 1) memcpy(s->milestones, milestones, (size_t)(n - 1) * sizeof *milestones);
     s->n_milestones = n - 1;
@@ -743,9 +753,11 @@ ct_lr_scheduler *ct_chained_scheduler(ct_lr_scheduler *const *schedulers, int n)
 ct_lr_scheduler *ct_warmup_cosine_lr(ct_optimizer *opt, int64_t warmup_steps, int64_t total_steps,
                                      double start_factor, double eta_min)
 {
-    if (warmup_steps <= 0 || total_steps <= warmup_steps)
-        return (ct__fail(CT_ERR_VALUE, "warmup_cosine_lr: expected 0 < warmup_steps < total_steps, but got %lld and %lld",
-                         (long long)warmup_steps, (long long)total_steps), NULL);
+    if (warmup_steps <= 0 || total_steps <= warmup_steps) {
+        ct__fail(CT_ERR_VALUE, "warmup_cosine_lr: expected 0 < warmup_steps < total_steps, but got %lld and %lld",
+                 (long long)warmup_steps, (long long)total_steps);
+        return NULL;
+    }
     ct_lr_scheduler *parts[2] = {ct_linear_lr(opt, start_factor, 1.0, warmup_steps), NULL};
     if (parts[0]) parts[1] = ct_cosine_annealing_lr(opt, total_steps - warmup_steps, eta_min);
     if (!parts[1]) {
@@ -763,7 +775,7 @@ ct_plateau_opts ct_plateau_opts_init(void)
 
 ct_lr_scheduler *ct_reduce_lr_on_plateau(ct_optimizer *opt, ct_plateau_opts o)
 {
-    if (o.factor >= 1.0) return (ct__fail(CT_ERR_VALUE, "Factor should be < 1.0."), NULL);
+    if (o.factor >= 1.0) { ct__fail(CT_ERR_VALUE, "Factor should be < 1.0."); return NULL; }
     ct_lr_scheduler *s = ct__sched_alloc(CT__S_PLATEAU, opt);
     if (!s) return NULL;
     s->plateau = o;
@@ -791,9 +803,9 @@ void ct_lr_scheduler_state_free(ct_lr_scheduler_state *st)
 
 ct_lr_scheduler_state *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s)
 {
-    if (!s) return (ct__fail(CT_ERR_TYPE, "state_dict(): scheduler must not be NULL"), NULL);
+    if (!s) { ct__fail(CT_ERR_TYPE, "state_dict(): scheduler must not be NULL"); return NULL; }
     ct_lr_scheduler_state *st = (ct_lr_scheduler_state *)CT_MALLOC(sizeof *st);
-    if (!st) return (CT__OOM(), NULL);
+    if (!st) { CT__OOM(); return NULL; }
     st->copy = *s;
     st->copy.fns = NULL, st->copy.users = NULL, st->copy.children = NULL, st->copy.opt = NULL;
     size_t na = (size_t)CT__A_COUNT * (size_t)s->n_groups, nm = (size_t)(s->n_milestones > 0 ? s->n_milestones : 1);
@@ -809,7 +821,8 @@ ct_lr_scheduler_state *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s)
     }
     if (!ok) {
         ct_lr_scheduler_state_free(st);
-        return (CT__OOM(), NULL);
+        CT__OOM();
+        return NULL;
     }
     memcpy(st->copy.a, s->a, na * sizeof(double));
     if (s->milestones) memcpy(st->copy.milestones, s->milestones, (size_t)s->n_milestones * sizeof(int64_t));

@@ -477,8 +477,8 @@ ct_optimizer *ct_sgd(ct_tensor *const *params, int64_t n, ct_sgd_opts o)
                        {CT__K_MOMENTUM, o.momentum},
                        {CT__K_DAMPENING, o.dampening},
                        {CT__K_WEIGHT_DECAY, o.weight_decay},
-                       {CT__K_NESTEROV, o.nesterov},
-                       {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_NESTEROV, (double)o.nesterov},
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(&ct__sgd_class, params, n, d, 6);
 }
 
@@ -502,8 +502,8 @@ static ct_optimizer *ct__adam_family(const ct__optim_class *cls, ct_tensor *cons
         return NULL;
     ct__default d[] = {{CT__K_LR, o.lr},       {CT__K_BETA1, o.beta1},
                        {CT__K_BETA2, o.beta2}, {CT__K_EPS, o.eps},
-                       {CT__K_WEIGHT_DECAY, o.weight_decay}, {CT__K_AMSGRAD, o.amsgrad},
-                       {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_WEIGHT_DECAY, o.weight_decay}, {CT__K_AMSGRAD, (double)o.amsgrad},
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(cls, params, n, d, 7);
 }
 
@@ -532,8 +532,8 @@ ct_optimizer *ct_rmsprop(ct_tensor *const *params, int64_t n, ct_rmsprop_opts o)
         ct__check_value(0.0 <= o.alpha, "alpha value", o.alpha) != CT_OK)
         return NULL;
     ct__default d[] = {{CT__K_LR, o.lr},          {CT__K_MOMENTUM, o.momentum}, {CT__K_ALPHA, o.alpha},
-                       {CT__K_EPS, o.eps},        {CT__K_CENTERED, o.centered}, {CT__K_WEIGHT_DECAY, o.weight_decay},
-                       {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_EPS, o.eps},        {CT__K_CENTERED, (double)o.centered}, {CT__K_WEIGHT_DECAY, o.weight_decay},
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(&ct__rmsprop_class, params, n, d, 7);
 }
 
@@ -557,7 +557,7 @@ ct_optimizer *ct_adagrad(ct_tensor *const *params, int64_t n, ct_adagrad_opts o)
                        {CT__K_EPS, o.eps},
                        {CT__K_WEIGHT_DECAY, o.weight_decay},
                        {CT__K_INITIAL_ACC, o.initial_accumulator_value},
-                       {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(&ct__adagrad_class, params, n, d, 6);
 }
 
@@ -578,7 +578,7 @@ ct_optimizer *ct_adadelta(ct_tensor *const *params, int64_t n, ct_adadelta_opts 
                        {CT__K_RHO, o.rho},
                        {CT__K_EPS, o.eps},
                        {CT__K_WEIGHT_DECAY, o.weight_decay},
-                       {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(&ct__adadelta_class, params, n, d, 5);
 }
 
@@ -595,7 +595,7 @@ ct_optimizer *ct_adamax(ct_tensor *const *params, int64_t n, ct_adamax_opts o)
         return NULL;
     ct__default d[] = {{CT__K_LR, o.lr},   {CT__K_BETA1, o.beta1},
                        {CT__K_BETA2, o.beta2},                {CT__K_EPS, o.eps},
-                       {CT__K_WEIGHT_DECAY, o.weight_decay}, {CT__K_MAXIMIZE, o.maximize}};
+                       {CT__K_WEIGHT_DECAY, o.weight_decay}, {CT__K_MAXIMIZE, (double)o.maximize}};
     return ct__optim_new(&ct__adamax_class, params, n, d, 6);
 }
 
@@ -651,7 +651,7 @@ ct_optimizer *ct_lbfgs(ct_tensor *const *params, int64_t n, ct_lbfgs_opts o)
                        {CT__K_TOL_GRAD, o.tolerance_grad},
                        {CT__K_TOL_CHANGE, o.tolerance_change},
                        {CT__K_HISTORY, (double)o.history_size},
-                       {CT__K_STRONG_WOLFE, o.strong_wolfe}};
+                       {CT__K_STRONG_WOLFE, (double)o.strong_wolfe}};
     return ct__optim_new(&ct__lbfgs_class, params, n, d, 7);
 }
 
@@ -759,7 +759,7 @@ ct_tensor *ct_optim_state_get(const ct_optimizer *opt, const ct_tensor *param, c
 {
     int g;
     int64_t i;
-    if (!opt) return (ct__fail(CT_ERR_TYPE, "state_get(): optimizer must not be NULL"), NULL);
+    if (!opt) { ct__fail(CT_ERR_TYPE, "state_get(): optimizer must not be NULL"); return NULL; }
     CT__ARG(param, "param", 2);
     if (!ct__optim_owns(opt, param, &g, &i)) return ct__key_error("param");
     if (opt->lbfgs && g == 0 && i == 0) return ct__lbfgs_state_get(opt->lbfgs, name);
@@ -813,7 +813,7 @@ static ct_result ct__pstate_copy(ct__pstate *dst, const ct__pstate *src, ct_dtyp
 static ct__group *ct__groups_copy(const ct__group *src, int n_groups, const ct__group *dtypes_from)
 {
     ct__group *out = (ct__group *)ct__zalloc((size_t)(n_groups ? n_groups : 1) * sizeof *out);
-    if (!out) return (CT__OOM(), NULL);
+    if (!out) { CT__OOM(); return NULL; }
     for (int g = 0; g < n_groups; g++) {
         out[g] = src[g];
         out[g].params = NULL;
@@ -838,9 +838,9 @@ static ct__group *ct__groups_copy(const ct__group *src, int n_groups, const ct__
 
 ct_optim_state *ct_optim_state_dict(const ct_optimizer *opt)
 {
-    if (!opt) return (ct__fail(CT_ERR_TYPE, "state_dict(): optimizer must not be NULL"), NULL);
+    if (!opt) { ct__fail(CT_ERR_TYPE, "state_dict(): optimizer must not be NULL"); return NULL; }
     ct_optim_state *st = (ct_optim_state *)ct__zalloc(sizeof *st);
-    if (!st) return (CT__OOM(), NULL);
+    if (!st) { CT__OOM(); return NULL; }
     st->cls = opt->cls;
     st->groups = ct__groups_copy(opt->groups, opt->n_groups, NULL);
     st->n_groups = opt->n_groups;
