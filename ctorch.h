@@ -19715,6 +19715,15 @@ static ct_result ct__check_common(double lr, double eps, double weight_decay)
     return r;
 }
 
+/* Adam's family checks lr, eps, the betas and weight_decay, in that order. */
+static ct_result ct__check_adam_like(double lr, double eps, double beta1, double beta2, double weight_decay)
+{
+    ct_result r = ct__check_common(lr, eps, 0);
+    if (r == CT_OK) r = ct__check_betas(beta1, beta2);
+    if (r == CT_OK) r = ct__check_value(0.0 <= weight_decay, "weight_decay value", weight_decay);
+    return r;
+}
+
 typedef struct ct__default {
     int key;
     double value;
@@ -19774,8 +19783,7 @@ ct_adam_opts ct_adamw_opts_init(void)
 
 static ct_optimizer *ct__adam_family(const ct__optim_class *cls, ct_tensor *const *params, int64_t n, ct_adam_opts o)
 {
-    if (ct__check_common(o.lr, o.eps, 0) != CT_OK || ct__check_betas(o.beta1, o.beta2) != CT_OK ||
-        ct__check_value(0.0 <= o.weight_decay, "weight_decay value", o.weight_decay) != CT_OK)
+    if (ct__check_adam_like(o.lr, o.eps, o.beta1, o.beta2, o.weight_decay) != CT_OK)
         return NULL;
     ct__default d[] = {{CT__K_LR, o.lr},       {CT__K_BETA1, o.beta1},
                        {CT__K_BETA2, o.beta2}, {CT__K_EPS, o.eps},
@@ -19867,8 +19875,7 @@ ct_adamax_opts ct_adamax_opts_init(void)
 
 ct_optimizer *ct_adamax(ct_tensor *const *params, int64_t n, ct_adamax_opts o)
 {
-    if (ct__check_common(o.lr, o.eps, 0) != CT_OK || ct__check_betas(o.beta1, o.beta2) != CT_OK ||
-        ct__check_value(0.0 <= o.weight_decay, "weight_decay value", o.weight_decay) != CT_OK)
+    if (ct__check_adam_like(o.lr, o.eps, o.beta1, o.beta2, o.weight_decay) != CT_OK)
         return NULL;
     ct__default d[] = {{CT__K_LR, o.lr},   {CT__K_BETA1, o.beta1},
                        {CT__K_BETA2, o.beta2},                {CT__K_EPS, o.eps},
@@ -19884,8 +19891,7 @@ ct_nadam_opts ct_nadam_opts_init(void)
 
 ct_optimizer *ct_nadam(ct_tensor *const *params, int64_t n, ct_nadam_opts o)
 {
-    if (ct__check_common(o.lr, o.eps, 0) != CT_OK || ct__check_betas(o.beta1, o.beta2) != CT_OK ||
-        ct__check_value(0.0 <= o.weight_decay, "weight_decay value", o.weight_decay) != CT_OK ||
+    if (ct__check_adam_like(o.lr, o.eps, o.beta1, o.beta2, o.weight_decay) != CT_OK ||
         ct__check_value(0.0 <= o.momentum_decay, "momentum_decay value", o.momentum_decay) != CT_OK)
         return NULL;
     ct__default d[] = {{CT__K_LR, o.lr},   {CT__K_BETA1, o.beta1},
@@ -19902,8 +19908,7 @@ ct_radam_opts ct_radam_opts_init(void)
 
 ct_optimizer *ct_radam(ct_tensor *const *params, int64_t n, ct_radam_opts o)
 {
-    if (ct__check_common(o.lr, o.eps, 0) != CT_OK || ct__check_betas(o.beta1, o.beta2) != CT_OK ||
-        ct__check_value(0.0 <= o.weight_decay, "weight_decay value", o.weight_decay) != CT_OK)
+    if (ct__check_adam_like(o.lr, o.eps, o.beta1, o.beta2, o.weight_decay) != CT_OK)
         return NULL;
     ct__default d[] = {{CT__K_LR, o.lr},
                        {CT__K_BETA1, o.beta1},

@@ -91,6 +91,7 @@ typedef struct test_case {
  * the constructor's options. */
 static ct_optimizer *case_optimizer(const test_case *tc, problem *pr)
 {
+    problem_init(pr, tc->dtype);
     char spec[160], g1spec[160];
     ct_optim_option opts[CT_OPTIM_MAX_OPTIONS] = {{0}}, g1[CT_OPTIM_MAX_OPTIONS] = {{0}};
     snprintf(spec, sizeof spec, "%s", tc->spec);
@@ -153,6 +154,18 @@ static int read_cases(test_case *cases, int max)
     return n;
 }
 
+/* Steps [from, to) of a case, each in its own scope; the parameters are
+ * checked after half the steps when that falls in the range. */
+static void take_steps(ct_optimizer *opt, const test_case *tc, problem *pr, int from, int to)
+{
+    for (int step = from; opt && step < to; step++) {
+        ct_scope inner = ct_scope_begin();
+        take_step(opt, tc, pr);
+        ct_scope_end(inner);
+        if (step + 1 == tc->steps / 2) check_params(tc, pr, "_mid");
+    }
+}
+
 static void test_trajectories_match_pytorch(void)
 {
     static test_case cases[64];
@@ -162,14 +175,8 @@ static void test_trajectories_match_pytorch(void)
         const test_case *tc = &cases[c];
         ct_scope s = ct_scope_begin();
         problem pr;
-        problem_init(&pr, tc->dtype);
         ct_optimizer *opt = case_optimizer(tc, &pr);
-        for (int step = 0; opt && step < tc->steps; step++) {
-            ct_scope inner = ct_scope_begin();
-            take_step(opt, tc, &pr);
-            ct_scope_end(inner);
-            if (step + 1 == tc->steps / 2) check_params(tc, &pr, "_mid");
-        }
+        take_steps(opt, tc, &pr, 0, tc->steps);
         check_params(tc, &pr, "");
         ct_optim_free(opt);
         ct_scope_end(s);
@@ -186,9 +193,8 @@ static void test_state_dict_resumes_bit_for_bit(void)
         const test_case *tc = &cases[c];
         ct_scope s = ct_scope_begin();
         problem pr;
-        problem_init(&pr, tc->dtype);
         ct_optimizer *opt = case_optimizer(tc, &pr);
-        for (int step = 0; step < tc->steps / 2; step++) take_step(opt, tc, &pr);
+        take_steps(opt, tc, &pr, 0, tc->steps / 2);
         ct_optim_state *state = ct_optim_state_dict(opt);
         CHECK(state != NULL);
         ct_optim_free(opt);
@@ -197,7 +203,7 @@ static void test_state_dict_resumes_bit_for_bit(void)
         if (strcmp(tc->g1spec, "-")) CHECK_OK(ct_optim_add_param_group(resumed, (ct_param_group){&pr.p[1], 1, {{0}}}));
         CHECK_OK(ct_optim_load_state_dict(resumed, state));
         ct_optim_state_free(state);
-        for (int step = tc->steps / 2; step < tc->steps; step++) take_step(resumed, tc, &pr);
+        take_steps(resumed, tc, &pr, tc->steps / 2, tc->steps);
         check_params(tc, &pr, "");
         ct_optim_free(resumed);
         ct_scope_end(s);
