@@ -2206,6 +2206,350 @@ CTORCH_API ct_module *ct_nn_cosine_embedding_loss(double margin, ct_reduction re
 CTORCH_API ct_module *ct_nn_margin_ranking_loss(double margin, ct_reduction reduction);
 CTORCH_API ct_module *ct_nn_triplet_margin_loss(ct_triplet_margin_loss_opts opts);
 
+/* ==================== optim/optim.h ==================== */
+// >>optim/optim.h
+/* Public optimizer API: torch.optim's optimizers with parameter groups,
+ * torch.optim.lr_scheduler's schedulers, torch.nn.utils' gradient clipping
+ * and torch.cuda.amp.GradScaler's loss scaling on the CPU.
+ *
+ * An optimizer holds parameter groups: arrays of leaf tensors with options
+ * (lr, momentum, ...) that start as the optimizer's defaults and may be
+ * overridden per group, read and written by name at run time (what
+ * param_groups[i]['lr'] is in PyTorch). Every update follows PyTorch 1.13's
+ * single-tensor code path op by op, so trajectories match its float32
+ * rounding. Option structs are taken literally: start from the optimizer's
+ * _init() (PyTorch's defaults) and change what you need; SGD's defaults are
+ * all zero but lr, so a compound literal with .lr works for it.
+ *
+ *     ct_optimizer *opt = ct_sgd(params, 2, (ct_sgd_opts){.lr = 0.1, .momentum = 0.9});
+ *     ct_lr_scheduler *sched = ct_exponential_lr(opt, 0.9);
+ *     for (epoch...) { ct_optim_zero_grad(opt, true); ...backward...; ct_optim_step(opt); }
+ *     ct_lr_scheduler_step(sched);
+ *
+ * Optimizers and schedulers are not thread-safe: use each from one thread. */
+
+typedef struct ct_optimizer ct_optimizer;
+
+/* ---------------------------------------------------------------- parameter groups */
+
+/* One option of a parameter group by name ("lr", "momentum", "weight_decay",
+ * "beta1", "beta2", ...: PyTorch's keys, with betas split in two and
+ * booleans as 0 or 1). */
+typedef struct ct_optim_option {
+    const char *name;
+    double value;
+} ct_optim_option;
+
+#define CT_OPTIM_MAX_OPTIONS 8
+/* A parameter group: {'params': params, 'lr': 1e-3, ...}. Options not named
+ * take the optimizer's defaults. The optimizer keeps references to the params. */
+typedef struct ct_param_group {
+    ct_tensor *const *params;
+    int64_t n;
+    ct_optim_option options[CT_OPTIM_MAX_OPTIONS];
+} ct_param_group;
+
+/* Optimizer.add_param_group({'params': ..., 'lr': ...}). */
+CTORCH_API ct_result ct_optim_add_param_group(ct_optimizer *opt, ct_param_group group);
+/* len(optimizer.param_groups). */
+CTORCH_API int ct_optim_num_groups(const ct_optimizer *opt);
+/* optimizer.param_groups[group][name]: NAN with PyTorch's KeyError when the
+ * group has no such option. */
+CTORCH_API double ct_optim_get(const ct_optimizer *opt, int group, const char *name);
+/* optimizer.param_groups[group][name] = value (what schedulers do). Only the
+ * optimizer's own options and the schedulers' "initial_lr", "max_lr" and
+ * "min_lr" are known. */
+CTORCH_API ct_result ct_optim_set(ct_optimizer *opt, int group, const char *name, double value);
+
+/* ---------------------------------------------------------------- optimizers */
+
+/* torch.optim.SGD(params, lr, momentum, dampening, weight_decay, nesterov, maximize). */
+typedef struct ct_sgd_opts {
+    double lr, momentum, dampening, weight_decay;
+    bool nesterov, maximize;
+} ct_sgd_opts;
+CTORCH_API ct_optimizer *ct_sgd(ct_tensor *const *params, int64_t n, ct_sgd_opts opts);
+
+/* torch.optim.Adam and torch.optim.AdamW (betas = (beta1, beta2)). */
+typedef struct ct_adam_opts {
+    double lr, beta1, beta2, eps, weight_decay;
+    bool amsgrad, maximize;
+} ct_adam_opts;
+/* Adam's defaults: lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0. */
+CTORCH_API ct_adam_opts ct_adam_opts_init(void);
+/* AdamW's defaults: Adam's with weight_decay 1e-2. */
+CTORCH_API ct_adam_opts ct_adamw_opts_init(void);
+CTORCH_API ct_optimizer *ct_adam(ct_tensor *const *params, int64_t n, ct_adam_opts opts);
+CTORCH_API ct_optimizer *ct_adamw(ct_tensor *const *params, int64_t n, ct_adam_opts opts);
+
+/* torch.optim.RMSprop; defaults lr 1e-2, alpha 0.99, eps 1e-8. */
+typedef struct ct_rmsprop_opts {
+    double lr, alpha, eps, weight_decay, momentum;
+    bool centered, maximize;
+} ct_rmsprop_opts;
+CTORCH_API ct_rmsprop_opts ct_rmsprop_opts_init(void);
+CTORCH_API ct_optimizer *ct_rmsprop(ct_tensor *const *params, int64_t n, ct_rmsprop_opts opts);
+
+/* torch.optim.Adagrad; defaults lr 1e-2, eps 1e-10. */
+typedef struct ct_adagrad_opts {
+    double lr, lr_decay, weight_decay, initial_accumulator_value, eps;
+    bool maximize;
+} ct_adagrad_opts;
+CTORCH_API ct_adagrad_opts ct_adagrad_opts_init(void);
+CTORCH_API ct_optimizer *ct_adagrad(ct_tensor *const *params, int64_t n, ct_adagrad_opts opts);
+
+/* torch.optim.Adadelta; defaults lr 1.0, rho 0.9, eps 1e-6. */
+typedef struct ct_adadelta_opts {
+    double lr, rho, eps, weight_decay;
+    bool maximize;
+} ct_adadelta_opts;
+CTORCH_API ct_adadelta_opts ct_adadelta_opts_init(void);
+CTORCH_API ct_optimizer *ct_adadelta(ct_tensor *const *params, int64_t n, ct_adadelta_opts opts);
+
+/* torch.optim.Adamax; defaults lr 2e-3, betas (0.9, 0.999), eps 1e-8. */
+typedef struct ct_adamax_opts {
+    double lr, beta1, beta2, eps, weight_decay;
+    bool maximize;
+} ct_adamax_opts;
+CTORCH_API ct_adamax_opts ct_adamax_opts_init(void);
+CTORCH_API ct_optimizer *ct_adamax(ct_tensor *const *params, int64_t n, ct_adamax_opts opts);
+
+/* torch.optim.NAdam; defaults lr 2e-3, betas (0.9, 0.999), eps 1e-8, momentum_decay 4e-3. */
+typedef struct ct_nadam_opts {
+    double lr, beta1, beta2, eps, weight_decay, momentum_decay;
+} ct_nadam_opts;
+CTORCH_API ct_nadam_opts ct_nadam_opts_init(void);
+CTORCH_API ct_optimizer *ct_nadam(ct_tensor *const *params, int64_t n, ct_nadam_opts opts);
+
+/* torch.optim.RAdam; defaults lr 1e-3, betas (0.9, 0.999), eps 1e-8. */
+typedef struct ct_radam_opts {
+    double lr, beta1, beta2, eps, weight_decay;
+} ct_radam_opts;
+CTORCH_API ct_radam_opts ct_radam_opts_init(void);
+CTORCH_API ct_optimizer *ct_radam(ct_tensor *const *params, int64_t n, ct_radam_opts opts);
+
+/* torch.optim.LBFGS; defaults lr 1, max_iter 20, max_eval 0 (meaning
+ * max_iter * 5 / 4), tolerance_grad 1e-7, tolerance_change 1e-9,
+ * history_size 100, no line search (strong_wolfe: line_search_fn='strong_wolfe').
+ * Like PyTorch's, it optimizes the first parameter group only; step needs a closure. */
+typedef struct ct_lbfgs_opts {
+    double lr;
+    int64_t max_iter, max_eval;
+    double tolerance_grad, tolerance_change;
+    int64_t history_size;
+    bool strong_wolfe;
+} ct_lbfgs_opts;
+CTORCH_API ct_lbfgs_opts ct_lbfgs_opts_init(void);
+CTORCH_API ct_optimizer *ct_lbfgs(ct_tensor *const *params, int64_t n, ct_lbfgs_opts opts);
+
+/* Free an optimizer, its state and its references to the parameters (NULL is ignored). */
+CTORCH_API void ct_optim_free(ct_optimizer *opt);
+
+/* ---------------------------------------------------------------- steps */
+
+/* Optimizer.zero_grad(set_to_none): every parameter's .grad set to None, or
+ * (set_to_none false) zeroed in place and detached from any graph. */
+CTORCH_API ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none);
+/* Optimizer.step(): one update from the parameters' .grad (those without a
+ * gradient are skipped). LBFGS needs ct_optim_step_closure. */
+CTORCH_API ct_result ct_optim_step(ct_optimizer *opt);
+/* A closure: clears the gradients, recomputes the loss, runs backward and
+ * writes the loss to *loss; returns CT_OK or an error. */
+typedef ct_result (*ct_closure)(double *loss, void *user);
+/* Optimizer.step(closure): the closure is run with grad mode on (once, or as
+ * often as LBFGS needs); the first loss goes to *loss (may be NULL). */
+CTORCH_API ct_result ct_optim_step_closure(ct_optimizer *opt, ct_closure closure, void *user, double *loss);
+
+/* ---------------------------------------------------------------- state */
+
+/* optimizer.state[param][name] ("momentum_buffer", "exp_avg", "step", ...):
+ * a new reference to the live tensor ("step" and NAdam's "mu_product" as 0-d
+ * float32 tensors, LBFGS's state under its first parameter), NULL with
+ * PyTorch's KeyError when there is none. */
+CTORCH_API ct_tensor *ct_optim_state_get(const ct_optimizer *opt, const ct_tensor *param, const char *name);
+
+/* optimizer.state_dict(): a deep copy of the state and the groups' options. */
+typedef struct ct_optim_state ct_optim_state;
+CTORCH_API ct_optim_state *ct_optim_state_dict(const ct_optimizer *opt);
+/* optimizer.load_state_dict(state): the groups must match in number and size
+ * (PyTorch's ValueErrors otherwise, and nothing changes); state tensors are
+ * copied and cast to their parameter's dtype, so training resumes bit for bit. */
+CTORCH_API ct_result ct_optim_load_state_dict(ct_optimizer *opt, const ct_optim_state *state);
+CTORCH_API void ct_optim_state_free(ct_optim_state *state);
+
+/* ---------------------------------------------------------------- lr schedulers */
+
+typedef struct ct_lr_scheduler ct_lr_scheduler;
+
+/* A learning-rate factor for LambdaLR / MultiplicativeLR: f(epoch). */
+typedef double (*ct_lr_lambda)(int64_t epoch, void *user);
+
+/* torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda): n_fns is 1 (one
+ * function for every group) or the number of groups; users[i] (users may be
+ * NULL) goes to fns[i]. Every scheduler's constructor takes its first step,
+ * as PyTorch's does, and sets each group's "initial_lr" when absent. */
+CTORCH_API ct_lr_scheduler *ct_lambda_lr(ct_optimizer *opt, const ct_lr_lambda *fns, void *const *users, int n_fns);
+/* torch.optim.lr_scheduler.MultiplicativeLR(optimizer, lr_lambda). */
+CTORCH_API ct_lr_scheduler *ct_multiplicative_lr(ct_optimizer *opt, const ct_lr_lambda *fns, void *const *users,
+                                                 int n_fns);
+/* torch.optim.lr_scheduler.StepLR(optimizer, step_size, gamma) (PyTorch's gamma default: 0.1). */
+CTORCH_API ct_lr_scheduler *ct_step_lr(ct_optimizer *opt, int64_t step_size, double gamma);
+/* torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones, gamma). */
+CTORCH_API ct_lr_scheduler *ct_multi_step_lr(ct_optimizer *opt, const int64_t *milestones, int n_milestones,
+                                             double gamma);
+/* torch.optim.lr_scheduler.ConstantLR(optimizer, factor, total_iters) (defaults 1/3, 5). */
+CTORCH_API ct_lr_scheduler *ct_constant_lr(ct_optimizer *opt, double factor, int64_t total_iters);
+/* torch.optim.lr_scheduler.LinearLR(optimizer, start_factor, end_factor, total_iters) (defaults 1/3, 1.0, 5). */
+CTORCH_API ct_lr_scheduler *ct_linear_lr(ct_optimizer *opt, double start_factor, double end_factor,
+                                         int64_t total_iters);
+/* torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma). */
+CTORCH_API ct_lr_scheduler *ct_exponential_lr(ct_optimizer *opt, double gamma);
+/* torch.optim.lr_scheduler.PolynomialLR(optimizer, total_iters, power) (defaults 5, 1.0). */
+CTORCH_API ct_lr_scheduler *ct_polynomial_lr(ct_optimizer *opt, int64_t total_iters, double power);
+/* torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max, eta_min), in
+ * PyTorch's recursive form (its numbers, not the closed form's). */
+CTORCH_API ct_lr_scheduler *ct_cosine_annealing_lr(ct_optimizer *opt, int64_t T_max, double eta_min);
+/* torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0, T_mult, eta_min) (T_mult default 1). */
+CTORCH_API ct_lr_scheduler *ct_cosine_annealing_warm_restarts(ct_optimizer *opt, int64_t T_0, int64_t T_mult,
+                                                              double eta_min);
+
+/* torch.optim.lr_scheduler.CyclicLR's options; ct_cyclic_lr_opts_init gives
+ * PyTorch's defaults (step_size_up 2000, step_size_down 0 meaning equal,
+ * mode "triangular", gamma 1, cycle_momentum, base_momentum 0.8,
+ * max_momentum 0.9); base_lr and max_lr must be set. */
+typedef enum ct_cyclic_mode { CT_CYCLIC_TRIANGULAR, CT_CYCLIC_TRIANGULAR2, CT_CYCLIC_EXP_RANGE } ct_cyclic_mode;
+typedef struct ct_cyclic_lr_opts {
+    double base_lr, max_lr;
+    int64_t step_size_up, step_size_down;
+    ct_cyclic_mode mode;
+    double gamma;
+    bool cycle_momentum;
+    double base_momentum, max_momentum;
+} ct_cyclic_lr_opts;
+CTORCH_API ct_cyclic_lr_opts ct_cyclic_lr_opts_init(void);
+CTORCH_API ct_lr_scheduler *ct_cyclic_lr(ct_optimizer *opt, ct_cyclic_lr_opts opts);
+
+/* torch.optim.lr_scheduler.OneCycleLR's options; ct_one_cycle_lr_opts_init
+ * gives PyTorch's defaults (pct_start 0.3, cosine annealing, cycle_momentum,
+ * base_momentum 0.85, max_momentum 0.95, div_factor 25, final_div_factor
+ * 1e4); max_lr and total_steps (or epochs and steps_per_epoch) must be set. */
+typedef struct ct_one_cycle_lr_opts {
+    double max_lr;
+    int64_t total_steps, epochs, steps_per_epoch;
+    double pct_start;
+    bool anneal_linear; /* anneal_strategy='linear' rather than 'cos' */
+    bool cycle_momentum;
+    double base_momentum, max_momentum, div_factor, final_div_factor;
+    bool three_phase;
+} ct_one_cycle_lr_opts;
+CTORCH_API ct_one_cycle_lr_opts ct_one_cycle_lr_opts_init(void);
+CTORCH_API ct_lr_scheduler *ct_one_cycle_lr(ct_optimizer *opt, ct_one_cycle_lr_opts opts);
+
+/* torch.optim.lr_scheduler.SequentialLR(optimizer, schedulers, milestones):
+ * n schedulers of opt and n - 1 milestones. It takes ownership of the
+ * schedulers (freed with it, or at once if it fails). */
+CTORCH_API ct_lr_scheduler *ct_sequential_lr(ct_optimizer *opt, ct_lr_scheduler *const *schedulers, int n,
+                                             const int64_t *milestones);
+/* torch.optim.lr_scheduler.ChainedScheduler(schedulers): steps them all; owns them. */
+CTORCH_API ct_lr_scheduler *ct_chained_scheduler(ct_lr_scheduler *const *schedulers, int n);
+
+/* Linear warmup then cosine annealing, one call: SequentialLR of
+ * LinearLR(start_factor, 1.0, warmup_steps) and CosineAnnealingLR(T_max =
+ * total_steps - warmup_steps, eta_min) with the milestone at warmup_steps
+ * (the large-batch recipe: warmup over the first steps, then a cosine to eta_min). */
+CTORCH_API ct_lr_scheduler *ct_warmup_cosine_lr(ct_optimizer *opt, int64_t warmup_steps, int64_t total_steps,
+                                                double start_factor, double eta_min);
+
+/* torch.optim.lr_scheduler.ReduceLROnPlateau's options; the _init gives
+ * PyTorch's defaults (mode min, factor 0.1, patience 10, threshold 1e-4,
+ * relative threshold, cooldown 0, min_lr 0, eps 1e-8). */
+typedef struct ct_plateau_opts {
+    bool mode_max;
+    double factor;
+    int64_t patience;
+    double threshold;
+    bool threshold_abs;
+    int64_t cooldown;
+    double min_lr, eps;
+} ct_plateau_opts;
+CTORCH_API ct_plateau_opts ct_plateau_opts_init(void);
+CTORCH_API ct_lr_scheduler *ct_reduce_lr_on_plateau(ct_optimizer *opt, ct_plateau_opts opts);
+
+/* scheduler.step(); ReduceLROnPlateau needs ct_lr_scheduler_step_metric. */
+CTORCH_API ct_result ct_lr_scheduler_step(ct_lr_scheduler *s);
+/* ReduceLROnPlateau.step(metrics). */
+CTORCH_API ct_result ct_lr_scheduler_step_metric(ct_lr_scheduler *s, double metric);
+/* scheduler.get_last_lr(): one lr per group written to out (room for cap);
+ * returns the number of groups, or a negative ct_result. */
+CTORCH_API int ct_lr_scheduler_get_last_lr(const ct_lr_scheduler *s, double *out, int cap);
+/* scheduler.last_epoch. */
+CTORCH_API int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s);
+/* Free a scheduler (and those it owns); the optimizer stays. NULL is ignored. */
+CTORCH_API void ct_lr_scheduler_free(ct_lr_scheduler *s);
+
+/* scheduler.state_dict() / load_state_dict(): the scheduler's counters and
+ * lrs (not the optimizer, not the lambdas, as in PyTorch). The state loads
+ * into a scheduler of the same kind over as many groups. */
+typedef struct ct_lr_scheduler_state ct_lr_scheduler_state;
+CTORCH_API ct_lr_scheduler_state *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s);
+CTORCH_API ct_result ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s, const ct_lr_scheduler_state *state);
+CTORCH_API void ct_lr_scheduler_state_free(ct_lr_scheduler_state *state);
+
+/* ---------------------------------------------------------------- gradient clipping */
+
+/* torch.nn.utils.clip_grad_norm_(parameters, max_norm, norm_type,
+ * error_if_nonfinite): the norm of all the gradients together (norm_type 2,
+ * 1, INFINITY or any p), returned as a 0-d tensor; when max_norm / (norm +
+ * 1e-6) is below 1 every gradient is multiplied by it. Parameters without a
+ * gradient are skipped (none: a zero norm). */
+CTORCH_API ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_norm, double norm_type,
+                                         bool error_if_nonfinite);
+/* torch.nn.utils.clip_grad_value_(parameters, clip_value): gradients clamped to [-v, v]. */
+CTORCH_API ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value);
+/* torch.nn.utils.parameters_to_vector: the parameters flattened into one vector. */
+CTORCH_API ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n);
+/* torch.nn.utils.vector_to_parameters: the vector's slices copied into the parameters. */
+CTORCH_API ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n);
+
+/* ---------------------------------------------------------------- loss scaling */
+
+/* torch.cuda.amp.GradScaler, on the CPU too. ct_grad_scaler_opts_init gives
+ * PyTorch's defaults: init_scale 65536, growth_factor 2, backoff_factor 0.5,
+ * growth_interval 2000, enabled. */
+typedef struct ct_grad_scaler ct_grad_scaler;
+typedef struct ct_grad_scaler_opts {
+    double init_scale, growth_factor, backoff_factor;
+    int64_t growth_interval;
+    bool enabled;
+} ct_grad_scaler_opts;
+CTORCH_API ct_grad_scaler_opts ct_grad_scaler_opts_init(void);
+CTORCH_API ct_grad_scaler *ct_grad_scaler_new(ct_grad_scaler_opts opts);
+CTORCH_API void ct_grad_scaler_free(ct_grad_scaler *s);
+/* scaler.scale(outputs): outputs times the scale (outputs itself, a new
+ * reference, when disabled). */
+CTORCH_API ct_tensor *ct_grad_scaler_scale(ct_grad_scaler *s, const ct_tensor *outputs);
+/* scaler.unscale_(optimizer): the optimizer's gradients divided by the scale
+ * (multiplied by its float32 reciprocal, as PyTorch does), noting inf/NaN.
+ * READY -> UNSCALED; called twice, or after step, it fails with PyTorch's error. */
+CTORCH_API ct_result ct_grad_scaler_unscale_(ct_grad_scaler *s, ct_optimizer *opt);
+/* scaler.step(optimizer): unscale_ first if not done, then optimizer.step()
+ * unless an inf/NaN was found (the step is skipped). -> STEPPED; *stepped
+ * (may be NULL) says whether the optimizer stepped. */
+CTORCH_API ct_result ct_grad_scaler_step(ct_grad_scaler *s, ct_optimizer *opt, bool *stepped);
+/* scaler.update(): the scale backed off after an inf/NaN, grown after
+ * growth_interval clean steps; every optimizer back to READY. */
+CTORCH_API ct_result ct_grad_scaler_update(ct_grad_scaler *s);
+/* scaler.get_scale() (1.0 when disabled). */
+CTORCH_API double ct_grad_scaler_get_scale(const ct_grad_scaler *s);
+
+/* scaler.state_dict(): PyTorch's keys, as plain numbers. */
+typedef struct ct_grad_scaler_state {
+    double scale, growth_factor, backoff_factor;
+    int64_t growth_interval, growth_tracker;
+} ct_grad_scaler_state;
+CTORCH_API ct_grad_scaler_state ct_grad_scaler_state_dict(const ct_grad_scaler *s);
+CTORCH_API ct_result ct_grad_scaler_load_state_dict(ct_grad_scaler *s, ct_grad_scaler_state state);
+
 #ifdef __cplusplus
 }
 #endif
@@ -3474,6 +3818,66 @@ static void ct__std_sort_values(ct__sort_kv *first, ct__sort_kv *last, uint64_t 
  * k is large and sorted is false (std::partial_sort, or std::nth_element and
  * std::sort). */
 static void ct__std_topk(ct__sort_kv *kv, int64_t n, int64_t k, bool sorted);
+
+/* ==================== optim/internal.h ==================== */
+// >>optim/internal.h
+/* What the optimizer, the lr schedulers and the grad scaler share: the
+ * parameter groups with their named options and the per-parameter state. */
+
+/* The options a parameter group may hold, by their PyTorch keys. */
+#define CT__OPTIM_KEYS(X)                                                                                   \
+    X(LR, "lr") X(MOMENTUM, "momentum") X(DAMPENING, "dampening") X(WEIGHT_DECAY, "weight_decay")            \
+    X(NESTEROV, "nesterov") X(MAXIMIZE, "maximize") X(BETA1, "beta1") X(BETA2, "beta2") X(EPS, "eps")       \
+    X(AMSGRAD, "amsgrad") X(ALPHA, "alpha") X(CENTERED, "centered") X(LR_DECAY, "lr_decay")                 \
+    X(INITIAL_ACC, "initial_accumulator_value") X(RHO, "rho") X(MOMENTUM_DECAY, "momentum_decay")           \
+    X(MAX_ITER, "max_iter") X(MAX_EVAL, "max_eval") X(TOL_GRAD, "tolerance_grad")                          \
+    X(TOL_CHANGE, "tolerance_change") X(HISTORY, "history_size") X(STRONG_WOLFE, "strong_wolfe")           \
+    X(INITIAL_LR, "initial_lr") X(MAX_LR, "max_lr") X(MIN_LR, "min_lr")
+
+#define CT__KEY_ENUM(e, s) CT__K_##e,
+enum ct__optim_key { CT__OPTIM_KEYS(CT__KEY_ENUM) CT__K_COUNT };
+#undef CT__KEY_ENUM
+
+/* The state tensors one parameter may have (their names are the class's). */
+#define CT__NBUF 4
+
+typedef struct ct__pstate {
+    ct_tensor *buf[CT__NBUF];
+    double step;      /* state['step'] (a float32 counter where PyTorch keeps a tensor) */
+    float mu_product; /* NAdam's state['mu_product'], a float32 tensor in PyTorch */
+    bool init;
+} ct__pstate;
+
+typedef struct ct__group {
+    ct_tensor **params;
+    ct__pstate *state; /* parallel to params */
+    int64_t n;
+    double v[CT__K_COUNT];
+    uint32_t has; /* bit k: the group holds option k */
+} ct__group;
+
+typedef struct ct__optim_class ct__optim_class;
+typedef struct ct__lbfgs ct__lbfgs;
+
+struct ct_optimizer {
+    const ct__optim_class *cls;
+    ct__group *groups;
+    int n_groups;
+    double defaults[CT__K_COUNT];
+    uint32_t default_has;
+    ct__lbfgs *lbfgs; /* LBFGS's state, kept under its first parameter in PyTorch */
+};
+
+#define CT__HAS(g, k) (((g)->has >> (k)) & 1u)
+/* Python's repr of a float ("0.1", "1e-05", "-1.0") for error messages. */
+static const char *ct__pyfloat(char *buf, size_t n, double v);
+/* A tensor made inside a step's scope that the optimizer keeps. */
+static ct_tensor *ct__keep_state(ct_tensor *t);
+/* LBFGS's step (src/optim/lbfgs.c) and its state's copy and release. */
+static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *user, double *loss);
+static void ct__lbfgs_free(ct__lbfgs *s);
+static ct__lbfgs *ct__lbfgs_clone(const ct__lbfgs *s);
+static ct_tensor *ct__lbfgs_state_get(const ct__lbfgs *s, const char *name);
 
 /* ==================== base/error.c ==================== */
 // >>base/error.c
@@ -8368,8 +8772,12 @@ static ct_result ct__accumulate(ct__run *r, ct__node *n, ct_tensor *grad)
     if (!m) return CT__OOM();
     ct__hooks_run(&m->hooks, -1, &grad);
     if (!m->grad) {
-        /* take the gradient over when nothing else can see it, else copy it (laid out like the leaf) */
-        if (r->create_graph || CT__ATOMIC_LOAD(&grad->refcount) > 1) {
+        /* take the gradient over when nothing else can see it and it is laid out
+         * as the leaf (PyTorch's layout contract: an expanded gradient, as sum's,
+         * is copied, so that .grad can be written in place), else copy it */
+        bool same_layout = ct_is_contiguous(grad) ||
+                           !memcmp(grad->strides, leaf->strides, (size_t)grad->ndim * sizeof *grad->strides);
+        if (r->create_graph || CT__ATOMIC_LOAD(&grad->refcount) > 1 || !same_layout) {
             ct_tensor *copy = r->create_graph ? ct_clone(grad) : ct__copy_as(grad, grad->dtype);
             if (!copy) return ct_last_error_code();
             m->grad = ct_retain(copy);
@@ -27245,6 +27653,2492 @@ ct_module *ct_nn_triplet_margin_loss(ct_triplet_margin_loss_opts opts)
     ct__layer *l = ct__loss_module(CT__LM_TRIPLET, opts.reduction, 0, NULL, NULL);
     if (l) l->triplet = opts;
     return ct__base(l);
+}
+
+/* ==================== optim/optimizer.c ==================== */
+// >>optim/optimizer.c
+/* Optimizers: parameter groups, the update rules of torch.optim (each the
+ * single-tensor path of PyTorch 1.13, op for op, so that the float32
+ * rounding is the same), zero_grad and the state dict. */
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CT__KEY_NAME(e, s) s,
+static const char *const ct__optim_key_names[CT__K_COUNT] = {CT__OPTIM_KEYS(CT__KEY_NAME)};
+#undef CT__KEY_NAME
+
+#define CT__BIT(k) (1u << CT__K_##k)
+
+static const char *ct__pyfloat(char *buf, size_t n, double v)
+{
+    if (isnan(v)) return snprintf(buf, n, "nan"), buf;
+    if (isinf(v)) return snprintf(buf, n, v > 0 ? "inf" : "-inf"), buf;
+    for (int prec = 1; prec <= 17; prec++) { /* the shortest text that reads back as v */
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    double a = fabs(v);
+    if (a != 0 && (a < 1e-4 || a >= 1e16)) return buf; /* Python's exponent form, as %g's */
+    if (strchr(buf, 'e')) snprintf(buf, n, "%.0f", v); /* %g chose an exponent Python does not use */
+    if (!strchr(buf, '.')) strncat(buf, ".0", n - strlen(buf) - 1);
+    return buf;
+}
+
+static ct_tensor *ct__keep_state(ct_tensor *t) { return t ? ct_retain(t) : NULL; }
+
+/* CT_MALLOC'd zeroed memory (n > 0). */
+static void *ct__zalloc(size_t n)
+{
+    void *p = CT_MALLOC(n);
+    if (p) memset(p, 0, n);
+    return p;
+}
+
+/* ---------------------------------------------------------------- update rules */
+
+typedef ct_result (*ct__update_fn)(const double *o, ct_tensor *p, ct_tensor *grad, ct__pstate *st);
+
+struct ct__optim_class {
+    const char *name;
+    const char *bufs[CT__NBUF]; /* state tensor names, in buf order */
+    bool counts_steps;          /* state['step'] exists */
+    ct__update_fn update;       /* NULL: LBFGS, whose step takes all parameters at once */
+};
+
+#define CT__F(x) ct_float(x)
+/* every op below succeeds for a floating tensor and its own gradient; a
+ * failure (out of memory) leaves its error, which the step returns */
+#define CT__TRY(x) do { if ((x) != CT_OK) return ct_last_error_code(); } while (0)
+#define CT__TRYT(x) do { if (!(x)) return ct_last_error_code(); } while (0)
+
+/* grad if not maximize else -grad; then grad.add(param, alpha=weight_decay) */
+static ct_tensor *ct__direction(ct_tensor *grad, const ct_tensor *p, bool maximize, double weight_decay)
+{
+    ct_tensor *d = maximize ? ct_neg(grad) : grad;
+    return weight_decay != 0 ? ct_add_alpha(d, p, CT__F(weight_decay)) : d;
+}
+
+/* avg.mul_(beta).add_(x, alpha=1 - beta) */
+static ct_result ct__ema_(ct_tensor *avg, const ct_tensor *x, double beta)
+{
+    CT__TRY(ct_mul_scalar_(avg, CT__F(beta)));
+    return ct_add_alpha_(avg, x, CT__F(1 - beta));
+}
+
+/* sq.mul_(beta).addcmul_(x, x, value=1 - beta) */
+static ct_result ct__ema_sq_(ct_tensor *sq, const ct_tensor *x, double beta)
+{
+    CT__TRY(ct_mul_scalar_(sq, CT__F(beta)));
+    return ct_addcmul_(sq, x, x, CT__F(1 - beta));
+}
+
+static ct_tensor *ct__zeros_state(const ct_tensor *p) { return ct__keep_state(ct_zeros_like(p, CT_DEFAULT)); }
+
+static ct_result ct__sgd_update(const double *o, ct_tensor *p, ct_tensor *grad, ct__pstate *st)
+{
+    ct_tensor *d = ct__direction(grad, p, o[CT__K_MAXIMIZE] != 0, o[CT__K_WEIGHT_DECAY]);
+    CT__TRYT(d);
+    double momentum = o[CT__K_MOMENTUM];
+    if (momentum != 0) {
+        if (!st->buf[0]) {
+            CT__TRYT(st->buf[0] = ct__keep_state(ct_clone(d)));
+        } else {
+            CT__TRY(ct_mul_scalar_(st->buf[0], CT__F(momentum)));
+            CT__TRY(ct_add_alpha_(st->buf[0], d, CT__F(1 - o[CT__K_DAMPENING])));
+        }
+        d = o[CT__K_NESTEROV] != 0 ? ct_add_alpha(d, st->buf[0], CT__F(momentum)) : st->buf[0];
+        CT__TRYT(d);
+    }
+    return ct_add_alpha_(p, d, CT__F(-o[CT__K_LR]));
+}
+
+/* Adam and AdamW after their weight decay: the moments, bias corrections and step. */
+static ct_result ct__adam_moments(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st)
+{
+    double beta1 = o[CT__K_BETA1], beta2 = o[CT__K_BETA2], step = st->step;
+    CT__TRY(ct__ema_(st->buf[0], grad, beta1));
+    CT__TRY(ct__ema_sq_(st->buf[1], grad, beta2));
+    double bias_correction1 = 1 - pow(beta1, step), bias_correction2 = 1 - pow(beta2, step);
+    double step_size = o[CT__K_LR] / bias_correction1;
+    double bias_correction2_sqrt = sqrt(bias_correction2);
+    ct_tensor *second = st->buf[1];
+    if (o[CT__K_AMSGRAD] != 0) {
+        ct_tensor *m = ct_maximum(st->buf[2], st->buf[1]);
+        CT__TRYT(m);
+        CT__TRY(ct_copy_(st->buf[2], m));
+        second = st->buf[2];
+    }
+    ct_tensor *denom = ct_div_scalar(ct_sqrt(second), CT__F(bias_correction2_sqrt));
+    CT__TRYT(denom);
+    CT__TRY(ct_add_scalar_(denom, CT__F(o[CT__K_EPS])));
+    return ct_addcdiv_(p, st->buf[0], denom, CT__F(-step_size));
+}
+
+static ct_result ct__adam_update(const double *o, ct_tensor *p, ct_tensor *grad, ct__pstate *st)
+{
+    ct_tensor *g = ct__direction(grad, p, o[CT__K_MAXIMIZE] != 0, 0);
+    st->step += 1;
+    CT__TRYT(g);
+    if (o[CT__K_WEIGHT_DECAY] != 0) CT__TRYT(g = ct_add_alpha(g, p, CT__F(o[CT__K_WEIGHT_DECAY])));
+    return ct__adam_moments(o, p, g, st);
+}
+
+static ct_result ct__adamw_update(const double *o, ct_tensor *p, ct_tensor *grad, ct__pstate *st)
+{
+    ct_tensor *g = ct__direction(grad, p, o[CT__K_MAXIMIZE] != 0, 0);
+    CT__TRYT(g);
+    st->step += 1;
+    CT__TRY(ct_mul_scalar_(p, CT__F(1 - o[CT__K_LR] * o[CT__K_WEIGHT_DECAY])));
+    return ct__adam_moments(o, p, g, st);
+}
+
+static ct_result ct__rmsprop_update(const double *o, ct_tensor *p, ct_tensor *grad, ct__pstate *st)
+{
+    ct_tensor *g = ct__direction(grad, p, o[CT__K_MAXIMIZE] != 0, o[CT__K_WEIGHT_DECAY]);
+    CT__TRYT(g);
+    st->step += 1;
+    double alpha = o[CT__K_ALPHA];
+    CT__TRY(ct__ema_sq_(st->buf[0], g, alpha));
+    ct_tensor *avg;
+    if (o[CT__K_CENTERED] != 0) {
+        CT__TRY(ct__ema_(st->buf[2], g, alpha));
+        CT__TRYT(avg = ct_addcmul(st->buf[0], st->buf[2], st->buf[2], CT__F(-1)));
+        CT__TRY(ct_sqrt_(avg));
+    } else {
+        CT__TRYT(avg = ct_sqrt(st->buf[0]));
+    }
+    CT__TRY(ct_add_scalar_(avg, CT__F(o[CT__K_EPS])));
+    if (o[CT__K_MOMENTUM] > 0) {
+        CT__TRY(ct_mul_scalar_(st->buf[1], CT__F(o[CT__K_MOMENTUM])));
+        CT__TRY(ct_addcdiv_(st->buf[1], g, avg, CT__F(1)));
+        return ct_add_alpha_(p, st->buf[1], CT__F(-o[CT__K_LR]));
+    }
+    return ct_addcdiv_(p, g, avg, CT__F(-o[CT__K_LR]));
+}
+
+static ct_result ct__adagrad_update(const double *o, ct_tensor *p, ct_tensor *grad, ct__pstate *st)
+{
+    st->step += 1;
+    ct_tensor *g = ct__direction(grad, p, o[CT__K_MAXIMIZE] != 0, o[CT__K_WEIGHT_DECAY]);
+    CT__TRYT(g);
+    double clr = o[CT__K_LR] / (1 + (st->step - 1) * o[CT__K_LR_DECAY]);
+    CT__TRY(ct_addcmul_(st->buf[0], g, g, CT__F(1)));
+    ct_tensor *std = ct_sqrt(st->buf[0]);
+    CT__TRYT(std);
+    CT__TRY(ct_add_scalar_(std, CT__F(o[CT__K_EPS])));
+    return ct_addcdiv_(p, g, std, CT__F(-clr));
+}
+
+static ct_result ct__adadelta_update(const double *o, ct_tensor *p, ct_tensor *grad, ct__pstate *st)
+{
+    ct_tensor *g = ct__direction(grad, p, o[CT__K_MAXIMIZE] != 0, o[CT__K_WEIGHT_DECAY]);
+    CT__TRYT(g);
+    st->step += 1;
+    double rho = o[CT__K_RHO], eps = o[CT__K_EPS];
+    CT__TRY(ct__ema_sq_(st->buf[0], g, rho));
+    ct_tensor *std = ct_add_scalar(st->buf[0], CT__F(eps));
+    ct_tensor *delta = ct_add_scalar(st->buf[1], CT__F(eps));
+    CT__TRYT(std && delta);
+    CT__TRY(ct_sqrt_(std));
+    CT__TRY(ct_sqrt_(delta));
+    CT__TRY(ct_div_(delta, std));
+    CT__TRY(ct_mul_(delta, g));
+    CT__TRY(ct__ema_sq_(st->buf[1], delta, rho));
+    return ct_add_alpha_(p, delta, CT__F(-o[CT__K_LR]));
+}
+
+static ct_result ct__adamax_update(const double *o, ct_tensor *p, ct_tensor *grad, ct__pstate *st)
+{
+    ct_tensor *g = ct__direction(grad, p, o[CT__K_MAXIMIZE] != 0, 0);
+    CT__TRYT(g);
+    st->step += 1;
+    if (o[CT__K_WEIGHT_DECAY] != 0) CT__TRYT(g = ct_add_alpha(g, p, CT__F(o[CT__K_WEIGHT_DECAY])));
+    CT__TRY(ct__ema_(st->buf[0], g, o[CT__K_BETA1]));
+    /* torch.amax(cat([exp_inf * beta2, |grad| + eps]), 0): the elementwise maximum */
+    CT__TRY(ct_mul_scalar_(st->buf[1], CT__F(o[CT__K_BETA2])));
+    ct_tensor *bound = ct_abs(g);
+    CT__TRYT(bound);
+    CT__TRY(ct_add_scalar_(bound, CT__F(o[CT__K_EPS])));
+    ct_tensor *m = ct_maximum(st->buf[1], bound);
+    CT__TRYT(m);
+    CT__TRY(ct_copy_(st->buf[1], m));
+    double clr = o[CT__K_LR] / (1 - pow(o[CT__K_BETA1], st->step));
+    return ct_addcdiv_(p, st->buf[0], st->buf[1], CT__F(-clr));
+}
+
+static ct_result ct__nadam_update(const double *o, ct_tensor *p, ct_tensor *grad, ct__pstate *st)
+{
+    double beta1 = o[CT__K_BETA1], beta2 = o[CT__K_BETA2], lr = o[CT__K_LR];
+    double step = st->step += 1;
+    double bias_correction2 = 1 - pow(beta2, step);
+    ct_tensor *g = grad;
+    if (o[CT__K_WEIGHT_DECAY] != 0) CT__TRYT(g = ct_add_alpha(g, p, CT__F(o[CT__K_WEIGHT_DECAY])));
+    double mu = beta1 * (1. - 0.5 * pow(0.96, step * o[CT__K_MOMENTUM_DECAY]));
+    double mu_next = beta1 * (1. - 0.5 * pow(0.96, (step + 1) * o[CT__K_MOMENTUM_DECAY]));
+    /* mu_product is a float32 tensor: each product rounds to float */
+    st->mu_product = st->mu_product * (float)mu;
+    float mu_product_next = st->mu_product * (float)mu * (float)mu_next;
+    CT__TRY(ct__ema_(st->buf[0], g, beta1));
+    CT__TRY(ct__ema_sq_(st->buf[1], g, beta2));
+    ct_tensor *denom = ct_div_scalar(st->buf[1], CT__F(bias_correction2));
+    CT__TRYT(denom);
+    CT__TRY(ct_sqrt_(denom));
+    CT__TRY(ct_add_scalar_(denom, CT__F(o[CT__K_EPS])));
+    CT__TRY(ct_addcdiv_(p, g, denom, CT__F(-lr * (1. - mu) / (1. - (double)st->mu_product))));
+    return ct_addcdiv_(p, st->buf[0], denom, CT__F(-lr * mu_next / (1. - (double)mu_product_next)));
+}
+
+static ct_result ct__radam_update(const double *o, ct_tensor *p, ct_tensor *grad, ct__pstate *st)
+{
+    double beta1 = o[CT__K_BETA1], beta2 = o[CT__K_BETA2], lr = o[CT__K_LR];
+    double step = st->step += 1;
+    double bias_correction1 = 1 - pow(beta1, step), bias_correction2 = 1 - pow(beta2, step);
+    ct_tensor *g = grad;
+    if (o[CT__K_WEIGHT_DECAY] != 0) CT__TRYT(g = ct_add_alpha(g, p, CT__F(o[CT__K_WEIGHT_DECAY])));
+    CT__TRY(ct__ema_(st->buf[0], g, beta1));
+    CT__TRY(ct__ema_sq_(st->buf[1], g, beta2));
+    ct_tensor *corrected = ct_div_scalar(st->buf[0], CT__F(bias_correction1));
+    CT__TRYT(corrected);
+    double rho_inf = 2 / (1 - beta2) - 1;
+    double rho_t = rho_inf - 2 * step * pow(beta2, step) / bias_correction2;
+    ct_tensor *update = ct_mul_scalar(corrected, CT__F(lr));
+    CT__TRYT(update);
+    if (rho_t > 5.) {
+        double rect = sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t));
+        ct_tensor *denom = ct_sqrt(st->buf[1]);
+        CT__TRYT(denom);
+        CT__TRY(ct_add_scalar_(denom, CT__F(o[CT__K_EPS])));
+        /* a number over a tensor is reciprocal() * number in PyTorch */
+        ct_tensor *adaptive_lr = ct_mul_scalar(ct_reciprocal(denom), CT__F(sqrt(bias_correction2)));
+        CT__TRYT(adaptive_lr);
+        CT__TRY(ct_mul_(update, adaptive_lr));
+        CT__TRY(ct_mul_scalar_(update, CT__F(rect)));
+    }
+    return ct_add_alpha_(p, update, CT__F(-1.0));
+}
+
+/* The state tensors each rule starts with, PyTorch's _init_group. */
+static ct_result ct__init_state(const ct__optim_class *cls, const double *o, ct_tensor *p, ct__pstate *st)
+{
+    st->init = true;
+    st->step = 0;
+    st->mu_product = 1.0f;
+    bool want[CT__NBUF] = {false, false, false, false};
+    for (int b = 0; b < CT__NBUF; b++) want[b] = cls->bufs[b] != NULL;
+    if (cls->update == ct__sgd_update) want[0] = false; /* the first gradient clones into it */
+    if (cls->update == ct__adam_update || cls->update == ct__adamw_update) want[2] = o[CT__K_AMSGRAD] != 0;
+    if (cls->update == ct__rmsprop_update) {
+        want[1] = o[CT__K_MOMENTUM] > 0;
+        want[2] = o[CT__K_CENTERED] != 0;
+    }
+    for (int b = 0; b < CT__NBUF; b++)
+        if (want[b]) CT__TRYT(st->buf[b] = ct__zeros_state(p));
+    if (cls->update == ct__adagrad_update && o[CT__K_INITIAL_ACC] != 0)
+        CT__TRY(ct_fill_(st->buf[0], CT__F(o[CT__K_INITIAL_ACC])));
+    return CT_OK;
+}
+
+static const ct__optim_class ct__sgd_class = {"SGD", {"momentum_buffer"}, false, ct__sgd_update};
+static const ct__optim_class ct__adam_class = {"Adam", {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}, true, ct__adam_update};
+static const ct__optim_class ct__adamw_class = {"AdamW", {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}, true,
+                                                ct__adamw_update};
+static const ct__optim_class ct__rmsprop_class = {"RMSprop", {"square_avg", "momentum_buffer", "grad_avg"}, true,
+                                                  ct__rmsprop_update};
+static const ct__optim_class ct__adagrad_class = {"Adagrad", {"sum"}, true, ct__adagrad_update};
+static const ct__optim_class ct__adadelta_class = {"Adadelta", {"square_avg", "acc_delta"}, true, ct__adadelta_update};
+static const ct__optim_class ct__adamax_class = {"Adamax", {"exp_avg", "exp_inf"}, true, ct__adamax_update};
+static const ct__optim_class ct__nadam_class = {"NAdam", {"exp_avg", "exp_avg_sq"}, true, ct__nadam_update};
+static const ct__optim_class ct__radam_class = {"RAdam", {"exp_avg", "exp_avg_sq"}, true, ct__radam_update};
+static const ct__optim_class ct__lbfgs_class = {"LBFGS", {NULL}, false, NULL};
+
+/* ---------------------------------------------------------------- groups */
+
+static int ct__optim_key(const char *name)
+{
+    for (int k = 0; name && k < CT__K_COUNT; k++)
+        if (!strcmp(name, ct__optim_key_names[k])) return k;
+    return -1;
+}
+
+static bool ct__optim_owns(const ct_optimizer *opt, const ct_tensor *p, int *gi, int64_t *pi)
+{
+    for (int g = 0; g < opt->n_groups; g++)
+        for (int64_t i = 0; i < opt->groups[g].n; i++)
+            if (opt->groups[g].params[i] == p) {
+                if (gi) *gi = g;
+                if (pi) *pi = i;
+                return true;
+            }
+    return false;
+}
+
+static ct_result ct__check_group(const ct_optimizer *opt, const ct_param_group *group)
+{
+    if (group->n < 0 || (group->n > 0 && !group->params))
+        return ct__fail(CT_ERR_TYPE, "params argument given to the optimizer should be an iterable of Tensors or "
+                                     "dicts, but got NULL");
+    if (group->n == 0) return ct__fail(CT_ERR_VALUE, "optimizer got an empty parameter list");
+    for (int64_t i = 0; i < group->n; i++) {
+        const ct_tensor *p = group->params[i];
+        if (!p) return ct__fail(CT_ERR_TYPE, "optimizer can only optimize Tensors, but one of the params is NoneType");
+        if (!ct_is_leaf(p)) return ct__fail(CT_ERR_VALUE, "can't optimize a non-leaf Tensor");
+        for (int64_t j = 0; j < i; j++)
+            if (group->params[j] == p)
+                return ct__fail(CT_ERR_VALUE, "some parameters appear in more than one parameter group");
+        if (ct__optim_owns(opt, p, NULL, NULL))
+            return ct__fail(CT_ERR_VALUE, "some parameters appear in more than one parameter group");
+    }
+    for (int o = 0; o < CT_OPTIM_MAX_OPTIONS && group->options[o].name; o++) {
+        int k = ct__optim_key(group->options[o].name);
+        if (k < 0 || !((opt->default_has >> k) & 1u))
+            return ct__fail(CT_ERR_VALUE, "%s has no option '%s'", opt->cls->name, group->options[o].name);
+    }
+    return CT_OK;
+}
+
+ct_result ct_optim_add_param_group(ct_optimizer *opt, ct_param_group group)
+{
+    if (!opt) return ct__fail(CT_ERR_TYPE, "add_param_group(): optimizer must not be NULL");
+    ct_result r = ct__check_group(opt, &group);
+    if (r != CT_OK) return r;
+    ct__group *groups = (ct__group *)CT_REALLOC(opt->groups, (size_t)(opt->n_groups + 1) * sizeof *groups);
+    if (!groups) return CT__OOM();
+    opt->groups = groups;
+    ct__group *g = &groups[opt->n_groups];
+    memset(g, 0, sizeof *g);
+    g->params = (ct_tensor **)CT_MALLOC((size_t)group.n * sizeof *g->params);
+    g->state = (ct__pstate *)ct__zalloc((size_t)group.n * sizeof *g->state);
+    if (!g->params || !g->state) {
+        CT_FREE(g->params);
+        CT_FREE(g->state);
+        return CT__OOM();
+    }
+    for (int64_t i = 0; i < group.n; i++) g->params[i] = ct_retain(group.params[i]);
+    g->n = group.n;
+    memcpy(g->v, opt->defaults, sizeof g->v);
+    g->has = opt->default_has & ~(CT__BIT(INITIAL_LR) | CT__BIT(MAX_LR) | CT__BIT(MIN_LR));
+    for (int o = 0; o < CT_OPTIM_MAX_OPTIONS && group.options[o].name; o++) {
+        int k = ct__optim_key(group.options[o].name);
+        g->v[k] = group.options[o].value;
+        g->has |= 1u << k;
+    }
+    opt->n_groups++;
+    return CT_OK;
+}
+
+int ct_optim_num_groups(const ct_optimizer *opt) { return opt ? opt->n_groups : 0; }
+
+static ct__group *ct__optim_group(const ct_optimizer *opt, int group)
+{
+    if (!opt) {
+        ct__fail(CT_ERR_TYPE, "optimizer must not be NULL");
+        return NULL;
+    }
+    if (group < 0 || group >= opt->n_groups) {
+        ct__fail(CT_ERR_INDEX, "list index out of range");
+        return NULL;
+    }
+    return &opt->groups[group];
+}
+
+double ct_optim_get(const ct_optimizer *opt, int group, const char *name)
+{
+    const ct__group *g = ct__optim_group(opt, group);
+    if (!g) return NAN;
+    int k = ct__optim_key(name);
+    if (k < 0 || !CT__HAS(g, k)) {
+        ct__fail(CT_ERR_INDEX, "'%s'", name ? name : "(null)");
+        return NAN;
+    }
+    return g->v[k];
+}
+
+ct_result ct_optim_set(ct_optimizer *opt, int group, const char *name, double value)
+{
+    ct__group *g = ct__optim_group(opt, group);
+    if (!g) return ct_last_error_code();
+    int k = ct__optim_key(name);
+    uint32_t settable = opt->default_has | CT__BIT(INITIAL_LR) | CT__BIT(MAX_LR) | CT__BIT(MIN_LR);
+    if (k < 0 || !((settable >> k) & 1u))
+        return ct__fail(CT_ERR_VALUE, "%s has no option '%s'", opt->cls->name, name ? name : "(null)");
+    g->v[k] = value;
+    g->has |= 1u << k;
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- construction */
+
+static ct_result ct__check_value(bool ok, const char *what, double v)
+{
+    char buf[40];
+    return ok ? CT_OK : ct__fail(CT_ERR_VALUE, "Invalid %s: %s", what, ct__pyfloat(buf, sizeof buf, v));
+}
+
+static ct_result ct__check_betas(double beta1, double beta2)
+{
+    char buf[40];
+    if (!(0.0 <= beta1 && beta1 < 1.0))
+        return ct__fail(CT_ERR_VALUE, "Invalid beta parameter at index 0: %s", ct__pyfloat(buf, sizeof buf, beta1));
+    if (!(0.0 <= beta2 && beta2 < 1.0))
+        return ct__fail(CT_ERR_VALUE, "Invalid beta parameter at index 1: %s", ct__pyfloat(buf, sizeof buf, beta2));
+    return CT_OK;
+}
+
+/* The common checks: lr, eps and weight_decay (NAN: the optimizer has none). */
+static ct_result ct__check_common(double lr, double eps, double weight_decay)
+{
+    ct_result r = ct__check_value(0.0 <= lr, "learning rate", lr);
+    if (r == CT_OK && !isnan(eps)) r = ct__check_value(0.0 <= eps, "epsilon value", eps);
+    if (r == CT_OK) r = ct__check_value(0.0 <= weight_decay, "weight_decay value", weight_decay);
+    return r;
+}
+
+/* Adam's family checks lr, eps, the betas and weight_decay, in that order. */
+static ct_result ct__check_adam_like(double lr, double eps, double beta1, double beta2, double weight_decay)
+{
+    ct_result r = ct__check_common(lr, eps, 0);
+    if (r == CT_OK) r = ct__check_betas(beta1, beta2);
+    if (r == CT_OK) r = ct__check_value(0.0 <= weight_decay, "weight_decay value", weight_decay);
+    return r;
+}
+
+typedef struct ct__default {
+    int key;
+    double value;
+} ct__default;
+
+static ct_optimizer *ct__optim_new(const ct__optim_class *cls, ct_tensor *const *params, int64_t n,
+                                   const ct__default *defaults, int n_defaults)
+{
+    ct_optimizer *opt = (ct_optimizer *)ct__zalloc(sizeof *opt);
+    if (!opt) {
+        CT__OOM();
+        return NULL;
+    }
+    opt->cls = cls;
+    for (int i = 0; i < n_defaults; i++) {
+        opt->defaults[defaults[i].key] = defaults[i].value;
+        opt->default_has |= 1u << defaults[i].key;
+    }
+    ct_param_group group = {params, n, {{NULL, 0}}};
+    if (ct_optim_add_param_group(opt, group) != CT_OK) {
+        ct_optim_free(opt);
+        return NULL;
+    }
+    return opt;
+}
+
+ct_optimizer *ct_sgd(ct_tensor *const *params, int64_t n, ct_sgd_opts o)
+{
+    if (ct__check_common(o.lr, NAN, o.weight_decay) != CT_OK ||
+        ct__check_value(0.0 <= o.momentum, "momentum value", o.momentum) != CT_OK)
+        return NULL;
+    if (o.nesterov && (o.momentum <= 0 || o.dampening != 0)) {
+        ct__fail(CT_ERR_VALUE, "Nesterov momentum requires a momentum and zero dampening");
+        return NULL;
+    }
+    ct__default d[] = {{CT__K_LR, o.lr},
+                       {CT__K_MOMENTUM, o.momentum},
+                       {CT__K_DAMPENING, o.dampening},
+                       {CT__K_WEIGHT_DECAY, o.weight_decay},
+                       {CT__K_NESTEROV, (double)o.nesterov},
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
+    return ct__optim_new(&ct__sgd_class, params, n, d, 6);
+}
+
+ct_adam_opts ct_adam_opts_init(void)
+{
+    ct_adam_opts o = {1e-3, 0.9, 0.999, 1e-8, 0, false, false};
+    return o;
+}
+
+ct_adam_opts ct_adamw_opts_init(void)
+{
+    ct_adam_opts o = ct_adam_opts_init();
+    o.weight_decay = 1e-2;
+    return o;
+}
+
+static ct_optimizer *ct__adam_family(const ct__optim_class *cls, ct_tensor *const *params, int64_t n, ct_adam_opts o)
+{
+    if (ct__check_adam_like(o.lr, o.eps, o.beta1, o.beta2, o.weight_decay) != CT_OK)
+        return NULL;
+    ct__default d[] = {{CT__K_LR, o.lr},       {CT__K_BETA1, o.beta1},
+                       {CT__K_BETA2, o.beta2}, {CT__K_EPS, o.eps},
+                       {CT__K_WEIGHT_DECAY, o.weight_decay}, {CT__K_AMSGRAD, (double)o.amsgrad},
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
+    return ct__optim_new(cls, params, n, d, 7);
+}
+
+ct_optimizer *ct_adam(ct_tensor *const *params, int64_t n, ct_adam_opts o)
+{
+    return ct__adam_family(&ct__adam_class, params, n, o);
+}
+
+ct_optimizer *ct_adamw(ct_tensor *const *params, int64_t n, ct_adam_opts o)
+{
+    return ct__adam_family(&ct__adamw_class, params, n, o);
+}
+
+ct_rmsprop_opts ct_rmsprop_opts_init(void)
+{
+    ct_rmsprop_opts o = {1e-2, 0.99, 1e-8, 0, 0, false, false};
+    return o;
+}
+
+ct_optimizer *ct_rmsprop(ct_tensor *const *params, int64_t n, ct_rmsprop_opts o)
+{
+    if (ct__check_value(0.0 <= o.lr, "learning rate", o.lr) != CT_OK ||
+        ct__check_value(0.0 <= o.eps, "epsilon value", o.eps) != CT_OK ||
+        ct__check_value(0.0 <= o.momentum, "momentum value", o.momentum) != CT_OK ||
+        ct__check_value(0.0 <= o.weight_decay, "weight_decay value", o.weight_decay) != CT_OK ||
+        ct__check_value(0.0 <= o.alpha, "alpha value", o.alpha) != CT_OK)
+        return NULL;
+    ct__default d[] = {{CT__K_LR, o.lr},          {CT__K_MOMENTUM, o.momentum}, {CT__K_ALPHA, o.alpha},
+                       {CT__K_EPS, o.eps},        {CT__K_CENTERED, (double)o.centered}, {CT__K_WEIGHT_DECAY, o.weight_decay},
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
+    return ct__optim_new(&ct__rmsprop_class, params, n, d, 7);
+}
+
+ct_adagrad_opts ct_adagrad_opts_init(void)
+{
+    ct_adagrad_opts o = {1e-2, 0, 0, 0, 1e-10, false};
+    return o;
+}
+
+ct_optimizer *ct_adagrad(ct_tensor *const *params, int64_t n, ct_adagrad_opts o)
+{
+    if (ct__check_value(0.0 <= o.lr, "learning rate", o.lr) != CT_OK ||
+        ct__check_value(0.0 <= o.lr_decay, "lr_decay value", o.lr_decay) != CT_OK ||
+        ct__check_value(0.0 <= o.weight_decay, "weight_decay value", o.weight_decay) != CT_OK ||
+        ct__check_value(0.0 <= o.initial_accumulator_value, "initial_accumulator_value value",
+                        o.initial_accumulator_value) != CT_OK ||
+        ct__check_value(0.0 <= o.eps, "epsilon value", o.eps) != CT_OK)
+        return NULL;
+    ct__default d[] = {{CT__K_LR, o.lr},
+                       {CT__K_LR_DECAY, o.lr_decay},
+                       {CT__K_EPS, o.eps},
+                       {CT__K_WEIGHT_DECAY, o.weight_decay},
+                       {CT__K_INITIAL_ACC, o.initial_accumulator_value},
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
+    return ct__optim_new(&ct__adagrad_class, params, n, d, 6);
+}
+
+ct_adadelta_opts ct_adadelta_opts_init(void)
+{
+    ct_adadelta_opts o = {1.0, 0.9, 1e-6, 0, false};
+    return o;
+}
+
+ct_optimizer *ct_adadelta(ct_tensor *const *params, int64_t n, ct_adadelta_opts o)
+{
+    if (ct__check_value(0.0 <= o.lr, "learning rate", o.lr) != CT_OK ||
+        ct__check_value(0.0 <= o.rho && o.rho <= 1.0, "rho value", o.rho) != CT_OK ||
+        ct__check_value(0.0 <= o.eps, "epsilon value", o.eps) != CT_OK ||
+        ct__check_value(0.0 <= o.weight_decay, "weight_decay value", o.weight_decay) != CT_OK)
+        return NULL;
+    ct__default d[] = {{CT__K_LR, o.lr},
+                       {CT__K_RHO, o.rho},
+                       {CT__K_EPS, o.eps},
+                       {CT__K_WEIGHT_DECAY, o.weight_decay},
+                       {CT__K_MAXIMIZE, (double)o.maximize}};
+    return ct__optim_new(&ct__adadelta_class, params, n, d, 5);
+}
+
+ct_adamax_opts ct_adamax_opts_init(void)
+{
+    ct_adamax_opts o = {2e-3, 0.9, 0.999, 1e-8, 0, false};
+    return o;
+}
+
+ct_optimizer *ct_adamax(ct_tensor *const *params, int64_t n, ct_adamax_opts o)
+{
+    if (ct__check_adam_like(o.lr, o.eps, o.beta1, o.beta2, o.weight_decay) != CT_OK)
+        return NULL;
+    ct__default d[] = {{CT__K_LR, o.lr},   {CT__K_BETA1, o.beta1},
+                       {CT__K_BETA2, o.beta2},                {CT__K_EPS, o.eps},
+                       {CT__K_WEIGHT_DECAY, o.weight_decay}, {CT__K_MAXIMIZE, (double)o.maximize}};
+    return ct__optim_new(&ct__adamax_class, params, n, d, 6);
+}
+
+ct_nadam_opts ct_nadam_opts_init(void)
+{
+    ct_nadam_opts o = {2e-3, 0.9, 0.999, 1e-8, 0, 4e-3};
+    return o;
+}
+
+ct_optimizer *ct_nadam(ct_tensor *const *params, int64_t n, ct_nadam_opts o)
+{
+    if (ct__check_adam_like(o.lr, o.eps, o.beta1, o.beta2, o.weight_decay) != CT_OK ||
+        ct__check_value(0.0 <= o.momentum_decay, "momentum_decay value", o.momentum_decay) != CT_OK)
+        return NULL;
+    ct__default d[] = {{CT__K_LR, o.lr},   {CT__K_BETA1, o.beta1},
+                       {CT__K_BETA2, o.beta2},                {CT__K_EPS, o.eps},
+                       {CT__K_WEIGHT_DECAY, o.weight_decay}, {CT__K_MOMENTUM_DECAY, o.momentum_decay}};
+    return ct__optim_new(&ct__nadam_class, params, n, d, 6);
+}
+
+ct_radam_opts ct_radam_opts_init(void)
+{
+    ct_radam_opts o = {1e-3, 0.9, 0.999, 1e-8, 0};
+    return o;
+}
+
+ct_optimizer *ct_radam(ct_tensor *const *params, int64_t n, ct_radam_opts o)
+{
+    if (ct__check_adam_like(o.lr, o.eps, o.beta1, o.beta2, o.weight_decay) != CT_OK)
+        return NULL;
+    ct__default d[] = {{CT__K_LR, o.lr},
+                       {CT__K_BETA1, o.beta1},
+                       {CT__K_BETA2, o.beta2},
+                       {CT__K_EPS, o.eps},
+                       {CT__K_WEIGHT_DECAY, o.weight_decay}};
+    return ct__optim_new(&ct__radam_class, params, n, d, 5);
+}
+
+ct_lbfgs_opts ct_lbfgs_opts_init(void)
+{
+    ct_lbfgs_opts o = {1, 20, 0, 1e-7, 1e-9, 100, false};
+    return o;
+}
+
+ct_optimizer *ct_lbfgs(ct_tensor *const *params, int64_t n, ct_lbfgs_opts o)
+{
+    int64_t max_eval = o.max_eval ? o.max_eval : o.max_iter * 5 / 4;
+    ct__default d[] = {{CT__K_LR, o.lr},
+                       {CT__K_MAX_ITER, (double)o.max_iter},
+                       {CT__K_MAX_EVAL, (double)max_eval},
+                       {CT__K_TOL_GRAD, o.tolerance_grad},
+                       {CT__K_TOL_CHANGE, o.tolerance_change},
+                       {CT__K_HISTORY, (double)o.history_size},
+                       {CT__K_STRONG_WOLFE, (double)o.strong_wolfe}};
+    return ct__optim_new(&ct__lbfgs_class, params, n, d, 7);
+}
+
+static void ct__pstate_clear(ct__pstate *st)
+{
+    for (int b = 0; b < CT__NBUF; b++) ct_release(st->buf[b]);
+    memset(st, 0, sizeof *st);
+}
+
+void ct_optim_free(ct_optimizer *opt)
+{
+    if (!opt) return;
+    for (int g = 0; g < opt->n_groups; g++) {
+        for (int64_t i = 0; i < opt->groups[g].n; i++) {
+            ct_release(opt->groups[g].params[i]);
+            ct__pstate_clear(&opt->groups[g].state[i]);
+        }
+        CT_FREE(opt->groups[g].params);
+        CT_FREE(opt->groups[g].state);
+    }
+    CT_FREE(opt->groups);
+    ct__lbfgs_free(opt->lbfgs);
+    CT_FREE(opt);
+}
+
+/* ---------------------------------------------------------------- steps */
+
+ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none)
+{
+    if (!opt) return ct__fail(CT_ERR_TYPE, "zero_grad(): optimizer must not be NULL");
+    for (int g = 0; g < opt->n_groups; g++)
+        for (int64_t i = 0; i < opt->groups[g].n; i++) {
+            ct_tensor *p = opt->groups[g].params[i];
+            if (!p->ag || !ct__meta(p)->grad) continue;
+            if (set_to_none) {
+                ct_set_grad(p, NULL);
+                continue;
+            }
+            ct_tensor *grad = ct__meta(p)->grad;
+            if (ct_grad_fn(grad)) ct_detach_(grad); /* p.grad.detach_() or requires_grad_(False) */
+            else ct_requires_grad_(grad, false);
+            ct_zero_(grad);
+        }
+    return CT_OK;
+}
+
+static ct_result ct__optim_update_all(ct_optimizer *opt)
+{
+    for (int g = 0; g < opt->n_groups; g++) {
+        ct__group *grp = &opt->groups[g];
+        for (int64_t i = 0; i < grp->n; i++) {
+            ct_tensor *p = grp->params[i];
+            ct_tensor *grad = p->ag ? ct__meta(p)->grad : NULL;
+            if (!grad) continue;
+            ct__pstate *st = &grp->state[i];
+            ct_result r = st->init ? CT_OK : ct__init_state(opt->cls, grp->v, p, st);
+            if (r == CT_OK) r = opt->cls->update(grp->v, p, grad, st);
+            if (r != CT_OK) return r;
+        }
+    }
+    return CT_OK;
+}
+
+ct_result ct_optim_step(ct_optimizer *opt)
+{
+    if (!opt) return ct__fail(CT_ERR_TYPE, "step(): optimizer must not be NULL");
+    if (!opt->cls->update) return ct__fail(CT_ERR_TYPE, "step() missing 1 required positional argument: 'closure'");
+    ct_grad_mode mode = ct_no_grad();
+    ct_scope s = ct_scope_begin();
+    ct_result r = ct__optim_update_all(opt);
+    ct_scope_end(s);
+    ct_grad_mode_restore(mode);
+    return r;
+}
+
+ct_result ct_optim_step_closure(ct_optimizer *opt, ct_closure closure, void *user, double *loss)
+{
+    if (!opt) return ct__fail(CT_ERR_TYPE, "step(): optimizer must not be NULL");
+    if (!closure) return ct__fail(CT_ERR_TYPE, "'NoneType' object is not callable");
+    if (!opt->cls->update) return ct__lbfgs_step(opt, closure, user, loss);
+    ct_grad_mode mode = ct_enable_grad();
+    double value = NAN;
+    ct_result r = closure(&value, user);
+    ct_grad_mode_restore(mode);
+    if (r != CT_OK) return r;
+    if (loss) *loss = value;
+    return ct_optim_step(opt);
+}
+
+/* ---------------------------------------------------------------- state */
+
+static ct_tensor *ct__step_tensor(double v)
+{
+    float f = (float)v;
+    return ct_from_array(&f, CT_SHAPE0, CT_F32);
+}
+
+static ct_tensor *ct__key_error(const char *name)
+{
+    ct__fail(CT_ERR_INDEX, "'%s'", name ? name : "(null)");
+    return NULL;
+}
+
+ct_tensor *ct_optim_state_get(const ct_optimizer *opt, const ct_tensor *param, const char *name)
+{
+    int g;
+    int64_t i;
+    if (!opt) { ct__fail(CT_ERR_TYPE, "state_get(): optimizer must not be NULL"); return NULL; }
+    CT__ARG(param, "param", 2);
+    if (!ct__optim_owns(opt, param, &g, &i)) return ct__key_error("param");
+    if (opt->lbfgs && g == 0 && i == 0) return ct__lbfgs_state_get(opt->lbfgs, name);
+    const ct__pstate *st = &opt->groups[g].state[i];
+    if (!st->init || !name) return ct__key_error(name);
+    if (opt->cls->counts_steps && !strcmp(name, "step")) return ct__step_tensor(st->step);
+    if (opt->cls == &ct__nadam_class && !strcmp(name, "mu_product")) return ct__step_tensor(st->mu_product);
+    for (int b = 0; b < CT__NBUF; b++)
+        if (opt->cls->bufs[b] && !strcmp(name, opt->cls->bufs[b]) && st->buf[b]) return ct__same(st->buf[b]);
+    return ct__key_error(name);
+}
+
+struct ct_optim_state {
+    const ct__optim_class *cls;
+    int n_groups;
+    ct__group *groups; /* params NULL: only their number counts */
+    ct__lbfgs *lbfgs;
+};
+
+void ct_optim_state_free(ct_optim_state *state)
+{
+    if (!state) return;
+    for (int g = 0; g < state->n_groups; g++) {
+        for (int64_t i = 0; i < state->groups[g].n; i++) ct__pstate_clear(&state->groups[g].state[i]);
+        CT_FREE(state->groups[g].state);
+    }
+    CT_FREE(state->groups);
+    ct__lbfgs_free(state->lbfgs);
+    CT_FREE(state);
+}
+
+/* A copy of one parameter's state, its tensors cloned (cast to dtype unless CT_DEFAULT). */
+static ct_result ct__pstate_copy(ct__pstate *dst, const ct__pstate *src, ct_dtype dtype)
+{
+    *dst = *src;
+    for (int b = 0; b < CT__NBUF; b++) {
+        if (!src->buf[b]) continue;
+        ct_scope s = ct_scope_begin();
+        ct_tensor *t = ct_clone(dtype == CT_DEFAULT ? src->buf[b] : ct_to(src->buf[b], dtype));
+        dst->buf[b] = ct__keep_state(t);
+        ct_scope_end(s);
+        if (!dst->buf[b]) {
+            while (--b >= 0) ct_release(dst->buf[b]), dst->buf[b] = NULL;
+            return ct_last_error_code();
+        }
+    }
+    return CT_OK;
+}
+
+/* Groups with copied state (params shared when keep_params, else NULL). */
+static ct__group *ct__groups_copy(const ct__group *src, int n_groups, const ct__group *dtypes_from)
+{
+    ct__group *out = (ct__group *)ct__zalloc((size_t)(n_groups ? n_groups : 1) * sizeof *out);
+    if (!out) { CT__OOM(); return NULL; }
+    for (int g = 0; g < n_groups; g++) {
+        out[g] = src[g];
+        out[g].params = NULL;
+        out[g].state = (ct__pstate *)ct__zalloc((size_t)src[g].n * sizeof *out[g].state);
+        bool ok = out[g].state != NULL;
+        for (int64_t i = 0; ok && i < src[g].n; i++) {
+            ct_dtype dt = dtypes_from ? ct_dtype_of(dtypes_from[g].params[i]) : CT_DEFAULT;
+            ok = ct__pstate_copy(&out[g].state[i], &src[g].state[i], dt) == CT_OK;
+        }
+        if (!ok) {
+            if (!out[g].state) CT__OOM();
+            for (int h = 0; h <= g; h++) {
+                for (int64_t i = 0; out[h].state && i < out[h].n; i++) ct__pstate_clear(&out[h].state[i]);
+                CT_FREE(out[h].state);
+            }
+            CT_FREE(out);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+ct_optim_state *ct_optim_state_dict(const ct_optimizer *opt)
+{
+    if (!opt) { ct__fail(CT_ERR_TYPE, "state_dict(): optimizer must not be NULL"); return NULL; }
+    ct_optim_state *st = (ct_optim_state *)ct__zalloc(sizeof *st);
+    if (!st) { CT__OOM(); return NULL; }
+    st->cls = opt->cls;
+    st->groups = ct__groups_copy(opt->groups, opt->n_groups, NULL);
+    st->n_groups = opt->n_groups;
+    if (opt->lbfgs) st->lbfgs = ct__lbfgs_clone(opt->lbfgs);
+    if (!st->groups || (opt->lbfgs && !st->lbfgs)) {
+        if (!st->groups) st->n_groups = 0;
+        ct_optim_state_free(st);
+        return NULL;
+    }
+    return st;
+}
+
+ct_result ct_optim_load_state_dict(ct_optimizer *opt, const ct_optim_state *state)
+{
+    if (!opt) return ct__fail(CT_ERR_TYPE, "load_state_dict(): optimizer must not be NULL");
+    if (!state) return ct__fail(CT_ERR_TYPE, "load_state_dict(): state_dict must not be NULL");
+    if (state->n_groups != opt->n_groups || state->cls != opt->cls)
+        return ct__fail(CT_ERR_VALUE, "loaded state dict has a different number of parameter groups");
+    for (int g = 0; g < opt->n_groups; g++)
+        if (state->groups[g].n != opt->groups[g].n)
+            return ct__fail(CT_ERR_VALUE, "loaded state dict contains a parameter group that doesn't match the "
+                                          "size of optimizer's group");
+    ct__group *copy = ct__groups_copy(state->groups, state->n_groups, opt->groups);
+    ct__lbfgs *lbfgs = state->lbfgs ? ct__lbfgs_clone(state->lbfgs) : NULL;
+    if (!copy || (state->lbfgs && !lbfgs)) {
+        for (int g = 0; copy && g < state->n_groups; g++) {
+            for (int64_t i = 0; i < copy[g].n; i++) ct__pstate_clear(&copy[g].state[i]);
+            CT_FREE(copy[g].state);
+        }
+        CT_FREE(copy);
+        ct__lbfgs_free(lbfgs);
+        return ct_last_error_code();
+    }
+    for (int g = 0; g < opt->n_groups; g++) {
+        ct__group *dst = &opt->groups[g];
+        for (int64_t i = 0; i < dst->n; i++) ct__pstate_clear(&dst->state[i]);
+        CT_FREE(dst->state);
+        dst->state = copy[g].state;
+        memcpy(dst->v, copy[g].v, sizeof dst->v);
+        dst->has = copy[g].has;
+    }
+    CT_FREE(copy);
+    ct__lbfgs_free(opt->lbfgs);
+    opt->lbfgs = lbfgs;
+    return CT_OK;
+}
+
+/* ==================== optim/lbfgs.c ==================== */
+// >>optim/lbfgs.c
+/* torch.optim.LBFGS: limited-memory BFGS over the flattened parameters,
+ * with PyTorch 1.13's iteration, history and strong-Wolfe line search. Its
+ * scalars (dot products, step sizes) are doubles; PyTorch keeps them as
+ * 0-d tensors of the parameters' dtype, so float64 parameters follow it
+ * bit for bit while float32 ones round those scalars once less. */
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ct__lbfgs {
+    int64_t func_evals, n_iter;
+    ct_tensor *d, *prev_flat_grad;
+    double t, H_diag, prev_loss;
+    int64_t n_old;           /* history entries in use */
+    ct_tensor **old_dirs, **old_stps;
+    double *ro, *al;         /* history_size each */
+    int64_t history_size;
+};
+
+static void ct__lbfgs_free(ct__lbfgs *s)
+{
+    if (!s) return;
+    ct_release(s->d);
+    ct_release(s->prev_flat_grad);
+    for (int64_t i = 0; i < s->n_old; i++) ct_release(s->old_dirs[i]), ct_release(s->old_stps[i]);
+    CT_FREE(s->old_dirs);
+    CT_FREE(s->old_stps);
+    CT_FREE(s->ro);
+    CT_FREE(s->al);
+    CT_FREE(s);
+}
+
+static ct__lbfgs *ct__lbfgs_new(int64_t history_size)
+{
+    ct__lbfgs *s = (ct__lbfgs *)CT_MALLOC(sizeof *s);
+    if (!s) {
+        CT__OOM();
+        return NULL;
+    }
+    memset(s, 0, sizeof *s);
+    size_t n = (size_t)(history_size > 0 ? history_size : 1);
+    s->history_size = history_size;
+    s->old_dirs = (ct_tensor **)CT_MALLOC(n * sizeof *s->old_dirs);
+    s->old_stps = (ct_tensor **)CT_MALLOC(n * sizeof *s->old_stps);
+    s->ro = (double *)CT_MALLOC(n * sizeof *s->ro);
+    s->al = (double *)CT_MALLOC(n * sizeof *s->al);
+    if (!s->old_dirs || !s->old_stps || !s->ro || !s->al) {
+        ct__lbfgs_free(s);
+        CT__OOM();
+        return NULL;
+    }
+    memset(s->al, 0, n * sizeof *s->al);
+    return s;
+}
+
+static ct__lbfgs *ct__lbfgs_clone(const ct__lbfgs *src)
+{
+    ct__lbfgs *s = ct__lbfgs_new(src->history_size);
+    if (!s) return NULL;
+    ct_tensor **old_dirs = s->old_dirs, **old_stps = s->old_stps;
+    double *ro = s->ro, *al = s->al;
+    size_t n = (size_t)(src->history_size > 0 ? src->history_size : 1);
+    *s = *src;
+    s->old_dirs = old_dirs, s->old_stps = old_stps, s->ro = ro, s->al = al;
+    memcpy(ro, src->ro, n * sizeof *ro);
+    memcpy(al, src->al, n * sizeof *al);
+    ct_scope sc = ct_scope_begin();
+    s->d = src->d ? ct__keep_state(ct_clone(src->d)) : NULL;
+    s->prev_flat_grad = src->prev_flat_grad ? ct__keep_state(ct_clone(src->prev_flat_grad)) : NULL;
+    bool ok = (!src->d || s->d) && (!src->prev_flat_grad || s->prev_flat_grad);
+    int64_t i = 0;
+    for (; ok && i < src->n_old; i++) {
+        old_dirs[i] = ct__keep_state(ct_clone(src->old_dirs[i]));
+        old_stps[i] = ct__keep_state(ct_clone(src->old_stps[i]));
+        ok = old_dirs[i] && old_stps[i];
+    }
+    ct_scope_end(sc);
+    if (!ok) {
+        s->n_old = i;
+        ct__lbfgs_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static ct_tensor *ct__lbfgs_state_get(const ct__lbfgs *s, const char *name)
+{
+    double v;
+    if (!name) return ct__key_error(name);
+    if (!strcmp(name, "d") && s->d) return ct__same(s->d);
+    if (!strcmp(name, "prev_flat_grad") && s->prev_flat_grad) return ct__same(s->prev_flat_grad);
+    if (!strcmp(name, "func_evals")) v = (double)s->func_evals;
+    else if (!strcmp(name, "n_iter")) v = (double)s->n_iter;
+    else if (!strcmp(name, "t")) v = s->t;
+    else if (!strcmp(name, "H_diag")) v = s->H_diag;
+    else if (!strcmp(name, "prev_loss")) v = s->prev_loss;
+    else return ct__key_error(name);
+    return ct_from_array(&v, CT_SHAPE0, CT_F64);
+}
+
+/* ---------------------------------------------------------------- flat vectors */
+
+typedef struct ct__lbfgs_ctx {
+    ct__group *g;
+    ct_closure closure;
+    void *user;
+} ct__lbfgs_ctx;
+
+static double ct__lbfgs_dot(const ct_tensor *a, const ct_tensor *b) { return ct_item(ct_sum(ct_mul(a, b))); }
+static double ct__abs_max(const ct_tensor *a) { return ct_item(ct_max(ct_abs(a))); }
+
+/* torch.cat of the gradients viewed flat (zeros for a parameter without one). */
+static ct_tensor *ct__flat_grad(const ct__group *g)
+{
+    ct_tensor **v = (ct_tensor **)CT_MALLOC((size_t)g->n * sizeof *v);
+    if (!v) {
+        CT__OOM();
+        return NULL;
+    }
+    for (int64_t i = 0; i < g->n; i++) {
+        ct_tensor *p = g->params[i], *grad = p->ag ? ct__meta(p)->grad : NULL;
+        v[i] = grad ? ct_reshape(grad, CT_SHAPE(-1)) : ct_zeros(CT_SHAPE(ct_numel(p)), ct_dtype_of(p));
+    }
+    ct_tensor *flat = ct_cat(v, (int)g->n, 0);
+    CT_FREE(v);
+    return flat;
+}
+
+/* p += step_size * update[slice of p], for each parameter */
+static ct_result ct__add_grad(const ct__group *g, double step_size, const ct_tensor *update)
+{
+    int64_t offset = 0;
+    for (int64_t i = 0; i < g->n; i++) {
+        ct_tensor *p = g->params[i];
+        int64_t numel = ct_numel(p);
+        ct_tensor *piece = ct_view_as(ct_narrow(update, 0, offset, numel), p);
+        ct_result r = ct_add_alpha_(p, piece, ct_float(step_size));
+        if (r != CT_OK) return r;
+        offset += numel;
+    }
+    return CT_OK;
+}
+
+static ct_result ct__eval(const ct__lbfgs_ctx *c, double *loss)
+{
+    ct_grad_mode mode = ct_enable_grad();
+    ct_result r = c->closure(loss, c->user);
+    ct_grad_mode_restore(mode);
+    return r;
+}
+
+/* _directional_evaluate: loss and flat gradient at x + t d, then back to x. */
+static ct_result ct__dir_eval(const ct__lbfgs_ctx *c, ct_tensor *const *x, double t, const ct_tensor *d, double *f,
+                              ct_tensor **g)
+{
+    ct_result r = ct__add_grad(c->g, t, d);
+    if (r == CT_OK) r = ct__eval(c, f);
+    if (r == CT_OK && !(*g = ct__flat_grad(c->g))) r = ct_last_error_code();
+    for (int64_t i = 0; i < c->g->n && r == CT_OK; i++) r = ct_copy_(c->g->params[i], x[i]);
+    return r;
+}
+
+static double ct__cubic_interpolate(double x1, double f1, double g1, double x2, double f2, double g2,
+                                    const double *bounds)
+{
+    double xmin_bound = bounds ? bounds[0] : (x1 <= x2 ? x1 : x2);
+    double xmax_bound = bounds ? bounds[1] : (x1 <= x2 ? x2 : x1);
+    double d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2);
+    double d2_square = d1 * d1 - g1 * g2;
+    if (d2_square >= 0) {
+        double d2 = sqrt(d2_square), min_pos;
+        if (x1 <= x2) min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2));
+        else min_pos = x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
+        double lo = min_pos < xmin_bound ? xmin_bound : min_pos; /* Python's max(min_pos, xmin_bound) */
+        return xmax_bound < lo ? xmax_bound : lo;
+    }
+    return (xmin_bound + xmax_bound) / 2.;
+}
+
+/* One end of a bracket of the line search. */
+typedef struct ct__ls_point {
+    double t, f, gtd;
+    ct_tensor *g;
+} ct__ls_point;
+
+static ct__ls_point ct__ls_at(double t, double f, double gtd, ct_tensor *g)
+{
+    ct__ls_point p;
+    p.t = t, p.f = f, p.gtd = gtd, p.g = g;
+    return p;
+}
+
+/* _strong_wolfe(obj_func, x, t, d, f, g, gtd): the step t, its loss and gradient. */
+static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, double *t_io, const ct_tensor *d,
+                                  double *f_io, ct_tensor **g_io, double gtd, double tolerance_change,
+                                  int64_t *evals)
+{
+    const double c1 = 1e-4, c2 = 0.9;
+    const int max_ls = 25;
+    double t = *t_io, f = *f_io, d_norm = ct__abs_max(d), f_new;
+    ct_tensor *g_new = NULL;
+    ct_result r = ct__dir_eval(c, x, t, d, &f_new, &g_new);
+    if (r != CT_OK) return r;
+    int64_t ls_func_evals = 1;
+    double gtd_new = ct__lbfgs_dot(g_new, d);
+    ct__ls_point prev = ct__ls_at(0, f, gtd, *g_io), br[2];
+    int nb = 0, ls_iter = 0;
+    bool done = false;
+    while (ls_iter < max_ls) {
+        bool sufficient = !(f_new > (f + c1 * t * gtd) || (ls_iter > 1 && f_new >= prev.f));
+        if (sufficient && fabs(gtd_new) <= -c2 * gtd) {
+            br[0] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 1, done = true;
+            break;
+        }
+        if (!sufficient || gtd_new >= 0) {
+            br[0] = prev, br[1] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 2;
+            break;
+        }
+        double bounds[2] = {t + 0.01 * (t - prev.t), t * 10};
+        double tmp = t;
+        t = ct__cubic_interpolate(prev.t, prev.f, prev.gtd, t, f_new, gtd_new, bounds);
+        prev = ct__ls_at(tmp, f_new, gtd_new, g_new);
+        if ((r = ct__dir_eval(c, x, t, d, &f_new, &g_new)) != CT_OK) return r;
+        ls_func_evals++;
+        gtd_new = ct__lbfgs_dot(g_new, d);
+        ls_iter++;
+    }
+    if (ls_iter == max_ls) br[0] = ct__ls_at(0, f, gtd, *g_io), br[1] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 2;
+    bool insuf_progress = false;
+    int low = nb == 2 && br[0].f > br[1].f ? 1 : 0, high = 1 - low;
+    while (!done && ls_iter < max_ls) {
+        if (fabs(br[1].t - br[0].t) * d_norm < tolerance_change) break;
+        t = ct__cubic_interpolate(br[0].t, br[0].f, br[0].gtd, br[1].t, br[1].f, br[1].gtd, NULL);
+        double hi_t = br[0].t > br[1].t ? br[0].t : br[1].t, lo_t = br[0].t < br[1].t ? br[0].t : br[1].t;
+        double eps = 0.1 * (hi_t - lo_t);
+        if ((hi_t - t < t - lo_t ? hi_t - t : t - lo_t) < eps) {
+            if (insuf_progress || t >= hi_t || t <= lo_t) {
+                t = fabs(t - hi_t) < fabs(t - lo_t) ? hi_t - eps : lo_t + eps;
+                insuf_progress = false;
+            } else {
+                insuf_progress = true;
+            }
+        } else {
+            insuf_progress = false;
+        }
+        if ((r = ct__dir_eval(c, x, t, d, &f_new, &g_new)) != CT_OK) return r;
+        ls_func_evals++;
+        gtd_new = ct__lbfgs_dot(g_new, d);
+        ls_iter++;
+        ct__ls_point p = {t, f_new, gtd_new, g_new};
+        if (f_new > (f + c1 * t * gtd) || f_new >= br[low].f) {
+            br[high] = p;
+            low = br[0].f <= br[1].f ? 0 : 1, high = 1 - low;
+        } else {
+            if (fabs(gtd_new) <= -c2 * gtd) done = true;
+            else if (gtd_new * (br[high].t - br[low].t) >= 0) br[high] = br[low];
+            br[low] = p;
+        }
+    }
+    *t_io = br[low].t, *f_io = br[low].f, *g_io = br[low].g;
+    *evals = ls_func_evals;
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- the step */
+
+/* The two-loop recursion: d = -H grad from the history. */
+static ct_tensor *ct__lbfgs_direction(ct__lbfgs *s, const ct_tensor *flat_grad)
+{
+    ct_tensor *q = ct_neg(flat_grad);
+    for (int64_t i = s->n_old - 1; i >= 0; i--) {
+        s->al[i] = ct__lbfgs_dot(s->old_stps[i], q) * s->ro[i];
+        ct_add_alpha_(q, s->old_dirs[i], ct_float(-s->al[i]));
+    }
+    ct_tensor *r = ct_mul_scalar(q, ct_float(s->H_diag));
+    for (int64_t i = 0; i < s->n_old; i++) {
+        double be_i = ct__lbfgs_dot(s->old_dirs[i], r) * s->ro[i];
+        ct_add_alpha_(r, s->old_stps[i], ct_float(s->al[i] - be_i));
+    }
+    return r;
+}
+
+/* Remember y and s (when y.s > 1e-10), dropping the oldest beyond history_size. */
+static void ct__lbfgs_remember(ct__lbfgs *s, ct_tensor *y, ct_tensor *step)
+{
+    double ys = ct__lbfgs_dot(y, step);
+    if (!(ys > 1e-10)) return;
+    if (s->n_old == s->history_size) {
+        ct_release(s->old_dirs[0]), ct_release(s->old_stps[0]);
+        memmove(s->old_dirs, s->old_dirs + 1, (size_t)(s->n_old - 1) * sizeof *s->old_dirs);
+        memmove(s->old_stps, s->old_stps + 1, (size_t)(s->n_old - 1) * sizeof *s->old_stps);
+        memmove(s->ro, s->ro + 1, (size_t)(s->n_old - 1) * sizeof *s->ro);
+        s->n_old--;
+    }
+    s->old_dirs[s->n_old] = ct__keep_state(y);
+    s->old_stps[s->n_old] = ct__keep_state(step);
+    s->ro[s->n_old++] = 1. / ys;
+    s->H_diag = ys / ct__lbfgs_dot(y, y);
+}
+
+static void ct__lbfgs_set(ct_tensor **slot, ct_tensor *t)
+{
+    ct_tensor *old = *slot;
+    *slot = ct__keep_state(t);
+    ct_release(old);
+}
+
+static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, double loss)
+{
+    ct__lbfgs *s = opt->lbfgs;
+    const double *o = c->g->v;
+    double lr = o[CT__K_LR], tolerance_grad = o[CT__K_TOL_GRAD], tolerance_change = o[CT__K_TOL_CHANGE];
+    int64_t max_iter = (int64_t)o[CT__K_MAX_ITER], max_eval = (int64_t)o[CT__K_MAX_EVAL];
+    ct_tensor *flat_grad = ct__flat_grad(c->g);
+    if (!flat_grad) return ct_last_error_code();
+    int64_t current_evals = 1;
+    if (ct__abs_max(flat_grad) <= tolerance_grad) return CT_OK;
+    ct_result r = CT_OK;
+    for (int64_t n_iter = 1; n_iter <= max_iter; n_iter++) {
+        s->n_iter++;
+        if (s->n_iter == 1) {
+            ct__lbfgs_set(&s->d, ct_neg(flat_grad));
+            for (int64_t i = 0; i < s->n_old; i++) ct_release(s->old_dirs[i]), ct_release(s->old_stps[i]);
+            s->n_old = 0;
+            s->H_diag = 1;
+        } else {
+            ct__lbfgs_remember(s, ct_sub(flat_grad, s->prev_flat_grad), ct_mul_scalar(s->d, ct_float(s->t)));
+            ct__lbfgs_set(&s->d, ct__lbfgs_direction(s, flat_grad));
+        }
+        ct__lbfgs_set(&s->prev_flat_grad, ct_clone(flat_grad));
+        s->prev_loss = loss;
+        if (s->n_iter == 1) {
+            double inv = 1. / ct_item(ct_sum(ct_abs(flat_grad)));
+            s->t = (inv < 1. ? inv : 1.) * lr;
+        } else {
+            s->t = lr;
+        }
+        if (!s->d || !s->prev_flat_grad) return ct_last_error_code();
+        double gtd = ct__lbfgs_dot(flat_grad, s->d);
+        if (gtd > -tolerance_change) break;
+        int64_t ls_func_evals = 0;
+        bool opt_cond = false;
+        if (o[CT__K_STRONG_WOLFE] != 0) {
+            ct_tensor **x = (ct_tensor **)CT_MALLOC((size_t)c->g->n * sizeof *x);
+            if (!x) return CT__OOM();
+            for (int64_t i = 0; i < c->g->n; i++) x[i] = ct_clone(c->g->params[i]);
+            r = ct__strong_wolfe(c, x, &s->t, s->d, &loss, &flat_grad, gtd, tolerance_change, &ls_func_evals);
+            CT_FREE(x);
+            if (r == CT_OK) r = ct__add_grad(c->g, s->t, s->d);
+            opt_cond = ct__abs_max(flat_grad) <= tolerance_grad;
+        } else {
+            r = ct__add_grad(c->g, s->t, s->d);
+            if (r == CT_OK && n_iter != max_iter) {
+                r = ct__eval(c, &loss);
+                if (r == CT_OK && !(flat_grad = ct__flat_grad(c->g))) r = ct_last_error_code();
+                if (r == CT_OK) opt_cond = ct__abs_max(flat_grad) <= tolerance_grad;
+                ls_func_evals = 1;
+            }
+        }
+        if (r != CT_OK) return r;
+        current_evals += ls_func_evals;
+        s->func_evals += ls_func_evals;
+        if (n_iter == max_iter || current_evals >= max_eval || opt_cond) break;
+        if (ct__abs_max(ct_mul_scalar(s->d, ct_float(s->t))) <= tolerance_change) break;
+        if (fabs(loss - s->prev_loss) < tolerance_change) break;
+    }
+    return r;
+}
+
+static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *user, double *loss_out)
+{
+    ct__lbfgs_ctx c = {&opt->groups[0], closure, user};
+    if (!opt->lbfgs && !(opt->lbfgs = ct__lbfgs_new((int64_t)c.g->v[CT__K_HISTORY]))) return ct_last_error_code();
+    ct_grad_mode mode = ct_no_grad();
+    ct_scope sc = ct_scope_begin();
+    double loss = NAN;
+    ct_result r = ct__eval(&c, &loss);
+    if (r == CT_OK) {
+        opt->lbfgs->func_evals++;
+        if (loss_out) *loss_out = loss;
+        r = ct__lbfgs_iterate(opt, &c, loss);
+    }
+    ct_scope_end(sc);
+    ct_grad_mode_restore(mode);
+    return r;
+}
+
+/* ==================== optim/lr_scheduler.c ==================== */
+// >>optim/lr_scheduler.c
+/* Learning-rate schedulers: torch.optim.lr_scheduler of PyTorch 1.13, with
+ * its recursive (chainable) get_lr forms, its closed forms where
+ * SequentialLR asks for them (step(0) at a milestone), and their quirks. */
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum ct__sched_kind {
+    CT__S_LAMBDA,
+    CT__S_MULTIPLICATIVE,
+    CT__S_STEP,
+    CT__S_MULTI_STEP,
+    CT__S_CONSTANT,
+    CT__S_LINEAR,
+    CT__S_EXPONENTIAL,
+    CT__S_POLYNOMIAL,
+    CT__S_COSINE,
+    CT__S_WARM_RESTARTS,
+    CT__S_CYCLIC,
+    CT__S_ONE_CYCLE,
+    CT__S_SEQUENTIAL,
+    CT__S_CHAINED,
+    CT__S_PLATEAU
+} ct__sched_kind;
+
+/* Per-group numbers, each an array of n_groups in one block. */
+enum { CT__A_BASE_LR, CT__A_LAST_LR, CT__A_MAX_LR, CT__A_BASE_MOM, CT__A_MAX_MOM, CT__A_MIN_LR, CT__A_COUNT };
+
+/* One phase of OneCycleLR: where it ends and the group keys it anneals between. */
+typedef struct ct__phase {
+    double end_step;
+    int start_lr, end_lr;   /* CT__K_INITIAL_LR, CT__K_MAX_LR or CT__K_MIN_LR */
+    int start_mom, end_mom; /* CT__A_BASE_MOM or CT__A_MAX_MOM */
+} ct__phase;
+
+static ct__phase ct__phase_make(double end_step, int start_lr, int end_lr, int start_mom, int end_mom)
+{
+    ct__phase ph;
+    ph.end_step = end_step, ph.start_lr = start_lr, ph.end_lr = end_lr, ph.start_mom = start_mom, ph.end_mom = end_mom;
+    return ph;
+}
+
+struct ct_lr_scheduler {
+    ct__sched_kind kind;
+    ct_optimizer *opt;
+    int n_groups;
+    int64_t last_epoch, step_count;
+    bool has_last_lr;
+    double *a; /* CT__A_COUNT arrays of n_groups */
+    /* the kinds' parameters */
+    ct_lr_lambda *fns;
+    void **users;
+    int64_t step_size, total_iters, T_0, T_i, T_mult, total_steps;
+    double T_cur, gamma, factor, start_factor, end_factor, power, eta_min, T_max;
+    int64_t *milestones;
+    int n_milestones;
+    double total_size, step_ratio;
+    ct_cyclic_mode mode;
+    bool cycle_momentum, use_beta1, anneal_linear;
+    ct__phase phases[3];
+    int n_phases;
+    ct_plateau_opts plateau;
+    double best;
+    int64_t num_bad_epochs, cooldown_counter;
+    ct_lr_scheduler **children;
+    int n_children;
+};
+
+/* math.pi */
+#define CT__PI 3.141592653589793
+
+#define CT__ARR(s, k) ((s)->a + (size_t)(k) * (size_t)(s)->n_groups)
+
+static double ct__group_lr(const ct_lr_scheduler *s, int g) { return s->opt->groups[g].v[CT__K_LR]; }
+
+static void ct__set_lr(ct_lr_scheduler *s, int g, double lr)
+{
+    s->opt->groups[g].v[CT__K_LR] = lr;
+}
+
+static void ct__record_last_lr(ct_lr_scheduler *s)
+{
+    for (int g = 0; g < s->n_groups; g++) CT__ARR(s, CT__A_LAST_LR)[g] = ct__group_lr(s, g);
+    s->has_last_lr = true;
+}
+
+void ct_lr_scheduler_free(ct_lr_scheduler *s)
+{
+    if (!s) return;
+    for (int i = 0; i < s->n_children; i++) ct_lr_scheduler_free(s->children[i]);
+    CT_FREE(s->children);
+    CT_FREE(s->a);
+    CT_FREE(s->fns);
+    CT_FREE(s->users);
+    CT_FREE(s->milestones);
+    CT_FREE(s);
+}
+
+static ct_lr_scheduler *ct__sched_alloc(ct__sched_kind kind, ct_optimizer *opt)
+{
+    if (!opt) {
+        ct__fail(CT_ERR_TYPE, "NoneType is not an Optimizer");
+        return NULL;
+    }
+    ct_lr_scheduler *s = (ct_lr_scheduler *)CT_MALLOC(sizeof *s);
+    size_t n = (size_t)CT__A_COUNT * (size_t)opt->n_groups;
+    double *a = (double *)CT_MALLOC(n * sizeof *a);
+    if (!s || !a) {
+        CT_FREE(s);
+        CT_FREE(a);
+        CT__OOM();
+        return NULL;
+    }
+    memset(s, 0, sizeof *s);
+    memset(a, 0, n * sizeof *a);
+    s->kind = kind;
+    s->opt = opt;
+    s->n_groups = opt->n_groups;
+    s->a = a;
+    s->last_epoch = -1;
+    return s;
+}
+
+/* ---------------------------------------------------------------- get_lr */
+
+static double ct__cyclic_scale(const ct_lr_scheduler *s, double cycle)
+{
+    switch (s->mode) {
+    case CT_CYCLIC_TRIANGULAR2: return 1 / pow(2., cycle - 1);
+    case CT_CYCLIC_EXP_RANGE: return pow(s->gamma, (double)s->last_epoch);
+    default: return 1.;
+    }
+}
+
+static void ct__cyclic_lr(ct_lr_scheduler *s, double *lrs)
+{
+    double cycle = floor(1 + (double)s->last_epoch / s->total_size);
+    double x = 1. + (double)s->last_epoch / s->total_size - cycle;
+    double scale_factor = x <= s->step_ratio ? x / s->step_ratio : (x - 1) / (s->step_ratio - 1);
+    double scale = ct__cyclic_scale(s, cycle);
+    for (int g = 0; g < s->n_groups; g++) {
+        double base_height = (CT__ARR(s, CT__A_MAX_LR)[g] - CT__ARR(s, CT__A_BASE_LR)[g]) * scale_factor;
+        lrs[g] = CT__ARR(s, CT__A_BASE_LR)[g] + base_height * scale;
+    }
+    for (int g = 0; s->cycle_momentum && g < s->n_groups; g++) {
+        double base_height = (CT__ARR(s, CT__A_MAX_MOM)[g] - CT__ARR(s, CT__A_BASE_MOM)[g]) * scale_factor;
+        s->opt->groups[g].v[CT__K_MOMENTUM] = CT__ARR(s, CT__A_MAX_MOM)[g] - base_height * scale;
+    }
+}
+
+static double ct__anneal(const ct_lr_scheduler *s, double start, double end, double pct)
+{
+    if (s->anneal_linear) return (end - start) * pct + start;
+    double cos_out = cos(CT__PI * pct) + 1;
+    return end + (start - end) / 2.0 * cos_out;
+}
+
+static ct_result ct__one_cycle_lr(ct_lr_scheduler *s, double *lrs)
+{
+    double step_num = (double)s->last_epoch;
+    if (s->last_epoch > s->total_steps)
+        return ct__fail(CT_ERR_VALUE, "Tried to step %lld times. The specified number of total steps is %lld",
+                        (long long)(s->last_epoch + 1), (long long)s->total_steps);
+    for (int g = 0; g < s->n_groups; g++) {
+        const double *v = s->opt->groups[g].v;
+        double start_step = 0;
+        for (int i = 0; i < s->n_phases; i++) {
+            const ct__phase *ph = &s->phases[i];
+            if (step_num <= ph->end_step || i == s->n_phases - 1) {
+                double pct = (step_num - start_step) / (ph->end_step - start_step);
+                lrs[g] = ct__anneal(s, v[ph->start_lr], v[ph->end_lr], pct);
+                if (s->cycle_momentum) {
+                    double m = ct__anneal(s, CT__ARR(s, ph->start_mom)[g], CT__ARR(s, ph->end_mom)[g], pct);
+                    s->opt->groups[g].v[s->use_beta1 ? CT__K_BETA1 : CT__K_MOMENTUM] = m;
+                }
+                break;
+            }
+            start_step = ph->end_step;
+        }
+    }
+    return CT_OK;
+}
+
+static int64_t ct__milestone_count(const ct_lr_scheduler *s, int64_t epoch)
+{
+    int64_t n = 0;
+    for (int i = 0; i < s->n_milestones; i++) n += s->milestones[i] == epoch;
+    return n;
+}
+
+/* The chainable form: each lr from the group's current one (or from base_lrs). */
+static ct_result ct__get_lr(ct_lr_scheduler *s, double *lrs)
+{
+    int64_t e = s->last_epoch;
+    double de = (double)e;
+    for (int g = 0; g < s->n_groups; g++) {
+        double lr = ct__group_lr(s, g), base_lr = CT__ARR(s, CT__A_BASE_LR)[g];
+        switch (s->kind) {
+        case CT__S_LAMBDA: lr = base_lr * s->fns[g](e, s->users[g]); break;
+        case CT__S_MULTIPLICATIVE:
+            if (e > 0) lr = lr * s->fns[g](e, s->users[g]);
+            break;
+        case CT__S_STEP:
+            if (e != 0 && s->step_size == 0) return ct__fail(CT_ERR_VALUE, "integer division or modulo by zero");
+            if (e != 0 && e % s->step_size == 0) lr = lr * s->gamma;
+            break;
+        case CT__S_MULTI_STEP:
+            if (ct__milestone_count(s, e)) lr = lr * pow(s->gamma, (double)ct__milestone_count(s, e));
+            break;
+        case CT__S_CONSTANT:
+            if (e == 0) lr = lr * s->factor;
+            else if (e == s->total_iters) lr = lr * (1.0 / s->factor);
+            break;
+        case CT__S_LINEAR:
+            if (e == 0) lr = lr * s->start_factor;
+            else if (e <= s->total_iters)
+                lr = lr * (1. + (s->end_factor - s->start_factor) /
+                                    ((double)s->total_iters * s->start_factor +
+                                     (de - 1) * (s->end_factor - s->start_factor)));
+            break;
+        case CT__S_EXPONENTIAL:
+            if (e != 0) lr = lr * s->gamma;
+            break;
+        case CT__S_POLYNOMIAL:
+            if (e != 0 && e <= s->total_iters) {
+                double ti = (double)s->total_iters;
+                lr = lr * pow((1.0 - de / ti) / (1.0 - (de - 1) / ti), s->power);
+            }
+            break;
+        case CT__S_COSINE:
+            if (e == 0) break;
+            if (s->step_count == 1 && e > 0)
+                lr = s->eta_min + (base_lr - s->eta_min) * (1 + cos(de * CT__PI / s->T_max)) / 2;
+            else if (fmod(de - 1 - s->T_max, 2 * s->T_max) == 0)
+                lr = lr + (base_lr - s->eta_min) * (1 - cos(CT__PI / s->T_max)) / 2;
+            else
+                lr = (1 + cos(CT__PI * de / s->T_max)) / (1 + cos(CT__PI * (de - 1) / s->T_max)) * (lr - s->eta_min) +
+                     s->eta_min;
+            break;
+        case CT__S_WARM_RESTARTS:
+            lr = s->eta_min + (base_lr - s->eta_min) * (1 + cos(CT__PI * s->T_cur / (double)s->T_i)) / 2;
+            break;
+        default: break;
+        }
+        lrs[g] = lr;
+    }
+    if (s->kind == CT__S_CYCLIC) ct__cyclic_lr(s, lrs);
+    if (s->kind == CT__S_ONE_CYCLE) return ct__one_cycle_lr(s, lrs);
+    return CT_OK;
+}
+
+/* The closed form, for step(epoch); kinds without one use get_lr. */
+static ct_result ct__closed_form_lr(ct_lr_scheduler *s, double *lrs)
+{
+    double e = (double)s->last_epoch;
+    for (int g = 0; g < s->n_groups; g++) {
+        double base_lr = CT__ARR(s, CT__A_BASE_LR)[g];
+        switch (s->kind) {
+        case CT__S_STEP:
+            if (s->step_size == 0) return ct__fail(CT_ERR_VALUE, "integer division or modulo by zero");
+            lrs[g] = base_lr * pow(s->gamma, floor(e / (double)s->step_size));
+            break;
+        case CT__S_MULTI_STEP: {
+            int64_t passed = 0;
+            for (int i = 0; i < s->n_milestones; i++) passed += s->milestones[i] <= s->last_epoch;
+            lrs[g] = base_lr * pow(s->gamma, (double)passed);
+            break;
+        }
+        case CT__S_CONSTANT:
+            lrs[g] = base_lr * (s->factor + (double)(s->last_epoch >= s->total_iters) * (1 - s->factor));
+            break;
+        case CT__S_LINEAR: {
+            double m = (double)(s->total_iters < s->last_epoch ? s->total_iters : s->last_epoch);
+            lrs[g] = base_lr * (s->start_factor + (s->end_factor - s->start_factor) * m / (double)s->total_iters);
+            break;
+        }
+        case CT__S_EXPONENTIAL: lrs[g] = base_lr * pow(s->gamma, e); break;
+        case CT__S_POLYNOMIAL: {
+            double m = (double)(s->total_iters < s->last_epoch ? s->total_iters : s->last_epoch);
+            lrs[g] = base_lr * pow(1.0 - m / (double)s->total_iters, s->power);
+            break;
+        }
+        case CT__S_COSINE:
+            lrs[g] = s->eta_min + (base_lr - s->eta_min) * (1 + cos(CT__PI * e / s->T_max)) / 2;
+            break;
+        default: return ct__get_lr(s, lrs);
+        }
+    }
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- stepping */
+
+static ct_result ct__apply_lrs(ct_lr_scheduler *s, ct_result (*get)(ct_lr_scheduler *, double *))
+{
+    double stack[16], *lrs = s->n_groups <= 16 ? stack : (double *)CT_MALLOC((size_t)s->n_groups * sizeof *lrs);
+    if (!lrs) return CT__OOM();
+    ct_result r = get(s, lrs);
+    for (int g = 0; r == CT_OK && g < s->n_groups; g++) ct__set_lr(s, g, lrs[g]);
+    if (lrs != stack) CT_FREE(lrs);
+    if (r == CT_OK) ct__record_last_lr(s);
+    return r;
+}
+
+/* CosineAnnealingWarmRestarts.step(epoch) (epoch < 0: the next one). */
+static ct_result ct__warm_restarts_step(ct_lr_scheduler *s, int64_t epoch)
+{
+    if (epoch < 0 && s->last_epoch < 0) epoch = 0;
+    if (epoch < 0) {
+        epoch = s->last_epoch + 1;
+        s->T_cur = s->T_cur + 1;
+        if (s->T_cur >= (double)s->T_i) {
+            s->T_cur = s->T_cur - (double)s->T_i;
+            s->T_i = s->T_i * s->T_mult;
+        }
+    } else if (epoch >= s->T_0) {
+        if (s->T_mult == 1) {
+            s->T_cur = (double)(epoch % s->T_0);
+        } else {
+            double n = floor(log((double)epoch / (double)s->T_0 * (double)(s->T_mult - 1) + 1) / log((double)s->T_mult));
+            s->T_cur = (double)epoch - (double)s->T_0 * (pow((double)s->T_mult, n) - 1) / (double)(s->T_mult - 1);
+            s->T_i = s->T_0 * (int64_t)pow((double)s->T_mult, n);
+        }
+    } else {
+        s->T_i = s->T_0;
+        s->T_cur = (double)epoch;
+    }
+    s->last_epoch = epoch;
+    return ct__apply_lrs(s, ct__get_lr);
+}
+
+static ct_result ct__sched_step(ct_lr_scheduler *s);
+
+/* step(epoch): what SequentialLR calls with 0 at a milestone. */
+static ct_result ct__sched_step_epoch(ct_lr_scheduler *s, int64_t epoch)
+{
+    if (s->kind == CT__S_WARM_RESTARTS) return ct__warm_restarts_step(s, epoch);
+    if (s->kind == CT__S_SEQUENTIAL || s->kind == CT__S_CHAINED || s->kind == CT__S_PLATEAU)
+        return ct__fail(CT_ERR_TYPE, "step() takes 1 positional argument but 2 were given");
+    s->step_count++;
+    s->last_epoch = epoch;
+    return ct__apply_lrs(s, ct__closed_form_lr);
+}
+
+static ct_result ct__sequential_step(ct_lr_scheduler *s)
+{
+    s->last_epoch++;
+    int idx = 0;
+    while (idx < s->n_milestones && s->milestones[idx] <= s->last_epoch) idx++; /* bisect_right */
+    ct_lr_scheduler *child = s->children[idx];
+    ct_result r = idx > 0 && s->milestones[idx - 1] == s->last_epoch ? ct__sched_step_epoch(child, 0)
+                                                                     : ct__sched_step(child);
+    if (r == CT_OK) {
+        memcpy(CT__ARR(s, CT__A_LAST_LR), CT__ARR(child, CT__A_LAST_LR), (size_t)s->n_groups * sizeof(double));
+        s->has_last_lr = true;
+    }
+    return r;
+}
+
+static ct_result ct__sched_step(ct_lr_scheduler *s)
+{
+    switch (s->kind) {
+    case CT__S_WARM_RESTARTS: return ct__warm_restarts_step(s, -1);
+    case CT__S_SEQUENTIAL: return ct__sequential_step(s);
+    case CT__S_CHAINED:
+        for (int i = 0; i < s->n_children; i++) {
+            ct_result r = ct__sched_step(s->children[i]);
+            if (r != CT_OK) return r;
+        }
+        ct__record_last_lr(s);
+        return CT_OK;
+    case CT__S_PLATEAU: return ct__fail(CT_ERR_TYPE, "step() missing 1 required positional argument: 'metrics'");
+    default:
+        s->step_count++;
+        s->last_epoch++;
+        return ct__apply_lrs(s, ct__get_lr);
+    }
+}
+
+ct_result ct_lr_scheduler_step(ct_lr_scheduler *s)
+{
+    if (!s) return ct__fail(CT_ERR_TYPE, "step(): scheduler must not be NULL");
+    return ct__sched_step(s);
+}
+
+static bool ct__plateau_better(const ct_lr_scheduler *s, double a, double best)
+{
+    const ct_plateau_opts *o = &s->plateau;
+    if (!o->mode_max) return o->threshold_abs ? a < best - o->threshold : a < best * (1. - o->threshold);
+    return o->threshold_abs ? a > best + o->threshold : a > best * (o->threshold + 1.);
+}
+
+ct_result ct_lr_scheduler_step_metric(ct_lr_scheduler *s, double metric)
+{
+    if (!s) return ct__fail(CT_ERR_TYPE, "step(): scheduler must not be NULL");
+    if (s->kind != CT__S_PLATEAU) return ct__fail(CT_ERR_TYPE, "step() takes 1 positional argument but 2 were given");
+    s->last_epoch++;
+    if (ct__plateau_better(s, metric, s->best)) {
+        s->best = metric;
+        s->num_bad_epochs = 0;
+    } else {
+        s->num_bad_epochs++;
+    }
+    if (s->cooldown_counter > 0) {
+        s->cooldown_counter--;
+        s->num_bad_epochs = 0;
+    }
+    if (s->num_bad_epochs > s->plateau.patience) {
+        for (int g = 0; g < s->n_groups; g++) {
+            double old_lr = ct__group_lr(s, g), new_lr = old_lr * s->plateau.factor;
+            if (new_lr < s->plateau.min_lr) new_lr = s->plateau.min_lr; /* max(old_lr * factor, min_lr) */
+            if (old_lr - new_lr > s->plateau.eps) ct__set_lr(s, g, new_lr);
+        }
+        s->cooldown_counter = s->plateau.cooldown;
+        s->num_bad_epochs = 0;
+    }
+    ct__record_last_lr(s);
+    return CT_OK;
+}
+
+int ct_lr_scheduler_get_last_lr(const ct_lr_scheduler *s, double *out, int cap)
+{
+    if (!s) return ct__fail(CT_ERR_TYPE, "get_last_lr(): scheduler must not be NULL");
+    if (!s->has_last_lr) return ct__fail(CT_ERR_TYPE, "'ReduceLROnPlateau' object has no attribute '_last_lr'");
+    for (int g = 0; out && g < s->n_groups && g < cap; g++) out[g] = CT__ARR(s, CT__A_LAST_LR)[g];
+    return s->n_groups;
+}
+
+int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s) { return s ? s->last_epoch : -1; }
+
+/* ---------------------------------------------------------------- construction */
+
+/* _LRScheduler.__init__: initial_lr set where absent, base_lrs from it, the first step. */
+static ct_lr_scheduler *ct__sched_start(ct_lr_scheduler *s)
+{
+    if (!s) return NULL;
+    for (int g = 0; g < s->n_groups; g++) {
+        ct__group *grp = &s->opt->groups[g];
+        if (!CT__HAS(grp, CT__K_INITIAL_LR)) {
+            grp->v[CT__K_INITIAL_LR] = grp->v[CT__K_LR];
+            grp->has |= 1u << CT__K_INITIAL_LR;
+        }
+        CT__ARR(s, CT__A_BASE_LR)[g] = grp->v[CT__K_INITIAL_LR];
+    }
+    s->step_count = 0;
+    if (ct__sched_step(s) != CT_OK) {
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static ct_lr_scheduler *ct__lambda_sched(ct__sched_kind kind, ct_optimizer *opt, const ct_lr_lambda *fns,
+                                         void *const *users, int n_fns)
+{
+    ct_lr_scheduler *s = ct__sched_alloc(kind, opt);
+    if (!s) return NULL;
+    if (!fns || (n_fns != 1 && n_fns != s->n_groups)) {
+        ct__fail(CT_ERR_VALUE, "Expected %d lr_lambdas, but got %d", s->n_groups, fns ? n_fns : 0);
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    s->fns = (ct_lr_lambda *)CT_MALLOC((size_t)s->n_groups * sizeof *s->fns);
+    s->users = (void **)CT_MALLOC((size_t)s->n_groups * sizeof *s->users);
+    if (!s->fns || !s->users) {
+        CT__OOM();
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    for (int g = 0; g < s->n_groups; g++) {
+        int i = n_fns == 1 ? 0 : g;
+        if (!fns[i]) {
+            ct__fail(CT_ERR_TYPE, "'NoneType' object is not callable");
+            ct_lr_scheduler_free(s);
+            return NULL;
+        }
+        s->fns[g] = fns[i];
+        s->users[g] = users ? users[i] : NULL;
+    }
+    return ct__sched_start(s);
+}
+
+ct_lr_scheduler *ct_lambda_lr(ct_optimizer *opt, const ct_lr_lambda *fns, void *const *users, int n_fns)
+{
+    return ct__lambda_sched(CT__S_LAMBDA, opt, fns, users, n_fns);
+}
+
+ct_lr_scheduler *ct_multiplicative_lr(ct_optimizer *opt, const ct_lr_lambda *fns, void *const *users, int n_fns)
+{
+    return ct__lambda_sched(CT__S_MULTIPLICATIVE, opt, fns, users, n_fns);
+}
+
+ct_lr_scheduler *ct_step_lr(ct_optimizer *opt, int64_t step_size, double gamma)
+{
+    ct_lr_scheduler *s = ct__sched_alloc(CT__S_STEP, opt);
+    if (s) s->step_size = step_size, s->gamma = gamma;
+    return ct__sched_start(s);
+}
+
+ct_lr_scheduler *ct_multi_step_lr(ct_optimizer *opt, const int64_t *milestones, int n_milestones, double gamma)
+{
+    if (n_milestones < 0 || (n_milestones > 0 && !milestones))
+        { ct__fail(CT_ERR_TYPE, "'NoneType' object is not iterable"); return NULL; }
+    ct_lr_scheduler *s = ct__sched_alloc(CT__S_MULTI_STEP, opt);
+    if (!s) return NULL;
+    s->milestones = (int64_t *)CT_MALLOC((size_t)(n_milestones ? n_milestones : 1) * sizeof *s->milestones);
+    if (!s->milestones) {
+        ct_lr_scheduler_free(s);
+        CT__OOM();
+        return NULL;
+    }
+    if (n_milestones) memcpy(s->milestones, milestones, (size_t)n_milestones * sizeof *milestones);
+    s->n_milestones = n_milestones;
+    s->gamma = gamma;
+    return ct__sched_start(s);
+}
+
+static bool ct__check_factor(double f, const char *msg)
+{
+    if (f > 1.0 || f < 0) return ct__fail(CT_ERR_VALUE, "%s", msg), false;
+    return true;
+}
+
+ct_lr_scheduler *ct_constant_lr(ct_optimizer *opt, double factor, int64_t total_iters)
+{
+    if (!ct__check_factor(factor, "Constant multiplicative factor expected to be between 0 and 1.")) return NULL;
+    ct_lr_scheduler *s = ct__sched_alloc(CT__S_CONSTANT, opt);
+    if (s) s->factor = factor, s->total_iters = total_iters;
+    return ct__sched_start(s);
+}
+
+ct_lr_scheduler *ct_linear_lr(ct_optimizer *opt, double start_factor, double end_factor, int64_t total_iters)
+{
+    if (!ct__check_factor(start_factor, "Starting multiplicative factor expected to be between 0 and 1.") ||
+        !ct__check_factor(end_factor, "Ending multiplicative factor expected to be between 0 and 1."))
+        return NULL;
+    ct_lr_scheduler *s = ct__sched_alloc(CT__S_LINEAR, opt);
+    if (s) s->start_factor = start_factor, s->end_factor = end_factor, s->total_iters = total_iters;
+    return ct__sched_start(s);
+}
+
+ct_lr_scheduler *ct_exponential_lr(ct_optimizer *opt, double gamma)
+{
+    ct_lr_scheduler *s = ct__sched_alloc(CT__S_EXPONENTIAL, opt);
+    if (s) s->gamma = gamma;
+    return ct__sched_start(s);
+}
+
+ct_lr_scheduler *ct_polynomial_lr(ct_optimizer *opt, int64_t total_iters, double power)
+{
+    ct_lr_scheduler *s = ct__sched_alloc(CT__S_POLYNOMIAL, opt);
+    if (s) s->total_iters = total_iters, s->power = power;
+    return ct__sched_start(s);
+}
+
+ct_lr_scheduler *ct_cosine_annealing_lr(ct_optimizer *opt, int64_t T_max, double eta_min)
+{
+    ct_lr_scheduler *s = ct__sched_alloc(CT__S_COSINE, opt);
+    if (s) s->T_max = (double)T_max, s->eta_min = eta_min;
+    return ct__sched_start(s);
+}
+
+ct_lr_scheduler *ct_cosine_annealing_warm_restarts(ct_optimizer *opt, int64_t T_0, int64_t T_mult, double eta_min)
+{
+    if (T_0 <= 0) { ct__fail(CT_ERR_VALUE, "Expected positive integer T_0, but got %lld", (long long)T_0); return NULL; }
+    if (T_mult < 1)
+        { ct__fail(CT_ERR_VALUE, "Expected integer T_mult >= 1, but got %lld", (long long)T_mult); return NULL; }
+    ct_lr_scheduler *s = ct__sched_alloc(CT__S_WARM_RESTARTS, opt);
+    if (s) s->T_0 = s->T_i = T_0, s->T_mult = T_mult, s->eta_min = eta_min, s->T_cur = -1;
+    return ct__sched_start(s);
+}
+
+ct_cyclic_lr_opts ct_cyclic_lr_opts_init(void)
+{
+    ct_cyclic_lr_opts o = {0, 0, 2000, 0, CT_CYCLIC_TRIANGULAR, 1., true, 0.8, 0.9};
+    return o;
+}
+
+static bool ct__has_option(const ct_optimizer *opt, int key) { return (opt->default_has >> key) & 1u; }
+
+ct_lr_scheduler *ct_cyclic_lr(ct_optimizer *opt, ct_cyclic_lr_opts o)
+{
+    if ((unsigned)o.mode > CT_CYCLIC_EXP_RANGE) { ct__fail(CT_ERR_VALUE, "mode is invalid and scale_fn is None"); return NULL; }
+    if (opt && o.cycle_momentum && !ct__has_option(opt, CT__K_MOMENTUM))
+        { ct__fail(CT_ERR_VALUE, "optimizer must support momentum with `cycle_momentum` option enabled"); return NULL; }
+    ct_lr_scheduler *s = ct__sched_alloc(CT__S_CYCLIC, opt);
+    if (!s) return NULL;
+    double up = (double)o.step_size_up, down = o.step_size_down ? (double)o.step_size_down : up;
+    s->total_size = up + down;
+    s->step_ratio = up / s->total_size;
+    s->mode = o.mode;
+    s->gamma = o.gamma;
+    s->cycle_momentum = o.cycle_momentum;
+    for (int g = 0; g < s->n_groups; g++) {
+        opt->groups[g].v[CT__K_LR] = o.base_lr;
+        CT__ARR(s, CT__A_MAX_LR)[g] = o.max_lr;
+        if (o.cycle_momentum) {
+            opt->groups[g].v[CT__K_MOMENTUM] = o.base_momentum;
+            CT__ARR(s, CT__A_BASE_MOM)[g] = o.base_momentum;
+            CT__ARR(s, CT__A_MAX_MOM)[g] = o.max_momentum;
+        }
+    }
+    /* PyTorch's first step runs with base_lrs from initial_lr; base_lr replaces them after */
+    if (!(s = ct__sched_start(s))) return NULL;
+    for (int g = 0; g < s->n_groups; g++) CT__ARR(s, CT__A_BASE_LR)[g] = o.base_lr;
+    return s;
+}
+
+ct_one_cycle_lr_opts ct_one_cycle_lr_opts_init(void)
+{
+    ct_one_cycle_lr_opts o = {0, 0, 0, 0, 0.3, false, true, 0.85, 0.95, 25., 1e4, false};
+    return o;
+}
+
+static ct_result ct__one_cycle_check(ct_optimizer *opt, const ct_one_cycle_lr_opts *o, int64_t *total)
+{
+    if (o->total_steps == 0 && o->epochs == 0 && o->steps_per_epoch == 0)
+        return ct__fail(CT_ERR_VALUE, "You must define either total_steps OR (epochs AND steps_per_epoch)");
+    if (o->total_steps != 0) {
+        if (o->total_steps < 0)
+            return ct__fail(CT_ERR_VALUE, "Expected positive integer total_steps, but got %lld", (long long)o->total_steps);
+        *total = o->total_steps;
+    } else {
+        if (o->epochs <= 0)
+            return ct__fail(CT_ERR_VALUE, "Expected positive integer epochs, but got %lld", (long long)o->epochs);
+        if (o->steps_per_epoch <= 0)
+            return ct__fail(CT_ERR_VALUE, "Expected positive integer steps_per_epoch, but got %lld",
+                            (long long)o->steps_per_epoch);
+        *total = o->epochs * o->steps_per_epoch;
+    }
+    char buf[40];
+    if (o->pct_start < 0 || o->pct_start > 1)
+        return ct__fail(CT_ERR_VALUE, "Expected float between 0 and 1 pct_start, but got %s",
+                        ct__pyfloat(buf, sizeof buf, o->pct_start));
+    if (opt && o->cycle_momentum && !ct__has_option(opt, CT__K_MOMENTUM) && !ct__has_option(opt, CT__K_BETA1))
+        return ct__fail(CT_ERR_VALUE, "optimizer must support momentum with `cycle_momentum` option enabled");
+    return CT_OK;
+}
+
+ct_lr_scheduler *ct_one_cycle_lr(ct_optimizer *opt, ct_one_cycle_lr_opts o)
+{
+    int64_t total = 0;
+    if (ct__one_cycle_check(opt, &o, &total) != CT_OK) return NULL;
+    ct_lr_scheduler *s = ct__sched_alloc(CT__S_ONE_CYCLE, opt);
+    if (!s) return NULL;
+    s->total_steps = total;
+    double t = (double)total, p = o.pct_start;
+    const int I = CT__K_INITIAL_LR, X = CT__K_MAX_LR, N = CT__K_MIN_LR, B = CT__A_BASE_MOM, M = CT__A_MAX_MOM;
+    if (o.three_phase) {
+        s->phases[0] = ct__phase_make(p * t - 1, I, X, M, B);
+        s->phases[1] = ct__phase_make(2 * p * t - 2, X, I, B, M);
+        s->phases[2] = ct__phase_make(t - 1, I, N, M, M);
+        s->n_phases = 3;
+    } else {
+        s->phases[0] = ct__phase_make(p * t - 1, I, X, M, B);
+        s->phases[1] = ct__phase_make(t - 1, X, N, B, M);
+        s->n_phases = 2;
+    }
+    s->anneal_linear = o.anneal_linear;
+    s->cycle_momentum = o.cycle_momentum;
+    s->use_beta1 = ct__has_option(opt, CT__K_BETA1);
+    for (int g = 0; g < s->n_groups; g++) {
+        ct__group *grp = &opt->groups[g];
+        grp->v[CT__K_INITIAL_LR] = o.max_lr / o.div_factor;
+        grp->v[CT__K_MAX_LR] = o.max_lr;
+        grp->v[CT__K_MIN_LR] = grp->v[CT__K_INITIAL_LR] / o.final_div_factor;
+        grp->has |= (1u << CT__K_INITIAL_LR) | (1u << CT__K_MAX_LR) | (1u << CT__K_MIN_LR);
+        if (o.cycle_momentum) {
+            grp->v[s->use_beta1 ? CT__K_BETA1 : CT__K_MOMENTUM] = o.max_momentum;
+            CT__ARR(s, CT__A_MAX_MOM)[g] = o.max_momentum;
+            CT__ARR(s, CT__A_BASE_MOM)[g] = o.base_momentum;
+        }
+    }
+    return ct__sched_start(s);
+}
+
+static ct_lr_scheduler *ct__adopt(ct_lr_scheduler *s, ct_lr_scheduler *const *children, int n)
+{
+    s->children = (ct_lr_scheduler **)CT_MALLOC((size_t)n * sizeof *s->children);
+    if (!s->children) {
+        ct_lr_scheduler_free(s);
+        CT__OOM();
+        return NULL;
+    }
+    memcpy(s->children, children, (size_t)n * sizeof *children);
+    s->n_children = n;
+    return s;
+}
+
+static void ct__free_all(ct_lr_scheduler *const *schedulers, int n)
+{
+    for (int i = 0; schedulers && i < n; i++) ct_lr_scheduler_free(schedulers[i]);
+}
+
+ct_lr_scheduler *ct_sequential_lr(ct_optimizer *opt, ct_lr_scheduler *const *schedulers, int n,
+                                  const int64_t *milestones)
+{
+    ct_result r = CT_OK;
+    if (!schedulers || n < 1) r = ct__fail(CT_ERR_INDEX, "list index out of range");
+    for (int i = 0; r == CT_OK && i < n; i++)
+        if (!schedulers[i] || schedulers[i]->opt != opt)
+            r = ct__fail(CT_ERR_VALUE, "Sequential Schedulers expects all schedulers to belong to the same optimizer, "
+                                       "but got schedulers at index %d to be different than the optimizer passed in.", i);
+    if (r == CT_OK && n > 1 && !milestones)
+        r = ct__fail(CT_ERR_VALUE, "Sequential Schedulers expects number of schedulers provided to be one more than "
+                                   "the number of milestone points, but got number of schedulers %d and the number of "
+                                   "milestones to be equal to 0", n);
+    ct_lr_scheduler *s = r == CT_OK ? ct__sched_alloc(CT__S_SEQUENTIAL, opt) : NULL;
+    if (!s || !(s = ct__adopt(s, schedulers, n))) {
+        ct__free_all(schedulers, n);
+        return NULL;
+    }
+    s->milestones = (int64_t *)CT_MALLOC((size_t)n * sizeof *s->milestones);
+    if (!s->milestones) {
+        ct_lr_scheduler_free(s);
+        CT__OOM();
+        return NULL;
+    }
+    if (n > 1) memcpy(s->milestones, milestones, (size_t)(n - 1) * sizeof *milestones);
+    s->n_milestones = n - 1;
+    s->last_epoch = 0;
+    for (int g = 0; g < s->n_groups; g++) ct__set_lr(s, g, opt->groups[g].v[CT__K_INITIAL_LR]);
+    for (int i = 0; i < n; i++) s->children[i]->last_epoch -= 1;
+    s->children[0]->step_count = 0; /* the first one's _initial_step */
+    if (ct__sched_step(s->children[0]) != CT_OK) {
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    memcpy(CT__ARR(s, CT__A_LAST_LR), CT__ARR(s->children[0], CT__A_LAST_LR), (size_t)s->n_groups * sizeof(double));
+    s->has_last_lr = true;
+    return s;
+}
+
+ct_lr_scheduler *ct_chained_scheduler(ct_lr_scheduler *const *schedulers, int n)
+{
+    ct_result r = CT_OK;
+    if (!schedulers || n < 1 || !schedulers[0]) r = ct__fail(CT_ERR_INDEX, "list index out of range");
+    for (int i = 1; r == CT_OK && i < n; i++)
+        if (!schedulers[i] || schedulers[i]->opt != schedulers[0]->opt)
+            r = ct__fail(CT_ERR_VALUE, "ChainedScheduler expects all schedulers to belong to the same optimizer, but "
+                                       "got schedulers at index 0 and %d to be different", i);
+    ct_lr_scheduler *s = r == CT_OK ? ct__sched_alloc(CT__S_CHAINED, schedulers[0]->opt) : NULL;
+    if (!s || !(s = ct__adopt(s, schedulers, n))) {
+        ct__free_all(schedulers, n);
+        return NULL;
+    }
+    ct__record_last_lr(s);
+    return s;
+}
+
+ct_lr_scheduler *ct_warmup_cosine_lr(ct_optimizer *opt, int64_t warmup_steps, int64_t total_steps,
+                                     double start_factor, double eta_min)
+{
+    if (warmup_steps <= 0 || total_steps <= warmup_steps) {
+        ct__fail(CT_ERR_VALUE, "warmup_cosine_lr: expected 0 < warmup_steps < total_steps, but got %lld and %lld",
+                 (long long)warmup_steps, (long long)total_steps);
+        return NULL;
+    }
+    ct_lr_scheduler *parts[2] = {ct_linear_lr(opt, start_factor, 1.0, warmup_steps), NULL};
+    if (parts[0]) parts[1] = ct_cosine_annealing_lr(opt, total_steps - warmup_steps, eta_min);
+    if (!parts[1]) {
+        ct_lr_scheduler_free(parts[0]);
+        return NULL;
+    }
+    return ct_sequential_lr(opt, parts, 2, &warmup_steps);
+}
+
+ct_plateau_opts ct_plateau_opts_init(void)
+{
+    ct_plateau_opts o = {false, 0.1, 10, 1e-4, false, 0, 0, 1e-8};
+    return o;
+}
+
+ct_lr_scheduler *ct_reduce_lr_on_plateau(ct_optimizer *opt, ct_plateau_opts o)
+{
+    if (o.factor >= 1.0) { ct__fail(CT_ERR_VALUE, "Factor should be < 1.0."); return NULL; }
+    ct_lr_scheduler *s = ct__sched_alloc(CT__S_PLATEAU, opt);
+    if (!s) return NULL;
+    s->plateau = o;
+    s->last_epoch = 0;
+    s->best = o.mode_max ? -INFINITY : INFINITY;
+    return s;
+}
+
+/* ---------------------------------------------------------------- state dict */
+
+struct ct_lr_scheduler_state {
+    ct_lr_scheduler copy; /* the numbers; its pointers are the state's own */
+    ct_lr_scheduler_state **children;
+};
+
+void ct_lr_scheduler_state_free(ct_lr_scheduler_state *st)
+{
+    if (!st) return;
+    for (int i = 0; i < st->copy.n_children; i++) ct_lr_scheduler_state_free(st->children[i]);
+    CT_FREE(st->children);
+    CT_FREE(st->copy.a);
+    CT_FREE(st->copy.milestones);
+    CT_FREE(st);
+}
+
+ct_lr_scheduler_state *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s)
+{
+    if (!s) { ct__fail(CT_ERR_TYPE, "state_dict(): scheduler must not be NULL"); return NULL; }
+    ct_lr_scheduler_state *st = (ct_lr_scheduler_state *)CT_MALLOC(sizeof *st);
+    if (!st) { CT__OOM(); return NULL; }
+    st->copy = *s;
+    st->copy.fns = NULL, st->copy.users = NULL, st->copy.children = NULL, st->copy.opt = NULL;
+    size_t na = (size_t)CT__A_COUNT * (size_t)s->n_groups, nm = (size_t)(s->n_milestones > 0 ? s->n_milestones : 1);
+    st->copy.a = (double *)CT_MALLOC(na * sizeof(double));
+    st->copy.milestones = s->milestones ? (int64_t *)CT_MALLOC(nm * sizeof(int64_t)) : NULL;
+    st->children = (ct_lr_scheduler_state **)CT_MALLOC((size_t)(s->n_children + 1) * sizeof *st->children);
+    bool ok = st->copy.a && st->children && (!s->milestones || st->copy.milestones);
+    st->copy.n_children = 0;
+    while (ok && st->copy.n_children < s->n_children) {
+        ct_lr_scheduler_state *child = ct_lr_scheduler_state_dict(s->children[st->copy.n_children]);
+        if (child) st->children[st->copy.n_children++] = child;
+        ok = child != NULL;
+    }
+    if (!ok) {
+        ct_lr_scheduler_state_free(st);
+        CT__OOM();
+        return NULL;
+    }
+    memcpy(st->copy.a, s->a, na * sizeof(double));
+    if (s->milestones) memcpy(st->copy.milestones, s->milestones, (size_t)s->n_milestones * sizeof(int64_t));
+    return st;
+}
+
+static ct_result ct__sched_state_fits(const ct_lr_scheduler *s, const ct_lr_scheduler_state *st)
+{
+    if (st->copy.kind != s->kind || st->copy.n_groups != s->n_groups || st->copy.n_children != s->n_children ||
+        st->copy.n_milestones != s->n_milestones)
+        return ct__fail(CT_ERR_VALUE, "loaded state dict does not match this scheduler");
+    for (int i = 0; i < s->n_children; i++) {
+        ct_result r = ct__sched_state_fits(s->children[i], st->children[i]);
+        if (r != CT_OK) return r;
+    }
+    return CT_OK;
+}
+
+static void ct__sched_load(ct_lr_scheduler *s, const ct_lr_scheduler_state *st)
+{
+    ct_lr_scheduler keep = *s;
+    *s = st->copy;
+    s->opt = keep.opt, s->fns = keep.fns, s->users = keep.users, s->children = keep.children;
+    s->a = keep.a, s->milestones = keep.milestones;
+    memcpy(s->a, st->copy.a, (size_t)CT__A_COUNT * (size_t)s->n_groups * sizeof(double));
+    if (s->milestones) memcpy(s->milestones, st->copy.milestones, (size_t)s->n_milestones * sizeof(int64_t));
+    for (int i = 0; i < s->n_children; i++) ct__sched_load(s->children[i], st->children[i]);
+}
+
+ct_result ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s, const ct_lr_scheduler_state *state)
+{
+    if (!s) return ct__fail(CT_ERR_TYPE, "load_state_dict(): scheduler must not be NULL");
+    if (!state) return ct__fail(CT_ERR_TYPE, "load_state_dict(): state_dict must not be NULL");
+    ct_result r = ct__sched_state_fits(s, state);
+    if (r == CT_OK) ct__sched_load(s, state);
+    return r;
+}
+
+/* ==================== optim/clip.c ==================== */
+// >>optim/clip.c
+/* Gradient clipping and flattening (torch.nn.utils) and loss scaling
+ * (torch.cuda.amp.GradScaler, here on the CPU). */
+
+#include <math.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- clipping */
+
+static ct_result ct__check_params(ct_tensor *const *params, int64_t n)
+{
+    if (n < 0 || (n > 0 && !params)) return ct__fail(CT_ERR_TYPE, "'NoneType' object is not iterable");
+    for (int64_t i = 0; i < n; i++)
+        if (!params[i]) return ct__fail(CT_ERR_TYPE, "expected Tensor as element %lld in argument 0, but got NoneType", (long long)i);
+    return CT_OK;
+}
+
+static ct_tensor *ct__grad_of(const ct_tensor *p) { return p->ag ? ct__meta(p)->grad : NULL; }
+
+/* torch.norm(torch.stack([torch.norm(g, p) for g in grads]), p), or the
+ * largest |g| for p = inf; grads: the n gradients (n > 0). */
+static ct_tensor *ct__total_norm(ct_tensor **grads, int64_t n, double norm_type)
+{
+    ct_tensor **norms = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *norms);
+    if (!norms) { CT__OOM(); return NULL; }
+    for (int64_t i = 0; i < n; i++)
+        norms[i] = norm_type == INFINITY ? ct_max(ct_abs(grads[i])) : ct_norm(grads[i], norm_type);
+    ct_tensor *total;
+    if (norm_type == INFINITY) total = n == 1 ? norms[0] : ct_max(ct_stack(norms, (int)n, 0));
+    else total = ct_norm(ct_stack(norms, (int)n, 0), norm_type);
+    CT_FREE(norms);
+    return total;
+}
+
+ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_norm, double norm_type,
+                              bool error_if_nonfinite)
+{
+    if (ct__check_params(params, n) != CT_OK) return NULL;
+    ct_tensor **grads = (ct_tensor **)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof *grads);
+    if (!grads) { CT__OOM(); return NULL; }
+    int64_t ng = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (ct__grad_of(params[i])) grads[ng++] = ct__grad_of(params[i]);
+    ct_tensor *result = NULL;
+    if (ng == 0) {
+        CT_FREE(grads);
+        return ct_scalar_tensor(ct_float(0.), CT_F32);
+    }
+    ct_grad_mode mode = ct_no_grad();
+    ct_scope s = ct_scope_begin();
+    ct_tensor *total = ct__total_norm(grads, ng, norm_type);
+    double value = total ? ct_item(total) : NAN;
+    char buf[40];
+    if (!total) {
+        /* the norm's own error stands */
+    } else if (error_if_nonfinite && !isfinite(value)) {
+        ct__fail(CT_ERR_RUNTIME,
+                 "The total norm of order %s for gradients from `parameters` is non-finite, so it cannot be "
+                 "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
+                 "`error_if_nonfinite=False`",
+                 ct__pyfloat(buf, sizeof buf, norm_type));
+    } else {
+        /* max_norm / (total_norm + 1e-6): a number over a tensor is reciprocal() * number */
+        ct_tensor *coef = ct_mul_scalar(ct_reciprocal(ct_add_scalar(total, ct_float(1e-6))), ct_float(max_norm));
+        bool ok = coef != NULL;
+        if (ok && ct_item(coef) < 1)
+            for (int64_t i = 0; ok && i < ng; i++) ok = ct_mul_(grads[i], coef) == CT_OK;
+        if (ok) result = ct_keep(total);
+    }
+    ct_scope_end(s);
+    ct_grad_mode_restore(mode);
+    CT_FREE(grads);
+    return result;
+}
+
+ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value)
+{
+    ct_result r = ct__check_params(params, n);
+    ct_grad_mode mode = ct_no_grad();
+    for (int64_t i = 0; r == CT_OK && i < n; i++) {
+        ct_tensor *g = ct__grad_of(params[i]);
+        if (g) r = ct_clamp_scalar_(g, ct_float(-clip_value), ct_float(clip_value));
+    }
+    ct_grad_mode_restore(mode);
+    return r;
+}
+
+ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
+{
+    if (ct__check_params(params, n) != CT_OK) return NULL;
+    if (n == 0) { ct__fail(CT_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors"); return NULL; }
+    ct_tensor **views = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *views);
+    if (!views) { CT__OOM(); return NULL; }
+    ct_scope s = ct_scope_begin();
+    for (int64_t i = 0; i < n; i++) views[i] = ct_view(params[i], CT_SHAPE(-1));
+    ct_tensor *vec = ct_keep(ct_cat(views, (int)n, 0));
+    ct_scope_end(s);
+    CT_FREE(views);
+    return vec;
+}
+
+ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n)
+{
+    if (!vec) return ct__fail(CT_ERR_TYPE, "expected torch.Tensor, but got: NoneType");
+    ct_result r = ct__check_params(params, n);
+    int64_t total = 0;
+    for (int64_t i = 0; r == CT_OK && i < n; i++) total += ct_numel(params[i]);
+    if (r == CT_OK && (ct_dim(vec) != 1 || ct_numel(vec) < total))
+        r = ct__fail(CT_ERR_RUNTIME, "shape '[%lld]' is invalid for input of size %lld", (long long)total,
+                     (long long)(ct_numel(vec) < total ? ct_numel(vec) : total));
+    if (r != CT_OK) return r;
+    ct_grad_mode mode = ct_no_grad();
+    ct_scope s = ct_scope_begin();
+    int64_t pointer = 0;
+    for (int64_t i = 0; r == CT_OK && i < n; i++) {
+        int64_t numel = ct_numel(params[i]);
+        r = ct_copy_(params[i], ct_view_as(ct_narrow(vec, 0, pointer, numel), params[i]));
+        pointer += numel;
+    }
+    ct_scope_end(s);
+    ct_grad_mode_restore(mode);
+    return r;
+}
+
+/* ---------------------------------------------------------------- GradScaler */
+
+typedef enum ct__scaler_stage { CT__READY, CT__UNSCALED, CT__STEPPED } ct__scaler_stage;
+
+/* What GradScaler keeps per optimizer between update() calls. */
+typedef struct ct__scaler_opt {
+    const ct_optimizer *opt;
+    ct__scaler_stage stage;
+    bool found_inf;
+} ct__scaler_opt;
+
+#define CT__SCALER_OPTS 8
+
+struct ct_grad_scaler {
+    bool enabled, started; /* started: scale() ran, the scale exists (PyTorch's lazy init) */
+    float scale;
+    int32_t growth_tracker;
+    double init_scale, growth_factor, backoff_factor;
+    int64_t growth_interval;
+    ct__scaler_opt opts[CT__SCALER_OPTS];
+    int n_opts;
+};
+
+ct_grad_scaler_opts ct_grad_scaler_opts_init(void)
+{
+    ct_grad_scaler_opts o = {65536.0, 2.0, 0.5, 2000, true};
+    return o;
+}
+
+ct_grad_scaler *ct_grad_scaler_new(ct_grad_scaler_opts o)
+{
+    if (o.enabled && !(o.growth_factor > 1.0)) { ct__fail(CT_ERR_VALUE, "The growth factor must be > 1.0."); return NULL; }
+    if (o.enabled && !(o.backoff_factor < 1.0)) { ct__fail(CT_ERR_VALUE, "The backoff factor must be < 1.0."); return NULL; }
+    ct_grad_scaler *s = (ct_grad_scaler *)CT_MALLOC(sizeof *s);
+    if (!s) { CT__OOM(); return NULL; }
+    memset(s, 0, sizeof *s);
+    s->enabled = o.enabled;
+    s->init_scale = o.init_scale;
+    s->growth_factor = o.growth_factor;
+    s->backoff_factor = o.backoff_factor;
+    s->growth_interval = o.growth_interval;
+    return s;
+}
+
+void ct_grad_scaler_free(ct_grad_scaler *s) { CT_FREE(s); }
+
+static ct_result ct__scaler_null(void) { return ct__fail(CT_ERR_TYPE, "GradScaler must not be NULL"); }
+
+ct_tensor *ct_grad_scaler_scale(ct_grad_scaler *s, const ct_tensor *outputs)
+{
+    if (!s) { ct__scaler_null(); return NULL; }
+    CT__ARG(outputs, "outputs", 2);
+    if (!s->enabled) return ct__same(outputs);
+    if (!s->started) {
+        s->scale = (float)s->init_scale;
+        s->growth_tracker = 0;
+        s->started = true;
+    }
+    ct_tensor *scale = ct_full(CT_SHAPE(1), ct_float(s->scale), CT_F32); /* self._scale, shape (1,) */
+    return ct_mul(outputs, scale);
+}
+
+/* The optimizer's per-step record, made READY when first seen. */
+static ct__scaler_opt *ct__scaler_state(ct_grad_scaler *s, const ct_optimizer *opt)
+{
+    for (int i = 0; i < s->n_opts; i++)
+        if (s->opts[i].opt == opt) return &s->opts[i];
+    if (s->n_opts == CT__SCALER_OPTS) {
+        ct__fail(CT_ERR_RUNTIME, "GradScaler: more than %d optimizers between update() calls", CT__SCALER_OPTS);
+        return NULL;
+    }
+    ct__scaler_opt *st = &s->opts[s->n_opts++];
+    st->opt = opt, st->stage = CT__READY, st->found_inf = false;
+    return st;
+}
+
+static ct_result ct__scaler_check_started(const ct_grad_scaler *s, const char *funcname)
+{
+    if (s->started) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME,
+                    "Attempted %s but _scale is None.  This may indicate your script did not use scaler.scale(loss or "
+                    "outputs) earlier in the iteration.",
+                    funcname);
+}
+
+/* _amp_foreach_non_finite_check_and_unscale_: every gradient times
+ * inv_scale (the float32 reciprocal of the scale), noting inf/NaN. */
+static ct_result ct__unscale_grads(ct_grad_scaler *s, ct_optimizer *opt, ct__scaler_opt *st)
+{
+    float inv_scale = (float)(1.0 / (double)s->scale);
+    for (int g = 0; g < opt->n_groups; g++)
+        for (int64_t i = 0; i < opt->groups[g].n; i++) {
+            ct_tensor *grad = ct__grad_of(opt->groups[g].params[i]);
+            if (grad && ct_dtype_of(grad) == CT_F16) return ct__fail(CT_ERR_VALUE, "Attempting to unscale FP16 gradients.");
+        }
+    ct_grad_mode mode = ct_no_grad();
+    ct_scope sc = ct_scope_begin();
+    ct_result r = CT_OK;
+    for (int g = 0; r == CT_OK && g < opt->n_groups; g++)
+        for (int64_t i = 0; r == CT_OK && i < opt->groups[g].n; i++) {
+            ct_tensor *grad = ct__grad_of(opt->groups[g].params[i]);
+            if (!grad) continue;
+            ct_tensor *finite = ct_isfinite(grad);
+            if (finite && !ct_item(ct_all(finite))) st->found_inf = true;
+            r = finite ? ct_mul_scalar_(grad, ct_float(inv_scale)) : ct_last_error_code();
+        }
+    ct_scope_end(sc);
+    ct_grad_mode_restore(mode);
+    return r;
+}
+
+ct_result ct_grad_scaler_unscale_(ct_grad_scaler *s, ct_optimizer *opt)
+{
+    if (!s) return ct__scaler_null();
+    if (!opt) return ct__fail(CT_ERR_TYPE, "unscale_(): optimizer must not be NULL");
+    if (!s->enabled) return CT_OK;
+    ct_result r = ct__scaler_check_started(s, "unscale_");
+    ct__scaler_opt *st = r == CT_OK ? ct__scaler_state(s, opt) : NULL;
+    if (!st) return ct_last_error_code();
+    if (st->stage == CT__UNSCALED)
+        return ct__fail(CT_ERR_RUNTIME, "unscale_() has already been called on this optimizer since the last update().");
+    if (st->stage == CT__STEPPED) return ct__fail(CT_ERR_RUNTIME, "unscale_() is being called after step().");
+    r = ct__unscale_grads(s, opt, st);
+    if (r == CT_OK) st->stage = CT__UNSCALED;
+    return r;
+}
+
+ct_result ct_grad_scaler_step(ct_grad_scaler *s, ct_optimizer *opt, bool *stepped)
+{
+    if (stepped) *stepped = false;
+    if (!s) return ct__scaler_null();
+    if (!opt) return ct__fail(CT_ERR_TYPE, "step(): optimizer must not be NULL");
+    if (!s->enabled) {
+        ct_result r = ct_optim_step(opt);
+        if (stepped) *stepped = r == CT_OK;
+        return r;
+    }
+    ct_result r = ct__scaler_check_started(s, "step");
+    ct__scaler_opt *st = r == CT_OK ? ct__scaler_state(s, opt) : NULL;
+    if (!st) return ct_last_error_code();
+    if (st->stage == CT__STEPPED) return ct__fail(CT_ERR_RUNTIME, "step() has already been called since the last update().");
+    if (st->stage == CT__READY && (r = ct_grad_scaler_unscale_(s, opt)) != CT_OK) return r;
+    if (!st->found_inf) {
+        r = ct_optim_step(opt);
+        if (r != CT_OK) return r;
+        if (stepped) *stepped = true;
+    }
+    st->stage = CT__STEPPED;
+    return CT_OK;
+}
+
+ct_result ct_grad_scaler_update(ct_grad_scaler *s)
+{
+    if (!s) return ct__scaler_null();
+    if (!s->enabled) return CT_OK;
+    ct_result r = ct__scaler_check_started(s, "update");
+    if (r != CT_OK) return r;
+    bool found_inf = false;
+    int checked = 0;
+    for (int i = 0; i < s->n_opts; i++)
+        if (s->opts[i].stage != CT__READY) found_inf |= s->opts[i].found_inf, checked++;
+    if (!checked) return ct__fail(CT_ERR_RUNTIME, "No inf checks were recorded prior to update.");
+    /* _amp_update_scale_ */
+    if (found_inf) {
+        s->scale = s->scale * (float)s->backoff_factor;
+        s->growth_tracker = 0;
+    } else if (s->growth_tracker + 1 == s->growth_interval) {
+        float grown = s->scale * (float)s->growth_factor;
+        if (isfinite(grown)) s->scale = grown;
+        s->growth_tracker = 0;
+    } else {
+        s->growth_tracker++;
+    }
+    s->n_opts = 0;
+    return CT_OK;
+}
+
+double ct_grad_scaler_get_scale(const ct_grad_scaler *s)
+{
+    if (!s) return (ct__scaler_null(), NAN);
+    if (!s->enabled) return 1.0;
+    return s->started ? (double)s->scale : s->init_scale;
+}
+
+ct_grad_scaler_state ct_grad_scaler_state_dict(const ct_grad_scaler *s)
+{
+    ct_grad_scaler_state st = {NAN, NAN, NAN, 0, 0};
+    if (!s) return (ct__scaler_null(), st);
+    st.scale = ct_grad_scaler_get_scale(s);
+    st.growth_factor = s->growth_factor;
+    st.backoff_factor = s->backoff_factor;
+    st.growth_interval = s->growth_interval;
+    st.growth_tracker = s->started ? s->growth_tracker : 0;
+    return st;
+}
+
+ct_result ct_grad_scaler_load_state_dict(ct_grad_scaler *s, ct_grad_scaler_state st)
+{
+    if (!s) return ct__scaler_null();
+    if (!s->enabled) return CT_OK;
+    s->init_scale = st.scale;
+    s->growth_factor = st.growth_factor;
+    s->backoff_factor = st.backoff_factor;
+    s->growth_interval = st.growth_interval;
+    if (s->started) { /* else scale() starts from init_scale, and the tracker at 0, as in PyTorch */
+        s->scale = (float)st.scale;
+        s->growth_tracker = (int32_t)st.growth_tracker;
+    }
+    return CT_OK;
 }
 
 #endif /* CTORCH_IMPLEMENTATION */

@@ -210,8 +210,12 @@ static ct_result ct__accumulate(ct__run *r, ct__node *n, ct_tensor *grad)
     if (!m) return CT__OOM();
     ct__hooks_run(&m->hooks, -1, &grad);
     if (!m->grad) {
-        /* take the gradient over when nothing else can see it, else copy it (laid out like the leaf) */
-        if (r->create_graph || CT__ATOMIC_LOAD(&grad->refcount) > 1) {
+        /* take the gradient over when nothing else can see it and it is laid out
+         * as the leaf (PyTorch's layout contract: an expanded gradient, as sum's,
+         * is copied, so that .grad can be written in place), else copy it */
+        bool same_layout = ct_is_contiguous(grad) ||
+                           !memcmp(grad->strides, leaf->strides, (size_t)grad->ndim * sizeof *grad->strides);
+        if (r->create_graph || CT__ATOMIC_LOAD(&grad->refcount) > 1 || !same_layout) {
             ct_tensor *copy = r->create_graph ? ct_clone(grad) : ct__copy_as(grad, grad->dtype);
             if (!copy) return ct_last_error_code();
             m->grad = ct_retain(copy);

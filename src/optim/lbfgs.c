@@ -1,0 +1,388 @@
+/* torch.optim.LBFGS: limited-memory BFGS over the flattened parameters,
+ * with PyTorch 1.13's iteration, history and strong-Wolfe line search. Its
+ * scalars (dot products, step sizes) are doubles; PyTorch keeps them as
+ * 0-d tensors of the parameters' dtype, so float64 parameters follow it
+ * bit for bit while float32 ones round those scalars once less. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ct__lbfgs {
+    int64_t func_evals, n_iter;
+    ct_tensor *d, *prev_flat_grad;
+    double t, H_diag, prev_loss;
+    int64_t n_old;           /* history entries in use */
+    ct_tensor **old_dirs, **old_stps;
+    double *ro, *al;         /* history_size each */
+    int64_t history_size;
+};
+
+static void ct__lbfgs_free(ct__lbfgs *s)
+{
+    if (!s) return;
+    ct_release(s->d);
+    ct_release(s->prev_flat_grad);
+    for (int64_t i = 0; i < s->n_old; i++) ct_release(s->old_dirs[i]), ct_release(s->old_stps[i]);
+    CT_FREE(s->old_dirs);
+    CT_FREE(s->old_stps);
+    CT_FREE(s->ro);
+    CT_FREE(s->al);
+    CT_FREE(s);
+}
+
+static ct__lbfgs *ct__lbfgs_new(int64_t history_size)
+{
+    ct__lbfgs *s = (ct__lbfgs *)CT_MALLOC(sizeof *s);
+    if (!s) {
+        CT__OOM();
+        return NULL;
+    }
+    memset(s, 0, sizeof *s);
+    size_t n = (size_t)(history_size > 0 ? history_size : 1);
+    s->history_size = history_size;
+    s->old_dirs = (ct_tensor **)CT_MALLOC(n * sizeof *s->old_dirs);
+    s->old_stps = (ct_tensor **)CT_MALLOC(n * sizeof *s->old_stps);
+    s->ro = (double *)CT_MALLOC(n * sizeof *s->ro);
+    s->al = (double *)CT_MALLOC(n * sizeof *s->al);
+    if (!s->old_dirs || !s->old_stps || !s->ro || !s->al) {
+        ct__lbfgs_free(s);
+        CT__OOM();
+        return NULL;
+    }
+    memset(s->al, 0, n * sizeof *s->al);
+    return s;
+}
+
+static ct__lbfgs *ct__lbfgs_clone(const ct__lbfgs *src)
+{
+    ct__lbfgs *s = ct__lbfgs_new(src->history_size);
+    if (!s) return NULL;
+    ct_tensor **old_dirs = s->old_dirs, **old_stps = s->old_stps;
+    double *ro = s->ro, *al = s->al;
+    size_t n = (size_t)(src->history_size > 0 ? src->history_size : 1);
+    *s = *src;
+    s->old_dirs = old_dirs, s->old_stps = old_stps, s->ro = ro, s->al = al;
+    memcpy(ro, src->ro, n * sizeof *ro);
+    memcpy(al, src->al, n * sizeof *al);
+    ct_scope sc = ct_scope_begin();
+    s->d = src->d ? ct__keep_state(ct_clone(src->d)) : NULL;
+    s->prev_flat_grad = src->prev_flat_grad ? ct__keep_state(ct_clone(src->prev_flat_grad)) : NULL;
+    bool ok = (!src->d || s->d) && (!src->prev_flat_grad || s->prev_flat_grad);
+    int64_t i = 0;
+    for (; ok && i < src->n_old; i++) {
+        old_dirs[i] = ct__keep_state(ct_clone(src->old_dirs[i]));
+        old_stps[i] = ct__keep_state(ct_clone(src->old_stps[i]));
+        ok = old_dirs[i] && old_stps[i];
+    }
+    ct_scope_end(sc);
+    if (!ok) {
+        s->n_old = i;
+        ct__lbfgs_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static ct_tensor *ct__lbfgs_state_get(const ct__lbfgs *s, const char *name)
+{
+    double v;
+    if (!name) return ct__key_error(name);
+    if (!strcmp(name, "d") && s->d) return ct__same(s->d);
+    if (!strcmp(name, "prev_flat_grad") && s->prev_flat_grad) return ct__same(s->prev_flat_grad);
+    if (!strcmp(name, "func_evals")) v = (double)s->func_evals;
+    else if (!strcmp(name, "n_iter")) v = (double)s->n_iter;
+    else if (!strcmp(name, "t")) v = s->t;
+    else if (!strcmp(name, "H_diag")) v = s->H_diag;
+    else if (!strcmp(name, "prev_loss")) v = s->prev_loss;
+    else return ct__key_error(name);
+    return ct_from_array(&v, CT_SHAPE0, CT_F64);
+}
+
+/* ---------------------------------------------------------------- flat vectors */
+
+typedef struct ct__lbfgs_ctx {
+    ct__group *g;
+    ct_closure closure;
+    void *user;
+} ct__lbfgs_ctx;
+
+static double ct__lbfgs_dot(const ct_tensor *a, const ct_tensor *b) { return ct_item(ct_sum(ct_mul(a, b))); }
+static double ct__abs_max(const ct_tensor *a) { return ct_item(ct_max(ct_abs(a))); }
+
+/* torch.cat of the gradients viewed flat (zeros for a parameter without one). */
+static ct_tensor *ct__flat_grad(const ct__group *g)
+{
+    ct_tensor **v = (ct_tensor **)CT_MALLOC((size_t)g->n * sizeof *v);
+    if (!v) {
+        CT__OOM();
+        return NULL;
+    }
+    for (int64_t i = 0; i < g->n; i++) {
+        ct_tensor *p = g->params[i], *grad = p->ag ? ct__meta(p)->grad : NULL;
+        v[i] = grad ? ct_reshape(grad, CT_SHAPE(-1)) : ct_zeros(CT_SHAPE(ct_numel(p)), ct_dtype_of(p));
+    }
+    ct_tensor *flat = ct_cat(v, (int)g->n, 0);
+    CT_FREE(v);
+    return flat;
+}
+
+/* p += step_size * update[slice of p], for each parameter */
+static ct_result ct__add_grad(const ct__group *g, double step_size, const ct_tensor *update)
+{
+    int64_t offset = 0;
+    for (int64_t i = 0; i < g->n; i++) {
+        ct_tensor *p = g->params[i];
+        int64_t numel = ct_numel(p);
+        ct_tensor *piece = ct_view_as(ct_narrow(update, 0, offset, numel), p);
+        ct_result r = ct_add_alpha_(p, piece, ct_float(step_size));
+        if (r != CT_OK) return r;
+        offset += numel;
+    }
+    return CT_OK;
+}
+
+static ct_result ct__eval(const ct__lbfgs_ctx *c, double *loss)
+{
+    ct_grad_mode mode = ct_enable_grad();
+    ct_result r = c->closure(loss, c->user);
+    ct_grad_mode_restore(mode);
+    return r;
+}
+
+/* _directional_evaluate: loss and flat gradient at x + t d, then back to x. */
+static ct_result ct__dir_eval(const ct__lbfgs_ctx *c, ct_tensor *const *x, double t, const ct_tensor *d, double *f,
+                              ct_tensor **g)
+{
+    ct_result r = ct__add_grad(c->g, t, d);
+    if (r == CT_OK) r = ct__eval(c, f);
+    if (r == CT_OK && !(*g = ct__flat_grad(c->g))) r = ct_last_error_code();
+    for (int64_t i = 0; i < c->g->n && r == CT_OK; i++) r = ct_copy_(c->g->params[i], x[i]);
+    return r;
+}
+
+static double ct__cubic_interpolate(double x1, double f1, double g1, double x2, double f2, double g2,
+                                    const double *bounds)
+{
+    double xmin_bound = bounds ? bounds[0] : (x1 <= x2 ? x1 : x2);
+    double xmax_bound = bounds ? bounds[1] : (x1 <= x2 ? x2 : x1);
+    double d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2);
+    double d2_square = d1 * d1 - g1 * g2;
+    if (d2_square >= 0) {
+        double d2 = sqrt(d2_square), min_pos;
+        if (x1 <= x2) min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2));
+        else min_pos = x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
+        double lo = min_pos < xmin_bound ? xmin_bound : min_pos; /* Python's max(min_pos, xmin_bound) */
+        return xmax_bound < lo ? xmax_bound : lo;
+    }
+    return (xmin_bound + xmax_bound) / 2.;
+}
+
+/* One end of a bracket of the line search. */
+typedef struct ct__ls_point {
+    double t, f, gtd;
+    ct_tensor *g;
+} ct__ls_point;
+
+static ct__ls_point ct__ls_at(double t, double f, double gtd, ct_tensor *g)
+{
+    ct__ls_point p;
+    p.t = t, p.f = f, p.gtd = gtd, p.g = g;
+    return p;
+}
+
+/* _strong_wolfe(obj_func, x, t, d, f, g, gtd): the step t, its loss and gradient. */
+static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, double *t_io, const ct_tensor *d,
+                                  double *f_io, ct_tensor **g_io, double gtd, double tolerance_change,
+                                  int64_t *evals)
+{
+    const double c1 = 1e-4, c2 = 0.9;
+    const int max_ls = 25;
+    double t = *t_io, f = *f_io, d_norm = ct__abs_max(d), f_new;
+    ct_tensor *g_new = NULL;
+    ct_result r = ct__dir_eval(c, x, t, d, &f_new, &g_new);
+    if (r != CT_OK) return r;
+    int64_t ls_func_evals = 1;
+    double gtd_new = ct__lbfgs_dot(g_new, d);
+    ct__ls_point prev = ct__ls_at(0, f, gtd, *g_io), br[2];
+    int nb = 0, ls_iter = 0;
+    bool done = false;
+    while (ls_iter < max_ls) {
+        bool sufficient = !(f_new > (f + c1 * t * gtd) || (ls_iter > 1 && f_new >= prev.f));
+        if (sufficient && fabs(gtd_new) <= -c2 * gtd) {
+            br[0] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 1, done = true;
+            break;
+        }
+        if (!sufficient || gtd_new >= 0) {
+            br[0] = prev, br[1] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 2;
+            break;
+        }
+        double bounds[2] = {t + 0.01 * (t - prev.t), t * 10};
+        double tmp = t;
+        t = ct__cubic_interpolate(prev.t, prev.f, prev.gtd, t, f_new, gtd_new, bounds);
+        prev = ct__ls_at(tmp, f_new, gtd_new, g_new);
+        if ((r = ct__dir_eval(c, x, t, d, &f_new, &g_new)) != CT_OK) return r;
+        ls_func_evals++;
+        gtd_new = ct__lbfgs_dot(g_new, d);
+        ls_iter++;
+    }
+    if (ls_iter == max_ls) br[0] = ct__ls_at(0, f, gtd, *g_io), br[1] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 2;
+    bool insuf_progress = false;
+    int low = nb == 2 && br[0].f > br[1].f ? 1 : 0, high = 1 - low;
+    while (!done && ls_iter < max_ls) {
+        if (fabs(br[1].t - br[0].t) * d_norm < tolerance_change) break;
+        t = ct__cubic_interpolate(br[0].t, br[0].f, br[0].gtd, br[1].t, br[1].f, br[1].gtd, NULL);
+        double hi_t = br[0].t > br[1].t ? br[0].t : br[1].t, lo_t = br[0].t < br[1].t ? br[0].t : br[1].t;
+        double eps = 0.1 * (hi_t - lo_t);
+        if ((hi_t - t < t - lo_t ? hi_t - t : t - lo_t) < eps) {
+            if (insuf_progress || t >= hi_t || t <= lo_t) {
+                t = fabs(t - hi_t) < fabs(t - lo_t) ? hi_t - eps : lo_t + eps;
+                insuf_progress = false;
+            } else {
+                insuf_progress = true;
+            }
+        } else {
+            insuf_progress = false;
+        }
+        if ((r = ct__dir_eval(c, x, t, d, &f_new, &g_new)) != CT_OK) return r;
+        ls_func_evals++;
+        gtd_new = ct__lbfgs_dot(g_new, d);
+        ls_iter++;
+        ct__ls_point p = {t, f_new, gtd_new, g_new};
+        if (f_new > (f + c1 * t * gtd) || f_new >= br[low].f) {
+            br[high] = p;
+            low = br[0].f <= br[1].f ? 0 : 1, high = 1 - low;
+        } else {
+            if (fabs(gtd_new) <= -c2 * gtd) done = true;
+            else if (gtd_new * (br[high].t - br[low].t) >= 0) br[high] = br[low];
+            br[low] = p;
+        }
+    }
+    *t_io = br[low].t, *f_io = br[low].f, *g_io = br[low].g;
+    *evals = ls_func_evals;
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- the step */
+
+/* The two-loop recursion: d = -H grad from the history. */
+static ct_tensor *ct__lbfgs_direction(ct__lbfgs *s, const ct_tensor *flat_grad)
+{
+    ct_tensor *q = ct_neg(flat_grad);
+    for (int64_t i = s->n_old - 1; i >= 0; i--) {
+        s->al[i] = ct__lbfgs_dot(s->old_stps[i], q) * s->ro[i];
+        ct_add_alpha_(q, s->old_dirs[i], ct_float(-s->al[i]));
+    }
+    ct_tensor *r = ct_mul_scalar(q, ct_float(s->H_diag));
+    for (int64_t i = 0; i < s->n_old; i++) {
+        double be_i = ct__lbfgs_dot(s->old_dirs[i], r) * s->ro[i];
+        ct_add_alpha_(r, s->old_stps[i], ct_float(s->al[i] - be_i));
+    }
+    return r;
+}
+
+/* Remember y and s (when y.s > 1e-10), dropping the oldest beyond history_size. */
+static void ct__lbfgs_remember(ct__lbfgs *s, ct_tensor *y, ct_tensor *step)
+{
+    double ys = ct__lbfgs_dot(y, step);
+    if (!(ys > 1e-10)) return;
+    if (s->n_old == s->history_size) {
+        ct_release(s->old_dirs[0]), ct_release(s->old_stps[0]);
+        memmove(s->old_dirs, s->old_dirs + 1, (size_t)(s->n_old - 1) * sizeof *s->old_dirs);
+        memmove(s->old_stps, s->old_stps + 1, (size_t)(s->n_old - 1) * sizeof *s->old_stps);
+        memmove(s->ro, s->ro + 1, (size_t)(s->n_old - 1) * sizeof *s->ro);
+        s->n_old--;
+    }
+    s->old_dirs[s->n_old] = ct__keep_state(y);
+    s->old_stps[s->n_old] = ct__keep_state(step);
+    s->ro[s->n_old++] = 1. / ys;
+    s->H_diag = ys / ct__lbfgs_dot(y, y);
+}
+
+static void ct__lbfgs_set(ct_tensor **slot, ct_tensor *t)
+{
+    ct_tensor *old = *slot;
+    *slot = ct__keep_state(t);
+    ct_release(old);
+}
+
+static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, double loss)
+{
+    ct__lbfgs *s = opt->lbfgs;
+    const double *o = c->g->v;
+    double lr = o[CT__K_LR], tolerance_grad = o[CT__K_TOL_GRAD], tolerance_change = o[CT__K_TOL_CHANGE];
+    int64_t max_iter = (int64_t)o[CT__K_MAX_ITER], max_eval = (int64_t)o[CT__K_MAX_EVAL];
+    ct_tensor *flat_grad = ct__flat_grad(c->g);
+    if (!flat_grad) return ct_last_error_code();
+    int64_t current_evals = 1;
+    if (ct__abs_max(flat_grad) <= tolerance_grad) return CT_OK;
+    ct_result r = CT_OK;
+    for (int64_t n_iter = 1; n_iter <= max_iter; n_iter++) {
+        s->n_iter++;
+        if (s->n_iter == 1) {
+            ct__lbfgs_set(&s->d, ct_neg(flat_grad));
+            for (int64_t i = 0; i < s->n_old; i++) ct_release(s->old_dirs[i]), ct_release(s->old_stps[i]);
+            s->n_old = 0;
+            s->H_diag = 1;
+        } else {
+            ct__lbfgs_remember(s, ct_sub(flat_grad, s->prev_flat_grad), ct_mul_scalar(s->d, ct_float(s->t)));
+            ct__lbfgs_set(&s->d, ct__lbfgs_direction(s, flat_grad));
+        }
+        ct__lbfgs_set(&s->prev_flat_grad, ct_clone(flat_grad));
+        s->prev_loss = loss;
+        if (s->n_iter == 1) {
+            double inv = 1. / ct_item(ct_sum(ct_abs(flat_grad)));
+            s->t = (inv < 1. ? inv : 1.) * lr;
+        } else {
+            s->t = lr;
+        }
+        if (!s->d || !s->prev_flat_grad) return ct_last_error_code();
+        double gtd = ct__lbfgs_dot(flat_grad, s->d);
+        if (gtd > -tolerance_change) break;
+        int64_t ls_func_evals = 0;
+        bool opt_cond = false;
+        if (o[CT__K_STRONG_WOLFE] != 0) {
+            ct_tensor **x = (ct_tensor **)CT_MALLOC((size_t)c->g->n * sizeof *x);
+            if (!x) return CT__OOM();
+            for (int64_t i = 0; i < c->g->n; i++) x[i] = ct_clone(c->g->params[i]);
+            r = ct__strong_wolfe(c, x, &s->t, s->d, &loss, &flat_grad, gtd, tolerance_change, &ls_func_evals);
+            CT_FREE(x);
+            if (r == CT_OK) r = ct__add_grad(c->g, s->t, s->d);
+            opt_cond = ct__abs_max(flat_grad) <= tolerance_grad;
+        } else {
+            r = ct__add_grad(c->g, s->t, s->d);
+            if (r == CT_OK && n_iter != max_iter) {
+                r = ct__eval(c, &loss);
+                if (r == CT_OK && !(flat_grad = ct__flat_grad(c->g))) r = ct_last_error_code();
+                if (r == CT_OK) opt_cond = ct__abs_max(flat_grad) <= tolerance_grad;
+                ls_func_evals = 1;
+            }
+        }
+        if (r != CT_OK) return r;
+        current_evals += ls_func_evals;
+        s->func_evals += ls_func_evals;
+        if (n_iter == max_iter || current_evals >= max_eval || opt_cond) break;
+        if (ct__abs_max(ct_mul_scalar(s->d, ct_float(s->t))) <= tolerance_change) break;
+        if (fabs(loss - s->prev_loss) < tolerance_change) break;
+    }
+    return r;
+}
+
+static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *user, double *loss_out)
+{
+    ct__lbfgs_ctx c = {&opt->groups[0], closure, user};
+    if (!opt->lbfgs && !(opt->lbfgs = ct__lbfgs_new((int64_t)c.g->v[CT__K_HISTORY]))) return ct_last_error_code();
+    ct_grad_mode mode = ct_no_grad();
+    ct_scope sc = ct_scope_begin();
+    double loss = NAN;
+    ct_result r = ct__eval(&c, &loss);
+    if (r == CT_OK) {
+        opt->lbfgs->func_evals++;
+        if (loss_out) *loss_out = loss;
+        r = ct__lbfgs_iterate(opt, &c, loss);
+    }
+    ct_scope_end(sc);
+    ct_grad_mode_restore(mode);
+    return r;
+}
