@@ -7,10 +7,10 @@ cd "$(dirname "$0")/.."
 out=${1:-.}
 
 # The public API, in dependency order.
-API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h src/ops/reduce.h src/ops/join.h src/ops/sort.h"
+API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h src/ops/reduce.h src/ops/join.h src/ops/sort.h src/data/data.h"
 # The implementation, in dependency order: private headers first, then code.
 IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_ops.h src/ops/optable.h
-      src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h
+      src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h src/data/internal.h
       src/base/error.c src/base/dtype.c
       src/tensor/tensor.c src/tensor/copy.c src/tensor/view.c src/tensor/create.c
       src/tensor/index.c src/tensor/random.c src/tensor/print.c
@@ -19,7 +19,9 @@ IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_o
       src/autograd/gradcheck.c
       src/ops/pointwise.c src/ops/reduce.c src/ops/join.c src/ops/sort.c
       src/cpu/iter.c src/cpu/range.c src/cpu/pointwise.c src/cpu/reduce.c src/cpu/join.c src/cpu/sort.c
-      src/cpu/copy.c"
+      src/cpu/copy.c
+      src/data/dataset.c src/data/transform.c src/data/sampler.c src/data/loader.c
+      src/io/file.c src/io/idx.c src/io/csv.c src/io/npy.c"
 
 section() { # file
     name=${1#src/}
