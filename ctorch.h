@@ -1471,9 +1471,10 @@ CTORCH_API ct_tensor *ct_searchsorted_scalar(const ct_tensor *sorted_sequence, c
  * 0-d int64 tensor, as default_collate makes a Python int). A dataset's
  * get_item fills one; a loader's next fills one with a batch, each field the
  * samples' fields stacked along a new dim 0. Tensors in a sample follow the
- * memory rules: get_item returns new references (or tensors its scope owns,
- * see ct_keep), and the tensors of a batch belong to the scope open on the
- * thread that called ct_loader_next (or to that caller when none is open).
+ * memory rules: get_item runs inside a scope that hands the sample's tensors
+ * on to ct_dataset_get's caller, and the tensors of a batch belong to the
+ * scope open on the thread that called ct_loader_next (or to that caller,
+ * who releases them, when none is open), whichever thread made them.
  *
  * Datasets and samplers are objects freed with ct_dataset_free /
  * ct_sampler_free. A dataset made from others (Subset, ConcatDataset, a
@@ -1491,7 +1492,8 @@ typedef struct ct_sample {
     ct_tensor *field[CT_SAMPLE_MAX];
 } ct_sample;
 
-/* Release a sample's tensors (those no scope owns) and set n to 0. */
+/* ct_release each of a sample's tensors and set n to 0: for a sample filled
+ * while no scope was open (a scope releases its own; never both). */
 CTORCH_API void ct_sample_release(ct_sample *s);
 
 /* ---------------------------------------------------------------- datasets */
