@@ -18,6 +18,12 @@ ifeq ($(OPENMP),1)
   CFLAGS += -fopenmp
   LDFLAGS += -fopenmp
 endif
+# zlib (gzip IDX and CSV files) when its header is installed: ZLIB=0 to leave it out
+ZLIB    ?= $(shell test -f /usr/include/zlib.h && echo 1 || echo 0)
+ifeq ($(ZLIB),1)
+  CFLAGS += -DCTORCH_ZLIB
+  LDLIBS += -lz
+endif
 ifeq ($(OPENBLAS),1)
   CFLAGS += -DCTORCH_OPENBLAS
   LDLIBS += -lopenblas
@@ -27,7 +33,7 @@ SRC     := $(shell find src -name '*.[ch]') tools/amalgamate.sh
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate test test-build test-asan test-valgrind demo bench clean
+.PHONY: all amalgamate test test-build test-asan test-tsan test-valgrind demo bench clean
 
 all: ctorch.h $(TESTS) $(EXAMPLES)
 
@@ -58,6 +64,11 @@ test-asan:
 	@ASAN_OPTIONS=allocator_may_return_null=1 $(MAKE) --no-print-directory test BUILD=build-asan CC=clang OPENMP=0 \
 	    OPT="-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
+# The loader's worker threads under ThreadSanitizer.
+test-tsan: ctorch.h
+	@$(MAKE) --no-print-directory build-tsan/test_data BUILD=build-tsan CC=clang OPENMP=0 OPT="-O1 -fsanitize=thread"
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/test_data
+
 # The suite's programs under valgrind's memcheck: fails on leaks and invalid
 # accesses only (valgrind emulates some float conversions, such as int64 to
 # float32, with double rounding, so value checks can differ under it). Slow.
@@ -74,4 +85,4 @@ bench: ctorch.h
 	@BUILD="$(BUILD)" bench/run.sh
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan

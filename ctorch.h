@@ -2550,6 +2550,321 @@ typedef struct ct_grad_scaler_state {
 CTORCH_API ct_grad_scaler_state ct_grad_scaler_state_dict(const ct_grad_scaler *s);
 CTORCH_API ct_result ct_grad_scaler_load_state_dict(ct_grad_scaler *s, ct_grad_scaler_state state);
 
+/* ==================== data/data.h ==================== */
+// >>data/data.h
+/* Public data API (torch.utils.data): datasets, samplers, the DataLoader,
+ * readers for IDX, CSV and .npy files, and image transforms.
+ *
+ * A sample is a tuple of tensors (an image and its label, say; a label is a
+ * 0-d int64 tensor, as default_collate makes a Python int). A dataset's
+ * get_item fills one; a loader's next fills one with a batch, each field the
+ * samples' fields stacked along a new dim 0. Tensors in a sample follow the
+ * memory rules: get_item runs inside a scope that hands the sample's tensors
+ * on to ct_dataset_get's caller, and the tensors of a batch belong to the
+ * scope open on the thread that called ct_loader_next (or to that caller,
+ * who releases them, when none is open), whichever thread made them.
+ *
+ * Datasets and samplers are objects freed with ct_dataset_free /
+ * ct_sampler_free. A dataset made from others (Subset, ConcatDataset, a
+ * transformed dataset) holds a reference to them, so the caller may free its
+ * own at once. A loader holds references to its dataset and samplers. */
+
+/* ---------------------------------------------------------------- samples */
+
+/* The most tensors a sample (or a batch) may hold. */
+#define CT_SAMPLE_MAX 8
+
+/* A tuple of tensors: one sample of a dataset, or one batch of a loader. */
+typedef struct ct_sample {
+    int n;
+    ct_tensor *field[CT_SAMPLE_MAX];
+} ct_sample;
+
+/* ct_release each of a sample's tensors and set n to 0: for a sample filled
+ * while no scope was open (a scope releases its own; never both). */
+CTORCH_API void ct_sample_release(ct_sample *s);
+
+/* ---------------------------------------------------------------- datasets */
+
+/* A dataset: map-style (torch.utils.data.Dataset: len and get_item by index)
+ * or iterable-style (torch.utils.data.IterableDataset: a stream of samples). */
+typedef struct ct_dataset ct_dataset;
+
+/* A map-style dataset of your own: __len__ and __getitem__ as callbacks.
+ * get_item fills `out` and returns CT_OK, or fails with a ct_result after
+ * raising an error (through any ctorch call that failed, or
+ * ct_dataset_raise). A loader with workers calls get_item from several threads
+ * at once: it must be safe for that (reading shared tensors is). */
+typedef struct ct_dataset_desc {
+    int64_t (*len)(void *user);
+    ct_result (*get_item)(void *user, int64_t index, ct_sample *out);
+    void (*free)(void *user); /* called by the last ct_dataset_free; may be NULL */
+    void *user;
+} ct_dataset_desc;
+/* class MyDataset(torch.utils.data.Dataset). NULL (ValueError) without len or get_item. */
+CTORCH_API ct_dataset *ct_dataset_new(ct_dataset_desc desc);
+
+/* An iterable-style dataset of your own (torch.utils.data.IterableDataset).
+ * iter starts a pass and returns its state (NULL after an error); next fills
+ * `out` and returns 1, or 0 at the end, or a negative ct_result; iter_free
+ * ends the pass. With loader workers each worker runs its own pass on its own
+ * thread, where ct_get_worker_info() tells it which share to yield (as
+ * torch.utils.data.get_worker_info() does). */
+typedef struct ct_iterable_desc {
+    void *(*iter)(void *user);
+    int (*next)(void *state, ct_sample *out);
+    void (*iter_free)(void *state);
+    void (*free)(void *user); /* may be NULL */
+    void *user;
+} ct_iterable_desc;
+CTORCH_API ct_dataset *ct_iterable_dataset_new(ct_iterable_desc desc);
+
+/* Take one more reference (returns d); ct_dataset_free drops one. NULL is ignored. */
+CTORCH_API ct_dataset *ct_dataset_retain(ct_dataset *d);
+CTORCH_API void ct_dataset_free(ct_dataset *d);
+/* len(dataset): a negative ct_result (TypeError) for an iterable dataset. */
+CTORCH_API int64_t ct_dataset_len(const ct_dataset *d);
+/* dataset[index] into out (a negative index counts from the end where the
+ * dataset allows it, as in Python). */
+CTORCH_API ct_result ct_dataset_get(ct_dataset *d, int64_t index, ct_sample *out);
+/* Raise an error from inside a get_item callback, in PyTorch's wording; returns code. */
+CTORCH_API ct_result ct_dataset_raise(ct_result code, const char *message);
+
+/* torch.utils.data.TensorDataset(*tensors): sample i is (t[0][i], t[1][i], ...),
+ * views of the tensors, which must agree in their first size. */
+CTORCH_API ct_dataset *ct_tensor_dataset(ct_tensor *const *tensors, int n);
+/* torch.utils.data.Subset(dataset, indices): the indices are copied. */
+CTORCH_API ct_dataset *ct_subset(ct_dataset *d, const int64_t *indices, int64_t n);
+/* torch.utils.data.ConcatDataset(datasets): the n map-style datasets one after another. */
+CTORCH_API ct_dataset *ct_concat_dataset(ct_dataset *const *datasets, int n);
+/* torch.utils.data.random_split(dataset, lengths, generator): n Subsets into
+ * out, made from torch.randperm(len, generator) (NULL: the default
+ * generator), so that a seed splits as in PyTorch. Lengths are counts, or
+ * fractions when they sum to 1 (each floor(len * f), the remainder handed out
+ * one by one from the first split). */
+CTORCH_API ct_result ct_random_split(ct_dataset *d, const double *lengths, int n, ct_generator *g,
+                                     ct_dataset **out);
+
+/* ---------------------------------------------------------------- worker info */
+
+/* torch.utils.data.get_worker_info(): on a loader's worker thread, the
+ * worker's id (0..num_workers-1), the loader's worker count, the worker's
+ * seed (base_seed + id, as PyTorch seeds workers), the dataset, and a
+ * generator seeded with that seed (the worker's torch.manual_seed(seed):
+ * random transforms given a NULL generator draw from it). On any other thread
+ * id is -1 and the rest is zero (PyTorch's None). */
+typedef struct ct_worker_info {
+    int id;
+    int num_workers;
+    int64_t seed;
+    ct_dataset *dataset;
+    ct_generator *generator;
+} ct_worker_info;
+CTORCH_API ct_worker_info ct_get_worker_info(void);
+
+/* ---------------------------------------------------------------- samplers */
+
+/* A sampler (torch.utils.data.Sampler): a pass yields indices, or lists of
+ * indices for a batch sampler. */
+typedef struct ct_sampler ct_sampler;
+
+/* A sampler of your own, as a subclass of torch.utils.data.Sampler. begin
+ * starts a pass (__iter__; may be NULL); next writes the next index (or, for
+ * a batch sampler, the next list of at most max_batch indices) and returns
+ * how many it wrote, 0 at the end, or a negative ct_result; len is __len__
+ * (NULL: the sampler has none, and len() of it is a TypeError). A loader calls
+ * these on the thread that calls ct_loader_next. */
+typedef struct ct_sampler_desc {
+    void (*begin)(void *user);
+    int64_t (*next)(void *user, int64_t *indices);
+    int64_t (*len)(void *user);
+    int64_t max_batch; /* 0: a sampler of single indices; > 0: a batch sampler */
+    void (*free)(void *user); /* may be NULL */
+    void *user;
+} ct_sampler_desc;
+CTORCH_API ct_sampler *ct_sampler_new(ct_sampler_desc desc);
+
+/* torch.utils.data.SequentialSampler over a dataset of n samples: 0, 1, ..., n-1. */
+CTORCH_API ct_sampler *ct_sequential_sampler(int64_t n);
+
+/* torch.utils.data.RandomSampler(data_source, replacement, num_samples,
+ * generator) over n samples. Without a generator each pass seeds a fresh one
+ * from the default generator, as PyTorch does. num_samples 0 means n. */
+typedef struct ct_random_sampler_opts {
+    bool replacement;
+    int64_t num_samples;
+    ct_generator *generator;
+} ct_random_sampler_opts;
+CTORCH_API ct_sampler *ct_random_sampler(int64_t n, ct_random_sampler_opts opts);
+
+/* torch.utils.data.SubsetRandomSampler(indices, generator): the n indices
+ * (copied) in a random order; generator NULL is the default generator. */
+CTORCH_API ct_sampler *ct_subset_random_sampler(const int64_t *indices, int64_t n, ct_generator *g);
+
+/* torch.utils.data.WeightedRandomSampler(weights, num_samples, replacement,
+ * generator): indices 0..n-1 drawn by torch.multinomial with these weights.
+ * Start from ct_weighted_random_sampler_opts_init() (replacement true, as in
+ * PyTorch). */
+typedef struct ct_weighted_random_sampler_opts {
+    int64_t num_samples;
+    bool replacement;
+    ct_generator *generator;
+} ct_weighted_random_sampler_opts;
+CTORCH_API ct_weighted_random_sampler_opts ct_weighted_random_sampler_opts_init(void);
+CTORCH_API ct_sampler *ct_weighted_random_sampler(const double *weights, int64_t n,
+                                                  ct_weighted_random_sampler_opts opts);
+
+/* torch.utils.data.BatchSampler(sampler, batch_size, drop_last): lists of
+ * batch_size indices from `sampler` (which it keeps a reference to). */
+CTORCH_API ct_sampler *ct_batch_sampler(ct_sampler *sampler, int64_t batch_size, bool drop_last);
+
+/* torch.utils.data.distributed.DistributedSampler(dataset, num_replicas,
+ * rank, shuffle, seed, drop_last) over n samples: rank's share of a pass,
+ * padded by repeating indices (or cut, with drop_last) to divide evenly; the
+ * shuffle is randperm with seed + epoch. Start from
+ * ct_distributed_sampler_opts_init() (shuffle true, one replica, rank 0):
+ * without a process group to ask, num_replicas and rank are given here. */
+typedef struct ct_distributed_sampler_opts {
+    int64_t num_replicas;
+    int64_t rank;
+    bool shuffle;
+    int64_t seed;
+    bool drop_last;
+} ct_distributed_sampler_opts;
+CTORCH_API ct_distributed_sampler_opts ct_distributed_sampler_opts_init(void);
+CTORCH_API ct_sampler *ct_distributed_sampler(int64_t n, ct_distributed_sampler_opts opts);
+/* DistributedSampler.set_epoch(epoch): other samplers have no such method (AttributeError, as TypeError). */
+CTORCH_API ct_result ct_sampler_set_epoch(ct_sampler *s, int64_t epoch);
+
+/* Take one more reference (returns s); ct_sampler_free drops one. NULL is ignored. */
+CTORCH_API ct_sampler *ct_sampler_retain(ct_sampler *s);
+CTORCH_API void ct_sampler_free(ct_sampler *s);
+/* len(sampler): a negative ct_result (TypeError) when it has none. */
+CTORCH_API int64_t ct_sampler_len(const ct_sampler *s);
+/* iter(sampler): start a pass. */
+CTORCH_API ct_result ct_sampler_iter(ct_sampler *s);
+/* next(): writes the next index (or a batch sampler's next list) to out,
+ * which has room for `capacity` indices, and returns how many; 0 at the end
+ * of the pass; a negative ct_result on failure (ValueError when out is too
+ * small: nothing is consumed then). Starts a pass when none is running. */
+CTORCH_API int64_t ct_sampler_next(ct_sampler *s, int64_t *out, int64_t capacity);
+/* The most indices one next() can give: 1, or a batch sampler's batch size. */
+CTORCH_API int64_t ct_sampler_max_batch(const ct_sampler *s);
+
+/* ---------------------------------------------------------------- DataLoader */
+
+typedef struct ct_loader ct_loader;
+
+/* collate_fn: makes a batch from the n samples of one batch (in index order).
+ * Return CT_OK, or a failure after raising an error. The default stacks each
+ * field (torch.utils.data.default_collate). */
+typedef ct_result (*ct_collate_fn)(const ct_sample *samples, int64_t n, ct_sample *batch, void *user);
+
+/* DataLoader's arguments; zero means PyTorch's default. */
+typedef struct ct_loader_opts {
+    int64_t batch_size;           /* 0: 1 */
+    bool shuffle;                 /* a RandomSampler over the dataset */
+    ct_sampler *sampler;          /* a sampler of indices (excludes shuffle) */
+    ct_sampler *batch_sampler;    /* a sampler of index lists (excludes batch_size, shuffle, sampler, drop_last) */
+    int num_workers;              /* 0: load on the calling thread; n: n worker threads */
+    ct_collate_fn collate_fn;     /* NULL: stack each field */
+    void *collate_user;
+    bool pin_memory;              /* page-locked batches for CUDA copies: a no-op without the CUDA backend */
+    bool drop_last;               /* drop the last batch when it is short */
+    double timeout;               /* seconds to wait for a worker's batch; 0: forever */
+    void (*worker_init_fn)(int worker_id, void *user); /* called on each worker thread after seeding */
+    void *worker_init_user;
+    ct_generator *generator;      /* for base_seed and the RandomSampler; NULL: the default generator */
+    int prefetch_factor;          /* batches loaded ahead per worker; 0: 2 (needs num_workers > 0 otherwise) */
+    bool persistent_workers;      /* keep the workers (and their seeds) from one epoch to the next */
+} ct_loader_opts;
+
+/* torch.utils.data.DataLoader(dataset, ...), with PyTorch's argument checks
+ * and messages. The loader keeps references to the dataset and samplers. */
+CTORCH_API ct_loader *ct_loader_new(ct_dataset *d, ct_loader_opts opts);
+/* Stop the workers (waiting for the batches they are building), drop every
+ * batch not yet taken, free the loader. Safe at any point of an epoch. */
+CTORCH_API void ct_loader_free(ct_loader *l);
+/* len(loader): the number of batches in an epoch (TypeError when the sampler has no len). */
+CTORCH_API int64_t ct_loader_len(const ct_loader *l);
+/* iter(loader): start a new epoch, abandoning the one running. */
+CTORCH_API ct_result ct_loader_iter(ct_loader *l);
+/* next(iterator): the next batch into `batch`, strictly in sampler order
+ * whichever worker finishes first. Returns 1 with a batch, 0 at the end of
+ * the epoch (the next call starts a new one), or a negative ct_result: a
+ * failed get_item or collate_fn ("Caught IndexError in DataLoader worker 1 at
+ * dataset index 7: ..."; the epoch goes on with the next batch), or a timeout
+ * ("DataLoader timed out after 2 seconds"; the batch is still awaited). At most
+ * num_workers * prefetch_factor batches are being built at any time; each is
+ * built by one worker, which does not wait for the others. */
+CTORCH_API int ct_loader_next(ct_loader *l, ct_sample *batch);
+
+/* torch.utils.data.default_collate for samples of tensors: field k of the
+ * batch is torch.stack of the samples' field k. */
+CTORCH_API ct_result ct_default_collate(const ct_sample *samples, int64_t n, ct_sample *batch, void *user);
+
+/* ---------------------------------------------------------------- readers */
+
+/* An IDX file (MNIST, Fashion-MNIST): a tensor of the file's type and shape
+ * (uint8 images [N, 28, 28], uint8 labels [N], ...). A name ending in ".gz"
+ * is read through zlib when ctorch is built with CTORCH_ZLIB (link -lz);
+ * an uncompressed uint8/int8 file is memory-mapped (copy on write), so a file
+ * larger than memory works. */
+CTORCH_API ct_tensor *ct_read_idx(const char *path);
+/* A dataset of (image, label) from two IDX files, the label as int64 (as
+ * torchvision.datasets.MNIST gives it). */
+CTORCH_API ct_dataset *ct_idx_dataset(const char *images_path, const char *labels_path);
+
+/* numpy.loadtxt(path, delimiter, skiprows) for numeric CSV: a 2-D tensor
+ * [rows, columns] of dtype (CT_DEFAULT: the default dtype). Every row must
+ * have the same number of columns. ".gz" as for ct_read_idx. */
+typedef struct ct_csv_opts {
+    char delimiter; /* 0: ',' */
+    int skip_rows;
+    ct_dtype dtype;
+} ct_csv_opts;
+CTORCH_API ct_tensor *ct_read_csv(const char *path, ct_csv_opts opts);
+
+/* numpy.load of a .npy file (torch.from_numpy(np.load(path, mmap_mode='c'))):
+ * memory-mapped, copy on write, when the data is little-endian; a Fortran-
+ * order array gives a tensor with transposed strides, as from_numpy does. */
+CTORCH_API ct_tensor *ct_load_npy(const char *path);
+/* numpy.save of a tensor (contiguous copy, C order, little-endian). */
+CTORCH_API ct_result ct_save_npy(const char *path, const ct_tensor *t);
+
+/* ---------------------------------------------------------------- transforms */
+
+/* An image transform (torchvision.transforms), applied to a [..., C, H, W]
+ * tensor (or [H, W]). Transforms compose: ct_transform_apply runs a list in
+ * order, as transforms.Compose. */
+typedef enum ct_transform_kind {
+    CT_TO_FLOAT = 1, /* to the default dtype, times scale (0: 1/255 for uint8, 1 otherwise): ConvertImageDtype */
+    CT_NORMALIZE,    /* (x - mean[c]) / std[c] per channel: Normalize(mean, std) */
+    CT_RANDOM_CROP,  /* RandomCrop(size, padding, fill): pad each side, then a random size[0] x size[1] window */
+    CT_RANDOM_HFLIP  /* RandomHorizontalFlip(p): flip the last dim with probability p (0: 0.5) */
+} ct_transform_kind;
+
+#define CT_TRANSFORM_CHANNELS 4
+
+typedef struct ct_transform {
+    ct_transform_kind kind;
+    double scale;                                                 /* CT_TO_FLOAT */
+    int channels;                                                 /* CT_NORMALIZE: how many mean/std */
+    double mean[CT_TRANSFORM_CHANNELS], std[CT_TRANSFORM_CHANNELS];
+    int64_t size[2];                                              /* CT_RANDOM_CROP: output height, width */
+    int64_t padding;
+    double fill;
+    double p;                                                     /* CT_RANDOM_HFLIP */
+} ct_transform;
+
+/* transforms.Compose(list)(x): a new tensor. Random transforms draw as
+ * torchvision does (randint for the crop's top then left, rand(1) < p for the
+ * flip) from g, or, given NULL, from the worker's generator on a loader
+ * worker thread and the default generator elsewhere. */
+CTORCH_API ct_tensor *ct_transform_apply(const ct_transform *list, int n, const ct_tensor *x, ct_generator *g);
+/* A dataset whose samples are d's with the list (copied) applied to field `field`. */
+CTORCH_API ct_dataset *ct_transformed_dataset(ct_dataset *d, int field, const ct_transform *list, int n);
+
 #ifdef __cplusplus
 }
 #endif
@@ -3878,6 +4193,17 @@ static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *use
 static void ct__lbfgs_free(ct__lbfgs *s);
 static ct__lbfgs *ct__lbfgs_clone(const ct__lbfgs *s);
 static ct_tensor *ct__lbfgs_state_get(const ct__lbfgs *s, const char *name);
+
+/* ==================== data/internal.h ==================== */
+// >>data/internal.h
+/* Private to the data files: what one of them uses from another that comes
+ * later in the amalgamation, and the worker thread's state. */
+
+/* The list's transforms checked (src/data/transform.c). */
+static ct_result ct__check_transforms(const ct_transform *list, int n);
+
+/* The loader's worker that runs on this thread (id -1 elsewhere): src/data/loader.c sets it. */
+static CT__TLS ct_worker_info ct__worker_info = {-1, 0, 0, NULL, NULL};
 
 /* ==================== base/error.c ==================== */
 // >>base/error.c
@@ -30139,6 +30465,2050 @@ ct_result ct_grad_scaler_load_state_dict(ct_grad_scaler *s, ct_grad_scaler_state
         s->growth_tracker = (int32_t)st.growth_tracker;
     }
     return CT_OK;
+}
+
+/* ==================== data/dataset.c ==================== */
+// >>data/dataset.c
+/* Datasets (torch/utils/data/dataset.py): the map-style and iterable-style
+ * interfaces, TensorDataset, Subset, ConcatDataset, random_split, and a
+ * dataset that transforms one field of another's samples. Every built-in
+ * dataset is a ct_dataset_desc with its own user data, so the loader sees
+ * one kind of object. */
+
+struct ct_dataset {
+    int refcount;
+    bool iterable;
+    ct_dataset_desc map;
+    ct_iterable_desc it;
+};
+
+void ct_sample_release(ct_sample *s)
+{
+    if (!s) return;
+    for (int k = 0; k < s->n; k++) ct_release(s->field[k]);
+    s->n = 0;
+}
+
+ct_result ct_dataset_raise(ct_result code, const char *message)
+{
+    return ct__fail(code == CT_OK ? CT_ERR_RUNTIME : code, "%s", message ? message : "");
+}
+
+static ct_dataset *ct__dataset_alloc(bool iterable)
+{
+    ct_dataset *d = (ct_dataset *)CT_MALLOC(sizeof *d);
+    if (!d) {
+        CT__OOM();
+        return NULL;
+    }
+    memset(d, 0, sizeof *d);
+    d->refcount = 1;
+    d->iterable = iterable;
+    return d;
+}
+
+ct_dataset *ct_dataset_new(ct_dataset_desc desc)
+{
+    if (!desc.len || !desc.get_item) {
+        ct__fail(CT_ERR_VALUE, "ct_dataset_new(): a map-style dataset needs len and get_item");
+        return NULL;
+    }
+    ct_dataset *d = ct__dataset_alloc(false);
+    if (d) d->map = desc;
+    else if (desc.free) desc.free(desc.user);
+    return d;
+}
+
+/* A built-in map-style dataset over its own user data. */
+static ct_dataset *ct__map_dataset(int64_t (*len)(void *), ct_result (*get_item)(void *, int64_t, ct_sample *),
+                                   void (*free_user)(void *), void *user)
+{
+    ct_dataset_desc desc;
+    desc.len = len;
+    desc.get_item = get_item;
+    desc.free = free_user;
+    desc.user = user;
+    return ct_dataset_new(desc);
+}
+
+ct_dataset *ct_iterable_dataset_new(ct_iterable_desc desc)
+{
+    if (!desc.iter || !desc.next) {
+        ct__fail(CT_ERR_VALUE, "ct_iterable_dataset_new(): an iterable dataset needs iter and next");
+        return NULL;
+    }
+    ct_dataset *d = ct__dataset_alloc(true);
+    if (d) d->it = desc;
+    else if (desc.free) desc.free(desc.user);
+    return d;
+}
+
+ct_dataset *ct_dataset_retain(ct_dataset *d)
+{
+    if (d) CT__ATOMIC_INC(&d->refcount);
+    return d;
+}
+
+void ct_dataset_free(ct_dataset *d)
+{
+    if (!d || CT__ATOMIC_DEC(&d->refcount) != 0) return;
+    void (*free_user)(void *) = d->iterable ? d->it.free : d->map.free;
+    if (free_user) free_user(d->iterable ? d->it.user : d->map.user);
+    CT_FREE(d);
+}
+
+static ct_result ct__null_dataset(const char *fn)
+{
+    if (ct_last_error_code() != CT_OK) return ct_last_error_code();
+    return ct__fail(CT_ERR_TYPE, "%s(): argument 'dataset' must be a dataset, not NULL", fn);
+}
+
+int64_t ct_dataset_len(const ct_dataset *d)
+{
+    if (!d) return ct__null_dataset("dataset_len");
+    if (d->iterable) return ct__fail(CT_ERR_TYPE, "object of type 'IterableDataset' has no len()");
+    return d->map.len(d->map.user);
+}
+
+/* The sample's tensors are handed out of the scope get_item ran in. */
+static void ct__keep_sample(ct_sample *s)
+{
+    for (int k = 0; k < s->n; k++) ct_keep(s->field[k]);
+}
+
+static ct_result ct__check_sample(const ct_sample *s, ct_result r)
+{
+    if (r != CT_OK) return ct_last_error_code() != CT_OK ? ct_last_error_code() : r;
+    if (s->n < 0 || s->n > CT_SAMPLE_MAX)
+        return ct__fail(CT_ERR_VALUE, "a sample holds at most %d tensors, not %d", CT_SAMPLE_MAX, s->n);
+    for (int k = 0; k < s->n; k++)
+        if (!s->field[k]) return ct__fail(CT_ERR_TYPE, "sample field %d is NULL", k);
+    return CT_OK;
+}
+
+ct_result ct_dataset_get(ct_dataset *d, int64_t index, ct_sample *out)
+{
+    if (!d) return ct__null_dataset("dataset_get");
+    if (!out) return ct__fail(CT_ERR_TYPE, "dataset_get(): argument 'out' must be a sample, not NULL");
+    if (d->iterable)
+        return ct__fail(CT_ERR_NOT_IMPLEMENTED, "an IterableDataset has no __getitem__: iterate it with a loader");
+    ct_sample s;
+    memset(&s, 0, sizeof s);
+    ct_scope scope = ct_scope_begin();
+    ct_result r = ct__check_sample(&s, d->map.get_item(d->map.user, index, &s));
+    if (r == CT_OK) ct__keep_sample(&s);
+    ct_scope_end(scope);
+    out->n = 0;
+    if (r == CT_OK) *out = s;
+    return r;
+}
+
+/* ---------------------------------------------------------------- TensorDataset */
+
+typedef struct ct__tensor_ds {
+    int n;
+    ct_tensor *t[CT_SAMPLE_MAX];
+} ct__tensor_ds;
+
+static int64_t ct__tensor_ds_len(void *user) { return ct_size(((ct__tensor_ds *)user)->t[0], 0); }
+
+static ct_result ct__tensor_ds_get(void *user, int64_t index, ct_sample *out)
+{
+    ct__tensor_ds *td = (ct__tensor_ds *)user;
+    int64_t n = ct_size(td->t[0], 0);
+    if (index < -n || index >= n) /* tensor[index]'s words, not select()'s */
+        return ct__fail(CT_ERR_INDEX, "index %lld is out of bounds for dimension 0 with size %lld", (long long)index,
+                        (long long)n);
+    for (int k = 0; k < td->n; k++)
+        if (!(out->field[k] = ct_select(td->t[k], 0, index))) return ct_last_error_code();
+    out->n = td->n;
+    return CT_OK;
+}
+
+static void ct__tensor_ds_free(void *user)
+{
+    ct__tensor_ds *td = (ct__tensor_ds *)user;
+    for (int k = 0; k < td->n; k++) ct_release(td->t[k]);
+    CT_FREE(td);
+}
+
+ct_dataset *ct_tensor_dataset(ct_tensor *const *tensors, int n)
+{
+    if (n < 1 || n > CT_SAMPLE_MAX || !tensors) {
+        ct__fail(CT_ERR_VALUE, "TensorDataset takes 1 to %d tensors, not %d", CT_SAMPLE_MAX, n);
+        return NULL;
+    }
+    for (int k = 0; k < n; k++) {
+        if (!tensors[k]) {
+            ct__null_arg(__func__, "tensors", k + 1);
+            return NULL;
+        }
+        if (ct_dim(tensors[k]) == 0 || ct_size(tensors[k], 0) != ct_size(tensors[0], 0)) {
+            ct__fail(CT_ERR_RUNTIME, "Size mismatch between tensors");
+            return NULL;
+        }
+    }
+    ct__tensor_ds *td = (ct__tensor_ds *)CT_MALLOC(sizeof *td);
+    if (!td) {
+        CT__OOM();
+        return NULL;
+    }
+    td->n = n;
+    for (int k = 0; k < n; k++) td->t[k] = ct_retain(tensors[k]);
+    return ct__map_dataset(ct__tensor_ds_len, ct__tensor_ds_get, ct__tensor_ds_free, td);
+}
+
+/* ---------------------------------------------------------------- Subset */
+
+typedef struct ct__subset {
+    ct_dataset *d;
+    int64_t n;
+    int64_t *indices;
+} ct__subset;
+
+static int64_t ct__subset_len(void *user) { return ((ct__subset *)user)->n; }
+
+/* A Python list index: negative counts from the end. */
+static bool ct__list_index(int64_t *i, int64_t n)
+{
+    if (*i < 0) *i += n;
+    if (*i >= 0 && *i < n) return true;
+    ct__fail(CT_ERR_INDEX, "list index out of range");
+    return false;
+}
+
+static ct_result ct__subset_get(void *user, int64_t index, ct_sample *out)
+{
+    ct__subset *s = (ct__subset *)user;
+    if (!ct__list_index(&index, s->n)) return CT_ERR_INDEX;
+    return ct_dataset_get(s->d, s->indices[index], out);
+}
+
+static void ct__subset_free(void *user)
+{
+    ct__subset *s = (ct__subset *)user;
+    ct_dataset_free(s->d);
+    CT_FREE(s->indices);
+    CT_FREE(s);
+}
+
+/* A copy of n int64s (a non-NULL pointer even for n == 0), or NULL after an error. */
+static int64_t *ct__copy_indices(const int64_t *indices, int64_t n)
+{
+    int64_t *c = (int64_t *)CT_MALLOC(((size_t)n + 1) * sizeof *c);
+    if (!c) CT__OOM();
+    else if (n > 0) memcpy(c, indices, (size_t)n * sizeof *c);
+    return c;
+}
+
+ct_dataset *ct_subset(ct_dataset *d, const int64_t *indices, int64_t n)
+{
+    if (!d) {
+        ct__null_dataset("subset");
+        return NULL;
+    }
+    if (n < 0 || (n > 0 && !indices)) {
+        ct__fail(CT_ERR_VALUE, "Subset(): indices must be a list of n >= 0 indices");
+        return NULL;
+    }
+    ct__subset *s = (ct__subset *)CT_MALLOC(sizeof *s);
+    int64_t *copy = s ? ct__copy_indices(indices, n) : NULL;
+    if (!copy) {
+        if (s) CT_FREE(s);
+        else CT__OOM();
+        return NULL;
+    }
+    s->d = ct_dataset_retain(d);
+    s->n = n;
+    s->indices = copy;
+    return ct__map_dataset(ct__subset_len, ct__subset_get, ct__subset_free, s);
+}
+
+/* ---------------------------------------------------------------- ConcatDataset */
+
+typedef struct ct__concat {
+    int n;
+    ct_dataset **d;
+    int64_t *cumulative; /* cumulative_sizes */
+} ct__concat;
+
+static int64_t ct__concat_len(void *user)
+{
+    ct__concat *c = (ct__concat *)user;
+    return c->cumulative[c->n - 1];
+}
+
+static ct_result ct__concat_get(void *user, int64_t index, ct_sample *out)
+{
+    ct__concat *c = (ct__concat *)user;
+    int64_t total = c->cumulative[c->n - 1];
+    if (index < 0) {
+        if (-index > total) return ct__fail(CT_ERR_VALUE, "absolute value of index should not exceed dataset length");
+        index += total;
+    }
+    int k = 0; /* bisect_right(cumulative_sizes, index) */
+    while (k < c->n && c->cumulative[k] <= index) k++;
+    if (k == c->n) return ct__fail(CT_ERR_INDEX, "list index out of range");
+    return ct_dataset_get(c->d[k], k == 0 ? index : index - c->cumulative[k - 1], out);
+}
+
+static void ct__concat_free(void *user)
+{
+    ct__concat *c = (ct__concat *)user;
+    for (int k = 0; k < c->n; k++) ct_dataset_free(c->d[k]);
+    CT_FREE(c->d);
+    CT_FREE(c->cumulative);
+    CT_FREE(c);
+}
+
+ct_dataset *ct_concat_dataset(ct_dataset *const *datasets, int n)
+{
+    if (n <= 0 || !datasets) {
+        ct__fail(CT_ERR_VALUE, "datasets should not be an empty iterable");
+        return NULL;
+    }
+    for (int k = 0; k < n; k++) {
+        if (!datasets[k]) {
+            ct__null_dataset("concat_dataset");
+            return NULL;
+        }
+        if (datasets[k]->iterable) {
+            ct__fail(CT_ERR_VALUE, "ConcatDataset does not support IterableDataset");
+            return NULL;
+        }
+    }
+    ct__concat *c = (ct__concat *)CT_MALLOC(sizeof *c);
+    ct_dataset **d = (ct_dataset **)CT_MALLOC((size_t)n * sizeof *d);
+    int64_t *cum = (int64_t *)CT_MALLOC((size_t)n * sizeof *cum);
+    if (!c || !d || !cum) {
+        CT_FREE(c), CT_FREE(d), CT_FREE(cum);
+        CT__OOM();
+        return NULL;
+    }
+    for (int k = 0; k < n; k++) {
+        d[k] = ct_dataset_retain(datasets[k]);
+        cum[k] = (k ? cum[k - 1] : 0) + ct_dataset_len(datasets[k]);
+    }
+    c->n = n;
+    c->d = d;
+    c->cumulative = cum;
+    return ct__map_dataset(ct__concat_len, ct__concat_get, ct__concat_free, c);
+}
+
+/* ---------------------------------------------------------------- random_split */
+
+/* Fractions that sum to 1 become counts as random_split computes them. */
+static ct_result ct__split_lengths(const double *lengths, int n, int64_t len, int64_t *counts)
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++) sum += lengths[i];
+    bool fractions = fabs(sum - 1) <= 1e-9 * CT__MAX(1.0, fabs(sum)) && sum <= 1; /* math.isclose */
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        if (fractions && (lengths[i] < 0 || lengths[i] > 1))
+            return ct__fail(CT_ERR_VALUE, "Fraction at index %d is not between 0 and 1", i);
+        counts[i] = fractions ? (int64_t)floor((double)len * lengths[i]) : (int64_t)lengths[i];
+        total += counts[i];
+    }
+    for (int64_t i = 0; fractions && i < len - total; i++) counts[i % n]++;
+    if (fractions) total = len;
+    if (total != len) return ct__fail(CT_ERR_VALUE, "Sum of input lengths does not equal the length of the input dataset!");
+    return CT_OK;
+}
+
+ct_result ct_random_split(ct_dataset *d, const double *lengths, int n, ct_generator *g, ct_dataset **out)
+{
+    if (!d) return ct__null_dataset("random_split");
+    if (n <= 0 || !lengths || !out) return ct__fail(CT_ERR_VALUE, "random_split(): lengths must be a list of n >= 1 lengths");
+    int64_t len = ct_dataset_len(d);
+    if (len < 0) return (ct_result)len;
+    int64_t *counts = (int64_t *)CT_MALLOC((size_t)n * sizeof *counts);
+    if (!counts) return CT__OOM();
+    ct_result r = ct__split_lengths(lengths, n, len, counts);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *perm = r == CT_OK ? ct_randperm(len, CT_I64, g) : NULL;
+    if (r == CT_OK && !perm) r = ct_last_error_code();
+    const int64_t *p = perm ? (const int64_t *)ct_data_ptr(perm) : NULL;
+    int made = 0;
+    for (int64_t offset = 0; r == CT_OK && made < n; offset += counts[made++])
+        if (!(out[made] = ct_subset(d, p + offset, counts[made]))) r = ct_last_error_code();
+    ct_scope_end(s);
+    if (r != CT_OK)
+        while (made > 0) ct_dataset_free(out[--made]);
+    CT_FREE(counts);
+    return r;
+}
+
+/* ---------------------------------------------------------------- transformed */
+
+typedef struct ct__transformed {
+    ct_dataset *d;
+    int field, n;
+    ct_transform list[1]; /* n of them */
+} ct__transformed;
+
+static int64_t ct__transformed_len(void *user) { return ct_dataset_len(((ct__transformed *)user)->d); }
+
+static ct_result ct__transformed_get(void *user, int64_t index, ct_sample *out)
+{
+    ct__transformed *t = (ct__transformed *)user;
+    ct_result r = ct_dataset_get(t->d, index, out);
+    if (r != CT_OK) return r;
+    if (t->field >= out->n)
+        return ct__fail(CT_ERR_INDEX, "tuple index out of range: the sample has %d fields, the transform is for field %d",
+                        out->n, t->field);
+    ct_tensor *x = ct_transform_apply(t->list, t->n, out->field[t->field], NULL);
+    if (!x) return ct_last_error_code();
+    out->field[t->field] = x;
+    return CT_OK;
+}
+
+static void ct__transformed_free(void *user)
+{
+    ct_dataset_free(((ct__transformed *)user)->d);
+    CT_FREE(user);
+}
+
+ct_dataset *ct_transformed_dataset(ct_dataset *d, int field, const ct_transform *list, int n)
+{
+    if (!d) {
+        ct__null_dataset("transformed_dataset");
+        return NULL;
+    }
+    if (d->iterable) {
+        ct__fail(CT_ERR_VALUE, "transformed_dataset(): takes a map-style dataset");
+        return NULL;
+    }
+    if (field < 0 || field >= CT_SAMPLE_MAX || n < 0 || (n > 0 && !list)) {
+        ct__fail(CT_ERR_VALUE, "transformed_dataset(): field must be in [0, %d) and list hold n >= 0 transforms",
+                 CT_SAMPLE_MAX);
+        return NULL;
+    }
+    if (ct__check_transforms(list, n) != CT_OK) return NULL;
+    ct__transformed *t = (ct__transformed *)CT_MALLOC(sizeof *t + (size_t)n * sizeof t->list[0]);
+    if (!t) {
+        CT__OOM();
+        return NULL;
+    }
+    t->d = ct_dataset_retain(d);
+    t->field = field;
+    t->n = n;
+    if (n > 0) memcpy(t->list, list, (size_t)n * sizeof *list);
+    return ct__map_dataset(ct__transformed_len, ct__transformed_get, ct__transformed_free, t);
+}
+
+/* ==================== data/transform.c ==================== */
+// >>data/transform.c
+/* Image transforms (torchvision.transforms on tensors): ConvertImageDtype /
+ * ToTensor's scaling, Normalize, RandomCrop with padding, RandomHorizontalFlip,
+ * composed in order. Random ones draw what torchvision draws, in its order. */
+
+static ct_result ct__check_transforms(const ct_transform *list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const ct_transform *t = &list[i];
+        switch (t->kind) {
+        case CT_TO_FLOAT: break;
+        case CT_NORMALIZE:
+            if (t->channels < 1 || t->channels > CT_TRANSFORM_CHANNELS)
+                return ct__fail(CT_ERR_VALUE, "Normalize takes 1 to %d channels, not %d", CT_TRANSFORM_CHANNELS, t->channels);
+            for (int c = 0; c < t->channels; c++)
+                if ((float)t->std[c] == 0)
+                    return ct__fail(CT_ERR_VALUE, "std evaluated to zero after conversion to torch.float32, leading to division by zero.");
+            break;
+        case CT_RANDOM_CROP:
+            if (t->size[0] <= 0 || t->size[1] <= 0 || t->padding < 0)
+                return ct__fail(CT_ERR_VALUE, "RandomCrop needs a positive size and padding >= 0, not size (%lld, %lld) "
+                                "and padding %lld", (long long)t->size[0], (long long)t->size[1], (long long)t->padding);
+            break;
+        case CT_RANDOM_HFLIP:
+            if (t->p < 0 || t->p > 1) return ct__fail(CT_ERR_VALUE, "probability should be between 0 and 1, but got %g", t->p);
+            break;
+        default: return ct__fail(CT_ERR_VALUE, "unknown transform kind %d at index %d", (int)t->kind, i);
+        }
+    }
+    return CT_OK;
+}
+
+/* The generator a random transform draws from when given none. */
+static ct_generator *ct__transform_gen(ct_generator *g) { return g ? g : ct__worker_info.generator; }
+
+static bool ct__check_image(const ct_tensor *x, int min_dim)
+{
+    if (ct_dim(x) >= min_dim) return true;
+    char shape[256];
+    ct__shape_str(x->sizes, x->ndim, shape, sizeof shape);
+    ct__fail(CT_ERR_TYPE, "Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = torch.Size(%s)",
+             shape);
+    return false;
+}
+
+/* ToTensor / ConvertImageDtype: uint8 divided by 255, or times scale. */
+static ct_tensor *ct__to_float(const ct_tensor *x, const ct_transform *t)
+{
+    ct_tensor *f = ct_to(x, ct_get_default_dtype());
+    if (t->scale != 0) return ct_mul_scalar(f, ct_float(t->scale));
+    return x->dtype == CT_U8 ? ct_div_scalar(f, ct_int(255)) : f;
+}
+
+/* F.normalize: (x - mean) / std with mean and std of x's dtype over dim -3. */
+static ct_tensor *ct__normalize(const ct_tensor *x, const ct_transform *t)
+{
+    if (!ct_dtype_is_floating(x->dtype)) {
+        ct__fail(CT_ERR_TYPE, "Input tensor should be a float tensor. Got torch.%s.", ct_dtype_name(x->dtype));
+        return NULL;
+    }
+    if (!ct__check_image(x, 3)) return NULL;
+    ct_tensor *mean = ct_view(ct_to(ct_from_array(t->mean, CT_SHAPE(t->channels), CT_F64), x->dtype), CT_SHAPE(-1, 1, 1));
+    ct_tensor *std = ct_view(ct_to(ct_from_array(t->std, CT_SHAPE(t->channels), CT_F64), x->dtype), CT_SHAPE(-1, 1, 1));
+    return ct_div(ct_sub(x, mean), std);
+}
+
+/* F.pad(img, padding, fill) with a constant: a filled tensor with img in its middle. */
+static ct_tensor *ct__pad(const ct_tensor *x, int64_t pad, double fill)
+{
+    ct_shape s = ct_shape_of(x);
+    s.size[s.ndim - 1] += 2 * pad;
+    s.size[s.ndim - 2] += 2 * pad;
+    ct_scalar v = ct_dtype_is_floating(x->dtype) ? ct_float(fill) : ct_int((int64_t)fill);
+    ct_tensor *out = ct_full(s, v, x->dtype);
+    ct_tensor *mid = ct_narrow(ct_narrow(out, -1, pad, ct_size(x, -1)), -2, pad, ct_size(x, -2));
+    return mid && ct_copy_(mid, x) == CT_OK ? out : NULL;
+}
+
+/* RandomCrop.forward: pad, then get_params (top, then left, each a randint) and crop. */
+static ct_tensor *ct__random_crop(const ct_tensor *x, const ct_transform *t, ct_generator *g)
+{
+    if (!ct__check_image(x, 2)) return NULL;
+    const ct_tensor *img = t->padding > 0 ? ct__pad(x, t->padding, t->fill) : x;
+    if (!img) return NULL;
+    int64_t h = ct_size(img, -2), w = ct_size(img, -1), th = t->size[0], tw = t->size[1];
+    if (h < th || w < tw) {
+        ct__fail(CT_ERR_VALUE, "Required crop size (%lld, %lld) is larger than input image size (%lld, %lld)",
+                 (long long)th, (long long)tw, (long long)h, (long long)w);
+        return NULL;
+    }
+    int64_t top = 0, left = 0;
+    if (h != th || w != tw) {
+        top = ct_item_int(ct_randint(0, h - th + 1, CT_SHAPE(1), CT_I64, g));
+        left = ct_item_int(ct_randint(0, w - tw + 1, CT_SHAPE(1), CT_I64, g));
+    }
+    return ct_narrow(ct_narrow(img, -2, top, th), -1, left, tw);
+}
+
+/* RandomHorizontalFlip.forward: torch.rand(1) < p flips the last dim. */
+static ct_tensor *ct__random_hflip(const ct_tensor *x, const ct_transform *t, ct_generator *g)
+{
+    if (!ct__check_image(x, 2)) return NULL;
+    float p = (float)(t->p == 0 ? 0.5 : t->p);
+    ct_tensor *u = ct_rand(CT_SHAPE(1), CT_F32, g);
+    if (!u) return NULL;
+    return (float)ct_item(u) < p ? ct_flip(x, CT_DIMS(-1)) : ct__same(x);
+}
+
+ct_tensor *ct_transform_apply(const ct_transform *list, int n, const ct_tensor *x, ct_generator *g)
+{
+    CT__ARG(x, "img", 3);
+    if (n < 0 || (n > 0 && !list)) {
+        ct__fail(CT_ERR_VALUE, "transform_apply(): list must hold n >= 0 transforms");
+        return NULL;
+    }
+    if (ct__check_transforms(list, n) != CT_OK) return NULL;
+    g = ct__transform_gen(g);
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *y = x;
+    for (int i = 0; y && i < n; i++) {
+        switch (list[i].kind) {
+        case CT_TO_FLOAT: y = ct__to_float(y, &list[i]); break;
+        case CT_NORMALIZE: y = ct__normalize(y, &list[i]); break;
+        case CT_RANDOM_CROP: y = ct__random_crop(y, &list[i], g); break;
+        default: y = ct__random_hflip(y, &list[i], g); break;
+        }
+    }
+    ct_tensor *r = y ? ct_keep(y == x ? ct__same(x) : (ct_tensor *)y) : NULL;
+    ct_scope_end(s);
+    return r;
+}
+
+/* ==================== data/sampler.c ==================== */
+// >>data/sampler.c
+/* Samplers (torch/utils/data/sampler.py, distributed.py). A pass draws its
+ * random numbers when PyTorch's generator functions would: at the first
+ * next(), and RandomSampler chunk by chunk (a randperm of n, or a randint of
+ * 32) as the pass reaches it, so a generator shared with other code is
+ * consumed in PyTorch's order. */
+
+typedef enum ct__sampler_kind {
+    CT__SAMPLER_USER,
+    CT__SAMPLER_SEQUENTIAL,
+    CT__SAMPLER_RANDOM,
+    CT__SAMPLER_SUBSET_RANDOM,
+    CT__SAMPLER_WEIGHTED,
+    CT__SAMPLER_BATCH,
+    CT__SAMPLER_DISTRIBUTED
+} ct__sampler_kind;
+
+static const char *const ct__sampler_names[] = {"Sampler", "SequentialSampler", "RandomSampler",
+                                                "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
+                                                "DistributedSampler"};
+
+struct ct_sampler {
+    int refcount;
+    ct__sampler_kind kind;
+    int64_t n;               /* the dataset's length (or how many indices / weights) */
+    int64_t num_samples;     /* Random, Weighted, Distributed: samples in a pass */
+    int64_t *values;         /* SubsetRandom: the indices; Weighted: NULL */
+    double *weights;         /* Weighted */
+    bool replacement, drop_last, shuffle;
+    ct_generator *generator; /* the caller's, or NULL */
+    ct_generator *own;       /* RandomSampler without a generator: seeded per pass */
+    int64_t batch_size;      /* Batch */
+    ct_sampler *base;        /* Batch */
+    int64_t num_replicas, rank, seed, epoch; /* Distributed */
+    ct_sampler_desc user;    /* User */
+    /* the pass */
+    bool started;
+    int64_t *chunk; /* indices drawn and not yet given out: chunk[pos..chunk_n) */
+    int64_t chunk_n, pos, chunks_left;
+};
+
+static ct_sampler *ct__sampler_alloc(ct__sampler_kind kind, int64_t n)
+{
+    ct_sampler *s = (ct_sampler *)CT_MALLOC(sizeof *s);
+    if (!s) {
+        CT__OOM();
+        return NULL;
+    }
+    memset(s, 0, sizeof *s);
+    s->refcount = 1;
+    s->kind = kind;
+    s->n = n;
+    return s;
+}
+
+static bool ct__check_len(int64_t n)
+{
+    if (n >= 0) return true;
+    ct__fail(CT_ERR_VALUE, "a dataset's length must be >= 0, not %lld", (long long)n);
+    return false;
+}
+
+ct_sampler *ct_sampler_new(ct_sampler_desc desc)
+{
+    if (!desc.next || desc.max_batch < 0) {
+        ct__fail(CT_ERR_VALUE, "ct_sampler_new(): a sampler needs next, and max_batch >= 0");
+        return NULL;
+    }
+    ct_sampler *s = ct__sampler_alloc(CT__SAMPLER_USER, 0);
+    if (s) s->user = desc;
+    else if (desc.free) desc.free(desc.user);
+    return s;
+}
+
+ct_sampler *ct_sequential_sampler(int64_t n)
+{
+    return ct__check_len(n) ? ct__sampler_alloc(CT__SAMPLER_SEQUENTIAL, n) : NULL;
+}
+
+static bool ct__check_num_samples(int64_t num_samples)
+{
+    if (num_samples > 0) return true;
+    ct__fail(CT_ERR_VALUE, "num_samples should be a positive integer value, but got num_samples=%lld",
+             (long long)num_samples);
+    return false;
+}
+
+ct_sampler *ct_random_sampler(int64_t n, ct_random_sampler_opts opts)
+{
+    int64_t num_samples = opts.num_samples ? opts.num_samples : n;
+    if (!ct__check_len(n) || !ct__check_num_samples(num_samples)) return NULL;
+    ct_sampler *s = ct__sampler_alloc(CT__SAMPLER_RANDOM, n);
+    if (!s) return NULL;
+    s->num_samples = num_samples;
+    s->replacement = opts.replacement;
+    s->generator = opts.generator;
+    return s;
+}
+
+ct_sampler *ct_subset_random_sampler(const int64_t *indices, int64_t n, ct_generator *g)
+{
+    if (n < 0 || (n > 0 && !indices)) {
+        ct__fail(CT_ERR_VALUE, "SubsetRandomSampler(): indices must be a list of n >= 0 indices");
+        return NULL;
+    }
+    ct_sampler *s = ct__sampler_alloc(CT__SAMPLER_SUBSET_RANDOM, n);
+    if (s && !(s->values = ct__copy_indices(indices, n))) {
+        CT_FREE(s);
+        return NULL;
+    }
+    if (s) s->generator = g;
+    return s;
+}
+
+ct_weighted_random_sampler_opts ct_weighted_random_sampler_opts_init(void)
+{
+    ct_weighted_random_sampler_opts o;
+    memset(&o, 0, sizeof o);
+    o.replacement = true;
+    return o;
+}
+
+ct_sampler *ct_weighted_random_sampler(const double *weights, int64_t n, ct_weighted_random_sampler_opts opts)
+{
+    if (!ct__check_num_samples(opts.num_samples)) return NULL;
+    if (n < 0 || (n > 0 && !weights)) {
+        ct__fail(CT_ERR_VALUE, "WeightedRandomSampler(): weights must be a list of n >= 0 weights");
+        return NULL;
+    }
+    ct_sampler *s = ct__sampler_alloc(CT__SAMPLER_WEIGHTED, n);
+    if (!s) return NULL;
+    s->weights = (double *)CT_MALLOC(((size_t)n + 1) * sizeof *s->weights);
+    if (!s->weights) {
+        CT_FREE(s);
+        CT__OOM();
+        return NULL;
+    }
+    if (n > 0) memcpy(s->weights, weights, (size_t)n * sizeof *weights);
+    s->num_samples = opts.num_samples;
+    s->replacement = opts.replacement;
+    s->generator = opts.generator;
+    return s;
+}
+
+static ct_result ct__null_sampler(const char *fn, const char *arg)
+{
+    if (ct_last_error_code() != CT_OK) return ct_last_error_code();
+    return ct__fail(CT_ERR_TYPE, "%s(): argument '%s' must be a sampler, not NULL", fn, arg);
+}
+
+ct_sampler *ct_batch_sampler(ct_sampler *sampler, int64_t batch_size, bool drop_last)
+{
+    if (!sampler) {
+        ct__null_sampler("batch_sampler", "sampler");
+        return NULL;
+    }
+    if (batch_size <= 0) {
+        ct__fail(CT_ERR_VALUE, "batch_size should be a positive integer value, but got batch_size=%lld",
+                 (long long)batch_size);
+        return NULL;
+    }
+    if (ct_sampler_max_batch(sampler) != 1) {
+        ct__fail(CT_ERR_VALUE, "BatchSampler needs a sampler of single indices, not a batch sampler");
+        return NULL;
+    }
+    ct_sampler *s = ct__sampler_alloc(CT__SAMPLER_BATCH, 0);
+    if (!s) return NULL;
+    s->base = ct_sampler_retain(sampler);
+    s->batch_size = batch_size;
+    s->drop_last = drop_last;
+    return s;
+}
+
+ct_distributed_sampler_opts ct_distributed_sampler_opts_init(void)
+{
+    ct_distributed_sampler_opts o;
+    memset(&o, 0, sizeof o);
+    o.num_replicas = 1;
+    o.shuffle = true;
+    return o;
+}
+
+ct_sampler *ct_distributed_sampler(int64_t n, ct_distributed_sampler_opts opts)
+{
+    if (!ct__check_len(n)) return NULL;
+    if (opts.num_replicas <= 0) {
+        ct__fail(CT_ERR_VALUE, "num_replicas should be a positive integer value, but got num_replicas=%lld",
+                 (long long)opts.num_replicas);
+        return NULL;
+    }
+    if (opts.rank >= opts.num_replicas || opts.rank < 0) {
+        ct__fail(CT_ERR_VALUE, "Invalid rank %lld, rank should be in the interval [0, %lld]", (long long)opts.rank,
+                 (long long)(opts.num_replicas - 1));
+        return NULL;
+    }
+    ct_sampler *s = ct__sampler_alloc(CT__SAMPLER_DISTRIBUTED, n);
+    if (!s) return NULL;
+    int64_t r = opts.num_replicas;
+    /* math.ceil((n - r) / r) when dropping an uneven tail, else math.ceil(n / r) */
+    if (opts.drop_last && n % r != 0) s->num_samples = n - r >= 0 ? (n - r + r - 1) / r : -((r - n) / r);
+    else s->num_samples = (n + r - 1) / r;
+    s->num_replicas = r;
+    s->rank = opts.rank;
+    s->shuffle = opts.shuffle;
+    s->seed = opts.seed;
+    s->drop_last = opts.drop_last;
+    return s;
+}
+
+ct_result ct_sampler_set_epoch(ct_sampler *s, int64_t epoch)
+{
+    if (!s) return ct__null_sampler("sampler_set_epoch", "sampler");
+    if (s->kind != CT__SAMPLER_DISTRIBUTED)
+        return ct__fail(CT_ERR_TYPE, "'%s' object has no attribute 'set_epoch'", ct__sampler_names[s->kind]);
+    s->epoch = epoch;
+    return CT_OK;
+}
+
+ct_sampler *ct_sampler_retain(ct_sampler *s)
+{
+    if (s) CT__ATOMIC_INC(&s->refcount);
+    return s;
+}
+
+void ct_sampler_free(ct_sampler *s)
+{
+    if (!s || CT__ATOMIC_DEC(&s->refcount) != 0) return;
+    if (s->kind == CT__SAMPLER_USER && s->user.free) s->user.free(s->user.user);
+    ct_sampler_free(s->base);
+    if (s->own) ct_generator_free(s->own);
+    CT_FREE(s->values);
+    CT_FREE(s->weights);
+    CT_FREE(s->chunk);
+    CT_FREE(s);
+}
+
+int64_t ct_sampler_len(const ct_sampler *s)
+{
+    if (!s) return ct__null_sampler("sampler_len", "sampler");
+    switch (s->kind) {
+    case CT__SAMPLER_USER:
+        if (!s->user.len) return ct__fail(CT_ERR_TYPE, "object of type 'Sampler' has no len()");
+        return s->user.len(s->user.user);
+    case CT__SAMPLER_SEQUENTIAL:
+    case CT__SAMPLER_SUBSET_RANDOM: return s->n;
+    case CT__SAMPLER_BATCH: {
+        int64_t n = ct_sampler_len(s->base);
+        if (n < 0) return n;
+        return s->drop_last ? n / s->batch_size : (n + s->batch_size - 1) / s->batch_size;
+    }
+    default: return s->num_samples;
+    }
+}
+
+int64_t ct_sampler_max_batch(const ct_sampler *s)
+{
+    if (!s) return ct__null_sampler("sampler_max_batch", "sampler");
+    if (s->kind == CT__SAMPLER_BATCH) return s->batch_size;
+    if (s->kind == CT__SAMPLER_USER && s->user.max_batch > 0) return s->user.max_batch;
+    return 1;
+}
+
+ct_result ct_sampler_iter(ct_sampler *s)
+{
+    if (!s) return ct__null_sampler("sampler_iter", "sampler");
+    s->started = false;
+    s->chunk_n = s->pos = s->chunks_left = 0;
+    return s->kind == CT__SAMPLER_BATCH ? ct_sampler_iter(s->base) : CT_OK;
+}
+
+/* ---------------------------------------------------------------- a pass */
+
+/* The pass's next chunk of indices from an int64 tensor (NULL after an error). */
+static ct_result ct__take_chunk(ct_sampler *s, ct_tensor *t, int64_t keep)
+{
+    if (!t) return ct_last_error_code();
+    int64_t *c = (int64_t *)CT_REALLOC(s->chunk, ((size_t)keep + 1) * sizeof *c);
+    if (!c) return CT__OOM();
+    s->chunk = c;
+    if (keep > 0) memcpy(c, ct_data_ptr(t), (size_t)keep * sizeof *c);
+    s->chunk_n = keep;
+    s->pos = 0;
+    return CT_OK;
+}
+
+/* The seed RandomSampler draws without a generator:
+ * int(torch.empty((), dtype=torch.int64).random_()), a 64-bit draw mod 2^63. */
+static int64_t ct__draw_seed(ct_generator *g)
+{
+    g = ct__gen_lock(g);
+    uint64_t v = ct__rand64(g);
+    ct__gen_unlock(g);
+    return (int64_t)(v & (((uint64_t)1 << 63) - 1));
+}
+
+/* RandomSampler's next chunk: randint(n, (32,)) or randperm(n), the last one
+ * cut to what remains of num_samples. */
+static ct_result ct__random_chunk(ct_sampler *s)
+{
+    ct_generator *g = s->generator ? s->generator : s->own;
+    int64_t whole = s->replacement ? 32 : s->n;
+    int64_t keep = s->chunks_left > 1 ? whole : s->num_samples % whole;
+    s->chunks_left--;
+    if (s->replacement) return ct__take_chunk(s, ct_randint(0, s->n, CT_SHAPE(keep), CT_I64, g), keep);
+    return ct__take_chunk(s, ct_randperm(s->n, CT_I64, g), keep);
+}
+
+/* DistributedSampler's indices for this rank. */
+static ct_result ct__distributed_pass(ct_sampler *s)
+{
+    int64_t n = s->n, total = s->num_samples * s->num_replicas;
+    ct_tensor *perm = NULL;
+    if (s->shuffle) {
+        ct_generator *g = ct_generator_new();
+        if (!g) return CT__OOM();
+        ct_generator_manual_seed(g, (uint64_t)(s->seed + s->epoch));
+        perm = ct_randperm(n, CT_I64, g);
+        ct_generator_free(g);
+        if (!perm) return ct_last_error_code();
+    }
+    const int64_t *p = perm ? (const int64_t *)ct_data_ptr(perm) : NULL;
+    int64_t *c = (int64_t *)CT_REALLOC(s->chunk, ((size_t)s->num_samples + 1) * sizeof *c);
+    if (!c) return CT__OOM();
+    s->chunk = c;
+    s->chunk_n = 0;
+    /* padding repeats the list from its start; rank takes every num_replicas-th */
+    for (int64_t i = s->rank; i < total; i += s->num_replicas) {
+        int64_t j = i % n;
+        c[s->chunk_n++] = p ? p[j] : j;
+    }
+    s->pos = 0;
+    return CT_OK;
+}
+
+static ct_result ct__start_pass(ct_sampler *s)
+{
+    s->started = true;
+    s->pos = s->chunk_n = 0;
+    switch (s->kind) {
+    case CT__SAMPLER_USER:
+        if (s->user.begin) s->user.begin(s->user.user);
+        return CT_OK;
+    case CT__SAMPLER_RANDOM:
+        if (!s->generator) {
+            if (!s->own && !(s->own = ct_generator_new())) return CT__OOM();
+            ct_generator_manual_seed(s->own, (uint64_t)ct__draw_seed(NULL));
+        }
+        s->chunks_left = s->num_samples / (s->replacement ? 32 : s->n) + 1;
+        return CT_OK;
+    case CT__SAMPLER_SUBSET_RANDOM: return ct__take_chunk(s, ct_randperm(s->n, CT_I64, s->generator), s->n);
+    case CT__SAMPLER_WEIGHTED: {
+        ct_tensor *w = ct_from_array(s->weights, CT_SHAPE(s->n), CT_F64);
+        return ct__take_chunk(s, ct_multinomial(w, s->num_samples, s->replacement, s->generator), s->num_samples);
+    }
+    case CT__SAMPLER_DISTRIBUTED: return s->n == 0 ? CT_OK : ct__distributed_pass(s);
+    default: return CT_OK;
+    }
+}
+
+/* The next index (a user batch sampler's next list) into out: how many, 0 at
+ * the end, or a negative ct_result. */
+static int64_t ct__next_index(ct_sampler *s, int64_t *out)
+{
+    if (!s->started) {
+        ct_scope scope = ct_scope_begin();
+        ct_result r = ct__start_pass(s);
+        ct_scope_end(scope);
+        if (r != CT_OK) {
+            s->started = false;
+            return r;
+        }
+    }
+    switch (s->kind) {
+    case CT__SAMPLER_USER: {
+        int64_t r = s->user.next(s->user.user, out);
+        if (r > ct_sampler_max_batch(s))
+            return ct__fail(CT_ERR_VALUE, "the sampler gave %lld indices, more than its max_batch %lld", (long long)r,
+                            (long long)ct_sampler_max_batch(s));
+        return r < 0 && ct_last_error_code() != CT_OK ? (int64_t)ct_last_error_code() : r;
+    }
+    case CT__SAMPLER_SEQUENTIAL:
+        if (s->pos >= s->n) return 0;
+        *out = s->pos++;
+        return 1;
+    case CT__SAMPLER_RANDOM:
+        while (s->pos == s->chunk_n) {
+            if (s->chunks_left == 0) return 0;
+            ct_scope scope = ct_scope_begin();
+            ct_result r = ct__random_chunk(s);
+            ct_scope_end(scope);
+            if (r != CT_OK) return r;
+        }
+        break;
+    default:
+        if (s->pos == s->chunk_n) return 0;
+    }
+    *out = s->kind == CT__SAMPLER_SUBSET_RANDOM ? s->values[s->chunk[s->pos++]] : s->chunk[s->pos++];
+    return 1;
+}
+
+/* BatchSampler: up to batch_size indices; a short last batch unless drop_last. */
+static int64_t ct__next_batch(ct_sampler *s, int64_t *out)
+{
+    int64_t k = 0;
+    while (k < s->batch_size) {
+        int64_t r = ct__next_index(s->base, out + k);
+        if (r < 0) return r;
+        if (r == 0) break;
+        k++;
+    }
+    return k < s->batch_size && s->drop_last ? 0 : k;
+}
+
+int64_t ct_sampler_next(ct_sampler *s, int64_t *out, int64_t capacity)
+{
+    if (!s) return ct__null_sampler("sampler_next", "sampler");
+    int64_t need = ct_sampler_max_batch(s);
+    if (!out || capacity < need)
+        return ct__fail(CT_ERR_VALUE, "sampler_next(): out has room for %lld indices, the sampler gives up to %lld",
+                        (long long)(out ? capacity : 0), (long long)need);
+    return s->kind == CT__SAMPLER_BATCH ? ct__next_batch(s, out) : ct__next_index(s, out);
+}
+
+/* ==================== data/loader.c ==================== */
+// >>data/loader.c
+/* The DataLoader (torch/utils/data/dataloader.py) with worker threads.
+ *
+ * As in PyTorch's multiprocessing iterator, the calling thread runs the
+ * sampler and hands batch k (its list of indices) to worker k mod W, keeping
+ * at most W * prefetch_factor batches in flight; a worker builds a whole
+ * batch (get_item for each index, then collate_fn) without waiting for the
+ * others, and the caller takes results strictly in order 0, 1, 2, ... from a
+ * ring of W * prefetch_factor slots (batch k in slot k mod size).
+ *
+ * Ownership across threads: a worker builds a batch inside a scope of its
+ * own and ct_keeps the batch's tensors, so with no scope around them they
+ * leave as plain references; ct_loader_next registers them in the caller's
+ * open scope (refcounts are atomic, so the tensors may be released on any
+ * thread). Errors are per thread: a worker copies its code and message, with
+ * the failing index, into the slot, and ct_loader_next raises them on the
+ * caller's thread. One mutex guards the queues and slots; a slot's batch is
+ * written by its worker before the state change that publishes it. */
+
+#ifndef CTORCH_NO_THREADS
+#include <pthread.h>
+#endif
+
+#define CT__LOADER_MSG 1024
+
+typedef enum ct__slot_state { CT__SLOT_EMPTY, CT__SLOT_PENDING, CT__SLOT_READY, CT__SLOT_FAILED, CT__SLOT_EXHAUSTED } ct__slot_state;
+
+typedef struct ct__slot {
+    ct__slot_state state;
+    int worker;
+    int64_t n;        /* indices (or samples wanted from an iterable dataset) */
+    int64_t *indices; /* room for the sampler's max_batch */
+    ct_sample batch;
+    ct_result code;
+    char msg[CT__LOADER_MSG];
+} ct__slot;
+
+/* An iterable dataset's pass on one thread. */
+typedef struct ct__iter_pass {
+    void *state;
+    bool open, ended;
+} ct__iter_pass;
+
+typedef struct ct__worker {
+    struct ct_loader *l;
+    int id;
+    int64_t *queue; /* batch numbers, a ring */
+    int head, count;
+    bool busy, active, reset_pass, started;
+    ct__iter_pass pass;
+#ifndef CTORCH_NO_THREADS
+    pthread_t thread;
+#endif
+} ct__worker;
+
+struct ct_loader {
+    ct_dataset *dataset;
+    ct_sampler *index_sampler; /* a batch sampler (map-style), or NULL (iterable) */
+    ct_loader_opts o;
+    int64_t max_batch;
+    /* the epoch */
+    bool running, sampler_done;
+    int64_t sent, received; /* batches handed to workers, batches taken */
+    int64_t base_seed;
+    ct__iter_pass pass; /* num_workers == 0 with an iterable dataset */
+    /* workers */
+    int nslots, cycle;
+    ct__slot *slots;
+    ct__worker *workers;
+    bool workers_up, stop;
+#ifndef CTORCH_NO_THREADS
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+#endif
+};
+
+ct_worker_info ct_get_worker_info(void) { return ct__worker_info; }
+
+/* ---------------------------------------------------------------- collation */
+
+ct_result ct_default_collate(const ct_sample *samples, int64_t n, ct_sample *batch, void *user)
+{
+    (void)user;
+    if (!samples || !batch || n <= 0) return ct__fail(CT_ERR_VALUE, "default_collate(): needs n >= 1 samples");
+    if (n > INT_MAX) return ct__fail(CT_ERR_VALUE, "default_collate(): too many samples (%lld)", (long long)n);
+    for (int64_t i = 1; i < n; i++)
+        if (samples[i].n != samples[0].n)
+            return ct__fail(CT_ERR_RUNTIME, "each element in list of batch should be of equal size");
+    ct_tensor **col = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *col);
+    if (!col) return CT__OOM();
+    ct_result r = CT_OK;
+    batch->n = 0;
+    for (int k = 0; r == CT_OK && k < samples[0].n; k++) {
+        for (int64_t i = 0; i < n; i++) col[i] = samples[i].field[k];
+        batch->field[k] = ct_stack(col, (int)n, 0);
+        if (!batch->field[k]) r = ct_last_error_code();
+        else batch->n = k + 1;
+    }
+    CT_FREE(col);
+    return r;
+}
+
+/* "worker process 2 " on a worker thread, "" on the caller's. */
+static const char *ct__worker_label(char *buf, size_t n)
+{
+    if (ct__worker_info.id < 0) return "";
+    snprintf(buf, n, "worker process %d ", ct__worker_info.id);
+    return buf;
+}
+
+/* The pending error, wrapped with where it happened, into msg; returns its code. */
+static ct_result ct__wrap_error(ct_result r, char *msg, const char *fmt, long long where)
+{
+    char label[48], place[96];
+    ct_result code = ct_last_error_code() != CT_OK ? ct_last_error_code() : r;
+    snprintf(place, sizeof place, fmt, where);
+    snprintf(msg, CT__LOADER_MSG, "Caught %s in DataLoader %s%s: %.800s", ct_result_str(code),
+             ct__worker_label(label, sizeof label), place, ct_last_error());
+    ct_clear_error();
+    return code;
+}
+
+/* Sample i of a batch from an iterable dataset: 1, 0 at its end, or an error. */
+static int ct__iterable_next(ct_dataset *d, ct__iter_pass *p, ct_sample *out)
+{
+    if (p->ended) return 0;
+    if (!p->open) {
+        p->state = d->it.iter(d->it.user);
+        if (!p->state && ct_last_error_code() != CT_OK) return ct_last_error_code();
+        p->open = true;
+    }
+    int r = d->it.next(p->state, out);
+    if (r < 0) return ct_last_error_code() != CT_OK ? ct_last_error_code() : r;
+    if (r == 0) {
+        p->ended = true;
+        return 0;
+    }
+    ct_result c = ct__check_sample(out, CT_OK);
+    return c != CT_OK ? (int)c : 1;
+}
+
+static void ct__pass_close(ct_dataset *d, ct__iter_pass *p)
+{
+    if (p->open && d->it.iter_free) d->it.iter_free(p->state);
+    memset(p, 0, sizeof *p);
+}
+
+/* The samples of one batch: n fetched (fewer when an iterable dataset ends). */
+static int ct__fetch(ct_loader *l, ct__iter_pass *p, const int64_t *idx, int64_t n, ct_sample *samples, int64_t *got,
+                     char *msg)
+{
+    *got = 0;
+    for (int64_t i = 0; i < n; i++) {
+        memset(&samples[i], 0, sizeof samples[i]);
+        int r = p ? ct__iterable_next(l->dataset, p, &samples[i]) : (int)ct_dataset_get(l->dataset, idx[i], &samples[i]);
+        if (r < 0) return ct__wrap_error((ct_result)r, msg, p ? "at sample %lld of its pass" : "at dataset index %lld",
+                                         p ? (long long)i : (long long)idx[i]);
+        if (p && r == 0) break;
+        (*got)++;
+    }
+    return CT_OK;
+}
+
+/* Build one batch: 1 with it in *batch (plain references), 0 when an
+ * iterable dataset has nothing more for it, or a negative code with the
+ * wrapped message in msg. */
+static int ct__build_batch(ct_loader *l, ct__iter_pass *p, int64_t k, const int64_t *idx, int64_t n, ct_sample *batch,
+                           char *msg)
+{
+    ct_sample *samples = (ct_sample *)CT_MALLOC((size_t)n * sizeof *samples);
+    if (!samples) return ct__wrap_error(CT__OOM(), msg, "for batch %lld", (long long)k);
+    int64_t got = 0;
+    ct_scope s = ct_scope_begin();
+    int r = ct__fetch(l, p, idx, n, samples, &got, msg);
+    bool short_batch = got == 0 || (got < n && l->o.drop_last);
+    if (r == CT_OK && !short_batch) {
+        ct_collate_fn collate = l->o.collate_fn ? l->o.collate_fn : ct_default_collate;
+        memset(batch, 0, sizeof *batch);
+        r = ct__check_sample(batch, collate(samples, got, batch, l->o.collate_user));
+        if (r != CT_OK) r = ct__wrap_error((ct_result)r, msg, "in collate_fn for batch %lld", (long long)k);
+        else ct__keep_sample(batch);
+    }
+    ct_scope_end(s);
+    CT_FREE(samples);
+    return r != CT_OK ? r : short_batch ? 0 : 1;
+}
+
+/* ---------------------------------------------------------------- options */
+
+static ct_result ct__check_loader_opts(const ct_dataset *d, const ct_loader_opts *o)
+{
+    if (o->num_workers < 0)
+        return ct__fail(CT_ERR_VALUE,
+                        "num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.");
+    if (o->timeout < 0) return ct__fail(CT_ERR_VALUE, "timeout option should be non-negative");
+    if (o->num_workers == 0 && o->prefetch_factor != 0 && o->prefetch_factor != 2)
+        return ct__fail(CT_ERR_VALUE, "prefetch_factor option could only be specified in multiprocessing.let "
+                                      "num_workers > 0 to enable multiprocessing.");
+    if (o->prefetch_factor < 0) return ct__fail(CT_ERR_VALUE, "prefetch_factor should be positive, but got %d", o->prefetch_factor);
+    if (o->persistent_workers && o->num_workers == 0)
+        return ct__fail(CT_ERR_VALUE, "persistent_workers option needs num_workers > 0");
+    if (d->iterable && o->shuffle)
+        return ct__fail(CT_ERR_VALUE, "DataLoader with IterableDataset: expected unspecified shuffle option, but got shuffle=True");
+    if (d->iterable && o->sampler)
+        return ct__fail(CT_ERR_VALUE, "DataLoader with IterableDataset: expected unspecified sampler option, but got sampler=%s",
+                        ct__sampler_names[o->sampler->kind]);
+    if (d->iterable && o->batch_sampler)
+        return ct__fail(CT_ERR_VALUE, "DataLoader with IterableDataset: expected unspecified batch_sampler option, but got "
+                        "batch_sampler=%s", ct__sampler_names[o->batch_sampler->kind]);
+    if (o->sampler && o->shuffle) return ct__fail(CT_ERR_VALUE, "sampler option is mutually exclusive with shuffle");
+    if (o->batch_sampler && ((o->batch_size != 0 && o->batch_size != 1) || o->shuffle || o->sampler || o->drop_last))
+        return ct__fail(CT_ERR_VALUE, "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last");
+    if (o->sampler && ct_sampler_max_batch(o->sampler) != 1)
+        return ct__fail(CT_ERR_VALUE, "sampler option takes a sampler of single indices: pass a batch sampler as batch_sampler");
+#ifdef CTORCH_NO_THREADS
+    if (o->num_workers > 0)
+        return ct__fail(CT_ERR_RUNTIME, "num_workers > 0 needs threads, and ctorch was built with CTORCH_NO_THREADS");
+#endif
+    return CT_OK;
+}
+
+/* The batch sampler the loader iterates: the given one, or a BatchSampler
+ * over the given sampler, a RandomSampler (shuffle) or a SequentialSampler. */
+static ct_sampler *ct__index_sampler(const ct_dataset *d, const ct_loader_opts *o)
+{
+    if (o->batch_sampler) return ct_sampler_retain(o->batch_sampler);
+    ct_sampler *base = o->sampler ? ct_sampler_retain(o->sampler) : NULL;
+    if (!base) {
+        int64_t n = ct_dataset_len(d);
+        if (n < 0) return NULL;
+        ct_random_sampler_opts ro = {false, 0, o->generator};
+        base = o->shuffle ? ct_random_sampler(n, ro) : ct_sequential_sampler(n);
+    }
+    ct_sampler *b = base ? ct_batch_sampler(base, o->batch_size, o->drop_last) : NULL;
+    ct_sampler_free(base);
+    return b;
+}
+
+ct_loader *ct_loader_new(ct_dataset *d, ct_loader_opts opts)
+{
+    if (!d) {
+        ct__null_dataset("loader_new");
+        return NULL;
+    }
+    if (ct__check_loader_opts(d, &opts) != CT_OK) return NULL;
+    if (opts.batch_size == 0) opts.batch_size = 1;
+    if (opts.prefetch_factor == 0) opts.prefetch_factor = 2;
+    if (opts.batch_size < 0) {
+        ct__fail(CT_ERR_VALUE, "batch_size should be a positive integer value, but got batch_size=%lld",
+                 (long long)opts.batch_size);
+        return NULL;
+    }
+    ct_loader *l = (ct_loader *)CT_MALLOC(sizeof *l);
+    if (!l) {
+        CT__OOM();
+        return NULL;
+    }
+    memset(l, 0, sizeof *l);
+    l->o = opts;
+    l->index_sampler = d->iterable ? NULL : ct__index_sampler(d, &opts);
+    if (!d->iterable && !l->index_sampler) {
+        CT_FREE(l);
+        return NULL;
+    }
+    l->dataset = ct_dataset_retain(d);
+    l->max_batch = l->index_sampler ? ct_sampler_max_batch(l->index_sampler) : opts.batch_size;
+    return l;
+}
+
+int64_t ct_loader_len(const ct_loader *l)
+{
+    if (!l) return ct__fail(CT_ERR_TYPE, "loader_len(): argument 'loader' must be a loader, not NULL");
+    if (!l->index_sampler) return ct__fail(CT_ERR_TYPE, "object of type 'IterableDataset' has no len()");
+    return ct_sampler_len(l->index_sampler);
+}
+
+/* The next list of indices from the sampler into idx: how many, 0 at the end, or an error. */
+static int64_t ct__next_indices(ct_loader *l, int64_t *idx)
+{
+    if (l->sampler_done) return 0;
+    int64_t n = l->index_sampler ? ct_sampler_next(l->index_sampler, idx, l->max_batch) : l->o.batch_size;
+    if (n <= 0) l->sampler_done = true;
+    return n;
+}
+
+/* ---------------------------------------------------------------- without workers */
+
+static int ct__next_here(ct_loader *l, ct_sample *batch)
+{
+    char msg[CT__LOADER_MSG];
+    int64_t *idx = (int64_t *)CT_MALLOC((size_t)l->max_batch * sizeof *idx);
+    if (!idx) return CT__OOM();
+    int64_t n = ct__next_indices(l, idx);
+    int r = n <= 0 ? (int)n : ct__build_batch(l, l->index_sampler ? NULL : &l->pass, l->received, idx, n, batch, msg);
+    if (r < 0 && n > 0) ct__fail((ct_result)r, "%s", msg);
+    CT_FREE(idx);
+    if (r > 0) l->received++;
+    if (r == 0) l->running = false;
+    return r;
+}
+
+/* ---------------------------------------------------------------- workers */
+
+#ifndef CTORCH_NO_THREADS
+
+/* A batch's tensors made on another thread join the caller's open scope. */
+static void ct__adopt(ct_sample *batch)
+{
+    for (int k = 0; k < batch->n; k++) batch->field[k] = ct__own(batch->field[k]);
+}
+
+static void ct__worker_build(ct__worker *w, int64_t k, bool new_pass)
+{
+    ct_loader *l = w->l;
+    ct__slot *slot = &l->slots[k % l->nslots];
+    if (new_pass && l->dataset->iterable) ct__pass_close(l->dataset, &w->pass);
+    ct_sample batch;
+    memset(&batch, 0, sizeof batch);
+    int r = ct__build_batch(l, l->dataset->iterable ? &w->pass : NULL, k, slot->indices, slot->n, &batch, slot->msg);
+    pthread_mutex_lock(&l->mu);
+    slot->batch = batch;
+    slot->code = r < 0 ? (ct_result)r : CT_OK;
+    slot->state = r > 0 ? CT__SLOT_READY : r == 0 ? CT__SLOT_EXHAUSTED : CT__SLOT_FAILED;
+    w->busy = false;
+    pthread_cond_broadcast(&l->done);
+}
+
+static void *ct__worker_main(void *arg)
+{
+    ct__worker *w = (ct__worker *)arg;
+    ct_loader *l = w->l;
+    ct_generator *g = ct_generator_new();
+    if (g) ct_generator_manual_seed(g, (uint64_t)(l->base_seed + w->id));
+    ct_worker_info info = {w->id, l->o.num_workers, l->base_seed + w->id, l->dataset, g};
+    ct__worker_info = info;
+    if (l->o.worker_init_fn) l->o.worker_init_fn(w->id, l->o.worker_init_user);
+    pthread_mutex_lock(&l->mu);
+    for (;;) {
+        while (!l->stop && w->count == 0) pthread_cond_wait(&l->work, &l->mu);
+        if (l->stop) break;
+        int64_t k = w->queue[w->head];
+        w->head = (w->head + 1) % l->nslots;
+        w->count--;
+        w->busy = true;
+        bool new_pass = w->reset_pass;
+        w->reset_pass = false;
+        pthread_mutex_unlock(&l->mu);
+        ct__worker_build(w, k, new_pass); /* returns with the lock held */
+    }
+    pthread_mutex_unlock(&l->mu);
+    if (l->dataset->iterable) ct__pass_close(l->dataset, &w->pass);
+    ct_clear_error();
+    ct__worker_info.id = -1;
+    ct__worker_info.generator = NULL;
+    if (g) ct_generator_free(g);
+    return NULL;
+}
+
+/* Stop and join the workers (each finishes the batch it is building), and drop every batch not taken. */
+static void ct__stop_workers(ct_loader *l)
+{
+    if (!l->workers_up) return;
+    pthread_mutex_lock(&l->mu);
+    l->stop = true;
+    pthread_cond_broadcast(&l->work);
+    pthread_mutex_unlock(&l->mu);
+    for (int i = 0; i < l->o.num_workers; i++)
+        if (l->workers[i].started) pthread_join(l->workers[i].thread, NULL);
+    for (int i = 0; i < l->nslots; i++) {
+        ct_sample_release(&l->slots[i].batch);
+        CT_FREE(l->slots[i].indices);
+    }
+    for (int i = 0; i < l->o.num_workers; i++) CT_FREE(l->workers[i].queue);
+    CT_FREE(l->slots);
+    CT_FREE(l->workers);
+    l->slots = NULL;
+    l->workers = NULL;
+    pthread_cond_destroy(&l->work);
+    pthread_cond_destroy(&l->done);
+    pthread_mutex_destroy(&l->mu);
+    l->workers_up = l->stop = false;
+}
+
+static ct_result ct__alloc_workers(ct_loader *l)
+{
+    int nw = l->o.num_workers;
+    l->nslots = nw * l->o.prefetch_factor;
+    l->slots = (ct__slot *)CT_MALLOC((size_t)l->nslots * sizeof *l->slots);
+    l->workers = (ct__worker *)CT_MALLOC((size_t)nw * sizeof *l->workers);
+    bool ok = l->slots && l->workers;
+    if (l->slots) memset(l->slots, 0, (size_t)l->nslots * sizeof *l->slots);
+    if (l->workers) memset(l->workers, 0, (size_t)nw * sizeof *l->workers);
+    for (int i = 0; ok && i < l->nslots; i++)
+        ok = (l->slots[i].indices = (int64_t *)CT_MALLOC((size_t)l->max_batch * sizeof(int64_t))) != NULL;
+    for (int i = 0; ok && i < nw; i++)
+        ok = (l->workers[i].queue = (int64_t *)CT_MALLOC((size_t)l->nslots * sizeof(int64_t))) != NULL;
+    return ok ? CT_OK : CT__OOM();
+}
+
+static ct_result ct__start_workers(ct_loader *l)
+{
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_cond_init(&l->work, NULL);
+    pthread_cond_init(&l->done, NULL);
+    l->workers_up = true;
+    ct_result r = ct__alloc_workers(l);
+    for (int i = 0; r == CT_OK && i < l->o.num_workers; i++) {
+        ct__worker *w = &l->workers[i];
+        w->l = l;
+        w->id = i;
+        w->active = true;
+        if (pthread_create(&w->thread, NULL, ct__worker_main, w) != 0)
+            r = ct__fail(CT_ERR_RUNTIME, "DataLoader: could not start worker thread %d", i);
+        else w->started = true;
+    }
+    if (r != CT_OK) ct__stop_workers(l);
+    return r;
+}
+
+/* _try_put_index: the sampler's next batch to the next active worker in the cycle. */
+static ct_result ct__dispatch(ct_loader *l)
+{
+    int nw = l->o.num_workers, w = -1;
+    if (l->sampler_done || l->sent - l->received >= l->nslots) return CT_OK;
+    for (int tries = 0; tries < nw && w < 0; tries++) {
+        int c = l->cycle;
+        l->cycle = (l->cycle + 1) % nw;
+        if (l->workers[c].active) w = c;
+    }
+    if (w < 0) return CT_OK;
+    ct__slot *slot = &l->slots[l->sent % l->nslots];
+    int64_t n = ct__next_indices(l, slot->indices);
+    if (n <= 0) return (ct_result)n;
+    pthread_mutex_lock(&l->mu);
+    ct__worker *wk = &l->workers[w];
+    slot->n = n;
+    slot->worker = w;
+    slot->state = CT__SLOT_PENDING;
+    wk->queue[(wk->head + wk->count) % l->nslots] = l->sent++;
+    wk->count++;
+    pthread_cond_broadcast(&l->work);
+    pthread_mutex_unlock(&l->mu);
+    return CT_OK;
+}
+
+/* Wait for slot's batch; false when the timeout expired. Called with the lock held. */
+static bool ct__wait_slot(ct_loader *l, ct__slot *slot)
+{
+    struct timespec deadline;
+    if (l->o.timeout > 0) {
+        timespec_get(&deadline, TIME_UTC);
+        double t = (double)deadline.tv_sec + deadline.tv_nsec * 1e-9 + l->o.timeout;
+        deadline.tv_sec = (time_t)t;
+        deadline.tv_nsec = (long)((t - (double)deadline.tv_sec) * 1e9);
+    }
+    while (slot->state == CT__SLOT_PENDING) {
+        if (l->o.timeout <= 0) pthread_cond_wait(&l->done, &l->mu);
+        else if (pthread_cond_timedwait(&l->done, &l->mu, &deadline) != 0 && slot->state == CT__SLOT_PENDING)
+            return false;
+    }
+    return true;
+}
+
+static int ct__next_from_workers(ct_loader *l, ct_sample *batch)
+{
+    for (;;) {
+        if (l->received == l->sent) {
+            l->running = false;
+            if (!l->o.persistent_workers) ct__stop_workers(l);
+            return 0;
+        }
+        ct__slot *slot = &l->slots[l->received % l->nslots];
+        pthread_mutex_lock(&l->mu);
+        if (!ct__wait_slot(l, slot)) {
+            pthread_mutex_unlock(&l->mu);
+            return ct__fail(CT_ERR_RUNTIME, "DataLoader timed out after %g seconds", l->o.timeout);
+        }
+        ct__slot_state state = slot->state;
+        ct_result code = slot->code;
+        char msg[CT__LOADER_MSG];
+        if (state == CT__SLOT_FAILED) memcpy(msg, slot->msg, sizeof msg);
+        *batch = slot->batch;
+        memset(&slot->batch, 0, sizeof slot->batch);
+        slot->state = CT__SLOT_EMPTY;
+        if (state == CT__SLOT_EXHAUSTED) l->workers[slot->worker].active = false;
+        pthread_mutex_unlock(&l->mu);
+        l->received++;
+        ct_result r = ct__dispatch(l);
+        if (state == CT__SLOT_FAILED) return ct__fail(code, "%s", msg);
+        if (state == CT__SLOT_READY) {
+            ct__adopt(batch);
+            if (r != CT_OK) ct_sample_release(batch); /* the sampler failed: report that */
+            return r != CT_OK ? (int)r : 1;
+        }
+        if (r != CT_OK) return r;
+    }
+}
+
+/* An epoch with workers: (re)start them as needed and fill the pipeline. */
+static ct_result ct__begin_worker_epoch(ct_loader *l)
+{
+    ct_result r = l->workers_up ? CT_OK : ct__start_workers(l);
+    if (r != CT_OK) return r;
+    pthread_mutex_lock(&l->mu);
+    for (int i = 0; i < l->o.num_workers; i++) {
+        l->workers[i].active = true;
+        l->workers[i].reset_pass = true;
+    }
+    pthread_mutex_unlock(&l->mu);
+    l->cycle = 0;
+    for (int i = 0; r == CT_OK && i < l->nslots; i++) r = ct__dispatch(l);
+    return r;
+}
+
+/* Abandon the running epoch: queued batches are dropped, batches being built
+ * are waited for and dropped, persistent workers stay. */
+static void ct__abandon_worker_epoch(ct_loader *l)
+{
+    if (!l->workers_up) return;
+    if (!l->o.persistent_workers) {
+        ct__stop_workers(l);
+        return;
+    }
+    pthread_mutex_lock(&l->mu);
+    for (int i = 0; i < l->o.num_workers; i++) l->workers[i].count = 0;
+    for (int i = 0; i < l->o.num_workers; i++)
+        while (l->workers[i].busy) pthread_cond_wait(&l->done, &l->mu);
+    for (int i = 0; i < l->nslots; i++) {
+        ct_sample_release(&l->slots[i].batch);
+        l->slots[i].state = CT__SLOT_EMPTY;
+    }
+    pthread_mutex_unlock(&l->mu);
+}
+
+#else /* CTORCH_NO_THREADS: ct__check_loader_opts refuses num_workers > 0 */
+
+static void ct__stop_workers(ct_loader *l) { (void)l; }
+static void ct__abandon_worker_epoch(ct_loader *l) { (void)l; }
+static ct_result ct__begin_worker_epoch(ct_loader *l) { (void)l; return CT_ERR_RUNTIME; }
+static int ct__next_from_workers(ct_loader *l, ct_sample *batch) { (void)l, (void)batch; return CT_ERR_RUNTIME; }
+
+#endif
+
+/* ---------------------------------------------------------------- epochs */
+
+ct_result ct_loader_iter(ct_loader *l)
+{
+    if (!l) return ct__fail(CT_ERR_TYPE, "loader_iter(): argument 'loader' must be a loader, not NULL");
+    if (l->running) ct__abandon_worker_epoch(l);
+    if (l->dataset->iterable) ct__pass_close(l->dataset, &l->pass);
+    l->running = true;
+    l->sampler_done = false;
+    l->sent = l->received = 0;
+    /* each new iterator draws base_seed; persistent workers keep theirs */
+    if (!(l->o.persistent_workers && l->workers_up)) l->base_seed = ct__draw_seed(l->o.generator);
+    ct_result r = l->index_sampler ? ct_sampler_iter(l->index_sampler) : CT_OK;
+    if (r == CT_OK && l->o.num_workers > 0) r = ct__begin_worker_epoch(l);
+    if (r != CT_OK) l->running = false;
+    return r;
+}
+
+int ct_loader_next(ct_loader *l, ct_sample *batch)
+{
+    if (!l) return ct__fail(CT_ERR_TYPE, "loader_next(): argument 'loader' must be a loader, not NULL");
+    if (!batch) return ct__fail(CT_ERR_TYPE, "loader_next(): argument 'batch' must be a sample, not NULL");
+    memset(batch, 0, sizeof *batch);
+    if (!l->running) {
+        ct_result r = ct_loader_iter(l);
+        if (r != CT_OK) return r;
+    }
+    return l->o.num_workers > 0 ? ct__next_from_workers(l, batch) : ct__next_here(l, batch);
+}
+
+void ct_loader_free(ct_loader *l)
+{
+    if (!l) return;
+    ct__stop_workers(l);
+    if (l->dataset->iterable) ct__pass_close(l->dataset, &l->pass);
+    ct_sampler_free(l->index_sampler);
+    ct_dataset_free(l->dataset);
+    CT_FREE(l);
+}
+
+/* ==================== io/file.c ==================== */
+// >>io/file.c
+/* Reading files for the readers: a file's bytes memory-mapped (copy on write,
+ * so a tensor over them may be written without touching the file) where the
+ * system allows, read into memory otherwise, and gzip files decompressed
+ * through zlib when built with CTORCH_ZLIB. A tensor made over the bytes owns
+ * them: its deleter unmaps or frees them. */
+
+#include <errno.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define CT__HAVE_MMAP 1
+#endif
+#ifdef CTORCH_ZLIB
+#include <zlib.h>
+#endif
+
+typedef struct ct__bytes {
+    unsigned char *data;
+    size_t n;
+    bool mapped;
+} ct__bytes;
+
+static void ct__bytes_free(ct__bytes *b)
+{
+#ifdef CT__HAVE_MMAP
+    if (b->mapped && b->n > 0) munmap(b->data, b->n);
+#endif
+    if (!b->mapped) CT_FREE(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+static ct_result ct__file_error(const char *path)
+{
+    return ct__fail(CT_ERR_IO, "[Errno %d] %s: '%s'", errno, strerror(errno), path);
+}
+
+static bool ct__is_gzip(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 3 && strcmp(path + n - 3, ".gz") == 0;
+}
+
+/* The whole of a gzip file, decompressed. */
+static ct_result ct__read_gzip(const char *path, ct__bytes *out)
+{
+#ifdef CTORCH_ZLIB
+    errno = 0;
+    gzFile f = gzopen(path, "rb");
+    if (!f) return errno ? ct__file_error(path) : CT__OOM();
+    size_t cap = 1 << 20, n = 0;
+    unsigned char *buf = (unsigned char *)CT_MALLOC(cap);
+    ct_result r = buf ? CT_OK : CT__OOM();
+    for (int got = 1; r == CT_OK && got > 0;) {
+        if (n == cap) {
+            unsigned char *b = (unsigned char *)CT_REALLOC(buf, cap * 2);
+            if (!b) r = CT__OOM();
+            else buf = b, cap *= 2;
+        }
+        unsigned chunk = (unsigned)CT__MIN(cap - n, (size_t)1 << 30);
+        got = r == CT_OK ? gzread(f, buf + n, chunk) : 0;
+        if (got < 0) r = ct__fail(CT_ERR_IO, "'%s' is not a valid gzip file", path);
+        else n += (size_t)got;
+    }
+    gzclose(f);
+    if (r != CT_OK) {
+        CT_FREE(buf);
+        return r;
+    }
+    out->data = buf;
+    out->n = n;
+    out->mapped = false;
+    return CT_OK;
+#else
+    (void)out;
+    return ct__fail(CT_ERR_RUNTIME, "reading '%s' needs zlib: build ctorch with -DCTORCH_ZLIB and link with -lz", path);
+#endif
+}
+
+/* The whole of a plain file: mapped, or read. */
+static ct_result ct__read_plain(const char *path, ct__bytes *out)
+{
+#ifdef CT__HAVE_MMAP
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0) return ct__file_error(path);
+    if (fstat(fd, &st) != 0) {
+        ct_result r = ct__file_error(path);
+        close(fd);
+        return r;
+    }
+    out->n = (size_t)st.st_size;
+    out->mapped = true;
+    out->data = NULL;
+    if (out->n > 0) {
+        void *p = mmap(NULL, out->n, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            ct_result r = ct__file_error(path);
+            close(fd);
+            return r;
+        }
+        out->data = (unsigned char *)p;
+    }
+    close(fd);
+    return CT_OK;
+#else
+    FILE *f = fopen(path, "rb");
+    if (!f) return ct__file_error(path);
+    size_t cap = 1 << 20, n = 0;
+    unsigned char *buf = (unsigned char *)CT_MALLOC(cap);
+    for (size_t got = 1; buf && got > 0; n += got) {
+        if (n == cap) {
+            unsigned char *b = (unsigned char *)CT_REALLOC(buf, cap * 2);
+            if (!b) CT_FREE(buf);
+            buf = b, cap *= 2;
+            if (!buf) break;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+    }
+    fclose(f);
+    if (!buf) return CT__OOM();
+    out->data = buf;
+    out->n = n;
+    out->mapped = false;
+    return CT_OK;
+#endif
+}
+
+static ct_result ct__read_bytes(const char *path, ct__bytes *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!path) return ct__fail(CT_ERR_TYPE, "expected a file path, not NULL");
+    return ct__is_gzip(path) ? ct__read_gzip(path, out) : ct__read_plain(path, out);
+}
+
+static void ct__bytes_deleter(void *data, void *ctx)
+{
+    (void)data;
+    ct__bytes_free((ct__bytes *)ctx);
+    CT_FREE(ctx);
+}
+
+/* A tensor over b's bytes from offset, which it then owns (b is emptied);
+ * strides NULL for contiguous. On failure b is freed. */
+static ct_tensor *ct__tensor_over(ct__bytes *b, size_t offset, ct_shape shape, const int64_t *strides, ct_dtype dtype)
+{
+    ct__bytes *own = (ct__bytes *)CT_MALLOC(sizeof *own);
+    if (!own) {
+        ct__bytes_free(b);
+        CT__OOM();
+        return NULL;
+    }
+    *own = *b;
+    memset(b, 0, sizeof *b);
+    ct_tensor *t = ct_from_blob(own->data ? own->data + offset : NULL, shape, strides, dtype, ct__bytes_deleter, own);
+    if (!t) ct__bytes_deleter(NULL, own);
+    return t;
+}
+
+/* Reverse the bytes of each of n elements of size es (big-endian data). */
+static void ct__swap_bytes(unsigned char *p, int64_t n, size_t es)
+{
+    for (int64_t i = 0; es > 1 && i < n; i++, p += es)
+        for (size_t a = 0, z = es - 1; a < z; a++, z--) {
+            unsigned char c = p[a];
+            p[a] = p[z];
+            p[z] = c;
+        }
+}
+
+static bool ct__little_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
+
+/* ==================== io/idx.c ==================== */
+// >>io/idx.c
+/* IDX files (MNIST, Fashion-MNIST; yann.lecun.com/exdb/mnist): a 4-byte magic
+ * (0, 0, type, ndim), ndim big-endian uint32 sizes, then big-endian data. */
+
+static ct_dtype ct__idx_dtype(unsigned char code)
+{
+    switch (code) {
+    case 0x08: return CT_U8;
+    case 0x09: return CT_I8;
+    case 0x0B: return CT_I16;
+    case 0x0C: return CT_I32;
+    case 0x0D: return CT_F32;
+    case 0x0E: return CT_F64;
+    default: return CT_DEFAULT;
+    }
+}
+
+static uint32_t ct__be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+ct_tensor *ct_read_idx(const char *path)
+{
+    ct__bytes b;
+    if (ct__read_bytes(path, &b) != CT_OK) return NULL;
+    const unsigned char *p = b.data;
+    ct_dtype dt = b.n >= 4 ? ct__idx_dtype(p[2]) : CT_DEFAULT;
+    int ndim = b.n >= 4 ? p[3] : 0;
+    size_t head = 4 + 4 * (size_t)ndim;
+    ct_shape shape;
+    shape.ndim = ndim;
+    int64_t numel = 1;
+    bool ok = b.n >= 4 && p[0] == 0 && p[1] == 0 && dt != CT_DEFAULT && ndim <= CT_MAX_DIMS && b.n >= head;
+    for (int d = 0; ok && d < ndim; d++) {
+        shape.size[d] = ct__be32(p + 4 + 4 * d);
+        ok = ct__mul_ok(numel, shape.size[d], &numel);
+    }
+    size_t es = ok ? ct_dtype_size(dt) : 0;
+    if (!ok || (uint64_t)numel > (b.n - head) / es) {
+        ct__bytes_free(&b);
+        ct__fail(CT_ERR_VALUE, "'%s' is not an IDX file (bad magic number, or shorter than its header says)", path);
+        return NULL;
+    }
+    if (ct__little_endian()) ct__swap_bytes(b.data + head, numel, es);
+    return ct__tensor_over(&b, head, shape, NULL, dt);
+}
+
+ct_dataset *ct_idx_dataset(const char *images_path, const char *labels_path)
+{
+    ct_scope s = ct_scope_begin();
+    ct_tensor *t[2] = {ct_read_idx(images_path), NULL};
+    t[1] = t[0] ? ct_to(ct_read_idx(labels_path), CT_I64) : NULL;
+    ct_dataset *d = t[1] ? ct_tensor_dataset(t, 2) : NULL;
+    ct_scope_end(s);
+    return d;
+}
+
+/* ==================== io/csv.c ==================== */
+// >>io/csv.c
+/* Numeric CSV (numpy.loadtxt with a delimiter): every field a number. */
+
+/* Parse the rows after skip_rows into a growing array of doubles. */
+static ct_result ct__parse_csv(char *text, size_t n, ct_csv_opts o, double **vals, int64_t *rows,
+                               int64_t *cols)
+{
+    char delim = o.delimiter ? o.delimiter : ',';
+    const char field_end[3] = {delim, '\r', 0};
+    int64_t cap = 1024, count = 0, line_no = 0;
+    double *v = (double *)CT_MALLOC((size_t)cap * sizeof *v);
+    if (!v) return CT__OOM();
+    *rows = 0, *cols = -1;
+    for (char *line = text, *end; line < text + n; line = end + 1) {
+        end = (char *)memchr(line, '\n', (size_t)(text + n - line));
+        if (!end) end = text + n;
+        *end = 0;
+        if (line_no++ < o.skip_rows || line[strspn(line, " \t\r")] == 0) continue;
+        int64_t c = 0;
+        for (char *f = line;; f++) {
+            char *stop;
+            double x = strtod(f, &stop);
+            char *after = stop + strspn(stop, " \t\r");
+            if (stop == f || (*after != delim && *after != 0)) {
+                size_t len = strcspn(f, field_end);
+                CT_FREE(v);
+                return ct__fail(CT_ERR_VALUE, "could not convert string '%.*s' to float64 at row %lld, column %lld.",
+                                (int)len, f, (long long)(line_no - 1), (long long)(c + 1));
+            }
+            if (count == cap) {
+                double *g = (double *)CT_REALLOC(v, (size_t)(cap *= 2) * sizeof *v);
+                if (!g) {
+                    CT_FREE(v);
+                    return CT__OOM();
+                }
+                v = g;
+            }
+            v[count++] = x;
+            c++;
+            if (*after == 0) break;
+            f = after;
+        }
+        if (*cols >= 0 && c != *cols) {
+            CT_FREE(v);
+            return ct__fail(CT_ERR_VALUE, "the number of columns changed from %lld to %lld at row %lld; use `usecols` to "
+                            "select a subset and avoid this error", (long long)*cols, (long long)c, (long long)line_no);
+        }
+        *cols = c;
+        (*rows)++;
+    }
+    if (*cols < 0) *cols = 0;
+    *vals = v;
+    return CT_OK;
+}
+
+ct_tensor *ct_read_csv(const char *path, ct_csv_opts opts)
+{
+    if (opts.skip_rows < 0) {
+        ct__fail(CT_ERR_VALUE, "skiprows must be >= 0, not %d", opts.skip_rows);
+        return NULL;
+    }
+    ct__bytes b;
+    if (ct__read_bytes(path, &b) != CT_OK) return NULL;
+    /* a NUL-terminated copy to parse in place */
+    char *text = (char *)CT_MALLOC(b.n + 1);
+    if (!text) {
+        ct__bytes_free(&b);
+        CT__OOM();
+        return NULL;
+    }
+    if (b.n) memcpy(text, b.data, b.n);
+    text[b.n] = 0;
+    size_t n = b.n;
+    ct__bytes_free(&b);
+    double *vals = NULL;
+    int64_t rows = 0, cols = 0;
+    ct_result r = ct__parse_csv(text, n, opts, &vals, &rows, &cols);
+    CT_FREE(text);
+    if (r != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_dtype dt = opts.dtype == CT_DEFAULT ? ct_get_default_dtype() : opts.dtype;
+    ct_tensor *t = ct_keep(ct_to(ct_from_array(vals, CT_SHAPE(rows, cols), CT_F64), dt));
+    ct_scope_end(s);
+    CT_FREE(vals);
+    return t;
+}
+
+/* ==================== io/npy.c ==================== */
+// >>io/npy.c
+/* NumPy's .npy format (numpy/lib/format.py): "\x93NUMPY", version, header
+ * length, a Python dict literal {'descr': '<f4', 'fortran_order': False,
+ * 'shape': (2, 3), } padded with spaces to a multiple of 64 bytes, then data. */
+
+/* numpy's type string (without byte order) for a dtype, NULL where numpy has none. */
+static const char *ct__npy_descr(ct_dtype dt)
+{
+    switch (dt) {
+    case CT_BOOL: return "b1";
+    case CT_U8: return "u1";
+    case CT_I8: return "i1";
+    case CT_I16: return "i2";
+    case CT_I32: return "i4";
+    case CT_I64: return "i8";
+    case CT_F16: return "f2";
+    case CT_F32: return "f4";
+    case CT_F64: return "f8";
+    default: return NULL;
+    }
+}
+
+static ct_dtype ct__npy_dtype(const char *descr)
+{
+    for (int d = CT_BOOL; d < CT_NUM_DTYPES; d++) {
+        const char *s = ct__npy_descr((ct_dtype)d);
+        if (s && strncmp(descr, s, 2) == 0 && descr[2] == '\'') return (ct_dtype)d;
+    }
+    return CT_DEFAULT;
+}
+
+/* The value after 'key': in the header dict, or NULL. */
+static const char *ct__npy_field(const char *head, const char *key)
+{
+    const char *p = strstr(head, key);
+    if (!p) return NULL;
+    p = strchr(p + strlen(key), ':');
+    return p ? p + 1 + strspn(p + 1, " ") : NULL;
+}
+
+/* Parse the header dict: dtype, byte order, order and shape. */
+static ct_result ct__npy_header(const char *path, const char *head, ct_dtype *dt, bool *swap, bool *fortran,
+                                ct_shape *shape)
+{
+    const char *descr = ct__npy_field(head, "'descr'"), *order = ct__npy_field(head, "'fortran_order'");
+    const char *sh = ct__npy_field(head, "'shape'");
+    if (!descr || *descr != '\'' || !order || !sh || *sh != '(')
+        return ct__fail(CT_ERR_VALUE, "'%s' is not a .npy file (its header cannot be read)", path);
+    char endian = descr[1];
+    *dt = strchr("<>|=", endian) ? ct__npy_dtype(descr + 2) : CT_DEFAULT;
+    if (*dt == CT_DEFAULT) {
+        static const char *const names[][2] = {{"u2", "uint16"}, {"u4", "uint32"}, {"u8", "uint64"}, {"c8", "complex64"},
+                                               {"c16", "complex128"}, {"O", "object_"}};
+        const char *name = NULL;
+        size_t len = strcspn(descr + 2, "'");
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strlen(names[i][0]) == len && strncmp(descr + 2, names[i][0], len) == 0) name = names[i][1];
+        return ct__fail(CT_ERR_TYPE, "can't convert np.ndarray of type numpy.%.*s. The only supported types are: float64, "
+                        "float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.",
+                        name ? (int)strlen(name) : (int)len, name ? name : descr + 2);
+    }
+    *swap = endian == '>' ? ct__little_endian() : endian == '<' ? !ct__little_endian() : false;
+    *fortran = strncmp(order, "True", 4) == 0;
+    shape->ndim = 0;
+    for (const char *p = sh + 1; *p != ')';) {
+        char *stop;
+        long long v = strtoll(p, &stop, 10);
+        if (stop == p || v < 0 || shape->ndim == CT_MAX_DIMS)
+            return ct__fail(CT_ERR_VALUE, "'%s' is not a .npy file (bad shape)", path);
+        shape->size[shape->ndim++] = v;
+        p = stop + strspn(stop, " ,");
+    }
+    return CT_OK;
+}
+
+ct_tensor *ct_load_npy(const char *path)
+{
+    ct__bytes b;
+    if (ct__read_bytes(path, &b) != CT_OK) return NULL;
+    const unsigned char *p = b.data;
+    bool magic = b.n >= 12 && memcmp(p, "\x93NUMPY", 6) == 0 && p[6] >= 1 && p[6] <= 3;
+    size_t start = magic && p[6] == 1 ? 10 : 12, hlen = 0; /* version 1: a 2-byte length, else 4 (little-endian) */
+    for (size_t i = start; magic && i-- > 8;) hlen = hlen << 8 | p[i];
+    if (!magic || b.n < start + hlen) {
+        ct__bytes_free(&b);
+        ct__fail(CT_ERR_VALUE, "'%s' is not a .npy file (bad magic string or header length)", path);
+        return NULL;
+    }
+    char *head = (char *)CT_MALLOC(hlen + 1);
+    ct_dtype dt = CT_DEFAULT;
+    bool swap = false, fortran = false;
+    ct_shape shape;
+    ct_result r = head ? CT_OK : CT__OOM();
+    if (head) {
+        memcpy(head, p + start, hlen);
+        head[hlen] = 0;
+        r = ct__npy_header(path, head, &dt, &swap, &fortran, &shape);
+        CT_FREE(head);
+    }
+    int64_t numel = 1;
+    for (int d = 0; r == CT_OK && d < shape.ndim; d++)
+        if (!ct__mul_ok(numel, shape.size[d], &numel)) r = ct__fail(CT_ERR_VALUE, "'%s': the shape overflows", path);
+    if (r == CT_OK && (uint64_t)numel > (b.n - start - hlen) / ct_dtype_size(dt))
+        r = ct__fail(CT_ERR_VALUE, "'%s' is shorter than its shape says", path);
+    if (r != CT_OK) {
+        ct__bytes_free(&b);
+        return NULL;
+    }
+    if (swap) ct__swap_bytes(b.data + start + hlen, numel, ct_dtype_size(dt));
+    int64_t strides[CT_MAX_DIMS], step = 1;
+    for (int d = 0; fortran && d < shape.ndim; d++) {
+        strides[d] = step;
+        step *= CT__MAX(shape.size[d], 1);
+    }
+    return ct__tensor_over(&b, start + hlen, shape, fortran ? strides : NULL, dt);
+}
+
+ct_result ct_save_npy(const char *path, const ct_tensor *t)
+{
+    CT__ARG_R(t, "tensor", 2);
+    const char *descr = ct__npy_descr(t->dtype);
+    if (!descr) return ct__fail(CT_ERR_TYPE, "Got unsupported ScalarType %s", t->dtype == CT_BF16 ? "BFloat16" : "?");
+    char head[64 + 24 * CT_MAX_DIMS];
+    int n = snprintf(head, sizeof head, "{'descr': '%c%s', 'fortran_order': False, 'shape': (",
+                     t->dtype == CT_BOOL || t->dtype == CT_U8 || t->dtype == CT_I8 ? '|' : '<', descr);
+    for (int d = 0; d < t->ndim; d++) /* Python's tuple: (), (3,), (2, 3) */
+        n += snprintf(head + n, sizeof head - (size_t)n, "%s%lld", d ? ", " : "", (long long)t->sizes[d]);
+    n += snprintf(head + n, sizeof head - (size_t)n, "%s), }", t->ndim == 1 ? "," : "");
+    int total = (10 + n + 1 + 63) / 64 * 64; /* with the newline, a multiple of 64 */
+    while (10 + n + 1 < total) head[n++] = ' ';
+    head[n++] = '\n';
+    ct_scope s = ct_scope_begin();
+    ct_tensor *c = ct_contiguous(t);
+    FILE *f = c ? fopen(path, "wb") : NULL;
+    ct_result r = !c ? ct_last_error_code() : !f ? ct__file_error(path) : CT_OK;
+    if (f) {
+        unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xff), (unsigned char)(n >> 8)};
+        size_t bytes = (size_t)ct_numel(c) * ct_dtype_size(c->dtype);
+        bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(head, 1, (size_t)n, f) == (size_t)n &&
+                  (bytes == 0 || fwrite(ct__data(c), 1, bytes, f) == bytes);
+        if (fclose(f) != 0 || !ok) r = ct__file_error(path);
+    }
+    ct_scope_end(s);
+    return r;
 }
 
 #endif /* CTORCH_IMPLEMENTATION */

@@ -7,10 +7,10 @@ cd "$(dirname "$0")/.."
 out=${1:-.}
 
 # The public API, in dependency order.
-API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h src/ops/reduce.h src/ops/join.h src/ops/sort.h src/linalg/linalg.h src/linalg/decomp.h src/linalg/conv.h src/nn/nn.h src/optim/optim.h"
+API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h src/ops/reduce.h src/ops/join.h src/ops/sort.h src/linalg/linalg.h src/linalg/decomp.h src/linalg/conv.h src/nn/nn.h src/optim/optim.h src/data/data.h"
 # The implementation, in dependency order: private headers first, then code.
 IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_ops.h src/linalg/conv_ops.h src/ops/optable.h
-      src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h src/optim/internal.h
+      src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h src/optim/internal.h src/data/internal.h
       src/base/error.c src/base/dtype.c
       src/tensor/tensor.c src/tensor/copy.c src/tensor/view.c src/tensor/create.c
       src/tensor/index.c src/tensor/random.c src/tensor/print.c
@@ -23,7 +23,9 @@ IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_o
       src/linalg/gemm.c src/linalg/products.c src/linalg/lapack.c src/linalg/formulas.c src/linalg/decomp.c
       src/linalg/pool.c src/linalg/conv.c
       src/nn/module.c src/nn/init.c src/nn/functional.c src/nn/loss.c src/nn/layers.c
-      src/optim/optimizer.c src/optim/lbfgs.c src/optim/lr_scheduler.c src/optim/clip.c"
+      src/optim/optimizer.c src/optim/lbfgs.c src/optim/lr_scheduler.c src/optim/clip.c
+      src/data/dataset.c src/data/transform.c src/data/sampler.c src/data/loader.c
+      src/io/file.c src/io/idx.c src/io/csv.c src/io/npy.c"
 
 section() { # file
     name=${1#src/}
