@@ -24,7 +24,7 @@
 
 typedef enum ct__slot_state { CT__SLOT_EMPTY, CT__SLOT_PENDING, CT__SLOT_READY, CT__SLOT_FAILED, CT__SLOT_EXHAUSTED } ct__slot_state;
 
-typedef struct ct__slot {
+typedef struct ct__batch_slot {
     ct__slot_state state;
     int worker;
     int64_t n;        /* indices (or samples wanted from an iterable dataset) */
@@ -32,7 +32,7 @@ typedef struct ct__slot {
     ct_sample batch;
     ct_result code;
     char msg[CT__LOADER_MSG];
-} ct__slot;
+} ct__batch_slot;
 
 /* An iterable dataset's pass on one thread. */
 typedef struct ct__iter_pass {
@@ -64,7 +64,7 @@ struct ct_loader {
     ct__iter_pass pass; /* num_workers == 0 with an iterable dataset */
     /* workers */
     int nslots, cycle;
-    ct__slot *slots;
+    ct__batch_slot *slots;
     ct__worker *workers;
     bool workers_up, stop;
 #ifndef CTORCH_NO_THREADS
@@ -303,7 +303,7 @@ static int ct__next_here(ct_loader *l, ct_sample *batch)
 #ifndef CTORCH_NO_THREADS
 
 /* A batch's tensors made on another thread join the caller's open scope. */
-static void ct__adopt(ct_sample *batch)
+static void ct__adopt_batch(ct_sample *batch)
 {
     for (int k = 0; k < batch->n; k++) batch->field[k] = ct__own(batch->field[k]);
 }
@@ -311,7 +311,7 @@ static void ct__adopt(ct_sample *batch)
 static void ct__worker_build(ct__worker *w, int64_t k, bool new_pass)
 {
     ct_loader *l = w->l;
-    ct__slot *slot = &l->slots[k % l->nslots];
+    ct__batch_slot *slot = &l->slots[k % l->nslots];
     if (new_pass && l->dataset->iterable) ct__pass_close(l->dataset, &w->pass);
     ct_sample batch;
     memset(&batch, 0, sizeof batch);
@@ -384,7 +384,7 @@ static ct_result ct__alloc_workers(ct_loader *l)
 {
     int nw = l->o.num_workers;
     l->nslots = nw * l->o.prefetch_factor;
-    l->slots = (ct__slot *)CT_MALLOC((size_t)l->nslots * sizeof *l->slots);
+    l->slots = (ct__batch_slot *)CT_MALLOC((size_t)l->nslots * sizeof *l->slots);
     l->workers = (ct__worker *)CT_MALLOC((size_t)nw * sizeof *l->workers);
     bool ok = l->slots && l->workers;
     if (l->slots) memset(l->slots, 0, (size_t)l->nslots * sizeof *l->slots);
@@ -427,7 +427,7 @@ static ct_result ct__dispatch(ct_loader *l)
         if (l->workers[c].active) w = c;
     }
     if (w < 0) return CT_OK;
-    ct__slot *slot = &l->slots[l->sent % l->nslots];
+    ct__batch_slot *slot = &l->slots[l->sent % l->nslots];
     int64_t n = ct__next_indices(l, slot->indices);
     if (n <= 0) return (ct_result)n;
     pthread_mutex_lock(&l->mu);
@@ -443,7 +443,7 @@ static ct_result ct__dispatch(ct_loader *l)
 }
 
 /* Wait for slot's batch; false when the timeout expired. Called with the lock held. */
-static bool ct__wait_slot(ct_loader *l, ct__slot *slot)
+static bool ct__wait_slot(ct_loader *l, ct__batch_slot *slot)
 {
     struct timespec deadline;
     if (l->o.timeout > 0) {
@@ -468,7 +468,7 @@ static int ct__next_from_workers(ct_loader *l, ct_sample *batch)
             if (!l->o.persistent_workers) ct__stop_workers(l);
             return 0;
         }
-        ct__slot *slot = &l->slots[l->received % l->nslots];
+        ct__batch_slot *slot = &l->slots[l->received % l->nslots];
         pthread_mutex_lock(&l->mu);
         if (!ct__wait_slot(l, slot)) {
             pthread_mutex_unlock(&l->mu);
@@ -487,7 +487,7 @@ static int ct__next_from_workers(ct_loader *l, ct_sample *batch)
         ct_result r = ct__dispatch(l);
         if (state == CT__SLOT_FAILED) return ct__fail(code, "%s", msg);
         if (state == CT__SLOT_READY) {
-            ct__adopt(batch);
+            ct__adopt_batch(batch);
             if (r != CT_OK) ct_sample_release(batch); /* the sampler failed: report that */
             return r != CT_OK ? (int)r : 1;
         }

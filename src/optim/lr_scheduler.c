@@ -676,7 +676,7 @@ ct_lr_scheduler *ct_one_cycle_lr(ct_optimizer *opt, ct_one_cycle_lr_opts o)
     return ct__sched_start(s);
 }
 
-static ct_lr_scheduler *ct__adopt(ct_lr_scheduler *s, ct_lr_scheduler *const *children, int n)
+static ct_lr_scheduler *ct__adopt_children(ct_lr_scheduler *s, ct_lr_scheduler *const *children, int n)
 {
     s->children = (ct_lr_scheduler **)CT_MALLOC((size_t)n * sizeof *s->children);
     if (!s->children) {
@@ -708,7 +708,7 @@ ct_lr_scheduler *ct_sequential_lr(ct_optimizer *opt, ct_lr_scheduler *const *sch
                                    "the number of milestone points, but got number of schedulers %d and the number of "
                                    "milestones to be equal to 0", n);
     ct_lr_scheduler *s = r == CT_OK ? ct__sched_alloc(CT__S_SEQUENTIAL, opt) : NULL;
-    if (!s || !(s = ct__adopt(s, schedulers, n))) {
+    if (!s || !(s = ct__adopt_children(s, schedulers, n))) {
         ct__free_all(schedulers, n);
         return NULL;
     }
@@ -742,7 +742,7 @@ ct_lr_scheduler *ct_chained_scheduler(ct_lr_scheduler *const *schedulers, int n)
             r = ct__fail(CT_ERR_VALUE, "ChainedScheduler expects all schedulers to belong to the same optimizer, but "
                                        "got schedulers at index 0 and %d to be different", i);
     ct_lr_scheduler *s = r == CT_OK ? ct__sched_alloc(CT__S_CHAINED, schedulers[0]->opt) : NULL;
-    if (!s || !(s = ct__adopt(s, schedulers, n))) {
+    if (!s || !(s = ct__adopt_children(s, schedulers, n))) {
         ct__free_all(schedulers, n);
         return NULL;
     }
