@@ -8694,11 +8694,11 @@ static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
 {
     static const char *const why[] = {
         "",
-        " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
-        "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
-        "tracked) or both outside (if you want the inplace to be tracked).",
-        " This view is the output of a function that returns multiple views. Such functions do not allow the output "
-        "views to be modified inplace. You should replace the inplace operation by an out-of-place one."};
+        (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+         "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+         "tracked) or both outside (if you want the inplace to be tracked)."),
+        (" This view is the output of a function that returns multiple views. Such functions do not allow the output "
+         "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")};
     const char *what = indirect ? "its base or another view of its base has been" : "is being";
     ct__node *fn = v->ag ? ct__meta(v)->grad_fn : NULL;
     if (v->view_made == CT__VIEW_MADE_DEFAULT) return CT_OK;
