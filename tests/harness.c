@@ -252,3 +252,29 @@ const ct_tensor *golden(const char *file, const char *name)
     free(data);
     return found; /* kept into the test's scope, which releases it */
 }
+
+int ct_test_each_case(const char *path, int n_fields, void (*replay)(char **fields))
+{
+    FILE *file = fopen(path, "r");
+    char line[4096];
+    int cases = 0;
+    if (!file) {
+        ct_test_fail(__FILE__, __LINE__, "cannot open %s", path);
+        return -1;
+    }
+    while (fgets(line, sizeof line, file)) {
+        char *f[8];
+        int k = 0;
+        line[strcspn(line, "\n")] = 0;
+        f[k++] = line;
+        for (char *p = line; *p && k < n_fields; p++)
+            if (*p == '|') *p = 0, f[k++] = p + 1;
+        if (k != n_fields) continue;
+        ct_scope s = ct_scope_begin();
+        replay(f);
+        ct_scope_end(s);
+        cases++;
+    }
+    fclose(file);
+    return cases;
+}

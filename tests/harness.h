@@ -88,4 +88,9 @@ void ct_test_check_values(const char *file, int line, const char *expr, const ct
  * failed check) when absent. The running test's scope releases it. */
 const ct_tensor *golden(const char *file, const char *name);
 
+/* Each line of a golden case list (tests/golden/<file>.txt) with exactly
+ * n_fields '|'-separated fields (at most 8) given to replay, inside a scope
+ * of its own; returns how many there were (-1: no file, a failed check). */
+int ct_test_each_case(const char *path, int n_fields, void (*replay)(char **fields));
+
 #endif

@@ -186,28 +186,7 @@ static void replay(char **f)
     check_grad(what, gx ? gx : ct_zeros_like(x, CT_DEFAULT), golden("grad_reduce", name), ulps_for(op));
 }
 
-static void test_golden_gradients(void)
-{
-    FILE *file = fopen("tests/golden/grad_reduce.txt", "r");
-    char line[512];
-    int cases = 0;
-    CHECK(file != NULL);
-    while (file && fgets(line, sizeof line, file)) {
-        char *f[6];
-        int k = 0;
-        line[strcspn(line, "\n")] = 0;
-        f[k++] = line;
-        for (char *p = line; *p && k < 6; p++)
-            if (*p == '|') *p = 0, f[k++] = p + 1;
-        if (k != 6) continue;
-        ct_scope s = ct_scope_begin();
-        replay(f);
-        ct_scope_end(s);
-        cases++;
-    }
-    if (file) fclose(file);
-    CHECK(cases > 900);
-}
+static void test_golden_gradients(void) { CHECK(ct_test_each_case("tests/golden/grad_reduce.txt", 6, replay) > 900); }
 
 /* ---------------------------------------------------------------- gradcheck */
 

@@ -98,28 +98,7 @@ static void replay(char **f)
     }
 }
 
-static void test_golden(void)
-{
-    FILE *file = fopen("tests/golden/products.txt", "r");
-    char line[4096];
-    int cases = 0;
-    CHECK(file != NULL);
-    while (file && fgets(line, sizeof line, file)) {
-        char *f[6];
-        int k = 0;
-        line[strcspn(line, "\n")] = 0;
-        f[k++] = line;
-        for (char *p = line; *p && k < 6; p++)
-            if (*p == '|') *p = 0, f[k++] = p + 1;
-        if (k != 6) continue;
-        ct_scope s = ct_scope_begin();
-        replay(f);
-        ct_scope_end(s);
-        cases++;
-    }
-    if (file) fclose(file);
-    CHECK(cases == 136);
-}
+static void test_golden(void) { CHECK(ct_test_each_case("tests/golden/products.txt", 6, replay) == 136); }
 
 /* ---------------------------------------------------------------- gradcheck */
 
