@@ -56,6 +56,11 @@ else
 fi
 check_compile header_two_units sh -c "gcc -std=c11 $W -I. -c '$tmp/main.c' -o '$tmp/m.o' && gcc '$tmp/a.o' '$tmp/m.o' -o '$tmp/two' -lm && '$tmp/two'"
 check_compile header_static sh -c "gcc -std=c11 $W -I. '$tmp/static.c' -o '$tmp/static' -lm && '$tmp/static'"
+# Auto-vectorised loops at -O3 for the machine at hand (how users build
+# ctorch.h for speed) must give the bits the default build gives: the
+# reduction suite again, built that way.
+check_compile reduce_o3_native sh -c "$CC -std=c11 -O3 -march=native -I. -Itests tests/harness.c tests/test_reduce.c \
+    -o '$tmp/reduce' -lm && '$tmp/reduce' > '$tmp/reduce.out' 2>&1 || { grep -v '^ok' '$tmp/reduce.out'; exit 1; }"
 
 # The test programs. A program that did not build counts as one failure.
 for src in tests/test_*.c; do
