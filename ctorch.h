@@ -21997,7 +21997,7 @@ static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, 
             ct__la_swap_cols(a, m, n, j, j - 1);
             ct__la_swap_cols(v, n, n, j, j - 1);
         }
-    double tiny = (s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
+    double tiny = (n > 0 && s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
     int64_t r = 0; /* columns with a reliable direction */
     while (r < n && s[r] > tiny) r++;
     for (int64_t i = 0; i < m; i++)
@@ -22754,7 +22754,8 @@ static ct_tensor *ct__la_out(const ct_tensor *t, int nbatch, const int64_t *tail
     memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)nbatch);
     if (ntail) memcpy(sizes + nbatch, tail, sizeof(int64_t) * (size_t)ntail); /* tail may be NULL */
     ct_tensor *o = ct__alloc(sizes, nbatch + ntail, CT_F64, ct__cpu);
-    if (o) *data = (double *)ct__data(o);
+    static double none; /* no elements: a pointer that is never read or written */
+    if (o) *data = ct__data(o) ? (double *)ct__data(o) : &none;
     return o;
 }
 

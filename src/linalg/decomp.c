@@ -79,7 +79,8 @@ static ct_tensor *ct__la_out(const ct_tensor *t, int nbatch, const int64_t *tail
     memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)nbatch);
     if (ntail) memcpy(sizes + nbatch, tail, sizeof(int64_t) * (size_t)ntail); /* tail may be NULL */
     ct_tensor *o = ct__alloc(sizes, nbatch + ntail, CT_F64, ct__cpu);
-    if (o) *data = (double *)ct__data(o);
+    static double none; /* no elements: a pointer that is never read or written */
+    if (o) *data = ct__data(o) ? (double *)ct__data(o) : &none;
     return o;
 }
 
