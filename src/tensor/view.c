@@ -113,7 +113,9 @@ static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
                          : one_of_many    ? CT__VIEW_MADE_MULTI_OUTPUT
                                           : CT__VIEW_MADE_DEFAULT;
     if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
+    ct_tensor *old = v->base; /* set when a view op made v with another (unbind with select) */
     v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
+    ct_release(old);
     v->view_made = (uint8_t)made;
     v->view_version = t->storage->version;
 }
