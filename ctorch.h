@@ -668,6 +668,28 @@ CTORCH_API ct_result ct_checkpoint(ct_checkpoint_fn fn, ct_tensor *const *inputs
 CTORCH_API ct_tensor *ct_checkpoint_sequential(const ct_checkpoint_fn *fns, void *const *users, int n_fns, int segments,
                                                const ct_tensor *input);
 
+/* ---------------------------------------------------------------- autocast */
+
+/* The autocast state a region ends with (give it to ct_autocast_restore). */
+typedef struct ct_autocast_mode {
+    bool enabled;
+    ct_dtype dtype;
+} ct_autocast_mode;
+
+/* torch.autocast("cpu", dtype, enabled): enters a region of this thread in
+ * which matrix products (mm, bmm, matmul, addmm, baddbmm, linear) and
+ * convolutions (conv1d/2d/3d) run in bfloat16; losses, prod, trace, the
+ * decompositions and reflection/replication padding in float32; cat, stack
+ * and index_copy in their widest floating input type; float64 is left alone
+ * (PyTorch 1.13's CPU lists). dtype: CT_BF16 or CT_DEFAULT (the CPU
+ * supports no other, as in PyTorch: an error, and the region stays as it
+ * was). Regions nest; a cast of a weight is cached until the outermost ends.
+ * Returns the mode to restore. */
+CTORCH_API ct_autocast_mode ct_autocast(bool enabled, ct_dtype dtype);
+CTORCH_API void ct_autocast_restore(ct_autocast_mode mode);
+CTORCH_API bool ct_is_autocast_enabled(void);    /* torch.is_autocast_cpu_enabled() */
+CTORCH_API ct_dtype ct_get_autocast_dtype(void); /* torch.get_autocast_cpu_dtype() */
+
 /* ==================== ops/math.h ==================== */
 // >>ops/math.h
 /* Public math API: pointwise ops (and, as they come, reductions, scans,
@@ -4055,6 +4077,57 @@ typedef enum ct__copy_grad {
 /* Record copy op `kind` of input (and src, for copy_) giving out; k: the diagonal. */
 static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k);
 
+/* ---------------------------------------------------------------- autocast */
+
+/* How an op on autocast's lists casts its floating arguments (PyTorch's
+ * CastPolicy): to the region's low-precision type, to float32, or to the
+ * widest floating type among them. float64 arguments are never cast. */
+typedef enum ct__cast_policy { CT__CAST_LOWER, CT__CAST_FP32, CT__CAST_PROMOTE } ct__cast_policy;
+
+/* What an autocast op keeps while it runs itself again on cast arguments. */
+typedef struct ct__autocast_frame {
+    ct_scope scope;
+} ct__autocast_frame;
+
+static CT__TLS bool ct__autocasting; /* on, and not paused inside an autocast op */
+static bool ct__autocast_enter(ct__autocast_frame *f, ct__cast_policy policy, const ct_tensor **const *args, int n);
+static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *results, int n);
+
+/* The first lines of an op on autocast's lists: in an autocast region it
+ * casts the tensor arguments (addresses of the parameters: &input, &weight)
+ * by policy, runs `call` (the op itself, with autocast paused, so the ops it
+ * is made of cast nothing) and returns its result. */
+#define CT__AUTOCAST(policy, call, ...)                                                                   \
+    do {                                                                                                  \
+        if (CT__UNLIKELY(ct__autocasting)) {                                                              \
+            const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
+            ct__autocast_frame ct__f_;                                                                    \
+            if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
+                return NULL;                                                                              \
+            ct_tensor *ct__r_ = (call);                                                                   \
+            ct_tensor *const *ct__rs_[] = {&ct__r_};                                                      \
+            ct__autocast_leave(&ct__f_, ct__rs_, 1);                                                      \
+            return ct__r_;                                                                                \
+        }                                                                                                 \
+    } while (0)
+
+/* The same for an op that returns a ct_result and writes its results
+ * through the out-parameters in `outs` (a braced list of their addresses). */
+#define CT__AUTOCAST_OUTS(policy, call, outs, ...)                                                        \
+    do {                                                                                                  \
+        if (CT__UNLIKELY(ct__autocasting)) {                                                              \
+            const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
+            ct_tensor *const *ct__rs_[] = CT__UNPAREN outs;                                               \
+            ct__autocast_frame ct__f_;                                                                    \
+            if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
+                return ct_last_error_code();                                                              \
+            ct_result ct__r_ = (call);                                                                    \
+            ct__autocast_leave(&ct__f_, ct__rs_, ct__r_ == CT_OK ? (int)(sizeof ct__rs_ / sizeof *ct__rs_) : 0); \
+            return ct__r_;                                                                                \
+        }                                                                                                 \
+    } while (0)
+#define CT__UNPAREN(...) {__VA_ARGS__}
+
 /* ==================== cpu/iter.h ==================== */
 // >>cpu/iter.h
 /* Private: the strided iterator that every CPU elementwise kernel runs through.
@@ -5339,7 +5412,9 @@ static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
                          : one_of_many    ? CT__VIEW_MADE_MULTI_OUTPUT
                                           : CT__VIEW_MADE_DEFAULT;
     if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
+    ct_tensor *old = v->base; /* set when a view op made v with another (unbind with select) */
     v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
+    ct_release(old);
     v->view_made = (uint8_t)made;
     v->view_version = t->storage->version;
 }
@@ -11818,6 +11893,157 @@ ct_tensor *ct_checkpoint_sequential(const ct_checkpoint_fn *fns, void *const *us
     return out;
 }
 
+/* ==================== autograd/autocast.c ==================== */
+// >>autograd/autocast.c
+/* Autocast (torch.autocast on the CPU): inside a region, the ops on
+ * PyTorch 1.13's CPU lists cast their floating arguments before running:
+ * matrix products and convolutions to bfloat16, the losses, linear algebra
+ * and a few others to float32, cat/stack/index_copy to their widest input.
+ * Every cast is an ordinary recorded ct_to, so gradients flow back to the
+ * float32 weights. Casts of weights (leaves that require grad) are cached
+ * until the outermost region ends, as PyTorch caches them. */
+
+/* The region state of this thread. */
+static CT__TLS bool ct__autocast_enabled;
+static CT__TLS int ct__autocast_depth;
+
+/* The cached casts: source and cast, each retained. */
+typedef struct ct__cast_entry {
+    ct_tensor *src, *cast;
+} ct__cast_entry;
+static CT__TLS ct__cast_entry *ct__cast_cache;
+static CT__TLS int ct__cast_cache_n, ct__cast_cache_cap;
+
+static void ct__autocast_clear_cache(void)
+{
+    for (int i = 0; i < ct__cast_cache_n; i++) {
+        ct_release(ct__cast_cache[i].src);
+        ct_release(ct__cast_cache[i].cast);
+    }
+    CT_FREE(ct__cast_cache);
+    ct__cast_cache = NULL;
+    ct__cast_cache_n = ct__cast_cache_cap = 0;
+}
+
+ct_autocast_mode ct_autocast(bool enabled, ct_dtype dtype)
+{
+    ct_autocast_mode prev = {ct__autocast_enabled, CT_BF16};
+    ct__autocast_depth++; /* even when refused: the matching restore leaves it */
+    if (dtype != CT_BF16 && dtype != CT_DEFAULT) {
+        ct__fail(CT_ERR_RUNTIME, "Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype");
+        return prev;
+    }
+    ct__autocast_enabled = ct__autocasting = enabled;
+    return prev;
+}
+
+void ct_autocast_restore(ct_autocast_mode mode)
+{
+    ct__autocast_enabled = ct__autocasting = mode.enabled;
+    if (ct__autocast_depth > 0 && --ct__autocast_depth == 0) ct__autocast_clear_cache();
+}
+
+bool ct_is_autocast_enabled(void) { return ct__autocast_enabled; }
+ct_dtype ct_get_autocast_dtype(void) { return CT_BF16; }
+
+/* at::autocast::is_eligible: a floating tensor other than float64. */
+static bool ct__cast_eligible(const ct_tensor *t)
+{
+    return t && ct_is_floating_point(t) && t->dtype != CT_F64;
+}
+
+/* at::autocast::prioritize over the arguments into *to: float32 wins over
+ * bfloat16; false (with PyTorch's error) for float16. */
+static bool ct__promote_type(const ct_tensor **const *args, int n, ct_dtype *to)
+{
+    *to = CT_BF16;
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *t = *args[i];
+        if (!ct__cast_eligible(t)) continue;
+        if (*to == CT_F32 || t->dtype == CT_F32) *to = CT_F32;
+        else if (t->dtype != CT_BF16)
+            return ct__fail(CT_ERR_RUNTIME, "Unexpected floating ScalarType in at::autocast::prioritize"), false;
+    }
+    return true;
+}
+
+/* A weight's cast from the cache, or made and cached. */
+static const ct_tensor *ct__cached_cast(const ct_tensor *t, ct_dtype to)
+{
+    for (int i = 0; i < ct__cast_cache_n; i++)
+        if (ct__cast_cache[i].src == t && ct__cast_cache[i].cast->dtype == to) return ct__cast_cache[i].cast;
+    if (ct__cast_cache_n == ct__cast_cache_cap) {
+        int cap = ct__cast_cache_cap ? 2 * ct__cast_cache_cap : 8;
+        ct__cast_entry *grown = (ct__cast_entry *)CT_REALLOC(ct__cast_cache, (size_t)cap * sizeof *grown);
+        if (!grown) return CT__OOM(), NULL;
+        ct__cast_cache = grown, ct__cast_cache_cap = cap;
+    }
+    ct_tensor *c = ct_to(t, to);
+    if (!c) return NULL;
+    ct__cast_cache[ct__cast_cache_n].src = ct_retain((ct_tensor *)t);
+    ct__cast_cache[ct__cast_cache_n++].cast = ct_retain(c);
+    return c;
+}
+
+/* at::autocast::cached_cast: t in dtype `to` when it is eligible. */
+static const ct_tensor *ct__autocast_cast(const ct_tensor *t, ct_dtype to, ct__cast_policy policy)
+{
+    if (!ct__cast_eligible(t) || t->dtype == to) return t;
+    bool weight = policy == CT__CAST_LOWER && ct_requires_grad(t) && ct_is_leaf(t);
+    return weight ? ct__cached_cast(t, to) : ct_to(t, to);
+}
+
+/* Opens a scope for the casts, casts the arguments in place and pauses
+ * autocast; false (nothing to leave) when a cast failed. */
+static bool ct__autocast_enter(ct__autocast_frame *f, ct__cast_policy policy, const ct_tensor **const *args, int n)
+{
+    ct_dtype to = policy == CT__CAST_LOWER ? CT_BF16 : CT_F32;
+    if (policy == CT__CAST_PROMOTE && !ct__promote_type(args, n, &to)) return false;
+    f->scope = ct_scope_begin();
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *c = ct__autocast_cast(*args[i], to, policy);
+        if (!c && *args[i]) {
+            ct_scope_end(f->scope);
+            return false;
+        }
+        *args[i] = c;
+    }
+    ct__autocasting = false;
+    return true;
+}
+
+/* Resumes autocast and hands the op's n results on out of the casts' scope. */
+static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *results, int n)
+{
+    ct__autocasting = ct__autocast_enabled;
+    for (int i = 0; i < n; i++)
+        if (results[i] && *results[i]) ct_keep(*results[i]);
+    ct_scope_end(f->scope);
+}
+
+/* cat and stack in a region: the widest floating type of the list. */
+static ct_tensor *ct__autocast_list(ct_tensor *(*op)(ct_tensor *const *, int, int), ct_tensor *const *tensors, int n,
+                                    int dim)
+{
+    const ct_tensor *local[64], **list = n <= 64 ? local : (const ct_tensor **)CT_MALLOC((size_t)n * sizeof *list);
+    const ct_tensor **addr_local[64], ***addr = n <= 64 ? addr_local : (const ct_tensor ***)CT_MALLOC((size_t)n * sizeof *addr);
+    ct_tensor *r = NULL;
+    if (list && addr) {
+        for (int i = 0; i < n; i++) list[i] = tensors[i], addr[i] = &list[i];
+        ct__autocast_frame f;
+        if (ct__autocast_enter(&f, CT__CAST_PROMOTE, (const ct_tensor **const *)addr, n)) {
+            r = op((ct_tensor *const *)list, n, dim);
+            ct_tensor *const *rs[] = {&r};
+            ct__autocast_leave(&f, rs, 1);
+        }
+    } else {
+        CT__OOM();
+    }
+    if (list != local) CT_FREE(list);
+    if (addr != addr_local) CT_FREE(addr);
+    return r;
+}
+
 /* ==================== autograd/gradcheck.c ==================== */
 // >>autograd/gradcheck.c
 /* gradcheck and gradgradcheck: backward's Jacobians against finite differences. */
@@ -13602,12 +13828,14 @@ static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_d
 
 ct_tensor *ct_prod(const ct_tensor *input)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_prod(input), &input);
     CT__ARG(input, "input", 1);
     return ct__reduce_recorded(ct__prod, CT__RG_PROD, input, CT_SHAPE0, false, CT_DEFAULT, true);
 }
 
 ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype dtype)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_prod_dim(input, dim, keepdim, dtype), &input);
     int d;
     CT__ARG(input, "input", 1);
     if (ct__dim_mask1(input, dim, &d) < 0) return NULL;
@@ -14610,6 +14838,7 @@ static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *
 ct_tensor *ct_cat(ct_tensor *const *tensors, int n, int dim)
 {
     if (ct__check_list(tensors, n, "cat") != CT_OK) return NULL;
+    if (CT__UNLIKELY(ct__autocasting)) return ct__autocast_list(ct_cat, tensors, n, dim);
     n = CT__MAX(n, 0);
     ct_tensor *r = ct__cat(tensors, n, &dim); /* dim comes back wrapped */
     return ct__record_cat(r, tensors, tensors, n, dim);
@@ -14653,6 +14882,7 @@ ct_tensor *ct_stack(ct_tensor *const *tensors, int n, int dim)
 {
     char b1[256], b2[256];
     if (ct__check_list(tensors, n, "stack") != CT_OK) return NULL;
+    if (CT__UNLIKELY(ct__autocasting)) return ct__autocast_list(ct_stack, tensors, n, dim);
     if (n <= 0) {
         ct__fail(CT_ERR_RUNTIME, "stack expects a non-empty TensorList");
         return NULL;
@@ -15673,6 +15903,7 @@ static ct_result ct__index_copy(ct_tensor *self, bool inplace, int dim, const ct
 
 ct_tensor *ct_index_copy(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
 {
+    CT__AUTOCAST(CT__CAST_PROMOTE, ct_index_copy(t, dim, index, source), &t, &source);
     ct_tensor *r = NULL;
     CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
@@ -21425,6 +21656,7 @@ static ct_result ct__check_mv_shapes(int ndim, const int64_t *sizes, const ct_te
 
 ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_mm(input, mat2), &input, &mat2);
     CT__ARG(input, "input", 1);
     CT__ARG(mat2, "mat2", 2);
     if (input->ndim != 2) {
@@ -21444,6 +21676,7 @@ ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2)
 
 ct_tensor *ct_bmm(const ct_tensor *input, const ct_tensor *mat2)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_bmm(input, mat2), &input, &mat2);
     CT__ARG(input, "input", 1);
     CT__ARG(mat2, "mat2", 2);
     if (ct__check_bmm_shapes(input, mat2) || ct__check_kernel("bmm", input->dtype, mat2)) return NULL;
@@ -21527,6 +21760,7 @@ ct_tensor *ct_outer(const ct_tensor *input, const ct_tensor *vec2)
 
 ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tensor *mat2, ct_addmm_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_addmm(input, mat1, mat2, opts), &input, &mat1, &mat2);
     CT__ARG(input, "input", 1);
     CT__ARG(mat1, "mat1", 2);
     CT__ARG(mat2, "mat2", 3);
@@ -21570,6 +21804,7 @@ ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tenso
 
 ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_tensor *batch2, ct_addmm_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_baddbmm(input, batch1, batch2, opts), &input, &batch1, &batch2);
     CT__ARG(input, "input", 1);
     CT__ARG(batch1, "batch1", 2);
     CT__ARG(batch2, "batch2", 3);
@@ -21673,6 +21908,7 @@ static ct_tensor *ct__matmul(const ct_tensor *x, const ct_tensor *y)
 
 ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_matmul(input, other), &input, &other);
     CT__ARG(input, "input", 1);
     CT__ARG(other, "other", 2);
     ct_scope s = ct_scope_begin();
@@ -22826,6 +23062,7 @@ static ct_tensor *ct__inv_f64(const ct_tensor *A)
 
 ct_tensor *ct_linalg_inv(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_inv(A), &A);
     CT__ARG(A, "A", 1);
     if (ct__la_check(A, &ct__spec_inv) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
@@ -22977,6 +23214,7 @@ static ct_tensor *ct__la_rhs(const ct_tensor *A, const ct_tensor *B, bool *vecto
 
 ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_solve(A, B), &A, &B);
     static const ct__la_spec spec = {"linalg.solve", true, "lu_cpu", false};
     CT__ARG(A, "A", 1);
     CT__ARG(B, "B", 2);
@@ -23011,6 +23249,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
 
 ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_cholesky(A, upper), &A);
     static const ct__la_spec spec = {"linalg.cholesky", true, "cholesky_cpu", false};
     CT__ARG(A, "A", 1);
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
@@ -23043,6 +23282,7 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
 
 ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_tensor **R)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_qr(A, mode, Q, R), (Q, R), &A);
     static const ct__la_spec spec = {"linalg.qr", false, "geqrf_cpu", false};
     ct__la_clear(Q, R, NULL);
     CT__ARG_R(A, "A", 1);
@@ -23171,6 +23411,7 @@ static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tens
 
 ct_result ct_linalg_svd(const ct_tensor *A, bool full_matrices, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_svd(A, full_matrices, U, S, Vh), (U, S, Vh), &A);
     ct__la_clear(U, S, Vh);
     CT__ARG_R(A, "A", 1);
     return ct__svd_op(A, full_matrices, true, U, S, Vh);
@@ -23178,6 +23419,7 @@ ct_result ct_linalg_svd(const ct_tensor *A, bool full_matrices, ct_tensor **U, c
 
 ct_result ct_svd(const ct_tensor *A, bool some, ct_tensor **U, ct_tensor **S, ct_tensor **V)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_svd(A, some, U, S, V), (U, S, V), &A);
     ct__la_clear(U, S, V);
     CT__ARG_R(A, "input", 1);
     if (A->ndim < 2)
@@ -23194,6 +23436,7 @@ ct_result ct_svd(const ct_tensor *A, bool some, ct_tensor **U, ct_tensor **S, ct
 
 ct_tensor *ct_linalg_svdvals(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_svdvals(A), &A);
     ct_tensor *S;
     CT__ARG(A, "A", 1);
     return ct__svd_op(A, false, false, NULL, &S, NULL) == CT_OK ? S : NULL;
@@ -23254,6 +23497,8 @@ static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, c
 
 ct_result ct_linalg_eigh(const ct_tensor *A, char uplo, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_eigh(A, uplo, eigenvalues, eigenvectors), (eigenvalues, eigenvectors),
+                      &A);
     ct__la_clear(eigenvalues, eigenvectors, NULL);
     CT__ARG_R(A, "A", 1);
     return ct__eigh_op(A, uplo, true, eigenvalues, eigenvectors);
@@ -23261,6 +23506,7 @@ ct_result ct_linalg_eigh(const ct_tensor *A, char uplo, ct_tensor **eigenvalues,
 
 ct_tensor *ct_linalg_eigvalsh(const ct_tensor *A, char uplo)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_eigvalsh(A, uplo), &A);
     ct_tensor *L;
     CT__ARG(A, "A", 1);
     return ct__eigh_op(A, uplo, false, &L, NULL) == CT_OK ? L : NULL;
@@ -23335,6 +23581,7 @@ static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors
 
 ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_eig(A, eigenvalues, eigenvectors), (eigenvalues, eigenvectors), &A);
     ct__la_clear(eigenvalues, eigenvectors, NULL);
     CT__ARG_R(A, "A", 1);
     return ct__eig(A, "linalg.eig", true, eigenvalues, eigenvectors);
@@ -23342,6 +23589,7 @@ ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor *
 
 ct_tensor *ct_linalg_eigvals(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_eigvals(A), &A);
     ct_tensor *L;
     CT__ARG(A, "A", 1);
     return ct__eig(A, "linalg.eigvals", false, &L, NULL) == CT_OK ? L : NULL;
@@ -23455,6 +23703,7 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
 
 ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_lstsq(A, B), &A, &B);
     CT__ARG(A, "A", 1);
     CT__ARG(B, "B", 2);
     if (A->ndim < 2) {
@@ -23535,6 +23784,7 @@ static ct_tensor *ct__unsqueeze2(ct_tensor *r, int d0, int d1)
 
 ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape dims, bool keepdim)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_matrix_norm(A, ord, dims, keepdim), &A);
     CT__ARG(A, "A", 1);
     double p = 0;
     bool nuc = false;
@@ -23582,6 +23832,7 @@ ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape d
 
 ct_tensor *ct_trace(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_trace(A), &A);
     CT__ARG(A, "input", 1);
     if (A->ndim != 2) {
         ct__fail(CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d", A->ndim);
@@ -24223,6 +24474,8 @@ static ct_result ct__check_pad(const ct_tensor *x, ct_shape pad, ct_pad_mode mod
 
 ct_tensor *ct_pad(const ct_tensor *input, ct_shape pad, ct_pad_mode mode, double value)
 {
+    if (mode == CT_PAD_REFLECT || mode == CT_PAD_REPLICATE)
+        CT__AUTOCAST(CT__CAST_FP32, ct_pad(input, pad, mode, value), &input);
     static const char *const names[3][2][3] = {
         {{"ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0"},
          {"ReflectionPad1DBackwardBackward0", "ReflectionPad2DBackwardBackward0", "ReflectionPad3DBackwardBackward0"}},
@@ -24826,16 +25079,19 @@ static ct_tensor *ct__conv_front(const char *fn, int fn_nd, bool transposed, con
 
 ct_tensor *ct_conv1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv1d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv1d", 1, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv2d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv2d", 2, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv3d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv3d", 3, false, input, weight, bias, opts);
 }
 
@@ -26203,6 +26459,7 @@ ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training)
 
 ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_linear(input, weight, bias), &input, &weight, &bias);
     CT__ARG(input, "input", 1);
     CT__ARG(weight, "weight", 2);
     ct_scope s = ct_scope_begin();
@@ -26938,11 +27195,13 @@ static ct_tensor *ct__pointwise_loss(ct__loss_kind kind, const ct_tensor *input,
 
 ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_mse_loss(input, target, reduction), &input, &target);
     return ct__pointwise_loss(CT__LOSS_MSE, input, target, reduction, 0);
 }
 
 ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_l1_loss(input, target, reduction), &input, &target);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
@@ -26954,6 +27213,7 @@ ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduct
 
 ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, double beta)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_smooth_l1_loss(input, target, reduction, beta), &input, &target);
     if (beta < 0) {
         ct__fail(CT_ERR_RUNTIME, "smooth_l1_loss does not support negative values for beta.");
         return NULL;
@@ -26964,6 +27224,7 @@ ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, ct
 
 ct_tensor *ct_huber_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, double delta)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_huber_loss(input, target, reduction, delta), &input, &target);
     if (!(delta > 0)) {
         ct__fail(CT_ERR_RUNTIME, "huber_loss does not support non-positive values for delta.");
         return NULL;
@@ -26987,6 +27248,7 @@ static bool ct__same_shape(const ct_tensor *a, const ct_tensor *b)
 ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
                                    ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_binary_cross_entropy(input, target, weight, reduction), &input, &target, &weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
@@ -27011,6 +27273,8 @@ ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *targ
 ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
                                                const ct_tensor *pos_weight, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction), &input,
+                 &target, &weight, &pos_weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
@@ -27121,6 +27385,7 @@ static ct_tensor *ct__nll(const ct_tensor *input, const ct_tensor *target, const
 
 ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_nll_loss(input, target, opts), &input, &target, &opts.weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(opts.reduction, false) != CT_OK || ct__nll_check(input, target, &opts) != CT_OK) return NULL;
@@ -27174,6 +27439,7 @@ static ct_tensor *ct__ce_smoothed(const ct_tensor *logp, const ct_tensor *target
 
 ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_cross_entropy(input, target, opts), &input, &target, &opts.weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(opts.reduction, false) != CT_OK) return NULL;
@@ -27208,6 +27474,7 @@ ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, ct_
 
 ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, bool log_target)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_kl_div(input, target, reduction, log_target), &input, &target);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, true) != CT_OK) return NULL;
@@ -27240,6 +27507,8 @@ static const char *const ct__pair_names[3] = {"input1", "input2", "target"};
 ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
                                     double margin, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_cosine_embedding_loss(input1, input2, target, margin, reduction), &input1, &input2,
+                 &target);
     const ct_tensor *args[3] = {input1, input2, target};
     if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
     char a[200], b[200];
@@ -27271,6 +27540,8 @@ ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *in
 ct_tensor *ct_margin_ranking_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
                                   double margin, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_margin_ranking_loss(input1, input2, target, margin, reduction), &input1, &input2,
+                 &target);
     const ct_tensor *args[3] = {input1, input2, target};
     if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
     ct_scope s = ct_scope_begin();
@@ -27300,6 +27571,8 @@ static ct_tensor *ct__pairwise_distance(const ct_tensor *a, const ct_tensor *b, 
 ct_tensor *ct_triplet_margin_loss(const ct_tensor *anchor, const ct_tensor *positive, const ct_tensor *negative,
                                   ct_triplet_margin_loss_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_triplet_margin_loss(anchor, positive, negative, opts), &anchor, &positive,
+                 &negative);
     static const char *const names[3] = {"anchor", "positive", "negative"};
     const ct_tensor *args[3] = {anchor, positive, negative};
     if (!ct__loss3_ok(__func__, args, names, opts.reduction)) return NULL;

@@ -15,7 +15,7 @@ IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_o
       src/tensor/tensor.c src/tensor/copy.c src/tensor/view.c src/tensor/create.c
       src/tensor/index.c src/tensor/random.c src/tensor/print.c
       src/autograd/graph.c src/autograd/engine.c src/autograd/formulas.c src/autograd/formulas_view.c
-      src/autograd/formulas_reduce.c src/autograd/formulas_join.c src/autograd/formulas_products.c src/autograd/function.c src/autograd/checkpoint.c
+      src/autograd/formulas_reduce.c src/autograd/formulas_join.c src/autograd/formulas_products.c src/autograd/function.c src/autograd/checkpoint.c src/autograd/autocast.c
       src/autograd/gradcheck.c
       src/ops/pointwise.c src/ops/reduce.c src/ops/join.c src/ops/sort.c
       src/cpu/iter.c src/cpu/range.c src/cpu/pointwise.c src/cpu/reduce.c src/cpu/join.c src/cpu/sort.c

@@ -377,16 +377,19 @@ static ct_tensor *ct__conv_front(const char *fn, int fn_nd, bool transposed, con
 
 ct_tensor *ct_conv1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv1d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv1d", 1, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv2d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv2d", 2, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv3d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv3d", 3, false, input, weight, bias, opts);
 }
 

@@ -559,6 +559,8 @@ static ct_result ct__check_pad(const ct_tensor *x, ct_shape pad, ct_pad_mode mod
 
 ct_tensor *ct_pad(const ct_tensor *input, ct_shape pad, ct_pad_mode mode, double value)
 {
+    if (mode == CT_PAD_REFLECT || mode == CT_PAD_REPLICATE)
+        CT__AUTOCAST(CT__CAST_FP32, ct_pad(input, pad, mode, value), &input);
     static const char *const names[3][2][3] = {
         {{"ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0"},
          {"ReflectionPad1DBackwardBackward0", "ReflectionPad2DBackwardBackward0", "ReflectionPad3DBackwardBackward0"}},
