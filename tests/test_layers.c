@@ -127,6 +127,30 @@ static void test_init(void)
     check_init("encoder", 8, make_encoder, enc, 0);
 }
 
+static ct_tensor *count_call(ct_module *m, ct_tensor *const *in, int n, ct_tensor *out, void *user)
+{
+    (void)m, (void)in, (void)out;
+    *(int *)user += n;
+    return NULL;
+}
+
+/* The calls with keyword arguments run through ct_forward's hooks, on the
+ * layer and on the children it calls. */
+static void test_hooks(void)
+{
+    ct_module *e = make_encoder();
+    int outer = 0, inner = 0;
+    ct_hook_handle h1 = ct_module_register_forward_hook(e, count_call, &outer);
+    ct_hook_handle h2 = ct_module_register_forward_hook(ct_module_get_submodule(e, "self_attn"), count_call, &inner);
+    ct_tensor *x = ct_randn(CT_SHAPE(5, 2, 8), CT_F32, NULL), *kpm = ct_zeros(CT_SHAPE(2, 5), CT_BOOL);
+    CHECK_T(ct_transformer_encoder_layer_forward(e, x, NULL, kpm));
+    CHECK_INT(outer, 1);
+    CHECK_INT(inner, 3); /* self_attn(x, x, x) */
+    ct_hook_handle_remove(h1);
+    ct_hook_handle_remove(h2);
+    ct_module_release(e);
+}
+
 /* The children, classes and None parameters PyTorch registers. */
 static void test_structure(void)
 {
@@ -639,6 +663,7 @@ int main(void)
 {
     RUN(test_init);
     RUN(test_structure);
+    RUN(test_hooks);
     RUN(test_orthogonal);
     RUN(test_pad_integers);
     RUN(test_conv_layers);

@@ -59,11 +59,9 @@ static ct_tensor *ct__additive_mask(const ct_tensor *masked, ct_dtype dtype)
 static ct_tensor *ct__sdpa(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v, const ct_sdpa_opts *o, ct_tensor **w)
 {
     double scale = o->scale != 0 ? o->scale : 1 / sqrt((double)ct_size(q, -1));
-    const ct_tensor *mask = o->attn_mask;
-    if (o->is_causal)
-        mask = ct_tril(ct_ones(CT_SHAPE(ct_size(q, -2), ct_size(k, -2)), CT_BOOL), 0);
+    const ct_tensor *mask = o->is_causal ? ct_tril(ct_ones(CT_SHAPE(ct_size(q, -2), ct_size(k, -2)), CT_BOOL), 0) : o->attn_mask;
     if (mask && mask->dtype == CT_BOOL) mask = ct__additive_mask(ct_logical_not(mask), q->dtype);
-    if (o->is_causal && !mask) return NULL;
+    if ((o->is_causal || o->attn_mask) && !mask) return NULL;
     ct_tensor *attn = ct_matmul(ct_mul_scalar(q, ct_float(scale)), ct_transpose(k, -2, -1));
     if (attn && mask && ct_add_(attn, mask) != CT_OK) return NULL;
     attn = ct_softmax(attn, -1, CT_DEFAULT);
@@ -275,17 +273,73 @@ static ct_tensor *ct__returned_weights(ct_tensor *attn, int64_t bsz, int64_t hea
     return per_head || !w ? w : ct_div_scalar(ct_sum_dim(w, CT_DIMS(1), false, CT_DEFAULT), ct_int(heads));
 }
 
+/* multi_head_attention_forward's checks of the (batched) inputs. */
+static ct_result ct__mha_check_inputs(const ct__mha *a, const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
+                                      const ct_tensor *kpm)
+{
+    char buf[300], buf2[300];
+    if (ct__check_kpm_dtype(kpm)) return ct_last_error_code();
+    if (query->sizes[2] != a->embed_dim)
+        return ct__fail(CT_ERR_RUNTIME, "was expecting embedding dimension of %lld, but got %lld", (long long)a->embed_dim,
+                        (long long)query->sizes[2]);
+    if (!a->same_embed_dim && (key->sizes[0] != value->sizes[0] || key->sizes[1] != value->sizes[1]))
+        return ct__fail(CT_ERR_RUNTIME, "key's sequence and batch dims torch.Size([%lld, %lld]) do not match value's "
+                        "torch.Size([%lld, %lld])", (long long)key->sizes[0], (long long)key->sizes[1],
+                        (long long)value->sizes[0], (long long)value->sizes[1]);
+    if (a->same_embed_dim && !ct__has_sizes(key, value->sizes, value->ndim))
+        return ct__fail(CT_ERR_RUNTIME, "key shape %s does not match value shape %s", ct__torch_size_str(key, buf, sizeof buf),
+                        ct__torch_size_str(value, buf2, sizeof buf2));
+    return CT_OK;
+}
+
+/* The projected inputs split into heads, q (N * H, L, hd), k and v (N * H, S', hd),
+ * with bias_k/bias_v and the zero key appended and the masks merged into one
+ * additive mask (NULL: none). */
+typedef struct ct__mha_heads {
+    ct_tensor *q, *k, *v;
+    const ct_tensor *mask;
+} ct__mha_heads;
+
+static ct_result ct__mha_heads_of(const ct__mha *a, const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
+                                  const ct_tensor *mask, const ct_tensor *kpm, ct__mha_heads *h)
+{
+    const ct_module *m = &a->base;
+    int64_t tgt = query->sizes[0], bsz = query->sizes[1], heads = a->num_heads, head_dim = query->sizes[2] / heads;
+    ct_tensor *p[3], *b = ct__attr(m, "in_proj_bias"), *bias_k = ct__attr(m, "bias_k");
+    ct_result r = a->same_embed_dim ? ct__in_projection_packed(query, key, value, ct__attr(m, "in_proj_weight"), b, p)
+                                    : ct__in_projection(a, query, key, value, b, p);
+    if (r != CT_OK || (mask && ct__prep_attn_mask(&mask, bsz, heads, tgt, key->sizes[0])) ||
+        (bias_k && ct__extra_key(&p[1], &p[2], bias_k, ct__attr(m, "bias_v"), bsz, 0, &mask, &kpm)))
+        return ct_last_error_code();
+    h->q = ct__split_heads(p[0], bsz, heads, head_dim);
+    h->k = ct__split_heads(p[1], bsz, heads, head_dim);
+    h->v = ct__split_heads(p[2], bsz, heads, head_dim);
+    if (!h->q || !h->k || !h->v || (a->add_zero_attn && ct__extra_key(&h->k, &h->v, NULL, NULL, bsz, 1, &mask, &kpm)) ||
+        ct__merge_masks(&mask, kpm, bsz, heads, h->k->sizes[1], h->q->dtype))
+        return ct_last_error_code();
+    h->mask = mask;
+    return CT_OK;
+}
+
+/* softmax(q / sqrt(hd) @ k^T + mask), dropout in training: (N * H, L, S'). */
+static ct_tensor *ct__mha_weights(const ct__mha *a, const ct__mha_heads *h)
+{
+    double dropout_p = ct_module_is_training(&a->base) ? a->dropout : 0;
+    ct_tensor *qs = ct_div_scalar(h->q, ct_float(sqrt((double)ct_size(h->q, 2)))), *kt = ct_transpose(h->k, -2, -1);
+    ct_tensor *attn = h->mask ? ct_baddbmm(h->mask, qs, kt, ct_addmm_opts_init()) : ct_bmm(qs, kt);
+    attn = ct_softmax(attn, -1, CT_DEFAULT);
+    return attn && dropout_p > 0 ? ct_dropout(attn, dropout_p, true) : attn;
+}
+
 /* F.multi_head_attention_forward for this module's parameters, sequence
  * first; runs inside the caller's scope. weights: NULL when not needed. */
 static ct_tensor *ct__mha_compute(const ct__mha *a, const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
                                   const ct_mha_forward_opts *o, ct_tensor **weights)
 {
-    char buf[300], buf2[300];
-    const ct_tensor *kpm = o->key_padding_mask, *mask = o->attn_mask;
+    const ct_tensor *kpm = o->key_padding_mask;
     const ct_module *m = &a->base;
-    int64_t heads = a->num_heads;
     bool batched = false;
-    if (ct__mha_shape_check(query, key, value, kpm, mask, heads, &batched)) return NULL;
+    if (ct__mha_shape_check(query, key, value, kpm, o->attn_mask, a->num_heads, &batched)) return NULL;
     if (!batched) { /* a batch dim of 1 (the new tensors are no longer the same object, as in PyTorch) */
         query = ct_unsqueeze(query, 1);
         key = ct_unsqueeze(key, 1);
@@ -294,42 +348,14 @@ static ct_tensor *ct__mha_compute(const ct__mha *a, const ct_tensor *query, cons
         if (!query || !key || !value || (o->key_padding_mask && !kpm)) return NULL;
     }
     int64_t tgt = query->sizes[0], bsz = query->sizes[1], E = query->sizes[2];
-    if (ct__check_kpm_dtype(kpm)) return NULL;
-    if (E != a->embed_dim) {
-        ct__fail(CT_ERR_RUNTIME, "was expecting embedding dimension of %lld, but got %lld", (long long)a->embed_dim, (long long)E);
+    ct__mha_heads h;
+    if (ct__mha_check_inputs(a, query, key, value, kpm) || ct__mha_heads_of(a, query, key, value, o->attn_mask, kpm, &h))
         return NULL;
-    }
-    int64_t head_dim = E / heads;
-    if (!a->same_embed_dim && (key->sizes[0] != value->sizes[0] || key->sizes[1] != value->sizes[1])) {
-        ct__fail(CT_ERR_RUNTIME, "key's sequence and batch dims torch.Size([%lld, %lld]) do not match value's torch.Size([%lld, "
-                 "%lld])", (long long)key->sizes[0], (long long)key->sizes[1], (long long)value->sizes[0], (long long)value->sizes[1]);
-        return NULL;
-    }
-    if (a->same_embed_dim && !ct__has_sizes(key, value->sizes, value->ndim)) {
-        ct__fail(CT_ERR_RUNTIME, "key shape %s does not match value shape %s", ct__torch_size_str(key, buf, sizeof buf),
-                 ct__torch_size_str(value, buf2, sizeof buf2));
-        return NULL;
-    }
-    ct_tensor *p[3], *b = ct__attr(m, "in_proj_bias");
-    ct_result r = a->same_embed_dim ? ct__in_projection_packed(query, key, value, ct__attr(m, "in_proj_weight"), b, p)
-                                    : ct__in_projection(a, query, key, value, b, p);
-    if (r != CT_OK || (mask && ct__prep_attn_mask(&mask, bsz, heads, tgt, key->sizes[0]))) return NULL;
-    ct_tensor *bias_k = ct__attr(m, "bias_k");
-    if (bias_k && ct__extra_key(&p[1], &p[2], bias_k, ct__attr(m, "bias_v"), bsz, 0, &mask, &kpm)) return NULL;
-    ct_tensor *q = ct__split_heads(p[0], bsz, heads, head_dim), *k = ct__split_heads(p[1], bsz, heads, head_dim);
-    ct_tensor *v = ct__split_heads(p[2], bsz, heads, head_dim);
-    if (!q || !k || !v) return NULL;
-    if (a->add_zero_attn && ct__extra_key(&k, &v, NULL, NULL, bsz, 1, &mask, &kpm)) return NULL;
-    if (ct__merge_masks(&mask, kpm, bsz, heads, k->sizes[1], q->dtype)) return NULL;
-    double dropout_p = ct_module_is_training(m) ? a->dropout : 0;
-    ct_tensor *qs = ct_div_scalar(q, ct_float(sqrt((double)head_dim))), *kt = ct_transpose(k, -2, -1);
-    ct_tensor *attn = mask ? ct_baddbmm(mask, qs, kt, ct_addmm_opts_init()) : ct_bmm(qs, kt);
-    attn = ct_softmax(attn, -1, CT_DEFAULT);
-    if (attn && dropout_p > 0) attn = ct_dropout(attn, dropout_p, true);
-    ct_tensor *out = ct_view(ct_contiguous(ct_transpose(ct_bmm(attn, v), 0, 1)), CT_SHAPE(tgt * bsz, E));
+    ct_tensor *attn = ct__mha_weights(a, &h);
+    ct_tensor *out = ct_view(ct_contiguous(ct_transpose(ct_bmm(attn, h.v), 0, 1)), CT_SHAPE(tgt * bsz, E));
     out = ct_linear(out, ct_module_get_parameter(m, "out_proj.weight"), ct_module_get_parameter(m, "out_proj.bias"));
     out = out ? ct_view(out, CT_SHAPE(tgt, bsz, ct_size(out, 1))) : NULL;
-    if (out && weights && !(*weights = ct__returned_weights(attn, bsz, heads, o->per_head_weights))) return NULL;
+    if (out && weights && !(*weights = ct__returned_weights(attn, bsz, a->num_heads, o->per_head_weights))) return NULL;
     if (out && !batched) {
         out = ct_squeeze_dim(out, 1);
         if (weights && !(*weights = ct_squeeze_dim(*weights, 0))) return NULL;
@@ -348,12 +374,11 @@ static ct_tensor *ct__mha_forward(ct_module *m, ct_tensor *const *in, int n)
     ct_tensor *q = in[0], *k = in[1], *v = in[2], *w = NULL;
     bool flip = a->batch_first && q->ndim == 3;
     ct_scope s = ct_scope_begin();
-    if (flip) {
-        ct_tensor *qt = ct_transpose(q, 1, 0);
-        ct_tensor *kt = k == q ? qt : ct_transpose(k, 1, 0);
-        v = v == k ? kt : v == q ? qt : ct_transpose(v, 1, 0);
-        q = qt;
-        k = kt;
+    if (flip) { /* as PyTorch transposes them: key is value, and query is key, stay true */
+        bool kv = k == v, qk = kv && q == k;
+        q = ct_transpose(q, 1, 0);
+        k = qk ? q : ct_transpose(k, 1, 0);
+        v = kv ? k : ct_transpose(v, 1, 0);
     }
     ct_tensor *out = q && k && v ? ct__mha_compute(a, q, k, v, &a->call, a->need_weights ? &w : NULL) : NULL;
     if (out && flip) out = ct_transpose(out, 1, 0);
