@@ -90,9 +90,9 @@ static void test_op_lists(void)
 static void test_weight_casts_are_cached(void)
 {
     ct_tensor *x = arange_f32(CT_SHAPE(2, 2), 3), *w = arange_f32(CT_SHAPE(2, 2), 5);
-    ct_tensor *h = ct_mul_scalar(x, ct_int(2)); /* not a leaf: cast every time */
     ct_requires_grad_(w, true);
     ct_requires_grad_(x, true);
+    ct_tensor *h = ct_mul_scalar(x, ct_int(2)); /* not a leaf: cast every time */
     ct_autocast_mode m = ct_autocast(true, CT_BF16);
     ct_tensor *y1 = ct_mm(h, w), *y2 = ct_mm(h, w);
     ct_autocast_mode inner = ct_autocast(true, CT_BF16);
