@@ -7,12 +7,15 @@ from torch.utils.data import DataLoader, TensorDataset, random_split
 
 torch.manual_seed(0)
 raw = torch.from_numpy(np.loadtxt("data/digits.csv.gz", delimiter=",", dtype=np.float32))
-images = raw[:, :64] / 16.0  # 8x8 pixels, 0..16
+images = (raw[:, :64] / 16.0).reshape(-1, 1, 8, 8)  # 8x8 pixels, 0..16
 labels = raw[:, 64].long()
 train, test = random_split(TensorDataset(images, labels), [1497, 300], generator=torch.Generator().manual_seed(0))
 loader = DataLoader(train, batch_size=64, shuffle=True, num_workers=2)
 
-model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+model = nn.Sequential(
+    nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),  # 16x4x4
+    nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),  # 32x2x2
+    nn.Flatten(), nn.Linear(128, 10))
 loss_fn = nn.CrossEntropyLoss()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
 scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=4, gamma=0.5)
