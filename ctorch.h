@@ -14898,6 +14898,7 @@ int64_t ct_unbind(const ct_tensor *t, int dim, ct_tensor **out, int64_t capacity
     if (ct__check_room(count, out, capacity) != CT_OK) return ct_last_error_code();
     for (int64_t i = 0; out && i < count; i++) {
         CT__UNRECORDED(out[i], ct_select(t, d, i));
+        if (out[i]) ct__unmark_view(out[i]); /* select marked it a view; ct__record_pieces marks it again */
         if (!out[i]) {
             while (i > 0) ct__discard(out[--i]);
             return ct_last_error_code();
