@@ -1,8 +1,8 @@
 /* The recurrent layers (nn.RNN, nn.LSTM, nn.GRU) and their cells: the
  * initialisation draw for draw, outputs, final states and every gradient
  * against PyTorch's (tests/golden/gen_rnn.py), names and state_dict,
- * gradcheck and gradgradcheck in float64, and PyTorch's error messages. */
-#include "errors.h"
+ * gradcheck and gradgradcheck in float64. Bad input: test_errors_rnn.c. */
+#include "harness.h"
 
 /* ---------------------------------------------------------------- golden cases */
 
@@ -492,126 +492,6 @@ static void test_gradcheck(void)
         }
 }
 
-/* ---------------------------------------------------------------- errors */
-
-static void test_errors(void)
-{
-    ct_scope s = ct_scope_begin();
-    ct_rnn_opts o = ct_rnn_opts_init();
-    /* construction */
-    o.nonlinearity = "sigmoid";
-    FAILS_T(ct_nn_rnn(4, 3, o), CT_ERR_VALUE, "Unknown nonlinearity 'sigmoid'");
-    o.proj_size = 2;
-    FAILS_T(ct_nn_rnn(4, 3, o), CT_ERR_VALUE, "proj_size argument is only supported for LSTM, not RNN or GRU");
-    o = ct_rnn_opts_init();
-    o.proj_size = 2;
-    FAILS_T(ct_nn_gru(4, 3, o), CT_ERR_VALUE, "proj_size argument is only supported for LSTM, not RNN or GRU");
-    o.proj_size = 3;
-    FAILS_T(ct_nn_lstm(4, 3, o), CT_ERR_VALUE, "proj_size has to be smaller than hidden_size");
-    o.proj_size = -1;
-    FAILS_T(ct_nn_lstm(4, 3, o), CT_ERR_VALUE, "proj_size should be a positive integer or zero to disable projections");
-    o = ct_rnn_opts_init();
-    FAILS_T(ct_nn_lstm(4, 0, o), CT_ERR_VALUE, "proj_size has to be smaller than hidden_size");
-    o.dropout = 1.5;
-    FAILS_T(ct_nn_gru(4, 3, o), CT_ERR_VALUE,
-            "dropout should be a number in range [0, 1] representing the probability of an element being zeroed");
-    o.dropout = NAN;
-    FAILS_T(ct_nn_gru(4, 3, o), CT_ERR_VALUE,
-            "dropout should be a number in range [0, 1] representing the probability of an element being zeroed");
-    o = ct_rnn_opts_init();
-    o.num_layers = 0;
-    FAILS_T(ct_nn_rnn(4, 3, o), CT_ERR_VALUE, "num_layers must be greater than zero");
-    FAILS_T(ct_nn_rnn(-1, 3, ct_rnn_opts_init()), CT_ERR_RUNTIME,
-            "Trying to create tensor with negative dimension -1: [3, -1]");
-    FAILS_T(ct_nn_rnn_cell(4, 3, true, "sigmoid"), CT_ERR_RUNTIME, "Unknown nonlinearity: sigmoid");
-    FAILS_T(ct_nn_gru_cell(4, -1, true), CT_ERR_RUNTIME, "Trying to create tensor with negative dimension -3: [-3, 4]");
-
-    /* RNN.forward */
-    o = ct_rnn_opts_init();
-    o.num_layers = 2;
-    ct_module *rnn = ct_nn_rnn(4, 3, o), *lstm = ct_nn_lstm(4, 3, o);
-    ct_tensor *x = ct_randn(CT_SHAPE(5, 2, 4), CT_F32, NULL), *hn = NULL, *cn = NULL;
-    FAILS_T(ct_rnn_forward(rnn, ct_randn(CT_SHAPE(5, 2, 3), CT_F32, NULL), NULL, &hn), CT_ERR_RUNTIME,
-            "input.size(-1) must be equal to input_size. Expected 4, got 3");
-    CHECK(hn == NULL);
-    FAILS_T(ct_rnn_forward(rnn, x, ct_randn(CT_SHAPE(1, 2, 3), CT_F32, NULL), &hn), CT_ERR_RUNTIME,
-            "Expected hidden size (2, 2, 3), got [1, 2, 3]");
-    FAILS_T(ct_rnn_forward(rnn, x, ct_randn(CT_SHAPE(2, 3), CT_F32, NULL), &hn), CT_ERR_RUNTIME,
-            "For batched 3-D input, hx should also be 3-D but got 2-D tensor");
-    FAILS_T(ct_rnn_forward(rnn, ct_randn(CT_SHAPE(5, 4), CT_F32, NULL), ct_randn(CT_SHAPE(2, 1, 3), CT_F32, NULL), &hn),
-            CT_ERR_RUNTIME, "For unbatched 2-D input, hx should also be 2-D but got 3-D tensor");
-    FAILS_T(ct_rnn_forward(rnn, ct_randn(CT_SHAPE(4), CT_F32, NULL), NULL, &hn), CT_ERR_RUNTIME,
-            "input must have 3 dimensions, got 2");
-    FAILS_T(ct_rnn_forward(rnn, ct_randn(CT_SHAPE(5, 2, 1, 4), CT_F32, NULL), NULL, &hn), CT_ERR_RUNTIME,
-            "input must have 3 dimensions, got 5");
-    FAILS_T(ct_rnn_forward(rnn, ct_randn(CT_SHAPE(0, 2, 4), CT_F32, NULL), NULL, &hn), CT_ERR_RUNTIME,
-            "Expected sequence length to be larger than 0 in RNN");
-    FAILS_T(ct_rnn_forward(rnn, ct_randn(CT_SHAPE(5, 2, 4), CT_F64, NULL), NULL, &hn), CT_ERR_RUNTIME,
-            "mat1 and mat2 must have the same dtype");
-    FAILS_T(ct_rnn_forward(rnn, ct_randn(CT_SHAPE(0, 2, 4), CT_F64, NULL), NULL, &hn), CT_ERR_RUNTIME,
-            "mat1 and mat2 must have the same dtype");
-    FAILS_T(ct_rnn_forward(rnn, x, ct_randn(CT_SHAPE(2, 2, 3), CT_F64, NULL), &hn), CT_ERR_RUNTIME,
-            "mat1 and mat2 must have the same dtype");
-    FAILS_T(ct_rnn_forward(rnn, ct_scalar_tensor(ct_float(1), CT_F32), NULL, &hn), CT_ERR_INDEX,
-            "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
-    FAILS_T(ct_rnn_forward(lstm, x, NULL, &hn), CT_ERR_TYPE, "ct_rnn_forward: expected an RNN or GRU module, got LSTM");
-    FAILS_T(ct_rnn_forward(NULL, x, NULL, &hn), CT_ERR_TYPE, "ct_rnn_forward: the module is NULL");
-    FAILS_T(ct_rnn_forward(rnn, NULL, NULL, &hn), CT_ERR_TYPE, "rnn_forward(): argument 'input' (position 2) must be Tensor, not NULL");
-    FAILS_T(ct_forward_n(rnn, (ct_tensor *[]){x, x, x}, 3), CT_ERR_TYPE,
-            "RNN.forward() takes 3 positional arguments but 4 were given");
-
-    /* LSTM.forward */
-    ct_tensor *h = ct_randn(CT_SHAPE(2, 2, 3), CT_F32, NULL);
-    FAILS_T(ct_lstm_forward(lstm, x, h, ct_randn(CT_SHAPE(2, 2, 4), CT_F32, NULL), &hn, &cn), CT_ERR_RUNTIME,
-            "Expected hidden[1] size (2, 2, 3), got [2, 2, 4]");
-    FAILS_T(ct_lstm_forward(lstm, x, ct_randn(CT_SHAPE(2, 3, 3), CT_F32, NULL), h, &hn, &cn), CT_ERR_RUNTIME,
-            "Expected hidden[0] size (2, 2, 3), got [2, 3, 3]");
-    FAILS_T(ct_lstm_forward(lstm, x, ct_randn(CT_SHAPE(2, 3), CT_F32, NULL), h, &hn, &cn), CT_ERR_RUNTIME,
-            "For batched 3-D input, hx and cx should also be 3-D but got (2-D, 3-D) tensors");
-    FAILS_T(ct_lstm_forward(lstm, ct_randn(CT_SHAPE(5, 4), CT_F32, NULL), h, h, &hn, &cn), CT_ERR_RUNTIME,
-            "For unbatched 2-D input, hx and cx should also be 2-D but got (3-D, 3-D) tensors");
-    FAILS_T(ct_lstm_forward(lstm, x, h, NULL, &hn, &cn), CT_ERR_TYPE,
-            "LSTM.forward(): give h_0 and c_0 together (hx is the tuple (h_0, c_0))");
-    FAILS_T(ct_forward_n(lstm, (ct_tensor *[]){x, h}, 2), CT_ERR_TYPE,
-            "LSTM.forward(): give h_0 and c_0 together (hx is the tuple (h_0, c_0))");
-    FAILS_T(ct_lstm_forward(rnn, x, NULL, NULL, &hn, &cn), CT_ERR_TYPE, "ct_lstm_forward: expected an LSTM module, got RNN");
-    CHECK(hn == NULL && cn == NULL);
-
-    /* the cells */
-    ct_module *rc = ct_nn_rnn_cell(4, 3, true, NULL), *lc = ct_nn_lstm_cell(4, 3, true), *gc = ct_nn_gru_cell(4, 3, true);
-    FAILS_T(ct_forward(rc, ct_randn(CT_SHAPE(2, 5), CT_F32, NULL)), CT_ERR_RUNTIME,
-            "input has inconsistent input_size: got 5 expected 4");
-    FAILS_T(ct_forward_n(rc, (ct_tensor *[]){ct_randn(CT_SHAPE(2, 4), CT_F32, NULL), ct_randn(CT_SHAPE(3, 3), CT_F32, NULL)}, 2),
-            CT_ERR_RUNTIME, "Input batch size 2 doesn't match hidden0 batch size 3");
-    FAILS_T(ct_forward_n(gc, (ct_tensor *[]){ct_randn(CT_SHAPE(2, 4), CT_F32, NULL), ct_randn(CT_SHAPE(2, 5), CT_F32, NULL)}, 2),
-            CT_ERR_RUNTIME, "hidden0 has inconsistent hidden_size: got 5, expected 3");
-    FAILS_T(ct_forward_n(rc, (ct_tensor *[]){ct_randn(CT_SHAPE(4), CT_F32, NULL), ct_randn(CT_SHAPE(2, 3), CT_F32, NULL)}, 2),
-            CT_ERR_RUNTIME, "hidden0 has inconsistent hidden_size: got 2, expected 3");
-    FAILS_T(ct_forward(gc, ct_randn(CT_SHAPE(2, 2, 4), CT_F32, NULL)), CT_ERR_RUNTIME,
-            "GRUCell: Expected input to be 1-D or 2-D but received 3-D tensor");
-    FAILS_T(ct_forward(rc, ct_randn(CT_SHAPE(2, 4), CT_F64, NULL)), CT_ERR_RUNTIME,
-            "mat1 and mat2 must have the same dtype");
-    ct_tensor *x2 = ct_randn(CT_SHAPE(2, 4), CT_F32, NULL), *c1 = NULL;
-    FAILS_T(ct_lstm_cell_forward(lc, x2, ct_randn(CT_SHAPE(2, 3), CT_F32, NULL), ct_randn(CT_SHAPE(2, 4), CT_F32, NULL), &c1),
-            CT_ERR_RUNTIME, "hidden0 has inconsistent hidden_size: got 4, expected 3");
-    FAILS_T(ct_lstm_cell_forward(lc, x2, ct_randn(CT_SHAPE(2, 3), CT_F32, NULL), ct_randn(CT_SHAPE(1, 3), CT_F32, NULL), &c1),
-            CT_ERR_RUNTIME, "Input batch size 2 doesn't match hidden0 batch size 1");
-    FAILS_T(ct_lstm_cell_forward(gc, x2, NULL, NULL, &c1), CT_ERR_TYPE,
-            "ct_lstm_cell_forward: expected an LSTMCell module, got GRUCell");
-    CHECK(c1 == NULL);
-    /* the functions */
-    ct_tensor *w_ih = ct_randn(CT_SHAPE(3, 4), CT_F32, NULL), *w_hh = ct_randn(CT_SHAPE(3, 3), CT_F32, NULL);
-    FAILS_T(ct_rnn_tanh_cell(ct_randn(CT_SHAPE(4), CT_F32, NULL), ct_randn(CT_SHAPE(2, 3), CT_F32, NULL), w_ih, w_hh, NULL, NULL),
-            CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
-    FAILS_T(ct_rnn_tanh_cell(x2, NULL, w_ih, w_hh, NULL, NULL), CT_ERR_TYPE,
-            "rnn_tanh_cell(): argument 'hx' (position 2) must be Tensor, not NULL");
-    FAILS_T(ct_lstm_cell(x2, x2, x2, w_ih, w_hh, NULL, NULL, NULL), CT_ERR_VALUE,
-            "lstm_cell: give cy, where the new cell state goes");
-    ct_module *ms[] = {rnn, lstm, rc, lc, gc};
-    for (int i = 0; i < 5; i++) ct_module_release(ms[i]);
-    ct_scope_end(s);
-}
-
 int main(void)
 {
     RUN(test_golden_cases);
@@ -622,6 +502,5 @@ int main(void)
     RUN(test_node_names);
     RUN(test_dropout);
     RUN(test_gradcheck);
-    RUN(test_errors);
     return ct_test_report();
 }
