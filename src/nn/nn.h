@@ -593,3 +593,77 @@ CTORCH_API ct_module *ct_nn_transformer_encoder_layer(int64_t d_model, int64_t n
  * (either mask may be NULL), through ct_forward's hooks. */
 CTORCH_API ct_tensor *ct_transformer_encoder_layer_forward(ct_module *m, const ct_tensor *src, const ct_tensor *src_mask,
                                                            const ct_tensor *src_key_padding_mask);
+/* ---------------------------------------------------------------- recurrent layers */
+
+/* nn.RNN / nn.LSTM / nn.GRU's keyword arguments. Start from
+ * ct_rnn_opts_init(): PyTorch's defaults (one layer, with biases, input
+ * laid out (seq, batch, feature), no dropout, one direction, tanh, no
+ * projection). */
+typedef struct ct_rnn_opts {
+    int64_t num_layers;
+    bool bias;
+    bool batch_first;          /* input and output (batch, seq, feature); h_n keeps (layers, batch, hidden) */
+    double dropout;            /* on the outputs of every layer but the last, in training mode only */
+    bool bidirectional;
+    const char *nonlinearity;  /* nn.RNN only: "tanh" (NULL) or "relu" */
+    int64_t proj_size;         /* nn.LSTM only: h projected to proj_size features (0: no projection) */
+} ct_rnn_opts;
+CTORCH_API ct_rnn_opts ct_rnn_opts_init(void);
+
+/* nn.RNN(input_size, hidden_size, ...) (an Elman RNN: h' = tanh(x W_ih^T +
+ * b_ih + h W_hh^T + b_hh), or relu), nn.LSTM and nn.GRU. Parameters are
+ * PyTorch's, under its names (weight_ih_l0, weight_hh_l0, bias_ih_l0,
+ * bias_hh_l0, weight_hr_l0 for a projection, "_reverse" for the second
+ * direction) and in its order, all drawn uniform in +-1/sqrt(hidden_size),
+ * so that after the same ct_manual_seed they equal PyTorch's and a
+ * state_dict loads either way.
+ *
+ * ct_forward(m, input) and ct_forward_n(m, {input, h0}) (LSTM: {input, h0,
+ * c0}) return the output; ct_rnn_forward and ct_lstm_forward also give the
+ * final states. */
+CTORCH_API ct_module *ct_nn_rnn(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts);
+CTORCH_API ct_module *ct_nn_lstm(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts);
+CTORCH_API ct_module *ct_nn_gru(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts);
+
+/* output, h_n = rnn(input, h_0) for an RNN or a GRU module. input is (seq,
+ * batch, input_size) ((batch, seq, input_size) with batch_first) or an
+ * unbatched (seq, input_size); h_0 (num_layers * num_directions, batch,
+ * hidden_size) (unbatched: without the batch dim) or NULL for zeros. The
+ * output (seq, batch, num_directions * hidden_size) is returned; h_n, when
+ * not NULL, receives the final states, shaped as h_0 (a new tensor, owned
+ * like the output by the open scope). The module's hooks run as in
+ * ct_forward_n and see the output only. */
+CTORCH_API ct_tensor *ct_rnn_forward(ct_module *rnn, const ct_tensor *input, const ct_tensor *h0, ct_tensor **h_n);
+/* output, (h_n, c_n) = lstm(input, (h_0, c_0)): as ct_rnn_forward, with the
+ * cell states too. h_0 and c_0 are both given or both NULL (zeros); with a
+ * projection h has proj_size features, c hidden_size. */
+CTORCH_API ct_tensor *ct_lstm_forward(ct_module *lstm, const ct_tensor *input, const ct_tensor *h0,
+                                      const ct_tensor *c0, ct_tensor **h_n, ct_tensor **c_n);
+
+/* nn.RNNCell(input_size, hidden_size, bias, nonlinearity ("tanh" or NULL,
+ * "relu")), nn.LSTMCell and nn.GRUCell: one step. Parameters weight_ih,
+ * weight_hh, bias_ih, bias_hh (None without bias), uniform in
+ * +-1/sqrt(hidden_size). ct_forward_n(cell, {input, h}) gives h' (LSTMCell:
+ * {input, h, c}); input (batch, input_size) or unbatched (input_size); h
+ * (and c) NULL or absent for zeros. */
+CTORCH_API ct_module *ct_nn_rnn_cell(int64_t input_size, int64_t hidden_size, bool bias, const char *nonlinearity);
+CTORCH_API ct_module *ct_nn_lstm_cell(int64_t input_size, int64_t hidden_size, bool bias);
+CTORCH_API ct_module *ct_nn_gru_cell(int64_t input_size, int64_t hidden_size, bool bias);
+/* h_1, c_1 = lstm_cell(input, (h_0, c_0)): returns h_1; c_1, when not NULL,
+ * receives the new cell state. h_0 and c_0 both given or both NULL. */
+CTORCH_API ct_tensor *ct_lstm_cell_forward(ct_module *cell, const ct_tensor *input, const ct_tensor *h0,
+                                           const ct_tensor *c0, ct_tensor **c_1);
+
+/* The cells as functions (torch.rnn_tanh_cell, torch.rnn_relu_cell,
+ * torch.gru_cell, torch.lstm_cell): input (batch, input_size), hx (and cx)
+ * (batch, hidden_size), weights as the cells' parameters; the biases may be
+ * NULL. ct_lstm_cell returns h' and writes c' to *cy (required). */
+CTORCH_API ct_tensor *ct_rnn_tanh_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih,
+                                       const ct_tensor *w_hh, const ct_tensor *b_ih, const ct_tensor *b_hh);
+CTORCH_API ct_tensor *ct_rnn_relu_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih,
+                                       const ct_tensor *w_hh, const ct_tensor *b_ih, const ct_tensor *b_hh);
+CTORCH_API ct_tensor *ct_gru_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih,
+                                  const ct_tensor *w_hh, const ct_tensor *b_ih, const ct_tensor *b_hh);
+CTORCH_API ct_tensor *ct_lstm_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *cx,
+                                   const ct_tensor *w_ih, const ct_tensor *w_hh, const ct_tensor *b_ih,
+                                   const ct_tensor *b_hh, ct_tensor **cy);
