@@ -3962,6 +3962,8 @@ static bool ct__numel_of(const int64_t *sizes, int ndim, int64_t *numel);
 static ct_result ct__check_shape(ct_shape s, const char *what);
 /* "[2, 3]" into buf. */
 static const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
+/* Python's repr of a tuple of k ints into buf: "(2, 3)", "(4,)". */
+static const char *ct__tuple_str(const int64_t *v, int k, char *buf, size_t n);
 
 /* torch.result_type over n tensors (wrapped numbers rank lowest; src/ops/pointwise.c). */
 static ct_dtype ct__result_type(const ct_tensor *const *ts, int n);
@@ -5120,6 +5122,14 @@ static const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size
     for (int d = 0; d < ndim && len < n; d++)
         len += (size_t)snprintf(buf + len, n - len, d ? ", %lld" : "%lld", (long long)sizes[d]);
     if (len < n) snprintf(buf + len, n - len, "]");
+    return buf;
+}
+
+static const char *ct__tuple_str(const int64_t *v, int k, char *buf, size_t n)
+{
+    int at = snprintf(buf, n, "(");
+    for (int i = 0; i < k && at < (int)n; i++) at += snprintf(buf + at, n - (size_t)at, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (at < (int)n) snprintf(buf + at, n - (size_t)at, k == 1 ? ",)" : ")");
     return buf;
 }
 
@@ -12181,7 +12191,10 @@ static const ct_tensor *ct__cached_cast(const ct_tensor *t, ct_dtype to)
     if (ct__cast_cache_n == ct__cast_cache_cap) {
         int cap = ct__cast_cache_cap ? 2 * ct__cast_cache_cap : 8;
         ct__cast_entry *grown = (ct__cast_entry *)CT_REALLOC(ct__cast_cache, (size_t)cap * sizeof *grown);
-        if (!grown) return CT__OOM(), NULL;
+        if (!grown) {
+            CT__OOM();
+            return NULL;
+        }
         ct__cast_cache = grown, ct__cast_cache_cap = cap;
     }
     ct_tensor *c = ct_to(t, to);
@@ -28878,15 +28891,6 @@ static const char *ct__torch_size_str(const ct_tensor *t, char *buf, size_t n)
     return buf;
 }
 
-/* Python's repr of a tuple of ints: "(2, 3)", "(4,)". */
-static const char *ct__tuple_str(const int64_t *v, int k, char *buf, size_t n)
-{
-    int at = snprintf(buf, n, "(");
-    for (int i = 0; i < k && at < (int)n; i++) at += snprintf(buf + at, n - (size_t)at, "%s%lld", i ? ", " : "", (long long)v[i]);
-    if (at < (int)n) snprintf(buf + at, n - (size_t)at, k == 1 ? ",)" : ")");
-    return buf;
-}
-
 /* t has exactly the sizes v (k of them). */
 static bool ct__has_sizes(const ct_tensor *t, const int64_t *v, int k)
 {
@@ -29723,18 +29727,13 @@ static ct_tensor *ct__rnn_layers(const ct__rnn *r, const ct_tensor *x, const ct_
 }
 
 /* "(2, 3, 5)", as Python prints a tuple of sizes. */
-static const char *ct__tuple_str(int64_t a, int64_t b, int64_t c, char *buf, size_t n)
-{
-    snprintf(buf, n, "(%lld, %lld, %lld)", (long long)a, (long long)b, (long long)c);
-    return buf;
-}
-
 /* RNNBase.check_hidden_size: state must be (expected). */
 static ct_result ct__check_state_size(const ct_tensor *state, int64_t a, int64_t b, int64_t c, const char *what)
 {
     if (state->ndim == 3 && state->sizes[0] == a && state->sizes[1] == b && state->sizes[2] == c) return CT_OK;
     char want[96], got[256];
-    return ct__fail(CT_ERR_RUNTIME, "Expected %s size %s, got %s", what, ct__tuple_str(a, b, c, want, sizeof want),
+    const int64_t sizes[3] = {a, b, c};
+    return ct__fail(CT_ERR_RUNTIME, "Expected %s size %s, got %s", what, ct__tuple_str(sizes, 3, want, sizeof want),
                     ct__shape_str(state->sizes, state->ndim, got, sizeof got));
 }
 

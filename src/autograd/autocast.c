@@ -78,7 +78,10 @@ static const ct_tensor *ct__cached_cast(const ct_tensor *t, ct_dtype to)
     if (ct__cast_cache_n == ct__cast_cache_cap) {
         int cap = ct__cast_cache_cap ? 2 * ct__cast_cache_cap : 8;
         ct__cast_entry *grown = (ct__cast_entry *)CT_REALLOC(ct__cast_cache, (size_t)cap * sizeof *grown);
-        if (!grown) return CT__OOM(), NULL;
+        if (!grown) {
+            CT__OOM();
+            return NULL;
+        }
         ct__cast_cache = grown, ct__cast_cache_cap = cap;
     }
     ct_tensor *c = ct_to(t, to);

@@ -18,15 +18,6 @@ static const char *ct__torch_size_str(const ct_tensor *t, char *buf, size_t n)
     return buf;
 }
 
-/* Python's repr of a tuple of ints: "(2, 3)", "(4,)". */
-static const char *ct__tuple_str(const int64_t *v, int k, char *buf, size_t n)
-{
-    int at = snprintf(buf, n, "(");
-    for (int i = 0; i < k && at < (int)n; i++) at += snprintf(buf + at, n - (size_t)at, "%s%lld", i ? ", " : "", (long long)v[i]);
-    if (at < (int)n) snprintf(buf + at, n - (size_t)at, k == 1 ? ",)" : ")");
-    return buf;
-}
-
 /* t has exactly the sizes v (k of them). */
 static bool ct__has_sizes(const ct_tensor *t, const int64_t *v, int k)
 {

@@ -264,18 +264,13 @@ static ct_tensor *ct__rnn_layers(const ct__rnn *r, const ct_tensor *x, const ct_
 }
 
 /* "(2, 3, 5)", as Python prints a tuple of sizes. */
-static const char *ct__tuple_str(int64_t a, int64_t b, int64_t c, char *buf, size_t n)
-{
-    snprintf(buf, n, "(%lld, %lld, %lld)", (long long)a, (long long)b, (long long)c);
-    return buf;
-}
-
 /* RNNBase.check_hidden_size: state must be (expected). */
 static ct_result ct__check_state_size(const ct_tensor *state, int64_t a, int64_t b, int64_t c, const char *what)
 {
     if (state->ndim == 3 && state->sizes[0] == a && state->sizes[1] == b && state->sizes[2] == c) return CT_OK;
     char want[96], got[256];
-    return ct__fail(CT_ERR_RUNTIME, "Expected %s size %s, got %s", what, ct__tuple_str(a, b, c, want, sizeof want),
+    const int64_t sizes[3] = {a, b, c};
+    return ct__fail(CT_ERR_RUNTIME, "Expected %s size %s, got %s", what, ct__tuple_str(sizes, 3, want, sizeof want),
                     ct__shape_str(state->sizes, state->ndim, got, sizeof got));
 }
 
