@@ -440,7 +440,7 @@ static ct_result ct__st_check(const char *path, ct__st_header *h, uint64_t data_
     if (dup) r = ct__st_bad(path, "the name '%s' appears twice", dup);
     CT_FREE(names);
     if (r != CT_OK) return r;
-    qsort(h->entries, (size_t)h->n, sizeof *h->entries, ct__st_by_offset);
+    if (h->n > 1) qsort(h->entries, (size_t)h->n, sizeof *h->entries, ct__st_by_offset);
     uint64_t at = 0;
     for (int i = 0; i < h->n; i++) {
         const ct__st_entry *e = &h->entries[i];
@@ -702,7 +702,7 @@ ct_result ct_save_safetensors(const char *path, const ct_tensor_list *tensors, c
         order[i].name = tensors->names[i];
         order[i].t = tensors->tensors[i];
     }
-    qsort(order, (size_t)tensors->n, sizeof *order, ct__st_write_order);
+    if (tensors->n > 1) qsort(order, (size_t)tensors->n, sizeof *order, ct__st_write_order);
     ct__buf head = {NULL, 0, 0, false};
     r = ct__st_header_text(order, tensors->n, metadata, &head);
     ct__atomic_file a;

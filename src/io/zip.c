@@ -131,7 +131,7 @@ static ct_result ct__zip_open(ct__zip *z, const char *path, const unsigned char 
         z->first = z->entries[0].name;
         z->first_len = z->entries[0].name_len;
     }
-    qsort(z->entries, (size_t)z->count, sizeof *z->entries, ct__zip_cmp);
+    if (z->count > 1) qsort(z->entries, (size_t)z->count, sizeof *z->entries, ct__zip_cmp);
     for (int64_t i = 1; i < z->count; i++)
         if (ct__zip_cmp(&z->entries[i - 1], &z->entries[i]) == 0) {
             ct__zip_close(z);
