@@ -3093,6 +3093,72 @@ CTORCH_API ct_tensor *ct_transform_apply(const ct_transform *list, int n, const 
 /* A dataset whose samples are d's with the list (copied) applied to field `field`. */
 CTORCH_API ct_dataset *ct_transformed_dataset(ct_dataset *d, int field, const ct_transform *list, int n);
 
+/* ---------------------------------------------------------------- saving and loading state_dicts */
+
+/* Files of named tensors: safetensors (read and written) and PyTorch's own
+ * torch.save files (read). A loaded state_dict is a ct_tensor_list whose
+ * tensors are new references: they belong to the scope open on the calling
+ * thread, or to the caller when none is open (ct_tensor_list_release then
+ * gives them back). Pass it to ct_module_load_state_dict:
+ *
+ *     ct_tensor_list sd;
+ *     if (ct_load("model.pth", &sd) == CT_OK) {      // torch.load("model.pth")
+ *         ct_module_load_state_dict(model, &sd, true, NULL);
+ *         ct_tensor_list_free(&sd);                  // the names; the scope has the tensors
+ *     }
+ *
+ * Loaders map the file (copy on write) and make tensors over its bytes where
+ * they are aligned for their dtype (copies otherwise), so loading is fast and
+ * memory is shared with the page cache. Every size, offset and count in a file
+ * is checked against the file before use: a damaged or hostile file gives an
+ * error (CT_ERR_VALUE for safetensors, CT_ERR_RUNTIME for torch.save files,
+ * CT_ERR_IO when it cannot be read), never a crash. */
+
+/* safetensors' "__metadata__": n string keys and values. A loaded one is
+ * freed with ct_metadata_free. */
+typedef struct ct_metadata {
+    int n;
+    const char **keys;
+    const char **values;
+} ct_metadata;
+CTORCH_API void ct_metadata_free(ct_metadata *metadata);
+
+/* ct_release each tensor of a list that was loaded while no scope was open,
+ * then free the list (a scope releases its own; never both). */
+CTORCH_API void ct_tensor_list_release(ct_tensor_list *list);
+
+/* safetensors.torch.load_file(path) (and safe_open(path).metadata() into
+ * metadata, when given): the tensors in the file's order. The whole file is
+ * validated first: header size within the file, the JSON header, dtypes,
+ * shapes, names unique, and data offsets that tile the data exactly. */
+CTORCH_API ct_result ct_load_safetensors(const char *path, ct_tensor_list *out, ct_metadata *metadata);
+/* safetensors.torch.save_file(tensors, path, metadata): byte for byte what
+ * the reference writer makes (tensors sorted by dtype, widest first, then by
+ * name; the JSON header padded with spaces to 8 bytes). Non-contiguous
+ * tensors are written as their contiguous copies. The file is replaced
+ * atomically: written to a temporary file beside it, flushed to disk, then
+ * renamed over it, so a failure leaves the old file as it was. metadata may be
+ * NULL. */
+CTORCH_API ct_result ct_save_safetensors(const char *path, const ct_tensor_list *tensors, const ct_metadata *metadata);
+
+/* torch.load(path, weights_only=True) of a file torch.save wrote from a
+ * state_dict (a dict of tensors): the zip format (PyTorch 1.6 and later;
+ * stored entries, deflated ones when built with CTORCH_ZLIB) and the legacy
+ * format (_use_new_zipfile_serialization=False). Tensors sharing a storage in
+ * the file share one here, with their sizes, strides and storage offsets;
+ * they are loaded to the CPU whatever device they were saved from. Only the
+ * pickle opcodes and globals a state_dict needs are accepted (collections.
+ * OrderedDict, torch._utils._rebuild_tensor_v2, _rebuild_tensor,
+ * _rebuild_parameter and the torch.*Storage types), as weights_only does. */
+CTORCH_API ct_result ct_load_pth(const char *path, ct_tensor_list *out);
+
+/* Save a state_dict (as ct_module_state_dict gives it) to path as
+ * safetensors, atomically (ct_save_safetensors without metadata). */
+CTORCH_API ct_result ct_save(const char *path, const ct_tensor_list *state_dict);
+/* Load a state_dict from a torch.save file or a safetensors file, told apart
+ * by their first bytes (ct_load_pth or ct_load_safetensors). */
+CTORCH_API ct_result ct_load(const char *path, ct_tensor_list *out);
+
 #ifdef __cplusplus
 }
 #endif
@@ -5698,9 +5764,30 @@ ct_tensor *ct_reshape_as(const ct_tensor *t, const ct_tensor *other)
     return ct_reshape(t, ct_shape_of(other));
 }
 
-ct_tensor *ct_as_strided(const ct_tensor *t, ct_shape size, ct_shape stride, int64_t storage_offset)
+/* Tensor.set_(storage, offset, size, stride)'s check: the furthest element
+ * must lie inside the storage's nbytes (sizes and strides non-negative). */
+static ct_result ct__check_storage_fits(const int64_t *sizes, const int64_t *strides, int ndim, int64_t offset,
+                                        size_t itemsize, size_t nbytes)
 {
     char b1[256], b2[256];
+    int64_t last = offset, numel = 1, span, need = 0;
+    bool ok = true;
+    for (int d = 0; d < ndim && ok; d++) {
+        ok = ct__mul_ok(numel, sizes[d], &numel);
+        if (sizes[d] > 0) ok = ok && ct__mul_ok(sizes[d] - 1, strides[d], &span) && ct__add_ok(last, span, &last);
+    }
+    if (ok && numel != 0) ok = ct__add_ok(last, 1, &need) && ct__mul_ok(need, (int64_t)itemsize, &need);
+    if (ok && (uint64_t)need <= nbytes) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME,
+                    "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d requiring a storage size of "
+                    "%lld are out of bounds for storage of size %lld",
+                    ct__shape_str(sizes, ndim, b1, sizeof b1), ct__shape_str(strides, ndim, b2, sizeof b2),
+                    (long long)offset, (int)itemsize, (long long)need, (long long)nbytes);
+}
+
+ct_tensor *ct_as_strided(const ct_tensor *t, ct_shape size, ct_shape stride, int64_t storage_offset)
+{
+    char b1[256];
     CT__ARG(t, "self", 1);
     if (ct__check_shape(size, "as_strided") != CT_OK) return NULL;
     if (size.ndim != stride.ndim) {
@@ -5717,22 +5804,8 @@ ct_tensor *ct_as_strided(const ct_tensor *t, ct_shape size, ct_shape stride, int
         ct__fail(CT_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)storage_offset);
         return NULL;
     }
-    /* the furthest element must lie inside the storage */
-    int64_t last = storage_offset, numel = 1, span;
-    bool ok = true;
-    for (int d = 0; d < size.ndim && ok; d++) {
-        ok = ct__mul_ok(numel, size.size[d], &numel);
-        if (size.size[d] > 0) ok = ok && ct__mul_ok(size.size[d] - 1, stride.size[d], &span) && ct__add_ok(last, span, &last);
-    }
-    int64_t need = numel == 0 ? 0 : (last + 1) * (int64_t)ct__esize(t);
-    if (!ok || need > (int64_t)t->storage->nbytes) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d requiring a storage size of "
-                 "%lld are out of bounds for storage of size %lld",
-                 ct__shape_str(size.size, size.ndim, b1, sizeof b1), ct__shape_str(stride.size, stride.ndim, b2, sizeof b2),
-                 (long long)storage_offset, (int)ct__esize(t), (long long)need, (long long)t->storage->nbytes);
+    if (ct__check_storage_fits(size.size, stride.size, size.ndim, storage_offset, ct__esize(t), t->storage->nbytes) != CT_OK)
         return NULL;
-    }
     return ct__recorded(ct__view_of(t, size.size, stride.size, size.ndim, storage_offset), "AsStridedBackward0",
                         CT__VIEW_STRIDED, t, NULL);
 }
@@ -34314,6 +34387,245 @@ static bool ct__little_endian(void)
     return *(const unsigned char *)&one == 1;
 }
 
+/* ---------------------------------------------------------------- shared file bytes */
+
+/* One file's bytes shared by the tensors made over them (the tensors of a
+ * checkpoint): freed with the last of them. */
+typedef struct ct__shared_bytes {
+    ct__bytes b;
+    int refs;
+} ct__shared_bytes;
+
+/* Take b over (it is emptied), with one reference for the caller; NULL
+ * (b freed) when memory runs out. */
+static ct__shared_bytes *ct__share_bytes(ct__bytes *b)
+{
+    ct__shared_bytes *s = (ct__shared_bytes *)CT_MALLOC(sizeof *s);
+    if (!s) {
+        ct__bytes_free(b);
+        CT__OOM();
+        return NULL;
+    }
+    s->b = *b;
+    s->refs = 1;
+    memset(b, 0, sizeof *b);
+    return s;
+}
+
+static void ct__shared_bytes_drop(ct__shared_bytes *s)
+{
+    if (!s || CT__ATOMIC_DEC(&s->refs) != 0) return;
+    ct__bytes_free(&s->b);
+    CT_FREE(s);
+}
+
+static void ct__shared_bytes_deleter(void *data, void *ctx)
+{
+    (void)data;
+    ct__shared_bytes_drop((ct__shared_bytes *)ctx);
+}
+
+/* A contiguous tensor of `shape` and dt whose bytes are at p, inside s: made
+ * over them (holding a reference to s) when p is aligned for dt, a copy of
+ * them otherwise (a misaligned float would be undefined behaviour to read). */
+static ct_tensor *ct__tensor_in(ct__shared_bytes *s, unsigned char *p, ct_shape shape, ct_dtype dt)
+{
+    size_t es = ct_dtype_size(dt);
+    if ((uintptr_t)p % es != 0) {
+        ct_tensor *t = ct_empty(shape, dt);
+        if (t && ct_numel(t) > 0) memcpy(ct__data(t), p, (size_t)ct_numel(t) * es);
+        return t;
+    }
+    CT__ATOMIC_INC(&s->refs);
+    ct_tensor *t = ct_from_blob(p, shape, NULL, dt, ct__shared_bytes_deleter, s);
+    if (!t) ct__shared_bytes_drop(s);
+    return t;
+}
+
+/* ---------------------------------------------------------------- text */
+
+/* A growing byte buffer; `failed` once memory ran out (what follows is dropped). */
+typedef struct ct__buf {
+    char *s;
+    size_t n, cap;
+    bool failed;
+} ct__buf;
+
+static void ct__buf_add(ct__buf *b, const void *p, size_t n)
+{
+    if (b->failed) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *s = (char *)CT_REALLOC(b->s, cap);
+        if (!s) {
+            b->failed = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, p, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+
+static void ct__buf_str(ct__buf *b, const char *s) { ct__buf_add(b, s, strlen(s)); }
+
+static void ct__buf_free(ct__buf *b)
+{
+    CT_FREE(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+/* Whether n bytes are well-formed UTF-8 (no overlong forms, surrogates or
+ * code points past U+10FFFF), as Rust's str and Python's decoder require. */
+static bool ct__utf8_valid(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (len == 0 || len > n - i) return false;
+        uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80) return false;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+        i += len;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- atomic writes */
+
+/* A file written atomically: the bytes go to a temporary file in the same
+ * directory, which replaces the target (rename) only once all of it is
+ * written and flushed to disk; any failure removes the temporary file and
+ * leaves the target as it was. */
+typedef struct ct__atomic_file {
+    const char *path;
+    char *tmp;
+#ifdef CT__HAVE_MMAP
+    int fd;
+#else
+    FILE *f;
+#endif
+    int err; /* the first write's errno, 0 while all went well */
+} ct__atomic_file;
+
+static ct_result ct__atomic_open(ct__atomic_file *a, const char *path)
+{
+    static int counter;
+    memset(a, 0, sizeof *a);
+    a->path = path;
+    size_t n = strlen(path) + 48;
+    a->tmp = (char *)CT_MALLOC(n);
+    if (!a->tmp) return CT__OOM();
+    for (int attempt = 0; attempt < 100; attempt++) {
+        int k = CT__ATOMIC_INC(&counter);
+#ifdef CT__HAVE_MMAP
+        snprintf(a->tmp, n, "%s.tmp%ld.%d", path, (long)getpid(), k);
+        a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (a->fd >= 0) return CT_OK;
+#else
+        snprintf(a->tmp, n, "%s.tmp%ld.%d", path, (long)time(NULL), k);
+        errno = 0;
+        a->f = fopen(a->tmp, "wbx"); /* C11's exclusive mode */
+        if (a->f) return CT_OK;
+#endif
+        if (errno != EEXIST) break;
+    }
+    ct_result r = ct__file_error(path);
+    CT_FREE(a->tmp);
+    a->tmp = NULL;
+    return r;
+}
+
+/* Append n bytes (after a failure, nothing more is written). */
+static void ct__atomic_write(ct__atomic_file *a, const void *p, size_t n)
+{
+    const char *c = (const char *)p;
+    while (a->err == 0 && n > 0) {
+#ifdef CT__HAVE_MMAP
+        ssize_t got = write(a->fd, c, CT__MIN(n, (size_t)1 << 30));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            a->err = got < 0 ? errno : EIO;
+            break;
+        }
+#else
+        size_t got = fwrite(c, 1, n, a->f);
+        if (got == 0) {
+            a->err = errno ? errno : EIO;
+            break;
+        }
+#endif
+        c += got;
+        n -= (size_t)got;
+    }
+}
+
+/* Give up: the temporary file goes, the target stays as it was. */
+static void ct__atomic_abort(ct__atomic_file *a)
+{
+    if (!a->tmp) return;
+#ifdef CT__HAVE_MMAP
+    close(a->fd);
+#else
+    fclose(a->f);
+#endif
+    remove(a->tmp);
+    CT_FREE(a->tmp);
+    a->tmp = NULL;
+}
+
+#ifdef CT__HAVE_MMAP
+/* Flush the directory holding path, so that the rename itself is on disk
+ * (best effort: not every file system allows it). */
+static void ct__sync_dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+    char *dir = (char *)CT_MALLOC(n + 2);
+    if (!dir) return;
+    if (n) memcpy(dir, path, n);
+    else dir[n++] = '.';
+    dir[n] = 0;
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    CT_FREE(dir);
+}
+#endif
+
+/* Flush, close and move the temporary file over the target. On failure the
+ * error names the target, and the target is untouched. */
+static ct_result ct__atomic_commit(ct__atomic_file *a)
+{
+#ifdef CT__HAVE_MMAP
+    if (a->err == 0 && fsync(a->fd) != 0) a->err = errno;
+    if (close(a->fd) != 0 && a->err == 0) a->err = errno;
+    if (a->err == 0 && rename(a->tmp, a->path) != 0) a->err = errno;
+    if (a->err == 0) ct__sync_dir_of(a->path);
+#else
+    if (a->err == 0 && fflush(a->f) != 0) a->err = errno ? errno : EIO;
+    if (fclose(a->f) != 0 && a->err == 0) a->err = errno ? errno : EIO;
+    if (a->err == 0 && rename(a->tmp, a->path) != 0) { /* Windows will not rename over a file */
+        remove(a->path);
+        if (rename(a->tmp, a->path) != 0) a->err = errno ? errno : EIO;
+    }
+#endif
+    if (a->err != 0) remove(a->tmp);
+    CT_FREE(a->tmp);
+    a->tmp = NULL;
+    if (a->err == 0) return CT_OK;
+    errno = a->err;
+    return ct__file_error(a->path);
+}
+
 /* ==================== io/idx.c ==================== */
 // >>io/idx.c
 /* IDX files (MNIST, Fashion-MNIST; yann.lecun.com/exdb/mnist): a 4-byte magic
@@ -34606,6 +34918,1853 @@ ct_result ct_save_npy(const char *path, const ct_tensor *t)
     }
     ct_scope_end(s);
     return r;
+}
+
+/* ==================== io/safetensors.c ==================== */
+// >>io/safetensors.c
+/* safetensors (github.com/huggingface/safetensors): an 8-byte little-endian
+ * header size N, N bytes of JSON
+ *     {"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},...}
+ * padded with spaces to a multiple of 8, then the tensors' bytes (C order,
+ * little-endian), whose offsets count from the end of the header and tile
+ * the rest of the file exactly. */
+
+/* The format's dtypes in the reference implementation's order (its Dtype
+ * enum, which the writer sorts by, widest first); CT_DEFAULT where ctorch
+ * has no such dtype. */
+static const struct ct__st_dtype {
+    const char *name;
+    ct_dtype dtype;
+} ct__st_dtypes[] = {
+    {"BOOL", CT_BOOL}, {"U8", CT_U8}, {"I8", CT_I8}, {"F8_E5M2", CT_DEFAULT}, {"F8_E4M3", CT_DEFAULT},
+    {"I16", CT_I16}, {"U16", CT_DEFAULT}, {"F16", CT_F16}, {"BF16", CT_BF16}, {"I32", CT_I32},
+    {"U32", CT_DEFAULT}, {"F32", CT_F32}, {"F64", CT_F64}, {"I64", CT_I64}, {"U64", CT_DEFAULT},
+};
+#define CT__ST_NDTYPES ((int)(sizeof ct__st_dtypes / sizeof ct__st_dtypes[0]))
+
+/* The reference's header size limit. */
+#define CT__ST_MAX_HEADER 100000000u
+
+/* A dtype's place in ct__st_dtypes. */
+static int ct__st_rank(ct_dtype dt)
+{
+    for (int i = 0; i < CT__ST_NDTYPES; i++)
+        if (ct__st_dtypes[i].dtype == dt) return i;
+    return -1;
+}
+
+static ct_result ct__st_bad(const char *path, const char *fmt, ...) CT__PRINTF(2, 3);
+static ct_result ct__st_bad(const char *path, const char *fmt, ...)
+{
+    char why[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return ct__fail(CT_ERR_VALUE, "'%s' is not a valid safetensors file: %s", path, why);
+}
+
+void ct_metadata_free(ct_metadata *m)
+{
+    if (!m) return;
+    for (int i = 0; i < m->n; i++) {
+        CT_FREE((void *)m->keys[i]);
+        CT_FREE((void *)m->values[i]);
+    }
+    CT_FREE((void *)m->keys);
+    CT_FREE((void *)m->values);
+    memset(m, 0, sizeof *m);
+}
+
+void ct_tensor_list_release(ct_tensor_list *list)
+{
+    if (!list) return;
+    for (int i = 0; i < list->n; i++) ct_release(list->tensors[i]);
+    ct_tensor_list_free(list);
+}
+
+/* ---------------------------------------------------------------- reading JSON */
+
+/* A JSON text being read (RFC 8259, as serde_json reads it). The readers
+ * return false on a syntax error, or with oom set when memory ran out. */
+typedef struct ct__json {
+    const char *start, *p, *end;
+    bool oom;
+} ct__json;
+
+static void ct__json_ws(ct__json *j)
+{
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
+}
+
+/* The next character, after whitespace, if it is c (then consumed). */
+static bool ct__json_eat(ct__json *j, char c)
+{
+    ct__json_ws(j);
+    if (j->p == j->end || *j->p != c) return false;
+    j->p++;
+    return true;
+}
+
+static int ct__hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Four hex digits after "\u". */
+static bool ct__json_u16(ct__json *j, uint32_t *v)
+{
+    if (j->end - j->p < 4) return false;
+    *v = 0;
+    for (int k = 0; k < 4; k++) {
+        int d = ct__hex_digit(*j->p++);
+        if (d < 0) return false;
+        *v = *v << 4 | (uint32_t)d;
+    }
+    return true;
+}
+
+static void ct__buf_utf8(ct__buf *b, uint32_t cp)
+{
+    unsigned char u[4];
+    size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    static const unsigned char lead[5] = {0, 0, 0xc0, 0xe0, 0xf0};
+    for (size_t k = n; k-- > 1; cp >>= 6) u[k] = (unsigned char)(0x80 | (cp & 0x3f));
+    u[0] = (unsigned char)(lead[n] | cp);
+    ct__buf_add(b, u, n);
+}
+
+/* A string, decoded into out (NUL-terminated), or skipped when out is NULL.
+ * The text is valid UTF-8 already; a NUL character (which a C name cannot
+ * hold) or an unpaired surrogate is refused. */
+static bool ct__json_string(ct__json *j, ct__buf *out)
+{
+    if (out) {
+        out->n = 0;
+        ct__buf_add(out, "", 0);
+    }
+    if (!ct__json_eat(j, '"')) return false;
+    while (j->p < j->end) {
+        const char *run = j->p; /* plain characters up to a quote, backslash or control character */
+        while (j->p < j->end && *j->p != '"' && *j->p != '\\' && (unsigned char)*j->p >= 0x20) j->p++;
+        if (out) ct__buf_add(out, run, (size_t)(j->p - run));
+        if (j->p == j->end || (unsigned char)*j->p < 0x20) return false;
+        if (*j->p++ == '"') {
+            j->oom = out && out->failed;
+            return !j->oom;
+        }
+        if (j->p == j->end) return false;
+        char c = *j->p++;
+        const char *plain = strchr("\"\\/bfnrt", c);
+        if (c == 'u') {
+            uint32_t cp, lo;
+            if (!ct__json_u16(j, &cp) || (cp >= 0xdc00 && cp <= 0xdfff)) return false;
+            if (cp >= 0xd800 && cp <= 0xdbff) { /* a surrogate pair */
+                if (j->end - j->p < 2 || j->p[0] != '\\' || j->p[1] != 'u') return false;
+                j->p += 2;
+                if (!ct__json_u16(j, &lo) || lo < 0xdc00 || lo > 0xdfff) return false;
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            }
+            if (cp == 0) return false;
+            if (out) ct__buf_utf8(out, cp);
+        } else if (plain && c) {
+            static const char decoded[] = "\"\\/\b\f\n\r\t";
+            if (out) ct__buf_add(out, &decoded[plain - "\"\\/bfnrt"], 1);
+        } else {
+            return false;
+        }
+    }
+    return false;
+}
+
+/* A non-negative integer (no sign, fraction or exponent) that fits uint64. */
+static bool ct__json_uint(ct__json *j, uint64_t *v)
+{
+    ct__json_ws(j);
+    if (j->p == j->end || *j->p < '0' || *j->p > '9') return false;
+    if (*j->p == '0' && j->end - j->p > 1 && j->p[1] >= '0' && j->p[1] <= '9') return false;
+    uint64_t x = 0;
+    for (; j->p < j->end && *j->p >= '0' && *j->p <= '9'; j->p++) {
+        unsigned d = (unsigned)(*j->p - '0');
+        if (x > (UINT64_MAX - d) / 10) return false;
+        x = x * 10 + d;
+    }
+    if (j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E')) return false;
+    *v = x;
+    return true;
+}
+
+/* A number of any form, as the JSON grammar has it. */
+static bool ct__json_number(ct__json *j)
+{
+    const char *p = j->p, *e = j->end;
+    if (p < e && *p == '-') p++;
+    if (p == e || *p < '0' || *p > '9') return false;
+    if (*p == '0') p++;
+    else while (p < e && *p >= '0' && *p <= '9') p++;
+    if (p < e && *p == '.') {
+        if (++p == e || *p < '0' || *p > '9') return false;
+        while (p < e && *p >= '0' && *p <= '9') p++;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        if (++p < e && (*p == '+' || *p == '-')) p++;
+        if (p == e || *p < '0' || *p > '9') return false;
+        while (p < e && *p >= '0' && *p <= '9') p++;
+    }
+    j->p = p;
+    return true;
+}
+
+/* Skip one value of any kind (fields the format does not define), nested at
+ * most 128 deep (serde_json's limit). */
+static bool ct__json_skip(ct__json *j, int depth)
+{
+    ct__json_ws(j);
+    if (j->p == j->end || depth > 128) return false;
+    char c = *j->p;
+    if (c == '"') return ct__json_string(j, NULL);
+    if (c == '{' || c == '[') {
+        char close = c == '{' ? '}' : ']';
+        j->p++;
+        if (ct__json_eat(j, close)) return true;
+        do {
+            if (c == '{' && (!ct__json_string(j, NULL) || !ct__json_eat(j, ':'))) return false;
+            if (!ct__json_skip(j, depth + 1)) return false;
+        } while (ct__json_eat(j, ','));
+        return ct__json_eat(j, close);
+    }
+    static const char *const words[] = {"true", "false", "null"};
+    for (int k = 0; k < 3; k++) {
+        size_t n = strlen(words[k]);
+        if ((size_t)(j->end - j->p) >= n && !memcmp(j->p, words[k], n)) {
+            j->p += n;
+            return true;
+        }
+    }
+    return ct__json_number(j);
+}
+
+/* ---------------------------------------------------------------- the header */
+
+typedef struct ct__st_entry {
+    char *name;
+    ct_dtype dtype;
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    uint64_t start, end;
+    int pos; /* place in the header, which breaks ties between empty tensors */
+} ct__st_entry;
+
+typedef struct ct__st_header {
+    ct__st_entry *entries;
+    int n, cap;
+    ct_metadata meta;
+    int meta_cap;
+} ct__st_header;
+
+static void ct__st_header_free(ct__st_header *h)
+{
+    for (int i = 0; i < h->n; i++) CT_FREE(h->entries[i].name);
+    CT_FREE(h->entries);
+    ct_metadata_free(&h->meta);
+    memset(h, 0, sizeof *h);
+}
+
+/* A JSON syntax error (or running out of memory) at the reader's place. */
+static ct_result ct__st_json_error(const char *path, const ct__json *j)
+{
+    if (j->oom) return CT__OOM();
+    return ct__st_bad(path, "the JSON header is malformed at byte %lld of %lld", (long long)(j->p - j->start),
+                      (long long)(j->end - j->start));
+}
+
+/* "shape": [2, 3] */
+static ct_result ct__st_shape(const char *path, ct__json *j, ct__st_entry *e)
+{
+    if (!ct__json_eat(j, '[')) return ct__st_json_error(path, j);
+    if (ct__json_eat(j, ']')) return CT_OK;
+    do {
+        uint64_t v;
+        if (!ct__json_uint(j, &v)) return ct__st_json_error(path, j);
+        if (e->ndim == CT_MAX_DIMS)
+            return ct__st_bad(path, "tensor '%s' has more than %d dims, the most ctorch allows", e->name, CT_MAX_DIMS);
+        if (v > INT64_MAX) return ct__st_bad(path, "tensor '%s' has a size too large for int64", e->name);
+        e->sizes[e->ndim++] = (int64_t)v;
+    } while (ct__json_eat(j, ','));
+    return ct__json_eat(j, ']') ? CT_OK : ct__st_json_error(path, j);
+}
+
+/* {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}, other fields skipped */
+static ct_result ct__st_tensor_info(const char *path, ct__json *j, ct__st_entry *e, ct__buf *tmp)
+{
+    static const char *const fields[3] = {"dtype", "shape", "data_offsets"};
+    bool have[3] = {false, false, false};
+    if (!ct__json_eat(j, '{')) return ct__st_json_error(path, j);
+    if (!ct__json_eat(j, '}')) {
+        do {
+            if (!ct__json_string(j, tmp) || !ct__json_eat(j, ':')) return ct__st_json_error(path, j);
+            int f = 0;
+            while (f < 3 && strcmp(tmp->s, fields[f])) f++;
+            if (f < 3 && have[f]) return ct__st_bad(path, "tensor '%s' has two \"%s\" fields", e->name, fields[f]);
+            if (f < 3) have[f] = true;
+            ct_result r = CT_OK;
+            if (f == 0) {
+                if (!ct__json_string(j, tmp)) return ct__st_json_error(path, j);
+                int k = 0;
+                while (k < CT__ST_NDTYPES && strcmp(tmp->s, ct__st_dtypes[k].name)) k++;
+                if (k == CT__ST_NDTYPES) return ct__st_bad(path, "tensor '%s' has an unknown dtype \"%s\"", e->name, tmp->s);
+                if (ct__st_dtypes[k].dtype == CT_DEFAULT)
+                    return ct__fail(CT_ERR_TYPE, "'%s': tensor '%s' has dtype %s, which ctorch does not have", path,
+                                    e->name, tmp->s);
+                e->dtype = ct__st_dtypes[k].dtype;
+            } else if (f == 1) {
+                r = ct__st_shape(path, j, e);
+            } else if (f == 2) {
+                if (!ct__json_eat(j, '[') || !ct__json_uint(j, &e->start) || !ct__json_eat(j, ',') ||
+                    !ct__json_uint(j, &e->end) || !ct__json_eat(j, ']'))
+                    return ct__st_json_error(path, j);
+            } else if (!ct__json_skip(j, 1)) {
+                return ct__st_json_error(path, j);
+            }
+            if (r != CT_OK) return r;
+        } while (ct__json_eat(j, ','));
+        if (!ct__json_eat(j, '}')) return ct__st_json_error(path, j);
+    }
+    for (int f = 0; f < 3; f++)
+        if (!have[f]) return ct__st_bad(path, "tensor '%s' has no \"%s\"", e->name, fields[f]);
+    return CT_OK;
+}
+
+/* "__metadata__": {"key": "value", ...} (or null) */
+static ct_result ct__st_metadata(const char *path, ct__json *j, ct__st_header *h, ct__buf *tmp)
+{
+    static const char null_word[] = "null";
+    ct__json_ws(j);
+    if ((size_t)(j->end - j->p) >= 4 && !memcmp(j->p, null_word, 4)) {
+        j->p += 4;
+        return CT_OK;
+    }
+    if (!ct__json_eat(j, '{')) return ct__st_bad(path, "\"__metadata__\" is not a map of strings");
+    if (ct__json_eat(j, '}')) return CT_OK;
+    do {
+        if (!ct__json_string(j, tmp) || !ct__json_eat(j, ':')) return ct__st_json_error(path, j);
+        if (h->meta.n == h->meta_cap) {
+            int cap = h->meta_cap ? 2 * h->meta_cap : 4;
+            const char **k = (const char **)CT_REALLOC((void *)h->meta.keys, (size_t)cap * sizeof *k);
+            if (k) h->meta.keys = k;
+            const char **v = k ? (const char **)CT_REALLOC((void *)h->meta.values, (size_t)cap * sizeof *v) : NULL;
+            if (!v) return CT__OOM();
+            h->meta.values = v;
+            h->meta_cap = cap;
+        }
+        char *key = ct__strdup(tmp->s);
+        if (!key) return CT_ERR_MEMORY;
+        ct__json_ws(j);
+        if (j->p == j->end || *j->p != '"' || !ct__json_string(j, tmp)) {
+            CT_FREE(key);
+            return j->oom ? CT__OOM() : ct__st_bad(path, "\"__metadata__\" is not a map of strings");
+        }
+        char *value = ct__strdup(tmp->s);
+        if (!value) {
+            CT_FREE(key);
+            return CT_ERR_MEMORY;
+        }
+        h->meta.keys[h->meta.n] = key;
+        h->meta.values[h->meta.n++] = value;
+    } while (ct__json_eat(j, ','));
+    return ct__json_eat(j, '}') ? CT_OK : ct__st_json_error(path, j);
+}
+
+/* The whole header object, into h. */
+static ct_result ct__st_parse_header(const char *path, const char *text, size_t n, ct__st_header *h)
+{
+    ct__json j = {text, text, text + n, false};
+    ct__buf tmp = {NULL, 0, 0, false};
+    bool seen_meta = false;
+    ct_result r = ct__json_eat(&j, '{') ? CT_OK : ct__st_bad(path, "the header is not a JSON object");
+    if (r == CT_OK && !ct__json_eat(&j, '}')) {
+        do {
+            if (!ct__json_string(&j, &tmp) || !ct__json_eat(&j, ':')) {
+                r = ct__st_json_error(path, &j);
+                break;
+            }
+            if (!strcmp(tmp.s, "__metadata__")) {
+                r = seen_meta ? ct__st_bad(path, "\"__metadata__\" appears twice") : ct__st_metadata(path, &j, h, &tmp);
+                seen_meta = true;
+                continue;
+            }
+            if (h->n == h->cap) {
+                int cap = h->cap ? 2 * h->cap : 16;
+                ct__st_entry *e = (ct__st_entry *)CT_REALLOC(h->entries, (size_t)cap * sizeof *e);
+                if (!e) {
+                    r = CT__OOM();
+                    break;
+                }
+                h->entries = e;
+                h->cap = cap;
+            }
+            ct__st_entry *e = &h->entries[h->n];
+            memset(e, 0, sizeof *e);
+            e->pos = h->n;
+            if (!(e->name = ct__strdup(tmp.s))) {
+                r = CT_ERR_MEMORY;
+                break;
+            }
+            h->n++;
+            r = ct__st_tensor_info(path, &j, e, &tmp);
+        } while (r == CT_OK && ct__json_eat(&j, ','));
+        if (r == CT_OK && !ct__json_eat(&j, '}')) r = ct__st_json_error(path, &j);
+    }
+    ct__json_ws(&j);
+    if (r == CT_OK && j.p != j.end) r = ct__st_bad(path, "the header has bytes after its JSON object");
+    ct__buf_free(&tmp);
+    return r;
+}
+
+static int ct__st_by_offset(const void *a, const void *b)
+{
+    const ct__st_entry *x = (const ct__st_entry *)a, *y = (const ct__st_entry *)b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return x->pos - y->pos;
+}
+
+static int ct__cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The first name that appears twice among n, or NULL; CT_ERR_MEMORY in *r
+ * when the check could not be made. */
+static const char *ct__duplicate_name(char *const *names, int n, ct_result *r)
+{
+    *r = CT_OK;
+    if (n < 2) return NULL;
+    char **sorted = (char **)CT_MALLOC((size_t)n * sizeof *sorted);
+    if (!sorted) {
+        *r = CT__OOM();
+        return NULL;
+    }
+    memcpy(sorted, names, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, ct__cmp_names);
+    const char *dup = NULL;
+    for (int i = 1; i < n && !dup; i++)
+        if (!strcmp(sorted[i - 1], sorted[i])) dup = sorted[i];
+    CT_FREE(sorted);
+    return dup;
+}
+
+/* Names unique, and the data offsets, taken in order, tile [0, data_len)
+ * with exactly each tensor's bytes (the reference's validate). Sorts the
+ * entries by offset. */
+static ct_result ct__st_check(const char *path, ct__st_header *h, uint64_t data_len)
+{
+    char **names = (char **)CT_MALLOC((size_t)(h->n + 1) * sizeof *names);
+    if (!names) return CT__OOM();
+    for (int i = 0; i < h->n; i++) names[i] = h->entries[i].name;
+    ct_result r;
+    const char *dup = ct__duplicate_name(names, h->n, &r);
+    if (dup) r = ct__st_bad(path, "the name '%s' appears twice", dup);
+    CT_FREE(names);
+    if (r != CT_OK) return r;
+    if (h->n > 1) qsort(h->entries, (size_t)h->n, sizeof *h->entries, ct__st_by_offset);
+    uint64_t at = 0;
+    for (int i = 0; i < h->n; i++) {
+        const ct__st_entry *e = &h->entries[i];
+        if (e->start != at || e->end < e->start)
+            return ct__st_bad(path, "the data offsets of tensor '%s' ([%llu, %llu]) do not start where the previous "
+                              "tensor ends (%llu)", e->name, (unsigned long long)e->start, (unsigned long long)e->end,
+                              (unsigned long long)at);
+        int64_t numel = 1, nbytes;
+        for (int d = 0; d < e->ndim; d++)
+            if (!ct__mul_ok(numel, e->sizes[d], &numel)) numel = -1;
+        if (numel < 0 || !ct__mul_ok(numel, (int64_t)ct_dtype_size(e->dtype), &nbytes))
+            return ct__st_bad(path, "the shape of tensor '%s' overflows", e->name);
+        if ((uint64_t)nbytes != e->end - e->start)
+            return ct__st_bad(path, "tensor '%s' has %llu bytes, but its shape and dtype need %lld", e->name,
+                              (unsigned long long)(e->end - e->start), (long long)nbytes);
+        at = e->end;
+    }
+    if (at != data_len)
+        return ct__st_bad(path, "the tensors cover %llu bytes of data, but the file holds %llu after its header",
+                          (unsigned long long)at, (unsigned long long)data_len);
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+/* The tensors of the checked header h over the data at `data`, inside s. */
+static ct_result ct__st_make_tensors(ct__st_header *h, ct__shared_bytes *s, unsigned char *data, ct_tensor_list *out)
+{
+    out->names = (char **)CT_MALLOC((size_t)(h->n + 1) * sizeof *out->names);
+    out->tensors = (ct_tensor **)CT_MALLOC((size_t)(h->n + 1) * sizeof *out->tensors);
+    if (!out->names || !out->tensors) {
+        ct_tensor_list_free(out);
+        return CT__OOM();
+    }
+    ct_scope scope = ct_scope_begin();
+    ct_result r = CT_OK;
+    for (int i = 0; i < h->n && r == CT_OK; i++) {
+        ct__st_entry *e = &h->entries[i];
+        ct_shape shape;
+        shape.ndim = e->ndim;
+        memcpy(shape.size, e->sizes, sizeof e->sizes);
+        if (!ct__little_endian()) ct__swap_bytes(data + e->start, (int64_t)((e->end - e->start) / ct_dtype_size(e->dtype)),
+                                                 ct_dtype_size(e->dtype));
+        ct_tensor *t = ct__tensor_in(s, data + e->start, shape, e->dtype);
+        if (!t) {
+            r = ct_last_error_code();
+            break;
+        }
+        out->tensors[out->n] = t;
+        out->names[out->n++] = e->name;
+        e->name = NULL;
+    }
+    /* handed on only once all were made: a failure leaves nothing behind */
+    for (int i = 0; i < out->n && r == CT_OK; i++) ct_keep(out->tensors[i]);
+    ct_scope_end(scope);
+    if (r != CT_OK) ct_tensor_list_free(out);
+    return r;
+}
+
+/* Load the safetensors file whose bytes are b (taken over). */
+static ct_result ct__st_load_bytes(const char *path, ct__bytes *b, ct_tensor_list *out, ct_metadata *metadata)
+{
+    ct__st_header h;
+    memset(&h, 0, sizeof h);
+    uint64_t hlen = 0;
+    for (int i = 8; b->n >= 8 && i-- > 0;) hlen = hlen << 8 | b->data[i];
+    ct_result r = CT_OK;
+    if (b->n < 8) r = ct__st_bad(path, "the file is %zu bytes long, too short for the 8-byte header size", b->n);
+    else if (hlen > CT__ST_MAX_HEADER)
+        r = ct__st_bad(path, "its header size %llu is over the limit of %u bytes", (unsigned long long)hlen, CT__ST_MAX_HEADER);
+    else if (hlen > b->n - 8)
+        r = ct__st_bad(path, "its header size %llu runs past the end of the file (%zu bytes)", (unsigned long long)hlen, b->n);
+    else if (!ct__utf8_valid(b->data + 8, (size_t)hlen))
+        r = ct__st_bad(path, "the header is not valid UTF-8");
+    if (r == CT_OK) r = ct__st_parse_header(path, (const char *)b->data + 8, (size_t)hlen, &h);
+    if (r == CT_OK) r = ct__st_check(path, &h, b->n - 8 - hlen);
+    ct__shared_bytes *s = r == CT_OK ? ct__share_bytes(b) : NULL;
+    if (r == CT_OK && !s) r = CT_ERR_MEMORY;
+    if (r == CT_OK) r = ct__st_make_tensors(&h, s, s->b.data + 8 + hlen, out);
+    if (r == CT_OK && metadata) {
+        *metadata = h.meta;
+        memset(&h.meta, 0, sizeof h.meta);
+    }
+    ct__shared_bytes_drop(s);
+    ct__bytes_free(b);
+    ct__st_header_free(&h);
+    return r;
+}
+
+/* Check the out arguments of a loader and empty them. */
+static ct_result ct__load_args(const char *path, ct_tensor_list *out)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!out) return ct__fail(CT_ERR_TYPE, "the output list is NULL");
+    if (!path) return ct__fail(CT_ERR_TYPE, "expected a file path, not NULL");
+    return CT_OK;
+}
+
+ct_result ct_load_safetensors(const char *path, ct_tensor_list *out, ct_metadata *metadata)
+{
+    if (metadata) memset(metadata, 0, sizeof *metadata);
+    ct_result r = ct__load_args(path, out);
+    ct__bytes b;
+    if (r == CT_OK) r = ct__read_bytes(path, &b);
+    return r == CT_OK ? ct__st_load_bytes(path, &b, out, metadata) : r;
+}
+
+/* ---------------------------------------------------------------- saving */
+
+/* s as a JSON string, escaped as serde_json (and Python's json) escape. */
+static void ct__json_put_string(ct__buf *b, const char *s)
+{
+    ct__buf_add(b, "\"", 1);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
+                        : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+        char u[8];
+        if (!esc && c < 0x20) {
+            snprintf(u, sizeof u, "\\u%04x", c);
+            esc = u;
+        }
+        if (esc) ct__buf_str(b, esc);
+        else ct__buf_add(b, s, 1);
+    }
+    ct__buf_add(b, "\"", 1);
+}
+
+/* A tensor's place in the file: the reference writer's order. */
+typedef struct ct__st_slot {
+    int rank;
+    const char *name;
+    const ct_tensor *t;
+} ct__st_slot;
+
+static int ct__st_write_order(const void *a, const void *b)
+{
+    const ct__st_slot *x = (const ct__st_slot *)a, *y = (const ct__st_slot *)b;
+    if (x->rank != y->rank) return y->rank - x->rank; /* widest dtypes first */
+    return strcmp(x->name, y->name);                  /* then names, byte by byte */
+}
+
+/* A string argument that the file must hold: not NULL, valid UTF-8. */
+static ct_result ct__st_check_text(const char *s, const char *what)
+{
+    if (!s) return ct__fail(CT_ERR_TYPE, "%s is NULL", what);
+    if (!ct__utf8_valid((const unsigned char *)s, strlen(s))) return ct__fail(CT_ERR_VALUE, "%s '%s' is not valid UTF-8", what, s);
+    return CT_OK;
+}
+
+static ct_result ct__st_check_save_args(const ct_tensor_list *tensors, const ct_metadata *meta)
+{
+    if (!tensors || tensors->n < 0 || (tensors->n > 0 && (!tensors->names || !tensors->tensors)))
+        return ct__fail(CT_ERR_TYPE, "expected a list of named tensors");
+    for (int i = 0; i < tensors->n; i++) {
+        ct_result r = ct__st_check_text(tensors->names[i], "a tensor name");
+        if (r != CT_OK) return r;
+        const ct_tensor *t = tensors->tensors[i];
+        if (!t) return ct__fail(CT_ERR_TYPE, "tensor '%s' is NULL", tensors->names[i]);
+        if (t->storage->device.type != CT_DEVICE_CPU)
+            return ct__fail(CT_ERR_VALUE, "tensor '%s' is not on the CPU: copy it there first", tensors->names[i]);
+        if (!strcmp(tensors->names[i], "__metadata__"))
+            return ct__fail(CT_ERR_VALUE, "a tensor may not be named \"__metadata__\"");
+    }
+    if (meta && (meta->n < 0 || (meta->n > 0 && (!meta->keys || !meta->values))))
+        return ct__fail(CT_ERR_TYPE, "expected metadata of n keys and values");
+    for (int i = 0; meta && i < meta->n; i++) {
+        ct_result r = ct__st_check_text(meta->keys[i], "a metadata key");
+        if (r == CT_OK) r = ct__st_check_text(meta->values[i], "a metadata value");
+        if (r != CT_OK) return r;
+    }
+    ct_result r;
+    const char *dup = ct__duplicate_name(tensors->names, tensors->n, &r);
+    if (!dup && r == CT_OK && meta) dup = ct__duplicate_name((char *const *)meta->keys, meta->n, &r);
+    if (dup) return ct__fail(CT_ERR_VALUE, "the name '%s' appears twice", dup);
+    return r;
+}
+
+/* The JSON header, padded with spaces to a multiple of 8 bytes, for the
+ * tensors in `order`. */
+static ct_result ct__st_header_text(const ct__st_slot *order, int n, const ct_metadata *meta, ct__buf *b)
+{
+    ct__buf_add(b, "{", 1);
+    if (meta) {
+        ct__buf_str(b, "\"__metadata__\":{");
+        for (int i = 0; i < meta->n; i++) {
+            if (i) ct__buf_add(b, ",", 1);
+            ct__json_put_string(b, meta->keys[i]);
+            ct__buf_add(b, ":", 1);
+            ct__json_put_string(b, meta->values[i]);
+        }
+        ct__buf_str(b, n ? "}," : "}");
+    }
+    uint64_t at = 0;
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *t = order[i].t;
+        char num[48];
+        if (i) ct__buf_add(b, ",", 1);
+        ct__json_put_string(b, order[i].name);
+        ct__buf_str(b, ":{\"dtype\":\"");
+        ct__buf_str(b, ct__st_dtypes[order[i].rank].name);
+        ct__buf_str(b, "\",\"shape\":[");
+        for (int d = 0; d < t->ndim; d++) {
+            snprintf(num, sizeof num, "%s%lld", d ? "," : "", (long long)t->sizes[d]);
+            ct__buf_str(b, num);
+        }
+        uint64_t bytes = (uint64_t)ct_numel(t) * ct__esize(t);
+        snprintf(num, sizeof num, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)at,
+                 (unsigned long long)(at + bytes));
+        ct__buf_str(b, num);
+        at += bytes;
+    }
+    ct__buf_add(b, "}", 1);
+    while (b->n % 8) ct__buf_add(b, " ", 1);
+    return b->failed ? CT__OOM() : CT_OK;
+}
+
+/* n bytes of elements of size es, little-endian whatever the machine. */
+static void ct__write_le(ct__atomic_file *a, const unsigned char *p, size_t n, size_t es)
+{
+    if (ct__little_endian() || es == 1) {
+        ct__atomic_write(a, p, n);
+        return;
+    }
+    unsigned char chunk[4096];
+    for (size_t at = 0; at < n; at += sizeof chunk) {
+        size_t k = CT__MIN(sizeof chunk, n - at);
+        memcpy(chunk, p + at, k);
+        ct__swap_bytes(chunk, (int64_t)(k / es), es);
+        ct__atomic_write(a, chunk, k);
+    }
+}
+
+/* The tensors' bytes, one contiguous copy at a time. */
+static ct_result ct__st_write_data(ct__atomic_file *a, const ct__st_slot *order, int n)
+{
+    for (int i = 0; i < n && a->err == 0; i++) {
+        ct_scope s = ct_scope_begin();
+        ct_tensor *c = ct_contiguous(order[i].t);
+        if (!c) {
+            ct_scope_end(s);
+            return ct_last_error_code();
+        }
+        if (ct_numel(c) > 0) ct__write_le(a, (const unsigned char *)ct__data(c), (size_t)ct_numel(c) * ct__esize(c), ct__esize(c));
+        ct_scope_end(s);
+    }
+    return CT_OK;
+}
+
+ct_result ct_save_safetensors(const char *path, const ct_tensor_list *tensors, const ct_metadata *metadata)
+{
+    if (!path) return ct__fail(CT_ERR_TYPE, "expected a file path, not NULL");
+    ct_result r = ct__st_check_save_args(tensors, metadata);
+    if (r != CT_OK) return r;
+    ct__st_slot *order = (ct__st_slot *)CT_MALLOC((size_t)(tensors->n + 1) * sizeof *order);
+    if (!order) return CT__OOM();
+    for (int i = 0; i < tensors->n; i++) {
+        order[i].rank = ct__st_rank(tensors->tensors[i]->dtype);
+        order[i].name = tensors->names[i];
+        order[i].t = tensors->tensors[i];
+    }
+    if (tensors->n > 1) qsort(order, (size_t)tensors->n, sizeof *order, ct__st_write_order);
+    ct__buf head = {NULL, 0, 0, false};
+    r = ct__st_header_text(order, tensors->n, metadata, &head);
+    ct__atomic_file a;
+    if (r == CT_OK) r = ct__atomic_open(&a, path);
+    if (r == CT_OK) {
+        unsigned char size[8];
+        for (int i = 0; i < 8; i++) size[i] = (unsigned char)((uint64_t)head.n >> (8 * i));
+        ct__atomic_write(&a, size, 8);
+        ct__atomic_write(&a, head.s, head.n);
+        r = ct__st_write_data(&a, order, tensors->n);
+        if (r == CT_OK) r = ct__atomic_commit(&a);
+        else ct__atomic_abort(&a);
+    }
+    ct__buf_free(&head);
+    CT_FREE(order);
+    return r;
+}
+
+ct_result ct_save(const char *path, const ct_tensor_list *state_dict)
+{
+    return ct_save_safetensors(path, state_dict, NULL);
+}
+
+/* ==================== io/zip.c ==================== */
+// >>io/zip.c
+/* Reading zip archives (PKWARE's APPNOTE), as torch.save writes them: the
+ * end-of-central-directory record (and its zip64 form, which PyTorch always
+ * writes), the central directory, local headers, and entries stored (what
+ * PyTorch writes, 64-byte aligned) or deflated (through zlib when built
+ * with CTORCH_ZLIB). Every offset and size is checked against the file.
+ * CRCs are not checked, as PyTorch's reader does not check them either. */
+
+typedef struct ct__zip_entry {
+    const char *name; /* inside the file's bytes, not NUL-terminated */
+    size_t name_len;
+    uint16_t flags, method;
+    uint64_t csize, usize, local;
+} ct__zip_entry;
+
+typedef struct ct__zip {
+    const char *path;
+    const unsigned char *p;
+    size_t n;
+    ct__zip_entry *entries; /* sorted by name */
+    int64_t count;
+    const char *first; /* the first entry's name in the directory (PyTorch takes its folder as the archive's) */
+    size_t first_len;
+} ct__zip;
+
+static uint16_t ct__le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t ct__le32(const unsigned char *p) { return (uint32_t)ct__le16(p) | (uint32_t)ct__le16(p + 2) << 16; }
+static uint64_t ct__le64(const unsigned char *p) { return (uint64_t)ct__le32(p) | (uint64_t)ct__le32(p + 4) << 32; }
+
+static ct_result ct__zip_bad(const ct__zip *z, const char *why)
+{
+    return ct__fail(CT_ERR_RUNTIME, "PytorchStreamReader failed reading zip archive: %s ('%s')", why, z->path);
+}
+
+/* The end of central directory record: where the directory lies and how
+ * many entries it has (from the zip64 record when there is one). */
+static ct_result ct__zip_directory(const ct__zip *z, uint64_t *offset, uint64_t *size, uint64_t *count)
+{
+    const unsigned char *p = z->p;
+    size_t at = 0, stop = z->n >= 22 + 65535 ? z->n - 22 - 65535 : 0;
+    bool found = false;
+    for (size_t k = z->n >= 22 ? z->n - 22 + 1 : 0; !found && k-- > stop;) /* the last signature whose comment fits */
+        if (ct__le32(p + k) == 0x06054b50 && k + 22 + ct__le16(p + k + 20) <= z->n) found = true, at = k;
+    if (!found) return ct__fail(CT_ERR_RUNTIME, "PytorchStreamReader failed reading zip archive: failed finding central directory ('%s')", z->path);
+    *count = ct__le16(p + at + 10);
+    *size = ct__le32(p + at + 12);
+    *offset = ct__le32(p + at + 16);
+    if (at >= 20 && ct__le32(p + at - 20) == 0x07064b50) { /* the zip64 locator */
+        uint64_t rec = ct__le64(p + at - 20 + 8);
+        if (z->n < 56 || rec > z->n - 56 || ct__le32(p + rec) != 0x06064b50) return ct__zip_bad(z, "bad zip64 end of central directory");
+        *count = ct__le64(p + rec + 32);
+        *size = ct__le64(p + rec + 40);
+        *offset = ct__le64(p + rec + 48);
+    }
+    if (*offset > z->n || *size > z->n - *offset) return ct__zip_bad(z, "the central directory lies outside the file");
+    if (*count > *size / 46) return ct__zip_bad(z, "the central directory is too short for its entry count");
+    return CT_OK;
+}
+
+/* The zip64 extra field of an entry: the 64-bit forms of the fields whose
+ * 32-bit form is 0xffffffff, in this order. */
+static bool ct__zip64_extra(const unsigned char *x, size_t n, ct__zip_entry *e)
+{
+    for (size_t at = 0; at + 4 <= n;) {
+        uint16_t id = ct__le16(x + at), len = ct__le16(x + at + 2);
+        if (len > n - at - 4) return false;
+        if (id == 0x0001) {
+            const unsigned char *f = x + at + 4, *end = f + len;
+            uint64_t *fields[3] = {&e->usize, &e->csize, &e->local};
+            for (int k = 0; k < 3; k++) {
+                if (*fields[k] != 0xffffffffu) continue;
+                if (end - f < 8) return false;
+                *fields[k] = ct__le64(f);
+                f += 8;
+            }
+            return true;
+        }
+        at += 4 + (size_t)len;
+    }
+    return true;
+}
+
+static int ct__zip_cmp(const void *a, const void *b)
+{
+    const ct__zip_entry *x = (const ct__zip_entry *)a, *y = (const ct__zip_entry *)b;
+    int c = memcmp(x->name, y->name, CT__MIN(x->name_len, y->name_len));
+    return c ? c : x->name_len < y->name_len ? -1 : x->name_len > y->name_len;
+}
+
+static void ct__zip_close(ct__zip *z)
+{
+    CT_FREE(z->entries);
+    z->entries = NULL;
+    z->count = 0;
+}
+
+/* Read the central directory of the archive in p[0, n). */
+static ct_result ct__zip_open(ct__zip *z, const char *path, const unsigned char *p, size_t n)
+{
+    memset(z, 0, sizeof *z);
+    z->path = path;
+    z->p = p;
+    z->n = n;
+    uint64_t offset = 0, size = 0, count = 0;
+    ct_result r = ct__zip_directory(z, &offset, &size, &count);
+    if (r != CT_OK) return r;
+    z->entries = (ct__zip_entry *)CT_MALLOC((size_t)(count + 1) * sizeof *z->entries);
+    if (!z->entries) return CT__OOM();
+    const unsigned char *c = p + offset, *end = c + size;
+    for (uint64_t i = 0; i < count; i++) {
+        ct__zip_entry *e = &z->entries[i];
+        if (end - c < 46 || ct__le32(c) != 0x02014b50) {
+            ct__zip_close(z);
+            return ct__zip_bad(z, "bad central directory entry");
+        }
+        size_t nl = ct__le16(c + 28), xl = ct__le16(c + 30), cl = ct__le16(c + 32);
+        e->flags = ct__le16(c + 8);
+        e->method = ct__le16(c + 10);
+        e->csize = ct__le32(c + 20);
+        e->usize = ct__le32(c + 24);
+        e->local = ct__le32(c + 42);
+        e->name = (const char *)c + 46;
+        e->name_len = nl;
+        if ((size_t)(end - c) - 46 < nl + xl + cl || !ct__zip64_extra(c + 46 + nl, xl, e)) {
+            ct__zip_close(z);
+            return ct__zip_bad(z, "bad central directory entry");
+        }
+        c += 46 + nl + xl + cl;
+        z->count++;
+    }
+    if (z->count > 0) {
+        z->first = z->entries[0].name;
+        z->first_len = z->entries[0].name_len;
+    }
+    if (z->count > 1) qsort(z->entries, (size_t)z->count, sizeof *z->entries, ct__zip_cmp);
+    for (int64_t i = 1; i < z->count; i++)
+        if (ct__zip_cmp(&z->entries[i - 1], &z->entries[i]) == 0) {
+            ct__zip_close(z);
+            return ct__zip_bad(z, "two entries have the same name");
+        }
+    return CT_OK;
+}
+
+/* The entry named prefix + name, or NULL. */
+static const ct__zip_entry *ct__zip_find(const ct__zip *z, const char *prefix, size_t prefix_len, const char *name)
+{
+    char buf[512];
+    size_t nl = strlen(name);
+    if (prefix_len + nl > sizeof buf) return NULL;
+    memcpy(buf, prefix, prefix_len);
+    memcpy(buf + prefix_len, name, nl);
+    ct__zip_entry key;
+    memset(&key, 0, sizeof key);
+    key.name = buf;
+    key.name_len = prefix_len + nl;
+    return (const ct__zip_entry *)bsearch(&key, z->entries, (size_t)z->count, sizeof key, ct__zip_cmp);
+}
+
+#ifdef CTORCH_ZLIB
+/* Inflate a raw deflate stream of cn bytes into exactly un bytes. */
+static bool ct__inflate(const unsigned char *in, uint64_t cn, unsigned char *out, uint64_t un)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (inflateInit2(&zs, -15) != Z_OK) return false;
+    int rc = Z_OK;
+    uint64_t in_left = cn, out_left = un;
+    zs.next_in = (Bytef *)(uintptr_t)in;
+    zs.next_out = out;
+    while (rc == Z_OK) { /* zlib counts in 32 bits: feed and drain in pieces */
+        if (zs.avail_in == 0) {
+            zs.avail_in = (uInt)CT__MIN(in_left, (uint64_t)1 << 30);
+            in_left -= zs.avail_in;
+        }
+        if (zs.avail_out == 0) {
+            zs.avail_out = (uInt)CT__MIN(out_left, (uint64_t)1 << 30);
+            out_left -= zs.avail_out;
+        }
+        rc = inflate(&zs, Z_NO_FLUSH); /* Z_BUF_ERROR: input ran out, or the output is full */
+    }
+    bool ok = rc == Z_STREAM_END && (uint64_t)(zs.next_out - out) == un;
+    inflateEnd(&zs);
+    return ok;
+}
+#endif
+
+/* The bytes of entry e: inside the archive when stored (*owned NULL), or
+ * inflated into *owned (which the caller frees). */
+static ct_result ct__zip_read(const ct__zip *z, const ct__zip_entry *e, unsigned char **data, unsigned char **owned)
+{
+    *owned = NULL;
+    *data = NULL;
+    if (e->local > z->n || z->n - e->local < 30 || ct__le32(z->p + e->local) != 0x04034b50)
+        return ct__zip_bad(z, "bad local file header");
+    const unsigned char *h = z->p + e->local;
+    uint64_t start = e->local + 30 + ct__le16(h + 26) + ct__le16(h + 28);
+    if (start > z->n || e->csize > z->n - start) return ct__zip_bad(z, "an entry runs past the end of the file");
+    if (e->flags & 1) return ct__zip_bad(z, "encrypted entries are not supported");
+    unsigned char *in = (unsigned char *)(uintptr_t)(z->p + start);
+    if (e->method == 0) {
+        if (e->csize != e->usize) return ct__zip_bad(z, "a stored entry's sizes differ");
+        *data = in;
+        return CT_OK;
+    }
+    if (e->method != 8) return ct__zip_bad(z, "unsupported compression method");
+#ifdef CTORCH_ZLIB
+    /* deflate shrinks by at most 1032:1: a larger claim is a damaged (or hostile) size */
+    if (e->usize / 1032 > e->csize + 1 || e->usize >= SIZE_MAX) return ct__zip_bad(z, "an entry's size is not plausible");
+    *owned = (unsigned char *)CT_MALLOC((size_t)e->usize + 1);
+    if (!*owned) return CT__OOM();
+    if (!ct__inflate(in, e->csize, *owned, e->usize)) {
+        CT_FREE(*owned);
+        *owned = NULL;
+        return ct__zip_bad(z, "a deflated entry is corrupt");
+    }
+    *data = *owned;
+    return CT_OK;
+#else
+    return ct__fail(CT_ERR_RUNTIME, "'%s' holds deflated entries, which need zlib: build ctorch with -DCTORCH_ZLIB and "
+                    "link with -lz", z->path);
+#endif
+}
+
+/* ==================== io/pth.c ==================== */
+// >>io/pth.c
+/* PyTorch's torch.save files of state_dicts.
+ *
+ * The zip format (PyTorch 1.6 and later): an archive whose entries sit in one
+ * folder, "<name>/data.pkl" (the pickled object), "<name>/data/<key>" (each
+ * storage's raw bytes, little-endian), "<name>/version". In the pickle a
+ * tensor is torch._utils._rebuild_tensor_v2(storage, storage_offset, size,
+ * stride, requires_grad, backward_hooks), its storage a persistent id
+ * ('storage', torch.FloatStorage, key, location, numel). The legacy format
+ * is five pickles in a row (magic number, protocol version, system info, the
+ * object, the list of storage keys) followed by each storage as an int64
+ * element count and its bytes.
+ *
+ * The unpickler runs the opcodes a state_dict needs (those of PyTorch's
+ * weights_only unpickler, plus protocol 4's framing and memo opcodes), on a
+ * stack of values that all live until the load ends, and calls nothing but
+ * the few globals a state_dict names. Tensors are first recorded as
+ * descriptions; once the storages' bytes are found they are made as views
+ * of one tensor per storage, so that tensors sharing a storage in the file
+ * share one here. Memory grows with the input only: each opcode makes at most
+ * one value, and memo indices are bounded by the pickle's length. */
+
+/* ---------------------------------------------------------------- values */
+
+typedef enum ct__pk_kind {
+    CT__PK_NONE, CT__PK_BOOL, CT__PK_INT, CT__PK_BIGINT, CT__PK_FLOAT, CT__PK_STR, CT__PK_TUPLE, CT__PK_LIST,
+    CT__PK_DICT, CT__PK_GLOBAL, CT__PK_STORAGE, CT__PK_TENSOR
+} ct__pk_kind;
+
+/* Python's names for them, for messages. */
+static const char *const ct__pk_kind_names[] = {"None", "bool", "int", "int", "float", "str", "tuple", "list", "dict",
+                                                 "a class or function", "a storage", "a tensor"};
+
+/* The globals a state_dict's pickle names. */
+typedef enum ct__pk_global {
+    CT__G_ORDERED_DICT, CT__G_REBUILD_TENSOR_V2, CT__G_REBUILD_TENSOR, CT__G_REBUILD_PARAMETER, CT__G_STORAGE
+} ct__pk_global;
+
+typedef struct ct__pk {
+    ct__pk_kind kind;
+    int64_t i;               /* BOOL, INT; GLOBAL: a ct__pk_global; STORAGE, TENSOR: an index into their table */
+    ct_dtype dtype;          /* GLOBAL CT__G_STORAGE: the storage type's dtype */
+    double f;                /* FLOAT */
+    const unsigned char *s;  /* STR (UTF-8), BIGINT (little-endian two's complement): inside the pickle */
+    size_t n;
+    struct ct__pk **items;   /* TUPLE, LIST; DICT: keys and values alternating */
+    int64_t len, cap;
+} ct__pk;
+
+/* A storage the pickle refers to, and where its bytes turned out to be. */
+typedef struct ct__pk_storage {
+    const unsigned char *key;
+    size_t key_len;
+    ct_dtype dtype;
+    int64_t numel;
+    unsigned char *data;      /* NULL until found */
+    ct__shared_bytes *holder; /* the bytes' owner (a reference) */
+    ct_tensor *t;
+} ct__pk_storage;
+
+/* A tensor the pickle rebuilds, made once its storage is found. */
+typedef struct ct__pk_tensor {
+    int64_t storage, offset;
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    bool requires_grad;
+    ct_tensor *t;
+} ct__pk_tensor;
+
+typedef struct ct__unpickler {
+    const char *path;
+    const unsigned char *start, *p, *end; /* the pickle being read */
+    ct__pk **stack;
+    int64_t sp, stack_cap;
+    int64_t *marks; /* stack heights at each MARK */
+    int64_t n_marks, marks_cap;
+    ct__pk **memo;
+    int64_t memo_cap, memo_count;
+    ct__pk **all; /* every value made, freed together at the end */
+    int64_t n_all, all_cap;
+    ct__pk_storage *storages;
+    int64_t n_storages, storages_cap;
+    ct__pk_tensor *tensors;
+    int64_t n_tensors, tensors_cap;
+    bool swap; /* the storages' bytes are in the other byte order */
+} ct__unpickler;
+
+/* Room for `need` items of `size` bytes in a growing array (new ones zeroed). */
+static bool ct__reserve(void **items, int64_t *cap, int64_t need, size_t size)
+{
+    if (need <= *cap) return true;
+    int64_t grown = CT__MAX(need, *cap ? 2 * *cap : 16);
+    if ((uint64_t)grown > SIZE_MAX / size) return false;
+    char *p = (char *)CT_REALLOC(*items, (size_t)grown * size);
+    if (!p) return false;
+    memset(p + (size_t)*cap * size, 0, (size_t)(grown - *cap) * size);
+    *items = p;
+    *cap = grown;
+    return true;
+}
+#define CT__RESERVE(arr, cap, need) ct__reserve((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+static ct_result ct__pk_fail(const ct__unpickler *u, const char *fmt, ...) CT__PRINTF(2, 3);
+static ct_result ct__pk_fail(const ct__unpickler *u, const char *fmt, ...)
+{
+    char why[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return ct__fail(CT_ERR_RUNTIME, "cannot load '%s': %s", u->path, why);
+}
+
+static void ct__unpickler_free(ct__unpickler *u)
+{
+    for (int64_t i = 0; i < u->n_all; i++) {
+        CT_FREE(u->all[i]->items);
+        CT_FREE(u->all[i]);
+    }
+    for (int64_t i = 0; i < u->n_storages; i++) ct__shared_bytes_drop(u->storages[i].holder);
+    CT_FREE(u->all);
+    CT_FREE(u->stack);
+    CT_FREE(u->marks);
+    CT_FREE(u->memo);
+    CT_FREE(u->storages);
+    CT_FREE(u->tensors);
+    memset(u, 0, sizeof *u);
+}
+
+/* Start reading the pickle in [p, end): a fresh stack and memo (the values
+ * and tables of earlier pickles in the file stay). */
+static void ct__unpickler_begin(ct__unpickler *u, const unsigned char *p, const unsigned char *end)
+{
+    u->start = u->p = p;
+    u->end = end;
+    u->sp = u->n_marks = u->memo_count = 0;
+    if (u->memo) memset(u->memo, 0, (size_t)u->memo_cap * sizeof *u->memo);
+}
+
+static ct__pk *ct__pk_new(ct__unpickler *u, ct__pk_kind kind)
+{
+    ct__pk *v = (ct__pk *)CT_MALLOC(sizeof *v);
+    if (!v || !CT__RESERVE(u->all, u->all_cap, u->n_all + 1)) {
+        CT_FREE(v);
+        CT__OOM();
+        return NULL;
+    }
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+    u->all[u->n_all++] = v;
+    return v;
+}
+
+/* Append to a tuple, list or dict's items. */
+static ct_result ct__pk_append(ct__pk *seq, ct__pk *item)
+{
+    if (!CT__RESERVE(seq->items, seq->cap, seq->len + 1)) return CT__OOM();
+    seq->items[seq->len++] = item;
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- the stack */
+
+/* The stack height where the innermost MARK's items begin. */
+static int64_t ct__pk_floor(const ct__unpickler *u) { return u->n_marks ? u->marks[u->n_marks - 1] : 0; }
+
+static ct_result ct__pk_push(ct__unpickler *u, ct__pk *v)
+{
+    if (!v) return CT_ERR_MEMORY;
+    if (!CT__RESERVE(u->stack, u->stack_cap, u->sp + 1)) return CT__OOM();
+    u->stack[u->sp++] = v;
+    return CT_OK;
+}
+
+static ct__pk *ct__pk_pop(ct__unpickler *u)
+{
+    return u->sp > ct__pk_floor(u) ? u->stack[--u->sp] : NULL;
+}
+
+static ct__pk *ct__pk_top(const ct__unpickler *u)
+{
+    return u->sp > ct__pk_floor(u) ? u->stack[u->sp - 1] : NULL;
+}
+
+static ct_result ct__pk_underflow(const ct__unpickler *u) { return ct__pk_fail(u, "unpickling stack underflow"); }
+
+/* The items pushed since the innermost MARK, taken off the stack (they stay
+ * readable at *items until the next push). */
+static ct_result ct__pk_pop_mark(ct__unpickler *u, ct__pk ***items, int64_t *n)
+{
+    if (u->n_marks == 0) return ct__pk_fail(u, "could not find MARK");
+    int64_t at = u->marks[--u->n_marks];
+    *items = u->stack + at;
+    *n = u->sp - at;
+    u->sp = at;
+    return CT_OK;
+}
+
+/* A tuple of the n values at items. */
+static ct_result ct__pk_push_tuple(ct__unpickler *u, ct__pk *const *items, int64_t n)
+{
+    ct__pk *t = ct__pk_new(u, CT__PK_TUPLE);
+    if (!t) return CT_ERR_MEMORY;
+    if (n > 0) {
+        t->items = (ct__pk **)CT_MALLOC((size_t)n * sizeof *t->items);
+        if (!t->items) return CT__OOM();
+        memcpy(t->items, items, (size_t)n * sizeof *t->items);
+        t->len = t->cap = n;
+    }
+    return ct__pk_push(u, t);
+}
+
+/* ---------------------------------------------------------------- reading the pickle */
+
+static bool ct__pk_has(const ct__unpickler *u, size_t n) { return (size_t)(u->end - u->p) >= n; }
+
+static ct_result ct__pk_truncated(const ct__unpickler *u) { return ct__pk_fail(u, "pickle data was truncated"); }
+
+/* n bytes of the pickle, little-endian, as an unsigned number. */
+static uint64_t ct__pk_uint(ct__unpickler *u, int n)
+{
+    uint64_t v = 0;
+    for (int k = n; k-- > 0;) v = v << 8 | u->p[k];
+    u->p += n;
+    return v;
+}
+
+/* A str of n bytes (BINUNICODE and its kin: UTF-8; the legacy BINSTRINGs: bytes). */
+static ct_result ct__pk_push_str(ct__unpickler *u, uint64_t n, bool utf8)
+{
+    if (!ct__pk_has(u, n)) return ct__pk_truncated(u);
+    if (utf8 && !ct__utf8_valid(u->p, (size_t)n)) return ct__pk_fail(u, "'utf-8' codec can't decode a string");
+    ct__pk *v = ct__pk_new(u, CT__PK_STR);
+    if (v) {
+        v->s = u->p;
+        v->n = (size_t)n;
+    }
+    u->p += n;
+    return ct__pk_push(u, v);
+}
+
+static ct_result ct__pk_push_int(ct__unpickler *u, int64_t i, ct__pk_kind kind)
+{
+    ct__pk *v = ct__pk_new(u, kind);
+    if (v) v->i = i;
+    return ct__pk_push(u, v);
+}
+
+/* LONG1 / LONG4: n bytes of little-endian two's complement. */
+static ct_result ct__pk_push_long(ct__unpickler *u, uint64_t n)
+{
+    if (!ct__pk_has(u, n)) return ct__pk_truncated(u);
+    if (n <= 8) {
+        uint64_t v = 0;
+        for (uint64_t k = n; k-- > 0;) v = v << 8 | u->p[k];
+        if (n > 0 && n < 8 && (u->p[n - 1] & 0x80)) v |= ~(uint64_t)0 << (8 * n); /* sign-extend */
+        u->p += n;
+        return ct__pk_push_int(u, (int64_t)v, CT__PK_INT);
+    }
+    ct__pk *v = ct__pk_new(u, CT__PK_BIGINT);
+    if (v) {
+        v->s = u->p;
+        v->n = (size_t)n;
+    }
+    u->p += n;
+    return ct__pk_push(u, v);
+}
+
+/* GLOBAL's "module\nname\n" lines. */
+static bool ct__pk_line(ct__unpickler *u, const unsigned char **s, size_t *n)
+{
+    const unsigned char *nl = (const unsigned char *)memchr(u->p, '\n', (size_t)(u->end - u->p));
+    if (!nl) return false;
+    *s = u->p;
+    *n = (size_t)(nl - u->p);
+    u->p = nl + 1;
+    return true;
+}
+
+static bool ct__pk_is(const unsigned char *s, size_t n, const char *word)
+{
+    return strlen(word) == n && !memcmp(s, word, n);
+}
+
+/* torch.<Type>Storage's dtype, CT_DEFAULT for other names. */
+static ct_dtype ct__pk_storage_dtype(const unsigned char *s, size_t n)
+{
+    static const struct { const char *name; ct_dtype dtype; } types[] = {
+        {"FloatStorage", CT_F32}, {"DoubleStorage", CT_F64}, {"HalfStorage", CT_F16}, {"BFloat16Storage", CT_BF16},
+        {"LongStorage", CT_I64}, {"IntStorage", CT_I32}, {"ShortStorage", CT_I16}, {"CharStorage", CT_I8},
+        {"ByteStorage", CT_U8}, {"BoolStorage", CT_BOOL},
+    };
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
+        if (ct__pk_is(s, n, types[k].name)) return types[k].dtype;
+    return CT_DEFAULT;
+}
+
+/* GLOBAL / STACK_GLOBAL: one of the few a state_dict names, or an error. */
+static ct_result ct__pk_push_global(ct__unpickler *u, const unsigned char *mod, size_t ml, const unsigned char *name,
+                                    size_t nl)
+{
+    ct__pk *v = ct__pk_new(u, CT__PK_GLOBAL);
+    if (!v) return CT_ERR_MEMORY;
+    if (ct__pk_is(mod, ml, "collections") && ct__pk_is(name, nl, "OrderedDict")) v->i = CT__G_ORDERED_DICT;
+    else if (ct__pk_is(mod, ml, "torch._utils") && ct__pk_is(name, nl, "_rebuild_tensor_v2")) v->i = CT__G_REBUILD_TENSOR_V2;
+    else if (ct__pk_is(mod, ml, "torch._utils") && ct__pk_is(name, nl, "_rebuild_tensor")) v->i = CT__G_REBUILD_TENSOR;
+    else if (ct__pk_is(mod, ml, "torch._utils") && ct__pk_is(name, nl, "_rebuild_parameter")) v->i = CT__G_REBUILD_PARAMETER;
+    else if (ct__pk_is(mod, ml, "torch") && (v->dtype = ct__pk_storage_dtype(name, nl)) != CT_DEFAULT) v->i = CT__G_STORAGE;
+    else
+        return ct__pk_fail(u, "Unsupported class %.*s.%.*s (ctorch loads state_dicts: dicts of tensors)",
+                           (int)CT__MIN(ml, 200), (const char *)mod, (int)CT__MIN(nl, 200), (const char *)name);
+    return ct__pk_push(u, v);
+}
+
+/* ---------------------------------------------------------------- storages and tensors */
+
+static bool ct__pk_is_global(const ct__pk *v, ct__pk_global g) { return v && v->kind == CT__PK_GLOBAL && v->i == g; }
+
+/* BINPERSID: ('storage', torch.FloatStorage, key, location, numel) (the
+ * legacy format adds a view description, always None since PyTorch 0.4). */
+static ct_result ct__pk_persistent_load(ct__unpickler *u)
+{
+    ct__pk *pid = ct__pk_pop(u);
+    if (!pid) return ct__pk_underflow(u);
+    ct__pk *const *it = pid->items;
+    if (pid->kind != CT__PK_TUPLE || pid->len < 1 || it[0]->kind != CT__PK_STR || !ct__pk_is(it[0]->s, it[0]->n, "storage"))
+        return ct__pk_fail(u, "Only persistent_load of storage is allowed");
+    if ((pid->len != 5 && pid->len != 6) || !ct__pk_is_global(it[1], CT__G_STORAGE) || it[2]->kind != CT__PK_STR ||
+        it[3]->kind != CT__PK_STR || it[4]->kind != CT__PK_INT || it[4]->i < 0 || (pid->len == 6 && it[5]->kind != CT__PK_NONE))
+        return ct__pk_fail(u, "a storage's persistent id is not ('storage', type, key, location, numel)");
+    int64_t k = 0;
+    while (k < u->n_storages && !(u->storages[k].key_len == it[2]->n && !memcmp(u->storages[k].key, it[2]->s, it[2]->n)))
+        k++;
+    if (k == u->n_storages) {
+        if (!CT__RESERVE(u->storages, u->storages_cap, k + 1)) return CT__OOM();
+        ct__pk_storage *s = &u->storages[u->n_storages++];
+        s->key = it[2]->s;
+        s->key_len = it[2]->n;
+        s->dtype = it[1]->dtype;
+        s->numel = it[4]->i;
+    } else if (u->storages[k].dtype != it[1]->dtype || u->storages[k].numel != it[4]->i) {
+        return ct__pk_fail(u, "storage '%.*s' is described twice, differently", (int)CT__MIN(it[2]->n, 200), (const char *)it[2]->s);
+    }
+    return ct__pk_push_int(u, k, CT__PK_STORAGE);
+}
+
+/* A tuple of non-negative ints (a size or a stride) into out. */
+static bool ct__pk_dims(const ct__pk *v, int64_t *out, int *ndim)
+{
+    if (v->kind != CT__PK_TUPLE || v->len > CT_MAX_DIMS) return false;
+    for (int64_t d = 0; d < v->len; d++) {
+        if (v->items[d]->kind != CT__PK_INT || v->items[d]->i < 0) return false;
+        out[d] = v->items[d]->i;
+    }
+    *ndim = (int)v->len;
+    return true;
+}
+
+/* _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
+ * backward_hooks[, metadata]) or _rebuild_tensor(storage, storage_offset,
+ * size, stride): a tensor's description. */
+static ct__pk *ct__pk_rebuild(ct__unpickler *u, const ct__pk *args, bool v2)
+{
+    ct__pk *const *a = args->items;
+    int ndim = 0, nstride = -1;
+    ct__pk_tensor d;
+    memset(&d, 0, sizeof d);
+    bool ok = v2 ? args->len == 6 || args->len == 7 : args->len == 4;
+    ok = ok && a[0]->kind == CT__PK_STORAGE && a[1]->kind == CT__PK_INT && a[1]->i >= 0 && ct__pk_dims(a[2], d.sizes, &ndim) &&
+         ct__pk_dims(a[3], d.strides, &nstride) && ndim == nstride && (!v2 || a[4]->kind == CT__PK_BOOL);
+    if (!ok) {
+        ct__pk_fail(u, "a tensor's arguments are not (storage, storage_offset, size, stride%s) with sizes and strides "
+                    "of at most %d non-negative ints", v2 ? ", requires_grad, backward_hooks" : "", CT_MAX_DIMS);
+        return NULL;
+    }
+    d.storage = a[0]->i;
+    d.offset = a[1]->i;
+    d.ndim = ndim;
+    d.requires_grad = v2 && a[4]->i;
+    if (!CT__RESERVE(u->tensors, u->tensors_cap, u->n_tensors + 1)) {
+        CT__OOM();
+        return NULL;
+    }
+    u->tensors[u->n_tensors] = d;
+    ct__pk *v = ct__pk_new(u, CT__PK_TENSOR);
+    if (v) v->i = u->n_tensors++;
+    return v;
+}
+
+/* REDUCE: func(*args) for the globals a state_dict calls. */
+static ct_result ct__pk_reduce(ct__unpickler *u)
+{
+    ct__pk *args = ct__pk_pop(u), *func = ct__pk_top(u), *v = NULL;
+    if (!args || !func) return ct__pk_underflow(u);
+    if (func->kind != CT__PK_GLOBAL || func->i == CT__G_STORAGE)
+        return ct__pk_fail(u, "Trying to call reduce for unrecognized function (%s)", ct__pk_kind_names[func->kind]);
+    if (args->kind != CT__PK_TUPLE) return ct__pk_fail(u, "REDUCE's arguments are %s, not a tuple", ct__pk_kind_names[args->kind]);
+    switch ((ct__pk_global)func->i) {
+    case CT__G_ORDERED_DICT:
+        if (args->len != 0) return ct__pk_fail(u, "OrderedDict is called with arguments");
+        if (!(v = ct__pk_new(u, CT__PK_DICT))) return CT_ERR_MEMORY;
+        break;
+    case CT__G_REBUILD_TENSOR_V2:
+    case CT__G_REBUILD_TENSOR:
+        if (!(v = ct__pk_rebuild(u, args, func->i == CT__G_REBUILD_TENSOR_V2))) return ct_last_error_code();
+        break;
+    case CT__G_REBUILD_PARAMETER: /* (data, requires_grad, backward_hooks): the tensor itself */
+        if (args->len != 3 || args->items[0]->kind != CT__PK_TENSOR || args->items[1]->kind != CT__PK_BOOL)
+            return ct__pk_fail(u, "_rebuild_parameter's arguments are not (tensor, requires_grad, backward_hooks)");
+        v = args->items[0];
+        u->tensors[v->i].requires_grad = args->items[1]->i != 0;
+        break;
+    case CT__G_STORAGE:
+        break;
+    }
+    u->stack[u->sp - 1] = v;
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- the opcodes */
+
+/* BINPUT / LONG_BINPUT / MEMOIZE: memo[i] = the top of the stack. */
+static ct_result ct__pk_memo_put(ct__unpickler *u, uint64_t i)
+{
+    ct__pk *top = ct__pk_top(u);
+    if (!top) return ct__pk_underflow(u);
+    /* a pickler numbers its memo from 0, one entry per opcode at least */
+    if (i > (uint64_t)(u->end - u->start)) return ct__pk_fail(u, "memo index %llu is out of range", (unsigned long long)i);
+    if (!CT__RESERVE(u->memo, u->memo_cap, (int64_t)i + 1)) return CT__OOM();
+    if (!u->memo[i]) u->memo_count++;
+    u->memo[i] = top;
+    return CT_OK;
+}
+
+static ct_result ct__pk_memo_get(ct__unpickler *u, uint64_t i)
+{
+    if (i >= (uint64_t)u->memo_cap || !u->memo[i]) return ct__pk_fail(u, "Memo value not found at index %llu", (unsigned long long)i);
+    return ct__pk_push(u, u->memo[i]);
+}
+
+/* SETITEM(S): pairs into the dict below them. */
+static ct_result ct__pk_setitems(ct__unpickler *u, ct__pk *const *kv, int64_t n)
+{
+    ct__pk *d = ct__pk_top(u);
+    if (!d) return ct__pk_underflow(u);
+    if (d->kind != CT__PK_DICT) return ct__pk_fail(u, "can only set the items of a dict, but got %s", ct__pk_kind_names[d->kind]);
+    if (n % 2) return ct__pk_fail(u, "SETITEMS has an odd number of items");
+    ct_result r = CT_OK;
+    for (int64_t k = 0; k < n && r == CT_OK; k++) r = ct__pk_append(d, kv[k]);
+    return r;
+}
+
+/* APPEND(S): items onto the list below them. */
+static ct_result ct__pk_appends(ct__unpickler *u, ct__pk *const *items, int64_t n)
+{
+    ct__pk *l = ct__pk_top(u);
+    if (!l) return ct__pk_underflow(u);
+    if (l->kind != CT__PK_LIST) return ct__pk_fail(u, "Can only append to lists, but got %s", ct__pk_kind_names[l->kind]);
+    ct_result r = CT_OK;
+    for (int64_t k = 0; k < n && r == CT_OK; k++) r = ct__pk_append(l, items[k]);
+    return r;
+}
+
+/* The opcodes that take no argument bytes and build or combine values. */
+static ct_result ct__pk_structural(ct__unpickler *u, unsigned op)
+{
+    ct__pk **items = NULL, *a, *b;
+    int64_t n = 0;
+    ct_result r;
+    switch (op) {
+    case '(': /* MARK */
+        if (!CT__RESERVE(u->marks, u->marks_cap, u->n_marks + 1)) return CT__OOM();
+        u->marks[u->n_marks++] = u->sp;
+        return CT_OK;
+    case ')': return ct__pk_push_tuple(u, NULL, 0);       /* EMPTY_TUPLE */
+    case ']': return ct__pk_push(u, ct__pk_new(u, CT__PK_LIST));  /* EMPTY_LIST */
+    case '}': return ct__pk_push(u, ct__pk_new(u, CT__PK_DICT));  /* EMPTY_DICT */
+    case 'N': return ct__pk_push(u, ct__pk_new(u, CT__PK_NONE));  /* NONE */
+    case 0x88: case 0x89: return ct__pk_push_int(u, op == 0x88, CT__PK_BOOL); /* NEWTRUE, NEWFALSE */
+    case 't': /* TUPLE */
+        if ((r = ct__pk_pop_mark(u, &items, &n)) != CT_OK) return r;
+        return ct__pk_push_tuple(u, items, n);
+    case 0x85: case 0x86: case 0x87: /* TUPLE1, TUPLE2, TUPLE3 */
+        n = op - 0x84;
+        if (u->sp - ct__pk_floor(u) < n) return ct__pk_underflow(u);
+        u->sp -= n;
+        return ct__pk_push_tuple(u, u->stack + u->sp, n);
+    case 's': /* SETITEM */
+        b = ct__pk_pop(u), a = ct__pk_pop(u);
+        if (!a || !b) return ct__pk_underflow(u);
+        {
+            ct__pk *kv[2] = {a, b};
+            return ct__pk_setitems(u, kv, 2);
+        }
+    case 'u': /* SETITEMS */
+        if ((r = ct__pk_pop_mark(u, &items, &n)) != CT_OK) return r;
+        return ct__pk_setitems(u, items, n);
+    case 'a': /* APPEND */
+        if (!(a = ct__pk_pop(u))) return ct__pk_underflow(u);
+        return ct__pk_appends(u, &a, 1);
+    case 'e': /* APPENDS */
+        if ((r = ct__pk_pop_mark(u, &items, &n)) != CT_OK) return r;
+        return ct__pk_appends(u, items, n);
+    case 'R': return ct__pk_reduce(u); /* REDUCE */
+    case 'Q': return ct__pk_persistent_load(u); /* BINPERSID */
+    case 'b': /* BUILD: a state for the object below it; a dict's (OrderedDict's _metadata) is dropped */
+        a = ct__pk_pop(u), b = ct__pk_top(u);
+        if (!a || !b) return ct__pk_underflow(u);
+        if (b->kind != CT__PK_DICT) return ct__pk_fail(u, "Can only build dict objects, but got %s", ct__pk_kind_names[b->kind]);
+        return CT_OK;
+    case 0x93: /* STACK_GLOBAL */
+        b = ct__pk_pop(u), a = ct__pk_pop(u);
+        if (!a || !b) return ct__pk_underflow(u);
+        if (a->kind != CT__PK_STR || b->kind != CT__PK_STR) return ct__pk_fail(u, "STACK_GLOBAL requires str");
+        return ct__pk_push_global(u, a->s, a->n, b->s, b->n);
+    case '0': /* POP */
+        return ct__pk_pop(u) ? CT_OK : ct__pk_underflow(u);
+    case '1': /* POP_MARK */
+        return ct__pk_pop_mark(u, &items, &n);
+    case '2': /* DUP */
+        if (!(a = ct__pk_top(u))) return ct__pk_underflow(u);
+        return ct__pk_push(u, a);
+    default:
+        return ct__pk_fail(u, "Unsupported operand %u", op);
+    }
+}
+
+/* How many argument bytes an opcode has (-1: it takes none, or is GLOBAL's lines). */
+static int ct__pk_argument_width(unsigned op)
+{
+    switch (op) {
+    case 'K': case 'U': case 'q': case 'h': case 0x80: case 0x8a: case 0x8c: return 1;
+    case 'M': return 2;
+    case 'J': case 'X': case 'T': case 'r': case 'j': case 0x8b: return 4;
+    case 'G': case 0x8d: case 0x95: return 8;
+    default: return -1;
+    }
+}
+
+/* The opcodes followed by argument bytes: numbers, strings, memo, framing. */
+static ct_result ct__pk_with_argument(ct__unpickler *u, unsigned op)
+{
+    int width = ct__pk_argument_width(op);
+    if (!ct__pk_has(u, (size_t)width)) return ct__pk_truncated(u);
+    uint64_t v = ct__pk_uint(u, width);
+    switch (op) {
+    case 'J': return ct__pk_push_int(u, (int32_t)(uint32_t)v, CT__PK_INT); /* BININT */
+    case 'K': case 'M': return ct__pk_push_int(u, (int64_t)v, CT__PK_INT); /* BININT1, BININT2 */
+    case 'G': { /* BINFLOAT: big-endian */
+        uint64_t be = 0;
+        for (int k = 0; k < 8; k++) be = be << 8 | (v >> (8 * k) & 0xff);
+        ct__pk *f = ct__pk_new(u, CT__PK_FLOAT);
+        if (f) memcpy(&f->f, &be, 8);
+        return ct__pk_push(u, f);
+    }
+    case 'X': case 0x8c: case 0x8d: return ct__pk_push_str(u, v, true); /* BINUNICODE, SHORT_, 8 */
+    case 'U': return ct__pk_push_str(u, v, false);                      /* SHORT_BINSTRING */
+    case 'T': /* BINSTRING */
+        if ((int32_t)(uint32_t)v < 0) return ct__pk_fail(u, "BINSTRING pickle has negative byte count");
+        return ct__pk_push_str(u, v, false);
+    case 0x8a: return ct__pk_push_long(u, v); /* LONG1 */
+    case 0x8b: /* LONG4 */
+        if ((int32_t)(uint32_t)v < 0) return ct__pk_fail(u, "LONG pickle has negative byte count");
+        return ct__pk_push_long(u, v);
+    case 'q': case 'r': return ct__pk_memo_put(u, v);   /* BINPUT, LONG_BINPUT */
+    case 'h': case 'j': return ct__pk_memo_get(u, v);   /* BINGET, LONG_BINGET */
+    case 0x80: /* PROTO */
+        return v <= 5 ? CT_OK : ct__pk_fail(u, "unsupported pickle protocol: %d", (int)v);
+    case 0x95: /* FRAME: only a hint for buffering */
+        return v <= (uint64_t)(u->end - u->p) ? CT_OK : ct__pk_fail(u, "pickle exhausted before end of frame");
+    }
+    return ct__pk_fail(u, "Unsupported operand %u", op);
+}
+
+/* Run the pickle to its STOP: the object it makes into *result, u->p just after. */
+static ct_result ct__unpickle(ct__unpickler *u, ct__pk **result)
+{
+    for (;;) {
+        if (u->p == u->end) return ct__pk_truncated(u);
+        unsigned op = *u->p++;
+        ct_result r;
+        if (op == '.') { /* STOP */
+            if (!(*result = ct__pk_pop(u))) return ct__pk_underflow(u);
+            return CT_OK;
+        } else if (op == 'c') { /* GLOBAL */
+            const unsigned char *mod, *name;
+            size_t ml, nl;
+            if (!ct__pk_line(u, &mod, &ml) || !ct__pk_line(u, &name, &nl)) return ct__pk_truncated(u);
+            r = ct__pk_push_global(u, mod, ml, name, nl);
+        } else if (op == 0x94) { /* MEMOIZE */
+            r = ct__pk_memo_put(u, (uint64_t)u->memo_count);
+        } else if (ct__pk_argument_width(op) > 0) {
+            r = ct__pk_with_argument(u, op);
+        } else {
+            r = ct__pk_structural(u, op);
+        }
+        if (r != CT_OK) return r;
+    }
+}
+
+/* ---------------------------------------------------------------- making the state_dict */
+
+/* The tensor over a storage's bytes, once they were found. */
+static ct_result ct__pk_make_storage(ct__unpickler *u, ct__pk_storage *s)
+{
+    if (!s->data)
+        return ct__pk_fail(u, "storage '%.*s' has no data in the file", (int)CT__MIN(s->key_len, 200), (const char *)s->key);
+    if (u->swap) ct__swap_bytes(s->data, s->numel, ct_dtype_size(s->dtype));
+    ct_shape shape;
+    shape.ndim = 1;
+    shape.size[0] = s->numel;
+    s->t = ct__tensor_in(s->holder, s->data, shape, s->dtype);
+    return s->t ? CT_OK : ct_last_error_code();
+}
+
+/* A described tensor: a view of its storage's tensor (made once, however
+ * often the state_dict names it), with Tensor.set_'s bounds check. */
+static ct_result ct__pk_make_tensor(ct__unpickler *u, ct__pk_tensor *d)
+{
+    if (d->t) return CT_OK;
+    ct__pk_storage *s = &u->storages[d->storage];
+    ct_result r = s->t ? CT_OK : ct__pk_make_storage(u, s);
+    if (r == CT_OK)
+        r = ct__check_storage_fits(d->sizes, d->strides, d->ndim, d->offset, ct_dtype_size(s->dtype), s->t->storage->nbytes);
+    if (r != CT_OK) return r;
+    if (!(d->t = ct__view_of(s->t, d->sizes, d->strides, d->ndim, d->offset))) return ct_last_error_code();
+    if (d->requires_grad && ct_is_floating_point(d->t)) return ct_requires_grad_(d->t, true);
+    return CT_OK;
+}
+
+/* The names of the dict root (str keys, tensor values), copied. */
+static ct_result ct__pk_names(ct__unpickler *u, const ct__pk *root, char **names)
+{
+    for (int64_t i = 0; i < root->len / 2; i++) {
+        const ct__pk *k = root->items[2 * i], *v = root->items[2 * i + 1];
+        if (k->kind != CT__PK_STR || memchr(k->s, 0, k->n))
+            return ct__pk_fail(u, "a state_dict key is %s, not a str", k->kind == CT__PK_STR ? "a str holding NUL" : ct__pk_kind_names[k->kind]);
+        if (v->kind != CT__PK_TENSOR)
+            return ct__pk_fail(u, "the state_dict's entry '%.*s' is %s, not a tensor", (int)CT__MIN(k->n, 200),
+                               (const char *)k->s, ct__pk_kind_names[v->kind]);
+        if (!(names[i] = (char *)CT_MALLOC(k->n + 1))) return CT__OOM();
+        memcpy(names[i], k->s, k->n);
+        names[i][k->n] = 0;
+    }
+    ct_result r;
+    const char *dup = ct__duplicate_name(names, (int)(root->len / 2), &r);
+    return dup ? ct__pk_fail(u, "the key '%s' appears twice", dup) : r;
+}
+
+/* The loaded object, which must be a dict of tensors, as a list. */
+static ct_result ct__pk_state_dict(ct__unpickler *u, const ct__pk *root, ct_tensor_list *out)
+{
+    if (root->kind != CT__PK_DICT)
+        return ct__pk_fail(u, "expected a state_dict (a dict of tensors), but the file holds %s", ct__pk_kind_names[root->kind]);
+    int64_t n = root->len / 2;
+    if (n >= INT_MAX) return ct__pk_fail(u, "the state_dict has too many entries");
+    out->names = (char **)CT_MALLOC((size_t)(n + 1) * sizeof *out->names);
+    out->tensors = (ct_tensor **)CT_MALLOC((size_t)(n + 1) * sizeof *out->tensors);
+    ct_result r = out->names && out->tensors ? CT_OK : CT__OOM();
+    if (r == CT_OK) {
+        memset(out->names, 0, (size_t)(n + 1) * sizeof *out->names);
+        out->n = (int)n;
+        r = ct__pk_names(u, root, out->names);
+    }
+    ct_scope scope = ct_scope_begin();
+    for (int64_t i = 0; i < n && r == CT_OK; i++) {
+        ct__pk_tensor *d = &u->tensors[root->items[2 * i + 1]->i];
+        r = ct__pk_make_tensor(u, d);
+        out->tensors[i] = d->t;
+    }
+    /* handed on only once all were made: a failure leaves nothing behind */
+    for (int64_t i = 0; i < n && r == CT_OK; i++) ct_keep(out->tensors[i]);
+    ct_scope_end(scope);
+    if (r != CT_OK) ct_tensor_list_free(out);
+    return r;
+}
+
+/* ---------------------------------------------------------------- the zip format */
+
+/* An entry's bytes: *owned is set when they had to be inflated. */
+static ct_result ct__pth_entry(const ct__zip *z, const char *prefix, size_t pl, const char *name, bool required,
+                               const ct__zip_entry **e, unsigned char **data, unsigned char **owned)
+{
+    *owned = *data = NULL;
+    *e = ct__zip_find(z, prefix, pl, name);
+    if (!*e)
+        return required ? ct__fail(CT_ERR_RUNTIME, "PytorchStreamReader failed locating file %s: file not found ('%s')", name,
+                                   z->path)
+                        : CT_OK;
+    return ct__zip_read(z, *e, data, owned);
+}
+
+/* The archive's version record (PyTorch reads 1 to 10) and byte order. */
+static ct_result ct__pth_zip_header(ct__unpickler *u, const ct__zip *z, const char *prefix, size_t pl)
+{
+    const ct__zip_entry *e;
+    unsigned char *data, *owned;
+    ct_result r = ct__pth_entry(z, prefix, pl, ".data/version", false, &e, &data, &owned);
+    if (r == CT_OK && !e) r = ct__pth_entry(z, prefix, pl, "version", true, &e, &data, &owned);
+    if (r != CT_OK) return r;
+    uint64_t version = 0, k = 0;
+    for (; k < e->usize && k < 8 && data[k] >= '0' && data[k] <= '9'; k++) version = version * 10 + (data[k] - '0');
+    CT_FREE(owned);
+    if (k == 0 || version < 1 || version > 10)
+        return ct__pk_fail(u, "Attempted to read a PyTorch file with version %llu, but the maximum supported version for "
+                           "reading is 10", (unsigned long long)version);
+    if ((r = ct__pth_entry(z, prefix, pl, "byteorder", false, &e, &data, &owned)) != CT_OK || !e) return r;
+    bool big = e->usize >= 3 && !memcmp(data, "big", 3);
+    CT_FREE(owned);
+    u->swap = big == ct__little_endian();
+    return CT_OK;
+}
+
+/* Each storage's bytes: the entry data/<key>, of exactly numel elements. */
+static ct_result ct__pth_zip_storages(ct__unpickler *u, const ct__zip *z, const char *prefix, size_t pl,
+                                      ct__shared_bytes *file)
+{
+    for (int64_t i = 0; i < u->n_storages; i++) {
+        ct__pk_storage *s = &u->storages[i];
+        char name[256];
+        if (s->key_len > 200) return ct__pk_fail(u, "a storage key is longer than 200 bytes");
+        snprintf(name, sizeof name, "data/%.*s", (int)s->key_len, (const char *)s->key);
+        const ct__zip_entry *e;
+        unsigned char *owned;
+        ct_result r = ct__pth_entry(z, prefix, pl, name, true, &e, &s->data, &owned);
+        if (r != CT_OK) return r;
+        int64_t nbytes;
+        if (!ct__mul_ok(s->numel, (int64_t)ct_dtype_size(s->dtype), &nbytes) || (uint64_t)nbytes != e->usize) {
+            CT_FREE(owned);
+            return ct__pk_fail(u, "%s holds %llu bytes, but its storage has %lld elements of %s", name,
+                               (unsigned long long)e->usize, (long long)s->numel, ct_dtype_name(s->dtype));
+        }
+        if (owned) { /* inflated: the storage's own bytes */
+            ct__bytes b = {owned, (size_t)nbytes, false};
+            if (!(s->holder = ct__share_bytes(&b))) return CT_ERR_MEMORY;
+        } else {
+            CT__ATOMIC_INC(&file->refs);
+            s->holder = file;
+        }
+    }
+    return CT_OK;
+}
+
+static ct_result ct__pth_zip(const char *path, ct__shared_bytes *file, ct_tensor_list *out)
+{
+    ct__zip z;
+    ct__unpickler u;
+    memset(&u, 0, sizeof u);
+    u.path = path;
+    ct_result r = ct__zip_open(&z, path, file->b.data, file->b.n);
+    if (r != CT_OK) return r;
+    const char *slash = z.first ? (const char *)memchr(z.first, '/', z.first_len) : NULL;
+    size_t pl = slash ? (size_t)(slash - z.first) + 1 : 0;
+    if (!slash) r = ct__fail(CT_ERR_RUNTIME, "file in archive is not in a subdirectory: %.*s ('%s')", (int)CT__MIN(z.first_len, 200), z.first ? z.first : "", path);
+    const ct__zip_entry *e;
+    unsigned char *pkl = NULL, *pkl_owned = NULL;
+    if (r == CT_OK) r = ct__pth_zip_header(&u, &z, z.first, pl);
+    if (r == CT_OK) r = ct__pth_entry(&z, z.first, pl, "data.pkl", true, &e, &pkl, &pkl_owned);
+    ct__pk *root = NULL;
+    if (r == CT_OK) {
+        ct__unpickler_begin(&u, pkl, pkl + e->usize);
+        r = ct__unpickle(&u, &root);
+    }
+    if (r == CT_OK) r = ct__pth_zip_storages(&u, &z, z.first, pl, file);
+    if (r == CT_OK) r = ct__pk_state_dict(&u, root, out);
+    CT_FREE(pkl_owned);
+    ct__unpickler_free(&u);
+    ct__zip_close(&z);
+    return r;
+}
+
+/* ---------------------------------------------------------------- the legacy format */
+
+/* One of the pickles in a row, from where the last one stopped. */
+static ct_result ct__pth_next_pickle(ct__unpickler *u, ct__pk **v)
+{
+    ct__unpickler_begin(u, u->p, u->end);
+    return ct__unpickle(u, v);
+}
+
+/* The dict's value for a str key, or NULL. */
+static const ct__pk *ct__pk_dict_get(const ct__pk *d, const char *key)
+{
+    for (int64_t i = 0; d->kind == CT__PK_DICT && i + 1 < d->len; i += 2)
+        if (d->items[i]->kind == CT__PK_STR && ct__pk_is(d->items[i]->s, d->items[i]->n, key)) return d->items[i + 1];
+    return NULL;
+}
+
+/* After the pickles: for each key of the list, an int64 element count and the bytes. */
+static ct_result ct__pth_legacy_storages(ct__unpickler *u, const ct__pk *keys, ct__shared_bytes *file)
+{
+    if (keys->kind != CT__PK_LIST) return ct__pk_fail(u, "the list of storage keys is %s", ct__pk_kind_names[keys->kind]);
+    for (int64_t i = 0; i < keys->len; i++) {
+        const ct__pk *k = keys->items[i];
+        int64_t at = 0;
+        while (at < u->n_storages && !(k->kind == CT__PK_STR && u->storages[at].key_len == k->n &&
+                                       !memcmp(u->storages[at].key, k->s, k->n)))
+            at++;
+        if (at == u->n_storages || u->storages[at].data)
+            return ct__pk_fail(u, "storage key %lld of the list is unknown or repeated", (long long)i);
+        ct__pk_storage *s = &u->storages[at];
+        if (!ct__pk_has(u, 8)) return ct__pk_truncated(u);
+        uint64_t count = ct__pk_uint(u, 8);
+        if (u->swap) ct__swap_bytes((unsigned char *)&count, 1, 8);
+        size_t es = ct_dtype_size(s->dtype);
+        if (count != (uint64_t)s->numel) return ct__pk_fail(u, "storage has wrong byte size: expected %lld got %llu",
+                                                            (long long)s->numel * (long long)es, (unsigned long long)count * es);
+        if ((uint64_t)s->numel > (uint64_t)(u->end - u->p) / es) return ct__pk_truncated(u);
+        s->data = (unsigned char *)(uintptr_t)u->p;
+        u->p += (size_t)s->numel * es;
+        CT__ATOMIC_INC(&file->refs);
+        s->holder = file;
+    }
+    return CT_OK;
+}
+
+static ct_result ct__pth_legacy(const char *path, ct__shared_bytes *file, ct_tensor_list *out)
+{
+    /* torch.serialization's MAGIC_NUMBER, 0x1950a86a20f9469cfc6c, as LONG1 writes it */
+    static const unsigned char magic[10] = {0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
+    ct__unpickler u;
+    memset(&u, 0, sizeof u);
+    u.path = path;
+    u.p = file->b.data;
+    u.end = file->b.data + file->b.n;
+    ct__pk *v = NULL, *root = NULL;
+    ct_result r = ct__pth_next_pickle(&u, &v);
+    if (r == CT_OK && !(v->kind == CT__PK_BIGINT && v->n == 10 && !memcmp(v->s, magic, 10)))
+        r = ct__fail(CT_ERR_RUNTIME, "Invalid magic number; corrupt file? ('%s')", path);
+    if (r == CT_OK) r = ct__pth_next_pickle(&u, &v);
+    if (r == CT_OK && v->kind != CT__PK_INT) r = ct__pk_fail(&u, "the protocol version is %s, not an int", ct__pk_kind_names[v->kind]);
+    if (r == CT_OK && v->i != 1001) r = ct__pk_fail(&u, "Invalid protocol version: %lld", (long long)v->i);
+    if (r == CT_OK) r = ct__pth_next_pickle(&u, &v); /* sys_info: the byte order matters */
+    if (r == CT_OK) {
+        const ct__pk *little = ct__pk_dict_get(v, "little_endian");
+        u.swap = little && little->kind == CT__PK_BOOL && (little->i != 0) != ct__little_endian();
+        r = ct__pth_next_pickle(&u, &root);
+    }
+    if (r == CT_OK) r = ct__pth_next_pickle(&u, &v);
+    if (r == CT_OK) r = ct__pth_legacy_storages(&u, v, file);
+    if (r == CT_OK) r = ct__pk_state_dict(&u, root, out);
+    ct__unpickler_free(&u);
+    return r;
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+static bool ct__is_zip(const ct__bytes *b) { return b->n >= 4 && !memcmp(b->data, "PK\x03\x04", 4); }
+
+/* A legacy torch.save file opens with PROTO 2 to 5; read as a safetensors
+ * header size, those bytes are beyond its 100 MB limit, so the two never mix. */
+static bool ct__is_legacy_pth(const ct__bytes *b)
+{
+    if (b->n < 8 || b->data[0] != 0x80 || b->data[1] < 2 || b->data[1] > 5) return false;
+    uint64_t v = 0;
+    for (int i = 8; i-- > 0;) v = v << 8 | b->data[i];
+    return v > CT__ST_MAX_HEADER;
+}
+
+/* Load the torch.save file whose bytes are b (taken over). */
+static ct_result ct__pth_load_bytes(const char *path, ct__bytes *b, ct_tensor_list *out)
+{
+    bool zip = ct__is_zip(b), legacy = !zip && ct__is_legacy_pth(b);
+    if (!zip && !legacy) {
+        ct__bytes_free(b);
+        return ct__fail(CT_ERR_RUNTIME, "'%s' is not a torch.save file: it starts with neither a zip header nor a pickle", path);
+    }
+    ct__shared_bytes *file = ct__share_bytes(b);
+    if (!file) return CT_ERR_MEMORY;
+    ct_result r = zip ? ct__pth_zip(path, file, out) : ct__pth_legacy(path, file, out);
+    ct__shared_bytes_drop(file);
+    return r;
+}
+
+ct_result ct_load_pth(const char *path, ct_tensor_list *out)
+{
+    ct_result r = ct__load_args(path, out);
+    ct__bytes b;
+    if (r == CT_OK) r = ct__read_bytes(path, &b);
+    return r == CT_OK ? ct__pth_load_bytes(path, &b, out) : r;
+}
+
+ct_result ct_load(const char *path, ct_tensor_list *out)
+{
+    ct_result r = ct__load_args(path, out);
+    ct__bytes b;
+    if (r == CT_OK) r = ct__read_bytes(path, &b);
+    if (r != CT_OK) return r;
+    if (ct__is_zip(&b) || ct__is_legacy_pth(&b)) return ct__pth_load_bytes(path, &b, out);
+    return ct__st_load_bytes(path, &b, out, NULL);
 }
 
 #endif /* CTORCH_IMPLEMENTATION */

@@ -26,7 +26,7 @@ IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_o
       src/nn/rnn.c
       src/optim/optimizer.c src/optim/lbfgs.c src/optim/lr_scheduler.c src/optim/clip.c
       src/data/dataset.c src/data/transform.c src/data/sampler.c src/data/loader.c
-      src/io/file.c src/io/idx.c src/io/csv.c src/io/npy.c"
+      src/io/file.c src/io/idx.c src/io/csv.c src/io/npy.c src/io/safetensors.c src/io/zip.c src/io/pth.c"
 
 section() { # file
     name=${1#src/}
