@@ -1918,7 +1918,9 @@ static const char *const no_bad_input[] = {
     "ct_get_printoptions", "ct_op_count", "ct_op_name", "ct_gradcheck_opts_init",
     /* grad and anomaly modes: they take nothing, or a bool or a mode struct whose every value is a valid mode */
     "ct_no_grad", "ct_enable_grad", "ct_inference_mode", "ct_set_grad_enabled", "ct_grad_mode_restore",
-    "ct_is_grad_enabled", "ct_is_inference_mode_enabled", "ct_set_detect_anomaly", "ct_is_anomaly_enabled", NULL};
+    "ct_is_grad_enabled", "ct_is_inference_mode_enabled", "ct_set_detect_anomaly", "ct_is_anomaly_enabled",
+    /* autocast's state: restore takes a mode struct, the queries take nothing (ct_autocast has a bad dtype) */
+    "ct_autocast_restore", "ct_is_autocast_enabled", "ct_get_autocast_dtype", NULL};
 
 static void test_every_function_is_exercised(void)
 {

@@ -84,8 +84,24 @@ static int check_programs_in(const char *dir)
 static void test_seed_programs_match_pytorch(void) { CHECK(check_programs_in("examples/seeds") >= 5); }
 
 #ifdef CTORCH_ZLIB
-/* The main demo trains on the bundled digits (gzip) as its PyTorch twin does. */
-static void test_demo_matches_pytorch(void) { CHECK(check_programs_in("examples") == 1); }
+/* The main demo trains on the bundled digits (gzip) as its PyTorch twin does,
+ * and plots the loss of each of its 12 x 24 steps when given a file name. */
+static void test_demo_matches_pytorch(void)
+{
+    CHECK(check_programs_in("examples") == 1);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/examples/train_digits %s/test_loss.svg > /dev/null", CT_BUILD_DIR, CT_BUILD_DIR);
+    CHECK(system(cmd) == 0);
+    FILE *f = fopen(CT_BUILD_DIR "/test_loss.svg", "r");
+    char *svg = f ? read_stream(f) : NULL;
+    if (f) fclose(f);
+    CHECK(svg && !strncmp(svg, "<svg ", 5) && strstr(svg, "</svg>\n"));
+    const char *points = svg ? strstr(svg, "points=\"") : NULL;
+    int n = 0;
+    for (const char *p = points; p && *p && *p != '/'; p++) n += *p == ',';
+    CHECK(n == 12 * 24);
+    free(svg);
+}
 #endif
 
 int main(void)

@@ -1,6 +1,9 @@
 /* Seed 002's AMP training loop on the CPU: autocast (bfloat16 on the CPU)
  * around the forward pass, then scaler.scale(loss).backward(), unscale_,
- * clip, step and update (amp_loop.py is its PyTorch twin). */
+ * clip, step and update (amp_loop.py is its PyTorch twin). Numbers that went
+ * through bfloat16 are printed to 2 decimals: the format keeps about 3
+ * significant digits and PyTorch 1.13's reference kernel rounds its products
+ * differently (see README, Mixed precision). */
 #define CTORCH_IMPLEMENTATION
 #include "ctorch.h"
 
@@ -28,17 +31,16 @@ int main(void)
         ct_backward(ct_grad_scaler_scale(scaler, loss), NULL, (ct_backward_opts){0});
         ct_grad_scaler_unscale_(scaler, optimizer);
         ct_tensor *norm = ct_clip_grad_norm_(params.tensors, params.n, 1.0, 2, false);
-        ct_grad_scaler_step(scaler, optimizer, NULL);
+        bool stepped;
+        ct_grad_scaler_step(scaler, optimizer, &stepped);
         ct_grad_scaler_update(scaler);
         ct_optim_zero_grad(optimizer, false);
-        printf("step %d: %s output, %s loss %.4f, grad norm %.4f\n", step, dtype_name(output), dtype_name(loss),
-               ct_item(loss), ct_item(norm));
+        printf("step %d: %s output, %s loss %.2f, grad norm %.2f, stepped %s, scale %.0f\n", step, dtype_name(output),
+               dtype_name(loss), ct_item(loss), ct_item(norm), stepped ? "True" : "False", ct_grad_scaler_get_scale(scaler));
         ct_scope_end(it);
     }
     printf("%s ", dtype_name(params.tensors[2]));
     ct_print(ct_grad(params.tensors[2])); /* net[2].weight.grad */
-    printf("Parameter containing:\n");
-    ct_print(params.tensors[3]);           /* net[2].bias */
 
     ct_grad_scaler_free(scaler);
     ct_optim_free(optimizer);
