@@ -522,28 +522,85 @@ ct_tensor *ct_kron(const ct_tensor *input, const ct_tensor *other)
 
 /* ---------------------------------------------------------------- cross */
 
-/* c_i = a_j b_k - a_k b_j for (i, j, k) = (0, 1, 2), (1, 2, 0), (2, 0, 1),
- * on views of the components along dim d, stacked back along d. PyTorch's
- * kernel is compiled with FMA, which fuses the first product for float and
- * double: fma(a_j, b_k, -(a_k b_j)); bfloat16 and integers round each step. */
-static ct_tensor *ct__cross_values(const ct_tensor *a, const ct_tensor *b, int d)
-{
-    bool fused = a->dtype == CT_F32 || a->dtype == CT_F64;
-    ct_tensor *c[3];
-    for (int i = 0; i < 3; i++) {
-        int j = (i + 1) % 3, k = (i + 2) % 3;
-        ct_tensor *aj = ct_select(a, d, j), *bk = ct_select(b, d, k), *ak_bj = ct_mul(ct_select(a, d, k), ct_select(b, d, j));
-        c[i] = fused ? ct_addcmul(ct_neg(ak_bj), aj, bk, ct_int(1)) : ct_sub(ct_mul(aj, bk), ak_bj);
-        if (!c[i]) return NULL;
+/* The cross product kernel: one pass through the strided iterator over the
+ * vectors (the output with dim d taken away, the inputs broadcast to it);
+ * each step reads a vector's three components at the byte steps below. */
+typedef struct ct__cross_steps {
+    int64_t r, a, b;
+} ct__cross_steps;
+
+/* c_i = a_j b_k - a_k b_j for (i, j, k) = (0, 1, 2), (1, 2, 0), (2, 0, 1).
+ * PyTorch's kernel is compiled with FMA, which fuses the first product for
+ * float and double: fma(a_j, b_k, -(a_k b_j)). bfloat16 rounds each product
+ * and the difference; integers wrap (computed unsigned: no overflow). */
+#define CT__CROSS_F32(T, aj, bk, ak, bj) ct__fmaf(aj, bk, -((ak) * (bj)))
+#define CT__CROSS_F64(T, aj, bk, ak, bj) ct__fma(aj, bk, -((ak) * (bj)))
+#define CT__CROSS_BF16(T, aj, bk, ak, bj)                                                                      \
+    ct__float_to_bf16(ct__bf16_to_float(ct__float_to_bf16(ct__bf16_to_float(aj) * ct__bf16_to_float(bk))) -   \
+                      ct__bf16_to_float(ct__float_to_bf16(ct__bf16_to_float(ak) * ct__bf16_to_float(bj))))
+#define CT__CROSS_WRAP(T, aj, bk, ak, bj) (T)((uint64_t)(aj) * (uint64_t)(bk) - (uint64_t)(ak) * (uint64_t)(bj))
+
+#define CT__CROSS_LOOP(name, T, F)                                                                           \
+    static void ct__cross_loop_##name(char **data, const int64_t *strides, int64_t n, void *ctx)            \
+    {                                                                                                        \
+        const ct__cross_steps *st = (const ct__cross_steps *)ctx;                                            \
+        for (int64_t e = 0; e < n; e++) {                                                                    \
+            char *r = data[0] + e * strides[0];                                                              \
+            const char *a = data[1] + e * strides[1], *b = data[2] + e * strides[2];                         \
+            T x[3], y[3];                                                                                    \
+            for (int c = 0; c < 3; c++) {                                                                    \
+                memcpy(&x[c], a + c * st->a, sizeof(T));                                                     \
+                memcpy(&y[c], b + c * st->b, sizeof(T));                                                     \
+            }                                                                                                \
+            for (int i = 0; i < 3; i++) {                                                                    \
+                int j = (i + 1) % 3, k = (i + 2) % 3;                                                        \
+                T v = F(T, x[j], y[k], x[k], y[j]);                                                          \
+                memcpy(r + i * st->r, &v, sizeof(T));                                                        \
+            }                                                                                                \
+        }                                                                                                    \
     }
-    return ct_stack(c, 3, d);
+CT__CROSS_LOOP(f32, float, CT__CROSS_F32)
+CT__CROSS_LOOP(f64, double, CT__CROSS_F64)
+CT__CROSS_LOOP(bf16, uint16_t, CT__CROSS_BF16)
+CT__CROSS_LOOP(u8, uint8_t, CT__CROSS_WRAP)
+CT__CROSS_LOOP(i8, int8_t, CT__CROSS_WRAP)
+CT__CROSS_LOOP(i16, int16_t, CT__CROSS_WRAP)
+CT__CROSS_LOOP(i32, int32_t, CT__CROSS_WRAP)
+CT__CROSS_LOOP(i64, int64_t, CT__CROSS_WRAP)
+
+static ct__loop_fn ct__cross_loop(ct_dtype dt)
+{
+    switch (dt) {
+    case CT_F32: return ct__cross_loop_f32;
+    case CT_F64: return ct__cross_loop_f64;
+    case CT_BF16: return ct__cross_loop_bf16;
+    case CT_U8: return ct__cross_loop_u8;
+    case CT_I8: return ct__cross_loop_i8;
+    case CT_I16: return ct__cross_loop_i16;
+    case CT_I32: return ct__cross_loop_i32;
+    default: return ct__cross_loop_i64;
+    }
+}
+
+/* The cross product of a and b (checked: one dtype, size 3 along d,
+ * broadcastable to out) into a new contiguous tensor. */
+static ct_tensor *ct__cross_values(const ct_tensor *a, const ct_tensor *b, int d, const int64_t *out, int ndim)
+{
+    ct_tensor *r = ct__alloc(out, ndim, a->dtype, ct__cpu);
+    const ct_tensor *ops[3] = {r ? ct_select(r, d, 0) : NULL, ct_select(a, d, 0), ct_select(b, d, 0)};
+    if (!ops[0] || !ops[1] || !ops[2]) return NULL;
+    size_t es = ct_dtype_size(a->dtype);
+    ct__cross_steps steps = {r->strides[d] * (int64_t)es, a->strides[d] * (int64_t)es, b->strides[d] * (int64_t)es};
+    ct__iter it;
+    ct__iter_init(&it, 3, ops);
+    ct__iter_parallel(&it, ct__cross_loop(a->dtype), &steps);
+    return r;
 }
 
 /* linalg.cross's checks in PyTorch's order: ranks, the dim's sizes,
  * broadcasting, then the kernel's dtypes. */
-static ct_result ct__check_cross(const ct_tensor *a, const ct_tensor *b, int dim, int *d)
+static ct_result ct__check_cross(const ct_tensor *a, const ct_tensor *b, int dim, int *d, int64_t *out)
 {
-    int64_t out[CT_MAX_DIMS];
     int nout;
     if (a->ndim != b->ndim)
         return ct__fail(CT_ERR_RUNTIME, "linalg.cross: inputs must have the same number of dimensions.");
@@ -560,10 +617,11 @@ static ct_result ct__check_cross(const ct_tensor *a, const ct_tensor *b, int dim
 static ct_tensor *ct__linalg_cross(const ct_tensor *input, const ct_tensor *other, int dim)
 {
     int d = 0;
-    if (ct__check_cross(input, other, dim, &d) != CT_OK) return NULL;
+    int64_t out[CT_MAX_DIMS];
+    if (ct__check_cross(input, other, dim, &d, out) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *r;
-    CT__UNRECORDED(r, ct__cross_values(input, other, d));
+    CT__UNRECORDED(r, ct__cross_values(input, other, d, out, input->ndim));
     ct_keep(r);
     ct_scope_end(s);
     ct__la_record_cross(r, input, other, d);

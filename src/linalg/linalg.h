@@ -82,9 +82,9 @@ CTORCH_API ct_tensor *ct_tensordot(const ct_tensor *a, const ct_tensor *b, int64
  * paired with dims_b[i] of b (a size-1 dim pairs with any size). */
 CTORCH_API ct_tensor *ct_tensordot_dims(const ct_tensor *a, const ct_tensor *b, ct_shape dims_a, ct_shape dims_b);
 /* torch.kron(input, other): the Kronecker product; the smaller rank is padded
- * with leading 1s. As in PyTorch 1.13 its result is a view of a product laid
- * out like the inputs, so an input whose layout the product keeps (a
- * transposed one) fails with view's error. */
+ * with leading 1s. As in PyTorch 1.13, the product of the two inputs' views
+ * is laid out like them and then viewed, so a transposed input fails with
+ * view's error. */
 CTORCH_API ct_tensor *ct_kron(const ct_tensor *input, const ct_tensor *other);
 /* torch.linalg.cross(input, other, dim=-1): the cross product of 3-vectors
  * along dim; inputs have the same number of dims and broadcast, and share a
