@@ -14490,7 +14490,10 @@ static ct_result ct__check_list_arg(ct_tensor *const *ts, int n, const char *fn,
     return CT_OK;
 }
 
-static ct_result ct__check_list(ct_tensor *const *ts, int n, const char *fn) { return ct__check_list_arg(ts, n, fn, 0); }
+static ct_result ct__check_list(ct_tensor *const *ts, int n, const char *fn)
+{
+    return ct__check_list_arg(ts, n, fn, 0);
+}
 
 /* ---------------------------------------------------------------- cat */
 
@@ -23783,23 +23786,25 @@ static ct_result ct__ein_parse_lhs(const char *lhs, size_t len, int n, ct__ein_l
         if (c == ' ') continue;
         if (c == '.') {
             if (ell)
-                return ct__fail(CT_ERR_RUNTIME, "einsum(): found '.' for operand %d for which an ellipsis was already found",
-                                op);
+                return ct__fail(CT_ERR_RUNTIME,
+                                "einsum(): found '.' for operand %d for which an ellipsis was already found", op);
             if (!ct__ein_ellipsis(lhs, len, &i))
-                return ct__fail(CT_ERR_RUNTIME, "einsum(): found '.' for operand %d that is not part of any ellipsis", op);
+                return ct__fail(CT_ERR_RUNTIME, "einsum(): found '.' for operand %d that is not part of any ellipsis",
+                                op);
             p->codes[k++] = CT__EIN_ELLIPSIS;
             ell = true;
         } else if (c == ',') {
             if (++op >= n)
-                return ct__fail(CT_ERR_RUNTIME, "einsum(): fewer operands were provided than specified in the equation");
+                return ct__fail(CT_ERR_RUNTIME,
+                                "einsum(): fewer operands were provided than specified in the equation");
             p->first[op] = k;
             ell = false;
         } else {
             int s = ct__ein_subscript(c);
             if (s < 0)
                 return ct__fail(CT_ERR_RUNTIME,
-                                "einsum(): invalid subscript given at index %zu in the equation string, subscripts must "
-                                "be in [a-zA-Z]",
+                                "einsum(): invalid subscript given at index %zu in the equation string, "
+                                "subscripts must be in [a-zA-Z]",
                                 i);
             p->codes[k++] = (uint8_t)s;
         }
@@ -23838,8 +23843,9 @@ static ct_result ct__ein_count(const ct__ein_lhs *p, ct_tensor *const *ops, int 
             plan->ell_dims = CT__MAX(plan->ell_dims, ndim - nlabels);
         }
         if (ell ? nlabels > ndim : nlabels != ndim)
-            return ct__fail(CT_ERR_RUNTIME, "einsum(): the number of subscripts in the equation (%d) %s (%d) for operand %d%s",
-                            nlabels, ell ? "is more than the number of dimensions" : "does not match the number of dimensions",
+            return ct__fail(CT_ERR_RUNTIME,
+                            "einsum(): the number of subscripts in the equation (%d) %s (%d) for operand %d%s", nlabels,
+                            ell ? "is more than the number of dimensions" : "does not match the number of dimensions",
                             ndim, i, ell ? "" : " and no ellipsis was given");
     }
     return CT_OK;
@@ -23863,9 +23869,11 @@ static ct_result ct__ein_output(const char *rhs, size_t len, size_t lhs_len, ct_
         if (c == ' ') continue;
         if (c == '.') {
             if (*ell_out)
-                return ct__fail(CT_ERR_RUNTIME, "einsum(): found '.' for output but an ellipsis (...) was already found");
+                return ct__fail(CT_ERR_RUNTIME,
+                                "einsum(): found '.' for output but an ellipsis (...) was already found");
             if (!ct__ein_ellipsis(rhs, len, &i))
-                return ct__fail(CT_ERR_RUNTIME, "einsum(): found '.' for output that is not part of any ellipsis (...)");
+                return ct__fail(CT_ERR_RUNTIME,
+                                "einsum(): found '.' for output that is not part of any ellipsis (...)");
             plan->ell_index = next;
             next += plan->ell_dims;
             *ell_out = true;
@@ -23874,8 +23882,8 @@ static ct_result ct__ein_output(const char *rhs, size_t len, size_t lhs_len, ct_
         int s = ct__ein_subscript(c);
         if (s < 0)
             return ct__fail(CT_ERR_RUNTIME,
-                            "einsum(): invalid subscript given at index %zu in the equation string, subscripts must be in "
-                            "[a-zA-Z]",
+                            "einsum(): invalid subscript given at index %zu in the equation string, "
+                            "subscripts must be in [a-zA-Z]",
                             lhs_len + 2 + i);
         if (plan->count[s] == 0 || plan->perm[s] >= 0)
             return ct__fail(CT_ERR_RUNTIME, "einsum(): output subscript %c %s", c,
@@ -23902,8 +23910,9 @@ static ct_result ct__ein_plan_dims(const char *rhs, size_t rhs_len, size_t lhs_l
         if (plan->count[s] > 0 && plan->perm[s] < 0) plan->perm[s] = next++;
     plan->dims = next;
     if (next > CT_MAX_DIMS)
-        return ct__fail(CT_ERR_RUNTIME, "einsum(): the aligned operands would have %d dimensions, more than CT_MAX_DIMS (%d)",
-                        next, CT_MAX_DIMS);
+        return ct__fail(CT_ERR_RUNTIME,
+                        "einsum(): the aligned operands would have %d dimensions, more than CT_MAX_DIMS (%d)", next,
+                        CT_MAX_DIMS);
     return CT_OK;
 }
 
@@ -23964,7 +23973,8 @@ static ct_tensor *ct__ein_align(const ct_tensor *op, int i, const uint8_t *codes
         } else { /* a repeated label: its diagonal, moved to where the label first was */
             int prev = (int)permutation[plan->perm[s]];
             if (op->sizes[dim] != op->sizes[prev]) {
-                ct__fail(CT_ERR_RUNTIME, "einsum(): subscript %c is repeated for operand %d but the sizes don't match, %lld != %lld",
+                ct__fail(CT_ERR_RUNTIME,
+                         "einsum(): subscript %c is repeated for operand %d but the sizes don't match, %lld != %lld",
                          ct__ein_label(s), i, (long long)op->sizes[dim], (long long)op->sizes[prev]);
                 return NULL;
             }
@@ -24265,29 +24275,29 @@ typedef struct ct__cross_steps {
  * and the difference; integers wrap (computed unsigned: no overflow). */
 #define CT__CROSS_F32(T, aj, bk, ak, bj) ct__fmaf(aj, bk, -((ak) * (bj)))
 #define CT__CROSS_F64(T, aj, bk, ak, bj) ct__fma(aj, bk, -((ak) * (bj)))
-#define CT__CROSS_BF16(T, aj, bk, ak, bj)                                                                      \
-    ct__float_to_bf16(ct__bf16_to_float(ct__float_to_bf16(ct__bf16_to_float(aj) * ct__bf16_to_float(bk))) -   \
+#define CT__CROSS_BF16(T, aj, bk, ak, bj)                                                                   \
+    ct__float_to_bf16(ct__bf16_to_float(ct__float_to_bf16(ct__bf16_to_float(aj) * ct__bf16_to_float(bk))) - \
                       ct__bf16_to_float(ct__float_to_bf16(ct__bf16_to_float(ak) * ct__bf16_to_float(bj))))
 #define CT__CROSS_WRAP(T, aj, bk, ak, bj) (T)((uint64_t)(aj) * (uint64_t)(bk) - (uint64_t)(ak) * (uint64_t)(bj))
 
-#define CT__CROSS_LOOP(name, T, F)                                                                           \
-    static void ct__cross_loop_##name(char **data, const int64_t *strides, int64_t n, void *ctx)            \
-    {                                                                                                        \
-        const ct__cross_steps *st = (const ct__cross_steps *)ctx;                                            \
-        for (int64_t e = 0; e < n; e++) {                                                                    \
-            char *r = data[0] + e * strides[0];                                                              \
-            const char *a = data[1] + e * strides[1], *b = data[2] + e * strides[2];                         \
-            T x[3], y[3];                                                                                    \
-            for (int c = 0; c < 3; c++) {                                                                    \
-                memcpy(&x[c], a + c * st->a, sizeof(T));                                                     \
-                memcpy(&y[c], b + c * st->b, sizeof(T));                                                     \
-            }                                                                                                \
-            for (int i = 0; i < 3; i++) {                                                                    \
-                int j = (i + 1) % 3, k = (i + 2) % 3;                                                        \
-                T v = F(T, x[j], y[k], x[k], y[j]);                                                          \
-                memcpy(r + i * st->r, &v, sizeof(T));                                                        \
-            }                                                                                                \
-        }                                                                                                    \
+#define CT__CROSS_LOOP(name, T, F)                                                               \
+    static void ct__cross_loop_##name(char **data, const int64_t *strides, int64_t n, void *ctx) \
+    {                                                                                            \
+        const ct__cross_steps *st = (const ct__cross_steps *)ctx;                                \
+        for (int64_t e = 0; e < n; e++) {                                                        \
+            char *r = data[0] + e * strides[0];                                                  \
+            const char *a = data[1] + e * strides[1], *b = data[2] + e * strides[2];             \
+            T x[3], y[3];                                                                        \
+            for (int c = 0; c < 3; c++) {                                                        \
+                memcpy(&x[c], a + c * st->a, sizeof(T));                                         \
+                memcpy(&y[c], b + c * st->b, sizeof(T));                                         \
+            }                                                                                    \
+            for (int i = 0; i < 3; i++) {                                                        \
+                int j = (i + 1) % 3, k = (i + 2) % 3;                                            \
+                T v = F(T, x[j], y[k], x[k], y[j]);                                              \
+                memcpy(r + i * st->r, &v, sizeof(T));                                            \
+            }                                                                                    \
+        }                                                                                        \
     }
 CT__CROSS_LOOP(f32, float, CT__CROSS_F32)
 CT__CROSS_LOOP(f64, double, CT__CROSS_F64)
@@ -24301,14 +24311,22 @@ CT__CROSS_LOOP(i64, int64_t, CT__CROSS_WRAP)
 static ct__loop_fn ct__cross_loop(ct_dtype dt)
 {
     switch (dt) {
-    case CT_F32: return ct__cross_loop_f32;
-    case CT_F64: return ct__cross_loop_f64;
-    case CT_BF16: return ct__cross_loop_bf16;
-    case CT_U8: return ct__cross_loop_u8;
-    case CT_I8: return ct__cross_loop_i8;
-    case CT_I16: return ct__cross_loop_i16;
-    case CT_I32: return ct__cross_loop_i32;
-    default: return ct__cross_loop_i64;
+    case CT_F32:
+        return ct__cross_loop_f32;
+    case CT_F64:
+        return ct__cross_loop_f64;
+    case CT_BF16:
+        return ct__cross_loop_bf16;
+    case CT_U8:
+        return ct__cross_loop_u8;
+    case CT_I8:
+        return ct__cross_loop_i8;
+    case CT_I16:
+        return ct__cross_loop_i16;
+    case CT_I32:
+        return ct__cross_loop_i32;
+    default:
+        return ct__cross_loop_i64;
     }
 }
 

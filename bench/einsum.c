@@ -88,7 +88,8 @@ int main(void)
     bench_einsum("einsum_bij_bjk_32x64x64", "bij,bjk->bik", 2, CT_SHAPE(32, 64, 64), CT_SHAPE(32, 64, 64), CT_SHAPE0);
     bench_einsum("einsum_bhqd_bhkd_2x8x128x64", "bhqd,bhkd->bhqk", 2, CT_SHAPE(2, 8, 128, 64), CT_SHAPE(2, 8, 128, 64),
                  CT_SHAPE0);
-    bench_einsum("einsum_bn_anm_bm_64x32", "bn,anm,bm->ba", 3, CT_SHAPE(64, 32), CT_SHAPE(16, 32, 32), CT_SHAPE(64, 32));
+    bench_einsum("einsum_bn_anm_bm_64x32", "bn,anm,bm->ba", 3, CT_SHAPE(64, 32), CT_SHAPE(16, 32, 32),
+                 CT_SHAPE(64, 32));
     bench_einsum("einsum_outer_1000", "i,j->ij", 2, CT_SHAPE(1000), CT_SHAPE(1000), CT_SHAPE0);
     bench_einsum("einsum_trace_1000", "ii", 1, CT_SHAPE(1000, 1000), CT_SHAPE0, CT_SHAPE0);
     bench_pair("tensordot_64x32x32_32x32x64", run_tensordot, CT_SHAPE(64, 32, 32), CT_SHAPE(32, 32, 64));

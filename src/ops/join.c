@@ -157,7 +157,10 @@ static ct_result ct__check_list_arg(ct_tensor *const *ts, int n, const char *fn,
     return CT_OK;
 }
 
-static ct_result ct__check_list(ct_tensor *const *ts, int n, const char *fn) { return ct__check_list_arg(ts, n, fn, 0); }
+static ct_result ct__check_list(ct_tensor *const *ts, int n, const char *fn)
+{
+    return ct__check_list_arg(ts, n, fn, 0);
+}
 
 /* ---------------------------------------------------------------- cat */
 
