@@ -370,7 +370,7 @@ ct_tensor *ct_einsum(const char *equation, ct_tensor *const *operands, int n)
     size_t lhs_len = arrow ? (size_t)(arrow - equation) : strlen(equation);
     size_t rhs_len = arrow ? strlen(arrow + 2) : 0;
     /* operand starts, labels (at most one per character), aligned operands */
-    size_t bytes = (size_t)(n + 1) * sizeof(int) + (size_t)n * sizeof(ct_tensor *) + lhs_len + 1;
+    size_t bytes = ((size_t)n + 1) * sizeof(int) + (size_t)n * sizeof(ct_tensor *) + lhs_len + 1;
     char *block = (char *)CT_MALLOC(bytes);
     if (!block) {
         CT__OOM();
@@ -379,7 +379,7 @@ ct_tensor *ct_einsum(const char *equation, ct_tensor *const *operands, int n)
     ct__ein_lhs p;
     ct_tensor **aligned = (ct_tensor **)block;
     p.first = (int *)(block + (size_t)n * sizeof(ct_tensor *));
-    p.codes = (uint8_t *)(block + (size_t)n * sizeof(ct_tensor *) + (size_t)(n + 1) * sizeof(int));
+    p.codes = (uint8_t *)(block + (size_t)n * sizeof(ct_tensor *) + ((size_t)n + 1) * sizeof(int));
     ct_tensor *r = NULL;
     ct_scope s = ct_scope_begin();
     if (ct__ein_parse_lhs(equation, lhs_len, n, &p) == CT_OK)
