@@ -1,7 +1,8 @@
 # ctorch: build, test, demo, bench. Every target first regenerates ctorch.h from src/.
 #   make test          the whole suite (what README and CI run)
 #   make test-asan     the whole suite under ASan + UBSan + LeakSanitizer
-#   make demo          the demo
+#   make demo          the main demo: an MLP learns the bundled digits
+#   make tour          a tour of the tensor API
 #   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
 # Options: OPENMP=0 to build without OpenMP, OPENBLAS=1 to use OpenBLAS, CC=clang.
 
@@ -33,7 +34,7 @@ SRC     := $(shell find src -name '*.[ch]') tools/amalgamate.sh
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate test test-build test-asan test-tsan test-valgrind demo bench clean
+.PHONY: all amalgamate test test-build test-asan test-tsan test-valgrind demo tour bench clean
 
 all: ctorch.h $(TESTS) $(EXAMPLES)
 
@@ -53,8 +54,10 @@ $(BUILD)/examples/%: examples/%.c ctorch.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
 
+# Every example program compiles the whole implementation: build on all cores.
+JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 test-build: ctorch.h
-	@$(MAKE) -k --no-print-directory $(TESTS) $(EXAMPLES) || true
+	@$(MAKE) -k -j$(JOBS) --no-print-directory $(TESTS) $(EXAMPLES) || true
 
 test: test-build
 	@CC="$(CC)" BUILD="$(BUILD)" tests/run.sh
@@ -78,7 +81,11 @@ test-valgrind: test-build
 	    if [ $$? = 99 ]; then echo "FAIL $$t (see $$t.vg)"; status=1; else echo "ok   $$t"; fi; \
 	done; exit $$status
 
-demo: $(BUILD)/examples/tour
+# The main demo: an MLP trained on the bundled digits (needs zlib's header, zlib1g-dev).
+demo: $(BUILD)/examples/train_digits
+	$(BUILD)/examples/train_digits
+
+tour: $(BUILD)/examples/tour
 	$(BUILD)/examples/tour
 
 bench: ctorch.h

@@ -668,6 +668,28 @@ CTORCH_API ct_result ct_checkpoint(ct_checkpoint_fn fn, ct_tensor *const *inputs
 CTORCH_API ct_tensor *ct_checkpoint_sequential(const ct_checkpoint_fn *fns, void *const *users, int n_fns, int segments,
                                                const ct_tensor *input);
 
+/* ---------------------------------------------------------------- autocast */
+
+/* The autocast state a region ends with (give it to ct_autocast_restore). */
+typedef struct ct_autocast_mode {
+    bool enabled;
+    ct_dtype dtype;
+} ct_autocast_mode;
+
+/* torch.autocast("cpu", dtype, enabled): enters a region of this thread in
+ * which matrix products (mm, bmm, matmul, addmm, baddbmm, linear) and
+ * convolutions (conv1d/2d/3d) run in bfloat16; losses, prod, trace, the
+ * decompositions and reflection/replication padding in float32; cat, stack
+ * and index_copy in their widest floating input type; float64 is left alone
+ * (PyTorch 1.13's CPU lists). dtype: CT_BF16 or CT_DEFAULT (the CPU
+ * supports no other, as in PyTorch: an error, and the region stays as it
+ * was). Regions nest; a cast of a weight is cached until the outermost ends.
+ * Returns the mode to restore. */
+CTORCH_API ct_autocast_mode ct_autocast(bool enabled, ct_dtype dtype);
+CTORCH_API void ct_autocast_restore(ct_autocast_mode mode);
+CTORCH_API bool ct_is_autocast_enabled(void);    /* torch.is_autocast_cpu_enabled() */
+CTORCH_API ct_dtype ct_get_autocast_dtype(void); /* torch.get_autocast_cpu_dtype() */
+
 /* ==================== ops/math.h ==================== */
 // >>ops/math.h
 /* Public math API: pointwise ops (and, as they come, reductions, scans,
@@ -2249,6 +2271,212 @@ CTORCH_API ct_module *ct_nn_cosine_embedding_loss(double margin, ct_reduction re
 CTORCH_API ct_module *ct_nn_margin_ranking_loss(double margin, ct_reduction reduction);
 CTORCH_API ct_module *ct_nn_triplet_margin_loss(ct_triplet_margin_loss_opts opts);
 
+/* ---------------------------------------------------------------- convolution, pooling and attention layers */
+
+/* nn.init.orthogonal_(t, gain): t (at least 2-D, seen as rows = size(0) by
+ * the rest) filled with a (semi-)orthogonal matrix times gain: normal draws,
+ * their QR (of the transpose when rows < cols), Q's columns signed by R's
+ * diagonal. PyTorch's gain: 1. */
+CTORCH_API ct_result ct_init_orthogonal_(ct_tensor *t, double gain);
+
+/* The keyword arguments of nn.Conv1d/2d/3d and nn.ConvTranspose1d/2d; all
+ * zero is PyTorch's defaults (stride 1, padding 0, dilation 1, groups 1, a
+ * bias, padding_mode 'zeros'). A list of one value applies to every spatial
+ * dim, as an int does in PyTorch. */
+typedef struct ct_conv_layer_opts {
+    ct_shape stride;         /* empty: 1 */
+    ct_shape padding;        /* empty: 0 */
+    const char *padding_str; /* "same" or "valid" in place of padding (convolutions only) */
+    ct_shape dilation;       /* empty: 1 */
+    int64_t groups;          /* 0: 1 */
+    ct_shape output_padding; /* transposed convolutions only; empty: 0 */
+    bool no_bias;            /* bias=False */
+    ct_pad_mode padding_mode; /* CT_PAD_CONSTANT is 'zeros'; reflect, replicate, circular: convolutions only */
+} ct_conv_layer_opts;
+
+/* nn.Conv1d / nn.Conv2d / nn.Conv3d(in_channels, out_channels, kernel_size,
+ * ...): weight (out_channels, in_channels / groups, *kernel_size) drawn by
+ * kaiming_uniform_(a=sqrt(5)), bias (out_channels) uniform in
+ * +-1/sqrt(fan_in), in PyTorch's order. Called with one input, batched
+ * (N, C, ...) or not (C, ...). */
+CTORCH_API ct_module *ct_nn_conv1d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                   ct_conv_layer_opts opts);
+CTORCH_API ct_module *ct_nn_conv2d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                   ct_conv_layer_opts opts);
+CTORCH_API ct_module *ct_nn_conv3d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                   ct_conv_layer_opts opts);
+/* nn.ConvTranspose1d / nn.ConvTranspose2d(in_channels, out_channels,
+ * kernel_size, ...): weight (in_channels, out_channels / groups,
+ * *kernel_size), initialised as the convolutions'. */
+CTORCH_API ct_module *ct_nn_conv_transpose1d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                             ct_conv_layer_opts opts);
+CTORCH_API ct_module *ct_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                             ct_conv_layer_opts opts);
+/* ConvTranspose1d/2d.forward(input, output_size): the output_padding that
+ * gives this output size (the spatial sizes, or the whole shape) instead of
+ * the module's; through ct_forward's hooks. */
+CTORCH_API ct_tensor *ct_conv_transpose_forward(ct_module *m, const ct_tensor *input, ct_shape output_size);
+
+/* nn.MaxPool1d / nn.MaxPool2d(kernel_size, stride, padding, dilation,
+ * ceil_mode). (For return_indices, call ct_max_pool2d_with_indices.) */
+CTORCH_API ct_module *ct_nn_max_pool1d(ct_shape kernel_size, ct_max_pool_opts opts);
+CTORCH_API ct_module *ct_nn_max_pool2d(ct_shape kernel_size, ct_max_pool_opts opts);
+/* nn.AvgPool1d / nn.AvgPool2d(kernel_size, stride, padding, ceil_mode,
+ * count_include_pad[, divisor_override]): start opts from
+ * ct_avg_pool_opts_init(). */
+CTORCH_API ct_module *ct_nn_avg_pool1d(ct_shape kernel_size, ct_avg_pool_opts opts);
+CTORCH_API ct_module *ct_nn_avg_pool2d(ct_shape kernel_size, ct_avg_pool_opts opts);
+/* nn.AdaptiveAvgPool2d(output_size) / nn.AdaptiveMaxPool2d(output_size). */
+CTORCH_API ct_module *ct_nn_adaptive_avg_pool2d(ct_shape output_size);
+CTORCH_API ct_module *ct_nn_adaptive_max_pool2d(ct_shape output_size);
+
+/* F.scaled_dot_product_attention's keyword arguments; all zero: no mask, no
+ * dropout, not causal, scale 1/sqrt(E). */
+typedef struct ct_sdpa_opts {
+    const ct_tensor *attn_mask; /* broadcast to (..., L, S): bool (true takes part) or floating (added) */
+    double dropout_p;           /* applied whenever > 0, as PyTorch's functional does */
+    bool is_causal;             /* query i attends to keys 0..i (no attn_mask with it) */
+    double scale;               /* 0: 1/sqrt(query.size(-1)) */
+} ct_sdpa_opts;
+/* F.scaled_dot_product_attention(query, key, value): softmax(query @ key^T
+ * * scale + mask) @ value over query (..., L, E), key (..., S, E), value
+ * (..., S, Ev), with PyTorch's math: query scaled first, the mask added,
+ * softmax over the keys, dropout on the weights. attn_weights, when not NULL,
+ * receives the weights (..., L, S). */
+CTORCH_API ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *query, const ct_tensor *key,
+                                                      const ct_tensor *value, ct_sdpa_opts opts,
+                                                      ct_tensor **attn_weights);
+
+/* nn.MultiheadAttention's keyword arguments; all zero is PyTorch's defaults
+ * (no dropout, biases, kdim = vdim = embed_dim, sequence-first). */
+typedef struct ct_mha_opts {
+    double dropout;     /* on the attention weights, in training */
+    bool no_bias;       /* bias=False: no in_proj_bias, no out_proj.bias */
+    bool add_bias_kv;   /* bias_k, bias_v (1, 1, embed_dim) appended to key and value */
+    bool add_zero_attn; /* a zero key and value appended */
+    int64_t kdim, vdim; /* 0: embed_dim; otherwise q/k/v_proj_weight replace in_proj_weight */
+    bool batch_first;   /* (N, L, E) rather than (L, N, E) */
+} ct_mha_opts;
+/* nn.MultiheadAttention(embed_dim, num_heads, ...): parameters in_proj_weight
+ * (3E, E) (or q_proj_weight, k_proj_weight, v_proj_weight) by
+ * xavier_uniform_, in_proj_bias zeros, bias_k and bias_v by xavier_normal_,
+ * and the child out_proj (a NonDynamicallyQuantizableLinear: Linear's draws,
+ * then its bias zeroed), drawn in PyTorch's order. ct_forward_n(m, {query,
+ * key, value}, 3) gives attn_output; passing the same tensor three times is
+ * self-attention, as `query is key is value` is in PyTorch. */
+CTORCH_API ct_module *ct_nn_multihead_attention(int64_t embed_dim, int64_t num_heads, ct_mha_opts opts);
+
+/* MultiheadAttention.forward's keyword arguments; all zero: no masks, weights
+ * averaged over the heads. */
+typedef struct ct_mha_forward_opts {
+    const ct_tensor *key_padding_mask; /* (N, S) or (S): bool (true: ignored) or floating (added) */
+    const ct_tensor *attn_mask;        /* (L, S) or (N * num_heads, L, S): bool (true: masked) or floating (added) */
+    bool per_head_weights;             /* average_attn_weights=False */
+} ct_mha_forward_opts;
+/* MultiheadAttention.forward(query, key, value, key_padding_mask,
+ * need_weights, attn_mask, average_attn_weights), through ct_forward's hooks:
+ * returns attn_output; attn_weights (need_weights), when not NULL, receives
+ * the weights, (N, L, S) or (N, num_heads, L, S) (no batch dim for unbatched
+ * input). */
+CTORCH_API ct_tensor *ct_multihead_attention_forward(ct_module *m, const ct_tensor *query, const ct_tensor *key,
+                                                     const ct_tensor *value, ct_mha_forward_opts opts,
+                                                     ct_tensor **attn_weights);
+
+/* nn.TransformerEncoderLayer's keyword arguments; start from
+ * ct_transformer_encoder_layer_opts_init() (dim_feedforward 2048, dropout
+ * 0.1, relu, layer_norm_eps 1e-5, sequence-first, post-norm). */
+typedef struct ct_transformer_encoder_layer_opts {
+    int64_t dim_feedforward;
+    double dropout;
+    const char *activation; /* "relu" or "gelu" */
+    double layer_norm_eps;
+    bool batch_first, norm_first;
+} ct_transformer_encoder_layer_opts;
+CTORCH_API ct_transformer_encoder_layer_opts ct_transformer_encoder_layer_opts_init(void);
+/* nn.TransformerEncoderLayer(d_model, nhead, ...): children self_attn,
+ * linear1, dropout, linear2, norm1, norm2, dropout1, dropout2 (PyTorch's
+ * names, order and draws). ct_forward(m, src) runs it without masks. */
+CTORCH_API ct_module *ct_nn_transformer_encoder_layer(int64_t d_model, int64_t nhead,
+                                                      ct_transformer_encoder_layer_opts opts);
+/* TransformerEncoderLayer.forward(src, src_mask, src_key_padding_mask)
+ * (either mask may be NULL), through ct_forward's hooks. */
+CTORCH_API ct_tensor *ct_transformer_encoder_layer_forward(ct_module *m, const ct_tensor *src, const ct_tensor *src_mask,
+                                                           const ct_tensor *src_key_padding_mask);
+/* ---------------------------------------------------------------- recurrent layers */
+
+/* nn.RNN / nn.LSTM / nn.GRU's keyword arguments. Start from
+ * ct_rnn_opts_init(): PyTorch's defaults (one layer, with biases, input
+ * laid out (seq, batch, feature), no dropout, one direction, tanh, no
+ * projection). */
+typedef struct ct_rnn_opts {
+    int64_t num_layers;
+    bool bias;
+    bool batch_first;          /* input and output (batch, seq, feature); h_n keeps (layers, batch, hidden) */
+    double dropout;            /* on the outputs of every layer but the last, in training mode only */
+    bool bidirectional;
+    const char *nonlinearity;  /* nn.RNN only: "tanh" (NULL) or "relu" */
+    int64_t proj_size;         /* nn.LSTM only: h projected to proj_size features (0: no projection) */
+} ct_rnn_opts;
+CTORCH_API ct_rnn_opts ct_rnn_opts_init(void);
+
+/* nn.RNN(input_size, hidden_size, ...) (an Elman RNN: h' = tanh(x W_ih^T +
+ * b_ih + h W_hh^T + b_hh), or relu), nn.LSTM and nn.GRU. Parameters are
+ * PyTorch's, under its names (weight_ih_l0, weight_hh_l0, bias_ih_l0,
+ * bias_hh_l0, weight_hr_l0 for a projection, "_reverse" for the second
+ * direction) and in its order, all drawn uniform in +-1/sqrt(hidden_size),
+ * so that after the same ct_manual_seed they equal PyTorch's and a
+ * state_dict loads either way.
+ *
+ * ct_forward(m, input) and ct_forward_n(m, {input, h0}) (LSTM: {input, h0,
+ * c0}) return the output; ct_rnn_forward and ct_lstm_forward also give the
+ * final states. */
+CTORCH_API ct_module *ct_nn_rnn(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts);
+CTORCH_API ct_module *ct_nn_lstm(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts);
+CTORCH_API ct_module *ct_nn_gru(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts);
+
+/* output, h_n = rnn(input, h_0) for an RNN or a GRU module. input is (seq,
+ * batch, input_size) ((batch, seq, input_size) with batch_first) or an
+ * unbatched (seq, input_size); h_0 (num_layers * num_directions, batch,
+ * hidden_size) (unbatched: without the batch dim) or NULL for zeros. The
+ * output (seq, batch, num_directions * hidden_size) is returned; h_n, when
+ * not NULL, receives the final states, shaped as h_0 (a new tensor, owned
+ * like the output by the open scope). The module's hooks run as in
+ * ct_forward_n and see the output only. */
+CTORCH_API ct_tensor *ct_rnn_forward(ct_module *rnn, const ct_tensor *input, const ct_tensor *h0, ct_tensor **h_n);
+/* output, (h_n, c_n) = lstm(input, (h_0, c_0)): as ct_rnn_forward, with the
+ * cell states too. h_0 and c_0 are both given or both NULL (zeros); with a
+ * projection h has proj_size features, c hidden_size. */
+CTORCH_API ct_tensor *ct_lstm_forward(ct_module *lstm, const ct_tensor *input, const ct_tensor *h0,
+                                      const ct_tensor *c0, ct_tensor **h_n, ct_tensor **c_n);
+
+/* nn.RNNCell(input_size, hidden_size, bias, nonlinearity ("tanh" or NULL,
+ * "relu")), nn.LSTMCell and nn.GRUCell: one step. Parameters weight_ih,
+ * weight_hh, bias_ih, bias_hh (None without bias), uniform in
+ * +-1/sqrt(hidden_size). ct_forward_n(cell, {input, h}) gives h' (LSTMCell:
+ * {input, h, c}); input (batch, input_size) or unbatched (input_size); h
+ * (and c) NULL or absent for zeros. */
+CTORCH_API ct_module *ct_nn_rnn_cell(int64_t input_size, int64_t hidden_size, bool bias, const char *nonlinearity);
+CTORCH_API ct_module *ct_nn_lstm_cell(int64_t input_size, int64_t hidden_size, bool bias);
+CTORCH_API ct_module *ct_nn_gru_cell(int64_t input_size, int64_t hidden_size, bool bias);
+/* h_1, c_1 = lstm_cell(input, (h_0, c_0)): returns h_1; c_1, when not NULL,
+ * receives the new cell state. h_0 and c_0 both given or both NULL. */
+CTORCH_API ct_tensor *ct_lstm_cell_forward(ct_module *cell, const ct_tensor *input, const ct_tensor *h0,
+                                           const ct_tensor *c0, ct_tensor **c_1);
+
+/* The cells as functions (torch.rnn_tanh_cell, torch.rnn_relu_cell,
+ * torch.gru_cell, torch.lstm_cell): input (batch, input_size), hx (and cx)
+ * (batch, hidden_size), weights as the cells' parameters; the biases may be
+ * NULL. ct_lstm_cell returns h' and writes c' to *cy (required). */
+CTORCH_API ct_tensor *ct_rnn_tanh_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih,
+                                       const ct_tensor *w_hh, const ct_tensor *b_ih, const ct_tensor *b_hh);
+CTORCH_API ct_tensor *ct_rnn_relu_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih,
+                                       const ct_tensor *w_hh, const ct_tensor *b_ih, const ct_tensor *b_hh);
+CTORCH_API ct_tensor *ct_gru_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih,
+                                  const ct_tensor *w_hh, const ct_tensor *b_ih, const ct_tensor *b_hh);
+CTORCH_API ct_tensor *ct_lstm_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *cx,
+                                   const ct_tensor *w_ih, const ct_tensor *w_hh, const ct_tensor *b_ih,
+                                   const ct_tensor *b_hh, ct_tensor **cy);
+
 /* ==================== optim/optim.h ==================== */
 // >>optim/optim.h
 /* Public optimizer API: torch.optim's optimizers with parameter groups,
@@ -2907,6 +3135,72 @@ typedef struct ct_transform {
 CTORCH_API ct_tensor *ct_transform_apply(const ct_transform *list, int n, const ct_tensor *x, ct_generator *g);
 /* A dataset whose samples are d's with the list (copied) applied to field `field`. */
 CTORCH_API ct_dataset *ct_transformed_dataset(ct_dataset *d, int field, const ct_transform *list, int n);
+
+/* ---------------------------------------------------------------- saving and loading state_dicts */
+
+/* Files of named tensors: safetensors (read and written) and PyTorch's own
+ * torch.save files (read). A loaded state_dict is a ct_tensor_list whose
+ * tensors are new references: they belong to the scope open on the calling
+ * thread, or to the caller when none is open (ct_tensor_list_release then
+ * gives them back). Pass it to ct_module_load_state_dict:
+ *
+ *     ct_tensor_list sd;
+ *     if (ct_load("model.pth", &sd) == CT_OK) {      // torch.load("model.pth")
+ *         ct_module_load_state_dict(model, &sd, true, NULL);
+ *         ct_tensor_list_free(&sd);                  // the names; the scope has the tensors
+ *     }
+ *
+ * Loaders map the file (copy on write) and make tensors over its bytes where
+ * they are aligned for their dtype (copies otherwise), so loading is fast and
+ * memory is shared with the page cache. Every size, offset and count in a file
+ * is checked against the file before use: a damaged or hostile file gives an
+ * error (CT_ERR_VALUE for safetensors, CT_ERR_RUNTIME for torch.save files,
+ * CT_ERR_IO when it cannot be read), never a crash. */
+
+/* safetensors' "__metadata__": n string keys and values. A loaded one is
+ * freed with ct_metadata_free. */
+typedef struct ct_metadata {
+    int n;
+    const char **keys;
+    const char **values;
+} ct_metadata;
+CTORCH_API void ct_metadata_free(ct_metadata *metadata);
+
+/* ct_release each tensor of a list that was loaded while no scope was open,
+ * then free the list (a scope releases its own; never both). */
+CTORCH_API void ct_tensor_list_release(ct_tensor_list *list);
+
+/* safetensors.torch.load_file(path) (and safe_open(path).metadata() into
+ * metadata, when given): the tensors in the file's order. The whole file is
+ * validated first: header size within the file, the JSON header, dtypes,
+ * shapes, names unique, and data offsets that tile the data exactly. */
+CTORCH_API ct_result ct_load_safetensors(const char *path, ct_tensor_list *out, ct_metadata *metadata);
+/* safetensors.torch.save_file(tensors, path, metadata): byte for byte what
+ * the reference writer makes (tensors sorted by dtype, widest first, then by
+ * name; the JSON header padded with spaces to 8 bytes). Non-contiguous
+ * tensors are written as their contiguous copies. The file is replaced
+ * atomically: written to a temporary file beside it, flushed to disk, then
+ * renamed over it, so a failure leaves the old file as it was. metadata may be
+ * NULL. */
+CTORCH_API ct_result ct_save_safetensors(const char *path, const ct_tensor_list *tensors, const ct_metadata *metadata);
+
+/* torch.load(path, weights_only=True) of a file torch.save wrote from a
+ * state_dict (a dict of tensors): the zip format (PyTorch 1.6 and later;
+ * stored entries, deflated ones when built with CTORCH_ZLIB) and the legacy
+ * format (_use_new_zipfile_serialization=False). Tensors sharing a storage in
+ * the file share one here, with their sizes, strides and storage offsets;
+ * they are loaded to the CPU whatever device they were saved from. Only the
+ * pickle opcodes and globals a state_dict needs are accepted (collections.
+ * OrderedDict, torch._utils._rebuild_tensor_v2, _rebuild_tensor,
+ * _rebuild_parameter and the torch.*Storage types), as weights_only does. */
+CTORCH_API ct_result ct_load_pth(const char *path, ct_tensor_list *out);
+
+/* Save a state_dict (as ct_module_state_dict gives it) to path as
+ * safetensors, atomically (ct_save_safetensors without metadata). */
+CTORCH_API ct_result ct_save(const char *path, const ct_tensor_list *state_dict);
+/* Load a state_dict from a torch.save file or a safetensors file, told apart
+ * by their first bytes (ct_load_pth or ct_load_safetensors). */
+CTORCH_API ct_result ct_load(const char *path, ct_tensor_list *out);
 
 #ifdef __cplusplus
 }
@@ -3777,6 +4071,8 @@ static bool ct__numel_of(const int64_t *sizes, int ndim, int64_t *numel);
 static ct_result ct__check_shape(ct_shape s, const char *what);
 /* "[2, 3]" into buf. */
 static const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
+/* Python's repr of a tuple of k ints into buf: "(2, 3)", "(4,)". */
+static const char *ct__tuple_str(const int64_t *v, int k, char *buf, size_t n);
 
 /* torch.result_type over n tensors (wrapped numbers rank lowest; src/ops/pointwise.c). */
 static ct_dtype ct__result_type(const ct_tensor *const *ts, int n);
@@ -4097,6 +4393,57 @@ typedef enum ct__copy_grad {
 
 /* Record copy op `kind` of input (and src, for copy_) giving out; k: the diagonal. */
 static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k);
+
+/* ---------------------------------------------------------------- autocast */
+
+/* How an op on autocast's lists casts its floating arguments (PyTorch's
+ * CastPolicy): to the region's low-precision type, to float32, or to the
+ * widest floating type among them. float64 arguments are never cast. */
+typedef enum ct__cast_policy { CT__CAST_LOWER, CT__CAST_FP32, CT__CAST_PROMOTE } ct__cast_policy;
+
+/* What an autocast op keeps while it runs itself again on cast arguments. */
+typedef struct ct__autocast_frame {
+    ct_scope scope;
+} ct__autocast_frame;
+
+static CT__TLS bool ct__autocasting; /* on, and not paused inside an autocast op */
+static bool ct__autocast_enter(ct__autocast_frame *f, ct__cast_policy policy, const ct_tensor **const *args, int n);
+static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *results, int n);
+
+/* The first lines of an op on autocast's lists: in an autocast region it
+ * casts the tensor arguments (addresses of the parameters: &input, &weight)
+ * by policy, runs `call` (the op itself, with autocast paused, so the ops it
+ * is made of cast nothing) and returns its result. */
+#define CT__AUTOCAST(policy, call, ...)                                                                   \
+    do {                                                                                                  \
+        if (CT__UNLIKELY(ct__autocasting)) {                                                              \
+            const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
+            ct__autocast_frame ct__f_;                                                                    \
+            if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
+                return NULL;                                                                              \
+            ct_tensor *ct__r_ = (call);                                                                   \
+            ct_tensor *const *ct__rs_[] = {&ct__r_};                                                      \
+            ct__autocast_leave(&ct__f_, ct__rs_, 1);                                                      \
+            return ct__r_;                                                                                \
+        }                                                                                                 \
+    } while (0)
+
+/* The same for an op that returns a ct_result and writes its results
+ * through the out-parameters in `outs` (a braced list of their addresses). */
+#define CT__AUTOCAST_OUTS(policy, call, outs, ...)                                                        \
+    do {                                                                                                  \
+        if (CT__UNLIKELY(ct__autocasting)) {                                                              \
+            const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
+            ct_tensor *const *ct__rs_[] = CT__UNPAREN outs;                                               \
+            ct__autocast_frame ct__f_;                                                                    \
+            if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
+                return ct_last_error_code();                                                              \
+            ct_result ct__r_ = (call);                                                                    \
+            ct__autocast_leave(&ct__f_, ct__rs_, ct__r_ == CT_OK ? (int)(sizeof ct__rs_ / sizeof *ct__rs_) : 0); \
+            return ct__r_;                                                                                \
+        }                                                                                                 \
+    } while (0)
+#define CT__UNPAREN(...) {__VA_ARGS__}
 
 /* ==================== cpu/iter.h ==================== */
 // >>cpu/iter.h
@@ -4887,6 +5234,14 @@ static const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size
     return buf;
 }
 
+static const char *ct__tuple_str(const int64_t *v, int k, char *buf, size_t n)
+{
+    int at = snprintf(buf, n, "(");
+    for (int i = 0; i < k && at < (int)n; i++) at += snprintf(buf + at, n - (size_t)at, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (at < (int)n) snprintf(buf + at, n - (size_t)at, k == 1 ? ",)" : ")");
+    return buf;
+}
+
 static ct_result ct__check_shape(ct_shape s, const char *what)
 {
     if (s.ndim < 0 || s.ndim > CT_MAX_DIMS)
@@ -5382,7 +5737,9 @@ static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
                          : one_of_many    ? CT__VIEW_MADE_MULTI_OUTPUT
                                           : CT__VIEW_MADE_DEFAULT;
     if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
+    ct_tensor *old = v->base; /* set when a view op made v with another (unbind with select) */
     v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
+    ct_release(old);
     v->view_made = (uint8_t)made;
     v->view_version = t->storage->version;
 }
@@ -5450,9 +5807,30 @@ ct_tensor *ct_reshape_as(const ct_tensor *t, const ct_tensor *other)
     return ct_reshape(t, ct_shape_of(other));
 }
 
-ct_tensor *ct_as_strided(const ct_tensor *t, ct_shape size, ct_shape stride, int64_t storage_offset)
+/* Tensor.set_(storage, offset, size, stride)'s check: the furthest element
+ * must lie inside the storage's nbytes (sizes and strides non-negative). */
+static ct_result ct__check_storage_fits(const int64_t *sizes, const int64_t *strides, int ndim, int64_t offset,
+                                        size_t itemsize, size_t nbytes)
 {
     char b1[256], b2[256];
+    int64_t last = offset, numel = 1, span, need = 0;
+    bool ok = true;
+    for (int d = 0; d < ndim && ok; d++) {
+        ok = ct__mul_ok(numel, sizes[d], &numel);
+        if (sizes[d] > 0) ok = ok && ct__mul_ok(sizes[d] - 1, strides[d], &span) && ct__add_ok(last, span, &last);
+    }
+    if (ok && numel != 0) ok = ct__add_ok(last, 1, &need) && ct__mul_ok(need, (int64_t)itemsize, &need);
+    if (ok && (uint64_t)need <= nbytes) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME,
+                    "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d requiring a storage size of "
+                    "%lld are out of bounds for storage of size %lld",
+                    ct__shape_str(sizes, ndim, b1, sizeof b1), ct__shape_str(strides, ndim, b2, sizeof b2),
+                    (long long)offset, (int)itemsize, (long long)need, (long long)nbytes);
+}
+
+ct_tensor *ct_as_strided(const ct_tensor *t, ct_shape size, ct_shape stride, int64_t storage_offset)
+{
+    char b1[256];
     CT__ARG(t, "self", 1);
     if (ct__check_shape(size, "as_strided") != CT_OK) return NULL;
     if (size.ndim != stride.ndim) {
@@ -5469,22 +5847,8 @@ ct_tensor *ct_as_strided(const ct_tensor *t, ct_shape size, ct_shape stride, int
         ct__fail(CT_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)storage_offset);
         return NULL;
     }
-    /* the furthest element must lie inside the storage */
-    int64_t last = storage_offset, numel = 1, span;
-    bool ok = true;
-    for (int d = 0; d < size.ndim && ok; d++) {
-        ok = ct__mul_ok(numel, size.size[d], &numel);
-        if (size.size[d] > 0) ok = ok && ct__mul_ok(size.size[d] - 1, stride.size[d], &span) && ct__add_ok(last, span, &last);
-    }
-    int64_t need = numel == 0 ? 0 : (last + 1) * (int64_t)ct__esize(t);
-    if (!ok || need > (int64_t)t->storage->nbytes) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d requiring a storage size of "
-                 "%lld are out of bounds for storage of size %lld",
-                 ct__shape_str(size.size, size.ndim, b1, sizeof b1), ct__shape_str(stride.size, stride.ndim, b2, sizeof b2),
-                 (long long)storage_offset, (int)ct__esize(t), (long long)need, (long long)t->storage->nbytes);
+    if (ct__check_storage_fits(size.size, stride.size, size.ndim, storage_offset, ct__esize(t), t->storage->nbytes) != CT_OK)
         return NULL;
-    }
     return ct__recorded(ct__view_of(t, size.size, stride.size, size.ndim, storage_offset), "AsStridedBackward0",
                         CT__VIEW_STRIDED, t, NULL);
 }
@@ -11861,6 +12225,160 @@ ct_tensor *ct_checkpoint_sequential(const ct_checkpoint_fn *fns, void *const *us
     return out;
 }
 
+/* ==================== autograd/autocast.c ==================== */
+// >>autograd/autocast.c
+/* Autocast (torch.autocast on the CPU): inside a region, the ops on
+ * PyTorch 1.13's CPU lists cast their floating arguments before running:
+ * matrix products and convolutions to bfloat16, the losses, linear algebra
+ * and a few others to float32, cat/stack/index_copy to their widest input.
+ * Every cast is an ordinary recorded ct_to, so gradients flow back to the
+ * float32 weights. Casts of weights (leaves that require grad) are cached
+ * until the outermost region ends, as PyTorch caches them. */
+
+/* The region state of this thread. */
+static CT__TLS bool ct__autocast_enabled;
+static CT__TLS int ct__autocast_depth;
+
+/* The cached casts: source and cast, each retained. */
+typedef struct ct__cast_entry {
+    ct_tensor *src, *cast;
+} ct__cast_entry;
+static CT__TLS ct__cast_entry *ct__cast_cache;
+static CT__TLS int ct__cast_cache_n, ct__cast_cache_cap;
+
+static void ct__autocast_clear_cache(void)
+{
+    for (int i = 0; i < ct__cast_cache_n; i++) {
+        ct_release(ct__cast_cache[i].src);
+        ct_release(ct__cast_cache[i].cast);
+    }
+    CT_FREE(ct__cast_cache);
+    ct__cast_cache = NULL;
+    ct__cast_cache_n = ct__cast_cache_cap = 0;
+}
+
+ct_autocast_mode ct_autocast(bool enabled, ct_dtype dtype)
+{
+    ct_autocast_mode prev = {ct__autocast_enabled, CT_BF16};
+    ct__autocast_depth++; /* even when refused: the matching restore leaves it */
+    if (dtype != CT_BF16 && dtype != CT_DEFAULT) {
+        ct__fail(CT_ERR_RUNTIME, "Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype");
+        return prev;
+    }
+    ct__autocast_enabled = ct__autocasting = enabled;
+    return prev;
+}
+
+void ct_autocast_restore(ct_autocast_mode mode)
+{
+    ct__autocast_enabled = ct__autocasting = mode.enabled;
+    if (ct__autocast_depth > 0 && --ct__autocast_depth == 0) ct__autocast_clear_cache();
+}
+
+bool ct_is_autocast_enabled(void) { return ct__autocast_enabled; }
+ct_dtype ct_get_autocast_dtype(void) { return CT_BF16; }
+
+/* at::autocast::is_eligible: a floating tensor other than float64. */
+static bool ct__cast_eligible(const ct_tensor *t)
+{
+    return t && ct_is_floating_point(t) && t->dtype != CT_F64;
+}
+
+/* at::autocast::prioritize over the arguments into *to: float32 wins over
+ * bfloat16; false (with PyTorch's error) for float16. */
+static bool ct__promote_type(const ct_tensor **const *args, int n, ct_dtype *to)
+{
+    *to = CT_BF16;
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *t = *args[i];
+        if (!ct__cast_eligible(t)) continue;
+        if (*to == CT_F32 || t->dtype == CT_F32) *to = CT_F32;
+        else if (t->dtype != CT_BF16)
+            return ct__fail(CT_ERR_RUNTIME, "Unexpected floating ScalarType in at::autocast::prioritize"), false;
+    }
+    return true;
+}
+
+/* A weight's cast from the cache, or made and cached. */
+static const ct_tensor *ct__cached_cast(const ct_tensor *t, ct_dtype to)
+{
+    for (int i = 0; i < ct__cast_cache_n; i++)
+        if (ct__cast_cache[i].src == t && ct__cast_cache[i].cast->dtype == to) return ct__cast_cache[i].cast;
+    if (ct__cast_cache_n == ct__cast_cache_cap) {
+        int cap = ct__cast_cache_cap ? 2 * ct__cast_cache_cap : 8;
+        ct__cast_entry *grown = (ct__cast_entry *)CT_REALLOC(ct__cast_cache, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            CT__OOM();
+            return NULL;
+        }
+        ct__cast_cache = grown, ct__cast_cache_cap = cap;
+    }
+    ct_tensor *c = ct_to(t, to);
+    if (!c) return NULL;
+    ct__cast_cache[ct__cast_cache_n].src = ct_retain((ct_tensor *)t);
+    ct__cast_cache[ct__cast_cache_n++].cast = ct_retain(c);
+    return c;
+}
+
+/* at::autocast::cached_cast: t in dtype `to` when it is eligible. */
+static const ct_tensor *ct__autocast_cast(const ct_tensor *t, ct_dtype to, ct__cast_policy policy)
+{
+    if (!ct__cast_eligible(t) || t->dtype == to) return t;
+    bool weight = policy == CT__CAST_LOWER && ct_requires_grad(t) && ct_is_leaf(t);
+    return weight ? ct__cached_cast(t, to) : ct_to(t, to);
+}
+
+/* Opens a scope for the casts, casts the arguments in place and pauses
+ * autocast; false (nothing to leave) when a cast failed. */
+static bool ct__autocast_enter(ct__autocast_frame *f, ct__cast_policy policy, const ct_tensor **const *args, int n)
+{
+    ct_dtype to = policy == CT__CAST_LOWER ? CT_BF16 : CT_F32;
+    if (policy == CT__CAST_PROMOTE && !ct__promote_type(args, n, &to)) return false;
+    f->scope = ct_scope_begin();
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *c = ct__autocast_cast(*args[i], to, policy);
+        if (!c && *args[i]) {
+            ct_scope_end(f->scope);
+            return false;
+        }
+        *args[i] = c;
+    }
+    ct__autocasting = false;
+    return true;
+}
+
+/* Resumes autocast and hands the op's n results on out of the casts' scope. */
+static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *results, int n)
+{
+    ct__autocasting = ct__autocast_enabled;
+    for (int i = 0; i < n; i++)
+        if (results[i] && *results[i]) ct_keep(*results[i]);
+    ct_scope_end(f->scope);
+}
+
+/* cat and stack in a region: the widest floating type of the list. */
+static ct_tensor *ct__autocast_list(ct_tensor *(*op)(ct_tensor *const *, int, int), ct_tensor *const *tensors, int n,
+                                    int dim)
+{
+    const ct_tensor *local[64], **list = n <= 64 ? local : (const ct_tensor **)CT_MALLOC((size_t)n * sizeof *list);
+    const ct_tensor **addr_local[64], ***addr = n <= 64 ? addr_local : (const ct_tensor ***)CT_MALLOC((size_t)n * sizeof *addr);
+    ct_tensor *r = NULL;
+    if (list && addr) {
+        for (int i = 0; i < n; i++) list[i] = tensors[i], addr[i] = &list[i];
+        ct__autocast_frame f;
+        if (ct__autocast_enter(&f, CT__CAST_PROMOTE, (const ct_tensor **const *)addr, n)) {
+            r = op((ct_tensor *const *)list, n, dim);
+            ct_tensor *const *rs[] = {&r};
+            ct__autocast_leave(&f, rs, 1);
+        }
+    } else {
+        CT__OOM();
+    }
+    if (list != local) CT_FREE(list);
+    if (addr != addr_local) CT_FREE(addr);
+    return r;
+}
+
 /* ==================== autograd/gradcheck.c ==================== */
 // >>autograd/gradcheck.c
 /* gradcheck and gradgradcheck: backward's Jacobians against finite differences. */
@@ -13645,12 +14163,14 @@ static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_d
 
 ct_tensor *ct_prod(const ct_tensor *input)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_prod(input), &input);
     CT__ARG(input, "input", 1);
     return ct__reduce_recorded(ct__prod, CT__RG_PROD, input, CT_SHAPE0, false, CT_DEFAULT, true);
 }
 
 ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype dtype)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_prod_dim(input, dim, keepdim, dtype), &input);
     int d;
     CT__ARG(input, "input", 1);
     if (ct__dim_mask1(input, dim, &d) < 0) return NULL;
@@ -14660,6 +15180,7 @@ static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *
 ct_tensor *ct_cat(ct_tensor *const *tensors, int n, int dim)
 {
     if (ct__check_list(tensors, n, "cat") != CT_OK) return NULL;
+    if (CT__UNLIKELY(ct__autocasting)) return ct__autocast_list(ct_cat, tensors, n, dim);
     n = CT__MAX(n, 0);
     ct_tensor *r = ct__cat(tensors, n, &dim); /* dim comes back wrapped */
     return ct__record_cat(r, tensors, tensors, n, dim);
@@ -14703,6 +15224,7 @@ ct_tensor *ct_stack(ct_tensor *const *tensors, int n, int dim)
 {
     char b1[256], b2[256];
     if (ct__check_list(tensors, n, "stack") != CT_OK) return NULL;
+    if (CT__UNLIKELY(ct__autocasting)) return ct__autocast_list(ct_stack, tensors, n, dim);
     if (n <= 0) {
         ct__fail(CT_ERR_RUNTIME, "stack expects a non-empty TensorList");
         return NULL;
@@ -15723,6 +16245,7 @@ static ct_result ct__index_copy(ct_tensor *self, bool inplace, int dim, const ct
 
 ct_tensor *ct_index_copy(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
 {
+    CT__AUTOCAST(CT__CAST_PROMOTE, ct_index_copy(t, dim, index, source), &t, &source);
     ct_tensor *r = NULL;
     CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);
@@ -21475,6 +21998,7 @@ static ct_result ct__check_mv_shapes(int ndim, const int64_t *sizes, const ct_te
 
 ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_mm(input, mat2), &input, &mat2);
     CT__ARG(input, "input", 1);
     CT__ARG(mat2, "mat2", 2);
     if (input->ndim != 2) {
@@ -21494,6 +22018,7 @@ ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2)
 
 ct_tensor *ct_bmm(const ct_tensor *input, const ct_tensor *mat2)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_bmm(input, mat2), &input, &mat2);
     CT__ARG(input, "input", 1);
     CT__ARG(mat2, "mat2", 2);
     if (ct__check_bmm_shapes(input, mat2) || ct__check_kernel("bmm", input->dtype, mat2)) return NULL;
@@ -21577,6 +22102,7 @@ ct_tensor *ct_outer(const ct_tensor *input, const ct_tensor *vec2)
 
 ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tensor *mat2, ct_addmm_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_addmm(input, mat1, mat2, opts), &input, &mat1, &mat2);
     CT__ARG(input, "input", 1);
     CT__ARG(mat1, "mat1", 2);
     CT__ARG(mat2, "mat2", 3);
@@ -21620,6 +22146,7 @@ ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tenso
 
 ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_tensor *batch2, ct_addmm_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_baddbmm(input, batch1, batch2, opts), &input, &batch1, &batch2);
     CT__ARG(input, "input", 1);
     CT__ARG(batch1, "batch1", 2);
     CT__ARG(batch2, "batch2", 3);
@@ -21723,6 +22250,7 @@ static ct_tensor *ct__matmul(const ct_tensor *x, const ct_tensor *y)
 
 ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_matmul(input, other), &input, &other);
     CT__ARG(input, "input", 1);
     CT__ARG(other, "other", 2);
     ct_scope s = ct_scope_begin();
@@ -22047,7 +22575,7 @@ static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, 
             ct__la_swap_cols(a, m, n, j, j - 1);
             ct__la_swap_cols(v, n, n, j, j - 1);
         }
-    double tiny = (s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
+    double tiny = (n > 0 && s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
     int64_t r = 0; /* columns with a reliable direction */
     while (r < n && s[r] > tiny) r++;
     for (int64_t i = 0; i < m; i++)
@@ -22824,7 +23352,8 @@ static ct_tensor *ct__la_out(const ct_tensor *t, int nbatch, const int64_t *tail
     memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)nbatch);
     if (ntail) memcpy(sizes + nbatch, tail, sizeof(int64_t) * (size_t)ntail); /* tail may be NULL */
     ct_tensor *o = ct__alloc(sizes, nbatch + ntail, CT_F64, ct__cpu);
-    if (o) *data = (double *)ct__data(o);
+    static double none; /* no elements: a pointer that is never read or written */
+    if (o) *data = ct__data(o) ? (double *)ct__data(o) : &none;
     return o;
 }
 
@@ -22895,6 +23424,7 @@ static ct_tensor *ct__inv_f64(const ct_tensor *A)
 
 ct_tensor *ct_linalg_inv(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_inv(A), &A);
     CT__ARG(A, "A", 1);
     if (ct__la_check(A, &ct__spec_inv) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
@@ -23046,6 +23576,7 @@ static ct_tensor *ct__la_rhs(const ct_tensor *A, const ct_tensor *B, bool *vecto
 
 ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_solve(A, B), &A, &B);
     static const ct__la_spec spec = {"linalg.solve", true, "lu_cpu", false};
     CT__ARG(A, "A", 1);
     CT__ARG(B, "B", 2);
@@ -23080,6 +23611,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
 
 ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_cholesky(A, upper), &A);
     static const ct__la_spec spec = {"linalg.cholesky", true, "cholesky_cpu", false};
     CT__ARG(A, "A", 1);
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
@@ -23112,6 +23644,7 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
 
 ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_tensor **R)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_qr(A, mode, Q, R), (Q, R), &A);
     static const ct__la_spec spec = {"linalg.qr", false, "geqrf_cpu", false};
     ct__la_clear(Q, R, NULL);
     CT__ARG_R(A, "A", 1);
@@ -23240,6 +23773,7 @@ static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tens
 
 ct_result ct_linalg_svd(const ct_tensor *A, bool full_matrices, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_svd(A, full_matrices, U, S, Vh), (U, S, Vh), &A);
     ct__la_clear(U, S, Vh);
     CT__ARG_R(A, "A", 1);
     return ct__svd_op(A, full_matrices, true, U, S, Vh);
@@ -23247,6 +23781,7 @@ ct_result ct_linalg_svd(const ct_tensor *A, bool full_matrices, ct_tensor **U, c
 
 ct_result ct_svd(const ct_tensor *A, bool some, ct_tensor **U, ct_tensor **S, ct_tensor **V)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_svd(A, some, U, S, V), (U, S, V), &A);
     ct__la_clear(U, S, V);
     CT__ARG_R(A, "input", 1);
     if (A->ndim < 2)
@@ -23263,6 +23798,7 @@ ct_result ct_svd(const ct_tensor *A, bool some, ct_tensor **U, ct_tensor **S, ct
 
 ct_tensor *ct_linalg_svdvals(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_svdvals(A), &A);
     ct_tensor *S;
     CT__ARG(A, "A", 1);
     return ct__svd_op(A, false, false, NULL, &S, NULL) == CT_OK ? S : NULL;
@@ -23323,6 +23859,8 @@ static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, c
 
 ct_result ct_linalg_eigh(const ct_tensor *A, char uplo, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_eigh(A, uplo, eigenvalues, eigenvectors), (eigenvalues, eigenvectors),
+                      &A);
     ct__la_clear(eigenvalues, eigenvectors, NULL);
     CT__ARG_R(A, "A", 1);
     return ct__eigh_op(A, uplo, true, eigenvalues, eigenvectors);
@@ -23330,6 +23868,7 @@ ct_result ct_linalg_eigh(const ct_tensor *A, char uplo, ct_tensor **eigenvalues,
 
 ct_tensor *ct_linalg_eigvalsh(const ct_tensor *A, char uplo)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_eigvalsh(A, uplo), &A);
     ct_tensor *L;
     CT__ARG(A, "A", 1);
     return ct__eigh_op(A, uplo, false, &L, NULL) == CT_OK ? L : NULL;
@@ -23404,6 +23943,7 @@ static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors
 
 ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_eig(A, eigenvalues, eigenvectors), (eigenvalues, eigenvectors), &A);
     ct__la_clear(eigenvalues, eigenvectors, NULL);
     CT__ARG_R(A, "A", 1);
     return ct__eig(A, "linalg.eig", true, eigenvalues, eigenvectors);
@@ -23411,6 +23951,7 @@ ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor *
 
 ct_tensor *ct_linalg_eigvals(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_eigvals(A), &A);
     ct_tensor *L;
     CT__ARG(A, "A", 1);
     return ct__eig(A, "linalg.eigvals", false, &L, NULL) == CT_OK ? L : NULL;
@@ -23524,6 +24065,7 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
 
 ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_lstsq(A, B), &A, &B);
     CT__ARG(A, "A", 1);
     CT__ARG(B, "B", 2);
     if (A->ndim < 2) {
@@ -23604,6 +24146,7 @@ static ct_tensor *ct__unsqueeze2(ct_tensor *r, int d0, int d1)
 
 ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape dims, bool keepdim)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_matrix_norm(A, ord, dims, keepdim), &A);
     CT__ARG(A, "A", 1);
     double p = 0;
     bool nuc = false;
@@ -23651,6 +24194,7 @@ ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape d
 
 ct_tensor *ct_trace(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_trace(A), &A);
     CT__ARG(A, "input", 1);
     if (A->ndim != 2) {
         ct__fail(CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d", A->ndim);
@@ -24961,8 +25505,35 @@ static ct_result ct__check_pad(const ct_tensor *x, ct_shape pad, ct_pad_mode mod
     return CT_OK;
 }
 
+/* Constant padding of the dtypes the linear maps do not take (integers,
+ * bool, half precision), as at::constant_pad_nd does it: a tensor filled
+ * with value, the input (cropped where a pad is negative) copied into its
+ * middle. */
+static ct_tensor *ct__pad_filled(const ct_tensor *x, ct_shape pad, double value)
+{
+    ct_scope s = ct_scope_begin();
+    ct_shape out = ct_shape_of(x);
+    const ct_tensor *src = x;
+    for (int d = 0; d < pad.ndim / 2 && src; d++) {
+        int dim = x->ndim - 1 - d;
+        int64_t lo = pad.size[2 * d], hi = pad.size[2 * d + 1];
+        out.size[dim] += lo + hi;
+        src = ct_narrow(src, dim, lo < 0 ? -lo : 0, src->sizes[dim] + CT__MIN(lo, 0) + CT__MIN(hi, 0));
+    }
+    ct_tensor *r = src ? ct_full(out, ct_float(value), x->dtype) : NULL, *dst = r;
+    for (int d = 0; d < pad.ndim / 2 && dst; d++) {
+        int dim = x->ndim - 1 - d;
+        dst = ct_narrow(dst, dim, CT__MAX(pad.size[2 * d], 0), src->sizes[dim]);
+    }
+    r = ct_keep(dst && ct_copy_(dst, src) == CT_OK ? r : NULL);
+    ct_scope_end(s);
+    return r;
+}
+
 ct_tensor *ct_pad(const ct_tensor *input, ct_shape pad, ct_pad_mode mode, double value)
 {
+    if (mode == CT_PAD_REFLECT || mode == CT_PAD_REPLICATE)
+        CT__AUTOCAST(CT__CAST_FP32, ct_pad(input, pad, mode, value), &input);
     static const char *const names[3][2][3] = {
         {{"ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0"},
          {"ReflectionPad1DBackwardBackward0", "ReflectionPad2DBackwardBackward0", "ReflectionPad3DBackwardBackward0"}},
@@ -24974,6 +25545,8 @@ ct_tensor *ct_pad(const ct_tensor *input, ct_shape pad, ct_pad_mode mode, double
     int nd = pad.ndim / 2;
     if (ct__check_pad(input, pad, mode, nd)) return NULL;
     if (mode != CT_PAD_CONSTANT && ct__check_floating(input, "pad")) return NULL;
+    if (mode == CT_PAD_CONSTANT && input->dtype != CT_F32 && input->dtype != CT_F64)
+        return ct__pad_filled(input, pad, value);
     ct__axis axes[CT_MAX_DIMS];
     memset(axes, 0, sizeof axes);
     for (int d = 0; d < nd; d++)
@@ -25347,14 +25920,15 @@ static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const 
         sizes[2 + d] = ct__conv_out_size(c, d, x->sizes[2 + d], w->sizes[2 + d]);
     }
     ct__window g = ct__conv_window(c, x->sizes + 2, sizes + 2, w->sizes + 2);
-    ct_tensor *xc, *wc, *bc = NULL, *out = ct__alloc(sizes, c->nd + 2, x->dtype, ct__cpu);
-    CT__UNRECORDED(xc, ct_contiguous(x));
-    CT__UNRECORDED(wc, ct_contiguous(w));
-    if (b) CT__UNRECORDED(bc, ct_contiguous(b));
+    ct_dtype cd = x->dtype == CT_BF16 ? CT_F32 : x->dtype; /* bfloat16 computes in float, rounded once */
+    ct_tensor *xc, *wc, *bc = NULL, *out = ct__alloc(sizes, c->nd + 2, cd, ct__cpu);
+    CT__UNRECORDED(xc, ct_contiguous(ct_to(x, cd)));
+    CT__UNRECORDED(wc, ct_contiguous(ct_to(w, cd)));
+    if (b) CT__UNRECORDED(bc, ct_contiguous(ct_to(b, cd)));
     ct__conv *keep = (ct__conv *)CT_MALLOC(sizeof *keep);
     ct_result rc = !out || !xc || !wc || (b && !bc) ? ct_last_error_code() : !keep ? CT__OOM() : CT_OK;
     if (rc == CT_OK && ct_numel(out) > 0) {
-        if (x->dtype == CT_F32)
+        if (cd == CT_F32)
             rc = ct__conv_forward_float(c, &g, x->sizes[0], x->sizes[1], Cout, (const float *)ct__data(xc),
                                         (const float *)ct__data(wc), bc ? (const float *)ct__data(bc) : NULL,
                                         (float *)ct__data(out));
@@ -25370,6 +25944,15 @@ static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const 
         CT_FREE(keep);
         ct__discard(out);
         return NULL;
+    }
+    if (cd != x->dtype) {
+        ct_tensor *wide = out;
+        CT__UNRECORDED(out, ct_to(wide, x->dtype));
+        ct__discard(wide);
+        if (!out) {
+            CT_FREE(keep);
+            return NULL;
+        }
     }
     *keep = *c;
     const ct_tensor *inputs[3] = {x, w, b};
@@ -25464,7 +26047,7 @@ static ct_result ct__check_conv_shapes(const ct_tensor *x, const ct_tensor *w, c
     if (b && b->dtype != x->dtype)
         return ct__fail(CT_ERR_RUNTIME, "Input type (%s) and bias type (%s) should be the same", ct__type_name(x->dtype),
                         ct__type_name(b->dtype));
-    if (x->dtype != CT_F32 && x->dtype != CT_F64)
+    if (x->dtype != CT_F32 && x->dtype != CT_F64 && x->dtype != CT_BF16)
         return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", c->transposed ? "conv_transpose" : "conv",
                         ct_dtype_name(x->dtype));
     bool too_large = false;
@@ -25566,16 +26149,19 @@ static ct_tensor *ct__conv_front(const char *fn, int fn_nd, bool transposed, con
 
 ct_tensor *ct_conv1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv1d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv1d", 1, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv2d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv2d", 2, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv3d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv3d", 3, false, input, weight, bias, opts);
 }
 
@@ -26891,6 +27477,35 @@ ct_result ct_init_kaiming_normal_(ct_tensor *t, ct_kaiming_opts opts)
     return ct_init_normal_(t, 0, std);
 }
 
+/* nn.init.orthogonal_, step for step: normal draws into a (rows, cols)
+ * matrix, QR of it (transposed when rows < cols), Q's columns times the
+ * signs of R's diagonal, copied into t and scaled by gain. */
+static ct_result ct__orthogonal(ct_tensor *t, double gain)
+{
+    int64_t rows = t->sizes[0], cols = ct_numel(t) / rows;
+    bool wide = rows < cols;
+    ct_tensor *q = NULL, *r = NULL, *flat = ct_empty(CT_SHAPE(rows, cols), t->dtype);
+    if (!flat || ct_normal_(flat, 0, 1, NULL) != CT_OK) return ct_last_error_code();
+    if (ct_linalg_qr(wide ? ct_t(flat) : flat, CT_QR_REDUCED, &q, &r) != CT_OK ||
+        ct_mul_(q, ct_sign(ct_diag(r, 0))) != CT_OK)
+        return ct_last_error_code();
+    ct_tensor *dst = ct_view_as(t, wide ? ct_t(q) : q);
+    if (!dst || ct_copy_(dst, wide ? ct_t(q) : q) != CT_OK) return ct_last_error_code();
+    return ct_mul_scalar_(t, ct_float(gain));
+}
+
+ct_result ct_init_orthogonal_(ct_tensor *t, double gain)
+{
+    CT__ARG_R(t, "tensor", 1);
+    if (t->ndim < 2) return ct__fail(CT_ERR_VALUE, "Only tensors with 2 or more dimensions are supported");
+    if (ct_numel(t) == 0) return CT_OK;
+    ct_result r;
+    ct_scope s = ct_scope_begin();
+    CT__NO_GRAD(r, ct__orthogonal(t, gain));
+    ct_scope_end(s);
+    return r;
+}
+
 /* ==================== nn/functional.c ==================== */
 // >>nn/functional.c
 /* torch.nn.functional: dropout, embedding, the normalisations. Fused ops
@@ -26943,6 +27558,7 @@ ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training)
 
 ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_linear(input, weight, bias), &input, &weight, &bias);
     CT__ARG(input, "input", 1);
     CT__ARG(weight, "weight", 2);
     ct_scope s = ct_scope_begin();
@@ -27678,11 +28294,13 @@ static ct_tensor *ct__pointwise_loss(ct__loss_kind kind, const ct_tensor *input,
 
 ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_mse_loss(input, target, reduction), &input, &target);
     return ct__pointwise_loss(CT__LOSS_MSE, input, target, reduction, 0);
 }
 
 ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_l1_loss(input, target, reduction), &input, &target);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
@@ -27694,6 +28312,7 @@ ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduct
 
 ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, double beta)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_smooth_l1_loss(input, target, reduction, beta), &input, &target);
     if (beta < 0) {
         ct__fail(CT_ERR_RUNTIME, "smooth_l1_loss does not support negative values for beta.");
         return NULL;
@@ -27704,6 +28323,7 @@ ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, ct
 
 ct_tensor *ct_huber_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, double delta)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_huber_loss(input, target, reduction, delta), &input, &target);
     if (!(delta > 0)) {
         ct__fail(CT_ERR_RUNTIME, "huber_loss does not support non-positive values for delta.");
         return NULL;
@@ -27727,6 +28347,7 @@ static bool ct__same_shape(const ct_tensor *a, const ct_tensor *b)
 ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
                                    ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_binary_cross_entropy(input, target, weight, reduction), &input, &target, &weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
@@ -27751,6 +28372,8 @@ ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *targ
 ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
                                                const ct_tensor *pos_weight, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction), &input,
+                 &target, &weight, &pos_weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
@@ -27861,6 +28484,7 @@ static ct_tensor *ct__nll(const ct_tensor *input, const ct_tensor *target, const
 
 ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_nll_loss(input, target, opts), &input, &target, &opts.weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(opts.reduction, false) != CT_OK || ct__nll_check(input, target, &opts) != CT_OK) return NULL;
@@ -27914,6 +28538,7 @@ static ct_tensor *ct__ce_smoothed(const ct_tensor *logp, const ct_tensor *target
 
 ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_cross_entropy(input, target, opts), &input, &target, &opts.weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(opts.reduction, false) != CT_OK) return NULL;
@@ -27948,6 +28573,7 @@ ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, ct_
 
 ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, bool log_target)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_kl_div(input, target, reduction, log_target), &input, &target);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, true) != CT_OK) return NULL;
@@ -27980,6 +28606,8 @@ static const char *const ct__pair_names[3] = {"input1", "input2", "target"};
 ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
                                     double margin, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_cosine_embedding_loss(input1, input2, target, margin, reduction), &input1, &input2,
+                 &target);
     const ct_tensor *args[3] = {input1, input2, target};
     if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
     char a[200], b[200];
@@ -28011,6 +28639,8 @@ ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *in
 ct_tensor *ct_margin_ranking_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
                                   double margin, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_margin_ranking_loss(input1, input2, target, margin, reduction), &input1, &input2,
+                 &target);
     const ct_tensor *args[3] = {input1, input2, target};
     if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
     ct_scope s = ct_scope_begin();
@@ -28040,6 +28670,8 @@ static ct_tensor *ct__pairwise_distance(const ct_tensor *a, const ct_tensor *b, 
 ct_tensor *ct_triplet_margin_loss(const ct_tensor *anchor, const ct_tensor *positive, const ct_tensor *negative,
                                   ct_triplet_margin_loss_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_triplet_margin_loss(anchor, positive, negative, opts), &anchor, &positive,
+                 &negative);
     static const char *const names[3] = {"anchor", "positive", "negative"};
     const ct_tensor *args[3] = {anchor, positive, negative};
     if (!ct__loss3_ok(__func__, args, names, opts.reduction)) return NULL;
@@ -28189,10 +28821,11 @@ static ct_tensor *ct__weight_and_bias(ct__layer *l, ct_shape shape, bool bias, c
     return *b ? w : NULL;
 }
 
-ct_module *ct_nn_linear(int64_t in_features, int64_t out_features, bool bias)
+/* nn.Linear under the class cls (MultiheadAttention's out_proj is a
+ * NonDynamicallyQuantizableLinear, Linear under another name). */
+static ct_module *ct__linear_layer(const ct_module_class *cls, int64_t in_features, int64_t out_features, bool bias)
 {
-    static const ct_module_class cls = {"Linear", ct__linear_forward, NULL};
-    ct__layer *l = ct__layer_new(&cls);
+    ct__layer *l = ct__layer_new(cls);
     if (!l) return NULL;
     ct_tensor *b, *w = ct__weight_and_bias(l, CT_SHAPE(out_features, in_features), bias, &b);
     ct_kaiming_opts ko = {sqrt(5.0), NULL, NULL};
@@ -28202,6 +28835,12 @@ ct_module *ct_nn_linear(int64_t in_features, int64_t out_features, bool bias)
         ok = ct_init_uniform_(b, -bound, bound) == CT_OK;
     }
     return ct__made(l, ok);
+}
+
+ct_module *ct_nn_linear(int64_t in_features, int64_t out_features, bool bias)
+{
+    static const ct_module_class cls = {"Linear", ct__linear_forward, NULL};
+    return ct__linear_layer(&cls, in_features, out_features, bias);
 }
 
 ct_module *ct_nn_bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias)
@@ -28723,6 +29362,1534 @@ ct_module *ct_nn_triplet_margin_loss(ct_triplet_margin_loss_opts opts)
     ct__layer *l = ct__loss_module(CT__LM_TRIPLET, opts.reduction, 0, NULL, NULL);
     if (l) l->triplet = opts;
     return ct__base(l);
+}
+
+/* ==================== nn/conv_layers.c ==================== */
+// >>nn/conv_layers.c
+/* The convolution and pooling layers of torch.nn: Conv1d/2d/3d,
+ * ConvTranspose1d/2d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d and
+ * AdaptiveMaxPool2d. Settings are checked as PyTorch's constructors check
+ * them, parameters drawn as _ConvNd.reset_parameters draws them, and
+ * forward calls the functional ops (src/linalg/conv.c, pool.c), which
+ * record the graph. */
+
+/* ---------------------------------------------------------------- convolutions */
+
+typedef struct ct__conv_layer {
+    ct_module base;
+    int nd; /* spatial dims */
+    bool transposed;
+    int64_t groups;
+    ct_shape kernel_size, stride, padding, dilation, output_padding; /* nd values each */
+    const char *padding_str;                           /* "same", "valid" or NULL */
+    ct_pad_mode padding_mode;
+    ct_shape pad_twice;   /* F.pad's list for padding modes other than zeros (_reversed_padding_repeated_twice) */
+    ct_shape output_size; /* ConvTranspose.forward's output_size for the call in progress (empty: None) */
+} ct__conv_layer;
+
+#define CT__CONV(m) ((ct__conv_layer *)(m))
+
+/* A list argument as nd values: one value applies to every dim (_single,
+ * _pair, _triple), empty gives def; checked as the functional checks it. */
+static ct_result ct__conv_list(const char *what, ct_shape s, int nd, int64_t def, ct_shape *out)
+{
+    out->ndim = nd;
+    return ct__conv_param(what, s, nd, nd, def, out->size);
+}
+
+/* The functional's options for this layer's call. */
+static ct_conv_opts ct__conv_call_opts(const ct__conv_layer *c)
+{
+    ct_conv_opts o;
+    memset(&o, 0, sizeof o);
+    o.stride = c->stride;
+    o.padding = c->padding;
+    o.padding_str = c->padding_str;
+    o.dilation = c->dilation;
+    o.groups = c->groups;
+    o.output_padding = c->output_padding;
+    return o;
+}
+
+static ct_tensor *ct__conv_nd(int nd, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, ct_conv_opts o)
+{
+    return nd == 1 ? ct_conv1d(x, w, b, o) : nd == 2 ? ct_conv2d(x, w, b, o) : ct_conv3d(x, w, b, o);
+}
+
+/* _ConvNd._conv_forward: padding modes other than zeros pad with F.pad first. */
+static ct_tensor *ct__conv_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    const ct__conv_layer *c = CT__CONV(m);
+    ct_conv_opts o = ct__conv_call_opts(c);
+    ct_tensor *w = ct__attr(m, "weight"), *b = ct__attr(m, "bias");
+    if (c->padding_mode == CT_PAD_CONSTANT) return ct__conv_nd(c->nd, in[0], w, b, o);
+    o.padding = CT_SHAPE(0);
+    o.padding_str = NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *padded = ct_pad(in[0], c->pad_twice, c->padding_mode, 0);
+    ct_tensor *r = ct_keep(padded ? ct__conv_nd(c->nd, padded, w, b, o) : NULL);
+    ct_scope_end(s);
+    return r;
+}
+
+/* _ConvTransposeNd._output_padding: the output_padding that gives the
+ * requested output size, checked against the sizes this input can give. */
+static ct_result ct__output_padding(const ct__conv_layer *c, const ct_tensor *x, ct_shape size, ct_shape *out)
+{
+    int nd = c->nd, non_spatial = x->ndim == nd + 2 ? 2 : 1;
+    char a[256], b[256], s[256], in_sizes[256];
+    if (size.ndim == non_spatial + nd) {
+        memmove(size.size, size.size + non_spatial, (size_t)nd * sizeof(int64_t));
+        size.ndim = nd;
+    }
+    if (size.ndim != nd)
+        return ct__fail(CT_ERR_VALUE, "ConvTranspose%dD: for %dD input, output_size must have %d or %d elements (got %d)", nd,
+                        x->ndim, nd, non_spatial + nd, size.ndim);
+    int64_t lo[CT_MAX_DIMS], hi[CT_MAX_DIMS];
+    bool ok = true;
+    for (int d = 0; d < nd; d++) {
+        int64_t in = d + non_spatial < x->ndim ? x->sizes[d + non_spatial] : 0;
+        lo[d] = (in - 1) * c->stride.size[d] - 2 * c->padding.size[d] + c->dilation.size[d] * (c->kernel_size.size[d] - 1) + 1;
+        hi[d] = lo[d] + c->stride.size[d] - 1;
+        ok = ok && size.size[d] >= lo[d] && size.size[d] <= hi[d];
+    }
+    if (!ok) /* PyTorch shows input.size()[2:] whether or not there is a batch dim */
+        return ct__fail(CT_ERR_VALUE, "requested an output size of %s, but valid sizes range from %s to %s (for an input of "
+                        "torch.Size(%s))", ct__shape_str(size.size, nd, s, sizeof s), ct__shape_str(lo, nd, a, sizeof a),
+                        ct__shape_str(hi, nd, b, sizeof b),
+                        ct__shape_str(x->sizes + CT__MIN(2, x->ndim), CT__MAX(x->ndim - 2, 0), in_sizes, sizeof in_sizes));
+    out->ndim = nd;
+    for (int d = 0; d < nd; d++) out->size[d] = size.size[d] - lo[d];
+    return CT_OK;
+}
+
+static ct_tensor *ct__conv_transpose_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    const ct__conv_layer *c = CT__CONV(m);
+    ct_conv_opts o = ct__conv_call_opts(c);
+    if (c->output_size.ndim && ct__output_padding(c, in[0], c->output_size, &o.output_padding) != CT_OK) return NULL;
+    ct_tensor *w = ct__attr(m, "weight"), *b = ct__attr(m, "bias");
+    return c->nd == 1 ? ct_conv_transpose1d(in[0], w, b, o) : ct_conv_transpose2d(in[0], w, b, o);
+}
+
+static const ct_module_class ct__conv_classes[3] = {
+    {"Conv1d", ct__conv_forward, NULL}, {"Conv2d", ct__conv_forward, NULL}, {"Conv3d", ct__conv_forward, NULL}};
+static const ct_module_class ct__conv_transpose_classes[2] = {
+    {"ConvTranspose1d", ct__conv_transpose_forward, NULL}, {"ConvTranspose2d", ct__conv_transpose_forward, NULL}};
+
+/* _ConvNd.__init__'s checks of groups, padding and padding_mode, in its order. */
+static ct_result ct__conv_check(const char *name, const ct__conv_layer *c, int64_t in_channels, int64_t out_channels,
+                                const ct_conv_layer_opts *o)
+{
+    if (c->transposed && o->padding_mode != CT_PAD_CONSTANT)
+        return ct__fail(CT_ERR_VALUE, "Only \"zeros\" padding mode is supported for %s", name);
+    if (c->groups <= 0) return ct__fail(CT_ERR_VALUE, "groups must be a positive integer");
+    if (in_channels % c->groups) return ct__fail(CT_ERR_VALUE, "in_channels must be divisible by groups");
+    if (out_channels % c->groups) return ct__fail(CT_ERR_VALUE, "out_channels must be divisible by groups");
+    if (o->padding_str) {
+        bool same = !strcmp(o->padding_str, "same");
+        if (!same && strcmp(o->padding_str, "valid"))
+            return ct__fail(CT_ERR_VALUE, "Invalid padding string '%s', should be one of {'valid', 'same'}", o->padding_str);
+        for (int d = 0; same && d < c->nd; d++)
+            if (c->stride.size[d] != 1) return ct__fail(CT_ERR_VALUE, "padding='same' is not supported for strided convolutions");
+    }
+    if ((unsigned)o->padding_mode > CT_PAD_CIRCULAR)
+        return ct__fail(CT_ERR_VALUE, "padding_mode must be one of {'zeros', 'reflect', 'replicate', 'circular'}, but got "
+                        "padding_mode=%d", (int)o->padding_mode);
+    return CT_OK;
+}
+
+/* _reversed_padding_repeated_twice: (left, right) pairs from the last dim
+ * back; for "same", half the dilated kernel on the left, the rest right. */
+static void ct__conv_pad_twice(ct__conv_layer *c)
+{
+    c->pad_twice.ndim = 2 * c->nd;
+    for (int d = 0; d < c->nd; d++) {
+        int i = c->nd - 1 - d;
+        int64_t lo = 0, hi = 0;
+        if (!c->padding_str) {
+            lo = hi = c->padding.size[d];
+        } else if (!strcmp(c->padding_str, "same")) {
+            int64_t total = c->dilation.size[d] * (c->kernel_size.size[d] - 1);
+            lo = total / 2;
+            hi = total - lo;
+        }
+        c->pad_twice.size[2 * i] = lo;
+        c->pad_twice.size[2 * i + 1] = hi;
+    }
+}
+
+/* weight and bias (None without one), then reset_parameters: kaiming_uniform_(a=sqrt(5)) and a bias in +-1/sqrt(fan_in). */
+static bool ct__conv_params(ct__conv_layer *c, ct_shape weight_shape, int64_t out_channels, bool bias)
+{
+    ct_module *m = &c->base;
+    ct_tensor *w = ct__new_tensor(m, "weight", weight_shape, CT_DEFAULT, true, true), *b = NULL;
+    if (!w) return false;
+    if (!bias && ct_register_parameter(m, "bias", NULL) != CT_OK) return false;
+    if (bias && !(b = ct__new_tensor(m, "bias", CT_SHAPE(out_channels), CT_DEFAULT, true, true))) return false;
+    ct_kaiming_opts ko = {sqrt(5.0), NULL, NULL};
+    if (ct_init_kaiming_uniform_(w, ko) != CT_OK) return false;
+    int64_t fan_in = 1;
+    for (int d = 1; d < weight_shape.ndim; d++) fan_in *= weight_shape.size[d];
+    if (!b || fan_in == 0) return true; /* PyTorch leaves the bias as torch.empty made it */
+    double bound = 1 / sqrt((double)fan_in);
+    return ct_init_uniform_(b, -bound, bound) == CT_OK;
+}
+
+static ct_module *ct__conv_layer_new(const ct_module_class *cls, int nd, bool transposed, int64_t in_channels,
+                                     int64_t out_channels, ct_shape kernel_size, const ct_conv_layer_opts *o)
+{
+    if (kernel_size.ndim == 0) {
+        ct__fail(CT_ERR_TYPE, "__init__() missing 1 required positional argument: 'kernel_size'");
+        return NULL;
+    }
+    ct__conv_layer *c = (ct__conv_layer *)ct_module_new(cls, sizeof(ct__conv_layer));
+    if (!c) return NULL;
+    c->nd = nd;
+    c->transposed = transposed;
+    c->groups = o->groups ? o->groups : 1;
+    c->padding_str = o->padding_str && !strcmp(o->padding_str, "same") ? "same" : o->padding_str ? "valid" : NULL;
+    c->padding_mode = o->padding_mode;
+    bool ok = !ct__conv_list("kernel_size", kernel_size, nd, 0, &c->kernel_size) &&
+              !ct__conv_list("stride", o->stride, nd, 1, &c->stride) &&
+              !ct__conv_list("padding", o->padding, nd, 0, &c->padding) &&
+              !ct__conv_list("dilation", o->dilation, nd, 1, &c->dilation) &&
+              !ct__conv_list("output_padding", o->output_padding, nd, 0, &c->output_padding) &&
+              !ct__conv_check(cls->name, c, in_channels, out_channels, o);
+    if (ok) {
+        ct__conv_pad_twice(c);
+        ct_shape ws;
+        ws.ndim = nd + 2;
+        ws.size[0] = transposed ? in_channels : out_channels;
+        ws.size[1] = (transposed ? out_channels : in_channels) / c->groups;
+        memcpy(ws.size + 2, c->kernel_size.size, (size_t)nd * sizeof(int64_t));
+        ok = ct__conv_params(c, ws, out_channels, !o->no_bias);
+    }
+    if (ok) return &c->base;
+    ct_module_release(&c->base);
+    return NULL;
+}
+
+ct_module *ct_nn_conv1d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size, ct_conv_layer_opts opts)
+{
+    return ct__conv_layer_new(&ct__conv_classes[0], 1, false, in_channels, out_channels, kernel_size, &opts);
+}
+
+ct_module *ct_nn_conv2d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size, ct_conv_layer_opts opts)
+{
+    return ct__conv_layer_new(&ct__conv_classes[1], 2, false, in_channels, out_channels, kernel_size, &opts);
+}
+
+ct_module *ct_nn_conv3d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size, ct_conv_layer_opts opts)
+{
+    return ct__conv_layer_new(&ct__conv_classes[2], 3, false, in_channels, out_channels, kernel_size, &opts);
+}
+
+ct_module *ct_nn_conv_transpose1d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size, ct_conv_layer_opts opts)
+{
+    return ct__conv_layer_new(&ct__conv_transpose_classes[0], 1, true, in_channels, out_channels, kernel_size, &opts);
+}
+
+ct_module *ct_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size, ct_conv_layer_opts opts)
+{
+    return ct__conv_layer_new(&ct__conv_transpose_classes[1], 2, true, in_channels, out_channels, kernel_size, &opts);
+}
+
+ct_tensor *ct_conv_transpose_forward(ct_module *m, const ct_tensor *input, ct_shape output_size)
+{
+    if (!m || (m->cls != &ct__conv_transpose_classes[0] && m->cls != &ct__conv_transpose_classes[1])) {
+        ct__fail(CT_ERR_TYPE, "ct_conv_transpose_forward: %s is not a ConvTranspose1d or ConvTranspose2d",
+                 m ? ct_module_name(m) : "NULL");
+        return NULL;
+    }
+    ct__conv_layer *c = CT__CONV(m);
+    ct_shape saved = c->output_size;
+    c->output_size = output_size;
+    ct_tensor *r = ct_forward(m, input);
+    c->output_size = saved; /* a hook may have called the module again */
+    return r;
+}
+
+/* ---------------------------------------------------------------- pooling */
+
+enum { CT__POOL_MAX1, CT__POOL_MAX2, CT__POOL_AVG1, CT__POOL_AVG2, CT__POOL_ADAPTIVE_AVG2, CT__POOL_ADAPTIVE_MAX2, CT__POOL_KINDS };
+
+typedef struct ct__pool_layer {
+    ct_module base;
+    int kind;
+    ct_shape size; /* kernel_size, or the adaptive pools' output_size */
+    ct_max_pool_opts max;
+    ct_avg_pool_opts avg;
+} ct__pool_layer;
+
+static ct_tensor *ct__pool_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    const ct__pool_layer *p = (const ct__pool_layer *)m;
+    switch (p->kind) {
+    case CT__POOL_MAX1: return ct_max_pool1d(in[0], p->size, p->max);
+    case CT__POOL_MAX2: return ct_max_pool2d(in[0], p->size, p->max);
+    case CT__POOL_AVG1: return ct_avg_pool1d(in[0], p->size, p->avg);
+    case CT__POOL_AVG2: return ct_avg_pool2d(in[0], p->size, p->avg);
+    case CT__POOL_ADAPTIVE_AVG2: return ct_adaptive_avg_pool2d(in[0], p->size);
+    default: return ct_adaptive_max_pool2d(in[0], p->size, NULL);
+    }
+}
+
+static ct_module *ct__pool_layer_new(int kind, ct_shape size, const ct_max_pool_opts *max, const ct_avg_pool_opts *avg)
+{
+    static const ct_module_class classes[CT__POOL_KINDS] = {
+        {"MaxPool1d", ct__pool_forward, NULL}, {"MaxPool2d", ct__pool_forward, NULL},
+        {"AvgPool1d", ct__pool_forward, NULL}, {"AvgPool2d", ct__pool_forward, NULL},
+        {"AdaptiveAvgPool2d", ct__pool_forward, NULL}, {"AdaptiveMaxPool2d", ct__pool_forward, NULL}};
+    ct__pool_layer *p = (ct__pool_layer *)ct_module_new(&classes[kind], sizeof(ct__pool_layer));
+    if (!p) return NULL;
+    p->kind = kind;
+    p->size = size;
+    if (max) p->max = *max;
+    if (avg) p->avg = *avg;
+    return &p->base;
+}
+
+ct_module *ct_nn_max_pool1d(ct_shape kernel_size, ct_max_pool_opts opts)
+{
+    return ct__pool_layer_new(CT__POOL_MAX1, kernel_size, &opts, NULL);
+}
+
+ct_module *ct_nn_max_pool2d(ct_shape kernel_size, ct_max_pool_opts opts)
+{
+    return ct__pool_layer_new(CT__POOL_MAX2, kernel_size, &opts, NULL);
+}
+
+ct_module *ct_nn_avg_pool1d(ct_shape kernel_size, ct_avg_pool_opts opts)
+{
+    return ct__pool_layer_new(CT__POOL_AVG1, kernel_size, NULL, &opts);
+}
+
+ct_module *ct_nn_avg_pool2d(ct_shape kernel_size, ct_avg_pool_opts opts)
+{
+    return ct__pool_layer_new(CT__POOL_AVG2, kernel_size, NULL, &opts);
+}
+
+ct_module *ct_nn_adaptive_avg_pool2d(ct_shape output_size)
+{
+    return ct__pool_layer_new(CT__POOL_ADAPTIVE_AVG2, output_size, NULL, NULL);
+}
+
+ct_module *ct_nn_adaptive_max_pool2d(ct_shape output_size)
+{
+    return ct__pool_layer_new(CT__POOL_ADAPTIVE_MAX2, output_size, NULL, NULL);
+}
+
+/* ==================== nn/attention.c ==================== */
+// >>nn/attention.c
+/* Attention: F.scaled_dot_product_attention, nn.MultiheadAttention and
+ * nn.TransformerEncoderLayer. Written with ctorch's differentiable ops in
+ * the order PyTorch 1.13 runs them (F.multi_head_attention_forward and the
+ * modules' Python), so that the graph, the dropout draws and the numbers
+ * are PyTorch's, and autograd (double backward included) comes for free.
+ * PyTorch's AssertionErrors are RuntimeErrors here, with the same words.
+ * PyTorch's fused inference paths (_native_multi_head_attention,
+ * _transformer_encoder_layer_fwd) compute the same function; ctorch always
+ * takes the composite one. */
+
+/* ---------------------------------------------------------------- messages */
+
+/* Python's repr of a torch.Size: "torch.Size([2, 3])". */
+static const char *ct__torch_size_str(const ct_tensor *t, char *buf, size_t n)
+{
+    char inner[256];
+    snprintf(buf, n, "torch.Size(%s)", ct__shape_str(t->sizes, t->ndim, inner, sizeof inner));
+    return buf;
+}
+
+/* t has exactly the sizes v (k of them). */
+static bool ct__has_sizes(const ct_tensor *t, const int64_t *v, int k)
+{
+    if (t->ndim != k) return false;
+    for (int i = 0; i < k; i++)
+        if (t->sizes[i] != v[i]) return false;
+    return true;
+}
+
+/* PyTorch's check of a key padding mask's dtype (the modules' and the functional's). */
+static ct_result ct__check_kpm_dtype(const ct_tensor *kpm)
+{
+    if (kpm && kpm->dtype != CT_BOOL && !ct_is_floating_point(kpm))
+        return ct__fail(CT_ERR_RUNTIME, "only bool and floating types of key_padding_mask are supported");
+    return CT_OK;
+}
+
+/* An additive mask from a boolean one: 0 where `masked` is false, -inf where true. */
+static ct_tensor *ct__additive_mask(const ct_tensor *masked, ct_dtype dtype)
+{
+    ct_tensor *m = ct_zeros_like(masked, dtype);
+    return m && ct_masked_fill_scalar_(m, masked, ct_float(-INFINITY)) == CT_OK ? m : NULL;
+}
+
+/* ---------------------------------------------------------------- F.scaled_dot_product_attention */
+
+/* The composite in the order of PyTorch's math kernel: query * scale, the
+ * product with key^T, the mask added in place, softmax, dropout, the
+ * product with value. Runs inside the caller's scope. */
+static ct_tensor *ct__sdpa(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v, const ct_sdpa_opts *o, ct_tensor **w)
+{
+    double scale = o->scale != 0 ? o->scale : 1 / sqrt((double)ct_size(q, -1));
+    const ct_tensor *mask = o->is_causal ? ct_tril(ct_ones(CT_SHAPE(ct_size(q, -2), ct_size(k, -2)), CT_BOOL), 0) : o->attn_mask;
+    if (mask && mask->dtype == CT_BOOL) mask = ct__additive_mask(ct_logical_not(mask), q->dtype);
+    if ((o->is_causal || o->attn_mask) && !mask) return NULL;
+    ct_tensor *attn = ct_matmul(ct_mul_scalar(q, ct_float(scale)), ct_transpose(k, -2, -1));
+    if (attn && mask && ct_add_(attn, mask) != CT_OK) return NULL;
+    attn = ct_softmax(attn, -1, CT_DEFAULT);
+    if (attn && o->dropout_p > 0) attn = ct_dropout(attn, o->dropout_p, true);
+    *w = attn;
+    return attn ? ct_matmul(attn, v) : NULL;
+}
+
+ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
+                                           ct_sdpa_opts opts, ct_tensor **attn_weights)
+{
+    if (attn_weights) *attn_weights = NULL;
+    CT__ARG(query, "query", 1);
+    CT__ARG(key, "key", 2);
+    CT__ARG(value, "value", 3);
+    if (opts.is_causal && opts.attn_mask) {
+        ct__fail(CT_ERR_RUNTIME, "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+        return NULL;
+    }
+    if (query->ndim < 2 || key->ndim < 2) {
+        ct__fail(CT_ERR_RUNTIME, "scaled_dot_product_attention: expected query and key of at least 2 dims, but got %d-D and "
+                 "%d-D", query->ndim, key->ndim);
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *w = NULL, *r = ct_keep(ct__sdpa(query, key, value, &opts, &w));
+    if (r && attn_weights) *attn_weights = ct_keep(w);
+    ct_scope_end(s);
+    return r;
+}
+
+/* ---------------------------------------------------------------- nn.MultiheadAttention */
+
+typedef struct ct__mha {
+    ct_module base;
+    int64_t embed_dim, num_heads;
+    double dropout;
+    bool batch_first, add_zero_attn, same_embed_dim;
+    /* forward's keyword arguments for the call in progress
+     * (ct_multihead_attention_forward sets them around ct_forward_n) */
+    ct_mha_forward_opts call;
+    bool need_weights;
+    ct_tensor *weights; /* the call's attn_output_weights, a reference of its own until the caller takes it */
+} ct__mha;
+
+/* _mha_shape_check: whether the input is batched, or an error. */
+static ct_result ct__mha_shape_check(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v, const ct_tensor *kpm,
+                                     const ct_tensor *mask, int64_t num_heads, bool *batched)
+{
+    char buf[256], size[256];
+    if (q->ndim != 2 && q->ndim != 3)
+        return ct__fail(CT_ERR_RUNTIME, "query should be unbatched 2D or batched 3D tensor but received %d-D query tensor", q->ndim);
+    *batched = q->ndim == 3;
+    const char *which = *batched ? "batched (3-D)" : "unbatched (2-D)";
+    if (k->ndim != q->ndim || v->ndim != q->ndim)
+        return ct__fail(CT_ERR_RUNTIME, "For %s `query`, expected `key` and `value` to be %d-D but found %d-D and %d-D tensors "
+                        "respectively", which, q->ndim, k->ndim, v->ndim);
+    if (kpm && kpm->ndim != q->ndim - 1)
+        return ct__fail(CT_ERR_RUNTIME, "For %s `query`, expected `key_padding_mask` to be `None` or %d-D but found %d-D "
+                        "tensor instead", which, q->ndim - 1, kpm->ndim);
+    if (mask && mask->ndim != 2 && mask->ndim != 3)
+        return ct__fail(CT_ERR_RUNTIME, "For %s `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found %d-D tensor "
+                        "instead", which, mask->ndim);
+    int64_t want[3] = {num_heads, q->sizes[0], k->sizes[0]};
+    if (!*batched && mask && mask->ndim == 3 && !ct__has_sizes(mask, want, 3))
+        return ct__fail(CT_ERR_RUNTIME, "Expected `attn_mask` shape to be %s but got %s", ct__tuple_str(want, 3, buf, sizeof buf),
+                        ct__torch_size_str(mask, size, sizeof size));
+    return CT_OK;
+}
+
+/* _in_projection's checks: w_q (Eq, Eq), w_k (Eq, Ek), w_v (Eq, Ev), biases (Eq). */
+static ct_result ct__in_projection_check(const char *what, const ct_tensor *w, const ct_tensor *b, int64_t eq, int64_t e)
+{
+    char want[64], got[300];
+    int64_t ws[2] = {eq, e};
+    if (!ct__has_sizes(w, ws, 2))
+        return ct__fail(CT_ERR_RUNTIME, "expecting %s weights shape of %s, but got %s", what, ct__tuple_str(ws, 2, want, sizeof want),
+                        ct__torch_size_str(w, got, sizeof got));
+    if (b && !ct__has_sizes(b, ws, 1))
+        return ct__fail(CT_ERR_RUNTIME, "expecting %s bias shape of %s, but got %s", what, ct__tuple_str(ws, 1, want, sizeof want),
+                        ct__torch_size_str(b, got, sizeof got));
+    return CT_OK;
+}
+
+/* _in_projection_packed: one linear for self-attention, two when key is
+ * value, three otherwise (the weight and bias cut in q, k, v order). */
+static ct_result ct__in_projection_packed(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v, const ct_tensor *w,
+                                          const ct_tensor *b, ct_tensor **out)
+{
+    int64_t E = ct_size(q, -1);
+    ct_tensor *ws[3], *bs[3] = {NULL, NULL, NULL};
+    if (k == v && q == k) return ct_chunk(ct_linear(q, w, b), 3, -1, out, 3) == 3 ? CT_OK : ct_last_error_code();
+    if (k == v) {
+        if (ct_split_with_sizes(w, CT_SHAPE(E, 2 * E), 0, ws, 2) != 2 ||
+            (b && ct_split_with_sizes(b, CT_SHAPE(E, 2 * E), 0, bs, 2) != 2))
+            return ct_last_error_code();
+        out[0] = ct_linear(q, ws[0], bs[0]);
+        return out[0] && ct_chunk(ct_linear(k, ws[1], bs[1]), 2, -1, out + 1, 2) == 2 ? CT_OK : ct_last_error_code();
+    }
+    if (ct_chunk(w, 3, 0, ws, 3) != 3 || (b && ct_chunk(b, 3, 0, bs, 3) != 3)) return ct_last_error_code();
+    const ct_tensor *x[3] = {q, k, v};
+    for (int i = 0; i < 3; i++)
+        if (!(out[i] = ct_linear(x[i], ws[i], bs[i]))) return ct_last_error_code();
+    return CT_OK;
+}
+
+/* _in_projection: separate q, k, v weights (kdim or vdim differs from embed_dim). */
+static ct_result ct__in_projection(const ct__mha *a, const ct_tensor *q, const ct_tensor *k, const ct_tensor *v,
+                                   const ct_tensor *b, ct_tensor **out)
+{
+    static const char *const what[3] = {"query", "key", "value"}, *const names[3] = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
+    ct_tensor *bs[3] = {NULL, NULL, NULL};
+    if (b && ct_chunk(b, 3, 0, bs, 3) != 3) return ct_last_error_code();
+    const ct_tensor *x[3] = {q, k, v};
+    for (int i = 0; i < 3; i++)
+        if (ct__in_projection_check(what[i], ct__attr(&a->base, names[i]), bs[i], ct_size(q, -1), ct_size(x[i], -1)))
+            return ct_last_error_code();
+    for (int i = 0; i < 3; i++)
+        if (!(out[i] = ct_linear(x[i], ct__attr(&a->base, names[i]), bs[i]))) return ct_last_error_code();
+    return CT_OK;
+}
+
+/* The attention mask made 3-D (N * num_heads or 1, L, S), bool or floating. */
+static ct_result ct__prep_attn_mask(const ct_tensor **mask, int64_t bsz, int64_t heads, int64_t tgt, int64_t src)
+{
+    char want[128], got[300];
+    const ct_tensor *m = *mask;
+    if (m->dtype == CT_U8) { /* deprecated in PyTorch (a warning): read as bool */
+        m = ct_to(m, CT_BOOL);
+        if (!m) return ct_last_error_code();
+    } else if (!ct_is_floating_point(m) && m->dtype != CT_BOOL) {
+        return ct__fail(CT_ERR_RUNTIME, "Only float, byte, and bool types are supported for attn_mask, not torch.%s",
+                        ct_dtype_name(m->dtype));
+    }
+    int64_t want2[2] = {tgt, src}, want3[3] = {bsz * heads, tgt, src};
+    if (m->ndim == 2 && !ct__has_sizes(m, want2, 2))
+        return ct__fail(CT_ERR_RUNTIME, "The shape of the 2D attn_mask is %s, but should be %s.", ct__torch_size_str(m, got, sizeof got),
+                        ct__tuple_str(want2, 2, want, sizeof want));
+    if (m->ndim == 3 && !ct__has_sizes(m, want3, 3))
+        return ct__fail(CT_ERR_RUNTIME, "The shape of the 3D attn_mask is %s, but should be %s.", ct__torch_size_str(m, got, sizeof got),
+                        ct__tuple_str(want3, 3, want, sizeof want));
+    if (m->ndim != 2 && m->ndim != 3) return ct__fail(CT_ERR_RUNTIME, "attn_mask's dimension %d is not supported", m->ndim);
+    *mask = m->ndim == 2 ? ct_unsqueeze(m, 0) : m;
+    return *mask ? CT_OK : ct_last_error_code();
+}
+
+/* F.pad(mask, (0, 1)): one more key, not masked (zero). */
+static const ct_tensor *ct__pad_key(const ct_tensor *mask)
+{
+    return mask ? ct_pad(mask, CT_SHAPE(0, 1), CT_PAD_CONSTANT, 0) : NULL;
+}
+
+/* One more key and value for every (batch, head): bias_k / bias_v repeated
+ * over the batch (add_bias_kv), or zeros (add_zero_attn); the masks padded. */
+static ct_result ct__extra_key(ct_tensor **k, ct_tensor **v, const ct_tensor *bias_k, const ct_tensor *bias_v, int64_t bsz,
+                               int dim, const ct_tensor **mask, const ct_tensor **kpm)
+{
+    ct_tensor *kk[2] = {*k, NULL}, *vv[2] = {*v, NULL};
+    if (bias_k) {
+        kk[1] = ct_repeat(bias_k, CT_SHAPE(1, bsz, 1));
+        vv[1] = ct_repeat(bias_v, CT_SHAPE(1, bsz, 1));
+    } else {
+        ct_shape zs = ct_shape_of(*k);
+        zs.size[1] = 1;
+        kk[1] = ct_zeros(zs, (*k)->dtype);
+        zs = ct_shape_of(*v);
+        zs.size[1] = 1;
+        vv[1] = ct_zeros(zs, (*v)->dtype);
+    }
+    if (!kk[1] || !vv[1] || !(*k = ct_cat(kk, 2, dim)) || !(*v = ct_cat(vv, 2, dim))) return ct_last_error_code();
+    if (*mask && !(*mask = ct__pad_key(*mask))) return ct_last_error_code();
+    if (*kpm && !(*kpm = ct__pad_key(*kpm))) return ct_last_error_code();
+    return CT_OK;
+}
+
+/* (L, N, E) to (N * num_heads, L, head_dim): q.contiguous().view(L, N * H, hd).transpose(0, 1). */
+static ct_tensor *ct__split_heads(const ct_tensor *x, int64_t bsz, int64_t heads, int64_t head_dim)
+{
+    return ct_transpose(ct_view(ct_contiguous(x), CT_SHAPE(ct_size(x, 0), bsz * heads, head_dim)), 0, 1);
+}
+
+/* The key padding mask (N, S) merged into the attention mask, which then
+ * becomes floating (NULL when there is neither). */
+static ct_result ct__merge_masks(const ct_tensor **mask, const ct_tensor *kpm, int64_t bsz, int64_t heads, int64_t src,
+                                 ct_dtype dtype)
+{
+    char want[64], got[300];
+    int64_t ws[2] = {bsz, src};
+    const ct_tensor *m = *mask;
+    if (kpm) {
+        if (!ct__has_sizes(kpm, ws, 2))
+            return ct__fail(CT_ERR_RUNTIME, "expecting key_padding_mask shape of %s, but got %s",
+                            ct__tuple_str(ws, 2, want, sizeof want), ct__torch_size_str(kpm, got, sizeof got));
+        kpm = ct_reshape(ct_expand(ct_view(kpm, CT_SHAPE(bsz, 1, 1, src)), CT_SHAPE(-1, heads, -1, -1)), CT_SHAPE(bsz * heads, 1, src));
+        if (!m) m = kpm;
+        else if (m->dtype == CT_BOOL) m = ct_logical_or(m, kpm);
+        else m = ct_masked_fill_scalar(m, kpm, ct_float(-INFINITY));
+        if (!m) return ct_last_error_code();
+    }
+    if (m && m->dtype == CT_BOOL && !(m = ct__additive_mask(m, dtype))) return ct_last_error_code();
+    *mask = m;
+    return CT_OK;
+}
+
+/* The weights (N * H, L, S) as forward returns them: (N, H, L, S), or averaged (N, L, S). */
+static ct_tensor *ct__returned_weights(ct_tensor *attn, int64_t bsz, int64_t heads, bool per_head)
+{
+    ct_tensor *w = ct_view(attn, CT_SHAPE(bsz, heads, ct_size(attn, 1), ct_size(attn, 2)));
+    return per_head || !w ? w : ct_div_scalar(ct_sum_dim(w, CT_DIMS(1), false, CT_DEFAULT), ct_int(heads));
+}
+
+/* multi_head_attention_forward's checks of the (batched) inputs. */
+static ct_result ct__mha_check_inputs(const ct__mha *a, const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
+                                      const ct_tensor *kpm)
+{
+    char buf[300], buf2[300];
+    if (ct__check_kpm_dtype(kpm)) return ct_last_error_code();
+    if (query->sizes[2] != a->embed_dim)
+        return ct__fail(CT_ERR_RUNTIME, "was expecting embedding dimension of %lld, but got %lld", (long long)a->embed_dim,
+                        (long long)query->sizes[2]);
+    if (!a->same_embed_dim && (key->sizes[0] != value->sizes[0] || key->sizes[1] != value->sizes[1]))
+        return ct__fail(CT_ERR_RUNTIME, "key's sequence and batch dims torch.Size([%lld, %lld]) do not match value's "
+                        "torch.Size([%lld, %lld])", (long long)key->sizes[0], (long long)key->sizes[1],
+                        (long long)value->sizes[0], (long long)value->sizes[1]);
+    if (a->same_embed_dim && !ct__has_sizes(key, value->sizes, value->ndim))
+        return ct__fail(CT_ERR_RUNTIME, "key shape %s does not match value shape %s", ct__torch_size_str(key, buf, sizeof buf),
+                        ct__torch_size_str(value, buf2, sizeof buf2));
+    return CT_OK;
+}
+
+/* The projected inputs split into heads, q (N * H, L, hd), k and v (N * H, S', hd),
+ * with bias_k/bias_v and the zero key appended and the masks merged into one
+ * additive mask (NULL: none). */
+typedef struct ct__mha_heads {
+    ct_tensor *q, *k, *v;
+    const ct_tensor *mask;
+} ct__mha_heads;
+
+static ct_result ct__mha_heads_of(const ct__mha *a, const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
+                                  const ct_tensor *mask, const ct_tensor *kpm, ct__mha_heads *h)
+{
+    const ct_module *m = &a->base;
+    int64_t tgt = query->sizes[0], bsz = query->sizes[1], heads = a->num_heads, head_dim = query->sizes[2] / heads;
+    ct_tensor *p[3], *b = ct__attr(m, "in_proj_bias"), *bias_k = ct__attr(m, "bias_k");
+    ct_result r = a->same_embed_dim ? ct__in_projection_packed(query, key, value, ct__attr(m, "in_proj_weight"), b, p)
+                                    : ct__in_projection(a, query, key, value, b, p);
+    if (r != CT_OK || (mask && ct__prep_attn_mask(&mask, bsz, heads, tgt, key->sizes[0])) ||
+        (bias_k && ct__extra_key(&p[1], &p[2], bias_k, ct__attr(m, "bias_v"), bsz, 0, &mask, &kpm)))
+        return ct_last_error_code();
+    h->q = ct__split_heads(p[0], bsz, heads, head_dim);
+    h->k = ct__split_heads(p[1], bsz, heads, head_dim);
+    h->v = ct__split_heads(p[2], bsz, heads, head_dim);
+    if (!h->q || !h->k || !h->v || (a->add_zero_attn && ct__extra_key(&h->k, &h->v, NULL, NULL, bsz, 1, &mask, &kpm)) ||
+        ct__merge_masks(&mask, kpm, bsz, heads, h->k->sizes[1], h->q->dtype))
+        return ct_last_error_code();
+    h->mask = mask;
+    return CT_OK;
+}
+
+/* softmax(q / sqrt(hd) @ k^T + mask), dropout in training: (N * H, L, S'). */
+static ct_tensor *ct__mha_weights(const ct__mha *a, const ct__mha_heads *h)
+{
+    double dropout_p = ct_module_is_training(&a->base) ? a->dropout : 0;
+    ct_tensor *qs = ct_div_scalar(h->q, ct_float(sqrt((double)ct_size(h->q, 2)))), *kt = ct_transpose(h->k, -2, -1);
+    ct_tensor *attn = h->mask ? ct_baddbmm(h->mask, qs, kt, ct_addmm_opts_init()) : ct_bmm(qs, kt);
+    attn = ct_softmax(attn, -1, CT_DEFAULT);
+    return attn && dropout_p > 0 ? ct_dropout(attn, dropout_p, true) : attn;
+}
+
+/* F.multi_head_attention_forward for this module's parameters, sequence
+ * first; runs inside the caller's scope. weights: NULL when not needed. */
+static ct_tensor *ct__mha_compute(const ct__mha *a, const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
+                                  const ct_mha_forward_opts *o, ct_tensor **weights)
+{
+    const ct_tensor *kpm = o->key_padding_mask;
+    const ct_module *m = &a->base;
+    bool batched = false;
+    if (ct__mha_shape_check(query, key, value, kpm, o->attn_mask, a->num_heads, &batched)) return NULL;
+    if (!batched) { /* a batch dim of 1 (the new tensors are no longer the same object, as in PyTorch) */
+        query = ct_unsqueeze(query, 1);
+        key = ct_unsqueeze(key, 1);
+        value = ct_unsqueeze(value, 1);
+        if (kpm) kpm = ct_unsqueeze(kpm, 0);
+        if (!query || !key || !value || (o->key_padding_mask && !kpm)) return NULL;
+    }
+    int64_t tgt = query->sizes[0], bsz = query->sizes[1], E = query->sizes[2];
+    ct__mha_heads h;
+    if (ct__mha_check_inputs(a, query, key, value, kpm) || ct__mha_heads_of(a, query, key, value, o->attn_mask, kpm, &h))
+        return NULL;
+    ct_tensor *attn = ct__mha_weights(a, &h);
+    ct_tensor *out = ct_view(ct_contiguous(ct_transpose(ct_bmm(attn, h.v), 0, 1)), CT_SHAPE(tgt * bsz, E));
+    out = ct_linear(out, ct_module_get_parameter(m, "out_proj.weight"), ct_module_get_parameter(m, "out_proj.bias"));
+    out = out ? ct_view(out, CT_SHAPE(tgt, bsz, ct_size(out, 1))) : NULL;
+    if (out && weights && !(*weights = ct__returned_weights(attn, bsz, a->num_heads, o->per_head_weights))) return NULL;
+    if (out && !batched) {
+        out = ct_squeeze_dim(out, 1);
+        if (weights && !(*weights = ct_squeeze_dim(*weights, 0))) return NULL;
+    }
+    return out;
+}
+
+/* MultiheadAttention.forward(query, key, value) with the keyword arguments
+ * of the call in progress: batch-first inputs are transposed (keeping which
+ * of them are the same tensor) around the functional form. */
+static ct_tensor *ct__mha_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 3, 3)) return NULL;
+    ct__mha *a = (ct__mha *)m;
+    if (ct__check_kpm_dtype(a->call.key_padding_mask)) return NULL;
+    ct_tensor *q = in[0], *k = in[1], *v = in[2], *w = NULL;
+    bool flip = a->batch_first && q->ndim == 3;
+    ct_scope s = ct_scope_begin();
+    if (flip) { /* as PyTorch transposes them: key is value, and query is key, stay true */
+        bool kv = k == v, qk = kv && q == k;
+        q = ct_transpose(q, 1, 0);
+        k = qk ? q : ct_transpose(k, 1, 0);
+        v = kv ? k : ct_transpose(v, 1, 0);
+    }
+    ct_tensor *out = q && k && v ? ct__mha_compute(a, q, k, v, &a->call, a->need_weights ? &w : NULL) : NULL;
+    if (out && flip) out = ct_transpose(out, 1, 0);
+    if (out && w) {
+        ct_release(a->weights); /* from a call a hook made inside this one */
+        a->weights = ct_retain(w);
+    }
+    out = ct_keep(out);
+    ct_scope_end(s);
+    return out;
+}
+
+static const ct_module_class ct__mha_class = {"MultiheadAttention", ct__mha_forward, NULL};
+
+ct_tensor *ct_multihead_attention_forward(ct_module *m, const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
+                                          ct_mha_forward_opts opts, ct_tensor **attn_weights)
+{
+    if (attn_weights) *attn_weights = NULL;
+    if (!m || m->cls != &ct__mha_class) {
+        ct__fail(CT_ERR_TYPE, "ct_multihead_attention_forward: %s is not a MultiheadAttention", m ? ct_module_name(m) : "NULL");
+        return NULL;
+    }
+    ct__mha *a = (ct__mha *)m;
+    ct_mha_forward_opts saved = a->call;
+    bool saved_need = a->need_weights;
+    a->call = opts;
+    a->need_weights = attn_weights != NULL;
+    ct_tensor *in[3] = {(ct_tensor *)query, (ct_tensor *)key, (ct_tensor *)value};
+    ct_tensor *out = ct_forward_n(m, in, 3);
+    a->call = saved;
+    a->need_weights = saved_need;
+    ct_tensor *w = a->weights;
+    a->weights = NULL;
+    if (out && attn_weights) *attn_weights = ct__own(w);
+    else ct_release(w);
+    return out;
+}
+
+/* _reset_parameters after out_proj drew its own: xavier_uniform_ on the input
+ * projections, zero biases, xavier_normal_ on bias_k and bias_v. */
+static bool ct__mha_reset(ct__mha *a)
+{
+    ct_module *m = &a->base;
+    static const char *const names[4] = {"in_proj_weight", "q_proj_weight", "k_proj_weight", "v_proj_weight"};
+    for (int i = a->same_embed_dim ? 0 : 1; i < (a->same_embed_dim ? 1 : 4); i++)
+        if (ct_init_xavier_uniform_(ct__attr(m, names[i]), 1) != CT_OK) return false;
+    ct_tensor *b = ct__attr(m, "in_proj_bias"), *bk = ct__attr(m, "bias_k");
+    if (b && (ct_init_zeros_(b) != CT_OK || ct_init_zeros_(ct_module_get_parameter(m, "out_proj.bias")) != CT_OK)) return false;
+    return !bk || (ct_init_xavier_normal_(bk, 1) == CT_OK && ct_init_xavier_normal_(ct__attr(m, "bias_v"), 1) == CT_OK);
+}
+
+/* The parameters in PyTorch's registration order (None where PyTorch registers None). */
+static bool ct__mha_params(ct__mha *a, int64_t E, int64_t kdim, int64_t vdim, const ct_mha_opts *o)
+{
+    static const ct_module_class out_proj_cls = {"NonDynamicallyQuantizableLinear", ct__linear_forward, NULL};
+    ct_module *m = &a->base;
+    bool ok;
+    if (a->same_embed_dim) {
+        ok = ct__new_tensor(m, "in_proj_weight", CT_SHAPE(3 * E, E), CT_DEFAULT, true, true) &&
+             ct_register_parameter(m, "q_proj_weight", NULL) == CT_OK &&
+             ct_register_parameter(m, "k_proj_weight", NULL) == CT_OK &&
+             ct_register_parameter(m, "v_proj_weight", NULL) == CT_OK;
+    } else {
+        ok = ct__new_tensor(m, "q_proj_weight", CT_SHAPE(E, E), CT_DEFAULT, true, true) &&
+             ct__new_tensor(m, "k_proj_weight", CT_SHAPE(E, kdim), CT_DEFAULT, true, true) &&
+             ct__new_tensor(m, "v_proj_weight", CT_SHAPE(E, vdim), CT_DEFAULT, true, true) &&
+             ct_register_parameter(m, "in_proj_weight", NULL) == CT_OK;
+    }
+    if (ok) ok = o->no_bias ? ct_register_parameter(m, "in_proj_bias", NULL) == CT_OK
+                            : ct__new_tensor(m, "in_proj_bias", CT_SHAPE(3 * E), CT_DEFAULT, true, true) != NULL;
+    ok = ok && ct_add_module(m, "out_proj", ct__linear_layer(&out_proj_cls, E, E, !o->no_bias));
+    if (ok && o->add_bias_kv)
+        ok = ct__new_tensor(m, "bias_k", CT_SHAPE(1, 1, E), CT_DEFAULT, true, true) &&
+             ct__new_tensor(m, "bias_v", CT_SHAPE(1, 1, E), CT_DEFAULT, true, true);
+    return ok && ct__mha_reset(a);
+}
+
+ct_module *ct_nn_multihead_attention(int64_t embed_dim, int64_t num_heads, ct_mha_opts opts)
+{
+    if (num_heads == 0) {
+        ct__fail(CT_ERR_RUNTIME, "integer division or modulo by zero");
+        return NULL;
+    }
+    if (num_heads < 0 || embed_dim % num_heads) {
+        ct__fail(CT_ERR_RUNTIME, "embed_dim must be divisible by num_heads");
+        return NULL;
+    }
+    ct__mha *a = (ct__mha *)ct_module_new(&ct__mha_class, sizeof(ct__mha));
+    if (!a) return NULL;
+    int64_t kdim = opts.kdim ? opts.kdim : embed_dim, vdim = opts.vdim ? opts.vdim : embed_dim;
+    a->embed_dim = embed_dim;
+    a->num_heads = num_heads;
+    a->dropout = opts.dropout;
+    a->batch_first = opts.batch_first;
+    a->add_zero_attn = opts.add_zero_attn;
+    a->same_embed_dim = kdim == embed_dim && vdim == embed_dim;
+    if (ct__mha_params(a, embed_dim, kdim, vdim, &opts)) return &a->base;
+    ct_module_release(&a->base);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- nn.TransformerEncoderLayer */
+
+typedef struct ct__encoder_layer {
+    ct_module base;
+    bool norm_first, gelu;
+    /* forward's masks for the call in progress (set by ct_transformer_encoder_layer_forward) */
+    const ct_tensor *src_mask, *src_key_padding_mask;
+} ct__encoder_layer;
+
+static ct_tensor *ct__child(ct_module *m, const char *name, const ct_tensor *x)
+{
+    return ct_forward(ct_module_get_submodule(m, name), x);
+}
+
+/* _sa_block: self_attn(x, x, x, masks, need_weights=False), then dropout1. */
+static ct_tensor *ct__sa_block(ct__encoder_layer *l, const ct_tensor *x)
+{
+    ct_mha_forward_opts o;
+    memset(&o, 0, sizeof o);
+    o.attn_mask = l->src_mask;
+    o.key_padding_mask = l->src_key_padding_mask;
+    ct_tensor *a = ct_multihead_attention_forward(ct_module_get_submodule(&l->base, "self_attn"), x, x, x, o, NULL);
+    return ct__child(&l->base, "dropout1", a);
+}
+
+/* _ff_block: linear2(dropout(activation(linear1(x)))), then dropout2. */
+static ct_tensor *ct__ff_block(ct__encoder_layer *l, const ct_tensor *x)
+{
+    ct_module *m = &l->base;
+    ct_tensor *h = ct__child(m, "linear1", x);
+    h = l->gelu ? ct_gelu(h, CT_GELU_NONE) : ct_relu(h);
+    return ct__child(m, "dropout2", ct__child(m, "linear2", ct__child(m, "dropout", h)));
+}
+
+static ct_tensor *ct__encoder_layer_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    if (!ct__inputs(m, n, 1, 1)) return NULL;
+    ct__encoder_layer *l = (ct__encoder_layer *)m;
+    if (ct__check_kpm_dtype(l->src_key_padding_mask)) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *x = in[0];
+    if (l->norm_first) {
+        x = ct_add(x, ct__sa_block(l, ct__child(m, "norm1", x)));
+        x = x ? ct_add(x, ct__ff_block(l, ct__child(m, "norm2", x))) : NULL;
+    } else {
+        x = ct__child(m, "norm1", ct_add(x, ct__sa_block(l, x)));
+        x = x ? ct__child(m, "norm2", ct_add(x, ct__ff_block(l, x))) : NULL;
+    }
+    x = ct_keep(x);
+    ct_scope_end(s);
+    return x;
+}
+
+static const ct_module_class ct__encoder_layer_class = {"TransformerEncoderLayer", ct__encoder_layer_forward, NULL};
+
+ct_transformer_encoder_layer_opts ct_transformer_encoder_layer_opts_init(void)
+{
+    ct_transformer_encoder_layer_opts o;
+    memset(&o, 0, sizeof o);
+    o.dim_feedforward = 2048;
+    o.dropout = 0.1;
+    o.activation = "relu";
+    o.layer_norm_eps = 1e-5;
+    return o;
+}
+
+ct_module *ct_nn_transformer_encoder_layer(int64_t d_model, int64_t nhead, ct_transformer_encoder_layer_opts opts)
+{
+    ct__encoder_layer *l = (ct__encoder_layer *)ct_module_new(&ct__encoder_layer_class, sizeof(ct__encoder_layer));
+    if (!l) return NULL;
+    ct_module *m = &l->base;
+    ct_mha_opts mo;
+    memset(&mo, 0, sizeof mo);
+    mo.dropout = opts.dropout;
+    mo.batch_first = opts.batch_first;
+    ct_norm_opts no = ct_norm_opts_init();
+    no.eps = opts.layer_norm_eps;
+    l->norm_first = opts.norm_first;
+    bool ok = ct_add_module(m, "self_attn", ct_nn_multihead_attention(d_model, nhead, mo)) &&
+              ct_add_module(m, "linear1", ct_nn_linear(d_model, opts.dim_feedforward, true)) &&
+              ct_add_module(m, "dropout", ct_nn_dropout(opts.dropout)) &&
+              ct_add_module(m, "linear2", ct_nn_linear(opts.dim_feedforward, d_model, true)) &&
+              ct_add_module(m, "norm1", ct_nn_layer_norm(CT_SHAPE(d_model), no)) &&
+              ct_add_module(m, "norm2", ct_nn_layer_norm(CT_SHAPE(d_model), no)) &&
+              ct_add_module(m, "dropout1", ct_nn_dropout(opts.dropout)) &&
+              ct_add_module(m, "dropout2", ct_nn_dropout(opts.dropout));
+    const char *act = opts.activation ? opts.activation : "relu";
+    if (ok && strcmp(act, "relu") && strcmp(act, "gelu")) {
+        ct__fail(CT_ERR_RUNTIME, "activation should be relu/gelu, not %s", act);
+        ok = false;
+    }
+    l->gelu = ok && !strcmp(act, "gelu");
+    if (ok) return m;
+    ct_module_release(m);
+    return NULL;
+}
+
+ct_tensor *ct_transformer_encoder_layer_forward(ct_module *m, const ct_tensor *src, const ct_tensor *src_mask,
+                                                const ct_tensor *src_key_padding_mask)
+{
+    if (!m || m->cls != &ct__encoder_layer_class) {
+        ct__fail(CT_ERR_TYPE, "ct_transformer_encoder_layer_forward: %s is not a TransformerEncoderLayer",
+                 m ? ct_module_name(m) : "NULL");
+        return NULL;
+    }
+    ct__encoder_layer *l = (ct__encoder_layer *)m;
+    const ct_tensor *saved[2] = {l->src_mask, l->src_key_padding_mask};
+    l->src_mask = src_mask;
+    l->src_key_padding_mask = src_key_padding_mask;
+    ct_tensor *r = ct_forward(m, src);
+    l->src_mask = saved[0];
+    l->src_key_padding_mask = saved[1];
+    return r;
+}
+
+/* ==================== nn/rnn.c ==================== */
+// >>nn/rnn.c
+/* The recurrent layers of torch.nn (RNN, LSTM, GRU) and their cells.
+ *
+ * Everything is made of ctorch's differentiable ops (linear, chunk, sigmoid,
+ * tanh, mul, add, unbind, stack, cat), in the order of PyTorch's CPU kernels
+ * (aten/src/ATen/native/RNN.cpp), so autograd gives the backward and its
+ * higher orders. A layer projects the inputs of every time step in one
+ * product before walking the sequence, as PyTorch's CPU path does; each step
+ * then costs one product with W_hh and a few pointwise ops. */
+
+enum { CT__RNN_TANH, CT__RNN_RELU, CT__RNN_LSTM, CT__RNN_GRU };
+
+typedef struct ct__rnn {
+    ct_module base;
+    int mode;
+    bool cell;               /* RNNCell, LSTMCell, GRUCell */
+    int64_t input_size, hidden_size;
+    ct_rnn_opts o;           /* cells use bias only */
+    /* Set by ct_rnn_forward and its kin around one ct_forward_n: where the
+     * forward leaves the final h and c (plain references), since a module
+     * call returns one tensor. */
+    ct_tensor **states_out;
+} ct__rnn;
+
+#define CT__RNN(m) ((ct__rnn *)(m))
+
+/* One direction of one layer: its parameters (NULL biases: none; w_hr
+ * only with a projection). */
+typedef struct ct__rnn_weights {
+    const ct_tensor *w_ih, *w_hh, *b_ih, *b_hh, *w_hr;
+} ct__rnn_weights;
+
+static int64_t ct__rnn_dirs(const ct__rnn *r) { return r->o.bidirectional ? 2 : 1; }
+/* The size of h: proj_size with a projection, else hidden_size. */
+static int64_t ct__rnn_h_size(const ct__rnn *r) { return r->o.proj_size > 0 ? r->o.proj_size : r->hidden_size; }
+static int64_t ct__rnn_gates(int mode) { return mode == CT__RNN_LSTM ? 4 : mode == CT__RNN_GRU ? 3 : 1; }
+
+/* ---------------------------------------------------------------- one time step */
+
+/* LSTMCell's formula from the summed gates (batch, 4 * hidden): the new c
+ * into *c, the new h returned (projected by w_hr when given). */
+static ct_tensor *ct__lstm_step(const ct_tensor *gates, ct_tensor **c, const ct_tensor *w_hr)
+{
+    ct_tensor *g[4];
+    int64_t k = ct_chunk(gates, 4, 1, g, 4);
+    if (k < 0) return NULL;
+    if (k != 4) {
+        ct__fail(CT_ERR_RUNTIME, "lstm_cell: the gates have %lld features, which do not split in 4 chunks",
+                 (long long)ct_size(gates, 1));
+        return NULL;
+    }
+    ct_tensor *in_gate = ct_sigmoid(g[0]), *forget_gate = ct_sigmoid(g[1]);
+    ct_tensor *cell_gate = ct_tanh(g[2]), *out_gate = ct_sigmoid(g[3]);
+    *c = ct_add(ct_mul(forget_gate, *c), ct_mul(in_gate, cell_gate));
+    ct_tensor *h = ct_mul(out_gate, ct_tanh(*c));
+    return w_hr ? ct_matmul(h, ct_t(w_hr)) : h;
+}
+
+/* GRUCell's formula from the two projections xw = x W_ih^T + b_ih and
+ * hw = h W_hh^T + b_hh (batch, 3 * hidden): r and z from their sums, the
+ * candidate n = tanh(xw_n + r * hw_n), h' = (h - n) * z + n. */
+static ct_tensor *ct__gru_step(const ct_tensor *xw, const ct_tensor *hw, const ct_tensor *h)
+{
+    ct_tensor *xg[3], *hg[3];
+    int64_t kx = ct_chunk(xw, 3, 1, xg, 3), kh = kx < 0 ? kx : ct_chunk(hw, 3, 1, hg, 3);
+    if (kh < 0) return NULL;
+    if (kx != 3 || kh != 3) {
+        ct__fail(CT_ERR_RUNTIME, "gru_cell: the gates have %lld features, which do not split in 3 chunks",
+                 (long long)ct_size(kx != 3 ? xw : hw, 1));
+        return NULL;
+    }
+    ct_tensor *reset_gate = ct_sigmoid(ct_add(hg[0], xg[0]));
+    ct_tensor *input_gate = ct_sigmoid(ct_add(hg[1], xg[1]));
+    ct_tensor *new_gate = ct_tanh(ct_add(xg[2], ct_mul(hg[2], reset_gate)));
+    return ct_add(ct_mul(ct_sub(h, new_gate), input_gate), new_gate);
+}
+
+/* One step from the input's projection xw (batch, gates * hidden) and the
+ * state h (and *c for the LSTM, replaced by the new one): the new h. */
+static ct_tensor *ct__rnn_step(int mode, const ct_tensor *xw, const ct_tensor *h, ct_tensor **c,
+                               const ct__rnn_weights *w)
+{
+    ct_tensor *hw = ct_linear(h, w->w_hh, w->b_hh);
+    switch (mode) {
+    case CT__RNN_TANH: return ct_tanh(ct_add(hw, xw));
+    case CT__RNN_RELU: return ct_relu(ct_add(hw, xw));
+    case CT__RNN_GRU: return hw ? ct__gru_step(xw, hw, h) : NULL;
+    default: return ct__lstm_step(ct_add(hw, xw), c, w->w_hr);
+    }
+}
+
+/* ---------------------------------------------------------------- the cells as functions */
+
+static const char *const ct__cell_fn_names[] = {"rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell"};
+
+/* check_rnn_cell_forward_input / _hidden: input (batch, input_size), each
+ * state (batch, hidden_size), sizes read from the weights as PyTorch does. */
+static ct_result ct__check_cell_args(const ct_tensor *input, const ct_tensor *const *states, int n_states,
+                                     const ct_tensor *w_ih, const ct_tensor *w_hh)
+{
+    int64_t input_size = ct_size(w_ih, 1), hidden_size = ct_size(w_hh, 1), got = ct_size(input, 1);
+    if (input_size < 0 || hidden_size < 0 || got < 0) return ct_last_error_code();
+    if (got != input_size)
+        return ct__fail(CT_ERR_RUNTIME, "input has inconsistent input_size: got %lld expected %lld", (long long)got,
+                        (long long)input_size);
+    for (int i = 0; i < n_states; i++) {
+        int64_t batch = ct_size(states[i], 0);
+        if (batch < 0) return ct_last_error_code();
+        if (ct_size(input, 0) != batch)
+            return ct__fail(CT_ERR_RUNTIME, "Input batch size %lld doesn't match hidden0 batch size %lld",
+                            (long long)ct_size(input, 0), (long long)batch);
+        int64_t h = ct_size(states[i], 1);
+        if (h < 0) return ct_last_error_code();
+        if (h != hidden_size)
+            return ct__fail(CT_ERR_RUNTIME, "hidden0 has inconsistent hidden_size: got %lld, expected %lld",
+                            (long long)h, (long long)hidden_size);
+    }
+    return CT_OK;
+}
+
+/* torch.<mode>_cell(input, hx, w_ih, w_hh, b_ih, b_hh): h' (and *cy). */
+static ct_tensor *ct__cell(int mode, const ct_tensor *input, const ct_tensor *hx, const ct_tensor *cx,
+                           const ct__rnn_weights *w, ct_tensor **cy)
+{
+    const char *fn = ct__cell_fn_names[mode];
+    bool lstm = mode == CT__RNN_LSTM;
+    const ct_tensor *args[5] = {input, hx, lstm ? cx : hx, w->w_ih, w->w_hh};
+    static const char *const arg_names[5] = {"input", "hx", "cx", "w_ih", "w_hh"};
+    for (int i = 0; i < 5; i++)
+        if (!args[i]) {
+            ct__null_arg(fn, arg_names[i], lstm || i < 2 ? i + 1 : i);
+            return NULL;
+        }
+    const ct_tensor *states[2] = {hx, cx};
+    if (ct__check_cell_args(input, states, lstm ? 2 : 1, w->w_ih, w->w_hh) != CT_OK) return NULL;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *c = (ct_tensor *)cx;
+    ct_tensor *h = ct_keep(ct__rnn_step(mode, ct_linear(input, w->w_ih, w->b_ih), hx, &c, w));
+    if (h && cy) *cy = ct_keep(c);
+    ct_scope_end(s);
+    return h;
+}
+
+ct_tensor *ct_rnn_tanh_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih, const ct_tensor *w_hh,
+                            const ct_tensor *b_ih, const ct_tensor *b_hh)
+{
+    ct__rnn_weights w = {w_ih, w_hh, b_ih, b_hh, NULL};
+    return ct__cell(CT__RNN_TANH, input, hx, NULL, &w, NULL);
+}
+
+ct_tensor *ct_rnn_relu_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih, const ct_tensor *w_hh,
+                            const ct_tensor *b_ih, const ct_tensor *b_hh)
+{
+    ct__rnn_weights w = {w_ih, w_hh, b_ih, b_hh, NULL};
+    return ct__cell(CT__RNN_RELU, input, hx, NULL, &w, NULL);
+}
+
+ct_tensor *ct_gru_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih, const ct_tensor *w_hh,
+                       const ct_tensor *b_ih, const ct_tensor *b_hh)
+{
+    ct__rnn_weights w = {w_ih, w_hh, b_ih, b_hh, NULL};
+    return ct__cell(CT__RNN_GRU, input, hx, NULL, &w, NULL);
+}
+
+ct_tensor *ct_lstm_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *cx, const ct_tensor *w_ih,
+                        const ct_tensor *w_hh, const ct_tensor *b_ih, const ct_tensor *b_hh, ct_tensor **cy)
+{
+    if (!cy) {
+        ct__fail(CT_ERR_VALUE, "lstm_cell: give cy, where the new cell state goes");
+        return NULL;
+    }
+    ct__rnn_weights w = {w_ih, w_hh, b_ih, b_hh, NULL};
+    *cy = NULL;
+    return ct__cell(CT__RNN_LSTM, input, hx, cx, &w, cy);
+}
+
+/* ---------------------------------------------------------------- a whole sequence */
+
+/* One direction of one layer over x (seq, batch, features): the outputs
+ * stacked (seq, batch, h_size); *h (and *c) go from the initial to the
+ * final state. The reverse direction walks the sequence backwards and puts
+ * each output at its own time step. */
+static ct_tensor *ct__rnn_direction(int mode, const ct__rnn_weights *w, const ct_tensor *x, bool reverse,
+                                    ct_tensor **h, ct_tensor **c)
+{
+    ct_tensor *xw = ct_linear(x, w->w_ih, w->b_ih); /* every step's input projection in one product */
+    if (!xw) return NULL;
+    int64_t T = xw->sizes[0];
+    if (T == 0) {
+        ct__fail(CT_ERR_RUNTIME, "Expected sequence length to be larger than 0 in RNN");
+        return NULL;
+    }
+    if (T > INT_MAX / 2) {
+        ct__fail(CT_ERR_VALUE, "RNN: a sequence of %lld steps is longer than ctorch takes", (long long)T);
+        return NULL;
+    }
+    ct_tensor **steps = (ct_tensor **)CT_MALLOC((size_t)(2 * T) * sizeof *steps); /* inputs, then outputs */
+    if (!steps) {
+        CT__OOM();
+        return NULL;
+    }
+    ct_tensor **outs = steps + T, *out = NULL;
+    bool ok = ct_unbind(xw, 0, steps, T) == T;
+    for (int64_t k = 0; k < T && ok; k++) {
+        int64_t t = reverse ? T - 1 - k : k;
+        ct_scope s = ct_scope_begin(); /* a step's temporaries go, unless the graph keeps them */
+        *h = outs[t] = ct_keep(ct__rnn_step(mode, steps[t], *h, c, w));
+        if (c) ct_keep(*c);
+        ct_scope_end(s);
+        ok = *h != NULL;
+    }
+    if (ok) out = ct_stack(outs, (int)T, 0);
+    CT_FREE(steps);
+    return out;
+}
+
+/* The parameters of (layer, direction), looked up by PyTorch's names. */
+static ct__rnn_weights ct__rnn_weights_of(const ct_module *m, int64_t layer, int64_t dir)
+{
+    static const char *const kinds[5] = {"weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"};
+    const ct_tensor *t[5];
+    for (int i = 0; i < 5; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s_l%lld%s", kinds[i], (long long)layer, dir ? "_reverse" : "");
+        t[i] = ct__attr(m, name);
+    }
+    ct__rnn_weights w = {t[0], t[1], t[2], t[3], t[4]};
+    return w;
+}
+
+/* _rnn_impl: the layers one after the other, both directions of a layer on
+ * the same input, dropout between layers in training. x (seq, batch,
+ * features); hx (and cx) (layers * dirs, batch, h). Returns the last
+ * layer's output; *h_n (and *c_n) the final states stacked as hx. */
+static ct_tensor *ct__rnn_layers(const ct__rnn *r, const ct_tensor *x, const ct_tensor *hx, const ct_tensor *cx,
+                                 bool train, ct_tensor **h_n, ct_tensor **c_n)
+{
+    int64_t dirs = ct__rnn_dirs(r), n = r->o.num_layers * dirs;
+    ct_tensor **st = (ct_tensor **)CT_MALLOC((size_t)(2 * n) * sizeof *st); /* h states, then c states */
+    if (!st) {
+        CT__OOM();
+        return NULL;
+    }
+    ct_tensor **hs = st, **cs = cx ? st + n : NULL, *in = (ct_tensor *)x;
+    bool ok = ct_unbind(hx, 0, hs, n) == n && (!cx || ct_unbind(cx, 0, cs, n) == n);
+    for (int64_t l = 0; l < r->o.num_layers && ok; l++) {
+        ct_tensor *outs[2] = {NULL, NULL};
+        for (int64_t d = 0; d < dirs && ok; d++) {
+            ct__rnn_weights w = ct__rnn_weights_of(&r->base, l, d);
+            int64_t k = l * dirs + d;
+            ok = (outs[d] = ct__rnn_direction(r->mode, &w, in, d == 1, &hs[k], cs ? &cs[k] : NULL)) != NULL;
+        }
+        if (!ok) break;
+        in = dirs == 2 ? ct_cat(outs, 2, 2) : outs[0];
+        if (train && r->o.dropout > 0 && l < r->o.num_layers - 1) in = ct_dropout(in, r->o.dropout, true);
+        ok = in != NULL;
+    }
+    if (ok) {
+        *h_n = ct_stack(hs, (int)n, 0);
+        if (cs) *c_n = ct_stack(cs, (int)n, 0);
+        ok = *h_n && (!cs || *c_n);
+    }
+    CT_FREE(st);
+    return ok ? in : NULL;
+}
+
+/* "(2, 3, 5)", as Python prints a tuple of sizes. */
+/* RNNBase.check_hidden_size: state must be (expected). */
+static ct_result ct__check_state_size(const ct_tensor *state, int64_t a, int64_t b, int64_t c, const char *what)
+{
+    if (state->ndim == 3 && state->sizes[0] == a && state->sizes[1] == b && state->sizes[2] == c) return CT_OK;
+    char want[96], got[256];
+    const int64_t sizes[3] = {a, b, c};
+    return ct__fail(CT_ERR_RUNTIME, "Expected %s size %s, got %s", what, ct__tuple_str(sizes, 3, want, sizeof want),
+                    ct__shape_str(state->sizes, state->ndim, got, sizeof got));
+}
+
+/* RNNBase.check_forward_args (LSTM's with the cell state). */
+static ct_result ct__rnn_check_args(const ct__rnn *r, const ct_tensor *x, const ct_tensor *hx, const ct_tensor *cx)
+{
+    if (x->ndim != 3) return ct__fail(CT_ERR_RUNTIME, "input must have 3 dimensions, got %d", x->ndim);
+    if (x->sizes[2] != r->input_size)
+        return ct__fail(CT_ERR_RUNTIME, "input.size(-1) must be equal to input_size. Expected %lld, got %lld",
+                        (long long)r->input_size, (long long)x->sizes[2]);
+    int64_t n = r->o.num_layers * ct__rnn_dirs(r), batch = x->sizes[r->o.batch_first ? 0 : 1];
+    bool lstm = r->mode == CT__RNN_LSTM;
+    ct_result res = ct__check_state_size(hx, n, batch, ct__rnn_h_size(r), lstm ? "hidden[0]" : "hidden");
+    return res != CT_OK || !lstm ? res : ct__check_state_size(cx, n, batch, r->hidden_size, "hidden[1]");
+}
+
+/* The dims of the given states must follow the input's (3-D when batched, else 2-D). */
+static ct_result ct__rnn_check_state_dims(bool lstm, bool batched, const ct_tensor *hx, const ct_tensor *cx)
+{
+    int want = batched ? 3 : 2;
+    const char *kind = batched ? "batched 3-D" : "unbatched 2-D";
+    if (!lstm && hx->ndim != want)
+        return ct__fail(CT_ERR_RUNTIME, "For %s input, hx should also be %d-D but got %d-D tensor", kind, want,
+                        hx->ndim);
+    if (lstm && (hx->ndim != want || cx->ndim != want))
+        return ct__fail(CT_ERR_RUNTIME, "For %s input, hx and cx should also be %d-D but got (%d-D, %d-D) tensors",
+                        kind, want, hx->ndim, cx->ndim);
+    return CT_OK;
+}
+
+/* RNN/LSTM/GRU.forward(input, hx): unbatched inputs get a batch dim (and
+ * lose it again), missing states are zeros, batch_first is a transpose. */
+static ct_tensor *ct__rnn_call(const ct__rnn *r, const ct_tensor *input, const ct_tensor *hx, const ct_tensor *cx,
+                               bool train, ct_tensor **h_n, ct_tensor **c_n)
+{
+    bool lstm = r->mode == CT__RNN_LSTM, batched = input->ndim == 3;
+    int batch_dim = r->o.batch_first ? 0 : 1;
+    ct_tensor *x = batched ? (ct_tensor *)input : ct_unsqueeze(input, batch_dim);
+    if (!x) return NULL;
+    if (hx) {
+        if (ct__rnn_check_state_dims(lstm, batched, hx, cx) != CT_OK) return NULL;
+        if (!batched) {
+            hx = ct_unsqueeze(hx, 1);
+            cx = cx ? ct_unsqueeze(cx, 1) : NULL;
+        }
+    } else {
+        int64_t n = r->o.num_layers * ct__rnn_dirs(r), batch = ct_size(x, batch_dim);
+        hx = ct_zeros(CT_SHAPE(n, batch, ct__rnn_h_size(r)), x->dtype);
+        cx = lstm ? ct_zeros(CT_SHAPE(n, batch, r->hidden_size), x->dtype) : NULL;
+    }
+    if (!hx || (lstm && !cx) || ct__rnn_check_args(r, x, hx, cx) != CT_OK) return NULL;
+    if (r->o.batch_first) x = ct_transpose(x, 0, 1);
+    ct_tensor *out = ct__rnn_layers(r, x, hx, cx, train, h_n, c_n);
+    if (out && r->o.batch_first) out = ct_transpose(out, 0, 1);
+    if (out && !batched) {
+        out = ct_squeeze_dim(out, batch_dim);
+        *h_n = ct_squeeze_dim(*h_n, 1);
+        if (lstm) *c_n = ct_squeeze_dim(*c_n, 1);
+    }
+    return out;
+}
+
+/* RNNCell/LSTMCell/GRUCell.forward(input, hx): an unbatched input (and its
+ * states) get a batch dim, missing states are zeros. */
+static ct_tensor *ct__cell_call(const ct__rnn *r, const ct_tensor *input, const ct_tensor *hx, const ct_tensor *cx,
+                                ct_tensor **c_1)
+{
+    if (input->ndim != 1 && input->ndim != 2) { /* an AssertionError in PyTorch */
+        ct__fail(CT_ERR_RUNTIME, "%s: Expected input to be 1-D or 2-D but received %d-D tensor",
+                 ct_module_name(&r->base), input->ndim);
+        return NULL;
+    }
+    bool batched = input->ndim == 2, lstm = r->mode == CT__RNN_LSTM;
+    ct_tensor *x = batched ? (ct_tensor *)input : ct_unsqueeze(input, 0);
+    if (!hx) {
+        hx = cx = ct_zeros(CT_SHAPE(ct_size(x, 0), r->hidden_size), input->dtype);
+    } else if (!batched) {
+        hx = ct_unsqueeze(hx, 0);
+        cx = cx ? ct_unsqueeze(cx, 0) : NULL;
+    }
+    const ct_module *m = &r->base;
+    ct__rnn_weights w = {ct__attr(m, "weight_ih"), ct__attr(m, "weight_hh"), ct__attr(m, "bias_ih"),
+                         ct__attr(m, "bias_hh"), NULL};
+    ct_tensor *h = ct__cell(r->mode, x, hx, lstm ? cx : NULL, &w, c_1);
+    if (h && !batched) {
+        h = ct_squeeze_dim(h, 0);
+        if (lstm) *c_1 = ct_squeeze_dim(*c_1, 0);
+    }
+    return h;
+}
+
+/* The class forward of every recurrent module: the output (h' for a cell);
+ * the final states go where states_out points, when it does. */
+static ct_tensor *ct__rnn_forward(ct_module *m, ct_tensor *const *in, int n)
+{
+    ct__rnn *r = CT__RNN(m);
+    ct_tensor **states = r->states_out;
+    r->states_out = NULL; /* for this call only (a hook may call the module again) */
+    bool lstm = r->mode == CT__RNN_LSTM;
+    if (!ct__inputs(m, n, 1, lstm ? 3 : 2)) return NULL;
+    if (lstm && n == 2) {
+        ct__fail(CT_ERR_TYPE, "%s.forward(): give h_0 and c_0 together (hx is the tuple (h_0, c_0))",
+                 ct_module_name(m));
+        return NULL;
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *hx = n > 1 ? in[1] : NULL, *cx = n > 2 ? in[2] : NULL, *h_n = NULL, *c_n = NULL;
+    ct_tensor *out = r->cell ? ct__cell_call(r, in[0], hx, cx, &c_n)
+                             : ct__rnn_call(r, in[0], hx, cx, ct_module_is_training(m), &h_n, &c_n);
+    ct_keep(out);
+    if (out && states) {
+        states[0] = ct_retain(r->cell ? out : h_n);
+        states[1] = lstm ? ct_retain(c_n) : NULL;
+    }
+    ct_scope_end(s);
+    return out;
+}
+
+/* ---------------------------------------------------------------- calling with states */
+
+static bool ct__is_recurrent(const ct_module *m) { return m && m->cls->forward == ct__rnn_forward; }
+
+/* m(input, h0 [, c0]) through ct_forward_n, the final states routed to
+ * h_out and c_out (either may be NULL). */
+static ct_tensor *ct__forward_with_states(const char *fn, ct_module *m, const ct_tensor *input, const ct_tensor *h0,
+                                          const ct_tensor *c0, ct_tensor **h_out, ct_tensor **c_out)
+{
+    if (!input) {
+        ct__null_arg(fn, "input", 2);
+        return NULL;
+    }
+    if (!h0 != !c0 && CT__RNN(m)->mode == CT__RNN_LSTM) {
+        ct__fail(CT_ERR_TYPE, "%s.forward(): give h_0 and c_0 together (hx is the tuple (h_0, c_0))",
+                 ct_module_name(m));
+        return NULL;
+    }
+    ct_tensor *in[3] = {(ct_tensor *)input, (ct_tensor *)h0, (ct_tensor *)c0}, *states[2] = {NULL, NULL};
+    CT__RNN(m)->states_out = states;
+    ct_tensor *out = ct_forward_n(m, in, h0 ? (c0 ? 3 : 2) : 1);
+    CT__RNN(m)->states_out = NULL;
+    ct_tensor **dst[2] = {h_out, c_out};
+    for (int i = 0; i < 2; i++) {
+        if (out && dst[i] && states[i]) *dst[i] = ct__own(states[i]); /* the caller's scope owns it, as out */
+        else ct_release(states[i]);
+    }
+    return out;
+}
+
+/* The module must be a recurrent one of `modes` (a mask of 1 << mode), a
+ * cell or not. */
+static bool ct__check_recurrent(const ct_module *m, const char *fn, unsigned modes, bool cell, const char *want)
+{
+    if (ct__is_recurrent(m) && CT__RNN(m)->cell == cell && ((modes >> CT__RNN(m)->mode) & 1u)) return true;
+    if (!m) ct__fail(CT_ERR_TYPE, "%s: the module is NULL", fn);
+    else ct__fail(CT_ERR_TYPE, "%s: expected %s module, got %s", fn, want, ct_module_name(m));
+    return false;
+}
+
+ct_tensor *ct_rnn_forward(ct_module *rnn, const ct_tensor *input, const ct_tensor *h0, ct_tensor **h_n)
+{
+    if (h_n) *h_n = NULL;
+    unsigned modes = (1u << CT__RNN_TANH) | (1u << CT__RNN_RELU) | (1u << CT__RNN_GRU);
+    if (!ct__check_recurrent(rnn, "ct_rnn_forward", modes, false, "an RNN or GRU")) return NULL;
+    return ct__forward_with_states("ct_rnn_forward", rnn, input, h0, NULL, h_n, NULL);
+}
+
+ct_tensor *ct_lstm_forward(ct_module *lstm, const ct_tensor *input, const ct_tensor *h0, const ct_tensor *c0,
+                           ct_tensor **h_n, ct_tensor **c_n)
+{
+    if (h_n) *h_n = NULL;
+    if (c_n) *c_n = NULL;
+    if (!ct__check_recurrent(lstm, "ct_lstm_forward", 1u << CT__RNN_LSTM, false, "an LSTM")) return NULL;
+    return ct__forward_with_states("ct_lstm_forward", lstm, input, h0, c0, h_n, c_n);
+}
+
+ct_tensor *ct_lstm_cell_forward(ct_module *cell, const ct_tensor *input, const ct_tensor *h0, const ct_tensor *c0,
+                                ct_tensor **c_1)
+{
+    if (c_1) *c_1 = NULL;
+    if (!ct__check_recurrent(cell, "ct_lstm_cell_forward", 1u << CT__RNN_LSTM, true, "an LSTMCell"))
+        return NULL;
+    return ct__forward_with_states("ct_lstm_cell_forward", cell, input, h0, c0, NULL, c_1);
+}
+
+/* ---------------------------------------------------------------- making them */
+
+ct_rnn_opts ct_rnn_opts_init(void)
+{
+    ct_rnn_opts o;
+    memset(&o, 0, sizeof o);
+    o.num_layers = 1;
+    o.bias = true;
+    return o;
+}
+
+static const ct_module_class ct__rnn_classes[2][4] = {
+    {{"RNN", ct__rnn_forward, NULL}, {"RNN", ct__rnn_forward, NULL}, {"LSTM", ct__rnn_forward, NULL},
+     {"GRU", ct__rnn_forward, NULL}},
+    {{"RNNCell", ct__rnn_forward, NULL}, {"RNNCell", ct__rnn_forward, NULL}, {"LSTMCell", ct__rnn_forward, NULL},
+     {"GRUCell", ct__rnn_forward, NULL}},
+};
+
+/* A parameter of `shape` registered under name + suffix. */
+static bool ct__rnn_param(ct_module *m, const char *name, const char *suffix, ct_shape shape)
+{
+    char full[64];
+    snprintf(full, sizeof full, "%s%s", name, suffix);
+    return ct__new_tensor(m, full, shape, CT_DEFAULT, true, true) != NULL;
+}
+
+/* RNNBase.__init__'s parameters for every layer and direction, in its order. */
+static bool ct__rnn_register(ct__rnn *r)
+{
+    int64_t gates = ct__rnn_gates(r->mode) * r->hidden_size, h = ct__rnn_h_size(r), dirs = ct__rnn_dirs(r);
+    bool ok = true;
+    for (int64_t l = 0; l < r->o.num_layers && ok; l++)
+        for (int64_t d = 0; d < dirs && ok; d++) {
+            char sfx[40];
+            snprintf(sfx, sizeof sfx, "_l%lld%s", (long long)l, d ? "_reverse" : "");
+            int64_t in = l == 0 ? r->input_size : h * dirs;
+            ok = ct__rnn_param(&r->base, "weight_ih", sfx, CT_SHAPE(gates, in)) &&
+                 ct__rnn_param(&r->base, "weight_hh", sfx, CT_SHAPE(gates, h)) &&
+                 (!r->o.bias || (ct__rnn_param(&r->base, "bias_ih", sfx, CT_SHAPE(gates)) &&
+                                 ct__rnn_param(&r->base, "bias_hh", sfx, CT_SHAPE(gates)))) &&
+                 (r->o.proj_size == 0 ||
+                  ct__rnn_param(&r->base, "weight_hr", sfx, CT_SHAPE(r->o.proj_size, r->hidden_size)));
+        }
+    return ok;
+}
+
+/* RNNCellBase.__init__'s parameters; the biases None without bias. */
+static bool ct__cell_register(ct__rnn *r)
+{
+    int64_t gates = ct__rnn_gates(r->mode) * r->hidden_size;
+    ct_module *m = &r->base;
+    if (!ct__rnn_param(m, "weight_ih", "", CT_SHAPE(gates, r->input_size)) ||
+        !ct__rnn_param(m, "weight_hh", "", CT_SHAPE(gates, r->hidden_size)))
+        return false;
+    if (!r->o.bias)
+        return ct_register_parameter(m, "bias_ih", NULL) == CT_OK && ct_register_parameter(m, "bias_hh", NULL) == CT_OK;
+    return ct__rnn_param(m, "bias_ih", "", CT_SHAPE(gates)) && ct__rnn_param(m, "bias_hh", "", CT_SHAPE(gates));
+}
+
+/* reset_parameters: every parameter uniform in +-1/sqrt(hidden_size), in
+ * registration order, as PyTorch draws them. */
+static bool ct__rnn_reset_parameters(ct__rnn *r)
+{
+    double stdv = r->hidden_size > 0 ? 1.0 / sqrt((double)r->hidden_size) : 0;
+    ct_tensor_list ps = ct_module_parameters(&r->base, false);
+    bool ok = true;
+    for (int i = 0; i < ps.n && ok; i++) ok = ct_init_uniform_(ps.tensors[i], -stdv, stdv) == CT_OK;
+    ct_tensor_list_free(&ps);
+    return ok;
+}
+
+static ct_module *ct__rnn_new(int mode, bool cell, int64_t input_size, int64_t hidden_size, ct_rnn_opts o)
+{
+    ct__rnn *r = (ct__rnn *)ct_module_new(&ct__rnn_classes[cell][mode], sizeof(ct__rnn));
+    if (!r) return NULL;
+    r->mode = mode;
+    r->cell = cell;
+    r->input_size = input_size;
+    r->hidden_size = hidden_size;
+    r->o = o;
+    bool ok = (cell ? ct__cell_register(r) : ct__rnn_register(r)) && ct__rnn_reset_parameters(r);
+    if (ok) return &r->base;
+    ct_module_release(&r->base);
+    return NULL;
+}
+
+/* RNNBase.__init__'s checks (and the subclasses' before them). */
+static ct_module *ct__rnn_module(int mode, int64_t input_size, int64_t hidden_size, ct_rnn_opts o)
+{
+    if (mode != CT__RNN_LSTM && o.proj_size != 0) {
+        ct__fail(CT_ERR_VALUE, "proj_size argument is only supported for LSTM, not RNN or GRU");
+        return NULL;
+    }
+    if (!(o.dropout >= 0 && o.dropout <= 1)) {
+        ct__fail(CT_ERR_VALUE, "dropout should be a number in range [0, 1] representing the probability of an "
+                               "element being zeroed");
+        return NULL;
+    }
+    if (o.proj_size < 0) {
+        ct__fail(CT_ERR_VALUE, "proj_size should be a positive integer or zero to disable projections");
+        return NULL;
+    }
+    if (o.proj_size >= hidden_size) { /* also what PyTorch 1.13 says to a hidden_size of 0 */
+        ct__fail(CT_ERR_VALUE, "proj_size has to be smaller than hidden_size");
+        return NULL;
+    }
+    if (o.num_layers <= 0) { /* PyTorch 1.13 fails later, at the first call; these are PyTorch 2's words */
+        ct__fail(CT_ERR_VALUE, "num_layers must be greater than zero");
+        return NULL;
+    }
+    return ct__rnn_new(mode, false, input_size, hidden_size, o);
+}
+
+ct_module *ct_nn_rnn(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts)
+{
+    const char *nl = opts.nonlinearity ? opts.nonlinearity : "tanh";
+    if (opts.proj_size == 0 && strcmp(nl, "tanh") && strcmp(nl, "relu")) { /* proj_size is refused first */
+        ct__fail(CT_ERR_VALUE, "Unknown nonlinearity '%s'", nl);
+        return NULL;
+    }
+    return ct__rnn_module(strcmp(nl, "relu") ? CT__RNN_TANH : CT__RNN_RELU, input_size, hidden_size, opts);
+}
+
+ct_module *ct_nn_lstm(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts)
+{
+    return ct__rnn_module(CT__RNN_LSTM, input_size, hidden_size, opts);
+}
+
+ct_module *ct_nn_gru(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts)
+{
+    return ct__rnn_module(CT__RNN_GRU, input_size, hidden_size, opts);
+}
+
+static ct_module *ct__cell_module(int mode, int64_t input_size, int64_t hidden_size, bool bias)
+{
+    ct_rnn_opts o = ct_rnn_opts_init();
+    o.bias = bias;
+    return ct__rnn_new(mode, true, input_size, hidden_size, o);
+}
+
+ct_module *ct_nn_rnn_cell(int64_t input_size, int64_t hidden_size, bool bias, const char *nonlinearity)
+{
+    const char *nl = nonlinearity ? nonlinearity : "tanh";
+    if (strcmp(nl, "tanh") && strcmp(nl, "relu")) { /* PyTorch says it at the first call */
+        ct__fail(CT_ERR_RUNTIME, "Unknown nonlinearity: %s", nl);
+        return NULL;
+    }
+    return ct__cell_module(strcmp(nl, "relu") ? CT__RNN_TANH : CT__RNN_RELU, input_size, hidden_size, bias);
+}
+
+ct_module *ct_nn_lstm_cell(int64_t input_size, int64_t hidden_size, bool bias)
+{
+    return ct__cell_module(CT__RNN_LSTM, input_size, hidden_size, bias);
+}
+
+ct_module *ct_nn_gru_cell(int64_t input_size, int64_t hidden_size, bool bias)
+{
+    return ct__cell_module(CT__RNN_GRU, input_size, hidden_size, bias);
 }
 
 /* ==================== optim/optimizer.c ==================== */
@@ -32961,6 +35128,245 @@ static bool ct__little_endian(void)
     return *(const unsigned char *)&one == 1;
 }
 
+/* ---------------------------------------------------------------- shared file bytes */
+
+/* One file's bytes shared by the tensors made over them (the tensors of a
+ * checkpoint): freed with the last of them. */
+typedef struct ct__shared_bytes {
+    ct__bytes b;
+    int refs;
+} ct__shared_bytes;
+
+/* Take b over (it is emptied), with one reference for the caller; NULL
+ * (b freed) when memory runs out. */
+static ct__shared_bytes *ct__share_bytes(ct__bytes *b)
+{
+    ct__shared_bytes *s = (ct__shared_bytes *)CT_MALLOC(sizeof *s);
+    if (!s) {
+        ct__bytes_free(b);
+        CT__OOM();
+        return NULL;
+    }
+    s->b = *b;
+    s->refs = 1;
+    memset(b, 0, sizeof *b);
+    return s;
+}
+
+static void ct__shared_bytes_drop(ct__shared_bytes *s)
+{
+    if (!s || CT__ATOMIC_DEC(&s->refs) != 0) return;
+    ct__bytes_free(&s->b);
+    CT_FREE(s);
+}
+
+static void ct__shared_bytes_deleter(void *data, void *ctx)
+{
+    (void)data;
+    ct__shared_bytes_drop((ct__shared_bytes *)ctx);
+}
+
+/* A contiguous tensor of `shape` and dt whose bytes are at p, inside s: made
+ * over them (holding a reference to s) when p is aligned for dt, a copy of
+ * them otherwise (a misaligned float would be undefined behaviour to read). */
+static ct_tensor *ct__tensor_in(ct__shared_bytes *s, unsigned char *p, ct_shape shape, ct_dtype dt)
+{
+    size_t es = ct_dtype_size(dt);
+    if ((uintptr_t)p % es != 0) {
+        ct_tensor *t = ct_empty(shape, dt);
+        if (t && ct_numel(t) > 0) memcpy(ct__data(t), p, (size_t)ct_numel(t) * es);
+        return t;
+    }
+    CT__ATOMIC_INC(&s->refs);
+    ct_tensor *t = ct_from_blob(p, shape, NULL, dt, ct__shared_bytes_deleter, s);
+    if (!t) ct__shared_bytes_drop(s);
+    return t;
+}
+
+/* ---------------------------------------------------------------- text */
+
+/* A growing byte buffer; `failed` once memory ran out (what follows is dropped). */
+typedef struct ct__buf {
+    char *s;
+    size_t n, cap;
+    bool failed;
+} ct__buf;
+
+static void ct__buf_add(ct__buf *b, const void *p, size_t n)
+{
+    if (b->failed) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *s = (char *)CT_REALLOC(b->s, cap);
+        if (!s) {
+            b->failed = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, p, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+
+static void ct__buf_str(ct__buf *b, const char *s) { ct__buf_add(b, s, strlen(s)); }
+
+static void ct__buf_free(ct__buf *b)
+{
+    CT_FREE(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+/* Whether n bytes are well-formed UTF-8 (no overlong forms, surrogates or
+ * code points past U+10FFFF), as Rust's str and Python's decoder require. */
+static bool ct__utf8_valid(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (len == 0 || len > n - i) return false;
+        uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80) return false;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+        i += len;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- atomic writes */
+
+/* A file written atomically: the bytes go to a temporary file in the same
+ * directory, which replaces the target (rename) only once all of it is
+ * written and flushed to disk; any failure removes the temporary file and
+ * leaves the target as it was. */
+typedef struct ct__atomic_file {
+    const char *path;
+    char *tmp;
+#ifdef CT__HAVE_MMAP
+    int fd;
+#else
+    FILE *f;
+#endif
+    int err; /* the first write's errno, 0 while all went well */
+} ct__atomic_file;
+
+static ct_result ct__atomic_open(ct__atomic_file *a, const char *path)
+{
+    static int counter;
+    memset(a, 0, sizeof *a);
+    a->path = path;
+    size_t n = strlen(path) + 48;
+    a->tmp = (char *)CT_MALLOC(n);
+    if (!a->tmp) return CT__OOM();
+    for (int attempt = 0; attempt < 100; attempt++) {
+        int k = CT__ATOMIC_INC(&counter);
+#ifdef CT__HAVE_MMAP
+        snprintf(a->tmp, n, "%s.tmp%ld.%d", path, (long)getpid(), k);
+        a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (a->fd >= 0) return CT_OK;
+#else
+        snprintf(a->tmp, n, "%s.tmp%ld.%d", path, (long)time(NULL), k);
+        errno = 0;
+        a->f = fopen(a->tmp, "wbx"); /* C11's exclusive mode */
+        if (a->f) return CT_OK;
+#endif
+        if (errno != EEXIST) break;
+    }
+    ct_result r = ct__file_error(path);
+    CT_FREE(a->tmp);
+    a->tmp = NULL;
+    return r;
+}
+
+/* Append n bytes (after a failure, nothing more is written). */
+static void ct__atomic_write(ct__atomic_file *a, const void *p, size_t n)
+{
+    const char *c = (const char *)p;
+    while (a->err == 0 && n > 0) {
+#ifdef CT__HAVE_MMAP
+        ssize_t got = write(a->fd, c, CT__MIN(n, (size_t)1 << 30));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            a->err = got < 0 ? errno : EIO;
+            break;
+        }
+#else
+        size_t got = fwrite(c, 1, n, a->f);
+        if (got == 0) {
+            a->err = errno ? errno : EIO;
+            break;
+        }
+#endif
+        c += got;
+        n -= (size_t)got;
+    }
+}
+
+/* Give up: the temporary file goes, the target stays as it was. */
+static void ct__atomic_abort(ct__atomic_file *a)
+{
+    if (!a->tmp) return;
+#ifdef CT__HAVE_MMAP
+    close(a->fd);
+#else
+    fclose(a->f);
+#endif
+    remove(a->tmp);
+    CT_FREE(a->tmp);
+    a->tmp = NULL;
+}
+
+#ifdef CT__HAVE_MMAP
+/* Flush the directory holding path, so that the rename itself is on disk
+ * (best effort: not every file system allows it). */
+static void ct__sync_dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+    char *dir = (char *)CT_MALLOC(n + 2);
+    if (!dir) return;
+    if (n) memcpy(dir, path, n);
+    else dir[n++] = '.';
+    dir[n] = 0;
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    CT_FREE(dir);
+}
+#endif
+
+/* Flush, close and move the temporary file over the target. On failure the
+ * error names the target, and the target is untouched. */
+static ct_result ct__atomic_commit(ct__atomic_file *a)
+{
+#ifdef CT__HAVE_MMAP
+    if (a->err == 0 && fsync(a->fd) != 0) a->err = errno;
+    if (close(a->fd) != 0 && a->err == 0) a->err = errno;
+    if (a->err == 0 && rename(a->tmp, a->path) != 0) a->err = errno;
+    if (a->err == 0) ct__sync_dir_of(a->path);
+#else
+    if (a->err == 0 && fflush(a->f) != 0) a->err = errno ? errno : EIO;
+    if (fclose(a->f) != 0 && a->err == 0) a->err = errno ? errno : EIO;
+    if (a->err == 0 && rename(a->tmp, a->path) != 0) { /* Windows will not rename over a file */
+        remove(a->path);
+        if (rename(a->tmp, a->path) != 0) a->err = errno ? errno : EIO;
+    }
+#endif
+    if (a->err != 0) remove(a->tmp);
+    CT_FREE(a->tmp);
+    a->tmp = NULL;
+    if (a->err == 0) return CT_OK;
+    errno = a->err;
+    return ct__file_error(a->path);
+}
+
 /* ==================== io/idx.c ==================== */
 // >>io/idx.c
 /* IDX files (MNIST, Fashion-MNIST; yann.lecun.com/exdb/mnist): a 4-byte magic
@@ -33253,6 +35659,1853 @@ ct_result ct_save_npy(const char *path, const ct_tensor *t)
     }
     ct_scope_end(s);
     return r;
+}
+
+/* ==================== io/safetensors.c ==================== */
+// >>io/safetensors.c
+/* safetensors (github.com/huggingface/safetensors): an 8-byte little-endian
+ * header size N, N bytes of JSON
+ *     {"__metadata__":{"format":"pt"},"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},...}
+ * padded with spaces to a multiple of 8, then the tensors' bytes (C order,
+ * little-endian), whose offsets count from the end of the header and tile
+ * the rest of the file exactly. */
+
+/* The format's dtypes in the reference implementation's order (its Dtype
+ * enum, which the writer sorts by, widest first); CT_DEFAULT where ctorch
+ * has no such dtype. */
+static const struct ct__st_dtype {
+    const char *name;
+    ct_dtype dtype;
+} ct__st_dtypes[] = {
+    {"BOOL", CT_BOOL}, {"U8", CT_U8}, {"I8", CT_I8}, {"F8_E5M2", CT_DEFAULT}, {"F8_E4M3", CT_DEFAULT},
+    {"I16", CT_I16}, {"U16", CT_DEFAULT}, {"F16", CT_F16}, {"BF16", CT_BF16}, {"I32", CT_I32},
+    {"U32", CT_DEFAULT}, {"F32", CT_F32}, {"F64", CT_F64}, {"I64", CT_I64}, {"U64", CT_DEFAULT},
+};
+#define CT__ST_NDTYPES ((int)(sizeof ct__st_dtypes / sizeof ct__st_dtypes[0]))
+
+/* The reference's header size limit. */
+#define CT__ST_MAX_HEADER 100000000u
+
+/* A dtype's place in ct__st_dtypes. */
+static int ct__st_rank(ct_dtype dt)
+{
+    for (int i = 0; i < CT__ST_NDTYPES; i++)
+        if (ct__st_dtypes[i].dtype == dt) return i;
+    return -1;
+}
+
+static ct_result ct__st_bad(const char *path, const char *fmt, ...) CT__PRINTF(2, 3);
+static ct_result ct__st_bad(const char *path, const char *fmt, ...)
+{
+    char why[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return ct__fail(CT_ERR_VALUE, "'%s' is not a valid safetensors file: %s", path, why);
+}
+
+void ct_metadata_free(ct_metadata *m)
+{
+    if (!m) return;
+    for (int i = 0; i < m->n; i++) {
+        CT_FREE((void *)m->keys[i]);
+        CT_FREE((void *)m->values[i]);
+    }
+    CT_FREE((void *)m->keys);
+    CT_FREE((void *)m->values);
+    memset(m, 0, sizeof *m);
+}
+
+void ct_tensor_list_release(ct_tensor_list *list)
+{
+    if (!list) return;
+    for (int i = 0; i < list->n; i++) ct_release(list->tensors[i]);
+    ct_tensor_list_free(list);
+}
+
+/* ---------------------------------------------------------------- reading JSON */
+
+/* A JSON text being read (RFC 8259, as serde_json reads it). The readers
+ * return false on a syntax error, or with oom set when memory ran out. */
+typedef struct ct__json {
+    const char *start, *p, *end;
+    bool oom;
+} ct__json;
+
+static void ct__json_ws(ct__json *j)
+{
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
+}
+
+/* The next character, after whitespace, if it is c (then consumed). */
+static bool ct__json_eat(ct__json *j, char c)
+{
+    ct__json_ws(j);
+    if (j->p == j->end || *j->p != c) return false;
+    j->p++;
+    return true;
+}
+
+static int ct__hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Four hex digits after "\u". */
+static bool ct__json_u16(ct__json *j, uint32_t *v)
+{
+    if (j->end - j->p < 4) return false;
+    *v = 0;
+    for (int k = 0; k < 4; k++) {
+        int d = ct__hex_digit(*j->p++);
+        if (d < 0) return false;
+        *v = *v << 4 | (uint32_t)d;
+    }
+    return true;
+}
+
+static void ct__buf_utf8(ct__buf *b, uint32_t cp)
+{
+    unsigned char u[4];
+    size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    static const unsigned char lead[5] = {0, 0, 0xc0, 0xe0, 0xf0};
+    for (size_t k = n; k-- > 1; cp >>= 6) u[k] = (unsigned char)(0x80 | (cp & 0x3f));
+    u[0] = (unsigned char)(lead[n] | cp);
+    ct__buf_add(b, u, n);
+}
+
+/* A string, decoded into out (NUL-terminated), or skipped when out is NULL.
+ * The text is valid UTF-8 already; a NUL character (which a C name cannot
+ * hold) or an unpaired surrogate is refused. */
+static bool ct__json_string(ct__json *j, ct__buf *out)
+{
+    if (out) {
+        out->n = 0;
+        ct__buf_add(out, "", 0);
+    }
+    if (!ct__json_eat(j, '"')) return false;
+    while (j->p < j->end) {
+        const char *run = j->p; /* plain characters up to a quote, backslash or control character */
+        while (j->p < j->end && *j->p != '"' && *j->p != '\\' && (unsigned char)*j->p >= 0x20) j->p++;
+        if (out) ct__buf_add(out, run, (size_t)(j->p - run));
+        if (j->p == j->end || (unsigned char)*j->p < 0x20) return false;
+        if (*j->p++ == '"') {
+            j->oom = out && out->failed;
+            return !j->oom;
+        }
+        if (j->p == j->end) return false;
+        char c = *j->p++;
+        const char *plain = strchr("\"\\/bfnrt", c);
+        if (c == 'u') {
+            uint32_t cp, lo;
+            if (!ct__json_u16(j, &cp) || (cp >= 0xdc00 && cp <= 0xdfff)) return false;
+            if (cp >= 0xd800 && cp <= 0xdbff) { /* a surrogate pair */
+                if (j->end - j->p < 2 || j->p[0] != '\\' || j->p[1] != 'u') return false;
+                j->p += 2;
+                if (!ct__json_u16(j, &lo) || lo < 0xdc00 || lo > 0xdfff) return false;
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            }
+            if (cp == 0) return false;
+            if (out) ct__buf_utf8(out, cp);
+        } else if (plain && c) {
+            static const char decoded[] = "\"\\/\b\f\n\r\t";
+            if (out) ct__buf_add(out, &decoded[plain - "\"\\/bfnrt"], 1);
+        } else {
+            return false;
+        }
+    }
+    return false;
+}
+
+/* A non-negative integer (no sign, fraction or exponent) that fits uint64. */
+static bool ct__json_uint(ct__json *j, uint64_t *v)
+{
+    ct__json_ws(j);
+    if (j->p == j->end || *j->p < '0' || *j->p > '9') return false;
+    if (*j->p == '0' && j->end - j->p > 1 && j->p[1] >= '0' && j->p[1] <= '9') return false;
+    uint64_t x = 0;
+    for (; j->p < j->end && *j->p >= '0' && *j->p <= '9'; j->p++) {
+        unsigned d = (unsigned)(*j->p - '0');
+        if (x > (UINT64_MAX - d) / 10) return false;
+        x = x * 10 + d;
+    }
+    if (j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E')) return false;
+    *v = x;
+    return true;
+}
+
+/* A number of any form, as the JSON grammar has it. */
+static bool ct__json_number(ct__json *j)
+{
+    const char *p = j->p, *e = j->end;
+    if (p < e && *p == '-') p++;
+    if (p == e || *p < '0' || *p > '9') return false;
+    if (*p == '0') p++;
+    else while (p < e && *p >= '0' && *p <= '9') p++;
+    if (p < e && *p == '.') {
+        if (++p == e || *p < '0' || *p > '9') return false;
+        while (p < e && *p >= '0' && *p <= '9') p++;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        if (++p < e && (*p == '+' || *p == '-')) p++;
+        if (p == e || *p < '0' || *p > '9') return false;
+        while (p < e && *p >= '0' && *p <= '9') p++;
+    }
+    j->p = p;
+    return true;
+}
+
+/* Skip one value of any kind (fields the format does not define), nested at
+ * most 128 deep (serde_json's limit). */
+static bool ct__json_skip(ct__json *j, int depth)
+{
+    ct__json_ws(j);
+    if (j->p == j->end || depth > 128) return false;
+    char c = *j->p;
+    if (c == '"') return ct__json_string(j, NULL);
+    if (c == '{' || c == '[') {
+        char close = c == '{' ? '}' : ']';
+        j->p++;
+        if (ct__json_eat(j, close)) return true;
+        do {
+            if (c == '{' && (!ct__json_string(j, NULL) || !ct__json_eat(j, ':'))) return false;
+            if (!ct__json_skip(j, depth + 1)) return false;
+        } while (ct__json_eat(j, ','));
+        return ct__json_eat(j, close);
+    }
+    static const char *const words[] = {"true", "false", "null"};
+    for (int k = 0; k < 3; k++) {
+        size_t n = strlen(words[k]);
+        if ((size_t)(j->end - j->p) >= n && !memcmp(j->p, words[k], n)) {
+            j->p += n;
+            return true;
+        }
+    }
+    return ct__json_number(j);
+}
+
+/* ---------------------------------------------------------------- the header */
+
+typedef struct ct__st_entry {
+    char *name;
+    ct_dtype dtype;
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    uint64_t start, end;
+    int pos; /* place in the header, which breaks ties between empty tensors */
+} ct__st_entry;
+
+typedef struct ct__st_header {
+    ct__st_entry *entries;
+    int n, cap;
+    ct_metadata meta;
+    int meta_cap;
+} ct__st_header;
+
+static void ct__st_header_free(ct__st_header *h)
+{
+    for (int i = 0; i < h->n; i++) CT_FREE(h->entries[i].name);
+    CT_FREE(h->entries);
+    ct_metadata_free(&h->meta);
+    memset(h, 0, sizeof *h);
+}
+
+/* A JSON syntax error (or running out of memory) at the reader's place. */
+static ct_result ct__st_json_error(const char *path, const ct__json *j)
+{
+    if (j->oom) return CT__OOM();
+    return ct__st_bad(path, "the JSON header is malformed at byte %lld of %lld", (long long)(j->p - j->start),
+                      (long long)(j->end - j->start));
+}
+
+/* "shape": [2, 3] */
+static ct_result ct__st_shape(const char *path, ct__json *j, ct__st_entry *e)
+{
+    if (!ct__json_eat(j, '[')) return ct__st_json_error(path, j);
+    if (ct__json_eat(j, ']')) return CT_OK;
+    do {
+        uint64_t v;
+        if (!ct__json_uint(j, &v)) return ct__st_json_error(path, j);
+        if (e->ndim == CT_MAX_DIMS)
+            return ct__st_bad(path, "tensor '%s' has more than %d dims, the most ctorch allows", e->name, CT_MAX_DIMS);
+        if (v > INT64_MAX) return ct__st_bad(path, "tensor '%s' has a size too large for int64", e->name);
+        e->sizes[e->ndim++] = (int64_t)v;
+    } while (ct__json_eat(j, ','));
+    return ct__json_eat(j, ']') ? CT_OK : ct__st_json_error(path, j);
+}
+
+/* {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}, other fields skipped */
+static ct_result ct__st_tensor_info(const char *path, ct__json *j, ct__st_entry *e, ct__buf *tmp)
+{
+    static const char *const fields[3] = {"dtype", "shape", "data_offsets"};
+    bool have[3] = {false, false, false};
+    if (!ct__json_eat(j, '{')) return ct__st_json_error(path, j);
+    if (!ct__json_eat(j, '}')) {
+        do {
+            if (!ct__json_string(j, tmp) || !ct__json_eat(j, ':')) return ct__st_json_error(path, j);
+            int f = 0;
+            while (f < 3 && strcmp(tmp->s, fields[f])) f++;
+            if (f < 3 && have[f]) return ct__st_bad(path, "tensor '%s' has two \"%s\" fields", e->name, fields[f]);
+            if (f < 3) have[f] = true;
+            ct_result r = CT_OK;
+            if (f == 0) {
+                if (!ct__json_string(j, tmp)) return ct__st_json_error(path, j);
+                int k = 0;
+                while (k < CT__ST_NDTYPES && strcmp(tmp->s, ct__st_dtypes[k].name)) k++;
+                if (k == CT__ST_NDTYPES) return ct__st_bad(path, "tensor '%s' has an unknown dtype \"%s\"", e->name, tmp->s);
+                if (ct__st_dtypes[k].dtype == CT_DEFAULT)
+                    return ct__fail(CT_ERR_TYPE, "'%s': tensor '%s' has dtype %s, which ctorch does not have", path,
+                                    e->name, tmp->s);
+                e->dtype = ct__st_dtypes[k].dtype;
+            } else if (f == 1) {
+                r = ct__st_shape(path, j, e);
+            } else if (f == 2) {
+                if (!ct__json_eat(j, '[') || !ct__json_uint(j, &e->start) || !ct__json_eat(j, ',') ||
+                    !ct__json_uint(j, &e->end) || !ct__json_eat(j, ']'))
+                    return ct__st_json_error(path, j);
+            } else if (!ct__json_skip(j, 1)) {
+                return ct__st_json_error(path, j);
+            }
+            if (r != CT_OK) return r;
+        } while (ct__json_eat(j, ','));
+        if (!ct__json_eat(j, '}')) return ct__st_json_error(path, j);
+    }
+    for (int f = 0; f < 3; f++)
+        if (!have[f]) return ct__st_bad(path, "tensor '%s' has no \"%s\"", e->name, fields[f]);
+    return CT_OK;
+}
+
+/* "__metadata__": {"key": "value", ...} (or null) */
+static ct_result ct__st_metadata(const char *path, ct__json *j, ct__st_header *h, ct__buf *tmp)
+{
+    static const char null_word[] = "null";
+    ct__json_ws(j);
+    if ((size_t)(j->end - j->p) >= 4 && !memcmp(j->p, null_word, 4)) {
+        j->p += 4;
+        return CT_OK;
+    }
+    if (!ct__json_eat(j, '{')) return ct__st_bad(path, "\"__metadata__\" is not a map of strings");
+    if (ct__json_eat(j, '}')) return CT_OK;
+    do {
+        if (!ct__json_string(j, tmp) || !ct__json_eat(j, ':')) return ct__st_json_error(path, j);
+        if (h->meta.n == h->meta_cap) {
+            int cap = h->meta_cap ? 2 * h->meta_cap : 4;
+            const char **k = (const char **)CT_REALLOC((void *)h->meta.keys, (size_t)cap * sizeof *k);
+            if (k) h->meta.keys = k;
+            const char **v = k ? (const char **)CT_REALLOC((void *)h->meta.values, (size_t)cap * sizeof *v) : NULL;
+            if (!v) return CT__OOM();
+            h->meta.values = v;
+            h->meta_cap = cap;
+        }
+        char *key = ct__strdup(tmp->s);
+        if (!key) return CT_ERR_MEMORY;
+        ct__json_ws(j);
+        if (j->p == j->end || *j->p != '"' || !ct__json_string(j, tmp)) {
+            CT_FREE(key);
+            return j->oom ? CT__OOM() : ct__st_bad(path, "\"__metadata__\" is not a map of strings");
+        }
+        char *value = ct__strdup(tmp->s);
+        if (!value) {
+            CT_FREE(key);
+            return CT_ERR_MEMORY;
+        }
+        h->meta.keys[h->meta.n] = key;
+        h->meta.values[h->meta.n++] = value;
+    } while (ct__json_eat(j, ','));
+    return ct__json_eat(j, '}') ? CT_OK : ct__st_json_error(path, j);
+}
+
+/* The whole header object, into h. */
+static ct_result ct__st_parse_header(const char *path, const char *text, size_t n, ct__st_header *h)
+{
+    ct__json j = {text, text, text + n, false};
+    ct__buf tmp = {NULL, 0, 0, false};
+    bool seen_meta = false;
+    ct_result r = ct__json_eat(&j, '{') ? CT_OK : ct__st_bad(path, "the header is not a JSON object");
+    if (r == CT_OK && !ct__json_eat(&j, '}')) {
+        do {
+            if (!ct__json_string(&j, &tmp) || !ct__json_eat(&j, ':')) {
+                r = ct__st_json_error(path, &j);
+                break;
+            }
+            if (!strcmp(tmp.s, "__metadata__")) {
+                r = seen_meta ? ct__st_bad(path, "\"__metadata__\" appears twice") : ct__st_metadata(path, &j, h, &tmp);
+                seen_meta = true;
+                continue;
+            }
+            if (h->n == h->cap) {
+                int cap = h->cap ? 2 * h->cap : 16;
+                ct__st_entry *e = (ct__st_entry *)CT_REALLOC(h->entries, (size_t)cap * sizeof *e);
+                if (!e) {
+                    r = CT__OOM();
+                    break;
+                }
+                h->entries = e;
+                h->cap = cap;
+            }
+            ct__st_entry *e = &h->entries[h->n];
+            memset(e, 0, sizeof *e);
+            e->pos = h->n;
+            if (!(e->name = ct__strdup(tmp.s))) {
+                r = CT_ERR_MEMORY;
+                break;
+            }
+            h->n++;
+            r = ct__st_tensor_info(path, &j, e, &tmp);
+        } while (r == CT_OK && ct__json_eat(&j, ','));
+        if (r == CT_OK && !ct__json_eat(&j, '}')) r = ct__st_json_error(path, &j);
+    }
+    ct__json_ws(&j);
+    if (r == CT_OK && j.p != j.end) r = ct__st_bad(path, "the header has bytes after its JSON object");
+    ct__buf_free(&tmp);
+    return r;
+}
+
+static int ct__st_by_offset(const void *a, const void *b)
+{
+    const ct__st_entry *x = (const ct__st_entry *)a, *y = (const ct__st_entry *)b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return x->pos - y->pos;
+}
+
+static int ct__cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The first name that appears twice among n, or NULL; CT_ERR_MEMORY in *r
+ * when the check could not be made. */
+static const char *ct__duplicate_name(char *const *names, int n, ct_result *r)
+{
+    *r = CT_OK;
+    if (n < 2) return NULL;
+    char **sorted = (char **)CT_MALLOC((size_t)n * sizeof *sorted);
+    if (!sorted) {
+        *r = CT__OOM();
+        return NULL;
+    }
+    memcpy(sorted, names, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, ct__cmp_names);
+    const char *dup = NULL;
+    for (int i = 1; i < n && !dup; i++)
+        if (!strcmp(sorted[i - 1], sorted[i])) dup = sorted[i];
+    CT_FREE(sorted);
+    return dup;
+}
+
+/* Names unique, and the data offsets, taken in order, tile [0, data_len)
+ * with exactly each tensor's bytes (the reference's validate). Sorts the
+ * entries by offset. */
+static ct_result ct__st_check(const char *path, ct__st_header *h, uint64_t data_len)
+{
+    char **names = (char **)CT_MALLOC((size_t)(h->n + 1) * sizeof *names);
+    if (!names) return CT__OOM();
+    for (int i = 0; i < h->n; i++) names[i] = h->entries[i].name;
+    ct_result r;
+    const char *dup = ct__duplicate_name(names, h->n, &r);
+    if (dup) r = ct__st_bad(path, "the name '%s' appears twice", dup);
+    CT_FREE(names);
+    if (r != CT_OK) return r;
+    if (h->n > 1) qsort(h->entries, (size_t)h->n, sizeof *h->entries, ct__st_by_offset);
+    uint64_t at = 0;
+    for (int i = 0; i < h->n; i++) {
+        const ct__st_entry *e = &h->entries[i];
+        if (e->start != at || e->end < e->start)
+            return ct__st_bad(path, "the data offsets of tensor '%s' ([%llu, %llu]) do not start where the previous "
+                              "tensor ends (%llu)", e->name, (unsigned long long)e->start, (unsigned long long)e->end,
+                              (unsigned long long)at);
+        int64_t numel = 1, nbytes;
+        for (int d = 0; d < e->ndim; d++)
+            if (!ct__mul_ok(numel, e->sizes[d], &numel)) numel = -1;
+        if (numel < 0 || !ct__mul_ok(numel, (int64_t)ct_dtype_size(e->dtype), &nbytes))
+            return ct__st_bad(path, "the shape of tensor '%s' overflows", e->name);
+        if ((uint64_t)nbytes != e->end - e->start)
+            return ct__st_bad(path, "tensor '%s' has %llu bytes, but its shape and dtype need %lld", e->name,
+                              (unsigned long long)(e->end - e->start), (long long)nbytes);
+        at = e->end;
+    }
+    if (at != data_len)
+        return ct__st_bad(path, "the tensors cover %llu bytes of data, but the file holds %llu after its header",
+                          (unsigned long long)at, (unsigned long long)data_len);
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+/* The tensors of the checked header h over the data at `data`, inside s. */
+static ct_result ct__st_make_tensors(ct__st_header *h, ct__shared_bytes *s, unsigned char *data, ct_tensor_list *out)
+{
+    out->names = (char **)CT_MALLOC((size_t)(h->n + 1) * sizeof *out->names);
+    out->tensors = (ct_tensor **)CT_MALLOC((size_t)(h->n + 1) * sizeof *out->tensors);
+    if (!out->names || !out->tensors) {
+        ct_tensor_list_free(out);
+        return CT__OOM();
+    }
+    ct_scope scope = ct_scope_begin();
+    ct_result r = CT_OK;
+    for (int i = 0; i < h->n && r == CT_OK; i++) {
+        ct__st_entry *e = &h->entries[i];
+        ct_shape shape;
+        shape.ndim = e->ndim;
+        memcpy(shape.size, e->sizes, sizeof e->sizes);
+        if (!ct__little_endian()) ct__swap_bytes(data + e->start, (int64_t)((e->end - e->start) / ct_dtype_size(e->dtype)),
+                                                 ct_dtype_size(e->dtype));
+        ct_tensor *t = ct__tensor_in(s, data + e->start, shape, e->dtype);
+        if (!t) {
+            r = ct_last_error_code();
+            break;
+        }
+        out->tensors[out->n] = t;
+        out->names[out->n++] = e->name;
+        e->name = NULL;
+    }
+    /* handed on only once all were made: a failure leaves nothing behind */
+    for (int i = 0; i < out->n && r == CT_OK; i++) ct_keep(out->tensors[i]);
+    ct_scope_end(scope);
+    if (r != CT_OK) ct_tensor_list_free(out);
+    return r;
+}
+
+/* Load the safetensors file whose bytes are b (taken over). */
+static ct_result ct__st_load_bytes(const char *path, ct__bytes *b, ct_tensor_list *out, ct_metadata *metadata)
+{
+    ct__st_header h;
+    memset(&h, 0, sizeof h);
+    uint64_t hlen = 0;
+    for (int i = 8; b->n >= 8 && i-- > 0;) hlen = hlen << 8 | b->data[i];
+    ct_result r = CT_OK;
+    if (b->n < 8) r = ct__st_bad(path, "the file is %zu bytes long, too short for the 8-byte header size", b->n);
+    else if (hlen > CT__ST_MAX_HEADER)
+        r = ct__st_bad(path, "its header size %llu is over the limit of %u bytes", (unsigned long long)hlen, CT__ST_MAX_HEADER);
+    else if (hlen > b->n - 8)
+        r = ct__st_bad(path, "its header size %llu runs past the end of the file (%zu bytes)", (unsigned long long)hlen, b->n);
+    else if (!ct__utf8_valid(b->data + 8, (size_t)hlen))
+        r = ct__st_bad(path, "the header is not valid UTF-8");
+    if (r == CT_OK) r = ct__st_parse_header(path, (const char *)b->data + 8, (size_t)hlen, &h);
+    if (r == CT_OK) r = ct__st_check(path, &h, b->n - 8 - hlen);
+    ct__shared_bytes *s = r == CT_OK ? ct__share_bytes(b) : NULL;
+    if (r == CT_OK && !s) r = CT_ERR_MEMORY;
+    if (r == CT_OK) r = ct__st_make_tensors(&h, s, s->b.data + 8 + hlen, out);
+    if (r == CT_OK && metadata) {
+        *metadata = h.meta;
+        memset(&h.meta, 0, sizeof h.meta);
+    }
+    ct__shared_bytes_drop(s);
+    ct__bytes_free(b);
+    ct__st_header_free(&h);
+    return r;
+}
+
+/* Check the out arguments of a loader and empty them. */
+static ct_result ct__load_args(const char *path, ct_tensor_list *out)
+{
+    if (out) memset(out, 0, sizeof *out);
+    if (!out) return ct__fail(CT_ERR_TYPE, "the output list is NULL");
+    if (!path) return ct__fail(CT_ERR_TYPE, "expected a file path, not NULL");
+    return CT_OK;
+}
+
+ct_result ct_load_safetensors(const char *path, ct_tensor_list *out, ct_metadata *metadata)
+{
+    if (metadata) memset(metadata, 0, sizeof *metadata);
+    ct_result r = ct__load_args(path, out);
+    ct__bytes b;
+    if (r == CT_OK) r = ct__read_bytes(path, &b);
+    return r == CT_OK ? ct__st_load_bytes(path, &b, out, metadata) : r;
+}
+
+/* ---------------------------------------------------------------- saving */
+
+/* s as a JSON string, escaped as serde_json (and Python's json) escape. */
+static void ct__json_put_string(ct__buf *b, const char *s)
+{
+    ct__buf_add(b, "\"", 1);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
+                        : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+        char u[8];
+        if (!esc && c < 0x20) {
+            snprintf(u, sizeof u, "\\u%04x", c);
+            esc = u;
+        }
+        if (esc) ct__buf_str(b, esc);
+        else ct__buf_add(b, s, 1);
+    }
+    ct__buf_add(b, "\"", 1);
+}
+
+/* A tensor's place in the file: the reference writer's order. */
+typedef struct ct__st_slot {
+    int rank;
+    const char *name;
+    const ct_tensor *t;
+} ct__st_slot;
+
+static int ct__st_write_order(const void *a, const void *b)
+{
+    const ct__st_slot *x = (const ct__st_slot *)a, *y = (const ct__st_slot *)b;
+    if (x->rank != y->rank) return y->rank - x->rank; /* widest dtypes first */
+    return strcmp(x->name, y->name);                  /* then names, byte by byte */
+}
+
+/* A string argument that the file must hold: not NULL, valid UTF-8. */
+static ct_result ct__st_check_text(const char *s, const char *what)
+{
+    if (!s) return ct__fail(CT_ERR_TYPE, "%s is NULL", what);
+    if (!ct__utf8_valid((const unsigned char *)s, strlen(s))) return ct__fail(CT_ERR_VALUE, "%s '%s' is not valid UTF-8", what, s);
+    return CT_OK;
+}
+
+static ct_result ct__st_check_save_args(const ct_tensor_list *tensors, const ct_metadata *meta)
+{
+    if (!tensors || tensors->n < 0 || (tensors->n > 0 && (!tensors->names || !tensors->tensors)))
+        return ct__fail(CT_ERR_TYPE, "expected a list of named tensors");
+    for (int i = 0; i < tensors->n; i++) {
+        ct_result r = ct__st_check_text(tensors->names[i], "a tensor name");
+        if (r != CT_OK) return r;
+        const ct_tensor *t = tensors->tensors[i];
+        if (!t) return ct__fail(CT_ERR_TYPE, "tensor '%s' is NULL", tensors->names[i]);
+        if (t->storage->device.type != CT_DEVICE_CPU)
+            return ct__fail(CT_ERR_VALUE, "tensor '%s' is not on the CPU: copy it there first", tensors->names[i]);
+        if (!strcmp(tensors->names[i], "__metadata__"))
+            return ct__fail(CT_ERR_VALUE, "a tensor may not be named \"__metadata__\"");
+    }
+    if (meta && (meta->n < 0 || (meta->n > 0 && (!meta->keys || !meta->values))))
+        return ct__fail(CT_ERR_TYPE, "expected metadata of n keys and values");
+    for (int i = 0; meta && i < meta->n; i++) {
+        ct_result r = ct__st_check_text(meta->keys[i], "a metadata key");
+        if (r == CT_OK) r = ct__st_check_text(meta->values[i], "a metadata value");
+        if (r != CT_OK) return r;
+    }
+    ct_result r;
+    const char *dup = ct__duplicate_name(tensors->names, tensors->n, &r);
+    if (!dup && r == CT_OK && meta) dup = ct__duplicate_name((char *const *)meta->keys, meta->n, &r);
+    if (dup) return ct__fail(CT_ERR_VALUE, "the name '%s' appears twice", dup);
+    return r;
+}
+
+/* The JSON header, padded with spaces to a multiple of 8 bytes, for the
+ * tensors in `order`. */
+static ct_result ct__st_header_text(const ct__st_slot *order, int n, const ct_metadata *meta, ct__buf *b)
+{
+    ct__buf_add(b, "{", 1);
+    if (meta) {
+        ct__buf_str(b, "\"__metadata__\":{");
+        for (int i = 0; i < meta->n; i++) {
+            if (i) ct__buf_add(b, ",", 1);
+            ct__json_put_string(b, meta->keys[i]);
+            ct__buf_add(b, ":", 1);
+            ct__json_put_string(b, meta->values[i]);
+        }
+        ct__buf_str(b, n ? "}," : "}");
+    }
+    uint64_t at = 0;
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *t = order[i].t;
+        char num[48];
+        if (i) ct__buf_add(b, ",", 1);
+        ct__json_put_string(b, order[i].name);
+        ct__buf_str(b, ":{\"dtype\":\"");
+        ct__buf_str(b, ct__st_dtypes[order[i].rank].name);
+        ct__buf_str(b, "\",\"shape\":[");
+        for (int d = 0; d < t->ndim; d++) {
+            snprintf(num, sizeof num, "%s%lld", d ? "," : "", (long long)t->sizes[d]);
+            ct__buf_str(b, num);
+        }
+        uint64_t bytes = (uint64_t)ct_numel(t) * ct__esize(t);
+        snprintf(num, sizeof num, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)at,
+                 (unsigned long long)(at + bytes));
+        ct__buf_str(b, num);
+        at += bytes;
+    }
+    ct__buf_add(b, "}", 1);
+    while (b->n % 8) ct__buf_add(b, " ", 1);
+    return b->failed ? CT__OOM() : CT_OK;
+}
+
+/* n bytes of elements of size es, little-endian whatever the machine. */
+static void ct__write_le(ct__atomic_file *a, const unsigned char *p, size_t n, size_t es)
+{
+    if (ct__little_endian() || es == 1) {
+        ct__atomic_write(a, p, n);
+        return;
+    }
+    unsigned char chunk[4096];
+    for (size_t at = 0; at < n; at += sizeof chunk) {
+        size_t k = CT__MIN(sizeof chunk, n - at);
+        memcpy(chunk, p + at, k);
+        ct__swap_bytes(chunk, (int64_t)(k / es), es);
+        ct__atomic_write(a, chunk, k);
+    }
+}
+
+/* The tensors' bytes, one contiguous copy at a time. */
+static ct_result ct__st_write_data(ct__atomic_file *a, const ct__st_slot *order, int n)
+{
+    for (int i = 0; i < n && a->err == 0; i++) {
+        ct_scope s = ct_scope_begin();
+        ct_tensor *c = ct_contiguous(order[i].t);
+        if (!c) {
+            ct_scope_end(s);
+            return ct_last_error_code();
+        }
+        if (ct_numel(c) > 0) ct__write_le(a, (const unsigned char *)ct__data(c), (size_t)ct_numel(c) * ct__esize(c), ct__esize(c));
+        ct_scope_end(s);
+    }
+    return CT_OK;
+}
+
+ct_result ct_save_safetensors(const char *path, const ct_tensor_list *tensors, const ct_metadata *metadata)
+{
+    if (!path) return ct__fail(CT_ERR_TYPE, "expected a file path, not NULL");
+    ct_result r = ct__st_check_save_args(tensors, metadata);
+    if (r != CT_OK) return r;
+    ct__st_slot *order = (ct__st_slot *)CT_MALLOC((size_t)(tensors->n + 1) * sizeof *order);
+    if (!order) return CT__OOM();
+    for (int i = 0; i < tensors->n; i++) {
+        order[i].rank = ct__st_rank(tensors->tensors[i]->dtype);
+        order[i].name = tensors->names[i];
+        order[i].t = tensors->tensors[i];
+    }
+    if (tensors->n > 1) qsort(order, (size_t)tensors->n, sizeof *order, ct__st_write_order);
+    ct__buf head = {NULL, 0, 0, false};
+    r = ct__st_header_text(order, tensors->n, metadata, &head);
+    ct__atomic_file a;
+    if (r == CT_OK) r = ct__atomic_open(&a, path);
+    if (r == CT_OK) {
+        unsigned char size[8];
+        for (int i = 0; i < 8; i++) size[i] = (unsigned char)((uint64_t)head.n >> (8 * i));
+        ct__atomic_write(&a, size, 8);
+        ct__atomic_write(&a, head.s, head.n);
+        r = ct__st_write_data(&a, order, tensors->n);
+        if (r == CT_OK) r = ct__atomic_commit(&a);
+        else ct__atomic_abort(&a);
+    }
+    ct__buf_free(&head);
+    CT_FREE(order);
+    return r;
+}
+
+ct_result ct_save(const char *path, const ct_tensor_list *state_dict)
+{
+    return ct_save_safetensors(path, state_dict, NULL);
+}
+
+/* ==================== io/zip.c ==================== */
+// >>io/zip.c
+/* Reading zip archives (PKWARE's APPNOTE), as torch.save writes them: the
+ * end-of-central-directory record (and its zip64 form, which PyTorch always
+ * writes), the central directory, local headers, and entries stored (what
+ * PyTorch writes, 64-byte aligned) or deflated (through zlib when built
+ * with CTORCH_ZLIB). Every offset and size is checked against the file.
+ * CRCs are not checked, as PyTorch's reader does not check them either. */
+
+typedef struct ct__zip_entry {
+    const char *name; /* inside the file's bytes, not NUL-terminated */
+    size_t name_len;
+    uint16_t flags, method;
+    uint64_t csize, usize, local;
+} ct__zip_entry;
+
+typedef struct ct__zip {
+    const char *path;
+    const unsigned char *p;
+    size_t n;
+    ct__zip_entry *entries; /* sorted by name */
+    int64_t count;
+    const char *first; /* the first entry's name in the directory (PyTorch takes its folder as the archive's) */
+    size_t first_len;
+} ct__zip;
+
+static uint16_t ct__le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t ct__le32(const unsigned char *p) { return (uint32_t)ct__le16(p) | (uint32_t)ct__le16(p + 2) << 16; }
+static uint64_t ct__le64(const unsigned char *p) { return (uint64_t)ct__le32(p) | (uint64_t)ct__le32(p + 4) << 32; }
+
+static ct_result ct__zip_bad(const ct__zip *z, const char *why)
+{
+    return ct__fail(CT_ERR_RUNTIME, "PytorchStreamReader failed reading zip archive: %s ('%s')", why, z->path);
+}
+
+/* The end of central directory record: where the directory lies and how
+ * many entries it has (from the zip64 record when there is one). */
+static ct_result ct__zip_directory(const ct__zip *z, uint64_t *offset, uint64_t *size, uint64_t *count)
+{
+    const unsigned char *p = z->p;
+    size_t at = 0, stop = z->n >= 22 + 65535 ? z->n - 22 - 65535 : 0;
+    bool found = false;
+    for (size_t k = z->n >= 22 ? z->n - 22 + 1 : 0; !found && k-- > stop;) /* the last signature whose comment fits */
+        if (ct__le32(p + k) == 0x06054b50 && k + 22 + ct__le16(p + k + 20) <= z->n) found = true, at = k;
+    if (!found) return ct__fail(CT_ERR_RUNTIME, "PytorchStreamReader failed reading zip archive: failed finding central directory ('%s')", z->path);
+    *count = ct__le16(p + at + 10);
+    *size = ct__le32(p + at + 12);
+    *offset = ct__le32(p + at + 16);
+    if (at >= 20 && ct__le32(p + at - 20) == 0x07064b50) { /* the zip64 locator */
+        uint64_t rec = ct__le64(p + at - 20 + 8);
+        if (z->n < 56 || rec > z->n - 56 || ct__le32(p + rec) != 0x06064b50) return ct__zip_bad(z, "bad zip64 end of central directory");
+        *count = ct__le64(p + rec + 32);
+        *size = ct__le64(p + rec + 40);
+        *offset = ct__le64(p + rec + 48);
+    }
+    if (*offset > z->n || *size > z->n - *offset) return ct__zip_bad(z, "the central directory lies outside the file");
+    if (*count > *size / 46) return ct__zip_bad(z, "the central directory is too short for its entry count");
+    return CT_OK;
+}
+
+/* The zip64 extra field of an entry: the 64-bit forms of the fields whose
+ * 32-bit form is 0xffffffff, in this order. */
+static bool ct__zip64_extra(const unsigned char *x, size_t n, ct__zip_entry *e)
+{
+    for (size_t at = 0; at + 4 <= n;) {
+        uint16_t id = ct__le16(x + at), len = ct__le16(x + at + 2);
+        if (len > n - at - 4) return false;
+        if (id == 0x0001) {
+            const unsigned char *f = x + at + 4, *end = f + len;
+            uint64_t *fields[3] = {&e->usize, &e->csize, &e->local};
+            for (int k = 0; k < 3; k++) {
+                if (*fields[k] != 0xffffffffu) continue;
+                if (end - f < 8) return false;
+                *fields[k] = ct__le64(f);
+                f += 8;
+            }
+            return true;
+        }
+        at += 4 + (size_t)len;
+    }
+    return true;
+}
+
+static int ct__zip_cmp(const void *a, const void *b)
+{
+    const ct__zip_entry *x = (const ct__zip_entry *)a, *y = (const ct__zip_entry *)b;
+    int c = memcmp(x->name, y->name, CT__MIN(x->name_len, y->name_len));
+    return c ? c : x->name_len < y->name_len ? -1 : x->name_len > y->name_len;
+}
+
+static void ct__zip_close(ct__zip *z)
+{
+    CT_FREE(z->entries);
+    z->entries = NULL;
+    z->count = 0;
+}
+
+/* Read the central directory of the archive in p[0, n). */
+static ct_result ct__zip_open(ct__zip *z, const char *path, const unsigned char *p, size_t n)
+{
+    memset(z, 0, sizeof *z);
+    z->path = path;
+    z->p = p;
+    z->n = n;
+    uint64_t offset = 0, size = 0, count = 0;
+    ct_result r = ct__zip_directory(z, &offset, &size, &count);
+    if (r != CT_OK) return r;
+    z->entries = (ct__zip_entry *)CT_MALLOC((size_t)(count + 1) * sizeof *z->entries);
+    if (!z->entries) return CT__OOM();
+    const unsigned char *c = p + offset, *end = c + size;
+    for (uint64_t i = 0; i < count; i++) {
+        ct__zip_entry *e = &z->entries[i];
+        if (end - c < 46 || ct__le32(c) != 0x02014b50) {
+            ct__zip_close(z);
+            return ct__zip_bad(z, "bad central directory entry");
+        }
+        size_t nl = ct__le16(c + 28), xl = ct__le16(c + 30), cl = ct__le16(c + 32);
+        e->flags = ct__le16(c + 8);
+        e->method = ct__le16(c + 10);
+        e->csize = ct__le32(c + 20);
+        e->usize = ct__le32(c + 24);
+        e->local = ct__le32(c + 42);
+        e->name = (const char *)c + 46;
+        e->name_len = nl;
+        if ((size_t)(end - c) - 46 < nl + xl + cl || !ct__zip64_extra(c + 46 + nl, xl, e)) {
+            ct__zip_close(z);
+            return ct__zip_bad(z, "bad central directory entry");
+        }
+        c += 46 + nl + xl + cl;
+        z->count++;
+    }
+    if (z->count > 0) {
+        z->first = z->entries[0].name;
+        z->first_len = z->entries[0].name_len;
+    }
+    if (z->count > 1) qsort(z->entries, (size_t)z->count, sizeof *z->entries, ct__zip_cmp);
+    for (int64_t i = 1; i < z->count; i++)
+        if (ct__zip_cmp(&z->entries[i - 1], &z->entries[i]) == 0) {
+            ct__zip_close(z);
+            return ct__zip_bad(z, "two entries have the same name");
+        }
+    return CT_OK;
+}
+
+/* The entry named prefix + name, or NULL. */
+static const ct__zip_entry *ct__zip_find(const ct__zip *z, const char *prefix, size_t prefix_len, const char *name)
+{
+    char buf[512];
+    size_t nl = strlen(name);
+    if (prefix_len + nl > sizeof buf) return NULL;
+    memcpy(buf, prefix, prefix_len);
+    memcpy(buf + prefix_len, name, nl);
+    ct__zip_entry key;
+    memset(&key, 0, sizeof key);
+    key.name = buf;
+    key.name_len = prefix_len + nl;
+    return (const ct__zip_entry *)bsearch(&key, z->entries, (size_t)z->count, sizeof key, ct__zip_cmp);
+}
+
+#ifdef CTORCH_ZLIB
+/* Inflate a raw deflate stream of cn bytes into exactly un bytes. */
+static bool ct__inflate(const unsigned char *in, uint64_t cn, unsigned char *out, uint64_t un)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (inflateInit2(&zs, -15) != Z_OK) return false;
+    int rc = Z_OK;
+    uint64_t in_left = cn, out_left = un;
+    zs.next_in = (Bytef *)(uintptr_t)in;
+    zs.next_out = out;
+    while (rc == Z_OK) { /* zlib counts in 32 bits: feed and drain in pieces */
+        if (zs.avail_in == 0) {
+            zs.avail_in = (uInt)CT__MIN(in_left, (uint64_t)1 << 30);
+            in_left -= zs.avail_in;
+        }
+        if (zs.avail_out == 0) {
+            zs.avail_out = (uInt)CT__MIN(out_left, (uint64_t)1 << 30);
+            out_left -= zs.avail_out;
+        }
+        rc = inflate(&zs, Z_NO_FLUSH); /* Z_BUF_ERROR: input ran out, or the output is full */
+    }
+    bool ok = rc == Z_STREAM_END && (uint64_t)(zs.next_out - out) == un;
+    inflateEnd(&zs);
+    return ok;
+}
+#endif
+
+/* The bytes of entry e: inside the archive when stored (*owned NULL), or
+ * inflated into *owned (which the caller frees). */
+static ct_result ct__zip_read(const ct__zip *z, const ct__zip_entry *e, unsigned char **data, unsigned char **owned)
+{
+    *owned = NULL;
+    *data = NULL;
+    if (e->local > z->n || z->n - e->local < 30 || ct__le32(z->p + e->local) != 0x04034b50)
+        return ct__zip_bad(z, "bad local file header");
+    const unsigned char *h = z->p + e->local;
+    uint64_t start = e->local + 30 + ct__le16(h + 26) + ct__le16(h + 28);
+    if (start > z->n || e->csize > z->n - start) return ct__zip_bad(z, "an entry runs past the end of the file");
+    if (e->flags & 1) return ct__zip_bad(z, "encrypted entries are not supported");
+    unsigned char *in = (unsigned char *)(uintptr_t)(z->p + start);
+    if (e->method == 0) {
+        if (e->csize != e->usize) return ct__zip_bad(z, "a stored entry's sizes differ");
+        *data = in;
+        return CT_OK;
+    }
+    if (e->method != 8) return ct__zip_bad(z, "unsupported compression method");
+#ifdef CTORCH_ZLIB
+    /* deflate shrinks by at most 1032:1: a larger claim is a damaged (or hostile) size */
+    if (e->usize / 1032 > e->csize + 1 || e->usize >= SIZE_MAX) return ct__zip_bad(z, "an entry's size is not plausible");
+    *owned = (unsigned char *)CT_MALLOC((size_t)e->usize + 1);
+    if (!*owned) return CT__OOM();
+    if (!ct__inflate(in, e->csize, *owned, e->usize)) {
+        CT_FREE(*owned);
+        *owned = NULL;
+        return ct__zip_bad(z, "a deflated entry is corrupt");
+    }
+    *data = *owned;
+    return CT_OK;
+#else
+    return ct__fail(CT_ERR_RUNTIME, "'%s' holds deflated entries, which need zlib: build ctorch with -DCTORCH_ZLIB and "
+                    "link with -lz", z->path);
+#endif
+}
+
+/* ==================== io/pth.c ==================== */
+// >>io/pth.c
+/* PyTorch's torch.save files of state_dicts.
+ *
+ * The zip format (PyTorch 1.6 and later): an archive whose entries sit in one
+ * folder, "<name>/data.pkl" (the pickled object), "<name>/data/<key>" (each
+ * storage's raw bytes, little-endian), "<name>/version". In the pickle a
+ * tensor is torch._utils._rebuild_tensor_v2(storage, storage_offset, size,
+ * stride, requires_grad, backward_hooks), its storage a persistent id
+ * ('storage', torch.FloatStorage, key, location, numel). The legacy format
+ * is five pickles in a row (magic number, protocol version, system info, the
+ * object, the list of storage keys) followed by each storage as an int64
+ * element count and its bytes.
+ *
+ * The unpickler runs the opcodes a state_dict needs (those of PyTorch's
+ * weights_only unpickler, plus protocol 4's framing and memo opcodes), on a
+ * stack of values that all live until the load ends, and calls nothing but
+ * the few globals a state_dict names. Tensors are first recorded as
+ * descriptions; once the storages' bytes are found they are made as views
+ * of one tensor per storage, so that tensors sharing a storage in the file
+ * share one here. Memory grows with the input only: each opcode makes at most
+ * one value, and memo indices are bounded by the pickle's length. */
+
+/* ---------------------------------------------------------------- values */
+
+typedef enum ct__pk_kind {
+    CT__PK_NONE, CT__PK_BOOL, CT__PK_INT, CT__PK_BIGINT, CT__PK_FLOAT, CT__PK_STR, CT__PK_TUPLE, CT__PK_LIST,
+    CT__PK_DICT, CT__PK_GLOBAL, CT__PK_STORAGE, CT__PK_TENSOR
+} ct__pk_kind;
+
+/* Python's names for them, for messages. */
+static const char *const ct__pk_kind_names[] = {"None", "bool", "int", "int", "float", "str", "tuple", "list", "dict",
+                                                 "a class or function", "a storage", "a tensor"};
+
+/* The globals a state_dict's pickle names. */
+typedef enum ct__pk_global {
+    CT__G_ORDERED_DICT, CT__G_REBUILD_TENSOR_V2, CT__G_REBUILD_TENSOR, CT__G_REBUILD_PARAMETER, CT__G_STORAGE
+} ct__pk_global;
+
+typedef struct ct__pk {
+    ct__pk_kind kind;
+    int64_t i;               /* BOOL, INT; GLOBAL: a ct__pk_global; STORAGE, TENSOR: an index into their table */
+    ct_dtype dtype;          /* GLOBAL CT__G_STORAGE: the storage type's dtype */
+    double f;                /* FLOAT */
+    const unsigned char *s;  /* STR (UTF-8), BIGINT (little-endian two's complement): inside the pickle */
+    size_t n;
+    struct ct__pk **items;   /* TUPLE, LIST; DICT: keys and values alternating */
+    int64_t len, cap;
+} ct__pk;
+
+/* A storage the pickle refers to, and where its bytes turned out to be. */
+typedef struct ct__pk_storage {
+    const unsigned char *key;
+    size_t key_len;
+    ct_dtype dtype;
+    int64_t numel;
+    unsigned char *data;      /* NULL until found */
+    ct__shared_bytes *holder; /* the bytes' owner (a reference) */
+    ct_tensor *t;
+} ct__pk_storage;
+
+/* A tensor the pickle rebuilds, made once its storage is found. */
+typedef struct ct__pk_tensor {
+    int64_t storage, offset;
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    bool requires_grad;
+    ct_tensor *t;
+} ct__pk_tensor;
+
+typedef struct ct__unpickler {
+    const char *path;
+    const unsigned char *start, *p, *end; /* the pickle being read */
+    ct__pk **stack;
+    int64_t sp, stack_cap;
+    int64_t *marks; /* stack heights at each MARK */
+    int64_t n_marks, marks_cap;
+    ct__pk **memo;
+    int64_t memo_cap, memo_count;
+    ct__pk **all; /* every value made, freed together at the end */
+    int64_t n_all, all_cap;
+    ct__pk_storage *storages;
+    int64_t n_storages, storages_cap;
+    ct__pk_tensor *tensors;
+    int64_t n_tensors, tensors_cap;
+    bool swap; /* the storages' bytes are in the other byte order */
+} ct__unpickler;
+
+/* Room for `need` items of `size` bytes in a growing array (new ones zeroed). */
+static bool ct__reserve(void **items, int64_t *cap, int64_t need, size_t size)
+{
+    if (need <= *cap) return true;
+    int64_t grown = CT__MAX(need, *cap ? 2 * *cap : 16);
+    if ((uint64_t)grown > SIZE_MAX / size) return false;
+    char *p = (char *)CT_REALLOC(*items, (size_t)grown * size);
+    if (!p) return false;
+    memset(p + (size_t)*cap * size, 0, (size_t)(grown - *cap) * size);
+    *items = p;
+    *cap = grown;
+    return true;
+}
+#define CT__RESERVE(arr, cap, need) ct__reserve((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+static ct_result ct__pk_fail(const ct__unpickler *u, const char *fmt, ...) CT__PRINTF(2, 3);
+static ct_result ct__pk_fail(const ct__unpickler *u, const char *fmt, ...)
+{
+    char why[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return ct__fail(CT_ERR_RUNTIME, "cannot load '%s': %s", u->path, why);
+}
+
+static void ct__unpickler_free(ct__unpickler *u)
+{
+    for (int64_t i = 0; i < u->n_all; i++) {
+        CT_FREE(u->all[i]->items);
+        CT_FREE(u->all[i]);
+    }
+    for (int64_t i = 0; i < u->n_storages; i++) ct__shared_bytes_drop(u->storages[i].holder);
+    CT_FREE(u->all);
+    CT_FREE(u->stack);
+    CT_FREE(u->marks);
+    CT_FREE(u->memo);
+    CT_FREE(u->storages);
+    CT_FREE(u->tensors);
+    memset(u, 0, sizeof *u);
+}
+
+/* Start reading the pickle in [p, end): a fresh stack and memo (the values
+ * and tables of earlier pickles in the file stay). */
+static void ct__unpickler_begin(ct__unpickler *u, const unsigned char *p, const unsigned char *end)
+{
+    u->start = u->p = p;
+    u->end = end;
+    u->sp = u->n_marks = u->memo_count = 0;
+    if (u->memo) memset(u->memo, 0, (size_t)u->memo_cap * sizeof *u->memo);
+}
+
+static ct__pk *ct__pk_new(ct__unpickler *u, ct__pk_kind kind)
+{
+    ct__pk *v = (ct__pk *)CT_MALLOC(sizeof *v);
+    if (!v || !CT__RESERVE(u->all, u->all_cap, u->n_all + 1)) {
+        CT_FREE(v);
+        CT__OOM();
+        return NULL;
+    }
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+    u->all[u->n_all++] = v;
+    return v;
+}
+
+/* Append to a tuple, list or dict's items. */
+static ct_result ct__pk_append(ct__pk *seq, ct__pk *item)
+{
+    if (!CT__RESERVE(seq->items, seq->cap, seq->len + 1)) return CT__OOM();
+    seq->items[seq->len++] = item;
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- the stack */
+
+/* The stack height where the innermost MARK's items begin. */
+static int64_t ct__pk_floor(const ct__unpickler *u) { return u->n_marks ? u->marks[u->n_marks - 1] : 0; }
+
+static ct_result ct__pk_push(ct__unpickler *u, ct__pk *v)
+{
+    if (!v) return CT_ERR_MEMORY;
+    if (!CT__RESERVE(u->stack, u->stack_cap, u->sp + 1)) return CT__OOM();
+    u->stack[u->sp++] = v;
+    return CT_OK;
+}
+
+static ct__pk *ct__pk_pop(ct__unpickler *u)
+{
+    return u->sp > ct__pk_floor(u) ? u->stack[--u->sp] : NULL;
+}
+
+static ct__pk *ct__pk_top(const ct__unpickler *u)
+{
+    return u->sp > ct__pk_floor(u) ? u->stack[u->sp - 1] : NULL;
+}
+
+static ct_result ct__pk_underflow(const ct__unpickler *u) { return ct__pk_fail(u, "unpickling stack underflow"); }
+
+/* The items pushed since the innermost MARK, taken off the stack (they stay
+ * readable at *items until the next push). */
+static ct_result ct__pk_pop_mark(ct__unpickler *u, ct__pk ***items, int64_t *n)
+{
+    if (u->n_marks == 0) return ct__pk_fail(u, "could not find MARK");
+    int64_t at = u->marks[--u->n_marks];
+    *items = u->stack + at;
+    *n = u->sp - at;
+    u->sp = at;
+    return CT_OK;
+}
+
+/* A tuple of the n values at items. */
+static ct_result ct__pk_push_tuple(ct__unpickler *u, ct__pk *const *items, int64_t n)
+{
+    ct__pk *t = ct__pk_new(u, CT__PK_TUPLE);
+    if (!t) return CT_ERR_MEMORY;
+    if (n > 0) {
+        t->items = (ct__pk **)CT_MALLOC((size_t)n * sizeof *t->items);
+        if (!t->items) return CT__OOM();
+        memcpy(t->items, items, (size_t)n * sizeof *t->items);
+        t->len = t->cap = n;
+    }
+    return ct__pk_push(u, t);
+}
+
+/* ---------------------------------------------------------------- reading the pickle */
+
+static bool ct__pk_has(const ct__unpickler *u, size_t n) { return (size_t)(u->end - u->p) >= n; }
+
+static ct_result ct__pk_truncated(const ct__unpickler *u) { return ct__pk_fail(u, "pickle data was truncated"); }
+
+/* n bytes of the pickle, little-endian, as an unsigned number. */
+static uint64_t ct__pk_uint(ct__unpickler *u, int n)
+{
+    uint64_t v = 0;
+    for (int k = n; k-- > 0;) v = v << 8 | u->p[k];
+    u->p += n;
+    return v;
+}
+
+/* A str of n bytes (BINUNICODE and its kin: UTF-8; the legacy BINSTRINGs: bytes). */
+static ct_result ct__pk_push_str(ct__unpickler *u, uint64_t n, bool utf8)
+{
+    if (!ct__pk_has(u, n)) return ct__pk_truncated(u);
+    if (utf8 && !ct__utf8_valid(u->p, (size_t)n)) return ct__pk_fail(u, "'utf-8' codec can't decode a string");
+    ct__pk *v = ct__pk_new(u, CT__PK_STR);
+    if (v) {
+        v->s = u->p;
+        v->n = (size_t)n;
+    }
+    u->p += n;
+    return ct__pk_push(u, v);
+}
+
+static ct_result ct__pk_push_int(ct__unpickler *u, int64_t i, ct__pk_kind kind)
+{
+    ct__pk *v = ct__pk_new(u, kind);
+    if (v) v->i = i;
+    return ct__pk_push(u, v);
+}
+
+/* LONG1 / LONG4: n bytes of little-endian two's complement. */
+static ct_result ct__pk_push_long(ct__unpickler *u, uint64_t n)
+{
+    if (!ct__pk_has(u, n)) return ct__pk_truncated(u);
+    if (n <= 8) {
+        uint64_t v = 0;
+        for (uint64_t k = n; k-- > 0;) v = v << 8 | u->p[k];
+        if (n > 0 && n < 8 && (u->p[n - 1] & 0x80)) v |= ~(uint64_t)0 << (8 * n); /* sign-extend */
+        u->p += n;
+        return ct__pk_push_int(u, (int64_t)v, CT__PK_INT);
+    }
+    ct__pk *v = ct__pk_new(u, CT__PK_BIGINT);
+    if (v) {
+        v->s = u->p;
+        v->n = (size_t)n;
+    }
+    u->p += n;
+    return ct__pk_push(u, v);
+}
+
+/* GLOBAL's "module\nname\n" lines. */
+static bool ct__pk_line(ct__unpickler *u, const unsigned char **s, size_t *n)
+{
+    const unsigned char *nl = (const unsigned char *)memchr(u->p, '\n', (size_t)(u->end - u->p));
+    if (!nl) return false;
+    *s = u->p;
+    *n = (size_t)(nl - u->p);
+    u->p = nl + 1;
+    return true;
+}
+
+static bool ct__pk_is(const unsigned char *s, size_t n, const char *word)
+{
+    return strlen(word) == n && !memcmp(s, word, n);
+}
+
+/* torch.<Type>Storage's dtype, CT_DEFAULT for other names. */
+static ct_dtype ct__pk_storage_dtype(const unsigned char *s, size_t n)
+{
+    static const struct { const char *name; ct_dtype dtype; } types[] = {
+        {"FloatStorage", CT_F32}, {"DoubleStorage", CT_F64}, {"HalfStorage", CT_F16}, {"BFloat16Storage", CT_BF16},
+        {"LongStorage", CT_I64}, {"IntStorage", CT_I32}, {"ShortStorage", CT_I16}, {"CharStorage", CT_I8},
+        {"ByteStorage", CT_U8}, {"BoolStorage", CT_BOOL},
+    };
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
+        if (ct__pk_is(s, n, types[k].name)) return types[k].dtype;
+    return CT_DEFAULT;
+}
+
+/* GLOBAL / STACK_GLOBAL: one of the few a state_dict names, or an error. */
+static ct_result ct__pk_push_global(ct__unpickler *u, const unsigned char *mod, size_t ml, const unsigned char *name,
+                                    size_t nl)
+{
+    ct__pk *v = ct__pk_new(u, CT__PK_GLOBAL);
+    if (!v) return CT_ERR_MEMORY;
+    if (ct__pk_is(mod, ml, "collections") && ct__pk_is(name, nl, "OrderedDict")) v->i = CT__G_ORDERED_DICT;
+    else if (ct__pk_is(mod, ml, "torch._utils") && ct__pk_is(name, nl, "_rebuild_tensor_v2")) v->i = CT__G_REBUILD_TENSOR_V2;
+    else if (ct__pk_is(mod, ml, "torch._utils") && ct__pk_is(name, nl, "_rebuild_tensor")) v->i = CT__G_REBUILD_TENSOR;
+    else if (ct__pk_is(mod, ml, "torch._utils") && ct__pk_is(name, nl, "_rebuild_parameter")) v->i = CT__G_REBUILD_PARAMETER;
+    else if (ct__pk_is(mod, ml, "torch") && (v->dtype = ct__pk_storage_dtype(name, nl)) != CT_DEFAULT) v->i = CT__G_STORAGE;
+    else
+        return ct__pk_fail(u, "Unsupported class %.*s.%.*s (ctorch loads state_dicts: dicts of tensors)",
+                           (int)CT__MIN(ml, 200), (const char *)mod, (int)CT__MIN(nl, 200), (const char *)name);
+    return ct__pk_push(u, v);
+}
+
+/* ---------------------------------------------------------------- storages and tensors */
+
+static bool ct__pk_is_global(const ct__pk *v, ct__pk_global g) { return v && v->kind == CT__PK_GLOBAL && v->i == g; }
+
+/* BINPERSID: ('storage', torch.FloatStorage, key, location, numel) (the
+ * legacy format adds a view description, always None since PyTorch 0.4). */
+static ct_result ct__pk_persistent_load(ct__unpickler *u)
+{
+    ct__pk *pid = ct__pk_pop(u);
+    if (!pid) return ct__pk_underflow(u);
+    ct__pk *const *it = pid->items;
+    if (pid->kind != CT__PK_TUPLE || pid->len < 1 || it[0]->kind != CT__PK_STR || !ct__pk_is(it[0]->s, it[0]->n, "storage"))
+        return ct__pk_fail(u, "Only persistent_load of storage is allowed");
+    if ((pid->len != 5 && pid->len != 6) || !ct__pk_is_global(it[1], CT__G_STORAGE) || it[2]->kind != CT__PK_STR ||
+        it[3]->kind != CT__PK_STR || it[4]->kind != CT__PK_INT || it[4]->i < 0 || (pid->len == 6 && it[5]->kind != CT__PK_NONE))
+        return ct__pk_fail(u, "a storage's persistent id is not ('storage', type, key, location, numel)");
+    int64_t k = 0;
+    while (k < u->n_storages && !(u->storages[k].key_len == it[2]->n && !memcmp(u->storages[k].key, it[2]->s, it[2]->n)))
+        k++;
+    if (k == u->n_storages) {
+        if (!CT__RESERVE(u->storages, u->storages_cap, k + 1)) return CT__OOM();
+        ct__pk_storage *s = &u->storages[u->n_storages++];
+        s->key = it[2]->s;
+        s->key_len = it[2]->n;
+        s->dtype = it[1]->dtype;
+        s->numel = it[4]->i;
+    } else if (u->storages[k].dtype != it[1]->dtype || u->storages[k].numel != it[4]->i) {
+        return ct__pk_fail(u, "storage '%.*s' is described twice, differently", (int)CT__MIN(it[2]->n, 200), (const char *)it[2]->s);
+    }
+    return ct__pk_push_int(u, k, CT__PK_STORAGE);
+}
+
+/* A tuple of non-negative ints (a size or a stride) into out. */
+static bool ct__pk_dims(const ct__pk *v, int64_t *out, int *ndim)
+{
+    if (v->kind != CT__PK_TUPLE || v->len > CT_MAX_DIMS) return false;
+    for (int64_t d = 0; d < v->len; d++) {
+        if (v->items[d]->kind != CT__PK_INT || v->items[d]->i < 0) return false;
+        out[d] = v->items[d]->i;
+    }
+    *ndim = (int)v->len;
+    return true;
+}
+
+/* _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
+ * backward_hooks[, metadata]) or _rebuild_tensor(storage, storage_offset,
+ * size, stride): a tensor's description. */
+static ct__pk *ct__pk_rebuild(ct__unpickler *u, const ct__pk *args, bool v2)
+{
+    ct__pk *const *a = args->items;
+    int ndim = 0, nstride = -1;
+    ct__pk_tensor d;
+    memset(&d, 0, sizeof d);
+    bool ok = v2 ? args->len == 6 || args->len == 7 : args->len == 4;
+    ok = ok && a[0]->kind == CT__PK_STORAGE && a[1]->kind == CT__PK_INT && a[1]->i >= 0 && ct__pk_dims(a[2], d.sizes, &ndim) &&
+         ct__pk_dims(a[3], d.strides, &nstride) && ndim == nstride && (!v2 || a[4]->kind == CT__PK_BOOL);
+    if (!ok) {
+        ct__pk_fail(u, "a tensor's arguments are not (storage, storage_offset, size, stride%s) with sizes and strides "
+                    "of at most %d non-negative ints", v2 ? ", requires_grad, backward_hooks" : "", CT_MAX_DIMS);
+        return NULL;
+    }
+    d.storage = a[0]->i;
+    d.offset = a[1]->i;
+    d.ndim = ndim;
+    d.requires_grad = v2 && a[4]->i;
+    if (!CT__RESERVE(u->tensors, u->tensors_cap, u->n_tensors + 1)) {
+        CT__OOM();
+        return NULL;
+    }
+    u->tensors[u->n_tensors] = d;
+    ct__pk *v = ct__pk_new(u, CT__PK_TENSOR);
+    if (v) v->i = u->n_tensors++;
+    return v;
+}
+
+/* REDUCE: func(*args) for the globals a state_dict calls. */
+static ct_result ct__pk_reduce(ct__unpickler *u)
+{
+    ct__pk *args = ct__pk_pop(u), *func = ct__pk_top(u), *v = NULL;
+    if (!args || !func) return ct__pk_underflow(u);
+    if (func->kind != CT__PK_GLOBAL || func->i == CT__G_STORAGE)
+        return ct__pk_fail(u, "Trying to call reduce for unrecognized function (%s)", ct__pk_kind_names[func->kind]);
+    if (args->kind != CT__PK_TUPLE) return ct__pk_fail(u, "REDUCE's arguments are %s, not a tuple", ct__pk_kind_names[args->kind]);
+    switch ((ct__pk_global)func->i) {
+    case CT__G_ORDERED_DICT:
+        if (args->len != 0) return ct__pk_fail(u, "OrderedDict is called with arguments");
+        if (!(v = ct__pk_new(u, CT__PK_DICT))) return CT_ERR_MEMORY;
+        break;
+    case CT__G_REBUILD_TENSOR_V2:
+    case CT__G_REBUILD_TENSOR:
+        if (!(v = ct__pk_rebuild(u, args, func->i == CT__G_REBUILD_TENSOR_V2))) return ct_last_error_code();
+        break;
+    case CT__G_REBUILD_PARAMETER: /* (data, requires_grad, backward_hooks): the tensor itself */
+        if (args->len != 3 || args->items[0]->kind != CT__PK_TENSOR || args->items[1]->kind != CT__PK_BOOL)
+            return ct__pk_fail(u, "_rebuild_parameter's arguments are not (tensor, requires_grad, backward_hooks)");
+        v = args->items[0];
+        u->tensors[v->i].requires_grad = args->items[1]->i != 0;
+        break;
+    case CT__G_STORAGE:
+        break;
+    }
+    u->stack[u->sp - 1] = v;
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- the opcodes */
+
+/* BINPUT / LONG_BINPUT / MEMOIZE: memo[i] = the top of the stack. */
+static ct_result ct__pk_memo_put(ct__unpickler *u, uint64_t i)
+{
+    ct__pk *top = ct__pk_top(u);
+    if (!top) return ct__pk_underflow(u);
+    /* a pickler numbers its memo from 0, one entry per opcode at least */
+    if (i > (uint64_t)(u->end - u->start)) return ct__pk_fail(u, "memo index %llu is out of range", (unsigned long long)i);
+    if (!CT__RESERVE(u->memo, u->memo_cap, (int64_t)i + 1)) return CT__OOM();
+    if (!u->memo[i]) u->memo_count++;
+    u->memo[i] = top;
+    return CT_OK;
+}
+
+static ct_result ct__pk_memo_get(ct__unpickler *u, uint64_t i)
+{
+    if (i >= (uint64_t)u->memo_cap || !u->memo[i]) return ct__pk_fail(u, "Memo value not found at index %llu", (unsigned long long)i);
+    return ct__pk_push(u, u->memo[i]);
+}
+
+/* SETITEM(S): pairs into the dict below them. */
+static ct_result ct__pk_setitems(ct__unpickler *u, ct__pk *const *kv, int64_t n)
+{
+    ct__pk *d = ct__pk_top(u);
+    if (!d) return ct__pk_underflow(u);
+    if (d->kind != CT__PK_DICT) return ct__pk_fail(u, "can only set the items of a dict, but got %s", ct__pk_kind_names[d->kind]);
+    if (n % 2) return ct__pk_fail(u, "SETITEMS has an odd number of items");
+    ct_result r = CT_OK;
+    for (int64_t k = 0; k < n && r == CT_OK; k++) r = ct__pk_append(d, kv[k]);
+    return r;
+}
+
+/* APPEND(S): items onto the list below them. */
+static ct_result ct__pk_appends(ct__unpickler *u, ct__pk *const *items, int64_t n)
+{
+    ct__pk *l = ct__pk_top(u);
+    if (!l) return ct__pk_underflow(u);
+    if (l->kind != CT__PK_LIST) return ct__pk_fail(u, "Can only append to lists, but got %s", ct__pk_kind_names[l->kind]);
+    ct_result r = CT_OK;
+    for (int64_t k = 0; k < n && r == CT_OK; k++) r = ct__pk_append(l, items[k]);
+    return r;
+}
+
+/* The opcodes that take no argument bytes and build or combine values. */
+static ct_result ct__pk_structural(ct__unpickler *u, unsigned op)
+{
+    ct__pk **items = NULL, *a, *b;
+    int64_t n = 0;
+    ct_result r;
+    switch (op) {
+    case '(': /* MARK */
+        if (!CT__RESERVE(u->marks, u->marks_cap, u->n_marks + 1)) return CT__OOM();
+        u->marks[u->n_marks++] = u->sp;
+        return CT_OK;
+    case ')': return ct__pk_push_tuple(u, NULL, 0);       /* EMPTY_TUPLE */
+    case ']': return ct__pk_push(u, ct__pk_new(u, CT__PK_LIST));  /* EMPTY_LIST */
+    case '}': return ct__pk_push(u, ct__pk_new(u, CT__PK_DICT));  /* EMPTY_DICT */
+    case 'N': return ct__pk_push(u, ct__pk_new(u, CT__PK_NONE));  /* NONE */
+    case 0x88: case 0x89: return ct__pk_push_int(u, op == 0x88, CT__PK_BOOL); /* NEWTRUE, NEWFALSE */
+    case 't': /* TUPLE */
+        if ((r = ct__pk_pop_mark(u, &items, &n)) != CT_OK) return r;
+        return ct__pk_push_tuple(u, items, n);
+    case 0x85: case 0x86: case 0x87: /* TUPLE1, TUPLE2, TUPLE3 */
+        n = op - 0x84;
+        if (u->sp - ct__pk_floor(u) < n) return ct__pk_underflow(u);
+        u->sp -= n;
+        return ct__pk_push_tuple(u, u->stack + u->sp, n);
+    case 's': /* SETITEM */
+        b = ct__pk_pop(u), a = ct__pk_pop(u);
+        if (!a || !b) return ct__pk_underflow(u);
+        {
+            ct__pk *kv[2] = {a, b};
+            return ct__pk_setitems(u, kv, 2);
+        }
+    case 'u': /* SETITEMS */
+        if ((r = ct__pk_pop_mark(u, &items, &n)) != CT_OK) return r;
+        return ct__pk_setitems(u, items, n);
+    case 'a': /* APPEND */
+        if (!(a = ct__pk_pop(u))) return ct__pk_underflow(u);
+        return ct__pk_appends(u, &a, 1);
+    case 'e': /* APPENDS */
+        if ((r = ct__pk_pop_mark(u, &items, &n)) != CT_OK) return r;
+        return ct__pk_appends(u, items, n);
+    case 'R': return ct__pk_reduce(u); /* REDUCE */
+    case 'Q': return ct__pk_persistent_load(u); /* BINPERSID */
+    case 'b': /* BUILD: a state for the object below it; a dict's (OrderedDict's _metadata) is dropped */
+        a = ct__pk_pop(u), b = ct__pk_top(u);
+        if (!a || !b) return ct__pk_underflow(u);
+        if (b->kind != CT__PK_DICT) return ct__pk_fail(u, "Can only build dict objects, but got %s", ct__pk_kind_names[b->kind]);
+        return CT_OK;
+    case 0x93: /* STACK_GLOBAL */
+        b = ct__pk_pop(u), a = ct__pk_pop(u);
+        if (!a || !b) return ct__pk_underflow(u);
+        if (a->kind != CT__PK_STR || b->kind != CT__PK_STR) return ct__pk_fail(u, "STACK_GLOBAL requires str");
+        return ct__pk_push_global(u, a->s, a->n, b->s, b->n);
+    case '0': /* POP */
+        return ct__pk_pop(u) ? CT_OK : ct__pk_underflow(u);
+    case '1': /* POP_MARK */
+        return ct__pk_pop_mark(u, &items, &n);
+    case '2': /* DUP */
+        if (!(a = ct__pk_top(u))) return ct__pk_underflow(u);
+        return ct__pk_push(u, a);
+    default:
+        return ct__pk_fail(u, "Unsupported operand %u", op);
+    }
+}
+
+/* How many argument bytes an opcode has (-1: it takes none, or is GLOBAL's lines). */
+static int ct__pk_argument_width(unsigned op)
+{
+    switch (op) {
+    case 'K': case 'U': case 'q': case 'h': case 0x80: case 0x8a: case 0x8c: return 1;
+    case 'M': return 2;
+    case 'J': case 'X': case 'T': case 'r': case 'j': case 0x8b: return 4;
+    case 'G': case 0x8d: case 0x95: return 8;
+    default: return -1;
+    }
+}
+
+/* The opcodes followed by argument bytes: numbers, strings, memo, framing. */
+static ct_result ct__pk_with_argument(ct__unpickler *u, unsigned op)
+{
+    int width = ct__pk_argument_width(op);
+    if (!ct__pk_has(u, (size_t)width)) return ct__pk_truncated(u);
+    uint64_t v = ct__pk_uint(u, width);
+    switch (op) {
+    case 'J': return ct__pk_push_int(u, (int32_t)(uint32_t)v, CT__PK_INT); /* BININT */
+    case 'K': case 'M': return ct__pk_push_int(u, (int64_t)v, CT__PK_INT); /* BININT1, BININT2 */
+    case 'G': { /* BINFLOAT: big-endian */
+        uint64_t be = 0;
+        for (int k = 0; k < 8; k++) be = be << 8 | (v >> (8 * k) & 0xff);
+        ct__pk *f = ct__pk_new(u, CT__PK_FLOAT);
+        if (f) memcpy(&f->f, &be, 8);
+        return ct__pk_push(u, f);
+    }
+    case 'X': case 0x8c: case 0x8d: return ct__pk_push_str(u, v, true); /* BINUNICODE, SHORT_, 8 */
+    case 'U': return ct__pk_push_str(u, v, false);                      /* SHORT_BINSTRING */
+    case 'T': /* BINSTRING */
+        if ((int32_t)(uint32_t)v < 0) return ct__pk_fail(u, "BINSTRING pickle has negative byte count");
+        return ct__pk_push_str(u, v, false);
+    case 0x8a: return ct__pk_push_long(u, v); /* LONG1 */
+    case 0x8b: /* LONG4 */
+        if ((int32_t)(uint32_t)v < 0) return ct__pk_fail(u, "LONG pickle has negative byte count");
+        return ct__pk_push_long(u, v);
+    case 'q': case 'r': return ct__pk_memo_put(u, v);   /* BINPUT, LONG_BINPUT */
+    case 'h': case 'j': return ct__pk_memo_get(u, v);   /* BINGET, LONG_BINGET */
+    case 0x80: /* PROTO */
+        return v <= 5 ? CT_OK : ct__pk_fail(u, "unsupported pickle protocol: %d", (int)v);
+    case 0x95: /* FRAME: only a hint for buffering */
+        return v <= (uint64_t)(u->end - u->p) ? CT_OK : ct__pk_fail(u, "pickle exhausted before end of frame");
+    }
+    return ct__pk_fail(u, "Unsupported operand %u", op);
+}
+
+/* Run the pickle to its STOP: the object it makes into *result, u->p just after. */
+static ct_result ct__unpickle(ct__unpickler *u, ct__pk **result)
+{
+    for (;;) {
+        if (u->p == u->end) return ct__pk_truncated(u);
+        unsigned op = *u->p++;
+        ct_result r;
+        if (op == '.') { /* STOP */
+            if (!(*result = ct__pk_pop(u))) return ct__pk_underflow(u);
+            return CT_OK;
+        } else if (op == 'c') { /* GLOBAL */
+            const unsigned char *mod, *name;
+            size_t ml, nl;
+            if (!ct__pk_line(u, &mod, &ml) || !ct__pk_line(u, &name, &nl)) return ct__pk_truncated(u);
+            r = ct__pk_push_global(u, mod, ml, name, nl);
+        } else if (op == 0x94) { /* MEMOIZE */
+            r = ct__pk_memo_put(u, (uint64_t)u->memo_count);
+        } else if (ct__pk_argument_width(op) > 0) {
+            r = ct__pk_with_argument(u, op);
+        } else {
+            r = ct__pk_structural(u, op);
+        }
+        if (r != CT_OK) return r;
+    }
+}
+
+/* ---------------------------------------------------------------- making the state_dict */
+
+/* The tensor over a storage's bytes, once they were found. */
+static ct_result ct__pk_make_storage(ct__unpickler *u, ct__pk_storage *s)
+{
+    if (!s->data)
+        return ct__pk_fail(u, "storage '%.*s' has no data in the file", (int)CT__MIN(s->key_len, 200), (const char *)s->key);
+    if (u->swap) ct__swap_bytes(s->data, s->numel, ct_dtype_size(s->dtype));
+    ct_shape shape;
+    shape.ndim = 1;
+    shape.size[0] = s->numel;
+    s->t = ct__tensor_in(s->holder, s->data, shape, s->dtype);
+    return s->t ? CT_OK : ct_last_error_code();
+}
+
+/* A described tensor: a view of its storage's tensor (made once, however
+ * often the state_dict names it), with Tensor.set_'s bounds check. */
+static ct_result ct__pk_make_tensor(ct__unpickler *u, ct__pk_tensor *d)
+{
+    if (d->t) return CT_OK;
+    ct__pk_storage *s = &u->storages[d->storage];
+    ct_result r = s->t ? CT_OK : ct__pk_make_storage(u, s);
+    if (r == CT_OK)
+        r = ct__check_storage_fits(d->sizes, d->strides, d->ndim, d->offset, ct_dtype_size(s->dtype), s->t->storage->nbytes);
+    if (r != CT_OK) return r;
+    if (!(d->t = ct__view_of(s->t, d->sizes, d->strides, d->ndim, d->offset))) return ct_last_error_code();
+    if (d->requires_grad && ct_is_floating_point(d->t)) return ct_requires_grad_(d->t, true);
+    return CT_OK;
+}
+
+/* The names of the dict root (str keys, tensor values), copied. */
+static ct_result ct__pk_names(ct__unpickler *u, const ct__pk *root, char **names)
+{
+    for (int64_t i = 0; i < root->len / 2; i++) {
+        const ct__pk *k = root->items[2 * i], *v = root->items[2 * i + 1];
+        if (k->kind != CT__PK_STR || memchr(k->s, 0, k->n))
+            return ct__pk_fail(u, "a state_dict key is %s, not a str", k->kind == CT__PK_STR ? "a str holding NUL" : ct__pk_kind_names[k->kind]);
+        if (v->kind != CT__PK_TENSOR)
+            return ct__pk_fail(u, "the state_dict's entry '%.*s' is %s, not a tensor", (int)CT__MIN(k->n, 200),
+                               (const char *)k->s, ct__pk_kind_names[v->kind]);
+        if (!(names[i] = (char *)CT_MALLOC(k->n + 1))) return CT__OOM();
+        memcpy(names[i], k->s, k->n);
+        names[i][k->n] = 0;
+    }
+    ct_result r;
+    const char *dup = ct__duplicate_name(names, (int)(root->len / 2), &r);
+    return dup ? ct__pk_fail(u, "the key '%s' appears twice", dup) : r;
+}
+
+/* The loaded object, which must be a dict of tensors, as a list. */
+static ct_result ct__pk_state_dict(ct__unpickler *u, const ct__pk *root, ct_tensor_list *out)
+{
+    if (root->kind != CT__PK_DICT)
+        return ct__pk_fail(u, "expected a state_dict (a dict of tensors), but the file holds %s", ct__pk_kind_names[root->kind]);
+    int64_t n = root->len / 2;
+    if (n >= INT_MAX) return ct__pk_fail(u, "the state_dict has too many entries");
+    out->names = (char **)CT_MALLOC((size_t)(n + 1) * sizeof *out->names);
+    out->tensors = (ct_tensor **)CT_MALLOC((size_t)(n + 1) * sizeof *out->tensors);
+    ct_result r = out->names && out->tensors ? CT_OK : CT__OOM();
+    if (r == CT_OK) {
+        memset(out->names, 0, (size_t)(n + 1) * sizeof *out->names);
+        out->n = (int)n;
+        r = ct__pk_names(u, root, out->names);
+    }
+    ct_scope scope = ct_scope_begin();
+    for (int64_t i = 0; i < n && r == CT_OK; i++) {
+        ct__pk_tensor *d = &u->tensors[root->items[2 * i + 1]->i];
+        r = ct__pk_make_tensor(u, d);
+        out->tensors[i] = d->t;
+    }
+    /* handed on only once all were made: a failure leaves nothing behind */
+    for (int64_t i = 0; i < n && r == CT_OK; i++) ct_keep(out->tensors[i]);
+    ct_scope_end(scope);
+    if (r != CT_OK) ct_tensor_list_free(out);
+    return r;
+}
+
+/* ---------------------------------------------------------------- the zip format */
+
+/* An entry's bytes: *owned is set when they had to be inflated. */
+static ct_result ct__pth_entry(const ct__zip *z, const char *prefix, size_t pl, const char *name, bool required,
+                               const ct__zip_entry **e, unsigned char **data, unsigned char **owned)
+{
+    *owned = *data = NULL;
+    *e = ct__zip_find(z, prefix, pl, name);
+    if (!*e)
+        return required ? ct__fail(CT_ERR_RUNTIME, "PytorchStreamReader failed locating file %s: file not found ('%s')", name,
+                                   z->path)
+                        : CT_OK;
+    return ct__zip_read(z, *e, data, owned);
+}
+
+/* The archive's version record (PyTorch reads 1 to 10) and byte order. */
+static ct_result ct__pth_zip_header(ct__unpickler *u, const ct__zip *z, const char *prefix, size_t pl)
+{
+    const ct__zip_entry *e;
+    unsigned char *data, *owned;
+    ct_result r = ct__pth_entry(z, prefix, pl, ".data/version", false, &e, &data, &owned);
+    if (r == CT_OK && !e) r = ct__pth_entry(z, prefix, pl, "version", true, &e, &data, &owned);
+    if (r != CT_OK) return r;
+    uint64_t version = 0, k = 0;
+    for (; k < e->usize && k < 8 && data[k] >= '0' && data[k] <= '9'; k++) version = version * 10 + (data[k] - '0');
+    CT_FREE(owned);
+    if (k == 0 || version < 1 || version > 10)
+        return ct__pk_fail(u, "Attempted to read a PyTorch file with version %llu, but the maximum supported version for "
+                           "reading is 10", (unsigned long long)version);
+    if ((r = ct__pth_entry(z, prefix, pl, "byteorder", false, &e, &data, &owned)) != CT_OK || !e) return r;
+    bool big = e->usize >= 3 && !memcmp(data, "big", 3);
+    CT_FREE(owned);
+    u->swap = big == ct__little_endian();
+    return CT_OK;
+}
+
+/* Each storage's bytes: the entry data/<key>, of exactly numel elements. */
+static ct_result ct__pth_zip_storages(ct__unpickler *u, const ct__zip *z, const char *prefix, size_t pl,
+                                      ct__shared_bytes *file)
+{
+    for (int64_t i = 0; i < u->n_storages; i++) {
+        ct__pk_storage *s = &u->storages[i];
+        char name[256];
+        if (s->key_len > 200) return ct__pk_fail(u, "a storage key is longer than 200 bytes");
+        snprintf(name, sizeof name, "data/%.*s", (int)s->key_len, (const char *)s->key);
+        const ct__zip_entry *e;
+        unsigned char *owned;
+        ct_result r = ct__pth_entry(z, prefix, pl, name, true, &e, &s->data, &owned);
+        if (r != CT_OK) return r;
+        int64_t nbytes;
+        if (!ct__mul_ok(s->numel, (int64_t)ct_dtype_size(s->dtype), &nbytes) || (uint64_t)nbytes != e->usize) {
+            CT_FREE(owned);
+            return ct__pk_fail(u, "%s holds %llu bytes, but its storage has %lld elements of %s", name,
+                               (unsigned long long)e->usize, (long long)s->numel, ct_dtype_name(s->dtype));
+        }
+        if (owned) { /* inflated: the storage's own bytes */
+            ct__bytes b = {owned, (size_t)nbytes, false};
+            if (!(s->holder = ct__share_bytes(&b))) return CT_ERR_MEMORY;
+        } else {
+            CT__ATOMIC_INC(&file->refs);
+            s->holder = file;
+        }
+    }
+    return CT_OK;
+}
+
+static ct_result ct__pth_zip(const char *path, ct__shared_bytes *file, ct_tensor_list *out)
+{
+    ct__zip z;
+    ct__unpickler u;
+    memset(&u, 0, sizeof u);
+    u.path = path;
+    ct_result r = ct__zip_open(&z, path, file->b.data, file->b.n);
+    if (r != CT_OK) return r;
+    const char *slash = z.first ? (const char *)memchr(z.first, '/', z.first_len) : NULL;
+    size_t pl = slash ? (size_t)(slash - z.first) + 1 : 0;
+    if (!slash) r = ct__fail(CT_ERR_RUNTIME, "file in archive is not in a subdirectory: %.*s ('%s')", (int)CT__MIN(z.first_len, 200), z.first ? z.first : "", path);
+    const ct__zip_entry *e;
+    unsigned char *pkl = NULL, *pkl_owned = NULL;
+    if (r == CT_OK) r = ct__pth_zip_header(&u, &z, z.first, pl);
+    if (r == CT_OK) r = ct__pth_entry(&z, z.first, pl, "data.pkl", true, &e, &pkl, &pkl_owned);
+    ct__pk *root = NULL;
+    if (r == CT_OK) {
+        ct__unpickler_begin(&u, pkl, pkl + e->usize);
+        r = ct__unpickle(&u, &root);
+    }
+    if (r == CT_OK) r = ct__pth_zip_storages(&u, &z, z.first, pl, file);
+    if (r == CT_OK) r = ct__pk_state_dict(&u, root, out);
+    CT_FREE(pkl_owned);
+    ct__unpickler_free(&u);
+    ct__zip_close(&z);
+    return r;
+}
+
+/* ---------------------------------------------------------------- the legacy format */
+
+/* One of the pickles in a row, from where the last one stopped. */
+static ct_result ct__pth_next_pickle(ct__unpickler *u, ct__pk **v)
+{
+    ct__unpickler_begin(u, u->p, u->end);
+    return ct__unpickle(u, v);
+}
+
+/* The dict's value for a str key, or NULL. */
+static const ct__pk *ct__pk_dict_get(const ct__pk *d, const char *key)
+{
+    for (int64_t i = 0; d->kind == CT__PK_DICT && i + 1 < d->len; i += 2)
+        if (d->items[i]->kind == CT__PK_STR && ct__pk_is(d->items[i]->s, d->items[i]->n, key)) return d->items[i + 1];
+    return NULL;
+}
+
+/* After the pickles: for each key of the list, an int64 element count and the bytes. */
+static ct_result ct__pth_legacy_storages(ct__unpickler *u, const ct__pk *keys, ct__shared_bytes *file)
+{
+    if (keys->kind != CT__PK_LIST) return ct__pk_fail(u, "the list of storage keys is %s", ct__pk_kind_names[keys->kind]);
+    for (int64_t i = 0; i < keys->len; i++) {
+        const ct__pk *k = keys->items[i];
+        int64_t at = 0;
+        while (at < u->n_storages && !(k->kind == CT__PK_STR && u->storages[at].key_len == k->n &&
+                                       !memcmp(u->storages[at].key, k->s, k->n)))
+            at++;
+        if (at == u->n_storages || u->storages[at].data)
+            return ct__pk_fail(u, "storage key %lld of the list is unknown or repeated", (long long)i);
+        ct__pk_storage *s = &u->storages[at];
+        if (!ct__pk_has(u, 8)) return ct__pk_truncated(u);
+        uint64_t count = ct__pk_uint(u, 8);
+        if (u->swap) ct__swap_bytes((unsigned char *)&count, 1, 8);
+        size_t es = ct_dtype_size(s->dtype);
+        if (count != (uint64_t)s->numel) return ct__pk_fail(u, "storage has wrong byte size: expected %lld got %llu",
+                                                            (long long)s->numel * (long long)es, (unsigned long long)count * es);
+        if ((uint64_t)s->numel > (uint64_t)(u->end - u->p) / es) return ct__pk_truncated(u);
+        s->data = (unsigned char *)(uintptr_t)u->p;
+        u->p += (size_t)s->numel * es;
+        CT__ATOMIC_INC(&file->refs);
+        s->holder = file;
+    }
+    return CT_OK;
+}
+
+static ct_result ct__pth_legacy(const char *path, ct__shared_bytes *file, ct_tensor_list *out)
+{
+    /* torch.serialization's MAGIC_NUMBER, 0x1950a86a20f9469cfc6c, as LONG1 writes it */
+    static const unsigned char magic[10] = {0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19};
+    ct__unpickler u;
+    memset(&u, 0, sizeof u);
+    u.path = path;
+    u.p = file->b.data;
+    u.end = file->b.data + file->b.n;
+    ct__pk *v = NULL, *root = NULL;
+    ct_result r = ct__pth_next_pickle(&u, &v);
+    if (r == CT_OK && !(v->kind == CT__PK_BIGINT && v->n == 10 && !memcmp(v->s, magic, 10)))
+        r = ct__fail(CT_ERR_RUNTIME, "Invalid magic number; corrupt file? ('%s')", path);
+    if (r == CT_OK) r = ct__pth_next_pickle(&u, &v);
+    if (r == CT_OK && v->kind != CT__PK_INT) r = ct__pk_fail(&u, "the protocol version is %s, not an int", ct__pk_kind_names[v->kind]);
+    if (r == CT_OK && v->i != 1001) r = ct__pk_fail(&u, "Invalid protocol version: %lld", (long long)v->i);
+    if (r == CT_OK) r = ct__pth_next_pickle(&u, &v); /* sys_info: the byte order matters */
+    if (r == CT_OK) {
+        const ct__pk *little = ct__pk_dict_get(v, "little_endian");
+        u.swap = little && little->kind == CT__PK_BOOL && (little->i != 0) != ct__little_endian();
+        r = ct__pth_next_pickle(&u, &root);
+    }
+    if (r == CT_OK) r = ct__pth_next_pickle(&u, &v);
+    if (r == CT_OK) r = ct__pth_legacy_storages(&u, v, file);
+    if (r == CT_OK) r = ct__pk_state_dict(&u, root, out);
+    ct__unpickler_free(&u);
+    return r;
+}
+
+/* ---------------------------------------------------------------- entry points */
+
+static bool ct__is_zip(const ct__bytes *b) { return b->n >= 4 && !memcmp(b->data, "PK\x03\x04", 4); }
+
+/* A legacy torch.save file opens with PROTO 2 to 5; read as a safetensors
+ * header size, those bytes are beyond its 100 MB limit, so the two never mix. */
+static bool ct__is_legacy_pth(const ct__bytes *b)
+{
+    if (b->n < 8 || b->data[0] != 0x80 || b->data[1] < 2 || b->data[1] > 5) return false;
+    uint64_t v = 0;
+    for (int i = 8; i-- > 0;) v = v << 8 | b->data[i];
+    return v > CT__ST_MAX_HEADER;
+}
+
+/* Load the torch.save file whose bytes are b (taken over). */
+static ct_result ct__pth_load_bytes(const char *path, ct__bytes *b, ct_tensor_list *out)
+{
+    bool zip = ct__is_zip(b), legacy = !zip && ct__is_legacy_pth(b);
+    if (!zip && !legacy) {
+        ct__bytes_free(b);
+        return ct__fail(CT_ERR_RUNTIME, "'%s' is not a torch.save file: it starts with neither a zip header nor a pickle", path);
+    }
+    ct__shared_bytes *file = ct__share_bytes(b);
+    if (!file) return CT_ERR_MEMORY;
+    ct_result r = zip ? ct__pth_zip(path, file, out) : ct__pth_legacy(path, file, out);
+    ct__shared_bytes_drop(file);
+    return r;
+}
+
+ct_result ct_load_pth(const char *path, ct_tensor_list *out)
+{
+    ct_result r = ct__load_args(path, out);
+    ct__bytes b;
+    if (r == CT_OK) r = ct__read_bytes(path, &b);
+    return r == CT_OK ? ct__pth_load_bytes(path, &b, out) : r;
+}
+
+ct_result ct_load(const char *path, ct_tensor_list *out)
+{
+    ct_result r = ct__load_args(path, out);
+    ct__bytes b;
+    if (r == CT_OK) r = ct__read_bytes(path, &b);
+    if (r != CT_OK) return r;
+    if (ct__is_zip(&b) || ct__is_legacy_pth(&b)) return ct__pth_load_bytes(path, &b, out);
+    return ct__st_load_bytes(path, &b, out, NULL);
 }
 
 #endif /* CTORCH_IMPLEMENTATION */

@@ -308,4 +308,105 @@ void ct_test_graph_of(const ct_node *n, char *buf, size_t cap)
     }
     len = strlen(buf);
     if (k) snprintf(buf + len, cap - len, ")");
+/* ---------------------------------------------------------------- golden module cases */
+
+const ct_tensor *ct_test_gold(const char *file, const char *name, const char *suffix)
+{
+    char key[160];
+    snprintf(key, sizeof key, "%s_%s", name, suffix);
+    return golden(file, key);
+}
+
+/* |t - golden| <= 1e-5 + 1.3e-6 |golden| everywhere (NaN matching NaN). */
+static void check_close(const char *file, int line, const char *what, const ct_tensor *t, const ct_tensor *g)
+{
+    ct_shape a = ct_shape_of(t), b = ct_shape_of(g);
+    if (a.ndim != b.ndim || memcmp(a.size, b.size, (size_t)a.ndim * sizeof(int64_t)) || ct_dtype_of(t) != ct_dtype_of(g)) {
+        ct_test_fail(file, line, "%s: shape or dtype differs from golden's", what);
+        return;
+    }
+    int64_t n = ct_numel(t);
+    double *x = (double *)malloc((size_t)(n + 1) * sizeof *x), *y = (double *)malloc((size_t)(n + 1) * sizeof *y);
+    ct_copy_to_array(t, x, n, CT_F64);
+    ct_copy_to_array(g, y, n, CT_F64);
+    for (int64_t i = 0; i < n; i++)
+        if (!(fabs(x[i] - y[i]) <= 1e-5 + 1.3e-6 * fabs(y[i])) && !(isnan(x[i]) && isnan(y[i]))) {
+            ct_test_fail(file, line, "%s[%lld] (flat) == %.9g, expected %.9g", what, (long long)i, x[i], y[i]);
+            break;
+        }
+    free(x);
+    free(y);
+}
+
+void ct_test_compare(const char *file, int line, const char *what, const ct_tensor *t, const ct_tensor *golden_t,
+                     int max_ulps)
+{
+    if (!t || !golden_t) ct_test_fail(file, line, "%s is NULL: %s", what, ct_last_error());
+    else if (max_ulps == CT_TEST_CLOSE) check_close(file, line, what, t, golden_t);
+    else ct_test_check_tensor(file, line, what, t, golden_t, max_ulps);
+}
+
+void ct_test_load_params(const char *file, ct_module *m, const char *name)
+{
+    ct_tensor_list ps = ct_module_parameters(m, true);
+    ct_grad_mode mode = ct_no_grad();
+    for (int i = 0; i < ps.n; i++) {
+        char suffix[96];
+        snprintf(suffix, sizeof suffix, "st_%s", ps.names[i]);
+        CHECK_OK(ct_copy_(ps.tensors[i], ct_test_gold(file, name, suffix)));
+    }
+    ct_grad_mode_restore(mode);
+    ct_tensor_list_free(&ps);
+}
+
+void ct_test_golden_case(const char *file, const char *name, ct_module *m, ct_test_case_fn fn, void *user, int n_in,
+                         int max_ulps, int seed)
+{
+    int failed_before = ct_test_failed_checks;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *in[8], *wrt[32];
+    int n_wrt = 0, in_of[32];
+    for (int i = 0; i < n_in && i < 8; i++) {
+        char suffix[16];
+        snprintf(suffix, sizeof suffix, "in%d", i);
+        in[i] = ct_clone(ct_test_gold(file, name, suffix));
+        if (ct_is_floating_point(in[i])) {
+            ct_requires_grad_(in[i], true);
+            in_of[n_wrt] = i;
+            wrt[n_wrt++] = in[i];
+        }
+    }
+    ct_tensor_list ps = {0, NULL, NULL};
+    if (m) {
+        ct_test_load_params(file, m, name);
+        ps = ct_module_parameters(m, true);
+        for (int i = 0; i < ps.n && n_wrt < 32; i++) in_of[n_wrt] = -1 - i, wrt[n_wrt++] = ps.tensors[i];
+    }
+    if (seed >= 0) ct_manual_seed((uint64_t)seed);
+    ct_tensor *out = fn ? fn(in, n_in, user) : ct_forward_n(m, in, n_in);
+    ct_test_compare(__FILE__, __LINE__, "out", out, ct_test_gold(file, name, "out"), max_ulps);
+    ct_tensor *grads[32] = {NULL};
+    const ct_tensor *g = ct_test_gold(file, name, "g");
+    ct_grad_opts go = {false, false, true};
+    if (out && ct_requires_grad(out))
+        CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&out, 1, (const ct_tensor *const *)wrt, n_wrt, &g, grads, go));
+    for (int k = 0; k < n_wrt; k++) {
+        char suffix[96];
+        if (in_of[k] >= 0) snprintf(suffix, sizeof suffix, "gin%d", in_of[k]);
+        else snprintf(suffix, sizeof suffix, "gp_%s", ps.names[-1 - in_of[k]]);
+        ct_tensor *gk = grads[k] ? grads[k] : ct_zeros_like(wrt[k], CT_DEFAULT);
+        ct_test_compare(__FILE__, __LINE__, suffix, gk, ct_test_gold(file, name, suffix), max_ulps);
+    }
+    if (m && !strstr(ct_module_name(m), "Loss")) { /* a loss case records no state */
+        ct_tensor_list st = ct_module_state_dict(m);
+        for (int i = 0; i < st.n; i++) {
+            char suffix[96];
+            snprintf(suffix, sizeof suffix, "st_%s", st.names[i]);
+            ct_test_compare(__FILE__, __LINE__, suffix, st.tensors[i], ct_test_gold(file, name, suffix), max_ulps);
+        }
+        ct_tensor_list_free(&st);
+    }
+    ct_tensor_list_free(&ps);
+    ct_scope_end(s);
+    if (ct_test_failed_checks != failed_before) printf("    (in case %s)\n", name);
 }

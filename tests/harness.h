@@ -101,5 +101,31 @@ ct_tensor *ct_test_view_of(ct_tensor *t, char v);
 /* grad_fn's name, then its next functions' graphs in parentheses, None for
  * an input without a gradient (the generators' graph()), appended to buf. */
 void ct_test_graph_of(const ct_node *n, char *buf, size_t cap);
+/* ---------------------------------------------------------------- golden module cases */
+
+/* What a generator's case() writes for case <name> in <file>.ctg: inputs
+ * <name>_in<i>, a random output gradient _g, the output _out, the floating
+ * inputs' gradients _gin<i>, the parameters' _gp_<param> and, for a module,
+ * its state after the call _st_<name>. */
+typedef ct_tensor *(*ct_test_case_fn)(ct_tensor *const *in, int n, void *user);
+
+/* max_ulps for torch.testing.assert_close's float32 tolerances (rtol 1.3e-6,
+ * atol 1e-5), for results PyTorch reaches by another order of operations. */
+#define CT_TEST_CLOSE (-1)
+
+/* golden(file, "<name>_<suffix>"). */
+const ct_tensor *ct_test_gold(const char *file, const char *name, const char *suffix);
+/* t against golden bit for bit, within max_ulps, or CT_TEST_CLOSE. */
+void ct_test_compare(const char *file, int line, const char *what, const ct_tensor *t, const ct_tensor *golden_t,
+                     int max_ulps);
+/* m's parameters set (without recording) from case <name>'s recorded state. */
+void ct_test_load_params(const char *file, ct_module *m, const char *name);
+/* Replay case <name>: the parameters loaded, the recorded inputs (the
+ * floating ones requiring grad) given to fn (when not NULL) or to m's
+ * forward; output, gradients of the inputs and of m's parameters, and m's
+ * state after the call compared with PyTorch's. seed >= 0: ct_manual_seed
+ * right before the call, as the generator did. */
+void ct_test_golden_case(const char *file, const char *name, ct_module *m, ct_test_case_fn fn, void *user, int n_in,
+                         int max_ulps, int seed);
 
 #endif

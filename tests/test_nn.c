@@ -6,120 +6,26 @@
 
 /* ---------------------------------------------------------------- replaying golden cases */
 
-typedef ct_tensor *(*case_fn)(ct_tensor *const *in, int n, void *user);
+typedef ct_test_case_fn case_fn;
 
-/* torch.testing.assert_close's float32 tolerances (rtol 1.3e-6, atol 1e-5):
- * for results that PyTorch's fused kernels reach by another order of
- * operations (vectorised logs and sums), where a one-ulp difference in a log
- * is amplified by cancellation (log(1 - x) - log(x) near x = 0.5). Draws
- * from the generator are compared bit for bit instead (max_ulps 0). */
-#define CLOSE (-1)
+/* torch.testing.assert_close's float32 tolerances: for results that
+ * PyTorch's fused kernels reach by another order of operations (vectorised
+ * logs and sums), where a one-ulp difference in a log is amplified by
+ * cancellation (log(1 - x) - log(x) near x = 0.5). Draws from the generator
+ * are compared bit for bit instead (max_ulps 0). */
+#define CLOSE CT_TEST_CLOSE
 
 static void check_close(int line, const char *what, const ct_tensor *t, const ct_tensor *golden_t)
 {
-    if (!t || !golden_t) {
-        ct_test_fail(__FILE__, line, "%s is NULL: %s", what, ct_last_error());
-        return;
-    }
-    ct_shape a = ct_shape_of(t), b = ct_shape_of(golden_t);
-    if (a.ndim != b.ndim || memcmp(a.size, b.size, (size_t)a.ndim * sizeof(int64_t)) || ct_dtype_of(t) != ct_dtype_of(golden_t)) {
-        ct_test_fail(__FILE__, line, "%s: shape or dtype differs from golden's", what);
-        return;
-    }
-    int64_t n = ct_numel(t);
-    double *x = (double *)malloc((size_t)(n + 1) * sizeof *x), *y = (double *)malloc((size_t)(n + 1) * sizeof *y);
-    ct_copy_to_array(t, x, n, CT_F64);
-    ct_copy_to_array(golden_t, y, n, CT_F64);
-    for (int64_t i = 0; i < n; i++)
-        if (!(fabs(x[i] - y[i]) <= 1e-5 + 1.3e-6 * fabs(y[i])) && !(isnan(x[i]) && isnan(y[i]))) {
-            ct_test_fail(__FILE__, line, "%s[%lld] (flat) == %.9g, expected %.9g", what, (long long)i, x[i], y[i]);
-            break;
-        }
-    free(x);
-    free(y);
+    ct_test_compare(__FILE__, line, what, t, golden_t, CLOSE);
 }
 
-/* Compare with golden bit for bit or within max_ulps, or as CLOSE. */
-static void compare(int line, const char *what, const ct_tensor *t, const ct_tensor *golden_t, int max_ulps)
-{
-    if (max_ulps == CLOSE) check_close(line, what, t, golden_t);
-    else ct_test_check_tensor(__FILE__, line, what, t, golden_t, max_ulps);
-}
+static const ct_tensor *gold(const char *name, const char *suffix) { return ct_test_gold("nn", name, suffix); }
+static void load_params(ct_module *m, const char *name) { ct_test_load_params("nn", m, name); }
 
-static const ct_tensor *gold(const char *name, const char *suffix)
-{
-    char key[128];
-    snprintf(key, sizeof key, "%s_%s", name, suffix);
-    return golden("nn", key);
-}
-
-/* The module's parameters set from the case's recorded state (forward does not change them). */
-static void load_params(ct_module *m, const char *name)
-{
-    ct_tensor_list ps = ct_module_parameters(m, true);
-    ct_grad_mode mode = ct_no_grad();
-    for (int i = 0; i < ps.n; i++) {
-        char suffix[96];
-        snprintf(suffix, sizeof suffix, "st_%s", ps.names[i]);
-        CHECK_OK(ct_copy_(ps.tensors[i], gold(name, suffix)));
-    }
-    ct_grad_mode_restore(mode);
-    ct_tensor_list_free(&ps);
-}
-
-/* Run case `name` (module m, or fn) on its recorded inputs: output, the
- * gradients of the floating inputs and of m's parameters, and m's state
- * after the call, within max_ulps of PyTorch's. seed >= 0: ct_manual_seed
- * right before the call, as the generator did. */
 static void check_case(const char *name, ct_module *m, case_fn fn, void *user, int n_in, int max_ulps, int seed)
 {
-    int failed_before = ct_test_failed_checks;
-    ct_scope s = ct_scope_begin();
-    ct_tensor *in[4], *wrt[16];
-    int n_wrt = 0, in_of[16];
-    for (int i = 0; i < n_in; i++) {
-        char suffix[16];
-        snprintf(suffix, sizeof suffix, "in%d", i);
-        in[i] = ct_clone(gold(name, suffix));
-        if (ct_is_floating_point(in[i])) {
-            ct_requires_grad_(in[i], true);
-            in_of[n_wrt] = i;
-            wrt[n_wrt++] = in[i];
-        }
-    }
-    ct_tensor_list ps = {0, NULL, NULL};
-    if (m) {
-        load_params(m, name);
-        ps = ct_module_parameters(m, true);
-        for (int i = 0; i < ps.n; i++) in_of[n_wrt] = -1 - i, wrt[n_wrt++] = ps.tensors[i];
-    }
-    if (seed >= 0) ct_manual_seed((uint64_t)seed);
-    ct_tensor *out = m ? ct_forward_n(m, in, n_in) : fn(in, n_in, user);
-    compare(__LINE__, "out", out, gold(name, "out"), max_ulps);
-    ct_tensor *grads[16] = {NULL};
-    const ct_tensor *g = gold(name, "g");
-    ct_grad_opts go = {false, false, true};
-    if (out && ct_requires_grad(out))
-        CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&out, 1, (const ct_tensor *const *)wrt, n_wrt, &g, grads, go));
-    for (int k = 0; k < n_wrt; k++) {
-        char suffix[96];
-        if (in_of[k] >= 0) snprintf(suffix, sizeof suffix, "gin%d", in_of[k]);
-        else snprintf(suffix, sizeof suffix, "gp_%s", ps.names[-1 - in_of[k]]);
-        ct_tensor *gk = grads[k] ? grads[k] : ct_zeros_like(wrt[k], CT_DEFAULT);
-        compare(__LINE__, suffix, gk, gold(name, suffix), max_ulps);
-    }
-    if (m && !strstr(ct_module_name(m), "Loss")) { /* a loss case records no state */
-        ct_tensor_list st = ct_module_state_dict(m);
-        for (int i = 0; i < st.n; i++) {
-            char suffix[96];
-            snprintf(suffix, sizeof suffix, "st_%s", st.names[i]);
-            compare(__LINE__, suffix, st.tensors[i], gold(name, suffix), max_ulps);
-        }
-        ct_tensor_list_free(&st);
-    }
-    ct_tensor_list_free(&ps);
-    ct_scope_end(s);
-    if (ct_test_failed_checks != failed_before) printf("    (in case %s)\n", name);
+    ct_test_golden_case("nn", name, m, fn, user, n_in, max_ulps, seed);
 }
 
 static void check_module(const char *name, ct_module *m, int n_in, int max_ulps)

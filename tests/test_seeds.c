@@ -4,6 +4,7 @@
 #include "harness.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
 #ifndef CT_BUILD_DIR
 #define CT_BUILD_DIR "build"
@@ -37,41 +38,63 @@ static void report_difference(const char *name, const char *got, const char *wan
                  (int)strcspn(gl, "\n"), gl, (int)strcspn(wl, "\n"), wl);
 }
 
-static void test_seed_programs_match_pytorch(void)
+/* Runs $BUILD/<dir>/<name> and compares what it prints with <dir>/<name>.out. */
+static void check_program(const char *dir, const char *name)
 {
-    DIR *dir = opendir("examples/seeds");
+    char cmd[512], out[512];
+    snprintf(cmd, sizeof cmd, "%s/%s/%s", CT_BUILD_DIR, dir, name);
+    snprintf(out, sizeof out, "%s/%s.out", dir, name);
+    FILE *want_f = fopen(out, "r"), *got_f = popen(cmd, "r");
+    if (!want_f || !got_f) {
+        ct_test_fail(__FILE__, __LINE__, "cannot run %s or read %s", cmd, out);
+    } else {
+        char *got = read_stream(got_f), *want = read_stream(want_f);
+        int status = pclose(got_f);
+        got_f = NULL;
+        if (status != 0) ct_test_fail(__FILE__, __LINE__, "%s exited with status %d", cmd, status);
+        if (strcmp(got, want)) report_difference(name, got, want);
+        free(got);
+        free(want);
+    }
+    if (want_f) fclose(want_f);
+    if (got_f) pclose(got_f);
+}
+
+/* Checks every <name>.c in dir that has a PyTorch twin <name>.py; returns how many. */
+static int check_programs_in(const char *dir)
+{
+    DIR *d = opendir(dir);
     struct dirent *e;
     int programs = 0;
-    CHECK(dir != NULL);
-    while (dir && (e = readdir(dir))) {
+    CHECK(d != NULL);
+    while (d && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len < 3 || strcmp(e->d_name + len - 2, ".c")) continue;
-        char name[256], cmd[512], out[512];
+        char name[256], twin[512];
         snprintf(name, sizeof name, "%.*s", (int)(len - 2), e->d_name);
-        snprintf(cmd, sizeof cmd, "%s/examples/seeds/%s", CT_BUILD_DIR, name);
-        snprintf(out, sizeof out, "examples/seeds/%s.out", name);
-        FILE *want_f = fopen(out, "r"), *got_f = popen(cmd, "r");
-        if (!want_f || !got_f) {
-            ct_test_fail(__FILE__, __LINE__, "cannot run %s or read %s", cmd, out);
-        } else {
-            char *got = read_stream(got_f), *want = read_stream(want_f);
-            int status = pclose(got_f);
-            got_f = NULL;
-            if (status != 0) ct_test_fail(__FILE__, __LINE__, "%s exited with status %d", cmd, status);
-            if (strcmp(got, want)) report_difference(name, got, want);
-            free(got);
-            free(want);
-        }
-        if (want_f) fclose(want_f);
-        if (got_f) pclose(got_f);
+        snprintf(twin, sizeof twin, "%s/%s.py", dir, name);
+        if (access(twin, R_OK) != 0) continue;
+        check_program(dir, name);
         programs++;
     }
-    if (dir) closedir(dir);
-    CHECK(programs >= 5);
+    if (d) closedir(d);
+    return programs;
 }
+
+static void test_seed_programs_match_pytorch(void) { CHECK(check_programs_in("examples/seeds") >= 5); }
+
+#ifdef CTORCH_ZLIB
+/* The main demo trains on the bundled digits (gzip) as its PyTorch twin does. */
+static void test_demo_matches_pytorch(void) { CHECK(check_programs_in("examples") == 1); }
+#endif
 
 int main(void)
 {
     RUN(test_seed_programs_match_pytorch);
+#ifdef CTORCH_ZLIB
+    RUN(test_demo_matches_pytorch);
+#else
+    SKIP(test_demo_matches_pytorch, "built without zlib");
+#endif
     return ct_test_report();
 }

@@ -15,17 +15,18 @@ IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_o
       src/tensor/tensor.c src/tensor/copy.c src/tensor/view.c src/tensor/create.c
       src/tensor/index.c src/tensor/random.c src/tensor/print.c
       src/autograd/graph.c src/autograd/engine.c src/autograd/formulas.c src/autograd/formulas_view.c
-      src/autograd/formulas_reduce.c src/autograd/formulas_join.c src/autograd/formulas_products.c src/autograd/function.c src/autograd/checkpoint.c
+      src/autograd/formulas_reduce.c src/autograd/formulas_join.c src/autograd/formulas_products.c src/autograd/function.c src/autograd/checkpoint.c src/autograd/autocast.c
       src/autograd/gradcheck.c
       src/ops/pointwise.c src/ops/reduce.c src/ops/join.c src/ops/sort.c
       src/cpu/iter.c src/cpu/range.c src/cpu/pointwise.c src/cpu/reduce.c src/cpu/join.c src/cpu/sort.c
       src/cpu/copy.c src/cpu/conv.c
       src/linalg/gemm.c src/linalg/products.c src/linalg/lapack.c src/linalg/formulas.c src/linalg/decomp.c
       src/linalg/einsum.c src/linalg/pool.c src/linalg/conv.c
-      src/nn/module.c src/nn/init.c src/nn/functional.c src/nn/loss.c src/nn/layers.c
+      src/nn/module.c src/nn/init.c src/nn/functional.c src/nn/loss.c src/nn/layers.c src/nn/conv_layers.c src/nn/attention.c
+      src/nn/rnn.c
       src/optim/optimizer.c src/optim/lbfgs.c src/optim/lr_scheduler.c src/optim/clip.c
       src/data/dataset.c src/data/transform.c src/data/sampler.c src/data/loader.c
-      src/io/file.c src/io/idx.c src/io/csv.c src/io/npy.c"
+      src/io/file.c src/io/idx.c src/io/csv.c src/io/npy.c src/io/safetensors.c src/io/zip.c src/io/pth.c"
 
 section() { # file
     name=${1#src/}

@@ -192,3 +192,25 @@ CTORCH_API ct_result ct_checkpoint(ct_checkpoint_fn fn, ct_tensor *const *inputs
  * `segments` checkpointed chunks, the last one run normally. */
 CTORCH_API ct_tensor *ct_checkpoint_sequential(const ct_checkpoint_fn *fns, void *const *users, int n_fns, int segments,
                                                const ct_tensor *input);
+
+/* ---------------------------------------------------------------- autocast */
+
+/* The autocast state a region ends with (give it to ct_autocast_restore). */
+typedef struct ct_autocast_mode {
+    bool enabled;
+    ct_dtype dtype;
+} ct_autocast_mode;
+
+/* torch.autocast("cpu", dtype, enabled): enters a region of this thread in
+ * which matrix products (mm, bmm, matmul, addmm, baddbmm, linear) and
+ * convolutions (conv1d/2d/3d) run in bfloat16; losses, prod, trace, the
+ * decompositions and reflection/replication padding in float32; cat, stack
+ * and index_copy in their widest floating input type; float64 is left alone
+ * (PyTorch 1.13's CPU lists). dtype: CT_BF16 or CT_DEFAULT (the CPU
+ * supports no other, as in PyTorch: an error, and the region stays as it
+ * was). Regions nest; a cast of a weight is cached until the outermost ends.
+ * Returns the mode to restore. */
+CTORCH_API ct_autocast_mode ct_autocast(bool enabled, ct_dtype dtype);
+CTORCH_API void ct_autocast_restore(ct_autocast_mode mode);
+CTORCH_API bool ct_is_autocast_enabled(void);    /* torch.is_autocast_cpu_enabled() */
+CTORCH_API ct_dtype ct_get_autocast_dtype(void); /* torch.get_autocast_cpu_dtype() */

@@ -310,3 +310,69 @@ typedef struct ct_transform {
 CTORCH_API ct_tensor *ct_transform_apply(const ct_transform *list, int n, const ct_tensor *x, ct_generator *g);
 /* A dataset whose samples are d's with the list (copied) applied to field `field`. */
 CTORCH_API ct_dataset *ct_transformed_dataset(ct_dataset *d, int field, const ct_transform *list, int n);
+
+/* ---------------------------------------------------------------- saving and loading state_dicts */
+
+/* Files of named tensors: safetensors (read and written) and PyTorch's own
+ * torch.save files (read). A loaded state_dict is a ct_tensor_list whose
+ * tensors are new references: they belong to the scope open on the calling
+ * thread, or to the caller when none is open (ct_tensor_list_release then
+ * gives them back). Pass it to ct_module_load_state_dict:
+ *
+ *     ct_tensor_list sd;
+ *     if (ct_load("model.pth", &sd) == CT_OK) {      // torch.load("model.pth")
+ *         ct_module_load_state_dict(model, &sd, true, NULL);
+ *         ct_tensor_list_free(&sd);                  // the names; the scope has the tensors
+ *     }
+ *
+ * Loaders map the file (copy on write) and make tensors over its bytes where
+ * they are aligned for their dtype (copies otherwise), so loading is fast and
+ * memory is shared with the page cache. Every size, offset and count in a file
+ * is checked against the file before use: a damaged or hostile file gives an
+ * error (CT_ERR_VALUE for safetensors, CT_ERR_RUNTIME for torch.save files,
+ * CT_ERR_IO when it cannot be read), never a crash. */
+
+/* safetensors' "__metadata__": n string keys and values. A loaded one is
+ * freed with ct_metadata_free. */
+typedef struct ct_metadata {
+    int n;
+    const char **keys;
+    const char **values;
+} ct_metadata;
+CTORCH_API void ct_metadata_free(ct_metadata *metadata);
+
+/* ct_release each tensor of a list that was loaded while no scope was open,
+ * then free the list (a scope releases its own; never both). */
+CTORCH_API void ct_tensor_list_release(ct_tensor_list *list);
+
+/* safetensors.torch.load_file(path) (and safe_open(path).metadata() into
+ * metadata, when given): the tensors in the file's order. The whole file is
+ * validated first: header size within the file, the JSON header, dtypes,
+ * shapes, names unique, and data offsets that tile the data exactly. */
+CTORCH_API ct_result ct_load_safetensors(const char *path, ct_tensor_list *out, ct_metadata *metadata);
+/* safetensors.torch.save_file(tensors, path, metadata): byte for byte what
+ * the reference writer makes (tensors sorted by dtype, widest first, then by
+ * name; the JSON header padded with spaces to 8 bytes). Non-contiguous
+ * tensors are written as their contiguous copies. The file is replaced
+ * atomically: written to a temporary file beside it, flushed to disk, then
+ * renamed over it, so a failure leaves the old file as it was. metadata may be
+ * NULL. */
+CTORCH_API ct_result ct_save_safetensors(const char *path, const ct_tensor_list *tensors, const ct_metadata *metadata);
+
+/* torch.load(path, weights_only=True) of a file torch.save wrote from a
+ * state_dict (a dict of tensors): the zip format (PyTorch 1.6 and later;
+ * stored entries, deflated ones when built with CTORCH_ZLIB) and the legacy
+ * format (_use_new_zipfile_serialization=False). Tensors sharing a storage in
+ * the file share one here, with their sizes, strides and storage offsets;
+ * they are loaded to the CPU whatever device they were saved from. Only the
+ * pickle opcodes and globals a state_dict needs are accepted (collections.
+ * OrderedDict, torch._utils._rebuild_tensor_v2, _rebuild_tensor,
+ * _rebuild_parameter and the torch.*Storage types), as weights_only does. */
+CTORCH_API ct_result ct_load_pth(const char *path, ct_tensor_list *out);
+
+/* Save a state_dict (as ct_module_state_dict gives it) to path as
+ * safetensors, atomically (ct_save_safetensors without metadata). */
+CTORCH_API ct_result ct_save(const char *path, const ct_tensor_list *state_dict);
+/* Load a state_dict from a torch.save file or a safetensors file, told apart
+ * by their first bytes (ct_load_pth or ct_load_safetensors). */
+CTORCH_API ct_result ct_load(const char *path, ct_tensor_list *out);

@@ -174,3 +174,242 @@ static bool ct__little_endian(void)
     const uint16_t one = 1;
     return *(const unsigned char *)&one == 1;
 }
+
+/* ---------------------------------------------------------------- shared file bytes */
+
+/* One file's bytes shared by the tensors made over them (the tensors of a
+ * checkpoint): freed with the last of them. */
+typedef struct ct__shared_bytes {
+    ct__bytes b;
+    int refs;
+} ct__shared_bytes;
+
+/* Take b over (it is emptied), with one reference for the caller; NULL
+ * (b freed) when memory runs out. */
+static ct__shared_bytes *ct__share_bytes(ct__bytes *b)
+{
+    ct__shared_bytes *s = (ct__shared_bytes *)CT_MALLOC(sizeof *s);
+    if (!s) {
+        ct__bytes_free(b);
+        CT__OOM();
+        return NULL;
+    }
+    s->b = *b;
+    s->refs = 1;
+    memset(b, 0, sizeof *b);
+    return s;
+}
+
+static void ct__shared_bytes_drop(ct__shared_bytes *s)
+{
+    if (!s || CT__ATOMIC_DEC(&s->refs) != 0) return;
+    ct__bytes_free(&s->b);
+    CT_FREE(s);
+}
+
+static void ct__shared_bytes_deleter(void *data, void *ctx)
+{
+    (void)data;
+    ct__shared_bytes_drop((ct__shared_bytes *)ctx);
+}
+
+/* A contiguous tensor of `shape` and dt whose bytes are at p, inside s: made
+ * over them (holding a reference to s) when p is aligned for dt, a copy of
+ * them otherwise (a misaligned float would be undefined behaviour to read). */
+static ct_tensor *ct__tensor_in(ct__shared_bytes *s, unsigned char *p, ct_shape shape, ct_dtype dt)
+{
+    size_t es = ct_dtype_size(dt);
+    if ((uintptr_t)p % es != 0) {
+        ct_tensor *t = ct_empty(shape, dt);
+        if (t && ct_numel(t) > 0) memcpy(ct__data(t), p, (size_t)ct_numel(t) * es);
+        return t;
+    }
+    CT__ATOMIC_INC(&s->refs);
+    ct_tensor *t = ct_from_blob(p, shape, NULL, dt, ct__shared_bytes_deleter, s);
+    if (!t) ct__shared_bytes_drop(s);
+    return t;
+}
+
+/* ---------------------------------------------------------------- text */
+
+/* A growing byte buffer; `failed` once memory ran out (what follows is dropped). */
+typedef struct ct__buf {
+    char *s;
+    size_t n, cap;
+    bool failed;
+} ct__buf;
+
+static void ct__buf_add(ct__buf *b, const void *p, size_t n)
+{
+    if (b->failed) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = (b->n + n + 1) * 2;
+        char *s = (char *)CT_REALLOC(b->s, cap);
+        if (!s) {
+            b->failed = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, p, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+
+static void ct__buf_str(ct__buf *b, const char *s) { ct__buf_add(b, s, strlen(s)); }
+
+static void ct__buf_free(ct__buf *b)
+{
+    CT_FREE(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+/* Whether n bytes are well-formed UTF-8 (no overlong forms, surrogates or
+ * code points past U+10FFFF), as Rust's str and Python's decoder require. */
+static bool ct__utf8_valid(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (len == 0 || len > n - i) return false;
+        uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80) return false;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+        i += len;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- atomic writes */
+
+/* A file written atomically: the bytes go to a temporary file in the same
+ * directory, which replaces the target (rename) only once all of it is
+ * written and flushed to disk; any failure removes the temporary file and
+ * leaves the target as it was. */
+typedef struct ct__atomic_file {
+    const char *path;
+    char *tmp;
+#ifdef CT__HAVE_MMAP
+    int fd;
+#else
+    FILE *f;
+#endif
+    int err; /* the first write's errno, 0 while all went well */
+} ct__atomic_file;
+
+static ct_result ct__atomic_open(ct__atomic_file *a, const char *path)
+{
+    static int counter;
+    memset(a, 0, sizeof *a);
+    a->path = path;
+    size_t n = strlen(path) + 48;
+    a->tmp = (char *)CT_MALLOC(n);
+    if (!a->tmp) return CT__OOM();
+    for (int attempt = 0; attempt < 100; attempt++) {
+        int k = CT__ATOMIC_INC(&counter);
+#ifdef CT__HAVE_MMAP
+        snprintf(a->tmp, n, "%s.tmp%ld.%d", path, (long)getpid(), k);
+        a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (a->fd >= 0) return CT_OK;
+#else
+        snprintf(a->tmp, n, "%s.tmp%ld.%d", path, (long)time(NULL), k);
+        errno = 0;
+        a->f = fopen(a->tmp, "wbx"); /* C11's exclusive mode */
+        if (a->f) return CT_OK;
+#endif
+        if (errno != EEXIST) break;
+    }
+    ct_result r = ct__file_error(path);
+    CT_FREE(a->tmp);
+    a->tmp = NULL;
+    return r;
+}
+
+/* Append n bytes (after a failure, nothing more is written). */
+static void ct__atomic_write(ct__atomic_file *a, const void *p, size_t n)
+{
+    const char *c = (const char *)p;
+    while (a->err == 0 && n > 0) {
+#ifdef CT__HAVE_MMAP
+        ssize_t got = write(a->fd, c, CT__MIN(n, (size_t)1 << 30));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            a->err = got < 0 ? errno : EIO;
+            break;
+        }
+#else
+        size_t got = fwrite(c, 1, n, a->f);
+        if (got == 0) {
+            a->err = errno ? errno : EIO;
+            break;
+        }
+#endif
+        c += got;
+        n -= (size_t)got;
+    }
+}
+
+/* Give up: the temporary file goes, the target stays as it was. */
+static void ct__atomic_abort(ct__atomic_file *a)
+{
+    if (!a->tmp) return;
+#ifdef CT__HAVE_MMAP
+    close(a->fd);
+#else
+    fclose(a->f);
+#endif
+    remove(a->tmp);
+    CT_FREE(a->tmp);
+    a->tmp = NULL;
+}
+
+#ifdef CT__HAVE_MMAP
+/* Flush the directory holding path, so that the rename itself is on disk
+ * (best effort: not every file system allows it). */
+static void ct__sync_dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+    char *dir = (char *)CT_MALLOC(n + 2);
+    if (!dir) return;
+    if (n) memcpy(dir, path, n);
+    else dir[n++] = '.';
+    dir[n] = 0;
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    CT_FREE(dir);
+}
+#endif
+
+/* Flush, close and move the temporary file over the target. On failure the
+ * error names the target, and the target is untouched. */
+static ct_result ct__atomic_commit(ct__atomic_file *a)
+{
+#ifdef CT__HAVE_MMAP
+    if (a->err == 0 && fsync(a->fd) != 0) a->err = errno;
+    if (close(a->fd) != 0 && a->err == 0) a->err = errno;
+    if (a->err == 0 && rename(a->tmp, a->path) != 0) a->err = errno;
+    if (a->err == 0) ct__sync_dir_of(a->path);
+#else
+    if (a->err == 0 && fflush(a->f) != 0) a->err = errno ? errno : EIO;
+    if (fclose(a->f) != 0 && a->err == 0) a->err = errno ? errno : EIO;
+    if (a->err == 0 && rename(a->tmp, a->path) != 0) { /* Windows will not rename over a file */
+        remove(a->path);
+        if (rename(a->tmp, a->path) != 0) a->err = errno ? errno : EIO;
+    }
+#endif
+    if (a->err != 0) remove(a->tmp);
+    CT_FREE(a->tmp);
+    a->tmp = NULL;
+    if (a->err == 0) return CT_OK;
+    errno = a->err;
+    return ct__file_error(a->path);
+}

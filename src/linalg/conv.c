@@ -158,14 +158,15 @@ static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const 
         sizes[2 + d] = ct__conv_out_size(c, d, x->sizes[2 + d], w->sizes[2 + d]);
     }
     ct__window g = ct__conv_window(c, x->sizes + 2, sizes + 2, w->sizes + 2);
-    ct_tensor *xc, *wc, *bc = NULL, *out = ct__alloc(sizes, c->nd + 2, x->dtype, ct__cpu);
-    CT__UNRECORDED(xc, ct_contiguous(x));
-    CT__UNRECORDED(wc, ct_contiguous(w));
-    if (b) CT__UNRECORDED(bc, ct_contiguous(b));
+    ct_dtype cd = x->dtype == CT_BF16 ? CT_F32 : x->dtype; /* bfloat16 computes in float, rounded once */
+    ct_tensor *xc, *wc, *bc = NULL, *out = ct__alloc(sizes, c->nd + 2, cd, ct__cpu);
+    CT__UNRECORDED(xc, ct_contiguous(ct_to(x, cd)));
+    CT__UNRECORDED(wc, ct_contiguous(ct_to(w, cd)));
+    if (b) CT__UNRECORDED(bc, ct_contiguous(ct_to(b, cd)));
     ct__conv *keep = (ct__conv *)CT_MALLOC(sizeof *keep);
     ct_result rc = !out || !xc || !wc || (b && !bc) ? ct_last_error_code() : !keep ? CT__OOM() : CT_OK;
     if (rc == CT_OK && ct_numel(out) > 0) {
-        if (x->dtype == CT_F32)
+        if (cd == CT_F32)
             rc = ct__conv_forward_float(c, &g, x->sizes[0], x->sizes[1], Cout, (const float *)ct__data(xc),
                                         (const float *)ct__data(wc), bc ? (const float *)ct__data(bc) : NULL,
                                         (float *)ct__data(out));
@@ -181,6 +182,15 @@ static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const 
         CT_FREE(keep);
         ct__discard(out);
         return NULL;
+    }
+    if (cd != x->dtype) {
+        ct_tensor *wide = out;
+        CT__UNRECORDED(out, ct_to(wide, x->dtype));
+        ct__discard(wide);
+        if (!out) {
+            CT_FREE(keep);
+            return NULL;
+        }
     }
     *keep = *c;
     const ct_tensor *inputs[3] = {x, w, b};
@@ -275,7 +285,7 @@ static ct_result ct__check_conv_shapes(const ct_tensor *x, const ct_tensor *w, c
     if (b && b->dtype != x->dtype)
         return ct__fail(CT_ERR_RUNTIME, "Input type (%s) and bias type (%s) should be the same", ct__type_name(x->dtype),
                         ct__type_name(b->dtype));
-    if (x->dtype != CT_F32 && x->dtype != CT_F64)
+    if (x->dtype != CT_F32 && x->dtype != CT_F64 && x->dtype != CT_BF16)
         return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", c->transposed ? "conv_transpose" : "conv",
                         ct_dtype_name(x->dtype));
     bool too_large = false;
@@ -377,16 +387,19 @@ static ct_tensor *ct__conv_front(const char *fn, int fn_nd, bool transposed, con
 
 ct_tensor *ct_conv1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv1d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv1d", 1, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv2d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv2d", 2, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_conv3d(input, weight, bias, opts), &input, &weight, &bias);
     return ct__conv_front("conv3d", 3, false, input, weight, bias, opts);
 }
 

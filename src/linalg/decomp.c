@@ -79,7 +79,8 @@ static ct_tensor *ct__la_out(const ct_tensor *t, int nbatch, const int64_t *tail
     memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)nbatch);
     if (ntail) memcpy(sizes + nbatch, tail, sizeof(int64_t) * (size_t)ntail); /* tail may be NULL */
     ct_tensor *o = ct__alloc(sizes, nbatch + ntail, CT_F64, ct__cpu);
-    if (o) *data = (double *)ct__data(o);
+    static double none; /* no elements: a pointer that is never read or written */
+    if (o) *data = ct__data(o) ? (double *)ct__data(o) : &none;
     return o;
 }
 
@@ -150,6 +151,7 @@ static ct_tensor *ct__inv_f64(const ct_tensor *A)
 
 ct_tensor *ct_linalg_inv(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_inv(A), &A);
     CT__ARG(A, "A", 1);
     if (ct__la_check(A, &ct__spec_inv) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
@@ -301,6 +303,7 @@ static ct_tensor *ct__la_rhs(const ct_tensor *A, const ct_tensor *B, bool *vecto
 
 ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_solve(A, B), &A, &B);
     static const ct__la_spec spec = {"linalg.solve", true, "lu_cpu", false};
     CT__ARG(A, "A", 1);
     CT__ARG(B, "B", 2);
@@ -335,6 +338,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
 
 ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_cholesky(A, upper), &A);
     static const ct__la_spec spec = {"linalg.cholesky", true, "cholesky_cpu", false};
     CT__ARG(A, "A", 1);
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
@@ -367,6 +371,7 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
 
 ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_tensor **R)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_qr(A, mode, Q, R), (Q, R), &A);
     static const ct__la_spec spec = {"linalg.qr", false, "geqrf_cpu", false};
     ct__la_clear(Q, R, NULL);
     CT__ARG_R(A, "A", 1);
@@ -495,6 +500,7 @@ static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tens
 
 ct_result ct_linalg_svd(const ct_tensor *A, bool full_matrices, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_svd(A, full_matrices, U, S, Vh), (U, S, Vh), &A);
     ct__la_clear(U, S, Vh);
     CT__ARG_R(A, "A", 1);
     return ct__svd_op(A, full_matrices, true, U, S, Vh);
@@ -502,6 +508,7 @@ ct_result ct_linalg_svd(const ct_tensor *A, bool full_matrices, ct_tensor **U, c
 
 ct_result ct_svd(const ct_tensor *A, bool some, ct_tensor **U, ct_tensor **S, ct_tensor **V)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_svd(A, some, U, S, V), (U, S, V), &A);
     ct__la_clear(U, S, V);
     CT__ARG_R(A, "input", 1);
     if (A->ndim < 2)
@@ -518,6 +525,7 @@ ct_result ct_svd(const ct_tensor *A, bool some, ct_tensor **U, ct_tensor **S, ct
 
 ct_tensor *ct_linalg_svdvals(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_svdvals(A), &A);
     ct_tensor *S;
     CT__ARG(A, "A", 1);
     return ct__svd_op(A, false, false, NULL, &S, NULL) == CT_OK ? S : NULL;
@@ -578,6 +586,8 @@ static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, c
 
 ct_result ct_linalg_eigh(const ct_tensor *A, char uplo, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_eigh(A, uplo, eigenvalues, eigenvectors), (eigenvalues, eigenvectors),
+                      &A);
     ct__la_clear(eigenvalues, eigenvectors, NULL);
     CT__ARG_R(A, "A", 1);
     return ct__eigh_op(A, uplo, true, eigenvalues, eigenvectors);
@@ -585,6 +595,7 @@ ct_result ct_linalg_eigh(const ct_tensor *A, char uplo, ct_tensor **eigenvalues,
 
 ct_tensor *ct_linalg_eigvalsh(const ct_tensor *A, char uplo)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_eigvalsh(A, uplo), &A);
     ct_tensor *L;
     CT__ARG(A, "A", 1);
     return ct__eigh_op(A, uplo, false, &L, NULL) == CT_OK ? L : NULL;
@@ -659,6 +670,7 @@ static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors
 
 ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor **eigenvectors)
 {
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_eig(A, eigenvalues, eigenvectors), (eigenvalues, eigenvectors), &A);
     ct__la_clear(eigenvalues, eigenvectors, NULL);
     CT__ARG_R(A, "A", 1);
     return ct__eig(A, "linalg.eig", true, eigenvalues, eigenvectors);
@@ -666,6 +678,7 @@ ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor *
 
 ct_tensor *ct_linalg_eigvals(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_eigvals(A), &A);
     ct_tensor *L;
     CT__ARG(A, "A", 1);
     return ct__eig(A, "linalg.eigvals", false, &L, NULL) == CT_OK ? L : NULL;
@@ -779,6 +792,7 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
 
 ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_lstsq(A, B), &A, &B);
     CT__ARG(A, "A", 1);
     CT__ARG(B, "B", 2);
     if (A->ndim < 2) {
@@ -859,6 +873,7 @@ static ct_tensor *ct__unsqueeze2(ct_tensor *r, int d0, int d1)
 
 ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape dims, bool keepdim)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_matrix_norm(A, ord, dims, keepdim), &A);
     CT__ARG(A, "A", 1);
     double p = 0;
     bool nuc = false;
@@ -906,6 +921,7 @@ ct_tensor *ct_linalg_matrix_norm(const ct_tensor *A, const char *ord, ct_shape d
 
 ct_tensor *ct_trace(const ct_tensor *A)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_trace(A), &A);
     CT__ARG(A, "input", 1);
     if (A->ndim != 2) {
         ct__fail(CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d", A->ndim);

@@ -312,7 +312,7 @@ static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, 
             ct__la_swap_cols(a, m, n, j, j - 1);
             ct__la_swap_cols(v, n, n, j, j - 1);
         }
-    double tiny = (s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
+    double tiny = (n > 0 && s[0] > 0 ? s[0] : 1) * CT__LA_EPS * (double)m;
     int64_t r = 0; /* columns with a reliable direction */
     while (r < n && s[r] > tiny) r++;
     for (int64_t i = 0; i < m; i++)

@@ -557,8 +557,35 @@ static ct_result ct__check_pad(const ct_tensor *x, ct_shape pad, ct_pad_mode mod
     return CT_OK;
 }
 
+/* Constant padding of the dtypes the linear maps do not take (integers,
+ * bool, half precision), as at::constant_pad_nd does it: a tensor filled
+ * with value, the input (cropped where a pad is negative) copied into its
+ * middle. */
+static ct_tensor *ct__pad_filled(const ct_tensor *x, ct_shape pad, double value)
+{
+    ct_scope s = ct_scope_begin();
+    ct_shape out = ct_shape_of(x);
+    const ct_tensor *src = x;
+    for (int d = 0; d < pad.ndim / 2 && src; d++) {
+        int dim = x->ndim - 1 - d;
+        int64_t lo = pad.size[2 * d], hi = pad.size[2 * d + 1];
+        out.size[dim] += lo + hi;
+        src = ct_narrow(src, dim, lo < 0 ? -lo : 0, src->sizes[dim] + CT__MIN(lo, 0) + CT__MIN(hi, 0));
+    }
+    ct_tensor *r = src ? ct_full(out, ct_float(value), x->dtype) : NULL, *dst = r;
+    for (int d = 0; d < pad.ndim / 2 && dst; d++) {
+        int dim = x->ndim - 1 - d;
+        dst = ct_narrow(dst, dim, CT__MAX(pad.size[2 * d], 0), src->sizes[dim]);
+    }
+    r = ct_keep(dst && ct_copy_(dst, src) == CT_OK ? r : NULL);
+    ct_scope_end(s);
+    return r;
+}
+
 ct_tensor *ct_pad(const ct_tensor *input, ct_shape pad, ct_pad_mode mode, double value)
 {
+    if (mode == CT_PAD_REFLECT || mode == CT_PAD_REPLICATE)
+        CT__AUTOCAST(CT__CAST_FP32, ct_pad(input, pad, mode, value), &input);
     static const char *const names[3][2][3] = {
         {{"ReflectionPad1DBackward0", "ReflectionPad2DBackward0", "ReflectionPad3DBackward0"},
          {"ReflectionPad1DBackwardBackward0", "ReflectionPad2DBackwardBackward0", "ReflectionPad3DBackwardBackward0"}},
@@ -570,6 +597,8 @@ ct_tensor *ct_pad(const ct_tensor *input, ct_shape pad, ct_pad_mode mode, double
     int nd = pad.ndim / 2;
     if (ct__check_pad(input, pad, mode, nd)) return NULL;
     if (mode != CT_PAD_CONSTANT && ct__check_floating(input, "pad")) return NULL;
+    if (mode == CT_PAD_CONSTANT && input->dtype != CT_F32 && input->dtype != CT_F64)
+        return ct__pad_filled(input, pad, value);
     ct__axis axes[CT_MAX_DIMS];
     memset(axes, 0, sizeof axes);
     for (int d = 0; d < nd; d++)

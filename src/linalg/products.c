@@ -227,6 +227,7 @@ static ct_result ct__check_mv_shapes(int ndim, const int64_t *sizes, const ct_te
 
 ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_mm(input, mat2), &input, &mat2);
     CT__ARG(input, "input", 1);
     CT__ARG(mat2, "mat2", 2);
     if (input->ndim != 2) {
@@ -246,6 +247,7 @@ ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2)
 
 ct_tensor *ct_bmm(const ct_tensor *input, const ct_tensor *mat2)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_bmm(input, mat2), &input, &mat2);
     CT__ARG(input, "input", 1);
     CT__ARG(mat2, "mat2", 2);
     if (ct__check_bmm_shapes(input, mat2) || ct__check_kernel("bmm", input->dtype, mat2)) return NULL;
@@ -329,6 +331,7 @@ ct_tensor *ct_outer(const ct_tensor *input, const ct_tensor *vec2)
 
 ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tensor *mat2, ct_addmm_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_addmm(input, mat1, mat2, opts), &input, &mat1, &mat2);
     CT__ARG(input, "input", 1);
     CT__ARG(mat1, "mat1", 2);
     CT__ARG(mat2, "mat2", 3);
@@ -372,6 +375,7 @@ ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tenso
 
 ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_tensor *batch2, ct_addmm_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_baddbmm(input, batch1, batch2, opts), &input, &batch1, &batch2);
     CT__ARG(input, "input", 1);
     CT__ARG(batch1, "batch1", 2);
     CT__ARG(batch2, "batch2", 3);
@@ -475,6 +479,7 @@ static ct_tensor *ct__matmul(const ct_tensor *x, const ct_tensor *y)
 
 ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_matmul(input, other), &input, &other);
     CT__ARG(input, "input", 1);
     CT__ARG(other, "other", 2);
     ct_scope s = ct_scope_begin();

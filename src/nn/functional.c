@@ -48,6 +48,7 @@ ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training)
 
 ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias)
 {
+    CT__AUTOCAST(CT__CAST_LOWER, ct_linear(input, weight, bias), &input, &weight, &bias);
     CT__ARG(input, "input", 1);
     CT__ARG(weight, "weight", 2);
     ct_scope s = ct_scope_begin();

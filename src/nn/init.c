@@ -155,3 +155,32 @@ ct_result ct_init_kaiming_normal_(ct_tensor *t, ct_kaiming_opts opts)
     if (r != CT_OK || ct_numel(t) == 0) return r;
     return ct_init_normal_(t, 0, std);
 }
+
+/* nn.init.orthogonal_, step for step: normal draws into a (rows, cols)
+ * matrix, QR of it (transposed when rows < cols), Q's columns times the
+ * signs of R's diagonal, copied into t and scaled by gain. */
+static ct_result ct__orthogonal(ct_tensor *t, double gain)
+{
+    int64_t rows = t->sizes[0], cols = ct_numel(t) / rows;
+    bool wide = rows < cols;
+    ct_tensor *q = NULL, *r = NULL, *flat = ct_empty(CT_SHAPE(rows, cols), t->dtype);
+    if (!flat || ct_normal_(flat, 0, 1, NULL) != CT_OK) return ct_last_error_code();
+    if (ct_linalg_qr(wide ? ct_t(flat) : flat, CT_QR_REDUCED, &q, &r) != CT_OK ||
+        ct_mul_(q, ct_sign(ct_diag(r, 0))) != CT_OK)
+        return ct_last_error_code();
+    ct_tensor *dst = ct_view_as(t, wide ? ct_t(q) : q);
+    if (!dst || ct_copy_(dst, wide ? ct_t(q) : q) != CT_OK) return ct_last_error_code();
+    return ct_mul_scalar_(t, ct_float(gain));
+}
+
+ct_result ct_init_orthogonal_(ct_tensor *t, double gain)
+{
+    CT__ARG_R(t, "tensor", 1);
+    if (t->ndim < 2) return ct__fail(CT_ERR_VALUE, "Only tensors with 2 or more dimensions are supported");
+    if (ct_numel(t) == 0) return CT_OK;
+    ct_result r;
+    ct_scope s = ct_scope_begin();
+    CT__NO_GRAD(r, ct__orthogonal(t, gain));
+    ct_scope_end(s);
+    return r;
+}

@@ -127,10 +127,11 @@ static ct_tensor *ct__weight_and_bias(ct__layer *l, ct_shape shape, bool bias, c
     return *b ? w : NULL;
 }
 
-ct_module *ct_nn_linear(int64_t in_features, int64_t out_features, bool bias)
+/* nn.Linear under the class cls (MultiheadAttention's out_proj is a
+ * NonDynamicallyQuantizableLinear, Linear under another name). */
+static ct_module *ct__linear_layer(const ct_module_class *cls, int64_t in_features, int64_t out_features, bool bias)
 {
-    static const ct_module_class cls = {"Linear", ct__linear_forward, NULL};
-    ct__layer *l = ct__layer_new(&cls);
+    ct__layer *l = ct__layer_new(cls);
     if (!l) return NULL;
     ct_tensor *b, *w = ct__weight_and_bias(l, CT_SHAPE(out_features, in_features), bias, &b);
     ct_kaiming_opts ko = {sqrt(5.0), NULL, NULL};
@@ -140,6 +141,12 @@ ct_module *ct_nn_linear(int64_t in_features, int64_t out_features, bool bias)
         ok = ct_init_uniform_(b, -bound, bound) == CT_OK;
     }
     return ct__made(l, ok);
+}
+
+ct_module *ct_nn_linear(int64_t in_features, int64_t out_features, bool bias)
+{
+    static const ct_module_class cls = {"Linear", ct__linear_forward, NULL};
+    return ct__linear_layer(&cls, in_features, out_features, bias);
 }
 
 ct_module *ct_nn_bilinear(int64_t in1_features, int64_t in2_features, int64_t out_features, bool bias)

@@ -190,11 +190,13 @@ static ct_tensor *ct__pointwise_loss(ct__loss_kind kind, const ct_tensor *input,
 
 ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_mse_loss(input, target, reduction), &input, &target);
     return ct__pointwise_loss(CT__LOSS_MSE, input, target, reduction, 0);
 }
 
 ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_l1_loss(input, target, reduction), &input, &target);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
@@ -206,6 +208,7 @@ ct_tensor *ct_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduct
 
 ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, double beta)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_smooth_l1_loss(input, target, reduction, beta), &input, &target);
     if (beta < 0) {
         ct__fail(CT_ERR_RUNTIME, "smooth_l1_loss does not support negative values for beta.");
         return NULL;
@@ -216,6 +219,7 @@ ct_tensor *ct_smooth_l1_loss(const ct_tensor *input, const ct_tensor *target, ct
 
 ct_tensor *ct_huber_loss(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, double delta)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_huber_loss(input, target, reduction, delta), &input, &target);
     if (!(delta > 0)) {
         ct__fail(CT_ERR_RUNTIME, "huber_loss does not support non-positive values for delta.");
         return NULL;
@@ -239,6 +243,7 @@ static bool ct__same_shape(const ct_tensor *a, const ct_tensor *b)
 ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
                                    ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_binary_cross_entropy(input, target, weight, reduction), &input, &target, &weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
@@ -263,6 +268,8 @@ ct_tensor *ct_binary_cross_entropy(const ct_tensor *input, const ct_tensor *targ
 ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *input, const ct_tensor *target, const ct_tensor *weight,
                                                const ct_tensor *pos_weight, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction), &input,
+                 &target, &weight, &pos_weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, false) != CT_OK) return NULL;
@@ -373,6 +380,7 @@ static ct_tensor *ct__nll(const ct_tensor *input, const ct_tensor *target, const
 
 ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_nll_loss(input, target, opts), &input, &target, &opts.weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(opts.reduction, false) != CT_OK || ct__nll_check(input, target, &opts) != CT_OK) return NULL;
@@ -426,6 +434,7 @@ static ct_tensor *ct__ce_smoothed(const ct_tensor *logp, const ct_tensor *target
 
 ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_cross_entropy(input, target, opts), &input, &target, &opts.weight);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(opts.reduction, false) != CT_OK) return NULL;
@@ -460,6 +469,7 @@ ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *target, ct_
 
 ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target, ct_reduction reduction, bool log_target)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_kl_div(input, target, reduction, log_target), &input, &target);
     CT__ARG(input, "input", 1);
     CT__ARG(target, "target", 2);
     if (ct__check_reduction(reduction, true) != CT_OK) return NULL;
@@ -492,6 +502,8 @@ static const char *const ct__pair_names[3] = {"input1", "input2", "target"};
 ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
                                     double margin, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_cosine_embedding_loss(input1, input2, target, margin, reduction), &input1, &input2,
+                 &target);
     const ct_tensor *args[3] = {input1, input2, target};
     if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
     char a[200], b[200];
@@ -523,6 +535,8 @@ ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *in
 ct_tensor *ct_margin_ranking_loss(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *target,
                                   double margin, ct_reduction reduction)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_margin_ranking_loss(input1, input2, target, margin, reduction), &input1, &input2,
+                 &target);
     const ct_tensor *args[3] = {input1, input2, target};
     if (!ct__loss3_ok(__func__, args, ct__pair_names, reduction)) return NULL;
     ct_scope s = ct_scope_begin();
@@ -552,6 +566,8 @@ static ct_tensor *ct__pairwise_distance(const ct_tensor *a, const ct_tensor *b, 
 ct_tensor *ct_triplet_margin_loss(const ct_tensor *anchor, const ct_tensor *positive, const ct_tensor *negative,
                                   ct_triplet_margin_loss_opts opts)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_triplet_margin_loss(anchor, positive, negative, opts), &anchor, &positive,
+                 &negative);
     static const char *const names[3] = {"anchor", "positive", "negative"};
     const ct_tensor *args[3] = {anchor, positive, negative};
     if (!ct__loss3_ok(__func__, args, names, opts.reduction)) return NULL;

@@ -461,3 +461,209 @@ CTORCH_API ct_module *ct_nn_kl_div_loss(ct_reduction reduction, bool log_target)
 CTORCH_API ct_module *ct_nn_cosine_embedding_loss(double margin, ct_reduction reduction);
 CTORCH_API ct_module *ct_nn_margin_ranking_loss(double margin, ct_reduction reduction);
 CTORCH_API ct_module *ct_nn_triplet_margin_loss(ct_triplet_margin_loss_opts opts);
+
+/* ---------------------------------------------------------------- convolution, pooling and attention layers */
+
+/* nn.init.orthogonal_(t, gain): t (at least 2-D, seen as rows = size(0) by
+ * the rest) filled with a (semi-)orthogonal matrix times gain: normal draws,
+ * their QR (of the transpose when rows < cols), Q's columns signed by R's
+ * diagonal. PyTorch's gain: 1. */
+CTORCH_API ct_result ct_init_orthogonal_(ct_tensor *t, double gain);
+
+/* The keyword arguments of nn.Conv1d/2d/3d and nn.ConvTranspose1d/2d; all
+ * zero is PyTorch's defaults (stride 1, padding 0, dilation 1, groups 1, a
+ * bias, padding_mode 'zeros'). A list of one value applies to every spatial
+ * dim, as an int does in PyTorch. */
+typedef struct ct_conv_layer_opts {
+    ct_shape stride;         /* empty: 1 */
+    ct_shape padding;        /* empty: 0 */
+    const char *padding_str; /* "same" or "valid" in place of padding (convolutions only) */
+    ct_shape dilation;       /* empty: 1 */
+    int64_t groups;          /* 0: 1 */
+    ct_shape output_padding; /* transposed convolutions only; empty: 0 */
+    bool no_bias;            /* bias=False */
+    ct_pad_mode padding_mode; /* CT_PAD_CONSTANT is 'zeros'; reflect, replicate, circular: convolutions only */
+} ct_conv_layer_opts;
+
+/* nn.Conv1d / nn.Conv2d / nn.Conv3d(in_channels, out_channels, kernel_size,
+ * ...): weight (out_channels, in_channels / groups, *kernel_size) drawn by
+ * kaiming_uniform_(a=sqrt(5)), bias (out_channels) uniform in
+ * +-1/sqrt(fan_in), in PyTorch's order. Called with one input, batched
+ * (N, C, ...) or not (C, ...). */
+CTORCH_API ct_module *ct_nn_conv1d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                   ct_conv_layer_opts opts);
+CTORCH_API ct_module *ct_nn_conv2d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                   ct_conv_layer_opts opts);
+CTORCH_API ct_module *ct_nn_conv3d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                   ct_conv_layer_opts opts);
+/* nn.ConvTranspose1d / nn.ConvTranspose2d(in_channels, out_channels,
+ * kernel_size, ...): weight (in_channels, out_channels / groups,
+ * *kernel_size), initialised as the convolutions'. */
+CTORCH_API ct_module *ct_nn_conv_transpose1d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                             ct_conv_layer_opts opts);
+CTORCH_API ct_module *ct_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                             ct_conv_layer_opts opts);
+/* ConvTranspose1d/2d.forward(input, output_size): the output_padding that
+ * gives this output size (the spatial sizes, or the whole shape) instead of
+ * the module's; through ct_forward's hooks. */
+CTORCH_API ct_tensor *ct_conv_transpose_forward(ct_module *m, const ct_tensor *input, ct_shape output_size);
+
+/* nn.MaxPool1d / nn.MaxPool2d(kernel_size, stride, padding, dilation,
+ * ceil_mode). (For return_indices, call ct_max_pool2d_with_indices.) */
+CTORCH_API ct_module *ct_nn_max_pool1d(ct_shape kernel_size, ct_max_pool_opts opts);
+CTORCH_API ct_module *ct_nn_max_pool2d(ct_shape kernel_size, ct_max_pool_opts opts);
+/* nn.AvgPool1d / nn.AvgPool2d(kernel_size, stride, padding, ceil_mode,
+ * count_include_pad[, divisor_override]): start opts from
+ * ct_avg_pool_opts_init(). */
+CTORCH_API ct_module *ct_nn_avg_pool1d(ct_shape kernel_size, ct_avg_pool_opts opts);
+CTORCH_API ct_module *ct_nn_avg_pool2d(ct_shape kernel_size, ct_avg_pool_opts opts);
+/* nn.AdaptiveAvgPool2d(output_size) / nn.AdaptiveMaxPool2d(output_size). */
+CTORCH_API ct_module *ct_nn_adaptive_avg_pool2d(ct_shape output_size);
+CTORCH_API ct_module *ct_nn_adaptive_max_pool2d(ct_shape output_size);
+
+/* F.scaled_dot_product_attention's keyword arguments; all zero: no mask, no
+ * dropout, not causal, scale 1/sqrt(E). */
+typedef struct ct_sdpa_opts {
+    const ct_tensor *attn_mask; /* broadcast to (..., L, S): bool (true takes part) or floating (added) */
+    double dropout_p;           /* applied whenever > 0, as PyTorch's functional does */
+    bool is_causal;             /* query i attends to keys 0..i (no attn_mask with it) */
+    double scale;               /* 0: 1/sqrt(query.size(-1)) */
+} ct_sdpa_opts;
+/* F.scaled_dot_product_attention(query, key, value): softmax(query @ key^T
+ * * scale + mask) @ value over query (..., L, E), key (..., S, E), value
+ * (..., S, Ev), with PyTorch's math: query scaled first, the mask added,
+ * softmax over the keys, dropout on the weights. attn_weights, when not NULL,
+ * receives the weights (..., L, S). */
+CTORCH_API ct_tensor *ct_scaled_dot_product_attention(const ct_tensor *query, const ct_tensor *key,
+                                                      const ct_tensor *value, ct_sdpa_opts opts,
+                                                      ct_tensor **attn_weights);
+
+/* nn.MultiheadAttention's keyword arguments; all zero is PyTorch's defaults
+ * (no dropout, biases, kdim = vdim = embed_dim, sequence-first). */
+typedef struct ct_mha_opts {
+    double dropout;     /* on the attention weights, in training */
+    bool no_bias;       /* bias=False: no in_proj_bias, no out_proj.bias */
+    bool add_bias_kv;   /* bias_k, bias_v (1, 1, embed_dim) appended to key and value */
+    bool add_zero_attn; /* a zero key and value appended */
+    int64_t kdim, vdim; /* 0: embed_dim; otherwise q/k/v_proj_weight replace in_proj_weight */
+    bool batch_first;   /* (N, L, E) rather than (L, N, E) */
+} ct_mha_opts;
+/* nn.MultiheadAttention(embed_dim, num_heads, ...): parameters in_proj_weight
+ * (3E, E) (or q_proj_weight, k_proj_weight, v_proj_weight) by
+ * xavier_uniform_, in_proj_bias zeros, bias_k and bias_v by xavier_normal_,
+ * and the child out_proj (a NonDynamicallyQuantizableLinear: Linear's draws,
+ * then its bias zeroed), drawn in PyTorch's order. ct_forward_n(m, {query,
+ * key, value}, 3) gives attn_output; passing the same tensor three times is
+ * self-attention, as `query is key is value` is in PyTorch. */
+CTORCH_API ct_module *ct_nn_multihead_attention(int64_t embed_dim, int64_t num_heads, ct_mha_opts opts);
+
+/* MultiheadAttention.forward's keyword arguments; all zero: no masks, weights
+ * averaged over the heads. */
+typedef struct ct_mha_forward_opts {
+    const ct_tensor *key_padding_mask; /* (N, S) or (S): bool (true: ignored) or floating (added) */
+    const ct_tensor *attn_mask;        /* (L, S) or (N * num_heads, L, S): bool (true: masked) or floating (added) */
+    bool per_head_weights;             /* average_attn_weights=False */
+} ct_mha_forward_opts;
+/* MultiheadAttention.forward(query, key, value, key_padding_mask,
+ * need_weights, attn_mask, average_attn_weights), through ct_forward's hooks:
+ * returns attn_output; attn_weights (need_weights), when not NULL, receives
+ * the weights, (N, L, S) or (N, num_heads, L, S) (no batch dim for unbatched
+ * input). */
+CTORCH_API ct_tensor *ct_multihead_attention_forward(ct_module *m, const ct_tensor *query, const ct_tensor *key,
+                                                     const ct_tensor *value, ct_mha_forward_opts opts,
+                                                     ct_tensor **attn_weights);
+
+/* nn.TransformerEncoderLayer's keyword arguments; start from
+ * ct_transformer_encoder_layer_opts_init() (dim_feedforward 2048, dropout
+ * 0.1, relu, layer_norm_eps 1e-5, sequence-first, post-norm). */
+typedef struct ct_transformer_encoder_layer_opts {
+    int64_t dim_feedforward;
+    double dropout;
+    const char *activation; /* "relu" or "gelu" */
+    double layer_norm_eps;
+    bool batch_first, norm_first;
+} ct_transformer_encoder_layer_opts;
+CTORCH_API ct_transformer_encoder_layer_opts ct_transformer_encoder_layer_opts_init(void);
+/* nn.TransformerEncoderLayer(d_model, nhead, ...): children self_attn,
+ * linear1, dropout, linear2, norm1, norm2, dropout1, dropout2 (PyTorch's
+ * names, order and draws). ct_forward(m, src) runs it without masks. */
+CTORCH_API ct_module *ct_nn_transformer_encoder_layer(int64_t d_model, int64_t nhead,
+                                                      ct_transformer_encoder_layer_opts opts);
+/* TransformerEncoderLayer.forward(src, src_mask, src_key_padding_mask)
+ * (either mask may be NULL), through ct_forward's hooks. */
+CTORCH_API ct_tensor *ct_transformer_encoder_layer_forward(ct_module *m, const ct_tensor *src, const ct_tensor *src_mask,
+                                                           const ct_tensor *src_key_padding_mask);
+/* ---------------------------------------------------------------- recurrent layers */
+
+/* nn.RNN / nn.LSTM / nn.GRU's keyword arguments. Start from
+ * ct_rnn_opts_init(): PyTorch's defaults (one layer, with biases, input
+ * laid out (seq, batch, feature), no dropout, one direction, tanh, no
+ * projection). */
+typedef struct ct_rnn_opts {
+    int64_t num_layers;
+    bool bias;
+    bool batch_first;          /* input and output (batch, seq, feature); h_n keeps (layers, batch, hidden) */
+    double dropout;            /* on the outputs of every layer but the last, in training mode only */
+    bool bidirectional;
+    const char *nonlinearity;  /* nn.RNN only: "tanh" (NULL) or "relu" */
+    int64_t proj_size;         /* nn.LSTM only: h projected to proj_size features (0: no projection) */
+} ct_rnn_opts;
+CTORCH_API ct_rnn_opts ct_rnn_opts_init(void);
+
+/* nn.RNN(input_size, hidden_size, ...) (an Elman RNN: h' = tanh(x W_ih^T +
+ * b_ih + h W_hh^T + b_hh), or relu), nn.LSTM and nn.GRU. Parameters are
+ * PyTorch's, under its names (weight_ih_l0, weight_hh_l0, bias_ih_l0,
+ * bias_hh_l0, weight_hr_l0 for a projection, "_reverse" for the second
+ * direction) and in its order, all drawn uniform in +-1/sqrt(hidden_size),
+ * so that after the same ct_manual_seed they equal PyTorch's and a
+ * state_dict loads either way.
+ *
+ * ct_forward(m, input) and ct_forward_n(m, {input, h0}) (LSTM: {input, h0,
+ * c0}) return the output; ct_rnn_forward and ct_lstm_forward also give the
+ * final states. */
+CTORCH_API ct_module *ct_nn_rnn(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts);
+CTORCH_API ct_module *ct_nn_lstm(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts);
+CTORCH_API ct_module *ct_nn_gru(int64_t input_size, int64_t hidden_size, ct_rnn_opts opts);
+
+/* output, h_n = rnn(input, h_0) for an RNN or a GRU module. input is (seq,
+ * batch, input_size) ((batch, seq, input_size) with batch_first) or an
+ * unbatched (seq, input_size); h_0 (num_layers * num_directions, batch,
+ * hidden_size) (unbatched: without the batch dim) or NULL for zeros. The
+ * output (seq, batch, num_directions * hidden_size) is returned; h_n, when
+ * not NULL, receives the final states, shaped as h_0 (a new tensor, owned
+ * like the output by the open scope). The module's hooks run as in
+ * ct_forward_n and see the output only. */
+CTORCH_API ct_tensor *ct_rnn_forward(ct_module *rnn, const ct_tensor *input, const ct_tensor *h0, ct_tensor **h_n);
+/* output, (h_n, c_n) = lstm(input, (h_0, c_0)): as ct_rnn_forward, with the
+ * cell states too. h_0 and c_0 are both given or both NULL (zeros); with a
+ * projection h has proj_size features, c hidden_size. */
+CTORCH_API ct_tensor *ct_lstm_forward(ct_module *lstm, const ct_tensor *input, const ct_tensor *h0,
+                                      const ct_tensor *c0, ct_tensor **h_n, ct_tensor **c_n);
+
+/* nn.RNNCell(input_size, hidden_size, bias, nonlinearity ("tanh" or NULL,
+ * "relu")), nn.LSTMCell and nn.GRUCell: one step. Parameters weight_ih,
+ * weight_hh, bias_ih, bias_hh (None without bias), uniform in
+ * +-1/sqrt(hidden_size). ct_forward_n(cell, {input, h}) gives h' (LSTMCell:
+ * {input, h, c}); input (batch, input_size) or unbatched (input_size); h
+ * (and c) NULL or absent for zeros. */
+CTORCH_API ct_module *ct_nn_rnn_cell(int64_t input_size, int64_t hidden_size, bool bias, const char *nonlinearity);
+CTORCH_API ct_module *ct_nn_lstm_cell(int64_t input_size, int64_t hidden_size, bool bias);
+CTORCH_API ct_module *ct_nn_gru_cell(int64_t input_size, int64_t hidden_size, bool bias);
+/* h_1, c_1 = lstm_cell(input, (h_0, c_0)): returns h_1; c_1, when not NULL,
+ * receives the new cell state. h_0 and c_0 both given or both NULL. */
+CTORCH_API ct_tensor *ct_lstm_cell_forward(ct_module *cell, const ct_tensor *input, const ct_tensor *h0,
+                                           const ct_tensor *c0, ct_tensor **c_1);
+
+/* The cells as functions (torch.rnn_tanh_cell, torch.rnn_relu_cell,
+ * torch.gru_cell, torch.lstm_cell): input (batch, input_size), hx (and cx)
+ * (batch, hidden_size), weights as the cells' parameters; the biases may be
+ * NULL. ct_lstm_cell returns h' and writes c' to *cy (required). */
+CTORCH_API ct_tensor *ct_rnn_tanh_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih,
+                                       const ct_tensor *w_hh, const ct_tensor *b_ih, const ct_tensor *b_hh);
+CTORCH_API ct_tensor *ct_rnn_relu_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih,
+                                       const ct_tensor *w_hh, const ct_tensor *b_ih, const ct_tensor *b_hh);
+CTORCH_API ct_tensor *ct_gru_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *w_ih,
+                                  const ct_tensor *w_hh, const ct_tensor *b_ih, const ct_tensor *b_hh);
+CTORCH_API ct_tensor *ct_lstm_cell(const ct_tensor *input, const ct_tensor *hx, const ct_tensor *cx,
+                                   const ct_tensor *w_ih, const ct_tensor *w_hh, const ct_tensor *b_ih,
+                                   const ct_tensor *b_hh, ct_tensor **cy);

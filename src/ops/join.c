@@ -327,6 +327,7 @@ static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *
 ct_tensor *ct_cat(ct_tensor *const *tensors, int n, int dim)
 {
     if (ct__check_list(tensors, n, "cat") != CT_OK) return NULL;
+    if (CT__UNLIKELY(ct__autocasting)) return ct__autocast_list(ct_cat, tensors, n, dim);
     n = CT__MAX(n, 0);
     ct_tensor *r = ct__cat(tensors, n, &dim); /* dim comes back wrapped */
     return ct__record_cat(r, tensors, tensors, n, dim);
@@ -370,6 +371,7 @@ ct_tensor *ct_stack(ct_tensor *const *tensors, int n, int dim)
 {
     char b1[256], b2[256];
     if (ct__check_list(tensors, n, "stack") != CT_OK) return NULL;
+    if (CT__UNLIKELY(ct__autocasting)) return ct__autocast_list(ct_stack, tensors, n, dim);
     if (n <= 0) {
         ct__fail(CT_ERR_RUNTIME, "stack expects a non-empty TensorList");
         return NULL;
@@ -1390,6 +1392,7 @@ static ct_result ct__index_copy(ct_tensor *self, bool inplace, int dim, const ct
 
 ct_tensor *ct_index_copy(const ct_tensor *t, int dim, const ct_tensor *index, const ct_tensor *source)
 {
+    CT__AUTOCAST(CT__CAST_PROMOTE, ct_index_copy(t, dim, index, source), &t, &source);
     ct_tensor *r = NULL;
     CT__ARG(t, "input", 1);
     CT__ARG(index, "index", 3);

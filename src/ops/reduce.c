@@ -338,12 +338,14 @@ static ct_tensor *ct__prod(const ct_tensor *t, uint32_t mask, bool keepdim, ct_d
 
 ct_tensor *ct_prod(const ct_tensor *input)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_prod(input), &input);
     CT__ARG(input, "input", 1);
     return ct__reduce_recorded(ct__prod, CT__RG_PROD, input, CT_SHAPE0, false, CT_DEFAULT, true);
 }
 
 ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype dtype)
 {
+    CT__AUTOCAST(CT__CAST_FP32, ct_prod_dim(input, dim, keepdim, dtype), &input);
     int d;
     CT__ARG(input, "input", 1);
     if (ct__dim_mask1(input, dim, &d) < 0) return NULL;

@@ -93,6 +93,8 @@ static bool ct__numel_of(const int64_t *sizes, int ndim, int64_t *numel);
 static ct_result ct__check_shape(ct_shape s, const char *what);
 /* "[2, 3]" into buf. */
 static const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
+/* Python's repr of a tuple of k ints into buf: "(2, 3)", "(4,)". */
+static const char *ct__tuple_str(const int64_t *v, int k, char *buf, size_t n);
 
 /* torch.result_type over n tensors (wrapped numbers rank lowest; src/ops/pointwise.c). */
 static ct_dtype ct__result_type(const ct_tensor *const *ts, int n);

@@ -309,6 +309,14 @@ static const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size
     return buf;
 }
 
+static const char *ct__tuple_str(const int64_t *v, int k, char *buf, size_t n)
+{
+    int at = snprintf(buf, n, "(");
+    for (int i = 0; i < k && at < (int)n; i++) at += snprintf(buf + at, n - (size_t)at, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (at < (int)n) snprintf(buf + at, n - (size_t)at, k == 1 ? ",)" : ")");
+    return buf;
+}
+
 static ct_result ct__check_shape(ct_shape s, const char *what)
 {
     if (s.ndim < 0 || s.ndim > CT_MAX_DIMS)

@@ -113,7 +113,9 @@ static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
                          : one_of_many    ? CT__VIEW_MADE_MULTI_OUTPUT
                                           : CT__VIEW_MADE_DEFAULT;
     if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
+    ct_tensor *old = v->base; /* set when a view op made v with another (unbind with select) */
     v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
+    ct_release(old);
     v->view_made = (uint8_t)made;
     v->view_version = t->storage->version;
 }
@@ -181,9 +183,30 @@ ct_tensor *ct_reshape_as(const ct_tensor *t, const ct_tensor *other)
     return ct_reshape(t, ct_shape_of(other));
 }
 
-ct_tensor *ct_as_strided(const ct_tensor *t, ct_shape size, ct_shape stride, int64_t storage_offset)
+/* Tensor.set_(storage, offset, size, stride)'s check: the furthest element
+ * must lie inside the storage's nbytes (sizes and strides non-negative). */
+static ct_result ct__check_storage_fits(const int64_t *sizes, const int64_t *strides, int ndim, int64_t offset,
+                                        size_t itemsize, size_t nbytes)
 {
     char b1[256], b2[256];
+    int64_t last = offset, numel = 1, span, need = 0;
+    bool ok = true;
+    for (int d = 0; d < ndim && ok; d++) {
+        ok = ct__mul_ok(numel, sizes[d], &numel);
+        if (sizes[d] > 0) ok = ok && ct__mul_ok(sizes[d] - 1, strides[d], &span) && ct__add_ok(last, span, &last);
+    }
+    if (ok && numel != 0) ok = ct__add_ok(last, 1, &need) && ct__mul_ok(need, (int64_t)itemsize, &need);
+    if (ok && (uint64_t)need <= nbytes) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME,
+                    "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d requiring a storage size of "
+                    "%lld are out of bounds for storage of size %lld",
+                    ct__shape_str(sizes, ndim, b1, sizeof b1), ct__shape_str(strides, ndim, b2, sizeof b2),
+                    (long long)offset, (int)itemsize, (long long)need, (long long)nbytes);
+}
+
+ct_tensor *ct_as_strided(const ct_tensor *t, ct_shape size, ct_shape stride, int64_t storage_offset)
+{
+    char b1[256];
     CT__ARG(t, "self", 1);
     if (ct__check_shape(size, "as_strided") != CT_OK) return NULL;
     if (size.ndim != stride.ndim) {
@@ -200,22 +223,8 @@ ct_tensor *ct_as_strided(const ct_tensor *t, ct_shape size, ct_shape stride, int
         ct__fail(CT_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)storage_offset);
         return NULL;
     }
-    /* the furthest element must lie inside the storage */
-    int64_t last = storage_offset, numel = 1, span;
-    bool ok = true;
-    for (int d = 0; d < size.ndim && ok; d++) {
-        ok = ct__mul_ok(numel, size.size[d], &numel);
-        if (size.size[d] > 0) ok = ok && ct__mul_ok(size.size[d] - 1, stride.size[d], &span) && ct__add_ok(last, span, &last);
-    }
-    int64_t need = numel == 0 ? 0 : (last + 1) * (int64_t)ct__esize(t);
-    if (!ok || need > (int64_t)t->storage->nbytes) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d requiring a storage size of "
-                 "%lld are out of bounds for storage of size %lld",
-                 ct__shape_str(size.size, size.ndim, b1, sizeof b1), ct__shape_str(stride.size, stride.ndim, b2, sizeof b2),
-                 (long long)storage_offset, (int)ct__esize(t), (long long)need, (long long)t->storage->nbytes);
+    if (ct__check_storage_fits(size.size, stride.size, size.ndim, storage_offset, ct__esize(t), t->storage->nbytes) != CT_OK)
         return NULL;
-    }
     return ct__recorded(ct__view_of(t, size.size, stride.size, size.ndim, storage_offset), "AsStridedBackward0",
                         CT__VIEW_STRIDED, t, NULL);
 }

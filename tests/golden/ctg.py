@@ -35,3 +35,33 @@ class Writer:
         with open(self.path, 'wb') as f:
             for r in self.records:
                 f.write(r)
+
+    def case(self, name, fn, inputs, gen, module=None, seed=None):
+        """Run fn(*inputs) (a module or a function) and store what
+        ct_test_golden_case (tests/harness.c) replays: the inputs <name>_in<i>,
+        an output gradient <name>_g drawn from gen, the output <name>_out, the
+        floating inputs' gradients <name>_gin<i>, the parameters' gradients
+        <name>_gp_<param> and the module's state after the call <name>_st_<key>.
+        seed: torch.manual_seed(seed) right before the call."""
+        inputs = [x.detach().clone().requires_grad_(x.is_floating_point()) for x in inputs]
+        for i, x in enumerate(inputs):
+            self.add('%s_in%d' % (name, i), x)
+        if seed is not None:
+            torch.manual_seed(seed)
+        out = fn(*inputs)
+        self.add(name + '_out', out)
+        g = torch.randn(out.shape, generator=gen, dtype=out.dtype)
+        self.add(name + '_g', g)
+        grads = [x for x in inputs if x.requires_grad]
+        params = [(k, p) for k, p in (module.named_parameters() if module else []) if p.requires_grad]
+        res = torch.autograd.grad(out, grads + [p for _, p in params], g, allow_unused=True)
+        k = 0
+        for i, x in enumerate(inputs):
+            if x.requires_grad:
+                self.add('%s_gin%d' % (name, i), res[k] if res[k] is not None else torch.zeros_like(x))
+                k += 1
+        for (pname, p), gp in zip(params, res[k:]):
+            self.add('%s_gp_%s' % (name, pname), gp if gp is not None else torch.zeros_like(p))
+        if module is not None:
+            for sname, t in module.state_dict().items():
+                self.add('%s_st_%s' % (name, sname), t)

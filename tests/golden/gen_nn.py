@@ -20,28 +20,7 @@ W = Writer('nn.ctg')
 
 def case(name, fn, inputs, module=None, seed=None):
     """Run fn(*inputs) (module or function); store everything for replay."""
-    inputs = [x.detach().clone().requires_grad_(x.is_floating_point()) for x in inputs]
-    for i, x in enumerate(inputs):
-        W.add('%s_in%d' % (name, i), x)
-    if seed is not None:
-        torch.manual_seed(seed)
-    out = fn(*inputs)
-    W.add(name + '_out', out)
-    g = torch.randn(out.shape, generator=GEN, dtype=out.dtype)
-    W.add(name + '_g', g)
-    grads = [x for x in inputs if x.requires_grad]
-    params = [(k, p) for k, p in (module.named_parameters() if module else []) if p.requires_grad]
-    res = torch.autograd.grad(out, grads + [p for _, p in params], g, allow_unused=True)
-    k = 0
-    for i, x in enumerate(inputs):
-        if x.requires_grad:
-            W.add('%s_gin%d' % (name, i), res[k] if res[k] is not None else torch.zeros_like(x))
-            k += 1
-    for (pname, p), gp in zip(params, res[k:]):
-        W.add('%s_gp_%s' % (name, pname), gp if gp is not None else torch.zeros_like(p))
-    if module is not None:
-        for sname, t in module.state_dict().items():
-            W.add('%s_st_%s' % (name, sname), t)
+    W.case(name, fn, inputs, GEN, module, seed)
 
 
 GEN = torch.Generator().manual_seed(1234)
