@@ -279,6 +279,35 @@ int ct_test_each_case(const char *path, int n_fields, void (*replay)(char **fiel
     return cases;
 }
 
+ct_tensor *ct_test_view_of(ct_tensor *t, char v)
+{
+    if (v == 'T') return ct_transpose(t, -2, -1);
+    if (v == 'S') return ct_slice(t, -1, 0, INT64_MAX, 2);
+    if (v == 'B') {
+        ct_shape s = ct_shape_of(t);
+        int64_t sizes[CT_MAX_DIMS] = {2};
+        memcpy(sizes + 1, s.size, sizeof(int64_t) * (size_t)s.ndim);
+        return ct_expand(ct_unsqueeze(t, 0), ct_shape_make(s.ndim + 1, sizes));
+    }
+    return t;
+}
+
+void ct_test_graph_of(const ct_node *n, char *buf, size_t cap)
+{
+    size_t len = strlen(buf);
+    if (!n) {
+        snprintf(buf + len, cap - len, "None");
+        return;
+    }
+    snprintf(buf + len, cap - len, "%s", ct_node_name(n));
+    int k = ct_node_num_next(n);
+    for (int i = 0; i < k; i++) {
+        len = strlen(buf);
+        snprintf(buf + len, cap - len, i ? "," : "(");
+        ct_test_graph_of(ct_node_next(n, i, NULL), buf, cap);
+    }
+    len = strlen(buf);
+    if (k) snprintf(buf + len, cap - len, ")");
 /* ---------------------------------------------------------------- golden module cases */
 
 const ct_tensor *ct_test_gold(const char *file, const char *name, const char *suffix)

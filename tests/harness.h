@@ -93,6 +93,14 @@ const ct_tensor *golden(const char *file, const char *name);
  * of its own; returns how many there were (-1: no file, a failed check). */
 int ct_test_each_case(const char *path, int n_fields, void (*replay)(char **fields));
 
+/* The golden generators' view letters (gen_products.py, gen_einsum.py): '-'
+ * t itself, T its transpose (last two dims), S every other element of its
+ * last dim, B unsqueezed and expanded to a batch of 2 in front. */
+ct_tensor *ct_test_view_of(ct_tensor *t, char v);
+
+/* grad_fn's name, then its next functions' graphs in parentheses, None for
+ * an input without a gradient (the generators' graph()), appended to buf. */
+void ct_test_graph_of(const ct_node *n, char *buf, size_t cap);
 /* ---------------------------------------------------------------- golden module cases */
 
 /* What a generator's case() writes for case <name> in <file>.ctg: inputs

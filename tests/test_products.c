@@ -8,19 +8,6 @@
 
 /* ---------------------------------------------------------------- replaying golden cases */
 
-static ct_tensor *view_of(ct_tensor *t, char v)
-{
-    if (v == 'T') return ct_transpose(t, -2, -1);
-    if (v == 'S') return ct_slice(t, -1, 0, INT64_MAX, 2);
-    if (v == 'B') {
-        ct_shape s = ct_shape_of(t);
-        int64_t sizes[CT_MAX_DIMS] = {2};
-        memcpy(sizes + 1, s.size, sizeof(int64_t) * (size_t)s.ndim);
-        return ct_expand(ct_unsqueeze(t, 0), ct_shape_make(s.ndim + 1, sizes));
-    }
-    return t;
-}
-
 static int arity(const char *op) { return !strncmp(op, "add", 3) || !strcmp(op, "baddbmm") ? 3 : 2; }
 
 static ct_tensor *run_product(const char *op, ct_tensor *const *x, ct_addmm_opts o)
@@ -38,25 +25,6 @@ static ct_tensor *run_product(const char *op, ct_tensor *const *x, ct_addmm_opts
     return NULL;
 }
 
-/* grad_fn's name, then its next functions' graphs in parentheses (gen_products.py's graph()). */
-static void graph_of(const ct_node *n, char *buf, size_t cap)
-{
-    size_t len = strlen(buf);
-    if (!n) {
-        snprintf(buf + len, cap - len, "None");
-        return;
-    }
-    snprintf(buf + len, cap - len, "%s", ct_node_name(n));
-    int k = ct_node_num_next(n);
-    for (int i = 0; i < k; i++) {
-        len = strlen(buf);
-        snprintf(buf + len, cap - len, i ? "," : "(");
-        graph_of(ct_node_next(n, i, NULL), buf, cap);
-    }
-    len = strlen(buf);
-    if (k) snprintf(buf + len, cap - len, ")");
-}
-
 static void replay(char **f)
 {
     char name[64], what[128], graph[2048] = "";
@@ -68,7 +36,7 @@ static void replay(char **f)
     bool floating = strcmp(f[5], "-") != 0;
     for (int i = 0; i < n; i++) {
         snprintf(name, sizeof name, "c%.16s_x%d", cid, i);
-        x[i] = view_of(ct_clone(golden("products", name)), views[i]);
+        x[i] = ct_test_view_of(ct_clone(golden("products", name)), views[i]);
         if (floating && x[i]) {
             x[i] = ct_detach(x[i]);
             ct_requires_grad_(x[i], true);
@@ -82,7 +50,7 @@ static void replay(char **f)
     snprintf(name, sizeof name, "c%.16s_out", cid);
     CHECK_TENSOR(out, golden("products", name), 0);
     if (!floating) return;
-    graph_of(ct_grad_fn(out), graph, sizeof graph);
+    ct_test_graph_of(ct_grad_fn(out), graph, sizeof graph);
     if (strcmp(graph, f[5])) ct_test_fail(__FILE__, __LINE__, "%s: graph\n%s\nexpected\n%s", what, graph, f[5]);
     snprintf(name, sizeof name, "c%.16s_g", cid);
     const ct_tensor *g = golden("products", name);

@@ -21,7 +21,7 @@ IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_o
       src/cpu/iter.c src/cpu/range.c src/cpu/pointwise.c src/cpu/reduce.c src/cpu/join.c src/cpu/sort.c
       src/cpu/copy.c src/cpu/conv.c
       src/linalg/gemm.c src/linalg/products.c src/linalg/lapack.c src/linalg/formulas.c src/linalg/decomp.c
-      src/linalg/pool.c src/linalg/conv.c
+      src/linalg/einsum.c src/linalg/pool.c src/linalg/conv.c
       src/nn/module.c src/nn/init.c src/nn/functional.c src/nn/loss.c src/nn/layers.c src/nn/conv_layers.c src/nn/attention.c
       src/nn/rnn.c
       src/optim/optimizer.c src/optim/lbfgs.c src/optim/lr_scheduler.c src/optim/clip.c

@@ -341,3 +341,23 @@ static void ct__la_record_matrix_exp(ct_tensor *r, const ct_tensor *A)
     bool out = false;
     ct__la_record(&ct__nt_linalg_matrix_exp, &A, 1, &r, 1, &A, &out, 1, 0);
 }
+
+/* ---------------------------------------------------------------- cross */
+
+/* cross(other, g) and cross(g, input) along the same dim; the engine sums
+ * each to its input's shape where the inputs broadcast. */
+CT__BACKWARD(linalg_cross)
+{
+    int dim = (int)n->iargs[0];
+    CT__GRAD(0, ct_linalg_cross(CT__S(1), go[0], dim));
+    CT__GRAD(1, ct_linalg_cross(go[0], CT__S(0), dim));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_cross = {"LinalgCrossBackward0", ct__bw_linalg_cross};
+
+static void ct__la_record_cross(ct_tensor *r, const ct_tensor *input, const ct_tensor *other, int dim)
+{
+    const ct_tensor *in[2] = {input, other};
+    const bool out[2] = {false, false};
+    ct__la_record(&ct__nt_linalg_cross, in, 2, &r, 1, in, out, 2, dim);
+}

@@ -52,3 +52,46 @@ CTORCH_API ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, con
 /* torch.baddbmm(input, batch1, batch2, beta=, alpha=): beta * input + alpha * bmm(batch1, batch2). */
 CTORCH_API ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_tensor *batch2,
                                  ct_addmm_opts opts);
+
+/* ---------------------------------------------------------------- einsum, tensordot, kron, cross
+ *
+ * Contractions and products built from the ops above exactly as PyTorch
+ * builds them (permute, reshape, sum, mul, bmm / mm), so their graphs have
+ * PyTorch's nodes and every order of derivative comes for free. Operand
+ * dtypes follow those ops: mul promotes, bmm and mm need one dtype.
+ *
+ *     ct_tensor *ops[2] = {a, b};
+ *     ct_tensor *c = ct_einsum("bij,bjk->bik", ops, 2);    // torch.einsum("bij,bjk->bik", a, b)
+ *
+ * Aligned operands have one dim per distinct label plus the ellipsis's, so an
+ * einsum is limited to CT_MAX_DIMS (16) of them (PyTorch allows 64), and kron
+ * to inputs of at most CT_MAX_DIMS / 2 dims (it views them with twice as many). */
+
+/* torch.einsum(equation, *operands): the Einstein sum of the n operands.
+ * The equation is PyTorch's: a label per dim in [a-zA-Z], operands separated
+ * by commas, "..." for broadcast dims, spaces ignored; "->" gives the output,
+ * else it is "..." then the labels used once, in order (A-Z before a-z).
+ * A label repeated in one operand takes its diagonal; labels left out of the
+ * output are summed. Operands are contracted pairwise from the left, each
+ * pair through one bmm (PyTorch's sumproduct_pair). */
+CTORCH_API ct_tensor *ct_einsum(const char *equation, ct_tensor *const *operands, int n);
+/* torch.tensordot(a, b, dims): sums over the last `dims` dims of a and the
+ * first `dims` dims of b, through one mm. */
+CTORCH_API ct_tensor *ct_tensordot(const ct_tensor *a, const ct_tensor *b, int64_t dims);
+/* torch.tensordot(a, b, dims=(dims_a, dims_b)): sums over dims_a[i] of a
+ * paired with dims_b[i] of b (a size-1 dim pairs with any size). */
+CTORCH_API ct_tensor *ct_tensordot_dims(const ct_tensor *a, const ct_tensor *b, ct_shape dims_a, ct_shape dims_b);
+/* torch.kron(input, other): the Kronecker product; the smaller rank is padded
+ * with leading 1s. As in PyTorch 1.13, the product of the two inputs' views
+ * is laid out like them and then viewed, so a transposed input fails with
+ * view's error. */
+CTORCH_API ct_tensor *ct_kron(const ct_tensor *input, const ct_tensor *other);
+/* torch.linalg.cross(input, other, dim=-1): the cross product of 3-vectors
+ * along dim; inputs have the same number of dims and broadcast, and share a
+ * dtype (not float16 or bool, as PyTorch's CPU kernel). */
+CTORCH_API ct_tensor *ct_linalg_cross(const ct_tensor *input, const ct_tensor *other, int dim);
+/* torch.cross(input, other): linalg.cross along the first dim of input that
+ * has size 3 (PyTorch 1.13's default, which linalg.cross's -1 replaces). */
+CTORCH_API ct_tensor *ct_cross(const ct_tensor *input, const ct_tensor *other);
+/* torch.cross(input, other, dim): linalg.cross along dim. */
+CTORCH_API ct_tensor *ct_cross_dim(const ct_tensor *input, const ct_tensor *other, int dim);

@@ -142,17 +142,24 @@ static ct_scalar ct__item_scalar(const ct_tensor *t)
 }
 
 /* The first tensor of a list that is NULL, reported as Python reports None
- * in a list (a failure earlier in the chain keeps its own error). */
-static ct_result ct__check_list(ct_tensor *const *ts, int n, const char *fn)
+ * in a list (a failure earlier in the chain keeps its own error); the list
+ * is fn's argument `arg` (0 the first), named 'tensors'. */
+static ct_result ct__check_list_arg(ct_tensor *const *ts, int n, const char *fn, int arg)
 {
     if (n > 0 && !ts)
-        return ct__fail(CT_ERR_TYPE, "%s(): argument 'tensors' (position 1) must be tuple of Tensors, not NULL", fn);
+        return ct__fail(CT_ERR_TYPE, "%s(): argument 'tensors' (position %d) must be tuple of Tensors, not NULL", fn,
+                        arg + 1);
     for (int i = 0; i < n; i++)
         if (!ts[i])
             return ct_last_error_code() != CT_OK
                        ? ct_last_error_code()
-                       : ct__fail(CT_ERR_TYPE, "expected Tensor as element %d in argument 0, but got NULL", i);
+                       : ct__fail(CT_ERR_TYPE, "expected Tensor as element %d in argument %d, but got NULL", i, arg);
     return CT_OK;
+}
+
+static ct_result ct__check_list(ct_tensor *const *ts, int n, const char *fn)
+{
+    return ct__check_list_arg(ts, n, fn, 0);
 }
 
 /* ---------------------------------------------------------------- cat */
