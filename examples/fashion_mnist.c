@@ -30,12 +30,20 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* dir/name.gz, or dir/name when only the uncompressed file is there; false
- * when neither is. */
+/* Reading gzip files needs a ctorch built with zlib. */
+#ifdef CTORCH_ZLIB
+#define GZIP_NOTE ""
+#else
+#define GZIP_NOTE "; this build reads no .gz files"
+#endif
+
+/* dir/name.gz (when built with zlib), or dir/name; false when neither is there. */
 static bool find_file(const char *dir, const char *name, char *path, size_t size)
 {
+#ifdef CTORCH_ZLIB
     snprintf(path, size, "%s/%s.gz", dir, name);
     if (access(path, R_OK) == 0) return true;
+#endif
     snprintf(path, size, "%s/%s", dir, name);
     return access(path, R_OK) == 0;
 }
@@ -184,8 +192,8 @@ int main(int argc, char **argv)
                             "t10k-labels-idx1-ubyte"};
     for (int i = 0; i < 4; i++) {
         if (!find_file(dir, names[i], path[i], sizeof path[i])) {
-            printf("fashion_mnist: no Fashion-MNIST in %s (apt-get install dataset-fashion-mnist, or give its directory): "
-                   "skipped\n", dir);
+            printf("fashion_mnist: no Fashion-MNIST in %s (apt-get install dataset-fashion-mnist, or give its directory"
+                   GZIP_NOTE "): skipped\n", dir);
             return 0;
         }
     }
