@@ -3,6 +3,7 @@
 #   make test-asan     the whole suite under ASan + UBSan + LeakSanitizer
 #   make demo          the main demo: an MLP learns the bundled digits
 #   make tour          a tour of the tensor API
+#   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
 #   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
 # Options: OPENMP=0 to build without OpenMP, OPENBLAS=1 to use OpenBLAS, CC=clang.
 
@@ -34,7 +35,7 @@ SRC     := $(shell find src -name '*.[ch]') tools/amalgamate.sh
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate test test-build test-asan test-tsan test-valgrind demo tour bench clean
+.PHONY: all amalgamate test test-build test-asan test-tsan test-valgrind demo tour fashion bench clean
 
 all: ctorch.h $(TESTS) $(EXAMPLES)
 
@@ -96,6 +97,13 @@ demo: $(BUILD)/bin/train_digits
 
 tour: $(BUILD)/bin/tour
 	$(BUILD)/bin/tour
+
+# An MLP and a LeNet-style CNN on Fashion-MNIST, EPOCHS epochs each, from
+# Debian's dataset-fashion-mnist package or FASHION_MNIST=dir (the four IDX files).
+FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
+EPOCHS  ?= 1
+fashion: $(BUILD)/examples/fashion_mnist
+	$(BUILD)/examples/fashion_mnist $(FASHION_MNIST) $(EPOCHS)
 
 bench: ctorch.h
 	@BUILD="$(BUILD)" bench/run.sh
