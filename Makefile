@@ -102,8 +102,8 @@ tour: $(BUILD)/bin/tour
 # Debian's dataset-fashion-mnist package or FASHION_MNIST=dir (the four IDX files).
 FASHION_MNIST ?= /usr/share/datasets/fashion-mnist
 EPOCHS  ?= 1
-fashion: $(BUILD)/examples/fashion_mnist
-	$(BUILD)/examples/fashion_mnist $(FASHION_MNIST) $(EPOCHS)
+fashion: $(BUILD)/bin/fashion_mnist
+	$(BUILD)/bin/fashion_mnist $(FASHION_MNIST) $(EPOCHS)
 
 bench: ctorch.h
 	@BUILD="$(BUILD)" bench/run.sh
