@@ -6,54 +6,34 @@
 #define RT CT_ERR_RUNTIME
 #define VE CT_ERR_VALUE
 
-static ct_conv_layer_opts conv_opts(ct_shape stride, ct_shape padding, ct_shape dilation, int64_t groups)
-{
-    ct_conv_layer_opts o;
-    memset(&o, 0, sizeof o);
-    o.stride = stride;
-    o.padding = padding;
-    o.dilation = dilation;
-    o.groups = groups;
-    return o;
-}
-
-static ct_conv_layer_opts padded(const char *padding_str, ct_pad_mode mode)
-{
-    ct_conv_layer_opts o;
-    memset(&o, 0, sizeof o);
-    o.padding_str = padding_str;
-    o.padding_mode = mode;
-    return o;
-}
-
 static void test_module_errors(void)
 {
-    ct_conv_layer_opts o = conv_opts(CT_SHAPE0, CT_SHAPE0, CT_SHAPE0, -1);
+    ct_conv_layer_opts o = {.groups = -1};
     FAILS_T(ct_nn_conv2d(3, 4, CT_SHAPE(3), o), VE, "groups must be a positive integer");
     o.groups = 2;
     FAILS_T(ct_nn_conv2d(3, 4, CT_SHAPE(3), o), VE, "in_channels must be divisible by groups");
     o.groups = 3;
     FAILS_T(ct_nn_conv2d(3, 4, CT_SHAPE(3), o), VE, "out_channels must be divisible by groups");
-    o = padded("foo", CT_PAD_CONSTANT);
+    o = (ct_conv_layer_opts){.padding_str = "foo"};
     FAILS_T(ct_nn_conv2d(3, 4, CT_SHAPE(3), o), VE, "Invalid padding string 'foo', should be one of {'valid', 'same'}");
-    o = padded("same", CT_PAD_CONSTANT);
+    o = (ct_conv_layer_opts){.padding_str = "same"};
     o.stride = CT_SHAPE(1, 2);
     FAILS_T(ct_nn_conv2d(3, 4, CT_SHAPE(3), o), VE, "padding='same' is not supported for strided convolutions");
-    FAILS_T(ct_nn_conv_transpose2d(3, 4, CT_SHAPE(3), padded(NULL, CT_PAD_REFLECT)), VE,
+    FAILS_T(ct_nn_conv_transpose2d(3, 4, CT_SHAPE(3), (ct_conv_layer_opts){.padding_mode = CT_PAD_REFLECT}), VE,
             "Only \"zeros\" padding mode is supported for ConvTranspose2d");
-    o = conv_opts(CT_SHAPE(1, 2, 3), CT_SHAPE0, CT_SHAPE0, 0);
+    o = (ct_conv_layer_opts){.stride = CT_SHAPE(1, 2, 3)};
     FAILS_T(ct_nn_conv2d(3, 3, CT_SHAPE(3), o), RT, "expected stride to be a single integer value or a list of 2 values to "
                                                       "match the convolution dimensions, but got stride=[1, 2, 3]");
-    FAILS_T(ct_nn_conv2d(3, 3, CT_SHAPE0, conv_opts(CT_SHAPE0, CT_SHAPE0, CT_SHAPE0, 0)), CT_ERR_TYPE,
+    FAILS_T(ct_nn_conv2d(3, 3, CT_SHAPE0, (ct_conv_layer_opts){0}), CT_ERR_TYPE,
             "__init__() missing 1 required positional argument: 'kernel_size'");
 
-    ct_module *c = make_conv2d_1_16_5();
+    ct_module *c = ct_nn_conv2d(1, 16, CT_SHAPE(5), (ct_conv_layer_opts){0});
     FAILS_T(ct_forward(c, ct_zeros(CT_SHAPE(2, 2, 8, 8), CT_F32)), RT,
             "Given groups=1, weight of size [16, 1, 5, 5], expected input[2, 2, 8, 8] to have 1 channels, but got 2 channels instead");
     FAILS_T(ct_conv_transpose_forward(c, ct_zeros(CT_SHAPE(1, 1, 8, 8), CT_F32), CT_SHAPE(8, 8)), CT_ERR_TYPE,
             "ct_conv_transpose_forward: Conv2d is not a ConvTranspose1d or ConvTranspose2d");
     ct_module_release(c);
-    ct_module *t = ct_nn_conv_transpose1d(3, 4, CT_SHAPE(3), conv_opts(CT_SHAPE(2), CT_SHAPE0, CT_SHAPE0, 0));
+    ct_module *t = ct_nn_conv_transpose1d(3, 4, CT_SHAPE(3), (ct_conv_layer_opts){.stride = CT_SHAPE(2)});
     FAILS_T(ct_conv_transpose_forward(t, ct_zeros(CT_SHAPE(3, 5), CT_F32), CT_SHAPE(20)), VE,
             "requested an output size of [20], but valid sizes range from [11] to [12] (for an input of torch.Size([]))");
     FAILS_T(ct_conv_transpose_forward(t, ct_zeros(CT_SHAPE(1, 3, 5), CT_F32), CT_SHAPE(1, 2, 3, 4)), VE,
@@ -62,7 +42,7 @@ static void test_module_errors(void)
 
     FAILS_T(ct_nn_multihead_attention(8, 3, (ct_mha_opts){0}), RT, "embed_dim must be divisible by num_heads");
     FAILS_T(ct_nn_multihead_attention(8, 0, (ct_mha_opts){0}), RT, "integer division or modulo by zero");
-    ct_module *m = make_mha();
+    ct_module *m = ct_nn_multihead_attention(8, 2, (ct_mha_opts){0});
     ct_tensor *q = ct_zeros(CT_SHAPE(4, 2, 8), CT_F32), *k = ct_zeros(CT_SHAPE(5, 2, 8), CT_F32);
     ct_tensor *k2 = ct_zeros(CT_SHAPE(5, 8), CT_F32), *q2 = ct_zeros(CT_SHAPE(4, 8), CT_F32);
     ct_mha_forward_opts none = {NULL, NULL, false}, o3 = none;
@@ -130,7 +110,9 @@ static void test_module_errors(void)
     eo = ct_transformer_encoder_layer_opts_init();
     eo.dropout = 1.5;
     FAILS_T(ct_nn_transformer_encoder_layer(8, 2, eo), VE, "dropout probability has to be between 0 and 1, but got 1.5");
-    ct_module *e = make_encoder();
+    eo.dropout = 0.1;
+    eo.dim_feedforward = 16;
+    ct_module *e = ct_nn_transformer_encoder_layer(8, 2, eo);
     FAILS_T(ct_transformer_encoder_layer_forward(e, ct_zeros(CT_SHAPE(5, 2, 8), CT_F32), NULL, ct_zeros(CT_SHAPE(2, 5), CT_I64)),
             RT, "only bool and floating types of key_padding_mask are supported");
     FAILS_T(ct_forward(e, ct_zeros(CT_SHAPE(5, 2, 6), CT_F32)), RT, "was expecting embedding dimension of 8, but got 6");
