@@ -308,6 +308,8 @@ void ct_test_graph_of(const ct_node *n, char *buf, size_t cap)
     }
     len = strlen(buf);
     if (k) snprintf(buf + len, cap - len, ")");
+}
+
 /* ---------------------------------------------------------------- golden module cases */
 
 const ct_tensor *ct_test_gold(const char *file, const char *name, const char *suffix)
