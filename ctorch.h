@@ -21765,6 +21765,11 @@ static bool ct__blas_layout(const ct_tensor *t, ct__operand *op)
     int64_t rows = t->sizes[1], cols = t->sizes[2], rs = t->strides[1], cs = t->strides[2];
     op->bs = t->strides[0];
     op->data = ct__data(t);
+    if (rows == 0 || cols == 0) { /* nothing is read: any strides do (an expanded empty gradient has zeros) */
+        op->trans = false;
+        op->ld = CT__MAX(cols, 1);
+        return true;
+    }
     if ((cs == 1 || cols <= 1) && (rows <= 1 || rs >= CT__MAX(cols, 1))) {
         op->trans = false;
         op->ld = rows <= 1 ? CT__MAX(cols, 1) : rs;
@@ -23421,16 +23426,14 @@ CT__BACKWARD(linalg_lstsq)
         B = ct_unsqueeze(B, -1);
         gX = ct_unsqueeze(gX, -1);
     }
-    ct_tensor *P = ct_linalg_pinv(A, false);
-    if (ct__needs_grad(n, 0)) {
-        const ct__out_meta *m = ct__input_meta(n, 0);
-        CT__GRAD(0, ct__sum_to_shape(ct__pinv_backward(ct_matmul(gX, ct__mT(B)), P, A), m->sizes, m->ndim));
-    }
-    if (ct__needs_grad(n, 1)) {
-        const ct__out_meta *m = ct__input_meta(n, 1);
-        ct_tensor *gB = ct_matmul(ct__mT(P), gX);
-        CT__GRAD(1, ct__sum_to_shape(n->iargs[0] ? ct_squeeze_dim(gB, -1) : gB, m->sizes, m->ndim));
-    }
+    ct_tensor *P = ct_linalg_pinv(A, false), *gA = NULL, *gB = NULL;
+    if (ct__needs_grad(n, 0) && !(gA = ct__pinv_backward(ct_matmul(gX, ct__mT(B)), P, A)))
+        return ct_last_error_code();
+    if (ct__needs_grad(n, 1) && !(gB = ct_matmul(ct__mT(P), gX))) return ct_last_error_code();
+    if (gB && n->iargs[0]) gB = ct_squeeze_dim(gB, -1);
+    const ct__out_meta *mA = ct__input_meta(n, 0), *mB = ct__input_meta(n, 1);
+    CT__GRAD(0, ct__sum_to_shape(gA, mA->sizes, mA->ndim));
+    CT__GRAD(1, gB ? ct__sum_to_shape(gB, mB->sizes, mB->ndim) : NULL);
     return CT_OK;
 }
 static const ct__node_type ct__nt_linalg_lstsq = {"LinalgLstsqBackward0", ct__bw_linalg_lstsq};

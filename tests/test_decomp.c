@@ -558,6 +558,29 @@ static void test_grad_golden(void)
     }
 }
 
+/* Derivatives of empty matrices: empty gradients, or zeros for a
+ * non-empty B (PyTorch's). lstsq's reaches matmul with sum's expanded
+ * (zero-stride) empty gradient. */
+static void test_grad_empty(void)
+{
+    ct_backward_opts plain = {0}, higher = {.create_graph = true};
+    ct_tensor *A = ct_zeros(CT_SHAPE(3, 0), CT_F64), *B = ct_ones(CT_SHAPE(3, 2), CT_F64);
+    ct_requires_grad_(A, true);
+    ct_requires_grad_(B, true);
+    CHECK_OK(ct_backward(ct_sum(ct_linalg_lstsq(A, B)), NULL, plain));
+    CHECK_CLOSE(ct_grad(A), ct_zeros(CT_SHAPE(3, 0), CT_F64));
+    CHECK_CLOSE(ct_grad(B), ct_zeros(CT_SHAPE(3, 2), CT_F64));
+    ct_tensor *E = ct_zeros(CT_SHAPE(2, 0, 0), CT_F64), *L, *V;
+    ct_requires_grad_(E, true);
+    CHECK_OK(ct_linalg_eig(E, &L, &V));
+    CHECK_OK(ct_backward(ct_add(ct_sum(L), ct_sum(V)), NULL, plain));
+    CHECK_CLOSE(ct_grad(E), ct_zeros(CT_SHAPE(2, 0, 0), CT_F64));
+    ct_tensor *D = ct_zeros(CT_SHAPE(0, 3, 3), CT_F64);
+    ct_requires_grad_(D, true);
+    CHECK_OK(ct_backward(ct_sum(ct_linalg_det(D)), NULL, higher));
+    CHECK_CLOSE(ct_grad(D), ct_zeros(CT_SHAPE(0, 3, 3), CT_F64));
+}
+
 /* The node names PyTorch gives (y.grad_fn.name()). */
 static void test_node_names(void)
 {
@@ -632,6 +655,7 @@ int main(void)
     RUN(test_grad_eig_lstsq);
     RUN(test_grad_det_singular);
     RUN(test_grad_golden);
+    RUN(test_grad_empty);
     RUN(test_node_names);
     RUN(test_grad_errors);
     return ct_test_report();
