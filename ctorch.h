@@ -24283,8 +24283,9 @@ ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
     const double *bd = p ? ct__la_in(Be, &batch) : NULL;
     double *xd;
     if (bd) x = ct__la_out(Be, Be->ndim - 2, xshape, 2, &xd);
-    for (int64_t b = 0; x && b < batch; b++)
-        ct__la_mm((const double *)ct__data(p) + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
+    static const double none = 0; /* an empty pinv has no data: a pointer that is never read */
+    const double *pd = p && ct__data(p) ? (const double *)ct__data(p) : &none;
+    for (int64_t b = 0; x && b < batch; b++) ct__la_mm(pd + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
     if (x && vector) CT__UNRECORDED(x, ct_squeeze_dim(x, -1));
     ct_tensor *r = x ? ct__la_result(x, A->dtype) : NULL;
     ct_scope_end(s);
