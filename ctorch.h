@@ -23236,13 +23236,20 @@ CT__BACKWARD(linalg_eigh)
 }
 static const ct__node_type ct__nt_linalg_eigh = {"LinalgEighBackward0", ct__bw_linalg_eigh};
 
+/* Record type (eigh's or eig's) over A giving eigenvalues L and vectors V,
+ * saving both. */
+static void ct__la_record_eigen(const ct__node_type *type, ct_tensor *L, ct_tensor *V, const ct_tensor *A)
+{
+    if (!V) return; /* computed only when A requires grad */
+    ct_tensor *out[2] = {L, V};
+    const ct_tensor *save[2] = {L, V};
+    bool is_out[2] = {true, true};
+    ct__la_record(type, &A, 1, out, 2, save, is_out, 2, 0);
+}
+
 static void ct__la_record_eigh(ct_tensor *L, ct_tensor *Q, const ct_tensor *A)
 {
-    if (!Q) return; /* computed only when A requires grad */
-    ct_tensor *out[2] = {L, Q};
-    const ct_tensor *save[2] = {L, Q};
-    bool is_out[2] = {true, true};
-    ct__la_record(&ct__nt_linalg_eigh, &A, 1, out, 2, save, is_out, 2, 0);
+    ct__la_record_eigen(&ct__nt_linalg_eigh, L, Q, A);
 }
 
 /* ---------------------------------------------------------------- pinv, trace, matrix_exp */
@@ -23407,11 +23414,7 @@ static const ct__node_type ct__nt_linalg_eig = {"LinalgEigBackward0", ct__bw_lin
 
 static void ct__la_record_eig(ct_tensor *L, ct_tensor *V, const ct_tensor *A)
 {
-    if (!V) return; /* computed only when A requires grad */
-    ct_tensor *out[2] = {L, V};
-    const ct_tensor *save[2] = {L, V};
-    bool is_out[2] = {true, true};
-    ct__la_record(&ct__nt_linalg_eig, &A, 1, out, 2, save, is_out, 2, 0);
+    ct__la_record_eigen(&ct__nt_linalg_eig, L, V, A);
 }
 
 /* ---------------------------------------------------------------- lstsq */
