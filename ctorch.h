@@ -1805,6 +1805,13 @@ CTORCH_API ct_tensor *ct_interpolate(const ct_tensor *input, ct_interp_opts opts
 CTORCH_API ct_tensor *ct_pixel_shuffle(const ct_tensor *input, int64_t upscale_factor);
 CTORCH_API ct_tensor *ct_pixel_unshuffle(const ct_tensor *input, int64_t downscale_factor);
 
+/* F.conv_transpose3d(input, weight, bias, stride, padding, output_padding,
+ * groups, dilation): input (N, C_in, D, H, W) or unbatched (C_in, D, H, W),
+ * weight (C_in, C_out / groups, kD, kH, kW), bias (C_out) or NULL; the same
+ * GEMM + col2im as conv_transpose1d/2d, recording ConvolutionBackward0. */
+CTORCH_API ct_tensor *ct_conv_transpose3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
+                                          ct_conv_opts opts);
+
 /* ==================== nn/nn.h ==================== */
 // >>nn/nn.h
 /* Public neural-network API (torch.nn): the module object, hooks,
@@ -21808,6 +21815,11 @@ static bool ct__blas_layout(const ct_tensor *t, ct__operand *op)
     int64_t rows = t->sizes[1], cols = t->sizes[2], rs = t->strides[1], cs = t->strides[2];
     op->bs = t->strides[0];
     op->data = ct__data(t);
+    if (rows == 0 || cols == 0) { /* nothing is read: any strides do (an expanded empty gradient has zeros) */
+        op->trans = false;
+        op->ld = CT__MAX(cols, 1);
+        return true;
+    }
     if ((cs == 1 || cols <= 1) && (rows <= 1 || rs >= CT__MAX(cols, 1))) {
         op->trans = false;
         op->ld = rows <= 1 ? CT__MAX(cols, 1) : rs;
@@ -22968,15 +22980,106 @@ static void ct__la_record_inv(ct_tensor *r, const ct_tensor *A)
     ct__la_record(&ct__nt_linalg_inv, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, 0);
 }
 
-/* g (...) times A^-T, g broadcast over each matrix. */
+/* g (...) times A^-T, g broadcast over each matrix. A^-T is inverted as
+ * (A^T)^-1, from the LU factors of A^T that det and slogdet use: near a
+ * singular matrix det A^-T then stays accurate, the tiny pivot cancelling. */
 static ct_tensor *ct__la_times_inv_t(const ct_tensor *g, const ct_tensor *A)
 {
-    return ct_mul(ct_unsqueeze(ct_unsqueeze(g, -1), -1), ct__mT(ct_linalg_inv(A)));
+    return ct_mul(ct_unsqueeze(ct_unsqueeze(g, -1), -1), ct_linalg_inv(ct__mT(A)));
 }
 
-CT__BACKWARD(linalg_det) /* g det A^-T (A invertible) */
+/* The determinant's gradient comes in three forms, each for some of the
+ * matrices of a batch (det, g: (batch...), A (batch..., n, n)). */
+typedef ct_tensor *(*ct__det_grad_fn)(const ct_tensor *A, const ct_tensor *det, const ct_tensor *g);
+
+/* g det A^-T: A invertible. */
+static ct_tensor *ct__det_grad_regular(const ct_tensor *A, const ct_tensor *det, const ct_tensor *g)
 {
-    CT__GRAD(0, ct__la_times_inv_t(ct_mul(go[0], CT__S(1)), CT__S(0)));
+    return ct__la_times_inv_t(ct_mul(g, det), A);
+}
+
+/* Zero: PyTorch's first-order gradient where det is exactly zero (its LU
+ * solve, with zero pivots nudged to eps, of a zero right-hand side). */
+static ct_tensor *ct__det_grad_zero(const ct_tensor *A, const ct_tensor *det, const ct_tensor *g)
+{
+    (void)det;
+    (void)g;
+    return ct_zeros_like(A, CT_DEFAULT);
+}
+
+/* For each k the product of v's (..., n) elements other than v[k], from
+ * exclusive cumulative products from both ends: no division, so zeros are
+ * safe (PyTorch's prod_safe_zeros_backward). */
+static ct_tensor *ct__prod_of_others(const ct_tensor *v)
+{
+    int64_t k = v ? v->sizes[v->ndim - 1] : 0;
+    if (k == 0) return v ? ct_ones_like(v, CT_DEFAULT) : NULL;
+    ct_tensor *ones = ct_ones_like(ct_narrow(v, -1, 0, 1), CT_DEFAULT);
+    ct_tensor *fw[2] = {ones, ct_narrow(v, -1, 0, k - 1)}, *bw[2] = {ones, ct_flip(ct_narrow(v, -1, 1, k - 1), CT_DIMS(-1))};
+    if (!fw[0] || !fw[1] || !bw[1]) return NULL;
+    ct_tensor *before = ct_cumprod(ct_cat(fw, 2, -1), -1, CT_DEFAULT);
+    ct_tensor *after = ct_flip(ct_cumprod(ct_cat(bw, 2, -1), -1, CT_DEFAULT), CT_DIMS(-1));
+    return ct_mul(before, after);
+}
+
+/* The cofactor matrix by SVD, defined for singular A: with A = U S Vh,
+ * det A = det U det Vh prod S, so gA = U diag(g det U det Vh d prod S / dS) Vh. */
+static ct_tensor *ct__det_grad_svd(const ct_tensor *A, const ct_tensor *det, const ct_tensor *g)
+{
+    ct_tensor *U, *S, *Vh;
+    (void)det;
+    if (ct_linalg_svd(A, false, &U, &S, &Vh) != CT_OK) return NULL;
+    ct_tensor *alpha = ct_mul(ct_linalg_det(U), ct_linalg_det(Vh));
+    ct_tensor *D = ct_mul(ct_unsqueeze(ct_mul(g, alpha), -1), ct__prod_of_others(S));
+    return ct_matmul(ct_mul(U, ct_unsqueeze(D, -2)), Vh);
+}
+
+/* `special` for the matrices where mask (batch..., bool) holds, `regular`
+ * for the others, each on its own matrices only (PyTorch's masked_fmap),
+ * so that neither sees an input it is not defined at. */
+static ct_tensor *ct__det_grad_masked(const ct_tensor *mask, ct__det_grad_fn special, ct__det_grad_fn regular,
+                                      const ct_tensor *A, const ct_tensor *det, const ct_tensor *g)
+{
+    int64_t batch = mask ? ct_numel(mask) : 0, hits = 0, n = A->sizes[A->ndim - 1];
+    bool *m = mask ? (bool *)CT_MALLOC((size_t)(batch > 0 ? batch : 1)) : NULL;
+    if (mask && !m) CT__OOM();
+    if (!m || ct_copy_to_array(mask, m, batch, CT_BOOL) != CT_OK) {
+        CT_FREE(m);
+        return NULL;
+    }
+    for (int64_t b = 0; b < batch; b++) hits += m[b];
+    ct_tensor *r = NULL;
+    if (hits == 0 || hits == batch) {
+        r = (hits ? special : regular)(A, det, g);
+    } else { /* mixed: matrix by matrix */
+        ct_tensor *Af = ct_reshape(A, CT_SHAPE(batch, n, n)), *df = ct_reshape(det, CT_SHAPE(batch));
+        ct_tensor *gf = ct_reshape(g, CT_SHAPE(batch));
+        ct_tensor **parts = (ct_tensor **)CT_MALLOC((size_t)batch * sizeof *parts);
+        if (!parts) CT__OOM();
+        bool ok = parts && Af && df && gf;
+        for (int64_t b = 0; ok && b < batch; b++)
+            ok = (parts[b] = (m[b] ? special : regular)(ct_select(Af, 0, b), ct_select(df, 0, b),
+                                                        ct_select(gf, 0, b))) != NULL;
+        if (ok) r = ct_reshape_as(ct_stack(parts, (int)batch, 0), A);
+        CT_FREE(parts);
+    }
+    CT_FREE(m);
+    return r;
+}
+
+/* PyTorch's linalg_det_backward. A first-order gradient is g det A^-T,
+ * zero where det is exactly zero; under create_graph, matrices with
+ * |det| < 100 eps take the SVD form, which is the true cofactor matrix
+ * there and differentiable again. */
+CT__BACKWARD(linalg_det)
+{
+    ct_tensor *A = CT__S(0), *det = CT__S(1), *g = go[0], *mask;
+    if (!A || !det) return ct_last_error_code();
+    bool higher = ct__grad_mode(); /* the engine enables grad mode for create_graph */
+    double eps = A->dtype == CT_F32 ? (double)FLT_EPSILON : DBL_EPSILON;
+    CT__UNRECORDED(mask, higher ? ct_lt_scalar(ct_abs(det), ct_float(100 * eps)) : ct_eq_scalar(det, ct_float(0)));
+    CT__GRAD(0, ct__det_grad_masked(mask, higher ? ct__det_grad_svd : ct__det_grad_zero, ct__det_grad_regular, A,
+                                    det, g));
     return CT_OK;
 }
 static const ct__node_type ct__nt_linalg_det = {"LinalgDetBackward0", ct__bw_linalg_det};
@@ -23183,21 +23286,28 @@ CT__BACKWARD(linalg_eigh)
 }
 static const ct__node_type ct__nt_linalg_eigh = {"LinalgEighBackward0", ct__bw_linalg_eigh};
 
+/* Record type (eigh's or eig's) over A giving eigenvalues L and vectors V,
+ * saving both. */
+static void ct__la_record_eigen(const ct__node_type *type, ct_tensor *L, ct_tensor *V, const ct_tensor *A)
+{
+    if (!V) return; /* computed only when A requires grad */
+    ct_tensor *out[2] = {L, V};
+    const ct_tensor *save[2] = {L, V};
+    bool is_out[2] = {true, true};
+    ct__la_record(type, &A, 1, out, 2, save, is_out, 2, 0);
+}
+
 static void ct__la_record_eigh(ct_tensor *L, ct_tensor *Q, const ct_tensor *A)
 {
-    if (!Q) return; /* computed only when A requires grad */
-    ct_tensor *out[2] = {L, Q};
-    const ct_tensor *save[2] = {L, Q};
-    bool is_out[2] = {true, true};
-    ct__la_record(&ct__nt_linalg_eigh, &A, 1, out, 2, save, is_out, 2, 0);
+    ct__la_record_eigen(&ct__nt_linalg_eigh, L, Q, A);
 }
 
 /* ---------------------------------------------------------------- pinv, trace, matrix_exp */
 
-CT__BACKWARD(linalg_pinv)
+/* PyTorch's pinv_backward: the gradient at A of P = pinv(A) receiving g. */
+static ct_tensor *ct__pinv_backward(const ct_tensor *g, const ct_tensor *P, const ct_tensor *A)
 {
-    ct_tensor *A = CT__S(0), *P = CT__S(1), *g = go[0];
-    if (!A || !P) return ct_last_error_code();
+    if (!A || !P || !g) return NULL;
     ct_tensor *Pt = ct__mT(P), *gt = ct__mT(g), *gA;
     if (A->sizes[A->ndim - 2] <= A->sizes[A->ndim - 1]) {
         ct_tensor *K = ct_matmul(gt, P), *KPt = ct_matmul(K, Pt);
@@ -23210,7 +23320,12 @@ CT__BACKWARD(linalg_pinv)
         gA = ct_sub(gA, ct_matmul(ct_matmul(PtK, P), A));
         gA = ct_add(gA, ct_matmul(ct_matmul(ct_sub(gt, ct_matmul(A, K)), P), Pt));
     }
-    CT__GRAD(0, gA);
+    return gA;
+}
+
+CT__BACKWARD(linalg_pinv)
+{
+    CT__GRAD(0, ct__pinv_backward(go[0], CT__S(1), CT__S(0)));
     return CT_OK;
 }
 static const ct__node_type ct__nt_linalg_pinv = {"LinalgPinvBackward0", ct__bw_linalg_pinv};
@@ -23267,6 +23382,140 @@ static void ct__la_record_cross(ct_tensor *r, const ct_tensor *input, const ct_t
     const ct_tensor *in[2] = {input, other};
     const bool out[2] = {false, false};
     ct__la_record(&ct__nt_linalg_cross, in, 2, &r, 1, in, out, 2, dim);
+}
+
+/* ---------------------------------------------------------------- eig */
+
+/* A complex tensor as its real and imaginary parts: ctorch's (..., 2)
+ * pairs split, or parts computed apart. */
+typedef struct ct__cx {
+    ct_tensor *re, *im;
+} ct__cx;
+
+static ct__cx ct__cx_of(const ct_tensor *pairs)
+{
+    ct__cx z = {pairs ? ct_select(pairs, -1, 0) : NULL, pairs ? ct_select(pairs, -1, 1) : NULL};
+    return z;
+}
+
+/* a^H b for complex matrices a (..., k, m), b (..., k, n). */
+static ct__cx ct__cx_hmm(ct__cx a, ct__cx b)
+{
+    ct_tensor *art = ct__mT(a.re), *ait = ct__mT(a.im);
+    ct__cx z = {ct_add(ct_matmul(art, b.re), ct_matmul(ait, b.im)), ct_sub(ct_matmul(art, b.im), ct_matmul(ait, b.re))};
+    return z;
+}
+
+/* a b^H for complex matrices a (..., m, k), b (..., n, k). */
+static ct__cx ct__cx_mmh(ct__cx a, ct__cx b)
+{
+    ct_tensor *brt = ct__mT(b.re), *bit = ct__mT(b.im);
+    ct__cx z = {ct_add(ct_matmul(a.re, brt), ct_matmul(a.im, bit)), ct_sub(ct_matmul(a.im, brt), ct_matmul(a.re, bit))};
+    return z;
+}
+
+/* a / b element by element. */
+static ct__cx ct__cx_div(ct__cx a, ct__cx b)
+{
+    ct_tensor *den = ct_add(ct_mul(b.re, b.re), ct_mul(b.im, b.im));
+    ct__cx z = {ct_div(ct_add(ct_mul(a.re, b.re), ct_mul(a.im, b.im)), den),
+                ct_div(ct_sub(ct_mul(a.im, b.re), ct_mul(a.re, b.im)), den)};
+    return z;
+}
+
+/* Re(X) for X solving H X = R (H (..., n, n), R (..., n, k) complex), by
+ * the real system [[Hr, -Hi], [Hi, Hr]] [Xr; Xi] = [Rr; Ri]. */
+static ct_tensor *ct__cx_solve_re(ct__cx H, ct__cx R)
+{
+    ct_tensor *top[2] = {H.re, ct_neg(H.im)}, *bottom[2] = {H.im, H.re}, *rhs[2] = {R.re, R.im};
+    if (!top[0] || !top[1] || !bottom[0] || !rhs[0] || !rhs[1]) return NULL;
+    ct_tensor *rows[2] = {ct_cat(top, 2, -1), ct_cat(bottom, 2, -1)};
+    ct_tensor *big = rows[0] && rows[1] ? ct_cat(rows, 2, -2) : NULL, *B = ct_cat(rhs, 2, -2);
+    return ct_narrow(ct_linalg_solve(big, B), -2, 0, H.re->sizes[H.re->ndim - 1]);
+}
+
+/* Each eigenvector is fixed only up to a phase e^{i phi}; a loss that
+ * depends on it leaves Im(diag(V^H gV)) nonzero (PyTorch's tolerance). */
+static ct_result ct__eig_check_gauge(const ct_tensor *VhgV_im)
+{
+    ct_tensor *worst;
+    CT__UNRECORDED(worst, ct_amax(ct_abs(ct_diagonal(VhgV_im, 0, -2, -1)), CT_SHAPE0, false));
+    if (!worst) return ct_last_error_code();
+    if (ct_numel(worst) && ct_item(worst) > 1e-2)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication "
+                        "by e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.");
+    return CT_OK;
+}
+
+/* (V^H gV - V^H V diag(Re diag(V^H gV))) / conj(E), E[i][j] = L[j] - L[i]
+ * off the diagonal, 1 on it: the eigenvector part of the derivative. */
+static ct__cx ct__eig_vector_part(ct__cx L, ct__cx V, ct__cx VhgV)
+{
+    ct_tensor *d = ct_unsqueeze(ct_diagonal(VhgV.re, 0, -2, -1), -2);
+    ct__cx VhV = ct__cx_hmm(V, V);
+    ct__cx M = {ct_sub(VhgV.re, ct_mul(VhV.re, d)), ct_sub(VhgV.im, ct_mul(VhV.im, d))};
+    ct__cx Econj = {ct__la_gaps(L.re), ct_sub(ct_unsqueeze(L.im, -1), ct_unsqueeze(L.im, -2))};
+    return ct__cx_div(M, Econj);
+}
+
+/* PyTorch's linalg_eig_backward for a real input: the real part of
+ * V^-H (diag(gL) + vector part) V^H. The outputs are (re, im) pairs, whose
+ * gradients are gL = dl/dRe + i dl/dIm as view_as_real hands them on.
+ * eigvals records V as an output the caller never sees. */
+CT__BACKWARD(linalg_eig)
+{
+    ct__cx L = ct__cx_of(CT__S(0)), V = ct__cx_of(CT__S(1)), gL = ct__cx_of(go[0]);
+    if (!L.re || !V.re || !gL.re) return ct_last_error_code();
+    ct__cx G = {ct__diag_embed(gL.re), ct__diag_embed(gL.im)};
+    if (!ct__la_is_zero(go[1])) {
+        ct__cx VhgV = ct__cx_hmm(V, ct__cx_of(go[1]));
+        if (!VhgV.im) return ct_last_error_code();
+        if (ct__eig_check_gauge(VhgV.im) != CT_OK) return ct_last_error_code();
+        ct__cx P = ct__eig_vector_part(L, V, VhgV);
+        G.re = ct_add(G.re, P.re);
+        G.im = ct_add(G.im, P.im);
+    }
+    ct__cx Vh = {ct__mT(V.re), ct_neg(ct__mT(V.im))};
+    CT__GRAD(0, ct__cx_solve_re(Vh, ct__cx_mmh(G, V)));
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_eig = {"LinalgEigBackward0", ct__bw_linalg_eig};
+
+static void ct__la_record_eig(ct_tensor *L, ct_tensor *V, const ct_tensor *A)
+{
+    ct__la_record_eigen(&ct__nt_linalg_eig, L, V, A);
+}
+
+/* ---------------------------------------------------------------- lstsq */
+
+/* PyTorch's linalg_lstsq_backward (X = pinv(A) B): gA by pinv's derivative
+ * receiving gX B^T, gB = pinv(A)^T gX; each summed to its input's shape.
+ * iargs[0]: B was a vector. */
+CT__BACKWARD(linalg_lstsq)
+{
+    ct_tensor *A = CT__S(0), *B = CT__S(1), *gX = go[0];
+    if (n->iargs[0]) {
+        B = ct_unsqueeze(B, -1);
+        gX = ct_unsqueeze(gX, -1);
+    }
+    ct_tensor *P = ct_linalg_pinv(A, false), *gA = NULL, *gB = NULL;
+    if (ct__needs_grad(n, 0) && !(gA = ct__pinv_backward(ct_matmul(gX, ct__mT(B)), P, A)))
+        return ct_last_error_code();
+    if (ct__needs_grad(n, 1) && !(gB = ct_matmul(ct__mT(P), gX))) return ct_last_error_code();
+    if (gB && n->iargs[0]) gB = ct_squeeze_dim(gB, -1);
+    const ct__out_meta *mA = ct__input_meta(n, 0), *mB = ct__input_meta(n, 1);
+    CT__GRAD(0, ct__sum_to_shape(gA, mA->sizes, mA->ndim));
+    CT__GRAD(1, gB ? ct__sum_to_shape(gB, mB->sizes, mB->ndim) : NULL);
+    return CT_OK;
+}
+static const ct__node_type ct__nt_linalg_lstsq = {"LinalgLstsqBackward0", ct__bw_linalg_lstsq};
+
+static void ct__la_record_lstsq(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
+{
+    const ct_tensor *in[2] = {A, B};
+    bool is_out[2] = {false, false};
+    ct__la_record(&ct__nt_linalg_lstsq, in, 2, &X, 1, in, is_out, 2, vector);
 }
 
 /* ==================== linalg/decomp.c ==================== */
@@ -23442,7 +23691,10 @@ ct_tensor *ct_inverse(const ct_tensor *A)
 }
 
 /* sign and log|det| (each (batch...) float64, NULL: not wanted) of A's
- * matrices, and det itself when det is given. */
+ * matrices, and det itself when det is given. Like PyTorch, which hands
+ * LAPACK the row-major data as it is, this factors A^T (the same
+ * determinant): the rounding then matches, so that a singular matrix with
+ * small integers gets det exactly 0, as its gradient (linalg_det's) needs. */
 static ct_result ct__lu_dets(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabs, ct_tensor **det)
 {
     int64_t n = A->sizes[A->ndim - 1], batch;
@@ -23455,7 +23707,8 @@ static ct_result ct__lu_dets(const ct_tensor *A, ct_tensor **sign, ct_tensor **l
     if (ok && logabs) ok = (*logabs = ct__la_out(A, A->ndim - 2, NULL, 0, &lo)) != NULL;
     if (ok && det) ok = (*det = ct__la_out(A, A->ndim - 2, NULL, 0, &dout)) != NULL;
     for (int64_t b = 0; ok && b < batch; b++) {
-        memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < n; j++) lu[j * n + i] = a[(b * n + i) * n + j];
         ct__lu(lu, n, piv);
         double sg, la;
         ct__lu_slogdet(lu, piv, n, &sg, &la);
@@ -23927,17 +24180,19 @@ static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors
     if (!ct_dtype_is_floating(A->dtype))
         return ct__fail(CT_ERR_RUNTIME, "Unknown Complex ScalarType for %s", ct__dtype_title(A->dtype));
     if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
+    bool vectors = want_vectors || (ct__grad_mode() && ct__requires_grad(A)); /* backward needs them */
     ct_scope s = ct_scope_begin();
     ct_tensor *l = NULL, *v = NULL;
-    ct_result r = ct__eig_f64(A, want_vectors, &l, &v);
+    ct_result r = ct__eig_f64(A, vectors, &l, &v);
     if (r == CT_OK) {
         l = ct__la_result(l, A->dtype);
-        if (want_vectors) v = ct__la_result(v, A->dtype);
+        if (vectors) v = ct__la_result(v, A->dtype);
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
+    ct__la_record_eig(l, v, A);
     ct__la_hand(L, l);
-    if (want_vectors) ct__la_hand(V, v);
+    if (vectors) ct__la_hand(V, v);
     return CT_OK;
 }
 
@@ -24101,11 +24356,13 @@ ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
     const double *bd = p ? ct__la_in(Be, &batch) : NULL;
     double *xd;
     if (bd) x = ct__la_out(Be, Be->ndim - 2, xshape, 2, &xd);
-    for (int64_t b = 0; x && b < batch; b++)
-        ct__la_mm((const double *)ct__data(p) + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
+    static const double none = 0; /* an empty pinv has no data: a pointer that is never read */
+    const double *pd = p && ct__data(p) ? (const double *)ct__data(p) : &none;
+    for (int64_t b = 0; x && b < batch; b++) ct__la_mm(pd + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
     if (x && vector) CT__UNRECORDED(x, ct_squeeze_dim(x, -1));
     ct_tensor *r = x ? ct__la_result(x, A->dtype) : NULL;
     ct_scope_end(s);
+    ct__la_record_lstsq(r, A, B, vector);
     return r;
 }
 
@@ -26173,6 +26430,11 @@ ct_tensor *ct_conv_transpose1d(const ct_tensor *input, const ct_tensor *weight, 
 ct_tensor *ct_conv_transpose2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
 {
     return ct__conv_front("conv_transpose2d", 2, true, input, weight, bias, opts);
+}
+
+ct_tensor *ct_conv_transpose3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
+{
+    return ct__conv_front("conv_transpose3d", 3, true, input, weight, bias, opts);
 }
 
 /* ---------------------------------------------------------------- im2col and col2im */

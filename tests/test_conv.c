@@ -84,7 +84,8 @@ static ct_tensor *run_case(const test_case *t, ct_tensor *const *in, ct_tensor *
     const op_args *a = &t->a;
     static const struct { const char *name; conv_fn fn; } convs[] = {
         {"conv1d", ct_conv1d}, {"conv2d", ct_conv2d}, {"conv3d", ct_conv3d},
-        {"conv_transpose1d", ct_conv_transpose1d}, {"conv_transpose2d", ct_conv_transpose2d}};
+        {"conv_transpose1d", ct_conv_transpose1d}, {"conv_transpose2d", ct_conv_transpose2d},
+        {"conv_transpose3d", ct_conv_transpose3d}};
     for (size_t i = 0; i < sizeof convs / sizeof convs[0]; i++)
         if (!strcmp(t->op, convs[i].name)) {
             ct_conv_opts o = {a->s, a->p, a->ps, a->d, a->g, a->op};

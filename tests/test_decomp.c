@@ -334,7 +334,7 @@ static ct_tensor *sym_of(const ct_tensor *x) { return ct_add(x, ct_transpose(x, 
 typedef enum fn_id {
     F_INV, F_DET, F_SLOGDET, F_SOLVE, F_CHOL, F_CHOL_UPPER, F_QR, F_QR_COMPLETE, F_SVD, F_SVD_FULL, F_SVDVALS,
     F_EIGH, F_EIGVALSH, F_TRACE, F_VNORM, F_MNORM_FRO, F_MNORM_NUC, F_MNORM_2, F_MNORM_1, F_MNORM_INF, F_POW3,
-    F_POW_NEG, F_POW0, F_EXP, F_PINV, F_TSVD
+    F_POW_NEG, F_POW0, F_EXP, F_PINV, F_TSVD, F_EIG, F_EIGVALS, F_LSTSQ
 } fn_id;
 
 static int fn(ct_tensor *const *in, int n, ct_tensor **out, void *user)
@@ -388,6 +388,13 @@ static int fn(ct_tensor *const *in, int n, ct_tensor **out, void *user)
     case F_POW0: x = ct_linalg_matrix_power(a, 0); break;
     case F_EXP: x = ct_linalg_matrix_exp(a); break;
     case F_PINV: x = ct_linalg_pinv(a, false); break;
+    case F_EIG: /* L, and |V|^2 (phase-invariant) */
+        ct_linalg_eig(a, &x, &y);
+        y = y ? ct_sum_dim(ct_mul(y, y), CT_DIMS(-1), false, CT_DEFAULT) : NULL;
+        k = 2;
+        break;
+    case F_EIGVALS: x = ct_linalg_eigvals(a); break;
+    case F_LSTSQ: x = ct_linalg_lstsq(a, b); break;
     }
     out[0] = x;
     out[1] = y;
@@ -455,6 +462,125 @@ static void test_grad_matrix_functions(void)
     GRADCHECKS(F_EXP, leaf(CT_SHAPE(2, 2, 2), 51));
 }
 
+static ct_tensor *fixed_leaf(const double *values, ct_shape s)
+{
+    ct_tensor *t = ct_from_array(values, s, CT_F64);
+    ct_requires_grad_(t, true);
+    return t;
+}
+
+static void test_grad_eig_lstsq(void)
+{
+    GRADCHECKS(F_EIG, leaf(CT_SHAPE(3, 3), 80));
+    GRADCHECKS(F_EIG, leaf(CT_SHAPE(2, 4, 4), 81));
+    static const double real_spectrum[] = {2, 1, 0, 0.5, 3, 1, 0, 0.2, -1};
+    GRADCHECKS(F_EIG, fixed_leaf(real_spectrum, CT_SHAPE(3, 3)));
+    GRADCHECKS(F_EIGVALS, leaf(CT_SHAPE(2, 3, 3), 82));
+    GRADCHECKS(F_LSTSQ, leaf(CT_SHAPE(5, 3), 83), leaf(CT_SHAPE(5, 2), 84));
+    GRADCHECKS(F_LSTSQ, leaf(CT_SHAPE(2, 4), 85), leaf(CT_SHAPE(2, 3), 86)); /* fewer equations than unknowns */
+    GRADCHECKS(F_LSTSQ, leaf(CT_SHAPE(2, 4, 2), 87), leaf(CT_SHAPE(1, 4, 3), 88)); /* B broadcast */
+    GRADCHECKS(F_LSTSQ, leaf(CT_SHAPE(5, 3), 89), leaf(CT_SHAPE(5), 90));           /* vector B */
+    GRADCHECKS(F_LSTSQ, leaf(CT_SHAPE(2, 4, 2), 91), leaf(CT_SHAPE(2, 4), 92));     /* a batch of vectors */
+}
+
+/* The determinant's second derivative at singular matrices (its first
+ * one, where det is exactly 0, is PyTorch's zero: see test_grad_golden). */
+static void test_grad_det_singular(void)
+{
+    static const double rank1[] = {1, 2, 2, 4}, rank2[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    ct_gradcheck_opts o = ct_gradcheck_opts_init();
+    ct_tensor *ins[2][1] = {{fixed_leaf(rank1, CT_SHAPE(2, 2))}, {fixed_leaf(rank2, CT_SHAPE(3, 3))}};
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(ct_gradgradcheck(fn, ins[i], 1, (void *)(intptr_t)F_DET, o));
+        CHECK_FAILS(ct_gradcheck(fn, ins[i], 1, (void *)(intptr_t)F_DET, o), CT_ERR_RUNTIME,
+                    "Jacobian mismatch for output 0 with respect to input 0");
+    }
+}
+
+/* d loss / d inputs (n of them) into g, with or without create_graph. */
+static bool grads_of(const ct_tensor *loss, ct_tensor **inputs, int n, bool create_graph, ct_tensor **g)
+{
+    ct_grad_opts o = {.create_graph = create_graph};
+    const ct_tensor *outs[1] = {loss};
+    return ct_autograd_grad(outs, 1, (const ct_tensor *const *)inputs, n, NULL, g, o) == CT_OK;
+}
+
+/* A fresh leaf holding input i of golden case k. */
+static ct_tensor *golden_leaf(const char *op, int k, int i)
+{
+    ct_tensor *t = ct_clone(input(op, k, i));
+    ct_requires_grad_(t, true);
+    return t;
+}
+
+/* sum(Re^3 + Re Im^2) over eigenvalues L (..., n, 2): gen_decomp.py's spectral_loss. */
+static ct_tensor *spectral_loss(const ct_tensor *L)
+{
+    ct_tensor *re = ct_select(L, -1, 0), *im = ct_select(L, -1, 1);
+    return ct_sum(ct_mul(re, ct_add(ct_mul(re, re), ct_mul(im, im))));
+}
+
+/* spectral_loss + sum(|V|^2 W[i] (Re + Im)[j]): gen_decomp.py's eig_loss. */
+static ct_tensor *eig_loss(const ct_tensor *A, const ct_tensor *W)
+{
+    ct_tensor *L, *V;
+    if (ct_linalg_eig(A, &L, &V) != CT_OK) return NULL;
+    ct_tensor *abs2 = ct_sum_dim(ct_mul(V, V), CT_DIMS(-1), false, CT_DEFAULT);
+    ct_tensor *lam = ct_sum_dim(L, CT_DIMS(-1), false, CT_DEFAULT);
+    return ct_add(spectral_loss(L), ct_sum(ct_mul(ct_mul(abs2, ct_unsqueeze(W, -1)), ct_unsqueeze(lam, -2))));
+}
+
+/* Gradients against PyTorch's: eig and eigvals, lstsq, det at singular
+ * matrices (first order and under create_graph). */
+static void test_grad_golden(void)
+{
+    for (int k = 0; k < count("eig_grad"); k++) {
+        ct_tensor *A = golden_leaf("eig_grad", k, 0), *g[1] = {NULL};
+        CHECK(grads_of(eig_loss(A, input("eig_grad", k, 1)), &A, 1, false, g));
+        CHECK_CLOSE(g[0], output("eig_grad", k, 0));
+        CHECK(grads_of(spectral_loss(ct_linalg_eigvals(A)), &A, 1, false, g));
+        CHECK_CLOSE(g[0], output("eig_grad", k, 1));
+    }
+    for (int k = 0; k < count("lstsq_grad"); k++) {
+        ct_tensor *in[2] = {golden_leaf("lstsq_grad", k, 0), golden_leaf("lstsq_grad", k, 1)}, *g[2] = {NULL, NULL};
+        ct_tensor *loss = ct_sum(ct_mul(ct_linalg_lstsq(in[0], in[1]), input("lstsq_grad", k, 2)));
+        CHECK(grads_of(loss, in, 2, false, g));
+        CHECK_CLOSE(g[0], output("lstsq_grad", k, 0));
+        CHECK_CLOSE(g[1], output("lstsq_grad", k, 1));
+    }
+    for (int k = 0; k < count("det_grad"); k++) {
+        ct_tensor *A = golden_leaf("det_grad", k, 0), *g[1] = {NULL};
+        for (int create_graph = 0; create_graph < 2; create_graph++) {
+            ct_tensor *loss = ct_sum(ct_mul(ct_linalg_det(A), input("det_grad", k, 1)));
+            CHECK(grads_of(loss, &A, 1, create_graph, g));
+            CHECK_CLOSE(g[0], output("det_grad", k, create_graph));
+        }
+    }
+}
+
+/* Derivatives of empty matrices: empty gradients, or zeros for a
+ * non-empty B (PyTorch's). lstsq's reaches matmul with sum's expanded
+ * (zero-stride) empty gradient. */
+static void test_grad_empty(void)
+{
+    ct_backward_opts plain = {0};
+    ct_tensor *A = ct_zeros(CT_SHAPE(3, 0), CT_F64), *B = ct_ones(CT_SHAPE(3, 2), CT_F64);
+    ct_requires_grad_(A, true);
+    ct_requires_grad_(B, true);
+    CHECK_OK(ct_backward(ct_sum(ct_linalg_lstsq(A, B)), NULL, plain));
+    CHECK_CLOSE(ct_grad(A), ct_zeros(CT_SHAPE(3, 0), CT_F64));
+    CHECK_CLOSE(ct_grad(B), ct_zeros(CT_SHAPE(3, 2), CT_F64));
+    ct_tensor *E = ct_zeros(CT_SHAPE(2, 0, 0), CT_F64), *L, *V;
+    ct_requires_grad_(E, true);
+    CHECK_OK(ct_linalg_eig(E, &L, &V));
+    CHECK_OK(ct_backward(ct_add(ct_sum(L), ct_sum(V)), NULL, plain));
+    CHECK_CLOSE(ct_grad(E), ct_zeros(CT_SHAPE(2, 0, 0), CT_F64));
+    ct_tensor *D = ct_zeros(CT_SHAPE(0, 3, 3), CT_F64), *g[1] = {NULL};
+    ct_requires_grad_(D, true);
+    CHECK(grads_of(ct_sum(ct_linalg_det(D)), &D, 1, true, g));
+    CHECK_CLOSE(g[0], ct_zeros(CT_SHAPE(0, 3, 3), CT_F64));
+}
+
 /* The node names PyTorch gives (y.grad_fn.name()). */
 static void test_node_names(void)
 {
@@ -468,9 +594,13 @@ static void test_node_names(void)
         {F_MNORM_1, "AmaxBackward0"},          {F_EXP, "LinalgMatrixExpBackward0"},
         {F_PINV, "LinalgPinvBackward0"},       {F_CHOL, "LinalgCholeskyExBackward0"},
         {F_POW0, "torch::autograd::CopyBackwards"}, {F_POW3, "MmBackward0"},
-        {F_POW_NEG, "MmBackward0"},
+        {F_POW_NEG, "MmBackward0"},           {F_EIG, "LinalgEigBackward0"},
+        {F_EIGVALS, "LinalgEigBackward0"},     {F_LSTSQ, "LinalgLstsqBackward0"},
     };
     ct_tensor *a = square_leaf(0, 3, 60), *b = leaf(CT_SHAPE(3, 2), 61);
+    ct_tensor *L, *vectors;
+    CHECK_OK(ct_linalg_eig(a, &L, &vectors));
+    CHECK_STR(ct_node_name(ct_grad_fn(vectors)), "LinalgEigBackward0");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ct_tensor *ins[2] = {a, b}, *out[3];
         int n = fn(ins, 2, out, (void *)(intptr_t)cases[i].id);
@@ -495,6 +625,13 @@ static void test_grad_errors(void)
     CHECK_OK(ct_linalg_qr(a, CT_QR_COMPLETE, &Q, &R));
     CHECK_FAILS(ct_backward(ct_sum(Q), NULL, no_opts), CT_ERR_RUNTIME,
                 "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+    /* a loss that depends on the eigenvectors' phases */
+    static const double rotation[] = {1, 2, -5, 4};
+    ct_tensor *L, *V;
+    CHECK_OK(ct_linalg_eig(fixed_leaf(rotation, CT_SHAPE(2, 2)), &L, &V));
+    CHECK_FAILS(ct_backward(ct_sum(V), NULL, no_opts), CT_ERR_RUNTIME,
+                "linalg_eig_backward: The eigenvectors in the complex case are specified up to multiplication by "
+                "e^{i phi}. The specified loss function depends on this quantity, so it is ill-defined.");
 }
 
 int main(void)
@@ -515,6 +652,10 @@ int main(void)
     RUN(test_grad_lu_family);
     RUN(test_grad_factorizations);
     RUN(test_grad_matrix_functions);
+    RUN(test_grad_eig_lstsq);
+    RUN(test_grad_det_singular);
+    RUN(test_grad_golden);
+    RUN(test_grad_empty);
     RUN(test_node_names);
     RUN(test_grad_errors);
     return ct_test_report();

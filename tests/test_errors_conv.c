@@ -21,6 +21,7 @@ static void test_null_tensors(void)
     FAILS_NULL(ct_conv3d(NULL_T, w, NULL, c), "conv3d(): argument 'input' (position 1)");
     FAILS_NULL(ct_conv_transpose1d(NULL_T, w, NULL, c), "conv_transpose1d(): argument 'input' (position 1)");
     FAILS_NULL(ct_conv_transpose2d(x, NULL_T, NULL, c), "conv_transpose2d(): argument 'weight' (position 2)");
+    FAILS_NULL(ct_conv_transpose3d(NULL_T, w, NULL, c), "conv_transpose3d(): argument 'input' (position 1)");
     FAILS_NULL(ct_max_pool1d(NULL_T, CT_SHAPE(2), m), "max_pool1d(): argument 'input' (position 1)");
     FAILS_NULL(ct_max_pool2d(NULL_T, CT_SHAPE(2), m), "max_pool2d(): argument 'input' (position 1)");
     FAILS_NULL(ct_max_pool1d_with_indices(NULL_T, CT_SHAPE(2), m, NULL), "max_pool1d_with_indices(): argument 'input' (position 1)");
@@ -54,6 +55,11 @@ static void test_convolutions(void)
     FAILS_T(ct_conv1d(x, w, NULL, o), RT, "Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: [2, 4, 6, 6]");
     FAILS_T(ct_conv_transpose2d(F(4, 6), wt, NULL, o), RT,
             "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: [4, 6]");
+    FAILS_T(ct_conv_transpose3d(F(2, 4, 6), wt, NULL, o), RT,
+            "Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of size: [2, 4, 6]");
+    FAILS_T(ct_conv_transpose3d(F(1, 3, 2, 2, 2), F(4, 2, 2, 2, 2), NULL, o), RT,
+            "Given transposed=1, weight of size [4, 2, 2, 2, 2], expected input[1, 3, 2, 2, 2] to have 4 channels, but got 3 "
+            "channels instead");
     FAILS_T(ct_conv2d(F(2, 3, 6, 6), w, NULL, o), RT,
             "Given groups=1, weight of size [3, 4, 3, 3], expected input[2, 3, 6, 6] to have 4 channels, but got 3 channels instead");
     FAILS_T(ct_conv2d(x, w, NULL, conv_opts(CT_SHAPE0, CT_SHAPE0, CT_SHAPE0, 2)), RT,

@@ -413,6 +413,11 @@ ct_tensor *ct_conv_transpose2d(const ct_tensor *input, const ct_tensor *weight, 
     return ct__conv_front("conv_transpose2d", 2, true, input, weight, bias, opts);
 }
 
+ct_tensor *ct_conv_transpose3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias, ct_conv_opts opts)
+{
+    return ct__conv_front("conv_transpose3d", 3, true, input, weight, bias, opts);
+}
+
 /* ---------------------------------------------------------------- im2col and col2im */
 
 /* F.unfold's window over (H, W) and whether the result is the columns (im2col) or the image (col2im). */

@@ -116,3 +116,10 @@ CTORCH_API ct_tensor *ct_interpolate(const ct_tensor *input, ct_interp_opts opts
  * F.pixel_unshuffle, its inverse. */
 CTORCH_API ct_tensor *ct_pixel_shuffle(const ct_tensor *input, int64_t upscale_factor);
 CTORCH_API ct_tensor *ct_pixel_unshuffle(const ct_tensor *input, int64_t downscale_factor);
+
+/* F.conv_transpose3d(input, weight, bias, stride, padding, output_padding,
+ * groups, dilation): input (N, C_in, D, H, W) or unbatched (C_in, D, H, W),
+ * weight (C_in, C_out / groups, kD, kH, kW), bias (C_out) or NULL; the same
+ * GEMM + col2im as conv_transpose1d/2d, recording ConvolutionBackward0. */
+CTORCH_API ct_tensor *ct_conv_transpose3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
+                                          ct_conv_opts opts);

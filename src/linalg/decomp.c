@@ -169,7 +169,10 @@ ct_tensor *ct_inverse(const ct_tensor *A)
 }
 
 /* sign and log|det| (each (batch...) float64, NULL: not wanted) of A's
- * matrices, and det itself when det is given. */
+ * matrices, and det itself when det is given. Like PyTorch, which hands
+ * LAPACK the row-major data as it is, this factors A^T (the same
+ * determinant): the rounding then matches, so that a singular matrix with
+ * small integers gets det exactly 0, as its gradient (linalg_det's) needs. */
 static ct_result ct__lu_dets(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabs, ct_tensor **det)
 {
     int64_t n = A->sizes[A->ndim - 1], batch;
@@ -182,7 +185,8 @@ static ct_result ct__lu_dets(const ct_tensor *A, ct_tensor **sign, ct_tensor **l
     if (ok && logabs) ok = (*logabs = ct__la_out(A, A->ndim - 2, NULL, 0, &lo)) != NULL;
     if (ok && det) ok = (*det = ct__la_out(A, A->ndim - 2, NULL, 0, &dout)) != NULL;
     for (int64_t b = 0; ok && b < batch; b++) {
-        memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < n; j++) lu[j * n + i] = a[(b * n + i) * n + j];
         ct__lu(lu, n, piv);
         double sg, la;
         ct__lu_slogdet(lu, piv, n, &sg, &la);
@@ -654,17 +658,19 @@ static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors
     if (!ct_dtype_is_floating(A->dtype))
         return ct__fail(CT_ERR_RUNTIME, "Unknown Complex ScalarType for %s", ct__dtype_title(A->dtype));
     if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
+    bool vectors = want_vectors || (ct__grad_mode() && ct__requires_grad(A)); /* backward needs them */
     ct_scope s = ct_scope_begin();
     ct_tensor *l = NULL, *v = NULL;
-    ct_result r = ct__eig_f64(A, want_vectors, &l, &v);
+    ct_result r = ct__eig_f64(A, vectors, &l, &v);
     if (r == CT_OK) {
         l = ct__la_result(l, A->dtype);
-        if (want_vectors) v = ct__la_result(v, A->dtype);
+        if (vectors) v = ct__la_result(v, A->dtype);
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
+    ct__la_record_eig(l, v, A);
     ct__la_hand(L, l);
-    if (want_vectors) ct__la_hand(V, v);
+    if (vectors) ct__la_hand(V, v);
     return CT_OK;
 }
 
@@ -828,11 +834,13 @@ ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
     const double *bd = p ? ct__la_in(Be, &batch) : NULL;
     double *xd;
     if (bd) x = ct__la_out(Be, Be->ndim - 2, xshape, 2, &xd);
-    for (int64_t b = 0; x && b < batch; b++)
-        ct__la_mm((const double *)ct__data(p) + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
+    static const double none = 0; /* an empty pinv has no data: a pointer that is never read */
+    const double *pd = p && ct__data(p) ? (const double *)ct__data(p) : &none;
+    for (int64_t b = 0; x && b < batch; b++) ct__la_mm(pd + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
     if (x && vector) CT__UNRECORDED(x, ct_squeeze_dim(x, -1));
     ct_tensor *r = x ? ct__la_result(x, A->dtype) : NULL;
     ct_scope_end(s);
+    ct__la_record_lstsq(r, A, B, vector);
     return r;
 }
 

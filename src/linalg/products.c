@@ -37,6 +37,11 @@ static bool ct__blas_layout(const ct_tensor *t, ct__operand *op)
     int64_t rows = t->sizes[1], cols = t->sizes[2], rs = t->strides[1], cs = t->strides[2];
     op->bs = t->strides[0];
     op->data = ct__data(t);
+    if (rows == 0 || cols == 0) { /* nothing is read: any strides do (an expanded empty gradient has zeros) */
+        op->trans = false;
+        op->ld = CT__MAX(cols, 1);
+        return true;
+    }
     if ((cs == 1 || cols <= 1) && (rows <= 1 || rs >= CT__MAX(cols, 1))) {
         op->trans = false;
         op->ld = rows <= 1 ? CT__MAX(cols, 1) : rs;

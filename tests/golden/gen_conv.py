@@ -163,6 +163,12 @@ case('pixel_shuffle', {'r': 3}, lambda x: F.pixel_shuffle(x, 3), [(9, 2, 2)], F6
 case('pixel_unshuffle', {'r': 2}, lambda x: F.pixel_unshuffle(x, 2), [(2, 3, 4, 6)])
 case('pixel_unshuffle', {'r': 3}, lambda x: F.pixel_unshuffle(x, 3), [(2, 1, 2, 3, 6)], F64)
 
+# 3-D transposed convolutions
+conv_case('conv_transpose3d', F.conv_transpose3d, (2, 2, 3, 2, 3), (2, 3, 2, 3, 2), stride=(2, 1, 2), padding=(0, 1, 1),
+          output_padding=(1, 0, 1))
+conv_case('conv_transpose3d', F.conv_transpose3d, (4, 2, 3, 2), (4, 1, 2, 2, 2), b=False, groups=2, dilation=(2, 1, 1),
+          dt=F64)
+
 W.save()
 with open('conv.txt', 'w') as f:
     f.write('\n'.join(lines) + '\n')

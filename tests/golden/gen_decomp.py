@@ -124,6 +124,56 @@ a = torch.arange(9, dtype=torch.int32).view(3, 3)
 case('trace', [a], [torch.trace(a)])
 case('matrix_power', [a], [L.matrix_power(a, 3)], arg=3)
 
+
+
+# ---------------------------------------------------------------- gradients
+# Losses that do not depend on the eigenvalues' order nor on the eigenvectors'
+# phases (ctorch's differ from LAPACK's): |V|^2 column j weighted by W and by
+# eigenvalue j.
+def spectral_loss(lam):
+    lr, li = lam.real, lam.imag
+    return (lr ** 3).sum() + (lr * li * li).sum()
+
+
+def eig_loss(a, W):
+    lam, V = L.eig(a)
+    return spectral_loss(lam) + (V.abs() ** 2 * W.unsqueeze(-1) * (lam.real + lam.imag).unsqueeze(-2)).sum()
+
+
+def grad_of(loss, inputs, create_graph=False):
+    gs = torch.autograd.grad(loss, inputs, create_graph=create_graph)
+    return [g.detach() for g in gs]
+
+
+for dt in (torch.float32, torch.float64):
+    for a in [rnd(3, 3, dt=dt), rnd(2, 4, 4, dt=dt), torch.tensor([[2., 1, 0], [0.5, 3, 1], [0, 0.2, -1]], dtype=dt),
+              torch.tensor([[1., 2], [-5, 4]], dtype=dt)]:
+        W = rnd(a.shape[-1], dt=dt)
+        a.requires_grad_(True)
+        case('eig_grad', [a.detach(), W], grad_of(eig_loss(a, W), a) + grad_of(spectral_loss(L.eigvals(a)), a))
+
+    # (PyTorch 1.13 cannot differentiate lstsq with a vector B: its formula
+    # takes B for a matrix. ctorch can; the C test gradchecks that case.)
+    for A, B in [(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt)), (rnd(2, 4, 2, dt=dt), rnd(1, 4, 3, dt=dt)),
+                 (rnd(3, 3, dt=dt), rnd(3, 1, dt=dt)), (rnd(2, 5, dt=dt), rnd(2, 2, dt=dt))]:
+        A.requires_grad_(True)
+        B.requires_grad_(True)
+        X = L.lstsq(A, B).solution
+        Wx = rnd(*X.shape, dt=dt)
+        case('lstsq_grad', [A.detach(), B.detach(), Wx], grad_of((X * Wx).sum(), [A, B]))
+
+    # det at singular matrices: PyTorch's first-order gradient (zero where
+    # det is exactly 0) and its create_graph one (the cofactors, by SVD)
+    tiny = torch.tensor([[1., 1], [1, 1 + 2 ** -52]], dtype=torch.float64).to(dt)
+    r3 = torch.tensor([[1., 2, 3], [4, 5, 6], [7, 8, 9]], dtype=dt)
+    for a in [torch.tensor([[1., 2], [2, 4]], dtype=dt), r3, torch.zeros(3, 3, dtype=dt), tiny,
+              torch.stack([r3, rnd(3, 3, dt=dt)])]:
+        Wd = torch.randn(a.shape[:-2], dtype=torch.float64).to(dt)
+        a.requires_grad_(True)
+        first = grad_of((L.det(a) * Wd).sum(), a)
+        higher = grad_of((L.det(a) * Wd).sum(), a, create_graph=True)
+        case('det_grad', [a.detach(), Wd], first + higher)
+
 for op, k in counts.items():
     w.add(op + '.count', torch.tensor(k))
 w.save()
