@@ -129,8 +129,7 @@ static void test_pooling(void)
     m.padding = CT_SHAPE(2);
     FAILS_T(ct_max_pool2d(x, CT_SHAPE(2), m), RT, "pad should be at most half of kernel size, but got pad=2 and kernel_size=2");
     m.padding = CT_SHAPE0;
-    FAILS_T(ct_max_pool2d(F(3, 3), CT_SHAPE(2), m), RT,
-            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[3, 3]");
+    FAILS_T(ct_max_pool2d(F(3, 3), CT_SHAPE(2), m), RT, "non-empty 3D or 4D (batch mode) tensor expected for input");
     FAILS_T(ct_max_pool2d(F(2, 0, 3), CT_SHAPE(2), m), RT,
             "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[2, 0, 3]");
     FAILS_T(ct_max_pool2d(x, CT_SHAPE(2, 2, 2), m), RT, "max_pool2d: kernel_size must either be a single int, or a tuple of two ints");
@@ -152,7 +151,14 @@ static void test_pooling(void)
     a.padding = CT_SHAPE(2);
     FAILS_T(ct_avg_pool2d(x, CT_SHAPE(2), a), RT, "pad should be at most half of kernel size, but got pad=2 and kernel_size=2");
     a.padding = CT_SHAPE0;
-    FAILS_T(ct_avg_pool2d(F(2, 0, 3), CT_SHAPE(2), a), RT, "non-empty 3D or 4D (batch mode) tensor expected for input");
+    FAILS_T(ct_avg_pool2d(F(2, 0, 3), CT_SHAPE(2), a), RT,
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[2, 0, 3]");
+    FAILS_T(ct_avg_pool2d(F(3, 3), CT_SHAPE(2), a), CT_ERR_INDEX,
+            "Dimension out of range (expected to be in range of [-2, 1], but got -3)");
+    FAILS_T(ct_avg_pool2d(ct_zeros(CT_SHAPE0, CT_F32), CT_SHAPE(2), a), CT_ERR_INDEX,
+            "Dimension specified as -3 but tensor has no dimensions");
+    FAILS_T(ct_avg_pool2d(F(1, 1, 1, 4, 4), CT_SHAPE(2), a), RT,
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[1, 1, 1, 4, 4]");
     FAILS_T(ct_avg_pool1d(x, CT_SHAPE(2), a), RT,
             "Expected 2 to 3 dimensions, but got 4-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)");
     FAILS_T(ct_avg_pool1d(F(2, 3, 4), CT_SHAPE(7), a), RT,

@@ -268,16 +268,21 @@ static ct_result ct__check_floating(const ct_tensor *x, const char *fn)
     return ct__fail(CT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", fn, names[x->dtype]);
 }
 
-/* A pooled input: 3-D or 4-D (for 2-D pooling), non-empty past the batch dim. */
-static ct_result ct__check_pool_input(const ct_tensor *x, int nd, const char *msg_head, bool with_shape)
+/* The input of a 2-D pooling op, checked as PyTorch 1.13 checks it: 3-D or
+ * 4-D, non-empty past the batch dim. A wrong rank reads "non-empty 3D or 4D"
+ * for max pooling; avg_pool2d reads input.size(-3) first, so a rank below 3
+ * is an IndexError there. */
+static ct_result ct__check_pool2d_input(const ct_tensor *x, bool avg)
 {
-    bool ok = x->ndim == nd + 1 || x->ndim == nd + 2;
-    for (int d = x->ndim == nd + 2 ? 1 : 0; ok && d < x->ndim; d++) ok = x->sizes[d] != 0;
-    if (!ok) {
-        char buf[256] = "";
-        if (with_shape) ct__shape_str(x->sizes, x->ndim, buf, sizeof buf);
-        return ct__fail(CT_ERR_RUNTIME, "%s%s", msg_head, buf);
-    }
+    char buf[256];
+    if (x->ndim < 3 && avg) return ct__wrap_dim_strict(-3, x->ndim) < 0 ? ct_last_error_code() : CT_OK;
+    if ((x->ndim != 3 && x->ndim != 4) && !avg)
+        return ct__fail(CT_ERR_RUNTIME, "non-empty 3D or 4D (batch mode) tensor expected for input");
+    bool ok = x->ndim == 3 || x->ndim == 4;
+    for (int d = x->ndim == 4 ? 1 : 0; ok && d < x->ndim; d++) ok = x->sizes[d] != 0;
+    if (!ok)
+        return ct__fail(CT_ERR_RUNTIME, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+                                        "but got:%s", ct__shape_str(x->sizes, x->ndim, buf, sizeof buf));
     return CT_OK;
 }
 
@@ -338,7 +343,7 @@ ct_tensor *ct_max_pool2d_with_indices(const ct_tensor *input, ct_shape kernel_si
     if (indices) *indices = NULL;
     CT__ARG(input, "input", 1);
     ct__pool2d g;
-    if (ct__check_pool_input(input, 2, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:", true) ||
+    if (ct__check_pool2d_input(input, false) ||
         ct__pool2d_geometry(input, "max_pool2d", kernel_size, opts.stride, opts.padding, opts.dilation, opts.ceil_mode, &g) ||
         ct__check_floating(input, "max_pool2d"))
         return NULL;
@@ -412,7 +417,7 @@ ct_tensor *ct_avg_pool2d(const ct_tensor *input, ct_shape kernel_size, ct_avg_po
 {
     CT__ARG(input, "input", 1);
     ct__pool2d g;
-    if (ct__check_pool_input(input, 2, "non-empty 3D or 4D (batch mode) tensor expected for input", false) ||
+    if (ct__check_pool2d_input(input, true) ||
         ct__pool2d_geometry(input, "avg_pool2d", kernel_size, opts.stride, opts.padding, CT_SHAPE0, opts.ceil_mode, &g) ||
         ct__check_floating(input, "avg_pool2d"))
         return NULL;
