@@ -1,7 +1,9 @@
 # ctorch: build, test, demo, bench. Every target first regenerates ctorch.h from src/.
 #   make test          the whole suite (what README and CI run)
 #   make test-asan     the whole suite under ASan + UBSan + LeakSanitizer
-#   make demo          the main demo: an MLP learns the bundled digits
+#   make test-openblas the products and decompositions' tests with OPENBLAS=1
+#   make test-tsan     the data loader's tests under ThreadSanitizer
+#   make demo          the main demo: a small CNN learns the bundled digits
 #   make tour          a tour of the tensor API
 #   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
 #   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
@@ -35,7 +37,7 @@ SRC     := $(shell find src -name '*.[ch]') tools/amalgamate.sh
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate test test-build test-asan test-tsan test-valgrind demo tour fashion bench clean
+.PHONY: all amalgamate test test-build test-asan test-openblas test-tsan test-valgrind demo tour fashion bench clean
 
 all: ctorch.h $(TESTS) $(EXAMPLES)
 
@@ -76,6 +78,13 @@ test-asan:
 	@ASAN_OPTIONS=allocator_may_return_null=1 $(MAKE) --no-print-directory test BUILD=build-asan CC=clang OPENMP=0 \
 	    OPT="-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
+# The products, decompositions, convolutions and einsum through OpenBLAS's
+# cblas GEMM (libopenblas-dev): the same golden values as the built-in GEMM.
+BLAS_TESTS := products decomp conv einsum
+test-openblas: ctorch.h
+	@$(MAKE) --no-print-directory -j$(JOBS) $(BLAS_TESTS:%=build-blas/test_%) BUILD=build-blas OPENBLAS=1
+	@status=0; for t in $(BLAS_TESTS); do build-blas/test_$$t || status=1; done; exit $$status
+
 # The loader's worker threads under ThreadSanitizer.
 test-tsan: ctorch.h
 	@$(MAKE) --no-print-directory build-tsan/test_data BUILD=build-tsan CC=clang OPENMP=0 OPT="-O1 -fsanitize=thread"
@@ -109,4 +118,4 @@ bench: ctorch.h
 	@BUILD="$(BUILD)" bench/run.sh
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-blas build-tsan

@@ -56,6 +56,9 @@ else
 fi
 check_compile header_two_units sh -c "gcc -std=c11 $W -I. -c '$tmp/main.c' -o '$tmp/m.o' && gcc '$tmp/a.o' '$tmp/m.o' -o '$tmp/two' -lm && '$tmp/two'"
 check_compile header_static sh -c "gcc -std=c11 $W -I. '$tmp/static.c' -o '$tmp/static' -lm && '$tmp/static'"
+# <complex.h> defines I as a macro: a program that includes it first must still compile ctorch.h
+printf '#include <complex.h>\n' | cat - "$tmp/impl.c" > "$tmp/complex.c"
+check_compile header_after_complex_h gcc -std=c11 $W -I. -fsyntax-only "$tmp/complex.c"
 # Auto-vectorised loops at -O3 for the machine at hand (how users build
 # ctorch.h for speed) must give the bits the default build gives: the
 # reduction suite again, built that way.

@@ -93,43 +93,43 @@ typedef struct ct__gs_geom {
 #define CT__LOAD(n, p) ct__load_##n(*(const ct__##n##_t *)(p))
 /* Integers and bool in int64 with wrapping, stored with c10's conversions
  * (bool: a + alpha * b != 0 is `a || (alpha && b)`, as bool arithmetic gives). */
-#define CT__ADD_I(n, o, v, al)                                                                   \
+#define CT__ADD_INT(n, o, v, al)                                                                \
     (*(ct__##n##_t *)(o) = ct__to_##n##_from_i64(                                                \
          (int64_t)((uint64_t)CT__LOAD(n, o) + (uint64_t)CT__LOAD(n, al) * (uint64_t)CT__LOAD(n, v))))
-#define CT__MUL_I(n, o, v, al) \
+#define CT__MUL_INT(n, o, v, al) \
     (*(ct__##n##_t *)(o) = ct__to_##n##_from_i64((int64_t)((uint64_t)CT__LOAD(n, o) * (uint64_t)CT__LOAD(n, v))))
 /* float16 and bfloat16 as c10::Half arithmetic: each operation rounds. */
 #define CT__ROUND_H(n, x) ct__load_##n(ct__to_##n##_from_f64(x))
-#define CT__ADD_H(n, o, v, al)                                                                   \
+#define CT__ADD_HALF(n, o, v, al)                                                                   \
     (*(ct__##n##_t *)(o) = ct__to_##n##_from_f64(                                                \
          (float)CT__LOAD(n, o) + (float)CT__ROUND_H(n, (float)CT__LOAD(n, al) * (float)CT__LOAD(n, v))))
-#define CT__MUL_H(n, o, v, al) \
+#define CT__MUL_HALF(n, o, v, al) \
     (*(ct__##n##_t *)(o) = ct__to_##n##_from_f64((float)CT__LOAD(n, o) * (float)CT__LOAD(n, v)))
 /* float and double: a + alpha * b rounded twice (the product through a
  * volatile, so that no compiler fuses it), or once (fma) where PyTorch's
  * vectorised add fuses it; with alpha 1 both are a + b. */
-#define CT__ADD_F(n, o, v, al)                                                                   \
+#define CT__ADD_FLOAT(n, o, v, al)                                                                   \
     do {                                                                                         \
         volatile ct__##n##_t p_ = *(const ct__##n##_t *)(al) * *(const ct__##n##_t *)(v);        \
         *(ct__##n##_t *)(o) += p_;                                                               \
     } while (0)
 #define CT__ADD1_F(n, o, v, al) (*(ct__##n##_t *)(o) += *(const ct__##n##_t *)(v))
-#define CT__MUL_F(n, o, v, al) (*(ct__##n##_t *)(o) *= *(const ct__##n##_t *)(v))
+#define CT__MUL_FLOAT(n, o, v, al) (*(ct__##n##_t *)(o) *= *(const ct__##n##_t *)(v))
 #define CT__FMA_F(n, o, v, al) \
     (*(ct__##n##_t *)(o) = CT__FMA_##n(*(const ct__##n##_t *)(al), *(const ct__##n##_t *)(v), *(ct__##n##_t *)(o)))
 #define CT__FMA_f32 fmaf
 #define CT__FMA_f64 fma
 /* Which of those each dtype takes. */
-#define CT__ARITH_b8 I
-#define CT__ARITH_u8 I
-#define CT__ARITH_i8 I
-#define CT__ARITH_i16 I
-#define CT__ARITH_i32 I
-#define CT__ARITH_i64 I
-#define CT__ARITH_f16 H
-#define CT__ARITH_bf16 H
-#define CT__ARITH_f32 F
-#define CT__ARITH_f64 F
+#define CT__ARITH_b8 INT
+#define CT__ARITH_u8 INT
+#define CT__ARITH_i8 INT
+#define CT__ARITH_i16 INT
+#define CT__ARITH_i32 INT
+#define CT__ARITH_i64 INT
+#define CT__ARITH_f16 HALF
+#define CT__ARITH_bf16 HALF
+#define CT__ARITH_f32 FLOAT
+#define CT__ARITH_f64 FLOAT
 
 /* Read index value x at p; leave the walk on one out of range (one unsigned
  * compare for [lo, size)). */

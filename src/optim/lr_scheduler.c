@@ -647,15 +647,17 @@ ct_lr_scheduler *ct_one_cycle_lr(ct_optimizer *opt, ct_one_cycle_lr_opts o)
     if (!s) return NULL;
     s->total_steps = total;
     double t = (double)total, p = o.pct_start;
-    const int I = CT__K_INITIAL_LR, X = CT__K_MAX_LR, N = CT__K_MIN_LR, B = CT__A_BASE_MOM, M = CT__A_MAX_MOM;
+    /* PyTorch's phases: (end step, start and end lr key, start and end momentum key) */
+    const int lr0 = CT__K_INITIAL_LR, lr_max = CT__K_MAX_LR, lr_min = CT__K_MIN_LR;
+    const int mom_base = CT__A_BASE_MOM, mom_max = CT__A_MAX_MOM;
     if (o.three_phase) {
-        s->phases[0] = ct__phase_make(p * t - 1, I, X, M, B);
-        s->phases[1] = ct__phase_make(2 * p * t - 2, X, I, B, M);
-        s->phases[2] = ct__phase_make(t - 1, I, N, M, M);
+        s->phases[0] = ct__phase_make(p * t - 1, lr0, lr_max, mom_max, mom_base);
+        s->phases[1] = ct__phase_make(2 * p * t - 2, lr_max, lr0, mom_base, mom_max);
+        s->phases[2] = ct__phase_make(t - 1, lr0, lr_min, mom_max, mom_max);
         s->n_phases = 3;
     } else {
-        s->phases[0] = ct__phase_make(p * t - 1, I, X, M, B);
-        s->phases[1] = ct__phase_make(t - 1, X, N, B, M);
+        s->phases[0] = ct__phase_make(p * t - 1, lr0, lr_max, mom_max, mom_base);
+        s->phases[1] = ct__phase_make(t - 1, lr_max, lr_min, mom_base, mom_max);
         s->n_phases = 2;
     }
     s->anneal_linear = o.anneal_linear;
