@@ -79,8 +79,39 @@ static ct_result ct__ema_sq_(ct_tensor *sq, const ct_tensor *x, double beta)
 
 static ct_tensor *ct__zeros_state(const ct_tensor *p) { return ct__keep_state(ct_zeros_like(p, CT_DEFAULT)); }
 
+/* SGD with momentum in one pass over a contiguous float32 parameter, its
+ * gradient and its momentum buffer: the float operations of the op-by-op rule
+ * below (PyTorch's: mul_, add_ with alpha, each an fmaf as ct_add_alpha_'s
+ * kernel does it), in the same order, so the bits agree, without its four
+ * passes over memory. False when the tensors are not laid out for it or the
+ * buffer does not exist yet (the first step clones it). */
+static bool ct__sgd_fused(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st)
+{
+    ct_tensor *buf = st->buf[0];
+    if (o[CT__K_MOMENTUM] == 0 || !buf || p->dtype != CT_F32 || grad->dtype != CT_F32 || buf->dtype != CT_F32 ||
+        !ct_is_contiguous(p) || !ct_is_contiguous(grad) || !ct_is_contiguous(buf) || ct_numel(grad) != ct_numel(p))
+        return false;
+    const bool maximize = o[CT__K_MAXIMIZE] != 0, nesterov = o[CT__K_NESTEROV] != 0, decay = o[CT__K_WEIGHT_DECAY] != 0;
+    const float wd = (float)o[CT__K_WEIGHT_DECAY], momentum = (float)o[CT__K_MOMENTUM];
+    const float damp = (float)(1 - o[CT__K_DAMPENING]), neg_lr = (float)-o[CT__K_LR];
+    float *pd = (float *)ct__data(p), *bd = (float *)ct__data(buf);
+    const float *gd = (const float *)ct__data(grad);
+    for (int64_t k = 0, n = ct_numel(p); k < n; k++) {
+        float d = maximize ? -gd[k] : gd[k];
+        if (decay) d = ct__fmaf(pd[k], wd, d);        /* grad.add(param, alpha=weight_decay) */
+        float b = ct__fmaf(d, damp, bd[k] * momentum); /* buf.mul_(momentum).add_(d, alpha=1 - dampening) */
+        bd[k] = b;
+        float step = nesterov ? ct__fmaf(b, momentum, d) : b;
+        pd[k] = ct__fmaf(step, neg_lr, pd[k]);           /* param.add_(d, alpha=-lr) */
+    }
+    p->storage->version++;
+    buf->storage->version++;
+    return true;
+}
+
 static ct_result ct__sgd_update(const double *o, ct_tensor *p, ct_tensor *grad, ct__pstate *st)
 {
+    if (ct__sgd_fused(o, p, grad, st)) return CT_OK;
     ct_tensor *d = ct__direction(grad, p, o[CT__K_MAXIMIZE] != 0, o[CT__K_WEIGHT_DECAY]);
     CT__TRYT(d);
     double momentum = o[CT__K_MOMENTUM];
