@@ -128,15 +128,48 @@ static ct_result ct__sgd_update(const double *o, ct_tensor *p, ct_tensor *grad, 
     return ct_add_alpha_(p, d, CT__F(-o[CT__K_LR]));
 }
 
+/* Adam's moments and step (without amsgrad) in one pass over contiguous
+ * float32 tensors: the float operations of the op-by-op rule below, in its
+ * order (mul_, add_ with alpha and addcmul_ as fmaf, sqrt, div, add,
+ * addcdiv_), so the bits agree. False when the tensors are not laid out for it. */
+static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st,
+                                   double step_size, double bias_correction2_sqrt)
+{
+    ct_tensor *m = st->buf[0], *v = st->buf[1];
+    if (o[CT__K_AMSGRAD] != 0 || p->dtype != CT_F32 || grad->dtype != CT_F32 || m->dtype != CT_F32 ||
+        v->dtype != CT_F32 || !ct_is_contiguous(p) || !ct_is_contiguous(grad) || !ct_is_contiguous(m) ||
+        !ct_is_contiguous(v) || ct_numel(grad) != ct_numel(p))
+        return false;
+    const float beta1 = (float)o[CT__K_BETA1], beta2 = (float)o[CT__K_BETA2];
+    const float one_beta1 = (float)(1 - o[CT__K_BETA1]), one_beta2 = (float)(1 - o[CT__K_BETA2]);
+    const float bc2 = (float)bias_correction2_sqrt, eps = (float)o[CT__K_EPS], neg_step = (float)-step_size;
+    float *pd = (float *)ct__data(p), *md = (float *)ct__data(m), *vd = (float *)ct__data(v);
+    const float *gd = (const float *)ct__data(grad);
+    for (int64_t k = 0, n = ct_numel(p); k < n; k++) {
+        float g = gd[k];
+        float mk = ct__fmaf(g, one_beta1, md[k] * beta1);      /* exp_avg.mul_(beta1).add_(g, alpha=1 - beta1) */
+        float vk = ct__fmaf(one_beta2 * g, g, vd[k] * beta2);  /* exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) */
+        md[k] = mk;
+        vd[k] = vk;
+        float denom = sqrtf(vk) / bc2 + eps;                   /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
+        pd[k] = pd[k] + neg_step * mk / denom;                 /* param.addcdiv_(exp_avg, denom, value=-step_size) */
+    }
+    p->storage->version++;
+    m->storage->version++;
+    v->storage->version++;
+    return true;
+}
+
 /* Adam and AdamW after their weight decay: the moments, bias corrections and step. */
 static ct_result ct__adam_moments(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st)
 {
     double beta1 = o[CT__K_BETA1], beta2 = o[CT__K_BETA2], step = st->step;
-    CT__TRY(ct__ema_(st->buf[0], grad, beta1));
-    CT__TRY(ct__ema_sq_(st->buf[1], grad, beta2));
     double bias_correction1 = 1 - pow(beta1, step), bias_correction2 = 1 - pow(beta2, step);
     double step_size = o[CT__K_LR] / bias_correction1;
     double bias_correction2_sqrt = sqrt(bias_correction2);
+    if (ct__adam_moments_fused(o, p, grad, st, step_size, bias_correction2_sqrt)) return CT_OK;
+    CT__TRY(ct__ema_(st->buf[0], grad, beta1));
+    CT__TRY(ct__ema_sq_(st->buf[1], grad, beta2));
     ct_tensor *second = st->buf[1];
     if (o[CT__K_AMSGRAD] != 0) {
         ct_tensor *m = ct_maximum(st->buf[2], st->buf[1]);
