@@ -31245,27 +31245,41 @@ static ct_tensor *ct__zeros_state(const ct_tensor *p) { return ct__keep_state(ct
  * gradient and its momentum buffer: the float operations of the op-by-op rule
  * below (PyTorch's: mul_, add_ with alpha, each an fmaf as ct_add_alpha_'s
  * kernel does it), in the same order, so the bits agree, without its four
- * passes over memory. False when the tensors are not laid out for it or the
- * buffer does not exist yet (the first step clones it). */
+ * passes over memory; split over threads as the pointwise ops are. */
+typedef struct ct__sgd_pass {
+    float *p, *buf;
+    const float *grad;
+    float weight_decay, momentum, damp, neg_lr;
+    bool maximize, nesterov;
+} ct__sgd_pass;
+
+static void ct__sgd_range(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__sgd_pass *a = (const ct__sgd_pass *)ctx;
+    float *CT__RESTRICT pd = a->p, *CT__RESTRICT bd = a->buf;
+    const float *CT__RESTRICT gd = a->grad;
+    for (int64_t k = begin; k < end; k++) {
+        float d = a->maximize ? -gd[k] : gd[k];
+        if (a->weight_decay != 0) d = ct__fmaf(pd[k], a->weight_decay, d); /* grad.add(param, alpha=weight_decay) */
+        float b = ct__fmaf(d, a->damp, bd[k] * a->momentum); /* buf.mul_(momentum).add_(d, alpha=1 - dampening) */
+        bd[k] = b;
+        float step = a->nesterov ? ct__fmaf(b, a->momentum, d) : b;
+        pd[k] = ct__fmaf(step, a->neg_lr, pd[k]); /* param.add_(d, alpha=-lr) */
+    }
+}
+
+/* False when the tensors are not laid out for the one pass or the buffer does
+ * not exist yet (the first step clones it). */
 static bool ct__sgd_fused(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st)
 {
     ct_tensor *buf = st->buf[0];
     if (o[CT__K_MOMENTUM] == 0 || !buf || p->dtype != CT_F32 || grad->dtype != CT_F32 || buf->dtype != CT_F32 ||
         !ct_is_contiguous(p) || !ct_is_contiguous(grad) || !ct_is_contiguous(buf) || ct_numel(grad) != ct_numel(p))
         return false;
-    const bool maximize = o[CT__K_MAXIMIZE] != 0, nesterov = o[CT__K_NESTEROV] != 0, decay = o[CT__K_WEIGHT_DECAY] != 0;
-    const float wd = (float)o[CT__K_WEIGHT_DECAY], momentum = (float)o[CT__K_MOMENTUM];
-    const float damp = (float)(1 - o[CT__K_DAMPENING]), neg_lr = (float)-o[CT__K_LR];
-    float *pd = (float *)ct__data(p), *bd = (float *)ct__data(buf);
-    const float *gd = (const float *)ct__data(grad);
-    for (int64_t k = 0, n = ct_numel(p); k < n; k++) {
-        float d = maximize ? -gd[k] : gd[k];
-        if (decay) d = ct__fmaf(pd[k], wd, d);        /* grad.add(param, alpha=weight_decay) */
-        float b = ct__fmaf(d, damp, bd[k] * momentum); /* buf.mul_(momentum).add_(d, alpha=1 - dampening) */
-        bd[k] = b;
-        float step = nesterov ? ct__fmaf(b, momentum, d) : b;
-        pd[k] = ct__fmaf(step, neg_lr, pd[k]);           /* param.add_(d, alpha=-lr) */
-    }
+    ct__sgd_pass pass = {(float *)ct__data(p), (float *)ct__data(buf), (const float *)ct__data(grad),
+                         (float)o[CT__K_WEIGHT_DECAY], (float)o[CT__K_MOMENTUM], (float)(1 - o[CT__K_DAMPENING]),
+                         (float)-o[CT__K_LR], o[CT__K_MAXIMIZE] != 0, o[CT__K_NESTEROV] != 0};
+    ct__parallel_for(ct_numel(p), CT__GRAIN, ct__sgd_range, &pass);
     p->storage->version++;
     buf->storage->version++;
     return true;
@@ -31293,7 +31307,31 @@ static ct_result ct__sgd_update(const double *o, ct_tensor *p, ct_tensor *grad, 
 /* Adam's moments and step (without amsgrad) in one pass over contiguous
  * float32 tensors: the float operations of the op-by-op rule below, in its
  * order (mul_, add_ with alpha and addcmul_ as fmaf, sqrt, div, add,
- * addcdiv_), so the bits agree. False when the tensors are not laid out for it. */
+ * addcdiv_), so the bits agree; split over threads. */
+typedef struct ct__adam_pass {
+    float *p, *m, *v;
+    const float *grad;
+    float beta1, beta2, one_beta1, one_beta2, bc2, eps, neg_step;
+} ct__adam_pass;
+
+static void ct__adam_range(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__adam_pass *a = (const ct__adam_pass *)ctx;
+    float *CT__RESTRICT pd = a->p, *CT__RESTRICT md = a->m, *CT__RESTRICT vd = a->v;
+    const float *CT__RESTRICT gd = a->grad;
+    for (int64_t k = begin; k < end; k++) {
+        float g = gd[k];
+        /* exp_avg.mul_(beta1).add_(g, alpha=1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) */
+        float mk = ct__fmaf(g, a->one_beta1, md[k] * a->beta1);
+        float vk = ct__fmaf(a->one_beta2 * g, g, vd[k] * a->beta2);
+        md[k] = mk;
+        vd[k] = vk;
+        float denom = sqrtf(vk) / a->bc2 + a->eps; /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
+        pd[k] = pd[k] + a->neg_step * mk / denom;  /* param.addcdiv_(exp_avg, denom, value=-step_size) */
+    }
+}
+
+/* False when the tensors are not laid out for the one pass. */
 static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st,
                                    double step_size, double bias_correction2_sqrt)
 {
@@ -31302,20 +31340,12 @@ static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tenso
         v->dtype != CT_F32 || !ct_is_contiguous(p) || !ct_is_contiguous(grad) || !ct_is_contiguous(m) ||
         !ct_is_contiguous(v) || ct_numel(grad) != ct_numel(p))
         return false;
-    const float beta1 = (float)o[CT__K_BETA1], beta2 = (float)o[CT__K_BETA2];
-    const float one_beta1 = (float)(1 - o[CT__K_BETA1]), one_beta2 = (float)(1 - o[CT__K_BETA2]);
-    const float bc2 = (float)bias_correction2_sqrt, eps = (float)o[CT__K_EPS], neg_step = (float)-step_size;
-    float *pd = (float *)ct__data(p), *md = (float *)ct__data(m), *vd = (float *)ct__data(v);
-    const float *gd = (const float *)ct__data(grad);
-    for (int64_t k = 0, n = ct_numel(p); k < n; k++) {
-        float g = gd[k];
-        float mk = ct__fmaf(g, one_beta1, md[k] * beta1);      /* exp_avg.mul_(beta1).add_(g, alpha=1 - beta1) */
-        float vk = ct__fmaf(one_beta2 * g, g, vd[k] * beta2);  /* exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) */
-        md[k] = mk;
-        vd[k] = vk;
-        float denom = sqrtf(vk) / bc2 + eps;                   /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
-        pd[k] = pd[k] + neg_step * mk / denom;                 /* param.addcdiv_(exp_avg, denom, value=-step_size) */
-    }
+    ct__adam_pass pass = {(float *)ct__data(p),           (float *)ct__data(m),       (float *)ct__data(v),
+                          (const float *)ct__data(grad),
+                          (float)o[CT__K_BETA1], (float)o[CT__K_BETA2], (float)(1 - o[CT__K_BETA1]),
+                          (float)(1 - o[CT__K_BETA2]), (float)bias_correction2_sqrt, (float)o[CT__K_EPS],
+                          (float)-step_size};
+    ct__parallel_for(ct_numel(p), CT__GRAIN, ct__adam_range, &pass);
     p->storage->version++;
     m->storage->version++;
     v->storage->version++;
