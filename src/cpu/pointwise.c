@@ -104,8 +104,11 @@ static inline float ct__narrow(float x, ct_dtype compute)
  * FMA instructions, float's a * b is exact in double and the sum rounds once
  * there; rounding that to float is right unless the double lies exactly
  * halfway between two floats or below float's normal range, which the C
- * library's fmaf settles. Double has no wider type: the C library's fma. */
-static inline float ct__fmaf(float a, float b, float c)
+ * library's fmaf settles. Double has no wider type: the C library's fma.
+ * Always inlined: they sit inside this file's GCC optimize pragma, and GCC
+ * inlines nothing across differing optimize options into code outside it
+ * (the fused optimizer loops), which then do not vectorise. */
+CT__ALWAYS_INLINE float ct__fmaf(float a, float b, float c)
 {
 #ifdef __FMA__
     return fmaf(a, b, c);
@@ -117,7 +120,7 @@ static inline float ct__fmaf(float a, float b, float c)
     return (float)s;
 #endif
 }
-static inline double ct__fma(double a, double b, double c) { return fma(a, b, c); }
+CT__ALWAYS_INLINE double ct__fma(double a, double b, double c) { return fma(a, b, c); }
 
 /* The libm function fn for a flavour: F(exp) is expf for float, exp for double. */
 #define CT__LIBM_f(fn) fn##f
