@@ -65,3 +65,34 @@ class Writer:
         if module is not None:
             for sname, t in module.state_dict().items():
                 self.add('%s_st_%s' % (name, sname), t)
+
+
+# The view letters both product generators use (tests/harness.c's
+# ct_test_view_of reads them): '-' the tensor, T its transpose (last two
+# dims), S every other element of its last dim, B unsqueezed and expanded to
+# a batch of 2 in front.
+def view_of(t, v):
+    if v == 'T':
+        return t.transpose(-2, -1)
+    if v == 'S':
+        return t[..., ::2]
+    if v == 'B':
+        return t.unsqueeze(0).expand(2, *t.shape)
+    return t
+
+
+def stored_shape(shape, v):
+    """The shape to draw so that view_of(t, v) has `shape`."""
+    if v == 'T':
+        return shape[:-2] + (shape[-1], shape[-2])
+    if v == 'S':
+        return shape[:-1] + (2 * shape[-1],)
+    return shape
+
+
+def graph(fn):
+    """grad_fn's name, then its next functions' graphs in parentheses (None for none)."""
+    if fn is None:
+        return 'None'
+    nexts = [graph(f) for f, _ in fn.next_functions]
+    return fn.name() + ('(' + ','.join(nexts) + ')' if nexts else '')

@@ -22,38 +22,13 @@ parentheses (None for an input without a gradient).
 """
 import torch
 
-from ctg import Writer
+from ctg import Writer, graph, stored_shape, view_of
 
 torch.manual_seed(0)
 W = Writer('einsum.ctg')
 lines = []
 F = [torch.float32, torch.float64]
 INTS = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bfloat16]
-
-
-def view_of(t, v):
-    if v == 'T':
-        return t.transpose(-2, -1)
-    if v == 'S':
-        return t[..., ::2]
-    if v == 'B':
-        return t.unsqueeze(0).expand(2, *t.shape)
-    return t
-
-
-def stored_shape(shape, v):
-    if v == 'T':
-        return shape[:-2] + (shape[-1], shape[-2])
-    if v == 'S':
-        return shape[:-1] + (2 * shape[-1],)
-    return shape
-
-
-def graph(fn):
-    if fn is None:
-        return 'None'
-    nexts = [graph(f) for f, _ in fn.next_functions]
-    return fn.name() + ('(' + ','.join(nexts) + ')' if nexts else '')
 
 
 def run(op, arg, xs):
