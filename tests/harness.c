@@ -310,6 +310,28 @@ void ct_test_graph_of(const ct_node *n, char *buf, size_t cap)
     if (k) snprintf(buf + len, cap - len, ")");
 }
 
+void ct_test_check_graph_and_grads(const char *file, const char *what, const char *cid, ct_tensor *out,
+                                   ct_tensor *const *x, int n, const char *want_graph)
+{
+    char name[64], graph[4096] = "";
+    ct_test_graph_of(ct_grad_fn(out), graph, sizeof graph);
+    if (strcmp(graph, want_graph))
+        ct_test_fail(__FILE__, __LINE__, "%s: graph\n%s\nexpected\n%s", what, graph, want_graph);
+    snprintf(name, sizeof name, "c%.16s_g", cid);
+    const ct_tensor *g = golden(file, name);
+    ct_tensor *gx[8] = {NULL};
+    ct_grad_opts go = {false, false, false};
+    const ct_tensor *const *inputs = (const ct_tensor *const *)x;
+    if (n > 8 || ct_autograd_grad((const ct_tensor *const *)&out, 1, inputs, n, &g, gx, go) != CT_OK) {
+        ct_test_fail(__FILE__, __LINE__, "%s: backward failed: %s", what, ct_last_error());
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "c%.16s_gx%d", cid, i);
+        ct_test_check_tensor(__FILE__, __LINE__, "gx", gx[i], golden(file, name), 0);
+    }
+}
+
 /* ---------------------------------------------------------------- golden module cases */
 
 const ct_tensor *ct_test_gold(const char *file, const char *name, const char *suffix)

@@ -101,6 +101,12 @@ ct_tensor *ct_test_view_of(ct_tensor *t, char v);
 /* grad_fn's name, then its next functions' graphs in parentheses, None for
  * an input without a gradient (the generators' graph()), appended to buf. */
 void ct_test_graph_of(const ct_node *n, char *buf, size_t cap);
+
+/* The end of a product generator's case c<cid> in <file>.ctg: out's graph
+ * must read want_graph, and the gradients of the n inputs x for the golden
+ * output gradient c<cid>_g must equal c<cid>_gx<i> bit for bit. */
+void ct_test_check_graph_and_grads(const char *file, const char *what, const char *cid, ct_tensor *out,
+                                   ct_tensor *const *x, int n, const char *want_graph);
 /* ---------------------------------------------------------------- golden module cases */
 
 /* What a generator's case() writes for case <name> in <file>.ctg: inputs

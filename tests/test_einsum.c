@@ -42,7 +42,7 @@ static ct_tensor *run_op(const char *op, const char *arg, ct_tensor *const *x, i
 
 static void replay(char **f)
 {
-    char name[64], what[160], graph[4096] = "";
+    char name[64], what[160];
     const char *cid = f[0], *op = f[1], *arg = f[2], *views = f[3];
     int n = (int)strlen(views);
     ct_tensor *x[8];
@@ -64,20 +64,7 @@ static void replay(char **f)
     snprintf(name, sizeof name, "c%.16s_out", cid);
     CHECK_TENSOR(out, golden("einsum", name), 0);
     if (!floating) return;
-    ct_test_graph_of(ct_grad_fn(out), graph, sizeof graph);
-    if (strcmp(graph, f[5])) ct_test_fail(__FILE__, __LINE__, "%s: graph\n%s\nexpected\n%s", what, graph, f[5]);
-    snprintf(name, sizeof name, "c%.16s_g", cid);
-    const ct_tensor *g = golden("einsum", name);
-    ct_tensor *gx[8] = {NULL};
-    ct_grad_opts go = {false, false, false};
-    if (ct_autograd_grad((const ct_tensor *const *)&out, 1, (const ct_tensor *const *)x, n, &g, gx, go) != CT_OK) {
-        ct_test_fail(__FILE__, __LINE__, "%s: backward failed: %s", what, ct_last_error());
-        return;
-    }
-    for (int i = 0; i < n; i++) {
-        snprintf(name, sizeof name, "c%.16s_gx%d", cid, i);
-        CHECK_TENSOR(gx[i], golden("einsum", name), 0);
-    }
+    ct_test_check_graph_and_grads("einsum", what, cid, out, x, n, f[5]);
 }
 
 static void test_golden(void) { CHECK(ct_test_each_case("tests/golden/einsum.txt", 6, replay) == 292); }
