@@ -672,8 +672,7 @@ CTORCH_API ct_tensor *ct_checkpoint_sequential(const ct_checkpoint_fn *fns, void
 
 /* The autocast state a region ends with (give it to ct_autocast_restore). */
 typedef struct ct_autocast_mode {
-    bool enabled;
-    ct_dtype dtype;
+    bool enabled; /* the dtype needs no saving: the CPU has only bfloat16 */
 } ct_autocast_mode;
 
 /* torch.autocast("cpu", dtype, enabled): enters a region of this thread in
@@ -4408,14 +4407,9 @@ static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor 
  * widest floating type among them. float64 arguments are never cast. */
 typedef enum ct__cast_policy { CT__CAST_LOWER, CT__CAST_FP32, CT__CAST_PROMOTE } ct__cast_policy;
 
-/* What an autocast op keeps while it runs itself again on cast arguments. */
-typedef struct ct__autocast_frame {
-    ct_scope scope;
-} ct__autocast_frame;
-
 static CT__TLS bool ct__autocasting; /* on, and not paused inside an autocast op */
-static bool ct__autocast_enter(ct__autocast_frame *f, ct__cast_policy policy, const ct_tensor **const *args, int n);
-static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *results, int n);
+static bool ct__autocast_enter(ct_scope *casts, ct__cast_policy policy, const ct_tensor **const *args, int n);
+static void ct__autocast_leave(ct_scope casts, ct_tensor *const *const *results, int n);
 
 /* The first lines of an op on autocast's lists: in an autocast region it
  * casts the tensor arguments (addresses of the parameters: &input, &weight)
@@ -4425,12 +4419,12 @@ static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *r
     do {                                                                                                  \
         if (CT__UNLIKELY(ct__autocasting)) {                                                              \
             const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
-            ct__autocast_frame ct__f_;                                                                    \
+            ct_scope ct__f_;                                                                    \
             if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
                 return NULL;                                                                              \
             ct_tensor *ct__r_ = (call);                                                                   \
             ct_tensor *const *ct__rs_[] = {&ct__r_};                                                      \
-            ct__autocast_leave(&ct__f_, ct__rs_, 1);                                                      \
+            ct__autocast_leave(ct__f_, ct__rs_, 1);                                                      \
             return ct__r_;                                                                                \
         }                                                                                                 \
     } while (0)
@@ -4442,11 +4436,11 @@ static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *r
         if (CT__UNLIKELY(ct__autocasting)) {                                                              \
             const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
             ct_tensor *const *ct__rs_[] = CT__UNPAREN outs;                                               \
-            ct__autocast_frame ct__f_;                                                                    \
+            ct_scope ct__f_;                                                                    \
             if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
                 return ct_last_error_code();                                                              \
             ct_result ct__r_ = (call);                                                                    \
-            ct__autocast_leave(&ct__f_, ct__rs_, ct__r_ == CT_OK ? (int)(sizeof ct__rs_ / sizeof *ct__rs_) : 0); \
+            ct__autocast_leave(ct__f_, ct__rs_, ct__r_ == CT_OK ? (int)(sizeof ct__rs_ / sizeof *ct__rs_) : 0); \
             return ct__r_;                                                                                \
         }                                                                                                 \
     } while (0)
@@ -12266,7 +12260,7 @@ static void ct__autocast_clear_cache(void)
 
 ct_autocast_mode ct_autocast(bool enabled, ct_dtype dtype)
 {
-    ct_autocast_mode prev = {ct__autocast_enabled, CT_BF16};
+    ct_autocast_mode prev = {ct__autocast_enabled};
     ct__autocast_depth++; /* even when refused: the matching restore leaves it */
     if (dtype != CT_BF16 && dtype != CT_DEFAULT) {
         ct__fail(CT_ERR_RUNTIME, "Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype");
@@ -12337,15 +12331,15 @@ static const ct_tensor *ct__autocast_cast(const ct_tensor *t, ct_dtype to, ct__c
 
 /* Opens a scope for the casts, casts the arguments in place and pauses
  * autocast; false (nothing to leave) when a cast failed. */
-static bool ct__autocast_enter(ct__autocast_frame *f, ct__cast_policy policy, const ct_tensor **const *args, int n)
+static bool ct__autocast_enter(ct_scope *casts, ct__cast_policy policy, const ct_tensor **const *args, int n)
 {
     ct_dtype to = policy == CT__CAST_LOWER ? CT_BF16 : CT_F32;
     if (policy == CT__CAST_PROMOTE && !ct__promote_type(args, n, &to)) return false;
-    f->scope = ct_scope_begin();
+    *casts = ct_scope_begin();
     for (int i = 0; i < n; i++) {
         const ct_tensor *c = ct__autocast_cast(*args[i], to, policy);
         if (!c && *args[i]) {
-            ct_scope_end(f->scope);
+            ct_scope_end(*casts);
             return false;
         }
         *args[i] = c;
@@ -12355,12 +12349,12 @@ static bool ct__autocast_enter(ct__autocast_frame *f, ct__cast_policy policy, co
 }
 
 /* Resumes autocast and hands the op's n results on out of the casts' scope. */
-static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *results, int n)
+static void ct__autocast_leave(ct_scope casts, ct_tensor *const *const *results, int n)
 {
     ct__autocasting = ct__autocast_enabled;
     for (int i = 0; i < n; i++)
         if (results[i] && *results[i]) ct_keep(*results[i]);
-    ct_scope_end(f->scope);
+    ct_scope_end(casts);
 }
 
 /* cat and stack in a region: the widest floating type of the list. */
@@ -12372,11 +12366,11 @@ static ct_tensor *ct__autocast_list(ct_tensor *(*op)(ct_tensor *const *, int, in
     ct_tensor *r = NULL;
     if (list && addr) {
         for (int i = 0; i < n; i++) list[i] = tensors[i], addr[i] = &list[i];
-        ct__autocast_frame f;
-        if (ct__autocast_enter(&f, CT__CAST_PROMOTE, (const ct_tensor **const *)addr, n)) {
+        ct_scope casts;
+        if (ct__autocast_enter(&casts, CT__CAST_PROMOTE, (const ct_tensor **const *)addr, n)) {
             r = op((ct_tensor *const *)list, n, dim);
             ct_tensor *const *rs[] = {&r};
-            ct__autocast_leave(&f, rs, 1);
+            ct__autocast_leave(casts, rs, 1);
         }
     } else {
         CT__OOM();

@@ -30,7 +30,7 @@ static void ct__autocast_clear_cache(void)
 
 ct_autocast_mode ct_autocast(bool enabled, ct_dtype dtype)
 {
-    ct_autocast_mode prev = {ct__autocast_enabled, CT_BF16};
+    ct_autocast_mode prev = {ct__autocast_enabled};
     ct__autocast_depth++; /* even when refused: the matching restore leaves it */
     if (dtype != CT_BF16 && dtype != CT_DEFAULT) {
         ct__fail(CT_ERR_RUNTIME, "Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype");
@@ -101,15 +101,15 @@ static const ct_tensor *ct__autocast_cast(const ct_tensor *t, ct_dtype to, ct__c
 
 /* Opens a scope for the casts, casts the arguments in place and pauses
  * autocast; false (nothing to leave) when a cast failed. */
-static bool ct__autocast_enter(ct__autocast_frame *f, ct__cast_policy policy, const ct_tensor **const *args, int n)
+static bool ct__autocast_enter(ct_scope *casts, ct__cast_policy policy, const ct_tensor **const *args, int n)
 {
     ct_dtype to = policy == CT__CAST_LOWER ? CT_BF16 : CT_F32;
     if (policy == CT__CAST_PROMOTE && !ct__promote_type(args, n, &to)) return false;
-    f->scope = ct_scope_begin();
+    *casts = ct_scope_begin();
     for (int i = 0; i < n; i++) {
         const ct_tensor *c = ct__autocast_cast(*args[i], to, policy);
         if (!c && *args[i]) {
-            ct_scope_end(f->scope);
+            ct_scope_end(*casts);
             return false;
         }
         *args[i] = c;
@@ -119,12 +119,12 @@ static bool ct__autocast_enter(ct__autocast_frame *f, ct__cast_policy policy, co
 }
 
 /* Resumes autocast and hands the op's n results on out of the casts' scope. */
-static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *results, int n)
+static void ct__autocast_leave(ct_scope casts, ct_tensor *const *const *results, int n)
 {
     ct__autocasting = ct__autocast_enabled;
     for (int i = 0; i < n; i++)
         if (results[i] && *results[i]) ct_keep(*results[i]);
-    ct_scope_end(f->scope);
+    ct_scope_end(casts);
 }
 
 /* cat and stack in a region: the widest floating type of the list. */
@@ -136,11 +136,11 @@ static ct_tensor *ct__autocast_list(ct_tensor *(*op)(ct_tensor *const *, int, in
     ct_tensor *r = NULL;
     if (list && addr) {
         for (int i = 0; i < n; i++) list[i] = tensors[i], addr[i] = &list[i];
-        ct__autocast_frame f;
-        if (ct__autocast_enter(&f, CT__CAST_PROMOTE, (const ct_tensor **const *)addr, n)) {
+        ct_scope casts;
+        if (ct__autocast_enter(&casts, CT__CAST_PROMOTE, (const ct_tensor **const *)addr, n)) {
             r = op((ct_tensor *const *)list, n, dim);
             ct_tensor *const *rs[] = {&r};
-            ct__autocast_leave(&f, rs, 1);
+            ct__autocast_leave(casts, rs, 1);
         }
     } else {
         CT__OOM();

@@ -197,8 +197,7 @@ CTORCH_API ct_tensor *ct_checkpoint_sequential(const ct_checkpoint_fn *fns, void
 
 /* The autocast state a region ends with (give it to ct_autocast_restore). */
 typedef struct ct_autocast_mode {
-    bool enabled;
-    ct_dtype dtype;
+    bool enabled; /* the dtype needs no saving: the CPU has only bfloat16 */
 } ct_autocast_mode;
 
 /* torch.autocast("cpu", dtype, enabled): enters a region of this thread in

@@ -307,14 +307,9 @@ static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor 
  * widest floating type among them. float64 arguments are never cast. */
 typedef enum ct__cast_policy { CT__CAST_LOWER, CT__CAST_FP32, CT__CAST_PROMOTE } ct__cast_policy;
 
-/* What an autocast op keeps while it runs itself again on cast arguments. */
-typedef struct ct__autocast_frame {
-    ct_scope scope;
-} ct__autocast_frame;
-
 static CT__TLS bool ct__autocasting; /* on, and not paused inside an autocast op */
-static bool ct__autocast_enter(ct__autocast_frame *f, ct__cast_policy policy, const ct_tensor **const *args, int n);
-static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *results, int n);
+static bool ct__autocast_enter(ct_scope *casts, ct__cast_policy policy, const ct_tensor **const *args, int n);
+static void ct__autocast_leave(ct_scope casts, ct_tensor *const *const *results, int n);
 
 /* The first lines of an op on autocast's lists: in an autocast region it
  * casts the tensor arguments (addresses of the parameters: &input, &weight)
@@ -324,12 +319,12 @@ static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *r
     do {                                                                                                  \
         if (CT__UNLIKELY(ct__autocasting)) {                                                              \
             const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
-            ct__autocast_frame ct__f_;                                                                    \
+            ct_scope ct__f_;                                                                    \
             if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
                 return NULL;                                                                              \
             ct_tensor *ct__r_ = (call);                                                                   \
             ct_tensor *const *ct__rs_[] = {&ct__r_};                                                      \
-            ct__autocast_leave(&ct__f_, ct__rs_, 1);                                                      \
+            ct__autocast_leave(ct__f_, ct__rs_, 1);                                                      \
             return ct__r_;                                                                                \
         }                                                                                                 \
     } while (0)
@@ -341,11 +336,11 @@ static void ct__autocast_leave(ct__autocast_frame *f, ct_tensor *const *const *r
         if (CT__UNLIKELY(ct__autocasting)) {                                                              \
             const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
             ct_tensor *const *ct__rs_[] = CT__UNPAREN outs;                                               \
-            ct__autocast_frame ct__f_;                                                                    \
+            ct_scope ct__f_;                                                                    \
             if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
                 return ct_last_error_code();                                                              \
             ct_result ct__r_ = (call);                                                                    \
-            ct__autocast_leave(&ct__f_, ct__rs_, ct__r_ == CT_OK ? (int)(sizeof ct__rs_ / sizeof *ct__rs_) : 0); \
+            ct__autocast_leave(ct__f_, ct__rs_, ct__r_ == CT_OK ? (int)(sizeof ct__rs_ / sizeof *ct__rs_) : 0); \
             return ct__r_;                                                                                \
         }                                                                                                 \
     } while (0)
