@@ -32149,22 +32149,72 @@ ct_result ct_optim_load_state_dict(ct_optimizer *opt, const ct_optim_state *stat
 /* ==================== optim/lbfgs.c ==================== */
 // >>optim/lbfgs.c
 /* torch.optim.LBFGS: limited-memory BFGS over the flattened parameters,
- * with PyTorch 1.13's iteration, history and strong-Wolfe line search. Its
- * scalars (dot products, step sizes) are doubles; PyTorch keeps them as
- * 0-d tensors of the parameters' dtype, so float64 parameters follow it
- * bit for bit while float32 ones round those scalars once less. */
+ * with PyTorch 1.13's iteration, history and strong-Wolfe line search. */
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A scalar of the algorithm as PyTorch holds it: a Python float, or a 0-d
+ * tensor of the parameters' dtype (dot products, norms, and whatever is
+ * computed from them). An operation with a float32 tensor operand rounds
+ * both operands and the result to float32, as a 0-d float32 tensor op does
+ * (a double result rounded to float is the float result for + - * / and
+ * sqrt); everything else is double, exact for float64 parameters. The step
+ * size is a tensor or a float depending on the path taken, so the kind
+ * travels with the value. Parameters of other dtypes keep double scalars. */
+typedef struct ct__num {
+    double v;
+    bool f32; /* a 0-d float32 tensor */
+} ct__num;
+
+static double ct__as_f32(double v) { return (double)(float)v; }
+
+/* v as a value of its kind: rounded to float32 when it is a float32 tensor */
+static ct__num ct__num_make(double v, bool f32)
+{
+    ct__num n;
+    n.v = f32 ? ct__as_f32(v) : v;
+    n.f32 = f32;
+    return n;
+}
+
+static ct__num ct__py(double v) { return ct__num_make(v, false); }
+
+/* a op b, op one of + - * / */
+static ct__num ct__arith(ct__num a, char op, ct__num b)
+{
+    bool f32 = a.f32 || b.f32;
+    double x = f32 ? ct__as_f32(a.v) : a.v, y = f32 ? ct__as_f32(b.v) : b.v;
+    double z = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
+    return ct__num_make(z, f32);
+}
+
+static ct__num ct__add(ct__num a, ct__num b) { return ct__arith(a, '+', b); }
+static ct__num ct__sub(ct__num a, ct__num b) { return ct__arith(a, '-', b); }
+static ct__num ct__mul(ct__num a, ct__num b) { return ct__arith(a, '*', b); }
+static ct__num ct__div(ct__num a, ct__num b) { return ct__arith(a, '/', b); }
+static ct__num ct__abs(ct__num a) { return ct__num_make(fabs(a.v), a.f32); }
+
+/* a < b; a comparison with a tensor compares in its dtype */
+static bool ct__lt(ct__num a, ct__num b)
+{
+    bool f32 = a.f32 || b.f32;
+    return f32 ? ct__as_f32(a.v) < ct__as_f32(b.v) : a.v < b.v;
+}
+
+static bool ct__le(ct__num a, ct__num b) { return !ct__lt(b, a) && a.v == a.v && b.v == b.v; }
+static ct__num ct__min(ct__num a, ct__num b) { return ct__lt(b, a) ? b : a; } /* Python's min(a, b) */
+static ct__num ct__max(ct__num a, ct__num b) { return ct__lt(a, b) ? b : a; } /* Python's max(a, b) */
+
 struct ct__lbfgs {
     int64_t func_evals, n_iter;
     ct_tensor *d, *prev_flat_grad;
-    double t, H_diag, prev_loss;
+    ct__num t, H_diag;
+    double prev_loss;
     int64_t n_old;           /* history entries in use */
     ct_tensor **old_dirs, **old_stps;
-    double *ro, *al;         /* history_size each */
+    ct__num *ro, *al;        /* history_size each */
     int64_t history_size;
 };
 
@@ -32193,8 +32243,8 @@ static ct__lbfgs *ct__lbfgs_new(int64_t history_size)
     s->history_size = history_size;
     s->old_dirs = (ct_tensor **)CT_MALLOC(n * sizeof *s->old_dirs);
     s->old_stps = (ct_tensor **)CT_MALLOC(n * sizeof *s->old_stps);
-    s->ro = (double *)CT_MALLOC(n * sizeof *s->ro);
-    s->al = (double *)CT_MALLOC(n * sizeof *s->al);
+    s->ro = (ct__num *)CT_MALLOC(n * sizeof *s->ro);
+    s->al = (ct__num *)CT_MALLOC(n * sizeof *s->al);
     if (!s->old_dirs || !s->old_stps || !s->ro || !s->al) {
         ct__lbfgs_free(s);
         CT__OOM();
@@ -32209,7 +32259,7 @@ static ct__lbfgs *ct__lbfgs_clone(const ct__lbfgs *src)
     ct__lbfgs *s = ct__lbfgs_new(src->history_size);
     if (!s) return NULL;
     ct_tensor **old_dirs = s->old_dirs, **old_stps = s->old_stps;
-    double *ro = s->ro, *al = s->al;
+    ct__num *ro = s->ro, *al = s->al;
     size_t n = (size_t)(src->history_size > 0 ? src->history_size : 1);
     *s = *src;
     s->old_dirs = old_dirs, s->old_stps = old_stps, s->ro = ro, s->al = al;
@@ -32242,8 +32292,8 @@ static ct_tensor *ct__lbfgs_state_get(const ct__lbfgs *s, const char *name)
     if (!strcmp(name, "prev_flat_grad") && s->prev_flat_grad) return ct__same(s->prev_flat_grad);
     if (!strcmp(name, "func_evals")) v = (double)s->func_evals;
     else if (!strcmp(name, "n_iter")) v = (double)s->n_iter;
-    else if (!strcmp(name, "t")) v = s->t;
-    else if (!strcmp(name, "H_diag")) v = s->H_diag;
+    else if (!strcmp(name, "t")) v = s->t.v;
+    else if (!strcmp(name, "H_diag")) v = s->H_diag.v;
     else if (!strcmp(name, "prev_loss")) v = s->prev_loss;
     else return ct__key_error(name);
     return ct_from_array(&v, CT_SHAPE0, CT_F64);
@@ -32257,8 +32307,10 @@ typedef struct ct__lbfgs_ctx {
     void *user;
 } ct__lbfgs_ctx;
 
-static double ct__lbfgs_dot(const ct_tensor *a, const ct_tensor *b) { return ct_item(ct_sum(ct_mul(a, b))); }
-static double ct__abs_max(const ct_tensor *a) { return ct_item(ct_max(ct_abs(a))); }
+/* a 0-d tensor's value as a scalar of the algorithm */
+static ct__num ct__num_of(const ct_tensor *t) { return ct__num_make(ct_item(t), t && ct_dtype_of(t) == CT_F32); }
+static ct__num ct__lbfgs_dot(const ct_tensor *a, const ct_tensor *b) { return ct__num_of(ct_sum(ct_mul(a, b))); }
+static ct__num ct__abs_max(const ct_tensor *a) { return ct__num_of(ct_max(ct_abs(a))); }
 
 /* torch.cat of the gradients viewed flat (zeros for a parameter without one). */
 static ct_tensor *ct__flat_grad(const ct__group *g)
@@ -32311,82 +32363,105 @@ static ct_result ct__dir_eval(const ct__lbfgs_ctx *c, ct_tensor *const *x, doubl
     return r;
 }
 
-static double ct__cubic_interpolate(double x1, double f1, double g1, double x2, double f2, double g2,
-                                    const double *bounds)
+/* The minimiser of the cubic through (x1, f1, g1) and (x2, f2, g2) within
+ * bounds; the losses f are Python floats, the slopes g tensors. */
+static ct__num ct__cubic_interpolate(ct__num x1, double f1, ct__num g1, ct__num x2, double f2, ct__num g2,
+                                     const ct__num *bounds)
 {
-    double xmin_bound = bounds ? bounds[0] : (x1 <= x2 ? x1 : x2);
-    double xmax_bound = bounds ? bounds[1] : (x1 <= x2 ? x2 : x1);
-    double d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2);
-    double d2_square = d1 * d1 - g1 * g2;
-    if (d2_square >= 0) {
-        double d2 = sqrt(d2_square), min_pos;
-        if (x1 <= x2) min_pos = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2));
-        else min_pos = x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
-        double lo = min_pos < xmin_bound ? xmin_bound : min_pos; /* Python's max(min_pos, xmin_bound) */
-        return xmax_bound < lo ? xmax_bound : lo;
-    }
-    return (xmin_bound + xmax_bound) / 2.;
+    bool ordered = ct__le(x1, x2);
+    ct__num xmin_bound = bounds ? bounds[0] : ordered ? x1 : x2;
+    ct__num xmax_bound = bounds ? bounds[1] : ordered ? x2 : x1;
+    /* d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2); d2_square = d1**2 - g1 * g2 */
+    ct__num d1 = ct__sub(ct__add(g1, g2), ct__div(ct__py(3 * (f1 - f2)), ct__sub(x1, x2)));
+    ct__num d2_square = ct__sub(ct__mul(d1, d1), ct__mul(g1, g2));
+    if (!ct__le(ct__py(0), d2_square)) return ct__div(ct__add(xmin_bound, xmax_bound), ct__py(2.));
+    ct__num d2 = ct__num_make(sqrt(d2_square.v), d2_square.f32), two_d2 = ct__mul(ct__py(2), d2), min_pos;
+    if (ordered) /* x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2)) */
+        min_pos = ct__sub(x2, ct__mul(ct__sub(x2, x1),
+                                      ct__div(ct__sub(ct__add(g2, d2), d1), ct__add(ct__sub(g2, g1), two_d2))));
+    else /* x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2)) */
+        min_pos = ct__sub(x1, ct__mul(ct__sub(x1, x2),
+                                      ct__div(ct__sub(ct__add(g1, d2), d1), ct__add(ct__sub(g1, g2), two_d2))));
+    return ct__min(ct__max(min_pos, xmin_bound), xmax_bound);
 }
 
 /* One end of a bracket of the line search. */
 typedef struct ct__ls_point {
-    double t, f, gtd;
+    ct__num t;
+    double f;
+    ct__num gtd;
     ct_tensor *g;
 } ct__ls_point;
 
-static ct__ls_point ct__ls_at(double t, double f, double gtd, ct_tensor *g)
+static ct__ls_point ct__ls_at(ct__num t, double f, ct__num gtd, ct_tensor *g)
 {
     ct__ls_point p;
     p.t = t, p.f = f, p.gtd = gtd, p.g = g;
     return p;
 }
 
+/* f + c1 * t * gtd < f_new: the sufficient decrease (Armijo) condition fails */
+static bool ct__armijo_fails(double f_new, double f, ct__num t, ct__num gtd)
+{
+    return ct__lt(ct__add(ct__py(f), ct__mul(ct__mul(ct__py(1e-4), t), gtd)), ct__py(f_new));
+}
+
+/* abs(gtd_new) <= -c2 * gtd: the curvature condition holds */
+static bool ct__curvature_holds(ct__num gtd_new, ct__num gtd)
+{
+    return ct__le(ct__abs(gtd_new), ct__mul(ct__py(-0.9), gtd));
+}
+
 /* _strong_wolfe(obj_func, x, t, d, f, g, gtd): the step t, its loss and gradient. */
-static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, double *t_io, const ct_tensor *d,
-                                  double *f_io, ct_tensor **g_io, double gtd, double tolerance_change,
+static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, ct__num *t_io, const ct_tensor *d,
+                                  double *f_io, ct_tensor **g_io, ct__num gtd, double tolerance_change,
                                   int64_t *evals)
 {
-    const double c1 = 1e-4, c2 = 0.9;
     const int max_ls = 25;
-    double t = *t_io, f = *f_io, d_norm = ct__abs_max(d), f_new;
+    ct__num t = *t_io, d_norm = ct__abs_max(d);
+    double f = *f_io, f_new;
     ct_tensor *g_new = NULL;
-    ct_result r = ct__dir_eval(c, x, t, d, &f_new, &g_new);
+    ct_result r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new);
     if (r != CT_OK) return r;
     int64_t ls_func_evals = 1;
-    double gtd_new = ct__lbfgs_dot(g_new, d);
-    ct__ls_point prev = ct__ls_at(0, f, gtd, *g_io), br[2];
+    ct__num gtd_new = ct__lbfgs_dot(g_new, d);
+    ct__ls_point prev = ct__ls_at(ct__py(0), f, gtd, *g_io), br[2];
     int nb = 0, ls_iter = 0;
     bool done = false;
     while (ls_iter < max_ls) {
-        bool sufficient = !(f_new > (f + c1 * t * gtd) || (ls_iter > 1 && f_new >= prev.f));
-        if (sufficient && fabs(gtd_new) <= -c2 * gtd) {
+        bool sufficient = !(ct__armijo_fails(f_new, f, t, gtd) || (ls_iter > 1 && f_new >= prev.f));
+        if (sufficient && ct__curvature_holds(gtd_new, gtd)) {
             br[0] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 1, done = true;
             break;
         }
-        if (!sufficient || gtd_new >= 0) {
+        if (!sufficient || ct__le(ct__py(0), gtd_new)) {
             br[0] = prev, br[1] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 2;
             break;
         }
-        double bounds[2] = {t + 0.01 * (t - prev.t), t * 10};
-        double tmp = t;
+        /* bounds (t + 0.01 * (t - t_prev), t * 10) */
+        ct__num bounds[2] = {ct__add(t, ct__mul(ct__py(0.01), ct__sub(t, prev.t))), ct__mul(t, ct__py(10))};
+        ct__num tmp = t;
         t = ct__cubic_interpolate(prev.t, prev.f, prev.gtd, t, f_new, gtd_new, bounds);
         prev = ct__ls_at(tmp, f_new, gtd_new, g_new);
-        if ((r = ct__dir_eval(c, x, t, d, &f_new, &g_new)) != CT_OK) return r;
+        if ((r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new)) != CT_OK) return r;
         ls_func_evals++;
         gtd_new = ct__lbfgs_dot(g_new, d);
         ls_iter++;
     }
-    if (ls_iter == max_ls) br[0] = ct__ls_at(0, f, gtd, *g_io), br[1] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 2;
+    if (ls_iter == max_ls)
+        br[0] = ct__ls_at(ct__py(0), f, gtd, *g_io), br[1] = ct__ls_at(t, f_new, gtd_new, g_new), nb = 2;
     bool insuf_progress = false;
     int low = nb == 2 && br[0].f > br[1].f ? 1 : 0, high = 1 - low;
     while (!done && ls_iter < max_ls) {
-        if (fabs(br[1].t - br[0].t) * d_norm < tolerance_change) break;
+        if (ct__lt(ct__mul(ct__abs(ct__sub(br[1].t, br[0].t)), d_norm), ct__py(tolerance_change))) break;
         t = ct__cubic_interpolate(br[0].t, br[0].f, br[0].gtd, br[1].t, br[1].f, br[1].gtd, NULL);
-        double hi_t = br[0].t > br[1].t ? br[0].t : br[1].t, lo_t = br[0].t < br[1].t ? br[0].t : br[1].t;
-        double eps = 0.1 * (hi_t - lo_t);
-        if ((hi_t - t < t - lo_t ? hi_t - t : t - lo_t) < eps) {
-            if (insuf_progress || t >= hi_t || t <= lo_t) {
-                t = fabs(t - hi_t) < fabs(t - lo_t) ? hi_t - eps : lo_t + eps;
+        /* max(bracket), min(bracket) and eps = 0.1 * (max - min) */
+        ct__num hi_t = ct__max(br[0].t, br[1].t), lo_t = ct__min(br[0].t, br[1].t);
+        ct__num eps = ct__mul(ct__py(0.1), ct__sub(hi_t, lo_t));
+        if (ct__lt(ct__min(ct__sub(hi_t, t), ct__sub(t, lo_t)), eps)) {
+            if (insuf_progress || ct__le(hi_t, t) || ct__le(t, lo_t)) {
+                bool nearer_hi = ct__lt(ct__abs(ct__sub(t, hi_t)), ct__abs(ct__sub(t, lo_t)));
+                t = nearer_hi ? ct__sub(hi_t, eps) : ct__add(lo_t, eps);
                 insuf_progress = false;
             } else {
                 insuf_progress = true;
@@ -32394,17 +32469,17 @@ static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, d
         } else {
             insuf_progress = false;
         }
-        if ((r = ct__dir_eval(c, x, t, d, &f_new, &g_new)) != CT_OK) return r;
+        if ((r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new)) != CT_OK) return r;
         ls_func_evals++;
         gtd_new = ct__lbfgs_dot(g_new, d);
         ls_iter++;
         ct__ls_point p = {t, f_new, gtd_new, g_new};
-        if (f_new > (f + c1 * t * gtd) || f_new >= br[low].f) {
+        if (ct__armijo_fails(f_new, f, t, gtd) || f_new >= br[low].f) {
             br[high] = p;
             low = br[0].f <= br[1].f ? 0 : 1, high = 1 - low;
         } else {
-            if (fabs(gtd_new) <= -c2 * gtd) done = true;
-            else if (gtd_new * (br[high].t - br[low].t) >= 0) br[high] = br[low];
+            if (ct__curvature_holds(gtd_new, gtd)) done = true;
+            else if (ct__le(ct__py(0), ct__mul(gtd_new, ct__sub(br[high].t, br[low].t)))) br[high] = br[low];
             br[low] = p;
         }
     }
@@ -32420,13 +32495,13 @@ static ct_tensor *ct__lbfgs_direction(ct__lbfgs *s, const ct_tensor *flat_grad)
 {
     ct_tensor *q = ct_neg(flat_grad);
     for (int64_t i = s->n_old - 1; i >= 0; i--) {
-        s->al[i] = ct__lbfgs_dot(s->old_stps[i], q) * s->ro[i];
-        ct_add_alpha_(q, s->old_dirs[i], ct_float(-s->al[i]));
+        s->al[i] = ct__mul(ct__lbfgs_dot(s->old_stps[i], q), s->ro[i]);
+        ct_add_alpha_(q, s->old_dirs[i], ct_float(-s->al[i].v));
     }
-    ct_tensor *r = ct_mul_scalar(q, ct_float(s->H_diag));
+    ct_tensor *r = ct_mul_scalar(q, ct_float(s->H_diag.v));
     for (int64_t i = 0; i < s->n_old; i++) {
-        double be_i = ct__lbfgs_dot(s->old_dirs[i], r) * s->ro[i];
-        ct_add_alpha_(r, s->old_stps[i], ct_float(s->al[i] - be_i));
+        ct__num be_i = ct__mul(ct__lbfgs_dot(s->old_dirs[i], r), s->ro[i]);
+        ct_add_alpha_(r, s->old_stps[i], ct_float(ct__sub(s->al[i], be_i).v));
     }
     return r;
 }
@@ -32434,8 +32509,8 @@ static ct_tensor *ct__lbfgs_direction(ct__lbfgs *s, const ct_tensor *flat_grad)
 /* Remember y and s (when y.s > 1e-10), dropping the oldest beyond history_size. */
 static void ct__lbfgs_remember(ct__lbfgs *s, ct_tensor *y, ct_tensor *step)
 {
-    double ys = ct__lbfgs_dot(y, step);
-    if (!(ys > 1e-10)) return;
+    ct__num ys = ct__lbfgs_dot(y, step);
+    if (!ct__lt(ct__py(1e-10), ys)) return;
     if (s->n_old == s->history_size) {
         ct_release(s->old_dirs[0]), ct_release(s->old_stps[0]);
         memmove(s->old_dirs, s->old_dirs + 1, (size_t)(s->n_old - 1) * sizeof *s->old_dirs);
@@ -32445,8 +32520,8 @@ static void ct__lbfgs_remember(ct__lbfgs *s, ct_tensor *y, ct_tensor *step)
     }
     s->old_dirs[s->n_old] = ct__keep_state(y);
     s->old_stps[s->n_old] = ct__keep_state(step);
-    s->ro[s->n_old++] = 1. / ys;
-    s->H_diag = ys / ct__lbfgs_dot(y, y);
+    s->ro[s->n_old++] = ct__div(ct__py(1.), ys);
+    s->H_diag = ct__div(ys, ct__lbfgs_dot(y, y));
 }
 
 static void ct__lbfgs_set(ct_tensor **slot, ct_tensor *t)
@@ -32465,7 +32540,7 @@ static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, do
     ct_tensor *flat_grad = ct__flat_grad(c->g);
     if (!flat_grad) return ct_last_error_code();
     int64_t current_evals = 1;
-    if (ct__abs_max(flat_grad) <= tolerance_grad) return CT_OK;
+    if (ct__le(ct__abs_max(flat_grad), ct__py(tolerance_grad))) return CT_OK;
     ct_result r = CT_OK;
     for (int64_t n_iter = 1; n_iter <= max_iter; n_iter++) {
         s->n_iter++;
@@ -32473,22 +32548,22 @@ static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, do
             ct__lbfgs_set(&s->d, ct_neg(flat_grad));
             for (int64_t i = 0; i < s->n_old; i++) ct_release(s->old_dirs[i]), ct_release(s->old_stps[i]);
             s->n_old = 0;
-            s->H_diag = 1;
+            s->H_diag = ct__py(1);
         } else {
-            ct__lbfgs_remember(s, ct_sub(flat_grad, s->prev_flat_grad), ct_mul_scalar(s->d, ct_float(s->t)));
+            ct__lbfgs_remember(s, ct_sub(flat_grad, s->prev_flat_grad), ct_mul_scalar(s->d, ct_float(s->t.v)));
             ct__lbfgs_set(&s->d, ct__lbfgs_direction(s, flat_grad));
         }
         ct__lbfgs_set(&s->prev_flat_grad, ct_clone(flat_grad));
         s->prev_loss = loss;
-        if (s->n_iter == 1) {
-            double inv = 1. / ct_item(ct_sum(ct_abs(flat_grad)));
-            s->t = (inv < 1. ? inv : 1.) * lr;
+        if (s->n_iter == 1) { /* min(1., 1. / flat_grad.abs().sum()) * lr */
+            ct__num inv = ct__div(ct__py(1.), ct__num_of(ct_sum(ct_abs(flat_grad))));
+            s->t = ct__mul(ct__min(ct__py(1.), inv), ct__py(lr));
         } else {
-            s->t = lr;
+            s->t = ct__py(lr);
         }
         if (!s->d || !s->prev_flat_grad) return ct_last_error_code();
-        double gtd = ct__lbfgs_dot(flat_grad, s->d);
-        if (gtd > -tolerance_change) break;
+        ct__num gtd = ct__lbfgs_dot(flat_grad, s->d);
+        if (ct__lt(ct__py(-tolerance_change), gtd)) break;
         int64_t ls_func_evals = 0;
         bool opt_cond = false;
         if (o[CT__K_STRONG_WOLFE] != 0) {
@@ -32497,14 +32572,14 @@ static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, do
             for (int64_t i = 0; i < c->g->n; i++) x[i] = ct_clone(c->g->params[i]);
             r = ct__strong_wolfe(c, x, &s->t, s->d, &loss, &flat_grad, gtd, tolerance_change, &ls_func_evals);
             CT_FREE(x);
-            if (r == CT_OK) r = ct__add_grad(c->g, s->t, s->d);
-            opt_cond = ct__abs_max(flat_grad) <= tolerance_grad;
+            if (r == CT_OK) r = ct__add_grad(c->g, s->t.v, s->d);
+            opt_cond = ct__le(ct__abs_max(flat_grad), ct__py(tolerance_grad));
         } else {
-            r = ct__add_grad(c->g, s->t, s->d);
+            r = ct__add_grad(c->g, s->t.v, s->d);
             if (r == CT_OK && n_iter != max_iter) {
                 r = ct__eval(c, &loss);
                 if (r == CT_OK && !(flat_grad = ct__flat_grad(c->g))) r = ct_last_error_code();
-                if (r == CT_OK) opt_cond = ct__abs_max(flat_grad) <= tolerance_grad;
+                if (r == CT_OK) opt_cond = ct__le(ct__abs_max(flat_grad), ct__py(tolerance_grad));
                 ls_func_evals = 1;
             }
         }
@@ -32512,7 +32587,7 @@ static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, do
         current_evals += ls_func_evals;
         s->func_evals += ls_func_evals;
         if (n_iter == max_iter || current_evals >= max_eval || opt_cond) break;
-        if (ct__abs_max(ct_mul_scalar(s->d, ct_float(s->t))) <= tolerance_change) break;
+        if (ct__le(ct__abs_max(ct_mul_scalar(s->d, ct_float(s->t.v))), ct__py(tolerance_change))) break;
         if (fabs(loss - s->prev_loss) < tolerance_change) break;
     }
     return r;

@@ -126,15 +126,22 @@ static void take_step(ct_optimizer *opt, const test_case *tc, problem *pr)
     }
 }
 
-/* Every rule follows PyTorch op for op: the parameters agree bit for bit. */
+/* Every rule follows PyTorch op for op: the parameters agree bit for bit.
+ * Except float32 LBFGS: PyTorch's float32 dot product is the system BLAS's
+ * sdot, whose summation order depends on the BLAS installed (OpenBLAS and
+ * the reference BLAS give different bits on the same machine); the golden
+ * data came from OpenBLAS, and a last-bit difference in a dot product moves
+ * the trajectory by a few ulps. (Before its scalars were rounded as
+ * PyTorch's float32 tensors, it was thousands of ulps off.) */
 static void check_params(const test_case *tc, const problem *pr, const char *when)
 {
     char name[96];
+    int max_ulps = !strcmp(tc->kind, "LBFGS") && !strcmp(tc->dtype, "f32") ? 4 : 0;
     for (int i = 0; i < 2; i++) {
         snprintf(name, sizeof name, "%s%s_p%d", tc->name, when, i);
         const ct_tensor *want = golden("optim", name);
         ct_tensor *got = ct_detach(pr->p[i]);
-        if (want) ct_test_check_tensor(__FILE__, __LINE__, name, got, want, 0);
+        if (want) ct_test_check_tensor(__FILE__, __LINE__, name, got, want, max_ulps);
     }
 }
 
@@ -170,7 +177,7 @@ static void test_trajectories_match_pytorch(void)
 {
     static test_case cases[64];
     int n = read_cases(cases, 64);
-    CHECK(n >= 38);
+    CHECK(n >= 41);
     for (int c = 0; c < n; c++) {
         const test_case *tc = &cases[c];
         ct_scope s = ct_scope_begin();
