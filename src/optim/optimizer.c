@@ -142,12 +142,12 @@ static ct_result ct__sgd_update(const double *o, ct_tensor *p, ct_tensor *grad, 
     return ct_add_alpha_(p, d, CT__F(-o[CT__K_LR]));
 }
 
-/* Adam's moments and step (without amsgrad) in one pass over contiguous
- * float32 tensors: the float operations of the op-by-op rule below, in its
- * order (mul_, add_ with alpha and addcmul_ as fmaf, sqrt, div, add,
+/* Adam's moments and step in one pass over contiguous float32 tensors: the
+ * float operations of the op-by-op rule below, in its order (mul_, add_
+ * with alpha and addcmul_ as fmaf, maximum for amsgrad, sqrt, div, add,
  * addcdiv_), so the bits agree; split over threads. */
 typedef struct ct__adam_pass {
-    float *p, *m, *v;
+    float *p, *m, *v, *vmax; /* vmax: amsgrad's max_exp_avg_sq, or NULL */
     const float *grad;
     float beta1, beta2, one_beta1, one_beta2, bc2, eps, neg_step;
 } ct__adam_pass;
@@ -164,6 +164,11 @@ static void ct__adam_range(int64_t begin, int64_t end, void *ctx)
         float vk = ct__fmaf(a->one_beta2 * g, g, vd[k] * a->beta2);
         md[k] = mk;
         vd[k] = vk;
+        if (a->vmax) { /* torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq): NaN wins */
+            float mx = a->vmax[k];
+            vk = mx > vk || mx != mx ? mx : vk;
+            a->vmax[k] = vk;
+        }
         float denom = sqrtf(vk) / a->bc2 + a->eps; /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
         pd[k] = pd[k] + a->neg_step * mk / denom;  /* param.addcdiv_(exp_avg, denom, value=-step_size) */
     }
@@ -173,12 +178,15 @@ static void ct__adam_range(int64_t begin, int64_t end, void *ctx)
 static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st,
                                    double step_size, double bias_correction2_sqrt)
 {
-    ct_tensor *m = st->buf[0], *v = st->buf[1];
-    if (o[CT__K_AMSGRAD] != 0 || p->dtype != CT_F32 || grad->dtype != CT_F32 || m->dtype != CT_F32 ||
-        v->dtype != CT_F32 || !ct_is_contiguous(p) || !ct_is_contiguous(grad) || !ct_is_contiguous(m) ||
-        !ct_is_contiguous(v) || ct_numel(grad) != ct_numel(p))
+    ct_tensor *m = st->buf[0], *v = st->buf[1], *vmax = o[CT__K_AMSGRAD] != 0 ? st->buf[2] : NULL;
+    if (p->dtype != CT_F32 || grad->dtype != CT_F32 || m->dtype != CT_F32 || v->dtype != CT_F32 ||
+        !ct_is_contiguous(p) || !ct_is_contiguous(grad) || !ct_is_contiguous(m) || !ct_is_contiguous(v) ||
+        ct_numel(grad) != ct_numel(p) || (vmax && (vmax->dtype != CT_F32 || !ct_is_contiguous(vmax))))
         return false;
-    ct__adam_pass pass = {(float *)ct__data(p),           (float *)ct__data(m),       (float *)ct__data(v),
+    ct__adam_pass pass = {(float *)ct__data(p),
+                          (float *)ct__data(m),
+                          (float *)ct__data(v),
+                          vmax ? (float *)ct__data(vmax) : NULL,
                           (const float *)ct__data(grad),
                           (float)o[CT__K_BETA1], (float)o[CT__K_BETA2], (float)(1 - o[CT__K_BETA1]),
                           (float)(1 - o[CT__K_BETA2]), (float)bias_correction2_sqrt, (float)o[CT__K_EPS],
@@ -187,6 +195,7 @@ static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tenso
     p->storage->version++;
     m->storage->version++;
     v->storage->version++;
+    if (vmax) vmax->storage->version++;
     return true;
 }
 
