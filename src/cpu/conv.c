@@ -4,57 +4,78 @@
 
 /* ---------------------------------------------------------------- im2col / col2im */
 
+/* The outputs o in [*lo, *hi) of a row of n_out whose input o * stride + off
+ * falls inside [0, n_in): a window's row is zero outside them. */
+static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t n_out, int64_t *lo, int64_t *hi)
+{
+    int64_t first = off >= 0 ? 0 : (-off + stride - 1) / stride;
+    int64_t end = n_in - 1 - off < 0 ? 0 : (n_in - 1 - off) / stride + 1;
+    *hi = end < n_out ? end : n_out;
+    *lo = first < *hi ? first : *hi;
+}
+
 /* im2col of one image: x (C, in0, in1, in2) to cols (C * k0 * k1 * k2, out0 * out1 * out2),
- * row (c, j0, j1, j2), column (o0, o1, o2) = x[c, o*stride - pad + j*dil], 0 outside. */
+ * row (c, j0, j1, j2), column (o0, o1, o2) = x[c, o*stride - pad + j*dil], 0 outside.
+ * A row is zeroed at once, then the inside stretch of each of its lines copied
+ * (lines are short: a call per line, or a division per row, would cost more
+ * than the copy). */
 #define CT__IM2COL(T)                                                                                        \
     static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols)                        \
     {                                                                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], K = g->k[0] * g->k[1] * g->k[2];                   \
-        for (int64_t r = 0; r < C * K; r++) {                                                                \
-            int64_t c = r / K, j0 = r % K / (g->k[1] * g->k[2]), j1 = r % (g->k[1] * g->k[2]) / g->k[2],    \
-                    j2 = r % g->k[2];                                                                        \
-            const T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                            \
-            T *row = cols + r * L;                                                                           \
-            for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                                     \
-                int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                                 \
-                for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                                 \
-                    int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                             \
-                    T *dst = row + (o0 * g->out[1] + o1) * g->out[2];                                        \
-                    bool inside = i0 >= 0 && i0 < g->in[0] && i1 >= 0 && i1 < g->in[1];                      \
-                    const T *src = xc + (i0 * g->in[1] + i1) * g->in[2];                                     \
-                    for (int64_t o2 = 0; o2 < g->out[2]; o2++) {                                             \
-                        int64_t i2 = o2 * g->stride[2] - g->pad[2] + j2 * g->dil[2];                         \
-                        dst[o2] = inside && i2 >= 0 && i2 < g->in[2] ? src[i2] : (T)0;                       \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                 \
+        T *row = cols;                                                                                       \
+        for (int64_t c = 0; c < C; c++)                                                                      \
+            for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
+                for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
+                    for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += L) {                                     \
+                        int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
+                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                 \
+                        const T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                \
+                        memset(row, 0, sizeof(T) * (size_t)L);                                              \
+                        for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
+                            int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
+                            if (i0 < 0 || i0 >= g->in[0]) continue;                                          \
+                            for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                     \
+                                int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                 \
+                                if (i1 < 0 || i1 >= g->in[1]) continue;                                      \
+                                T *CT__RESTRICT dst = row + (o0 * g->out[1] + o1) * n2;                      \
+                                const T *CT__RESTRICT src = xc + (i0 * g->in[1] + i1) * g->in[2];            \
+                                if (s2 == 1)                                                                 \
+                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2] = src[o2 + off2];           \
+                                else                                                                         \
+                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2] = src[o2 * s2 + off2];      \
+                            }                                                                                \
+                        }                                                                                    \
                     }                                                                                        \
-                }                                                                                            \
-            }                                                                                                \
-        }                                                                                                    \
     }                                                                                                        \
     /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */        \
     static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                        \
     {                                                                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], K = g->k[0] * g->k[1] * g->k[2];                   \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                 \
         memset(x, 0, sizeof(T) * (size_t)(C * g->in[0] * g->in[1] * g->in[2]));                             \
-        for (int64_t r = 0; r < C * K; r++) {                                                                \
-            int64_t c = r / K, j0 = r % K / (g->k[1] * g->k[2]), j1 = r % (g->k[1] * g->k[2]) / g->k[2],    \
-                    j2 = r % g->k[2];                                                                        \
-            T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                                  \
-            const T *row = cols + r * L;                                                                     \
-            for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                                     \
-                int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                                 \
-                if (i0 < 0 || i0 >= g->in[0]) continue;                                                      \
-                for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                                 \
-                    int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                             \
-                    if (i1 < 0 || i1 >= g->in[1]) continue;                                                  \
-                    const T *src = row + (o0 * g->out[1] + o1) * g->out[2];                                  \
-                    T *dst = xc + (i0 * g->in[1] + i1) * g->in[2];                                           \
-                    for (int64_t o2 = 0; o2 < g->out[2]; o2++) {                                             \
-                        int64_t i2 = o2 * g->stride[2] - g->pad[2] + j2 * g->dil[2];                         \
-                        if (i2 >= 0 && i2 < g->in[2]) dst[i2] += src[o2];                                    \
+        const T *row = cols;                                                                                 \
+        for (int64_t c = 0; c < C; c++)                                                                      \
+            for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
+                for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
+                    for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += L) {                                     \
+                        int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
+                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                 \
+                        T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                      \
+                        for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
+                            int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
+                            if (i0 < 0 || i0 >= g->in[0]) continue;                                          \
+                            for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                     \
+                                int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                 \
+                                if (i1 < 0 || i1 >= g->in[1]) continue;                                      \
+                                const T *CT__RESTRICT src = row + (o0 * g->out[1] + o1) * n2;                \
+                                T *CT__RESTRICT dst = xc + (i0 * g->in[1] + i1) * g->in[2];                  \
+                                if (s2 == 1)                                                                 \
+                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2 + off2] += src[o2];          \
+                                else                                                                         \
+                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2 * s2 + off2] += src[o2];     \
+                            }                                                                                \
+                        }                                                                                    \
                     }                                                                                        \
-                }                                                                                            \
-            }                                                                                                \
-        }                                                                                                    \
     }
 CT__IM2COL(float)
 CT__IM2COL(double)
@@ -104,15 +125,22 @@ CT__LINMAP(double)
 #define CT__LINMAP_ARGMAX(T)                                                                                \
     static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                       \
     {                                                                                                       \
-        for (int64_t b = 0; b < m->planes; b++)                                                             \
-            for (int64_t i = 0; i < m->n_out; i++) {                                                        \
-                const int64_t *src = m->src + i * m->taps;                                                  \
-                const T *xp = x + b * m->n_in;                                                              \
+        const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;                 \
+        const int64_t *table = m->src; /* locals: idx's stores could alias m's fields */                    \
+        for (int64_t b = 0; b < planes; b++)                                                                \
+            for (int64_t i = 0; i < n_out; i++) {                                                           \
+                const int64_t *src = table + i * taps;                                                      \
+                const T *xp = x + b * n_in;                                                                 \
                 int64_t best = -1;                                                                          \
-                for (int64_t t = 0; t < m->taps; t++)                                                       \
-                    if (src[t] >= 0 && (best < 0 || xp[src[t]] > xp[best] || xp[src[t]] != xp[src[t]]))     \
-                        best = src[t];                                                                      \
-                idx[b * m->n_out + i] = CT__MAX(best, 0);                                                   \
+                T best_v = 0;                                                                               \
+                for (int64_t t = 0; t < taps; t++) { /* branch-free: the comparisons are data-dependent */  \
+                    int64_t s = src[t];                                                                     \
+                    T v = xp[s < 0 ? 0 : s];                                                                \
+                    bool take = (s >= 0) & ((best < 0) | (v > best_v) | (v != v));                          \
+                    best = take ? s : best;                                                                 \
+                    best_v = take ? v : best_v;                                                             \
+                }                                                                                           \
+                idx[b * n_out + i] = CT__MAX(best, 0);                                                      \
             }                                                                                               \
     }
 CT__LINMAP_ARGMAX(float)

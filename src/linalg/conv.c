@@ -84,6 +84,36 @@ static ct__window ct__conv_window(const ct__conv *c, const int64_t *in, const in
 CT__CONV_FORWARD(float, ct__sgemm)
 CT__CONV_FORWARD(double, ct__dgemm)
 
+/* The weight's gradient gw (shaped as the weight) from x (N, Cin, ...) and
+ * go (N, Cout, ...): per image and group, a product of one side by the
+ * im2col columns of the other, summed over the images. For a convolution
+ * gw_g (Og, Cg * K) += go_g (Og, L) cols(x)_g^T; for a transposed one
+ * gw_g (Cg, Og * K) += x_g (Cg, L) cols(go)_g^T, the columns taken over its
+ * output as its forward's col2im writes them. */
+#define CT__CONV_WEIGHT_GRAD(T, gemm)                                                                         \
+    static ct_result ct__conv_weight_grad_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin, \
+                                              int64_t Cout, const T *x, const T *go, T *gw)                  \
+    {                                                                                                         \
+        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], L = g->out[0] * g->out[1] * g->out[2];     \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2];                                                      \
+        const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                               \
+        int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                       \
+        int64_t rows = Cside / G, cols_per_group = Cimg / G * K;                                              \
+        T *cols = (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cimg * K * L, 1));                               \
+        if (!cols) return CT__OOM();                                                                          \
+        for (int64_t n = 0; n < N; n++) {                                                                     \
+            ct__im2col_##T(g, Cimg, img + n * Cimg * Limg, cols);                                            \
+            for (int64_t k = 0; k < G; k++)                                                                   \
+                gemm(false, true, rows, cols_per_group, L, 1, side + (n * Cside + k * rows) * L, L,            \
+                     cols + k * cols_per_group * L, L, n == 0 ? 0 : 1, gw + k * rows * cols_per_group,       \
+                     cols_per_group);                                                                         \
+        }                                                                                                     \
+        CT_FREE(cols);                                                                                        \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_WEIGHT_GRAD(float, ct__sgemm)
+CT__CONV_WEIGHT_GRAD(double, ct__dgemm)
+
 /* ---------------------------------------------------------------- the op and its backward */
 
 static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct__conv *c);
@@ -119,6 +149,25 @@ static ct_tensor *ct__conv_weight_grad(const ct_tensor *data, const ct_tensor *k
     return ct_transpose(r, 0, 1);
 }
 
+/* The weight's gradient by the kernel above, for a backward that records
+ * nothing (no create_graph): the composite above costs an im2col with the
+ * whole image as the window. */
+static ct_tensor *ct__conv_weight_grad_direct(const ct_tensor *x, const ct_tensor *go, const ct_tensor *w,
+                                              const ct__conv *c)
+{
+    int64_t N = x->sizes[0];
+    if (N == 0) return ct_zeros(ct_shape_make(w->ndim, w->sizes), w->dtype);
+    ct__window g = ct__conv_window(c, x->sizes + 2, go->sizes + 2, w->sizes + 2);
+    ct_tensor *xc = ct_contiguous(x), *gc = ct_contiguous(go), *gw = ct__alloc(w->sizes, w->ndim, w->dtype, ct__cpu);
+    if (!xc || !gc || !gw) return NULL;
+    ct_result r = w->dtype == CT_F32
+                      ? ct__conv_weight_grad_float(c, &g, N, x->sizes[1], go->sizes[1], (const float *)ct__data(xc),
+                                                   (const float *)ct__data(gc), (float *)ct__data(gw))
+                      : ct__conv_weight_grad_double(c, &g, N, x->sizes[1], go->sizes[1], (const double *)ct__data(xc),
+                                                    (const double *)ct__data(gc), (double *)ct__data(gw));
+    return r == CT_OK ? gw : NULL;
+}
+
 /* The input's gradient: the other kind of convolution of the output's
  * gradient, its output padding chosen to give back the input's size. */
 static ct_tensor *ct__conv_input_grad(const ct_tensor *go, const ct_tensor *w, const ct__conv *c, const int64_t *in_sizes)
@@ -138,7 +187,11 @@ CT__BACKWARD(convolution)
     ct_tensor *x = CT__S(0), *w = CT__S(1);
     if (!x || !w) return ct_last_error_code();
     CT__GRAD(0, ct__conv_input_grad(go[0], w, c, x->sizes));
-    CT__GRAD(1, c->transposed ? ct__conv_weight_grad(go[0], x, c, w->sizes + 2) : ct__conv_weight_grad(x, go[0], c, w->sizes + 2));
+    if (ct__needs_grad(n, 1) && !ct_is_grad_enabled() && (w->dtype == CT_F32 || w->dtype == CT_F64))
+        CT__GRAD(1, ct__conv_weight_grad_direct(x, go[0], w, c));
+    else
+        CT__GRAD(1, c->transposed ? ct__conv_weight_grad(go[0], x, c, w->sizes + 2)
+                                  : ct__conv_weight_grad(x, go[0], c, w->sizes + 2));
     if (ct__needs_grad(n, 2)) {
         ct_shape dims = CT_SHAPE(0);
         for (int d = 0; d < c->nd; d++) dims.size[dims.ndim++] = 2 + d;
