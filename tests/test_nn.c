@@ -163,15 +163,16 @@ static void check_bn_exact(const char *name, ct_module *m, case_fn fn, void *use
     if (m) ct_module_release(m);
 }
 
-/* F.batch_norm(x, rm, rv, w, b) in eval mode, x seen as the case's layout
+/* F.batch_norm(x, rm, rv, w, b, training), x seen as the case's layout
  * letter says: '-' as stored, 'T' transposed (1, 2), 'C' permuted from
  * NHWC to a channels-last NCHW view. */
 typedef struct bn_fn_case {
     const char *stats; /* <stats>_rm and <stats>_rv: the running statistics */
     char layout;
+    bool training;
 } bn_fn_case;
 
-static ct_tensor *bn_eval_fn(ct_tensor *const *in, int n, void *user)
+static ct_tensor *bn_fn(ct_tensor *const *in, int n, void *user)
 {
     (void)n;
     const bn_fn_case *c = (const bn_fn_case *)user;
@@ -179,7 +180,7 @@ static ct_tensor *bn_eval_fn(ct_tensor *const *in, int n, void *user)
                    : c->layout == 'C' ? ct_permute(in[0], CT_SHAPE(0, 3, 1, 2))
                                       : in[0];
     ct_tensor *rm = ct_clone(gold(c->stats, "rm")), *rv = ct_clone(gold(c->stats, "rv"));
-    return ct_batch_norm(x, rm, rv, in[1], in[2], false, 0.1, 1e-5);
+    return ct_batch_norm(x, rm, rv, in[1], in[2], c->training, 0.1, 1e-5);
 }
 
 static ct_module *bn_module(bool two_d, bool affine, ct_dtype dtype)
@@ -201,22 +202,34 @@ static void test_batch_norm_exact(void)
             {"bnx_2d_eval", true, true, true},             {"bnx_1d2_eval_noaffine", false, false, true},
             {"bnx_2d_eval_noaffine", true, false, true},   {"bnx_1d3_train", false, true, false},
             {"bnx_2d_train", true, true, false},           {"bnx_2d_train_noaffine", true, false, false},
+            {"bnx_1d2_train", false, true, false},
         };
         for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
             snprintf(name, sizeof name, "%s%s", mods[i].name, dts[k].tag);
             ct_module *m = bn_module(mods[i].two_d, mods[i].affine, dts[k].dtype);
             if (mods[i].eval) ct_module_eval(m);
-            /* float64 batch statistics: PyTorch sums in order, ctorch's
-             * reduction pairwise, which rounds differently in double */
+            /* float64 training: PyTorch's compiled double loops are not
+             * reproduced to the last bit in every case (an ulp in some
+             * channels' invstd for 3-D input, in some running variances),
+             * and an ulp of invstd is many ulps of an output near zero, so
+             * these compare with the float tolerances; float32 training and
+             * every eval case are bit for bit */
             check_bn_exact(name, m, NULL, NULL, 1, dts[k].dtype == CT_F64 && !mods[i].eval ? CLOSE : 0);
         }
         char stats[32];
         snprintf(stats, sizeof stats, "bnx_f%s", dts[k].tag);
-        struct { const char *name; char layout; } fns[] = {{"bnx_f_eval", '-'}, {"bnx_f_eval_T", 'T'}, {"bnx_f_eval_CL", 'C'}};
+        char train_stats[32];
+        snprintf(train_stats, sizeof train_stats, "bnx_ft%s", dts[k].tag);
+        struct { const char *name, *stats; char layout; bool training; } fns[] = {
+            {"bnx_f_eval", stats, '-', false},
+            {"bnx_f_eval_T", stats, 'T', false},
+            {"bnx_f_eval_CL", stats, 'C', false},
+            {"bnx_f_train_CL", train_stats, 'C', true},
+        };
         for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
-            bn_fn_case c = {stats, fns[i].layout};
+            bn_fn_case c = {fns[i].stats, fns[i].layout, fns[i].training};
             snprintf(name, sizeof name, "%s%s", fns[i].name, dts[k].tag);
-            check_bn_exact(name, NULL, bn_eval_fn, &c, 3, 0);
+            check_bn_exact(name, NULL, bn_fn, &c, 3, 0);
         }
     }
 }

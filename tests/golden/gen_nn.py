@@ -210,4 +210,15 @@ for dt, tag in [(torch.float32, ''), (torch.float64, '_f64')]:
     case('bnx_f_eval_CL' + tag, lambda x, w, b: F.batch_norm(x.permute(0, 3, 1, 2), rm, rv, w, b),
          [rnd(16, 5, 5, 8, dtype=dt) * 3 + 1, w, b])
 
+# training on rows (2-D input, channels-last): PyTorch's per-channel sums in
+# the input's dtype (run with one thread, as here)
+for dt, tag in [(torch.float32, ''), (torch.float64, '_f64')]:
+    bn_exact('bnx_1d2_train' + tag, nn.BatchNorm1d(8).to(dt), rnd(16, 8, dtype=dt) * 3 + 1, train=True)
+    rm, rv = rnd(8, dtype=dt), torch.rand(8, generator=GEN, dtype=dt) * 2 + 0.1
+    W.add('bnx_ft' + tag + '_rm', rm)
+    W.add('bnx_ft' + tag + '_rv', rv)
+    w, b = rnd(8, dtype=dt), rnd(8, dtype=dt)
+    case('bnx_f_train_CL' + tag, lambda x, w, b: F.batch_norm(x.permute(0, 3, 1, 2), rm.clone(), rv.clone(), w, b, True),
+         [rnd(16, 5, 5, 8, dtype=dt) * 3 + 1, w, b])
+
 W.save()
