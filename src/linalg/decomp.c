@@ -947,7 +947,9 @@ ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_o
 ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
 {
     ct_tensor *X = NULL;
-    return ct_linalg_lstsq_all(A, B, (ct_lstsq_opts){0}, &X, NULL, NULL, NULL) == CT_OK ? X : NULL;
+    ct_lstsq_opts defaults;
+    memset(&defaults, 0, sizeof defaults); /* C++ has no compound literals */
+    return ct_linalg_lstsq_all(A, B, defaults, &X, NULL, NULL, NULL) == CT_OK ? X : NULL;
 }
 
 /* ---------------------------------------------------------------- norms and trace */
