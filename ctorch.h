@@ -1656,7 +1656,8 @@ CTORCH_API ct_tensor *ct_linalg_eigvals(const ct_tensor *A);
 /* torch.linalg.lstsq(A, B).solution: the X that minimises ||A X - B||
  * (the least-norm one when A lacks full rank, singular values below
  * eps * max(m, n) * the largest counting as zero). B may be a vector as in
- * ct_linalg_solve; batch dims broadcast. */
+ * ct_linalg_solve; batch dims broadcast. ct_linalg_lstsq_all gives the
+ * other results and takes driver and rcond. */
 CTORCH_API ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B);
 /* torch.linalg.pinv(A, hermitian): the pseudo-inverse (n, m), dropping
  * singular values at most eps * max(m, n) * the largest. hermitian: A is
@@ -1682,6 +1683,32 @@ CTORCH_API ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n);
 /* torch.linalg.matrix_exp(A): the matrix exponential, by scaling and
  * squaring with a degree-13 Pade approximant. */
 CTORCH_API ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A);
+
+/* torch.linalg.lstsq's keyword arguments; zero is PyTorch's defaults.
+ * driver: "gels", "gelsy" (NULL: the CPU default), "gelsd" or "gelss", in
+ * any case. rcond (when has_rcond; None otherwise): singular values at most
+ * rcond times the largest count as zero; None is eps(dtype) * max(m, n).
+ * As in LAPACK, gelsd takes its machine precision for an rcond outside
+ * (0, 1), gelss and gelsy for a negative one; gels ignores rcond. */
+typedef struct ct_lstsq_opts {
+    const char *driver;
+    double rcond;
+    bool has_rcond;
+} ct_lstsq_opts;
+/* torch.linalg.lstsq(A, B, rcond, driver=driver): the four results of its
+ * named tuple, each new (NULL: not wanted). solution as ct_linalg_lstsq
+ * (the only differentiable one, as in PyTorch). residuals (..., k): the
+ * squared residual norm of each column, when m > n and the driver is not
+ * gelsy, and with gelsd or gelss only when every matrix has rank n; an
+ * empty (0,) tensor otherwise (a vector B gives (..., 1)). rank (...,
+ * int64; empty for gels), singular_values (..., min(m, n); empty but for
+ * gelsd and gelss). Every driver computes by SVD in double: rank and
+ * solution follow the singular values also for gelsy (whose pivoted QR may
+ * count a rank differently at the rcond boundary) and gels (whose QR gives
+ * PyTorch no meaningful solution for a rank-deficient A). */
+CTORCH_API ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_opts opts,
+                                         ct_tensor **solution, ct_tensor **residuals, ct_tensor **rank,
+                                         ct_tensor **singular_values);
 
 /* ==================== linalg/conv.h ==================== */
 // >>linalg/conv.h
@@ -24247,9 +24274,12 @@ static double ct__la_rtol(ct_dtype dt, int64_t m, int64_t n)
 }
 
 /* p (n, m) = the pseudo-inverse of a (m, n), values at most rtol times the
- * largest dropped; by SVD, or by eigen decomposition when herm. Returns the
- * rank, or -1 for a non-finite input. scratch: 4 (m + n)^2 doubles. */
-static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double rtol, double *p, double *scratch)
+ * largest dropped (none for a NaN rtol, as LAPACK's gelsd compares); by SVD,
+ * or by eigen decomposition when herm; the singular values (descending,
+ * min(m, n) of them) to sv when not NULL. Returns the rank, or -1 for a
+ * non-finite input. scratch: 4 (m + n)^2 doubles. */
+static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double rtol, double *p, double *sv,
+                        double *scratch)
 {
     int64_t k = CT__MIN(m, n), rank = 0;
     double *s = scratch, *u = s + k, *vt = u + m * k, *w = vt + k * n; /* herm: u = Q (n, n), vt unused */
@@ -24259,12 +24289,13 @@ static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double
         ct__eigh(w, n, s, u);
     } else {
         ct__svd(a, m, n, s, u, k, vt, k, w);
+        if (sv) memcpy(sv, s, (size_t)k * sizeof(double));
     }
     double big = 0;
     for (int64_t i = 0; i < k; i++) big = CT__MAX(big, fabs(s[i]));
     for (int64_t i = 0; i < n * m; i++) p[i] = 0;
     for (int64_t c = 0; c < k; c++) {
-        if (!(fabs(s[c]) > rtol * big)) continue;
+        if (fabs(s[c]) <= rtol * big) continue;
         rank++;
         double inv = 1 / s[c];
         for (int64_t i = 0; i < n; i++) { /* p += v_c u_c^T / s_c */
@@ -24275,17 +24306,17 @@ static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double
     return rank;
 }
 
-/* pinv (..., n, m) of A as float64 (a tensor of the open scope) and, in
- * rank (when given), each matrix's rank. */
-static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, int64_t *rank_out)
+/* pinv (..., n, m) of A as float64 (a tensor of the open scope), singular
+ * values at most rtol times the largest dropped; in rank and sv (when
+ * given) each matrix's rank and min(m, n) singular values (not for herm). */
+static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, double rtol, int64_t *rank_out, double *sv)
 {
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], batch, pshape[2] = {n, m};
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], batch, pshape[2] = {n, m}, k = CT__MIN(m, n);
     const double *a = ct__la_in(A, &batch);
     double *pd, *w = a ? ct__la_scratch(4 * (m + n) * (m + n) + 1) : NULL;
     ct_tensor *out = w ? ct__la_out(A, A->ndim - 2, pshape, 2, &pd) : NULL;
-    double rtol = ct__la_rtol(A->dtype, m, n);
     for (int64_t b = 0; out && b < batch; b++) {
-        int64_t r = ct__pinv(a + b * m * n, m, n, herm, rtol, pd + b * m * n, w);
+        int64_t r = ct__pinv(a + b * m * n, m, n, herm, rtol, pd + b * m * n, sv ? sv + b * k : NULL, w);
         if (r < 0) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME,
@@ -24318,7 +24349,7 @@ ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
         return NULL;
     }
     ct_scope s = ct_scope_begin();
-    ct_tensor *p = ct__pinv_f64(A, hermitian, NULL);
+    ct_tensor *p = ct__pinv_f64(A, hermitian, ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]), NULL, NULL);
     ct_tensor *r = p ? ct__la_result(p, A->dtype) : NULL;
     ct_scope_end(s);
     ct__la_record_pinv(r, A);
@@ -24338,57 +24369,161 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
     }
     ct_scope s = ct_scope_begin();
     ct_tensor *rank = ct__alloc(A->sizes, A->ndim - 2, CT_I64, ct__cpu), *r = NULL;
-    if (rank && ct__pinv_f64(A, hermitian, (int64_t *)ct__data(rank))) r = ct_keep(rank);
+    double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
+    if (rank && ct__pinv_f64(A, hermitian, rtol, (int64_t *)ct__data(rank), NULL)) r = ct_keep(rank);
     ct_scope_end(s);
+    return r;
+}
+
+/* torch.linalg.lstsq's drivers, in PyTorch's order, and their index in it. */
+enum { CT__GELS, CT__GELSY, CT__GELSD, CT__GELSS, CT__N_DRIVERS };
+static const char *const ct__lstsq_drivers[CT__N_DRIVERS] = {"gels", "gelsy", "gelsd", "gelss"};
+
+/* The driver named (in any case, as PyTorch lowercases it; NULL: gelsy,
+ * the CPU default), or -1 with PyTorch's error. */
+static int ct__lstsq_driver(const char *name)
+{
+    if (!name) return CT__GELSY;
+    for (int d = 0; d < CT__N_DRIVERS; d++) {
+        const char *a = name, *b = ct__lstsq_drivers[d];
+        while (*a && (*a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a) == *b) a++, b++;
+        if (!*a && !*b) return d;
+    }
+    ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+    return -1;
+}
+
+/* The relative tolerance at or below which singular values count as zero,
+ * as LAPACK takes rcond (None is PyTorch's eps(dtype) * max(m, n)): gelsd
+ * replaces one outside (0, 1) by its machine precision, gelss and gelsy a
+ * negative one. gels does not look at it (it assumes full rank). */
+static double ct__lstsq_rtol(const ct_lstsq_opts *o, int driver, ct_dtype dt, int64_t m, int64_t n)
+{
+    double rcond = o->has_rcond && driver != CT__GELS ? o->rcond : ct__la_rtol(dt, m, n);
+    double lapack_eps = (dt == CT_F32 ? (double)FLT_EPSILON : DBL_EPSILON) / 2;
+    if (driver == CT__GELSD && (rcond <= 0 || rcond >= 1)) return lapack_eps;
+    return rcond < 0 ? lapack_eps : rcond;
+}
+
+/* PyTorch's checks, in its order; *vector: B is a vector (A.dim() - 1 dims). */
+static ct_result ct__lstsq_check(const ct_tensor *A, const ct_tensor *B, const ct_lstsq_opts *o, int *driver,
+                                 bool *vector)
+{
+    if (A->ndim < 2) return ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input must have at least 2 dimensions.");
+    if (B->ndim < 1) return ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: other must have at least 1 dimension.");
+    if (A->dtype != B->dtype)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype %s "
+                        "and other's dtype %s",
+                        ct__dtype_title(A->dtype), ct__dtype_title(B->dtype));
+    if (B->ndim > A->ndim || A->ndim - B->ndim > 1)
+        return ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                                        "(input.dim() - other.dim()) <= 1");
+    *vector = B->ndim == A->ndim - 1;
+    if (A->sizes[A->ndim - 2] != B->sizes[B->ndim - (*vector ? 1 : 2)])
+        return ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input.size(-2) should match other.size(%d)", *vector ? -1 : -2);
+    if ((*driver = ct__lstsq_driver(o->driver)) < 0) return ct_last_error_code();
+    if (!ct__la_float(A->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
+    return CT_OK;
+}
+
+/* The squared residuals (batch..., k) of X (batch..., n, k) for A, B (float64,
+ * of the open scope): the sums over rows of (A X - B)^2, which LAPACK leaves
+ * in B's rows n to m; gels leaves zeros there when A has no columns. */
+static ct_tensor *ct__lstsq_residuals(const ct_tensor *A, const ct_tensor *B, const ct_tensor *X, int driver)
+{
+    ct_tensor *r;
+    ct_tensor *d;
+    CT__UNRECORDED(d, ct_sub(ct_matmul(A, X), B));
+    CT__UNRECORDED(r, ct_sum_dim(ct_mul(d, d), CT_DIMS(-2), false, CT_DEFAULT));
+    if (r && driver == CT__GELS && A->sizes[A->ndim - 1] == 0) CT__UNRECORDED(r, ct_zeros_like(r, CT_DEFAULT));
+    return r;
+}
+
+/* Whether PyTorch computes residuals: for m > n, not with gelsy, and with
+ * gelsd and gelss only when every matrix of the batch has rank n. */
+static bool ct__lstsq_has_residuals(int driver, int64_t m, int64_t n, const int64_t *rank, int64_t batch)
+{
+    if (m <= n || driver == CT__GELSY) return false;
+    for (int64_t b = 0; driver != CT__GELS && b < batch; b++)
+        if (rank[b] != n) return false;
+    return true;
+}
+
+/* An empty (0,) tensor of dtype dt: a result PyTorch's driver does not give. */
+static ct_tensor *ct__lstsq_none(ct_dtype dt) { return ct_empty(CT_SHAPE(0), dt); }
+
+/* solution, residuals, rank, singular values (float64, int64, float64),
+ * tensors of the open scope, or a failure. */
+static ct_result ct__lstsq(const ct_tensor *A, const ct_tensor *Bm, int driver, double rtol, ct_tensor **out)
+{
+    ct_tensor *Ae, *Be;
+    int64_t batch_shape[CT_MAX_DIMS];
+    int nb;
+    /* PyTorch names A's batch "tensor a" (ct__la_broadcast_pair, solve's, B's) */
+    if (ct__broadcast_shapes(A->sizes, A->ndim - 2, Bm->sizes, Bm->ndim - 2, batch_shape, &nb) != CT_OK ||
+        ct__la_broadcast_pair(A, Bm, &Ae, &Be) != CT_OK)
+        return ct_last_error_code();
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = Be->sizes[Be->ndim - 1], mn = CT__MIN(m, n);
+    int64_t batch, xshape[2] = {n, k};
+    ct_tensor *rank = ct__alloc(Ae->sizes, nb, CT_I64, ct__cpu);
+    double *svd, *xd;
+    ct_tensor *sv = rank ? ct__la_out(Ae, nb, &mn, 1, &svd) : NULL;
+    ct_tensor *p = sv ? ct__pinv_f64(Ae, false, rtol, (int64_t *)ct__data(rank), svd) : NULL;
+    const double *bd = p ? ct__la_in(Be, &batch) : NULL;
+    ct_tensor *x = bd ? ct__la_out(Be, nb, xshape, 2, &xd) : NULL;
+    if (!x) return ct_last_error_code();
+    static const double none = 0; /* an empty pinv has no data: a pointer that is never read */
+    const double *pd = ct__data(p) ? (const double *)ct__data(p) : &none;
+    for (int64_t b = 0; b < batch; b++) ct__la_mm(pd + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
+    const int64_t *ranks = (const int64_t *)ct__data(rank);
+    ct_tensor *Ad;
+    CT__UNRECORDED(Ad, ct_to(Ae, CT_F64));
+    out[0] = x;
+    out[1] = ct__lstsq_has_residuals(driver, m, n, ranks, batch) ? ct__lstsq_residuals(Ad, ct_to(Be, CT_F64), x, driver)
+                                                                  : ct__lstsq_none(CT_F64);
+    out[2] = driver == CT__GELS ? ct__lstsq_none(CT_I64) : rank;
+    out[3] = driver == CT__GELSD || driver == CT__GELSS ? sv : ct__lstsq_none(CT_F64);
+    return out[1] && out[2] ? CT_OK : ct_last_error_code();
+}
+
+ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_opts opts, ct_tensor **solution,
+                              ct_tensor **residuals, ct_tensor **rank, ct_tensor **singular_values)
+{
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_lstsq_all(A, B, opts, solution, residuals, rank, singular_values),
+                      (solution, residuals, rank, singular_values), &A, &B);
+    ct_tensor **slots[4] = {solution, residuals, rank, singular_values};
+    for (int i = 0; i < 4; i++)
+        if (slots[i]) *slots[i] = NULL;
+    if (!A || !B) return ct__null_arg("linalg_lstsq", A ? "B" : "A", A ? 2 : 1); /* ct_linalg_lstsq's names */
+    int driver = CT__GELSY;
+    bool vector = false;
+    if (ct__lstsq_check(A, B, &opts, &driver, &vector) != CT_OK) return ct_last_error_code();
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+    ct_scope s = ct_scope_begin();
+    ct_tensor *Bm, *out[4] = {NULL, NULL, NULL, NULL};
+    CT__UNRECORDED(Bm, vector ? ct_unsqueeze(B, -1) : ct__same(B));
+    ct_result r = Bm ? ct__lstsq(A, Bm, driver, ct__lstsq_rtol(&opts, driver, A->dtype, m, n), out) : ct_last_error_code();
+    if (r == CT_OK && vector) CT__UNRECORDED(out[0], ct_squeeze_dim(out[0], -1));
+    ct_tensor *res[4] = {NULL, NULL, NULL, NULL}; /* handed out of the scope */
+    for (int i = 0; r == CT_OK && i < 4; i++)
+        if (!(res[i] = i == 2 ? ct_keep(out[i]) : ct__la_result(out[i], A->dtype))) r = ct_last_error_code();
+    ct_scope_end(s);
+    if (r == CT_OK) ct__la_record_lstsq(res[0], A, B, vector);
+    for (int i = 0; i < 4; i++) {
+        if (r == CT_OK) ct__la_hand(slots[i], res[i]);
+        else if (res[i]) ct__discard(res[i]);
+    }
     return r;
 }
 
 ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
 {
-    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_lstsq(A, B), &A, &B);
-    CT__ARG(A, "A", 1);
-    CT__ARG(B, "B", 2);
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input must have at least 2 dimensions.");
-        return NULL;
-    }
-    if (B->ndim < 1) {
-        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: other must have at least 1 dimension.");
-        return NULL;
-    }
-    if (!ct__la_float(A->dtype)) {
-        ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
-        return NULL;
-    }
-    if (A->dtype != B->dtype) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype %s and "
-                 "other's dtype %s",
-                 ct__dtype_title(A->dtype), ct__dtype_title(B->dtype));
-        return NULL;
-    }
-    bool vector = B->ndim == A->ndim - 1;
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
-    if ((vector ? B->sizes[B->ndim - 1] : B->sizes[B->ndim - 2]) != m) {
-        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
-        return NULL;
-    }
-    ct_scope s = ct_scope_begin();
-    ct_tensor *Bm = NULL, *Ae = NULL, *Be = NULL, *x = NULL;
-    CT__UNRECORDED(Bm, vector ? ct_unsqueeze(B, -1) : ct__same(B));
-    ct_tensor *p = Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK ? ct__pinv_f64(Ae, false, NULL) : NULL;
-    int64_t k = Bm ? Bm->sizes[Bm->ndim - 1] : 0, batch, xshape[2] = {n, k};
-    const double *bd = p ? ct__la_in(Be, &batch) : NULL;
-    double *xd;
-    if (bd) x = ct__la_out(Be, Be->ndim - 2, xshape, 2, &xd);
-    static const double none = 0; /* an empty pinv has no data: a pointer that is never read */
-    const double *pd = p && ct__data(p) ? (const double *)ct__data(p) : &none;
-    for (int64_t b = 0; x && b < batch; b++) ct__la_mm(pd + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
-    if (x && vector) CT__UNRECORDED(x, ct_squeeze_dim(x, -1));
-    ct_tensor *r = x ? ct__la_result(x, A->dtype) : NULL;
-    ct_scope_end(s);
-    ct__la_record_lstsq(r, A, B, vector);
-    return r;
+    ct_tensor *X = NULL;
+    ct_lstsq_opts defaults;
+    memset(&defaults, 0, sizeof defaults); /* C++ has no compound literals */
+    return ct_linalg_lstsq_all(A, B, defaults, &X, NULL, NULL, NULL) == CT_OK ? X : NULL;
 }
 
 /* ---------------------------------------------------------------- norms and trace */
@@ -28156,11 +28291,12 @@ typedef struct ct__normspec {
  * none: iargs[0] says), and with running statistics, those. */
 enum { CT__NORM_X, CT__NORM_W, CT__NORM_B };
 
-/* x normalised as PyTorch's kernels compute it (x * rstd - mean * rstd),
- * with the batch's mean and biased variance (stat-shaped) to *mean and *var
- * when asked. Made of differentiable ops. */
+/* x normalised as PyTorch's layer and group norm kernels compute it
+ * (x * rstd - mean * rstd), with the variance used (the batch's biased one,
+ * stat-shaped, or the running one) to *var_out when asked. Made of
+ * differentiable ops. */
 static ct_tensor *ct__norm_xhat(const ct__normspec *s, const ct_tensor *x, const ct_tensor *rm, const ct_tensor *rv,
-                                ct_tensor **mean_out, ct_tensor **var_out)
+                                ct_tensor **var_out)
 {
     ct_tensor *xs = ct_reshape(x, s->stat), *mean, *var;
     if (s->running) {
@@ -28170,7 +28306,6 @@ static ct_tensor *ct__norm_xhat(const ct__normspec *s, const ct_tensor *x, const
         return NULL;
     }
     ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
-    if (mean_out) *mean_out = mean;
     if (var_out) *var_out = var;
     return ct_reshape(ct_sub(ct_mul(xs, rstd), ct_mul(mean, rstd)), ct_shape_of(x));
 }
@@ -28190,7 +28325,7 @@ CT__BACKWARD(normalization)
     ct_tensor *x = CT__S(0), *w = n->iargs[0] ? CT__S(1) : NULL;
     ct_tensor *rm = s->running ? CT__S(2) : NULL, *rv = s->running ? CT__S(3) : NULL;
     if (!x || (n->iargs[0] && !w) || (s->running && (!rm || !rv))) return ct_last_error_code();
-    ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, NULL, &var);
+    ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, &var);
     if (!xhat) return ct_last_error_code();
     ct_tensor *gh = w ? ct_mul(go[0], ct_reshape(w, s->affine)) : go[0];
     ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
@@ -28215,16 +28350,11 @@ static const ct__node_type ct__layer_norm_type = {"NativeLayerNormBackward0", ct
 static const ct__node_type ct__batch_norm_type = {"NativeBatchNormBackward0", ct__bw_normalization};
 static const ct__node_type ct__group_norm_type = {"NativeGroupNormBackward0", ct__bw_normalization};
 
-/* Normalise x by spec s and record node `type`; the batch statistics
- * (stat-shaped, biased variance) to mean and var when asked. */
-static ct_tensor *ct__norm_apply(const ct__node_type *type, const ct__normspec *s, const ct_tensor *x, const ct_tensor *w,
-                                 const ct_tensor *b, const ct_tensor *rm, const ct_tensor *rv, ct_tensor **mean,
-                                 ct_tensor **var)
+/* Record node `type` for y, the result of normalising x by spec s (y was
+ * computed with recording off). */
+static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec *s, ct_tensor *y, const ct_tensor *x,
+                                  const ct_tensor *w, const ct_tensor *b, const ct_tensor *rm, const ct_tensor *rv)
 {
-    ct_tensor *y;
-    ct_grad_mode mode = ct_set_grad_enabled(false);
-    y = ct__affine(s, ct__norm_xhat(s, x, rm, rv, mean, var), w, b);
-    ct_grad_mode_restore(mode);
     if (!y) return NULL;
     const ct_tensor *in[3] = {x, w, b};
     ct__node *node = ct__record(type, in, 3, &y, 1);
@@ -28245,6 +28375,17 @@ static ct_tensor *ct__norm_apply(const ct__node_type *type, const ct__normspec *
         }
     }
     return y;
+}
+
+/* Normalise x by spec s with the batch's statistics (layer and group norm)
+ * and record node `type`. */
+static ct_tensor *ct__norm_apply(const ct__node_type *type, const ct__normspec *s, const ct_tensor *x, const ct_tensor *w,
+                                 const ct_tensor *b)
+{
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    ct_tensor *y = ct__affine(s, ct__norm_xhat(s, x, NULL, NULL, NULL), w, b);
+    ct_grad_mode_restore(mode);
+    return ct__norm_record(type, s, y, x, w, b, NULL, NULL);
 }
 
 /* A 1-D parameter of a normalisation must have `c` elements. */
@@ -28300,16 +28441,187 @@ ct_tensor *ct_layer_norm(const ct_tensor *input, ct_shape normalized_shape, cons
     for (int i = 0; i < k; i++) s.dims.size[i] = nd - k + i;
     s.eps = eps;
     ct_scope sc = ct_scope_begin();
-    ct_tensor *r = ct_keep(ct__norm_apply(&ct__layer_norm_type, &s, input, weight, bias, NULL, NULL, NULL, NULL));
+    ct_tensor *r = ct_keep(ct__norm_apply(&ct__layer_norm_type, &s, input, weight, bias));
     ct_scope_end(sc);
     return r;
 }
 
-/* running = (1 - momentum) * running + momentum * batch, in double as PyTorch's CPU kernel. */
-static ct_result ct__update_running(ct_tensor *running, const ct_tensor *batch, double momentum)
+/* ---- batch norm's forward, operation for operation as PyTorch 1.13's CPU
+ * kernels (aten/src/ATen/native/Normalization.cpp, cpu/batch_norm_kernel.cpp),
+ * so that results are bit for bit PyTorch's. The backward is the shared
+ * normalisation formula above. */
+
+/* Tensor.is_contiguous(memory_format=torch.channels_last) (channels_last_3d
+ * for 5-D): strides in the order C, W, H, (D,) N, size-1 dims ignored. */
+static bool ct__is_channels_last_contiguous(const ct_tensor *t)
 {
-    ct_tensor *r64 = ct_to(running, CT_F64), *b64 = ct_to(ct_reshape(batch, CT_SHAPE(-1)), CT_F64);
-    return ct_copy_(running, ct_add(ct_mul_scalar(b64, ct_float(momentum)), ct_mul_scalar(r64, ct_float(1 - momentum))));
+    static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
+    const int *order = t->ndim == 4 ? order4 : t->ndim == 5 ? order5 : NULL;
+    int64_t expected = 1;
+    for (int k = 0; order && k < t->ndim; k++) {
+        int d = order[k];
+        if (t->sizes[d] == 1) continue;
+        if (t->strides[d] != expected) return false;
+        expected *= t->sizes[d];
+    }
+    return order != NULL;
+}
+
+/* PyTorch takes its vectorised kernel when the input is contiguous in
+ * either memory format and every per-channel tensor is contiguous; other
+ * layouts go through a generic elementwise loop that rounds differently. */
+static bool ct__bn_fast_layout(const ct_tensor *x, const ct_tensor *const *per_channel, int n)
+{
+    if (!ct_is_contiguous(x) && !ct__is_channels_last_contiguous(x)) return false;
+    for (int i = 0; i < n; i++)
+        if (per_channel[i] && !ct_is_contiguous(per_channel[i])) return false;
+    return true;
+}
+
+/* A number as the kernel holds it in a variable of dtype dt (a float
+ * tensor's momentum is a float). */
+static double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (double)(float)v : v; }
+
+/* PyTorch's batch_norm_cpu_collect_stats kernels, run on one thread
+ * (CT__BN_STATS(T, fma) makes them for float and double): per channel, the
+ * mean and the sum of squared deviations (var_sum).
+ * planes: x (n, c, image), image > 1 (contiguous): sums in double, the
+ * squares rounded as T. rows: x (rows, c) (channels-last or 2-D): sums in T
+ * (PyTorch's per-thread buffer), the squares added by fused multiply-adds,
+ * the mean divided in double. */
+#define CT__BN_STATS(T, FMA)                                                                                  \
+    static void ct__bn_stats_planes_##T(const T *x, int64_t n, int64_t c, int64_t image, T *mean, T *var_sum)   \
+    {                                                                                                         \
+        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
+            double sum = 0, acc = 0;                                                                          \
+            for (int64_t b = 0; b < n; b++)                                                                   \
+                for (int64_t i = 0; i < image; i++) sum += x[(b * c + ch) * image + i];                       \
+            T m = (T)(sum / (double)(n * image));                                                             \
+            for (int64_t b = 0; b < n; b++)                                                                   \
+                for (int64_t i = 0; i < image; i++) {                                                         \
+                    T d = x[(b * c + ch) * image + i] - m, sq = d * d;                                        \
+                    acc += sq;                                                                                \
+                }                                                                                             \
+            mean[ch] = m;                                                                                     \
+            var_sum[ch] = (T)acc;                                                                             \
+        }                                                                                                     \
+    }                                                                                                         \
+    static void ct__bn_stats_rows_##T(const T *x, int64_t rows, int64_t c, T *mean, T *var_sum)                \
+    {                                                                                                         \
+        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
+            T sum = 0, acc = 0;                                                                               \
+            for (int64_t r = 0; r < rows; r++) sum += x[r * c + ch];                                          \
+            T m = (T)((double)sum / (double)rows);                                                            \
+            for (int64_t r = 0; r < rows; r++) {                                                              \
+                T d = x[r * c + ch] - m;                                                                      \
+                acc = FMA(d, d, acc);                                                                         \
+            }                                                                                                 \
+            mean[ch] = m;                                                                                     \
+            var_sum[ch] = acc;                                                                                \
+        }                                                                                                     \
+    }
+CT__BN_STATS(float, ct__fmaf)
+CT__BN_STATS(double, ct__fma)
+
+/* The batch's statistics (channel-shaped, the input's dtype) as PyTorch's
+ * kernel takes them: for float and double inputs contiguous in either
+ * memory format, its kernels above; otherwise (PyTorch's generic path, whose
+ * reduction order ctorch does not follow) the mean's sum and var_sum in
+ * double, the squares rounded in the input's dtype. */
+static ct_result ct__bn_batch_stats(const ct__normspec *s, const ct_tensor *x, int64_t count, ct_tensor **mean,
+                                    ct_tensor **var_sum)
+{
+    bool planes = ct_is_contiguous(x), rows = !planes && ct__is_channels_last_contiguous(x);
+    if ((x->dtype != CT_F32 && x->dtype != CT_F64) || (!planes && !rows) || count == 0) {
+        *mean = ct_to(ct_div_scalar(ct_sum_dim(x, s->dims, true, CT_F64), ct_int(count)), x->dtype);
+        ct_tensor *dev = ct_sub(x, *mean);
+        *var_sum = ct_to(ct_sum_dim(ct_mul(dev, dev), s->dims, true, CT_F64), x->dtype);
+        return *var_sum ? CT_OK : ct_last_error_code();
+    }
+    int64_t n = x->sizes[0], c = x->sizes[1], image = count / n;
+    *mean = ct_empty(s->affine, x->dtype);
+    *var_sum = ct_empty(s->affine, x->dtype);
+    if (!*mean || !*var_sum) return ct_last_error_code();
+    rows = rows || image == 1; /* PyTorch takes (n, c, 1, ...) for channels-last */
+    const void *xd = ct_data_ptr(x);
+    void *md = ct_data_ptr(*mean), *vd = ct_data_ptr(*var_sum);
+    if (x->dtype == CT_F32 && rows) ct__bn_stats_rows_float((const float *)xd, count, c, (float *)md, (float *)vd);
+    else if (x->dtype == CT_F32) ct__bn_stats_planes_float((const float *)xd, n, c, image, (float *)md, (float *)vd);
+    else if (rows) ct__bn_stats_rows_double((const double *)xd, count, c, (double *)md, (double *)vd);
+    else ct__bn_stats_planes_double((const double *)xd, n, c, image, (double *)md, (double *)vd);
+    return CT_OK;
+}
+
+/* PyTorch's InvStd of the biased variance var_sum / count, in double:
+ * 1 / sqrt(var + eps), and 0 where var and eps are both 0. */
+static ct_tensor *ct__bn_batch_invstd(const ct_tensor *var_sum, int64_t count, double eps)
+{
+    ct_tensor *var = ct_to(ct_div_scalar(var_sum, ct_int(count)), CT_F64);
+    ct_tensor *invstd = ct_to(ct_reciprocal(ct_sqrt(ct_add_scalar(var, ct_float(eps)))), var_sum->dtype);
+    if (eps == 0 && invstd)
+        invstd = ct_masked_fill(invstd, ct_eq_scalar(var, ct_int(0)), ct_scalar_tensor(ct_int(0), invstd->dtype));
+    return invstd;
+}
+
+/* running = momentum * batch + (1 - momentum) * running, as the kernel
+ * updates them (contiguous input): the mean in the running dtype, the
+ * variance (the unbiased var_sum / (count - 1), in the input's dtype) with
+ * its momentum product in double. */
+static ct_result ct__bn_update_running(ct_tensor *rm, ct_tensor *rv, const ct_tensor *mean, const ct_tensor *var_sum,
+                                       int64_t count, double momentum)
+{
+    if (rm) {
+        double m = ct__as_dtype(momentum, rm->dtype), keep = ct__as_dtype(1 - m, rm->dtype);
+        ct_tensor *batch = ct_reshape(mean, CT_SHAPE(-1));
+        if (ct_copy_(rm, ct_add(ct_mul_scalar(batch, ct_float(m)), ct_mul_scalar(rm, ct_float(keep)))) != CT_OK)
+            return ct_last_error_code();
+    }
+    if (rv) {
+        double m = ct__as_dtype(momentum, rv->dtype), keep = ct__as_dtype(1 - m, rv->dtype);
+        ct_tensor *unbiased = ct_to(ct_div_scalar(ct_reshape(var_sum, CT_SHAPE(-1)), ct_int(count - 1)), CT_F64);
+        ct_tensor *kept = ct_to(ct_mul_scalar(rv, ct_float(keep)), CT_F64);
+        if (ct_copy_(rv, ct_add(ct_mul_scalar(unbiased, ct_float(m)), kept)) != CT_OK) return ct_last_error_code();
+    }
+    return CT_OK;
+}
+
+/* out = ((x - mean) * invstd) * weight + bias, mean and invstd
+ * channel-shaped. The vectorised layouts fold it into per-channel
+ * alpha = invstd * weight and beta = bias - mean * alpha and compute
+ * x * alpha + beta, both fused multiply-adds as PyTorch's compiled kernel has
+ * them (addcmul with value 1); other layouts round every step. */
+static ct_tensor *ct__bn_transform(const ct__normspec *s, const ct_tensor *x, ct_tensor *mean, ct_tensor *invstd,
+                                   const ct_tensor *w, const ct_tensor *b, bool fast)
+{
+    if (!invstd) return NULL;
+    ct_tensor *wc = w ? ct_reshape(w, s->affine) : NULL;
+    ct_tensor *bc = b ? ct_reshape(b, s->affine) : ct_zeros(s->affine, invstd->dtype);
+    if (fast) {
+        ct_tensor *alpha = wc ? ct_mul(invstd, wc) : invstd;
+        ct_tensor *beta = ct_addcmul(bc, ct_neg(mean), alpha, ct_int(1));
+        return ct_addcmul(beta, x, alpha, ct_int(1));
+    }
+    ct_tensor *y = ct_mul(ct_sub(x, mean), invstd);
+    return ct_add(wc ? ct_mul(y, wc) : y, bc);
+}
+
+/* Batch norm's value (with recording off), and in training the running
+ * statistics updated. */
+static ct_tensor *ct__bn_forward(const ct__normspec *s, const ct_tensor *x, ct_tensor *rm, ct_tensor *rv,
+                                 const ct_tensor *w, const ct_tensor *b, int64_t count, double momentum)
+{
+    const ct_tensor *per_channel[4] = {w, b, rm, rv};
+    ct_tensor *mean, *invstd, *var_sum = NULL;
+    if (s->running) {
+        mean = ct_reshape(rm, s->affine);
+        invstd = ct_rsqrt(ct_add_scalar(ct_reshape(rv, s->affine), ct_float(s->eps)));
+    } else {
+        if (ct__bn_batch_stats(s, x, count, &mean, &var_sum) != CT_OK) return NULL;
+        invstd = ct__bn_batch_invstd(var_sum, count, s->eps);
+    }
+    ct_tensor *y = ct__bn_transform(s, x, mean, invstd, w, b, ct__bn_fast_layout(x, per_channel, 4));
+    if (y && var_sum && (rm || rv) && ct__bn_update_running(rm, rv, mean, var_sum, count, momentum) != CT_OK) return NULL;
+    return y;
 }
 
 ct_tensor *ct_batch_norm(const ct_tensor *input, ct_tensor *running_mean, ct_tensor *running_var,
@@ -28343,17 +28655,10 @@ ct_tensor *ct_batch_norm(const ct_tensor *input, ct_tensor *running_mean, ct_ten
     s.eps = eps;
     s.running = !training;
     ct_scope sc = ct_scope_begin();
-    ct_tensor *mean = NULL, *var = NULL;
-    ct_tensor *r = ct__norm_apply(&ct__batch_norm_type, &s, input, weight, bias, running_mean, running_var, &mean, &var);
-    if (r && training && (running_mean || running_var)) {
-        ct_grad_mode mode = ct_no_grad();
-        double unbias = count > 1 ? (double)count / (double)(count - 1) : 1;
-        if ((running_mean && ct__update_running(running_mean, mean, momentum) != CT_OK) ||
-            (running_var && ct__update_running(running_var, ct_mul_scalar(ct_to(var, CT_F64), ct_float(unbias)), momentum) != CT_OK))
-            r = NULL;
-        ct_grad_mode_restore(mode);
-    }
-    r = ct_keep(r);
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    ct_tensor *y = ct__bn_forward(&s, input, running_mean, running_var, weight, bias, count, momentum);
+    ct_grad_mode_restore(mode);
+    ct_tensor *r = ct_keep(ct__norm_record(&ct__batch_norm_type, &s, y, input, weight, bias, running_mean, running_var));
     ct_scope_end(sc);
     return r;
 }
@@ -28440,7 +28745,7 @@ ct_tensor *ct_group_norm(const ct_tensor *input, int64_t num_groups, const ct_te
     s.affine = ct__channel_shape(input->ndim, c);
     s.eps = eps;
     ct_scope sc = ct_scope_begin();
-    ct_tensor *r = ct_keep(ct__norm_apply(&ct__group_norm_type, &s, input, weight, bias, NULL, NULL, NULL, NULL));
+    ct_tensor *r = ct_keep(ct__norm_apply(&ct__group_norm_type, &s, input, weight, bias));
     ct_scope_end(sc);
     return r;
 }

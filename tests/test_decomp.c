@@ -144,6 +144,44 @@ static void test_lstsq(void)
         CHECK_CLOSE(ct_linalg_lstsq(input("lstsq", k, 0), input("lstsq", k, 1)), output("lstsq", k, 0));
 }
 
+/* torch.linalg.lstsq's named tuple for each driver and rcond: solution,
+ * residuals and singular values within the tolerance, rank exactly, and
+ * which of them are empty as PyTorch has them. The case's arg is the
+ * driver's index (plus 10: written in capitals; 4: none given), in2 rcond
+ * (empty: None). */
+static void test_lstsq_all(void)
+{
+    static const char *const drivers[5] = {"gels", "gelsy", "gelsd", "gelss", NULL};
+    for (int k = 0; k < count("lstsq_all"); k++) {
+        int failed_before = ct_test_failed_checks;
+        ct_scope s = ct_scope_begin();
+        int code = (int)arg("lstsq_all", k);
+        char name[8] = {0};
+        for (int i = 0; drivers[code % 10] && drivers[code % 10][i]; i++)
+            name[i] = (char)(code >= 10 ? drivers[code % 10][i] - 'a' + 'A' : drivers[code % 10][i]);
+        const ct_tensor *rc = input("lstsq_all", k, 2);
+        ct_lstsq_opts o = {code == 4 ? NULL : name, ct_numel(rc) ? ct_item(rc) : 0, ct_numel(rc) > 0};
+        ct_tensor *X, *res, *rank, *sv;
+        CHECK_OK(ct_linalg_lstsq_all(input("lstsq_all", k, 0), input("lstsq_all", k, 1), o, &X, &res, &rank, &sv));
+        CHECK_CLOSE(X, output("lstsq_all", k, 0));
+        CHECK_CLOSE(res, output("lstsq_all", k, 1));
+        CHECK_T(rank);
+        if (rank) CHECK(ct_equal(rank, output("lstsq_all", k, 2)));
+        CHECK_CLOSE(sv, output("lstsq_all", k, 3));
+        if (ct_test_failed_checks != failed_before) printf("    (in lstsq_all case %d, driver %s)\n", k, o.driver ? o.driver : "None");
+        ct_scope_end(s);
+    }
+    /* only the solution is differentiable, as in PyTorch */
+    ct_scope s = ct_scope_begin();
+    ct_tensor *A = ct_clone(input("lstsq_all", 0, 0)), *X, *res, *rank, *sv;
+    ct_requires_grad_(A, true);
+    CHECK_OK(ct_linalg_lstsq_all(A, input("lstsq_all", 0, 1), (ct_lstsq_opts){"gelsd", 0, false}, &X, &res, &rank, &sv));
+    CHECK(ct_requires_grad(X) && !ct_requires_grad(res) && !ct_requires_grad(rank) && !ct_requires_grad(sv));
+    CHECK_OK(ct_linalg_lstsq_all(A, input("lstsq_all", 0, 1), (ct_lstsq_opts){0}, NULL, &res, NULL, NULL));
+    CHECK_T(res);
+    ct_scope_end(s);
+}
+
 static void test_eigvalsh(void)
 {
     for (int k = 0; k < count("eigvalsh"); k++)
@@ -642,6 +680,7 @@ int main(void)
     RUN(test_qr);
     RUN(test_svdvals_rank_pinv);
     RUN(test_lstsq);
+    RUN(test_lstsq_all);
     RUN(test_eigvalsh);
     RUN(test_eigvals);
     RUN(test_norms_trace);

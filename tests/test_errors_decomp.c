@@ -193,11 +193,47 @@ static void test_singular_and_non_finite(void)
     CHECK_VALUES(y, CT_SHAPE0, -INFINITY);
 }
 
+/* torch.linalg.lstsq's checks in PyTorch's order (dims, dtypes, shapes,
+ * driver, then float types), each leaving every result pointer NULL. */
+static void test_lstsq_all_errors(void)
+{
+    ct_tensor *f = mat(CT_SHAPE(3, 2), CT_F32), *x = f, *y = f, *z = f, *w = f;
+    ct_lstsq_opts bad = {"foo", 0, false}, empty = {"", 0, false}, gelsd = {"gelsd", 0, false};
+    const char *driver_msg = "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)";
+    FAILS_R(ct_linalg_lstsq_all(f, f, bad, &x, &y, &z, &w), CT_ERR_RUNTIME, driver_msg);
+    CHECK(!x && !y && !z && !w);
+    FAILS_R(ct_linalg_lstsq_all(f, f, empty, &x, NULL, NULL, &w), CT_ERR_RUNTIME, driver_msg);
+    ct_tensor *l = mat(CT_SHAPE(3, 2), CT_I64);
+    FAILS_R(ct_linalg_lstsq_all(l, l, bad, &x, &y, &z, &w), CT_ERR_RUNTIME, driver_msg);
+    FAILS_R(ct_linalg_lstsq_all(l, l, gelsd, &x, &y, &z, &w), CT_ERR_RUNTIME,
+            "This function doesn't handle types other than float and double");
+    FAILS_R(ct_linalg_lstsq_all(mat(CT_SHAPE(3), CT_F32), f, bad, &x, &y, &z, &w), CT_ERR_RUNTIME,
+            "torch.linalg.lstsq: input must have at least 2 dimensions.");
+    FAILS_R(ct_linalg_lstsq_all(f, mat(CT_SHAPE(2, 2), CT_F32), bad, &x, &y, &z, &w), CT_ERR_RUNTIME,
+            "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
+    FAILS_R(ct_linalg_lstsq_all(mat(CT_SHAPE(2, 3, 2), CT_F32), mat(CT_SHAPE(2, 2), CT_F32), gelsd, &x, &y, &z, &w),
+            CT_ERR_RUNTIME, "torch.linalg.lstsq: input.size(-2) should match other.size(-1)");
+    FAILS_R(ct_linalg_lstsq_all(f, mat(CT_SHAPE(2, 3, 2), CT_F32), bad, &x, &y, &z, &w), CT_ERR_RUNTIME,
+            "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) "
+            "<= 1");
+    FAILS_R(ct_linalg_lstsq_all(mat(CT_SHAPE(2, 3, 2), CT_F32), mat(CT_SHAPE(3, 3, 2), CT_F32), gelsd, &x, &y, &z, &w),
+            CT_ERR_RUNTIME, "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
+    FAILS_R(ct_linalg_lstsq_all(f, mat(CT_SHAPE(3, 2), CT_F64), bad, &x, &y, &z, &w), CT_ERR_RUNTIME,
+            "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype Float and "
+            "other's dtype Double");
+    FAILS_NULL_R(ct_linalg_lstsq_all(NULL_T, f, gelsd, &x, &y, &z, &w), "linalg_lstsq(): argument 'A' (position 1)");
+    FAILS_NULL_R(ct_linalg_lstsq_all(f, NULL_T, gelsd, &x, &y, &z, &w), "linalg_lstsq(): argument 'B' (position 2)");
+    CHECK(!x && !y && !z && !w);
+    FAILS_T(ct_linalg_lstsq(mat(CT_SHAPE(2, 3, 2), CT_F32), mat(CT_SHAPE(2, 2), CT_F32)), CT_ERR_RUNTIME,
+            "torch.linalg.lstsq: input.size(-2) should match other.size(-1)");
+}
+
 int main(void)
 {
     RUN(test_null_tensors);
     RUN(test_shapes);
     RUN(test_dtypes);
     RUN(test_singular_and_non_finite);
+    RUN(test_lstsq_all_errors);
     return ct_test_report();
 }

@@ -700,9 +700,12 @@ static double ct__la_rtol(ct_dtype dt, int64_t m, int64_t n)
 }
 
 /* p (n, m) = the pseudo-inverse of a (m, n), values at most rtol times the
- * largest dropped; by SVD, or by eigen decomposition when herm. Returns the
- * rank, or -1 for a non-finite input. scratch: 4 (m + n)^2 doubles. */
-static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double rtol, double *p, double *scratch)
+ * largest dropped (none for a NaN rtol, as LAPACK's gelsd compares); by SVD,
+ * or by eigen decomposition when herm; the singular values (descending,
+ * min(m, n) of them) to sv when not NULL. Returns the rank, or -1 for a
+ * non-finite input. scratch: 4 (m + n)^2 doubles. */
+static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double rtol, double *p, double *sv,
+                        double *scratch)
 {
     int64_t k = CT__MIN(m, n), rank = 0;
     double *s = scratch, *u = s + k, *vt = u + m * k, *w = vt + k * n; /* herm: u = Q (n, n), vt unused */
@@ -712,12 +715,13 @@ static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double
         ct__eigh(w, n, s, u);
     } else {
         ct__svd(a, m, n, s, u, k, vt, k, w);
+        if (sv) memcpy(sv, s, (size_t)k * sizeof(double));
     }
     double big = 0;
     for (int64_t i = 0; i < k; i++) big = CT__MAX(big, fabs(s[i]));
     for (int64_t i = 0; i < n * m; i++) p[i] = 0;
     for (int64_t c = 0; c < k; c++) {
-        if (!(fabs(s[c]) > rtol * big)) continue;
+        if (fabs(s[c]) <= rtol * big) continue;
         rank++;
         double inv = 1 / s[c];
         for (int64_t i = 0; i < n; i++) { /* p += v_c u_c^T / s_c */
@@ -728,17 +732,17 @@ static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double
     return rank;
 }
 
-/* pinv (..., n, m) of A as float64 (a tensor of the open scope) and, in
- * rank (when given), each matrix's rank. */
-static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, int64_t *rank_out)
+/* pinv (..., n, m) of A as float64 (a tensor of the open scope), singular
+ * values at most rtol times the largest dropped; in rank and sv (when
+ * given) each matrix's rank and min(m, n) singular values (not for herm). */
+static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, double rtol, int64_t *rank_out, double *sv)
 {
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], batch, pshape[2] = {n, m};
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], batch, pshape[2] = {n, m}, k = CT__MIN(m, n);
     const double *a = ct__la_in(A, &batch);
     double *pd, *w = a ? ct__la_scratch(4 * (m + n) * (m + n) + 1) : NULL;
     ct_tensor *out = w ? ct__la_out(A, A->ndim - 2, pshape, 2, &pd) : NULL;
-    double rtol = ct__la_rtol(A->dtype, m, n);
     for (int64_t b = 0; out && b < batch; b++) {
-        int64_t r = ct__pinv(a + b * m * n, m, n, herm, rtol, pd + b * m * n, w);
+        int64_t r = ct__pinv(a + b * m * n, m, n, herm, rtol, pd + b * m * n, sv ? sv + b * k : NULL, w);
         if (r < 0) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME,
@@ -771,7 +775,7 @@ ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
         return NULL;
     }
     ct_scope s = ct_scope_begin();
-    ct_tensor *p = ct__pinv_f64(A, hermitian, NULL);
+    ct_tensor *p = ct__pinv_f64(A, hermitian, ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]), NULL, NULL);
     ct_tensor *r = p ? ct__la_result(p, A->dtype) : NULL;
     ct_scope_end(s);
     ct__la_record_pinv(r, A);
@@ -791,57 +795,161 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
     }
     ct_scope s = ct_scope_begin();
     ct_tensor *rank = ct__alloc(A->sizes, A->ndim - 2, CT_I64, ct__cpu), *r = NULL;
-    if (rank && ct__pinv_f64(A, hermitian, (int64_t *)ct__data(rank))) r = ct_keep(rank);
+    double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
+    if (rank && ct__pinv_f64(A, hermitian, rtol, (int64_t *)ct__data(rank), NULL)) r = ct_keep(rank);
     ct_scope_end(s);
+    return r;
+}
+
+/* torch.linalg.lstsq's drivers, in PyTorch's order, and their index in it. */
+enum { CT__GELS, CT__GELSY, CT__GELSD, CT__GELSS, CT__N_DRIVERS };
+static const char *const ct__lstsq_drivers[CT__N_DRIVERS] = {"gels", "gelsy", "gelsd", "gelss"};
+
+/* The driver named (in any case, as PyTorch lowercases it; NULL: gelsy,
+ * the CPU default), or -1 with PyTorch's error. */
+static int ct__lstsq_driver(const char *name)
+{
+    if (!name) return CT__GELSY;
+    for (int d = 0; d < CT__N_DRIVERS; d++) {
+        const char *a = name, *b = ct__lstsq_drivers[d];
+        while (*a && (*a >= 'A' && *a <= 'Z' ? *a - 'A' + 'a' : *a) == *b) a++, b++;
+        if (!*a && !*b) return d;
+    }
+    ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+    return -1;
+}
+
+/* The relative tolerance at or below which singular values count as zero,
+ * as LAPACK takes rcond (None is PyTorch's eps(dtype) * max(m, n)): gelsd
+ * replaces one outside (0, 1) by its machine precision, gelss and gelsy a
+ * negative one. gels does not look at it (it assumes full rank). */
+static double ct__lstsq_rtol(const ct_lstsq_opts *o, int driver, ct_dtype dt, int64_t m, int64_t n)
+{
+    double rcond = o->has_rcond && driver != CT__GELS ? o->rcond : ct__la_rtol(dt, m, n);
+    double lapack_eps = (dt == CT_F32 ? (double)FLT_EPSILON : DBL_EPSILON) / 2;
+    if (driver == CT__GELSD && (rcond <= 0 || rcond >= 1)) return lapack_eps;
+    return rcond < 0 ? lapack_eps : rcond;
+}
+
+/* PyTorch's checks, in its order; *vector: B is a vector (A.dim() - 1 dims). */
+static ct_result ct__lstsq_check(const ct_tensor *A, const ct_tensor *B, const ct_lstsq_opts *o, int *driver,
+                                 bool *vector)
+{
+    if (A->ndim < 2) return ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input must have at least 2 dimensions.");
+    if (B->ndim < 1) return ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: other must have at least 1 dimension.");
+    if (A->dtype != B->dtype)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype %s "
+                        "and other's dtype %s",
+                        ct__dtype_title(A->dtype), ct__dtype_title(B->dtype));
+    if (B->ndim > A->ndim || A->ndim - B->ndim > 1)
+        return ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                                        "(input.dim() - other.dim()) <= 1");
+    *vector = B->ndim == A->ndim - 1;
+    if (A->sizes[A->ndim - 2] != B->sizes[B->ndim - (*vector ? 1 : 2)])
+        return ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input.size(-2) should match other.size(%d)", *vector ? -1 : -2);
+    if ((*driver = ct__lstsq_driver(o->driver)) < 0) return ct_last_error_code();
+    if (!ct__la_float(A->dtype))
+        return ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
+    return CT_OK;
+}
+
+/* The squared residuals (batch..., k) of X (batch..., n, k) for A, B (float64,
+ * of the open scope): the sums over rows of (A X - B)^2, which LAPACK leaves
+ * in B's rows n to m; gels leaves zeros there when A has no columns. */
+static ct_tensor *ct__lstsq_residuals(const ct_tensor *A, const ct_tensor *B, const ct_tensor *X, int driver)
+{
+    ct_tensor *r;
+    ct_tensor *d;
+    CT__UNRECORDED(d, ct_sub(ct_matmul(A, X), B));
+    CT__UNRECORDED(r, ct_sum_dim(ct_mul(d, d), CT_DIMS(-2), false, CT_DEFAULT));
+    if (r && driver == CT__GELS && A->sizes[A->ndim - 1] == 0) CT__UNRECORDED(r, ct_zeros_like(r, CT_DEFAULT));
+    return r;
+}
+
+/* Whether PyTorch computes residuals: for m > n, not with gelsy, and with
+ * gelsd and gelss only when every matrix of the batch has rank n. */
+static bool ct__lstsq_has_residuals(int driver, int64_t m, int64_t n, const int64_t *rank, int64_t batch)
+{
+    if (m <= n || driver == CT__GELSY) return false;
+    for (int64_t b = 0; driver != CT__GELS && b < batch; b++)
+        if (rank[b] != n) return false;
+    return true;
+}
+
+/* An empty (0,) tensor of dtype dt: a result PyTorch's driver does not give. */
+static ct_tensor *ct__lstsq_none(ct_dtype dt) { return ct_empty(CT_SHAPE(0), dt); }
+
+/* solution, residuals, rank, singular values (float64, int64, float64),
+ * tensors of the open scope, or a failure. */
+static ct_result ct__lstsq(const ct_tensor *A, const ct_tensor *Bm, int driver, double rtol, ct_tensor **out)
+{
+    ct_tensor *Ae, *Be;
+    int64_t batch_shape[CT_MAX_DIMS];
+    int nb;
+    /* PyTorch names A's batch "tensor a" (ct__la_broadcast_pair, solve's, B's) */
+    if (ct__broadcast_shapes(A->sizes, A->ndim - 2, Bm->sizes, Bm->ndim - 2, batch_shape, &nb) != CT_OK ||
+        ct__la_broadcast_pair(A, Bm, &Ae, &Be) != CT_OK)
+        return ct_last_error_code();
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = Be->sizes[Be->ndim - 1], mn = CT__MIN(m, n);
+    int64_t batch, xshape[2] = {n, k};
+    ct_tensor *rank = ct__alloc(Ae->sizes, nb, CT_I64, ct__cpu);
+    double *svd, *xd;
+    ct_tensor *sv = rank ? ct__la_out(Ae, nb, &mn, 1, &svd) : NULL;
+    ct_tensor *p = sv ? ct__pinv_f64(Ae, false, rtol, (int64_t *)ct__data(rank), svd) : NULL;
+    const double *bd = p ? ct__la_in(Be, &batch) : NULL;
+    ct_tensor *x = bd ? ct__la_out(Be, nb, xshape, 2, &xd) : NULL;
+    if (!x) return ct_last_error_code();
+    static const double none = 0; /* an empty pinv has no data: a pointer that is never read */
+    const double *pd = ct__data(p) ? (const double *)ct__data(p) : &none;
+    for (int64_t b = 0; b < batch; b++) ct__la_mm(pd + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
+    const int64_t *ranks = (const int64_t *)ct__data(rank);
+    ct_tensor *Ad;
+    CT__UNRECORDED(Ad, ct_to(Ae, CT_F64));
+    out[0] = x;
+    out[1] = ct__lstsq_has_residuals(driver, m, n, ranks, batch) ? ct__lstsq_residuals(Ad, ct_to(Be, CT_F64), x, driver)
+                                                                  : ct__lstsq_none(CT_F64);
+    out[2] = driver == CT__GELS ? ct__lstsq_none(CT_I64) : rank;
+    out[3] = driver == CT__GELSD || driver == CT__GELSS ? sv : ct__lstsq_none(CT_F64);
+    return out[1] && out[2] ? CT_OK : ct_last_error_code();
+}
+
+ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_opts opts, ct_tensor **solution,
+                              ct_tensor **residuals, ct_tensor **rank, ct_tensor **singular_values)
+{
+    CT__AUTOCAST_OUTS(CT__CAST_FP32, ct_linalg_lstsq_all(A, B, opts, solution, residuals, rank, singular_values),
+                      (solution, residuals, rank, singular_values), &A, &B);
+    ct_tensor **slots[4] = {solution, residuals, rank, singular_values};
+    for (int i = 0; i < 4; i++)
+        if (slots[i]) *slots[i] = NULL;
+    if (!A || !B) return ct__null_arg("linalg_lstsq", A ? "B" : "A", A ? 2 : 1); /* ct_linalg_lstsq's names */
+    int driver = CT__GELSY;
+    bool vector = false;
+    if (ct__lstsq_check(A, B, &opts, &driver, &vector) != CT_OK) return ct_last_error_code();
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+    ct_scope s = ct_scope_begin();
+    ct_tensor *Bm, *out[4] = {NULL, NULL, NULL, NULL};
+    CT__UNRECORDED(Bm, vector ? ct_unsqueeze(B, -1) : ct__same(B));
+    ct_result r = Bm ? ct__lstsq(A, Bm, driver, ct__lstsq_rtol(&opts, driver, A->dtype, m, n), out) : ct_last_error_code();
+    if (r == CT_OK && vector) CT__UNRECORDED(out[0], ct_squeeze_dim(out[0], -1));
+    ct_tensor *res[4] = {NULL, NULL, NULL, NULL}; /* handed out of the scope */
+    for (int i = 0; r == CT_OK && i < 4; i++)
+        if (!(res[i] = i == 2 ? ct_keep(out[i]) : ct__la_result(out[i], A->dtype))) r = ct_last_error_code();
+    ct_scope_end(s);
+    if (r == CT_OK) ct__la_record_lstsq(res[0], A, B, vector);
+    for (int i = 0; i < 4; i++) {
+        if (r == CT_OK) ct__la_hand(slots[i], res[i]);
+        else if (res[i]) ct__discard(res[i]);
+    }
     return r;
 }
 
 ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B)
 {
-    CT__AUTOCAST(CT__CAST_FP32, ct_linalg_lstsq(A, B), &A, &B);
-    CT__ARG(A, "A", 1);
-    CT__ARG(B, "B", 2);
-    if (A->ndim < 2) {
-        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input must have at least 2 dimensions.");
-        return NULL;
-    }
-    if (B->ndim < 1) {
-        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: other must have at least 1 dimension.");
-        return NULL;
-    }
-    if (!ct__la_float(A->dtype)) {
-        ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
-        return NULL;
-    }
-    if (A->dtype != B->dtype) {
-        ct__fail(CT_ERR_RUNTIME,
-                 "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype %s and "
-                 "other's dtype %s",
-                 ct__dtype_title(A->dtype), ct__dtype_title(B->dtype));
-        return NULL;
-    }
-    bool vector = B->ndim == A->ndim - 1;
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
-    if ((vector ? B->sizes[B->ndim - 1] : B->sizes[B->ndim - 2]) != m) {
-        ct__fail(CT_ERR_RUNTIME, "torch.linalg.lstsq: input.size(-2) should match other.size(-2)");
-        return NULL;
-    }
-    ct_scope s = ct_scope_begin();
-    ct_tensor *Bm = NULL, *Ae = NULL, *Be = NULL, *x = NULL;
-    CT__UNRECORDED(Bm, vector ? ct_unsqueeze(B, -1) : ct__same(B));
-    ct_tensor *p = Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK ? ct__pinv_f64(Ae, false, NULL) : NULL;
-    int64_t k = Bm ? Bm->sizes[Bm->ndim - 1] : 0, batch, xshape[2] = {n, k};
-    const double *bd = p ? ct__la_in(Be, &batch) : NULL;
-    double *xd;
-    if (bd) x = ct__la_out(Be, Be->ndim - 2, xshape, 2, &xd);
-    static const double none = 0; /* an empty pinv has no data: a pointer that is never read */
-    const double *pd = p && ct__data(p) ? (const double *)ct__data(p) : &none;
-    for (int64_t b = 0; x && b < batch; b++) ct__la_mm(pd + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
-    if (x && vector) CT__UNRECORDED(x, ct_squeeze_dim(x, -1));
-    ct_tensor *r = x ? ct__la_result(x, A->dtype) : NULL;
-    ct_scope_end(s);
-    ct__la_record_lstsq(r, A, B, vector);
-    return r;
+    ct_tensor *X = NULL;
+    ct_lstsq_opts defaults;
+    memset(&defaults, 0, sizeof defaults); /* C++ has no compound literals */
+    return ct_linalg_lstsq_all(A, B, defaults, &X, NULL, NULL, NULL) == CT_OK ? X : NULL;
 }
 
 /* ---------------------------------------------------------------- norms and trace */

@@ -67,7 +67,8 @@ CTORCH_API ct_tensor *ct_linalg_eigvals(const ct_tensor *A);
 /* torch.linalg.lstsq(A, B).solution: the X that minimises ||A X - B||
  * (the least-norm one when A lacks full rank, singular values below
  * eps * max(m, n) * the largest counting as zero). B may be a vector as in
- * ct_linalg_solve; batch dims broadcast. */
+ * ct_linalg_solve; batch dims broadcast. ct_linalg_lstsq_all gives the
+ * other results and takes driver and rcond. */
 CTORCH_API ct_tensor *ct_linalg_lstsq(const ct_tensor *A, const ct_tensor *B);
 /* torch.linalg.pinv(A, hermitian): the pseudo-inverse (n, m), dropping
  * singular values at most eps * max(m, n) * the largest. hermitian: A is
@@ -93,3 +94,29 @@ CTORCH_API ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n);
 /* torch.linalg.matrix_exp(A): the matrix exponential, by scaling and
  * squaring with a degree-13 Pade approximant. */
 CTORCH_API ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A);
+
+/* torch.linalg.lstsq's keyword arguments; zero is PyTorch's defaults.
+ * driver: "gels", "gelsy" (NULL: the CPU default), "gelsd" or "gelss", in
+ * any case. rcond (when has_rcond; None otherwise): singular values at most
+ * rcond times the largest count as zero; None is eps(dtype) * max(m, n).
+ * As in LAPACK, gelsd takes its machine precision for an rcond outside
+ * (0, 1), gelss and gelsy for a negative one; gels ignores rcond. */
+typedef struct ct_lstsq_opts {
+    const char *driver;
+    double rcond;
+    bool has_rcond;
+} ct_lstsq_opts;
+/* torch.linalg.lstsq(A, B, rcond, driver=driver): the four results of its
+ * named tuple, each new (NULL: not wanted). solution as ct_linalg_lstsq
+ * (the only differentiable one, as in PyTorch). residuals (..., k): the
+ * squared residual norm of each column, when m > n and the driver is not
+ * gelsy, and with gelsd or gelss only when every matrix has rank n; an
+ * empty (0,) tensor otherwise (a vector B gives (..., 1)). rank (...,
+ * int64; empty for gels), singular_values (..., min(m, n); empty but for
+ * gelsd and gelss). Every driver computes by SVD in double: rank and
+ * solution follow the singular values also for gelsy (whose pivoted QR may
+ * count a rank differently at the rcond boundary) and gels (whose QR gives
+ * PyTorch no meaningful solution for a rank-deficient A). */
+CTORCH_API ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_opts opts,
+                                         ct_tensor **solution, ct_tensor **residuals, ct_tensor **rank,
+                                         ct_tensor **singular_values);

@@ -301,11 +301,12 @@ typedef struct ct__normspec {
  * none: iargs[0] says), and with running statistics, those. */
 enum { CT__NORM_X, CT__NORM_W, CT__NORM_B };
 
-/* x normalised as PyTorch's kernels compute it (x * rstd - mean * rstd),
- * with the batch's mean and biased variance (stat-shaped) to *mean and *var
- * when asked. Made of differentiable ops. */
+/* x normalised as PyTorch's layer and group norm kernels compute it
+ * (x * rstd - mean * rstd), with the variance used (the batch's biased one,
+ * stat-shaped, or the running one) to *var_out when asked. Made of
+ * differentiable ops. */
 static ct_tensor *ct__norm_xhat(const ct__normspec *s, const ct_tensor *x, const ct_tensor *rm, const ct_tensor *rv,
-                                ct_tensor **mean_out, ct_tensor **var_out)
+                                ct_tensor **var_out)
 {
     ct_tensor *xs = ct_reshape(x, s->stat), *mean, *var;
     if (s->running) {
@@ -315,7 +316,6 @@ static ct_tensor *ct__norm_xhat(const ct__normspec *s, const ct_tensor *x, const
         return NULL;
     }
     ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
-    if (mean_out) *mean_out = mean;
     if (var_out) *var_out = var;
     return ct_reshape(ct_sub(ct_mul(xs, rstd), ct_mul(mean, rstd)), ct_shape_of(x));
 }
@@ -335,7 +335,7 @@ CT__BACKWARD(normalization)
     ct_tensor *x = CT__S(0), *w = n->iargs[0] ? CT__S(1) : NULL;
     ct_tensor *rm = s->running ? CT__S(2) : NULL, *rv = s->running ? CT__S(3) : NULL;
     if (!x || (n->iargs[0] && !w) || (s->running && (!rm || !rv))) return ct_last_error_code();
-    ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, NULL, &var);
+    ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, &var);
     if (!xhat) return ct_last_error_code();
     ct_tensor *gh = w ? ct_mul(go[0], ct_reshape(w, s->affine)) : go[0];
     ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
@@ -360,16 +360,11 @@ static const ct__node_type ct__layer_norm_type = {"NativeLayerNormBackward0", ct
 static const ct__node_type ct__batch_norm_type = {"NativeBatchNormBackward0", ct__bw_normalization};
 static const ct__node_type ct__group_norm_type = {"NativeGroupNormBackward0", ct__bw_normalization};
 
-/* Normalise x by spec s and record node `type`; the batch statistics
- * (stat-shaped, biased variance) to mean and var when asked. */
-static ct_tensor *ct__norm_apply(const ct__node_type *type, const ct__normspec *s, const ct_tensor *x, const ct_tensor *w,
-                                 const ct_tensor *b, const ct_tensor *rm, const ct_tensor *rv, ct_tensor **mean,
-                                 ct_tensor **var)
+/* Record node `type` for y, the result of normalising x by spec s (y was
+ * computed with recording off). */
+static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec *s, ct_tensor *y, const ct_tensor *x,
+                                  const ct_tensor *w, const ct_tensor *b, const ct_tensor *rm, const ct_tensor *rv)
 {
-    ct_tensor *y;
-    ct_grad_mode mode = ct_set_grad_enabled(false);
-    y = ct__affine(s, ct__norm_xhat(s, x, rm, rv, mean, var), w, b);
-    ct_grad_mode_restore(mode);
     if (!y) return NULL;
     const ct_tensor *in[3] = {x, w, b};
     ct__node *node = ct__record(type, in, 3, &y, 1);
@@ -390,6 +385,17 @@ static ct_tensor *ct__norm_apply(const ct__node_type *type, const ct__normspec *
         }
     }
     return y;
+}
+
+/* Normalise x by spec s with the batch's statistics (layer and group norm)
+ * and record node `type`. */
+static ct_tensor *ct__norm_apply(const ct__node_type *type, const ct__normspec *s, const ct_tensor *x, const ct_tensor *w,
+                                 const ct_tensor *b)
+{
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    ct_tensor *y = ct__affine(s, ct__norm_xhat(s, x, NULL, NULL, NULL), w, b);
+    ct_grad_mode_restore(mode);
+    return ct__norm_record(type, s, y, x, w, b, NULL, NULL);
 }
 
 /* A 1-D parameter of a normalisation must have `c` elements. */
@@ -445,16 +451,187 @@ ct_tensor *ct_layer_norm(const ct_tensor *input, ct_shape normalized_shape, cons
     for (int i = 0; i < k; i++) s.dims.size[i] = nd - k + i;
     s.eps = eps;
     ct_scope sc = ct_scope_begin();
-    ct_tensor *r = ct_keep(ct__norm_apply(&ct__layer_norm_type, &s, input, weight, bias, NULL, NULL, NULL, NULL));
+    ct_tensor *r = ct_keep(ct__norm_apply(&ct__layer_norm_type, &s, input, weight, bias));
     ct_scope_end(sc);
     return r;
 }
 
-/* running = (1 - momentum) * running + momentum * batch, in double as PyTorch's CPU kernel. */
-static ct_result ct__update_running(ct_tensor *running, const ct_tensor *batch, double momentum)
+/* ---- batch norm's forward, operation for operation as PyTorch 1.13's CPU
+ * kernels (aten/src/ATen/native/Normalization.cpp, cpu/batch_norm_kernel.cpp),
+ * so that results are bit for bit PyTorch's. The backward is the shared
+ * normalisation formula above. */
+
+/* Tensor.is_contiguous(memory_format=torch.channels_last) (channels_last_3d
+ * for 5-D): strides in the order C, W, H, (D,) N, size-1 dims ignored. */
+static bool ct__is_channels_last_contiguous(const ct_tensor *t)
 {
-    ct_tensor *r64 = ct_to(running, CT_F64), *b64 = ct_to(ct_reshape(batch, CT_SHAPE(-1)), CT_F64);
-    return ct_copy_(running, ct_add(ct_mul_scalar(b64, ct_float(momentum)), ct_mul_scalar(r64, ct_float(1 - momentum))));
+    static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
+    const int *order = t->ndim == 4 ? order4 : t->ndim == 5 ? order5 : NULL;
+    int64_t expected = 1;
+    for (int k = 0; order && k < t->ndim; k++) {
+        int d = order[k];
+        if (t->sizes[d] == 1) continue;
+        if (t->strides[d] != expected) return false;
+        expected *= t->sizes[d];
+    }
+    return order != NULL;
+}
+
+/* PyTorch takes its vectorised kernel when the input is contiguous in
+ * either memory format and every per-channel tensor is contiguous; other
+ * layouts go through a generic elementwise loop that rounds differently. */
+static bool ct__bn_fast_layout(const ct_tensor *x, const ct_tensor *const *per_channel, int n)
+{
+    if (!ct_is_contiguous(x) && !ct__is_channels_last_contiguous(x)) return false;
+    for (int i = 0; i < n; i++)
+        if (per_channel[i] && !ct_is_contiguous(per_channel[i])) return false;
+    return true;
+}
+
+/* A number as the kernel holds it in a variable of dtype dt (a float
+ * tensor's momentum is a float). */
+static double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (double)(float)v : v; }
+
+/* PyTorch's batch_norm_cpu_collect_stats kernels, run on one thread
+ * (CT__BN_STATS(T, fma) makes them for float and double): per channel, the
+ * mean and the sum of squared deviations (var_sum).
+ * planes: x (n, c, image), image > 1 (contiguous): sums in double, the
+ * squares rounded as T. rows: x (rows, c) (channels-last or 2-D): sums in T
+ * (PyTorch's per-thread buffer), the squares added by fused multiply-adds,
+ * the mean divided in double. */
+#define CT__BN_STATS(T, FMA)                                                                                  \
+    static void ct__bn_stats_planes_##T(const T *x, int64_t n, int64_t c, int64_t image, T *mean, T *var_sum)   \
+    {                                                                                                         \
+        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
+            double sum = 0, acc = 0;                                                                          \
+            for (int64_t b = 0; b < n; b++)                                                                   \
+                for (int64_t i = 0; i < image; i++) sum += x[(b * c + ch) * image + i];                       \
+            T m = (T)(sum / (double)(n * image));                                                             \
+            for (int64_t b = 0; b < n; b++)                                                                   \
+                for (int64_t i = 0; i < image; i++) {                                                         \
+                    T d = x[(b * c + ch) * image + i] - m, sq = d * d;                                        \
+                    acc += sq;                                                                                \
+                }                                                                                             \
+            mean[ch] = m;                                                                                     \
+            var_sum[ch] = (T)acc;                                                                             \
+        }                                                                                                     \
+    }                                                                                                         \
+    static void ct__bn_stats_rows_##T(const T *x, int64_t rows, int64_t c, T *mean, T *var_sum)                \
+    {                                                                                                         \
+        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
+            T sum = 0, acc = 0;                                                                               \
+            for (int64_t r = 0; r < rows; r++) sum += x[r * c + ch];                                          \
+            T m = (T)((double)sum / (double)rows);                                                            \
+            for (int64_t r = 0; r < rows; r++) {                                                              \
+                T d = x[r * c + ch] - m;                                                                      \
+                acc = FMA(d, d, acc);                                                                         \
+            }                                                                                                 \
+            mean[ch] = m;                                                                                     \
+            var_sum[ch] = acc;                                                                                \
+        }                                                                                                     \
+    }
+CT__BN_STATS(float, ct__fmaf)
+CT__BN_STATS(double, ct__fma)
+
+/* The batch's statistics (channel-shaped, the input's dtype) as PyTorch's
+ * kernel takes them: for float and double inputs contiguous in either
+ * memory format, its kernels above; otherwise (PyTorch's generic path, whose
+ * reduction order ctorch does not follow) the mean's sum and var_sum in
+ * double, the squares rounded in the input's dtype. */
+static ct_result ct__bn_batch_stats(const ct__normspec *s, const ct_tensor *x, int64_t count, ct_tensor **mean,
+                                    ct_tensor **var_sum)
+{
+    bool planes = ct_is_contiguous(x), rows = !planes && ct__is_channels_last_contiguous(x);
+    if ((x->dtype != CT_F32 && x->dtype != CT_F64) || (!planes && !rows) || count == 0) {
+        *mean = ct_to(ct_div_scalar(ct_sum_dim(x, s->dims, true, CT_F64), ct_int(count)), x->dtype);
+        ct_tensor *dev = ct_sub(x, *mean);
+        *var_sum = ct_to(ct_sum_dim(ct_mul(dev, dev), s->dims, true, CT_F64), x->dtype);
+        return *var_sum ? CT_OK : ct_last_error_code();
+    }
+    int64_t n = x->sizes[0], c = x->sizes[1], image = count / n;
+    *mean = ct_empty(s->affine, x->dtype);
+    *var_sum = ct_empty(s->affine, x->dtype);
+    if (!*mean || !*var_sum) return ct_last_error_code();
+    rows = rows || image == 1; /* PyTorch takes (n, c, 1, ...) for channels-last */
+    const void *xd = ct_data_ptr(x);
+    void *md = ct_data_ptr(*mean), *vd = ct_data_ptr(*var_sum);
+    if (x->dtype == CT_F32 && rows) ct__bn_stats_rows_float((const float *)xd, count, c, (float *)md, (float *)vd);
+    else if (x->dtype == CT_F32) ct__bn_stats_planes_float((const float *)xd, n, c, image, (float *)md, (float *)vd);
+    else if (rows) ct__bn_stats_rows_double((const double *)xd, count, c, (double *)md, (double *)vd);
+    else ct__bn_stats_planes_double((const double *)xd, n, c, image, (double *)md, (double *)vd);
+    return CT_OK;
+}
+
+/* PyTorch's InvStd of the biased variance var_sum / count, in double:
+ * 1 / sqrt(var + eps), and 0 where var and eps are both 0. */
+static ct_tensor *ct__bn_batch_invstd(const ct_tensor *var_sum, int64_t count, double eps)
+{
+    ct_tensor *var = ct_to(ct_div_scalar(var_sum, ct_int(count)), CT_F64);
+    ct_tensor *invstd = ct_to(ct_reciprocal(ct_sqrt(ct_add_scalar(var, ct_float(eps)))), var_sum->dtype);
+    if (eps == 0 && invstd)
+        invstd = ct_masked_fill(invstd, ct_eq_scalar(var, ct_int(0)), ct_scalar_tensor(ct_int(0), invstd->dtype));
+    return invstd;
+}
+
+/* running = momentum * batch + (1 - momentum) * running, as the kernel
+ * updates them (contiguous input): the mean in the running dtype, the
+ * variance (the unbiased var_sum / (count - 1), in the input's dtype) with
+ * its momentum product in double. */
+static ct_result ct__bn_update_running(ct_tensor *rm, ct_tensor *rv, const ct_tensor *mean, const ct_tensor *var_sum,
+                                       int64_t count, double momentum)
+{
+    if (rm) {
+        double m = ct__as_dtype(momentum, rm->dtype), keep = ct__as_dtype(1 - m, rm->dtype);
+        ct_tensor *batch = ct_reshape(mean, CT_SHAPE(-1));
+        if (ct_copy_(rm, ct_add(ct_mul_scalar(batch, ct_float(m)), ct_mul_scalar(rm, ct_float(keep)))) != CT_OK)
+            return ct_last_error_code();
+    }
+    if (rv) {
+        double m = ct__as_dtype(momentum, rv->dtype), keep = ct__as_dtype(1 - m, rv->dtype);
+        ct_tensor *unbiased = ct_to(ct_div_scalar(ct_reshape(var_sum, CT_SHAPE(-1)), ct_int(count - 1)), CT_F64);
+        ct_tensor *kept = ct_to(ct_mul_scalar(rv, ct_float(keep)), CT_F64);
+        if (ct_copy_(rv, ct_add(ct_mul_scalar(unbiased, ct_float(m)), kept)) != CT_OK) return ct_last_error_code();
+    }
+    return CT_OK;
+}
+
+/* out = ((x - mean) * invstd) * weight + bias, mean and invstd
+ * channel-shaped. The vectorised layouts fold it into per-channel
+ * alpha = invstd * weight and beta = bias - mean * alpha and compute
+ * x * alpha + beta, both fused multiply-adds as PyTorch's compiled kernel has
+ * them (addcmul with value 1); other layouts round every step. */
+static ct_tensor *ct__bn_transform(const ct__normspec *s, const ct_tensor *x, ct_tensor *mean, ct_tensor *invstd,
+                                   const ct_tensor *w, const ct_tensor *b, bool fast)
+{
+    if (!invstd) return NULL;
+    ct_tensor *wc = w ? ct_reshape(w, s->affine) : NULL;
+    ct_tensor *bc = b ? ct_reshape(b, s->affine) : ct_zeros(s->affine, invstd->dtype);
+    if (fast) {
+        ct_tensor *alpha = wc ? ct_mul(invstd, wc) : invstd;
+        ct_tensor *beta = ct_addcmul(bc, ct_neg(mean), alpha, ct_int(1));
+        return ct_addcmul(beta, x, alpha, ct_int(1));
+    }
+    ct_tensor *y = ct_mul(ct_sub(x, mean), invstd);
+    return ct_add(wc ? ct_mul(y, wc) : y, bc);
+}
+
+/* Batch norm's value (with recording off), and in training the running
+ * statistics updated. */
+static ct_tensor *ct__bn_forward(const ct__normspec *s, const ct_tensor *x, ct_tensor *rm, ct_tensor *rv,
+                                 const ct_tensor *w, const ct_tensor *b, int64_t count, double momentum)
+{
+    const ct_tensor *per_channel[4] = {w, b, rm, rv};
+    ct_tensor *mean, *invstd, *var_sum = NULL;
+    if (s->running) {
+        mean = ct_reshape(rm, s->affine);
+        invstd = ct_rsqrt(ct_add_scalar(ct_reshape(rv, s->affine), ct_float(s->eps)));
+    } else {
+        if (ct__bn_batch_stats(s, x, count, &mean, &var_sum) != CT_OK) return NULL;
+        invstd = ct__bn_batch_invstd(var_sum, count, s->eps);
+    }
+    ct_tensor *y = ct__bn_transform(s, x, mean, invstd, w, b, ct__bn_fast_layout(x, per_channel, 4));
+    if (y && var_sum && (rm || rv) && ct__bn_update_running(rm, rv, mean, var_sum, count, momentum) != CT_OK) return NULL;
+    return y;
 }
 
 ct_tensor *ct_batch_norm(const ct_tensor *input, ct_tensor *running_mean, ct_tensor *running_var,
@@ -488,17 +665,10 @@ ct_tensor *ct_batch_norm(const ct_tensor *input, ct_tensor *running_mean, ct_ten
     s.eps = eps;
     s.running = !training;
     ct_scope sc = ct_scope_begin();
-    ct_tensor *mean = NULL, *var = NULL;
-    ct_tensor *r = ct__norm_apply(&ct__batch_norm_type, &s, input, weight, bias, running_mean, running_var, &mean, &var);
-    if (r && training && (running_mean || running_var)) {
-        ct_grad_mode mode = ct_no_grad();
-        double unbias = count > 1 ? (double)count / (double)(count - 1) : 1;
-        if ((running_mean && ct__update_running(running_mean, mean, momentum) != CT_OK) ||
-            (running_var && ct__update_running(running_var, ct_mul_scalar(ct_to(var, CT_F64), ct_float(unbias)), momentum) != CT_OK))
-            r = NULL;
-        ct_grad_mode_restore(mode);
-    }
-    r = ct_keep(r);
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    ct_tensor *y = ct__bn_forward(&s, input, running_mean, running_var, weight, bias, count, momentum);
+    ct_grad_mode_restore(mode);
+    ct_tensor *r = ct_keep(ct__norm_record(&ct__batch_norm_type, &s, y, input, weight, bias, running_mean, running_var));
     ct_scope_end(sc);
     return r;
 }
@@ -585,7 +755,7 @@ ct_tensor *ct_group_norm(const ct_tensor *input, int64_t num_groups, const ct_te
     s.affine = ct__channel_shape(input->ndim, c);
     s.eps = eps;
     ct_scope sc = ct_scope_begin();
-    ct_tensor *r = ct_keep(ct__norm_apply(&ct__group_norm_type, &s, input, weight, bias, NULL, NULL, NULL, NULL));
+    ct_tensor *r = ct_keep(ct__norm_apply(&ct__group_norm_type, &s, input, weight, bias));
     ct_scope_end(sc);
     return r;
 }

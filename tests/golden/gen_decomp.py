@@ -174,6 +174,40 @@ for dt in (torch.float32, torch.float64):
         higher = grad_of((L.det(a) * Wd).sum(), a, create_graph=True)
         case('det_grad', [a.detach(), Wd], first + higher)
 
+# torch.linalg.lstsq's four results by driver (arg: its index in DRIVERS,
+# plus 10 when written in capitals; 4 for none given) and rcond (in2: empty for None, else one float64).
+DRIVERS = ['gels', 'gelsy', 'gelsd', 'gelss']
+for dt in (torch.float32, torch.float64):
+    def lstsq_case(A, B, driver=None, rcond=None, transposed=()):
+        r = L.lstsq(A, B, rcond=rcond, driver=driver)
+        rc = torch.tensor([] if rcond is None else [rcond], dtype=torch.float64)
+        case('lstsq_all', [A, B, rc], list(r), arg=4 if driver is None else DRIVERS.index(driver.lower()) + 10 * driver.isupper(),
+             transposed=transposed)
+
+    deficient = (rnd(5, 2) @ rnd(2, 3)).to(dt)
+    batch_deficient = torch.stack([rnd(5, 3, dt=dt), deficient])
+    for driver in DRIVERS + [None]:
+        lstsq_case(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt), driver)
+        lstsq_case(rnd(3, 5, dt=dt), rnd(3, 2, dt=dt), driver)
+        lstsq_case(rnd(4, 4, dt=dt), rnd(4, 2, dt=dt), driver)
+        lstsq_case(rnd(2, 5, 3, dt=dt), rnd(2, 5, 2, dt=dt), driver)
+        lstsq_case(rnd(2, 5, 3, dt=dt), rnd(1, 5, 2, dt=dt), driver)
+        lstsq_case(rnd(2, 5, 3, dt=dt), rnd(2, 5, dt=dt), driver)
+        lstsq_case(rnd(6, 4, dt=dt), rnd(6, 3, dt=dt), driver, transposed=(0,))
+        lstsq_case(rnd(0, 3, dt=dt), rnd(0, 2, dt=dt), driver)
+        lstsq_case(rnd(5, 0, dt=dt), rnd(5, 2, dt=dt), driver)
+        lstsq_case(rnd(0, 5, 3, dt=dt), rnd(0, 5, 2, dt=dt), driver)
+        if driver != 'gels':  # gels assumes full rank: LAPACK's answer is not meaningful
+            lstsq_case(deficient, rnd(5, 2, dt=dt), driver)
+            lstsq_case(batch_deficient, rnd(2, 5, 2, dt=dt), driver)
+    for driver in ['gelsd', 'gelss']:
+        lstsq_case(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt), driver, rcond=0.5)
+        lstsq_case(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt), driver, rcond=-1.0)
+        lstsq_case(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt), driver, rcond=1.0)
+        lstsq_case(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt), driver, rcond=0.0)
+    lstsq_case(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt), 'gels', rcond=0.5)
+    lstsq_case(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt), 'GELSD')
+
 for op, k in counts.items():
     w.add(op + '.count', torch.tensor(k))
 w.save()

@@ -171,4 +171,54 @@ case('ce_nd', lambda a, b: F.cross_entropy(a, b, weight=torch.tensor([1., 2., 0.
 case('ce_1d', lambda a, b: F.cross_entropy(a, b), [rnd(5), torch.tensor(3)])
 case('bce_logits_plain', lambda a, b: F.binary_cross_entropy_with_logits(a, b), [x * 20, p])
 
+# ---------------------------------------------------------------- batch norm, bit for bit
+# Batch norm's forward is PyTorch's kernel operation for operation: outputs and
+# running statistics are compared with 0 ulps (gradients with the float
+# tolerances). A case <c> also stores the running statistics it starts from,
+# c_rm0 and c_rv0; 'T' (transposed, not contiguous) and 'CL' (channels-last)
+# cases are functional, their input stored in the layout it is viewed from.
+def bn_exact(name, mod, x, train=False):
+    with torch.no_grad():
+        if mod.affine:
+            mod.weight.copy_(rnd(mod.num_features, dtype=x.dtype))
+            mod.bias.copy_(rnd(mod.num_features, dtype=x.dtype))
+        mod.running_mean.copy_(rnd(mod.num_features, dtype=x.dtype))
+        mod.running_var.copy_(torch.rand(mod.num_features, generator=GEN, dtype=x.dtype) * 2 + 0.1)
+    W.add(name + '_rm0', mod.running_mean)
+    W.add(name + '_rv0', mod.running_var)
+    mod.train(train)
+    case(name, mod, [x], module=mod)
+
+
+for dt, tag in [(torch.float32, ''), (torch.float64, '_f64')]:
+    bn_exact('bnx_1d2_eval' + tag, nn.BatchNorm1d(8).to(dt), rnd(16, 8, dtype=dt) * 3 + 1)
+    bn_exact('bnx_1d3_eval' + tag, nn.BatchNorm1d(8).to(dt), rnd(16, 8, 7, dtype=dt) * 3 + 1)
+    bn_exact('bnx_2d_eval' + tag, nn.BatchNorm2d(8).to(dt), rnd(16, 8, 5, 5, dtype=dt) * 3 + 1)
+    bn_exact('bnx_1d2_eval_noaffine' + tag, nn.BatchNorm1d(8, affine=False).to(dt), rnd(16, 8, dtype=dt) * 3 + 1)
+    bn_exact('bnx_2d_eval_noaffine' + tag, nn.BatchNorm2d(8, affine=False).to(dt), rnd(16, 8, 5, 5, dtype=dt) * 3 + 1)
+    bn_exact('bnx_1d3_train' + tag, nn.BatchNorm1d(8).to(dt), rnd(16, 8, 7, dtype=dt) * 3 + 1, train=True)
+    bn_exact('bnx_2d_train' + tag, nn.BatchNorm2d(8).to(dt), rnd(16, 8, 5, 5, dtype=dt) * 3 + 1, train=True)
+    bn_exact('bnx_2d_train_noaffine' + tag, nn.BatchNorm2d(8, affine=False).to(dt), rnd(16, 8, 5, 5, dtype=dt) * 3 + 1,
+             train=True)
+    rm, rv = rnd(8, dtype=dt), torch.rand(8, generator=GEN, dtype=dt) * 2 + 0.1
+    W.add('bnx_f' + tag + '_rm', rm)
+    W.add('bnx_f' + tag + '_rv', rv)
+    w, b = rnd(8, dtype=dt), rnd(8, dtype=dt)
+    case('bnx_f_eval' + tag, lambda x, w, b: F.batch_norm(x, rm, rv, w, b), [rnd(16, 8, 5, 5, dtype=dt) * 3 + 1, w, b])
+    case('bnx_f_eval_T' + tag, lambda x, w, b: F.batch_norm(x.transpose(1, 2), rm, rv, w, b),
+         [rnd(16, 5, 8, 5, dtype=dt) * 3 + 1, w, b])
+    case('bnx_f_eval_CL' + tag, lambda x, w, b: F.batch_norm(x.permute(0, 3, 1, 2), rm, rv, w, b),
+         [rnd(16, 5, 5, 8, dtype=dt) * 3 + 1, w, b])
+
+# training on rows (2-D input, channels-last): PyTorch's per-channel sums in
+# the input's dtype (run with one thread, as here)
+for dt, tag in [(torch.float32, ''), (torch.float64, '_f64')]:
+    bn_exact('bnx_1d2_train' + tag, nn.BatchNorm1d(8).to(dt), rnd(16, 8, dtype=dt) * 3 + 1, train=True)
+    rm, rv = rnd(8, dtype=dt), torch.rand(8, generator=GEN, dtype=dt) * 2 + 0.1
+    W.add('bnx_ft' + tag + '_rm', rm)
+    W.add('bnx_ft' + tag + '_rv', rv)
+    w, b = rnd(8, dtype=dt), rnd(8, dtype=dt)
+    case('bnx_f_train_CL' + tag, lambda x, w, b: F.batch_norm(x.permute(0, 3, 1, 2), rm.clone(), rv.clone(), w, b, True),
+         [rnd(16, 5, 5, 8, dtype=dt) * 3 + 1, w, b])
+
 W.save()
