@@ -1,5 +1,8 @@
 """The PyTorch side of bench/loader.c: the same CSV rows, parsed in
-__getitem__ the way a PyTorch user writes it, through DataLoader."""
+__getitem__ the way a PyTorch user writes it, through DataLoader (and
+without it: every dataset[i] once)."""
+import resource
+
 import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset
@@ -29,6 +32,19 @@ class CsvRows(Dataset):
         return torch.from_numpy(np.array(fields[1:], dtype=np.float32) / 255), int(fields[0])
 
 
+def cpu_seconds():
+    """CPU seconds used so far by this process and its waited-for children (the workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def bench_cpu_time(fn):
+    t0 = cpu_seconds()
+    for _ in range(3):
+        fn()
+    return (cpu_seconds() - t0) / 3
+
+
 def time_loader(dataset, name, workers):
     loader = DataLoader(dataset, batch_size=BATCH, shuffle=True, num_workers=workers)
 
@@ -36,11 +52,20 @@ def time_loader(dataset, name, workers):
         for _ in loader:
             pass
 
-    report(name, bench_time(epoch))
+    report(name + '_epoch', bench_time(epoch))
+    report(name + '_epoch_cpu', bench_cpu_time(epoch))
 
 
 threads_from_argv()
 torch.manual_seed(0)
 rows = CsvRows(make_rows())
-time_loader(rows, 'csv_10000_batch64_workers2_epoch', 2)
-time_loader(rows, 'csv_10000_batch64_workers0_epoch', 0)
+time_loader(rows, 'csv_10000_batch64_workers2', 2)
+time_loader(rows, 'csv_10000_batch64_workers0', 0)
+
+
+def read_all():
+    for i in range(len(rows)):
+        rows[i]
+
+
+report('csv_10000_get_item_alone', bench_time(read_all))
