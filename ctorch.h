@@ -4014,8 +4014,26 @@ struct ct_tensor {
 
 /* How a view was made (PyTorch's CreationMeta): an in-place op on a view
  * rewrites its base's history, which PyTorch refuses for a view made in
- * no_grad mode or one of several views one op returned. */
-typedef enum ct__view_made { CT__VIEW_MADE_DEFAULT, CT__VIEW_MADE_NO_GRAD, CT__VIEW_MADE_MULTI_OUTPUT } ct__view_made;
+ * no_grad or inference mode or one of several views one op returned; such a
+ * view is also refused to autograd once its base was written (its history
+ * cannot be regenerated). */
+typedef enum ct__view_made {
+    CT__VIEW_MADE_DEFAULT,
+    CT__VIEW_MADE_NO_GRAD,
+    CT__VIEW_MADE_MULTI_OUTPUT,
+    CT__VIEW_MADE_INFERENCE
+} ct__view_made;
+
+/* Whether t is a view whose storage was written since its grad_fn was set
+ * (or since it was made): autograd's fast path is this one test. */
+static inline bool ct__view_is_stale(const ct_tensor *t) { return t->base && t->view_version != t->storage->version; }
+/* Whether any of in (n, NULL entries allowed) is such a view. */
+static inline bool ct__any_stale_view(const ct_tensor *const *in, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (in[i] && CT__UNLIKELY(ct__view_is_stale(in[i]))) return true;
+    return false;
+}
 
 /* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
 typedef struct ct__backend {
@@ -4223,6 +4241,12 @@ static void ct__ag_meta_free(ct_tensor *t);
  * it refuses a leaf that requires grad, a view of one, and a view whose
  * history may not be rewritten. The op bumps t's storage version after it writes. */
 static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in);
+/* Whether autograd may read the history of inputs in (n, NULL entries
+ * allowed): a view made in no_grad or inference mode or by a multi-output op
+ * whose storage was written since (through its base or another view) is
+ * refused with PyTorch's error. Ops call it before computing; ct__record,
+ * ct_grad_fn and backward's roots call it too. */
+static ct_result ct__history_check(const ct_tensor *const *in, int n);
 /* A view used after its storage was written elsewhere takes its base's new history. */
 static void ct__view_refresh(ct_tensor *v);
 /* Output v of node fn was written in place (it is fn's input `self`) and is
@@ -5734,9 +5758,10 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
  * how it was made; a view of a view keeps the stricter of the two. */
 static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
 {
-    ct__view_made made = !ct__grad_mode() ? CT__VIEW_MADE_NO_GRAD
-                         : one_of_many    ? CT__VIEW_MADE_MULTI_OUTPUT
-                                          : CT__VIEW_MADE_DEFAULT;
+    ct__view_made made = ct_is_inference_mode_enabled() ? CT__VIEW_MADE_INFERENCE
+                         : !ct__grad_mode()                 ? CT__VIEW_MADE_NO_GRAD
+                         : one_of_many                      ? CT__VIEW_MADE_MULTI_OUTPUT
+                                                            : CT__VIEW_MADE_DEFAULT;
     if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
     ct_tensor *old = v->base; /* set when a view op made v with another (unbind with select) */
     v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
@@ -5756,6 +5781,10 @@ static void ct__unmark_view(ct_tensor *v)
 /* v, a new view of t, recorded for autograd as `name` (returns v). */
 static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
 {
+    if (v && ct__view_is_stale(t) && ct__grad_mode() && ct__history_check(&t, 1) != CT_OK) {
+        ct__discard(v); /* autograd cannot read t's history (before v becomes a view) */
+        return NULL;
+    }
     if (v) ct__mark_view(v, t, false);
     ct__record_view(name, kind, v, t, p);
     return v;
@@ -8607,7 +8636,7 @@ static int ct__suffixes(const ct_tensor *t, char out[CT__SUFFIXES][CT__SUFFIX_MA
         snprintf(out[k++], CT__SUFFIX_MAX, "dtype=torch.%s", ct_dtype_name(t->dtype));
     }
     if (grad_fn) snprintf(out[k++], CT__SUFFIX_MAX, "grad_fn=<%s>", grad_fn);
-    else if (t->requires_grad) snprintf(out[k++], CT__SUFFIX_MAX, "requires_grad=True");
+    else if (ct_requires_grad(t)) snprintf(out[k++], CT__SUFFIX_MAX, "requires_grad=True");
     return k;
 }
 
@@ -8926,11 +8955,19 @@ static void ct__ag_meta_free(ct_tensor *t)
     t->ag = NULL;
 }
 
+/* A tensor that is no view: requires grad itself or has a grad_fn. */
+static bool ct__own_requires_grad(const ct_tensor *t) { return t->requires_grad || (t->ag && ct__meta(t)->grad_fn); }
+
 static bool ct__requires_grad(const ct_tensor *t)
 {
     if (!t) return false;
-    if (t->base) ct__view_refresh((ct_tensor *)t);
-    return t->requires_grad || (t->ag && ct__meta(t)->grad_fn);
+    if (t->base) {
+        ct__view_refresh((ct_tensor *)t);
+        /* as PyTorch's view meta: a view of a base that requires grad does too,
+         * even one made in no_grad mode (whose history is then None) */
+        if (ct__own_requires_grad(t->base)) return true;
+    }
+    return ct__own_requires_grad(t);
 }
 
 /* The AccumulateGrad node of a leaf that requires grad (made on first use).
@@ -8966,9 +9003,9 @@ static ct__edge ct__edge_of(const ct_tensor *t)
         CT__ATOMIC_INC(&m->grad_fn->refcount);
         e.fn = m->grad_fn;
         e.input_nr = m->output_nr;
-    } else {
+    } else if (t->requires_grad) {
         e.fn = ct__accumulator((ct_tensor *)t);
-    }
+    } /* else a view made in no_grad mode: requires grad through its base, history None */
     return e;
 }
 
@@ -9002,6 +9039,8 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
     if (!ct__grad_mode()) return NULL;
     for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(inputs[i]);
     if (!any) return NULL;
+    /* (an op that checks first, as PyTorch does before computing, never gets here refused) */
+    if (ct__history_check(inputs, n_in) != CT_OK) return NULL;
     ct__node *n = ct__node_new(type, n_in, n_out);
     if (!n) {
         CT__OOM();
@@ -9097,7 +9136,9 @@ static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n
 
 /* A view whose base's history cannot be rewritten (PyTorch's
  * handle_view_on_rebase): indirect when the write went through its base or
- * another view of it. */
+ * another view of it. A view of a view made in no_grad mode has a grad_fn
+ * of its own; 1.13 fails an internal assert there, ctorch words it as later
+ * PyTorch releases do. */
 static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
 {
     static const char *const why[] = {
@@ -9106,15 +9147,44 @@ static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
          "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
          "tracked) or both outside (if you want the inplace to be tracked)."),
         (" This view is the output of a function that returns multiple views. Such functions do not allow the output "
-         "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")};
+         "views to be modified inplace. You should replace the inplace operation by an out-of-place one."),
+        (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+         "both the view and the inplace either both inside the inference_mode block (if you don't want the inplace to "
+         "be tracked) or both outside (if you want the inplace to be tracked).")};
     const char *what = indirect ? "its base or another view of its base has been" : "is being";
+    ct__view_made made = (ct__view_made)v->view_made;
     ct__node *fn = v->ag ? ct__meta(v)->grad_fn : NULL;
-    if (v->view_made == CT__VIEW_MADE_DEFAULT) return CT_OK;
-    if (fn)
+    char prefix[160] = "A view was created in";
+    if (made == CT__VIEW_MADE_DEFAULT) return CT_OK;
+    if (fn && made != CT__VIEW_MADE_NO_GRAD && made != CT__VIEW_MADE_INFERENCE)
         return ct__fail(CT_ERR_RUNTIME, "Output %d of %s is a view and %s modified inplace.%s", ct__meta(v)->output_nr,
-                        ct_node_name(fn), what, why[v->view_made]);
-    return ct__fail(CT_ERR_RUNTIME, "A view was created in no_grad mode and %s modified inplace with grad mode enabled.%s",
-                    what, why[v->view_made]);
+                        ct_node_name(fn), what, why[made]);
+    if (fn)
+        snprintf(prefix, sizeof prefix, "Output %d of %s is a view of a view which was created in",
+                 ct__meta(v)->output_nr, ct_node_name(fn));
+    if (made == CT__VIEW_MADE_INFERENCE)
+        return ct__fail(CT_ERR_RUNTIME, "%s inference mode and %s modified inplace in normal mode.%s", prefix, what,
+                        why[made]);
+    return ct__fail(CT_ERR_RUNTIME, "%s no_grad mode and %s modified inplace with grad mode enabled.%s", prefix, what,
+                    why[made]);
+}
+
+/* Autograd reads a view's history after its storage was written through
+ * its base or another view (PyTorch's VariableHooks::grad_fn): refused for
+ * a view whose history may not be regenerated, when it has one to read. */
+static ct_result ct__stale_view_check(const ct_tensor *v)
+{
+    if (v->view_made == CT__VIEW_MADE_DEFAULT) return CT_OK; /* regenerated by ct__view_refresh */
+    if (!(v->ag && ct__meta(v)->grad_fn) && !ct__own_requires_grad(v->base)) return CT_OK;
+    return ct__check_view_rebase(v, true);
+}
+
+static ct_result ct__history_check(const ct_tensor *const *in, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (in[i] && CT__UNLIKELY(ct__view_is_stale(in[i])) && ct__stale_view_check(in[i]) != CT_OK)
+            return ct_last_error_code();
+    return CT_OK;
 }
 
 static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in)
@@ -9130,7 +9200,7 @@ static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *con
     }
     if (t->requires_grad && ct_is_leaf(t))
         return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
-    return CT_OK;
+    return ct__history_check(in, n_in); /* t itself passed the stricter check above */
 }
 
 /* A view used after its storage was written (through its base or another
@@ -9141,7 +9211,7 @@ static void ct__view_refresh(ct_tensor *v)
 {
     const ct_tensor *b = v->base;
     if (v->view_version == v->storage->version || v->view_made != CT__VIEW_MADE_DEFAULT) return;
-    if (!(b->requires_grad || (b->ag && ct__meta(b)->grad_fn)) || !ct__grad_mode()) return;
+    if (!ct__own_requires_grad(b) || !ct__grad_mode()) return;
     ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, b, NULL);
 }
 
@@ -9170,7 +9240,11 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
 }
 
 bool ct_is_leaf(const ct_tensor *t) { return t && !ct_grad_fn(t); }
-ct_node *ct_grad_fn(const ct_tensor *t) { return ct__requires_grad(t) && t->ag ? ct__meta(t)->grad_fn : NULL; }
+ct_node *ct_grad_fn(const ct_tensor *t)
+{
+    if (t && ct__history_check(&t, 1) != CT_OK) return NULL;
+    return ct__requires_grad(t) && t->ag ? ct__meta(t)->grad_fn : NULL;
+}
 const char *ct_node_name(const ct_node *n) { return n ? (n->name ? n->name : n->type->name) : NULL; }
 int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
 
@@ -9641,7 +9715,7 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
             res = ct__fail(CT_ERR_TYPE, "expected Tensor as element %d in argument 0, but got NULL", i);
         } else if (!ct__requires_grad(roots[i])) {
             res = ct__fail(CT_ERR_RUNTIME, "element %d of tensors does not require grad and does not have a grad_fn", i);
-        } else {
+        } else if ((res = ct__history_check(roots + i, 1)) == CT_OK) {
             edges[n_edges] = ct__edge_of(roots[i]);
             root_nodes[n_edges] = edges[n_edges].fn;
             n_edges++;
@@ -9704,6 +9778,7 @@ static ct_result ct__captures_for(ct__run *r, const ct_tensor *const *inputs, in
         const ct_tensor *t = inputs[i];
         if (!t) return ct__fail(CT_ERR_RUNTIME, "all inputs have to be Tensors, but got NULL");
         if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "%s", no_grad_msg);
+        if (ct__history_check(&t, 1) != CT_OK) return ct_last_error_code();
         ct__capture *c = &r->captures[r->n_captures++];
         c->tensor = t;
         if (ct_is_leaf(t)) {
@@ -12954,6 +13029,10 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     ct_result r;
     /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
     if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out, in, n)) != CT_OK) return r;
+    /* and a stale view whose history it cannot read, before computing (ct__history_check) */
+    if (!*out && ct__any_stale_view(in, n) && ct__grad_mode() && ct__pointwise_differentiable(op, in, args) &&
+        (r = ct__history_check(in, n)) != CT_OK)
+        return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
     if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;
@@ -14276,7 +14355,8 @@ static ct_tensor *ct__argext(ct__aop op, const char *name, const ct_tensor *t, i
         return NULL;
     }
     ct_scope s = ct_scope_begin();
-    const ct_tensor *in = flat ? ct_reshape(t, CT_SHAPE(-1)) : t;
+    const ct_tensor *in = t;
+    if (flat) CT__UNRECORDED(in, ct_reshape(t, CT_SHAPE(-1))); /* no gradient: nothing to record */
     if (in && ct__along_reduce(op, name, in, flat ? 0 : dim, keepdim, false, NULL, &i) == CT_OK) ct_keep(i);
     ct_scope_end(s);
     return i;

@@ -123,6 +123,12 @@ static void ct__ag_meta_free(ct_tensor *t);
  * it refuses a leaf that requires grad, a view of one, and a view whose
  * history may not be rewritten. The op bumps t's storage version after it writes. */
 static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in);
+/* Whether autograd may read the history of inputs in (n, NULL entries
+ * allowed): a view made in no_grad or inference mode or by a multi-output op
+ * whose storage was written since (through its base or another view) is
+ * refused with PyTorch's error. Ops call it before computing; ct__record,
+ * ct_grad_fn and backward's roots call it too. */
+static ct_result ct__history_check(const ct_tensor *const *in, int n);
 /* A view used after its storage was written elsewhere takes its base's new history. */
 static void ct__view_refresh(ct_tensor *v);
 /* Output v of node fn was written in place (it is fn's input `self`) and is

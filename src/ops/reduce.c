@@ -450,7 +450,8 @@ static ct_tensor *ct__argext(ct__aop op, const char *name, const ct_tensor *t, i
         return NULL;
     }
     ct_scope s = ct_scope_begin();
-    const ct_tensor *in = flat ? ct_reshape(t, CT_SHAPE(-1)) : t;
+    const ct_tensor *in = t;
+    if (flat) CT__UNRECORDED(in, ct_reshape(t, CT_SHAPE(-1))); /* no gradient: nothing to record */
     if (in && ct__along_reduce(op, name, in, flat ? 0 : dim, keepdim, false, NULL, &i) == CT_OK) ct_keep(i);
     ct_scope_end(s);
     return i;
