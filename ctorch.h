@@ -4247,6 +4247,15 @@ static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *con
  * refused with PyTorch's error. Ops call it before computing; ct__record,
  * ct_grad_fn and backward's roots call it too. */
 static ct_result ct__history_check(const ct_tensor *const *in, int n);
+/* The same, for an op about to record with these inputs (grad mode on):
+ * what a differentiable op checks before it computes. */
+static ct_result ct__recordable(const ct_tensor *const *in, int n);
+/* A result an op made but cannot hand back (its record was refused): NULL. */
+static inline ct_tensor *ct__unrecordable(ct_tensor *r)
+{
+    ct__discard(r);
+    return NULL;
+}
 /* A view used after its storage was written elsewhere takes its base's new history. */
 static void ct__view_refresh(ct_tensor *v);
 /* Output v of node fn was written in place (it is fn's input `self`) and is
@@ -4367,8 +4376,10 @@ typedef struct ct__reduce_rec {
 /* A record with the reduced dims mask and keepdim; the rest zero. */
 static ct__reduce_rec ct__reduce_rec_of(uint32_t mask, bool keepdim);
 /* Record reduction `kind` of input giving out[0] (and out[1]: the mean of
- * std_mean and var_mean); nothing when no input requires grad. */
-static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
+ * std_mean and var_mean); nothing when no input requires grad. False, with
+ * PyTorch's error, when input's history cannot be read (ct__recordable):
+ * the op then hands back NULL (ct__unrecordable). */
+static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
                               const ct__reduce_rec *rec);
 
 /* ---------------------------------------------------------------- joining and indexing */
@@ -4403,8 +4414,9 @@ static inline ct__join_args ct__join_args_init(int dim)
 }
 
 /* Record join op `kind` over inputs in (NULL entries: no gradient) giving
- * outputs out (several for split and unbind). */
-static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
+ * outputs out (several for split and unbind); false when refused, as
+ * ct__record_reduce. */
+static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
                             const ct__join_args *a);
 
 /* ---------------------------------------------------------------- copies */
@@ -4421,8 +4433,9 @@ typedef enum ct__copy_grad {
     CT__CG_TRIU     /* triu(k) */
 } ct__copy_grad;
 
-/* Record copy op `kind` of input (and src, for copy_) giving out; k: the diagonal. */
-static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k);
+/* Record copy op `kind` of input (and src, for copy_) giving out; k: the
+ * diagonal. False when refused, as ct__record_reduce. */
+static bool ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k);
 
 /* ---------------------------------------------------------------- autocast */
 
@@ -5578,7 +5591,7 @@ ct_tensor *ct_contiguous(const ct_tensor *t)
     if (ct__is_contiguous(t)) return ct__same(t);
     ct_tensor *r = ct__alloc(t->sizes, t->ndim, t->dtype, t->storage->device);
     if (r) ct__copy_unchecked(r, t);
-    ct__record_copy(CT__CG_CLONE, r, t, NULL, 0);
+    if (!ct__record_copy(CT__CG_CLONE, r, t, NULL, 0)) return ct__unrecordable(r);
     return r;
 }
 
@@ -5586,7 +5599,7 @@ ct_tensor *ct_clone(const ct_tensor *t)
 {
     CT__ARG(t, "self", 1);
     ct_tensor *r = ct__copy_as(t, t->dtype);
-    ct__record_copy(CT__CG_CLONE, r, t, NULL, 0);
+    if (!ct__record_copy(CT__CG_CLONE, r, t, NULL, 0)) return ct__unrecordable(r);
     return r;
 }
 
@@ -5599,7 +5612,7 @@ ct_tensor *ct_to(const ct_tensor *t, ct_dtype dtype)
         return NULL;
     }
     ct_tensor *r = ct__copy_as(t, dtype);
-    ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0);
+    if (!ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0)) return ct__unrecordable(r);
     return r;
 }
 
@@ -5781,10 +5794,7 @@ static void ct__unmark_view(ct_tensor *v)
 /* v, a new view of t, recorded for autograd as `name` (returns v). */
 static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
 {
-    if (v && ct__view_is_stale(t) && ct__grad_mode() && ct__history_check(&t, 1) != CT_OK) {
-        ct__discard(v); /* autograd cannot read t's history (before v becomes a view) */
-        return NULL;
-    }
+    if (v && ct__recordable(&t, 1) != CT_OK) return ct__unrecordable(v); /* before v becomes a view */
     if (v) ct__mark_view(v, t, false);
     ct__record_view(name, kind, v, t, p);
     return v;
@@ -6687,7 +6697,7 @@ ct_tensor *ct_tril(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
     ct_tensor *r = ct__triangle(t, diagonal, false);
-    ct__record_copy(CT__CG_TRIL, r, t, NULL, diagonal);
+    if (!ct__record_copy(CT__CG_TRIL, r, t, NULL, diagonal)) return ct__unrecordable(r);
     return r;
 }
 
@@ -6695,7 +6705,7 @@ ct_tensor *ct_triu(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
     ct_tensor *r = ct__triangle(t, diagonal, true);
-    ct__record_copy(CT__CG_TRIU, r, t, NULL, diagonal);
+    if (!ct__record_copy(CT__CG_TRIU, r, t, NULL, diagonal)) return ct__unrecordable(r);
     return r;
 }
 
@@ -9179,6 +9189,11 @@ static ct_result ct__stale_view_check(const ct_tensor *v)
     return ct__check_view_rebase(v, true);
 }
 
+static ct_result ct__recordable(const ct_tensor *const *in, int n)
+{
+    return CT__UNLIKELY(ct__any_stale_view(in, n)) && ct__grad_mode() ? ct__history_check(in, n) : CT_OK;
+}
+
 static ct_result ct__history_check(const ct_tensor *const *in, int n)
 {
     for (int i = 0; i < n; i++)
@@ -11389,14 +11404,15 @@ static ct__reduce_rec ct__reduce_rec_of(uint32_t mask, bool keepdim)
     return rec;
 }
 
-static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
+static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
                               const ct__reduce_rec *rec)
 {
     const ct__reduce_formula *f = &ct__reduce_formulas[kind];
-    if (!out[0] || !ct_dtype_is_floating(out[0]->dtype)) return; /* integer results have no gradient */
+    if (!out[0] || !ct_dtype_is_floating(out[0]->dtype)) return true; /* integer results have no gradient */
+    if (ct__recordable(&input, 1) != CT_OK) return false;
     const ct_tensor *saved_input = rec->self_before ? rec->self_before : input;
     ct__node *n = ct__record(&f->type, &input, 1, out, n_out);
-    if (!n) return;
+    if (!n) return true;
     if (rec->alt && f->alt_name) n->name = f->alt_name;
     n->iargs[0] = rec->mask;
     n->iargs[1] = rec->keepdim;
@@ -11408,6 +11424,7 @@ static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n
     if (f->save & CT__SAVE_INPUT) ct__save(n, saved_input, false);
     if (f->save & CT__SAVE_RES) ct__save(n, out[0], true);
     if (f->save & CT__SAVE_IDX) ct__save(n, rec->indices, false);
+    return true;
 }
 
 /* ==================== autograd/formulas_join.c ==================== */
@@ -11669,18 +11686,19 @@ static ct__join_extra *ct__join_extra_new(const ct__join_args *a)
     return x;
 }
 
-static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
+static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
                             const ct__join_args *a)
 {
     for (int k = 0; k < n_out; k++)
-        if (!out[k]) return;
-    if (!ct__grad_mode()) return;
+        if (!out[k]) return true;
+    if (!ct__grad_mode()) return true;
+    if (ct__recordable(in, n_in) != CT_OK) return false;
     ct__join_extra *x = ct__join_extra_new(a);
-    if (!x) return;
+    if (!x) return true;
     ct__node *n = ct__record(&ct__join_types[kind], in, n_in, out, n_out);
     if (!n) {
         CT_FREE(x);
-        return;
+        return true;
     }
     n->extra = x;
     n->iargs[0] = a->dim;
@@ -11688,6 +11706,7 @@ static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int 
     n->pw.has_value = a->has_alpha;
     n->pw.value = a->alpha;
     if (a->index) ct__save(n, a->index, false);
+    return true;
 }
 
 /* ---------------------------------------------------------------- copies */
@@ -11752,12 +11771,14 @@ static const ct__node_type ct__copy_types[] = {
     {"TriuBackward0", ct__bw_triu},
 };
 
-static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k)
+static bool ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k)
 {
     const ct_tensor *in[2] = {input, src};
-    if (!out) return;
+    if (!out) return true;
+    if (ct__recordable(in, src ? 2 : 1) != CT_OK) return false;
     ct__node *n = ct__record(&ct__copy_types[kind], in, src ? 2 : 1, &out, 1);
     if (n) n->iargs[0] = k;
+    return true;
 }
 
 /* ==================== autograd/formulas_products.c ==================== */
@@ -11842,19 +11863,21 @@ static const ct__node_type ct__product_types[] = {
 };
 
 /* Record product `kind` of a and b (plus the added input, for the add forms:
- * NULL otherwise) giving out. */
-static void ct__record_product(ct__product_grad kind, ct_tensor *out, const ct_tensor *added, const ct_tensor *a,
+ * NULL otherwise) giving out; false when refused, as ct__record_reduce. */
+static bool ct__record_product(ct__product_grad kind, ct_tensor *out, const ct_tensor *added, const ct_tensor *a,
                                const ct_tensor *b, ct_addmm_opts opts)
 {
     const ct_tensor *in[3] = {added, a, b};
-    if (!out) return;
+    if (!out) return true;
+    if (ct__recordable(in, 3) != CT_OK) return false;
     ct__node *n = added ? ct__record(&ct__product_types[kind], in, 3, &out, 1)
                         : ct__record(&ct__product_types[kind], in + 1, 2, &out, 1);
-    if (!n) return;
+    if (!n) return true;
     n->args[0] = opts.beta;
     n->args[1] = opts.alpha;
     ct__save(n, a, false);
     ct__save(n, b, false);
+    return true;
 }
 
 /* ==================== autograd/function.c ==================== */
@@ -13030,8 +13053,8 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
     if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out, in, n)) != CT_OK) return r;
     /* and a stale view whose history it cannot read, before computing (ct__history_check) */
-    if (!*out && ct__any_stale_view(in, n) && ct__grad_mode() && ct__pointwise_differentiable(op, in, args) &&
-        (r = ct__history_check(in, n)) != CT_OK)
+    if (!*out && ct__any_stale_view(in, n) && ct__pointwise_differentiable(op, in, args) &&
+        (r = ct__recordable(in, n)) != CT_OK)
         return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
@@ -14175,7 +14198,7 @@ static ct_tensor *ct__reduce_recorded(ct__reduce_fn fn, ct__reduce_grad kind, co
     CT__UNRECORDED(r, fn(t, mask, keepdim, dtype));
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
     rec.alt = !all;
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -14263,7 +14286,7 @@ ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype d
 static ct_tensor *ct__record_result(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *t, uint32_t mask, bool keepdim)
 {
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -14581,7 +14604,7 @@ ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool kee
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
     rec.alt = dtype != CT_DEFAULT;
     rec.p = p;
-    ct__record_reduce(CT__RG_NORM, &r, 1, input, &rec);
+    if (!ct__record_reduce(CT__RG_NORM, &r, 1, input, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -14742,7 +14765,7 @@ static ct_tensor *ct__dim_recorded(ct__reduce_grad kind, ct_tensor *r, const ct_
     rec.dim = t->ndim ? ct__wrap_dim(dim, t->ndim) : 0;
     rec.indices = indices;
     rec.self_before = self_before;
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -15214,7 +15237,7 @@ static ct_tensor *ct__join_recorded(ct_tensor *r, ct__join_grad kind, const ct_t
                                     const ct__join_args *a)
 {
     const ct_tensor *in[2] = {a0, a1};
-    ct__record_join(kind, in, a1 ? 2 : 1, &r, 1, a);
+    if (!ct__record_join(kind, in, a1 ? 2 : 1, &r, 1, a)) return ct__unrecordable(r);
     return r;
 }
 
@@ -15253,9 +15276,9 @@ static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *
     ct__join_args a = ct__join_args_init(d);
     a.lengths = lengths;
     a.n_lengths = n;
-    ct__record_join(CT__JG_CAT, (const ct_tensor *const *)ts, n, &r, 1, &a);
+    bool recorded = ct__record_join(CT__JG_CAT, (const ct_tensor *const *)ts, n, &r, 1, &a);
     CT_FREE(lengths);
-    return r;
+    return recorded ? r : ct__unrecordable(r);
 }
 
 ct_tensor *ct_cat(ct_tensor *const *tensors, int n, int dim)
@@ -15337,7 +15360,7 @@ ct_tensor *ct_stack(ct_tensor *const *tensors, int n, int dim)
         ct_scope_end(s);
     }
     ct__join_args a = ct__join_args_init(d);
-    ct__record_join(CT__JG_STACK, (const ct_tensor *const *)tensors, n, &r, 1, &a);
+    if (!ct__record_join(CT__JG_STACK, (const ct_tensor *const *)tensors, n, &r, 1, &a)) return ct__unrecordable(r);
     return r;
 }
 
@@ -22101,7 +22124,7 @@ ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2)
     if (ct__check_mm_shapes(input, mat2) || ct__check_kernel("addmm_impl_cpu_", input->dtype, mat2)) return NULL;
     const int64_t out[2] = {input->sizes[0], mat2->sizes[1]};
     ct_tensor *r = ct__product_of(NULL, input, mat2, out, 2, input->dtype, ct_addmm_opts_init());
-    ct__record_product(CT__PG_MM, r, NULL, input, mat2, ct_addmm_opts_init());
+    if (!ct__record_product(CT__PG_MM, r, NULL, input, mat2, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -22113,7 +22136,7 @@ ct_tensor *ct_bmm(const ct_tensor *input, const ct_tensor *mat2)
     if (ct__check_bmm_shapes(input, mat2) || ct__check_kernel("bmm", input->dtype, mat2)) return NULL;
     const int64_t out[3] = {input->sizes[0], input->sizes[1], mat2->sizes[2]};
     ct_tensor *r = ct__product_of(NULL, input, mat2, out, 3, input->dtype, ct_addmm_opts_init());
-    ct__record_product(CT__PG_BMM, r, NULL, input, mat2, ct_addmm_opts_init());
+    if (!ct__record_product(CT__PG_BMM, r, NULL, input, mat2, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -22124,7 +22147,7 @@ ct_tensor *ct_mv(const ct_tensor *input, const ct_tensor *vec)
     const int64_t out[1] = {input->ndim == 2 ? input->sizes[0] : 1};
     if (ct__check_mv_shapes(1, out, input, vec) || ct__check_kernel("addmv_impl_cpu", input->dtype, vec)) return NULL;
     ct_tensor *r = ct__product_of(NULL, input, vec, out, 1, input->dtype, ct_addmm_opts_init());
-    ct__record_product(CT__PG_MV, r, NULL, input, vec, ct_addmm_opts_init());
+    if (!ct__record_product(CT__PG_MV, r, NULL, input, vec, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -22149,7 +22172,7 @@ static ct_tensor *ct__dot(const ct_tensor *a, const ct_tensor *b, ct__product_gr
     }
     if (ct__check_product_dtype("dot", a->dtype)) return NULL;
     ct_tensor *r = ct__product_of(NULL, a, b, NULL, 0, a->dtype, ct_addmm_opts_init());
-    ct__record_product(kind, r, NULL, a, b, ct_addmm_opts_init());
+    if (!ct__record_product(kind, r, NULL, a, b, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -22216,7 +22239,7 @@ ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tens
         ct__check_product_dtype("addmm_impl_cpu_", mat1->dtype))
         return NULL;
     ct_tensor *r = ct__product_of(input, mat1, mat2, out, 2, mat1->dtype, opts);
-    ct__record_product(CT__PG_ADDMM, r, input, mat1, mat2, opts);
+    if (!ct__record_product(CT__PG_ADDMM, r, input, mat1, mat2, opts)) return ct__unrecordable(r);
     return r;
 }
 
@@ -22229,7 +22252,7 @@ ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tenso
         return NULL;
     const int64_t out[1] = {mat->sizes[0]};
     ct_tensor *r = ct__product_of(input, mat, vec, out, 1, mat->dtype, opts);
-    ct__record_product(CT__PG_ADDMV, r, input, mat, vec, opts);
+    if (!ct__record_product(CT__PG_ADDMV, r, input, mat, vec, opts)) return ct__unrecordable(r);
     return r;
 }
 
@@ -22252,7 +22275,7 @@ ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_
         ct__check_kernel("baddbmm", batch1->dtype, batch2))
         return NULL;
     ct_tensor *r = ct__product_of(input, batch1, batch2, out, 3, batch1->dtype, opts);
-    ct__record_product(CT__PG_BADDBMM, r, input, batch1, batch2, opts);
+    if (!ct__record_product(CT__PG_BADDBMM, r, input, batch1, batch2, opts)) return ct__unrecordable(r);
     return r;
 }
 

@@ -361,6 +361,13 @@ static void test_stale_view_refusals(void)
     FAILS_T(ct_grad_fn(v), CT_ERR_RUNTIME, NO_GRAD_STALE);
     FAILS_T(ct_narrow(v, 0, 0, 1), CT_ERR_RUNTIME, NO_GRAD_STALE);
     FAILS_T(ct_add(ct_ones(CT_SHAPE(2), CT_F32), v), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    /* each family of ops refuses it before handing anything back */
+    FAILS_T(ct_sum(v), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_clone(v), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_to(v, CT_F64), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_stack((ct_tensor *[]){v, v}, 2, 0), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_dot(v, v), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_reshape(v, CT_SHAPE(2, 1)), CT_ERR_RUNTIME, NO_GRAD_STALE);
     FAILS_R(ct_backward(v, ct_ones(CT_SHAPE(2), CT_F32), plain), CT_ERR_RUNTIME, NO_GRAD_STALE);
     ct_tensor *out = ct_sum(b), *g[1];
     FAILS_R(ct_autograd_grad((const ct_tensor *const *)&out, 1, (const ct_tensor *const *)&v, 1, NULL, g, (ct_grad_opts){0}), CT_ERR_RUNTIME, NO_GRAD_STALE);

@@ -450,6 +450,11 @@ static ct_result ct__stale_view_check(const ct_tensor *v)
     return ct__check_view_rebase(v, true);
 }
 
+static ct_result ct__recordable(const ct_tensor *const *in, int n)
+{
+    return CT__UNLIKELY(ct__any_stale_view(in, n)) && ct__grad_mode() ? ct__history_check(in, n) : CT_OK;
+}
+
 static ct_result ct__history_check(const ct_tensor *const *in, int n)
 {
     for (int i = 0; i < n; i++)

@@ -280,7 +280,7 @@ static ct_tensor *ct__join_recorded(ct_tensor *r, ct__join_grad kind, const ct_t
                                     const ct__join_args *a)
 {
     const ct_tensor *in[2] = {a0, a1};
-    ct__record_join(kind, in, a1 ? 2 : 1, &r, 1, a);
+    if (!ct__record_join(kind, in, a1 ? 2 : 1, &r, 1, a)) return ct__unrecordable(r);
     return r;
 }
 
@@ -319,9 +319,9 @@ static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *
     ct__join_args a = ct__join_args_init(d);
     a.lengths = lengths;
     a.n_lengths = n;
-    ct__record_join(CT__JG_CAT, (const ct_tensor *const *)ts, n, &r, 1, &a);
+    bool recorded = ct__record_join(CT__JG_CAT, (const ct_tensor *const *)ts, n, &r, 1, &a);
     CT_FREE(lengths);
-    return r;
+    return recorded ? r : ct__unrecordable(r);
 }
 
 ct_tensor *ct_cat(ct_tensor *const *tensors, int n, int dim)
@@ -403,7 +403,7 @@ ct_tensor *ct_stack(ct_tensor *const *tensors, int n, int dim)
         ct_scope_end(s);
     }
     ct__join_args a = ct__join_args_init(d);
-    ct__record_join(CT__JG_STACK, (const ct_tensor *const *)tensors, n, &r, 1, &a);
+    if (!ct__record_join(CT__JG_STACK, (const ct_tensor *const *)tensors, n, &r, 1, &a)) return ct__unrecordable(r);
     return r;
 }
 

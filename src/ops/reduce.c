@@ -270,7 +270,7 @@ static ct_tensor *ct__reduce_recorded(ct__reduce_fn fn, ct__reduce_grad kind, co
     CT__UNRECORDED(r, fn(t, mask, keepdim, dtype));
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
     rec.alt = !all;
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -358,7 +358,7 @@ ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype d
 static ct_tensor *ct__record_result(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *t, uint32_t mask, bool keepdim)
 {
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -676,7 +676,7 @@ ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool kee
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
     rec.alt = dtype != CT_DEFAULT;
     rec.p = p;
-    ct__record_reduce(CT__RG_NORM, &r, 1, input, &rec);
+    if (!ct__record_reduce(CT__RG_NORM, &r, 1, input, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -837,7 +837,7 @@ static ct_tensor *ct__dim_recorded(ct__reduce_grad kind, ct_tensor *r, const ct_
     rec.dim = t->ndim ? ct__wrap_dim(dim, t->ndim) : 0;
     rec.indices = indices;
     rec.self_before = self_before;
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 

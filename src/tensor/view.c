@@ -132,10 +132,7 @@ static void ct__unmark_view(ct_tensor *v)
 /* v, a new view of t, recorded for autograd as `name` (returns v). */
 static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
 {
-    if (v && ct__view_is_stale(t) && ct__grad_mode() && ct__history_check(&t, 1) != CT_OK) {
-        ct__discard(v); /* autograd cannot read t's history (before v becomes a view) */
-        return NULL;
-    }
+    if (v && ct__recordable(&t, 1) != CT_OK) return ct__unrecordable(v); /* before v becomes a view */
     if (v) ct__mark_view(v, t, false);
     ct__record_view(name, kind, v, t, p);
     return v;
