@@ -14302,7 +14302,7 @@ static ct_result ct__along_recorded(ct__reduce_grad kind, ct__aop op, const char
         ct__reduce_rec rec = ct__reduce_rec_of(0, keepdim);
         rec.dim = ct__wrap_dim(dim, t->ndim);
         rec.indices = i;
-        ct__record_reduce(kind, &v, 1, t, &rec);
+        if (!ct__record_reduce(kind, &v, 1, t, &rec)) r = ct_last_error_code();
     }
     return ct__hand_pair(r, v, i, values, indices);
 }
@@ -14478,7 +14478,7 @@ static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, cons
         ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
         rec.alt = dims.ndim > 0;
         rec.correction = correction;
-        ct__record_reduce(kinds[take_sqrt][with_mean], res, with_mean ? 2 : 1, t, &rec);
+        if (!ct__record_reduce(kinds[take_sqrt][with_mean], res, with_mean ? 2 : 1, t, &rec)) r = ct_last_error_code();
     }
     return ct__hand_pair(r, res[0], res[1], out, mean);
 }
@@ -15395,10 +15395,14 @@ static ct_result ct__check_room(int64_t count, ct_tensor **out, int64_t capacity
 }
 
 /* Record the count pieces of t along d (out NULL: only counted) as one
- * node; returns count. */
-static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor *const *out, int64_t count)
+ * node; returns count, or an error (no pieces) when autograd refuses t. */
+static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor **out, int64_t count)
 {
     ct__join_args a = ct__join_args_init(d);
+    if (out && ct__recordable(&t, 1) != CT_OK) {
+        for (int64_t i = count - 1; i >= 0; i--) out[i] = ct__unrecordable(out[i]); /* newest first */
+        return ct_last_error_code();
+    }
     for (int64_t i = 0; out && i < count; i++) ct__mark_view(out[i], t, true);
     if (out && count <= INT_MAX) ct__record_join(kind, &t, 1, out, (int)count, &a);
     return count;
@@ -16735,15 +16739,16 @@ static ct_result ct__sort_not_implemented(const char *kernel, ct_dtype dt)
 /* ---------------------------------------------------------------- values and indices */
 
 /* The values' node of sort, topk or kthvalue: the gradient goes back to
- * where the indices say (along dim, which `reduced` outputs lack). */
-static void ct__sort_record(ct__op op, const ct__sort_job *job, ct_tensor *v, const ct_tensor *i, bool reduced)
+ * where the indices say (along dim, which `reduced` outputs lack); false
+ * when refused (ct__record_reduce). */
+static bool ct__sort_record(ct__op op, const ct__sort_job *job, ct_tensor *v, const ct_tensor *i, bool reduced)
 {
     ct__reduce_rec rec = ct__reduce_rec_of(0, !reduced);
     rec.dim = job->dim;
     rec.alt = op == CT__OP_sort && job->stable;
     rec.indices = i;
-    ct__record_reduce(op == CT__OP_sort ? CT__RG_SORT : op == CT__OP_topk ? CT__RG_TOPK : CT__RG_KTHVALUE, &v, 1,
-                      job->input, &rec);
+    return ct__record_reduce(op == CT__OP_sort ? CT__RG_SORT : op == CT__OP_topk ? CT__RG_TOPK : CT__RG_KTHVALUE,
+                             &v, 1, job->input, &rec);
 }
 
 /* Run sort, topk or kthvalue into new outputs of the given sizes and strides
@@ -16766,7 +16771,7 @@ static ct_result ct__values_indices(ct__op op, ct__sort_job *job, const int64_t 
         job->indices = reduced ? ct_unsqueeze(i, job->dim) : i;
         r = job->indices && (job->values || !v) ? ct__sorting(op, job) : ct_last_error_code();
     }
-    if (r == CT_OK && v) ct__sort_record(op, job, v, i, reduced);
+    if (r == CT_OK && v && !ct__sort_record(op, job, v, i, reduced)) r = ct_last_error_code();
     if (r == CT_OK) {
         ct__sort_hand_on(values, v);
         ct__sort_hand_on(indices, i);

@@ -368,6 +368,14 @@ static void test_stale_view_refusals(void)
     FAILS_T(ct_stack((ct_tensor *[]){v, v}, 2, 0), CT_ERR_RUNTIME, NO_GRAD_STALE);
     FAILS_T(ct_dot(v, v), CT_ERR_RUNTIME, NO_GRAD_STALE);
     FAILS_T(ct_reshape(v, CT_SHAPE(2, 1)), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    ct_tensor *r1 = NULL, *r2 = NULL, *pieces[2] = {NULL, NULL};
+    FAILS_R(ct_max_dim(v, 0, false, &r1, &r2), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_R(ct_var_mean(v, CT_SHAPE(0), 1, false, &r1, &r2), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_R(ct_sort(v, 0, false, false, &r1, &r2), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    CHECK(r1 == NULL && r2 == NULL);
+    FAILS_R(ct_split(v, 1, 0, pieces, 2), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_R(ct_unbind(v, 0, pieces, 2), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    CHECK(pieces[0] == NULL && pieces[1] == NULL);
     FAILS_R(ct_backward(v, ct_ones(CT_SHAPE(2), CT_F32), plain), CT_ERR_RUNTIME, NO_GRAD_STALE);
     ct_tensor *out = ct_sum(b), *g[1];
     FAILS_R(ct_autograd_grad((const ct_tensor *const *)&out, 1, (const ct_tensor *const *)&v, 1, NULL, g, (ct_grad_opts){0}), CT_ERR_RUNTIME, NO_GRAD_STALE);

@@ -438,10 +438,14 @@ static ct_result ct__check_room(int64_t count, ct_tensor **out, int64_t capacity
 }
 
 /* Record the count pieces of t along d (out NULL: only counted) as one
- * node; returns count. */
-static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor *const *out, int64_t count)
+ * node; returns count, or an error (no pieces) when autograd refuses t. */
+static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor **out, int64_t count)
 {
     ct__join_args a = ct__join_args_init(d);
+    if (out && ct__recordable(&t, 1) != CT_OK) {
+        for (int64_t i = count - 1; i >= 0; i--) out[i] = ct__unrecordable(out[i]); /* newest first */
+        return ct_last_error_code();
+    }
     for (int64_t i = 0; out && i < count; i++) ct__mark_view(out[i], t, true);
     if (out && count <= INT_MAX) ct__record_join(kind, &t, 1, out, (int)count, &a);
     return count;

@@ -374,7 +374,7 @@ static ct_result ct__along_recorded(ct__reduce_grad kind, ct__aop op, const char
         ct__reduce_rec rec = ct__reduce_rec_of(0, keepdim);
         rec.dim = ct__wrap_dim(dim, t->ndim);
         rec.indices = i;
-        ct__record_reduce(kind, &v, 1, t, &rec);
+        if (!ct__record_reduce(kind, &v, 1, t, &rec)) r = ct_last_error_code();
     }
     return ct__hand_pair(r, v, i, values, indices);
 }
@@ -550,7 +550,7 @@ static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, cons
         ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
         rec.alt = dims.ndim > 0;
         rec.correction = correction;
-        ct__record_reduce(kinds[take_sqrt][with_mean], res, with_mean ? 2 : 1, t, &rec);
+        if (!ct__record_reduce(kinds[take_sqrt][with_mean], res, with_mean ? 2 : 1, t, &rec)) r = ct_last_error_code();
     }
     return ct__hand_pair(r, res[0], res[1], out, mean);
 }
