@@ -510,6 +510,7 @@ static void test_stale_views_allowed(void)
     ct_set_grad(l, NULL);
     b = ct_mul_scalar(l, ct_int(1));
     v = no_grad_view_of(b);
+    CHECK_REPR(v, "tensor([1., 2.], requires_grad=True)");
     ct_tensor *y = ct_mul_scalar(v, ct_int(2));
     int input_nr = -1;
     CHECK_STR(ct_node_name(ct_grad_fn(y)), "MulBackward0");
