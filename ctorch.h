@@ -4041,8 +4041,26 @@ struct ct_tensor {
 
 /* How a view was made (PyTorch's CreationMeta): an in-place op on a view
  * rewrites its base's history, which PyTorch refuses for a view made in
- * no_grad mode or one of several views one op returned. */
-typedef enum ct__view_made { CT__VIEW_MADE_DEFAULT, CT__VIEW_MADE_NO_GRAD, CT__VIEW_MADE_MULTI_OUTPUT } ct__view_made;
+ * no_grad or inference mode or one of several views one op returned; such a
+ * view is also refused to autograd once its base was written (its history
+ * cannot be regenerated). */
+typedef enum ct__view_made {
+    CT__VIEW_MADE_DEFAULT,
+    CT__VIEW_MADE_NO_GRAD,
+    CT__VIEW_MADE_MULTI_OUTPUT,
+    CT__VIEW_MADE_INFERENCE
+} ct__view_made;
+
+/* Whether t is a view whose storage was written since its grad_fn was set
+ * (or since it was made): autograd's fast path is this one test. */
+static inline bool ct__view_is_stale(const ct_tensor *t) { return t->base && t->view_version != t->storage->version; }
+/* Whether any of in (n, NULL entries allowed) is such a view. */
+static inline bool ct__any_stale_view(const ct_tensor *const *in, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (in[i] && CT__UNLIKELY(ct__view_is_stale(in[i]))) return true;
+    return false;
+}
 
 /* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
 typedef struct ct__backend {
@@ -4250,6 +4268,21 @@ static void ct__ag_meta_free(ct_tensor *t);
  * it refuses a leaf that requires grad, a view of one, and a view whose
  * history may not be rewritten. The op bumps t's storage version after it writes. */
 static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in);
+/* Whether autograd may read the history of inputs in (n, NULL entries
+ * allowed): a view made in no_grad or inference mode or by a multi-output op
+ * whose storage was written since (through its base or another view) is
+ * refused with PyTorch's error. Ops call it before computing; ct__record,
+ * ct_grad_fn and backward's roots call it too. */
+static ct_result ct__history_check(const ct_tensor *const *in, int n);
+/* The same, for an op about to record with these inputs (grad mode on):
+ * what a differentiable op checks before it computes. */
+static ct_result ct__recordable(const ct_tensor *const *in, int n);
+/* A result an op made but cannot hand back (its record was refused): NULL. */
+static inline ct_tensor *ct__unrecordable(ct_tensor *r)
+{
+    ct__discard(r);
+    return NULL;
+}
 /* A view used after its storage was written elsewhere takes its base's new history. */
 static void ct__view_refresh(ct_tensor *v);
 /* Output v of node fn was written in place (it is fn's input `self`) and is
@@ -4370,8 +4403,10 @@ typedef struct ct__reduce_rec {
 /* A record with the reduced dims mask and keepdim; the rest zero. */
 static ct__reduce_rec ct__reduce_rec_of(uint32_t mask, bool keepdim);
 /* Record reduction `kind` of input giving out[0] (and out[1]: the mean of
- * std_mean and var_mean); nothing when no input requires grad. */
-static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
+ * std_mean and var_mean); nothing when no input requires grad. False, with
+ * PyTorch's error, when input's history cannot be read (ct__recordable):
+ * the op then hands back NULL (ct__unrecordable). */
+static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
                               const ct__reduce_rec *rec);
 
 /* ---------------------------------------------------------------- joining and indexing */
@@ -4406,8 +4441,9 @@ static inline ct__join_args ct__join_args_init(int dim)
 }
 
 /* Record join op `kind` over inputs in (NULL entries: no gradient) giving
- * outputs out (several for split and unbind). */
-static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
+ * outputs out (several for split and unbind); false when refused, as
+ * ct__record_reduce. */
+static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
                             const ct__join_args *a);
 
 /* ---------------------------------------------------------------- copies */
@@ -4424,8 +4460,9 @@ typedef enum ct__copy_grad {
     CT__CG_TRIU     /* triu(k) */
 } ct__copy_grad;
 
-/* Record copy op `kind` of input (and src, for copy_) giving out; k: the diagonal. */
-static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k);
+/* Record copy op `kind` of input (and src, for copy_) giving out; k: the
+ * diagonal. False when refused, as ct__record_reduce. */
+static bool ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k);
 
 /* ---------------------------------------------------------------- autocast */
 
@@ -5581,7 +5618,7 @@ ct_tensor *ct_contiguous(const ct_tensor *t)
     if (ct__is_contiguous(t)) return ct__same(t);
     ct_tensor *r = ct__alloc(t->sizes, t->ndim, t->dtype, t->storage->device);
     if (r) ct__copy_unchecked(r, t);
-    ct__record_copy(CT__CG_CLONE, r, t, NULL, 0);
+    if (!ct__record_copy(CT__CG_CLONE, r, t, NULL, 0)) return ct__unrecordable(r);
     return r;
 }
 
@@ -5589,7 +5626,7 @@ ct_tensor *ct_clone(const ct_tensor *t)
 {
     CT__ARG(t, "self", 1);
     ct_tensor *r = ct__copy_as(t, t->dtype);
-    ct__record_copy(CT__CG_CLONE, r, t, NULL, 0);
+    if (!ct__record_copy(CT__CG_CLONE, r, t, NULL, 0)) return ct__unrecordable(r);
     return r;
 }
 
@@ -5602,7 +5639,7 @@ ct_tensor *ct_to(const ct_tensor *t, ct_dtype dtype)
         return NULL;
     }
     ct_tensor *r = ct__copy_as(t, dtype);
-    ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0);
+    if (!ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0)) return ct__unrecordable(r);
     return r;
 }
 
@@ -5761,9 +5798,10 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
  * how it was made; a view of a view keeps the stricter of the two. */
 static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
 {
-    ct__view_made made = !ct__grad_mode() ? CT__VIEW_MADE_NO_GRAD
-                         : one_of_many    ? CT__VIEW_MADE_MULTI_OUTPUT
-                                          : CT__VIEW_MADE_DEFAULT;
+    ct__view_made made = ct_is_inference_mode_enabled() ? CT__VIEW_MADE_INFERENCE
+                         : !ct__grad_mode()                 ? CT__VIEW_MADE_NO_GRAD
+                         : one_of_many                      ? CT__VIEW_MADE_MULTI_OUTPUT
+                                                            : CT__VIEW_MADE_DEFAULT;
     if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
     ct_tensor *old = v->base; /* set when a view op made v with another (unbind with select) */
     v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
@@ -5783,6 +5821,7 @@ static void ct__unmark_view(ct_tensor *v)
 /* v, a new view of t, recorded for autograd as `name` (returns v). */
 static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
 {
+    if (v && ct__recordable(&t, 1) != CT_OK) return ct__unrecordable(v); /* before v becomes a view */
     if (v) ct__mark_view(v, t, false);
     ct__record_view(name, kind, v, t, p);
     return v;
@@ -6685,7 +6724,7 @@ ct_tensor *ct_tril(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
     ct_tensor *r = ct__triangle(t, diagonal, false);
-    ct__record_copy(CT__CG_TRIL, r, t, NULL, diagonal);
+    if (!ct__record_copy(CT__CG_TRIL, r, t, NULL, diagonal)) return ct__unrecordable(r);
     return r;
 }
 
@@ -6693,7 +6732,7 @@ ct_tensor *ct_triu(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
     ct_tensor *r = ct__triangle(t, diagonal, true);
-    ct__record_copy(CT__CG_TRIU, r, t, NULL, diagonal);
+    if (!ct__record_copy(CT__CG_TRIU, r, t, NULL, diagonal)) return ct__unrecordable(r);
     return r;
 }
 
@@ -8634,7 +8673,7 @@ static int ct__suffixes(const ct_tensor *t, char out[CT__SUFFIXES][CT__SUFFIX_MA
         snprintf(out[k++], CT__SUFFIX_MAX, "dtype=torch.%s", ct_dtype_name(t->dtype));
     }
     if (grad_fn) snprintf(out[k++], CT__SUFFIX_MAX, "grad_fn=<%s>", grad_fn);
-    else if (t->requires_grad) snprintf(out[k++], CT__SUFFIX_MAX, "requires_grad=True");
+    else if (ct_requires_grad(t)) snprintf(out[k++], CT__SUFFIX_MAX, "requires_grad=True");
     return k;
 }
 
@@ -8953,11 +8992,19 @@ static void ct__ag_meta_free(ct_tensor *t)
     t->ag = NULL;
 }
 
+/* A tensor that is no view: requires grad itself or has a grad_fn. */
+static bool ct__own_requires_grad(const ct_tensor *t) { return t->requires_grad || (t->ag && ct__meta(t)->grad_fn); }
+
 static bool ct__requires_grad(const ct_tensor *t)
 {
     if (!t) return false;
-    if (t->base) ct__view_refresh((ct_tensor *)t);
-    return t->requires_grad || (t->ag && ct__meta(t)->grad_fn);
+    if (t->base) {
+        ct__view_refresh((ct_tensor *)t);
+        /* as PyTorch's view meta: a view of a base that requires grad does too,
+         * even one made in no_grad mode (whose history is then None) */
+        if (ct__own_requires_grad(t->base)) return true;
+    }
+    return ct__own_requires_grad(t);
 }
 
 /* The AccumulateGrad node of a leaf that requires grad (made on first use).
@@ -8993,9 +9040,9 @@ static ct__edge ct__edge_of(const ct_tensor *t)
         CT__ATOMIC_INC(&m->grad_fn->refcount);
         e.fn = m->grad_fn;
         e.input_nr = m->output_nr;
-    } else {
+    } else if (t->requires_grad) {
         e.fn = ct__accumulator((ct_tensor *)t);
-    }
+    } /* else a view made in no_grad mode: requires grad through its base, history None */
     return e;
 }
 
@@ -9029,6 +9076,8 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
     if (!ct__grad_mode()) return NULL;
     for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(inputs[i]);
     if (!any) return NULL;
+    /* (an op that checks first, as PyTorch does before computing, never gets here refused) */
+    if (ct__history_check(inputs, n_in) != CT_OK) return NULL;
     ct__node *n = ct__node_new(type, n_in, n_out);
     if (!n) {
         CT__OOM();
@@ -9124,7 +9173,9 @@ static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n
 
 /* A view whose base's history cannot be rewritten (PyTorch's
  * handle_view_on_rebase): indirect when the write went through its base or
- * another view of it. */
+ * another view of it. A view of a view made in no_grad mode has a grad_fn
+ * of its own; 1.13 fails an internal assert there, ctorch words it as later
+ * PyTorch releases do. */
 static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
 {
     static const char *const why[] = {
@@ -9133,15 +9184,49 @@ static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
          "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
          "tracked) or both outside (if you want the inplace to be tracked)."),
         (" This view is the output of a function that returns multiple views. Such functions do not allow the output "
-         "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")};
+         "views to be modified inplace. You should replace the inplace operation by an out-of-place one."),
+        (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+         "both the view and the inplace either both inside the inference_mode block (if you don't want the inplace to "
+         "be tracked) or both outside (if you want the inplace to be tracked).")};
     const char *what = indirect ? "its base or another view of its base has been" : "is being";
+    ct__view_made made = (ct__view_made)v->view_made;
     ct__node *fn = v->ag ? ct__meta(v)->grad_fn : NULL;
-    if (v->view_made == CT__VIEW_MADE_DEFAULT) return CT_OK;
-    if (fn)
+    char prefix[160] = "A view was created in";
+    if (made == CT__VIEW_MADE_DEFAULT) return CT_OK;
+    if (fn && made != CT__VIEW_MADE_NO_GRAD && made != CT__VIEW_MADE_INFERENCE)
         return ct__fail(CT_ERR_RUNTIME, "Output %d of %s is a view and %s modified inplace.%s", ct__meta(v)->output_nr,
-                        ct_node_name(fn), what, why[v->view_made]);
-    return ct__fail(CT_ERR_RUNTIME, "A view was created in no_grad mode and %s modified inplace with grad mode enabled.%s",
-                    what, why[v->view_made]);
+                        ct_node_name(fn), what, why[made]);
+    if (fn)
+        snprintf(prefix, sizeof prefix, "Output %d of %s is a view of a view which was created in",
+                 ct__meta(v)->output_nr, ct_node_name(fn));
+    if (made == CT__VIEW_MADE_INFERENCE)
+        return ct__fail(CT_ERR_RUNTIME, "%s inference mode and %s modified inplace in normal mode.%s", prefix, what,
+                        why[made]);
+    return ct__fail(CT_ERR_RUNTIME, "%s no_grad mode and %s modified inplace with grad mode enabled.%s", prefix, what,
+                    why[made]);
+}
+
+/* Autograd reads a view's history after its storage was written through
+ * its base or another view (PyTorch's VariableHooks::grad_fn): refused for
+ * a view whose history may not be regenerated, when it has one to read. */
+static ct_result ct__stale_view_check(const ct_tensor *v)
+{
+    if (v->view_made == CT__VIEW_MADE_DEFAULT) return CT_OK; /* regenerated by ct__view_refresh */
+    if (!(v->ag && ct__meta(v)->grad_fn) && !ct__own_requires_grad(v->base)) return CT_OK;
+    return ct__check_view_rebase(v, true);
+}
+
+static ct_result ct__recordable(const ct_tensor *const *in, int n)
+{
+    return CT__UNLIKELY(ct__any_stale_view(in, n)) && ct__grad_mode() ? ct__history_check(in, n) : CT_OK;
+}
+
+static ct_result ct__history_check(const ct_tensor *const *in, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (in[i] && CT__UNLIKELY(ct__view_is_stale(in[i])) && ct__stale_view_check(in[i]) != CT_OK)
+            return ct_last_error_code();
+    return CT_OK;
 }
 
 static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in)
@@ -9157,7 +9242,7 @@ static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *con
     }
     if (t->requires_grad && ct_is_leaf(t))
         return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
-    return CT_OK;
+    return ct__history_check(in, n_in); /* t itself passed the stricter check above */
 }
 
 /* A view used after its storage was written (through its base or another
@@ -9168,7 +9253,7 @@ static void ct__view_refresh(ct_tensor *v)
 {
     const ct_tensor *b = v->base;
     if (v->view_version == v->storage->version || v->view_made != CT__VIEW_MADE_DEFAULT) return;
-    if (!(b->requires_grad || (b->ag && ct__meta(b)->grad_fn)) || !ct__grad_mode()) return;
+    if (!ct__own_requires_grad(b) || !ct__grad_mode()) return;
     ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, b, NULL);
 }
 
@@ -9197,7 +9282,11 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
 }
 
 bool ct_is_leaf(const ct_tensor *t) { return t && !ct_grad_fn(t); }
-ct_node *ct_grad_fn(const ct_tensor *t) { return ct__requires_grad(t) && t->ag ? ct__meta(t)->grad_fn : NULL; }
+ct_node *ct_grad_fn(const ct_tensor *t)
+{
+    if (t && ct__history_check(&t, 1) != CT_OK) return NULL;
+    return ct__requires_grad(t) && t->ag ? ct__meta(t)->grad_fn : NULL;
+}
 const char *ct_node_name(const ct_node *n) { return n ? (n->name ? n->name : n->type->name) : NULL; }
 int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
 
@@ -9668,7 +9757,7 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
             res = ct__fail(CT_ERR_TYPE, "expected Tensor as element %d in argument 0, but got NULL", i);
         } else if (!ct__requires_grad(roots[i])) {
             res = ct__fail(CT_ERR_RUNTIME, "element %d of tensors does not require grad and does not have a grad_fn", i);
-        } else {
+        } else if ((res = ct__history_check(roots + i, 1)) == CT_OK) {
             edges[n_edges] = ct__edge_of(roots[i]);
             root_nodes[n_edges] = edges[n_edges].fn;
             n_edges++;
@@ -9731,6 +9820,7 @@ static ct_result ct__captures_for(ct__run *r, const ct_tensor *const *inputs, in
         const ct_tensor *t = inputs[i];
         if (!t) return ct__fail(CT_ERR_RUNTIME, "all inputs have to be Tensors, but got NULL");
         if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "%s", no_grad_msg);
+        if (ct__history_check(&t, 1) != CT_OK) return ct_last_error_code();
         ct__capture *c = &r->captures[r->n_captures++];
         c->tensor = t;
         if (ct_is_leaf(t)) {
@@ -11341,14 +11431,15 @@ static ct__reduce_rec ct__reduce_rec_of(uint32_t mask, bool keepdim)
     return rec;
 }
 
-static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
+static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
                               const ct__reduce_rec *rec)
 {
     const ct__reduce_formula *f = &ct__reduce_formulas[kind];
-    if (!out[0] || !ct_dtype_is_floating(out[0]->dtype)) return; /* integer results have no gradient */
+    if (!out[0] || !ct_dtype_is_floating(out[0]->dtype)) return true; /* integer results have no gradient */
+    if (ct__recordable(&input, 1) != CT_OK) return false;
     const ct_tensor *saved_input = rec->self_before ? rec->self_before : input;
     ct__node *n = ct__record(&f->type, &input, 1, out, n_out);
-    if (!n) return;
+    if (!n) return true;
     if (rec->alt && f->alt_name) n->name = f->alt_name;
     n->iargs[0] = rec->mask;
     n->iargs[1] = rec->keepdim;
@@ -11360,6 +11451,7 @@ static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n
     if (f->save & CT__SAVE_INPUT) ct__save(n, saved_input, false);
     if (f->save & CT__SAVE_RES) ct__save(n, out[0], true);
     if (f->save & CT__SAVE_IDX) ct__save(n, rec->indices, false);
+    return true;
 }
 
 /* ==================== autograd/formulas_join.c ==================== */
@@ -11621,18 +11713,19 @@ static ct__join_extra *ct__join_extra_new(const ct__join_args *a)
     return x;
 }
 
-static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
+static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
                             const ct__join_args *a)
 {
     for (int k = 0; k < n_out; k++)
-        if (!out[k]) return;
-    if (!ct__grad_mode()) return;
+        if (!out[k]) return true;
+    if (!ct__grad_mode()) return true;
+    if (ct__recordable(in, n_in) != CT_OK) return false;
     ct__join_extra *x = ct__join_extra_new(a);
-    if (!x) return;
+    if (!x) return true;
     ct__node *n = ct__record(&ct__join_types[kind], in, n_in, out, n_out);
     if (!n) {
         CT_FREE(x);
-        return;
+        return true;
     }
     n->extra = x;
     n->iargs[0] = a->dim;
@@ -11640,6 +11733,7 @@ static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int 
     n->pw.has_value = a->has_alpha;
     n->pw.value = a->alpha;
     if (a->index) ct__save(n, a->index, false);
+    return true;
 }
 
 /* ---------------------------------------------------------------- copies */
@@ -11704,12 +11798,14 @@ static const ct__node_type ct__copy_types[] = {
     {"TriuBackward0", ct__bw_triu},
 };
 
-static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k)
+static bool ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k)
 {
     const ct_tensor *in[2] = {input, src};
-    if (!out) return;
+    if (!out) return true;
+    if (ct__recordable(in, src ? 2 : 1) != CT_OK) return false;
     ct__node *n = ct__record(&ct__copy_types[kind], in, src ? 2 : 1, &out, 1);
     if (n) n->iargs[0] = k;
+    return true;
 }
 
 /* ==================== autograd/formulas_products.c ==================== */
@@ -11794,19 +11890,21 @@ static const ct__node_type ct__product_types[] = {
 };
 
 /* Record product `kind` of a and b (plus the added input, for the add forms:
- * NULL otherwise) giving out. */
-static void ct__record_product(ct__product_grad kind, ct_tensor *out, const ct_tensor *added, const ct_tensor *a,
+ * NULL otherwise) giving out; false when refused, as ct__record_reduce. */
+static bool ct__record_product(ct__product_grad kind, ct_tensor *out, const ct_tensor *added, const ct_tensor *a,
                                const ct_tensor *b, ct_addmm_opts opts)
 {
     const ct_tensor *in[3] = {added, a, b};
-    if (!out) return;
+    if (!out) return true;
+    if (ct__recordable(in, 3) != CT_OK) return false;
     ct__node *n = added ? ct__record(&ct__product_types[kind], in, 3, &out, 1)
                         : ct__record(&ct__product_types[kind], in + 1, 2, &out, 1);
-    if (!n) return;
+    if (!n) return true;
     n->args[0] = opts.beta;
     n->args[1] = opts.alpha;
     ct__save(n, a, false);
     ct__save(n, b, false);
+    return true;
 }
 
 /* ==================== autograd/function.c ==================== */
@@ -12981,6 +13079,10 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     ct_result r;
     /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
     if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out, in, n)) != CT_OK) return r;
+    /* and a stale view whose history it cannot read, before computing (ct__history_check) */
+    if (!*out && ct__any_stale_view(in, n) && ct__pointwise_differentiable(op, in, args) &&
+        (r = ct__recordable(in, n)) != CT_OK)
+        return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
     if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;
@@ -14123,7 +14225,7 @@ static ct_tensor *ct__reduce_recorded(ct__reduce_fn fn, ct__reduce_grad kind, co
     CT__UNRECORDED(r, fn(t, mask, keepdim, dtype));
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
     rec.alt = !all;
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -14211,7 +14313,7 @@ ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype d
 static ct_tensor *ct__record_result(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *t, uint32_t mask, bool keepdim)
 {
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -14227,7 +14329,7 @@ static ct_result ct__along_recorded(ct__reduce_grad kind, ct__aop op, const char
         ct__reduce_rec rec = ct__reduce_rec_of(0, keepdim);
         rec.dim = ct__wrap_dim(dim, t->ndim);
         rec.indices = i;
-        ct__record_reduce(kind, &v, 1, t, &rec);
+        if (!ct__record_reduce(kind, &v, 1, t, &rec)) r = ct_last_error_code();
     }
     return ct__hand_pair(r, v, i, values, indices);
 }
@@ -14303,7 +14405,8 @@ static ct_tensor *ct__argext(ct__aop op, const char *name, const ct_tensor *t, i
         return NULL;
     }
     ct_scope s = ct_scope_begin();
-    const ct_tensor *in = flat ? ct_reshape(t, CT_SHAPE(-1)) : t;
+    const ct_tensor *in = t;
+    if (flat) CT__UNRECORDED(in, ct_reshape(t, CT_SHAPE(-1))); /* no gradient: nothing to record */
     if (in && ct__along_reduce(op, name, in, flat ? 0 : dim, keepdim, false, NULL, &i) == CT_OK) ct_keep(i);
     ct_scope_end(s);
     return i;
@@ -14402,7 +14505,7 @@ static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, cons
         ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
         rec.alt = dims.ndim > 0;
         rec.correction = correction;
-        ct__record_reduce(kinds[take_sqrt][with_mean], res, with_mean ? 2 : 1, t, &rec);
+        if (!ct__record_reduce(kinds[take_sqrt][with_mean], res, with_mean ? 2 : 1, t, &rec)) r = ct_last_error_code();
     }
     return ct__hand_pair(r, res[0], res[1], out, mean);
 }
@@ -14528,7 +14631,7 @@ ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool kee
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
     rec.alt = dtype != CT_DEFAULT;
     rec.p = p;
-    ct__record_reduce(CT__RG_NORM, &r, 1, input, &rec);
+    if (!ct__record_reduce(CT__RG_NORM, &r, 1, input, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -14689,7 +14792,7 @@ static ct_tensor *ct__dim_recorded(ct__reduce_grad kind, ct_tensor *r, const ct_
     rec.dim = t->ndim ? ct__wrap_dim(dim, t->ndim) : 0;
     rec.indices = indices;
     rec.self_before = self_before;
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -15161,7 +15264,7 @@ static ct_tensor *ct__join_recorded(ct_tensor *r, ct__join_grad kind, const ct_t
                                     const ct__join_args *a)
 {
     const ct_tensor *in[2] = {a0, a1};
-    ct__record_join(kind, in, a1 ? 2 : 1, &r, 1, a);
+    if (!ct__record_join(kind, in, a1 ? 2 : 1, &r, 1, a)) return ct__unrecordable(r);
     return r;
 }
 
@@ -15200,9 +15303,9 @@ static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *
     ct__join_args a = ct__join_args_init(d);
     a.lengths = lengths;
     a.n_lengths = n;
-    ct__record_join(CT__JG_CAT, (const ct_tensor *const *)ts, n, &r, 1, &a);
+    bool recorded = ct__record_join(CT__JG_CAT, (const ct_tensor *const *)ts, n, &r, 1, &a);
     CT_FREE(lengths);
-    return r;
+    return recorded ? r : ct__unrecordable(r);
 }
 
 ct_tensor *ct_cat(ct_tensor *const *tensors, int n, int dim)
@@ -15284,7 +15387,7 @@ ct_tensor *ct_stack(ct_tensor *const *tensors, int n, int dim)
         ct_scope_end(s);
     }
     ct__join_args a = ct__join_args_init(d);
-    ct__record_join(CT__JG_STACK, (const ct_tensor *const *)tensors, n, &r, 1, &a);
+    if (!ct__record_join(CT__JG_STACK, (const ct_tensor *const *)tensors, n, &r, 1, &a)) return ct__unrecordable(r);
     return r;
 }
 
@@ -15319,10 +15422,14 @@ static ct_result ct__check_room(int64_t count, ct_tensor **out, int64_t capacity
 }
 
 /* Record the count pieces of t along d (out NULL: only counted) as one
- * node; returns count. */
-static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor *const *out, int64_t count)
+ * node; returns count, or an error (no pieces) when autograd refuses t. */
+static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor **out, int64_t count)
 {
     ct__join_args a = ct__join_args_init(d);
+    if (out && ct__recordable(&t, 1) != CT_OK) {
+        for (int64_t i = count - 1; i >= 0; i--) out[i] = ct__unrecordable(out[i]); /* newest first */
+        return ct_last_error_code();
+    }
     for (int64_t i = 0; out && i < count; i++) ct__mark_view(out[i], t, true);
     if (out && count <= INT_MAX) ct__record_join(kind, &t, 1, out, (int)count, &a);
     return count;
@@ -16659,15 +16766,16 @@ static ct_result ct__sort_not_implemented(const char *kernel, ct_dtype dt)
 /* ---------------------------------------------------------------- values and indices */
 
 /* The values' node of sort, topk or kthvalue: the gradient goes back to
- * where the indices say (along dim, which `reduced` outputs lack). */
-static void ct__sort_record(ct__op op, const ct__sort_job *job, ct_tensor *v, const ct_tensor *i, bool reduced)
+ * where the indices say (along dim, which `reduced` outputs lack); false
+ * when refused (ct__record_reduce). */
+static bool ct__sort_record(ct__op op, const ct__sort_job *job, ct_tensor *v, const ct_tensor *i, bool reduced)
 {
     ct__reduce_rec rec = ct__reduce_rec_of(0, !reduced);
     rec.dim = job->dim;
     rec.alt = op == CT__OP_sort && job->stable;
     rec.indices = i;
-    ct__record_reduce(op == CT__OP_sort ? CT__RG_SORT : op == CT__OP_topk ? CT__RG_TOPK : CT__RG_KTHVALUE, &v, 1,
-                      job->input, &rec);
+    return ct__record_reduce(op == CT__OP_sort ? CT__RG_SORT : op == CT__OP_topk ? CT__RG_TOPK : CT__RG_KTHVALUE,
+                             &v, 1, job->input, &rec);
 }
 
 /* Run sort, topk or kthvalue into new outputs of the given sizes and strides
@@ -16690,7 +16798,7 @@ static ct_result ct__values_indices(ct__op op, ct__sort_job *job, const int64_t 
         job->indices = reduced ? ct_unsqueeze(i, job->dim) : i;
         r = job->indices && (job->values || !v) ? ct__sorting(op, job) : ct_last_error_code();
     }
-    if (r == CT_OK && v) ct__sort_record(op, job, v, i, reduced);
+    if (r == CT_OK && v && !ct__sort_record(op, job, v, i, reduced)) r = ct_last_error_code();
     if (r == CT_OK) {
         ct__sort_hand_on(values, v);
         ct__sort_hand_on(indices, i);
@@ -22076,7 +22184,7 @@ ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2)
     if (ct__check_mm_shapes(input, mat2) || ct__check_kernel("addmm_impl_cpu_", input->dtype, mat2)) return NULL;
     const int64_t out[2] = {input->sizes[0], mat2->sizes[1]};
     ct_tensor *r = ct__product_of(NULL, input, mat2, out, 2, input->dtype, ct_addmm_opts_init());
-    ct__record_product(CT__PG_MM, r, NULL, input, mat2, ct_addmm_opts_init());
+    if (!ct__record_product(CT__PG_MM, r, NULL, input, mat2, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -22088,7 +22196,7 @@ ct_tensor *ct_bmm(const ct_tensor *input, const ct_tensor *mat2)
     if (ct__check_bmm_shapes(input, mat2) || ct__check_kernel("bmm", input->dtype, mat2)) return NULL;
     const int64_t out[3] = {input->sizes[0], input->sizes[1], mat2->sizes[2]};
     ct_tensor *r = ct__product_of(NULL, input, mat2, out, 3, input->dtype, ct_addmm_opts_init());
-    ct__record_product(CT__PG_BMM, r, NULL, input, mat2, ct_addmm_opts_init());
+    if (!ct__record_product(CT__PG_BMM, r, NULL, input, mat2, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -22099,7 +22207,7 @@ ct_tensor *ct_mv(const ct_tensor *input, const ct_tensor *vec)
     const int64_t out[1] = {input->ndim == 2 ? input->sizes[0] : 1};
     if (ct__check_mv_shapes(1, out, input, vec) || ct__check_kernel("addmv_impl_cpu", input->dtype, vec)) return NULL;
     ct_tensor *r = ct__product_of(NULL, input, vec, out, 1, input->dtype, ct_addmm_opts_init());
-    ct__record_product(CT__PG_MV, r, NULL, input, vec, ct_addmm_opts_init());
+    if (!ct__record_product(CT__PG_MV, r, NULL, input, vec, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -22124,7 +22232,7 @@ static ct_tensor *ct__dot(const ct_tensor *a, const ct_tensor *b, ct__product_gr
     }
     if (ct__check_product_dtype("dot", a->dtype)) return NULL;
     ct_tensor *r = ct__product_of(NULL, a, b, NULL, 0, a->dtype, ct_addmm_opts_init());
-    ct__record_product(kind, r, NULL, a, b, ct_addmm_opts_init());
+    if (!ct__record_product(kind, r, NULL, a, b, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -22191,7 +22299,7 @@ ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tens
         ct__check_product_dtype("addmm_impl_cpu_", mat1->dtype))
         return NULL;
     ct_tensor *r = ct__product_of(input, mat1, mat2, out, 2, mat1->dtype, opts);
-    ct__record_product(CT__PG_ADDMM, r, input, mat1, mat2, opts);
+    if (!ct__record_product(CT__PG_ADDMM, r, input, mat1, mat2, opts)) return ct__unrecordable(r);
     return r;
 }
 
@@ -22204,7 +22312,7 @@ ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tenso
         return NULL;
     const int64_t out[1] = {mat->sizes[0]};
     ct_tensor *r = ct__product_of(input, mat, vec, out, 1, mat->dtype, opts);
-    ct__record_product(CT__PG_ADDMV, r, input, mat, vec, opts);
+    if (!ct__record_product(CT__PG_ADDMV, r, input, mat, vec, opts)) return ct__unrecordable(r);
     return r;
 }
 
@@ -22227,7 +22335,7 @@ ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_
         ct__check_kernel("baddbmm", batch1->dtype, batch2))
         return NULL;
     ct_tensor *r = ct__product_of(input, batch1, batch2, out, 3, batch1->dtype, opts);
-    ct__record_product(CT__PG_BADDBMM, r, input, batch1, batch2, opts);
+    if (!ct__record_product(CT__PG_BADDBMM, r, input, batch1, batch2, opts)) return ct__unrecordable(r);
     return r;
 }
 

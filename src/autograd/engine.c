@@ -345,7 +345,7 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
             res = ct__fail(CT_ERR_TYPE, "expected Tensor as element %d in argument 0, but got NULL", i);
         } else if (!ct__requires_grad(roots[i])) {
             res = ct__fail(CT_ERR_RUNTIME, "element %d of tensors does not require grad and does not have a grad_fn", i);
-        } else {
+        } else if ((res = ct__history_check(roots + i, 1)) == CT_OK) {
             edges[n_edges] = ct__edge_of(roots[i]);
             root_nodes[n_edges] = edges[n_edges].fn;
             n_edges++;
@@ -408,6 +408,7 @@ static ct_result ct__captures_for(ct__run *r, const ct_tensor *const *inputs, in
         const ct_tensor *t = inputs[i];
         if (!t) return ct__fail(CT_ERR_RUNTIME, "all inputs have to be Tensors, but got NULL");
         if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "%s", no_grad_msg);
+        if (ct__history_check(&t, 1) != CT_OK) return ct_last_error_code();
         ct__capture *c = &r->captures[r->n_captures++];
         c->tensor = t;
         if (ct_is_leaf(t)) {

@@ -255,18 +255,19 @@ static ct__join_extra *ct__join_extra_new(const ct__join_args *a)
     return x;
 }
 
-static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
+static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
                             const ct__join_args *a)
 {
     for (int k = 0; k < n_out; k++)
-        if (!out[k]) return;
-    if (!ct__grad_mode()) return;
+        if (!out[k]) return true;
+    if (!ct__grad_mode()) return true;
+    if (ct__recordable(in, n_in) != CT_OK) return false;
     ct__join_extra *x = ct__join_extra_new(a);
-    if (!x) return;
+    if (!x) return true;
     ct__node *n = ct__record(&ct__join_types[kind], in, n_in, out, n_out);
     if (!n) {
         CT_FREE(x);
-        return;
+        return true;
     }
     n->extra = x;
     n->iargs[0] = a->dim;
@@ -274,6 +275,7 @@ static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int 
     n->pw.has_value = a->has_alpha;
     n->pw.value = a->alpha;
     if (a->index) ct__save(n, a->index, false);
+    return true;
 }
 
 /* ---------------------------------------------------------------- copies */
@@ -338,10 +340,12 @@ static const ct__node_type ct__copy_types[] = {
     {"TriuBackward0", ct__bw_triu},
 };
 
-static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k)
+static bool ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k)
 {
     const ct_tensor *in[2] = {input, src};
-    if (!out) return;
+    if (!out) return true;
+    if (ct__recordable(in, src ? 2 : 1) != CT_OK) return false;
     ct__node *n = ct__record(&ct__copy_types[kind], in, src ? 2 : 1, &out, 1);
     if (n) n->iargs[0] = k;
+    return true;
 }

@@ -78,17 +78,19 @@ static const ct__node_type ct__product_types[] = {
 };
 
 /* Record product `kind` of a and b (plus the added input, for the add forms:
- * NULL otherwise) giving out. */
-static void ct__record_product(ct__product_grad kind, ct_tensor *out, const ct_tensor *added, const ct_tensor *a,
+ * NULL otherwise) giving out; false when refused, as ct__record_reduce. */
+static bool ct__record_product(ct__product_grad kind, ct_tensor *out, const ct_tensor *added, const ct_tensor *a,
                                const ct_tensor *b, ct_addmm_opts opts)
 {
     const ct_tensor *in[3] = {added, a, b};
-    if (!out) return;
+    if (!out) return true;
+    if (ct__recordable(in, 3) != CT_OK) return false;
     ct__node *n = added ? ct__record(&ct__product_types[kind], in, 3, &out, 1)
                         : ct__record(&ct__product_types[kind], in + 1, 2, &out, 1);
-    if (!n) return;
+    if (!n) return true;
     n->args[0] = opts.beta;
     n->args[1] = opts.alpha;
     ct__save(n, a, false);
     ct__save(n, b, false);
+    return true;
 }

@@ -454,14 +454,15 @@ static ct__reduce_rec ct__reduce_rec_of(uint32_t mask, bool keepdim)
     return rec;
 }
 
-static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
+static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
                               const ct__reduce_rec *rec)
 {
     const ct__reduce_formula *f = &ct__reduce_formulas[kind];
-    if (!out[0] || !ct_dtype_is_floating(out[0]->dtype)) return; /* integer results have no gradient */
+    if (!out[0] || !ct_dtype_is_floating(out[0]->dtype)) return true; /* integer results have no gradient */
+    if (ct__recordable(&input, 1) != CT_OK) return false;
     const ct_tensor *saved_input = rec->self_before ? rec->self_before : input;
     ct__node *n = ct__record(&f->type, &input, 1, out, n_out);
-    if (!n) return;
+    if (!n) return true;
     if (rec->alt && f->alt_name) n->name = f->alt_name;
     n->iargs[0] = rec->mask;
     n->iargs[1] = rec->keepdim;
@@ -473,4 +474,5 @@ static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n
     if (f->save & CT__SAVE_INPUT) ct__save(n, saved_input, false);
     if (f->save & CT__SAVE_RES) ct__save(n, out[0], true);
     if (f->save & CT__SAVE_IDX) ct__save(n, rec->indices, false);
+    return true;
 }

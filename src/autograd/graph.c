@@ -226,11 +226,19 @@ static void ct__ag_meta_free(ct_tensor *t)
     t->ag = NULL;
 }
 
+/* A tensor that is no view: requires grad itself or has a grad_fn. */
+static bool ct__own_requires_grad(const ct_tensor *t) { return t->requires_grad || (t->ag && ct__meta(t)->grad_fn); }
+
 static bool ct__requires_grad(const ct_tensor *t)
 {
     if (!t) return false;
-    if (t->base) ct__view_refresh((ct_tensor *)t);
-    return t->requires_grad || (t->ag && ct__meta(t)->grad_fn);
+    if (t->base) {
+        ct__view_refresh((ct_tensor *)t);
+        /* as PyTorch's view meta: a view of a base that requires grad does too,
+         * even one made in no_grad mode (whose history is then None) */
+        if (ct__own_requires_grad(t->base)) return true;
+    }
+    return ct__own_requires_grad(t);
 }
 
 /* The AccumulateGrad node of a leaf that requires grad (made on first use).
@@ -266,9 +274,9 @@ static ct__edge ct__edge_of(const ct_tensor *t)
         CT__ATOMIC_INC(&m->grad_fn->refcount);
         e.fn = m->grad_fn;
         e.input_nr = m->output_nr;
-    } else {
+    } else if (t->requires_grad) {
         e.fn = ct__accumulator((ct_tensor *)t);
-    }
+    } /* else a view made in no_grad mode: requires grad through its base, history None */
     return e;
 }
 
@@ -302,6 +310,8 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
     if (!ct__grad_mode()) return NULL;
     for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(inputs[i]);
     if (!any) return NULL;
+    /* (an op that checks first, as PyTorch does before computing, never gets here refused) */
+    if (ct__history_check(inputs, n_in) != CT_OK) return NULL;
     ct__node *n = ct__node_new(type, n_in, n_out);
     if (!n) {
         CT__OOM();
@@ -397,7 +407,9 @@ static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n
 
 /* A view whose base's history cannot be rewritten (PyTorch's
  * handle_view_on_rebase): indirect when the write went through its base or
- * another view of it. */
+ * another view of it. A view of a view made in no_grad mode has a grad_fn
+ * of its own; 1.13 fails an internal assert there, ctorch words it as later
+ * PyTorch releases do. */
 static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
 {
     static const char *const why[] = {
@@ -406,15 +418,49 @@ static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
          "both the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
          "tracked) or both outside (if you want the inplace to be tracked)."),
         (" This view is the output of a function that returns multiple views. Such functions do not allow the output "
-         "views to be modified inplace. You should replace the inplace operation by an out-of-place one.")};
+         "views to be modified inplace. You should replace the inplace operation by an out-of-place one."),
+        (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+         "both the view and the inplace either both inside the inference_mode block (if you don't want the inplace to "
+         "be tracked) or both outside (if you want the inplace to be tracked).")};
     const char *what = indirect ? "its base or another view of its base has been" : "is being";
+    ct__view_made made = (ct__view_made)v->view_made;
     ct__node *fn = v->ag ? ct__meta(v)->grad_fn : NULL;
-    if (v->view_made == CT__VIEW_MADE_DEFAULT) return CT_OK;
-    if (fn)
+    char prefix[160] = "A view was created in";
+    if (made == CT__VIEW_MADE_DEFAULT) return CT_OK;
+    if (fn && made != CT__VIEW_MADE_NO_GRAD && made != CT__VIEW_MADE_INFERENCE)
         return ct__fail(CT_ERR_RUNTIME, "Output %d of %s is a view and %s modified inplace.%s", ct__meta(v)->output_nr,
-                        ct_node_name(fn), what, why[v->view_made]);
-    return ct__fail(CT_ERR_RUNTIME, "A view was created in no_grad mode and %s modified inplace with grad mode enabled.%s",
-                    what, why[v->view_made]);
+                        ct_node_name(fn), what, why[made]);
+    if (fn)
+        snprintf(prefix, sizeof prefix, "Output %d of %s is a view of a view which was created in",
+                 ct__meta(v)->output_nr, ct_node_name(fn));
+    if (made == CT__VIEW_MADE_INFERENCE)
+        return ct__fail(CT_ERR_RUNTIME, "%s inference mode and %s modified inplace in normal mode.%s", prefix, what,
+                        why[made]);
+    return ct__fail(CT_ERR_RUNTIME, "%s no_grad mode and %s modified inplace with grad mode enabled.%s", prefix, what,
+                    why[made]);
+}
+
+/* Autograd reads a view's history after its storage was written through
+ * its base or another view (PyTorch's VariableHooks::grad_fn): refused for
+ * a view whose history may not be regenerated, when it has one to read. */
+static ct_result ct__stale_view_check(const ct_tensor *v)
+{
+    if (v->view_made == CT__VIEW_MADE_DEFAULT) return CT_OK; /* regenerated by ct__view_refresh */
+    if (!(v->ag && ct__meta(v)->grad_fn) && !ct__own_requires_grad(v->base)) return CT_OK;
+    return ct__check_view_rebase(v, true);
+}
+
+static ct_result ct__recordable(const ct_tensor *const *in, int n)
+{
+    return CT__UNLIKELY(ct__any_stale_view(in, n)) && ct__grad_mode() ? ct__history_check(in, n) : CT_OK;
+}
+
+static ct_result ct__history_check(const ct_tensor *const *in, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (in[i] && CT__UNLIKELY(ct__view_is_stale(in[i])) && ct__stale_view_check(in[i]) != CT_OK)
+            return ct_last_error_code();
+    return CT_OK;
 }
 
 static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in)
@@ -430,7 +476,7 @@ static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *con
     }
     if (t->requires_grad && ct_is_leaf(t))
         return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an in-place operation.");
-    return CT_OK;
+    return ct__history_check(in, n_in); /* t itself passed the stricter check above */
 }
 
 /* A view used after its storage was written (through its base or another
@@ -441,7 +487,7 @@ static void ct__view_refresh(ct_tensor *v)
 {
     const ct_tensor *b = v->base;
     if (v->view_version == v->storage->version || v->view_made != CT__VIEW_MADE_DEFAULT) return;
-    if (!(b->requires_grad || (b->ag && ct__meta(b)->grad_fn)) || !ct__grad_mode()) return;
+    if (!ct__own_requires_grad(b) || !ct__grad_mode()) return;
     ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, b, NULL);
 }
 
@@ -470,7 +516,11 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
 }
 
 bool ct_is_leaf(const ct_tensor *t) { return t && !ct_grad_fn(t); }
-ct_node *ct_grad_fn(const ct_tensor *t) { return ct__requires_grad(t) && t->ag ? ct__meta(t)->grad_fn : NULL; }
+ct_node *ct_grad_fn(const ct_tensor *t)
+{
+    if (t && ct__history_check(&t, 1) != CT_OK) return NULL;
+    return ct__requires_grad(t) && t->ag ? ct__meta(t)->grad_fn : NULL;
+}
 const char *ct_node_name(const ct_node *n) { return n ? (n->name ? n->name : n->type->name) : NULL; }
 int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
 

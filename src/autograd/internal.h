@@ -123,6 +123,21 @@ static void ct__ag_meta_free(ct_tensor *t);
  * it refuses a leaf that requires grad, a view of one, and a view whose
  * history may not be rewritten. The op bumps t's storage version after it writes. */
 static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in);
+/* Whether autograd may read the history of inputs in (n, NULL entries
+ * allowed): a view made in no_grad or inference mode or by a multi-output op
+ * whose storage was written since (through its base or another view) is
+ * refused with PyTorch's error. Ops call it before computing; ct__record,
+ * ct_grad_fn and backward's roots call it too. */
+static ct_result ct__history_check(const ct_tensor *const *in, int n);
+/* The same, for an op about to record with these inputs (grad mode on):
+ * what a differentiable op checks before it computes. */
+static ct_result ct__recordable(const ct_tensor *const *in, int n);
+/* A result an op made but cannot hand back (its record was refused): NULL. */
+static inline ct_tensor *ct__unrecordable(ct_tensor *r)
+{
+    ct__discard(r);
+    return NULL;
+}
 /* A view used after its storage was written elsewhere takes its base's new history. */
 static void ct__view_refresh(ct_tensor *v);
 /* Output v of node fn was written in place (it is fn's input `self`) and is
@@ -243,8 +258,10 @@ typedef struct ct__reduce_rec {
 /* A record with the reduced dims mask and keepdim; the rest zero. */
 static ct__reduce_rec ct__reduce_rec_of(uint32_t mask, bool keepdim);
 /* Record reduction `kind` of input giving out[0] (and out[1]: the mean of
- * std_mean and var_mean); nothing when no input requires grad. */
-static void ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
+ * std_mean and var_mean); nothing when no input requires grad. False, with
+ * PyTorch's error, when input's history cannot be read (ct__recordable):
+ * the op then hands back NULL (ct__unrecordable). */
+static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n_out, const ct_tensor *input,
                               const ct__reduce_rec *rec);
 
 /* ---------------------------------------------------------------- joining and indexing */
@@ -279,8 +296,9 @@ static inline ct__join_args ct__join_args_init(int dim)
 }
 
 /* Record join op `kind` over inputs in (NULL entries: no gradient) giving
- * outputs out (several for split and unbind). */
-static void ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
+ * outputs out (several for split and unbind); false when refused, as
+ * ct__record_reduce. */
+static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int n_in, ct_tensor *const *out, int n_out,
                             const ct__join_args *a);
 
 /* ---------------------------------------------------------------- copies */
@@ -297,8 +315,9 @@ typedef enum ct__copy_grad {
     CT__CG_TRIU     /* triu(k) */
 } ct__copy_grad;
 
-/* Record copy op `kind` of input (and src, for copy_) giving out; k: the diagonal. */
-static void ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k);
+/* Record copy op `kind` of input (and src, for copy_) giving out; k: the
+ * diagonal. False when refused, as ct__record_reduce. */
+static bool ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k);
 
 /* ---------------------------------------------------------------- autocast */
 

@@ -246,7 +246,7 @@ ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2)
     if (ct__check_mm_shapes(input, mat2) || ct__check_kernel("addmm_impl_cpu_", input->dtype, mat2)) return NULL;
     const int64_t out[2] = {input->sizes[0], mat2->sizes[1]};
     ct_tensor *r = ct__product_of(NULL, input, mat2, out, 2, input->dtype, ct_addmm_opts_init());
-    ct__record_product(CT__PG_MM, r, NULL, input, mat2, ct_addmm_opts_init());
+    if (!ct__record_product(CT__PG_MM, r, NULL, input, mat2, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -258,7 +258,7 @@ ct_tensor *ct_bmm(const ct_tensor *input, const ct_tensor *mat2)
     if (ct__check_bmm_shapes(input, mat2) || ct__check_kernel("bmm", input->dtype, mat2)) return NULL;
     const int64_t out[3] = {input->sizes[0], input->sizes[1], mat2->sizes[2]};
     ct_tensor *r = ct__product_of(NULL, input, mat2, out, 3, input->dtype, ct_addmm_opts_init());
-    ct__record_product(CT__PG_BMM, r, NULL, input, mat2, ct_addmm_opts_init());
+    if (!ct__record_product(CT__PG_BMM, r, NULL, input, mat2, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -269,7 +269,7 @@ ct_tensor *ct_mv(const ct_tensor *input, const ct_tensor *vec)
     const int64_t out[1] = {input->ndim == 2 ? input->sizes[0] : 1};
     if (ct__check_mv_shapes(1, out, input, vec) || ct__check_kernel("addmv_impl_cpu", input->dtype, vec)) return NULL;
     ct_tensor *r = ct__product_of(NULL, input, vec, out, 1, input->dtype, ct_addmm_opts_init());
-    ct__record_product(CT__PG_MV, r, NULL, input, vec, ct_addmm_opts_init());
+    if (!ct__record_product(CT__PG_MV, r, NULL, input, vec, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -294,7 +294,7 @@ static ct_tensor *ct__dot(const ct_tensor *a, const ct_tensor *b, ct__product_gr
     }
     if (ct__check_product_dtype("dot", a->dtype)) return NULL;
     ct_tensor *r = ct__product_of(NULL, a, b, NULL, 0, a->dtype, ct_addmm_opts_init());
-    ct__record_product(kind, r, NULL, a, b, ct_addmm_opts_init());
+    if (!ct__record_product(kind, r, NULL, a, b, ct_addmm_opts_init())) return ct__unrecordable(r);
     return r;
 }
 
@@ -361,7 +361,7 @@ ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tens
         ct__check_product_dtype("addmm_impl_cpu_", mat1->dtype))
         return NULL;
     ct_tensor *r = ct__product_of(input, mat1, mat2, out, 2, mat1->dtype, opts);
-    ct__record_product(CT__PG_ADDMM, r, input, mat1, mat2, opts);
+    if (!ct__record_product(CT__PG_ADDMM, r, input, mat1, mat2, opts)) return ct__unrecordable(r);
     return r;
 }
 
@@ -374,7 +374,7 @@ ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tenso
         return NULL;
     const int64_t out[1] = {mat->sizes[0]};
     ct_tensor *r = ct__product_of(input, mat, vec, out, 1, mat->dtype, opts);
-    ct__record_product(CT__PG_ADDMV, r, input, mat, vec, opts);
+    if (!ct__record_product(CT__PG_ADDMV, r, input, mat, vec, opts)) return ct__unrecordable(r);
     return r;
 }
 
@@ -397,7 +397,7 @@ ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_
         ct__check_kernel("baddbmm", batch1->dtype, batch2))
         return NULL;
     ct_tensor *r = ct__product_of(input, batch1, batch2, out, 3, batch1->dtype, opts);
-    ct__record_product(CT__PG_BADDBMM, r, input, batch1, batch2, opts);
+    if (!ct__record_product(CT__PG_BADDBMM, r, input, batch1, batch2, opts)) return ct__unrecordable(r);
     return r;
 }
 

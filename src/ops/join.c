@@ -280,7 +280,7 @@ static ct_tensor *ct__join_recorded(ct_tensor *r, ct__join_grad kind, const ct_t
                                     const ct__join_args *a)
 {
     const ct_tensor *in[2] = {a0, a1};
-    ct__record_join(kind, in, a1 ? 2 : 1, &r, 1, a);
+    if (!ct__record_join(kind, in, a1 ? 2 : 1, &r, 1, a)) return ct__unrecordable(r);
     return r;
 }
 
@@ -319,9 +319,9 @@ static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *
     ct__join_args a = ct__join_args_init(d);
     a.lengths = lengths;
     a.n_lengths = n;
-    ct__record_join(CT__JG_CAT, (const ct_tensor *const *)ts, n, &r, 1, &a);
+    bool recorded = ct__record_join(CT__JG_CAT, (const ct_tensor *const *)ts, n, &r, 1, &a);
     CT_FREE(lengths);
-    return r;
+    return recorded ? r : ct__unrecordable(r);
 }
 
 ct_tensor *ct_cat(ct_tensor *const *tensors, int n, int dim)
@@ -403,7 +403,7 @@ ct_tensor *ct_stack(ct_tensor *const *tensors, int n, int dim)
         ct_scope_end(s);
     }
     ct__join_args a = ct__join_args_init(d);
-    ct__record_join(CT__JG_STACK, (const ct_tensor *const *)tensors, n, &r, 1, &a);
+    if (!ct__record_join(CT__JG_STACK, (const ct_tensor *const *)tensors, n, &r, 1, &a)) return ct__unrecordable(r);
     return r;
 }
 
@@ -438,10 +438,14 @@ static ct_result ct__check_room(int64_t count, ct_tensor **out, int64_t capacity
 }
 
 /* Record the count pieces of t along d (out NULL: only counted) as one
- * node; returns count. */
-static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor *const *out, int64_t count)
+ * node; returns count, or an error (no pieces) when autograd refuses t. */
+static int64_t ct__record_pieces(ct__join_grad kind, const ct_tensor *t, int d, ct_tensor **out, int64_t count)
 {
     ct__join_args a = ct__join_args_init(d);
+    if (out && ct__recordable(&t, 1) != CT_OK) {
+        for (int64_t i = count - 1; i >= 0; i--) out[i] = ct__unrecordable(out[i]); /* newest first */
+        return ct_last_error_code();
+    }
     for (int64_t i = 0; out && i < count; i++) ct__mark_view(out[i], t, true);
     if (out && count <= INT_MAX) ct__record_join(kind, &t, 1, out, (int)count, &a);
     return count;

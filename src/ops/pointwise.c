@@ -337,6 +337,10 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     ct_result r;
     /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
     if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out, in, n)) != CT_OK) return r;
+    /* and a stale view whose history it cannot read, before computing (ct__history_check) */
+    if (!*out && ct__any_stale_view(in, n) && ct__pointwise_differentiable(op, in, args) &&
+        (r = ct__recordable(in, n)) != CT_OK)
+        return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
     if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;

@@ -270,7 +270,7 @@ static ct_tensor *ct__reduce_recorded(ct__reduce_fn fn, ct__reduce_grad kind, co
     CT__UNRECORDED(r, fn(t, mask, keepdim, dtype));
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
     rec.alt = !all;
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -358,7 +358,7 @@ ct_tensor *ct_prod_dim(const ct_tensor *input, int dim, bool keepdim, ct_dtype d
 static ct_tensor *ct__record_result(ct__reduce_grad kind, ct_tensor *r, const ct_tensor *t, uint32_t mask, bool keepdim)
 {
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -374,7 +374,7 @@ static ct_result ct__along_recorded(ct__reduce_grad kind, ct__aop op, const char
         ct__reduce_rec rec = ct__reduce_rec_of(0, keepdim);
         rec.dim = ct__wrap_dim(dim, t->ndim);
         rec.indices = i;
-        ct__record_reduce(kind, &v, 1, t, &rec);
+        if (!ct__record_reduce(kind, &v, 1, t, &rec)) r = ct_last_error_code();
     }
     return ct__hand_pair(r, v, i, values, indices);
 }
@@ -450,7 +450,8 @@ static ct_tensor *ct__argext(ct__aop op, const char *name, const ct_tensor *t, i
         return NULL;
     }
     ct_scope s = ct_scope_begin();
-    const ct_tensor *in = flat ? ct_reshape(t, CT_SHAPE(-1)) : t;
+    const ct_tensor *in = t;
+    if (flat) CT__UNRECORDED(in, ct_reshape(t, CT_SHAPE(-1))); /* no gradient: nothing to record */
     if (in && ct__along_reduce(op, name, in, flat ? 0 : dim, keepdim, false, NULL, &i) == CT_OK) ct_keep(i);
     ct_scope_end(s);
     return i;
@@ -549,7 +550,7 @@ static ct_result ct__var(const char *fname, bool take_sqrt, bool with_mean, cons
         ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
         rec.alt = dims.ndim > 0;
         rec.correction = correction;
-        ct__record_reduce(kinds[take_sqrt][with_mean], res, with_mean ? 2 : 1, t, &rec);
+        if (!ct__record_reduce(kinds[take_sqrt][with_mean], res, with_mean ? 2 : 1, t, &rec)) r = ct_last_error_code();
     }
     return ct__hand_pair(r, res[0], res[1], out, mean);
 }
@@ -675,7 +676,7 @@ ct_tensor *ct_norm_dim(const ct_tensor *input, double p, ct_shape dims, bool kee
     ct__reduce_rec rec = ct__reduce_rec_of(mask, keepdim);
     rec.alt = dtype != CT_DEFAULT;
     rec.p = p;
-    ct__record_reduce(CT__RG_NORM, &r, 1, input, &rec);
+    if (!ct__record_reduce(CT__RG_NORM, &r, 1, input, &rec)) return ct__unrecordable(r);
     return r;
 }
 
@@ -836,7 +837,7 @@ static ct_tensor *ct__dim_recorded(ct__reduce_grad kind, ct_tensor *r, const ct_
     rec.dim = t->ndim ? ct__wrap_dim(dim, t->ndim) : 0;
     rec.indices = indices;
     rec.self_before = self_before;
-    ct__record_reduce(kind, &r, 1, t, &rec);
+    if (!ct__record_reduce(kind, &r, 1, t, &rec)) return ct__unrecordable(r);
     return r;
 }
 

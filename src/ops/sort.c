@@ -28,15 +28,16 @@ static ct_result ct__sort_not_implemented(const char *kernel, ct_dtype dt)
 /* ---------------------------------------------------------------- values and indices */
 
 /* The values' node of sort, topk or kthvalue: the gradient goes back to
- * where the indices say (along dim, which `reduced` outputs lack). */
-static void ct__sort_record(ct__op op, const ct__sort_job *job, ct_tensor *v, const ct_tensor *i, bool reduced)
+ * where the indices say (along dim, which `reduced` outputs lack); false
+ * when refused (ct__record_reduce). */
+static bool ct__sort_record(ct__op op, const ct__sort_job *job, ct_tensor *v, const ct_tensor *i, bool reduced)
 {
     ct__reduce_rec rec = ct__reduce_rec_of(0, !reduced);
     rec.dim = job->dim;
     rec.alt = op == CT__OP_sort && job->stable;
     rec.indices = i;
-    ct__record_reduce(op == CT__OP_sort ? CT__RG_SORT : op == CT__OP_topk ? CT__RG_TOPK : CT__RG_KTHVALUE, &v, 1,
-                      job->input, &rec);
+    return ct__record_reduce(op == CT__OP_sort ? CT__RG_SORT : op == CT__OP_topk ? CT__RG_TOPK : CT__RG_KTHVALUE,
+                             &v, 1, job->input, &rec);
 }
 
 /* Run sort, topk or kthvalue into new outputs of the given sizes and strides
@@ -59,7 +60,7 @@ static ct_result ct__values_indices(ct__op op, ct__sort_job *job, const int64_t 
         job->indices = reduced ? ct_unsqueeze(i, job->dim) : i;
         r = job->indices && (job->values || !v) ? ct__sorting(op, job) : ct_last_error_code();
     }
-    if (r == CT_OK && v) ct__sort_record(op, job, v, i, reduced);
+    if (r == CT_OK && v && !ct__sort_record(op, job, v, i, reduced)) r = ct_last_error_code();
     if (r == CT_OK) {
         ct__sort_hand_on(values, v);
         ct__sort_hand_on(indices, i);

@@ -195,7 +195,7 @@ ct_tensor *ct_contiguous(const ct_tensor *t)
     if (ct__is_contiguous(t)) return ct__same(t);
     ct_tensor *r = ct__alloc(t->sizes, t->ndim, t->dtype, t->storage->device);
     if (r) ct__copy_unchecked(r, t);
-    ct__record_copy(CT__CG_CLONE, r, t, NULL, 0);
+    if (!ct__record_copy(CT__CG_CLONE, r, t, NULL, 0)) return ct__unrecordable(r);
     return r;
 }
 
@@ -203,7 +203,7 @@ ct_tensor *ct_clone(const ct_tensor *t)
 {
     CT__ARG(t, "self", 1);
     ct_tensor *r = ct__copy_as(t, t->dtype);
-    ct__record_copy(CT__CG_CLONE, r, t, NULL, 0);
+    if (!ct__record_copy(CT__CG_CLONE, r, t, NULL, 0)) return ct__unrecordable(r);
     return r;
 }
 
@@ -216,7 +216,7 @@ ct_tensor *ct_to(const ct_tensor *t, ct_dtype dtype)
         return NULL;
     }
     ct_tensor *r = ct__copy_as(t, dtype);
-    ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0);
+    if (!ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0)) return ct__unrecordable(r);
     return r;
 }
 

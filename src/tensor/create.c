@@ -366,7 +366,7 @@ ct_tensor *ct_tril(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
     ct_tensor *r = ct__triangle(t, diagonal, false);
-    ct__record_copy(CT__CG_TRIL, r, t, NULL, diagonal);
+    if (!ct__record_copy(CT__CG_TRIL, r, t, NULL, diagonal)) return ct__unrecordable(r);
     return r;
 }
 
@@ -374,6 +374,6 @@ ct_tensor *ct_triu(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
     ct_tensor *r = ct__triangle(t, diagonal, true);
-    ct__record_copy(CT__CG_TRIU, r, t, NULL, diagonal);
+    if (!ct__record_copy(CT__CG_TRIU, r, t, NULL, diagonal)) return ct__unrecordable(r);
     return r;
 }

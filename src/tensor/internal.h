@@ -30,8 +30,26 @@ struct ct_tensor {
 
 /* How a view was made (PyTorch's CreationMeta): an in-place op on a view
  * rewrites its base's history, which PyTorch refuses for a view made in
- * no_grad mode or one of several views one op returned. */
-typedef enum ct__view_made { CT__VIEW_MADE_DEFAULT, CT__VIEW_MADE_NO_GRAD, CT__VIEW_MADE_MULTI_OUTPUT } ct__view_made;
+ * no_grad or inference mode or one of several views one op returned; such a
+ * view is also refused to autograd once its base was written (its history
+ * cannot be regenerated). */
+typedef enum ct__view_made {
+    CT__VIEW_MADE_DEFAULT,
+    CT__VIEW_MADE_NO_GRAD,
+    CT__VIEW_MADE_MULTI_OUTPUT,
+    CT__VIEW_MADE_INFERENCE
+} ct__view_made;
+
+/* Whether t is a view whose storage was written since its grad_fn was set
+ * (or since it was made): autograd's fast path is this one test. */
+static inline bool ct__view_is_stale(const ct_tensor *t) { return t->base && t->view_version != t->storage->version; }
+/* Whether any of in (n, NULL entries allowed) is such a view. */
+static inline bool ct__any_stale_view(const ct_tensor *const *in, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (in[i] && CT__UNLIKELY(ct__view_is_stale(in[i]))) return true;
+    return false;
+}
 
 /* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
 typedef struct ct__backend {

@@ -289,7 +289,7 @@ static int ct__suffixes(const ct_tensor *t, char out[CT__SUFFIXES][CT__SUFFIX_MA
         snprintf(out[k++], CT__SUFFIX_MAX, "dtype=torch.%s", ct_dtype_name(t->dtype));
     }
     if (grad_fn) snprintf(out[k++], CT__SUFFIX_MAX, "grad_fn=<%s>", grad_fn);
-    else if (t->requires_grad) snprintf(out[k++], CT__SUFFIX_MAX, "requires_grad=True");
+    else if (ct_requires_grad(t)) snprintf(out[k++], CT__SUFFIX_MAX, "requires_grad=True");
     return k;
 }
 

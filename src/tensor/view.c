@@ -109,9 +109,10 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
  * how it was made; a view of a view keeps the stricter of the two. */
 static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
 {
-    ct__view_made made = !ct__grad_mode() ? CT__VIEW_MADE_NO_GRAD
-                         : one_of_many    ? CT__VIEW_MADE_MULTI_OUTPUT
-                                          : CT__VIEW_MADE_DEFAULT;
+    ct__view_made made = ct_is_inference_mode_enabled() ? CT__VIEW_MADE_INFERENCE
+                         : !ct__grad_mode()                 ? CT__VIEW_MADE_NO_GRAD
+                         : one_of_many                      ? CT__VIEW_MADE_MULTI_OUTPUT
+                                                            : CT__VIEW_MADE_DEFAULT;
     if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
     ct_tensor *old = v->base; /* set when a view op made v with another (unbind with select) */
     v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
@@ -131,6 +132,7 @@ static void ct__unmark_view(ct_tensor *v)
 /* v, a new view of t, recorded for autograd as `name` (returns v). */
 static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kind, const ct_tensor *t, const int64_t *p)
 {
+    if (v && ct__recordable(&t, 1) != CT_OK) return ct__unrecordable(v); /* before v becomes a view */
     if (v) ct__mark_view(v, t, false);
     ct__record_view(name, kind, v, t, p);
     return v;
