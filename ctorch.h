@@ -21440,20 +21440,21 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
     *lo = first < *hi ? first : *hi;
 }
 
-/* im2col of one image: x (C, in0, in1, in2) to cols (C * k0 * k1 * k2, out0 * out1 * out2),
+/* im2col of one image: x (C, in0, in1, in2) to cols (C * k0 * k1 * k2, out0 * out1 * out2)
+ * whose rows are ld apart (ld >= out0 * out1 * out2: the columns of several images side by side),
  * row (c, j0, j1, j2), column (o0, o1, o2) = x[c, o*stride - pad + j*dil], 0 outside.
  * A row is zeroed at once, then the inside stretch of each of its lines copied
  * (lines are short: a call per line, or a division per row, would cost more
  * than the copy). */
 #define CT__IM2COL(T)                                                                                        \
-    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols)                        \
+    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols, int64_t ld)            \
     {                                                                                                        \
         int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                 \
         T *row = cols;                                                                                       \
         for (int64_t c = 0; c < C; c++)                                                                      \
             for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
                 for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
-                    for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += L) {                                     \
+                    for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += ld) {                                    \
                         int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
                         ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                 \
                         const T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                \
@@ -26337,10 +26338,35 @@ static ct__window ct__conv_window(const ct__conv *c, const int64_t *in, const in
 
 /* ---------------------------------------------------------------- the kernels' driver */
 
+/* Images per GEMM: as many as keep the columns of a chunk within about
+ * 4 MB, so that small images make one product of useful size. */
+static int64_t ct__conv_chunk(int64_t N, int64_t col_elems_per_image)
+{
+    int64_t nb = ((int64_t)1 << 20) / CT__MAX(col_elems_per_image, 1);
+    return CT__MAX(1, CT__MIN(N, nb));
+}
+
+/* m images (C, L), image_stride apart, to or from a chunk (C, m * L) that
+ * has them side by side: from_chunk says which way src -> dst goes. */
+#define CT__CONV_REGROUP(T)                                                                                   \
+    static void ct__regroup_##T(const T *src, T *dst, int64_t m, int64_t C, int64_t L, int64_t image_stride, \
+                                bool from_chunk)                                                              \
+    {                                                                                                         \
+        for (int64_t c = 0; c < C; c++)                                                                       \
+            for (int64_t i = 0; i < m; i++) {                                                                 \
+                int64_t in_chunk = (c * m + i) * L, in_images = i * image_stride + c * L;                     \
+                memcpy(dst + (from_chunk ? in_images : in_chunk), src + (from_chunk ? in_chunk : in_images),  \
+                       sizeof(T) * (size_t)L);                                                                \
+            }                                                                                                 \
+    }
+CT__CONV_REGROUP(float)
+CT__CONV_REGROUP(double)
+
 /* out (N, Cout, out...) from x (N, Cin, in...), w and bias b (Cout or NULL):
  * a convolution multiplies each group's weight (Og, Cg * K) by the im2col
- * columns (Cg * K, L); a transposed one makes columns (Og * K, L_in) = W_g^T
- * x_g and adds them back with col2im. */
+ * columns (Cg * K, m * L) of a chunk of m images side by side; a transposed
+ * one makes columns (Og * K, L_in) = W_g^T x_g per image and adds them back
+ * with col2im. */
 #define CT__CONV_FORWARD(T, gemm)                                                                             \
     static ct_result ct__conv_forward_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin,    \
                                           int64_t Cout, const T *x, const T *w, const T *b, T *out)          \
@@ -26348,28 +26374,40 @@ static ct__window ct__conv_window(const ct__conv *c, const int64_t *in, const in
         int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], Lcol = g->out[0] * g->out[1] * g->out[2];  \
         int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lin = c->transposed ? Lcol : Limg;                  \
         int64_t Lout = c->transposed ? Limg : Lcol, Cimg = c->transposed ? Cout : Cin;                      \
+        int64_t Og = Cout / G, CgK = Cin / G * K;                                                             \
         bool direct = !c->transposed && K == 1 && g->stride[0] * g->stride[1] * g->stride[2] == 1 &&       \
                       g->pad[0] + g->pad[1] + g->pad[2] == 0;                                                \
-        T *cols = direct ? NULL : (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cimg * K * Lcol, 1));          \
-        if (!direct && !cols) return CT__OOM();                                                               \
-        for (int64_t n = 0; n < N; n++) {                                                                     \
-            const T *xn = x + n * Cin * Lin;                                                                  \
-            T *on = out + n * Cout * Lout;                                                                    \
+        int64_t nb = direct || c->transposed ? 1 : ct__conv_chunk(N, Cimg * K * Lcol);                       \
+        T *cols = direct ? NULL : (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cimg * K * Lcol * nb, 1));     \
+        T *prod = nb > 1 ? (T *)CT_MALLOC(sizeof(T) * (size_t)(Cout * Lcol * nb)) : NULL;                    \
+        if ((!direct && !cols) || (nb > 1 && !prod)) {                                                        \
+            CT_FREE(cols);                                                                                    \
+            return CT__OOM();                                                                                 \
+        }                                                                                                     \
+        for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
+            int64_t m = CT__MIN(nb, N - n0), ld = m * Lcol;                                                   \
+            const T *xn = x + n0 * Cin * Lin;                                                                 \
+            T *on = out + n0 * Cout * Lout;                                                                   \
             if (!c->transposed) {                                                                             \
+                for (int64_t i = 0; !direct && i < m; i++)                                                    \
+                    ct__im2col_##T(g, Cin, xn + i * Cin * Lin, cols + i * Lcol, ld);                          \
                 const T *B = direct ? xn : cols;                                                              \
-                if (!direct) ct__im2col_##T(g, Cin, xn, cols);                                                \
+                T *dst = m > 1 ? prod : on; /* (Cout, m * L): the chunk's images side by side */              \
                 for (int64_t k = 0; k < G; k++)                                                               \
-                    gemm(false, false, Cout / G, Lcol, Cin / G * K, 1, w + k * (Cout / G) * (Cin / G) * K,     \
-                         Cin / G * K, B + k * (Cin / G) * K * Lcol, Lcol, 0, on + k * (Cout / G) * Lcol, Lcol);  \
+                    gemm(false, false, Og, ld, CgK, 1, w + k * Og * CgK, CgK, B + k * CgK * ld, ld, 0,         \
+                         dst + k * Og * ld, ld);                                                              \
+                if (m > 1) ct__regroup_##T(prod, on, m, Cout, Lcol, Cout * Lout, true);                       \
             } else {                                                                                          \
                 for (int64_t k = 0; k < G; k++)                                                               \
                     gemm(true, false, Cout / G * K, Lcol, Cin / G, 1, w + k * (Cin / G) * (Cout / G) * K,      \
                          Cout / G * K, xn + k * (Cin / G) * Lcol, Lcol, 0, cols + k * (Cout / G) * K * Lcol, Lcol); \
                 ct__col2im_##T(g, Cout, cols, on);                                                            \
             }                                                                                                 \
-            for (int64_t o = 0; b && o < Cout; o++)                                                           \
-                for (int64_t i = 0; i < Lout; i++) on[o * Lout + i] += b[o];                                 \
+            for (int64_t i = 0; b && i < m; i++)                                                              \
+                for (int64_t o = 0; o < Cout; o++)                                                            \
+                    for (int64_t l = 0; l < Lout; l++) on[(i * Cout + o) * Lout + l] += b[o];                 \
         }                                                                                                     \
+        CT_FREE(prod);                                                                                        \
         CT_FREE(cols);                                                                                        \
         return CT_OK;                                                                                         \
     }
@@ -26377,11 +26415,11 @@ CT__CONV_FORWARD(float, ct__sgemm)
 CT__CONV_FORWARD(double, ct__dgemm)
 
 /* The weight's gradient gw (shaped as the weight) from x (N, Cin, ...) and
- * go (N, Cout, ...): per image and group, a product of one side by the
- * im2col columns of the other, summed over the images. For a convolution
- * gw_g (Og, Cg * K) += go_g (Og, L) cols(x)_g^T; for a transposed one
- * gw_g (Cg, Og * K) += x_g (Cg, L) cols(go)_g^T, the columns taken over its
- * output as its forward's col2im writes them. */
+ * go (N, Cout, ...): per chunk of m images and group, a product of one
+ * side by the im2col columns of the other, summed over the chunks. For a
+ * convolution gw_g (Og, Cg * K) += go_g (Og, m * L) cols(x)_g^T; for a
+ * transposed one gw_g (Cg, Og * K) += x_g (Cg, m * L) cols(go)_g^T, the
+ * columns taken over its output as its forward's col2im writes them. */
 #define CT__CONV_WEIGHT_GRAD(T, gemm)                                                                         \
     static ct_result ct__conv_weight_grad_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin, \
                                               int64_t Cout, const T *x, const T *go, T *gw)                  \
@@ -26390,16 +26428,24 @@ CT__CONV_FORWARD(double, ct__dgemm)
         int64_t Limg = g->in[0] * g->in[1] * g->in[2];                                                      \
         const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                               \
         int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                       \
-        int64_t rows = Cside / G, cols_per_group = Cimg / G * K;                                              \
-        T *cols = (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cimg * K * L, 1));                               \
-        if (!cols) return CT__OOM();                                                                          \
-        for (int64_t n = 0; n < N; n++) {                                                                     \
-            ct__im2col_##T(g, Cimg, img + n * Cimg * Limg, cols);                                            \
+        int64_t rows = Cside / G, cols_per_group = Cimg / G * K, nb = ct__conv_chunk(N, Cimg * K * L);       \
+        T *cols = (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cimg * K * L * nb, 1));                          \
+        T *sides = (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cside * L * nb, 1));                            \
+        if (!cols || !sides) {                                                                                \
+            CT_FREE(cols);                                                                                    \
+            CT_FREE(sides);                                                                                   \
+            return CT__OOM();                                                                                 \
+        }                                                                                                     \
+        for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
+            int64_t m = CT__MIN(nb, N - n0), ld = m * L;                                                      \
+            for (int64_t i = 0; i < m; i++) ct__im2col_##T(g, Cimg, img + (n0 + i) * Cimg * Limg, cols + i * L, ld); \
+            ct__regroup_##T(side + n0 * Cside * L, sides, m, Cside, L, Cside * L, false);                     \
             for (int64_t k = 0; k < G; k++)                                                                   \
-                gemm(false, true, rows, cols_per_group, L, 1, side + (n * Cside + k * rows) * L, L,            \
-                     cols + k * cols_per_group * L, L, n == 0 ? 0 : 1, gw + k * rows * cols_per_group,       \
+                gemm(false, true, rows, cols_per_group, ld, 1, sides + k * rows * ld, ld,                     \
+                     cols + k * cols_per_group * ld, ld, n0 == 0 ? 0 : 1, gw + k * rows * cols_per_group,     \
                      cols_per_group);                                                                         \
         }                                                                                                     \
+        CT_FREE(sides);                                                                                       \
         CT_FREE(cols);                                                                                        \
         return CT_OK;                                                                                         \
     }
@@ -26809,9 +26855,9 @@ static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_im
         const char *src = ct__data(xc) + (size_t)(n * in_per) * ct__esize(x);
         char *dst = ct__data(out) + (size_t)(n * out_per) * ct__esize(x);
         if (x->dtype == CT_F32 && to_image) ct__col2im_float(g, C, (const float *)src, (float *)dst);
-        else if (x->dtype == CT_F32) ct__im2col_float(g, C, (const float *)src, (float *)dst);
+        else if (x->dtype == CT_F32) ct__im2col_float(g, C, (const float *)src, (float *)dst, L);
         else if (to_image) ct__col2im_double(g, C, (const double *)src, (double *)dst);
-        else ct__im2col_double(g, C, (const double *)src, (double *)dst);
+        else ct__im2col_double(g, C, (const double *)src, (double *)dst, L);
     }
     ct__discard(xc);
     *keep = *f;

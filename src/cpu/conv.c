@@ -14,20 +14,21 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
     *lo = first < *hi ? first : *hi;
 }
 
-/* im2col of one image: x (C, in0, in1, in2) to cols (C * k0 * k1 * k2, out0 * out1 * out2),
+/* im2col of one image: x (C, in0, in1, in2) to cols (C * k0 * k1 * k2, out0 * out1 * out2)
+ * whose rows are ld apart (ld >= out0 * out1 * out2: the columns of several images side by side),
  * row (c, j0, j1, j2), column (o0, o1, o2) = x[c, o*stride - pad + j*dil], 0 outside.
  * A row is zeroed at once, then the inside stretch of each of its lines copied
  * (lines are short: a call per line, or a division per row, would cost more
  * than the copy). */
 #define CT__IM2COL(T)                                                                                        \
-    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols)                        \
+    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols, int64_t ld)            \
     {                                                                                                        \
         int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                 \
         T *row = cols;                                                                                       \
         for (int64_t c = 0; c < C; c++)                                                                      \
             for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
                 for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
-                    for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += L) {                                     \
+                    for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += ld) {                                    \
                         int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
                         ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                 \
                         const T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                \
