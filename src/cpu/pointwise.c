@@ -740,20 +740,30 @@ CT__FLOATING(clamp)
     }
 
 /* where: out[k] = c[k] ? x[k] : y[k], c bool (or uint8), copied bit for bit */
+/* o[k] = c[k] ? X : Y, with both sides loaded so that the select vectorises */
+#define CT__SELECT_LOOP(X, Y)                                                                    \
+    for (int64_t k = 0; k < n; k++) {                                                            \
+        T xk = X, yk = Y;                                                                        \
+        o[k] = c[k] ? xk : yk;                                                                   \
+    }
 #define CT__WHERE_LOOP(name, dt)                                                                 \
     static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
         const int64_t es = (int64_t)sizeof(T);                                                   \
         (void)ctx;                                                                               \
-        if (s[0] == es && s[1] == 1 && s[2] == es && s[3] == es) {                               \
-            T *CT__RESTRICT o = (T *)d[0];                                                       \
-            const uint8_t *CT__RESTRICT c = (const uint8_t *)d[1];                               \
-            const T *CT__RESTRICT x = (const T *)d[2], *CT__RESTRICT y = (const T *)d[3];        \
-            for (int64_t k = 0; k < n; k++) {                                                    \
-                T xk = x[k], yk = y[k]; /* both loaded, so that the select vectorises */         \
-                o[k] = c[k] ? xk : yk;                                                           \
-            }                                                                                    \
+        T *CT__RESTRICT o = (T *)d[0];                                                           \
+        const uint8_t *CT__RESTRICT c = (const uint8_t *)d[1];                                   \
+        const T *CT__RESTRICT x = (const T *)d[2], *CT__RESTRICT y = (const T *)d[3];            \
+        bool dense = s[0] == es && s[1] == 1; /* o and c; x or y may be a number (stride 0) */   \
+        if (dense && s[2] == es && s[3] == es) {                                                 \
+            CT__SELECT_LOOP(x[k], y[k])                                                          \
+        } else if (dense && s[2] == es && s[3] == 0) {                                           \
+            const T y0 = *y;                                                                     \
+            CT__SELECT_LOOP(x[k], y0)                                                            \
+        } else if (dense && s[2] == 0 && s[3] == es) {                                           \
+            const T x0 = *x;                                                                     \
+            CT__SELECT_LOOP(x0, y[k])                                                            \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
                 *(T *)(d[0] + k * s[0]) = *(const uint8_t *)(d[1] + k * s[1]) ? *(const T *)(d[2] + k * s[2]) \
