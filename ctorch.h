@@ -18746,9 +18746,9 @@ CT__PROD(double, 4)
  * it is clear and all bits flipped when it is set order as unsigned
  * integers the way the values do (-0 below +0), and an integer maximum
  * vectorises where GCC leaves a NaN-keeping float maximum scalar. False for
- * an empty row, a row with a NaN and a zero extreme: there the order of the
- * comparisons decides which NaN or which zero wins, so callers run their
- * own loop. INF is the dtype's infinity as bits. */
+ * an empty row, a row with a NaN and a row whose extreme is zero: there the
+ * order of the comparisons decides which NaN or which zero wins, so callers
+ * run their own loop. INF is the dtype's infinity as bits. */
 #define CT__KEY_EXTREME(name, T, U, INF)                                                                  \
     static inline U ct__fkey_##name(U b)                                                                  \
     {                                                                                                     \
