@@ -3512,15 +3512,19 @@ static inline double ct__expm1_tail(double r, bool full)
  * clamped to 746, where e^x over- or underflows anyway (NaN passes). x =
  * k ln2 + r with |r| <= ln2/2, ln2 split as Cody and Waite do (its high part
  * has 32 bits, so k * hi is exact); 2^k applied as two factors, so that
- * subnormal results round once. */
+ * subnormal results round once. Float results clamp at 150 instead (e^150
+ * overflows float, e^-150 rounds to its 0), inside which p 2^k is a normal
+ * double: one factor gives the same bits, for every float x. */
 CT__ALWAYS_INLINE double ct__exp_core(double x, bool full)
 {
     const double log2e = 1.4426950408889634;
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-    x = ct__pick(fabs(x) > 746.0, copysign(746.0, x), x);
+    const double limit = full ? 746.0 : 150.0;
+    x = ct__pick(fabs(x) > limit, copysign(limit, x), x);
     double k = (x * log2e + CT__SHIFTER) - CT__SHIFTER;
     double r = (x - k * ln2_hi) - k * ln2_lo;
     double p = 1.0 + (r + ct__expm1_tail(r, full));
+    if (!full) return p * ct__pow2(k);
     double k1 = (k * 0.5 + CT__SHIFTER) - CT__SHIFTER; /* k in halves: each within range */
     return p * ct__pow2(k1) * ct__pow2(k - k1);
 }
@@ -18882,14 +18886,85 @@ CT__PROD(double, 4)
 
 /* ---------------------------------------------------------------- reductions whose order cannot show */
 
+/* The largest (max) or smallest element of a contiguous row of a floating
+ * dtype, found through keys: a float's bits with the sign bit flipped when
+ * it is clear and all bits flipped when it is set order as unsigned
+ * integers the way the values do (-0 below +0), and an integer maximum
+ * vectorises where GCC leaves a NaN-keeping float maximum scalar. False for
+ * an empty row, a row with a NaN and a row whose extreme is zero: there the
+ * order of the comparisons decides which NaN or which zero wins, so callers
+ * run their own loop. INF is the dtype's infinity as bits. */
+#define CT__KEY_EXTREME(name, T, U, INF)                                                                  \
+    static inline U ct__fkey_##name(U b)                                                                  \
+    {                                                                                                     \
+        const U sign = (U)((U)1 << (sizeof(U) * 8 - 1));                                                  \
+        return (U)(b ^ ((U)(0u - (U)(b >> (sizeof(U) * 8 - 1))) | sign));                                 \
+    }                                                                                                     \
+    static inline bool ct__extreme_##name(const T *x, int64_t n, bool max, T *res)                       \
+    {                                                                                                     \
+        const U sign = (U)((U)1 << (sizeof(U) * 8 - 1)), mag = (U)~sign, inf = (U)(INF);                  \
+        U best = max ? 0 : (U)~(U)0, nan = 0, b;                                                          \
+        if (max) {                                                                                        \
+            for (int64_t i = 0; i < n; i++) {                                                             \
+                memcpy(&b, x + i, sizeof b);                                                              \
+                U k = ct__fkey_##name(b);                                                                 \
+                best = k > best ? k : best;                                                               \
+                nan |= (U)((U)(b & mag) > inf);                                                           \
+            }                                                                                             \
+        } else {                                                                                          \
+            for (int64_t i = 0; i < n; i++) {                                                             \
+                memcpy(&b, x + i, sizeof b);                                                              \
+                U k = ct__fkey_##name(b);                                                                 \
+                best = k < best ? k : best;                                                               \
+                nan |= (U)((U)(b & mag) > inf);                                                           \
+            }                                                                                             \
+        }                                                                                                 \
+        b = (best & sign) ? (U)(best ^ sign) : (U)~best; /* the key undone */                             \
+        if (nan || n == 0 || (U)(b & mag) == 0) return false;                                             \
+        memcpy(res, &b, sizeof b);                                                                        \
+        return true;                                                                                      \
+    }
+CT__KEY_EXTREME(f32, float, uint32_t, 0x7f800000u)
+CT__KEY_EXTREME(f64, double, uint64_t, 0x7ff0000000000000u)
+CT__KEY_EXTREME(f16, uint16_t, uint16_t, 0x7c00u)
+CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
+
+/* A row's extreme through keys where the dtype has them (see above): FAST_MAX_<name> and
+ * FAST_MIN_<name> (x, n, &v) store it in v and say whether they did. */
+#define CT__NO_FAST(x, n, v) ((void)(x), (void)(n), (void)(v), false)
+#define CT__FAST_MAX_f32(x, n, v) ct__extreme_f32(x, n, true, v)
+#define CT__FAST_MIN_f32(x, n, v) ct__extreme_f32(x, n, false, v)
+#define CT__FAST_MAX_f64(x, n, v) ct__extreme_f64(x, n, true, v)
+#define CT__FAST_MIN_f64(x, n, v) ct__extreme_f64(x, n, false, v)
+#define CT__FAST_MAX_f16(x, n, v) ct__extreme_f16(x, n, true, v)
+#define CT__FAST_MIN_f16(x, n, v) ct__extreme_f16(x, n, false, v)
+#define CT__FAST_MAX_bf16(x, n, v) ct__extreme_bf16(x, n, true, v)
+#define CT__FAST_MIN_bf16(x, n, v) ct__extreme_bf16(x, n, false, v)
+#define CT__FAST_MAX_b8 CT__NO_FAST
+#define CT__FAST_MIN_b8 CT__NO_FAST
+#define CT__FAST_MAX_u8 CT__NO_FAST
+#define CT__FAST_MIN_u8 CT__NO_FAST
+#define CT__FAST_MAX_i8 CT__NO_FAST
+#define CT__FAST_MIN_i8 CT__NO_FAST
+#define CT__FAST_MAX_i16 CT__NO_FAST
+#define CT__FAST_MIN_i16 CT__NO_FAST
+#define CT__FAST_MAX_i32 CT__NO_FAST
+#define CT__FAST_MIN_i32 CT__NO_FAST
+#define CT__FAST_MAX_i64 CT__NO_FAST
+#define CT__FAST_MIN_i64 CT__NO_FAST
+
 /* out = OP(out, x) over a 2-D block: integer sums and products (which wrap,
  * so any order gives the same bits), extremes, logic and counts. LIFT makes
  * an element a partial result and COMBINE joins two, so that a contiguous
- * row runs in 16 independent lanes the compiler can vectorise. */
-#define CT__FREE_LOOP(name, TI, TO, OP, LIFT, COMBINE)                                                   \
+ * row runs in 16 independent lanes the compiler can vectorise. FAST(x, n,
+ * &v) may give a contiguous row's result v first (the extremes of floating
+ * dtypes: it is then the value the lanes would give). */
+#define CT__FREE_LOOP(name, TI, TO, OP, LIFT, COMBINE, FAST)                                             \
     static inline TO name##_row(TO acc, const TI *x, int64_t n)                                           \
     {                                                                                                     \
         int64_t i = 0;                                                                                    \
+        TO v;                                                                                             \
+        if (FAST(x, n, &v)) return COMBINE(acc, v);                                                       \
         if (n >= 32) {                                                                                    \
             TO lanes[16];                                                                                 \
             for (int l = 0; l < 16; l++) lanes[l] = LIFT(x[l]);                                           \
@@ -18964,11 +19039,14 @@ CT__PROD(double, 4)
 #define CT__AND(a, b) ((a) && (b))
 #define CT__OR(a, b) ((a) || (b))
 #define CT__ALL_LOOPS(name, DT, _)                                                                        \
-    CT__FREE_LOOP(ct__rall_##name, ct__##name##_t, uint8_t, CT__OPALL_##name, CT__NZ_##name, CT__AND)     \
-    CT__FREE_LOOP(ct__rany_##name, ct__##name##_t, uint8_t, CT__OPANY_##name, CT__NZ_##name, CT__OR)      \
-    CT__FREE_LOOP(ct__rcount_##name, ct__##name##_t, int64_t, CT__OPCOUNT_##name, CT__NZ_##name, CT__OP_ADD) \
-    CT__FREE_LOOP(ct__rmax_##name, ct__##name##_t, ct__##name##_t, CT__OPMAX_##name, CT__SAME, CT__OPMAX_##name) \
-    CT__FREE_LOOP(ct__rmin_##name, ct__##name##_t, ct__##name##_t, CT__OPMIN_##name, CT__SAME, CT__OPMIN_##name)
+    CT__FREE_LOOP(ct__rall_##name, ct__##name##_t, uint8_t, CT__OPALL_##name, CT__NZ_##name, CT__AND, CT__NO_FAST) \
+    CT__FREE_LOOP(ct__rany_##name, ct__##name##_t, uint8_t, CT__OPANY_##name, CT__NZ_##name, CT__OR, CT__NO_FAST) \
+    CT__FREE_LOOP(ct__rcount_##name, ct__##name##_t, int64_t, CT__OPCOUNT_##name, CT__NZ_##name, CT__OP_ADD,  \
+                  CT__NO_FAST)                                                                            \
+    CT__FREE_LOOP(ct__rmax_##name, ct__##name##_t, ct__##name##_t, CT__OPMAX_##name, CT__SAME, CT__OPMAX_##name, \
+                  CT__FAST_MAX_##name)                                                                    \
+    CT__FREE_LOOP(ct__rmin_##name, ct__##name##_t, ct__##name##_t, CT__OPMIN_##name, CT__SAME, CT__OPMIN_##name, \
+                  CT__FAST_MIN_##name)
 /* max keeps a NaN once seen (x != x is false for the integer types) */
 #define CT__OPS_FOR(name)                                                                                 \
     static inline uint8_t CT__OPALL_##name(uint8_t a, ct__##name##_t x) { return a && CT__NZ_##name(x); } \
@@ -18994,8 +19072,8 @@ CT__OPS_FOR(f32)
 CT__OPS_FOR(f64)
 CT__DTYPES_A(CT__ALL_LOOPS, _)
 #define CT__INT_LOOPS(name)                                                                               \
-    CT__FREE_LOOP(ct__rsum_##name, ct__##name##_t, int64_t, CT__OP_ADD, CT__AS_I64, CT__OP_ADD)           \
-    CT__FREE_LOOP(ct__rprod_##name, ct__##name##_t, int64_t, CT__OP_MUL, CT__AS_I64, CT__OP_MUL)
+    CT__FREE_LOOP(ct__rsum_##name, ct__##name##_t, int64_t, CT__OP_ADD, CT__AS_I64, CT__OP_ADD, CT__NO_FAST) \
+    CT__FREE_LOOP(ct__rprod_##name, ct__##name##_t, int64_t, CT__OP_MUL, CT__AS_I64, CT__OP_MUL, CT__NO_FAST)
 CT__INT_LOOPS(b8)
 CT__INT_LOOPS(u8)
 CT__INT_LOOPS(i8)
@@ -19666,17 +19744,20 @@ static void ct__mode_row(const ct__row *r, ct_dtype dt)
  * exp / sum (other dims, summed in order); log_softmax is x - max - log(sum).
  * RND is what PyTorch's bfloat16 kernel rounds the last dim's sum and log to.
  * The maximum and exp(x - max) are a function of their own, so that the
- * vector exp inlines there, and a row of A one element apart vectorises. */
-#define CT__ROW_SOFTMAX(name, T, A, EXP, LOG, LOAD, STORE, RND)                                           \
+ * vector exp inlines there, and a row of A one element apart vectorises:
+ * its maximum through KEYMAX (ct__extreme_*), its stores as plain stores. */
+#define CT__ROW_SOFTMAX(name, T, A, EXP, LOG, LOAD, STORE, RND, KEYMAX)                                   \
     static A ct__softmax_exp_##name(const ct__row *r, A *e)                                               \
     {                                                                                                     \
         A m = (A)LOAD(r->in);                                                                             \
         if (sizeof(T) == sizeof(A) && r->is == sizeof(A)) {                                               \
             const A *x = (const A *)(const void *)r->in;                                                  \
             bool nan = false;                                                                             \
-            for (int64_t i = 0; i < r->n; i++) {                                                          \
-                m = x[i] > m ? x[i] : m;                                                                  \
-                nan |= x[i] != x[i];                                                                      \
+            if (!KEYMAX(x, r->n, true, &m)) { /* NaN or zero: the first largest, or NaN */                \
+                for (int64_t i = 0; i < r->n; i++) {                                                      \
+                    m = x[i] > m ? x[i] : m;                                                              \
+                    nan |= x[i] != x[i];                                                                  \
+                }                                                                                         \
             }                                                                                             \
             if (nan) m = (A)NAN;                                                                          \
             for (int64_t i = 0; i < r->n; i++) e[i] = EXP(x[i] - m);                                      \
@@ -19705,6 +19786,14 @@ static void ct__mode_row(const ct__row *r, ct_dtype dt)
         }                                                                                                 \
         if (logsm && last) sum = RND(sum);                                                                \
         A inv = 1 / sum, lsum = logsm && last ? RND(LOG(sum)) : LOG(sum);                                 \
+        if (sizeof(T) == sizeof(A) && r->is == sizeof(A) && r->vs == sizeof(A)) { /* stores vectorise */  \
+            const A *x = (const A *)(const void *)r->in;                                                  \
+            A *o = (A *)(void *)r->val;                                                                   \
+            if (logsm) for (int64_t i = 0; i < n; i++) o[i] = x[i] - m - lsum;                            \
+            else if (last) for (int64_t i = 0; i < n; i++) o[i] = e[i] * inv;                             \
+            else for (int64_t i = 0; i < n; i++) o[i] = e[i] / sum;                                       \
+            return;                                                                                       \
+        }                                                                                                 \
         for (int64_t i = 0; i < n; i++) {                                                                 \
             A v = logsm ? (A)LOAD(r->in + i * r->is) - m - lsum : last ? e[i] * inv : e[i] / sum;          \
             STORE(r->val + i * r->vs, v);                                                                 \
@@ -19751,9 +19840,9 @@ static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2
             }                                                                                             \
     }
 
-#define CT__ROWS_FLOAT(name, T, A, LOG1P, EXP, SA, SEXP, SLOG, RND, KEEP)                                 \
+#define CT__ROWS_FLOAT(name, T, A, LOG1P, EXP, SA, SEXP, SLOG, RND, KEEP, KEYMAX)                         \
     CT__ROW_LOGCUMSUMEXP(name, A, LOG1P, EXP, CT__LOAD_##name, CT__STORE_##name)                          \
-    CT__ROW_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, RND)                      \
+    CT__ROW_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, RND, KEYMAX)              \
     CT__COLS_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, KEEP)                    \
     static void ct__row_float_##name(const ct__row *r, ct__aop op, bool last)                             \
     {                                                                                                     \
@@ -19767,9 +19856,9 @@ static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2
 /* name; logcumsumexp's accumulate type (PyTorch's: double for float) and
  * its functions; softmax's type, its functions and its rounding (softmax's
  * exp is internal.h's, whose loops vectorise) */
-CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, ct__vexpf, logf, CT__KEEP, 1)
-CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, ct__vexp, log, CT__KEEP, 1)
-CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, ct__vexpf, logf, ct__rb, 0)
+CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, ct__vexpf, logf, CT__KEEP, 1, ct__extreme_f32)
+CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, ct__vexp, log, CT__KEEP, 1, ct__extreme_f64)
+CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, ct__vexpf, logf, ct__rb, 0, ct__extreme_f32)
 CT__ROWS_NOFLOAT(b8)
 CT__ROWS_NOFLOAT(u8)
 CT__ROWS_NOFLOAT(i8)

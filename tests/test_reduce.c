@@ -509,6 +509,48 @@ static void test_normalize(void)
               "normalize(): argument 'input' (position 1) must be Tensor, not NULL");
 }
 
+/* amax and amin of a contiguous floating row run through integer keys
+ * (cpu/reduce.c), which fall back to the lane loop for NaN and zero
+ * extremes. On rows of infinities, subnormals, signed zeros and NaN they
+ * agree with a plain loop: NaN when there is one, zero for a zero extreme,
+ * otherwise the very bits; softmax's maximum takes the same path. */
+static void test_extremes_of_special_rows(void)
+{
+    static const double pool[] = {0.0, -0.0, 1.5, -1.5, 3e-39, -3e-39, 1e-7, INFINITY, -INFINITY, 65504.0, -2.0, NAN};
+    static const ct_dtype dts[] = {CT_F32, CT_F64, CT_F16, CT_BF16};
+    static const int64_t lens[] = {1, 7, 31, 32, 33, 47, 100};
+    uint32_t state = 12345;
+    for (int d = 0; d < 4; d++)
+        for (int l = 0; l < 7; l++)
+            for (int trial = 0; trial < 24; trial++) {
+                int64_t n = lens[l];
+                int kinds = trial % 3 == 0 ? 12 : trial % 3 == 1 ? 11 : 2; /* with NaN, without, zeros only */
+                double v[100], ref_max = -INFINITY, ref_min = INFINITY;
+                bool nan = false;
+                for (int64_t i = 0; i < n; i++) {
+                    state = state * 1664525u + 1013904223u;
+                    v[i] = pool[(state >> 8) % (uint32_t)kinds];
+                }
+                ct_tensor *x = ct_to(ct_from_array(v, CT_SHAPE(n), CT_F64), dts[d]);
+                const double *xs = (const double *)ct_data_ptr(ct_to(x, CT_F64)); /* as the dtype holds them */
+                for (int64_t i = 0; i < n; i++) {
+                    nan |= xs[i] != xs[i];
+                    ref_max = xs[i] > ref_max ? xs[i] : ref_max;
+                    ref_min = xs[i] < ref_min ? xs[i] : ref_min;
+                }
+                double got[3] = {ct_item(ct_amax(x, CT_SHAPE0, false)), ct_item(ct_amin(x, CT_SHAPE0, false)), 0};
+                if (dts[d] != CT_F16) got[2] = ct_item(ct_amax(ct_softmax(x, 0, CT_DEFAULT), CT_SHAPE0, false));
+                double want[2] = {ref_max, ref_min};
+                for (int k = 0; k < 2; k++) {
+                    if (nan) CHECK(got[k] != got[k]);
+                    else if (want[k] == 0) CHECK(got[k] == 0);
+                    else CHECK(memcmp(&got[k], &want[k], sizeof(double)) == 0);
+                }
+                /* the largest element's exp(x - max) is exp(0) = 1 of a finite row */
+                if (!nan && isfinite(ref_max) && isfinite(ref_min) && dts[d] != CT_F16) CHECK(got[2] > 0 && got[2] <= 1);
+            }
+}
+
 #ifdef _OPENMP
 /* Threads split work only where PyTorch's serial order is kept: the bits
  * are the same on one thread and on many. */
@@ -538,6 +580,7 @@ int main(void)
     RUN(test_null_arguments_and_outputs);
     RUN(test_inplace_scans);
     RUN(test_normalize);
+    RUN(test_extremes_of_special_rows);
 #ifdef _OPENMP
     RUN(test_same_bits_on_any_thread_count);
 #else

@@ -248,15 +248,19 @@ static inline double ct__expm1_tail(double r, bool full)
  * clamped to 746, where e^x over- or underflows anyway (NaN passes). x =
  * k ln2 + r with |r| <= ln2/2, ln2 split as Cody and Waite do (its high part
  * has 32 bits, so k * hi is exact); 2^k applied as two factors, so that
- * subnormal results round once. */
+ * subnormal results round once. Float results clamp at 150 instead (e^150
+ * overflows float, e^-150 rounds to its 0), inside which p 2^k is a normal
+ * double: one factor gives the same bits, for every float x. */
 CT__ALWAYS_INLINE double ct__exp_core(double x, bool full)
 {
     const double log2e = 1.4426950408889634;
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-    x = ct__pick(fabs(x) > 746.0, copysign(746.0, x), x);
+    const double limit = full ? 746.0 : 150.0;
+    x = ct__pick(fabs(x) > limit, copysign(limit, x), x);
     double k = (x * log2e + CT__SHIFTER) - CT__SHIFTER;
     double r = (x - k * ln2_hi) - k * ln2_lo;
     double p = 1.0 + (r + ct__expm1_tail(r, full));
+    if (!full) return p * ct__pow2(k);
     double k1 = (k * 0.5 + CT__SHIFTER) - CT__SHIFTER; /* k in halves: each within range */
     return p * ct__pow2(k1) * ct__pow2(k - k1);
 }
