@@ -13247,6 +13247,8 @@ ct_tensor *ct_rsub(const ct_tensor *a, const ct_tensor *b)
     ct_tensor *r;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
+    const ct_tensor *in[2] = {a, b};
+    if (ct__recordable(in, 2) != CT_OK) return NULL;
     CT__UNRECORDED(r, ct__new(CT__OP_sub, b, a, NULL, NULL));
     if (r) ct__record_rsub(r, a, b);
     return r;
@@ -13257,6 +13259,7 @@ ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
     ct__stack_scalar ss;
     ct_tensor *r;
     CT__ARG(t, "input", 1);
+    if (ct__recordable(&t, 1) != CT_OK) return NULL;
     CT__UNRECORDED(r, ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL));
     if (r) ct__record_rsub(r, t, NULL);
     return r;
@@ -25642,6 +25645,7 @@ CT__BACKWARD(linmap)
 static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint, double fill)
 {
     static const ct__node_type type = {"LinearMapBackward", ct__bw_linmap};
+    if (ct__recordable(&x, 1) != CT_OK) return NULL;
     ct_shape shape = adjoint ? m->in_shape : m->out_shape;
     ct_tensor *xc, *out = ct__alloc(shape.size, shape.ndim, x->dtype, ct__cpu);
     CT__UNRECORDED(xc, ct_contiguous(x));
@@ -26641,6 +26645,8 @@ CT__BACKWARD(convolution)
 static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct__conv *c)
 {
     static const ct__node_type type = {"ConvolutionBackward0", ct__bw_convolution};
+    const ct_tensor *inputs[3] = {x, w, b};
+    if (ct__recordable(inputs, 3) != CT_OK) return NULL;
     int64_t sizes[5], Cout = c->transposed ? w->sizes[1] * c->groups : w->sizes[0];
     sizes[0] = x->sizes[0];
     sizes[1] = Cout;
@@ -26683,7 +26689,6 @@ static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const 
         }
     }
     *keep = *c;
-    const ct_tensor *inputs[3] = {x, w, b};
     ct__node *n = ct__record(&type, inputs, 3, &out, 1);
     if (!n) {
         CT_FREE(keep);
@@ -26930,6 +26935,7 @@ CT__BACKWARD(fold)
 static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_image)
 {
     static const ct__node_type type = {"Im2ColBackward0", ct__bw_fold};
+    if (ct__recordable(&x, 1) != CT_OK) return NULL;
     const ct__window *g = &f->g;
     int64_t K = g->k[1] * g->k[2], L = g->out[1] * g->out[2], image = g->in[1] * g->in[2];
     bool batched = x->ndim == (to_image ? 3 : 4);
@@ -28408,7 +28414,7 @@ ct_tensor *ct_embedding(const ct_tensor *input, const ct_tensor *weight, int64_t
         }
         if (padding_idx < 0) padding_idx += num;
     }
-    if (ct__check_indices(input, num, "embedding") != CT_OK) return NULL;
+    if (ct__check_indices(input, num, "embedding") != CT_OK || ct__recordable(&weight, 1) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *flat = ct_reshape(input, CT_SHAPE(-1)), *r;
     ct_shape shape = ct_shape_of(input);
@@ -28493,6 +28499,7 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
 {
     CT__ARG(input, "input", 1);
     CT__ARG(weight, "weight", 2);
+    if (ct__recordable(&weight, 1) != CT_OK) return NULL;
     bool mean = !mode || !strcmp(mode, "mean");
     if (!mean && strcmp(mode, "sum")) {
         ct__fail(CT_ERR_VALUE, "mode has to be one of sum, mean or max");
@@ -28608,8 +28615,8 @@ static const ct__node_type ct__group_norm_type = {"NativeGroupNormBackward0", ct
 static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec *s, ct_tensor *y, const ct_tensor *x,
                                   const ct_tensor *w, const ct_tensor *b, const ct_tensor *rm, const ct_tensor *rv)
 {
-    if (!y) return NULL;
     const ct_tensor *in[3] = {x, w, b};
+    if (!y || ct__recordable(in, 3) != CT_OK) return NULL;
     ct__node *node = ct__record(type, in, 3, &y, 1);
     if (node) {
         ct__normspec *copy = (ct__normspec *)CT_MALLOC(sizeof *copy);
@@ -29163,8 +29170,8 @@ static ct_tensor *ct__fused_loss(ct__loss_kind kind, const ct__loss_args *o, ct_
 {
     ct_tensor *r;
     CT__UNRECORDED(r, ct__reduce_loss(ct__loss_elems(kind, o), reduction));
-    if (!r) return NULL;
     const ct_tensor *in[2] = {o->x, o->t};
+    if (!r || ct__recordable(in, 2) != CT_OK) return NULL;
     ct__node *node = ct__record(&ct__loss_types[kind], in, 2, &r, 1);
     if (node) {
         node->iargs[0] = kind;
@@ -29373,7 +29380,7 @@ static ct_tensor *ct__nll(const ct_tensor *input, const ct_tensor *target, const
     else if (o->reduction == CT_REDUCTION_SUM) r = ct_sum(loss);
     else r = ct_div(ct_sum(loss), total);
     ct_grad_mode_restore(mode);
-    if (!r) return NULL;
+    if (!r || ct__recordable(&input, 1) != CT_OK) return NULL;
     ct__node *node = ct__record(input->ndim > 2 ? &ct__nll2d_type : &ct__nll_type, &input, 1, &r, 1);
     if (node) {
         node->iargs[0] = o->reduction;

@@ -388,6 +388,20 @@ static void test_stale_view_refusals(void)
     CHECK_VALUES(ct_mul_scalar(v, ct_int(2)), CT_SHAPE(2), 4, 8);
     ct_grad_mode_restore(m);
 
+    /* ops that compute first and record after hand nothing back either */
+    FAILS_T(ct_rsub_scalar(v, ct_int(1)), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_mse_loss(v, ct_zeros(CT_SHAPE(2), CT_F32), CT_REDUCTION_MEAN), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    ct_tensor *base = ct_ones(CT_SHAPE(32), CT_F32);
+    CHECK_OK(ct_requires_grad_(base, true));
+    ct_tensor *b4 = ct_mul_scalar(base, ct_int(1));
+    ct_grad_mode gm = ct_no_grad();
+    ct_tensor *v4 = ct_view(b4, CT_SHAPE(2, 1, 4, 4));
+    ct_grad_mode_restore(gm);
+    CHECK_OK(ct_mul_scalar_(b4, ct_int(2)));
+    FAILS_T(ct_conv2d(v4, ct_ones(CT_SHAPE(1, 1, 3, 3), CT_F32), NULL, (ct_conv_opts){0}), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_max_pool2d(v4, CT_SHAPE(2), (ct_max_pool_opts){0}), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_layer_norm(v4, CT_SHAPE(4), NULL, NULL, 1e-5), CT_ERR_RUNTIME, NO_GRAD_STALE);
+
     /* an in-place op that reads v fails before it writes */
     ct_tensor *x = ct_mul_scalar(leaf((float[]){5, 6}, 2), ct_int(1));
     int64_t version = ct_version(x);

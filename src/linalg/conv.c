@@ -249,6 +249,8 @@ CT__BACKWARD(convolution)
 static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct__conv *c)
 {
     static const ct__node_type type = {"ConvolutionBackward0", ct__bw_convolution};
+    const ct_tensor *inputs[3] = {x, w, b};
+    if (ct__recordable(inputs, 3) != CT_OK) return NULL;
     int64_t sizes[5], Cout = c->transposed ? w->sizes[1] * c->groups : w->sizes[0];
     sizes[0] = x->sizes[0];
     sizes[1] = Cout;
@@ -291,7 +293,6 @@ static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const 
         }
     }
     *keep = *c;
-    const ct_tensor *inputs[3] = {x, w, b};
     ct__node *n = ct__record(&type, inputs, 3, &out, 1);
     if (!n) {
         CT_FREE(keep);
@@ -538,6 +539,7 @@ CT__BACKWARD(fold)
 static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_image)
 {
     static const ct__node_type type = {"Im2ColBackward0", ct__bw_fold};
+    if (ct__recordable(&x, 1) != CT_OK) return NULL;
     const ct__window *g = &f->g;
     int64_t K = g->k[1] * g->k[2], L = g->out[1] * g->out[2], image = g->in[1] * g->in[2];
     bool batched = x->ndim == (to_image ? 3 : 4);

@@ -69,6 +69,7 @@ CT__BACKWARD(linmap)
 static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint, double fill)
 {
     static const ct__node_type type = {"LinearMapBackward", ct__bw_linmap};
+    if (ct__recordable(&x, 1) != CT_OK) return NULL;
     ct_shape shape = adjoint ? m->in_shape : m->out_shape;
     ct_tensor *xc, *out = ct__alloc(shape.size, shape.ndim, x->dtype, ct__cpu);
     CT__UNRECORDED(xc, ct_contiguous(x));

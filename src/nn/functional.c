@@ -165,7 +165,7 @@ ct_tensor *ct_embedding(const ct_tensor *input, const ct_tensor *weight, int64_t
         }
         if (padding_idx < 0) padding_idx += num;
     }
-    if (ct__check_indices(input, num, "embedding") != CT_OK) return NULL;
+    if (ct__check_indices(input, num, "embedding") != CT_OK || ct__recordable(&weight, 1) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *flat = ct_reshape(input, CT_SHAPE(-1)), *r;
     ct_shape shape = ct_shape_of(input);
@@ -250,6 +250,7 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
 {
     CT__ARG(input, "input", 1);
     CT__ARG(weight, "weight", 2);
+    if (ct__recordable(&weight, 1) != CT_OK) return NULL;
     bool mean = !mode || !strcmp(mode, "mean");
     if (!mean && strcmp(mode, "sum")) {
         ct__fail(CT_ERR_VALUE, "mode has to be one of sum, mean or max");
@@ -365,8 +366,8 @@ static const ct__node_type ct__group_norm_type = {"NativeGroupNormBackward0", ct
 static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec *s, ct_tensor *y, const ct_tensor *x,
                                   const ct_tensor *w, const ct_tensor *b, const ct_tensor *rm, const ct_tensor *rv)
 {
-    if (!y) return NULL;
     const ct_tensor *in[3] = {x, w, b};
+    if (!y || ct__recordable(in, 3) != CT_OK) return NULL;
     ct__node *node = ct__record(type, in, 3, &y, 1);
     if (node) {
         ct__normspec *copy = (ct__normspec *)CT_MALLOC(sizeof *copy);

@@ -156,8 +156,8 @@ static ct_tensor *ct__fused_loss(ct__loss_kind kind, const ct__loss_args *o, ct_
 {
     ct_tensor *r;
     CT__UNRECORDED(r, ct__reduce_loss(ct__loss_elems(kind, o), reduction));
-    if (!r) return NULL;
     const ct_tensor *in[2] = {o->x, o->t};
+    if (!r || ct__recordable(in, 2) != CT_OK) return NULL;
     ct__node *node = ct__record(&ct__loss_types[kind], in, 2, &r, 1);
     if (node) {
         node->iargs[0] = kind;
@@ -366,7 +366,7 @@ static ct_tensor *ct__nll(const ct_tensor *input, const ct_tensor *target, const
     else if (o->reduction == CT_REDUCTION_SUM) r = ct_sum(loss);
     else r = ct_div(ct_sum(loss), total);
     ct_grad_mode_restore(mode);
-    if (!r) return NULL;
+    if (!r || ct__recordable(&input, 1) != CT_OK) return NULL;
     ct__node *node = ct__record(input->ndim > 2 ? &ct__nll2d_type : &ct__nll_type, &input, 1, &r, 1);
     if (node) {
         node->iargs[0] = o->reduction;

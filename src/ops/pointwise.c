@@ -501,6 +501,8 @@ ct_tensor *ct_rsub(const ct_tensor *a, const ct_tensor *b)
     ct_tensor *r;
     CT__ARG(a, "input", 1);
     CT__ARG(b, "other", 2);
+    const ct_tensor *in[2] = {a, b};
+    if (ct__recordable(in, 2) != CT_OK) return NULL;
     CT__UNRECORDED(r, ct__new(CT__OP_sub, b, a, NULL, NULL));
     if (r) ct__record_rsub(r, a, b);
     return r;
@@ -511,6 +513,7 @@ ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
     ct__stack_scalar ss;
     ct_tensor *r;
     CT__ARG(t, "input", 1);
+    if (ct__recordable(&t, 1) != CT_OK) return NULL;
     CT__UNRECORDED(r, ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL));
     if (r) ct__record_rsub(r, t, NULL);
     return r;
