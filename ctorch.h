@@ -21425,8 +21425,12 @@ CT__LINMAP_ARGMAX(double)
  * The method is Goto's (as in BLIS and OpenBLAS): op(B) is cut into panels of
  * KC x NC packed into strips NR wide, op(A) into blocks of MC x KC packed into
  * strips MR tall, so that a register-tiled micro-kernel streams both from
- * cache; MR x NR is as large as the vector registers allow. The micro-kernel
- * uses AVX-512 or AVX2+FMA intrinsics when the compiler targets them
+ * cache; MR x NR is as large as the vector registers allow.
+ * Products of at most CT__SMALL_M rows (a training step's batch) skip
+ * packing, which there costs as much as the multiplications: op(B) not
+ * transposed is read in place NR columns at a time (the row form), A @ B.t()
+ * as dot products of contiguous rows (the dot form). The micro-kernels
+ * use AVX-512 or AVX2+FMA intrinsics when the compiler targets them
  * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
  * for other compilers. OpenMP splits each packed block's NR strips among
  * threads; a batch of small products (bmm) is split by item instead.
@@ -21546,9 +21550,7 @@ typedef double ct__vd;
 /* Products with at most this many rows skip packing: packing op(B) costs as
  * much as multiplying it by a few rows, and a few rows of op(A) are read from
  * cache whatever their layout. */
-#ifndef CT__SMALL_M
 #define CT__SMALL_M 64
-#endif
 /* Bytes of op(B) (K x a panel of columns) the row form keeps in L2. */
 #define CT__ROWS_PANEL (256 * 1024)
 
@@ -21656,7 +21658,7 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         for (int64_t i = 0; i < mc; i += CT__MR_##x) {                                                                 \
             ct__micro_##x(kc, Ap + i * kc, Bp + s * kc * CT__NR_##x, acc);                                             \
             ct__tile_store_##x(CT__MIN(CT__MR_##x, mc - i), nr, acc, CT__NR_##x, alpha, beta, first, C + i * ldc + j,  \
-                               ldc);                                                                           \
+                               ldc);                                                                                   \
         }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
@@ -21801,7 +21803,7 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
     static void ct__gemm_serial_##x(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T *A,            \
                                     int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc)                   \
     {                                                                                                                  \
-        if (!tb && M <= CT__SMALL_M &&                                                           \
+        if (!tb && M <= CT__SMALL_M &&                                                                                 \
             ct__gemm_rows_##x(ta, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))                                       \
             return;                                                                                                    \
         if (!ta && tb && M <= CT__SMALL_M && K >= CT__VL_##x) {                                                        \
@@ -21843,10 +21845,10 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
         for (int t = 0; t < threads; t++) {                                                                            \
             int64_t lo = tiles * t / threads * unit, hi = CT__MIN(tiles * (t + 1) / threads * unit, rows ? M : N);     \
             if (hi > lo && rows)                                                                                       \
-                ct__gemm_serial_##x(ta, tb, hi - lo, N, K, alpha, ta ? A + lo : A + lo * lda, lda, B, ldb, beta,      \
+                ct__gemm_serial_##x(ta, tb, hi - lo, N, K, alpha, ta ? A + lo : A + lo * lda, lda, B, ldb, beta,       \
                                      C + lo * ldc, ldc);                                                               \
             else if (hi > lo)                                                                                          \
-                ct__gemm_serial_##x(ta, tb, M, hi - lo, K, alpha, A, lda, tb ? B + lo * ldb : B + lo, ldb, beta,      \
+                ct__gemm_serial_##x(ta, tb, M, hi - lo, K, alpha, A, lda, tb ? B + lo * ldb : B + lo, ldb, beta,       \
                                      C + lo, ldc);                                                                     \
         }                                                                                                              \
     }
