@@ -126,12 +126,15 @@ static void test_layouts(void)
     CHECK(ct_equal(ct_mm(row, ct_t(b)), ct_mm(ct_contiguous(row), ct_t(b))));
 }
 
-/* The blocked GEMM against a plain loop, on shapes that cross every block
- * edge (MR, NR, KC, MC and NC) with each operand transposed or not. The
- * values are small integers, so both give exactly the same sums. */
+/* The GEMM against a plain loop, on shapes that cross every block edge of
+ * the blocked form (MR, NR, KC, MC and NC) and of the unpacked forms for few
+ * rows (tiles, vector tails, the row form's column panels: 3 x 700 x 520),
+ * with each operand transposed or not. The values are small integers, so
+ * both give exactly the same sums. */
 static void test_gemm_blocks(void)
 {
-    const int64_t shapes[][3] = {{1, 1, 1}, {7, 13, 5}, {33, 65, 300}, {130, 70, 513}, {5, 2100, 20}, {300, 3, 9}};
+    const int64_t shapes[][3] = {{1, 1, 1},    {7, 13, 5},   {33, 65, 300}, {130, 70, 513},
+                                 {5, 2100, 20}, {300, 3, 9}, {3, 700, 520}};
     ct_manual_seed(3);
     for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++)
         for (int ta = 0; ta < 2; ta++)

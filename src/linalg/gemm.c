@@ -12,8 +12,12 @@
  * The method is Goto's (as in BLIS and OpenBLAS): op(B) is cut into panels of
  * KC x NC packed into strips NR wide, op(A) into blocks of MC x KC packed into
  * strips MR tall, so that a register-tiled micro-kernel streams both from
- * cache; MR x NR is as large as the vector registers allow. The micro-kernel
- * uses AVX-512 or AVX2+FMA intrinsics when the compiler targets them
+ * cache; MR x NR is as large as the vector registers allow.
+ * Products of at most CT__SMALL_M rows (a training step's batch) skip
+ * packing, which there costs as much as the multiplications: op(B) not
+ * transposed is read in place NR columns at a time (the row form), A @ B.t()
+ * as dot products of contiguous rows (the dot form). The micro-kernels
+ * use AVX-512 or AVX2+FMA intrinsics when the compiler targets them
  * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
  * for other compilers. OpenMP splits each packed block's NR strips among
  * threads; a batch of small products (bmm) is split by item instead.
@@ -121,6 +125,22 @@ typedef double ct__vd;
 #define CT__NR_s (2 * CT__VL_s)
 #define CT__NR_d (2 * CT__VL_d)
 
+/* The dot form's register tile: DR rows of A times DC rows of B, DR * DC
+ * accumulators (16 of AVX-512's 32 registers, 8 of the 16 elsewhere). */
+#if defined(__AVX512F__)
+#define CT__DR 4
+#else
+#define CT__DR 2
+#endif
+#define CT__DC 4
+
+/* Products with at most this many rows skip packing: packing op(B) costs as
+ * much as multiplying it by a few rows, and a few rows of op(A) are read from
+ * cache whatever their layout. */
+#define CT__SMALL_M 64
+/* Bytes of op(B) (K x a panel of columns) the row form keeps in L2. */
+#define CT__ROWS_PANEL (256 * 1024)
+
 /* Blocking: a KC x NC panel of B (about 2 MB of floats) stays in the last
  * level cache, an MC x KC block of A (about 200 KB) in L2, one packed strip
  * of B (KC x NR) in L1 while the micro-kernel sweeps the block of A over it. */
@@ -208,11 +228,11 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
-    /* C (mr x nr of the tile) = alpha * acc + (first k block ? beta * C : C). */                                      \
-    static void ct__tile_store_##x(int64_t mr, int64_t nr, const T *acc, T alpha, T beta, bool first, T *C,            \
-                                   int64_t ldc)                                                                        \
+    /* C (mr x nr of the tile) = alpha * acc (row stride acs) + (first k block ? beta * C : C). */                     \
+    static void ct__tile_store_##x(int64_t mr, int64_t nr, const T *acc, int64_t acs, T alpha, T beta, bool first,     \
+                                   T *C, int64_t ldc)                                                                  \
     {                                                                                                                  \
-        for (int64_t i = 0; i < mr; i++, C += ldc, acc += CT__NR_##x)                                                  \
+        for (int64_t i = 0; i < mr; i++, C += ldc, acc += acs)                                                         \
             for (int64_t j = 0; j < nr; j++) C[j] = alpha * acc[j] + (!first ? C[j] : beta == 0 ? (T)0 : beta * C[j]); \
     }                                                                                                                  \
                                                                                                                        \
@@ -224,7 +244,8 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         int64_t j = s * CT__NR_##x, nr = CT__MIN(CT__NR_##x, nc - j);                                                  \
         for (int64_t i = 0; i < mc; i += CT__MR_##x) {                                                                 \
             ct__micro_##x(kc, Ap + i * kc, Bp + s * kc * CT__NR_##x, acc);                                             \
-            ct__tile_store_##x(CT__MIN(CT__MR_##x, mc - i), nr, acc, alpha, beta, first, C + i * ldc + j, ldc);        \
+            ct__tile_store_##x(CT__MIN(CT__MR_##x, mc - i), nr, acc, CT__NR_##x, alpha, beta, first, C + i * ldc + j,  \
+                               ldc);                                                                                   \
         }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
@@ -265,6 +286,120 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         }                                                                                                              \
     }
 
+/* The unpacked forms for few rows (or a short K), per element type T with suffix s or d. */
+#define CT__GEMM_SMALL(x, T)                                                                                           \
+    /* Row form. acc (MR x NR, row-major) = rows [0, mr) of op(A) @ B (K x NR, row stride ldb), where                  \
+     * op(A)[i][k] = A[i * ars + k * acs]; rows past mr repeat the last one (computed, not stored). */                 \
+    static void ct__rows_micro_##x(int64_t mr, int64_t K, const T *A, int64_t ars, int64_t acs, const T *B,            \
+                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
+    {                                                                                                                  \
+        const T *a[CT__MR_##x];                                                                                        \
+        ct__v##x c0[CT__MR_##x], c1[CT__MR_##x];                                                                       \
+        for (int i = 0; i < CT__MR_##x; i++) {                                                                         \
+            a[i] = A + CT__MIN(i, mr - 1) * ars;                                                                       \
+            c0[i] = c1[i] = CT__VSPLAT_##x((T)0);                                                                      \
+        }                                                                                                              \
+        for (int64_t k = 0; k < K; k++, B += ldb) {                                                                    \
+            ct__v##x b0 = CT__VLOAD_##x(B), b1 = CT__VLOAD_##x(B + CT__VL_##x);                                        \
+            for (int i = 0; i < CT__MR_##x; i++) {                                                                     \
+                ct__v##x av = CT__VSPLAT_##x(a[i][k * acs]);                                                           \
+                c0[i] = CT__VFMA_##x(c0[i], av, b0);                                                                   \
+                c1[i] = CT__VFMA_##x(c1[i], av, b1);                                                                   \
+            }                                                                                                          \
+        }                                                                                                              \
+        for (int i = 0; i < CT__MR_##x; i++) {                                                                         \
+            CT__VSTORE_##x(acc + i * CT__NR_##x, c0[i]);                                                               \
+            CT__VSTORE_##x(acc + i * CT__NR_##x + CT__VL_##x, c1[i]);                                                  \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* C (M x N) = alpha * op(A) (M x K) @ B (K x N, not transposed) + beta * C, B read in place NR columns            \
+     * at a time (the last, narrower strip through a zero-padded copy of K x NR), in panels of columns that            \
+     * stay in L2 while every MR rows of op(A) sweep them; C is written row by row within a panel. */                  \
+    static bool ct__gemm_rows_##x(bool ta, int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda,          \
+                                  const T *B, int64_t ldb, T beta, T *C, int64_t ldc)                                  \
+    {                                                                                                                  \
+        int64_t ars = ta ? 1 : lda, acs = ta ? lda : 1, full = N / CT__NR_##x * CT__NR_##x;                            \
+        int64_t panel = CT__MAX(CT__ROWS_PANEL / (K * (int64_t)sizeof(T)) / CT__NR_##x, 1) * CT__NR_##x;               \
+        T *tail = NULL, acc[CT__MR_##x * CT__NR_##x];                                                                  \
+        if (full < N) {                                                                                                \
+            tail = (T *)ct__gemm_buffer(&ct__bbuf_##x, &ct__bcap_##x, (size_t)(K * CT__NR_##x) * sizeof(T));           \
+            if (!tail) return false;                                                                                   \
+            ct__pack_b_strip_##x(false, B, ldb, 0, K, full, N - full, 0, tail);                                        \
+        }                                                                                                              \
+        for (int64_t jc = 0; jc < N; jc += panel)                                                                      \
+            for (int64_t i = 0; i < M; i += CT__MR_##x) {                                                              \
+                int64_t mr = CT__MIN(CT__MR_##x, M - i);                                                               \
+                for (int64_t j = jc; j < CT__MIN(jc + panel, N); j += CT__NR_##x) {                                    \
+                    const T *b = j < full ? B + j : tail;                                                              \
+                    int64_t nr = CT__MIN(CT__NR_##x, N - j), ldbj = j < full ? ldb : CT__NR_##x;                       \
+                    ct__rows_micro_##x(mr, K, A + i * ars, ars, acs, b, ldbj, acc);                                    \
+                    ct__tile_store_##x(mr, nr, acc, CT__NR_##x, alpha, beta, true, C + i * ldc + j, ldc);              \
+                }                                                                                                      \
+            }                                                                                                          \
+        return true;                                                                                                   \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row                \
+     * stride ldb), each a dot product over K contiguous elements; rows past mr and nc repeat the last. */             \
+    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, const T *A, int64_t lda, const T *B,             \
+                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
+    {                                                                                                                  \
+        const T *a[CT__DR], *b[CT__DC];                                                                                \
+        ct__v##x c[CT__DR][CT__DC];                                                                                    \
+        for (int i = 0; i < CT__DR; i++) a[i] = A + CT__MIN(i, mr - 1) * lda;                                          \
+        for (int j = 0; j < CT__DC; j++) b[j] = B + CT__MIN(j, nc - 1) * ldb;                                          \
+        for (int i = 0; i < CT__DR; i++)                                                                               \
+            for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VSPLAT_##x((T)0);                                           \
+        int64_t k = 0;                                                                                                 \
+        for (; k + CT__VL_##x <= K; k += CT__VL_##x) {                                                                 \
+            ct__v##x bv[CT__DC];                                                                                       \
+            for (int j = 0; j < CT__DC; j++) bv[j] = CT__VLOAD_##x(b[j] + k);                                          \
+            for (int i = 0; i < CT__DR; i++) {                                                                         \
+                ct__v##x av = CT__VLOAD_##x(a[i] + k);                                                                 \
+                for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VFMA_##x(c[i][j], av, bv[j]);                           \
+            }                                                                                                          \
+        }                                                                                                              \
+        for (int i = 0; i < CT__DR; i++)                                                                               \
+            for (int j = 0; j < CT__DC; j++) {                                                                         \
+                T lane[CT__VL_##x], sum = 0;                                                                           \
+                CT__VSTORE_##x(lane, c[i][j]);                                                                         \
+                for (int l = 0; l < CT__VL_##x; l++) sum += lane[l];                                                   \
+                for (int64_t r = k; r < K; r++) sum += a[i][r] * b[j][r];                                              \
+                acc[i * CT__DC + j] = sum;                                                                             \
+            }                                                                                                          \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* C (M x N) = alpha * A (M x K) @ op(B) + beta * C where B is N x K (transposed): every element a dot             \
+     * product of two contiguous rows (x @ W.t() of a linear layer), B streamed once, DC rows at a time. */            \
+    static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
+                                  int64_t ldb, T beta, T *C, int64_t ldc)                                              \
+    {                                                                                                                  \
+        T acc[CT__DR * CT__DC];                                                                                        \
+        for (int64_t j = 0; j < N; j += CT__DC) {                                                                      \
+            int64_t nc = CT__MIN(CT__DC, N - j);                                                                       \
+            for (int64_t i = 0; i < M; i += CT__DR) {                                                                  \
+                int64_t mr = CT__MIN(CT__DR, M - i);                                                                   \
+                ct__dots_micro_##x(mr, nc, K, A + i * lda, lda, B + j * ldb, ldb, acc);                                \
+                ct__tile_store_##x(mr, nc, acc, CT__DC, alpha, beta, true, C + i * ldc + j, ldc);                      \
+            }                                                                                                          \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* One thread's product: an unpacked form when the shape is small enough for it, else the blocked one. */          \
+    static void ct__gemm_serial_##x(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T *A,            \
+                                    int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc)                   \
+    {                                                                                                                  \
+        if (!tb && M <= CT__SMALL_M &&                                                                                 \
+            ct__gemm_rows_##x(ta, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))                                       \
+            return;                                                                                                    \
+        if (!ta && tb && M <= CT__SMALL_M && K >= CT__VL_##x) {                                                        \
+            ct__gemm_dots_##x(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                           \
+            return;                                                                                                    \
+        }                                                                                                              \
+        ct__gemm_blocked_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                    \
+    }
+
 /* How many threads a product of this size gets: one per CT__GEMM_PARALLEL_WORK
  * multiply-adds, at most one per tile along the split dim. */
 static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
@@ -290,17 +425,17 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
         int64_t unit = rows ? CT__MR_##x : CT__NR_##x, tiles = ((rows ? M : N) + unit - 1) / unit;                     \
         int threads = ct__gemm_threads(M, N, K, tiles);                                                                \
         if (threads <= 1) {                                                                                            \
-            ct__gemm_blocked_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                \
+            ct__gemm_serial_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                 \
             return;                                                                                                    \
         }                                                                                                              \
         CT__OMP_FOR_THREADS                                                                                            \
         for (int t = 0; t < threads; t++) {                                                                            \
             int64_t lo = tiles * t / threads * unit, hi = CT__MIN(tiles * (t + 1) / threads * unit, rows ? M : N);     \
             if (hi > lo && rows)                                                                                       \
-                ct__gemm_blocked_##x(ta, tb, hi - lo, N, K, alpha, ta ? A + lo : A + lo * lda, lda, B, ldb, beta,      \
+                ct__gemm_serial_##x(ta, tb, hi - lo, N, K, alpha, ta ? A + lo : A + lo * lda, lda, B, ldb, beta,       \
                                      C + lo * ldc, ldc);                                                               \
             else if (hi > lo)                                                                                          \
-                ct__gemm_blocked_##x(ta, tb, M, hi - lo, K, alpha, A, lda, tb ? B + lo * ldb : B + lo, ldb, beta,      \
+                ct__gemm_serial_##x(ta, tb, M, hi - lo, K, alpha, A, lda, tb ? B + lo * ldb : B + lo, ldb, beta,       \
                                      C + lo, ldc);                                                                     \
         }                                                                                                              \
     }
@@ -313,6 +448,8 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
 
 CT__GEMM_DEFINE(s, float)
 CT__GEMM_DEFINE(d, double)
+CT__GEMM_SMALL(s, float)
+CT__GEMM_SMALL(d, double)
 CT__GEMM_PARALLEL(s, float)
 CT__GEMM_PARALLEL(d, double)
 
