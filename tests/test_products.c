@@ -126,6 +126,29 @@ static void test_layouts(void)
     CHECK(ct_equal(ct_mm(row, ct_t(b)), ct_mm(ct_contiguous(row), ct_t(b))));
 }
 
+/* As PyTorch's mm backward: a column-major input (a Linear's weight seen as
+ * W.t()) gets a column-major gradient, so the weight's own gradient is
+ * contiguous (what the fused optimizer steps need); the values are the same
+ * as from the row-major product (small integers: exact). */
+static void test_gradient_layouts(void)
+{
+    ct_manual_seed(3);
+    ct_tensor *x = ct_to(ct_randint(-3, 4, CT_SHAPE(8, 30), CT_I64, NULL), CT_F32);
+    ct_tensor *w = ct_to(ct_randint(-3, 4, CT_SHAPE(20, 30), CT_I64, NULL), CT_F32);
+    ct_tensor *g = ct_to(ct_randint(-3, 4, CT_SHAPE(8, 20), CT_I64, NULL), CT_F32);
+    CHECK_OK(ct_requires_grad_(x, true));
+    CHECK_OK(ct_requires_grad_(w, true));
+    CHECK_OK(ct_backward(ct_mm(x, ct_t(w)), g, (ct_backward_opts){0}));
+    CHECK(ct_is_contiguous(ct_grad(w)) && ct_is_contiguous(ct_grad(x)));
+    CHECK(ct_equal(ct_grad(w), ct_mm(ct_t(g), x)));
+    CHECK(ct_equal(ct_grad(x), ct_mm(g, w)));
+    ct_tensor *xt = ct_contiguous(ct_t(ct_detach(x))); /* mm(xt.t(), ...): the first input column-major */
+    CHECK_OK(ct_requires_grad_(xt, true));
+    CHECK_OK(ct_backward(ct_mm(ct_t(xt), ct_t(w)), g, (ct_backward_opts){0}));
+    CHECK(ct_is_contiguous(ct_grad(xt)));
+    CHECK(ct_equal(ct_grad(xt), ct_t(ct_mm(g, w))));
+}
+
 /* The GEMM against a plain loop, on shapes that cross every block edge of
  * the blocked form (MR, NR, KC, MC and NC) and of the unpacked forms for few
  * rows (tiles, vector tails, the row form's column panels: 3 x 700 x 520),
@@ -176,6 +199,7 @@ int main(void)
     RUN(test_golden);
     RUN(test_gradcheck);
     RUN(test_layouts);
+    RUN(test_gradient_layouts);
     RUN(test_beta_zero);
     RUN(test_gemm_blocks);
     return ct_test_report();

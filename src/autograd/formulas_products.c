@@ -19,13 +19,36 @@ static ct_tensor *ct__times_scalar(ct_tensor *t, double s)
 
 static ct_tensor *ct__mT(const ct_tensor *t) { return ct_transpose(t, -2, -1); }
 
+/* A matrix stored column by column (a transposed contiguous one, as a
+ * Linear's weight is in x @ W.t()). */
+static bool ct__column_major(const ct_tensor *t)
+{
+    return t && t->ndim == 2 && t->strides[0] == 1 && t->strides[1] == t->sizes[0];
+}
+
+/* mm's gradient for one side, `side` the other input: grad @ side^T for a
+ * (first), a^T @ grad for b, scaled by alpha. As PyTorch's
+ * mm_mat1_backward / mm_mat2_backward, a column-major input gets its
+ * gradient column-major (the transpose of the transposed product), so the
+ * weight of a Linear gets a contiguous gradient. */
+static ct_tensor *ct__mm_grad(const ct_tensor *g, const ct_tensor *input, const ct_tensor *side, bool first, double alpha)
+{
+    if (ct__column_major(input))
+        return ct__times_scalar(ct_t(first ? ct_mm(side, ct_t(g)) : ct_mm(ct_t(g), side)), alpha);
+    return ct__times_scalar(first ? ct_mm(g, ct_t(side)) : ct_mm(ct_t(side), g), alpha);
+}
+
 /* (b)mm of inputs a (saved 0) and b (saved 1), at edges first and first + 1:
  * grad @ b^T and a^T @ grad, scaled by alpha. */
 static ct_result ct__matrix_product_backward(ct__node *n, const ct_tensor *g, ct_tensor **gi, int first, bool batched)
 {
-    ct_tensor *(*times)(const ct_tensor *, const ct_tensor *) = batched ? ct_bmm : ct_mm;
-    CT__GRAD(first, ct__times_scalar(times(g, ct__mT(CT__S(1))), CT__ALPHA));
-    CT__GRAD(first + 1, ct__times_scalar(times(ct__mT(CT__S(0)), g), CT__ALPHA));
+    if (batched) {
+        CT__GRAD(first, ct__times_scalar(ct_bmm(g, ct__mT(CT__S(1))), CT__ALPHA));
+        CT__GRAD(first + 1, ct__times_scalar(ct_bmm(ct__mT(CT__S(0)), g), CT__ALPHA));
+    } else {
+        CT__GRAD(first, ct__mm_grad(g, CT__S(0), CT__S(1), true, CT__ALPHA));
+        CT__GRAD(first + 1, ct__mm_grad(g, CT__S(1), CT__S(0), false, CT__ALPHA));
+    }
     return CT_OK;
 }
 
