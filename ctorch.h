@@ -15261,7 +15261,7 @@ static ct_result ct__cat_shape(ct_tensor *const *ts, int n, int *dim, int64_t *s
 static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int *dim_io)
 {
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    int ndim;
+    int ndim = 0;
     if (ct__cat_shape(ts, n, dim_io, sizes, &ndim) != CT_OK) return NULL;
     int dim = *dim_io;
     ct_dtype dtype = ct__result_type((const ct_tensor *const *)ts, n);
@@ -15570,7 +15570,7 @@ int64_t ct_unbind(const ct_tensor *t, int dim, ct_tensor **out, int64_t capacity
 
 ct_result ct_broadcast_tensors(ct_tensor *const *tensors, int n, ct_tensor **out)
 {
-    int64_t shape[CT_MAX_DIMS];
+    int64_t shape[CT_MAX_DIMS] = {0};
     int ndim = 0;
     ct_result r = ct__check_list(tensors, n, "broadcast_tensors");
     if (r != CT_OK) return r;
@@ -24630,7 +24630,7 @@ ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor *
 ct_tensor *ct_linalg_eigvals(const ct_tensor *A)
 {
     CT__AUTOCAST(CT__CAST_FP32, ct_linalg_eigvals(A), &A);
-    ct_tensor *L;
+    ct_tensor *L = NULL;
     CT__ARG(A, "A", 1);
     return ct__eig(A, "linalg.eigvals", false, &L, NULL) == CT_OK ? L : NULL;
 }

@@ -1,15 +1,15 @@
 #!/bin/sh
 # Peak memory of the Fashion-MNIST MLP run (784-256-128-10, batch 64, a
-# shuffling loader with 2 workers, then the test accuracy): ctorch
-# (bench/memory/fashion_mlp.c) against PyTorch (bench/memory/fashion_mlp.py)
-# in the same run. Memory, not time, so it is apart from bench/run.sh.
-#   bench/memory.sh [STEPS]     (default: one whole training epoch)
+# shuffling loader with 2 workers, one epoch, then the test accuracy):
+# examples/fashion_mnist.c against its twin examples/fashion_mnist_torch.py,
+# each with the MLP alone, in the same run. Memory, not time, so it is apart
+# from bench/run.sh.
+#   bench/memory.sh
 # FASHION_MNIST=dir names the data (default: Debian's dataset-fashion-mnist).
 # It prints, in MiB, for each side:
-#   main process peak RSS   VmHWM (ctorch) / ru_maxrss (PyTorch) of the process
-#                           that trains: ctorch's loader workers are threads in it,
+#   main process peak RSS   the peak resident set of the process that trains:
+#                           ctorch's loader workers are threads in it,
 #                           PyTorch's are separate processes
-#   largest worker peak RSS PyTorch's loader worker processes (ru_maxrss of the children)
 #   tree peak PSS           the process and its workers together, shared pages
 #                           counted once (Pss sampled every 20 ms, so a peak
 #                           shorter than that may be missed)
@@ -18,7 +18,6 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 DIR=${FASHION_MNIST:-/usr/share/datasets/fashion-mnist}
-STEPS=${1:-0}
 PY=/usr/bin/python3
 THREADS=${OMP_NUM_THREADS:-$(nproc)}
 export OMP_NUM_THREADS=$THREADS
@@ -27,16 +26,12 @@ if [ ! -r "$DIR/train-images-idx3-ubyte.gz" ] && [ ! -r "$DIR/train-images-idx3-
     exit 0
 fi
 mkdir -p "$BUILD/bench"
-bin="$BUILD/bench/fashion_mlp"
-zlib=""
-[ -f /usr/include/zlib.h ] && zlib="-DCTORCH_ZLIB -lz"
-# shellcheck disable=SC2086 # $zlib is two words or none
-${CC:-cc} -std=c11 -O3 -march=native -fopenmp -I. bench/memory/fashion_mlp.c -o "$bin" -lm -lpthread $zlib || exit 1
+make -s "$BUILD/bin/fashion_mnist" || exit 1
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $THREADS threads, $(date -u +%Y-%m-%d)"
-echo "Fashion-MNIST MLP, $( [ "$STEPS" -gt 0 ] && echo "$STEPS training steps" || echo "one training epoch") and the test pass"
-$PY bench/memory/peak_pss.py "$bin" "$DIR" "$STEPS" > "$BUILD/bench/memory.ct" || exit 1
+echo "Fashion-MNIST MLP, one training epoch and the test pass"
+$PY bench/memory/peak_pss.py "$BUILD/bin/fashion_mnist" "$DIR" 1 mlp > "$BUILD/bench/memory.ct" || exit 1
 if $PY -c 'import torch' 2>/dev/null; then
-    $PY bench/memory/peak_pss.py $PY bench/memory/fashion_mlp.py "$DIR" "$STEPS" > "$BUILD/bench/memory.pt" || exit 1
+    $PY bench/memory/peak_pss.py $PY examples/fashion_mnist_torch.py "$DIR" 1 mlp > "$BUILD/bench/memory.pt" || exit 1
 else
     echo "PyTorch not installed: ctorch only"
     : > "$BUILD/bench/memory.pt"
@@ -46,7 +41,6 @@ printf '%-28s %12s %12s %8s\n' "memory" "ctorch" "PyTorch" "ratio"
 awk 'FILENAME == ARGV[1] { pt[$1] = $2; next } { ct[$1] = $2 }
      END {
          row("main process peak RSS", ct["peak_rss_kib"], pt["peak_rss_kib"]);
-         row("largest worker peak RSS", "", pt["worker_peak_rss_kib"]);
          row("tree peak PSS", ct["peak_pss_kib"], pt["peak_pss_kib"]);
      }
      function mib(k) { return k == "" ? "-" : sprintf("%.1f MiB", k / 1024) }

@@ -3,8 +3,9 @@
  * worker threads and SGD with momentum, batch 64. For each model and epoch it
  * prints the mean training loss, the test accuracy and the epoch's time.
  *
- *     fashion_mnist [DIR [EPOCHS]]
+ *     fashion_mnist [DIR [EPOCHS [MODEL]]]
  *
+ * MODEL is mlp, cnn or both (the default); bench/memory.sh runs the MLP alone.
  * DIR holds the four IDX files (train-images-idx3-ubyte.gz, ..., gzip or
  * not); by default Debian's dataset-fashion-mnist package's directory.
  * Without the data it says so in one line and exits 0. fashion_mnist_torch.py
@@ -16,6 +17,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -183,8 +185,10 @@ int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : DEFAULT_DIR;
     int epochs = argc > 2 ? atoi(argv[2]) : 1;
-    if (epochs < 1) {
-        fprintf(stderr, "usage: %s [DIR [EPOCHS]]\n", argv[0]);
+    const char *model = argc > 3 ? argv[3] : "both";
+    bool mlp = !strcmp(model, "mlp") || !strcmp(model, "both"), cnn = !strcmp(model, "cnn") || !strcmp(model, "both");
+    if (epochs < 1 || !(mlp || cnn)) {
+        fprintf(stderr, "usage: %s [DIR [EPOCHS [mlp|cnn|both]]]\n", argv[0]);
         return 2;
     }
     char path[4][1024];
@@ -204,8 +208,8 @@ int main(int argc, char **argv)
     } else {
         printf("Fashion-MNIST: %lld training and %lld test images, batch %d, %d loader workers\n",
                (long long)ct_dataset_len(train), (long long)ct_dataset_len(test), BATCH, WORKERS);
-        status = run("mlp", new_mlp, train, test, epochs);
-        if (status == 0) status = run("cnn", new_cnn, train, test, epochs);
+        status = mlp ? run("mlp", new_mlp, train, test, epochs) : 0;
+        if (status == 0 && cnn) status = run("cnn", new_cnn, train, test, epochs);
     }
     ct_dataset_free(test);
     ct_dataset_free(train);

@@ -2,7 +2,7 @@
 # same seed, trained on the batches in the same order; it prints the same
 # lines (the numbers differ in the last digits, and the times are its own).
 #
-#     python3 examples/fashion_mnist_torch.py [DIR [EPOCHS]]
+#     python3 examples/fashion_mnist_torch.py [DIR [EPOCHS [mlp|cnn|both]]]
 #
 # (Named with _torch so that the test suite, which runs every example that has
 # a <name>.py twin and compares their outputs, leaves this one out: it needs a
@@ -19,6 +19,7 @@ from torch.utils.data import DataLoader, Dataset
 
 DIR = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/datasets/fashion-mnist"
 EPOCHS = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+MODEL = sys.argv[3] if len(sys.argv) > 3 else "both"
 BATCH, TEST_BATCH, WORKERS = 64, 1000, 2
 # ctorch's OpenMP runs on every core; this PyTorch build may start on one thread
 torch.set_num_threads(len(os.sched_getaffinity(0)))
@@ -113,5 +114,7 @@ if None in paths:
     sys.exit(0)
 train, test = FashionSplit(paths[0], paths[1]), FashionSplit(paths[2], paths[3])
 print(f"Fashion-MNIST: {len(train)} training and {len(test)} test images, batch {BATCH}, {WORKERS} loader workers")
-run("mlp", new_mlp, train, test)
-run("cnn", new_cnn, train, test)
+if MODEL in ("mlp", "both"):
+    run("mlp", new_mlp, train, test)
+if MODEL in ("cnn", "both"):
+    run("cnn", new_cnn, train, test)

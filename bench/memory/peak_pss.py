@@ -2,7 +2,9 @@
 (Pss, /proc/PID/smaps_rollup) of its process and all descendants: the memory
 the whole tree holds, pages shared between a process and its forked workers
 counted once. Passes the command's output through, then prints
-"peak_pss_kib N" (the largest sum seen) and exits with the command's status.
+"peak_pss_kib N" (the largest sum seen) and "peak_rss_kib N" (the command's
+own process's peak resident set, from the kernel when it exits) and exits
+with the command's status.
 
     python3 peak_pss.py COMMAND [ARG...]
 """
@@ -48,9 +50,13 @@ def tree_pss_kib(root):
 
 proc = subprocess.Popen(sys.argv[1:])
 peak = 0
-while proc.poll() is None:
+while True:
+    pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+    if pid == proc.pid:
+        break
     peak = max(peak, tree_pss_kib(proc.pid))
     time.sleep(0.02)
 sys.stdout.flush()
 print("peak_pss_kib", peak, flush=True)
-sys.exit(proc.returncode)
+print("peak_rss_kib", usage.ru_maxrss, flush=True)
+sys.exit(os.waitstatus_to_exitcode(status))

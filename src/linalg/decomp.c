@@ -685,7 +685,7 @@ ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor *
 ct_tensor *ct_linalg_eigvals(const ct_tensor *A)
 {
     CT__AUTOCAST(CT__CAST_FP32, ct_linalg_eigvals(A), &A);
-    ct_tensor *L;
+    ct_tensor *L = NULL;
     CT__ARG(A, "A", 1);
     return ct__eig(A, "linalg.eigvals", false, &L, NULL) == CT_OK ? L : NULL;
 }

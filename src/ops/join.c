@@ -247,7 +247,7 @@ static ct_result ct__cat_shape(ct_tensor *const *ts, int n, int *dim, int64_t *s
 static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int *dim_io)
 {
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    int ndim;
+    int ndim = 0;
     if (ct__cat_shape(ts, n, dim_io, sizes, &ndim) != CT_OK) return NULL;
     int dim = *dim_io;
     ct_dtype dtype = ct__result_type((const ct_tensor *const *)ts, n);
@@ -556,7 +556,7 @@ int64_t ct_unbind(const ct_tensor *t, int dim, ct_tensor **out, int64_t capacity
 
 ct_result ct_broadcast_tensors(ct_tensor *const *tensors, int n, ct_tensor **out)
 {
-    int64_t shape[CT_MAX_DIMS];
+    int64_t shape[CT_MAX_DIMS] = {0};
     int ndim = 0;
     ct_result r = ct__check_list(tensors, n, "broadcast_tensors");
     if (r != CT_OK) return r;
