@@ -401,6 +401,9 @@ static void test_stale_view_refusals(void)
     FAILS_T(ct_conv2d(v4, ct_ones(CT_SHAPE(1, 1, 3, 3), CT_F32), NULL, (ct_conv_opts){0}), CT_ERR_RUNTIME, NO_GRAD_STALE);
     FAILS_T(ct_max_pool2d(v4, CT_SHAPE(2), (ct_max_pool_opts){0}), CT_ERR_RUNTIME, NO_GRAD_STALE);
     FAILS_T(ct_layer_norm(v4, CT_SHAPE(4), NULL, NULL, 1e-5), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    ct_tensor *running_mean = ct_zeros(CT_SHAPE(1), CT_F32); /* refused before the running statistics move */
+    FAILS_T(ct_batch_norm(v4, running_mean, NULL, NULL, NULL, true, 0.1, 1e-5), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    CHECK_VALUES(running_mean, CT_SHAPE(1), 0);
 
     /* an in-place op that reads v fails before it writes */
     ct_tensor *x = ct_mul_scalar(leaf((float[]){5, 6}, 2), ct_int(1));

@@ -362,12 +362,12 @@ static const ct__node_type ct__batch_norm_type = {"NativeBatchNormBackward0", ct
 static const ct__node_type ct__group_norm_type = {"NativeGroupNormBackward0", ct__bw_normalization};
 
 /* Record node `type` for y, the result of normalising x by spec s (y was
- * computed with recording off). */
+ * computed with recording off, after ct__norm_recordable). */
 static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec *s, ct_tensor *y, const ct_tensor *x,
                                   const ct_tensor *w, const ct_tensor *b, const ct_tensor *rm, const ct_tensor *rv)
 {
     const ct_tensor *in[3] = {x, w, b};
-    if (!y || ct__recordable(in, 3) != CT_OK) return NULL;
+    if (!y) return NULL;
     ct__node *node = ct__record(type, in, 3, &y, 1);
     if (node) {
         ct__normspec *copy = (ct__normspec *)CT_MALLOC(sizeof *copy);
@@ -388,11 +388,20 @@ static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec 
     return y;
 }
 
+/* Whether a normalisation of x may record (ct__recordable), asked before it
+ * computes anything or updates running statistics. */
+static ct_result ct__norm_recordable(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b)
+{
+    const ct_tensor *in[3] = {x, w, b};
+    return ct__recordable(in, 3);
+}
+
 /* Normalise x by spec s with the batch's statistics (layer and group norm)
  * and record node `type`. */
 static ct_tensor *ct__norm_apply(const ct__node_type *type, const ct__normspec *s, const ct_tensor *x, const ct_tensor *w,
                                  const ct_tensor *b)
 {
+    if (ct__norm_recordable(x, w, b) != CT_OK) return NULL;
     ct_grad_mode mode = ct_set_grad_enabled(false);
     ct_tensor *y = ct__affine(s, ct__norm_xhat(s, x, NULL, NULL, NULL), w, b);
     ct_grad_mode_restore(mode);
@@ -488,10 +497,6 @@ static bool ct__bn_fast_layout(const ct_tensor *x, const ct_tensor *const *per_c
         if (per_channel[i] && !ct_is_contiguous(per_channel[i])) return false;
     return true;
 }
-
-/* A number as the kernel holds it in a variable of dtype dt (a float
- * tensor's momentum is a float). */
-static double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (double)(float)v : v; }
 
 /* PyTorch's batch_norm_cpu_collect_stats kernels, run on one thread
  * (CT__BN_STATS(T, fma) makes them for float and double): per channel, the
@@ -665,6 +670,7 @@ ct_tensor *ct_batch_norm(const ct_tensor *input, ct_tensor *running_mean, ct_ten
         if (d != 1) s.dims.size[s.dims.ndim++] = d;
     s.eps = eps;
     s.running = !training;
+    if (ct__norm_recordable(input, weight, bias) != CT_OK) return NULL; /* before the running statistics move */
     ct_scope sc = ct_scope_begin();
     ct_grad_mode mode = ct_set_grad_enabled(false);
     ct_tensor *y = ct__bn_forward(&s, input, running_mean, running_var, weight, bias, count, momentum);
