@@ -3449,6 +3449,10 @@ static inline uint16_t ct__float_to_bf16(float f)
     return (uint16_t)(x >> 16);
 }
 
+/* A number as a variable of a float32 tensor's element type holds it
+ * (rounded to float); any other dtype keeps the double. */
+static inline double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (double)(float)v : v; }
+
 /* ---------------------------------------------------------------- vector math */
 
 /* exp, log, tanh and sigmoid written so that loops over them vectorise: range
@@ -4487,12 +4491,12 @@ static void ct__autocast_leave(ct_scope casts, ct_tensor *const *const *results,
     do {                                                                                                  \
         if (CT__UNLIKELY(ct__autocasting)) {                                                              \
             const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
-            ct_scope ct__f_;                                                                    \
+            ct_scope ct__f_;                                                                              \
             if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
                 return NULL;                                                                              \
             ct_tensor *ct__r_ = (call);                                                                   \
             ct_tensor *const *ct__rs_[] = {&ct__r_};                                                      \
-            ct__autocast_leave(ct__f_, ct__rs_, 1);                                                      \
+            ct__autocast_leave(ct__f_, ct__rs_, 1);                                                       \
             return ct__r_;                                                                                \
         }                                                                                                 \
     } while (0)
@@ -4504,7 +4508,7 @@ static void ct__autocast_leave(ct_scope casts, ct_tensor *const *const *results,
         if (CT__UNLIKELY(ct__autocasting)) {                                                              \
             const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
             ct_tensor *const *ct__rs_[] = CT__UNPAREN outs;                                               \
-            ct_scope ct__f_;                                                                    \
+            ct_scope ct__f_;                                                                              \
             if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
                 return ct_last_error_code();                                                              \
             ct_result ct__r_ = (call);                                                                    \
@@ -18291,13 +18295,13 @@ CT__FLOATING(clamp)
         }                                                                                        \
     }
 
-/* where: out[k] = c[k] ? x[k] : y[k], c bool (or uint8), copied bit for bit */
 /* o[k] = c[k] ? X : Y, with both sides loaded so that the select vectorises */
 #define CT__SELECT_LOOP(X, Y)                                                                    \
     for (int64_t k = 0; k < n; k++) {                                                            \
         T xk = X, yk = Y;                                                                        \
         o[k] = c[k] ? xk : yk;                                                                   \
     }
+/* where: out[k] = c[k] ? x[k] : y[k], c bool (or uint8), copied bit for bit */
 #define CT__WHERE_LOOP(name, dt)                                                                 \
     static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
@@ -28771,12 +28775,12 @@ static const ct__node_type ct__batch_norm_type = {"NativeBatchNormBackward0", ct
 static const ct__node_type ct__group_norm_type = {"NativeGroupNormBackward0", ct__bw_normalization};
 
 /* Record node `type` for y, the result of normalising x by spec s (y was
- * computed with recording off). */
+ * computed with recording off, after ct__norm_recordable). */
 static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec *s, ct_tensor *y, const ct_tensor *x,
                                   const ct_tensor *w, const ct_tensor *b, const ct_tensor *rm, const ct_tensor *rv)
 {
     const ct_tensor *in[3] = {x, w, b};
-    if (!y || ct__recordable(in, 3) != CT_OK) return NULL;
+    if (!y) return NULL;
     ct__node *node = ct__record(type, in, 3, &y, 1);
     if (node) {
         ct__normspec *copy = (ct__normspec *)CT_MALLOC(sizeof *copy);
@@ -28797,11 +28801,20 @@ static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec 
     return y;
 }
 
+/* Whether a normalisation of x may record (ct__recordable), asked before it
+ * computes anything or updates running statistics. */
+static ct_result ct__norm_recordable(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b)
+{
+    const ct_tensor *in[3] = {x, w, b};
+    return ct__recordable(in, 3);
+}
+
 /* Normalise x by spec s with the batch's statistics (layer and group norm)
  * and record node `type`. */
 static ct_tensor *ct__norm_apply(const ct__node_type *type, const ct__normspec *s, const ct_tensor *x, const ct_tensor *w,
                                  const ct_tensor *b)
 {
+    if (ct__norm_recordable(x, w, b) != CT_OK) return NULL;
     ct_grad_mode mode = ct_set_grad_enabled(false);
     ct_tensor *y = ct__affine(s, ct__norm_xhat(s, x, NULL, NULL, NULL), w, b);
     ct_grad_mode_restore(mode);
@@ -28897,10 +28910,6 @@ static bool ct__bn_fast_layout(const ct_tensor *x, const ct_tensor *const *per_c
         if (per_channel[i] && !ct_is_contiguous(per_channel[i])) return false;
     return true;
 }
-
-/* A number as the kernel holds it in a variable of dtype dt (a float
- * tensor's momentum is a float). */
-static double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (double)(float)v : v; }
 
 /* PyTorch's batch_norm_cpu_collect_stats kernels, run on one thread
  * (CT__BN_STATS(T, fma) makes them for float and double): per channel, the
@@ -29074,6 +29083,7 @@ ct_tensor *ct_batch_norm(const ct_tensor *input, ct_tensor *running_mean, ct_ten
         if (d != 1) s.dims.size[s.dims.ndim++] = d;
     s.eps = eps;
     s.running = !training;
+    if (ct__norm_recordable(input, weight, bias) != CT_OK) return NULL; /* before the running statistics move */
     ct_scope sc = ct_scope_begin();
     ct_grad_mode mode = ct_set_grad_enabled(false);
     ct_tensor *y = ct__bn_forward(&s, input, running_mean, running_var, weight, bias, count, momentum);
@@ -32983,13 +32993,11 @@ typedef struct ct__num {
     bool f32; /* a 0-d float32 tensor */
 } ct__num;
 
-static double ct__as_f32(double v) { return (double)(float)v; }
-
 /* v as a value of its kind: rounded to float32 when it is a float32 tensor */
 static ct__num ct__num_make(double v, bool f32)
 {
     ct__num n;
-    n.v = f32 ? ct__as_f32(v) : v;
+    n.v = ct__as_dtype(v, f32 ? CT_F32 : CT_F64);
     n.f32 = f32;
     return n;
 }
@@ -33000,7 +33008,8 @@ static ct__num ct__py(double v) { return ct__num_make(v, false); }
 static ct__num ct__arith(ct__num a, char op, ct__num b)
 {
     bool f32 = a.f32 || b.f32;
-    double x = f32 ? ct__as_f32(a.v) : a.v, y = f32 ? ct__as_f32(b.v) : b.v;
+    ct_dtype dt = f32 ? CT_F32 : CT_F64;
+    double x = ct__as_dtype(a.v, dt), y = ct__as_dtype(b.v, dt);
     double z = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
     return ct__num_make(z, f32);
 }
@@ -33014,8 +33023,8 @@ static ct__num ct__abs(ct__num a) { return ct__num_make(fabs(a.v), a.f32); }
 /* a < b; a comparison with a tensor compares in its dtype */
 static bool ct__lt(ct__num a, ct__num b)
 {
-    bool f32 = a.f32 || b.f32;
-    return f32 ? ct__as_f32(a.v) < ct__as_f32(b.v) : a.v < b.v;
+    ct_dtype dt = a.f32 || b.f32 ? CT_F32 : CT_F64;
+    return ct__as_dtype(a.v, dt) < ct__as_dtype(b.v, dt);
 }
 
 static bool ct__le(ct__num a, ct__num b) { return !ct__lt(b, a) && a.v == a.v && b.v == b.v; }

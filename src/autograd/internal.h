@@ -338,12 +338,12 @@ static void ct__autocast_leave(ct_scope casts, ct_tensor *const *const *results,
     do {                                                                                                  \
         if (CT__UNLIKELY(ct__autocasting)) {                                                              \
             const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
-            ct_scope ct__f_;                                                                    \
+            ct_scope ct__f_;                                                                              \
             if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
                 return NULL;                                                                              \
             ct_tensor *ct__r_ = (call);                                                                   \
             ct_tensor *const *ct__rs_[] = {&ct__r_};                                                      \
-            ct__autocast_leave(ct__f_, ct__rs_, 1);                                                      \
+            ct__autocast_leave(ct__f_, ct__rs_, 1);                                                       \
             return ct__r_;                                                                                \
         }                                                                                                 \
     } while (0)
@@ -355,7 +355,7 @@ static void ct__autocast_leave(ct_scope casts, ct_tensor *const *const *results,
         if (CT__UNLIKELY(ct__autocasting)) {                                                              \
             const ct_tensor **const ct__args_[] = {__VA_ARGS__};                                          \
             ct_tensor *const *ct__rs_[] = CT__UNPAREN outs;                                               \
-            ct_scope ct__f_;                                                                    \
+            ct_scope ct__f_;                                                                              \
             if (!ct__autocast_enter(&ct__f_, policy, ct__args_, (int)(sizeof ct__args_ / sizeof *ct__args_))) \
                 return ct_last_error_code();                                                              \
             ct_result ct__r_ = (call);                                                                    \

@@ -185,6 +185,10 @@ static inline uint16_t ct__float_to_bf16(float f)
     return (uint16_t)(x >> 16);
 }
 
+/* A number as a variable of a float32 tensor's element type holds it
+ * (rounded to float); any other dtype keeps the double. */
+static inline double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (double)(float)v : v; }
+
 /* ---------------------------------------------------------------- vector math */
 
 /* exp, log, tanh and sigmoid written so that loops over them vectorise: range

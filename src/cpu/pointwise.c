@@ -739,13 +739,13 @@ CT__FLOATING(clamp)
         }                                                                                        \
     }
 
-/* where: out[k] = c[k] ? x[k] : y[k], c bool (or uint8), copied bit for bit */
 /* o[k] = c[k] ? X : Y, with both sides loaded so that the select vectorises */
 #define CT__SELECT_LOOP(X, Y)                                                                    \
     for (int64_t k = 0; k < n; k++) {                                                            \
         T xk = X, yk = Y;                                                                        \
         o[k] = c[k] ? xk : yk;                                                                   \
     }
+/* where: out[k] = c[k] ? x[k] : y[k], c bool (or uint8), copied bit for bit */
 #define CT__WHERE_LOOP(name, dt)                                                                 \
     static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \

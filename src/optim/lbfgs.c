@@ -19,13 +19,11 @@ typedef struct ct__num {
     bool f32; /* a 0-d float32 tensor */
 } ct__num;
 
-static double ct__as_f32(double v) { return (double)(float)v; }
-
 /* v as a value of its kind: rounded to float32 when it is a float32 tensor */
 static ct__num ct__num_make(double v, bool f32)
 {
     ct__num n;
-    n.v = f32 ? ct__as_f32(v) : v;
+    n.v = ct__as_dtype(v, f32 ? CT_F32 : CT_F64);
     n.f32 = f32;
     return n;
 }
@@ -36,7 +34,8 @@ static ct__num ct__py(double v) { return ct__num_make(v, false); }
 static ct__num ct__arith(ct__num a, char op, ct__num b)
 {
     bool f32 = a.f32 || b.f32;
-    double x = f32 ? ct__as_f32(a.v) : a.v, y = f32 ? ct__as_f32(b.v) : b.v;
+    ct_dtype dt = f32 ? CT_F32 : CT_F64;
+    double x = ct__as_dtype(a.v, dt), y = ct__as_dtype(b.v, dt);
     double z = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
     return ct__num_make(z, f32);
 }
@@ -50,8 +49,8 @@ static ct__num ct__abs(ct__num a) { return ct__num_make(fabs(a.v), a.f32); }
 /* a < b; a comparison with a tensor compares in its dtype */
 static bool ct__lt(ct__num a, ct__num b)
 {
-    bool f32 = a.f32 || b.f32;
-    return f32 ? ct__as_f32(a.v) < ct__as_f32(b.v) : a.v < b.v;
+    ct_dtype dt = a.f32 || b.f32 ? CT_F32 : CT_F64;
+    return ct__as_dtype(a.v, dt) < ct__as_dtype(b.v, dt);
 }
 
 static bool ct__le(ct__num a, ct__num b) { return !ct__lt(b, a) && a.v == a.v && b.v == b.v; }
