@@ -79,6 +79,12 @@ static ct_result ct__ema_sq_(ct_tensor *sq, const ct_tensor *x, double beta)
 
 static ct_tensor *ct__zeros_state(const ct_tensor *p) { return ct__keep_state(ct_zeros_like(p, CT_DEFAULT)); }
 
+/* Whether t takes part in a fused float32 pass over numel elements: contiguous float32. */
+static bool ct__fusable(const ct_tensor *t, int64_t numel)
+{
+    return t->dtype == CT_F32 && ct_is_contiguous(t) && ct_numel(t) == numel;
+}
+
 /* SGD with momentum in one pass over a contiguous float32 parameter, its
  * gradient and its momentum buffer: the float operations of the op-by-op rule
  * below (PyTorch's: mul_, add_ with alpha, each an fmaf as ct_add_alpha_'s
@@ -111,13 +117,13 @@ static void ct__sgd_range(int64_t begin, int64_t end, void *ctx)
 static bool ct__sgd_fused(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st)
 {
     ct_tensor *buf = st->buf[0];
-    if (o[CT__K_MOMENTUM] == 0 || !buf || p->dtype != CT_F32 || grad->dtype != CT_F32 || buf->dtype != CT_F32 ||
-        !ct_is_contiguous(p) || !ct_is_contiguous(grad) || !ct_is_contiguous(buf) || ct_numel(grad) != ct_numel(p))
+    int64_t n = ct_numel(p);
+    if (o[CT__K_MOMENTUM] == 0 || !buf || !ct__fusable(p, n) || !ct__fusable(grad, n) || !ct__fusable(buf, n))
         return false;
     ct__sgd_pass pass = {(float *)ct__data(p), (float *)ct__data(buf), (const float *)ct__data(grad),
                          (float)o[CT__K_WEIGHT_DECAY], (float)o[CT__K_MOMENTUM], (float)(1 - o[CT__K_DAMPENING]),
                          (float)-o[CT__K_LR], o[CT__K_MAXIMIZE] != 0, o[CT__K_NESTEROV] != 0};
-    ct__parallel_for(ct_numel(p), CT__GRAIN, ct__sgd_range, &pass);
+    ct__parallel_for(n, CT__GRAIN, ct__sgd_range, &pass);
     p->storage->version++;
     buf->storage->version++;
     return true;
@@ -179,9 +185,9 @@ static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tenso
                                    double step_size, double bias_correction2_sqrt)
 {
     ct_tensor *m = st->buf[0], *v = st->buf[1], *vmax = o[CT__K_AMSGRAD] != 0 ? st->buf[2] : NULL;
-    if (p->dtype != CT_F32 || grad->dtype != CT_F32 || m->dtype != CT_F32 || v->dtype != CT_F32 ||
-        !ct_is_contiguous(p) || !ct_is_contiguous(grad) || !ct_is_contiguous(m) || !ct_is_contiguous(v) ||
-        ct_numel(grad) != ct_numel(p) || (vmax && (vmax->dtype != CT_F32 || !ct_is_contiguous(vmax))))
+    int64_t n = ct_numel(p);
+    if (!ct__fusable(p, n) || !ct__fusable(grad, n) || !ct__fusable(m, n) || !ct__fusable(v, n) ||
+        (vmax && !ct__fusable(vmax, n)))
         return false;
     ct__adam_pass pass = {(float *)ct__data(p),
                           (float *)ct__data(m),
@@ -191,7 +197,7 @@ static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tenso
                           (float)o[CT__K_BETA1], (float)o[CT__K_BETA2], (float)(1 - o[CT__K_BETA1]),
                           (float)(1 - o[CT__K_BETA2]), (float)bias_correction2_sqrt, (float)o[CT__K_EPS],
                           (float)-step_size};
-    ct__parallel_for(ct_numel(p), CT__GRAIN, ct__adam_range, &pass);
+    ct__parallel_for(n, CT__GRAIN, ct__adam_range, &pass);
     p->storage->version++;
     m->storage->version++;
     v->storage->version++;
