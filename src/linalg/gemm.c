@@ -19,8 +19,9 @@
  * as dot products of contiguous rows (the dot form). The micro-kernels
  * use AVX-512 or AVX2+FMA intrinsics when the compiler targets them
  * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
- * for other compilers. OpenMP splits each packed block's NR strips among
- * threads; a batch of small products (bmm) is split by item instead.
+ * for other compilers. OpenMP cuts C into one slab of whole tiles per
+ * thread, each its own product (ct__gemm_parallel); a batch of small
+ * products (bmm) is split by item instead.
  * Built with CTORCH_OPENBLAS, ct__sgemm and ct__dgemm call cblas_sgemm /
  * cblas_dgemm instead. */
 
