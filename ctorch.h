@@ -2312,7 +2312,7 @@ CTORCH_API ct_module *ct_nn_triplet_margin_loss(ct_triplet_margin_loss_opts opts
  * diagonal. PyTorch's gain: 1. */
 CTORCH_API ct_result ct_init_orthogonal_(ct_tensor *t, double gain);
 
-/* The keyword arguments of nn.Conv1d/2d/3d and nn.ConvTranspose1d/2d; all
+/* The keyword arguments of nn.Conv1d/2d/3d and nn.ConvTranspose1d/2d/3d; all
  * zero is PyTorch's defaults (stride 1, padding 0, dilation 1, groups 1, a
  * bias, padding_mode 'zeros'). A list of one value applies to every spatial
  * dim, as an int does in PyTorch. */
@@ -2338,14 +2338,16 @@ CTORCH_API ct_module *ct_nn_conv2d(int64_t in_channels, int64_t out_channels, ct
                                    ct_conv_layer_opts opts);
 CTORCH_API ct_module *ct_nn_conv3d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
                                    ct_conv_layer_opts opts);
-/* nn.ConvTranspose1d / nn.ConvTranspose2d(in_channels, out_channels,
- * kernel_size, ...): weight (in_channels, out_channels / groups,
- * *kernel_size), initialised as the convolutions'. */
+/* nn.ConvTranspose1d / nn.ConvTranspose2d / nn.ConvTranspose3d(in_channels,
+ * out_channels, kernel_size, ...): weight (in_channels, out_channels /
+ * groups, *kernel_size), initialised as the convolutions'. */
 CTORCH_API ct_module *ct_nn_conv_transpose1d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
                                              ct_conv_layer_opts opts);
 CTORCH_API ct_module *ct_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
                                              ct_conv_layer_opts opts);
-/* ConvTranspose1d/2d.forward(input, output_size): the output_padding that
+CTORCH_API ct_module *ct_nn_conv_transpose3d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                             ct_conv_layer_opts opts);
+/* ConvTranspose1d/2d/3d.forward(input, output_size): the output_padding that
  * gives this output size (the spatial sizes, or the whole shape) instead of
  * the module's; through ct_forward's hooks. */
 CTORCH_API ct_tensor *ct_conv_transpose_forward(ct_module *m, const ct_tensor *input, ct_shape output_size);
@@ -30448,7 +30450,7 @@ ct_module *ct_nn_triplet_margin_loss(ct_triplet_margin_loss_opts opts)
 /* ==================== nn/conv_layers.c ==================== */
 // >>nn/conv_layers.c
 /* The convolution and pooling layers of torch.nn: Conv1d/2d/3d,
- * ConvTranspose1d/2d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d and
+ * ConvTranspose1d/2d/3d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d and
  * AdaptiveMaxPool2d. Settings are checked as PyTorch's constructors check
  * them, parameters drawn as _ConvNd.reset_parameters draws them, and
  * forward calls the functional ops (src/linalg/conv.c, pool.c), which
@@ -30552,13 +30554,16 @@ static ct_tensor *ct__conv_transpose_forward(ct_module *m, ct_tensor *const *in,
     ct_conv_opts o = ct__conv_call_opts(c);
     if (c->output_size.ndim && ct__output_padding(c, in[0], c->output_size, &o.output_padding) != CT_OK) return NULL;
     ct_tensor *w = ct__attr(m, "weight"), *b = ct__attr(m, "bias");
-    return c->nd == 1 ? ct_conv_transpose1d(in[0], w, b, o) : ct_conv_transpose2d(in[0], w, b, o);
+    return c->nd == 1   ? ct_conv_transpose1d(in[0], w, b, o)
+           : c->nd == 2 ? ct_conv_transpose2d(in[0], w, b, o)
+                        : ct_conv_transpose3d(in[0], w, b, o);
 }
 
 static const ct_module_class ct__conv_classes[3] = {
     {"Conv1d", ct__conv_forward, NULL}, {"Conv2d", ct__conv_forward, NULL}, {"Conv3d", ct__conv_forward, NULL}};
-static const ct_module_class ct__conv_transpose_classes[2] = {
-    {"ConvTranspose1d", ct__conv_transpose_forward, NULL}, {"ConvTranspose2d", ct__conv_transpose_forward, NULL}};
+static const ct_module_class ct__conv_transpose_classes[3] = {{"ConvTranspose1d", ct__conv_transpose_forward, NULL},
+                                                              {"ConvTranspose2d", ct__conv_transpose_forward, NULL},
+                                                              {"ConvTranspose3d", ct__conv_transpose_forward, NULL}};
 
 /* _ConvNd.__init__'s checks of groups, padding and padding_mode, in its order. */
 static ct_result ct__conv_check(const char *name, const ct__conv_layer *c, int64_t in_channels, int64_t out_channels,
@@ -30678,10 +30683,15 @@ ct_module *ct_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels, ct_
     return ct__conv_layer_new(&ct__conv_transpose_classes[1], 2, true, in_channels, out_channels, kernel_size, &opts);
 }
 
+ct_module *ct_nn_conv_transpose3d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size, ct_conv_layer_opts opts)
+{
+    return ct__conv_layer_new(&ct__conv_transpose_classes[2], 3, true, in_channels, out_channels, kernel_size, &opts);
+}
+
 ct_tensor *ct_conv_transpose_forward(ct_module *m, const ct_tensor *input, ct_shape output_size)
 {
-    if (!m || (m->cls != &ct__conv_transpose_classes[0] && m->cls != &ct__conv_transpose_classes[1])) {
-        ct__fail(CT_ERR_TYPE, "ct_conv_transpose_forward: %s is not a ConvTranspose1d or ConvTranspose2d",
+    if (!m || m->cls < ct__conv_transpose_classes || m->cls >= ct__conv_transpose_classes + 3) {
+        ct__fail(CT_ERR_TYPE, "ct_conv_transpose_forward: %s is not a ConvTranspose1d, ConvTranspose2d or ConvTranspose3d",
                  m ? ct_module_name(m) : "NULL");
         return NULL;
     }

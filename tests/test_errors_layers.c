@@ -21,6 +21,8 @@ static void test_module_errors(void)
     FAILS_T(ct_nn_conv2d(3, 4, CT_SHAPE(3), o), VE, "padding='same' is not supported for strided convolutions");
     FAILS_T(ct_nn_conv_transpose2d(3, 4, CT_SHAPE(3), (ct_conv_layer_opts){.padding_mode = CT_PAD_REFLECT}), VE,
             "Only \"zeros\" padding mode is supported for ConvTranspose2d");
+    FAILS_T(ct_nn_conv_transpose3d(3, 4, CT_SHAPE(3), (ct_conv_layer_opts){.padding_mode = CT_PAD_CIRCULAR}), VE,
+            "Only \"zeros\" padding mode is supported for ConvTranspose3d");
     o = (ct_conv_layer_opts){.stride = CT_SHAPE(1, 2, 3)};
     FAILS_T(ct_nn_conv2d(3, 3, CT_SHAPE(3), o), RT, "expected stride to be a single integer value or a list of 2 values to "
                                                       "match the convolution dimensions, but got stride=[1, 2, 3]");
@@ -31,7 +33,7 @@ static void test_module_errors(void)
     FAILS_T(ct_forward(c, ct_zeros(CT_SHAPE(2, 2, 8, 8), CT_F32)), RT,
             "Given groups=1, weight of size [16, 1, 5, 5], expected input[2, 2, 8, 8] to have 1 channels, but got 2 channels instead");
     FAILS_T(ct_conv_transpose_forward(c, ct_zeros(CT_SHAPE(1, 1, 8, 8), CT_F32), CT_SHAPE(8, 8)), CT_ERR_TYPE,
-            "ct_conv_transpose_forward: Conv2d is not a ConvTranspose1d or ConvTranspose2d");
+            "ct_conv_transpose_forward: Conv2d is not a ConvTranspose1d, ConvTranspose2d or ConvTranspose3d");
     ct_module_release(c);
     ct_module *t = ct_nn_conv_transpose1d(3, 4, CT_SHAPE(3), (ct_conv_layer_opts){.stride = CT_SHAPE(2)});
     FAILS_T(ct_conv_transpose_forward(t, ct_zeros(CT_SHAPE(3, 5), CT_F32), CT_SHAPE(20)), VE,

@@ -84,6 +84,10 @@ static ct_module *make_conv_transpose2d(void)
 {
     return ct_nn_conv_transpose2d(3, 5, CT_SHAPE(2, 3), conv_opts(CT_SHAPE0, CT_SHAPE0, CT_SHAPE0, 0));
 }
+static ct_module *make_conv_transpose3d(void)
+{
+    return ct_nn_conv_transpose3d(4, 2, CT_SHAPE(2, 3, 2), conv_opts(CT_SHAPE0, CT_SHAPE0, CT_SHAPE0, 2));
+}
 static ct_module *make_mha(void) { return ct_nn_multihead_attention(8, 2, (ct_mha_opts){0}); }
 static ct_module *make_mha_kdim(void)
 {
@@ -125,6 +129,7 @@ static void test_init(void)
     check_init("mha_kdim", 6, make_mha_kdim, mha_kdim, 1); /* xavier_normal_'s draws: within an ulp */
     check_init("mha_nobias", 7, make_mha_nobias, mha_nobias, 0);
     check_init("encoder", 8, make_encoder, enc, 0);
+    check_init("conv_transpose3d", 10, make_conv_transpose3d, wb, 0);
 }
 
 static ct_tensor *count_call(ct_module *m, ct_tensor *const *in, int n, ct_tensor *out, void *user)
@@ -248,10 +253,17 @@ static void test_conv_layers(void)
     module_case("conv3d_replicate", ct_nn_conv3d(1, 2, CT_SHAPE(2), o), 1);
 }
 
+/* A ConvTranspose module called with an output_size. */
+typedef struct output_size_call {
+    ct_module *m;
+    ct_shape size;
+} output_size_call;
+
 static ct_tensor *output_size_fn(ct_tensor *const *in, int n, void *user)
 {
     (void)n;
-    return ct_conv_transpose_forward((ct_module *)user, in[0], CT_SHAPE(8, 7));
+    const output_size_call *c = user;
+    return ct_conv_transpose_forward(c->m, in[0], c->size);
 }
 
 static void test_conv_transpose_layers(void)
@@ -266,7 +278,7 @@ static void test_conv_transpose_layers(void)
     o.no_bias = true;
     module_case("conv_transpose2d_unbatched", ct_nn_conv_transpose2d(2, 3, CT_SHAPE(2), o), 1);
     ct_module *m = ct_nn_conv_transpose2d(2, 3, CT_SHAPE(3), conv_opts(CT_SHAPE(2), CT_SHAPE(1), CT_SHAPE0, 0));
-    check_case("conv_transpose2d_output_size", m, output_size_fn, m, 1, -1);
+    check_case("conv_transpose2d_output_size", m, output_size_fn, &(output_size_call){m, CT_SHAPE(8, 7)}, 1, -1);
     /* the whole shape works too, and the module's own output_padding is back after the call */
     ct_tensor *x = ct_zeros(CT_SHAPE(1, 2, 4, 4), CT_F32);
     ct_tensor *r = ct_conv_transpose_forward(m, x, CT_SHAPE(1, 3, 8, 8));
@@ -275,6 +287,16 @@ static void test_conv_transpose_layers(void)
     r = ct_forward(m, x);
     CHECK_T(r);
     if (r) CHECK_INT(ct_size(r, 2), 7);
+    ct_module_release(m);
+
+    o = conv_opts(CT_SHAPE(1, 2, 2), CT_SHAPE(0, 1, 1), CT_SHAPE(2, 1, 1), 2);
+    o.output_padding = CT_SHAPE(0, 1, 0);
+    module_case("conv_transpose3d", ct_nn_conv_transpose3d(4, 2, CT_SHAPE(2, 3, 2), o), 1);
+    o = conv_opts(CT_SHAPE0, CT_SHAPE0, CT_SHAPE0, 0);
+    o.no_bias = true;
+    module_case("conv_transpose3d_unbatched", ct_nn_conv_transpose3d(2, 3, CT_SHAPE(2), o), 1);
+    m = ct_nn_conv_transpose3d(2, 2, CT_SHAPE(3), conv_opts(CT_SHAPE(2), CT_SHAPE(1), CT_SHAPE0, 0));
+    check_case("conv_transpose3d_output_size", m, output_size_fn, &(output_size_call){m, CT_SHAPE(1, 2, 5, 6, 4)}, 1, -1);
     ct_module_release(m);
 }
 

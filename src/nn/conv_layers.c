@@ -1,5 +1,5 @@
 /* The convolution and pooling layers of torch.nn: Conv1d/2d/3d,
- * ConvTranspose1d/2d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d and
+ * ConvTranspose1d/2d/3d, MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d and
  * AdaptiveMaxPool2d. Settings are checked as PyTorch's constructors check
  * them, parameters drawn as _ConvNd.reset_parameters draws them, and
  * forward calls the functional ops (src/linalg/conv.c, pool.c), which
@@ -103,13 +103,16 @@ static ct_tensor *ct__conv_transpose_forward(ct_module *m, ct_tensor *const *in,
     ct_conv_opts o = ct__conv_call_opts(c);
     if (c->output_size.ndim && ct__output_padding(c, in[0], c->output_size, &o.output_padding) != CT_OK) return NULL;
     ct_tensor *w = ct__attr(m, "weight"), *b = ct__attr(m, "bias");
-    return c->nd == 1 ? ct_conv_transpose1d(in[0], w, b, o) : ct_conv_transpose2d(in[0], w, b, o);
+    return c->nd == 1   ? ct_conv_transpose1d(in[0], w, b, o)
+           : c->nd == 2 ? ct_conv_transpose2d(in[0], w, b, o)
+                        : ct_conv_transpose3d(in[0], w, b, o);
 }
 
 static const ct_module_class ct__conv_classes[3] = {
     {"Conv1d", ct__conv_forward, NULL}, {"Conv2d", ct__conv_forward, NULL}, {"Conv3d", ct__conv_forward, NULL}};
-static const ct_module_class ct__conv_transpose_classes[2] = {
-    {"ConvTranspose1d", ct__conv_transpose_forward, NULL}, {"ConvTranspose2d", ct__conv_transpose_forward, NULL}};
+static const ct_module_class ct__conv_transpose_classes[3] = {{"ConvTranspose1d", ct__conv_transpose_forward, NULL},
+                                                              {"ConvTranspose2d", ct__conv_transpose_forward, NULL},
+                                                              {"ConvTranspose3d", ct__conv_transpose_forward, NULL}};
 
 /* _ConvNd.__init__'s checks of groups, padding and padding_mode, in its order. */
 static ct_result ct__conv_check(const char *name, const ct__conv_layer *c, int64_t in_channels, int64_t out_channels,
@@ -229,10 +232,15 @@ ct_module *ct_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels, ct_
     return ct__conv_layer_new(&ct__conv_transpose_classes[1], 2, true, in_channels, out_channels, kernel_size, &opts);
 }
 
+ct_module *ct_nn_conv_transpose3d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size, ct_conv_layer_opts opts)
+{
+    return ct__conv_layer_new(&ct__conv_transpose_classes[2], 3, true, in_channels, out_channels, kernel_size, &opts);
+}
+
 ct_tensor *ct_conv_transpose_forward(ct_module *m, const ct_tensor *input, ct_shape output_size)
 {
-    if (!m || (m->cls != &ct__conv_transpose_classes[0] && m->cls != &ct__conv_transpose_classes[1])) {
-        ct__fail(CT_ERR_TYPE, "ct_conv_transpose_forward: %s is not a ConvTranspose1d or ConvTranspose2d",
+    if (!m || m->cls < ct__conv_transpose_classes || m->cls >= ct__conv_transpose_classes + 3) {
+        ct__fail(CT_ERR_TYPE, "ct_conv_transpose_forward: %s is not a ConvTranspose1d, ConvTranspose2d or ConvTranspose3d",
                  m ? ct_module_name(m) : "NULL");
         return NULL;
     }

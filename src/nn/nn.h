@@ -470,7 +470,7 @@ CTORCH_API ct_module *ct_nn_triplet_margin_loss(ct_triplet_margin_loss_opts opts
  * diagonal. PyTorch's gain: 1. */
 CTORCH_API ct_result ct_init_orthogonal_(ct_tensor *t, double gain);
 
-/* The keyword arguments of nn.Conv1d/2d/3d and nn.ConvTranspose1d/2d; all
+/* The keyword arguments of nn.Conv1d/2d/3d and nn.ConvTranspose1d/2d/3d; all
  * zero is PyTorch's defaults (stride 1, padding 0, dilation 1, groups 1, a
  * bias, padding_mode 'zeros'). A list of one value applies to every spatial
  * dim, as an int does in PyTorch. */
@@ -496,14 +496,16 @@ CTORCH_API ct_module *ct_nn_conv2d(int64_t in_channels, int64_t out_channels, ct
                                    ct_conv_layer_opts opts);
 CTORCH_API ct_module *ct_nn_conv3d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
                                    ct_conv_layer_opts opts);
-/* nn.ConvTranspose1d / nn.ConvTranspose2d(in_channels, out_channels,
- * kernel_size, ...): weight (in_channels, out_channels / groups,
- * *kernel_size), initialised as the convolutions'. */
+/* nn.ConvTranspose1d / nn.ConvTranspose2d / nn.ConvTranspose3d(in_channels,
+ * out_channels, kernel_size, ...): weight (in_channels, out_channels /
+ * groups, *kernel_size), initialised as the convolutions'. */
 CTORCH_API ct_module *ct_nn_conv_transpose1d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
                                              ct_conv_layer_opts opts);
 CTORCH_API ct_module *ct_nn_conv_transpose2d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
                                              ct_conv_layer_opts opts);
-/* ConvTranspose1d/2d.forward(input, output_size): the output_padding that
+CTORCH_API ct_module *ct_nn_conv_transpose3d(int64_t in_channels, int64_t out_channels, ct_shape kernel_size,
+                                             ct_conv_layer_opts opts);
+/* ConvTranspose1d/2d/3d.forward(input, output_size): the output_padding that
  * gives this output size (the spatial sizes, or the whole shape) instead of
  * the module's; through ct_forward's hooks. */
 CTORCH_API ct_tensor *ct_conv_transpose_forward(ct_module *m, const ct_tensor *input, ct_shape output_size);

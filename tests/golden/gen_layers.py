@@ -162,4 +162,13 @@ enc_nf = randomise(nn.TransformerEncoderLayer(8, 4, dim_feedforward=12, dropout=
 case('encoder_norm_first', lambda x, p: enc_nf(x, src_key_padding_mask=p), [rnd(2, 5, 8), kpm], module=enc_nf, seed=15)
 case('encoder_unbatched', enc_nf, [rnd(5, 8)], module=enc_nf, seed=16)
 
+# ---------------------------------------------------------------- ConvTranspose3d
+init('conv_transpose3d', 10, lambda: nn.ConvTranspose3d(4, 2, (2, 3, 2), groups=2))
+conv_case('conv_transpose3d', nn.ConvTranspose3d(4, 2, (2, 3, 2), stride=(1, 2, 2), padding=(0, 1, 1),
+                                                 output_padding=(0, 1, 0), dilation=(2, 1, 1), groups=2),
+          rnd(2, 4, 3, 4, 3))
+conv_case('conv_transpose3d_unbatched', nn.ConvTranspose3d(2, 3, 2, bias=False), rnd(2, 2, 3, 2))
+ct3 = randomise(nn.ConvTranspose3d(2, 2, 3, stride=2, padding=1))
+case('conv_transpose3d_output_size', lambda x: ct3(x, output_size=[1, 2, 5, 6, 4]), [rnd(1, 2, 3, 3, 2)], module=ct3)
+
 W.save()
