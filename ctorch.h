@@ -18616,14 +18616,38 @@ static int ct__cascade_power(int64_t size)
     return CT__MAX(4, c / 4);
 }
 
-/* Sums run on four levels of accumulators, each 4 vectors of W lanes. A
- * top-level block of 2^(3 lp) rows always starts from zero, so blocks are
- * summed in parallel and added to the top level in order, as the serial
- * loop would. CT__MRS(name, A, W, ADDV) defines
- *   name(in, row stride, column stride, rows, sums[4][W])
- * where ADDV(a, p) adds the W lanes at p to a. */
-#define CT__MRS(name, A, W, ADDV)                                                                         \
-    /* rows [i, end) added into the level-0 sums, held in a local copy */                                \
+/* name##_rows(in, rs, cs, i, end, a[4][W]): rows [i, end) added into the
+ * four level-0 sums a. With GCC or clang each sum is a vector of W lanes:
+ * given W scalar accumulators, GCC keeps them in registers and never
+ * vectorises the lane loops (the strides are run-time values). The lanes
+ * ADDV adds to zeros are exactly the values it adds (the sums are never
+ * -0), so the vector adds are the scalar ones, lane for lane. */
+#if defined(__GNUC__)
+#define CT__MRS_ROWS(name, A, W, ADDV)                                                                    \
+    typedef A name##_vec __attribute__((vector_size((W) * sizeof(A))));                                  \
+    static inline void name##_add(name##_vec *sum, const char *p)                                         \
+    {                                                                                                     \
+        A lanes[W] = {0};                                                                                 \
+        name##_vec v;                                                                                     \
+        ADDV(lanes, p);                                                                                   \
+        memcpy(&v, lanes, sizeof v);                                                                      \
+        *sum += v;                                                                                        \
+    }                                                                                                     \
+    static inline void name##_rows(const char *in, int64_t rs, int64_t cs, int64_t i, int64_t end, A a[4][W]) \
+    {                                                                                                     \
+        name##_vec t[4];                                                                                  \
+        memcpy(t, a, sizeof t);                                                                           \
+        for (; i < end; i++) {                                                                            \
+            const char *row = in + i * rs;                                                                \
+            name##_add(&t[0], row);                                                                       \
+            name##_add(&t[1], row + cs);                                                                  \
+            name##_add(&t[2], row + 2 * cs);                                                              \
+            name##_add(&t[3], row + 3 * cs);                                                              \
+        }                                                                                                 \
+        memcpy(a, t, sizeof t);                                                                           \
+    }
+#else
+#define CT__MRS_ROWS(name, A, W, ADDV)                                                                    \
     static inline void name##_rows(const char *in, int64_t rs, int64_t cs, int64_t i, int64_t end, A a[4][W]) \
     {                                                                                                     \
         A t[4][W];                                                                                        \
@@ -18636,6 +18660,24 @@ static int ct__cascade_power(int64_t size)
             ADDV(t[3], row + 3 * cs);                                                                     \
         }                                                                                                 \
         memcpy(a, t, sizeof t);                                                                           \
+    }
+#endif
+
+/* Sums run on four levels of accumulators, each 4 vectors of W lanes. A
+ * top-level block of 2^(3 lp) rows always starts from zero, so blocks are
+ * summed in parallel and added to the top level in order, as the serial
+ * loop would. CT__MRS(name, A, W, ADDV) defines
+ *   name(in, row stride, column stride, rows, sums[4][W])
+ * where ADDV(a, p) adds the W lanes at p to a. */
+#define CT__MRS(name, A, W, ADDV)                                                                         \
+    CT__MRS_ROWS(name, A, W, ADDV)                                                                        \
+    /* a level's sums moved up into the next: one flat loop, which vectorises */                          \
+    static inline void name##_carry(A *up, A *level)                                                      \
+    {                                                                                                     \
+        for (int x = 0; x < 4 * (W); x++) {                                                               \
+            up[x] += level[x];                                                                            \
+            level[x] = 0;                                                                                 \
+        }                                                                                                 \
     }                                                                                                     \
     static void name##_core(const char *in, int64_t rs, int64_t cs, int64_t size, int lp, int64_t i,      \
                             A acc[4][4][W])                                                               \
@@ -18644,11 +18686,7 @@ static int ct__cascade_power(int64_t size)
         for (; i + step <= size; i += step) {                                                             \
             name##_rows(in, rs, cs, i, i + step, acc[0]);                                                 \
             for (int j = 1; j < 4; j++) {                                                                 \
-                for (int k = 0; k < 4; k++)                                                               \
-                    for (int l = 0; l < W; l++) {                                                         \
-                        acc[j][k][l] += acc[j - 1][k][l];                                                 \
-                        acc[j - 1][k][l] = 0;                                                             \
-                    }                                                                                     \
+                name##_carry(acc[j][0], acc[j - 1][0]);                                                   \
                 if ((i + step) & (mask << (j * lp))) break;                                               \
             }                                                                                             \
         }                                                                                                 \
