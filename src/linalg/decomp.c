@@ -930,11 +930,12 @@ static ct_tensor *ct__lstsq_qr(const ct_tensor *Ae, const ct_tensor *Be, int nb,
         if (driver == CT__GELSY) rank[b] = ct__gelsy(a, m, n, bb, k, rcond, eps, scratch, jpvt);
         else info = ct__gels(a, m, n, bb, k, scratch);
         if (info) {
-            char note[48];
+            char note[48] = ""; /* PyTorch names the matrix when the batch holds more than one */
+            if (batch > 1) snprintf(note, sizeof note, "(Batch element %lld): ", (long long)b);
             ct__fail(CT_ERR_RUNTIME,
                      "torch.linalg.lstsq: %sThe least squares solution could not be computed because the input matrix "
                      "does not have full rank (error code: %lld).",
-                     ct__la_batch_note(Ae, b, note, sizeof note), (long long)info);
+                     note, (long long)info);
             x = NULL;
             break;
         }
