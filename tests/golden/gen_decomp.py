@@ -271,6 +271,7 @@ for dt in (torch.float32, torch.float64):
         gelsy_case(rnd(6, 4), rnd(6, 2), rcond)
         gelsy_case(rnd(4, 6), rnd(4, 2), rcond)
     gelsy_case(rnd(3, 5, 5), rnd(3, 5, 2), 0.5)
+    gelsy_case(torch.eye(4), rnd(4, 2), 1.0)  # estimates stay equal: full rank at rcond 1
     gelsy_case(rnd(2, 3, 7), rnd(2, 3, 1), 0.6)
     gap = (1.0, 0.6, 0.3, 1e-4, 1e-5)  # the truncated SVD's solution is 1e-4 away from gelsy's
     gelsy_case(with_singular_values(*gap, m=7, n=5), rnd(7, 2), 1e-3)
