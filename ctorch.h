@@ -22743,14 +22743,17 @@ ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other)
 // >>linalg/lapack.c
 /* Dense linear algebra kernels on one matrix: LU, Cholesky, Householder QR,
  * symmetric eigen (cyclic Jacobi), SVD (one-sided Jacobi), general eigen
- * (Hessenberg reduction, Francis double-shift QR, inverse iteration) and the
- * matrix exponential. Everything works in double on row-major (rows, cols)
+ * (Hessenberg reduction, Francis double-shift QR, inverse iteration), the
+ * matrix exponential and least squares (LAPACK gels and gelsy: QR, and QR
+ * with column pivoting, incremental condition estimation and the RZ
+ * factorization). Everything works in double on row-major (rows, cols)
  * arrays with explicit sizes; decomp.c converts float32 inputs to double and
  * back, so float results are as accurate as they can be stored.
  *
  * LU and QR make the same choices as LAPACK's getrf (the first largest pivot)
  * and geqrf (beta = -sign(alpha) * norm), so pivots, the signs of Q and R and
- * the index of a zero pivot agree with PyTorch. The Jacobi and QR iterations
+ * the index of a zero pivot agree with PyTorch; pivoted QR takes LAPACK's
+ * columns in LAPACK's order, so gelsy's rank and solution agree too. The Jacobi and QR iterations
  * reach the same eigen and singular values; their vectors may differ from
  * LAPACK's by a sign (a phase for complex ones). */
 
@@ -22882,32 +22885,52 @@ static int64_t ct__cholesky(double *a, int64_t n)
 
 /* ---------------------------------------------------------------- QR */
 
+/* The Householder reflector H = I - tau v v^T (LAPACK larfg) with
+ * H [alpha; x] = [beta; 0], beta = -sign(alpha) * norm: alpha becomes beta,
+ * x (len entries at stride) becomes v's tail (v's first entry is an
+ * implicit 1). Returns tau; 0 (H = I, alpha kept) when x is zero. */
+static double ct__la_reflector(double *alpha, double *x, int64_t len, int64_t stride)
+{
+    double xnorm = 0;
+    for (int64_t i = 0; i < len; i++) xnorm = hypot(xnorm, x[i * stride]);
+    if (xnorm == 0) return 0;
+    double beta = -copysign(hypot(*alpha, xnorm), *alpha);
+    double tau = (beta - *alpha) / beta, scale = 1 / (*alpha - beta);
+    for (int64_t i = 0; i < len; i++) x[i * stride] *= scale;
+    *alpha = beta;
+    return tau;
+}
+
+/* The vector y = [head; tail] (tail: len entries at stride ts) times
+ * I - tau v v^T, v = [1; z] (z: len entries at stride zs) (LAPACK larf and
+ * larz on one column or row). */
+static void ct__la_reflect_vec(double *head, double *tail, int64_t ts, const double *z, int64_t zs, int64_t len,
+                               double tau)
+{
+    double s = *head;
+    for (int64_t i = 0; i < len; i++) s += z[i * zs] * tail[i * ts];
+    s *= tau;
+    *head -= s;
+    for (int64_t i = 0; i < len; i++) tail[i * ts] -= s * z[i * zs];
+}
+
+/* c (len, cols) (row stride ldc) = H c, H = I - tau v v^T with v's tail at
+ * v[vs], v[2 vs], ... (v[0], an implicit 1, is not read). */
+static void ct__la_reflect(const double *v, int64_t vs, int64_t len, double tau, double *c, int64_t ldc, int64_t cols)
+{
+    if (tau == 0 || len <= 0) return;
+    for (int64_t j = 0; j < cols; j++) ct__la_reflect_vec(c + j, c + ldc + j, ldc, v + vs, vs, len - 1, tau);
+}
+
 /* Householder QR (LAPACK geqrf): a (m, n) becomes R on and above the
  * diagonal and the reflectors' vectors below it (their first entry an
- * implicit 1); tau[min(m, n)] their scales. H = I - tau v v^T, with
- * beta = -sign(alpha) * norm as LAPACK's larfg. */
+ * implicit 1); tau[min(m, n)] their scales. */
 static void ct__qr(double *a, int64_t m, int64_t n, double *tau)
 {
     int64_t k = CT__MIN(m, n);
     for (int64_t j = 0; j < k; j++) {
-        double alpha = a[j * n + j], xnorm = 0;
-        for (int64_t i = j + 1; i < m; i++) xnorm = hypot(xnorm, a[i * n + j]);
-        if (xnorm == 0) {
-            tau[j] = 0;
-            continue;
-        }
-        double beta = -copysign(hypot(alpha, xnorm), alpha);
-        tau[j] = (beta - alpha) / beta;
-        double scale = 1 / (alpha - beta);
-        for (int64_t i = j + 1; i < m; i++) a[i * n + j] *= scale;
-        a[j * n + j] = beta;
-        for (int64_t c = j + 1; c < n; c++) { /* apply H to the columns on the right */
-            double s = a[j * n + c];
-            for (int64_t i = j + 1; i < m; i++) s += a[i * n + j] * a[i * n + c];
-            s *= tau[j];
-            a[j * n + c] -= s;
-            for (int64_t i = j + 1; i < m; i++) a[i * n + c] -= s * a[i * n + j];
-        }
+        tau[j] = ct__la_reflector(a + j * n + j, a + (j + 1) * n + j, m - j - 1, n);
+        ct__la_reflect(a + j * n + j, n, m - j, tau[j], a + j * n + j + 1, n, n - j - 1); /* the columns on the right */
     }
 }
 
@@ -22918,15 +22941,8 @@ static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, d
     int64_t k = CT__MIN(m, n);
     for (int64_t i = 0; i < m * qc; i++) q[i] = 0;
     for (int64_t i = 0; i < CT__MIN(m, qc); i++) q[i * qc + i] = 1;
-    for (int64_t j = k - 1; j >= 0; j--) { /* q = H_j q, columns j.. only */
-        for (int64_t c = j; c < qc; c++) {
-            double s = q[j * qc + c];
-            for (int64_t i = j + 1; i < m; i++) s += a[i * n + j] * q[i * qc + c];
-            s *= tau[j];
-            q[j * qc + c] -= s;
-            for (int64_t i = j + 1; i < m; i++) q[i * qc + c] -= s * a[i * n + j];
-        }
-    }
+    for (int64_t j = k - 1; j >= 0; j--) /* q = H_j q, columns j.. only */
+        ct__la_reflect(a + j * n + j, n, m - j, tau[j], q + j * qc + j, qc, qc - j);
 }
 
 /* ---------------------------------------------------------------- symmetric eigen */
@@ -23381,6 +23397,284 @@ static void ct__expm(const double *a, int64_t n, double *e, double *scratch, int
         ct__la_mm(e, e, t, n, n, n);
         memcpy(e, t, (size_t)(n * n) * sizeof *e);
     }
+}
+
+/* ---------------------------------------------------------------- least squares */
+
+/* x (n, k) = R^-1 x for the upper triangular R (n, n) at row stride lda
+ * by back substitution, or (trans) x = R^-T x by forward substitution. */
+static void ct__la_trsm_upper(const double *r, int64_t lda, int64_t n, bool trans, double *x, int64_t k)
+{
+    for (int64_t c = 0; c < k; c++)
+        for (int64_t s = 0; s < n; s++) {
+            int64_t i = trans ? s : n - 1 - s;
+            double v = x[i * k + c];
+            if (trans)
+                for (int64_t j = 0; j < i; j++) v -= r[j * lda + i] * x[j * k + c];
+            else
+                for (int64_t j = i + 1; j < n; j++) v -= r[i * lda + j] * x[j * k + c];
+            x[i * k + c] = v / r[i * lda + i];
+        }
+}
+
+/* The 1-based index of the first exactly zero diagonal entry of the
+ * triangle r (n, n) at row stride lda, or 0 (LAPACK trtrs's check). */
+static int64_t ct__la_zero_diagonal(const double *r, int64_t lda, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (r[i * lda + i] == 0) return i + 1;
+    return 0;
+}
+
+/* LAPACK gels (trans 'N'): min |a x - b| for a (m, n) of full rank, by QR
+ * (m >= n) or, as LQ of a is QR of a^T, by QR of a^T (m < n). b (max(m, n),
+ * k) holds B in its first m rows and gets X in its first n; for m > n rows
+ * n.. are left as Q^T B's, whose squares sum to the residuals. Returns 0,
+ * or the 1-based index of an exactly zero diagonal entry of R (L), where
+ * LAPACK gives up. An empty or all-zero a gives X = 0 (LAPACK's quick
+ * returns, which also zero rows n..). a is destroyed; scratch: m n + min(m, n). */
+static int64_t ct__gels(double *a, int64_t m, int64_t n, double *b, int64_t k, double *scratch)
+{
+    int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n);
+    bool zero = true;
+    for (int64_t i = 0; i < m * n && zero; i++) zero = a[i] == 0;
+    if (mn == 0 || k == 0 || zero) {
+        for (int64_t i = 0; i < rows * k; i++) b[i] = 0;
+        return 0;
+    }
+    double *tau = scratch, *at = tau + mn;
+    if (m >= n) { /* a = Q R: R x = (Q^T b)[:n] */
+        ct__qr(a, m, n, tau);
+        for (int64_t j = 0; j < n; j++) ct__la_reflect(a + j * n + j, n, m - j, tau[j], b + j * k, k, k);
+        int64_t info = ct__la_zero_diagonal(a, n, n);
+        if (!info) ct__la_trsm_upper(a, n, n, false, b, k);
+        return info;
+    }
+    /* a^T (n, m) = Q R, a = R^T Q^T: R^T y = b, x = Q [y; 0] */
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) at[j * m + i] = a[i * n + j];
+    ct__qr(at, n, m, tau);
+    int64_t info = ct__la_zero_diagonal(at, m, m);
+    if (info) return info;
+    ct__la_trsm_upper(at, m, m, true, b, k);
+    for (int64_t i = m * k; i < n * k; i++) b[i] = 0;
+    for (int64_t j = m - 1; j >= 0; j--) ct__la_reflect(at + j * m + j, m, n - j, tau[j], b + j * k, k, k);
+    return 0;
+}
+
+/* Householder QR with column pivoting (LAPACK geqp3 with every column free,
+ * by its unblocked dlaqp2): a (m, n) P = Q R, a overwritten as ct__qr's; at
+ * each step the column of largest remaining norm (the first of equals)
+ * comes next; column j of a P is column jpvt[j] of a. The remaining norms
+ * are downdated, and recomputed where the downdate lost more than half the
+ * digits of eps (the unit roundoff of the input's dtype, as LAPACK's
+ * single or double routine judges). tau[min(m, n)]; vn: 2 n doubles. */
+static void ct__qp3(double *a, int64_t m, int64_t n, int64_t *jpvt, double *tau, double *vn, double eps)
+{
+    double *vn1 = vn, *vn2 = vn + n, tol3z = sqrt(eps);
+    for (int64_t j = 0; j < n; j++) {
+        double s = 0;
+        for (int64_t i = 0; i < m; i++) s = hypot(s, a[i * n + j]);
+        jpvt[j] = j;
+        vn1[j] = vn2[j] = s;
+    }
+    for (int64_t i = 0; i < CT__MIN(m, n); i++) {
+        int64_t p = i;
+        for (int64_t j = i + 1; j < n; j++)
+            if (vn1[j] > vn1[p]) p = j;
+        if (p != i) {
+            ct__la_swap_cols(a, m, n, i, p);
+            int64_t t = jpvt[p];
+            jpvt[p] = jpvt[i];
+            jpvt[i] = t;
+            vn1[p] = vn1[i];
+            vn2[p] = vn2[i];
+        }
+        tau[i] = ct__la_reflector(a + i * n + i, a + (i + 1) * n + i, m - i - 1, n);
+        ct__la_reflect(a + i * n + i, n, m - i, tau[i], a + i * n + i + 1, n, n - i - 1);
+        for (int64_t j = i + 1; j < n; j++) { /* row i leaves column j's remaining part */
+            if (vn1[j] == 0) continue;
+            double r = fabs(a[i * n + j]) / vn1[j], left = CT__MAX(1 - r * r, 0.0);
+            double q = vn1[j] / vn2[j];
+            if (left * q * q > tol3z) {
+                vn1[j] *= sqrt(left);
+                continue;
+            }
+            double s = 0;
+            for (int64_t l = i + 1; l < m; l++) s = hypot(s, a[l * n + j]);
+            vn1[j] = vn2[j] = s;
+        }
+    }
+}
+
+/* One step of incremental condition estimation (LAPACK laic1). sest
+ * estimates the largest (largest true) or smallest singular value of a
+ * triangle R (j, j), x[j] the matching unit vector; R grows by the column
+ * [w; gamma] (w: j entries at stride ws). Returns the new estimate; *s,
+ * *c make the new vector [s x; c]. eps: the unit roundoff judged by. */
+static double ct__laic1(bool largest, int64_t j, const double *x, double sest, const double *w, int64_t ws,
+                        double gamma, double *s, double *c, double eps)
+{
+    double alpha = 0;
+    for (int64_t i = 0; i < j; i++) alpha += x[i] * w[i * ws];
+    double absalp = fabs(alpha), absgam = fabs(gamma), absest = fabs(sest);
+    if (largest) {
+        if (sest == 0) {
+            double s1 = CT__MAX(absgam, absalp);
+            if (s1 == 0) {
+                *s = 0, *c = 1;
+                return 0;
+            }
+            double sn = alpha / s1, cs = gamma / s1, t = sqrt(sn * sn + cs * cs);
+            *s = sn / t, *c = cs / t;
+            return s1 * t;
+        }
+        if (absgam <= eps * absest) { /* the new column adds nothing new */
+            *s = 1, *c = 0;
+            double t = CT__MAX(absest, absalp), s1 = absest / t, s2 = absalp / t;
+            return t * sqrt(s1 * s1 + s2 * s2);
+        }
+        if (absalp <= eps * absest) {
+            bool old = absgam <= absest;
+            *s = old ? 1 : 0, *c = old ? 0 : 1;
+            return old ? absest : absgam;
+        }
+        if (absest <= eps * absalp || absest <= eps * absgam) {
+            if (absgam <= absalp) {
+                double t = absgam / absalp, sn = sqrt(1 + t * t);
+                *c = (gamma / absalp) / sn, *s = copysign(1.0, alpha) / sn;
+                return absalp * sn;
+            }
+            double t = absalp / absgam, cs = sqrt(1 + t * t);
+            *s = (alpha / absgam) / cs, *c = copysign(1.0, gamma) / cs;
+            return absgam * cs;
+        }
+        /* the largest root of the secular equation */
+        double z1 = alpha / absest, z2 = gamma / absest, b = (1 - z1 * z1 - z2 * z2) * 0.5, cc = z1 * z1;
+        double t = b > 0 ? cc / (b + sqrt(b * b + cc)) : sqrt(b * b + cc) - b;
+        double sn = -z1 / t, cs = -z2 / (1 + t), n = sqrt(sn * sn + cs * cs);
+        *s = sn / n, *c = cs / n;
+        return sqrt(t + 1) * absest;
+    }
+    if (sest == 0) {
+        double sn = 1, cs = 0;
+        if (CT__MAX(absgam, absalp) != 0) sn = -gamma, cs = alpha;
+        double s1 = CT__MAX(fabs(sn), fabs(cs));
+        sn /= s1, cs /= s1;
+        double t = sqrt(sn * sn + cs * cs);
+        *s = sn / t, *c = cs / t;
+        return 0;
+    }
+    if (absgam <= eps * absest) {
+        *s = 0, *c = 1;
+        return absgam;
+    }
+    if (absalp <= eps * absest) {
+        bool gam = absgam <= absest;
+        *s = gam ? 0 : 1, *c = gam ? 1 : 0;
+        return gam ? absgam : absest;
+    }
+    if (absest <= eps * absalp || absest <= eps * absgam) {
+        if (absgam <= absalp) {
+            double t = absgam / absalp, cs = sqrt(1 + t * t);
+            *s = -(gamma / absalp) / cs, *c = copysign(1.0, alpha) / cs;
+            return absest * (t / cs);
+        }
+        double t = absalp / absgam, sn = sqrt(1 + t * t);
+        *c = (alpha / absgam) / sn, *s = -copysign(1.0, gamma) / sn;
+        return absest / sn;
+    }
+    /* the smallest root of the secular equation, near 0 or near 1 */
+    double z1 = alpha / absest, z2 = gamma / absest, sn, cs, est;
+    double norma = CT__MAX(1 + z1 * z1 + fabs(z1 * z2), fabs(z1 * z2) + z2 * z2);
+    if (1 + 2 * (z1 - z2) * (z1 + z2) >= 0) {
+        double b = (z1 * z1 + z2 * z2 + 1) * 0.5, cc = z2 * z2, t = cc / (b + sqrt(fabs(b * b - cc)));
+        sn = z1 / (1 - t), cs = -z2 / t;
+        est = sqrt(t + 4 * eps * eps * norma) * absest;
+    } else {
+        double b = (z2 * z2 + z1 * z1 - 1) * 0.5, cc = z1 * z1;
+        double t = b >= 0 ? -cc / (b + sqrt(b * b + cc)) : b - sqrt(b * b + cc);
+        sn = -z1 / t, cs = -z2 / (1 + t);
+        est = sqrt(1 + t + 4 * eps * eps * norma) * absest;
+    }
+    double n = sqrt(sn * sn + cs * cs);
+    *s = sn / n, *c = cs / n;
+    return est;
+}
+
+/* gelsy's rank of the pivoted R in a (m, n) (mn = min(m, n) rows of it):
+ * the leading triangles grow while the estimate of their largest singular
+ * value times rcond stays at most that of their smallest (so a NaN rcond
+ * stops at 1, a negative one never); 0 when R[0][0] is zero. xmin, xmax:
+ * mn doubles each. */
+static int64_t ct__gelsy_rank(const double *a, int64_t n, int64_t mn, double rcond, double *xmin, double *xmax,
+                              double eps)
+{
+    double smax = fabs(a[0]), smin = smax;
+    if (smax == 0) return 0;
+    xmin[0] = xmax[0] = 1;
+    int64_t rank = 1;
+    for (; rank < mn; rank++) {
+        const double *w = a + rank, gamma = a[rank * n + rank]; /* column rank above the diagonal, its diagonal */
+        double s1, c1, s2, c2;
+        double sminpr = ct__laic1(false, rank, xmin, smin, w, n, gamma, &s1, &c1, eps);
+        double smaxpr = ct__laic1(true, rank, xmax, smax, w, n, gamma, &s2, &c2, eps);
+        if (!(smaxpr * rcond <= sminpr)) break;
+        for (int64_t i = 0; i < rank; i++) xmin[i] *= s1, xmax[i] *= s2;
+        xmin[rank] = c1, xmax[rank] = c2;
+        smin = sminpr, smax = smaxpr;
+    }
+    return rank;
+}
+
+/* LAPACK tzrzf (unblocked, its latrz): the upper trapezoid a (r, n) (row
+ * stride n, r <= n) = [T 0] Z with T (r, r) upper triangular, Z = Z_0 ...
+ * Z_{r-1}, Z_i = I - tau[i] v v^T, v 1 at i and the n - r entries of row
+ * i's right part at r..; T overwrites the triangle, v the right part. */
+static void ct__tzrzf(double *a, int64_t r, int64_t n, double *tau)
+{
+    int64_t l = n - r;
+    for (int64_t i = r - 1; i >= 0; i--) {
+        double *row = a + i * n;
+        tau[i] = ct__la_reflector(row + i, row + r, l, 1);
+        for (int64_t p = 0; p < i && tau[i] != 0; p++) /* rows above times Z_i, from the right */
+            ct__la_reflect_vec(a + p * n + i, a + p * n + r, 1, row + r, 1, l, tau[i]);
+    }
+}
+
+/* LAPACK gelsy: the minimum norm solution of min |a x - b| for the rank
+ * found by a complete orthogonal factorization a P = Q [T 0; 0 0] Z, QR
+ * with column pivoting (ct__qp3), rank by incremental condition estimation
+ * against rcond (ct__gelsy_rank), Z by tzrzf. b (max(m, n), k) holds B in
+ * its first m rows and gets X in its first n. Returns the rank (0 for an
+ * empty problem, k = 0 included, as LAPACK's quick return). a is destroyed;
+ * eps: the unit roundoff of the input's dtype; scratch: 4 min(m, n) + 3 n
+ * doubles; jpvt: n. */
+static int64_t ct__gelsy(double *a, int64_t m, int64_t n, double *b, int64_t k, double rcond, double eps,
+                         double *scratch, int64_t *jpvt)
+{
+    int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n);
+    if (mn == 0 || k == 0) return 0;
+    double *tau = scratch, *tauz = tau + mn, *xmin = tauz + mn, *xmax = xmin + mn, *vn = xmax + mn, *col = vn + 2 * n;
+    ct__qp3(a, m, n, jpvt, tau, vn, eps);
+    int64_t rank = ct__gelsy_rank(a, n, mn, rcond, xmin, xmax, eps);
+    if (rank == 0) {
+        for (int64_t i = 0; i < rows * k; i++) b[i] = 0;
+        return 0;
+    }
+    if (rank < n) ct__tzrzf(a, rank, n, tauz);
+    for (int64_t j = 0; j < mn; j++) ct__la_reflect(a + j * n + j, n, m - j, tau[j], b + j * k, k, k); /* Q^T b */
+    ct__la_trsm_upper(a, n, rank, false, b, k);
+    for (int64_t i = rank * k; i < n * k; i++) b[i] = 0;
+    for (int64_t i = 0; rank < n && i < rank; i++) /* Z^T [y; 0] = Z_{r-1} ... Z_0 [y; 0] */
+        if (tauz[i] != 0)
+            for (int64_t c = 0; c < k; c++)
+                ct__la_reflect_vec(b + i * k + c, b + rank * k + c, k, a + i * n + rank, 1, n - rank, tauz[i]);
+    for (int64_t c = 0; c < k; c++) { /* x = P b */
+        for (int64_t i = 0; i < n; i++) col[jpvt[i]] = b[i * k + c];
+        for (int64_t i = 0; i < n; i++) b[i * k + c] = col[i];
+    }
+    return rank;
 }
 
 /* ==================== linalg/formulas.c ==================== */
@@ -24809,16 +25103,19 @@ static int ct__lstsq_driver(const char *name)
     return -1;
 }
 
-/* The relative tolerance at or below which singular values count as zero,
- * as LAPACK takes rcond (None is PyTorch's eps(dtype) * max(m, n)): gelsd
- * replaces one outside (0, 1) by its machine precision, gelss and gelsy a
- * negative one. gels does not look at it (it assumes full rank). */
+/* LAPACK's unit roundoff in dtype dt (its lamch('Epsilon')): half of eps(dt). */
+static double ct__lapack_eps(ct_dtype dt) { return (dt == CT_F32 ? (double)FLT_EPSILON : DBL_EPSILON) / 2; }
+
+/* rcond as the driver's LAPACK routine takes it (None is PyTorch's
+ * eps(dtype) * max(m, n)): gelsd replaces one outside (0, 1) by its unit
+ * roundoff, gelss a negative one; gelsy uses it as it is (negative: full
+ * rank; NaN: rank 1). gels does not look at it (it assumes full rank). */
 static double ct__lstsq_rtol(const ct_lstsq_opts *o, int driver, ct_dtype dt, int64_t m, int64_t n)
 {
     double rcond = o->has_rcond && driver != CT__GELS ? o->rcond : ct__la_rtol(dt, m, n);
-    double lapack_eps = (dt == CT_F32 ? (double)FLT_EPSILON : DBL_EPSILON) / 2;
-    if (driver == CT__GELSD && (rcond <= 0 || rcond >= 1)) return lapack_eps;
-    return rcond < 0 ? lapack_eps : rcond;
+    if (driver == CT__GELSD && (rcond <= 0 || rcond >= 1)) return ct__lapack_eps(dt);
+    if (driver == CT__GELSS && rcond < 0) return ct__lapack_eps(dt);
+    return rcond;
 }
 
 /* PyTorch's checks, in its order; *vector: B is a vector (A.dim() - 1 dims). */
@@ -24845,15 +25142,14 @@ static ct_result ct__lstsq_check(const ct_tensor *A, const ct_tensor *B, const c
 }
 
 /* The squared residuals (batch..., k) of X (batch..., n, k) for A, B (float64,
- * of the open scope): the sums over rows of (A X - B)^2, which LAPACK leaves
- * in B's rows n to m; gels leaves zeros there when A has no columns. */
-static ct_tensor *ct__lstsq_residuals(const ct_tensor *A, const ct_tensor *B, const ct_tensor *X, int driver)
+ * of the open scope): the sums over rows of (A X - B)^2, as gelsd and gelss
+ * leave them in B's rows n to m. */
+static ct_tensor *ct__lstsq_residuals(const ct_tensor *A, const ct_tensor *B, const ct_tensor *X)
 {
     ct_tensor *r;
     ct_tensor *d;
     CT__UNRECORDED(d, ct_sub(ct_matmul(A, X), B));
     CT__UNRECORDED(r, ct_sum_dim(ct_mul(d, d), CT_DIMS(-2), false, CT_DEFAULT));
-    if (r && driver == CT__GELS && A->sizes[A->ndim - 1] == 0) CT__UNRECORDED(r, ct_zeros_like(r, CT_DEFAULT));
     return r;
 }
 
@@ -24870,9 +25166,78 @@ static bool ct__lstsq_has_residuals(int driver, int64_t m, int64_t n, const int6
 /* An empty (0,) tensor of dtype dt: a result PyTorch's driver does not give. */
 static ct_tensor *ct__lstsq_none(ct_dtype dt) { return ct_empty(CT_SHAPE(0), dt); }
 
+/* gelsd and gelss: X (batch..., n, k) = pinv(A) B by ctorch's SVD for Ae
+ * (batch..., m, n), Be (batch..., m, k) of one batch shape (nb dims), as
+ * float64 tensors of the open scope; the ranks to rank, the singular values
+ * (batch..., min(m, n)) to *sv. */
+static ct_tensor *ct__lstsq_svd(const ct_tensor *Ae, const ct_tensor *Be, int nb, double rtol, int64_t *rank,
+                                ct_tensor **sv)
+{
+    int64_t m = Ae->sizes[nb], n = Ae->sizes[nb + 1], k = Be->sizes[nb + 1], mn = CT__MIN(m, n);
+    int64_t batch, xshape[2] = {n, k};
+    double *svd, *xd;
+    *sv = ct__la_out(Ae, nb, &mn, 1, &svd);
+    ct_tensor *p = *sv ? ct__pinv_f64(Ae, false, rtol, rank, svd) : NULL;
+    const double *bd = p ? ct__la_in(Be, &batch) : NULL;
+    ct_tensor *x = bd ? ct__la_out(Be, nb, xshape, 2, &xd) : NULL;
+    if (!x) return NULL;
+    static const double none = 0; /* an empty pinv has no data: a pointer that is never read */
+    const double *pd = ct__data(p) ? (const double *)ct__data(p) : &none;
+    for (int64_t b = 0; b < batch; b++) ct__la_mm(pd + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
+    return x;
+}
+
+/* gels and gelsy by LAPACK's algorithms (lapack.c's ct__gels, ct__gelsy)
+ * on each matrix of Ae, Be (as ct__lstsq_svd's): X as float64 (a tensor of
+ * the open scope); gelsy's ranks to rank; for gels with m > n the squared
+ * residuals (batch..., k) to *res, summed from Q^T B's rows n.. as PyTorch
+ * does. NULL with PyTorch's message where gels meets a zero on R's
+ * diagonal. eps: the unit roundoff of the input's dtype. */
+static ct_tensor *ct__lstsq_qr(const ct_tensor *Ae, const ct_tensor *Be, int nb, int driver, double rcond, double eps,
+                               int64_t *rank, ct_tensor **res)
+{
+    int64_t m = Ae->sizes[nb], n = Ae->sizes[nb + 1], k = Be->sizes[nb + 1], mn = CT__MIN(m, n);
+    int64_t rows = CT__MAX(m, n), batch, xshape[2] = {n, k};
+    const double *ad = ct__la_in(Ae, &batch), *bd = ad ? ct__la_in(Be, &batch) : NULL;
+    double *xd, *rd = NULL;
+    ct_tensor *x = bd ? ct__la_out(Be, nb, xshape, 2, &xd) : NULL;
+    if (x && driver == CT__GELS && m > n && !(*res = ct__la_out(Be, nb, &k, 1, &rd))) x = NULL;
+    double *w = x ? ct__la_scratch(2 * m * n + rows * k + 4 * mn + 3 * n) : NULL;
+    int64_t *jpvt = w ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
+    if (w && !jpvt) CT__OOM();
+    for (int64_t b = 0; jpvt && b < batch; b++) {
+        double *a = w, *bb = a + m * n, *scratch = bb + rows * k; /* a (m, n), bb (rows, k) */
+        memcpy(a, ad + b * m * n, (size_t)(m * n) * sizeof *a);
+        memcpy(bb, bd + b * m * k, (size_t)(m * k) * sizeof *bb);
+        for (int64_t i = m * k; i < rows * k; i++) bb[i] = 0;
+        int64_t info = 0;
+        if (driver == CT__GELSY) rank[b] = ct__gelsy(a, m, n, bb, k, rcond, eps, scratch, jpvt);
+        else info = ct__gels(a, m, n, bb, k, scratch);
+        if (info) {
+            char note[48] = ""; /* PyTorch names the matrix when the batch holds more than one */
+            if (batch > 1) snprintf(note, sizeof note, "(Batch element %lld): ", (long long)b);
+            ct__fail(CT_ERR_RUNTIME,
+                     "torch.linalg.lstsq: %sThe least squares solution could not be computed because the input matrix "
+                     "does not have full rank (error code: %lld).",
+                     note, (long long)info);
+            x = NULL;
+            break;
+        }
+        memcpy(xd + b * n * k, bb, (size_t)(n * k) * sizeof *bb);
+        for (int64_t c = 0; rd && c < k; c++) {
+            double s = 0;
+            for (int64_t i = n; i < m; i++) s += bb[i * k + c] * bb[i * k + c];
+            rd[b * k + c] = s;
+        }
+    }
+    CT_FREE(w);
+    CT_FREE(jpvt);
+    return jpvt ? x : NULL;
+}
+
 /* solution, residuals, rank, singular values (float64, int64, float64),
- * tensors of the open scope, or a failure. */
-static ct_result ct__lstsq(const ct_tensor *A, const ct_tensor *Bm, int driver, double rtol, ct_tensor **out)
+ * tensors of the open scope, or a failure. rcond as the driver takes it. */
+static ct_result ct__lstsq(const ct_tensor *A, const ct_tensor *Bm, int driver, double rcond, ct_tensor **out)
 {
     ct_tensor *Ae, *Be;
     int64_t batch_shape[CT_MAX_DIMS];
@@ -24881,27 +25246,28 @@ static ct_result ct__lstsq(const ct_tensor *A, const ct_tensor *Bm, int driver, 
     if (ct__broadcast_shapes(A->sizes, A->ndim - 2, Bm->sizes, Bm->ndim - 2, batch_shape, &nb) != CT_OK ||
         ct__la_broadcast_pair(A, Bm, &Ae, &Be) != CT_OK)
         return ct_last_error_code();
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = Be->sizes[Be->ndim - 1], mn = CT__MIN(m, n);
-    int64_t batch, xshape[2] = {n, k};
-    ct_tensor *rank = ct__alloc(Ae->sizes, nb, CT_I64, ct__cpu);
-    double *svd, *xd;
-    ct_tensor *sv = rank ? ct__la_out(Ae, nb, &mn, 1, &svd) : NULL;
-    ct_tensor *p = sv ? ct__pinv_f64(Ae, false, rtol, (int64_t *)ct__data(rank), svd) : NULL;
-    const double *bd = p ? ct__la_in(Be, &batch) : NULL;
-    ct_tensor *x = bd ? ct__la_out(Be, nb, xshape, 2, &xd) : NULL;
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], batch = 1;
+    for (int i = 0; i < nb; i++) batch *= batch_shape[i];
+    ct_tensor *rank = ct__alloc(Ae->sizes, nb, CT_I64, ct__cpu), *res = NULL, *sv = NULL, *x = NULL;
+    int64_t *ranks = rank ? (int64_t *)ct__data(rank) : NULL;
+    if (rank && (driver == CT__GELS || driver == CT__GELSY))
+        x = ct__lstsq_qr(Ae, Be, nb, driver, rcond, ct__lapack_eps(A->dtype), ranks, &res);
+    else if (rank)
+        x = ct__lstsq_svd(Ae, Be, nb, rcond, ranks, &sv);
     if (!x) return ct_last_error_code();
-    static const double none = 0; /* an empty pinv has no data: a pointer that is never read */
-    const double *pd = ct__data(p) ? (const double *)ct__data(p) : &none;
-    for (int64_t b = 0; b < batch; b++) ct__la_mm(pd + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
-    const int64_t *ranks = (const int64_t *)ct__data(rank);
-    ct_tensor *Ad;
-    CT__UNRECORDED(Ad, ct_to(Ae, CT_F64));
+    if (!ct__lstsq_has_residuals(driver, m, n, ranks, batch)) {
+        res = ct__lstsq_none(CT_F64);
+    } else if (driver != CT__GELS) {
+        ct_tensor *Ad, *Bd;
+        CT__UNRECORDED(Ad, ct_to(Ae, CT_F64));
+        CT__UNRECORDED(Bd, ct_to(Be, CT_F64));
+        res = ct__lstsq_residuals(Ad, Bd, x);
+    }
     out[0] = x;
-    out[1] = ct__lstsq_has_residuals(driver, m, n, ranks, batch) ? ct__lstsq_residuals(Ad, ct_to(Be, CT_F64), x, driver)
-                                                                  : ct__lstsq_none(CT_F64);
+    out[1] = res;
     out[2] = driver == CT__GELS ? ct__lstsq_none(CT_I64) : rank;
-    out[3] = driver == CT__GELSD || driver == CT__GELSS ? sv : ct__lstsq_none(CT_F64);
-    return out[1] && out[2] ? CT_OK : ct_last_error_code();
+    out[3] = sv ? sv : ct__lstsq_none(CT_F64);
+    return out[1] && out[2] && out[3] ? CT_OK : ct_last_error_code();
 }
 
 ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_opts opts, ct_tensor **solution,

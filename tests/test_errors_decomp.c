@@ -228,6 +228,31 @@ static void test_lstsq_all_errors(void)
             "torch.linalg.lstsq: input.size(-2) should match other.size(-1)");
 }
 
+/* gels assumes full rank: an exactly zero diagonal entry of R (m >= n) or
+ * L (m < n) is PyTorch's LinAlgError with LAPACK's 1-based index, the
+ * matrix named only when the batch holds several; nothing is handed out. */
+static void test_lstsq_gels_rank_errors(void)
+{
+    static const double zero_col[6] = {1, 0, 2, 0, 3, 0}, random[6] = {0.5, -1, 2, 0.25, -0.75, 1.5};
+    ct_tensor *A = ct_from_array(zero_col, CT_SHAPE(3, 2), CT_F64), *B = ct_ones(CT_SHAPE(3, 1), CT_F64);
+    ct_tensor *x = A, *y = A, *z = A, *w = A;
+    ct_lstsq_opts gels = {"gels", 0, false};
+    const char *msg = "torch.linalg.lstsq: The least squares solution could not be computed because the input matrix "
+                      "does not have full rank (error code: 2).";
+    FAILS_R(ct_linalg_lstsq_all(A, B, gels, &x, &y, &z, &w), CT_ERR_RUNTIME, msg);
+    CHECK(!x && !y && !z && !w);
+    FAILS_R(ct_linalg_lstsq_all(ct_transpose(A, 0, 1), ct_ones(CT_SHAPE(2, 1), CT_F64), gels, &x, &y, &z, &w),
+            CT_ERR_RUNTIME, msg); /* m < n: L's second diagonal entry */
+    FAILS_R(ct_linalg_lstsq_all(ct_unsqueeze(ct_to(A, CT_F32), 0), ct_ones(CT_SHAPE(1, 3, 1), CT_F32), gels, &x, &y,
+                                &z, &w),
+            CT_ERR_RUNTIME, msg); /* a batch of one: no name */
+    ct_tensor *pair[2] = {ct_from_array(random, CT_SHAPE(3, 2), CT_F64), A}, *batch = ct_stack(pair, 2, 0);
+    FAILS_R(ct_linalg_lstsq_all(batch, ct_ones(CT_SHAPE(2, 3, 1), CT_F64), gels, &x, &y, &z, &w), CT_ERR_RUNTIME,
+            "torch.linalg.lstsq: (Batch element 1): The least squares solution could not be computed because the "
+            "input matrix does not have full rank (error code: 2).");
+    CHECK(!x && !y && !z && !w);
+}
+
 int main(void)
 {
     RUN(test_null_tensors);
@@ -235,5 +260,6 @@ int main(void)
     RUN(test_dtypes);
     RUN(test_singular_and_non_finite);
     RUN(test_lstsq_all_errors);
+    RUN(test_lstsq_gels_rank_errors);
     return ct_test_report();
 }

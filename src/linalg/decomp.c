@@ -819,16 +819,19 @@ static int ct__lstsq_driver(const char *name)
     return -1;
 }
 
-/* The relative tolerance at or below which singular values count as zero,
- * as LAPACK takes rcond (None is PyTorch's eps(dtype) * max(m, n)): gelsd
- * replaces one outside (0, 1) by its machine precision, gelss and gelsy a
- * negative one. gels does not look at it (it assumes full rank). */
+/* LAPACK's unit roundoff in dtype dt (its lamch('Epsilon')): half of eps(dt). */
+static double ct__lapack_eps(ct_dtype dt) { return (dt == CT_F32 ? (double)FLT_EPSILON : DBL_EPSILON) / 2; }
+
+/* rcond as the driver's LAPACK routine takes it (None is PyTorch's
+ * eps(dtype) * max(m, n)): gelsd replaces one outside (0, 1) by its unit
+ * roundoff, gelss a negative one; gelsy uses it as it is (negative: full
+ * rank; NaN: rank 1). gels does not look at it (it assumes full rank). */
 static double ct__lstsq_rtol(const ct_lstsq_opts *o, int driver, ct_dtype dt, int64_t m, int64_t n)
 {
     double rcond = o->has_rcond && driver != CT__GELS ? o->rcond : ct__la_rtol(dt, m, n);
-    double lapack_eps = (dt == CT_F32 ? (double)FLT_EPSILON : DBL_EPSILON) / 2;
-    if (driver == CT__GELSD && (rcond <= 0 || rcond >= 1)) return lapack_eps;
-    return rcond < 0 ? lapack_eps : rcond;
+    if (driver == CT__GELSD && (rcond <= 0 || rcond >= 1)) return ct__lapack_eps(dt);
+    if (driver == CT__GELSS && rcond < 0) return ct__lapack_eps(dt);
+    return rcond;
 }
 
 /* PyTorch's checks, in its order; *vector: B is a vector (A.dim() - 1 dims). */
@@ -855,15 +858,14 @@ static ct_result ct__lstsq_check(const ct_tensor *A, const ct_tensor *B, const c
 }
 
 /* The squared residuals (batch..., k) of X (batch..., n, k) for A, B (float64,
- * of the open scope): the sums over rows of (A X - B)^2, which LAPACK leaves
- * in B's rows n to m; gels leaves zeros there when A has no columns. */
-static ct_tensor *ct__lstsq_residuals(const ct_tensor *A, const ct_tensor *B, const ct_tensor *X, int driver)
+ * of the open scope): the sums over rows of (A X - B)^2, as gelsd and gelss
+ * leave them in B's rows n to m. */
+static ct_tensor *ct__lstsq_residuals(const ct_tensor *A, const ct_tensor *B, const ct_tensor *X)
 {
     ct_tensor *r;
     ct_tensor *d;
     CT__UNRECORDED(d, ct_sub(ct_matmul(A, X), B));
     CT__UNRECORDED(r, ct_sum_dim(ct_mul(d, d), CT_DIMS(-2), false, CT_DEFAULT));
-    if (r && driver == CT__GELS && A->sizes[A->ndim - 1] == 0) CT__UNRECORDED(r, ct_zeros_like(r, CT_DEFAULT));
     return r;
 }
 
@@ -880,9 +882,78 @@ static bool ct__lstsq_has_residuals(int driver, int64_t m, int64_t n, const int6
 /* An empty (0,) tensor of dtype dt: a result PyTorch's driver does not give. */
 static ct_tensor *ct__lstsq_none(ct_dtype dt) { return ct_empty(CT_SHAPE(0), dt); }
 
+/* gelsd and gelss: X (batch..., n, k) = pinv(A) B by ctorch's SVD for Ae
+ * (batch..., m, n), Be (batch..., m, k) of one batch shape (nb dims), as
+ * float64 tensors of the open scope; the ranks to rank, the singular values
+ * (batch..., min(m, n)) to *sv. */
+static ct_tensor *ct__lstsq_svd(const ct_tensor *Ae, const ct_tensor *Be, int nb, double rtol, int64_t *rank,
+                                ct_tensor **sv)
+{
+    int64_t m = Ae->sizes[nb], n = Ae->sizes[nb + 1], k = Be->sizes[nb + 1], mn = CT__MIN(m, n);
+    int64_t batch, xshape[2] = {n, k};
+    double *svd, *xd;
+    *sv = ct__la_out(Ae, nb, &mn, 1, &svd);
+    ct_tensor *p = *sv ? ct__pinv_f64(Ae, false, rtol, rank, svd) : NULL;
+    const double *bd = p ? ct__la_in(Be, &batch) : NULL;
+    ct_tensor *x = bd ? ct__la_out(Be, nb, xshape, 2, &xd) : NULL;
+    if (!x) return NULL;
+    static const double none = 0; /* an empty pinv has no data: a pointer that is never read */
+    const double *pd = ct__data(p) ? (const double *)ct__data(p) : &none;
+    for (int64_t b = 0; b < batch; b++) ct__la_mm(pd + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
+    return x;
+}
+
+/* gels and gelsy by LAPACK's algorithms (lapack.c's ct__gels, ct__gelsy)
+ * on each matrix of Ae, Be (as ct__lstsq_svd's): X as float64 (a tensor of
+ * the open scope); gelsy's ranks to rank; for gels with m > n the squared
+ * residuals (batch..., k) to *res, summed from Q^T B's rows n.. as PyTorch
+ * does. NULL with PyTorch's message where gels meets a zero on R's
+ * diagonal. eps: the unit roundoff of the input's dtype. */
+static ct_tensor *ct__lstsq_qr(const ct_tensor *Ae, const ct_tensor *Be, int nb, int driver, double rcond, double eps,
+                               int64_t *rank, ct_tensor **res)
+{
+    int64_t m = Ae->sizes[nb], n = Ae->sizes[nb + 1], k = Be->sizes[nb + 1], mn = CT__MIN(m, n);
+    int64_t rows = CT__MAX(m, n), batch, xshape[2] = {n, k};
+    const double *ad = ct__la_in(Ae, &batch), *bd = ad ? ct__la_in(Be, &batch) : NULL;
+    double *xd, *rd = NULL;
+    ct_tensor *x = bd ? ct__la_out(Be, nb, xshape, 2, &xd) : NULL;
+    if (x && driver == CT__GELS && m > n && !(*res = ct__la_out(Be, nb, &k, 1, &rd))) x = NULL;
+    double *w = x ? ct__la_scratch(2 * m * n + rows * k + 4 * mn + 3 * n) : NULL;
+    int64_t *jpvt = w ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
+    if (w && !jpvt) CT__OOM();
+    for (int64_t b = 0; jpvt && b < batch; b++) {
+        double *a = w, *bb = a + m * n, *scratch = bb + rows * k; /* a (m, n), bb (rows, k) */
+        memcpy(a, ad + b * m * n, (size_t)(m * n) * sizeof *a);
+        memcpy(bb, bd + b * m * k, (size_t)(m * k) * sizeof *bb);
+        for (int64_t i = m * k; i < rows * k; i++) bb[i] = 0;
+        int64_t info = 0;
+        if (driver == CT__GELSY) rank[b] = ct__gelsy(a, m, n, bb, k, rcond, eps, scratch, jpvt);
+        else info = ct__gels(a, m, n, bb, k, scratch);
+        if (info) {
+            char note[48] = ""; /* PyTorch names the matrix when the batch holds more than one */
+            if (batch > 1) snprintf(note, sizeof note, "(Batch element %lld): ", (long long)b);
+            ct__fail(CT_ERR_RUNTIME,
+                     "torch.linalg.lstsq: %sThe least squares solution could not be computed because the input matrix "
+                     "does not have full rank (error code: %lld).",
+                     note, (long long)info);
+            x = NULL;
+            break;
+        }
+        memcpy(xd + b * n * k, bb, (size_t)(n * k) * sizeof *bb);
+        for (int64_t c = 0; rd && c < k; c++) {
+            double s = 0;
+            for (int64_t i = n; i < m; i++) s += bb[i * k + c] * bb[i * k + c];
+            rd[b * k + c] = s;
+        }
+    }
+    CT_FREE(w);
+    CT_FREE(jpvt);
+    return jpvt ? x : NULL;
+}
+
 /* solution, residuals, rank, singular values (float64, int64, float64),
- * tensors of the open scope, or a failure. */
-static ct_result ct__lstsq(const ct_tensor *A, const ct_tensor *Bm, int driver, double rtol, ct_tensor **out)
+ * tensors of the open scope, or a failure. rcond as the driver takes it. */
+static ct_result ct__lstsq(const ct_tensor *A, const ct_tensor *Bm, int driver, double rcond, ct_tensor **out)
 {
     ct_tensor *Ae, *Be;
     int64_t batch_shape[CT_MAX_DIMS];
@@ -891,27 +962,28 @@ static ct_result ct__lstsq(const ct_tensor *A, const ct_tensor *Bm, int driver, 
     if (ct__broadcast_shapes(A->sizes, A->ndim - 2, Bm->sizes, Bm->ndim - 2, batch_shape, &nb) != CT_OK ||
         ct__la_broadcast_pair(A, Bm, &Ae, &Be) != CT_OK)
         return ct_last_error_code();
-    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], k = Be->sizes[Be->ndim - 1], mn = CT__MIN(m, n);
-    int64_t batch, xshape[2] = {n, k};
-    ct_tensor *rank = ct__alloc(Ae->sizes, nb, CT_I64, ct__cpu);
-    double *svd, *xd;
-    ct_tensor *sv = rank ? ct__la_out(Ae, nb, &mn, 1, &svd) : NULL;
-    ct_tensor *p = sv ? ct__pinv_f64(Ae, false, rtol, (int64_t *)ct__data(rank), svd) : NULL;
-    const double *bd = p ? ct__la_in(Be, &batch) : NULL;
-    ct_tensor *x = bd ? ct__la_out(Be, nb, xshape, 2, &xd) : NULL;
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], batch = 1;
+    for (int i = 0; i < nb; i++) batch *= batch_shape[i];
+    ct_tensor *rank = ct__alloc(Ae->sizes, nb, CT_I64, ct__cpu), *res = NULL, *sv = NULL, *x = NULL;
+    int64_t *ranks = rank ? (int64_t *)ct__data(rank) : NULL;
+    if (rank && (driver == CT__GELS || driver == CT__GELSY))
+        x = ct__lstsq_qr(Ae, Be, nb, driver, rcond, ct__lapack_eps(A->dtype), ranks, &res);
+    else if (rank)
+        x = ct__lstsq_svd(Ae, Be, nb, rcond, ranks, &sv);
     if (!x) return ct_last_error_code();
-    static const double none = 0; /* an empty pinv has no data: a pointer that is never read */
-    const double *pd = ct__data(p) ? (const double *)ct__data(p) : &none;
-    for (int64_t b = 0; b < batch; b++) ct__la_mm(pd + b * n * m, bd + b * m * k, xd + b * n * k, n, m, k);
-    const int64_t *ranks = (const int64_t *)ct__data(rank);
-    ct_tensor *Ad;
-    CT__UNRECORDED(Ad, ct_to(Ae, CT_F64));
+    if (!ct__lstsq_has_residuals(driver, m, n, ranks, batch)) {
+        res = ct__lstsq_none(CT_F64);
+    } else if (driver != CT__GELS) {
+        ct_tensor *Ad, *Bd;
+        CT__UNRECORDED(Ad, ct_to(Ae, CT_F64));
+        CT__UNRECORDED(Bd, ct_to(Be, CT_F64));
+        res = ct__lstsq_residuals(Ad, Bd, x);
+    }
     out[0] = x;
-    out[1] = ct__lstsq_has_residuals(driver, m, n, ranks, batch) ? ct__lstsq_residuals(Ad, ct_to(Be, CT_F64), x, driver)
-                                                                  : ct__lstsq_none(CT_F64);
+    out[1] = res;
     out[2] = driver == CT__GELS ? ct__lstsq_none(CT_I64) : rank;
-    out[3] = driver == CT__GELSD || driver == CT__GELSS ? sv : ct__lstsq_none(CT_F64);
-    return out[1] && out[2] ? CT_OK : ct_last_error_code();
+    out[3] = sv ? sv : ct__lstsq_none(CT_F64);
+    return out[1] && out[2] && out[3] ? CT_OK : ct_last_error_code();
 }
 
 ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_opts opts, ct_tensor **solution,

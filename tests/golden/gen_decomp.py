@@ -13,6 +13,7 @@ and <op>.count holds how many cases there are. Results whose signs are not
 unique (singular and eigen vectors) are not stored: the C test checks them
 by their invariants.
 """
+import ctypes
 import warnings
 
 import torch
@@ -207,6 +208,83 @@ for dt in (torch.float32, torch.float64):
         lstsq_case(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt), driver, rcond=0.0)
     lstsq_case(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt), 'gels', rcond=0.5)
     lstsq_case(rnd(5, 3, dt=dt), rnd(5, 2, dt=dt), 'GELSD')
+
+
+# gels and gelsy where LAPACK's algorithms part from an SVD: the rank that
+# gelsy's pivoted QR and incremental condition estimate find near rcond,
+# the solution of its complete orthogonal factorization (not the truncated
+# SVD's), m < n and m > n, batches; gels on zero matrices and its full-rank
+# error (tests/test_errors_decomp.c). PyTorch 1.13 hands gelsy an
+# uninitialised JPVT array (at::empty) and reuses it across a batch, so
+# nonzero garbage pins columns in front and later matrices of a batch are
+# not pivoted at all (pytorch/pytorch#71222, #92537, #187411): its rank and
+# solution there change from run to run. The expected values of these
+# cases are what PyTorch's own LAPACK call computes with every column free
+# (JPVT zeroed), the result PyTorch gives when that memory holds zeros: the
+# same liblapack (OpenBLAS's), called here through ctypes.
+_lapack = ctypes.CDLL('liblapack.so.3')
+
+
+def lapack_gelsy(A, B, rcond):
+    """LAPACK xgelsy on each matrix of A (..., m, n), B (..., m, k): solution, rank (PyTorch's tuple)."""
+    real = ctypes.c_float if A.dtype == torch.float32 else ctypes.c_double
+    fn = _lapack.sgelsy_ if A.dtype == torch.float32 else _lapack.dgelsy_
+    m, n, k = A.shape[-2], A.shape[-1], B.shape[-1]
+    rows = max(m, n, 1)
+    As, Bs = A.reshape(-1, m, n), B.reshape(-1, m, k)
+    X, rank = torch.zeros(As.shape[0], n, k, dtype=A.dtype), torch.zeros(As.shape[0], dtype=torch.int64)
+    ref = lambda v: ctypes.byref(ctypes.c_int(v))
+    for i in range(As.shape[0]):
+        a = As[i].mT.contiguous()  # column-major
+        b = torch.zeros(k, rows, dtype=A.dtype)
+        b[:, :m] = Bs[i].mT
+        jpvt, r, info, lwork = (ctypes.c_int * max(n, 1))(), ctypes.c_int(0), ctypes.c_int(0), 4 * (rows + k) ** 2 + 64
+        fn(ref(m), ref(n), ref(k), ctypes.c_void_p(a.data_ptr()), ref(max(m, 1)), ctypes.c_void_p(b.data_ptr()), ref(rows),
+           jpvt, ctypes.byref(real(rcond)), ctypes.byref(r), (real * lwork)(), ref(lwork), ctypes.byref(info))
+        assert info.value == 0
+        X[i], rank[i] = b[:, :n].mT, r.value
+    e = torch.empty(0, dtype=A.dtype)
+    return [X.reshape(A.shape[:-2] + (n, k)), e, rank.reshape(A.shape[:-2]), e]
+
+
+def with_singular_values(*s, m, n, batch=()):
+    """A (batch..., m, n) with the singular values s (descending) and random singular vectors."""
+    U = L.qr(torch.randn(*batch, m, m, dtype=torch.float64)).Q
+    V = L.qr(torch.randn(*batch, n, n, dtype=torch.float64)).Q
+    S = torch.zeros(*batch, m, n, dtype=torch.float64)
+    S[..., range(len(s)), range(len(s))] = torch.tensor(s, dtype=torch.float64)
+    return U @ S @ V.mT
+
+
+for dt in (torch.float32, torch.float64):
+    def gelsy_case(A, B, rcond):
+        A, B = A.to(dt), B.to(dt)
+        rc = torch.tensor([rcond], dtype=torch.float64)
+        case('lstsq_all', [A, B, rc], lapack_gelsy(A, B, rcond), arg=DRIVERS.index('gelsy'))
+
+    def torch_case(A, B, driver):
+        A, B = A.to(dt), B.to(dt)
+        case('lstsq_all', [A, B, torch.tensor([], dtype=torch.float64)], list(L.lstsq(A, B, driver=driver)),
+             arg=DRIVERS.index(driver))
+
+    for rcond in [1.0, 2.0, 0.9, 0.5, 0.3, float('nan'), -1.0]:  # rank 1 at rcond >= 1 and for NaN, full for < 0
+        gelsy_case(rnd(6, 4), rnd(6, 2), rcond)
+        gelsy_case(rnd(4, 6), rnd(4, 2), rcond)
+    gelsy_case(rnd(3, 5, 5), rnd(3, 5, 2), 0.5)
+    gelsy_case(torch.eye(4), rnd(4, 2), 1.0)  # estimates stay equal: full rank at rcond 1
+    gelsy_case(rnd(2, 3, 7), rnd(2, 3, 1), 0.6)
+    gap = (1.0, 0.6, 0.3, 1e-4, 1e-5)  # the truncated SVD's solution is 1e-4 away from gelsy's
+    gelsy_case(with_singular_values(*gap, m=7, n=5), rnd(7, 2), 1e-3)
+    gelsy_case(with_singular_values(*gap, m=5, n=7), rnd(5, 2), 1e-3)
+    gelsy_case(with_singular_values(*gap, m=6, n=5, batch=(2,)), rnd(2, 6, 3), 1e-3)
+    first_zero = torch.eye(5)
+    first_zero[0] = 0  # pytorch/pytorch#92537: pivoting finds rank 4
+    gelsy_case(first_zero, rnd(5, 1), 1e-6)
+    gelsy_case(torch.tensor([[0., 1], [0, 2], [0, 3]]), torch.tensor([[2.], [4], [6]]), 1e-6)
+    gelsy_case(torch.zeros(4, 3), rnd(4, 2), 1e-6)  # rank 0, X = 0
+    torch_case(rnd(5, 3), rnd(5, 0), 'gelsy')  # no right-hand side: LAPACK's quick return, rank 0
+    torch_case(torch.zeros(5, 3), rnd(5, 2), 'gels')  # X = 0 and zero residuals (LAPACK's quick return)
+    torch_case(torch.zeros(3, 5), rnd(3, 2), 'gels')
 
 for op, k in counts.items():
     w.add(op + '.count', torch.tensor(k))
