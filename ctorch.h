@@ -9341,8 +9341,9 @@ ct_result ct_retain_grad(ct_tensor *t)
 {
     CT__ARG_R(t, "self", 1);
     if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "can't retain_grad on Tensor that has requires_grad=False");
-    if (!t->ag || !ct__meta(t)->grad_fn) return CT_OK; /* leaves keep their grad anyway (their own field: no history read) */
-    if (ct__history_check(&t, 1) != CT_OK) return ct_last_error_code(); /* the hook goes on that history */
+    /* leaves keep their grad anyway (PyTorch asks the field: no history read); the hook goes on a non-leaf's */
+    if (!t->ag || !ct__meta(t)->grad_fn) return CT_OK;
+    if (ct__history_check((const ct_tensor *const *)&t, 1) != CT_OK) return ct_last_error_code();
     ct__ag_meta *m = ct__meta(t);
     if (m->retains_grad) return CT_OK;
     if (ct__hook_add(&m->grad_fn->pre_hooks, NULL, NULL, m->output_nr, t, true) < 0) return ct_last_error_code();
@@ -12213,8 +12214,10 @@ static void ct__mark_output_views(const ct_function_ctx *ctx, ct_tensor *const *
     for (int k = 0; k < n_out; k++) n_diff += ct__output_differentiable(ctx, recorded, outputs[k]);
     for (int k = 0; k < n_out; k++) {
         if (!outputs[k]->base) continue;
-        if (n_diff > 1) outputs[k]->view_made = CT__VIEW_MADE_MULTI_OUTPUT;
-        else if (!ct__listed(ctx->dirty, ctx->n_dirty, outputs[k])) outputs[k]->view_made = CT__VIEW_MADE_IN_CUSTOM_FUNCTION;
+        if (n_diff > 1)
+            outputs[k]->view_made = CT__VIEW_MADE_MULTI_OUTPUT;
+        else if (!ct__listed(ctx->dirty, ctx->n_dirty, outputs[k]))
+            outputs[k]->view_made = CT__VIEW_MADE_IN_CUSTOM_FUNCTION;
     }
 }
 

@@ -242,8 +242,10 @@ static void ct__mark_output_views(const ct_function_ctx *ctx, ct_tensor *const *
     for (int k = 0; k < n_out; k++) n_diff += ct__output_differentiable(ctx, recorded, outputs[k]);
     for (int k = 0; k < n_out; k++) {
         if (!outputs[k]->base) continue;
-        if (n_diff > 1) outputs[k]->view_made = CT__VIEW_MADE_MULTI_OUTPUT;
-        else if (!ct__listed(ctx->dirty, ctx->n_dirty, outputs[k])) outputs[k]->view_made = CT__VIEW_MADE_IN_CUSTOM_FUNCTION;
+        if (n_diff > 1)
+            outputs[k]->view_made = CT__VIEW_MADE_MULTI_OUTPUT;
+        else if (!ct__listed(ctx->dirty, ctx->n_dirty, outputs[k]))
+            outputs[k]->view_made = CT__VIEW_MADE_IN_CUSTOM_FUNCTION;
     }
 }
 
