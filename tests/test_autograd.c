@@ -743,9 +743,17 @@ static void test_custom_function_views(void)
     CHECK_OK(ct_mul_scalar_(apply1(&head, c), ct_int(2)));
 }
 
+/* SameNonDiff: its input as it is, marked non-differentiable. */
+static ct_result same_non_diff_forward(ct_function_ctx *ctx, ct_tensor *const *in, int n, ct_tensor **out)
+{
+    out[0] = in[0];
+    return ct_ctx_mark_non_differentiable(ctx, in, n);
+}
+
 static void test_custom_function_returns_input(void)
 {
     static const ct_function same = {"Same", 1, same_forward, same_backward, false};
+    static const ct_function same_nd = {"SameNonDiff", 1, same_non_diff_forward, same_backward, false};
     ct_tensor *a = leaf((float[]){1, 2}, 2), *b = ct_mul_scalar(a, ct_int(1)), *z = apply1(&same, b);
     CHECK(z != b && ct_storage_data_ptr(z) == ct_storage_data_ptr(b));
     CHECK_STR(ct_node_name(ct_grad_fn(z)), "SameBackward");
@@ -756,6 +764,11 @@ static void test_custom_function_returns_input(void)
     /* an input that requires no grad comes back as a view of it too */
     ct_tensor *c = ct_zeros(CT_SHAPE(2), CT_F32), *zc = apply1(&same, c);
     CHECK(zc != c && ct_storage_data_ptr(zc) == ct_storage_data_ptr(c) && !ct_requires_grad(zc));
+    /* marked non-differentiable, it requires grad: a detached alias, no view */
+    ct_tensor *bn = ct_mul_scalar(a, ct_int(1)), *zn = apply1(&same_nd, bn);
+    CHECK(zn != bn && ct_grad_fn(zn) == NULL && !ct_requires_grad(zn));
+    CHECK_OK(ct_add_scalar_(zn, ct_int(1)));
+    CHECK_VALUES(bn, CT_SHAPE(2), 2, 3);
     CHECK_OK(ct_mul_(c, a)); /* c gets a history: zc's cannot be regenerated */
     FAILS_T(ct_grad_fn(zc), CT_ERR_RUNTIME,
             "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "

@@ -200,7 +200,10 @@ static ct_result ct__settle_outputs(ct_function_ctx *ctx, ct_tensor *const *inpu
             outputs[k]->storage->version++;
             outputs[k] = ct__same(outputs[k]);
         } else {
-            outputs[k] = ct__input_alias(ctx, recorded, outputs[k]);
+            ct_tensor *alias = ct__input_alias(ctx, recorded, outputs[k]);
+            for (int i = 0; alias && i < ctx->n_non_diff; i++) /* its marks go with it */
+                if (ctx->non_diff[i] == outputs[k]) ctx->non_diff[i] = alias;
+            outputs[k] = alias;
         }
         if (!outputs[k]) return ct_last_error_code();
     }
