@@ -769,6 +769,11 @@ static void test_custom_function_returns_input(void)
     CHECK(zn != bn && ct_grad_fn(zn) == NULL && !ct_requires_grad(zn));
     CHECK_OK(ct_add_scalar_(zn, ct_int(1)));
     CHECK_VALUES(bn, CT_SHAPE(2), 2, 3);
+    /* no output gets an edge, yet apply reads its inputs' history */
+    ct_tensor *bs = ct_mul_scalar(a, ct_int(1)), *stale = no_grad_view_of(bs), *zs = NULL;
+    CHECK_OK(ct_add_scalar_(bs, ct_int(0)));
+    FAILS_R(ct_function_apply(&same_nd, &stale, 1, &zs, NULL), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    CHECK(zs == NULL);
     CHECK_OK(ct_mul_(c, a)); /* c gets a history: zc's cannot be regenerated */
     FAILS_T(ct_grad_fn(zc), CT_ERR_RUNTIME,
             "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "

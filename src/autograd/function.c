@@ -219,7 +219,15 @@ static ct_result ct__record_custom(ct_function_ctx *ctx, ct_tensor *const *input
     if (!recorded) return CT_OK;
     ct_tensor **diff = (ct_tensor **)CT_MALLOC((size_t)(n_out + 1) * sizeof *diff);
     if (!diff) return CT__OOM();
-    for (int k = 0; k < n_out; k++) diff[k] = ct__output_differentiable(ctx, true, outputs[k]) ? outputs[k] : NULL;
+    bool any_diff = false;
+    for (int k = 0; k < n_out; k++) {
+        diff[k] = ct__output_differentiable(ctx, true, outputs[k]) ? outputs[k] : NULL;
+        any_diff = any_diff || diff[k];
+    }
+    if (!any_diff) { /* no output would hold the node: none is made, the inputs' history is still read */
+        CT_FREE(diff);
+        return ct__history_check((const ct_tensor *const *)inputs, n_in);
+    }
     ct__node *n = ct__record(&custom, (const ct_tensor *const *)inputs, n_in, diff, n_out);
     CT_FREE(diff);
     if (!n) return ct_last_error_code();
