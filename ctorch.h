@@ -464,9 +464,11 @@ CTORCH_API ct_print_opts ct_get_printoptions(void);
 CTORCH_API ct_result ct_set_printoptions(ct_print_opts opts);
 /* repr(t) into buf (snprintf's contract: returns the length it needs, writes at
  * most n bytes including the terminating NUL); a negative ct_result, with buf
- * set to "", when t is NULL. */
+ * set to "", when t is NULL or a view whose history autograd refuses to read
+ * (its repr shows its grad_fn: PyTorch raises there too). */
 CTORCH_API int ct_to_string(const ct_tensor *t, char *buf, size_t n);
-/* print(t): repr(t) and a newline on stdout (nothing for NULL, whose error is kept). */
+/* print(t): repr(t) and a newline on stdout (nothing for NULL, whose error is
+ * kept, nor for a tensor ct_to_string refuses, with its error set). */
 CTORCH_API void ct_print(const ct_tensor *t);
 /* print(t.shape): "torch.Size([2, 3])" and a newline. */
 CTORCH_API void ct_print_shape(const ct_tensor *t);
@@ -505,7 +507,10 @@ CTORCH_API bool ct_is_inference_mode_enabled(void);  /* torch.is_inference_mode_
 CTORCH_API ct_tensor *ct_grad(const ct_tensor *t);
 /* t.grad = grad (NULL clears it, as set_to_none does). */
 CTORCH_API ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad);
-CTORCH_API bool ct_is_leaf(const ct_tensor *t);                  /* Tensor.is_leaf */
+/* Tensor.is_leaf: false, with the error set, for a view whose history
+ * autograd refuses to read (one made in no_grad mode whose base was written
+ * since, ...), where PyTorch raises. */
+CTORCH_API bool ct_is_leaf(const ct_tensor *t);
 /* Tensor.grad_fn: borrowed (valid while t lives), NULL for leaves. */
 CTORCH_API ct_node *ct_grad_fn(const ct_tensor *t);
 CTORCH_API const char *ct_node_name(const ct_node *n);           /* grad_fn.name(): "MulBackward0" */
@@ -4051,14 +4056,16 @@ struct ct_tensor {
 
 /* How a view was made (PyTorch's CreationMeta): an in-place op on a view
  * rewrites its base's history, which PyTorch refuses for a view made in
- * no_grad or inference mode or one of several views one op returned; such a
- * view is also refused to autograd once its base was written (its history
- * cannot be regenerated). */
+ * no_grad or inference mode, one of several views one op returned, or one a
+ * custom Function returned (made in its forward, or an input returned as
+ * it is); such a view is also refused to autograd once its base was written
+ * (its history cannot be regenerated). */
 typedef enum ct__view_made {
     CT__VIEW_MADE_DEFAULT,
     CT__VIEW_MADE_NO_GRAD,
     CT__VIEW_MADE_MULTI_OUTPUT,
-    CT__VIEW_MADE_INFERENCE
+    CT__VIEW_MADE_INFERENCE,
+    CT__VIEW_MADE_IN_CUSTOM_FUNCTION
 } ct__view_made;
 
 /* Whether t is a view whose storage was written since its grad_fn was set
@@ -5805,14 +5812,19 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
 }
 
 /* v becomes a view of t: it keeps t's base (t itself when t is no view) and
- * how it was made; a view of a view keeps the stricter of the two. */
+ * how it was made. A view of a view made otherwise than by default is made
+ * as t was when it is itself made by default or t was made in inference
+ * mode, and as it is made otherwise (PyTorch's propagate_creation_meta: a
+ * no_grad view of unbind's output is a no_grad view, unbind's outputs of a
+ * no_grad view are one of several). */
 static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
 {
     ct__view_made made = ct_is_inference_mode_enabled() ? CT__VIEW_MADE_INFERENCE
                          : !ct__grad_mode()                 ? CT__VIEW_MADE_NO_GRAD
                          : one_of_many                      ? CT__VIEW_MADE_MULTI_OUTPUT
                                                             : CT__VIEW_MADE_DEFAULT;
-    if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
+    if (t->base && (made == CT__VIEW_MADE_DEFAULT || t->view_made == CT__VIEW_MADE_INFERENCE))
+        made = (ct__view_made)t->view_made;
     ct_tensor *old = v->base; /* set when a view op made v with another (unbind with select) */
     v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
     ct_release(old);
@@ -6682,6 +6694,7 @@ ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
 ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
+    if (ct__recordable(&t, 1) != CT_OK) return NULL; /* before its checks, as PyTorch */
     if (t->ndim != 1 && t->ndim != 2) {
         ct__fail(CT_ERR_RUNTIME, "matrix or a vector expected");
         return NULL;
@@ -6977,6 +6990,7 @@ static ct_result ct__ix_parse(const char *spec, va_list *args, ct__ix_item *item
 /* ---------------------------------------------------------------- basic indexing */
 
 static bool ct__is_mask(const ct_tensor *t) { return t->dtype == CT_BOOL || t->dtype == CT_U8; }
+static const char ct__ix_dtype_msg[] = "tensors used as indices must be long, byte or bool tensors";
 
 /* How many dims of the indexed tensor an item consumes. */
 static int ct__ix_consumes(const ct__ix_item *it)
@@ -7023,8 +7037,8 @@ static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *item
     for (int k = 0; k < n; k++) {
         /* long, byte or bool tensors; a 0-d one of any integral dtype acts as an int */
         const ct_tensor *ix = items[k].kind == CT__IX_TENSOR ? items[k].t : NULL;
-        if (ix && (ix->ndim == 0 ? ct_dtype_is_floating(ix->dtype) : !ct__is_mask(ix) && ix->dtype != CT_I64)) {
-            ct__fail(CT_ERR_INDEX, "tensors used as indices must be long, byte or bool tensors");
+        if (ix && ix->ndim == 0 && ct_dtype_is_floating(ix->dtype)) { /* (others: ct__ix_plan_make) */
+            ct__fail(CT_ERR_INDEX, "%s", ct__ix_dtype_msg);
             return NULL;
         }
         consumed += ct__ix_consumes(&items[k]);
@@ -7121,10 +7135,16 @@ static ct_result ct__ix_mask_to_indices(const ct_tensor *self, int dim, const ct
     return CT_OK;
 }
 
+/* The advanced indices' dtype is checked here, after the basic items made
+ * their views and the op asked whether it may record, as PyTorch's index
+ * kernel checks it after autograd read self's history. */
 static ct_result ct__ix_plan_make(const ct_tensor *self, const ct__ix_adv *adv, ct__ix_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     plan->ndim = self->ndim;
+    for (int d = 0; d < self->ndim; d++)
+        if (adv->index[d] && !ct__is_mask(adv->index[d]) && adv->index[d]->dtype != CT_I64)
+            return ct__fail(CT_ERR_INDEX, "%s", ct__ix_dtype_msg);
     for (int d = 0; d < self->ndim; d++) {
         const ct_tensor *ix = adv->index[d];
         if (!ix) continue;
@@ -7289,7 +7309,8 @@ ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
     ct_tensor *view = ok == CT_OK ? ct__ix_apply_basic(t, items, n, &adv) : NULL;
     if (view && !adv.count) {
         r = view;
-    } else if (view && ct__ix_plan_make(view, &adv, &plan) == CT_OK) {
+    } else if (view && ct__recordable((const ct_tensor *const *)&view, 1) == CT_OK &&
+               ct__ix_plan_make(view, &adv, &plan) == CT_OK) { /* refused before it computes */
         r = ct__alloc(plan.out_sizes, plan.out_ndim, view->dtype, view->storage->device);
         if (r && ct_numel(r)) ct__ix_walk(view, &plan, r, false);
         r = ct__ix_record(r, view, &plan);
@@ -8733,6 +8754,7 @@ int ct_to_string(const ct_tensor *t, char *buf, size_t n)
     if (!t) return (int)ct__null_arg(__func__, "self", 1);
     if (t->storage->device.type != CT_DEVICE_CPU) /* its elements cannot be read in place */
         return (int)ct__fail(CT_ERR_NOT_IMPLEMENTED, "printing a CUDA tensor is not supported yet");
+    if (ct__history_check(&t, 1) != CT_OK) return (int)ct_last_error_code(); /* its grad_fn is part of the repr */
     ct__put_repr(&s, t);
     if (s.n) buf[CT__MIN(s.len, s.n - 1)] = 0;
     if (s.len > INT_MAX) /* what snprintf does (EOVERFLOW) */
@@ -9197,7 +9219,11 @@ static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
          "views to be modified inplace. You should replace the inplace operation by an out-of-place one."),
         (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
          "both the view and the inplace either both inside the inference_mode block (if you don't want the inplace to "
-         "be tracked) or both outside (if you want the inplace to be tracked).")};
+         "be tracked) or both outside (if you want the inplace to be tracked)."),
+        (" This view was created inside a custom Function (or because an input was returned as-is) and the autograd "
+         "logic to handle view+inplace would override the custom backward associated with the custom Function, "
+         "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+         "custom Function.")};
     const char *what = indirect ? "its base or another view of its base has been" : "is being";
     ct__view_made made = (ct__view_made)v->view_made;
     ct__node *fn = v->ag ? ct__meta(v)->grad_fn : NULL;
@@ -9291,7 +9317,10 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
     return CT_OK;
 }
 
-bool ct_is_leaf(const ct_tensor *t) { return t && !ct_grad_fn(t); }
+bool ct_is_leaf(const ct_tensor *t)
+{
+    return t && ct__history_check(&t, 1) == CT_OK && !ct_grad_fn(t); /* refused: false, with the error set */
+}
 ct_node *ct_grad_fn(const ct_tensor *t)
 {
     if (t && ct__history_check(&t, 1) != CT_OK) return NULL;
@@ -9315,7 +9344,9 @@ ct_result ct_retain_grad(ct_tensor *t)
 {
     CT__ARG_R(t, "self", 1);
     if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "can't retain_grad on Tensor that has requires_grad=False");
-    if (ct_is_leaf(t)) return CT_OK; /* leaves keep their grad anyway */
+    /* leaves keep their grad anyway (PyTorch asks the field: no history read); the hook goes on a non-leaf's */
+    if (!t->ag || !ct__meta(t)->grad_fn) return CT_OK;
+    if (ct__history_check((const ct_tensor *const *)&t, 1) != CT_OK) return ct_last_error_code();
     ct__ag_meta *m = ct__meta(t);
     if (m->retains_grad) return CT_OK;
     if (ct__hook_add(&m->grad_fn->pre_hooks, NULL, NULL, m->output_nr, t, true) < 0) return ct_last_error_code();
@@ -12101,9 +12132,37 @@ static void ct__custom_release(ct__node *n)
 
 /* ---------------------------------------------------------------- apply */
 
+/* Whether output t gets a gradient edge (PyTorch's is_differentiable): the
+ * node is recorded (recorded: some input needs grad), t was not marked
+ * non-differentiable and its dtype can carry a gradient. */
+static bool ct__output_differentiable(const ct_function_ctx *ctx, bool recorded, const ct_tensor *t)
+{
+    return recorded && !ct__listed(ctx->non_diff, ctx->n_non_diff, t) && ct_dtype_is_floating(t->dtype);
+}
+
+/* An input forward handed back without marking it dirty: a view of it made
+ * in no_grad mode (as forward's own views are), so that it can take the
+ * node's history; detached instead when it requires grad but gets no edge. */
+static ct_tensor *ct__input_alias(const ct_function_ctx *ctx, bool recorded, const ct_tensor *t)
+{
+    if (!ct__output_differentiable(ctx, recorded, t) && ct__requires_grad(t)) return ct_detach(t);
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    ct_tensor *v = ct_view_as(t, t);
+    ct_grad_mode_restore(mode);
+    return v;
+}
+
+static const char ct__dirty_view_msg[] =
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more "
+    "than one Tensor. This is not supported by the current autograd engine. You should either make sure the input is "
+    "not a view (using .clone() for example) or make your Function only return one Tensor (potentially splitting it "
+    "into two Functions: one doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change.";
+
 /* After forward: an output that is an input comes back as that input when
  * it was marked dirty (its version counted), else as a new alias of it. */
-static ct_result ct__settle_outputs(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_in, ct_tensor **outputs)
+static ct_result ct__settle_outputs(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_in, ct_tensor **outputs,
+                                    bool recorded)
 {
     for (int k = 0; k < ctx->fn->n_outputs; k++) {
         if (!outputs[k]) return ct__fail(CT_ERR_RUNTIME, "%s.forward returned no tensor for output %d", ctx->fn->name, k);
@@ -12111,10 +12170,15 @@ static ct_result ct__settle_outputs(ct_function_ctx *ctx, ct_tensor *const *inpu
         if (ct__listed(ctx->dirty, ctx->n_dirty, outputs[k])) {
             if (ct__grad_mode() && outputs[k]->requires_grad && ct_is_leaf(outputs[k]))
                 return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad has been used in an in-place operation.");
+            if (ct__output_differentiable(ctx, recorded, outputs[k]) && outputs[k]->base && ctx->fn->n_outputs > 1)
+                return ct__fail(CT_ERR_RUNTIME, "%s", ct__dirty_view_msg); /* its history is rewritten for one output */
             outputs[k]->storage->version++;
             outputs[k] = ct__same(outputs[k]);
         } else {
-            outputs[k] = ct_detach(outputs[k]);
+            ct_tensor *alias = ct__input_alias(ctx, recorded, outputs[k]);
+            for (int i = 0; alias && i < ctx->n_non_diff; i++) /* its marks go with it */
+                if (ctx->non_diff[i] == outputs[k]) ctx->non_diff[i] = alias;
+            outputs[k] = alias;
         }
         if (!outputs[k]) return ct_last_error_code();
     }
@@ -12122,16 +12186,23 @@ static ct_result ct__settle_outputs(ct_function_ctx *ctx, ct_tensor *const *inpu
 }
 
 /* The node: edges to the inputs, the differentiable outputs, what forward saved. */
-static ct_result ct__record_custom(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_in, ct_tensor **outputs)
+static ct_result ct__record_custom(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_in, ct_tensor **outputs,
+                                   bool recorded)
 {
     static const ct__node_type custom = {"CustomBackward", ct__bw_custom};
     int n_out = ctx->fn->n_outputs;
-    bool any = false;
-    for (int i = 0; i < n_in; i++) any = any || ctx->needs_input_grad[i];
-    if (!any) return CT_OK;
+    if (!recorded) return CT_OK;
     ct_tensor **diff = (ct_tensor **)CT_MALLOC((size_t)(n_out + 1) * sizeof *diff);
     if (!diff) return CT__OOM();
-    for (int k = 0; k < n_out; k++) diff[k] = ct__listed(ctx->non_diff, ctx->n_non_diff, outputs[k]) ? NULL : outputs[k];
+    bool any_diff = false;
+    for (int k = 0; k < n_out; k++) {
+        diff[k] = ct__output_differentiable(ctx, true, outputs[k]) ? outputs[k] : NULL;
+        any_diff = any_diff || diff[k];
+    }
+    if (!any_diff) { /* no output would hold the node: none is made, the inputs' history is still read */
+        CT_FREE(diff);
+        return ct__history_check((const ct_tensor *const *)inputs, n_in);
+    }
     ct__node *n = ct__record(&custom, (const ct_tensor *const *)inputs, n_in, diff, n_out);
     CT_FREE(diff);
     if (!n) return ct_last_error_code();
@@ -12144,6 +12215,24 @@ static ct_result ct__record_custom(ct_function_ctx *ctx, ct_tensor *const *input
     for (int i = 0; i < ctx->n_to_save; i++) ct_release(ctx->to_save[i]);
     ctx->n_to_save = 0;
     return CT_OK;
+}
+
+/* The outputs that are views (made in forward, or inputs handed back) may
+ * not have their history rewritten by an in-place op, nor regenerated after
+ * their base was written: the custom backward would be bypassed (PyTorch's
+ * CreationMeta::IN_CUSTOM_FUNCTION; MULTI_OUTPUT_NODE when the function has
+ * several differentiable outputs). An input marked dirty keeps how it was made. */
+static void ct__mark_output_views(const ct_function_ctx *ctx, ct_tensor *const *outputs, bool recorded)
+{
+    int n_out = ctx->fn->n_outputs, n_diff = 0;
+    for (int k = 0; k < n_out; k++) n_diff += ct__output_differentiable(ctx, recorded, outputs[k]);
+    for (int k = 0; k < n_out; k++) {
+        if (!outputs[k]->base) continue;
+        if (n_diff > 1)
+            outputs[k]->view_made = CT__VIEW_MADE_MULTI_OUTPUT;
+        else if (!ct__listed(ctx->dirty, ctx->n_dirty, outputs[k]))
+            outputs[k]->view_made = CT__VIEW_MADE_IN_CUSTOM_FUNCTION;
+    }
 }
 
 static ct_function_ctx *ct__ctx_new(const ct_function *fn, ct_tensor *const *inputs, int n_in, void *user)
@@ -12182,8 +12271,11 @@ ct_result ct_function_apply(const ct_function *fn, ct_tensor *const *inputs, int
     ct_grad_mode mode = ct_set_grad_enabled(false);
     ct_result r = fn->forward(ctx, inputs, n_inputs, outputs);
     ct_grad_mode_restore(mode);
-    if (r == CT_OK) r = ct__settle_outputs(ctx, inputs, n_inputs, outputs);
-    if (r == CT_OK) r = ct__record_custom(ctx, inputs, n_inputs, outputs);
+    bool recorded = false; /* some input needs grad */
+    for (int i = 0; i < n_inputs; i++) recorded = recorded || ctx->needs_input_grad[i];
+    if (r == CT_OK) r = ct__settle_outputs(ctx, inputs, n_inputs, outputs, recorded);
+    if (r == CT_OK) r = ct__record_custom(ctx, inputs, n_inputs, outputs, recorded);
+    if (r == CT_OK) ct__mark_output_views(ctx, outputs, recorded);
     if (!ctx->node) ct__ctx_free(ctx); /* not recorded: nothing will call backward */
     if (r != CT_OK)
         for (int k = 0; k < fn->n_outputs; k++) outputs[k] = NULL;
@@ -24285,7 +24377,10 @@ static void ct__la_record_lstsq(ct_tensor *X, const ct_tensor *A, const ct_tenso
 /* The linear algebra front ends (decomp.h): argument checks in PyTorch's
  * words, batching, float32 <-> float64, and the autograd nodes. Each
  * function reads its input as float64 matrices, runs a kernel of lapack.c
- * per matrix and casts the results back to the input's dtype. */
+ * per matrix and casts the results back to the input's dtype. A view whose
+ * history autograd may not read (ct__recordable) is refused first, as
+ * PyTorch refuses it before its argument checks (matrix_rank and the old
+ * svd check their arguments first: PyTorch's composites). */
 
 /* ---------------------------------------------------------------- checks */
 
@@ -24437,6 +24532,7 @@ ct_tensor *ct_linalg_inv(const ct_tensor *A)
 {
     CT__AUTOCAST(CT__CAST_FP32, ct_linalg_inv(A), &A);
     CT__ARG(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (ct__la_check(A, &ct__spec_inv) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *r = ct__inv_f64(A);
@@ -24491,6 +24587,7 @@ ct_tensor *ct_linalg_det(const ct_tensor *A)
 {
     static const ct__la_spec spec = {"linalg.det", true, "lu_cpu", false};
     CT__ARG(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *d = NULL;
@@ -24505,6 +24602,7 @@ ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **lo
     static const ct__la_spec spec = {"linalg.slogdet", true, NULL, false};
     ct__la_clear(sign, logabsdet, NULL);
     CT__ARG_R(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return ct_last_error_code();
     if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
     ct_scope s = ct_scope_begin();
     ct_tensor *sg = NULL, *la = NULL;
@@ -24595,6 +24693,8 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
     static const ct__la_spec spec = {"linalg.solve", true, "lu_cpu", false};
     CT__ARG(A, "A", 1);
     CT__ARG(B, "B", 2);
+    const ct_tensor *AB[2] = {A, B};
+    if (ct__recordable(AB, 2) != CT_OK) return NULL;
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
     if (A->dtype != B->dtype) {
         ct__fail(CT_ERR_RUNTIME,
@@ -24629,6 +24729,7 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
     CT__AUTOCAST(CT__CAST_FP32, ct_linalg_cholesky(A, upper), &A);
     static const ct__la_spec spec = {"linalg.cholesky", true, "cholesky_cpu", false};
     CT__ARG(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     int64_t n = A->sizes[A->ndim - 1], batch;
@@ -24663,6 +24764,7 @@ ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_te
     static const ct__la_spec spec = {"linalg.qr", false, "geqrf_cpu", false};
     ct__la_clear(Q, R, NULL);
     CT__ARG_R(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return ct_last_error_code();
     if ((unsigned)mode > CT_QR_R)
         return ct__fail(CT_ERR_RUNTIME,
                         "qr received unrecognized mode '%d' but expected one of 'reduced' (default), 'r', or 'complete'",
@@ -24763,6 +24865,7 @@ static ct_result ct__svd_f64(const ct_tensor *A, bool full, bool want_uv, ct_ten
 static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
 {
     ct__la_clear(U, S, Vh);
+    if (ct__recordable(&A, 1) != CT_OK) return ct_last_error_code();
     if (ct__la_check(A, &ct__spec_svd) != CT_OK) return ct_last_error_code();
     bool uv = want_uv || (ct__grad_mode() && ct__requires_grad(A)); /* backward needs U and Vh */
     ct_scope s = ct_scope_begin();
@@ -24853,6 +24956,7 @@ static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, c
                           ct_tensor **eigenvectors)
 {
     static const ct__la_spec spec = {"linalg.eigh", true, "linalg_eigh_cpu", true};
+    if (ct__recordable(&A, 1) != CT_OK) return ct_last_error_code();
     if (uplo && uplo != 'L' && uplo != 'U' && uplo != 'l' && uplo != 'u')
         return ct__fail(CT_ERR_RUNTIME, "Expected UPLO argument to be 'L' or 'U', but got %c", uplo);
     if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
@@ -24939,6 +25043,7 @@ static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **
 static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors, ct_tensor **L, ct_tensor **V)
 {
     ct__la_spec spec = {name, true, "linalg_eig_out_cpu", true};
+    if (ct__recordable(&A, 1) != CT_OK) return ct_last_error_code();
     if (!ct_dtype_is_floating(A->dtype))
         return ct__fail(CT_ERR_RUNTIME, "Unknown Complex ScalarType for %s", ct__dtype_title(A->dtype));
     if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
@@ -25045,6 +25150,7 @@ static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, double rtol, int64
 ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
 {
     CT__ARG(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (A->ndim < 2 || !ct__la_float(A->dtype)) {
         char shape[160];
         ct__fail(CT_ERR_RUNTIME,
@@ -25077,6 +25183,7 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
         ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
         return NULL;
     }
+    if (ct__recordable(&A, 1) != CT_OK) return NULL; /* no gradient, but PyTorch's svdvals reads A's history */
     ct_scope s = ct_scope_begin();
     ct_tensor *rank = ct__alloc(A->sizes, A->ndim - 2, CT_I64, ct__cpu), *r = NULL;
     double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
@@ -25395,6 +25502,7 @@ ct_tensor *ct_trace(const ct_tensor *A)
 {
     CT__AUTOCAST(CT__CAST_FP32, ct_trace(A), &A);
     CT__ARG(A, "input", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (A->ndim != 2) {
         ct__fail(CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d", A->ndim);
         return NULL;
@@ -25445,6 +25553,7 @@ ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n)
 ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
 {
     CT__ARG(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (ct__la_check_ndim(A, "linalg.matrix_exp") != CT_OK || ct__la_check_square(A, "linalg.matrix_exp") != CT_OK)
         return NULL;
     int64_t n = A->sizes[A->ndim - 1], batch;

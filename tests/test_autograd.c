@@ -542,6 +542,323 @@ static void test_stale_views_allowed(void)
     CHECK(ct_grad(l) == NULL);
 }
 
+/* A query that answers false, with the error set, when it fails. */
+#define FAILS_B(expr, code, msg) expect_fail(__LINE__, #expr, !(expr), code, msg)
+
+/* A 3 x 3 base b (rows of a leaf's copy) and a view of it made in no_grad
+ * mode, its first `rows` rows, stale: b was written since. */
+static ct_tensor *stale_rows(int64_t rows, ct_tensor **b)
+{
+    ct_tensor *a = ct_from_array((float[]){4, 1, 0, 1, 3, 1, 0, 1, 2}, CT_SHAPE(3, 3), CT_F32);
+    ct_requires_grad_(a, true);
+    *b = ct_mul_scalar(a, ct_int(1));
+    ct_grad_mode m = ct_no_grad();
+    ct_tensor *v = ct_narrow(*b, 0, 0, rows);
+    ct_grad_mode_restore(m);
+    CHECK_OK(ct_add_scalar_(*b, ct_int(0)));
+    return v;
+}
+
+/* The decompositions and diag refuse a stale view before they compute (and
+ * before their argument checks, as PyTorch: v is 2 x 3). */
+static void test_stale_view_linalg(void)
+{
+    ct_tensor *b, *v = stale_rows(2, &b), *sq = stale_rows(3, &b), *x = NULL, *y = NULL, *z = NULL;
+    FAILS_T(ct_linalg_inv(sq), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_linalg_inv(v), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_linalg_det(sq), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_R(ct_linalg_slogdet(sq, &x, &y), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_linalg_solve(ct_eye(2, 2, CT_F32), v), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_linalg_cholesky(sq, false), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_R(ct_linalg_qr(v, CT_QR_REDUCED, &x, &y), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_R(ct_linalg_svd(v, false, &x, &y, &z), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_linalg_svdvals(v), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_R(ct_linalg_eigh(sq, 'X', &x, &y), CT_ERR_RUNTIME, NO_GRAD_STALE); /* before the UPLO check */
+    FAILS_T(ct_linalg_eigvals(sq), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_linalg_pinv(v, false), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_linalg_matrix_rank(v, false), CT_ERR_RUNTIME, NO_GRAD_STALE); /* no gradient, but PyTorch's svdvals */
+    FAILS_T(ct_linalg_matrix_power(sq, -2), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_trace(v), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_linalg_matrix_exp(sq), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_diag(v, 0), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    CHECK(x == NULL && y == NULL && z == NULL);
+    /* (matrix_power checks its argument first: a composite in PyTorch) */
+    FAILS_T(ct_linalg_matrix_power(v, 2), CT_ERR_RUNTIME,
+            "linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3 matrices");
+    ct_grad_mode m = ct_no_grad(); /* nothing is recorded: computed */
+    CHECK_VALUES(ct_diag(v, 0), CT_SHAPE(2), 4, 3);
+    CHECK_VALUES(ct_trace(v), CT_SHAPE0, 7);
+    ct_grad_mode_restore(m);
+}
+
+/* Advanced indexing refuses it before it gathers: after it counts the
+ * indices, before it looks at their dtype, as PyTorch. */
+static void test_stale_view_indexing(void)
+{
+    ct_tensor *b, *v = stale_rows(2, &b);
+    ct_tensor *rows = ct_from_array((int64_t[]){1, 0}, CT_SHAPE(2), CT_I64);
+    ct_tensor *halves = ct_from_array((float[]){0.5f}, CT_SHAPE(1), CT_F32);
+    FAILS_T(ct_index(v, "%t", rows), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_index(v, "%t", ct_gt_scalar(v, ct_int(1))), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_index(v, "[0, 1], ::2"), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_index(v, "%t", halves), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_index(v, "%t, %t, %t", rows, rows, halves), CT_ERR_INDEX, "too many indices for tensor of dimension 2");
+    FAILS_T(ct_index(v, "5"), CT_ERR_INDEX, "index 5 is out of bounds for dimension 0 with size 2");
+    FAILS_T(ct_index(b, "%t", halves), CT_ERR_INDEX, "tensors used as indices must be long, byte or bool tensors");
+    ct_grad_mode m = ct_no_grad();
+    CHECK_VALUES(ct_index(v, "%t", ct_from_array((int64_t[]){1}, CT_SHAPE(1), CT_I64)), CT_SHAPE(1, 3), 1, 3, 1);
+    ct_grad_mode_restore(m);
+}
+
+/* Tensor.is_leaf and repr read the history: false, or a negative result,
+ * with PyTorch's error. */
+static void test_stale_view_is_leaf_and_print(void)
+{
+    ct_tensor *b, *v = stale_rows(2, &b), *parts[3];
+    FAILS_B(ct_is_leaf(v), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    char text[64] = "unchanged";
+    FAILS_R(ct_to_string(v, text, sizeof text), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    CHECK_STR(text, "");
+    CHECK(ct_requires_grad(v) && ct_last_error_code() == CT_OK);
+    /* retain_grad asks the field itself: a no_grad view has no grad_fn, nothing to do */
+    CHECK_OK(ct_retain_grad(v));
+    CHECK(ct_last_error_code() == CT_OK);
+    CHECK_INT(ct_unbind(b, 0, parts, 3), 3);
+    CHECK_OK(ct_add_scalar_(b, ct_int(0)));
+    FAILS_R(ct_retain_grad(parts[1]), CT_ERR_RUNTIME,
+            "Output 1 of UnbindBackward0 is a view and its base or another view of its base has been modified inplace."
+            MULTI_VIEWS);
+    FAILS_B(ct_is_leaf(parts[2]), CT_ERR_RUNTIME,
+            "Output 2 of UnbindBackward0 is a view and its base or another view of its base has been modified inplace."
+            MULTI_VIEWS);
+    /* a fresh view prints and is a leaf or not as usual */
+    CHECK(!ct_is_leaf(b) && ct_last_error_code() == CT_OK);
+    CHECK(ct_to_string(ct_narrow(b, 0, 0, 1), text, sizeof text) > 0);
+}
+
+/* How a view of a view was made: as the newer one unless that one was made
+ * by default (or the older one in inference mode), as PyTorch propagates it. */
+static void test_view_of_view_made(void)
+{
+    ct_tensor *a = leaf((float[]){1, 2, 3, 4}, 4), *b = ct_mul_scalar(a, ct_int(1)), *parts[2];
+    CHECK_INT(ct_unbind(ct_reshape(no_grad_view_of(b), CT_SHAPE(2, 1)), 0, parts, 2), 2);
+    CHECK_FAILS(ct_mul_scalar_(parts[0], ct_int(2)), CT_ERR_RUNTIME,
+                "Output 0 of UnbindBackward0 is a view and is being modified inplace." MULTI_VIEWS);
+    CHECK_INT(ct_unbind(ct_reshape(b, CT_SHAPE(2, 2)), 0, parts, 2), 2);
+    ct_grad_mode m = ct_no_grad();
+    ct_tensor *w = ct_narrow(parts[1], 0, 0, 1);
+    ct_grad_mode_restore(m);
+    CHECK_FAILS(ct_mul_scalar_(w, ct_int(2)), CT_ERR_RUNTIME,
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+                "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+                "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+                "tracked) or both outside (if you want the inplace to be tracked).");
+}
+
+/* ---------------------------------------------------------------- views out of custom functions */
+
+#define IN_CUSTOM                                                                                                  \
+    " This view was created inside a custom Function (or because an input was returned as-is) and the autograd "   \
+    "logic to handle view+inplace would override the custom backward associated with the custom Function, leading " \
+    "to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the custom "     \
+    "Function."
+#define HEAD_INPLACE "Output 0 of HeadBackward is a view and is being modified inplace." IN_CUSTOM
+#define HEAD_STALE \
+    "Output 0 of HeadBackward is a view and its base or another view of its base has been modified inplace." IN_CUSTOM
+
+/* Head: the first two elements of a 4-vector, as a view made in forward. */
+static ct_result head_forward(ct_function_ctx *ctx, ct_tensor *const *in, int n, ct_tensor **out)
+{
+    (void)ctx, (void)n;
+    out[0] = ct_narrow(ct_view(in[0], CT_SHAPE(-1)), 0, 0, 2);
+    return out[0] ? CT_OK : ct_last_error_code();
+}
+static ct_result head_backward(ct_function_ctx *ctx, ct_tensor *const *go, ct_tensor **gi)
+{
+    (void)ctx;
+    gi[0] = ct_cat((ct_tensor *[]){go[0], ct_zeros(CT_SHAPE(2), CT_F32)}, 2, 0);
+    return CT_OK;
+}
+static const ct_function head = {"Head", 1, head_forward, head_backward, false};
+
+static ct_tensor *apply1(const ct_function *fn, ct_tensor *x)
+{
+    ct_tensor *y = NULL;
+    return ct_function_apply(fn, &x, 1, &y, NULL) == CT_OK ? y : NULL;
+}
+
+/* Same: its input as it is. */
+static ct_result same_forward(ct_function_ctx *ctx, ct_tensor *const *in, int n, ct_tensor **out)
+{
+    (void)ctx, (void)n;
+    out[0] = in[0];
+    return CT_OK;
+}
+static ct_result same_backward(ct_function_ctx *ctx, ct_tensor *const *go, ct_tensor **gi)
+{
+    (void)ctx;
+    gi[0] = ct_mul_scalar(go[0], ct_int(1));
+    return CT_OK;
+}
+
+static void test_custom_function_views(void)
+{
+    ct_tensor *a = leaf((float[]){1, 2, 3, 4}, 4), *b = ct_mul_scalar(a, ct_int(1)), *v = apply1(&head, b);
+    CHECK_STR(ct_node_name(ct_grad_fn(v)), "HeadBackward");
+    int64_t version = ct_version(b);
+    CHECK_FAILS(ct_mul_scalar_(v, ct_int(2)), CT_ERR_RUNTIME, HEAD_INPLACE);
+    CHECK(ct_version(b) == version);
+    CHECK_VALUES(b, CT_SHAPE(4), 1, 2, 3, 4);
+    CHECK_FAILS(ct_mul_scalar_(apply1(&head, a), ct_int(2)), CT_ERR_RUNTIME, HEAD_INPLACE); /* before the leaf's words */
+    /* its history cannot be regenerated once its base was written */
+    CHECK_OK(ct_add_scalar_(b, ct_int(1)));
+    FAILS_T(ct_grad_fn(v), CT_ERR_RUNTIME, HEAD_STALE);
+    FAILS_T(ct_mul_scalar(v, ct_int(2)), CT_ERR_RUNTIME, HEAD_STALE);
+    FAILS_B(ct_is_leaf(v), CT_ERR_RUNTIME, HEAD_STALE);
+    /* written in no_grad mode: allowed, and its history is refused after */
+    v = apply1(&head, b);
+    ct_grad_mode m = ct_no_grad();
+    CHECK_OK(ct_mul_scalar_(v, ct_int(2)));
+    ct_grad_mode_restore(m);
+    FAILS_T(ct_grad_fn(v), CT_ERR_RUNTIME, HEAD_STALE);
+    /* a view of such a view is made as it was */
+    v = apply1(&head, b);
+    CHECK_FAILS(ct_mul_scalar_(ct_narrow(v, 0, 0, 1), ct_int(2)), CT_ERR_RUNTIME,
+                "Output 0 of SliceBackward0 is a view and is being modified inplace." IN_CUSTOM);
+    ct_tensor *w = ct_narrow(v, 0, 1, 1), *nw = no_grad_view_of(v);
+    CHECK_OK(ct_add_scalar_(b, ct_int(1)));
+    FAILS_T(ct_grad_fn(w), CT_ERR_RUNTIME,
+            "Output 0 of SliceBackward0 is a view and its base or another view of its base has been modified inplace."
+            IN_CUSTOM);
+    FAILS_T(ct_grad_fn(nw), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    /* applied in no_grad mode: no history, a view that requires grad all the same */
+    m = ct_no_grad();
+    v = apply1(&head, b);
+    ct_grad_mode_restore(m);
+    CHECK(ct_grad_fn(v) == NULL && ct_requires_grad(v));
+    CHECK_FAILS(ct_mul_scalar_(v, ct_int(2)), CT_ERR_RUNTIME,
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled." IN_CUSTOM);
+    /* nothing requires grad: nothing recorded, the write is allowed */
+    ct_tensor *c = ct_zeros(CT_SHAPE(4), CT_F32);
+    CHECK_OK(ct_mul_scalar_(apply1(&head, c), ct_int(2)));
+}
+
+/* SameNonDiff: its input as it is, marked non-differentiable. */
+static ct_result same_non_diff_forward(ct_function_ctx *ctx, ct_tensor *const *in, int n, ct_tensor **out)
+{
+    out[0] = in[0];
+    return ct_ctx_mark_non_differentiable(ctx, in, n);
+}
+
+static void test_custom_function_returns_input(void)
+{
+    static const ct_function same = {"Same", 1, same_forward, same_backward, false};
+    static const ct_function same_nd = {"SameNonDiff", 1, same_non_diff_forward, same_backward, false};
+    ct_tensor *a = leaf((float[]){1, 2}, 2), *b = ct_mul_scalar(a, ct_int(1)), *z = apply1(&same, b);
+    CHECK(z != b && ct_storage_data_ptr(z) == ct_storage_data_ptr(b));
+    CHECK_STR(ct_node_name(ct_grad_fn(z)), "SameBackward");
+    CHECK_FAILS(ct_add_scalar_(z, ct_int(1)), CT_ERR_RUNTIME,
+                "Output 0 of SameBackward is a view and is being modified inplace." IN_CUSTOM);
+    CHECK_OK(ct_backward(ct_sum(ct_mul(z, z)), NULL, plain));
+    CHECK_VALUES(ct_grad(a), CT_SHAPE(2), 2, 4);
+    /* an input that requires no grad comes back as a view of it too */
+    ct_tensor *c = ct_zeros(CT_SHAPE(2), CT_F32), *zc = apply1(&same, c);
+    CHECK(zc != c && ct_storage_data_ptr(zc) == ct_storage_data_ptr(c) && !ct_requires_grad(zc));
+    /* marked non-differentiable, it requires grad: a detached alias, no view */
+    ct_tensor *bn = ct_mul_scalar(a, ct_int(1)), *zn = apply1(&same_nd, bn);
+    CHECK(zn != bn && ct_grad_fn(zn) == NULL && !ct_requires_grad(zn));
+    CHECK_OK(ct_add_scalar_(zn, ct_int(1)));
+    CHECK_VALUES(bn, CT_SHAPE(2), 2, 3);
+    /* no output gets an edge, yet apply reads its inputs' history */
+    ct_tensor *bs = ct_mul_scalar(a, ct_int(1)), *stale = no_grad_view_of(bs), *zs = NULL;
+    CHECK_OK(ct_add_scalar_(bs, ct_int(0)));
+    FAILS_R(ct_function_apply(&same_nd, &stale, 1, &zs, NULL), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    CHECK(zs == NULL);
+    CHECK_OK(ct_mul_(c, a)); /* c gets a history: zc's cannot be regenerated */
+    FAILS_T(ct_grad_fn(zc), CT_ERR_RUNTIME,
+            "A view was created in no_grad mode and its base or another view of its base has been modified inplace with "
+            "grad mode enabled." IN_CUSTOM);
+}
+
+/* Halves: two views, the second one marked non-differentiable when user is set. */
+static ct_result halves_forward(ct_function_ctx *ctx, ct_tensor *const *in, int n, ct_tensor **out)
+{
+    (void)n;
+    out[0] = ct_narrow(in[0], 0, 0, 2);
+    out[1] = ct_narrow(in[0], 0, 2, 2);
+    return ct_ctx_user(ctx) ? ct_ctx_mark_non_differentiable(ctx, &out[1], 1) : CT_OK;
+}
+static ct_result halves_backward(ct_function_ctx *ctx, ct_tensor *const *go, ct_tensor **gi)
+{
+    (void)ctx;
+    gi[0] = ct_cat((ct_tensor *[]){go[0], go[1] ? go[1] : ct_zeros(CT_SHAPE(2), CT_F32)}, 2, 0);
+    return CT_OK;
+}
+/* Two outputs, the first its input written in place (marked dirty), the
+ * second an int64 tensor (no gradient whatever its marks). */
+static ct_result dirty_two_forward(ct_function_ctx *ctx, ct_tensor *const *in, int n, ct_tensor **out)
+{
+    (void)n;
+    ct_result r = ct_mul_scalar_(in[0], ct_int(2));
+    out[0] = in[0];
+    out[1] = ct_to(ct_gt_scalar(in[0], ct_int(2)), CT_I64);
+    return r == CT_OK ? ct_ctx_mark_dirty(ctx, in, 1) : r;
+}
+static ct_result dirty_two_backward(ct_function_ctx *ctx, ct_tensor *const *go, ct_tensor **gi)
+{
+    (void)ctx;
+    gi[0] = ct_mul_scalar(go[0], ct_int(2));
+    return CT_OK;
+}
+
+static void test_custom_function_several_outputs(void)
+{
+    static const ct_function halves = {"Halves", 2, halves_forward, halves_backward, false};
+    static const ct_function dirty_two = {"DirtyTwo", 2, dirty_two_forward, dirty_two_backward, false};
+    ct_tensor *a = leaf((float[]){1, 2, 3, 4}, 4), *b = ct_mul_scalar(a, ct_int(1)), *out[2];
+    CHECK_OK(ct_function_apply(&halves, &b, 1, out, NULL));
+    CHECK_FAILS(ct_mul_scalar_(out[0], ct_int(2)), CT_ERR_RUNTIME,
+                "Output 0 of HalvesBackward is a view and is being modified inplace." MULTI_VIEWS);
+    CHECK_OK(ct_add_scalar_(b, ct_int(1)));
+    FAILS_T(ct_grad_fn(out[1]), CT_ERR_RUNTIME,
+            "Output 1 of HalvesBackward is a view and its base or another view of its base has been modified inplace."
+            MULTI_VIEWS);
+    /* one differentiable output: each a view made in a custom function */
+    int mark = 1;
+    CHECK_OK(ct_function_apply(&halves, &b, 1, out, &mark));
+    CHECK(ct_grad_fn(out[1]) == NULL && ct_requires_grad(out[1]));
+    CHECK_FAILS(ct_mul_scalar_(out[0], ct_int(2)), CT_ERR_RUNTIME,
+                "Output 0 of HalvesBackward is a view and is being modified inplace." IN_CUSTOM);
+    CHECK_FAILS(ct_mul_scalar_(out[1], ct_int(2)), CT_ERR_RUNTIME,
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled." IN_CUSTOM);
+    /* a view written in place cannot have its history rewritten for two outputs */
+    ct_tensor *bv = ct_narrow(ct_mul_scalar(a, ct_int(1)), 0, 0, 2);
+    CHECK_FAILS(ct_function_apply(&dirty_two, &bv, 1, out, NULL), CT_ERR_RUNTIME,
+                "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot "
+                "return more than one Tensor. This is not supported by the current autograd engine. You should either "
+                "make sure the input is not a view (using .clone() for example) or make your Function only return one "
+                "Tensor (potentially splitting it into two Functions: one doing the inplace that returns a single "
+                "Tensor and a second one that does the other operations). You can ask on the forum "
+                "https://discuss.pytorch.org/ if you need help to do this change.");
+    CHECK(out[0] == NULL && out[1] == NULL);
+    ct_tensor *d = ct_mul_scalar(a, ct_int(1));
+    CHECK_OK(ct_function_apply(&dirty_two, &d, 1, out, NULL));
+    CHECK(out[0] == d);
+    CHECK_STR(ct_node_name(ct_grad_fn(d)), "DirtyTwoBackward");
+    CHECK(ct_grad_fn(out[1]) == NULL && !ct_requires_grad(out[1])); /* int64: no gradient */
+    CHECK_VALUES(out[1], CT_SHAPE(4), 0, 1, 1, 1);
+}
+
+/* What PyTorch allows: a custom function's view used before its base was written. */
+static void test_custom_function_views_allowed(void)
+{
+    ct_tensor *a = leaf((float[]){1, 1, 1, 1}, 4), *b = ct_mul_scalar(a, ct_int(1)), *v = apply1(&head, b);
+    ct_tensor *y = ct_mul_scalar(v, ct_int(2));
+    CHECK_OK(ct_mul_scalar_(b, ct_int(3)));
+    CHECK_OK(ct_backward(ct_add(ct_sum(y), ct_sum(b)), NULL, plain));
+    CHECK_VALUES(ct_grad(a), CT_SHAPE(4), 5, 5, 3, 3);
+}
+
 int main(void)
 {
     RUN(test_simple_gradients);
@@ -560,5 +877,13 @@ int main(void)
     RUN(test_stale_view_refusals);
     RUN(test_stale_multi_output_views);
     RUN(test_stale_views_allowed);
+    RUN(test_stale_view_linalg);
+    RUN(test_stale_view_indexing);
+    RUN(test_stale_view_is_leaf_and_print);
+    RUN(test_view_of_view_made);
+    RUN(test_custom_function_views);
+    RUN(test_custom_function_returns_input);
+    RUN(test_custom_function_several_outputs);
+    RUN(test_custom_function_views_allowed);
     return ct_test_report();
 }

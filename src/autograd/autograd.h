@@ -30,7 +30,10 @@ CTORCH_API bool ct_is_inference_mode_enabled(void);  /* torch.is_inference_mode_
 CTORCH_API ct_tensor *ct_grad(const ct_tensor *t);
 /* t.grad = grad (NULL clears it, as set_to_none does). */
 CTORCH_API ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad);
-CTORCH_API bool ct_is_leaf(const ct_tensor *t);                  /* Tensor.is_leaf */
+/* Tensor.is_leaf: false, with the error set, for a view whose history
+ * autograd refuses to read (one made in no_grad mode whose base was written
+ * since, ...), where PyTorch raises. */
+CTORCH_API bool ct_is_leaf(const ct_tensor *t);
 /* Tensor.grad_fn: borrowed (valid while t lives), NULL for leaves. */
 CTORCH_API ct_node *ct_grad_fn(const ct_tensor *t);
 CTORCH_API const char *ct_node_name(const ct_node *n);           /* grad_fn.name(): "MulBackward0" */

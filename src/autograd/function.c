@@ -157,9 +157,37 @@ static void ct__custom_release(ct__node *n)
 
 /* ---------------------------------------------------------------- apply */
 
+/* Whether output t gets a gradient edge (PyTorch's is_differentiable): the
+ * node is recorded (recorded: some input needs grad), t was not marked
+ * non-differentiable and its dtype can carry a gradient. */
+static bool ct__output_differentiable(const ct_function_ctx *ctx, bool recorded, const ct_tensor *t)
+{
+    return recorded && !ct__listed(ctx->non_diff, ctx->n_non_diff, t) && ct_dtype_is_floating(t->dtype);
+}
+
+/* An input forward handed back without marking it dirty: a view of it made
+ * in no_grad mode (as forward's own views are), so that it can take the
+ * node's history; detached instead when it requires grad but gets no edge. */
+static ct_tensor *ct__input_alias(const ct_function_ctx *ctx, bool recorded, const ct_tensor *t)
+{
+    if (!ct__output_differentiable(ctx, recorded, t) && ct__requires_grad(t)) return ct_detach(t);
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    ct_tensor *v = ct_view_as(t, t);
+    ct_grad_mode_restore(mode);
+    return v;
+}
+
+static const char ct__dirty_view_msg[] =
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more "
+    "than one Tensor. This is not supported by the current autograd engine. You should either make sure the input is "
+    "not a view (using .clone() for example) or make your Function only return one Tensor (potentially splitting it "
+    "into two Functions: one doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change.";
+
 /* After forward: an output that is an input comes back as that input when
  * it was marked dirty (its version counted), else as a new alias of it. */
-static ct_result ct__settle_outputs(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_in, ct_tensor **outputs)
+static ct_result ct__settle_outputs(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_in, ct_tensor **outputs,
+                                    bool recorded)
 {
     for (int k = 0; k < ctx->fn->n_outputs; k++) {
         if (!outputs[k]) return ct__fail(CT_ERR_RUNTIME, "%s.forward returned no tensor for output %d", ctx->fn->name, k);
@@ -167,10 +195,15 @@ static ct_result ct__settle_outputs(ct_function_ctx *ctx, ct_tensor *const *inpu
         if (ct__listed(ctx->dirty, ctx->n_dirty, outputs[k])) {
             if (ct__grad_mode() && outputs[k]->requires_grad && ct_is_leaf(outputs[k]))
                 return ct__fail(CT_ERR_RUNTIME, "a leaf Variable that requires grad has been used in an in-place operation.");
+            if (ct__output_differentiable(ctx, recorded, outputs[k]) && outputs[k]->base && ctx->fn->n_outputs > 1)
+                return ct__fail(CT_ERR_RUNTIME, "%s", ct__dirty_view_msg); /* its history is rewritten for one output */
             outputs[k]->storage->version++;
             outputs[k] = ct__same(outputs[k]);
         } else {
-            outputs[k] = ct_detach(outputs[k]);
+            ct_tensor *alias = ct__input_alias(ctx, recorded, outputs[k]);
+            for (int i = 0; alias && i < ctx->n_non_diff; i++) /* its marks go with it */
+                if (ctx->non_diff[i] == outputs[k]) ctx->non_diff[i] = alias;
+            outputs[k] = alias;
         }
         if (!outputs[k]) return ct_last_error_code();
     }
@@ -178,16 +211,23 @@ static ct_result ct__settle_outputs(ct_function_ctx *ctx, ct_tensor *const *inpu
 }
 
 /* The node: edges to the inputs, the differentiable outputs, what forward saved. */
-static ct_result ct__record_custom(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_in, ct_tensor **outputs)
+static ct_result ct__record_custom(ct_function_ctx *ctx, ct_tensor *const *inputs, int n_in, ct_tensor **outputs,
+                                   bool recorded)
 {
     static const ct__node_type custom = {"CustomBackward", ct__bw_custom};
     int n_out = ctx->fn->n_outputs;
-    bool any = false;
-    for (int i = 0; i < n_in; i++) any = any || ctx->needs_input_grad[i];
-    if (!any) return CT_OK;
+    if (!recorded) return CT_OK;
     ct_tensor **diff = (ct_tensor **)CT_MALLOC((size_t)(n_out + 1) * sizeof *diff);
     if (!diff) return CT__OOM();
-    for (int k = 0; k < n_out; k++) diff[k] = ct__listed(ctx->non_diff, ctx->n_non_diff, outputs[k]) ? NULL : outputs[k];
+    bool any_diff = false;
+    for (int k = 0; k < n_out; k++) {
+        diff[k] = ct__output_differentiable(ctx, true, outputs[k]) ? outputs[k] : NULL;
+        any_diff = any_diff || diff[k];
+    }
+    if (!any_diff) { /* no output would hold the node: none is made, the inputs' history is still read */
+        CT_FREE(diff);
+        return ct__history_check((const ct_tensor *const *)inputs, n_in);
+    }
     ct__node *n = ct__record(&custom, (const ct_tensor *const *)inputs, n_in, diff, n_out);
     CT_FREE(diff);
     if (!n) return ct_last_error_code();
@@ -200,6 +240,24 @@ static ct_result ct__record_custom(ct_function_ctx *ctx, ct_tensor *const *input
     for (int i = 0; i < ctx->n_to_save; i++) ct_release(ctx->to_save[i]);
     ctx->n_to_save = 0;
     return CT_OK;
+}
+
+/* The outputs that are views (made in forward, or inputs handed back) may
+ * not have their history rewritten by an in-place op, nor regenerated after
+ * their base was written: the custom backward would be bypassed (PyTorch's
+ * CreationMeta::IN_CUSTOM_FUNCTION; MULTI_OUTPUT_NODE when the function has
+ * several differentiable outputs). An input marked dirty keeps how it was made. */
+static void ct__mark_output_views(const ct_function_ctx *ctx, ct_tensor *const *outputs, bool recorded)
+{
+    int n_out = ctx->fn->n_outputs, n_diff = 0;
+    for (int k = 0; k < n_out; k++) n_diff += ct__output_differentiable(ctx, recorded, outputs[k]);
+    for (int k = 0; k < n_out; k++) {
+        if (!outputs[k]->base) continue;
+        if (n_diff > 1)
+            outputs[k]->view_made = CT__VIEW_MADE_MULTI_OUTPUT;
+        else if (!ct__listed(ctx->dirty, ctx->n_dirty, outputs[k]))
+            outputs[k]->view_made = CT__VIEW_MADE_IN_CUSTOM_FUNCTION;
+    }
 }
 
 static ct_function_ctx *ct__ctx_new(const ct_function *fn, ct_tensor *const *inputs, int n_in, void *user)
@@ -238,8 +296,11 @@ ct_result ct_function_apply(const ct_function *fn, ct_tensor *const *inputs, int
     ct_grad_mode mode = ct_set_grad_enabled(false);
     ct_result r = fn->forward(ctx, inputs, n_inputs, outputs);
     ct_grad_mode_restore(mode);
-    if (r == CT_OK) r = ct__settle_outputs(ctx, inputs, n_inputs, outputs);
-    if (r == CT_OK) r = ct__record_custom(ctx, inputs, n_inputs, outputs);
+    bool recorded = false; /* some input needs grad */
+    for (int i = 0; i < n_inputs; i++) recorded = recorded || ctx->needs_input_grad[i];
+    if (r == CT_OK) r = ct__settle_outputs(ctx, inputs, n_inputs, outputs, recorded);
+    if (r == CT_OK) r = ct__record_custom(ctx, inputs, n_inputs, outputs, recorded);
+    if (r == CT_OK) ct__mark_output_views(ctx, outputs, recorded);
     if (!ctx->node) ct__ctx_free(ctx); /* not recorded: nothing will call backward */
     if (r != CT_OK)
         for (int k = 0; k < fn->n_outputs; k++) outputs[k] = NULL;

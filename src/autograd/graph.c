@@ -421,7 +421,11 @@ static ct_result ct__check_view_rebase(const ct_tensor *v, bool indirect)
          "views to be modified inplace. You should replace the inplace operation by an out-of-place one."),
         (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
          "both the view and the inplace either both inside the inference_mode block (if you don't want the inplace to "
-         "be tracked) or both outside (if you want the inplace to be tracked).")};
+         "be tracked) or both outside (if you want the inplace to be tracked)."),
+        (" This view was created inside a custom Function (or because an input was returned as-is) and the autograd "
+         "logic to handle view+inplace would override the custom backward associated with the custom Function, "
+         "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+         "custom Function.")};
     const char *what = indirect ? "its base or another view of its base has been" : "is being";
     ct__view_made made = (ct__view_made)v->view_made;
     ct__node *fn = v->ag ? ct__meta(v)->grad_fn : NULL;
@@ -515,7 +519,10 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
     return CT_OK;
 }
 
-bool ct_is_leaf(const ct_tensor *t) { return t && !ct_grad_fn(t); }
+bool ct_is_leaf(const ct_tensor *t)
+{
+    return t && ct__history_check(&t, 1) == CT_OK && !ct_grad_fn(t); /* refused: false, with the error set */
+}
 ct_node *ct_grad_fn(const ct_tensor *t)
 {
     if (t && ct__history_check(&t, 1) != CT_OK) return NULL;
@@ -539,7 +546,9 @@ ct_result ct_retain_grad(ct_tensor *t)
 {
     CT__ARG_R(t, "self", 1);
     if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "can't retain_grad on Tensor that has requires_grad=False");
-    if (ct_is_leaf(t)) return CT_OK; /* leaves keep their grad anyway */
+    /* leaves keep their grad anyway (PyTorch asks the field: no history read); the hook goes on a non-leaf's */
+    if (!t->ag || !ct__meta(t)->grad_fn) return CT_OK;
+    if (ct__history_check((const ct_tensor *const *)&t, 1) != CT_OK) return ct_last_error_code();
     ct__ag_meta *m = ct__meta(t);
     if (m->retains_grad) return CT_OK;
     if (ct__hook_add(&m->grad_fn->pre_hooks, NULL, NULL, m->output_nr, t, true) < 0) return ct_last_error_code();

@@ -1,7 +1,10 @@
 /* The linear algebra front ends (decomp.h): argument checks in PyTorch's
  * words, batching, float32 <-> float64, and the autograd nodes. Each
  * function reads its input as float64 matrices, runs a kernel of lapack.c
- * per matrix and casts the results back to the input's dtype. */
+ * per matrix and casts the results back to the input's dtype. A view whose
+ * history autograd may not read (ct__recordable) is refused first, as
+ * PyTorch refuses it before its argument checks (matrix_rank and the old
+ * svd check their arguments first: PyTorch's composites). */
 
 /* ---------------------------------------------------------------- checks */
 
@@ -153,6 +156,7 @@ ct_tensor *ct_linalg_inv(const ct_tensor *A)
 {
     CT__AUTOCAST(CT__CAST_FP32, ct_linalg_inv(A), &A);
     CT__ARG(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (ct__la_check(A, &ct__spec_inv) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *r = ct__inv_f64(A);
@@ -207,6 +211,7 @@ ct_tensor *ct_linalg_det(const ct_tensor *A)
 {
     static const ct__la_spec spec = {"linalg.det", true, "lu_cpu", false};
     CT__ARG(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *d = NULL;
@@ -221,6 +226,7 @@ ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **lo
     static const ct__la_spec spec = {"linalg.slogdet", true, NULL, false};
     ct__la_clear(sign, logabsdet, NULL);
     CT__ARG_R(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return ct_last_error_code();
     if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
     ct_scope s = ct_scope_begin();
     ct_tensor *sg = NULL, *la = NULL;
@@ -311,6 +317,8 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
     static const ct__la_spec spec = {"linalg.solve", true, "lu_cpu", false};
     CT__ARG(A, "A", 1);
     CT__ARG(B, "B", 2);
+    const ct_tensor *AB[2] = {A, B};
+    if (ct__recordable(AB, 2) != CT_OK) return NULL;
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
     if (A->dtype != B->dtype) {
         ct__fail(CT_ERR_RUNTIME,
@@ -345,6 +353,7 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
     CT__AUTOCAST(CT__CAST_FP32, ct_linalg_cholesky(A, upper), &A);
     static const ct__la_spec spec = {"linalg.cholesky", true, "cholesky_cpu", false};
     CT__ARG(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     int64_t n = A->sizes[A->ndim - 1], batch;
@@ -379,6 +388,7 @@ ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_te
     static const ct__la_spec spec = {"linalg.qr", false, "geqrf_cpu", false};
     ct__la_clear(Q, R, NULL);
     CT__ARG_R(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return ct_last_error_code();
     if ((unsigned)mode > CT_QR_R)
         return ct__fail(CT_ERR_RUNTIME,
                         "qr received unrecognized mode '%d' but expected one of 'reduced' (default), 'r', or 'complete'",
@@ -479,6 +489,7 @@ static ct_result ct__svd_f64(const ct_tensor *A, bool full, bool want_uv, ct_ten
 static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tensor **U, ct_tensor **S, ct_tensor **Vh)
 {
     ct__la_clear(U, S, Vh);
+    if (ct__recordable(&A, 1) != CT_OK) return ct_last_error_code();
     if (ct__la_check(A, &ct__spec_svd) != CT_OK) return ct_last_error_code();
     bool uv = want_uv || (ct__grad_mode() && ct__requires_grad(A)); /* backward needs U and Vh */
     ct_scope s = ct_scope_begin();
@@ -569,6 +580,7 @@ static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, c
                           ct_tensor **eigenvectors)
 {
     static const ct__la_spec spec = {"linalg.eigh", true, "linalg_eigh_cpu", true};
+    if (ct__recordable(&A, 1) != CT_OK) return ct_last_error_code();
     if (uplo && uplo != 'L' && uplo != 'U' && uplo != 'l' && uplo != 'u')
         return ct__fail(CT_ERR_RUNTIME, "Expected UPLO argument to be 'L' or 'U', but got %c", uplo);
     if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
@@ -655,6 +667,7 @@ static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **
 static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors, ct_tensor **L, ct_tensor **V)
 {
     ct__la_spec spec = {name, true, "linalg_eig_out_cpu", true};
+    if (ct__recordable(&A, 1) != CT_OK) return ct_last_error_code();
     if (!ct_dtype_is_floating(A->dtype))
         return ct__fail(CT_ERR_RUNTIME, "Unknown Complex ScalarType for %s", ct__dtype_title(A->dtype));
     if (ct__la_check(A, &spec) != CT_OK) return ct_last_error_code();
@@ -761,6 +774,7 @@ static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, double rtol, int64
 ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
 {
     CT__ARG(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (A->ndim < 2 || !ct__la_float(A->dtype)) {
         char shape[160];
         ct__fail(CT_ERR_RUNTIME,
@@ -793,6 +807,7 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
         ct__fail(CT_ERR_RUNTIME, "This function doesn't handle types other than float and double");
         return NULL;
     }
+    if (ct__recordable(&A, 1) != CT_OK) return NULL; /* no gradient, but PyTorch's svdvals reads A's history */
     ct_scope s = ct_scope_begin();
     ct_tensor *rank = ct__alloc(A->sizes, A->ndim - 2, CT_I64, ct__cpu), *r = NULL;
     double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
@@ -1111,6 +1126,7 @@ ct_tensor *ct_trace(const ct_tensor *A)
 {
     CT__AUTOCAST(CT__CAST_FP32, ct_trace(A), &A);
     CT__ARG(A, "input", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (A->ndim != 2) {
         ct__fail(CT_ERR_RUNTIME, "trace: expected a matrix, but got tensor with dim %d", A->ndim);
         return NULL;
@@ -1161,6 +1177,7 @@ ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n)
 ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
 {
     CT__ARG(A, "A", 1);
+    if (ct__recordable(&A, 1) != CT_OK) return NULL;
     if (ct__la_check_ndim(A, "linalg.matrix_exp") != CT_OK || ct__la_check_square(A, "linalg.matrix_exp") != CT_OK)
         return NULL;
     int64_t n = A->sizes[A->ndim - 1], batch;

@@ -314,6 +314,7 @@ ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
 ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
 {
     CT__ARG(t, "self", 1);
+    if (ct__recordable(&t, 1) != CT_OK) return NULL; /* before its checks, as PyTorch */
     if (t->ndim != 1 && t->ndim != 2) {
         ct__fail(CT_ERR_RUNTIME, "matrix or a vector expected");
         return NULL;

@@ -227,6 +227,7 @@ static ct_result ct__ix_parse(const char *spec, va_list *args, ct__ix_item *item
 /* ---------------------------------------------------------------- basic indexing */
 
 static bool ct__is_mask(const ct_tensor *t) { return t->dtype == CT_BOOL || t->dtype == CT_U8; }
+static const char ct__ix_dtype_msg[] = "tensors used as indices must be long, byte or bool tensors";
 
 /* How many dims of the indexed tensor an item consumes. */
 static int ct__ix_consumes(const ct__ix_item *it)
@@ -273,8 +274,8 @@ static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *item
     for (int k = 0; k < n; k++) {
         /* long, byte or bool tensors; a 0-d one of any integral dtype acts as an int */
         const ct_tensor *ix = items[k].kind == CT__IX_TENSOR ? items[k].t : NULL;
-        if (ix && (ix->ndim == 0 ? ct_dtype_is_floating(ix->dtype) : !ct__is_mask(ix) && ix->dtype != CT_I64)) {
-            ct__fail(CT_ERR_INDEX, "tensors used as indices must be long, byte or bool tensors");
+        if (ix && ix->ndim == 0 && ct_dtype_is_floating(ix->dtype)) { /* (others: ct__ix_plan_make) */
+            ct__fail(CT_ERR_INDEX, "%s", ct__ix_dtype_msg);
             return NULL;
         }
         consumed += ct__ix_consumes(&items[k]);
@@ -371,10 +372,16 @@ static ct_result ct__ix_mask_to_indices(const ct_tensor *self, int dim, const ct
     return CT_OK;
 }
 
+/* The advanced indices' dtype is checked here, after the basic items made
+ * their views and the op asked whether it may record, as PyTorch's index
+ * kernel checks it after autograd read self's history. */
 static ct_result ct__ix_plan_make(const ct_tensor *self, const ct__ix_adv *adv, ct__ix_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     plan->ndim = self->ndim;
+    for (int d = 0; d < self->ndim; d++)
+        if (adv->index[d] && !ct__is_mask(adv->index[d]) && adv->index[d]->dtype != CT_I64)
+            return ct__fail(CT_ERR_INDEX, "%s", ct__ix_dtype_msg);
     for (int d = 0; d < self->ndim; d++) {
         const ct_tensor *ix = adv->index[d];
         if (!ix) continue;
@@ -539,7 +546,8 @@ ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
     ct_tensor *view = ok == CT_OK ? ct__ix_apply_basic(t, items, n, &adv) : NULL;
     if (view && !adv.count) {
         r = view;
-    } else if (view && ct__ix_plan_make(view, &adv, &plan) == CT_OK) {
+    } else if (view && ct__recordable((const ct_tensor *const *)&view, 1) == CT_OK &&
+               ct__ix_plan_make(view, &adv, &plan) == CT_OK) { /* refused before it computes */
         r = ct__alloc(plan.out_sizes, plan.out_ndim, view->dtype, view->storage->device);
         if (r && ct_numel(r)) ct__ix_walk(view, &plan, r, false);
         r = ct__ix_record(r, view, &plan);

@@ -30,14 +30,16 @@ struct ct_tensor {
 
 /* How a view was made (PyTorch's CreationMeta): an in-place op on a view
  * rewrites its base's history, which PyTorch refuses for a view made in
- * no_grad or inference mode or one of several views one op returned; such a
- * view is also refused to autograd once its base was written (its history
- * cannot be regenerated). */
+ * no_grad or inference mode, one of several views one op returned, or one a
+ * custom Function returned (made in its forward, or an input returned as
+ * it is); such a view is also refused to autograd once its base was written
+ * (its history cannot be regenerated). */
 typedef enum ct__view_made {
     CT__VIEW_MADE_DEFAULT,
     CT__VIEW_MADE_NO_GRAD,
     CT__VIEW_MADE_MULTI_OUTPUT,
-    CT__VIEW_MADE_INFERENCE
+    CT__VIEW_MADE_INFERENCE,
+    CT__VIEW_MADE_IN_CUSTOM_FUNCTION
 } ct__view_made;
 
 /* Whether t is a view whose storage was written since its grad_fn was set

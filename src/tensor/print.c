@@ -339,6 +339,7 @@ int ct_to_string(const ct_tensor *t, char *buf, size_t n)
     if (!t) return (int)ct__null_arg(__func__, "self", 1);
     if (t->storage->device.type != CT_DEVICE_CPU) /* its elements cannot be read in place */
         return (int)ct__fail(CT_ERR_NOT_IMPLEMENTED, "printing a CUDA tensor is not supported yet");
+    if (ct__history_check(&t, 1) != CT_OK) return (int)ct_last_error_code(); /* its grad_fn is part of the repr */
     ct__put_repr(&s, t);
     if (s.n) buf[CT__MIN(s.len, s.n - 1)] = 0;
     if (s.len > INT_MAX) /* what snprintf does (EOVERFLOW) */

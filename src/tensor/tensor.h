@@ -227,9 +227,11 @@ CTORCH_API ct_print_opts ct_get_printoptions(void);
 CTORCH_API ct_result ct_set_printoptions(ct_print_opts opts);
 /* repr(t) into buf (snprintf's contract: returns the length it needs, writes at
  * most n bytes including the terminating NUL); a negative ct_result, with buf
- * set to "", when t is NULL. */
+ * set to "", when t is NULL or a view whose history autograd refuses to read
+ * (its repr shows its grad_fn: PyTorch raises there too). */
 CTORCH_API int ct_to_string(const ct_tensor *t, char *buf, size_t n);
-/* print(t): repr(t) and a newline on stdout (nothing for NULL, whose error is kept). */
+/* print(t): repr(t) and a newline on stdout (nothing for NULL, whose error is
+ * kept, nor for a tensor ct_to_string refuses, with its error set). */
 CTORCH_API void ct_print(const ct_tensor *t);
 /* print(t.shape): "torch.Size([2, 3])" and a newline. */
 CTORCH_API void ct_print_shape(const ct_tensor *t);

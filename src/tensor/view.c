@@ -106,14 +106,19 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
 }
 
 /* v becomes a view of t: it keeps t's base (t itself when t is no view) and
- * how it was made; a view of a view keeps the stricter of the two. */
+ * how it was made. A view of a view made otherwise than by default is made
+ * as t was when it is itself made by default or t was made in inference
+ * mode, and as it is made otherwise (PyTorch's propagate_creation_meta: a
+ * no_grad view of unbind's output is a no_grad view, unbind's outputs of a
+ * no_grad view are one of several). */
 static void ct__mark_view(ct_tensor *v, const ct_tensor *t, bool one_of_many)
 {
     ct__view_made made = ct_is_inference_mode_enabled() ? CT__VIEW_MADE_INFERENCE
                          : !ct__grad_mode()                 ? CT__VIEW_MADE_NO_GRAD
                          : one_of_many                      ? CT__VIEW_MADE_MULTI_OUTPUT
                                                             : CT__VIEW_MADE_DEFAULT;
-    if (t->base && t->view_made != CT__VIEW_MADE_DEFAULT) made = (ct__view_made)t->view_made;
+    if (t->base && (made == CT__VIEW_MADE_DEFAULT || t->view_made == CT__VIEW_MADE_INFERENCE))
+        made = (ct__view_made)t->view_made;
     ct_tensor *old = v->base; /* set when a view op made v with another (unbind with select) */
     v->base = ct_retain(t->base ? t->base : (ct_tensor *)t);
     ct_release(old);
