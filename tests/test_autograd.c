@@ -581,7 +581,11 @@ static void test_stale_view_linalg(void)
     FAILS_T(ct_trace(v), CT_ERR_RUNTIME, NO_GRAD_STALE);
     FAILS_T(ct_linalg_matrix_exp(sq), CT_ERR_RUNTIME, NO_GRAD_STALE);
     FAILS_T(ct_diag(v, 0), CT_ERR_RUNTIME, NO_GRAD_STALE);
-    CHECK(x == NULL && y == NULL && z == NULL);
+    ct_tensor *w = NULL;
+    FAILS_R(ct_linalg_lstsq_all(v, ct_ones(CT_SHAPE(5, 1), CT_F32), (ct_lstsq_opts){0}, &x, &y, &z, &w), CT_ERR_RUNTIME,
+            NO_GRAD_STALE); /* before the shape check */
+    FAILS_T(ct_linalg_lstsq(ct_eye(2, 2, CT_F32), v), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    CHECK(x == NULL && y == NULL && z == NULL && w == NULL);
     /* (matrix_power checks its argument first: a composite in PyTorch) */
     FAILS_T(ct_linalg_matrix_power(v, 2), CT_ERR_RUNTIME,
             "linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3 matrices");

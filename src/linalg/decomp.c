@@ -1010,6 +1010,8 @@ ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_o
     for (int i = 0; i < 4; i++)
         if (slots[i]) *slots[i] = NULL;
     if (!A || !B) return ct__null_arg("linalg_lstsq", A ? "B" : "A", A ? 2 : 1); /* ct_linalg_lstsq's names */
+    const ct_tensor *AB[2] = {A, B};
+    if (ct__recordable(AB, 2) != CT_OK) return ct_last_error_code();
     int driver = CT__GELSY;
     bool vector = false;
     if (ct__lstsq_check(A, B, &opts, &driver, &vector) != CT_OK) return ct_last_error_code();
