@@ -82,7 +82,8 @@ test-asan:
 	    OPT="-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
 # The products, decompositions, convolutions and einsum through OpenBLAS's
-# cblas GEMM (libopenblas-dev): the same golden values as the built-in GEMM.
+# cblas GEMM and LAPACK (libopenblas-dev): the same golden values as the
+# built-in kernels.
 BLAS_TESTS := products decomp conv einsum
 test-openblas: ctorch.h
 	@$(MAKE) --no-print-directory -j$(JOBS) $(BLAS_TESTS:%=build-blas/test_%) BUILD=build-blas OPENBLAS=1

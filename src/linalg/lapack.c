@@ -7,6 +7,9 @@
  * arrays with explicit sizes; decomp.c converts float32 inputs to double and
  * back, so float results are as accurate as they can be stored.
  *
+ * Built with CTORCH_OPENBLAS, LU, Cholesky, QR, eigh and the SVD call
+ * LAPACK itself (see CT__LAPACK below).
+ *
  * LU and QR make the same choices as LAPACK's getrf (the first largest pivot)
  * and geqrf (beta = -sign(alpha) * norm), so pivots, the signs of Q and R and
  * the index of a zero pivot agree with PyTorch; pivoted QR takes LAPACK's
@@ -15,6 +18,160 @@
  * LAPACK's by a sign (a phase for complex ones). */
 
 #define CT__LA_EPS 2.220446049250313e-16
+
+/* ---------------------------------------------------------------- OpenBLAS's LAPACK */
+
+/* Built with CTORCH_OPENBLAS, LU, Cholesky, QR, the symmetric eigen
+ * decomposition and the SVD are LAPACK's (getrf, potrf, geqrf, syevd and
+ * gesdd, the routines PyTorch calls), through the Fortran interface:
+ * column-major, 32-bit sizes, hidden string lengths last. Each kernel below
+ * asks CT__LAPACK(its LAPACK call) first; that is false without OpenBLAS, and
+ * also when a size does not fit LAPACK's int or its workspace cannot be had,
+ * and then the built-in kernel runs. */
+#ifdef CTORCH_OPENBLAS
+#define CT__LAPACK(call) (call)
+#ifdef __cplusplus
+extern "C" {
+#endif
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t uplo_len);
+void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work, const int *lwork,
+             int *info);
+void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w, double *work,
+             const int *lwork, int *iwork, const int *liwork, int *info, size_t jobz_len, size_t uplo_len);
+void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
+             const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork, int *info,
+             size_t jobz_len);
+#ifdef __cplusplus
+}
+#endif
+
+/* Whether every size fits LAPACK's int (and the problem is not empty, which
+ * the built-in kernels handle). */
+static bool ct__lapack_fits(int64_t m, int64_t n) { return m > 0 && n > 0 && m <= INT_MAX / n; }
+
+/* a (n, n) transposed in place: row-major to column-major and back. */
+static void ct__la_transpose_square(double *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = i + 1; j < n; j++) {
+            double t = a[i * n + j];
+            a[i * n + j] = a[j * n + i];
+            a[j * n + i] = t;
+        }
+}
+
+/* dst (cols, rows) = src (rows, cols)^T: a row-major matrix to LAPACK's
+ * column-major one, or back. */
+static void ct__la_transpose(const double *src, int64_t rows, int64_t cols, double *dst)
+{
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) dst[j * rows + i] = src[i * cols + j];
+}
+
+/* A workspace of the size a query (lwork = -1) answered (NULL: none to be had). */
+static double *ct__lapack_work(double answer, int *lwork)
+{
+    *lwork = answer < 1 ? 1 : answer > INT_MAX ? INT_MAX : (int)answer;
+    return (double *)CT_MALLOC((size_t)*lwork * sizeof(double));
+}
+
+/* getrf: as ct__lu, *info its result. */
+static bool ct__lapack_lu(double *a, int64_t n, int64_t *piv, int64_t *info)
+{
+    int N = (int)n, INFO = 0, *ipiv = ct__lapack_fits(n, n) ? (int *)CT_MALLOC((size_t)n * sizeof(int)) : NULL;
+    if (!ipiv) return false;
+    ct__la_transpose_square(a, n);
+    dgetrf_(&N, &N, a, &N, ipiv, &INFO);
+    ct__la_transpose_square(a, n);
+    for (int64_t i = 0; i < n; i++) piv[i] = ipiv[i] - 1;
+    CT_FREE(ipiv);
+    *info = INFO;
+    return true;
+}
+
+/* potrf: as ct__cholesky. Row-major a read column-major is a^T, whose upper
+ * triangle is a's lower one: potrf('U') leaves U = L^T there, which read
+ * row-major is L. */
+static bool ct__lapack_cholesky(double *a, int64_t n, int64_t *info)
+{
+    int N = (int)n, INFO = 0;
+    if (!ct__lapack_fits(n, n)) return false;
+    dpotrf_("U", &N, a, &N, &INFO, 1);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = i + 1; j < n; j++) a[i * n + j] = 0;
+    *info = INFO;
+    return true;
+}
+
+/* geqrf: as ct__qr. */
+static bool ct__lapack_qr(double *a, int64_t m, int64_t n, double *tau)
+{
+    int M = (int)m, N = (int)n, lwork = -1, info = 0;
+    double answer = 0, *t = ct__lapack_fits(m, n) ? (double *)CT_MALLOC((size_t)(m * n) * sizeof(double)) : NULL;
+    if (!t) return false;
+    dgeqrf_(&M, &N, t, &M, tau, &answer, &lwork, &info);
+    double *work = ct__lapack_work(answer, &lwork);
+    if (work) {
+        ct__la_transpose(a, m, n, t);
+        dgeqrf_(&M, &N, t, &M, tau, work, &lwork, &info);
+        ct__la_transpose(t, n, m, a);
+    }
+    CT_FREE(work);
+    CT_FREE(t);
+    return work != NULL;
+}
+
+/* syevd('V', 'L'): as ct__eigh (a symmetric, so read column-major it is
+ * itself); false also when LAPACK does not converge. */
+static bool ct__lapack_eigh(const double *a, int64_t n, double *w, double *v)
+{
+    int N = (int)n, lwork = -1, liwork = -1, iwork_answer = 0, info = 0;
+    double answer = 0;
+    if (!ct__lapack_fits(n, n)) return false;
+    dsyevd_("V", "L", &N, v, &N, w, &answer, &lwork, &iwork_answer, &liwork, &info, 1, 1);
+    liwork = iwork_answer < 1 ? 1 : iwork_answer;
+    double *work = ct__lapack_work(answer, &lwork);
+    int *iwork = (int *)CT_MALLOC((size_t)liwork * sizeof(int));
+    if (work && iwork) {
+        memcpy(v, a, (size_t)(n * n) * sizeof *v);
+        dsyevd_("V", "L", &N, v, &N, w, work, &lwork, iwork, &liwork, &info, 1, 1);
+        ct__la_transpose_square(v, n); /* the eigenvectors were its columns */
+    }
+    bool done = work && iwork && info == 0;
+    CT_FREE(work);
+    CT_FREE(iwork);
+    return done;
+}
+
+/* gesdd('S' thin, 'A' full): as ct__svd, on A itself as PyTorch calls it;
+ * false also when LAPACK does not converge. */
+static bool ct__lapack_svd(const double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *vt,
+                           int64_t vr, double *scratch)
+{
+    int64_t k = CT__MIN(m, n);
+    int M = (int)m, N = (int)n, LDVT = (int)vr, lwork = -1, info = 0;
+    const char *job = uc == k && vr == k ? "S" : "A";
+    double answer = 0, *ca = scratch, *cu = ca + m * n, *cvt = cu + m * m; /* column-major A, U, V^T */
+    if (!ct__lapack_fits(m, n) || !ct__lapack_fits(m, m) || !ct__lapack_fits(n, n)) return false;
+    int *iwork = (int *)CT_MALLOC((size_t)(8 * k) * sizeof(int));
+    if (!iwork) return false;
+    dgesdd_(job, &M, &N, ca, &M, s, cu, &M, cvt, &LDVT, &answer, &lwork, iwork, &info, 1);
+    double *work = ct__lapack_work(answer, &lwork);
+    if (work) {
+        ct__la_transpose(a, m, n, ca);
+        dgesdd_(job, &M, &N, ca, &M, s, cu, &M, cvt, &LDVT, work, &lwork, iwork, &info, 1);
+        ct__la_transpose(cu, uc, m, u);
+        ct__la_transpose(cvt, n, vr, vt);
+    }
+    bool done = work && info == 0;
+    CT_FREE(work);
+    CT_FREE(iwork);
+    return done;
+}
+#else
+#define CT__LAPACK(call) false
+#endif
 
 /* ---------------------------------------------------------------- products */
 
@@ -50,6 +207,7 @@ static void ct__la_eye(double *a, int64_t n)
 static int64_t ct__lu(double *a, int64_t n, int64_t *piv)
 {
     int64_t info = 0;
+    if (CT__LAPACK(ct__lapack_lu(a, n, piv, &info))) return info;
     for (int64_t k = 0; k < n; k++) {
         int64_t p = k;
         for (int64_t i = k + 1; i < n; i++)
@@ -124,6 +282,8 @@ static void ct__lu_slogdet(const double *lu, const int64_t *piv, int64_t n, doub
  * minor that is not positive-definite (LAPACK potrf's info). */
 static int64_t ct__cholesky(double *a, int64_t n)
 {
+    int64_t info = 0;
+    if (CT__LAPACK(ct__lapack_cholesky(a, n, &info))) return info;
     for (int64_t j = 0; j < n; j++) {
         double d = a[j * n + j];
         for (int64_t p = 0; p < j; p++) d -= a[j * n + p] * a[j * n + p];
@@ -137,7 +297,7 @@ static int64_t ct__cholesky(double *a, int64_t n)
         }
         for (int64_t i = 0; i < j; i++) a[i * n + j] = 0;
     }
-    return 0;
+    return info; /* 0 */
 }
 
 /* ---------------------------------------------------------------- QR */
@@ -184,6 +344,7 @@ static void ct__la_reflect(const double *v, int64_t vs, int64_t len, double tau,
  * implicit 1); tau[min(m, n)] their scales. */
 static void ct__qr(double *a, int64_t m, int64_t n, double *tau)
 {
+    if (CT__LAPACK(ct__lapack_qr(a, m, n, tau))) return;
     int64_t k = CT__MIN(m, n);
     for (int64_t j = 0; j < k; j++) {
         tau[j] = ct__la_reflector(a + j * n + j, a + (j + 1) * n + j, m - j - 1, n);
@@ -209,6 +370,7 @@ static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, d
  * by cyclic Jacobi rotations; a is destroyed. */
 static void ct__eigh(double *a, int64_t n, double *w, double *v)
 {
+    if (CT__LAPACK(ct__lapack_eigh(a, n, w, v))) return;
     ct__la_eye(v, n);
     for (int sweep = 0; sweep < 100; sweep++) {
         double off = 0, diag = 0;
@@ -341,6 +503,7 @@ static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, 
 static void ct__svd(const double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *vt, int64_t vr,
                     double *scratch)
 {
+    if (CT__LAPACK(ct__lapack_svd(a, m, n, s, u, uc, vt, vr, scratch))) return;
     double *w = scratch;
     if (m >= n) { /* a = U S V^T */
         double *v = w + m * n;
