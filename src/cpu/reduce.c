@@ -193,16 +193,17 @@ static int ct__cascade_power(int64_t size)
 /* name##_rows(in, rs, cs, i, end, a[4][W]): rows [i, end) added into the
  * four level-0 sums a. With GCC or clang each sum is a vector of W lanes:
  * given W scalar accumulators, GCC keeps them in registers and never
- * vectorises the lane loops (the strides are run-time values). The lanes
- * ADDV adds to zeros are exactly the values it adds (the sums are never
- * -0), so the vector adds are the scalar ones, lane for lane. */
+ * vectorises the lane loops (the strides are run-time values). ADDV adds
+ * the lanes to -0, which leaves every value as it is (and which the
+ * compiler drops), so the vector adds are the scalar ones, lane for lane. */
 #if defined(__GNUC__)
 #define CT__MRS_ROWS(name, A, W, ADDV)                                                                    \
     typedef A name##_vec __attribute__((vector_size((W) * sizeof(A))));                                  \
     static inline void name##_add(name##_vec *sum, const char *p)                                         \
     {                                                                                                     \
-        A lanes[W] = {0};                                                                                 \
+        A lanes[W];                                                                                       \
         name##_vec v;                                                                                     \
+        for (int l = 0; l < (W); l++) lanes[l] = -(A)0;                                                   \
         ADDV(lanes, p);                                                                                   \
         memcpy(&v, lanes, sizeof v);                                                                      \
         *sum += v;                                                                                        \
