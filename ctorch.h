@@ -3327,6 +3327,25 @@ inline ct_shape ct_shape_of(std::initializer_list<int64_t> sizes)
 #define CT__ATOMIC_LOAD(p) _InterlockedOr((volatile long *)(p), 0)
 #endif
 
+/* Whether the caller drops the last reference to *refcount. Holding the only
+ * reference, it needs no atomic write: no other thread can reach the object. */
+static inline bool ct__last_reference(int *refcount)
+{
+    return CT__ATOMIC_LOAD(refcount) == 1 || CT__ATOMIC_DEC(refcount) == 0;
+}
+
+/* memset(p, 0, n) that stays a memset. GCC and clang turn a malloc followed
+ * by a memset of the whole block into calloc, and glibc's calloc bypasses
+ * its per-thread cache of small blocks: several times slower for the small
+ * objects (tensors, graph nodes) that every op makes. */
+static inline void ct__zero(void *p, size_t n)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+r"(n)); /* n is opaque to the optimiser: no calloc */
+#endif
+    memset(p, 0, n);
+}
+
 #define CT__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CT__MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CT__CAT_(a, b) a##b
@@ -4049,6 +4068,7 @@ struct ct_tensor {
     bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
     bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
     uint8_t view_made;   /* a view's ct__view_made: whether its history may be rewritten */
+    bool hosts_storage;  /* its block holds a storage too (a small CPU tensor, ct__alloc_strided) */
     uint32_t view_version; /* a view: its storage's version when its grad_fn was last set */
     struct ct_tensor *base; /* a view's base (Tensor._base), never itself a view; strong. NULL: not a view */
     struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
@@ -4561,6 +4581,11 @@ static void ct__iter_perm(const ct_tensor *const *ops, int nops, const int64_t *
  * precedence), as TensorIterator allocates outputs. */
 static void ct__dense_strides_for(const ct_tensor *const *inputs, int ninputs, const int64_t *shape, int ndim,
                                   int64_t *strides);
+/* The iterator of operands that need no general setup, or false: a
+ * contiguous output, and inputs contiguous with its shape or of one element
+ * (broadcast by a zero stride). Their iteration order is plain memory order,
+ * one dim of numel elements, the same that ct__iter_init would find. */
+static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops);
 /* Run fn over elements [begin, end) of the iteration order. */
 static void ct__iter_range(const ct__iter *it, int64_t begin, int64_t end, ct__loop_fn fn, void *ctx);
 /* Run fn over everything, on one thread. */
@@ -5009,26 +5034,23 @@ static ct_result ct__scalar_to_elem(ct_scalar s, ct_dtype dt, void *out)
 
 /* ---------------------------------------------------------------- storage */
 
-/* A small CPU buffer lives in its storage's own block, behind the struct: one
- * allocation instead of two for the many tiny tensors of per-op overhead. Such
- * a storage is neither owned nor given a deleter, so releasing it frees the
- * block alone. Aligned as malloc aligns, enough for any element. */
+/* A small CPU tensor's data lives in one block with the tensor and its
+ * storage (ct__tensor_new_hosted): up to this many bytes, behind the storage
+ * struct, aligned as malloc aligns, enough for any element. */
 #define CT__INLINE_BYTES 256
 #define CT__INLINE_AT ((sizeof(ct__storage) + 15) & ~(size_t)15)
 
+/* A storage of nbytes from the device's allocator. */
 static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
 {
-    bool inline_data = device.type == CT_DEVICE_CPU && nbytes > 0 && nbytes <= CT__INLINE_BYTES;
-    ct__storage *s = (ct__storage *)CT_MALLOC(inline_data ? CT__INLINE_AT + nbytes : sizeof *s);
+    ct__storage *s = (ct__storage *)CT_MALLOC(sizeof *s);
     if (!s) return NULL;
     memset(s, 0, sizeof *s);
     s->refcount = 1;
     s->nbytes = nbytes;
     s->device = device;
-    s->owned = !inline_data;
-    if (inline_data) {
-        s->data = (char *)s + CT__INLINE_AT;
-    } else if (nbytes) {
+    s->owned = true;
+    if (nbytes) {
         s->data = ct__backend_for(device.type)->alloc(nbytes, device.index);
         if (!s->data) {
             CT_FREE(s);
@@ -5038,9 +5060,21 @@ static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
     return s;
 }
 
+/* The deleter of a storage that lives in its tensor's block (ctx): the block
+ * goes when the last of the tensor and the storage's views is gone. */
+static void ct__hosted_block_free(void *data, void *ctx)
+{
+    (void)data;
+    CT_FREE(ctx);
+}
+
 static void ct__storage_release(ct__storage *s)
 {
-    if (CT__ATOMIC_DEC(&s->refcount) != 0) return;
+    if (!ct__last_reference(&s->refcount)) return;
+    if (s->deleter == ct__hosted_block_free) { /* the struct itself lies in that block */
+        ct__hosted_block_free(s->data, s->deleter_ctx);
+        return;
+    }
     if (s->owned && s->data) ct__backend_for(s->device.type)->free(s->data, s->device.index);
     else if (s->deleter) s->deleter(s->data, s->deleter_ctx);
     CT_FREE(s);
@@ -5048,15 +5082,11 @@ static void ct__storage_release(ct__storage *s)
 
 /* ---------------------------------------------------------------- tensors */
 
-static ct_tensor *ct__tensor_new(ct__storage *storage, ct_dtype dtype, const int64_t *sizes,
-                                 const int64_t *strides, int ndim, int64_t offset)
+/* A new tensor's fields, its storage reference not yet counted. */
+static void ct__tensor_init(ct_tensor *t, ct__storage *storage, ct_dtype dtype, const int64_t *sizes,
+                            const int64_t *strides, int ndim, int64_t offset)
 {
-    ct_tensor *t = (ct_tensor *)CT_MALLOC(sizeof *t);
-    if (!t) {
-        CT__OOM();
-        return NULL;
-    }
-    memset(t, 0, sizeof *t);
+    ct__zero(t, sizeof *t);
     t->refcount = 1;
     t->ndim = ndim;
     t->dtype = dtype;
@@ -5066,7 +5096,49 @@ static ct_tensor *ct__tensor_new(ct__storage *storage, ct_dtype dtype, const int
         memcpy(t->strides, strides, (size_t)ndim * sizeof(int64_t));
     }
     t->storage = storage;
+}
+
+static ct_tensor *ct__tensor_new(ct__storage *storage, ct_dtype dtype, const int64_t *sizes,
+                                 const int64_t *strides, int ndim, int64_t offset)
+{
+    ct_tensor *t = (ct_tensor *)CT_MALLOC(sizeof *t);
+    if (!t) {
+        CT__OOM();
+        return NULL;
+    }
+    ct__tensor_init(t, storage, dtype, sizes, strides, ndim, offset);
     CT__ATOMIC_INC(&storage->refcount);
+    return ct__own(t);
+}
+
+/* A small CPU tensor is one block: the tensor, then its storage, then the
+ * data (one allocation instead of three for the many tiny tensors of per-op
+ * overhead). The storage may outlive the tensor (views hold it), so the
+ * tensor holds two references to it: one as its storage (dropped early if
+ * it takes another, as param.data = x does) and one for the block, dropped
+ * when it dies. The last reference frees the block. */
+#define CT__HOSTED_AT ((sizeof(ct_tensor) + 15) & ~(size_t)15)
+
+static ct__storage *ct__hosted_storage(const ct_tensor *t)
+{
+    return (ct__storage *)((char *)(uintptr_t)t + CT__HOSTED_AT);
+}
+
+static ct_tensor *ct__tensor_new_hosted(size_t nbytes, ct_dtype dtype, const int64_t *sizes, const int64_t *strides,
+                                        int ndim)
+{
+    ct_tensor *t = (ct_tensor *)CT_MALLOC(CT__HOSTED_AT + CT__INLINE_AT + nbytes);
+    if (!t) return NULL;
+    ct__storage *s = ct__hosted_storage(t);
+    memset(s, 0, sizeof *s);
+    s->refcount = 2;
+    s->nbytes = nbytes;
+    s->device = ct__cpu;
+    s->data = nbytes ? (char *)s + CT__INLINE_AT : NULL;
+    s->deleter = ct__hosted_block_free;
+    s->deleter_ctx = t;
+    ct__tensor_init(t, s, dtype, sizes, strides, ndim, 0);
+    t->hosts_storage = true;
     return ct__own(t);
 }
 
@@ -5103,19 +5175,22 @@ static ct_tensor *ct__alloc_strided(const int64_t *sizes, const int64_t *strides
                  ct__shape_str(sizes, ndim, buf, sizeof buf));
         return NULL;
     }
-    ct__storage *s = ct__storage_new((size_t)nbytes, device);
-    if (!s) {
+    if (!strides) {
+        ct__contiguous_strides(sizes, ndim, contiguous);
+        strides = contiguous;
+    }
+    bool hosted = device.type == CT_DEVICE_CPU && nbytes <= CT__INLINE_BYTES;
+    ct__storage *s = hosted ? NULL : ct__storage_new((size_t)nbytes, device);
+    ct_tensor *t = hosted ? ct__tensor_new_hosted((size_t)nbytes, dtype, sizes, strides, ndim) : NULL;
+    if (!s && !t) {
         ct__fail(CT_ERR_MEMORY,
                  "DefaultCPUAllocator: can't allocate memory: you tried to allocate %lld bytes. Error code 12 "
                  "(Cannot allocate memory)",
                  (long long)nbytes);
         return NULL;
     }
-    if (!strides) {
-        ct__contiguous_strides(sizes, ndim, contiguous);
-        strides = contiguous;
-    }
-    ct_tensor *t = ct__tensor_new(s, dtype, sizes, strides, ndim, 0);
+    if (hosted) return t;
+    t = ct__tensor_new(s, dtype, sizes, strides, ndim, 0);
     ct__storage_release(s); /* the tensor holds it now */
     return t;
 }
@@ -5141,11 +5216,21 @@ ct_tensor *ct_retain(ct_tensor *t)
 
 void ct_release(ct_tensor *t)
 {
-    if (!t || CT__ATOMIC_DEC(&t->refcount) != 0) return;
+    if (!t || !ct__last_reference(&t->refcount)) return;
     ct__ag_meta_free(t);
-    ct__storage_release(t->storage);
     ct_release(t->base);
-    CT_FREE(t);
+    if (!t->hosts_storage) {
+        ct__storage_release(t->storage);
+        CT_FREE(t);
+        return;
+    }
+    ct__storage *hosted = ct__hosted_storage(t);
+    if (t->storage == hosted && CT__ATOMIC_LOAD(&hosted->refcount) == 2) { /* both references its own: no view */
+        CT_FREE(t);
+        return;
+    }
+    ct__storage_release(t->storage);
+    ct__storage_release(hosted); /* frees the block, now or with the last view */
 }
 
 /* ---------------------------------------------------------------- scopes */
@@ -5336,6 +5421,15 @@ static ct_result ct__check_shape(ct_shape s, const char *what)
                             (long long)s.size[d], ct__shape_str(s.size, s.ndim, buf, sizeof buf));
         }
     return CT_OK;
+}
+
+/* Whether a and b hold the same n sizes (or strides): a loop, which for the
+ * one or two dims of most tensors costs less than a call to memcmp. */
+static bool ct__dims_equal(const int64_t *a, const int64_t *b, int n)
+{
+    for (int d = 0; d < n; d++)
+        if (a[d] != b[d]) return false;
+    return true;
 }
 
 static ct_result ct__broadcast_shapes(const int64_t *a, int na, const int64_t *b, int nb, int64_t *out,
@@ -8929,7 +9023,7 @@ static ct__node *ct__node_new(const ct__node_type *type, int n_next, int n_out)
 {
     ct__node *n = (ct__node *)CT_MALLOC(sizeof *n);
     if (!n) return NULL;
-    memset(n, 0, sizeof *n);
+    ct__zero(n, sizeof *n);
     n->refcount = 1;
     n->type = type;
     n->seq = CT__ATOMIC_INC(&ct__node_seq);
@@ -8964,7 +9058,7 @@ static void ct__node_release(ct__node *first)
     if (first) stack[n++] = first;
     while (n > 0) {
         ct__node *node = stack[--n];
-        if (CT__ATOMIC_DEC(&node->refcount) != 0) continue;
+        if (!ct__last_reference(&node->refcount)) continue;
         for (int i = 0; i < node->n_next; i++) {
             if (!node->next[i].fn) continue;
             if (n == cap) {
@@ -9005,7 +9099,7 @@ static ct__ag_meta *ct__meta_get(ct_tensor *t)
     if (!t->ag) {
         ct__ag_meta *m = (ct__ag_meta *)CT_MALLOC(sizeof *m);
         if (!m) return NULL;
-        memset(m, 0, sizeof *m);
+        ct__zero(m, sizeof *m);
         t->ag = m;
     }
     return ct__meta(t);
@@ -9154,6 +9248,7 @@ static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
         v->ag = NULL;
         v->base = NULL;
         v->requires_grad = false;
+        v->hosts_storage = false; /* a block of its own */
         CT__ATOMIC_INC(&v->storage->refcount);
     } else { /* an input itself, so double backward reaches its graph */
         ct_retain(v);
@@ -9476,6 +9571,7 @@ typedef struct ct__run {
     int n_captures;
     ct__node **heap; /* the ready queue, a max-heap on seq */
     int n_heap;
+    ct_tensor **buffers; /* every node's gradient buffer, one block */
 } ct__run;
 
 static uint64_t ct__run_ids;
@@ -9528,9 +9624,22 @@ static bool ct__run_add_node(ct__run *r, ct__node *n)
     n->run = r->id;
     n->deps = 0;
     n->needed = n->capture_any = false;
-    n->buffer = (ct_tensor **)CT_MALLOC((size_t)n->n_out * sizeof *n->buffer);
-    if (!n->buffer) return false;
-    memset(n->buffer, 0, (size_t)n->n_out * sizeof *n->buffer);
+    n->buffer = NULL;
+    return true;
+}
+
+/* Each node's buffer of n_out gradients, all empty, carved from one block. */
+static bool ct__run_buffers(ct__run *r)
+{
+    size_t total = 0;
+    for (int k = 0; k < r->n_nodes; k++) total += (size_t)r->nodes[k]->n_out;
+    r->buffers = (ct_tensor **)CT_MALLOC((total ? total : 1) * sizeof *r->buffers);
+    if (!r->buffers) return false;
+    ct__zero(r->buffers, (total ? total : 1) * sizeof *r->buffers);
+    for (int k = 0, at = 0; k < r->n_nodes; k++) {
+        r->nodes[k]->buffer = r->buffers + at;
+        at += r->nodes[k]->n_out;
+    }
     return true;
 }
 
@@ -9549,7 +9658,7 @@ static ct_result ct__discover(ct__run *r, ct__node *const *roots, int n_roots)
             c->deps++;
         }
     }
-    return CT_OK;
+    return ct__run_buffers(r) ? CT_OK : CT__OOM();
 }
 
 /* Which nodes must run. Unfiltered: all of them. Filtered: those from which
@@ -9624,7 +9733,7 @@ static ct_tensor *ct__validate_grad(const ct__node *n, int i, ct_tensor *g)
 {
     const ct__out_meta *m = &n->next[i].fn->out[n->next[i].input_nr];
     ct_tensor *r = g;
-    if (g->ndim != m->ndim || memcmp(g->sizes, m->sizes, (size_t)m->ndim * sizeof(int64_t))) {
+    if (g->ndim != m->ndim || !ct__dims_equal(g->sizes, m->sizes, m->ndim)) {
         ct_tensor *summed = ct__sum_to_shape(g, m->sizes, m->ndim);
         if (!summed) {
             char b1[256], b2[256];
@@ -9756,11 +9865,11 @@ static void ct__run_cleanup(ct__run *r)
 {
     for (int k = 0; k < r->n_nodes; k++) {
         ct__node *n = r->nodes[k];
-        for (int s = 0; s < n->n_out; s++) ct_release(n->buffer[s]);
-        CT_FREE(n->buffer);
+        for (int s = 0; n->buffer && s < n->n_out; s++) ct_release(n->buffer[s]);
         n->buffer = NULL;
         n->run = 0;
     }
+    CT_FREE(r->buffers);
     CT_FREE(r->nodes);
     CT_FREE(r->heap);
 }
@@ -13087,10 +13196,11 @@ static ct_result ct__check_divisor(ct__op op, const ct_tensor *divisor, ct_dtype
 static ct_result ct__pointwise_shape(const ct_tensor *const *in, int n, int64_t *shape, int *ndim)
 {
     *ndim = in[0]->ndim;
-    memcpy(shape, in[0]->sizes, sizeof(int64_t) * CT_MAX_DIMS);
+    memcpy(shape, in[0]->sizes, sizeof(int64_t) * (size_t)*ndim);
     for (int i = 1; i < n; i++) {
         int64_t acc[CT_MAX_DIMS];
-        memcpy(acc, shape, sizeof acc);
+        if (in[i]->ndim == *ndim && ct__dims_equal(in[i]->sizes, shape, *ndim)) continue; /* nothing to broadcast */
+        memcpy(acc, shape, sizeof(int64_t) * (size_t)*ndim);
         if (ct__broadcast_shapes(acc, *ndim, in[i]->sizes, in[i]->ndim, shape, ndim) != CT_OK)
             return ct_last_error_code();
     }
@@ -13156,10 +13266,42 @@ static ct_device_type ct__pointwise_device(const ct_tensor *const *in, int n)
     return CT_DEVICE_CPU;
 }
 
+/* Strides of a new output of the broadcast shape, as TensorIterator lays it
+ * out: plainly contiguous when every input is 0-d or exactly contiguous with
+ * that shape and no size is 0 (the dims' order then stays as it is, so
+ * asking ct__dense_strides_for would give the same), else like the inputs. */
+static void ct__output_strides(const ct_tensor *const *in, int n, const int64_t *shape, int ndim, int64_t *strides)
+{
+    bool plain = true;
+    ct__contiguous_strides(shape, ndim, strides);
+    for (int d = 0; d < ndim && plain; d++) plain = shape[d] > 0;
+    for (int i = 0; i < n && plain; i++)
+        plain = in[i]->ndim == 0 || (in[i]->ndim == ndim && ct__dims_equal(in[i]->sizes, shape, ndim) &&
+                                     ct__dims_equal(in[i]->strides, strides, ndim));
+    if (!plain) ct__dense_strides_for(in, n, shape, ndim, strides);
+}
+
+/* Whether ct__pointwise makes tensors of its own on the way (converted
+ * operands, a divisor check, a copy of self, a result in another dtype) and
+ * so needs a scope of its own; a new result of the plain kind goes straight
+ * into the caller's scope. */
+static bool ct__pointwise_makes_temporaries(ct__op op, const ct_tensor *out, const ct_tensor *const *in, int n,
+                                            ct_dtype compute, const ct__op_args *args)
+{
+    if (out) return true;
+    for (int i = 0; i < n; i++) {
+        bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
+        if (!condition && !in[i]->wrapped_number && in[i]->dtype != compute) return true;
+    }
+    bool divides = op == CT__OP_remainder || op == CT__OP_fmod || (op == CT__OP_div && args->mode);
+    return divides && !ct_dtype_is_floating(compute);
+}
+
 /* Run the kernel on the converted operands into *out (in place), or into a
- * new tensor stored in *out. Called inside the caller's scope. */
+ * new tensor stored in *out (kept for the enclosing scope when `scoped`, the
+ * caller's own scope being open). */
 static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *const *in, const int64_t *shape,
-                                   int ndim, ct_dtype compute, ct_dtype result, const ct__op_args *args)
+                                   int ndim, ct_dtype compute, ct_dtype result, const ct__op_args *args, bool scoped)
 {
     int n = ct__ops[op].arity;
     ct__stack_scalar ss[3];
@@ -13176,7 +13318,7 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
         dst = *out;
     } else {
         int64_t strides[CT_MAX_DIMS];
-        ct__dense_strides_for(in, n, shape, ndim, strides);
+        ct__output_strides(in, n, shape, ndim, strides);
         dst = ct__alloc_strided(shape, strides, ndim, result, ct__cpu);
         if (!dst) return ct_last_error_code();
     }
@@ -13185,7 +13327,7 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
     kargs.compute = compute;
     if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, &kargs);
     if (*out && !direct) ct__copy_unchecked(*out, dst); /* in place into another dtype */
-    if (!*out) *out = ct_keep(dst);
+    if (!*out) *out = scoped ? ct_keep(dst) : dst;
     return CT_OK;
 }
 
@@ -13216,22 +13358,21 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     if (*out && (r = ct__check_inplace(op, *out, in, n, shape, ndim, result, args)) != CT_OK) return r;
     if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
-    ct_scope s = ct_scope_begin();
     ct__op_args kargs = *args;
     kargs.alpha = 1.0;
     kargs.alpha_i = 1;
-    if (args->has_value && (r = ct__value_arg(&kargs, ct__value_dtype(compute, args))) != CT_OK) {
-        ct_scope_end(s);
-        return r;
-    }
+    if (args->has_value && (r = ct__value_arg(&kargs, ct__value_dtype(compute, args))) != CT_OK) return r;
+    bool scoped = ct__pointwise_makes_temporaries(op, *out, in, n, compute, args);
+    ct_scope s = {0};
+    if (scoped) s = ct_scope_begin();
     ct_tensor *self_before = *out ? ct__pointwise_self_before(op, in, n) : NULL;
     bool inplace = *out != NULL;
-    r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs);
+    r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs, scoped);
     if (r == CT_OK) {
         if (inplace) (*out)->storage->version++;
         ct__pointwise_record(op, *out, in, n, args, self_before);
     }
-    ct_scope_end(s);
+    if (scoped) ct_scope_end(s);
     return r;
 }
 
@@ -17336,6 +17477,32 @@ static void ct__iter_init(ct__iter *it, int nops, const ct_tensor *const *ops)
     it->ndim = n;
 }
 
+/* Whether t has exactly `sizes` (ndim of them) and is laid out contiguously. */
+static bool ct__same_sizes_contiguous(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return t->ndim == ndim && ct__dims_equal(t->sizes, sizes, ndim) && ct__is_contiguous(t);
+}
+
+static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops)
+{
+    const ct_tensor *out = ops[0];
+    CT_ASSERT(nops <= CT__ITER_MAX_OPS);
+    if (!ct__is_contiguous(out)) return false;
+    int64_t numel = ct_numel(out);
+    for (int i = 1; i < nops; i++) {
+        if (ct__same_sizes_contiguous(ops[i], out->sizes, out->ndim)) it->strides[0][i] = (int64_t)ct__esize(ops[i]);
+        else if (ct_numel(ops[i]) == 1) it->strides[0][i] = 0;
+        else return false;
+        it->data[i] = ct__data(ops[i]);
+    }
+    it->nops = nops;
+    it->ndim = 1;
+    it->numel = it->shape[0] = numel;
+    it->strides[0][0] = (int64_t)ct__esize(out);
+    it->data[0] = ct__data(out);
+    return true;
+}
+
 static void ct__dense_strides_for(const ct_tensor *const *inputs, int ninputs, const int64_t *shape, int ndim,
                                   int64_t *strides)
 {
@@ -17396,6 +17563,12 @@ static void ct__iter_job_run(int64_t begin, int64_t end, void *ctx)
 
 static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
 {
+    if (it->ndim == 1 && it->numel <= CT__GRAIN) { /* one loop on this thread: no job, no index arithmetic */
+        char *data[CT__ITER_MAX_OPS];
+        memcpy(data, it->data, (size_t)it->nops * sizeof *data);
+        if (it->numel > 0) fn(data, it->strides[0], it->numel, ctx); /* (none: a kernel may read a first element) */
+        return;
+    }
     ct__iter_job job = {it, fn, ctx};
     ct__parallel_for(it->numel, CT__GRAIN, ct__iter_job_run, &job);
 }
@@ -18505,8 +18678,8 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     bool alpha = args->alpha != 1 || args->alpha_i != 1;
     ct__loop_fn fn = (op == CT__OP_add || op == CT__OP_sub) && alpha ? ct__cpu_alpha_loop(op, dt)
                                                                       : ct__cpu_pointwise_loop(op, dt);
-    ct__iter it;
-    ct__iter_init(&it, 1 + n, ops);
+    ct__iter it; /* (the flat form fills only what one loop reads: not zeroed, it is large) */
+    if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, (void *)args);
 }
 

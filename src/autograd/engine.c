@@ -23,6 +23,7 @@ typedef struct ct__run {
     int n_captures;
     ct__node **heap; /* the ready queue, a max-heap on seq */
     int n_heap;
+    ct_tensor **buffers; /* every node's gradient buffer, one block */
 } ct__run;
 
 static uint64_t ct__run_ids;
@@ -75,9 +76,22 @@ static bool ct__run_add_node(ct__run *r, ct__node *n)
     n->run = r->id;
     n->deps = 0;
     n->needed = n->capture_any = false;
-    n->buffer = (ct_tensor **)CT_MALLOC((size_t)n->n_out * sizeof *n->buffer);
-    if (!n->buffer) return false;
-    memset(n->buffer, 0, (size_t)n->n_out * sizeof *n->buffer);
+    n->buffer = NULL;
+    return true;
+}
+
+/* Each node's buffer of n_out gradients, all empty, carved from one block. */
+static bool ct__run_buffers(ct__run *r)
+{
+    size_t total = 0;
+    for (int k = 0; k < r->n_nodes; k++) total += (size_t)r->nodes[k]->n_out;
+    r->buffers = (ct_tensor **)CT_MALLOC((total ? total : 1) * sizeof *r->buffers);
+    if (!r->buffers) return false;
+    ct__zero(r->buffers, (total ? total : 1) * sizeof *r->buffers);
+    for (int k = 0, at = 0; k < r->n_nodes; k++) {
+        r->nodes[k]->buffer = r->buffers + at;
+        at += r->nodes[k]->n_out;
+    }
     return true;
 }
 
@@ -96,7 +110,7 @@ static ct_result ct__discover(ct__run *r, ct__node *const *roots, int n_roots)
             c->deps++;
         }
     }
-    return CT_OK;
+    return ct__run_buffers(r) ? CT_OK : CT__OOM();
 }
 
 /* Which nodes must run. Unfiltered: all of them. Filtered: those from which
@@ -171,7 +185,7 @@ static ct_tensor *ct__validate_grad(const ct__node *n, int i, ct_tensor *g)
 {
     const ct__out_meta *m = &n->next[i].fn->out[n->next[i].input_nr];
     ct_tensor *r = g;
-    if (g->ndim != m->ndim || memcmp(g->sizes, m->sizes, (size_t)m->ndim * sizeof(int64_t))) {
+    if (g->ndim != m->ndim || !ct__dims_equal(g->sizes, m->sizes, m->ndim)) {
         ct_tensor *summed = ct__sum_to_shape(g, m->sizes, m->ndim);
         if (!summed) {
             char b1[256], b2[256];
@@ -303,11 +317,11 @@ static void ct__run_cleanup(ct__run *r)
 {
     for (int k = 0; k < r->n_nodes; k++) {
         ct__node *n = r->nodes[k];
-        for (int s = 0; s < n->n_out; s++) ct_release(n->buffer[s]);
-        CT_FREE(n->buffer);
+        for (int s = 0; n->buffer && s < n->n_out; s++) ct_release(n->buffer[s]);
         n->buffer = NULL;
         n->run = 0;
     }
+    CT_FREE(r->buffers);
     CT_FREE(r->nodes);
     CT_FREE(r->heap);
 }

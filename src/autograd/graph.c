@@ -131,7 +131,7 @@ static ct__node *ct__node_new(const ct__node_type *type, int n_next, int n_out)
 {
     ct__node *n = (ct__node *)CT_MALLOC(sizeof *n);
     if (!n) return NULL;
-    memset(n, 0, sizeof *n);
+    ct__zero(n, sizeof *n);
     n->refcount = 1;
     n->type = type;
     n->seq = CT__ATOMIC_INC(&ct__node_seq);
@@ -166,7 +166,7 @@ static void ct__node_release(ct__node *first)
     if (first) stack[n++] = first;
     while (n > 0) {
         ct__node *node = stack[--n];
-        if (CT__ATOMIC_DEC(&node->refcount) != 0) continue;
+        if (!ct__last_reference(&node->refcount)) continue;
         for (int i = 0; i < node->n_next; i++) {
             if (!node->next[i].fn) continue;
             if (n == cap) {
@@ -207,7 +207,7 @@ static ct__ag_meta *ct__meta_get(ct_tensor *t)
     if (!t->ag) {
         ct__ag_meta *m = (ct__ag_meta *)CT_MALLOC(sizeof *m);
         if (!m) return NULL;
-        memset(m, 0, sizeof *m);
+        ct__zero(m, sizeof *m);
         t->ag = m;
     }
     return ct__meta(t);
@@ -356,6 +356,7 @@ static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
         v->ag = NULL;
         v->base = NULL;
         v->requires_grad = false;
+        v->hosts_storage = false; /* a block of its own */
         CT__ATOMIC_INC(&v->storage->refcount);
     } else { /* an input itself, so double backward reaches its graph */
         ct_retain(v);

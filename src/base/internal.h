@@ -56,6 +56,25 @@
 #define CT__ATOMIC_LOAD(p) _InterlockedOr((volatile long *)(p), 0)
 #endif
 
+/* Whether the caller drops the last reference to *refcount. Holding the only
+ * reference, it needs no atomic write: no other thread can reach the object. */
+static inline bool ct__last_reference(int *refcount)
+{
+    return CT__ATOMIC_LOAD(refcount) == 1 || CT__ATOMIC_DEC(refcount) == 0;
+}
+
+/* memset(p, 0, n) that stays a memset. GCC and clang turn a malloc followed
+ * by a memset of the whole block into calloc, and glibc's calloc bypasses
+ * its per-thread cache of small blocks: several times slower for the small
+ * objects (tensors, graph nodes) that every op makes. */
+static inline void ct__zero(void *p, size_t n)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+r"(n)); /* n is opaque to the optimiser: no calloc */
+#endif
+    memset(p, 0, n);
+}
+
 #define CT__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CT__MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CT__CAT_(a, b) a##b

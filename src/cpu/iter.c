@@ -84,6 +84,32 @@ static void ct__iter_init(ct__iter *it, int nops, const ct_tensor *const *ops)
     it->ndim = n;
 }
 
+/* Whether t has exactly `sizes` (ndim of them) and is laid out contiguously. */
+static bool ct__same_sizes_contiguous(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return t->ndim == ndim && ct__dims_equal(t->sizes, sizes, ndim) && ct__is_contiguous(t);
+}
+
+static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops)
+{
+    const ct_tensor *out = ops[0];
+    CT_ASSERT(nops <= CT__ITER_MAX_OPS);
+    if (!ct__is_contiguous(out)) return false;
+    int64_t numel = ct_numel(out);
+    for (int i = 1; i < nops; i++) {
+        if (ct__same_sizes_contiguous(ops[i], out->sizes, out->ndim)) it->strides[0][i] = (int64_t)ct__esize(ops[i]);
+        else if (ct_numel(ops[i]) == 1) it->strides[0][i] = 0;
+        else return false;
+        it->data[i] = ct__data(ops[i]);
+    }
+    it->nops = nops;
+    it->ndim = 1;
+    it->numel = it->shape[0] = numel;
+    it->strides[0][0] = (int64_t)ct__esize(out);
+    it->data[0] = ct__data(out);
+    return true;
+}
+
 static void ct__dense_strides_for(const ct_tensor *const *inputs, int ninputs, const int64_t *shape, int ndim,
                                   int64_t *strides)
 {
@@ -144,6 +170,12 @@ static void ct__iter_job_run(int64_t begin, int64_t end, void *ctx)
 
 static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
 {
+    if (it->ndim == 1 && it->numel <= CT__GRAIN) { /* one loop on this thread: no job, no index arithmetic */
+        char *data[CT__ITER_MAX_OPS];
+        memcpy(data, it->data, (size_t)it->nops * sizeof *data);
+        if (it->numel > 0) fn(data, it->strides[0], it->numel, ctx); /* (none: a kernel may read a first element) */
+        return;
+    }
     ct__iter_job job = {it, fn, ctx};
     ct__parallel_for(it->numel, CT__GRAIN, ct__iter_job_run, &job);
 }

@@ -30,6 +30,11 @@ static void ct__iter_perm(const ct_tensor *const *ops, int nops, const int64_t *
  * precedence), as TensorIterator allocates outputs. */
 static void ct__dense_strides_for(const ct_tensor *const *inputs, int ninputs, const int64_t *shape, int ndim,
                                   int64_t *strides);
+/* The iterator of operands that need no general setup, or false: a
+ * contiguous output, and inputs contiguous with its shape or of one element
+ * (broadcast by a zero stride). Their iteration order is plain memory order,
+ * one dim of numel elements, the same that ct__iter_init would find. */
+static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops);
 /* Run fn over elements [begin, end) of the iteration order. */
 static void ct__iter_range(const ct__iter *it, int64_t begin, int64_t end, ct__loop_fn fn, void *ctx);
 /* Run fn over everything, on one thread. */

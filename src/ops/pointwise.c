@@ -220,10 +220,11 @@ static ct_result ct__check_divisor(ct__op op, const ct_tensor *divisor, ct_dtype
 static ct_result ct__pointwise_shape(const ct_tensor *const *in, int n, int64_t *shape, int *ndim)
 {
     *ndim = in[0]->ndim;
-    memcpy(shape, in[0]->sizes, sizeof(int64_t) * CT_MAX_DIMS);
+    memcpy(shape, in[0]->sizes, sizeof(int64_t) * (size_t)*ndim);
     for (int i = 1; i < n; i++) {
         int64_t acc[CT_MAX_DIMS];
-        memcpy(acc, shape, sizeof acc);
+        if (in[i]->ndim == *ndim && ct__dims_equal(in[i]->sizes, shape, *ndim)) continue; /* nothing to broadcast */
+        memcpy(acc, shape, sizeof(int64_t) * (size_t)*ndim);
         if (ct__broadcast_shapes(acc, *ndim, in[i]->sizes, in[i]->ndim, shape, ndim) != CT_OK)
             return ct_last_error_code();
     }
@@ -289,10 +290,42 @@ static ct_device_type ct__pointwise_device(const ct_tensor *const *in, int n)
     return CT_DEVICE_CPU;
 }
 
+/* Strides of a new output of the broadcast shape, as TensorIterator lays it
+ * out: plainly contiguous when every input is 0-d or exactly contiguous with
+ * that shape and no size is 0 (the dims' order then stays as it is, so
+ * asking ct__dense_strides_for would give the same), else like the inputs. */
+static void ct__output_strides(const ct_tensor *const *in, int n, const int64_t *shape, int ndim, int64_t *strides)
+{
+    bool plain = true;
+    ct__contiguous_strides(shape, ndim, strides);
+    for (int d = 0; d < ndim && plain; d++) plain = shape[d] > 0;
+    for (int i = 0; i < n && plain; i++)
+        plain = in[i]->ndim == 0 || (in[i]->ndim == ndim && ct__dims_equal(in[i]->sizes, shape, ndim) &&
+                                     ct__dims_equal(in[i]->strides, strides, ndim));
+    if (!plain) ct__dense_strides_for(in, n, shape, ndim, strides);
+}
+
+/* Whether ct__pointwise makes tensors of its own on the way (converted
+ * operands, a divisor check, a copy of self, a result in another dtype) and
+ * so needs a scope of its own; a new result of the plain kind goes straight
+ * into the caller's scope. */
+static bool ct__pointwise_makes_temporaries(ct__op op, const ct_tensor *out, const ct_tensor *const *in, int n,
+                                            ct_dtype compute, const ct__op_args *args)
+{
+    if (out) return true;
+    for (int i = 0; i < n; i++) {
+        bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
+        if (!condition && !in[i]->wrapped_number && in[i]->dtype != compute) return true;
+    }
+    bool divides = op == CT__OP_remainder || op == CT__OP_fmod || (op == CT__OP_div && args->mode);
+    return divides && !ct_dtype_is_floating(compute);
+}
+
 /* Run the kernel on the converted operands into *out (in place), or into a
- * new tensor stored in *out. Called inside the caller's scope. */
+ * new tensor stored in *out (kept for the enclosing scope when `scoped`, the
+ * caller's own scope being open). */
 static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *const *in, const int64_t *shape,
-                                   int ndim, ct_dtype compute, ct_dtype result, const ct__op_args *args)
+                                   int ndim, ct_dtype compute, ct_dtype result, const ct__op_args *args, bool scoped)
 {
     int n = ct__ops[op].arity;
     ct__stack_scalar ss[3];
@@ -309,7 +342,7 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
         dst = *out;
     } else {
         int64_t strides[CT_MAX_DIMS];
-        ct__dense_strides_for(in, n, shape, ndim, strides);
+        ct__output_strides(in, n, shape, ndim, strides);
         dst = ct__alloc_strided(shape, strides, ndim, result, ct__cpu);
         if (!dst) return ct_last_error_code();
     }
@@ -318,7 +351,7 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
     kargs.compute = compute;
     if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, &kargs);
     if (*out && !direct) ct__copy_unchecked(*out, dst); /* in place into another dtype */
-    if (!*out) *out = ct_keep(dst);
+    if (!*out) *out = scoped ? ct_keep(dst) : dst;
     return CT_OK;
 }
 
@@ -349,22 +382,21 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     if (*out && (r = ct__check_inplace(op, *out, in, n, shape, ndim, result, args)) != CT_OK) return r;
     if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
-    ct_scope s = ct_scope_begin();
     ct__op_args kargs = *args;
     kargs.alpha = 1.0;
     kargs.alpha_i = 1;
-    if (args->has_value && (r = ct__value_arg(&kargs, ct__value_dtype(compute, args))) != CT_OK) {
-        ct_scope_end(s);
-        return r;
-    }
+    if (args->has_value && (r = ct__value_arg(&kargs, ct__value_dtype(compute, args))) != CT_OK) return r;
+    bool scoped = ct__pointwise_makes_temporaries(op, *out, in, n, compute, args);
+    ct_scope s = {0};
+    if (scoped) s = ct_scope_begin();
     ct_tensor *self_before = *out ? ct__pointwise_self_before(op, in, n) : NULL;
     bool inplace = *out != NULL;
-    r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs);
+    r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs, scoped);
     if (r == CT_OK) {
         if (inplace) (*out)->storage->version++;
         ct__pointwise_record(op, *out, in, n, args, self_before);
     }
-    ct_scope_end(s);
+    if (scoped) ct_scope_end(s);
     return r;
 }
 

@@ -23,6 +23,7 @@ struct ct_tensor {
     bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
     bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
     uint8_t view_made;   /* a view's ct__view_made: whether its history may be rewritten */
+    bool hosts_storage;  /* its block holds a storage too (a small CPU tensor, ct__alloc_strided) */
     uint32_t view_version; /* a view: its storage's version when its grad_fn was last set */
     struct ct_tensor *base; /* a view's base (Tensor._base), never itself a view; strong. NULL: not a view */
     struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */

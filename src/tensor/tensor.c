@@ -2,26 +2,23 @@
 
 /* ---------------------------------------------------------------- storage */
 
-/* A small CPU buffer lives in its storage's own block, behind the struct: one
- * allocation instead of two for the many tiny tensors of per-op overhead. Such
- * a storage is neither owned nor given a deleter, so releasing it frees the
- * block alone. Aligned as malloc aligns, enough for any element. */
+/* A small CPU tensor's data lives in one block with the tensor and its
+ * storage (ct__tensor_new_hosted): up to this many bytes, behind the storage
+ * struct, aligned as malloc aligns, enough for any element. */
 #define CT__INLINE_BYTES 256
 #define CT__INLINE_AT ((sizeof(ct__storage) + 15) & ~(size_t)15)
 
+/* A storage of nbytes from the device's allocator. */
 static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
 {
-    bool inline_data = device.type == CT_DEVICE_CPU && nbytes > 0 && nbytes <= CT__INLINE_BYTES;
-    ct__storage *s = (ct__storage *)CT_MALLOC(inline_data ? CT__INLINE_AT + nbytes : sizeof *s);
+    ct__storage *s = (ct__storage *)CT_MALLOC(sizeof *s);
     if (!s) return NULL;
     memset(s, 0, sizeof *s);
     s->refcount = 1;
     s->nbytes = nbytes;
     s->device = device;
-    s->owned = !inline_data;
-    if (inline_data) {
-        s->data = (char *)s + CT__INLINE_AT;
-    } else if (nbytes) {
+    s->owned = true;
+    if (nbytes) {
         s->data = ct__backend_for(device.type)->alloc(nbytes, device.index);
         if (!s->data) {
             CT_FREE(s);
@@ -31,9 +28,21 @@ static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
     return s;
 }
 
+/* The deleter of a storage that lives in its tensor's block (ctx): the block
+ * goes when the last of the tensor and the storage's views is gone. */
+static void ct__hosted_block_free(void *data, void *ctx)
+{
+    (void)data;
+    CT_FREE(ctx);
+}
+
 static void ct__storage_release(ct__storage *s)
 {
-    if (CT__ATOMIC_DEC(&s->refcount) != 0) return;
+    if (!ct__last_reference(&s->refcount)) return;
+    if (s->deleter == ct__hosted_block_free) { /* the struct itself lies in that block */
+        ct__hosted_block_free(s->data, s->deleter_ctx);
+        return;
+    }
     if (s->owned && s->data) ct__backend_for(s->device.type)->free(s->data, s->device.index);
     else if (s->deleter) s->deleter(s->data, s->deleter_ctx);
     CT_FREE(s);
@@ -41,15 +50,11 @@ static void ct__storage_release(ct__storage *s)
 
 /* ---------------------------------------------------------------- tensors */
 
-static ct_tensor *ct__tensor_new(ct__storage *storage, ct_dtype dtype, const int64_t *sizes,
-                                 const int64_t *strides, int ndim, int64_t offset)
+/* A new tensor's fields, its storage reference not yet counted. */
+static void ct__tensor_init(ct_tensor *t, ct__storage *storage, ct_dtype dtype, const int64_t *sizes,
+                            const int64_t *strides, int ndim, int64_t offset)
 {
-    ct_tensor *t = (ct_tensor *)CT_MALLOC(sizeof *t);
-    if (!t) {
-        CT__OOM();
-        return NULL;
-    }
-    memset(t, 0, sizeof *t);
+    ct__zero(t, sizeof *t);
     t->refcount = 1;
     t->ndim = ndim;
     t->dtype = dtype;
@@ -59,7 +64,49 @@ static ct_tensor *ct__tensor_new(ct__storage *storage, ct_dtype dtype, const int
         memcpy(t->strides, strides, (size_t)ndim * sizeof(int64_t));
     }
     t->storage = storage;
+}
+
+static ct_tensor *ct__tensor_new(ct__storage *storage, ct_dtype dtype, const int64_t *sizes,
+                                 const int64_t *strides, int ndim, int64_t offset)
+{
+    ct_tensor *t = (ct_tensor *)CT_MALLOC(sizeof *t);
+    if (!t) {
+        CT__OOM();
+        return NULL;
+    }
+    ct__tensor_init(t, storage, dtype, sizes, strides, ndim, offset);
     CT__ATOMIC_INC(&storage->refcount);
+    return ct__own(t);
+}
+
+/* A small CPU tensor is one block: the tensor, then its storage, then the
+ * data (one allocation instead of three for the many tiny tensors of per-op
+ * overhead). The storage may outlive the tensor (views hold it), so the
+ * tensor holds two references to it: one as its storage (dropped early if
+ * it takes another, as param.data = x does) and one for the block, dropped
+ * when it dies. The last reference frees the block. */
+#define CT__HOSTED_AT ((sizeof(ct_tensor) + 15) & ~(size_t)15)
+
+static ct__storage *ct__hosted_storage(const ct_tensor *t)
+{
+    return (ct__storage *)((char *)(uintptr_t)t + CT__HOSTED_AT);
+}
+
+static ct_tensor *ct__tensor_new_hosted(size_t nbytes, ct_dtype dtype, const int64_t *sizes, const int64_t *strides,
+                                        int ndim)
+{
+    ct_tensor *t = (ct_tensor *)CT_MALLOC(CT__HOSTED_AT + CT__INLINE_AT + nbytes);
+    if (!t) return NULL;
+    ct__storage *s = ct__hosted_storage(t);
+    memset(s, 0, sizeof *s);
+    s->refcount = 2;
+    s->nbytes = nbytes;
+    s->device = ct__cpu;
+    s->data = nbytes ? (char *)s + CT__INLINE_AT : NULL;
+    s->deleter = ct__hosted_block_free;
+    s->deleter_ctx = t;
+    ct__tensor_init(t, s, dtype, sizes, strides, ndim, 0);
+    t->hosts_storage = true;
     return ct__own(t);
 }
 
@@ -96,19 +143,22 @@ static ct_tensor *ct__alloc_strided(const int64_t *sizes, const int64_t *strides
                  ct__shape_str(sizes, ndim, buf, sizeof buf));
         return NULL;
     }
-    ct__storage *s = ct__storage_new((size_t)nbytes, device);
-    if (!s) {
+    if (!strides) {
+        ct__contiguous_strides(sizes, ndim, contiguous);
+        strides = contiguous;
+    }
+    bool hosted = device.type == CT_DEVICE_CPU && nbytes <= CT__INLINE_BYTES;
+    ct__storage *s = hosted ? NULL : ct__storage_new((size_t)nbytes, device);
+    ct_tensor *t = hosted ? ct__tensor_new_hosted((size_t)nbytes, dtype, sizes, strides, ndim) : NULL;
+    if (!s && !t) {
         ct__fail(CT_ERR_MEMORY,
                  "DefaultCPUAllocator: can't allocate memory: you tried to allocate %lld bytes. Error code 12 "
                  "(Cannot allocate memory)",
                  (long long)nbytes);
         return NULL;
     }
-    if (!strides) {
-        ct__contiguous_strides(sizes, ndim, contiguous);
-        strides = contiguous;
-    }
-    ct_tensor *t = ct__tensor_new(s, dtype, sizes, strides, ndim, 0);
+    if (hosted) return t;
+    t = ct__tensor_new(s, dtype, sizes, strides, ndim, 0);
     ct__storage_release(s); /* the tensor holds it now */
     return t;
 }
@@ -134,11 +184,21 @@ ct_tensor *ct_retain(ct_tensor *t)
 
 void ct_release(ct_tensor *t)
 {
-    if (!t || CT__ATOMIC_DEC(&t->refcount) != 0) return;
+    if (!t || !ct__last_reference(&t->refcount)) return;
     ct__ag_meta_free(t);
-    ct__storage_release(t->storage);
     ct_release(t->base);
-    CT_FREE(t);
+    if (!t->hosts_storage) {
+        ct__storage_release(t->storage);
+        CT_FREE(t);
+        return;
+    }
+    ct__storage *hosted = ct__hosted_storage(t);
+    if (t->storage == hosted && CT__ATOMIC_LOAD(&hosted->refcount) == 2) { /* both references its own: no view */
+        CT_FREE(t);
+        return;
+    }
+    ct__storage_release(t->storage);
+    ct__storage_release(hosted); /* frees the block, now or with the last view */
 }
 
 /* ---------------------------------------------------------------- scopes */
@@ -329,6 +389,15 @@ static ct_result ct__check_shape(ct_shape s, const char *what)
                             (long long)s.size[d], ct__shape_str(s.size, s.ndim, buf, sizeof buf));
         }
     return CT_OK;
+}
+
+/* Whether a and b hold the same n sizes (or strides): a loop, which for the
+ * one or two dims of most tensors costs less than a call to memcmp. */
+static bool ct__dims_equal(const int64_t *a, const int64_t *b, int n)
+{
+    for (int d = 0; d < n; d++)
+        if (a[d] != b[d]) return false;
+    return true;
 }
 
 static ct_result ct__broadcast_shapes(const int64_t *a, int na, const int64_t *b, int nb, int64_t *out,
