@@ -4287,6 +4287,9 @@ static inline ct__ag_meta *ct__meta(const ct_tensor *t) { return t->ag; }
 static bool ct__grad_mode(void);
 /* Whether t takes part in autograd as an input: requires grad (leaf) or has a grad_fn. */
 static bool ct__requires_grad(const ct_tensor *t);
+/* Whether t's own grad_fn field is unset: Tensor.is_leaf as PyTorch's C++
+ * asks it (requires_grad_, retain_grad), reading no view's history. */
+static bool ct__leaf_field(const ct_tensor *t);
 /* Record op `type` with its inputs (n_in; NULL entries allowed) and outputs:
  * when grad mode is on and an input requires grad, a node is made, the
  * outputs get it as grad_fn and it is returned (for saving); else NULL. */
@@ -5518,7 +5521,7 @@ bool ct_requires_grad(const ct_tensor *t) { return ct__requires_grad(t); }
 ct_result ct_requires_grad_(ct_tensor *t, bool requires_grad)
 {
     CT__ARG_R(t, "self", 1);
-    if (!ct_is_leaf(t)) {
+    if (!ct__leaf_field(t)) {
         if (requires_grad) return CT_OK;
         return ct__fail(CT_ERR_RUNTIME, "you can only change requires_grad flags of leaf variables. If you want to use "
                                         "a computed variable in a subgraph that doesn't require differentiation use "
@@ -9412,6 +9415,8 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
     return CT_OK;
 }
 
+static bool ct__leaf_field(const ct_tensor *t) { return !t->ag || !ct__meta(t)->grad_fn; }
+
 bool ct_is_leaf(const ct_tensor *t)
 {
     return t && ct__history_check(&t, 1) == CT_OK && !ct_grad_fn(t); /* refused: false, with the error set */
@@ -9440,7 +9445,7 @@ ct_result ct_retain_grad(ct_tensor *t)
     CT__ARG_R(t, "self", 1);
     if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "can't retain_grad on Tensor that has requires_grad=False");
     /* leaves keep their grad anyway (PyTorch asks the field: no history read); the hook goes on a non-leaf's */
-    if (!t->ag || !ct__meta(t)->grad_fn) return CT_OK;
+    if (ct__leaf_field(t)) return CT_OK;
     if (ct__history_check((const ct_tensor *const *)&t, 1) != CT_OK) return ct_last_error_code();
     ct__ag_meta *m = ct__meta(t);
     if (m->retains_grad) return CT_OK;
@@ -9503,6 +9508,7 @@ int ct_register_hook(ct_tensor *t, ct_grad_hook hook, void *user)
     if (!hook) return (int)ct__fail(CT_ERR_VALUE, "register_hook(): hook is NULL");
     if (!ct__requires_grad(t))
         return (int)ct__fail(CT_ERR_RUNTIME, "cannot register a hook on a tensor that doesn't require gradient");
+    if (ct__history_check((const ct_tensor *const *)&t, 1) != CT_OK) return (int)ct_last_error_code(); /* Tensor.grad_fn */
     ct__ag_meta *m = ct__meta_get(t);
     if (!m) return (int)CT__OOM();
     if (m->grad_fn) /* a non-leaf's gradient is met at its grad_fn */

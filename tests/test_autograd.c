@@ -624,7 +624,13 @@ static void test_stale_view_is_leaf_and_print(void)
     FAILS_R(ct_to_string(v, text, sizeof text), CT_ERR_RUNTIME, NO_GRAD_STALE);
     CHECK_STR(text, "");
     CHECK(ct_requires_grad(v) && ct_last_error_code() == CT_OK);
-    /* retain_grad asks the field itself: a no_grad view has no grad_fn, nothing to do */
+    /* register_hook reads Tensor.grad_fn; requires_grad_ and retain_grad ask
+     * the field itself: a no_grad view has no grad_fn */
+    int calls = 0;
+    FAILS_R(ct_register_hook(v, double_it, &calls), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    CHECK_OK(ct_requires_grad_(v, true));
+    CHECK_OK(ct_requires_grad_(v, false));
+    CHECK(ct_requires_grad(v) && ct_last_error_code() == CT_OK); /* as its base does */
     CHECK_OK(ct_retain_grad(v));
     CHECK(ct_last_error_code() == CT_OK);
     CHECK_INT(ct_unbind(b, 0, parts, 3), 3);

@@ -520,6 +520,8 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
     return CT_OK;
 }
 
+static bool ct__leaf_field(const ct_tensor *t) { return !t->ag || !ct__meta(t)->grad_fn; }
+
 bool ct_is_leaf(const ct_tensor *t)
 {
     return t && ct__history_check(&t, 1) == CT_OK && !ct_grad_fn(t); /* refused: false, with the error set */
@@ -548,7 +550,7 @@ ct_result ct_retain_grad(ct_tensor *t)
     CT__ARG_R(t, "self", 1);
     if (!ct__requires_grad(t)) return ct__fail(CT_ERR_RUNTIME, "can't retain_grad on Tensor that has requires_grad=False");
     /* leaves keep their grad anyway (PyTorch asks the field: no history read); the hook goes on a non-leaf's */
-    if (!t->ag || !ct__meta(t)->grad_fn) return CT_OK;
+    if (ct__leaf_field(t)) return CT_OK;
     if (ct__history_check((const ct_tensor *const *)&t, 1) != CT_OK) return ct_last_error_code();
     ct__ag_meta *m = ct__meta(t);
     if (m->retains_grad) return CT_OK;
@@ -611,6 +613,7 @@ int ct_register_hook(ct_tensor *t, ct_grad_hook hook, void *user)
     if (!hook) return (int)ct__fail(CT_ERR_VALUE, "register_hook(): hook is NULL");
     if (!ct__requires_grad(t))
         return (int)ct__fail(CT_ERR_RUNTIME, "cannot register a hook on a tensor that doesn't require gradient");
+    if (ct__history_check((const ct_tensor *const *)&t, 1) != CT_OK) return (int)ct_last_error_code(); /* Tensor.grad_fn */
     ct__ag_meta *m = ct__meta_get(t);
     if (!m) return (int)CT__OOM();
     if (m->grad_fn) /* a non-leaf's gradient is met at its grad_fn */

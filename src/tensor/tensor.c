@@ -486,7 +486,7 @@ bool ct_requires_grad(const ct_tensor *t) { return ct__requires_grad(t); }
 ct_result ct_requires_grad_(ct_tensor *t, bool requires_grad)
 {
     CT__ARG_R(t, "self", 1);
-    if (!ct_is_leaf(t)) {
+    if (!ct__leaf_field(t)) {
         if (requires_grad) return CT_OK;
         return ct__fail(CT_ERR_RUNTIME, "you can only change requires_grad flags of leaf variables. If you want to use "
                                         "a computed variable in a subgraph that doesn't require differentiation use "
