@@ -200,6 +200,16 @@ CTORCH_API ct_scalar ct_bool(bool v);
 /* The scalar's value as a double (an int64 beyond 2^53 rounds). */
 CTORCH_API double ct_scalar_to_double(ct_scalar s);
 
+/* ---------------------------------------------------------------- threads */
+
+/* torch.set_num_threads: how many threads the calling thread's ops may use
+ * (OpenMP's setting for that thread; DataLoader workers start at 1, as
+ * PyTorch's do). n < 1 is an error. Without OpenMP ops run on one thread
+ * whatever the setting. */
+CTORCH_API ct_result ct_set_num_threads(int n);
+/* torch.get_num_threads: that number (1 without OpenMP). */
+CTORCH_API int ct_get_num_threads(void);
+
 /* ---------------------------------------------------------------- devices */
 
 typedef enum ct_device_type { CT_DEVICE_CPU = 0, CT_DEVICE_CUDA = 1 } ct_device_type;
@@ -17575,6 +17585,24 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
     }
     ct__iter_job job = {it, fn, ctx};
     ct__parallel_for(it->numel, CT__GRAIN, ct__iter_job_run, &job);
+}
+
+ct_result ct_set_num_threads(int n)
+{
+    if (n < 1) return ct__fail(CT_ERR_RUNTIME, "set_num_threads expects a positive integer");
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#endif
+    return CT_OK;
+}
+
+int ct_get_num_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
 }
 
 static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ctx)
@@ -36833,6 +36861,7 @@ static void *ct__worker_main(void *arg)
     if (g) ct_generator_manual_seed(g, (uint64_t)(l->base_seed + w->id));
     ct_worker_info info = {w->id, l->o.num_workers, l->base_seed + w->id, l->dataset, g};
     ct__worker_info = info;
+    ct_set_num_threads(1); /* as PyTorch's worker loop: a batch is one worker's, the cores are shared by the workers */
     if (l->o.worker_init_fn) l->o.worker_init_fn(w->id, l->o.worker_init_user);
     pthread_mutex_lock(&l->mu);
     for (;;) {

@@ -295,6 +295,7 @@ typedef struct probe {
     int slow;                     /* sleep a pseudo-random time per item */
     int64_t fail_at;              /* this index fails with IndexError (-1: none) */
     int inits;                    /* worker_init_fn calls (atomic) */
+    int most_threads;             /* the most intra-op threads a worker_init_fn saw (atomic) */
 } probe;
 
 static int64_t probe_len(void *user) { return ((probe *)user)->n; }
@@ -319,7 +320,12 @@ static ct_result probe_get(void *user, int64_t i, ct_sample *out)
 static void probe_init(int worker_id, void *user)
 {
     (void)worker_id;
-    __atomic_add_fetch(&((probe *)user)->inits, 1, __ATOMIC_RELAXED);
+    probe *p = (probe *)user;
+    __atomic_add_fetch(&p->inits, 1, __ATOMIC_RELAXED);
+    int threads = ct_get_num_threads(), m = __atomic_load_n(&p->most_threads, __ATOMIC_RELAXED);
+    while (threads > m && !__atomic_compare_exchange_n(&p->most_threads, &m, threads, false, __ATOMIC_RELAXED,
+                                                       __ATOMIC_RELAXED))
+        continue;
 }
 
 static ct_dataset *probe_dataset(probe *p)
@@ -330,7 +336,7 @@ static ct_dataset *probe_dataset(probe *p)
 
 static void test_loader_worker_seeds_match_pytorch(void)
 {
-    probe p = {12, 2, 0, 0, 0, -1, 0};
+    probe p = {12, 2, 0, 0, 0, -1, 0, 0};
     ct_dataset *d = probe_dataset(&p);
     ct_generator *g = gen(9);
     ct_loader_opts o = {0};
@@ -351,7 +357,7 @@ static void test_loader_worker_seeds_match_pytorch(void)
 static void test_loader_keeps_order_and_bounds_in_flight(void)
 {
     for (int workers = 1; workers <= 3; workers++) {
-        probe p = {60, 3, 0, 0, 1, -1, 0};
+        probe p = {60, 3, 0, 0, 1, -1, 0, 0};
         ct_dataset *d = probe_dataset(&p);
         ct_loader_opts o = {0};
         o.batch_size = 3;
@@ -380,7 +386,7 @@ static void test_loader_keeps_order_and_bounds_in_flight(void)
 static void test_loader_reports_the_failing_index(void)
 {
     for (int workers = 0; workers <= 2; workers += 2) {
-        probe p = {10, 2, 0, 0, 0, 7, 0};
+        probe p = {10, 2, 0, 0, 0, 7, 0, 0};
         ct_dataset *d = probe_dataset(&p);
         ct_loader_opts o = {0};
         o.batch_size = 2;
@@ -448,8 +454,10 @@ static void test_loader_timeout_and_early_free(void)
 
 static void test_loader_persistent_workers(void)
 {
+    int threads = ct_get_num_threads();
+    CHECK_OK(ct_set_num_threads(2)); /* the main thread's setting: not the workers' */
     for (int persistent = 0; persistent <= 1; persistent++) {
-        probe p = {8, 2, 0, 0, 0, -1, 0};
+        probe p = {8, 2, 0, 0, 0, -1, 0, 0};
         ct_dataset *d = probe_dataset(&p);
         ct_generator *g = gen(9);
         ct_loader_opts o = {0};
@@ -465,10 +473,17 @@ static void test_loader_persistent_workers(void)
         add_epoch(&b, l);
         CHECK_INT(p.inits, persistent ? 2 : 4);
         CHECK_INT(a.v[0] == b.v[0], persistent); /* persistent workers keep their seeds */
+        CHECK_INT(p.most_threads, 1);           /* workers run their ops on one thread, as PyTorch's */
         ct_loader_free(l);
         ct_dataset_free(d);
         ct_generator_free(g);
     }
+#ifdef _OPENMP
+    CHECK_INT(ct_get_num_threads(), 2);
+#else
+    CHECK_INT(ct_get_num_threads(), 1);
+#endif
+    CHECK_OK(ct_set_num_threads(threads));
 }
 
 /* An iterable dataset: 0..9, worker w of n yields the values v with v % n == w. */

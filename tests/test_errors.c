@@ -171,6 +171,10 @@ static void test_error_handler_and_strings(void)
     CHECK_STR(ct_result_str(CT_ERR_VALUE), "ValueError");
     CHECK_STR(ct_result_str(CT_ERR_MEMORY), "MemoryError");
     CHECK_STR(ct_result_str(CT_OK), "OK");
+    int threads = ct_get_num_threads();
+    FAILS_R(ct_set_num_threads(0), CT_ERR_RUNTIME, "set_num_threads expects a positive integer");
+    FAILS_R(ct_set_num_threads(-1), CT_ERR_RUNTIME, "set_num_threads expects a positive integer");
+    CHECK_INT(ct_get_num_threads(), threads); /* unchanged */
 }
 
 static void test_dims_out_of_range(void)

@@ -105,6 +105,16 @@ CTORCH_API ct_scalar ct_bool(bool v);
 /* The scalar's value as a double (an int64 beyond 2^53 rounds). */
 CTORCH_API double ct_scalar_to_double(ct_scalar s);
 
+/* ---------------------------------------------------------------- threads */
+
+/* torch.set_num_threads: how many threads the calling thread's ops may use
+ * (OpenMP's setting for that thread; DataLoader workers start at 1, as
+ * PyTorch's do). n < 1 is an error. Without OpenMP ops run on one thread
+ * whatever the setting. */
+CTORCH_API ct_result ct_set_num_threads(int n);
+/* torch.get_num_threads: that number (1 without OpenMP). */
+CTORCH_API int ct_get_num_threads(void);
+
 /* ---------------------------------------------------------------- devices */
 
 typedef enum ct_device_type { CT_DEVICE_CPU = 0, CT_DEVICE_CUDA = 1 } ct_device_type;

@@ -180,6 +180,24 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
     ct__parallel_for(it->numel, CT__GRAIN, ct__iter_job_run, &job);
 }
 
+ct_result ct_set_num_threads(int n)
+{
+    if (n < 1) return ct__fail(CT_ERR_RUNTIME, "set_num_threads expects a positive integer");
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#endif
+    return CT_OK;
+}
+
+int ct_get_num_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
 static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ctx)
 {
 #ifdef _OPENMP

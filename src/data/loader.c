@@ -332,6 +332,7 @@ static void *ct__worker_main(void *arg)
     if (g) ct_generator_manual_seed(g, (uint64_t)(l->base_seed + w->id));
     ct_worker_info info = {w->id, l->o.num_workers, l->base_seed + w->id, l->dataset, g};
     ct__worker_info = info;
+    ct_set_num_threads(1); /* as PyTorch's worker loop: a batch is one worker's, the cores are shared by the workers */
     if (l->o.worker_init_fn) l->o.worker_init_fn(w->id, l->o.worker_init_user);
     pthread_mutex_lock(&l->mu);
     for (;;) {
