@@ -105,44 +105,53 @@ CT__IM2COL(double)
             }                                                                                                \
         }                                                                                                    \
     }                                                                                                        \
-    /* The adjoint: in (planes, n_in) = the transposed map of out (planes, n_out). */                        \
-    static void ct__linmap_adjoint_##T(const ct__linmap *m, const T *out, T *in)                            \
+    /* The adjoint: in (planes, n_in) = the transposed map of out (planes, n_out), tap by tap. */            \
+    static void ct__linmap_adjoint_##T(const ct__linmap *m, const T *out, T *in)                             \
     {                                                                                                        \
-        int64_t per = m->n_out * m->taps;                                                                    \
-        memset(in, 0, sizeof(T) * (size_t)(m->planes * m->n_in));                                           \
+        const int64_t n_out = m->n_out, taps = m->taps, per = n_out * taps;                                  \
+        const double *w = m->w;                                                                              \
+        memset(in, 0, sizeof(T) * (size_t)(m->planes * m->n_in));                                            \
         for (int64_t b = 0; b < m->planes; b++) {                                                            \
             const int64_t *src = m->src + (m->per_plane ? b * per : 0);                                      \
             T *x = in + b * m->n_in;                                                                         \
-            const T *y = out + b * m->n_out;                                                                 \
-            for (int64_t t = 0; t < per; t++)                                                                \
-                if (src[t] >= 0) x[src[t]] += m->w ? (T)m->w[t] * y[t / m->taps] : y[t / m->taps];          \
+            const T *y = out + b * n_out;                                                                    \
+            for (int64_t i = 0; i < n_out; i++)                                                              \
+                for (int64_t t = i * taps; t < (i + 1) * taps; t++)                                          \
+                    if (src[t] >= 0) x[src[t]] += w ? (T)w[t] * y[i] : y[i];                                 \
         }                                                                                                    \
     }
 CT__LINMAP(float)
 CT__LINMAP(double)
 
 /* Max pooling: the index of each window's maximum (the first; NaN wins, the
- * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps. */
-#define CT__LINMAP_ARGMAX(T)                                                                                \
-    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                       \
-    {                                                                                                       \
-        const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;                 \
-        const int64_t *table = m->src; /* locals: idx's stores could alias m's fields */                    \
-        for (int64_t b = 0; b < planes; b++)                                                                \
-            for (int64_t i = 0; i < n_out; i++) {                                                           \
-                const int64_t *src = table + i * taps;                                                      \
-                const T *xp = x + b * n_in;                                                                 \
-                int64_t best = -1;                                                                          \
-                T best_v = 0;                                                                               \
-                for (int64_t t = 0; t < taps; t++) { /* branch-free: the comparisons are data-dependent */  \
-                    int64_t s = src[t];                                                                     \
-                    T v = xp[s < 0 ? 0 : s];                                                                \
-                    bool take = (s >= 0) & ((best < 0) | (v > best_v) | (v != v));                          \
-                    best = take ? s : best;                                                                 \
-                    best_v = take ? v : best_v;                                                             \
-                }                                                                                           \
-                idx[b * n_out + i] = CT__MAX(best, 0);                                                      \
-            }                                                                                               \
+ * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps.
+ * A block of windows at a time, tap by tap: one window's taps form a chain of
+ * dependent compares, a block's windows are independent of each other. */
+#define CT__LINMAP_ARGMAX(T)                                                                            \
+    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                    \
+    {                                                                                                   \
+        enum { block = 256 };                                                                           \
+        const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;             \
+        const int64_t *table = m->src; /* locals: idx's stores could alias m's fields */                \
+        int64_t best[block];                                                                            \
+        T best_v[block];                                                                                \
+        for (int64_t b = 0; b < planes; b++)                                                            \
+            for (int64_t i0 = 0; i0 < n_out; i0 += block) {                                             \
+                const T *xp = x + b * n_in;                                                             \
+                const int64_t *src = table + i0 * taps;                                                 \
+                int64_t n = CT__MIN(block, n_out - i0);                                                 \
+                for (int64_t i = 0; i < n; i++) best[i] = -1, best_v[i] = 0;                            \
+                /* branch-free: the comparisons are data-dependent */                                   \
+                for (int64_t t = 0; t < taps; t++)                                                      \
+                    for (int64_t i = 0; i < n; i++) {                                                   \
+                        int64_t s = src[i * taps + t];                                                  \
+                        T v = xp[s < 0 ? 0 : s];                                                        \
+                        bool take = (s >= 0) & ((best[i] < 0) | (v > best_v[i]) | (v != v));            \
+                        best[i] = take ? s : best[i];                                                   \
+                        best_v[i] = take ? v : best_v[i];                                               \
+                    }                                                                                   \
+                for (int64_t i = 0; i < n; i++) idx[b * n_out + i0 + i] = CT__MAX(best[i], 0);          \
+            }                                                                                           \
     }
 CT__LINMAP_ARGMAX(float)
 CT__LINMAP_ARGMAX(double)
