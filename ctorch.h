@@ -21576,18 +21576,18 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
  * (lines are short: a call per line, or a division per row, would cost more
  * than the copy). */
 #define CT__IM2COL(T)                                                                                        \
-    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols, int64_t ld)            \
+    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols, int64_t ld)              \
     {                                                                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                 \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                    \
         T *row = cols;                                                                                       \
         for (int64_t c = 0; c < C; c++)                                                                      \
             for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
                 for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
                     for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += ld) {                                    \
                         int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
-                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                 \
+                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                  \
                         const T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                \
-                        memset(row, 0, sizeof(T) * (size_t)L);                                              \
+                        memset(row, 0, sizeof(T) * (size_t)L);                                               \
                         for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
                             int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
                             if (i0 < 0 || i0 >= g->in[0]) continue;                                          \
@@ -21604,18 +21604,18 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
                         }                                                                                    \
                     }                                                                                        \
     }                                                                                                        \
-    /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */        \
-    static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                        \
+    /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */         \
+    static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                          \
     {                                                                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                 \
-        memset(x, 0, sizeof(T) * (size_t)(C * g->in[0] * g->in[1] * g->in[2]));                             \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                    \
+        memset(x, 0, sizeof(T) * (size_t)(C * g->in[0] * g->in[1] * g->in[2]));                              \
         const T *row = cols;                                                                                 \
         for (int64_t c = 0; c < C; c++)                                                                      \
             for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
                 for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
                     for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += L) {                                     \
                         int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
-                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                 \
+                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                  \
                         T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                      \
                         for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
                             int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
@@ -21641,7 +21641,7 @@ CT__IM2COL(double)
 /* out (planes, n_out) = the map of in (planes, n_in): each output is the sum
  * of its taps' weighted inputs, or `fill` when none of its taps is inside. */
 #define CT__LINMAP(T)                                                                                        \
-    static void ct__linmap_apply_##T(const ct__linmap *m, const T *in, T *out, T fill)                      \
+    static void ct__linmap_apply_##T(const ct__linmap *m, const T *in, T *out, T fill)                       \
     {                                                                                                        \
         int64_t per = m->n_out * m->taps;                                                                    \
         for (int64_t b = 0; b < m->planes; b++) {                                                            \
@@ -21689,21 +21689,20 @@ CT__LINMAP(double)
         const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;             \
         const int64_t *table = m->src; /* locals: idx's stores could alias m's fields */                \
         int64_t best[block];                                                                            \
-        T best_v[block];                                                                                \
         for (int64_t b = 0; b < planes; b++)                                                            \
             for (int64_t i0 = 0; i0 < n_out; i0 += block) {                                             \
                 const T *xp = x + b * n_in;                                                             \
                 const int64_t *src = table + i0 * taps;                                                 \
                 int64_t n = CT__MIN(block, n_out - i0);                                                 \
-                for (int64_t i = 0; i < n; i++) best[i] = -1, best_v[i] = 0;                            \
-                /* branch-free: the comparisons are data-dependent */                                   \
+                for (int64_t i = 0; i < n; i++) best[i] = -1;                                           \
+                /* branch-free (the comparisons are data-dependent): the best value is read again       \
+                 * rather than selected, the index selected by a mask */                                \
                 for (int64_t t = 0; t < taps; t++)                                                      \
                     for (int64_t i = 0; i < n; i++) {                                                   \
-                        int64_t s = src[i * taps + t];                                                  \
-                        T v = xp[s < 0 ? 0 : s];                                                        \
-                        bool take = (s >= 0) & ((best[i] < 0) | (v > best_v[i]) | (v != v));            \
-                        best[i] = take ? s : best[i];                                                   \
-                        best_v[i] = take ? v : best_v[i];                                               \
+                        int64_t s = src[i * taps + t], cur = best[i];                                   \
+                        T v = xp[s < 0 ? 0 : s], bv = xp[cur < 0 ? 0 : cur];                            \
+                        int64_t take = (s >= 0) & ((cur < 0) | (v > bv) | (v != v));                    \
+                        best[i] = cur + ((s - cur) & -take);                                            \
                     }                                                                                   \
                 for (int64_t i = 0; i < n; i++) idx[b * n_out + i0 + i] = CT__MAX(best[i], 0);          \
             }                                                                                           \
