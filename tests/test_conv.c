@@ -324,11 +324,28 @@ static void test_infinities(void)
     check_inf_grad(false, 2, gx);
 }
 
+/* Max pooling's scan, as PyTorch's: the first maximum, the last NaN of a window (PyTorch 1.13:
+ * F.max_pool2d(x, 2, return_indices=True) gives these indices). */
+static void test_max_pool_nan(void)
+{
+    ct_scope s = ct_scope_begin();
+    const float nan = NAN, xv[16] = {1, nan, 3, 4, nan, 2, 5, 5, 7, nan, -1, -2, 8, 8, -3, nan};
+    const int64_t expect[4] = {4, 6, 9, 15};
+    int64_t got[4];
+    ct_tensor *idx = NULL, *x = ct_from_array(xv, CT_SHAPE(1, 4, 4), CT_F32);
+    CHECK(ct_max_pool2d_with_indices(x, CT_SHAPE(2), (ct_max_pool_opts){0}, &idx) != NULL);
+    CHECK_OK(ct_copy_to_array(idx, got, 4, CT_I64));
+    for (int i = 0; i < 4; i++)
+        if (got[i] != expect[i]) ct_test_fail(__FILE__, __LINE__, "window %d: index %lld, PyTorch's %lld", i, (long long)got[i], (long long)expect[i]);
+    ct_scope_end(s);
+}
+
 int main(void)
 {
     RUN(test_golden);
     RUN(test_gradcheck);
     RUN(test_seed_custom_conv2d);
     RUN(test_infinities);
+    RUN(test_max_pool_nan);
     return ct_test_report();
 }

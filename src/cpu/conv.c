@@ -154,3 +154,39 @@ CT__LINMAP(double)
     }
 CT__LINMAP_ARGMAX(float)
 CT__LINMAP_ARGMAX(double)
+
+/* Max pooling's argmax over 2-D windows that all lie inside the image (no
+ * padding, dilation 1, none past the edge): the scan of ct__linmap_argmax
+ * (taps in row-major order, the first maximum, the last NaN) without its
+ * table, a row of windows at a time, tap by tap, into local arrays (which
+ * nothing else can alias: the loop vectorises).
+ * x (planes, H, W), idx (planes, OH, OW) the index of each maximum in its plane. */
+#define CT__MAX_POOL2D_ARGMAX(T)                                                                        \
+    static void ct__max_pool2d_argmax_##T(int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW, \
+                                          const int64_t *k, const int64_t *stride, const T *x, int64_t *idx)\
+    {                                                                                                   \
+        enum { block = 256 };                                                                           \
+        T best_v[block];                                                                                \
+        int64_t best[block];                                                                            \
+        const int64_t sx = stride[1];                                                                   \
+        for (int64_t b = 0; b < planes; b++)                                                            \
+            for (int64_t oy = 0; oy < OH; oy++)                                                         \
+                for (int64_t ox0 = 0; ox0 < OW; ox0 += block) {                                         \
+                    int64_t n = CT__MIN(block, OW - ox0);                                               \
+                    for (int64_t ky = 0; ky < k[0]; ky++)                                               \
+                        for (int64_t kx = 0; kx < k[1]; kx++) {                                         \
+                            int64_t at = (oy * stride[0] + ky) * W + ox0 * sx + kx;                     \
+                            const T *row = x + b * H * W + at;                                          \
+                            bool first = ky == 0 && kx == 0;                                            \
+                            for (int64_t i = 0; i < n; i++) {                                           \
+                                T v = row[i * sx];                                                      \
+                                bool take = first | (v > best_v[i]) | (v != v);                         \
+                                best_v[i] = take ? v : best_v[i];                                       \
+                                best[i] = take ? at + i * sx : best[i];                                 \
+                            }                                                                           \
+                        }                                                                               \
+                    memcpy(idx + (b * OH + oy) * OW + ox0, best, sizeof(int64_t) * (size_t)n);          \
+                }                                                                                       \
+    }
+CT__MAX_POOL2D_ARGMAX(float)
+CT__MAX_POOL2D_ARGMAX(double)
