@@ -21693,7 +21693,7 @@ CT__LINMAP(double)
             for (int64_t i0 = 0; i0 < n_out; i0 += block) {                                             \
                 const T *xp = x + b * n_in;                                                             \
                 const int64_t *src = table + i0 * taps;                                                 \
-                int64_t n = CT__MIN(block, n_out - i0);                                                 \
+                int64_t n = CT__MIN((int64_t)block, n_out - i0);                                        \
                 for (int64_t i = 0; i < n; i++) best[i] = -1;                                           \
                 /* branch-free (the comparisons are data-dependent): the best value is read again       \
                  * rather than selected, the index selected by a mask */                                \
@@ -21727,7 +21727,7 @@ CT__LINMAP_ARGMAX(double)
         for (int64_t b = 0; b < planes; b++)                                                            \
             for (int64_t oy = 0; oy < OH; oy++)                                                         \
                 for (int64_t ox0 = 0; ox0 < OW; ox0 += block) {                                         \
-                    int64_t n = CT__MIN(block, OW - ox0);                                               \
+                    int64_t n = CT__MIN((int64_t)block, OW - ox0);                                      \
                     for (int64_t ky = 0; ky < k[0]; ky++)                                               \
                         for (int64_t kx = 0; kx < k[1]; kx++) {                                         \
                             int64_t at = (oy * stride[0] + ky) * W + ox0 * sx + kx;                     \
@@ -22132,7 +22132,7 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         enum { panel = 8 * CT__NR_##x };                                                                               \
         T acc[CT__MR_##x * CT__NR_##x], rows[CT__MR_##x * panel];                                                      \
         for (int64_t jc = 0; jc < N; jc += panel) {                                                                    \
-            int64_t nc = CT__MIN(panel, N - jc);                                                                       \
+            int64_t nc = CT__MIN((int64_t)panel, N - jc);                                                              \
             for (int64_t i = 0; i < M; i += CT__MR_##x) {                                                              \
                 int64_t mr = CT__MIN(CT__MR_##x, M - i);                                                               \
                 for (int64_t j = 0; j < nc; j += CT__NR_##x) {                                                         \

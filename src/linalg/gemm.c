@@ -382,7 +382,7 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         enum { panel = 8 * CT__NR_##x };                                                                               \
         T acc[CT__MR_##x * CT__NR_##x], rows[CT__MR_##x * panel];                                                      \
         for (int64_t jc = 0; jc < N; jc += panel) {                                                                    \
-            int64_t nc = CT__MIN(panel, N - jc);                                                                       \
+            int64_t nc = CT__MIN((int64_t)panel, N - jc);                                                              \
             for (int64_t i = 0; i < M; i += CT__MR_##x) {                                                              \
                 int64_t mr = CT__MIN(CT__MR_##x, M - i);                                                               \
                 for (int64_t j = 0; j < nc; j += CT__NR_##x) {                                                         \
