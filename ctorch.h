@@ -21766,7 +21766,10 @@ CT__MAX_POOL2D_ARGMAX(double)
  * Products of at most CT__SMALL_M rows (a training step's batch) skip
  * packing, which there costs as much as the multiplications: op(B) not
  * transposed is read in place NR columns at a time (the row form), A @ B.t()
- * as dot products of contiguous rows (the dot form). The micro-kernels
+ * as dot products of contiguous rows (the dot form). Both forms also take
+ * B's rows through a table of offsets (ct__gemm_rows_at, ct__gemm_dots_at and
+ * the scatter-add ct__gemm_rows_add_at): the implicit GEMMs of stride-1
+ * convolutions, which read the image in place. The micro-kernels
  * use AVX-512 or AVX2+FMA intrinsics when the compiler targets them
  * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
  * for other compilers. OpenMP cuts C into one slab of whole tiles per
