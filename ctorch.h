@@ -21914,18 +21914,18 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
  * (lines are short: a call per line, or a division per row, would cost more
  * than the copy). */
 #define CT__IM2COL(T)                                                                                        \
-    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols, int64_t ld)            \
+    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols, int64_t ld)              \
     {                                                                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                 \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                    \
         T *row = cols;                                                                                       \
         for (int64_t c = 0; c < C; c++)                                                                      \
             for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
                 for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
                     for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += ld) {                                    \
                         int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
-                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                 \
+                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                  \
                         const T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                \
-                        memset(row, 0, sizeof(T) * (size_t)L);                                              \
+                        memset(row, 0, sizeof(T) * (size_t)L);                                               \
                         for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
                             int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
                             if (i0 < 0 || i0 >= g->in[0]) continue;                                          \
@@ -21942,18 +21942,18 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
                         }                                                                                    \
                     }                                                                                        \
     }                                                                                                        \
-    /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */        \
-    static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                        \
+    /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */         \
+    static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                          \
     {                                                                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                 \
-        memset(x, 0, sizeof(T) * (size_t)(C * g->in[0] * g->in[1] * g->in[2]));                             \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                    \
+        memset(x, 0, sizeof(T) * (size_t)(C * g->in[0] * g->in[1] * g->in[2]));                              \
         const T *row = cols;                                                                                 \
         for (int64_t c = 0; c < C; c++)                                                                      \
             for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
                 for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
                     for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += L) {                                     \
                         int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
-                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                 \
+                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                  \
                         T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                      \
                         for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
                             int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
@@ -21979,7 +21979,7 @@ CT__IM2COL(double)
 /* out (planes, n_out) = the map of in (planes, n_in): each output is the sum
  * of its taps' weighted inputs, or `fill` when none of its taps is inside. */
 #define CT__LINMAP(T)                                                                                        \
-    static void ct__linmap_apply_##T(const ct__linmap *m, const T *in, T *out, T fill)                      \
+    static void ct__linmap_apply_##T(const ct__linmap *m, const T *in, T *out, T fill)                       \
     {                                                                                                        \
         int64_t per = m->n_out * m->taps;                                                                    \
         for (int64_t b = 0; b < m->planes; b++) {                                                            \
@@ -21998,47 +21998,91 @@ CT__IM2COL(double)
             }                                                                                                \
         }                                                                                                    \
     }                                                                                                        \
-    /* The adjoint: in (planes, n_in) = the transposed map of out (planes, n_out). */                        \
-    static void ct__linmap_adjoint_##T(const ct__linmap *m, const T *out, T *in)                            \
+    /* The adjoint: in (planes, n_in) = the transposed map of out (planes, n_out), tap by tap. */            \
+    static void ct__linmap_adjoint_##T(const ct__linmap *m, const T *out, T *in)                             \
     {                                                                                                        \
-        int64_t per = m->n_out * m->taps;                                                                    \
-        memset(in, 0, sizeof(T) * (size_t)(m->planes * m->n_in));                                           \
+        const int64_t n_out = m->n_out, taps = m->taps, per = n_out * taps;                                  \
+        const double *w = m->w;                                                                              \
+        memset(in, 0, sizeof(T) * (size_t)(m->planes * m->n_in));                                            \
         for (int64_t b = 0; b < m->planes; b++) {                                                            \
             const int64_t *src = m->src + (m->per_plane ? b * per : 0);                                      \
             T *x = in + b * m->n_in;                                                                         \
-            const T *y = out + b * m->n_out;                                                                 \
-            for (int64_t t = 0; t < per; t++)                                                                \
-                if (src[t] >= 0) x[src[t]] += m->w ? (T)m->w[t] * y[t / m->taps] : y[t / m->taps];          \
+            const T *y = out + b * n_out;                                                                    \
+            for (int64_t i = 0; i < n_out; i++)                                                              \
+                for (int64_t t = i * taps; t < (i + 1) * taps; t++)                                          \
+                    if (src[t] >= 0) x[src[t]] += w ? (T)w[t] * y[i] : y[i];                                 \
         }                                                                                                    \
     }
 CT__LINMAP(float)
 CT__LINMAP(double)
 
 /* Max pooling: the index of each window's maximum (the first; NaN wins, the
- * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps. */
-#define CT__LINMAP_ARGMAX(T)                                                                                \
-    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                       \
-    {                                                                                                       \
-        const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;                 \
-        const int64_t *table = m->src; /* locals: idx's stores could alias m's fields */                    \
-        for (int64_t b = 0; b < planes; b++)                                                                \
-            for (int64_t i = 0; i < n_out; i++) {                                                           \
-                const int64_t *src = table + i * taps;                                                      \
-                const T *xp = x + b * n_in;                                                                 \
-                int64_t best = -1;                                                                          \
-                T best_v = 0;                                                                               \
-                for (int64_t t = 0; t < taps; t++) { /* branch-free: the comparisons are data-dependent */  \
-                    int64_t s = src[t];                                                                     \
-                    T v = xp[s < 0 ? 0 : s];                                                                \
-                    bool take = (s >= 0) & ((best < 0) | (v > best_v) | (v != v));                          \
-                    best = take ? s : best;                                                                 \
-                    best_v = take ? v : best_v;                                                             \
-                }                                                                                           \
-                idx[b * n_out + i] = CT__MAX(best, 0);                                                      \
-            }                                                                                               \
+ * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps.
+ * A block of windows at a time, tap by tap: one window's taps form a chain of
+ * dependent compares, a block's windows are independent of each other. */
+#define CT__LINMAP_ARGMAX(T)                                                                            \
+    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                    \
+    {                                                                                                   \
+        enum { block = 256 };                                                                           \
+        const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;             \
+        const int64_t *table = m->src; /* locals: idx's stores could alias m's fields */                \
+        int64_t best[block];                                                                            \
+        for (int64_t b = 0; b < planes; b++)                                                            \
+            for (int64_t i0 = 0; i0 < n_out; i0 += block) {                                             \
+                const T *xp = x + b * n_in;                                                             \
+                const int64_t *src = table + i0 * taps;                                                 \
+                int64_t n = CT__MIN((int64_t)block, n_out - i0);                                        \
+                for (int64_t i = 0; i < n; i++) best[i] = -1;                                           \
+                /* branch-free (the comparisons are data-dependent): the best value is read again       \
+                 * rather than selected, the index selected by a mask */                                \
+                for (int64_t t = 0; t < taps; t++)                                                      \
+                    for (int64_t i = 0; i < n; i++) {                                                   \
+                        int64_t s = src[i * taps + t], cur = best[i];                                   \
+                        T v = xp[s < 0 ? 0 : s], bv = xp[cur < 0 ? 0 : cur];                            \
+                        int64_t take = (s >= 0) & ((cur < 0) | (v > bv) | (v != v));                    \
+                        best[i] = cur + ((s - cur) & -take);                                            \
+                    }                                                                                   \
+                for (int64_t i = 0; i < n; i++) idx[b * n_out + i0 + i] = CT__MAX(best[i], 0);          \
+            }                                                                                           \
     }
 CT__LINMAP_ARGMAX(float)
 CT__LINMAP_ARGMAX(double)
+
+/* Max pooling's argmax over 2-D windows that all lie inside the image (no
+ * padding, dilation 1, none past the edge): the scan of ct__linmap_argmax
+ * (taps in row-major order, the first maximum, the last NaN) without its
+ * table, a row of windows at a time, tap by tap, into local arrays (which
+ * nothing else can alias: the loop vectorises).
+ * x (planes, H, W), idx (planes, OH, OW) the index of each maximum in its plane. */
+#define CT__MAX_POOL2D_ARGMAX(T)                                                                        \
+    static void ct__max_pool2d_argmax_##T(int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW, \
+                                          const int64_t *k, const int64_t *stride, const T *x, int64_t *idx)\
+    {                                                                                                   \
+        enum { block = 256 };                                                                           \
+        T best_v[block];                                                                                \
+        int64_t best[block];                                                                            \
+        const int64_t sx = stride[1];                                                                   \
+        for (int64_t b = 0; b < planes; b++)                                                            \
+            for (int64_t oy = 0; oy < OH; oy++)                                                         \
+                for (int64_t ox0 = 0; ox0 < OW; ox0 += block) {                                         \
+                    int64_t n = CT__MIN((int64_t)block, OW - ox0);                                      \
+                    for (int64_t ky = 0; ky < k[0]; ky++)                                               \
+                        for (int64_t kx = 0; kx < k[1]; kx++) {                                         \
+                            int64_t at = (oy * stride[0] + ky) * W + ox0 * sx + kx;                     \
+                            const T *row = x + b * H * W + at;                                          \
+                            bool first = ky == 0 && kx == 0;                                            \
+                            for (int64_t i = 0; i < n; i++) {                                           \
+                                T v = row[i * sx];                                                      \
+                                bool take = first | (v > best_v[i]) | (v != v);                         \
+                                best_v[i] = take ? v : best_v[i];                                       \
+                                best[i] = take ? at + i * sx : best[i];                                 \
+                            }                                                                           \
+                        }                                                                               \
+                    memcpy(idx + (b * OH + oy) * OW + ox0, best, sizeof(int64_t) * (size_t)n);          \
+                }                                                                                       \
+    }
+CT__MAX_POOL2D_ARGMAX(float)
+CT__MAX_POOL2D_ARGMAX(double)
 
 /* ==================== linalg/gemm.c ==================== */
 // >>linalg/gemm.c
@@ -22060,7 +22104,10 @@ CT__LINMAP_ARGMAX(double)
  * Products of at most CT__SMALL_M rows (a training step's batch) skip
  * packing, which there costs as much as the multiplications: op(B) not
  * transposed is read in place NR columns at a time (the row form), A @ B.t()
- * as dot products of contiguous rows (the dot form). The micro-kernels
+ * as dot products of contiguous rows (the dot form). Both forms also take
+ * B's rows through a table of offsets (ct__gemm_rows_at, ct__gemm_dots_at and
+ * the scatter-add ct__gemm_rows_add_at): the implicit GEMMs of stride-1
+ * convolutions, which read the image in place. The micro-kernels
  * use AVX-512 or AVX2+FMA intrinsics when the compiler targets them
  * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
  * for other compilers. OpenMP cuts C into one slab of whole tiles per
@@ -22331,12 +22378,26 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         }                                                                                                              \
     }
 
+/* The row form's loop over K: row(k) is where row k of B starts. */
+#define CT__ROWS_STEPS(x, T, row)                                                                                      \
+    for (int64_t k = 0; k < K; k++) {                                                                                  \
+        const T *b = (row);                                                                                            \
+        ct__v##x b0 = CT__VLOAD_##x(b), b1 = CT__VLOAD_##x(b + CT__VL_##x);                                            \
+        for (int i = 0; i < CT__MR_##x; i++) {                                                                         \
+            ct__v##x av = CT__VSPLAT_##x(a[i][k * acs]);                                                               \
+            c0[i] = CT__VFMA_##x(c0[i], av, b0);                                                                       \
+            c1[i] = CT__VFMA_##x(c1[i], av, b1);                                                                       \
+        }                                                                                                              \
+    }
+
 /* The unpacked forms for few rows (or a short K), per element type T with suffix s or d. */
 #define CT__GEMM_SMALL(x, T)                                                                                           \
-    /* Row form. acc (MR x NR, row-major) = rows [0, mr) of op(A) @ B (K x NR, row stride ldb), where                  \
-     * op(A)[i][k] = A[i * ars + k * acs]; rows past mr repeat the last one (computed, not stored). */                 \
+    /* Row form. acc (MR x NR, row-major) = rows [0, mr) of op(A) @ B (K x NR), where op(A)[i][k] =                    \
+     * A[i * ars + k * acs] and row k of B starts at B + k * ldb, or at B + off[k] when off is given (an               \
+     * implicit GEMM: an image read through a window's offsets); rows past mr repeat the last one (computed,           \
+     * not stored). */                                                                                                 \
     static void ct__rows_micro_##x(int64_t mr, int64_t K, const T *A, int64_t ars, int64_t acs, const T *B,            \
-                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
+                                   int64_t ldb, const int64_t *off, T *CT__RESTRICT acc)                               \
     {                                                                                                                  \
         const T *a[CT__MR_##x];                                                                                        \
         ct__v##x c0[CT__MR_##x], c1[CT__MR_##x];                                                                       \
@@ -22344,13 +22405,10 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
             a[i] = A + CT__MIN(i, mr - 1) * ars;                                                                       \
             c0[i] = c1[i] = CT__VSPLAT_##x((T)0);                                                                      \
         }                                                                                                              \
-        for (int64_t k = 0; k < K; k++, B += ldb) {                                                                    \
-            ct__v##x b0 = CT__VLOAD_##x(B), b1 = CT__VLOAD_##x(B + CT__VL_##x);                                        \
-            for (int i = 0; i < CT__MR_##x; i++) {                                                                     \
-                ct__v##x av = CT__VSPLAT_##x(a[i][k * acs]);                                                           \
-                c0[i] = CT__VFMA_##x(c0[i], av, b0);                                                                   \
-                c1[i] = CT__VFMA_##x(c1[i], av, b1);                                                                   \
-            }                                                                                                          \
+        if (off) {                                                                                                     \
+            CT__ROWS_STEPS(x, T, B + off[k])                                                                           \
+        } else {                                                                                                       \
+            CT__ROWS_STEPS(x, T, B + k * ldb)                                                                          \
         }                                                                                                              \
         for (int i = 0; i < CT__MR_##x; i++) {                                                                         \
             CT__VSTORE_##x(acc + i * CT__NR_##x, c0[i]);                                                               \
@@ -22378,57 +22436,118 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
                 for (int64_t j = jc; j < CT__MIN(jc + panel, N); j += CT__NR_##x) {                                    \
                     const T *b = j < full ? B + j : tail;                                                              \
                     int64_t nr = CT__MIN(CT__NR_##x, N - j), ldbj = j < full ? ldb : CT__NR_##x;                       \
-                    ct__rows_micro_##x(mr, K, A + i * ars, ars, acs, b, ldbj, acc);                                    \
+                    ct__rows_micro_##x(mr, K, A + i * ars, ars, acs, b, ldbj, NULL, acc);                              \
                     ct__tile_store_##x(mr, nr, acc, CT__NR_##x, alpha, beta, true, C + i * ldc + j, ldc);              \
                 }                                                                                                      \
             }                                                                                                          \
         return true;                                                                                                   \
     }                                                                                                                  \
                                                                                                                        \
-    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row                \
-     * stride ldb), each a dot product over K contiguous elements; rows past mr and nc repeat the last. */             \
-    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, const T *A, int64_t lda, const T *B,             \
-                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
+    /* Implicit GEMM, row form: C (M x N) = A (M x K, row stride lda) @ B + bias (a value per row, or none),           \
+     * row k of B being the N elements at B + off[k] (see ct__rows_micro), in panels of columns that stay in           \
+     * L2. Reads up to NR - 1 elements past each row's end: the caller's buffer has them. */                           \
+    static void ct__gemm_rows_at_##x(int64_t M, int64_t N, int64_t K, const T *A, int64_t lda, const T *B,             \
+                                     const int64_t *off, const T *bias, T *C, int64_t ldc)                             \
+    {                                                                                                                  \
+        int64_t panel = CT__MAX(CT__ROWS_PANEL / (K * (int64_t)sizeof(T)) / CT__NR_##x, 1) * CT__NR_##x;               \
+        T acc[CT__MR_##x * CT__NR_##x];                                                                                \
+        for (int64_t jc = 0; jc < N; jc += panel)                                                                      \
+            for (int64_t i = 0; i < M; i += CT__MR_##x) {                                                              \
+                int64_t mr = CT__MIN(CT__MR_##x, M - i);                                                               \
+                for (int64_t j = jc; j < CT__MIN(jc + panel, N); j += CT__NR_##x) {                                    \
+                    int64_t nr = CT__MIN(CT__NR_##x, N - j);                                                           \
+                    ct__rows_micro_##x(mr, K, A + i * lda, lda, 1, B + j, 0, off, acc);                                \
+                    for (int64_t r = 0; r < mr; r++)                                                                   \
+                        for (int64_t c = 0; c < nr; c++)                                                               \
+                            C[(i + r) * ldc + j + c] = acc[r * CT__NR_##x + c] + (bias ? bias[i + r] : (T)0);          \
+                }                                                                                                      \
+            }                                                                                                          \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* The adjoint of ct__gemm_rows_at: C[off[i] + j] += (op(A) @ B)[i][j] for i < M, j < N, where op(A)[i][k]         \
+     * = A[i * ars + k * acs] and B is K x N (row stride ldb; read up to NR - 1 past a row's end). Rows are            \
+     * added whole, one after the other, in panels of columns (col2im's order when N fits one panel). */               \
+    static void ct__gemm_rows_add_at_##x(int64_t M, int64_t N, int64_t K, const T *A, int64_t ars, int64_t acs,        \
+                                         const T *B, int64_t ldb, const int64_t *off, T *C)                            \
+    {                                                                                                                  \
+        enum { panel = 8 * CT__NR_##x };                                                                               \
+        T acc[CT__MR_##x * CT__NR_##x], rows[CT__MR_##x * panel];                                                      \
+        for (int64_t jc = 0; jc < N; jc += panel) {                                                                    \
+            int64_t nc = CT__MIN((int64_t)panel, N - jc);                                                              \
+            for (int64_t i = 0; i < M; i += CT__MR_##x) {                                                              \
+                int64_t mr = CT__MIN(CT__MR_##x, M - i);                                                               \
+                for (int64_t j = 0; j < nc; j += CT__NR_##x) {                                                         \
+                    ct__rows_micro_##x(mr, K, A + i * ars, ars, acs, B + jc + j, ldb, NULL, acc);                      \
+                    for (int64_t r = 0; r < mr; r++)                                                                   \
+                        memcpy(rows + r * panel + j, acc + r * CT__NR_##x, sizeof(T) * CT__NR_##x);                    \
+                }                                                                                                      \
+                for (int64_t r = 0; r < mr; r++) {                                                                     \
+                    T *CT__RESTRICT c = C + off[i + r] + jc;                                                           \
+                    const T *CT__RESTRICT v = rows + r * panel;                                                        \
+                    for (int64_t j = 0; j < nc; j++) c[j] += v[j];                                                     \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A . rows [0, nc) of B, each a dot product over             \
+     * nseg segments of K contiguous elements: segment s of row i of A at A + i * lda + s * aseg, of row j             \
+     * of B at B + j * ldb + s * bseg, or B + off[j] + s * bseg when off is given (an implicit GEMM); rows             \
+     * past mr and nc repeat the last. */                                                                              \
+    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, int64_t nseg, const T *A, int64_t lda,           \
+                                   int64_t aseg, const T *B, int64_t ldb, const int64_t *off, int64_t bseg,            \
+                                   T *CT__RESTRICT acc)                                                                \
     {                                                                                                                  \
         const T *a[CT__DR], *b[CT__DC];                                                                                \
         ct__v##x c[CT__DR][CT__DC];                                                                                    \
         for (int i = 0; i < CT__DR; i++) a[i] = A + CT__MIN(i, mr - 1) * lda;                                          \
-        for (int j = 0; j < CT__DC; j++) b[j] = B + CT__MIN(j, nc - 1) * ldb;                                          \
+        for (int j = 0; j < CT__DC; j++) b[j] = B + (off ? off[CT__MIN(j, nc - 1)] : CT__MIN(j, nc - 1) * ldb);        \
         for (int i = 0; i < CT__DR; i++)                                                                               \
             for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VSPLAT_##x((T)0);                                           \
-        int64_t k = 0;                                                                                                 \
-        for (; k + CT__VL_##x <= K; k += CT__VL_##x) {                                                                 \
-            ct__v##x bv[CT__DC];                                                                                       \
-            for (int j = 0; j < CT__DC; j++) bv[j] = CT__VLOAD_##x(b[j] + k);                                          \
-            for (int i = 0; i < CT__DR; i++) {                                                                         \
-                ct__v##x av = CT__VLOAD_##x(a[i] + k);                                                                 \
-                for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VFMA_##x(c[i][j], av, bv[j]);                           \
+        int64_t kv = K / CT__VL_##x * CT__VL_##x;                                                                      \
+        for (int64_t s = 0; s < nseg; s++)                                                                             \
+            for (int64_t k = 0; k < kv; k += CT__VL_##x) {                                                             \
+                ct__v##x bv[CT__DC];                                                                                   \
+                for (int j = 0; j < CT__DC; j++) bv[j] = CT__VLOAD_##x(b[j] + s * bseg + k);                           \
+                for (int i = 0; i < CT__DR; i++) {                                                                     \
+                    ct__v##x av = CT__VLOAD_##x(a[i] + s * aseg + k);                                                  \
+                    for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VFMA_##x(c[i][j], av, bv[j]);                       \
+                }                                                                                                      \
             }                                                                                                          \
-        }                                                                                                              \
         for (int i = 0; i < CT__DR; i++)                                                                               \
             for (int j = 0; j < CT__DC; j++) {                                                                         \
                 T lane[CT__VL_##x], sum = 0;                                                                           \
                 CT__VSTORE_##x(lane, c[i][j]);                                                                         \
                 for (int l = 0; l < CT__VL_##x; l++) sum += lane[l];                                                   \
-                for (int64_t r = k; r < K; r++) sum += a[i][r] * b[j][r];                                              \
+                for (int64_t s = 0; s < nseg; s++)                                                                     \
+                    for (int64_t r = kv; r < K; r++) sum += a[i][s * aseg + r] * b[j][s * bseg + r];                   \
                 acc[i * CT__DC + j] = sum;                                                                             \
             }                                                                                                          \
     }                                                                                                                  \
                                                                                                                        \
     /* C (M x N) = alpha * A (M x K) @ op(B) + beta * C where B is N x K (transposed): every element a dot             \
-     * product of two contiguous rows (x @ W.t() of a linear layer), B streamed once, DC rows at a time. */            \
-    static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
-                                  int64_t ldb, T beta, T *C, int64_t ldc)                                              \
+     * product of two contiguous rows (x @ W.t() of a linear layer), B streamed once, DC rows at a time.               \
+     * With nseg > 1 (and the strides aseg, bseg) or off, the dot products are those of ct__dots_micro. */             \
+    static void ct__gemm_dots_at_##x(int64_t M, int64_t N, int64_t K, int64_t nseg, T alpha, const T *A, int64_t lda,  \
+                                     int64_t aseg, const T *B, int64_t ldb, const int64_t *off, int64_t bseg, T beta,  \
+                                     T *C, int64_t ldc)                                                                \
     {                                                                                                                  \
         T acc[CT__DR * CT__DC];                                                                                        \
         for (int64_t j = 0; j < N; j += CT__DC) {                                                                      \
             int64_t nc = CT__MIN(CT__DC, N - j);                                                                       \
             for (int64_t i = 0; i < M; i += CT__DR) {                                                                  \
                 int64_t mr = CT__MIN(CT__DR, M - i);                                                                   \
-                ct__dots_micro_##x(mr, nc, K, A + i * lda, lda, B + j * ldb, ldb, acc);                                \
+                ct__dots_micro_##x(mr, nc, K, nseg, A + i * lda, lda, aseg, off ? B : B + j * ldb, ldb,                \
+                                   off ? off + j : NULL, bseg, acc);                                                   \
                 ct__tile_store_##x(mr, nc, acc, CT__DC, alpha, beta, true, C + i * ldc + j, ldc);                      \
             }                                                                                                          \
         }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
+                                  int64_t ldb, T beta, T *C, int64_t ldc)                                              \
+    {                                                                                                                  \
+        ct__gemm_dots_at_##x(M, N, K, 1, alpha, A, lda, 0, B, ldb, NULL, 0, beta, C, ldc);                             \
     }                                                                                                                  \
                                                                                                                        \
     /* One thread's product: an unpacked form when the shape is small enough for it, else the blocked one. */          \
@@ -26849,9 +26968,11 @@ static bool ct__axis_adaptive(ct__axis *a, int64_t in, int64_t out, bool average
 }
 
 /* Max pooling over the windows of m (whose reference it takes): the maxima,
- * and their indices (shaped as the result) in *indices when asked for. */
-static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const char *name, const char *adjoint_name,
-                                  ct_tensor **indices)
+ * and their indices (shaped as the result) in *indices when asked for.
+ * inside: the 2-D windows' sizes and strides when they all lie inside the
+ * image, found then without m's table (else NULL). */
+static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const int64_t (*inside)[2], const char *name,
+                                  const char *adjoint_name, ct_tensor **indices)
 {
     if (!m) return NULL;
     ct_tensor *xc, *idx = ct__alloc(m->out_shape.size, m->out_shape.ndim, CT_I64, ct__cpu);
@@ -26860,7 +26981,13 @@ static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const char 
     ct_tensor *r = NULL;
     if (xc && idx && g) {
         int64_t *ip = (int64_t *)ct__data(idx);
-        if (ip && x->dtype == CT_F32) ct__linmap_argmax_float(m, (const float *)ct__data(xc), ip);
+        int64_t H = x->sizes[x->ndim - 2], W = x->sizes[x->ndim - 1];
+        int64_t OH = m->out_shape.size[x->ndim - 2], OW = m->out_shape.size[x->ndim - 1];
+        if (ip && inside && x->dtype == CT_F32)
+            ct__max_pool2d_argmax_float(m->planes, H, W, OH, OW, inside[0], inside[1], (const float *)ct__data(xc), ip);
+        else if (ip && inside)
+            ct__max_pool2d_argmax_double(m->planes, H, W, OH, OW, inside[0], inside[1], (const double *)ct__data(xc), ip);
+        else if (ip && x->dtype == CT_F32) ct__linmap_argmax_float(m, (const float *)ct__data(xc), ip);
         else if (ip) ct__linmap_argmax_double(m, (const double *)ct__data(xc), ip);
         if (ip) memcpy(g->src, ip, sizeof(int64_t) * (size_t)(m->planes * m->n_out));
         g->n_in = m->n_in;
@@ -26976,7 +27103,12 @@ ct_tensor *ct_max_pool2d_with_indices(const ct_tensor *input, ct_shape kernel_si
         ct__check_floating(input, "max_pool2d"))
         return NULL;
     ct__linmap *m = ct__pool2d_map(input, &g, "", "", false, false);
-    return ct__max_pool_of(m, input, "MaxPool2DWithIndicesBackward0", "MaxPool2DWithIndicesBackwardBackward0", indices);
+    bool inside = true;
+    for (int d = 0; d < 2; d++)
+        inside &= g.pad[d] == 0 && g.dil[d] == 1 && (g.out[d] - 1) * g.stride[d] + g.k[d] <= input->sizes[input->ndim - 2 + d];
+    const int64_t window[2][2] = {{g.k[0], g.k[1]}, {g.stride[0], g.stride[1]}};
+    return ct__max_pool_of(m, input, inside ? window : NULL, "MaxPool2DWithIndicesBackward0",
+                           "MaxPool2DWithIndicesBackwardBackward0", indices);
 }
 
 ct_tensor *ct_max_pool2d(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts)
@@ -27131,7 +27263,7 @@ ct_tensor *ct_adaptive_max_pool2d(const ct_tensor *input, ct_shape output_size, 
     int64_t out[2];
     if (ct__adaptive_check(input, output_size, "adaptive_max_pool2d", ":", out)) return NULL;
     ct__linmap *m = ct__adaptive_map(input, out, "", "", false);
-    return ct__max_pool_of(m, input, "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0", indices);
+    return ct__max_pool_of(m, input, NULL, "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0", indices);
 }
 
 /* ---------------------------------------------------------------- padding */
@@ -27503,7 +27635,7 @@ static int64_t ct__conv_chunk(int64_t N, int64_t col_elems_per_image)
 /* m images (C, L), image_stride apart, to or from a chunk (C, m * L) that
  * has them side by side: from_chunk says which way src -> dst goes. */
 #define CT__CONV_REGROUP(T)                                                                                   \
-    static void ct__regroup_##T(const T *src, T *dst, int64_t m, int64_t C, int64_t L, int64_t image_stride, \
+    static void ct__regroup_##T(const T *src, T *dst, int64_t m, int64_t C, int64_t L, int64_t image_stride,  \
                                 bool from_chunk)                                                              \
     {                                                                                                         \
         for (int64_t c = 0; c < C; c++)                                                                       \
@@ -27516,28 +27648,282 @@ static int64_t ct__conv_chunk(int64_t N, int64_t col_elems_per_image)
 CT__CONV_REGROUP(float)
 CT__CONV_REGROUP(double)
 
+/* ---------------------------------------------------------------- stride 1: the image read in place */
+
+#ifdef _OPENMP
+#define CT__OMP_PARALLEL_THREADS _Pragma("omp parallel num_threads(threads)")
+#define CT__OMP_FOR _Pragma("omp for schedule(static)")
+#else
+#define CT__OMP_PARALLEL_THREADS
+#define CT__OMP_FOR
+#endif
+
+static int ct__thread_num(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* Threads for a loop over `items` that makes `work` multiply-adds in all: one per 2^20 of them (about
+ * 50 us: less is not worth waking a thread for), at most one per item. */
+static int ct__conv_threads(int64_t items, double work)
+{
+#ifdef _OPENMP
+    if (omp_in_parallel()) return 1;
+    double t = CT__MIN(CT__MIN((double)omp_get_max_threads(), work / (1 << 20)), (double)items);
+    return t < 1 ? 1 : (int)t;
+#else
+    (void)items, (void)work;
+    return 1;
+#endif
+}
+
+/* Whether the wide form below suits a convolution of N images with `work` multiply-adds per image: it
+ * splits the images over the threads, so a few large images keep the GEMM, which splits each product. */
+static bool ct__conv_wide_suits(int64_t N, int64_t work)
+{
+    double all = (double)N * (double)work;
+    return ct__conv_threads(N, all) == ct__conv_threads(INT64_MAX, all);
+}
+
+/* The convolutions' scratch memory: grown, never shrunk, kept per thread for
+ * the next call (fresh pages fault in at every call, which costs as much as the
+ * work of a small convolution). NULL: out of memory. */
+static CT__TLS void *ct__conv_scratch_buf;
+static CT__TLS size_t ct__conv_scratch_cap;
+static void *ct__conv_scratch(size_t bytes) { return ct__gemm_buffer(&ct__conv_scratch_buf, &ct__conv_scratch_cap, bytes); }
+
+/* A stride-1 convolution reads image place o + j * dil - pad for output place o and window place j. In
+ * the image zero-padded to P = in + 2 * pad and flattened, output (o0, o1, o2) has the "wide" column
+ * w = (o0 * P1 + o1) * P2 + o2 and its window place j sits at w + off(j), so each row of the im2col
+ * matrix is a stretch of the padded image: the GEMMs read the image in place (ct__gemm_rows_at,
+ * ct__gemm_dots_at) instead of a matrix written for them. Wide columns with o1 >= out1 or o2 >= out2
+ * are computed too and thrown away (or, as the output's gradient, are zeros). */
+typedef struct ct__wide {
+    int64_t P[3], plane; /* the padded image's sizes, P0 * P1 * P2 */
+    int64_t L;           /* wide columns up to the last output's */
+    int64_t S;           /* L rounded up to whole vectors of any element type (the weight gradient's segments) */
+    int64_t image;       /* elements a padded image takes: C * plane and the room read past it */
+} ct__wide;
+
+/* Elements read past a padded image: a product's last tile (fewer than NR) or segment (fewer than 16). */
+#define CT__WIDE_ROOM 64
+
+/* The wide layout of an image of C channels (for a transposed convolution, its output), if the window
+ * has one worth taking: stride 1 and at most twice as many wide columns as outputs. */
+static bool ct__wide_plan(const ct__window *g, int64_t C, ct__wide *w)
+{
+    for (int d = 0; d < 3; d++) {
+        if (g->stride[d] != 1) return false;
+        w->P[d] = g->in[d] + 2 * g->pad[d];
+    }
+    w->plane = w->P[0] * w->P[1] * w->P[2];
+    w->L = ((g->out[0] - 1) * w->P[1] + g->out[1] - 1) * w->P[2] + g->out[2];
+    w->S = (w->L + 15) / 16 * 16;
+    w->image = C * w->plane + CT__WIDE_ROOM;
+    return w->L <= 2 * g->out[0] * g->out[1] * g->out[2];
+}
+
+/* The offsets in the padded image of the Cg * K rows of a group's im2col matrix (NULL: out of memory). */
+static int64_t *ct__wide_offsets(const ct__window *g, const ct__wide *w, int64_t Cg)
+{
+    int64_t *off = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)CT__MAX(Cg * g->k[0] * g->k[1] * g->k[2], 1)), *o = off;
+    if (!off) return NULL;
+    for (int64_t c = 0; c < Cg; c++)
+        for (int64_t j0 = 0; j0 < g->k[0]; j0++)
+            for (int64_t j1 = 0; j1 < g->k[1]; j1++)
+                for (int64_t j2 = 0; j2 < g->k[2]; j2++)
+                    *o++ = c * w->plane + (j0 * g->dil[0] * w->P[1] + j1 * g->dil[1]) * w->P[2] + j2 * g->dil[2];
+    return off;
+}
+
+/* Per element type: the padded image, moving outputs between their wide columns and their places,
+ * whether an image is all finite, the forward and the weight's gradient. */
+#define CT__CONV_WIDE(T, sfx)                                                                                 \
+    /* An image (C, in0, in1, in2) from src to dst, into the padded image (C, P0, P1, P2) with zeros around   \
+     * it and in its room, or back out of it. */                                                              \
+    static void ct__wide_pad_##T(const ct__window *g, const ct__wide *w, int64_t C, const T *src, T *dst,     \
+                                 bool to_padded)                                                              \
+    {                                                                                                         \
+        if (to_padded) memset(dst, 0, sizeof(T) * (size_t)w->image);                                          \
+        for (int64_t c = 0; c < C; c++)                                                                       \
+            for (int64_t i0 = 0; i0 < g->in[0]; i0++)                                                         \
+                for (int64_t i1 = 0; i1 < g->in[1]; i1++) {                                                   \
+                    int64_t at_padded = c * w->plane + ((i0 + g->pad[0]) * w->P[1] + i1 + g->pad[1]) * w->P[2] + g->pad[2]; \
+                    int64_t at_dense = ((c * g->in[0] + i0) * g->in[1] + i1) * g->in[2];                      \
+                    memcpy(dst + (to_padded ? at_padded : at_dense), src + (to_padded ? at_dense : at_padded), \
+                           sizeof(T) * (size_t)g->in[2]);                                                     \
+                }                                                                                             \
+    }                                                                                                         \
+    /* C rows of outputs (out0 * out1 * out2 each, dense) from src to dst, into wide columns (rows ld         \
+     * apart, a row's S columns zeroed first) or out of them. */                                              \
+    static void ct__wide_lines_##T(const ct__window *g, const ct__wide *w, int64_t C, const T *src, T *dst,   \
+                                   int64_t ld, bool to_wide)                                                  \
+    {                                                                                                         \
+        int64_t n2 = g->out[2];                                                                               \
+        for (int64_t c = 0; c < C; c++) {                                                                     \
+            if (to_wide) memset(dst + c * ld, 0, sizeof(T) * (size_t)w->S);                                   \
+            for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                        \
+                for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                                  \
+                    int64_t at_wide = c * ld + (o0 * w->P[1] + o1) * w->P[2];                                 \
+                    int64_t at_dense = ((c * g->out[0] + o0) * g->out[1] + o1) * n2;                          \
+                    memcpy(dst + (to_wide ? at_wide : at_dense), src + (to_wide ? at_dense : at_wide),        \
+                           sizeof(T) * (size_t)n2);                                                           \
+                }                                                                                             \
+        }                                                                                                     \
+    }                                                                                                         \
+    static bool ct__all_finite_##T(const T *v, int64_t n)                                                     \
+    {                                                                                                         \
+        bool bad = false;                                                                                     \
+        for (int64_t i = 0; i < n; i++) bad |= !(v[i] - v[i] == 0);                                           \
+        return !bad;                                                                                          \
+    }                                                                                                         \
+    /* out (N, Cout, out...) of a stride-1 convolution: per image, each group's weight (Og, Cg * K) times     \
+     * the padded image read in place, bias added as it is stored, into wide columns of which the outputs     \
+     * are kept. The images are split over the threads. */                                                    \
+    static ct_result ct__conv_wide_forward_##T(const ct__window *g, const ct__wide *wd, int64_t G, int64_t N, \
+                                               int64_t Cin, int64_t Cout, const T *x, const T *w, const T *b, \
+                                               T *out)                                                        \
+    {                                                                                                         \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K;                   \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
+        int64_t per_thread = wd->image + Cout * wd->L;                                                        \
+        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(wd->L * CgK));                  \
+        int64_t *off = ct__wide_offsets(g, wd, Cg);                                                           \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
+        if (!off || !buf) {                                                                                   \
+            CT_FREE(off);                                                                                     \
+            return CT__OOM();                                                                                 \
+        }                                                                                                     \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *xp = buf + per_thread * ct__thread_num(), *wide = xp + wd->image;                              \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                ct__wide_pad_##T(g, wd, Cin, x + n * Cin * Limg, xp, true);                                   \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    ct__gemm_rows_at_##sfx(Og, wd->L, CgK, w + k * Og * CgK, CgK, xp + k * Cg * wd->plane, off, \
+                                         b ? b + k * Og : NULL, wide + k * Og * wd->L, wd->L);                \
+                ct__wide_lines_##T(g, wd, Cout, wide, out + n * Cout * Lout, wd->L, false);                   \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        return CT_OK;                                                                                         \
+    }                                                                                                         \
+    /* out (N, Cout, in...) of a stride-1 transposed convolution of x (N, Cin, out...) (its window runs over  \
+     * the output): per image and group, the rows of cols = W_g^T (Og * K, Cg) @ x_g (x as wide columns) are  \
+     * added whole to the padded output at their window offsets (col2im in the wide layout; the zeros of      \
+     * x's wide columns add nothing, the caller having made sure w is finite), then the output is cut out     \
+     * of the padding and the bias added. The images are split over the threads. */                           \
+    static ct_result ct__conv_wide_transposed_##T(const ct__window *g, const ct__wide *wd, int64_t G,         \
+                                                  int64_t N, int64_t Cin, int64_t Cout, const T *x, const T *w, \
+                                                  const T *b, T *out)                                         \
+    {                                                                                                         \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, OgK = Og * K;                   \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lx = g->out[0] * g->out[1] * g->out[2];                \
+        int64_t per_thread = wd->image + Cin * wd->S + CT__WIDE_ROOM;                                         \
+        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(K * wd->L * Cg));               \
+        int64_t *off = ct__wide_offsets(g, wd, Og);                                                           \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
+        if (!off || !buf) {                                                                                   \
+            CT_FREE(off);                                                                                     \
+            return CT__OOM();                                                                                 \
+        }                                                                                                     \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *op = buf + per_thread * ct__thread_num(), *xw = op + wd->image;                                \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                T *on = out + n * Cout * Limg;                                                                \
+                ct__wide_lines_##T(g, wd, Cin, x + n * Cin * Lx, xw, wd->S, true);                            \
+                memset(op, 0, sizeof(T) * (size_t)wd->image);                                                 \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    ct__gemm_rows_add_at_##sfx(OgK, wd->L, Cg, w + k * Cg * OgK, 1, OgK, xw + k * Cg * wd->S, wd->S, \
+                                               off, op + k * Og * wd->plane);                                 \
+                ct__wide_pad_##T(g, wd, Cout, op, on, false);                                                 \
+                for (int64_t o = 0; b && o < Cout; o++)                                                       \
+                    for (int64_t l = 0; l < Limg; l++) on[o * Limg + l] += b[o];                              \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        return CT_OK;                                                                                         \
+    }                                                                                                         \
+    /* The weight's gradient gw (G * Og, Cg * K) of a stride-1 convolution from x (N, Cin, ...) and go (N,    \
+     * Cout, ...): per chunk of m images, their padded copies side by side and go as wide columns (Cout, m,   \
+     * S), zeros past the outputs; gw_g (+)= go_g . cols(x)_g, dot products over the m segments of S          \
+     * (ct__gemm_dots_at), the columns of gw split over the threads. The zeros of go's wide columns meet      \
+     * image values (where the window wraps around a line): the caller makes sure those are finite. */        \
+    static ct_result ct__conv_wide_weight_grad_##T(const ct__window *g, const ct__wide *wd, int64_t G,        \
+                                                   int64_t N, int64_t Cin, int64_t Cout, const T *x,          \
+                                                   const T *go, T *gw)                                        \
+    {                                                                                                         \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K;                   \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
+        int64_t nb = ct__conv_chunk(N, wd->image + Cout * wd->S), tiles = (CgK + CT__DC - 1) / CT__DC;        \
+        int64_t *off = ct__wide_offsets(g, wd, Cg);                                                           \
+        T *xs = (T *)ct__conv_scratch(sizeof(T) * (size_t)((wd->image + Cout * wd->S) * nb));                 \
+        T *gs = xs ? xs + wd->image * nb : NULL;                                                              \
+        if (!off || !xs) {                                                                                    \
+            CT_FREE(off);                                                                                     \
+            return CT__OOM();                                                                                 \
+        }                                                                                                     \
+        for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
+            int64_t m = CT__MIN(nb, N - n0);                                                                  \
+            int threads = ct__conv_threads(CT__MIN(m, tiles), (double)(m * Cout * wd->S * CgK));              \
+            CT__OMP_PARALLEL_THREADS                                                                          \
+            {                                                                                                 \
+                CT__OMP_FOR                                                                                   \
+                for (int64_t i = 0; i < m; i++) {                                                             \
+                    ct__wide_pad_##T(g, wd, Cin, x + (n0 + i) * Cin * Limg, xs + i * wd->image, true);        \
+                    ct__wide_lines_##T(g, wd, Cout, go + (n0 + i) * Cout * Lout, gs + i * wd->S, m * wd->S,   \
+                                       true);                                                                 \
+                }                                                                                             \
+                CT__OMP_FOR                                                                                   \
+                for (int t = 0; t < threads; t++) {                                                           \
+                    int64_t lo = tiles * t / threads * CT__DC, hi = CT__MIN(tiles * (t + 1) / threads * CT__DC, CgK); \
+                    for (int64_t k = 0; k < G && hi > lo; k++)                                                \
+                        ct__gemm_dots_at_##sfx(Og, hi - lo, wd->S, m, 1, gs + k * Og * m * wd->S, m * wd->S,  \
+                                             wd->S, xs + k * Cg * wd->plane, 0, off + lo, wd->image,          \
+                                             n0 == 0 ? 0 : 1, gw + k * Og * CgK + lo, CgK);                   \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_WIDE(float, s)
+CT__CONV_WIDE(double, d)
+
 /* out (N, Cout, out...) from x (N, Cin, in...), w and bias b (Cout or NULL):
  * a convolution multiplies each group's weight (Og, Cg * K) by the im2col
  * columns (Cg * K, m * L) of a chunk of m images side by side; a transposed
  * one makes columns (Og * K, L_in) = W_g^T x_g per image and adds them back
  * with col2im. */
-#define CT__CONV_FORWARD(T, gemm)                                                                             \
-    static ct_result ct__conv_forward_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin,    \
-                                          int64_t Cout, const T *x, const T *w, const T *b, T *out)          \
+#define CT__CONV_FORWARD(T, gemm, sfx)                                                                        \
+    static ct_result ct__conv_forward_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin,     \
+                                          int64_t Cout, const T *x, const T *w, const T *b, T *out)           \
     {                                                                                                         \
-        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], Lcol = g->out[0] * g->out[1] * g->out[2];  \
-        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lin = c->transposed ? Lcol : Limg;                  \
-        int64_t Lout = c->transposed ? Limg : Lcol, Cimg = c->transposed ? Cout : Cin;                      \
+        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], Lcol = g->out[0] * g->out[1] * g->out[2];     \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lin = c->transposed ? Lcol : Limg;                     \
+        int64_t Lout = c->transposed ? Limg : Lcol, Cimg = c->transposed ? Cout : Cin;                        \
         int64_t Og = Cout / G, CgK = Cin / G * K;                                                             \
-        bool direct = !c->transposed && K == 1 && g->stride[0] * g->stride[1] * g->stride[2] == 1 &&       \
-                      g->pad[0] + g->pad[1] + g->pad[2] == 0;                                                \
-        int64_t nb = direct || c->transposed ? 1 : ct__conv_chunk(N, Cimg * K * Lcol);                       \
-        T *cols = direct ? NULL : (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cimg * K * Lcol * nb, 1));     \
-        T *prod = nb > 1 ? (T *)CT_MALLOC(sizeof(T) * (size_t)(Cout * Lcol * nb)) : NULL;                    \
-        if ((!direct && !cols) || (nb > 1 && !prod)) {                                                        \
-            CT_FREE(cols);                                                                                    \
-            return CT__OOM();                                                                                 \
-        }                                                                                                     \
+        ct__wide wd;                                                                                          \
+        if (!c->transposed && Og <= CT__SMALL_M && ct__wide_plan(g, Cin, &wd) &&                              \
+            ct__conv_wide_suits(N, Cout * wd.L * CgK))                                                        \
+            return ct__conv_wide_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                          \
+        if (c->transposed && ct__wide_plan(g, Cout, &wd) && ct__conv_wide_suits(N, Cout * K * wd.L * Cin / G) && \
+            ct__all_finite_##T(w, Cin * Cout / G * K))                                                        \
+            return ct__conv_wide_transposed_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                       \
+        bool direct = !c->transposed && K == 1 && g->stride[0] * g->stride[1] * g->stride[2] == 1 &&          \
+                      g->pad[0] + g->pad[1] + g->pad[2] == 0;                                                 \
+        int64_t nb = direct || c->transposed ? 1 : ct__conv_chunk(N, Cimg * K * Lcol);                        \
+        int64_t ncols = direct ? 0 : Cimg * K * Lcol * nb, nprod = nb > 1 ? Cout * Lcol * nb : 0;             \
+        T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX(ncols + nprod, 1));                       \
+        if (!cols) return CT__OOM();                                                                          \
+        T *prod = cols + ncols;                                                                               \
         for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
             int64_t m = CT__MIN(nb, N - n0), ld = m * Lcol;                                                   \
             const T *xn = x + n0 * Cin * Lin;                                                                 \
@@ -27548,12 +27934,12 @@ CT__CONV_REGROUP(double)
                 const T *B = direct ? xn : cols;                                                              \
                 T *dst = m > 1 ? prod : on; /* (Cout, m * L): the chunk's images side by side */              \
                 for (int64_t k = 0; k < G; k++)                                                               \
-                    gemm(false, false, Og, ld, CgK, 1, w + k * Og * CgK, CgK, B + k * CgK * ld, ld, 0,         \
+                    gemm(false, false, Og, ld, CgK, 1, w + k * Og * CgK, CgK, B + k * CgK * ld, ld, 0,        \
                          dst + k * Og * ld, ld);                                                              \
                 if (m > 1) ct__regroup_##T(prod, on, m, Cout, Lcol, Cout * Lout, true);                       \
             } else {                                                                                          \
                 for (int64_t k = 0; k < G; k++)                                                               \
-                    gemm(true, false, Cout / G * K, Lcol, Cin / G, 1, w + k * (Cin / G) * (Cout / G) * K,      \
+                    gemm(true, false, Cout / G * K, Lcol, Cin / G, 1, w + k * (Cin / G) * (Cout / G) * K,     \
                          Cout / G * K, xn + k * (Cin / G) * Lcol, Lcol, 0, cols + k * (Cout / G) * K * Lcol, Lcol); \
                 ct__col2im_##T(g, Cout, cols, on);                                                            \
             }                                                                                                 \
@@ -27561,12 +27947,10 @@ CT__CONV_REGROUP(double)
                 for (int64_t o = 0; o < Cout; o++)                                                            \
                     for (int64_t l = 0; l < Lout; l++) on[(i * Cout + o) * Lout + l] += b[o];                 \
         }                                                                                                     \
-        CT_FREE(prod);                                                                                        \
-        CT_FREE(cols);                                                                                        \
         return CT_OK;                                                                                         \
     }
-CT__CONV_FORWARD(float, ct__sgemm)
-CT__CONV_FORWARD(double, ct__dgemm)
+CT__CONV_FORWARD(float, ct__sgemm, s)
+CT__CONV_FORWARD(double, ct__dgemm, d)
 
 /* The weight's gradient gw (shaped as the weight) from x (N, Cin, ...) and
  * go (N, Cout, ...): per chunk of m images and group, a product of one
@@ -27576,20 +27960,20 @@ CT__CONV_FORWARD(double, ct__dgemm)
  * columns taken over its output as its forward's col2im writes them. */
 #define CT__CONV_WEIGHT_GRAD(T, gemm)                                                                         \
     static ct_result ct__conv_weight_grad_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin, \
-                                              int64_t Cout, const T *x, const T *go, T *gw)                  \
+                                              int64_t Cout, const T *x, const T *go, T *gw)                   \
     {                                                                                                         \
-        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], L = g->out[0] * g->out[1] * g->out[2];     \
-        int64_t Limg = g->in[0] * g->in[1] * g->in[2];                                                      \
-        const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                               \
-        int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                       \
-        int64_t rows = Cside / G, cols_per_group = Cimg / G * K, nb = ct__conv_chunk(N, Cimg * K * L);       \
-        T *cols = (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cimg * K * L * nb, 1));                          \
-        T *sides = (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cside * L * nb, 1));                            \
-        if (!cols || !sides) {                                                                                \
-            CT_FREE(cols);                                                                                    \
-            CT_FREE(sides);                                                                                   \
-            return CT__OOM();                                                                                 \
-        }                                                                                                     \
+        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], L = g->out[0] * g->out[1] * g->out[2];        \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2];                                                        \
+        const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                                \
+        int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                        \
+        int64_t rows = Cside / G, cols_per_group = Cimg / G * K, nb = ct__conv_chunk(N, Cimg * K * L);        \
+        ct__wide wd;                                                                                          \
+        if (!c->transposed && ct__wide_plan(g, Cin, &wd) && ct__conv_wide_suits(N, Cout * wd.S * cols_per_group) && \
+            ct__all_finite_##T(x, N * Cin * Limg))                                                            \
+            return ct__conv_wide_weight_grad_##T(g, &wd, G, N, Cin, Cout, x, go, gw);                         \
+        T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
+        if (!cols) return CT__OOM();                                                                          \
+        T *sides = cols + Cimg * K * L * nb;                                                                  \
         for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
             int64_t m = CT__MIN(nb, N - n0), ld = m * L;                                                      \
             for (int64_t i = 0; i < m; i++) ct__im2col_##T(g, Cimg, img + (n0 + i) * Cimg * Limg, cols + i * L, ld); \
@@ -27599,8 +27983,6 @@ CT__CONV_FORWARD(double, ct__dgemm)
                      cols + k * cols_per_group * ld, ld, n0 == 0 ? 0 : 1, gw + k * rows * cols_per_group,     \
                      cols_per_group);                                                                         \
         }                                                                                                     \
-        CT_FREE(sides);                                                                                       \
-        CT_FREE(cols);                                                                                        \
         return CT_OK;                                                                                         \
     }
 CT__CONV_WEIGHT_GRAD(float, ct__sgemm)

@@ -291,10 +291,61 @@ static void test_seed_custom_conv2d(void)
     CHECK_OK(ct_gradcheck(conv2d_apply, in, 2, (void *)&conv, ct_gradcheck_opts_init()));
 }
 
+/* ---------------------------------------------------------------- infinities */
+
+/* y = conv2d(x, w) of a 5x5 image and a 3x3 kernel (ones, but for an infinity at x[at] or w[at]),
+ * y.sum().backward(): the gradient of the other one is PyTorch's, infinities only where its windows meet
+ * the infinity (convolutions of stride 1 read the image through wide columns, whose discarded places
+ * meet image values where the window wraps around a line). */
+static void check_inf_grad(bool in_x, int at, const float *expect)
+{
+    ct_scope s = ct_scope_begin();
+    float xv[25], wv[9], got[25];
+    for (int i = 0; i < 25; i++) xv[i] = in_x && i == at ? INFINITY : 1;
+    for (int i = 0; i < 9; i++) wv[i] = !in_x && i == at ? INFINITY : 1;
+    ct_tensor *x = ct_from_array(xv, CT_SHAPE(1, 1, 5, 5), CT_F32), *w = ct_from_array(wv, CT_SHAPE(1, 1, 3, 3), CT_F32);
+    ct_tensor *wrt = in_x ? w : x;
+    ct_requires_grad_(wrt, true);
+    CHECK_OK(ct_backward(ct_sum(ct_conv2d(x, w, NULL, (ct_conv_opts){0})), NULL, (ct_backward_opts){0}));
+    int n = in_x ? 9 : 25;
+    ct_copy_to_array(ct_grad(wrt), got, n, CT_F32);
+    for (int i = 0; i < n; i++)
+        if (!(got[i] == expect[i])) ct_test_fail(__FILE__, __LINE__, "element %d is %g, PyTorch's %g", i, got[i], expect[i]);
+    ct_scope_end(s);
+}
+
+static void test_infinities(void)
+{
+    const float inf = INFINITY;
+    const float gw[9] = {inf, 9, 9, inf, 9, 9, 9, 9, 9}; /* x[1][0] infinite */
+    const float gx[25] = {1, 2, inf, inf, inf, 2, 4, inf, inf, inf, 3, 6, inf, inf, inf,
+                          2, 4, 6, 4, 2, 1, 2, 3, 2, 1}; /* w[0][2] infinite */
+    check_inf_grad(true, 5, gw);
+    check_inf_grad(false, 2, gx);
+}
+
+/* Max pooling's scan, as PyTorch's: the first maximum, the last NaN of a window (PyTorch 1.13:
+ * F.max_pool2d(x, 2, return_indices=True) gives these indices). */
+static void test_max_pool_nan(void)
+{
+    ct_scope s = ct_scope_begin();
+    const float nan = NAN, xv[16] = {1, nan, 3, 4, nan, 2, 5, 5, 7, nan, -1, -2, 8, 8, -3, nan};
+    const int64_t expect[4] = {4, 6, 9, 15};
+    int64_t got[4];
+    ct_tensor *idx = NULL, *x = ct_from_array(xv, CT_SHAPE(1, 4, 4), CT_F32);
+    CHECK(ct_max_pool2d_with_indices(x, CT_SHAPE(2), (ct_max_pool_opts){0}, &idx) != NULL);
+    CHECK_OK(ct_copy_to_array(idx, got, 4, CT_I64));
+    for (int i = 0; i < 4; i++)
+        if (got[i] != expect[i]) ct_test_fail(__FILE__, __LINE__, "window %d: index %lld, PyTorch's %lld", i, (long long)got[i], (long long)expect[i]);
+    ct_scope_end(s);
+}
+
 int main(void)
 {
     RUN(test_golden);
     RUN(test_gradcheck);
     RUN(test_seed_custom_conv2d);
+    RUN(test_infinities);
+    RUN(test_max_pool_nan);
     return ct_test_report();
 }

@@ -21,18 +21,18 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
  * (lines are short: a call per line, or a division per row, would cost more
  * than the copy). */
 #define CT__IM2COL(T)                                                                                        \
-    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols, int64_t ld)            \
+    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols, int64_t ld)              \
     {                                                                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                 \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                    \
         T *row = cols;                                                                                       \
         for (int64_t c = 0; c < C; c++)                                                                      \
             for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
                 for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
                     for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += ld) {                                    \
                         int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
-                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                 \
+                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                  \
                         const T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                \
-                        memset(row, 0, sizeof(T) * (size_t)L);                                              \
+                        memset(row, 0, sizeof(T) * (size_t)L);                                               \
                         for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
                             int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
                             if (i0 < 0 || i0 >= g->in[0]) continue;                                          \
@@ -49,18 +49,18 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
                         }                                                                                    \
                     }                                                                                        \
     }                                                                                                        \
-    /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */        \
-    static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                        \
+    /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */         \
+    static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                          \
     {                                                                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                 \
-        memset(x, 0, sizeof(T) * (size_t)(C * g->in[0] * g->in[1] * g->in[2]));                             \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                    \
+        memset(x, 0, sizeof(T) * (size_t)(C * g->in[0] * g->in[1] * g->in[2]));                              \
         const T *row = cols;                                                                                 \
         for (int64_t c = 0; c < C; c++)                                                                      \
             for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
                 for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
                     for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += L) {                                     \
                         int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
-                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                 \
+                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                  \
                         T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                      \
                         for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
                             int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
@@ -86,7 +86,7 @@ CT__IM2COL(double)
 /* out (planes, n_out) = the map of in (planes, n_in): each output is the sum
  * of its taps' weighted inputs, or `fill` when none of its taps is inside. */
 #define CT__LINMAP(T)                                                                                        \
-    static void ct__linmap_apply_##T(const ct__linmap *m, const T *in, T *out, T fill)                      \
+    static void ct__linmap_apply_##T(const ct__linmap *m, const T *in, T *out, T fill)                       \
     {                                                                                                        \
         int64_t per = m->n_out * m->taps;                                                                    \
         for (int64_t b = 0; b < m->planes; b++) {                                                            \
@@ -105,44 +105,88 @@ CT__IM2COL(double)
             }                                                                                                \
         }                                                                                                    \
     }                                                                                                        \
-    /* The adjoint: in (planes, n_in) = the transposed map of out (planes, n_out). */                        \
-    static void ct__linmap_adjoint_##T(const ct__linmap *m, const T *out, T *in)                            \
+    /* The adjoint: in (planes, n_in) = the transposed map of out (planes, n_out), tap by tap. */            \
+    static void ct__linmap_adjoint_##T(const ct__linmap *m, const T *out, T *in)                             \
     {                                                                                                        \
-        int64_t per = m->n_out * m->taps;                                                                    \
-        memset(in, 0, sizeof(T) * (size_t)(m->planes * m->n_in));                                           \
+        const int64_t n_out = m->n_out, taps = m->taps, per = n_out * taps;                                  \
+        const double *w = m->w;                                                                              \
+        memset(in, 0, sizeof(T) * (size_t)(m->planes * m->n_in));                                            \
         for (int64_t b = 0; b < m->planes; b++) {                                                            \
             const int64_t *src = m->src + (m->per_plane ? b * per : 0);                                      \
             T *x = in + b * m->n_in;                                                                         \
-            const T *y = out + b * m->n_out;                                                                 \
-            for (int64_t t = 0; t < per; t++)                                                                \
-                if (src[t] >= 0) x[src[t]] += m->w ? (T)m->w[t] * y[t / m->taps] : y[t / m->taps];          \
+            const T *y = out + b * n_out;                                                                    \
+            for (int64_t i = 0; i < n_out; i++)                                                              \
+                for (int64_t t = i * taps; t < (i + 1) * taps; t++)                                          \
+                    if (src[t] >= 0) x[src[t]] += w ? (T)w[t] * y[i] : y[i];                                 \
         }                                                                                                    \
     }
 CT__LINMAP(float)
 CT__LINMAP(double)
 
 /* Max pooling: the index of each window's maximum (the first; NaN wins, the
- * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps. */
-#define CT__LINMAP_ARGMAX(T)                                                                                \
-    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                       \
-    {                                                                                                       \
-        const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;                 \
-        const int64_t *table = m->src; /* locals: idx's stores could alias m's fields */                    \
-        for (int64_t b = 0; b < planes; b++)                                                                \
-            for (int64_t i = 0; i < n_out; i++) {                                                           \
-                const int64_t *src = table + i * taps;                                                      \
-                const T *xp = x + b * n_in;                                                                 \
-                int64_t best = -1;                                                                          \
-                T best_v = 0;                                                                               \
-                for (int64_t t = 0; t < taps; t++) { /* branch-free: the comparisons are data-dependent */  \
-                    int64_t s = src[t];                                                                     \
-                    T v = xp[s < 0 ? 0 : s];                                                                \
-                    bool take = (s >= 0) & ((best < 0) | (v > best_v) | (v != v));                          \
-                    best = take ? s : best;                                                                 \
-                    best_v = take ? v : best_v;                                                             \
-                }                                                                                           \
-                idx[b * n_out + i] = CT__MAX(best, 0);                                                      \
-            }                                                                                               \
+ * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps.
+ * A block of windows at a time, tap by tap: one window's taps form a chain of
+ * dependent compares, a block's windows are independent of each other. */
+#define CT__LINMAP_ARGMAX(T)                                                                            \
+    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                    \
+    {                                                                                                   \
+        enum { block = 256 };                                                                           \
+        const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;             \
+        const int64_t *table = m->src; /* locals: idx's stores could alias m's fields */                \
+        int64_t best[block];                                                                            \
+        for (int64_t b = 0; b < planes; b++)                                                            \
+            for (int64_t i0 = 0; i0 < n_out; i0 += block) {                                             \
+                const T *xp = x + b * n_in;                                                             \
+                const int64_t *src = table + i0 * taps;                                                 \
+                int64_t n = CT__MIN((int64_t)block, n_out - i0);                                        \
+                for (int64_t i = 0; i < n; i++) best[i] = -1;                                           \
+                /* branch-free (the comparisons are data-dependent): the best value is read again       \
+                 * rather than selected, the index selected by a mask */                                \
+                for (int64_t t = 0; t < taps; t++)                                                      \
+                    for (int64_t i = 0; i < n; i++) {                                                   \
+                        int64_t s = src[i * taps + t], cur = best[i];                                   \
+                        T v = xp[s < 0 ? 0 : s], bv = xp[cur < 0 ? 0 : cur];                            \
+                        int64_t take = (s >= 0) & ((cur < 0) | (v > bv) | (v != v));                    \
+                        best[i] = cur + ((s - cur) & -take);                                            \
+                    }                                                                                   \
+                for (int64_t i = 0; i < n; i++) idx[b * n_out + i0 + i] = CT__MAX(best[i], 0);          \
+            }                                                                                           \
     }
 CT__LINMAP_ARGMAX(float)
 CT__LINMAP_ARGMAX(double)
+
+/* Max pooling's argmax over 2-D windows that all lie inside the image (no
+ * padding, dilation 1, none past the edge): the scan of ct__linmap_argmax
+ * (taps in row-major order, the first maximum, the last NaN) without its
+ * table, a row of windows at a time, tap by tap, into local arrays (which
+ * nothing else can alias: the loop vectorises).
+ * x (planes, H, W), idx (planes, OH, OW) the index of each maximum in its plane. */
+#define CT__MAX_POOL2D_ARGMAX(T)                                                                        \
+    static void ct__max_pool2d_argmax_##T(int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW, \
+                                          const int64_t *k, const int64_t *stride, const T *x, int64_t *idx)\
+    {                                                                                                   \
+        enum { block = 256 };                                                                           \
+        T best_v[block];                                                                                \
+        int64_t best[block];                                                                            \
+        const int64_t sx = stride[1];                                                                   \
+        for (int64_t b = 0; b < planes; b++)                                                            \
+            for (int64_t oy = 0; oy < OH; oy++)                                                         \
+                for (int64_t ox0 = 0; ox0 < OW; ox0 += block) {                                         \
+                    int64_t n = CT__MIN((int64_t)block, OW - ox0);                                      \
+                    for (int64_t ky = 0; ky < k[0]; ky++)                                               \
+                        for (int64_t kx = 0; kx < k[1]; kx++) {                                         \
+                            int64_t at = (oy * stride[0] + ky) * W + ox0 * sx + kx;                     \
+                            const T *row = x + b * H * W + at;                                          \
+                            bool first = ky == 0 && kx == 0;                                            \
+                            for (int64_t i = 0; i < n; i++) {                                           \
+                                T v = row[i * sx];                                                      \
+                                bool take = first | (v > best_v[i]) | (v != v);                         \
+                                best_v[i] = take ? v : best_v[i];                                       \
+                                best[i] = take ? at + i * sx : best[i];                                 \
+                            }                                                                           \
+                        }                                                                               \
+                    memcpy(idx + (b * OH + oy) * OW + ox0, best, sizeof(int64_t) * (size_t)n);          \
+                }                                                                                       \
+    }
+CT__MAX_POOL2D_ARGMAX(float)
+CT__MAX_POOL2D_ARGMAX(double)

@@ -56,7 +56,7 @@ static int64_t ct__conv_chunk(int64_t N, int64_t col_elems_per_image)
 /* m images (C, L), image_stride apart, to or from a chunk (C, m * L) that
  * has them side by side: from_chunk says which way src -> dst goes. */
 #define CT__CONV_REGROUP(T)                                                                                   \
-    static void ct__regroup_##T(const T *src, T *dst, int64_t m, int64_t C, int64_t L, int64_t image_stride, \
+    static void ct__regroup_##T(const T *src, T *dst, int64_t m, int64_t C, int64_t L, int64_t image_stride,  \
                                 bool from_chunk)                                                              \
     {                                                                                                         \
         for (int64_t c = 0; c < C; c++)                                                                       \
@@ -69,28 +69,282 @@ static int64_t ct__conv_chunk(int64_t N, int64_t col_elems_per_image)
 CT__CONV_REGROUP(float)
 CT__CONV_REGROUP(double)
 
+/* ---------------------------------------------------------------- stride 1: the image read in place */
+
+#ifdef _OPENMP
+#define CT__OMP_PARALLEL_THREADS _Pragma("omp parallel num_threads(threads)")
+#define CT__OMP_FOR _Pragma("omp for schedule(static)")
+#else
+#define CT__OMP_PARALLEL_THREADS
+#define CT__OMP_FOR
+#endif
+
+static int ct__thread_num(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* Threads for a loop over `items` that makes `work` multiply-adds in all: one per 2^20 of them (about
+ * 50 us: less is not worth waking a thread for), at most one per item. */
+static int ct__conv_threads(int64_t items, double work)
+{
+#ifdef _OPENMP
+    if (omp_in_parallel()) return 1;
+    double t = CT__MIN(CT__MIN((double)omp_get_max_threads(), work / (1 << 20)), (double)items);
+    return t < 1 ? 1 : (int)t;
+#else
+    (void)items, (void)work;
+    return 1;
+#endif
+}
+
+/* Whether the wide form below suits a convolution of N images with `work` multiply-adds per image: it
+ * splits the images over the threads, so a few large images keep the GEMM, which splits each product. */
+static bool ct__conv_wide_suits(int64_t N, int64_t work)
+{
+    double all = (double)N * (double)work;
+    return ct__conv_threads(N, all) == ct__conv_threads(INT64_MAX, all);
+}
+
+/* The convolutions' scratch memory: grown, never shrunk, kept per thread for
+ * the next call (fresh pages fault in at every call, which costs as much as the
+ * work of a small convolution). NULL: out of memory. */
+static CT__TLS void *ct__conv_scratch_buf;
+static CT__TLS size_t ct__conv_scratch_cap;
+static void *ct__conv_scratch(size_t bytes) { return ct__gemm_buffer(&ct__conv_scratch_buf, &ct__conv_scratch_cap, bytes); }
+
+/* A stride-1 convolution reads image place o + j * dil - pad for output place o and window place j. In
+ * the image zero-padded to P = in + 2 * pad and flattened, output (o0, o1, o2) has the "wide" column
+ * w = (o0 * P1 + o1) * P2 + o2 and its window place j sits at w + off(j), so each row of the im2col
+ * matrix is a stretch of the padded image: the GEMMs read the image in place (ct__gemm_rows_at,
+ * ct__gemm_dots_at) instead of a matrix written for them. Wide columns with o1 >= out1 or o2 >= out2
+ * are computed too and thrown away (or, as the output's gradient, are zeros). */
+typedef struct ct__wide {
+    int64_t P[3], plane; /* the padded image's sizes, P0 * P1 * P2 */
+    int64_t L;           /* wide columns up to the last output's */
+    int64_t S;           /* L rounded up to whole vectors of any element type (the weight gradient's segments) */
+    int64_t image;       /* elements a padded image takes: C * plane and the room read past it */
+} ct__wide;
+
+/* Elements read past a padded image: a product's last tile (fewer than NR) or segment (fewer than 16). */
+#define CT__WIDE_ROOM 64
+
+/* The wide layout of an image of C channels (for a transposed convolution, its output), if the window
+ * has one worth taking: stride 1 and at most twice as many wide columns as outputs. */
+static bool ct__wide_plan(const ct__window *g, int64_t C, ct__wide *w)
+{
+    for (int d = 0; d < 3; d++) {
+        if (g->stride[d] != 1) return false;
+        w->P[d] = g->in[d] + 2 * g->pad[d];
+    }
+    w->plane = w->P[0] * w->P[1] * w->P[2];
+    w->L = ((g->out[0] - 1) * w->P[1] + g->out[1] - 1) * w->P[2] + g->out[2];
+    w->S = (w->L + 15) / 16 * 16;
+    w->image = C * w->plane + CT__WIDE_ROOM;
+    return w->L <= 2 * g->out[0] * g->out[1] * g->out[2];
+}
+
+/* The offsets in the padded image of the Cg * K rows of a group's im2col matrix (NULL: out of memory). */
+static int64_t *ct__wide_offsets(const ct__window *g, const ct__wide *w, int64_t Cg)
+{
+    int64_t *off = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)CT__MAX(Cg * g->k[0] * g->k[1] * g->k[2], 1)), *o = off;
+    if (!off) return NULL;
+    for (int64_t c = 0; c < Cg; c++)
+        for (int64_t j0 = 0; j0 < g->k[0]; j0++)
+            for (int64_t j1 = 0; j1 < g->k[1]; j1++)
+                for (int64_t j2 = 0; j2 < g->k[2]; j2++)
+                    *o++ = c * w->plane + (j0 * g->dil[0] * w->P[1] + j1 * g->dil[1]) * w->P[2] + j2 * g->dil[2];
+    return off;
+}
+
+/* Per element type: the padded image, moving outputs between their wide columns and their places,
+ * whether an image is all finite, the forward and the weight's gradient. */
+#define CT__CONV_WIDE(T, sfx)                                                                                 \
+    /* An image (C, in0, in1, in2) from src to dst, into the padded image (C, P0, P1, P2) with zeros around   \
+     * it and in its room, or back out of it. */                                                              \
+    static void ct__wide_pad_##T(const ct__window *g, const ct__wide *w, int64_t C, const T *src, T *dst,     \
+                                 bool to_padded)                                                              \
+    {                                                                                                         \
+        if (to_padded) memset(dst, 0, sizeof(T) * (size_t)w->image);                                          \
+        for (int64_t c = 0; c < C; c++)                                                                       \
+            for (int64_t i0 = 0; i0 < g->in[0]; i0++)                                                         \
+                for (int64_t i1 = 0; i1 < g->in[1]; i1++) {                                                   \
+                    int64_t at_padded = c * w->plane + ((i0 + g->pad[0]) * w->P[1] + i1 + g->pad[1]) * w->P[2] + g->pad[2]; \
+                    int64_t at_dense = ((c * g->in[0] + i0) * g->in[1] + i1) * g->in[2];                      \
+                    memcpy(dst + (to_padded ? at_padded : at_dense), src + (to_padded ? at_dense : at_padded), \
+                           sizeof(T) * (size_t)g->in[2]);                                                     \
+                }                                                                                             \
+    }                                                                                                         \
+    /* C rows of outputs (out0 * out1 * out2 each, dense) from src to dst, into wide columns (rows ld         \
+     * apart, a row's S columns zeroed first) or out of them. */                                              \
+    static void ct__wide_lines_##T(const ct__window *g, const ct__wide *w, int64_t C, const T *src, T *dst,   \
+                                   int64_t ld, bool to_wide)                                                  \
+    {                                                                                                         \
+        int64_t n2 = g->out[2];                                                                               \
+        for (int64_t c = 0; c < C; c++) {                                                                     \
+            if (to_wide) memset(dst + c * ld, 0, sizeof(T) * (size_t)w->S);                                   \
+            for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                        \
+                for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                                  \
+                    int64_t at_wide = c * ld + (o0 * w->P[1] + o1) * w->P[2];                                 \
+                    int64_t at_dense = ((c * g->out[0] + o0) * g->out[1] + o1) * n2;                          \
+                    memcpy(dst + (to_wide ? at_wide : at_dense), src + (to_wide ? at_dense : at_wide),        \
+                           sizeof(T) * (size_t)n2);                                                           \
+                }                                                                                             \
+        }                                                                                                     \
+    }                                                                                                         \
+    static bool ct__all_finite_##T(const T *v, int64_t n)                                                     \
+    {                                                                                                         \
+        bool bad = false;                                                                                     \
+        for (int64_t i = 0; i < n; i++) bad |= !(v[i] - v[i] == 0);                                           \
+        return !bad;                                                                                          \
+    }                                                                                                         \
+    /* out (N, Cout, out...) of a stride-1 convolution: per image, each group's weight (Og, Cg * K) times     \
+     * the padded image read in place, bias added as it is stored, into wide columns of which the outputs     \
+     * are kept. The images are split over the threads. */                                                    \
+    static ct_result ct__conv_wide_forward_##T(const ct__window *g, const ct__wide *wd, int64_t G, int64_t N, \
+                                               int64_t Cin, int64_t Cout, const T *x, const T *w, const T *b, \
+                                               T *out)                                                        \
+    {                                                                                                         \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K;                   \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
+        int64_t per_thread = wd->image + Cout * wd->L;                                                        \
+        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(wd->L * CgK));                  \
+        int64_t *off = ct__wide_offsets(g, wd, Cg);                                                           \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
+        if (!off || !buf) {                                                                                   \
+            CT_FREE(off);                                                                                     \
+            return CT__OOM();                                                                                 \
+        }                                                                                                     \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *xp = buf + per_thread * ct__thread_num(), *wide = xp + wd->image;                              \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                ct__wide_pad_##T(g, wd, Cin, x + n * Cin * Limg, xp, true);                                   \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    ct__gemm_rows_at_##sfx(Og, wd->L, CgK, w + k * Og * CgK, CgK, xp + k * Cg * wd->plane, off, \
+                                         b ? b + k * Og : NULL, wide + k * Og * wd->L, wd->L);                \
+                ct__wide_lines_##T(g, wd, Cout, wide, out + n * Cout * Lout, wd->L, false);                   \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        return CT_OK;                                                                                         \
+    }                                                                                                         \
+    /* out (N, Cout, in...) of a stride-1 transposed convolution of x (N, Cin, out...) (its window runs over  \
+     * the output): per image and group, the rows of cols = W_g^T (Og * K, Cg) @ x_g (x as wide columns) are  \
+     * added whole to the padded output at their window offsets (col2im in the wide layout; the zeros of      \
+     * x's wide columns add nothing, the caller having made sure w is finite), then the output is cut out     \
+     * of the padding and the bias added. The images are split over the threads. */                           \
+    static ct_result ct__conv_wide_transposed_##T(const ct__window *g, const ct__wide *wd, int64_t G,         \
+                                                  int64_t N, int64_t Cin, int64_t Cout, const T *x, const T *w, \
+                                                  const T *b, T *out)                                         \
+    {                                                                                                         \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, OgK = Og * K;                   \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lx = g->out[0] * g->out[1] * g->out[2];                \
+        int64_t per_thread = wd->image + Cin * wd->S + CT__WIDE_ROOM;                                         \
+        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(K * wd->L * Cg));               \
+        int64_t *off = ct__wide_offsets(g, wd, Og);                                                           \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
+        if (!off || !buf) {                                                                                   \
+            CT_FREE(off);                                                                                     \
+            return CT__OOM();                                                                                 \
+        }                                                                                                     \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *op = buf + per_thread * ct__thread_num(), *xw = op + wd->image;                                \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                T *on = out + n * Cout * Limg;                                                                \
+                ct__wide_lines_##T(g, wd, Cin, x + n * Cin * Lx, xw, wd->S, true);                            \
+                memset(op, 0, sizeof(T) * (size_t)wd->image);                                                 \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    ct__gemm_rows_add_at_##sfx(OgK, wd->L, Cg, w + k * Cg * OgK, 1, OgK, xw + k * Cg * wd->S, wd->S, \
+                                               off, op + k * Og * wd->plane);                                 \
+                ct__wide_pad_##T(g, wd, Cout, op, on, false);                                                 \
+                for (int64_t o = 0; b && o < Cout; o++)                                                       \
+                    for (int64_t l = 0; l < Limg; l++) on[o * Limg + l] += b[o];                              \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        return CT_OK;                                                                                         \
+    }                                                                                                         \
+    /* The weight's gradient gw (G * Og, Cg * K) of a stride-1 convolution from x (N, Cin, ...) and go (N,    \
+     * Cout, ...): per chunk of m images, their padded copies side by side and go as wide columns (Cout, m,   \
+     * S), zeros past the outputs; gw_g (+)= go_g . cols(x)_g, dot products over the m segments of S          \
+     * (ct__gemm_dots_at), the columns of gw split over the threads. The zeros of go's wide columns meet      \
+     * image values (where the window wraps around a line): the caller makes sure those are finite. */        \
+    static ct_result ct__conv_wide_weight_grad_##T(const ct__window *g, const ct__wide *wd, int64_t G,        \
+                                                   int64_t N, int64_t Cin, int64_t Cout, const T *x,          \
+                                                   const T *go, T *gw)                                        \
+    {                                                                                                         \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K;                   \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
+        int64_t nb = ct__conv_chunk(N, wd->image + Cout * wd->S), tiles = (CgK + CT__DC - 1) / CT__DC;        \
+        int64_t *off = ct__wide_offsets(g, wd, Cg);                                                           \
+        T *xs = (T *)ct__conv_scratch(sizeof(T) * (size_t)((wd->image + Cout * wd->S) * nb));                 \
+        T *gs = xs ? xs + wd->image * nb : NULL;                                                              \
+        if (!off || !xs) {                                                                                    \
+            CT_FREE(off);                                                                                     \
+            return CT__OOM();                                                                                 \
+        }                                                                                                     \
+        for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
+            int64_t m = CT__MIN(nb, N - n0);                                                                  \
+            int threads = ct__conv_threads(CT__MIN(m, tiles), (double)(m * Cout * wd->S * CgK));              \
+            CT__OMP_PARALLEL_THREADS                                                                          \
+            {                                                                                                 \
+                CT__OMP_FOR                                                                                   \
+                for (int64_t i = 0; i < m; i++) {                                                             \
+                    ct__wide_pad_##T(g, wd, Cin, x + (n0 + i) * Cin * Limg, xs + i * wd->image, true);        \
+                    ct__wide_lines_##T(g, wd, Cout, go + (n0 + i) * Cout * Lout, gs + i * wd->S, m * wd->S,   \
+                                       true);                                                                 \
+                }                                                                                             \
+                CT__OMP_FOR                                                                                   \
+                for (int t = 0; t < threads; t++) {                                                           \
+                    int64_t lo = tiles * t / threads * CT__DC, hi = CT__MIN(tiles * (t + 1) / threads * CT__DC, CgK); \
+                    for (int64_t k = 0; k < G && hi > lo; k++)                                                \
+                        ct__gemm_dots_at_##sfx(Og, hi - lo, wd->S, m, 1, gs + k * Og * m * wd->S, m * wd->S,  \
+                                             wd->S, xs + k * Cg * wd->plane, 0, off + lo, wd->image,          \
+                                             n0 == 0 ? 0 : 1, gw + k * Og * CgK + lo, CgK);                   \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_WIDE(float, s)
+CT__CONV_WIDE(double, d)
+
 /* out (N, Cout, out...) from x (N, Cin, in...), w and bias b (Cout or NULL):
  * a convolution multiplies each group's weight (Og, Cg * K) by the im2col
  * columns (Cg * K, m * L) of a chunk of m images side by side; a transposed
  * one makes columns (Og * K, L_in) = W_g^T x_g per image and adds them back
  * with col2im. */
-#define CT__CONV_FORWARD(T, gemm)                                                                             \
-    static ct_result ct__conv_forward_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin,    \
-                                          int64_t Cout, const T *x, const T *w, const T *b, T *out)          \
+#define CT__CONV_FORWARD(T, gemm, sfx)                                                                        \
+    static ct_result ct__conv_forward_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin,     \
+                                          int64_t Cout, const T *x, const T *w, const T *b, T *out)           \
     {                                                                                                         \
-        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], Lcol = g->out[0] * g->out[1] * g->out[2];  \
-        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lin = c->transposed ? Lcol : Limg;                  \
-        int64_t Lout = c->transposed ? Limg : Lcol, Cimg = c->transposed ? Cout : Cin;                      \
+        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], Lcol = g->out[0] * g->out[1] * g->out[2];     \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lin = c->transposed ? Lcol : Limg;                     \
+        int64_t Lout = c->transposed ? Limg : Lcol, Cimg = c->transposed ? Cout : Cin;                        \
         int64_t Og = Cout / G, CgK = Cin / G * K;                                                             \
-        bool direct = !c->transposed && K == 1 && g->stride[0] * g->stride[1] * g->stride[2] == 1 &&       \
-                      g->pad[0] + g->pad[1] + g->pad[2] == 0;                                                \
-        int64_t nb = direct || c->transposed ? 1 : ct__conv_chunk(N, Cimg * K * Lcol);                       \
-        T *cols = direct ? NULL : (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cimg * K * Lcol * nb, 1));     \
-        T *prod = nb > 1 ? (T *)CT_MALLOC(sizeof(T) * (size_t)(Cout * Lcol * nb)) : NULL;                    \
-        if ((!direct && !cols) || (nb > 1 && !prod)) {                                                        \
-            CT_FREE(cols);                                                                                    \
-            return CT__OOM();                                                                                 \
-        }                                                                                                     \
+        ct__wide wd;                                                                                          \
+        if (!c->transposed && Og <= CT__SMALL_M && ct__wide_plan(g, Cin, &wd) &&                              \
+            ct__conv_wide_suits(N, Cout * wd.L * CgK))                                                        \
+            return ct__conv_wide_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                          \
+        if (c->transposed && ct__wide_plan(g, Cout, &wd) && ct__conv_wide_suits(N, Cout * K * wd.L * Cin / G) && \
+            ct__all_finite_##T(w, Cin * Cout / G * K))                                                        \
+            return ct__conv_wide_transposed_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                       \
+        bool direct = !c->transposed && K == 1 && g->stride[0] * g->stride[1] * g->stride[2] == 1 &&          \
+                      g->pad[0] + g->pad[1] + g->pad[2] == 0;                                                 \
+        int64_t nb = direct || c->transposed ? 1 : ct__conv_chunk(N, Cimg * K * Lcol);                        \
+        int64_t ncols = direct ? 0 : Cimg * K * Lcol * nb, nprod = nb > 1 ? Cout * Lcol * nb : 0;             \
+        T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX(ncols + nprod, 1));                       \
+        if (!cols) return CT__OOM();                                                                          \
+        T *prod = cols + ncols;                                                                               \
         for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
             int64_t m = CT__MIN(nb, N - n0), ld = m * Lcol;                                                   \
             const T *xn = x + n0 * Cin * Lin;                                                                 \
@@ -101,12 +355,12 @@ CT__CONV_REGROUP(double)
                 const T *B = direct ? xn : cols;                                                              \
                 T *dst = m > 1 ? prod : on; /* (Cout, m * L): the chunk's images side by side */              \
                 for (int64_t k = 0; k < G; k++)                                                               \
-                    gemm(false, false, Og, ld, CgK, 1, w + k * Og * CgK, CgK, B + k * CgK * ld, ld, 0,         \
+                    gemm(false, false, Og, ld, CgK, 1, w + k * Og * CgK, CgK, B + k * CgK * ld, ld, 0,        \
                          dst + k * Og * ld, ld);                                                              \
                 if (m > 1) ct__regroup_##T(prod, on, m, Cout, Lcol, Cout * Lout, true);                       \
             } else {                                                                                          \
                 for (int64_t k = 0; k < G; k++)                                                               \
-                    gemm(true, false, Cout / G * K, Lcol, Cin / G, 1, w + k * (Cin / G) * (Cout / G) * K,      \
+                    gemm(true, false, Cout / G * K, Lcol, Cin / G, 1, w + k * (Cin / G) * (Cout / G) * K,     \
                          Cout / G * K, xn + k * (Cin / G) * Lcol, Lcol, 0, cols + k * (Cout / G) * K * Lcol, Lcol); \
                 ct__col2im_##T(g, Cout, cols, on);                                                            \
             }                                                                                                 \
@@ -114,12 +368,10 @@ CT__CONV_REGROUP(double)
                 for (int64_t o = 0; o < Cout; o++)                                                            \
                     for (int64_t l = 0; l < Lout; l++) on[(i * Cout + o) * Lout + l] += b[o];                 \
         }                                                                                                     \
-        CT_FREE(prod);                                                                                        \
-        CT_FREE(cols);                                                                                        \
         return CT_OK;                                                                                         \
     }
-CT__CONV_FORWARD(float, ct__sgemm)
-CT__CONV_FORWARD(double, ct__dgemm)
+CT__CONV_FORWARD(float, ct__sgemm, s)
+CT__CONV_FORWARD(double, ct__dgemm, d)
 
 /* The weight's gradient gw (shaped as the weight) from x (N, Cin, ...) and
  * go (N, Cout, ...): per chunk of m images and group, a product of one
@@ -129,20 +381,20 @@ CT__CONV_FORWARD(double, ct__dgemm)
  * columns taken over its output as its forward's col2im writes them. */
 #define CT__CONV_WEIGHT_GRAD(T, gemm)                                                                         \
     static ct_result ct__conv_weight_grad_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin, \
-                                              int64_t Cout, const T *x, const T *go, T *gw)                  \
+                                              int64_t Cout, const T *x, const T *go, T *gw)                   \
     {                                                                                                         \
-        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], L = g->out[0] * g->out[1] * g->out[2];     \
-        int64_t Limg = g->in[0] * g->in[1] * g->in[2];                                                      \
-        const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                               \
-        int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                       \
-        int64_t rows = Cside / G, cols_per_group = Cimg / G * K, nb = ct__conv_chunk(N, Cimg * K * L);       \
-        T *cols = (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cimg * K * L * nb, 1));                          \
-        T *sides = (T *)CT_MALLOC(sizeof(T) * (size_t)CT__MAX(Cside * L * nb, 1));                            \
-        if (!cols || !sides) {                                                                                \
-            CT_FREE(cols);                                                                                    \
-            CT_FREE(sides);                                                                                   \
-            return CT__OOM();                                                                                 \
-        }                                                                                                     \
+        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], L = g->out[0] * g->out[1] * g->out[2];        \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2];                                                        \
+        const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                                \
+        int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                        \
+        int64_t rows = Cside / G, cols_per_group = Cimg / G * K, nb = ct__conv_chunk(N, Cimg * K * L);        \
+        ct__wide wd;                                                                                          \
+        if (!c->transposed && ct__wide_plan(g, Cin, &wd) && ct__conv_wide_suits(N, Cout * wd.S * cols_per_group) && \
+            ct__all_finite_##T(x, N * Cin * Limg))                                                            \
+            return ct__conv_wide_weight_grad_##T(g, &wd, G, N, Cin, Cout, x, go, gw);                         \
+        T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
+        if (!cols) return CT__OOM();                                                                          \
+        T *sides = cols + Cimg * K * L * nb;                                                                  \
         for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
             int64_t m = CT__MIN(nb, N - n0), ld = m * L;                                                      \
             for (int64_t i = 0; i < m; i++) ct__im2col_##T(g, Cimg, img + (n0 + i) * Cimg * Limg, cols + i * L, ld); \
@@ -152,8 +404,6 @@ CT__CONV_FORWARD(double, ct__dgemm)
                      cols + k * cols_per_group * ld, ld, n0 == 0 ? 0 : 1, gw + k * rows * cols_per_group,     \
                      cols_per_group);                                                                         \
         }                                                                                                     \
-        CT_FREE(sides);                                                                                       \
-        CT_FREE(cols);                                                                                        \
         return CT_OK;                                                                                         \
     }
 CT__CONV_WEIGHT_GRAD(float, ct__sgemm)

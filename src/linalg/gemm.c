@@ -16,7 +16,10 @@
  * Products of at most CT__SMALL_M rows (a training step's batch) skip
  * packing, which there costs as much as the multiplications: op(B) not
  * transposed is read in place NR columns at a time (the row form), A @ B.t()
- * as dot products of contiguous rows (the dot form). The micro-kernels
+ * as dot products of contiguous rows (the dot form). Both forms also take
+ * B's rows through a table of offsets (ct__gemm_rows_at, ct__gemm_dots_at and
+ * the scatter-add ct__gemm_rows_add_at): the implicit GEMMs of stride-1
+ * convolutions, which read the image in place. The micro-kernels
  * use AVX-512 or AVX2+FMA intrinsics when the compiler targets them
  * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
  * for other compilers. OpenMP cuts C into one slab of whole tiles per
@@ -287,12 +290,26 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         }                                                                                                              \
     }
 
+/* The row form's loop over K: row(k) is where row k of B starts. */
+#define CT__ROWS_STEPS(x, T, row)                                                                                      \
+    for (int64_t k = 0; k < K; k++) {                                                                                  \
+        const T *b = (row);                                                                                            \
+        ct__v##x b0 = CT__VLOAD_##x(b), b1 = CT__VLOAD_##x(b + CT__VL_##x);                                            \
+        for (int i = 0; i < CT__MR_##x; i++) {                                                                         \
+            ct__v##x av = CT__VSPLAT_##x(a[i][k * acs]);                                                               \
+            c0[i] = CT__VFMA_##x(c0[i], av, b0);                                                                       \
+            c1[i] = CT__VFMA_##x(c1[i], av, b1);                                                                       \
+        }                                                                                                              \
+    }
+
 /* The unpacked forms for few rows (or a short K), per element type T with suffix s or d. */
 #define CT__GEMM_SMALL(x, T)                                                                                           \
-    /* Row form. acc (MR x NR, row-major) = rows [0, mr) of op(A) @ B (K x NR, row stride ldb), where                  \
-     * op(A)[i][k] = A[i * ars + k * acs]; rows past mr repeat the last one (computed, not stored). */                 \
+    /* Row form. acc (MR x NR, row-major) = rows [0, mr) of op(A) @ B (K x NR), where op(A)[i][k] =                    \
+     * A[i * ars + k * acs] and row k of B starts at B + k * ldb, or at B + off[k] when off is given (an               \
+     * implicit GEMM: an image read through a window's offsets); rows past mr repeat the last one (computed,           \
+     * not stored). */                                                                                                 \
     static void ct__rows_micro_##x(int64_t mr, int64_t K, const T *A, int64_t ars, int64_t acs, const T *B,            \
-                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
+                                   int64_t ldb, const int64_t *off, T *CT__RESTRICT acc)                               \
     {                                                                                                                  \
         const T *a[CT__MR_##x];                                                                                        \
         ct__v##x c0[CT__MR_##x], c1[CT__MR_##x];                                                                       \
@@ -300,13 +317,10 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
             a[i] = A + CT__MIN(i, mr - 1) * ars;                                                                       \
             c0[i] = c1[i] = CT__VSPLAT_##x((T)0);                                                                      \
         }                                                                                                              \
-        for (int64_t k = 0; k < K; k++, B += ldb) {                                                                    \
-            ct__v##x b0 = CT__VLOAD_##x(B), b1 = CT__VLOAD_##x(B + CT__VL_##x);                                        \
-            for (int i = 0; i < CT__MR_##x; i++) {                                                                     \
-                ct__v##x av = CT__VSPLAT_##x(a[i][k * acs]);                                                           \
-                c0[i] = CT__VFMA_##x(c0[i], av, b0);                                                                   \
-                c1[i] = CT__VFMA_##x(c1[i], av, b1);                                                                   \
-            }                                                                                                          \
+        if (off) {                                                                                                     \
+            CT__ROWS_STEPS(x, T, B + off[k])                                                                           \
+        } else {                                                                                                       \
+            CT__ROWS_STEPS(x, T, B + k * ldb)                                                                          \
         }                                                                                                              \
         for (int i = 0; i < CT__MR_##x; i++) {                                                                         \
             CT__VSTORE_##x(acc + i * CT__NR_##x, c0[i]);                                                               \
@@ -334,57 +348,118 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
                 for (int64_t j = jc; j < CT__MIN(jc + panel, N); j += CT__NR_##x) {                                    \
                     const T *b = j < full ? B + j : tail;                                                              \
                     int64_t nr = CT__MIN(CT__NR_##x, N - j), ldbj = j < full ? ldb : CT__NR_##x;                       \
-                    ct__rows_micro_##x(mr, K, A + i * ars, ars, acs, b, ldbj, acc);                                    \
+                    ct__rows_micro_##x(mr, K, A + i * ars, ars, acs, b, ldbj, NULL, acc);                              \
                     ct__tile_store_##x(mr, nr, acc, CT__NR_##x, alpha, beta, true, C + i * ldc + j, ldc);              \
                 }                                                                                                      \
             }                                                                                                          \
         return true;                                                                                                   \
     }                                                                                                                  \
                                                                                                                        \
-    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row                \
-     * stride ldb), each a dot product over K contiguous elements; rows past mr and nc repeat the last. */             \
-    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, const T *A, int64_t lda, const T *B,             \
-                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
+    /* Implicit GEMM, row form: C (M x N) = A (M x K, row stride lda) @ B + bias (a value per row, or none),           \
+     * row k of B being the N elements at B + off[k] (see ct__rows_micro), in panels of columns that stay in           \
+     * L2. Reads up to NR - 1 elements past each row's end: the caller's buffer has them. */                           \
+    static void ct__gemm_rows_at_##x(int64_t M, int64_t N, int64_t K, const T *A, int64_t lda, const T *B,             \
+                                     const int64_t *off, const T *bias, T *C, int64_t ldc)                             \
+    {                                                                                                                  \
+        int64_t panel = CT__MAX(CT__ROWS_PANEL / (K * (int64_t)sizeof(T)) / CT__NR_##x, 1) * CT__NR_##x;               \
+        T acc[CT__MR_##x * CT__NR_##x];                                                                                \
+        for (int64_t jc = 0; jc < N; jc += panel)                                                                      \
+            for (int64_t i = 0; i < M; i += CT__MR_##x) {                                                              \
+                int64_t mr = CT__MIN(CT__MR_##x, M - i);                                                               \
+                for (int64_t j = jc; j < CT__MIN(jc + panel, N); j += CT__NR_##x) {                                    \
+                    int64_t nr = CT__MIN(CT__NR_##x, N - j);                                                           \
+                    ct__rows_micro_##x(mr, K, A + i * lda, lda, 1, B + j, 0, off, acc);                                \
+                    for (int64_t r = 0; r < mr; r++)                                                                   \
+                        for (int64_t c = 0; c < nr; c++)                                                               \
+                            C[(i + r) * ldc + j + c] = acc[r * CT__NR_##x + c] + (bias ? bias[i + r] : (T)0);          \
+                }                                                                                                      \
+            }                                                                                                          \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* The adjoint of ct__gemm_rows_at: C[off[i] + j] += (op(A) @ B)[i][j] for i < M, j < N, where op(A)[i][k]         \
+     * = A[i * ars + k * acs] and B is K x N (row stride ldb; read up to NR - 1 past a row's end). Rows are            \
+     * added whole, one after the other, in panels of columns (col2im's order when N fits one panel). */               \
+    static void ct__gemm_rows_add_at_##x(int64_t M, int64_t N, int64_t K, const T *A, int64_t ars, int64_t acs,        \
+                                         const T *B, int64_t ldb, const int64_t *off, T *C)                            \
+    {                                                                                                                  \
+        enum { panel = 8 * CT__NR_##x };                                                                               \
+        T acc[CT__MR_##x * CT__NR_##x], rows[CT__MR_##x * panel];                                                      \
+        for (int64_t jc = 0; jc < N; jc += panel) {                                                                    \
+            int64_t nc = CT__MIN((int64_t)panel, N - jc);                                                              \
+            for (int64_t i = 0; i < M; i += CT__MR_##x) {                                                              \
+                int64_t mr = CT__MIN(CT__MR_##x, M - i);                                                               \
+                for (int64_t j = 0; j < nc; j += CT__NR_##x) {                                                         \
+                    ct__rows_micro_##x(mr, K, A + i * ars, ars, acs, B + jc + j, ldb, NULL, acc);                      \
+                    for (int64_t r = 0; r < mr; r++)                                                                   \
+                        memcpy(rows + r * panel + j, acc + r * CT__NR_##x, sizeof(T) * CT__NR_##x);                    \
+                }                                                                                                      \
+                for (int64_t r = 0; r < mr; r++) {                                                                     \
+                    T *CT__RESTRICT c = C + off[i + r] + jc;                                                           \
+                    const T *CT__RESTRICT v = rows + r * panel;                                                        \
+                    for (int64_t j = 0; j < nc; j++) c[j] += v[j];                                                     \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A . rows [0, nc) of B, each a dot product over             \
+     * nseg segments of K contiguous elements: segment s of row i of A at A + i * lda + s * aseg, of row j             \
+     * of B at B + j * ldb + s * bseg, or B + off[j] + s * bseg when off is given (an implicit GEMM); rows             \
+     * past mr and nc repeat the last. */                                                                              \
+    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, int64_t nseg, const T *A, int64_t lda,           \
+                                   int64_t aseg, const T *B, int64_t ldb, const int64_t *off, int64_t bseg,            \
+                                   T *CT__RESTRICT acc)                                                                \
     {                                                                                                                  \
         const T *a[CT__DR], *b[CT__DC];                                                                                \
         ct__v##x c[CT__DR][CT__DC];                                                                                    \
         for (int i = 0; i < CT__DR; i++) a[i] = A + CT__MIN(i, mr - 1) * lda;                                          \
-        for (int j = 0; j < CT__DC; j++) b[j] = B + CT__MIN(j, nc - 1) * ldb;                                          \
+        for (int j = 0; j < CT__DC; j++) b[j] = B + (off ? off[CT__MIN(j, nc - 1)] : CT__MIN(j, nc - 1) * ldb);        \
         for (int i = 0; i < CT__DR; i++)                                                                               \
             for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VSPLAT_##x((T)0);                                           \
-        int64_t k = 0;                                                                                                 \
-        for (; k + CT__VL_##x <= K; k += CT__VL_##x) {                                                                 \
-            ct__v##x bv[CT__DC];                                                                                       \
-            for (int j = 0; j < CT__DC; j++) bv[j] = CT__VLOAD_##x(b[j] + k);                                          \
-            for (int i = 0; i < CT__DR; i++) {                                                                         \
-                ct__v##x av = CT__VLOAD_##x(a[i] + k);                                                                 \
-                for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VFMA_##x(c[i][j], av, bv[j]);                           \
+        int64_t kv = K / CT__VL_##x * CT__VL_##x;                                                                      \
+        for (int64_t s = 0; s < nseg; s++)                                                                             \
+            for (int64_t k = 0; k < kv; k += CT__VL_##x) {                                                             \
+                ct__v##x bv[CT__DC];                                                                                   \
+                for (int j = 0; j < CT__DC; j++) bv[j] = CT__VLOAD_##x(b[j] + s * bseg + k);                           \
+                for (int i = 0; i < CT__DR; i++) {                                                                     \
+                    ct__v##x av = CT__VLOAD_##x(a[i] + s * aseg + k);                                                  \
+                    for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VFMA_##x(c[i][j], av, bv[j]);                       \
+                }                                                                                                      \
             }                                                                                                          \
-        }                                                                                                              \
         for (int i = 0; i < CT__DR; i++)                                                                               \
             for (int j = 0; j < CT__DC; j++) {                                                                         \
                 T lane[CT__VL_##x], sum = 0;                                                                           \
                 CT__VSTORE_##x(lane, c[i][j]);                                                                         \
                 for (int l = 0; l < CT__VL_##x; l++) sum += lane[l];                                                   \
-                for (int64_t r = k; r < K; r++) sum += a[i][r] * b[j][r];                                              \
+                for (int64_t s = 0; s < nseg; s++)                                                                     \
+                    for (int64_t r = kv; r < K; r++) sum += a[i][s * aseg + r] * b[j][s * bseg + r];                   \
                 acc[i * CT__DC + j] = sum;                                                                             \
             }                                                                                                          \
     }                                                                                                                  \
                                                                                                                        \
     /* C (M x N) = alpha * A (M x K) @ op(B) + beta * C where B is N x K (transposed): every element a dot             \
-     * product of two contiguous rows (x @ W.t() of a linear layer), B streamed once, DC rows at a time. */            \
-    static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
-                                  int64_t ldb, T beta, T *C, int64_t ldc)                                              \
+     * product of two contiguous rows (x @ W.t() of a linear layer), B streamed once, DC rows at a time.               \
+     * With nseg > 1 (and the strides aseg, bseg) or off, the dot products are those of ct__dots_micro. */             \
+    static void ct__gemm_dots_at_##x(int64_t M, int64_t N, int64_t K, int64_t nseg, T alpha, const T *A, int64_t lda,  \
+                                     int64_t aseg, const T *B, int64_t ldb, const int64_t *off, int64_t bseg, T beta,  \
+                                     T *C, int64_t ldc)                                                                \
     {                                                                                                                  \
         T acc[CT__DR * CT__DC];                                                                                        \
         for (int64_t j = 0; j < N; j += CT__DC) {                                                                      \
             int64_t nc = CT__MIN(CT__DC, N - j);                                                                       \
             for (int64_t i = 0; i < M; i += CT__DR) {                                                                  \
                 int64_t mr = CT__MIN(CT__DR, M - i);                                                                   \
-                ct__dots_micro_##x(mr, nc, K, A + i * lda, lda, B + j * ldb, ldb, acc);                                \
+                ct__dots_micro_##x(mr, nc, K, nseg, A + i * lda, lda, aseg, off ? B : B + j * ldb, ldb,                \
+                                   off ? off + j : NULL, bseg, acc);                                                   \
                 ct__tile_store_##x(mr, nc, acc, CT__DC, alpha, beta, true, C + i * ldc + j, ldc);                      \
             }                                                                                                          \
         }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
+                                  int64_t ldb, T beta, T *C, int64_t ldc)                                              \
+    {                                                                                                                  \
+        ct__gemm_dots_at_##x(M, N, K, 1, alpha, A, lda, 0, B, ldb, NULL, 0, beta, C, ldc);                             \
     }                                                                                                                  \
                                                                                                                        \
     /* One thread's product: an unpacked form when the shape is small enough for it, else the blocked one. */          \

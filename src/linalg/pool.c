@@ -222,9 +222,11 @@ static bool ct__axis_adaptive(ct__axis *a, int64_t in, int64_t out, bool average
 }
 
 /* Max pooling over the windows of m (whose reference it takes): the maxima,
- * and their indices (shaped as the result) in *indices when asked for. */
-static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const char *name, const char *adjoint_name,
-                                  ct_tensor **indices)
+ * and their indices (shaped as the result) in *indices when asked for.
+ * inside: the 2-D windows' sizes and strides when they all lie inside the
+ * image, found then without m's table (else NULL). */
+static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const int64_t (*inside)[2], const char *name,
+                                  const char *adjoint_name, ct_tensor **indices)
 {
     if (!m) return NULL;
     ct_tensor *xc, *idx = ct__alloc(m->out_shape.size, m->out_shape.ndim, CT_I64, ct__cpu);
@@ -233,7 +235,13 @@ static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const char 
     ct_tensor *r = NULL;
     if (xc && idx && g) {
         int64_t *ip = (int64_t *)ct__data(idx);
-        if (ip && x->dtype == CT_F32) ct__linmap_argmax_float(m, (const float *)ct__data(xc), ip);
+        int64_t H = x->sizes[x->ndim - 2], W = x->sizes[x->ndim - 1];
+        int64_t OH = m->out_shape.size[x->ndim - 2], OW = m->out_shape.size[x->ndim - 1];
+        if (ip && inside && x->dtype == CT_F32)
+            ct__max_pool2d_argmax_float(m->planes, H, W, OH, OW, inside[0], inside[1], (const float *)ct__data(xc), ip);
+        else if (ip && inside)
+            ct__max_pool2d_argmax_double(m->planes, H, W, OH, OW, inside[0], inside[1], (const double *)ct__data(xc), ip);
+        else if (ip && x->dtype == CT_F32) ct__linmap_argmax_float(m, (const float *)ct__data(xc), ip);
         else if (ip) ct__linmap_argmax_double(m, (const double *)ct__data(xc), ip);
         if (ip) memcpy(g->src, ip, sizeof(int64_t) * (size_t)(m->planes * m->n_out));
         g->n_in = m->n_in;
@@ -349,7 +357,12 @@ ct_tensor *ct_max_pool2d_with_indices(const ct_tensor *input, ct_shape kernel_si
         ct__check_floating(input, "max_pool2d"))
         return NULL;
     ct__linmap *m = ct__pool2d_map(input, &g, "", "", false, false);
-    return ct__max_pool_of(m, input, "MaxPool2DWithIndicesBackward0", "MaxPool2DWithIndicesBackwardBackward0", indices);
+    bool inside = true;
+    for (int d = 0; d < 2; d++)
+        inside &= g.pad[d] == 0 && g.dil[d] == 1 && (g.out[d] - 1) * g.stride[d] + g.k[d] <= input->sizes[input->ndim - 2 + d];
+    const int64_t window[2][2] = {{g.k[0], g.k[1]}, {g.stride[0], g.stride[1]}};
+    return ct__max_pool_of(m, input, inside ? window : NULL, "MaxPool2DWithIndicesBackward0",
+                           "MaxPool2DWithIndicesBackwardBackward0", indices);
 }
 
 ct_tensor *ct_max_pool2d(const ct_tensor *input, ct_shape kernel_size, ct_max_pool_opts opts)
@@ -504,7 +517,7 @@ ct_tensor *ct_adaptive_max_pool2d(const ct_tensor *input, ct_shape output_size, 
     int64_t out[2];
     if (ct__adaptive_check(input, output_size, "adaptive_max_pool2d", ":", out)) return NULL;
     ct__linmap *m = ct__adaptive_map(input, out, "", "", false);
-    return ct__max_pool_of(m, input, "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0", indices);
+    return ct__max_pool_of(m, input, NULL, "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0", indices);
 }
 
 /* ---------------------------------------------------------------- padding */
