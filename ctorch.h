@@ -33687,6 +33687,7 @@ static ct_result ct__check_group(const ct_optimizer *opt, const ct_param_group *
     for (int64_t i = 0; i < group->n; i++) {
         const ct_tensor *p = group->params[i];
         if (!p) return ct__fail(CT_ERR_TYPE, "optimizer can only optimize Tensors, but one of the params is NoneType");
+        if (ct__history_check(&p, 1) != CT_OK) return ct_last_error_code(); /* Tensor.is_leaf reads the history */
         if (!ct_is_leaf(p)) return ct__fail(CT_ERR_VALUE, "can't optimize a non-leaf Tensor");
         for (int64_t j = 0; j < i; j++)
             if (group->params[j] == p)

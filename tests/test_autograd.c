@@ -628,6 +628,7 @@ static void test_stale_view_is_leaf_and_print(void)
      * the field itself: a no_grad view has no grad_fn */
     int calls = 0;
     FAILS_R(ct_register_hook(v, double_it, &calls), CT_ERR_RUNTIME, NO_GRAD_STALE);
+    FAILS_T(ct_sgd(&v, 1, (ct_sgd_opts){.lr = 0.1}), CT_ERR_RUNTIME, NO_GRAD_STALE); /* param.is_leaf */
     CHECK_OK(ct_requires_grad_(v, true));
     CHECK_OK(ct_requires_grad_(v, false));
     CHECK(ct_requires_grad(v) && ct_last_error_code() == CT_OK); /* as its base does */
