@@ -22104,9 +22104,9 @@ CT__MAX_POOL2D_ARGMAX(double)
  * Products of at most CT__SMALL_M rows (a training step's batch) skip
  * packing, which there costs as much as the multiplications: op(B) not
  * transposed is read in place NR columns at a time (the row form), A @ B.t()
- * as dot products of contiguous rows (the dot form). Both forms also take
- * B's rows through a table of offsets (ct__gemm_rows_at, ct__gemm_dots_at and
- * the scatter-add ct__gemm_rows_add_at): the implicit GEMMs of stride-1
+ * as dot products of contiguous rows (the dot form). The row form also
+ * takes B's rows through a table of offsets (ct__gemm_rows_at and the
+ * scatter-add ct__gemm_rows_add_at): the implicit GEMMs of stride-1
  * convolutions, which read the image in place. The micro-kernels
  * use AVX-512 or AVX2+FMA intrinsics when the compiler targets them
  * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
@@ -22490,64 +22490,50 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
-    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A . rows [0, nc) of B, each a dot product over             \
-     * nseg segments of K contiguous elements: segment s of row i of A at A + i * lda + s * aseg, of row j             \
-     * of B at B + j * ldb + s * bseg, or B + off[j] + s * bseg when off is given (an implicit GEMM); rows             \
-     * past mr and nc repeat the last. */                                                                              \
-    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, int64_t nseg, const T *A, int64_t lda,           \
-                                   int64_t aseg, const T *B, int64_t ldb, const int64_t *off, int64_t bseg,            \
-                                   T *CT__RESTRICT acc)                                                                \
+    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row                \
+     * stride ldb), each a dot product over K contiguous elements; rows past mr and nc repeat the last. */             \
+    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, const T *A, int64_t lda, const T *B,             \
+                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
     {                                                                                                                  \
         const T *a[CT__DR], *b[CT__DC];                                                                                \
         ct__v##x c[CT__DR][CT__DC];                                                                                    \
         for (int i = 0; i < CT__DR; i++) a[i] = A + CT__MIN(i, mr - 1) * lda;                                          \
-        for (int j = 0; j < CT__DC; j++) b[j] = B + (off ? off[CT__MIN(j, nc - 1)] : CT__MIN(j, nc - 1) * ldb);        \
+        for (int j = 0; j < CT__DC; j++) b[j] = B + CT__MIN(j, nc - 1) * ldb;                                          \
         for (int i = 0; i < CT__DR; i++)                                                                               \
             for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VSPLAT_##x((T)0);                                           \
-        int64_t kv = K / CT__VL_##x * CT__VL_##x;                                                                      \
-        for (int64_t s = 0; s < nseg; s++)                                                                             \
-            for (int64_t k = 0; k < kv; k += CT__VL_##x) {                                                             \
-                ct__v##x bv[CT__DC];                                                                                   \
-                for (int j = 0; j < CT__DC; j++) bv[j] = CT__VLOAD_##x(b[j] + s * bseg + k);                           \
-                for (int i = 0; i < CT__DR; i++) {                                                                     \
-                    ct__v##x av = CT__VLOAD_##x(a[i] + s * aseg + k);                                                  \
-                    for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VFMA_##x(c[i][j], av, bv[j]);                       \
-                }                                                                                                      \
+        int64_t k = 0;                                                                                                 \
+        for (; k + CT__VL_##x <= K; k += CT__VL_##x) {                                                                 \
+            ct__v##x bv[CT__DC];                                                                                       \
+            for (int j = 0; j < CT__DC; j++) bv[j] = CT__VLOAD_##x(b[j] + k);                                          \
+            for (int i = 0; i < CT__DR; i++) {                                                                         \
+                ct__v##x av = CT__VLOAD_##x(a[i] + k);                                                                 \
+                for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VFMA_##x(c[i][j], av, bv[j]);                           \
             }                                                                                                          \
+        }                                                                                                              \
         for (int i = 0; i < CT__DR; i++)                                                                               \
             for (int j = 0; j < CT__DC; j++) {                                                                         \
                 T lane[CT__VL_##x], sum = 0;                                                                           \
                 CT__VSTORE_##x(lane, c[i][j]);                                                                         \
                 for (int l = 0; l < CT__VL_##x; l++) sum += lane[l];                                                   \
-                for (int64_t s = 0; s < nseg; s++)                                                                     \
-                    for (int64_t r = kv; r < K; r++) sum += a[i][s * aseg + r] * b[j][s * bseg + r];                   \
+                for (int64_t r = k; r < K; r++) sum += a[i][r] * b[j][r];                                              \
                 acc[i * CT__DC + j] = sum;                                                                             \
             }                                                                                                          \
     }                                                                                                                  \
                                                                                                                        \
     /* C (M x N) = alpha * A (M x K) @ op(B) + beta * C where B is N x K (transposed): every element a dot             \
-     * product of two contiguous rows (x @ W.t() of a linear layer), B streamed once, DC rows at a time.               \
-     * With nseg > 1 (and the strides aseg, bseg) or off, the dot products are those of ct__dots_micro. */             \
-    static void ct__gemm_dots_at_##x(int64_t M, int64_t N, int64_t K, int64_t nseg, T alpha, const T *A, int64_t lda,  \
-                                     int64_t aseg, const T *B, int64_t ldb, const int64_t *off, int64_t bseg, T beta,  \
-                                     T *C, int64_t ldc)                                                                \
+     * product of two contiguous rows (x @ W.t() of a linear layer), B streamed once, DC rows at a time. */            \
+    static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
+                                  int64_t ldb, T beta, T *C, int64_t ldc)                                              \
     {                                                                                                                  \
         T acc[CT__DR * CT__DC];                                                                                        \
         for (int64_t j = 0; j < N; j += CT__DC) {                                                                      \
             int64_t nc = CT__MIN(CT__DC, N - j);                                                                       \
             for (int64_t i = 0; i < M; i += CT__DR) {                                                                  \
                 int64_t mr = CT__MIN(CT__DR, M - i);                                                                   \
-                ct__dots_micro_##x(mr, nc, K, nseg, A + i * lda, lda, aseg, off ? B : B + j * ldb, ldb,                \
-                                   off ? off + j : NULL, bseg, acc);                                                   \
+                ct__dots_micro_##x(mr, nc, K, A + i * lda, lda, B + j * ldb, ldb, acc);                                \
                 ct__tile_store_##x(mr, nc, acc, CT__DC, alpha, beta, true, C + i * ldc + j, ldc);                      \
             }                                                                                                          \
         }                                                                                                              \
-    }                                                                                                                  \
-                                                                                                                       \
-    static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
-                                  int64_t ldb, T beta, T *C, int64_t ldc)                                              \
-    {                                                                                                                  \
-        ct__gemm_dots_at_##x(M, N, K, 1, alpha, A, lda, 0, B, ldb, NULL, 0, beta, C, ldc);                             \
     }                                                                                                                  \
                                                                                                                        \
     /* One thread's product: an unpacked form when the shape is small enough for it, else the blocked one. */          \
@@ -27700,16 +27686,18 @@ static void *ct__conv_scratch(size_t bytes) { return ct__gemm_buffer(&ct__conv_s
  * the image zero-padded to P = in + 2 * pad and flattened, output (o0, o1, o2) has the "wide" column
  * w = (o0 * P1 + o1) * P2 + o2 and its window place j sits at w + off(j), so each row of the im2col
  * matrix is a stretch of the padded image: the GEMMs read the image in place (ct__gemm_rows_at,
- * ct__gemm_dots_at) instead of a matrix written for them. Wide columns with o1 >= out1 or o2 >= out2
+ * ct__gemm_rows_add_at) instead of a matrix written for them. (The weight's gradient keeps im2col: a dot
+ * product over wide columns adds in another order than one over the outputs, and PyTorch's numbers,
+ * the digits demo's losses among them, follow the latter.) Wide columns with o1 >= out1 or o2 >= out2
  * are computed too and thrown away (or, as the output's gradient, are zeros). */
 typedef struct ct__wide {
     int64_t P[3], plane; /* the padded image's sizes, P0 * P1 * P2 */
     int64_t L;           /* wide columns up to the last output's */
-    int64_t S;           /* L rounded up to whole vectors of any element type (the weight gradient's segments) */
+    int64_t S;           /* L rounded up to whole vectors of any element type (a row of the transposed form's input) */
     int64_t image;       /* elements a padded image takes: C * plane and the room read past it */
 } ct__wide;
 
-/* Elements read past a padded image: a product's last tile (fewer than NR) or segment (fewer than 16). */
+/* Elements read past a padded image: a product's last tile (fewer than NR). */
 #define CT__WIDE_ROOM 64
 
 /* The wide layout of an image of C channels (for a transposed convolution, its output), if the window
@@ -27850,49 +27838,6 @@ static int64_t *ct__wide_offsets(const ct__window *g, const ct__wide *w, int64_t
         }                                                                                                     \
         CT_FREE(off);                                                                                         \
         return CT_OK;                                                                                         \
-    }                                                                                                         \
-    /* The weight's gradient gw (G * Og, Cg * K) of a stride-1 convolution from x (N, Cin, ...) and go (N,    \
-     * Cout, ...): per chunk of m images, their padded copies side by side and go as wide columns (Cout, m,   \
-     * S), zeros past the outputs; gw_g (+)= go_g . cols(x)_g, dot products over the m segments of S          \
-     * (ct__gemm_dots_at), the columns of gw split over the threads. The zeros of go's wide columns meet      \
-     * image values (where the window wraps around a line): the caller makes sure those are finite. */        \
-    static ct_result ct__conv_wide_weight_grad_##T(const ct__window *g, const ct__wide *wd, int64_t G,        \
-                                                   int64_t N, int64_t Cin, int64_t Cout, const T *x,          \
-                                                   const T *go, T *gw)                                        \
-    {                                                                                                         \
-        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K;                   \
-        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
-        int64_t nb = ct__conv_chunk(N, wd->image + Cout * wd->S), tiles = (CgK + CT__DC - 1) / CT__DC;        \
-        int64_t *off = ct__wide_offsets(g, wd, Cg);                                                           \
-        T *xs = (T *)ct__conv_scratch(sizeof(T) * (size_t)((wd->image + Cout * wd->S) * nb));                 \
-        T *gs = xs ? xs + wd->image * nb : NULL;                                                              \
-        if (!off || !xs) {                                                                                    \
-            CT_FREE(off);                                                                                     \
-            return CT__OOM();                                                                                 \
-        }                                                                                                     \
-        for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
-            int64_t m = CT__MIN(nb, N - n0);                                                                  \
-            int threads = ct__conv_threads(CT__MIN(m, tiles), (double)(m * Cout * wd->S * CgK));              \
-            CT__OMP_PARALLEL_THREADS                                                                          \
-            {                                                                                                 \
-                CT__OMP_FOR                                                                                   \
-                for (int64_t i = 0; i < m; i++) {                                                             \
-                    ct__wide_pad_##T(g, wd, Cin, x + (n0 + i) * Cin * Limg, xs + i * wd->image, true);        \
-                    ct__wide_lines_##T(g, wd, Cout, go + (n0 + i) * Cout * Lout, gs + i * wd->S, m * wd->S,   \
-                                       true);                                                                 \
-                }                                                                                             \
-                CT__OMP_FOR                                                                                   \
-                for (int t = 0; t < threads; t++) {                                                           \
-                    int64_t lo = tiles * t / threads * CT__DC, hi = CT__MIN(tiles * (t + 1) / threads * CT__DC, CgK); \
-                    for (int64_t k = 0; k < G && hi > lo; k++)                                                \
-                        ct__gemm_dots_at_##sfx(Og, hi - lo, wd->S, m, 1, gs + k * Og * m * wd->S, m * wd->S,  \
-                                             wd->S, xs + k * Cg * wd->plane, 0, off + lo, wd->image,          \
-                                             n0 == 0 ? 0 : 1, gw + k * Og * CgK + lo, CgK);                   \
-                }                                                                                             \
-            }                                                                                                 \
-        }                                                                                                     \
-        CT_FREE(off);                                                                                         \
-        return CT_OK;                                                                                         \
     }
 CT__CONV_WIDE(float, s)
 CT__CONV_WIDE(double, d)
@@ -27967,10 +27912,6 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
         const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                                \
         int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                        \
         int64_t rows = Cside / G, cols_per_group = Cimg / G * K, nb = ct__conv_chunk(N, Cimg * K * L);        \
-        ct__wide wd;                                                                                          \
-        if (!c->transposed && ct__wide_plan(g, Cin, &wd) && ct__conv_wide_suits(N, Cout * wd.S * cols_per_group) && \
-            ct__all_finite_##T(x, N * Cin * Limg))                                                            \
-            return ct__conv_wide_weight_grad_##T(g, &wd, G, N, Cin, Cout, x, go, gw);                         \
         T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
         if (!cols) return CT__OOM();                                                                          \
         T *sides = cols + Cimg * K * L * nb;                                                                  \

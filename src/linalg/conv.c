@@ -121,16 +121,18 @@ static void *ct__conv_scratch(size_t bytes) { return ct__gemm_buffer(&ct__conv_s
  * the image zero-padded to P = in + 2 * pad and flattened, output (o0, o1, o2) has the "wide" column
  * w = (o0 * P1 + o1) * P2 + o2 and its window place j sits at w + off(j), so each row of the im2col
  * matrix is a stretch of the padded image: the GEMMs read the image in place (ct__gemm_rows_at,
- * ct__gemm_dots_at) instead of a matrix written for them. Wide columns with o1 >= out1 or o2 >= out2
+ * ct__gemm_rows_add_at) instead of a matrix written for them. (The weight's gradient keeps im2col: a dot
+ * product over wide columns adds in another order than one over the outputs, and PyTorch's numbers,
+ * the digits demo's losses among them, follow the latter.) Wide columns with o1 >= out1 or o2 >= out2
  * are computed too and thrown away (or, as the output's gradient, are zeros). */
 typedef struct ct__wide {
     int64_t P[3], plane; /* the padded image's sizes, P0 * P1 * P2 */
     int64_t L;           /* wide columns up to the last output's */
-    int64_t S;           /* L rounded up to whole vectors of any element type (the weight gradient's segments) */
+    int64_t S;           /* L rounded up to whole vectors of any element type (a row of the transposed form's input) */
     int64_t image;       /* elements a padded image takes: C * plane and the room read past it */
 } ct__wide;
 
-/* Elements read past a padded image: a product's last tile (fewer than NR) or segment (fewer than 16). */
+/* Elements read past a padded image: a product's last tile (fewer than NR). */
 #define CT__WIDE_ROOM 64
 
 /* The wide layout of an image of C channels (for a transposed convolution, its output), if the window
@@ -271,49 +273,6 @@ static int64_t *ct__wide_offsets(const ct__window *g, const ct__wide *w, int64_t
         }                                                                                                     \
         CT_FREE(off);                                                                                         \
         return CT_OK;                                                                                         \
-    }                                                                                                         \
-    /* The weight's gradient gw (G * Og, Cg * K) of a stride-1 convolution from x (N, Cin, ...) and go (N,    \
-     * Cout, ...): per chunk of m images, their padded copies side by side and go as wide columns (Cout, m,   \
-     * S), zeros past the outputs; gw_g (+)= go_g . cols(x)_g, dot products over the m segments of S          \
-     * (ct__gemm_dots_at), the columns of gw split over the threads. The zeros of go's wide columns meet      \
-     * image values (where the window wraps around a line): the caller makes sure those are finite. */        \
-    static ct_result ct__conv_wide_weight_grad_##T(const ct__window *g, const ct__wide *wd, int64_t G,        \
-                                                   int64_t N, int64_t Cin, int64_t Cout, const T *x,          \
-                                                   const T *go, T *gw)                                        \
-    {                                                                                                         \
-        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K;                   \
-        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
-        int64_t nb = ct__conv_chunk(N, wd->image + Cout * wd->S), tiles = (CgK + CT__DC - 1) / CT__DC;        \
-        int64_t *off = ct__wide_offsets(g, wd, Cg);                                                           \
-        T *xs = (T *)ct__conv_scratch(sizeof(T) * (size_t)((wd->image + Cout * wd->S) * nb));                 \
-        T *gs = xs ? xs + wd->image * nb : NULL;                                                              \
-        if (!off || !xs) {                                                                                    \
-            CT_FREE(off);                                                                                     \
-            return CT__OOM();                                                                                 \
-        }                                                                                                     \
-        for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
-            int64_t m = CT__MIN(nb, N - n0);                                                                  \
-            int threads = ct__conv_threads(CT__MIN(m, tiles), (double)(m * Cout * wd->S * CgK));              \
-            CT__OMP_PARALLEL_THREADS                                                                          \
-            {                                                                                                 \
-                CT__OMP_FOR                                                                                   \
-                for (int64_t i = 0; i < m; i++) {                                                             \
-                    ct__wide_pad_##T(g, wd, Cin, x + (n0 + i) * Cin * Limg, xs + i * wd->image, true);        \
-                    ct__wide_lines_##T(g, wd, Cout, go + (n0 + i) * Cout * Lout, gs + i * wd->S, m * wd->S,   \
-                                       true);                                                                 \
-                }                                                                                             \
-                CT__OMP_FOR                                                                                   \
-                for (int t = 0; t < threads; t++) {                                                           \
-                    int64_t lo = tiles * t / threads * CT__DC, hi = CT__MIN(tiles * (t + 1) / threads * CT__DC, CgK); \
-                    for (int64_t k = 0; k < G && hi > lo; k++)                                                \
-                        ct__gemm_dots_at_##sfx(Og, hi - lo, wd->S, m, 1, gs + k * Og * m * wd->S, m * wd->S,  \
-                                             wd->S, xs + k * Cg * wd->plane, 0, off + lo, wd->image,          \
-                                             n0 == 0 ? 0 : 1, gw + k * Og * CgK + lo, CgK);                   \
-                }                                                                                             \
-            }                                                                                                 \
-        }                                                                                                     \
-        CT_FREE(off);                                                                                         \
-        return CT_OK;                                                                                         \
     }
 CT__CONV_WIDE(float, s)
 CT__CONV_WIDE(double, d)
@@ -388,10 +347,6 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
         const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                                \
         int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                        \
         int64_t rows = Cside / G, cols_per_group = Cimg / G * K, nb = ct__conv_chunk(N, Cimg * K * L);        \
-        ct__wide wd;                                                                                          \
-        if (!c->transposed && ct__wide_plan(g, Cin, &wd) && ct__conv_wide_suits(N, Cout * wd.S * cols_per_group) && \
-            ct__all_finite_##T(x, N * Cin * Limg))                                                            \
-            return ct__conv_wide_weight_grad_##T(g, &wd, G, N, Cin, Cout, x, go, gw);                         \
         T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
         if (!cols) return CT__OOM();                                                                          \
         T *sides = cols + Cimg * K * L * nb;                                                                  \

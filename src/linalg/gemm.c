@@ -16,9 +16,9 @@
  * Products of at most CT__SMALL_M rows (a training step's batch) skip
  * packing, which there costs as much as the multiplications: op(B) not
  * transposed is read in place NR columns at a time (the row form), A @ B.t()
- * as dot products of contiguous rows (the dot form). Both forms also take
- * B's rows through a table of offsets (ct__gemm_rows_at, ct__gemm_dots_at and
- * the scatter-add ct__gemm_rows_add_at): the implicit GEMMs of stride-1
+ * as dot products of contiguous rows (the dot form). The row form also
+ * takes B's rows through a table of offsets (ct__gemm_rows_at and the
+ * scatter-add ct__gemm_rows_add_at): the implicit GEMMs of stride-1
  * convolutions, which read the image in place. The micro-kernels
  * use AVX-512 or AVX2+FMA intrinsics when the compiler targets them
  * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
@@ -402,64 +402,50 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
-    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A . rows [0, nc) of B, each a dot product over             \
-     * nseg segments of K contiguous elements: segment s of row i of A at A + i * lda + s * aseg, of row j             \
-     * of B at B + j * ldb + s * bseg, or B + off[j] + s * bseg when off is given (an implicit GEMM); rows             \
-     * past mr and nc repeat the last. */                                                                              \
-    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, int64_t nseg, const T *A, int64_t lda,           \
-                                   int64_t aseg, const T *B, int64_t ldb, const int64_t *off, int64_t bseg,            \
-                                   T *CT__RESTRICT acc)                                                                \
+    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row                \
+     * stride ldb), each a dot product over K contiguous elements; rows past mr and nc repeat the last. */             \
+    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, const T *A, int64_t lda, const T *B,             \
+                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
     {                                                                                                                  \
         const T *a[CT__DR], *b[CT__DC];                                                                                \
         ct__v##x c[CT__DR][CT__DC];                                                                                    \
         for (int i = 0; i < CT__DR; i++) a[i] = A + CT__MIN(i, mr - 1) * lda;                                          \
-        for (int j = 0; j < CT__DC; j++) b[j] = B + (off ? off[CT__MIN(j, nc - 1)] : CT__MIN(j, nc - 1) * ldb);        \
+        for (int j = 0; j < CT__DC; j++) b[j] = B + CT__MIN(j, nc - 1) * ldb;                                          \
         for (int i = 0; i < CT__DR; i++)                                                                               \
             for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VSPLAT_##x((T)0);                                           \
-        int64_t kv = K / CT__VL_##x * CT__VL_##x;                                                                      \
-        for (int64_t s = 0; s < nseg; s++)                                                                             \
-            for (int64_t k = 0; k < kv; k += CT__VL_##x) {                                                             \
-                ct__v##x bv[CT__DC];                                                                                   \
-                for (int j = 0; j < CT__DC; j++) bv[j] = CT__VLOAD_##x(b[j] + s * bseg + k);                           \
-                for (int i = 0; i < CT__DR; i++) {                                                                     \
-                    ct__v##x av = CT__VLOAD_##x(a[i] + s * aseg + k);                                                  \
-                    for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VFMA_##x(c[i][j], av, bv[j]);                       \
-                }                                                                                                      \
+        int64_t k = 0;                                                                                                 \
+        for (; k + CT__VL_##x <= K; k += CT__VL_##x) {                                                                 \
+            ct__v##x bv[CT__DC];                                                                                       \
+            for (int j = 0; j < CT__DC; j++) bv[j] = CT__VLOAD_##x(b[j] + k);                                          \
+            for (int i = 0; i < CT__DR; i++) {                                                                         \
+                ct__v##x av = CT__VLOAD_##x(a[i] + k);                                                                 \
+                for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VFMA_##x(c[i][j], av, bv[j]);                           \
             }                                                                                                          \
+        }                                                                                                              \
         for (int i = 0; i < CT__DR; i++)                                                                               \
             for (int j = 0; j < CT__DC; j++) {                                                                         \
                 T lane[CT__VL_##x], sum = 0;                                                                           \
                 CT__VSTORE_##x(lane, c[i][j]);                                                                         \
                 for (int l = 0; l < CT__VL_##x; l++) sum += lane[l];                                                   \
-                for (int64_t s = 0; s < nseg; s++)                                                                     \
-                    for (int64_t r = kv; r < K; r++) sum += a[i][s * aseg + r] * b[j][s * bseg + r];                   \
+                for (int64_t r = k; r < K; r++) sum += a[i][r] * b[j][r];                                              \
                 acc[i * CT__DC + j] = sum;                                                                             \
             }                                                                                                          \
     }                                                                                                                  \
                                                                                                                        \
     /* C (M x N) = alpha * A (M x K) @ op(B) + beta * C where B is N x K (transposed): every element a dot             \
-     * product of two contiguous rows (x @ W.t() of a linear layer), B streamed once, DC rows at a time.               \
-     * With nseg > 1 (and the strides aseg, bseg) or off, the dot products are those of ct__dots_micro. */             \
-    static void ct__gemm_dots_at_##x(int64_t M, int64_t N, int64_t K, int64_t nseg, T alpha, const T *A, int64_t lda,  \
-                                     int64_t aseg, const T *B, int64_t ldb, const int64_t *off, int64_t bseg, T beta,  \
-                                     T *C, int64_t ldc)                                                                \
+     * product of two contiguous rows (x @ W.t() of a linear layer), B streamed once, DC rows at a time. */            \
+    static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
+                                  int64_t ldb, T beta, T *C, int64_t ldc)                                              \
     {                                                                                                                  \
         T acc[CT__DR * CT__DC];                                                                                        \
         for (int64_t j = 0; j < N; j += CT__DC) {                                                                      \
             int64_t nc = CT__MIN(CT__DC, N - j);                                                                       \
             for (int64_t i = 0; i < M; i += CT__DR) {                                                                  \
                 int64_t mr = CT__MIN(CT__DR, M - i);                                                                   \
-                ct__dots_micro_##x(mr, nc, K, nseg, A + i * lda, lda, aseg, off ? B : B + j * ldb, ldb,                \
-                                   off ? off + j : NULL, bseg, acc);                                                   \
+                ct__dots_micro_##x(mr, nc, K, A + i * lda, lda, B + j * ldb, ldb, acc);                                \
                 ct__tile_store_##x(mr, nc, acc, CT__DC, alpha, beta, true, C + i * ldc + j, ldc);                      \
             }                                                                                                          \
         }                                                                                                              \
-    }                                                                                                                  \
-                                                                                                                       \
-    static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
-                                  int64_t ldb, T beta, T *C, int64_t ldc)                                              \
-    {                                                                                                                  \
-        ct__gemm_dots_at_##x(M, N, K, 1, alpha, A, lda, 0, B, ldb, NULL, 0, beta, C, ldc);                             \
     }                                                                                                                  \
                                                                                                                        \
     /* One thread's product: an unpacked form when the shape is small enough for it, else the blocked one. */          \
