@@ -27728,6 +27728,18 @@ static int64_t *ct__wide_offsets(const ct__window *g, const ct__wide *w, int64_t
     return off;
 }
 
+/* A stride-1 form's buffers: the offsets of its C channels' windows and
+ * bytes of per-thread scratch; CT_OK, or out of memory with nothing held. */
+static ct_result ct__wide_buffers(const ct__window *g, const ct__wide *w, int64_t C, size_t bytes, int64_t **off,
+                                  void **buf)
+{
+    *off = ct__wide_offsets(g, w, C);
+    *buf = ct__conv_scratch(bytes);
+    if (*off && *buf) return CT_OK;
+    CT_FREE(*off);
+    return CT__OOM();
+}
+
 /* Per element type: the padded image, moving outputs between their wide columns and their places,
  * whether an image is all finite, the forward and the weight's gradient. */
 #define CT__CONV_WIDE(T, sfx)                                                                                 \
@@ -27780,12 +27792,11 @@ static int64_t *ct__wide_offsets(const ct__window *g, const ct__wide *w, int64_t
         int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
         int64_t per_thread = wd->image + Cout * wd->L;                                                        \
         int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(wd->L * CgK));                  \
-        int64_t *off = ct__wide_offsets(g, wd, Cg);                                                           \
-        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
-        if (!off || !buf) {                                                                                   \
-            CT_FREE(off);                                                                                     \
-            return CT__OOM();                                                                                 \
-        }                                                                                                     \
+        int64_t *off;                                                                                         \
+        void *scratch;                                                                                        \
+        if (ct__wide_buffers(g, wd, Cg, sizeof(T) * (size_t)(per_thread * threads), &off, &scratch))          \
+            return ct_last_error_code();                                                                      \
+        T *buf = (T *)scratch;                                                                                \
         CT__OMP_PARALLEL_THREADS                                                                              \
         {                                                                                                     \
             T *xp = buf + per_thread * ct__thread_num(), *wide = xp + wd->image;                              \
@@ -27814,12 +27825,11 @@ static int64_t *ct__wide_offsets(const ct__window *g, const ct__wide *w, int64_t
         int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lx = g->out[0] * g->out[1] * g->out[2];                \
         int64_t per_thread = wd->image + Cin * wd->S + CT__WIDE_ROOM;                                         \
         int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(K * wd->L * Cg));               \
-        int64_t *off = ct__wide_offsets(g, wd, Og);                                                           \
-        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
-        if (!off || !buf) {                                                                                   \
-            CT_FREE(off);                                                                                     \
-            return CT__OOM();                                                                                 \
-        }                                                                                                     \
+        int64_t *off;                                                                                         \
+        void *scratch;                                                                                        \
+        if (ct__wide_buffers(g, wd, Og, sizeof(T) * (size_t)(per_thread * threads), &off, &scratch))          \
+            return ct_last_error_code();                                                                      \
+        T *buf = (T *)scratch;                                                                                \
         CT__OMP_PARALLEL_THREADS                                                                              \
         {                                                                                                     \
             T *op = buf + per_thread * ct__thread_num(), *xw = op + wd->image;                                \
