@@ -190,52 +190,30 @@ static int ct__cascade_power(int64_t size)
     return CT__MAX(4, c / 4);
 }
 
-/* name##_rows(in, rs, cs, i, end, a[4][W]): rows [i, end) added into the
- * four level-0 sums a. With GCC or clang each sum is a vector of W lanes:
- * given W scalar accumulators, GCC keeps them in registers and never
- * vectorises the lane loops (the strides are run-time values). ADDV adds
- * the lanes to -0, which leaves every value as it is (and which the
- * compiler drops), so the vector adds are the scalar ones, lane for lane. */
+/* One level-0 sum of W lanes, name##_sum, and name##_add(sum, p), which adds
+ * the W lanes at p to it. With GCC or clang the sum is a vector: given W
+ * scalar accumulators, GCC keeps them in registers and never vectorises the
+ * lane loops (the strides are run-time values). ADDV adds the lanes to -0,
+ * which leaves every value as it is (and which the compiler drops), so the
+ * vector adds are the scalar ones, lane for lane. */
 #if defined(__GNUC__)
-#define CT__MRS_ROWS(name, A, W, ADDV)                                                                    \
-    typedef A name##_vec __attribute__((vector_size((W) * sizeof(A))));                                  \
-    static inline void name##_add(name##_vec *sum, const char *p)                                         \
+#define CT__MRS_SUM(name, A, W, ADDV)                                                                     \
+    typedef A name##_sum __attribute__((vector_size((W) * sizeof(A))));                                  \
+    static inline void name##_add(name##_sum *sum, const char *p)                                         \
     {                                                                                                     \
         A lanes[W];                                                                                       \
-        name##_vec v;                                                                                     \
+        name##_sum v;                                                                                     \
         for (int l = 0; l < (W); l++) lanes[l] = -(A)0;                                                   \
         ADDV(lanes, p);                                                                                   \
         memcpy(&v, lanes, sizeof v);                                                                      \
         *sum += v;                                                                                        \
-    }                                                                                                     \
-    static inline void name##_rows(const char *in, int64_t rs, int64_t cs, int64_t i, int64_t end, A a[4][W]) \
-    {                                                                                                     \
-        name##_vec t[4];                                                                                  \
-        memcpy(t, a, sizeof t);                                                                           \
-        for (; i < end; i++) {                                                                            \
-            const char *row = in + i * rs;                                                                \
-            name##_add(&t[0], row);                                                                       \
-            name##_add(&t[1], row + cs);                                                                  \
-            name##_add(&t[2], row + 2 * cs);                                                              \
-            name##_add(&t[3], row + 3 * cs);                                                              \
-        }                                                                                                 \
-        memcpy(a, t, sizeof t);                                                                           \
     }
 #else
-#define CT__MRS_ROWS(name, A, W, ADDV)                                                                    \
-    static inline void name##_rows(const char *in, int64_t rs, int64_t cs, int64_t i, int64_t end, A a[4][W]) \
-    {                                                                                                     \
-        A t[4][W];                                                                                        \
-        memcpy(t, a, sizeof t);                                                                           \
-        for (; i < end; i++) {                                                                            \
-            const char *row = in + i * rs;                                                                \
-            ADDV(t[0], row);                                                                              \
-            ADDV(t[1], row + cs);                                                                         \
-            ADDV(t[2], row + 2 * cs);                                                                     \
-            ADDV(t[3], row + 3 * cs);                                                                     \
-        }                                                                                                 \
-        memcpy(a, t, sizeof t);                                                                           \
-    }
+#define CT__MRS_SUM(name, A, W, ADDV)                                                                     \
+    typedef struct name##_sum {                                                                           \
+        A lane[W];                                                                                        \
+    } name##_sum;                                                                                         \
+    static inline void name##_add(name##_sum *sum, const char *p) { ADDV(sum->lane, p); }
 #endif
 
 /* Sums run on four levels of accumulators, each 4 vectors of W lanes. A
@@ -245,7 +223,21 @@ static int ct__cascade_power(int64_t size)
  *   name(in, row stride, column stride, rows, sums[4][W])
  * where ADDV(a, p) adds the W lanes at p to a. */
 #define CT__MRS(name, A, W, ADDV)                                                                         \
-    CT__MRS_ROWS(name, A, W, ADDV)                                                                        \
+    CT__MRS_SUM(name, A, W, ADDV)                                                                         \
+    /* rows [i, end) added into the four level-0 sums a, held in locals */                                \
+    static inline void name##_rows(const char *in, int64_t rs, int64_t cs, int64_t i, int64_t end, A a[4][W]) \
+    {                                                                                                     \
+        name##_sum t[4];                                                                                  \
+        memcpy(t, a, sizeof t);                                                                           \
+        for (; i < end; i++) {                                                                            \
+            const char *row = in + i * rs;                                                                \
+            name##_add(&t[0], row);                                                                       \
+            name##_add(&t[1], row + cs);                                                                  \
+            name##_add(&t[2], row + 2 * cs);                                                              \
+            name##_add(&t[3], row + 3 * cs);                                                              \
+        }                                                                                                 \
+        memcpy(a, t, sizeof t);                                                                           \
+    }                                                                                                     \
     /* a level's sums moved up into the next: one flat loop, which vectorises */                          \
     static inline void name##_carry(A *up, A *level)                                                      \
     {                                                                                                     \
