@@ -9647,9 +9647,10 @@ static bool ct__run_buffers(ct__run *r)
 {
     size_t total = 0;
     for (int k = 0; k < r->n_nodes; k++) total += (size_t)r->nodes[k]->n_out;
-    r->buffers = (ct_tensor **)CT_MALLOC((total ? total : 1) * sizeof *r->buffers);
+    size_t bytes = (total ? total : 1) * sizeof *r->buffers;
+    r->buffers = (ct_tensor **)CT_MALLOC(bytes);
     if (!r->buffers) return false;
-    ct__zero(r->buffers, (total ? total : 1) * sizeof *r->buffers);
+    ct__zero(r->buffers, bytes);
     for (int k = 0, at = 0; k < r->n_nodes; k++) {
         r->nodes[k]->buffer = r->buffers + at;
         at += r->nodes[k]->n_out;
