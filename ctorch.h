@@ -21900,40 +21900,85 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
     *lo = first < *hi ? first : *hi;
 }
 
-/* im2col of one image: x (C, in0, in1, in2) to cols (C * k0 * k1 * k2, out0 * out1 * out2)
- * whose rows are ld apart (ld >= out0 * out1 * out2: the columns of several images side by side),
- * row (c, j0, j1, j2), column (o0, o1, o2) = x[c, o*stride - pad + j*dil], 0 outside.
- * A row is zeroed at once, then the inside stretch of each of its lines copied
- * (lines are short: a call per line, or a division per row, would cost more
- * than the copy). */
-#define CT__IM2COL(T)                                                                                        \
-    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols, int64_t ld)              \
+/* dst[0, b - a) = places [a, b) of a line whose place p is src[p + off] in [lo, hi) and 0 elsewhere
+ * (a <= lo <= hi <= b; src stays a valid pointer when lo == hi). Lines of a window are short (a row of
+ * the image), so under AVX-512 a line is a few masked loads, which read nothing outside their mask,
+ * and masked stores; a plain loop otherwise. */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+/* The mask of lanes [0, n) of a vector of 16 or fewer (n clipped to [0, 16]). */
+static inline uint32_t ct__low_lanes(int64_t n) { return (1u << CT__MIN(CT__MAX(n, 0), 16)) - 1; }
+#define CT__LINE_COPY(T, VL, mask, load, store)                                                              \
+    static inline void ct__line_copy_##T(const T *src, int64_t off, int64_t lo, int64_t hi, int64_t a,       \
+                                         int64_t b, T *dst)                                                  \
     {                                                                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                    \
-        T *row = cols;                                                                                       \
-        for (int64_t c = 0; c < C; c++)                                                                      \
-            for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
-                for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
-                    for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += ld) {                                    \
-                        int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
-                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                  \
-                        const T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                \
-                        memset(row, 0, sizeof(T) * (size_t)L);                                               \
-                        for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
-                            int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
-                            if (i0 < 0 || i0 >= g->in[0]) continue;                                          \
-                            for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                     \
-                                int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                 \
-                                if (i1 < 0 || i1 >= g->in[1]) continue;                                      \
-                                T *CT__RESTRICT dst = row + (o0 * g->out[1] + o1) * n2;                      \
-                                const T *CT__RESTRICT src = xc + (i0 * g->in[1] + i1) * g->in[2];            \
-                                if (s2 == 1)                                                                 \
-                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2] = src[o2 + off2];           \
-                                else                                                                         \
-                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2] = src[o2 * s2 + off2];      \
-                            }                                                                                \
-                        }                                                                                    \
+        for (int64_t p = a; p < b; p += VL)                                                                  \
+            store(dst + p - a, (mask)ct__low_lanes(b - p),                                                   \
+                  load((mask)(ct__low_lanes(hi - p) & ~ct__low_lanes(lo - p)), src + p + off));             \
+    }
+CT__LINE_COPY(float, 16, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps)
+CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
+#else
+#define CT__LINE_COPY(T)                                                                                     \
+    static inline void ct__line_copy_##T(const T *CT__RESTRICT src, int64_t off, int64_t lo, int64_t hi,     \
+                                         int64_t a, int64_t b, T *CT__RESTRICT dst)                          \
+    {                                                                                                        \
+        for (int64_t p = a; p < lo; p++) dst[p - a] = 0;                                                     \
+        for (int64_t p = lo; p < hi; p++) dst[p - a] = src[p + off];                                         \
+        for (int64_t p = hi; p < b; p++) dst[p - a] = 0;                                                     \
+    }
+CT__LINE_COPY(float)
+CT__LINE_COPY(double)
+#endif
+
+/* Rows of the im2col matrix that share their lines: (c, j0, j1, j2) for up to this many j2 in turn. */
+#define CT__IM2COL_ROWS 16
+
+/* Rows [r0, r1) and columns [k0, k1) of the im2col matrix of images side by side: image i (C, in0, in1,
+ * in2) at x + i * image_stride has columns [i * L, (i + 1) * L), L = out0 * out1 * out2; row (c, j0, j1,
+ * j2), column (o0, o1, o2) = x[c, o * stride - pad + j * dil], 0 outside. Into cols, rows ld apart.
+ * A column range walks the lines (o0, o1) of the images in turn, keeping its place by counting, not
+ * dividing, and writes each line for the rows of every j2 at once (they read the same image line at
+ * other offsets). */
+#define CT__IM2COL(T)                                                                                        \
+    static void ct__im2col_##T(const ct__window *g, const T *x, int64_t image_stride, int64_t r0,            \
+                               int64_t r1, int64_t k0, int64_t k1, T *cols, int64_t ld)                      \
+    {                                                                                                        \
+        int64_t taps = g->k[0] * g->k[1] * g->k[2], n2 = g->out[2], L = g->out[0] * g->out[1] * n2;          \
+        int64_t plane = g->in[0] * g->in[1] * g->in[2], s2 = g->stride[2];                                   \
+        for (int64_t r = r0, rows; r < r1; r += rows, cols += rows * ld) {                                   \
+            int64_t c = r / taps, t = r % taps, j2 = t % g->k[2], j1 = t / g->k[2] % g->k[1];                \
+            int64_t j0 = t / (g->k[1] * g->k[2]), off[CT__IM2COL_ROWS], lo[CT__IM2COL_ROWS];                 \
+            int64_t hi[CT__IM2COL_ROWS];                                                                     \
+            rows = CT__MIN(CT__MIN(g->k[2] - j2, r1 - r), CT__IM2COL_ROWS);                                  \
+            for (int64_t e = 0; e < rows; e++) {                                                             \
+                off[e] = (j2 + e) * g->dil[2] - g->pad[2];                                                   \
+                ct__inside_range(off[e], s2, g->in[2], n2, &lo[e], &hi[e]);                                  \
+            }                                                                                                \
+            int64_t i = k0 / L, q = k0 % L / n2, a = k0 % L % n2, o0 = q / g->out[1], o1 = q % g->out[1];    \
+            T *dst = cols;                                                                                   \
+            for (int64_t left = k1 - k0; left > 0; a = 0) {                                                  \
+                int64_t b = CT__MIN(n2, a + left);                                                           \
+                int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                                 \
+                int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                                 \
+                bool inside = i0 >= 0 && i0 < g->in[0] && i1 >= 0 && i1 < g->in[1];                          \
+                const T *line = x + i * image_stride + c * plane;                                            \
+                if (inside) line += (i0 * g->in[1] + i1) * g->in[2];                                         \
+                for (int64_t e = 0; e < rows; e++) {                                                         \
+                    int64_t l = lo[e], h = hi[e]; /* within [0, n2]: the line's inside stretch */            \
+                    if (!inside || a > 0 || b < n2)                                                          \
+                        l = inside ? CT__MIN(CT__MAX(l, a), b) : a, h = inside ? CT__MIN(CT__MAX(h, l), b) : a; \
+                    if (s2 == 1) {                                                                           \
+                        ct__line_copy_##T(line, off[e], l, h, a, b, dst + e * ld);                           \
+                        continue;                                                                            \
                     }                                                                                        \
+                    for (int64_t p = a; p < b; p++) dst[e * ld + p - a] = 0;                                 \
+                    for (int64_t p = l; p < h; p++) dst[e * ld + p - a] = line[p * s2 + off[e]];             \
+                }                                                                                            \
+                dst += b - a, left -= b - a;                                                                 \
+                if (++o1 == g->out[1] && (o1 = 0, ++o0 == g->out[0])) o0 = 0, i++;                           \
+            }                                                                                                \
+        }                                                                                                    \
     }                                                                                                        \
     /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */         \
     static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                          \
@@ -22383,6 +22428,10 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         }                                                                                                              \
     }
 
+/* Whether A @ B.t() of M rows over K takes the dot form on one thread (and so on any number: the threads
+ * split M or N). ct__conv_weight_grad replays the form's sums. */
+#define CT__DOTS_SUIT(x, M, K) ((M) <= CT__SMALL_M && (K) >= CT__VL_##x)
+
 /* The unpacked forms for few rows (or a short K), per element type T with suffix s or d. */
 #define CT__GEMM_SMALL(x, T)                                                                                           \
     /* Row form. acc (MR x NR, row-major) = rows [0, mr) of op(A) @ B (K x NR), where op(A)[i][k] =                    \
@@ -22483,19 +22532,20 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
-    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row                \
-     * stride ldb), each a dot product over K contiguous elements; rows past mr and nc repeat the last. */             \
-    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, const T *A, int64_t lda, const T *B,             \
-                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
+    /* Dot form, a stretch of the dot products: the lanes (DR x DC vectors, row-major; lane l holds the                \
+     * products of k = l mod VL) of rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row stride ldb)            \
+     * grow by the products over k < kv, kv a multiple of VL; rows past mr and nc repeat the last. Taken in            \
+     * stretches (the convolution's weight gradient makes B a stretch at a time), they add as in one. */               \
+    static void ct__dots_steps_##x(int64_t mr, int64_t nc, int64_t kv, const T *A, int64_t lda, const T *B,            \
+                                   int64_t ldb, T *CT__RESTRICT lanes)                                                 \
     {                                                                                                                  \
         const T *a[CT__DR], *b[CT__DC];                                                                                \
         ct__v##x c[CT__DR][CT__DC];                                                                                    \
         for (int i = 0; i < CT__DR; i++) a[i] = A + CT__MIN(i, mr - 1) * lda;                                          \
         for (int j = 0; j < CT__DC; j++) b[j] = B + CT__MIN(j, nc - 1) * ldb;                                          \
         for (int i = 0; i < CT__DR; i++)                                                                               \
-            for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VSPLAT_##x((T)0);                                           \
-        int64_t k = 0;                                                                                                 \
-        for (; k + CT__VL_##x <= K; k += CT__VL_##x) {                                                                 \
+            for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VLOAD_##x(lanes + (i * CT__DC + j) * CT__VL_##x);           \
+        for (int64_t k = 0; k < kv; k += CT__VL_##x) {                                                                 \
             ct__v##x bv[CT__DC];                                                                                       \
             for (int j = 0; j < CT__DC; j++) bv[j] = CT__VLOAD_##x(b[j] + k);                                          \
             for (int i = 0; i < CT__DR; i++) {                                                                         \
@@ -22504,13 +22554,34 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
             }                                                                                                          \
         }                                                                                                              \
         for (int i = 0; i < CT__DR; i++)                                                                               \
+            for (int j = 0; j < CT__DC; j++) CT__VSTORE_##x(lanes + (i * CT__DC + j) * CT__VL_##x, c[i][j]);           \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* The dot products' end: acc (DR x DC, row-major) = each one's lanes summed in order, then the products           \
+     * over k in [kv, K) of the rows as ct__dots_steps takes them. */                                                  \
+    static void ct__dots_finish_##x(int64_t mr, int64_t nc, int64_t kv, int64_t K, const T *A, int64_t lda,            \
+                                    const T *B, int64_t ldb, const T *lanes, T *CT__RESTRICT acc)                      \
+    {                                                                                                                  \
+        for (int i = 0; i < CT__DR; i++)                                                                               \
             for (int j = 0; j < CT__DC; j++) {                                                                         \
-                T lane[CT__VL_##x], sum = 0;                                                                           \
-                CT__VSTORE_##x(lane, c[i][j]);                                                                         \
+                const T *a = A + CT__MIN(i, mr - 1) * lda, *b = B + CT__MIN(j, nc - 1) * ldb;                          \
+                const T *lane = lanes + (i * CT__DC + j) * CT__VL_##x;                                                 \
+                T sum = 0;                                                                                             \
                 for (int l = 0; l < CT__VL_##x; l++) sum += lane[l];                                                   \
-                for (int64_t r = k; r < K; r++) sum += a[i][r] * b[j][r];                                              \
+                for (int64_t r = kv; r < K; r++) sum += a[r] * b[r];                                                   \
                 acc[i * CT__DC + j] = sum;                                                                             \
             }                                                                                                          \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row                \
+     * stride ldb), each a dot product over K contiguous elements; rows past mr and nc repeat the last. */             \
+    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, const T *A, int64_t lda, const T *B,             \
+                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
+    {                                                                                                                  \
+        T lanes[CT__DR * CT__DC * CT__VL_##x] = {0};                                                                   \
+        int64_t kv = K / CT__VL_##x * CT__VL_##x;                                                                      \
+        ct__dots_steps_##x(mr, nc, kv, A, lda, B, ldb, lanes);                                                         \
+        ct__dots_finish_##x(mr, nc, kv, K, A, lda, B, ldb, lanes, acc);                                                \
     }                                                                                                                  \
                                                                                                                        \
     /* C (M x N) = alpha * A (M x K) @ op(B) + beta * C where B is N x K (transposed): every element a dot             \
@@ -22536,7 +22607,7 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         if (!tb && M <= CT__SMALL_M &&                                                                                 \
             ct__gemm_rows_##x(ta, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))                                       \
             return;                                                                                                    \
-        if (!ta && tb && M <= CT__SMALL_M && K >= CT__VL_##x) {                                                        \
+        if (!ta && tb && CT__DOTS_SUIT(x, M, K)) {                                                                     \
             ct__gemm_dots_##x(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                           \
             return;                                                                                                    \
         }                                                                                                              \
@@ -27877,8 +27948,7 @@ CT__CONV_WIDE(double, d)
             const T *xn = x + n0 * Cin * Lin;                                                                 \
             T *on = out + n0 * Cout * Lout;                                                                   \
             if (!c->transposed) {                                                                             \
-                for (int64_t i = 0; !direct && i < m; i++)                                                    \
-                    ct__im2col_##T(g, Cin, xn + i * Cin * Lin, cols + i * Lcol, ld);                          \
+                if (!direct) ct__im2col_##T(g, xn, Cin * Lin, 0, Cin * K, 0, ld, cols, ld);                   \
                 const T *B = direct ? xn : cols;                                                              \
                 T *dst = m > 1 ? prod : on; /* (Cout, m * L): the chunk's images side by side */              \
                 for (int64_t k = 0; k < G; k++)                                                               \
@@ -27900,13 +27970,80 @@ CT__CONV_WIDE(double, d)
 CT__CONV_FORWARD(float, ct__sgemm, s)
 CT__CONV_FORWARD(double, ct__dgemm, d)
 
+/* Columns of the weight's gradient taken at a time by its dot form below. */
+#define CT__DOTS_STRETCH 512
+
+/* The weight's gradient by ct__gemm_dots's sums without its whole im2col matrix: gw_g (R, CgK) =
+ * side_g (R, m * L) . cols(img)_g (CgK, m * L) for each chunk of nb images (+= after the first), each
+ * element's lanes growing over the columns in order as ct__dots_steps takes them, then summed by
+ * ct__dots_finish: the same sums as the GEMM (so the same bits). Both sides are made a stretch of
+ * columns at a time, into per-thread scratch that stays in cache (side by the im2col of a one-place
+ * window). Work items are a group's blocks of rows of cols, split over the threads. */
+#define CT__CONV_WEIGHT_GRAD_DOTS(T, sfx)                                                                     \
+    static ct_result ct__conv_weight_grad_dots_##T(const ct__window *g, int64_t G, int64_t N, int64_t nb,     \
+                                                   const T *img, int64_t Cimg, const T *side, int64_t Cside,  \
+                                                   T *gw)                                                     \
+    {                                                                                                         \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
+        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2], S = CT__DOTS_STRETCH;            \
+        double work = (double)N * (double)L * (double)R * (double)(CgK * G);                                  \
+        int64_t want = ct__conv_threads(INT64_MAX, work), DC = CT__DC;                                        \
+        int64_t RB = CT__MIN((CgK + want - 1) / want + DC - 1, 128) / DC * DC, blocks = (CgK + RB - 1) / RB;  \
+        int64_t tiles = (R + CT__DR - 1) / CT__DR * (RB / DC), lane_size = CT__DR * CT__DC * CT__VL_##sfx;    \
+        int64_t per_thread = (R + RB) * S + tiles * lane_size;                                                \
+        int threads = ct__conv_threads(G * blocks, work);                                                     \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
+        if (!buf) return CT__OOM();                                                                           \
+        const ct__window one = {{1, 1, L}, {1, 1, L}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}};            \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *A = buf + per_thread * ct__thread_num(), *B = A + R * S, *lanes = B + RB * S;                  \
+            T acc[CT__DR * CT__DC];                                                                           \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t item = 0; item < G * blocks; item++) {                                               \
+                int64_t k = item / blocks, r0 = item % blocks * RB, rb = CT__MIN(RB, CgK - r0);               \
+                int64_t row0 = k * CgK + r0; /* the block's first row in cols */                              \
+                for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                      \
+                    int64_t cols = CT__MIN(nb, N - n0) * L, kv = cols / CT__VL_##sfx * CT__VL_##sfx, s0 = 0;  \
+                    memset(lanes, 0, sizeof(T) * (size_t)(tiles * lane_size));                                \
+                    for (;; s0 += S) {                                                                        \
+                        int64_t w = CT__MIN(S, cols - s0), steps = CT__MIN(w, kv - s0);                       \
+                        const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg;     \
+                        ct__im2col_##T(&one, sides, Cside * L, 0, R, s0, s0 + w, A, S);                       \
+                        ct__im2col_##T(g, imgs, Cimg * Limg, row0, row0 + rb, s0, s0 + w, B, S);              \
+                        T *lane = lanes;                                                                      \
+                        for (int64_t i = 0; i < R; i += CT__DR)                                               \
+                            for (int64_t j = 0; j < rb; j += DC, lane += lane_size)                           \
+                                ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), CT__MIN(DC, rb - j), steps,      \
+                                                     A + i * S, S, B + j * S, S, lane);                       \
+                        if (s0 + w == cols) break;                                                            \
+                    }                                                                                         \
+                    T *lane = lanes;                                                                          \
+                    for (int64_t i = 0; i < R; i += CT__DR)                                                   \
+                        for (int64_t j = 0; j < rb; j += DC, lane += lane_size) {                             \
+                            int64_t mr = CT__MIN(CT__DR, R - i), nc = CT__MIN(DC, rb - j);                    \
+                            ct__dots_finish_##sfx(mr, nc, kv - s0, cols - s0, A + i * S, S, B + j * S, S,     \
+                                                  lane, acc);                                                 \
+                            ct__tile_store_##sfx(mr, nc, acc, DC, 1, n0 == 0 ? 0 : 1, true,                   \
+                                                 gw + (k * R + i) * CgK + r0 + j, CgK);                       \
+                        }                                                                                     \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_WEIGHT_GRAD_DOTS(float, s)
+CT__CONV_WEIGHT_GRAD_DOTS(double, d)
+
 /* The weight's gradient gw (shaped as the weight) from x (N, Cin, ...) and
  * go (N, Cout, ...): per chunk of m images and group, a product of one
  * side by the im2col columns of the other, summed over the chunks. For a
  * convolution gw_g (Og, Cg * K) += go_g (Og, m * L) cols(x)_g^T; for a
  * transposed one gw_g (Cg, Og * K) += x_g (Cg, m * L) cols(go)_g^T, the
- * columns taken over its output as its forward's col2im writes them. */
-#define CT__CONV_WEIGHT_GRAD(T, gemm)                                                                         \
+ * columns taken over its output as its forward's col2im writes them. When
+ * the GEMM would take these products by its dot form, the form above makes
+ * the same sums without the whole im2col matrix. */
+#define CT__CONV_WEIGHT_GRAD(T, gemm, sfx)                                                                    \
     static ct_result ct__conv_weight_grad_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin, \
                                               int64_t Cout, const T *x, const T *go, T *gw)                   \
     {                                                                                                         \
@@ -27915,12 +28052,16 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
         const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                                \
         int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                        \
         int64_t rows = Cside / G, cols_per_group = Cimg / G * K, nb = ct__conv_chunk(N, Cimg * K * L);        \
+        int64_t fewest = (N - (N - 1) / nb * nb) * L; /* the last chunk's columns */                          \
+        if (!CT__USE_CBLAS(rows, cols_per_group, nb * L, nb * L, nb * L, cols_per_group) &&                   \
+            CT__DOTS_SUIT(sfx, rows, fewest))                                                                 \
+            return ct__conv_weight_grad_dots_##T(g, G, N, nb, img, Cimg, side, Cside, gw);                    \
         T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
         if (!cols) return CT__OOM();                                                                          \
         T *sides = cols + Cimg * K * L * nb;                                                                  \
         for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
             int64_t m = CT__MIN(nb, N - n0), ld = m * L;                                                      \
-            for (int64_t i = 0; i < m; i++) ct__im2col_##T(g, Cimg, img + (n0 + i) * Cimg * Limg, cols + i * L, ld); \
+            ct__im2col_##T(g, img + n0 * Cimg * Limg, Cimg * Limg, 0, Cimg * K, 0, ld, cols, ld);             \
             ct__regroup_##T(side + n0 * Cside * L, sides, m, Cside, L, Cside * L, false);                     \
             for (int64_t k = 0; k < G; k++)                                                                   \
                 gemm(false, true, rows, cols_per_group, ld, 1, sides + k * rows * ld, ld,                     \
@@ -27929,8 +28070,8 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
         }                                                                                                     \
         return CT_OK;                                                                                         \
     }
-CT__CONV_WEIGHT_GRAD(float, ct__sgemm)
-CT__CONV_WEIGHT_GRAD(double, ct__dgemm)
+CT__CONV_WEIGHT_GRAD(float, ct__sgemm, s)
+CT__CONV_WEIGHT_GRAD(double, ct__dgemm, d)
 
 /* ---------------------------------------------------------------- the op and its backward */
 
@@ -28337,9 +28478,9 @@ static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_im
         const char *src = ct__data(xc) + (size_t)(n * in_per) * ct__esize(x);
         char *dst = ct__data(out) + (size_t)(n * out_per) * ct__esize(x);
         if (x->dtype == CT_F32 && to_image) ct__col2im_float(g, C, (const float *)src, (float *)dst);
-        else if (x->dtype == CT_F32) ct__im2col_float(g, C, (const float *)src, (float *)dst, L);
+        else if (x->dtype == CT_F32) ct__im2col_float(g, (const float *)src, 0, 0, C * K, 0, L, (float *)dst, L);
         else if (to_image) ct__col2im_double(g, C, (const double *)src, (double *)dst);
-        else ct__im2col_double(g, C, (const double *)src, (double *)dst, L);
+        else ct__im2col_double(g, (const double *)src, 0, 0, C * K, 0, L, (double *)dst, L);
     }
     ct__discard(xc);
     *keep = *f;

@@ -14,40 +14,85 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
     *lo = first < *hi ? first : *hi;
 }
 
-/* im2col of one image: x (C, in0, in1, in2) to cols (C * k0 * k1 * k2, out0 * out1 * out2)
- * whose rows are ld apart (ld >= out0 * out1 * out2: the columns of several images side by side),
- * row (c, j0, j1, j2), column (o0, o1, o2) = x[c, o*stride - pad + j*dil], 0 outside.
- * A row is zeroed at once, then the inside stretch of each of its lines copied
- * (lines are short: a call per line, or a division per row, would cost more
- * than the copy). */
-#define CT__IM2COL(T)                                                                                        \
-    static void ct__im2col_##T(const ct__window *g, int64_t C, const T *x, T *cols, int64_t ld)              \
+/* dst[0, b - a) = places [a, b) of a line whose place p is src[p + off] in [lo, hi) and 0 elsewhere
+ * (a <= lo <= hi <= b; src stays a valid pointer when lo == hi). Lines of a window are short (a row of
+ * the image), so under AVX-512 a line is a few masked loads, which read nothing outside their mask,
+ * and masked stores; a plain loop otherwise. */
+#if defined(__AVX512F__)
+#include <immintrin.h>
+/* The mask of lanes [0, n) of a vector of 16 or fewer (n clipped to [0, 16]). */
+static inline uint32_t ct__low_lanes(int64_t n) { return (1u << CT__MIN(CT__MAX(n, 0), 16)) - 1; }
+#define CT__LINE_COPY(T, VL, mask, load, store)                                                              \
+    static inline void ct__line_copy_##T(const T *src, int64_t off, int64_t lo, int64_t hi, int64_t a,       \
+                                         int64_t b, T *dst)                                                  \
     {                                                                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                    \
-        T *row = cols;                                                                                       \
-        for (int64_t c = 0; c < C; c++)                                                                      \
-            for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
-                for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
-                    for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += ld) {                                    \
-                        int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
-                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                  \
-                        const T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                \
-                        memset(row, 0, sizeof(T) * (size_t)L);                                               \
-                        for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
-                            int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
-                            if (i0 < 0 || i0 >= g->in[0]) continue;                                          \
-                            for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                     \
-                                int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                 \
-                                if (i1 < 0 || i1 >= g->in[1]) continue;                                      \
-                                T *CT__RESTRICT dst = row + (o0 * g->out[1] + o1) * n2;                      \
-                                const T *CT__RESTRICT src = xc + (i0 * g->in[1] + i1) * g->in[2];            \
-                                if (s2 == 1)                                                                 \
-                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2] = src[o2 + off2];           \
-                                else                                                                         \
-                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2] = src[o2 * s2 + off2];      \
-                            }                                                                                \
-                        }                                                                                    \
+        for (int64_t p = a; p < b; p += VL)                                                                  \
+            store(dst + p - a, (mask)ct__low_lanes(b - p),                                                   \
+                  load((mask)(ct__low_lanes(hi - p) & ~ct__low_lanes(lo - p)), src + p + off));             \
+    }
+CT__LINE_COPY(float, 16, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps)
+CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
+#else
+#define CT__LINE_COPY(T)                                                                                     \
+    static inline void ct__line_copy_##T(const T *CT__RESTRICT src, int64_t off, int64_t lo, int64_t hi,     \
+                                         int64_t a, int64_t b, T *CT__RESTRICT dst)                          \
+    {                                                                                                        \
+        for (int64_t p = a; p < lo; p++) dst[p - a] = 0;                                                     \
+        for (int64_t p = lo; p < hi; p++) dst[p - a] = src[p + off];                                         \
+        for (int64_t p = hi; p < b; p++) dst[p - a] = 0;                                                     \
+    }
+CT__LINE_COPY(float)
+CT__LINE_COPY(double)
+#endif
+
+/* Rows of the im2col matrix that share their lines: (c, j0, j1, j2) for up to this many j2 in turn. */
+#define CT__IM2COL_ROWS 16
+
+/* Rows [r0, r1) and columns [k0, k1) of the im2col matrix of images side by side: image i (C, in0, in1,
+ * in2) at x + i * image_stride has columns [i * L, (i + 1) * L), L = out0 * out1 * out2; row (c, j0, j1,
+ * j2), column (o0, o1, o2) = x[c, o * stride - pad + j * dil], 0 outside. Into cols, rows ld apart.
+ * A column range walks the lines (o0, o1) of the images in turn, keeping its place by counting, not
+ * dividing, and writes each line for the rows of every j2 at once (they read the same image line at
+ * other offsets). */
+#define CT__IM2COL(T)                                                                                        \
+    static void ct__im2col_##T(const ct__window *g, const T *x, int64_t image_stride, int64_t r0,            \
+                               int64_t r1, int64_t k0, int64_t k1, T *cols, int64_t ld)                      \
+    {                                                                                                        \
+        int64_t taps = g->k[0] * g->k[1] * g->k[2], n2 = g->out[2], L = g->out[0] * g->out[1] * n2;          \
+        int64_t plane = g->in[0] * g->in[1] * g->in[2], s2 = g->stride[2];                                   \
+        for (int64_t r = r0, rows; r < r1; r += rows, cols += rows * ld) {                                   \
+            int64_t c = r / taps, t = r % taps, j2 = t % g->k[2], j1 = t / g->k[2] % g->k[1];                \
+            int64_t j0 = t / (g->k[1] * g->k[2]), off[CT__IM2COL_ROWS], lo[CT__IM2COL_ROWS];                 \
+            int64_t hi[CT__IM2COL_ROWS];                                                                     \
+            rows = CT__MIN(CT__MIN(g->k[2] - j2, r1 - r), CT__IM2COL_ROWS);                                  \
+            for (int64_t e = 0; e < rows; e++) {                                                             \
+                off[e] = (j2 + e) * g->dil[2] - g->pad[2];                                                   \
+                ct__inside_range(off[e], s2, g->in[2], n2, &lo[e], &hi[e]);                                  \
+            }                                                                                                \
+            int64_t i = k0 / L, q = k0 % L / n2, a = k0 % L % n2, o0 = q / g->out[1], o1 = q % g->out[1];    \
+            T *dst = cols;                                                                                   \
+            for (int64_t left = k1 - k0; left > 0; a = 0) {                                                  \
+                int64_t b = CT__MIN(n2, a + left);                                                           \
+                int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                                 \
+                int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                                 \
+                bool inside = i0 >= 0 && i0 < g->in[0] && i1 >= 0 && i1 < g->in[1];                          \
+                const T *line = x + i * image_stride + c * plane;                                            \
+                if (inside) line += (i0 * g->in[1] + i1) * g->in[2];                                         \
+                for (int64_t e = 0; e < rows; e++) {                                                         \
+                    int64_t l = lo[e], h = hi[e]; /* within [0, n2]: the line's inside stretch */            \
+                    if (!inside || a > 0 || b < n2)                                                          \
+                        l = inside ? CT__MIN(CT__MAX(l, a), b) : a, h = inside ? CT__MIN(CT__MAX(h, l), b) : a; \
+                    if (s2 == 1) {                                                                           \
+                        ct__line_copy_##T(line, off[e], l, h, a, b, dst + e * ld);                           \
+                        continue;                                                                            \
                     }                                                                                        \
+                    for (int64_t p = a; p < b; p++) dst[e * ld + p - a] = 0;                                 \
+                    for (int64_t p = l; p < h; p++) dst[e * ld + p - a] = line[p * s2 + off[e]];             \
+                }                                                                                            \
+                dst += b - a, left -= b - a;                                                                 \
+                if (++o1 == g->out[1] && (o1 = 0, ++o0 == g->out[0])) o0 = 0, i++;                           \
+            }                                                                                                \
+        }                                                                                                    \
     }                                                                                                        \
     /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */         \
     static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                          \

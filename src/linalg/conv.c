@@ -319,8 +319,7 @@ CT__CONV_WIDE(double, d)
             const T *xn = x + n0 * Cin * Lin;                                                                 \
             T *on = out + n0 * Cout * Lout;                                                                   \
             if (!c->transposed) {                                                                             \
-                for (int64_t i = 0; !direct && i < m; i++)                                                    \
-                    ct__im2col_##T(g, Cin, xn + i * Cin * Lin, cols + i * Lcol, ld);                          \
+                if (!direct) ct__im2col_##T(g, xn, Cin * Lin, 0, Cin * K, 0, ld, cols, ld);                   \
                 const T *B = direct ? xn : cols;                                                              \
                 T *dst = m > 1 ? prod : on; /* (Cout, m * L): the chunk's images side by side */              \
                 for (int64_t k = 0; k < G; k++)                                                               \
@@ -342,13 +341,80 @@ CT__CONV_WIDE(double, d)
 CT__CONV_FORWARD(float, ct__sgemm, s)
 CT__CONV_FORWARD(double, ct__dgemm, d)
 
+/* Columns of the weight's gradient taken at a time by its dot form below. */
+#define CT__DOTS_STRETCH 512
+
+/* The weight's gradient by ct__gemm_dots's sums without its whole im2col matrix: gw_g (R, CgK) =
+ * side_g (R, m * L) . cols(img)_g (CgK, m * L) for each chunk of nb images (+= after the first), each
+ * element's lanes growing over the columns in order as ct__dots_steps takes them, then summed by
+ * ct__dots_finish: the same sums as the GEMM (so the same bits). Both sides are made a stretch of
+ * columns at a time, into per-thread scratch that stays in cache (side by the im2col of a one-place
+ * window). Work items are a group's blocks of rows of cols, split over the threads. */
+#define CT__CONV_WEIGHT_GRAD_DOTS(T, sfx)                                                                     \
+    static ct_result ct__conv_weight_grad_dots_##T(const ct__window *g, int64_t G, int64_t N, int64_t nb,     \
+                                                   const T *img, int64_t Cimg, const T *side, int64_t Cside,  \
+                                                   T *gw)                                                     \
+    {                                                                                                         \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
+        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2], S = CT__DOTS_STRETCH;            \
+        double work = (double)N * (double)L * (double)R * (double)(CgK * G);                                  \
+        int64_t want = ct__conv_threads(INT64_MAX, work), DC = CT__DC;                                        \
+        int64_t RB = CT__MIN((CgK + want - 1) / want + DC - 1, 128) / DC * DC, blocks = (CgK + RB - 1) / RB;  \
+        int64_t tiles = (R + CT__DR - 1) / CT__DR * (RB / DC), lane_size = CT__DR * CT__DC * CT__VL_##sfx;    \
+        int64_t per_thread = (R + RB) * S + tiles * lane_size;                                                \
+        int threads = ct__conv_threads(G * blocks, work);                                                     \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
+        if (!buf) return CT__OOM();                                                                           \
+        const ct__window one = {{1, 1, L}, {1, 1, L}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}};            \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *A = buf + per_thread * ct__thread_num(), *B = A + R * S, *lanes = B + RB * S;                  \
+            T acc[CT__DR * CT__DC];                                                                           \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t item = 0; item < G * blocks; item++) {                                               \
+                int64_t k = item / blocks, r0 = item % blocks * RB, rb = CT__MIN(RB, CgK - r0);               \
+                int64_t row0 = k * CgK + r0; /* the block's first row in cols */                              \
+                for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                      \
+                    int64_t cols = CT__MIN(nb, N - n0) * L, kv = cols / CT__VL_##sfx * CT__VL_##sfx, s0 = 0;  \
+                    memset(lanes, 0, sizeof(T) * (size_t)(tiles * lane_size));                                \
+                    for (;; s0 += S) {                                                                        \
+                        int64_t w = CT__MIN(S, cols - s0), steps = CT__MIN(w, kv - s0);                       \
+                        const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg;     \
+                        ct__im2col_##T(&one, sides, Cside * L, 0, R, s0, s0 + w, A, S);                       \
+                        ct__im2col_##T(g, imgs, Cimg * Limg, row0, row0 + rb, s0, s0 + w, B, S);              \
+                        T *lane = lanes;                                                                      \
+                        for (int64_t i = 0; i < R; i += CT__DR)                                               \
+                            for (int64_t j = 0; j < rb; j += DC, lane += lane_size)                           \
+                                ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), CT__MIN(DC, rb - j), steps,      \
+                                                     A + i * S, S, B + j * S, S, lane);                       \
+                        if (s0 + w == cols) break;                                                            \
+                    }                                                                                         \
+                    T *lane = lanes;                                                                          \
+                    for (int64_t i = 0; i < R; i += CT__DR)                                                   \
+                        for (int64_t j = 0; j < rb; j += DC, lane += lane_size) {                             \
+                            int64_t mr = CT__MIN(CT__DR, R - i), nc = CT__MIN(DC, rb - j);                    \
+                            ct__dots_finish_##sfx(mr, nc, kv - s0, cols - s0, A + i * S, S, B + j * S, S,     \
+                                                  lane, acc);                                                 \
+                            ct__tile_store_##sfx(mr, nc, acc, DC, 1, n0 == 0 ? 0 : 1, true,                   \
+                                                 gw + (k * R + i) * CgK + r0 + j, CgK);                       \
+                        }                                                                                     \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_WEIGHT_GRAD_DOTS(float, s)
+CT__CONV_WEIGHT_GRAD_DOTS(double, d)
+
 /* The weight's gradient gw (shaped as the weight) from x (N, Cin, ...) and
  * go (N, Cout, ...): per chunk of m images and group, a product of one
  * side by the im2col columns of the other, summed over the chunks. For a
  * convolution gw_g (Og, Cg * K) += go_g (Og, m * L) cols(x)_g^T; for a
  * transposed one gw_g (Cg, Og * K) += x_g (Cg, m * L) cols(go)_g^T, the
- * columns taken over its output as its forward's col2im writes them. */
-#define CT__CONV_WEIGHT_GRAD(T, gemm)                                                                         \
+ * columns taken over its output as its forward's col2im writes them. When
+ * the GEMM would take these products by its dot form, the form above makes
+ * the same sums without the whole im2col matrix. */
+#define CT__CONV_WEIGHT_GRAD(T, gemm, sfx)                                                                    \
     static ct_result ct__conv_weight_grad_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin, \
                                               int64_t Cout, const T *x, const T *go, T *gw)                   \
     {                                                                                                         \
@@ -357,12 +423,16 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
         const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                                \
         int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                        \
         int64_t rows = Cside / G, cols_per_group = Cimg / G * K, nb = ct__conv_chunk(N, Cimg * K * L);        \
+        int64_t fewest = (N - (N - 1) / nb * nb) * L; /* the last chunk's columns */                          \
+        if (!CT__USE_CBLAS(rows, cols_per_group, nb * L, nb * L, nb * L, cols_per_group) &&                   \
+            CT__DOTS_SUIT(sfx, rows, fewest))                                                                 \
+            return ct__conv_weight_grad_dots_##T(g, G, N, nb, img, Cimg, side, Cside, gw);                    \
         T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
         if (!cols) return CT__OOM();                                                                          \
         T *sides = cols + Cimg * K * L * nb;                                                                  \
         for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
             int64_t m = CT__MIN(nb, N - n0), ld = m * L;                                                      \
-            for (int64_t i = 0; i < m; i++) ct__im2col_##T(g, Cimg, img + (n0 + i) * Cimg * Limg, cols + i * L, ld); \
+            ct__im2col_##T(g, img + n0 * Cimg * Limg, Cimg * Limg, 0, Cimg * K, 0, ld, cols, ld);             \
             ct__regroup_##T(side + n0 * Cside * L, sides, m, Cside, L, Cside * L, false);                     \
             for (int64_t k = 0; k < G; k++)                                                                   \
                 gemm(false, true, rows, cols_per_group, ld, 1, sides + k * rows * ld, ld,                     \
@@ -371,8 +441,8 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
         }                                                                                                     \
         return CT_OK;                                                                                         \
     }
-CT__CONV_WEIGHT_GRAD(float, ct__sgemm)
-CT__CONV_WEIGHT_GRAD(double, ct__dgemm)
+CT__CONV_WEIGHT_GRAD(float, ct__sgemm, s)
+CT__CONV_WEIGHT_GRAD(double, ct__dgemm, d)
 
 /* ---------------------------------------------------------------- the op and its backward */
 
@@ -779,9 +849,9 @@ static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_im
         const char *src = ct__data(xc) + (size_t)(n * in_per) * ct__esize(x);
         char *dst = ct__data(out) + (size_t)(n * out_per) * ct__esize(x);
         if (x->dtype == CT_F32 && to_image) ct__col2im_float(g, C, (const float *)src, (float *)dst);
-        else if (x->dtype == CT_F32) ct__im2col_float(g, C, (const float *)src, (float *)dst, L);
+        else if (x->dtype == CT_F32) ct__im2col_float(g, (const float *)src, 0, 0, C * K, 0, L, (float *)dst, L);
         else if (to_image) ct__col2im_double(g, C, (const double *)src, (double *)dst);
-        else ct__im2col_double(g, C, (const double *)src, (double *)dst, L);
+        else ct__im2col_double(g, (const double *)src, 0, 0, C * K, 0, L, (double *)dst, L);
     }
     ct__discard(xc);
     *keep = *f;

@@ -302,6 +302,10 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         }                                                                                                              \
     }
 
+/* Whether A @ B.t() of M rows over K takes the dot form on one thread (and so on any number: the threads
+ * split M or N). ct__conv_weight_grad replays the form's sums. */
+#define CT__DOTS_SUIT(x, M, K) ((M) <= CT__SMALL_M && (K) >= CT__VL_##x)
+
 /* The unpacked forms for few rows (or a short K), per element type T with suffix s or d. */
 #define CT__GEMM_SMALL(x, T)                                                                                           \
     /* Row form. acc (MR x NR, row-major) = rows [0, mr) of op(A) @ B (K x NR), where op(A)[i][k] =                    \
@@ -402,19 +406,20 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
-    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row                \
-     * stride ldb), each a dot product over K contiguous elements; rows past mr and nc repeat the last. */             \
-    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, const T *A, int64_t lda, const T *B,             \
-                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
+    /* Dot form, a stretch of the dot products: the lanes (DR x DC vectors, row-major; lane l holds the                \
+     * products of k = l mod VL) of rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row stride ldb)            \
+     * grow by the products over k < kv, kv a multiple of VL; rows past mr and nc repeat the last. Taken in            \
+     * stretches (the convolution's weight gradient makes B a stretch at a time), they add as in one. */               \
+    static void ct__dots_steps_##x(int64_t mr, int64_t nc, int64_t kv, const T *A, int64_t lda, const T *B,            \
+                                   int64_t ldb, T *CT__RESTRICT lanes)                                                 \
     {                                                                                                                  \
         const T *a[CT__DR], *b[CT__DC];                                                                                \
         ct__v##x c[CT__DR][CT__DC];                                                                                    \
         for (int i = 0; i < CT__DR; i++) a[i] = A + CT__MIN(i, mr - 1) * lda;                                          \
         for (int j = 0; j < CT__DC; j++) b[j] = B + CT__MIN(j, nc - 1) * ldb;                                          \
         for (int i = 0; i < CT__DR; i++)                                                                               \
-            for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VSPLAT_##x((T)0);                                           \
-        int64_t k = 0;                                                                                                 \
-        for (; k + CT__VL_##x <= K; k += CT__VL_##x) {                                                                 \
+            for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VLOAD_##x(lanes + (i * CT__DC + j) * CT__VL_##x);           \
+        for (int64_t k = 0; k < kv; k += CT__VL_##x) {                                                                 \
             ct__v##x bv[CT__DC];                                                                                       \
             for (int j = 0; j < CT__DC; j++) bv[j] = CT__VLOAD_##x(b[j] + k);                                          \
             for (int i = 0; i < CT__DR; i++) {                                                                         \
@@ -423,13 +428,34 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
             }                                                                                                          \
         }                                                                                                              \
         for (int i = 0; i < CT__DR; i++)                                                                               \
+            for (int j = 0; j < CT__DC; j++) CT__VSTORE_##x(lanes + (i * CT__DC + j) * CT__VL_##x, c[i][j]);           \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* The dot products' end: acc (DR x DC, row-major) = each one's lanes summed in order, then the products           \
+     * over k in [kv, K) of the rows as ct__dots_steps takes them. */                                                  \
+    static void ct__dots_finish_##x(int64_t mr, int64_t nc, int64_t kv, int64_t K, const T *A, int64_t lda,            \
+                                    const T *B, int64_t ldb, const T *lanes, T *CT__RESTRICT acc)                      \
+    {                                                                                                                  \
+        for (int i = 0; i < CT__DR; i++)                                                                               \
             for (int j = 0; j < CT__DC; j++) {                                                                         \
-                T lane[CT__VL_##x], sum = 0;                                                                           \
-                CT__VSTORE_##x(lane, c[i][j]);                                                                         \
+                const T *a = A + CT__MIN(i, mr - 1) * lda, *b = B + CT__MIN(j, nc - 1) * ldb;                          \
+                const T *lane = lanes + (i * CT__DC + j) * CT__VL_##x;                                                 \
+                T sum = 0;                                                                                             \
                 for (int l = 0; l < CT__VL_##x; l++) sum += lane[l];                                                   \
-                for (int64_t r = k; r < K; r++) sum += a[i][r] * b[j][r];                                              \
+                for (int64_t r = kv; r < K; r++) sum += a[r] * b[r];                                                   \
                 acc[i * CT__DC + j] = sum;                                                                             \
             }                                                                                                          \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Dot form. acc (DR x DC, row-major) = rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row                \
+     * stride ldb), each a dot product over K contiguous elements; rows past mr and nc repeat the last. */             \
+    static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, const T *A, int64_t lda, const T *B,             \
+                                   int64_t ldb, T *CT__RESTRICT acc)                                                   \
+    {                                                                                                                  \
+        T lanes[CT__DR * CT__DC * CT__VL_##x] = {0};                                                                   \
+        int64_t kv = K / CT__VL_##x * CT__VL_##x;                                                                      \
+        ct__dots_steps_##x(mr, nc, kv, A, lda, B, ldb, lanes);                                                         \
+        ct__dots_finish_##x(mr, nc, kv, K, A, lda, B, ldb, lanes, acc);                                                \
     }                                                                                                                  \
                                                                                                                        \
     /* C (M x N) = alpha * A (M x K) @ op(B) + beta * C where B is N x K (transposed): every element a dot             \
@@ -455,7 +481,7 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         if (!tb && M <= CT__SMALL_M &&                                                                                 \
             ct__gemm_rows_##x(ta, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))                                       \
             return;                                                                                                    \
-        if (!ta && tb && M <= CT__SMALL_M && K >= CT__VL_##x) {                                                        \
+        if (!ta && tb && CT__DOTS_SUIT(x, M, K)) {                                                                     \
             ct__gemm_dots_##x(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                           \
             return;                                                                                                    \
         }                                                                                                              \
