@@ -23181,6 +23181,18 @@ void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const 
 void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
              const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork, int *info,
              size_t jobz_len);
+void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda, double *wr, double *wi,
+            double *vl, const int *ldvl, double *vr, const int *ldvr, double *work, const int *lwork, int *info,
+            size_t jobvl_len, size_t jobvr_len);
+void sgeev_(const char *jobvl, const char *jobvr, const int *n, float *a, const int *lda, float *wr, float *wi,
+            float *vl, const int *ldvl, float *vr, const int *ldvr, float *work, const int *lwork, int *info,
+            size_t jobvl_len, size_t jobvr_len);
+void dgels_(const char *trans, const int *m, const int *n, const int *nrhs, double *a, const int *lda, double *b,
+            const int *ldb, double *work, const int *lwork, int *info, size_t trans_len);
+void dgelsy_(const int *m, const int *n, const int *nrhs, double *a, const int *lda, double *b, const int *ldb,
+             int *jpvt, const double *rcond, int *rank, double *work, const int *lwork, int *info);
+void sgelsy_(const int *m, const int *n, const int *nrhs, float *a, const int *lda, float *b, const int *ldb,
+             int *jpvt, const float *rcond, int *rank, float *work, const int *lwork, int *info);
 #ifdef __cplusplus
 }
 #endif
@@ -23208,10 +23220,13 @@ static void ct__la_transpose(const double *src, int64_t rows, int64_t cols, doub
         for (int64_t j = 0; j < cols; j++) dst[j * rows + i] = src[i * cols + j];
 }
 
-/* A workspace of the size a query (lwork = -1) answered (NULL: none to be had). */
+/* The workspace size a query (lwork = -1) answered, as an int. */
+static int ct__lapack_lwork(double answer) { return answer < 1 ? 1 : answer > INT_MAX ? INT_MAX : (int)answer; }
+
+/* A workspace of the size a query answered (NULL: none to be had). */
 static double *ct__lapack_work(double answer, int *lwork)
 {
-    *lwork = answer < 1 ? 1 : answer > INT_MAX ? INT_MAX : (int)answer;
+    *lwork = ct__lapack_lwork(answer);
     return (double *)CT_MALLOC((size_t)*lwork * sizeof(double));
 }
 
@@ -23307,6 +23322,174 @@ static bool ct__lapack_svd(const double *a, int64_t m, int64_t n, double *s, dou
     CT_FREE(work);
     CT_FREE(iwork);
     return done;
+}
+
+/* v (n, n, 2) = the complex eigenvectors (columns, (re, im) pairs) from
+ * geev's column-major vr (n, n): a real eigenvalue's column is real; a
+ * complex pair j, j+1 (wi[j] > 0) shares vr's columns j and j+1, its
+ * vectors vr_j + i vr_{j+1} and their conjugate (as PyTorch unpacks them). */
+static void ct__lapack_geev_vectors(const double *vr, const double *wi, int64_t n, double *v)
+{
+    for (int64_t j = 0; j < n; j++) {
+        bool pair = wi[j] != 0 && j + 1 < n;
+        for (int64_t r = 0; r < n; r++) {
+            double re = vr[j * n + r], im = pair ? vr[(j + 1) * n + r] : 0;
+            v[(r * n + j) * 2] = re;
+            v[(r * n + j) * 2 + 1] = im;
+            if (!pair) continue;
+            v[(r * n + j + 1) * 2] = re;
+            v[(r * n + j + 1) * 2 + 1] = -im;
+        }
+        j += pair;
+    }
+}
+
+/* dgeev('N', jobvr) on the column-major ca (N, N), the right eigenvectors
+ * to vr (N, N) when jobvr is "V": its info, or -1 when its workspace
+ * cannot be had. */
+static int ct__lapack_dgeev(int N, const char *jobvr, double *ca, double *wr, double *wi, double *vr)
+{
+    int one = 1, lwork = -1, info = 0;
+    double answer = 0, unused = 0;
+    dgeev_("N", jobvr, &N, ca, &N, wr, wi, &unused, &one, vr, &N, &answer, &lwork, &info, 1, 1);
+    double *work = ct__lapack_work(answer, &lwork);
+    if (!work) return -1;
+    dgeev_("N", jobvr, &N, ca, &N, wr, wi, &unused, &one, vr, &N, work, &lwork, &info, 1, 1);
+    CT_FREE(work);
+    return info;
+}
+
+/* sgeev, as ct__lapack_dgeev, on a float32 copy of ca (exact: the input
+ * was float32); its results come back as doubles. */
+static int ct__lapack_sgeev(int N, const char *jobvr, const double *ca, double *wr, double *wi, double *vr)
+{
+    int64_t nn = (int64_t)N * N;
+    int one = 1, lwork = -1, info = 0;
+    float answer = 0, unused = 0, *f = (float *)CT_MALLOC((size_t)(2 * nn + 2 * N) * sizeof(float)), *work = NULL;
+    float *fvr = f ? f + 2 * N : NULL, *fa = f ? fvr + nn : NULL; /* wr and wi, then vr, then A */
+    if (f) {
+        sgeev_("N", jobvr, &N, fa, &N, f, f + N, &unused, &one, fvr, &N, &answer, &lwork, &info, 1, 1);
+        lwork = ct__lapack_lwork(answer);
+        work = (float *)CT_MALLOC((size_t)lwork * sizeof(float));
+    }
+    if (work) {
+        for (int64_t i = 0; i < nn; i++) fa[i] = (float)ca[i];
+        sgeev_("N", jobvr, &N, fa, &N, f, f + N, &unused, &one, fvr, &N, work, &lwork, &info, 1, 1);
+        for (int64_t i = 0; i < N; i++) wr[i] = f[i], wi[i] = f[N + i];
+        for (int64_t i = 0; i < nn && *jobvr == 'V'; i++) vr[i] = fvr[i];
+    }
+    CT_FREE(work);
+    CT_FREE(f);
+    return work ? info : -1;
+}
+
+/* geev('N', 'V') (or 'N', 'N' when v is NULL), as PyTorch's linalg_eig
+ * calls it: as ct__geev; false also when LAPACK does not converge. single:
+ * the input was float32, for which PyTorch calls sgeev, and its vectors'
+ * signs can differ from dgeev's. */
+static bool ct__lapack_geev(const double *a, int64_t n, bool single, double *wr, double *wi, double *v)
+{
+    int N = (int)n;
+    const char *jobvr = v ? "V" : "N";
+    double *ca = ct__lapack_fits(n, n) ? (double *)CT_MALLOC((size_t)(2 * n * n) * sizeof(double)) : NULL;
+    if (!ca) return false;
+    double *vr = ca + n * n; /* column-major A, then the right eigenvectors */
+    ct__la_transpose(a, n, n, ca);
+    int info = single ? ct__lapack_sgeev(N, jobvr, ca, wr, wi, vr) : ct__lapack_dgeev(N, jobvr, ca, wr, wi, vr);
+    if (info == 0 && v) ct__lapack_geev_vectors(vr, wi, n, v);
+    CT_FREE(ca);
+    return info == 0;
+}
+
+/* gels('N'): as ct__gels, *info its result. */
+static bool ct__lapack_gels(const double *a, int64_t m, int64_t n, double *b, int64_t k, int64_t *info)
+{
+    int64_t rows = CT__MAX(m, n);
+    int M = (int)m, N = (int)n, K = (int)k, LDB = (int)rows, lwork = -1, INFO = 0;
+    bool fits = ct__lapack_fits(m, n) && ct__lapack_fits(rows, k);
+    double answer = 0, *ca = fits ? (double *)CT_MALLOC((size_t)(m * n + rows * k) * sizeof(double)) : NULL;
+    if (!ca) return false;
+    double *cb = ca + m * n; /* column-major A and B */
+    dgels_("N", &M, &N, &K, ca, &M, cb, &LDB, &answer, &lwork, &INFO, 1);
+    double *work = ct__lapack_work(answer, &lwork);
+    if (work) {
+        ct__la_transpose(a, m, n, ca);
+        ct__la_transpose(b, rows, k, cb);
+        dgels_("N", &M, &N, &K, ca, &M, cb, &LDB, work, &lwork, &INFO, 1);
+        ct__la_transpose(cb, k, rows, b);
+    }
+    CT_FREE(work);
+    CT_FREE(ca);
+    *info = INFO;
+    return work != NULL;
+}
+
+/* dgelsy on the column-major ca (M, N) and cb (LDB, K): its info, or -1
+ * when its workspace cannot be had. */
+static int ct__lapack_dgelsy(int M, int N, int K, double *ca, double *cb, int LDB, int *jpvt, double rcond, int *rank)
+{
+    int lwork = -1, info = 0;
+    double answer = 0;
+    dgelsy_(&M, &N, &K, ca, &M, cb, &LDB, jpvt, &rcond, rank, &answer, &lwork, &info);
+    double *work = ct__lapack_work(answer, &lwork);
+    if (!work) return -1;
+    dgelsy_(&M, &N, &K, ca, &M, cb, &LDB, jpvt, &rcond, rank, work, &lwork, &info);
+    CT_FREE(work);
+    return info;
+}
+
+/* sgelsy, as ct__lapack_dgelsy, on float32 copies of ca and cb (exact: the
+ * input was float32); the solution comes back into cb. */
+static int ct__lapack_sgelsy(int M, int N, int K, const double *ca, double *cb, int LDB, int *jpvt, double rcond,
+                             int *rank)
+{
+    int64_t na = (int64_t)M * N, nb = (int64_t)LDB * K;
+    int lwork = -1, info = 0;
+    float answer = 0, rc = rcond > FLT_MAX ? INFINITY : rcond < -FLT_MAX ? -INFINITY : (float)rcond;
+    float *f = (float *)CT_MALLOC((size_t)(na + nb) * sizeof(float)), *work = NULL;
+    if (f) {
+        sgelsy_(&M, &N, &K, f, &M, f + na, &LDB, jpvt, &rc, rank, &answer, &lwork, &info);
+        lwork = ct__lapack_lwork(answer);
+        work = (float *)CT_MALLOC((size_t)lwork * sizeof(float));
+    }
+    if (work) {
+        for (int64_t i = 0; i < na + nb; i++) f[i] = (float)(i < na ? ca[i] : cb[i - na]);
+        sgelsy_(&M, &N, &K, f, &M, f + na, &LDB, jpvt, &rc, rank, work, &lwork, &info);
+        for (int64_t i = 0; i < nb; i++) cb[i] = f[na + i];
+    }
+    CT_FREE(work);
+    CT_FREE(f);
+    return work ? info : -1;
+}
+
+/* gelsy: as ct__gelsy, *rank its result. single: the input was float32,
+ * and PyTorch calls sgelsy then, whose rank decisions use float32's unit
+ * roundoff. jpvt is zeroed for each matrix, so every column is free, as
+ * the built-in kernel's (PyTorch 1.13 hands LAPACK uninitialised memory
+ * there: see tests/golden/gen_decomp.py). */
+static bool ct__lapack_gelsy(const double *a, int64_t m, int64_t n, double *b, int64_t k, double rcond, bool single,
+                             int64_t *rank)
+{
+    int64_t rows = CT__MAX(m, n);
+    int M = (int)m, N = (int)n, K = (int)k, LDB = (int)rows, r = 0, info = -1;
+    bool fits = ct__lapack_fits(m, n) && ct__lapack_fits(rows, k);
+    double *ca = fits ? (double *)CT_MALLOC((size_t)(m * n + rows * k) * sizeof(double)) : NULL, *cb = NULL;
+    int *jpvt = ca ? (int *)CT_MALLOC((size_t)n * sizeof(int)) : NULL;
+    if (jpvt) {
+        cb = ca + m * n; /* column-major A and B */
+        memset(jpvt, 0, (size_t)n * sizeof(int));
+        ct__la_transpose(a, m, n, ca);
+        ct__la_transpose(b, rows, k, cb);
+        info = single ? ct__lapack_sgelsy(M, N, K, ca, cb, LDB, jpvt, rcond, &r)
+                      : ct__lapack_dgelsy(M, N, K, ca, cb, LDB, jpvt, rcond, &r);
+    }
+    if (info == 0) {
+        ct__la_transpose(cb, k, rows, b);
+        *rank = r;
+    }
+    CT_FREE(jpvt);
+    CT_FREE(ca);
+    return info == 0;
 }
 #else
 #define CT__LAPACK(call) false
@@ -23912,6 +24095,33 @@ static void ct__eigvec(const double *a, int64_t n, double lr, double li, double 
 #undef IM
 }
 
+/* Eigenvalues wr + i wi of a (n, n) and, when v is not NULL, their
+ * eigenvectors v (n, n, 2) (columns of (re, im) pairs, unit norm): by
+ * Hessenberg reduction and Francis QR (ct__hessenberg, ct__hqr; a complex
+ * pair comes out with the positive imaginary part first, as LAPACK's geev
+ * gives it) and inverse iteration for each vector (ct__eigvec). Returns
+ * false when the QR iteration does not converge. single: the input was
+ * float32 (LAPACK's float32 routine then). scratch: 3 n n + 3 n doubles,
+ * piv: n. */
+static bool ct__geev(const double *a, int64_t n, bool single, double *wr, double *wi, double *v, double *scratch,
+                     int64_t *piv)
+{
+    if (CT__LAPACK(ct__lapack_geev(a, n, single, wr, wi, v))) return true;
+    (void)single; /* the built-in kernel works in double for both */
+    double *h = scratch, *lu = h + n * n, *x = lu + 2 * n * n, *hv = x + 2 * n;
+    memcpy(h, a, (size_t)(n * n) * sizeof *h);
+    ct__hessenberg(h, n, hv);
+    if (!ct__hqr(h, n, wr, wi)) return false;
+    for (int64_t i = 0; v && i < n; i++) {
+        ct__eigvec(a, n, wr[i], wi[i], x, lu, piv);
+        for (int64_t r = 0; r < n; r++) { /* column i */
+            v[(r * n + i) * 2] = x[2 * r];
+            v[(r * n + i) * 2 + 1] = x[2 * r + 1];
+        }
+    }
+    return true;
+}
+
 /* ---------------------------------------------------------------- matrix exponential */
 
 /* e (n, n) = exp(a (n, n)) by scaling and squaring with a degree-13 Pade
@@ -23994,7 +24204,8 @@ static int64_t ct__la_zero_diagonal(const double *r, int64_t lda, int64_t n)
  * returns, which also zero rows n..). a is destroyed; scratch: m n + min(m, n). */
 static int64_t ct__gels(double *a, int64_t m, int64_t n, double *b, int64_t k, double *scratch)
 {
-    int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n);
+    int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n), lapack_info = 0;
+    if (CT__LAPACK(ct__lapack_gels(a, m, n, b, k, &lapack_info))) return lapack_info;
     bool zero = true;
     for (int64_t i = 0; i < m * n && zero; i++) zero = a[i] == 0;
     if (mn == 0 || k == 0 || zero) {
@@ -24212,7 +24423,9 @@ static void ct__tzrzf(double *a, int64_t r, int64_t n, double *tau)
 static int64_t ct__gelsy(double *a, int64_t m, int64_t n, double *b, int64_t k, double rcond, double eps,
                          double *scratch, int64_t *jpvt)
 {
-    int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n);
+    int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n), lapack_rank = 0;
+    /* an eps above double's is float32's: LAPACK's sgelsy then */
+    if (CT__LAPACK(ct__lapack_gelsy(a, m, n, b, k, rcond, eps > CT__LA_EPS, &lapack_rank))) return lapack_rank;
     if (mn == 0 || k == 0) return 0;
     double *tau = scratch, *tauz = tau + mn, *xmin = tauz + mn, *xmax = xmin + mn, *vn = xmax + mn, *col = vn + 2 * n;
     ct__qp3(a, m, n, jpvt, tau, vn, eps);
@@ -25477,12 +25690,10 @@ static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **
         ct__fail(CT_ERR_RUNTIME, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
         ok = false;
     }
-    double *h = w, *lu = w + n * n, *wr = lu + 2 * n * n, *wi = wr + n, *x = wi + n, *hv = x + 2 * n;
+    double *wr = w, *wi = wr + n, *scratch = wi + n;
     for (int64_t b = 0; ok && b < batch; b++) {
-        const double *ab = a + b * n * n;
-        memcpy(h, ab, (size_t)(n * n) * sizeof *h);
-        ct__hessenberg(h, n, hv);
-        if (!ct__hqr(h, n, wr, wi)) {
+        double *vb = want_vectors ? vd + b * n * n * 2 : NULL;
+        if (!ct__geev(a + b * n * n, n, A->dtype == CT_F32, wr, wi, vb, scratch, piv)) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME,
                      "linalg.eig: %sThe algorithm failed to converge because the input matrix is ill-conditioned or "
@@ -25494,12 +25705,6 @@ static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **
         for (int64_t i = 0; i < n; i++) {
             ld[(b * n + i) * 2] = wr[i];
             ld[(b * n + i) * 2 + 1] = wi[i];
-            if (!want_vectors) continue;
-            ct__eigvec(ab, n, wr[i], wi[i], x, lu, piv);
-            for (int64_t r = 0; r < n; r++) { /* column i */
-                vd[((b * n + r) * n + i) * 2] = x[2 * r];
-                vd[((b * n + r) * n + i) * 2 + 1] = x[2 * r + 1];
-            }
         }
     }
     CT_FREE(w);
