@@ -7,8 +7,8 @@
  * arrays with explicit sizes; decomp.c converts float32 inputs to double and
  * back, so float results are as accurate as they can be stored.
  *
- * Built with CTORCH_OPENBLAS, LU, Cholesky, QR, eigh and the SVD call
- * LAPACK itself (see CT__LAPACK below).
+ * Built with CTORCH_OPENBLAS, LU, Cholesky, QR, eigh, the SVD, general
+ * eigen and gels/gelsy call LAPACK itself (see CT__LAPACK below).
  *
  * LU and QR make the same choices as LAPACK's getrf (the first largest pivot)
  * and geqrf (beta = -sign(alpha) * norm), so pivots, the signs of Q and R and
@@ -22,12 +22,19 @@
 /* ---------------------------------------------------------------- OpenBLAS's LAPACK */
 
 /* Built with CTORCH_OPENBLAS, LU, Cholesky, QR, the symmetric eigen
- * decomposition and the SVD are LAPACK's (getrf, potrf, geqrf, syevd and
- * gesdd, the routines PyTorch calls), through the Fortran interface:
- * column-major, 32-bit sizes, hidden string lengths last. Each kernel below
- * asks CT__LAPACK(its LAPACK call) first; that is false without OpenBLAS, and
- * also when a size does not fit LAPACK's int or its workspace cannot be had,
- * and then the built-in kernel runs. */
+ * decomposition, the SVD, the general eigen decomposition and lstsq's gels
+ * and gelsy drivers are LAPACK's (getrf, potrf, geqrf, syevd, gesdd, geev,
+ * gels and gelsy, the routines PyTorch calls), through the Fortran
+ * interface: column-major, 32-bit sizes, hidden string lengths last. They
+ * run in double, except geev and gelsy on float32 input: PyTorch calls
+ * sgeev and sgelsy then, whose vectors' signs (geev) and rank decisions
+ * (gelsy) can differ from the double routines', so those take float32
+ * copies. Each kernel below asks CT__LAPACK(its LAPACK call) first; that is
+ * false without OpenBLAS, and also when a size does not fit LAPACK's int or
+ * its workspace cannot be had, or (syevd, gesdd, geev) LAPACK does not
+ * converge, and then the built-in kernel runs. The matrix exponential has
+ * no LAPACK routine (PyTorch's is its own too); gelsd and gelss stay on
+ * ctorch's SVD, which is gesdd here. */
 #ifdef CTORCH_OPENBLAS
 #define CT__LAPACK(call) (call)
 #ifdef __cplusplus
