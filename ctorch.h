@@ -23168,15 +23168,16 @@ ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other)
  * and gelsy drivers are LAPACK's (getrf, potrf, geqrf, syevd, gesdd, geev,
  * gels and gelsy, the routines PyTorch calls), through the Fortran
  * interface: column-major, 32-bit sizes, hidden string lengths last. They
- * run in double, except geev and gelsy on float32 input: PyTorch calls
- * sgeev and sgelsy then, whose vectors' signs (geev) and rank decisions
- * (gelsy) can differ from the double routines', so those take float32
- * copies. Each kernel below asks CT__LAPACK(its LAPACK call) first; that is
- * false without OpenBLAS, and also when a size does not fit LAPACK's int or
- * its workspace cannot be had, or (syevd, gesdd, geev) LAPACK does not
- * converge, and then the built-in kernel runs. The matrix exponential has
- * no LAPACK routine (PyTorch's is its own too); gelsd and gelss stay on
- * ctorch's SVD, which is gesdd here. */
+ * run in double, except geev, gels and gelsy on float32 input: PyTorch
+ * calls sgeev, sgels and sgelsy then, whose vectors' signs (geev), zero
+ * pivots (gels) and rank decisions (gelsy) can differ from the double
+ * routines', so those take float32 copies. Each kernel below asks
+ * CT__LAPACK(its LAPACK call) first; that is false without OpenBLAS, and
+ * also when a size does not fit LAPACK's int or its workspace cannot be
+ * had, or (syevd, gesdd, geev) LAPACK does not converge, and then the
+ * built-in kernel runs. The matrix exponential has no LAPACK routine
+ * (PyTorch's is its own too); gelsd and gelss stay on ctorch's SVD, which
+ * is gesdd here. */
 #ifdef CTORCH_OPENBLAS
 #define CT__LAPACK(call) (call)
 #ifdef __cplusplus
@@ -23199,6 +23200,8 @@ void sgeev_(const char *jobvl, const char *jobvr, const int *n, float *a, const 
             size_t jobvl_len, size_t jobvr_len);
 void dgels_(const char *trans, const int *m, const int *n, const int *nrhs, double *a, const int *lda, double *b,
             const int *ldb, double *work, const int *lwork, int *info, size_t trans_len);
+void sgels_(const char *trans, const int *m, const int *n, const int *nrhs, float *a, const int *lda, float *b,
+            const int *ldb, float *work, const int *lwork, int *info, size_t trans_len);
 void dgelsy_(const int *m, const int *n, const int *nrhs, double *a, const int *lda, double *b, const int *ldb,
              int *jpvt, const double *rcond, int *rank, double *work, const int *lwork, int *info);
 void sgelsy_(const int *m, const int *n, const int *nrhs, float *a, const int *lda, float *b, const int *ldb,
@@ -23411,77 +23414,61 @@ static bool ct__lapack_geev(const double *a, int64_t n, bool single, double *wr,
     return info == 0;
 }
 
-/* gels('N'): as ct__gels, *info its result. */
-static bool ct__lapack_gels(const double *a, int64_t m, int64_t n, double *b, int64_t k, int64_t *info)
-{
-    int64_t rows = CT__MAX(m, n);
-    int M = (int)m, N = (int)n, K = (int)k, LDB = (int)rows, lwork = -1, INFO = 0;
-    bool fits = ct__lapack_fits(m, n) && ct__lapack_fits(rows, k);
-    double answer = 0, *ca = fits ? (double *)CT_MALLOC((size_t)(m * n + rows * k) * sizeof(double)) : NULL;
-    if (!ca) return false;
-    double *cb = ca + m * n; /* column-major A and B */
-    dgels_("N", &M, &N, &K, ca, &M, cb, &LDB, &answer, &lwork, &INFO, 1);
-    double *work = ct__lapack_work(answer, &lwork);
-    if (work) {
-        ct__la_transpose(a, m, n, ca);
-        ct__la_transpose(b, rows, k, cb);
-        dgels_("N", &M, &N, &K, ca, &M, cb, &LDB, work, &lwork, &INFO, 1);
-        ct__la_transpose(cb, k, rows, b);
-    }
-    CT_FREE(work);
-    CT_FREE(ca);
-    *info = INFO;
-    return work != NULL;
-}
-
-/* dgelsy on the column-major ca (M, N) and cb (LDB, K): its info, or -1
- * when its workspace cannot be had. */
-static int ct__lapack_dgelsy(int M, int N, int K, double *ca, double *cb, int LDB, int *jpvt, double rcond, int *rank)
+/* dgels('N') (gelsy false) or dgelsy on the column-major ca (M, N) and cb
+ * (LDB, K), the solution into cb: LAPACK's info, or -1 when its workspace
+ * cannot be had. jpvt, rcond, rank: gelsy's. */
+static int ct__lapack_dlstsq(bool gelsy, int M, int N, int K, double *ca, double *cb, int LDB, int *jpvt, double rcond,
+                             int *rank)
 {
     int lwork = -1, info = 0;
-    double answer = 0;
-    dgelsy_(&M, &N, &K, ca, &M, cb, &LDB, jpvt, &rcond, rank, &answer, &lwork, &info);
-    double *work = ct__lapack_work(answer, &lwork);
-    if (!work) return -1;
-    dgelsy_(&M, &N, &K, ca, &M, cb, &LDB, jpvt, &rcond, rank, work, &lwork, &info);
+    double answer = 0, *work = &answer;
+    for (int query = 1; query >= 0; query--) { /* the workspace query, then the work */
+        if (gelsy) dgelsy_(&M, &N, &K, ca, &M, cb, &LDB, jpvt, &rcond, rank, work, &lwork, &info);
+        else dgels_("N", &M, &N, &K, ca, &M, cb, &LDB, work, &lwork, &info, 1);
+        if (query && !(work = ct__lapack_work(answer, &lwork))) return -1;
+    }
     CT_FREE(work);
     return info;
 }
 
-/* sgelsy, as ct__lapack_dgelsy, on float32 copies of ca and cb (exact: the
- * input was float32); the solution comes back into cb. */
-static int ct__lapack_sgelsy(int M, int N, int K, const double *ca, double *cb, int LDB, int *jpvt, double rcond,
-                             int *rank)
+/* sgels or sgelsy, as ct__lapack_dlstsq, on float32 copies of ca and cb
+ * (exact: the input was float32); the solution comes back into cb. */
+static int ct__lapack_slstsq(bool gelsy, int M, int N, int K, const double *ca, double *cb, int LDB, int *jpvt,
+                             double rcond, int *rank)
 {
     int64_t na = (int64_t)M * N, nb = (int64_t)LDB * K;
     int lwork = -1, info = 0;
-    float answer = 0, rc = rcond > FLT_MAX ? INFINITY : rcond < -FLT_MAX ? -INFINITY : (float)rcond;
-    float *f = (float *)CT_MALLOC((size_t)(na + nb) * sizeof(float)), *work = NULL;
-    if (f) {
-        sgelsy_(&M, &N, &K, f, &M, f + na, &LDB, jpvt, &rc, rank, &answer, &lwork, &info);
+    float answer = 0, *work = &answer, rc = rcond > FLT_MAX ? INFINITY : rcond < -FLT_MAX ? -INFINITY : (float)rcond;
+    float *f = (float *)CT_MALLOC((size_t)(na + nb) * sizeof(float));
+    if (!f) return -1;
+    float *fb = f + na; /* A, then B */
+    for (int64_t i = 0; i < na + nb; i++) f[i] = (float)(i < na ? ca[i] : cb[i - na]);
+    for (int query = 1; query >= 0; query--) { /* the workspace query, then the work */
+        if (gelsy) sgelsy_(&M, &N, &K, f, &M, fb, &LDB, jpvt, &rc, rank, work, &lwork, &info);
+        else sgels_("N", &M, &N, &K, f, &M, fb, &LDB, work, &lwork, &info, 1);
+        if (!query) break;
         lwork = ct__lapack_lwork(answer);
-        work = (float *)CT_MALLOC((size_t)lwork * sizeof(float));
+        if (!(work = (float *)CT_MALLOC((size_t)lwork * sizeof(float)))) break;
     }
-    if (work) {
-        for (int64_t i = 0; i < na + nb; i++) f[i] = (float)(i < na ? ca[i] : cb[i - na]);
-        sgelsy_(&M, &N, &K, f, &M, f + na, &LDB, jpvt, &rc, rank, work, &lwork, &info);
-        for (int64_t i = 0; i < nb; i++) cb[i] = f[na + i];
-    }
+    for (int64_t i = 0; work && i < nb; i++) cb[i] = fb[i];
     CT_FREE(work);
     CT_FREE(f);
     return work ? info : -1;
 }
 
-/* gelsy: as ct__gelsy, *rank its result. single: the input was float32,
- * and PyTorch calls sgelsy then, whose rank decisions use float32's unit
- * roundoff. jpvt is zeroed for each matrix, so every column is free, as
- * the built-in kernel's (PyTorch 1.13 hands LAPACK uninitialised memory
- * there: see tests/golden/gen_decomp.py). */
-static bool ct__lapack_gelsy(const double *a, int64_t m, int64_t n, double *b, int64_t k, double rcond, bool single,
-                             int64_t *rank)
+/* gels('N') (gelsy false) or gelsy, as ct__gels and ct__gelsy: *result
+ * is gels's info (the 1-based index of a zero on R's diagonal, or 0) or
+ * gelsy's rank. single: the input was float32, and PyTorch calls sgels or
+ * sgelsy then (gelsy's rank decisions use float32's unit roundoff). gelsy's
+ * jpvt is zeroed for each matrix, so every column is free, as in the
+ * built-in kernel (PyTorch 1.13 hands LAPACK uninitialised memory there:
+ * see tests/golden/gen_decomp.py). False when memory cannot be had (or
+ * LAPACK refuses an argument). */
+static bool ct__lapack_lstsq(const double *a, int64_t m, int64_t n, double *b, int64_t k, bool gelsy, bool single,
+                             double rcond, int64_t *result)
 {
     int64_t rows = CT__MAX(m, n);
-    int M = (int)m, N = (int)n, K = (int)k, LDB = (int)rows, r = 0, info = -1;
+    int M = (int)m, N = (int)n, K = (int)k, LDB = (int)rows, r = 0, done = -1;
     bool fits = ct__lapack_fits(m, n) && ct__lapack_fits(rows, k);
     double *ca = fits ? (double *)CT_MALLOC((size_t)(m * n + rows * k) * sizeof(double)) : NULL, *cb = NULL;
     int *jpvt = ca ? (int *)CT_MALLOC((size_t)n * sizeof(int)) : NULL;
@@ -23490,16 +23477,16 @@ static bool ct__lapack_gelsy(const double *a, int64_t m, int64_t n, double *b, i
         memset(jpvt, 0, (size_t)n * sizeof(int));
         ct__la_transpose(a, m, n, ca);
         ct__la_transpose(b, rows, k, cb);
-        info = single ? ct__lapack_sgelsy(M, N, K, ca, cb, LDB, jpvt, rcond, &r)
-                      : ct__lapack_dgelsy(M, N, K, ca, cb, LDB, jpvt, rcond, &r);
+        done = single ? ct__lapack_slstsq(gelsy, M, N, K, ca, cb, LDB, jpvt, rcond, &r)
+                      : ct__lapack_dlstsq(gelsy, M, N, K, ca, cb, LDB, jpvt, rcond, &r);
     }
-    if (info == 0) {
+    if (done >= 0) {
         ct__la_transpose(cb, k, rows, b);
-        *rank = r;
+        *result = gelsy ? r : done;
     }
     CT_FREE(jpvt);
     CT_FREE(ca);
-    return info == 0;
+    return done >= 0;
 }
 #else
 #define CT__LAPACK(call) false
@@ -24211,11 +24198,14 @@ static int64_t ct__la_zero_diagonal(const double *r, int64_t lda, int64_t n)
  * n.. are left as Q^T B's, whose squares sum to the residuals. Returns 0,
  * or the 1-based index of an exactly zero diagonal entry of R (L), where
  * LAPACK gives up. An empty or all-zero a gives X = 0 (LAPACK's quick
- * returns, which also zero rows n..). a is destroyed; scratch: m n + min(m, n). */
-static int64_t ct__gels(double *a, int64_t m, int64_t n, double *b, int64_t k, double *scratch)
+ * returns, which also zero rows n..). single: the input was float32
+ * (LAPACK's sgels then, as PyTorch calls it). a is destroyed; scratch:
+ * m n + min(m, n). */
+static int64_t ct__gels(double *a, int64_t m, int64_t n, double *b, int64_t k, bool single, double *scratch)
 {
     int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n), lapack_info = 0;
-    if (CT__LAPACK(ct__lapack_gels(a, m, n, b, k, &lapack_info))) return lapack_info;
+    if (CT__LAPACK(ct__lapack_lstsq(a, m, n, b, k, false, single, 0, &lapack_info))) return lapack_info;
+    (void)single; /* the built-in kernel works in double for both */
     bool zero = true;
     for (int64_t i = 0; i < m * n && zero; i++) zero = a[i] == 0;
     if (mn == 0 || k == 0 || zero) {
@@ -24435,7 +24425,7 @@ static int64_t ct__gelsy(double *a, int64_t m, int64_t n, double *b, int64_t k, 
 {
     int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n), lapack_rank = 0;
     /* an eps above double's is float32's: LAPACK's sgelsy then */
-    if (CT__LAPACK(ct__lapack_gelsy(a, m, n, b, k, rcond, eps > CT__LA_EPS, &lapack_rank))) return lapack_rank;
+    if (CT__LAPACK(ct__lapack_lstsq(a, m, n, b, k, true, eps > CT__LA_EPS, rcond, &lapack_rank))) return lapack_rank;
     if (mn == 0 || k == 0) return 0;
     double *tau = scratch, *tauz = tau + mn, *xmin = tauz + mn, *xmax = xmin + mn, *vn = xmax + mn, *col = vn + 2 * n;
     ct__qp3(a, m, n, jpvt, tau, vn, eps);
@@ -26001,7 +25991,7 @@ static ct_tensor *ct__lstsq_qr(const ct_tensor *Ae, const ct_tensor *Be, int nb,
         for (int64_t i = m * k; i < rows * k; i++) bb[i] = 0;
         int64_t info = 0;
         if (driver == CT__GELSY) rank[b] = ct__gelsy(a, m, n, bb, k, rcond, eps, scratch, jpvt);
-        else info = ct__gels(a, m, n, bb, k, scratch);
+        else info = ct__gels(a, m, n, bb, k, Ae->dtype == CT_F32, scratch);
         if (info) {
             char note[48] = ""; /* PyTorch names the matrix when the batch holds more than one */
             if (batch > 1) snprintf(note, sizeof note, "(Batch element %lld): ", (long long)b);

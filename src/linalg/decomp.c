@@ -935,7 +935,7 @@ static ct_tensor *ct__lstsq_qr(const ct_tensor *Ae, const ct_tensor *Be, int nb,
         for (int64_t i = m * k; i < rows * k; i++) bb[i] = 0;
         int64_t info = 0;
         if (driver == CT__GELSY) rank[b] = ct__gelsy(a, m, n, bb, k, rcond, eps, scratch, jpvt);
-        else info = ct__gels(a, m, n, bb, k, scratch);
+        else info = ct__gels(a, m, n, bb, k, Ae->dtype == CT_F32, scratch);
         if (info) {
             char note[48] = ""; /* PyTorch names the matrix when the batch holds more than one */
             if (batch > 1) snprintf(note, sizeof note, "(Batch element %lld): ", (long long)b);
