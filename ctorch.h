@@ -79,6 +79,9 @@
  *    CTORCH_STATIC           make every function static (one file uses ctorch)
  *    CT_MALLOC, CT_REALLOC, CT_FREE   the allocator (define all three or none)
  *    CT_ASSERT               internal invariant checks (default: assert)
+ *    CTORCH_OPENBLAS         GEMM through OpenBLAS's cblas; LU, Cholesky, QR,
+ *                            eigh, SVD, eig and lstsq's gels/gelsy through its
+ *                            LAPACK, PyTorch's routines (link -lopenblas)
  *    -fopenmp                parallel kernels
  *
  *    ctorch is C11 and compiles as C++17; it needs the C math library (-lm).
@@ -23217,8 +23220,8 @@ ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other)
  * arrays with explicit sizes; decomp.c converts float32 inputs to double and
  * back, so float results are as accurate as they can be stored.
  *
- * Built with CTORCH_OPENBLAS, LU, Cholesky, QR, eigh and the SVD call
- * LAPACK itself (see CT__LAPACK below).
+ * Built with CTORCH_OPENBLAS, LU, Cholesky, QR, eigh, the SVD, general
+ * eigen and gels/gelsy call LAPACK itself (see CT__LAPACK below).
  *
  * LU and QR make the same choices as LAPACK's getrf (the first largest pivot)
  * and geqrf (beta = -sign(alpha) * norm), so pivots, the signs of Q and R and
@@ -23232,12 +23235,20 @@ ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other)
 /* ---------------------------------------------------------------- OpenBLAS's LAPACK */
 
 /* Built with CTORCH_OPENBLAS, LU, Cholesky, QR, the symmetric eigen
- * decomposition and the SVD are LAPACK's (getrf, potrf, geqrf, syevd and
- * gesdd, the routines PyTorch calls), through the Fortran interface:
- * column-major, 32-bit sizes, hidden string lengths last. Each kernel below
- * asks CT__LAPACK(its LAPACK call) first; that is false without OpenBLAS, and
- * also when a size does not fit LAPACK's int or its workspace cannot be had,
- * and then the built-in kernel runs. */
+ * decomposition, the SVD, the general eigen decomposition and lstsq's gels
+ * and gelsy drivers are LAPACK's (getrf, potrf, geqrf, syevd, gesdd, geev,
+ * gels and gelsy, the routines PyTorch calls), through the Fortran
+ * interface: column-major, 32-bit sizes, hidden string lengths last. They
+ * run in double, except geev, gels and gelsy on float32 input: PyTorch
+ * calls sgeev, sgels and sgelsy then, whose vectors' signs (geev), zero
+ * pivots (gels) and rank decisions (gelsy) can differ from the double
+ * routines', so those take float32 copies. Each kernel below asks
+ * CT__LAPACK(its LAPACK call) first; that is false without OpenBLAS, and
+ * also when a size does not fit LAPACK's int or its workspace cannot be
+ * had, or (syevd, gesdd, geev) LAPACK does not converge, and then the
+ * built-in kernel runs. The matrix exponential has no LAPACK routine
+ * (PyTorch's is its own too); gelsd and gelss stay on ctorch's SVD, which
+ * is gesdd here. */
 #ifdef CTORCH_OPENBLAS
 #define CT__LAPACK(call) (call)
 #ifdef __cplusplus
@@ -23252,6 +23263,20 @@ void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const 
 void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
              const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork, int *info,
              size_t jobz_len);
+void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda, double *wr, double *wi,
+            double *vl, const int *ldvl, double *vr, const int *ldvr, double *work, const int *lwork, int *info,
+            size_t jobvl_len, size_t jobvr_len);
+void sgeev_(const char *jobvl, const char *jobvr, const int *n, float *a, const int *lda, float *wr, float *wi,
+            float *vl, const int *ldvl, float *vr, const int *ldvr, float *work, const int *lwork, int *info,
+            size_t jobvl_len, size_t jobvr_len);
+void dgels_(const char *trans, const int *m, const int *n, const int *nrhs, double *a, const int *lda, double *b,
+            const int *ldb, double *work, const int *lwork, int *info, size_t trans_len);
+void sgels_(const char *trans, const int *m, const int *n, const int *nrhs, float *a, const int *lda, float *b,
+            const int *ldb, float *work, const int *lwork, int *info, size_t trans_len);
+void dgelsy_(const int *m, const int *n, const int *nrhs, double *a, const int *lda, double *b, const int *ldb,
+             int *jpvt, const double *rcond, int *rank, double *work, const int *lwork, int *info);
+void sgelsy_(const int *m, const int *n, const int *nrhs, float *a, const int *lda, float *b, const int *ldb,
+             int *jpvt, const float *rcond, int *rank, float *work, const int *lwork, int *info);
 #ifdef __cplusplus
 }
 #endif
@@ -23279,10 +23304,13 @@ static void ct__la_transpose(const double *src, int64_t rows, int64_t cols, doub
         for (int64_t j = 0; j < cols; j++) dst[j * rows + i] = src[i * cols + j];
 }
 
-/* A workspace of the size a query (lwork = -1) answered (NULL: none to be had). */
+/* The workspace size a query (lwork = -1) answered, as an int. */
+static int ct__lapack_lwork(double answer) { return answer < 1 ? 1 : answer > INT_MAX ? INT_MAX : (int)answer; }
+
+/* A workspace of the size a query answered (NULL: none to be had). */
 static double *ct__lapack_work(double answer, int *lwork)
 {
-    *lwork = answer < 1 ? 1 : answer > INT_MAX ? INT_MAX : (int)answer;
+    *lwork = ct__lapack_lwork(answer);
     return (double *)CT_MALLOC((size_t)*lwork * sizeof(double));
 }
 
@@ -23378,6 +23406,158 @@ static bool ct__lapack_svd(const double *a, int64_t m, int64_t n, double *s, dou
     CT_FREE(work);
     CT_FREE(iwork);
     return done;
+}
+
+/* v (n, n, 2) = the complex eigenvectors (columns, (re, im) pairs) from
+ * geev's column-major vr (n, n): a real eigenvalue's column is real; a
+ * complex pair j, j+1 (wi[j] > 0) shares vr's columns j and j+1, its
+ * vectors vr_j + i vr_{j+1} and their conjugate (as PyTorch unpacks them). */
+static void ct__lapack_geev_vectors(const double *vr, const double *wi, int64_t n, double *v)
+{
+    for (int64_t j = 0; j < n; j++) {
+        bool pair = wi[j] != 0 && j + 1 < n;
+        for (int64_t r = 0; r < n; r++) {
+            double re = vr[j * n + r], im = pair ? vr[(j + 1) * n + r] : 0;
+            v[(r * n + j) * 2] = re;
+            v[(r * n + j) * 2 + 1] = im;
+            if (!pair) continue;
+            v[(r * n + j + 1) * 2] = re;
+            v[(r * n + j + 1) * 2 + 1] = -im;
+        }
+        j += pair;
+    }
+}
+
+/* dgeev('N', jobvr) on the column-major ca (N, N), the right eigenvectors
+ * to vr (N, N) when jobvr is "V": its info, or -1 when its workspace
+ * cannot be had. */
+static int ct__lapack_dgeev(int N, const char *jobvr, double *ca, double *wr, double *wi, double *vr)
+{
+    int one = 1, lwork = -1, info = 0;
+    double answer = 0, unused = 0;
+    dgeev_("N", jobvr, &N, ca, &N, wr, wi, &unused, &one, vr, &N, &answer, &lwork, &info, 1, 1);
+    double *work = ct__lapack_work(answer, &lwork);
+    if (!work) return -1;
+    dgeev_("N", jobvr, &N, ca, &N, wr, wi, &unused, &one, vr, &N, work, &lwork, &info, 1, 1);
+    CT_FREE(work);
+    return info;
+}
+
+/* sgeev, as ct__lapack_dgeev, on a float32 copy of ca (exact: the input
+ * was float32); its results come back as doubles. */
+static int ct__lapack_sgeev(int N, const char *jobvr, const double *ca, double *wr, double *wi, double *vr)
+{
+    int64_t nn = (int64_t)N * N;
+    int one = 1, lwork = -1, info = 0;
+    float answer = 0, unused = 0, *f = (float *)CT_MALLOC((size_t)(2 * nn + 2 * N) * sizeof(float)), *work = NULL;
+    float *fvr = f ? f + 2 * N : NULL, *fa = f ? fvr + nn : NULL; /* wr and wi, then vr, then A */
+    if (f) {
+        sgeev_("N", jobvr, &N, fa, &N, f, f + N, &unused, &one, fvr, &N, &answer, &lwork, &info, 1, 1);
+        lwork = ct__lapack_lwork(answer);
+        work = (float *)CT_MALLOC((size_t)lwork * sizeof(float));
+    }
+    if (work) {
+        for (int64_t i = 0; i < nn; i++) fa[i] = (float)ca[i];
+        sgeev_("N", jobvr, &N, fa, &N, f, f + N, &unused, &one, fvr, &N, work, &lwork, &info, 1, 1);
+        for (int64_t i = 0; i < N; i++) wr[i] = f[i], wi[i] = f[N + i];
+        for (int64_t i = 0; i < nn && *jobvr == 'V'; i++) vr[i] = fvr[i];
+    }
+    CT_FREE(work);
+    CT_FREE(f);
+    return work ? info : -1;
+}
+
+/* geev('N', 'V') (or 'N', 'N' when v is NULL), as PyTorch's linalg_eig
+ * calls it: as ct__geev; false also when LAPACK does not converge. single:
+ * the input was float32, for which PyTorch calls sgeev, and its vectors'
+ * signs can differ from dgeev's. */
+static bool ct__lapack_geev(const double *a, int64_t n, bool single, double *wr, double *wi, double *v)
+{
+    int N = (int)n;
+    const char *jobvr = v ? "V" : "N";
+    double *ca = ct__lapack_fits(n, n) ? (double *)CT_MALLOC((size_t)(2 * n * n) * sizeof(double)) : NULL;
+    if (!ca) return false;
+    double *vr = ca + n * n; /* column-major A, then the right eigenvectors */
+    ct__la_transpose(a, n, n, ca);
+    int info = single ? ct__lapack_sgeev(N, jobvr, ca, wr, wi, vr) : ct__lapack_dgeev(N, jobvr, ca, wr, wi, vr);
+    if (info == 0 && v) ct__lapack_geev_vectors(vr, wi, n, v);
+    CT_FREE(ca);
+    return info == 0;
+}
+
+/* dgels('N') (gelsy false) or dgelsy on the column-major ca (M, N) and cb
+ * (LDB, K), the solution into cb: LAPACK's info, or -1 when its workspace
+ * cannot be had. jpvt, rcond, rank: gelsy's. */
+static int ct__lapack_dlstsq(bool gelsy, int M, int N, int K, double *ca, double *cb, int LDB, int *jpvt, double rcond,
+                             int *rank)
+{
+    int lwork = -1, info = 0;
+    double answer = 0, *work = &answer;
+    for (int query = 1; query >= 0; query--) { /* the workspace query, then the work */
+        if (gelsy) dgelsy_(&M, &N, &K, ca, &M, cb, &LDB, jpvt, &rcond, rank, work, &lwork, &info);
+        else dgels_("N", &M, &N, &K, ca, &M, cb, &LDB, work, &lwork, &info, 1);
+        if (query && !(work = ct__lapack_work(answer, &lwork))) return -1;
+    }
+    CT_FREE(work);
+    return info;
+}
+
+/* sgels or sgelsy, as ct__lapack_dlstsq, on float32 copies of ca and cb
+ * (exact: the input was float32); the solution comes back into cb. */
+static int ct__lapack_slstsq(bool gelsy, int M, int N, int K, const double *ca, double *cb, int LDB, int *jpvt,
+                             double rcond, int *rank)
+{
+    int64_t na = (int64_t)M * N, nb = (int64_t)LDB * K;
+    int lwork = -1, info = 0;
+    float answer = 0, *work = &answer, rc = rcond > FLT_MAX ? INFINITY : rcond < -FLT_MAX ? -INFINITY : (float)rcond;
+    float *f = (float *)CT_MALLOC((size_t)(na + nb) * sizeof(float));
+    if (!f) return -1;
+    float *fb = f + na; /* A, then B */
+    for (int64_t i = 0; i < na + nb; i++) f[i] = (float)(i < na ? ca[i] : cb[i - na]);
+    for (int query = 1; query >= 0; query--) { /* the workspace query, then the work */
+        if (gelsy) sgelsy_(&M, &N, &K, f, &M, fb, &LDB, jpvt, &rc, rank, work, &lwork, &info);
+        else sgels_("N", &M, &N, &K, f, &M, fb, &LDB, work, &lwork, &info, 1);
+        if (!query) break;
+        lwork = ct__lapack_lwork(answer);
+        if (!(work = (float *)CT_MALLOC((size_t)lwork * sizeof(float)))) break;
+    }
+    for (int64_t i = 0; work && i < nb; i++) cb[i] = fb[i];
+    CT_FREE(work);
+    CT_FREE(f);
+    return work ? info : -1;
+}
+
+/* gels('N') (gelsy false) or gelsy, as ct__gels and ct__gelsy: *result
+ * is gels's info (the 1-based index of a zero on R's diagonal, or 0) or
+ * gelsy's rank. single: the input was float32, and PyTorch calls sgels or
+ * sgelsy then (gelsy's rank decisions use float32's unit roundoff). gelsy's
+ * jpvt is zeroed for each matrix, so every column is free, as in the
+ * built-in kernel (PyTorch 1.13 hands LAPACK uninitialised memory there:
+ * see tests/golden/gen_decomp.py). False when memory cannot be had (or
+ * LAPACK refuses an argument). */
+static bool ct__lapack_lstsq(const double *a, int64_t m, int64_t n, double *b, int64_t k, bool gelsy, bool single,
+                             double rcond, int64_t *result)
+{
+    int64_t rows = CT__MAX(m, n);
+    int M = (int)m, N = (int)n, K = (int)k, LDB = (int)rows, r = 0, done = -1;
+    bool fits = ct__lapack_fits(m, n) && ct__lapack_fits(rows, k);
+    double *ca = fits ? (double *)CT_MALLOC((size_t)(m * n + rows * k) * sizeof(double)) : NULL, *cb = NULL;
+    int *jpvt = ca ? (int *)CT_MALLOC((size_t)n * sizeof(int)) : NULL;
+    if (jpvt) {
+        cb = ca + m * n; /* column-major A and B */
+        memset(jpvt, 0, (size_t)n * sizeof(int));
+        ct__la_transpose(a, m, n, ca);
+        ct__la_transpose(b, rows, k, cb);
+        done = single ? ct__lapack_slstsq(gelsy, M, N, K, ca, cb, LDB, jpvt, rcond, &r)
+                      : ct__lapack_dlstsq(gelsy, M, N, K, ca, cb, LDB, jpvt, rcond, &r);
+    }
+    if (done >= 0) {
+        ct__la_transpose(cb, k, rows, b);
+        *result = gelsy ? r : done;
+    }
+    CT_FREE(jpvt);
+    CT_FREE(ca);
+    return done >= 0;
 }
 #else
 #define CT__LAPACK(call) false
@@ -23983,6 +24163,33 @@ static void ct__eigvec(const double *a, int64_t n, double lr, double li, double 
 #undef IM
 }
 
+/* Eigenvalues wr + i wi of a (n, n) and, when v is not NULL, their
+ * eigenvectors v (n, n, 2) (columns of (re, im) pairs, unit norm): by
+ * Hessenberg reduction and Francis QR (ct__hessenberg, ct__hqr; a complex
+ * pair comes out with the positive imaginary part first, as LAPACK's geev
+ * gives it) and inverse iteration for each vector (ct__eigvec). Returns
+ * false when the QR iteration does not converge. single: the input was
+ * float32 (LAPACK's float32 routine then). scratch: 3 n n + 3 n doubles,
+ * piv: n. */
+static bool ct__geev(const double *a, int64_t n, bool single, double *wr, double *wi, double *v, double *scratch,
+                     int64_t *piv)
+{
+    if (CT__LAPACK(ct__lapack_geev(a, n, single, wr, wi, v))) return true;
+    (void)single; /* the built-in kernel works in double for both */
+    double *h = scratch, *lu = h + n * n, *x = lu + 2 * n * n, *hv = x + 2 * n;
+    memcpy(h, a, (size_t)(n * n) * sizeof *h);
+    ct__hessenberg(h, n, hv);
+    if (!ct__hqr(h, n, wr, wi)) return false;
+    for (int64_t i = 0; v && i < n; i++) {
+        ct__eigvec(a, n, wr[i], wi[i], x, lu, piv);
+        for (int64_t r = 0; r < n; r++) { /* column i */
+            v[(r * n + i) * 2] = x[2 * r];
+            v[(r * n + i) * 2 + 1] = x[2 * r + 1];
+        }
+    }
+    return true;
+}
+
 /* ---------------------------------------------------------------- matrix exponential */
 
 /* e (n, n) = exp(a (n, n)) by scaling and squaring with a degree-13 Pade
@@ -24062,10 +24269,14 @@ static int64_t ct__la_zero_diagonal(const double *r, int64_t lda, int64_t n)
  * n.. are left as Q^T B's, whose squares sum to the residuals. Returns 0,
  * or the 1-based index of an exactly zero diagonal entry of R (L), where
  * LAPACK gives up. An empty or all-zero a gives X = 0 (LAPACK's quick
- * returns, which also zero rows n..). a is destroyed; scratch: m n + min(m, n). */
-static int64_t ct__gels(double *a, int64_t m, int64_t n, double *b, int64_t k, double *scratch)
+ * returns, which also zero rows n..). single: the input was float32
+ * (LAPACK's sgels then, as PyTorch calls it). a is destroyed; scratch:
+ * m n + min(m, n). */
+static int64_t ct__gels(double *a, int64_t m, int64_t n, double *b, int64_t k, bool single, double *scratch)
 {
-    int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n);
+    int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n), lapack_info = 0;
+    if (CT__LAPACK(ct__lapack_lstsq(a, m, n, b, k, false, single, 0, &lapack_info))) return lapack_info;
+    (void)single; /* the built-in kernel works in double for both */
     bool zero = true;
     for (int64_t i = 0; i < m * n && zero; i++) zero = a[i] == 0;
     if (mn == 0 || k == 0 || zero) {
@@ -24283,7 +24494,9 @@ static void ct__tzrzf(double *a, int64_t r, int64_t n, double *tau)
 static int64_t ct__gelsy(double *a, int64_t m, int64_t n, double *b, int64_t k, double rcond, double eps,
                          double *scratch, int64_t *jpvt)
 {
-    int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n);
+    int64_t mn = CT__MIN(m, n), rows = CT__MAX(m, n), lapack_rank = 0;
+    /* an eps above double's is float32's: LAPACK's sgelsy then */
+    if (CT__LAPACK(ct__lapack_lstsq(a, m, n, b, k, true, eps > CT__LA_EPS, rcond, &lapack_rank))) return lapack_rank;
     if (mn == 0 || k == 0) return 0;
     double *tau = scratch, *tauz = tau + mn, *xmin = tauz + mn, *xmax = xmin + mn, *vn = xmax + mn, *col = vn + 2 * n;
     ct__qp3(a, m, n, jpvt, tau, vn, eps);
@@ -25548,12 +25761,10 @@ static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **
         ct__fail(CT_ERR_RUNTIME, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
         ok = false;
     }
-    double *h = w, *lu = w + n * n, *wr = lu + 2 * n * n, *wi = wr + n, *x = wi + n, *hv = x + 2 * n;
+    double *wr = w, *wi = wr + n, *scratch = wi + n;
     for (int64_t b = 0; ok && b < batch; b++) {
-        const double *ab = a + b * n * n;
-        memcpy(h, ab, (size_t)(n * n) * sizeof *h);
-        ct__hessenberg(h, n, hv);
-        if (!ct__hqr(h, n, wr, wi)) {
+        double *vb = want_vectors ? vd + b * n * n * 2 : NULL;
+        if (!ct__geev(a + b * n * n, n, A->dtype == CT_F32, wr, wi, vb, scratch, piv)) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME,
                      "linalg.eig: %sThe algorithm failed to converge because the input matrix is ill-conditioned or "
@@ -25565,12 +25776,6 @@ static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **
         for (int64_t i = 0; i < n; i++) {
             ld[(b * n + i) * 2] = wr[i];
             ld[(b * n + i) * 2 + 1] = wi[i];
-            if (!want_vectors) continue;
-            ct__eigvec(ab, n, wr[i], wi[i], x, lu, piv);
-            for (int64_t r = 0; r < n; r++) { /* column i */
-                vd[((b * n + r) * n + i) * 2] = x[2 * r];
-                vd[((b * n + r) * n + i) * 2 + 1] = x[2 * r + 1];
-            }
         }
     }
     CT_FREE(w);
@@ -25857,7 +26062,7 @@ static ct_tensor *ct__lstsq_qr(const ct_tensor *Ae, const ct_tensor *Be, int nb,
         for (int64_t i = m * k; i < rows * k; i++) bb[i] = 0;
         int64_t info = 0;
         if (driver == CT__GELSY) rank[b] = ct__gelsy(a, m, n, bb, k, rcond, eps, scratch, jpvt);
-        else info = ct__gels(a, m, n, bb, k, scratch);
+        else info = ct__gels(a, m, n, bb, k, Ae->dtype == CT_F32, scratch);
         if (info) {
             char note[48] = ""; /* PyTorch names the matrix when the batch holds more than one */
             if (batch > 1) snprintf(note, sizeof note, "(Batch element %lld): ", (long long)b);

@@ -79,6 +79,9 @@
  *    CTORCH_STATIC           make every function static (one file uses ctorch)
  *    CT_MALLOC, CT_REALLOC, CT_FREE   the allocator (define all three or none)
  *    CT_ASSERT               internal invariant checks (default: assert)
+ *    CTORCH_OPENBLAS         GEMM through OpenBLAS's cblas; LU, Cholesky, QR,
+ *                            eigh, SVD, eig and lstsq's gels/gelsy through its
+ *                            LAPACK, PyTorch's routines (link -lopenblas)
  *    -fopenmp                parallel kernels
  *
  *    ctorch is C11 and compiles as C++17; it needs the C math library (-lm).

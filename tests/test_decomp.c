@@ -1,8 +1,8 @@
 /* Linear algebra against PyTorch: every case of tests/golden/decomp.ctg
  * (written by gen_decomp.py) for the results that PyTorch fixes uniquely;
  * singular and eigen vectors by their invariants (reconstruction,
- * orthonormality, A v = lambda v); node names; gradcheck and gradgradcheck
- * of every derivative. */
+ * orthonormality, A v = lambda v), eig's also against PyTorch's up to a
+ * phase; node names; gradcheck and gradgradcheck of every derivative. */
 #include "harness.h"
 
 /* ---------------------------------------------------------------- golden cases */
@@ -342,6 +342,74 @@ static void test_eig_invariants(void)
                 CHECK_NEAR(norm, 1, tol);
                 CHECK(err <= tol * (1 + hypot(lr, li)) * 10);
             }
+    }
+}
+
+/* The index of the eigenvalue of l (n (re, im) pairs) nearest to (re, im)
+ * among those not used yet, or -1. */
+static int64_t nearest_unused(const double *l, int64_t n, const bool *used, double re, double im)
+{
+    int64_t best = -1;
+    double bd = INFINITY;
+    for (int64_t j = 0; j < n; j++) {
+        double d = hypot(l[2 * j] - re, l[2 * j + 1] - im);
+        if (!used[j] && d < bd) {
+            bd = d;
+            best = j;
+        }
+    }
+    return best;
+}
+
+/* eig's vectors against PyTorch's: each matched through its eigenvalue and
+ * compared up to a unit phase (ctorch's own kernel fixes phases its own
+ * way). Built with OpenBLAS, eig is LAPACK's geev, as PyTorch's is: the
+ * same order and the same phases (LAPACK's normalization, a complex pair as
+ * v and conj(v)). */
+static void test_eig_vectors(void)
+{
+    for (int k = 0; k < count("eig"); k++) {
+        ct_tensor *A = input("eig", k, 0), *L, *V;
+        const ct_tensor *want_l = output("eig", k, 0), *want_v = output("eig", k, 1);
+        CHECK_OK(ct_linalg_eig(A, &L, &V));
+        if (!L || !V || !want_l || !want_v) continue;
+        int64_t n = ct_size(A, -1), batch = ct_numel(A) / (n * n);
+        double l[32], v[128], wl[32], wv[128];
+        CHECK(batch * n * n * 2 <= 128);
+        ct_copy_to_array(L, l, 32, CT_F64);
+        ct_copy_to_array(V, v, 128, CT_F64);
+        ct_copy_to_array(want_l, wl, 32, CT_F64);
+        ct_copy_to_array(want_v, wv, 128, CT_F64);
+        double tol = tol_of(ct_dtype_of(A)) * 10;
+        for (int64_t b = 0; b < batch; b++) {
+            bool used[16] = {false};
+            for (int64_t i = 0; i < n; i++) {
+                int64_t j = nearest_unused(l + 2 * b * n, n, used, wl[2 * (b * n + i)], wl[2 * (b * n + i) + 1]);
+                CHECK(j >= 0);
+                if (j < 0) continue;
+                used[j] = true;
+#ifdef CTORCH_OPENBLAS
+                CHECK(j == i);
+#endif
+                double pr = 0, pi = 0; /* the phase: sum over rows of conj(want) got */
+                for (int64_t r = 0; r < n; r++) {
+                    const double *g = &v[2 * ((b * n + r) * n + j)], *w = &wv[2 * ((b * n + r) * n + i)];
+                    pr += w[0] * g[0] + w[1] * g[1];
+                    pi += w[0] * g[1] - w[1] * g[0];
+                }
+                double mag = hypot(pr, pi), err = 0;
+                CHECK_NEAR(mag, 1, tol);
+                pr /= mag, pi /= mag;
+#ifdef CTORCH_OPENBLAS
+                CHECK_NEAR(pr, 1, tol);
+#endif
+                for (int64_t r = 0; r < n; r++) {
+                    const double *g = &v[2 * ((b * n + r) * n + j)], *w = &wv[2 * ((b * n + r) * n + i)];
+                    err = fmax(err, hypot(g[0] - (pr * w[0] - pi * w[1]), g[1] - (pr * w[1] + pi * w[0])));
+                }
+                CHECK(err <= tol);
+            }
+        }
     }
 }
 
@@ -688,6 +756,7 @@ int main(void)
     RUN(test_svd_invariants);
     RUN(test_eigh_invariants);
     RUN(test_eig_invariants);
+    RUN(test_eig_vectors);
     RUN(test_grad_lu_family);
     RUN(test_grad_factorizations);
     RUN(test_grad_matrix_functions);

@@ -634,12 +634,10 @@ static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **
         ct__fail(CT_ERR_RUNTIME, "torch.linalg.eig: input tensor should not contain infs or NaNs.");
         ok = false;
     }
-    double *h = w, *lu = w + n * n, *wr = lu + 2 * n * n, *wi = wr + n, *x = wi + n, *hv = x + 2 * n;
+    double *wr = w, *wi = wr + n, *scratch = wi + n;
     for (int64_t b = 0; ok && b < batch; b++) {
-        const double *ab = a + b * n * n;
-        memcpy(h, ab, (size_t)(n * n) * sizeof *h);
-        ct__hessenberg(h, n, hv);
-        if (!ct__hqr(h, n, wr, wi)) {
+        double *vb = want_vectors ? vd + b * n * n * 2 : NULL;
+        if (!ct__geev(a + b * n * n, n, A->dtype == CT_F32, wr, wi, vb, scratch, piv)) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME,
                      "linalg.eig: %sThe algorithm failed to converge because the input matrix is ill-conditioned or "
@@ -651,12 +649,6 @@ static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **
         for (int64_t i = 0; i < n; i++) {
             ld[(b * n + i) * 2] = wr[i];
             ld[(b * n + i) * 2 + 1] = wi[i];
-            if (!want_vectors) continue;
-            ct__eigvec(ab, n, wr[i], wi[i], x, lu, piv);
-            for (int64_t r = 0; r < n; r++) { /* column i */
-                vd[((b * n + r) * n + i) * 2] = x[2 * r];
-                vd[((b * n + r) * n + i) * 2 + 1] = x[2 * r + 1];
-            }
         }
     }
     CT_FREE(w);
@@ -943,7 +935,7 @@ static ct_tensor *ct__lstsq_qr(const ct_tensor *Ae, const ct_tensor *Be, int nb,
         for (int64_t i = m * k; i < rows * k; i++) bb[i] = 0;
         int64_t info = 0;
         if (driver == CT__GELSY) rank[b] = ct__gelsy(a, m, n, bb, k, rcond, eps, scratch, jpvt);
-        else info = ct__gels(a, m, n, bb, k, scratch);
+        else info = ct__gels(a, m, n, bb, k, Ae->dtype == CT_F32, scratch);
         if (info) {
             char note[48] = ""; /* PyTorch names the matrix when the batch holds more than one */
             if (batch > 1) snprintf(note, sizeof note, "(Batch element %lld): ", (long long)b);

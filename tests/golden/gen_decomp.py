@@ -10,8 +10,9 @@ Writes decomp.ctg. Case k of op <op> is stored as
     <op>.<k>.out<i>  the results, in the order ctorch returns them
     <op>.<k>.arg     one float64 number (an order, a power, a flag; 0: none)
 and <op>.count holds how many cases there are. Results whose signs are not
-unique (singular and eigen vectors) are not stored: the C test checks them
-by their invariants.
+unique (singular and eigen vectors) are not stored, but for eig's vectors,
+which the C test compares up to a phase: it checks the others by their
+invariants.
 """
 import ctypes
 import warnings
@@ -285,6 +286,18 @@ for dt in (torch.float32, torch.float64):
     torch_case(rnd(5, 3), rnd(5, 0), 'gelsy')  # no right-hand side: LAPACK's quick return, rank 0
     torch_case(torch.zeros(5, 3), rnd(5, 2), 'gels')  # X = 0 and zero residuals (LAPACK's quick return)
     torch_case(torch.zeros(3, 5), rnd(3, 2), 'gels')
+
+# linalg.eig's eigenvectors as PyTorch returns them (LAPACK geev's: unit
+# norm, largest component real, a complex pair's vectors v and conj(v)),
+# (re, im) pairs. The eigenvalues are distinct, so each vector is unique up
+# to a phase: the C test compares up to one, and exactly in a build whose
+# eig is LAPACK's geev (CTORCH_OPENBLAS).
+for dt in (torch.float32, torch.float64):
+    for a, transposed in [(rnd(5, 5, dt=dt), ()), (rnd(2, 4, 4, dt=dt), ()), (rnd(4, 4, dt=dt), (0,)),
+                          (torch.tensor([[1., 2], [-5, 4]], dtype=dt), ()),
+                          (torch.tensor([[2., 0, 0], [0, 3, 4], [0, -4, 3]], dtype=dt), ())]:
+        lam, V = L.eig(a)
+        case('eig', [a], [torch.view_as_real(lam), torch.view_as_real(V)], transposed=transposed)
 
 for op, k in counts.items():
     w.add(op + '.count', torch.tensor(k))
