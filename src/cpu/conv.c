@@ -47,13 +47,15 @@ CT__LINE_COPY(double)
 
 /* Rows of the im2col matrix that share their lines: (c, j0, j1, j2) for up to this many j2 in turn. */
 #define CT__IM2COL_ROWS 16
+/* Lines of a window row walked at a time, then written for each of those rows. */
+#define CT__IM2COL_LINES 64
 
 /* Rows [r0, r1) and columns [k0, k1) of the im2col matrix of images side by side: image i (C, in0, in1,
  * in2) at x + i * image_stride has columns [i * L, (i + 1) * L), L = out0 * out1 * out2; row (c, j0, j1,
  * j2), column (o0, o1, o2) = x[c, o * stride - pad + j * dil], 0 outside. Into cols, rows ld apart.
  * A column range walks the lines (o0, o1) of the images in turn, keeping its place by counting, not
- * dividing, and writes each line for the rows of every j2 at once (they read the same image line at
- * other offsets). */
+ * dividing; the rows of every j2 read the same image lines at other offsets, so a batch of lines is
+ * walked once and then written for each of them. */
 #define CT__IM2COL(T)                                                                                        \
     static void ct__im2col_##T(const ct__window *g, const T *x, int64_t image_stride, int64_t r0,            \
                                int64_t r1, int64_t k0, int64_t k1, T *cols, int64_t ld)                      \
@@ -70,27 +72,36 @@ CT__LINE_COPY(double)
                 ct__inside_range(off[e], s2, g->in[2], n2, &lo[e], &hi[e]);                                  \
             }                                                                                                \
             int64_t i = k0 / L, q = k0 % L / n2, a = k0 % L % n2, o0 = q / g->out[1], o1 = q % g->out[1];    \
-            T *dst = cols;                                                                                   \
-            for (int64_t left = k1 - k0; left > 0; a = 0) {                                                  \
-                int64_t b = CT__MIN(n2, a + left);                                                           \
-                int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                                 \
-                int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                                 \
-                bool inside = i0 >= 0 && i0 < g->in[0] && i1 >= 0 && i1 < g->in[1];                          \
-                const T *line = x + i * image_stride + c * plane;                                            \
-                if (inside) line += (i0 * g->in[1] + i1) * g->in[2];                                         \
-                for (int64_t e = 0; e < rows; e++) {                                                         \
-                    int64_t l = lo[e], h = hi[e]; /* within [0, n2]: the line's inside stretch */            \
-                    if (!inside || a > 0 || b < n2)                                                          \
-                        l = inside ? CT__MIN(CT__MAX(l, a), b) : a, h = inside ? CT__MIN(CT__MAX(h, l), b) : a; \
-                    if (s2 == 1) {                                                                           \
-                        ct__line_copy_##T(line, off[e], l, h, a, b, dst + e * ld);                           \
-                        continue;                                                                            \
-                    }                                                                                        \
-                    for (int64_t p = a; p < b; p++) dst[e * ld + p - a] = 0;                                 \
-                    for (int64_t p = l; p < h; p++) dst[e * ld + p - a] = line[p * s2 + off[e]];             \
+            const T *lsrc[CT__IM2COL_LINES];                                                                 \
+            int64_t la[CT__IM2COL_LINES], lb[CT__IM2COL_LINES];                                              \
+            for (int64_t done = 0, left = k1 - k0; left > 0;) {                                              \
+                int nl = 0;                                                                                  \
+                for (; nl < CT__IM2COL_LINES && left > 0; nl++, a = 0) {                                     \
+                    int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                             \
+                    int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                             \
+                    bool inside = i0 >= 0 && i0 < g->in[0] && i1 >= 0 && i1 < g->in[1];                      \
+                    la[nl] = a, lb[nl] = CT__MIN(n2, a + left);                                              \
+                    const T *line = x + i * image_stride + c * plane;                                        \
+                    lsrc[nl] = inside ? line + (i0 * g->in[1] + i1) * g->in[2] : NULL;                       \
+                    left -= lb[nl] - a;                                                                      \
+                    if (++o1 == g->out[1] && (o1 = 0, ++o0 == g->out[0])) o0 = 0, i++;                       \
                 }                                                                                            \
-                dst += b - a, left -= b - a;                                                                 \
-                if (++o1 == g->out[1] && (o1 = 0, ++o0 == g->out[0])) o0 = 0, i++;                           \
+                for (int64_t e = 0; e < rows; e++) {                                                         \
+                    T *dst = cols + e * ld + done;                                                           \
+                    for (int l = 0; l < nl; dst += lb[l] - la[l], l++) {                                     \
+                        int64_t b = lb[l], from = la[l], h = hi[e], w = lo[e]; /* w, h: the inside places */ \
+                        if (!lsrc[l]) w = h = from;                                                          \
+                        else if (from > 0 || b < n2)                                                         \
+                            w = CT__MIN(CT__MAX(w, from), b), h = CT__MIN(CT__MAX(h, w), b);                 \
+                        if (s2 == 1) {                                                                       \
+                            ct__line_copy_##T(lsrc[l] ? lsrc[l] : x, off[e], w, h, from, b, dst);            \
+                            continue;                                                                        \
+                        }                                                                                    \
+                        for (int64_t p = from; p < b; p++) dst[p - from] = 0;                                \
+                        for (int64_t p = w; p < h; p++) dst[p - from] = lsrc[l][p * s2 + off[e]];            \
+                    }                                                                                        \
+                }                                                                                            \
+                for (int l = 0; l < nl; l++) done += lb[l] - la[l];                                          \
             }                                                                                                \
         }                                                                                                    \
     }                                                                                                        \
