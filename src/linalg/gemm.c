@@ -145,12 +145,35 @@ typedef double ct__vd;
 /* Bytes of op(B) (K x a panel of columns) the row form keeps in L2. */
 #define CT__ROWS_PANEL (256 * 1024)
 
-/* Blocking: a KC x NC panel of B (about 2 MB of floats) stays in the last
- * level cache, an MC x KC block of A (about 200 KB) in L2, one packed strip
- * of B (KC x NR) in L1 while the micro-kernel sweeps the block of A over it. */
+/* Blocking of the packed (blocked) path, Goto's method with BLIS's loop order:
+ * a KC x PNR... see the doc comment at the top. KC = 256 fixes the order of
+ * the sums (each element's k is added in blocks of KC, each from zero) and
+ * must not change; the rest only moves data. The register tile is PMR rows
+ * of op(A), broadcast from the packed strip, by PNV vectors of op(B):
+ * 12 x 32 floats (24 of AVX-512's 32 registers), 6 x 16 under AVX2. A block
+ * of PMC_STRIPS strips of A (about 1 MB of floats) stays in L3 or L2, a panel
+ * of B of PANEL_BYTES in L2, one strip of A (12 KB) in L1 while it sweeps the
+ * panel. */
 #define CT__KC 256
-#define CT__MC_BLOCKS 24 /* MC = 24 * MR */
-#define CT__NC 2048
+#if defined(__AVX512F__)
+#define CT__PMR_s 12
+#define CT__PMR_d 12
+#else
+#define CT__PMR_s CT__MR_s
+#define CT__PMR_d CT__MR_d
+#endif
+#define CT__PNV 2
+#define CT__PNR_s (CT__PNV * CT__VL_s)
+#define CT__PNR_d (CT__PNV * CT__VL_d)
+#define CT__PMC_STRIPS 96
+#define CT__PANEL_BYTES (512 * 1024)
+/* How the micro-kernel stores its tile (ct__micro_s / ct__micro_d). */
+enum { CT__TILE_ACC, CT__TILE_SET, CT__TILE_ADD };
+#if defined(__GNUC__)
+#define CT__PREFETCH(p) __builtin_prefetch(p, 1, 3)
+#else
+#define CT__PREFETCH(p) (void)(p)
+#endif
 /* Each thread of a product gets at least this many multiply-adds (about half
  * a millisecond): below it, waking threads costs more than it gains. */
 #define CT__GEMM_PARALLEL_WORK (1 << 23)
@@ -186,40 +209,77 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
 
 /* The GEMM for one element type T with suffix s or d. */
 #define CT__GEMM_DEFINE(x, T)                                                                                          \
-    /* acc (MR x NR, row-major) = Ap (kc x MR strip) @ Bp (kc x NR strip). */                                          \
-    static void ct__micro_##x(int64_t kc, const T *CT__RESTRICT Ap, const T *CT__RESTRICT Bp, T *CT__RESTRICT acc)     \
+    /* The tile (PMR x PNR) of Ap (kc x PMR strip) @ Bp (kc x PNR strip), kept in registers, then stored by mode:     \
+     * CT__TILE_ACC: into acc (C, row stride ldc), CT__TILE_SET: C = tile + 0, CT__TILE_ADD: C = tile + C. The two     \
+     * last are alpha * tile + (beta * C or C) of ct__tile_store for alpha == 1 (the product by one is exact), the     \
+     * sum an FMA by one (exact too), so that no compiler contracts it otherwise. */                                   \
+    static void ct__micro_##x(int64_t kc, const T *CT__RESTRICT Ap, const T *CT__RESTRICT Bp, T *CT__RESTRICT C,      \
+                              int64_t ldc, int mode)                                                                   \
     {                                                                                                                  \
-        ct__v##x c0[CT__MR_##x], c1[CT__MR_##x];                                                                       \
-        for (int i = 0; i < CT__MR_##x; i++) c0[i] = c1[i] = CT__VSPLAT_##x((T)0);                                     \
-        for (int64_t k = 0; k < kc; k++, Ap += CT__MR_##x, Bp += CT__NR_##x) {                                         \
-            ct__v##x b0 = CT__VLOAD_##x(Bp), b1 = CT__VLOAD_##x(Bp + CT__VL_##x);                                      \
-            for (int i = 0; i < CT__MR_##x; i++) {                                                                     \
+        ct__v##x c[CT__PMR_##x][CT__PNV];                                                                              \
+        for (int i = 0; i < CT__PMR_##x; i++)                                                                          \
+            for (int v = 0; v < CT__PNV; v++) c[i][v] = CT__VSPLAT_##x((T)0);                                          \
+        if (mode != CT__TILE_ACC)                                                                                      \
+            for (int i = 0; i < CT__PMR_##x; i++) CT__PREFETCH(C + i * ldc), CT__PREFETCH(C + i * ldc + CT__PNR_##x - 1);\
+        for (int64_t k = 0; k < kc; k++, Ap += CT__PMR_##x, Bp += CT__PNR_##x) {                                       \
+            ct__v##x b[CT__PNV];                                                                                       \
+            for (int v = 0; v < CT__PNV; v++) b[v] = CT__VLOAD_##x(Bp + v * CT__VL_##x);                               \
+            for (int i = 0; i < CT__PMR_##x; i++) {                                                                    \
                 ct__v##x a = CT__VSPLAT_##x(Ap[i]);                                                                    \
-                c0[i] = CT__VFMA_##x(c0[i], a, b0);                                                                    \
-                c1[i] = CT__VFMA_##x(c1[i], a, b1);                                                                    \
+                for (int v = 0; v < CT__PNV; v++) c[i][v] = CT__VFMA_##x(c[i][v], a, b[v]);                            \
             }                                                                                                          \
         }                                                                                                              \
-        for (int i = 0; i < CT__MR_##x; i++) {                                                                         \
-            CT__VSTORE_##x(acc + i * CT__NR_##x, c0[i]);                                                               \
-            CT__VSTORE_##x(acc + i * CT__NR_##x + CT__VL_##x, c1[i]);                                                  \
-        }                                                                                                              \
+        ct__v##x one = CT__VSPLAT_##x((T)1), zero = CT__VSPLAT_##x((T)0);                                              \
+        for (int i = 0; i < CT__PMR_##x; i++, C += ldc)                                                                \
+            for (int v = 0; v < CT__PNV; v++) {                                                                        \
+                T *p = C + v * CT__VL_##x;                                                                             \
+                ct__v##x out = mode == CT__TILE_ACC ? c[i][v]                                                          \
+                               : CT__VFMA_##x(mode == CT__TILE_ADD ? CT__VLOAD_##x(p) : zero, c[i][v], one);           \
+                CT__VSTORE_##x(p, out);                                                                                \
+            }                                                                                                          \
     }                                                                                                                  \
                                                                                                                        \
-    /* Pack rows [i0, i0 + mc) x cols [k0, k0 + kc) of op(A) into MR-tall strips, zero-padded. */                      \
+    /* Pack rows [i0, i0 + mc) x cols [k0, k0 + kc) of op(A) into PMR-tall strips (kc x PMR each), zero-padded. */     \
     static void ct__pack_a_##x(bool ta, const T *A, int64_t lda, int64_t i0, int64_t mc, int64_t k0, int64_t kc,       \
-                               T *Ap)                                                                                  \
+                               T *CT__RESTRICT Ap)                                                                     \
     {                                                                                                                  \
-        for (int64_t s = 0; s < mc; s += CT__MR_##x, Ap += kc * CT__MR_##x) {                                          \
-            int64_t rows = CT__MIN(CT__MR_##x, mc - s);                                                                \
-            for (int64_t r = 0; r < CT__MR_##x; r++) {                                                                 \
-                const T *a = ta ? A + k0 * lda + (i0 + s + r) : A + (i0 + s + r) * lda + k0;                           \
-                int64_t step = ta ? lda : 1;                                                                           \
-                for (int64_t k = 0; k < kc; k++) Ap[k * CT__MR_##x + r] = r < rows ? a[k * step] : (T)0;               \
-            }                                                                                                          \
+        for (int64_t s = 0; s < mc; s += CT__PMR_##x, Ap += kc * CT__PMR_##x) {                                        \
+            int64_t rows = CT__MIN(CT__PMR_##x, mc - s);                                                               \
+            if (ta) /* op(A)'s column k is a row of A: PMR contiguous elements */                                      \
+                for (int64_t k = 0; k < kc; k++) {                                                                     \
+                    const T *a = A + (k0 + k) * lda + i0 + s;                                                          \
+                    for (int64_t r = 0; r < CT__PMR_##x; r++) Ap[k * CT__PMR_##x + r] = r < rows ? a[r] : (T)0;        \
+                }                                                                                                      \
+            else /* each row read along k, written PMR apart (the strip stays in L1) */                                \
+                for (int64_t r = 0; r < CT__PMR_##x; r++) {                                                            \
+                    const T *a = A + (i0 + s + r) * lda + k0;                                                          \
+                    for (int64_t k = 0; k < kc; k++) Ap[k * CT__PMR_##x + r] = r < rows ? a[k] : (T)0;                 \
+                }                                                                                                      \
         }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
-    /* Pack NR-wide strip s of rows [k0, k0 + kc) x cols [j0, j0 + nc) of op(B), zero-padded. */                       \
+    /* Pack rows [k0, k0 + kc) x cols [j0, j0 + nc) of op(B) into PNR-wide strips (kc x PNR each), zero-padded. */     \
+    static void ct__pack_b_##x(bool tb, const T *B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc,       \
+                               T *CT__RESTRICT Bp)                                                                     \
+    {                                                                                                                  \
+        for (int64_t j = 0; j < nc; j += CT__PNR_##x, Bp += kc * CT__PNR_##x) {                                        \
+            int64_t cols = CT__MIN(CT__PNR_##x, nc - j);                                                               \
+            if (tb) /* op(B)'s column j is a row of B: read along k, written PNR apart */                              \
+                for (int64_t c = 0; c < CT__PNR_##x; c++) {                                                            \
+                    const T *b = B + (j0 + j + c) * ldb + k0;                                                          \
+                    for (int64_t k = 0; k < kc; k++) Bp[k * CT__PNR_##x + c] = c < cols ? b[k] : (T)0;                 \
+                }                                                                                                      \
+            else                                                                                                       \
+                for (int64_t k = 0; k < kc; k++) {                                                                     \
+                    const T *b = B + (k0 + k) * ldb + j0 + j;                                                          \
+                    T *out = Bp + k * CT__PNR_##x;                                                                     \
+                    memcpy(out, b, sizeof(T) * (size_t)cols);                                                          \
+                    for (int64_t c = cols; c < CT__PNR_##x; c++) out[c] = (T)0;                                        \
+                }                                                                                                      \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Pack NR-wide strip s of rows [k0, k0 + kc) x cols [j0, j0 + nc) of op(B), zero-padded (the row form's tail). */                   \
     static void ct__pack_b_strip_##x(bool tb, const T *B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, \
                                      int64_t s, T *Bp)                                                                 \
     {                                                                                                                  \
@@ -240,16 +300,23 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
             for (int64_t j = 0; j < nr; j++) C[j] = alpha * acc[j] + (!first ? C[j] : beta == 0 ? (T)0 : beta * C[j]); \
     }                                                                                                                  \
                                                                                                                        \
-    /* NR strip s of the packed panel times every MR strip of the packed block, into C. */                             \
-    static void ct__strip_##x(const T *Ap, const T *Bp, int64_t s, int64_t mc, int64_t nc, int64_t kc, T alpha,        \
-                              T beta, bool first, T *C, int64_t ldc)                                                   \
+    /* One PMR strip of the packed block of A (mr of its rows real) times every PNR strip of the packed panel      \
+     * of B (nc columns), into C. Whole tiles go straight into C when alpha == 1 and the sum needs no beta * C;      \
+     * the others through acc and ct__tile_store, the same arithmetic. */                                              \
+    static void ct__strip_##x(const T *Ap, const T *Bp, int64_t mr, int64_t nc, int64_t kc, T alpha, T beta,           \
+                              bool first, T *C, int64_t ldc)                                                           \
     {                                                                                                                  \
-        T acc[CT__MR_##x * CT__NR_##x];                                                                                \
-        int64_t j = s * CT__NR_##x, nr = CT__MIN(CT__NR_##x, nc - j);                                                  \
-        for (int64_t i = 0; i < mc; i += CT__MR_##x) {                                                                 \
-            ct__micro_##x(kc, Ap + i * kc, Bp + s * kc * CT__NR_##x, acc);                                             \
-            ct__tile_store_##x(CT__MIN(CT__MR_##x, mc - i), nr, acc, CT__NR_##x, alpha, beta, first, C + i * ldc + j,  \
-                               ldc);                                                                                   \
+        T acc[CT__PMR_##x * CT__PNR_##x];                                                                              \
+        bool direct = mr == CT__PMR_##x && alpha == 1 && (!first || beta == 0 || beta == 1);                           \
+        int mode = first && beta == 0 ? CT__TILE_SET : CT__TILE_ADD;                                                   \
+        for (int64_t j = 0; j < nc; j += CT__PNR_##x, Bp += kc * CT__PNR_##x) {                                        \
+            int64_t nr = CT__MIN(CT__PNR_##x, nc - j);                                                                 \
+            if (direct && nr == CT__PNR_##x) {                                                                         \
+                ct__micro_##x(kc, Ap, Bp, C + j, ldc, mode);                                                           \
+            } else {                                                                                                   \
+                ct__micro_##x(kc, Ap, Bp, acc, CT__PNR_##x, CT__TILE_ACC);                                             \
+                ct__tile_store_##x(mr, nr, acc, CT__PNR_##x, alpha, beta, first, C + j, ldc);                          \
+            }                                                                                                          \
         }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
@@ -262,29 +329,33 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
     static CT__TLS void *ct__abuf_##x, *ct__bbuf_##x;                                                                  \
     static CT__TLS size_t ct__acap_##x, ct__bcap_##x;                                                                  \
                                                                                                                        \
-    /* The blocked product on one thread (the reference loop when packing buffers cannot be had). */                   \
+    /* The blocked product on one thread (the reference loop when packing buffers cannot be had). Per KC block of    \
+     * k, a block of up to MC rows of op(A) is packed, then panels of op(B) in turn; each PMR strip of A stays in L1 \
+     * while it sweeps the panel, which stays in L2. */                                                               \
     static void ct__gemm_blocked_##x(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T *A,           \
                                      int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc)                  \
     {                                                                                                                  \
-        int64_t MC = CT__MC_BLOCKS * CT__MR_##x, NC = CT__NC, KC = CT__KC;                                             \
-        int64_t mcap = (CT__MIN(MC, M) + CT__MR_##x - 1) / CT__MR_##x * CT__MR_##x;                                    \
-        int64_t ncap = (CT__MIN(NC, N) + CT__NR_##x - 1) / CT__NR_##x * CT__NR_##x, kcap = CT__MIN(KC, K);             \
+        int64_t MC = CT__PMC_STRIPS * CT__PMR_##x, KC = CT__KC;                                                        \
+        int64_t NC = CT__MAX(CT__PANEL_BYTES / (KC * (int64_t)sizeof(T)) / CT__PNR_##x, 1) * CT__PNR_##x;              \
+        int64_t mcap = (CT__MIN(MC, M) + CT__PMR_##x - 1) / CT__PMR_##x * CT__PMR_##x;                                 \
+        int64_t ncap = (CT__MIN(NC, N) + CT__PNR_##x - 1) / CT__PNR_##x * CT__PNR_##x, kcap = CT__MIN(KC, K);          \
         T *Ap = (T *)ct__gemm_buffer(&ct__abuf_##x, &ct__acap_##x, (size_t)(mcap * kcap) * sizeof(T));                 \
         T *Bp = (T *)ct__gemm_buffer(&ct__bbuf_##x, &ct__bcap_##x, (size_t)(ncap * kcap) * sizeof(T));                 \
         if (!Ap || !Bp) {                                                                                              \
             CT__GEMM_BODY(T)                                                                                           \
             return;                                                                                                    \
         }                                                                                                              \
-        for (int64_t jc = 0; jc < N; jc += NC) {                                                                       \
-            int64_t nc = CT__MIN(NC, N - jc), strips = (nc + CT__NR_##x - 1) / CT__NR_##x;                             \
-            for (int64_t pc = 0; pc < K; pc += KC) {                                                                   \
-                int64_t kc = CT__MIN(KC, K - pc);                                                                      \
-                for (int64_t s = 0; s < strips; s++) ct__pack_b_strip_##x(tb, B, ldb, pc, kc, jc, nc, s, Bp);          \
-                for (int64_t ic = 0; ic < M; ic += MC) {                                                               \
-                    int64_t mc = CT__MIN(MC, M - ic);                                                                  \
-                    ct__pack_a_##x(ta, A, lda, ic, mc, pc, kc, Ap);                                                    \
-                    for (int64_t s = 0; s < strips; s++)                                                               \
-                        ct__strip_##x(Ap, Bp, s, mc, nc, kc, alpha, beta, pc == 0, C + ic * ldc + jc, ldc);            \
+        for (int64_t pc = 0; pc < K; pc += KC) {                                                                       \
+            int64_t kc = CT__MIN(KC, K - pc);                                                                          \
+            for (int64_t ic = 0; ic < M; ic += MC) {                                                                   \
+                int64_t mc = CT__MIN(MC, M - ic);                                                                      \
+                ct__pack_a_##x(ta, A, lda, ic, mc, pc, kc, Ap);                                                        \
+                for (int64_t jc = 0; jc < N; jc += NC) {                                                               \
+                    int64_t nc = CT__MIN(NC, N - jc);                                                                  \
+                    ct__pack_b_##x(tb, B, ldb, pc, kc, jc, nc, Bp);                                                    \
+                    for (int64_t i = 0; i < mc; i += CT__PMR_##x)                                                      \
+                        ct__strip_##x(Ap + i * kc, Bp, CT__MIN(CT__PMR_##x, mc - i), nc, kc, alpha, beta, pc == 0,     \
+                                      C + (ic + i) * ldc + jc, ldc);                                                   \
                 }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
