@@ -167,11 +167,14 @@ typedef double ct__vd;
 #define CT__PNR_d (CT__PNV * CT__VL_d)
 #define CT__PMC_STRIPS 96
 #define CT__PANEL_BYTES (512 * 1024)
+#define CT__PB_AHEAD 8
 /* How the micro-kernel stores its tile (ct__micro_s / ct__micro_d). */
 enum { CT__TILE_ACC, CT__TILE_SET, CT__TILE_ADD };
 #if defined(__GNUC__)
 #define CT__PREFETCH(p) __builtin_prefetch(p, 1, 3)
+#define CT__PREFETCH_R(p) __builtin_prefetch(p, 0, 3)
 #else
+#define CT__PREFETCH_R(p) (void)(p)
 #define CT__PREFETCH(p) (void)(p)
 #endif
 /* Each thread of a product gets at least this many multiply-adds (about half
@@ -189,6 +192,14 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         *cap = bytes;
     }
     return *buf;
+}
+
+/* The same, the start rounded up to a cache line: a packed strip's vectors
+ * are loaded whole, never split between two lines. */
+static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
+{
+    char *p = (char *)ct__gemm_buffer(buf, cap, bytes + 63);
+    return p ? p + (64 - (uintptr_t)p % 64) % 64 : NULL;
 }
 
 /* The reference loop: integer products, and the fallback of a thread that
@@ -223,6 +234,8 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
             for (int i = 0; i < CT__PMR_##x; i++) CT__PREFETCH(C + i * ldc), CT__PREFETCH(C + i * ldc + CT__PNR_##x - 1);\
         for (int64_t k = 0; k < kc; k++, Ap += CT__PMR_##x, Bp += CT__PNR_##x) {                                       \
             ct__v##x b[CT__PNV];                                                                                       \
+            CT__PREFETCH_R(Bp + CT__PB_AHEAD * CT__PNR_##x);                                                           \
+            CT__PREFETCH_R(Bp + CT__PB_AHEAD * CT__PNR_##x + CT__PNR_##x - 1);                                         \
             for (int v = 0; v < CT__PNV; v++) b[v] = CT__VLOAD_##x(Bp + v * CT__VL_##x);                               \
             for (int i = 0; i < CT__PMR_##x; i++) {                                                                    \
                 ct__v##x a = CT__VSPLAT_##x(Ap[i]);                                                                    \
@@ -250,9 +263,13 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
                     const T *a = A + (k0 + k) * lda + i0 + s;                                                          \
                     for (int64_t r = 0; r < CT__PMR_##x; r++) Ap[k * CT__PMR_##x + r] = r < rows ? a[r] : (T)0;        \
                 }                                                                                                      \
-            else /* each row read along k, written PMR apart (the strip stays in L1) */                                \
+            else /* each row read along k, written PMR apart (the strip stays in L1); the next strip's rows       \
+                  * fetched meanwhile, as a few short rows far apart are not streams the hardware prefetches */        \
                 for (int64_t r = 0; r < CT__PMR_##x; r++) {                                                            \
                     const T *a = A + (i0 + s + r) * lda + k0;                                                          \
+                    if (s + CT__PMR_##x + r < mc)                                                                      \
+                        for (int64_t k = 0; k < kc; k += 64 / (int64_t)sizeof(T))                                      \
+                            CT__PREFETCH_R(a + CT__PMR_##x * lda + k);                                                 \
                     for (int64_t k = 0; k < kc; k++) Ap[k * CT__PMR_##x + r] = r < rows ? a[k] : (T)0;                 \
                 }                                                                                                      \
         }                                                                                                              \
@@ -262,21 +279,21 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
     static void ct__pack_b_##x(bool tb, const T *B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc,       \
                                T *CT__RESTRICT Bp)                                                                     \
     {                                                                                                                  \
-        for (int64_t j = 0; j < nc; j += CT__PNR_##x, Bp += kc * CT__PNR_##x) {                                        \
-            int64_t cols = CT__MIN(CT__PNR_##x, nc - j);                                                               \
-            if (tb) /* op(B)'s column j is a row of B: read along k, written PNR apart */                              \
+        if (tb) /* op(B)'s column j is a row of B: read along k, written PNR apart */                                  \
+            for (int64_t j = 0; j < nc; j += CT__PNR_##x, Bp += kc * CT__PNR_##x)                                      \
                 for (int64_t c = 0; c < CT__PNR_##x; c++) {                                                            \
                     const T *b = B + (j0 + j + c) * ldb + k0;                                                          \
-                    for (int64_t k = 0; k < kc; k++) Bp[k * CT__PNR_##x + c] = c < cols ? b[k] : (T)0;                 \
+                    bool real = c < nc - j;                                                                            \
+                    for (int64_t k = 0; k < kc; k++) Bp[k * CT__PNR_##x + c] = real ? b[k] : (T)0;                     \
                 }                                                                                                      \
-            else                                                                                                       \
-                for (int64_t k = 0; k < kc; k++) {                                                                     \
-                    const T *b = B + (k0 + k) * ldb + j0 + j;                                                          \
-                    T *out = Bp + k * CT__PNR_##x;                                                                     \
-                    memcpy(out, b, sizeof(T) * (size_t)cols);                                                          \
-                    for (int64_t c = cols; c < CT__PNR_##x; c++) out[c] = (T)0;                                        \
-                }                                                                                                      \
-        }                                                                                                              \
+        else /* row by row of B (one stream read), PNR elements to each strip */                                       \
+            for (int64_t k = 0; k < kc; k++) {                                                                         \
+                const T *b = B + (k0 + k) * ldb + j0;                                                                  \
+                T *out = Bp + k * CT__PNR_##x;                                                                         \
+                int64_t j = 0;                                                                                         \
+                for (; j + CT__PNR_##x <= nc; j += CT__PNR_##x) memcpy(out + j * kc, b + j, sizeof(T) * CT__PNR_##x);  \
+                for (int64_t c = 0; j < nc && c < CT__PNR_##x; c++) out[j * kc + c] = j + c < nc ? b[j + c] : (T)0;   \
+            }                                                                                                          \
     }                                                                                                                  \
                                                                                                                        \
     /* Pack NR-wide strip s of rows [k0, k0 + kc) x cols [j0, j0 + nc) of op(B), zero-padded (the row form's tail). */                   \
@@ -339,8 +356,8 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         int64_t NC = CT__MAX(CT__PANEL_BYTES / (KC * (int64_t)sizeof(T)) / CT__PNR_##x, 1) * CT__PNR_##x;              \
         int64_t mcap = (CT__MIN(MC, M) + CT__PMR_##x - 1) / CT__PMR_##x * CT__PMR_##x;                                 \
         int64_t ncap = (CT__MIN(NC, N) + CT__PNR_##x - 1) / CT__PNR_##x * CT__PNR_##x, kcap = CT__MIN(KC, K);          \
-        T *Ap = (T *)ct__gemm_buffer(&ct__abuf_##x, &ct__acap_##x, (size_t)(mcap * kcap) * sizeof(T));                 \
-        T *Bp = (T *)ct__gemm_buffer(&ct__bbuf_##x, &ct__bcap_##x, (size_t)(ncap * kcap) * sizeof(T));                 \
+        T *Ap = (T *)ct__gemm_aligned(&ct__abuf_##x, &ct__acap_##x, (size_t)(mcap * kcap) * sizeof(T));                \
+        T *Bp = (T *)ct__gemm_aligned(&ct__bbuf_##x, &ct__bcap_##x, (size_t)(ncap * kcap) * sizeof(T));                \
         if (!Ap || !Bp) {                                                                                              \
             CT__GEMM_BODY(T)                                                                                           \
             return;                                                                                                    \
