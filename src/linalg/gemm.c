@@ -564,34 +564,60 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
 #endif
 }
 
-/* The parallel product: C cut along its longer side into one slab of whole
- * tiles per thread, each a blocked product of its own (its own packing, no
- * barrier but the last), so a busy or small machine loses little to waiting. */
+/* The parallel product. C is cut along its longer side into one slab of the
+ * small forms' tiles per thread, each slab a product of its own (its own
+ * path: an unpacked form when it has few rows). When every slab would take
+ * the blocked path, the cut is finer: CT__GEMM_PIECES pieces of whole packed
+ * tiles per thread, each a blocked product, that the threads take as they
+ * come, so that a thread the loaded machine deschedules takes fewer. The sums
+ * stay the same: a blocked product computes an element alike wherever its
+ * tile lies. No barrier but the last; each piece packs its own operands. */
+#define CT__GEMM_PIECES 4
+
 #define CT__GEMM_PARALLEL(x, T)                                                                                        \
+    /* Rows (or columns) [lo, hi) of C by the blocked product or by the serial one, which picks the path. */          \
+    static void ct__gemm_part_##x(bool blocked, bool rows, int64_t lo, int64_t hi, bool ta, bool tb, int64_t M,        \
+                                  int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,     \
+                                  T beta, T *C, int64_t ldc)                                                           \
+    {                                                                                                                  \
+        if (hi <= lo) return;                                                                                          \
+        if (rows)                                                                                                      \
+            M = hi - lo, A = ta ? A + lo : A + lo * lda, C += lo * ldc;                                                \
+        else                                                                                                           \
+            N = hi - lo, B = tb ? B + lo * ldb : B + lo, C += lo;                                                      \
+        if (blocked)                                                                                                   \
+            ct__gemm_blocked_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                \
+        else                                                                                                           \
+            ct__gemm_serial_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                 \
+    }                                                                                                                  \
+                                                                                                                       \
     static void ct__gemm_parallel_##x(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T *A,          \
                                       int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc)                 \
     {                                                                                                                  \
         bool rows = M / CT__MR_##x >= N / CT__NR_##x;                                                                  \
-        int64_t unit = rows ? CT__MR_##x : CT__NR_##x, tiles = ((rows ? M : N) + unit - 1) / unit;                     \
+        int64_t total = rows ? M : N, unit = rows ? CT__MR_##x : CT__NR_##x, tiles = (total + unit - 1) / unit;        \
         int threads = ct__gemm_threads(M, N, K, tiles);                                                                \
         if (threads <= 1) {                                                                                            \
             ct__gemm_serial_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                 \
             return;                                                                                                    \
         }                                                                                                              \
-        CT__OMP_FOR_THREADS                                                                                            \
-        for (int t = 0; t < threads; t++) {                                                                            \
-            int64_t lo = tiles * t / threads * unit, hi = CT__MIN(tiles * (t + 1) / threads * unit, rows ? M : N);     \
-            if (hi > lo && rows)                                                                                       \
-                ct__gemm_serial_##x(ta, tb, hi - lo, N, K, alpha, ta ? A + lo : A + lo * lda, lda, B, ldb, beta,       \
-                                     C + lo * ldc, ldc);                                                               \
-            else if (hi > lo)                                                                                          \
-                ct__gemm_serial_##x(ta, tb, M, hi - lo, K, alpha, A, lda, tb ? B + lo * ldb : B + lo, ldb, beta,       \
-                                     C + lo, ldc);                                                                     \
+        int64_t least = M; /* the rows of the smallest slab: ct__gemm_serial's unpacked forms take at most    \
+                              CT__SMALL_M */                                                                           \
+        for (int t = 0; rows && t < threads; t++)                                                                      \
+            least = CT__MIN(least, CT__MIN(tiles * (t + 1) / threads * unit, M) - tiles * t / threads * unit);         \
+        bool blocked = least > CT__SMALL_M;                                                                            \
+        if (blocked) {                                                                                                 \
+            unit = rows ? CT__PMR_##x : CT__PNR_##x, tiles = (total + unit - 1) / unit;                                \
         }                                                                                                              \
+        int parts = blocked ? (int)CT__MIN(threads * CT__GEMM_PIECES, tiles) : threads;                                \
+        CT__OMP_FOR_THREADS                                                                                            \
+        for (int p = 0; p < parts; p++)                                                                                \
+            ct__gemm_part_##x(blocked, rows, tiles * p / parts * unit, CT__MIN(tiles * (p + 1) / parts * unit, total), \
+                              ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                   \
     }
 
 #ifdef _OPENMP
-#define CT__OMP_FOR_THREADS _Pragma("omp parallel for num_threads(threads) schedule(static)")
+#define CT__OMP_FOR_THREADS _Pragma("omp parallel for num_threads(threads) schedule(dynamic, 1)")
 #else
 #define CT__OMP_FOR_THREADS
 #endif
