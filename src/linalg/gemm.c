@@ -9,10 +9,16 @@
  * product, convolution and decomposition in ctorch goes through ct__sgemm /
  * ct__dgemm, so this is the one place to make fast.
  *
- * The method is Goto's (as in BLIS and OpenBLAS): op(B) is cut into panels of
- * KC x NC packed into strips NR wide, op(A) into blocks of MC x KC packed into
- * strips MR tall, so that a register-tiled micro-kernel streams both from
- * cache; MR x NR is as large as the vector registers allow.
+ * The method is Goto's, in BLIS's loop order: per block of KC values of k,
+ * op(A) is packed by blocks of up to MC rows into strips PMR tall, op(B) by
+ * panels of about 512 KB (L2) into strips PNR wide; one strip of A stays in
+ * L1 while the register-tiled micro-kernel (PMR x PNR accumulators,
+ * broadcasting A, loading whole vectors of B) sweeps it over the panel.
+ * Each element of C is thus, per KC block, a sequence of FMAs over k from
+ * zero, then C = alpha * acc + (first block ? beta * C : C). The golden
+ * tests and the demo's losses (PyTorch's to 4 decimals) rest on these sums:
+ * the tile and the blocking may change, KC and the order may not. Whole
+ * tiles are stored straight into C when alpha == 1.
  * Products of at most CT__SMALL_M rows (a training step's batch) skip
  * packing, which there costs as much as the multiplications: op(B) not
  * transposed is read in place NR columns at a time (the row form), A @ B.t()
@@ -22,9 +28,10 @@
  * convolutions, which read the image in place. The micro-kernels
  * use AVX-512 or AVX2+FMA intrinsics when the compiler targets them
  * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
- * for other compilers. OpenMP cuts C into one slab of whole tiles per
- * thread, each its own product (ct__gemm_parallel); a batch of small
- * products (bmm) is split by item instead.
+ * for other compilers. OpenMP cuts C into one slab per thread, or, when all
+ * of them would be blocked products, into a few pieces per thread that the
+ * threads take as they come (ct__gemm_parallel); a batch of small products
+ * (bmm) is split by item instead.
  * Built with CTORCH_OPENBLAS, ct__sgemm and ct__dgemm call cblas_sgemm /
  * cblas_dgemm instead. */
 
@@ -145,15 +152,13 @@ typedef double ct__vd;
 /* Bytes of op(B) (K x a panel of columns) the row form keeps in L2. */
 #define CT__ROWS_PANEL (256 * 1024)
 
-/* Blocking of the packed (blocked) path, Goto's method with BLIS's loop order:
- * a KC x PNR... see the doc comment at the top. KC = 256 fixes the order of
- * the sums (each element's k is added in blocks of KC, each from zero) and
- * must not change; the rest only moves data. The register tile is PMR rows
- * of op(A), broadcast from the packed strip, by PNV vectors of op(B):
- * 12 x 32 floats (24 of AVX-512's 32 registers), 6 x 16 under AVX2. A block
- * of PMC_STRIPS strips of A (about 1 MB of floats) stays in L3 or L2, a panel
- * of B of PANEL_BYTES in L2, one strip of A (12 KB) in L1 while it sweeps the
- * panel. */
+/* The blocked path (see the top). KC fixes the order of the sums and must
+ * not change; the rest only moves data. The register tile is PMR rows of
+ * op(A) by PNV vectors of op(B): 12 x 32 floats under AVX-512 (24 of its 32
+ * registers), 6 x 16 under AVX2, 4 x 8 with 16-byte vectors. A block of
+ * PMC_STRIPS strips of op(A) (about 1 MB of floats) stays in L2 or L3, a
+ * panel of op(B) of PANEL_BYTES in L2, one strip of op(A) (12 KB) in L1;
+ * the micro-kernel prefetches op(B) PB_AHEAD rows ahead. */
 #define CT__KC 256
 #if defined(__AVX512F__)
 #define CT__PMR_s 12
@@ -220,18 +225,19 @@ static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
 
 /* The GEMM for one element type T with suffix s or d. */
 #define CT__GEMM_DEFINE(x, T)                                                                                          \
-    /* The tile (PMR x PNR) of Ap (kc x PMR strip) @ Bp (kc x PNR strip), kept in registers, then stored by mode:     \
+    /* The tile (PMR x PNR) of Ap (kc x PMR strip) @ Bp (kc x PNR strip), kept in registers, then stored by mode:      \
      * CT__TILE_ACC: into acc (C, row stride ldc), CT__TILE_SET: C = tile + 0, CT__TILE_ADD: C = tile + C. The two     \
      * last are alpha * tile + (beta * C or C) of ct__tile_store for alpha == 1 (the product by one is exact), the     \
      * sum an FMA by one (exact too), so that no compiler contracts it otherwise. */                                   \
-    static void ct__micro_##x(int64_t kc, const T *CT__RESTRICT Ap, const T *CT__RESTRICT Bp, T *CT__RESTRICT C,      \
+    static void ct__micro_##x(int64_t kc, const T *CT__RESTRICT Ap, const T *CT__RESTRICT Bp, T *CT__RESTRICT C,       \
                               int64_t ldc, int mode)                                                                   \
     {                                                                                                                  \
         ct__v##x c[CT__PMR_##x][CT__PNV];                                                                              \
         for (int i = 0; i < CT__PMR_##x; i++)                                                                          \
             for (int v = 0; v < CT__PNV; v++) c[i][v] = CT__VSPLAT_##x((T)0);                                          \
         if (mode != CT__TILE_ACC)                                                                                      \
-            for (int i = 0; i < CT__PMR_##x; i++) CT__PREFETCH(C + i * ldc), CT__PREFETCH(C + i * ldc + CT__PNR_##x - 1);\
+            for (int i = 0; i < CT__PMR_##x; i++)                                                                      \
+                CT__PREFETCH(C + i * ldc), CT__PREFETCH(C + i * ldc + CT__PNR_##x - 1);                                \
         for (int64_t k = 0; k < kc; k++, Ap += CT__PMR_##x, Bp += CT__PNR_##x) {                                       \
             ct__v##x b[CT__PNV];                                                                                       \
             CT__PREFETCH_R(Bp + CT__PB_AHEAD * CT__PNR_##x);                                                           \
@@ -263,7 +269,7 @@ static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
                     const T *a = A + (k0 + k) * lda + i0 + s;                                                          \
                     for (int64_t r = 0; r < CT__PMR_##x; r++) Ap[k * CT__PMR_##x + r] = r < rows ? a[r] : (T)0;        \
                 }                                                                                                      \
-            else /* each row read along k, written PMR apart (the strip stays in L1); the next strip's rows       \
+            else /* each row read along k, written PMR apart (the strip stays in L1); the next strip's rows            \
                   * fetched meanwhile, as a few short rows far apart are not streams the hardware prefetches */        \
                 for (int64_t r = 0; r < CT__PMR_##x; r++) {                                                            \
                     const T *a = A + (i0 + s + r) * lda + k0;                                                          \
@@ -292,11 +298,11 @@ static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
                 T *out = Bp + k * CT__PNR_##x;                                                                         \
                 int64_t j = 0;                                                                                         \
                 for (; j + CT__PNR_##x <= nc; j += CT__PNR_##x) memcpy(out + j * kc, b + j, sizeof(T) * CT__PNR_##x);  \
-                for (int64_t c = 0; j < nc && c < CT__PNR_##x; c++) out[j * kc + c] = j + c < nc ? b[j + c] : (T)0;   \
+                for (int64_t c = 0; j < nc && c < CT__PNR_##x; c++) out[j * kc + c] = j + c < nc ? b[j + c] : (T)0;    \
             }                                                                                                          \
     }                                                                                                                  \
                                                                                                                        \
-    /* Pack NR-wide strip s of rows [k0, k0 + kc) x cols [j0, j0 + nc) of op(B), zero-padded (the row form's tail). */                   \
+    /* Pack NR-wide strip s of rows [k0, k0 + kc) x cols [j0, j0 + nc) of op(B), zero-padded (the row form's tail). */ \
     static void ct__pack_b_strip_##x(bool tb, const T *B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, \
                                      int64_t s, T *Bp)                                                                 \
     {                                                                                                                  \
@@ -317,8 +323,8 @@ static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
             for (int64_t j = 0; j < nr; j++) C[j] = alpha * acc[j] + (!first ? C[j] : beta == 0 ? (T)0 : beta * C[j]); \
     }                                                                                                                  \
                                                                                                                        \
-    /* One PMR strip of the packed block of A (mr of its rows real) times every PNR strip of the packed panel      \
-     * of B (nc columns), into C. Whole tiles go straight into C when alpha == 1 and the sum needs no beta * C;      \
+    /* One PMR strip of the packed block of A (mr of its rows real) times every PNR strip of the packed panel          \
+     * of B (nc columns), into C. Whole tiles go straight into C when alpha == 1 and the sum needs no beta * C;        \
      * the others through acc and ct__tile_store, the same arithmetic. */                                              \
     static void ct__strip_##x(const T *Ap, const T *Bp, int64_t mr, int64_t nc, int64_t kc, T alpha, T beta,           \
                               bool first, T *C, int64_t ldc)                                                           \
@@ -346,9 +352,9 @@ static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
     static CT__TLS void *ct__abuf_##x, *ct__bbuf_##x;                                                                  \
     static CT__TLS size_t ct__acap_##x, ct__bcap_##x;                                                                  \
                                                                                                                        \
-    /* The blocked product on one thread (the reference loop when packing buffers cannot be had). Per KC block of    \
-     * k, a block of up to MC rows of op(A) is packed, then panels of op(B) in turn; each PMR strip of A stays in L1 \
-     * while it sweeps the panel, which stays in L2. */                                                               \
+    /* The blocked product on one thread (the reference loop when packing buffers cannot be had). Per KC block of      \
+     * k, a block of up to MC rows of op(A) is packed, then panels of op(B) in turn; each PMR strip of A stays in L1   \
+     * while it sweeps the panel, which stays in L2. */                                                                \
     static void ct__gemm_blocked_##x(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T *A,           \
                                      int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc)                  \
     {                                                                                                                  \
@@ -575,7 +581,7 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
 #define CT__GEMM_PIECES 4
 
 #define CT__GEMM_PARALLEL(x, T)                                                                                        \
-    /* Rows (or columns) [lo, hi) of C by the blocked product or by the serial one, which picks the path. */          \
+    /* Rows (or columns) [lo, hi) of C by the blocked product or by the serial one, which picks the path. */           \
     static void ct__gemm_part_##x(bool blocked, bool rows, int64_t lo, int64_t hi, bool ta, bool tb, int64_t M,        \
                                   int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,     \
                                   T beta, T *C, int64_t ldc)                                                           \
@@ -601,7 +607,7 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
             ct__gemm_serial_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                 \
             return;                                                                                                    \
         }                                                                                                              \
-        int64_t least = M; /* the rows of the smallest slab: ct__gemm_serial's unpacked forms take at most    \
+        int64_t least = M; /* the rows of the smallest slab: ct__gemm_serial's unpacked forms take at most             \
                               CT__SMALL_M */                                                                           \
         for (int t = 0; rows && t < threads; t++)                                                                      \
             least = CT__MIN(least, CT__MIN(tiles * (t + 1) / threads * unit, M) - tiles * t / threads * unit);         \
