@@ -22149,10 +22149,16 @@ CT__MAX_POOL2D_ARGMAX(double)
  * product, convolution and decomposition in ctorch goes through ct__sgemm /
  * ct__dgemm, so this is the one place to make fast.
  *
- * The method is Goto's (as in BLIS and OpenBLAS): op(B) is cut into panels of
- * KC x NC packed into strips NR wide, op(A) into blocks of MC x KC packed into
- * strips MR tall, so that a register-tiled micro-kernel streams both from
- * cache; MR x NR is as large as the vector registers allow.
+ * The method is Goto's, in BLIS's loop order: per block of KC values of k,
+ * op(A) is packed by blocks of up to MC rows into strips PMR tall, op(B) by
+ * panels of about 512 KB (L2) into strips PNR wide; one strip of A stays in
+ * L1 while the register-tiled micro-kernel (PMR x PNR accumulators,
+ * broadcasting A, loading whole vectors of B) sweeps it over the panel.
+ * Each element of C is thus, per KC block, a sequence of FMAs over k from
+ * zero, then C = alpha * acc + (first block ? beta * C : C). The golden
+ * tests and the demo's losses (PyTorch's to 4 decimals) rest on these sums:
+ * the tile and the blocking may change, KC and the order may not. Whole
+ * tiles are stored straight into C when alpha == 1.
  * Products of at most CT__SMALL_M rows (a training step's batch) skip
  * packing, which there costs as much as the multiplications: op(B) not
  * transposed is read in place NR columns at a time (the row form), A @ B.t()
@@ -22162,9 +22168,10 @@ CT__MAX_POOL2D_ARGMAX(double)
  * convolutions, which read the image in place. The micro-kernels
  * use AVX-512 or AVX2+FMA intrinsics when the compiler targets them
  * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
- * for other compilers. OpenMP cuts C into one slab of whole tiles per
- * thread, each its own product (ct__gemm_parallel); a batch of small
- * products (bmm) is split by item instead.
+ * for other compilers. OpenMP cuts C into one slab per thread, or, when all
+ * of them would be blocked products, into a few pieces per thread that the
+ * threads take as they come (ct__gemm_parallel); a batch of small products
+ * (bmm) is split by item instead.
  * Built with CTORCH_OPENBLAS, ct__sgemm and ct__dgemm call cblas_sgemm /
  * cblas_dgemm instead. */
 
@@ -22285,12 +22292,36 @@ typedef double ct__vd;
 /* Bytes of op(B) (K x a panel of columns) the row form keeps in L2. */
 #define CT__ROWS_PANEL (256 * 1024)
 
-/* Blocking: a KC x NC panel of B (about 2 MB of floats) stays in the last
- * level cache, an MC x KC block of A (about 200 KB) in L2, one packed strip
- * of B (KC x NR) in L1 while the micro-kernel sweeps the block of A over it. */
+/* The blocked path (see the top). KC fixes the order of the sums and must
+ * not change; the rest only moves data. The register tile is PMR rows of
+ * op(A) by PNV vectors of op(B): 12 x 32 floats under AVX-512 (24 of its 32
+ * registers), 6 x 16 under AVX2, 4 x 8 with 16-byte vectors. A block of
+ * PMC_STRIPS strips of op(A) (about 1 MB of floats) stays in L2 or L3, a
+ * panel of op(B) of PANEL_BYTES in L2, one strip of op(A) (12 KB) in L1;
+ * the micro-kernel prefetches op(B) PB_AHEAD rows ahead. */
 #define CT__KC 256
-#define CT__MC_BLOCKS 24 /* MC = 24 * MR */
-#define CT__NC 2048
+#if defined(__AVX512F__)
+#define CT__PMR_s 12
+#define CT__PMR_d 12
+#else
+#define CT__PMR_s CT__MR_s
+#define CT__PMR_d CT__MR_d
+#endif
+#define CT__PNV 2
+#define CT__PNR_s (CT__PNV * CT__VL_s)
+#define CT__PNR_d (CT__PNV * CT__VL_d)
+#define CT__PMC_STRIPS 96
+#define CT__PANEL_BYTES (512 * 1024)
+#define CT__PB_AHEAD 8
+/* How the micro-kernel stores its tile (ct__micro_s / ct__micro_d). */
+enum { CT__TILE_ACC, CT__TILE_SET, CT__TILE_ADD };
+#if defined(__GNUC__)
+#define CT__PREFETCH(p) __builtin_prefetch(p, 1, 3)
+#define CT__PREFETCH_R(p) __builtin_prefetch(p, 0, 3)
+#else
+#define CT__PREFETCH_R(p) (void)(p)
+#define CT__PREFETCH(p) (void)(p)
+#endif
 /* Each thread of a product gets at least this many multiply-adds (about half
  * a millisecond): below it, waking threads costs more than it gains. */
 #define CT__GEMM_PARALLEL_WORK (1 << 23)
@@ -22306,6 +22337,14 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
         *cap = bytes;
     }
     return *buf;
+}
+
+/* The same, the start rounded up to a cache line: a packed strip's vectors
+ * are loaded whole, never split between two lines. */
+static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
+{
+    char *p = (char *)ct__gemm_buffer(buf, cap, bytes + 63);
+    return p ? p + (64 - (uintptr_t)p % 64) % 64 : NULL;
 }
 
 /* The reference loop: integer products, and the fallback of a thread that
@@ -22326,40 +22365,84 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
 
 /* The GEMM for one element type T with suffix s or d. */
 #define CT__GEMM_DEFINE(x, T)                                                                                          \
-    /* acc (MR x NR, row-major) = Ap (kc x MR strip) @ Bp (kc x NR strip). */                                          \
-    static void ct__micro_##x(int64_t kc, const T *CT__RESTRICT Ap, const T *CT__RESTRICT Bp, T *CT__RESTRICT acc)     \
+    /* The tile (PMR x PNR) of Ap (kc x PMR strip) @ Bp (kc x PNR strip), kept in registers, then stored by mode:      \
+     * CT__TILE_ACC: into acc (C, row stride ldc), CT__TILE_SET: C = tile + 0, CT__TILE_ADD: C = tile + C. The two     \
+     * last are alpha * tile + (beta * C or C) of ct__tile_store for alpha == 1 (the product by one is exact), the     \
+     * sum an FMA by one (exact too), so that no compiler contracts it otherwise. */                                   \
+    static void ct__micro_##x(int64_t kc, const T *CT__RESTRICT Ap, const T *CT__RESTRICT Bp, T *CT__RESTRICT C,       \
+                              int64_t ldc, int mode)                                                                   \
     {                                                                                                                  \
-        ct__v##x c0[CT__MR_##x], c1[CT__MR_##x];                                                                       \
-        for (int i = 0; i < CT__MR_##x; i++) c0[i] = c1[i] = CT__VSPLAT_##x((T)0);                                     \
-        for (int64_t k = 0; k < kc; k++, Ap += CT__MR_##x, Bp += CT__NR_##x) {                                         \
-            ct__v##x b0 = CT__VLOAD_##x(Bp), b1 = CT__VLOAD_##x(Bp + CT__VL_##x);                                      \
-            for (int i = 0; i < CT__MR_##x; i++) {                                                                     \
+        ct__v##x c[CT__PMR_##x][CT__PNV];                                                                              \
+        for (int i = 0; i < CT__PMR_##x; i++)                                                                          \
+            for (int v = 0; v < CT__PNV; v++) c[i][v] = CT__VSPLAT_##x((T)0);                                          \
+        if (mode != CT__TILE_ACC)                                                                                      \
+            for (int i = 0; i < CT__PMR_##x; i++)                                                                      \
+                CT__PREFETCH(C + i * ldc), CT__PREFETCH(C + i * ldc + CT__PNR_##x - 1);                                \
+        for (int64_t k = 0; k < kc; k++, Ap += CT__PMR_##x, Bp += CT__PNR_##x) {                                       \
+            ct__v##x b[CT__PNV];                                                                                       \
+            CT__PREFETCH_R(Bp + CT__PB_AHEAD * CT__PNR_##x);                                                           \
+            CT__PREFETCH_R(Bp + CT__PB_AHEAD * CT__PNR_##x + CT__PNR_##x - 1);                                         \
+            for (int v = 0; v < CT__PNV; v++) b[v] = CT__VLOAD_##x(Bp + v * CT__VL_##x);                               \
+            for (int i = 0; i < CT__PMR_##x; i++) {                                                                    \
                 ct__v##x a = CT__VSPLAT_##x(Ap[i]);                                                                    \
-                c0[i] = CT__VFMA_##x(c0[i], a, b0);                                                                    \
-                c1[i] = CT__VFMA_##x(c1[i], a, b1);                                                                    \
+                for (int v = 0; v < CT__PNV; v++) c[i][v] = CT__VFMA_##x(c[i][v], a, b[v]);                            \
             }                                                                                                          \
         }                                                                                                              \
-        for (int i = 0; i < CT__MR_##x; i++) {                                                                         \
-            CT__VSTORE_##x(acc + i * CT__NR_##x, c0[i]);                                                               \
-            CT__VSTORE_##x(acc + i * CT__NR_##x + CT__VL_##x, c1[i]);                                                  \
-        }                                                                                                              \
+        ct__v##x one = CT__VSPLAT_##x((T)1), zero = CT__VSPLAT_##x((T)0);                                              \
+        for (int i = 0; i < CT__PMR_##x; i++, C += ldc)                                                                \
+            for (int v = 0; v < CT__PNV; v++) {                                                                        \
+                T *p = C + v * CT__VL_##x;                                                                             \
+                ct__v##x out = mode == CT__TILE_ACC ? c[i][v]                                                          \
+                               : CT__VFMA_##x(mode == CT__TILE_ADD ? CT__VLOAD_##x(p) : zero, c[i][v], one);           \
+                CT__VSTORE_##x(p, out);                                                                                \
+            }                                                                                                          \
     }                                                                                                                  \
                                                                                                                        \
-    /* Pack rows [i0, i0 + mc) x cols [k0, k0 + kc) of op(A) into MR-tall strips, zero-padded. */                      \
+    /* Pack rows [i0, i0 + mc) x cols [k0, k0 + kc) of op(A) into PMR-tall strips (kc x PMR each), zero-padded. */     \
     static void ct__pack_a_##x(bool ta, const T *A, int64_t lda, int64_t i0, int64_t mc, int64_t k0, int64_t kc,       \
-                               T *Ap)                                                                                  \
+                               T *CT__RESTRICT Ap)                                                                     \
     {                                                                                                                  \
-        for (int64_t s = 0; s < mc; s += CT__MR_##x, Ap += kc * CT__MR_##x) {                                          \
-            int64_t rows = CT__MIN(CT__MR_##x, mc - s);                                                                \
-            for (int64_t r = 0; r < CT__MR_##x; r++) {                                                                 \
-                const T *a = ta ? A + k0 * lda + (i0 + s + r) : A + (i0 + s + r) * lda + k0;                           \
-                int64_t step = ta ? lda : 1;                                                                           \
-                for (int64_t k = 0; k < kc; k++) Ap[k * CT__MR_##x + r] = r < rows ? a[k * step] : (T)0;               \
-            }                                                                                                          \
+        for (int64_t s = 0; s < mc; s += CT__PMR_##x, Ap += kc * CT__PMR_##x) {                                        \
+            int64_t rows = CT__MIN(CT__PMR_##x, mc - s);                                                               \
+            if (ta) /* op(A)'s column k is a row of A: PMR contiguous elements */                                      \
+                for (int64_t k = 0; k < kc; k++) {                                                                     \
+                    const T *a = A + (k0 + k) * lda + i0 + s;                                                          \
+                    for (int64_t r = 0; r < CT__PMR_##x; r++) Ap[k * CT__PMR_##x + r] = r < rows ? a[r] : (T)0;        \
+                }                                                                                                      \
+            else /* each row read along k, written PMR apart (the strip stays in L1); the next strip's rows            \
+                  * fetched meanwhile, as a few short rows far apart are not streams the hardware prefetches */        \
+                for (int64_t r = 0; r < CT__PMR_##x; r++) {                                                            \
+                    const T *a = A + (i0 + s + r) * lda + k0;                                                          \
+                    if (s + CT__PMR_##x + r < mc)                                                                      \
+                        for (int64_t k = 0; k < kc; k += 64 / (int64_t)sizeof(T))                                      \
+                            CT__PREFETCH_R(a + CT__PMR_##x * lda + k);                                                 \
+                    for (int64_t k = 0; k < kc; k++) Ap[k * CT__PMR_##x + r] = r < rows ? a[k] : (T)0;                 \
+                }                                                                                                      \
         }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
-    /* Pack NR-wide strip s of rows [k0, k0 + kc) x cols [j0, j0 + nc) of op(B), zero-padded. */                       \
+    /* Pack rows [k0, k0 + kc) x cols [j0, j0 + nc) of op(B) into PNR-wide strips (kc x PNR each), zero-padded. */     \
+    static void ct__pack_b_##x(bool tb, const T *B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc,       \
+                               T *CT__RESTRICT Bp)                                                                     \
+    {                                                                                                                  \
+        if (tb) /* op(B)'s column j is a row of B: read along k, written PNR apart */                                  \
+            for (int64_t j = 0; j < nc; j += CT__PNR_##x, Bp += kc * CT__PNR_##x)                                      \
+                for (int64_t c = 0; c < CT__PNR_##x; c++) {                                                            \
+                    const T *b = B + (j0 + j + c) * ldb + k0;                                                          \
+                    bool real = c < nc - j;                                                                            \
+                    for (int64_t k = 0; k < kc; k++) Bp[k * CT__PNR_##x + c] = real ? b[k] : (T)0;                     \
+                }                                                                                                      \
+        else /* row by row of B (one stream read), PNR elements to each strip */                                       \
+            for (int64_t k = 0; k < kc; k++) {                                                                         \
+                const T *b = B + (k0 + k) * ldb + j0;                                                                  \
+                T *out = Bp + k * CT__PNR_##x;                                                                         \
+                int64_t j = 0;                                                                                         \
+                for (; j + CT__PNR_##x <= nc; j += CT__PNR_##x) memcpy(out + j * kc, b + j, sizeof(T) * CT__PNR_##x);  \
+                for (int64_t c = 0; j < nc && c < CT__PNR_##x; c++) out[j * kc + c] = j + c < nc ? b[j + c] : (T)0;    \
+            }                                                                                                          \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Pack NR-wide strip s of rows [k0, k0 + kc) x cols [j0, j0 + nc) of op(B), zero-padded (the row form's tail). */ \
     static void ct__pack_b_strip_##x(bool tb, const T *B, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t nc, \
                                      int64_t s, T *Bp)                                                                 \
     {                                                                                                                  \
@@ -22380,16 +22463,23 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
             for (int64_t j = 0; j < nr; j++) C[j] = alpha * acc[j] + (!first ? C[j] : beta == 0 ? (T)0 : beta * C[j]); \
     }                                                                                                                  \
                                                                                                                        \
-    /* NR strip s of the packed panel times every MR strip of the packed block, into C. */                             \
-    static void ct__strip_##x(const T *Ap, const T *Bp, int64_t s, int64_t mc, int64_t nc, int64_t kc, T alpha,        \
-                              T beta, bool first, T *C, int64_t ldc)                                                   \
+    /* One PMR strip of the packed block of A (mr of its rows real) times every PNR strip of the packed panel          \
+     * of B (nc columns), into C. Whole tiles go straight into C when alpha == 1 and the sum needs no beta * C;        \
+     * the others through acc and ct__tile_store, the same arithmetic. */                                              \
+    static void ct__strip_##x(const T *Ap, const T *Bp, int64_t mr, int64_t nc, int64_t kc, T alpha, T beta,           \
+                              bool first, T *C, int64_t ldc)                                                           \
     {                                                                                                                  \
-        T acc[CT__MR_##x * CT__NR_##x];                                                                                \
-        int64_t j = s * CT__NR_##x, nr = CT__MIN(CT__NR_##x, nc - j);                                                  \
-        for (int64_t i = 0; i < mc; i += CT__MR_##x) {                                                                 \
-            ct__micro_##x(kc, Ap + i * kc, Bp + s * kc * CT__NR_##x, acc);                                             \
-            ct__tile_store_##x(CT__MIN(CT__MR_##x, mc - i), nr, acc, CT__NR_##x, alpha, beta, first, C + i * ldc + j,  \
-                               ldc);                                                                                   \
+        T acc[CT__PMR_##x * CT__PNR_##x];                                                                              \
+        bool direct = mr == CT__PMR_##x && alpha == 1 && (!first || beta == 0 || beta == 1);                           \
+        int mode = first && beta == 0 ? CT__TILE_SET : CT__TILE_ADD;                                                   \
+        for (int64_t j = 0; j < nc; j += CT__PNR_##x, Bp += kc * CT__PNR_##x) {                                        \
+            int64_t nr = CT__MIN(CT__PNR_##x, nc - j);                                                                 \
+            if (direct && nr == CT__PNR_##x) {                                                                         \
+                ct__micro_##x(kc, Ap, Bp, C + j, ldc, mode);                                                           \
+            } else {                                                                                                   \
+                ct__micro_##x(kc, Ap, Bp, acc, CT__PNR_##x, CT__TILE_ACC);                                             \
+                ct__tile_store_##x(mr, nr, acc, CT__PNR_##x, alpha, beta, first, C + j, ldc);                          \
+            }                                                                                                          \
         }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
@@ -22402,29 +22492,33 @@ static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
     static CT__TLS void *ct__abuf_##x, *ct__bbuf_##x;                                                                  \
     static CT__TLS size_t ct__acap_##x, ct__bcap_##x;                                                                  \
                                                                                                                        \
-    /* The blocked product on one thread (the reference loop when packing buffers cannot be had). */                   \
+    /* The blocked product on one thread (the reference loop when packing buffers cannot be had). Per KC block of      \
+     * k, a block of up to MC rows of op(A) is packed, then panels of op(B) in turn; each PMR strip of A stays in L1   \
+     * while it sweeps the panel, which stays in L2. */                                                                \
     static void ct__gemm_blocked_##x(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T *A,           \
                                      int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc)                  \
     {                                                                                                                  \
-        int64_t MC = CT__MC_BLOCKS * CT__MR_##x, NC = CT__NC, KC = CT__KC;                                             \
-        int64_t mcap = (CT__MIN(MC, M) + CT__MR_##x - 1) / CT__MR_##x * CT__MR_##x;                                    \
-        int64_t ncap = (CT__MIN(NC, N) + CT__NR_##x - 1) / CT__NR_##x * CT__NR_##x, kcap = CT__MIN(KC, K);             \
-        T *Ap = (T *)ct__gemm_buffer(&ct__abuf_##x, &ct__acap_##x, (size_t)(mcap * kcap) * sizeof(T));                 \
-        T *Bp = (T *)ct__gemm_buffer(&ct__bbuf_##x, &ct__bcap_##x, (size_t)(ncap * kcap) * sizeof(T));                 \
+        int64_t MC = CT__PMC_STRIPS * CT__PMR_##x, KC = CT__KC;                                                        \
+        int64_t NC = CT__MAX(CT__PANEL_BYTES / (KC * (int64_t)sizeof(T)) / CT__PNR_##x, 1) * CT__PNR_##x;              \
+        int64_t mcap = (CT__MIN(MC, M) + CT__PMR_##x - 1) / CT__PMR_##x * CT__PMR_##x;                                 \
+        int64_t ncap = (CT__MIN(NC, N) + CT__PNR_##x - 1) / CT__PNR_##x * CT__PNR_##x, kcap = CT__MIN(KC, K);          \
+        T *Ap = (T *)ct__gemm_aligned(&ct__abuf_##x, &ct__acap_##x, (size_t)(mcap * kcap) * sizeof(T));                \
+        T *Bp = (T *)ct__gemm_aligned(&ct__bbuf_##x, &ct__bcap_##x, (size_t)(ncap * kcap) * sizeof(T));                \
         if (!Ap || !Bp) {                                                                                              \
             CT__GEMM_BODY(T)                                                                                           \
             return;                                                                                                    \
         }                                                                                                              \
-        for (int64_t jc = 0; jc < N; jc += NC) {                                                                       \
-            int64_t nc = CT__MIN(NC, N - jc), strips = (nc + CT__NR_##x - 1) / CT__NR_##x;                             \
-            for (int64_t pc = 0; pc < K; pc += KC) {                                                                   \
-                int64_t kc = CT__MIN(KC, K - pc);                                                                      \
-                for (int64_t s = 0; s < strips; s++) ct__pack_b_strip_##x(tb, B, ldb, pc, kc, jc, nc, s, Bp);          \
-                for (int64_t ic = 0; ic < M; ic += MC) {                                                               \
-                    int64_t mc = CT__MIN(MC, M - ic);                                                                  \
-                    ct__pack_a_##x(ta, A, lda, ic, mc, pc, kc, Ap);                                                    \
-                    for (int64_t s = 0; s < strips; s++)                                                               \
-                        ct__strip_##x(Ap, Bp, s, mc, nc, kc, alpha, beta, pc == 0, C + ic * ldc + jc, ldc);            \
+        for (int64_t pc = 0; pc < K; pc += KC) {                                                                       \
+            int64_t kc = CT__MIN(KC, K - pc);                                                                          \
+            for (int64_t ic = 0; ic < M; ic += MC) {                                                                   \
+                int64_t mc = CT__MIN(MC, M - ic);                                                                      \
+                ct__pack_a_##x(ta, A, lda, ic, mc, pc, kc, Ap);                                                        \
+                for (int64_t jc = 0; jc < N; jc += NC) {                                                               \
+                    int64_t nc = CT__MIN(NC, N - jc);                                                                  \
+                    ct__pack_b_##x(tb, B, ldb, pc, kc, jc, nc, Bp);                                                    \
+                    for (int64_t i = 0; i < mc; i += CT__PMR_##x)                                                      \
+                        ct__strip_##x(Ap + i * kc, Bp, CT__MIN(CT__PMR_##x, mc - i), nc, kc, alpha, beta, pc == 0,     \
+                                      C + (ic + i) * ldc + jc, ldc);                                                   \
                 }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
@@ -22642,34 +22736,60 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
 #endif
 }
 
-/* The parallel product: C cut along its longer side into one slab of whole
- * tiles per thread, each a blocked product of its own (its own packing, no
- * barrier but the last), so a busy or small machine loses little to waiting. */
+/* The parallel product. C is cut along its longer side into one slab of the
+ * small forms' tiles per thread, each slab a product of its own (its own
+ * path: an unpacked form when it has few rows). When every slab would take
+ * the blocked path, the cut is finer: CT__GEMM_PIECES pieces of whole packed
+ * tiles per thread, each a blocked product, that the threads take as they
+ * come, so that a thread the loaded machine deschedules takes fewer. The sums
+ * stay the same: a blocked product computes an element alike wherever its
+ * tile lies. No barrier but the last; each piece packs its own operands. */
+#define CT__GEMM_PIECES 4
+
 #define CT__GEMM_PARALLEL(x, T)                                                                                        \
+    /* Rows (or columns) [lo, hi) of C by the blocked product or by the serial one, which picks the path. */           \
+    static void ct__gemm_part_##x(bool blocked, bool rows, int64_t lo, int64_t hi, bool ta, bool tb, int64_t M,        \
+                                  int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B, int64_t ldb,     \
+                                  T beta, T *C, int64_t ldc)                                                           \
+    {                                                                                                                  \
+        if (hi <= lo) return;                                                                                          \
+        if (rows)                                                                                                      \
+            M = hi - lo, A = ta ? A + lo : A + lo * lda, C += lo * ldc;                                                \
+        else                                                                                                           \
+            N = hi - lo, B = tb ? B + lo * ldb : B + lo, C += lo;                                                      \
+        if (blocked)                                                                                                   \
+            ct__gemm_blocked_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                \
+        else                                                                                                           \
+            ct__gemm_serial_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                 \
+    }                                                                                                                  \
+                                                                                                                       \
     static void ct__gemm_parallel_##x(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T *A,          \
                                       int64_t lda, const T *B, int64_t ldb, T beta, T *C, int64_t ldc)                 \
     {                                                                                                                  \
         bool rows = M / CT__MR_##x >= N / CT__NR_##x;                                                                  \
-        int64_t unit = rows ? CT__MR_##x : CT__NR_##x, tiles = ((rows ? M : N) + unit - 1) / unit;                     \
+        int64_t total = rows ? M : N, unit = rows ? CT__MR_##x : CT__NR_##x, tiles = (total + unit - 1) / unit;        \
         int threads = ct__gemm_threads(M, N, K, tiles);                                                                \
         if (threads <= 1) {                                                                                            \
             ct__gemm_serial_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                 \
             return;                                                                                                    \
         }                                                                                                              \
-        CT__OMP_FOR_THREADS                                                                                            \
-        for (int t = 0; t < threads; t++) {                                                                            \
-            int64_t lo = tiles * t / threads * unit, hi = CT__MIN(tiles * (t + 1) / threads * unit, rows ? M : N);     \
-            if (hi > lo && rows)                                                                                       \
-                ct__gemm_serial_##x(ta, tb, hi - lo, N, K, alpha, ta ? A + lo : A + lo * lda, lda, B, ldb, beta,       \
-                                     C + lo * ldc, ldc);                                                               \
-            else if (hi > lo)                                                                                          \
-                ct__gemm_serial_##x(ta, tb, M, hi - lo, K, alpha, A, lda, tb ? B + lo * ldb : B + lo, ldb, beta,       \
-                                     C + lo, ldc);                                                                     \
+        int64_t least = M; /* the rows of the smallest slab: ct__gemm_serial's unpacked forms take at most             \
+                              CT__SMALL_M */                                                                           \
+        for (int t = 0; rows && t < threads; t++)                                                                      \
+            least = CT__MIN(least, CT__MIN(tiles * (t + 1) / threads * unit, M) - tiles * t / threads * unit);         \
+        bool blocked = least > CT__SMALL_M;                                                                            \
+        if (blocked) {                                                                                                 \
+            unit = rows ? CT__PMR_##x : CT__PNR_##x, tiles = (total + unit - 1) / unit;                                \
         }                                                                                                              \
+        int parts = blocked ? (int)CT__MIN(threads * CT__GEMM_PIECES, tiles) : threads;                                \
+        CT__OMP_FOR_THREADS                                                                                            \
+        for (int p = 0; p < parts; p++)                                                                                \
+            ct__gemm_part_##x(blocked, rows, tiles * p / parts * unit, CT__MIN(tiles * (p + 1) / parts * unit, total), \
+                              ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                   \
     }
 
 #ifdef _OPENMP
-#define CT__OMP_FOR_THREADS _Pragma("omp parallel for num_threads(threads) schedule(static)")
+#define CT__OMP_FOR_THREADS _Pragma("omp parallel for num_threads(threads) schedule(dynamic, 1)")
 #else
 #define CT__OMP_FOR_THREADS
 #endif

@@ -89,7 +89,7 @@ int main(void)
         if (!blas_dgemm) blas_sgemm = NULL;
     }
     char name[64];
-    for (int64_t n = 256; n <= 2048; n *= 2) {
+    for (int64_t n = 256; n <= 4096; n *= 2) {
         snprintf(name, sizeof name, "mm_f32_%lld", (long long)n);
         bench_mm(name, n, n, n, false, false, CT_F32);
     }

@@ -3,7 +3,7 @@ import torch
 from bench import bench_time, report, threads_from_argv
 
 threads_from_argv()
-for n in (256, 512, 1024, 2048):
+for n in (256, 512, 1024, 2048, 4096):
     a, b = torch.randn(n, n), torch.randn(n, n)
     report('mm_f32_%d' % n, bench_time(lambda: torch.mm(a, b)))
 a, b = torch.randn(1024, 1024, dtype=torch.float64), torch.randn(1024, 1024, dtype=torch.float64)
