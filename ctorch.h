@@ -5044,6 +5044,69 @@ static ct_result ct__scalar_to_elem(ct_scalar s, ct_dtype dt, void *out)
     return CT_OK;
 }
 
+/* ==================== base/scratch.c ==================== */
+// >>base/scratch.c
+/* Per-thread scratch memory: the GEMM's packing buffers and the convolutions'
+ * columns. A thread's buffer in each slot grows to the largest size asked and
+ * is kept for the next call (a product or a convolution then allocates
+ * nothing, and fresh pages would fault in at every call, which costs as much
+ * as a small convolution's work). The buffers are freed when their thread
+ * exits: the thread's first buffer registers them with a pthread key whose
+ * destructor frees them (DataLoader workers and the caller's own threads come
+ * and go; the main thread's last until the process ends). */
+
+#include <pthread.h>
+
+enum {
+    CT__SCRATCH_PACK_A_s, /* the GEMM's packed blocks of A and panels of B, float and double */
+    CT__SCRATCH_PACK_B_s,
+    CT__SCRATCH_PACK_A_d,
+    CT__SCRATCH_PACK_B_d,
+    CT__SCRATCH_CONV, /* the convolutions' columns and padded images */
+    CT__SCRATCH_SLOTS
+};
+
+typedef struct ct__scratch {
+    void *buf[CT__SCRATCH_SLOTS];
+    size_t cap[CT__SCRATCH_SLOTS];
+    bool registered; /* with ct__scratch_key, to be freed at the thread's exit */
+} ct__scratch;
+
+static CT__TLS ct__scratch ct__thread_scratch;
+static pthread_key_t ct__scratch_key;
+static pthread_once_t ct__scratch_once = PTHREAD_ONCE_INIT;
+static bool ct__scratch_key_made;
+
+static void ct__scratch_free(void *p)
+{
+    ct__scratch *s = (ct__scratch *)p;
+    for (int i = 0; i < CT__SCRATCH_SLOTS; i++) {
+        CT_FREE(s->buf[i]);
+        s->buf[i] = NULL;
+        s->cap[i] = 0;
+    }
+    s->registered = false;
+}
+
+static void ct__scratch_make_key(void) { ct__scratch_key_made = pthread_key_create(&ct__scratch_key, ct__scratch_free) == 0; }
+
+/* The calling thread's buffer in `slot`, grown to at least `bytes` (its
+ * contents are not kept when it grows); NULL: out of memory. */
+static void *ct__scratch_get(int slot, size_t bytes)
+{
+    ct__scratch *s = &ct__thread_scratch;
+    if (bytes <= s->cap[slot]) return s->buf[slot];
+    if (!s->registered) {
+        pthread_once(&ct__scratch_once, ct__scratch_make_key);
+        s->registered = ct__scratch_key_made && pthread_setspecific(ct__scratch_key, s) == 0;
+    }
+    void *p = CT_REALLOC(s->buf[slot], bytes);
+    if (!p) return NULL;
+    s->buf[slot] = p;
+    s->cap[slot] = bytes;
+    return p;
+}
+
 /* ==================== tensor/tensor.c ==================== */
 // >>tensor/tensor.c
 /* Storage and tensor objects, refcounts, scopes, properties. */
@@ -22326,24 +22389,12 @@ enum { CT__TILE_ACC, CT__TILE_SET, CT__TILE_ADD };
  * a millisecond): below it, waking threads costs more than it gains. */
 #define CT__GEMM_PARALLEL_WORK (1 << 23)
 
-/* Grow a thread's packing buffer to n elements of size es (kept for reuse:
- * a product allocates nothing in the steady state). */
-static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
+/* A thread's scratch buffer in `slot` (see ct__scratch_get), its start rounded
+ * up to a cache line: a packed strip's vectors are loaded whole, never split
+ * between two lines. */
+static void *ct__gemm_aligned(int slot, size_t bytes)
 {
-    if (bytes > *cap) {
-        void *p = CT_REALLOC(*buf, bytes);
-        if (!p) return NULL;
-        *buf = p;
-        *cap = bytes;
-    }
-    return *buf;
-}
-
-/* The same, the start rounded up to a cache line: a packed strip's vectors
- * are loaded whole, never split between two lines. */
-static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
-{
-    char *p = (char *)ct__gemm_buffer(buf, cap, bytes + 63);
+    char *p = (char *)ct__scratch_get(slot, bytes + 63);
     return p ? p + (64 - (uintptr_t)p % 64) % 64 : NULL;
 }
 
@@ -22489,8 +22540,6 @@ static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
             for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0 ? (T)0 : beta * C[i * ldc + j];                 \
     }                                                                                                                  \
                                                                                                                        \
-    static CT__TLS void *ct__abuf_##x, *ct__bbuf_##x;                                                                  \
-    static CT__TLS size_t ct__acap_##x, ct__bcap_##x;                                                                  \
                                                                                                                        \
     /* The blocked product on one thread (the reference loop when packing buffers cannot be had). Per KC block of      \
      * k, a block of up to MC rows of op(A) is packed, then panels of op(B) in turn; each PMR strip of A stays in L1   \
@@ -22502,8 +22551,8 @@ static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
         int64_t NC = CT__MAX(CT__PANEL_BYTES / (KC * (int64_t)sizeof(T)) / CT__PNR_##x, 1) * CT__PNR_##x;              \
         int64_t mcap = (CT__MIN(MC, M) + CT__PMR_##x - 1) / CT__PMR_##x * CT__PMR_##x;                                 \
         int64_t ncap = (CT__MIN(NC, N) + CT__PNR_##x - 1) / CT__PNR_##x * CT__PNR_##x, kcap = CT__MIN(KC, K);          \
-        T *Ap = (T *)ct__gemm_aligned(&ct__abuf_##x, &ct__acap_##x, (size_t)(mcap * kcap) * sizeof(T));                \
-        T *Bp = (T *)ct__gemm_aligned(&ct__bbuf_##x, &ct__bcap_##x, (size_t)(ncap * kcap) * sizeof(T));                \
+        T *Ap = (T *)ct__gemm_aligned(CT__SCRATCH_PACK_A_##x, (size_t)(mcap * kcap) * sizeof(T));                \
+        T *Bp = (T *)ct__gemm_aligned(CT__SCRATCH_PACK_B_##x, (size_t)(ncap * kcap) * sizeof(T));                \
         if (!Ap || !Bp) {                                                                                              \
             CT__GEMM_BODY(T)                                                                                           \
             return;                                                                                                    \
@@ -22576,7 +22625,7 @@ static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
         int64_t panel = CT__MAX(CT__ROWS_PANEL / (K * (int64_t)sizeof(T)) / CT__NR_##x, 1) * CT__NR_##x;               \
         T *tail = NULL, acc[CT__MR_##x * CT__NR_##x];                                                                  \
         if (full < N) {                                                                                                \
-            tail = (T *)ct__gemm_buffer(&ct__bbuf_##x, &ct__bcap_##x, (size_t)(K * CT__NR_##x) * sizeof(T));           \
+            tail = (T *)ct__scratch_get(CT__SCRATCH_PACK_B_##x, (size_t)(K * CT__NR_##x) * sizeof(T));           \
             if (!tail) return false;                                                                                   \
             ct__pack_b_strip_##x(false, B, ldb, 0, K, full, N - full, 0, tail);                                        \
         }                                                                                                              \
@@ -28075,12 +28124,8 @@ static bool ct__conv_wide_suits(int64_t N, int64_t work)
     return ct__conv_threads(N, all) == ct__conv_threads(INT64_MAX, all);
 }
 
-/* The convolutions' scratch memory: grown, never shrunk, kept per thread for
- * the next call (fresh pages fault in at every call, which costs as much as the
- * work of a small convolution). NULL: out of memory. */
-static CT__TLS void *ct__conv_scratch_buf;
-static CT__TLS size_t ct__conv_scratch_cap;
-static void *ct__conv_scratch(size_t bytes) { return ct__gemm_buffer(&ct__conv_scratch_buf, &ct__conv_scratch_cap, bytes); }
+/* The calling thread's scratch memory for a convolution (see ct__scratch_get). */
+static void *ct__conv_scratch(size_t bytes) { return ct__scratch_get(CT__SCRATCH_CONV, bytes); }
 
 /* A stride-1 convolution reads image place o + j * dil - pad for output place o and window place j. In
  * the image zero-padded to P = in + 2 * pad and flattened, output (o0, o1, o2) has the "wide" column

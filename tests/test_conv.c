@@ -5,6 +5,8 @@
  * inputs of the same shapes. */
 #include "harness.h"
 
+#include <pthread.h>
+
 /* ---------------------------------------------------------------- a case */
 
 typedef struct op_args {
@@ -340,6 +342,53 @@ static void test_max_pool_nan(void)
     ct_scope_end(s);
 }
 
+/* ---------------------------------------------------------------- threads' scratch memory */
+
+/* A convolution's forward and backward and a product large enough to pack
+ * its operands, on a thread of its own that then exits: the thread's scratch
+ * buffers (columns, packed blocks) go with it (the sanitizer build's leak
+ * check fails otherwise), and the results are those of the calling thread. */
+typedef struct thread_work {
+    const ct_tensor *x, *w, *a, *b; /* shared, read only */
+    ct_tensor *grad, *product;
+} thread_work;
+
+static void *conv_and_product(void *p)
+{
+    thread_work *t = (thread_work *)p;
+    ct_scope s = ct_scope_begin();
+    ct_tensor *w = ct_clone(t->w);
+    ct_requires_grad_(w, true);
+    ct_backward(ct_sum(ct_conv2d(t->x, w, NULL, (ct_conv_opts){0})), NULL, (ct_backward_opts){0});
+    t->grad = ct_keep(ct_grad(w));
+    t->product = ct_keep(ct_mm(t->a, t->b));
+    ct_scope_end(s);
+    return NULL;
+}
+
+static void test_thread_scratch_freed_at_exit(void)
+{
+    ct_scope s = ct_scope_begin();
+    ct_manual_seed(7);
+    thread_work mine = {.x = ct_randn(CT_SHAPE(8, 3, 12, 12), CT_F32, NULL),
+                        .w = ct_randn(CT_SHAPE(4, 3, 3, 3), CT_F32, NULL),
+                        .a = ct_randn(CT_SHAPE(200, 150), CT_F64, NULL),
+                        .b = ct_randn(CT_SHAPE(150, 90), CT_F64, NULL)};
+    thread_work theirs[4];
+    pthread_t threads[4];
+    for (int i = 0; i < 4; i++) {
+        theirs[i] = mine;
+        CHECK(pthread_create(&threads[i], NULL, conv_and_product, &theirs[i]) == 0);
+    }
+    for (int i = 0; i < 4; i++) pthread_join(threads[i], NULL);
+    conv_and_product(&mine);
+    for (int i = 0; i < 4; i++) {
+        CHECK(ct_equal(mine.grad, theirs[i].grad) && ct_equal(mine.product, theirs[i].product));
+        ct_release(theirs[i].grad), ct_release(theirs[i].product);
+    }
+    ct_scope_end(s); /* with mine, kept for it (the threads had no scope around theirs) */
+}
+
 int main(void)
 {
     RUN(test_golden);
@@ -347,5 +396,6 @@ int main(void)
     RUN(test_seed_custom_conv2d);
     RUN(test_infinities);
     RUN(test_max_pool_nan);
+    RUN(test_thread_scratch_freed_at_exit);
     return ct_test_report();
 }

@@ -11,7 +11,7 @@ API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h 
 # The implementation, in dependency order: private headers first, then code.
 IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_ops.h src/linalg/conv_ops.h src/ops/optable.h
       src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h src/optim/internal.h src/data/internal.h
-      src/base/error.c src/base/dtype.c
+      src/base/error.c src/base/dtype.c src/base/scratch.c
       src/tensor/tensor.c src/tensor/copy.c src/tensor/view.c src/tensor/create.c
       src/tensor/index.c src/tensor/random.c src/tensor/print.c
       src/autograd/graph.c src/autograd/engine.c src/autograd/formulas.c src/autograd/formulas_view.c

@@ -110,12 +110,8 @@ static bool ct__conv_wide_suits(int64_t N, int64_t work)
     return ct__conv_threads(N, all) == ct__conv_threads(INT64_MAX, all);
 }
 
-/* The convolutions' scratch memory: grown, never shrunk, kept per thread for
- * the next call (fresh pages fault in at every call, which costs as much as the
- * work of a small convolution). NULL: out of memory. */
-static CT__TLS void *ct__conv_scratch_buf;
-static CT__TLS size_t ct__conv_scratch_cap;
-static void *ct__conv_scratch(size_t bytes) { return ct__gemm_buffer(&ct__conv_scratch_buf, &ct__conv_scratch_cap, bytes); }
+/* The calling thread's scratch memory for a convolution (see ct__scratch_get). */
+static void *ct__conv_scratch(size_t bytes) { return ct__scratch_get(CT__SCRATCH_CONV, bytes); }
 
 /* A stride-1 convolution reads image place o + j * dil - pad for output place o and window place j. In
  * the image zero-padded to P = in + 2 * pad and flattened, output (o0, o1, o2) has the "wide" column

@@ -186,24 +186,12 @@ enum { CT__TILE_ACC, CT__TILE_SET, CT__TILE_ADD };
  * a millisecond): below it, waking threads costs more than it gains. */
 #define CT__GEMM_PARALLEL_WORK (1 << 23)
 
-/* Grow a thread's packing buffer to n elements of size es (kept for reuse:
- * a product allocates nothing in the steady state). */
-static void *ct__gemm_buffer(void **buf, size_t *cap, size_t bytes)
+/* A thread's scratch buffer in `slot` (see ct__scratch_get), its start rounded
+ * up to a cache line: a packed strip's vectors are loaded whole, never split
+ * between two lines. */
+static void *ct__gemm_aligned(int slot, size_t bytes)
 {
-    if (bytes > *cap) {
-        void *p = CT_REALLOC(*buf, bytes);
-        if (!p) return NULL;
-        *buf = p;
-        *cap = bytes;
-    }
-    return *buf;
-}
-
-/* The same, the start rounded up to a cache line: a packed strip's vectors
- * are loaded whole, never split between two lines. */
-static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
-{
-    char *p = (char *)ct__gemm_buffer(buf, cap, bytes + 63);
+    char *p = (char *)ct__scratch_get(slot, bytes + 63);
     return p ? p + (64 - (uintptr_t)p % 64) % 64 : NULL;
 }
 
@@ -349,8 +337,6 @@ static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
             for (int64_t j = 0; j < N; j++) C[i * ldc + j] = beta == 0 ? (T)0 : beta * C[i * ldc + j];                 \
     }                                                                                                                  \
                                                                                                                        \
-    static CT__TLS void *ct__abuf_##x, *ct__bbuf_##x;                                                                  \
-    static CT__TLS size_t ct__acap_##x, ct__bcap_##x;                                                                  \
                                                                                                                        \
     /* The blocked product on one thread (the reference loop when packing buffers cannot be had). Per KC block of      \
      * k, a block of up to MC rows of op(A) is packed, then panels of op(B) in turn; each PMR strip of A stays in L1   \
@@ -362,8 +348,8 @@ static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
         int64_t NC = CT__MAX(CT__PANEL_BYTES / (KC * (int64_t)sizeof(T)) / CT__PNR_##x, 1) * CT__PNR_##x;              \
         int64_t mcap = (CT__MIN(MC, M) + CT__PMR_##x - 1) / CT__PMR_##x * CT__PMR_##x;                                 \
         int64_t ncap = (CT__MIN(NC, N) + CT__PNR_##x - 1) / CT__PNR_##x * CT__PNR_##x, kcap = CT__MIN(KC, K);          \
-        T *Ap = (T *)ct__gemm_aligned(&ct__abuf_##x, &ct__acap_##x, (size_t)(mcap * kcap) * sizeof(T));                \
-        T *Bp = (T *)ct__gemm_aligned(&ct__bbuf_##x, &ct__bcap_##x, (size_t)(ncap * kcap) * sizeof(T));                \
+        T *Ap = (T *)ct__gemm_aligned(CT__SCRATCH_PACK_A_##x, (size_t)(mcap * kcap) * sizeof(T));                \
+        T *Bp = (T *)ct__gemm_aligned(CT__SCRATCH_PACK_B_##x, (size_t)(ncap * kcap) * sizeof(T));                \
         if (!Ap || !Bp) {                                                                                              \
             CT__GEMM_BODY(T)                                                                                           \
             return;                                                                                                    \
@@ -436,7 +422,7 @@ static void *ct__gemm_aligned(void **buf, size_t *cap, size_t bytes)
         int64_t panel = CT__MAX(CT__ROWS_PANEL / (K * (int64_t)sizeof(T)) / CT__NR_##x, 1) * CT__NR_##x;               \
         T *tail = NULL, acc[CT__MR_##x * CT__NR_##x];                                                                  \
         if (full < N) {                                                                                                \
-            tail = (T *)ct__gemm_buffer(&ct__bbuf_##x, &ct__bcap_##x, (size_t)(K * CT__NR_##x) * sizeof(T));           \
+            tail = (T *)ct__scratch_get(CT__SCRATCH_PACK_B_##x, (size_t)(K * CT__NR_##x) * sizeof(T));           \
             if (!tail) return false;                                                                                   \
             ct__pack_b_strip_##x(false, B, ldb, 0, K, full, N - full, 0, tail);                                        \
         }                                                                                                              \

@@ -1,0 +1,60 @@
+/* Per-thread scratch memory: the GEMM's packing buffers and the convolutions'
+ * columns. A thread's buffer in each slot grows to the largest size asked and
+ * is kept for the next call (a product or a convolution then allocates
+ * nothing, and fresh pages would fault in at every call, which costs as much
+ * as a small convolution's work). The buffers are freed when their thread
+ * exits: the thread's first buffer registers them with a pthread key whose
+ * destructor frees them (DataLoader workers and the caller's own threads come
+ * and go; the main thread's last until the process ends). */
+
+#include <pthread.h>
+
+enum {
+    CT__SCRATCH_PACK_A_s, /* the GEMM's packed blocks of A and panels of B, float and double */
+    CT__SCRATCH_PACK_B_s,
+    CT__SCRATCH_PACK_A_d,
+    CT__SCRATCH_PACK_B_d,
+    CT__SCRATCH_CONV, /* the convolutions' columns and padded images */
+    CT__SCRATCH_SLOTS
+};
+
+typedef struct ct__scratch {
+    void *buf[CT__SCRATCH_SLOTS];
+    size_t cap[CT__SCRATCH_SLOTS];
+    bool registered; /* with ct__scratch_key, to be freed at the thread's exit */
+} ct__scratch;
+
+static CT__TLS ct__scratch ct__thread_scratch;
+static pthread_key_t ct__scratch_key;
+static pthread_once_t ct__scratch_once = PTHREAD_ONCE_INIT;
+static bool ct__scratch_key_made;
+
+static void ct__scratch_free(void *p)
+{
+    ct__scratch *s = (ct__scratch *)p;
+    for (int i = 0; i < CT__SCRATCH_SLOTS; i++) {
+        CT_FREE(s->buf[i]);
+        s->buf[i] = NULL;
+        s->cap[i] = 0;
+    }
+    s->registered = false;
+}
+
+static void ct__scratch_make_key(void) { ct__scratch_key_made = pthread_key_create(&ct__scratch_key, ct__scratch_free) == 0; }
+
+/* The calling thread's buffer in `slot`, grown to at least `bytes` (its
+ * contents are not kept when it grows); NULL: out of memory. */
+static void *ct__scratch_get(int slot, size_t bytes)
+{
+    ct__scratch *s = &ct__thread_scratch;
+    if (bytes <= s->cap[slot]) return s->buf[slot];
+    if (!s->registered) {
+        pthread_once(&ct__scratch_once, ct__scratch_make_key);
+        s->registered = ct__scratch_key_made && pthread_setspecific(ct__scratch_key, s) == 0;
+    }
+    void *p = CT_REALLOC(s->buf[slot], bytes);
+    if (!p) return NULL;
+    s->buf[slot] = p;
+    s->cap[slot] = bytes;
+    return p;
+}
