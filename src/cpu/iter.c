@@ -168,7 +168,7 @@ static void ct__iter_job_run(int64_t begin, int64_t end, void *ctx)
     ct__iter_range(job->it, begin, end, job->fn, job->ctx);
 }
 
-/* Tiles of a 2-D iteration with a transposed input (see ct__iter_tiled):
+/* Tiles of a 2-D iteration with a transposed input (ct__iter_tile_rows):
  * rows of the outer dim by columns of the inner one. */
 #define CT__TILE_ROWS 16
 #define CT__TILE_COLS 256
