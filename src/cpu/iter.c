@@ -168,6 +168,45 @@ static void ct__iter_job_run(int64_t begin, int64_t end, void *ctx)
     ct__iter_range(job->it, begin, end, job->fn, job->ctx);
 }
 
+/* Tiles of a 2-D iteration with a transposed input (ct__iter_tile_rows):
+ * rows of the outer dim by columns of the inner one. */
+#define CT__TILE_ROWS 16
+#define CT__TILE_COLS 256
+
+/* Whether an input reads the inner dim a cache line or more apart per
+ * element while its outer dim is the closer one: a transposed operand,
+ * which a row by row walk reads one line per element. */
+static bool ct__iter_has_transposed(const ct__iter *it)
+{
+    if (it->ndim != 2 || it->shape[0] < CT__TILE_COLS || it->shape[1] < CT__TILE_ROWS) return false;
+    for (int i = 1; i < it->nops; i++) {
+        int64_t inner = it->strides[0][i] < 0 ? -it->strides[0][i] : it->strides[0][i];
+        int64_t outer = it->strides[1][i] < 0 ? -it->strides[1][i] : it->strides[1][i];
+        if (inner >= 64 && outer != 0 && outer < inner) return true;
+    }
+    return false;
+}
+
+/* Row blocks [b, e) of a 2-D iteration, each walked tile by tile: the
+ * lines a tile reads of a transposed input stay in cache while its rows
+ * use them, and each call runs one row of a tile. */
+static void ct__iter_tile_rows(int64_t b, int64_t e, void *ctx)
+{
+    const ct__iter_job *job = (const ct__iter_job *)ctx;
+    const ct__iter *it = job->it;
+    for (int64_t r0 = b * CT__TILE_ROWS; r0 < CT__MIN(e * CT__TILE_ROWS, it->shape[1]); r0 += CT__TILE_ROWS) {
+        int64_t r1 = CT__MIN(it->shape[1], r0 + CT__TILE_ROWS);
+        for (int64_t c0 = 0; c0 < it->shape[0]; c0 += CT__TILE_COLS) {
+            int64_t n = CT__MIN(CT__TILE_COLS, it->shape[0] - c0);
+            for (int64_t r = r0; r < r1; r++) {
+                char *ptr[CT__ITER_MAX_OPS];
+                for (int i = 0; i < it->nops; i++) ptr[i] = it->data[i] + r * it->strides[1][i] + c0 * it->strides[0][i];
+                job->fn(ptr, it->strides[0], n, job->ctx);
+            }
+        }
+    }
+}
+
 static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
 {
     if (it->ndim == 1 && it->numel <= CT__GRAIN) { /* one loop on this thread: no job, no index arithmetic */
@@ -177,6 +216,11 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
         return;
     }
     ct__iter_job job = {it, fn, ctx};
+    if (ct__iter_has_transposed(it)) {
+        int64_t blocks = (it->shape[1] + CT__TILE_ROWS - 1) / CT__TILE_ROWS;
+        ct__parallel_for(blocks, CT__MAX(1, CT__GRAIN / (CT__TILE_ROWS * it->shape[0])), ct__iter_tile_rows, &job);
+        return;
+    }
     ct__parallel_for(it->numel, CT__GRAIN, ct__iter_job_run, &job);
 }
 

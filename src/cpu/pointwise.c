@@ -700,6 +700,11 @@ CT__FLOATING(clamp)
         } else if (dense && s[2] == 0) {                                                         \
             const F y0 = CT__KL_##dt(y[0]);                                                      \
             for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), y0, a)); \
+        } else if (dense) { /* y strided (transposed): its loads gathered into vectors */        \
+            const char *yb = d[2];                                                               \
+            const int64_t sy = s[2];                                                             \
+            for (int64_t k = 0; k < n; k++)                                                      \
+                o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), CT__KL_##dt(*(const T *)(yb + k * sy)), a)); \
         } else {                                                                                 \
             for (int64_t k = 0; k < n; k++)                                                      \
                 *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)(                              \
