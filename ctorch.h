@@ -13451,9 +13451,10 @@ static bool ct__pointwise_makes_temporaries(ct__op op, const ct_tensor *out, con
 
 /* Run the kernel on the converted operands into *out (in place), or into a
  * new tensor stored in *out (kept for the enclosing scope when `scoped`, the
- * caller's own scope being open). */
+ * caller's own scope being open). args are the kernel's: this fills in what
+ * the front end sets (number_other, compute). */
 static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *const *in, const int64_t *shape,
-                                   int ndim, ct_dtype compute, ct_dtype result, const ct__op_args *args, bool scoped)
+                                   int ndim, ct_dtype compute, ct_dtype result, ct__op_args *args, bool scoped)
 {
     int n = ct__ops[op].arity;
     ct__stack_scalar ss[3];
@@ -13474,10 +13475,9 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
         dst = ct__alloc_strided(shape, strides, ndim, result, ct__cpu);
         if (!dst) return ct_last_error_code();
     }
-    ct__op_args kargs = *args;
-    kargs.number_other = n == 2 && in[1]->wrapped_number;
-    kargs.compute = compute;
-    if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, &kargs);
+    args->number_other = n == 2 && in[1]->wrapped_number;
+    args->compute = compute;
+    if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, args);
     if (*out && !direct) ct__copy_unchecked(*out, dst); /* in place into another dtype */
     if (!*out) *out = scoped ? ct_keep(dst) : dst;
     return CT_OK;
@@ -13488,11 +13488,8 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
  * anything is written. */
 static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *const *in, const ct__op_args *args)
 {
-    ct__op_args none;
-    if (!args) {
-        memset(&none, 0, sizeof none);
-        args = &none;
-    }
+    static const ct__op_args none; /* (static: copying a struct just zeroed on the stack stalls on its stores) */
+    if (!args) args = &none;
     int n = ct__ops[op].arity, ndim;
     int64_t shape[CT_MAX_DIMS];
     ct_result r;
@@ -17756,7 +17753,7 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
 {
     if (it->ndim == 1 && it->numel <= CT__GRAIN) { /* one loop on this thread: no job, no index arithmetic */
         char *data[CT__ITER_MAX_OPS];
-        memcpy(data, it->data, (size_t)it->nops * sizeof *data);
+        for (int i = 0; i < it->nops; i++) data[i] = it->data[i]; /* (a few: a loop, not a call to memcpy) */
         if (it->numel > 0) fn(data, it->strides[0], it->numel, ctx); /* (none: a kernel may read a first element) */
         return;
     }

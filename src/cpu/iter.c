@@ -211,7 +211,7 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
 {
     if (it->ndim == 1 && it->numel <= CT__GRAIN) { /* one loop on this thread: no job, no index arithmetic */
         char *data[CT__ITER_MAX_OPS];
-        memcpy(data, it->data, (size_t)it->nops * sizeof *data);
+        for (int i = 0; i < it->nops; i++) data[i] = it->data[i]; /* (a few: a loop, not a call to memcpy) */
         if (it->numel > 0) fn(data, it->strides[0], it->numel, ctx); /* (none: a kernel may read a first element) */
         return;
     }
