@@ -360,7 +360,7 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
  * anything is written. */
 static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *const *in, const ct__op_args *args)
 {
-    static const ct__op_args none; /* (static: copying a struct just zeroed on the stack stalls on its stores) */
+    static ct__op_args none; /* never written (static: a copy of a struct just zeroed on the stack stalls) */
     if (!args) args = &none;
     int n = ct__ops[op].arity, ndim;
     int64_t shape[CT_MAX_DIMS];
