@@ -3576,12 +3576,9 @@ static inline double ct__expm1_tail(double r, bool full)
         return r2 * CT__FMA_OR_NOT(r4, CT__FMA_OR_NOT(r2, 1.0 / 40320, c), CT__FMA_OR_NOT(r2, b, a));
     }
     double a = 0.5 + r * (1.0 / 6), b = 1.0 / 24 + r * (1.0 / 120), c = 1.0 / 720 + r * (1.0 / 5040);
-    double lo = a + r2 * b, hi = c + r2 * (1.0 / 40320);
-    if (full) {
-        double d = 1.0 / 40320 + r * (1.0 / 362880), e = 1.0 / 3628800 + r * (1.0 / 39916800);
-        double g = 1.0 / 479001600 + r * (1.0 / 6227020800);
-        hi = (c + r2 * d) + r4 * (e + r2 * g);
-    }
+    double d = 1.0 / 40320 + r * (1.0 / 362880), e = 1.0 / 3628800 + r * (1.0 / 39916800);
+    double g = 1.0 / 479001600 + r * (1.0 / 6227020800);
+    double lo = a + r2 * b, hi = (c + r2 * d) + r4 * (e + r2 * g);
     return r2 * (lo + r4 * hi);
 }
 
