@@ -3359,6 +3359,9 @@ static inline void ct__zero(void *p, size_t n)
     memset(p, 0, n);
 }
 
+/* Bytes per element of each dtype, by enum value (CT_DEFAULT: 0). */
+static const uint8_t ct__dtype_sizes[CT_NUM_DTYPES] = {0, 1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+
 #define CT__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CT__MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CT__CAT_(a, b) a##b
@@ -4120,6 +4123,9 @@ typedef struct ct__op_args {
     ct__op derived;
     bool number_other;  /* set by the front end: the second operand is a Python number */
     ct_dtype compute;   /* set by the front end: the dtype PyTorch computes in */
+    bool alike;         /* set by the front end: every operand is contiguous with the
+                           result's sizes or 0-d (a number, broadcast): a kernel
+                           need not check the layout */
 } ct__op_args;
 
 /* ==================== tensor/internal.h ==================== */
@@ -4209,7 +4215,7 @@ static const ct_device ct__cpu = {CT_DEVICE_CPU, 0};
 
 /* Element size of a tensor and a pointer to its first element (NULL when its
  * storage is empty, as for a tensor with no elements). */
-static inline size_t ct__esize(const ct_tensor *t) { return ct_dtype_size(t->dtype); }
+static inline size_t ct__esize(const ct_tensor *t) { return ct__dtype_sizes[t->dtype]; } /* (always a real dtype) */
 static inline char *ct__data(const ct_tensor *t)
 {
     char *base = (char *)t->storage->data;
@@ -4368,6 +4374,8 @@ static inline ct__ag_meta *ct__meta(const ct_tensor *t) { return t->ag; }
 static bool ct__grad_mode(void);
 /* Whether t takes part in autograd as an input: requires grad (leaf) or has a grad_fn. */
 static bool ct__requires_grad(const ct_tensor *t);
+/* Whether any of ts (n, NULL entries allowed) requires grad. */
+static bool ct__any_requires_grad(const ct_tensor *const *ts, int n);
 /* Whether t's own grad_fn field is unset: Tensor.is_leaf as PyTorch's C++
  * asks it (requires_grad_, retain_grad), reading no view's history. */
 static bool ct__leaf_field(const ct_tensor *t);
@@ -4670,6 +4678,9 @@ static void ct__dense_strides_for(const ct_tensor *const *inputs, int ninputs, c
  * (broadcast by a zero stride). Their iteration order is plain memory order,
  * one dim of numel elements, the same that ct__iter_init would find. */
 static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops);
+/* The same iterator for operands known to be contiguous with ops[0]'s sizes
+ * or 0-d (ct__op_args.alike): nothing is checked. */
+static void ct__iter_init_alike(ct__iter *it, int nops, const ct_tensor *const *ops);
 /* Run fn over elements [begin, end) of the iteration order. */
 static void ct__iter_range(const ct__iter *it, int64_t begin, int64_t end, ct__loop_fn fn, void *ctx);
 /* Run fn over everything, on one thread. */
@@ -4867,14 +4878,8 @@ const char *ct_dtype_name(ct_dtype dt)
 
 size_t ct_dtype_size(ct_dtype dt)
 {
-    switch (dt) {
-    case CT_BOOL: case CT_U8: case CT_I8: return 1;
-    case CT_I16: case CT_F16: case CT_BF16: return 2;
-    case CT_I32: case CT_F32: return 4;
-    case CT_I64: case CT_F64: return 8;
-    case CT_DEFAULT: break;
-    }
-    return ct_dtype_size(ct__default_dtype);
+    bool real = dt > CT_DEFAULT && dt < CT_NUM_DTYPES;
+    return ct__dtype_sizes[real ? dt : ct__default_dtype];
 }
 
 bool ct_dtype_is_floating(ct_dtype dt)
@@ -9278,6 +9283,13 @@ static bool ct__requires_grad(const ct_tensor *t)
     return ct__own_requires_grad(t);
 }
 
+static bool ct__any_requires_grad(const ct_tensor *const *ts, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (ct__requires_grad(ts[i])) return true;
+    return false;
+}
+
 /* The AccumulateGrad node of a leaf that requires grad (made on first use).
  * The engine runs these nodes itself (they have a leaf, not a backward). */
 static const ct__node_type ct__accumulate_grad_type = {"torch::autograd::AccumulateGrad", NULL};
@@ -9343,10 +9355,7 @@ static int ct__input_index(const ct_tensor *t, const ct_tensor *const *inputs, i
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out)
 {
-    bool any = false;
-    if (!ct__grad_mode()) return NULL;
-    for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(inputs[i]);
-    if (!any) return NULL;
+    if (!ct__grad_mode() || !ct__any_requires_grad(inputs, n_in)) return NULL;
     /* (an op that checks first, as PyTorch does before computing, never gets here refused) */
     if (ct__history_check(inputs, n_in) != CT_OK) return NULL;
     ct__node *n = ct__node_new(type, n_in, n_out);
@@ -11045,8 +11054,9 @@ static ct_tensor *ct__keep_number(const ct_tensor *x)
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before)
 {
+    if (!ct__grad_mode() || !ct__any_requires_grad(in, n_in)) return; /* the common case, first */
     const ct__pw_grad *f = ct__pw_grad_of(op, in, args, out == in[0]);
-    if (!f || !ct__grad_mode()) return;
+    if (!f) return;
     const ct_tensor *edges_in[3] = {NULL, NULL, NULL};
     int n_edges = 0;
     for (int i = f->condition_first ? 1 : 0; i < n_in; i++)
@@ -11069,10 +11079,9 @@ static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *con
  * self's old values and something requires grad (NULL otherwise). */
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in)
 {
+    if (!ct__grad_mode() || !ct__any_requires_grad(in, n_in)) return NULL;
     const ct__pw_grad *f = ct__pw_grad_of(op, in, NULL, true);
-    bool any = false;
-    for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(in[i]);
-    if (!f || !any || !ct__grad_mode() || !(f->save & CT__SAVE_IN(0))) return NULL;
+    if (!f || !(f->save & CT__SAVE_IN(0))) return NULL;
     return ct_clone(in[0]); /* recorded (PyTorch's original_self): double backward goes through it */
 }
 
@@ -13446,6 +13455,37 @@ static bool ct__pointwise_makes_temporaries(ct__op op, const ct_tensor *out, con
     return divides && !ct_dtype_is_floating(compute);
 }
 
+/* The kernel's options from the call's: alpha 1 until ct__value_arg sets
+ * it (add and sub then run their plain loops), and what the front end
+ * decides (number_other, compute) still to set. */
+static void ct__kernel_args_init(ct__op_args *kargs, const ct__op_args *args)
+{
+    *kargs = *args;
+    kargs->alpha = 1.0;
+    kargs->alpha_i = 1;
+}
+
+/* The kernel's operands kin: each of in converted to the compute dtype
+ * (numbers onto ss; where's condition as it is). */
+static ct_result ct__kernel_operands(ct__op op, const ct_tensor *const *in, ct_dtype compute, const ct__op_args *args,
+                                     ct__stack_scalar *ss, const ct_tensor **kin)
+{
+    for (int i = 0; i < ct__ops[op].arity; i++) {
+        bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
+        bool as_it_is = condition || (!in[i]->wrapped_number && in[i]->dtype == compute);
+        kin[i] = as_it_is ? in[i] : ct__operand_as(in[i], compute, ct__number_checked(op, i, compute, args), &ss[i]);
+        if (!kin[i]) return ct_last_error_code();
+    }
+    return CT_OK;
+}
+
+/* What the front end decides in the kernel's options. */
+static void ct__kernel_args_set(ct__op_args *kargs, ct__op op, const ct_tensor *const *in, ct_dtype compute)
+{
+    kargs->number_other = ct__ops[op].arity == 2 && in[1]->wrapped_number;
+    kargs->compute = compute;
+}
+
 /* Run the kernel on the converted operands into *out (in place), or into a
  * new tensor stored in *out (kept for the enclosing scope when `scoped`, the
  * caller's own scope being open). args are the kernel's: this fills in what
@@ -13455,12 +13495,8 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
 {
     int n = ct__ops[op].arity;
     ct__stack_scalar ss[3];
-    const ct_tensor *kin[3] = {NULL, NULL, NULL};
-    for (int i = 0; i < n; i++) {
-        bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
-        kin[i] = condition ? in[i] : ct__operand_as(in[i], compute, ct__number_checked(op, i, compute, args), &ss[i]);
-        if (!kin[i]) return ct_last_error_code();
-    }
+    const ct_tensor *kin[3];
+    if (ct__kernel_operands(op, in, compute, args, ss, kin) != CT_OK) return ct_last_error_code();
     if (n > 1 && ct__check_divisor(op, kin[n - 1], compute, args) != CT_OK) return ct_last_error_code();
     ct_tensor *dst;
     bool direct = *out && (*out)->dtype == result;
@@ -13472,12 +13508,79 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
         dst = ct__alloc_strided(shape, strides, ndim, result, ct__cpu);
         if (!dst) return ct_last_error_code();
     }
-    args->number_other = n == 2 && in[1]->wrapped_number;
-    args->compute = compute;
+    ct__kernel_args_set(args, op, in, compute);
     if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, args);
     if (*out && !direct) ct__copy_unchecked(*out, dst); /* in place into another dtype */
     if (!*out) *out = scoped ? ct_keep(dst) : dst;
     return CT_OK;
+}
+
+/* The options of a call without any: never written (a static, as a copy of
+ * a struct just zeroed on the stack stalls). */
+static ct__op_args ct__no_args;
+
+/* Whether t is alike `like`: of its dtype and sizes with exactly the
+ * contiguous strides `strides` (size-1 dims included), on the CPU, no
+ * Python number and no view whose history autograd must first check. */
+static bool ct__alike(const ct_tensor *t, const ct_tensor *like, const int64_t *strides)
+{
+    return t->dtype == like->dtype && t->ndim == like->ndim && !t->wrapped_number && !ct__view_is_stale(t) &&
+           t->storage->device.type == CT_DEVICE_CPU && ct__dims_equal(t->sizes, like->sizes, t->ndim) &&
+           ct__dims_equal(t->strides, strides, t->ndim);
+}
+
+/* Whether a Python number leaves a tensor's dtype dt as it is in type
+ * promotion: a float number meets a floating dt, an int one anything but bool. */
+static bool ct__number_keeps(ct_dtype dt, const ct_tensor *number)
+{
+    if (number->dtype == CT_F64) return ct_dtype_is_floating(dt);
+    return number->dtype != CT_I64 || dt != CT_BOOL;
+}
+
+/* The common call, made short: a new result of tensors alike and not empty,
+ * perhaps with Python numbers after the first that keep its dtype, no
+ * options, computing in that dtype without temporaries. Type promotion,
+ * broadcasting, conversion and the layout of the result are then the
+ * identity, and what is left of ct__pointwise is its refusals, the numbers'
+ * conversion, the kernel and the record. false when the call is not of this
+ * kind; else true, with the call's result in *r (and *out). */
+static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *const *in, ct_result *r)
+{
+    const ct_tensor *a = in[0], *kin[3] = {in[0], in[1], in[2]};
+    int n = ct__ops[op].arity;
+    int64_t strides[CT_MAX_DIMS];
+    ct__stack_scalar ss[3];
+    ct_dtype compute, result;
+    bool numbers = false;
+    if (ct__ops[op].rule == CT__RULE_COND || ct_numel(a) == 0) return false;
+    ct__contiguous_strides(a->sizes, a->ndim, strides);
+    for (int i = 0; i < n; i++) {
+        bool number = i > 0 && in[i]->wrapped_number;
+        if (number ? !ct__number_keeps(a->dtype, in[i]) : !ct__alike(in[i], a, strides)) return false;
+        numbers = numbers || number;
+    }
+    ct__pointwise_dtypes(op, a->dtype, &ct__no_args, &compute, &result);
+    if (compute != a->dtype || ct__pointwise_makes_temporaries(op, NULL, in, n, compute, &ct__no_args)) return false;
+    const ct__backend *cpu = ct__backend_for(CT_DEVICE_CPU);
+    ct_tensor *dst = NULL;
+    if ((*r = ct__pointwise_refusals(op, in, compute, &ct__no_args)) != CT_OK) return true;
+    if (!cpu->has_pointwise(op, compute)) {
+        *r = ct__not_implemented(ct__kernel_name(op, &ct__no_args), compute);
+        return true;
+    }
+    if ((numbers && ct__kernel_operands(op, in, compute, &ct__no_args, ss, kin) != CT_OK) ||
+        !(dst = ct__alloc_strided(a->sizes, strides, a->ndim, result, ct__cpu))) {
+        *r = ct_last_error_code();
+        return true;
+    }
+    ct__op_args kargs;
+    ct__kernel_args_init(&kargs, &ct__no_args);
+    ct__kernel_args_set(&kargs, op, in, compute);
+    kargs.alike = true;
+    cpu->pointwise(op, dst, kin, &kargs);
+    ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL);
+    *out = dst;
+    return true;
 }
 
 /* op(in...) into *out: a new tensor when *out is NULL, else in place into
@@ -13485,11 +13588,11 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
  * anything is written. */
 static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *const *in, const ct__op_args *args)
 {
-    static ct__op_args none; /* never written (static: a copy of a struct just zeroed on the stack stalls) */
-    if (!args) args = &none;
+    ct_result r;
+    if (!args && !*out && ct__pointwise_alike(op, out, in, &r)) return r;
+    if (!args) args = &ct__no_args;
     int n = ct__ops[op].arity, ndim;
     int64_t shape[CT_MAX_DIMS];
-    ct_result r;
     /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
     if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out, in, n)) != CT_OK) return r;
     /* and a stale view whose history it cannot read, before computing (ct__history_check) */
@@ -13504,9 +13607,8 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     if (*out && (r = ct__check_inplace(op, *out, in, n, shape, ndim, result, args)) != CT_OK) return r;
     if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
-    ct__op_args kargs = *args;
-    kargs.alpha = 1.0;
-    kargs.alpha_i = 1;
+    ct__op_args kargs;
+    ct__kernel_args_init(&kargs, args);
     if (args->has_value && (r = ct__value_arg(&kargs, ct__value_dtype(compute, args))) != CT_OK) return r;
     bool scoped = ct__pointwise_makes_temporaries(op, *out, in, n, compute, args);
     ct_scope s = {0};
@@ -15667,13 +15769,6 @@ static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int *dim_io)
     return out;
 }
 
-static bool ct__any_requires_grad(ct_tensor *const *ts, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (ct__requires_grad(ts[i])) return true;
-    return false;
-}
-
 /* Record out-of-place join op r = kind(a0, a1) (a1 NULL: one input); returns r. */
 static ct_tensor *ct__join_recorded(ct_tensor *r, ct__join_grad kind, const ct_tensor *a0, const ct_tensor *a1,
                                     const ct__join_args *a)
@@ -15707,7 +15802,7 @@ static ct__join_args ct__index_args(int dim, const ct_tensor *index)
  * the views of them that were joined): CatBackward0 over the tensors. */
 static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *const *parts, int n, int d)
 {
-    if (!r || !ct__grad_mode() || !ct__any_requires_grad(ts, n)) return r;
+    if (!r || !ct__grad_mode() || !ct__any_requires_grad((const ct_tensor *const *)ts, n)) return r;
     int64_t *lengths = (int64_t *)CT_MALLOC((size_t)n * sizeof(int64_t) + 1);
     if (!lengths) {
         ct__discard(r);
@@ -17629,23 +17724,28 @@ static bool ct__same_sizes_contiguous(const ct_tensor *t, const int64_t *sizes, 
     return t->ndim == ndim && ct__dims_equal(t->sizes, sizes, ndim) && ct__is_contiguous(t);
 }
 
-static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops)
+static void ct__iter_init_alike(ct__iter *it, int nops, const ct_tensor *const *ops)
 {
-    const ct_tensor *out = ops[0];
     CT_ASSERT(nops <= CT__ITER_MAX_OPS);
-    if (!ct__is_contiguous(out)) return false;
-    int64_t numel = ct_numel(out);
-    for (int i = 1; i < nops; i++) {
-        if (ct__same_sizes_contiguous(ops[i], out->sizes, out->ndim)) it->strides[0][i] = (int64_t)ct__esize(ops[i]);
-        else if (ct_numel(ops[i]) == 1) it->strides[0][i] = 0;
-        else return false;
+    for (int i = 0; i < nops; i++) {
+        it->strides[0][i] = ops[i]->ndim ? (int64_t)ct__esize(ops[i]) : 0; /* (a 0-d result: one element either way) */
         it->data[i] = ct__data(ops[i]);
     }
     it->nops = nops;
     it->ndim = 1;
-    it->numel = it->shape[0] = numel;
-    it->strides[0][0] = (int64_t)ct__esize(out);
-    it->data[0] = ct__data(out);
+    it->numel = it->shape[0] = ct_numel(ops[0]);
+}
+
+static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops)
+{
+    const ct_tensor *out = ops[0];
+    if (!ct__is_contiguous(out)) return false;
+    ct__iter_init_alike(it, nops, ops);
+    for (int i = 1; i < nops; i++) {
+        if (ct__same_sizes_contiguous(ops[i], out->sizes, out->ndim)) continue;
+        if (ct_numel(ops[i]) != 1) return false;
+        it->strides[0][i] = 0; /* one element, broadcast */
+    }
     return true;
 }
 
@@ -18892,7 +18992,8 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     ct__loop_fn fn = (op == CT__OP_add || op == CT__OP_sub) && alpha ? ct__cpu_alpha_loop(op, dt)
                                                                       : ct__cpu_pointwise_loop(op, dt);
     ct__iter it; /* (the flat form fills only what one loop reads: not zeroed, it is large) */
-    if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
+    if (args->alike) ct__iter_init_alike(&it, 1 + n, ops);
+    else if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, (void *)args);
 }
 

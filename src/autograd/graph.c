@@ -241,6 +241,13 @@ static bool ct__requires_grad(const ct_tensor *t)
     return ct__own_requires_grad(t);
 }
 
+static bool ct__any_requires_grad(const ct_tensor *const *ts, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (ct__requires_grad(ts[i])) return true;
+    return false;
+}
+
 /* The AccumulateGrad node of a leaf that requires grad (made on first use).
  * The engine runs these nodes itself (they have a leaf, not a backward). */
 static const ct__node_type ct__accumulate_grad_type = {"torch::autograd::AccumulateGrad", NULL};
@@ -306,10 +313,7 @@ static int ct__input_index(const ct_tensor *t, const ct_tensor *const *inputs, i
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out)
 {
-    bool any = false;
-    if (!ct__grad_mode()) return NULL;
-    for (int i = 0; i < n_in; i++) any = any || ct__requires_grad(inputs[i]);
-    if (!any) return NULL;
+    if (!ct__grad_mode() || !ct__any_requires_grad(inputs, n_in)) return NULL;
     /* (an op that checks first, as PyTorch does before computing, never gets here refused) */
     if (ct__history_check(inputs, n_in) != CT_OK) return NULL;
     ct__node *n = ct__node_new(type, n_in, n_out);

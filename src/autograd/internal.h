@@ -105,6 +105,8 @@ static inline ct__ag_meta *ct__meta(const ct_tensor *t) { return t->ag; }
 static bool ct__grad_mode(void);
 /* Whether t takes part in autograd as an input: requires grad (leaf) or has a grad_fn. */
 static bool ct__requires_grad(const ct_tensor *t);
+/* Whether any of ts (n, NULL entries allowed) requires grad. */
+static bool ct__any_requires_grad(const ct_tensor *const *ts, int n);
 /* Whether t's own grad_fn field is unset: Tensor.is_leaf as PyTorch's C++
  * asks it (requires_grad_, retain_grad), reading no view's history. */
 static bool ct__leaf_field(const ct_tensor *t);

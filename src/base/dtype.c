@@ -22,14 +22,8 @@ const char *ct_dtype_name(ct_dtype dt)
 
 size_t ct_dtype_size(ct_dtype dt)
 {
-    switch (dt) {
-    case CT_BOOL: case CT_U8: case CT_I8: return 1;
-    case CT_I16: case CT_F16: case CT_BF16: return 2;
-    case CT_I32: case CT_F32: return 4;
-    case CT_I64: case CT_F64: return 8;
-    case CT_DEFAULT: break;
-    }
-    return ct_dtype_size(ct__default_dtype);
+    bool real = dt > CT_DEFAULT && dt < CT_NUM_DTYPES;
+    return ct__dtype_sizes[real ? dt : ct__default_dtype];
 }
 
 bool ct_dtype_is_floating(ct_dtype dt)

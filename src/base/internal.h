@@ -75,6 +75,9 @@ static inline void ct__zero(void *p, size_t n)
     memset(p, 0, n);
 }
 
+/* Bytes per element of each dtype, by enum value (CT_DEFAULT: 0). */
+static const uint8_t ct__dtype_sizes[CT_NUM_DTYPES] = {0, 1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+
 #define CT__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CT__MAX(a, b) ((a) > (b) ? (a) : (b))
 #define CT__CAT_(a, b) a##b

@@ -90,23 +90,28 @@ static bool ct__same_sizes_contiguous(const ct_tensor *t, const int64_t *sizes, 
     return t->ndim == ndim && ct__dims_equal(t->sizes, sizes, ndim) && ct__is_contiguous(t);
 }
 
-static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops)
+static void ct__iter_init_alike(ct__iter *it, int nops, const ct_tensor *const *ops)
 {
-    const ct_tensor *out = ops[0];
     CT_ASSERT(nops <= CT__ITER_MAX_OPS);
-    if (!ct__is_contiguous(out)) return false;
-    int64_t numel = ct_numel(out);
-    for (int i = 1; i < nops; i++) {
-        if (ct__same_sizes_contiguous(ops[i], out->sizes, out->ndim)) it->strides[0][i] = (int64_t)ct__esize(ops[i]);
-        else if (ct_numel(ops[i]) == 1) it->strides[0][i] = 0;
-        else return false;
+    for (int i = 0; i < nops; i++) {
+        it->strides[0][i] = ops[i]->ndim ? (int64_t)ct__esize(ops[i]) : 0; /* (a 0-d result: one element either way) */
         it->data[i] = ct__data(ops[i]);
     }
     it->nops = nops;
     it->ndim = 1;
-    it->numel = it->shape[0] = numel;
-    it->strides[0][0] = (int64_t)ct__esize(out);
-    it->data[0] = ct__data(out);
+    it->numel = it->shape[0] = ct_numel(ops[0]);
+}
+
+static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops)
+{
+    const ct_tensor *out = ops[0];
+    if (!ct__is_contiguous(out)) return false;
+    ct__iter_init_alike(it, nops, ops);
+    for (int i = 1; i < nops; i++) {
+        if (ct__same_sizes_contiguous(ops[i], out->sizes, out->ndim)) continue;
+        if (ct_numel(ops[i]) != 1) return false;
+        it->strides[0][i] = 0; /* one element, broadcast */
+    }
     return true;
 }
 

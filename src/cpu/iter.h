@@ -35,6 +35,9 @@ static void ct__dense_strides_for(const ct_tensor *const *inputs, int ninputs, c
  * (broadcast by a zero stride). Their iteration order is plain memory order,
  * one dim of numel elements, the same that ct__iter_init would find. */
 static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops);
+/* The same iterator for operands known to be contiguous with ops[0]'s sizes
+ * or 0-d (ct__op_args.alike): nothing is checked. */
+static void ct__iter_init_alike(ct__iter *it, int nops, const ct_tensor *const *ops);
 /* Run fn over elements [begin, end) of the iteration order. */
 static void ct__iter_range(const ct__iter *it, int64_t begin, int64_t end, ct__loop_fn fn, void *ctx);
 /* Run fn over everything, on one thread. */

@@ -861,7 +861,8 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     ct__loop_fn fn = (op == CT__OP_add || op == CT__OP_sub) && alpha ? ct__cpu_alpha_loop(op, dt)
                                                                       : ct__cpu_pointwise_loop(op, dt);
     ct__iter it; /* (the flat form fills only what one loop reads: not zeroed, it is large) */
-    if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
+    if (args->alike) ct__iter_init_alike(&it, 1 + n, ops);
+    else if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, (void *)args);
 }
 

@@ -268,13 +268,6 @@ static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int *dim_io)
     return out;
 }
 
-static bool ct__any_requires_grad(ct_tensor *const *ts, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (ct__requires_grad(ts[i])) return true;
-    return false;
-}
-
 /* Record out-of-place join op r = kind(a0, a1) (a1 NULL: one input); returns r. */
 static ct_tensor *ct__join_recorded(ct_tensor *r, ct__join_grad kind, const ct_tensor *a0, const ct_tensor *a1,
                                     const ct__join_args *a)
@@ -308,7 +301,7 @@ static ct__join_args ct__index_args(int dim, const ct_tensor *index)
  * the views of them that were joined): CatBackward0 over the tensors. */
 static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *const *parts, int n, int d)
 {
-    if (!r || !ct__grad_mode() || !ct__any_requires_grad(ts, n)) return r;
+    if (!r || !ct__grad_mode() || !ct__any_requires_grad((const ct_tensor *const *)ts, n)) return r;
     int64_t *lengths = (int64_t *)CT_MALLOC((size_t)n * sizeof(int64_t) + 1);
     if (!lengths) {
         ct__discard(r);

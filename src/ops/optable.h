@@ -188,4 +188,7 @@ typedef struct ct__op_args {
     ct__op derived;
     bool number_other;  /* set by the front end: the second operand is a Python number */
     ct_dtype compute;   /* set by the front end: the dtype PyTorch computes in */
+    bool alike;         /* set by the front end: every operand is contiguous with the
+                           result's sizes or 0-d (a number, broadcast): a kernel
+                           need not check the layout */
 } ct__op_args;

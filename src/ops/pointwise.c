@@ -321,6 +321,37 @@ static bool ct__pointwise_makes_temporaries(ct__op op, const ct_tensor *out, con
     return divides && !ct_dtype_is_floating(compute);
 }
 
+/* The kernel's options from the call's: alpha 1 until ct__value_arg sets
+ * it (add and sub then run their plain loops), and what the front end
+ * decides (number_other, compute) still to set. */
+static void ct__kernel_args_init(ct__op_args *kargs, const ct__op_args *args)
+{
+    *kargs = *args;
+    kargs->alpha = 1.0;
+    kargs->alpha_i = 1;
+}
+
+/* The kernel's operands kin: each of in converted to the compute dtype
+ * (numbers onto ss; where's condition as it is). */
+static ct_result ct__kernel_operands(ct__op op, const ct_tensor *const *in, ct_dtype compute, const ct__op_args *args,
+                                     ct__stack_scalar *ss, const ct_tensor **kin)
+{
+    for (int i = 0; i < ct__ops[op].arity; i++) {
+        bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
+        bool as_it_is = condition || (!in[i]->wrapped_number && in[i]->dtype == compute);
+        kin[i] = as_it_is ? in[i] : ct__operand_as(in[i], compute, ct__number_checked(op, i, compute, args), &ss[i]);
+        if (!kin[i]) return ct_last_error_code();
+    }
+    return CT_OK;
+}
+
+/* What the front end decides in the kernel's options. */
+static void ct__kernel_args_set(ct__op_args *kargs, ct__op op, const ct_tensor *const *in, ct_dtype compute)
+{
+    kargs->number_other = ct__ops[op].arity == 2 && in[1]->wrapped_number;
+    kargs->compute = compute;
+}
+
 /* Run the kernel on the converted operands into *out (in place), or into a
  * new tensor stored in *out (kept for the enclosing scope when `scoped`, the
  * caller's own scope being open). args are the kernel's: this fills in what
@@ -330,12 +361,8 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
 {
     int n = ct__ops[op].arity;
     ct__stack_scalar ss[3];
-    const ct_tensor *kin[3] = {NULL, NULL, NULL};
-    for (int i = 0; i < n; i++) {
-        bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
-        kin[i] = condition ? in[i] : ct__operand_as(in[i], compute, ct__number_checked(op, i, compute, args), &ss[i]);
-        if (!kin[i]) return ct_last_error_code();
-    }
+    const ct_tensor *kin[3];
+    if (ct__kernel_operands(op, in, compute, args, ss, kin) != CT_OK) return ct_last_error_code();
     if (n > 1 && ct__check_divisor(op, kin[n - 1], compute, args) != CT_OK) return ct_last_error_code();
     ct_tensor *dst;
     bool direct = *out && (*out)->dtype == result;
@@ -347,12 +374,79 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
         dst = ct__alloc_strided(shape, strides, ndim, result, ct__cpu);
         if (!dst) return ct_last_error_code();
     }
-    args->number_other = n == 2 && in[1]->wrapped_number;
-    args->compute = compute;
+    ct__kernel_args_set(args, op, in, compute);
     if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, args);
     if (*out && !direct) ct__copy_unchecked(*out, dst); /* in place into another dtype */
     if (!*out) *out = scoped ? ct_keep(dst) : dst;
     return CT_OK;
+}
+
+/* The options of a call without any: never written (a static, as a copy of
+ * a struct just zeroed on the stack stalls). */
+static ct__op_args ct__no_args;
+
+/* Whether t is alike `like`: of its dtype and sizes with exactly the
+ * contiguous strides `strides` (size-1 dims included), on the CPU, no
+ * Python number and no view whose history autograd must first check. */
+static bool ct__alike(const ct_tensor *t, const ct_tensor *like, const int64_t *strides)
+{
+    return t->dtype == like->dtype && t->ndim == like->ndim && !t->wrapped_number && !ct__view_is_stale(t) &&
+           t->storage->device.type == CT_DEVICE_CPU && ct__dims_equal(t->sizes, like->sizes, t->ndim) &&
+           ct__dims_equal(t->strides, strides, t->ndim);
+}
+
+/* Whether a Python number leaves a tensor's dtype dt as it is in type
+ * promotion: a float number meets a floating dt, an int one anything but bool. */
+static bool ct__number_keeps(ct_dtype dt, const ct_tensor *number)
+{
+    if (number->dtype == CT_F64) return ct_dtype_is_floating(dt);
+    return number->dtype != CT_I64 || dt != CT_BOOL;
+}
+
+/* The common call, made short: a new result of tensors alike and not empty,
+ * perhaps with Python numbers after the first that keep its dtype, no
+ * options, computing in that dtype without temporaries. Type promotion,
+ * broadcasting, conversion and the layout of the result are then the
+ * identity, and what is left of ct__pointwise is its refusals, the numbers'
+ * conversion, the kernel and the record. false when the call is not of this
+ * kind; else true, with the call's result in *r (and *out). */
+static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *const *in, ct_result *r)
+{
+    const ct_tensor *a = in[0], *kin[3] = {in[0], in[1], in[2]};
+    int n = ct__ops[op].arity;
+    int64_t strides[CT_MAX_DIMS];
+    ct__stack_scalar ss[3];
+    ct_dtype compute, result;
+    bool numbers = false;
+    if (ct__ops[op].rule == CT__RULE_COND || ct_numel(a) == 0) return false;
+    ct__contiguous_strides(a->sizes, a->ndim, strides);
+    for (int i = 0; i < n; i++) {
+        bool number = i > 0 && in[i]->wrapped_number;
+        if (number ? !ct__number_keeps(a->dtype, in[i]) : !ct__alike(in[i], a, strides)) return false;
+        numbers = numbers || number;
+    }
+    ct__pointwise_dtypes(op, a->dtype, &ct__no_args, &compute, &result);
+    if (compute != a->dtype || ct__pointwise_makes_temporaries(op, NULL, in, n, compute, &ct__no_args)) return false;
+    const ct__backend *cpu = ct__backend_for(CT_DEVICE_CPU);
+    ct_tensor *dst = NULL;
+    if ((*r = ct__pointwise_refusals(op, in, compute, &ct__no_args)) != CT_OK) return true;
+    if (!cpu->has_pointwise(op, compute)) {
+        *r = ct__not_implemented(ct__kernel_name(op, &ct__no_args), compute);
+        return true;
+    }
+    if ((numbers && ct__kernel_operands(op, in, compute, &ct__no_args, ss, kin) != CT_OK) ||
+        !(dst = ct__alloc_strided(a->sizes, strides, a->ndim, result, ct__cpu))) {
+        *r = ct_last_error_code();
+        return true;
+    }
+    ct__op_args kargs;
+    ct__kernel_args_init(&kargs, &ct__no_args);
+    ct__kernel_args_set(&kargs, op, in, compute);
+    kargs.alike = true;
+    cpu->pointwise(op, dst, kin, &kargs);
+    ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL);
+    *out = dst;
+    return true;
 }
 
 /* op(in...) into *out: a new tensor when *out is NULL, else in place into
@@ -360,11 +454,11 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
  * anything is written. */
 static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *const *in, const ct__op_args *args)
 {
-    static ct__op_args none; /* never written (static: a copy of a struct just zeroed on the stack stalls) */
-    if (!args) args = &none;
+    ct_result r;
+    if (!args && !*out && ct__pointwise_alike(op, out, in, &r)) return r;
+    if (!args) args = &ct__no_args;
     int n = ct__ops[op].arity, ndim;
     int64_t shape[CT_MAX_DIMS];
-    ct_result r;
     /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
     if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out, in, n)) != CT_OK) return r;
     /* and a stale view whose history it cannot read, before computing (ct__history_check) */
@@ -379,9 +473,8 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     if (*out && (r = ct__check_inplace(op, *out, in, n, shape, ndim, result, args)) != CT_OK) return r;
     if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
-    ct__op_args kargs = *args;
-    kargs.alpha = 1.0;
-    kargs.alpha_i = 1;
+    ct__op_args kargs;
+    ct__kernel_args_init(&kargs, args);
     if (args->has_value && (r = ct__value_arg(&kargs, ct__value_dtype(compute, args))) != CT_OK) return r;
     bool scoped = ct__pointwise_makes_temporaries(op, *out, in, n, compute, args);
     ct_scope s = {0};

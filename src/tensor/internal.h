@@ -83,7 +83,7 @@ static const ct_device ct__cpu = {CT_DEVICE_CPU, 0};
 
 /* Element size of a tensor and a pointer to its first element (NULL when its
  * storage is empty, as for a tensor with no elements). */
-static inline size_t ct__esize(const ct_tensor *t) { return ct_dtype_size(t->dtype); }
+static inline size_t ct__esize(const ct_tensor *t) { return ct__dtype_sizes[t->dtype]; } /* (always a real dtype) */
 static inline char *ct__data(const ct_tensor *t)
 {
     char *base = (char *)t->storage->data;
