@@ -23631,33 +23631,45 @@ ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other)
 
 /* Built with CTORCH_OPENBLAS, LU, Cholesky, QR, the symmetric eigen
  * decomposition, the SVD, the general eigen decomposition and lstsq's gels
- * and gelsy drivers are LAPACK's (getrf, potrf, geqrf, syevd, gesdd, geev,
- * gels and gelsy, the routines PyTorch calls), through the Fortran
- * interface: column-major, 32-bit sizes, hidden string lengths last. They
- * run in double, except geev, gels and gelsy on float32 input: PyTorch
- * calls sgeev, sgels and sgelsy then, whose vectors' signs (geev), zero
- * pivots (gels) and rank decisions (gelsy) can differ from the double
- * routines', so those take float32 copies. Each kernel below asks
+ * and gelsy drivers are LAPACK's, the routines PyTorch 1.13 calls with the
+ * arguments it passes: getrf and getrs (inv, solve; getrf alone for det and
+ * slogdet), potrf with the triangle asked for, geqrf and orgqr, syevd
+ * (jobz 'N' for eigenvalues alone), gesdd (jobz 'N', 'S' or 'A'), geev,
+ * gels and gelsy. They go through the Fortran interface: column-major,
+ * 32-bit sizes, hidden string lengths last. A float32 input runs LAPACK's
+ * single routine (sgetrf, spotrf, sgeqrf, ssyevd, sgesdd, sgeev, ...) on
+ * a float32 copy, as PyTorch's does: the double routine's results rounded
+ * to float32 are more accurate, but their last bits, the signs of their
+ * vectors and their zero pivots and rank decisions can differ from
+ * PyTorch's. The copies are exact (the data was float32 before ctorch
+ * widened it), and so are the results widened back. Each kernel below asks
  * CT__LAPACK(its LAPACK call) first; that is false without OpenBLAS, and
  * also when a size does not fit LAPACK's int or its workspace cannot be
  * had, or (syevd, gesdd, geev) LAPACK does not converge, and then the
  * built-in kernel runs. The matrix exponential has no LAPACK routine
- * (PyTorch's is its own too); gelsd and gelss stay on ctorch's SVD, which
- * is gesdd here. */
+ * (PyTorch's is its own too); gelsd and gelss stay on ctorch's SVD in
+ * double, which is dgesdd here. */
 #ifdef CTORCH_OPENBLAS
 #define CT__LAPACK(call) (call)
 #ifdef __cplusplus
 extern "C" {
 #endif
-void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t uplo_len);
-void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work, const int *lwork,
-             int *info);
-void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w, double *work,
-             const int *lwork, int *iwork, const int *liwork, int *info, size_t jobz_len, size_t uplo_len);
-void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
-             const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork, int *info,
-             size_t jobz_len);
+/* The routines that ctorch calls in both precisions: T is float (prefix p
+ * s) or double (d). */
+#define CT__LAPACK_DECLARE(T, p)                                                                                    \
+    void p##getrf_(const int *m, const int *n, T *a, const int *lda, int *ipiv, int *info);                        \
+    void p##getrs_(const char *trans, const int *n, const int *nrhs, const T *a, const int *lda, const int *ipiv,  \
+                   T *b, const int *ldb, int *info, size_t trans_len);                                              \
+    void p##potrf_(const char *uplo, const int *n, T *a, const int *lda, int *info, size_t uplo_len);              \
+    void p##geqrf_(const int *m, const int *n, T *a, const int *lda, T *tau, T *work, const int *lwork, int *info); \
+    void p##orgqr_(const int *m, const int *n, const int *k, T *a, const int *lda, const T *tau, T *work,          \
+                   const int *lwork, int *info);                                                                    \
+    void p##syevd_(const char *jobz, const char *uplo, const int *n, T *a, const int *lda, T *w, T *work,          \
+                   const int *lwork, int *iwork, const int *liwork, int *info, size_t jobz_len, size_t uplo_len);   \
+    void p##gesdd_(const char *jobz, const int *m, const int *n, T *a, const int *lda, T *s, T *u, const int *ldu, \
+                   T *vt, const int *ldvt, T *work, const int *lwork, int *iwork, int *info, size_t jobz_len);
+CT__LAPACK_DECLARE(float, s)
+CT__LAPACK_DECLARE(double, d)
 void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda, double *wr, double *wi,
             double *vl, const int *ldvl, double *vr, const int *ldvr, double *work, const int *lwork, int *info,
             size_t jobvl_len, size_t jobvr_len);
@@ -23680,17 +23692,6 @@ void sgelsy_(const int *m, const int *n, const int *nrhs, float *a, const int *l
  * the built-in kernels handle). */
 static bool ct__lapack_fits(int64_t m, int64_t n) { return m > 0 && n > 0 && m <= INT_MAX / n; }
 
-/* a (n, n) transposed in place: row-major to column-major and back. */
-static void ct__la_transpose_square(double *a, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = i + 1; j < n; j++) {
-            double t = a[i * n + j];
-            a[i * n + j] = a[j * n + i];
-            a[j * n + i] = t;
-        }
-}
-
 /* dst (cols, rows) = src (rows, cols)^T: a row-major matrix to LAPACK's
  * column-major one, or back. */
 static void ct__la_transpose(const double *src, int64_t rows, int64_t cols, double *dst)
@@ -23709,98 +23710,237 @@ static double *ct__lapack_work(double answer, int *lwork)
     return (double *)CT_MALLOC((size_t)*lwork * sizeof(double));
 }
 
-/* getrf: as ct__lu, *info its result. */
-static bool ct__lapack_lu(double *a, int64_t n, int64_t *piv, int64_t *info)
+/* The kernels below in LAPACK's precision T (float or double, routines of
+ * prefix p): each copies its row-major double input into column-major T
+ * (ct__la_to_lapack_T), calls LAPACK, and widens the results back. Each
+ * returns LAPACK's info, or -1 when memory cannot be had. */
+#define CT__LAPACK_KERNELS(T, p)                                                                                    \
+    /* dst, column-major (rows, cols) with leading dimension rows, = src (rows, cols) row-major */                 \
+    static void ct__la_to_lapack_##T(const double *src, int64_t rows, int64_t cols, T *dst)                        \
+    {                                                                                                               \
+        for (int64_t i = 0; i < rows; i++)                                                                          \
+            for (int64_t j = 0; j < cols; j++) dst[j * rows + i] = (T)src[i * cols + j];                            \
+    }                                                                                                               \
+                                                                                                                    \
+    /* dst (rows, cols) row-major = src, column-major (rows, cols) */                                               \
+    static void ct__la_from_lapack_##T(const T *src, int64_t rows, int64_t cols, double *dst)                      \
+    {                                                                                                               \
+        for (int64_t i = 0; i < rows; i++)                                                                          \
+            for (int64_t j = 0; j < cols; j++) dst[i * cols + j] = src[j * rows + i];                               \
+    }                                                                                                               \
+                                                                                                                    \
+    /* n elements of T, NULL when they cannot be had */                                                             \
+    static T *ct__la_alloc_##T(int64_t n) { return (T *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(T)); }          \
+                                                                                                                    \
+    /* getrf on a (n, n), which gets the factors; the pivots (1-based) to ipiv[n] */                                \
+    static int ct__lapack_getrf_##T(double *a, int64_t n, int *ipiv)                                               \
+    {                                                                                                               \
+        int N = (int)n, info = 0;                                                                                   \
+        T *c = ct__la_alloc_##T(n * n);                                                                             \
+        if (!c) return -1;                                                                                          \
+        ct__la_to_lapack_##T(a, n, n, c);                                                                           \
+        p##getrf_(&N, &N, c, &N, ipiv, &info);                                                                      \
+        ct__la_from_lapack_##T(c, n, n, a);                                                                         \
+        CT_FREE(c);                                                                                                 \
+        return info;                                                                                                \
+    }                                                                                                               \
+                                                                                                                    \
+    /* getrf, then getrs on b (n, k) when no pivot is zero: b = a^-1 b. a_t: factor a^T (a's row-major data as it  \
+     * is, column-major) and solve with trans 'T' */                                                               \
+    static int ct__lapack_getrs_##T(const double *a, int64_t n, bool a_t, double *b, int64_t k)                    \
+    {                                                                                                               \
+        int N = (int)n, K = (int)k, info = 0, *ipiv = (int *)CT_MALLOC((size_t)n * sizeof(int));                    \
+        T *c = ipiv ? ct__la_alloc_##T(n * n + n * k) : NULL, *cb = c ? c + n * n : NULL; /* a, then b */          \
+        if (c) {                                                                                                    \
+            if (a_t)                                                                                                \
+                for (int64_t i = 0; i < n * n; i++) c[i] = (T)a[i];                                                 \
+            else                                                                                                    \
+                ct__la_to_lapack_##T(a, n, n, c);                                                                   \
+            ct__la_to_lapack_##T(b, n, k, cb);                                                                      \
+            p##getrf_(&N, &N, c, &N, ipiv, &info);                                                                  \
+            if (info == 0) p##getrs_(a_t ? "T" : "N", &N, &K, c, &N, ipiv, cb, &N, &info, 1);                       \
+            if (info == 0) ct__la_from_lapack_##T(cb, n, k, b);                                                     \
+        }                                                                                                           \
+        CT_FREE(c);                                                                                                 \
+        CT_FREE(ipiv);                                                                                              \
+        return c ? info : -1;                                                                                       \
+    }                                                                                                               \
+                                                                                                                    \
+    /* potrf on a (n, n) with uplo 'U' or 'L': a becomes U or L, zeros in the other triangle */                     \
+    static int ct__lapack_potrf_##T(double *a, int64_t n, bool upper)                                              \
+    {                                                                                                               \
+        int N = (int)n, info = 0;                                                                                   \
+        T *c = ct__la_alloc_##T(n * n);                                                                             \
+        if (!c) return -1;                                                                                          \
+        ct__la_to_lapack_##T(a, n, n, c);                                                                           \
+        p##potrf_(upper ? "U" : "L", &N, c, &N, &info, 1);                                                          \
+        ct__la_from_lapack_##T(c, n, n, a);                                                                         \
+        CT_FREE(c);                                                                                                 \
+        for (int64_t i = 0; i < n; i++)                                                                             \
+            for (int64_t j = 0; j < n; j++)                                                                         \
+                if (upper ? j < i : j > i) a[i * n + j] = 0;                                                        \
+        return info;                                                                                                \
+    }                                                                                                               \
+                                                                                                                    \
+    /* A workspace of the size a query answered (NULL: none to be had) */                                           \
+    static T *ct__la_work_##T(T answer, int *lwork)                                                                \
+    {                                                                                                               \
+        *lwork = ct__lapack_lwork((double)answer);                                                                  \
+        return ct__la_alloc_##T(*lwork);                                                                            \
+    }                                                                                                               \
+                                                                                                                    \
+    /* geqrf on a (m, n), which gets R and the reflectors; tau[min(m, n)] */                                        \
+    static int ct__lapack_geqrf_##T(double *a, int64_t m, int64_t n, double *tau)                                  \
+    {                                                                                                               \
+        int64_t k = CT__MIN(m, n);                                                                                  \
+        int M = (int)m, N = (int)n, lwork = -1, info = 0;                                                           \
+        T answer = 0, *work = NULL, *c = ct__la_alloc_##T(m * n + k), *ct = c ? c + m * n : NULL; /* a, tau */     \
+        if (c) p##geqrf_(&M, &N, c, &M, ct, &answer, &lwork, &info);                                               \
+        if (c && (work = ct__la_work_##T(answer, &lwork))) {                                                        \
+            ct__la_to_lapack_##T(a, m, n, c);                                                                       \
+            p##geqrf_(&M, &N, c, &M, ct, work, &lwork, &info);                                                      \
+            ct__la_from_lapack_##T(c, m, n, a);                                                                     \
+            for (int64_t i = 0; i < k; i++) tau[i] = ct[i];                                                         \
+        }                                                                                                           \
+        CT_FREE(work);                                                                                              \
+        CT_FREE(c);                                                                                                 \
+        return work ? info : -1;                                                                                    \
+    }                                                                                                               \
+                                                                                                                    \
+    /* orgqr: q (m, qc) from geqrf's a (m, n) and tau, as PyTorch's linalg.qr calls it: its first min(m, n)      \
+     * columns hold the reflectors */                                                                               \
+    static int ct__lapack_orgqr_##T(const double *a, const double *tau, int64_t m, int64_t n, double *q,          \
+                                    int64_t qc)                                                                     \
+    {                                                                                                               \
+        int64_t k = CT__MIN(m, n);                                                                                  \
+        int M = (int)m, QC = (int)qc, K = (int)k, lwork = -1, info = 0;                                             \
+        T answer = 0, *work = NULL, *c = ct__la_alloc_##T(m * qc + k), *ct = c ? c + m * qc : NULL; /* q, tau */   \
+        if (c) p##orgqr_(&M, &QC, &K, c, &M, ct, &answer, &lwork, &info);                                          \
+        if (c && (work = ct__la_work_##T(answer, &lwork))) {                                                        \
+            for (int64_t j = 0; j < qc; j++)                                                                        \
+                for (int64_t i = 0; i < m; i++) c[j * m + i] = j < k ? (T)a[i * n + j] : 0;                          \
+            for (int64_t i = 0; i < k; i++) ct[i] = (T)tau[i];                                                      \
+            p##orgqr_(&M, &QC, &K, c, &M, ct, work, &lwork, &info);                                                 \
+            ct__la_from_lapack_##T(c, m, qc, q);                                                                    \
+        }                                                                                                           \
+        CT_FREE(work);                                                                                              \
+        CT_FREE(c);                                                                                                 \
+        return work ? info : -1;                                                                                    \
+    }                                                                                                               \
+                                                                                                                    \
+    /* syevd(jobz 'V' or 'N', uplo 'U' or 'L') on a (n, n): w[n] ascending, the eigenvectors as v's columns */      \
+    static int ct__lapack_syevd_##T(const double *a, int64_t n, bool upper, bool vectors, double *w, double *v)   \
+    {                                                                                                               \
+        int N = (int)n, lwork = -1, liwork = -1, ianswer = 0, info = 0, *iwork = NULL;                              \
+        const char *jobz = vectors ? "V" : "N", *uplo = upper ? "U" : "L";                                          \
+        T answer = 0, *work = NULL, *c = ct__la_alloc_##T(n * n + n), *cw = c ? c + n * n : NULL; /* a, w */       \
+        if (c) p##syevd_(jobz, uplo, &N, c, &N, cw, &answer, &lwork, &ianswer, &liwork, &info, 1, 1);              \
+        liwork = ianswer < 1 ? 1 : ianswer;                                                                         \
+        if (c && (work = ct__la_work_##T(answer, &lwork)) &&                                                        \
+            (iwork = (int *)CT_MALLOC((size_t)liwork * sizeof(int)))) {                                             \
+            ct__la_to_lapack_##T(a, n, n, c);                                                                       \
+            p##syevd_(jobz, uplo, &N, c, &N, cw, work, &lwork, iwork, &liwork, &info, 1, 1);                        \
+            for (int64_t i = 0; i < n; i++) w[i] = cw[i];                                                           \
+            if (vectors) ct__la_from_lapack_##T(c, n, n, v);                                                        \
+        }                                                                                                           \
+        int done = iwork ? info : -1;                                                                               \
+        CT_FREE(iwork);                                                                                             \
+        CT_FREE(work);                                                                                              \
+        CT_FREE(c);                                                                                                 \
+        return done;                                                                                                \
+    }                                                                                                               \
+                                                                                                                    \
+    /* gesdd(jobz) on a (m, n): s[min(m, n)]; for jobz 'S' or 'A' also u (m, uc) and vt (vr, n) */                 \
+    static int ct__lapack_gesdd_##T(const double *a, int64_t m, int64_t n, const char *jobz, double *s, double *u, \
+                                    int64_t uc, double *vt, int64_t vr)                                             \
+    {                                                                                                               \
+        int64_t k = CT__MIN(m, n);                                                                                  \
+        bool vectors = *jobz != 'N';                                                                                \
+        int M = (int)m, N = (int)n, LDVT = vectors ? (int)vr : 1, lwork = -1, info = 0;                             \
+        int *iwork = (int *)CT_MALLOC((size_t)(8 * k) * sizeof(int));                                              \
+        T answer = 0, *work = NULL, *c = iwork ? ct__la_alloc_##T(m * n + k + (vectors ? m * uc + vr * n : 0)) : NULL; \
+        T *cs = c ? c + m * n : NULL, *cu = c ? cs + k : NULL, *cvt = c ? cu + (vectors ? m * uc : 0) : NULL;      \
+        if (c) p##gesdd_(jobz, &M, &N, c, &M, cs, cu, &M, cvt, &LDVT, &answer, &lwork, iwork, &info, 1);           \
+        if (c && (work = ct__la_work_##T(answer, &lwork))) {                                                        \
+            ct__la_to_lapack_##T(a, m, n, c);                                                                       \
+            p##gesdd_(jobz, &M, &N, c, &M, cs, cu, &M, cvt, &LDVT, work, &lwork, iwork, &info, 1);                  \
+            for (int64_t i = 0; i < k; i++) s[i] = cs[i];                                                           \
+            if (vectors) ct__la_from_lapack_##T(cu, m, uc, u);                                                      \
+            if (vectors) ct__la_from_lapack_##T(cvt, vr, n, vt);                                                    \
+        }                                                                                                           \
+        CT_FREE(work);                                                                                              \
+        CT_FREE(c);                                                                                                 \
+        CT_FREE(iwork);                                                                                             \
+        return work ? info : -1;                                                                                    \
+    }
+CT__LAPACK_KERNELS(float, s)
+CT__LAPACK_KERNELS(double, d)
+
+/* getrf in LAPACK's single (float32 input) or double precision: as ct__lu,
+ * *info its result. */
+static bool ct__lapack_lu(double *a, int64_t n, bool single, int64_t *piv, int64_t *info)
 {
-    int N = (int)n, INFO = 0, *ipiv = ct__lapack_fits(n, n) ? (int *)CT_MALLOC((size_t)n * sizeof(int)) : NULL;
-    if (!ipiv) return false;
-    ct__la_transpose_square(a, n);
-    dgetrf_(&N, &N, a, &N, ipiv, &INFO);
-    ct__la_transpose_square(a, n);
-    for (int64_t i = 0; i < n; i++) piv[i] = ipiv[i] - 1;
+    int *ipiv = ct__lapack_fits(n, n) ? (int *)CT_MALLOC((size_t)n * sizeof(int)) : NULL;
+    int r = !ipiv ? -1 : single ? ct__lapack_getrf_float(a, n, ipiv) : ct__lapack_getrf_double(a, n, ipiv);
+    for (int64_t i = 0; r >= 0 && i < n; i++) piv[i] = ipiv[i] - 1;
     CT_FREE(ipiv);
-    *info = INFO;
-    return true;
+    if (r >= 0) *info = r;
+    return r >= 0;
 }
 
-/* potrf: as ct__cholesky. Row-major a read column-major is a^T, whose upper
- * triangle is a's lower one: potrf('U') leaves U = L^T there, which read
- * row-major is L. */
-static bool ct__lapack_cholesky(double *a, int64_t n, int64_t *info)
+/* getrf and getrs, as PyTorch's linalg.solve and inv call them: as
+ * ct__lu_factor_solve, *info getrf's. */
+static bool ct__lapack_solve(const double *a, int64_t n, bool a_t, bool single, double *b, int64_t k, int64_t *info)
 {
-    int N = (int)n, INFO = 0;
+    if (!ct__lapack_fits(n, n) || !ct__lapack_fits(n, k)) return false;
+    int r = single ? ct__lapack_getrs_float(a, n, a_t, b, k) : ct__lapack_getrs_double(a, n, a_t, b, k);
+    if (r >= 0) *info = r;
+    return r >= 0;
+}
+
+/* potrf: as ct__cholesky. */
+static bool ct__lapack_cholesky(double *a, int64_t n, bool upper, bool single, int64_t *info)
+{
     if (!ct__lapack_fits(n, n)) return false;
-    dpotrf_("U", &N, a, &N, &INFO, 1);
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = i + 1; j < n; j++) a[i * n + j] = 0;
-    *info = INFO;
-    return true;
+    int r = single ? ct__lapack_potrf_float(a, n, upper) : ct__lapack_potrf_double(a, n, upper);
+    if (r >= 0) *info = r;
+    return r >= 0;
 }
 
 /* geqrf: as ct__qr. */
-static bool ct__lapack_qr(double *a, int64_t m, int64_t n, double *tau)
+static bool ct__lapack_qr(double *a, int64_t m, int64_t n, bool single, double *tau)
 {
-    int M = (int)m, N = (int)n, lwork = -1, info = 0;
-    double answer = 0, *t = ct__lapack_fits(m, n) ? (double *)CT_MALLOC((size_t)(m * n) * sizeof(double)) : NULL;
-    if (!t) return false;
-    dgeqrf_(&M, &N, t, &M, tau, &answer, &lwork, &info);
-    double *work = ct__lapack_work(answer, &lwork);
-    if (work) {
-        ct__la_transpose(a, m, n, t);
-        dgeqrf_(&M, &N, t, &M, tau, work, &lwork, &info);
-        ct__la_transpose(t, n, m, a);
-    }
-    CT_FREE(work);
-    CT_FREE(t);
-    return work != NULL;
+    if (!ct__lapack_fits(m, n)) return false;
+    return (single ? ct__lapack_geqrf_float(a, m, n, tau) : ct__lapack_geqrf_double(a, m, n, tau)) >= 0;
 }
 
-/* syevd('V', 'L'): as ct__eigh (a symmetric, so read column-major it is
- * itself); false also when LAPACK does not converge. */
-static bool ct__lapack_eigh(const double *a, int64_t n, double *w, double *v)
+/* orgqr: as ct__qr_q. */
+static bool ct__lapack_qr_q(const double *a, const double *tau, int64_t m, int64_t n, bool single, double *q,
+                            int64_t qc)
 {
-    int N = (int)n, lwork = -1, liwork = -1, iwork_answer = 0, info = 0;
-    double answer = 0;
+    if (!ct__lapack_fits(m, n) || !ct__lapack_fits(m, qc)) return false;
+    return (single ? ct__lapack_orgqr_float(a, tau, m, n, q, qc) : ct__lapack_orgqr_double(a, tau, m, n, q, qc)) >= 0;
+}
+
+/* syevd: as ct__eigh; false also when LAPACK does not converge. */
+static bool ct__lapack_eigh(const double *a, int64_t n, bool upper, bool vectors, bool single, double *w, double *v)
+{
     if (!ct__lapack_fits(n, n)) return false;
-    dsyevd_("V", "L", &N, v, &N, w, &answer, &lwork, &iwork_answer, &liwork, &info, 1, 1);
-    liwork = iwork_answer < 1 ? 1 : iwork_answer;
-    double *work = ct__lapack_work(answer, &lwork);
-    int *iwork = (int *)CT_MALLOC((size_t)liwork * sizeof(int));
-    if (work && iwork) {
-        memcpy(v, a, (size_t)(n * n) * sizeof *v);
-        dsyevd_("V", "L", &N, v, &N, w, work, &lwork, iwork, &liwork, &info, 1, 1);
-        ct__la_transpose_square(v, n); /* the eigenvectors were its columns */
-    }
-    bool done = work && iwork && info == 0;
-    CT_FREE(work);
-    CT_FREE(iwork);
-    return done;
+    return (single ? ct__lapack_syevd_float(a, n, upper, vectors, w, v)
+                   : ct__lapack_syevd_double(a, n, upper, vectors, w, v)) == 0;
 }
 
-/* gesdd('S' thin, 'A' full): as ct__svd, on A itself as PyTorch calls it;
- * false also when LAPACK does not converge. */
-static bool ct__lapack_svd(const double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *vt,
-                           int64_t vr, double *scratch)
+/* gesdd (jobz 'N' without vectors, else 'S' thin or 'A' full): as ct__svd,
+ * on A itself as PyTorch calls it; false also when LAPACK does not
+ * converge. */
+static bool ct__lapack_svd(const double *a, int64_t m, int64_t n, bool vectors, bool single, double *s, double *u,
+                           int64_t uc, double *vt, int64_t vr)
 {
     int64_t k = CT__MIN(m, n);
-    int M = (int)m, N = (int)n, LDVT = (int)vr, lwork = -1, info = 0;
-    const char *job = uc == k && vr == k ? "S" : "A";
-    double answer = 0, *ca = scratch, *cu = ca + m * n, *cvt = cu + m * m; /* column-major A, U, V^T */
+    const char *jobz = !vectors ? "N" : uc == k && vr == k ? "S" : "A";
     if (!ct__lapack_fits(m, n) || !ct__lapack_fits(m, m) || !ct__lapack_fits(n, n)) return false;
-    int *iwork = (int *)CT_MALLOC((size_t)(8 * k) * sizeof(int));
-    if (!iwork) return false;
-    dgesdd_(job, &M, &N, ca, &M, s, cu, &M, cvt, &LDVT, &answer, &lwork, iwork, &info, 1);
-    double *work = ct__lapack_work(answer, &lwork);
-    if (work) {
-        ct__la_transpose(a, m, n, ca);
-        dgesdd_(job, &M, &N, ca, &M, s, cu, &M, cvt, &LDVT, work, &lwork, iwork, &info, 1);
-        ct__la_transpose(cu, uc, m, u);
-        ct__la_transpose(cvt, n, vr, vt);
-    }
-    bool done = work && info == 0;
-    CT_FREE(work);
-    CT_FREE(iwork);
-    return done;
+    return (single ? ct__lapack_gesdd_float(a, m, n, jobz, s, u, uc, vt, vr)
+                   : ct__lapack_gesdd_double(a, m, n, jobz, s, u, uc, vt, vr)) == 0;
 }
 
 /* v (n, n, 2) = the complex eigenvectors (columns, (re, im) pairs) from
@@ -23976,6 +24116,17 @@ static void ct__la_swap_cols(double *a, int64_t rows, int64_t cols, int64_t j0, 
     }
 }
 
+/* a (n, n) transposed in place. */
+static void ct__la_transpose_square(double *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = i + 1; j < n; j++) {
+            double t = a[i * n + j];
+            a[i * n + j] = a[j * n + i];
+            a[j * n + i] = t;
+        }
+}
+
 /* a (n, n) = I. */
 static void ct__la_eye(double *a, int64_t n)
 {
@@ -23988,11 +24139,13 @@ static void ct__la_eye(double *a, int64_t n)
 /* LU with partial pivoting (LAPACK getrf): a (n, n) becomes L (unit, below
  * the diagonal) and U; row i was swapped with row piv[i] >= i. Returns 0, or
  * the 1-based index of the first exactly zero pivot (the factorization goes
- * on past it, as LAPACK's does). */
-static int64_t ct__lu(double *a, int64_t n, int64_t *piv)
+ * on past it, as LAPACK's does). single: the input was float32 (sgetrf with
+ * LAPACK; the built-in kernel works in double for both). */
+static int64_t ct__lu(double *a, int64_t n, bool single, int64_t *piv)
 {
     int64_t info = 0;
-    if (CT__LAPACK(ct__lapack_lu(a, n, piv, &info))) return info;
+    if (CT__LAPACK(ct__lapack_lu(a, n, single, piv, &info))) return info;
+    (void)single;
     for (int64_t k = 0; k < n; k++) {
         int64_t p = k;
         for (int64_t i = k + 1; i < n; i++)
@@ -24044,6 +24197,22 @@ static void ct__lu_solve(const double *lu, const int64_t *piv, int64_t n, double
     }
 }
 
+/* b (n, k) = A^-1 b for a (n, n) = A (destroyed), by LU: 0, or (b then
+ * unspecified) the 1-based index of the first zero pivot. With LAPACK this
+ * is getrf and getrs as PyTorch calls them: a_t (PyTorch's choice for a
+ * contiguous A) factors A^T, whose column-major data is A's row-major one,
+ * and solves with it transposed; the built-in kernel factors A either way.
+ * single: the input was float32 (sgetrf and sgetrs). piv: n. */
+static int64_t ct__lu_factor_solve(double *a, int64_t n, bool a_t, bool single, double *b, int64_t k, int64_t *piv)
+{
+    int64_t info = 0;
+    if (CT__LAPACK(ct__lapack_solve(a, n, a_t, single, b, k, &info))) return info;
+    (void)a_t;
+    if ((info = ct__lu(a, n, single, piv))) return info;
+    ct__lu_solve(a, piv, n, b, k);
+    return 0;
+}
+
 /* The sign of the permutation and of prod(diag(U)) and log|prod(diag(U))|
  * from an LU (n, n): det = sign * exp(logabs). */
 static void ct__lu_slogdet(const double *lu, const int64_t *piv, int64_t n, double *sign, double *logabs)
@@ -24063,12 +24232,21 @@ static void ct__lu_slogdet(const double *lu, const int64_t *piv, int64_t n, doub
 /* ---------------------------------------------------------------- Cholesky */
 
 /* a (n, n) symmetric positive-definite (its lower triangle read) becomes L,
- * with zeros above the diagonal. Returns 0, or the order of the first leading
- * minor that is not positive-definite (LAPACK potrf's info). */
-static int64_t ct__cholesky(double *a, int64_t n)
+ * with zeros above the diagonal; upper: its upper triangle read, it becomes
+ * U = L^T with zeros below (LAPACK potrf with uplo 'L' or 'U'). Returns 0,
+ * or the order of the first leading minor that is not positive-definite
+ * (potrf's info). single: the input was float32 (spotrf with LAPACK). */
+static int64_t ct__cholesky(double *a, int64_t n, bool upper, bool single)
 {
     int64_t info = 0;
-    if (CT__LAPACK(ct__lapack_cholesky(a, n, &info))) return info;
+    if (CT__LAPACK(ct__lapack_cholesky(a, n, upper, single, &info))) return info;
+    (void)single;
+    if (upper) { /* U^T U = A: the lower factor of A^T, transposed */
+        ct__la_transpose_square(a, n);
+        info = ct__cholesky(a, n, false, single);
+        ct__la_transpose_square(a, n);
+        return info;
+    }
     for (int64_t j = 0; j < n; j++) {
         double d = a[j * n + j];
         for (int64_t p = 0; p < j; p++) d -= a[j * n + p] * a[j * n + p];
@@ -24126,10 +24304,12 @@ static void ct__la_reflect(const double *v, int64_t vs, int64_t len, double tau,
 
 /* Householder QR (LAPACK geqrf): a (m, n) becomes R on and above the
  * diagonal and the reflectors' vectors below it (their first entry an
- * implicit 1); tau[min(m, n)] their scales. */
-static void ct__qr(double *a, int64_t m, int64_t n, double *tau)
+ * implicit 1); tau[min(m, n)] their scales. single: the input was float32
+ * (sgeqrf with LAPACK). */
+static void ct__qr(double *a, int64_t m, int64_t n, bool single, double *tau)
 {
-    if (CT__LAPACK(ct__lapack_qr(a, m, n, tau))) return;
+    if (CT__LAPACK(ct__lapack_qr(a, m, n, single, tau))) return;
+    (void)single;
     int64_t k = CT__MIN(m, n);
     for (int64_t j = 0; j < k; j++) {
         tau[j] = ct__la_reflector(a + j * n + j, a + (j + 1) * n + j, m - j - 1, n);
@@ -24138,9 +24318,12 @@ static void ct__qr(double *a, int64_t m, int64_t n, double *tau)
 }
 
 /* q (m, qc) = the first qc columns of H_0 H_1 ... H_{k-1} (LAPACK orgqr),
- * from ct__qr's a (m, n) and tau; k = min(m, n), qc is k or m. */
-static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, double *q, int64_t qc)
+ * from ct__qr's a (m, n) and tau; k = min(m, n), qc is k or m. single: the
+ * input was float32 (sorgqr with LAPACK). */
+static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, bool single, double *q, int64_t qc)
 {
+    if (CT__LAPACK(ct__lapack_qr_q(a, tau, m, n, single, q, qc))) return;
+    (void)single;
     int64_t k = CT__MIN(m, n);
     for (int64_t i = 0; i < m * qc; i++) q[i] = 0;
     for (int64_t i = 0; i < CT__MIN(m, qc); i++) q[i * qc + i] = 1;
@@ -24152,10 +24335,14 @@ static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, d
 
 /* Eigenvalues w[n] (ascending) and eigenvectors v (n, n) (columns, unit
  * norm) of the symmetric a (n, n) (both triangles read: fill them first),
- * by cyclic Jacobi rotations; a is destroyed. */
-static void ct__eigh(double *a, int64_t n, double *w, double *v)
+ * by cyclic Jacobi rotations; a is destroyed. With LAPACK, syevd as
+ * PyTorch calls it: on the triangle upper or lower of a, in single
+ * precision for float32 input (single), and without vectors (v then
+ * unspecified) unless vectors. */
+static void ct__eigh(double *a, int64_t n, bool upper, bool vectors, bool single, double *w, double *v)
 {
-    if (CT__LAPACK(ct__lapack_eigh(a, n, w, v))) return;
+    if (CT__LAPACK(ct__lapack_eigh(a, n, upper, vectors, single, w, v))) return;
+    (void)upper, (void)vectors, (void)single;
     ct__la_eye(v, n);
     for (int sweep = 0; sweep < 100; sweep++) {
         double off = 0, diag = 0;
@@ -24284,11 +24471,15 @@ static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, 
 }
 
 /* SVD of a (m, n): s[k] descending (k = min(m, n)), u (m, uc), vt (vr, n)
- * with uc, vr = k (thin) or m, n (full). scratch: m*n + n*n + m*m doubles. */
-static void ct__svd(const double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *vt, int64_t vr,
-                    double *scratch)
+ * with uc, vr = k (thin) or m, n (full). scratch: m*n + n*n + m*m doubles.
+ * With LAPACK, gesdd as PyTorch calls it: in single precision for float32
+ * input (single), and with jobz 'N' (u and vt then unspecified) unless
+ * vectors. */
+static void ct__svd(const double *a, int64_t m, int64_t n, bool vectors, bool single, double *s, double *u, int64_t uc,
+                    double *vt, int64_t vr, double *scratch)
 {
-    if (CT__LAPACK(ct__lapack_svd(a, m, n, s, u, uc, vt, vr, scratch))) return;
+    if (CT__LAPACK(ct__lapack_svd(a, m, n, vectors, single, s, u, uc, vt, vr))) return;
+    (void)vectors, (void)single;
     double *w = scratch;
     if (m >= n) { /* a = U S V^T */
         double *v = w + m * n;
@@ -24623,7 +24814,7 @@ static void ct__expm(const double *a, int64_t n, double *e, double *scratch, int
         q[i] = v[i] - t[i];
         e[i] = v[i] + t[i];
     }
-    ct__lu(q, n, piv);
+    ct__lu(q, n, false, piv);
     ct__lu_solve(q, piv, n, e, n);
     for (int s = 0; s < sq; s++) {
         ct__la_mm(e, e, t, n, n, n);
@@ -24680,7 +24871,7 @@ static int64_t ct__gels(double *a, int64_t m, int64_t n, double *b, int64_t k, b
     }
     double *tau = scratch, *at = tau + mn;
     if (m >= n) { /* a = Q R: R x = (Q^T b)[:n] */
-        ct__qr(a, m, n, tau);
+        ct__qr(a, m, n, false, tau);
         for (int64_t j = 0; j < n; j++) ct__la_reflect(a + j * n + j, n, m - j, tau[j], b + j * k, k, k);
         int64_t info = ct__la_zero_diagonal(a, n, n);
         if (!info) ct__la_trsm_upper(a, n, n, false, b, k);
@@ -24689,7 +24880,7 @@ static int64_t ct__gels(double *a, int64_t m, int64_t n, double *b, int64_t k, b
     /* a^T (n, m) = Q R, a = R^T Q^T: R^T y = b, x = Q [y; 0] */
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) at[j * m + i] = a[i * n + j];
-    ct__qr(at, n, m, tau);
+    ct__qr(at, n, m, false, tau);
     int64_t info = ct__la_zero_diagonal(at, m, m);
     if (info) return info;
     ct__la_trsm_upper(at, m, m, true, b, k);
@@ -25645,9 +25836,12 @@ static void ct__la_hand(ct_tensor **slot, ct_tensor *t)
 static const ct__la_spec ct__spec_inv = {"linalg.inv", true, NULL, false};
 
 /* The inverse of A as float64 (a tensor of the open scope), or NULL with
- * PyTorch's singular-matrix message. */
+ * PyTorch's singular-matrix message: A^-1 I as PyTorch's linalg.inv
+ * solves it (with LAPACK: getrf of A^T and getrs with trans 'T' for a
+ * contiguous A, getrf of A and getrs 'N' otherwise). */
 static ct_tensor *ct__inv_f64(const ct_tensor *A)
 {
+    bool a_t = ct_is_contiguous(A), single = A->dtype == CT_F32;
     int64_t n = A->sizes[A->ndim - 1], batch, piv_n = n > 0 ? n : 1;
     const double *a = ct__la_in(A, &batch);
     double *o, *lu = a ? ct__la_scratch(n * n) : NULL;
@@ -25656,7 +25850,8 @@ static ct_tensor *ct__inv_f64(const ct_tensor *A)
     if (lu && !piv) CT__OOM();
     for (int64_t b = 0; out && b < batch; b++) {
         memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
-        int64_t info = ct__lu(lu, n, piv);
+        ct__la_eye(o + b * n * n, n);
+        int64_t info = ct__lu_factor_solve(lu, n, a_t, single, o + b * n * n, n, piv);
         if (info) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME,
@@ -25666,8 +25861,6 @@ static ct_tensor *ct__inv_f64(const ct_tensor *A)
             out = NULL;
             break;
         }
-        ct__la_eye(o + b * n * n, n);
-        ct__lu_solve(lu, piv, n, o + b * n * n, n);
     }
     CT_FREE(lu);
     CT_FREE(piv);
@@ -25696,11 +25889,13 @@ ct_tensor *ct_inverse(const ct_tensor *A)
 
 /* sign and log|det| (each (batch...) float64, NULL: not wanted) of A's
  * matrices, and det itself when det is given. Like PyTorch, which hands
- * LAPACK the row-major data as it is, this factors A^T (the same
- * determinant): the rounding then matches, so that a singular matrix with
- * small integers gets det exactly 0, as its gradient (linalg_det's) needs. */
+ * LAPACK the row-major data of a contiguous A as it is, this factors A^T
+ * then (the same determinant), and A itself for a non-contiguous A: the
+ * rounding then matches, so that a singular matrix with small integers
+ * gets det exactly 0, as its gradient (linalg_det's) needs. */
 static ct_result ct__lu_dets(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabs, ct_tensor **det)
 {
+    bool a_t = ct_is_contiguous(A);
     int64_t n = A->sizes[A->ndim - 1], batch;
     const double *a = ct__la_in(A, &batch);
     double *so = NULL, *lo = NULL, *dout = NULL, *lu = a ? ct__la_scratch(n * n) : NULL;
@@ -25712,8 +25907,8 @@ static ct_result ct__lu_dets(const ct_tensor *A, ct_tensor **sign, ct_tensor **l
     if (ok && det) ok = (*det = ct__la_out(A, A->ndim - 2, NULL, 0, &dout)) != NULL;
     for (int64_t b = 0; ok && b < batch; b++) {
         for (int64_t i = 0; i < n; i++)
-            for (int64_t j = 0; j < n; j++) lu[j * n + i] = a[(b * n + i) * n + j];
-        ct__lu(lu, n, piv);
+            for (int64_t j = 0; j < n; j++) lu[a_t ? j * n + i : i * n + j] = a[(b * n + i) * n + j];
+        ct__lu(lu, n, A->dtype == CT_F32, piv);
         double sg, la;
         ct__lu_slogdet(lu, piv, n, &sg, &la);
         if (so) so[b] = sg;
@@ -25797,8 +25992,9 @@ static ct_result ct__la_broadcast_pair(const ct_tensor *A, const ct_tensor *B, c
 }
 
 /* X = A^-1 B for A (..., n, n), B (..., n, k) of one batch shape (float64,
- * of the open scope), or NULL with the singular-matrix message. */
-static ct_tensor *ct__solve_f64(const ct_tensor *A, const ct_tensor *B)
+ * of the open scope), or NULL with the singular-matrix message. a_t: the
+ * caller's A was contiguous (ct__lu_factor_solve); single: it was float32. */
+static ct_tensor *ct__solve_f64(const ct_tensor *A, const ct_tensor *B, bool a_t, bool single)
 {
     int64_t n = A->sizes[A->ndim - 1], k = B->sizes[B->ndim - 1], batch, bb;
     const double *a = ct__la_in(A, &batch), *bd = a ? ct__la_in(B, &bb) : NULL;
@@ -25808,15 +26004,14 @@ static ct_tensor *ct__solve_f64(const ct_tensor *A, const ct_tensor *B)
     ct_tensor *out = piv ? ct__la_out(B, B->ndim, NULL, 0, &o) : NULL;
     for (int64_t b = 0; out && b < batch; b++) {
         memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
-        if (ct__lu(lu, n, piv)) {
+        memcpy(o + b * n * k, bd + b * n * k, (size_t)(n * k) * sizeof *o);
+        if (ct__lu_factor_solve(lu, n, a_t, single, o + b * n * k, k, piv)) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME, "torch.linalg.solve: %sThe solver failed because the input matrix is singular.",
                      ct__la_batch_note(A, b, note, sizeof note));
             out = NULL;
             break;
         }
-        memcpy(o + b * n * k, bd + b * n * k, (size_t)(n * k) * sizeof *o);
-        ct__lu_solve(lu, piv, n, o + b * n * k, k);
     }
     CT_FREE(lu);
     CT_FREE(piv);
@@ -25860,7 +26055,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
         ct__fail(CT_ERR_RUNTIME, "linalg.solve: Incompatible shapes of A and B for the equation AX = B (%lldx%lld and %lldx%lld)",
                  (long long)n, (long long)n, (long long)Bm->sizes[Bm->ndim - 2], (long long)Bm->sizes[Bm->ndim - 1]);
     else if (Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK)
-        r = ct__solve_f64(Ae, Be);
+        r = ct__solve_f64(Ae, Be, ct_is_contiguous(A), A->dtype == CT_F32);
     if (r && vector) r = ct_squeeze_dim(r, -1);
     r = r ? ct__la_result(r, A->dtype) : NULL;
     ct_scope_end(s);
@@ -25885,7 +26080,7 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
     for (int64_t b = 0; out && b < batch; b++) {
         double *l = o + b * n * n;
         memcpy(l, a + b * n * n, (size_t)(n * n) * sizeof *l);
-        int64_t info = ct__cholesky(l, n);
+        int64_t info = ct__cholesky(l, n, upper, A->dtype == CT_F32);
         if (info) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME,
@@ -25895,7 +26090,6 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
             out = NULL;
         }
     }
-    if (out && upper) CT__UNRECORDED(out, ct_contiguous(ct_transpose(out, -2, -1)));
     ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
     ct_scope_end(s);
     ct__la_record_cholesky(r, A, upper);
@@ -25926,11 +26120,11 @@ ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_te
     if (r) q = mode == CT_QR_R ? ct__la_out(A, 0, &empty, 1, &qd) : ct__la_out(A, A->ndim - 2, qshape, 2, &qd);
     for (int64_t b = 0; q && b < batch; b++) {
         memcpy(w, a + b * m * n, (size_t)(m * n) * sizeof *w);
-        ct__qr(w, m, n, w + m * n);
+        ct__qr(w, m, n, A->dtype == CT_F32, w + m * n);
         double *rb = rd + b * rr * n;
         for (int64_t i = 0; i < rr; i++)
             for (int64_t j = 0; j < n; j++) rb[i * n + j] = i <= j && i < m ? w[i * n + j] : 0;
-        if (mode != CT_QR_R) ct__qr_q(w, w + m * n, m, n, qd + b * m * qc, qc);
+        if (mode != CT_QR_R) ct__qr_q(w, w + m * n, m, n, A->dtype == CT_F32, qd + b * m * qc, qc);
     }
     CT_FREE(w);
     if (q) {
@@ -25995,7 +26189,7 @@ static ct_result ct__svd_f64(const ct_tensor *A, bool full, bool want_uv, ct_ten
         }
         double *ub = want_uv ? ud + b * m * uc : w + m * n + m * m + n * n;
         double *vb = want_uv ? vd + b * vr * n : ub + m * m;
-        ct__svd(ab, m, n, sd + b * k, ub, uc, vb, vr, w);
+        ct__svd(ab, m, n, want_uv, A->dtype == CT_F32, sd + b * k, ub, uc, vb, vr, w);
     }
     if (ok && k == 0 && want_uv) {
         for (int64_t b = 0; b < batch; b++) {
@@ -26092,7 +26286,7 @@ static ct_result ct__eigh_f64(const ct_tensor *A, bool upper, bool want_vectors,
     bool ok = *L && (!want_vectors || *Q);
     for (int64_t b = 0; ok && b < batch; b++) {
         ct__la_symmetrize(a + b * n * n, n, upper, w);
-        ct__eigh(w, n, ld + b * n, want_vectors ? qd + b * n * n : w + n * n);
+        ct__eigh(w, n, upper, want_vectors, A->dtype == CT_F32, ld + b * n, want_vectors ? qd + b * n * n : w + n * n);
     }
     CT_FREE(w);
     return ok ? CT_OK : ct_last_error_code();
@@ -26228,28 +26422,31 @@ static double ct__la_rtol(ct_dtype dt, int64_t m, int64_t n)
 
 /* p (n, m) = the pseudo-inverse of a (m, n), values at most rtol times the
  * largest dropped (none for a NaN rtol, as LAPACK's gelsd compares); by SVD,
- * or by eigen decomposition when herm; the singular values (descending,
- * min(m, n) of them) to sv when not NULL. Returns the rank, or -1 for a
- * non-finite input. scratch: 4 (m + n)^2 doubles. */
-static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double rtol, double *p, double *sv,
-                        double *scratch)
+ * or by eigen decomposition (of the lower triangle) when herm; the singular
+ * values (descending, min(m, n) of them) to sv when not NULL. Returns the
+ * rank, or -1 for a non-finite input. p NULL: the rank alone, from the
+ * values alone (PyTorch's matrix_rank: svdvals or eigvalsh). single: a was
+ * float32 (LAPACK's single routines). scratch: 4 (m + n)^2 doubles. */
+static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double rtol, bool single, double *p,
+                        double *sv, double *scratch)
 {
     int64_t k = CT__MIN(m, n), rank = 0;
     double *s = scratch, *u = s + k, *vt = u + m * k, *w = vt + k * n; /* herm: u = Q (n, n), vt unused */
     if (!ct__la_finite(a, m * n)) return -1;
     if (herm) {
         ct__la_symmetrize(a, n, false, w);
-        ct__eigh(w, n, s, u);
+        ct__eigh(w, n, false, p != NULL, single, s, u);
     } else {
-        ct__svd(a, m, n, s, u, k, vt, k, w);
+        ct__svd(a, m, n, p != NULL, single, s, u, k, vt, k, w);
         if (sv) memcpy(sv, s, (size_t)k * sizeof(double));
     }
     double big = 0;
     for (int64_t i = 0; i < k; i++) big = CT__MAX(big, fabs(s[i]));
-    for (int64_t i = 0; i < n * m; i++) p[i] = 0;
+    for (int64_t i = 0; p && i < n * m; i++) p[i] = 0;
     for (int64_t c = 0; c < k; c++) {
         if (fabs(s[c]) <= rtol * big) continue;
         rank++;
+        if (!p) continue;
         double inv = 1 / s[c];
         for (int64_t i = 0; i < n; i++) { /* p += v_c u_c^T / s_c */
             double vi = (herm ? u[i * k + c] : vt[c * n + i]) * inv;
@@ -26261,15 +26458,19 @@ static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double
 
 /* pinv (..., n, m) of A as float64 (a tensor of the open scope), singular
  * values at most rtol times the largest dropped; in rank and sv (when
- * given) each matrix's rank and min(m, n) singular values (not for herm). */
-static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, double rtol, int64_t *rank_out, double *sv)
+ * given) each matrix's rank and min(m, n) singular values (not for herm).
+ * rank_only: the ranks alone (the result's values unspecified); single: as
+ * ct__pinv's. */
+static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, double rtol, bool single, bool rank_only,
+                               int64_t *rank_out, double *sv)
 {
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], batch, pshape[2] = {n, m}, k = CT__MIN(m, n);
     const double *a = ct__la_in(A, &batch);
     double *pd, *w = a ? ct__la_scratch(4 * (m + n) * (m + n) + 1) : NULL;
     ct_tensor *out = w ? ct__la_out(A, A->ndim - 2, pshape, 2, &pd) : NULL;
     for (int64_t b = 0; out && b < batch; b++) {
-        int64_t r = ct__pinv(a + b * m * n, m, n, herm, rtol, pd + b * m * n, sv ? sv + b * k : NULL, w);
+        int64_t r = ct__pinv(a + b * m * n, m, n, herm, rtol, single, rank_only ? NULL : pd + b * m * n,
+                             sv ? sv + b * k : NULL, w);
         if (r < 0) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME,
@@ -26303,7 +26504,8 @@ ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
         return NULL;
     }
     ct_scope s = ct_scope_begin();
-    ct_tensor *p = ct__pinv_f64(A, hermitian, ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]), NULL, NULL);
+    double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
+    ct_tensor *p = ct__pinv_f64(A, hermitian, rtol, A->dtype == CT_F32, false, NULL, NULL);
     ct_tensor *r = p ? ct__la_result(p, A->dtype) : NULL;
     ct_scope_end(s);
     ct__la_record_pinv(r, A);
@@ -26325,7 +26527,9 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
     ct_scope s = ct_scope_begin();
     ct_tensor *rank = ct__alloc(A->sizes, A->ndim - 2, CT_I64, ct__cpu), *r = NULL;
     double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
-    if (rank && ct__pinv_f64(A, hermitian, rtol, (int64_t *)ct__data(rank), NULL)) r = ct_keep(rank);
+    bool values_only = !(ct__grad_mode() && ct__requires_grad(A)); /* as PyTorch's svdvals and eigvalsh decide */
+    if (rank && ct__pinv_f64(A, hermitian, rtol, A->dtype == CT_F32, values_only, (int64_t *)ct__data(rank), NULL))
+        r = ct_keep(rank);
     ct_scope_end(s);
     return r;
 }
@@ -26422,7 +26626,7 @@ static ct_tensor *ct__lstsq_svd(const ct_tensor *Ae, const ct_tensor *Be, int nb
     int64_t batch, xshape[2] = {n, k};
     double *svd, *xd;
     *sv = ct__la_out(Ae, nb, &mn, 1, &svd);
-    ct_tensor *p = *sv ? ct__pinv_f64(Ae, false, rtol, rank, svd) : NULL;
+    ct_tensor *p = *sv ? ct__pinv_f64(Ae, false, rtol, false, false, rank, svd) : NULL; /* ctorch's SVD in double */
     const double *bd = p ? ct__la_in(Be, &batch) : NULL;
     ct_tensor *x = bd ? ct__la_out(Be, nb, xshape, 2, &xd) : NULL;
     if (!x) return NULL;

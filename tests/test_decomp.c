@@ -413,6 +413,58 @@ static void test_eig_vectors(void)
     }
 }
 
+/* Singular or eigen vectors against PyTorch's: the first k along dim
+ * (-1: columns, -2: rows) of got and want. Built with OpenBLAS, the
+ * decompositions are the LAPACK routines PyTorch calls (sgesdd, ssyevd for
+ * float32), so every vector must be PyTorch's, its sign included, and the
+ * basis that completes a full U or Vh too; the built-in Jacobi kernels fix
+ * no signs, so there each of the k vectors is compared up to its sign. */
+static void check_vectors(const ct_tensor *got, const ct_tensor *want, int dim, int64_t k)
+{
+    CHECK_T(got);
+    if (!got || !want) return;
+#ifdef CTORCH_OPENBLAS
+    (void)dim, (void)k;
+    CHECK_CLOSE(got, want);
+#else
+    int along = dim == -1 ? -2 : -1; /* the dim that a vector's entries run along */
+    ct_tensor *g = ct_narrow(got, dim, 0, k), *w = ct_narrow(want, dim, 0, k);
+    ct_tensor *sign = ct_sign(ct_sum_dim(ct_mul(g, w), CT_DIMS(along), true, CT_DEFAULT));
+    CHECK_CLOSE(ct_mul(g, sign), ct_contiguous(w));
+#endif
+}
+
+/* linalg.svd's U, S and Vh (and svdvals) against PyTorch's, thin and full;
+ * the float32 cases include matrices whose vectors the double routine
+ * (dgesdd) would give with other signs than PyTorch's sgesdd. */
+static void test_svd_vectors(void)
+{
+    for (int k = 0; k < count("svd"); k++) {
+        ct_tensor *A = input("svd", k, 0), *U, *S, *Vh;
+        int64_t r = ct_size(A, -1) < ct_size(A, -2) ? ct_size(A, -1) : ct_size(A, -2);
+        CHECK_OK(ct_linalg_svd(A, arg("svd", k) != 0, &U, &S, &Vh));
+        CHECK_CLOSE(S, output("svd", k, 1));
+        check_vectors(U, output("svd", k, 0), -1, r);
+        check_vectors(Vh, output("svd", k, 2), -2, r);
+        CHECK_CLOSE(ct_linalg_svdvals(A), output("svd", k, 1));
+    }
+}
+
+/* linalg.eigh's L and Q (and eigvalsh) against PyTorch's for either
+ * triangle; the float32 cases include matrices whose vectors the double
+ * routine (dsyevd) would give with other signs than PyTorch's ssyevd. */
+static void test_eigh_vectors(void)
+{
+    for (int k = 0; k < count("eigh"); k++) {
+        ct_tensor *A = input("eigh", k, 0), *L, *Q;
+        char uplo = arg("eigh", k) ? 'U' : 'L';
+        CHECK_OK(ct_linalg_eigh(A, uplo, &L, &Q));
+        CHECK_CLOSE(L, output("eigh", k, 0));
+        check_vectors(Q, output("eigh", k, 1), -1, ct_size(A, -1));
+        CHECK_CLOSE(ct_linalg_eigvalsh(A, uplo), output("eigh", k, 0));
+    }
+}
+
 /* ---------------------------------------------------------------- autograd */
 
 static ct_tensor *leaf(ct_shape s, uint64_t seed)
@@ -757,6 +809,8 @@ int main(void)
     RUN(test_eigh_invariants);
     RUN(test_eig_invariants);
     RUN(test_eig_vectors);
+    RUN(test_svd_vectors);
+    RUN(test_eigh_vectors);
     RUN(test_grad_lu_family);
     RUN(test_grad_factorizations);
     RUN(test_grad_matrix_functions);

@@ -123,9 +123,12 @@ static void ct__la_hand(ct_tensor **slot, ct_tensor *t)
 static const ct__la_spec ct__spec_inv = {"linalg.inv", true, NULL, false};
 
 /* The inverse of A as float64 (a tensor of the open scope), or NULL with
- * PyTorch's singular-matrix message. */
+ * PyTorch's singular-matrix message: A^-1 I as PyTorch's linalg.inv
+ * solves it (with LAPACK: getrf of A^T and getrs with trans 'T' for a
+ * contiguous A, getrf of A and getrs 'N' otherwise). */
 static ct_tensor *ct__inv_f64(const ct_tensor *A)
 {
+    bool a_t = ct_is_contiguous(A), single = A->dtype == CT_F32;
     int64_t n = A->sizes[A->ndim - 1], batch, piv_n = n > 0 ? n : 1;
     const double *a = ct__la_in(A, &batch);
     double *o, *lu = a ? ct__la_scratch(n * n) : NULL;
@@ -134,7 +137,8 @@ static ct_tensor *ct__inv_f64(const ct_tensor *A)
     if (lu && !piv) CT__OOM();
     for (int64_t b = 0; out && b < batch; b++) {
         memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
-        int64_t info = ct__lu(lu, n, piv);
+        ct__la_eye(o + b * n * n, n);
+        int64_t info = ct__lu_factor_solve(lu, n, a_t, single, o + b * n * n, n, piv);
         if (info) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME,
@@ -144,8 +148,6 @@ static ct_tensor *ct__inv_f64(const ct_tensor *A)
             out = NULL;
             break;
         }
-        ct__la_eye(o + b * n * n, n);
-        ct__lu_solve(lu, piv, n, o + b * n * n, n);
     }
     CT_FREE(lu);
     CT_FREE(piv);
@@ -174,11 +176,13 @@ ct_tensor *ct_inverse(const ct_tensor *A)
 
 /* sign and log|det| (each (batch...) float64, NULL: not wanted) of A's
  * matrices, and det itself when det is given. Like PyTorch, which hands
- * LAPACK the row-major data as it is, this factors A^T (the same
- * determinant): the rounding then matches, so that a singular matrix with
- * small integers gets det exactly 0, as its gradient (linalg_det's) needs. */
+ * LAPACK the row-major data of a contiguous A as it is, this factors A^T
+ * then (the same determinant), and A itself for a non-contiguous A: the
+ * rounding then matches, so that a singular matrix with small integers
+ * gets det exactly 0, as its gradient (linalg_det's) needs. */
 static ct_result ct__lu_dets(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabs, ct_tensor **det)
 {
+    bool a_t = ct_is_contiguous(A);
     int64_t n = A->sizes[A->ndim - 1], batch;
     const double *a = ct__la_in(A, &batch);
     double *so = NULL, *lo = NULL, *dout = NULL, *lu = a ? ct__la_scratch(n * n) : NULL;
@@ -190,8 +194,8 @@ static ct_result ct__lu_dets(const ct_tensor *A, ct_tensor **sign, ct_tensor **l
     if (ok && det) ok = (*det = ct__la_out(A, A->ndim - 2, NULL, 0, &dout)) != NULL;
     for (int64_t b = 0; ok && b < batch; b++) {
         for (int64_t i = 0; i < n; i++)
-            for (int64_t j = 0; j < n; j++) lu[j * n + i] = a[(b * n + i) * n + j];
-        ct__lu(lu, n, piv);
+            for (int64_t j = 0; j < n; j++) lu[a_t ? j * n + i : i * n + j] = a[(b * n + i) * n + j];
+        ct__lu(lu, n, A->dtype == CT_F32, piv);
         double sg, la;
         ct__lu_slogdet(lu, piv, n, &sg, &la);
         if (so) so[b] = sg;
@@ -275,8 +279,9 @@ static ct_result ct__la_broadcast_pair(const ct_tensor *A, const ct_tensor *B, c
 }
 
 /* X = A^-1 B for A (..., n, n), B (..., n, k) of one batch shape (float64,
- * of the open scope), or NULL with the singular-matrix message. */
-static ct_tensor *ct__solve_f64(const ct_tensor *A, const ct_tensor *B)
+ * of the open scope), or NULL with the singular-matrix message. a_t: the
+ * caller's A was contiguous (ct__lu_factor_solve); single: it was float32. */
+static ct_tensor *ct__solve_f64(const ct_tensor *A, const ct_tensor *B, bool a_t, bool single)
 {
     int64_t n = A->sizes[A->ndim - 1], k = B->sizes[B->ndim - 1], batch, bb;
     const double *a = ct__la_in(A, &batch), *bd = a ? ct__la_in(B, &bb) : NULL;
@@ -286,15 +291,14 @@ static ct_tensor *ct__solve_f64(const ct_tensor *A, const ct_tensor *B)
     ct_tensor *out = piv ? ct__la_out(B, B->ndim, NULL, 0, &o) : NULL;
     for (int64_t b = 0; out && b < batch; b++) {
         memcpy(lu, a + b * n * n, (size_t)(n * n) * sizeof *lu);
-        if (ct__lu(lu, n, piv)) {
+        memcpy(o + b * n * k, bd + b * n * k, (size_t)(n * k) * sizeof *o);
+        if (ct__lu_factor_solve(lu, n, a_t, single, o + b * n * k, k, piv)) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME, "torch.linalg.solve: %sThe solver failed because the input matrix is singular.",
                      ct__la_batch_note(A, b, note, sizeof note));
             out = NULL;
             break;
         }
-        memcpy(o + b * n * k, bd + b * n * k, (size_t)(n * k) * sizeof *o);
-        ct__lu_solve(lu, piv, n, o + b * n * k, k);
     }
     CT_FREE(lu);
     CT_FREE(piv);
@@ -338,7 +342,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
         ct__fail(CT_ERR_RUNTIME, "linalg.solve: Incompatible shapes of A and B for the equation AX = B (%lldx%lld and %lldx%lld)",
                  (long long)n, (long long)n, (long long)Bm->sizes[Bm->ndim - 2], (long long)Bm->sizes[Bm->ndim - 1]);
     else if (Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK)
-        r = ct__solve_f64(Ae, Be);
+        r = ct__solve_f64(Ae, Be, ct_is_contiguous(A), A->dtype == CT_F32);
     if (r && vector) r = ct_squeeze_dim(r, -1);
     r = r ? ct__la_result(r, A->dtype) : NULL;
     ct_scope_end(s);
@@ -363,7 +367,7 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
     for (int64_t b = 0; out && b < batch; b++) {
         double *l = o + b * n * n;
         memcpy(l, a + b * n * n, (size_t)(n * n) * sizeof *l);
-        int64_t info = ct__cholesky(l, n);
+        int64_t info = ct__cholesky(l, n, upper, A->dtype == CT_F32);
         if (info) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME,
@@ -373,7 +377,6 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
             out = NULL;
         }
     }
-    if (out && upper) CT__UNRECORDED(out, ct_contiguous(ct_transpose(out, -2, -1)));
     ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
     ct_scope_end(s);
     ct__la_record_cholesky(r, A, upper);
@@ -404,11 +407,11 @@ ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_te
     if (r) q = mode == CT_QR_R ? ct__la_out(A, 0, &empty, 1, &qd) : ct__la_out(A, A->ndim - 2, qshape, 2, &qd);
     for (int64_t b = 0; q && b < batch; b++) {
         memcpy(w, a + b * m * n, (size_t)(m * n) * sizeof *w);
-        ct__qr(w, m, n, w + m * n);
+        ct__qr(w, m, n, A->dtype == CT_F32, w + m * n);
         double *rb = rd + b * rr * n;
         for (int64_t i = 0; i < rr; i++)
             for (int64_t j = 0; j < n; j++) rb[i * n + j] = i <= j && i < m ? w[i * n + j] : 0;
-        if (mode != CT_QR_R) ct__qr_q(w, w + m * n, m, n, qd + b * m * qc, qc);
+        if (mode != CT_QR_R) ct__qr_q(w, w + m * n, m, n, A->dtype == CT_F32, qd + b * m * qc, qc);
     }
     CT_FREE(w);
     if (q) {
@@ -473,7 +476,7 @@ static ct_result ct__svd_f64(const ct_tensor *A, bool full, bool want_uv, ct_ten
         }
         double *ub = want_uv ? ud + b * m * uc : w + m * n + m * m + n * n;
         double *vb = want_uv ? vd + b * vr * n : ub + m * m;
-        ct__svd(ab, m, n, sd + b * k, ub, uc, vb, vr, w);
+        ct__svd(ab, m, n, want_uv, A->dtype == CT_F32, sd + b * k, ub, uc, vb, vr, w);
     }
     if (ok && k == 0 && want_uv) {
         for (int64_t b = 0; b < batch; b++) {
@@ -570,7 +573,7 @@ static ct_result ct__eigh_f64(const ct_tensor *A, bool upper, bool want_vectors,
     bool ok = *L && (!want_vectors || *Q);
     for (int64_t b = 0; ok && b < batch; b++) {
         ct__la_symmetrize(a + b * n * n, n, upper, w);
-        ct__eigh(w, n, ld + b * n, want_vectors ? qd + b * n * n : w + n * n);
+        ct__eigh(w, n, upper, want_vectors, A->dtype == CT_F32, ld + b * n, want_vectors ? qd + b * n * n : w + n * n);
     }
     CT_FREE(w);
     return ok ? CT_OK : ct_last_error_code();
@@ -706,28 +709,31 @@ static double ct__la_rtol(ct_dtype dt, int64_t m, int64_t n)
 
 /* p (n, m) = the pseudo-inverse of a (m, n), values at most rtol times the
  * largest dropped (none for a NaN rtol, as LAPACK's gelsd compares); by SVD,
- * or by eigen decomposition when herm; the singular values (descending,
- * min(m, n) of them) to sv when not NULL. Returns the rank, or -1 for a
- * non-finite input. scratch: 4 (m + n)^2 doubles. */
-static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double rtol, double *p, double *sv,
-                        double *scratch)
+ * or by eigen decomposition (of the lower triangle) when herm; the singular
+ * values (descending, min(m, n) of them) to sv when not NULL. Returns the
+ * rank, or -1 for a non-finite input. p NULL: the rank alone, from the
+ * values alone (PyTorch's matrix_rank: svdvals or eigvalsh). single: a was
+ * float32 (LAPACK's single routines). scratch: 4 (m + n)^2 doubles. */
+static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double rtol, bool single, double *p,
+                        double *sv, double *scratch)
 {
     int64_t k = CT__MIN(m, n), rank = 0;
     double *s = scratch, *u = s + k, *vt = u + m * k, *w = vt + k * n; /* herm: u = Q (n, n), vt unused */
     if (!ct__la_finite(a, m * n)) return -1;
     if (herm) {
         ct__la_symmetrize(a, n, false, w);
-        ct__eigh(w, n, s, u);
+        ct__eigh(w, n, false, p != NULL, single, s, u);
     } else {
-        ct__svd(a, m, n, s, u, k, vt, k, w);
+        ct__svd(a, m, n, p != NULL, single, s, u, k, vt, k, w);
         if (sv) memcpy(sv, s, (size_t)k * sizeof(double));
     }
     double big = 0;
     for (int64_t i = 0; i < k; i++) big = CT__MAX(big, fabs(s[i]));
-    for (int64_t i = 0; i < n * m; i++) p[i] = 0;
+    for (int64_t i = 0; p && i < n * m; i++) p[i] = 0;
     for (int64_t c = 0; c < k; c++) {
         if (fabs(s[c]) <= rtol * big) continue;
         rank++;
+        if (!p) continue;
         double inv = 1 / s[c];
         for (int64_t i = 0; i < n; i++) { /* p += v_c u_c^T / s_c */
             double vi = (herm ? u[i * k + c] : vt[c * n + i]) * inv;
@@ -739,15 +745,19 @@ static int64_t ct__pinv(const double *a, int64_t m, int64_t n, bool herm, double
 
 /* pinv (..., n, m) of A as float64 (a tensor of the open scope), singular
  * values at most rtol times the largest dropped; in rank and sv (when
- * given) each matrix's rank and min(m, n) singular values (not for herm). */
-static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, double rtol, int64_t *rank_out, double *sv)
+ * given) each matrix's rank and min(m, n) singular values (not for herm).
+ * rank_only: the ranks alone (the result's values unspecified); single: as
+ * ct__pinv's. */
+static ct_tensor *ct__pinv_f64(const ct_tensor *A, bool herm, double rtol, bool single, bool rank_only,
+                               int64_t *rank_out, double *sv)
 {
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], batch, pshape[2] = {n, m}, k = CT__MIN(m, n);
     const double *a = ct__la_in(A, &batch);
     double *pd, *w = a ? ct__la_scratch(4 * (m + n) * (m + n) + 1) : NULL;
     ct_tensor *out = w ? ct__la_out(A, A->ndim - 2, pshape, 2, &pd) : NULL;
     for (int64_t b = 0; out && b < batch; b++) {
-        int64_t r = ct__pinv(a + b * m * n, m, n, herm, rtol, pd + b * m * n, sv ? sv + b * k : NULL, w);
+        int64_t r = ct__pinv(a + b * m * n, m, n, herm, rtol, single, rank_only ? NULL : pd + b * m * n,
+                             sv ? sv + b * k : NULL, w);
         if (r < 0) {
             char note[48];
             ct__fail(CT_ERR_RUNTIME,
@@ -781,7 +791,8 @@ ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
         return NULL;
     }
     ct_scope s = ct_scope_begin();
-    ct_tensor *p = ct__pinv_f64(A, hermitian, ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]), NULL, NULL);
+    double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
+    ct_tensor *p = ct__pinv_f64(A, hermitian, rtol, A->dtype == CT_F32, false, NULL, NULL);
     ct_tensor *r = p ? ct__la_result(p, A->dtype) : NULL;
     ct_scope_end(s);
     ct__la_record_pinv(r, A);
@@ -803,7 +814,9 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
     ct_scope s = ct_scope_begin();
     ct_tensor *rank = ct__alloc(A->sizes, A->ndim - 2, CT_I64, ct__cpu), *r = NULL;
     double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
-    if (rank && ct__pinv_f64(A, hermitian, rtol, (int64_t *)ct__data(rank), NULL)) r = ct_keep(rank);
+    bool values_only = !(ct__grad_mode() && ct__requires_grad(A)); /* as PyTorch's svdvals and eigvalsh decide */
+    if (rank && ct__pinv_f64(A, hermitian, rtol, A->dtype == CT_F32, values_only, (int64_t *)ct__data(rank), NULL))
+        r = ct_keep(rank);
     ct_scope_end(s);
     return r;
 }
@@ -900,7 +913,7 @@ static ct_tensor *ct__lstsq_svd(const ct_tensor *Ae, const ct_tensor *Be, int nb
     int64_t batch, xshape[2] = {n, k};
     double *svd, *xd;
     *sv = ct__la_out(Ae, nb, &mn, 1, &svd);
-    ct_tensor *p = *sv ? ct__pinv_f64(Ae, false, rtol, rank, svd) : NULL;
+    ct_tensor *p = *sv ? ct__pinv_f64(Ae, false, rtol, false, false, rank, svd) : NULL; /* ctorch's SVD in double */
     const double *bd = p ? ct__la_in(Be, &batch) : NULL;
     ct_tensor *x = bd ? ct__la_out(Be, nb, xshape, 2, &xd) : NULL;
     if (!x) return NULL;

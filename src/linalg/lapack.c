@@ -23,33 +23,45 @@
 
 /* Built with CTORCH_OPENBLAS, LU, Cholesky, QR, the symmetric eigen
  * decomposition, the SVD, the general eigen decomposition and lstsq's gels
- * and gelsy drivers are LAPACK's (getrf, potrf, geqrf, syevd, gesdd, geev,
- * gels and gelsy, the routines PyTorch calls), through the Fortran
- * interface: column-major, 32-bit sizes, hidden string lengths last. They
- * run in double, except geev, gels and gelsy on float32 input: PyTorch
- * calls sgeev, sgels and sgelsy then, whose vectors' signs (geev), zero
- * pivots (gels) and rank decisions (gelsy) can differ from the double
- * routines', so those take float32 copies. Each kernel below asks
+ * and gelsy drivers are LAPACK's, the routines PyTorch 1.13 calls with the
+ * arguments it passes: getrf and getrs (inv, solve; getrf alone for det and
+ * slogdet), potrf with the triangle asked for, geqrf and orgqr, syevd
+ * (jobz 'N' for eigenvalues alone), gesdd (jobz 'N', 'S' or 'A'), geev,
+ * gels and gelsy. They go through the Fortran interface: column-major,
+ * 32-bit sizes, hidden string lengths last. A float32 input runs LAPACK's
+ * single routine (sgetrf, spotrf, sgeqrf, ssyevd, sgesdd, sgeev, ...) on
+ * a float32 copy, as PyTorch's does: the double routine's results rounded
+ * to float32 are more accurate, but their last bits, the signs of their
+ * vectors and their zero pivots and rank decisions can differ from
+ * PyTorch's. The copies are exact (the data was float32 before ctorch
+ * widened it), and so are the results widened back. Each kernel below asks
  * CT__LAPACK(its LAPACK call) first; that is false without OpenBLAS, and
  * also when a size does not fit LAPACK's int or its workspace cannot be
  * had, or (syevd, gesdd, geev) LAPACK does not converge, and then the
  * built-in kernel runs. The matrix exponential has no LAPACK routine
- * (PyTorch's is its own too); gelsd and gelss stay on ctorch's SVD, which
- * is gesdd here. */
+ * (PyTorch's is its own too); gelsd and gelss stay on ctorch's SVD in
+ * double, which is dgesdd here. */
 #ifdef CTORCH_OPENBLAS
 #define CT__LAPACK(call) (call)
 #ifdef __cplusplus
 extern "C" {
 #endif
-void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t uplo_len);
-void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work, const int *lwork,
-             int *info);
-void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w, double *work,
-             const int *lwork, int *iwork, const int *liwork, int *info, size_t jobz_len, size_t uplo_len);
-void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
-             const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork, int *info,
-             size_t jobz_len);
+/* The routines that ctorch calls in both precisions: T is float (prefix p
+ * s) or double (d). */
+#define CT__LAPACK_DECLARE(T, p)                                                                                    \
+    void p##getrf_(const int *m, const int *n, T *a, const int *lda, int *ipiv, int *info);                        \
+    void p##getrs_(const char *trans, const int *n, const int *nrhs, const T *a, const int *lda, const int *ipiv,  \
+                   T *b, const int *ldb, int *info, size_t trans_len);                                              \
+    void p##potrf_(const char *uplo, const int *n, T *a, const int *lda, int *info, size_t uplo_len);              \
+    void p##geqrf_(const int *m, const int *n, T *a, const int *lda, T *tau, T *work, const int *lwork, int *info); \
+    void p##orgqr_(const int *m, const int *n, const int *k, T *a, const int *lda, const T *tau, T *work,          \
+                   const int *lwork, int *info);                                                                    \
+    void p##syevd_(const char *jobz, const char *uplo, const int *n, T *a, const int *lda, T *w, T *work,          \
+                   const int *lwork, int *iwork, const int *liwork, int *info, size_t jobz_len, size_t uplo_len);   \
+    void p##gesdd_(const char *jobz, const int *m, const int *n, T *a, const int *lda, T *s, T *u, const int *ldu, \
+                   T *vt, const int *ldvt, T *work, const int *lwork, int *iwork, int *info, size_t jobz_len);
+CT__LAPACK_DECLARE(float, s)
+CT__LAPACK_DECLARE(double, d)
 void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda, double *wr, double *wi,
             double *vl, const int *ldvl, double *vr, const int *ldvr, double *work, const int *lwork, int *info,
             size_t jobvl_len, size_t jobvr_len);
@@ -72,17 +84,6 @@ void sgelsy_(const int *m, const int *n, const int *nrhs, float *a, const int *l
  * the built-in kernels handle). */
 static bool ct__lapack_fits(int64_t m, int64_t n) { return m > 0 && n > 0 && m <= INT_MAX / n; }
 
-/* a (n, n) transposed in place: row-major to column-major and back. */
-static void ct__la_transpose_square(double *a, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = i + 1; j < n; j++) {
-            double t = a[i * n + j];
-            a[i * n + j] = a[j * n + i];
-            a[j * n + i] = t;
-        }
-}
-
 /* dst (cols, rows) = src (rows, cols)^T: a row-major matrix to LAPACK's
  * column-major one, or back. */
 static void ct__la_transpose(const double *src, int64_t rows, int64_t cols, double *dst)
@@ -101,98 +102,237 @@ static double *ct__lapack_work(double answer, int *lwork)
     return (double *)CT_MALLOC((size_t)*lwork * sizeof(double));
 }
 
-/* getrf: as ct__lu, *info its result. */
-static bool ct__lapack_lu(double *a, int64_t n, int64_t *piv, int64_t *info)
+/* The kernels below in LAPACK's precision T (float or double, routines of
+ * prefix p): each copies its row-major double input into column-major T
+ * (ct__la_to_lapack_T), calls LAPACK, and widens the results back. Each
+ * returns LAPACK's info, or -1 when memory cannot be had. */
+#define CT__LAPACK_KERNELS(T, p)                                                                                    \
+    /* dst, column-major (rows, cols) with leading dimension rows, = src (rows, cols) row-major */                 \
+    static void ct__la_to_lapack_##T(const double *src, int64_t rows, int64_t cols, T *dst)                        \
+    {                                                                                                               \
+        for (int64_t i = 0; i < rows; i++)                                                                          \
+            for (int64_t j = 0; j < cols; j++) dst[j * rows + i] = (T)src[i * cols + j];                            \
+    }                                                                                                               \
+                                                                                                                    \
+    /* dst (rows, cols) row-major = src, column-major (rows, cols) */                                               \
+    static void ct__la_from_lapack_##T(const T *src, int64_t rows, int64_t cols, double *dst)                      \
+    {                                                                                                               \
+        for (int64_t i = 0; i < rows; i++)                                                                          \
+            for (int64_t j = 0; j < cols; j++) dst[i * cols + j] = src[j * rows + i];                               \
+    }                                                                                                               \
+                                                                                                                    \
+    /* n elements of T, NULL when they cannot be had */                                                             \
+    static T *ct__la_alloc_##T(int64_t n) { return (T *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(T)); }          \
+                                                                                                                    \
+    /* getrf on a (n, n), which gets the factors; the pivots (1-based) to ipiv[n] */                                \
+    static int ct__lapack_getrf_##T(double *a, int64_t n, int *ipiv)                                               \
+    {                                                                                                               \
+        int N = (int)n, info = 0;                                                                                   \
+        T *c = ct__la_alloc_##T(n * n);                                                                             \
+        if (!c) return -1;                                                                                          \
+        ct__la_to_lapack_##T(a, n, n, c);                                                                           \
+        p##getrf_(&N, &N, c, &N, ipiv, &info);                                                                      \
+        ct__la_from_lapack_##T(c, n, n, a);                                                                         \
+        CT_FREE(c);                                                                                                 \
+        return info;                                                                                                \
+    }                                                                                                               \
+                                                                                                                    \
+    /* getrf, then getrs on b (n, k) when no pivot is zero: b = a^-1 b. a_t: factor a^T (a's row-major data as it  \
+     * is, column-major) and solve with trans 'T' */                                                               \
+    static int ct__lapack_getrs_##T(const double *a, int64_t n, bool a_t, double *b, int64_t k)                    \
+    {                                                                                                               \
+        int N = (int)n, K = (int)k, info = 0, *ipiv = (int *)CT_MALLOC((size_t)n * sizeof(int));                    \
+        T *c = ipiv ? ct__la_alloc_##T(n * n + n * k) : NULL, *cb = c ? c + n * n : NULL; /* a, then b */          \
+        if (c) {                                                                                                    \
+            if (a_t)                                                                                                \
+                for (int64_t i = 0; i < n * n; i++) c[i] = (T)a[i];                                                 \
+            else                                                                                                    \
+                ct__la_to_lapack_##T(a, n, n, c);                                                                   \
+            ct__la_to_lapack_##T(b, n, k, cb);                                                                      \
+            p##getrf_(&N, &N, c, &N, ipiv, &info);                                                                  \
+            if (info == 0) p##getrs_(a_t ? "T" : "N", &N, &K, c, &N, ipiv, cb, &N, &info, 1);                       \
+            if (info == 0) ct__la_from_lapack_##T(cb, n, k, b);                                                     \
+        }                                                                                                           \
+        CT_FREE(c);                                                                                                 \
+        CT_FREE(ipiv);                                                                                              \
+        return c ? info : -1;                                                                                       \
+    }                                                                                                               \
+                                                                                                                    \
+    /* potrf on a (n, n) with uplo 'U' or 'L': a becomes U or L, zeros in the other triangle */                     \
+    static int ct__lapack_potrf_##T(double *a, int64_t n, bool upper)                                              \
+    {                                                                                                               \
+        int N = (int)n, info = 0;                                                                                   \
+        T *c = ct__la_alloc_##T(n * n);                                                                             \
+        if (!c) return -1;                                                                                          \
+        ct__la_to_lapack_##T(a, n, n, c);                                                                           \
+        p##potrf_(upper ? "U" : "L", &N, c, &N, &info, 1);                                                          \
+        ct__la_from_lapack_##T(c, n, n, a);                                                                         \
+        CT_FREE(c);                                                                                                 \
+        for (int64_t i = 0; i < n; i++)                                                                             \
+            for (int64_t j = 0; j < n; j++)                                                                         \
+                if (upper ? j < i : j > i) a[i * n + j] = 0;                                                        \
+        return info;                                                                                                \
+    }                                                                                                               \
+                                                                                                                    \
+    /* A workspace of the size a query answered (NULL: none to be had) */                                           \
+    static T *ct__la_work_##T(T answer, int *lwork)                                                                \
+    {                                                                                                               \
+        *lwork = ct__lapack_lwork((double)answer);                                                                  \
+        return ct__la_alloc_##T(*lwork);                                                                            \
+    }                                                                                                               \
+                                                                                                                    \
+    /* geqrf on a (m, n), which gets R and the reflectors; tau[min(m, n)] */                                        \
+    static int ct__lapack_geqrf_##T(double *a, int64_t m, int64_t n, double *tau)                                  \
+    {                                                                                                               \
+        int64_t k = CT__MIN(m, n);                                                                                  \
+        int M = (int)m, N = (int)n, lwork = -1, info = 0;                                                           \
+        T answer = 0, *work = NULL, *c = ct__la_alloc_##T(m * n + k), *ct = c ? c + m * n : NULL; /* a, tau */     \
+        if (c) p##geqrf_(&M, &N, c, &M, ct, &answer, &lwork, &info);                                               \
+        if (c && (work = ct__la_work_##T(answer, &lwork))) {                                                        \
+            ct__la_to_lapack_##T(a, m, n, c);                                                                       \
+            p##geqrf_(&M, &N, c, &M, ct, work, &lwork, &info);                                                      \
+            ct__la_from_lapack_##T(c, m, n, a);                                                                     \
+            for (int64_t i = 0; i < k; i++) tau[i] = ct[i];                                                         \
+        }                                                                                                           \
+        CT_FREE(work);                                                                                              \
+        CT_FREE(c);                                                                                                 \
+        return work ? info : -1;                                                                                    \
+    }                                                                                                               \
+                                                                                                                    \
+    /* orgqr: q (m, qc) from geqrf's a (m, n) and tau, as PyTorch's linalg.qr calls it: its first min(m, n)      \
+     * columns hold the reflectors */                                                                               \
+    static int ct__lapack_orgqr_##T(const double *a, const double *tau, int64_t m, int64_t n, double *q,          \
+                                    int64_t qc)                                                                     \
+    {                                                                                                               \
+        int64_t k = CT__MIN(m, n);                                                                                  \
+        int M = (int)m, QC = (int)qc, K = (int)k, lwork = -1, info = 0;                                             \
+        T answer = 0, *work = NULL, *c = ct__la_alloc_##T(m * qc + k), *ct = c ? c + m * qc : NULL; /* q, tau */   \
+        if (c) p##orgqr_(&M, &QC, &K, c, &M, ct, &answer, &lwork, &info);                                          \
+        if (c && (work = ct__la_work_##T(answer, &lwork))) {                                                        \
+            for (int64_t j = 0; j < qc; j++)                                                                        \
+                for (int64_t i = 0; i < m; i++) c[j * m + i] = j < k ? (T)a[i * n + j] : 0;                          \
+            for (int64_t i = 0; i < k; i++) ct[i] = (T)tau[i];                                                      \
+            p##orgqr_(&M, &QC, &K, c, &M, ct, work, &lwork, &info);                                                 \
+            ct__la_from_lapack_##T(c, m, qc, q);                                                                    \
+        }                                                                                                           \
+        CT_FREE(work);                                                                                              \
+        CT_FREE(c);                                                                                                 \
+        return work ? info : -1;                                                                                    \
+    }                                                                                                               \
+                                                                                                                    \
+    /* syevd(jobz 'V' or 'N', uplo 'U' or 'L') on a (n, n): w[n] ascending, the eigenvectors as v's columns */      \
+    static int ct__lapack_syevd_##T(const double *a, int64_t n, bool upper, bool vectors, double *w, double *v)   \
+    {                                                                                                               \
+        int N = (int)n, lwork = -1, liwork = -1, ianswer = 0, info = 0, *iwork = NULL;                              \
+        const char *jobz = vectors ? "V" : "N", *uplo = upper ? "U" : "L";                                          \
+        T answer = 0, *work = NULL, *c = ct__la_alloc_##T(n * n + n), *cw = c ? c + n * n : NULL; /* a, w */       \
+        if (c) p##syevd_(jobz, uplo, &N, c, &N, cw, &answer, &lwork, &ianswer, &liwork, &info, 1, 1);              \
+        liwork = ianswer < 1 ? 1 : ianswer;                                                                         \
+        if (c && (work = ct__la_work_##T(answer, &lwork)) &&                                                        \
+            (iwork = (int *)CT_MALLOC((size_t)liwork * sizeof(int)))) {                                             \
+            ct__la_to_lapack_##T(a, n, n, c);                                                                       \
+            p##syevd_(jobz, uplo, &N, c, &N, cw, work, &lwork, iwork, &liwork, &info, 1, 1);                        \
+            for (int64_t i = 0; i < n; i++) w[i] = cw[i];                                                           \
+            if (vectors) ct__la_from_lapack_##T(c, n, n, v);                                                        \
+        }                                                                                                           \
+        int done = iwork ? info : -1;                                                                               \
+        CT_FREE(iwork);                                                                                             \
+        CT_FREE(work);                                                                                              \
+        CT_FREE(c);                                                                                                 \
+        return done;                                                                                                \
+    }                                                                                                               \
+                                                                                                                    \
+    /* gesdd(jobz) on a (m, n): s[min(m, n)]; for jobz 'S' or 'A' also u (m, uc) and vt (vr, n) */                 \
+    static int ct__lapack_gesdd_##T(const double *a, int64_t m, int64_t n, const char *jobz, double *s, double *u, \
+                                    int64_t uc, double *vt, int64_t vr)                                             \
+    {                                                                                                               \
+        int64_t k = CT__MIN(m, n);                                                                                  \
+        bool vectors = *jobz != 'N';                                                                                \
+        int M = (int)m, N = (int)n, LDVT = vectors ? (int)vr : 1, lwork = -1, info = 0;                             \
+        int *iwork = (int *)CT_MALLOC((size_t)(8 * k) * sizeof(int));                                              \
+        T answer = 0, *work = NULL, *c = iwork ? ct__la_alloc_##T(m * n + k + (vectors ? m * uc + vr * n : 0)) : NULL; \
+        T *cs = c ? c + m * n : NULL, *cu = c ? cs + k : NULL, *cvt = c ? cu + (vectors ? m * uc : 0) : NULL;      \
+        if (c) p##gesdd_(jobz, &M, &N, c, &M, cs, cu, &M, cvt, &LDVT, &answer, &lwork, iwork, &info, 1);           \
+        if (c && (work = ct__la_work_##T(answer, &lwork))) {                                                        \
+            ct__la_to_lapack_##T(a, m, n, c);                                                                       \
+            p##gesdd_(jobz, &M, &N, c, &M, cs, cu, &M, cvt, &LDVT, work, &lwork, iwork, &info, 1);                  \
+            for (int64_t i = 0; i < k; i++) s[i] = cs[i];                                                           \
+            if (vectors) ct__la_from_lapack_##T(cu, m, uc, u);                                                      \
+            if (vectors) ct__la_from_lapack_##T(cvt, vr, n, vt);                                                    \
+        }                                                                                                           \
+        CT_FREE(work);                                                                                              \
+        CT_FREE(c);                                                                                                 \
+        CT_FREE(iwork);                                                                                             \
+        return work ? info : -1;                                                                                    \
+    }
+CT__LAPACK_KERNELS(float, s)
+CT__LAPACK_KERNELS(double, d)
+
+/* getrf in LAPACK's single (float32 input) or double precision: as ct__lu,
+ * *info its result. */
+static bool ct__lapack_lu(double *a, int64_t n, bool single, int64_t *piv, int64_t *info)
 {
-    int N = (int)n, INFO = 0, *ipiv = ct__lapack_fits(n, n) ? (int *)CT_MALLOC((size_t)n * sizeof(int)) : NULL;
-    if (!ipiv) return false;
-    ct__la_transpose_square(a, n);
-    dgetrf_(&N, &N, a, &N, ipiv, &INFO);
-    ct__la_transpose_square(a, n);
-    for (int64_t i = 0; i < n; i++) piv[i] = ipiv[i] - 1;
+    int *ipiv = ct__lapack_fits(n, n) ? (int *)CT_MALLOC((size_t)n * sizeof(int)) : NULL;
+    int r = !ipiv ? -1 : single ? ct__lapack_getrf_float(a, n, ipiv) : ct__lapack_getrf_double(a, n, ipiv);
+    for (int64_t i = 0; r >= 0 && i < n; i++) piv[i] = ipiv[i] - 1;
     CT_FREE(ipiv);
-    *info = INFO;
-    return true;
+    if (r >= 0) *info = r;
+    return r >= 0;
 }
 
-/* potrf: as ct__cholesky. Row-major a read column-major is a^T, whose upper
- * triangle is a's lower one: potrf('U') leaves U = L^T there, which read
- * row-major is L. */
-static bool ct__lapack_cholesky(double *a, int64_t n, int64_t *info)
+/* getrf and getrs, as PyTorch's linalg.solve and inv call them: as
+ * ct__lu_factor_solve, *info getrf's. */
+static bool ct__lapack_solve(const double *a, int64_t n, bool a_t, bool single, double *b, int64_t k, int64_t *info)
 {
-    int N = (int)n, INFO = 0;
+    if (!ct__lapack_fits(n, n) || !ct__lapack_fits(n, k)) return false;
+    int r = single ? ct__lapack_getrs_float(a, n, a_t, b, k) : ct__lapack_getrs_double(a, n, a_t, b, k);
+    if (r >= 0) *info = r;
+    return r >= 0;
+}
+
+/* potrf: as ct__cholesky. */
+static bool ct__lapack_cholesky(double *a, int64_t n, bool upper, bool single, int64_t *info)
+{
     if (!ct__lapack_fits(n, n)) return false;
-    dpotrf_("U", &N, a, &N, &INFO, 1);
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = i + 1; j < n; j++) a[i * n + j] = 0;
-    *info = INFO;
-    return true;
+    int r = single ? ct__lapack_potrf_float(a, n, upper) : ct__lapack_potrf_double(a, n, upper);
+    if (r >= 0) *info = r;
+    return r >= 0;
 }
 
 /* geqrf: as ct__qr. */
-static bool ct__lapack_qr(double *a, int64_t m, int64_t n, double *tau)
+static bool ct__lapack_qr(double *a, int64_t m, int64_t n, bool single, double *tau)
 {
-    int M = (int)m, N = (int)n, lwork = -1, info = 0;
-    double answer = 0, *t = ct__lapack_fits(m, n) ? (double *)CT_MALLOC((size_t)(m * n) * sizeof(double)) : NULL;
-    if (!t) return false;
-    dgeqrf_(&M, &N, t, &M, tau, &answer, &lwork, &info);
-    double *work = ct__lapack_work(answer, &lwork);
-    if (work) {
-        ct__la_transpose(a, m, n, t);
-        dgeqrf_(&M, &N, t, &M, tau, work, &lwork, &info);
-        ct__la_transpose(t, n, m, a);
-    }
-    CT_FREE(work);
-    CT_FREE(t);
-    return work != NULL;
+    if (!ct__lapack_fits(m, n)) return false;
+    return (single ? ct__lapack_geqrf_float(a, m, n, tau) : ct__lapack_geqrf_double(a, m, n, tau)) >= 0;
 }
 
-/* syevd('V', 'L'): as ct__eigh (a symmetric, so read column-major it is
- * itself); false also when LAPACK does not converge. */
-static bool ct__lapack_eigh(const double *a, int64_t n, double *w, double *v)
+/* orgqr: as ct__qr_q. */
+static bool ct__lapack_qr_q(const double *a, const double *tau, int64_t m, int64_t n, bool single, double *q,
+                            int64_t qc)
 {
-    int N = (int)n, lwork = -1, liwork = -1, iwork_answer = 0, info = 0;
-    double answer = 0;
+    if (!ct__lapack_fits(m, n) || !ct__lapack_fits(m, qc)) return false;
+    return (single ? ct__lapack_orgqr_float(a, tau, m, n, q, qc) : ct__lapack_orgqr_double(a, tau, m, n, q, qc)) >= 0;
+}
+
+/* syevd: as ct__eigh; false also when LAPACK does not converge. */
+static bool ct__lapack_eigh(const double *a, int64_t n, bool upper, bool vectors, bool single, double *w, double *v)
+{
     if (!ct__lapack_fits(n, n)) return false;
-    dsyevd_("V", "L", &N, v, &N, w, &answer, &lwork, &iwork_answer, &liwork, &info, 1, 1);
-    liwork = iwork_answer < 1 ? 1 : iwork_answer;
-    double *work = ct__lapack_work(answer, &lwork);
-    int *iwork = (int *)CT_MALLOC((size_t)liwork * sizeof(int));
-    if (work && iwork) {
-        memcpy(v, a, (size_t)(n * n) * sizeof *v);
-        dsyevd_("V", "L", &N, v, &N, w, work, &lwork, iwork, &liwork, &info, 1, 1);
-        ct__la_transpose_square(v, n); /* the eigenvectors were its columns */
-    }
-    bool done = work && iwork && info == 0;
-    CT_FREE(work);
-    CT_FREE(iwork);
-    return done;
+    return (single ? ct__lapack_syevd_float(a, n, upper, vectors, w, v)
+                   : ct__lapack_syevd_double(a, n, upper, vectors, w, v)) == 0;
 }
 
-/* gesdd('S' thin, 'A' full): as ct__svd, on A itself as PyTorch calls it;
- * false also when LAPACK does not converge. */
-static bool ct__lapack_svd(const double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *vt,
-                           int64_t vr, double *scratch)
+/* gesdd (jobz 'N' without vectors, else 'S' thin or 'A' full): as ct__svd,
+ * on A itself as PyTorch calls it; false also when LAPACK does not
+ * converge. */
+static bool ct__lapack_svd(const double *a, int64_t m, int64_t n, bool vectors, bool single, double *s, double *u,
+                           int64_t uc, double *vt, int64_t vr)
 {
     int64_t k = CT__MIN(m, n);
-    int M = (int)m, N = (int)n, LDVT = (int)vr, lwork = -1, info = 0;
-    const char *job = uc == k && vr == k ? "S" : "A";
-    double answer = 0, *ca = scratch, *cu = ca + m * n, *cvt = cu + m * m; /* column-major A, U, V^T */
+    const char *jobz = !vectors ? "N" : uc == k && vr == k ? "S" : "A";
     if (!ct__lapack_fits(m, n) || !ct__lapack_fits(m, m) || !ct__lapack_fits(n, n)) return false;
-    int *iwork = (int *)CT_MALLOC((size_t)(8 * k) * sizeof(int));
-    if (!iwork) return false;
-    dgesdd_(job, &M, &N, ca, &M, s, cu, &M, cvt, &LDVT, &answer, &lwork, iwork, &info, 1);
-    double *work = ct__lapack_work(answer, &lwork);
-    if (work) {
-        ct__la_transpose(a, m, n, ca);
-        dgesdd_(job, &M, &N, ca, &M, s, cu, &M, cvt, &LDVT, work, &lwork, iwork, &info, 1);
-        ct__la_transpose(cu, uc, m, u);
-        ct__la_transpose(cvt, n, vr, vt);
-    }
-    bool done = work && info == 0;
-    CT_FREE(work);
-    CT_FREE(iwork);
-    return done;
+    return (single ? ct__lapack_gesdd_float(a, m, n, jobz, s, u, uc, vt, vr)
+                   : ct__lapack_gesdd_double(a, m, n, jobz, s, u, uc, vt, vr)) == 0;
 }
 
 /* v (n, n, 2) = the complex eigenvectors (columns, (re, im) pairs) from
@@ -368,6 +508,17 @@ static void ct__la_swap_cols(double *a, int64_t rows, int64_t cols, int64_t j0, 
     }
 }
 
+/* a (n, n) transposed in place. */
+static void ct__la_transpose_square(double *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = i + 1; j < n; j++) {
+            double t = a[i * n + j];
+            a[i * n + j] = a[j * n + i];
+            a[j * n + i] = t;
+        }
+}
+
 /* a (n, n) = I. */
 static void ct__la_eye(double *a, int64_t n)
 {
@@ -380,11 +531,13 @@ static void ct__la_eye(double *a, int64_t n)
 /* LU with partial pivoting (LAPACK getrf): a (n, n) becomes L (unit, below
  * the diagonal) and U; row i was swapped with row piv[i] >= i. Returns 0, or
  * the 1-based index of the first exactly zero pivot (the factorization goes
- * on past it, as LAPACK's does). */
-static int64_t ct__lu(double *a, int64_t n, int64_t *piv)
+ * on past it, as LAPACK's does). single: the input was float32 (sgetrf with
+ * LAPACK; the built-in kernel works in double for both). */
+static int64_t ct__lu(double *a, int64_t n, bool single, int64_t *piv)
 {
     int64_t info = 0;
-    if (CT__LAPACK(ct__lapack_lu(a, n, piv, &info))) return info;
+    if (CT__LAPACK(ct__lapack_lu(a, n, single, piv, &info))) return info;
+    (void)single;
     for (int64_t k = 0; k < n; k++) {
         int64_t p = k;
         for (int64_t i = k + 1; i < n; i++)
@@ -436,6 +589,22 @@ static void ct__lu_solve(const double *lu, const int64_t *piv, int64_t n, double
     }
 }
 
+/* b (n, k) = A^-1 b for a (n, n) = A (destroyed), by LU: 0, or (b then
+ * unspecified) the 1-based index of the first zero pivot. With LAPACK this
+ * is getrf and getrs as PyTorch calls them: a_t (PyTorch's choice for a
+ * contiguous A) factors A^T, whose column-major data is A's row-major one,
+ * and solves with it transposed; the built-in kernel factors A either way.
+ * single: the input was float32 (sgetrf and sgetrs). piv: n. */
+static int64_t ct__lu_factor_solve(double *a, int64_t n, bool a_t, bool single, double *b, int64_t k, int64_t *piv)
+{
+    int64_t info = 0;
+    if (CT__LAPACK(ct__lapack_solve(a, n, a_t, single, b, k, &info))) return info;
+    (void)a_t;
+    if ((info = ct__lu(a, n, single, piv))) return info;
+    ct__lu_solve(a, piv, n, b, k);
+    return 0;
+}
+
 /* The sign of the permutation and of prod(diag(U)) and log|prod(diag(U))|
  * from an LU (n, n): det = sign * exp(logabs). */
 static void ct__lu_slogdet(const double *lu, const int64_t *piv, int64_t n, double *sign, double *logabs)
@@ -455,12 +624,21 @@ static void ct__lu_slogdet(const double *lu, const int64_t *piv, int64_t n, doub
 /* ---------------------------------------------------------------- Cholesky */
 
 /* a (n, n) symmetric positive-definite (its lower triangle read) becomes L,
- * with zeros above the diagonal. Returns 0, or the order of the first leading
- * minor that is not positive-definite (LAPACK potrf's info). */
-static int64_t ct__cholesky(double *a, int64_t n)
+ * with zeros above the diagonal; upper: its upper triangle read, it becomes
+ * U = L^T with zeros below (LAPACK potrf with uplo 'L' or 'U'). Returns 0,
+ * or the order of the first leading minor that is not positive-definite
+ * (potrf's info). single: the input was float32 (spotrf with LAPACK). */
+static int64_t ct__cholesky(double *a, int64_t n, bool upper, bool single)
 {
     int64_t info = 0;
-    if (CT__LAPACK(ct__lapack_cholesky(a, n, &info))) return info;
+    if (CT__LAPACK(ct__lapack_cholesky(a, n, upper, single, &info))) return info;
+    (void)single;
+    if (upper) { /* U^T U = A: the lower factor of A^T, transposed */
+        ct__la_transpose_square(a, n);
+        info = ct__cholesky(a, n, false, single);
+        ct__la_transpose_square(a, n);
+        return info;
+    }
     for (int64_t j = 0; j < n; j++) {
         double d = a[j * n + j];
         for (int64_t p = 0; p < j; p++) d -= a[j * n + p] * a[j * n + p];
@@ -518,10 +696,12 @@ static void ct__la_reflect(const double *v, int64_t vs, int64_t len, double tau,
 
 /* Householder QR (LAPACK geqrf): a (m, n) becomes R on and above the
  * diagonal and the reflectors' vectors below it (their first entry an
- * implicit 1); tau[min(m, n)] their scales. */
-static void ct__qr(double *a, int64_t m, int64_t n, double *tau)
+ * implicit 1); tau[min(m, n)] their scales. single: the input was float32
+ * (sgeqrf with LAPACK). */
+static void ct__qr(double *a, int64_t m, int64_t n, bool single, double *tau)
 {
-    if (CT__LAPACK(ct__lapack_qr(a, m, n, tau))) return;
+    if (CT__LAPACK(ct__lapack_qr(a, m, n, single, tau))) return;
+    (void)single;
     int64_t k = CT__MIN(m, n);
     for (int64_t j = 0; j < k; j++) {
         tau[j] = ct__la_reflector(a + j * n + j, a + (j + 1) * n + j, m - j - 1, n);
@@ -530,9 +710,12 @@ static void ct__qr(double *a, int64_t m, int64_t n, double *tau)
 }
 
 /* q (m, qc) = the first qc columns of H_0 H_1 ... H_{k-1} (LAPACK orgqr),
- * from ct__qr's a (m, n) and tau; k = min(m, n), qc is k or m. */
-static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, double *q, int64_t qc)
+ * from ct__qr's a (m, n) and tau; k = min(m, n), qc is k or m. single: the
+ * input was float32 (sorgqr with LAPACK). */
+static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, bool single, double *q, int64_t qc)
 {
+    if (CT__LAPACK(ct__lapack_qr_q(a, tau, m, n, single, q, qc))) return;
+    (void)single;
     int64_t k = CT__MIN(m, n);
     for (int64_t i = 0; i < m * qc; i++) q[i] = 0;
     for (int64_t i = 0; i < CT__MIN(m, qc); i++) q[i * qc + i] = 1;
@@ -544,10 +727,14 @@ static void ct__qr_q(const double *a, const double *tau, int64_t m, int64_t n, d
 
 /* Eigenvalues w[n] (ascending) and eigenvectors v (n, n) (columns, unit
  * norm) of the symmetric a (n, n) (both triangles read: fill them first),
- * by cyclic Jacobi rotations; a is destroyed. */
-static void ct__eigh(double *a, int64_t n, double *w, double *v)
+ * by cyclic Jacobi rotations; a is destroyed. With LAPACK, syevd as
+ * PyTorch calls it: on the triangle upper or lower of a, in single
+ * precision for float32 input (single), and without vectors (v then
+ * unspecified) unless vectors. */
+static void ct__eigh(double *a, int64_t n, bool upper, bool vectors, bool single, double *w, double *v)
 {
-    if (CT__LAPACK(ct__lapack_eigh(a, n, w, v))) return;
+    if (CT__LAPACK(ct__lapack_eigh(a, n, upper, vectors, single, w, v))) return;
+    (void)upper, (void)vectors, (void)single;
     ct__la_eye(v, n);
     for (int sweep = 0; sweep < 100; sweep++) {
         double off = 0, diag = 0;
@@ -676,11 +863,15 @@ static void ct__svd_tall(double *a, int64_t m, int64_t n, double *s, double *u, 
 }
 
 /* SVD of a (m, n): s[k] descending (k = min(m, n)), u (m, uc), vt (vr, n)
- * with uc, vr = k (thin) or m, n (full). scratch: m*n + n*n + m*m doubles. */
-static void ct__svd(const double *a, int64_t m, int64_t n, double *s, double *u, int64_t uc, double *vt, int64_t vr,
-                    double *scratch)
+ * with uc, vr = k (thin) or m, n (full). scratch: m*n + n*n + m*m doubles.
+ * With LAPACK, gesdd as PyTorch calls it: in single precision for float32
+ * input (single), and with jobz 'N' (u and vt then unspecified) unless
+ * vectors. */
+static void ct__svd(const double *a, int64_t m, int64_t n, bool vectors, bool single, double *s, double *u, int64_t uc,
+                    double *vt, int64_t vr, double *scratch)
 {
-    if (CT__LAPACK(ct__lapack_svd(a, m, n, s, u, uc, vt, vr, scratch))) return;
+    if (CT__LAPACK(ct__lapack_svd(a, m, n, vectors, single, s, u, uc, vt, vr))) return;
+    (void)vectors, (void)single;
     double *w = scratch;
     if (m >= n) { /* a = U S V^T */
         double *v = w + m * n;
@@ -1015,7 +1206,7 @@ static void ct__expm(const double *a, int64_t n, double *e, double *scratch, int
         q[i] = v[i] - t[i];
         e[i] = v[i] + t[i];
     }
-    ct__lu(q, n, piv);
+    ct__lu(q, n, false, piv);
     ct__lu_solve(q, piv, n, e, n);
     for (int s = 0; s < sq; s++) {
         ct__la_mm(e, e, t, n, n, n);
@@ -1072,7 +1263,7 @@ static int64_t ct__gels(double *a, int64_t m, int64_t n, double *b, int64_t k, b
     }
     double *tau = scratch, *at = tau + mn;
     if (m >= n) { /* a = Q R: R x = (Q^T b)[:n] */
-        ct__qr(a, m, n, tau);
+        ct__qr(a, m, n, false, tau);
         for (int64_t j = 0; j < n; j++) ct__la_reflect(a + j * n + j, n, m - j, tau[j], b + j * k, k, k);
         int64_t info = ct__la_zero_diagonal(a, n, n);
         if (!info) ct__la_trsm_upper(a, n, n, false, b, k);
@@ -1081,7 +1272,7 @@ static int64_t ct__gels(double *a, int64_t m, int64_t n, double *b, int64_t k, b
     /* a^T (n, m) = Q R, a = R^T Q^T: R^T y = b, x = Q [y; 0] */
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) at[j * m + i] = a[i * n + j];
-    ct__qr(at, n, m, tau);
+    ct__qr(at, n, m, false, tau);
     int64_t info = ct__la_zero_diagonal(at, m, m);
     if (info) return info;
     ct__la_trsm_upper(at, m, m, true, b, k);

@@ -299,6 +299,75 @@ for dt in (torch.float32, torch.float64):
         lam, V = L.eig(a)
         case('eig', [a], [torch.view_as_real(lam), torch.view_as_real(V)], transposed=transposed)
 
+# linalg.svd's U, S, Vh (arg: full_matrices) and linalg.eigh's L, Q (arg:
+# 1 for UPLO='U') as PyTorch returns them: LAPACK gesdd's and syevd's
+# signs. The values are distinct, so each vector is unique up to its sign:
+# the C test compares them up to one, and exactly in a build whose
+# decompositions are LAPACK's (CTORCH_OPENBLAS). PyTorch calls LAPACK's
+# single routines (sgesdd, ssyevd) for float32 input; the float32 cases end
+# with matrices whose vectors come out of them with other signs than the
+# double routines give for the same (widened) matrix, the first such of a
+# seeded random stream, so a build that ran float32 through the double
+# routines fails them.
+def separated(values, gap=0.1):
+    """Whether sorted values are apart by more than gap times the largest, and nonzero."""
+    v = values.abs().sort().values
+    return bool(v[0] > gap * v[-1] and ((v[1:] - v[:-1]) > gap * v[-1]).all())
+
+
+def signs_differ(vectors, make, count, seed):
+    """The first count float32 matrices of make(generator) whose vectors (a -> (values, columns of vectors)) from
+    PyTorch's float32 call point the other way than those of its float64 call on the same matrix, for some column."""
+    g, found = torch.Generator().manual_seed(seed), []
+    while len(found) < count:
+        a = make(g)
+        values, single = vectors(a)
+        _, double = vectors(a.double())
+        if separated(values) and ((single.double() * double).sum(-2) < 0).any():
+            found.append(a)
+    return found
+
+
+def general(m, n):
+    return lambda g: torch.randn(m, n, generator=g, dtype=torch.float64).float()
+
+
+def symmetric(n):
+    def make(g):
+        a = torch.randn(n, n, generator=g, dtype=torch.float64).float()
+        return a + a.mT
+    return make
+
+
+svd_u = lambda a: L.svd(a, full_matrices=False)[:2][::-1]
+eigh_q = lambda a: L.eigh(a)
+for dt in (torch.float32, torch.float64):
+    for a, full, transposed in [(rnd(4, 3, dt=dt), 0, ()), (rnd(3, 5, dt=dt), 0, ()), (rnd(2, 3, 3, dt=dt), 0, ()),
+                                (rnd(4, 3, dt=dt), 1, ()), (rnd(3, 5, dt=dt), 1, ()), (rnd(4, 4, dt=dt), 0, (0,))]:
+        a = a.mT if transposed else a  # stored transposed: the C test passes this same non-contiguous view
+        case('svd', [a], list(L.svd(a, full_matrices=bool(full))), arg=full, transposed=transposed)
+    for a, upper in [(spd(4, 4, dt=dt), 0), (spd(2, 3, 3, dt=dt), 1)]:
+        m = a + torch.triu(rnd(*a.shape, dt=dt), 1)  # the upper triangle differs from the lower
+        case('eigh', [m], list(L.eigh(m, UPLO='U' if upper else 'L')), arg=upper)
+        case('eigh', [m], list(L.eigh(m, UPLO='L' if upper else 'U')), arg=1 - upper)
+for (m, n), full in [((3, 3), 0), ((4, 3), 1), ((3, 5), 0)]:
+    for a in signs_differ(svd_u, general(m, n), 2, seed=m * 10 + n):
+        case('svd', [a], list(L.svd(a, full_matrices=bool(full))), arg=full)
+for n in (3, 4):
+    for a in signs_differ(eigh_q, symmetric(n), 2, seed=n):
+        for upper in (0, 1):
+            case('eigh', [a], list(L.eigh(a, UPLO='U' if upper else 'L')), arg=upper)
+
+# linalg.cholesky(upper=True) reads the upper triangle (PyTorch's potrf
+# with uplo 'U'); det and slogdet of a non-contiguous matrix factor it
+# as it is, not its transpose.
+for dt in (torch.float32, torch.float64):
+    upper_only = spd(3, 3, dt=dt).triu() + torch.tril(torch.full((3, 3), 100., dtype=dt), -1)
+    case('cholesky', [upper_only], [L.cholesky(upper_only, upper=True)], arg=1)
+    for a in [rnd(4, 4, dt=dt).mT, rnd(2, 3, 3, dt=dt).mT]:
+        case('det', [a], [L.det(a)], transposed=(0,))
+        case('slogdet', [a], list(L.slogdet(a)), transposed=(0,))
+
 for op, k in counts.items():
     w.add(op + '.count', torch.tensor(k))
 w.save()
