@@ -3347,15 +3347,22 @@ static inline bool ct__last_reference(int *refcount)
     return CT__ATOMIC_LOAD(refcount) == 1 || CT__ATOMIC_DEC(refcount) == 0;
 }
 
+/* x made opaque to the optimiser. In a loop's body it keeps a short copy
+ * loop a loop: GCC makes one a call of memcpy, which costs more than the
+ * few elements (a tensor's dims) it copies. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define CT__OPAQUE(x) ((void)0)
+#endif
+
 /* memset(p, 0, n) that stays a memset. GCC and clang turn a malloc followed
  * by a memset of the whole block into calloc, and glibc's calloc bypasses
  * its per-thread cache of small blocks: several times slower for the small
  * objects (tensors, graph nodes) that every op makes. */
 static inline void ct__zero(void *p, size_t n)
 {
-#if defined(__GNUC__) || defined(__clang__)
-    __asm__("" : "+r"(n)); /* n is opaque to the optimiser: no calloc */
-#endif
+    CT__OPAQUE(n); /* no calloc */
     memset(p, 0, n);
 }
 
@@ -4418,8 +4425,12 @@ static void ct__view_refresh(ct_tensor *v);
  * a view: its base's history becomes CopySlices around fn, and v's a view of
  * that (formulas_view.c). */
 static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self);
-/* The pointwise ops' formulas (formulas.c): record op's node, and the copy of
- * self an in-place form must keep before it writes (or NULL). */
+/* Whether an op on inputs in (n, NULL entries allowed) is recorded: grad
+ * mode is on and one of them requires grad. */
+static inline bool ct__records(const ct_tensor *const *in, int n) { return ct__grad_mode() && ct__any_requires_grad(in, n); }
+/* The pointwise ops' formulas (formulas.c): record op's node (when
+ * ct__records(in, n_in)), and the copy of self an in-place form must keep
+ * before it writes (or NULL). */
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
@@ -5243,9 +5254,10 @@ static void ct__tensor_init(ct_tensor *t, ct__storage *storage, ct_dtype dtype, 
     t->ndim = ndim;
     t->dtype = dtype;
     t->offset = offset;
-    if (ndim) {
-        memcpy(t->sizes, sizes, (size_t)ndim * sizeof(int64_t));
-        memcpy(t->strides, strides, (size_t)ndim * sizeof(int64_t));
+    for (int d = 0; d < ndim; d++) {
+        CT__OPAQUE(d); /* a loop, not two calls of memcpy */
+        t->sizes[d] = sizes[d];
+        t->strides[d] = strides[d];
     }
     t->storage = storage;
 }
@@ -9285,8 +9297,11 @@ static bool ct__requires_grad(const ct_tensor *t)
 
 static bool ct__any_requires_grad(const ct_tensor *const *ts, int n)
 {
-    for (int i = 0; i < n; i++)
-        if (ct__requires_grad(ts[i])) return true;
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *t = ts[i];
+        bool maybe = t && (t->requires_grad || t->ag || t->base); /* (none of them: the common case, no call) */
+        if (maybe && ct__requires_grad(t)) return true;
+    }
     return false;
 }
 
@@ -11054,7 +11069,6 @@ static ct_tensor *ct__keep_number(const ct_tensor *x)
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before)
 {
-    if (!ct__grad_mode() || !ct__any_requires_grad(in, n_in)) return; /* the common case, first */
     const ct__pw_grad *f = ct__pw_grad_of(op, in, args, out == in[0]);
     if (!f) return;
     const ct_tensor *edges_in[3] = {NULL, NULL, NULL};
@@ -11079,7 +11093,7 @@ static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *con
  * self's old values and something requires grad (NULL otherwise). */
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in)
 {
-    if (!ct__grad_mode() || !ct__any_requires_grad(in, n_in)) return NULL;
+    if (!ct__records(in, n_in)) return NULL;
     const ct__pw_grad *f = ct__pw_grad_of(op, in, NULL, true);
     if (!f || !(f->save & CT__SAVE_IN(0))) return NULL;
     return ct_clone(in[0]); /* recorded (PyTorch's original_self): double backward goes through it */
@@ -13336,12 +13350,18 @@ static const ct_tensor *ct__operand_as(const ct_tensor *x, ct_dtype compute, boo
     return x->dtype == compute ? x : ct_to(x, compute);
 }
 
+/* Whether op divides integers (computing in compute): its divisor is checked for zeros. */
+static bool ct__integer_division(ct__op op, ct_dtype compute, const ct__op_args *args)
+{
+    bool divides = op == CT__OP_remainder || op == CT__OP_fmod || (op == CT__OP_div && args->mode);
+    return divides && !ct_dtype_is_floating(compute);
+}
+
 /* Integer division by zero fails before anything is written (PyTorch fails
  * midway through its kernel). */
 static ct_result ct__check_divisor(ct__op op, const ct_tensor *divisor, ct_dtype compute, const ct__op_args *args)
 {
-    bool divides = op == CT__OP_remainder || op == CT__OP_fmod || (op == CT__OP_div && args->mode);
-    if (!divides || ct_dtype_is_floating(compute) || ct_numel(divisor) == 0) return CT_OK;
+    if (!ct__integer_division(op, compute, args) || ct_numel(divisor) == 0) return CT_OK;
     const ct_tensor *zero = ct_eq_scalar(divisor, ct_int(0));
     if (!zero) return ct_last_error_code();
     zero = ct_contiguous(zero);
@@ -13451,8 +13471,7 @@ static bool ct__pointwise_makes_temporaries(ct__op op, const ct_tensor *out, con
         bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
         if (!condition && !in[i]->wrapped_number && in[i]->dtype != compute) return true;
     }
-    bool divides = op == CT__OP_remainder || op == CT__OP_fmod || (op == CT__OP_div && args->mode);
-    return divides && !ct_dtype_is_floating(compute);
+    return ct__integer_division(op, compute, args);
 }
 
 /* The kernel's options from the call's: alpha 1 until ct__value_arg sets
@@ -13519,14 +13538,27 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
  * a struct just zeroed on the stack stalls). */
 static ct__op_args ct__no_args;
 
-/* Whether t is alike `like`: of its dtype and sizes with exactly the
- * contiguous strides `strides` (size-1 dims included), on the CPU, no
- * Python number and no view whose history autograd must first check. */
-static bool ct__alike(const ct_tensor *t, const ct_tensor *like, const int64_t *strides)
+/* Whether t's strides are exactly the contiguous ones of its sizes, those
+ * of size-1 dims included (as ct__contiguous_strides makes them). */
+static bool ct__exactly_contiguous(const ct_tensor *t)
+{
+    int64_t expected = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->strides[d] != expected) return false;
+        expected *= t->sizes[d] > 1 ? t->sizes[d] : 1;
+    }
+    return true;
+}
+
+/* Whether t is alike `like` (exactly contiguous): of its dtype, sizes and
+ * strides, on the CPU, no Python number and no view whose history
+ * autograd must first check. */
+static bool ct__alike(const ct_tensor *t, const ct_tensor *like)
 {
     return t->dtype == like->dtype && t->ndim == like->ndim && !t->wrapped_number && !ct__view_is_stale(t) &&
-           t->storage->device.type == CT_DEVICE_CPU && ct__dims_equal(t->sizes, like->sizes, t->ndim) &&
-           ct__dims_equal(t->strides, strides, t->ndim);
+           t->storage->device.type == CT_DEVICE_CPU &&
+           (t == like || (ct__dims_equal(t->sizes, like->sizes, t->ndim) &&
+                          ct__dims_equal(t->strides, like->strides, t->ndim)));
 }
 
 /* Whether a Python number leaves a tensor's dtype dt as it is in type
@@ -13548,19 +13580,17 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
 {
     const ct_tensor *a = in[0], *kin[3] = {in[0], in[1], in[2]};
     int n = ct__ops[op].arity;
-    int64_t strides[CT_MAX_DIMS];
     ct__stack_scalar ss[3];
     ct_dtype compute, result;
     bool numbers = false;
-    if (ct__ops[op].rule == CT__RULE_COND || ct_numel(a) == 0) return false;
-    ct__contiguous_strides(a->sizes, a->ndim, strides);
+    if (ct__ops[op].rule == CT__RULE_COND || ct_numel(a) == 0 || !ct__exactly_contiguous(a)) return false;
     for (int i = 0; i < n; i++) {
         bool number = i > 0 && in[i]->wrapped_number;
-        if (number ? !ct__number_keeps(a->dtype, in[i]) : !ct__alike(in[i], a, strides)) return false;
+        if (number ? !ct__number_keeps(a->dtype, in[i]) : !ct__alike(in[i], a)) return false;
         numbers = numbers || number;
     }
     ct__pointwise_dtypes(op, a->dtype, &ct__no_args, &compute, &result);
-    if (compute != a->dtype || ct__pointwise_makes_temporaries(op, NULL, in, n, compute, &ct__no_args)) return false;
+    if (compute != a->dtype || ct__integer_division(op, compute, &ct__no_args)) return false;
     const ct__backend *cpu = ct__backend_for(CT_DEVICE_CPU);
     ct_tensor *dst = NULL;
     if ((*r = ct__pointwise_refusals(op, in, compute, &ct__no_args)) != CT_OK) return true;
@@ -13569,7 +13599,7 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
         return true;
     }
     if ((numbers && ct__kernel_operands(op, in, compute, &ct__no_args, ss, kin) != CT_OK) ||
-        !(dst = ct__alloc_strided(a->sizes, strides, a->ndim, result, ct__cpu))) {
+        !(dst = ct__alloc_strided(a->sizes, a->strides, a->ndim, result, ct__cpu))) {
         *r = ct_last_error_code();
         return true;
     }
@@ -13578,7 +13608,7 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
     ct__kernel_args_set(&kargs, op, in, compute);
     kargs.alike = true;
     cpu->pointwise(op, dst, kin, &kargs);
-    ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL);
+    if (ct__records(in, n)) ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL);
     *out = dst;
     return true;
 }
@@ -13618,7 +13648,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs, scoped);
     if (r == CT_OK) {
         if (inplace) (*out)->storage->version++;
-        ct__pointwise_record(op, *out, in, n, args, self_before);
+        if (ct__records(in, n)) ct__pointwise_record(op, *out, in, n, args, self_before);
     }
     if (scoped) ct_scope_end(s);
     return r;
@@ -17850,7 +17880,10 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
 {
     if (it->ndim == 1 && it->numel <= CT__GRAIN) { /* one loop on this thread: no job, no index arithmetic */
         char *data[CT__ITER_MAX_OPS];
-        for (int i = 0; i < it->nops; i++) data[i] = it->data[i]; /* (a few: a loop, not a call to memcpy) */
+        for (int i = 0; i < it->nops; i++) {
+            CT__OPAQUE(i); /* a few: a loop, not a call of memcpy */
+            data[i] = it->data[i];
+        }
         if (it->numel > 0) fn(data, it->strides[0], it->numel, ctx); /* (none: a kernel may read a first element) */
         return;
     }

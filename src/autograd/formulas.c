@@ -842,7 +842,6 @@ static ct_tensor *ct__keep_number(const ct_tensor *x)
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before)
 {
-    if (!ct__grad_mode() || !ct__any_requires_grad(in, n_in)) return; /* the common case, first */
     const ct__pw_grad *f = ct__pw_grad_of(op, in, args, out == in[0]);
     if (!f) return;
     const ct_tensor *edges_in[3] = {NULL, NULL, NULL};
@@ -867,7 +866,7 @@ static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *con
  * self's old values and something requires grad (NULL otherwise). */
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in)
 {
-    if (!ct__grad_mode() || !ct__any_requires_grad(in, n_in)) return NULL;
+    if (!ct__records(in, n_in)) return NULL;
     const ct__pw_grad *f = ct__pw_grad_of(op, in, NULL, true);
     if (!f || !(f->save & CT__SAVE_IN(0))) return NULL;
     return ct_clone(in[0]); /* recorded (PyTorch's original_self): double backward goes through it */

@@ -243,8 +243,11 @@ static bool ct__requires_grad(const ct_tensor *t)
 
 static bool ct__any_requires_grad(const ct_tensor *const *ts, int n)
 {
-    for (int i = 0; i < n; i++)
-        if (ct__requires_grad(ts[i])) return true;
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *t = ts[i];
+        bool maybe = t && (t->requires_grad || t->ag || t->base); /* (none of them: the common case, no call) */
+        if (maybe && ct__requires_grad(t)) return true;
+    }
     return false;
 }
 

@@ -149,8 +149,12 @@ static void ct__view_refresh(ct_tensor *v);
  * a view: its base's history becomes CopySlices around fn, and v's a view of
  * that (formulas_view.c). */
 static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self);
-/* The pointwise ops' formulas (formulas.c): record op's node, and the copy of
- * self an in-place form must keep before it writes (or NULL). */
+/* Whether an op on inputs in (n, NULL entries allowed) is recorded: grad
+ * mode is on and one of them requires grad. */
+static inline bool ct__records(const ct_tensor *const *in, int n) { return ct__grad_mode() && ct__any_requires_grad(in, n); }
+/* The pointwise ops' formulas (formulas.c): record op's node (when
+ * ct__records(in, n_in)), and the copy of self an in-place form must keep
+ * before it writes (or NULL). */
 static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);

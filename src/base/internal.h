@@ -63,15 +63,22 @@ static inline bool ct__last_reference(int *refcount)
     return CT__ATOMIC_LOAD(refcount) == 1 || CT__ATOMIC_DEC(refcount) == 0;
 }
 
+/* x made opaque to the optimiser. In a loop's body it keeps a short copy
+ * loop a loop: GCC makes one a call of memcpy, which costs more than the
+ * few elements (a tensor's dims) it copies. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__OPAQUE(x) __asm__("" : "+r"(x))
+#else
+#define CT__OPAQUE(x) ((void)0)
+#endif
+
 /* memset(p, 0, n) that stays a memset. GCC and clang turn a malloc followed
  * by a memset of the whole block into calloc, and glibc's calloc bypasses
  * its per-thread cache of small blocks: several times slower for the small
  * objects (tensors, graph nodes) that every op makes. */
 static inline void ct__zero(void *p, size_t n)
 {
-#if defined(__GNUC__) || defined(__clang__)
-    __asm__("" : "+r"(n)); /* n is opaque to the optimiser: no calloc */
-#endif
+    CT__OPAQUE(n); /* no calloc */
     memset(p, 0, n);
 }
 

@@ -216,7 +216,10 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
 {
     if (it->ndim == 1 && it->numel <= CT__GRAIN) { /* one loop on this thread: no job, no index arithmetic */
         char *data[CT__ITER_MAX_OPS];
-        for (int i = 0; i < it->nops; i++) data[i] = it->data[i]; /* (a few: a loop, not a call to memcpy) */
+        for (int i = 0; i < it->nops; i++) {
+            CT__OPAQUE(i); /* a few: a loop, not a call of memcpy */
+            data[i] = it->data[i];
+        }
         if (it->numel > 0) fn(data, it->strides[0], it->numel, ctx); /* (none: a kernel may read a first element) */
         return;
     }

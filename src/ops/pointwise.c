@@ -202,12 +202,18 @@ static const ct_tensor *ct__operand_as(const ct_tensor *x, ct_dtype compute, boo
     return x->dtype == compute ? x : ct_to(x, compute);
 }
 
+/* Whether op divides integers (computing in compute): its divisor is checked for zeros. */
+static bool ct__integer_division(ct__op op, ct_dtype compute, const ct__op_args *args)
+{
+    bool divides = op == CT__OP_remainder || op == CT__OP_fmod || (op == CT__OP_div && args->mode);
+    return divides && !ct_dtype_is_floating(compute);
+}
+
 /* Integer division by zero fails before anything is written (PyTorch fails
  * midway through its kernel). */
 static ct_result ct__check_divisor(ct__op op, const ct_tensor *divisor, ct_dtype compute, const ct__op_args *args)
 {
-    bool divides = op == CT__OP_remainder || op == CT__OP_fmod || (op == CT__OP_div && args->mode);
-    if (!divides || ct_dtype_is_floating(compute) || ct_numel(divisor) == 0) return CT_OK;
+    if (!ct__integer_division(op, compute, args) || ct_numel(divisor) == 0) return CT_OK;
     const ct_tensor *zero = ct_eq_scalar(divisor, ct_int(0));
     if (!zero) return ct_last_error_code();
     zero = ct_contiguous(zero);
@@ -317,8 +323,7 @@ static bool ct__pointwise_makes_temporaries(ct__op op, const ct_tensor *out, con
         bool condition = i == 0 && ct__ops[op].rule == CT__RULE_COND;
         if (!condition && !in[i]->wrapped_number && in[i]->dtype != compute) return true;
     }
-    bool divides = op == CT__OP_remainder || op == CT__OP_fmod || (op == CT__OP_div && args->mode);
-    return divides && !ct_dtype_is_floating(compute);
+    return ct__integer_division(op, compute, args);
 }
 
 /* The kernel's options from the call's: alpha 1 until ct__value_arg sets
@@ -385,14 +390,27 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
  * a struct just zeroed on the stack stalls). */
 static ct__op_args ct__no_args;
 
-/* Whether t is alike `like`: of its dtype and sizes with exactly the
- * contiguous strides `strides` (size-1 dims included), on the CPU, no
- * Python number and no view whose history autograd must first check. */
-static bool ct__alike(const ct_tensor *t, const ct_tensor *like, const int64_t *strides)
+/* Whether t's strides are exactly the contiguous ones of its sizes, those
+ * of size-1 dims included (as ct__contiguous_strides makes them). */
+static bool ct__exactly_contiguous(const ct_tensor *t)
+{
+    int64_t expected = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->strides[d] != expected) return false;
+        expected *= t->sizes[d] > 1 ? t->sizes[d] : 1;
+    }
+    return true;
+}
+
+/* Whether t is alike `like` (exactly contiguous): of its dtype, sizes and
+ * strides, on the CPU, no Python number and no view whose history
+ * autograd must first check. */
+static bool ct__alike(const ct_tensor *t, const ct_tensor *like)
 {
     return t->dtype == like->dtype && t->ndim == like->ndim && !t->wrapped_number && !ct__view_is_stale(t) &&
-           t->storage->device.type == CT_DEVICE_CPU && ct__dims_equal(t->sizes, like->sizes, t->ndim) &&
-           ct__dims_equal(t->strides, strides, t->ndim);
+           t->storage->device.type == CT_DEVICE_CPU &&
+           (t == like || (ct__dims_equal(t->sizes, like->sizes, t->ndim) &&
+                          ct__dims_equal(t->strides, like->strides, t->ndim)));
 }
 
 /* Whether a Python number leaves a tensor's dtype dt as it is in type
@@ -414,19 +432,17 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
 {
     const ct_tensor *a = in[0], *kin[3] = {in[0], in[1], in[2]};
     int n = ct__ops[op].arity;
-    int64_t strides[CT_MAX_DIMS];
     ct__stack_scalar ss[3];
     ct_dtype compute, result;
     bool numbers = false;
-    if (ct__ops[op].rule == CT__RULE_COND || ct_numel(a) == 0) return false;
-    ct__contiguous_strides(a->sizes, a->ndim, strides);
+    if (ct__ops[op].rule == CT__RULE_COND || ct_numel(a) == 0 || !ct__exactly_contiguous(a)) return false;
     for (int i = 0; i < n; i++) {
         bool number = i > 0 && in[i]->wrapped_number;
-        if (number ? !ct__number_keeps(a->dtype, in[i]) : !ct__alike(in[i], a, strides)) return false;
+        if (number ? !ct__number_keeps(a->dtype, in[i]) : !ct__alike(in[i], a)) return false;
         numbers = numbers || number;
     }
     ct__pointwise_dtypes(op, a->dtype, &ct__no_args, &compute, &result);
-    if (compute != a->dtype || ct__pointwise_makes_temporaries(op, NULL, in, n, compute, &ct__no_args)) return false;
+    if (compute != a->dtype || ct__integer_division(op, compute, &ct__no_args)) return false;
     const ct__backend *cpu = ct__backend_for(CT_DEVICE_CPU);
     ct_tensor *dst = NULL;
     if ((*r = ct__pointwise_refusals(op, in, compute, &ct__no_args)) != CT_OK) return true;
@@ -435,7 +451,7 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
         return true;
     }
     if ((numbers && ct__kernel_operands(op, in, compute, &ct__no_args, ss, kin) != CT_OK) ||
-        !(dst = ct__alloc_strided(a->sizes, strides, a->ndim, result, ct__cpu))) {
+        !(dst = ct__alloc_strided(a->sizes, a->strides, a->ndim, result, ct__cpu))) {
         *r = ct_last_error_code();
         return true;
     }
@@ -444,7 +460,7 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
     ct__kernel_args_set(&kargs, op, in, compute);
     kargs.alike = true;
     cpu->pointwise(op, dst, kin, &kargs);
-    ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL);
+    if (ct__records(in, n)) ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL);
     *out = dst;
     return true;
 }
@@ -484,7 +500,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs, scoped);
     if (r == CT_OK) {
         if (inplace) (*out)->storage->version++;
-        ct__pointwise_record(op, *out, in, n, args, self_before);
+        if (ct__records(in, n)) ct__pointwise_record(op, *out, in, n, args, self_before);
     }
     if (scoped) ct_scope_end(s);
     return r;

@@ -59,9 +59,10 @@ static void ct__tensor_init(ct_tensor *t, ct__storage *storage, ct_dtype dtype, 
     t->ndim = ndim;
     t->dtype = dtype;
     t->offset = offset;
-    if (ndim) {
-        memcpy(t->sizes, sizes, (size_t)ndim * sizeof(int64_t));
-        memcpy(t->strides, strides, (size_t)ndim * sizeof(int64_t));
+    for (int d = 0; d < ndim; d++) {
+        CT__OPAQUE(d); /* a loop, not two calls of memcpy */
+        t->sizes[d] = sizes[d];
+        t->strides[d] = strides[d];
     }
     t->storage = storage;
 }
