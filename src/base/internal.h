@@ -19,6 +19,7 @@
 #define CT_MALLOC(n) malloc(n)
 #define CT_REALLOC(p, n) realloc(p, n)
 #define CT_FREE(p) free(p)
+#define CT__LIBC_ALLOCATOR 1 /* (the CPU backend may then ask libc for more: see ct__cpu_alloc) */
 #else
 #error "define all of CT_MALLOC, CT_REALLOC and CT_FREE, or none"
 #endif
