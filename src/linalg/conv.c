@@ -337,8 +337,10 @@ CT__CONV_WIDE(double, d)
 CT__CONV_FORWARD(float, ct__sgemm, s)
 CT__CONV_FORWARD(double, ct__dgemm, d)
 
-/* Columns of the weight's gradient taken at a time by its dot form below. */
+/* Columns of the weight's gradient taken at a time by its dot form below: at most 512, fewer when the
+ * stretch of every row of the output's gradient would pass this many bytes (it stays in L1). */
 #define CT__DOTS_STRETCH 512
+#define CT__DOTS_L1 (32 * 1024)
 
 /* The weight's gradient by ct__gemm_dots's sums without its whole im2col matrix: gw_g (R, CgK) =
  * side_g (R, m * L) . cols(img)_g (CgK, m * L) for each chunk of nb images (+= after the first), each
@@ -352,7 +354,8 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
                                                    T *gw)                                                     \
     {                                                                                                         \
         int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
-        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2], S = CT__DOTS_STRETCH;            \
+        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2];                                  \
+        int64_t S = CT__MIN(CT__DOTS_STRETCH, CT__MAX(64, CT__DOTS_L1 / (R * (int64_t)sizeof(T)) / 64 * 64));  \
         double work = (double)N * (double)L * (double)R * (double)(CgK * G);                                  \
         int64_t want = ct__conv_threads(INT64_MAX, work), DC = CT__DC;                                        \
         int64_t RB = CT__MIN((CgK + want - 1) / want + DC - 1, 128) / DC * DC, blocks = (CgK + RB - 1) / RB;  \
@@ -378,17 +381,18 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
                         const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg;     \
                         ct__im2col_##T(&one, sides, Cside * L, 0, R, s0, s0 + w, A, S);                       \
                         ct__im2col_##T(g, imgs, Cimg * Limg, row0, row0 + rb, s0, s0 + w, B, S);              \
-                        T *lane = lanes;                                                                      \
-                        for (int64_t i = 0; i < R; i += CT__DR)                                               \
-                            for (int64_t j = 0; j < rb; j += DC, lane += lane_size)                           \
+                        /* DC rows of B at a time against all of A, which stays in L1 */                      \
+                        for (int64_t j = 0; j < rb; j += DC)                                                  \
+                            for (int64_t i = 0; i < R; i += CT__DR)                                           \
                                 ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), CT__MIN(DC, rb - j), steps,      \
-                                                     A + i * S, S, B + j * S, S, lane);                       \
+                                                     A + i * S, S, B + j * S, S,                              \
+                                                     lanes + (i / CT__DR * (RB / DC) + j / DC) * lane_size);  \
                         if (s0 + w == cols) break;                                                            \
                     }                                                                                         \
-                    T *lane = lanes;                                                                          \
                     for (int64_t i = 0; i < R; i += CT__DR)                                                   \
-                        for (int64_t j = 0; j < rb; j += DC, lane += lane_size) {                             \
+                        for (int64_t j = 0; j < rb; j += DC) {                                                \
                             int64_t mr = CT__MIN(CT__DR, R - i), nc = CT__MIN(DC, rb - j);                    \
+                            const T *lane = lanes + (i / CT__DR * (RB / DC) + j / DC) * lane_size;            \
                             ct__dots_finish_##sfx(mr, nc, kv - s0, cols - s0, A + i * S, S, B + j * S, S,     \
                                                   lane, acc);                                                 \
                             ct__tile_store_##sfx(mr, nc, acc, DC, 1, n0 == 0 ? 0 : 1, true,                   \
@@ -507,21 +511,41 @@ static ct_tensor *ct__conv_input_grad(const ct_tensor *go, const ct_tensor *w, c
     return ct__convolution(go, w, NULL, &s);
 }
 
+/* The output's gradient go made contiguous for a backward that records nothing: go itself when it is,
+ * else a copy in the thread's scratch memory, which each gradient of the node reads and none keeps (a
+ * new copy's pages would fault in at every step: sum's gradient, an expanded one, is copied whole). */
+static const ct_tensor *ct__conv_grad_contiguous(const ct_tensor *go)
+{
+    if (ct_is_contiguous(go)) return go;
+    void *p = ct__scratch_get(CT__SCRATCH_CONV_GRAD, (size_t)CT__MAX(ct_numel(go), 1) * ct__esize(go));
+    if (!p) {
+        CT__OOM();
+        return NULL;
+    }
+    ct_tensor *t = ct_from_blob(p, ct_shape_make(go->ndim, go->sizes), NULL, go->dtype, NULL, NULL);
+    return t && ct_copy_(t, go) == CT_OK ? t : NULL;
+}
+
 CT__BACKWARD(convolution)
 {
     const ct__conv *c = (const ct__conv *)n->extra;
     ct_tensor *x = CT__S(0), *w = CT__S(1);
     if (!x || !w) return ct_last_error_code();
-    CT__GRAD(0, ct__conv_input_grad(go[0], w, c, x->sizes));
-    if (ct__needs_grad(n, 1) && !ct_is_grad_enabled() && (w->dtype == CT_F32 || w->dtype == CT_F64))
-        CT__GRAD(1, ct__conv_weight_grad_direct(x, go[0], w, c));
+    /* Recording nothing, every gradient reads the output's gradient whole: made contiguous once (an
+     * expanded one, as sum's gradient, is copied once, not per gradient, and summed as contiguous). */
+    bool direct = !ct_is_grad_enabled();
+    const ct_tensor *g = direct ? ct__conv_grad_contiguous(go[0]) : go[0];
+    if (!g) return ct_last_error_code();
+    CT__GRAD(0, ct__conv_input_grad(g, w, c, x->sizes));
+    if (ct__needs_grad(n, 1) && direct && (w->dtype == CT_F32 || w->dtype == CT_F64))
+        CT__GRAD(1, ct__conv_weight_grad_direct(x, g, w, c));
     else
-        CT__GRAD(1, c->transposed ? ct__conv_weight_grad(go[0], x, c, w->sizes + 2)
-                                  : ct__conv_weight_grad(x, go[0], c, w->sizes + 2));
+        CT__GRAD(1, c->transposed ? ct__conv_weight_grad(g, x, c, w->sizes + 2)
+                                  : ct__conv_weight_grad(x, g, c, w->sizes + 2));
     if (ct__needs_grad(n, 2)) {
         ct_shape dims = CT_SHAPE(0);
         for (int d = 0; d < c->nd; d++) dims.size[dims.ndim++] = 2 + d;
-        CT__GRAD(2, ct_sum_dim(go[0], dims, false, CT_DEFAULT));
+        CT__GRAD(2, ct_sum_dim(g, dims, false, CT_DEFAULT));
     }
     return CT_OK;
 }
