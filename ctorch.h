@@ -28455,6 +28455,140 @@ static ct_result ct__wide_buffers(const ct__window *g, const ct__wide *w, int64_
 CT__CONV_WIDE(float, s)
 CT__CONV_WIDE(double, d)
 
+/* ---------------------------------------------------------------- stride 1: the channels form */
+
+/* The forward's other register tile: CT__CHAN_NC wide columns by one or two vectors of output channels,
+ * each column's image value broadcast. Its columns need not fill whole vectors, so a tile starts at an
+ * output and skips the wide columns past a line's outputs that the row form computes and throws away
+ * (when a line has NC outputs or more, the form that suits 5x5 windows over 14x14 images does). Each
+ * output is the row form's FMA chain over the window from zero, bias added as it is stored: the same
+ * bits. */
+#if defined(__AVX512F__)
+#define CT__CHAN_NC 12
+#else
+#define CT__CHAN_NC 6
+#endif
+
+/* tile (NC x OV vectors, rows ldw apart) = wide columns [0, NC) of B (row k of B at B + off[k]) times the
+ * K x (OV vectors) weights Wp (rows ldw apart). */
+#define CT__CHAN_MICRO(x, T, OV)                                                                              \
+    static void ct__chan_micro##OV##_##x(int64_t K, const T *Wp, int64_t ldw, const T *B, const int64_t *off, \
+                                         T *tile)                                                             \
+    {                                                                                                         \
+        ct__v##x c[CT__CHAN_NC][OV];                                                                          \
+        for (int j = 0; j < CT__CHAN_NC; j++)                                                                 \
+            for (int v = 0; v < OV; v++) c[j][v] = CT__VSPLAT_##x((T)0);                                      \
+        for (int64_t k = 0; k < K; k++) {                                                                     \
+            const T *b = B + off[k];                                                                          \
+            ct__v##x w[OV];                                                                                   \
+            for (int v = 0; v < OV; v++) w[v] = CT__VLOAD_##x(Wp + k * ldw + v * CT__VL_##x);                 \
+            for (int j = 0; j < CT__CHAN_NC; j++) {                                                           \
+                ct__v##x bj = CT__VSPLAT_##x(b[j]);                                                           \
+                for (int v = 0; v < OV; v++) c[j][v] = CT__VFMA_##x(c[j][v], bj, w[v]);                       \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int j = 0; j < CT__CHAN_NC; j++)                                                                 \
+            for (int v = 0; v < OV; v++) CT__VSTORE_##x(tile + j * ldw + v * CT__VL_##x, c[j][v]);            \
+    }
+CT__CHAN_MICRO(s, float, 1)
+CT__CHAN_MICRO(s, float, 2)
+CT__CHAN_MICRO(d, double, 1)
+CT__CHAN_MICRO(d, double, 2)
+
+/* The channels form's tiles: each starts at the first output its predecessors leave out (start: their
+ * first wide columns, when not NULL); place (L + NC entries, when not NULL): each wide column's output,
+ * its index among out0 * out1 * out2, or -1. Returns the number of tiles. */
+static int64_t ct__chan_tiles(const ct__window *g, const ct__wide *wd, int64_t *start, int64_t *place)
+{
+    int64_t n = 0, end = 0;
+    for (int64_t w = 0; place && w < wd->L + CT__CHAN_NC; w++) place[w] = -1;
+    for (int64_t o0 = 0; o0 < g->out[0]; o0++)
+        for (int64_t o1 = 0; o1 < g->out[1]; o1++) {
+            int64_t line = (o0 * wd->P[1] + o1) * wd->P[2], at = (o0 * g->out[1] + o1) * g->out[2];
+            for (int64_t o2 = 0; o2 < g->out[2]; o2++) {
+                if (place) place[line + o2] = at + o2;
+                if (line + o2 < end) continue;
+                if (start) start[n] = line + o2;
+                n++, end = line + o2 + CT__CHAN_NC;
+            }
+        }
+    return n;
+}
+
+/* Whether the channels form suits Og output channels of a CgK-long window: its multiply-adds (channels
+ * rounded up to vectors of VL, NC a tile) and its stores (one an output, about 2 * VL multiply-adds'
+ * time) against the row form's (channels rounded up to MR, wide columns up to NR). */
+static bool ct__chan_suits(const ct__window *g, const ct__wide *wd, int64_t Og, int64_t CgK, int64_t VL, int64_t MR,
+                           int64_t NR)
+{
+    double tiles = (double)ct__chan_tiles(g, wd, NULL, NULL) * CT__CHAN_NC;
+    double rows = (double)((Og + MR - 1) / MR * MR) * (double)((wd->L + NR - 1) / NR * NR) * (double)CgK;
+    double chan = (double)((Og + VL - 1) / VL * VL) * tiles * (double)CgK + (double)Og * tiles * 2.0 * (double)VL;
+    return chan < rows;
+}
+
+/* out (N, Cout, out...) of a stride-1 convolution by the channels form: the weights packed once as each
+ * group's (Cg * K, Og) rounded up to vectors; per image, the padded image, then per group, block of two
+ * (or the last one) vectors of channels and tile, the tile's outputs stored with the bias. The images
+ * are split over the threads. */
+#define CT__CONV_CHANNELS(T, sfx)                                                                             \
+    static ct_result ct__conv_chan_forward_##T(const ct__window *g, const ct__wide *wd, int64_t G, int64_t N, \
+                                               int64_t Cin, int64_t Cout, const T *x, const T *w, const T *b, \
+                                               T *out)                                                        \
+    {                                                                                                         \
+        enum { VL = CT__VL_##sfx, NC = CT__CHAN_NC };                                                         \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K;                   \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
+        int64_t ldw = (Og + VL - 1) / VL * VL, per_thread = wd->image + NC * ldw;                             \
+        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(wd->L * CgK));                  \
+        int64_t *off, *start = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(Lout + wd->L + NC));          \
+        void *scratch;                                                                                        \
+        if (!start) return CT__OOM();                                                                         \
+        if (ct__wide_buffers(g, wd, Cg, sizeof(T) * (size_t)(per_thread * threads + G * CgK * ldw), &off,     \
+                             &scratch)) {                                                                     \
+            CT_FREE(start);                                                                                   \
+            return ct_last_error_code();                                                                      \
+        }                                                                                                     \
+        int64_t *place = start + Lout, tiles = ct__chan_tiles(g, wd, start, place);                           \
+        T *buf = (T *)scratch, *Wp = buf + per_thread * threads;                                              \
+        for (int64_t k = 0; k < G; k++)                                                                       \
+            for (int64_t r = 0; r < CgK; r++)                                                                 \
+                for (int64_t o = 0; o < ldw; o++)                                                             \
+                    Wp[(k * CgK + r) * ldw + o] = o < Og ? w[(k * Og + o) * CgK + r] : (T)0;                  \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *xp = buf + per_thread * ct__thread_num(), *tile = xp + wd->image;                              \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                ct__wide_pad_##T(g, wd, Cin, x + n * Cin * Limg, xp, true);                                   \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    for (int64_t o0 = 0; o0 < Og; o0 += 2 * VL) {                                             \
+                        const T *W = Wp + k * CgK * ldw + o0, *B = xp + k * Cg * wd->plane;                   \
+                        int64_t o1 = CT__MIN(Og, o0 + 2 * VL);                                                \
+                        T *on = out + (n * Cout + k * Og) * Lout;                                             \
+                        for (int64_t t = 0; t < tiles; t++) {                                                 \
+                            int64_t s = start[t];                                                             \
+                            if (o1 - o0 > VL)                                                                 \
+                                ct__chan_micro2_##sfx(CgK, W, ldw, B + s, off, tile);                         \
+                            else                                                                              \
+                                ct__chan_micro1_##sfx(CgK, W, ldw, B + s, off, tile);                         \
+                            for (int j = 0; j < NC; j++) {                                                    \
+                                int64_t d = place[s + j];                                                     \
+                                if (d < 0) continue;                                                          \
+                                for (int64_t o = o0; o < o1; o++)                                             \
+                                    on[o * Lout + d] = tile[j * ldw + o - o0] + (b ? b[k * Og + o] : (T)0);   \
+                            }                                                                                 \
+                        }                                                                                     \
+                    }                                                                                         \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        CT_FREE(start);                                                                                       \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_CHANNELS(float, s)
+CT__CONV_CHANNELS(double, d)
+
 /* out (N, Cout, out...) from x (N, Cin, in...), w and bias b (Cout or NULL):
  * a convolution multiplies each group's weight (Og, Cg * K) by the im2col
  * columns (Cg * K, m * L) of a chunk of m images side by side; a transposed
@@ -28471,7 +28605,9 @@ CT__CONV_WIDE(double, d)
         ct__wide wd;                                                                                          \
         if (!c->transposed && Og <= CT__SMALL_M && ct__wide_plan(g, Cin, &wd) &&                              \
             ct__conv_wide_suits(N, Cout * wd.L * CgK))                                                        \
-            return ct__conv_wide_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                          \
+            return ct__chan_suits(g, &wd, Og, CgK, CT__VL_##sfx, CT__MR_##sfx, CT__NR_##sfx)                  \
+                       ? ct__conv_chan_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out)                     \
+                       : ct__conv_wide_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                    \
         if (c->transposed && ct__wide_plan(g, Cout, &wd) && ct__conv_wide_suits(N, Cout * K * wd.L * Cin / G) && \
             ct__all_finite_##T(w, Cin * Cout / G * K))                                                        \
             return ct__conv_wide_transposed_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                       \
@@ -28578,6 +28714,168 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
 CT__CONV_WEIGHT_GRAD_DOTS(float, s)
 CT__CONV_WEIGHT_GRAD_DOTS(double, d)
 
+/* The same sums without an im2col matrix at all (the lanes form). Each element of gw_g (R, CgK) is a
+ * dot product over a chunk's columns q, which the dot form adds in VL lanes (lane q mod VL, q in order,
+ * an FMA each), then sums, then adds the columns past the last whole vector; the chunks add up through
+ * beta. Here the vectors run over the R rows of the
+ * output's gradient instead: for one lane at a time, a register tile of RT rows of the im2col matrix by
+ * OV vectors of rows of side^T grows by the products of every VL-th column, the im2col element read
+ * from the (padded) image at its column's base plus its row's offset, the side from side^T (made per
+ * chunk). Each lane thus adds the same products in the same order as the dot form's lane; the lanes are
+ * then summed and the tail added as ct__dots_finish does: the same bits, without im2col. */
+/* Whether the lanes form suits R rows of side by CgK of im2col: it makes side^T, R rounded up to whole
+ * vectors of VL, per column, where the dot form makes CgK rows of im2col; it wins when that is the
+ * smaller part. */
+static bool ct__conv_lanes_suit(int64_t R, int64_t CgK, int64_t VL) { return CgK >= 2 * ((R + VL - 1) / VL * VL); }
+
+#if defined(__AVX512F__)
+#define CT__LANES_RT 10
+#else
+#define CT__LANES_RT 6
+#endif
+
+/* out (RT rows ost apart, OV vectors each) = lane q0 mod VL of the tile: for q = q0, q0 + VL, ... < kv,
+ * out[t] += sideT[q] (OV vectors) * img[base[q] + off[t]]. */
+#define CT__LANES_MICRO(x, T, OV)                                                                             \
+    static void ct__lanes_micro##OV##_##x(int64_t q0, int64_t kv, const int64_t *base, const T *img,          \
+                                          const int64_t *off, const T *sideT, int64_t ldT, T *out, int64_t ost) \
+    {                                                                                                         \
+        ct__v##x c[CT__LANES_RT][OV];                                                                         \
+        int64_t o[CT__LANES_RT];                                                                              \
+        for (int t = 0; t < CT__LANES_RT; t++) {                                                              \
+            o[t] = off[t];                                                                                    \
+            for (int v = 0; v < OV; v++) c[t][v] = CT__VSPLAT_##x((T)0);                                      \
+        }                                                                                                     \
+        for (int64_t q = q0; q < kv; q += CT__VL_##x) {                                                       \
+            const T *p = img + base[q];                                                                       \
+            ct__v##x s[OV];                                                                                   \
+            for (int v = 0; v < OV; v++) s[v] = CT__VLOAD_##x(sideT + q * ldT + v * CT__VL_##x);              \
+            for (int t = 0; t < CT__LANES_RT; t++) {                                                          \
+                ct__v##x b = CT__VSPLAT_##x(p[o[t]]);                                                         \
+                for (int v = 0; v < OV; v++) c[t][v] = CT__VFMA_##x(c[t][v], s[v], b);                        \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int t = 0; t < CT__LANES_RT; t++)                                                                \
+            for (int v = 0; v < OV; v++) CT__VSTORE_##x(out + t * ost + v * CT__VL_##x, c[t][v]);             \
+    }
+CT__LANES_MICRO(s, float, 1)
+CT__LANES_MICRO(s, float, 2)
+CT__LANES_MICRO(d, double, 1)
+CT__LANES_MICRO(d, double, 2)
+
+#define CT__CONV_WEIGHT_GRAD_LANES(T, sfx)                                                                    \
+    /* The im2col column bases of nb images side by side in (padded) images `image` apart: column (i, o)     \
+     * reads the image at base + the row's offset (ct__wide_offsets). */                                     \
+    static void ct__lanes_bases_##T(const ct__window *g, const ct__wide *wd, int64_t nb, int64_t *base)      \
+    {                                                                                                         \
+        for (int64_t i = 0; i < nb; i++)                                                                      \
+            for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                        \
+                for (int64_t o1 = 0; o1 < g->out[1]; o1++)                                                    \
+                    for (int64_t o2 = 0; o2 < g->out[2]; o2++)                                                \
+                        *base++ = i * wd->image + (o0 * g->stride[0] * wd->P[1] + o1 * g->stride[1]) * wd->P[2] + \
+                                  o2 * g->stride[2];                                                          \
+    }                                                                                                         \
+    /* Rows [r0, r0 + rt) of gw_g (R, CgK) for a chunk of `cols` columns: the lanes of blocks of two or one   \
+     * vectors of side^T's R rows (sideT: cols x R, rows ldT apart; lanes: RT x VL x Rp, Rp = R rounded up    \
+     * to whole vectors), then each element's lanes summed and its tail added as ct__dots_finish does,       \
+     * stored with beta (0 for the first chunk, else 1) as the dot form stores. */                           \
+    static void ct__lanes_rows_##T(int64_t R, int64_t Rp, int64_t ldT, int64_t cols, const int64_t *base,     \
+                                   const T *img, const int64_t *off, int64_t rt, const T *sideT, T beta,      \
+                                   T *lanes, T *gw, int64_t ldg)                                              \
+    {                                                                                                         \
+        enum { VL = CT__VL_##sfx };                                                                           \
+        int64_t kv = cols / VL * VL, o[CT__LANES_RT];                                                         \
+        for (int t = 0; t < CT__LANES_RT; t++) o[t] = off[CT__MIN(t, rt - 1)]; /* rows past rt repeat */      \
+        for (int64_t b = 0; b < R; b += 2 * VL)                                                               \
+            for (int64_t l = 0; l < VL; l++) {                                                                \
+                T *out = lanes + l * Rp + b;                                                                  \
+                if (R - b > VL)                                                                               \
+                    ct__lanes_micro2_##sfx(l, kv, base, img, o, sideT + b, ldT, out, VL * Rp);                \
+                else                                                                                          \
+                    ct__lanes_micro1_##sfx(l, kv, base, img, o, sideT + b, ldT, out, VL * Rp);                \
+            }                                                                                                 \
+        /* each element's lanes summed in order from zero, a vector of elements at a time (into lane 0; an    \
+         * FMA by one adds exactly) */                                                                        \
+        ct__v##sfx one = CT__VSPLAT_##sfx((T)1);                                                              \
+        for (int64_t t = 0; t < rt; t++)                                                                      \
+            for (int64_t i = 0; i < Rp; i += VL) {                                                            \
+                ct__v##sfx sum = CT__VSPLAT_##sfx((T)0);                                                      \
+                for (int l = 0; l < VL; l++)                                                                  \
+                    sum = CT__VFMA_##sfx(sum, one, CT__VLOAD_##sfx(lanes + (t * VL + l) * Rp + i));           \
+                CT__VSTORE_##sfx(lanes + t * VL * Rp + i, sum);                                               \
+            }                                                                                                 \
+        for (int64_t i = 0; i < R; i++)                                                                       \
+            for (int64_t t = 0; t < rt; t++) {                                                                \
+                T sum = lanes[t * VL * Rp + i];                                                               \
+                for (int64_t q = kv; q < cols; q++) sum += sideT[q * ldT + i] * img[base[q] + o[t]];          \
+                ct__tile_store_##sfx(1, 1, &sum, 1, 1, beta, true, gw + i * ldg + t, ldg);                    \
+            }                                                                                                 \
+    }                                                                                                         \
+    /* gw (G * R, CgK) by the lanes form: per chunk of nb images, side^T (columns x G * ldT) and, when the    \
+     * window pads, the padded images are made (split over the threads), then the groups' tiles of RT rows  \
+     * are split over the threads. */                                                                         \
+    static ct_result ct__conv_weight_grad_lanes_##T(const ct__window *g, int64_t G, int64_t N, int64_t nb,    \
+                                                    const T *img, int64_t Cimg, const T *side, int64_t Cside, \
+                                                    T *gw)                                                    \
+    {                                                                                                         \
+        enum { VL = CT__VL_##sfx, RT = CT__LANES_RT };                                                        \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
+        int64_t R = Cside / G, Cg = Cimg / G, CgK = Cg * g->k[0] * g->k[1] * g->k[2];                         \
+        int64_t ldT = (R + VL - 1) / VL * VL, tiles = (CgK + RT - 1) / RT;                                    \
+        bool padded = g->pad[0] + g->pad[1] + g->pad[2] > 0;                                                  \
+        ct__wide wd;                                                                                          \
+        for (int d = 0; d < 3; d++) wd.P[d] = g->in[d] + 2 * g->pad[d];                                       \
+        wd.plane = wd.P[0] * wd.P[1] * wd.P[2];                                                               \
+        wd.image = padded ? Cimg * wd.plane + CT__WIDE_ROOM : Cimg * Limg;                                    \
+        wd.L = wd.S = 0;                                                                                      \
+        double work = (double)N * (double)L * (double)ldT * (double)(CgK * G);                                \
+        int threads = ct__conv_threads(G * tiles, work);                                                      \
+        int64_t lanes_size = RT * VL * ldT, sideT_size = nb * L * G * ldT;                                    \
+        int64_t *off = ct__wide_offsets(g, &wd, Cg);                                                          \
+        int64_t *base = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(nb * L));                             \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(sideT_size + (padded ? nb * wd.image : 0) +      \
+                                                            lanes_size * threads));                           \
+        if (!off || !base || !buf) {                                                                          \
+            CT_FREE(off);                                                                                     \
+            CT_FREE(base);                                                                                    \
+            return CT__OOM();                                                                                 \
+        }                                                                                                     \
+        ct__lanes_bases_##T(g, &wd, nb, base);                                                                \
+        T *sideT = buf, *pad = sideT + sideT_size, *lanes_all = pad + (padded ? nb * wd.image : 0);           \
+        for (int64_t q = 0; q < nb * L * G; q++) /* the rows of side^T past R stay zero */                    \
+            for (int64_t r = R; r < ldT; r++) sideT[q * ldT + r] = 0;                                         \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *lanes = lanes_all + lanes_size * ct__thread_num();                                             \
+            for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                          \
+                int64_t m = CT__MIN(nb, N - n0), cols = m * L;                                                \
+                const T *im = padded ? pad : img + n0 * Cimg * Limg;                                          \
+                CT__OMP_FOR                                                                                   \
+                for (int64_t i = 0; i < m; i++) {                                                             \
+                    const T *s = side + (n0 + i) * Cside * L;                                                 \
+                    T *sT = sideT + i * L * G * ldT;                                                          \
+                    for (int64_t k = 0; k < G; k++) /* by blocks of 64 columns, which stay in L1 */           \
+                        for (int64_t l0 = 0; l0 < L; l0 += 64)                                                \
+                            for (int64_t r = 0; r < R; r++)                                                   \
+                                for (int64_t l = l0; l < CT__MIN(l0 + 64, L); l++)                            \
+                                    sT[l * G * ldT + k * ldT + r] = s[(k * R + r) * L + l];                   \
+                    if (padded) ct__wide_pad_##T(g, &wd, Cimg, img + (n0 + i) * Cimg * Limg, pad + i * wd.image, true); \
+                }                                                                                             \
+                CT__OMP_FOR                                                                                   \
+                for (int64_t item = 0; item < G * tiles; item++) {                                            \
+                    int64_t k = item / tiles, r0 = item % tiles * RT, rt = CT__MIN(RT, CgK - r0);             \
+                    ct__lanes_rows_##T(R, ldT, G * ldT, cols, base, im + k * Cg * wd.plane, off + r0, rt,     \
+                                       sideT + k * ldT, n0 == 0 ? 0 : 1, lanes, gw + k * R * CgK + r0, CgK);  \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        CT_FREE(base);                                                                                        \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_WEIGHT_GRAD_LANES(float, s)
+CT__CONV_WEIGHT_GRAD_LANES(double, d)
+
 /* The weight's gradient gw (shaped as the weight) from x (N, Cin, ...) and
  * go (N, Cout, ...): per chunk of m images and group, a product of one
  * side by the im2col columns of the other, summed over the chunks. For a
@@ -28598,7 +28896,9 @@ CT__CONV_WEIGHT_GRAD_DOTS(double, d)
         int64_t fewest = (N - (N - 1) / nb * nb) * L; /* the last chunk's columns */                          \
         if (!CT__USE_CBLAS(rows, cols_per_group, nb * L, nb * L, nb * L, cols_per_group) &&                   \
             CT__DOTS_SUIT(sfx, rows, fewest))                                                                 \
-            return ct__conv_weight_grad_dots_##T(g, G, N, nb, img, Cimg, side, Cside, gw);                    \
+            return ct__conv_lanes_suit(rows, cols_per_group, CT__VL_##sfx)                                    \
+                       ? ct__conv_weight_grad_lanes_##T(g, G, N, nb, img, Cimg, side, Cside, gw)              \
+                       : ct__conv_weight_grad_dots_##T(g, G, N, nb, img, Cimg, side, Cside, gw);              \
         T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
         if (!cols) return CT__OOM();                                                                          \
         T *sides = cols + Cimg * K * L * nb;                                                                  \
