@@ -28457,51 +28457,68 @@ CT__CONV_WIDE(double, d)
 
 /* ---------------------------------------------------------------- stride 1: the channels form */
 
-/* The forward's other register tile: CT__CHAN_NC wide columns by one or two vectors of output channels,
- * each column's image value broadcast. Its columns need not fill whole vectors, so a tile starts at an
- * output and skips the wide columns past a line's outputs that the row form computes and throws away
- * (when a line has NC outputs or more, the form that suits 5x5 windows over 14x14 images does). Each
- * output is the row form's FMA chain over the window from zero, bias added as it is stored: the same
- * bits. */
+/* The forward's other register tile: NC wide columns by one or two vectors of output channels, each
+ * column's image value broadcast. Its columns need not fill whole vectors, so a tile starts at an output
+ * and skips the wide columns past a line's outputs that the row form computes and throws away, and NC
+ * is chosen among a few (the whole tiles fitting the registers) to fit the lines' outputs best: 10 for
+ * the 10 outputs a line of 5x5 windows over 14x14 images has. Each output is the row form's FMA chain
+ * over the window from zero, bias added as it is stored: the same bits. */
 #if defined(__AVX512F__)
-#define CT__CHAN_NC 12
+#define CT__CHAN_WIDTHS(X, x, T, OV) X(x, T, OV, 8) X(x, T, OV, 10) X(x, T, OV, 12) X(x, T, OV, 14)
+#define CT__CHAN_NCMAX 14
 #else
-#define CT__CHAN_NC 6
+#define CT__CHAN_WIDTHS(X, x, T, OV) X(x, T, OV, 4) X(x, T, OV, 5) X(x, T, OV, 6)
+#define CT__CHAN_NCMAX 6
 #endif
 
 /* tile (NC x OV vectors, rows ldw apart) = wide columns [0, NC) of B (row k of B at B + off[k]) times the
  * K x (OV vectors) weights Wp (rows ldw apart). */
-#define CT__CHAN_MICRO(x, T, OV)                                                                              \
-    static void ct__chan_micro##OV##_##x(int64_t K, const T *Wp, int64_t ldw, const T *B, const int64_t *off, \
-                                         T *tile)                                                             \
+#define CT__CHAN_MICRO(x, T, OV, NC)                                                                          \
+    static void ct__chan_micro##OV##_##NC##_##x(int64_t K, const T *Wp, int64_t ldw, const T *B,              \
+                                                const int64_t *off, T *tile)                                  \
     {                                                                                                         \
-        ct__v##x c[CT__CHAN_NC][OV];                                                                          \
-        for (int j = 0; j < CT__CHAN_NC; j++)                                                                 \
+        ct__v##x c[NC][OV];                                                                                   \
+        for (int j = 0; j < NC; j++)                                                                          \
             for (int v = 0; v < OV; v++) c[j][v] = CT__VSPLAT_##x((T)0);                                      \
         for (int64_t k = 0; k < K; k++) {                                                                     \
             const T *b = B + off[k];                                                                          \
             ct__v##x w[OV];                                                                                   \
             for (int v = 0; v < OV; v++) w[v] = CT__VLOAD_##x(Wp + k * ldw + v * CT__VL_##x);                 \
-            for (int j = 0; j < CT__CHAN_NC; j++) {                                                           \
+            for (int j = 0; j < NC; j++) {                                                                    \
                 ct__v##x bj = CT__VSPLAT_##x(b[j]);                                                           \
                 for (int v = 0; v < OV; v++) c[j][v] = CT__VFMA_##x(c[j][v], bj, w[v]);                       \
             }                                                                                                 \
         }                                                                                                     \
-        for (int j = 0; j < CT__CHAN_NC; j++)                                                                 \
+        for (int j = 0; j < NC; j++)                                                                          \
             for (int v = 0; v < OV; v++) CT__VSTORE_##x(tile + j * ldw + v * CT__VL_##x, c[j][v]);            \
     }
-CT__CHAN_MICRO(s, float, 1)
-CT__CHAN_MICRO(s, float, 2)
-CT__CHAN_MICRO(d, double, 1)
-CT__CHAN_MICRO(d, double, 2)
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, s, float, 1)
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, s, float, 2)
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, d, double, 1)
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, d, double, 2)
 
-/* The channels form's tiles: each starts at the first output its predecessors leave out (start: their
- * first wide columns, when not NULL); place (L + NC entries, when not NULL): each wide column's output,
- * its index among out0 * out1 * out2, or -1. Returns the number of tiles. */
-static int64_t ct__chan_tiles(const ct__window *g, const ct__wide *wd, int64_t *start, int64_t *place)
+/* The micro-kernel of OV vectors by NC columns. */
+#define CT__CHAN_CASE(x, T, OV, NC)                                                                           \
+    case NC:                                                                                                  \
+        ct__chan_micro##OV##_##NC##_##x(K, Wp, ldw, B, off, tile);                                            \
+        return;
+#define CT__CHAN_RUN(x, T)                                                                                    \
+    static void ct__chan_run_##x(int OV, int64_t NC, int64_t K, const T *Wp, int64_t ldw, const T *B,         \
+                                 const int64_t *off, T *tile)                                                 \
+    {                                                                                                         \
+        if (OV == 2) switch (NC) { CT__CHAN_WIDTHS(CT__CHAN_CASE, x, T, 2) }                                  \
+        switch (NC) { CT__CHAN_WIDTHS(CT__CHAN_CASE, x, T, 1) }                                               \
+    }
+CT__CHAN_RUN(s, float)
+CT__CHAN_RUN(d, double)
+
+/* The channels form's tiles of NC columns: each starts at the first output its predecessors leave out
+ * (start: their first wide columns, when not NULL); place (L + CT__CHAN_NCMAX entries, when not NULL):
+ * each wide column's output, its index among out0 * out1 * out2, or -1. Returns the number of tiles. */
+static int64_t ct__chan_tiles(const ct__window *g, const ct__wide *wd, int64_t NC, int64_t *start, int64_t *place)
 {
     int64_t n = 0, end = 0;
-    for (int64_t w = 0; place && w < wd->L + CT__CHAN_NC; w++) place[w] = -1;
+    for (int64_t w = 0; place && w < wd->L + CT__CHAN_NCMAX; w++) place[w] = -1;
     for (int64_t o0 = 0; o0 < g->out[0]; o0++)
         for (int64_t o1 = 0; o1 < g->out[1]; o1++) {
             int64_t line = (o0 * wd->P[1] + o1) * wd->P[2], at = (o0 * g->out[1] + o1) * g->out[2];
@@ -28509,21 +28526,36 @@ static int64_t ct__chan_tiles(const ct__window *g, const ct__wide *wd, int64_t *
                 if (place) place[line + o2] = at + o2;
                 if (line + o2 < end) continue;
                 if (start) start[n] = line + o2;
-                n++, end = line + o2 + CT__CHAN_NC;
+                n++, end = line + o2 + NC;
             }
         }
     return n;
 }
 
+#define CT__CHAN_WIDTH(x, T, OV, NC) widths[count++] = NC;
+/* The tile width whose tiles cover the fewest wide columns (the widest of those), and their columns. */
+static int64_t ct__chan_width(const ct__window *g, const ct__wide *wd, int64_t *columns)
+{
+    int64_t widths[8], count = 0, best = 0;
+    CT__CHAN_WIDTHS(CT__CHAN_WIDTH, s, float, 1)
+    *columns = INT64_MAX;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t cols = ct__chan_tiles(g, wd, widths[i], NULL, NULL) * widths[i];
+        if (cols <= *columns) *columns = cols, best = widths[i];
+    }
+    return best;
+}
+
 /* Whether the channels form suits Og output channels of a CgK-long window: its multiply-adds (channels
- * rounded up to vectors of VL, NC a tile) and its stores (one an output, about 2 * VL multiply-adds'
- * time) against the row form's (channels rounded up to MR, wide columns up to NR). */
+ * rounded up to vectors of VL) and its stores (one an output, about 2 * VL multiply-adds' time) against
+ * the row form's (channels rounded up to MR, wide columns up to NR). */
 static bool ct__chan_suits(const ct__window *g, const ct__wide *wd, int64_t Og, int64_t CgK, int64_t VL, int64_t MR,
                            int64_t NR)
 {
-    double tiles = (double)ct__chan_tiles(g, wd, NULL, NULL) * CT__CHAN_NC;
+    int64_t columns;
+    ct__chan_width(g, wd, &columns);
     double rows = (double)((Og + MR - 1) / MR * MR) * (double)((wd->L + NR - 1) / NR * NR) * (double)CgK;
-    double chan = (double)((Og + VL - 1) / VL * VL) * tiles * (double)CgK + (double)Og * tiles * 2.0 * (double)VL;
+    double chan = (double)((Og + VL - 1) / VL * VL) * (double)columns * (double)CgK + (double)Og * (double)columns * 2.0 * (double)VL;
     return chan < rows;
 }
 
@@ -28536,12 +28568,13 @@ static bool ct__chan_suits(const ct__window *g, const ct__wide *wd, int64_t Og, 
                                                int64_t Cin, int64_t Cout, const T *x, const T *w, const T *b, \
                                                T *out)                                                        \
     {                                                                                                         \
-        enum { VL = CT__VL_##sfx, NC = CT__CHAN_NC };                                                         \
-        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K;                   \
+        enum { VL = CT__VL_##sfx };                                                                           \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K, columns;          \
         int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
-        int64_t ldw = (Og + VL - 1) / VL * VL, per_thread = wd->image + NC * ldw;                             \
+        int64_t NC = ct__chan_width(g, wd, &columns), ldw = (Og + VL - 1) / VL * VL;                          \
+        int64_t per_thread = wd->image + CT__CHAN_NCMAX * ldw;                                                \
         int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(wd->L * CgK));                  \
-        int64_t *off, *start = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(Lout + wd->L + NC));          \
+        int64_t *off, *start = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(Lout + wd->L + CT__CHAN_NCMAX)); \
         void *scratch;                                                                                        \
         if (!start) return CT__OOM();                                                                         \
         if (ct__wide_buffers(g, wd, Cg, sizeof(T) * (size_t)(per_thread * threads + G * CgK * ldw), &off,     \
@@ -28549,7 +28582,7 @@ static bool ct__chan_suits(const ct__window *g, const ct__wide *wd, int64_t Og, 
             CT_FREE(start);                                                                                   \
             return ct_last_error_code();                                                                      \
         }                                                                                                     \
-        int64_t *place = start + Lout, tiles = ct__chan_tiles(g, wd, start, place);                           \
+        int64_t *place = start + Lout, tiles = ct__chan_tiles(g, wd, NC, start, place);                       \
         T *buf = (T *)scratch, *Wp = buf + per_thread * threads;                                              \
         for (int64_t k = 0; k < G; k++)                                                                       \
             for (int64_t r = 0; r < CgK; r++)                                                                 \
@@ -28568,11 +28601,8 @@ static bool ct__chan_suits(const ct__window *g, const ct__wide *wd, int64_t Og, 
                         T *on = out + (n * Cout + k * Og) * Lout;                                             \
                         for (int64_t t = 0; t < tiles; t++) {                                                 \
                             int64_t s = start[t];                                                             \
-                            if (o1 - o0 > VL)                                                                 \
-                                ct__chan_micro2_##sfx(CgK, W, ldw, B + s, off, tile);                         \
-                            else                                                                              \
-                                ct__chan_micro1_##sfx(CgK, W, ldw, B + s, off, tile);                         \
-                            for (int j = 0; j < NC; j++) {                                                    \
+                            ct__chan_run_##sfx(o1 - o0 > VL ? 2 : 1, NC, CgK, W, ldw, B + s, off, tile);      \
+                            for (int64_t j = 0; j < NC; j++) {                                                \
                                 int64_t d = place[s + j];                                                     \
                                 if (d < 0) continue;                                                          \
                                 for (int64_t o = o0; o < o1; o++)                                             \
@@ -28734,11 +28764,15 @@ static bool ct__conv_lanes_suit(int64_t R, int64_t CgK, int64_t VL) { return CgK
 #define CT__LANES_RT 6
 #endif
 
-/* out (RT rows ost apart, OV vectors each) = lane q0 mod VL of the tile: for q = q0, q0 + VL, ... < kv,
- * out[t] += sideT[q] (OV vectors) * img[base[q] + off[t]]. */
+/* Where side^T and the column bases keep column q of a chunk: lane by lane (lane q mod VL, then q / VL),
+ * so that a lane's columns lie one after the other; nq columns a lane. */
+#define CT__LANE_ROW(q, nq, VL) ((q) % (VL) * (nq) + (q) / (VL))
+
+/* out (RT rows ost apart, OV vectors each) = one lane of the tile: for its columns s < steps,
+ * out[t] += sideT[s] (OV vectors, rows ldT apart) * img[base[s] + off[t]]. */
 #define CT__LANES_MICRO(x, T, OV)                                                                             \
-    static void ct__lanes_micro##OV##_##x(int64_t q0, int64_t kv, const int64_t *base, const T *img,          \
-                                          const int64_t *off, const T *sideT, int64_t ldT, T *out, int64_t ost) \
+    static void ct__lanes_micro##OV##_##x(int64_t steps, const int64_t *base, const T *img, const int64_t *off, \
+                                          const T *sideT, int64_t ldT, T *out, int64_t ost)                   \
     {                                                                                                         \
         ct__v##x c[CT__LANES_RT][OV];                                                                         \
         int64_t o[CT__LANES_RT];                                                                              \
@@ -28746,7 +28780,7 @@ static bool ct__conv_lanes_suit(int64_t R, int64_t CgK, int64_t VL) { return CgK
             o[t] = off[t];                                                                                    \
             for (int v = 0; v < OV; v++) c[t][v] = CT__VSPLAT_##x((T)0);                                      \
         }                                                                                                     \
-        for (int64_t q = q0; q < kv; q += CT__VL_##x) {                                                       \
+        for (int64_t q = 0; q < steps; q++) {                                                                 \
             const T *p = img + base[q];                                                                       \
             ct__v##x s[OV];                                                                                   \
             for (int v = 0; v < OV; v++) s[v] = CT__VLOAD_##x(sideT + q * ldT + v * CT__VL_##x);              \
@@ -28764,24 +28798,30 @@ CT__LANES_MICRO(d, double, 1)
 CT__LANES_MICRO(d, double, 2)
 
 #define CT__CONV_WEIGHT_GRAD_LANES(T, sfx)                                                                    \
-    /* The im2col column bases of nb images side by side in (padded) images `image` apart: column (i, o)     \
-     * reads the image at base + the row's offset (ct__wide_offsets). */                                     \
-    static void ct__lanes_bases_##T(const ct__window *g, const ct__wide *wd, int64_t nb, int64_t *base)      \
+    /* The im2col column bases of nb images side by side in (padded) images `image` apart, at their lane     \
+     * rows (row[q], nq a lane): column (i, o) reads the image at base + the row's offset                    \
+     * (ct__wide_offsets). */                                                                                \
+    static void ct__lanes_bases_##T(const ct__window *g, const ct__wide *wd, int64_t nb, int64_t nq,         \
+                                    int64_t *base, int64_t *row)                                              \
     {                                                                                                         \
+        int64_t q = 0;                                                                                        \
         for (int64_t i = 0; i < nb; i++)                                                                      \
             for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                        \
                 for (int64_t o1 = 0; o1 < g->out[1]; o1++)                                                    \
-                    for (int64_t o2 = 0; o2 < g->out[2]; o2++)                                                \
-                        *base++ = i * wd->image + (o0 * g->stride[0] * wd->P[1] + o1 * g->stride[1]) * wd->P[2] + \
-                                  o2 * g->stride[2];                                                          \
+                    for (int64_t o2 = 0; o2 < g->out[2]; o2++, q++) {                                         \
+                        row[q] = CT__LANE_ROW(q, nq, CT__VL_##sfx);                                           \
+                        base[row[q]] = i * wd->image + (o0 * g->stride[0] * wd->P[1] + o1 * g->stride[1]) *   \
+                                       wd->P[2] + o2 * g->stride[2];                                          \
+                    }                                                                                         \
     }                                                                                                         \
     /* Rows [r0, r0 + rt) of gw_g (R, CgK) for a chunk of `cols` columns: the lanes of blocks of two or one   \
-     * vectors of side^T's R rows (sideT: cols x R, rows ldT apart; lanes: RT x VL x Rp, Rp = R rounded up    \
-     * to whole vectors), then each element's lanes summed and its tail added as ct__dots_finish does,       \
-     * stored with beta (0 for the first chunk, else 1) as the dot form stores. */                           \
-    static void ct__lanes_rows_##T(int64_t R, int64_t Rp, int64_t ldT, int64_t cols, const int64_t *base,     \
-                                   const T *img, const int64_t *off, int64_t rt, const T *sideT, T beta,      \
-                                   T *lanes, T *gw, int64_t ldg)                                              \
+     * vectors of side^T's R rows (sideT: its columns' rows ldT apart at their lane rows, nq a lane; lanes:   \
+     * RT x VL x Rp, Rp = R rounded up to whole vectors), then each element's lanes summed and its tail     \
+     * added as ct__dots_finish does, stored with beta (0 for the first chunk, else 1) as the dot form       \
+     * stores. */                                                                                            \
+    static void ct__lanes_rows_##T(int64_t R, int64_t Rp, int64_t ldT, int64_t nq, int64_t cols,              \
+                                   const int64_t *base, const int64_t *row, const T *img, const int64_t *off, \
+                                   int64_t rt, const T *sideT, T beta, T *lanes, T *gw, int64_t ldg)          \
     {                                                                                                         \
         enum { VL = CT__VL_##sfx };                                                                           \
         int64_t kv = cols / VL * VL, o[CT__LANES_RT];                                                         \
@@ -28789,31 +28829,35 @@ CT__LANES_MICRO(d, double, 2)
         for (int64_t b = 0; b < R; b += 2 * VL)                                                               \
             for (int64_t l = 0; l < VL; l++) {                                                                \
                 T *out = lanes + l * Rp + b;                                                                  \
+                const T *sl = sideT + l * nq * ldT + b;                                                       \
                 if (R - b > VL)                                                                               \
-                    ct__lanes_micro2_##sfx(l, kv, base, img, o, sideT + b, ldT, out, VL * Rp);                \
+                    ct__lanes_micro2_##sfx(kv / VL, base + l * nq, img, o, sl, ldT, out, VL * Rp);            \
                 else                                                                                          \
-                    ct__lanes_micro1_##sfx(l, kv, base, img, o, sideT + b, ldT, out, VL * Rp);                \
+                    ct__lanes_micro1_##sfx(kv / VL, base + l * nq, img, o, sl, ldT, out, VL * Rp);            \
             }                                                                                                 \
-        /* each element's lanes summed in order from zero, a vector of elements at a time (into lane 0; an    \
-         * FMA by one adds exactly) */                                                                        \
+        /* each element's lanes summed in order from zero, then its tail added, a vector of elements at a    \
+         * time (into lane 0; an FMA by one adds exactly, and the tail's sum + a * b is ct__dots_finish's)    \
+         */                                                                                                   \
         ct__v##sfx one = CT__VSPLAT_##sfx((T)1);                                                              \
         for (int64_t t = 0; t < rt; t++)                                                                      \
             for (int64_t i = 0; i < Rp; i += VL) {                                                            \
                 ct__v##sfx sum = CT__VSPLAT_##sfx((T)0);                                                      \
                 for (int l = 0; l < VL; l++)                                                                  \
                     sum = CT__VFMA_##sfx(sum, one, CT__VLOAD_##sfx(lanes + (t * VL + l) * Rp + i));           \
+                for (int64_t q = kv; q < cols; q++) {                                                         \
+                    ct__v##sfx a = CT__VLOAD_##sfx(sideT + row[q] * ldT + i);                                 \
+                    ct__v##sfx x = CT__VSPLAT_##sfx(img[base[row[q]] + o[t]]);                                \
+                    sum += a * x;                                                                             \
+                }                                                                                             \
                 CT__VSTORE_##sfx(lanes + t * VL * Rp + i, sum);                                               \
             }                                                                                                 \
         for (int64_t i = 0; i < R; i++)                                                                       \
-            for (int64_t t = 0; t < rt; t++) {                                                                \
-                T sum = lanes[t * VL * Rp + i];                                                               \
-                for (int64_t q = kv; q < cols; q++) sum += sideT[q * ldT + i] * img[base[q] + o[t]];          \
-                ct__tile_store_##sfx(1, 1, &sum, 1, 1, beta, true, gw + i * ldg + t, ldg);                    \
-            }                                                                                                 \
+            for (int64_t t = 0; t < rt; t++)                                                                  \
+                ct__tile_store_##sfx(1, 1, lanes + t * VL * Rp + i, 1, 1, beta, true, gw + i * ldg + t, ldg); \
     }                                                                                                         \
-    /* gw (G * R, CgK) by the lanes form: per chunk of nb images, side^T (columns x G * ldT) and, when the    \
-     * window pads, the padded images are made (split over the threads), then the groups' tiles of RT rows  \
-     * are split over the threads. */                                                                         \
+    /* gw (G * R, CgK) by the lanes form: side^T (per chunk of nb images, its columns x G * ldT) and, when   \
+     * the window pads, the padded images are made first (split over the threads by image), then the        \
+     * groups' tiles of RT rows, each over every chunk in turn (split over the threads by tile). */          \
     static ct_result ct__conv_weight_grad_lanes_##T(const ct__window *g, int64_t G, int64_t N, int64_t nb,    \
                                                     const T *img, int64_t Cimg, const T *side, int64_t Cside, \
                                                     T *gw)                                                    \
@@ -28830,42 +28874,44 @@ CT__LANES_MICRO(d, double, 2)
         wd.L = wd.S = 0;                                                                                      \
         double work = (double)N * (double)L * (double)ldT * (double)(CgK * G);                                \
         int threads = ct__conv_threads(G * tiles, work);                                                      \
-        int64_t lanes_size = RT * VL * ldT, sideT_size = nb * L * G * ldT;                                    \
+        int64_t nq = (nb * L + VL - 1) / VL, lanes_size = RT * VL * ldT, chunk = VL * nq * G * ldT;            \
+        int64_t chunks = (N + nb - 1) / nb, sideT_size = chunks * chunk;                                      \
         int64_t *off = ct__wide_offsets(g, &wd, Cg);                                                          \
-        int64_t *base = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(nb * L));                             \
-        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(sideT_size + (padded ? nb * wd.image : 0) +      \
+        int64_t *base = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(VL * nq + nb * L)), *row = base + VL * nq; \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(sideT_size + (padded ? N * wd.image : 0) +       \
                                                             lanes_size * threads));                           \
         if (!off || !base || !buf) {                                                                          \
             CT_FREE(off);                                                                                     \
             CT_FREE(base);                                                                                    \
             return CT__OOM();                                                                                 \
         }                                                                                                     \
-        ct__lanes_bases_##T(g, &wd, nb, base);                                                                \
-        T *sideT = buf, *pad = sideT + sideT_size, *lanes_all = pad + (padded ? nb * wd.image : 0);           \
-        for (int64_t q = 0; q < nb * L * G; q++) /* the rows of side^T past R stay zero */                    \
+        ct__lanes_bases_##T(g, &wd, nb, nq, base, row);                                                       \
+        T *sideT = buf, *pad = sideT + sideT_size, *lanes_all = pad + (padded ? N * wd.image : 0);            \
+        for (int64_t q = 0; q < chunks * VL * nq * G; q++) /* the rows of side^T past R stay zero */          \
             for (int64_t r = R; r < ldT; r++) sideT[q * ldT + r] = 0;                                         \
         CT__OMP_PARALLEL_THREADS                                                                              \
         {                                                                                                     \
             T *lanes = lanes_all + lanes_size * ct__thread_num();                                             \
-            for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                          \
-                int64_t m = CT__MIN(nb, N - n0), cols = m * L;                                                \
-                const T *im = padded ? pad : img + n0 * Cimg * Limg;                                          \
-                CT__OMP_FOR                                                                                   \
-                for (int64_t i = 0; i < m; i++) {                                                             \
-                    const T *s = side + (n0 + i) * Cside * L;                                                 \
-                    T *sT = sideT + i * L * G * ldT;                                                          \
-                    for (int64_t k = 0; k < G; k++) /* by blocks of 64 columns, which stay in L1 */           \
-                        for (int64_t l0 = 0; l0 < L; l0 += 64)                                                \
-                            for (int64_t r = 0; r < R; r++)                                                   \
-                                for (int64_t l = l0; l < CT__MIN(l0 + 64, L); l++)                            \
-                                    sT[l * G * ldT + k * ldT + r] = s[(k * R + r) * L + l];                   \
-                    if (padded) ct__wide_pad_##T(g, &wd, Cimg, img + (n0 + i) * Cimg * Limg, pad + i * wd.image, true); \
-                }                                                                                             \
-                CT__OMP_FOR                                                                                   \
-                for (int64_t item = 0; item < G * tiles; item++) {                                            \
-                    int64_t k = item / tiles, r0 = item % tiles * RT, rt = CT__MIN(RT, CgK - r0);             \
-                    ct__lanes_rows_##T(R, ldT, G * ldT, cols, base, im + k * Cg * wd.plane, off + r0, rt,     \
-                                       sideT + k * ldT, n0 == 0 ? 0 : 1, lanes, gw + k * R * CgK + r0, CgK);  \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                const T *s = side + n * Cside * L;                                                            \
+                T *sT = sideT + n / nb * chunk;                                                               \
+                int64_t i = n % nb;                                                                           \
+                for (int64_t k = 0; k < G; k++) /* by blocks of 64 columns, which stay in L1 */               \
+                    for (int64_t l0 = 0; l0 < L; l0 += 64)                                                    \
+                        for (int64_t r = 0; r < R; r++)                                                       \
+                            for (int64_t l = l0; l < CT__MIN(l0 + 64, L); l++)                                \
+                                sT[(row[i * L + l] * G + k) * ldT + r] = s[(k * R + r) * L + l];              \
+                if (padded) ct__wide_pad_##T(g, &wd, Cimg, img + n * Cimg * Limg, pad + n * wd.image, true);  \
+            }                                                                                                 \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t item = 0; item < G * tiles; item++) {                                                \
+                int64_t k = item / tiles, r0 = item % tiles * RT, rt = CT__MIN(RT, CgK - r0);                 \
+                for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                      \
+                    const T *im = padded ? pad + n0 * wd.image : img + n0 * Cimg * Limg;                      \
+                    ct__lanes_rows_##T(R, ldT, G * ldT, nq, CT__MIN(nb, N - n0) * L, base, row,               \
+                                       im + k * Cg * wd.plane, off + r0, rt, sideT + n0 / nb * chunk + k * ldT, \
+                                       n0 == 0 ? 0 : 1, lanes, gw + k * R * CgK + r0, CgK);                   \
                 }                                                                                             \
             }                                                                                                 \
         }                                                                                                     \
