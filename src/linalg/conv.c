@@ -734,7 +734,7 @@ CT__LANES_MICRO(d, double, 2)
             }                                                                                                 \
             CT__OMP_FOR                                                                                       \
             for (int64_t item = 0; item < G * tiles; item++) {                                                \
-                int64_t k = item / tiles, r0 = item % tiles * RT, rt = CT__MIN(RT, CgK - r0);                 \
+                int64_t k = item / tiles, r0 = item % tiles * RT, rt = CT__MIN((int64_t)RT, CgK - r0);        \
                 for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                      \
                     const T *im = padded ? pad + n0 * wd.image : img + n0 * Cimg * Limg;                      \
                     ct__lanes_rows_##T(R, ldT, G * ldT, nq, CT__MIN(nb, N - n0) * L, base, row,               \
