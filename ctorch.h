@@ -28684,9 +28684,20 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
  * side_g (R, m * L) . cols(img)_g (CgK, m * L) for each chunk of nb images (+= after the first), each
  * element's lanes growing over the columns in order as ct__dots_steps takes them, then summed by
  * ct__dots_finish: the same sums as the GEMM (so the same bits). Both sides are made a stretch of
- * columns at a time, into per-thread scratch that stays in cache (side by the im2col of a one-place
- * window). Work items are a group's blocks of rows of cols, split over the threads. */
+ * columns at a time, into per-thread scratch that stays in cache (side copied image by image, cols by
+ * im2col). Work items are a group's blocks of rows of cols, split over the threads. */
 #define CT__CONV_WEIGHT_GRAD_DOTS(T, sfx)                                                                     \
+    /* Columns [s0, s0 + w) of R rows of images side by side (row r of image i, L long, at side + i *        \
+     * image + r * L) into A (rows S apart): a copy of each image's part. */                                  \
+    static void ct__side_stretch_##T(const T *side, int64_t image, int64_t L, int64_t R, int64_t s0, int64_t w, \
+                                     T *A, int64_t S)                                                         \
+    {                                                                                                         \
+        for (int64_t r = 0; r < R; r++)                                                                       \
+            for (int64_t q = s0, len; q < s0 + w; q += len) {                                                 \
+                len = CT__MIN(L - q % L, s0 + w - q);                                                         \
+                memcpy(A + r * S + q - s0, side + q / L * image + r * L + q % L, sizeof(T) * (size_t)len);    \
+            }                                                                                                 \
+    }                                                                                                         \
     static ct_result ct__conv_weight_grad_dots_##T(const ct__window *g, int64_t G, int64_t N, int64_t nb,     \
                                                    const T *img, int64_t Cimg, const T *side, int64_t Cside,  \
                                                    T *gw)                                                     \
@@ -28702,7 +28713,6 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
         int threads = ct__conv_threads(G * blocks, work);                                                     \
         T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
         if (!buf) return CT__OOM();                                                                           \
-        const ct__window one = {{1, 1, L}, {1, 1, L}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}};            \
         CT__OMP_PARALLEL_THREADS                                                                              \
         {                                                                                                     \
             T *A = buf + per_thread * ct__thread_num(), *B = A + R * S, *lanes = B + RB * S;                  \
@@ -28717,7 +28727,7 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
                     for (;; s0 += S) {                                                                        \
                         int64_t w = CT__MIN(S, cols - s0), steps = CT__MIN(w, kv - s0);                       \
                         const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg;     \
-                        ct__im2col_##T(&one, sides, Cside * L, 0, R, s0, s0 + w, A, S);                       \
+                        ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, A, S);                            \
                         ct__im2col_##T(g, imgs, Cimg * Limg, row0, row0 + rb, s0, s0 + w, B, S);              \
                         /* DC rows of B at a time against all of A, which stays in L1 */                      \
                         for (int64_t j = 0; j < rb; j += DC)                                                  \
