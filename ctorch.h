@@ -5148,6 +5148,7 @@ enum {
     CT__SCRATCH_PACK_A_d,
     CT__SCRATCH_PACK_B_d,
     CT__SCRATCH_CONV, /* the convolutions' columns and padded images */
+    CT__SCRATCH_CONV_GRAD, /* a convolution's output gradient made contiguous for its backward */
     CT__SCRATCH_SLOTS
 };
 
@@ -22112,6 +22113,12 @@ static void ct__cpu_free(void *ptr, int device_index)
             memcpy(dst, src, (size_t)n * sizeof(T));                                  \
             return;                                                                   \
         }                                                                             \
+        if (strides[0] == (int64_t)sizeof(T) && strides[1] == 0) { /* an expanded value */ \
+            T v, *d = (T *)dst;                                                       \
+            memcpy(&v, src, sizeof v);                                                \
+            for (int64_t i = 0; i < n; i++) d[i] = v;                                 \
+            return;                                                                   \
+        }                                                                             \
         for (int64_t i = 0; i < n; i++) {                                             \
             memcpy(dst + i * strides[0], src + i * strides[1], sizeof(T));            \
         }                                                                             \
@@ -22253,10 +22260,12 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
  * (a <= lo <= hi <= b; src stays a valid pointer when lo == hi). Lines of a window are short (a row of
  * the image), so under AVX-512 a line is a few masked loads, which read nothing outside their mask,
  * and masked stores; a plain loop otherwise. */
-#if defined(__AVX512F__)
-#include <immintrin.h>
 /* The mask of lanes [0, n) of a vector of 16 or fewer (n clipped to [0, 16]). */
 static inline uint32_t ct__low_lanes(int64_t n) { return (1u << CT__MIN(CT__MAX(n, 0), 16)) - 1; }
+/* The same for two vectors of 16 or fewer lanes each, side by side (n clipped to [0, 32]). */
+static inline uint32_t ct__two_lanes(int64_t n) { return n >= 32 ? ~0u : (1u << CT__MAX(n, 0)) - 1; }
+#if defined(__AVX512F__)
+#include <immintrin.h>
 #define CT__LINE_COPY(T, VL, mask, load, store)                                                              \
     static inline void ct__line_copy_##T(const T *src, int64_t off, int64_t lo, int64_t hi, int64_t a,       \
                                          int64_t b, T *dst)                                                  \
@@ -22267,6 +22276,27 @@ static inline uint32_t ct__low_lanes(int64_t n) { return (1u << CT__MIN(CT__MAX(
     }
 CT__LINE_COPY(float, 16, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps)
 CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
+/* A whole line of n2 places from src to dst in masked loads and stores when it fits two vectors (else
+ * false): `inside` the lanes read, `whole` the n2 written (ct__two_lanes), made once for all the lines of
+ * a window row. When dst has room (elements that later lines overwrite) for whole vectors, they are
+ * stored whole: a masked store costs several times a plain one. */
+#define CT__WHOLE_LINE(T, VL, V, mask, load, store, store_all)                                               \
+    static inline bool ct__whole_line_##T(const T *src, int64_t n2, uint32_t inside, uint32_t whole, T *dst, \
+                                          int64_t room)                                                      \
+    {                                                                                                        \
+        if (n2 > 2 * VL) return false;                                                                       \
+        int vectors = n2 > VL ? 2 : 1;                                                                       \
+        for (int v = 0; v < vectors; v++) {                                                                  \
+            V x = load((mask)(inside >> (v * VL)), src + v * VL);                                            \
+            if (room >= (v + 1) * VL)                                                                        \
+                store_all(dst + v * VL, x);                                                                  \
+            else                                                                                             \
+                store(dst + v * VL, (mask)(whole >> (v * VL)), x);                                           \
+        }                                                                                                    \
+        return true;                                                                                         \
+    }
+CT__WHOLE_LINE(float, 16, __m512, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps, _mm512_storeu_ps)
+CT__WHOLE_LINE(double, 8, __m512d, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd, _mm512_storeu_pd)
 #else
 #define CT__LINE_COPY(T)                                                                                     \
     static inline void ct__line_copy_##T(const T *CT__RESTRICT src, int64_t off, int64_t lo, int64_t hi,     \
@@ -22278,6 +22308,15 @@ CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
     }
 CT__LINE_COPY(float)
 CT__LINE_COPY(double)
+#define CT__WHOLE_LINE(T)                                                                                    \
+    static inline bool ct__whole_line_##T(const T *src, int64_t n2, uint32_t inside, uint32_t whole, T *dst, \
+                                          int64_t room)                                                      \
+    {                                                                                                        \
+        (void)src, (void)n2, (void)inside, (void)whole, (void)dst, (void)room;                               \
+        return false;                                                                                        \
+    }
+CT__WHOLE_LINE(float)
+CT__WHOLE_LINE(double)
 #endif
 
 /* Rows of the im2col matrix that share their lines: (c, j0, j1, j2) for up to this many j2 in turn. */
@@ -22323,7 +22362,12 @@ CT__LINE_COPY(double)
                 }                                                                                            \
                 for (int64_t e = 0; e < rows; e++) {                                                         \
                     T *dst = cols + e * ld + done;                                                           \
+                    uint32_t inside = ct__two_lanes(hi[e]) & ~ct__two_lanes(lo[e]), whole = ct__two_lanes(n2); \
                     for (int l = 0; l < nl; dst += lb[l] - la[l], l++) {                                     \
+                        if (s2 == 1 && lsrc[l] && la[l] == 0 && lb[l] == n2 &&                               \
+                            ct__whole_line_##T(lsrc[l] + off[e], n2, inside, whole, dst,                     \
+                                               k1 - k0 - (dst - (cols + e * ld))))                           \
+                            continue;                                                                        \
                         int64_t b = lb[l], from = la[l], h = hi[e], w = lo[e]; /* w, h: the inside places */ \
                         if (!lsrc[l]) w = h = from;                                                          \
                         else if (from > 0 || b < n2)                                                         \
@@ -28784,6 +28828,170 @@ static ct_result ct__wide_buffers(const ct__window *g, const ct__wide *w, int64_
 CT__CONV_WIDE(float, s)
 CT__CONV_WIDE(double, d)
 
+/* ---------------------------------------------------------------- stride 1: the channels form */
+
+/* The forward's other register tile: NC wide columns by one or two vectors of output channels, each
+ * column's image value broadcast. Its columns need not fill whole vectors, so a tile starts at an output
+ * and skips the wide columns past a line's outputs that the row form computes and throws away, and NC
+ * is chosen among a few (the whole tiles fitting the registers) to fit the lines' outputs best: 10 for
+ * the 10 outputs a line of 5x5 windows over 14x14 images has. Each output is the row form's FMA chain
+ * over the window from zero, bias added as it is stored: the same bits. */
+#if defined(__AVX512F__)
+#define CT__CHAN_WIDTHS(X, x, T, OV) X(x, T, OV, 8) X(x, T, OV, 10) X(x, T, OV, 12) X(x, T, OV, 14)
+#define CT__CHAN_NCMAX 14
+#else
+#define CT__CHAN_WIDTHS(X, x, T, OV) X(x, T, OV, 4) X(x, T, OV, 5) X(x, T, OV, 6)
+#define CT__CHAN_NCMAX 6
+#endif
+
+/* tile (NC x OV vectors, rows ldw apart) = wide columns [0, NC) of B (row k of B at B + off[k]) times the
+ * K x (OV vectors) weights Wp (rows ldw apart). */
+#define CT__CHAN_MICRO(x, T, OV, NC)                                                                          \
+    static void ct__chan_micro##OV##_##NC##_##x(int64_t K, const T *Wp, int64_t ldw, const T *B,              \
+                                                const int64_t *off, T *tile)                                  \
+    {                                                                                                         \
+        ct__v##x c[NC][OV];                                                                                   \
+        for (int j = 0; j < NC; j++)                                                                          \
+            for (int v = 0; v < OV; v++) c[j][v] = CT__VSPLAT_##x((T)0);                                      \
+        for (int64_t k = 0; k < K; k++) {                                                                     \
+            const T *b = B + off[k];                                                                          \
+            ct__v##x w[OV];                                                                                   \
+            for (int v = 0; v < OV; v++) w[v] = CT__VLOAD_##x(Wp + k * ldw + v * CT__VL_##x);                 \
+            for (int j = 0; j < NC; j++) {                                                                    \
+                ct__v##x bj = CT__VSPLAT_##x(b[j]);                                                           \
+                for (int v = 0; v < OV; v++) c[j][v] = CT__VFMA_##x(c[j][v], bj, w[v]);                       \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int j = 0; j < NC; j++)                                                                          \
+            for (int v = 0; v < OV; v++) CT__VSTORE_##x(tile + j * ldw + v * CT__VL_##x, c[j][v]);            \
+    }
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, s, float, 1)
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, s, float, 2)
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, d, double, 1)
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, d, double, 2)
+
+/* The micro-kernel of OV vectors by NC columns. */
+#define CT__CHAN_CASE(x, T, OV, NC)                                                                           \
+    case NC:                                                                                                  \
+        ct__chan_micro##OV##_##NC##_##x(K, Wp, ldw, B, off, tile);                                            \
+        return;
+#define CT__CHAN_RUN(x, T)                                                                                    \
+    static void ct__chan_run_##x(int OV, int64_t NC, int64_t K, const T *Wp, int64_t ldw, const T *B,         \
+                                 const int64_t *off, T *tile)                                                 \
+    {                                                                                                         \
+        if (OV == 2) switch (NC) { CT__CHAN_WIDTHS(CT__CHAN_CASE, x, T, 2) }                                  \
+        switch (NC) { CT__CHAN_WIDTHS(CT__CHAN_CASE, x, T, 1) }                                               \
+    }
+CT__CHAN_RUN(s, float)
+CT__CHAN_RUN(d, double)
+
+/* The channels form's tiles of NC columns: each starts at the first output its predecessors leave out
+ * (start: their first wide columns, when not NULL); place (L + CT__CHAN_NCMAX entries, when not NULL):
+ * each wide column's output, its index among out0 * out1 * out2, or -1. Returns the number of tiles. */
+static int64_t ct__chan_tiles(const ct__window *g, const ct__wide *wd, int64_t NC, int64_t *start, int64_t *place)
+{
+    int64_t n = 0, end = 0;
+    for (int64_t w = 0; place && w < wd->L + CT__CHAN_NCMAX; w++) place[w] = -1;
+    for (int64_t o0 = 0; o0 < g->out[0]; o0++)
+        for (int64_t o1 = 0; o1 < g->out[1]; o1++) {
+            int64_t line = (o0 * wd->P[1] + o1) * wd->P[2], at = (o0 * g->out[1] + o1) * g->out[2];
+            for (int64_t o2 = 0; o2 < g->out[2]; o2++) {
+                if (place) place[line + o2] = at + o2;
+                if (line + o2 < end) continue;
+                if (start) start[n] = line + o2;
+                n++, end = line + o2 + NC;
+            }
+        }
+    return n;
+}
+
+#define CT__CHAN_WIDTH(x, T, OV, NC) widths[count++] = NC;
+/* The tile width whose tiles cover the fewest wide columns (the widest of those), and their columns. */
+static int64_t ct__chan_width(const ct__window *g, const ct__wide *wd, int64_t *columns)
+{
+    int64_t widths[8], count = 0, best = 0;
+    CT__CHAN_WIDTHS(CT__CHAN_WIDTH, s, float, 1)
+    *columns = INT64_MAX;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t cols = ct__chan_tiles(g, wd, widths[i], NULL, NULL) * widths[i];
+        if (cols <= *columns) *columns = cols, best = widths[i];
+    }
+    return best;
+}
+
+/* Whether the channels form suits Og output channels of a CgK-long window: its multiply-adds (channels
+ * rounded up to vectors of VL) and its stores (one an output, about 2 * VL multiply-adds' time) against
+ * the row form's (channels rounded up to MR, wide columns up to NR). */
+static bool ct__chan_suits(const ct__window *g, const ct__wide *wd, int64_t Og, int64_t CgK, int64_t VL, int64_t MR,
+                           int64_t NR)
+{
+    int64_t columns;
+    ct__chan_width(g, wd, &columns);
+    double rows = (double)((Og + MR - 1) / MR * MR) * (double)((wd->L + NR - 1) / NR * NR) * (double)CgK;
+    double chan = (double)((Og + VL - 1) / VL * VL) * (double)columns * (double)CgK + (double)Og * (double)columns * 2.0 * (double)VL;
+    return chan < rows;
+}
+
+/* out (N, Cout, out...) of a stride-1 convolution by the channels form: the weights packed once as each
+ * group's (Cg * K, Og) rounded up to vectors; per image, the padded image, then per group, block of two
+ * (or the last one) vectors of channels and tile, the tile's outputs stored with the bias. The images
+ * are split over the threads. */
+#define CT__CONV_CHANNELS(T, sfx)                                                                             \
+    static ct_result ct__conv_chan_forward_##T(const ct__window *g, const ct__wide *wd, int64_t G, int64_t N, \
+                                               int64_t Cin, int64_t Cout, const T *x, const T *w, const T *b, \
+                                               T *out)                                                        \
+    {                                                                                                         \
+        enum { VL = CT__VL_##sfx };                                                                           \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K, columns;          \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
+        int64_t NC = ct__chan_width(g, wd, &columns), ldw = (Og + VL - 1) / VL * VL;                          \
+        int64_t per_thread = wd->image + CT__CHAN_NCMAX * ldw;                                                \
+        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(wd->L * CgK));                  \
+        int64_t *off, *start = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(Lout + wd->L + CT__CHAN_NCMAX)); \
+        void *scratch;                                                                                        \
+        if (!start) return CT__OOM();                                                                         \
+        if (ct__wide_buffers(g, wd, Cg, sizeof(T) * (size_t)(per_thread * threads + G * CgK * ldw), &off,     \
+                             &scratch)) {                                                                     \
+            CT_FREE(start);                                                                                   \
+            return ct_last_error_code();                                                                      \
+        }                                                                                                     \
+        int64_t *place = start + Lout, tiles = ct__chan_tiles(g, wd, NC, start, place);                       \
+        T *buf = (T *)scratch, *Wp = buf + per_thread * threads;                                              \
+        for (int64_t k = 0; k < G; k++)                                                                       \
+            for (int64_t r = 0; r < CgK; r++)                                                                 \
+                for (int64_t o = 0; o < ldw; o++)                                                             \
+                    Wp[(k * CgK + r) * ldw + o] = o < Og ? w[(k * Og + o) * CgK + r] : (T)0;                  \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *xp = buf + per_thread * ct__thread_num(), *tile = xp + wd->image;                              \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                ct__wide_pad_##T(g, wd, Cin, x + n * Cin * Limg, xp, true);                                   \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    for (int64_t o0 = 0; o0 < Og; o0 += 2 * VL) {                                             \
+                        const T *W = Wp + k * CgK * ldw + o0, *B = xp + k * Cg * wd->plane;                   \
+                        int64_t o1 = CT__MIN(Og, o0 + 2 * VL);                                                \
+                        T *on = out + (n * Cout + k * Og) * Lout;                                             \
+                        for (int64_t t = 0; t < tiles; t++) {                                                 \
+                            int64_t s = start[t];                                                             \
+                            ct__chan_run_##sfx(o1 - o0 > VL ? 2 : 1, NC, CgK, W, ldw, B + s, off, tile);      \
+                            for (int64_t j = 0; j < NC; j++) {                                                \
+                                int64_t d = place[s + j];                                                     \
+                                if (d < 0) continue;                                                          \
+                                for (int64_t o = o0; o < o1; o++)                                             \
+                                    on[o * Lout + d] = tile[j * ldw + o - o0] + (b ? b[k * Og + o] : (T)0);   \
+                            }                                                                                 \
+                        }                                                                                     \
+                    }                                                                                         \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        CT_FREE(start);                                                                                       \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_CHANNELS(float, s)
+CT__CONV_CHANNELS(double, d)
+
 /* out (N, Cout, out...) from x (N, Cin, in...), w and bias b (Cout or NULL):
  * a convolution multiplies each group's weight (Og, Cg * K) by the im2col
  * columns (Cg * K, m * L) of a chunk of m images side by side; a transposed
@@ -28800,7 +29008,9 @@ CT__CONV_WIDE(double, d)
         ct__wide wd;                                                                                          \
         if (!c->transposed && Og <= CT__SMALL_M && ct__wide_plan(g, Cin, &wd) &&                              \
             ct__conv_wide_suits(N, Cout * wd.L * CgK))                                                        \
-            return ct__conv_wide_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                          \
+            return ct__chan_suits(g, &wd, Og, CgK, CT__VL_##sfx, CT__MR_##sfx, CT__NR_##sfx)                  \
+                       ? ct__conv_chan_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out)                     \
+                       : ct__conv_wide_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                    \
         if (c->transposed && ct__wide_plan(g, Cout, &wd) && ct__conv_wide_suits(N, Cout * K * wd.L * Cin / G) && \
             ct__all_finite_##T(w, Cin * Cout / G * K))                                                        \
             return ct__conv_wide_transposed_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                       \
@@ -28838,22 +29048,36 @@ CT__CONV_WIDE(double, d)
 CT__CONV_FORWARD(float, ct__sgemm, s)
 CT__CONV_FORWARD(double, ct__dgemm, d)
 
-/* Columns of the weight's gradient taken at a time by its dot form below. */
+/* Columns of the weight's gradient taken at a time by its dot form below: at most 512, fewer when the
+ * stretch of every row of the output's gradient would pass this many bytes (it stays in L1). */
 #define CT__DOTS_STRETCH 512
+#define CT__DOTS_L1 (32 * 1024)
 
 /* The weight's gradient by ct__gemm_dots's sums without its whole im2col matrix: gw_g (R, CgK) =
  * side_g (R, m * L) . cols(img)_g (CgK, m * L) for each chunk of nb images (+= after the first), each
  * element's lanes growing over the columns in order as ct__dots_steps takes them, then summed by
  * ct__dots_finish: the same sums as the GEMM (so the same bits). Both sides are made a stretch of
- * columns at a time, into per-thread scratch that stays in cache (side by the im2col of a one-place
- * window). Work items are a group's blocks of rows of cols, split over the threads. */
+ * columns at a time, into per-thread scratch that stays in cache (side copied image by image, cols by
+ * im2col). Work items are a group's blocks of rows of cols, split over the threads. */
 #define CT__CONV_WEIGHT_GRAD_DOTS(T, sfx)                                                                     \
+    /* Columns [s0, s0 + w) of R rows of images side by side (row r of image i, L long, at side + i *        \
+     * image + r * L) into A (rows S apart): a copy of each image's part. */                                  \
+    static void ct__side_stretch_##T(const T *side, int64_t image, int64_t L, int64_t R, int64_t s0, int64_t w, \
+                                     T *A, int64_t S)                                                         \
+    {                                                                                                         \
+        for (int64_t r = 0; r < R; r++)                                                                       \
+            for (int64_t q = s0, len; q < s0 + w; q += len) {                                                 \
+                len = CT__MIN(L - q % L, s0 + w - q);                                                         \
+                memcpy(A + r * S + q - s0, side + q / L * image + r * L + q % L, sizeof(T) * (size_t)len);    \
+            }                                                                                                 \
+    }                                                                                                         \
     static ct_result ct__conv_weight_grad_dots_##T(const ct__window *g, int64_t G, int64_t N, int64_t nb,     \
                                                    const T *img, int64_t Cimg, const T *side, int64_t Cside,  \
                                                    T *gw)                                                     \
     {                                                                                                         \
         int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
-        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2], S = CT__DOTS_STRETCH;            \
+        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2];                                  \
+        int64_t S = CT__MIN(CT__DOTS_STRETCH, CT__MAX(64, CT__DOTS_L1 / (R * (int64_t)sizeof(T)) / 64 * 64));  \
         double work = (double)N * (double)L * (double)R * (double)(CgK * G);                                  \
         int64_t want = ct__conv_threads(INT64_MAX, work), DC = CT__DC;                                        \
         int64_t RB = CT__MIN((CgK + want - 1) / want + DC - 1, 128) / DC * DC, blocks = (CgK + RB - 1) / RB;  \
@@ -28862,7 +29086,6 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
         int threads = ct__conv_threads(G * blocks, work);                                                     \
         T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
         if (!buf) return CT__OOM();                                                                           \
-        const ct__window one = {{1, 1, L}, {1, 1, L}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}};            \
         CT__OMP_PARALLEL_THREADS                                                                              \
         {                                                                                                     \
             T *A = buf + per_thread * ct__thread_num(), *B = A + R * S, *lanes = B + RB * S;                  \
@@ -28877,19 +29100,20 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
                     for (;; s0 += S) {                                                                        \
                         int64_t w = CT__MIN(S, cols - s0), steps = CT__MIN(w, kv - s0);                       \
                         const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg;     \
-                        ct__im2col_##T(&one, sides, Cside * L, 0, R, s0, s0 + w, A, S);                       \
+                        ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, A, S);                            \
                         ct__im2col_##T(g, imgs, Cimg * Limg, row0, row0 + rb, s0, s0 + w, B, S);              \
-                        T *lane = lanes;                                                                      \
-                        for (int64_t i = 0; i < R; i += CT__DR)                                               \
-                            for (int64_t j = 0; j < rb; j += DC, lane += lane_size)                           \
+                        /* DC rows of B at a time against all of A, which stays in L1 */                      \
+                        for (int64_t j = 0; j < rb; j += DC)                                                  \
+                            for (int64_t i = 0; i < R; i += CT__DR)                                           \
                                 ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), CT__MIN(DC, rb - j), steps,      \
-                                                     A + i * S, S, B + j * S, S, lane);                       \
+                                                     A + i * S, S, B + j * S, S,                              \
+                                                     lanes + (i / CT__DR * (RB / DC) + j / DC) * lane_size);  \
                         if (s0 + w == cols) break;                                                            \
                     }                                                                                         \
-                    T *lane = lanes;                                                                          \
                     for (int64_t i = 0; i < R; i += CT__DR)                                                   \
-                        for (int64_t j = 0; j < rb; j += DC, lane += lane_size) {                             \
+                        for (int64_t j = 0; j < rb; j += DC) {                                                \
                             int64_t mr = CT__MIN(CT__DR, R - i), nc = CT__MIN(DC, rb - j);                    \
+                            const T *lane = lanes + (i / CT__DR * (RB / DC) + j / DC) * lane_size;            \
                             ct__dots_finish_##sfx(mr, nc, kv - s0, cols - s0, A + i * S, S, B + j * S, S,     \
                                                   lane, acc);                                                 \
                             ct__tile_store_##sfx(mr, nc, acc, DC, 1, n0 == 0 ? 0 : 1, true,                   \
@@ -28902,6 +29126,184 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
     }
 CT__CONV_WEIGHT_GRAD_DOTS(float, s)
 CT__CONV_WEIGHT_GRAD_DOTS(double, d)
+
+/* The same sums without an im2col matrix at all (the lanes form). Each element of gw_g (R, CgK) is a
+ * dot product over a chunk's columns q, which the dot form adds in VL lanes (lane q mod VL, q in order,
+ * an FMA each), then sums, then adds the columns past the last whole vector; the chunks add up through
+ * beta. Here the vectors run over the R rows of the
+ * output's gradient instead: for one lane at a time, a register tile of RT rows of the im2col matrix by
+ * OV vectors of rows of side^T grows by the products of every VL-th column, the im2col element read
+ * from the (padded) image at its column's base plus its row's offset, the side from side^T (made per
+ * chunk). Each lane thus adds the same products in the same order as the dot form's lane; the lanes are
+ * then summed and the tail added as ct__dots_finish does: the same bits, without im2col. */
+/* Whether the lanes form suits R rows of side by CgK of im2col: it makes side^T, R rounded up to whole
+ * vectors of VL, per column, where the dot form makes CgK rows of im2col; it wins when that is the
+ * smaller part. */
+static bool ct__conv_lanes_suit(int64_t R, int64_t CgK, int64_t VL) { return CgK >= 2 * ((R + VL - 1) / VL * VL); }
+
+#if defined(__AVX512F__)
+#define CT__LANES_RT 10
+#else
+#define CT__LANES_RT 6
+#endif
+
+/* Where side^T and the column bases keep column q of a chunk: lane by lane (lane q mod VL, then q / VL),
+ * so that a lane's columns lie one after the other; nq columns a lane. */
+#define CT__LANE_ROW(q, nq, VL) ((q) % (VL) * (nq) + (q) / (VL))
+
+/* out (RT rows ost apart, OV vectors each) = one lane of the tile: for its columns s < steps,
+ * out[t] += sideT[s] (OV vectors, rows ldT apart) * img[base[s] + off[t]]. */
+#define CT__LANES_MICRO(x, T, OV)                                                                             \
+    static void ct__lanes_micro##OV##_##x(int64_t steps, const int64_t *base, const T *img, const int64_t *off, \
+                                          const T *sideT, int64_t ldT, T *out, int64_t ost)                   \
+    {                                                                                                         \
+        ct__v##x c[CT__LANES_RT][OV];                                                                         \
+        int64_t o[CT__LANES_RT];                                                                              \
+        for (int t = 0; t < CT__LANES_RT; t++) {                                                              \
+            o[t] = off[t];                                                                                    \
+            for (int v = 0; v < OV; v++) c[t][v] = CT__VSPLAT_##x((T)0);                                      \
+        }                                                                                                     \
+        for (int64_t q = 0; q < steps; q++) {                                                                 \
+            const T *p = img + base[q];                                                                       \
+            ct__v##x s[OV];                                                                                   \
+            for (int v = 0; v < OV; v++) s[v] = CT__VLOAD_##x(sideT + q * ldT + v * CT__VL_##x);              \
+            for (int t = 0; t < CT__LANES_RT; t++) {                                                          \
+                ct__v##x b = CT__VSPLAT_##x(p[o[t]]);                                                         \
+                for (int v = 0; v < OV; v++) c[t][v] = CT__VFMA_##x(c[t][v], s[v], b);                        \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int t = 0; t < CT__LANES_RT; t++)                                                                \
+            for (int v = 0; v < OV; v++) CT__VSTORE_##x(out + t * ost + v * CT__VL_##x, c[t][v]);             \
+    }
+CT__LANES_MICRO(s, float, 1)
+CT__LANES_MICRO(s, float, 2)
+CT__LANES_MICRO(d, double, 1)
+CT__LANES_MICRO(d, double, 2)
+
+#define CT__CONV_WEIGHT_GRAD_LANES(T, sfx)                                                                    \
+    /* The im2col column bases of nb images side by side in (padded) images `image` apart, at their lane     \
+     * rows (row[q], nq a lane): column (i, o) reads the image at base + the row's offset                    \
+     * (ct__wide_offsets). */                                                                                \
+    static void ct__lanes_bases_##T(const ct__window *g, const ct__wide *wd, int64_t nb, int64_t nq,         \
+                                    int64_t *base, int64_t *row)                                              \
+    {                                                                                                         \
+        int64_t q = 0;                                                                                        \
+        for (int64_t i = 0; i < nb; i++)                                                                      \
+            for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                        \
+                for (int64_t o1 = 0; o1 < g->out[1]; o1++)                                                    \
+                    for (int64_t o2 = 0; o2 < g->out[2]; o2++, q++) {                                         \
+                        row[q] = CT__LANE_ROW(q, nq, CT__VL_##sfx);                                           \
+                        base[row[q]] = i * wd->image + (o0 * g->stride[0] * wd->P[1] + o1 * g->stride[1]) *   \
+                                       wd->P[2] + o2 * g->stride[2];                                          \
+                    }                                                                                         \
+    }                                                                                                         \
+    /* Rows [r0, r0 + rt) of gw_g (R, CgK) for a chunk of `cols` columns: the lanes of blocks of two or one   \
+     * vectors of side^T's R rows (sideT: its columns' rows ldT apart at their lane rows, nq a lane; lanes:   \
+     * RT x VL x Rp, Rp = R rounded up to whole vectors), then each element's lanes summed and its tail     \
+     * added as ct__dots_finish does, stored with beta (0 for the first chunk, else 1) as the dot form       \
+     * stores. */                                                                                            \
+    static void ct__lanes_rows_##T(int64_t R, int64_t Rp, int64_t ldT, int64_t nq, int64_t cols,              \
+                                   const int64_t *base, const int64_t *row, const T *img, const int64_t *off, \
+                                   int64_t rt, const T *sideT, T beta, T *lanes, T *gw, int64_t ldg)          \
+    {                                                                                                         \
+        enum { VL = CT__VL_##sfx };                                                                           \
+        int64_t kv = cols / VL * VL, o[CT__LANES_RT];                                                         \
+        for (int t = 0; t < CT__LANES_RT; t++) o[t] = off[CT__MIN(t, rt - 1)]; /* rows past rt repeat */      \
+        for (int64_t b = 0; b < R; b += 2 * VL)                                                               \
+            for (int64_t l = 0; l < VL; l++) {                                                                \
+                T *out = lanes + l * Rp + b;                                                                  \
+                const T *sl = sideT + l * nq * ldT + b;                                                       \
+                if (R - b > VL)                                                                               \
+                    ct__lanes_micro2_##sfx(kv / VL, base + l * nq, img, o, sl, ldT, out, VL * Rp);            \
+                else                                                                                          \
+                    ct__lanes_micro1_##sfx(kv / VL, base + l * nq, img, o, sl, ldT, out, VL * Rp);            \
+            }                                                                                                 \
+        /* each element's lanes summed in order from zero, then its tail added, a vector of elements at a    \
+         * time (into lane 0; an FMA by one adds exactly, and the tail's sum + a * b is ct__dots_finish's)    \
+         */                                                                                                   \
+        ct__v##sfx one = CT__VSPLAT_##sfx((T)1);                                                              \
+        for (int64_t t = 0; t < rt; t++)                                                                      \
+            for (int64_t i = 0; i < Rp; i += VL) {                                                            \
+                ct__v##sfx sum = CT__VSPLAT_##sfx((T)0);                                                      \
+                for (int l = 0; l < VL; l++)                                                                  \
+                    sum = CT__VFMA_##sfx(sum, one, CT__VLOAD_##sfx(lanes + (t * VL + l) * Rp + i));           \
+                for (int64_t q = kv; q < cols; q++) {                                                         \
+                    ct__v##sfx a = CT__VLOAD_##sfx(sideT + row[q] * ldT + i);                                 \
+                    ct__v##sfx x = CT__VSPLAT_##sfx(img[base[row[q]] + o[t]]);                                \
+                    sum += a * x;                                                                             \
+                }                                                                                             \
+                CT__VSTORE_##sfx(lanes + t * VL * Rp + i, sum);                                               \
+            }                                                                                                 \
+        for (int64_t i = 0; i < R; i++)                                                                       \
+            for (int64_t t = 0; t < rt; t++)                                                                  \
+                ct__tile_store_##sfx(1, 1, lanes + t * VL * Rp + i, 1, 1, beta, true, gw + i * ldg + t, ldg); \
+    }                                                                                                         \
+    /* gw (G * R, CgK) by the lanes form: side^T (per chunk of nb images, its columns x G * ldT) and, when   \
+     * the window pads, the padded images are made first (split over the threads by image), then the        \
+     * groups' tiles of RT rows, each over every chunk in turn (split over the threads by tile). */          \
+    static ct_result ct__conv_weight_grad_lanes_##T(const ct__window *g, int64_t G, int64_t N, int64_t nb,    \
+                                                    const T *img, int64_t Cimg, const T *side, int64_t Cside, \
+                                                    T *gw)                                                    \
+    {                                                                                                         \
+        enum { VL = CT__VL_##sfx, RT = CT__LANES_RT };                                                        \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
+        int64_t R = Cside / G, Cg = Cimg / G, CgK = Cg * g->k[0] * g->k[1] * g->k[2];                         \
+        int64_t ldT = (R + VL - 1) / VL * VL, tiles = (CgK + RT - 1) / RT;                                    \
+        bool padded = g->pad[0] + g->pad[1] + g->pad[2] > 0;                                                  \
+        ct__wide wd;                                                                                          \
+        for (int d = 0; d < 3; d++) wd.P[d] = g->in[d] + 2 * g->pad[d];                                       \
+        wd.plane = wd.P[0] * wd.P[1] * wd.P[2];                                                               \
+        wd.image = padded ? Cimg * wd.plane + CT__WIDE_ROOM : Cimg * Limg;                                    \
+        wd.L = wd.S = 0;                                                                                      \
+        double work = (double)N * (double)L * (double)ldT * (double)(CgK * G);                                \
+        int threads = ct__conv_threads(G * tiles, work);                                                      \
+        int64_t nq = (nb * L + VL - 1) / VL, lanes_size = RT * VL * ldT, chunk = VL * nq * G * ldT;            \
+        int64_t chunks = (N + nb - 1) / nb, sideT_size = chunks * chunk;                                      \
+        int64_t *off = ct__wide_offsets(g, &wd, Cg);                                                          \
+        int64_t *base = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(VL * nq + nb * L)), *row = base + VL * nq; \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(sideT_size + (padded ? N * wd.image : 0) +       \
+                                                            lanes_size * threads));                           \
+        if (!off || !base || !buf) {                                                                          \
+            CT_FREE(off);                                                                                     \
+            CT_FREE(base);                                                                                    \
+            return CT__OOM();                                                                                 \
+        }                                                                                                     \
+        ct__lanes_bases_##T(g, &wd, nb, nq, base, row);                                                       \
+        T *sideT = buf, *pad = sideT + sideT_size, *lanes_all = pad + (padded ? N * wd.image : 0);            \
+        for (int64_t q = 0; q < chunks * VL * nq * G; q++) /* the rows of side^T past R stay zero */          \
+            for (int64_t r = R; r < ldT; r++) sideT[q * ldT + r] = 0;                                         \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *lanes = lanes_all + lanes_size * ct__thread_num();                                             \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                const T *s = side + n * Cside * L;                                                            \
+                T *sT = sideT + n / nb * chunk;                                                               \
+                int64_t i = n % nb;                                                                           \
+                for (int64_t k = 0; k < G; k++) /* by blocks of 64 columns, which stay in L1 */               \
+                    for (int64_t l0 = 0; l0 < L; l0 += 64)                                                    \
+                        for (int64_t r = 0; r < R; r++)                                                       \
+                            for (int64_t l = l0; l < CT__MIN(l0 + 64, L); l++)                                \
+                                sT[(row[i * L + l] * G + k) * ldT + r] = s[(k * R + r) * L + l];              \
+                if (padded) ct__wide_pad_##T(g, &wd, Cimg, img + n * Cimg * Limg, pad + n * wd.image, true);  \
+            }                                                                                                 \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t item = 0; item < G * tiles; item++) {                                                \
+                int64_t k = item / tiles, r0 = item % tiles * RT, rt = CT__MIN((int64_t)RT, CgK - r0);        \
+                for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                      \
+                    const T *im = padded ? pad + n0 * wd.image : img + n0 * Cimg * Limg;                      \
+                    ct__lanes_rows_##T(R, ldT, G * ldT, nq, CT__MIN(nb, N - n0) * L, base, row,               \
+                                       im + k * Cg * wd.plane, off + r0, rt, sideT + n0 / nb * chunk + k * ldT, \
+                                       n0 == 0 ? 0 : 1, lanes, gw + k * R * CgK + r0, CgK);                   \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        CT_FREE(base);                                                                                        \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_WEIGHT_GRAD_LANES(float, s)
+CT__CONV_WEIGHT_GRAD_LANES(double, d)
 
 /* The weight's gradient gw (shaped as the weight) from x (N, Cin, ...) and
  * go (N, Cout, ...): per chunk of m images and group, a product of one
@@ -28923,7 +29325,9 @@ CT__CONV_WEIGHT_GRAD_DOTS(double, d)
         int64_t fewest = (N - (N - 1) / nb * nb) * L; /* the last chunk's columns */                          \
         if (!CT__USE_CBLAS(rows, cols_per_group, nb * L, nb * L, nb * L, cols_per_group) &&                   \
             CT__DOTS_SUIT(sfx, rows, fewest))                                                                 \
-            return ct__conv_weight_grad_dots_##T(g, G, N, nb, img, Cimg, side, Cside, gw);                    \
+            return ct__conv_lanes_suit(rows, cols_per_group, CT__VL_##sfx)                                    \
+                       ? ct__conv_weight_grad_lanes_##T(g, G, N, nb, img, Cimg, side, Cside, gw)              \
+                       : ct__conv_weight_grad_dots_##T(g, G, N, nb, img, Cimg, side, Cside, gw);              \
         T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
         if (!cols) return CT__OOM();                                                                          \
         T *sides = cols + Cimg * K * L * nb;                                                                  \
@@ -29008,21 +29412,41 @@ static ct_tensor *ct__conv_input_grad(const ct_tensor *go, const ct_tensor *w, c
     return ct__convolution(go, w, NULL, &s);
 }
 
+/* The output's gradient go made contiguous for a backward that records nothing: go itself when it is,
+ * else a copy in the thread's scratch memory, which each gradient of the node reads and none keeps (a
+ * new copy's pages would fault in at every step: sum's gradient, an expanded one, is copied whole). */
+static const ct_tensor *ct__conv_grad_contiguous(const ct_tensor *go)
+{
+    if (ct_is_contiguous(go)) return go;
+    void *p = ct__scratch_get(CT__SCRATCH_CONV_GRAD, (size_t)CT__MAX(ct_numel(go), 1) * ct__esize(go));
+    if (!p) {
+        CT__OOM();
+        return NULL;
+    }
+    ct_tensor *t = ct_from_blob(p, ct_shape_make(go->ndim, go->sizes), NULL, go->dtype, NULL, NULL);
+    return t && ct_copy_(t, go) == CT_OK ? t : NULL;
+}
+
 CT__BACKWARD(convolution)
 {
     const ct__conv *c = (const ct__conv *)n->extra;
     ct_tensor *x = CT__S(0), *w = CT__S(1);
     if (!x || !w) return ct_last_error_code();
-    CT__GRAD(0, ct__conv_input_grad(go[0], w, c, x->sizes));
-    if (ct__needs_grad(n, 1) && !ct_is_grad_enabled() && (w->dtype == CT_F32 || w->dtype == CT_F64))
-        CT__GRAD(1, ct__conv_weight_grad_direct(x, go[0], w, c));
+    /* Recording nothing, every gradient reads the output's gradient whole: made contiguous once (an
+     * expanded one, as sum's gradient, is copied once, not per gradient, and summed as contiguous). */
+    bool direct = !ct_is_grad_enabled();
+    const ct_tensor *g = direct ? ct__conv_grad_contiguous(go[0]) : go[0];
+    if (!g) return ct_last_error_code();
+    CT__GRAD(0, ct__conv_input_grad(g, w, c, x->sizes));
+    if (ct__needs_grad(n, 1) && direct && (w->dtype == CT_F32 || w->dtype == CT_F64))
+        CT__GRAD(1, ct__conv_weight_grad_direct(x, g, w, c));
     else
-        CT__GRAD(1, c->transposed ? ct__conv_weight_grad(go[0], x, c, w->sizes + 2)
-                                  : ct__conv_weight_grad(x, go[0], c, w->sizes + 2));
+        CT__GRAD(1, c->transposed ? ct__conv_weight_grad(g, x, c, w->sizes + 2)
+                                  : ct__conv_weight_grad(x, g, c, w->sizes + 2));
     if (ct__needs_grad(n, 2)) {
         ct_shape dims = CT_SHAPE(0);
         for (int d = 0; d < c->nd; d++) dims.size[dims.ndim++] = 2 + d;
-        CT__GRAD(2, ct_sum_dim(go[0], dims, false, CT_DEFAULT));
+        CT__GRAD(2, ct_sum_dim(g, dims, false, CT_DEFAULT));
     }
     return CT_OK;
 }

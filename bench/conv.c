@@ -79,5 +79,7 @@ int main(void)
     bench_report("lenet_batch64_train_step", bench_time(train_step, &c));
     bench_conv("64x1x28x28_k5_6", 64, 1, 28, 6, 5);
     bench_conv("64x6x14x14_k5_16", 64, 6, 14, 16, 5);
+    bench_conv("64x1x28x28_k5_16", 64, 1, 28, 16, 5);
+    bench_conv("64x16x14x14_k5_32", 64, 16, 14, 32, 5);
     return 0;
 }

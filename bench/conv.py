@@ -32,3 +32,5 @@ def bench_conv(name, n, cin, hw, cout, k):
 
 bench_conv('64x1x28x28_k5_6', 64, 1, 28, 6, 5)
 bench_conv('64x6x14x14_k5_16', 64, 6, 14, 16, 5)
+bench_conv('64x1x28x28_k5_16', 64, 1, 28, 16, 5)
+bench_conv('64x16x14x14_k5_32', 64, 16, 14, 32, 5)

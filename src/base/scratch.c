@@ -15,6 +15,7 @@ enum {
     CT__SCRATCH_PACK_A_d,
     CT__SCRATCH_PACK_B_d,
     CT__SCRATCH_CONV, /* the convolutions' columns and padded images */
+    CT__SCRATCH_CONV_GRAD, /* a convolution's output gradient made contiguous for its backward */
     CT__SCRATCH_SLOTS
 };
 

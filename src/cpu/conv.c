@@ -18,10 +18,12 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
  * (a <= lo <= hi <= b; src stays a valid pointer when lo == hi). Lines of a window are short (a row of
  * the image), so under AVX-512 a line is a few masked loads, which read nothing outside their mask,
  * and masked stores; a plain loop otherwise. */
-#if defined(__AVX512F__)
-#include <immintrin.h>
 /* The mask of lanes [0, n) of a vector of 16 or fewer (n clipped to [0, 16]). */
 static inline uint32_t ct__low_lanes(int64_t n) { return (1u << CT__MIN(CT__MAX(n, 0), 16)) - 1; }
+/* The same for two vectors of 16 or fewer lanes each, side by side (n clipped to [0, 32]). */
+static inline uint32_t ct__two_lanes(int64_t n) { return n >= 32 ? ~0u : (1u << CT__MAX(n, 0)) - 1; }
+#if defined(__AVX512F__)
+#include <immintrin.h>
 #define CT__LINE_COPY(T, VL, mask, load, store)                                                              \
     static inline void ct__line_copy_##T(const T *src, int64_t off, int64_t lo, int64_t hi, int64_t a,       \
                                          int64_t b, T *dst)                                                  \
@@ -32,6 +34,27 @@ static inline uint32_t ct__low_lanes(int64_t n) { return (1u << CT__MIN(CT__MAX(
     }
 CT__LINE_COPY(float, 16, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps)
 CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
+/* A whole line of n2 places from src to dst in masked loads and stores when it fits two vectors (else
+ * false): `inside` the lanes read, `whole` the n2 written (ct__two_lanes), made once for all the lines of
+ * a window row. When dst has room (elements that later lines overwrite) for whole vectors, they are
+ * stored whole: a masked store costs several times a plain one. */
+#define CT__WHOLE_LINE(T, VL, V, mask, load, store, store_all)                                               \
+    static inline bool ct__whole_line_##T(const T *src, int64_t n2, uint32_t inside, uint32_t whole, T *dst, \
+                                          int64_t room)                                                      \
+    {                                                                                                        \
+        if (n2 > 2 * VL) return false;                                                                       \
+        int vectors = n2 > VL ? 2 : 1;                                                                       \
+        for (int v = 0; v < vectors; v++) {                                                                  \
+            V x = load((mask)(inside >> (v * VL)), src + v * VL);                                            \
+            if (room >= (v + 1) * VL)                                                                        \
+                store_all(dst + v * VL, x);                                                                  \
+            else                                                                                             \
+                store(dst + v * VL, (mask)(whole >> (v * VL)), x);                                           \
+        }                                                                                                    \
+        return true;                                                                                         \
+    }
+CT__WHOLE_LINE(float, 16, __m512, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps, _mm512_storeu_ps)
+CT__WHOLE_LINE(double, 8, __m512d, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd, _mm512_storeu_pd)
 #else
 #define CT__LINE_COPY(T)                                                                                     \
     static inline void ct__line_copy_##T(const T *CT__RESTRICT src, int64_t off, int64_t lo, int64_t hi,     \
@@ -43,6 +66,15 @@ CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
     }
 CT__LINE_COPY(float)
 CT__LINE_COPY(double)
+#define CT__WHOLE_LINE(T)                                                                                    \
+    static inline bool ct__whole_line_##T(const T *src, int64_t n2, uint32_t inside, uint32_t whole, T *dst, \
+                                          int64_t room)                                                      \
+    {                                                                                                        \
+        (void)src, (void)n2, (void)inside, (void)whole, (void)dst, (void)room;                               \
+        return false;                                                                                        \
+    }
+CT__WHOLE_LINE(float)
+CT__WHOLE_LINE(double)
 #endif
 
 /* Rows of the im2col matrix that share their lines: (c, j0, j1, j2) for up to this many j2 in turn. */
@@ -88,7 +120,12 @@ CT__LINE_COPY(double)
                 }                                                                                            \
                 for (int64_t e = 0; e < rows; e++) {                                                         \
                     T *dst = cols + e * ld + done;                                                           \
+                    uint32_t inside = ct__two_lanes(hi[e]) & ~ct__two_lanes(lo[e]), whole = ct__two_lanes(n2); \
                     for (int l = 0; l < nl; dst += lb[l] - la[l], l++) {                                     \
+                        if (s2 == 1 && lsrc[l] && la[l] == 0 && lb[l] == n2 &&                               \
+                            ct__whole_line_##T(lsrc[l] + off[e], n2, inside, whole, dst,                     \
+                                               k1 - k0 - (dst - (cols + e * ld))))                           \
+                            continue;                                                                        \
                         int64_t b = lb[l], from = la[l], h = hi[e], w = lo[e]; /* w, h: the inside places */ \
                         if (!lsrc[l]) w = h = from;                                                          \
                         else if (from > 0 || b < n2)                                                         \

@@ -63,6 +63,12 @@ static void ct__cpu_free(void *ptr, int device_index)
             memcpy(dst, src, (size_t)n * sizeof(T));                                  \
             return;                                                                   \
         }                                                                             \
+        if (strides[0] == (int64_t)sizeof(T) && strides[1] == 0) { /* an expanded value */ \
+            T v, *d = (T *)dst;                                                       \
+            memcpy(&v, src, sizeof v);                                                \
+            for (int64_t i = 0; i < n; i++) d[i] = v;                                 \
+            return;                                                                   \
+        }                                                                             \
         for (int64_t i = 0; i < n; i++) {                                             \
             memcpy(dst + i * strides[0], src + i * strides[1], sizeof(T));            \
         }                                                                             \
