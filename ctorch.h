@@ -3511,7 +3511,11 @@ static inline double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ?
  * a ?: between floating values into a branch when one side is needed only
  * there, and with trapping math will not compute both sides to vectorise).
  * All compute in double: within an ulp for double, and for float (which
- * converts to double and back) within 0.51 ulp. They are used where the
+ * converts to double and back) within 0.51 ulp; float sigmoid is PyTorch's
+ * float formula around such an exp. On random inputs they give glibc's
+ * bits but for 1 in 20000 (float exp and sigmoid), 1 in 400 (double exp,
+ * float log), 1 in 100 (double log) or 1 in 20 (float tanh, whose glibc
+ * version is an ulp off more often). They are used where the
  * compiler targets AVX2 (CT__VECMATH): without it GCC leaves these loops
  * scalar, slower than the C library, which the ct__v* wrappers then call. */
 #if !defined(CT__VECMATH) && (defined(__AVX2__) || defined(__AVX512F__))
@@ -3575,53 +3579,86 @@ static inline float ct__pickf(bool c, float a, float b)
     return ct__f32_of_bits((ct__bits_of_f32(a) & m) | (ct__bits_of_f32(b) & ~m));
 }
 
-/* e^r - 1 - r for |r| <= ln2/2 by Taylor to degree 13 (remainder 4e-18 of
- * e^r) or, for float results, 8 (2e-10), in Estrin's scheme: short chains
- * of dependent operations, which is what bounds a vector loop's speed. */
-static inline double ct__expm1_tail(double r, bool full)
+/* e^r - 1 - r for |r| <= ln2/2 by Taylor to degree 8 (remainder 2e-10 of
+ * e^r, enough for float results), in Estrin's scheme: short chains of
+ * dependent operations, which is what bounds a vector loop's speed. */
+static inline double ct__expm1_tail(double r)
 {
     double r2 = r * r, r4 = r2 * r2;
-    if (!full) {
-        double a = CT__FMA_OR_NOT(r, 1.0 / 6, 0.5), b = CT__FMA_OR_NOT(r, 1.0 / 120, 1.0 / 24);
-        double c = CT__FMA_OR_NOT(r, 1.0 / 5040, 1.0 / 720);
-        return r2 * CT__FMA_OR_NOT(r4, CT__FMA_OR_NOT(r2, 1.0 / 40320, c), CT__FMA_OR_NOT(r2, b, a));
-    }
-    double a = 0.5 + r * (1.0 / 6), b = 1.0 / 24 + r * (1.0 / 120), c = 1.0 / 720 + r * (1.0 / 5040);
-    double d = 1.0 / 40320 + r * (1.0 / 362880), e = 1.0 / 3628800 + r * (1.0 / 39916800);
-    double g = 1.0 / 479001600 + r * (1.0 / 6227020800);
-    double lo = a + r2 * b, hi = (c + r2 * d) + r4 * (e + r2 * g);
-    return r2 * (lo + r4 * hi);
+    double a = CT__FMA_OR_NOT(r, 1.0 / 6, 0.5), b = CT__FMA_OR_NOT(r, 1.0 / 120, 1.0 / 24);
+    double c = CT__FMA_OR_NOT(r, 1.0 / 5040, 1.0 / 720);
+    return r2 * CT__FMA_OR_NOT(r4, CT__FMA_OR_NOT(r2, 1.0 / 40320, c), CT__FMA_OR_NOT(r2, b, a));
 }
 
-/* e^x, within an ulp (full) or to 2e-10 for float results. |x| is first
- * clamped to 746, where e^x over- or underflows anyway (NaN passes). x =
- * k ln2 + r with |r| <= ln2/2, ln2 split as Cody and Waite do (its high part
- * has 32 bits, so k * hi is exact); 2^k applied as two factors, so that
- * subnormal results round once. Float results clamp at 150 instead (e^150
- * overflows float, e^-150 rounds to its 0), inside which p 2^k is a normal
- * double: one factor gives the same bits, for every float x. */
-CT__ALWAYS_INLINE double ct__exp_clamped(double x, bool full)
+/* Cody and Waite's ln2 in two parts: the high part has 32 bits, so k * hi is
+ * exact for the |k| < 2^21 of any exp argument. */
+#define CT__LN2_HI 6.93147180369123816490e-01
+#define CT__LN2_LO 1.90821492927058770002e-10
+
+/* e^x to 2e-10 for float results: x = k ln2 + r with |r| <= ln2/2, 2^k from
+ * kk's low bits, which hold k. x must lie within +-150 (NaN passes): e^150
+ * overflows float, e^-150 rounds to its 0, and in between p 2^k is a
+ * normal double. */
+CT__ALWAYS_INLINE double ct__exp_clamped(double x)
 {
-    const double log2e = 1.4426950408889634;
-    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-    double kk = x * log2e + CT__SHIFTER, k = kk - CT__SHIFTER;
-    double r = CT__FMA_OR_NOT(-k, ln2_hi, x) - k * ln2_lo; /* (k ln2_hi is exact: fused or not, one rounding) */
-    double p = 1.0 + (r + ct__expm1_tail(r, full));
-    /* 2^k from kk's low bits, which hold k */
-    if (!full) return p * ct__f64_of_bits((ct__bits_of_f64(kk) + 1023) << 52);
+    double kk = x * 1.4426950408889634 + CT__SHIFTER, k = kk - CT__SHIFTER;
+    double r = CT__FMA_OR_NOT(-k, CT__LN2_HI, x) - k * CT__LN2_LO; /* (k ln2_hi is exact: fused or not, one rounding) */
+    double p = 1.0 + (r + ct__expm1_tail(r));
+    return p * ct__f64_of_bits((ct__bits_of_f64(kk) + 1023) << 52);
+}
+/* e^x for a float result, computed in double. */
+CT__ALWAYS_INLINE double ct__exp_for_float(double x)
+{
+    return ct__exp_clamped(ct__pick(fabs(x) > 150.0, copysign(150.0, x), x));
+}
+
+/* a * b - p exactly, for p the rounded product a * b (Dekker's product where
+ * there is no fused multiply-add; a and b well inside the range). */
+CT__ALWAYS_INLINE double ct__mul_err(double a, double b, double p)
+{
+#ifdef __FMA__
+    return fma(a, b, -p);
+#else
+    const double split = 134217729.0; /* 2^27 + 1 */
+    double ca = split * a, cb = split * b;
+    double ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh;
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+#endif
+}
+
+/* e^x for double results within an ulp, the C library's bits but for about
+ * 1 in 400 inputs (1 in 100 of the subnormal results): |x| is first clamped to 746, where e^x over- or underflows anyway (NaN
+ * passes). x = k ln2 + r + c with |r| <= ln2/2 and c the rounding error of
+ * r; e^r e^c = 1 + r + r^2/2 + r^3 q(r) + c (1 + r), the first three terms
+ * summed with their rounding errors kept (1 + r and the sum with r^2/2 by
+ * Fast2Sum, r^2/2 with its product's error), q by Taylor to degree 12
+ * (remainder 2e-21) in Estrin's scheme; 2^k is applied as two factors, so
+ * that subnormal results round once. */
+CT__ALWAYS_INLINE double ct__exp_wide(double x)
+{
+    x = ct__pick(fabs(x) > 746.0, copysign(746.0, x), x);
+    double k = (x * 1.4426950408889634 + CT__SHIFTER) - CT__SHIFTER;
+    double r_hi = CT__FMA_OR_NOT(-k, CT__LN2_HI, x), r_lo = -k * CT__LN2_LO; /* (r_hi is exact) */
+    double r = r_hi + r_lo, c = (r_hi - r) + r_lo;
+    double half_r = 0.5 * r, h = half_r * r, h_err = ct__mul_err(half_r, r, h);
+    double s = 1.0 + r, s_err = (1.0 - s) + r;
+    double t = s + h, t_err = (s - t) + h;
+    double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+    double q0 = CT__FMA_OR_NOT(r, 1.0 / 24, 1.0 / 6), q1 = CT__FMA_OR_NOT(r, 1.0 / 720, 1.0 / 120);
+    double q2 = CT__FMA_OR_NOT(r, 1.0 / 40320, 1.0 / 5040), q3 = CT__FMA_OR_NOT(r, 1.0 / 3628800, 1.0 / 362880);
+    double q4 = CT__FMA_OR_NOT(r, 1.0 / 479001600, 1.0 / 39916800), q5 = CT__FMA_OR_NOT(r, 1.0 / 87178291200, 1.0 / 6227020800);
+    double q = CT__FMA_OR_NOT(r4, CT__FMA_OR_NOT(r2, q3, q2), CT__FMA_OR_NOT(r2, q1, q0)) +
+               r8 * CT__FMA_OR_NOT(r4, 1.0 / 1307674368000, CT__FMA_OR_NOT(r2, q5, q4));
+    double lo = CT__FMA_OR_NOT(r2 * r, q, CT__FMA_OR_NOT(c, r, c)) + (s_err + t_err + h_err);
+    double p = t + lo;
     double k1 = (k * 0.5 + CT__SHIFTER) - CT__SHIFTER; /* k in halves: each within range */
     return p * ct__pow2(k1) * ct__pow2(k - k1);
-}
-CT__ALWAYS_INLINE double ct__exp_core(double x, bool full)
-{
-    const double limit = full ? 746.0 : 150.0;
-    return ct__exp_clamped(ct__pick(fabs(x) > limit, copysign(limit, x), x), full);
 }
 /* e^x for float x and result: the clamp done on the float (16 lanes to a
  * vector where the doubles have 8). */
 CT__ALWAYS_INLINE float ct__expf_narrow(float x)
 {
-    return (float)ct__exp_clamped(ct__pickf(fabsf(x) > 150.0f, copysignf(150.0f, x), x), false);
+    return (float)ct__exp_clamped(ct__pickf(fabsf(x) > 150.0f, copysignf(150.0f, x), x));
 }
 
 /* log x within an ulp, fdlibm's way: x = 2^k m with m in [sqrt(1/2), sqrt 2),
@@ -3630,7 +3667,7 @@ CT__ALWAYS_INLINE float ct__expf_narrow(float x)
  * 2^54 first; 0, negatives, infinity and NaN are picked at the end. */
 static inline double ct__log_wide(double x)
 {
-    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    const double ln2_hi = CT__LN2_HI, ln2_lo = CT__LN2_LO;
     const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01, lg3 = 2.857142874366239149e-01,
                  lg4 = 2.222219843214978396e-01, lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
                  lg7 = 1.479819860511658591e-01;
@@ -3659,7 +3696,7 @@ static inline double ct__log_wide(double x)
  * double result is within 1e-16 of log x before its rounding to float. */
 CT__ALWAYS_INLINE float ct__logf_narrow(float x)
 {
-    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    const double ln2_hi = CT__LN2_HI, ln2_lo = CT__LN2_LO;
     const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01, lg3 = 2.857142874366239149e-01,
                  lg4 = 2.222219843214978396e-01, lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
                  lg7 = 1.479819860511658591e-01;
@@ -3684,18 +3721,20 @@ static inline double ct__tanhf_wide(double x)
 {
     double z = x * x, ax = fabs(x);
     double small = x * (1.0 + z * (-1.0 / 3 + z * (2.0 / 15 + z * (-17.0 / 315))));
-    double big = 1.0 - 2.0 / (ct__exp_core(2.0 * ax, false) + 1.0);
+    double big = 1.0 - 2.0 / (ct__exp_for_float(2.0 * ax) + 1.0);
     return ct__pick(ax < 0.03125, small, copysign(big, x));
 }
 /* The functions the kernels call: the above (inlined even into big kernels,
  * so that their loops vectorise), or the C library's. */
 #ifdef CT__VECMATH
-CT__ALWAYS_INLINE double ct__vexp(double x) { return ct__exp_core(x, true); }
+CT__ALWAYS_INLINE double ct__vexp(double x) { return ct__exp_wide(x); }
 CT__ALWAYS_INLINE float ct__vexpf(float x) { return ct__expf_narrow(x); }
 CT__ALWAYS_INLINE double ct__vlog(double x) { return ct__log_wide(x); }
 CT__ALWAYS_INLINE float ct__vlogf(float x) { return ct__logf_narrow(x); }
 CT__ALWAYS_INLINE float ct__vtanhf(float x) { return (float)ct__tanhf_wide(x); }
-CT__ALWAYS_INLINE float ct__vsigmoidf(float x) { return (float)(1.0 / (1.0 + ct__exp_core(-(double)x, false))); }
+/* sigmoid in float's arithmetic, as PyTorch computes it (the division and
+ * the sum rounded to float), with a float exp */
+CT__ALWAYS_INLINE float ct__vsigmoidf(float x) { return 1.0f / (1.0f + ct__expf_narrow(-x)); }
 #else
 static inline double ct__vexp(double x) { return exp(x); }
 static inline float ct__vexpf(float x) { return expf(x); }
@@ -17878,6 +17917,18 @@ static void ct__iter_tile_rows(int64_t b, int64_t e, void *ctx)
     }
 }
 
+/* Blocks [b, e) of 64 elements of a 1-D iteration: every thread's loop but
+ * the last then runs whole blocks of the pointwise vector math (CT__VM_BLOCK:
+ * 64 bytes, at most 32 elements), so that which elements take the C
+ * library's functions, and so the bits, do not depend on the number of
+ * threads. */
+#define CT__ITER_BLOCK 64
+static void ct__iter_job_run_blocks(int64_t b, int64_t e, void *ctx)
+{
+    ct__iter_job *job = (ct__iter_job *)ctx;
+    ct__iter_range(job->it, b * CT__ITER_BLOCK, CT__MIN(e * CT__ITER_BLOCK, job->it->numel), job->fn, job->ctx);
+}
+
 static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
 {
     if (it->ndim == 1 && it->numel <= CT__GRAIN) { /* one loop on this thread: no job, no index arithmetic */
@@ -17893,6 +17944,11 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
     if (ct__iter_has_transposed(it)) {
         int64_t blocks = (it->shape[1] + CT__TILE_ROWS - 1) / CT__TILE_ROWS;
         ct__parallel_for(blocks, CT__MAX(1, CT__GRAIN / (CT__TILE_ROWS * it->shape[0])), ct__iter_tile_rows, &job);
+        return;
+    }
+    if (it->ndim == 1) {
+        ct__parallel_for((it->numel + CT__ITER_BLOCK - 1) / CT__ITER_BLOCK, CT__GRAIN / CT__ITER_BLOCK,
+                         ct__iter_job_run_blocks, &job);
         return;
     }
     ct__parallel_for(it->numel, CT__GRAIN, ct__iter_job_run, &job);
@@ -18324,7 +18380,8 @@ CT__UNARY_FL(frac, f, float, x - truncf(x))
 CT__UNARY_FL(frac, d, double, x - trunc(x))
 /* exp, log, tanh and sigmoid run internal.h's vector math where the target
  * has AVX2, so that their loops vectorise; double tanh keeps the C
- * library's (the form for float cancels at small x). */
+ * library's (the form for float cancels at small x). Their _libm twins
+ * compute the rest of a loop past its whole blocks (see CT__VM_BLOCK). */
 CT__UNARY_FL(exp, f, float, ct__vexpf(x))
 CT__UNARY_FL(exp, d, double, ct__vexp(x))
 CT__UNARY_LIBM(exp2, exp2)
@@ -18357,6 +18414,11 @@ CT__UNARY_LIBM(erfc, erfc)
 CT__UNARY_LIBM(lgamma, lgamma)
 CT__UNARY_FL(sigmoid, f, float, ct__vsigmoidf(x))
 CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + ct__vexp(-x)))
+CT__UNARY_LIBM(exp_libm, exp)
+CT__UNARY_LIBM(log_libm, log)
+CT__UNARY_LIBM(tanh_libm, tanh)
+CT__UNARY_FL(sigmoid_libm, f, float, 1.0f / (1.0f + expf(-x)))
+CT__UNARY_FL(sigmoid_libm, d, double, 1.0 / (1.0 + exp(-x)))
 CT__UNARY_I(isnan, x != x)
 CT__UNARY_FL(isnan, f, float, x != x)
 CT__UNARY_FL(isnan, d, double, x != x)
@@ -18831,24 +18893,43 @@ CT__FLOATING(clamp)
 #define CT__KFN(name, dt) CT__CAT(ct__##name##_, CT__KF_##dt)
 #define CT__KFT(dt) CT__CAT(ct__flavour_, CT__KF_##dt)
 
-/* out[k] = fn(x[k]); the contiguous case is a plain loop the compiler
- * vectorises. OT and STORE are the output's type and store. */
-#define CT__UNARY_LOOP_AS(name, dt, OT, STORE)                                                   \
+/* The ops with internal.h's vector math run it as PyTorch's vectorised CPU
+ * loops (cpu_kernel_vec: sigmoid, and the activations' backward kernels
+ * that evaluate exp and tanh) run SLEEF: on whole blocks of two AVX2
+ * vectors (64 bytes) of a loop, with the rest of the loop, all of a short
+ * one, in the C library's functions (their _libm twins). Small tensors so
+ * get the same bits with or without CT__VECMATH. */
+#ifdef CT__VECMATH
+#define CT__VM_BLOCK(T) (64 / (int64_t)sizeof(T))
+#else
+#define CT__VM_BLOCK(T) 1 /* (the twins are the same functions: no second loop) */
+#endif
+
+/* out[k] = fn(x[k]) for k below n less n % BLOCK, tail(x[k]) beyond; the
+ * contiguous case is a plain loop the compiler vectorises. OT and STORE are
+ * the output's type and store. */
+#define CT__UNARY_LOOP_SPLIT(name, dt, OT, STORE, tail, BLOCK)                                  \
     static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
         const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
+        const int64_t nv = n - n % (BLOCK);                                                      \
         if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T)) {                         \
             OT *CT__RESTRICT o = (OT *)d[0];                                                     \
             const T *CT__RESTRICT x = (const T *)d[1];                                           \
-            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), a)); \
+            for (int64_t k = 0; k < nv; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), a)); \
+            for (int64_t k = nv; k < n; k++) o[k] = STORE(CT__KFN(tail, dt)(CT__KL_##dt(x[k]), a)); \
         } else {                                                                                 \
-            for (int64_t k = 0; k < n; k++)                                                      \
+            for (int64_t k = 0; k < nv; k++)                                                     \
                 *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), a)); \
+            for (int64_t k = nv; k < n; k++)                                                     \
+                *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(tail, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), a)); \
         }                                                                                        \
     }
-#define CT__UNARY_LOOP(name, dt) CT__UNARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
-#define CT__UNARY_BOOL_LOOP(name, dt) CT__UNARY_LOOP_AS(name, dt, uint8_t, CT__KS_b8)
+#define CT__UNARY_LOOP(name, dt) CT__UNARY_LOOP_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name, 1)
+#define CT__UNARY_BOOL_LOOP(name, dt) CT__UNARY_LOOP_SPLIT(name, dt, uint8_t, CT__KS_b8, name, 1)
+#define CT__UNARY_VM_LOOP(name, dt) \
+    CT__UNARY_LOOP_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt))
 
 /* out[k] = fn(x[k], y[k]), with fast paths for contiguous operands and for a
  * broadcast number y. */
@@ -18947,14 +19028,14 @@ CT__FLOATING(clamp)
 #define CT__CPU_KERNELS(X, HX)                                                                   \
     X(neg, UNARY, NUMERIC) X(abs, UNARY, NUMERIC) X(reciprocal, UNARY, FLOATS) X(sign, UNARY, ALL) \
     HX(round, UNARY, NUMERIC) X(floor, UNARY, NUMERIC) X(ceil, UNARY, NUMERIC) X(trunc, UNARY, NUMERIC) \
-    X(frac, UNARY, FLOATS) X(exp, UNARY, FLOATS) X(exp2, UNARY, FLOATS) X(expm1, UNARY, FLOATS)    \
-    X(log, UNARY, FLOATS) X(log2, UNARY, FLOATS) X(log10, UNARY, FLOATS) X(log1p, UNARY, FLOATS)   \
+    X(frac, UNARY, FLOATS) X(exp, UNARY_VM, FLOATS) X(exp2, UNARY, FLOATS) X(expm1, UNARY, FLOATS)    \
+    X(log, UNARY_VM, FLOATS) X(log2, UNARY, FLOATS) X(log10, UNARY, FLOATS) X(log1p, UNARY, FLOATS)   \
     X(sqrt, UNARY, FLOATS) HX(rsqrt, UNARY, FLOATS) X(sin, UNARY, FLOATS) X(cos, UNARY, FLOATS)    \
     X(tan, UNARY, FLOATS) X(asin, UNARY, FLOATS) X(acos, UNARY, FLOATS) X(atan, UNARY, FLOATS)     \
-    X(sinh, UNARY, FLOATS) X(cosh, UNARY, FLOATS) X(tanh, UNARY, FLOATS) X(asinh, UNARY, FLOATS)   \
+    X(sinh, UNARY, FLOATS) X(cosh, UNARY, FLOATS) X(tanh, UNARY_VM, FLOATS) X(asinh, UNARY, FLOATS)   \
     X(acosh, UNARY, FLOATS) X(atanh, UNARY, FLOATS) X(erf, UNARY, FLOATS) X(erfc, UNARY, FLOATS)   \
     X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS) X(polygamma, UNARY, FLOATS) \
-    X(sigmoid, UNARY, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
+    X(sigmoid, UNARY_VM, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
     X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY, FLOATS) HX(silu, UNARY, FLOATS) \
     X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \
     X(hardswish, UNARY, FLOATS) X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                \

@@ -60,10 +60,23 @@ check_compile header_static sh -c "gcc -std=c11 $W -I. '$tmp/static.c' -o '$tmp/
 printf '#include <complex.h>\n' | cat - "$tmp/impl.c" > "$tmp/complex.c"
 check_compile header_after_complex_h gcc -std=c11 $W -I. -fsyntax-only "$tmp/complex.c"
 # Auto-vectorised loops at -O3 for the machine at hand (how users build
-# ctorch.h for speed) must give the bits the default build gives: the
-# reduction suite again, built that way.
-check_compile reduce_o3_native sh -c "$CC -std=c11 -O3 -march=native -I. -Itests tests/harness.c tests/test_reduce.c \
-    -o '$tmp/reduce' -lm && '$tmp/reduce' > '$tmp/reduce.out' 2>&1 || { grep -v '^ok' '$tmp/reduce.out'; exit 1; }"
+# ctorch.h for speed; where it has AVX2 the pointwise kernels then run
+# base/internal.h's vector math, CT__VECMATH, elsewhere this is the portable
+# build again) must give the bits the default build gives: the suites of the
+# reductions, the pointwise ops and their gradients again, built that way
+# (the implementation, harness.c, compiled once), with OpenMP where the
+# compiler has it, for their tests of the bits on any number of threads.
+printf '#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n' > "$tmp/omp.c"
+omp=$($CC -fopenmp "$tmp/omp.c" -o "$tmp/omp" 2>/dev/null && echo -fopenmp)
+if out=$($CC -std=c11 -O3 -march=native $omp -I. -c tests/harness.c -o "$tmp/harness_native.o" 2>&1); then
+    for t in reduce pointwise grad_pointwise; do
+        check_compile ${t}_o3_native sh -c "$CC -std=c11 -O3 -march=native $omp -I. -Itests tests/test_$t.c \
+            '$tmp/harness_native.o' -o '$tmp/$t' -lm && '$tmp/$t' > '$tmp/$t.out' 2>&1 ||
+            { grep -v '^ok' '$tmp/$t.out'; exit 1; }"
+    done
+else
+    fail "harness_o3_native (tests/harness.c did not build with -O3 -march=native)"; echo "$out" | head -20
+fi
 
 # The test programs. A program that did not build counts as one failure.
 for src in tests/test_*.c; do

@@ -212,6 +212,18 @@ static void ct__iter_tile_rows(int64_t b, int64_t e, void *ctx)
     }
 }
 
+/* Blocks [b, e) of 64 elements of a 1-D iteration: every thread's loop but
+ * the last then runs whole blocks of the pointwise vector math (CT__VM_BLOCK:
+ * 64 bytes, at most 32 elements), so that which elements take the C
+ * library's functions, and so the bits, do not depend on the number of
+ * threads. */
+#define CT__ITER_BLOCK 64
+static void ct__iter_job_run_blocks(int64_t b, int64_t e, void *ctx)
+{
+    ct__iter_job *job = (ct__iter_job *)ctx;
+    ct__iter_range(job->it, b * CT__ITER_BLOCK, CT__MIN(e * CT__ITER_BLOCK, job->it->numel), job->fn, job->ctx);
+}
+
 static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
 {
     if (it->ndim == 1 && it->numel <= CT__GRAIN) { /* one loop on this thread: no job, no index arithmetic */
@@ -227,6 +239,11 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx)
     if (ct__iter_has_transposed(it)) {
         int64_t blocks = (it->shape[1] + CT__TILE_ROWS - 1) / CT__TILE_ROWS;
         ct__parallel_for(blocks, CT__MAX(1, CT__GRAIN / (CT__TILE_ROWS * it->shape[0])), ct__iter_tile_rows, &job);
+        return;
+    }
+    if (it->ndim == 1) {
+        ct__parallel_for((it->numel + CT__ITER_BLOCK - 1) / CT__ITER_BLOCK, CT__GRAIN / CT__ITER_BLOCK,
+                         ct__iter_job_run_blocks, &job);
         return;
     }
     ct__parallel_for(it->numel, CT__GRAIN, ct__iter_job_run, &job);

@@ -158,7 +158,8 @@ CT__UNARY_FL(frac, f, float, x - truncf(x))
 CT__UNARY_FL(frac, d, double, x - trunc(x))
 /* exp, log, tanh and sigmoid run internal.h's vector math where the target
  * has AVX2, so that their loops vectorise; double tanh keeps the C
- * library's (the form for float cancels at small x). */
+ * library's (the form for float cancels at small x). Their _libm twins
+ * compute the rest of a loop past its whole blocks (see CT__VM_BLOCK). */
 CT__UNARY_FL(exp, f, float, ct__vexpf(x))
 CT__UNARY_FL(exp, d, double, ct__vexp(x))
 CT__UNARY_LIBM(exp2, exp2)
@@ -191,6 +192,11 @@ CT__UNARY_LIBM(erfc, erfc)
 CT__UNARY_LIBM(lgamma, lgamma)
 CT__UNARY_FL(sigmoid, f, float, ct__vsigmoidf(x))
 CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + ct__vexp(-x)))
+CT__UNARY_LIBM(exp_libm, exp)
+CT__UNARY_LIBM(log_libm, log)
+CT__UNARY_LIBM(tanh_libm, tanh)
+CT__UNARY_FL(sigmoid_libm, f, float, 1.0f / (1.0f + expf(-x)))
+CT__UNARY_FL(sigmoid_libm, d, double, 1.0 / (1.0 + exp(-x)))
 CT__UNARY_I(isnan, x != x)
 CT__UNARY_FL(isnan, f, float, x != x)
 CT__UNARY_FL(isnan, d, double, x != x)
@@ -665,24 +671,43 @@ CT__FLOATING(clamp)
 #define CT__KFN(name, dt) CT__CAT(ct__##name##_, CT__KF_##dt)
 #define CT__KFT(dt) CT__CAT(ct__flavour_, CT__KF_##dt)
 
-/* out[k] = fn(x[k]); the contiguous case is a plain loop the compiler
- * vectorises. OT and STORE are the output's type and store. */
-#define CT__UNARY_LOOP_AS(name, dt, OT, STORE)                                                   \
+/* The ops with internal.h's vector math run it as PyTorch's vectorised CPU
+ * loops (cpu_kernel_vec: sigmoid, and the activations' backward kernels
+ * that evaluate exp and tanh) run SLEEF: on whole blocks of two AVX2
+ * vectors (64 bytes) of a loop, with the rest of the loop, all of a short
+ * one, in the C library's functions (their _libm twins). Small tensors so
+ * get the same bits with or without CT__VECMATH. */
+#ifdef CT__VECMATH
+#define CT__VM_BLOCK(T) (64 / (int64_t)sizeof(T))
+#else
+#define CT__VM_BLOCK(T) 1 /* (the twins are the same functions: no second loop) */
+#endif
+
+/* out[k] = fn(x[k]) for k below n less n % BLOCK, tail(x[k]) beyond; the
+ * contiguous case is a plain loop the compiler vectorises. OT and STORE are
+ * the output's type and store. */
+#define CT__UNARY_LOOP_SPLIT(name, dt, OT, STORE, tail, BLOCK)                                  \
     static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
         const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
+        const int64_t nv = n - n % (BLOCK);                                                      \
         if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T)) {                         \
             OT *CT__RESTRICT o = (OT *)d[0];                                                     \
             const T *CT__RESTRICT x = (const T *)d[1];                                           \
-            for (int64_t k = 0; k < n; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), a)); \
+            for (int64_t k = 0; k < nv; k++) o[k] = STORE(CT__KFN(name, dt)(CT__KL_##dt(x[k]), a)); \
+            for (int64_t k = nv; k < n; k++) o[k] = STORE(CT__KFN(tail, dt)(CT__KL_##dt(x[k]), a)); \
         } else {                                                                                 \
-            for (int64_t k = 0; k < n; k++)                                                      \
+            for (int64_t k = 0; k < nv; k++)                                                     \
                 *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(name, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), a)); \
+            for (int64_t k = nv; k < n; k++)                                                     \
+                *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(tail, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), a)); \
         }                                                                                        \
     }
-#define CT__UNARY_LOOP(name, dt) CT__UNARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
-#define CT__UNARY_BOOL_LOOP(name, dt) CT__UNARY_LOOP_AS(name, dt, uint8_t, CT__KS_b8)
+#define CT__UNARY_LOOP(name, dt) CT__UNARY_LOOP_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name, 1)
+#define CT__UNARY_BOOL_LOOP(name, dt) CT__UNARY_LOOP_SPLIT(name, dt, uint8_t, CT__KS_b8, name, 1)
+#define CT__UNARY_VM_LOOP(name, dt) \
+    CT__UNARY_LOOP_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt))
 
 /* out[k] = fn(x[k], y[k]), with fast paths for contiguous operands and for a
  * broadcast number y. */
@@ -781,14 +806,14 @@ CT__FLOATING(clamp)
 #define CT__CPU_KERNELS(X, HX)                                                                   \
     X(neg, UNARY, NUMERIC) X(abs, UNARY, NUMERIC) X(reciprocal, UNARY, FLOATS) X(sign, UNARY, ALL) \
     HX(round, UNARY, NUMERIC) X(floor, UNARY, NUMERIC) X(ceil, UNARY, NUMERIC) X(trunc, UNARY, NUMERIC) \
-    X(frac, UNARY, FLOATS) X(exp, UNARY, FLOATS) X(exp2, UNARY, FLOATS) X(expm1, UNARY, FLOATS)    \
-    X(log, UNARY, FLOATS) X(log2, UNARY, FLOATS) X(log10, UNARY, FLOATS) X(log1p, UNARY, FLOATS)   \
+    X(frac, UNARY, FLOATS) X(exp, UNARY_VM, FLOATS) X(exp2, UNARY, FLOATS) X(expm1, UNARY, FLOATS)    \
+    X(log, UNARY_VM, FLOATS) X(log2, UNARY, FLOATS) X(log10, UNARY, FLOATS) X(log1p, UNARY, FLOATS)   \
     X(sqrt, UNARY, FLOATS) HX(rsqrt, UNARY, FLOATS) X(sin, UNARY, FLOATS) X(cos, UNARY, FLOATS)    \
     X(tan, UNARY, FLOATS) X(asin, UNARY, FLOATS) X(acos, UNARY, FLOATS) X(atan, UNARY, FLOATS)     \
-    X(sinh, UNARY, FLOATS) X(cosh, UNARY, FLOATS) X(tanh, UNARY, FLOATS) X(asinh, UNARY, FLOATS)   \
+    X(sinh, UNARY, FLOATS) X(cosh, UNARY, FLOATS) X(tanh, UNARY_VM, FLOATS) X(asinh, UNARY, FLOATS)   \
     X(acosh, UNARY, FLOATS) X(atanh, UNARY, FLOATS) X(erf, UNARY, FLOATS) X(erfc, UNARY, FLOATS)   \
     X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS) X(polygamma, UNARY, FLOATS) \
-    X(sigmoid, UNARY, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
+    X(sigmoid, UNARY_VM, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
     X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY, FLOATS) HX(silu, UNARY, FLOATS) \
     X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \
     X(hardswish, UNARY, FLOATS) X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                \
