@@ -13485,6 +13485,18 @@ static ct_device_type ct__pointwise_device(const ct_tensor *const *in, int n)
     return CT_DEVICE_CPU;
 }
 
+/* Whether t's strides are exactly the contiguous ones of its sizes, those
+ * of size-1 dims included (as ct__contiguous_strides makes them). */
+static bool ct__exactly_contiguous(const ct_tensor *t)
+{
+    int64_t expected = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->strides[d] != expected) return false;
+        expected *= t->sizes[d] > 1 ? t->sizes[d] : 1;
+    }
+    return true;
+}
+
 /* Strides of a new output of the broadcast shape, as TensorIterator lays it
  * out: plainly contiguous when every input is 0-d or exactly contiguous with
  * that shape and no size is 0 (the dims' order then stays as it is, so
@@ -13495,8 +13507,8 @@ static void ct__output_strides(const ct_tensor *const *in, int n, const int64_t 
     ct__contiguous_strides(shape, ndim, strides);
     for (int d = 0; d < ndim && plain; d++) plain = shape[d] > 0;
     for (int i = 0; i < n && plain; i++)
-        plain = in[i]->ndim == 0 || (in[i]->ndim == ndim && ct__dims_equal(in[i]->sizes, shape, ndim) &&
-                                     ct__dims_equal(in[i]->strides, strides, ndim));
+        plain = in[i]->ndim == 0 ||
+                (in[i]->ndim == ndim && ct__dims_equal(in[i]->sizes, shape, ndim) && ct__exactly_contiguous(in[i]));
     if (!plain) ct__dense_strides_for(in, n, shape, ndim, strides);
 }
 
@@ -13578,18 +13590,6 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
 /* The options of a call without any: never written (a static, as a copy of
  * a struct just zeroed on the stack stalls). */
 static ct__op_args ct__no_args;
-
-/* Whether t's strides are exactly the contiguous ones of its sizes, those
- * of size-1 dims included (as ct__contiguous_strides makes them). */
-static bool ct__exactly_contiguous(const ct_tensor *t)
-{
-    int64_t expected = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        if (t->strides[d] != expected) return false;
-        expected *= t->sizes[d] > 1 ? t->sizes[d] : 1;
-    }
-    return true;
-}
 
 /* Whether t is alike `like` (exactly contiguous): of its dtype, sizes and
  * strides, on the CPU, no Python number and no view whose history
