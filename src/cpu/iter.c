@@ -102,6 +102,24 @@ static void ct__iter_init_alike(ct__iter *it, int nops, const ct_tensor *const *
     it->numel = it->shape[0] = ct_numel(ops[0]);
 }
 
+static void ct__iter_run_alike(int nops, const ct_tensor *const *ops, ct__loop_fn fn, void *ctx)
+{
+    int64_t numel = ct_numel(ops[0]);
+    if (numel > CT__GRAIN) {
+        ct__iter it;
+        ct__iter_init_alike(&it, nops, ops);
+        ct__iter_parallel(&it, fn, ctx);
+        return;
+    }
+    char *data[CT__ITER_MAX_OPS];
+    int64_t strides[CT__ITER_MAX_OPS];
+    for (int i = 0; i < nops; i++) {
+        data[i] = ct__data(ops[i]);
+        strides[i] = ops[i]->ndim ? (int64_t)ct__esize(ops[i]) : 0;
+    }
+    if (numel > 0) fn(data, strides, numel, ctx);
+}
+
 static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops)
 {
     const ct_tensor *out = ops[0];

@@ -38,6 +38,9 @@ static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *o
 /* The same iterator for operands known to be contiguous with ops[0]'s sizes
  * or 0-d (ct__op_args.alike): nothing is checked. */
 static void ct__iter_init_alike(ct__iter *it, int nops, const ct_tensor *const *ops);
+/* Run fn over operands alike, as ct__iter_parallel over ct__iter_init_alike's
+ * iterator does; a small one is one call of fn, with no iterator built. */
+static void ct__iter_run_alike(int nops, const ct_tensor *const *ops, ct__loop_fn fn, void *ctx);
 /* Run fn over elements [begin, end) of the iteration order. */
 static void ct__iter_range(const ct__iter *it, int64_t begin, int64_t end, ct__loop_fn fn, void *ctx);
 /* Run fn over everything, on one thread. */

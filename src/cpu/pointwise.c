@@ -885,9 +885,12 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     bool alpha = args->alpha != 1 || args->alpha_i != 1;
     ct__loop_fn fn = (op == CT__OP_add || op == CT__OP_sub) && alpha ? ct__cpu_alpha_loop(op, dt)
                                                                       : ct__cpu_pointwise_loop(op, dt);
+    if (args->alike) {
+        ct__iter_run_alike(1 + n, ops, fn, (void *)args);
+        return;
+    }
     ct__iter it; /* (the flat form fills only what one loop reads: not zeroed, it is large) */
-    if (args->alike) ct__iter_init_alike(&it, 1 + n, ops);
-    else if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
+    if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, (void *)args);
 }
 
