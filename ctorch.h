@@ -3363,7 +3363,7 @@ static inline bool ct__last_reference(int *refcount)
  * objects (tensors, graph nodes) that every op makes. */
 static inline void ct__zero(void *p, size_t n)
 {
-    CT__OPAQUE(n); /* no calloc */
+    CT__OPAQUE(p); /* no calloc, and a memset of known size may be a few stores */
     memset(p, 0, n);
 }
 
@@ -4208,6 +4208,20 @@ struct ct_tensor {
     struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
 };
 
+/* A small CPU tensor is one block (ct__tensor_new_hosted): the tensor, then
+ * its storage, then up to CT__INLINE_BYTES of data, aligned as malloc aligns,
+ * enough for any element (one allocation instead of three for the many tiny
+ * tensors of per-op overhead). All such blocks have one size, so that a
+ * thread keeps freed ones for its next (ct__block_get). The storage may
+ * outlive the tensor (views hold it), so the tensor holds two references to
+ * it: one as its storage (dropped early if it takes another, as param.data =
+ * x does) and one for the block, dropped when it dies. The last reference
+ * frees the block. */
+#define CT__INLINE_BYTES 256
+#define CT__HOSTED_AT ((sizeof(ct_tensor) + 15) & ~(size_t)15)
+#define CT__INLINE_AT ((sizeof(ct__storage) + 15) & ~(size_t)15)
+#define CT__HOSTED_BLOCK (CT__HOSTED_AT + CT__INLINE_AT + CT__INLINE_BYTES)
+
 /* How a view was made (PyTorch's CreationMeta): an in-place op on a view
  * rewrites its base's history, which PyTorch refuses for a view made in
  * no_grad or inference mode, one of several views one op returned, or one a
@@ -4732,6 +4746,9 @@ static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *o
 /* The same iterator for operands known to be contiguous with ops[0]'s sizes
  * or 0-d (ct__op_args.alike): nothing is checked. */
 static void ct__iter_init_alike(ct__iter *it, int nops, const ct_tensor *const *ops);
+/* Run fn over operands alike, as ct__iter_parallel over ct__iter_init_alike's
+ * iterator does; a small one is one call of fn, with no iterator built. */
+static void ct__iter_run_alike(int nops, const ct_tensor *const *ops, ct__loop_fn fn, void *ctx);
 /* Run fn over elements [begin, end) of the iteration order. */
 static void ct__iter_range(const ct__iter *it, int64_t begin, int64_t end, ct__loop_fn fn, void *ctx);
 /* Run fn over everything, on one thread. */
@@ -5174,10 +5191,12 @@ static ct_result ct__scalar_to_elem(ct_scalar s, ct_dtype dt, void *out)
  * columns. A thread's buffer in each slot grows to the largest size asked and
  * is kept for the next call (a product or a convolution then allocates
  * nothing, and fresh pages would fault in at every call, which costs as much
- * as a small convolution's work). The buffers are freed when their thread
- * exits: the thread's first buffer registers them with a pthread key whose
- * destructor frees them (DataLoader workers and the caller's own threads come
- * and go; the main thread's last until the process ends). */
+ * as a small convolution's work). Likewise a few freed blocks of small
+ * tensors are kept for the thread's next ones (malloc and free cost a tiny
+ * op a seventh of its time). The buffers and blocks are freed when their
+ * thread exits: the thread's first one registers them with a pthread key
+ * whose destructor frees them (DataLoader workers and the caller's own
+ * threads come and go; the main thread's last until the process ends). */
 
 #include <pthread.h>
 
@@ -5191,9 +5210,24 @@ enum {
     CT__SCRATCH_SLOTS
 };
 
+/* Under AddressSanitizer no block is kept: malloc then catches a use after free. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CT__ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CT__ASAN 1
+#endif
+#endif
+#ifndef CT__ASAN
+#define CT__ASAN 0
+#endif
+#define CT__BLOCKS_KEPT 8
+
 typedef struct ct__scratch {
     void *buf[CT__SCRATCH_SLOTS];
     size_t cap[CT__SCRATCH_SLOTS];
+    void *blocks[CT__BLOCKS_KEPT]; /* freed blocks of CT__HOSTED_BLOCK bytes */
+    int nblocks;
     bool registered; /* with ct__scratch_key, to be freed at the thread's exit */
 } ct__scratch;
 
@@ -5210,10 +5244,21 @@ static void ct__scratch_free(void *p)
         s->buf[i] = NULL;
         s->cap[i] = 0;
     }
+    while (s->nblocks > 0) CT_FREE(s->blocks[--s->nblocks]);
     s->registered = false;
 }
 
 static void ct__scratch_make_key(void) { ct__scratch_key_made = pthread_key_create(&ct__scratch_key, ct__scratch_free) == 0; }
+
+/* Whether the thread's scratch will be freed at its exit (registered now if not yet). */
+static bool ct__scratch_register(ct__scratch *s)
+{
+    if (!s->registered) {
+        pthread_once(&ct__scratch_once, ct__scratch_make_key);
+        s->registered = ct__scratch_key_made && pthread_setspecific(ct__scratch_key, s) == 0;
+    }
+    return s->registered;
+}
 
 /* The calling thread's buffer in `slot`, grown to at least `bytes` (its
  * contents are not kept when it grows); NULL: out of memory. */
@@ -5221,10 +5266,7 @@ static void *ct__scratch_get(int slot, size_t bytes)
 {
     ct__scratch *s = &ct__thread_scratch;
     if (bytes <= s->cap[slot]) return s->buf[slot];
-    if (!s->registered) {
-        pthread_once(&ct__scratch_once, ct__scratch_make_key);
-        s->registered = ct__scratch_key_made && pthread_setspecific(ct__scratch_key, s) == 0;
-    }
+    ct__scratch_register(s);
     void *p = CT_REALLOC(s->buf[slot], bytes);
     if (!p) return NULL;
     s->buf[slot] = p;
@@ -5232,17 +5274,27 @@ static void *ct__scratch_get(int slot, size_t bytes)
     return p;
 }
 
+/* A block of CT__HOSTED_BLOCK bytes for a small tensor: one the thread freed
+ * before, or a new one. NULL: out of memory. */
+static void *ct__block_get(void)
+{
+    ct__scratch *s = &ct__thread_scratch;
+    return s->nblocks > 0 ? s->blocks[--s->nblocks] : CT_MALLOC(CT__HOSTED_BLOCK);
+}
+
+/* Frees a block of ct__block_get, or keeps it for the thread's next small tensor. */
+static void ct__block_put(void *block)
+{
+    ct__scratch *s = &ct__thread_scratch;
+    if (!CT__ASAN && s->nblocks < CT__BLOCKS_KEPT && ct__scratch_register(s)) s->blocks[s->nblocks++] = block;
+    else CT_FREE(block);
+}
+
 /* ==================== tensor/tensor.c ==================== */
 // >>tensor/tensor.c
 /* Storage and tensor objects, refcounts, scopes, properties. */
 
 /* ---------------------------------------------------------------- storage */
-
-/* A small CPU tensor's data lives in one block with the tensor and its
- * storage (ct__tensor_new_hosted): up to this many bytes, behind the storage
- * struct, aligned as malloc aligns, enough for any element. */
-#define CT__INLINE_BYTES 256
-#define CT__INLINE_AT ((sizeof(ct__storage) + 15) & ~(size_t)15)
 
 /* A storage of nbytes from the device's allocator. */
 static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
@@ -5269,7 +5321,7 @@ static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
 static void ct__hosted_block_free(void *data, void *ctx)
 {
     (void)data;
-    CT_FREE(ctx);
+    ct__block_put(ctx);
 }
 
 static void ct__storage_release(ct__storage *s)
@@ -5316,21 +5368,13 @@ static ct_tensor *ct__tensor_new(ct__storage *storage, ct_dtype dtype, const int
     return ct__own(t);
 }
 
-/* A small CPU tensor is one block: the tensor, then its storage, then the
- * data (one allocation instead of three for the many tiny tensors of per-op
- * overhead). The storage may outlive the tensor (views hold it), so the
- * tensor holds two references to it: one as its storage (dropped early if
- * it takes another, as param.data = x does) and one for the block, dropped
- * when it dies. The last reference frees the block. */
-#define CT__HOSTED_AT ((sizeof(ct_tensor) + 15) & ~(size_t)15)
-
 /* (t not const: GCC takes a const pointer to the fresh block for a read of it) */
 static ct__storage *ct__hosted_storage(ct_tensor *t) { return (ct__storage *)((char *)t + CT__HOSTED_AT); }
 
 static ct_tensor *ct__tensor_new_hosted(size_t nbytes, ct_dtype dtype, const int64_t *sizes, const int64_t *strides,
                                         int ndim)
 {
-    ct_tensor *t = (ct_tensor *)CT_MALLOC(CT__HOSTED_AT + CT__INLINE_AT + nbytes);
+    ct_tensor *t = (ct_tensor *)ct__block_get();
     if (!t) return NULL;
     ct__storage *s = ct__hosted_storage(t);
     memset(s, 0, sizeof *s);
@@ -5429,7 +5473,7 @@ void ct_release(ct_tensor *t)
     }
     ct__storage *hosted = ct__hosted_storage(t);
     if (t->storage == hosted && CT__ATOMIC_LOAD(&hosted->refcount) == 2) { /* both references its own: no view */
-        CT_FREE(t);
+        ct__block_put(t);
         return;
     }
     ct__storage_release(t->storage);
@@ -17807,6 +17851,24 @@ static void ct__iter_init_alike(ct__iter *it, int nops, const ct_tensor *const *
     it->numel = it->shape[0] = ct_numel(ops[0]);
 }
 
+static void ct__iter_run_alike(int nops, const ct_tensor *const *ops, ct__loop_fn fn, void *ctx)
+{
+    int64_t numel = ct_numel(ops[0]);
+    if (numel > CT__GRAIN) {
+        ct__iter it;
+        ct__iter_init_alike(&it, nops, ops);
+        ct__iter_parallel(&it, fn, ctx);
+        return;
+    }
+    char *data[CT__ITER_MAX_OPS];
+    int64_t strides[CT__ITER_MAX_OPS];
+    for (int i = 0; i < nops; i++) {
+        data[i] = ct__data(ops[i]);
+        strides[i] = ops[i]->ndim ? (int64_t)ct__esize(ops[i]) : 0;
+    }
+    if (numel > 0) fn(data, strides, numel, ctx);
+}
+
 static bool ct__iter_init_flat(ct__iter *it, int nops, const ct_tensor *const *ops)
 {
     const ct_tensor *out = ops[0];
@@ -19107,9 +19169,12 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     bool alpha = args->alpha != 1 || args->alpha_i != 1;
     ct__loop_fn fn = (op == CT__OP_add || op == CT__OP_sub) && alpha ? ct__cpu_alpha_loop(op, dt)
                                                                       : ct__cpu_pointwise_loop(op, dt);
+    if (args->alike) {
+        ct__iter_run_alike(1 + n, ops, fn, (void *)args);
+        return;
+    }
     ct__iter it; /* (the flat form fills only what one loop reads: not zeroed, it is large) */
-    if (args->alike) ct__iter_init_alike(&it, 1 + n, ops);
-    else if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
+    if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, (void *)args);
 }
 

@@ -2,6 +2,8 @@
  * (tests/golden/gen_create.py). */
 #include "harness.h"
 
+#include <malloc.h>
+#include <pthread.h>
 #include <stdarg.h>
 
 static const ct_dtype ALL[] = {CT_BOOL, CT_U8, CT_I8, CT_I16, CT_I32, CT_I64, CT_F16, CT_BF16, CT_F32, CT_F64};
@@ -696,6 +698,36 @@ static void test_large_blocks(void)
     ct_scope_end(s);
 }
 
+/* A thread that makes and frees many small tensors (their blocks kept for
+ * its next ones) leaves nothing allocated when it exits: malloc's count of
+ * bytes in use is back where it was. (Under the sanitizers no block is kept,
+ * and LeakSanitizer checks the same.) */
+static void *small_tensors(void *arg)
+{
+    enum { N = 20 };
+    ct_tensor *t[N];
+    (void)arg;
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < N; i++) t[i] = ct_full(CT_SHAPE(i % 5), ct_float(i), CT_F32);
+        for (int i = 0; i < N; i++) ct_release(t[i]);
+    }
+    return NULL;
+}
+
+static size_t bytes_in_use_after_a_thread(void)
+{
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, small_tensors, NULL) == 0);
+    pthread_join(thread, NULL);
+    return mallinfo2().uordblks;
+}
+
+static void test_small_blocks_freed_at_thread_exit(void)
+{
+    size_t before = bytes_in_use_after_a_thread(); /* (the first thread's own setup is done) */
+    CHECK_INT((long long)bytes_in_use_after_a_thread(), (long long)before);
+}
+
 int main(void)
 {
     RUN(test_to_every_pair);
@@ -721,5 +753,6 @@ int main(void)
     RUN(test_from_array_copies);
     RUN(test_zero_sizes);
     RUN(test_large_blocks);
+    RUN(test_small_blocks_freed_at_thread_exit);
     return ct_test_report();
 }

@@ -79,7 +79,7 @@ static inline bool ct__last_reference(int *refcount)
  * objects (tensors, graph nodes) that every op makes. */
 static inline void ct__zero(void *p, size_t n)
 {
-    CT__OPAQUE(n); /* no calloc */
+    CT__OPAQUE(p); /* no calloc, and a memset of known size may be a few stores */
     memset(p, 0, n);
 }
 

@@ -29,6 +29,20 @@ struct ct_tensor {
     struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
 };
 
+/* A small CPU tensor is one block (ct__tensor_new_hosted): the tensor, then
+ * its storage, then up to CT__INLINE_BYTES of data, aligned as malloc aligns,
+ * enough for any element (one allocation instead of three for the many tiny
+ * tensors of per-op overhead). All such blocks have one size, so that a
+ * thread keeps freed ones for its next (ct__block_get). The storage may
+ * outlive the tensor (views hold it), so the tensor holds two references to
+ * it: one as its storage (dropped early if it takes another, as param.data =
+ * x does) and one for the block, dropped when it dies. The last reference
+ * frees the block. */
+#define CT__INLINE_BYTES 256
+#define CT__HOSTED_AT ((sizeof(ct_tensor) + 15) & ~(size_t)15)
+#define CT__INLINE_AT ((sizeof(ct__storage) + 15) & ~(size_t)15)
+#define CT__HOSTED_BLOCK (CT__HOSTED_AT + CT__INLINE_AT + CT__INLINE_BYTES)
+
 /* How a view was made (PyTorch's CreationMeta): an in-place op on a view
  * rewrites its base's history, which PyTorch refuses for a view made in
  * no_grad or inference mode, one of several views one op returned, or one a

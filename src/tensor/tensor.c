@@ -2,12 +2,6 @@
 
 /* ---------------------------------------------------------------- storage */
 
-/* A small CPU tensor's data lives in one block with the tensor and its
- * storage (ct__tensor_new_hosted): up to this many bytes, behind the storage
- * struct, aligned as malloc aligns, enough for any element. */
-#define CT__INLINE_BYTES 256
-#define CT__INLINE_AT ((sizeof(ct__storage) + 15) & ~(size_t)15)
-
 /* A storage of nbytes from the device's allocator. */
 static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
 {
@@ -33,7 +27,7 @@ static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
 static void ct__hosted_block_free(void *data, void *ctx)
 {
     (void)data;
-    CT_FREE(ctx);
+    ct__block_put(ctx);
 }
 
 static void ct__storage_release(ct__storage *s)
@@ -80,21 +74,13 @@ static ct_tensor *ct__tensor_new(ct__storage *storage, ct_dtype dtype, const int
     return ct__own(t);
 }
 
-/* A small CPU tensor is one block: the tensor, then its storage, then the
- * data (one allocation instead of three for the many tiny tensors of per-op
- * overhead). The storage may outlive the tensor (views hold it), so the
- * tensor holds two references to it: one as its storage (dropped early if
- * it takes another, as param.data = x does) and one for the block, dropped
- * when it dies. The last reference frees the block. */
-#define CT__HOSTED_AT ((sizeof(ct_tensor) + 15) & ~(size_t)15)
-
 /* (t not const: GCC takes a const pointer to the fresh block for a read of it) */
 static ct__storage *ct__hosted_storage(ct_tensor *t) { return (ct__storage *)((char *)t + CT__HOSTED_AT); }
 
 static ct_tensor *ct__tensor_new_hosted(size_t nbytes, ct_dtype dtype, const int64_t *sizes, const int64_t *strides,
                                         int ndim)
 {
-    ct_tensor *t = (ct_tensor *)CT_MALLOC(CT__HOSTED_AT + CT__INLINE_AT + nbytes);
+    ct_tensor *t = (ct_tensor *)ct__block_get();
     if (!t) return NULL;
     ct__storage *s = ct__hosted_storage(t);
     memset(s, 0, sizeof *s);
@@ -193,7 +179,7 @@ void ct_release(ct_tensor *t)
     }
     ct__storage *hosted = ct__hosted_storage(t);
     if (t->storage == hosted && CT__ATOMIC_LOAD(&hosted->refcount) == 2) { /* both references its own: no view */
-        CT_FREE(t);
+        ct__block_put(t);
         return;
     }
     ct__storage_release(t->storage);
