@@ -22762,6 +22762,8 @@ typedef double ct__vd;
 #define CT__SMALL_M 64
 /* Bytes of op(B) (K x a panel of columns) the row form keeps in L2. */
 #define CT__ROWS_PANEL (256 * 1024)
+/* Bytes of A's rows the dot form keeps in L1 (of 48 KB, next to DC rows of B). */
+#define CT__DOTS_L1 (32 * 1024)
 
 /* The blocked path (see the top). KC fixes the order of the sums and must
  * not change; the rest only moves data. The register tile is PMR rows of
@@ -22793,9 +22795,12 @@ enum { CT__TILE_ACC, CT__TILE_SET, CT__TILE_ADD };
 #define CT__PREFETCH_R(p) (void)(p)
 #define CT__PREFETCH(p) (void)(p)
 #endif
-/* Each thread of a product gets at least this many multiply-adds (about half
- * a millisecond): below it, waking threads costs more than it gains. */
-#define CT__GEMM_PARALLEL_WORK (1 << 23)
+/* Each thread of a product gets at least this many multiply-adds (about 20 us
+ * of one AVX-512 core): below it, waking a thread costs more than it gains.
+ * A training step's products (a batch of 32 or 64 times 784 x 256) are above
+ * it and take two threads. (Where another program keeps the other cores busy,
+ * a woken thread may wait a scheduler slice, milliseconds, at any size.) */
+#define CT__GEMM_PARALLEL_WORK (1 << 21)
 
 /* A thread's scratch buffer in `slot` (see ct__scratch_get), its start rounded
  * up to a cache line: a packed strip's vectors are loaded whole, never split
@@ -23150,19 +23155,23 @@ static void *ct__gemm_aligned(int slot, size_t bytes)
     }                                                                                                                  \
                                                                                                                        \
     /* C (M x N) = alpha * A (M x K) @ op(B) + beta * C where B is N x K (transposed): every element a dot             \
-     * product of two contiguous rows (x @ W.t() of a linear layer), B streamed once, DC rows at a time. */            \
+     * product of two contiguous rows (x @ W.t() of a linear layer). A block of A's rows (CT__DOTS_L1 bytes)           \
+     * stays in L1 while B streams past it DC rows at a time: streaming A past B's rows instead would read             \
+     * every row of A from L2 for each DC rows of B, faster than L2 delivers them. */                                  \
     static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
                                   int64_t ldb, T beta, T *C, int64_t ldc)                                              \
     {                                                                                                                  \
         T acc[CT__DR * CT__DC];                                                                                        \
-        for (int64_t j = 0; j < N; j += CT__DC) {                                                                      \
-            int64_t nc = CT__MIN(CT__DC, N - j);                                                                       \
-            for (int64_t i = 0; i < M; i += CT__DR) {                                                                  \
-                int64_t mr = CT__MIN(CT__DR, M - i);                                                                   \
-                ct__dots_micro_##x(mr, nc, K, A + i * lda, lda, B + j * ldb, ldb, acc);                                \
-                ct__tile_store_##x(mr, nc, acc, CT__DC, alpha, beta, true, C + i * ldc + j, ldc);                      \
+        int64_t mb = CT__MAX(CT__DOTS_L1 / (K * (int64_t)sizeof(T)) / CT__DR, 1) * CT__DR;                             \
+        for (int64_t ib = 0; ib < M; ib += mb)                                                                         \
+            for (int64_t j = 0; j < N; j += CT__DC) {                                                                  \
+                int64_t nc = CT__MIN(CT__DC, N - j);                                                                   \
+                for (int64_t i = ib; i < CT__MIN(ib + mb, M); i += CT__DR) {                                           \
+                    int64_t mr = CT__MIN(CT__DR, M - i);                                                               \
+                    ct__dots_micro_##x(mr, nc, K, A + i * lda, lda, B + j * ldb, ldb, acc);                            \
+                    ct__tile_store_##x(mr, nc, acc, CT__DC, alpha, beta, true, C + i * ldc + j, ldc);                  \
+                }                                                                                                      \
             }                                                                                                          \
-        }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
     /* One thread's product: an unpacked form when the shape is small enough for it, else the blocked one. */          \
