@@ -622,13 +622,52 @@ CT__LANES_SUM(d, double)
         ct__gemm_blocked_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                    \
     }
 
+/* While the machine is found contended, a product below this many
+ * multiply-adds stays on one thread: there a woken thread may wait a
+ * scheduler slice (milliseconds) for a core another program holds, and
+ * every parallel product's join waits with it, which costs small products
+ * many times their work. Found contended: a join waited more than the
+ * caller's own share took and more than a millisecond; it holds for
+ * CT__GEMM_CONTENDED_HOLD seconds, then a product tries two threads again. */
+#define CT__GEMM_CONTENDED_WORK (1 << 24)
+#define CT__GEMM_CONTENDED_HOLD 1.0
+
+#ifdef _OPENMP
+static double ct__gemm_contended_until; /* omp_get_wtime() seconds */
+
+static double ct__gemm_clock(void) { return omp_get_wtime(); }
+
+static bool ct__gemm_is_caller(void) { return omp_get_thread_num() == 0; }
+
+static bool ct__gemm_contended(void)
+{
+    double until;
+#pragma omp atomic read
+    until = ct__gemm_contended_until;
+    return omp_get_wtime() < until;
+}
+
+/* After a parallel product of `total` seconds of which the caller computed `own`. */
+static void ct__gemm_note_join(double total, double own)
+{
+    if (total - own <= CT__MAX(own, 1e-3)) return;
+#pragma omp atomic write
+    ct__gemm_contended_until = omp_get_wtime() + CT__GEMM_CONTENDED_HOLD;
+}
+#else
+static double ct__gemm_clock(void) { return 0; }
+static bool ct__gemm_is_caller(void) { return true; }
+static void ct__gemm_note_join(double total, double own) { (void)total, (void)own; }
+#endif
+
 /* How many threads a product of this size gets: one per CT__GEMM_PARALLEL_WORK
- * multiply-adds, at most one per tile along the split dim. */
+ * multiply-adds, at most one per tile along the split dim; one while the
+ * machine is contended and the product small. */
 static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
 {
 #ifdef _OPENMP
-    double work = (double)M * (double)N * (double)K / CT__GEMM_PARALLEL_WORK;
-    if (work < 2 || omp_in_parallel()) return 1;
+    double mads = (double)M * (double)N * (double)K, work = mads / CT__GEMM_PARALLEL_WORK;
+    if (work < 2 || omp_in_parallel() || (mads < CT__GEMM_CONTENDED_WORK && ct__gemm_contended())) return 1;
     return (int)CT__MIN(CT__MIN((double)omp_get_max_threads(), work), (double)tiles);
 #else
     (void)M, (void)N, (void)K, (void)tiles;
@@ -682,10 +721,15 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
             unit = rows ? CT__PMR_##x : CT__PNR_##x, tiles = (total + unit - 1) / unit;                                \
         }                                                                                                              \
         int parts = blocked ? (int)CT__MIN(threads * CT__GEMM_PIECES, tiles) : threads;                                \
+        double start = ct__gemm_clock(), own = 0; /* own: the caller's time in its parts */                        \
         CT__OMP_FOR_THREADS                                                                                            \
-        for (int p = 0; p < parts; p++)                                                                                \
+        for (int p = 0; p < parts; p++) {                                                                              \
+            double t = ct__gemm_clock();                                                                               \
             ct__gemm_part_##x(blocked, rows, tiles * p / parts * unit, CT__MIN(tiles * (p + 1) / parts * unit, total), \
                               ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                   \
+            if (ct__gemm_is_caller()) own += ct__gemm_clock() - t;                                                     \
+        }                                                                                                              \
+        ct__gemm_note_join(ct__gemm_clock() - start, own);                                                             \
     }
 
 #ifdef _OPENMP
