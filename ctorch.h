@@ -23239,9 +23239,10 @@ CT__LANES_SUM(d, double)
  * every parallel product's join waits with it, which costs small products
  * many times their work. Found contended: a join waited more than the
  * caller's own share took and more than a millisecond; it holds for
- * CT__GEMM_CONTENDED_HOLD seconds, then a product tries two threads again. */
+ * CT__GEMM_CONTENDED_HOLD seconds, then a product tries two threads again
+ * (while the contention lasts, one stall per hold: a few percent). */
 #define CT__GEMM_CONTENDED_WORK (1 << 24)
-#define CT__GEMM_CONTENDED_HOLD 1.0
+#define CT__GEMM_CONTENDED_HOLD 0.25
 
 #ifdef _OPENMP
 static double ct__gemm_contended_until; /* omp_get_wtime() seconds */
