@@ -22642,7 +22642,8 @@ CT__MAX_POOL2D_ARGMAX(double)
  * for other compilers. OpenMP cuts C into one slab per thread, or, when all
  * of them would be blocked products, into a few pieces per thread that the
  * threads take as they come (ct__gemm_parallel); a batch of small products
- * (bmm) is split by item instead.
+ * (bmm) is split by item instead. A join seen waiting on a descheduled thread
+ * keeps small products on one thread for a while (ct__gemm_note_join).
  * Built with CTORCH_OPENBLAS, ct__sgemm and ct__dgemm call cblas_sgemm /
  * cblas_dgemm instead. */
 
@@ -22798,8 +22799,7 @@ enum { CT__TILE_ACC, CT__TILE_SET, CT__TILE_ADD };
 /* Each thread of a product gets at least this many multiply-adds (about 20 us
  * of one AVX-512 core): below it, waking a thread costs more than it gains.
  * A training step's products (a batch of 32 or 64 times 784 x 256) are above
- * it and take two threads. (Where another program keeps the other cores busy,
- * a woken thread may wait a scheduler slice, milliseconds, at any size.) */
+ * it and take two threads (but see CT__GEMM_CONTENDED_WORK). */
 #define CT__GEMM_PARALLEL_WORK (1 << 21)
 
 /* A thread's scratch buffer in `slot` (see ct__scratch_get), its start rounded
@@ -23333,7 +23333,7 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
             unit = rows ? CT__PMR_##x : CT__PNR_##x, tiles = (total + unit - 1) / unit;                                \
         }                                                                                                              \
         int parts = blocked ? (int)CT__MIN(threads * CT__GEMM_PIECES, tiles) : threads;                                \
-        double start = ct__gemm_clock(), own = 0; /* own: the caller's time in its parts */                        \
+        double start = ct__gemm_clock(), own = 0; /* own: the caller's time in its parts */                            \
         CT__OMP_FOR_THREADS                                                                                            \
         for (int p = 0; p < parts; p++) {                                                                              \
             double t = ct__gemm_clock();                                                                               \
