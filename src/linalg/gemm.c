@@ -31,7 +31,8 @@
  * for other compilers. OpenMP cuts C into one slab per thread, or, when all
  * of them would be blocked products, into a few pieces per thread that the
  * threads take as they come (ct__gemm_parallel); a batch of small products
- * (bmm) is split by item instead.
+ * (bmm) is split by item instead. A join seen waiting on a descheduled thread
+ * keeps small products on one thread for a while (ct__gemm_note_join).
  * Built with CTORCH_OPENBLAS, ct__sgemm and ct__dgemm call cblas_sgemm /
  * cblas_dgemm instead. */
 
@@ -151,6 +152,8 @@ typedef double ct__vd;
 #define CT__SMALL_M 64
 /* Bytes of op(B) (K x a panel of columns) the row form keeps in L2. */
 #define CT__ROWS_PANEL (256 * 1024)
+/* Bytes of A's rows the dot form keeps in L1 (of 48 KB, next to DC rows of B). */
+#define CT__DOTS_L1 (32 * 1024)
 
 /* The blocked path (see the top). KC fixes the order of the sums and must
  * not change; the rest only moves data. The register tile is PMR rows of
@@ -182,9 +185,11 @@ enum { CT__TILE_ACC, CT__TILE_SET, CT__TILE_ADD };
 #define CT__PREFETCH_R(p) (void)(p)
 #define CT__PREFETCH(p) (void)(p)
 #endif
-/* Each thread of a product gets at least this many multiply-adds (about half
- * a millisecond): below it, waking threads costs more than it gains. */
-#define CT__GEMM_PARALLEL_WORK (1 << 23)
+/* Each thread of a product gets at least this many multiply-adds (about 20 us
+ * of one AVX-512 core): below it, waking a thread costs more than it gains.
+ * A training step's products (a batch of 32 or 64 times 784 x 256) are above
+ * it and take two threads (but see CT__GEMM_CONTENDED_WORK). */
+#define CT__GEMM_PARALLEL_WORK (1 << 21)
 
 /* A thread's scratch buffer in `slot` (see ct__scratch_get), its start rounded
  * up to a cache line: a packed strip's vectors are loaded whole, never split
@@ -386,6 +391,51 @@ static void *ct__gemm_aligned(int slot, size_t bytes)
  * split M or N). ct__conv_weight_grad replays the form's sums. */
 #define CT__DOTS_SUIT(x, M, K) ((M) <= CT__SMALL_M && (K) >= CT__VL_##x)
 
+/* The dot form's lane sums: sum[e] = 0 + lanes[e][0] + lanes[e][1] + ... in that order, for the
+ * DR * DC elements of a tile (lanes: DR * DC x VL, row-major). With AVX-512 floats (DR x DC = 4 x 4
+ * elements of 16 lanes) the 16 x 16 block is transposed in registers and its columns added in order:
+ * the same sums as the scalar loop, without its 256 scalar loads and adds per tile (which took a
+ * fifth of the dot form's time at K = 784). */
+#define CT__LANES_SUM(x, T)                                                                                            \
+    static void ct__lanes_sum_##x(const T *lanes, T *sum)                                                              \
+    {                                                                                                                  \
+        for (int e = 0; e < CT__DR * CT__DC; e++) {                                                                    \
+            sum[e] = 0;                                                                                                \
+            for (int l = 0; l < CT__VL_##x; l++) sum[e] += lanes[e * CT__VL_##x + l];                                  \
+        }                                                                                                              \
+    }
+#if defined(__AVX512F__)
+static void ct__lanes_sum_s(const float *lanes, float *sum)
+{
+    __m512 r[16], t[16], u[16], col[16];
+    for (int e = 0; e < 16; e++) r[e] = _mm512_loadu_ps(lanes + 16 * e);
+    for (int e = 0; e < 16; e += 2) { /* in each 128-bit lane: r[e][i], r[e + 1][i] interleaved */
+        t[e] = _mm512_unpacklo_ps(r[e], r[e + 1]);
+        t[e + 1] = _mm512_unpackhi_ps(r[e], r[e + 1]);
+    }
+    for (int g = 0; g < 16; g += 4) { /* u[g + m], 128-bit lane k: rows g..g + 3 of column 4k + m */
+        u[g] = _mm512_shuffle_ps(t[g], t[g + 2], 0x44);
+        u[g + 1] = _mm512_shuffle_ps(t[g], t[g + 2], 0xEE);
+        u[g + 2] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0x44);
+        u[g + 3] = _mm512_shuffle_ps(t[g + 1], t[g + 3], 0xEE);
+    }
+    for (int m = 0; m < 4; m++) { /* the 128-bit lanes k of u[m], u[4 + m], u[8 + m], u[12 + m]: column 4k + m */
+        __m512 v0 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0x88), v1 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0x88);
+        __m512 w0 = _mm512_shuffle_f32x4(u[m], u[4 + m], 0xDD), w1 = _mm512_shuffle_f32x4(u[8 + m], u[12 + m], 0xDD);
+        col[m] = _mm512_shuffle_f32x4(v0, v1, 0x88);
+        col[8 + m] = _mm512_shuffle_f32x4(v0, v1, 0xDD);
+        col[4 + m] = _mm512_shuffle_f32x4(w0, w1, 0x88);
+        col[12 + m] = _mm512_shuffle_f32x4(w0, w1, 0xDD);
+    }
+    __m512 acc = _mm512_setzero_ps();
+    for (int c = 0; c < 16; c++) acc = _mm512_add_ps(acc, col[c]);
+    _mm512_storeu_ps(sum, acc);
+}
+#else
+CT__LANES_SUM(s, float)
+#endif
+CT__LANES_SUM(d, double)
+
 /* The unpacked forms for few rows (or a short K), per element type T with suffix s or d. */
 #define CT__GEMM_SMALL(x, T)                                                                                           \
     /* Row form. acc (MR x NR, row-major) = rows [0, mr) of op(A) @ B (K x NR), where op(A)[i][k] =                    \
@@ -516,14 +566,14 @@ static void *ct__gemm_aligned(int slot, size_t bytes)
     static void ct__dots_finish_##x(int64_t mr, int64_t nc, int64_t kv, int64_t K, const T *A, int64_t lda,            \
                                     const T *B, int64_t ldb, const T *lanes, T *CT__RESTRICT acc)                      \
     {                                                                                                                  \
+        T sum[CT__DR * CT__DC];                                                                                        \
+        ct__lanes_sum_##x(lanes, sum);                                                                                 \
         for (int i = 0; i < CT__DR; i++)                                                                               \
             for (int j = 0; j < CT__DC; j++) {                                                                         \
                 const T *a = A + CT__MIN(i, mr - 1) * lda, *b = B + CT__MIN(j, nc - 1) * ldb;                          \
-                const T *lane = lanes + (i * CT__DC + j) * CT__VL_##x;                                                 \
-                T sum = 0;                                                                                             \
-                for (int l = 0; l < CT__VL_##x; l++) sum += lane[l];                                                   \
-                for (int64_t r = kv; r < K; r++) sum += a[r] * b[r];                                                   \
-                acc[i * CT__DC + j] = sum;                                                                             \
+                T s = sum[i * CT__DC + j];                                                                             \
+                for (int64_t r = kv; r < K; r++) s += a[r] * b[r];                                                     \
+                acc[i * CT__DC + j] = s;                                                                               \
             }                                                                                                          \
     }                                                                                                                  \
                                                                                                                        \
@@ -539,19 +589,23 @@ static void *ct__gemm_aligned(int slot, size_t bytes)
     }                                                                                                                  \
                                                                                                                        \
     /* C (M x N) = alpha * A (M x K) @ op(B) + beta * C where B is N x K (transposed): every element a dot             \
-     * product of two contiguous rows (x @ W.t() of a linear layer), B streamed once, DC rows at a time. */            \
+     * product of two contiguous rows (x @ W.t() of a linear layer). A block of A's rows (CT__DOTS_L1 bytes)           \
+     * stays in L1 while B streams past it DC rows at a time: streaming A past B's rows instead would read             \
+     * every row of A from L2 for each DC rows of B, faster than L2 delivers them. */                                  \
     static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
                                   int64_t ldb, T beta, T *C, int64_t ldc)                                              \
     {                                                                                                                  \
         T acc[CT__DR * CT__DC];                                                                                        \
-        for (int64_t j = 0; j < N; j += CT__DC) {                                                                      \
-            int64_t nc = CT__MIN(CT__DC, N - j);                                                                       \
-            for (int64_t i = 0; i < M; i += CT__DR) {                                                                  \
-                int64_t mr = CT__MIN(CT__DR, M - i);                                                                   \
-                ct__dots_micro_##x(mr, nc, K, A + i * lda, lda, B + j * ldb, ldb, acc);                                \
-                ct__tile_store_##x(mr, nc, acc, CT__DC, alpha, beta, true, C + i * ldc + j, ldc);                      \
+        int64_t mb = CT__MAX(CT__DOTS_L1 / (K * (int64_t)sizeof(T)) / CT__DR, 1) * CT__DR;                             \
+        for (int64_t ib = 0; ib < M; ib += mb)                                                                         \
+            for (int64_t j = 0; j < N; j += CT__DC) {                                                                  \
+                int64_t nc = CT__MIN(CT__DC, N - j);                                                                   \
+                for (int64_t i = ib; i < CT__MIN(ib + mb, M); i += CT__DR) {                                           \
+                    int64_t mr = CT__MIN(CT__DR, M - i);                                                               \
+                    ct__dots_micro_##x(mr, nc, K, A + i * lda, lda, B + j * ldb, ldb, acc);                            \
+                    ct__tile_store_##x(mr, nc, acc, CT__DC, alpha, beta, true, C + i * ldc + j, ldc);                  \
+                }                                                                                                      \
             }                                                                                                          \
-        }                                                                                                              \
     }                                                                                                                  \
                                                                                                                        \
     /* One thread's product: an unpacked form when the shape is small enough for it, else the blocked one. */          \
@@ -568,13 +622,53 @@ static void *ct__gemm_aligned(int slot, size_t bytes)
         ct__gemm_blocked_##x(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                    \
     }
 
+/* While the machine is found contended, a product below this many
+ * multiply-adds stays on one thread: there a woken thread may wait a
+ * scheduler slice (milliseconds) for a core another program holds, and
+ * every parallel product's join waits with it, which costs small products
+ * many times their work. Found contended: a join waited more than the
+ * caller's own share took and more than a millisecond; it holds for
+ * CT__GEMM_CONTENDED_HOLD seconds, then a product tries two threads again
+ * (while the contention lasts, one stall per hold: a few percent). */
+#define CT__GEMM_CONTENDED_WORK (1 << 24)
+#define CT__GEMM_CONTENDED_HOLD 0.25
+
+#ifdef _OPENMP
+static double ct__gemm_contended_until; /* omp_get_wtime() seconds */
+
+static double ct__gemm_clock(void) { return omp_get_wtime(); }
+
+static bool ct__gemm_is_caller(void) { return omp_get_thread_num() == 0; }
+
+static bool ct__gemm_contended(void)
+{
+    double until;
+#pragma omp atomic read
+    until = ct__gemm_contended_until;
+    return omp_get_wtime() < until;
+}
+
+/* After a parallel product of `total` seconds of which the caller computed `own`. */
+static void ct__gemm_note_join(double total, double own)
+{
+    if (total - own <= CT__MAX(own, 1e-3)) return;
+#pragma omp atomic write
+    ct__gemm_contended_until = omp_get_wtime() + CT__GEMM_CONTENDED_HOLD;
+}
+#else
+static double ct__gemm_clock(void) { return 0; }
+static bool ct__gemm_is_caller(void) { return true; }
+static void ct__gemm_note_join(double total, double own) { (void)total, (void)own; }
+#endif
+
 /* How many threads a product of this size gets: one per CT__GEMM_PARALLEL_WORK
- * multiply-adds, at most one per tile along the split dim. */
+ * multiply-adds, at most one per tile along the split dim; one while the
+ * machine is contended and the product small. */
 static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
 {
 #ifdef _OPENMP
-    double work = (double)M * (double)N * (double)K / CT__GEMM_PARALLEL_WORK;
-    if (work < 2 || omp_in_parallel()) return 1;
+    double mads = (double)M * (double)N * (double)K, work = mads / CT__GEMM_PARALLEL_WORK;
+    if (work < 2 || omp_in_parallel() || (mads < CT__GEMM_CONTENDED_WORK && ct__gemm_contended())) return 1;
     return (int)CT__MIN(CT__MIN((double)omp_get_max_threads(), work), (double)tiles);
 #else
     (void)M, (void)N, (void)K, (void)tiles;
@@ -628,10 +722,15 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
             unit = rows ? CT__PMR_##x : CT__PNR_##x, tiles = (total + unit - 1) / unit;                                \
         }                                                                                                              \
         int parts = blocked ? (int)CT__MIN(threads * CT__GEMM_PIECES, tiles) : threads;                                \
+        double start = ct__gemm_clock(), own = 0; /* own: the caller's time in its parts */                            \
         CT__OMP_FOR_THREADS                                                                                            \
-        for (int p = 0; p < parts; p++)                                                                                \
+        for (int p = 0; p < parts; p++) {                                                                              \
+            double t = ct__gemm_clock();                                                                               \
             ct__gemm_part_##x(blocked, rows, tiles * p / parts * unit, CT__MIN(tiles * (p + 1) / parts * unit, total), \
                               ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);                                   \
+            if (ct__gemm_is_caller()) own += ct__gemm_clock() - t;                                                     \
+        }                                                                                                              \
+        ct__gemm_note_join(ct__gemm_clock() - start, own);                                                             \
     }
 
 #ifdef _OPENMP
