@@ -23299,7 +23299,9 @@ CT__LANES_SUM(d, double)
     }
 
 /* While the machine is found contended, a product below this many
- * multiply-adds stays on one thread: there a woken thread may wait a
+ * multiply-adds runs its parts on the calling thread alone (the parts of
+ * its threads, so the sums and the bits do not depend on the timing of
+ * other programs): there a woken thread may wait a
  * scheduler slice (milliseconds) for a core another program holds, and
  * every parallel product's join waits with it, which costs small products
  * many times their work. Found contended: a join waited more than the
@@ -23332,19 +23334,19 @@ static void ct__gemm_note_join(double total, double own)
     ct__gemm_contended_until = omp_get_wtime() + CT__GEMM_CONTENDED_HOLD;
 }
 #else
+static bool ct__gemm_contended(void) { return false; }
 static double ct__gemm_clock(void) { return 0; }
 static bool ct__gemm_is_caller(void) { return true; }
 static void ct__gemm_note_join(double total, double own) { (void)total, (void)own; }
 #endif
 
 /* How many threads a product of this size gets: one per CT__GEMM_PARALLEL_WORK
- * multiply-adds, at most one per tile along the split dim; one while the
- * machine is contended and the product small. */
+ * multiply-adds, at most one per tile along the split dim. */
 static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
 {
 #ifdef _OPENMP
-    double mads = (double)M * (double)N * (double)K, work = mads / CT__GEMM_PARALLEL_WORK;
-    if (work < 2 || omp_in_parallel() || (mads < CT__GEMM_CONTENDED_WORK && ct__gemm_contended())) return 1;
+    double work = (double)M * (double)N * (double)K / CT__GEMM_PARALLEL_WORK;
+    if (work < 2 || omp_in_parallel()) return 1;
     return (int)CT__MIN(CT__MIN((double)omp_get_max_threads(), work), (double)tiles);
 #else
     (void)M, (void)N, (void)K, (void)tiles;
@@ -23398,6 +23400,8 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
             unit = rows ? CT__PMR_##x : CT__PNR_##x, tiles = (total + unit - 1) / unit;                                \
         }                                                                                                              \
         int parts = blocked ? (int)CT__MIN(threads * CT__GEMM_PIECES, tiles) : threads;                                \
+        /* contended: the same parts, so the same sums, all on this thread */                                          \
+        int team = (double)M * (double)N * (double)K < CT__GEMM_CONTENDED_WORK && ct__gemm_contended() ? 1 : threads;   \
         double start = ct__gemm_clock(), own = 0; /* own: the caller's time in its parts */                            \
         CT__OMP_FOR_THREADS                                                                                            \
         for (int p = 0; p < parts; p++) {                                                                              \
@@ -23410,9 +23414,9 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
     }
 
 #ifdef _OPENMP
-#define CT__OMP_FOR_THREADS _Pragma("omp parallel for num_threads(threads) schedule(dynamic, 1)")
+#define CT__OMP_FOR_THREADS _Pragma("omp parallel for num_threads(team) schedule(dynamic, 1)")
 #else
-#define CT__OMP_FOR_THREADS
+#define CT__OMP_FOR_THREADS (void)team;
 #endif
 
 CT__GEMM_DEFINE(s, float)
