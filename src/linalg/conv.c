@@ -537,9 +537,9 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
                                                    const T *img, int64_t Cimg, const T *side, int64_t Cside,  \
                                                    T *gw)                                                     \
     {                                                                                                         \
-        enum { VL = CT__VL_##sfx, DC = CT__DC };                                                              \
+        enum { VL = CT__VL_##sfx };                                                                           \
         int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
-        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2];                                  \
+        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2], DC = CT__DC;                     \
         bool in_place = L % VL == 0;                                                                          \
         int64_t S = CT__MIN(CT__DOTS_STRETCH, CT__MAX(64, CT__DOTS_L1 / (R * (int64_t)sizeof(T)) / 64 * 64)); \
         int64_t parts = (L + S - 1) / S; /* an image's stretches when the side is read in place */            \
