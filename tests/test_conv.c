@@ -6,6 +6,9 @@
 #include "harness.h"
 
 #include <pthread.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* ---------------------------------------------------------------- a case */
 
@@ -389,6 +392,45 @@ static void test_thread_scratch_freed_at_exit(void)
     ct_scope_end(s); /* with mine, kept for it (the threads had no scope around theirs) */
 }
 
+#ifdef _OPENMP
+/* ---------------------------------------------------------------- thread counts */
+
+/* The forward and the three gradients of the LeNet-sized convolutions (the weight's gradient by its dot
+ * form with the output's gradient read in place and copied, and by its lanes form) and a padded,
+ * strided one: the threads split them into other pieces at each count, which must give the same bits. */
+static void test_same_bits_on_any_thread_count(void)
+{
+    static const int64_t cases[][6] = {/* N, Cin, HW, Cout, k, padding */
+                                       {64, 1, 28, 16, 5, 0}, {64, 16, 14, 32, 5, 0}, {64, 6, 14, 16, 5, 0},
+                                       {64, 1, 28, 6, 5, 2},  {64, 3, 27, 16, 3, 1}};
+    int saved = omp_get_max_threads();
+    ct_scope s = ct_scope_begin();
+    ct_manual_seed(11);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const int64_t *k = cases[c];
+        ct_tensor *x = ct_randn(CT_SHAPE(k[0], k[1], k[2], k[2]), CT_F32, NULL);
+        ct_tensor *w = ct_randn(CT_SHAPE(k[3], k[1], k[4], k[4]), CT_F32, NULL);
+        ct_tensor *b = ct_randn(CT_SHAPE(k[3]), CT_F32, NULL), *r[4][4], *gy = NULL;
+        ct_conv_opts o = {.padding = CT_SHAPE(k[5]), .stride = CT_SHAPE(c == 4 ? 2 : 1)};
+        for (int i = 0; i < 3; i++) ct_requires_grad_((ct_tensor *[]){x, w, b}[i], true);
+        for (int t = 0; t < 4; t++) {
+            omp_set_num_threads(t + 1);
+            ct_tensor *y = ct_conv2d(x, w, b, o), *g[3] = {0};
+            if (t == 0) /* the output's gradient: sum's (expanded, copied) or a dense one */
+                gy = c % 2 ? ct_randn(ct_shape_of(y), CT_F32, NULL)
+                           : ct_expand(ct_ones(CT_SHAPE0, CT_F32), ct_shape_of(y));
+            CHECK_OK(ct_autograd_grad((const ct_tensor *[]){y}, 1, (const ct_tensor *[]){x, w, b}, 3,
+                                      (const ct_tensor *[]){gy}, g, (ct_grad_opts){0}));
+            r[t][0] = y, r[t][1] = g[0], r[t][2] = g[1], r[t][3] = g[2];
+        }
+        for (int t = 1; t < 4; t++)
+            for (int i = 0; i < 4; i++) CHECK_TENSOR(r[t][i], r[0][i], 0);
+    }
+    omp_set_num_threads(saved);
+    ct_scope_end(s);
+}
+#endif
+
 int main(void)
 {
     RUN(test_golden);
@@ -397,5 +439,10 @@ int main(void)
     RUN(test_infinities);
     RUN(test_max_pool_nan);
     RUN(test_thread_scratch_freed_at_exit);
+#ifdef _OPENMP
+    RUN(test_same_bits_on_any_thread_count);
+#else
+    SKIP(test_same_bits_on_any_thread_count, "built without OpenMP");
+#endif
     return ct_test_report();
 }

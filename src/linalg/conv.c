@@ -511,65 +511,83 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
 /* The weight's gradient by ct__gemm_dots's sums without its whole im2col matrix: gw_g (R, CgK) =
  * side_g (R, m * L) . cols(img)_g (CgK, m * L) for each chunk of nb images (+= after the first), each
  * element's lanes growing over the columns in order as ct__dots_steps takes them, then summed by
- * ct__dots_finish: the same sums as the GEMM (so the same bits). Both sides are made a stretch of
- * columns at a time, into per-thread scratch that stays in cache (side copied image by image, cols by
- * im2col). Work items are a group's blocks of rows of cols, split over the threads. */
+ * ct__dots_finish: the same sums as the GEMM (so the same bits). cols is made a stretch of columns at a
+ * time by im2col, into per-thread scratch that stays in cache. When an image's L columns are whole
+ * vectors, the stretches stop at the images' ends (each still starts on a vector, so every lane takes
+ * the same columns in the same order) and the side is read in place, rows L apart; else a stretch of it
+ * is copied image by image (a lane's columns then run across images). Work items are a group's blocks
+ * of rows of the side or of cols, as many as the threads and of even size. */
 #define CT__CONV_WEIGHT_GRAD_DOTS(T, sfx)                                                                     \
-    /* Columns [s0, s0 + w) of R rows of images side by side (row r of image i, L long, at side + i *        \
-     * image + r * L) into A (rows S apart): a copy of each image's part. */                                  \
-    static void ct__side_stretch_##T(const T *side, int64_t image, int64_t L, int64_t R, int64_t s0, int64_t w, \
-                                     T *A, int64_t S)                                                         \
+    /* The side's stretch of columns [s0, s0 + w) of R rows of images side by side (row r of image i, L       \
+     * long, at side + i * image + r * L): in place (*lda = L) when it lies in one image and `in_place`,      \
+     * else a copy of each image's part into A (rows S apart, *lda = S). */                                   \
+    static const T *ct__side_stretch_##T(const T *side, int64_t image, int64_t L, int64_t R, int64_t s0,      \
+                                         int64_t w, bool in_place, T *A, int64_t S, int64_t *lda)             \
     {                                                                                                         \
+        *lda = in_place ? L : S;                                                                              \
+        if (in_place) return side + s0 / L * image + s0 % L;                                                  \
         for (int64_t r = 0; r < R; r++)                                                                       \
             for (int64_t q = s0, len; q < s0 + w; q += len) {                                                 \
                 len = CT__MIN(L - q % L, s0 + w - q);                                                         \
                 memcpy(A + r * S + q - s0, side + q / L * image + r * L + q % L, sizeof(T) * (size_t)len);    \
             }                                                                                                 \
+        return A;                                                                                             \
     }                                                                                                         \
     static ct_result ct__conv_weight_grad_dots_##T(const ct__window *g, int64_t G, int64_t N, int64_t nb,     \
                                                    const T *img, int64_t Cimg, const T *side, int64_t Cside,  \
                                                    T *gw)                                                     \
     {                                                                                                         \
+        enum { VL = CT__VL_##sfx };                                                                           \
         int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
-        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2];                                  \
-        int64_t S = CT__MIN(CT__DOTS_STRETCH, CT__MAX(64, CT__DOTS_L1 / (R * (int64_t)sizeof(T)) / 64 * 64));  \
+        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2], DC = CT__DC;                     \
+        bool in_place = L % VL == 0;                                                                          \
+        int64_t S = CT__MIN(CT__DOTS_STRETCH, CT__MAX(64, CT__DOTS_L1 / (R * (int64_t)sizeof(T)) / 64 * 64)); \
+        int64_t parts = (L + S - 1) / S; /* an image's stretches when the side is read in place */            \
+        if (in_place) S = ((L + parts - 1) / parts + VL - 1) / VL * VL;                                       \
         double work = (double)N * (double)L * (double)R * (double)(CgK * G);                                  \
-        int64_t want = ct__conv_threads(INT64_MAX, work), DC = CT__DC;                                        \
-        int64_t RB = CT__MIN((CgK + want - 1) / want + DC - 1, 128) / DC * DC, blocks = (CgK + RB - 1) / RB;  \
-        int64_t tiles = (R + CT__DR - 1) / CT__DR * (RB / DC), lane_size = CT__DR * CT__DC * CT__VL_##sfx;    \
-        int64_t per_thread = (R + RB) * S + tiles * lane_size;                                                \
+        int64_t want = ct__conv_threads(INT64_MAX, work);                                                     \
+        /* the side's rows split in whole tiles when it is read in place (each thread then reads only its     \
+         * rows, makes all of cols' and the image is the smaller), else cols' rows */                         \
+        int64_t RP = in_place && R % (want * CT__DR) == 0 ? want : 1, RR = R / RP, CP = want / RP;            \
+        int64_t RB = CT__MIN((CgK + CP - 1) / CP, 128), blocks = (CgK + RB - 1) / RB * RP;                    \
+        int64_t JT = (RB + DC - 1) / DC, tiles = (R + CT__DR - 1) / CT__DR * JT;                              \
+        int64_t lane_size = CT__DR * DC * VL, per_thread = (in_place ? RB : R + RB) * S + tiles * lane_size;  \
         int threads = ct__conv_threads(G * blocks, work);                                                     \
         T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
         if (!buf) return CT__OOM();                                                                           \
         CT__OMP_PARALLEL_THREADS                                                                              \
         {                                                                                                     \
-            T *A = buf + per_thread * ct__thread_num(), *B = A + R * S, *lanes = B + RB * S;                  \
+            T *B = buf + per_thread * ct__thread_num(), *lanes = B + RB * S;                                  \
+            T *Acopy = lanes + tiles * lane_size;                                                             \
             T acc[CT__DR * CT__DC];                                                                           \
             CT__OMP_FOR                                                                                       \
             for (int64_t item = 0; item < G * blocks; item++) {                                               \
-                int64_t k = item / blocks, r0 = item % blocks * RB, rb = CT__MIN(RB, CgK - r0);               \
+                int64_t k = item / blocks, r0 = item % blocks / RP * RB, rb = CT__MIN(RB, CgK - r0);          \
+                int64_t i0 = item % blocks % RP * RR, i1 = i0 + RR; /* the block's rows of side */            \
                 int64_t row0 = k * CgK + r0; /* the block's first row in cols */                              \
                 for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                      \
-                    int64_t cols = CT__MIN(nb, N - n0) * L, kv = cols / CT__VL_##sfx * CT__VL_##sfx, s0 = 0;  \
+                    int64_t cols = CT__MIN(nb, N - n0) * L, kv = cols / VL * VL, s0 = 0, lda;                 \
+                    const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg, *A;     \
                     memset(lanes, 0, sizeof(T) * (size_t)(tiles * lane_size));                                \
-                    for (;; s0 += S) {                                                                        \
-                        int64_t w = CT__MIN(S, cols - s0), steps = CT__MIN(w, kv - s0);                       \
-                        const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg;     \
-                        ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, A, S);                            \
+                    for (;;) {                                                                                \
+                        int64_t w = CT__MIN(CT__MIN(S, cols - s0), in_place ? L - s0 % L : S);                \
+                        int64_t steps = CT__MIN(w, kv - s0);                                                  \
+                        A = ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, in_place, Acopy, S, &lda);    \
                         ct__im2col_##T(g, imgs, Cimg * Limg, row0, row0 + rb, s0, s0 + w, B, S);              \
-                        /* DC rows of B at a time against all of A, which stays in L1 */                      \
+                        /* DC rows of B at a time against all of A, which stays in cache */                   \
                         for (int64_t j = 0; j < rb; j += DC)                                                  \
-                            for (int64_t i = 0; i < R; i += CT__DR)                                           \
-                                ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), CT__MIN(DC, rb - j), steps,      \
-                                                     A + i * S, S, B + j * S, S,                              \
-                                                     lanes + (i / CT__DR * (RB / DC) + j / DC) * lane_size);  \
+                            for (int64_t i = i0; i < i1; i += CT__DR)                                         \
+                                ct__dots_steps_##sfx(CT__MIN(CT__DR, i1 - i), CT__MIN(DC, rb - j), steps,     \
+                                                     A + i * lda, lda, B + j * S, S,                          \
+                                                     lanes + (i / CT__DR * JT + j / DC) * lane_size);         \
                         if (s0 + w == cols) break;                                                            \
+                        s0 += w;                                                                              \
                     }                                                                                         \
-                    for (int64_t i = 0; i < R; i += CT__DR)                                                   \
+                    for (int64_t i = i0; i < i1; i += CT__DR)                                                 \
                         for (int64_t j = 0; j < rb; j += DC) {                                                \
-                            int64_t mr = CT__MIN(CT__DR, R - i), nc = CT__MIN(DC, rb - j);                    \
-                            const T *lane = lanes + (i / CT__DR * (RB / DC) + j / DC) * lane_size;            \
-                            ct__dots_finish_##sfx(mr, nc, kv - s0, cols - s0, A + i * S, S, B + j * S, S,     \
+                            int64_t mr = CT__MIN(CT__DR, i1 - i), nc = CT__MIN(DC, rb - j);                   \
+                            const T *lane = lanes + (i / CT__DR * JT + j / DC) * lane_size;                   \
+                            ct__dots_finish_##sfx(mr, nc, kv - s0, cols - s0, A + i * lda, lda, B + j * S, S, \
                                                   lane, acc);                                                 \
                             ct__tile_store_##sfx(mr, nc, acc, DC, 1, n0 == 0 ? 0 : 1, true,                   \
                                                  gw + (k * R + i) * CgK + r0 + j, CgK);                       \
