@@ -3510,14 +3510,15 @@ static inline double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ?
  * library, and no branches: special cases are picked by bit masks (GCC turns
  * a ?: between floating values into a branch when one side is needed only
  * there, and with trapping math will not compute both sides to vectorise).
- * All compute in double: within an ulp for double, and for float (which
- * converts to double and back) within 0.51 ulp; float sigmoid is PyTorch's
- * float formula around such an exp. On random inputs they give glibc's
- * bits but for 1 in 20000 (float exp and sigmoid), 1 in 400 (double exp,
- * float log), 1 in 100 (double log) or 1 in 20 (float tanh, whose glibc
- * version is an ulp off more often). They are used where the
- * compiler targets AVX2 (CT__VECMATH): without it GCC leaves these loops
- * scalar, slower than the C library, which the ct__v* wrappers then call. */
+ * Float exp computes in float, within 0.78 ulp, as PyTorch's SLEEF is within
+ * 1 (float sigmoid is PyTorch's float formula around it); the rest compute
+ * in double: within an ulp for double, and for float (which converts to
+ * double and back) within 0.51 ulp. On random inputs those give glibc's
+ * bits but for 1 in 400 (double exp, float log), 1 in 100 (double log) or
+ * 1 in 20 (float tanh, whose glibc version is an ulp off more often). They
+ * are used where the compiler targets AVX2 (CT__VECMATH): without it GCC
+ * leaves these loops scalar, slower than the C library, which the ct__v*
+ * wrappers then call. */
 #if !defined(CT__VECMATH) && (defined(__AVX2__) || defined(__AVX512F__))
 #define CT__VECMATH 1
 #endif
@@ -3595,21 +3596,17 @@ static inline double ct__expm1_tail(double r)
 #define CT__LN2_HI 6.93147180369123816490e-01
 #define CT__LN2_LO 1.90821492927058770002e-10
 
-/* e^x to 2e-10 for float results: x = k ln2 + r with |r| <= ln2/2, 2^k from
- * kk's low bits, which hold k. x must lie within +-150 (NaN passes): e^150
- * overflows float, e^-150 rounds to its 0, and in between p 2^k is a
- * normal double. */
-CT__ALWAYS_INLINE double ct__exp_clamped(double x)
+/* e^x to 2e-10, for a float result (float tanh's): |x| is first clamped to
+ * 150 (NaN passes), where e^x over- or underflows float anyway, and in
+ * between p 2^k is a normal double. x = k ln2 + r with |r| <= ln2/2, 2^k
+ * from kk's low bits, which hold k. */
+CT__ALWAYS_INLINE double ct__exp_for_float(double x)
 {
+    x = ct__pick(fabs(x) > 150.0, copysign(150.0, x), x);
     double kk = x * 1.4426950408889634 + CT__SHIFTER, k = kk - CT__SHIFTER;
     double r = CT__FMA_OR_NOT(-k, CT__LN2_HI, x) - k * CT__LN2_LO; /* (k ln2_hi is exact: fused or not, one rounding) */
     double p = 1.0 + (r + ct__expm1_tail(r));
     return p * ct__f64_of_bits((ct__bits_of_f64(kk) + 1023) << 52);
-}
-/* e^x for a float result, computed in double. */
-CT__ALWAYS_INLINE double ct__exp_for_float(double x)
-{
-    return ct__exp_clamped(ct__pick(fabs(x) > 150.0, copysign(150.0, x), x));
 }
 
 /* a * b - p exactly, for p the rounded product a * b (Dekker's product where
@@ -9468,7 +9465,7 @@ static int ct__input_index(const ct_tensor *t, const ct_tensor *const *inputs, i
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out)
 {
-    if (!ct__grad_mode() || !ct__any_requires_grad(inputs, n_in)) return NULL;
+    if (!ct__records(inputs, n_in)) return NULL;
     /* (an op that checks first, as PyTorch does before computing, never gets here refused) */
     if (ct__history_check(inputs, n_in) != CT_OK) return NULL;
     ct__node *n = ct__node_new(type, n_in, n_out);
@@ -13676,7 +13673,7 @@ static bool ct__number_keeps(ct_dtype dt, const ct_tensor *number)
  * kind; else true, with the call's result in *r (and *out). */
 static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *const *in, ct_result *r)
 {
-    const ct_tensor *a = in[0], *kin[3] = {in[0], in[1], in[2]};
+    const ct_tensor *a = in[0], *kin[3], *const *operands = in; /* (kin: with the numbers converted) */
     int n = ct__ops[op].arity;
     ct__stack_scalar ss[3];
     ct_dtype compute, result;
@@ -13701,11 +13698,12 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
         *r = ct_last_error_code();
         return true;
     }
+    if (numbers) operands = kin;
     ct__op_args kargs;
     ct__kernel_args_init(&kargs, &ct__no_args);
     ct__kernel_args_set(&kargs, op, in, compute);
     kargs.alike = true;
-    cpu->pointwise(op, dst, kin, &kargs);
+    cpu->pointwise(op, dst, operands, &kargs);
     if (ct__records(in, n)) ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL);
     *out = dst;
     return true;
@@ -15930,7 +15928,7 @@ static ct__join_args ct__index_args(int dim, const ct_tensor *index)
  * the views of them that were joined): CatBackward0 over the tensors. */
 static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *const *parts, int n, int d)
 {
-    if (!r || !ct__grad_mode() || !ct__any_requires_grad((const ct_tensor *const *)ts, n)) return r;
+    if (!r || !ct__records((const ct_tensor *const *)ts, n)) return r;
     int64_t *lengths = (int64_t *)CT_MALLOC((size_t)n * sizeof(int64_t) + 1);
     if (!lengths) {
         ct__discard(r);
@@ -17852,11 +17850,15 @@ static bool ct__same_sizes_contiguous(const ct_tensor *t, const int64_t *sizes, 
     return t->ndim == ndim && ct__dims_equal(t->sizes, sizes, ndim) && ct__is_contiguous(t);
 }
 
+/* An alike operand's stride in its one loop: 0 for a 0-d one (a number, or
+ * a 0-d result: one element either way). */
+static int64_t ct__alike_stride(const ct_tensor *t) { return t->ndim ? (int64_t)ct__esize(t) : 0; }
+
 static void ct__iter_init_alike(ct__iter *it, int nops, const ct_tensor *const *ops)
 {
     CT_ASSERT(nops <= CT__ITER_MAX_OPS);
     for (int i = 0; i < nops; i++) {
-        it->strides[0][i] = ops[i]->ndim ? (int64_t)ct__esize(ops[i]) : 0; /* (a 0-d result: one element either way) */
+        it->strides[0][i] = ct__alike_stride(ops[i]);
         it->data[i] = ct__data(ops[i]);
     }
     it->nops = nops;
@@ -17877,7 +17879,7 @@ static void ct__iter_run_alike(int nops, const ct_tensor *const *ops, ct__loop_f
     int64_t strides[CT__ITER_MAX_OPS];
     for (int i = 0; i < nops; i++) {
         data[i] = ct__data(ops[i]);
-        strides[i] = ops[i]->ndim ? (int64_t)ct__esize(ops[i]) : 0;
+        strides[i] = ct__alike_stride(ops[i]);
     }
     if (numel > 0) fn(data, strides, numel, ctx);
 }

@@ -316,7 +316,7 @@ static int ct__input_index(const ct_tensor *t, const ct_tensor *const *inputs, i
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out)
 {
-    if (!ct__grad_mode() || !ct__any_requires_grad(inputs, n_in)) return NULL;
+    if (!ct__records(inputs, n_in)) return NULL;
     /* (an op that checks first, as PyTorch does before computing, never gets here refused) */
     if (ct__history_check(inputs, n_in) != CT_OK) return NULL;
     ct__node *n = ct__node_new(type, n_in, n_out);

@@ -226,14 +226,15 @@ static inline double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ?
  * library, and no branches: special cases are picked by bit masks (GCC turns
  * a ?: between floating values into a branch when one side is needed only
  * there, and with trapping math will not compute both sides to vectorise).
- * All compute in double: within an ulp for double, and for float (which
- * converts to double and back) within 0.51 ulp; float sigmoid is PyTorch's
- * float formula around such an exp. On random inputs they give glibc's
- * bits but for 1 in 20000 (float exp and sigmoid), 1 in 400 (double exp,
- * float log), 1 in 100 (double log) or 1 in 20 (float tanh, whose glibc
- * version is an ulp off more often). They are used where the
- * compiler targets AVX2 (CT__VECMATH): without it GCC leaves these loops
- * scalar, slower than the C library, which the ct__v* wrappers then call. */
+ * Float exp computes in float, within 0.78 ulp, as PyTorch's SLEEF is within
+ * 1 (float sigmoid is PyTorch's float formula around it); the rest compute
+ * in double: within an ulp for double, and for float (which converts to
+ * double and back) within 0.51 ulp. On random inputs those give glibc's
+ * bits but for 1 in 400 (double exp, float log), 1 in 100 (double log) or
+ * 1 in 20 (float tanh, whose glibc version is an ulp off more often). They
+ * are used where the compiler targets AVX2 (CT__VECMATH): without it GCC
+ * leaves these loops scalar, slower than the C library, which the ct__v*
+ * wrappers then call. */
 #if !defined(CT__VECMATH) && (defined(__AVX2__) || defined(__AVX512F__))
 #define CT__VECMATH 1
 #endif
@@ -311,21 +312,17 @@ static inline double ct__expm1_tail(double r)
 #define CT__LN2_HI 6.93147180369123816490e-01
 #define CT__LN2_LO 1.90821492927058770002e-10
 
-/* e^x to 2e-10 for float results: x = k ln2 + r with |r| <= ln2/2, 2^k from
- * kk's low bits, which hold k. x must lie within +-150 (NaN passes): e^150
- * overflows float, e^-150 rounds to its 0, and in between p 2^k is a
- * normal double. */
-CT__ALWAYS_INLINE double ct__exp_clamped(double x)
+/* e^x to 2e-10, for a float result (float tanh's): |x| is first clamped to
+ * 150 (NaN passes), where e^x over- or underflows float anyway, and in
+ * between p 2^k is a normal double. x = k ln2 + r with |r| <= ln2/2, 2^k
+ * from kk's low bits, which hold k. */
+CT__ALWAYS_INLINE double ct__exp_for_float(double x)
 {
+    x = ct__pick(fabs(x) > 150.0, copysign(150.0, x), x);
     double kk = x * 1.4426950408889634 + CT__SHIFTER, k = kk - CT__SHIFTER;
     double r = CT__FMA_OR_NOT(-k, CT__LN2_HI, x) - k * CT__LN2_LO; /* (k ln2_hi is exact: fused or not, one rounding) */
     double p = 1.0 + (r + ct__expm1_tail(r));
     return p * ct__f64_of_bits((ct__bits_of_f64(kk) + 1023) << 52);
-}
-/* e^x for a float result, computed in double. */
-CT__ALWAYS_INLINE double ct__exp_for_float(double x)
-{
-    return ct__exp_clamped(ct__pick(fabs(x) > 150.0, copysign(150.0, x), x));
 }
 
 /* a * b - p exactly, for p the rounded product a * b (Dekker's product where

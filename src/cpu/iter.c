@@ -90,11 +90,15 @@ static bool ct__same_sizes_contiguous(const ct_tensor *t, const int64_t *sizes, 
     return t->ndim == ndim && ct__dims_equal(t->sizes, sizes, ndim) && ct__is_contiguous(t);
 }
 
+/* An alike operand's stride in its one loop: 0 for a 0-d one (a number, or
+ * a 0-d result: one element either way). */
+static int64_t ct__alike_stride(const ct_tensor *t) { return t->ndim ? (int64_t)ct__esize(t) : 0; }
+
 static void ct__iter_init_alike(ct__iter *it, int nops, const ct_tensor *const *ops)
 {
     CT_ASSERT(nops <= CT__ITER_MAX_OPS);
     for (int i = 0; i < nops; i++) {
-        it->strides[0][i] = ops[i]->ndim ? (int64_t)ct__esize(ops[i]) : 0; /* (a 0-d result: one element either way) */
+        it->strides[0][i] = ct__alike_stride(ops[i]);
         it->data[i] = ct__data(ops[i]);
     }
     it->nops = nops;
@@ -115,7 +119,7 @@ static void ct__iter_run_alike(int nops, const ct_tensor *const *ops, ct__loop_f
     int64_t strides[CT__ITER_MAX_OPS];
     for (int i = 0; i < nops; i++) {
         data[i] = ct__data(ops[i]);
-        strides[i] = ops[i]->ndim ? (int64_t)ct__esize(ops[i]) : 0;
+        strides[i] = ct__alike_stride(ops[i]);
     }
     if (numel > 0) fn(data, strides, numel, ctx);
 }

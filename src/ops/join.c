@@ -301,7 +301,7 @@ static ct__join_args ct__index_args(int dim, const ct_tensor *index)
  * the views of them that were joined): CatBackward0 over the tensors. */
 static ct_tensor *ct__record_cat(ct_tensor *r, ct_tensor *const *ts, ct_tensor *const *parts, int n, int d)
 {
-    if (!r || !ct__grad_mode() || !ct__any_requires_grad((const ct_tensor *const *)ts, n)) return r;
+    if (!r || !ct__records((const ct_tensor *const *)ts, n)) return r;
     int64_t *lengths = (int64_t *)CT_MALLOC((size_t)n * sizeof(int64_t) + 1);
     if (!lengths) {
         ct__discard(r);

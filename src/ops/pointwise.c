@@ -430,7 +430,7 @@ static bool ct__number_keeps(ct_dtype dt, const ct_tensor *number)
  * kind; else true, with the call's result in *r (and *out). */
 static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *const *in, ct_result *r)
 {
-    const ct_tensor *a = in[0], *kin[3] = {in[0], in[1], in[2]};
+    const ct_tensor *a = in[0], *kin[3], *const *operands = in; /* (kin: with the numbers converted) */
     int n = ct__ops[op].arity;
     ct__stack_scalar ss[3];
     ct_dtype compute, result;
@@ -455,11 +455,12 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
         *r = ct_last_error_code();
         return true;
     }
+    if (numbers) operands = kin;
     ct__op_args kargs;
     ct__kernel_args_init(&kargs, &ct__no_args);
     ct__kernel_args_set(&kargs, op, in, compute);
     kargs.alike = true;
-    cpu->pointwise(op, dst, kin, &kargs);
+    cpu->pointwise(op, dst, operands, &kargs);
     if (ct__records(in, n)) ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL);
     *out = dst;
     return true;
