@@ -26155,9 +26155,9 @@ static const char *ct__la_batch_note(const ct_tensor *A, int64_t b, char *buf, s
 static const double *ct__la_in(const ct_tensor *t, int64_t *batch)
 {
     ct_tensor *d;
+    *batch = 1; /* set first: callers test the pointer, compilers the count */
     CT__UNRECORDED(d, ct_contiguous(ct_to(t, CT_F64)));
     if (!d) return NULL;
-    *batch = 1;
     for (int i = 0; i < t->ndim - 2; i++) *batch *= t->sizes[i];
     static const double none = 0; /* no elements: a pointer that is never read */
     return ct__data(d) ? (const double *)ct__data(d) : &none;
