@@ -22437,27 +22437,34 @@ static inline uint32_t ct__two_lanes(int64_t n) { return n >= 32 ? ~0u : (1u << 
     }
 CT__LINE_COPY(float, 16, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps)
 CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
-/* A whole line of n2 places from src to dst in masked loads and stores when it fits two vectors (else
- * false): `inside` the lanes read, `whole` the n2 written (ct__two_lanes), made once for all the lines of
- * a window row. When dst has room (elements that later lines overwrite) for whole vectors, they are
- * stored whole: a masked store costs several times a plain one. */
-#define CT__WHOLE_LINE(T, VL, V, mask, load, store, store_all)                                               \
-    static inline bool ct__whole_line_##T(const T *src, int64_t n2, uint32_t inside, uint32_t whole, T *dst, \
-                                          int64_t room)                                                      \
+/* Whole lines [0, nl) of a window row, n2 places each (at most two vectors, else false and nothing
+ * done), line l read from lsrc[l] + off (NULL: a line outside the image, zeros) into dst + l * n2:
+ * `inside` the lanes read, `whole` the n2 written (ct__two_lanes), made once for the row. Masked loads
+ * read nothing outside their mask (none for a NULL line). Stores are whole vectors while dst has room
+ * for them (elements that later lines overwrite): a masked store costs several times a plain one. */
+#define CT__WHOLE_LINES(T, VL, V, mask, load, store, store_all)                                              \
+    static inline bool ct__whole_lines_##T(const T *const *lsrc, int64_t nl, int64_t off, int64_t n2,        \
+                                           uint32_t inside, uint32_t whole, T *dst, int64_t room)            \
     {                                                                                                        \
         if (n2 > 2 * VL) return false;                                                                       \
         int vectors = n2 > VL ? 2 : 1;                                                                       \
-        for (int v = 0; v < vectors; v++) {                                                                  \
-            V x = load((mask)(inside >> (v * VL)), src + v * VL);                                            \
-            if (room >= (v + 1) * VL)                                                                        \
-                store_all(dst + v * VL, x);                                                                  \
-            else                                                                                             \
-                store(dst + v * VL, (mask)(whole >> (v * VL)), x);                                           \
+        int64_t l = 0;                                                                                       \
+        for (; l < nl && l * n2 + vectors * VL <= room; l++, dst += n2) { /* plain stores */                 \
+            const T *src = lsrc[l] ? lsrc[l] + off : dst;                                                    \
+            uint32_t m = lsrc[l] ? inside : 0;                                                               \
+            store_all(dst, load((mask)m, src));                                                              \
+            if (vectors == 2) store_all(dst + VL, load((mask)(m >> VL), src + VL));                          \
+        }                                                                                                    \
+        for (; l < nl; l++, dst += n2) { /* the last lines, past which dst has no room */                    \
+            const T *src = lsrc[l] ? lsrc[l] + off : dst;                                                    \
+            uint32_t m = lsrc[l] ? inside : 0;                                                               \
+            for (int v = 0; v < vectors; v++)                                                                \
+                store(dst + v * VL, (mask)(whole >> (v * VL)), load((mask)(m >> (v * VL)), src + v * VL));   \
         }                                                                                                    \
         return true;                                                                                         \
     }
-CT__WHOLE_LINE(float, 16, __m512, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps, _mm512_storeu_ps)
-CT__WHOLE_LINE(double, 8, __m512d, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd, _mm512_storeu_pd)
+CT__WHOLE_LINES(float, 16, __m512, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps, _mm512_storeu_ps)
+CT__WHOLE_LINES(double, 8, __m512d, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd, _mm512_storeu_pd)
 #else
 #define CT__LINE_COPY(T)                                                                                     \
     static inline void ct__line_copy_##T(const T *CT__RESTRICT src, int64_t off, int64_t lo, int64_t hi,     \
@@ -22469,21 +22476,41 @@ CT__WHOLE_LINE(double, 8, __m512d, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_
     }
 CT__LINE_COPY(float)
 CT__LINE_COPY(double)
-#define CT__WHOLE_LINE(T)                                                                                    \
-    static inline bool ct__whole_line_##T(const T *src, int64_t n2, uint32_t inside, uint32_t whole, T *dst, \
-                                          int64_t room)                                                      \
+#define CT__WHOLE_LINES(T)                                                                                   \
+    static inline bool ct__whole_lines_##T(const T *const *lsrc, int64_t nl, int64_t off, int64_t n2,        \
+                                           uint32_t inside, uint32_t whole, T *dst, int64_t room)            \
     {                                                                                                        \
-        (void)src, (void)n2, (void)inside, (void)whole, (void)dst, (void)room;                               \
+        (void)lsrc, (void)nl, (void)off, (void)n2, (void)inside, (void)whole, (void)dst, (void)room;         \
         return false;                                                                                        \
     }
-CT__WHOLE_LINE(float)
-CT__WHOLE_LINE(double)
+CT__WHOLE_LINES(float)
+CT__WHOLE_LINES(double)
 #endif
 
 /* Rows of the im2col matrix that share their lines: (c, j0, j1, j2) for up to this many j2 in turn. */
 #define CT__IM2COL_ROWS 16
 /* Lines of a window row walked at a time, then written for each of those rows. */
 #define CT__IM2COL_LINES 64
+
+/* Places [from, b) of a window row's line into dst: src[p * stride2 + off] for its inside places p in
+ * [lo, hi) (clipped to [from, b)), zeros elsewhere; src NULL: a line outside the image. */
+#define CT__WINDOW_LINE(T)                                                                                   \
+    static inline void ct__window_line_##T(const ct__window *g, const T *x, const T *src, int64_t off,      \
+                                           int64_t lo, int64_t hi, int64_t from, int64_t b, T *dst)          \
+    {                                                                                                        \
+        int64_t w = lo, h = hi, s2 = g->stride[2]; /* w, h: the inside places */                             \
+        if (!src) w = h = from;                                                                              \
+        else if (from > 0 || b < g->out[2])                                                                  \
+            w = CT__MIN(CT__MAX(w, from), b), h = CT__MIN(CT__MAX(h, w), b);                                 \
+        if (s2 == 1) {                                                                                       \
+            ct__line_copy_##T(src ? src : x, off, w, h, from, b, dst);                                       \
+            return;                                                                                          \
+        }                                                                                                    \
+        for (int64_t p = from; p < b; p++) dst[p - from] = 0;                                                \
+        for (int64_t p = w; p < h; p++) dst[p - from] = src[p * s2 + off];                                   \
+    }
+CT__WINDOW_LINE(float)
+CT__WINDOW_LINE(double)
 
 /* Rows [r0, r1) and columns [k0, k1) of the im2col matrix of images side by side: image i (C, in0, in1,
  * in2) at x + i * image_stride has columns [i * L, (i + 1) * L), L = out0 * out1 * out2; row (c, j0, j1,
@@ -22521,27 +22548,25 @@ CT__WHOLE_LINE(double)
                     left -= lb[nl] - a;                                                                      \
                     if (++o1 == g->out[1] && (o1 = 0, ++o0 == g->out[0])) o0 = 0, i++;                       \
                 }                                                                                            \
+                /* lines [w0, w1) are whole: only a batch's first and last can be cut by k0 or k1 */          \
+                int64_t w0 = la[0] > 0 || lb[0] < n2, w1 = nl - (nl - 1 >= w0 && lb[nl - 1] < n2);           \
+                int64_t width = 0, cut = w0 ? lb[0] - la[0] : 0;                                             \
+                for (int l = 0; l < nl; l++) width += lb[l] - la[l];                                         \
                 for (int64_t e = 0; e < rows; e++) {                                                         \
                     T *dst = cols + e * ld + done;                                                           \
                     uint32_t inside = ct__two_lanes(hi[e]) & ~ct__two_lanes(lo[e]), whole = ct__two_lanes(n2); \
-                    for (int l = 0; l < nl; dst += lb[l] - la[l], l++) {                                     \
-                        if (s2 == 1 && lsrc[l] && la[l] == 0 && lb[l] == n2 &&                               \
-                            ct__whole_line_##T(lsrc[l] + off[e], n2, inside, whole, dst,                     \
-                                               k1 - k0 - (dst - (cols + e * ld))))                           \
-                            continue;                                                                        \
-                        int64_t b = lb[l], from = la[l], h = hi[e], w = lo[e]; /* w, h: the inside places */ \
-                        if (!lsrc[l]) w = h = from;                                                          \
-                        else if (from > 0 || b < n2)                                                         \
-                            w = CT__MIN(CT__MAX(w, from), b), h = CT__MIN(CT__MAX(h, w), b);                 \
-                        if (s2 == 1) {                                                                       \
-                            ct__line_copy_##T(lsrc[l] ? lsrc[l] : x, off[e], w, h, from, b, dst);            \
-                            continue;                                                                        \
-                        }                                                                                    \
-                        for (int64_t p = from; p < b; p++) dst[p - from] = 0;                                \
-                        for (int64_t p = w; p < h; p++) dst[p - from] = lsrc[l][p * s2 + off[e]];            \
+                    if (s2 == 1 && ct__whole_lines_##T(lsrc + w0, w1 - w0, off[e], n2, inside, whole,        \
+                                                       dst + cut, k1 - k0 - done - cut)) {                   \
+                        if (w0) ct__window_line_##T(g, x, lsrc[0], off[e], lo[e], hi[e], la[0], lb[0], dst); \
+                        if (w1 < nl)                                                                         \
+                            ct__window_line_##T(g, x, lsrc[nl - 1], off[e], lo[e], hi[e], la[nl - 1],        \
+                                                lb[nl - 1], dst + width - (lb[nl - 1] - la[nl - 1]));        \
+                        continue;                                                                            \
                     }                                                                                        \
+                    for (int l = 0; l < nl; dst += lb[l] - la[l], l++)                                       \
+                        ct__window_line_##T(g, x, lsrc[l], off[e], lo[e], hi[e], la[l], lb[l], dst);         \
                 }                                                                                            \
-                for (int l = 0; l < nl; l++) done += lb[l] - la[l];                                          \
+                done += width;                                                                               \
             }                                                                                                \
         }                                                                                                    \
     }                                                                                                        \
@@ -29317,15 +29342,31 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
 #define CT__DOTS_STRETCH 512
 #define CT__DOTS_L1 (32 * 1024)
 
-/* The weight's gradient by ct__gemm_dots's sums without its whole im2col matrix: gw_g (R, CgK) =
- * side_g (R, m * L) . cols(img)_g (CgK, m * L) for each chunk of nb images (+= after the first), each
- * element's lanes growing over the columns in order as ct__dots_steps takes them, then summed by
- * ct__dots_finish: the same sums as the GEMM (so the same bits). cols is made a stretch of columns at a
- * time by im2col, into per-thread scratch that stays in cache. When an image's L columns are whole
+/* The dot form's chunks of images: each makes at least this many multiply-adds, and there are at most
+ * CT__DOTS_CHUNKS of them, however many threads there are (their sums add in their order, so they fix
+ * the bits). */
+#define CT__DOTS_CHUNK_WORK (1 << 18)
+#define CT__DOTS_CHUNKS 16
+
+/* Images per chunk of the dot form below for N images of `work` multiply-adds each. */
+static int64_t ct__dots_chunk(int64_t N, int64_t work)
+{
+    int64_t nb = CT__MAX((CT__DOTS_CHUNK_WORK + work - 1) / CT__MAX(work, 1), (N + CT__DOTS_CHUNKS - 1) / CT__DOTS_CHUNKS);
+    return CT__MAX(1, CT__MIN(N, nb));
+}
+
+/* The weight's gradient by ct__gemm_dots's sums without the whole im2col matrix: per chunk of images
+ * (ct__dots_chunk), gw_g (R, CgK) = side_g (R, m * L) . cols(img)_g (CgK, m * L), each element's lanes
+ * growing over the chunk's columns in order as ct__dots_steps takes them, then summed by
+ * ct__dots_finish; the chunks' sums are then added in their order. cols is made a stretch of columns
+ * at a time by im2col, into per-thread scratch that stays in cache. When an image's L columns are whole
  * vectors, the stretches stop at the images' ends (each still starts on a vector, so every lane takes
  * the same columns in the same order) and the side is read in place, rows L apart; else a stretch of it
- * is copied image by image (a lane's columns then run across images). Work items are a group's blocks
- * of rows of the side or of cols, as many as the threads and of even size. */
+ * is copied image by image (a lane's columns then run across images). Work items are a chunk's group,
+ * or a block of its rows of cols when there are fewer of those than threads: each thread reads only
+ * its chunks' images, which the step before (a copy, an activation's gradient) split over the threads
+ * the same way, and which rows a thread takes changes no sum, so the bits do not depend on the
+ * thread count. */
 #define CT__CONV_WEIGHT_GRAD_DOTS(T, sfx)                                                                     \
     /* The side's stretch of columns [s0, s0 + w) of R rows of images side by side (row r of image i, L       \
      * long, at side + i * image + r * L): in place (*lda = L) when it lies in one image and `in_place`,      \
@@ -29342,68 +29383,78 @@ CT__CONV_FORWARD(double, ct__dgemm, d)
             }                                                                                                 \
         return A;                                                                                             \
     }                                                                                                         \
-    static ct_result ct__conv_weight_grad_dots_##T(const ct__window *g, int64_t G, int64_t N, int64_t nb,     \
-                                                   const T *img, int64_t Cimg, const T *side, int64_t Cside,  \
-                                                   T *gw)                                                     \
+    /* The lanes of rows [0, R) of A (rows lda apart) by rows [0, rb) of B (rows ldb apart) grow by a         \
+     * stretch's first `steps` columns: DC rows of B at a time against all of A, which stays in cache. The   \
+     * lanes hold tiles of DR x DC dot products, (rb + DC - 1) / DC tiles a DR rows. */                       \
+    static void ct__dots_stretch_##T(int64_t R, int64_t rb, int64_t steps, const T *A, int64_t lda, const T *B, \
+                                     int64_t ldb, T *lanes)                                                   \
+    {                                                                                                         \
+        int64_t JT = (rb + CT__DC - 1) / CT__DC, lane_size = CT__DR * CT__DC * CT__VL_##sfx;                  \
+        for (int64_t j = 0; j < rb; j += CT__DC)                                                              \
+            for (int64_t i = 0; i < R; i += CT__DR)                                                           \
+                ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), CT__MIN(CT__DC, rb - j), steps, A + i * lda, lda, \
+                                     B + j * ldb, ldb, lanes + (i / CT__DR * JT + j / CT__DC) * lane_size);   \
+    }                                                                                                         \
+    /* The R x rb dot products into out (rows ldo apart): their lanes summed, plus the columns [kv, cols) of  \
+     * a chunk past its last whole vector, which lie in its last stretch (first column s0; A and B as for    \
+     * ct__dots_stretch). */                                                                                  \
+    static void ct__dots_store_##T(int64_t R, int64_t rb, int64_t kv, int64_t cols, int64_t s0, const T *A,   \
+                                   int64_t lda, const T *B, int64_t ldb, const T *lanes, T *out, int64_t ldo) \
+    {                                                                                                         \
+        int64_t JT = (rb + CT__DC - 1) / CT__DC, lane_size = CT__DR * CT__DC * CT__VL_##sfx;                  \
+        T acc[CT__DR * CT__DC];                                                                               \
+        for (int64_t i = 0; i < R; i += CT__DR)                                                               \
+            for (int64_t j = 0; j < rb; j += CT__DC) {                                                        \
+                int64_t mr = CT__MIN(CT__DR, R - i), nc = CT__MIN(CT__DC, rb - j);                            \
+                const T *lane = lanes + (i / CT__DR * JT + j / CT__DC) * lane_size;                           \
+                ct__dots_finish_##sfx(mr, nc, kv - s0, cols - s0, A + i * lda, lda, B + j * ldb, ldb, lane, acc); \
+                ct__tile_store_##sfx(mr, nc, acc, CT__DC, 1, 0, true, out + i * ldo + j, ldo);                \
+            }                                                                                                 \
+    }                                                                                                         \
+    static ct_result ct__conv_weight_grad_dots_##T(const ct__window *g, int64_t G, int64_t N, const T *img,   \
+                                                   int64_t Cimg, const T *side, int64_t Cside, T *gw)         \
     {                                                                                                         \
         enum { VL = CT__VL_##sfx };                                                                           \
         int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
-        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2], DC = CT__DC;                     \
+        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2], W = G * R * CgK;                 \
         bool in_place = L % VL == 0;                                                                          \
         int64_t S = CT__MIN(CT__DOTS_STRETCH, CT__MAX(64, CT__DOTS_L1 / (R * (int64_t)sizeof(T)) / 64 * 64)); \
         int64_t parts = (L + S - 1) / S; /* an image's stretches when the side is read in place */            \
         if (in_place) S = ((L + parts - 1) / parts + VL - 1) / VL * VL;                                       \
+        int64_t nb = ct__dots_chunk(N, L * R * CgK), chunks = (N + nb - 1) / nb;                              \
         double work = (double)N * (double)L * (double)R * (double)(CgK * G);                                  \
-        int64_t want = ct__conv_threads(INT64_MAX, work);                                                     \
-        /* the side's rows split in whole tiles when it is read in place (each thread then reads only its     \
-         * rows, makes all of cols' and the image is the smaller), else cols' rows */                         \
-        int64_t RP = in_place && R % (want * CT__DR) == 0 ? want : 1, RR = R / RP, CP = want / RP;            \
-        int64_t RB = CT__MIN((CgK + CP - 1) / CP, 128), blocks = (CgK + RB - 1) / RB * RP;                    \
-        int64_t JT = (RB + DC - 1) / DC, tiles = (R + CT__DR - 1) / CT__DR * JT;                              \
-        int64_t lane_size = CT__DR * DC * VL, per_thread = (in_place ? RB : R + RB) * S + tiles * lane_size;  \
-        int threads = ct__conv_threads(G * blocks, work);                                                     \
-        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads));                           \
+        int64_t splits = CT__MAX(1, ct__conv_threads(INT64_MAX, work) / (G * chunks));                        \
+        int64_t RB = (CgK + splits - 1) / splits, blocks = (CgK + RB - 1) / RB, items = chunks * G * blocks;  \
+        int64_t lanes_size = (R + CT__DR - 1) / CT__DR * ((RB + CT__DC - 1) / CT__DC) * CT__DR * CT__DC * VL; \
+        int64_t per_thread = (in_place ? RB : R + RB) * S + lanes_size;                                       \
+        int threads = ct__conv_threads(items, work);                                                          \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads + (chunks - 1) * W));        \
         if (!buf) return CT__OOM();                                                                           \
+        T *later = buf + per_thread * threads; /* the sums of chunks 1.. (chunk 0's go to gw) */              \
         CT__OMP_PARALLEL_THREADS                                                                              \
         {                                                                                                     \
-            T *B = buf + per_thread * ct__thread_num(), *lanes = B + RB * S;                                  \
-            T *Acopy = lanes + tiles * lane_size;                                                             \
-            T acc[CT__DR * CT__DC];                                                                           \
+            T *B = buf + per_thread * ct__thread_num(), *lanes = B + RB * S, *Acopy = lanes + lanes_size;     \
             CT__OMP_FOR                                                                                       \
-            for (int64_t item = 0; item < G * blocks; item++) {                                               \
-                int64_t k = item / blocks, r0 = item % blocks / RP * RB, rb = CT__MIN(RB, CgK - r0);          \
-                int64_t i0 = item % blocks % RP * RR, i1 = i0 + RR; /* the block's rows of side */            \
-                int64_t row0 = k * CgK + r0; /* the block's first row in cols */                              \
-                for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                      \
-                    int64_t cols = CT__MIN(nb, N - n0) * L, kv = cols / VL * VL, s0 = 0, lda;                 \
-                    const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg, *A;     \
-                    memset(lanes, 0, sizeof(T) * (size_t)(tiles * lane_size));                                \
-                    for (;;) {                                                                                \
-                        int64_t w = CT__MIN(CT__MIN(S, cols - s0), in_place ? L - s0 % L : S);                \
-                        int64_t steps = CT__MIN(w, kv - s0);                                                  \
-                        A = ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, in_place, Acopy, S, &lda);    \
-                        ct__im2col_##T(g, imgs, Cimg * Limg, row0, row0 + rb, s0, s0 + w, B, S);              \
-                        /* DC rows of B at a time against all of A, which stays in cache */                   \
-                        for (int64_t j = 0; j < rb; j += DC)                                                  \
-                            for (int64_t i = i0; i < i1; i += CT__DR)                                         \
-                                ct__dots_steps_##sfx(CT__MIN(CT__DR, i1 - i), CT__MIN(DC, rb - j), steps,     \
-                                                     A + i * lda, lda, B + j * S, S,                          \
-                                                     lanes + (i / CT__DR * JT + j / DC) * lane_size);         \
-                        if (s0 + w == cols) break;                                                            \
-                        s0 += w;                                                                              \
-                    }                                                                                         \
-                    for (int64_t i = i0; i < i1; i += CT__DR)                                                 \
-                        for (int64_t j = 0; j < rb; j += DC) {                                                \
-                            int64_t mr = CT__MIN(CT__DR, i1 - i), nc = CT__MIN(DC, rb - j);                   \
-                            const T *lane = lanes + (i / CT__DR * JT + j / DC) * lane_size;                   \
-                            ct__dots_finish_##sfx(mr, nc, kv - s0, cols - s0, A + i * lda, lda, B + j * S, S, \
-                                                  lane, acc);                                                 \
-                            ct__tile_store_##sfx(mr, nc, acc, DC, 1, n0 == 0 ? 0 : 1, true,                   \
-                                                 gw + (k * R + i) * CgK + r0 + j, CgK);                       \
-                        }                                                                                     \
+            for (int64_t item = 0; item < items; item++) {                                                    \
+                int64_t c = item / (G * blocks), k = item / blocks % G, r0 = item % blocks * RB;              \
+                int64_t rb = CT__MIN(RB, CgK - r0), row0 = k * CgK + r0; /* the block's first row in cols */  \
+                int64_t n0 = c * nb, cols = CT__MIN(nb, N - n0) * L, kv = cols / VL * VL, s0 = 0, lda;        \
+                const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg, *A;         \
+                memset(lanes, 0, sizeof(T) * (size_t)lanes_size);                                             \
+                for (;;) {                                                                                    \
+                    int64_t w = CT__MIN(CT__MIN(S, cols - s0), in_place ? L - s0 % L : S);                    \
+                    A = ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, in_place, Acopy, S, &lda);        \
+                    ct__im2col_##T(g, imgs, Cimg * Limg, row0, row0 + rb, s0, s0 + w, B, S);                  \
+                    ct__dots_stretch_##T(R, rb, CT__MIN(w, kv - s0), A, lda, B, S, lanes);                    \
+                    if (s0 + w == cols) break;                                                                \
+                    s0 += w;                                                                                  \
                 }                                                                                             \
+                T *out = (c == 0 ? gw : later + (c - 1) * W) + k * R * CgK + r0;                              \
+                ct__dots_store_##T(R, rb, kv, cols, s0, A, lda, B, S, lanes, out, CgK);                       \
             }                                                                                                 \
         }                                                                                                     \
+        for (int64_t c = 1; c < chunks; c++) /* in the chunks' order, as one thread would add them */         \
+            for (int64_t e = 0; e < W; e++) gw[e] += later[(c - 1) * W + e];                                  \
         return CT_OK;                                                                                         \
     }
 CT__CONV_WEIGHT_GRAD_DOTS(float, s)
@@ -29609,7 +29660,7 @@ CT__CONV_WEIGHT_GRAD_LANES(double, d)
             CT__DOTS_SUIT(sfx, rows, fewest))                                                                 \
             return ct__conv_lanes_suit(rows, cols_per_group, CT__VL_##sfx)                                    \
                        ? ct__conv_weight_grad_lanes_##T(g, G, N, nb, img, Cimg, side, Cside, gw)              \
-                       : ct__conv_weight_grad_dots_##T(g, G, N, nb, img, Cimg, side, Cside, gw);              \
+                       : ct__conv_weight_grad_dots_##T(g, G, N, img, Cimg, side, Cside, gw);              \
         T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
         if (!cols) return CT__OOM();                                                                          \
         T *sides = cols + Cimg * K * L * nb;                                                                  \

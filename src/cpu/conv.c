@@ -34,27 +34,34 @@ static inline uint32_t ct__two_lanes(int64_t n) { return n >= 32 ? ~0u : (1u << 
     }
 CT__LINE_COPY(float, 16, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps)
 CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
-/* A whole line of n2 places from src to dst in masked loads and stores when it fits two vectors (else
- * false): `inside` the lanes read, `whole` the n2 written (ct__two_lanes), made once for all the lines of
- * a window row. When dst has room (elements that later lines overwrite) for whole vectors, they are
- * stored whole: a masked store costs several times a plain one. */
-#define CT__WHOLE_LINE(T, VL, V, mask, load, store, store_all)                                               \
-    static inline bool ct__whole_line_##T(const T *src, int64_t n2, uint32_t inside, uint32_t whole, T *dst, \
-                                          int64_t room)                                                      \
+/* Whole lines [0, nl) of a window row, n2 places each (at most two vectors, else false and nothing
+ * done), line l read from lsrc[l] + off (NULL: a line outside the image, zeros) into dst + l * n2:
+ * `inside` the lanes read, `whole` the n2 written (ct__two_lanes), made once for the row. Masked loads
+ * read nothing outside their mask (none for a NULL line). Stores are whole vectors while dst has room
+ * for them (elements that later lines overwrite): a masked store costs several times a plain one. */
+#define CT__WHOLE_LINES(T, VL, V, mask, load, store, store_all)                                              \
+    static inline bool ct__whole_lines_##T(const T *const *lsrc, int64_t nl, int64_t off, int64_t n2,        \
+                                           uint32_t inside, uint32_t whole, T *dst, int64_t room)            \
     {                                                                                                        \
         if (n2 > 2 * VL) return false;                                                                       \
         int vectors = n2 > VL ? 2 : 1;                                                                       \
-        for (int v = 0; v < vectors; v++) {                                                                  \
-            V x = load((mask)(inside >> (v * VL)), src + v * VL);                                            \
-            if (room >= (v + 1) * VL)                                                                        \
-                store_all(dst + v * VL, x);                                                                  \
-            else                                                                                             \
-                store(dst + v * VL, (mask)(whole >> (v * VL)), x);                                           \
+        int64_t l = 0;                                                                                       \
+        for (; l < nl && l * n2 + vectors * VL <= room; l++, dst += n2) { /* plain stores */                 \
+            const T *src = lsrc[l] ? lsrc[l] + off : dst;                                                    \
+            uint32_t m = lsrc[l] ? inside : 0;                                                               \
+            store_all(dst, load((mask)m, src));                                                              \
+            if (vectors == 2) store_all(dst + VL, load((mask)(m >> VL), src + VL));                          \
+        }                                                                                                    \
+        for (; l < nl; l++, dst += n2) { /* the last lines, past which dst has no room */                    \
+            const T *src = lsrc[l] ? lsrc[l] + off : dst;                                                    \
+            uint32_t m = lsrc[l] ? inside : 0;                                                               \
+            for (int v = 0; v < vectors; v++)                                                                \
+                store(dst + v * VL, (mask)(whole >> (v * VL)), load((mask)(m >> (v * VL)), src + v * VL));   \
         }                                                                                                    \
         return true;                                                                                         \
     }
-CT__WHOLE_LINE(float, 16, __m512, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps, _mm512_storeu_ps)
-CT__WHOLE_LINE(double, 8, __m512d, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd, _mm512_storeu_pd)
+CT__WHOLE_LINES(float, 16, __m512, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps, _mm512_storeu_ps)
+CT__WHOLE_LINES(double, 8, __m512d, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd, _mm512_storeu_pd)
 #else
 #define CT__LINE_COPY(T)                                                                                     \
     static inline void ct__line_copy_##T(const T *CT__RESTRICT src, int64_t off, int64_t lo, int64_t hi,     \
@@ -66,21 +73,41 @@ CT__WHOLE_LINE(double, 8, __m512d, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_
     }
 CT__LINE_COPY(float)
 CT__LINE_COPY(double)
-#define CT__WHOLE_LINE(T)                                                                                    \
-    static inline bool ct__whole_line_##T(const T *src, int64_t n2, uint32_t inside, uint32_t whole, T *dst, \
-                                          int64_t room)                                                      \
+#define CT__WHOLE_LINES(T)                                                                                   \
+    static inline bool ct__whole_lines_##T(const T *const *lsrc, int64_t nl, int64_t off, int64_t n2,        \
+                                           uint32_t inside, uint32_t whole, T *dst, int64_t room)            \
     {                                                                                                        \
-        (void)src, (void)n2, (void)inside, (void)whole, (void)dst, (void)room;                               \
+        (void)lsrc, (void)nl, (void)off, (void)n2, (void)inside, (void)whole, (void)dst, (void)room;         \
         return false;                                                                                        \
     }
-CT__WHOLE_LINE(float)
-CT__WHOLE_LINE(double)
+CT__WHOLE_LINES(float)
+CT__WHOLE_LINES(double)
 #endif
 
 /* Rows of the im2col matrix that share their lines: (c, j0, j1, j2) for up to this many j2 in turn. */
 #define CT__IM2COL_ROWS 16
 /* Lines of a window row walked at a time, then written for each of those rows. */
 #define CT__IM2COL_LINES 64
+
+/* Places [from, b) of a window row's line into dst: src[p * stride2 + off] for its inside places p in
+ * [lo, hi) (clipped to [from, b)), zeros elsewhere; src NULL: a line outside the image. */
+#define CT__WINDOW_LINE(T)                                                                                   \
+    static inline void ct__window_line_##T(const ct__window *g, const T *x, const T *src, int64_t off,      \
+                                           int64_t lo, int64_t hi, int64_t from, int64_t b, T *dst)          \
+    {                                                                                                        \
+        int64_t w = lo, h = hi, s2 = g->stride[2]; /* w, h: the inside places */                             \
+        if (!src) w = h = from;                                                                              \
+        else if (from > 0 || b < g->out[2])                                                                  \
+            w = CT__MIN(CT__MAX(w, from), b), h = CT__MIN(CT__MAX(h, w), b);                                 \
+        if (s2 == 1) {                                                                                       \
+            ct__line_copy_##T(src ? src : x, off, w, h, from, b, dst);                                       \
+            return;                                                                                          \
+        }                                                                                                    \
+        for (int64_t p = from; p < b; p++) dst[p - from] = 0;                                                \
+        for (int64_t p = w; p < h; p++) dst[p - from] = src[p * s2 + off];                                   \
+    }
+CT__WINDOW_LINE(float)
+CT__WINDOW_LINE(double)
 
 /* Rows [r0, r1) and columns [k0, k1) of the im2col matrix of images side by side: image i (C, in0, in1,
  * in2) at x + i * image_stride has columns [i * L, (i + 1) * L), L = out0 * out1 * out2; row (c, j0, j1,
@@ -118,27 +145,25 @@ CT__WHOLE_LINE(double)
                     left -= lb[nl] - a;                                                                      \
                     if (++o1 == g->out[1] && (o1 = 0, ++o0 == g->out[0])) o0 = 0, i++;                       \
                 }                                                                                            \
+                /* lines [w0, w1) are whole: only a batch's first and last can be cut by k0 or k1 */          \
+                int64_t w0 = la[0] > 0 || lb[0] < n2, w1 = nl - (nl - 1 >= w0 && lb[nl - 1] < n2);           \
+                int64_t width = 0, cut = w0 ? lb[0] - la[0] : 0;                                             \
+                for (int l = 0; l < nl; l++) width += lb[l] - la[l];                                         \
                 for (int64_t e = 0; e < rows; e++) {                                                         \
                     T *dst = cols + e * ld + done;                                                           \
                     uint32_t inside = ct__two_lanes(hi[e]) & ~ct__two_lanes(lo[e]), whole = ct__two_lanes(n2); \
-                    for (int l = 0; l < nl; dst += lb[l] - la[l], l++) {                                     \
-                        if (s2 == 1 && lsrc[l] && la[l] == 0 && lb[l] == n2 &&                               \
-                            ct__whole_line_##T(lsrc[l] + off[e], n2, inside, whole, dst,                     \
-                                               k1 - k0 - (dst - (cols + e * ld))))                           \
-                            continue;                                                                        \
-                        int64_t b = lb[l], from = la[l], h = hi[e], w = lo[e]; /* w, h: the inside places */ \
-                        if (!lsrc[l]) w = h = from;                                                          \
-                        else if (from > 0 || b < n2)                                                         \
-                            w = CT__MIN(CT__MAX(w, from), b), h = CT__MIN(CT__MAX(h, w), b);                 \
-                        if (s2 == 1) {                                                                       \
-                            ct__line_copy_##T(lsrc[l] ? lsrc[l] : x, off[e], w, h, from, b, dst);            \
-                            continue;                                                                        \
-                        }                                                                                    \
-                        for (int64_t p = from; p < b; p++) dst[p - from] = 0;                                \
-                        for (int64_t p = w; p < h; p++) dst[p - from] = lsrc[l][p * s2 + off[e]];            \
+                    if (s2 == 1 && ct__whole_lines_##T(lsrc + w0, w1 - w0, off[e], n2, inside, whole,        \
+                                                       dst + cut, k1 - k0 - done - cut)) {                   \
+                        if (w0) ct__window_line_##T(g, x, lsrc[0], off[e], lo[e], hi[e], la[0], lb[0], dst); \
+                        if (w1 < nl)                                                                         \
+                            ct__window_line_##T(g, x, lsrc[nl - 1], off[e], lo[e], hi[e], la[nl - 1],        \
+                                                lb[nl - 1], dst + width - (lb[nl - 1] - la[nl - 1]));        \
+                        continue;                                                                            \
                     }                                                                                        \
+                    for (int l = 0; l < nl; dst += lb[l] - la[l], l++)                                       \
+                        ct__window_line_##T(g, x, lsrc[l], off[e], lo[e], hi[e], la[l], lb[l], dst);         \
                 }                                                                                            \
-                for (int l = 0; l < nl; l++) done += lb[l] - la[l];                                          \
+                done += width;                                                                               \
             }                                                                                                \
         }                                                                                                    \
     }                                                                                                        \
