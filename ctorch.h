@@ -23345,14 +23345,19 @@ CT__LANES_SUM(d, double)
  * scheduler slice (milliseconds) for a core another program holds, and
  * every parallel product's join waits with it, which costs small products
  * many times their work. Found contended: a join waited more than the
- * caller's own share took and more than a millisecond; it holds for
- * CT__GEMM_CONTENDED_HOLD seconds, then a product tries two threads again
- * (while the contention lasts, one stall per hold: a few percent). */
+ * caller's own share took and more than a millisecond. It holds for
+ * CT__GEMM_HOLD_FIRST seconds, twice as long as the last hold (up to
+ * CT__GEMM_HOLD_MOST) when the stall came within that hold's length after
+ * it ended: a lasting contention stalls one product per hold (a few
+ * percent), while a lone stall (a virtual machine's core taken away for a
+ * moment) holds products on one thread for a hundredth of a second, not
+ * for the next thousand products. */
 #define CT__GEMM_CONTENDED_WORK (1 << 24)
-#define CT__GEMM_CONTENDED_HOLD 0.25
+#define CT__GEMM_HOLD_FIRST 0.01
+#define CT__GEMM_HOLD_MOST 0.25
 
 #ifdef _OPENMP
-static double ct__gemm_contended_until; /* omp_get_wtime() seconds */
+static double ct__gemm_contended_until, ct__gemm_hold; /* omp_get_wtime() seconds, the last hold's length */
 
 static double ct__gemm_clock(void) { return omp_get_wtime(); }
 
@@ -23370,8 +23375,16 @@ static bool ct__gemm_contended(void)
 static void ct__gemm_note_join(double total, double own)
 {
     if (total - own <= CT__MAX(own, 1e-3)) return;
+    double now = omp_get_wtime(), until, hold;
+#pragma omp atomic read
+    until = ct__gemm_contended_until;
+#pragma omp atomic read
+    hold = ct__gemm_hold;
+    hold = now - until < hold ? CT__MIN(2 * hold, CT__GEMM_HOLD_MOST) : CT__GEMM_HOLD_FIRST;
 #pragma omp atomic write
-    ct__gemm_contended_until = omp_get_wtime() + CT__GEMM_CONTENDED_HOLD;
+    ct__gemm_hold = hold;
+#pragma omp atomic write
+    ct__gemm_contended_until = now + hold;
 }
 #else
 static bool ct__gemm_contended(void) { return false; }
