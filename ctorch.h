@@ -22448,18 +22448,17 @@ CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
     {                                                                                                        \
         if (n2 > 2 * VL) return false;                                                                       \
         int vectors = n2 > VL ? 2 : 1;                                                                       \
-        int64_t l = 0;                                                                                       \
-        for (; l < nl && l * n2 + vectors * VL <= room; l++, dst += n2) { /* plain stores */                 \
+        for (int64_t l = 0; l < nl; l++, dst += n2) {                                                        \
             const T *src = lsrc[l] ? lsrc[l] + off : dst;                                                    \
             uint32_t m = lsrc[l] ? inside : 0;                                                               \
-            store_all(dst, load((mask)m, src));                                                              \
-            if (vectors == 2) store_all(dst + VL, load((mask)(m >> VL), src + VL));                          \
-        }                                                                                                    \
-        for (; l < nl; l++, dst += n2) { /* the last lines, past which dst has no room */                    \
-            const T *src = lsrc[l] ? lsrc[l] + off : dst;                                                    \
-            uint32_t m = lsrc[l] ? inside : 0;                                                               \
-            for (int v = 0; v < vectors; v++)                                                                \
-                store(dst + v * VL, (mask)(whole >> (v * VL)), load((mask)(m >> (v * VL)), src + v * VL));   \
+            bool plain = l * n2 + vectors * VL <= room;                                                      \
+            for (int v = 0; v < vectors; v++) {                                                              \
+                V x = load((mask)(m >> (v * VL)), src + v * VL);                                             \
+                if (plain)                                                                                   \
+                    store_all(dst + v * VL, x);                                                              \
+                else                                                                                         \
+                    store(dst + v * VL, (mask)(whole >> (v * VL)), x);                                       \
+            }                                                                                                \
         }                                                                                                    \
         return true;                                                                                         \
     }
@@ -29351,9 +29350,9 @@ CT__CONV_FORWARD(float, ct__sgemm, s)
 CT__CONV_FORWARD(double, ct__dgemm, d)
 
 /* Columns of the weight's gradient taken at a time by its dot form below: at most 512, fewer when the
- * stretch of every row of the output's gradient would pass this many bytes (it stays in L1). */
+ * stretch of every row of the output's gradient would pass CT__DOTS_L1 bytes (the GEMM's: it stays in
+ * L1). */
 #define CT__DOTS_STRETCH 512
-#define CT__DOTS_L1 (32 * 1024)
 
 /* The dot form's chunks of images: each makes at least this many multiply-adds, and there are at most
  * CT__DOTS_CHUNKS of them, however many threads there are (their sums add in their order, so they fix
@@ -29673,7 +29672,7 @@ CT__CONV_WEIGHT_GRAD_LANES(double, d)
             CT__DOTS_SUIT(sfx, rows, fewest))                                                                 \
             return ct__conv_lanes_suit(rows, cols_per_group, CT__VL_##sfx)                                    \
                        ? ct__conv_weight_grad_lanes_##T(g, G, N, nb, img, Cimg, side, Cside, gw)              \
-                       : ct__conv_weight_grad_dots_##T(g, G, N, img, Cimg, side, Cside, gw);              \
+                       : ct__conv_weight_grad_dots_##T(g, G, N, img, Cimg, side, Cside, gw);                  \
         T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
         if (!cols) return CT__OOM();                                                                          \
         T *sides = cols + Cimg * K * L * nb;                                                                  \

@@ -45,18 +45,17 @@ CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
     {                                                                                                        \
         if (n2 > 2 * VL) return false;                                                                       \
         int vectors = n2 > VL ? 2 : 1;                                                                       \
-        int64_t l = 0;                                                                                       \
-        for (; l < nl && l * n2 + vectors * VL <= room; l++, dst += n2) { /* plain stores */                 \
+        for (int64_t l = 0; l < nl; l++, dst += n2) {                                                        \
             const T *src = lsrc[l] ? lsrc[l] + off : dst;                                                    \
             uint32_t m = lsrc[l] ? inside : 0;                                                               \
-            store_all(dst, load((mask)m, src));                                                              \
-            if (vectors == 2) store_all(dst + VL, load((mask)(m >> VL), src + VL));                          \
-        }                                                                                                    \
-        for (; l < nl; l++, dst += n2) { /* the last lines, past which dst has no room */                    \
-            const T *src = lsrc[l] ? lsrc[l] + off : dst;                                                    \
-            uint32_t m = lsrc[l] ? inside : 0;                                                               \
-            for (int v = 0; v < vectors; v++)                                                                \
-                store(dst + v * VL, (mask)(whole >> (v * VL)), load((mask)(m >> (v * VL)), src + v * VL));   \
+            bool plain = l * n2 + vectors * VL <= room;                                                      \
+            for (int v = 0; v < vectors; v++) {                                                              \
+                V x = load((mask)(m >> (v * VL)), src + v * VL);                                             \
+                if (plain)                                                                                   \
+                    store_all(dst + v * VL, x);                                                              \
+                else                                                                                         \
+                    store(dst + v * VL, (mask)(whole >> (v * VL)), x);                                       \
+            }                                                                                                \
         }                                                                                                    \
         return true;                                                                                         \
     }

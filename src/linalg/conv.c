@@ -504,9 +504,9 @@ CT__CONV_FORWARD(float, ct__sgemm, s)
 CT__CONV_FORWARD(double, ct__dgemm, d)
 
 /* Columns of the weight's gradient taken at a time by its dot form below: at most 512, fewer when the
- * stretch of every row of the output's gradient would pass this many bytes (it stays in L1). */
+ * stretch of every row of the output's gradient would pass CT__DOTS_L1 bytes (the GEMM's: it stays in
+ * L1). */
 #define CT__DOTS_STRETCH 512
-#define CT__DOTS_L1 (32 * 1024)
 
 /* The dot form's chunks of images: each makes at least this many multiply-adds, and there are at most
  * CT__DOTS_CHUNKS of them, however many threads there are (their sums add in their order, so they fix
@@ -826,7 +826,7 @@ CT__CONV_WEIGHT_GRAD_LANES(double, d)
             CT__DOTS_SUIT(sfx, rows, fewest))                                                                 \
             return ct__conv_lanes_suit(rows, cols_per_group, CT__VL_##sfx)                                    \
                        ? ct__conv_weight_grad_lanes_##T(g, G, N, nb, img, Cimg, side, Cside, gw)              \
-                       : ct__conv_weight_grad_dots_##T(g, G, N, img, Cimg, side, Cside, gw);              \
+                       : ct__conv_weight_grad_dots_##T(g, G, N, img, Cimg, side, Cside, gw);                  \
         T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
         if (!cols) return CT__OOM();                                                                          \
         T *sides = cols + Cimg * K * L * nb;                                                                  \
