@@ -29371,7 +29371,10 @@ static int64_t ct__dots_chunk(int64_t N, int64_t work)
  * (ct__dots_chunk), gw_g (R, CgK) = side_g (R, m * L) . cols(img)_g (CgK, m * L), each element's lanes
  * growing over the chunk's columns in order as ct__dots_steps takes them, then summed by
  * ct__dots_finish; the chunks' sums are then added in their order. cols is made a stretch of columns
- * at a time by im2col, into per-thread scratch that stays in cache. When an image's L columns are whole
+ * and DC rows at a time by im2col, into per-thread scratch that stays in L1 with the stretch of the side
+ * and the lanes of those rows' tiles (making all the rows of a stretch first, then their products, left
+ * them to L2 and cost about a tenth more time); each tile's lanes grow over the stretches in order as
+ * before, so the block order changes no sum. When an image's L columns are whole
  * vectors, the stretches stop at the images' ends (each still starts on a vector, so every lane takes
  * the same columns in the same order) and the side is read in place, rows L apart; else a stretch of it
  * is copied image by image (a lane's columns then run across images). Work items are a chunk's group,
@@ -29395,33 +29398,25 @@ static int64_t ct__dots_chunk(int64_t N, int64_t work)
             }                                                                                                 \
         return A;                                                                                             \
     }                                                                                                         \
-    /* The lanes of rows [0, R) of A (rows lda apart) by rows [0, rb) of B (rows ldb apart) grow by a         \
-     * stretch's first `steps` columns: DC rows of B at a time against all of A, which stays in cache. The   \
-     * lanes hold tiles of DR x DC dot products, (rb + DC - 1) / DC tiles a DR rows. */                       \
-    static void ct__dots_stretch_##T(int64_t R, int64_t rb, int64_t steps, const T *A, int64_t lda, const T *B, \
-                                     int64_t ldb, T *lanes)                                                   \
+    /* A block of nc (at most DC) rows of B (rows ldb apart) against rows [0, R) of A (rows lda apart): the  \
+     * lanes of its (R + DR - 1) / DR tiles of DR x DC dot products grow by a stretch's first `steps`         \
+     * columns. In a chunk's last stretch (out not NULL) the tiles are then finished, with the columns        \
+     * [kv, cols) past the chunk's last whole vector, which lie in that stretch, and stored at out (rows     \
+     * ldo apart). */                                                                                         \
+    static void ct__dots_block_##T(int64_t R, int64_t nc, int64_t steps, const T *A, int64_t lda, const T *B, \
+                                   int64_t ldb, T *lanes, int64_t kv, int64_t cols, T *out, int64_t ldo)      \
     {                                                                                                         \
-        int64_t JT = (rb + CT__DC - 1) / CT__DC, lane_size = CT__DR * CT__DC * CT__VL_##sfx;                  \
-        for (int64_t j = 0; j < rb; j += CT__DC)                                                              \
-            for (int64_t i = 0; i < R; i += CT__DR)                                                           \
-                ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), CT__MIN(CT__DC, rb - j), steps, A + i * lda, lda, \
-                                     B + j * ldb, ldb, lanes + (i / CT__DR * JT + j / CT__DC) * lane_size);   \
-    }                                                                                                         \
-    /* The R x rb dot products into out (rows ldo apart): their lanes summed, plus the columns [kv, cols) of  \
-     * a chunk past its last whole vector, which lie in its last stretch (first column s0; A and B as for    \
-     * ct__dots_stretch). */                                                                                  \
-    static void ct__dots_store_##T(int64_t R, int64_t rb, int64_t kv, int64_t cols, int64_t s0, const T *A,   \
-                                   int64_t lda, const T *B, int64_t ldb, const T *lanes, T *out, int64_t ldo) \
-    {                                                                                                         \
-        int64_t JT = (rb + CT__DC - 1) / CT__DC, lane_size = CT__DR * CT__DC * CT__VL_##sfx;                  \
+        int64_t lane_size = CT__DR * CT__DC * CT__VL_##sfx;                                                   \
         T acc[CT__DR * CT__DC];                                                                               \
         for (int64_t i = 0; i < R; i += CT__DR)                                                               \
-            for (int64_t j = 0; j < rb; j += CT__DC) {                                                        \
-                int64_t mr = CT__MIN(CT__DR, R - i), nc = CT__MIN(CT__DC, rb - j);                            \
-                const T *lane = lanes + (i / CT__DR * JT + j / CT__DC) * lane_size;                           \
-                ct__dots_finish_##sfx(mr, nc, kv - s0, cols - s0, A + i * lda, lda, B + j * ldb, ldb, lane, acc); \
-                ct__tile_store_##sfx(mr, nc, acc, CT__DC, 1, 0, true, out + i * ldo + j, ldo);                \
-            }                                                                                                 \
+            ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), nc, steps, A + i * lda, lda, B, ldb,                 \
+                                 lanes + i / CT__DR * lane_size);                                             \
+        for (int64_t i = 0; out && i < R; i += CT__DR) {                                                      \
+            int64_t mr = CT__MIN(CT__DR, R - i);                                                              \
+            ct__dots_finish_##sfx(mr, nc, kv, cols, A + i * lda, lda, B, ldb, lanes + i / CT__DR * lane_size, \
+                                  acc);                                                                       \
+            ct__tile_store_##sfx(mr, nc, acc, CT__DC, 1, 0, true, out + i * ldo, ldo);                        \
+        }                                                                                                     \
     }                                                                                                         \
     static ct_result ct__conv_weight_grad_dots_##T(const ct__window *g, int64_t G, int64_t N, const T *img,   \
                                                    int64_t Cimg, const T *side, int64_t Cside, T *gw)         \
@@ -29437,32 +29432,35 @@ static int64_t ct__dots_chunk(int64_t N, int64_t work)
         double work = (double)N * (double)L * (double)R * (double)(CgK * G);                                  \
         int64_t splits = CT__MAX(1, ct__conv_threads(INT64_MAX, work) / (G * chunks));                        \
         int64_t RB = (CgK + splits - 1) / splits, blocks = (CgK + RB - 1) / RB, items = chunks * G * blocks;  \
-        int64_t lanes_size = (R + CT__DR - 1) / CT__DR * ((RB + CT__DC - 1) / CT__DC) * CT__DR * CT__DC * VL; \
-        int64_t per_thread = (in_place ? RB : R + RB) * S + lanes_size;                                       \
+        int64_t IT = (R + CT__DR - 1) / CT__DR, lane_size = CT__DR * CT__DC * VL; /* a block's tiles */     \
+        int64_t lanes_size = IT * ((RB + CT__DC - 1) / CT__DC) * lane_size;                                   \
+        int64_t per_thread = (in_place ? CT__DC : R + CT__DC) * S + lanes_size;                               \
         int threads = ct__conv_threads(items, work);                                                          \
         T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads + (chunks - 1) * W));        \
         if (!buf) return CT__OOM();                                                                           \
         T *later = buf + per_thread * threads; /* the sums of chunks 1.. (chunk 0's go to gw) */              \
         CT__OMP_PARALLEL_THREADS                                                                              \
         {                                                                                                     \
-            T *B = buf + per_thread * ct__thread_num(), *lanes = B + RB * S, *Acopy = lanes + lanes_size;     \
+            T *B = buf + per_thread * ct__thread_num(), *lanes = B + CT__DC * S, *Acopy = lanes + lanes_size; \
             CT__OMP_FOR                                                                                       \
             for (int64_t item = 0; item < items; item++) {                                                    \
                 int64_t c = item / (G * blocks), k = item / blocks % G, r0 = item % blocks * RB;              \
                 int64_t rb = CT__MIN(RB, CgK - r0), row0 = k * CgK + r0; /* the block's first row in cols */  \
-                int64_t n0 = c * nb, cols = CT__MIN(nb, N - n0) * L, kv = cols / VL * VL, s0 = 0, lda;        \
-                const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg, *A;         \
-                memset(lanes, 0, sizeof(T) * (size_t)lanes_size);                                             \
-                for (;;) {                                                                                    \
-                    int64_t w = CT__MIN(CT__MIN(S, cols - s0), in_place ? L - s0 % L : S);                    \
-                    A = ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, in_place, Acopy, S, &lda);        \
-                    ct__im2col_##T(g, imgs, Cimg * Limg, row0, row0 + rb, s0, s0 + w, B, S);                  \
-                    ct__dots_stretch_##T(R, rb, CT__MIN(w, kv - s0), A, lda, B, S, lanes);                    \
-                    if (s0 + w == cols) break;                                                                \
-                    s0 += w;                                                                                  \
-                }                                                                                             \
+                int64_t n0 = c * nb, cols = CT__MIN(nb, N - n0) * L, kv = cols / VL * VL, lda;                \
+                const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg;             \
                 T *out = (c == 0 ? gw : later + (c - 1) * W) + k * R * CgK + r0;                              \
-                ct__dots_store_##T(R, rb, kv, cols, s0, A, lda, B, S, lanes, out, CgK);                       \
+                memset(lanes, 0, sizeof(T) * (size_t)lanes_size);                                             \
+                for (int64_t s0 = 0, w; s0 < cols; s0 += w) {                                                 \
+                    w = CT__MIN(CT__MIN(S, cols - s0), in_place ? L - s0 % L : S);                            \
+                    const T *A = ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, in_place, Acopy, S, &lda); \
+                    bool last = s0 + w == cols;                                                               \
+                    for (int64_t j = 0; j < rb; j += CT__DC) { /* im2col's rows DC at a time: B stays in L1 */ \
+                        int64_t nc = CT__MIN(CT__DC, rb - j);                                                 \
+                        ct__im2col_##T(g, imgs, Cimg * Limg, row0 + j, row0 + j + nc, s0, s0 + w, B, S);      \
+                        ct__dots_block_##T(R, nc, CT__MIN(w, kv - s0), A, lda, B, S, lanes + j / CT__DC * IT * lane_size, \
+                                           kv - s0, cols - s0, last ? out + j : NULL, CgK);                   \
+                    }                                                                                         \
+                }                                                                                             \
             }                                                                                                 \
         }                                                                                                     \
         for (int64_t c = 1; c < chunks; c++) /* in the chunks' order, as one thread would add them */         \
