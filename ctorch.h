@@ -29742,6 +29742,51 @@ static ct_tensor *ct__conv_weight_grad_direct(const ct_tensor *x, const ct_tenso
     return r == CT_OK ? gw : NULL;
 }
 
+/* The bias's gradient for a backward that records nothing: go (N, C, L), contiguous, summed over its
+ * images and places, a channel at a time. A channel's sum grows in CT__BIAS_LANES lanes (place l of
+ * each image in lane l mod CT__BIAS_LANES, images in order: independent vector adds), which are then
+ * added in order; channels split over the threads, so the bits do not depend on their number.
+ * PyTorch's oneDNN sums it with the weight's gradient, in an order of its own; sum's cascade over
+ * (0, 2, 3) (PyTorch's order for sum, a cascade per image's row) took up to twice as long. */
+#define CT__BIAS_LANES 64
+#define CT__CONV_BIAS_GRAD(T)                                                                                 \
+    static void ct__conv_bias_grad_##T(int64_t N, int64_t C, int64_t L, const T *go, T *gb)                 \
+    {                                                                                                         \
+        int threads = ct__conv_threads(C, (double)N * (double)C * (double)L);                                 \
+        (void)threads; /* read by OpenMP's pragma alone */                                                    \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t c = 0; c < C; c++) {                                                                 \
+                T lane[CT__BIAS_LANES] = {0}, sum = 0;                                                        \
+                for (int64_t n = 0; n < N; n++) {                                                             \
+                    const T *row = go + (n * C + c) * L;                                                      \
+                    int64_t l = 0;                                                                            \
+                    for (; l + CT__BIAS_LANES <= L; l += CT__BIAS_LANES)                                      \
+                        for (int e = 0; e < CT__BIAS_LANES; e++) lane[e] += row[l + e];                       \
+                    for (int e = 0; l + e < L; e++) lane[e] += row[l + e];                                    \
+                }                                                                                             \
+                for (int e = 0; e < CT__BIAS_LANES; e++) sum += lane[e];                                      \
+                gb[c] = sum;                                                                                  \
+            }                                                                                                 \
+        }                                                                                                     \
+    }
+CT__CONV_BIAS_GRAD(float)
+CT__CONV_BIAS_GRAD(double)
+
+/* The bias's gradient (C) of a contiguous output gradient go (N, C, ...), float or double. */
+static ct_tensor *ct__conv_bias_grad(const ct_tensor *go)
+{
+    int64_t N = go->sizes[0], C = go->sizes[1], L = N * C > 0 ? ct_numel(go) / (N * C) : 0;
+    ct_tensor *gb = ct__alloc(&C, 1, go->dtype, ct__cpu);
+    if (!gb) return NULL;
+    if (go->dtype == CT_F32)
+        ct__conv_bias_grad_float(N, C, L, (const float *)ct__data(go), (float *)ct__data(gb));
+    else
+        ct__conv_bias_grad_double(N, C, L, (const double *)ct__data(go), (double *)ct__data(gb));
+    return gb;
+}
+
 /* The input's gradient: the other kind of convolution of the output's
  * gradient, its output padding chosen to give back the input's size. */
 static ct_tensor *ct__conv_input_grad(const ct_tensor *go, const ct_tensor *w, const ct__conv *c, const int64_t *in_sizes)
@@ -29786,7 +29831,9 @@ CT__BACKWARD(convolution)
     else
         CT__GRAD(1, c->transposed ? ct__conv_weight_grad(g, x, c, w->sizes + 2)
                                   : ct__conv_weight_grad(x, g, c, w->sizes + 2));
-    if (ct__needs_grad(n, 2)) {
+    if (ct__needs_grad(n, 2) && direct && (g->dtype == CT_F32 || g->dtype == CT_F64)) {
+        CT__GRAD(2, ct__conv_bias_grad(g));
+    } else {
         ct_shape dims = CT_SHAPE(0);
         for (int d = 0; d < c->nd; d++) dims.size[dims.ndim++] = 2 + d;
         CT__GRAD(2, ct_sum_dim(g, dims, false, CT_DEFAULT));
