@@ -4459,7 +4459,12 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output);
 /* Saved tensor i, checked against in-place writes; NULL with PyTorch's error. */
 static ct_tensor *ct__saved_get(ct__node *n, int i);
-/* Whether backward must compute the gradient of input i (needs_input_grad). */
+/* Whether input i of n requires grad: its edge leads to a node (ctx.needs_input_grad, fixed when
+ * the node was recorded). */
+static bool ct__edge_requires_grad(const ct__node *n, int i);
+/* Whether n's backward, run by the engine now, must compute the gradient of input i: its edge
+ * requires grad and the run needs what lies behind it (PyTorch's should_compute_output:
+ * autograd.grad and backward(inputs=) compute only what leads to their inputs). */
 static bool ct__needs_grad(const ct__node *n, int i);
 /* Free t's autograd state (from ct_release). */
 static void ct__ag_meta_free(ct_tensor *t);
@@ -9560,7 +9565,16 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
     return v;
 }
 
-static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
+static bool ct__edge_requires_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
+
+/* The engine marks the nodes of its run it needs (ct__mark_needed). A node outside a run (run 0),
+ * or a child a nested run (a checkpoint's) has taken over since, counts as needed. */
+static bool ct__needs_grad(const ct__node *n, int i)
+{
+    if (!ct__edge_requires_grad(n, i)) return false;
+    const ct__node *c = n->next[i].fn;
+    return n->run == 0 || c->run != n->run || c->needed || c->capture_any;
+}
 
 /* A view whose base's history cannot be rewritten (PyTorch's
  * handle_view_on_rebase): indirect when the write went through its base or
@@ -12448,7 +12462,7 @@ ct_tensor *ct_ctx_saved_tensor(ct_function_ctx *ctx, int i)
 bool ct_ctx_needs_input_grad(const ct_function_ctx *ctx, int i)
 {
     if (!ctx || i < 0 || i >= ctx->n_inputs) return false;
-    return ctx->node ? ct__needs_grad(ctx->node, i) : ctx->needs_input_grad[i];
+    return ctx->node ? ct__edge_requires_grad(ctx->node, i) : ctx->needs_input_grad[i];
 }
 
 ct_result ct_ctx_mark_dirty(ct_function_ctx *ctx, ct_tensor *const *tensors, int n)
@@ -12496,7 +12510,7 @@ CT__BACKWARD(custom)
     for (int k = 0; k < n->n_out; k++) grads_need_grad = grads_need_grad || ct__requires_grad(go[k]);
     if (fn->once_differentiable && recorded && grads_need_grad) ct__once_differentiable_guard(go, n->n_out, gi, n->n_next);
     for (int i = 0; i < n->n_next; i++)
-        if (!ct__needs_grad(n, i)) gi[i] = NULL; /* PyTorch drops what was not asked for */
+        if (!ct__edge_requires_grad(n, i)) gi[i] = NULL; /* PyTorch drops what was not asked for */
     return CT_OK;
 }
 
@@ -31131,7 +31145,7 @@ CT__BACKWARD(hook_inputs)
 {
     ct__bw_hook_state *st = (ct__bw_hook_state *)n->extra;
     ct_tensor *grads[CT__MODULE_MAX_INPUTS];
-    for (int i = 0; i < n->n_next; i++) grads[i] = ct__needs_grad(n, i) ? ct__same(go[i]) : NULL;
+    for (int i = 0; i < n->n_next; i++) grads[i] = ct__edge_requires_grad(n, i) ? ct__same(go[i]) : NULL;
     ct_result r = ct__run_backward_hooks(st, grads, n->n_next);
     if (r != CT_OK) return r;
     for (int i = 0; i < n->n_next; i++) gi[i] = grads[i];

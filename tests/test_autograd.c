@@ -125,6 +125,47 @@ static ct_tensor *double_it(ct_tensor *grad, void *user)
     return ct_retain(ct_mul_scalar(grad, ct_int(2)));
 }
 
+static ct_tensor *count_grad(ct_tensor *grad, void *user)
+{
+    (void)grad;
+    *(int *)user += 1;
+    return NULL;
+}
+
+/* A node computes only the input gradients its run needs (PyTorch's should_compute_output): its
+ * hook sees one gradient per input computed, as PyTorch's Node.register_hook sees the others as None
+ * (conv: [True, True, False] for grad(y, [b]); mm: [True, False] for grad(z, [c])). */
+static ct_tensor *randn_leaf(ct_shape shape)
+{
+    ct_tensor *t = ct_randn(shape, CT_F32, NULL);
+    ct_requires_grad_(t, true);
+    return t;
+}
+
+static void test_node_computes_only_needed_grads(void)
+{
+    ct_tensor *x = randn_leaf(CT_SHAPE(2, 1, 5, 5)), *w = randn_leaf(CT_SHAPE(3, 1, 3, 3)), *b = randn_leaf(CT_SHAPE(3));
+    ct_tensor *y = ct_sum(ct_conv2d(x, w, b, (ct_conv_opts){0})), *g[2];
+    int calls = 0, nr;
+    CHECK(ct_node_register_hook(ct_node_next(ct_grad_fn(y), 0, &nr), count_grad, &calls) > 0);
+    const ct_grad_opts keep = {.retain_graph = true};
+    CHECK_OK(ct_autograd_grad((const ct_tensor *[]){y}, 1, (const ct_tensor *[]){b}, 1, NULL, g, keep));
+    CHECK_INT(calls, 1);
+    CHECK_VALUES(g[0], CT_SHAPE(3), 18, 18, 18); /* each bias entry reaches 3 x 3 outputs of 2 images */
+    CHECK_OK(ct_autograd_grad((const ct_tensor *[]){y}, 1, (const ct_tensor *[]){x, w}, 2, NULL, g, keep));
+    CHECK_INT(calls, 3);
+    CHECK_OK(ct_backward(y, NULL, (ct_backward_opts){.retain_graph = true, .inputs = (const ct_tensor *[]){w}, .n_inputs = 1}));
+    CHECK_INT(calls, 4);
+    CHECK(ct_grad(x) == NULL && ct_grad(b) == NULL && ct_grad(w) != NULL);
+    CHECK_OK(ct_backward(y, NULL, (ct_backward_opts){0}));
+    CHECK_INT(calls, 7);
+    ct_tensor *a = randn_leaf(CT_SHAPE(3, 4)), *c = randn_leaf(CT_SHAPE(4, 2)), *z = ct_sum(ct_mm(a, c));
+    calls = 0;
+    CHECK(ct_node_register_hook(ct_node_next(ct_grad_fn(z), 0, &nr), count_grad, &calls) > 0);
+    CHECK_OK(ct_autograd_grad((const ct_tensor *[]){z}, 1, (const ct_tensor *[]){c}, 1, NULL, g, (ct_grad_opts){0}));
+    CHECK_INT(calls, 1);
+}
+
 static void test_hooks_and_retain_grad(void)
 {
     int calls = 0;
@@ -896,5 +937,6 @@ int main(void)
     RUN(test_custom_function_returns_input);
     RUN(test_custom_function_several_outputs);
     RUN(test_custom_function_views_allowed);
+    RUN(test_node_computes_only_needed_grads);
     return ct_test_report();
 }

@@ -97,7 +97,7 @@ ct_tensor *ct_ctx_saved_tensor(ct_function_ctx *ctx, int i)
 bool ct_ctx_needs_input_grad(const ct_function_ctx *ctx, int i)
 {
     if (!ctx || i < 0 || i >= ctx->n_inputs) return false;
-    return ctx->node ? ct__needs_grad(ctx->node, i) : ctx->needs_input_grad[i];
+    return ctx->node ? ct__edge_requires_grad(ctx->node, i) : ctx->needs_input_grad[i];
 }
 
 ct_result ct_ctx_mark_dirty(ct_function_ctx *ctx, ct_tensor *const *tensors, int n)
@@ -145,7 +145,7 @@ CT__BACKWARD(custom)
     for (int k = 0; k < n->n_out; k++) grads_need_grad = grads_need_grad || ct__requires_grad(go[k]);
     if (fn->once_differentiable && recorded && grads_need_grad) ct__once_differentiable_guard(go, n->n_out, gi, n->n_next);
     for (int i = 0; i < n->n_next; i++)
-        if (!ct__needs_grad(n, i)) gi[i] = NULL; /* PyTorch drops what was not asked for */
+        if (!ct__edge_requires_grad(n, i)) gi[i] = NULL; /* PyTorch drops what was not asked for */
     return CT_OK;
 }
 

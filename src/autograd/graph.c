@@ -411,7 +411,16 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
     return v;
 }
 
-static bool ct__needs_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
+static bool ct__edge_requires_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
+
+/* The engine marks the nodes of its run it needs (ct__mark_needed). A node outside a run (run 0),
+ * or a child a nested run (a checkpoint's) has taken over since, counts as needed. */
+static bool ct__needs_grad(const ct__node *n, int i)
+{
+    if (!ct__edge_requires_grad(n, i)) return false;
+    const ct__node *c = n->next[i].fn;
+    return n->run == 0 || c->run != n->run || c->needed || c->capture_any;
+}
 
 /* A view whose base's history cannot be rewritten (PyTorch's
  * handle_view_on_rebase): indirect when the write went through its base or

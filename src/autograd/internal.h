@@ -119,7 +119,12 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output);
 /* Saved tensor i, checked against in-place writes; NULL with PyTorch's error. */
 static ct_tensor *ct__saved_get(ct__node *n, int i);
-/* Whether backward must compute the gradient of input i (needs_input_grad). */
+/* Whether input i of n requires grad: its edge leads to a node (ctx.needs_input_grad, fixed when
+ * the node was recorded). */
+static bool ct__edge_requires_grad(const ct__node *n, int i);
+/* Whether n's backward, run by the engine now, must compute the gradient of input i: its edge
+ * requires grad and the run needs what lies behind it (PyTorch's should_compute_output:
+ * autograd.grad and backward(inputs=) compute only what leads to their inputs). */
 static bool ct__needs_grad(const ct__node *n, int i);
 /* Free t's autograd state (from ct_release). */
 static void ct__ag_meta_free(ct_tensor *t);

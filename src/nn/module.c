@@ -839,7 +839,7 @@ CT__BACKWARD(hook_inputs)
 {
     ct__bw_hook_state *st = (ct__bw_hook_state *)n->extra;
     ct_tensor *grads[CT__MODULE_MAX_INPUTS];
-    for (int i = 0; i < n->n_next; i++) grads[i] = ct__needs_grad(n, i) ? ct__same(go[i]) : NULL;
+    for (int i = 0; i < n->n_next; i++) grads[i] = ct__edge_requires_grad(n, i) ? ct__same(go[i]) : NULL;
     ct_result r = ct__run_backward_hooks(st, grads, n->n_next);
     if (r != CT_OK) return r;
     for (int i = 0; i < n->n_next; i++) gi[i] = grads[i];
