@@ -29466,13 +29466,14 @@ static int64_t ct__dots_chunk(int64_t N, int64_t work)
                 memset(lanes, 0, sizeof(T) * (size_t)lanes_size);                                             \
                 for (int64_t s0 = 0, w; s0 < cols; s0 += w) {                                                 \
                     w = CT__MIN(CT__MIN(S, cols - s0), in_place ? L - s0 % L : S);                            \
-                    const T *A = ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, in_place, Acopy, S, &lda); \
-                    bool last = s0 + w == cols;                                                               \
-                    for (int64_t j = 0; j < rb; j += CT__DC) { /* im2col's rows DC at a time: B stays in L1 */ \
+                    const T *A = ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, in_place, Acopy, S, &lda);\
+                    T *done = s0 + w == cols ? out : NULL; /* the chunk's last stretch: its tiles finish */   \
+                    for (int64_t j = 0; j < rb; j += CT__DC) { /* im2col's rows DC at a time: B stays in L1 */\
                         int64_t nc = CT__MIN(CT__DC, rb - j);                                                 \
                         ct__im2col_##T(g, imgs, Cimg * Limg, row0 + j, row0 + j + nc, s0, s0 + w, B, S);      \
-                        ct__dots_block_##T(R, nc, CT__MIN(w, kv - s0), A, lda, B, S, lanes + j / CT__DC * IT * lane_size, \
-                                           kv - s0, cols - s0, last ? out + j : NULL, CgK);                   \
+                        ct__dots_block_##T(R, nc, CT__MIN(w, kv - s0), A, lda, B, S,                          \
+                                           lanes + j / CT__DC * IT * lane_size, kv - s0, cols - s0,           \
+                                           done ? done + j : NULL, CgK);                                      \
                     }                                                                                         \
                 }                                                                                             \
             }                                                                                                 \
