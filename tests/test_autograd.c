@@ -132,9 +132,6 @@ static ct_tensor *count_grad(ct_tensor *grad, void *user)
     return NULL;
 }
 
-/* A node computes only the input gradients its run needs (PyTorch's should_compute_output): its
- * hook sees one gradient per input computed, as PyTorch's Node.register_hook sees the others as None
- * (conv: [True, True, False] for grad(y, [b]); mm: [True, False] for grad(z, [c])). */
 static ct_tensor *randn_leaf(ct_shape shape)
 {
     ct_tensor *t = ct_randn(shape, CT_F32, NULL);
@@ -142,6 +139,9 @@ static ct_tensor *randn_leaf(ct_shape shape)
     return t;
 }
 
+/* A node computes only the input gradients its run needs (PyTorch's should_compute_output): its
+ * hook sees one gradient per input computed, as PyTorch's Node.register_hook sees the others as None
+ * (conv: [True, True, False] for grad(y, [b]); mm: [True, False] for grad(z, [c])). */
 static void test_node_computes_only_needed_grads(void)
 {
     ct_tensor *x = randn_leaf(CT_SHAPE(2, 1, 5, 5)), *w = randn_leaf(CT_SHAPE(3, 1, 3, 3)), *b = randn_leaf(CT_SHAPE(3));

@@ -977,22 +977,16 @@ CT__BACKWARD(convolution)
     if (!x || !w) return ct_last_error_code();
     /* Recording nothing, every gradient reads the output's gradient whole: made contiguous once (an
      * expanded one, as sum's gradient, is copied once, not per gradient, and summed as contiguous). */
-    bool direct = !ct_is_grad_enabled();
+    bool direct = !ct_is_grad_enabled(), kernels = direct && (w->dtype == CT_F32 || w->dtype == CT_F64);
     const ct_tensor *g = direct ? ct__conv_grad_contiguous(go[0]) : go[0];
     if (!g) return ct_last_error_code();
+    ct_shape dims = CT_SHAPE(0); /* the bias's gradient sums every dim but the channels */
+    for (int d = 0; d < c->nd; d++) dims.size[dims.ndim++] = 2 + d;
     CT__GRAD(0, ct__conv_input_grad(g, w, c, x->sizes));
-    if (ct__needs_grad(n, 1) && direct && (w->dtype == CT_F32 || w->dtype == CT_F64))
-        CT__GRAD(1, ct__conv_weight_grad_direct(x, g, w, c));
-    else
-        CT__GRAD(1, c->transposed ? ct__conv_weight_grad(g, x, c, w->sizes + 2)
-                                  : ct__conv_weight_grad(x, g, c, w->sizes + 2));
-    if (ct__needs_grad(n, 2) && direct && (g->dtype == CT_F32 || g->dtype == CT_F64)) {
-        CT__GRAD(2, ct__conv_bias_grad(g));
-    } else {
-        ct_shape dims = CT_SHAPE(0);
-        for (int d = 0; d < c->nd; d++) dims.size[dims.ndim++] = 2 + d;
-        CT__GRAD(2, ct_sum_dim(g, dims, false, CT_DEFAULT));
-    }
+    CT__GRAD(1, kernels          ? ct__conv_weight_grad_direct(x, g, w, c)
+                : c->transposed ? ct__conv_weight_grad(g, x, c, w->sizes + 2)
+                                : ct__conv_weight_grad(x, g, c, w->sizes + 2));
+    CT__GRAD(2, kernels ? ct__conv_bias_grad(g) : ct_sum_dim(g, dims, false, CT_DEFAULT));
     return CT_OK;
 }
 
