@@ -23602,33 +23602,43 @@ static bool ct__operand_of(const ct_tensor *t, ct_dtype w, ct__operand *op)
     return c && ct__blas_layout(c, op);
 }
 
-/* C[b] = beta * C[b] + alpha * A[b] @ B[b] for each of `batch` matrices;
- * C is contiguous [batch, M, N] of dtype w. A batch with at least an item
- * per thread is split by item (each product then runs on one thread). */
+/* C[i] = beta * C[i] + alpha * A[i] @ B[i], item i of a batch; C is contiguous [batch, M, N] of dtype w. */
+static void ct__gemm_item(ct_dtype w, int64_t i, int64_t M, int64_t N, int64_t K, const ct__operand *a,
+                          const ct__operand *b, double alpha, double beta, char *C)
+{
+    size_t es = ct_dtype_size(w);
+    /* (with K 0 the operands are empty and may have no data at all) */
+    const char *A = K ? a->data + (size_t)(i * a->bs) * es : a->data;
+    const char *B = K ? b->data + (size_t)(i * b->bs) * es : b->data;
+    char *c = C + (size_t)(i * M * N) * es;
+    if (w == CT_F32)
+        ct__sgemm(a->trans, b->trans, M, N, K, (float)alpha, (const float *)A, a->ld, (const float *)B, b->ld,
+                  (float)beta, (float *)c, N);
+    else if (w == CT_F64)
+        ct__dgemm(a->trans, b->trans, M, N, K, alpha, (const double *)A, a->ld, (const double *)B, b->ld, beta,
+                  (double *)c, N);
+    else
+        ct__ugemm(a->trans, b->trans, M, N, K, (uint64_t)ct__trunc_i64(alpha), (const uint64_t *)A, a->ld,
+                  (const uint64_t *)B, b->ld, (uint64_t)ct__trunc_i64(beta), (uint64_t *)c, N);
+}
+
+/* Every item of a batch (ct__gemm_item). A batch with at least an item per thread is split by item (each
+ * product then runs on one thread); a smaller one runs its items in turn, each product splitting itself.
+ * That loop stays outside any parallel region: inside one, even an inactive one (if (false)), each
+ * product's own region would be nested, and OpenMP starts a nested team's threads anew every time (tens
+ * of microseconds, more than a training step's product takes on a thread). */
 static void ct__gemm_batch(ct_dtype w, int64_t batch, int64_t M, int64_t N, int64_t K, const ct__operand *a,
                            const ct__operand *b, double alpha, double beta, char *C)
 {
-    size_t es = ct_dtype_size(w);
 #ifdef _OPENMP
-    bool by_item = batch >= omp_get_max_threads() &&
-                   (double)batch * (double)M * (double)N * (double)K >= CT__GEMM_PARALLEL_WORK;
-#pragma omp parallel for if (by_item) schedule(dynamic)
-#endif
-    for (int64_t i = 0; i < batch; i++) {
-        /* (with K 0 the operands are empty and may have no data at all) */
-        const char *A = K ? a->data + (size_t)(i * a->bs) * es : a->data;
-        const char *B = K ? b->data + (size_t)(i * b->bs) * es : b->data;
-        char *c = C + (size_t)(i * M * N) * es;
-        if (w == CT_F32)
-            ct__sgemm(a->trans, b->trans, M, N, K, (float)alpha, (const float *)A, a->ld, (const float *)B, b->ld,
-                      (float)beta, (float *)c, N);
-        else if (w == CT_F64)
-            ct__dgemm(a->trans, b->trans, M, N, K, alpha, (const double *)A, a->ld, (const double *)B, b->ld, beta,
-                      (double *)c, N);
-        else
-            ct__ugemm(a->trans, b->trans, M, N, K, (uint64_t)ct__trunc_i64(alpha), (const uint64_t *)A, a->ld,
-                      (const uint64_t *)B, b->ld, (uint64_t)ct__trunc_i64(beta), (uint64_t *)c, N);
+    if (batch >= omp_get_max_threads() &&
+        (double)batch * (double)M * (double)N * (double)K >= CT__GEMM_PARALLEL_WORK) {
+#pragma omp parallel for schedule(dynamic)
+        for (int64_t i = 0; i < batch; i++) ct__gemm_item(w, i, M, N, K, a, b, alpha, beta, C);
+        return;
     }
+#endif
+    for (int64_t i = 0; i < batch; i++) ct__gemm_item(w, i, M, N, K, a, b, alpha, beta, C);
 }
 
 /* beta * added + alpha * (a @ b) in dtype dt, with recording off: a [B, M, K]
