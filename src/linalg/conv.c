@@ -563,7 +563,7 @@ static int64_t ct__dots_chunk(int64_t N, int64_t work)
         int64_t lane_size = CT__DR * CT__DC * CT__VL_##sfx;                                                   \
         T acc[CT__DR * CT__DC];                                                                               \
         for (int64_t i = 0; i < R; i += CT__DR)                                                               \
-            ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), nc, steps, A + i * lda, lda, B, ldb,                 \
+            ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), nc, steps, A + i * lda, lda, B, ldb, false,          \
                                  lanes + i / CT__DR * lane_size);                                             \
         for (int64_t i = 0; out && i < R; i += CT__DR) {                                                      \
             int64_t mr = CT__MIN(CT__DR, R - i);                                                              \

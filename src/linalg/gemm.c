@@ -551,16 +551,19 @@ CT__LANES_SUM(d, double)
     /* Dot form, a stretch of the dot products: the lanes (DR x DC vectors, row-major; lane l holds the                \
      * products of k = l mod VL) of rows [0, mr) of A (row stride lda) . rows [0, nc) of B (row stride ldb)            \
      * grow by the products over k < kv, kv a multiple of VL; rows past mr and nc repeat the last. Taken in            \
-     * stretches (the convolution's weight gradient makes B a stretch at a time), they add as in one. */               \
+     * stretches (the convolution's weight gradient makes B a stretch at a time), they add as in one; the              \
+     * first may start from zero (fresh) instead of reading the lanes. */                                              \
     static void ct__dots_steps_##x(int64_t mr, int64_t nc, int64_t kv, const T *A, int64_t lda, const T *B,            \
-                                   int64_t ldb, T *CT__RESTRICT lanes)                                                 \
+                                   int64_t ldb, bool fresh, T *CT__RESTRICT lanes)                                     \
     {                                                                                                                  \
         const T *a[CT__DR], *b[CT__DC];                                                                                \
         ct__v##x c[CT__DR][CT__DC];                                                                                    \
-        for (int i = 0; i < CT__DR; i++) a[i] = A + CT__MIN(i, mr - 1) * lda;                                          \
-        for (int j = 0; j < CT__DC; j++) b[j] = B + CT__MIN(j, nc - 1) * ldb;                                          \
+        /* (row by row from the last: computed as a vector, GCC's pointers cost extracts) */                           \
+        for (int i = 0; i < CT__DR; i++, A += i < mr ? lda : 0) a[i] = A;                                              \
+        for (int j = 0; j < CT__DC; j++, B += j < nc ? ldb : 0) b[j] = B;                                              \
         for (int i = 0; i < CT__DR; i++)                                                                               \
-            for (int j = 0; j < CT__DC; j++) c[i][j] = CT__VLOAD_##x(lanes + (i * CT__DC + j) * CT__VL_##x);           \
+            for (int j = 0; j < CT__DC; j++)                                                                           \
+                c[i][j] = fresh ? CT__VSPLAT_##x((T)0) : CT__VLOAD_##x(lanes + (i * CT__DC + j) * CT__VL_##x);         \
         for (int64_t k = 0; k < kv; k += CT__VL_##x) {                                                                 \
             ct__v##x bv[CT__DC];                                                                                       \
             for (int j = 0; j < CT__DC; j++) {                                                                         \
@@ -598,9 +601,9 @@ CT__LANES_SUM(d, double)
     static void ct__dots_micro_##x(int64_t mr, int64_t nc, int64_t K, const T *A, int64_t lda, const T *B,             \
                                    int64_t ldb, T *CT__RESTRICT acc)                                                   \
     {                                                                                                                  \
-        T lanes[CT__DR * CT__DC * CT__VL_##x] = {0};                                                                   \
+        T lanes[CT__DR * CT__DC * CT__VL_##x];                                                                         \
         int64_t kv = K / CT__VL_##x * CT__VL_##x;                                                                      \
-        ct__dots_steps_##x(mr, nc, kv, A, lda, B, ldb, lanes);                                                         \
+        ct__dots_steps_##x(mr, nc, kv, A, lda, B, ldb, true, lanes);                                                   \
         ct__dots_finish_##x(mr, nc, kv, K, A, lda, B, ldb, lanes, acc);                                                \
     }                                                                                                                  \
                                                                                                                        \
