@@ -22757,8 +22757,7 @@ CT__MAX_POOL2D_ARGMAX(double)
  * convolutions, which read the image in place. The micro-kernels
  * use AVX-512 or AVX2+FMA intrinsics when the compiler targets them
  * (-march=native), GCC vector extensions otherwise (SSE2, NEON), and plain C
- * for other compilers. OpenMP cuts C into one slab per thread, or, when all
- * of them would be blocked products, into a few pieces per thread that the
+ * for other compilers. OpenMP cuts C into one slab per thread, which the
  * threads take as they come (ct__gemm_parallel); a batch of small products
  * (bmm) is split by item instead. A join seen waiting on a descheduled thread
  * keeps small products on one thread for a while (ct__gemm_note_join).
@@ -23439,16 +23438,16 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
 #endif
 }
 
-/* The parallel product. C is cut along its longer side into one slab of the
- * small forms' tiles per thread, each slab a product of its own (its own
- * path: an unpacked form when it has few rows). When every slab would take
- * the blocked path, the cut is finer: CT__GEMM_PIECES pieces of whole packed
- * tiles per thread, each a blocked product, that the threads take as they
- * come, so that a thread the loaded machine deschedules takes fewer. The sums
- * stay the same: a blocked product computes an element alike wherever its
- * tile lies. No barrier but the last; each piece packs its own operands. */
-#define CT__GEMM_PIECES 4
-
+/* The parallel product. C is cut along its longer side into one slab per
+ * thread, of whole tiles (the small forms', or the packed ones' when every
+ * slab would take the blocked path), each slab a product of its own (its own
+ * path: an unpacked form when it has few rows) that packs its own operands.
+ * The threads take the slabs as they come, so a thread woken late leaves its
+ * slab to the caller. No barrier but the last. Finer pieces (4 per thread)
+ * balanced a loaded machine better, but each packs the whole of the other
+ * operand again: on a quiet one they cost 6-20% (AMD Zen 4, 2 threads). The
+ * sums stay the same: a blocked product computes an element alike wherever
+ * its tile lies. */
 #define CT__GEMM_PARALLEL(x, T)                                                                                        \
     /* Rows (or columns) [lo, hi) of C by the blocked product or by the serial one, which picks the path. */           \
     static void ct__gemm_part_##x(bool blocked, bool rows, int64_t lo, int64_t hi, bool ta, bool tb, int64_t M,        \
@@ -23484,7 +23483,7 @@ static int ct__gemm_threads(int64_t M, int64_t N, int64_t K, int64_t tiles)
         if (blocked) {                                                                                                 \
             unit = rows ? CT__PMR_##x : CT__PNR_##x, tiles = (total + unit - 1) / unit;                                \
         }                                                                                                              \
-        int parts = blocked ? (int)CT__MIN(threads * CT__GEMM_PIECES, tiles) : threads;                                \
+        int parts = (int)CT__MIN(threads, tiles);                                                                      \
         /* contended: the same parts, so the same sums, all on this thread */                                          \
         int team = (double)M * (double)N * (double)K < CT__GEMM_CONTENDED_WORK && ct__gemm_contended() ? 1 : threads;   \
         double start = ct__gemm_clock(), own = 0; /* own: the caller's time in its parts */                            \
