@@ -4,7 +4,15 @@
  * in any order), the recorded graph (node names down to the leaves, which is
  * how matmul's decomposition is checked) and the inputs' gradients. Then
  * gradcheck and gradgradcheck in float64 for every product. */
+/* (RTLD_NEXT, to count the threads started: test_products_start_no_threads) */
+#define _GNU_SOURCE
 #include "harness.h"
+
+#if defined(_OPENMP) && defined(__GLIBC__)
+#define COUNTS_THREADS 1
+#include <dlfcn.h>
+#include <pthread.h>
+#endif
 
 /* ---------------------------------------------------------------- replaying golden cases */
 
@@ -194,6 +202,42 @@ static void test_beta_zero(void)
                  CT_SHAPE(2), 3, 3);
 }
 
+#ifdef COUNTS_THREADS
+static int threads_started;
+
+/* Every thread this program starts, OpenMP's included, comes through here (the program's own definition
+ * comes before the C library's), is counted, and is then started by the C library's pthread_create. */
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg)
+{
+    int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    void *found = dlsym(RTLD_NEXT, "pthread_create");
+    memcpy(&real, &found, sizeof real); /* (an object pointer to a function pointer, as POSIX allows) */
+    __atomic_add_fetch(&threads_started, 1, __ATOMIC_RELAXED);
+    return real(thread, attr, start, arg);
+}
+
+/* A product split over threads runs on OpenMP's pool, whose threads start once. Nested in another parallel
+ * region, even an inactive one (if (false)), a product's region got a team whose threads started anew
+ * every time: tens of microseconds per product. The products are above the work that a contended machine
+ * keeps on one thread. */
+static void test_products_start_no_threads(void)
+{
+    int threads = ct_get_num_threads();
+    ct_set_num_threads(2);
+    ct_tensor *a = ct_ones(CT_SHAPE(128, 512), CT_F32), *b = ct_ones(CT_SHAPE(512, 512), CT_F32);
+    ct_tensor *batch = ct_ones(CT_SHAPE(1, 128, 512), CT_F32);
+    ct_release(ct_mm(a, b)); /* the pool's threads start here, if not before */
+    int before = __atomic_load_n(&threads_started, __ATOMIC_RELAXED);
+    for (int i = 0; i < 5; i++) {
+        ct_release(ct_mm(a, b));
+        ct_release(ct_matmul(batch, b));
+    }
+    CHECK_INT(__atomic_load_n(&threads_started, __ATOMIC_RELAXED) - before, 0);
+    ct_release(a), ct_release(b), ct_release(batch);
+    ct_set_num_threads(threads);
+}
+#endif
+
 int main(void)
 {
     RUN(test_golden);
@@ -202,5 +246,10 @@ int main(void)
     RUN(test_gradient_layouts);
     RUN(test_beta_zero);
     RUN(test_gemm_blocks);
+#ifdef COUNTS_THREADS
+    RUN(test_products_start_no_threads);
+#else
+    SKIP(test_products_start_no_threads, "built without OpenMP or glibc");
+#endif
     return ct_test_report();
 }
