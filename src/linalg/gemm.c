@@ -557,7 +557,7 @@ CT__LANES_SUM(d, double)
     {                                                                                                                  \
         const T *a[CT__DR], *b[CT__DC];                                                                                \
         ct__v##x c[CT__DR][CT__DC];                                                                                    \
-        /* (row by row from the last: computed as a vector, GCC's pointers cost extracts) */                           \
+        /* (stepped a row at a time: from min(i, mr - 1) * lda, GCC made a vector and extracted each pointer) */       \
         for (int i = 0; i < CT__DR; i++, A += i < mr ? lda : 0) a[i] = A;                                              \
         for (int j = 0; j < CT__DC; j++, B += j < nc ? ldb : 0) b[j] = B;                                              \
         for (int i = 0; i < CT__DR; i++)                                                                               \
