@@ -29440,18 +29440,19 @@ static int64_t ct__dots_chunk(int64_t N, int64_t work)
             }                                                                                                 \
         return A;                                                                                             \
     }                                                                                                         \
-    /* A block of nc (at most DC) rows of B (rows ldb apart) against rows [0, R) of A (rows lda apart): the  \
-     * lanes of its (R + DR - 1) / DR tiles of DR x DC dot products grow by a stretch's first `steps`         \
-     * columns. In a chunk's last stretch (out not NULL) the tiles are then finished, with the columns        \
-     * [kv, cols) past the chunk's last whole vector, which lie in that stretch, and stored at out (rows     \
-     * ldo apart). */                                                                                         \
+    /* A block of nc (at most DC) rows of B (rows ldb apart) against rows [0, R) of A (rows lda               \
+     * apart): the lanes of its (R + DR - 1) / DR tiles of DR x DC dot products grow by a stretch's           \
+     * first `steps` columns, from zero in a chunk's first stretch (fresh). In a chunk's last stretch         \
+     * (out not NULL) the tiles are then finished, with the columns [kv, cols) past the chunk's last          \
+     * whole vector, which lie in that stretch, and stored at out (rows ldo apart). */                        \
     static void ct__dots_block_##T(int64_t R, int64_t nc, int64_t steps, const T *A, int64_t lda, const T *B, \
-                                   int64_t ldb, T *lanes, int64_t kv, int64_t cols, T *out, int64_t ldo)      \
+                                   int64_t ldb, bool fresh, T *lanes, int64_t kv, int64_t cols, T *out,       \
+                                   int64_t ldo)                                                               \
     {                                                                                                         \
         int64_t lane_size = CT__DR * CT__DC * CT__VL_##sfx;                                                   \
         T acc[CT__DR * CT__DC];                                                                               \
         for (int64_t i = 0; i < R; i += CT__DR)                                                               \
-            ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), nc, steps, A + i * lda, lda, B, ldb, false,          \
+            ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), nc, steps, A + i * lda, lda, B, ldb, fresh,          \
                                  lanes + i / CT__DR * lane_size);                                             \
         for (int64_t i = 0; out && i < R; i += CT__DR) {                                                      \
             int64_t mr = CT__MIN(CT__DR, R - i);                                                              \
@@ -29491,7 +29492,6 @@ static int64_t ct__dots_chunk(int64_t N, int64_t work)
                 int64_t n0 = c * nb, cols = CT__MIN(nb, N - n0) * L, kv = cols / VL * VL, lda;                \
                 const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg;             \
                 T *out = (c == 0 ? gw : later + (c - 1) * W) + k * R * CgK + r0;                              \
-                memset(lanes, 0, sizeof(T) * (size_t)lanes_size);                                             \
                 for (int64_t s0 = 0, w; s0 < cols; s0 += w) {                                                 \
                     w = CT__MIN(CT__MIN(S, cols - s0), in_place ? L - s0 % L : S);                            \
                     const T *A = ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, in_place, Acopy, S, &lda);\
@@ -29499,7 +29499,7 @@ static int64_t ct__dots_chunk(int64_t N, int64_t work)
                     for (int64_t j = 0; j < rb; j += CT__DC) { /* im2col's rows DC at a time: B stays in L1 */\
                         int64_t nc = CT__MIN(CT__DC, rb - j);                                                 \
                         ct__im2col_##T(g, imgs, Cimg * Limg, row0 + j, row0 + j + nc, s0, s0 + w, B, S);      \
-                        ct__dots_block_##T(R, nc, CT__MIN(w, kv - s0), A, lda, B, S,                          \
+                        ct__dots_block_##T(R, nc, CT__MIN(w, kv - s0), A, lda, B, S, s0 == 0,                 \
                                            lanes + j / CT__DC * IT * lane_size, kv - s0, cols - s0,           \
                                            done ? done + j : NULL, CgK);                                      \
                     }                                                                                         \
@@ -29817,9 +29817,15 @@ static ct_tensor *ct__conv_weight_grad_direct(const ct_tensor *x, const ct_tenso
 CT__CONV_BIAS_GRAD(float)
 CT__CONV_BIAS_GRAD(double)
 
-/* The bias's gradient (C) of a contiguous output gradient go (N, C, ...), float or double. */
-static ct_tensor *ct__conv_bias_grad(const ct_tensor *go)
+/* The bias's gradient (C) of the output's gradient go (N, C, ...): by the kernel above when it may
+ * (kernels: recording nothing, go contiguous, float or double), else by sum over every dim but C. */
+static ct_tensor *ct__conv_bias_grad(const ct_tensor *go, bool kernels)
 {
+    if (!kernels) {
+        ct_shape dims = CT_SHAPE(0);
+        for (int d = 2; d < go->ndim; d++) dims.size[dims.ndim++] = d;
+        return ct_sum_dim(go, dims, false, CT_DEFAULT);
+    }
     int64_t N = go->sizes[0], C = go->sizes[1], L = N * C > 0 ? ct_numel(go) / (N * C) : 0;
     ct_tensor *gb = ct__alloc(&C, 1, go->dtype, ct__cpu);
     if (!gb) return NULL;
@@ -29868,13 +29874,11 @@ CT__BACKWARD(convolution)
     bool direct = !ct_is_grad_enabled(), kernels = direct && (w->dtype == CT_F32 || w->dtype == CT_F64);
     const ct_tensor *g = direct ? ct__conv_grad_contiguous(go[0]) : go[0];
     if (!g) return ct_last_error_code();
-    ct_shape dims = CT_SHAPE(0); /* the bias's gradient sums every dim but the channels */
-    for (int d = 0; d < c->nd; d++) dims.size[dims.ndim++] = 2 + d;
     CT__GRAD(0, ct__conv_input_grad(g, w, c, x->sizes));
     CT__GRAD(1, kernels          ? ct__conv_weight_grad_direct(x, g, w, c)
                 : c->transposed ? ct__conv_weight_grad(g, x, c, w->sizes + 2)
                                 : ct__conv_weight_grad(x, g, c, w->sizes + 2));
-    CT__GRAD(2, kernels ? ct__conv_bias_grad(g) : ct_sum_dim(g, dims, false, CT_DEFAULT));
+    CT__GRAD(2, ct__conv_bias_grad(g, kernels));
     return CT_OK;
 }
 
