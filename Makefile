@@ -46,12 +46,17 @@ amalgamate: ctorch.h
 ctorch.h: $(SRC)
 	tools/amalgamate.sh
 
-$(BUILD)/harness.o: tests/harness.c tests/harness.h ctorch.h
+$(BUILD)/harness.o: tests/harness.c tests/harness.h tests/testdev.h ctorch.h
 	@mkdir -p $(BUILD)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -c $< -o $@
 
-$(BUILD)/test_%: tests/test_%.c $(BUILD)/harness.o tests/harness.h ctorch.h
-	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(BUILD)/harness.o -o $@ $(LDFLAGS) $(LDLIBS)
+# The test device: a backend compiled apart, as ctorch_cuda.cu is (tests/testdev.c).
+$(BUILD)/testdev.o: tests/testdev.c tests/testdev.h ctorch.h
+	@mkdir -p $(BUILD)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -c $< -o $@
+
+$(BUILD)/test_%: tests/test_%.c $(BUILD)/harness.o $(BUILD)/testdev.o tests/harness.h ctorch.h
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(BUILD)/harness.o $(BUILD)/testdev.o -o $@ $(LDFLAGS) $(LDLIBS)
 
 # The suite runs the examples to compare what they print, not for speed: each
 # compiles the whole implementation, which -O0 does in a seventh of -O2's time.

@@ -147,6 +147,11 @@ CTORCH_API void ct_clear_error(void);
 typedef void (*ct_error_handler)(ct_result code, const char *message, void *user);
 CTORCH_API void ct_set_error_handler(ct_error_handler handler, void *user);
 
+/* Raise an error from code outside the library (a backend, a callback): it
+ * becomes this thread's pending error, as ctorch's own do. Returns code
+ * (CT_ERR_RUNTIME for CT_OK). */
+CTORCH_API ct_result ct_raise(ct_result code, const char *message);
+
 /* ---------------------------------------------------------------- dtypes */
 
 /* Element types. CT_DEFAULT (zero) means "the default": the default dtype
@@ -215,13 +220,67 @@ CTORCH_API int ct_get_num_threads(void);
 
 /* ---------------------------------------------------------------- devices */
 
-typedef enum ct_device_type { CT_DEVICE_CPU = 0, CT_DEVICE_CUDA = 1 } ct_device_type;
-#define CT_NUM_DEVICE_TYPES 2
+/* Device types (torch.device.type). CT_DEVICE_DEFAULT (zero) means "the
+ * default device" in an options field, as CT_DEFAULT does for dtypes.
+ * CT_DEVICE_PRIVATEUSE1 is PyTorch's slot for a backend from outside the
+ * library; it takes the name its backend registers (see ct_register_backend). */
+typedef enum ct_device_type {
+    CT_DEVICE_DEFAULT = 0,
+    CT_DEVICE_CPU,
+    CT_DEVICE_CUDA,
+    CT_DEVICE_PRIVATEUSE1
+} ct_device_type;
+#define CT_NUM_DEVICE_TYPES 4
 
+/* A device (torch.device): a type and an index; index -1 is "the current
+ * one" (torch.device('cuda') has no index). A CPU device's index is -1. */
 typedef struct ct_device {
     ct_device_type type;
     int index;
 } ct_device;
+
+#ifdef __cplusplus
+#define CT__DEVICE(type, index) ct_device{type, index}
+#else
+#define CT__DEVICE(type, index) ((ct_device){type, index})
+#endif
+/* torch.device('cpu') and torch.device('cuda', i). */
+#define CT_CPU CT__DEVICE(CT_DEVICE_CPU, -1)
+#define CT_CUDA(i) CT__DEVICE(CT_DEVICE_CUDA, i)
+
+/* torch.device(s): "cpu", "cuda", "cuda:1", or a registered backend's name
+ * (with an index or not). Errors in PyTorch's words. */
+CTORCH_API ct_result ct_device_parse(const char *s, ct_device *out);
+/* str(torch.device): "cpu", "cuda:0" into buf (room for n bytes, cut to fit);
+ * returns buf (NULL or n == 0: nothing is written). */
+CTORCH_API const char *ct_device_str(ct_device d, char *buf, size_t n);
+/* torch.device.__eq__: the same type and index (-1 counts as the current
+ * index of its type). */
+CTORCH_API bool ct_device_equal(ct_device a, ct_device b);
+/* torch.cuda.is_available(): whether a CUDA backend is linked in and sees a GPU. */
+CTORCH_API bool ct_cuda_is_available(void);
+/* torch.cuda.device_count(): 0 without the CUDA backend or a GPU. */
+CTORCH_API int ct_cuda_device_count(void);
+/* torch.cuda.synchronize(device) / the same for any device: wait until every
+ * queued kernel has finished. Nothing to do on the CPU. */
+CTORCH_API ct_result ct_synchronize(ct_device d);
+
+/* torch.set_default_device: where the creation functions that take no
+ * device (ct_zeros, ct_from_array, ct_arange, ct_randn, ...) put their
+ * tensors, for the whole program (initially the CPU). Checked as
+ * ct_to_device checks a device. */
+CTORCH_API ct_result ct_set_default_device(ct_device d);
+CTORCH_API ct_device ct_get_default_device(void);
+/* A scoped default device, for one block of code (PyTorch's `with
+ * torch.device(d):`): ct_device_guard_begin sets it on the calling thread
+ * until the matching ct_device_guard_end restores what was in force.
+ * Guards nest. */
+typedef struct ct_device_guard {
+    ct_device previous;
+    bool had_previous;
+} ct_device_guard;
+CTORCH_API ct_device_guard ct_device_guard_begin(ct_device d);
+CTORCH_API void ct_device_guard_end(ct_device_guard g);
 
 /* ---------------------------------------------------------------- shapes */
 
@@ -290,6 +349,7 @@ CTORCH_API ct_shape ct_strides_of(const ct_tensor *t);           /* Tensor.strid
 CTORCH_API int64_t ct_numel(const ct_tensor *t);                 /* Tensor.numel() */
 CTORCH_API ct_dtype ct_dtype_of(const ct_tensor *t);             /* Tensor.dtype */
 CTORCH_API ct_device ct_device_of(const ct_tensor *t);           /* Tensor.device */
+CTORCH_API bool ct_is_cuda(const ct_tensor *t);                  /* Tensor.is_cuda */
 CTORCH_API size_t ct_element_size(const ct_tensor *t);           /* Tensor.element_size() */
 CTORCH_API bool ct_is_contiguous(const ct_tensor *t);            /* Tensor.is_contiguous() */
 CTORCH_API bool ct_is_floating_point(const ct_tensor *t);        /* Tensor.is_floating_point() */
@@ -403,6 +463,14 @@ CTORCH_API ct_tensor *ct_contiguous(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_clone(const ct_tensor *t);
 /* Tensor.to(dtype): t itself when the dtype is already that. */
 CTORCH_API ct_tensor *ct_to(const ct_tensor *t, ct_dtype dtype);
+/* Tensor.to(device, non_blocking=): t itself when it is on device already,
+ * else a copy there (recorded: its gradient goes back to t's device). With
+ * non_blocking the copy may still be running when this returns; it is done
+ * before any later use on the device, and a host read of the copy waits. */
+CTORCH_API ct_tensor *ct_to_device(const ct_tensor *t, ct_device device, bool non_blocking);
+/* Tensor.cuda() (the current CUDA device) and Tensor.cpu(). */
+CTORCH_API ct_tensor *ct_cuda(const ct_tensor *t);
+CTORCH_API ct_tensor *ct_cpu(const ct_tensor *t);
 
 /* ---------------------------------------------------------------- indexing */
 
@@ -3277,6 +3345,637 @@ inline ct_shape ct_shape_of(std::initializer_list<int64_t> sizes)
 
 #endif /* CTORCH_H */
 
+#if (defined(CTORCH_IMPLEMENTATION) || defined(CTORCH_BACKEND)) && !defined(CTORCH_BACKEND_DONE)
+#define CTORCH_BACKEND_DONE
+
+/* ==================== ops/reduce_ops.h ==================== */
+// >>ops/reduce_ops.h
+/* Backend interface: the names of the reduce ops, for the op table (src/ops/optable.h),
+ * and the interface between their front ends (src/ops/reduce.c) and a
+ * device's kernels (src/cpu/reduce.c). */
+#define CT__REDUCE_OP_NAMES(X)                                                                        \
+    X(sum) X(nansum) X(mean) X(prod) X(max) X(min) X(amax) X(amin) X(argmax) X(argmin) X(std) X(var)  \
+    X(std_mean) X(var_mean) X(median) X(mode) X(norm) X(logsumexp) X(all) X(any) X(count_nonzero)     \
+    X(cumsum) X(cumprod) X(cummax) X(cummin) X(logcumsumexp) X(softmax) X(log_softmax)
+
+/* What a reduction over a set of dims combines. The front end has already
+ * converted the input to the dtype the kernel works in. */
+typedef enum ct__rop {
+    CT__ROP_SUM,    /* floating: PyTorch's cascade sum; integral and bool: into int64 */
+    CT__ROP_NANSUM, /* floating, NaN counted as zero */
+    CT__ROP_PROD,   /* floating; integral and bool into int64 */
+    CT__ROP_MAX,    /* same dtype in and out; NaN wins */
+    CT__ROP_MIN,
+    CT__ROP_ALL,    /* into bool, or uint8 for a uint8 input */
+    CT__ROP_ANY,
+    CT__ROP_COUNT,  /* nonzero elements, into int64 */
+    CT__ROP_NORM,   /* the p-norm, args->p; same floating dtype in and out */
+    CT__ROP_VAR,    /* Welford: args->correction, take_sqrt, and mean (may be NULL) */
+    CT__ROP_SQDEV   /* sum of (x - args->center)^2 in double into *args->result (out is NULL) */
+} ct__rop;
+
+typedef struct ct__rargs {
+    double p;
+    int64_t correction;
+    bool take_sqrt;
+    ct_tensor *mean; /* laid out as out */
+    double center;
+    double *result;
+} ct__rargs;
+
+/* What runs along one dim: reductions to a value and an index, scans, softmax. */
+typedef enum ct__aop {
+    CT__AOP_MAX,    /* values and indices */
+    CT__AOP_MIN,
+    CT__AOP_ARGMAX, /* indices only */
+    CT__AOP_ARGMIN,
+    CT__AOP_MEDIAN, /* values and indices */
+    CT__AOP_MODE,
+    CT__AOP_CUMSUM, /* values of in's shape */
+    CT__AOP_CUMPROD,
+    CT__AOP_CUMMAX, /* values and indices of in's shape */
+    CT__AOP_CUMMIN,
+    CT__AOP_LOGCUMSUMEXP,
+    CT__AOP_SOFTMAX,
+    CT__AOP_LOG_SOFTMAX
+} ct__aop;
+
+typedef struct ct__reduce_kernels {
+    /* op over the dims of in whose bit is set in mask, into out, which has
+     * in's dims (size 1 where reduced) and holds the op's identity. */
+    void (*reduce)(ct__rop op, ct_tensor *out, const ct_tensor *in, uint32_t mask, const ct__rargs *args);
+    /* op along dim of in into values and/or indices (int64), which have in's
+     * dims, of size 1 along dim for the reductions. Fails only for memory. */
+    ct_result (*along)(ct__aop op, ct_tensor *values, ct_tensor *indices, const ct_tensor *in, int dim);
+} ct__reduce_kernels;
+
+/* ==================== ops/join_ops.h ==================== */
+// >>ops/join_ops.h
+/* Backend interface: the names of the join ops, for the op table (src/ops/optable.h),
+ * and the job that the backend's index kernels run. */
+#define CT__JOIN_OP_NAMES(X)                                                                                     \
+    X(cat) X(stack) X(hstack) X(vstack) X(split) X(split_with_sizes) X(chunk) X(unbind) X(broadcast_tensors)     \
+    X(repeat) X(tile) X(repeat_interleave) X(flip) X(roll) X(gather) X(scatter) X(scatter_add) X(index_select)   \
+    X(index_add) X(index_fill) X(index_copy) X(masked_fill) X(masked_select) X(take) X(one_hot)
+
+/* What an index kernel does. Every op of the family that moves data by
+ * indices is one of these (index_select is a gather with its index expanded
+ * over the other dims, index_add a scatter-add, and so on). */
+typedef enum ct__index_kind {
+    CT__INDEX_STATS,         /* scan index (int64, int32, uint8 or bool) in row-major order */
+    CT__INDEX_GATHER,        /* dst[p] = src[p with dim = index[p]]; dst has index's extent */
+    CT__INDEX_SCATTER,       /* dst[p with dim = index[p]] = src[p] */
+    CT__INDEX_SCATTER_ADD,   /* ... += alpha * src[p] */
+    CT__INDEX_SCATTER_MUL,   /* ... *= src[p] */
+    CT__INDEX_MASKED_FILL,   /* dst[p] = src[0] where index[p] (a mask broadcast to dst) */
+    CT__INDEX_MASKED_SELECT, /* dst[k++] = src[p] where index[p], p in row-major order */
+    CT__INDEX_REPEATS        /* dst (1-D) = 0 repeated src[0] times, 1 repeated src[1] times, ... */
+} ct__index_kind;
+
+/* One kernel call. Index tensors are int64 (masks bool or uint8). For
+ * gather and scatter, dst, src and index have the same rank and index's sizes
+ * bound the others' apart from dim; an index out of range stops the kernel,
+ * having written only what was checked, so callers that must not write on
+ * error (in-place ops) check with STATS first. */
+typedef struct ct__index_job {
+    ct__index_kind kind;
+    ct_tensor *dst;
+    const ct_tensor *src;
+    const ct_tensor *index;
+    int dim;
+    const void *alpha; /* SCATTER_ADD: one element of dst's dtype */
+    bool fused;        /* SCATTER_ADD in float32/64: one rounding (fma), as PyTorch's vectorised add */
+    bool serial;       /* dst has elements that share memory: one thread */
+    bool negatives;    /* gather, scatter: indices may be negative, counting from the end */
+    /* STATS: in lo, hi; out the rest (sum wraps as int64 does) */
+    int64_t lo, hi;
+    int64_t min, max, sum, nonzero;
+    bool out_of_range; /* STATS, gather and scatter: some index was out of range */
+    int64_t first_bad; /* STATS: the first value outside [lo, hi) */
+} ct__index_job;
+
+/* ==================== ops/sort_ops.h ==================== */
+// >>ops/sort_ops.h
+/* Backend interface: the names of the sort ops, for the op table (src/ops/optable.h),
+ * and what their front ends (src/ops/sort.c) hand to a backend's kernels. */
+#define CT__SORT_OP_NAMES(X) \
+    X(sort) X(argsort) X(topk) X(kthvalue) X(unique) X(unique_consecutive) X(nonzero) X(searchsorted)
+
+/* One call of a sorting kernel (ct_backend.sorting). The front end has
+ * checked the arguments; which fields an op reads:
+ *   sort, argsort  input; values (may be NULL) and indices, allocated with
+ *                  input's shape; dim, descending, stable
+ *   topk           the same, outputs of size k along dim; k, descending
+ *                  (largest), sorted
+ *   kthvalue       the same, outputs of size 1 along dim; k (1-based)
+ *   unique, unique_consecutive
+ *                  input contiguous; dim -1 for the flattened input, else 0
+ *                  with input a contiguous matrix whose rows are compared;
+ *                  sorted (unique only). The kernel makes values (the
+ *                  uniques: 1-D, or rows), indices (the inverse: input's
+ *                  shape, or one per row) and counts, the last two only when
+ *                  want_inverse / want_counts.
+ *   nonzero        input; the kernel makes indices: (n, ndim), column-major
+ *   searchsorted   input (the values) and boundaries contiguous, of one
+ *                  dtype; sorter NULL or contiguous int64 of boundaries'
+ *                  shape, its entries in range; indices allocated (int32 or
+ *                  int64, input's shape, contiguous); right */
+typedef struct ct__sort_job {
+    const ct_tensor *input, *boundaries, *sorter;
+    ct_tensor *values, *indices, *counts;
+    int dim;
+    int64_t k;
+    bool descending, stable, sorted, right, want_inverse, want_counts;
+} ct__sort_job;
+
+/* ==================== ops/optable.h ==================== */
+// >>ops/optable.h
+/* The op table. Every pointwise op with a kernel is one line here;
+ * the list makes the op enum, the names, and the dtype rule each front end
+ * applies, and the tests walk it so that no op escapes a golden test.
+ *
+ * X(name, arity, rule, forms, kernel):
+ *   name    PyTorch's name (ct_<name> is the public function)
+ *   arity   1 (unary), 2 (binary) or 3 (ternary) tensor operands
+ *   rule    how the result dtype follows from the inputs:
+ *             SAME   the (promoted) input dtype
+ *             FLOAT  the promoted dtype, integers and bool becoming the default float
+ *             BOOL   bool (comparisons, tests, logic), computed in the promoted dtype
+ *             COND   the first input is a bool condition, the others are promoted
+ *             EXACT  no promotion: every input must have the first one's dtype
+ *   forms   the public functions generated for it (H: written by hand, with
+ *           the op's parameters):
+ *             U   ct_<name>(t)              UI  and ct_<name>_(t)
+ *             B   ct_<name>(a, b)           BI  and ct_<name>_(a, b)
+ *             BSI and ct_<name>_scalar(a, s), ct_<name>_scalar_(a, s)
+ *   kernel  PyTorch's kernel name, for "not implemented for 'Bool'" messages
+ */
+#define CT__POINTWISE_OPS(X)                              \
+    X(neg, 1, SAME, UI, "neg_cpu")                        \
+    X(abs, 1, SAME, UI, "abs_cpu")                        \
+    X(reciprocal, 1, FLOAT, UI, "reciprocal_cpu")         \
+    X(sign, 1, SAME, UI, "sign_cpu")                      \
+    X(round, 1, SAME, H, "round_vml_cpu")                 \
+    X(floor, 1, SAME, UI, "floor_vml_cpu")                \
+    X(ceil, 1, SAME, UI, "ceil_vml_cpu")                  \
+    X(trunc, 1, SAME, UI, "trunc_vml_cpu")                \
+    X(frac, 1, SAME, UI, "frac_cpu")                      \
+    X(exp, 1, FLOAT, UI, "exp_vml_cpu")                   \
+    X(exp2, 1, FLOAT, UI, "exp2_cpu")                     \
+    X(expm1, 1, FLOAT, UI, "expm1_vml_cpu")               \
+    X(log, 1, FLOAT, UI, "log_vml_cpu")                   \
+    X(log2, 1, FLOAT, UI, "log2_vml_cpu")                 \
+    X(log10, 1, FLOAT, UI, "log10_vml_cpu")               \
+    X(log1p, 1, FLOAT, UI, "log1p_vml_cpu")               \
+    X(sqrt, 1, FLOAT, UI, "sqrt_vml_cpu")                 \
+    X(rsqrt, 1, FLOAT, UI, "rsqrt_cpu")                   \
+    X(sin, 1, FLOAT, UI, "sin_vml_cpu")                   \
+    X(cos, 1, FLOAT, UI, "cos_vml_cpu")                   \
+    X(tan, 1, FLOAT, UI, "tan_vml_cpu")                   \
+    X(asin, 1, FLOAT, UI, "asin_vml_cpu")                 \
+    X(acos, 1, FLOAT, UI, "acos_vml_cpu")                 \
+    X(atan, 1, FLOAT, UI, "atan_vml_cpu")                 \
+    X(sinh, 1, FLOAT, UI, "sinh_cpu")                     \
+    X(cosh, 1, FLOAT, UI, "cosh_cpu")                     \
+    X(tanh, 1, FLOAT, UI, "tanh_vml_cpu")                 \
+    X(asinh, 1, FLOAT, UI, "asinh_cpu")                   \
+    X(acosh, 1, FLOAT, UI, "acosh_cpu")                   \
+    X(atanh, 1, FLOAT, UI, "atanh_cpu")                   \
+    X(erf, 1, FLOAT, UI, "erf_vml_cpu")                   \
+    X(erfc, 1, FLOAT, UI, "erfc_vml_cpu")                 \
+    X(erfinv, 1, FLOAT, UI, "erfinv_vml_cpu")             \
+    X(lgamma, 1, FLOAT, UI, "lgamma_vml_cpu")             \
+    X(digamma, 1, FLOAT, UI, "digamma")                   \
+    X(polygamma, 1, FLOAT, H, "polygamma")                \
+    X(sigmoid, 1, FLOAT, UI, "sigmoid_cpu")               \
+    X(logit, 1, FLOAT, H, "logit_cpu")                    \
+    X(relu, 1, SAME, UI, "clamp_min_cpu")                 \
+    X(leaky_relu, 1, SAME, H, "leaky_relu_cpu")           \
+    X(elu, 1, SAME, H, "elu_cpu")                         \
+    X(gelu, 1, SAME, H, "GeluKernelImpl")                 \
+    X(silu, 1, SAME, UI, "silu_cpu")                      \
+    X(mish, 1, SAME, UI, "mish_cpu")                      \
+    X(softplus, 1, SAME, H, "softplus_cpu")               \
+    X(hardsigmoid, 1, SAME, UI, "hardsigmoid_cpu")        \
+    X(hardswish, 1, SAME, UI, "hardswish_cpu")            \
+    X(isnan, 1, BOOL, U, "isnan_cpu")                     \
+    X(isinf, 1, BOOL, U, "isinf_cpu")                     \
+    X(isfinite, 1, BOOL, U, "isfinite_cpu")               \
+    X(logical_not, 1, BOOL, UI, "logical_not_cpu")        \
+    X(bitwise_not, 1, SAME, UI, "bitwise_not_cpu")        \
+    X(nan_to_num, 1, SAME, H, "nan_to_num")               \
+    X(add, 2, SAME, BSI, "add_cpu")                       \
+    X(sub, 2, SAME, BSI, "sub_cpu")                       \
+    X(mul, 2, SAME, BSI, "mul_cpu")                       \
+    X(div, 2, FLOAT, BSI, "div_true_cpu")                 \
+    X(remainder, 2, SAME, BSI, "remainder_cpu")           \
+    X(fmod, 2, SAME, BSI, "fmod_cpu")                     \
+    X(pow, 2, SAME, BSI, "pow")                           \
+    X(maximum, 2, SAME, B, "maximum_cpu")                 \
+    X(minimum, 2, SAME, B, "minimum_cpu")                 \
+    X(fmax, 2, SAME, B, "fmax_cpu")                       \
+    X(fmin, 2, SAME, B, "fmin_cpu")                       \
+    X(copysign, 2, FLOAT, BSI, "copysign_cpu")            \
+    X(hypot, 2, SAME, BI, "hypot_cpu")                    \
+    X(atan2, 2, FLOAT, BI, "atan2_cpu")                   \
+    X(xlogy, 2, FLOAT, BSI, "xlogy_cpu")                  \
+    X(eq, 2, BOOL, BSI, "eq_cpu")                         \
+    X(ne, 2, BOOL, BSI, "ne_cpu")                         \
+    X(lt, 2, BOOL, BSI, "lt_cpu")                         \
+    X(le, 2, BOOL, BSI, "le_cpu")                         \
+    X(gt, 2, BOOL, BSI, "gt_cpu")                         \
+    X(ge, 2, BOOL, BSI, "ge_cpu")                         \
+    X(logical_and, 2, BOOL, BI, "logical_and_cpu")        \
+    X(logical_or, 2, BOOL, BI, "logical_or_cpu")          \
+    X(logical_xor, 2, BOOL, BI, "logical_xor_cpu")        \
+    X(bitwise_and, 2, SAME, BSI, "bitwise_and_cpu")       \
+    X(bitwise_or, 2, SAME, BSI, "bitwise_or_cpu")         \
+    X(bitwise_xor, 2, SAME, BSI, "bitwise_xor_cpu")       \
+    X(bitwise_left_shift, 2, SAME, BSI, "lshift_cpu")     \
+    X(bitwise_right_shift, 2, SAME, BSI, "rshift_cpu")    \
+    X(addcmul, 3, SAME, H, "addcmul_cpu_out")             \
+    X(addcdiv, 3, SAME, H, "addcdiv_cpu_out")             \
+    X(lerp, 3, EXACT, H, "lerp_kernel_tensor")            \
+    X(clamp, 3, SAME, H, "clamp_cpu")                     \
+    X(where, 3, COND, H, "where_cpu")
+
+/* Public pointwise ops that run on the kernels of others (floor_divide is
+ * div's floor mode, clamp_min is maximum, hardtanh is clamp...) or are made
+ * of several ops (isclose), named here so that the tests cover them too. */
+#define CT__POINTWISE_DERIVED_OPS(X) \
+    X(floor_divide) X(rsub) X(rdiv) X(rpow) X(clamp_min) X(clamp_max) X(hardtanh) X(relu6) X(selu) X(celu) \
+    X(isclose) X(allclose) X(equal)
+
+/* Every op: the pointwise ops above, then the families that list their names
+ * in their own headers (src/ops/<family>_ops.h). The enum and ct_op_name cover
+ * all; pointwise ops with kernels come first, so ct__ops[] below is indexed
+ * by their enum. */
+#define CT__FAMILY_OP_NAMES(X) \
+    CT__POINTWISE_DERIVED_OPS(X) CT__REDUCE_OP_NAMES(X) CT__JOIN_OP_NAMES(X) CT__SORT_OP_NAMES(X)
+
+typedef enum ct__op {
+#define CT__OP_ENUM(name) CT__OP_##name,
+#define CT__OP_ENUM_POINTWISE(name, arity, rule, forms, kernel) CT__OP_##name,
+    CT__POINTWISE_OPS(CT__OP_ENUM_POINTWISE) CT__FAMILY_OP_NAMES(CT__OP_ENUM)
+#undef CT__OP_ENUM_POINTWISE
+#undef CT__OP_ENUM
+    CT__NUM_OPS
+} ct__op;
+
+#ifdef CTORCH_IMPLEMENTATION /* (a backend compiled apart has no use for the tables) */
+static const char *const ct__op_names[CT__NUM_OPS] = {
+#define CT__OP_NAME(name) #name,
+#define CT__OP_NAME_POINTWISE(name, arity, rule, forms, kernel) #name,
+    CT__POINTWISE_OPS(CT__OP_NAME_POINTWISE) CT__FAMILY_OP_NAMES(CT__OP_NAME)
+#undef CT__OP_NAME_POINTWISE
+#undef CT__OP_NAME
+};
+
+typedef enum ct__dtype_rule { CT__RULE_SAME, CT__RULE_FLOAT, CT__RULE_BOOL, CT__RULE_COND, CT__RULE_EXACT } ct__dtype_rule;
+
+typedef struct ct__op_info {
+    const char *name;
+    int arity;
+    ct__dtype_rule rule;
+    const char *kernel;
+} ct__op_info;
+
+#define CT__POINTWISE_COUNT(name, arity, rule, forms, kernel) +1
+enum { CT__NUM_POINTWISE = 0 CT__POINTWISE_OPS(CT__POINTWISE_COUNT) };
+#undef CT__POINTWISE_COUNT
+
+static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
+#define CT__OP_INFO(name, arity, rule, forms, kernel) {#name, arity, CT__RULE_##rule, kernel},
+    CT__POINTWISE_OPS(CT__OP_INFO)
+#undef CT__OP_INFO
+};
+#endif
+
+/* Extra arguments of a pointwise kernel. The front end fills what an op
+ * uses; the kernels read them with the op's meaning:
+ *   alpha     add/sub alpha, addcmul/addcdiv value, lerp's number weight:
+ *             `value` converted to the compute dtype (alpha_i for integral kernels)
+ *   p[0..2]   round: 10^|decimals|; logit: eps; leaky_relu: slope;
+ *             elu: alpha, scale, input_scale; softplus: beta, threshold;
+ *             nan_to_num: the values for NaN, +inf and -inf
+ *   mode      div: its ct_rounding_mode; round: 1 for decimals > 0, 2 for
+ *             decimals < 0, 3 for decimals == 0; gelu: its ct_gelu_approximate,
+ *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha;
+ *             polygamma: n
+ *   derived   the public op a call is when it runs on another op's kernel
+ *             (clamp_min on maximum's, hardtanh on clamp's, celu on elu's,
+ *             floor_divide on div's), for its autograd node; 0 when it is
+ *             the kernel's own op (neg, the first, is never derived) */
+typedef struct ct__op_args {
+    double alpha;
+    int64_t alpha_i;
+    ct_scalar value;    /* alpha or value, when has_value */
+    bool has_value;
+    double p[3];
+    int mode;
+    bool checked;       /* number operands convert with an overflow check (bounds, weights) */
+    bool opmath;        /* value converts to float, not to float16/bfloat16 (PyTorch's
+                           opmath: addcmul, addcdiv, lerp's weight) */
+    bool scalar_clamp;  /* PyTorch's clamps with number bounds: no bool kernel, and a
+                           cast error names self's C++ type */
+    const char *kernel; /* the kernel name for this form, when not the table's (NULL) */
+    ct__op derived;
+    bool number_other;  /* set by the front end: the second operand is a Python number */
+    ct_dtype compute;   /* set by the front end: the dtype PyTorch computes in */
+    bool alike;         /* set by the front end: every operand is contiguous with the
+                           result's sizes or 0-d (a number, broadcast): a kernel
+                           need not check the layout */
+} ct__op_args;
+
+/* ==================== linalg/conv_ops.h ==================== */
+// >>linalg/conv_ops.h
+/* Backend interface: what the convolution and pooling front ends (src/linalg/conv.c,
+ * pool.c) hand their kernels (src/cpu/conv.c). */
+
+/* A sliding window over three spatial dims (fewer use leading size-1 dims):
+ * output place o reads input places o * stride - pad + j * dil, j < k. */
+typedef struct ct__window {
+    int64_t in[3], out[3], k[3], stride[3], pad[3], dil[3];
+} ct__window;
+
+/* A sparse linear map applied to each of `planes` planes: output i of a
+ * plane is sum over its taps t of w[t] * in[src[t]] (taps i * taps ..
+ * (i + 1) * taps; src -1: outside, w NULL: weights 1). Pooling, padding,
+ * interpolation and pixel shuffling are such maps; their backward is the
+ * adjoint, whose backward is the map again. Shared by the nodes that use it. */
+typedef struct ct__linmap {
+    int refcount;
+    const char *name, *adjoint_name; /* the node names of the map and of its adjoint */
+    int64_t planes, n_in, n_out, taps;
+    bool per_plane;  /* src holds a table per plane (max pooling's indices) */
+    int64_t *src;    /* [per_plane ? planes : 1][n_out][taps] */
+    double *w;       /* as src (never per plane), or NULL */
+    ct_shape in_shape, out_shape;
+} ct__linmap;
+
+/* A convolution's parameters for nd (1 to 3) spatial dims. */
+typedef struct ct__conv {
+    int nd;
+    bool transposed;
+    int64_t groups;
+    int64_t stride[3], pad[3], dil[3], out_pad[3];
+} ct__conv;
+
+/* One convolution kernel run on raw device pointers to contiguous data of
+ * dtype (float32 or float64), window g being im2col's for one image:
+ *   FORWARD      out (N, Cout, out...) = x (N, Cin, in...) convolved with
+ *                w, plus b (Cout) unless NULL (conv->transposed: the
+ *                transposed convolution)
+ *   WEIGHT_GRAD  out (w's shape) = the weight's gradient of that
+ *                convolution, from x and the output's gradient in w's slot
+ *   BIAS_GRAD    out (Cout) = x (N, Cout, L) summed over N and L
+ *   IM2COL       out (N, Cin * K, L) = F.unfold of x (N, Cin, H, W)
+ *   COL2IM       out (N, Cin, H, W) = F.fold of x (N, Cin * K, L)
+ * CT_OK, or an error (scratch memory) with the message set. */
+typedef enum ct__conv_kind {
+    CT__CONV_FORWARD,
+    CT__CONV_WEIGHT_GRAD,
+    CT__CONV_BIAS_GRAD,
+    CT__CONV_IM2COL,
+    CT__CONV_COL2IM
+} ct__conv_kind;
+typedef struct ct__conv_job {
+    ct__conv_kind kind;
+    const ct__conv *conv;
+    const ct__window *g;
+    ct_dtype dtype;
+    int64_t N, Cin, Cout, L;
+    const void *x, *w, *b;
+    void *out;
+} ct__conv_job;
+
+/* One run of a sparse linear map m (whose tables live on the host) on raw
+ * device pointers to contiguous data of dtype (float32 or float64):
+ *   APPLY    out (m's output shape) = m(x); places no tap reaches get fill
+ *   ADJOINT  out (m's input shape) = the adjoint of m applied to x
+ *   ARGMAX   out (int64, m's output shape) = the input place of each
+ *            window's largest element (max pooling's indices); inside,
+ *            when not NULL, gives 2-D windows that all lie in the H x W
+ *            image (sizes inside[0], strides inside[1]; OH x OW outputs). */
+typedef enum ct__linmap_kind { CT__LINMAP_APPLY, CT__LINMAP_ADJOINT, CT__LINMAP_ARGMAX } ct__linmap_kind;
+typedef struct ct__linmap_job {
+    ct__linmap_kind kind;
+    const ct__linmap *m;
+    ct_dtype dtype;
+    const void *x;
+    void *out;
+    double fill;
+    const int64_t (*inside)[2];
+    int64_t H, W, OH, OW;
+} ct__linmap_job;
+
+/* ==================== tensor/backend.h ==================== */
+// >>tensor/backend.h
+/* The backend interface: what a device's translation unit needs to serve
+ * ctorch's ops. The library compiles it with its implementation; a backend
+ * compiled apart (ctorch_cuda.cu, a test device) defines CTORCH_BACKEND
+ * before including ctorch.h to see it. With the op enum, the argument
+ * structs and the jobs above (optable.h, reduce_ops.h, join_ops.h,
+ * sort_ops.h), it is the whole contract between the front ends and a
+ * device: front ends check arguments, pick dtypes and layouts, allocate
+ * results and record autograd nodes; a backend moves and computes bytes.
+ *
+ * Every entry is called with tensors of the backend's own device only
+ * (copies: one side may be another device), after the front end's checks.
+ * A kernel that fails sets the error with ct_raise and says so through its
+ * result; the others cannot fail. A backend registers itself once, at
+ * start-up (from a constructor), with ct_register_backend. */
+
+/* A refcounted buffer on one device. */
+typedef struct ct__storage {
+    int refcount;
+    void *data;
+    size_t nbytes;
+    ct_device device;
+    void (*deleter)(void *data, void *ctx); /* caller memory with a deleter */
+    void *deleter_ctx;
+    bool owned; /* allocated by the device backend, freed by it */
+    uint32_t version; /* bumped by in-place writes: autograd checks saved tensors against it */
+} ct__storage;
+
+/* A strided view of a storage. A backend reads sizes, strides (in
+ * elements), offset, dtype and storage->data; the rest is the front end's. */
+struct ct_tensor {
+    int refcount;
+    int ndim;
+    ct_dtype dtype;
+    int64_t offset; /* in elements */
+    int64_t sizes[CT_MAX_DIMS];
+    int64_t strides[CT_MAX_DIMS]; /* in elements */
+    ct__storage *storage;
+    bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
+    bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
+    uint8_t view_made;   /* a view's ct__view_made: whether its history may be rewritten */
+    bool hosts_storage;  /* its block holds a storage too (a small CPU tensor, ct__alloc_strided) */
+    uint32_t view_version; /* a view: its storage's version when its grad_fn was last set */
+    struct ct_tensor *base; /* a view's base (Tensor._base), never itself a view; strong. NULL: not a view */
+    struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
+};
+
+/* One batched matrix product, BLAS style on raw device pointers:
+ * C[i] = beta * C[i] + alpha * op(A[i]) @ op(B[i]) for i < batch, where
+ * op(A[i]) is M x K (A[i] starts at A + i * a_bs elements, row-major with
+ * leading dimension a_ld, or its transpose stored so when a_trans), op(B[i])
+ * K x N likewise, and C is contiguous [batch, M, N]. beta 0 never reads C.
+ * dtype is float32, float64, or int64 (integers wrap; alpha and beta are
+ * whole numbers then). */
+typedef struct ct__gemm_job {
+    ct_dtype dtype;
+    int64_t batch, M, N, K;
+    const void *A, *B;
+    void *C;
+    int64_t a_bs, a_ld, b_bs, b_ld;
+    bool a_trans, b_trans;
+    double alpha, beta;
+    int device_index;
+} ct__gemm_job;
+
+/* One range: out (1-D, contiguous, fresh) filled with
+ *   ARANGE    start + i * step, start and step given as Python numbers in
+ *             the kernel's accumulate type (int64 wraps; see ct_arange)
+ *   LINSPACE  steps >= 2 values from begin to end, both as out's dtype holds them
+ *   LOGSPACE  base ** linspace(begin, end), likewise. */
+typedef enum ct__range_kind { CT__RANGE_ARANGE, CT__RANGE_LINSPACE, CT__RANGE_LOGSPACE } ct__range_kind;
+typedef struct ct__range_job {
+    ct__range_kind kind;
+    ct_tensor *out;
+    ct_scalar start, step; /* ARANGE */
+    double begin, end, base; /* LINSPACE, LOGSPACE */
+} ct__range_job;
+
+/* One sampler run on out, drawing from generator g (locked by the front
+ * end; a device keeps its own stream of numbers for it):
+ *   UNIFORM        in [a[0], a[1]) (bounds rounded to out's dtype)
+ *   NORMAL         mean a[0], std a[1]
+ *   INT            (draw % u[0] + u[1]) in uint64, 64-bit draws when u[2]
+ *   EXPONENTIAL    lambda a[0]
+ *   BERNOULLI      probability a[0], or input's elements when input is set
+ *                  (an element outside [0, 1]: PyTorch's error)
+ *   NORMAL_TENSOR  normal(0, 1) * input2 + input (std, mean broadcast to out)
+ *   RANDPERM       out (1-D) a permutation of 0 .. n-1
+ *   MULTINOMIAL    k indices per row of the probabilities in input, with
+ *                  replacement or not (its checks of the values: errors)
+ * CT_OK, or an error the sampler found in the values it read. */
+typedef enum ct__random_kind {
+    CT__RANDOM_UNIFORM,
+    CT__RANDOM_NORMAL,
+    CT__RANDOM_INT,
+    CT__RANDOM_EXPONENTIAL,
+    CT__RANDOM_BERNOULLI,
+    CT__RANDOM_NORMAL_TENSOR,
+    CT__RANDOM_RANDPERM,
+    CT__RANDOM_MULTINOMIAL
+} ct__random_kind;
+typedef struct ct__random_job {
+    ct__random_kind kind;
+    ct_tensor *out;
+    const ct_tensor *input, *input2;
+    double a[2];
+    uint64_t u[3];
+    int64_t k;
+    bool replacement;
+    ct_generator *g;
+} ct__random_job;
+
+/* One fused optimizer step over n contiguous float32 elements of a
+ * parameter p and its gradient, in the bits of the op-by-op rule:
+ *   SGD   buf[0] the momentum buffer; a = {weight_decay, momentum,
+ *         1 - dampening, -lr}; maximize, nesterov
+ *   ADAM  buf = {exp_avg, exp_avg_sq, max_exp_avg_sq or NULL}; a = {beta1,
+ *         beta2, 1 - beta1, 1 - beta2, sqrt(bias_correction2), eps, -step_size} */
+typedef enum ct__optim_kind { CT__OPTIM_SGD, CT__OPTIM_ADAM } ct__optim_kind;
+typedef struct ct__optim_job {
+    ct__optim_kind kind;
+    int64_t n;
+    float *p, *buf[3];
+    const float *grad;
+    float a[7];
+    bool maximize, nesterov;
+} ct__optim_job;
+
+/* Batch norm's statistics per channel of a contiguous x (float32 or
+ * float64) into mean and var_sum (the sum of squared deviations), both
+ * (c): x is (n, c, image) planes, or (count, c) rows when channels-last. */
+typedef struct ct__bn_stats_job {
+    ct_dtype dtype;
+    bool rows;
+    int64_t n, c, image, count;
+    const void *x;
+    void *mean, *var_sum;
+} ct__bn_stats_job;
+
+/* What a device provides (ggml-backend's idea: one table per device type). */
+typedef struct ct_backend {
+    const char *name; /* the device type's name in strings: "cpu", "cuda", a PrivateUse1 name */
+    /* How many devices of this type the process sees. */
+    int (*device_count)(void);
+    /* nbytes (> 0) on device `index`, aligned for any dtype; NULL with the
+     * error set (PyTorch's out-of-memory words). */
+    void *(*alloc)(size_t nbytes, int device_index);
+    /* Give back a block alloc made, with the size it was asked for. */
+    void (*free)(void *ptr, size_t nbytes, int device_index);
+    /* dst = src: src already broadcast to dst's shape (zero strides), any
+     * dtypes, either of them (or both) on this device and the other on the
+     * CPU or this device. non_blocking: the copy may still run when this
+     * returns (it is ordered before any later kernel of this device). */
+    void (*copy)(ct_tensor *dst, const ct_tensor *src, bool non_blocking);
+    /* Every element of dst set to the bytes at elem (one element of dst's dtype). */
+    void (*fill)(ct_tensor *dst, const void *elem);
+    /* Whether the backend has op's kernel for inputs of dtype dt. */
+    bool (*has_pointwise)(ct__op op, ct_dtype dt);
+    /* out = op(inputs): inputs of one dtype, broadcast to out's shape; out is
+     * of that dtype (or bool for comparisons). */
+    void (*pointwise)(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args);
+    /* The join family's index kernels: gather, scatter, masks (see ct__index_job). */
+    void (*index)(ct__index_job *job);
+    /* The sorting and selection ops (sort_ops.h): CT_OK, or an error such as
+     * running out of scratch memory. */
+    ct_result (*sorting)(ct__op op, ct__sort_job *job);
+    /* Reductions, scans and softmax (reduce_ops.h). */
+    const ct__reduce_kernels *reduce;
+    /* Matrix products (ct__gemm_job). */
+    void (*gemm)(const ct__gemm_job *job);
+    /* arange, linspace, logspace (ct__range_job). */
+    void (*range)(const ct__range_job *job);
+    /* Random numbers (ct__random_job). */
+    ct_result (*random)(const ct__random_job *job);
+    /* Convolutions, their gradients, im2col and col2im (ct__conv_job). */
+    ct_result (*conv)(const ct__conv_job *job);
+    /* Pooling, padding, interpolation, pixel shuffle: sparse linear maps (ct__linmap_job). */
+    void (*linmap)(const ct__linmap_job *job);
+    /* The fused optimizer steps (ct__optim_job). */
+    void (*optim_step)(const ct__optim_job *job);
+    /* Batch norm's statistics (ct__bn_stats_job). */
+    void (*bn_stats)(const ct__bn_stats_job *job);
+    /* Wait until the device has finished what was queued on it. */
+    void (*synchronize)(int device_index);
+} ct_backend;
+
+/* The interface's version: a backend compiled against another one is refused. */
+#define CT_BACKEND_ABI_VERSION 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Install `backend` as the one for device type `type` (CUDA, or
+ * PrivateUse1 under the backend's name), replacing any before it. abi_version
+ * must be CT_BACKEND_ABI_VERSION as the backend saw it. The table must live
+ * as long as the program. Not thread safe: call it at start-up. */
+CTORCH_API ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, int abi_version);
+/* The table serving a device type, NULL when none is registered; a backend
+ * may wrap another (the CPU's) through it. */
+CTORCH_API const ct_backend *ct_backend_get(ct_device_type type);
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTORCH_BACKEND */
+
 #if defined(CTORCH_IMPLEMENTATION) && !defined(CTORCH_IMPLEMENTATION_DONE)
 #define CTORCH_IMPLEMENTATION_DONE
 
@@ -3822,401 +4521,10 @@ static int64_t ct__read_i64(const void *p, ct_dtype dt);
 static void ct__write_f64(void *p, ct_dtype dt, double v);
 static void ct__write_i64(void *p, ct_dtype dt, int64_t v);
 
-/* ==================== ops/reduce_ops.h ==================== */
-// >>ops/reduce_ops.h
-/* Private: the names of the reduce ops, for the op table (src/ops/optable.h),
- * and the interface between their front ends (src/ops/reduce.c) and a
- * device's kernels (src/cpu/reduce.c). */
-#define CT__REDUCE_OP_NAMES(X)                                                                        \
-    X(sum) X(nansum) X(mean) X(prod) X(max) X(min) X(amax) X(amin) X(argmax) X(argmin) X(std) X(var)  \
-    X(std_mean) X(var_mean) X(median) X(mode) X(norm) X(logsumexp) X(all) X(any) X(count_nonzero)     \
-    X(cumsum) X(cumprod) X(cummax) X(cummin) X(logcumsumexp) X(softmax) X(log_softmax)
-
-/* What a reduction over a set of dims combines. The front end has already
- * converted the input to the dtype the kernel works in. */
-typedef enum ct__rop {
-    CT__ROP_SUM,    /* floating: PyTorch's cascade sum; integral and bool: into int64 */
-    CT__ROP_NANSUM, /* floating, NaN counted as zero */
-    CT__ROP_PROD,   /* floating; integral and bool into int64 */
-    CT__ROP_MAX,    /* same dtype in and out; NaN wins */
-    CT__ROP_MIN,
-    CT__ROP_ALL,    /* into bool, or uint8 for a uint8 input */
-    CT__ROP_ANY,
-    CT__ROP_COUNT,  /* nonzero elements, into int64 */
-    CT__ROP_NORM,   /* the p-norm, args->p; same floating dtype in and out */
-    CT__ROP_VAR,    /* Welford: args->correction, take_sqrt, and mean (may be NULL) */
-    CT__ROP_SQDEV   /* sum of (x - args->center)^2 in double into *args->result (out is NULL) */
-} ct__rop;
-
-typedef struct ct__rargs {
-    double p;
-    int64_t correction;
-    bool take_sqrt;
-    ct_tensor *mean; /* laid out as out */
-    double center;
-    double *result;
-} ct__rargs;
-
-/* What runs along one dim: reductions to a value and an index, scans, softmax. */
-typedef enum ct__aop {
-    CT__AOP_MAX,    /* values and indices */
-    CT__AOP_MIN,
-    CT__AOP_ARGMAX, /* indices only */
-    CT__AOP_ARGMIN,
-    CT__AOP_MEDIAN, /* values and indices */
-    CT__AOP_MODE,
-    CT__AOP_CUMSUM, /* values of in's shape */
-    CT__AOP_CUMPROD,
-    CT__AOP_CUMMAX, /* values and indices of in's shape */
-    CT__AOP_CUMMIN,
-    CT__AOP_LOGCUMSUMEXP,
-    CT__AOP_SOFTMAX,
-    CT__AOP_LOG_SOFTMAX
-} ct__aop;
-
-typedef struct ct__reduce_kernels {
-    /* op over the dims of in whose bit is set in mask, into out, which has
-     * in's dims (size 1 where reduced) and holds the op's identity. */
-    void (*reduce)(ct__rop op, ct_tensor *out, const ct_tensor *in, uint32_t mask, const ct__rargs *args);
-    /* op along dim of in into values and/or indices (int64), which have in's
-     * dims, of size 1 along dim for the reductions. Fails only for memory. */
-    ct_result (*along)(ct__aop op, ct_tensor *values, ct_tensor *indices, const ct_tensor *in, int dim);
-} ct__reduce_kernels;
-
-/* ==================== ops/join_ops.h ==================== */
-// >>ops/join_ops.h
-/* Private: the names of the join ops, for the op table (src/ops/optable.h),
- * and the job that the backend's index kernels run. */
-#define CT__JOIN_OP_NAMES(X)                                                                                     \
-    X(cat) X(stack) X(hstack) X(vstack) X(split) X(split_with_sizes) X(chunk) X(unbind) X(broadcast_tensors)     \
-    X(repeat) X(tile) X(repeat_interleave) X(flip) X(roll) X(gather) X(scatter) X(scatter_add) X(index_select)   \
-    X(index_add) X(index_fill) X(index_copy) X(masked_fill) X(masked_select) X(take) X(one_hot)
-
-/* What an index kernel does. Every op of the family that moves data by
- * indices is one of these (index_select is a gather with its index expanded
- * over the other dims, index_add a scatter-add, and so on). */
-typedef enum ct__index_kind {
-    CT__INDEX_STATS,         /* scan index (int64, int32, uint8 or bool) in row-major order */
-    CT__INDEX_GATHER,        /* dst[p] = src[p with dim = index[p]]; dst has index's extent */
-    CT__INDEX_SCATTER,       /* dst[p with dim = index[p]] = src[p] */
-    CT__INDEX_SCATTER_ADD,   /* ... += alpha * src[p] */
-    CT__INDEX_SCATTER_MUL,   /* ... *= src[p] */
-    CT__INDEX_MASKED_FILL,   /* dst[p] = src[0] where index[p] (a mask broadcast to dst) */
-    CT__INDEX_MASKED_SELECT, /* dst[k++] = src[p] where index[p], p in row-major order */
-    CT__INDEX_REPEATS        /* dst (1-D) = 0 repeated src[0] times, 1 repeated src[1] times, ... */
-} ct__index_kind;
-
-/* One kernel call. Index tensors are int64 (masks bool or uint8). For
- * gather and scatter, dst, src and index have the same rank and index's sizes
- * bound the others' apart from dim; an index out of range stops the kernel,
- * having written only what was checked, so callers that must not write on
- * error (in-place ops) check with STATS first. */
-typedef struct ct__index_job {
-    ct__index_kind kind;
-    ct_tensor *dst;
-    const ct_tensor *src;
-    const ct_tensor *index;
-    int dim;
-    const void *alpha; /* SCATTER_ADD: one element of dst's dtype */
-    bool fused;        /* SCATTER_ADD in float32/64: one rounding (fma), as PyTorch's vectorised add */
-    bool serial;       /* dst has elements that share memory: one thread */
-    bool negatives;    /* gather, scatter: indices may be negative, counting from the end */
-    /* STATS: in lo, hi; out the rest (sum wraps as int64 does) */
-    int64_t lo, hi;
-    int64_t min, max, sum, nonzero;
-    bool out_of_range; /* STATS, gather and scatter: some index was out of range */
-    int64_t first_bad; /* STATS: the first value outside [lo, hi) */
-} ct__index_job;
-
-/* ==================== ops/sort_ops.h ==================== */
-// >>ops/sort_ops.h
-/* Private: the names of the sort ops, for the op table (src/ops/optable.h),
- * and what their front ends (src/ops/sort.c) hand to a backend's kernels. */
-#define CT__SORT_OP_NAMES(X) \
-    X(sort) X(argsort) X(topk) X(kthvalue) X(unique) X(unique_consecutive) X(nonzero) X(searchsorted)
-
-/* One call of a sorting kernel (ct__backend.sorting). The front end has
- * checked the arguments; which fields an op reads:
- *   sort, argsort  input; values (may be NULL) and indices, allocated with
- *                  input's shape; dim, descending, stable
- *   topk           the same, outputs of size k along dim; k, descending
- *                  (largest), sorted
- *   kthvalue       the same, outputs of size 1 along dim; k (1-based)
- *   unique, unique_consecutive
- *                  input contiguous; dim -1 for the flattened input, else 0
- *                  with input a contiguous matrix whose rows are compared;
- *                  sorted (unique only). The kernel makes values (the
- *                  uniques: 1-D, or rows), indices (the inverse: input's
- *                  shape, or one per row) and counts, the last two only when
- *                  want_inverse / want_counts.
- *   nonzero        input; the kernel makes indices: (n, ndim), column-major
- *   searchsorted   input (the values) and boundaries contiguous, of one
- *                  dtype; sorter NULL or contiguous int64 of boundaries'
- *                  shape, its entries in range; indices allocated (int32 or
- *                  int64, input's shape, contiguous); right */
-typedef struct ct__sort_job {
-    const ct_tensor *input, *boundaries, *sorter;
-    ct_tensor *values, *indices, *counts;
-    int dim;
-    int64_t k;
-    bool descending, stable, sorted, right, want_inverse, want_counts;
-} ct__sort_job;
-
-/* ==================== linalg/conv_ops.h ==================== */
-// >>linalg/conv_ops.h
-/* Private: what the convolution and pooling front ends (src/linalg/conv.c,
- * pool.c) hand their kernels (src/cpu/conv.c). */
-
-/* A sliding window over three spatial dims (fewer use leading size-1 dims):
- * output place o reads input places o * stride - pad + j * dil, j < k. */
-typedef struct ct__window {
-    int64_t in[3], out[3], k[3], stride[3], pad[3], dil[3];
-} ct__window;
-
-/* A sparse linear map applied to each of `planes` planes: output i of a
- * plane is sum over its taps t of w[t] * in[src[t]] (taps i * taps ..
- * (i + 1) * taps; src -1: outside, w NULL: weights 1). Pooling, padding,
- * interpolation and pixel shuffling are such maps; their backward is the
- * adjoint, whose backward is the map again. Shared by the nodes that use it. */
-typedef struct ct__linmap {
-    int refcount;
-    const char *name, *adjoint_name; /* the node names of the map and of its adjoint */
-    int64_t planes, n_in, n_out, taps;
-    bool per_plane;  /* src holds a table per plane (max pooling's indices) */
-    int64_t *src;    /* [per_plane ? planes : 1][n_out][taps] */
-    double *w;       /* as src (never per plane), or NULL */
-    ct_shape in_shape, out_shape;
-} ct__linmap;
-
-/* ==================== ops/optable.h ==================== */
-// >>ops/optable.h
-/* Private: the op table. Every pointwise op with a kernel is one line here;
- * the list makes the op enum, the names, and the dtype rule each front end
- * applies, and the tests walk it so that no op escapes a golden test.
- *
- * X(name, arity, rule, forms, kernel):
- *   name    PyTorch's name (ct_<name> is the public function)
- *   arity   1 (unary), 2 (binary) or 3 (ternary) tensor operands
- *   rule    how the result dtype follows from the inputs:
- *             SAME   the (promoted) input dtype
- *             FLOAT  the promoted dtype, integers and bool becoming the default float
- *             BOOL   bool (comparisons, tests, logic), computed in the promoted dtype
- *             COND   the first input is a bool condition, the others are promoted
- *             EXACT  no promotion: every input must have the first one's dtype
- *   forms   the public functions generated for it (H: written by hand, with
- *           the op's parameters):
- *             U   ct_<name>(t)              UI  and ct_<name>_(t)
- *             B   ct_<name>(a, b)           BI  and ct_<name>_(a, b)
- *             BSI and ct_<name>_scalar(a, s), ct_<name>_scalar_(a, s)
- *   kernel  PyTorch's kernel name, for "not implemented for 'Bool'" messages
- */
-#define CT__POINTWISE_OPS(X)                              \
-    X(neg, 1, SAME, UI, "neg_cpu")                        \
-    X(abs, 1, SAME, UI, "abs_cpu")                        \
-    X(reciprocal, 1, FLOAT, UI, "reciprocal_cpu")         \
-    X(sign, 1, SAME, UI, "sign_cpu")                      \
-    X(round, 1, SAME, H, "round_vml_cpu")                 \
-    X(floor, 1, SAME, UI, "floor_vml_cpu")                \
-    X(ceil, 1, SAME, UI, "ceil_vml_cpu")                  \
-    X(trunc, 1, SAME, UI, "trunc_vml_cpu")                \
-    X(frac, 1, SAME, UI, "frac_cpu")                      \
-    X(exp, 1, FLOAT, UI, "exp_vml_cpu")                   \
-    X(exp2, 1, FLOAT, UI, "exp2_cpu")                     \
-    X(expm1, 1, FLOAT, UI, "expm1_vml_cpu")               \
-    X(log, 1, FLOAT, UI, "log_vml_cpu")                   \
-    X(log2, 1, FLOAT, UI, "log2_vml_cpu")                 \
-    X(log10, 1, FLOAT, UI, "log10_vml_cpu")               \
-    X(log1p, 1, FLOAT, UI, "log1p_vml_cpu")               \
-    X(sqrt, 1, FLOAT, UI, "sqrt_vml_cpu")                 \
-    X(rsqrt, 1, FLOAT, UI, "rsqrt_cpu")                   \
-    X(sin, 1, FLOAT, UI, "sin_vml_cpu")                   \
-    X(cos, 1, FLOAT, UI, "cos_vml_cpu")                   \
-    X(tan, 1, FLOAT, UI, "tan_vml_cpu")                   \
-    X(asin, 1, FLOAT, UI, "asin_vml_cpu")                 \
-    X(acos, 1, FLOAT, UI, "acos_vml_cpu")                 \
-    X(atan, 1, FLOAT, UI, "atan_vml_cpu")                 \
-    X(sinh, 1, FLOAT, UI, "sinh_cpu")                     \
-    X(cosh, 1, FLOAT, UI, "cosh_cpu")                     \
-    X(tanh, 1, FLOAT, UI, "tanh_vml_cpu")                 \
-    X(asinh, 1, FLOAT, UI, "asinh_cpu")                   \
-    X(acosh, 1, FLOAT, UI, "acosh_cpu")                   \
-    X(atanh, 1, FLOAT, UI, "atanh_cpu")                   \
-    X(erf, 1, FLOAT, UI, "erf_vml_cpu")                   \
-    X(erfc, 1, FLOAT, UI, "erfc_vml_cpu")                 \
-    X(erfinv, 1, FLOAT, UI, "erfinv_vml_cpu")             \
-    X(lgamma, 1, FLOAT, UI, "lgamma_vml_cpu")             \
-    X(digamma, 1, FLOAT, UI, "digamma")                   \
-    X(polygamma, 1, FLOAT, H, "polygamma")                \
-    X(sigmoid, 1, FLOAT, UI, "sigmoid_cpu")               \
-    X(logit, 1, FLOAT, H, "logit_cpu")                    \
-    X(relu, 1, SAME, UI, "clamp_min_cpu")                 \
-    X(leaky_relu, 1, SAME, H, "leaky_relu_cpu")           \
-    X(elu, 1, SAME, H, "elu_cpu")                         \
-    X(gelu, 1, SAME, H, "GeluKernelImpl")                 \
-    X(silu, 1, SAME, UI, "silu_cpu")                      \
-    X(mish, 1, SAME, UI, "mish_cpu")                      \
-    X(softplus, 1, SAME, H, "softplus_cpu")               \
-    X(hardsigmoid, 1, SAME, UI, "hardsigmoid_cpu")        \
-    X(hardswish, 1, SAME, UI, "hardswish_cpu")            \
-    X(isnan, 1, BOOL, U, "isnan_cpu")                     \
-    X(isinf, 1, BOOL, U, "isinf_cpu")                     \
-    X(isfinite, 1, BOOL, U, "isfinite_cpu")               \
-    X(logical_not, 1, BOOL, UI, "logical_not_cpu")        \
-    X(bitwise_not, 1, SAME, UI, "bitwise_not_cpu")        \
-    X(nan_to_num, 1, SAME, H, "nan_to_num")               \
-    X(add, 2, SAME, BSI, "add_cpu")                       \
-    X(sub, 2, SAME, BSI, "sub_cpu")                       \
-    X(mul, 2, SAME, BSI, "mul_cpu")                       \
-    X(div, 2, FLOAT, BSI, "div_true_cpu")                 \
-    X(remainder, 2, SAME, BSI, "remainder_cpu")           \
-    X(fmod, 2, SAME, BSI, "fmod_cpu")                     \
-    X(pow, 2, SAME, BSI, "pow")                           \
-    X(maximum, 2, SAME, B, "maximum_cpu")                 \
-    X(minimum, 2, SAME, B, "minimum_cpu")                 \
-    X(fmax, 2, SAME, B, "fmax_cpu")                       \
-    X(fmin, 2, SAME, B, "fmin_cpu")                       \
-    X(copysign, 2, FLOAT, BSI, "copysign_cpu")            \
-    X(hypot, 2, SAME, BI, "hypot_cpu")                    \
-    X(atan2, 2, FLOAT, BI, "atan2_cpu")                   \
-    X(xlogy, 2, FLOAT, BSI, "xlogy_cpu")                  \
-    X(eq, 2, BOOL, BSI, "eq_cpu")                         \
-    X(ne, 2, BOOL, BSI, "ne_cpu")                         \
-    X(lt, 2, BOOL, BSI, "lt_cpu")                         \
-    X(le, 2, BOOL, BSI, "le_cpu")                         \
-    X(gt, 2, BOOL, BSI, "gt_cpu")                         \
-    X(ge, 2, BOOL, BSI, "ge_cpu")                         \
-    X(logical_and, 2, BOOL, BI, "logical_and_cpu")        \
-    X(logical_or, 2, BOOL, BI, "logical_or_cpu")          \
-    X(logical_xor, 2, BOOL, BI, "logical_xor_cpu")        \
-    X(bitwise_and, 2, SAME, BSI, "bitwise_and_cpu")       \
-    X(bitwise_or, 2, SAME, BSI, "bitwise_or_cpu")         \
-    X(bitwise_xor, 2, SAME, BSI, "bitwise_xor_cpu")       \
-    X(bitwise_left_shift, 2, SAME, BSI, "lshift_cpu")     \
-    X(bitwise_right_shift, 2, SAME, BSI, "rshift_cpu")    \
-    X(addcmul, 3, SAME, H, "addcmul_cpu_out")             \
-    X(addcdiv, 3, SAME, H, "addcdiv_cpu_out")             \
-    X(lerp, 3, EXACT, H, "lerp_kernel_tensor")            \
-    X(clamp, 3, SAME, H, "clamp_cpu")                     \
-    X(where, 3, COND, H, "where_cpu")
-
-/* Public pointwise ops that run on the kernels of others (floor_divide is
- * div's floor mode, clamp_min is maximum, hardtanh is clamp...) or are made
- * of several ops (isclose), named here so that the tests cover them too. */
-#define CT__POINTWISE_DERIVED_OPS(X) \
-    X(floor_divide) X(rsub) X(rdiv) X(rpow) X(clamp_min) X(clamp_max) X(hardtanh) X(relu6) X(selu) X(celu) \
-    X(isclose) X(allclose) X(equal)
-
-/* Every op: the pointwise ops above, then the families that list their names
- * in their own headers (src/ops/<family>_ops.h). The enum and ct_op_name cover
- * all; pointwise ops with kernels come first, so ct__ops[] below is indexed
- * by their enum. */
-#define CT__FAMILY_OP_NAMES(X) \
-    CT__POINTWISE_DERIVED_OPS(X) CT__REDUCE_OP_NAMES(X) CT__JOIN_OP_NAMES(X) CT__SORT_OP_NAMES(X)
-
-typedef enum ct__op {
-#define CT__OP_ENUM(name) CT__OP_##name,
-#define CT__OP_ENUM_POINTWISE(name, arity, rule, forms, kernel) CT__OP_##name,
-    CT__POINTWISE_OPS(CT__OP_ENUM_POINTWISE) CT__FAMILY_OP_NAMES(CT__OP_ENUM)
-#undef CT__OP_ENUM_POINTWISE
-#undef CT__OP_ENUM
-    CT__NUM_OPS
-} ct__op;
-
-static const char *const ct__op_names[CT__NUM_OPS] = {
-#define CT__OP_NAME(name) #name,
-#define CT__OP_NAME_POINTWISE(name, arity, rule, forms, kernel) #name,
-    CT__POINTWISE_OPS(CT__OP_NAME_POINTWISE) CT__FAMILY_OP_NAMES(CT__OP_NAME)
-#undef CT__OP_NAME_POINTWISE
-#undef CT__OP_NAME
-};
-
-typedef enum ct__dtype_rule { CT__RULE_SAME, CT__RULE_FLOAT, CT__RULE_BOOL, CT__RULE_COND, CT__RULE_EXACT } ct__dtype_rule;
-
-typedef struct ct__op_info {
-    const char *name;
-    int arity;
-    ct__dtype_rule rule;
-    const char *kernel;
-} ct__op_info;
-
-#define CT__POINTWISE_COUNT(name, arity, rule, forms, kernel) +1
-enum { CT__NUM_POINTWISE = 0 CT__POINTWISE_OPS(CT__POINTWISE_COUNT) };
-#undef CT__POINTWISE_COUNT
-
-static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
-#define CT__OP_INFO(name, arity, rule, forms, kernel) {#name, arity, CT__RULE_##rule, kernel},
-    CT__POINTWISE_OPS(CT__OP_INFO)
-#undef CT__OP_INFO
-};
-
-/* Extra arguments of a pointwise kernel. The front end fills what an op
- * uses; the kernels read them with the op's meaning:
- *   alpha     add/sub alpha, addcmul/addcdiv value, lerp's number weight:
- *             `value` converted to the compute dtype (alpha_i for integral kernels)
- *   p[0..2]   round: 10^|decimals|; logit: eps; leaky_relu: slope;
- *             elu: alpha, scale, input_scale; softplus: beta, threshold;
- *             nan_to_num: the values for NaN, +inf and -inf
- *   mode      div: its ct_rounding_mode; round: 1 for decimals > 0, 2 for
- *             decimals < 0, 3 for decimals == 0; gelu: its ct_gelu_approximate,
- *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha;
- *             polygamma: n
- *   derived   the public op a call is when it runs on another op's kernel
- *             (clamp_min on maximum's, hardtanh on clamp's, celu on elu's,
- *             floor_divide on div's), for its autograd node; 0 when it is
- *             the kernel's own op (neg, the first, is never derived) */
-typedef struct ct__op_args {
-    double alpha;
-    int64_t alpha_i;
-    ct_scalar value;    /* alpha or value, when has_value */
-    bool has_value;
-    double p[3];
-    int mode;
-    bool checked;       /* number operands convert with an overflow check (bounds, weights) */
-    bool opmath;        /* value converts to float, not to float16/bfloat16 (PyTorch's
-                           opmath: addcmul, addcdiv, lerp's weight) */
-    bool scalar_clamp;  /* PyTorch's clamps with number bounds: no bool kernel, and a
-                           cast error names self's C++ type */
-    const char *kernel; /* the kernel name for this form, when not the table's (NULL) */
-    ct__op derived;
-    bool number_other;  /* set by the front end: the second operand is a Python number */
-    ct_dtype compute;   /* set by the front end: the dtype PyTorch computes in */
-    bool alike;         /* set by the front end: every operand is contiguous with the
-                           result's sizes or 0-d (a number, broadcast): a kernel
-                           need not check the layout */
-} ct__op_args;
-
 /* ==================== tensor/internal.h ==================== */
 // >>tensor/internal.h
-/* Private: storage and tensor structs, the device backend table, helpers that
- * every op uses (dims, shapes, making tensors and views). */
-
-typedef struct ct__storage {
-    int refcount;
-    void *data;
-    size_t nbytes;
-    ct_device device;
-    void (*deleter)(void *data, void *ctx); /* caller memory with a deleter */
-    void *deleter_ctx;
-    bool owned; /* allocated by the device backend, freed by it */
-    uint32_t version; /* bumped by in-place writes: autograd checks saved tensors against it */
-} ct__storage;
-
-struct ct_tensor {
-    int refcount;
-    int ndim;
-    ct_dtype dtype;
-    int64_t offset; /* in elements */
-    int64_t sizes[CT_MAX_DIMS];
-    int64_t strides[CT_MAX_DIMS]; /* in elements */
-    ct__storage *storage;
-    bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
-    bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
-    uint8_t view_made;   /* a view's ct__view_made: whether its history may be rewritten */
-    bool hosts_storage;  /* its block holds a storage too (a small CPU tensor, ct__alloc_strided) */
-    uint32_t view_version; /* a view: its storage's version when its grad_fn was last set */
-    struct ct_tensor *base; /* a view's base (Tensor._base), never itself a view; strong. NULL: not a view */
-    struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
-};
+/* Private: helpers that every op uses (dims, shapes, making tensors and
+ * views, devices); the storage and tensor structs are in backend.h. */
 
 /* A small CPU tensor is one block (ct__tensor_new_hosted): the tensor, then
  * its storage, then up to CT__INLINE_BYTES of data, aligned as malloc aligns,
@@ -4257,32 +4565,29 @@ static inline bool ct__any_stale_view(const ct_tensor *const *in, int n)
     return false;
 }
 
-/* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
-typedef struct ct__backend {
-    void *(*alloc)(size_t nbytes, int device_index);
-    void (*free)(void *ptr, int device_index);
-    /* dst = src: src already broadcast to dst's shape (zero strides), any dtypes. */
-    void (*copy)(ct_tensor *dst, const ct_tensor *src);
-    /* Every element of dst set to the bytes at elem (one element of dst's dtype). */
-    void (*fill)(ct_tensor *dst, const void *elem);
-    /* Whether the backend has op's kernel for inputs of dtype dt. */
-    bool (*has_pointwise)(ct__op op, ct_dtype dt);
-    /* out = op(inputs): inputs of one dtype, broadcast to out's shape; out is
-     * of that dtype (or bool for comparisons). */
-    void (*pointwise)(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args);
-    /* The join family's index kernels: gather, scatter, masks (see ct__index_job). */
-    void (*index)(ct__index_job *job);
-    /* The sorting and selection ops (src/ops/sort_ops.h): CT_OK, or an error
-     * such as running out of scratch memory. */
-    ct_result (*sorting)(ct__op op, ct__sort_job *job);
-    /* Reductions, scans and softmax (src/ops/reduce_ops.h). */
-    const ct__reduce_kernels *reduce;
-} ct__backend;
-
 /* The backend of a device type (NULL when it is not linked in). */
-static const ct__backend *ct__backend_for(ct_device_type type);
+static const ct_backend *ct__backend_for(ct_device_type type);
 
-static const ct_device ct__cpu = {CT_DEVICE_CPU, 0};
+static const ct_device ct__cpu = {CT_DEVICE_CPU, -1};
+
+/* Devices (src/tensor/device.c). */
+/* The device creation functions without one use (ct_set_default_device, a guard). */
+static ct_device ct__default_device(void);
+/* A device a user named, made concrete (the default resolved, index -1 the
+ * current one), or PyTorch's error for one that is not there. */
+static ct_result ct__device_resolve(ct_device *d);
+/* The device the n tensors (NULL skipped) share, or PyTorch's "Expected all
+ * tensors to be on the same device" error; with cpu_scalars a 0-d CPU
+ * tensor goes with any device (TensorIterator's rule). */
+static ct_result ct__common_device(const ct_tensor *const *ts, int n, bool cpu_scalars, ct_device *out);
+/* t's elements readable by the host: t on the CPU, else a contiguous CPU
+ * copy in the open scope (a synchronisation point). */
+static const ct_tensor *ct__host(const ct_tensor *t);
+/* The backend that copies between dst and src: the device side's (the
+ * destination's when both are on devices). */
+static const ct_backend *ct__copy_backend(const ct_tensor *dst, const ct_tensor *src);
+/* Tensor.to(device, dtype, non_blocking) (dtype CT_DEFAULT: t's), recorded as ToCopyBackward0. */
+static ct_tensor *ct__to_device(const ct_tensor *t, ct_device device, ct_dtype dtype, bool non_blocking);
 
 /* Element size of a tensor and a pointer to its first element (NULL when its
  * storage is empty, as for a tensor with no elements). */
@@ -4386,6 +4691,7 @@ typedef struct ct__out_meta {
     int ndim;
     int64_t sizes[CT_MAX_DIMS];
     ct_dtype dtype;
+    ct_device device;
 } ct__out_meta;
 
 typedef struct ct__node_type {
@@ -4778,10 +5084,8 @@ static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ct
 
 /* x rounded to the floating dtype dt, as arithmetic in dt rounds (range.c). */
 static double ct__round_to(double x, ct_dtype dt);
-/* The range factories' kernels (range.c): fill a new 1-D contiguous tensor. */
-static void ct__cpu_arange(ct_tensor *t, ct_scalar start, ct_scalar step);
-static void ct__cpu_linspace(ct_tensor *t, double start, double end);
-static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base);
+/* The range factories' kernel (range.c): the backend's range entry. */
+static void ct__cpu_range(const ct__range_job *job);
 
 /* Sorting as PyTorch 1.13's CPU kernels sort (sort.c). Elements are (key,
  * index) pairs whose unsigned key orders as PyTorch compares the values, so
@@ -4925,6 +5229,11 @@ static ct_result ct__fail(ct_result code, const char *fmt, ...)
     ct__err_code = code;
     if (ct__err_handler) ct__err_handler(code, ct__err_msg, ct__err_handler_user);
     return code;
+}
+
+ct_result ct_raise(ct_result code, const char *message)
+{
+    return ct__fail(code == CT_OK ? CT_ERR_RUNTIME : code, "%s", message ? message : "");
 }
 
 static ct_result ct__null_arg(const char *fn, const char *arg, int position)
@@ -5346,7 +5655,7 @@ static void ct__storage_release(ct__storage *s)
         ct__hosted_block_free(s->data, s->deleter_ctx);
         return;
     }
-    if (s->owned && s->data) ct__backend_for(s->device.type)->free(s->data, s->device.index);
+    if (s->owned && s->data) ct__backend_for(s->device.type)->free(s->data, s->nbytes, s->device.index);
     else if (s->deleter) s->deleter(s->data, s->deleter_ctx);
     CT_FREE(s);
 }
@@ -5444,6 +5753,7 @@ static ct_tensor *ct__alloc_strided(const int64_t *sizes, const int64_t *strides
     bool hosted = device.type == CT_DEVICE_CPU && nbytes <= CT__INLINE_BYTES;
     ct__storage *s = hosted ? NULL : ct__storage_new((size_t)nbytes, device);
     ct_tensor *t = hosted ? ct__tensor_new_hosted((size_t)nbytes, dtype, sizes, strides, ndim) : NULL;
+    if (!s && !t && device.type != CT_DEVICE_CPU) return NULL; /* the device's allocator said why */
     if (!s && !t) {
         ct__fail(CT_ERR_MEMORY,
                  "DefaultCPUAllocator: can't allocate memory: you tried to allocate %lld bytes. Error code 12 "
@@ -5754,6 +6064,7 @@ int64_t ct_numel(const ct_tensor *t)
 
 ct_dtype ct_dtype_of(const ct_tensor *t) { return t ? t->dtype : CT_DEFAULT; }
 ct_device ct_device_of(const ct_tensor *t) { return t ? t->storage->device : ct__cpu; }
+bool ct_is_cuda(const ct_tensor *t) { return t && t->storage->device.type == CT_DEVICE_CUDA; }
 size_t ct_element_size(const ct_tensor *t) { return t ? ct__esize(t) : 0; }
 bool ct_is_floating_point(const ct_tensor *t) { return t && ct_dtype_is_floating(t->dtype); }
 int64_t ct_storage_offset(const ct_tensor *t) { return t ? t->offset : 0; }
@@ -5874,6 +6185,15 @@ static ct_result ct__check_broadcast_to(const ct_tensor *dst, const ct_tensor *s
     return CT_OK;
 }
 
+/* Every element of a fresh internal tensor t set to v, converted as a
+ * kernel's result is (no checks, nothing recorded). */
+static void ct__fill_double(ct_tensor *t, double v)
+{
+    uint64_t elem = 0;
+    ct__write_f64(&elem, t->dtype, v);
+    if (ct_numel(t)) ct__backend_for(t->storage->device.type)->fill(t, &elem);
+}
+
 /* dst = src after the checks; src in dst's storage is read from a copy first. */
 static void ct__copy_unchecked(ct_tensor *dst, const ct_tensor *src)
 {
@@ -5882,11 +6202,11 @@ static void ct__copy_unchecked(ct_tensor *dst, const ct_tensor *src)
         if (ct__overlap_of(dst, src) == CT__OVERLAP_FULL) return;
         ct_scope s = ct_scope_begin();
         ct_tensor *tmp = ct_clone(src);
-        if (tmp) ct__backend_for(CT_DEVICE_CPU)->copy(dst, tmp);
+        if (tmp) ct__copy_backend(dst, tmp)->copy(dst, tmp, false);
         ct_scope_end(s);
         return;
     }
-    ct__backend_for(dst->storage->device.type)->copy(dst, src);
+    ct__copy_backend(dst, src)->copy(dst, src, false);
 }
 
 ct_result ct_copy_(ct_tensor *t, const ct_tensor *src)
@@ -6046,16 +6366,29 @@ static bool ct__single(const ct_tensor *t, const char *fn)
     return true;
 }
 
+/* The single element's bytes, read on the host (room for any dtype). */
+static uint64_t ct__item_bytes(const ct_tensor *t)
+{
+    uint64_t elem = 0;
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *h = ct__host(t);
+    if (h) memcpy(&elem, ct__data(h), ct__esize(h));
+    ct_scope_end(s);
+    return elem;
+}
+
 double ct_item(const ct_tensor *t)
 {
     if (!ct__single(t, __func__)) return NAN;
-    return ct__read_f64(ct__data(t), t->dtype);
+    uint64_t elem = ct__item_bytes(t);
+    return ct__read_f64(&elem, t->dtype);
 }
 
 int64_t ct_item_int(const ct_tensor *t)
 {
     if (!ct__single(t, __func__)) return 0;
-    return ct__read_i64(ct__data(t), t->dtype);
+    uint64_t elem = ct__item_bytes(t);
+    return ct__read_i64(&elem, t->dtype);
 }
 
 /* ==================== tensor/view.c ==================== */
@@ -6740,8 +7073,8 @@ ct_tensor *ct_unflatten(const ct_tensor *t, int dim, ct_shape sizes)
 /* A new tensor of that shape and dtype with every element the bytes at elem. */
 static ct_tensor *ct__full_of(ct_shape shape, ct_dtype dtype, const void *elem)
 {
-    ct_tensor *t = ct__alloc(shape.size, shape.ndim, dtype, ct__cpu);
-    if (t && ct_numel(t)) ct__backend_for(CT_DEVICE_CPU)->fill(t, elem);
+    ct_tensor *t = ct__alloc(shape.size, shape.ndim, dtype, ct__default_device());
+    if (t && ct_numel(t)) ct__backend_for(t->storage->device.type)->fill(t, elem);
     return t;
 }
 
@@ -6756,7 +7089,7 @@ static ct_tensor *ct__filled(ct_shape shape, ct_dtype dtype, ct_scalar value)
 ct_tensor *ct_empty(ct_shape shape, ct_dtype dtype)
 {
     if (ct__check_shape(shape, "empty") != CT_OK || ct__check_dtype(dtype) != CT_OK) return NULL;
-    return ct__alloc(shape.size, shape.ndim, dtype, ct__cpu);
+    return ct__alloc(shape.size, shape.ndim, dtype, ct__default_device());
 }
 
 ct_tensor *ct_zeros(ct_shape shape, ct_dtype dtype) { return ct__filled(shape, dtype, ct_int(0)); }
@@ -6807,8 +7140,16 @@ ct_tensor *ct_from_array(const void *data, ct_shape shape, ct_dtype dtype)
         return NULL;
     }
     ct_tensor *t = ct_empty(shape, dtype);
-    if (t && t->storage->nbytes) memcpy(t->storage->data, data, t->storage->nbytes);
-    return t;
+    if (!t || !t->storage->nbytes) return t;
+    if (t->storage->device.type == CT_DEVICE_CPU) {
+        memcpy(t->storage->data, data, t->storage->nbytes);
+        return t;
+    }
+    ct_scope s = ct_scope_begin(); /* a device tensor: copied from the array in place */
+    ct_tensor *host = ct_from_blob((void *)data, shape, NULL, dtype, NULL, NULL);
+    if (host) ct__copy_backend(t, host)->copy(t, host, false);
+    ct_scope_end(s);
+    return host ? t : NULL;
 }
 
 ct_tensor *ct_from_blob(void *data, ct_shape shape, const int64_t *strides, ct_dtype dtype,
@@ -6974,7 +7315,10 @@ ct_tensor *ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dt
         return NULL;
     }
     ct_tensor *t = ct_empty(CT_SHAPE(n), dtype);
-    if (t && n) ct__cpu_arange(t, xs, xd);
+    if (t && n) {
+        ct__range_job job = {CT__RANGE_ARANGE, t, xs, xd, 0, 0, 0};
+        ct__backend_for(t->storage->device.type)->range(&job);
+    }
     return t;
 }
 
@@ -7007,12 +7351,19 @@ static ct_tensor *ct__spaced(const char *kernel, bool has_half, double start, do
     return t;
 }
 
+/* linspace's or logspace's kernel on t's device, from se[0] to se[1]. */
+static void ct__run_range(ct__range_kind kind, ct_tensor *t, const double se[2], double base)
+{
+    ct__range_job job = {kind, t, ct_int(0), ct_int(0), se[0], se[1], base};
+    ct__backend_for(t->storage->device.type)->range(&job);
+}
+
 ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
 {
     double se[2];
     bool done;
     ct_tensor *t = ct__spaced("linspace_cpu", true, start, end, steps, dtype, start, se, &done);
-    if (!done) ct__cpu_linspace(t, se[0], se[1]);
+    if (!done) ct__run_range(CT__RANGE_LINSPACE, t, se, 0);
     return t;
 }
 
@@ -7021,7 +7372,7 @@ ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_
     double se[2];
     bool done;
     ct_tensor *t = ct__spaced("logspace_cpu", false, start, end, steps, dtype, pow(base, start), se, &done);
-    if (!done) ct__cpu_logspace(t, se[0], se[1], base);
+    if (!done) ct__run_range(CT__RANGE_LOGSPACE, t, se, base);
     return t;
 }
 
@@ -7078,6 +7429,24 @@ ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
 
 /* A copy of t with the elements on the discarded side of diagonal k zeroed:
  * below it (keep_upper, triu) or above it (tril), over the last two dims. */
+/* The same on a device: r's discarded side zeroed where column - row
+ * falls on it, through the backend's kernels. */
+static ct_tensor *ct__triangle_masked(ct_tensor *r, int64_t k, bool keep_upper)
+{
+    int64_t rows = r->sizes[r->ndim - 2], cols = r->sizes[r->ndim - 1];
+    ct_device_guard on = ct_device_guard_begin(r->storage->device);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *offset = ct_sub(ct_arange(ct_int(0), ct_int(cols), ct_int(1), CT_I64),
+                               ct_unsqueeze(ct_arange(ct_int(0), ct_int(rows), ct_int(1), CT_I64), 1));
+    ct_tensor *drop = keep_upper ? ct_lt_scalar(offset, ct_int(k)) : ct_gt_scalar(offset, ct_int(k));
+    ct_result res = drop ? ct_masked_fill_scalar_(r, drop, ct_int(0)) : ct_last_error_code();
+    ct_scope_end(s);
+    ct_device_guard_end(on);
+    if (res == CT_OK) return r;
+    ct__discard(r);
+    return NULL;
+}
+
 static ct_tensor *ct__triangle(const ct_tensor *t, int64_t k, bool keep_upper)
 {
     if (ct__wrap_dim_strict(-2, t->ndim) < 0) return NULL; /* PyTorch's error for fewer than 2 dims */
@@ -7086,6 +7455,7 @@ static ct_tensor *ct__triangle(const ct_tensor *t, int64_t k, bool keep_upper)
     ct__copy_unchecked(r, t);
     int64_t rows = r->sizes[r->ndim - 2], cols = r->sizes[r->ndim - 1];
     if (ct_numel(r) == 0) return r;
+    if (r->storage->device.type != CT_DEVICE_CPU) return ct__triangle_masked(r, k, keep_upper);
     int64_t batch = ct_numel(r) / (rows * cols);
     k = CT__MAX(CT__MIN(k, cols), -rows); /* beyond these every diagonal gives the same, and i + k cannot overflow */
     size_t es = ct__esize(r);
@@ -7257,7 +7627,7 @@ static ct_tensor *ct__ix_list(ct__ix_parser *ps)
     ct_tensor *r = NULL;
     if (!ct__ix_list_read(ps, &ls, 0) || ls.ndim > CT_MAX_DIMS) ct__ix_syntax(ps, "malformed list");
     else if (ls.has_bool && ls.has_int) ct__ix_syntax(ps, "a list index mixes ints and booleans");
-    else r = ct_empty(ct_shape_make(ls.ndim, ls.sizes), ls.has_bool ? CT_BOOL : CT_I64);
+    else r = ct__alloc(ls.sizes, ls.ndim, ls.has_bool ? CT_BOOL : CT_I64, ct__cpu); /* read on the host */
     for (int64_t i = 0; r && i < ls.n; i++) ct__write_i64((char *)ct__data(r) + (size_t)i * ct__esize(r), r->dtype, ls.vals[i]);
     CT_FREE(ls.vals);
     return r;
@@ -7468,14 +7838,14 @@ static ct_result ct__ix_mask_to_indices(const ct_tensor *self, int dim, const ct
                             "index %d",
                             ct__shape_str(mask->sizes, mask->ndim, b1, sizeof b1), j,
                             ct__shape_str(self->sizes, self->ndim, b2, sizeof b2), dim + j);
-    ct_tensor *m = ct_contiguous(mask);
+    const ct_tensor *m = ct__host(ct_contiguous(mask));
     if (!m) return ct_last_error_code();
     int64_t numel = ct_numel(m), count = 0;
     const uint8_t *p = (const uint8_t *)ct__data(m);
     for (int64_t i = 0; i < numel; i++) count += p[i] != 0;
     ct_tensor *coords[CT_MAX_DIMS];
     for (int j = 0; j < m->ndim; j++) {
-        coords[j] = ct_empty(CT_SHAPE(count), CT_I64);
+        coords[j] = ct__alloc(&count, 1, CT_I64, ct__cpu);
         if (!coords[j]) return ct_last_error_code();
         out[j] = coords[j];
     }
@@ -7530,12 +7900,12 @@ static ct_result ct__ix_plan_make(const ct_tensor *self, const ct__ix_adv *adv, 
     for (int d = 0; d < plan->ndim; d++) {
         if (!plan->index[d]) continue;
         ct_tensor *e = ct_expand(plan->index[d], ct_shape_make(plan->bdims, plan->bshape));
-        if (!e) return ct_last_error_code();
-        plan->index[d] = e;
-        /* every index in range: negatives count from the end */
-        int64_t n = ct_numel(e), size = self->sizes[d];
-        ct_tensor *c = ct_contiguous(e);
+        /* the walk over the positions reads the indices on the host */
+        const ct_tensor *c = e ? ct__host(ct_contiguous(e)) : NULL;
         if (!c) return ct_last_error_code();
+        plan->index[d] = c;
+        /* every index in range: negatives count from the end */
+        int64_t n = ct_numel(c), size = self->sizes[d];
         const int64_t *v = (const int64_t *)ct__data(c);
         for (int64_t i = 0; i < n; i++)
             if (v[i] < -size || v[i] >= size)
@@ -7590,7 +7960,7 @@ static void ct__ix_walk(const ct_tensor *self, const ct__ix_plan *plan, ct_tenso
             ost[bn] = other->strides[plan->first + plan->bdims + bn];
             bn++;
         }
-    const ct__backend *be = ct__backend_for(self->storage->device.type);
+    const ct_backend *be = ct__backend_for(self->storage->device.type);
     for (int64_t l = 0; l < lead; l++) {
         int64_t s_off = self->offset, o_off = other->offset, rem = l;
         for (int d = plan->first - 1; d >= 0; d--) { /* unravel l over the leading dims */
@@ -7620,8 +7990,8 @@ static void ct__ix_walk(const ct_tensor *self, const ct__ix_plan *plan, ct_tenso
             ct_tensor sv, ov;
             ct__ix_subview(&sv, self, so, bsz, sst, bn);
             ct__ix_subview(&ov, other, oo, bsz, ost, bn);
-            if (scatter) be->copy(&sv, &ov);
-            else be->copy(&ov, &sv);
+            if (scatter) be->copy(&sv, &ov, false);
+            else be->copy(&ov, &sv, false);
         }
     }
 }
@@ -8131,6 +8501,37 @@ static void ct__draw_int(ct_generator *g, const void *arg, char *elem, ct_dtype 
     ct__write_i64(elem, dt, (int64_t)(v % a[0] + a[1]));
 }
 
+/* A sampler's job on out, the rest zero. */
+static ct__random_job ct__random_job_for(ct__random_kind kind, ct_tensor *out)
+{
+    ct__random_job job;
+    memset(&job, 0, sizeof job);
+    job.kind = kind;
+    job.out = out;
+    return job;
+}
+
+/* Run a sampler on its output's device, g (the default generator when
+ * NULL) locked for the whole run. */
+static ct_result ct__sample(ct__random_job *job, ct_generator *g)
+{
+    job->g = ct__gen_lock(g);
+    ct_result r = ct__backend_for(job->out->storage->device.type)->random(job);
+    ct__gen_unlock(job->g);
+    return r;
+}
+
+/* t when its sampler returned r == CT_OK, else NULL (t dropped): torch.rand
+ * and friends are empty() followed by an in-place sampler. */
+static ct_tensor *ct__sampled(ct_tensor *t, ct_result r)
+{
+    if (t && r != CT_OK) {
+        ct__discard(t);
+        return NULL;
+    }
+    return t;
+}
+
 /* An internal-overlap check (TensorIterator's) for the in-place samplers. */
 static ct_result ct__check_writable(const ct_tensor *t)
 {
@@ -8158,13 +8559,10 @@ ct_result ct_uniform_(ct_tensor *t, double from, double to, ct_generator *g)
                         "which result in to-from to exceed the limit",
                         ct__dtype_title(dt), to, from);
     if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
-    double arg[2];
-    arg[0] = ct__round_to(from, dt);
-    arg[1] = ct__round_to(to, dt);
-    g = ct__gen_lock(g);
-    ct__fill_serial(t, g, ct__draw_uniform, arg);
-    ct__gen_unlock(g);
-    return CT_OK;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_UNIFORM, t);
+    job.a[0] = ct__round_to(from, dt);
+    job.a[1] = ct__round_to(to, dt);
+    return ct__sample(&job, g);
 }
 
 /* ---------------------------------------------------------------- normal_ */
@@ -8290,23 +8688,28 @@ static void ct__normal_fill(ct_tensor *t, ct_generator *g, double mean, double s
     }
 }
 
+/* normal_kernel's draws: normal_fill for 16 contiguous elements or more,
+ * else one draw per element. */
+static void ct__normal_draws(ct_tensor *t, ct_generator *g, double mean, double std)
+{
+    if (ct_numel(t) >= 16 && ct__is_contiguous(t)) {
+        ct__normal_fill(t, g, mean, std);
+    } else {
+        double arg[2] = {mean, std};
+        ct__fill_serial(t, g, ct__draw_normal, arg);
+    }
+}
+
 /* normal_kernel, after the std check. */
 static ct_result ct__normal_kernel(ct_tensor *t, double mean, double std, ct_generator *g)
 {
     if (!ct_dtype_is_floating(t->dtype)) return ct__not_implemented("normal_kernel_cpu", t->dtype);
     bool fill = ct_numel(t) >= 16 && ct__is_contiguous(t);
     if (!fill && ct__check_writable(t) != CT_OK) return ct_last_error_code();
-    g = ct__gen_lock(g);
-    if (fill) {
-        ct__normal_fill(t, g, mean, std);
-    } else {
-        double arg[2];
-        arg[0] = mean;
-        arg[1] = std;
-        ct__fill_serial(t, g, ct__draw_normal, arg);
-    }
-    ct__gen_unlock(g);
-    return CT_OK;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_NORMAL, t);
+    job.a[0] = mean;
+    job.a[1] = std;
+    return ct__sample(&job, g);
 }
 
 ct_result ct_normal_(ct_tensor *t, double mean, double std, ct_generator *g)
@@ -8391,15 +8794,12 @@ ct_result ct_random_(ct_tensor *t, int64_t from, int64_t to, ct_generator *g)
                             (long long)from, (long long)to);
     }
     if (ct__check_random_bounds(from, to - 1, dt) != CT_OK) return ct_last_error_code();
-    uint64_t arg[3];
-    arg[0] = (uint64_t)to - (uint64_t)from;
-    arg[1] = (uint64_t)from;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_INT, t);
+    job.u[0] = (uint64_t)to - (uint64_t)from;
+    job.u[1] = (uint64_t)from;
     /* uniform_int_from_to_distribution: 64-bit draws for wide ranges of these types */
-    arg[2] = arg[0] >= (1ULL << 32) && (dt == CT_I64 || dt == CT_F64 || dt == CT_F32 || dt == CT_BF16);
-    g = ct__gen_lock(g);
-    ct__fill_serial(t, g, ct__draw_int, arg);
-    ct__gen_unlock(g);
-    return CT_OK;
+    job.u[2] = job.u[0] >= (1ULL << 32) && (dt == CT_I64 || dt == CT_F64 || dt == CT_F32 || dt == CT_BF16);
+    return ct__sample(&job, g);
 }
 
 /* ---------------------------------------------------------------- exponential_, bernoulli_ */
@@ -8411,10 +8811,9 @@ ct_result ct_exponential_(ct_tensor *t, double lambd, ct_generator *g)
         return ct__fail(CT_ERR_RUNTIME, "exponential_ expects lambda >= 0.0, but found lambda=%g", lambd);
     if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
     if (!ct_dtype_is_floating(t->dtype)) return ct__not_implemented("exponential_cpu", t->dtype);
-    g = ct__gen_lock(g);
-    ct__fill_serial(t, g, ct__draw_exponential, &lambd);
-    ct__gen_unlock(g);
-    return CT_OK;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_EXPONENTIAL, t);
+    job.a[0] = lambd;
+    return ct__sample(&job, g);
 }
 
 ct_result ct_bernoulli_(ct_tensor *t, double p, ct_generator *g)
@@ -8424,10 +8823,9 @@ ct_result ct_bernoulli_(ct_tensor *t, double p, ct_generator *g)
         return ct__fail(CT_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
     if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
     if (t->dtype == CT_F16) return ct__not_implemented("bernoulli_scalar_cpu_", t->dtype);
-    g = ct__gen_lock(g);
-    ct__fill_serial(t, g, ct__draw_bernoulli, &p);
-    ct__gen_unlock(g);
-    return CT_OK;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_BERNOULLI, t);
+    job.a[0] = p;
+    return ct__sample(&job, g);
 }
 
 /* bernoulli with a tensor of probabilities: one draw per output element, a
@@ -8463,40 +8861,31 @@ ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g)
         ct__not_implemented("bernoulli_tensor_cpu_p_", p->dtype);
         return NULL;
     }
-    ct_tensor *r = ct__alloc(p->sizes, p->ndim, p->dtype, ct__cpu);
+    ct_tensor *r = ct__alloc(p->sizes, p->ndim, p->dtype, p->storage->device);
     if (!r) return NULL;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_BERNOULLI, r);
+    job.input = p;
+    return ct__sampled(r, ct__sample(&job, g));
+}
+
+/* The draws of bernoulli(p) into out (p's shape), or PyTorch's error for a
+ * probability outside [0, 1]. */
+static ct_result ct__bernoulli_draws(ct_tensor *out, const ct_tensor *p, ct_generator *g)
+{
     ct__iter it;
-    const ct_tensor *ops[2];
-    ct__bern b;
-    ops[0] = r;
-    ops[1] = p;
+    const ct_tensor *ops[2] = {out, p};
+    ct__bern b = {g, out->dtype, p->dtype, false};
     ct__iter_init(&it, 2, ops);
-    b.g = ct__gen_lock(g);
-    b.out = r->dtype;
-    b.p = p->dtype;
-    b.bad = false;
     ct__iter_serial(&it, ct__bern_loop, &b);
-    ct__gen_unlock(b.g);
-    if (b.bad) {
-        ct__fail(CT_ERR_RUNTIME, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
-                                 "message be improved?  If so, please report an enhancement request to PyTorch.)");
-        ct__discard(r);
-        return NULL;
-    }
-    return r;
+    if (b.bad)
+        return ct__fail(CT_ERR_RUNTIME, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this "
+                                        "error message be improved?  If so, please report an enhancement request "
+                                        "to PyTorch.)");
+    return CT_OK;
 }
 
 /* ---------------------------------------------------------------- factories */
 
-/* torch.rand and friends are empty() followed by an in-place sampler. */
-static ct_tensor *ct__sampled(ct_tensor *t, ct_result r)
-{
-    if (t && r != CT_OK) {
-        ct__discard(t);
-        return NULL;
-    }
-    return t;
-}
 
 ct_tensor *ct_rand(ct_shape shape, ct_dtype dtype, ct_generator *g)
 {
@@ -8555,7 +8944,7 @@ static bool ct__all_nonnegative(const ct_tensor *t)
     bool ok = true;
     int64_t n = ct_numel(t);
     ct_scope s = ct_scope_begin();
-    ct_tensor *c = ct_contiguous(t);
+    const ct_tensor *c = ct__host(ct_contiguous(t));
     for (int64_t i = 0; c && i < n && ok; i++) ok = ct__read_f64(ct__data(c) + (size_t)i * ct__esize(c), c->dtype) >= 0;
     ct_scope_end(s);
     return ok;
@@ -8567,27 +8956,33 @@ ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_generator *
     int nd;
     CT__ARG(mean, "mean", 1);
     CT__ARG(std, "std", 2);
+    const ct_tensor *both[2] = {mean, std};
+    ct_device dev;
+    if (ct__common_device(both, 2, false, &dev) != CT_OK) return NULL;
     if (!ct__all_nonnegative(std)) {
         ct__fail(CT_ERR_RUNTIME, "normal expects all elements of std >= 0.0");
         return NULL;
     }
     if (ct__broadcast_shapes(mean->sizes, mean->ndim, std->sizes, std->ndim, shape, &nd) != CT_OK) return NULL;
-    ct_tensor *r = ct__alloc(shape, nd, mean->dtype, ct__cpu);
-    if (!r || ct__normal_kernel(r, 0, 1, g) != CT_OK) return ct__sampled(r, ct_last_error_code());
+    ct_tensor *r = ct__alloc(shape, nd, mean->dtype, dev);
+    if (!r) return NULL;
+    if (!ct_dtype_is_floating(r->dtype)) return ct__sampled(r, ct__not_implemented("normal_kernel_cpu", r->dtype));
+    ct__random_job job = ct__random_job_for(CT__RANDOM_NORMAL_TENSOR, r);
+    job.input = mean;
+    job.input2 = std;
+    return ct__sampled(r, ct__sample(&job, g));
+}
+
+/* normal(mean, std)'s draws: standard normals into out, then out * std + mean. */
+static void ct__normal_tensor_draws(ct_tensor *out, const ct_tensor *mean, const ct_tensor *std, ct_generator *g)
+{
+    ct__normal_draws(out, g, 0, 1);
     ct__iter it;
-    const ct_tensor *ops[3];
-    ct__scale s;
-    ops[0] = r;
-    ops[1] = std;
-    ops[2] = mean;
-    s.out = r->dtype;
-    s.std = std->dtype;
-    s.mean = mean->dtype;
-    const ct_tensor *pair[2] = {r, std};
-    s.mul = ct__result_type(pair, 2);
+    const ct_tensor *ops[3] = {out, std, mean};
+    const ct_tensor *pair[2] = {out, std};
+    ct__scale s = {out->dtype, std->dtype, mean->dtype, ct__result_type(pair, 2)};
     ct__iter_init(&it, 3, ops);
     ct__iter_serial(&it, ct__scale_loop, &s);
-    return r;
 }
 
 /* ---------------------------------------------------------------- randperm */
@@ -8612,19 +9007,23 @@ ct_tensor *ct_randperm(int64_t n, ct_dtype dtype, ct_generator *g)
     ct_tensor *t = ct_empty(CT_SHAPE(n), dtype == CT_DEFAULT ? CT_I64 : dtype);
     if (!t || ct__check_randperm_n(n, t->dtype) != CT_OK) return ct__sampled(t, ct_last_error_code());
     if (n == 0) return t;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_RANDPERM, t);
+    return ct__sampled(t, ct__sample(&job, g));
+}
+
+/* randperm's draws: Fisher-Yates from the front, a 32-bit draw modulo what is left. */
+static void ct__randperm_draws(ct_tensor *t, ct_generator *g)
+{
+    int64_t n = t->sizes[0];
     char *p = ct__data(t), tmp[8];
     size_t es = ct__esize(t);
     for (int64_t i = 0; i < n; i++) ct__write_i64(p + (size_t)i * es, t->dtype, i);
-    /* Fisher-Yates from the front, a 32-bit draw modulo what is left */
-    g = ct__gen_lock(g);
     for (int64_t i = 0; i < n - 1; i++) {
         int64_t z = (int64_t)ct__rand32(g) % (n - i);
         memcpy(tmp, p + (size_t)i * es, es);
         memcpy(p + (size_t)i * es, p + (size_t)(z + i) * es, es);
         memcpy(p + (size_t)(z + i) * es, tmp, es);
     }
-    ct__gen_unlock(g);
-    return t;
 }
 
 /* ---------------------------------------------------------------- multinomial */
@@ -8676,7 +9075,9 @@ static ct_result ct__multinomial_no_replacement(const ct_tensor *p, int64_t k, c
     ct_scope s = ct_scope_begin();
     ct_tensor *q = ct__empty_like(p, CT_DEFAULT);
     ct__sort_kv *a = (ct__sort_kv *)CT_MALLOC((size_t)cats * sizeof *a);
-    ct_result r = !q || !a ? CT__OOM() : ct_exponential_(q, 1, g);
+    const double one = 1;
+    ct_result r = !q || !a ? CT__OOM() : CT_OK;
+    if (r == CT_OK) ct__fill_serial(q, g, ct__draw_exponential, &one); /* exponential_(1) */
     for (int64_t i = 0; r == CT_OK && i < rows; i++) {
         for (int64_t j = 0; j < cats; j++) {
             double pv = ct__read_f64(ct__row_elem(p, i, j), p->dtype), qv = ct__read_f64(ct__row_elem(q, i, j), q->dtype);
@@ -8702,7 +9103,6 @@ static ct_result ct__multinomial_replacement(const ct_tensor *p, int64_t k, ct_t
     double *cum = (double *)CT_MALLOC((size_t)(cats ? cats : 1) * sizeof *cum);
     if (!cum) return CT__OOM();
     ct_result r = CT_OK;
-    g = ct__gen_lock(g);
     for (int64_t i = 0; i < rows && r == CT_OK; i++) {
         double sum = 0;
         for (int64_t j = 0; j < cats && r == CT_OK; j++) {
@@ -8731,7 +9131,6 @@ static ct_result ct__multinomial_replacement(const ct_tensor *p, int64_t k, ct_t
             o[j] = lo;
         }
     }
-    ct__gen_unlock(g);
     CT_FREE(cum);
     return r;
 }
@@ -8758,13 +9157,37 @@ ct_tensor *ct_multinomial(const ct_tensor *probs, int64_t num_samples, bool repl
     if (ct__check_multinomial(probs, num_samples, replacement) != CT_OK) return NULL;
     shape[0] = probs->ndim == 2 ? probs->sizes[0] : num_samples;
     shape[1] = num_samples;
-    ct_tensor *out = ct__alloc(shape, probs->ndim, CT_I64, ct__cpu);
+    ct_tensor *out = ct__alloc(shape, probs->ndim, CT_I64, probs->storage->device);
     if (!out || ct_numel(out) == 0) return out;
-    ct_result r;
-    if (probs->dtype == CT_F16) r = ct__fail(CT_ERR_RUNTIME, "multinomial is not implemented for half on CPU");
-    else if (replacement) r = ct__multinomial_replacement(probs, num_samples, out, g);
-    else r = ct__multinomial_no_replacement(probs, num_samples, out, g);
-    return ct__sampled(out, r);
+    if (probs->dtype == CT_F16)
+        return ct__sampled(out, ct__fail(CT_ERR_RUNTIME, "multinomial is not implemented for half on CPU"));
+    ct__random_job job = ct__random_job_for(CT__RANDOM_MULTINOMIAL, out);
+    job.input = probs;
+    job.k = num_samples;
+    job.replacement = replacement;
+    return ct__sampled(out, ct__sample(&job, g));
+}
+
+/* ---------------------------------------------------------------- the CPU's samplers */
+
+static ct_result ct__cpu_random(const ct__random_job *j)
+{
+    switch (j->kind) {
+    case CT__RANDOM_UNIFORM: ct__fill_serial(j->out, j->g, ct__draw_uniform, j->a); break;
+    case CT__RANDOM_NORMAL: ct__normal_draws(j->out, j->g, j->a[0], j->a[1]); break;
+    case CT__RANDOM_INT: ct__fill_serial(j->out, j->g, ct__draw_int, j->u); break;
+    case CT__RANDOM_EXPONENTIAL: ct__fill_serial(j->out, j->g, ct__draw_exponential, &j->a[0]); break;
+    case CT__RANDOM_BERNOULLI:
+        if (j->input) return ct__bernoulli_draws(j->out, j->input, j->g);
+        ct__fill_serial(j->out, j->g, ct__draw_bernoulli, &j->a[0]);
+        break;
+    case CT__RANDOM_NORMAL_TENSOR: ct__normal_tensor_draws(j->out, j->input, j->input2, j->g); break;
+    case CT__RANDOM_RANDPERM: ct__randperm_draws(j->out, j->g); break;
+    case CT__RANDOM_MULTINOMIAL:
+        return j->replacement ? ct__multinomial_replacement(j->input, j->k, j->out, j->g)
+                              : ct__multinomial_no_replacement(j->input, j->k, j->out, j->g);
+    }
+    return CT_OK;
 }
 
 /* ==================== tensor/print.c ==================== */
@@ -8853,7 +9276,8 @@ static void ct__sink_printf(ct__sink *s, const char *fmt, ...)
 typedef enum ct__mode { CT__FIXED, CT__INTEGRAL, CT__SCI } ct__mode;
 
 typedef struct ct__fmt {
-    const ct_tensor *t;
+    const ct_tensor *t; /* the sizes shown; its elements in memory the host reads */
+    const int64_t *skip; /* per dim: middle elements the memory leaves out (NULL: none) */
     ct_print_opts o; /* the options when printing began */
     bool summarize;  /* numel > threshold: only edgeitems per dim are shown */
     ct__mode mode;
@@ -8869,6 +9293,7 @@ static bool ct__cut(const ct__fmt *f, int64_t n) { return f->summarize && n > 2 
 
 static const char *ct__at(const ct__fmt *f, const char *p, int dim, int64_t i)
 {
+    if (f->skip && i >= f->o.edgeitems) i -= f->skip[dim];
     return p + (ptrdiff_t)(i * f->t->strides[dim]) * (ptrdiff_t)ct__esize(f->t);
 }
 
@@ -8943,10 +9368,11 @@ static void ct__measure(ct__fmt *f, const char *p)
 }
 
 /* _Formatter.__init__. */
-static void ct__fmt_init(ct__fmt *f, const ct_tensor *t)
+static void ct__fmt_init(ct__fmt *f, const ct_tensor *t, const int64_t *skip)
 {
     bool floating = ct_dtype_is_floating(t->dtype);
     f->t = t;
+    f->skip = skip;
     f->o = ct__print_opts;
     f->summarize = ct_numel(t) > f->o.threshold;
     f->mode = CT__INTEGRAL;
@@ -9038,7 +9464,7 @@ static void ct__put_tensor(ct__sink *s, const ct__fmt *f, int dim, const char *p
 /* ---------------------------------------------------------------- repr */
 
 #define CT__SUFFIX_MAX 512
-#define CT__SUFFIXES 3
+#define CT__SUFFIXES 4
 
 /* The suffixes _str_intern adds for a CPU tensor, in its order; their count. */
 static int ct__suffixes(const ct_tensor *t, char out[CT__SUFFIXES][CT__SUFFIX_MAX])
@@ -9046,6 +9472,10 @@ static int ct__suffixes(const ct_tensor *t, char out[CT__SUFFIXES][CT__SUFFIX_MA
     int k = 0;
     ct_dtype def = ct_get_default_dtype();
     const char *grad_fn = ct_node_name(ct_grad_fn(t)); /* "AddBackward0", NULL for a leaf */
+    if (t->storage->device.type != CT_DEVICE_CPU) {
+        char dev[64];
+        snprintf(out[k++], CT__SUFFIX_MAX, "device='%s'", ct_device_str(t->storage->device, dev, sizeof dev));
+    }
     if (ct_numel(t) == 0) {
         /* the shape is shown unless it is (0,); an empty tensor has no values
          * to tell int64 from float, so only the default dtype goes unnamed */
@@ -9086,7 +9516,28 @@ static void ct__put_suffixes(ct__sink *s, char suffixes[CT__SUFFIXES][CT__SUFFIX
     ct__sink_puts(s, ")");
 }
 
-/* _str_intern for a strided CPU tensor. */
+/* What printing shows of a device tensor t, copied to the host: each dim
+ * cut to its edges when summarizing (get_summarized_data, on the device),
+ * skip[d] elements left out of dim d's middle. Printing synchronises, as
+ * in PyTorch. */
+static const ct_tensor *ct__shown_on_host(const ct_tensor *t, int64_t *skip)
+{
+    int64_t edge = ct__print_opts.edgeitems;
+    bool summarize = ct_numel(t) > ct__print_opts.threshold;
+    ct_tensor *s = (ct_tensor *)t;
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    for (int d = 0; d < t->ndim && s; d++) {
+        int64_t n = t->sizes[d];
+        skip[d] = summarize && n > 2 * edge ? n - 2 * edge : 0;
+        if (!skip[d]) continue;
+        ct_tensor *edges[2] = {ct_narrow(s, d, 0, edge), ct_narrow(s, d, n - edge, edge)};
+        s = edges[0] && edges[1] ? ct_cat(edges, 2, d) : NULL;
+    }
+    ct_grad_mode_restore(mode);
+    return s ? ct__host(s) : NULL;
+}
+
+/* _str_intern for a strided tensor. */
 static void ct__put_repr(ct__sink *s, const ct_tensor *t)
 {
     static const char prefix[] = "tensor(";
@@ -9096,9 +9547,19 @@ static void ct__put_repr(ct__sink *s, const ct_tensor *t)
     if (ct_numel(t) == 0) {
         ct__sink_puts(s, "[]");
     } else {
+        ct_scope scope = ct_scope_begin();
+        int64_t skip[CT_MAX_DIMS];
+        bool device = t->storage->device.type != CT_DEVICE_CPU;
+        const ct_tensor *h = device ? ct__shown_on_host(t, skip) : t;
+        ct_tensor shown; /* the host's elements with t's sizes */
         ct__fmt f;
-        ct__fmt_init(&f, t);
-        ct__put_tensor(s, &f, 0, ct__data(t), indent);
+        if (h) {
+            shown = *h;
+            memcpy(shown.sizes, t->sizes, sizeof shown.sizes);
+            ct__fmt_init(&f, &shown, device ? skip : NULL);
+            ct__put_tensor(s, &f, 0, ct__data(h), indent);
+        }
+        ct_scope_end(scope);
     }
     ct__put_suffixes(s, suffixes, ct__suffixes(t, suffixes), indent);
 }
@@ -9108,8 +9569,6 @@ int ct_to_string(const ct_tensor *t, char *buf, size_t n)
     ct__sink s = {buf, buf ? n : 0, 0, 0};
     if (s.n) buf[0] = 0;
     if (!t) return (int)ct__null_arg(__func__, "self", 1);
-    if (t->storage->device.type != CT_DEVICE_CPU) /* its elements cannot be read in place */
-        return (int)ct__fail(CT_ERR_NOT_IMPLEMENTED, "printing a CUDA tensor is not supported yet");
     if (ct__history_check(&t, 1) != CT_OK) return (int)ct_last_error_code(); /* its grad_fn is part of the repr */
     ct__put_repr(&s, t);
     if (s.n) buf[CT__MIN(s.len, s.n - 1)] = 0;
@@ -9424,6 +9883,7 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     n->out[0].ndim = leaf->ndim;
     memcpy(n->out[0].sizes, leaf->sizes, sizeof n->out[0].sizes);
     n->out[0].dtype = leaf->dtype;
+    n->out[0].device = leaf->storage->device;
     m->accumulator = n; /* weak: the node holds the leaf, not the reverse */
     return n;
 }
@@ -9457,6 +9917,7 @@ static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
     n->out[k].ndim = t->ndim;
     memcpy(n->out[k].sizes, t->sizes, sizeof n->out[k].sizes);
     n->out[k].dtype = t->dtype;
+    n->out[k].device = t->storage->device;
 }
 
 /* Which of inputs is t (an output written in place), or -1. */
@@ -10028,6 +10489,13 @@ static ct_tensor *ct__validate_grad(const ct__node *n, int i, ct_tensor *g)
         r = summed;
     }
     if (r->dtype != m->dtype) r = ct_to(r, m->dtype);
+    if (r && !ct_device_equal(r->storage->device, m->device)) {
+        char want[64], got[64];
+        ct__fail(CT_ERR_RUNTIME, "Function %s returned an invalid gradient at index %d - expected device %s but got %s",
+                 n->type->name, i, ct_device_str(m->device, want, sizeof want),
+                 ct_device_str(r->storage->device, got, sizeof got));
+        return NULL;
+    }
     return r ? ct_retain(r) : NULL;
 }
 
@@ -10035,7 +10503,7 @@ static bool ct__has_nan(const ct_tensor *g)
 {
     if (!ct_dtype_is_floating(g->dtype)) return false;
     ct_scope s = ct_scope_begin();
-    ct_tensor *c = ct_contiguous(g);
+    const ct_tensor *c = ct__host(ct_contiguous(g));
     bool nan = false;
     for (int64_t i = 0, n = ct_numel(c); c && i < n && !nan; i++) {
         double v = ct__read_f64(ct__data(c) + (size_t)i * ct__esize(c), c->dtype);
@@ -10113,9 +10581,12 @@ static ct_result ct__run_node(ct__run *r, ct__node *n)
     if (n->saved_freed) return ct__fail(CT_ERR_RUNTIME, "%s", ct__freed_graph_msg);
     if (n->n_next > 8 && !(grads_in = (ct_tensor **)CT_MALLOC((size_t)n->n_next * sizeof *grads_in))) return CT__OOM();
     memset(grads_in, 0, (size_t)n->n_next * sizeof *grads_in);
+    /* what the zeros and the formula create goes to the node's device, as PyTorch's engine guards it */
+    ct_device_guard on = ct_device_guard_begin(n->n_out ? n->out[0].device : ct__cpu);
     for (int k = 0; k < n->n_out; k++)
         if (!grads[k] && !(grads[k] = ct_retain(ct__zeros_for(n, k)))) res = ct_last_error_code();
     if (res == CT_OK) res = n->type->backward(n, grads, grads_in);
+    ct_device_guard_end(on);
     for (int i = 0; i < n->n_next && res == CT_OK; i++) {
         if (!grads_in[i] || !n->next[i].fn) continue;
         ct_tensor *g = ct__validate_grad(n, i, grads_in[i]);
@@ -12173,7 +12644,8 @@ static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int 
 
 CT__BACKWARD(to_copy)
 {
-    CT__GRAD(0, ct_to(go[0], ct__input_meta(n, 0)->dtype));
+    const ct__out_meta *in = ct__input_meta(n, 0); /* back to the input's dtype and device */
+    CT__GRAD(0, ct__to_device(go[0], in->device, in->dtype, false));
     return CT_OK;
 }
 
@@ -13062,6 +13534,22 @@ static int64_t ct__gc_offset(const ct_tensor *t, int64_t i)
     return off;
 }
 
+/* A zeroed float64 matrix on the host, for a Jacobian. */
+static ct_tensor *ct__gc_host_zeros(int64_t rows, int64_t cols)
+{
+    int64_t sizes[2] = {rows, cols};
+    ct_tensor *t = ct__alloc(sizes, 2, CT_F64, ct__cpu);
+    if (t) ct__fill_double(t, 0);
+    return t;
+}
+
+/* Element i (row-major) of t, a 0-d tensor over its storage, written
+ * through t's device (the perturbations and one-hot gradients). */
+static ct_tensor *ct__gc_element(const ct_tensor *t, int64_t i)
+{
+    return ct__view_of(t, NULL, NULL, 0, ct__gc_offset(t, i));
+}
+
 /* The outputs of fn flattened into one float64 vector. (Grad mode stays on:
  * gradgradcheck's function runs a backward inside.) */
 static ct_tensor *ct__gc_flat_outputs(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user)
@@ -13070,8 +13558,9 @@ static ct_tensor *ct__gc_flat_outputs(ct_gradcheck_fn fn, ct_tensor *const *inpu
     int k = ct__gc_call(fn, inputs, n, user, out);
     if (k < 0) return NULL;
     for (int i = 0; i < k; i++) flat[i] = ct_reshape(ct_to(out[i], CT_F64), CT_SHAPE(-1));
-    /* a copy read as a plain array: an output may be an input itself, which the caller perturbs */
-    return ct_clone(ct_contiguous(k == 1 ? flat[0] : ct_cat(flat, k, 0)));
+    /* a host copy read as a plain array: an output may be an input itself, which the caller perturbs */
+    const ct_tensor *all = k == 1 ? flat[0] : ct_cat(flat, k, 0);
+    return all && all->storage->device.type != CT_DEVICE_CPU ? (ct_tensor *)ct__host(all) : ct_clone(ct_contiguous(all));
 }
 
 /* Numerical Jacobian of all outputs with respect to input `which`: rows are
@@ -13081,17 +13570,18 @@ static ct_tensor *ct__gc_numerical(ct_gradcheck_fn fn, ct_tensor *const *inputs,
 {
     ct_tensor *x = inputs[which];
     int64_t rows = ct_numel(x);
-    ct_tensor *jac = ct_zeros(CT_SHAPE(rows, n_out), CT_F64);
+    ct_tensor *jac = ct__gc_host_zeros(rows, n_out);
     if (!jac) return NULL;
     double *J = (double *)ct__data(jac);
     for (int64_t r = 0; r < rows; r++) {
-        char *p = (char *)x->storage->data + (size_t)ct__gc_offset(x, r) * ct__esize(x);
-        double orig = ct__read_f64(p, x->dtype);
-        ct__write_f64(p, x->dtype, orig - eps);
+        ct_tensor *p = ct__gc_element(x, r);
+        if (!p) return NULL;
+        double orig = ct_item(p);
+        ct__fill_double(p, orig - eps);
         ct_tensor *lo = ct__gc_flat_outputs(fn, inputs, n, user);
-        ct__write_f64(p, x->dtype, orig + eps);
+        ct__fill_double(p, orig + eps);
         ct_tensor *hi = ct__gc_flat_outputs(fn, inputs, n, user);
-        ct__write_f64(p, x->dtype, orig);
+        ct__fill_double(p, orig);
         if (!lo || !hi) return NULL;
         const double *a = (const double *)ct__data(lo), *b = (const double *)ct__data(hi);
         for (int64_t c = 0; c < n_out; c++) J[r * n_out + c] = (b[c] - a[c]) / (2 * eps);
@@ -13111,7 +13601,7 @@ static ct_result ct__gc_analytical(ct_gradcheck_fn fn, ct_tensor *const *inputs,
         if (ct_requires_grad(inputs[i])) {
             idx[nwrt] = i;
             wrt[nwrt++] = inputs[i];
-            jacs[i] = ct_zeros(CT_SHAPE(ct_numel(inputs[i]), n_out), CT_F64);
+            jacs[i] = ct__gc_host_zeros(ct_numel(inputs[i]), n_out);
             if (!jacs[i]) return ct_last_error_code();
         }
     int k = ct__gc_call(fn, inputs, n, user, out);
@@ -13124,13 +13614,17 @@ static ct_result ct__gc_analytical(ct_gradcheck_fn fn, ct_tensor *const *inputs,
         }
         for (int64_t e = 0; e < ct_numel(out[o]); e++, col++) {
             ct_scope s = ct_scope_begin();
-            ct_tensor *go = ct_zeros(ct_shape_of(out[o]), out[o]->dtype), *g[CT__GC_MAX_OUT * 4]; /* row-major */
-            ct__write_f64((char *)ct__data(go) + (size_t)e * ct__esize(go), go->dtype, 1.0);
+            ct_tensor *go = ct__alloc(out[o]->sizes, out[o]->ndim, out[o]->dtype, out[o]->storage->device); /* row-major */
+            ct_tensor *g[CT__GC_MAX_OUT * 4], *one = go ? ct__gc_element(go, e) : NULL;
+            if (one) {
+                ct__fill_double(go, 0);
+                ct__fill_double(one, 1);
+            }
             ct_grad_opts opts = {true, false, true};
-            ct_result r = ct_autograd_grad((const ct_tensor *const *)&out[o], 1, wrt, nwrt, (const ct_tensor *const *)&go, g, opts);
+            ct_result r = !one ? ct_last_error_code() : ct_autograd_grad((const ct_tensor *const *)&out[o], 1, wrt, nwrt, (const ct_tensor *const *)&go, g, opts);
             for (int w = 0; w < nwrt && r == CT_OK; w++) {
                 if (!g[w]) continue;
-                ct_tensor *gc = ct_contiguous(ct_to(g[w], CT_F64));
+                const ct_tensor *gc = ct__host(ct_contiguous(ct_to(g[w], CT_F64)));
                 if (!gc) {
                     r = ct_last_error_code();
                     break;
@@ -13473,7 +13967,7 @@ static ct_result ct__check_divisor(ct__op op, const ct_tensor *divisor, ct_dtype
     if (!ct__integer_division(op, compute, args) || ct_numel(divisor) == 0) return CT_OK;
     const ct_tensor *zero = ct_eq_scalar(divisor, ct_int(0));
     if (!zero) return ct_last_error_code();
-    zero = ct_contiguous(zero);
+    zero = ct__host(ct_contiguous(zero));
     if (!zero) return ct_last_error_code();
     if (memchr(ct__data(zero), 1, (size_t)ct_numel(zero))) return ct__fail(CT_ERR_RUNTIME, "ZeroDivisionError");
     return CT_OK;
@@ -13543,14 +14037,6 @@ static bool ct__number_checked(ct__op op, int i, ct_dtype compute, const ct__op_
 {
     if (op == CT__OP_pow) return i == 1 && compute != CT_F32 && compute != CT_F64;
     return args->checked;
-}
-
-/* The device the op runs on: the first operand's that is not a number. */
-static ct_device_type ct__pointwise_device(const ct_tensor *const *in, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!in[i]->wrapped_number) return in[i]->storage->device.type;
-    return CT_DEVICE_CPU;
 }
 
 /* Whether t's strides are exactly the contiguous ones of its sizes, those
@@ -13631,7 +14117,8 @@ static void ct__kernel_args_set(ct__op_args *kargs, ct__op op, const ct_tensor *
  * caller's own scope being open). args are the kernel's: this fills in what
  * the front end sets (number_other, compute). */
 static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *const *in, const int64_t *shape,
-                                   int ndim, ct_dtype compute, ct_dtype result, ct__op_args *args, bool scoped)
+                                   int ndim, ct_device dev, ct_dtype compute, ct_dtype result, ct__op_args *args,
+                                   bool scoped)
 {
     int n = ct__ops[op].arity;
     ct__stack_scalar ss[3];
@@ -13645,11 +14132,11 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
     } else {
         int64_t strides[CT_MAX_DIMS];
         ct__output_strides(in, n, shape, ndim, strides);
-        dst = ct__alloc_strided(shape, strides, ndim, result, ct__cpu);
+        dst = ct__alloc_strided(shape, strides, ndim, result, dev);
         if (!dst) return ct_last_error_code();
     }
     ct__kernel_args_set(args, op, in, compute);
-    if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, args);
+    if (ct_numel(dst)) ct__backend_for(dev.type)->pointwise(op, dst, kin, args);
     if (*out && !direct) ct__copy_unchecked(*out, dst); /* in place into another dtype */
     if (!*out) *out = scoped ? ct_keep(dst) : dst;
     return CT_OK;
@@ -13700,7 +14187,7 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
     }
     ct__pointwise_dtypes(op, a->dtype, &ct__no_args, &compute, &result);
     if (compute != a->dtype || ct__integer_division(op, compute, &ct__no_args)) return false;
-    const ct__backend *cpu = ct__backend_for(CT_DEVICE_CPU);
+    const ct_backend *cpu = ct__backend_for(CT_DEVICE_CPU);
     ct_tensor *dst = NULL;
     if ((*r = ct__pointwise_refusals(op, in, compute, &ct__no_args)) != CT_OK) return true;
     if (!cpu->has_pointwise(op, compute)) {
@@ -13708,7 +14195,7 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
         return true;
     }
     if ((numbers && ct__kernel_operands(op, in, compute, &ct__no_args, ss, kin) != CT_OK) ||
-        !(dst = ct__alloc_strided(a->sizes, a->strides, a->ndim, result, ct__cpu))) {
+        !(dst = ct__alloc_strided(a->sizes, a->strides, a->ndim, result, a->storage->device))) {
         *r = ct_last_error_code();
         return true;
     }
@@ -13739,13 +14226,15 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     if (!*out && ct__any_stale_view(in, n) && ct__pointwise_differentiable(op, in, args) &&
         (r = ct__recordable(in, n)) != CT_OK)
         return r;
+    ct_device dev;
+    if ((r = ct__common_device(in, n, true, &dev)) != CT_OK) return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
     if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;
     ct__pointwise_dtypes(op, common, args, &compute, &result);
     if ((r = ct__pointwise_shape(in, n, shape, &ndim)) != CT_OK) return r;
     if (*out && (r = ct__check_inplace(op, *out, in, n, shape, ndim, result, args)) != CT_OK) return r;
-    if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
+    if (!ct__backend_for(dev.type)->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
     ct__op_args kargs;
     ct__kernel_args_init(&kargs, args);
@@ -13755,7 +14244,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     if (scoped) s = ct_scope_begin();
     ct_tensor *self_before = *out ? ct__pointwise_self_before(op, in, n) : NULL;
     bool inplace = *out != NULL;
-    r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs, scoped);
+    r = ct__pointwise_run(op, out, in, shape, ndim, dev, compute, result, &kargs, scoped);
     if (r == CT_OK) {
         if (inplace) (*out)->storage->version++;
         if (ct__records(in, n)) ct__pointwise_record(op, *out, in, n, args, self_before);
@@ -14582,7 +15071,7 @@ ct_tensor *ct_isclose(const ct_tensor *a, const ct_tensor *b, ct_isclose_opts op
 /* Whether every element of a bool tensor is true (false when t is NULL). */
 static bool ct__all_true(const ct_tensor *t)
 {
-    const ct_tensor *c = t ? ct_contiguous(t) : NULL;
+    const ct_tensor *c = t ? ct__host(t) : NULL;
     return c && (ct_numel(c) == 0 || !memchr(ct__data(c), 0, (size_t)ct_numel(c)));
 }
 
@@ -14748,11 +15237,11 @@ static ct_tensor *ct__reduce(ct__rop op, const ct_tensor *in, uint32_t mask, boo
     return res;
 }
 
-/* A 0-d result of dtype dt holding v converted as PyTorch converts. */
-static ct_tensor *ct__scalar_result(double v, ct_dtype dt)
+/* A 0-d result of dtype dt on device holding v converted as PyTorch converts. */
+static ct_tensor *ct__scalar_result(double v, ct_dtype dt, ct_device device)
 {
-    ct_tensor *r = ct__alloc(NULL, 0, dt, ct__cpu);
-    if (r) ct__write_f64(ct__data(r), dt, v);
+    ct_tensor *r = ct__alloc(NULL, 0, dt, device);
+    if (r) ct__fill_double(r, v);
     return r;
 }
 
@@ -14791,8 +15280,8 @@ static ct_result ct__along_reduce(ct__aop op, const char *name, const ct_tensor 
     int n = ct__kept_shape(t, (uint32_t)mask, keepdim, sizes);
     bool with_values = op != CT__AOP_ARGMAX && op != CT__AOP_ARGMIN;
     ct_result r = in ? CT_OK : ct_last_error_code();
-    if (r == CT_OK && with_values && !(v = ct__alloc(sizes, n, in->dtype, ct__cpu))) r = ct_last_error_code();
-    if (r == CT_OK && !(i = ct__alloc(sizes, n, CT_I64, ct__cpu))) r = ct_last_error_code();
+    if (r == CT_OK && with_values && !(v = ct__alloc(sizes, n, in->dtype, in->storage->device))) r = ct_last_error_code();
+    if (r == CT_OK && !(i = ct__alloc(sizes, n, CT_I64, in->storage->device))) r = ct_last_error_code();
     if (r == CT_OK) {
         ct_tensor vv, iv;
         if (v) ct__kernel_view(&vv, v, in, (uint32_t)mask, keepdim);
@@ -15110,7 +15599,7 @@ static ct_result ct__var_two_pass(const ct_tensor *t, ct_tensor *res, int64_t co
     if (!mean) return ct_last_error_code();
     ct__rk(t)->reduce(CT__ROP_SQDEV, NULL, t, (uint32_t)((1u << t->ndim) - 1), &args);
     double var = sum / (double)CT__MAX((int64_t)0, ct_numel(t) - correction);
-    if (ct_numel(res)) ct__write_f64(ct__data(res), res->dtype, take_sqrt ? sqrt(var) : var);
+    ct__fill_double(res, take_sqrt ? sqrt(var) : var);
     return CT_OK;
 }
 
@@ -15125,7 +15614,8 @@ static ct_result ct__var_compute(const char *fname, bool take_sqrt, bool with_me
     if (ct__dims_mask(t, dims, &mask) != CT_OK) return ct_last_error_code();
     int n = ct__kept_shape(t, mask, keepdim, sizes);
     ct_scope s = ct_scope_begin();
-    ct_tensor *v = ct__alloc(sizes, n, t->dtype, ct__cpu), *m = with_mean ? ct__alloc(sizes, n, t->dtype, ct__cpu) : NULL;
+    ct_device dev = t->storage->device;
+    ct_tensor *v = ct__alloc(sizes, n, t->dtype, dev), *m = with_mean ? ct__alloc(sizes, n, t->dtype, dev) : NULL;
     ct_result r = v && (m || !with_mean) ? CT_OK : ct_last_error_code();
     if (r == CT_OK && ct_numel(t) == 0) {
         r = ct_fill_(v, ct_float(NAN));
@@ -15232,7 +15722,7 @@ ct_tensor *ct_median(const ct_tensor *input)
         ct__no_kernel("median_cpu", input->dtype);
         return NULL;
     }
-    if (ct_numel(input) == 0) v = ct__scalar_result(NAN, input->dtype);
+    if (ct_numel(input) == 0) v = ct__scalar_result(NAN, input->dtype, input->storage->device);
     else CT__UNRECORDED(v, ct__median_flat(input));
     return ct__record_result(CT__RG_MEDIAN, v, input, (uint32_t)((1u << input->ndim) - 1), false);
 }
@@ -15326,11 +15816,7 @@ ct_tensor *ct_norm_fro(const ct_tensor *input, ct_shape dims, bool keepdim)
 static ct_tensor *ct__finite_max(const ct_tensor *t, ct_shape dims)
 {
     ct_tensor *m = ct_amax(t, dims, true);
-    ct_tensor *c = m ? ct_contiguous(m) : NULL;
-    char *p = c ? ct__data(c) : NULL;
-    for (int64_t i = 0, n = ct_numel(c); i < n; i++, p += ct__esize(c))
-        if (isinf(ct__read_f64(p, c->dtype))) ct__write_f64(p, c->dtype, 0);
-    return c;
+    return m ? ct_masked_fill_scalar(m, ct_isinf(m), ct_int(0)) : NULL;
 }
 
 static ct_tensor *ct__logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
@@ -15425,8 +15911,8 @@ static ct_result ct__scan_dim(ct__aop op, const ct_tensor *in, int dim, bool wit
     if (d < 0) return ct_last_error_code();
     ct_scope s = ct_scope_begin();
     const ct_tensor *work = in->dtype == CT_F16 ? ct_to(in, CT_F32) : in;
-    ct_tensor *v = work ? ct__alloc(in->sizes, in->ndim, work->dtype, ct__cpu) : NULL;
-    ct_tensor *i = with_indices ? ct__alloc(in->sizes, in->ndim, CT_I64, ct__cpu) : NULL;
+    ct_tensor *v = work ? ct__alloc(in->sizes, in->ndim, work->dtype, in->storage->device) : NULL;
+    ct_tensor *i = with_indices ? ct__alloc(in->sizes, in->ndim, CT_I64, in->storage->device) : NULL;
     ct_result r = v && (i || !with_indices) ? CT_OK : ct_last_error_code();
     if (r == CT_OK && in->ndim == 0) {
         r = ct_copy_(v, work);
@@ -15647,7 +16133,7 @@ void ct_print_return_types(const char *name, const ct_tensor *values, const ct_t
 
 /* ---------------------------------------------------------------- helpers */
 
-static const ct__backend *ct__be(const ct_tensor *t) { return ct__backend_for(t->storage->device.type); }
+static const ct_backend *ct__be(const ct_tensor *t) { return ct__backend_for(t->storage->device.type); }
 
 /* PyTorch's ensure_nonempty_size: a 0-d tensor counts as one element along dim 0. */
 static int64_t ct__ne_size(const ct_tensor *t, int d) { return t->ndim ? t->sizes[d] : 1; }
@@ -15889,11 +16375,14 @@ static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int *dim_io)
 {
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     int ndim = 0;
-    if (ct__cat_shape(ts, n, dim_io, sizes, &ndim) != CT_OK) return NULL;
+    ct_device dev;
+    if (ct__cat_shape(ts, n, dim_io, sizes, &ndim) != CT_OK ||
+        ct__common_device((const ct_tensor *const *)ts, n, false, &dev) != CT_OK)
+        return NULL;
     int dim = *dim_io;
     ct_dtype dtype = ct__result_type((const ct_tensor *const *)ts, n);
     bool cl = ct__cat_strides(ts, n, sizes, ndim, strides);
-    ct_tensor *out = ct__alloc_strided(sizes, cl ? strides : NULL, ndim, dtype, ts[0]->storage->device);
+    ct_tensor *out = ct__alloc_strided(sizes, cl ? strides : NULL, ndim, dtype, dev);
     int64_t at = 0;
     for (int i = 0; out && i < n; i++) {
         const ct_tensor *t = ts[i];
@@ -15903,7 +16392,7 @@ static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int *dim_io)
         memcpy(psizes, out->sizes, sizeof psizes);
         psizes[dim] = t->sizes[dim];
         ct__ix_subview(&part, out, at * out->strides[dim], psizes, out->strides, ndim);
-        ct__be(out)->copy(&part, t);
+        ct__be(out)->copy(&part, t, false);
         at += t->sizes[dim];
     }
     return out;
@@ -16242,7 +16731,7 @@ static void ct__repeat_into(const ct_tensor *out, const ct_tensor *x, const int6
 {
     ct_tensor ov, xv;
     if (ct__repeat_views(out, x, reps, nd, &ov, &xv)) {
-        ct__be(out)->copy(&ov, &xv);
+        ct__be(out)->copy(&ov, &xv, false);
         return;
     }
     int64_t reps1[CT_MAX_DIMS], sizes[CT_MAX_DIMS];
@@ -16434,7 +16923,7 @@ static ct_tensor *ct__flip(const ct_tensor *t, ct_shape dims)
         if (flip[d]) offset += (t->sizes[d] - 1) * t->strides[d];
     }
     ct__ix_subview(&src, t, offset, t->sizes, strides, t->ndim);
-    ct__be(out)->copy(out, &src);
+    ct__be(out)->copy(out, &src, false);
     return out;
 }
 
@@ -17387,11 +17876,16 @@ ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
 /* ==================== ops/sort.c ==================== */
 // >>ops/sort.c
 /* Sorting and selection: PyTorch's argument checks, output shapes and
- * layouts, then the backend's kernels (ct__backend.sorting). */
+ * layouts, then the backend's kernels (ct_backend.sorting). */
 
+/* The job on its tensors' device (a searched number is a 0-d CPU tensor
+ * beside the boundaries; ct__searchsorted refused other mixes). */
 static ct_result ct__sorting(ct__op op, ct__sort_job *job)
 {
-    return ct__backend_for(job->input->storage->device.type)->sorting(op, job);
+    const ct_tensor *in[3] = {job->input, job->boundaries, job->sorter};
+    ct_device dev;
+    ct_result r = ct__common_device(in, 3, true, &dev);
+    return r == CT_OK ? ct__backend_for(dev.type)->sorting(op, job) : r;
 }
 
 /* Set the caller's result pointers to NULL (those given). */
@@ -17442,7 +17936,7 @@ static ct_result ct__values_indices(ct__op op, ct__sort_job *job, const int64_t 
     ct_result r = i && (v || !values) ? CT_OK : ct_last_error_code();
     if (r == CT_OK && t->ndim == 0) {
         if (v) ct__copy_unchecked(v, t);
-        *(int64_t *)ct__data(i) = 0;
+        ct__fill_double(i, 0);
     } else if (r == CT_OK && ct_numel(i) > 0) {
         job->values = v && reduced ? ct_unsqueeze(v, job->dim) : v;
         job->indices = reduced ? ct_unsqueeze(i, job->dim) : i;
@@ -17711,7 +18205,7 @@ static ct_result ct__searchsorted_check(const ct_tensor *bd, const ct_tensor *in
 static ct_result ct__check_sorter_range(const ct_tensor *sorter)
 {
     ct_scope s = ct_scope_begin();
-    const ct_tensor *c = ct_contiguous(sorter);
+    const ct_tensor *c = ct__host(ct_contiguous(sorter));
     const int64_t *p = c ? (const int64_t *)ct__data(c) : NULL;
     int64_t n = ct_numel(sorter), inner = sorter->sizes[sorter->ndim - 1];
     bool bad = false;
@@ -17732,10 +18226,13 @@ static const ct_tensor *ct__search_operand(const ct_tensor *t, ct_dtype common, 
 
 static ct_tensor *ct__searchsorted(const ct_tensor *bd, const ct_tensor *in, ct_searchsorted_opts o)
 {
-    if (ct__searchsorted_check(bd, in, o) != CT_OK || (o.sorter && ct__check_sorter_range(o.sorter) != CT_OK))
+    const ct_tensor *all[3] = {bd, in, o.sorter};
+    ct_device dev;
+    if (ct__searchsorted_check(bd, in, o) != CT_OK || ct__common_device(all, 3, true, &dev) != CT_OK ||
+        (o.sorter && ct__check_sorter_range(o.sorter) != CT_OK))
         return NULL;
     ct_scope s = ct_scope_begin();
-    ct_tensor *out = ct__alloc(in->sizes, in->ndim, o.out_int32 ? CT_I32 : CT_I64, in->storage->device);
+    ct_tensor *out = ct__alloc(in->sizes, in->ndim, o.out_int32 ? CT_I32 : CT_I64, dev);
     const ct_tensor *pair[2] = {bd, in};
     ct_dtype common = ct__result_type(pair, 2);
     ct_result r = out ? CT_OK : ct_last_error_code();
@@ -18307,6 +18804,15 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
                                                   : (double)(int64_t)((uint64_t)ct__trunc_i64(end) - (uint64_t)ct__trunc_i64(start));
     g.step = diff / (double)(g.steps - 1);
     ct__parallel_for(g.steps, CT__GRAIN, ct__logspace_chunk, &g);
+}
+
+static void ct__cpu_range(const ct__range_job *job)
+{
+    switch (job->kind) {
+    case CT__RANGE_ARANGE: ct__cpu_arange(job->out, job->start, job->step); break;
+    case CT__RANGE_LINSPACE: ct__cpu_linspace(job->out, job->begin, job->end); break;
+    case CT__RANGE_LOGSPACE: ct__cpu_logspace(job->out, job->begin, job->end, job->base); break;
+    }
 }
 
 /* ==================== cpu/pointwise.c ==================== */
@@ -22221,512 +22727,8 @@ static ct_result ct__cpu_sorting(ct__op op, ct__sort_job *job)
     }
 }
 
-/* ==================== cpu/copy.c ==================== */
-// >>cpu/copy.c
-/* The CPU backend: aligned allocation, copy with dtype conversion, fill. */
-
-/* Blocks of at least 32 MB, with libc's allocator on Linux, ask for
- * transparent huge pages (Linux gives them only on request by default): a
- * new output that large is then faulted in 2 MB at a time, about twice as
- * fast as in 4 KB pages, and the ops that make one (a + b on 10M floats)
- * spend about half their time faulting. 32 MB is glibc's largest mmap
- * threshold: smaller blocks may come back from its heap already faulted
- * in, which is faster still. Such a block is 2 MB aligned and a whole
- * number of 2 MB long, so its last huge page may hold up to 2 MB more than
- * the tensor asked for. */
-#define CT__HUGE_PAGE ((size_t)2 << 20)
-#define CT__HUGE_BLOCK ((size_t)32 << 20)
-#if defined(__linux__) && defined(CT__LIBC_ALLOCATOR)
-#include <sys/mman.h>
-#ifndef MADV_HUGEPAGE /* named only under _DEFAULT_SOURCE; every Linux libc has madvise */
-#define MADV_HUGEPAGE 14
-#ifdef __cplusplus
-extern "C" int madvise(void *addr, size_t len, int advice);
-#else
-int madvise(void *addr, size_t len, int advice);
-#endif
-#endif
-
-static char *ct__cpu_alloc_raw(size_t nbytes)
-{
-    if (nbytes < CT__HUGE_BLOCK) return (char *)CT_MALLOC(nbytes);
-    size_t size = (nbytes + CT__HUGE_PAGE - 1) & ~(CT__HUGE_PAGE - 1);
-    char *raw = (char *)aligned_alloc(CT__HUGE_PAGE, size);
-    if (raw) madvise(raw, size, MADV_HUGEPAGE); /* (only advice: refused, the pages are small ones) */
-    return raw;
-}
-#else
-static char *ct__cpu_alloc_raw(size_t nbytes) { return (char *)CT_MALLOC(nbytes); }
-#endif
-
-/* 64-byte aligned blocks (one cache line, one AVX-512 vector); the pointer
- * the allocator returned is kept just before the block. */
-static void *ct__cpu_alloc(size_t nbytes, int device_index)
-{
-    (void)device_index;
-    if (nbytes > SIZE_MAX - 64 - sizeof(void *) - CT__HUGE_PAGE) return NULL;
-    char *raw = ct__cpu_alloc_raw(nbytes + 64 + sizeof(void *));
-    if (!raw) return NULL;
-    uintptr_t p = ((uintptr_t)raw + sizeof(void *) + 63) & ~(uintptr_t)63;
-    ((void **)p)[-1] = raw;
-    return (void *)p;
-}
-
-static void ct__cpu_free(void *ptr, int device_index)
-{
-    (void)device_index;
-    if (ptr) CT_FREE(((void **)ptr)[-1]);
-}
-
-/* Same-dtype copy of n elements of `size` bytes. */
-#define CT__COPY_LOOP(T)                                                              \
-    static void ct__copy_loop_##T(char **data, const int64_t *strides, int64_t n, void *ctx) \
-    {                                                                                 \
-        (void)ctx;                                                                    \
-        char *dst = data[0], *src = data[1];                                          \
-        if (strides[0] == (int64_t)sizeof(T) && strides[1] == (int64_t)sizeof(T)) {   \
-            memcpy(dst, src, (size_t)n * sizeof(T));                                  \
-            return;                                                                   \
-        }                                                                             \
-        if (strides[0] == (int64_t)sizeof(T) && strides[1] == 0) { /* an expanded value */ \
-            T v, *d = (T *)dst;                                                       \
-            memcpy(&v, src, sizeof v);                                                \
-            for (int64_t i = 0; i < n; i++) d[i] = v;                                 \
-            return;                                                                   \
-        }                                                                             \
-        for (int64_t i = 0; i < n; i++) {                                             \
-            memcpy(dst + i * strides[0], src + i * strides[1], sizeof(T));            \
-        }                                                                             \
-    }
-CT__COPY_LOOP(uint8_t)
-CT__COPY_LOOP(uint16_t)
-CT__COPY_LOOP(uint32_t)
-CT__COPY_LOOP(uint64_t)
-#undef CT__COPY_LOOP
-
-/* Converting copies, one loop per (source, destination) pair. */
-#define CT__CAST_LOOP(dst, DDT, src)                                                                  \
-    static void ct__cast_##src##_##dst(char **data, const int64_t *strides, int64_t n, void *ctx)     \
-    {                                                                                                 \
-        (void)ctx;                                                                                    \
-        ct__##dst##_t *d = (ct__##dst##_t *)data[0];                                                  \
-        const ct__##src##_t *s = (const ct__##src##_t *)data[1];                                      \
-        if (strides[0] == (int64_t)sizeof *d && strides[1] == (int64_t)sizeof *s) {                   \
-            for (int64_t i = 0; i < n; i++) d[i] = CT__CONVERT(src, dst, s[i]);                       \
-        } else {                                                                                      \
-            for (int64_t i = 0; i < n; i++)                                                           \
-                *(ct__##dst##_t *)(data[0] + i * strides[0]) =                                        \
-                    CT__CONVERT(src, dst, *(const ct__##src##_t *)(data[1] + i * strides[1]));        \
-        }                                                                                             \
-    }
-#define CT__CAST_ROW(src, SDT, _) CT__DTYPES_B(CT__CAST_LOOP, src)
-CT__DTYPES_A(CT__CAST_ROW, _)
-#undef CT__CAST_ROW
-#undef CT__CAST_LOOP
-
-/* ct__cast_loops[src][dst], indexed by ct_dtype (CT_DEFAULT's row and column unused). */
-#define CT__CAST_ENTRY(dst, DDT, src) ct__cast_##src##_##dst,
-#define CT__CAST_ROW(src, SDT, _) {NULL, CT__DTYPES_B(CT__CAST_ENTRY, src)},
-static const ct__loop_fn ct__cast_loops[CT_NUM_DTYPES][CT_NUM_DTYPES] = {
-    {NULL}, CT__DTYPES_A(CT__CAST_ROW, _)};
-#undef CT__CAST_ROW
-#undef CT__CAST_ENTRY
-
-/* float32 and float64 to bfloat16 on contiguous data: PyTorch's vectorised
- * loop writes NaN as 0xffff where its scalar loop (and the one above) writes
- * 0x7fc0; for float64 the vector loop covers whole blocks of 16 elements of
- * each call. ctx is the source dtype. */
-static void ct__cast_to_bf16_vectorised(char **data, const int64_t *strides, int64_t n, void *ctx)
-{
-    ct_dtype src = *(const ct_dtype *)ctx;
-    ct__cast_loops[src][CT_BF16](data, strides, n, NULL);
-    if (strides[0] != 2 || strides[1] != (int64_t)ct_dtype_size(src)) return;
-    int64_t vec = src == CT_F64 ? n - n % 16 : n;
-    uint16_t *d = (uint16_t *)data[0];
-    for (int64_t i = 0; i < vec; i++)
-        if (d[i] == 0x7fc0 && ct__read_f64(data[1] + i * strides[1], src) != ct__read_f64(data[1] + i * strides[1], src))
-            d[i] = 0xffff;
-}
-
-static ct__loop_fn ct__copy_loop_for_size(size_t size)
-{
-    switch (size) {
-    case 1: return ct__copy_loop_uint8_t;
-    case 2: return ct__copy_loop_uint16_t;
-    case 4: return ct__copy_loop_uint32_t;
-    default: return ct__copy_loop_uint64_t;
-    }
-}
-
-static void ct__cpu_copy(ct_tensor *dst, const ct_tensor *src)
-{
-    const ct_tensor *ops[2] = {dst, src};
-    ct__iter it;
-    ct__iter_init(&it, 2, ops);
-    ct__loop_fn fn = dst->dtype == src->dtype ? ct__copy_loop_for_size(ct__esize(dst))
-                                              : ct__cast_loops[src->dtype][dst->dtype];
-    ct_dtype src_dtype = src->dtype;
-    if (dst->dtype == CT_BF16 && (src_dtype == CT_F32 || src_dtype == CT_F64)) fn = ct__cast_to_bf16_vectorised;
-    ct__iter_parallel(&it, fn, &src_dtype);
-}
-
-/* Fill n elements of `size` bytes with the pattern in ctx. */
-#define CT__FILL_LOOP(T)                                                              \
-    static void ct__fill_loop_##T(char **data, const int64_t *strides, int64_t n, void *ctx) \
-    {                                                                                 \
-        T v;                                                                          \
-        memcpy(&v, ctx, sizeof v);                                                    \
-        if (strides[0] == (int64_t)sizeof(T)) {                                       \
-            T *d = (T *)data[0];                                                      \
-            for (int64_t i = 0; i < n; i++) d[i] = v;                                 \
-        } else {                                                                      \
-            for (int64_t i = 0; i < n; i++) memcpy(data[0] + i * strides[0], &v, sizeof v); \
-        }                                                                             \
-    }
-CT__FILL_LOOP(uint8_t)
-CT__FILL_LOOP(uint16_t)
-CT__FILL_LOOP(uint32_t)
-CT__FILL_LOOP(uint64_t)
-#undef CT__FILL_LOOP
-
-static void ct__cpu_fill(ct_tensor *dst, const void *elem)
-{
-    const ct_tensor *ops[1] = {dst};
-    ct__iter it;
-    ct__loop_fn fn;
-    switch (ct__esize(dst)) {
-    case 1: fn = ct__fill_loop_uint8_t; break;
-    case 2: fn = ct__fill_loop_uint16_t; break;
-    case 4: fn = ct__fill_loop_uint32_t; break;
-    default: fn = ct__fill_loop_uint64_t; break;
-    }
-    ct__iter_init(&it, 1, ops);
-    ct__iter_parallel(&it, fn, (void *)elem);
-}
-
-static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt) { return ct__cpu_pointwise_loop(op, dt) != NULL; }
-
-static const ct__backend ct__cpu_backend = {ct__cpu_alloc, ct__cpu_free, ct__cpu_copy, ct__cpu_fill,
-                                            ct__cpu_has_pointwise, ct__cpu_pointwise, ct__cpu_index, ct__cpu_sorting,
-                                            &ct__cpu_reduce_kernels};
-static const ct__backend *ct__backends[CT_NUM_DEVICE_TYPES] = {&ct__cpu_backend, NULL};
-
-static const ct__backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }
-
-/* ==================== cpu/conv.c ==================== */
-// >>cpu/conv.c
-/* The convolution and pooling kernels: im2col / col2im over up to three
- * spatial dims, sparse linear maps (gathers with weights) and their
- * adjoints, and the search for each window's maximum. Float32 and float64. */
-
-/* ---------------------------------------------------------------- im2col / col2im */
-
-/* The outputs o in [*lo, *hi) of a row of n_out whose input o * stride + off
- * falls inside [0, n_in): a window's row is zero outside them. */
-static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t n_out, int64_t *lo, int64_t *hi)
-{
-    int64_t first = off >= 0 ? 0 : (-off + stride - 1) / stride;
-    int64_t end = n_in - 1 - off < 0 ? 0 : (n_in - 1 - off) / stride + 1;
-    *hi = end < n_out ? end : n_out;
-    *lo = first < *hi ? first : *hi;
-}
-
-/* dst[0, b - a) = places [a, b) of a line whose place p is src[p + off] in [lo, hi) and 0 elsewhere
- * (a <= lo <= hi <= b; src stays a valid pointer when lo == hi). Lines of a window are short (a row of
- * the image), so under AVX-512 a line is a few masked loads, which read nothing outside their mask,
- * and masked stores; a plain loop otherwise. */
-/* The mask of lanes [0, n) of a vector of 16 or fewer (n clipped to [0, 16]). */
-static inline uint32_t ct__low_lanes(int64_t n) { return (1u << CT__MIN(CT__MAX(n, 0), 16)) - 1; }
-/* The same for two vectors of 16 or fewer lanes each, side by side (n clipped to [0, 32]). */
-static inline uint32_t ct__two_lanes(int64_t n) { return n >= 32 ? ~0u : (1u << CT__MAX(n, 0)) - 1; }
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#define CT__LINE_COPY(T, VL, mask, load, store)                                                              \
-    static inline void ct__line_copy_##T(const T *src, int64_t off, int64_t lo, int64_t hi, int64_t a,       \
-                                         int64_t b, T *dst)                                                  \
-    {                                                                                                        \
-        for (int64_t p = a; p < b; p += VL)                                                                  \
-            store(dst + p - a, (mask)ct__low_lanes(b - p),                                                   \
-                  load((mask)(ct__low_lanes(hi - p) & ~ct__low_lanes(lo - p)), src + p + off));             \
-    }
-CT__LINE_COPY(float, 16, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps)
-CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
-/* Whole lines [0, nl) of a window row, n2 places each (at most two vectors, else false and nothing
- * done), line l read from lsrc[l] + off (NULL: a line outside the image, zeros) into dst + l * n2:
- * `inside` the lanes read, `whole` the n2 written (ct__two_lanes), made once for the row. Masked loads
- * read nothing outside their mask (none for a NULL line). Stores are whole vectors while dst has room
- * for them (elements that later lines overwrite): a masked store costs several times a plain one. */
-#define CT__WHOLE_LINES(T, VL, V, mask, load, store, store_all)                                              \
-    static inline bool ct__whole_lines_##T(const T *const *lsrc, int64_t nl, int64_t off, int64_t n2,        \
-                                           uint32_t inside, uint32_t whole, T *dst, int64_t room)            \
-    {                                                                                                        \
-        if (n2 > 2 * VL) return false;                                                                       \
-        int vectors = n2 > VL ? 2 : 1;                                                                       \
-        for (int64_t l = 0; l < nl; l++, dst += n2) {                                                        \
-            const T *src = lsrc[l] ? lsrc[l] + off : dst;                                                    \
-            uint32_t m = lsrc[l] ? inside : 0;                                                               \
-            bool plain = l * n2 + vectors * VL <= room;                                                      \
-            for (int v = 0; v < vectors; v++) {                                                              \
-                V x = load((mask)(m >> (v * VL)), src + v * VL);                                             \
-                if (plain)                                                                                   \
-                    store_all(dst + v * VL, x);                                                              \
-                else                                                                                         \
-                    store(dst + v * VL, (mask)(whole >> (v * VL)), x);                                       \
-            }                                                                                                \
-        }                                                                                                    \
-        return true;                                                                                         \
-    }
-CT__WHOLE_LINES(float, 16, __m512, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps, _mm512_storeu_ps)
-CT__WHOLE_LINES(double, 8, __m512d, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd, _mm512_storeu_pd)
-#else
-#define CT__LINE_COPY(T)                                                                                     \
-    static inline void ct__line_copy_##T(const T *CT__RESTRICT src, int64_t off, int64_t lo, int64_t hi,     \
-                                         int64_t a, int64_t b, T *CT__RESTRICT dst)                          \
-    {                                                                                                        \
-        for (int64_t p = a; p < lo; p++) dst[p - a] = 0;                                                     \
-        for (int64_t p = lo; p < hi; p++) dst[p - a] = src[p + off];                                         \
-        for (int64_t p = hi; p < b; p++) dst[p - a] = 0;                                                     \
-    }
-CT__LINE_COPY(float)
-CT__LINE_COPY(double)
-#define CT__WHOLE_LINES(T)                                                                                   \
-    static inline bool ct__whole_lines_##T(const T *const *lsrc, int64_t nl, int64_t off, int64_t n2,        \
-                                           uint32_t inside, uint32_t whole, T *dst, int64_t room)            \
-    {                                                                                                        \
-        (void)lsrc, (void)nl, (void)off, (void)n2, (void)inside, (void)whole, (void)dst, (void)room;         \
-        return false;                                                                                        \
-    }
-CT__WHOLE_LINES(float)
-CT__WHOLE_LINES(double)
-#endif
-
-/* Rows of the im2col matrix that share their lines: (c, j0, j1, j2) for up to this many j2 in turn. */
-#define CT__IM2COL_ROWS 16
-/* Lines of a window row walked at a time, then written for each of those rows. */
-#define CT__IM2COL_LINES 64
-
-/* Places [from, b) of a window row's line into dst: src[p * stride2 + off] for its inside places p in
- * [lo, hi) (clipped to [from, b)), zeros elsewhere; src NULL: a line outside the image. */
-#define CT__WINDOW_LINE(T)                                                                                   \
-    static inline void ct__window_line_##T(const ct__window *g, const T *x, const T *src, int64_t off,      \
-                                           int64_t lo, int64_t hi, int64_t from, int64_t b, T *dst)          \
-    {                                                                                                        \
-        int64_t w = lo, h = hi, s2 = g->stride[2]; /* w, h: the inside places */                             \
-        if (!src) w = h = from;                                                                              \
-        else if (from > 0 || b < g->out[2])                                                                  \
-            w = CT__MIN(CT__MAX(w, from), b), h = CT__MIN(CT__MAX(h, w), b);                                 \
-        if (s2 == 1) {                                                                                       \
-            ct__line_copy_##T(src ? src : x, off, w, h, from, b, dst);                                       \
-            return;                                                                                          \
-        }                                                                                                    \
-        for (int64_t p = from; p < b; p++) dst[p - from] = 0;                                                \
-        for (int64_t p = w; p < h; p++) dst[p - from] = src[p * s2 + off];                                   \
-    }
-CT__WINDOW_LINE(float)
-CT__WINDOW_LINE(double)
-
-/* Rows [r0, r1) and columns [k0, k1) of the im2col matrix of images side by side: image i (C, in0, in1,
- * in2) at x + i * image_stride has columns [i * L, (i + 1) * L), L = out0 * out1 * out2; row (c, j0, j1,
- * j2), column (o0, o1, o2) = x[c, o * stride - pad + j * dil], 0 outside. Into cols, rows ld apart.
- * A column range walks the lines (o0, o1) of the images in turn, keeping its place by counting, not
- * dividing; the rows of every j2 read the same image lines at other offsets, so a batch of lines is
- * walked once and then written for each of them. */
-#define CT__IM2COL(T)                                                                                        \
-    static void ct__im2col_##T(const ct__window *g, const T *x, int64_t image_stride, int64_t r0,            \
-                               int64_t r1, int64_t k0, int64_t k1, T *cols, int64_t ld)                      \
-    {                                                                                                        \
-        int64_t taps = g->k[0] * g->k[1] * g->k[2], n2 = g->out[2], L = g->out[0] * g->out[1] * n2;          \
-        int64_t plane = g->in[0] * g->in[1] * g->in[2], s2 = g->stride[2];                                   \
-        for (int64_t r = r0, rows; r < r1; r += rows, cols += rows * ld) {                                   \
-            int64_t c = r / taps, t = r % taps, j2 = t % g->k[2], j1 = t / g->k[2] % g->k[1];                \
-            int64_t j0 = t / (g->k[1] * g->k[2]), off[CT__IM2COL_ROWS], lo[CT__IM2COL_ROWS];                 \
-            int64_t hi[CT__IM2COL_ROWS];                                                                     \
-            rows = CT__MIN(CT__MIN(g->k[2] - j2, r1 - r), CT__IM2COL_ROWS);                                  \
-            for (int64_t e = 0; e < rows; e++) {                                                             \
-                off[e] = (j2 + e) * g->dil[2] - g->pad[2];                                                   \
-                ct__inside_range(off[e], s2, g->in[2], n2, &lo[e], &hi[e]);                                  \
-            }                                                                                                \
-            int64_t i = k0 / L, q = k0 % L / n2, a = k0 % L % n2, o0 = q / g->out[1], o1 = q % g->out[1];    \
-            const T *lsrc[CT__IM2COL_LINES];                                                                 \
-            int64_t la[CT__IM2COL_LINES], lb[CT__IM2COL_LINES];                                              \
-            for (int64_t done = 0, left = k1 - k0; left > 0;) {                                              \
-                int nl = 0;                                                                                  \
-                for (; nl < CT__IM2COL_LINES && left > 0; nl++, a = 0) {                                     \
-                    int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                             \
-                    int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                             \
-                    bool inside = i0 >= 0 && i0 < g->in[0] && i1 >= 0 && i1 < g->in[1];                      \
-                    la[nl] = a, lb[nl] = CT__MIN(n2, a + left);                                              \
-                    const T *line = x + i * image_stride + c * plane;                                        \
-                    lsrc[nl] = inside ? line + (i0 * g->in[1] + i1) * g->in[2] : NULL;                       \
-                    left -= lb[nl] - a;                                                                      \
-                    if (++o1 == g->out[1] && (o1 = 0, ++o0 == g->out[0])) o0 = 0, i++;                       \
-                }                                                                                            \
-                /* lines [w0, w1) are whole: only a batch's first and last can be cut by k0 or k1 */          \
-                int64_t w0 = la[0] > 0 || lb[0] < n2, w1 = nl - (nl - 1 >= w0 && lb[nl - 1] < n2);           \
-                int64_t width = 0, cut = w0 ? lb[0] - la[0] : 0;                                             \
-                for (int l = 0; l < nl; l++) width += lb[l] - la[l];                                         \
-                for (int64_t e = 0; e < rows; e++) {                                                         \
-                    T *dst = cols + e * ld + done;                                                           \
-                    uint32_t inside = ct__two_lanes(hi[e]) & ~ct__two_lanes(lo[e]), whole = ct__two_lanes(n2); \
-                    if (s2 == 1 && ct__whole_lines_##T(lsrc + w0, w1 - w0, off[e], n2, inside, whole,        \
-                                                       dst + cut, k1 - k0 - done - cut)) {                   \
-                        if (w0) ct__window_line_##T(g, x, lsrc[0], off[e], lo[e], hi[e], la[0], lb[0], dst); \
-                        if (w1 < nl)                                                                         \
-                            ct__window_line_##T(g, x, lsrc[nl - 1], off[e], lo[e], hi[e], la[nl - 1],        \
-                                                lb[nl - 1], dst + width - (lb[nl - 1] - la[nl - 1]));        \
-                        continue;                                                                            \
-                    }                                                                                        \
-                    for (int l = 0; l < nl; dst += lb[l] - la[l], l++)                                       \
-                        ct__window_line_##T(g, x, lsrc[l], off[e], lo[e], hi[e], la[l], lb[l], dst);         \
-                }                                                                                            \
-                done += width;                                                                               \
-            }                                                                                                \
-        }                                                                                                    \
-    }                                                                                                        \
-    /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */         \
-    static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                          \
-    {                                                                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                    \
-        memset(x, 0, sizeof(T) * (size_t)(C * g->in[0] * g->in[1] * g->in[2]));                              \
-        const T *row = cols;                                                                                 \
-        for (int64_t c = 0; c < C; c++)                                                                      \
-            for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
-                for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
-                    for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += L) {                                     \
-                        int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
-                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                  \
-                        T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                      \
-                        for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
-                            int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
-                            if (i0 < 0 || i0 >= g->in[0]) continue;                                          \
-                            for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                     \
-                                int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                 \
-                                if (i1 < 0 || i1 >= g->in[1]) continue;                                      \
-                                const T *CT__RESTRICT src = row + (o0 * g->out[1] + o1) * n2;                \
-                                T *CT__RESTRICT dst = xc + (i0 * g->in[1] + i1) * g->in[2];                  \
-                                if (s2 == 1)                                                                 \
-                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2 + off2] += src[o2];          \
-                                else                                                                         \
-                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2 * s2 + off2] += src[o2];     \
-                            }                                                                                \
-                        }                                                                                    \
-                    }                                                                                        \
-    }
-CT__IM2COL(float)
-CT__IM2COL(double)
-
-/* ---------------------------------------------------------------- sparse linear maps */
-
-/* out (planes, n_out) = the map of in (planes, n_in): each output is the sum
- * of its taps' weighted inputs, or `fill` when none of its taps is inside. */
-#define CT__LINMAP(T)                                                                                        \
-    static void ct__linmap_apply_##T(const ct__linmap *m, const T *in, T *out, T fill)                       \
-    {                                                                                                        \
-        int64_t per = m->n_out * m->taps;                                                                    \
-        for (int64_t b = 0; b < m->planes; b++) {                                                            \
-            const int64_t *src = m->src + (m->per_plane ? b * per : 0);                                      \
-            const T *x = in + b * m->n_in;                                                                   \
-            T *y = out + b * m->n_out;                                                                       \
-            for (int64_t i = 0; i < m->n_out; i++) {                                                         \
-                T acc = 0;                                                                                   \
-                bool any = false;                                                                            \
-                for (int64_t t = i * m->taps; t < (i + 1) * m->taps; t++) {                                  \
-                    if (src[t] < 0) continue;                                                                \
-                    acc += m->w ? (T)m->w[t] * x[src[t]] : x[src[t]];                                        \
-                    any = true;                                                                              \
-                }                                                                                            \
-                y[i] = any ? acc : fill;                                                                     \
-            }                                                                                                \
-        }                                                                                                    \
-    }                                                                                                        \
-    /* The adjoint: in (planes, n_in) = the transposed map of out (planes, n_out), tap by tap. */            \
-    static void ct__linmap_adjoint_##T(const ct__linmap *m, const T *out, T *in)                             \
-    {                                                                                                        \
-        const int64_t n_out = m->n_out, taps = m->taps, per = n_out * taps;                                  \
-        const double *w = m->w;                                                                              \
-        memset(in, 0, sizeof(T) * (size_t)(m->planes * m->n_in));                                            \
-        for (int64_t b = 0; b < m->planes; b++) {                                                            \
-            const int64_t *src = m->src + (m->per_plane ? b * per : 0);                                      \
-            T *x = in + b * m->n_in;                                                                         \
-            const T *y = out + b * n_out;                                                                    \
-            for (int64_t i = 0; i < n_out; i++)                                                              \
-                for (int64_t t = i * taps; t < (i + 1) * taps; t++)                                          \
-                    if (src[t] >= 0) x[src[t]] += w ? (T)w[t] * y[i] : y[i];                                 \
-        }                                                                                                    \
-    }
-CT__LINMAP(float)
-CT__LINMAP(double)
-
-/* Max pooling: the index of each window's maximum (the first; NaN wins, the
- * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps.
- * A block of windows at a time, tap by tap: one window's taps form a chain of
- * dependent compares, a block's windows are independent of each other. */
-#define CT__LINMAP_ARGMAX(T)                                                                            \
-    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                    \
-    {                                                                                                   \
-        enum { block = 256 };                                                                           \
-        const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;             \
-        const int64_t *table = m->src; /* locals: idx's stores could alias m's fields */                \
-        int64_t best[block];                                                                            \
-        for (int64_t b = 0; b < planes; b++)                                                            \
-            for (int64_t i0 = 0; i0 < n_out; i0 += block) {                                             \
-                const T *xp = x + b * n_in;                                                             \
-                const int64_t *src = table + i0 * taps;                                                 \
-                int64_t n = CT__MIN((int64_t)block, n_out - i0);                                        \
-                for (int64_t i = 0; i < n; i++) best[i] = -1;                                           \
-                /* branch-free (the comparisons are data-dependent): the best value is read again       \
-                 * rather than selected, the index selected by a mask */                                \
-                for (int64_t t = 0; t < taps; t++)                                                      \
-                    for (int64_t i = 0; i < n; i++) {                                                   \
-                        int64_t s = src[i * taps + t], cur = best[i];                                   \
-                        T v = xp[s < 0 ? 0 : s], bv = xp[cur < 0 ? 0 : cur];                            \
-                        int64_t take = (s >= 0) & ((cur < 0) | (v > bv) | (v != v));                    \
-                        best[i] = cur + ((s - cur) & -take);                                            \
-                    }                                                                                   \
-                for (int64_t i = 0; i < n; i++) idx[b * n_out + i0 + i] = CT__MAX(best[i], 0);          \
-            }                                                                                           \
-    }
-CT__LINMAP_ARGMAX(float)
-CT__LINMAP_ARGMAX(double)
-
-/* Max pooling's argmax over 2-D windows that all lie inside the image (no
- * padding, dilation 1, none past the edge): the scan of ct__linmap_argmax
- * (taps in row-major order, the first maximum, the last NaN) without its
- * table, a row of windows at a time, tap by tap, into local arrays (which
- * nothing else can alias: the loop vectorises).
- * x (planes, H, W), idx (planes, OH, OW) the index of each maximum in its plane. */
-#define CT__MAX_POOL2D_ARGMAX(T)                                                                        \
-    static void ct__max_pool2d_argmax_##T(int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW, \
-                                          const int64_t *k, const int64_t *stride, const T *x, int64_t *idx)\
-    {                                                                                                   \
-        enum { block = 256 };                                                                           \
-        T best_v[block];                                                                                \
-        int64_t best[block];                                                                            \
-        const int64_t sx = stride[1];                                                                   \
-        for (int64_t b = 0; b < planes; b++)                                                            \
-            for (int64_t oy = 0; oy < OH; oy++)                                                         \
-                for (int64_t ox0 = 0; ox0 < OW; ox0 += block) {                                         \
-                    int64_t n = CT__MIN((int64_t)block, OW - ox0);                                      \
-                    for (int64_t ky = 0; ky < k[0]; ky++)                                               \
-                        for (int64_t kx = 0; kx < k[1]; kx++) {                                         \
-                            int64_t at = (oy * stride[0] + ky) * W + ox0 * sx + kx;                     \
-                            const T *row = x + b * H * W + at;                                          \
-                            bool first = ky == 0 && kx == 0;                                            \
-                            for (int64_t i = 0; i < n; i++) {                                           \
-                                T v = row[i * sx];                                                      \
-                                bool take = first | (v > best_v[i]) | (v != v);                         \
-                                best_v[i] = take ? v : best_v[i];                                       \
-                                best[i] = take ? at + i * sx : best[i];                                 \
-                            }                                                                           \
-                        }                                                                               \
-                    memcpy(idx + (b * OH + oy) * OW + ox0, best, sizeof(int64_t) * (size_t)n);          \
-                }                                                                                       \
-    }
-CT__MAX_POOL2D_ARGMAX(float)
-CT__MAX_POOL2D_ARGMAX(double)
-
-/* ==================== linalg/gemm.c ==================== */
-// >>linalg/gemm.c
+/* ==================== cpu/gemm.c ==================== */
+// >>cpu/gemm.c
 /* The built-in GEMM: C = alpha * op(A) @ op(B) + beta * C, row-major.
  *
  *   A: op(A) is M x K   (A is M x K with row stride lda, or K x M when transposed)
@@ -23552,6 +23554,1820 @@ static void ct__sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float a
     CT__GEMM_BODY(uint64_t)
 }
 
+/* ---------------------------------------------------------------- the backend's entry */
+
+/* Item i of a batched product (ct__gemm_job) on the matching kernel. */
+static void ct__gemm_item(const ct__gemm_job *j, int64_t i)
+{
+    size_t es = ct_dtype_size(j->dtype);
+    /* (with K 0 the operands are empty and may have no data at all) */
+    const char *A = j->K ? (const char *)j->A + (size_t)(i * j->a_bs) * es : (const char *)j->A;
+    const char *B = j->K ? (const char *)j->B + (size_t)(i * j->b_bs) * es : (const char *)j->B;
+    char *c = (char *)j->C + (size_t)(i * j->M * j->N) * es;
+    if (j->dtype == CT_F32)
+        ct__sgemm(j->a_trans, j->b_trans, j->M, j->N, j->K, (float)j->alpha, (const float *)A, j->a_ld,
+                  (const float *)B, j->b_ld, (float)j->beta, (float *)c, j->N);
+    else if (j->dtype == CT_F64)
+        ct__dgemm(j->a_trans, j->b_trans, j->M, j->N, j->K, j->alpha, (const double *)A, j->a_ld, (const double *)B,
+                  j->b_ld, j->beta, (double *)c, j->N);
+    else
+        ct__ugemm(j->a_trans, j->b_trans, j->M, j->N, j->K, (uint64_t)ct__trunc_i64(j->alpha), (const uint64_t *)A,
+                  j->a_ld, (const uint64_t *)B, j->b_ld, (uint64_t)ct__trunc_i64(j->beta), (uint64_t *)c, j->N);
+}
+
+/* Every item of a batch. A batch with at least an item per thread is split by item (each product then
+ * runs on one thread); a smaller one runs its items in turn, each product splitting itself. That loop
+ * stays outside any parallel region: inside one, even an inactive one (if (false)), each product's own
+ * region would be nested, and OpenMP starts a nested team's threads anew every time (tens of
+ * microseconds, more than a training step's product takes on a thread). */
+static void ct__cpu_gemm(const ct__gemm_job *j)
+{
+#ifdef _OPENMP
+    if (j->batch >= omp_get_max_threads() &&
+        (double)j->batch * (double)j->M * (double)j->N * (double)j->K >= CT__GEMM_PARALLEL_WORK) {
+#pragma omp parallel for schedule(dynamic)
+        for (int64_t i = 0; i < j->batch; i++) ct__gemm_item(j, i);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < j->batch; i++) ct__gemm_item(j, i);
+}
+
+/* ==================== cpu/conv.c ==================== */
+// >>cpu/conv.c
+/* The convolution and pooling kernels: im2col / col2im over up to three
+ * spatial dims, sparse linear maps (gathers with weights) and their
+ * adjoints, and the search for each window's maximum. Float32 and float64. */
+
+/* ---------------------------------------------------------------- im2col / col2im */
+
+/* The outputs o in [*lo, *hi) of a row of n_out whose input o * stride + off
+ * falls inside [0, n_in): a window's row is zero outside them. */
+static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t n_out, int64_t *lo, int64_t *hi)
+{
+    int64_t first = off >= 0 ? 0 : (-off + stride - 1) / stride;
+    int64_t end = n_in - 1 - off < 0 ? 0 : (n_in - 1 - off) / stride + 1;
+    *hi = end < n_out ? end : n_out;
+    *lo = first < *hi ? first : *hi;
+}
+
+/* dst[0, b - a) = places [a, b) of a line whose place p is src[p + off] in [lo, hi) and 0 elsewhere
+ * (a <= lo <= hi <= b; src stays a valid pointer when lo == hi). Lines of a window are short (a row of
+ * the image), so under AVX-512 a line is a few masked loads, which read nothing outside their mask,
+ * and masked stores; a plain loop otherwise. */
+/* The mask of lanes [0, n) of a vector of 16 or fewer (n clipped to [0, 16]). */
+static inline uint32_t ct__low_lanes(int64_t n) { return (1u << CT__MIN(CT__MAX(n, 0), 16)) - 1; }
+/* The same for two vectors of 16 or fewer lanes each, side by side (n clipped to [0, 32]). */
+static inline uint32_t ct__two_lanes(int64_t n) { return n >= 32 ? ~0u : (1u << CT__MAX(n, 0)) - 1; }
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define CT__LINE_COPY(T, VL, mask, load, store)                                                              \
+    static inline void ct__line_copy_##T(const T *src, int64_t off, int64_t lo, int64_t hi, int64_t a,       \
+                                         int64_t b, T *dst)                                                  \
+    {                                                                                                        \
+        for (int64_t p = a; p < b; p += VL)                                                                  \
+            store(dst + p - a, (mask)ct__low_lanes(b - p),                                                   \
+                  load((mask)(ct__low_lanes(hi - p) & ~ct__low_lanes(lo - p)), src + p + off));             \
+    }
+CT__LINE_COPY(float, 16, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps)
+CT__LINE_COPY(double, 8, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd)
+/* Whole lines [0, nl) of a window row, n2 places each (at most two vectors, else false and nothing
+ * done), line l read from lsrc[l] + off (NULL: a line outside the image, zeros) into dst + l * n2:
+ * `inside` the lanes read, `whole` the n2 written (ct__two_lanes), made once for the row. Masked loads
+ * read nothing outside their mask (none for a NULL line). Stores are whole vectors while dst has room
+ * for them (elements that later lines overwrite): a masked store costs several times a plain one. */
+#define CT__WHOLE_LINES(T, VL, V, mask, load, store, store_all)                                              \
+    static inline bool ct__whole_lines_##T(const T *const *lsrc, int64_t nl, int64_t off, int64_t n2,        \
+                                           uint32_t inside, uint32_t whole, T *dst, int64_t room)            \
+    {                                                                                                        \
+        if (n2 > 2 * VL) return false;                                                                       \
+        int vectors = n2 > VL ? 2 : 1;                                                                       \
+        for (int64_t l = 0; l < nl; l++, dst += n2) {                                                        \
+            const T *src = lsrc[l] ? lsrc[l] + off : dst;                                                    \
+            uint32_t m = lsrc[l] ? inside : 0;                                                               \
+            bool plain = l * n2 + vectors * VL <= room;                                                      \
+            for (int v = 0; v < vectors; v++) {                                                              \
+                V x = load((mask)(m >> (v * VL)), src + v * VL);                                             \
+                if (plain)                                                                                   \
+                    store_all(dst + v * VL, x);                                                              \
+                else                                                                                         \
+                    store(dst + v * VL, (mask)(whole >> (v * VL)), x);                                       \
+            }                                                                                                \
+        }                                                                                                    \
+        return true;                                                                                         \
+    }
+CT__WHOLE_LINES(float, 16, __m512, __mmask16, _mm512_maskz_loadu_ps, _mm512_mask_storeu_ps, _mm512_storeu_ps)
+CT__WHOLE_LINES(double, 8, __m512d, __mmask8, _mm512_maskz_loadu_pd, _mm512_mask_storeu_pd, _mm512_storeu_pd)
+#else
+#define CT__LINE_COPY(T)                                                                                     \
+    static inline void ct__line_copy_##T(const T *CT__RESTRICT src, int64_t off, int64_t lo, int64_t hi,     \
+                                         int64_t a, int64_t b, T *CT__RESTRICT dst)                          \
+    {                                                                                                        \
+        for (int64_t p = a; p < lo; p++) dst[p - a] = 0;                                                     \
+        for (int64_t p = lo; p < hi; p++) dst[p - a] = src[p + off];                                         \
+        for (int64_t p = hi; p < b; p++) dst[p - a] = 0;                                                     \
+    }
+CT__LINE_COPY(float)
+CT__LINE_COPY(double)
+#define CT__WHOLE_LINES(T)                                                                                   \
+    static inline bool ct__whole_lines_##T(const T *const *lsrc, int64_t nl, int64_t off, int64_t n2,        \
+                                           uint32_t inside, uint32_t whole, T *dst, int64_t room)            \
+    {                                                                                                        \
+        (void)lsrc, (void)nl, (void)off, (void)n2, (void)inside, (void)whole, (void)dst, (void)room;         \
+        return false;                                                                                        \
+    }
+CT__WHOLE_LINES(float)
+CT__WHOLE_LINES(double)
+#endif
+
+/* Rows of the im2col matrix that share their lines: (c, j0, j1, j2) for up to this many j2 in turn. */
+#define CT__IM2COL_ROWS 16
+/* Lines of a window row walked at a time, then written for each of those rows. */
+#define CT__IM2COL_LINES 64
+
+/* Places [from, b) of a window row's line into dst: src[p * stride2 + off] for its inside places p in
+ * [lo, hi) (clipped to [from, b)), zeros elsewhere; src NULL: a line outside the image. */
+#define CT__WINDOW_LINE(T)                                                                                   \
+    static inline void ct__window_line_##T(const ct__window *g, const T *x, const T *src, int64_t off,      \
+                                           int64_t lo, int64_t hi, int64_t from, int64_t b, T *dst)          \
+    {                                                                                                        \
+        int64_t w = lo, h = hi, s2 = g->stride[2]; /* w, h: the inside places */                             \
+        if (!src) w = h = from;                                                                              \
+        else if (from > 0 || b < g->out[2])                                                                  \
+            w = CT__MIN(CT__MAX(w, from), b), h = CT__MIN(CT__MAX(h, w), b);                                 \
+        if (s2 == 1) {                                                                                       \
+            ct__line_copy_##T(src ? src : x, off, w, h, from, b, dst);                                       \
+            return;                                                                                          \
+        }                                                                                                    \
+        for (int64_t p = from; p < b; p++) dst[p - from] = 0;                                                \
+        for (int64_t p = w; p < h; p++) dst[p - from] = src[p * s2 + off];                                   \
+    }
+CT__WINDOW_LINE(float)
+CT__WINDOW_LINE(double)
+
+/* Rows [r0, r1) and columns [k0, k1) of the im2col matrix of images side by side: image i (C, in0, in1,
+ * in2) at x + i * image_stride has columns [i * L, (i + 1) * L), L = out0 * out1 * out2; row (c, j0, j1,
+ * j2), column (o0, o1, o2) = x[c, o * stride - pad + j * dil], 0 outside. Into cols, rows ld apart.
+ * A column range walks the lines (o0, o1) of the images in turn, keeping its place by counting, not
+ * dividing; the rows of every j2 read the same image lines at other offsets, so a batch of lines is
+ * walked once and then written for each of them. */
+#define CT__IM2COL(T)                                                                                        \
+    static void ct__im2col_##T(const ct__window *g, const T *x, int64_t image_stride, int64_t r0,            \
+                               int64_t r1, int64_t k0, int64_t k1, T *cols, int64_t ld)                      \
+    {                                                                                                        \
+        int64_t taps = g->k[0] * g->k[1] * g->k[2], n2 = g->out[2], L = g->out[0] * g->out[1] * n2;          \
+        int64_t plane = g->in[0] * g->in[1] * g->in[2], s2 = g->stride[2];                                   \
+        for (int64_t r = r0, rows; r < r1; r += rows, cols += rows * ld) {                                   \
+            int64_t c = r / taps, t = r % taps, j2 = t % g->k[2], j1 = t / g->k[2] % g->k[1];                \
+            int64_t j0 = t / (g->k[1] * g->k[2]), off[CT__IM2COL_ROWS], lo[CT__IM2COL_ROWS];                 \
+            int64_t hi[CT__IM2COL_ROWS];                                                                     \
+            rows = CT__MIN(CT__MIN(g->k[2] - j2, r1 - r), CT__IM2COL_ROWS);                                  \
+            for (int64_t e = 0; e < rows; e++) {                                                             \
+                off[e] = (j2 + e) * g->dil[2] - g->pad[2];                                                   \
+                ct__inside_range(off[e], s2, g->in[2], n2, &lo[e], &hi[e]);                                  \
+            }                                                                                                \
+            int64_t i = k0 / L, q = k0 % L / n2, a = k0 % L % n2, o0 = q / g->out[1], o1 = q % g->out[1];    \
+            const T *lsrc[CT__IM2COL_LINES];                                                                 \
+            int64_t la[CT__IM2COL_LINES], lb[CT__IM2COL_LINES];                                              \
+            for (int64_t done = 0, left = k1 - k0; left > 0;) {                                              \
+                int nl = 0;                                                                                  \
+                for (; nl < CT__IM2COL_LINES && left > 0; nl++, a = 0) {                                     \
+                    int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                             \
+                    int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                             \
+                    bool inside = i0 >= 0 && i0 < g->in[0] && i1 >= 0 && i1 < g->in[1];                      \
+                    la[nl] = a, lb[nl] = CT__MIN(n2, a + left);                                              \
+                    const T *line = x + i * image_stride + c * plane;                                        \
+                    lsrc[nl] = inside ? line + (i0 * g->in[1] + i1) * g->in[2] : NULL;                       \
+                    left -= lb[nl] - a;                                                                      \
+                    if (++o1 == g->out[1] && (o1 = 0, ++o0 == g->out[0])) o0 = 0, i++;                       \
+                }                                                                                            \
+                /* lines [w0, w1) are whole: only a batch's first and last can be cut by k0 or k1 */          \
+                int64_t w0 = la[0] > 0 || lb[0] < n2, w1 = nl - (nl - 1 >= w0 && lb[nl - 1] < n2);           \
+                int64_t width = 0, cut = w0 ? lb[0] - la[0] : 0;                                             \
+                for (int l = 0; l < nl; l++) width += lb[l] - la[l];                                         \
+                for (int64_t e = 0; e < rows; e++) {                                                         \
+                    T *dst = cols + e * ld + done;                                                           \
+                    uint32_t inside = ct__two_lanes(hi[e]) & ~ct__two_lanes(lo[e]), whole = ct__two_lanes(n2); \
+                    if (s2 == 1 && ct__whole_lines_##T(lsrc + w0, w1 - w0, off[e], n2, inside, whole,        \
+                                                       dst + cut, k1 - k0 - done - cut)) {                   \
+                        if (w0) ct__window_line_##T(g, x, lsrc[0], off[e], lo[e], hi[e], la[0], lb[0], dst); \
+                        if (w1 < nl)                                                                         \
+                            ct__window_line_##T(g, x, lsrc[nl - 1], off[e], lo[e], hi[e], la[nl - 1],        \
+                                                lb[nl - 1], dst + width - (lb[nl - 1] - la[nl - 1]));        \
+                        continue;                                                                            \
+                    }                                                                                        \
+                    for (int l = 0; l < nl; dst += lb[l] - la[l], l++)                                       \
+                        ct__window_line_##T(g, x, lsrc[l], off[e], lo[e], hi[e], la[l], lb[l], dst);         \
+                }                                                                                            \
+                done += width;                                                                               \
+            }                                                                                                \
+        }                                                                                                    \
+    }                                                                                                        \
+    /* col2im, im2col's adjoint: x (zeroed here) gets every column entry added back at its place. */         \
+    static void ct__col2im_##T(const ct__window *g, int64_t C, const T *cols, T *x)                          \
+    {                                                                                                        \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], n2 = g->out[2], s2 = g->stride[2];                    \
+        memset(x, 0, sizeof(T) * (size_t)(C * g->in[0] * g->in[1] * g->in[2]));                              \
+        const T *row = cols;                                                                                 \
+        for (int64_t c = 0; c < C; c++)                                                                      \
+            for (int64_t j0 = 0; j0 < g->k[0]; j0++)                                                         \
+                for (int64_t j1 = 0; j1 < g->k[1]; j1++)                                                     \
+                    for (int64_t j2 = 0; j2 < g->k[2]; j2++, row += L) {                                     \
+                        int64_t off2 = j2 * g->dil[2] - g->pad[2], lo, hi;                                   \
+                        ct__inside_range(off2, s2, g->in[2], n2, &lo, &hi);                                  \
+                        T *xc = x + c * g->in[0] * g->in[1] * g->in[2];                                      \
+                        for (int64_t o0 = 0; o0 < g->out[0]; o0++) {                                         \
+                            int64_t i0 = o0 * g->stride[0] - g->pad[0] + j0 * g->dil[0];                     \
+                            if (i0 < 0 || i0 >= g->in[0]) continue;                                          \
+                            for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                     \
+                                int64_t i1 = o1 * g->stride[1] - g->pad[1] + j1 * g->dil[1];                 \
+                                if (i1 < 0 || i1 >= g->in[1]) continue;                                      \
+                                const T *CT__RESTRICT src = row + (o0 * g->out[1] + o1) * n2;                \
+                                T *CT__RESTRICT dst = xc + (i0 * g->in[1] + i1) * g->in[2];                  \
+                                if (s2 == 1)                                                                 \
+                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2 + off2] += src[o2];          \
+                                else                                                                         \
+                                    for (int64_t o2 = lo; o2 < hi; o2++) dst[o2 * s2 + off2] += src[o2];     \
+                            }                                                                                \
+                        }                                                                                    \
+                    }                                                                                        \
+    }
+CT__IM2COL(float)
+CT__IM2COL(double)
+
+/* ---------------------------------------------------------------- sparse linear maps */
+
+/* out (planes, n_out) = the map of in (planes, n_in): each output is the sum
+ * of its taps' weighted inputs, or `fill` when none of its taps is inside. */
+#define CT__LINMAP(T)                                                                                        \
+    static void ct__linmap_apply_##T(const ct__linmap *m, const T *in, T *out, T fill)                       \
+    {                                                                                                        \
+        int64_t per = m->n_out * m->taps;                                                                    \
+        for (int64_t b = 0; b < m->planes; b++) {                                                            \
+            const int64_t *src = m->src + (m->per_plane ? b * per : 0);                                      \
+            const T *x = in + b * m->n_in;                                                                   \
+            T *y = out + b * m->n_out;                                                                       \
+            for (int64_t i = 0; i < m->n_out; i++) {                                                         \
+                T acc = 0;                                                                                   \
+                bool any = false;                                                                            \
+                for (int64_t t = i * m->taps; t < (i + 1) * m->taps; t++) {                                  \
+                    if (src[t] < 0) continue;                                                                \
+                    acc += m->w ? (T)m->w[t] * x[src[t]] : x[src[t]];                                        \
+                    any = true;                                                                              \
+                }                                                                                            \
+                y[i] = any ? acc : fill;                                                                     \
+            }                                                                                                \
+        }                                                                                                    \
+    }                                                                                                        \
+    /* The adjoint: in (planes, n_in) = the transposed map of out (planes, n_out), tap by tap. */            \
+    static void ct__linmap_adjoint_##T(const ct__linmap *m, const T *out, T *in)                             \
+    {                                                                                                        \
+        const int64_t n_out = m->n_out, taps = m->taps, per = n_out * taps;                                  \
+        const double *w = m->w;                                                                              \
+        memset(in, 0, sizeof(T) * (size_t)(m->planes * m->n_in));                                            \
+        for (int64_t b = 0; b < m->planes; b++) {                                                            \
+            const int64_t *src = m->src + (m->per_plane ? b * per : 0);                                      \
+            T *x = in + b * m->n_in;                                                                         \
+            const T *y = out + b * n_out;                                                                    \
+            for (int64_t i = 0; i < n_out; i++)                                                              \
+                for (int64_t t = i * taps; t < (i + 1) * taps; t++)                                          \
+                    if (src[t] >= 0) x[src[t]] += w ? (T)w[t] * y[i] : y[i];                                 \
+        }                                                                                                    \
+    }
+CT__LINMAP(float)
+CT__LINMAP(double)
+
+/* Max pooling: the index of each window's maximum (the first; NaN wins, the
+ * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps.
+ * A block of windows at a time, tap by tap: one window's taps form a chain of
+ * dependent compares, a block's windows are independent of each other. */
+#define CT__LINMAP_ARGMAX(T)                                                                            \
+    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                    \
+    {                                                                                                   \
+        enum { block = 256 };                                                                           \
+        const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;             \
+        const int64_t *table = m->src; /* locals: idx's stores could alias m's fields */                \
+        int64_t best[block];                                                                            \
+        for (int64_t b = 0; b < planes; b++)                                                            \
+            for (int64_t i0 = 0; i0 < n_out; i0 += block) {                                             \
+                const T *xp = x + b * n_in;                                                             \
+                const int64_t *src = table + i0 * taps;                                                 \
+                int64_t n = CT__MIN((int64_t)block, n_out - i0);                                        \
+                for (int64_t i = 0; i < n; i++) best[i] = -1;                                           \
+                /* branch-free (the comparisons are data-dependent): the best value is read again       \
+                 * rather than selected, the index selected by a mask */                                \
+                for (int64_t t = 0; t < taps; t++)                                                      \
+                    for (int64_t i = 0; i < n; i++) {                                                   \
+                        int64_t s = src[i * taps + t], cur = best[i];                                   \
+                        T v = xp[s < 0 ? 0 : s], bv = xp[cur < 0 ? 0 : cur];                            \
+                        int64_t take = (s >= 0) & ((cur < 0) | (v > bv) | (v != v));                    \
+                        best[i] = cur + ((s - cur) & -take);                                            \
+                    }                                                                                   \
+                for (int64_t i = 0; i < n; i++) idx[b * n_out + i0 + i] = CT__MAX(best[i], 0);          \
+            }                                                                                           \
+    }
+CT__LINMAP_ARGMAX(float)
+CT__LINMAP_ARGMAX(double)
+
+/* Max pooling's argmax over 2-D windows that all lie inside the image (no
+ * padding, dilation 1, none past the edge): the scan of ct__linmap_argmax
+ * (taps in row-major order, the first maximum, the last NaN) without its
+ * table, a row of windows at a time, tap by tap, into local arrays (which
+ * nothing else can alias: the loop vectorises).
+ * x (planes, H, W), idx (planes, OH, OW) the index of each maximum in its plane. */
+#define CT__MAX_POOL2D_ARGMAX(T)                                                                        \
+    static void ct__max_pool2d_argmax_##T(int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW, \
+                                          const int64_t *k, const int64_t *stride, const T *x, int64_t *idx)\
+    {                                                                                                   \
+        enum { block = 256 };                                                                           \
+        T best_v[block];                                                                                \
+        int64_t best[block];                                                                            \
+        const int64_t sx = stride[1];                                                                   \
+        for (int64_t b = 0; b < planes; b++)                                                            \
+            for (int64_t oy = 0; oy < OH; oy++)                                                         \
+                for (int64_t ox0 = 0; ox0 < OW; ox0 += block) {                                         \
+                    int64_t n = CT__MIN((int64_t)block, OW - ox0);                                      \
+                    for (int64_t ky = 0; ky < k[0]; ky++)                                               \
+                        for (int64_t kx = 0; kx < k[1]; kx++) {                                         \
+                            int64_t at = (oy * stride[0] + ky) * W + ox0 * sx + kx;                     \
+                            const T *row = x + b * H * W + at;                                          \
+                            bool first = ky == 0 && kx == 0;                                            \
+                            for (int64_t i = 0; i < n; i++) {                                           \
+                                T v = row[i * sx];                                                      \
+                                bool take = first | (v > best_v[i]) | (v != v);                         \
+                                best_v[i] = take ? v : best_v[i];                                       \
+                                best[i] = take ? at + i * sx : best[i];                                 \
+                            }                                                                           \
+                        }                                                                               \
+                    memcpy(idx + (b * OH + oy) * OW + ox0, best, sizeof(int64_t) * (size_t)n);          \
+                }                                                                                       \
+    }
+CT__MAX_POOL2D_ARGMAX(float)
+CT__MAX_POOL2D_ARGMAX(double)
+
+/* ---------------------------------------------------------------- the kernels' driver */
+
+/* Images per GEMM: as many as keep the columns of a chunk within about
+ * 4 MB, so that small images make one product of useful size. */
+static int64_t ct__conv_chunk(int64_t N, int64_t col_elems_per_image)
+{
+    int64_t nb = ((int64_t)1 << 20) / CT__MAX(col_elems_per_image, 1);
+    return CT__MAX(1, CT__MIN(N, nb));
+}
+
+/* m images (C, L), image_stride apart, to or from a chunk (C, m * L) that
+ * has them side by side: from_chunk says which way src -> dst goes. */
+#define CT__CONV_REGROUP(T)                                                                                   \
+    static void ct__regroup_##T(const T *src, T *dst, int64_t m, int64_t C, int64_t L, int64_t image_stride,  \
+                                bool from_chunk)                                                              \
+    {                                                                                                         \
+        for (int64_t c = 0; c < C; c++)                                                                       \
+            for (int64_t i = 0; i < m; i++) {                                                                 \
+                int64_t in_chunk = (c * m + i) * L, in_images = i * image_stride + c * L;                     \
+                memcpy(dst + (from_chunk ? in_images : in_chunk), src + (from_chunk ? in_chunk : in_images),  \
+                       sizeof(T) * (size_t)L);                                                                \
+            }                                                                                                 \
+    }
+CT__CONV_REGROUP(float)
+CT__CONV_REGROUP(double)
+
+/* ---------------------------------------------------------------- stride 1: the image read in place */
+
+#ifdef _OPENMP
+#define CT__OMP_PARALLEL_THREADS _Pragma("omp parallel num_threads(threads)")
+#define CT__OMP_FOR _Pragma("omp for schedule(static)")
+#else
+#define CT__OMP_PARALLEL_THREADS
+#define CT__OMP_FOR
+#endif
+
+static int ct__thread_num(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* Threads for a loop over `items` that makes `work` multiply-adds in all: one per 2^20 of them (about
+ * 50 us: less is not worth waking a thread for), at most one per item. */
+static int ct__conv_threads(int64_t items, double work)
+{
+#ifdef _OPENMP
+    if (omp_in_parallel()) return 1;
+    double t = CT__MIN(CT__MIN((double)omp_get_max_threads(), work / (1 << 20)), (double)items);
+    return t < 1 ? 1 : (int)t;
+#else
+    (void)items, (void)work;
+    return 1;
+#endif
+}
+
+/* Whether the wide form below suits a convolution of N images with `work` multiply-adds per image: it
+ * splits the images over the threads, so a few large images keep the GEMM, which splits each product. */
+static bool ct__conv_wide_suits(int64_t N, int64_t work)
+{
+    double all = (double)N * (double)work;
+    return ct__conv_threads(N, all) == ct__conv_threads(INT64_MAX, all);
+}
+
+/* The calling thread's scratch memory for a convolution (see ct__scratch_get). */
+static void *ct__conv_scratch(size_t bytes) { return ct__scratch_get(CT__SCRATCH_CONV, bytes); }
+
+/* A stride-1 convolution reads image place o + j * dil - pad for output place o and window place j. In
+ * the image zero-padded to P = in + 2 * pad and flattened, output (o0, o1, o2) has the "wide" column
+ * w = (o0 * P1 + o1) * P2 + o2 and its window place j sits at w + off(j), so each row of the im2col
+ * matrix is a stretch of the padded image: the GEMMs read the image in place (ct__gemm_rows_at,
+ * ct__gemm_rows_add_at) instead of a matrix written for them. (The weight's gradient keeps im2col: a dot
+ * product over wide columns adds in another order than one over the outputs, and PyTorch's numbers,
+ * the digits demo's losses among them, follow the latter.) Wide columns with o1 >= out1 or o2 >= out2
+ * are computed too and thrown away (or, as the output's gradient, are zeros). */
+typedef struct ct__wide {
+    int64_t P[3], plane; /* the padded image's sizes, P0 * P1 * P2 */
+    int64_t L;           /* wide columns up to the last output's */
+    int64_t S;           /* L rounded up to whole vectors of any element type (a row of the transposed form's input) */
+    int64_t image;       /* elements a padded image takes: C * plane and the room read past it */
+} ct__wide;
+
+/* Elements read past a padded image: a product's last tile (fewer than NR). */
+#define CT__WIDE_ROOM 64
+
+/* The wide layout of an image of C channels (for a transposed convolution, its output), if the window
+ * has one worth taking: stride 1 and at most twice as many wide columns as outputs. */
+static bool ct__wide_plan(const ct__window *g, int64_t C, ct__wide *w)
+{
+    for (int d = 0; d < 3; d++) {
+        if (g->stride[d] != 1) return false;
+        w->P[d] = g->in[d] + 2 * g->pad[d];
+    }
+    w->plane = w->P[0] * w->P[1] * w->P[2];
+    w->L = ((g->out[0] - 1) * w->P[1] + g->out[1] - 1) * w->P[2] + g->out[2];
+    w->S = (w->L + 15) / 16 * 16;
+    w->image = C * w->plane + CT__WIDE_ROOM;
+    return w->L <= 2 * g->out[0] * g->out[1] * g->out[2];
+}
+
+/* The offsets in the padded image of the Cg * K rows of a group's im2col matrix (NULL: out of memory). */
+static int64_t *ct__wide_offsets(const ct__window *g, const ct__wide *w, int64_t Cg)
+{
+    int64_t *off = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)CT__MAX(Cg * g->k[0] * g->k[1] * g->k[2], 1)), *o = off;
+    if (!off) return NULL;
+    for (int64_t c = 0; c < Cg; c++)
+        for (int64_t j0 = 0; j0 < g->k[0]; j0++)
+            for (int64_t j1 = 0; j1 < g->k[1]; j1++)
+                for (int64_t j2 = 0; j2 < g->k[2]; j2++)
+                    *o++ = c * w->plane + (j0 * g->dil[0] * w->P[1] + j1 * g->dil[1]) * w->P[2] + j2 * g->dil[2];
+    return off;
+}
+
+/* A stride-1 form's buffers: the offsets of its C channels' windows and
+ * bytes of per-thread scratch; CT_OK, or out of memory with nothing held. */
+static ct_result ct__wide_buffers(const ct__window *g, const ct__wide *w, int64_t C, size_t bytes, int64_t **off,
+                                  void **buf)
+{
+    *off = ct__wide_offsets(g, w, C);
+    *buf = ct__conv_scratch(bytes);
+    if (*off && *buf) return CT_OK;
+    CT_FREE(*off);
+    return CT__OOM();
+}
+
+/* Per element type: the padded image, moving outputs between their wide columns and their places,
+ * whether an image is all finite, the forward and the weight's gradient. */
+#define CT__CONV_WIDE(T, sfx)                                                                                 \
+    /* An image (C, in0, in1, in2) from src to dst, into the padded image (C, P0, P1, P2) with zeros around   \
+     * it and in its room, or back out of it. */                                                              \
+    static void ct__wide_pad_##T(const ct__window *g, const ct__wide *w, int64_t C, const T *src, T *dst,     \
+                                 bool to_padded)                                                              \
+    {                                                                                                         \
+        if (to_padded) memset(dst, 0, sizeof(T) * (size_t)w->image);                                          \
+        for (int64_t c = 0; c < C; c++)                                                                       \
+            for (int64_t i0 = 0; i0 < g->in[0]; i0++)                                                         \
+                for (int64_t i1 = 0; i1 < g->in[1]; i1++) {                                                   \
+                    int64_t at_padded = c * w->plane + ((i0 + g->pad[0]) * w->P[1] + i1 + g->pad[1]) * w->P[2] + g->pad[2]; \
+                    int64_t at_dense = ((c * g->in[0] + i0) * g->in[1] + i1) * g->in[2];                      \
+                    memcpy(dst + (to_padded ? at_padded : at_dense), src + (to_padded ? at_dense : at_padded), \
+                           sizeof(T) * (size_t)g->in[2]);                                                     \
+                }                                                                                             \
+    }                                                                                                         \
+    /* C rows of outputs (out0 * out1 * out2 each, dense) from src to dst, into wide columns (rows ld         \
+     * apart, a row's S columns zeroed first) or out of them. */                                              \
+    static void ct__wide_lines_##T(const ct__window *g, const ct__wide *w, int64_t C, const T *src, T *dst,   \
+                                   int64_t ld, bool to_wide)                                                  \
+    {                                                                                                         \
+        int64_t n2 = g->out[2];                                                                               \
+        for (int64_t c = 0; c < C; c++) {                                                                     \
+            if (to_wide) memset(dst + c * ld, 0, sizeof(T) * (size_t)w->S);                                   \
+            for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                        \
+                for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                                  \
+                    int64_t at_wide = c * ld + (o0 * w->P[1] + o1) * w->P[2];                                 \
+                    int64_t at_dense = ((c * g->out[0] + o0) * g->out[1] + o1) * n2;                          \
+                    memcpy(dst + (to_wide ? at_wide : at_dense), src + (to_wide ? at_dense : at_wide),        \
+                           sizeof(T) * (size_t)n2);                                                           \
+                }                                                                                             \
+        }                                                                                                     \
+    }                                                                                                         \
+    static bool ct__all_finite_##T(const T *v, int64_t n)                                                     \
+    {                                                                                                         \
+        bool bad = false;                                                                                     \
+        for (int64_t i = 0; i < n; i++) bad |= !(v[i] - v[i] == 0);                                           \
+        return !bad;                                                                                          \
+    }                                                                                                         \
+    /* out (N, Cout, out...) of a stride-1 convolution: per image, each group's weight (Og, Cg * K) times     \
+     * the padded image read in place, bias added as it is stored, into wide columns of which the outputs     \
+     * are kept. The images are split over the threads. */                                                    \
+    static ct_result ct__conv_wide_forward_##T(const ct__window *g, const ct__wide *wd, int64_t G, int64_t N, \
+                                               int64_t Cin, int64_t Cout, const T *x, const T *w, const T *b, \
+                                               T *out)                                                        \
+    {                                                                                                         \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K;                   \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
+        int64_t per_thread = wd->image + Cout * wd->L;                                                        \
+        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(wd->L * CgK));                  \
+        int64_t *off;                                                                                         \
+        void *scratch;                                                                                        \
+        if (ct__wide_buffers(g, wd, Cg, sizeof(T) * (size_t)(per_thread * threads), &off, &scratch))          \
+            return ct_last_error_code();                                                                      \
+        T *buf = (T *)scratch;                                                                                \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *xp = buf + per_thread * ct__thread_num(), *wide = xp + wd->image;                              \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                ct__wide_pad_##T(g, wd, Cin, x + n * Cin * Limg, xp, true);                                   \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    ct__gemm_rows_at_##sfx(Og, wd->L, CgK, w + k * Og * CgK, CgK, xp + k * Cg * wd->plane, off, \
+                                         b ? b + k * Og : NULL, wide + k * Og * wd->L, wd->L);                \
+                ct__wide_lines_##T(g, wd, Cout, wide, out + n * Cout * Lout, wd->L, false);                   \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        return CT_OK;                                                                                         \
+    }                                                                                                         \
+    /* out (N, Cout, in...) of a stride-1 transposed convolution of x (N, Cin, out...) (its window runs over  \
+     * the output): per image and group, the rows of cols = W_g^T (Og * K, Cg) @ x_g (x as wide columns) are  \
+     * added whole to the padded output at their window offsets (col2im in the wide layout; the zeros of      \
+     * x's wide columns add nothing, the caller having made sure w is finite), then the output is cut out     \
+     * of the padding and the bias added. The images are split over the threads. */                           \
+    static ct_result ct__conv_wide_transposed_##T(const ct__window *g, const ct__wide *wd, int64_t G,         \
+                                                  int64_t N, int64_t Cin, int64_t Cout, const T *x, const T *w, \
+                                                  const T *b, T *out)                                         \
+    {                                                                                                         \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, OgK = Og * K;                   \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lx = g->out[0] * g->out[1] * g->out[2];                \
+        int64_t per_thread = wd->image + Cin * wd->S + CT__WIDE_ROOM;                                         \
+        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(K * wd->L * Cg));               \
+        int64_t *off;                                                                                         \
+        void *scratch;                                                                                        \
+        if (ct__wide_buffers(g, wd, Og, sizeof(T) * (size_t)(per_thread * threads), &off, &scratch))          \
+            return ct_last_error_code();                                                                      \
+        T *buf = (T *)scratch;                                                                                \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *op = buf + per_thread * ct__thread_num(), *xw = op + wd->image;                                \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                T *on = out + n * Cout * Limg;                                                                \
+                ct__wide_lines_##T(g, wd, Cin, x + n * Cin * Lx, xw, wd->S, true);                            \
+                memset(op, 0, sizeof(T) * (size_t)wd->image);                                                 \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    ct__gemm_rows_add_at_##sfx(OgK, wd->L, Cg, w + k * Cg * OgK, 1, OgK, xw + k * Cg * wd->S, wd->S, \
+                                               off, op + k * Og * wd->plane);                                 \
+                ct__wide_pad_##T(g, wd, Cout, op, on, false);                                                 \
+                for (int64_t o = 0; b && o < Cout; o++)                                                       \
+                    for (int64_t l = 0; l < Limg; l++) on[o * Limg + l] += b[o];                              \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_WIDE(float, s)
+CT__CONV_WIDE(double, d)
+
+/* ---------------------------------------------------------------- stride 1: the channels form */
+
+/* The forward's other register tile: NC wide columns by one or two vectors of output channels, each
+ * column's image value broadcast. Its columns need not fill whole vectors, so a tile starts at an output
+ * and skips the wide columns past a line's outputs that the row form computes and throws away, and NC
+ * is chosen among a few (the whole tiles fitting the registers) to fit the lines' outputs best: 10 for
+ * the 10 outputs a line of 5x5 windows over 14x14 images has. Each output is the row form's FMA chain
+ * over the window from zero, bias added as it is stored: the same bits. */
+#if defined(__AVX512F__)
+#define CT__CHAN_WIDTHS(X, x, T, OV) X(x, T, OV, 8) X(x, T, OV, 10) X(x, T, OV, 12) X(x, T, OV, 14)
+#define CT__CHAN_NCMAX 14
+#else
+#define CT__CHAN_WIDTHS(X, x, T, OV) X(x, T, OV, 4) X(x, T, OV, 5) X(x, T, OV, 6)
+#define CT__CHAN_NCMAX 6
+#endif
+
+/* tile (NC x OV vectors, rows ldw apart) = wide columns [0, NC) of B (row k of B at B + off[k]) times the
+ * K x (OV vectors) weights Wp (rows ldw apart). */
+#define CT__CHAN_MICRO(x, T, OV, NC)                                                                          \
+    static void ct__chan_micro##OV##_##NC##_##x(int64_t K, const T *Wp, int64_t ldw, const T *B,              \
+                                                const int64_t *off, T *tile)                                  \
+    {                                                                                                         \
+        ct__v##x c[NC][OV];                                                                                   \
+        for (int j = 0; j < NC; j++)                                                                          \
+            for (int v = 0; v < OV; v++) c[j][v] = CT__VSPLAT_##x((T)0);                                      \
+        for (int64_t k = 0; k < K; k++) {                                                                     \
+            const T *b = B + off[k];                                                                          \
+            ct__v##x w[OV];                                                                                   \
+            for (int v = 0; v < OV; v++) w[v] = CT__VLOAD_##x(Wp + k * ldw + v * CT__VL_##x);                 \
+            for (int j = 0; j < NC; j++) {                                                                    \
+                ct__v##x bj = CT__VSPLAT_##x(b[j]);                                                           \
+                for (int v = 0; v < OV; v++) c[j][v] = CT__VFMA_##x(c[j][v], bj, w[v]);                       \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int j = 0; j < NC; j++)                                                                          \
+            for (int v = 0; v < OV; v++) CT__VSTORE_##x(tile + j * ldw + v * CT__VL_##x, c[j][v]);            \
+    }
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, s, float, 1)
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, s, float, 2)
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, d, double, 1)
+CT__CHAN_WIDTHS(CT__CHAN_MICRO, d, double, 2)
+
+/* The micro-kernel of OV vectors by NC columns. */
+#define CT__CHAN_CASE(x, T, OV, NC)                                                                           \
+    case NC:                                                                                                  \
+        ct__chan_micro##OV##_##NC##_##x(K, Wp, ldw, B, off, tile);                                            \
+        return;
+#define CT__CHAN_RUN(x, T)                                                                                    \
+    static void ct__chan_run_##x(int OV, int64_t NC, int64_t K, const T *Wp, int64_t ldw, const T *B,         \
+                                 const int64_t *off, T *tile)                                                 \
+    {                                                                                                         \
+        if (OV == 2) switch (NC) { CT__CHAN_WIDTHS(CT__CHAN_CASE, x, T, 2) }                                  \
+        switch (NC) { CT__CHAN_WIDTHS(CT__CHAN_CASE, x, T, 1) }                                               \
+    }
+CT__CHAN_RUN(s, float)
+CT__CHAN_RUN(d, double)
+
+/* The channels form's tiles of NC columns: each starts at the first output its predecessors leave out
+ * (start: their first wide columns, when not NULL); place (L + CT__CHAN_NCMAX entries, when not NULL):
+ * each wide column's output, its index among out0 * out1 * out2, or -1. Returns the number of tiles. */
+static int64_t ct__chan_tiles(const ct__window *g, const ct__wide *wd, int64_t NC, int64_t *start, int64_t *place)
+{
+    int64_t n = 0, end = 0;
+    for (int64_t w = 0; place && w < wd->L + CT__CHAN_NCMAX; w++) place[w] = -1;
+    for (int64_t o0 = 0; o0 < g->out[0]; o0++)
+        for (int64_t o1 = 0; o1 < g->out[1]; o1++) {
+            int64_t line = (o0 * wd->P[1] + o1) * wd->P[2], at = (o0 * g->out[1] + o1) * g->out[2];
+            for (int64_t o2 = 0; o2 < g->out[2]; o2++) {
+                if (place) place[line + o2] = at + o2;
+                if (line + o2 < end) continue;
+                if (start) start[n] = line + o2;
+                n++, end = line + o2 + NC;
+            }
+        }
+    return n;
+}
+
+#define CT__CHAN_WIDTH(x, T, OV, NC) widths[count++] = NC;
+/* The tile width whose tiles cover the fewest wide columns (the widest of those), and their columns. */
+static int64_t ct__chan_width(const ct__window *g, const ct__wide *wd, int64_t *columns)
+{
+    int64_t widths[8], count = 0, best = 0;
+    CT__CHAN_WIDTHS(CT__CHAN_WIDTH, s, float, 1)
+    *columns = INT64_MAX;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t cols = ct__chan_tiles(g, wd, widths[i], NULL, NULL) * widths[i];
+        if (cols <= *columns) *columns = cols, best = widths[i];
+    }
+    return best;
+}
+
+/* Whether the channels form suits Og output channels of a CgK-long window: its multiply-adds (channels
+ * rounded up to vectors of VL) and its stores (one an output, about 2 * VL multiply-adds' time) against
+ * the row form's (channels rounded up to MR, wide columns up to NR). */
+static bool ct__chan_suits(const ct__window *g, const ct__wide *wd, int64_t Og, int64_t CgK, int64_t VL, int64_t MR,
+                           int64_t NR)
+{
+    int64_t columns;
+    ct__chan_width(g, wd, &columns);
+    double rows = (double)((Og + MR - 1) / MR * MR) * (double)((wd->L + NR - 1) / NR * NR) * (double)CgK;
+    double chan = (double)((Og + VL - 1) / VL * VL) * (double)columns * (double)CgK + (double)Og * (double)columns * 2.0 * (double)VL;
+    return chan < rows;
+}
+
+/* out (N, Cout, out...) of a stride-1 convolution by the channels form: the weights packed once as each
+ * group's (Cg * K, Og) rounded up to vectors; per image, the padded image, then per group, block of two
+ * (or the last one) vectors of channels and tile, the tile's outputs stored with the bias. The images
+ * are split over the threads. */
+#define CT__CONV_CHANNELS(T, sfx)                                                                             \
+    static ct_result ct__conv_chan_forward_##T(const ct__window *g, const ct__wide *wd, int64_t G, int64_t N, \
+                                               int64_t Cin, int64_t Cout, const T *x, const T *w, const T *b, \
+                                               T *out)                                                        \
+    {                                                                                                         \
+        enum { VL = CT__VL_##sfx };                                                                           \
+        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K, columns;          \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
+        int64_t NC = ct__chan_width(g, wd, &columns), ldw = (Og + VL - 1) / VL * VL;                          \
+        int64_t per_thread = wd->image + CT__CHAN_NCMAX * ldw;                                                \
+        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(wd->L * CgK));                  \
+        int64_t *off, *start = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(Lout + wd->L + CT__CHAN_NCMAX)); \
+        void *scratch;                                                                                        \
+        if (!start) return CT__OOM();                                                                         \
+        if (ct__wide_buffers(g, wd, Cg, sizeof(T) * (size_t)(per_thread * threads + G * CgK * ldw), &off,     \
+                             &scratch)) {                                                                     \
+            CT_FREE(start);                                                                                   \
+            return ct_last_error_code();                                                                      \
+        }                                                                                                     \
+        int64_t *place = start + Lout, tiles = ct__chan_tiles(g, wd, NC, start, place);                       \
+        T *buf = (T *)scratch, *Wp = buf + per_thread * threads;                                              \
+        for (int64_t k = 0; k < G; k++)                                                                       \
+            for (int64_t r = 0; r < CgK; r++)                                                                 \
+                for (int64_t o = 0; o < ldw; o++)                                                             \
+                    Wp[(k * CgK + r) * ldw + o] = o < Og ? w[(k * Og + o) * CgK + r] : (T)0;                  \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *xp = buf + per_thread * ct__thread_num(), *tile = xp + wd->image;                              \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                ct__wide_pad_##T(g, wd, Cin, x + n * Cin * Limg, xp, true);                                   \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    for (int64_t o0 = 0; o0 < Og; o0 += 2 * VL) {                                             \
+                        const T *W = Wp + k * CgK * ldw + o0, *B = xp + k * Cg * wd->plane;                   \
+                        int64_t o1 = CT__MIN(Og, o0 + 2 * VL);                                                \
+                        T *on = out + (n * Cout + k * Og) * Lout;                                             \
+                        for (int64_t t = 0; t < tiles; t++) {                                                 \
+                            int64_t s = start[t];                                                             \
+                            ct__chan_run_##sfx(o1 - o0 > VL ? 2 : 1, NC, CgK, W, ldw, B + s, off, tile);      \
+                            for (int64_t j = 0; j < NC; j++) {                                                \
+                                int64_t d = place[s + j];                                                     \
+                                if (d < 0) continue;                                                          \
+                                for (int64_t o = o0; o < o1; o++)                                             \
+                                    on[o * Lout + d] = tile[j * ldw + o - o0] + (b ? b[k * Og + o] : (T)0);   \
+                            }                                                                                 \
+                        }                                                                                     \
+                    }                                                                                         \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        CT_FREE(start);                                                                                       \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_CHANNELS(float, s)
+CT__CONV_CHANNELS(double, d)
+
+/* out (N, Cout, out...) from x (N, Cin, in...), w and bias b (Cout or NULL):
+ * a convolution multiplies each group's weight (Og, Cg * K) by the im2col
+ * columns (Cg * K, m * L) of a chunk of m images side by side; a transposed
+ * one makes columns (Og * K, L_in) = W_g^T x_g per image and adds them back
+ * with col2im. */
+#define CT__CONV_FORWARD(T, gemm, sfx)                                                                        \
+    static ct_result ct__conv_forward_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin,     \
+                                          int64_t Cout, const T *x, const T *w, const T *b, T *out)           \
+    {                                                                                                         \
+        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], Lcol = g->out[0] * g->out[1] * g->out[2];     \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lin = c->transposed ? Lcol : Limg;                     \
+        int64_t Lout = c->transposed ? Limg : Lcol, Cimg = c->transposed ? Cout : Cin;                        \
+        int64_t Og = Cout / G, CgK = Cin / G * K;                                                             \
+        ct__wide wd;                                                                                          \
+        if (!c->transposed && Og <= CT__SMALL_M && ct__wide_plan(g, Cin, &wd) &&                              \
+            ct__conv_wide_suits(N, Cout * wd.L * CgK))                                                        \
+            return ct__chan_suits(g, &wd, Og, CgK, CT__VL_##sfx, CT__MR_##sfx, CT__NR_##sfx)                  \
+                       ? ct__conv_chan_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out)                     \
+                       : ct__conv_wide_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                    \
+        if (c->transposed && ct__wide_plan(g, Cout, &wd) && ct__conv_wide_suits(N, Cout * K * wd.L * Cin / G) && \
+            ct__all_finite_##T(w, Cin * Cout / G * K))                                                        \
+            return ct__conv_wide_transposed_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                       \
+        bool direct = !c->transposed && K == 1 && g->stride[0] * g->stride[1] * g->stride[2] == 1 &&          \
+                      g->pad[0] + g->pad[1] + g->pad[2] == 0;                                                 \
+        int64_t nb = direct || c->transposed ? 1 : ct__conv_chunk(N, Cimg * K * Lcol);                        \
+        int64_t ncols = direct ? 0 : Cimg * K * Lcol * nb, nprod = nb > 1 ? Cout * Lcol * nb : 0;             \
+        T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX(ncols + nprod, 1));                       \
+        if (!cols) return CT__OOM();                                                                          \
+        T *prod = cols + ncols;                                                                               \
+        for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
+            int64_t m = CT__MIN(nb, N - n0), ld = m * Lcol;                                                   \
+            const T *xn = x + n0 * Cin * Lin;                                                                 \
+            T *on = out + n0 * Cout * Lout;                                                                   \
+            if (!c->transposed) {                                                                             \
+                if (!direct) ct__im2col_##T(g, xn, Cin * Lin, 0, Cin * K, 0, ld, cols, ld);                   \
+                const T *B = direct ? xn : cols;                                                              \
+                T *dst = m > 1 ? prod : on; /* (Cout, m * L): the chunk's images side by side */              \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    gemm(false, false, Og, ld, CgK, 1, w + k * Og * CgK, CgK, B + k * CgK * ld, ld, 0,        \
+                         dst + k * Og * ld, ld);                                                              \
+                if (m > 1) ct__regroup_##T(prod, on, m, Cout, Lcol, Cout * Lout, true);                       \
+            } else {                                                                                          \
+                for (int64_t k = 0; k < G; k++)                                                               \
+                    gemm(true, false, Cout / G * K, Lcol, Cin / G, 1, w + k * (Cin / G) * (Cout / G) * K,     \
+                         Cout / G * K, xn + k * (Cin / G) * Lcol, Lcol, 0, cols + k * (Cout / G) * K * Lcol, Lcol); \
+                ct__col2im_##T(g, Cout, cols, on);                                                            \
+            }                                                                                                 \
+            for (int64_t i = 0; b && i < m; i++)                                                              \
+                for (int64_t o = 0; o < Cout; o++)                                                            \
+                    for (int64_t l = 0; l < Lout; l++) on[(i * Cout + o) * Lout + l] += b[o];                 \
+        }                                                                                                     \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_FORWARD(float, ct__sgemm, s)
+CT__CONV_FORWARD(double, ct__dgemm, d)
+
+/* Columns of the weight's gradient taken at a time by its dot form below: at most 512, fewer when the
+ * stretch of every row of the output's gradient would pass CT__DOTS_L1 bytes (the GEMM's: it stays in
+ * L1). */
+#define CT__DOTS_STRETCH 512
+
+/* The dot form's chunks of images: each makes at least this many multiply-adds, and there are at most
+ * CT__DOTS_CHUNKS of them, however many threads there are (their sums add in their order, so they fix
+ * the bits). */
+#define CT__DOTS_CHUNK_WORK (1 << 18)
+#define CT__DOTS_CHUNKS 16
+
+/* Images per chunk of the dot form below for N images of `work` multiply-adds each. */
+static int64_t ct__dots_chunk(int64_t N, int64_t work)
+{
+    int64_t nb = CT__MAX((CT__DOTS_CHUNK_WORK + work - 1) / CT__MAX(work, 1), (N + CT__DOTS_CHUNKS - 1) / CT__DOTS_CHUNKS);
+    return CT__MAX(1, CT__MIN(N, nb));
+}
+
+/* The weight's gradient by ct__gemm_dots's sums without the whole im2col matrix: per chunk of images
+ * (ct__dots_chunk), gw_g (R, CgK) = side_g (R, m * L) . cols(img)_g (CgK, m * L), each element's lanes
+ * growing over the chunk's columns in order as ct__dots_steps takes them, then summed by
+ * ct__dots_finish; the chunks' sums are then added in their order. cols is made a stretch of columns
+ * and DC rows at a time by im2col, into per-thread scratch that stays in L1 with the stretch of the side
+ * and the lanes of those rows' tiles (making all the rows of a stretch first, then their products, left
+ * them to L2 and cost about a tenth more time); each tile's lanes grow over the stretches in order as
+ * before, so the block order changes no sum. When an image's L columns are whole
+ * vectors, the stretches stop at the images' ends (each still starts on a vector, so every lane takes
+ * the same columns in the same order) and the side is read in place, rows L apart; else a stretch of it
+ * is copied image by image (a lane's columns then run across images). Work items are a chunk's group,
+ * or a block of its rows of cols when there are fewer of those than threads: each thread reads only
+ * its chunks' images, which the step before (a copy, an activation's gradient) split over the threads
+ * the same way, and which rows a thread takes changes no sum, so the bits do not depend on the
+ * thread count. */
+#define CT__CONV_WEIGHT_GRAD_DOTS(T, sfx)                                                                     \
+    /* The side's stretch of columns [s0, s0 + w) of R rows of images side by side (row r of image i, L       \
+     * long, at side + i * image + r * L): in place (*lda = L) when it lies in one image and `in_place`,      \
+     * else a copy of each image's part into A (rows S apart, *lda = S). */                                   \
+    static const T *ct__side_stretch_##T(const T *side, int64_t image, int64_t L, int64_t R, int64_t s0,      \
+                                         int64_t w, bool in_place, T *A, int64_t S, int64_t *lda)             \
+    {                                                                                                         \
+        *lda = in_place ? L : S;                                                                              \
+        if (in_place) return side + s0 / L * image + s0 % L;                                                  \
+        for (int64_t r = 0; r < R; r++)                                                                       \
+            for (int64_t q = s0, len; q < s0 + w; q += len) {                                                 \
+                len = CT__MIN(L - q % L, s0 + w - q);                                                         \
+                memcpy(A + r * S + q - s0, side + q / L * image + r * L + q % L, sizeof(T) * (size_t)len);    \
+            }                                                                                                 \
+        return A;                                                                                             \
+    }                                                                                                         \
+    /* A block of nc (at most DC) rows of B (rows ldb apart) against rows [0, R) of A (rows lda               \
+     * apart): the lanes of its (R + DR - 1) / DR tiles of DR x DC dot products grow by a stretch's           \
+     * first `steps` columns, from zero in a chunk's first stretch (fresh). In a chunk's last stretch         \
+     * (out not NULL) the tiles are then finished, with the columns [kv, cols) past the chunk's last          \
+     * whole vector, which lie in that stretch, and stored at out (rows ldo apart). */                        \
+    static void ct__dots_block_##T(int64_t R, int64_t nc, int64_t steps, const T *A, int64_t lda, const T *B, \
+                                   int64_t ldb, bool fresh, T *lanes, int64_t kv, int64_t cols, T *out,       \
+                                   int64_t ldo)                                                               \
+    {                                                                                                         \
+        int64_t lane_size = CT__DR * CT__DC * CT__VL_##sfx;                                                   \
+        T acc[CT__DR * CT__DC];                                                                               \
+        for (int64_t i = 0; i < R; i += CT__DR)                                                               \
+            ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), nc, steps, A + i * lda, lda, B, ldb, fresh,          \
+                                 lanes + i / CT__DR * lane_size);                                             \
+        for (int64_t i = 0; out && i < R; i += CT__DR) {                                                      \
+            int64_t mr = CT__MIN(CT__DR, R - i);                                                              \
+            ct__dots_finish_##sfx(mr, nc, kv, cols, A + i * lda, lda, B, ldb, lanes + i / CT__DR * lane_size, \
+                                  acc);                                                                       \
+            ct__tile_store_##sfx(mr, nc, acc, CT__DC, 1, 0, true, out + i * ldo, ldo);                        \
+        }                                                                                                     \
+    }                                                                                                         \
+    static ct_result ct__conv_weight_grad_dots_##T(const ct__window *g, int64_t G, int64_t N, const T *img,   \
+                                                   int64_t Cimg, const T *side, int64_t Cside, T *gw)         \
+    {                                                                                                         \
+        enum { VL = CT__VL_##sfx };                                                                           \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
+        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2], W = G * R * CgK;                 \
+        bool in_place = L % VL == 0;                                                                          \
+        int64_t S = CT__MIN(CT__DOTS_STRETCH, CT__MAX(64, CT__DOTS_L1 / (R * (int64_t)sizeof(T)) / 64 * 64)); \
+        int64_t parts = (L + S - 1) / S; /* an image's stretches when the side is read in place */            \
+        if (in_place) S = ((L + parts - 1) / parts + VL - 1) / VL * VL;                                       \
+        int64_t nb = ct__dots_chunk(N, L * R * CgK), chunks = (N + nb - 1) / nb;                              \
+        double work = (double)N * (double)L * (double)R * (double)(CgK * G);                                  \
+        int64_t splits = CT__MAX(1, ct__conv_threads(INT64_MAX, work) / (G * chunks));                        \
+        int64_t RB = (CgK + splits - 1) / splits, blocks = (CgK + RB - 1) / RB, items = chunks * G * blocks;  \
+        int64_t IT = (R + CT__DR - 1) / CT__DR, lane_size = CT__DR * CT__DC * VL; /* a block's tiles */     \
+        int64_t lanes_size = IT * ((RB + CT__DC - 1) / CT__DC) * lane_size;                                   \
+        int64_t per_thread = (in_place ? CT__DC : R + CT__DC) * S + lanes_size;                               \
+        int threads = ct__conv_threads(items, work);                                                          \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads + (chunks - 1) * W));        \
+        if (!buf) return CT__OOM();                                                                           \
+        T *later = buf + per_thread * threads; /* the sums of chunks 1.. (chunk 0's go to gw) */              \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *B = buf + per_thread * ct__thread_num(), *lanes = B + CT__DC * S, *Acopy = lanes + lanes_size; \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t item = 0; item < items; item++) {                                                    \
+                int64_t c = item / (G * blocks), k = item / blocks % G, r0 = item % blocks * RB;              \
+                int64_t rb = CT__MIN(RB, CgK - r0), row0 = k * CgK + r0; /* the block's first row in cols */  \
+                int64_t n0 = c * nb, cols = CT__MIN(nb, N - n0) * L, kv = cols / VL * VL, lda;                \
+                const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg;             \
+                T *out = (c == 0 ? gw : later + (c - 1) * W) + k * R * CgK + r0;                              \
+                for (int64_t s0 = 0, w; s0 < cols; s0 += w) {                                                 \
+                    w = CT__MIN(CT__MIN(S, cols - s0), in_place ? L - s0 % L : S);                            \
+                    const T *A = ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, in_place, Acopy, S, &lda);\
+                    T *done = s0 + w == cols ? out : NULL; /* the chunk's last stretch: its tiles finish */   \
+                    for (int64_t j = 0; j < rb; j += CT__DC) { /* im2col's rows DC at a time: B stays in L1 */\
+                        int64_t nc = CT__MIN(CT__DC, rb - j);                                                 \
+                        ct__im2col_##T(g, imgs, Cimg * Limg, row0 + j, row0 + j + nc, s0, s0 + w, B, S);      \
+                        ct__dots_block_##T(R, nc, CT__MIN(w, kv - s0), A, lda, B, S, s0 == 0,                 \
+                                           lanes + j / CT__DC * IT * lane_size, kv - s0, cols - s0,           \
+                                           done ? done + j : NULL, CgK);                                      \
+                    }                                                                                         \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int64_t c = 1; c < chunks; c++) /* in the chunks' order, as one thread would add them */         \
+            for (int64_t e = 0; e < W; e++) gw[e] += later[(c - 1) * W + e];                                  \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_WEIGHT_GRAD_DOTS(float, s)
+CT__CONV_WEIGHT_GRAD_DOTS(double, d)
+
+/* The same sums without an im2col matrix at all (the lanes form). Each element of gw_g (R, CgK) is a
+ * dot product over a chunk's columns q, which the dot form adds in VL lanes (lane q mod VL, q in order,
+ * an FMA each), then sums, then adds the columns past the last whole vector; the chunks add up through
+ * beta. Here the vectors run over the R rows of the
+ * output's gradient instead: for one lane at a time, a register tile of RT rows of the im2col matrix by
+ * OV vectors of rows of side^T grows by the products of every VL-th column, the im2col element read
+ * from the (padded) image at its column's base plus its row's offset, the side from side^T (made per
+ * chunk). Each lane thus adds the same products in the same order as the dot form's lane; the lanes are
+ * then summed and the tail added as ct__dots_finish does: the same bits, without im2col. */
+/* Whether the lanes form suits R rows of side by CgK of im2col: it makes side^T, R rounded up to whole
+ * vectors of VL, per column, where the dot form makes CgK rows of im2col; it wins when that is the
+ * smaller part. */
+static bool ct__conv_lanes_suit(int64_t R, int64_t CgK, int64_t VL) { return CgK >= 2 * ((R + VL - 1) / VL * VL); }
+
+#if defined(__AVX512F__)
+#define CT__LANES_RT 10
+#else
+#define CT__LANES_RT 6
+#endif
+
+/* Where side^T and the column bases keep column q of a chunk: lane by lane (lane q mod VL, then q / VL),
+ * so that a lane's columns lie one after the other; nq columns a lane. */
+#define CT__LANE_ROW(q, nq, VL) ((q) % (VL) * (nq) + (q) / (VL))
+
+/* out (RT rows ost apart, OV vectors each) = one lane of the tile: for its columns s < steps,
+ * out[t] += sideT[s] (OV vectors, rows ldT apart) * img[base[s] + off[t]]. */
+#define CT__LANES_MICRO(x, T, OV)                                                                             \
+    static void ct__lanes_micro##OV##_##x(int64_t steps, const int64_t *base, const T *img, const int64_t *off, \
+                                          const T *sideT, int64_t ldT, T *out, int64_t ost)                   \
+    {                                                                                                         \
+        ct__v##x c[CT__LANES_RT][OV];                                                                         \
+        int64_t o[CT__LANES_RT];                                                                              \
+        for (int t = 0; t < CT__LANES_RT; t++) {                                                              \
+            o[t] = off[t];                                                                                    \
+            for (int v = 0; v < OV; v++) c[t][v] = CT__VSPLAT_##x((T)0);                                      \
+        }                                                                                                     \
+        for (int64_t q = 0; q < steps; q++) {                                                                 \
+            const T *p = img + base[q];                                                                       \
+            ct__v##x s[OV];                                                                                   \
+            for (int v = 0; v < OV; v++) s[v] = CT__VLOAD_##x(sideT + q * ldT + v * CT__VL_##x);              \
+            for (int t = 0; t < CT__LANES_RT; t++) {                                                          \
+                ct__v##x b = CT__VSPLAT_##x(p[o[t]]);                                                         \
+                for (int v = 0; v < OV; v++) c[t][v] = CT__VFMA_##x(c[t][v], s[v], b);                        \
+            }                                                                                                 \
+        }                                                                                                     \
+        for (int t = 0; t < CT__LANES_RT; t++)                                                                \
+            for (int v = 0; v < OV; v++) CT__VSTORE_##x(out + t * ost + v * CT__VL_##x, c[t][v]);             \
+    }
+CT__LANES_MICRO(s, float, 1)
+CT__LANES_MICRO(s, float, 2)
+CT__LANES_MICRO(d, double, 1)
+CT__LANES_MICRO(d, double, 2)
+
+#define CT__CONV_WEIGHT_GRAD_LANES(T, sfx)                                                                    \
+    /* The im2col column bases of nb images side by side in (padded) images `image` apart, at their lane     \
+     * rows (row[q], nq a lane): column (i, o) reads the image at base + the row's offset                    \
+     * (ct__wide_offsets). */                                                                                \
+    static void ct__lanes_bases_##T(const ct__window *g, const ct__wide *wd, int64_t nb, int64_t nq,         \
+                                    int64_t *base, int64_t *row)                                              \
+    {                                                                                                         \
+        int64_t q = 0;                                                                                        \
+        for (int64_t i = 0; i < nb; i++)                                                                      \
+            for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                        \
+                for (int64_t o1 = 0; o1 < g->out[1]; o1++)                                                    \
+                    for (int64_t o2 = 0; o2 < g->out[2]; o2++, q++) {                                         \
+                        row[q] = CT__LANE_ROW(q, nq, CT__VL_##sfx);                                           \
+                        base[row[q]] = i * wd->image + (o0 * g->stride[0] * wd->P[1] + o1 * g->stride[1]) *   \
+                                       wd->P[2] + o2 * g->stride[2];                                          \
+                    }                                                                                         \
+    }                                                                                                         \
+    /* Rows [r0, r0 + rt) of gw_g (R, CgK) for a chunk of `cols` columns: the lanes of blocks of two or one   \
+     * vectors of side^T's R rows (sideT: its columns' rows ldT apart at their lane rows, nq a lane; lanes:   \
+     * RT x VL x Rp, Rp = R rounded up to whole vectors), then each element's lanes summed and its tail     \
+     * added as ct__dots_finish does, stored with beta (0 for the first chunk, else 1) as the dot form       \
+     * stores. */                                                                                            \
+    static void ct__lanes_rows_##T(int64_t R, int64_t Rp, int64_t ldT, int64_t nq, int64_t cols,              \
+                                   const int64_t *base, const int64_t *row, const T *img, const int64_t *off, \
+                                   int64_t rt, const T *sideT, T beta, T *lanes, T *gw, int64_t ldg)          \
+    {                                                                                                         \
+        enum { VL = CT__VL_##sfx };                                                                           \
+        int64_t kv = cols / VL * VL, o[CT__LANES_RT];                                                         \
+        for (int t = 0; t < CT__LANES_RT; t++) o[t] = off[CT__MIN(t, rt - 1)]; /* rows past rt repeat */      \
+        for (int64_t b = 0; b < R; b += 2 * VL)                                                               \
+            for (int64_t l = 0; l < VL; l++) {                                                                \
+                T *out = lanes + l * Rp + b;                                                                  \
+                const T *sl = sideT + l * nq * ldT + b;                                                       \
+                if (R - b > VL)                                                                               \
+                    ct__lanes_micro2_##sfx(kv / VL, base + l * nq, img, o, sl, ldT, out, VL * Rp);            \
+                else                                                                                          \
+                    ct__lanes_micro1_##sfx(kv / VL, base + l * nq, img, o, sl, ldT, out, VL * Rp);            \
+            }                                                                                                 \
+        /* each element's lanes summed in order from zero, then its tail added, a vector of elements at a    \
+         * time (into lane 0; an FMA by one adds exactly, and the tail's sum + a * b is ct__dots_finish's)    \
+         */                                                                                                   \
+        ct__v##sfx one = CT__VSPLAT_##sfx((T)1);                                                              \
+        for (int64_t t = 0; t < rt; t++)                                                                      \
+            for (int64_t i = 0; i < Rp; i += VL) {                                                            \
+                ct__v##sfx sum = CT__VSPLAT_##sfx((T)0);                                                      \
+                for (int l = 0; l < VL; l++)                                                                  \
+                    sum = CT__VFMA_##sfx(sum, one, CT__VLOAD_##sfx(lanes + (t * VL + l) * Rp + i));           \
+                for (int64_t q = kv; q < cols; q++) {                                                         \
+                    ct__v##sfx a = CT__VLOAD_##sfx(sideT + row[q] * ldT + i);                                 \
+                    ct__v##sfx x = CT__VSPLAT_##sfx(img[base[row[q]] + o[t]]);                                \
+                    sum += a * x;                                                                             \
+                }                                                                                             \
+                CT__VSTORE_##sfx(lanes + t * VL * Rp + i, sum);                                               \
+            }                                                                                                 \
+        for (int64_t i = 0; i < R; i++)                                                                       \
+            for (int64_t t = 0; t < rt; t++)                                                                  \
+                ct__tile_store_##sfx(1, 1, lanes + t * VL * Rp + i, 1, 1, beta, true, gw + i * ldg + t, ldg); \
+    }                                                                                                         \
+    /* gw (G * R, CgK) by the lanes form: side^T (per chunk of nb images, its columns x G * ldT) and, when   \
+     * the window pads, the padded images are made first (split over the threads by image), then the        \
+     * groups' tiles of RT rows, each over every chunk in turn (split over the threads by tile). */          \
+    static ct_result ct__conv_weight_grad_lanes_##T(const ct__window *g, int64_t G, int64_t N, int64_t nb,    \
+                                                    const T *img, int64_t Cimg, const T *side, int64_t Cside, \
+                                                    T *gw)                                                    \
+    {                                                                                                         \
+        enum { VL = CT__VL_##sfx, RT = CT__LANES_RT };                                                        \
+        int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
+        int64_t R = Cside / G, Cg = Cimg / G, CgK = Cg * g->k[0] * g->k[1] * g->k[2];                         \
+        int64_t ldT = (R + VL - 1) / VL * VL, tiles = (CgK + RT - 1) / RT;                                    \
+        bool padded = g->pad[0] + g->pad[1] + g->pad[2] > 0;                                                  \
+        ct__wide wd;                                                                                          \
+        for (int d = 0; d < 3; d++) wd.P[d] = g->in[d] + 2 * g->pad[d];                                       \
+        wd.plane = wd.P[0] * wd.P[1] * wd.P[2];                                                               \
+        wd.image = padded ? Cimg * wd.plane + CT__WIDE_ROOM : Cimg * Limg;                                    \
+        wd.L = wd.S = 0;                                                                                      \
+        double work = (double)N * (double)L * (double)ldT * (double)(CgK * G);                                \
+        int threads = ct__conv_threads(G * tiles, work);                                                      \
+        int64_t nq = (nb * L + VL - 1) / VL, lanes_size = RT * VL * ldT, chunk = VL * nq * G * ldT;            \
+        int64_t chunks = (N + nb - 1) / nb, sideT_size = chunks * chunk;                                      \
+        int64_t *off = ct__wide_offsets(g, &wd, Cg);                                                          \
+        int64_t *base = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(VL * nq + nb * L)), *row = base + VL * nq; \
+        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(sideT_size + (padded ? N * wd.image : 0) +       \
+                                                            lanes_size * threads));                           \
+        if (!off || !base || !buf) {                                                                          \
+            CT_FREE(off);                                                                                     \
+            CT_FREE(base);                                                                                    \
+            return CT__OOM();                                                                                 \
+        }                                                                                                     \
+        ct__lanes_bases_##T(g, &wd, nb, nq, base, row);                                                       \
+        T *sideT = buf, *pad = sideT + sideT_size, *lanes_all = pad + (padded ? N * wd.image : 0);            \
+        for (int64_t q = 0; q < chunks * VL * nq * G; q++) /* the rows of side^T past R stay zero */          \
+            for (int64_t r = R; r < ldT; r++) sideT[q * ldT + r] = 0;                                         \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            T *lanes = lanes_all + lanes_size * ct__thread_num();                                             \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t n = 0; n < N; n++) {                                                                 \
+                const T *s = side + n * Cside * L;                                                            \
+                T *sT = sideT + n / nb * chunk;                                                               \
+                int64_t i = n % nb;                                                                           \
+                for (int64_t k = 0; k < G; k++) /* by blocks of 64 columns, which stay in L1 */               \
+                    for (int64_t l0 = 0; l0 < L; l0 += 64)                                                    \
+                        for (int64_t r = 0; r < R; r++)                                                       \
+                            for (int64_t l = l0; l < CT__MIN(l0 + 64, L); l++)                                \
+                                sT[(row[i * L + l] * G + k) * ldT + r] = s[(k * R + r) * L + l];              \
+                if (padded) ct__wide_pad_##T(g, &wd, Cimg, img + n * Cimg * Limg, pad + n * wd.image, true);  \
+            }                                                                                                 \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t item = 0; item < G * tiles; item++) {                                                \
+                int64_t k = item / tiles, r0 = item % tiles * RT, rt = CT__MIN((int64_t)RT, CgK - r0);        \
+                for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                      \
+                    const T *im = padded ? pad + n0 * wd.image : img + n0 * Cimg * Limg;                      \
+                    ct__lanes_rows_##T(R, ldT, G * ldT, nq, CT__MIN(nb, N - n0) * L, base, row,               \
+                                       im + k * Cg * wd.plane, off + r0, rt, sideT + n0 / nb * chunk + k * ldT, \
+                                       n0 == 0 ? 0 : 1, lanes, gw + k * R * CgK + r0, CgK);                   \
+                }                                                                                             \
+            }                                                                                                 \
+        }                                                                                                     \
+        CT_FREE(off);                                                                                         \
+        CT_FREE(base);                                                                                        \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_WEIGHT_GRAD_LANES(float, s)
+CT__CONV_WEIGHT_GRAD_LANES(double, d)
+
+/* The weight's gradient gw (shaped as the weight) from x (N, Cin, ...) and
+ * go (N, Cout, ...): per chunk of m images and group, a product of one
+ * side by the im2col columns of the other, summed over the chunks. For a
+ * convolution gw_g (Og, Cg * K) += go_g (Og, m * L) cols(x)_g^T; for a
+ * transposed one gw_g (Cg, Og * K) += x_g (Cg, m * L) cols(go)_g^T, the
+ * columns taken over its output as its forward's col2im writes them. When
+ * the GEMM would take these products by its dot form, the form above makes
+ * the same sums without the whole im2col matrix. */
+#define CT__CONV_WEIGHT_GRAD(T, gemm, sfx)                                                                    \
+    static ct_result ct__conv_weight_grad_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin, \
+                                              int64_t Cout, const T *x, const T *go, T *gw)                   \
+    {                                                                                                         \
+        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], L = g->out[0] * g->out[1] * g->out[2];        \
+        int64_t Limg = g->in[0] * g->in[1] * g->in[2];                                                        \
+        const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                                \
+        int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                        \
+        int64_t rows = Cside / G, cols_per_group = Cimg / G * K, nb = ct__conv_chunk(N, Cimg * K * L);        \
+        int64_t fewest = (N - (N - 1) / nb * nb) * L; /* the last chunk's columns */                          \
+        if (!CT__USE_CBLAS(rows, cols_per_group, nb * L, nb * L, nb * L, cols_per_group) &&                   \
+            CT__DOTS_SUIT(sfx, rows, fewest))                                                                 \
+            return ct__conv_lanes_suit(rows, cols_per_group, CT__VL_##sfx)                                    \
+                       ? ct__conv_weight_grad_lanes_##T(g, G, N, nb, img, Cimg, side, Cside, gw)              \
+                       : ct__conv_weight_grad_dots_##T(g, G, N, img, Cimg, side, Cside, gw);                  \
+        T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
+        if (!cols) return CT__OOM();                                                                          \
+        T *sides = cols + Cimg * K * L * nb;                                                                  \
+        for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
+            int64_t m = CT__MIN(nb, N - n0), ld = m * L;                                                      \
+            ct__im2col_##T(g, img + n0 * Cimg * Limg, Cimg * Limg, 0, Cimg * K, 0, ld, cols, ld);             \
+            ct__regroup_##T(side + n0 * Cside * L, sides, m, Cside, L, Cside * L, false);                     \
+            for (int64_t k = 0; k < G; k++)                                                                   \
+                gemm(false, true, rows, cols_per_group, ld, 1, sides + k * rows * ld, ld,                     \
+                     cols + k * cols_per_group * ld, ld, n0 == 0 ? 0 : 1, gw + k * rows * cols_per_group,     \
+                     cols_per_group);                                                                         \
+        }                                                                                                     \
+        return CT_OK;                                                                                         \
+    }
+CT__CONV_WEIGHT_GRAD(float, ct__sgemm, s)
+CT__CONV_WEIGHT_GRAD(double, ct__dgemm, d)
+
+/* The bias's gradient for a backward that records nothing: go (N, C, L), contiguous, summed over its
+ * images and places, a channel at a time. A channel's sum grows in CT__BIAS_LANES lanes (place l of
+ * each image in lane l mod CT__BIAS_LANES, images in order: independent vector adds), which are then
+ * added in order; channels split over the threads, so the bits do not depend on their number.
+ * PyTorch's oneDNN sums it with the weight's gradient, in an order of its own; sum's cascade over
+ * (0, 2, 3) (PyTorch's order for sum, a cascade per image's row) took up to twice as long. */
+#define CT__BIAS_LANES 64
+#define CT__CONV_BIAS_GRAD(T)                                                                                 \
+    static void ct__conv_bias_grad_##T(int64_t N, int64_t C, int64_t L, const T *go, T *gb)                 \
+    {                                                                                                         \
+        int threads = ct__conv_threads(C, (double)N * (double)C * (double)L);                                 \
+        (void)threads; /* read by OpenMP's pragma alone */                                                    \
+        CT__OMP_PARALLEL_THREADS                                                                              \
+        {                                                                                                     \
+            CT__OMP_FOR                                                                                       \
+            for (int64_t c = 0; c < C; c++) {                                                                 \
+                T lane[CT__BIAS_LANES] = {0}, sum = 0;                                                        \
+                for (int64_t n = 0; n < N; n++) {                                                             \
+                    const T *row = go + (n * C + c) * L;                                                      \
+                    int64_t l = 0;                                                                            \
+                    for (; l + CT__BIAS_LANES <= L; l += CT__BIAS_LANES)                                      \
+                        for (int e = 0; e < CT__BIAS_LANES; e++) lane[e] += row[l + e];                       \
+                    for (int e = 0; l + e < L; e++) lane[e] += row[l + e];                                    \
+                }                                                                                             \
+                for (int e = 0; e < CT__BIAS_LANES; e++) sum += lane[e];                                      \
+                gb[c] = sum;                                                                                  \
+            }                                                                                                 \
+        }                                                                                                     \
+    }
+CT__CONV_BIAS_GRAD(float)
+CT__CONV_BIAS_GRAD(double)
+
+/* ---------------------------------------------------------------- the backend's entries */
+
+/* F.unfold (im2col) or F.fold (col2im) of N images, one at a time. */
+#define CT__FOLD_IMAGES(T)                                                                                    \
+    static void ct__fold_images_##T(const ct__conv_job *j)                                                    \
+    {                                                                                                         \
+        const ct__window *g = j->g;                                                                           \
+        int64_t K = g->k[1] * g->k[2], L = g->out[1] * g->out[2], image = g->in[1] * g->in[2], C = j->Cin;    \
+        bool to_image = j->kind == CT__CONV_COL2IM;                                                           \
+        int64_t in_per = to_image ? C * K * L : C * image, out_per = to_image ? C * image : C * K * L;         \
+        for (int64_t n = 0; n < j->N; n++) {                                                                  \
+            const T *src = (const T *)j->x + n * in_per;                                                      \
+            T *dst = (T *)j->out + n * out_per;                                                               \
+            if (to_image) ct__col2im_##T(g, C, src, dst);                                                     \
+            else ct__im2col_##T(g, src, 0, 0, C * K, 0, L, dst, L);                                           \
+        }                                                                                                     \
+    }
+CT__FOLD_IMAGES(float)
+CT__FOLD_IMAGES(double)
+
+#define CT__CPU_CONV(T)                                                                                       \
+    static ct_result ct__cpu_conv_##T(const ct__conv_job *j)                                                  \
+    {                                                                                                         \
+        switch (j->kind) {                                                                                    \
+        case CT__CONV_FORWARD:                                                                                \
+            return ct__conv_forward_##T(j->conv, j->g, j->N, j->Cin, j->Cout, (const T *)j->x, (const T *)j->w, \
+                                        (const T *)j->b, (T *)j->out);                                        \
+        case CT__CONV_WEIGHT_GRAD:                                                                            \
+            return ct__conv_weight_grad_##T(j->conv, j->g, j->N, j->Cin, j->Cout, (const T *)j->x,             \
+                                            (const T *)j->w, (T *)j->out);                                    \
+        case CT__CONV_BIAS_GRAD: ct__conv_bias_grad_##T(j->N, j->Cout, j->L, (const T *)j->x, (T *)j->out); break; \
+        case CT__CONV_IM2COL:                                                                                 \
+        case CT__CONV_COL2IM: ct__fold_images_##T(j); break;                                                  \
+        }                                                                                                     \
+        return CT_OK;                                                                                         \
+    }
+CT__CPU_CONV(float)
+CT__CPU_CONV(double)
+
+static ct_result ct__cpu_conv(const ct__conv_job *job)
+{
+    return job->dtype == CT_F32 ? ct__cpu_conv_float(job) : ct__cpu_conv_double(job);
+}
+
+#define CT__CPU_LINMAP(T)                                                                                     \
+    static void ct__cpu_linmap_##T(const ct__linmap_job *j)                                                   \
+    {                                                                                                         \
+        const ct__linmap *m = j->m;                                                                           \
+        int64_t *idx = (int64_t *)j->out;                                                                     \
+        switch (j->kind) {                                                                                    \
+        case CT__LINMAP_APPLY: ct__linmap_apply_##T(m, (const T *)j->x, (T *)j->out, (T)j->fill); break;     \
+        case CT__LINMAP_ADJOINT: ct__linmap_adjoint_##T(m, (const T *)j->x, (T *)j->out); break;             \
+        case CT__LINMAP_ARGMAX:                                                                               \
+            if (j->inside)                                                                                    \
+                ct__max_pool2d_argmax_##T(m->planes, j->H, j->W, j->OH, j->OW, j->inside[0], j->inside[1],    \
+                                          (const T *)j->x, idx);                                              \
+            else                                                                                              \
+                ct__linmap_argmax_##T(m, (const T *)j->x, idx);                                               \
+            break;                                                                                            \
+        }                                                                                                     \
+    }
+CT__CPU_LINMAP(float)
+CT__CPU_LINMAP(double)
+
+static void ct__cpu_linmap(const ct__linmap_job *job)
+{
+    if (job->dtype == CT_F32) ct__cpu_linmap_float(job);
+    else ct__cpu_linmap_double(job);
+}
+
+/* ==================== cpu/optim.c ==================== */
+// >>cpu/optim.c
+/* The fused optimizer steps (ct__optim_job): each the float operations of
+ * its op-by-op rule in src/optim/optimizer.c (PyTorch's: mul_, add_ with
+ * alpha, addcmul_ each an fmaf as the pointwise kernels do them), in the
+ * same order, so the bits agree, without a pass over memory per op; split
+ * over threads as the pointwise ops are. */
+
+/* SGD with momentum: a = {weight_decay, momentum, 1 - dampening, -lr}. */
+static void ct__sgd_range(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__optim_job *j = (const ct__optim_job *)ctx;
+    float *CT__RESTRICT pd = j->p, *CT__RESTRICT bd = j->buf[0];
+    const float *CT__RESTRICT gd = j->grad;
+    const float weight_decay = j->a[0], momentum = j->a[1], damp = j->a[2], neg_lr = j->a[3];
+    for (int64_t k = begin; k < end; k++) {
+        float d = j->maximize ? -gd[k] : gd[k];
+        if (weight_decay != 0) d = ct__fmaf(pd[k], weight_decay, d); /* grad.add(param, alpha=weight_decay) */
+        float b = ct__fmaf(d, damp, bd[k] * momentum); /* buf.mul_(momentum).add_(d, alpha=1 - dampening) */
+        bd[k] = b;
+        float step = j->nesterov ? ct__fmaf(b, momentum, d) : b;
+        pd[k] = ct__fmaf(step, neg_lr, pd[k]); /* param.add_(d, alpha=-lr) */
+    }
+}
+
+/* Adam's moments and step (mul_, add_ with alpha and addcmul_ as fmaf,
+ * maximum for amsgrad, sqrt, div, add, addcdiv_): a = {beta1, beta2,
+ * 1 - beta1, 1 - beta2, sqrt(bias_correction2), eps, -step_size}. */
+static void ct__adam_range(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__optim_job *j = (const ct__optim_job *)ctx;
+    float *CT__RESTRICT pd = j->p, *CT__RESTRICT md = j->buf[0], *CT__RESTRICT vd = j->buf[1], *vmax = j->buf[2];
+    const float *CT__RESTRICT gd = j->grad;
+    const float beta1 = j->a[0], beta2 = j->a[1], one_beta1 = j->a[2], one_beta2 = j->a[3], bc2 = j->a[4],
+                eps = j->a[5], neg_step = j->a[6];
+    for (int64_t k = begin; k < end; k++) {
+        float g = gd[k];
+        /* exp_avg.mul_(beta1).add_(g, alpha=1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) */
+        float mk = ct__fmaf(g, one_beta1, md[k] * beta1);
+        float vk = ct__fmaf(one_beta2 * g, g, vd[k] * beta2);
+        md[k] = mk;
+        vd[k] = vk;
+        if (vmax) { /* torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq): NaN wins */
+            float mx = vmax[k];
+            vk = mx > vk || mx != mx ? mx : vk;
+            vmax[k] = vk;
+        }
+        float denom = sqrtf(vk) / bc2 + eps; /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
+        pd[k] = pd[k] + neg_step * mk / denom; /* param.addcdiv_(exp_avg, denom, value=-step_size) */
+    }
+}
+
+static void ct__cpu_optim_step(const ct__optim_job *job)
+{
+    ct__parallel_for(job->n, CT__GRAIN, job->kind == CT__OPTIM_SGD ? ct__sgd_range : ct__adam_range, (void *)job);
+}
+
+/* ==================== cpu/norm.c ==================== */
+// >>cpu/norm.c
+/* Batch normalisation's statistics (ct__bn_stats_job). */
+
+/* PyTorch's batch_norm_cpu_collect_stats kernels, run on one thread
+ * (CT__BN_STATS(T, fma) makes them for float and double): per channel, the
+ * mean and the sum of squared deviations (var_sum).
+ * planes: x (n, c, image), image > 1 (contiguous): sums in double, the
+ * squares rounded as T. rows: x (rows, c) (channels-last or 2-D): sums in T
+ * (PyTorch's per-thread buffer), the squares added by fused multiply-adds,
+ * the mean divided in double. */
+#define CT__BN_STATS(T, FMA)                                                                                  \
+    static void ct__bn_stats_planes_##T(const T *x, int64_t n, int64_t c, int64_t image, T *mean, T *var_sum)   \
+    {                                                                                                         \
+        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
+            double sum = 0, acc = 0;                                                                          \
+            for (int64_t b = 0; b < n; b++)                                                                   \
+                for (int64_t i = 0; i < image; i++) sum += x[(b * c + ch) * image + i];                       \
+            T m = (T)(sum / (double)(n * image));                                                             \
+            for (int64_t b = 0; b < n; b++)                                                                   \
+                for (int64_t i = 0; i < image; i++) {                                                         \
+                    T d = x[(b * c + ch) * image + i] - m, sq = d * d;                                        \
+                    acc += sq;                                                                                \
+                }                                                                                             \
+            mean[ch] = m;                                                                                     \
+            var_sum[ch] = (T)acc;                                                                             \
+        }                                                                                                     \
+    }                                                                                                         \
+    static void ct__bn_stats_rows_##T(const T *x, int64_t rows, int64_t c, T *mean, T *var_sum)                \
+    {                                                                                                         \
+        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
+            T sum = 0, acc = 0;                                                                               \
+            for (int64_t r = 0; r < rows; r++) sum += x[r * c + ch];                                          \
+            T m = (T)((double)sum / (double)rows);                                                            \
+            for (int64_t r = 0; r < rows; r++) {                                                              \
+                T d = x[r * c + ch] - m;                                                                      \
+                acc = FMA(d, d, acc);                                                                         \
+            }                                                                                                 \
+            mean[ch] = m;                                                                                     \
+            var_sum[ch] = acc;                                                                                \
+        }                                                                                                     \
+    }
+CT__BN_STATS(float, ct__fmaf)
+CT__BN_STATS(double, ct__fma)
+
+static void ct__cpu_bn_stats(const ct__bn_stats_job *j)
+{
+    if (j->dtype == CT_F32 && j->rows)
+        ct__bn_stats_rows_float((const float *)j->x, j->count, j->c, (float *)j->mean, (float *)j->var_sum);
+    else if (j->dtype == CT_F32)
+        ct__bn_stats_planes_float((const float *)j->x, j->n, j->c, j->image, (float *)j->mean, (float *)j->var_sum);
+    else if (j->rows)
+        ct__bn_stats_rows_double((const double *)j->x, j->count, j->c, (double *)j->mean, (double *)j->var_sum);
+    else
+        ct__bn_stats_planes_double((const double *)j->x, j->n, j->c, j->image, (double *)j->mean, (double *)j->var_sum);
+}
+
+/* ==================== cpu/copy.c ==================== */
+// >>cpu/copy.c
+/* The CPU backend: aligned allocation, copy with dtype conversion, fill. */
+
+/* Blocks of at least 32 MB, with libc's allocator on Linux, ask for
+ * transparent huge pages (Linux gives them only on request by default): a
+ * new output that large is then faulted in 2 MB at a time, about twice as
+ * fast as in 4 KB pages, and the ops that make one (a + b on 10M floats)
+ * spend about half their time faulting. 32 MB is glibc's largest mmap
+ * threshold: smaller blocks may come back from its heap already faulted
+ * in, which is faster still. Such a block is 2 MB aligned and a whole
+ * number of 2 MB long, so its last huge page may hold up to 2 MB more than
+ * the tensor asked for. */
+#define CT__HUGE_PAGE ((size_t)2 << 20)
+#define CT__HUGE_BLOCK ((size_t)32 << 20)
+#if defined(__linux__) && defined(CT__LIBC_ALLOCATOR)
+#include <sys/mman.h>
+#ifndef MADV_HUGEPAGE /* named only under _DEFAULT_SOURCE; every Linux libc has madvise */
+#define MADV_HUGEPAGE 14
+#ifdef __cplusplus
+extern "C" int madvise(void *addr, size_t len, int advice);
+#else
+int madvise(void *addr, size_t len, int advice);
+#endif
+#endif
+
+static char *ct__cpu_alloc_raw(size_t nbytes)
+{
+    if (nbytes < CT__HUGE_BLOCK) return (char *)CT_MALLOC(nbytes);
+    size_t size = (nbytes + CT__HUGE_PAGE - 1) & ~(CT__HUGE_PAGE - 1);
+    char *raw = (char *)aligned_alloc(CT__HUGE_PAGE, size);
+    if (raw) madvise(raw, size, MADV_HUGEPAGE); /* (only advice: refused, the pages are small ones) */
+    return raw;
+}
+#else
+static char *ct__cpu_alloc_raw(size_t nbytes) { return (char *)CT_MALLOC(nbytes); }
+#endif
+
+/* 64-byte aligned blocks (one cache line, one AVX-512 vector); the pointer
+ * the allocator returned is kept just before the block. */
+static void *ct__cpu_alloc(size_t nbytes, int device_index)
+{
+    (void)device_index;
+    if (nbytes > SIZE_MAX - 64 - sizeof(void *) - CT__HUGE_PAGE) return NULL;
+    char *raw = ct__cpu_alloc_raw(nbytes + 64 + sizeof(void *));
+    if (!raw) return NULL;
+    uintptr_t p = ((uintptr_t)raw + sizeof(void *) + 63) & ~(uintptr_t)63;
+    ((void **)p)[-1] = raw;
+    return (void *)p;
+}
+
+static void ct__cpu_free(void *ptr, size_t nbytes, int device_index)
+{
+    (void)nbytes, (void)device_index;
+    if (ptr) CT_FREE(((void **)ptr)[-1]);
+}
+
+/* Same-dtype copy of n elements of `size` bytes. */
+#define CT__COPY_LOOP(T)                                                              \
+    static void ct__copy_loop_##T(char **data, const int64_t *strides, int64_t n, void *ctx) \
+    {                                                                                 \
+        (void)ctx;                                                                    \
+        char *dst = data[0], *src = data[1];                                          \
+        if (strides[0] == (int64_t)sizeof(T) && strides[1] == (int64_t)sizeof(T)) {   \
+            memcpy(dst, src, (size_t)n * sizeof(T));                                  \
+            return;                                                                   \
+        }                                                                             \
+        if (strides[0] == (int64_t)sizeof(T) && strides[1] == 0) { /* an expanded value */ \
+            T v, *d = (T *)dst;                                                       \
+            memcpy(&v, src, sizeof v);                                                \
+            for (int64_t i = 0; i < n; i++) d[i] = v;                                 \
+            return;                                                                   \
+        }                                                                             \
+        for (int64_t i = 0; i < n; i++) {                                             \
+            memcpy(dst + i * strides[0], src + i * strides[1], sizeof(T));            \
+        }                                                                             \
+    }
+CT__COPY_LOOP(uint8_t)
+CT__COPY_LOOP(uint16_t)
+CT__COPY_LOOP(uint32_t)
+CT__COPY_LOOP(uint64_t)
+#undef CT__COPY_LOOP
+
+/* Converting copies, one loop per (source, destination) pair. */
+#define CT__CAST_LOOP(dst, DDT, src)                                                                  \
+    static void ct__cast_##src##_##dst(char **data, const int64_t *strides, int64_t n, void *ctx)     \
+    {                                                                                                 \
+        (void)ctx;                                                                                    \
+        ct__##dst##_t *d = (ct__##dst##_t *)data[0];                                                  \
+        const ct__##src##_t *s = (const ct__##src##_t *)data[1];                                      \
+        if (strides[0] == (int64_t)sizeof *d && strides[1] == (int64_t)sizeof *s) {                   \
+            for (int64_t i = 0; i < n; i++) d[i] = CT__CONVERT(src, dst, s[i]);                       \
+        } else {                                                                                      \
+            for (int64_t i = 0; i < n; i++)                                                           \
+                *(ct__##dst##_t *)(data[0] + i * strides[0]) =                                        \
+                    CT__CONVERT(src, dst, *(const ct__##src##_t *)(data[1] + i * strides[1]));        \
+        }                                                                                             \
+    }
+#define CT__CAST_ROW(src, SDT, _) CT__DTYPES_B(CT__CAST_LOOP, src)
+CT__DTYPES_A(CT__CAST_ROW, _)
+#undef CT__CAST_ROW
+#undef CT__CAST_LOOP
+
+/* ct__cast_loops[src][dst], indexed by ct_dtype (CT_DEFAULT's row and column unused). */
+#define CT__CAST_ENTRY(dst, DDT, src) ct__cast_##src##_##dst,
+#define CT__CAST_ROW(src, SDT, _) {NULL, CT__DTYPES_B(CT__CAST_ENTRY, src)},
+static const ct__loop_fn ct__cast_loops[CT_NUM_DTYPES][CT_NUM_DTYPES] = {
+    {NULL}, CT__DTYPES_A(CT__CAST_ROW, _)};
+#undef CT__CAST_ROW
+#undef CT__CAST_ENTRY
+
+/* float32 and float64 to bfloat16 on contiguous data: PyTorch's vectorised
+ * loop writes NaN as 0xffff where its scalar loop (and the one above) writes
+ * 0x7fc0; for float64 the vector loop covers whole blocks of 16 elements of
+ * each call. ctx is the source dtype. */
+static void ct__cast_to_bf16_vectorised(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    ct_dtype src = *(const ct_dtype *)ctx;
+    ct__cast_loops[src][CT_BF16](data, strides, n, NULL);
+    if (strides[0] != 2 || strides[1] != (int64_t)ct_dtype_size(src)) return;
+    int64_t vec = src == CT_F64 ? n - n % 16 : n;
+    uint16_t *d = (uint16_t *)data[0];
+    for (int64_t i = 0; i < vec; i++)
+        if (d[i] == 0x7fc0 && ct__read_f64(data[1] + i * strides[1], src) != ct__read_f64(data[1] + i * strides[1], src))
+            d[i] = 0xffff;
+}
+
+static ct__loop_fn ct__copy_loop_for_size(size_t size)
+{
+    switch (size) {
+    case 1: return ct__copy_loop_uint8_t;
+    case 2: return ct__copy_loop_uint16_t;
+    case 4: return ct__copy_loop_uint32_t;
+    default: return ct__copy_loop_uint64_t;
+    }
+}
+
+static void ct__cpu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
+{
+    (void)non_blocking;
+    const ct_tensor *ops[2] = {dst, src};
+    ct__iter it;
+    ct__iter_init(&it, 2, ops);
+    ct__loop_fn fn = dst->dtype == src->dtype ? ct__copy_loop_for_size(ct__esize(dst))
+                                              : ct__cast_loops[src->dtype][dst->dtype];
+    ct_dtype src_dtype = src->dtype;
+    if (dst->dtype == CT_BF16 && (src_dtype == CT_F32 || src_dtype == CT_F64)) fn = ct__cast_to_bf16_vectorised;
+    ct__iter_parallel(&it, fn, &src_dtype);
+}
+
+/* Fill n elements of `size` bytes with the pattern in ctx. */
+#define CT__FILL_LOOP(T)                                                              \
+    static void ct__fill_loop_##T(char **data, const int64_t *strides, int64_t n, void *ctx) \
+    {                                                                                 \
+        T v;                                                                          \
+        memcpy(&v, ctx, sizeof v);                                                    \
+        if (strides[0] == (int64_t)sizeof(T)) {                                       \
+            T *d = (T *)data[0];                                                      \
+            for (int64_t i = 0; i < n; i++) d[i] = v;                                 \
+        } else {                                                                      \
+            for (int64_t i = 0; i < n; i++) memcpy(data[0] + i * strides[0], &v, sizeof v); \
+        }                                                                             \
+    }
+CT__FILL_LOOP(uint8_t)
+CT__FILL_LOOP(uint16_t)
+CT__FILL_LOOP(uint32_t)
+CT__FILL_LOOP(uint64_t)
+#undef CT__FILL_LOOP
+
+static void ct__cpu_fill(ct_tensor *dst, const void *elem)
+{
+    const ct_tensor *ops[1] = {dst};
+    ct__iter it;
+    ct__loop_fn fn;
+    switch (ct__esize(dst)) {
+    case 1: fn = ct__fill_loop_uint8_t; break;
+    case 2: fn = ct__fill_loop_uint16_t; break;
+    case 4: fn = ct__fill_loop_uint32_t; break;
+    default: fn = ct__fill_loop_uint64_t; break;
+    }
+    ct__iter_init(&it, 1, ops);
+    ct__iter_parallel(&it, fn, (void *)elem);
+}
+
+static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt) { return ct__cpu_pointwise_loop(op, dt) != NULL; }
+
+static int ct__cpu_device_count(void) { return 1; }
+static void ct__cpu_synchronize(int device_index) { (void)device_index; }
+
+/* (positional: C++17 has no designated initializers) */
+static const ct_backend ct__cpu_backend = {"cpu",           ct__cpu_device_count, ct__cpu_alloc,     ct__cpu_free,
+                                           ct__cpu_copy,    ct__cpu_fill,         ct__cpu_has_pointwise,
+                                           ct__cpu_pointwise, ct__cpu_index,      ct__cpu_sorting,
+                                           &ct__cpu_reduce_kernels, ct__cpu_gemm, ct__cpu_range,
+                                           ct__cpu_random,  ct__cpu_conv,        ct__cpu_linmap,
+                                           ct__cpu_optim_step, ct__cpu_bn_stats, ct__cpu_synchronize};
+
+/* ==================== tensor/device.c ==================== */
+// >>tensor/device.c
+/* Devices: the backend registry, device names, the default device, the
+ * same-device rule of ops with several tensors, host reads of device memory
+ * and moves between devices. */
+
+/* ---------------------------------------------------------------- registry */
+
+/* Indexed by ct_device_type; the CPU's is built in (src/cpu/copy.c). */
+static const ct_backend *ct__backends[CT_NUM_DEVICE_TYPES] = {NULL, &ct__cpu_backend, NULL, NULL};
+
+static const ct_backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }
+
+ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, int abi_version)
+{
+    if (abi_version != CT_BACKEND_ABI_VERSION)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "register_backend(): the backend was built for backend interface version %d, this ctorch "
+                        "has version %d",
+                        abi_version, CT_BACKEND_ABI_VERSION);
+    if (type != CT_DEVICE_CUDA && type != CT_DEVICE_PRIVATEUSE1)
+        return ct__fail(CT_ERR_VALUE, "register_backend(): only the cuda and privateuseone device types take a backend");
+    if (!backend || !backend->name || !backend->device_count || !backend->alloc || !backend->free || !backend->copy ||
+        !backend->fill || !backend->has_pointwise || !backend->pointwise || !backend->index || !backend->sorting ||
+        !backend->reduce || !backend->gemm || !backend->range || !backend->random || !backend->conv || !backend->linmap ||
+        !backend->optim_step || !backend->bn_stats || !backend->synchronize)
+        return ct__fail(CT_ERR_VALUE, "register_backend(): the backend table has an empty entry");
+    ct__backends[type] = backend;
+    return CT_OK;
+}
+
+const ct_backend *ct_backend_get(ct_device_type type)
+{
+    return type > CT_DEVICE_DEFAULT && type < CT_NUM_DEVICE_TYPES ? ct__backends[type] : NULL;
+}
+
+/* ---------------------------------------------------------------- names */
+
+/* The type's name in device strings: PrivateUse1 takes its backend's. */
+static const char *ct__device_type_name(ct_device_type type)
+{
+    switch (type) {
+    case CT_DEVICE_CPU: return "cpu";
+    case CT_DEVICE_CUDA: return "cuda";
+    case CT_DEVICE_PRIVATEUSE1:
+        return ct__backends[type] ? ct__backends[type]->name : "privateuseone";
+    default: return "default";
+    }
+}
+
+const char *ct_device_str(ct_device d, char *buf, size_t n)
+{
+    if (!buf || !n) return buf;
+    if (d.index < 0) snprintf(buf, n, "%s", ct__device_type_name(d.type));
+    else snprintf(buf, n, "%s:%d", ct__device_type_name(d.type), d.index);
+    return buf;
+}
+
+/* c10::Device's parser: a type name, then optionally ':' and an index
+ * without leading zeros. */
+ct_result ct_device_parse(const char *s, ct_device *out)
+{
+    if (!s || !out) return ct__fail(CT_ERR_VALUE, "device(): the string and out must not be NULL");
+    if (!*s) return ct__fail(CT_ERR_RUNTIME, "Device string must not be empty");
+    size_t len = strcspn(s, ":");
+    ct_device d = {CT_DEVICE_DEFAULT, -1};
+    for (int t = CT_DEVICE_CPU; t < CT_NUM_DEVICE_TYPES; t++) {
+        const char *name = ct__device_type_name((ct_device_type)t);
+        if (strlen(name) == len && strncmp(s, name, len) == 0) d.type = (ct_device_type)t;
+    }
+    const char *ix = s[len] == ':' ? s + len + 1 : NULL;
+    bool index_ok = !ix || (ix[0] >= '0' && ix[0] <= '9' && (ix[0] != '0' || ix[1] == 0) &&
+                            strspn(ix, "0123456789") == strlen(ix) && strlen(ix) <= 9);
+    if (len == 0 || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") != len || !index_ok)
+        return ct__fail(CT_ERR_RUNTIME, "Invalid device string: '%s'", s);
+    if (d.type == CT_DEVICE_DEFAULT)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, "
+                        "xla, lazy, vulkan, mps, meta, hpu, %s device type at start of device string: %s",
+                        ct__device_type_name(CT_DEVICE_PRIVATEUSE1), s);
+    if (ix) d.index = atoi(ix);
+    *out = d;
+    return CT_OK;
+}
+
+bool ct_device_equal(ct_device a, ct_device b)
+{
+    if (a.type != b.type) return false;
+    if (a.type == CT_DEVICE_CPU) return true;
+    return (a.index < 0 ? 0 : a.index) == (b.index < 0 ? 0 : b.index);
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static int ct__device_count(ct_device_type type)
+{
+    const ct_backend *be = ct_backend_get(type);
+    return be ? be->device_count() : 0;
+}
+
+bool ct_cuda_is_available(void) { return ct__device_count(CT_DEVICE_CUDA) > 0; }
+int ct_cuda_device_count(void) { return ct__device_count(CT_DEVICE_CUDA); }
+
+static ct_device ct__default_device(void);
+
+/* A device a user asked for, made concrete: the default resolved, an
+ * index of -1 made the current one (0: ctorch has no current-device
+ * switch yet), the CPU's index -1 whatever was asked (PyTorch ignores
+ * it); errors in PyTorch's words for a device type with no backend or no
+ * such device. */
+static ct_result ct__device_resolve(ct_device *d)
+{
+    if (d->type == CT_DEVICE_DEFAULT) {
+        *d = ct__default_device();
+        return CT_OK;
+    }
+    if (d->type == CT_DEVICE_CPU) {
+        d->index = -1;
+        return CT_OK;
+    }
+    if (d->type < 0 || d->type >= CT_NUM_DEVICE_TYPES) return ct__fail(CT_ERR_VALUE, "invalid device type %d", (int)d->type);
+    const ct_backend *be = ct__backends[d->type];
+    if (!be && d->type == CT_DEVICE_CUDA) return ct__fail(CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
+    if (!be) return ct__fail(CT_ERR_RUNTIME, "PrivateUse1 backend is not registered (register_backend)");
+    int count = be->device_count();
+    if (count == 0 && d->type == CT_DEVICE_CUDA)
+        return ct__fail(CT_ERR_RUNTIME, "Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
+                                        "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx");
+    if (d->index < 0) d->index = 0;
+    if (d->index >= count) {
+        if (d->type == CT_DEVICE_CUDA) return ct__fail(CT_ERR_RUNTIME, "CUDA error: invalid device ordinal");
+        return ct__fail(CT_ERR_RUNTIME, "%s device index %d is out of range (%d devices)", be->name, d->index, count);
+    }
+    return CT_OK;
+}
+
+ct_result ct_synchronize(ct_device d)
+{
+    ct_result r = ct__device_resolve(&d);
+    if (r == CT_OK && d.type != CT_DEVICE_CPU) ct__backends[d.type]->synchronize(d.index);
+    return r;
+}
+
+/* ---------------------------------------------------------------- the default device */
+
+static ct_device ct__default_dev = {CT_DEVICE_CPU, -1};
+static CT__TLS ct_device ct__guard_dev;
+static CT__TLS bool ct__guarded;
+
+static ct_device ct__default_device(void) { return ct__guarded ? ct__guard_dev : ct__default_dev; }
+
+ct_result ct_set_default_device(ct_device d)
+{
+    ct_result r = ct__device_resolve(&d);
+    if (r == CT_OK) ct__default_dev = d;
+    return r;
+}
+
+ct_device ct_get_default_device(void) { return ct__default_device(); }
+
+ct_device_guard ct_device_guard_begin(ct_device d)
+{
+    ct_device_guard g = {ct__guard_dev, ct__guarded};
+    if (ct__device_resolve(&d) == CT_OK) { /* a bad device keeps the one in force (the error is set) */
+        ct__guard_dev = d;
+        ct__guarded = true;
+    }
+    return g;
+}
+
+void ct_device_guard_end(ct_device_guard g)
+{
+    ct__guard_dev = g.previous;
+    ct__guarded = g.had_previous;
+}
+
+/* ---------------------------------------------------------------- several tensors */
+
+static bool ct__is_cpu_scalar(const ct_tensor *t) { return t->ndim == 0 && t->storage->device.type == CT_DEVICE_CPU; }
+
+/* The device that ts (n of them, NULL entries skipped) share, into *out:
+ * the first that is not the CPU, as TensorIterator picks it, and an error
+ * in PyTorch's words naming it and the first that differs. With
+ * cpu_scalars, a 0-d CPU tensor goes with any device, as TensorIterator
+ * lets a CPU scalar join CUDA tensors. */
+static ct_result ct__common_device(const ct_tensor *const *ts, int n, bool cpu_scalars, ct_device *out)
+{
+    *out = ct__cpu;
+    for (int i = 0; i < n; i++)
+        if (ts[i] && ts[i]->storage->device.type != CT_DEVICE_CPU) {
+            *out = ts[i]->storage->device;
+            break;
+        }
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *t = ts[i];
+        if (!t || ct_device_equal(*out, t->storage->device) || (cpu_scalars && ct__is_cpu_scalar(t))) continue;
+        char sa[64], sb[64];
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
+                        ct_device_str(*out, sa, sizeof sa), ct_device_str(t->storage->device, sb, sizeof sb));
+    }
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- moves */
+
+/* t's elements where the host can read them: t itself on the CPU, else a
+ * contiguous CPU copy (registered in the open scope) that the device has
+ * finished writing. Every host read of tensor memory goes through here,
+ * so each one on a device is a visible synchronisation point. */
+static const ct_tensor *ct__host(const ct_tensor *t)
+{
+    if (!t || t->storage->device.type == CT_DEVICE_CPU) return t;
+    ct_tensor *h = ct__alloc(t->sizes, t->ndim, t->dtype, ct__cpu);
+    if (h && ct_numel(h)) ct__backend_for(t->storage->device.type)->copy(h, t, false);
+    return h;
+}
+
+static const ct_backend *ct__copy_backend(const ct_tensor *dst, const ct_tensor *src)
+{
+    ct_device_type type = dst->storage->device.type != CT_DEVICE_CPU ? dst->storage->device.type
+                                                                     : src->storage->device.type;
+    return ct__backend_for(type);
+}
+
+/* Tensor.to(device, dtype, non_blocking): t itself when it is already
+ * there in that dtype, else a copy, recorded as ToCopyBackward0. */
+static ct_tensor *ct__to_device(const ct_tensor *t, ct_device device, ct_dtype dtype, bool non_blocking)
+{
+    dtype = dtype == CT_DEFAULT ? t->dtype : dtype;
+    if (ct__device_resolve(&device) != CT_OK) return NULL;
+    if (ct_device_equal(device, t->storage->device) && dtype == t->dtype) return ct__same(t);
+    int64_t strides[CT_MAX_DIMS];
+    if (ct__is_dense(t)) memcpy(strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
+    else ct__dense_strides_like(t, strides);
+    ct_tensor *r = ct__alloc_strided(t->sizes, strides, t->ndim, dtype, device);
+    if (r && ct_numel(r)) ct__copy_backend(r, t)->copy(r, t, non_blocking);
+    if (!ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0)) return ct__unrecordable(r);
+    return r;
+}
+
+ct_tensor *ct_to_device(const ct_tensor *t, ct_device device, bool non_blocking)
+{
+    CT__ARG(t, "self", 1);
+    return ct__to_device(t, device, CT_DEFAULT, non_blocking);
+}
+
+ct_tensor *ct_cuda(const ct_tensor *t) { return ct_to_device(t, CT_CUDA(-1), false); }
+ct_tensor *ct_cpu(const ct_tensor *t) { return ct_to_device(t, CT_CPU, false); }
+
 /* ==================== linalg/products.c ==================== */
 // >>linalg/products.c
 /* Matrix products: mm, bmm, mv, dot, vdot, outer, matmul, addmm, addmv,
@@ -23620,45 +25436,6 @@ static bool ct__operand_of(const ct_tensor *t, ct_dtype w, ct__operand *op)
     return c && ct__blas_layout(c, op);
 }
 
-/* C[i] = beta * C[i] + alpha * A[i] @ B[i], item i of a batch; C is contiguous [batch, M, N] of dtype w. */
-static void ct__gemm_item(ct_dtype w, int64_t i, int64_t M, int64_t N, int64_t K, const ct__operand *a,
-                          const ct__operand *b, double alpha, double beta, char *C)
-{
-    size_t es = ct_dtype_size(w);
-    /* (with K 0 the operands are empty and may have no data at all) */
-    const char *A = K ? a->data + (size_t)(i * a->bs) * es : a->data;
-    const char *B = K ? b->data + (size_t)(i * b->bs) * es : b->data;
-    char *c = C + (size_t)(i * M * N) * es;
-    if (w == CT_F32)
-        ct__sgemm(a->trans, b->trans, M, N, K, (float)alpha, (const float *)A, a->ld, (const float *)B, b->ld,
-                  (float)beta, (float *)c, N);
-    else if (w == CT_F64)
-        ct__dgemm(a->trans, b->trans, M, N, K, alpha, (const double *)A, a->ld, (const double *)B, b->ld, beta,
-                  (double *)c, N);
-    else
-        ct__ugemm(a->trans, b->trans, M, N, K, (uint64_t)ct__trunc_i64(alpha), (const uint64_t *)A, a->ld,
-                  (const uint64_t *)B, b->ld, (uint64_t)ct__trunc_i64(beta), (uint64_t *)c, N);
-}
-
-/* Every item of a batch (ct__gemm_item). A batch with at least an item per thread is split by item (each
- * product then runs on one thread); a smaller one runs its items in turn, each product splitting itself.
- * That loop stays outside any parallel region: inside one, even an inactive one (if (false)), each
- * product's own region would be nested, and OpenMP starts a nested team's threads anew every time (tens
- * of microseconds, more than a training step's product takes on a thread). */
-static void ct__gemm_batch(ct_dtype w, int64_t batch, int64_t M, int64_t N, int64_t K, const ct__operand *a,
-                           const ct__operand *b, double alpha, double beta, char *C)
-{
-#ifdef _OPENMP
-    if (batch >= omp_get_max_threads() &&
-        (double)batch * (double)M * (double)N * (double)K >= CT__GEMM_PARALLEL_WORK) {
-#pragma omp parallel for schedule(dynamic)
-        for (int64_t i = 0; i < batch; i++) ct__gemm_item(w, i, M, N, K, a, b, alpha, beta, C);
-        return;
-    }
-#endif
-    for (int64_t i = 0; i < batch; i++) ct__gemm_item(w, i, M, N, K, a, b, alpha, beta, C);
-}
-
 /* beta * added + alpha * (a @ b) in dtype dt, with recording off: a [B, M, K]
  * and b [B, K, N] views of any strides, added broadcastable to the result or
  * NULL. The result is contiguous with sizes out (B * M * N elements). An
@@ -23666,6 +25443,9 @@ static void ct__gemm_batch(ct_dtype w, int64_t batch, int64_t M, int64_t N, int6
 static ct_tensor *ct__product(const ct_tensor *added, const ct_tensor *a, const ct_tensor *b, const int64_t *out,
                               int out_ndim, ct_dtype dt, ct_addmm_opts opts)
 {
+    const ct_tensor *all[3] = {a, b, added};
+    ct_device dev;
+    if (ct__common_device(all, 3, false, &dev) != CT_OK) return NULL;
     ct_dtype w = ct__gemm_dtype(dt);
     if (w == CT_I64) {
         opts.beta = (double)ct__trunc_i64(opts.beta);
@@ -23673,7 +25453,7 @@ static ct_tensor *ct__product(const ct_tensor *added, const ct_tensor *a, const 
     }
     ct_grad_mode mode = ct_set_grad_enabled(false);
     ct_scope s = ct_scope_begin();
-    ct_tensor *r = ct__alloc(out, out_ndim, w, ct__cpu), *e = NULL;
+    ct_tensor *r = ct__alloc(out, out_ndim, w, dev), *e = NULL;
     bool ok = r != NULL;
     if (ok && added && opts.beta != 0) {
         ok = (e = ct_expand(added, ct_shape_make(out_ndim, out))) != NULL;
@@ -23681,9 +25461,12 @@ static ct_tensor *ct__product(const ct_tensor *added, const ct_tensor *a, const 
     }
     ct__operand A, B;
     ok = ok && ct__operand_of(a, w, &A) && ct__operand_of(b, w, &B);
-    if (ok && ct_numel(r) > 0)
-        ct__gemm_batch(w, a->sizes[0], a->sizes[1], b->sizes[2], a->sizes[2], &A, &B, opts.alpha, added ? opts.beta : 0,
-                       ct__data(r));
+    if (ok && ct_numel(r) > 0) {
+        ct__gemm_job job = {w,       a->sizes[0], a->sizes[1], b->sizes[2], a->sizes[2], A.data,     B.data,
+                            ct__data(r), A.bs,    A.ld,        B.bs,        B.ld,        A.trans,    B.trans,
+                            opts.alpha,  added ? opts.beta : 0, r->storage->device.index};
+        ct__backend_for(r->storage->device.type)->gemm(&job);
+    }
     if (ok && w != dt) ok = (r = ct_to(r, dt)) != NULL;
     if (ok) ct_keep(r);
     ct_scope_end(s);
@@ -26229,13 +28012,16 @@ static const char *ct__la_batch_note(const ct_tensor *A, int64_t b, char *buf, s
 
 /* ---------------------------------------------------------------- data in and out */
 
-/* The matrices of t (..., rows, cols) as float64 one after another (a
- * tensor of the open scope; do not write it), and how many there are. */
+/* The decompositions run on the host: a device's matrices come through an
+ * explicit copy, and the results go back to it (ct__la_result). */
+
+/* The matrices of t (..., rows, cols) as float64 one after another on the
+ * host (a tensor of the open scope; do not write it), and how many there are. */
 static const double *ct__la_in(const ct_tensor *t, int64_t *batch)
 {
-    ct_tensor *d;
+    const ct_tensor *d;
     *batch = 1; /* set first: callers test the pointer, compilers the count */
-    CT__UNRECORDED(d, ct_contiguous(ct_to(t, CT_F64)));
+    CT__UNRECORDED(d, ct__host(ct_contiguous(ct_to(t, CT_F64))));
     if (!d) return NULL;
     for (int i = 0; i < t->ndim - 2; i++) *batch *= t->sizes[i];
     static const double none = 0; /* no elements: a pointer that is never read */
@@ -26255,11 +28041,19 @@ static ct_tensor *ct__la_out(const ct_tensor *t, int nbatch, const int64_t *tail
     return o;
 }
 
-/* The result in dtype dt, handed on out of the open scope. */
-static ct_tensor *ct__la_result(ct_tensor *t, ct_dtype dt)
+/* A host result in like's dtype on like's device, handed on out of the open scope. */
+static ct_tensor *ct__la_result(ct_tensor *t, const ct_tensor *like)
 {
     ct_tensor *r;
-    CT__UNRECORDED(r, ct_to(t, dt));
+    CT__UNRECORDED(r, ct__to_device(t, like->storage->device, like->dtype, false));
+    return r ? ct_keep(r) : NULL;
+}
+
+/* A host int64 result (a rank) on like's device, handed on out of the open scope. */
+static ct_tensor *ct__la_rank_result(ct_tensor *t, const ct_tensor *like)
+{
+    ct_tensor *r;
+    CT__UNRECORDED(r, ct__to_device(t, like->storage->device, CT_I64, false));
     return r ? ct_keep(r) : NULL;
 }
 
@@ -26330,7 +28124,7 @@ ct_tensor *ct_linalg_inv(const ct_tensor *A)
     if (ct__la_check(A, &ct__spec_inv) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *r = ct__inv_f64(A);
-    r = r ? ct__la_result(r, A->dtype) : NULL;
+    r = r ? ct__la_result(r, A) : NULL;
     ct_scope_end(s);
     ct__la_record_inv(r, A);
     return r;
@@ -26387,7 +28181,7 @@ ct_tensor *ct_linalg_det(const ct_tensor *A)
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *d = NULL;
-    ct_tensor *r = ct__lu_dets(A, NULL, NULL, &d) == CT_OK ? ct__la_result(d, A->dtype) : NULL;
+    ct_tensor *r = ct__lu_dets(A, NULL, NULL, &d) == CT_OK ? ct__la_result(d, A) : NULL;
     ct_scope_end(s);
     ct__la_record_det(r, A);
     return r;
@@ -26404,8 +28198,8 @@ ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **lo
     ct_tensor *sg = NULL, *la = NULL;
     ct_result r = ct__lu_dets(A, &sg, &la, NULL);
     if (r == CT_OK) {
-        sg = ct__la_result(sg, A->dtype);
-        la = ct__la_result(la, A->dtype);
+        sg = ct__la_result(sg, A);
+        la = ct__la_result(la, A);
     }
     ct_scope_end(s);
     if (r != CT_OK || !sg || !la) {
@@ -26512,7 +28306,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
     else if (Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK)
         r = ct__solve_f64(Ae, Be, ct_is_contiguous(A), A->dtype == CT_F32);
     if (r && vector) r = ct_squeeze_dim(r, -1);
-    r = r ? ct__la_result(r, A->dtype) : NULL;
+    r = r ? ct__la_result(r, A) : NULL;
     ct_scope_end(s);
     ct__la_record_solve(r, A, B, vector);
     return r;
@@ -26545,7 +28339,7 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
             out = NULL;
         }
     }
-    ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
+    ct_tensor *r = out ? ct__la_result(out, A) : NULL;
     ct_scope_end(s);
     ct__la_record_cholesky(r, A, upper);
     return r;
@@ -26583,8 +28377,8 @@ ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_te
     }
     CT_FREE(w);
     if (q) {
-        q = ct__la_result(q, A->dtype);
-        r = ct__la_result(r, A->dtype);
+        q = ct__la_result(q, A);
+        r = ct__la_result(r, A);
     }
     ct_scope_end(s);
     if (!q || !r) {
@@ -26667,10 +28461,10 @@ static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tens
     ct_tensor *u = NULL, *sv = NULL, *vh = NULL;
     ct_result r = ct__svd_f64(A, full, uv, &u, &sv, &vh);
     if (r == CT_OK) {
-        sv = ct__la_result(sv, A->dtype);
+        sv = ct__la_result(sv, A);
         if (uv) {
-            u = ct__la_result(u, A->dtype);
-            vh = ct__la_result(vh, A->dtype);
+            u = ct__la_result(u, A);
+            vh = ct__la_result(vh, A);
         }
     }
     ct_scope_end(s);
@@ -26760,8 +28554,8 @@ static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, c
     ct_tensor *l = NULL, *q = NULL;
     ct_result r = ct__eigh_f64(A, uplo == 'U' || uplo == 'u', vectors, &l, &q);
     if (r == CT_OK) {
-        l = ct__la_result(l, A->dtype);
-        if (vectors) q = ct__la_result(q, A->dtype);
+        l = ct__la_result(l, A);
+        if (vectors) q = ct__la_result(q, A);
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
@@ -26839,8 +28633,8 @@ static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors
     ct_tensor *l = NULL, *v = NULL;
     ct_result r = ct__eig_f64(A, vectors, &l, &v);
     if (r == CT_OK) {
-        l = ct__la_result(l, A->dtype);
-        if (vectors) v = ct__la_result(v, A->dtype);
+        l = ct__la_result(l, A);
+        if (vectors) v = ct__la_result(v, A);
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
@@ -26961,7 +28755,7 @@ ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
     ct_scope s = ct_scope_begin();
     double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
     ct_tensor *p = ct__pinv_f64(A, hermitian, rtol, A->dtype == CT_F32, false, NULL, NULL);
-    ct_tensor *r = p ? ct__la_result(p, A->dtype) : NULL;
+    ct_tensor *r = p ? ct__la_result(p, A) : NULL;
     ct_scope_end(s);
     ct__la_record_pinv(r, A);
     return r;
@@ -26984,7 +28778,8 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
     double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
     bool values_only = !(ct__grad_mode() && ct__requires_grad(A)); /* as PyTorch's svdvals and eigvalsh decide */
     if (rank && ct__pinv_f64(A, hermitian, rtol, A->dtype == CT_F32, values_only, (int64_t *)ct__data(rank), NULL))
-        r = ct_keep(rank);
+        CT__UNRECORDED(r, ct__to_device(rank, A->storage->device, CT_I64, false));
+    if (r) ct_keep(r);
     ct_scope_end(s);
     return r;
 }
@@ -27068,7 +28863,11 @@ static bool ct__lstsq_has_residuals(int driver, int64_t m, int64_t n, const int6
 }
 
 /* An empty (0,) tensor of dtype dt: a result PyTorch's driver does not give. */
-static ct_tensor *ct__lstsq_none(ct_dtype dt) { return ct_empty(CT_SHAPE(0), dt); }
+static ct_tensor *ct__lstsq_none(ct_dtype dt)
+{
+    int64_t none = 0;
+    return ct__alloc(&none, 1, dt, ct__cpu); /* on the host with the other results, until ct__la_result */
+}
 
 /* gelsd and gelss: X (batch..., n, k) = pinv(A) B by ctorch's SVD for Ae
  * (batch..., m, n), Be (batch..., m, k) of one batch shape (nb dims), as
@@ -27162,9 +28961,9 @@ static ct_result ct__lstsq(const ct_tensor *A, const ct_tensor *Bm, int driver, 
     if (!ct__lstsq_has_residuals(driver, m, n, ranks, batch)) {
         res = ct__lstsq_none(CT_F64);
     } else if (driver != CT__GELS) {
-        ct_tensor *Ad, *Bd;
-        CT__UNRECORDED(Ad, ct_to(Ae, CT_F64));
-        CT__UNRECORDED(Bd, ct_to(Be, CT_F64));
+        const ct_tensor *Ad, *Bd; /* on the host, with x */
+        CT__UNRECORDED(Ad, ct__host(ct_to(Ae, CT_F64)));
+        CT__UNRECORDED(Bd, ct__host(ct_to(Be, CT_F64)));
         res = ct__lstsq_residuals(Ad, Bd, x);
     }
     out[0] = x;
@@ -27196,7 +28995,7 @@ ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_o
     if (r == CT_OK && vector) CT__UNRECORDED(out[0], ct_squeeze_dim(out[0], -1));
     ct_tensor *res[4] = {NULL, NULL, NULL, NULL}; /* handed out of the scope */
     for (int i = 0; r == CT_OK && i < 4; i++)
-        if (!(res[i] = i == 2 ? ct_keep(out[i]) : ct__la_result(out[i], A->dtype))) r = ct_last_error_code();
+        if (!(res[i] = i == 2 ? ct__la_rank_result(out[i], A) : ct__la_result(out[i], A))) r = ct_last_error_code();
     ct_scope_end(s);
     if (r == CT_OK) ct__la_record_lstsq(res[0], A, B, vector);
     for (int i = 0; i < 4; i++) {
@@ -27374,7 +29173,7 @@ ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
     for (int64_t b = 0; out && b < batch; b++) ct__expm(a + b * n * n, n, o + b * n * n, w, piv);
     CT_FREE(w);
     CT_FREE(piv);
-    ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
+    ct_tensor *r = out ? ct__la_result(out, A) : NULL;
     ct_scope_end(s);
     ct__la_record_matrix_exp(r, A);
     return r;
@@ -27985,6 +29784,10 @@ static ct__loop_fn ct__cross_loop(ct_dtype dt)
  * broadcastable to out) into a new contiguous tensor. */
 static ct_tensor *ct__cross_values(const ct_tensor *a, const ct_tensor *b, int d, const int64_t *out, int ndim)
 {
+    if (a->storage->device.type != CT_DEVICE_CPU) { /* on the host, through explicit copies (as the decompositions) */
+        ct_tensor *r = ct__cross_values(ct__host(a), ct__host(b), d, out, ndim);
+        return r ? ct__to_device(r, a->storage->device, CT_DEFAULT, false) : NULL;
+    }
     ct_tensor *r = ct__alloc(out, ndim, a->dtype, ct__cpu);
     const ct_tensor *ops[3] = {r ? ct_select(r, d, 0) : NULL, ct_select(a, d, 0), ct_select(b, d, 0)};
     if (!ops[0] || !ops[1] || !ops[2]) return NULL;
@@ -28001,6 +29804,9 @@ static ct_tensor *ct__cross_values(const ct_tensor *a, const ct_tensor *b, int d
 static ct_result ct__check_cross(const ct_tensor *a, const ct_tensor *b, int dim, int *d, int64_t *out)
 {
     int nout;
+    const ct_tensor *both[2] = {a, b};
+    ct_device dev;
+    if (ct__common_device(both, 2, false, &dev) != CT_OK) return ct_last_error_code();
     if (a->ndim != b->ndim)
         return ct__fail(CT_ERR_RUNTIME, "linalg.cross: inputs must have the same number of dimensions.");
     if ((*d = ct__wrap_dim_strict(dim, a->ndim)) < 0) return ct_last_error_code();
@@ -28119,6 +29925,19 @@ CT__BACKWARD(linmap)
     return CT_OK;
 }
 
+/* A job of m on the contiguous x into out, the rest zero. */
+static ct__linmap_job ct__linmap_job_for(ct__linmap_kind kind, const ct__linmap *m, const ct_tensor *x, ct_tensor *out)
+{
+    ct__linmap_job job;
+    memset(&job, 0, sizeof job);
+    job.kind = kind;
+    job.m = m;
+    job.dtype = x->dtype;
+    job.x = ct__data(x);
+    job.out = ct__data(out);
+    return job;
+}
+
 /* The map (or its adjoint) of x, whose shape is the map's input (output)
  * shape; places no tap reaches get `fill`. Records a node that shares m. */
 static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint, double fill)
@@ -28126,21 +29945,16 @@ static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint
     static const ct__node_type type = {"LinearMapBackward", ct__bw_linmap};
     if (ct__recordable(&x, 1) != CT_OK) return NULL;
     ct_shape shape = adjoint ? m->in_shape : m->out_shape;
-    ct_tensor *xc, *out = ct__alloc(shape.size, shape.ndim, x->dtype, ct__cpu);
+    ct_tensor *xc, *out = ct__alloc(shape.size, shape.ndim, x->dtype, x->storage->device);
     CT__UNRECORDED(xc, ct_contiguous(x));
     if (!out || !xc) {
         ct__discard(out);
         ct__discard(xc);
         return NULL;
     }
-    const void *in = ct__data(xc);
-    void *res = ct__data(out);
-    if (in && res) {
-        if (x->dtype == CT_F32 && adjoint) ct__linmap_adjoint_float(m, (const float *)in, (float *)res);
-        else if (x->dtype == CT_F32) ct__linmap_apply_float(m, (const float *)in, (float *)res, (float)fill);
-        else if (adjoint) ct__linmap_adjoint_double(m, (const double *)in, (double *)res);
-        else ct__linmap_apply_double(m, (const double *)in, (double *)res, fill);
-    }
+    ct__linmap_job job = ct__linmap_job_for(adjoint ? CT__LINMAP_ADJOINT : CT__LINMAP_APPLY, m, xc, out);
+    job.fill = fill;
+    if (job.x && job.out) ct__backend_for(out->storage->device.type)->linmap(&job);
     ct__discard(xc);
     const ct_tensor *inputs[1] = {x};
     ct__node *n = ct__record(&type, inputs, 1, &out, 1);
@@ -28284,21 +30098,19 @@ static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const int64
                                   const char *adjoint_name, ct_tensor **indices)
 {
     if (!m) return NULL;
-    ct_tensor *xc, *idx = ct__alloc(m->out_shape.size, m->out_shape.ndim, CT_I64, ct__cpu);
+    ct_tensor *xc, *idx = ct__alloc(m->out_shape.size, m->out_shape.ndim, CT_I64, x->storage->device);
     CT__UNRECORDED(xc, ct_contiguous(x));
     ct__linmap *g = ct__linmap_new(name, adjoint_name, m->planes, m->n_out, 1, false, true);
     ct_tensor *r = NULL;
     if (xc && idx && g) {
-        int64_t *ip = (int64_t *)ct__data(idx);
-        int64_t H = x->sizes[x->ndim - 2], W = x->sizes[x->ndim - 1];
-        int64_t OH = m->out_shape.size[x->ndim - 2], OW = m->out_shape.size[x->ndim - 1];
-        if (ip && inside && x->dtype == CT_F32)
-            ct__max_pool2d_argmax_float(m->planes, H, W, OH, OW, inside[0], inside[1], (const float *)ct__data(xc), ip);
-        else if (ip && inside)
-            ct__max_pool2d_argmax_double(m->planes, H, W, OH, OW, inside[0], inside[1], (const double *)ct__data(xc), ip);
-        else if (ip && x->dtype == CT_F32) ct__linmap_argmax_float(m, (const float *)ct__data(xc), ip);
-        else if (ip) ct__linmap_argmax_double(m, (const double *)ct__data(xc), ip);
-        if (ip) memcpy(g->src, ip, sizeof(int64_t) * (size_t)(m->planes * m->n_out));
+        ct__linmap_job job = ct__linmap_job_for(CT__LINMAP_ARGMAX, m, xc, idx);
+        job.inside = inside;
+        job.H = x->sizes[x->ndim - 2], job.W = x->sizes[x->ndim - 1];
+        job.OH = m->out_shape.size[x->ndim - 2], job.OW = m->out_shape.size[x->ndim - 1];
+        if (job.out) ct__backend_for(idx->storage->device.type)->linmap(&job);
+        /* the indices become the gradient's map, whose tables live on the host */
+        const ct_tensor *host = job.out ? ct__host(idx) : NULL;
+        if (host) memcpy(g->src, ct__data(host), sizeof(int64_t) * (size_t)(m->planes * m->n_out));
         g->n_in = m->n_in;
         g->in_shape = m->in_shape;
         g->out_shape = m->out_shape;
@@ -28899,14 +30711,6 @@ ct_tensor *ct_pixel_unshuffle(const ct_tensor *input, int64_t downscale_factor)
 
 /* ---------------------------------------------------------------- geometry */
 
-/* A convolution's parameters for nd (1 to 3) spatial dims. */
-typedef struct ct__conv {
-    int nd;
-    bool transposed;
-    int64_t groups;
-    int64_t stride[3], pad[3], dil[3], out_pad[3];
-} ct__conv;
-
 /* The output's spatial size along d for input size in and kernel size k. */
 static int64_t ct__conv_out_size(const ct__conv *c, int d, int64_t in, int64_t k)
 {
@@ -28931,807 +30735,25 @@ static ct__window ct__conv_window(const ct__conv *c, const int64_t *in, const in
     return g;
 }
 
-/* ---------------------------------------------------------------- the kernels' driver */
-
-/* Images per GEMM: as many as keep the columns of a chunk within about
- * 4 MB, so that small images make one product of useful size. */
-static int64_t ct__conv_chunk(int64_t N, int64_t col_elems_per_image)
-{
-    int64_t nb = ((int64_t)1 << 20) / CT__MAX(col_elems_per_image, 1);
-    return CT__MAX(1, CT__MIN(N, nb));
-}
-
-/* m images (C, L), image_stride apart, to or from a chunk (C, m * L) that
- * has them side by side: from_chunk says which way src -> dst goes. */
-#define CT__CONV_REGROUP(T)                                                                                   \
-    static void ct__regroup_##T(const T *src, T *dst, int64_t m, int64_t C, int64_t L, int64_t image_stride,  \
-                                bool from_chunk)                                                              \
-    {                                                                                                         \
-        for (int64_t c = 0; c < C; c++)                                                                       \
-            for (int64_t i = 0; i < m; i++) {                                                                 \
-                int64_t in_chunk = (c * m + i) * L, in_images = i * image_stride + c * L;                     \
-                memcpy(dst + (from_chunk ? in_images : in_chunk), src + (from_chunk ? in_chunk : in_images),  \
-                       sizeof(T) * (size_t)L);                                                                \
-            }                                                                                                 \
-    }
-CT__CONV_REGROUP(float)
-CT__CONV_REGROUP(double)
-
-/* ---------------------------------------------------------------- stride 1: the image read in place */
-
-#ifdef _OPENMP
-#define CT__OMP_PARALLEL_THREADS _Pragma("omp parallel num_threads(threads)")
-#define CT__OMP_FOR _Pragma("omp for schedule(static)")
-#else
-#define CT__OMP_PARALLEL_THREADS
-#define CT__OMP_FOR
-#endif
-
-static int ct__thread_num(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
-/* Threads for a loop over `items` that makes `work` multiply-adds in all: one per 2^20 of them (about
- * 50 us: less is not worth waking a thread for), at most one per item. */
-static int ct__conv_threads(int64_t items, double work)
-{
-#ifdef _OPENMP
-    if (omp_in_parallel()) return 1;
-    double t = CT__MIN(CT__MIN((double)omp_get_max_threads(), work / (1 << 20)), (double)items);
-    return t < 1 ? 1 : (int)t;
-#else
-    (void)items, (void)work;
-    return 1;
-#endif
-}
-
-/* Whether the wide form below suits a convolution of N images with `work` multiply-adds per image: it
- * splits the images over the threads, so a few large images keep the GEMM, which splits each product. */
-static bool ct__conv_wide_suits(int64_t N, int64_t work)
-{
-    double all = (double)N * (double)work;
-    return ct__conv_threads(N, all) == ct__conv_threads(INT64_MAX, all);
-}
-
-/* The calling thread's scratch memory for a convolution (see ct__scratch_get). */
-static void *ct__conv_scratch(size_t bytes) { return ct__scratch_get(CT__SCRATCH_CONV, bytes); }
-
-/* A stride-1 convolution reads image place o + j * dil - pad for output place o and window place j. In
- * the image zero-padded to P = in + 2 * pad and flattened, output (o0, o1, o2) has the "wide" column
- * w = (o0 * P1 + o1) * P2 + o2 and its window place j sits at w + off(j), so each row of the im2col
- * matrix is a stretch of the padded image: the GEMMs read the image in place (ct__gemm_rows_at,
- * ct__gemm_rows_add_at) instead of a matrix written for them. (The weight's gradient keeps im2col: a dot
- * product over wide columns adds in another order than one over the outputs, and PyTorch's numbers,
- * the digits demo's losses among them, follow the latter.) Wide columns with o1 >= out1 or o2 >= out2
- * are computed too and thrown away (or, as the output's gradient, are zeros). */
-typedef struct ct__wide {
-    int64_t P[3], plane; /* the padded image's sizes, P0 * P1 * P2 */
-    int64_t L;           /* wide columns up to the last output's */
-    int64_t S;           /* L rounded up to whole vectors of any element type (a row of the transposed form's input) */
-    int64_t image;       /* elements a padded image takes: C * plane and the room read past it */
-} ct__wide;
-
-/* Elements read past a padded image: a product's last tile (fewer than NR). */
-#define CT__WIDE_ROOM 64
-
-/* The wide layout of an image of C channels (for a transposed convolution, its output), if the window
- * has one worth taking: stride 1 and at most twice as many wide columns as outputs. */
-static bool ct__wide_plan(const ct__window *g, int64_t C, ct__wide *w)
-{
-    for (int d = 0; d < 3; d++) {
-        if (g->stride[d] != 1) return false;
-        w->P[d] = g->in[d] + 2 * g->pad[d];
-    }
-    w->plane = w->P[0] * w->P[1] * w->P[2];
-    w->L = ((g->out[0] - 1) * w->P[1] + g->out[1] - 1) * w->P[2] + g->out[2];
-    w->S = (w->L + 15) / 16 * 16;
-    w->image = C * w->plane + CT__WIDE_ROOM;
-    return w->L <= 2 * g->out[0] * g->out[1] * g->out[2];
-}
-
-/* The offsets in the padded image of the Cg * K rows of a group's im2col matrix (NULL: out of memory). */
-static int64_t *ct__wide_offsets(const ct__window *g, const ct__wide *w, int64_t Cg)
-{
-    int64_t *off = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)CT__MAX(Cg * g->k[0] * g->k[1] * g->k[2], 1)), *o = off;
-    if (!off) return NULL;
-    for (int64_t c = 0; c < Cg; c++)
-        for (int64_t j0 = 0; j0 < g->k[0]; j0++)
-            for (int64_t j1 = 0; j1 < g->k[1]; j1++)
-                for (int64_t j2 = 0; j2 < g->k[2]; j2++)
-                    *o++ = c * w->plane + (j0 * g->dil[0] * w->P[1] + j1 * g->dil[1]) * w->P[2] + j2 * g->dil[2];
-    return off;
-}
-
-/* A stride-1 form's buffers: the offsets of its C channels' windows and
- * bytes of per-thread scratch; CT_OK, or out of memory with nothing held. */
-static ct_result ct__wide_buffers(const ct__window *g, const ct__wide *w, int64_t C, size_t bytes, int64_t **off,
-                                  void **buf)
-{
-    *off = ct__wide_offsets(g, w, C);
-    *buf = ct__conv_scratch(bytes);
-    if (*off && *buf) return CT_OK;
-    CT_FREE(*off);
-    return CT__OOM();
-}
-
-/* Per element type: the padded image, moving outputs between their wide columns and their places,
- * whether an image is all finite, the forward and the weight's gradient. */
-#define CT__CONV_WIDE(T, sfx)                                                                                 \
-    /* An image (C, in0, in1, in2) from src to dst, into the padded image (C, P0, P1, P2) with zeros around   \
-     * it and in its room, or back out of it. */                                                              \
-    static void ct__wide_pad_##T(const ct__window *g, const ct__wide *w, int64_t C, const T *src, T *dst,     \
-                                 bool to_padded)                                                              \
-    {                                                                                                         \
-        if (to_padded) memset(dst, 0, sizeof(T) * (size_t)w->image);                                          \
-        for (int64_t c = 0; c < C; c++)                                                                       \
-            for (int64_t i0 = 0; i0 < g->in[0]; i0++)                                                         \
-                for (int64_t i1 = 0; i1 < g->in[1]; i1++) {                                                   \
-                    int64_t at_padded = c * w->plane + ((i0 + g->pad[0]) * w->P[1] + i1 + g->pad[1]) * w->P[2] + g->pad[2]; \
-                    int64_t at_dense = ((c * g->in[0] + i0) * g->in[1] + i1) * g->in[2];                      \
-                    memcpy(dst + (to_padded ? at_padded : at_dense), src + (to_padded ? at_dense : at_padded), \
-                           sizeof(T) * (size_t)g->in[2]);                                                     \
-                }                                                                                             \
-    }                                                                                                         \
-    /* C rows of outputs (out0 * out1 * out2 each, dense) from src to dst, into wide columns (rows ld         \
-     * apart, a row's S columns zeroed first) or out of them. */                                              \
-    static void ct__wide_lines_##T(const ct__window *g, const ct__wide *w, int64_t C, const T *src, T *dst,   \
-                                   int64_t ld, bool to_wide)                                                  \
-    {                                                                                                         \
-        int64_t n2 = g->out[2];                                                                               \
-        for (int64_t c = 0; c < C; c++) {                                                                     \
-            if (to_wide) memset(dst + c * ld, 0, sizeof(T) * (size_t)w->S);                                   \
-            for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                        \
-                for (int64_t o1 = 0; o1 < g->out[1]; o1++) {                                                  \
-                    int64_t at_wide = c * ld + (o0 * w->P[1] + o1) * w->P[2];                                 \
-                    int64_t at_dense = ((c * g->out[0] + o0) * g->out[1] + o1) * n2;                          \
-                    memcpy(dst + (to_wide ? at_wide : at_dense), src + (to_wide ? at_dense : at_wide),        \
-                           sizeof(T) * (size_t)n2);                                                           \
-                }                                                                                             \
-        }                                                                                                     \
-    }                                                                                                         \
-    static bool ct__all_finite_##T(const T *v, int64_t n)                                                     \
-    {                                                                                                         \
-        bool bad = false;                                                                                     \
-        for (int64_t i = 0; i < n; i++) bad |= !(v[i] - v[i] == 0);                                           \
-        return !bad;                                                                                          \
-    }                                                                                                         \
-    /* out (N, Cout, out...) of a stride-1 convolution: per image, each group's weight (Og, Cg * K) times     \
-     * the padded image read in place, bias added as it is stored, into wide columns of which the outputs     \
-     * are kept. The images are split over the threads. */                                                    \
-    static ct_result ct__conv_wide_forward_##T(const ct__window *g, const ct__wide *wd, int64_t G, int64_t N, \
-                                               int64_t Cin, int64_t Cout, const T *x, const T *w, const T *b, \
-                                               T *out)                                                        \
-    {                                                                                                         \
-        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K;                   \
-        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
-        int64_t per_thread = wd->image + Cout * wd->L;                                                        \
-        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(wd->L * CgK));                  \
-        int64_t *off;                                                                                         \
-        void *scratch;                                                                                        \
-        if (ct__wide_buffers(g, wd, Cg, sizeof(T) * (size_t)(per_thread * threads), &off, &scratch))          \
-            return ct_last_error_code();                                                                      \
-        T *buf = (T *)scratch;                                                                                \
-        CT__OMP_PARALLEL_THREADS                                                                              \
-        {                                                                                                     \
-            T *xp = buf + per_thread * ct__thread_num(), *wide = xp + wd->image;                              \
-            CT__OMP_FOR                                                                                       \
-            for (int64_t n = 0; n < N; n++) {                                                                 \
-                ct__wide_pad_##T(g, wd, Cin, x + n * Cin * Limg, xp, true);                                   \
-                for (int64_t k = 0; k < G; k++)                                                               \
-                    ct__gemm_rows_at_##sfx(Og, wd->L, CgK, w + k * Og * CgK, CgK, xp + k * Cg * wd->plane, off, \
-                                         b ? b + k * Og : NULL, wide + k * Og * wd->L, wd->L);                \
-                ct__wide_lines_##T(g, wd, Cout, wide, out + n * Cout * Lout, wd->L, false);                   \
-            }                                                                                                 \
-        }                                                                                                     \
-        CT_FREE(off);                                                                                         \
-        return CT_OK;                                                                                         \
-    }                                                                                                         \
-    /* out (N, Cout, in...) of a stride-1 transposed convolution of x (N, Cin, out...) (its window runs over  \
-     * the output): per image and group, the rows of cols = W_g^T (Og * K, Cg) @ x_g (x as wide columns) are  \
-     * added whole to the padded output at their window offsets (col2im in the wide layout; the zeros of      \
-     * x's wide columns add nothing, the caller having made sure w is finite), then the output is cut out     \
-     * of the padding and the bias added. The images are split over the threads. */                           \
-    static ct_result ct__conv_wide_transposed_##T(const ct__window *g, const ct__wide *wd, int64_t G,         \
-                                                  int64_t N, int64_t Cin, int64_t Cout, const T *x, const T *w, \
-                                                  const T *b, T *out)                                         \
-    {                                                                                                         \
-        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, OgK = Og * K;                   \
-        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lx = g->out[0] * g->out[1] * g->out[2];                \
-        int64_t per_thread = wd->image + Cin * wd->S + CT__WIDE_ROOM;                                         \
-        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(K * wd->L * Cg));               \
-        int64_t *off;                                                                                         \
-        void *scratch;                                                                                        \
-        if (ct__wide_buffers(g, wd, Og, sizeof(T) * (size_t)(per_thread * threads), &off, &scratch))          \
-            return ct_last_error_code();                                                                      \
-        T *buf = (T *)scratch;                                                                                \
-        CT__OMP_PARALLEL_THREADS                                                                              \
-        {                                                                                                     \
-            T *op = buf + per_thread * ct__thread_num(), *xw = op + wd->image;                                \
-            CT__OMP_FOR                                                                                       \
-            for (int64_t n = 0; n < N; n++) {                                                                 \
-                T *on = out + n * Cout * Limg;                                                                \
-                ct__wide_lines_##T(g, wd, Cin, x + n * Cin * Lx, xw, wd->S, true);                            \
-                memset(op, 0, sizeof(T) * (size_t)wd->image);                                                 \
-                for (int64_t k = 0; k < G; k++)                                                               \
-                    ct__gemm_rows_add_at_##sfx(OgK, wd->L, Cg, w + k * Cg * OgK, 1, OgK, xw + k * Cg * wd->S, wd->S, \
-                                               off, op + k * Og * wd->plane);                                 \
-                ct__wide_pad_##T(g, wd, Cout, op, on, false);                                                 \
-                for (int64_t o = 0; b && o < Cout; o++)                                                       \
-                    for (int64_t l = 0; l < Limg; l++) on[o * Limg + l] += b[o];                              \
-            }                                                                                                 \
-        }                                                                                                     \
-        CT_FREE(off);                                                                                         \
-        return CT_OK;                                                                                         \
-    }
-CT__CONV_WIDE(float, s)
-CT__CONV_WIDE(double, d)
-
-/* ---------------------------------------------------------------- stride 1: the channels form */
-
-/* The forward's other register tile: NC wide columns by one or two vectors of output channels, each
- * column's image value broadcast. Its columns need not fill whole vectors, so a tile starts at an output
- * and skips the wide columns past a line's outputs that the row form computes and throws away, and NC
- * is chosen among a few (the whole tiles fitting the registers) to fit the lines' outputs best: 10 for
- * the 10 outputs a line of 5x5 windows over 14x14 images has. Each output is the row form's FMA chain
- * over the window from zero, bias added as it is stored: the same bits. */
-#if defined(__AVX512F__)
-#define CT__CHAN_WIDTHS(X, x, T, OV) X(x, T, OV, 8) X(x, T, OV, 10) X(x, T, OV, 12) X(x, T, OV, 14)
-#define CT__CHAN_NCMAX 14
-#else
-#define CT__CHAN_WIDTHS(X, x, T, OV) X(x, T, OV, 4) X(x, T, OV, 5) X(x, T, OV, 6)
-#define CT__CHAN_NCMAX 6
-#endif
-
-/* tile (NC x OV vectors, rows ldw apart) = wide columns [0, NC) of B (row k of B at B + off[k]) times the
- * K x (OV vectors) weights Wp (rows ldw apart). */
-#define CT__CHAN_MICRO(x, T, OV, NC)                                                                          \
-    static void ct__chan_micro##OV##_##NC##_##x(int64_t K, const T *Wp, int64_t ldw, const T *B,              \
-                                                const int64_t *off, T *tile)                                  \
-    {                                                                                                         \
-        ct__v##x c[NC][OV];                                                                                   \
-        for (int j = 0; j < NC; j++)                                                                          \
-            for (int v = 0; v < OV; v++) c[j][v] = CT__VSPLAT_##x((T)0);                                      \
-        for (int64_t k = 0; k < K; k++) {                                                                     \
-            const T *b = B + off[k];                                                                          \
-            ct__v##x w[OV];                                                                                   \
-            for (int v = 0; v < OV; v++) w[v] = CT__VLOAD_##x(Wp + k * ldw + v * CT__VL_##x);                 \
-            for (int j = 0; j < NC; j++) {                                                                    \
-                ct__v##x bj = CT__VSPLAT_##x(b[j]);                                                           \
-                for (int v = 0; v < OV; v++) c[j][v] = CT__VFMA_##x(c[j][v], bj, w[v]);                       \
-            }                                                                                                 \
-        }                                                                                                     \
-        for (int j = 0; j < NC; j++)                                                                          \
-            for (int v = 0; v < OV; v++) CT__VSTORE_##x(tile + j * ldw + v * CT__VL_##x, c[j][v]);            \
-    }
-CT__CHAN_WIDTHS(CT__CHAN_MICRO, s, float, 1)
-CT__CHAN_WIDTHS(CT__CHAN_MICRO, s, float, 2)
-CT__CHAN_WIDTHS(CT__CHAN_MICRO, d, double, 1)
-CT__CHAN_WIDTHS(CT__CHAN_MICRO, d, double, 2)
-
-/* The micro-kernel of OV vectors by NC columns. */
-#define CT__CHAN_CASE(x, T, OV, NC)                                                                           \
-    case NC:                                                                                                  \
-        ct__chan_micro##OV##_##NC##_##x(K, Wp, ldw, B, off, tile);                                            \
-        return;
-#define CT__CHAN_RUN(x, T)                                                                                    \
-    static void ct__chan_run_##x(int OV, int64_t NC, int64_t K, const T *Wp, int64_t ldw, const T *B,         \
-                                 const int64_t *off, T *tile)                                                 \
-    {                                                                                                         \
-        if (OV == 2) switch (NC) { CT__CHAN_WIDTHS(CT__CHAN_CASE, x, T, 2) }                                  \
-        switch (NC) { CT__CHAN_WIDTHS(CT__CHAN_CASE, x, T, 1) }                                               \
-    }
-CT__CHAN_RUN(s, float)
-CT__CHAN_RUN(d, double)
-
-/* The channels form's tiles of NC columns: each starts at the first output its predecessors leave out
- * (start: their first wide columns, when not NULL); place (L + CT__CHAN_NCMAX entries, when not NULL):
- * each wide column's output, its index among out0 * out1 * out2, or -1. Returns the number of tiles. */
-static int64_t ct__chan_tiles(const ct__window *g, const ct__wide *wd, int64_t NC, int64_t *start, int64_t *place)
-{
-    int64_t n = 0, end = 0;
-    for (int64_t w = 0; place && w < wd->L + CT__CHAN_NCMAX; w++) place[w] = -1;
-    for (int64_t o0 = 0; o0 < g->out[0]; o0++)
-        for (int64_t o1 = 0; o1 < g->out[1]; o1++) {
-            int64_t line = (o0 * wd->P[1] + o1) * wd->P[2], at = (o0 * g->out[1] + o1) * g->out[2];
-            for (int64_t o2 = 0; o2 < g->out[2]; o2++) {
-                if (place) place[line + o2] = at + o2;
-                if (line + o2 < end) continue;
-                if (start) start[n] = line + o2;
-                n++, end = line + o2 + NC;
-            }
-        }
-    return n;
-}
-
-#define CT__CHAN_WIDTH(x, T, OV, NC) widths[count++] = NC;
-/* The tile width whose tiles cover the fewest wide columns (the widest of those), and their columns. */
-static int64_t ct__chan_width(const ct__window *g, const ct__wide *wd, int64_t *columns)
-{
-    int64_t widths[8], count = 0, best = 0;
-    CT__CHAN_WIDTHS(CT__CHAN_WIDTH, s, float, 1)
-    *columns = INT64_MAX;
-    for (int64_t i = 0; i < count; i++) {
-        int64_t cols = ct__chan_tiles(g, wd, widths[i], NULL, NULL) * widths[i];
-        if (cols <= *columns) *columns = cols, best = widths[i];
-    }
-    return best;
-}
-
-/* Whether the channels form suits Og output channels of a CgK-long window: its multiply-adds (channels
- * rounded up to vectors of VL) and its stores (one an output, about 2 * VL multiply-adds' time) against
- * the row form's (channels rounded up to MR, wide columns up to NR). */
-static bool ct__chan_suits(const ct__window *g, const ct__wide *wd, int64_t Og, int64_t CgK, int64_t VL, int64_t MR,
-                           int64_t NR)
-{
-    int64_t columns;
-    ct__chan_width(g, wd, &columns);
-    double rows = (double)((Og + MR - 1) / MR * MR) * (double)((wd->L + NR - 1) / NR * NR) * (double)CgK;
-    double chan = (double)((Og + VL - 1) / VL * VL) * (double)columns * (double)CgK + (double)Og * (double)columns * 2.0 * (double)VL;
-    return chan < rows;
-}
-
-/* out (N, Cout, out...) of a stride-1 convolution by the channels form: the weights packed once as each
- * group's (Cg * K, Og) rounded up to vectors; per image, the padded image, then per group, block of two
- * (or the last one) vectors of channels and tile, the tile's outputs stored with the bias. The images
- * are split over the threads. */
-#define CT__CONV_CHANNELS(T, sfx)                                                                             \
-    static ct_result ct__conv_chan_forward_##T(const ct__window *g, const ct__wide *wd, int64_t G, int64_t N, \
-                                               int64_t Cin, int64_t Cout, const T *x, const T *w, const T *b, \
-                                               T *out)                                                        \
-    {                                                                                                         \
-        enum { VL = CT__VL_##sfx };                                                                           \
-        int64_t K = g->k[0] * g->k[1] * g->k[2], Og = Cout / G, Cg = Cin / G, CgK = Cg * K, columns;          \
-        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lout = g->out[0] * g->out[1] * g->out[2];              \
-        int64_t NC = ct__chan_width(g, wd, &columns), ldw = (Og + VL - 1) / VL * VL;                          \
-        int64_t per_thread = wd->image + CT__CHAN_NCMAX * ldw;                                                \
-        int threads = ct__conv_threads(N, (double)N * (double)Cout * (double)(wd->L * CgK));                  \
-        int64_t *off, *start = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(Lout + wd->L + CT__CHAN_NCMAX)); \
-        void *scratch;                                                                                        \
-        if (!start) return CT__OOM();                                                                         \
-        if (ct__wide_buffers(g, wd, Cg, sizeof(T) * (size_t)(per_thread * threads + G * CgK * ldw), &off,     \
-                             &scratch)) {                                                                     \
-            CT_FREE(start);                                                                                   \
-            return ct_last_error_code();                                                                      \
-        }                                                                                                     \
-        int64_t *place = start + Lout, tiles = ct__chan_tiles(g, wd, NC, start, place);                       \
-        T *buf = (T *)scratch, *Wp = buf + per_thread * threads;                                              \
-        for (int64_t k = 0; k < G; k++)                                                                       \
-            for (int64_t r = 0; r < CgK; r++)                                                                 \
-                for (int64_t o = 0; o < ldw; o++)                                                             \
-                    Wp[(k * CgK + r) * ldw + o] = o < Og ? w[(k * Og + o) * CgK + r] : (T)0;                  \
-        CT__OMP_PARALLEL_THREADS                                                                              \
-        {                                                                                                     \
-            T *xp = buf + per_thread * ct__thread_num(), *tile = xp + wd->image;                              \
-            CT__OMP_FOR                                                                                       \
-            for (int64_t n = 0; n < N; n++) {                                                                 \
-                ct__wide_pad_##T(g, wd, Cin, x + n * Cin * Limg, xp, true);                                   \
-                for (int64_t k = 0; k < G; k++)                                                               \
-                    for (int64_t o0 = 0; o0 < Og; o0 += 2 * VL) {                                             \
-                        const T *W = Wp + k * CgK * ldw + o0, *B = xp + k * Cg * wd->plane;                   \
-                        int64_t o1 = CT__MIN(Og, o0 + 2 * VL);                                                \
-                        T *on = out + (n * Cout + k * Og) * Lout;                                             \
-                        for (int64_t t = 0; t < tiles; t++) {                                                 \
-                            int64_t s = start[t];                                                             \
-                            ct__chan_run_##sfx(o1 - o0 > VL ? 2 : 1, NC, CgK, W, ldw, B + s, off, tile);      \
-                            for (int64_t j = 0; j < NC; j++) {                                                \
-                                int64_t d = place[s + j];                                                     \
-                                if (d < 0) continue;                                                          \
-                                for (int64_t o = o0; o < o1; o++)                                             \
-                                    on[o * Lout + d] = tile[j * ldw + o - o0] + (b ? b[k * Og + o] : (T)0);   \
-                            }                                                                                 \
-                        }                                                                                     \
-                    }                                                                                         \
-            }                                                                                                 \
-        }                                                                                                     \
-        CT_FREE(off);                                                                                         \
-        CT_FREE(start);                                                                                       \
-        return CT_OK;                                                                                         \
-    }
-CT__CONV_CHANNELS(float, s)
-CT__CONV_CHANNELS(double, d)
-
-/* out (N, Cout, out...) from x (N, Cin, in...), w and bias b (Cout or NULL):
- * a convolution multiplies each group's weight (Og, Cg * K) by the im2col
- * columns (Cg * K, m * L) of a chunk of m images side by side; a transposed
- * one makes columns (Og * K, L_in) = W_g^T x_g per image and adds them back
- * with col2im. */
-#define CT__CONV_FORWARD(T, gemm, sfx)                                                                        \
-    static ct_result ct__conv_forward_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin,     \
-                                          int64_t Cout, const T *x, const T *w, const T *b, T *out)           \
-    {                                                                                                         \
-        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], Lcol = g->out[0] * g->out[1] * g->out[2];     \
-        int64_t Limg = g->in[0] * g->in[1] * g->in[2], Lin = c->transposed ? Lcol : Limg;                     \
-        int64_t Lout = c->transposed ? Limg : Lcol, Cimg = c->transposed ? Cout : Cin;                        \
-        int64_t Og = Cout / G, CgK = Cin / G * K;                                                             \
-        ct__wide wd;                                                                                          \
-        if (!c->transposed && Og <= CT__SMALL_M && ct__wide_plan(g, Cin, &wd) &&                              \
-            ct__conv_wide_suits(N, Cout * wd.L * CgK))                                                        \
-            return ct__chan_suits(g, &wd, Og, CgK, CT__VL_##sfx, CT__MR_##sfx, CT__NR_##sfx)                  \
-                       ? ct__conv_chan_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out)                     \
-                       : ct__conv_wide_forward_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                    \
-        if (c->transposed && ct__wide_plan(g, Cout, &wd) && ct__conv_wide_suits(N, Cout * K * wd.L * Cin / G) && \
-            ct__all_finite_##T(w, Cin * Cout / G * K))                                                        \
-            return ct__conv_wide_transposed_##T(g, &wd, G, N, Cin, Cout, x, w, b, out);                       \
-        bool direct = !c->transposed && K == 1 && g->stride[0] * g->stride[1] * g->stride[2] == 1 &&          \
-                      g->pad[0] + g->pad[1] + g->pad[2] == 0;                                                 \
-        int64_t nb = direct || c->transposed ? 1 : ct__conv_chunk(N, Cimg * K * Lcol);                        \
-        int64_t ncols = direct ? 0 : Cimg * K * Lcol * nb, nprod = nb > 1 ? Cout * Lcol * nb : 0;             \
-        T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX(ncols + nprod, 1));                       \
-        if (!cols) return CT__OOM();                                                                          \
-        T *prod = cols + ncols;                                                                               \
-        for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
-            int64_t m = CT__MIN(nb, N - n0), ld = m * Lcol;                                                   \
-            const T *xn = x + n0 * Cin * Lin;                                                                 \
-            T *on = out + n0 * Cout * Lout;                                                                   \
-            if (!c->transposed) {                                                                             \
-                if (!direct) ct__im2col_##T(g, xn, Cin * Lin, 0, Cin * K, 0, ld, cols, ld);                   \
-                const T *B = direct ? xn : cols;                                                              \
-                T *dst = m > 1 ? prod : on; /* (Cout, m * L): the chunk's images side by side */              \
-                for (int64_t k = 0; k < G; k++)                                                               \
-                    gemm(false, false, Og, ld, CgK, 1, w + k * Og * CgK, CgK, B + k * CgK * ld, ld, 0,        \
-                         dst + k * Og * ld, ld);                                                              \
-                if (m > 1) ct__regroup_##T(prod, on, m, Cout, Lcol, Cout * Lout, true);                       \
-            } else {                                                                                          \
-                for (int64_t k = 0; k < G; k++)                                                               \
-                    gemm(true, false, Cout / G * K, Lcol, Cin / G, 1, w + k * (Cin / G) * (Cout / G) * K,     \
-                         Cout / G * K, xn + k * (Cin / G) * Lcol, Lcol, 0, cols + k * (Cout / G) * K * Lcol, Lcol); \
-                ct__col2im_##T(g, Cout, cols, on);                                                            \
-            }                                                                                                 \
-            for (int64_t i = 0; b && i < m; i++)                                                              \
-                for (int64_t o = 0; o < Cout; o++)                                                            \
-                    for (int64_t l = 0; l < Lout; l++) on[(i * Cout + o) * Lout + l] += b[o];                 \
-        }                                                                                                     \
-        return CT_OK;                                                                                         \
-    }
-CT__CONV_FORWARD(float, ct__sgemm, s)
-CT__CONV_FORWARD(double, ct__dgemm, d)
-
-/* Columns of the weight's gradient taken at a time by its dot form below: at most 512, fewer when the
- * stretch of every row of the output's gradient would pass CT__DOTS_L1 bytes (the GEMM's: it stays in
- * L1). */
-#define CT__DOTS_STRETCH 512
-
-/* The dot form's chunks of images: each makes at least this many multiply-adds, and there are at most
- * CT__DOTS_CHUNKS of them, however many threads there are (their sums add in their order, so they fix
- * the bits). */
-#define CT__DOTS_CHUNK_WORK (1 << 18)
-#define CT__DOTS_CHUNKS 16
-
-/* Images per chunk of the dot form below for N images of `work` multiply-adds each. */
-static int64_t ct__dots_chunk(int64_t N, int64_t work)
-{
-    int64_t nb = CT__MAX((CT__DOTS_CHUNK_WORK + work - 1) / CT__MAX(work, 1), (N + CT__DOTS_CHUNKS - 1) / CT__DOTS_CHUNKS);
-    return CT__MAX(1, CT__MIN(N, nb));
-}
-
-/* The weight's gradient by ct__gemm_dots's sums without the whole im2col matrix: per chunk of images
- * (ct__dots_chunk), gw_g (R, CgK) = side_g (R, m * L) . cols(img)_g (CgK, m * L), each element's lanes
- * growing over the chunk's columns in order as ct__dots_steps takes them, then summed by
- * ct__dots_finish; the chunks' sums are then added in their order. cols is made a stretch of columns
- * and DC rows at a time by im2col, into per-thread scratch that stays in L1 with the stretch of the side
- * and the lanes of those rows' tiles (making all the rows of a stretch first, then their products, left
- * them to L2 and cost about a tenth more time); each tile's lanes grow over the stretches in order as
- * before, so the block order changes no sum. When an image's L columns are whole
- * vectors, the stretches stop at the images' ends (each still starts on a vector, so every lane takes
- * the same columns in the same order) and the side is read in place, rows L apart; else a stretch of it
- * is copied image by image (a lane's columns then run across images). Work items are a chunk's group,
- * or a block of its rows of cols when there are fewer of those than threads: each thread reads only
- * its chunks' images, which the step before (a copy, an activation's gradient) split over the threads
- * the same way, and which rows a thread takes changes no sum, so the bits do not depend on the
- * thread count. */
-#define CT__CONV_WEIGHT_GRAD_DOTS(T, sfx)                                                                     \
-    /* The side's stretch of columns [s0, s0 + w) of R rows of images side by side (row r of image i, L       \
-     * long, at side + i * image + r * L): in place (*lda = L) when it lies in one image and `in_place`,      \
-     * else a copy of each image's part into A (rows S apart, *lda = S). */                                   \
-    static const T *ct__side_stretch_##T(const T *side, int64_t image, int64_t L, int64_t R, int64_t s0,      \
-                                         int64_t w, bool in_place, T *A, int64_t S, int64_t *lda)             \
-    {                                                                                                         \
-        *lda = in_place ? L : S;                                                                              \
-        if (in_place) return side + s0 / L * image + s0 % L;                                                  \
-        for (int64_t r = 0; r < R; r++)                                                                       \
-            for (int64_t q = s0, len; q < s0 + w; q += len) {                                                 \
-                len = CT__MIN(L - q % L, s0 + w - q);                                                         \
-                memcpy(A + r * S + q - s0, side + q / L * image + r * L + q % L, sizeof(T) * (size_t)len);    \
-            }                                                                                                 \
-        return A;                                                                                             \
-    }                                                                                                         \
-    /* A block of nc (at most DC) rows of B (rows ldb apart) against rows [0, R) of A (rows lda               \
-     * apart): the lanes of its (R + DR - 1) / DR tiles of DR x DC dot products grow by a stretch's           \
-     * first `steps` columns, from zero in a chunk's first stretch (fresh). In a chunk's last stretch         \
-     * (out not NULL) the tiles are then finished, with the columns [kv, cols) past the chunk's last          \
-     * whole vector, which lie in that stretch, and stored at out (rows ldo apart). */                        \
-    static void ct__dots_block_##T(int64_t R, int64_t nc, int64_t steps, const T *A, int64_t lda, const T *B, \
-                                   int64_t ldb, bool fresh, T *lanes, int64_t kv, int64_t cols, T *out,       \
-                                   int64_t ldo)                                                               \
-    {                                                                                                         \
-        int64_t lane_size = CT__DR * CT__DC * CT__VL_##sfx;                                                   \
-        T acc[CT__DR * CT__DC];                                                                               \
-        for (int64_t i = 0; i < R; i += CT__DR)                                                               \
-            ct__dots_steps_##sfx(CT__MIN(CT__DR, R - i), nc, steps, A + i * lda, lda, B, ldb, fresh,          \
-                                 lanes + i / CT__DR * lane_size);                                             \
-        for (int64_t i = 0; out && i < R; i += CT__DR) {                                                      \
-            int64_t mr = CT__MIN(CT__DR, R - i);                                                              \
-            ct__dots_finish_##sfx(mr, nc, kv, cols, A + i * lda, lda, B, ldb, lanes + i / CT__DR * lane_size, \
-                                  acc);                                                                       \
-            ct__tile_store_##sfx(mr, nc, acc, CT__DC, 1, 0, true, out + i * ldo, ldo);                        \
-        }                                                                                                     \
-    }                                                                                                         \
-    static ct_result ct__conv_weight_grad_dots_##T(const ct__window *g, int64_t G, int64_t N, const T *img,   \
-                                                   int64_t Cimg, const T *side, int64_t Cside, T *gw)         \
-    {                                                                                                         \
-        enum { VL = CT__VL_##sfx };                                                                           \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
-        int64_t R = Cside / G, CgK = Cimg / G * g->k[0] * g->k[1] * g->k[2], W = G * R * CgK;                 \
-        bool in_place = L % VL == 0;                                                                          \
-        int64_t S = CT__MIN(CT__DOTS_STRETCH, CT__MAX(64, CT__DOTS_L1 / (R * (int64_t)sizeof(T)) / 64 * 64)); \
-        int64_t parts = (L + S - 1) / S; /* an image's stretches when the side is read in place */            \
-        if (in_place) S = ((L + parts - 1) / parts + VL - 1) / VL * VL;                                       \
-        int64_t nb = ct__dots_chunk(N, L * R * CgK), chunks = (N + nb - 1) / nb;                              \
-        double work = (double)N * (double)L * (double)R * (double)(CgK * G);                                  \
-        int64_t splits = CT__MAX(1, ct__conv_threads(INT64_MAX, work) / (G * chunks));                        \
-        int64_t RB = (CgK + splits - 1) / splits, blocks = (CgK + RB - 1) / RB, items = chunks * G * blocks;  \
-        int64_t IT = (R + CT__DR - 1) / CT__DR, lane_size = CT__DR * CT__DC * VL; /* a block's tiles */     \
-        int64_t lanes_size = IT * ((RB + CT__DC - 1) / CT__DC) * lane_size;                                   \
-        int64_t per_thread = (in_place ? CT__DC : R + CT__DC) * S + lanes_size;                               \
-        int threads = ct__conv_threads(items, work);                                                          \
-        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(per_thread * threads + (chunks - 1) * W));        \
-        if (!buf) return CT__OOM();                                                                           \
-        T *later = buf + per_thread * threads; /* the sums of chunks 1.. (chunk 0's go to gw) */              \
-        CT__OMP_PARALLEL_THREADS                                                                              \
-        {                                                                                                     \
-            T *B = buf + per_thread * ct__thread_num(), *lanes = B + CT__DC * S, *Acopy = lanes + lanes_size; \
-            CT__OMP_FOR                                                                                       \
-            for (int64_t item = 0; item < items; item++) {                                                    \
-                int64_t c = item / (G * blocks), k = item / blocks % G, r0 = item % blocks * RB;              \
-                int64_t rb = CT__MIN(RB, CgK - r0), row0 = k * CgK + r0; /* the block's first row in cols */  \
-                int64_t n0 = c * nb, cols = CT__MIN(nb, N - n0) * L, kv = cols / VL * VL, lda;                \
-                const T *sides = side + (n0 * Cside + k * R) * L, *imgs = img + n0 * Cimg * Limg;             \
-                T *out = (c == 0 ? gw : later + (c - 1) * W) + k * R * CgK + r0;                              \
-                for (int64_t s0 = 0, w; s0 < cols; s0 += w) {                                                 \
-                    w = CT__MIN(CT__MIN(S, cols - s0), in_place ? L - s0 % L : S);                            \
-                    const T *A = ct__side_stretch_##T(sides, Cside * L, L, R, s0, w, in_place, Acopy, S, &lda);\
-                    T *done = s0 + w == cols ? out : NULL; /* the chunk's last stretch: its tiles finish */   \
-                    for (int64_t j = 0; j < rb; j += CT__DC) { /* im2col's rows DC at a time: B stays in L1 */\
-                        int64_t nc = CT__MIN(CT__DC, rb - j);                                                 \
-                        ct__im2col_##T(g, imgs, Cimg * Limg, row0 + j, row0 + j + nc, s0, s0 + w, B, S);      \
-                        ct__dots_block_##T(R, nc, CT__MIN(w, kv - s0), A, lda, B, S, s0 == 0,                 \
-                                           lanes + j / CT__DC * IT * lane_size, kv - s0, cols - s0,           \
-                                           done ? done + j : NULL, CgK);                                      \
-                    }                                                                                         \
-                }                                                                                             \
-            }                                                                                                 \
-        }                                                                                                     \
-        for (int64_t c = 1; c < chunks; c++) /* in the chunks' order, as one thread would add them */         \
-            for (int64_t e = 0; e < W; e++) gw[e] += later[(c - 1) * W + e];                                  \
-        return CT_OK;                                                                                         \
-    }
-CT__CONV_WEIGHT_GRAD_DOTS(float, s)
-CT__CONV_WEIGHT_GRAD_DOTS(double, d)
-
-/* The same sums without an im2col matrix at all (the lanes form). Each element of gw_g (R, CgK) is a
- * dot product over a chunk's columns q, which the dot form adds in VL lanes (lane q mod VL, q in order,
- * an FMA each), then sums, then adds the columns past the last whole vector; the chunks add up through
- * beta. Here the vectors run over the R rows of the
- * output's gradient instead: for one lane at a time, a register tile of RT rows of the im2col matrix by
- * OV vectors of rows of side^T grows by the products of every VL-th column, the im2col element read
- * from the (padded) image at its column's base plus its row's offset, the side from side^T (made per
- * chunk). Each lane thus adds the same products in the same order as the dot form's lane; the lanes are
- * then summed and the tail added as ct__dots_finish does: the same bits, without im2col. */
-/* Whether the lanes form suits R rows of side by CgK of im2col: it makes side^T, R rounded up to whole
- * vectors of VL, per column, where the dot form makes CgK rows of im2col; it wins when that is the
- * smaller part. */
-static bool ct__conv_lanes_suit(int64_t R, int64_t CgK, int64_t VL) { return CgK >= 2 * ((R + VL - 1) / VL * VL); }
-
-#if defined(__AVX512F__)
-#define CT__LANES_RT 10
-#else
-#define CT__LANES_RT 6
-#endif
-
-/* Where side^T and the column bases keep column q of a chunk: lane by lane (lane q mod VL, then q / VL),
- * so that a lane's columns lie one after the other; nq columns a lane. */
-#define CT__LANE_ROW(q, nq, VL) ((q) % (VL) * (nq) + (q) / (VL))
-
-/* out (RT rows ost apart, OV vectors each) = one lane of the tile: for its columns s < steps,
- * out[t] += sideT[s] (OV vectors, rows ldT apart) * img[base[s] + off[t]]. */
-#define CT__LANES_MICRO(x, T, OV)                                                                             \
-    static void ct__lanes_micro##OV##_##x(int64_t steps, const int64_t *base, const T *img, const int64_t *off, \
-                                          const T *sideT, int64_t ldT, T *out, int64_t ost)                   \
-    {                                                                                                         \
-        ct__v##x c[CT__LANES_RT][OV];                                                                         \
-        int64_t o[CT__LANES_RT];                                                                              \
-        for (int t = 0; t < CT__LANES_RT; t++) {                                                              \
-            o[t] = off[t];                                                                                    \
-            for (int v = 0; v < OV; v++) c[t][v] = CT__VSPLAT_##x((T)0);                                      \
-        }                                                                                                     \
-        for (int64_t q = 0; q < steps; q++) {                                                                 \
-            const T *p = img + base[q];                                                                       \
-            ct__v##x s[OV];                                                                                   \
-            for (int v = 0; v < OV; v++) s[v] = CT__VLOAD_##x(sideT + q * ldT + v * CT__VL_##x);              \
-            for (int t = 0; t < CT__LANES_RT; t++) {                                                          \
-                ct__v##x b = CT__VSPLAT_##x(p[o[t]]);                                                         \
-                for (int v = 0; v < OV; v++) c[t][v] = CT__VFMA_##x(c[t][v], s[v], b);                        \
-            }                                                                                                 \
-        }                                                                                                     \
-        for (int t = 0; t < CT__LANES_RT; t++)                                                                \
-            for (int v = 0; v < OV; v++) CT__VSTORE_##x(out + t * ost + v * CT__VL_##x, c[t][v]);             \
-    }
-CT__LANES_MICRO(s, float, 1)
-CT__LANES_MICRO(s, float, 2)
-CT__LANES_MICRO(d, double, 1)
-CT__LANES_MICRO(d, double, 2)
-
-#define CT__CONV_WEIGHT_GRAD_LANES(T, sfx)                                                                    \
-    /* The im2col column bases of nb images side by side in (padded) images `image` apart, at their lane     \
-     * rows (row[q], nq a lane): column (i, o) reads the image at base + the row's offset                    \
-     * (ct__wide_offsets). */                                                                                \
-    static void ct__lanes_bases_##T(const ct__window *g, const ct__wide *wd, int64_t nb, int64_t nq,         \
-                                    int64_t *base, int64_t *row)                                              \
-    {                                                                                                         \
-        int64_t q = 0;                                                                                        \
-        for (int64_t i = 0; i < nb; i++)                                                                      \
-            for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                        \
-                for (int64_t o1 = 0; o1 < g->out[1]; o1++)                                                    \
-                    for (int64_t o2 = 0; o2 < g->out[2]; o2++, q++) {                                         \
-                        row[q] = CT__LANE_ROW(q, nq, CT__VL_##sfx);                                           \
-                        base[row[q]] = i * wd->image + (o0 * g->stride[0] * wd->P[1] + o1 * g->stride[1]) *   \
-                                       wd->P[2] + o2 * g->stride[2];                                          \
-                    }                                                                                         \
-    }                                                                                                         \
-    /* Rows [r0, r0 + rt) of gw_g (R, CgK) for a chunk of `cols` columns: the lanes of blocks of two or one   \
-     * vectors of side^T's R rows (sideT: its columns' rows ldT apart at their lane rows, nq a lane; lanes:   \
-     * RT x VL x Rp, Rp = R rounded up to whole vectors), then each element's lanes summed and its tail     \
-     * added as ct__dots_finish does, stored with beta (0 for the first chunk, else 1) as the dot form       \
-     * stores. */                                                                                            \
-    static void ct__lanes_rows_##T(int64_t R, int64_t Rp, int64_t ldT, int64_t nq, int64_t cols,              \
-                                   const int64_t *base, const int64_t *row, const T *img, const int64_t *off, \
-                                   int64_t rt, const T *sideT, T beta, T *lanes, T *gw, int64_t ldg)          \
-    {                                                                                                         \
-        enum { VL = CT__VL_##sfx };                                                                           \
-        int64_t kv = cols / VL * VL, o[CT__LANES_RT];                                                         \
-        for (int t = 0; t < CT__LANES_RT; t++) o[t] = off[CT__MIN(t, rt - 1)]; /* rows past rt repeat */      \
-        for (int64_t b = 0; b < R; b += 2 * VL)                                                               \
-            for (int64_t l = 0; l < VL; l++) {                                                                \
-                T *out = lanes + l * Rp + b;                                                                  \
-                const T *sl = sideT + l * nq * ldT + b;                                                       \
-                if (R - b > VL)                                                                               \
-                    ct__lanes_micro2_##sfx(kv / VL, base + l * nq, img, o, sl, ldT, out, VL * Rp);            \
-                else                                                                                          \
-                    ct__lanes_micro1_##sfx(kv / VL, base + l * nq, img, o, sl, ldT, out, VL * Rp);            \
-            }                                                                                                 \
-        /* each element's lanes summed in order from zero, then its tail added, a vector of elements at a    \
-         * time (into lane 0; an FMA by one adds exactly, and the tail's sum + a * b is ct__dots_finish's)    \
-         */                                                                                                   \
-        ct__v##sfx one = CT__VSPLAT_##sfx((T)1);                                                              \
-        for (int64_t t = 0; t < rt; t++)                                                                      \
-            for (int64_t i = 0; i < Rp; i += VL) {                                                            \
-                ct__v##sfx sum = CT__VSPLAT_##sfx((T)0);                                                      \
-                for (int l = 0; l < VL; l++)                                                                  \
-                    sum = CT__VFMA_##sfx(sum, one, CT__VLOAD_##sfx(lanes + (t * VL + l) * Rp + i));           \
-                for (int64_t q = kv; q < cols; q++) {                                                         \
-                    ct__v##sfx a = CT__VLOAD_##sfx(sideT + row[q] * ldT + i);                                 \
-                    ct__v##sfx x = CT__VSPLAT_##sfx(img[base[row[q]] + o[t]]);                                \
-                    sum += a * x;                                                                             \
-                }                                                                                             \
-                CT__VSTORE_##sfx(lanes + t * VL * Rp + i, sum);                                               \
-            }                                                                                                 \
-        for (int64_t i = 0; i < R; i++)                                                                       \
-            for (int64_t t = 0; t < rt; t++)                                                                  \
-                ct__tile_store_##sfx(1, 1, lanes + t * VL * Rp + i, 1, 1, beta, true, gw + i * ldg + t, ldg); \
-    }                                                                                                         \
-    /* gw (G * R, CgK) by the lanes form: side^T (per chunk of nb images, its columns x G * ldT) and, when   \
-     * the window pads, the padded images are made first (split over the threads by image), then the        \
-     * groups' tiles of RT rows, each over every chunk in turn (split over the threads by tile). */          \
-    static ct_result ct__conv_weight_grad_lanes_##T(const ct__window *g, int64_t G, int64_t N, int64_t nb,    \
-                                                    const T *img, int64_t Cimg, const T *side, int64_t Cside, \
-                                                    T *gw)                                                    \
-    {                                                                                                         \
-        enum { VL = CT__VL_##sfx, RT = CT__LANES_RT };                                                        \
-        int64_t L = g->out[0] * g->out[1] * g->out[2], Limg = g->in[0] * g->in[1] * g->in[2];                 \
-        int64_t R = Cside / G, Cg = Cimg / G, CgK = Cg * g->k[0] * g->k[1] * g->k[2];                         \
-        int64_t ldT = (R + VL - 1) / VL * VL, tiles = (CgK + RT - 1) / RT;                                    \
-        bool padded = g->pad[0] + g->pad[1] + g->pad[2] > 0;                                                  \
-        ct__wide wd;                                                                                          \
-        for (int d = 0; d < 3; d++) wd.P[d] = g->in[d] + 2 * g->pad[d];                                       \
-        wd.plane = wd.P[0] * wd.P[1] * wd.P[2];                                                               \
-        wd.image = padded ? Cimg * wd.plane + CT__WIDE_ROOM : Cimg * Limg;                                    \
-        wd.L = wd.S = 0;                                                                                      \
-        double work = (double)N * (double)L * (double)ldT * (double)(CgK * G);                                \
-        int threads = ct__conv_threads(G * tiles, work);                                                      \
-        int64_t nq = (nb * L + VL - 1) / VL, lanes_size = RT * VL * ldT, chunk = VL * nq * G * ldT;            \
-        int64_t chunks = (N + nb - 1) / nb, sideT_size = chunks * chunk;                                      \
-        int64_t *off = ct__wide_offsets(g, &wd, Cg);                                                          \
-        int64_t *base = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(VL * nq + nb * L)), *row = base + VL * nq; \
-        T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(sideT_size + (padded ? N * wd.image : 0) +       \
-                                                            lanes_size * threads));                           \
-        if (!off || !base || !buf) {                                                                          \
-            CT_FREE(off);                                                                                     \
-            CT_FREE(base);                                                                                    \
-            return CT__OOM();                                                                                 \
-        }                                                                                                     \
-        ct__lanes_bases_##T(g, &wd, nb, nq, base, row);                                                       \
-        T *sideT = buf, *pad = sideT + sideT_size, *lanes_all = pad + (padded ? N * wd.image : 0);            \
-        for (int64_t q = 0; q < chunks * VL * nq * G; q++) /* the rows of side^T past R stay zero */          \
-            for (int64_t r = R; r < ldT; r++) sideT[q * ldT + r] = 0;                                         \
-        CT__OMP_PARALLEL_THREADS                                                                              \
-        {                                                                                                     \
-            T *lanes = lanes_all + lanes_size * ct__thread_num();                                             \
-            CT__OMP_FOR                                                                                       \
-            for (int64_t n = 0; n < N; n++) {                                                                 \
-                const T *s = side + n * Cside * L;                                                            \
-                T *sT = sideT + n / nb * chunk;                                                               \
-                int64_t i = n % nb;                                                                           \
-                for (int64_t k = 0; k < G; k++) /* by blocks of 64 columns, which stay in L1 */               \
-                    for (int64_t l0 = 0; l0 < L; l0 += 64)                                                    \
-                        for (int64_t r = 0; r < R; r++)                                                       \
-                            for (int64_t l = l0; l < CT__MIN(l0 + 64, L); l++)                                \
-                                sT[(row[i * L + l] * G + k) * ldT + r] = s[(k * R + r) * L + l];              \
-                if (padded) ct__wide_pad_##T(g, &wd, Cimg, img + n * Cimg * Limg, pad + n * wd.image, true);  \
-            }                                                                                                 \
-            CT__OMP_FOR                                                                                       \
-            for (int64_t item = 0; item < G * tiles; item++) {                                                \
-                int64_t k = item / tiles, r0 = item % tiles * RT, rt = CT__MIN((int64_t)RT, CgK - r0);        \
-                for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                      \
-                    const T *im = padded ? pad + n0 * wd.image : img + n0 * Cimg * Limg;                      \
-                    ct__lanes_rows_##T(R, ldT, G * ldT, nq, CT__MIN(nb, N - n0) * L, base, row,               \
-                                       im + k * Cg * wd.plane, off + r0, rt, sideT + n0 / nb * chunk + k * ldT, \
-                                       n0 == 0 ? 0 : 1, lanes, gw + k * R * CgK + r0, CgK);                   \
-                }                                                                                             \
-            }                                                                                                 \
-        }                                                                                                     \
-        CT_FREE(off);                                                                                         \
-        CT_FREE(base);                                                                                        \
-        return CT_OK;                                                                                         \
-    }
-CT__CONV_WEIGHT_GRAD_LANES(float, s)
-CT__CONV_WEIGHT_GRAD_LANES(double, d)
-
-/* The weight's gradient gw (shaped as the weight) from x (N, Cin, ...) and
- * go (N, Cout, ...): per chunk of m images and group, a product of one
- * side by the im2col columns of the other, summed over the chunks. For a
- * convolution gw_g (Og, Cg * K) += go_g (Og, m * L) cols(x)_g^T; for a
- * transposed one gw_g (Cg, Og * K) += x_g (Cg, m * L) cols(go)_g^T, the
- * columns taken over its output as its forward's col2im writes them. When
- * the GEMM would take these products by its dot form, the form above makes
- * the same sums without the whole im2col matrix. */
-#define CT__CONV_WEIGHT_GRAD(T, gemm, sfx)                                                                    \
-    static ct_result ct__conv_weight_grad_##T(const ct__conv *c, const ct__window *g, int64_t N, int64_t Cin, \
-                                              int64_t Cout, const T *x, const T *go, T *gw)                   \
-    {                                                                                                         \
-        int64_t G = c->groups, K = g->k[0] * g->k[1] * g->k[2], L = g->out[0] * g->out[1] * g->out[2];        \
-        int64_t Limg = g->in[0] * g->in[1] * g->in[2];                                                        \
-        const T *img = c->transposed ? go : x, *side = c->transposed ? x : go;                                \
-        int64_t Cimg = c->transposed ? Cout : Cin, Cside = c->transposed ? Cin : Cout;                        \
-        int64_t rows = Cside / G, cols_per_group = Cimg / G * K, nb = ct__conv_chunk(N, Cimg * K * L);        \
-        int64_t fewest = (N - (N - 1) / nb * nb) * L; /* the last chunk's columns */                          \
-        if (!CT__USE_CBLAS(rows, cols_per_group, nb * L, nb * L, nb * L, cols_per_group) &&                   \
-            CT__DOTS_SUIT(sfx, rows, fewest))                                                                 \
-            return ct__conv_lanes_suit(rows, cols_per_group, CT__VL_##sfx)                                    \
-                       ? ct__conv_weight_grad_lanes_##T(g, G, N, nb, img, Cimg, side, Cside, gw)              \
-                       : ct__conv_weight_grad_dots_##T(g, G, N, img, Cimg, side, Cside, gw);                  \
-        T *cols = (T *)ct__conv_scratch(sizeof(T) * (size_t)CT__MAX((Cimg * K + Cside) * L * nb, 1));         \
-        if (!cols) return CT__OOM();                                                                          \
-        T *sides = cols + Cimg * K * L * nb;                                                                  \
-        for (int64_t n0 = 0; n0 < N; n0 += nb) {                                                              \
-            int64_t m = CT__MIN(nb, N - n0), ld = m * L;                                                      \
-            ct__im2col_##T(g, img + n0 * Cimg * Limg, Cimg * Limg, 0, Cimg * K, 0, ld, cols, ld);             \
-            ct__regroup_##T(side + n0 * Cside * L, sides, m, Cside, L, Cside * L, false);                     \
-            for (int64_t k = 0; k < G; k++)                                                                   \
-                gemm(false, true, rows, cols_per_group, ld, 1, sides + k * rows * ld, ld,                     \
-                     cols + k * cols_per_group * ld, ld, n0 == 0 ? 0 : 1, gw + k * rows * cols_per_group,     \
-                     cols_per_group);                                                                         \
-        }                                                                                                     \
-        return CT_OK;                                                                                         \
-    }
-CT__CONV_WEIGHT_GRAD(float, ct__sgemm, s)
-CT__CONV_WEIGHT_GRAD(double, ct__dgemm, d)
-
 /* ---------------------------------------------------------------- the op and its backward */
+
+/* A convolution kernel's job on out's device, the rest zero. */
+static ct__conv_job ct__conv_job_for(ct__conv_kind kind, ct_tensor *out, const ct__conv *c, const ct__window *g)
+{
+    ct__conv_job job;
+    memset(&job, 0, sizeof job);
+    job.kind = kind;
+    job.conv = c;
+    job.g = g;
+    job.dtype = out->dtype;
+    job.out = ct__data(out);
+    return job;
+}
+
+static ct_result ct__conv_run(const ct_tensor *out, const ct__conv_job *job)
+{
+    return ct__backend_for(out->storage->device.type)->conv(job);
+}
 
 static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const ct_tensor *b, const ct__conv *c);
 
@@ -29775,47 +30797,17 @@ static ct_tensor *ct__conv_weight_grad_direct(const ct_tensor *x, const ct_tenso
     int64_t N = x->sizes[0];
     if (N == 0) return ct_zeros(ct_shape_make(w->ndim, w->sizes), w->dtype);
     ct__window g = ct__conv_window(c, x->sizes + 2, go->sizes + 2, w->sizes + 2);
-    ct_tensor *xc = ct_contiguous(x), *gc = ct_contiguous(go), *gw = ct__alloc(w->sizes, w->ndim, w->dtype, ct__cpu);
+    ct_tensor *xc = ct_contiguous(x), *gc = ct_contiguous(go);
+    ct_tensor *gw = ct__alloc(w->sizes, w->ndim, w->dtype, w->storage->device);
     if (!xc || !gc || !gw) return NULL;
-    ct_result r = w->dtype == CT_F32
-                      ? ct__conv_weight_grad_float(c, &g, N, x->sizes[1], go->sizes[1], (const float *)ct__data(xc),
-                                                   (const float *)ct__data(gc), (float *)ct__data(gw))
-                      : ct__conv_weight_grad_double(c, &g, N, x->sizes[1], go->sizes[1], (const double *)ct__data(xc),
-                                                    (const double *)ct__data(gc), (double *)ct__data(gw));
-    return r == CT_OK ? gw : NULL;
+    ct__conv_job job = ct__conv_job_for(CT__CONV_WEIGHT_GRAD, gw, c, &g);
+    job.N = N;
+    job.Cin = x->sizes[1];
+    job.Cout = go->sizes[1];
+    job.x = ct__data(xc);
+    job.w = ct__data(gc);
+    return ct__conv_run(gw, &job) == CT_OK ? gw : NULL;
 }
-
-/* The bias's gradient for a backward that records nothing: go (N, C, L), contiguous, summed over its
- * images and places, a channel at a time. A channel's sum grows in CT__BIAS_LANES lanes (place l of
- * each image in lane l mod CT__BIAS_LANES, images in order: independent vector adds), which are then
- * added in order; channels split over the threads, so the bits do not depend on their number.
- * PyTorch's oneDNN sums it with the weight's gradient, in an order of its own; sum's cascade over
- * (0, 2, 3) (PyTorch's order for sum, a cascade per image's row) took up to twice as long. */
-#define CT__BIAS_LANES 64
-#define CT__CONV_BIAS_GRAD(T)                                                                                 \
-    static void ct__conv_bias_grad_##T(int64_t N, int64_t C, int64_t L, const T *go, T *gb)                 \
-    {                                                                                                         \
-        int threads = ct__conv_threads(C, (double)N * (double)C * (double)L);                                 \
-        (void)threads; /* read by OpenMP's pragma alone */                                                    \
-        CT__OMP_PARALLEL_THREADS                                                                              \
-        {                                                                                                     \
-            CT__OMP_FOR                                                                                       \
-            for (int64_t c = 0; c < C; c++) {                                                                 \
-                T lane[CT__BIAS_LANES] = {0}, sum = 0;                                                        \
-                for (int64_t n = 0; n < N; n++) {                                                             \
-                    const T *row = go + (n * C + c) * L;                                                      \
-                    int64_t l = 0;                                                                            \
-                    for (; l + CT__BIAS_LANES <= L; l += CT__BIAS_LANES)                                      \
-                        for (int e = 0; e < CT__BIAS_LANES; e++) lane[e] += row[l + e];                       \
-                    for (int e = 0; l + e < L; e++) lane[e] += row[l + e];                                    \
-                }                                                                                             \
-                for (int e = 0; e < CT__BIAS_LANES; e++) sum += lane[e];                                      \
-                gb[c] = sum;                                                                                  \
-            }                                                                                                 \
-        }                                                                                                     \
-    }
-CT__CONV_BIAS_GRAD(float)
-CT__CONV_BIAS_GRAD(double)
 
 /* The bias's gradient (C) of the output's gradient go (N, C, ...): by the kernel above when it may
  * (kernels: recording nothing, go contiguous, float or double), else by sum over every dim but C. */
@@ -29827,13 +30819,14 @@ static ct_tensor *ct__conv_bias_grad(const ct_tensor *go, bool kernels)
         return ct_sum_dim(go, dims, false, CT_DEFAULT);
     }
     int64_t N = go->sizes[0], C = go->sizes[1], L = N * C > 0 ? ct_numel(go) / (N * C) : 0;
-    ct_tensor *gb = ct__alloc(&C, 1, go->dtype, ct__cpu);
+    ct_tensor *gb = ct__alloc(&C, 1, go->dtype, go->storage->device);
     if (!gb) return NULL;
-    if (go->dtype == CT_F32)
-        ct__conv_bias_grad_float(N, C, L, (const float *)ct__data(go), (float *)ct__data(gb));
-    else
-        ct__conv_bias_grad_double(N, C, L, (const double *)ct__data(go), (double *)ct__data(gb));
-    return gb;
+    ct__conv_job job = ct__conv_job_for(CT__CONV_BIAS_GRAD, gb, NULL, NULL);
+    job.N = N;
+    job.Cout = C;
+    job.L = L;
+    job.x = ct__data(go);
+    return ct__conv_run(gb, &job) == CT_OK ? gb : NULL;
 }
 
 /* The input's gradient: the other kind of convolution of the output's
@@ -29854,7 +30847,7 @@ static ct_tensor *ct__conv_input_grad(const ct_tensor *go, const ct_tensor *w, c
  * new copy's pages would fault in at every step: sum's gradient, an expanded one, is copied whole). */
 static const ct_tensor *ct__conv_grad_contiguous(const ct_tensor *go)
 {
-    if (ct_is_contiguous(go)) return go;
+    if (ct_is_contiguous(go) || go->storage->device.type != CT_DEVICE_CPU) return ct_contiguous(go);
     void *p = ct__scratch_get(CT__SCRATCH_CONV_GRAD, (size_t)CT__MAX(ct_numel(go), 1) * ct__esize(go));
     if (!p) {
         CT__OOM();
@@ -29887,7 +30880,8 @@ static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const 
 {
     static const ct__node_type type = {"ConvolutionBackward0", ct__bw_convolution};
     const ct_tensor *inputs[3] = {x, w, b};
-    if (ct__recordable(inputs, 3) != CT_OK) return NULL;
+    ct_device dev;
+    if (ct__common_device(inputs, 3, false, &dev) != CT_OK || ct__recordable(inputs, 3) != CT_OK) return NULL;
     int64_t sizes[5], Cout = c->transposed ? w->sizes[1] * c->groups : w->sizes[0];
     sizes[0] = x->sizes[0];
     sizes[1] = Cout;
@@ -29896,21 +30890,21 @@ static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const 
     }
     ct__window g = ct__conv_window(c, x->sizes + 2, sizes + 2, w->sizes + 2);
     ct_dtype cd = x->dtype == CT_BF16 ? CT_F32 : x->dtype; /* bfloat16 computes in float, rounded once */
-    ct_tensor *xc, *wc, *bc = NULL, *out = ct__alloc(sizes, c->nd + 2, cd, ct__cpu);
+    ct_tensor *xc, *wc, *bc = NULL, *out = ct__alloc(sizes, c->nd + 2, cd, x->storage->device);
     CT__UNRECORDED(xc, ct_contiguous(ct_to(x, cd)));
     CT__UNRECORDED(wc, ct_contiguous(ct_to(w, cd)));
     if (b) CT__UNRECORDED(bc, ct_contiguous(ct_to(b, cd)));
     ct__conv *keep = (ct__conv *)CT_MALLOC(sizeof *keep);
     ct_result rc = !out || !xc || !wc || (b && !bc) ? ct_last_error_code() : !keep ? CT__OOM() : CT_OK;
     if (rc == CT_OK && ct_numel(out) > 0) {
-        if (cd == CT_F32)
-            rc = ct__conv_forward_float(c, &g, x->sizes[0], x->sizes[1], Cout, (const float *)ct__data(xc),
-                                        (const float *)ct__data(wc), bc ? (const float *)ct__data(bc) : NULL,
-                                        (float *)ct__data(out));
-        else
-            rc = ct__conv_forward_double(c, &g, x->sizes[0], x->sizes[1], Cout, (const double *)ct__data(xc),
-                                         (const double *)ct__data(wc), bc ? (const double *)ct__data(bc) : NULL,
-                                         (double *)ct__data(out));
+        ct__conv_job job = ct__conv_job_for(CT__CONV_FORWARD, out, c, &g);
+        job.N = x->sizes[0];
+        job.Cin = x->sizes[1];
+        job.Cout = Cout;
+        job.x = ct__data(xc);
+        job.w = ct__data(wc);
+        job.b = bc ? ct__data(bc) : NULL;
+        rc = ct__conv_run(out, &job);
     }
     ct__discard(xc);
     ct__discard(wc);
@@ -30178,7 +31172,7 @@ static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_im
     static const ct__node_type type = {"Im2ColBackward0", ct__bw_fold};
     if (ct__recordable(&x, 1) != CT_OK) return NULL;
     const ct__window *g = &f->g;
-    int64_t K = g->k[1] * g->k[2], L = g->out[1] * g->out[2], image = g->in[1] * g->in[2];
+    int64_t K = g->k[1] * g->k[2], L = g->out[1] * g->out[2];
     bool batched = x->ndim == (to_image ? 3 : 4);
     int64_t N = batched ? x->sizes[0] : 1, sizes[4];
     int nd = 0;
@@ -30186,7 +31180,7 @@ static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_im
     sizes[nd++] = to_image ? f->channels : f->channels * K;
     if (to_image) sizes[nd++] = g->in[1];
     sizes[nd++] = to_image ? g->in[2] : L;
-    ct_tensor *xc, *out = ct__alloc(sizes, nd, x->dtype, ct__cpu);
+    ct_tensor *xc, *out = ct__alloc(sizes, nd, x->dtype, x->storage->device);
     CT__UNRECORDED(xc, ct_contiguous(x));
     ct__fold *keep = (ct__fold *)CT_MALLOC(sizeof *keep);
     if (!out || !xc || !keep) {
@@ -30196,14 +31190,12 @@ static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_im
         ct__discard(xc);
         return NULL;
     }
-    int64_t C = f->channels, in_per = to_image ? C * K * L : C * image, out_per = to_image ? C * image : C * K * L;
-    for (int64_t n = 0; n < N && ct_numel(out) > 0; n++) {
-        const char *src = ct__data(xc) + (size_t)(n * in_per) * ct__esize(x);
-        char *dst = ct__data(out) + (size_t)(n * out_per) * ct__esize(x);
-        if (x->dtype == CT_F32 && to_image) ct__col2im_float(g, C, (const float *)src, (float *)dst);
-        else if (x->dtype == CT_F32) ct__im2col_float(g, (const float *)src, 0, 0, C * K, 0, L, (float *)dst, L);
-        else if (to_image) ct__col2im_double(g, C, (const double *)src, (double *)dst);
-        else ct__im2col_double(g, (const double *)src, 0, 0, C * K, 0, L, (double *)dst, L);
+    if (ct_numel(out) > 0) {
+        ct__conv_job job = ct__conv_job_for(to_image ? CT__CONV_COL2IM : CT__CONV_IM2COL, out, NULL, g);
+        job.N = N;
+        job.Cin = f->channels;
+        job.x = ct__data(xc);
+        ct__conv_run(out, &job); /* (cannot fail: no scratch) */
     }
     ct__discard(xc);
     *keep = *f;
@@ -31988,47 +32980,6 @@ static bool ct__bn_fast_layout(const ct_tensor *x, const ct_tensor *const *per_c
     return true;
 }
 
-/* PyTorch's batch_norm_cpu_collect_stats kernels, run on one thread
- * (CT__BN_STATS(T, fma) makes them for float and double): per channel, the
- * mean and the sum of squared deviations (var_sum).
- * planes: x (n, c, image), image > 1 (contiguous): sums in double, the
- * squares rounded as T. rows: x (rows, c) (channels-last or 2-D): sums in T
- * (PyTorch's per-thread buffer), the squares added by fused multiply-adds,
- * the mean divided in double. */
-#define CT__BN_STATS(T, FMA)                                                                                  \
-    static void ct__bn_stats_planes_##T(const T *x, int64_t n, int64_t c, int64_t image, T *mean, T *var_sum)   \
-    {                                                                                                         \
-        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
-            double sum = 0, acc = 0;                                                                          \
-            for (int64_t b = 0; b < n; b++)                                                                   \
-                for (int64_t i = 0; i < image; i++) sum += x[(b * c + ch) * image + i];                       \
-            T m = (T)(sum / (double)(n * image));                                                             \
-            for (int64_t b = 0; b < n; b++)                                                                   \
-                for (int64_t i = 0; i < image; i++) {                                                         \
-                    T d = x[(b * c + ch) * image + i] - m, sq = d * d;                                        \
-                    acc += sq;                                                                                \
-                }                                                                                             \
-            mean[ch] = m;                                                                                     \
-            var_sum[ch] = (T)acc;                                                                             \
-        }                                                                                                     \
-    }                                                                                                         \
-    static void ct__bn_stats_rows_##T(const T *x, int64_t rows, int64_t c, T *mean, T *var_sum)                \
-    {                                                                                                         \
-        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
-            T sum = 0, acc = 0;                                                                               \
-            for (int64_t r = 0; r < rows; r++) sum += x[r * c + ch];                                          \
-            T m = (T)((double)sum / (double)rows);                                                            \
-            for (int64_t r = 0; r < rows; r++) {                                                              \
-                T d = x[r * c + ch] - m;                                                                      \
-                acc = FMA(d, d, acc);                                                                         \
-            }                                                                                                 \
-            mean[ch] = m;                                                                                     \
-            var_sum[ch] = acc;                                                                                \
-        }                                                                                                     \
-    }
-CT__BN_STATS(float, ct__fmaf)
-CT__BN_STATS(double, ct__fma)
-
 /* The batch's statistics (channel-shaped, the input's dtype) as PyTorch's
  * kernel takes them: for float and double inputs contiguous in either
  * memory format, its kernels above; otherwise (PyTorch's generic path, whose
@@ -32045,16 +32996,12 @@ static ct_result ct__bn_batch_stats(const ct__normspec *s, const ct_tensor *x, i
         return *var_sum ? CT_OK : ct_last_error_code();
     }
     int64_t n = x->sizes[0], c = x->sizes[1], image = count / n;
-    *mean = ct_empty(s->affine, x->dtype);
-    *var_sum = ct_empty(s->affine, x->dtype);
+    *mean = ct__alloc(s->affine.size, s->affine.ndim, x->dtype, x->storage->device);
+    *var_sum = ct__alloc(s->affine.size, s->affine.ndim, x->dtype, x->storage->device);
     if (!*mean || !*var_sum) return ct_last_error_code();
-    rows = rows || image == 1; /* PyTorch takes (n, c, 1, ...) for channels-last */
-    const void *xd = ct_data_ptr(x);
-    void *md = ct_data_ptr(*mean), *vd = ct_data_ptr(*var_sum);
-    if (x->dtype == CT_F32 && rows) ct__bn_stats_rows_float((const float *)xd, count, c, (float *)md, (float *)vd);
-    else if (x->dtype == CT_F32) ct__bn_stats_planes_float((const float *)xd, n, c, image, (float *)md, (float *)vd);
-    else if (rows) ct__bn_stats_rows_double((const double *)xd, count, c, (double *)md, (double *)vd);
-    else ct__bn_stats_planes_double((const double *)xd, n, c, image, (double *)md, (double *)vd);
+    ct__bn_stats_job job = {x->dtype, rows || image == 1, n, c, image, count, ct__data(x), ct__data(*mean),
+                            ct__data(*var_sum)}; /* (PyTorch takes (n, c, 1, ...) as rows) */
+    ct__backend_for(x->storage->device.type)->bn_stats(&job);
     return CT_OK;
 }
 
@@ -35145,33 +36092,6 @@ static bool ct__fusable(const ct_tensor *t, int64_t numel)
     return t->dtype == CT_F32 && ct_is_contiguous(t) && ct_numel(t) == numel;
 }
 
-/* SGD with momentum in one pass over a contiguous float32 parameter, its
- * gradient and its momentum buffer: the float operations of the op-by-op rule
- * below (PyTorch's: mul_, add_ with alpha, each an fmaf as ct_add_alpha_'s
- * kernel does it), in the same order, so the bits agree, without its four
- * passes over memory; split over threads as the pointwise ops are. */
-typedef struct ct__sgd_pass {
-    float *p, *buf;
-    const float *grad;
-    float weight_decay, momentum, damp, neg_lr;
-    bool maximize, nesterov;
-} ct__sgd_pass;
-
-static void ct__sgd_range(int64_t begin, int64_t end, void *ctx)
-{
-    const ct__sgd_pass *a = (const ct__sgd_pass *)ctx;
-    float *CT__RESTRICT pd = a->p, *CT__RESTRICT bd = a->buf;
-    const float *CT__RESTRICT gd = a->grad;
-    for (int64_t k = begin; k < end; k++) {
-        float d = a->maximize ? -gd[k] : gd[k];
-        if (a->weight_decay != 0) d = ct__fmaf(pd[k], a->weight_decay, d); /* grad.add(param, alpha=weight_decay) */
-        float b = ct__fmaf(d, a->damp, bd[k] * a->momentum); /* buf.mul_(momentum).add_(d, alpha=1 - dampening) */
-        bd[k] = b;
-        float step = a->nesterov ? ct__fmaf(b, a->momentum, d) : b;
-        pd[k] = ct__fmaf(step, a->neg_lr, pd[k]); /* param.add_(d, alpha=-lr) */
-    }
-}
-
 /* False when the tensors are not laid out for the one pass or the buffer does
  * not exist yet (the first step clones it). */
 static bool ct__sgd_fused(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st)
@@ -35180,10 +36100,12 @@ static bool ct__sgd_fused(const double *o, ct_tensor *p, const ct_tensor *grad, 
     int64_t n = ct_numel(p);
     if (o[CT__K_MOMENTUM] == 0 || !buf || !ct__fusable(p, n) || !ct__fusable(grad, n) || !ct__fusable(buf, n))
         return false;
-    ct__sgd_pass pass = {(float *)ct__data(p), (float *)ct__data(buf), (const float *)ct__data(grad),
-                         (float)o[CT__K_WEIGHT_DECAY], (float)o[CT__K_MOMENTUM], (float)(1 - o[CT__K_DAMPENING]),
-                         (float)-o[CT__K_LR], o[CT__K_MAXIMIZE] != 0, o[CT__K_NESTEROV] != 0};
-    ct__parallel_for(n, CT__GRAIN, ct__sgd_range, &pass);
+    ct__optim_job job = {CT__OPTIM_SGD, n, (float *)ct__data(p), {(float *)ct__data(buf), NULL, NULL},
+                         (const float *)ct__data(grad),
+                         {(float)o[CT__K_WEIGHT_DECAY], (float)o[CT__K_MOMENTUM], (float)(1 - o[CT__K_DAMPENING]),
+                          (float)-o[CT__K_LR], 0, 0, 0},
+                         o[CT__K_MAXIMIZE] != 0, o[CT__K_NESTEROV] != 0};
+    ct__backend_for(p->storage->device.type)->optim_step(&job);
     p->storage->version++;
     buf->storage->version++;
     return true;
@@ -35208,38 +36130,6 @@ static ct_result ct__sgd_update(const double *o, ct_tensor *p, ct_tensor *grad, 
     return ct_add_alpha_(p, d, CT__F(-o[CT__K_LR]));
 }
 
-/* Adam's moments and step in one pass over contiguous float32 tensors: the
- * float operations of the op-by-op rule below, in its order (mul_, add_
- * with alpha and addcmul_ as fmaf, maximum for amsgrad, sqrt, div, add,
- * addcdiv_), so the bits agree; split over threads. */
-typedef struct ct__adam_pass {
-    float *p, *m, *v, *vmax; /* vmax: amsgrad's max_exp_avg_sq, or NULL */
-    const float *grad;
-    float beta1, beta2, one_beta1, one_beta2, bc2, eps, neg_step;
-} ct__adam_pass;
-
-static void ct__adam_range(int64_t begin, int64_t end, void *ctx)
-{
-    const ct__adam_pass *a = (const ct__adam_pass *)ctx;
-    float *CT__RESTRICT pd = a->p, *CT__RESTRICT md = a->m, *CT__RESTRICT vd = a->v;
-    const float *CT__RESTRICT gd = a->grad;
-    for (int64_t k = begin; k < end; k++) {
-        float g = gd[k];
-        /* exp_avg.mul_(beta1).add_(g, alpha=1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) */
-        float mk = ct__fmaf(g, a->one_beta1, md[k] * a->beta1);
-        float vk = ct__fmaf(a->one_beta2 * g, g, vd[k] * a->beta2);
-        md[k] = mk;
-        vd[k] = vk;
-        if (a->vmax) { /* torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq): NaN wins */
-            float mx = a->vmax[k];
-            vk = mx > vk || mx != mx ? mx : vk;
-            a->vmax[k] = vk;
-        }
-        float denom = sqrtf(vk) / a->bc2 + a->eps; /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
-        pd[k] = pd[k] + a->neg_step * mk / denom;  /* param.addcdiv_(exp_avg, denom, value=-step_size) */
-    }
-}
-
 /* False when the tensors are not laid out for the one pass. */
 static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st,
                                    double step_size, double bias_correction2_sqrt)
@@ -35249,15 +36139,14 @@ static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tenso
     if (!ct__fusable(p, n) || !ct__fusable(grad, n) || !ct__fusable(m, n) || !ct__fusable(v, n) ||
         (vmax && !ct__fusable(vmax, n)))
         return false;
-    ct__adam_pass pass = {(float *)ct__data(p),
-                          (float *)ct__data(m),
-                          (float *)ct__data(v),
-                          vmax ? (float *)ct__data(vmax) : NULL,
-                          (const float *)ct__data(grad),
-                          (float)o[CT__K_BETA1], (float)o[CT__K_BETA2], (float)(1 - o[CT__K_BETA1]),
+    ct__optim_job job = {CT__OPTIM_ADAM, n, (float *)ct__data(p),
+                         {(float *)ct__data(m), (float *)ct__data(v), vmax ? (float *)ct__data(vmax) : NULL},
+                         (const float *)ct__data(grad),
+                         {(float)o[CT__K_BETA1], (float)o[CT__K_BETA2], (float)(1 - o[CT__K_BETA1]),
                           (float)(1 - o[CT__K_BETA2]), (float)bias_correction2_sqrt, (float)o[CT__K_EPS],
-                          (float)-step_size};
-    ct__parallel_for(n, CT__GRAIN, ct__adam_range, &pass);
+                          (float)-step_size},
+                         false, false};
+    ct__backend_for(p->storage->device.type)->optim_step(&job);
     p->storage->version++;
     m->storage->version++;
     v->storage->version++;
@@ -37751,10 +38640,7 @@ void ct_sample_release(ct_sample *s)
     s->n = 0;
 }
 
-ct_result ct_dataset_raise(ct_result code, const char *message)
-{
-    return ct__fail(code == CT_OK ? CT_ERR_RUNTIME : code, "%s", message ? message : "");
-}
+ct_result ct_dataset_raise(ct_result code, const char *message) { return ct_raise(code, message); }
 
 static ct_dataset *ct__dataset_alloc(bool iterable)
 {
@@ -38088,7 +38974,9 @@ ct_result ct_random_split(ct_dataset *d, const double *lengths, int n, ct_genera
     if (!counts) return CT__OOM();
     ct_result r = ct__split_lengths(lengths, n, len, counts);
     ct_scope s = ct_scope_begin();
+    ct_device_guard host = ct_device_guard_begin(CT_CPU); /* a host permutation, whatever the default device */
     ct_tensor *perm = r == CT_OK ? ct_randperm(len, CT_I64, g) : NULL;
+    ct_device_guard_end(host);
     if (r == CT_OK && !perm) r = ct_last_error_code();
     const int64_t *p = perm ? (const int64_t *)ct_data_ptr(perm) : NULL;
     int made = 0;
@@ -38713,7 +39601,11 @@ int64_t ct_sampler_next(ct_sampler *s, int64_t *out, int64_t capacity)
     if (!out || capacity < need)
         return ct__fail(CT_ERR_VALUE, "sampler_next(): out has room for %lld indices, the sampler gives up to %lld",
                         (long long)(out ? capacity : 0), (long long)need);
-    return s->kind == CT__SAMPLER_BATCH ? ct__next_batch(s, out) : ct__next_index(s, out);
+    /* the draws are the host's, whatever the default device (PyTorch's samplers use CPU generators) */
+    ct_device_guard host = ct_device_guard_begin(CT_CPU);
+    int64_t r = s->kind == CT__SAMPLER_BATCH ? ct__next_batch(s, out) : ct__next_index(s, out);
+    ct_device_guard_end(host);
+    return r;
 }
 
 /* ==================== data/loader.c ==================== */
@@ -39525,7 +40417,7 @@ static ct_tensor *ct__tensor_in(ct__shared_bytes *s, unsigned char *p, ct_shape 
 {
     size_t es = ct_dtype_size(dt);
     if ((uintptr_t)p % es != 0) {
-        ct_tensor *t = ct_empty(shape, dt);
+        ct_tensor *t = ct__alloc(shape.size, shape.ndim, dt, ct__cpu); /* loads land on the CPU */
         if (t && ct_numel(t) > 0) memcpy(ct__data(t), p, (size_t)ct_numel(t) * es);
         return t;
     }
@@ -39860,7 +40752,9 @@ ct_tensor *ct_read_csv(const char *path, ct_csv_opts opts)
     if (r != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_dtype dt = opts.dtype == CT_DEFAULT ? ct_get_default_dtype() : opts.dtype;
+    ct_device_guard host = ct_device_guard_begin(CT_CPU); /* loads land on the CPU */
     ct_tensor *t = ct_keep(ct_to(ct_from_array(vals, CT_SHAPE(rows, cols), CT_F64), dt));
+    ct_device_guard_end(host);
     ct_scope_end(s);
     CT_FREE(vals);
     return t;
@@ -39999,7 +40893,7 @@ ct_result ct_save_npy(const char *path, const ct_tensor *t)
     while (10 + n + 1 < total) head[n++] = ' ';
     head[n++] = '\n';
     ct_scope s = ct_scope_begin();
-    ct_tensor *c = ct_contiguous(t);
+    const ct_tensor *c = ct__host(ct_contiguous(t)); /* a device's tensor through a host copy */
     FILE *f = c ? fopen(path, "wb") : NULL;
     ct_result r = !c ? ct_last_error_code() : !f ? ct__file_error(path) : CT_OK;
     if (f) {
@@ -40617,8 +41511,6 @@ static ct_result ct__st_check_save_args(const ct_tensor_list *tensors, const ct_
         if (r != CT_OK) return r;
         const ct_tensor *t = tensors->tensors[i];
         if (!t) return ct__fail(CT_ERR_TYPE, "tensor '%s' is NULL", tensors->names[i]);
-        if (t->storage->device.type != CT_DEVICE_CPU)
-            return ct__fail(CT_ERR_VALUE, "tensor '%s' is not on the CPU: copy it there first", tensors->names[i]);
         if (!strcmp(tensors->names[i], "__metadata__"))
             return ct__fail(CT_ERR_VALUE, "a tensor may not be named \"__metadata__\"");
     }
@@ -40696,7 +41588,7 @@ static ct_result ct__st_write_data(ct__atomic_file *a, const ct__st_slot *order,
 {
     for (int i = 0; i < n && a->err == 0; i++) {
         ct_scope s = ct_scope_begin();
-        ct_tensor *c = ct_contiguous(order[i].t);
+        const ct_tensor *c = ct__host(ct_contiguous(order[i].t)); /* a device's tensor through a host copy */
         if (!c) {
             ct_scope_end(s);
             return ct_last_error_code();

@@ -8,9 +8,12 @@ out=${1:-.}
 
 # The public API, in dependency order.
 API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h src/ops/reduce.h src/ops/join.h src/ops/sort.h src/linalg/linalg.h src/linalg/decomp.h src/linalg/conv.h src/nn/nn.h src/optim/optim.h src/data/data.h"
+# The backend interface: what the implementation and a backend compiled
+# apart (CTORCH_BACKEND) both see.
+BACKEND="src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_ops.h src/ops/optable.h src/linalg/conv_ops.h
+         src/tensor/backend.h"
 # The implementation, in dependency order: private headers first, then code.
-IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_ops.h src/linalg/conv_ops.h src/ops/optable.h
-      src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h src/optim/internal.h src/data/internal.h
+IMPL="src/base/internal.h src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h src/optim/internal.h src/data/internal.h
       src/base/error.c src/base/dtype.c src/base/scratch.c
       src/tensor/tensor.c src/tensor/copy.c src/tensor/view.c src/tensor/create.c
       src/tensor/index.c src/tensor/random.c src/tensor/print.c
@@ -19,8 +22,8 @@ IMPL="src/base/internal.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_o
       src/autograd/gradcheck.c
       src/ops/pointwise.c src/ops/reduce.c src/ops/join.c src/ops/sort.c
       src/cpu/iter.c src/cpu/range.c src/cpu/pointwise.c src/cpu/reduce.c src/cpu/join.c src/cpu/sort.c
-      src/cpu/copy.c src/cpu/conv.c
-      src/linalg/gemm.c src/linalg/products.c src/linalg/lapack.c src/linalg/formulas.c src/linalg/decomp.c
+      src/cpu/gemm.c src/cpu/conv.c src/cpu/optim.c src/cpu/norm.c src/cpu/copy.c src/tensor/device.c
+      src/linalg/products.c src/linalg/lapack.c src/linalg/formulas.c src/linalg/decomp.c
       src/linalg/einsum.c src/linalg/pool.c src/linalg/conv.c
       src/nn/module.c src/nn/init.c src/nn/functional.c src/nn/loss.c src/nn/layers.c src/nn/conv_layers.c src/nn/attention.c
       src/nn/rnn.c
@@ -43,6 +46,9 @@ tmp=$(mktemp)
     printf '\n#ifdef __cplusplus\n}\n#endif\n'
     section src/base/cplusplus.h
     printf '\n#endif /* CTORCH_H */\n'
+    printf '\n#if (defined(CTORCH_IMPLEMENTATION) || defined(CTORCH_BACKEND)) && !defined(CTORCH_BACKEND_DONE)\n#define CTORCH_BACKEND_DONE\n'
+    for f in $BACKEND; do section "$f"; done
+    printf '\n#endif /* CTORCH_BACKEND */\n'
     printf '\n#if defined(CTORCH_IMPLEMENTATION) && !defined(CTORCH_IMPLEMENTATION_DONE)\n#define CTORCH_IMPLEMENTATION_DONE\n'
     for f in $IMPL; do section "$f"; done
     printf '\n#endif /* CTORCH_IMPLEMENTATION */\n'

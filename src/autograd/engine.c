@@ -199,6 +199,13 @@ static ct_tensor *ct__validate_grad(const ct__node *n, int i, ct_tensor *g)
         r = summed;
     }
     if (r->dtype != m->dtype) r = ct_to(r, m->dtype);
+    if (r && !ct_device_equal(r->storage->device, m->device)) {
+        char want[64], got[64];
+        ct__fail(CT_ERR_RUNTIME, "Function %s returned an invalid gradient at index %d - expected device %s but got %s",
+                 n->type->name, i, ct_device_str(m->device, want, sizeof want),
+                 ct_device_str(r->storage->device, got, sizeof got));
+        return NULL;
+    }
     return r ? ct_retain(r) : NULL;
 }
 
@@ -206,7 +213,7 @@ static bool ct__has_nan(const ct_tensor *g)
 {
     if (!ct_dtype_is_floating(g->dtype)) return false;
     ct_scope s = ct_scope_begin();
-    ct_tensor *c = ct_contiguous(g);
+    const ct_tensor *c = ct__host(ct_contiguous(g));
     bool nan = false;
     for (int64_t i = 0, n = ct_numel(c); c && i < n && !nan; i++) {
         double v = ct__read_f64(ct__data(c) + (size_t)i * ct__esize(c), c->dtype);
@@ -284,9 +291,12 @@ static ct_result ct__run_node(ct__run *r, ct__node *n)
     if (n->saved_freed) return ct__fail(CT_ERR_RUNTIME, "%s", ct__freed_graph_msg);
     if (n->n_next > 8 && !(grads_in = (ct_tensor **)CT_MALLOC((size_t)n->n_next * sizeof *grads_in))) return CT__OOM();
     memset(grads_in, 0, (size_t)n->n_next * sizeof *grads_in);
+    /* what the zeros and the formula create goes to the node's device, as PyTorch's engine guards it */
+    ct_device_guard on = ct_device_guard_begin(n->n_out ? n->out[0].device : ct__cpu);
     for (int k = 0; k < n->n_out; k++)
         if (!grads[k] && !(grads[k] = ct_retain(ct__zeros_for(n, k)))) res = ct_last_error_code();
     if (res == CT_OK) res = n->type->backward(n, grads, grads_in);
+    ct_device_guard_end(on);
     for (int i = 0; i < n->n_next && res == CT_OK; i++) {
         if (!grads_in[i] || !n->next[i].fn) continue;
         ct_tensor *g = ct__validate_grad(n, i, grads_in[i]);

@@ -284,7 +284,8 @@ static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int 
 
 CT__BACKWARD(to_copy)
 {
-    CT__GRAD(0, ct_to(go[0], ct__input_meta(n, 0)->dtype));
+    const ct__out_meta *in = ct__input_meta(n, 0); /* back to the input's dtype and device */
+    CT__GRAD(0, ct__to_device(go[0], in->device, in->dtype, false));
     return CT_OK;
 }
 

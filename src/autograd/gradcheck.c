@@ -38,6 +38,22 @@ static int64_t ct__gc_offset(const ct_tensor *t, int64_t i)
     return off;
 }
 
+/* A zeroed float64 matrix on the host, for a Jacobian. */
+static ct_tensor *ct__gc_host_zeros(int64_t rows, int64_t cols)
+{
+    int64_t sizes[2] = {rows, cols};
+    ct_tensor *t = ct__alloc(sizes, 2, CT_F64, ct__cpu);
+    if (t) ct__fill_double(t, 0);
+    return t;
+}
+
+/* Element i (row-major) of t, a 0-d tensor over its storage, written
+ * through t's device (the perturbations and one-hot gradients). */
+static ct_tensor *ct__gc_element(const ct_tensor *t, int64_t i)
+{
+    return ct__view_of(t, NULL, NULL, 0, ct__gc_offset(t, i));
+}
+
 /* The outputs of fn flattened into one float64 vector. (Grad mode stays on:
  * gradgradcheck's function runs a backward inside.) */
 static ct_tensor *ct__gc_flat_outputs(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *user)
@@ -46,8 +62,9 @@ static ct_tensor *ct__gc_flat_outputs(ct_gradcheck_fn fn, ct_tensor *const *inpu
     int k = ct__gc_call(fn, inputs, n, user, out);
     if (k < 0) return NULL;
     for (int i = 0; i < k; i++) flat[i] = ct_reshape(ct_to(out[i], CT_F64), CT_SHAPE(-1));
-    /* a copy read as a plain array: an output may be an input itself, which the caller perturbs */
-    return ct_clone(ct_contiguous(k == 1 ? flat[0] : ct_cat(flat, k, 0)));
+    /* a host copy read as a plain array: an output may be an input itself, which the caller perturbs */
+    const ct_tensor *all = k == 1 ? flat[0] : ct_cat(flat, k, 0);
+    return all && all->storage->device.type != CT_DEVICE_CPU ? (ct_tensor *)ct__host(all) : ct_clone(ct_contiguous(all));
 }
 
 /* Numerical Jacobian of all outputs with respect to input `which`: rows are
@@ -57,17 +74,18 @@ static ct_tensor *ct__gc_numerical(ct_gradcheck_fn fn, ct_tensor *const *inputs,
 {
     ct_tensor *x = inputs[which];
     int64_t rows = ct_numel(x);
-    ct_tensor *jac = ct_zeros(CT_SHAPE(rows, n_out), CT_F64);
+    ct_tensor *jac = ct__gc_host_zeros(rows, n_out);
     if (!jac) return NULL;
     double *J = (double *)ct__data(jac);
     for (int64_t r = 0; r < rows; r++) {
-        char *p = (char *)x->storage->data + (size_t)ct__gc_offset(x, r) * ct__esize(x);
-        double orig = ct__read_f64(p, x->dtype);
-        ct__write_f64(p, x->dtype, orig - eps);
+        ct_tensor *p = ct__gc_element(x, r);
+        if (!p) return NULL;
+        double orig = ct_item(p);
+        ct__fill_double(p, orig - eps);
         ct_tensor *lo = ct__gc_flat_outputs(fn, inputs, n, user);
-        ct__write_f64(p, x->dtype, orig + eps);
+        ct__fill_double(p, orig + eps);
         ct_tensor *hi = ct__gc_flat_outputs(fn, inputs, n, user);
-        ct__write_f64(p, x->dtype, orig);
+        ct__fill_double(p, orig);
         if (!lo || !hi) return NULL;
         const double *a = (const double *)ct__data(lo), *b = (const double *)ct__data(hi);
         for (int64_t c = 0; c < n_out; c++) J[r * n_out + c] = (b[c] - a[c]) / (2 * eps);
@@ -87,7 +105,7 @@ static ct_result ct__gc_analytical(ct_gradcheck_fn fn, ct_tensor *const *inputs,
         if (ct_requires_grad(inputs[i])) {
             idx[nwrt] = i;
             wrt[nwrt++] = inputs[i];
-            jacs[i] = ct_zeros(CT_SHAPE(ct_numel(inputs[i]), n_out), CT_F64);
+            jacs[i] = ct__gc_host_zeros(ct_numel(inputs[i]), n_out);
             if (!jacs[i]) return ct_last_error_code();
         }
     int k = ct__gc_call(fn, inputs, n, user, out);
@@ -100,13 +118,17 @@ static ct_result ct__gc_analytical(ct_gradcheck_fn fn, ct_tensor *const *inputs,
         }
         for (int64_t e = 0; e < ct_numel(out[o]); e++, col++) {
             ct_scope s = ct_scope_begin();
-            ct_tensor *go = ct_zeros(ct_shape_of(out[o]), out[o]->dtype), *g[CT__GC_MAX_OUT * 4]; /* row-major */
-            ct__write_f64((char *)ct__data(go) + (size_t)e * ct__esize(go), go->dtype, 1.0);
+            ct_tensor *go = ct__alloc(out[o]->sizes, out[o]->ndim, out[o]->dtype, out[o]->storage->device); /* row-major */
+            ct_tensor *g[CT__GC_MAX_OUT * 4], *one = go ? ct__gc_element(go, e) : NULL;
+            if (one) {
+                ct__fill_double(go, 0);
+                ct__fill_double(one, 1);
+            }
             ct_grad_opts opts = {true, false, true};
-            ct_result r = ct_autograd_grad((const ct_tensor *const *)&out[o], 1, wrt, nwrt, (const ct_tensor *const *)&go, g, opts);
+            ct_result r = !one ? ct_last_error_code() : ct_autograd_grad((const ct_tensor *const *)&out[o], 1, wrt, nwrt, (const ct_tensor *const *)&go, g, opts);
             for (int w = 0; w < nwrt && r == CT_OK; w++) {
                 if (!g[w]) continue;
-                ct_tensor *gc = ct_contiguous(ct_to(g[w], CT_F64));
+                const ct_tensor *gc = ct__host(ct_contiguous(ct_to(g[w], CT_F64)));
                 if (!gc) {
                     r = ct_last_error_code();
                     break;

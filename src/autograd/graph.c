@@ -270,6 +270,7 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     n->out[0].ndim = leaf->ndim;
     memcpy(n->out[0].sizes, leaf->sizes, sizeof n->out[0].sizes);
     n->out[0].dtype = leaf->dtype;
+    n->out[0].device = leaf->storage->device;
     m->accumulator = n; /* weak: the node holds the leaf, not the reverse */
     return n;
 }
@@ -303,6 +304,7 @@ static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
     n->out[k].ndim = t->ndim;
     memcpy(n->out[k].sizes, t->sizes, sizeof n->out[k].sizes);
     n->out[k].dtype = t->dtype;
+    n->out[k].device = t->storage->device;
 }
 
 /* Which of inputs is t (an output written in place), or -1. */

@@ -46,6 +46,7 @@ typedef struct ct__out_meta {
     int ndim;
     int64_t sizes[CT_MAX_DIMS];
     ct_dtype dtype;
+    ct_device device;
 } ct__out_meta;
 
 typedef struct ct__node_type {

@@ -49,6 +49,11 @@ CTORCH_API void ct_clear_error(void);
 typedef void (*ct_error_handler)(ct_result code, const char *message, void *user);
 CTORCH_API void ct_set_error_handler(ct_error_handler handler, void *user);
 
+/* Raise an error from code outside the library (a backend, a callback): it
+ * becomes this thread's pending error, as ctorch's own do. Returns code
+ * (CT_ERR_RUNTIME for CT_OK). */
+CTORCH_API ct_result ct_raise(ct_result code, const char *message);
+
 /* ---------------------------------------------------------------- dtypes */
 
 /* Element types. CT_DEFAULT (zero) means "the default": the default dtype
@@ -117,13 +122,67 @@ CTORCH_API int ct_get_num_threads(void);
 
 /* ---------------------------------------------------------------- devices */
 
-typedef enum ct_device_type { CT_DEVICE_CPU = 0, CT_DEVICE_CUDA = 1 } ct_device_type;
-#define CT_NUM_DEVICE_TYPES 2
+/* Device types (torch.device.type). CT_DEVICE_DEFAULT (zero) means "the
+ * default device" in an options field, as CT_DEFAULT does for dtypes.
+ * CT_DEVICE_PRIVATEUSE1 is PyTorch's slot for a backend from outside the
+ * library; it takes the name its backend registers (see ct_register_backend). */
+typedef enum ct_device_type {
+    CT_DEVICE_DEFAULT = 0,
+    CT_DEVICE_CPU,
+    CT_DEVICE_CUDA,
+    CT_DEVICE_PRIVATEUSE1
+} ct_device_type;
+#define CT_NUM_DEVICE_TYPES 4
 
+/* A device (torch.device): a type and an index; index -1 is "the current
+ * one" (torch.device('cuda') has no index). A CPU device's index is -1. */
 typedef struct ct_device {
     ct_device_type type;
     int index;
 } ct_device;
+
+#ifdef __cplusplus
+#define CT__DEVICE(type, index) ct_device{type, index}
+#else
+#define CT__DEVICE(type, index) ((ct_device){type, index})
+#endif
+/* torch.device('cpu') and torch.device('cuda', i). */
+#define CT_CPU CT__DEVICE(CT_DEVICE_CPU, -1)
+#define CT_CUDA(i) CT__DEVICE(CT_DEVICE_CUDA, i)
+
+/* torch.device(s): "cpu", "cuda", "cuda:1", or a registered backend's name
+ * (with an index or not). Errors in PyTorch's words. */
+CTORCH_API ct_result ct_device_parse(const char *s, ct_device *out);
+/* str(torch.device): "cpu", "cuda:0" into buf (room for n bytes, cut to fit);
+ * returns buf (NULL or n == 0: nothing is written). */
+CTORCH_API const char *ct_device_str(ct_device d, char *buf, size_t n);
+/* torch.device.__eq__: the same type and index (-1 counts as the current
+ * index of its type). */
+CTORCH_API bool ct_device_equal(ct_device a, ct_device b);
+/* torch.cuda.is_available(): whether a CUDA backend is linked in and sees a GPU. */
+CTORCH_API bool ct_cuda_is_available(void);
+/* torch.cuda.device_count(): 0 without the CUDA backend or a GPU. */
+CTORCH_API int ct_cuda_device_count(void);
+/* torch.cuda.synchronize(device) / the same for any device: wait until every
+ * queued kernel has finished. Nothing to do on the CPU. */
+CTORCH_API ct_result ct_synchronize(ct_device d);
+
+/* torch.set_default_device: where the creation functions that take no
+ * device (ct_zeros, ct_from_array, ct_arange, ct_randn, ...) put their
+ * tensors, for the whole program (initially the CPU). Checked as
+ * ct_to_device checks a device. */
+CTORCH_API ct_result ct_set_default_device(ct_device d);
+CTORCH_API ct_device ct_get_default_device(void);
+/* A scoped default device, for one block of code (PyTorch's `with
+ * torch.device(d):`): ct_device_guard_begin sets it on the calling thread
+ * until the matching ct_device_guard_end restores what was in force.
+ * Guards nest. */
+typedef struct ct_device_guard {
+    ct_device previous;
+    bool had_previous;
+} ct_device_guard;
+CTORCH_API ct_device_guard ct_device_guard_begin(ct_device d);
+CTORCH_API void ct_device_guard_end(ct_device_guard g);
 
 /* ---------------------------------------------------------------- shapes */
 

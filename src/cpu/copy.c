@@ -47,9 +47,9 @@ static void *ct__cpu_alloc(size_t nbytes, int device_index)
     return (void *)p;
 }
 
-static void ct__cpu_free(void *ptr, int device_index)
+static void ct__cpu_free(void *ptr, size_t nbytes, int device_index)
 {
-    (void)device_index;
+    (void)nbytes, (void)device_index;
     if (ptr) CT_FREE(((void **)ptr)[-1]);
 }
 
@@ -133,8 +133,9 @@ static ct__loop_fn ct__copy_loop_for_size(size_t size)
     }
 }
 
-static void ct__cpu_copy(ct_tensor *dst, const ct_tensor *src)
+static void ct__cpu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
 {
+    (void)non_blocking;
     const ct_tensor *ops[2] = {dst, src};
     ct__iter it;
     ct__iter_init(&it, 2, ops);
@@ -181,9 +182,13 @@ static void ct__cpu_fill(ct_tensor *dst, const void *elem)
 
 static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt) { return ct__cpu_pointwise_loop(op, dt) != NULL; }
 
-static const ct__backend ct__cpu_backend = {ct__cpu_alloc, ct__cpu_free, ct__cpu_copy, ct__cpu_fill,
-                                            ct__cpu_has_pointwise, ct__cpu_pointwise, ct__cpu_index, ct__cpu_sorting,
-                                            &ct__cpu_reduce_kernels};
-static const ct__backend *ct__backends[CT_NUM_DEVICE_TYPES] = {&ct__cpu_backend, NULL};
+static int ct__cpu_device_count(void) { return 1; }
+static void ct__cpu_synchronize(int device_index) { (void)device_index; }
 
-static const ct__backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }
+/* (positional: C++17 has no designated initializers) */
+static const ct_backend ct__cpu_backend = {"cpu",           ct__cpu_device_count, ct__cpu_alloc,     ct__cpu_free,
+                                           ct__cpu_copy,    ct__cpu_fill,         ct__cpu_has_pointwise,
+                                           ct__cpu_pointwise, ct__cpu_index,      ct__cpu_sorting,
+                                           &ct__cpu_reduce_kernels, ct__cpu_gemm, ct__cpu_range,
+                                           ct__cpu_random,  ct__cpu_conv,        ct__cpu_linmap,
+                                           ct__cpu_optim_step, ct__cpu_bn_stats, ct__cpu_synchronize};

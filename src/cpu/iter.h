@@ -55,10 +55,8 @@ static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ct
 
 /* x rounded to the floating dtype dt, as arithmetic in dt rounds (range.c). */
 static double ct__round_to(double x, ct_dtype dt);
-/* The range factories' kernels (range.c): fill a new 1-D contiguous tensor. */
-static void ct__cpu_arange(ct_tensor *t, ct_scalar start, ct_scalar step);
-static void ct__cpu_linspace(ct_tensor *t, double start, double end);
-static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base);
+/* The range factories' kernel (range.c): the backend's range entry. */
+static void ct__cpu_range(const ct__range_job *job);
 
 /* Sorting as PyTorch 1.13's CPU kernels sort (sort.c). Elements are (key,
  * index) pairs whose unsigned key orders as PyTorch compares the values, so

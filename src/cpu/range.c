@@ -222,3 +222,12 @@ static void ct__cpu_logspace(ct_tensor *t, double start, double end, double base
     g.step = diff / (double)(g.steps - 1);
     ct__parallel_for(g.steps, CT__GRAIN, ct__logspace_chunk, &g);
 }
+
+static void ct__cpu_range(const ct__range_job *job)
+{
+    switch (job->kind) {
+    case CT__RANGE_ARANGE: ct__cpu_arange(job->out, job->start, job->step); break;
+    case CT__RANGE_LINSPACE: ct__cpu_linspace(job->out, job->begin, job->end); break;
+    case CT__RANGE_LOGSPACE: ct__cpu_logspace(job->out, job->begin, job->end, job->base); break;
+    }
+}

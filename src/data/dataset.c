@@ -18,10 +18,7 @@ void ct_sample_release(ct_sample *s)
     s->n = 0;
 }
 
-ct_result ct_dataset_raise(ct_result code, const char *message)
-{
-    return ct__fail(code == CT_OK ? CT_ERR_RUNTIME : code, "%s", message ? message : "");
-}
+ct_result ct_dataset_raise(ct_result code, const char *message) { return ct_raise(code, message); }
 
 static ct_dataset *ct__dataset_alloc(bool iterable)
 {
@@ -355,7 +352,9 @@ ct_result ct_random_split(ct_dataset *d, const double *lengths, int n, ct_genera
     if (!counts) return CT__OOM();
     ct_result r = ct__split_lengths(lengths, n, len, counts);
     ct_scope s = ct_scope_begin();
+    ct_device_guard host = ct_device_guard_begin(CT_CPU); /* a host permutation, whatever the default device */
     ct_tensor *perm = r == CT_OK ? ct_randperm(len, CT_I64, g) : NULL;
+    ct_device_guard_end(host);
     if (r == CT_OK && !perm) r = ct_last_error_code();
     const int64_t *p = perm ? (const int64_t *)ct_data_ptr(perm) : NULL;
     int made = 0;

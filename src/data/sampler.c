@@ -417,5 +417,9 @@ int64_t ct_sampler_next(ct_sampler *s, int64_t *out, int64_t capacity)
     if (!out || capacity < need)
         return ct__fail(CT_ERR_VALUE, "sampler_next(): out has room for %lld indices, the sampler gives up to %lld",
                         (long long)(out ? capacity : 0), (long long)need);
-    return s->kind == CT__SAMPLER_BATCH ? ct__next_batch(s, out) : ct__next_index(s, out);
+    /* the draws are the host's, whatever the default device (PyTorch's samplers use CPU generators) */
+    ct_device_guard host = ct_device_guard_begin(CT_CPU);
+    int64_t r = s->kind == CT__SAMPLER_BATCH ? ct__next_batch(s, out) : ct__next_index(s, out);
+    ct_device_guard_end(host);
+    return r;
 }

@@ -78,7 +78,9 @@ ct_tensor *ct_read_csv(const char *path, ct_csv_opts opts)
     if (r != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_dtype dt = opts.dtype == CT_DEFAULT ? ct_get_default_dtype() : opts.dtype;
+    ct_device_guard host = ct_device_guard_begin(CT_CPU); /* loads land on the CPU */
     ct_tensor *t = ct_keep(ct_to(ct_from_array(vals, CT_SHAPE(rows, cols), CT_F64), dt));
+    ct_device_guard_end(host);
     ct_scope_end(s);
     CT_FREE(vals);
     return t;

@@ -220,7 +220,7 @@ static ct_tensor *ct__tensor_in(ct__shared_bytes *s, unsigned char *p, ct_shape 
 {
     size_t es = ct_dtype_size(dt);
     if ((uintptr_t)p % es != 0) {
-        ct_tensor *t = ct_empty(shape, dt);
+        ct_tensor *t = ct__alloc(shape.size, shape.ndim, dt, ct__cpu); /* loads land on the CPU */
         if (t && ct_numel(t) > 0) memcpy(ct__data(t), p, (size_t)ct_numel(t) * es);
         return t;
     }

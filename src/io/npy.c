@@ -129,7 +129,7 @@ ct_result ct_save_npy(const char *path, const ct_tensor *t)
     while (10 + n + 1 < total) head[n++] = ' ';
     head[n++] = '\n';
     ct_scope s = ct_scope_begin();
-    ct_tensor *c = ct_contiguous(t);
+    const ct_tensor *c = ct__host(ct_contiguous(t)); /* a device's tensor through a host copy */
     FILE *f = c ? fopen(path, "wb") : NULL;
     ct_result r = !c ? ct_last_error_code() : !f ? ct__file_error(path) : CT_OK;
     if (f) {

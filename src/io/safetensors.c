@@ -600,8 +600,6 @@ static ct_result ct__st_check_save_args(const ct_tensor_list *tensors, const ct_
         if (r != CT_OK) return r;
         const ct_tensor *t = tensors->tensors[i];
         if (!t) return ct__fail(CT_ERR_TYPE, "tensor '%s' is NULL", tensors->names[i]);
-        if (t->storage->device.type != CT_DEVICE_CPU)
-            return ct__fail(CT_ERR_VALUE, "tensor '%s' is not on the CPU: copy it there first", tensors->names[i]);
         if (!strcmp(tensors->names[i], "__metadata__"))
             return ct__fail(CT_ERR_VALUE, "a tensor may not be named \"__metadata__\"");
     }
@@ -679,7 +677,7 @@ static ct_result ct__st_write_data(ct__atomic_file *a, const ct__st_slot *order,
 {
     for (int i = 0; i < n && a->err == 0; i++) {
         ct_scope s = ct_scope_begin();
-        ct_tensor *c = ct_contiguous(order[i].t);
+        const ct_tensor *c = ct__host(ct_contiguous(order[i].t)); /* a device's tensor through a host copy */
         if (!c) {
             ct_scope_end(s);
             return ct_last_error_code();

@@ -61,13 +61,16 @@ static const char *ct__la_batch_note(const ct_tensor *A, int64_t b, char *buf, s
 
 /* ---------------------------------------------------------------- data in and out */
 
-/* The matrices of t (..., rows, cols) as float64 one after another (a
- * tensor of the open scope; do not write it), and how many there are. */
+/* The decompositions run on the host: a device's matrices come through an
+ * explicit copy, and the results go back to it (ct__la_result). */
+
+/* The matrices of t (..., rows, cols) as float64 one after another on the
+ * host (a tensor of the open scope; do not write it), and how many there are. */
 static const double *ct__la_in(const ct_tensor *t, int64_t *batch)
 {
-    ct_tensor *d;
+    const ct_tensor *d;
     *batch = 1; /* set first: callers test the pointer, compilers the count */
-    CT__UNRECORDED(d, ct_contiguous(ct_to(t, CT_F64)));
+    CT__UNRECORDED(d, ct__host(ct_contiguous(ct_to(t, CT_F64))));
     if (!d) return NULL;
     for (int i = 0; i < t->ndim - 2; i++) *batch *= t->sizes[i];
     static const double none = 0; /* no elements: a pointer that is never read */
@@ -87,11 +90,19 @@ static ct_tensor *ct__la_out(const ct_tensor *t, int nbatch, const int64_t *tail
     return o;
 }
 
-/* The result in dtype dt, handed on out of the open scope. */
-static ct_tensor *ct__la_result(ct_tensor *t, ct_dtype dt)
+/* A host result in like's dtype on like's device, handed on out of the open scope. */
+static ct_tensor *ct__la_result(ct_tensor *t, const ct_tensor *like)
 {
     ct_tensor *r;
-    CT__UNRECORDED(r, ct_to(t, dt));
+    CT__UNRECORDED(r, ct__to_device(t, like->storage->device, like->dtype, false));
+    return r ? ct_keep(r) : NULL;
+}
+
+/* A host int64 result (a rank) on like's device, handed on out of the open scope. */
+static ct_tensor *ct__la_rank_result(ct_tensor *t, const ct_tensor *like)
+{
+    ct_tensor *r;
+    CT__UNRECORDED(r, ct__to_device(t, like->storage->device, CT_I64, false));
     return r ? ct_keep(r) : NULL;
 }
 
@@ -162,7 +173,7 @@ ct_tensor *ct_linalg_inv(const ct_tensor *A)
     if (ct__la_check(A, &ct__spec_inv) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *r = ct__inv_f64(A);
-    r = r ? ct__la_result(r, A->dtype) : NULL;
+    r = r ? ct__la_result(r, A) : NULL;
     ct_scope_end(s);
     ct__la_record_inv(r, A);
     return r;
@@ -219,7 +230,7 @@ ct_tensor *ct_linalg_det(const ct_tensor *A)
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
     ct_scope s = ct_scope_begin();
     ct_tensor *d = NULL;
-    ct_tensor *r = ct__lu_dets(A, NULL, NULL, &d) == CT_OK ? ct__la_result(d, A->dtype) : NULL;
+    ct_tensor *r = ct__lu_dets(A, NULL, NULL, &d) == CT_OK ? ct__la_result(d, A) : NULL;
     ct_scope_end(s);
     ct__la_record_det(r, A);
     return r;
@@ -236,8 +247,8 @@ ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **lo
     ct_tensor *sg = NULL, *la = NULL;
     ct_result r = ct__lu_dets(A, &sg, &la, NULL);
     if (r == CT_OK) {
-        sg = ct__la_result(sg, A->dtype);
-        la = ct__la_result(la, A->dtype);
+        sg = ct__la_result(sg, A);
+        la = ct__la_result(la, A);
     }
     ct_scope_end(s);
     if (r != CT_OK || !sg || !la) {
@@ -344,7 +355,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
     else if (Bm && ct__la_broadcast_pair(A, Bm, &Ae, &Be) == CT_OK)
         r = ct__solve_f64(Ae, Be, ct_is_contiguous(A), A->dtype == CT_F32);
     if (r && vector) r = ct_squeeze_dim(r, -1);
-    r = r ? ct__la_result(r, A->dtype) : NULL;
+    r = r ? ct__la_result(r, A) : NULL;
     ct_scope_end(s);
     ct__la_record_solve(r, A, B, vector);
     return r;
@@ -377,7 +388,7 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
             out = NULL;
         }
     }
-    ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
+    ct_tensor *r = out ? ct__la_result(out, A) : NULL;
     ct_scope_end(s);
     ct__la_record_cholesky(r, A, upper);
     return r;
@@ -415,8 +426,8 @@ ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_te
     }
     CT_FREE(w);
     if (q) {
-        q = ct__la_result(q, A->dtype);
-        r = ct__la_result(r, A->dtype);
+        q = ct__la_result(q, A);
+        r = ct__la_result(r, A);
     }
     ct_scope_end(s);
     if (!q || !r) {
@@ -499,10 +510,10 @@ static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tens
     ct_tensor *u = NULL, *sv = NULL, *vh = NULL;
     ct_result r = ct__svd_f64(A, full, uv, &u, &sv, &vh);
     if (r == CT_OK) {
-        sv = ct__la_result(sv, A->dtype);
+        sv = ct__la_result(sv, A);
         if (uv) {
-            u = ct__la_result(u, A->dtype);
-            vh = ct__la_result(vh, A->dtype);
+            u = ct__la_result(u, A);
+            vh = ct__la_result(vh, A);
         }
     }
     ct_scope_end(s);
@@ -592,8 +603,8 @@ static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, c
     ct_tensor *l = NULL, *q = NULL;
     ct_result r = ct__eigh_f64(A, uplo == 'U' || uplo == 'u', vectors, &l, &q);
     if (r == CT_OK) {
-        l = ct__la_result(l, A->dtype);
-        if (vectors) q = ct__la_result(q, A->dtype);
+        l = ct__la_result(l, A);
+        if (vectors) q = ct__la_result(q, A);
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
@@ -671,8 +682,8 @@ static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors
     ct_tensor *l = NULL, *v = NULL;
     ct_result r = ct__eig_f64(A, vectors, &l, &v);
     if (r == CT_OK) {
-        l = ct__la_result(l, A->dtype);
-        if (vectors) v = ct__la_result(v, A->dtype);
+        l = ct__la_result(l, A);
+        if (vectors) v = ct__la_result(v, A);
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
@@ -793,7 +804,7 @@ ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
     ct_scope s = ct_scope_begin();
     double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
     ct_tensor *p = ct__pinv_f64(A, hermitian, rtol, A->dtype == CT_F32, false, NULL, NULL);
-    ct_tensor *r = p ? ct__la_result(p, A->dtype) : NULL;
+    ct_tensor *r = p ? ct__la_result(p, A) : NULL;
     ct_scope_end(s);
     ct__la_record_pinv(r, A);
     return r;
@@ -816,7 +827,8 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
     double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
     bool values_only = !(ct__grad_mode() && ct__requires_grad(A)); /* as PyTorch's svdvals and eigvalsh decide */
     if (rank && ct__pinv_f64(A, hermitian, rtol, A->dtype == CT_F32, values_only, (int64_t *)ct__data(rank), NULL))
-        r = ct_keep(rank);
+        CT__UNRECORDED(r, ct__to_device(rank, A->storage->device, CT_I64, false));
+    if (r) ct_keep(r);
     ct_scope_end(s);
     return r;
 }
@@ -900,7 +912,11 @@ static bool ct__lstsq_has_residuals(int driver, int64_t m, int64_t n, const int6
 }
 
 /* An empty (0,) tensor of dtype dt: a result PyTorch's driver does not give. */
-static ct_tensor *ct__lstsq_none(ct_dtype dt) { return ct_empty(CT_SHAPE(0), dt); }
+static ct_tensor *ct__lstsq_none(ct_dtype dt)
+{
+    int64_t none = 0;
+    return ct__alloc(&none, 1, dt, ct__cpu); /* on the host with the other results, until ct__la_result */
+}
 
 /* gelsd and gelss: X (batch..., n, k) = pinv(A) B by ctorch's SVD for Ae
  * (batch..., m, n), Be (batch..., m, k) of one batch shape (nb dims), as
@@ -994,9 +1010,9 @@ static ct_result ct__lstsq(const ct_tensor *A, const ct_tensor *Bm, int driver, 
     if (!ct__lstsq_has_residuals(driver, m, n, ranks, batch)) {
         res = ct__lstsq_none(CT_F64);
     } else if (driver != CT__GELS) {
-        ct_tensor *Ad, *Bd;
-        CT__UNRECORDED(Ad, ct_to(Ae, CT_F64));
-        CT__UNRECORDED(Bd, ct_to(Be, CT_F64));
+        const ct_tensor *Ad, *Bd; /* on the host, with x */
+        CT__UNRECORDED(Ad, ct__host(ct_to(Ae, CT_F64)));
+        CT__UNRECORDED(Bd, ct__host(ct_to(Be, CT_F64)));
         res = ct__lstsq_residuals(Ad, Bd, x);
     }
     out[0] = x;
@@ -1028,7 +1044,7 @@ ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_o
     if (r == CT_OK && vector) CT__UNRECORDED(out[0], ct_squeeze_dim(out[0], -1));
     ct_tensor *res[4] = {NULL, NULL, NULL, NULL}; /* handed out of the scope */
     for (int i = 0; r == CT_OK && i < 4; i++)
-        if (!(res[i] = i == 2 ? ct_keep(out[i]) : ct__la_result(out[i], A->dtype))) r = ct_last_error_code();
+        if (!(res[i] = i == 2 ? ct__la_rank_result(out[i], A) : ct__la_result(out[i], A))) r = ct_last_error_code();
     ct_scope_end(s);
     if (r == CT_OK) ct__la_record_lstsq(res[0], A, B, vector);
     for (int i = 0; i < 4; i++) {
@@ -1206,7 +1222,7 @@ ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
     for (int64_t b = 0; out && b < batch; b++) ct__expm(a + b * n * n, n, o + b * n * n, w, piv);
     CT_FREE(w);
     CT_FREE(piv);
-    ct_tensor *r = out ? ct__la_result(out, A->dtype) : NULL;
+    ct_tensor *r = out ? ct__la_result(out, A) : NULL;
     ct_scope_end(s);
     ct__la_record_matrix_exp(r, A);
     return r;

@@ -601,6 +601,10 @@ static ct__loop_fn ct__cross_loop(ct_dtype dt)
  * broadcastable to out) into a new contiguous tensor. */
 static ct_tensor *ct__cross_values(const ct_tensor *a, const ct_tensor *b, int d, const int64_t *out, int ndim)
 {
+    if (a->storage->device.type != CT_DEVICE_CPU) { /* on the host, through explicit copies (as the decompositions) */
+        ct_tensor *r = ct__cross_values(ct__host(a), ct__host(b), d, out, ndim);
+        return r ? ct__to_device(r, a->storage->device, CT_DEFAULT, false) : NULL;
+    }
     ct_tensor *r = ct__alloc(out, ndim, a->dtype, ct__cpu);
     const ct_tensor *ops[3] = {r ? ct_select(r, d, 0) : NULL, ct_select(a, d, 0), ct_select(b, d, 0)};
     if (!ops[0] || !ops[1] || !ops[2]) return NULL;
@@ -617,6 +621,9 @@ static ct_tensor *ct__cross_values(const ct_tensor *a, const ct_tensor *b, int d
 static ct_result ct__check_cross(const ct_tensor *a, const ct_tensor *b, int dim, int *d, int64_t *out)
 {
     int nout;
+    const ct_tensor *both[2] = {a, b};
+    ct_device dev;
+    if (ct__common_device(both, 2, false, &dev) != CT_OK) return ct_last_error_code();
     if (a->ndim != b->ndim)
         return ct__fail(CT_ERR_RUNTIME, "linalg.cross: inputs must have the same number of dimensions.");
     if ((*d = ct__wrap_dim_strict(dim, a->ndim)) < 0) return ct_last_error_code();

@@ -64,6 +64,19 @@ CT__BACKWARD(linmap)
     return CT_OK;
 }
 
+/* A job of m on the contiguous x into out, the rest zero. */
+static ct__linmap_job ct__linmap_job_for(ct__linmap_kind kind, const ct__linmap *m, const ct_tensor *x, ct_tensor *out)
+{
+    ct__linmap_job job;
+    memset(&job, 0, sizeof job);
+    job.kind = kind;
+    job.m = m;
+    job.dtype = x->dtype;
+    job.x = ct__data(x);
+    job.out = ct__data(out);
+    return job;
+}
+
 /* The map (or its adjoint) of x, whose shape is the map's input (output)
  * shape; places no tap reaches get `fill`. Records a node that shares m. */
 static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint, double fill)
@@ -71,21 +84,16 @@ static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint
     static const ct__node_type type = {"LinearMapBackward", ct__bw_linmap};
     if (ct__recordable(&x, 1) != CT_OK) return NULL;
     ct_shape shape = adjoint ? m->in_shape : m->out_shape;
-    ct_tensor *xc, *out = ct__alloc(shape.size, shape.ndim, x->dtype, ct__cpu);
+    ct_tensor *xc, *out = ct__alloc(shape.size, shape.ndim, x->dtype, x->storage->device);
     CT__UNRECORDED(xc, ct_contiguous(x));
     if (!out || !xc) {
         ct__discard(out);
         ct__discard(xc);
         return NULL;
     }
-    const void *in = ct__data(xc);
-    void *res = ct__data(out);
-    if (in && res) {
-        if (x->dtype == CT_F32 && adjoint) ct__linmap_adjoint_float(m, (const float *)in, (float *)res);
-        else if (x->dtype == CT_F32) ct__linmap_apply_float(m, (const float *)in, (float *)res, (float)fill);
-        else if (adjoint) ct__linmap_adjoint_double(m, (const double *)in, (double *)res);
-        else ct__linmap_apply_double(m, (const double *)in, (double *)res, fill);
-    }
+    ct__linmap_job job = ct__linmap_job_for(adjoint ? CT__LINMAP_ADJOINT : CT__LINMAP_APPLY, m, xc, out);
+    job.fill = fill;
+    if (job.x && job.out) ct__backend_for(out->storage->device.type)->linmap(&job);
     ct__discard(xc);
     const ct_tensor *inputs[1] = {x};
     ct__node *n = ct__record(&type, inputs, 1, &out, 1);
@@ -229,21 +237,19 @@ static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const int64
                                   const char *adjoint_name, ct_tensor **indices)
 {
     if (!m) return NULL;
-    ct_tensor *xc, *idx = ct__alloc(m->out_shape.size, m->out_shape.ndim, CT_I64, ct__cpu);
+    ct_tensor *xc, *idx = ct__alloc(m->out_shape.size, m->out_shape.ndim, CT_I64, x->storage->device);
     CT__UNRECORDED(xc, ct_contiguous(x));
     ct__linmap *g = ct__linmap_new(name, adjoint_name, m->planes, m->n_out, 1, false, true);
     ct_tensor *r = NULL;
     if (xc && idx && g) {
-        int64_t *ip = (int64_t *)ct__data(idx);
-        int64_t H = x->sizes[x->ndim - 2], W = x->sizes[x->ndim - 1];
-        int64_t OH = m->out_shape.size[x->ndim - 2], OW = m->out_shape.size[x->ndim - 1];
-        if (ip && inside && x->dtype == CT_F32)
-            ct__max_pool2d_argmax_float(m->planes, H, W, OH, OW, inside[0], inside[1], (const float *)ct__data(xc), ip);
-        else if (ip && inside)
-            ct__max_pool2d_argmax_double(m->planes, H, W, OH, OW, inside[0], inside[1], (const double *)ct__data(xc), ip);
-        else if (ip && x->dtype == CT_F32) ct__linmap_argmax_float(m, (const float *)ct__data(xc), ip);
-        else if (ip) ct__linmap_argmax_double(m, (const double *)ct__data(xc), ip);
-        if (ip) memcpy(g->src, ip, sizeof(int64_t) * (size_t)(m->planes * m->n_out));
+        ct__linmap_job job = ct__linmap_job_for(CT__LINMAP_ARGMAX, m, xc, idx);
+        job.inside = inside;
+        job.H = x->sizes[x->ndim - 2], job.W = x->sizes[x->ndim - 1];
+        job.OH = m->out_shape.size[x->ndim - 2], job.OW = m->out_shape.size[x->ndim - 1];
+        if (job.out) ct__backend_for(idx->storage->device.type)->linmap(&job);
+        /* the indices become the gradient's map, whose tables live on the host */
+        const ct_tensor *host = job.out ? ct__host(idx) : NULL;
+        if (host) memcpy(g->src, ct__data(host), sizeof(int64_t) * (size_t)(m->planes * m->n_out));
         g->n_in = m->n_in;
         g->in_shape = m->in_shape;
         g->out_shape = m->out_shape;

@@ -64,45 +64,6 @@ static bool ct__operand_of(const ct_tensor *t, ct_dtype w, ct__operand *op)
     return c && ct__blas_layout(c, op);
 }
 
-/* C[i] = beta * C[i] + alpha * A[i] @ B[i], item i of a batch; C is contiguous [batch, M, N] of dtype w. */
-static void ct__gemm_item(ct_dtype w, int64_t i, int64_t M, int64_t N, int64_t K, const ct__operand *a,
-                          const ct__operand *b, double alpha, double beta, char *C)
-{
-    size_t es = ct_dtype_size(w);
-    /* (with K 0 the operands are empty and may have no data at all) */
-    const char *A = K ? a->data + (size_t)(i * a->bs) * es : a->data;
-    const char *B = K ? b->data + (size_t)(i * b->bs) * es : b->data;
-    char *c = C + (size_t)(i * M * N) * es;
-    if (w == CT_F32)
-        ct__sgemm(a->trans, b->trans, M, N, K, (float)alpha, (const float *)A, a->ld, (const float *)B, b->ld,
-                  (float)beta, (float *)c, N);
-    else if (w == CT_F64)
-        ct__dgemm(a->trans, b->trans, M, N, K, alpha, (const double *)A, a->ld, (const double *)B, b->ld, beta,
-                  (double *)c, N);
-    else
-        ct__ugemm(a->trans, b->trans, M, N, K, (uint64_t)ct__trunc_i64(alpha), (const uint64_t *)A, a->ld,
-                  (const uint64_t *)B, b->ld, (uint64_t)ct__trunc_i64(beta), (uint64_t *)c, N);
-}
-
-/* Every item of a batch (ct__gemm_item). A batch with at least an item per thread is split by item (each
- * product then runs on one thread); a smaller one runs its items in turn, each product splitting itself.
- * That loop stays outside any parallel region: inside one, even an inactive one (if (false)), each
- * product's own region would be nested, and OpenMP starts a nested team's threads anew every time (tens
- * of microseconds, more than a training step's product takes on a thread). */
-static void ct__gemm_batch(ct_dtype w, int64_t batch, int64_t M, int64_t N, int64_t K, const ct__operand *a,
-                           const ct__operand *b, double alpha, double beta, char *C)
-{
-#ifdef _OPENMP
-    if (batch >= omp_get_max_threads() &&
-        (double)batch * (double)M * (double)N * (double)K >= CT__GEMM_PARALLEL_WORK) {
-#pragma omp parallel for schedule(dynamic)
-        for (int64_t i = 0; i < batch; i++) ct__gemm_item(w, i, M, N, K, a, b, alpha, beta, C);
-        return;
-    }
-#endif
-    for (int64_t i = 0; i < batch; i++) ct__gemm_item(w, i, M, N, K, a, b, alpha, beta, C);
-}
-
 /* beta * added + alpha * (a @ b) in dtype dt, with recording off: a [B, M, K]
  * and b [B, K, N] views of any strides, added broadcastable to the result or
  * NULL. The result is contiguous with sizes out (B * M * N elements). An
@@ -110,6 +71,9 @@ static void ct__gemm_batch(ct_dtype w, int64_t batch, int64_t M, int64_t N, int6
 static ct_tensor *ct__product(const ct_tensor *added, const ct_tensor *a, const ct_tensor *b, const int64_t *out,
                               int out_ndim, ct_dtype dt, ct_addmm_opts opts)
 {
+    const ct_tensor *all[3] = {a, b, added};
+    ct_device dev;
+    if (ct__common_device(all, 3, false, &dev) != CT_OK) return NULL;
     ct_dtype w = ct__gemm_dtype(dt);
     if (w == CT_I64) {
         opts.beta = (double)ct__trunc_i64(opts.beta);
@@ -117,7 +81,7 @@ static ct_tensor *ct__product(const ct_tensor *added, const ct_tensor *a, const 
     }
     ct_grad_mode mode = ct_set_grad_enabled(false);
     ct_scope s = ct_scope_begin();
-    ct_tensor *r = ct__alloc(out, out_ndim, w, ct__cpu), *e = NULL;
+    ct_tensor *r = ct__alloc(out, out_ndim, w, dev), *e = NULL;
     bool ok = r != NULL;
     if (ok && added && opts.beta != 0) {
         ok = (e = ct_expand(added, ct_shape_make(out_ndim, out))) != NULL;
@@ -125,9 +89,12 @@ static ct_tensor *ct__product(const ct_tensor *added, const ct_tensor *a, const 
     }
     ct__operand A, B;
     ok = ok && ct__operand_of(a, w, &A) && ct__operand_of(b, w, &B);
-    if (ok && ct_numel(r) > 0)
-        ct__gemm_batch(w, a->sizes[0], a->sizes[1], b->sizes[2], a->sizes[2], &A, &B, opts.alpha, added ? opts.beta : 0,
-                       ct__data(r));
+    if (ok && ct_numel(r) > 0) {
+        ct__gemm_job job = {w,       a->sizes[0], a->sizes[1], b->sizes[2], a->sizes[2], A.data,     B.data,
+                            ct__data(r), A.bs,    A.ld,        B.bs,        B.ld,        A.trans,    B.trans,
+                            opts.alpha,  added ? opts.beta : 0, r->storage->device.index};
+        ct__backend_for(r->storage->device.type)->gemm(&job);
+    }
     if (ok && w != dt) ok = (r = ct_to(r, dt)) != NULL;
     if (ok) ct_keep(r);
     ct_scope_end(s);

@@ -498,47 +498,6 @@ static bool ct__bn_fast_layout(const ct_tensor *x, const ct_tensor *const *per_c
     return true;
 }
 
-/* PyTorch's batch_norm_cpu_collect_stats kernels, run on one thread
- * (CT__BN_STATS(T, fma) makes them for float and double): per channel, the
- * mean and the sum of squared deviations (var_sum).
- * planes: x (n, c, image), image > 1 (contiguous): sums in double, the
- * squares rounded as T. rows: x (rows, c) (channels-last or 2-D): sums in T
- * (PyTorch's per-thread buffer), the squares added by fused multiply-adds,
- * the mean divided in double. */
-#define CT__BN_STATS(T, FMA)                                                                                  \
-    static void ct__bn_stats_planes_##T(const T *x, int64_t n, int64_t c, int64_t image, T *mean, T *var_sum)   \
-    {                                                                                                         \
-        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
-            double sum = 0, acc = 0;                                                                          \
-            for (int64_t b = 0; b < n; b++)                                                                   \
-                for (int64_t i = 0; i < image; i++) sum += x[(b * c + ch) * image + i];                       \
-            T m = (T)(sum / (double)(n * image));                                                             \
-            for (int64_t b = 0; b < n; b++)                                                                   \
-                for (int64_t i = 0; i < image; i++) {                                                         \
-                    T d = x[(b * c + ch) * image + i] - m, sq = d * d;                                        \
-                    acc += sq;                                                                                \
-                }                                                                                             \
-            mean[ch] = m;                                                                                     \
-            var_sum[ch] = (T)acc;                                                                             \
-        }                                                                                                     \
-    }                                                                                                         \
-    static void ct__bn_stats_rows_##T(const T *x, int64_t rows, int64_t c, T *mean, T *var_sum)                \
-    {                                                                                                         \
-        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
-            T sum = 0, acc = 0;                                                                               \
-            for (int64_t r = 0; r < rows; r++) sum += x[r * c + ch];                                          \
-            T m = (T)((double)sum / (double)rows);                                                            \
-            for (int64_t r = 0; r < rows; r++) {                                                              \
-                T d = x[r * c + ch] - m;                                                                      \
-                acc = FMA(d, d, acc);                                                                         \
-            }                                                                                                 \
-            mean[ch] = m;                                                                                     \
-            var_sum[ch] = acc;                                                                                \
-        }                                                                                                     \
-    }
-CT__BN_STATS(float, ct__fmaf)
-CT__BN_STATS(double, ct__fma)
-
 /* The batch's statistics (channel-shaped, the input's dtype) as PyTorch's
  * kernel takes them: for float and double inputs contiguous in either
  * memory format, its kernels above; otherwise (PyTorch's generic path, whose
@@ -555,16 +514,12 @@ static ct_result ct__bn_batch_stats(const ct__normspec *s, const ct_tensor *x, i
         return *var_sum ? CT_OK : ct_last_error_code();
     }
     int64_t n = x->sizes[0], c = x->sizes[1], image = count / n;
-    *mean = ct_empty(s->affine, x->dtype);
-    *var_sum = ct_empty(s->affine, x->dtype);
+    *mean = ct__alloc(s->affine.size, s->affine.ndim, x->dtype, x->storage->device);
+    *var_sum = ct__alloc(s->affine.size, s->affine.ndim, x->dtype, x->storage->device);
     if (!*mean || !*var_sum) return ct_last_error_code();
-    rows = rows || image == 1; /* PyTorch takes (n, c, 1, ...) for channels-last */
-    const void *xd = ct_data_ptr(x);
-    void *md = ct_data_ptr(*mean), *vd = ct_data_ptr(*var_sum);
-    if (x->dtype == CT_F32 && rows) ct__bn_stats_rows_float((const float *)xd, count, c, (float *)md, (float *)vd);
-    else if (x->dtype == CT_F32) ct__bn_stats_planes_float((const float *)xd, n, c, image, (float *)md, (float *)vd);
-    else if (rows) ct__bn_stats_rows_double((const double *)xd, count, c, (double *)md, (double *)vd);
-    else ct__bn_stats_planes_double((const double *)xd, n, c, image, (double *)md, (double *)vd);
+    ct__bn_stats_job job = {x->dtype, rows || image == 1, n, c, image, count, ct__data(x), ct__data(*mean),
+                            ct__data(*var_sum)}; /* (PyTorch takes (n, c, 1, ...) as rows) */
+    ct__backend_for(x->storage->device.type)->bn_stats(&job);
     return CT_OK;
 }
 

@@ -6,7 +6,7 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static const ct__backend *ct__be(const ct_tensor *t) { return ct__backend_for(t->storage->device.type); }
+static const ct_backend *ct__be(const ct_tensor *t) { return ct__backend_for(t->storage->device.type); }
 
 /* PyTorch's ensure_nonempty_size: a 0-d tensor counts as one element along dim 0. */
 static int64_t ct__ne_size(const ct_tensor *t, int d) { return t->ndim ? t->sizes[d] : 1; }
@@ -248,11 +248,14 @@ static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int *dim_io)
 {
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     int ndim = 0;
-    if (ct__cat_shape(ts, n, dim_io, sizes, &ndim) != CT_OK) return NULL;
+    ct_device dev;
+    if (ct__cat_shape(ts, n, dim_io, sizes, &ndim) != CT_OK ||
+        ct__common_device((const ct_tensor *const *)ts, n, false, &dev) != CT_OK)
+        return NULL;
     int dim = *dim_io;
     ct_dtype dtype = ct__result_type((const ct_tensor *const *)ts, n);
     bool cl = ct__cat_strides(ts, n, sizes, ndim, strides);
-    ct_tensor *out = ct__alloc_strided(sizes, cl ? strides : NULL, ndim, dtype, ts[0]->storage->device);
+    ct_tensor *out = ct__alloc_strided(sizes, cl ? strides : NULL, ndim, dtype, dev);
     int64_t at = 0;
     for (int i = 0; out && i < n; i++) {
         const ct_tensor *t = ts[i];
@@ -262,7 +265,7 @@ static ct_tensor *ct__cat(ct_tensor *const *ts, int n, int *dim_io)
         memcpy(psizes, out->sizes, sizeof psizes);
         psizes[dim] = t->sizes[dim];
         ct__ix_subview(&part, out, at * out->strides[dim], psizes, out->strides, ndim);
-        ct__be(out)->copy(&part, t);
+        ct__be(out)->copy(&part, t, false);
         at += t->sizes[dim];
     }
     return out;
@@ -601,7 +604,7 @@ static void ct__repeat_into(const ct_tensor *out, const ct_tensor *x, const int6
 {
     ct_tensor ov, xv;
     if (ct__repeat_views(out, x, reps, nd, &ov, &xv)) {
-        ct__be(out)->copy(&ov, &xv);
+        ct__be(out)->copy(&ov, &xv, false);
         return;
     }
     int64_t reps1[CT_MAX_DIMS], sizes[CT_MAX_DIMS];
@@ -793,7 +796,7 @@ static ct_tensor *ct__flip(const ct_tensor *t, ct_shape dims)
         if (flip[d]) offset += (t->sizes[d] - 1) * t->strides[d];
     }
     ct__ix_subview(&src, t, offset, t->sizes, strides, t->ndim);
-    ct__be(out)->copy(out, &src);
+    ct__be(out)->copy(out, &src, false);
     return out;
 }
 

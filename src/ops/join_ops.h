@@ -1,4 +1,4 @@
-/* Private: the names of the join ops, for the op table (src/ops/optable.h),
+/* Backend interface: the names of the join ops, for the op table (src/ops/optable.h),
  * and the job that the backend's index kernels run. */
 #define CT__JOIN_OP_NAMES(X)                                                                                     \
     X(cat) X(stack) X(hstack) X(vstack) X(split) X(split_with_sizes) X(chunk) X(unbind) X(broadcast_tensors)     \

@@ -1,4 +1,4 @@
-/* Private: the op table. Every pointwise op with a kernel is one line here;
+/* The op table. Every pointwise op with a kernel is one line here;
  * the list makes the op enum, the names, and the dtype rule each front end
  * applies, and the tests walk it so that no op escapes a golden test.
  *
@@ -130,6 +130,7 @@ typedef enum ct__op {
     CT__NUM_OPS
 } ct__op;
 
+#ifdef CTORCH_IMPLEMENTATION /* (a backend compiled apart has no use for the tables) */
 static const char *const ct__op_names[CT__NUM_OPS] = {
 #define CT__OP_NAME(name) #name,
 #define CT__OP_NAME_POINTWISE(name, arity, rule, forms, kernel) #name,
@@ -156,6 +157,7 @@ static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
     CT__POINTWISE_OPS(CT__OP_INFO)
 #undef CT__OP_INFO
 };
+#endif
 
 /* Extra arguments of a pointwise kernel. The front end fills what an op
  * uses; the kernels read them with the op's meaning:

@@ -216,7 +216,7 @@ static ct_result ct__check_divisor(ct__op op, const ct_tensor *divisor, ct_dtype
     if (!ct__integer_division(op, compute, args) || ct_numel(divisor) == 0) return CT_OK;
     const ct_tensor *zero = ct_eq_scalar(divisor, ct_int(0));
     if (!zero) return ct_last_error_code();
-    zero = ct_contiguous(zero);
+    zero = ct__host(ct_contiguous(zero));
     if (!zero) return ct_last_error_code();
     if (memchr(ct__data(zero), 1, (size_t)ct_numel(zero))) return ct__fail(CT_ERR_RUNTIME, "ZeroDivisionError");
     return CT_OK;
@@ -286,14 +286,6 @@ static bool ct__number_checked(ct__op op, int i, ct_dtype compute, const ct__op_
 {
     if (op == CT__OP_pow) return i == 1 && compute != CT_F32 && compute != CT_F64;
     return args->checked;
-}
-
-/* The device the op runs on: the first operand's that is not a number. */
-static ct_device_type ct__pointwise_device(const ct_tensor *const *in, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!in[i]->wrapped_number) return in[i]->storage->device.type;
-    return CT_DEVICE_CPU;
 }
 
 /* Whether t's strides are exactly the contiguous ones of its sizes, those
@@ -374,7 +366,8 @@ static void ct__kernel_args_set(ct__op_args *kargs, ct__op op, const ct_tensor *
  * caller's own scope being open). args are the kernel's: this fills in what
  * the front end sets (number_other, compute). */
 static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *const *in, const int64_t *shape,
-                                   int ndim, ct_dtype compute, ct_dtype result, ct__op_args *args, bool scoped)
+                                   int ndim, ct_device dev, ct_dtype compute, ct_dtype result, ct__op_args *args,
+                                   bool scoped)
 {
     int n = ct__ops[op].arity;
     ct__stack_scalar ss[3];
@@ -388,11 +381,11 @@ static ct_result ct__pointwise_run(ct__op op, ct_tensor **out, const ct_tensor *
     } else {
         int64_t strides[CT_MAX_DIMS];
         ct__output_strides(in, n, shape, ndim, strides);
-        dst = ct__alloc_strided(shape, strides, ndim, result, ct__cpu);
+        dst = ct__alloc_strided(shape, strides, ndim, result, dev);
         if (!dst) return ct_last_error_code();
     }
     ct__kernel_args_set(args, op, in, compute);
-    if (ct_numel(dst)) ct__backend_for(ct__pointwise_device(in, n))->pointwise(op, dst, kin, args);
+    if (ct_numel(dst)) ct__backend_for(dev.type)->pointwise(op, dst, kin, args);
     if (*out && !direct) ct__copy_unchecked(*out, dst); /* in place into another dtype */
     if (!*out) *out = scoped ? ct_keep(dst) : dst;
     return CT_OK;
@@ -443,7 +436,7 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
     }
     ct__pointwise_dtypes(op, a->dtype, &ct__no_args, &compute, &result);
     if (compute != a->dtype || ct__integer_division(op, compute, &ct__no_args)) return false;
-    const ct__backend *cpu = ct__backend_for(CT_DEVICE_CPU);
+    const ct_backend *cpu = ct__backend_for(CT_DEVICE_CPU);
     ct_tensor *dst = NULL;
     if ((*r = ct__pointwise_refusals(op, in, compute, &ct__no_args)) != CT_OK) return true;
     if (!cpu->has_pointwise(op, compute)) {
@@ -451,7 +444,7 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
         return true;
     }
     if ((numbers && ct__kernel_operands(op, in, compute, &ct__no_args, ss, kin) != CT_OK) ||
-        !(dst = ct__alloc_strided(a->sizes, a->strides, a->ndim, result, ct__cpu))) {
+        !(dst = ct__alloc_strided(a->sizes, a->strides, a->ndim, result, a->storage->device))) {
         *r = ct_last_error_code();
         return true;
     }
@@ -482,13 +475,15 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     if (!*out && ct__any_stale_view(in, n) && ct__pointwise_differentiable(op, in, args) &&
         (r = ct__recordable(in, n)) != CT_OK)
         return r;
+    ct_device dev;
+    if ((r = ct__common_device(in, n, true, &dev)) != CT_OK) return r;
     ct_dtype common = ct__pointwise_common(op, in), compute, result;
     if (common == CT_DEFAULT) return ct_last_error_code();
     if ((r = ct__pointwise_refusals(op, in, common, args)) != CT_OK) return r;
     ct__pointwise_dtypes(op, common, args, &compute, &result);
     if ((r = ct__pointwise_shape(in, n, shape, &ndim)) != CT_OK) return r;
     if (*out && (r = ct__check_inplace(op, *out, in, n, shape, ndim, result, args)) != CT_OK) return r;
-    if (!ct__backend_for(ct__pointwise_device(in, n))->has_pointwise(op, compute))
+    if (!ct__backend_for(dev.type)->has_pointwise(op, compute))
         return ct__not_implemented(ct__kernel_name(op, args), compute);
     ct__op_args kargs;
     ct__kernel_args_init(&kargs, args);
@@ -498,7 +493,7 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     if (scoped) s = ct_scope_begin();
     ct_tensor *self_before = *out ? ct__pointwise_self_before(op, in, n) : NULL;
     bool inplace = *out != NULL;
-    r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs, scoped);
+    r = ct__pointwise_run(op, out, in, shape, ndim, dev, compute, result, &kargs, scoped);
     if (r == CT_OK) {
         if (inplace) (*out)->storage->version++;
         if (ct__records(in, n)) ct__pointwise_record(op, *out, in, n, args, self_before);
@@ -1325,7 +1320,7 @@ ct_tensor *ct_isclose(const ct_tensor *a, const ct_tensor *b, ct_isclose_opts op
 /* Whether every element of a bool tensor is true (false when t is NULL). */
 static bool ct__all_true(const ct_tensor *t)
 {
-    const ct_tensor *c = t ? ct_contiguous(t) : NULL;
+    const ct_tensor *c = t ? ct__host(t) : NULL;
     return c && (ct_numel(c) == 0 || !memchr(ct__data(c), 0, (size_t)ct_numel(c)));
 }
 

@@ -136,11 +136,11 @@ static ct_tensor *ct__reduce(ct__rop op, const ct_tensor *in, uint32_t mask, boo
     return res;
 }
 
-/* A 0-d result of dtype dt holding v converted as PyTorch converts. */
-static ct_tensor *ct__scalar_result(double v, ct_dtype dt)
+/* A 0-d result of dtype dt on device holding v converted as PyTorch converts. */
+static ct_tensor *ct__scalar_result(double v, ct_dtype dt, ct_device device)
 {
-    ct_tensor *r = ct__alloc(NULL, 0, dt, ct__cpu);
-    if (r) ct__write_f64(ct__data(r), dt, v);
+    ct_tensor *r = ct__alloc(NULL, 0, dt, device);
+    if (r) ct__fill_double(r, v);
     return r;
 }
 
@@ -179,8 +179,8 @@ static ct_result ct__along_reduce(ct__aop op, const char *name, const ct_tensor 
     int n = ct__kept_shape(t, (uint32_t)mask, keepdim, sizes);
     bool with_values = op != CT__AOP_ARGMAX && op != CT__AOP_ARGMIN;
     ct_result r = in ? CT_OK : ct_last_error_code();
-    if (r == CT_OK && with_values && !(v = ct__alloc(sizes, n, in->dtype, ct__cpu))) r = ct_last_error_code();
-    if (r == CT_OK && !(i = ct__alloc(sizes, n, CT_I64, ct__cpu))) r = ct_last_error_code();
+    if (r == CT_OK && with_values && !(v = ct__alloc(sizes, n, in->dtype, in->storage->device))) r = ct_last_error_code();
+    if (r == CT_OK && !(i = ct__alloc(sizes, n, CT_I64, in->storage->device))) r = ct_last_error_code();
     if (r == CT_OK) {
         ct_tensor vv, iv;
         if (v) ct__kernel_view(&vv, v, in, (uint32_t)mask, keepdim);
@@ -498,7 +498,7 @@ static ct_result ct__var_two_pass(const ct_tensor *t, ct_tensor *res, int64_t co
     if (!mean) return ct_last_error_code();
     ct__rk(t)->reduce(CT__ROP_SQDEV, NULL, t, (uint32_t)((1u << t->ndim) - 1), &args);
     double var = sum / (double)CT__MAX((int64_t)0, ct_numel(t) - correction);
-    if (ct_numel(res)) ct__write_f64(ct__data(res), res->dtype, take_sqrt ? sqrt(var) : var);
+    ct__fill_double(res, take_sqrt ? sqrt(var) : var);
     return CT_OK;
 }
 
@@ -513,7 +513,8 @@ static ct_result ct__var_compute(const char *fname, bool take_sqrt, bool with_me
     if (ct__dims_mask(t, dims, &mask) != CT_OK) return ct_last_error_code();
     int n = ct__kept_shape(t, mask, keepdim, sizes);
     ct_scope s = ct_scope_begin();
-    ct_tensor *v = ct__alloc(sizes, n, t->dtype, ct__cpu), *m = with_mean ? ct__alloc(sizes, n, t->dtype, ct__cpu) : NULL;
+    ct_device dev = t->storage->device;
+    ct_tensor *v = ct__alloc(sizes, n, t->dtype, dev), *m = with_mean ? ct__alloc(sizes, n, t->dtype, dev) : NULL;
     ct_result r = v && (m || !with_mean) ? CT_OK : ct_last_error_code();
     if (r == CT_OK && ct_numel(t) == 0) {
         r = ct_fill_(v, ct_float(NAN));
@@ -620,7 +621,7 @@ ct_tensor *ct_median(const ct_tensor *input)
         ct__no_kernel("median_cpu", input->dtype);
         return NULL;
     }
-    if (ct_numel(input) == 0) v = ct__scalar_result(NAN, input->dtype);
+    if (ct_numel(input) == 0) v = ct__scalar_result(NAN, input->dtype, input->storage->device);
     else CT__UNRECORDED(v, ct__median_flat(input));
     return ct__record_result(CT__RG_MEDIAN, v, input, (uint32_t)((1u << input->ndim) - 1), false);
 }
@@ -714,11 +715,7 @@ ct_tensor *ct_norm_fro(const ct_tensor *input, ct_shape dims, bool keepdim)
 static ct_tensor *ct__finite_max(const ct_tensor *t, ct_shape dims)
 {
     ct_tensor *m = ct_amax(t, dims, true);
-    ct_tensor *c = m ? ct_contiguous(m) : NULL;
-    char *p = c ? ct__data(c) : NULL;
-    for (int64_t i = 0, n = ct_numel(c); i < n; i++, p += ct__esize(c))
-        if (isinf(ct__read_f64(p, c->dtype))) ct__write_f64(p, c->dtype, 0);
-    return c;
+    return m ? ct_masked_fill_scalar(m, ct_isinf(m), ct_int(0)) : NULL;
 }
 
 static ct_tensor *ct__logsumexp(const ct_tensor *input, ct_shape dims, bool keepdim)
@@ -813,8 +810,8 @@ static ct_result ct__scan_dim(ct__aop op, const ct_tensor *in, int dim, bool wit
     if (d < 0) return ct_last_error_code();
     ct_scope s = ct_scope_begin();
     const ct_tensor *work = in->dtype == CT_F16 ? ct_to(in, CT_F32) : in;
-    ct_tensor *v = work ? ct__alloc(in->sizes, in->ndim, work->dtype, ct__cpu) : NULL;
-    ct_tensor *i = with_indices ? ct__alloc(in->sizes, in->ndim, CT_I64, ct__cpu) : NULL;
+    ct_tensor *v = work ? ct__alloc(in->sizes, in->ndim, work->dtype, in->storage->device) : NULL;
+    ct_tensor *i = with_indices ? ct__alloc(in->sizes, in->ndim, CT_I64, in->storage->device) : NULL;
     ct_result r = v && (i || !with_indices) ? CT_OK : ct_last_error_code();
     if (r == CT_OK && in->ndim == 0) {
         r = ct_copy_(v, work);

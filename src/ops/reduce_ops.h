@@ -1,4 +1,4 @@
-/* Private: the names of the reduce ops, for the op table (src/ops/optable.h),
+/* Backend interface: the names of the reduce ops, for the op table (src/ops/optable.h),
  * and the interface between their front ends (src/ops/reduce.c) and a
  * device's kernels (src/cpu/reduce.c). */
 #define CT__REDUCE_OP_NAMES(X)                                                                        \

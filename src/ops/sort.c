@@ -1,9 +1,14 @@
 /* Sorting and selection: PyTorch's argument checks, output shapes and
- * layouts, then the backend's kernels (ct__backend.sorting). */
+ * layouts, then the backend's kernels (ct_backend.sorting). */
 
+/* The job on its tensors' device (a searched number is a 0-d CPU tensor
+ * beside the boundaries; ct__searchsorted refused other mixes). */
 static ct_result ct__sorting(ct__op op, ct__sort_job *job)
 {
-    return ct__backend_for(job->input->storage->device.type)->sorting(op, job);
+    const ct_tensor *in[3] = {job->input, job->boundaries, job->sorter};
+    ct_device dev;
+    ct_result r = ct__common_device(in, 3, true, &dev);
+    return r == CT_OK ? ct__backend_for(dev.type)->sorting(op, job) : r;
 }
 
 /* Set the caller's result pointers to NULL (those given). */
@@ -54,7 +59,7 @@ static ct_result ct__values_indices(ct__op op, ct__sort_job *job, const int64_t 
     ct_result r = i && (v || !values) ? CT_OK : ct_last_error_code();
     if (r == CT_OK && t->ndim == 0) {
         if (v) ct__copy_unchecked(v, t);
-        *(int64_t *)ct__data(i) = 0;
+        ct__fill_double(i, 0);
     } else if (r == CT_OK && ct_numel(i) > 0) {
         job->values = v && reduced ? ct_unsqueeze(v, job->dim) : v;
         job->indices = reduced ? ct_unsqueeze(i, job->dim) : i;
@@ -323,7 +328,7 @@ static ct_result ct__searchsorted_check(const ct_tensor *bd, const ct_tensor *in
 static ct_result ct__check_sorter_range(const ct_tensor *sorter)
 {
     ct_scope s = ct_scope_begin();
-    const ct_tensor *c = ct_contiguous(sorter);
+    const ct_tensor *c = ct__host(ct_contiguous(sorter));
     const int64_t *p = c ? (const int64_t *)ct__data(c) : NULL;
     int64_t n = ct_numel(sorter), inner = sorter->sizes[sorter->ndim - 1];
     bool bad = false;
@@ -344,10 +349,13 @@ static const ct_tensor *ct__search_operand(const ct_tensor *t, ct_dtype common, 
 
 static ct_tensor *ct__searchsorted(const ct_tensor *bd, const ct_tensor *in, ct_searchsorted_opts o)
 {
-    if (ct__searchsorted_check(bd, in, o) != CT_OK || (o.sorter && ct__check_sorter_range(o.sorter) != CT_OK))
+    const ct_tensor *all[3] = {bd, in, o.sorter};
+    ct_device dev;
+    if (ct__searchsorted_check(bd, in, o) != CT_OK || ct__common_device(all, 3, true, &dev) != CT_OK ||
+        (o.sorter && ct__check_sorter_range(o.sorter) != CT_OK))
         return NULL;
     ct_scope s = ct_scope_begin();
-    ct_tensor *out = ct__alloc(in->sizes, in->ndim, o.out_int32 ? CT_I32 : CT_I64, in->storage->device);
+    ct_tensor *out = ct__alloc(in->sizes, in->ndim, o.out_int32 ? CT_I32 : CT_I64, dev);
     const ct_tensor *pair[2] = {bd, in};
     ct_dtype common = ct__result_type(pair, 2);
     ct_result r = out ? CT_OK : ct_last_error_code();

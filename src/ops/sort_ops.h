@@ -1,9 +1,9 @@
-/* Private: the names of the sort ops, for the op table (src/ops/optable.h),
+/* Backend interface: the names of the sort ops, for the op table (src/ops/optable.h),
  * and what their front ends (src/ops/sort.c) hand to a backend's kernels. */
 #define CT__SORT_OP_NAMES(X) \
     X(sort) X(argsort) X(topk) X(kthvalue) X(unique) X(unique_consecutive) X(nonzero) X(searchsorted)
 
-/* One call of a sorting kernel (ct__backend.sorting). The front end has
+/* One call of a sorting kernel (ct_backend.sorting). The front end has
  * checked the arguments; which fields an op reads:
  *   sort, argsort  input; values (may be NULL) and indices, allocated with
  *                  input's shape; dim, descending, stable

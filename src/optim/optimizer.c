@@ -85,33 +85,6 @@ static bool ct__fusable(const ct_tensor *t, int64_t numel)
     return t->dtype == CT_F32 && ct_is_contiguous(t) && ct_numel(t) == numel;
 }
 
-/* SGD with momentum in one pass over a contiguous float32 parameter, its
- * gradient and its momentum buffer: the float operations of the op-by-op rule
- * below (PyTorch's: mul_, add_ with alpha, each an fmaf as ct_add_alpha_'s
- * kernel does it), in the same order, so the bits agree, without its four
- * passes over memory; split over threads as the pointwise ops are. */
-typedef struct ct__sgd_pass {
-    float *p, *buf;
-    const float *grad;
-    float weight_decay, momentum, damp, neg_lr;
-    bool maximize, nesterov;
-} ct__sgd_pass;
-
-static void ct__sgd_range(int64_t begin, int64_t end, void *ctx)
-{
-    const ct__sgd_pass *a = (const ct__sgd_pass *)ctx;
-    float *CT__RESTRICT pd = a->p, *CT__RESTRICT bd = a->buf;
-    const float *CT__RESTRICT gd = a->grad;
-    for (int64_t k = begin; k < end; k++) {
-        float d = a->maximize ? -gd[k] : gd[k];
-        if (a->weight_decay != 0) d = ct__fmaf(pd[k], a->weight_decay, d); /* grad.add(param, alpha=weight_decay) */
-        float b = ct__fmaf(d, a->damp, bd[k] * a->momentum); /* buf.mul_(momentum).add_(d, alpha=1 - dampening) */
-        bd[k] = b;
-        float step = a->nesterov ? ct__fmaf(b, a->momentum, d) : b;
-        pd[k] = ct__fmaf(step, a->neg_lr, pd[k]); /* param.add_(d, alpha=-lr) */
-    }
-}
-
 /* False when the tensors are not laid out for the one pass or the buffer does
  * not exist yet (the first step clones it). */
 static bool ct__sgd_fused(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st)
@@ -120,10 +93,12 @@ static bool ct__sgd_fused(const double *o, ct_tensor *p, const ct_tensor *grad, 
     int64_t n = ct_numel(p);
     if (o[CT__K_MOMENTUM] == 0 || !buf || !ct__fusable(p, n) || !ct__fusable(grad, n) || !ct__fusable(buf, n))
         return false;
-    ct__sgd_pass pass = {(float *)ct__data(p), (float *)ct__data(buf), (const float *)ct__data(grad),
-                         (float)o[CT__K_WEIGHT_DECAY], (float)o[CT__K_MOMENTUM], (float)(1 - o[CT__K_DAMPENING]),
-                         (float)-o[CT__K_LR], o[CT__K_MAXIMIZE] != 0, o[CT__K_NESTEROV] != 0};
-    ct__parallel_for(n, CT__GRAIN, ct__sgd_range, &pass);
+    ct__optim_job job = {CT__OPTIM_SGD, n, (float *)ct__data(p), {(float *)ct__data(buf), NULL, NULL},
+                         (const float *)ct__data(grad),
+                         {(float)o[CT__K_WEIGHT_DECAY], (float)o[CT__K_MOMENTUM], (float)(1 - o[CT__K_DAMPENING]),
+                          (float)-o[CT__K_LR], 0, 0, 0},
+                         o[CT__K_MAXIMIZE] != 0, o[CT__K_NESTEROV] != 0};
+    ct__backend_for(p->storage->device.type)->optim_step(&job);
     p->storage->version++;
     buf->storage->version++;
     return true;
@@ -148,38 +123,6 @@ static ct_result ct__sgd_update(const double *o, ct_tensor *p, ct_tensor *grad, 
     return ct_add_alpha_(p, d, CT__F(-o[CT__K_LR]));
 }
 
-/* Adam's moments and step in one pass over contiguous float32 tensors: the
- * float operations of the op-by-op rule below, in its order (mul_, add_
- * with alpha and addcmul_ as fmaf, maximum for amsgrad, sqrt, div, add,
- * addcdiv_), so the bits agree; split over threads. */
-typedef struct ct__adam_pass {
-    float *p, *m, *v, *vmax; /* vmax: amsgrad's max_exp_avg_sq, or NULL */
-    const float *grad;
-    float beta1, beta2, one_beta1, one_beta2, bc2, eps, neg_step;
-} ct__adam_pass;
-
-static void ct__adam_range(int64_t begin, int64_t end, void *ctx)
-{
-    const ct__adam_pass *a = (const ct__adam_pass *)ctx;
-    float *CT__RESTRICT pd = a->p, *CT__RESTRICT md = a->m, *CT__RESTRICT vd = a->v;
-    const float *CT__RESTRICT gd = a->grad;
-    for (int64_t k = begin; k < end; k++) {
-        float g = gd[k];
-        /* exp_avg.mul_(beta1).add_(g, alpha=1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) */
-        float mk = ct__fmaf(g, a->one_beta1, md[k] * a->beta1);
-        float vk = ct__fmaf(a->one_beta2 * g, g, vd[k] * a->beta2);
-        md[k] = mk;
-        vd[k] = vk;
-        if (a->vmax) { /* torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq): NaN wins */
-            float mx = a->vmax[k];
-            vk = mx > vk || mx != mx ? mx : vk;
-            a->vmax[k] = vk;
-        }
-        float denom = sqrtf(vk) / a->bc2 + a->eps; /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
-        pd[k] = pd[k] + a->neg_step * mk / denom;  /* param.addcdiv_(exp_avg, denom, value=-step_size) */
-    }
-}
-
 /* False when the tensors are not laid out for the one pass. */
 static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tensor *grad, ct__pstate *st,
                                    double step_size, double bias_correction2_sqrt)
@@ -189,15 +132,14 @@ static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tenso
     if (!ct__fusable(p, n) || !ct__fusable(grad, n) || !ct__fusable(m, n) || !ct__fusable(v, n) ||
         (vmax && !ct__fusable(vmax, n)))
         return false;
-    ct__adam_pass pass = {(float *)ct__data(p),
-                          (float *)ct__data(m),
-                          (float *)ct__data(v),
-                          vmax ? (float *)ct__data(vmax) : NULL,
-                          (const float *)ct__data(grad),
-                          (float)o[CT__K_BETA1], (float)o[CT__K_BETA2], (float)(1 - o[CT__K_BETA1]),
+    ct__optim_job job = {CT__OPTIM_ADAM, n, (float *)ct__data(p),
+                         {(float *)ct__data(m), (float *)ct__data(v), vmax ? (float *)ct__data(vmax) : NULL},
+                         (const float *)ct__data(grad),
+                         {(float)o[CT__K_BETA1], (float)o[CT__K_BETA2], (float)(1 - o[CT__K_BETA1]),
                           (float)(1 - o[CT__K_BETA2]), (float)bias_correction2_sqrt, (float)o[CT__K_EPS],
-                          (float)-step_size};
-    ct__parallel_for(n, CT__GRAIN, ct__adam_range, &pass);
+                          (float)-step_size},
+                         false, false};
+    ct__backend_for(p->storage->device.type)->optim_step(&job);
     p->storage->version++;
     m->storage->version++;
     v->storage->version++;

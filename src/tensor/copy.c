@@ -78,6 +78,15 @@ static ct_result ct__check_broadcast_to(const ct_tensor *dst, const ct_tensor *s
     return CT_OK;
 }
 
+/* Every element of a fresh internal tensor t set to v, converted as a
+ * kernel's result is (no checks, nothing recorded). */
+static void ct__fill_double(ct_tensor *t, double v)
+{
+    uint64_t elem = 0;
+    ct__write_f64(&elem, t->dtype, v);
+    if (ct_numel(t)) ct__backend_for(t->storage->device.type)->fill(t, &elem);
+}
+
 /* dst = src after the checks; src in dst's storage is read from a copy first. */
 static void ct__copy_unchecked(ct_tensor *dst, const ct_tensor *src)
 {
@@ -86,11 +95,11 @@ static void ct__copy_unchecked(ct_tensor *dst, const ct_tensor *src)
         if (ct__overlap_of(dst, src) == CT__OVERLAP_FULL) return;
         ct_scope s = ct_scope_begin();
         ct_tensor *tmp = ct_clone(src);
-        if (tmp) ct__backend_for(CT_DEVICE_CPU)->copy(dst, tmp);
+        if (tmp) ct__copy_backend(dst, tmp)->copy(dst, tmp, false);
         ct_scope_end(s);
         return;
     }
-    ct__backend_for(dst->storage->device.type)->copy(dst, src);
+    ct__copy_backend(dst, src)->copy(dst, src, false);
 }
 
 ct_result ct_copy_(ct_tensor *t, const ct_tensor *src)
@@ -250,14 +259,27 @@ static bool ct__single(const ct_tensor *t, const char *fn)
     return true;
 }
 
+/* The single element's bytes, read on the host (room for any dtype). */
+static uint64_t ct__item_bytes(const ct_tensor *t)
+{
+    uint64_t elem = 0;
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *h = ct__host(t);
+    if (h) memcpy(&elem, ct__data(h), ct__esize(h));
+    ct_scope_end(s);
+    return elem;
+}
+
 double ct_item(const ct_tensor *t)
 {
     if (!ct__single(t, __func__)) return NAN;
-    return ct__read_f64(ct__data(t), t->dtype);
+    uint64_t elem = ct__item_bytes(t);
+    return ct__read_f64(&elem, t->dtype);
 }
 
 int64_t ct_item_int(const ct_tensor *t)
 {
     if (!ct__single(t, __func__)) return 0;
-    return ct__read_i64(ct__data(t), t->dtype);
+    uint64_t elem = ct__item_bytes(t);
+    return ct__read_i64(&elem, t->dtype);
 }

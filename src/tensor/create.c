@@ -4,8 +4,8 @@
 /* A new tensor of that shape and dtype with every element the bytes at elem. */
 static ct_tensor *ct__full_of(ct_shape shape, ct_dtype dtype, const void *elem)
 {
-    ct_tensor *t = ct__alloc(shape.size, shape.ndim, dtype, ct__cpu);
-    if (t && ct_numel(t)) ct__backend_for(CT_DEVICE_CPU)->fill(t, elem);
+    ct_tensor *t = ct__alloc(shape.size, shape.ndim, dtype, ct__default_device());
+    if (t && ct_numel(t)) ct__backend_for(t->storage->device.type)->fill(t, elem);
     return t;
 }
 
@@ -20,7 +20,7 @@ static ct_tensor *ct__filled(ct_shape shape, ct_dtype dtype, ct_scalar value)
 ct_tensor *ct_empty(ct_shape shape, ct_dtype dtype)
 {
     if (ct__check_shape(shape, "empty") != CT_OK || ct__check_dtype(dtype) != CT_OK) return NULL;
-    return ct__alloc(shape.size, shape.ndim, dtype, ct__cpu);
+    return ct__alloc(shape.size, shape.ndim, dtype, ct__default_device());
 }
 
 ct_tensor *ct_zeros(ct_shape shape, ct_dtype dtype) { return ct__filled(shape, dtype, ct_int(0)); }
@@ -71,8 +71,16 @@ ct_tensor *ct_from_array(const void *data, ct_shape shape, ct_dtype dtype)
         return NULL;
     }
     ct_tensor *t = ct_empty(shape, dtype);
-    if (t && t->storage->nbytes) memcpy(t->storage->data, data, t->storage->nbytes);
-    return t;
+    if (!t || !t->storage->nbytes) return t;
+    if (t->storage->device.type == CT_DEVICE_CPU) {
+        memcpy(t->storage->data, data, t->storage->nbytes);
+        return t;
+    }
+    ct_scope s = ct_scope_begin(); /* a device tensor: copied from the array in place */
+    ct_tensor *host = ct_from_blob((void *)data, shape, NULL, dtype, NULL, NULL);
+    if (host) ct__copy_backend(t, host)->copy(t, host, false);
+    ct_scope_end(s);
+    return host ? t : NULL;
 }
 
 ct_tensor *ct_from_blob(void *data, ct_shape shape, const int64_t *strides, ct_dtype dtype,
@@ -238,7 +246,10 @@ ct_tensor *ct_arange(ct_scalar start, ct_scalar end, ct_scalar step, ct_dtype dt
         return NULL;
     }
     ct_tensor *t = ct_empty(CT_SHAPE(n), dtype);
-    if (t && n) ct__cpu_arange(t, xs, xd);
+    if (t && n) {
+        ct__range_job job = {CT__RANGE_ARANGE, t, xs, xd, 0, 0, 0};
+        ct__backend_for(t->storage->device.type)->range(&job);
+    }
     return t;
 }
 
@@ -271,12 +282,19 @@ static ct_tensor *ct__spaced(const char *kernel, bool has_half, double start, do
     return t;
 }
 
+/* linspace's or logspace's kernel on t's device, from se[0] to se[1]. */
+static void ct__run_range(ct__range_kind kind, ct_tensor *t, const double se[2], double base)
+{
+    ct__range_job job = {kind, t, ct_int(0), ct_int(0), se[0], se[1], base};
+    ct__backend_for(t->storage->device.type)->range(&job);
+}
+
 ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
 {
     double se[2];
     bool done;
     ct_tensor *t = ct__spaced("linspace_cpu", true, start, end, steps, dtype, start, se, &done);
-    if (!done) ct__cpu_linspace(t, se[0], se[1]);
+    if (!done) ct__run_range(CT__RANGE_LINSPACE, t, se, 0);
     return t;
 }
 
@@ -285,7 +303,7 @@ ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_
     double se[2];
     bool done;
     ct_tensor *t = ct__spaced("logspace_cpu", false, start, end, steps, dtype, pow(base, start), se, &done);
-    if (!done) ct__cpu_logspace(t, se[0], se[1], base);
+    if (!done) ct__run_range(CT__RANGE_LOGSPACE, t, se, base);
     return t;
 }
 
@@ -342,6 +360,24 @@ ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
 
 /* A copy of t with the elements on the discarded side of diagonal k zeroed:
  * below it (keep_upper, triu) or above it (tril), over the last two dims. */
+/* The same on a device: r's discarded side zeroed where column - row
+ * falls on it, through the backend's kernels. */
+static ct_tensor *ct__triangle_masked(ct_tensor *r, int64_t k, bool keep_upper)
+{
+    int64_t rows = r->sizes[r->ndim - 2], cols = r->sizes[r->ndim - 1];
+    ct_device_guard on = ct_device_guard_begin(r->storage->device);
+    ct_scope s = ct_scope_begin();
+    ct_tensor *offset = ct_sub(ct_arange(ct_int(0), ct_int(cols), ct_int(1), CT_I64),
+                               ct_unsqueeze(ct_arange(ct_int(0), ct_int(rows), ct_int(1), CT_I64), 1));
+    ct_tensor *drop = keep_upper ? ct_lt_scalar(offset, ct_int(k)) : ct_gt_scalar(offset, ct_int(k));
+    ct_result res = drop ? ct_masked_fill_scalar_(r, drop, ct_int(0)) : ct_last_error_code();
+    ct_scope_end(s);
+    ct_device_guard_end(on);
+    if (res == CT_OK) return r;
+    ct__discard(r);
+    return NULL;
+}
+
 static ct_tensor *ct__triangle(const ct_tensor *t, int64_t k, bool keep_upper)
 {
     if (ct__wrap_dim_strict(-2, t->ndim) < 0) return NULL; /* PyTorch's error for fewer than 2 dims */
@@ -350,6 +386,7 @@ static ct_tensor *ct__triangle(const ct_tensor *t, int64_t k, bool keep_upper)
     ct__copy_unchecked(r, t);
     int64_t rows = r->sizes[r->ndim - 2], cols = r->sizes[r->ndim - 1];
     if (ct_numel(r) == 0) return r;
+    if (r->storage->device.type != CT_DEVICE_CPU) return ct__triangle_masked(r, k, keep_upper);
     int64_t batch = ct_numel(r) / (rows * cols);
     k = CT__MAX(CT__MIN(k, cols), -rows); /* beyond these every diagonal gives the same, and i + k cannot overflow */
     size_t es = ct__esize(r);

@@ -138,7 +138,7 @@ static ct_tensor *ct__ix_list(ct__ix_parser *ps)
     ct_tensor *r = NULL;
     if (!ct__ix_list_read(ps, &ls, 0) || ls.ndim > CT_MAX_DIMS) ct__ix_syntax(ps, "malformed list");
     else if (ls.has_bool && ls.has_int) ct__ix_syntax(ps, "a list index mixes ints and booleans");
-    else r = ct_empty(ct_shape_make(ls.ndim, ls.sizes), ls.has_bool ? CT_BOOL : CT_I64);
+    else r = ct__alloc(ls.sizes, ls.ndim, ls.has_bool ? CT_BOOL : CT_I64, ct__cpu); /* read on the host */
     for (int64_t i = 0; r && i < ls.n; i++) ct__write_i64((char *)ct__data(r) + (size_t)i * ct__esize(r), r->dtype, ls.vals[i]);
     CT_FREE(ls.vals);
     return r;
@@ -349,14 +349,14 @@ static ct_result ct__ix_mask_to_indices(const ct_tensor *self, int dim, const ct
                             "index %d",
                             ct__shape_str(mask->sizes, mask->ndim, b1, sizeof b1), j,
                             ct__shape_str(self->sizes, self->ndim, b2, sizeof b2), dim + j);
-    ct_tensor *m = ct_contiguous(mask);
+    const ct_tensor *m = ct__host(ct_contiguous(mask));
     if (!m) return ct_last_error_code();
     int64_t numel = ct_numel(m), count = 0;
     const uint8_t *p = (const uint8_t *)ct__data(m);
     for (int64_t i = 0; i < numel; i++) count += p[i] != 0;
     ct_tensor *coords[CT_MAX_DIMS];
     for (int j = 0; j < m->ndim; j++) {
-        coords[j] = ct_empty(CT_SHAPE(count), CT_I64);
+        coords[j] = ct__alloc(&count, 1, CT_I64, ct__cpu);
         if (!coords[j]) return ct_last_error_code();
         out[j] = coords[j];
     }
@@ -411,12 +411,12 @@ static ct_result ct__ix_plan_make(const ct_tensor *self, const ct__ix_adv *adv, 
     for (int d = 0; d < plan->ndim; d++) {
         if (!plan->index[d]) continue;
         ct_tensor *e = ct_expand(plan->index[d], ct_shape_make(plan->bdims, plan->bshape));
-        if (!e) return ct_last_error_code();
-        plan->index[d] = e;
-        /* every index in range: negatives count from the end */
-        int64_t n = ct_numel(e), size = self->sizes[d];
-        ct_tensor *c = ct_contiguous(e);
+        /* the walk over the positions reads the indices on the host */
+        const ct_tensor *c = e ? ct__host(ct_contiguous(e)) : NULL;
         if (!c) return ct_last_error_code();
+        plan->index[d] = c;
+        /* every index in range: negatives count from the end */
+        int64_t n = ct_numel(c), size = self->sizes[d];
         const int64_t *v = (const int64_t *)ct__data(c);
         for (int64_t i = 0; i < n; i++)
             if (v[i] < -size || v[i] >= size)
@@ -471,7 +471,7 @@ static void ct__ix_walk(const ct_tensor *self, const ct__ix_plan *plan, ct_tenso
             ost[bn] = other->strides[plan->first + plan->bdims + bn];
             bn++;
         }
-    const ct__backend *be = ct__backend_for(self->storage->device.type);
+    const ct_backend *be = ct__backend_for(self->storage->device.type);
     for (int64_t l = 0; l < lead; l++) {
         int64_t s_off = self->offset, o_off = other->offset, rem = l;
         for (int d = plan->first - 1; d >= 0; d--) { /* unravel l over the leading dims */
@@ -501,8 +501,8 @@ static void ct__ix_walk(const ct_tensor *self, const ct__ix_plan *plan, ct_tenso
             ct_tensor sv, ov;
             ct__ix_subview(&sv, self, so, bsz, sst, bn);
             ct__ix_subview(&ov, other, oo, bsz, ost, bn);
-            if (scatter) be->copy(&sv, &ov);
-            else be->copy(&ov, &sv);
+            if (scatter) be->copy(&sv, &ov, false);
+            else be->copy(&ov, &sv, false);
         }
     }
 }

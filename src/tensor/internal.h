@@ -1,33 +1,5 @@
-/* Private: storage and tensor structs, the device backend table, helpers that
- * every op uses (dims, shapes, making tensors and views). */
-
-typedef struct ct__storage {
-    int refcount;
-    void *data;
-    size_t nbytes;
-    ct_device device;
-    void (*deleter)(void *data, void *ctx); /* caller memory with a deleter */
-    void *deleter_ctx;
-    bool owned; /* allocated by the device backend, freed by it */
-    uint32_t version; /* bumped by in-place writes: autograd checks saved tensors against it */
-} ct__storage;
-
-struct ct_tensor {
-    int refcount;
-    int ndim;
-    ct_dtype dtype;
-    int64_t offset; /* in elements */
-    int64_t sizes[CT_MAX_DIMS];
-    int64_t strides[CT_MAX_DIMS]; /* in elements */
-    ct__storage *storage;
-    bool requires_grad;  /* a leaf's flag; a non-leaf requires grad through its grad_fn */
-    bool wrapped_number; /* a Python number made a 0-d tensor: lowest rank in type promotion */
-    uint8_t view_made;   /* a view's ct__view_made: whether its history may be rewritten */
-    bool hosts_storage;  /* its block holds a storage too (a small CPU tensor, ct__alloc_strided) */
-    uint32_t view_version; /* a view: its storage's version when its grad_fn was last set */
-    struct ct_tensor *base; /* a view's base (Tensor._base), never itself a view; strong. NULL: not a view */
-    struct ct__ag_meta *ag; /* autograd state (src/autograd/internal.h), NULL until it takes part */
-};
+/* Private: helpers that every op uses (dims, shapes, making tensors and
+ * views, devices); the storage and tensor structs are in backend.h. */
 
 /* A small CPU tensor is one block (ct__tensor_new_hosted): the tensor, then
  * its storage, then up to CT__INLINE_BYTES of data, aligned as malloc aligns,
@@ -68,32 +40,29 @@ static inline bool ct__any_stale_view(const ct_tensor *const *in, int n)
     return false;
 }
 
-/* What a device provides. The CPU backend is built in; ctorch_cuda.cu adds CUDA's. */
-typedef struct ct__backend {
-    void *(*alloc)(size_t nbytes, int device_index);
-    void (*free)(void *ptr, int device_index);
-    /* dst = src: src already broadcast to dst's shape (zero strides), any dtypes. */
-    void (*copy)(ct_tensor *dst, const ct_tensor *src);
-    /* Every element of dst set to the bytes at elem (one element of dst's dtype). */
-    void (*fill)(ct_tensor *dst, const void *elem);
-    /* Whether the backend has op's kernel for inputs of dtype dt. */
-    bool (*has_pointwise)(ct__op op, ct_dtype dt);
-    /* out = op(inputs): inputs of one dtype, broadcast to out's shape; out is
-     * of that dtype (or bool for comparisons). */
-    void (*pointwise)(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args);
-    /* The join family's index kernels: gather, scatter, masks (see ct__index_job). */
-    void (*index)(ct__index_job *job);
-    /* The sorting and selection ops (src/ops/sort_ops.h): CT_OK, or an error
-     * such as running out of scratch memory. */
-    ct_result (*sorting)(ct__op op, ct__sort_job *job);
-    /* Reductions, scans and softmax (src/ops/reduce_ops.h). */
-    const ct__reduce_kernels *reduce;
-} ct__backend;
-
 /* The backend of a device type (NULL when it is not linked in). */
-static const ct__backend *ct__backend_for(ct_device_type type);
+static const ct_backend *ct__backend_for(ct_device_type type);
 
-static const ct_device ct__cpu = {CT_DEVICE_CPU, 0};
+static const ct_device ct__cpu = {CT_DEVICE_CPU, -1};
+
+/* Devices (src/tensor/device.c). */
+/* The device creation functions without one use (ct_set_default_device, a guard). */
+static ct_device ct__default_device(void);
+/* A device a user named, made concrete (the default resolved, index -1 the
+ * current one), or PyTorch's error for one that is not there. */
+static ct_result ct__device_resolve(ct_device *d);
+/* The device the n tensors (NULL skipped) share, or PyTorch's "Expected all
+ * tensors to be on the same device" error; with cpu_scalars a 0-d CPU
+ * tensor goes with any device (TensorIterator's rule). */
+static ct_result ct__common_device(const ct_tensor *const *ts, int n, bool cpu_scalars, ct_device *out);
+/* t's elements readable by the host: t on the CPU, else a contiguous CPU
+ * copy in the open scope (a synchronisation point). */
+static const ct_tensor *ct__host(const ct_tensor *t);
+/* The backend that copies between dst and src: the device side's (the
+ * destination's when both are on devices). */
+static const ct_backend *ct__copy_backend(const ct_tensor *dst, const ct_tensor *src);
+/* Tensor.to(device, dtype, non_blocking) (dtype CT_DEFAULT: t's), recorded as ToCopyBackward0. */
+static ct_tensor *ct__to_device(const ct_tensor *t, ct_device device, ct_dtype dtype, bool non_blocking);
 
 /* Element size of a tensor and a pointer to its first element (NULL when its
  * storage is empty, as for a tensor with no elements). */

@@ -82,7 +82,8 @@ static void ct__sink_printf(ct__sink *s, const char *fmt, ...)
 typedef enum ct__mode { CT__FIXED, CT__INTEGRAL, CT__SCI } ct__mode;
 
 typedef struct ct__fmt {
-    const ct_tensor *t;
+    const ct_tensor *t; /* the sizes shown; its elements in memory the host reads */
+    const int64_t *skip; /* per dim: middle elements the memory leaves out (NULL: none) */
     ct_print_opts o; /* the options when printing began */
     bool summarize;  /* numel > threshold: only edgeitems per dim are shown */
     ct__mode mode;
@@ -98,6 +99,7 @@ static bool ct__cut(const ct__fmt *f, int64_t n) { return f->summarize && n > 2 
 
 static const char *ct__at(const ct__fmt *f, const char *p, int dim, int64_t i)
 {
+    if (f->skip && i >= f->o.edgeitems) i -= f->skip[dim];
     return p + (ptrdiff_t)(i * f->t->strides[dim]) * (ptrdiff_t)ct__esize(f->t);
 }
 
@@ -172,10 +174,11 @@ static void ct__measure(ct__fmt *f, const char *p)
 }
 
 /* _Formatter.__init__. */
-static void ct__fmt_init(ct__fmt *f, const ct_tensor *t)
+static void ct__fmt_init(ct__fmt *f, const ct_tensor *t, const int64_t *skip)
 {
     bool floating = ct_dtype_is_floating(t->dtype);
     f->t = t;
+    f->skip = skip;
     f->o = ct__print_opts;
     f->summarize = ct_numel(t) > f->o.threshold;
     f->mode = CT__INTEGRAL;
@@ -267,7 +270,7 @@ static void ct__put_tensor(ct__sink *s, const ct__fmt *f, int dim, const char *p
 /* ---------------------------------------------------------------- repr */
 
 #define CT__SUFFIX_MAX 512
-#define CT__SUFFIXES 3
+#define CT__SUFFIXES 4
 
 /* The suffixes _str_intern adds for a CPU tensor, in its order; their count. */
 static int ct__suffixes(const ct_tensor *t, char out[CT__SUFFIXES][CT__SUFFIX_MAX])
@@ -275,6 +278,10 @@ static int ct__suffixes(const ct_tensor *t, char out[CT__SUFFIXES][CT__SUFFIX_MA
     int k = 0;
     ct_dtype def = ct_get_default_dtype();
     const char *grad_fn = ct_node_name(ct_grad_fn(t)); /* "AddBackward0", NULL for a leaf */
+    if (t->storage->device.type != CT_DEVICE_CPU) {
+        char dev[64];
+        snprintf(out[k++], CT__SUFFIX_MAX, "device='%s'", ct_device_str(t->storage->device, dev, sizeof dev));
+    }
     if (ct_numel(t) == 0) {
         /* the shape is shown unless it is (0,); an empty tensor has no values
          * to tell int64 from float, so only the default dtype goes unnamed */
@@ -315,7 +322,28 @@ static void ct__put_suffixes(ct__sink *s, char suffixes[CT__SUFFIXES][CT__SUFFIX
     ct__sink_puts(s, ")");
 }
 
-/* _str_intern for a strided CPU tensor. */
+/* What printing shows of a device tensor t, copied to the host: each dim
+ * cut to its edges when summarizing (get_summarized_data, on the device),
+ * skip[d] elements left out of dim d's middle. Printing synchronises, as
+ * in PyTorch. */
+static const ct_tensor *ct__shown_on_host(const ct_tensor *t, int64_t *skip)
+{
+    int64_t edge = ct__print_opts.edgeitems;
+    bool summarize = ct_numel(t) > ct__print_opts.threshold;
+    ct_tensor *s = (ct_tensor *)t;
+    ct_grad_mode mode = ct_set_grad_enabled(false);
+    for (int d = 0; d < t->ndim && s; d++) {
+        int64_t n = t->sizes[d];
+        skip[d] = summarize && n > 2 * edge ? n - 2 * edge : 0;
+        if (!skip[d]) continue;
+        ct_tensor *edges[2] = {ct_narrow(s, d, 0, edge), ct_narrow(s, d, n - edge, edge)};
+        s = edges[0] && edges[1] ? ct_cat(edges, 2, d) : NULL;
+    }
+    ct_grad_mode_restore(mode);
+    return s ? ct__host(s) : NULL;
+}
+
+/* _str_intern for a strided tensor. */
 static void ct__put_repr(ct__sink *s, const ct_tensor *t)
 {
     static const char prefix[] = "tensor(";
@@ -325,9 +353,19 @@ static void ct__put_repr(ct__sink *s, const ct_tensor *t)
     if (ct_numel(t) == 0) {
         ct__sink_puts(s, "[]");
     } else {
+        ct_scope scope = ct_scope_begin();
+        int64_t skip[CT_MAX_DIMS];
+        bool device = t->storage->device.type != CT_DEVICE_CPU;
+        const ct_tensor *h = device ? ct__shown_on_host(t, skip) : t;
+        ct_tensor shown; /* the host's elements with t's sizes */
         ct__fmt f;
-        ct__fmt_init(&f, t);
-        ct__put_tensor(s, &f, 0, ct__data(t), indent);
+        if (h) {
+            shown = *h;
+            memcpy(shown.sizes, t->sizes, sizeof shown.sizes);
+            ct__fmt_init(&f, &shown, device ? skip : NULL);
+            ct__put_tensor(s, &f, 0, ct__data(h), indent);
+        }
+        ct_scope_end(scope);
     }
     ct__put_suffixes(s, suffixes, ct__suffixes(t, suffixes), indent);
 }
@@ -337,8 +375,6 @@ int ct_to_string(const ct_tensor *t, char *buf, size_t n)
     ct__sink s = {buf, buf ? n : 0, 0, 0};
     if (s.n) buf[0] = 0;
     if (!t) return (int)ct__null_arg(__func__, "self", 1);
-    if (t->storage->device.type != CT_DEVICE_CPU) /* its elements cannot be read in place */
-        return (int)ct__fail(CT_ERR_NOT_IMPLEMENTED, "printing a CUDA tensor is not supported yet");
     if (ct__history_check(&t, 1) != CT_OK) return (int)ct_last_error_code(); /* its grad_fn is part of the repr */
     ct__put_repr(&s, t);
     if (s.n) buf[CT__MIN(s.len, s.n - 1)] = 0;

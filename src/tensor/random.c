@@ -342,6 +342,37 @@ static void ct__draw_int(ct_generator *g, const void *arg, char *elem, ct_dtype 
     ct__write_i64(elem, dt, (int64_t)(v % a[0] + a[1]));
 }
 
+/* A sampler's job on out, the rest zero. */
+static ct__random_job ct__random_job_for(ct__random_kind kind, ct_tensor *out)
+{
+    ct__random_job job;
+    memset(&job, 0, sizeof job);
+    job.kind = kind;
+    job.out = out;
+    return job;
+}
+
+/* Run a sampler on its output's device, g (the default generator when
+ * NULL) locked for the whole run. */
+static ct_result ct__sample(ct__random_job *job, ct_generator *g)
+{
+    job->g = ct__gen_lock(g);
+    ct_result r = ct__backend_for(job->out->storage->device.type)->random(job);
+    ct__gen_unlock(job->g);
+    return r;
+}
+
+/* t when its sampler returned r == CT_OK, else NULL (t dropped): torch.rand
+ * and friends are empty() followed by an in-place sampler. */
+static ct_tensor *ct__sampled(ct_tensor *t, ct_result r)
+{
+    if (t && r != CT_OK) {
+        ct__discard(t);
+        return NULL;
+    }
+    return t;
+}
+
 /* An internal-overlap check (TensorIterator's) for the in-place samplers. */
 static ct_result ct__check_writable(const ct_tensor *t)
 {
@@ -369,13 +400,10 @@ ct_result ct_uniform_(ct_tensor *t, double from, double to, ct_generator *g)
                         "which result in to-from to exceed the limit",
                         ct__dtype_title(dt), to, from);
     if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
-    double arg[2];
-    arg[0] = ct__round_to(from, dt);
-    arg[1] = ct__round_to(to, dt);
-    g = ct__gen_lock(g);
-    ct__fill_serial(t, g, ct__draw_uniform, arg);
-    ct__gen_unlock(g);
-    return CT_OK;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_UNIFORM, t);
+    job.a[0] = ct__round_to(from, dt);
+    job.a[1] = ct__round_to(to, dt);
+    return ct__sample(&job, g);
 }
 
 /* ---------------------------------------------------------------- normal_ */
@@ -501,23 +529,28 @@ static void ct__normal_fill(ct_tensor *t, ct_generator *g, double mean, double s
     }
 }
 
+/* normal_kernel's draws: normal_fill for 16 contiguous elements or more,
+ * else one draw per element. */
+static void ct__normal_draws(ct_tensor *t, ct_generator *g, double mean, double std)
+{
+    if (ct_numel(t) >= 16 && ct__is_contiguous(t)) {
+        ct__normal_fill(t, g, mean, std);
+    } else {
+        double arg[2] = {mean, std};
+        ct__fill_serial(t, g, ct__draw_normal, arg);
+    }
+}
+
 /* normal_kernel, after the std check. */
 static ct_result ct__normal_kernel(ct_tensor *t, double mean, double std, ct_generator *g)
 {
     if (!ct_dtype_is_floating(t->dtype)) return ct__not_implemented("normal_kernel_cpu", t->dtype);
     bool fill = ct_numel(t) >= 16 && ct__is_contiguous(t);
     if (!fill && ct__check_writable(t) != CT_OK) return ct_last_error_code();
-    g = ct__gen_lock(g);
-    if (fill) {
-        ct__normal_fill(t, g, mean, std);
-    } else {
-        double arg[2];
-        arg[0] = mean;
-        arg[1] = std;
-        ct__fill_serial(t, g, ct__draw_normal, arg);
-    }
-    ct__gen_unlock(g);
-    return CT_OK;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_NORMAL, t);
+    job.a[0] = mean;
+    job.a[1] = std;
+    return ct__sample(&job, g);
 }
 
 ct_result ct_normal_(ct_tensor *t, double mean, double std, ct_generator *g)
@@ -602,15 +635,12 @@ ct_result ct_random_(ct_tensor *t, int64_t from, int64_t to, ct_generator *g)
                             (long long)from, (long long)to);
     }
     if (ct__check_random_bounds(from, to - 1, dt) != CT_OK) return ct_last_error_code();
-    uint64_t arg[3];
-    arg[0] = (uint64_t)to - (uint64_t)from;
-    arg[1] = (uint64_t)from;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_INT, t);
+    job.u[0] = (uint64_t)to - (uint64_t)from;
+    job.u[1] = (uint64_t)from;
     /* uniform_int_from_to_distribution: 64-bit draws for wide ranges of these types */
-    arg[2] = arg[0] >= (1ULL << 32) && (dt == CT_I64 || dt == CT_F64 || dt == CT_F32 || dt == CT_BF16);
-    g = ct__gen_lock(g);
-    ct__fill_serial(t, g, ct__draw_int, arg);
-    ct__gen_unlock(g);
-    return CT_OK;
+    job.u[2] = job.u[0] >= (1ULL << 32) && (dt == CT_I64 || dt == CT_F64 || dt == CT_F32 || dt == CT_BF16);
+    return ct__sample(&job, g);
 }
 
 /* ---------------------------------------------------------------- exponential_, bernoulli_ */
@@ -622,10 +652,9 @@ ct_result ct_exponential_(ct_tensor *t, double lambd, ct_generator *g)
         return ct__fail(CT_ERR_RUNTIME, "exponential_ expects lambda >= 0.0, but found lambda=%g", lambd);
     if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
     if (!ct_dtype_is_floating(t->dtype)) return ct__not_implemented("exponential_cpu", t->dtype);
-    g = ct__gen_lock(g);
-    ct__fill_serial(t, g, ct__draw_exponential, &lambd);
-    ct__gen_unlock(g);
-    return CT_OK;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_EXPONENTIAL, t);
+    job.a[0] = lambd;
+    return ct__sample(&job, g);
 }
 
 ct_result ct_bernoulli_(ct_tensor *t, double p, ct_generator *g)
@@ -635,10 +664,9 @@ ct_result ct_bernoulli_(ct_tensor *t, double p, ct_generator *g)
         return ct__fail(CT_ERR_RUNTIME, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
     if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
     if (t->dtype == CT_F16) return ct__not_implemented("bernoulli_scalar_cpu_", t->dtype);
-    g = ct__gen_lock(g);
-    ct__fill_serial(t, g, ct__draw_bernoulli, &p);
-    ct__gen_unlock(g);
-    return CT_OK;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_BERNOULLI, t);
+    job.a[0] = p;
+    return ct__sample(&job, g);
 }
 
 /* bernoulli with a tensor of probabilities: one draw per output element, a
@@ -674,40 +702,31 @@ ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g)
         ct__not_implemented("bernoulli_tensor_cpu_p_", p->dtype);
         return NULL;
     }
-    ct_tensor *r = ct__alloc(p->sizes, p->ndim, p->dtype, ct__cpu);
+    ct_tensor *r = ct__alloc(p->sizes, p->ndim, p->dtype, p->storage->device);
     if (!r) return NULL;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_BERNOULLI, r);
+    job.input = p;
+    return ct__sampled(r, ct__sample(&job, g));
+}
+
+/* The draws of bernoulli(p) into out (p's shape), or PyTorch's error for a
+ * probability outside [0, 1]. */
+static ct_result ct__bernoulli_draws(ct_tensor *out, const ct_tensor *p, ct_generator *g)
+{
     ct__iter it;
-    const ct_tensor *ops[2];
-    ct__bern b;
-    ops[0] = r;
-    ops[1] = p;
+    const ct_tensor *ops[2] = {out, p};
+    ct__bern b = {g, out->dtype, p->dtype, false};
     ct__iter_init(&it, 2, ops);
-    b.g = ct__gen_lock(g);
-    b.out = r->dtype;
-    b.p = p->dtype;
-    b.bad = false;
     ct__iter_serial(&it, ct__bern_loop, &b);
-    ct__gen_unlock(b.g);
-    if (b.bad) {
-        ct__fail(CT_ERR_RUNTIME, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
-                                 "message be improved?  If so, please report an enhancement request to PyTorch.)");
-        ct__discard(r);
-        return NULL;
-    }
-    return r;
+    if (b.bad)
+        return ct__fail(CT_ERR_RUNTIME, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this "
+                                        "error message be improved?  If so, please report an enhancement request "
+                                        "to PyTorch.)");
+    return CT_OK;
 }
 
 /* ---------------------------------------------------------------- factories */
 
-/* torch.rand and friends are empty() followed by an in-place sampler. */
-static ct_tensor *ct__sampled(ct_tensor *t, ct_result r)
-{
-    if (t && r != CT_OK) {
-        ct__discard(t);
-        return NULL;
-    }
-    return t;
-}
 
 ct_tensor *ct_rand(ct_shape shape, ct_dtype dtype, ct_generator *g)
 {
@@ -766,7 +785,7 @@ static bool ct__all_nonnegative(const ct_tensor *t)
     bool ok = true;
     int64_t n = ct_numel(t);
     ct_scope s = ct_scope_begin();
-    ct_tensor *c = ct_contiguous(t);
+    const ct_tensor *c = ct__host(ct_contiguous(t));
     for (int64_t i = 0; c && i < n && ok; i++) ok = ct__read_f64(ct__data(c) + (size_t)i * ct__esize(c), c->dtype) >= 0;
     ct_scope_end(s);
     return ok;
@@ -778,27 +797,33 @@ ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_generator *
     int nd;
     CT__ARG(mean, "mean", 1);
     CT__ARG(std, "std", 2);
+    const ct_tensor *both[2] = {mean, std};
+    ct_device dev;
+    if (ct__common_device(both, 2, false, &dev) != CT_OK) return NULL;
     if (!ct__all_nonnegative(std)) {
         ct__fail(CT_ERR_RUNTIME, "normal expects all elements of std >= 0.0");
         return NULL;
     }
     if (ct__broadcast_shapes(mean->sizes, mean->ndim, std->sizes, std->ndim, shape, &nd) != CT_OK) return NULL;
-    ct_tensor *r = ct__alloc(shape, nd, mean->dtype, ct__cpu);
-    if (!r || ct__normal_kernel(r, 0, 1, g) != CT_OK) return ct__sampled(r, ct_last_error_code());
+    ct_tensor *r = ct__alloc(shape, nd, mean->dtype, dev);
+    if (!r) return NULL;
+    if (!ct_dtype_is_floating(r->dtype)) return ct__sampled(r, ct__not_implemented("normal_kernel_cpu", r->dtype));
+    ct__random_job job = ct__random_job_for(CT__RANDOM_NORMAL_TENSOR, r);
+    job.input = mean;
+    job.input2 = std;
+    return ct__sampled(r, ct__sample(&job, g));
+}
+
+/* normal(mean, std)'s draws: standard normals into out, then out * std + mean. */
+static void ct__normal_tensor_draws(ct_tensor *out, const ct_tensor *mean, const ct_tensor *std, ct_generator *g)
+{
+    ct__normal_draws(out, g, 0, 1);
     ct__iter it;
-    const ct_tensor *ops[3];
-    ct__scale s;
-    ops[0] = r;
-    ops[1] = std;
-    ops[2] = mean;
-    s.out = r->dtype;
-    s.std = std->dtype;
-    s.mean = mean->dtype;
-    const ct_tensor *pair[2] = {r, std};
-    s.mul = ct__result_type(pair, 2);
+    const ct_tensor *ops[3] = {out, std, mean};
+    const ct_tensor *pair[2] = {out, std};
+    ct__scale s = {out->dtype, std->dtype, mean->dtype, ct__result_type(pair, 2)};
     ct__iter_init(&it, 3, ops);
     ct__iter_serial(&it, ct__scale_loop, &s);
-    return r;
 }
 
 /* ---------------------------------------------------------------- randperm */
@@ -823,19 +848,23 @@ ct_tensor *ct_randperm(int64_t n, ct_dtype dtype, ct_generator *g)
     ct_tensor *t = ct_empty(CT_SHAPE(n), dtype == CT_DEFAULT ? CT_I64 : dtype);
     if (!t || ct__check_randperm_n(n, t->dtype) != CT_OK) return ct__sampled(t, ct_last_error_code());
     if (n == 0) return t;
+    ct__random_job job = ct__random_job_for(CT__RANDOM_RANDPERM, t);
+    return ct__sampled(t, ct__sample(&job, g));
+}
+
+/* randperm's draws: Fisher-Yates from the front, a 32-bit draw modulo what is left. */
+static void ct__randperm_draws(ct_tensor *t, ct_generator *g)
+{
+    int64_t n = t->sizes[0];
     char *p = ct__data(t), tmp[8];
     size_t es = ct__esize(t);
     for (int64_t i = 0; i < n; i++) ct__write_i64(p + (size_t)i * es, t->dtype, i);
-    /* Fisher-Yates from the front, a 32-bit draw modulo what is left */
-    g = ct__gen_lock(g);
     for (int64_t i = 0; i < n - 1; i++) {
         int64_t z = (int64_t)ct__rand32(g) % (n - i);
         memcpy(tmp, p + (size_t)i * es, es);
         memcpy(p + (size_t)i * es, p + (size_t)(z + i) * es, es);
         memcpy(p + (size_t)(z + i) * es, tmp, es);
     }
-    ct__gen_unlock(g);
-    return t;
 }
 
 /* ---------------------------------------------------------------- multinomial */
@@ -887,7 +916,9 @@ static ct_result ct__multinomial_no_replacement(const ct_tensor *p, int64_t k, c
     ct_scope s = ct_scope_begin();
     ct_tensor *q = ct__empty_like(p, CT_DEFAULT);
     ct__sort_kv *a = (ct__sort_kv *)CT_MALLOC((size_t)cats * sizeof *a);
-    ct_result r = !q || !a ? CT__OOM() : ct_exponential_(q, 1, g);
+    const double one = 1;
+    ct_result r = !q || !a ? CT__OOM() : CT_OK;
+    if (r == CT_OK) ct__fill_serial(q, g, ct__draw_exponential, &one); /* exponential_(1) */
     for (int64_t i = 0; r == CT_OK && i < rows; i++) {
         for (int64_t j = 0; j < cats; j++) {
             double pv = ct__read_f64(ct__row_elem(p, i, j), p->dtype), qv = ct__read_f64(ct__row_elem(q, i, j), q->dtype);
@@ -913,7 +944,6 @@ static ct_result ct__multinomial_replacement(const ct_tensor *p, int64_t k, ct_t
     double *cum = (double *)CT_MALLOC((size_t)(cats ? cats : 1) * sizeof *cum);
     if (!cum) return CT__OOM();
     ct_result r = CT_OK;
-    g = ct__gen_lock(g);
     for (int64_t i = 0; i < rows && r == CT_OK; i++) {
         double sum = 0;
         for (int64_t j = 0; j < cats && r == CT_OK; j++) {
@@ -942,7 +972,6 @@ static ct_result ct__multinomial_replacement(const ct_tensor *p, int64_t k, ct_t
             o[j] = lo;
         }
     }
-    ct__gen_unlock(g);
     CT_FREE(cum);
     return r;
 }
@@ -969,11 +998,35 @@ ct_tensor *ct_multinomial(const ct_tensor *probs, int64_t num_samples, bool repl
     if (ct__check_multinomial(probs, num_samples, replacement) != CT_OK) return NULL;
     shape[0] = probs->ndim == 2 ? probs->sizes[0] : num_samples;
     shape[1] = num_samples;
-    ct_tensor *out = ct__alloc(shape, probs->ndim, CT_I64, ct__cpu);
+    ct_tensor *out = ct__alloc(shape, probs->ndim, CT_I64, probs->storage->device);
     if (!out || ct_numel(out) == 0) return out;
-    ct_result r;
-    if (probs->dtype == CT_F16) r = ct__fail(CT_ERR_RUNTIME, "multinomial is not implemented for half on CPU");
-    else if (replacement) r = ct__multinomial_replacement(probs, num_samples, out, g);
-    else r = ct__multinomial_no_replacement(probs, num_samples, out, g);
-    return ct__sampled(out, r);
+    if (probs->dtype == CT_F16)
+        return ct__sampled(out, ct__fail(CT_ERR_RUNTIME, "multinomial is not implemented for half on CPU"));
+    ct__random_job job = ct__random_job_for(CT__RANDOM_MULTINOMIAL, out);
+    job.input = probs;
+    job.k = num_samples;
+    job.replacement = replacement;
+    return ct__sampled(out, ct__sample(&job, g));
+}
+
+/* ---------------------------------------------------------------- the CPU's samplers */
+
+static ct_result ct__cpu_random(const ct__random_job *j)
+{
+    switch (j->kind) {
+    case CT__RANDOM_UNIFORM: ct__fill_serial(j->out, j->g, ct__draw_uniform, j->a); break;
+    case CT__RANDOM_NORMAL: ct__normal_draws(j->out, j->g, j->a[0], j->a[1]); break;
+    case CT__RANDOM_INT: ct__fill_serial(j->out, j->g, ct__draw_int, j->u); break;
+    case CT__RANDOM_EXPONENTIAL: ct__fill_serial(j->out, j->g, ct__draw_exponential, &j->a[0]); break;
+    case CT__RANDOM_BERNOULLI:
+        if (j->input) return ct__bernoulli_draws(j->out, j->input, j->g);
+        ct__fill_serial(j->out, j->g, ct__draw_bernoulli, &j->a[0]);
+        break;
+    case CT__RANDOM_NORMAL_TENSOR: ct__normal_tensor_draws(j->out, j->input, j->input2, j->g); break;
+    case CT__RANDOM_RANDPERM: ct__randperm_draws(j->out, j->g); break;
+    case CT__RANDOM_MULTINOMIAL:
+        return j->replacement ? ct__multinomial_replacement(j->input, j->k, j->out, j->g)
+                              : ct__multinomial_no_replacement(j->input, j->k, j->out, j->g);
+    }
+    return CT_OK;
 }

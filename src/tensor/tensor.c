@@ -37,7 +37,7 @@ static void ct__storage_release(ct__storage *s)
         ct__hosted_block_free(s->data, s->deleter_ctx);
         return;
     }
-    if (s->owned && s->data) ct__backend_for(s->device.type)->free(s->data, s->device.index);
+    if (s->owned && s->data) ct__backend_for(s->device.type)->free(s->data, s->nbytes, s->device.index);
     else if (s->deleter) s->deleter(s->data, s->deleter_ctx);
     CT_FREE(s);
 }
@@ -135,6 +135,7 @@ static ct_tensor *ct__alloc_strided(const int64_t *sizes, const int64_t *strides
     bool hosted = device.type == CT_DEVICE_CPU && nbytes <= CT__INLINE_BYTES;
     ct__storage *s = hosted ? NULL : ct__storage_new((size_t)nbytes, device);
     ct_tensor *t = hosted ? ct__tensor_new_hosted((size_t)nbytes, dtype, sizes, strides, ndim) : NULL;
+    if (!s && !t && device.type != CT_DEVICE_CPU) return NULL; /* the device's allocator said why */
     if (!s && !t) {
         ct__fail(CT_ERR_MEMORY,
                  "DefaultCPUAllocator: can't allocate memory: you tried to allocate %lld bytes. Error code 12 "
@@ -445,6 +446,7 @@ int64_t ct_numel(const ct_tensor *t)
 
 ct_dtype ct_dtype_of(const ct_tensor *t) { return t ? t->dtype : CT_DEFAULT; }
 ct_device ct_device_of(const ct_tensor *t) { return t ? t->storage->device : ct__cpu; }
+bool ct_is_cuda(const ct_tensor *t) { return t && t->storage->device.type == CT_DEVICE_CUDA; }
 size_t ct_element_size(const ct_tensor *t) { return t ? ct__esize(t) : 0; }
 bool ct_is_floating_point(const ct_tensor *t) { return t && ct_dtype_is_floating(t->dtype); }
 int64_t ct_storage_offset(const ct_tensor *t) { return t ? t->offset : 0; }

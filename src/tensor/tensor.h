@@ -40,6 +40,7 @@ CTORCH_API ct_shape ct_strides_of(const ct_tensor *t);           /* Tensor.strid
 CTORCH_API int64_t ct_numel(const ct_tensor *t);                 /* Tensor.numel() */
 CTORCH_API ct_dtype ct_dtype_of(const ct_tensor *t);             /* Tensor.dtype */
 CTORCH_API ct_device ct_device_of(const ct_tensor *t);           /* Tensor.device */
+CTORCH_API bool ct_is_cuda(const ct_tensor *t);                  /* Tensor.is_cuda */
 CTORCH_API size_t ct_element_size(const ct_tensor *t);           /* Tensor.element_size() */
 CTORCH_API bool ct_is_contiguous(const ct_tensor *t);            /* Tensor.is_contiguous() */
 CTORCH_API bool ct_is_floating_point(const ct_tensor *t);        /* Tensor.is_floating_point() */
@@ -153,6 +154,14 @@ CTORCH_API ct_tensor *ct_contiguous(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_clone(const ct_tensor *t);
 /* Tensor.to(dtype): t itself when the dtype is already that. */
 CTORCH_API ct_tensor *ct_to(const ct_tensor *t, ct_dtype dtype);
+/* Tensor.to(device, non_blocking=): t itself when it is on device already,
+ * else a copy there (recorded: its gradient goes back to t's device). With
+ * non_blocking the copy may still be running when this returns; it is done
+ * before any later use on the device, and a host read of the copy waits. */
+CTORCH_API ct_tensor *ct_to_device(const ct_tensor *t, ct_device device, bool non_blocking);
+/* Tensor.cuda() (the current CUDA device) and Tensor.cpu(). */
+CTORCH_API ct_tensor *ct_cuda(const ct_tensor *t);
+CTORCH_API ct_tensor *ct_cpu(const ct_tensor *t);
 
 /* ---------------------------------------------------------------- indexing */
 

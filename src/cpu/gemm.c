@@ -822,3 +822,42 @@ static void ct__sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float a
 {
     CT__GEMM_BODY(uint64_t)
 }
+
+/* ---------------------------------------------------------------- the backend's entry */
+
+/* Item i of a batched product (ct__gemm_job) on the matching kernel. */
+static void ct__gemm_item(const ct__gemm_job *j, int64_t i)
+{
+    size_t es = ct_dtype_size(j->dtype);
+    /* (with K 0 the operands are empty and may have no data at all) */
+    const char *A = j->K ? (const char *)j->A + (size_t)(i * j->a_bs) * es : (const char *)j->A;
+    const char *B = j->K ? (const char *)j->B + (size_t)(i * j->b_bs) * es : (const char *)j->B;
+    char *c = (char *)j->C + (size_t)(i * j->M * j->N) * es;
+    if (j->dtype == CT_F32)
+        ct__sgemm(j->a_trans, j->b_trans, j->M, j->N, j->K, (float)j->alpha, (const float *)A, j->a_ld,
+                  (const float *)B, j->b_ld, (float)j->beta, (float *)c, j->N);
+    else if (j->dtype == CT_F64)
+        ct__dgemm(j->a_trans, j->b_trans, j->M, j->N, j->K, j->alpha, (const double *)A, j->a_ld, (const double *)B,
+                  j->b_ld, j->beta, (double *)c, j->N);
+    else
+        ct__ugemm(j->a_trans, j->b_trans, j->M, j->N, j->K, (uint64_t)ct__trunc_i64(j->alpha), (const uint64_t *)A,
+                  j->a_ld, (const uint64_t *)B, j->b_ld, (uint64_t)ct__trunc_i64(j->beta), (uint64_t *)c, j->N);
+}
+
+/* Every item of a batch. A batch with at least an item per thread is split by item (each product then
+ * runs on one thread); a smaller one runs its items in turn, each product splitting itself. That loop
+ * stays outside any parallel region: inside one, even an inactive one (if (false)), each product's own
+ * region would be nested, and OpenMP starts a nested team's threads anew every time (tens of
+ * microseconds, more than a training step's product takes on a thread). */
+static void ct__cpu_gemm(const ct__gemm_job *j)
+{
+#ifdef _OPENMP
+    if (j->batch >= omp_get_max_threads() &&
+        (double)j->batch * (double)j->M * (double)j->N * (double)j->K >= CT__GEMM_PARALLEL_WORK) {
+#pragma omp parallel for schedule(dynamic)
+        for (int64_t i = 0; i < j->batch; i++) ct__gemm_item(j, i);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < j->batch; i++) ct__gemm_item(j, i);
+}

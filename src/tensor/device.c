@@ -1,0 +1,247 @@
+/* Devices: the backend registry, device names, the default device, the
+ * same-device rule of ops with several tensors, host reads of device memory
+ * and moves between devices. */
+
+/* ---------------------------------------------------------------- registry */
+
+/* Indexed by ct_device_type; the CPU's is built in (src/cpu/copy.c). */
+static const ct_backend *ct__backends[CT_NUM_DEVICE_TYPES] = {NULL, &ct__cpu_backend, NULL, NULL};
+
+static const ct_backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }
+
+ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, int abi_version)
+{
+    if (abi_version != CT_BACKEND_ABI_VERSION)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "register_backend(): the backend was built for backend interface version %d, this ctorch "
+                        "has version %d",
+                        abi_version, CT_BACKEND_ABI_VERSION);
+    if (type != CT_DEVICE_CUDA && type != CT_DEVICE_PRIVATEUSE1)
+        return ct__fail(CT_ERR_VALUE, "register_backend(): only the cuda and privateuseone device types take a backend");
+    if (!backend || !backend->name || !backend->device_count || !backend->alloc || !backend->free || !backend->copy ||
+        !backend->fill || !backend->has_pointwise || !backend->pointwise || !backend->index || !backend->sorting ||
+        !backend->reduce || !backend->gemm || !backend->range || !backend->random || !backend->conv || !backend->linmap ||
+        !backend->optim_step || !backend->bn_stats || !backend->synchronize)
+        return ct__fail(CT_ERR_VALUE, "register_backend(): the backend table has an empty entry");
+    ct__backends[type] = backend;
+    return CT_OK;
+}
+
+const ct_backend *ct_backend_get(ct_device_type type)
+{
+    return type > CT_DEVICE_DEFAULT && type < CT_NUM_DEVICE_TYPES ? ct__backends[type] : NULL;
+}
+
+/* ---------------------------------------------------------------- names */
+
+/* The type's name in device strings: PrivateUse1 takes its backend's. */
+static const char *ct__device_type_name(ct_device_type type)
+{
+    switch (type) {
+    case CT_DEVICE_CPU: return "cpu";
+    case CT_DEVICE_CUDA: return "cuda";
+    case CT_DEVICE_PRIVATEUSE1:
+        return ct__backends[type] ? ct__backends[type]->name : "privateuseone";
+    default: return "default";
+    }
+}
+
+const char *ct_device_str(ct_device d, char *buf, size_t n)
+{
+    if (!buf || !n) return buf;
+    if (d.index < 0) snprintf(buf, n, "%s", ct__device_type_name(d.type));
+    else snprintf(buf, n, "%s:%d", ct__device_type_name(d.type), d.index);
+    return buf;
+}
+
+/* c10::Device's parser: a type name, then optionally ':' and an index
+ * without leading zeros. */
+ct_result ct_device_parse(const char *s, ct_device *out)
+{
+    if (!s || !out) return ct__fail(CT_ERR_VALUE, "device(): the string and out must not be NULL");
+    if (!*s) return ct__fail(CT_ERR_RUNTIME, "Device string must not be empty");
+    size_t len = strcspn(s, ":");
+    ct_device d = {CT_DEVICE_DEFAULT, -1};
+    for (int t = CT_DEVICE_CPU; t < CT_NUM_DEVICE_TYPES; t++) {
+        const char *name = ct__device_type_name((ct_device_type)t);
+        if (strlen(name) == len && strncmp(s, name, len) == 0) d.type = (ct_device_type)t;
+    }
+    const char *ix = s[len] == ':' ? s + len + 1 : NULL;
+    bool index_ok = !ix || (ix[0] >= '0' && ix[0] <= '9' && (ix[0] != '0' || ix[1] == 0) &&
+                            strspn(ix, "0123456789") == strlen(ix) && strlen(ix) <= 9);
+    if (len == 0 || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") != len || !index_ok)
+        return ct__fail(CT_ERR_RUNTIME, "Invalid device string: '%s'", s);
+    if (d.type == CT_DEVICE_DEFAULT)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, "
+                        "xla, lazy, vulkan, mps, meta, hpu, %s device type at start of device string: %s",
+                        ct__device_type_name(CT_DEVICE_PRIVATEUSE1), s);
+    if (ix) d.index = atoi(ix);
+    *out = d;
+    return CT_OK;
+}
+
+bool ct_device_equal(ct_device a, ct_device b)
+{
+    if (a.type != b.type) return false;
+    if (a.type == CT_DEVICE_CPU) return true;
+    return (a.index < 0 ? 0 : a.index) == (b.index < 0 ? 0 : b.index);
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static int ct__device_count(ct_device_type type)
+{
+    const ct_backend *be = ct_backend_get(type);
+    return be ? be->device_count() : 0;
+}
+
+bool ct_cuda_is_available(void) { return ct__device_count(CT_DEVICE_CUDA) > 0; }
+int ct_cuda_device_count(void) { return ct__device_count(CT_DEVICE_CUDA); }
+
+static ct_device ct__default_device(void);
+
+/* A device a user asked for, made concrete: the default resolved, an
+ * index of -1 made the current one (0: ctorch has no current-device
+ * switch yet), the CPU's index -1 whatever was asked (PyTorch ignores
+ * it); errors in PyTorch's words for a device type with no backend or no
+ * such device. */
+static ct_result ct__device_resolve(ct_device *d)
+{
+    if (d->type == CT_DEVICE_DEFAULT) {
+        *d = ct__default_device();
+        return CT_OK;
+    }
+    if (d->type == CT_DEVICE_CPU) {
+        d->index = -1;
+        return CT_OK;
+    }
+    if (d->type < 0 || d->type >= CT_NUM_DEVICE_TYPES) return ct__fail(CT_ERR_VALUE, "invalid device type %d", (int)d->type);
+    const ct_backend *be = ct__backends[d->type];
+    if (!be && d->type == CT_DEVICE_CUDA) return ct__fail(CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
+    if (!be) return ct__fail(CT_ERR_RUNTIME, "PrivateUse1 backend is not registered (register_backend)");
+    int count = be->device_count();
+    if (count == 0 && d->type == CT_DEVICE_CUDA)
+        return ct__fail(CT_ERR_RUNTIME, "Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
+                                        "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx");
+    if (d->index < 0) d->index = 0;
+    if (d->index >= count) {
+        if (d->type == CT_DEVICE_CUDA) return ct__fail(CT_ERR_RUNTIME, "CUDA error: invalid device ordinal");
+        return ct__fail(CT_ERR_RUNTIME, "%s device index %d is out of range (%d devices)", be->name, d->index, count);
+    }
+    return CT_OK;
+}
+
+ct_result ct_synchronize(ct_device d)
+{
+    ct_result r = ct__device_resolve(&d);
+    if (r == CT_OK && d.type != CT_DEVICE_CPU) ct__backends[d.type]->synchronize(d.index);
+    return r;
+}
+
+/* ---------------------------------------------------------------- the default device */
+
+static ct_device ct__default_dev = {CT_DEVICE_CPU, -1};
+static CT__TLS ct_device ct__guard_dev;
+static CT__TLS bool ct__guarded;
+
+static ct_device ct__default_device(void) { return ct__guarded ? ct__guard_dev : ct__default_dev; }
+
+ct_result ct_set_default_device(ct_device d)
+{
+    ct_result r = ct__device_resolve(&d);
+    if (r == CT_OK) ct__default_dev = d;
+    return r;
+}
+
+ct_device ct_get_default_device(void) { return ct__default_device(); }
+
+ct_device_guard ct_device_guard_begin(ct_device d)
+{
+    ct_device_guard g = {ct__guard_dev, ct__guarded};
+    if (ct__device_resolve(&d) == CT_OK) { /* a bad device keeps the one in force (the error is set) */
+        ct__guard_dev = d;
+        ct__guarded = true;
+    }
+    return g;
+}
+
+void ct_device_guard_end(ct_device_guard g)
+{
+    ct__guard_dev = g.previous;
+    ct__guarded = g.had_previous;
+}
+
+/* ---------------------------------------------------------------- several tensors */
+
+static bool ct__is_cpu_scalar(const ct_tensor *t) { return t->ndim == 0 && t->storage->device.type == CT_DEVICE_CPU; }
+
+/* The device that ts (n of them, NULL entries skipped) share, into *out:
+ * the first that is not the CPU, as TensorIterator picks it, and an error
+ * in PyTorch's words naming it and the first that differs. With
+ * cpu_scalars, a 0-d CPU tensor goes with any device, as TensorIterator
+ * lets a CPU scalar join CUDA tensors. */
+static ct_result ct__common_device(const ct_tensor *const *ts, int n, bool cpu_scalars, ct_device *out)
+{
+    *out = ct__cpu;
+    for (int i = 0; i < n; i++)
+        if (ts[i] && ts[i]->storage->device.type != CT_DEVICE_CPU) {
+            *out = ts[i]->storage->device;
+            break;
+        }
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *t = ts[i];
+        if (!t || ct_device_equal(*out, t->storage->device) || (cpu_scalars && ct__is_cpu_scalar(t))) continue;
+        char sa[64], sb[64];
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Expected all tensors to be on the same device, but found at least two devices, %s and %s!",
+                        ct_device_str(*out, sa, sizeof sa), ct_device_str(t->storage->device, sb, sizeof sb));
+    }
+    return CT_OK;
+}
+
+/* ---------------------------------------------------------------- moves */
+
+/* t's elements where the host can read them: t itself on the CPU, else a
+ * contiguous CPU copy (registered in the open scope) that the device has
+ * finished writing. Every host read of tensor memory goes through here,
+ * so each one on a device is a visible synchronisation point. */
+static const ct_tensor *ct__host(const ct_tensor *t)
+{
+    if (!t || t->storage->device.type == CT_DEVICE_CPU) return t;
+    ct_tensor *h = ct__alloc(t->sizes, t->ndim, t->dtype, ct__cpu);
+    if (h && ct_numel(h)) ct__backend_for(t->storage->device.type)->copy(h, t, false);
+    return h;
+}
+
+static const ct_backend *ct__copy_backend(const ct_tensor *dst, const ct_tensor *src)
+{
+    ct_device_type type = dst->storage->device.type != CT_DEVICE_CPU ? dst->storage->device.type
+                                                                     : src->storage->device.type;
+    return ct__backend_for(type);
+}
+
+/* Tensor.to(device, dtype, non_blocking): t itself when it is already
+ * there in that dtype, else a copy, recorded as ToCopyBackward0. */
+static ct_tensor *ct__to_device(const ct_tensor *t, ct_device device, ct_dtype dtype, bool non_blocking)
+{
+    dtype = dtype == CT_DEFAULT ? t->dtype : dtype;
+    if (ct__device_resolve(&device) != CT_OK) return NULL;
+    if (ct_device_equal(device, t->storage->device) && dtype == t->dtype) return ct__same(t);
+    int64_t strides[CT_MAX_DIMS];
+    if (ct__is_dense(t)) memcpy(strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
+    else ct__dense_strides_like(t, strides);
+    ct_tensor *r = ct__alloc_strided(t->sizes, strides, t->ndim, dtype, device);
+    if (r && ct_numel(r)) ct__copy_backend(r, t)->copy(r, t, non_blocking);
+    if (!ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0)) return ct__unrecordable(r);
+    return r;
+}
+
+ct_tensor *ct_to_device(const ct_tensor *t, ct_device device, bool non_blocking)
+{
+    CT__ARG(t, "self", 1);
+    return ct__to_device(t, device, CT_DEFAULT, non_blocking);
+}
+
+ct_tensor *ct_cuda(const ct_tensor *t) { return ct_to_device(t, CT_CUDA(-1), false); }
+ct_tensor *ct_cpu(const ct_tensor *t) { return ct_to_device(t, CT_CPU, false); }
