@@ -2,6 +2,7 @@
  * ctorch's implementation for the tests. */
 #define CTORCH_IMPLEMENTATION
 #include "harness.h"
+#include "testdev.h"
 
 #include <stdarg.h>
 
@@ -20,8 +21,78 @@ void ct_test_fail(const char *file, int line, const char *fmt, ...)
     fputc('\n', stdout);
 }
 
+/* With CTORCH_TEST_DEVICE set, every tensor the tests make goes on the test
+ * device (tests/testdev.c), whose memory the host cannot read: the suite
+ * then proves that the ops reach memory only through the backend table. */
+static void use_test_device_if_asked(void)
+{
+    static int done;
+    const char *asked = getenv("CTORCH_TEST_DEVICE");
+    if (done++ || !asked || !*asked) return;
+    if (ct_testdev_register() != CT_OK || ct_set_default_device(CT_TESTDEV(0)) != CT_OK) {
+        printf("FAIL test_device_setup (%s)\n", ct_last_error());
+        exit(1);
+    }
+}
+
+bool ct_test_on_device(void)
+{
+    use_test_device_if_asked();
+    return ct_get_default_device().type == CT_DEVICE_PRIVATEUSE1;
+}
+
+/* The suffix that starts at p, after its separator (", " or ",\n" and the
+ * indent), or NULL: suffixes are the only items that start with a key. */
+static const char *next_suffix(const char *p)
+{
+    static const char *const keys[] = {"dtype=", "grad_fn=", "requires_grad=", "size="};
+    if (*p++ != ',') return NULL;
+    p += strspn(p, " \n");
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (!strncmp(p, keys[k], strlen(keys[k]))) return p;
+    return NULL;
+}
+
+/* Take the device suffix out of a repr and lay the suffixes after it out
+ * again as PyTorch's _add_suffixes would have without it (each on the last
+ * line while it fits in the line width, else on a new line at the indent). */
+void ct_test_drop_device_suffix(char *repr)
+{
+    static const char device[] = "device='testdev:0'";
+    char *at = strstr(repr, device), rest[1 << 16] = "";
+    if (!at) {
+        ct_test_fail(__FILE__, __LINE__, "repr without %s: %s", device, repr);
+        return;
+    }
+    char *from = at; /* back over ", " or ",\n" and the indent */
+    while (from > repr && from[-1] == ' ') from--;
+    if (from > repr && from[-1] == '\n') from--;
+    if (from > repr && from[-1] == ',') from--;
+    const char *nl = from;
+    while (nl > repr && nl[-1] != '\n') nl--;
+    long last = (long)(from - nl) + 2, indent = 7, width = ct_get_printoptions().linewidth; /* indent: "tensor(" */
+    const char *p = at + strlen(device), *s;
+    while ((s = next_suffix(p))) {
+        const char *end = next_suffix(s + strcspn(s, ",")) ? s + strcspn(s, ",") : s + strlen(s) - 1; /* before ")" */
+        for (const char *q = s; (q = strchr(q, ',')) && q < s + strlen(s) - 1; q++) /* the next suffix's comma */
+            if (next_suffix(q)) {
+                end = q;
+                break;
+            }
+        long len = (long)(end - s);
+        bool wrap = last + len + 2 > width;
+        snprintf(rest + strlen(rest), sizeof rest - strlen(rest), wrap ? ",\n%*s%.*s" : ", %.*s%.*s",
+                 wrap ? (int)indent : 0, "", (int)len, s);
+        last = wrap ? indent + len : last + len + 2;
+        p = end;
+    }
+    snprintf(rest + strlen(rest), sizeof rest - strlen(rest), "%s", p);
+    memcpy(from, rest, strlen(rest) + 1);
+}
+
 void ct_test_run(const char *name, void (*fn)(void))
 {
+    use_test_device_if_asked();
     ct_test_name = name;
     ct_test_failed_checks = 0;
     ct_clear_error();

@@ -1924,7 +1924,10 @@ static const char *const no_bad_input[] = {
     "ct_no_grad", "ct_enable_grad", "ct_inference_mode", "ct_set_grad_enabled", "ct_grad_mode_restore",
     "ct_is_grad_enabled", "ct_is_inference_mode_enabled", "ct_set_detect_anomaly", "ct_is_anomaly_enabled",
     /* autocast's state: restore takes a mode struct, the queries take nothing (ct_autocast has a bad dtype) */
-    "ct_autocast_restore", "ct_is_autocast_enabled", "ct_get_autocast_dtype", NULL};
+    "ct_autocast_restore", "ct_is_autocast_enabled", "ct_get_autocast_dtype",
+    /* devices: queries, comparisons and a guard's end take nothing that can be wrong */
+    "ct_device_equal", "ct_cuda_is_available", "ct_cuda_device_count", "ct_get_default_device",
+    "ct_device_guard_end", "ct_is_cuda", NULL};
 
 static void test_every_function_is_exercised(void)
 {

@@ -177,14 +177,15 @@ static void test_gemm_blocks(void)
                     ct_tensor *a = ct_to(ct_randint(-3, 4, ta ? CT_SHAPE(K, M) : CT_SHAPE(M, K), CT_I64, NULL), dt);
                     ct_tensor *b = ct_to(ct_randint(-3, 4, tb ? CT_SHAPE(N, K) : CT_SHAPE(K, N), CT_I64, NULL), dt);
                     ct_tensor *A = ta ? ct_t(a) : a, *B = tb ? ct_t(b) : b;
-                    ct_tensor *r = ct_mm(A, B), *ad = ct_contiguous(ct_to(A, CT_F64)), *bd = ct_contiguous(ct_to(B, CT_F64));
-                    ct_tensor *ref = ct_zeros(CT_SHAPE(M, N), CT_F64);
+                    ct_tensor *r = ct_mm(A, B), *ad = ct_cpu(ct_contiguous(ct_to(A, CT_F64))),
+                              *bd = ct_cpu(ct_contiguous(ct_to(B, CT_F64)));
+                    ct_tensor *ref = ct_cpu(ct_zeros(CT_SHAPE(M, N), CT_F64)); /* (host copies on a device) */
                     const double *pa = (const double *)ct_data_ptr(ad), *pb = (const double *)ct_data_ptr(bd);
                     double *pr = (double *)ct_data_ptr(ref);
                     for (int64_t i = 0; i < M; i++)
                         for (int64_t k = 0; k < K; k++)
                             for (int64_t j = 0; j < N; j++) pr[i * N + j] += pa[i * K + k] * pb[k * N + j];
-                    if (!ct_equal(ct_to(r, CT_F64), ref))
+                    if (!ct_equal(ct_cpu(ct_to(r, CT_F64)), ref))
                         ct_test_fail(__FILE__, __LINE__, "mm %lldx%lldx%lld ta %d tb %d f64 %d differs", (long long)M,
                                      (long long)N, (long long)K, ta, tb, f64);
                     ct_scope_end(s);

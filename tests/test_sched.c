@@ -130,7 +130,7 @@ static void check_row(const sched_case *c, ct_lr_scheduler *s, ct_optimizer *opt
     snprintf(name, sizeof name, "%s_mom", c->name);
     const ct_tensor *mom = golden("sched", name);
     if (!lr || !mom) return;
-    const double *want = (const double *)ct_data_ptr(lr) + 2 * e, *want_mom = (const double *)ct_data_ptr(mom) + 2 * e;
+    const double *want = (const double *)ct_data_ptr(ct_cpu(lr)) + 2 * e, *want_mom = (const double *)ct_data_ptr(ct_cpu(mom)) + 2 * e;
     double got[2] = {ct_optim_get(opt, 0, "lr"), ct_optim_get(opt, 1, "lr")};
     if (!is_plateau(c) || e > 0) CHECK_INT(ct_lr_scheduler_get_last_lr(s, got, 2), 2);
     const char *key = !strcmp(c->opt, "Adam") ? "beta1" : "momentum";
