@@ -532,8 +532,10 @@ ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     memcpy(sizes, t->sizes, sizeof sizes);
     memcpy(strides, t->strides, sizeof strides);
-    sizes[d] = (end - start + step - 1) / step;
-    strides[d] = t->strides[d] * step;
+    sizes[d] = end == start ? 0 : (end - start - 1) / step + 1; /* ceil, without overflow at huge steps */
+    /* stride * step as PyTorch has it; it overflows only for a step past the
+     * end (x[::2**63-1]), which leaves one element and no stride to read */
+    if (!ct__mul_ok(t->strides[d], step, &strides[d])) strides[d] = t->strides[d];
     return ct__recorded(ct__view_of(t, sizes, strides, t->ndim, t->offset + start * t->strides[d]), "SliceBackward0",
                         CT__VIEW_STRIDED, t, NULL);
 }
