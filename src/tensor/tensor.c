@@ -100,7 +100,7 @@ static void ct__contiguous_strides(const int64_t *sizes, int ndim, int64_t *stri
     int64_t s = 1;
     for (int d = ndim - 1; d >= 0; d--) {
         strides[d] = s;
-        s *= sizes[d] > 1 ? sizes[d] : 1;
+        s = ct__mul_wrap(s, sizes[d] > 1 ? sizes[d] : 1); /* overflows only with a zero dim */
     }
 }
 
