@@ -3404,6 +3404,11 @@ static inline bool ct__mul_ok(int64_t a, int64_t b, int64_t *out)
 #endif
 }
 
+/* a*b wrapped to int64, as PyTorch's C++ computes the strides of a tensor
+ * with a zero dim (torch.empty(0, 2**62, 2**62) has stride 0 in front): with
+ * no elements, no stride is read, and a signed overflow is undefined in C. */
+static inline int64_t ct__mul_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
 /* a+b into *out, false on int64 overflow. */
 static inline bool ct__add_ok(int64_t a, int64_t b, int64_t *out)
 {
@@ -5409,7 +5414,7 @@ static void ct__contiguous_strides(const int64_t *sizes, int ndim, int64_t *stri
     int64_t s = 1;
     for (int d = ndim - 1; d >= 0; d--) {
         strides[d] = s;
-        s *= sizes[d] > 1 ? sizes[d] : 1;
+        s = ct__mul_wrap(s, sizes[d] > 1 ? sizes[d] : 1); /* overflows only with a zero dim */
     }
 }
 
@@ -6594,8 +6599,10 @@ ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     memcpy(sizes, t->sizes, sizeof sizes);
     memcpy(strides, t->strides, sizeof strides);
-    sizes[d] = (end - start + step - 1) / step;
-    strides[d] = t->strides[d] * step;
+    sizes[d] = end == start ? 0 : (end - start - 1) / step + 1; /* ceil, without overflow at huge steps */
+    /* stride * step as PyTorch has it; it overflows only for a step past the
+     * end (x[::2**63-1]), which leaves one element and no stride to read */
+    if (!ct__mul_ok(t->strides[d], step, &strides[d])) strides[d] = t->strides[d];
     return ct__recorded(ct__view_of(t, sizes, strides, t->ndim, t->offset + start * t->strides[d]), "SliceBackward0",
                         CT__VIEW_STRIDED, t, NULL);
 }
@@ -7139,7 +7146,6 @@ typedef struct ct__ix_item {
     int64_t stop, step;         /* SLICE (start in i) */
     bool b;                     /* BOOL */
     const ct_tensor *t;         /* TENSOR */
-    bool from_list;             /* TENSOR written as a list literal */
 } ct__ix_item;
 
 #define CT__IX_MAX 64
@@ -7195,6 +7201,7 @@ typedef struct ct__ix_list_state {
     bool sized[CT_MAX_DIMS]; /* the first list at a depth fixes its length */
     int ndim;                /* depth of the values, -1 until the first one */
     bool has_bool, has_int;
+    bool too_deep; /* nested past CT_MAX_DIMS */
     int64_t *vals, n, cap;
 } ct__ix_list_state;
 
@@ -7211,11 +7218,17 @@ static bool ct__ix_list_push(ct__ix_list_state *ls, int64_t v)
     return true;
 }
 
-/* One list at `depth` (the '[' not yet consumed); false on malformed input. */
+/* One list at `depth` (the '[' not yet consumed); false on malformed input.
+ * The first value (or first empty innermost list) fixes the depth of the
+ * values, and it comes after its ancestors only: a list any deeper is ragged. */
 static bool ct__ix_list_read(ct__ix_parser *ps, ct__ix_list_state *ls, int depth)
 {
     int64_t count = 0;
-    if (depth >= CT_MAX_DIMS) return false;
+    if (depth >= CT_MAX_DIMS) {
+        ls->too_deep = true;
+        return false;
+    }
+    if (ls->ndim >= 0 && depth >= ls->ndim) return false;
     ps->p++; /* '[' */
     for (;;) {
         ct__ix_skip_space(ps);
@@ -7255,7 +7268,9 @@ static ct_tensor *ct__ix_list(ct__ix_parser *ps)
     memset(&ls, 0, sizeof ls);
     ls.ndim = -1;
     ct_tensor *r = NULL;
-    if (!ct__ix_list_read(ps, &ls, 0) || ls.ndim > CT_MAX_DIMS) ct__ix_syntax(ps, "malformed list");
+    bool read = ct__ix_list_read(ps, &ls, 0);
+    if (ls.too_deep) ct__fail(CT_ERR_VALUE, "index: ctorch supports at most %d dimensions", CT_MAX_DIMS);
+    else if (!read) ct__ix_syntax(ps, "malformed list");
     else if (ls.has_bool && ls.has_int) ct__ix_syntax(ps, "a list index mixes ints and booleans");
     else r = ct_empty(ct_shape_make(ls.ndim, ls.sizes), ls.has_bool ? CT_BOOL : CT_I64);
     for (int64_t i = 0; r && i < ls.n; i++) ct__write_i64((char *)ct__data(r) + (size_t)i * ct__esize(r), r->dtype, ls.vals[i]);
@@ -7263,84 +7278,103 @@ static ct_tensor *ct__ix_list(ct__ix_parser *ps)
     return r;
 }
 
-/* PyTorch (like old NumPy) reads a lone list that holds lists as a tuple:
- * x[[[0, 1], [2, 0]]] is x[[0, 1], [2, 0]]. */
-static ct_result ct__ix_split_nested_list(ct__ix_item *items, int *nitems)
+/* PyTorch (like old NumPy) reads a lone list of fewer than 32 items, one of
+ * them a list, as a tuple (treatSequenceAsTuple): x[[[0, 1], [2, 0]]] is
+ * x[[0, 1], [2, 0]], and x[[[0], [[]]]] is x[[0], [[]]], whose items need
+ * not nest alike. True when the spec at p is such a list and nothing else. */
+static bool ct__ix_lone_list_is_tuple(const char *p)
 {
-    if (*nitems != 1 || items[0].kind != CT__IX_TENSOR || !items[0].from_list || items[0].t->ndim < 2) return CT_OK;
-    const ct_tensor *list = items[0].t;
-    if (list->sizes[0] > CT__IX_MAX) return ct__fail(CT_ERR_INDEX, "too many indices for tensor");
-    for (int64_t i = 0; i < list->sizes[0]; i++) {
-        items[i].kind = CT__IX_TENSOR;
-        items[i].from_list = true;
-        items[i].t = ct_select(list, 0, i);
-        if (!items[i].t) return ct_last_error_code();
+    int depth = 0, items = 0;
+    bool holds_list = false, in_item = false;
+    for (; *p; p++) {
+        bool space = *p == ' ' || *p == '\t' || *p == '\n';
+        if (depth == 1 && *p == ',') {
+            in_item = false;
+            continue;
+        }
+        if (depth == 1 && !in_item && !space && *p != ']') {
+            in_item = true;
+            items++;
+        }
+        if (*p == '[' && ++depth == 2) holds_list = true;
+        else if (*p == ']' && --depth == 0) break;
     }
-    *nitems = (int)list->sizes[0];
+    if (!*p) return false; /* unclosed: the list reader says so */
+    for (p++; *p == ' ' || *p == '\t' || *p == '\n'; p++) {}
+    return !*p && holds_list && items < 32;
+}
+
+/* One item of the spec (or, in_list, of a lone list read as a tuple: an int,
+ * a bool or a list). Tensors made for list literals belong to the caller's
+ * (internal) scope. */
+static ct_result ct__ix_parse_item(ct__ix_parser *ps, bool in_list, int position, ct__ix_item *it)
+{
+    memset(it, 0, sizeof *it);
+    ct__ix_skip_space(ps);
+    if (!in_list && strncmp(ps->p, "...", 3) == 0) {
+        ps->p += 3;
+        it->kind = CT__IX_ELLIPSIS;
+    } else if (!in_list && ct__ix_word(ps, "None")) {
+        it->kind = CT__IX_NONE;
+    } else if (ct__ix_word(ps, "True") || ct__ix_word(ps, "False")) {
+        it->kind = CT__IX_BOOL;
+        it->b = ps->p[-2] == 'u'; /* Tr-u-e */
+    } else if (!in_list && ps->p[0] == '%' && ps->p[1] == 't') {
+        ps->p += 2;
+        it->kind = CT__IX_TENSOR;
+        it->t = va_arg(*ps->args, const ct_tensor *);
+        if (!it->t) return ct__null_arg("ct_index", "indices", position);
+    } else if (*ps->p == '[') {
+        it->kind = CT__IX_TENSOR;
+        it->t = ct__ix_list(ps);
+        if (!it->t) return ct_last_error_code();
+    } else {
+        bool has_start = ct__ix_int(ps, &it->i);
+        ct__ix_skip_space(ps);
+        if (!in_list && *ps->p == ':') { /* a slice: start:stop:step, each part optional */
+            ps->p++;
+            it->kind = CT__IX_SLICE;
+            if (!has_start) it->i = 0;
+            if (!ct__ix_int(ps, &it->stop)) it->stop = CT_END;
+            ct__ix_skip_space(ps);
+            it->step = 1;
+            if (*ps->p == ':') {
+                ps->p++;
+                if (!ct__ix_int(ps, &it->step)) it->step = 1;
+            }
+        } else if (has_start) {
+            it->kind = CT__IX_INT;
+        } else {
+            return ct__ix_syntax(ps, in_list ? "malformed list" : "expected an index");
+        }
+    }
     return CT_OK;
 }
 
-/* The items of spec, in order. Tensors made for list literals belong to the
- * caller's (internal) scope. */
+/* The items of spec, in order. */
 static ct_result ct__ix_parse(const char *spec, va_list *args, ct__ix_item *items, int *nitems)
 {
     ct__ix_parser ps = {spec, spec, args};
     int n = 0;
     ct__ix_skip_space(&ps);
     if (!*ps.p) return ct__ix_syntax(&ps, "empty index");
+    bool in_list = ct__ix_lone_list_is_tuple(ps.p);
+    char end = in_list ? ']' : '\0';
+    if (in_list) ps.p++;
     for (;;) {
-        ct__ix_item it;
-        memset(&it, 0, sizeof it);
         if (n == CT__IX_MAX) return ct__ix_syntax(&ps, "too many items");
+        ct_result r = ct__ix_parse_item(&ps, in_list, n + 2, &items[n]);
+        if (r != CT_OK) return r;
+        n++;
         ct__ix_skip_space(&ps);
-        if (strncmp(ps.p, "...", 3) == 0) {
-            ps.p += 3;
-            it.kind = CT__IX_ELLIPSIS;
-        } else if (ct__ix_word(&ps, "None")) {
-            it.kind = CT__IX_NONE;
-        } else if (ct__ix_word(&ps, "True") || ct__ix_word(&ps, "False")) {
-            it.kind = CT__IX_BOOL;
-            it.b = ps.p[-2] == 'u'; /* Tr-u-e */
-        } else if (ps.p[0] == '%' && ps.p[1] == 't') {
-            ps.p += 2;
-            it.kind = CT__IX_TENSOR;
-            it.t = va_arg(*args, const ct_tensor *);
-            if (!it.t) return ct__null_arg("ct_index", "indices", n + 2);
-        } else if (*ps.p == '[') {
-            it.kind = CT__IX_TENSOR;
-            it.from_list = true;
-            it.t = ct__ix_list(&ps);
-            if (!it.t) return ct_last_error_code();
-        } else {
-            bool has_start = ct__ix_int(&ps, &it.i);
-            ct__ix_skip_space(&ps);
-            if (*ps.p == ':') { /* a slice: start:stop:step, each part optional */
-                ps.p++;
-                it.kind = CT__IX_SLICE;
-                if (!has_start) it.i = 0;
-                if (!ct__ix_int(&ps, &it.stop)) it.stop = CT_END;
-                ct__ix_skip_space(&ps);
-                it.step = 1;
-                if (*ps.p == ':') {
-                    ps.p++;
-                    if (!ct__ix_int(&ps, &it.step)) it.step = 1;
-                }
-            } else if (has_start) {
-                it.kind = CT__IX_INT;
-            } else {
-                return ct__ix_syntax(&ps, "expected an index");
-            }
-        }
-        items[n++] = it;
-        ct__ix_skip_space(&ps);
-        if (!*ps.p) break;
-        if (*ps.p != ',') return ct__ix_syntax(&ps, "expected ','");
+        if (*ps.p == end) break;
+        if (*ps.p != ',') return ct__ix_syntax(&ps, in_list ? "malformed list" : "expected ','");
         ps.p++;
         ct__ix_skip_space(&ps);
-        if (!*ps.p) break; /* a trailing comma, as in x[1,] */
+        if (*ps.p == end) break; /* a trailing comma, as in x[1,] */
     }
     *nitems = n;
-    return ct__ix_split_nested_list(items, nitems);
+    return CT_OK;
 }
 
 /* ---------------------------------------------------------------- basic indexing */
@@ -7383,6 +7417,17 @@ typedef struct ct__ix_adv {
     int count;
 } ct__ix_adv;
 
+/* x[True] or x[False] at dim: a new dim of size 1 (or 0) indexed by [0] (or
+ * []). The dim exists only if cur could grow one (at most CT_MAX_DIMS). */
+static ct_tensor *ct__ix_bool_dim(ct_tensor *cur, int dim, bool b, ct__ix_adv *adv)
+{
+    cur = ct_unsqueeze(cur, dim);
+    if (!cur) return NULL;
+    adv->index[dim] = ct_zeros(CT_SHAPE(b ? 1 : 0), CT_I64);
+    adv->count++;
+    return adv->index[dim] ? cur : NULL;
+}
+
 /* Apply the basic items to t as views; record the advanced ones in adv.
  * Returns the view (owned by the open scope) or NULL. */
 static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *items, int n, ct__ix_adv *adv)
@@ -7418,18 +7463,14 @@ static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *item
             ellipsis_seen = true;
             break;
         case CT__IX_BOOL: /* x[True] adds a dim of size 1, x[False] one of size 0 */
-            cur = ct_unsqueeze(cur, dim);
-            adv->index[dim++] = ct_zeros(CT_SHAPE(it->b ? 1 : 0), CT_I64);
-            adv->count++;
+            cur = ct__ix_bool_dim(cur, dim++, it->b, adv);
             break;
         case CT__IX_TENSOR: {
             const ct_tensor *ix = it->t;
             if (ix->ndim == 0 && !ct__is_mask(ix)) { /* a 0-d integer tensor acts as an int */
                 cur = ct__ix_select(cur, dim, orig_dim, ct_item_int(ix));
             } else if (ix->ndim == 0) { /* a 0-d mask acts as True/False */
-                cur = ct_unsqueeze(cur, dim);
-                adv->index[dim++] = ct_zeros(CT_SHAPE(ct_item_int(ix) ? 1 : 0), CT_I64);
-                adv->count++;
+                cur = ct__ix_bool_dim(cur, dim++, ct_item_int(ix) != 0, adv);
             } else {
                 adv->index[dim] = ix;
                 adv->count++;
@@ -7552,12 +7593,15 @@ static ct_result ct__ix_plan_make(const ct_tensor *self, const ct__ix_adv *adv, 
             hi = d;
         }
     plan->first = adjacent ? lo : 0;
+    int kept = 0; /* dims not indexed, which the result keeps */
+    for (int d = 0; d < plan->ndim; d++) kept += !plan->index[d];
+    if (kept + plan->bdims > CT_MAX_DIMS)
+        return ct__fail(CT_ERR_VALUE, "index: ctorch supports at most %d dimensions", CT_MAX_DIMS);
     int n = 0;
     for (int d = 0; d < plan->first; d++) plan->out_sizes[n++] = self->sizes[d];
     for (int d = 0; d < plan->bdims; d++) plan->out_sizes[n++] = plan->bshape[d];
     for (int d = plan->first; d < plan->ndim; d++)
         if (!plan->index[d]) plan->out_sizes[n++] = self->sizes[d];
-    if (n > CT_MAX_DIMS) return ct__fail(CT_ERR_VALUE, "index: ctorch supports at most %d dimensions", CT_MAX_DIMS);
     plan->out_ndim = n;
     return CT_OK;
 }
@@ -17360,6 +17404,11 @@ ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
     ct__index_job st = ct__index_stats(t, 0, INT64_MAX);
     if (st.min < 0) {
         ct__fail(CT_ERR_RUNTIME, "Class values must be non-negative.");
+        return NULL;
+    }
+    if (num_classes == -1 && st.max == INT64_MAX) { /* max + 1 wraps in PyTorch too, which then says */
+        ct__fail(CT_ERR_RUNTIME, "IntArrayRef contains an int that cannot be represented as a SymInt: %lld",
+                 (long long)INT64_MIN);
         return NULL;
     }
     if (num_classes == -1) num_classes = st.max + 1;
@@ -39446,11 +39495,30 @@ static void ct__bytes_deleter(void *data, void *ctx)
     CT_FREE(ctx);
 }
 
+/* b's bytes from offset moved to memory of their own (malloc's alignment
+ * suits every dtype), offset becoming 0; false (b freed) when memory runs out. */
+static bool ct__bytes_realign(ct__bytes *b, size_t *offset)
+{
+    size_t n = b->n - *offset;
+    unsigned char *copy = (unsigned char *)CT_MALLOC(n ? n : 1);
+    if (copy) memcpy(copy, b->data + *offset, n);
+    ct__bytes_free(b);
+    if (!copy) return false;
+    b->data = copy;
+    b->n = n;
+    b->mapped = false;
+    *offset = 0;
+    return true;
+}
+
 /* A tensor over b's bytes from offset, which it then owns (b is emptied);
- * strides NULL for contiguous. On failure b is freed. */
+ * strides NULL for contiguous. Bytes not aligned for dtype (a .npy header not
+ * padded to 16, float64 IDX data after an odd number of sizes) are copied
+ * first, since reading a misaligned float is undefined. On failure b is freed. */
 static ct_tensor *ct__tensor_over(ct__bytes *b, size_t offset, ct_shape shape, const int64_t *strides, ct_dtype dtype)
 {
-    ct__bytes *own = (ct__bytes *)CT_MALLOC(sizeof *own);
+    bool aligned = !b->data || (uintptr_t)(b->data + offset) % ct_dtype_size(dtype) == 0;
+    ct__bytes *own = aligned || ct__bytes_realign(b, &offset) ? (ct__bytes *)CT_MALLOC(sizeof *own) : NULL;
     if (!own) {
         ct__bytes_free(b);
         CT__OOM();
@@ -39461,6 +39529,22 @@ static ct_tensor *ct__tensor_over(ct__bytes *b, size_t offset, ct_shape shape, c
     ct_tensor *t = ct_from_blob(own->data ? own->data + offset : NULL, shape, strides, dtype, ct__bytes_deleter, own);
     if (!t) ct__bytes_deleter(NULL, own);
     return t;
+}
+
+/* The element count of an array of `shape` and dt read from path. As numpy
+ * does, refuse a shape whose sizes (zeros left out) times the item size pass
+ * int64: its strides would overflow even when it has no element. */
+static ct_result ct__file_numel(const char *path, ct_shape shape, ct_dtype dt, int64_t *numel)
+{
+    int64_t n = 1, span = (int64_t)ct_dtype_size(dt);
+    for (int d = 0; d < shape.ndim; d++) {
+        if (!ct__mul_ok(span, CT__MAX(shape.size[d], 1), &span))
+            return ct__fail(CT_ERR_VALUE, "'%s': array is too big; `arr.size * arr.dtype.itemsize` is larger than the "
+                            "maximum possible size.", path);
+        n *= shape.size[d]; /* at most span */
+    }
+    *numel = n;
+    return CT_OK;
 }
 
 /* Reverse the bytes of each of n elements of size es (big-endian data). */
@@ -39752,13 +39836,14 @@ ct_tensor *ct_read_idx(const char *path)
     size_t head = 4 + 4 * (size_t)ndim;
     ct_shape shape;
     shape.ndim = ndim;
-    int64_t numel = 1;
+    int64_t numel = 0;
     bool ok = b.n >= 4 && p[0] == 0 && p[1] == 0 && dt != CT_DEFAULT && ndim <= CT_MAX_DIMS && b.n >= head;
-    for (int d = 0; ok && d < ndim; d++) {
-        shape.size[d] = ct__be32(p + 4 + 4 * d);
-        ok = ct__mul_ok(numel, shape.size[d], &numel);
-    }
+    for (int d = 0; ok && d < ndim; d++) shape.size[d] = ct__be32(p + 4 + 4 * d);
     size_t es = ok ? ct_dtype_size(dt) : 0;
+    if (ok && ct__file_numel(path, shape, dt, &numel) != CT_OK) {
+        ct__bytes_free(&b);
+        return NULL;
+    }
     if (!ok || (uint64_t)numel > (b.n - head) / es) {
         ct__bytes_free(&b);
         ct__fail(CT_ERR_VALUE, "'%s' is not an IDX file (bad magic number, or shorter than its header says)", path);
@@ -39913,10 +39998,10 @@ static ct_result ct__npy_header(const char *path, const char *head, ct_dtype *dt
 {
     const char *descr = ct__npy_field(head, "'descr'"), *order = ct__npy_field(head, "'fortran_order'");
     const char *sh = ct__npy_field(head, "'shape'");
-    if (!descr || *descr != '\'' || !order || !sh || *sh != '(')
+    if (!descr || *descr != '\'' || !descr[1] || !order || !sh || *sh != '(')
         return ct__fail(CT_ERR_VALUE, "'%s' is not a .npy file (its header cannot be read)", path);
     char endian = descr[1];
-    *dt = strchr("<>|=", endian) ? ct__npy_dtype(descr + 2) : CT_DEFAULT;
+    *dt = strchr("<>|=", endian) ? ct__npy_dtype(descr + 2) : CT_DEFAULT; /* (endian is not the '\0') */
     if (*dt == CT_DEFAULT) {
         static const char *const names[][2] = {{"u2", "uint16"}, {"u4", "uint32"}, {"u8", "uint64"}, {"c8", "complex64"},
                                                {"c16", "complex128"}, {"O", "object_"}};
@@ -39966,9 +40051,8 @@ ct_tensor *ct_load_npy(const char *path)
         r = ct__npy_header(path, head, &dt, &swap, &fortran, &shape);
         CT_FREE(head);
     }
-    int64_t numel = 1;
-    for (int d = 0; r == CT_OK && d < shape.ndim; d++)
-        if (!ct__mul_ok(numel, shape.size[d], &numel)) r = ct__fail(CT_ERR_VALUE, "'%s': the shape overflows", path);
+    int64_t numel = 0;
+    if (r == CT_OK) r = ct__file_numel(path, shape, dt, &numel);
     if (r == CT_OK && (uint64_t)numel > (b.n - start - hlen) / ct_dtype_size(dt))
         r = ct__fail(CT_ERR_VALUE, "'%s' is shorter than its shape says", path);
     if (r != CT_OK) {
@@ -39979,7 +40063,7 @@ ct_tensor *ct_load_npy(const char *path)
     int64_t strides[CT_MAX_DIMS], step = 1;
     for (int d = 0; fortran && d < shape.ndim; d++) {
         strides[d] = step;
-        step *= CT__MAX(shape.size[d], 1);
+        step *= CT__MAX(shape.size[d], 1); /* (ct__file_numel bounds it) */
     }
     return ct__tensor_over(&b, start + hlen, shape, fortran ? strides : NULL, dt);
 }
@@ -41160,7 +41244,7 @@ static ct_result ct__pk_pop_mark(ct__unpickler *u, ct__pk ***items, int64_t *n)
 {
     if (u->n_marks == 0) return ct__pk_fail(u, "could not find MARK");
     int64_t at = u->marks[--u->n_marks];
-    *items = u->stack + at;
+    *items = u->stack ? u->stack + at : NULL; /* (no stack yet: nothing to read, and NULL + 0 is undefined) */
     *n = u->sp - at;
     u->sp = at;
     return CT_OK;
@@ -41773,8 +41857,9 @@ static ct_result ct__pth_legacy_storages(ct__unpickler *u, const ct__pk *keys, c
         uint64_t count = ct__pk_uint(u, 8);
         if (u->swap) ct__swap_bytes((unsigned char *)&count, 1, 8);
         size_t es = ct_dtype_size(s->dtype);
-        if (count != (uint64_t)s->numel) return ct__pk_fail(u, "storage has wrong byte size: expected %lld got %llu",
-                                                            (long long)s->numel * (long long)es, (unsigned long long)count * es);
+        if (count != (uint64_t)s->numel) /* PyTorch's int64 byte counts, which wrap as they do there */
+            return ct__pk_fail(u, "storage has wrong byte size: expected %lld got %lld",
+                               (long long)ct__mul_wrap(s->numel, (int64_t)es), (long long)ct__mul_wrap((int64_t)count, (int64_t)es));
         if ((uint64_t)s->numel > (uint64_t)(u->end - u->p) / es) return ct__pk_truncated(u);
         s->data = (unsigned char *)(uintptr_t)u->p;
         u->p += (size_t)s->numel * es;
