@@ -234,9 +234,10 @@ static ct_result ct__accumulate(ct__run *r, ct__node *n, ct_tensor *grad)
             ct_tensor *copy = r->create_graph ? ct_clone(grad) : ct__copy_as(grad, grad->dtype);
             if (!copy) return ct_last_error_code();
             m->grad = ct_retain(copy);
-        } else {
-            m->grad = ct_retain(grad);
-            ct_detach_(m->grad);
+        } else { /* without create_graph only a hook's tensor can have history: an alias without it */
+            ct_tensor *own = grad->requires_grad ? ct_detach(grad) : grad;
+            if (!own) return ct_last_error_code();
+            m->grad = ct_retain(own);
         }
     } else if (!r->create_graph) {
         ct_result res = ct_add_(m->grad, grad);
