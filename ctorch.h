@@ -273,6 +273,8 @@ CTORCH_API void ct_release(ct_tensor *t);
 typedef struct ct_scope {
     int depth;
 } ct_scope;
+/* Where memory runs out to open one (past 32 nested), the error is set and
+ * the scope returned ends nothing: its tensors go to the enclosing scope. */
 CTORCH_API ct_scope ct_scope_begin(void);
 /* Close the scope s (and any still open inside it), releasing what they own. */
 CTORCH_API void ct_scope_end(ct_scope s);
@@ -4419,6 +4421,7 @@ struct ct_node {
     ct__saved saved_inline[CT__NODE_MAX_SAVED];
     int n_saved, cap_saved;
     bool saved_freed;  /* released by a backward without retain_graph */
+    bool save_failed;  /* memory ran out saving a tensor: its backward cannot run */
     double args[CT__NODE_MAX_ARGS];   /* op-specific numbers (alpha, dims, ...) */
     int64_t iargs[CT__NODE_MAX_ARGS];
     ct__op_args pw;                   /* a pointwise op's parameters */
@@ -4458,6 +4461,7 @@ static bool ct__leaf_field(const ct_tensor *t);
 /* Record op `type` with its inputs (n_in; NULL entries allowed) and outputs:
  * when grad mode is on and an input requires grad, a node is made, the
  * outputs get it as grad_fn and it is returned (for saving); else NULL. */
+static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, int n_in);
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out);
 /* Save t for backward (is_output: t is one of the node's outputs). */
@@ -4498,19 +4502,19 @@ static void ct__view_refresh(ct_tensor *v);
 /* Output v of node fn was written in place (it is fn's input `self`) and is
  * a view: its base's history becomes CopySlices around fn, and v's a view of
  * that (formulas_view.c). */
-static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self);
+static bool ct__rebase_history(ct_tensor *v, ct__node *fn, int self);
 /* Whether an op on inputs in (n, NULL entries allowed) is recorded: grad
  * mode is on and one of them requires grad. */
 static inline bool ct__records(const ct_tensor *const *in, int n) { return ct__grad_mode() && ct__any_requires_grad(in, n); }
 /* The pointwise ops' formulas (formulas.c): record op's node (when
  * ct__records(in, n_in)), and the copy of self an in-place form must keep
  * before it writes (or NULL). */
-static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
+static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
 /* Record out = other - self (torch.rsub): RsubBackward0 over (self, other),
  * or RsubBackward1 over self when other is a number (NULL). */
-static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
+static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
 static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */
@@ -4532,7 +4536,7 @@ typedef enum ct__view_kind {
 /* Record view v of t (the view functions call it): a node of `name` whose
  * backward follows `kind`, with p the permutation (PERMUTE), the two dims
  * (TRANSPOSE) or the dim (UNSQUEEZE). */
-static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p);
+static bool ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p);
 /* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);
 
@@ -5589,9 +5593,10 @@ ct_scope ct_scope_begin(void)
     }
     if (ct__depth == ct__frames_cap) {
         ct__frame *f = (ct__frame *)ct__grow_buffer(ct__frames, ct__frames_small, ct__frames_cap, sizeof *f);
-        if (!f) { /* cannot track a new scope: tensors go to the enclosing one */
+        if (!f) { /* cannot track a new scope: tensors go to the enclosing one, and ending
+                   * this one must not end that one (depth 0 ends nothing) */
             CT__OOM();
-            s.depth = ct__depth;
+            s.depth = 0;
             return s;
         }
         ct__frames = f;
@@ -6206,8 +6211,7 @@ static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kin
 {
     if (v && ct__recordable(&t, 1) != CT_OK) return ct__unrecordable(v); /* before v becomes a view */
     if (v) ct__mark_view(v, t, false);
-    ct__record_view(name, kind, v, t, p);
-    return v;
+    return ct__record_view(name, kind, v, t, p) ? v : ct__unrecordable(v);
 }
 
 /* view(shape), its node named `name` (ViewBackward0, or UnsafeViewBackward0 for reshape's copy). */
@@ -6600,9 +6604,11 @@ ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int
     memcpy(sizes, t->sizes, sizeof sizes);
     memcpy(strides, t->strides, sizeof strides);
     sizes[d] = end == start ? 0 : (end - start - 1) / step + 1; /* ceil, without overflow at huge steps */
-    /* stride * step as PyTorch has it; it overflows only for a step past the
-     * end (x[::2**63-1]), which leaves one element and no stride to read */
-    if (!ct__mul_ok(t->strides[d], step, &strides[d])) strides[d] = t->strides[d];
+    /* stride * step as PyTorch has it. Past int64 in bytes only for a step
+     * past the end (x[::2**63-1]), which leaves one element and no stride to
+     * read: the stride stays, so that byte strides (times 8 at most) fit. */
+    if (!ct__mul_ok(t->strides[d], step, &strides[d]) || strides[d] > INT64_MAX / 8 || strides[d] < INT64_MIN / 8)
+        strides[d] = t->strides[d];
     return ct__recorded(ct__view_of(t, sizes, strides, t->ndim, t->offset + start * t->strides[d]), "SliceBackward0",
                         CT__VIEW_STRIDED, t, NULL);
 }
@@ -9400,11 +9406,15 @@ static void ct__node_release(ct__node *first)
 
 /* ---------------------------------------------------------------- tensors' state */
 
+/* t's autograd state, made on first use; NULL (the error set) when memory runs out. */
 static ct__ag_meta *ct__meta_get(ct_tensor *t)
 {
     if (!t->ag) {
         ct__ag_meta *m = (ct__ag_meta *)CT_MALLOC(sizeof *m);
-        if (!m) return NULL;
+        if (!m) {
+            CT__OOM();
+            return NULL;
+        }
         ct__zero(m, sizeof *m);
         t->ag = m;
     }
@@ -9462,7 +9472,10 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
         return m->accumulator;
     }
     ct__node *n = ct__node_new(&ct__accumulate_grad_type, 0, 1);
-    if (!n) return NULL;
+    if (!n) {
+        CT__OOM();
+        return NULL;
+    }
     n->seq = UINT64_MAX; /* as PyTorch: accumulation runs as soon as it is ready */
     n->leaf = ct_retain(leaf);
     n->out[0].ndim = leaf->ndim;
@@ -9472,27 +9485,33 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     return n;
 }
 
-/* The edge a gradient for t follows: t's grad_fn, or its AccumulateGrad node. */
-static ct__edge ct__edge_of(const ct_tensor *t)
+/* The edge a gradient for t follows into *e: t's grad_fn, or its
+ * AccumulateGrad node (none for t that does not require grad). False, the
+ * error set, when the accumulator cannot be made: the leaf would silently
+ * get no gradient. */
+static bool ct__edge_of(const ct_tensor *t, ct__edge *e)
 {
-    ct__edge e = {NULL, 0};
-    if (!ct__requires_grad(t)) return e;
+    e->fn = NULL;
+    e->input_nr = 0;
+    if (!ct__requires_grad(t)) return true;
     ct__ag_meta *m = ct__meta(t);
     if (m && m->grad_fn) {
         CT__ATOMIC_INC(&m->grad_fn->refcount);
-        e.fn = m->grad_fn;
-        e.input_nr = m->output_nr;
+        e->fn = m->grad_fn;
+        e->input_nr = m->output_nr;
     } else if (t->requires_grad) {
-        e.fn = ct__accumulator((ct_tensor *)t);
+        e->fn = ct__accumulator((ct_tensor *)t);
+        return e->fn != NULL;
     } /* else a view made in no_grad mode: requires grad through its base, history None */
-    return e;
+    return true;
 }
 
-/* t becomes output k of node n (a new reference to n). */
-static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
+/* t becomes output k of node n (a new reference to n); false (the error set)
+ * when t's autograd state cannot be made. */
+static bool ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
 {
     ct__ag_meta *m = ct__meta_get(t);
-    if (!m) return;
+    if (!m) return false;
     CT__ATOMIC_INC(&n->refcount);
     ct__node_release(m->grad_fn);
     m->grad_fn = n;
@@ -9501,6 +9520,18 @@ static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
     n->out[k].ndim = t->ndim;
     memcpy(n->out[k].sizes, t->sizes, sizeof n->out[k].sizes);
     n->out[k].dtype = t->dtype;
+    return true;
+}
+
+/* Undo ct__set_grad_fn on the first n outputs (a record that failed midway). */
+static void ct__unset_grad_fns(ct_tensor *const *outputs, int n, const ct__node *node)
+{
+    for (int k = 0; k < n; k++) {
+        ct__ag_meta *m = outputs[k] && outputs[k]->ag ? ct__meta(outputs[k]) : NULL;
+        if (!m || m->grad_fn != node) continue;
+        m->grad_fn = NULL;
+        ct__node_release((ct__node *)node);
+    }
 }
 
 /* Which of inputs is t (an output written in place), or -1. */
@@ -9522,25 +9553,42 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
         CT__OOM();
         return NULL;
     }
-    for (int i = 0; i < n_in; i++) n->next[i] = ct__edge_of(inputs[i]); /* before outputs change (in place) */
-    for (int k = 0; k < n_out; k++) {
+    bool ok = true;
+    for (int i = 0; i < n_in && ok; i++) ok = ct__edge_of(inputs[i], &n->next[i]); /* before outputs change (in place) */
+    for (int k = 0; k < n_out && ok; k++) {
         int self = ct__input_index(outputs[k], inputs, n_in);
         if (outputs[k] && outputs[k]->base && self >= 0)
-            ct__rebase_history(outputs[k], n, self); /* written in place through a view */
+            ok = ct__rebase_history(outputs[k], n, self); /* written in place through a view */
         else if (outputs[k])
-            ct__set_grad_fn(outputs[k], n, k);
+            ok = ct__set_grad_fn(outputs[k], n, k);
+        if (!ok) ct__unset_grad_fns(outputs, k, n);
     }
     if (ct__anomaly) n->anomaly_op = type->name;
-    ct__node_release(n); /* the outputs hold it now */
-    return n;
+    /* the outputs hold it now; on failure this frees it, and the caller gets NULL, never a freed node */
+    ct__node_release(n);
+    return ok ? n : NULL;
+}
+
+/* Whether recording, which gave n (NULL: none), left the op whole: a node
+ * whose tensors were all saved, or none because nothing needed one. False
+ * (the error set) when memory ran out: the op must then fail, not return a
+ * result whose gradient would silently be lost. */
+static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, int n_in)
+{
+    return n ? !n->save_failed : !ct__records(inputs, n_in);
 }
 
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
 {
+    if (!t) { /* the call that made it failed, and said why */
+        n->save_failed = true;
+        return;
+    }
     if (n->n_saved == n->cap_saved) { /* only a custom function saves this many */
         ct__saved *grown = (ct__saved *)CT_MALLOC((size_t)n->cap_saved * 2 * sizeof *grown);
         if (!grown) {
             CT__OOM();
+            n->save_failed = true;
             return;
         }
         memcpy(grown, n->saved, (size_t)n->n_saved * sizeof *grown);
@@ -9554,6 +9602,7 @@ static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
         v = (ct_tensor *)CT_MALLOC(sizeof *v);
         if (!v) {
             CT__OOM();
+            n->save_failed = true;
             return;
         }
         *v = *t;
@@ -9605,8 +9654,7 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
     if (!s->is_output || !ct__grad_mode()) return s->data;
     /* under create_graph, an output is reconnected to the node that made it */
     ct_tensor *v = ct__view_of(s->data, s->data->sizes, s->data->strides, s->data->ndim, s->data->offset);
-    if (v) ct__set_grad_fn(v, n, s->output_nr);
-    return v;
+    return v && ct__set_grad_fn(v, n, s->output_nr) ? v : NULL;
 }
 
 static bool ct__edge_requires_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
@@ -10156,6 +10204,8 @@ static ct_result ct__run_node(ct__run *r, ct__node *n)
         return g ? ct__accumulate(r, n, g) : CT_OK;
     }
     if (n->saved_freed) return ct__fail(CT_ERR_RUNTIME, "%s", ct__freed_graph_msg);
+    if (n->save_failed) return ct__fail(CT_ERR_MEMORY, "%s: a tensor saved for it could not be kept (not enough memory)",
+                                        ct_node_name(n));
     if (n->n_next > 8 && !(grads_in = (ct_tensor **)CT_MALLOC((size_t)n->n_next * sizeof *grads_in))) return CT__OOM();
     memset(grads_in, 0, (size_t)n->n_next * sizeof *grads_in);
     for (int k = 0; k < n->n_out; k++)
@@ -10235,7 +10285,10 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
         } else if (!ct__requires_grad(roots[i])) {
             res = ct__fail(CT_ERR_RUNTIME, "element %d of tensors does not require grad and does not have a grad_fn", i);
         } else if ((res = ct__history_check(roots + i, 1)) == CT_OK) {
-            edges[n_edges] = ct__edge_of(roots[i]);
+            if (!ct__edge_of(roots[i], &edges[n_edges])) {
+                res = ct_last_error_code();
+                break;
+            }
             root_nodes[n_edges] = edges[n_edges].fn;
             n_edges++;
         }
@@ -10524,11 +10577,11 @@ CT__BACKWARD(rsub) /* other - self */
     return CT_OK;
 }
 
-static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other)
+static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other)
 {
     static const ct__node_type tensor_form = {"RsubBackward0", ct__bw_rsub}, number_form = {"RsubBackward1", ct__bw_rsub};
     const ct_tensor *in[2] = {self, other};
-    ct__record(other ? &tensor_form : &number_form, in, other ? 2 : 1, &out, 1);
+    return ct__recorded_ok(ct__record(other ? &tensor_form : &number_form, in, other ? 2 : 1, &out, 1), in, other ? 2 : 1);
 }
 
 CT__BACKWARD(mul)
@@ -11220,17 +11273,18 @@ static ct_tensor *ct__keep_number(const ct_tensor *x)
     return t;
 }
 
-static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
-                                 const ct__op_args *args, ct_tensor *self_before)
+/* CT_OK, or the error of a record that ran out of memory. */
+static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
+                                      const ct__op_args *args, ct_tensor *self_before)
 {
     const ct__pw_grad *f = ct__pw_grad_of(op, in, args, out == in[0]);
-    if (!f) return;
+    if (!f) return CT_OK;
     const ct_tensor *edges_in[3] = {NULL, NULL, NULL};
     int n_edges = 0;
     for (int i = f->condition_first ? 1 : 0; i < n_in; i++)
         if (!in[i]->wrapped_number || f->number_keeps_edge) edges_in[n_edges++] = in[i];
     ct__node *node = ct__record(&f->type, edges_in, n_edges, &out, 1);
-    if (!node) return;
+    if (!node) return ct__recorded_ok(node, edges_in, n_edges) ? CT_OK : ct_last_error_code();
     node->pw = *args;
     node->iargs[0] = f->save;
     ct_scope s = ct_scope_begin();
@@ -11241,6 +11295,7 @@ static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *con
     }
     if (f->save & CT__SAVE_RESULT) ct__save(node, out, true);
     ct_scope_end(s);
+    return node->save_failed ? ct_last_error_code() : CT_OK;
 }
 
 /* Before an in-place op writes self: a copy of self when its formula needs
@@ -11337,14 +11392,15 @@ CT__BACKWARD(view)
     return CT_OK;
 }
 
-static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p)
+/* False, the error set, when memory ran out recording (v then has no history). */
+static bool ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p)
 {
     static const ct__node_type view_type = {"ViewBackward0", ct__bw_view};
-    if (!v || !ct__requires_grad(t) || !ct__grad_mode()) return;
+    if (!v || !ct__requires_grad(t) || !ct__grad_mode()) return true;
     ct__view_extra *x = (ct__view_extra *)CT_MALLOC(sizeof *x);
     if (!x) {
         CT__OOM();
-        return;
+        return false;
     }
     ct__geom_of(t, &x->in);
     ct__geom_of(v, &x->out);
@@ -11352,13 +11408,14 @@ static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, 
     ct__node *n = ct__record(&view_type, &t, 1, &v, 1);
     if (!n) {
         CT_FREE(x);
-        return;
+        return false; /* (t requires grad: NULL is a failure, never "nothing to record") */
     }
     n->name = name;
     n->extra = x;
     n->iargs[0] = kind;
     if (kind == CT__VIEW_TRANSPOSE || kind == CT__VIEW_UNSQUEEZE) n->iargs[1] = p[0];
     if (kind == CT__VIEW_TRANSPOSE) n->iargs[2] = p[1];
+    return true;
 }
 
 /* ---------------------------------------------------------------- in-place writes through views */
@@ -11423,16 +11480,18 @@ static void ct__release_wrapped_node(ct__node *n)
     n->extra = NULL; /* a node, not a block to free */
 }
 
-static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
+/* The history of v's base after an in-place write through v: CopySlices over
+ * fn. False, the error set, when memory runs out. */
+static bool ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
 {
     static const ct__node_type copy_slices = {"torch::autograd::CopySlices", ct__bw_copy_slices};
     ct_tensor *base = v->base, *at = ct__view_positions(base, v);
     ct__node *cs = at ? ct__node_new(&copy_slices, fn->n_next, 1) : NULL;
     if (!cs) {
         if (at) CT__OOM();
-        return;
+        return false;
     }
-    cs->next[0] = ct__edge_of(base);
+    bool ok = ct__edge_of(base, &cs->next[0]);
     for (int i = 0, k = 1; i < fn->n_next; i++) {
         if (i == self) continue;
         cs->next[k] = fn->next[i];
@@ -11444,9 +11503,9 @@ static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
     cs->iargs[0] = self;
     if (ct__anomaly) cs->anomaly_op = fn->anomaly_op;
     ct__save(cs, at, false);
-    ct__set_grad_fn(base, cs, 0);
+    ok = ok && !cs->save_failed && ct__set_grad_fn(base, cs, 0);
     ct__node_release(cs); /* base holds it now */
-    ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, base, NULL);
+    return ok && ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, base, NULL);
 }
 
 /* ==================== autograd/formulas_reduce.c ==================== */
@@ -11915,7 +11974,7 @@ static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n
     if (ct__recordable(&input, 1) != CT_OK) return false;
     const ct_tensor *saved_input = rec->self_before ? rec->self_before : input;
     ct__node *n = ct__record(&f->type, &input, 1, out, n_out);
-    if (!n) return true;
+    if (!n) return ct__recorded_ok(n, &input, 1);
     if (rec->alt && f->alt_name) n->name = f->alt_name;
     n->iargs[0] = rec->mask;
     n->iargs[1] = rec->keepdim;
@@ -11927,7 +11986,7 @@ static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n
     if (f->save & CT__SAVE_INPUT) ct__save(n, saved_input, false);
     if (f->save & CT__SAVE_RES) ct__save(n, out[0], true);
     if (f->save & CT__SAVE_IDX) ct__save(n, rec->indices, false);
-    return true;
+    return !n->save_failed;
 }
 
 /* ==================== autograd/formulas_join.c ==================== */
@@ -12196,12 +12255,13 @@ static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int 
         if (!out[k]) return true;
     if (!ct__grad_mode()) return true;
     if (ct__recordable(in, n_in) != CT_OK) return false;
+    if (!ct__records(in, n_in)) return true;
     ct__join_extra *x = ct__join_extra_new(a);
-    if (!x) return true;
+    if (!x) return false;
     ct__node *n = ct__record(&ct__join_types[kind], in, n_in, out, n_out);
     if (!n) {
         CT_FREE(x);
-        return true;
+        return ct__recorded_ok(n, in, n_in);
     }
     n->extra = x;
     n->iargs[0] = a->dim;
@@ -12209,7 +12269,7 @@ static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int 
     n->pw.has_value = a->has_alpha;
     n->pw.value = a->alpha;
     if (a->index) ct__save(n, a->index, false);
-    return true;
+    return !n->save_failed;
 }
 
 /* ---------------------------------------------------------------- copies */
@@ -12281,7 +12341,7 @@ static bool ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor 
     if (ct__recordable(in, src ? 2 : 1) != CT_OK) return false;
     ct__node *n = ct__record(&ct__copy_types[kind], in, src ? 2 : 1, &out, 1);
     if (n) n->iargs[0] = k;
-    return true;
+    return ct__recorded_ok(n, in, src ? 2 : 1);
 }
 
 /* ==================== autograd/formulas_products.c ==================== */
@@ -12398,12 +12458,13 @@ static bool ct__record_product(ct__product_grad kind, ct_tensor *out, const ct_t
     if (ct__recordable(in, 3) != CT_OK) return false;
     ct__node *n = added ? ct__record(&ct__product_types[kind], in, 3, &out, 1)
                         : ct__record(&ct__product_types[kind], in + 1, 2, &out, 1);
-    if (!n) return true;
-    n->args[0] = opts.beta;
-    n->args[1] = opts.alpha;
-    ct__save(n, a, false);
-    ct__save(n, b, false);
-    return true;
+    if (n) {
+        n->args[0] = opts.beta;
+        n->args[1] = opts.alpha;
+        ct__save(n, a, false);
+        ct__save(n, b, false);
+    }
+    return added ? ct__recorded_ok(n, in, 3) : ct__recorded_ok(n, in + 1, 2);
 }
 
 /* ==================== autograd/function.c ==================== */
@@ -13763,7 +13824,10 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
     ct__kernel_args_set(&kargs, op, in, compute);
     kargs.alike = true;
     cpu->pointwise(op, dst, operands, &kargs);
-    if (ct__records(in, n)) ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL);
+    if (ct__records(in, n) && (*r = ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL)) != CT_OK) {
+        ct__discard(dst);
+        return true;
+    }
     *out = dst;
     return true;
 }
@@ -13803,9 +13867,13 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     r = ct__pointwise_run(op, out, in, shape, ndim, compute, result, &kargs, scoped);
     if (r == CT_OK) {
         if (inplace) (*out)->storage->version++;
-        if (ct__records(in, n)) ct__pointwise_record(op, *out, in, n, args, self_before);
+        if (ct__records(in, n)) r = ct__pointwise_record(op, *out, in, n, args, self_before);
     }
     if (scoped) ct_scope_end(s);
+    if (r != CT_OK && !inplace && *out) { /* made, but its history could not be */
+        ct__discard(*out);
+        *out = NULL;
+    }
     return r;
 }
 
@@ -13945,7 +14013,7 @@ ct_tensor *ct_rsub(const ct_tensor *a, const ct_tensor *b)
     const ct_tensor *in[2] = {a, b};
     if (ct__recordable(in, 2) != CT_OK) return NULL;
     CT__UNRECORDED(r, ct__new(CT__OP_sub, b, a, NULL, NULL));
-    if (r) ct__record_rsub(r, a, b);
+    if (r && !ct__record_rsub(r, a, b)) r = ct__unrecordable(r);
     return r;
 }
 
@@ -13956,7 +14024,7 @@ ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
     CT__ARG(t, "input", 1);
     if (ct__recordable(&t, 1) != CT_OK) return NULL;
     CT__UNRECORDED(r, ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL));
-    if (r) ct__record_rsub(r, t, NULL);
+    if (r && !ct__record_rsub(r, t, NULL)) r = ct__unrecordable(r);
     return r;
 }
 
@@ -25658,6 +25726,7 @@ static void ct__la_record(const ct__node_type *type, const ct_tensor *const *in,
     if (!n) return;
     for (int i = 0; i < n_save; i++) ct__save(n, save[i], is_out[i]);
     n->iargs[0] = arg;
+    /* (the results keep their node: a backward through it fails with the error) */
 }
 
 /* ---------------------------------------------------------------- inverse, determinants, solve */
@@ -32360,7 +32429,7 @@ static ct_tensor *ct__loss_elems(ct__loss_kind kind, const ct__loss_args *o)
 {
     const ct_tensor *x = o->x, *t = o->t;
     ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL, *l = NULL;
-    ct_tensor *ad = d ? ct_abs(d) : NULL;
+    ct_tensor *ad = d && kind != CT__LOSS_MSE ? ct_abs(d) : NULL; /* (only what is used: a failure must not go unseen) */
     switch (kind) {
     case CT__LOSS_MSE: l = ct_mul(d, d); break;
     case CT__LOSS_SMOOTH_L1: /* |d| < beta ? 0.5 d^2 / beta : |d| - 0.5 beta */
@@ -32401,7 +32470,7 @@ static ct_tensor *ct__log_sigmoid(const ct_tensor *x)
  * per element, or the one number), in PyTorch's backward kernels' order of
  * operations: norm is 1, or 1 / numel for the mean (mse: 2 or 2 / numel). */
 static void ct__loss_grads(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm, ct_tensor **gx,
-                           ct_tensor **gt)
+                           ct_tensor **gt, bool want_t)
 {
     const ct_tensor *x = o->x, *t = o->t;
     ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL;
@@ -32427,10 +32496,10 @@ static void ct__loss_grads(ct__loss_kind kind, const ct__loss_args *o, const ct_
         }
         break;
     }
-    if (kind <= CT__LOSS_HUBER) *gt = ct_neg(*gx);
+    if (kind <= CT__LOSS_HUBER && want_t) *gt = ct_neg(*gx); /* (only when asked: a failure must not go unseen) */
     if (o->w) {
         *gx = ct_mul(*gx, o->w);
-        *gt = ct_mul(*gt, o->w);
+        if (*gt) *gt = ct_mul(*gt, o->w);
     }
     if (kind >= CT__LOSS_BCE && norm != 1) {
         *gx = ct_mul_scalar(*gx, nm);
@@ -32448,7 +32517,7 @@ CT__BACKWARD(pointwise_loss)
     if (!o.x || !o.t || (n->iargs[2] && !o.w) || (n->iargs[3] && !o.pw)) return ct_last_error_code();
     ct_tensor *gx = NULL, *gt = NULL;
     double norm = n->iargs[1] == CT_REDUCTION_MEAN ? 1.0 / (double)ct_numel(o.x) : 1.0;
-    ct__loss_grads((ct__loss_kind)n->iargs[0], &o, go[0], norm, &gx, &gt);
+    ct__loss_grads((ct__loss_kind)n->iargs[0], &o, go[0], norm, &gx, &gt, ct__needs_grad(n, 1));
     CT__GRAD(0, gx);
     CT__GRAD(1, gt);
     return CT_OK;
@@ -32481,7 +32550,7 @@ static ct_tensor *ct__fused_loss(ct__loss_kind kind, const ct__loss_args *o, ct_
         ct__save(node, o->w ? o->w : o->x, false);
         ct__save(node, o->pw ? o->pw : o->x, false);
     }
-    return r;
+    return ct__recorded_ok(node, in, 2) ? r : ct__unrecordable(r);
 }
 
 /* The pointwise losses' common front end: checks, broadcasting, a scope. */
@@ -32686,7 +32755,7 @@ static ct_tensor *ct__nll(const ct_tensor *input, const ct_tensor *target, const
         ct__save(node, w, false);
         ct__save(node, total, false);
     }
-    return r;
+    return ct__recorded_ok(node, &input, 1) ? r : ct__unrecordable(r);
 }
 
 ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts)
@@ -33424,8 +33493,9 @@ static ct_module *ct__container(const ct_module_class *cls, const char *const *n
     if (m && !ok) ct__fail(CT_ERR_VALUE, "%s: give an array of %d modules", cls->name, n);
     for (int i = 0; i < n && modules; i++) {
         if (!ok) ct_module_release(modules[i]);
+        else if (!modules[i] && ct_last_error_code() != CT_OK) ok = false; /* a failed constructor's NULL: keep its error */
         else if (names) ok = ct_add_module(m, names[i], modules[i]) || !modules[i];
-        else ok = ct_nn_append(m, modules[i]) || !modules[i];
+        else ok = ct_nn_append(m, modules[i]) || !modules[i]; /* (NULL is None, as PyTorch allows) */
     }
     if (ok) return m;
     ct_module_release(m);
@@ -39072,10 +39142,21 @@ static int ct__next_here(ct_loader *l, ct_sample *batch)
 
 #ifndef CTORCH_NO_THREADS
 
-/* A batch's tensors made on another thread join the caller's open scope. */
-static void ct__adopt_batch(ct_sample *batch)
+/* Give back a batch ct__adopt_batch handed on (to the open scope or the caller). */
+static void ct__drop_batch(ct_sample *batch)
 {
-    for (int k = 0; k < batch->n; k++) batch->field[k] = ct__own(batch->field[k]);
+    for (int k = batch->n - 1; k >= 0; k--) ct__discard(batch->field[k]);
+    batch->n = 0;
+}
+
+/* A batch's tensors made on another thread join the caller's open scope;
+ * false (the error set, the batch given back) when memory runs out there. */
+static bool ct__adopt_batch(ct_sample *batch)
+{
+    bool ok = true;
+    for (int k = 0; k < batch->n; k++) ok = (batch->field[k] = ct__own(batch->field[k])) != NULL && ok;
+    if (!ok) ct__drop_batch(batch); /* (ct__discard skips the NULLs) */
+    return ok;
 }
 
 static void ct__worker_build(ct__worker *w, int64_t k, bool new_pass)
@@ -39134,13 +39215,14 @@ static void ct__stop_workers(ct_loader *l)
     l->stop = true;
     pthread_cond_broadcast(&l->work);
     pthread_mutex_unlock(&l->mu);
-    for (int i = 0; i < l->o.num_workers; i++)
+    int nw = l->workers ? l->o.num_workers : 0, nslots = l->slots ? l->nslots : 0; /* (none: their allocation failed) */
+    for (int i = 0; i < nw; i++)
         if (l->workers[i].started) pthread_join(l->workers[i].thread, NULL);
-    for (int i = 0; i < l->nslots; i++) {
+    for (int i = 0; i < nslots; i++) {
         ct_sample_release(&l->slots[i].batch);
         CT_FREE(l->slots[i].indices);
     }
-    for (int i = 0; i < l->o.num_workers; i++) CT_FREE(l->workers[i].queue);
+    for (int i = 0; i < nw; i++) CT_FREE(l->workers[i].queue);
     CT_FREE(l->slots);
     CT_FREE(l->workers);
     l->slots = NULL;
@@ -39258,8 +39340,8 @@ static int ct__next_from_workers(ct_loader *l, ct_sample *batch)
         ct_result r = ct__dispatch(l);
         if (state == CT__SLOT_FAILED) return ct__fail(code, "%s", msg);
         if (state == CT__SLOT_READY) {
-            ct__adopt_batch(batch);
-            if (r != CT_OK) ct_sample_release(batch); /* the sampler failed: report that */
+            if (!ct__adopt_batch(batch)) return ct_last_error_code();
+            if (r != CT_OK) ct__drop_batch(batch); /* the sampler failed: report that */
             return r != CT_OK ? (int)r : 1;
         }
         if (r != CT_OK) return r;
@@ -40756,7 +40838,7 @@ static ct_result ct__st_header_text(const ct__st_slot *order, int n, const ct_me
         at += bytes;
     }
     ct__buf_add(b, "}", 1);
-    while (b->n % 8) ct__buf_add(b, " ", 1);
+    while (b->n % 8 && !b->failed) ct__buf_add(b, " ", 1); /* (a failed add adds nothing) */
     return b->failed ? CT__OOM() : CT_OK;
 }
 
