@@ -25726,7 +25726,6 @@ static void ct__la_record(const ct__node_type *type, const ct_tensor *const *in,
     if (!n) return;
     for (int i = 0; i < n_save; i++) ct__save(n, save[i], is_out[i]);
     n->iargs[0] = arg;
-    /* (the results keep their node: a backward through it fails with the error) */
 }
 
 /* ---------------------------------------------------------------- inverse, determinants, solve */

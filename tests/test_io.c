@@ -596,7 +596,7 @@ static const char *idx_file(unsigned char code, int ndim, const uint32_t *sizes,
     memcpy(buf, (unsigned char[]){0, 0, code, (unsigned char)ndim}, 4);
     for (int d = 0; d < ndim; d++, at += 4)
         for (int b = 0; b < 4; b++) buf[at + (size_t)b] = (unsigned char)(sizes[d] >> (24 - 8 * b));
-    memcpy(buf + at, data, n);
+    if (n) memcpy(buf + at, data, n);
     spit(TMP "hostile.idx", buf, at + n);
     return TMP "hostile.idx";
 }
