@@ -50,4 +50,17 @@ static inline void ct_fuzz_check(bool ok)
     ct_clear_error();
 }
 
+/* A reader of one tensor from a file: it loads (and every element reads)
+ * or fails with an error. */
+static inline void ct_fuzz_tensor_reader(const uint8_t *data, size_t size, const char *suffix,
+                                         ct_tensor *(*read)(const char *path))
+{
+    ct_scope s = ct_scope_begin();
+    ct_tensor *t = read(ct_fuzz_file(data, size, suffix));
+    ct_fuzz_check(t != NULL);
+    if (t) ct_sum(t);
+    ct_clear_error();
+    ct_scope_end(s);
+}
+
 #endif
