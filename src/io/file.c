@@ -78,6 +78,36 @@ static ct_result ct__read_gzip(const char *path, ct__bytes *out)
 #endif
 }
 
+#ifdef CT__HAVE_MMAP
+/* All of fd read into memory: a pipe, or a file whose size stat does not
+ * know (/proc's say 0), which cannot be mapped. */
+static ct_result ct__read_stream(int fd, const char *path, ct__bytes *out)
+{
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = (unsigned char *)CT_MALLOC(cap);
+    ct_result r = buf ? CT_OK : CT__OOM();
+    for (ssize_t got = 1; r == CT_OK && got > 0;) {
+        if (n == cap) {
+            unsigned char *b = (unsigned char *)CT_REALLOC(buf, cap * 2);
+            if (!b) r = CT__OOM();
+            else buf = b, cap *= 2;
+        }
+        got = r == CT_OK ? read(fd, buf + n, cap - n) : 0;
+        if (got < 0 && errno == EINTR) got = 1;
+        else if (got < 0) r = ct__file_error(path);
+        else n += (size_t)got;
+    }
+    if (r != CT_OK) {
+        CT_FREE(buf);
+        return r;
+    }
+    out->data = buf;
+    out->n = n;
+    out->mapped = false;
+    return CT_OK;
+}
+#endif
+
 /* The whole of a plain file: mapped, or read. */
 static ct_result ct__read_plain(const char *path, ct__bytes *out)
 {
@@ -87,6 +117,11 @@ static ct_result ct__read_plain(const char *path, ct__bytes *out)
     if (fd < 0) return ct__file_error(path);
     if (fstat(fd, &st) != 0) {
         ct_result r = ct__file_error(path);
+        close(fd);
+        return r;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size == 0) { /* a pipe, or a /proc file: no size to map */
+        ct_result r = ct__read_stream(fd, path, out);
         close(fd);
         return r;
     }
