@@ -3,6 +3,7 @@
 #   make test-asan     the whole suite under ASan + UBSan + LeakSanitizer
 #   make test-openblas the products and decompositions' tests with OPENBLAS=1
 #   make test-tsan     the data loader's tests under ThreadSanitizer
+#   make fuzz          each parser under libFuzzer for FUZZ_TIME seconds (clang, libclang-rt-14-dev)
 #   make demo          the main demo: a small CNN learns the bundled digits
 #   make tour          a tour of the tensor API
 #   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
@@ -37,7 +38,7 @@ SRC     := $(shell find src -name '*.[ch]') tools/amalgamate.sh
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate test test-build test-asan test-openblas test-tsan test-valgrind demo tour fashion bench clean
+.PHONY: all amalgamate test test-build test-asan test-openblas test-tsan test-valgrind fuzz fuzz-build demo tour fashion bench clean
 
 all: ctorch.h $(TESTS) $(EXAMPLES)
 
@@ -109,6 +110,22 @@ test-valgrind: test-build
 	    if [ $$? = 99 ]; then echo "FAIL $$t (see $$t.vg)"; status=1; else echo "ok   $$t"; fi; \
 	done; exit $$status
 
+# The parsers under libFuzzer with ASan and UBSan (tests/fuzz): ctorch is
+# built once (impl.o), each target links it. FUZZ_TIME seconds per target,
+# from the seed corpora in tests/fuzz/corpus; findings in build-fuzz/artifacts.
+FUZZ_TIME ?= 60
+FUZZ_TARGETS := index safetensors pth npy idx csv einsum state_dict
+FUZZ_FLAGS := -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_ZLIB := $(if $(filter 1,$(ZLIB)),-DCTORCH_ZLIB,)
+build-fuzz/impl.o: tests/fuzz/impl.c ctorch.h
+	@mkdir -p build-fuzz
+	clang -std=c11 $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_ZLIB) -I. -c $< -o $@
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h build-fuzz/impl.o
+	clang -std=c11 $(WARN) $(FUZZ_FLAGS) -fsanitize=fuzzer -I. -Itests/fuzz $< build-fuzz/impl.o -o $@ $(LDLIBS)
+fuzz-build: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
+fuzz: fuzz-build
+	@FUZZ_TIME=$(FUZZ_TIME) BUILD=build-fuzz tests/fuzz/run.sh
+
 # The main demo: an MLP trained on the bundled digits (needs zlib's header, zlib1g-dev).
 demo: $(BUILD)/bin/train_digits
 	$(BUILD)/bin/train_digits $(BUILD)/digits_loss.svg
@@ -128,4 +145,4 @@ bench: ctorch.h
 	@BUILD="$(BUILD)" bench/run.sh
 
 clean:
-	rm -rf build build-asan build-blas build-tsan
+	rm -rf build build-asan build-blas build-tsan build-fuzz

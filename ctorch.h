@@ -332,6 +332,8 @@ CTORCH_API void ct_release(ct_tensor *t);
 typedef struct ct_scope {
     int depth;
 } ct_scope;
+/* Where memory runs out to open one (past 32 nested), the error is set and
+ * the scope returned ends nothing: its tensors go to the enclosing scope. */
 CTORCH_API ct_scope ct_scope_begin(void);
 /* Close the scope s (and any still open inside it), releasing what they own. */
 CTORCH_API void ct_scope_end(ct_scope s);
@@ -4103,6 +4105,11 @@ static inline bool ct__mul_ok(int64_t a, int64_t b, int64_t *out)
 #endif
 }
 
+/* a*b wrapped to int64, as PyTorch's C++ computes the strides of a tensor
+ * with a zero dim (torch.empty(0, 2**62, 2**62) has stride 0 in front): with
+ * no elements, no stride is read, and a signed overflow is undefined in C. */
+static inline int64_t ct__mul_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
 /* a+b into *out, false on int64 overflow. */
 static inline bool ct__add_ok(int64_t a, int64_t b, int64_t *out)
 {
@@ -4720,6 +4727,7 @@ struct ct_node {
     ct__saved saved_inline[CT__NODE_MAX_SAVED];
     int n_saved, cap_saved;
     bool saved_freed;  /* released by a backward without retain_graph */
+    bool save_failed;  /* memory ran out saving a tensor: its backward cannot run */
     double args[CT__NODE_MAX_ARGS];   /* op-specific numbers (alpha, dims, ...) */
     int64_t iargs[CT__NODE_MAX_ARGS];
     ct__op_args pw;                   /* a pointwise op's parameters */
@@ -4759,6 +4767,7 @@ static bool ct__leaf_field(const ct_tensor *t);
 /* Record op `type` with its inputs (n_in; NULL entries allowed) and outputs:
  * when grad mode is on and an input requires grad, a node is made, the
  * outputs get it as grad_fn and it is returned (for saving); else NULL. */
+static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, int n_in);
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out);
 /* Save t for backward (is_output: t is one of the node's outputs). */
@@ -4799,19 +4808,19 @@ static void ct__view_refresh(ct_tensor *v);
 /* Output v of node fn was written in place (it is fn's input `self`) and is
  * a view: its base's history becomes CopySlices around fn, and v's a view of
  * that (formulas_view.c). */
-static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self);
+static bool ct__rebase_history(ct_tensor *v, ct__node *fn, int self);
 /* Whether an op on inputs in (n, NULL entries allowed) is recorded: grad
  * mode is on and one of them requires grad. */
 static inline bool ct__records(const ct_tensor *const *in, int n) { return ct__grad_mode() && ct__any_requires_grad(in, n); }
 /* The pointwise ops' formulas (formulas.c): record op's node (when
  * ct__records(in, n_in)), and the copy of self an in-place form must keep
  * before it writes (or NULL). */
-static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
+static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
 /* Record out = other - self (torch.rsub): RsubBackward0 over (self, other),
  * or RsubBackward1 over self when other is a number (NULL). */
-static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
+static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
 static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */
@@ -4833,7 +4842,7 @@ typedef enum ct__view_kind {
 /* Record view v of t (the view functions call it): a node of `name` whose
  * backward follows `kind`, with p the permutation (PERMUTE), the two dims
  * (TRANSPOSE) or the dim (UNSQUEEZE). */
-static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p);
+static bool ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p);
 /* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);
 
@@ -5718,7 +5727,7 @@ static void ct__contiguous_strides(const int64_t *sizes, int ndim, int64_t *stri
     int64_t s = 1;
     for (int d = ndim - 1; d >= 0; d--) {
         strides[d] = s;
-        s *= sizes[d] > 1 ? sizes[d] : 1;
+        s = ct__mul_wrap(s, sizes[d] > 1 ? sizes[d] : 1); /* overflows only with a zero dim */
     }
 }
 
@@ -5894,9 +5903,10 @@ ct_scope ct_scope_begin(void)
     }
     if (ct__depth == ct__frames_cap) {
         ct__frame *f = (ct__frame *)ct__grow_buffer(ct__frames, ct__frames_small, ct__frames_cap, sizeof *f);
-        if (!f) { /* cannot track a new scope: tensors go to the enclosing one */
+        if (!f) { /* cannot track a new scope: tensors go to the enclosing one, and ending
+                   * this one must not end that one (depth 0 ends nothing) */
             CT__OOM();
-            s.depth = ct__depth;
+            s.depth = 0;
             return s;
         }
         ct__frames = f;
@@ -6534,8 +6544,7 @@ static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kin
 {
     if (v && ct__recordable(&t, 1) != CT_OK) return ct__unrecordable(v); /* before v becomes a view */
     if (v) ct__mark_view(v, t, false);
-    ct__record_view(name, kind, v, t, p);
-    return v;
+    return ct__record_view(name, kind, v, t, p) ? v : ct__unrecordable(v);
 }
 
 /* view(shape), its node named `name` (ViewBackward0, or UnsafeViewBackward0 for reshape's copy). */
@@ -6927,8 +6936,12 @@ ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     memcpy(sizes, t->sizes, sizeof sizes);
     memcpy(strides, t->strides, sizeof strides);
-    sizes[d] = (end - start + step - 1) / step;
-    strides[d] = t->strides[d] * step;
+    sizes[d] = end == start ? 0 : (end - start - 1) / step + 1; /* ceil, without overflow at huge steps */
+    /* stride * step as PyTorch has it. Past int64 in bytes only for a step
+     * past the end (x[::2**63-1]), which leaves one element and no stride to
+     * read: the stride stays, so that byte strides (times 8 at most) fit. */
+    if (!ct__mul_ok(t->strides[d], step, &strides[d]) || strides[d] > INT64_MAX / 8 || strides[d] < INT64_MIN / 8)
+        strides[d] = t->strides[d];
     return ct__recorded(ct__view_of(t, sizes, strides, t->ndim, t->offset + start * t->strides[d]), "SliceBackward0",
                         CT__VIEW_STRIDED, t, NULL);
 }
@@ -7509,7 +7522,6 @@ typedef struct ct__ix_item {
     int64_t stop, step;         /* SLICE (start in i) */
     bool b;                     /* BOOL */
     const ct_tensor *t;         /* TENSOR */
-    bool from_list;             /* TENSOR written as a list literal */
 } ct__ix_item;
 
 #define CT__IX_MAX 64
@@ -7565,6 +7577,7 @@ typedef struct ct__ix_list_state {
     bool sized[CT_MAX_DIMS]; /* the first list at a depth fixes its length */
     int ndim;                /* depth of the values, -1 until the first one */
     bool has_bool, has_int;
+    bool too_deep; /* nested past CT_MAX_DIMS */
     int64_t *vals, n, cap;
 } ct__ix_list_state;
 
@@ -7581,11 +7594,17 @@ static bool ct__ix_list_push(ct__ix_list_state *ls, int64_t v)
     return true;
 }
 
-/* One list at `depth` (the '[' not yet consumed); false on malformed input. */
+/* One list at `depth` (the '[' not yet consumed); false on malformed input.
+ * The first value (or first empty innermost list) fixes the depth of the
+ * values, and it comes after its ancestors only: a list any deeper is ragged. */
 static bool ct__ix_list_read(ct__ix_parser *ps, ct__ix_list_state *ls, int depth)
 {
     int64_t count = 0;
-    if (depth >= CT_MAX_DIMS) return false;
+    if (depth >= CT_MAX_DIMS) {
+        ls->too_deep = true;
+        return false;
+    }
+    if (ls->ndim >= 0 && depth >= ls->ndim) return false;
     ps->p++; /* '[' */
     for (;;) {
         ct__ix_skip_space(ps);
@@ -7625,7 +7644,9 @@ static ct_tensor *ct__ix_list(ct__ix_parser *ps)
     memset(&ls, 0, sizeof ls);
     ls.ndim = -1;
     ct_tensor *r = NULL;
-    if (!ct__ix_list_read(ps, &ls, 0) || ls.ndim > CT_MAX_DIMS) ct__ix_syntax(ps, "malformed list");
+    bool read = ct__ix_list_read(ps, &ls, 0);
+    if (ls.too_deep) ct__fail(CT_ERR_VALUE, "index: ctorch supports at most %d dimensions", CT_MAX_DIMS);
+    else if (!read) ct__ix_syntax(ps, "malformed list");
     else if (ls.has_bool && ls.has_int) ct__ix_syntax(ps, "a list index mixes ints and booleans");
     else r = ct__alloc(ls.sizes, ls.ndim, ls.has_bool ? CT_BOOL : CT_I64, ct__cpu); /* read on the host */
     for (int64_t i = 0; r && i < ls.n; i++) ct__write_i64((char *)ct__data(r) + (size_t)i * ct__esize(r), r->dtype, ls.vals[i]);
@@ -7633,84 +7654,103 @@ static ct_tensor *ct__ix_list(ct__ix_parser *ps)
     return r;
 }
 
-/* PyTorch (like old NumPy) reads a lone list that holds lists as a tuple:
- * x[[[0, 1], [2, 0]]] is x[[0, 1], [2, 0]]. */
-static ct_result ct__ix_split_nested_list(ct__ix_item *items, int *nitems)
+/* PyTorch (like old NumPy) reads a lone list of fewer than 32 items, one of
+ * them a list, as a tuple (treatSequenceAsTuple): x[[[0, 1], [2, 0]]] is
+ * x[[0, 1], [2, 0]], and x[[[0], [[]]]] is x[[0], [[]]], whose items need
+ * not nest alike. True when the spec at p is such a list and nothing else. */
+static bool ct__ix_lone_list_is_tuple(const char *p)
 {
-    if (*nitems != 1 || items[0].kind != CT__IX_TENSOR || !items[0].from_list || items[0].t->ndim < 2) return CT_OK;
-    const ct_tensor *list = items[0].t;
-    if (list->sizes[0] > CT__IX_MAX) return ct__fail(CT_ERR_INDEX, "too many indices for tensor");
-    for (int64_t i = 0; i < list->sizes[0]; i++) {
-        items[i].kind = CT__IX_TENSOR;
-        items[i].from_list = true;
-        items[i].t = ct_select(list, 0, i);
-        if (!items[i].t) return ct_last_error_code();
+    int depth = 0, items = 0;
+    bool holds_list = false, in_item = false;
+    for (; *p; p++) {
+        bool space = *p == ' ' || *p == '\t' || *p == '\n';
+        if (depth == 1 && *p == ',') {
+            in_item = false;
+            continue;
+        }
+        if (depth == 1 && !in_item && !space && *p != ']') {
+            in_item = true;
+            items++;
+        }
+        if (*p == '[' && ++depth == 2) holds_list = true;
+        else if (*p == ']' && --depth == 0) break;
     }
-    *nitems = (int)list->sizes[0];
+    if (!*p) return false; /* unclosed: the list reader says so */
+    for (p++; *p == ' ' || *p == '\t' || *p == '\n'; p++) {}
+    return !*p && holds_list && items < 32;
+}
+
+/* One item of the spec (or, in_list, of a lone list read as a tuple: an int,
+ * a bool or a list). Tensors made for list literals belong to the caller's
+ * (internal) scope. */
+static ct_result ct__ix_parse_item(ct__ix_parser *ps, bool in_list, int position, ct__ix_item *it)
+{
+    memset(it, 0, sizeof *it);
+    ct__ix_skip_space(ps);
+    if (!in_list && strncmp(ps->p, "...", 3) == 0) {
+        ps->p += 3;
+        it->kind = CT__IX_ELLIPSIS;
+    } else if (!in_list && ct__ix_word(ps, "None")) {
+        it->kind = CT__IX_NONE;
+    } else if (ct__ix_word(ps, "True") || ct__ix_word(ps, "False")) {
+        it->kind = CT__IX_BOOL;
+        it->b = ps->p[-2] == 'u'; /* Tr-u-e */
+    } else if (!in_list && ps->p[0] == '%' && ps->p[1] == 't') {
+        ps->p += 2;
+        it->kind = CT__IX_TENSOR;
+        it->t = va_arg(*ps->args, const ct_tensor *);
+        if (!it->t) return ct__null_arg("ct_index", "indices", position);
+    } else if (*ps->p == '[') {
+        it->kind = CT__IX_TENSOR;
+        it->t = ct__ix_list(ps);
+        if (!it->t) return ct_last_error_code();
+    } else {
+        bool has_start = ct__ix_int(ps, &it->i);
+        ct__ix_skip_space(ps);
+        if (!in_list && *ps->p == ':') { /* a slice: start:stop:step, each part optional */
+            ps->p++;
+            it->kind = CT__IX_SLICE;
+            if (!has_start) it->i = 0;
+            if (!ct__ix_int(ps, &it->stop)) it->stop = CT_END;
+            ct__ix_skip_space(ps);
+            it->step = 1;
+            if (*ps->p == ':') {
+                ps->p++;
+                if (!ct__ix_int(ps, &it->step)) it->step = 1;
+            }
+        } else if (has_start) {
+            it->kind = CT__IX_INT;
+        } else {
+            return ct__ix_syntax(ps, in_list ? "malformed list" : "expected an index");
+        }
+    }
     return CT_OK;
 }
 
-/* The items of spec, in order. Tensors made for list literals belong to the
- * caller's (internal) scope. */
+/* The items of spec, in order. */
 static ct_result ct__ix_parse(const char *spec, va_list *args, ct__ix_item *items, int *nitems)
 {
     ct__ix_parser ps = {spec, spec, args};
     int n = 0;
     ct__ix_skip_space(&ps);
     if (!*ps.p) return ct__ix_syntax(&ps, "empty index");
+    bool in_list = ct__ix_lone_list_is_tuple(ps.p);
+    char end = in_list ? ']' : '\0';
+    if (in_list) ps.p++;
     for (;;) {
-        ct__ix_item it;
-        memset(&it, 0, sizeof it);
         if (n == CT__IX_MAX) return ct__ix_syntax(&ps, "too many items");
+        ct_result r = ct__ix_parse_item(&ps, in_list, n + 2, &items[n]);
+        if (r != CT_OK) return r;
+        n++;
         ct__ix_skip_space(&ps);
-        if (strncmp(ps.p, "...", 3) == 0) {
-            ps.p += 3;
-            it.kind = CT__IX_ELLIPSIS;
-        } else if (ct__ix_word(&ps, "None")) {
-            it.kind = CT__IX_NONE;
-        } else if (ct__ix_word(&ps, "True") || ct__ix_word(&ps, "False")) {
-            it.kind = CT__IX_BOOL;
-            it.b = ps.p[-2] == 'u'; /* Tr-u-e */
-        } else if (ps.p[0] == '%' && ps.p[1] == 't') {
-            ps.p += 2;
-            it.kind = CT__IX_TENSOR;
-            it.t = va_arg(*args, const ct_tensor *);
-            if (!it.t) return ct__null_arg("ct_index", "indices", n + 2);
-        } else if (*ps.p == '[') {
-            it.kind = CT__IX_TENSOR;
-            it.from_list = true;
-            it.t = ct__ix_list(&ps);
-            if (!it.t) return ct_last_error_code();
-        } else {
-            bool has_start = ct__ix_int(&ps, &it.i);
-            ct__ix_skip_space(&ps);
-            if (*ps.p == ':') { /* a slice: start:stop:step, each part optional */
-                ps.p++;
-                it.kind = CT__IX_SLICE;
-                if (!has_start) it.i = 0;
-                if (!ct__ix_int(&ps, &it.stop)) it.stop = CT_END;
-                ct__ix_skip_space(&ps);
-                it.step = 1;
-                if (*ps.p == ':') {
-                    ps.p++;
-                    if (!ct__ix_int(&ps, &it.step)) it.step = 1;
-                }
-            } else if (has_start) {
-                it.kind = CT__IX_INT;
-            } else {
-                return ct__ix_syntax(&ps, "expected an index");
-            }
-        }
-        items[n++] = it;
-        ct__ix_skip_space(&ps);
-        if (!*ps.p) break;
-        if (*ps.p != ',') return ct__ix_syntax(&ps, "expected ','");
+        if (*ps.p == end) break;
+        if (*ps.p != ',') return ct__ix_syntax(&ps, in_list ? "malformed list" : "expected ','");
         ps.p++;
         ct__ix_skip_space(&ps);
-        if (!*ps.p) break; /* a trailing comma, as in x[1,] */
+        if (*ps.p == end) break; /* a trailing comma, as in x[1,] */
     }
     *nitems = n;
-    return ct__ix_split_nested_list(items, nitems);
+    return CT_OK;
 }
 
 /* ---------------------------------------------------------------- basic indexing */
@@ -7753,6 +7793,17 @@ typedef struct ct__ix_adv {
     int count;
 } ct__ix_adv;
 
+/* x[True] or x[False] at dim: a new dim of size 1 (or 0) indexed by [0] (or
+ * []). The dim exists only if cur could grow one (at most CT_MAX_DIMS). */
+static ct_tensor *ct__ix_bool_dim(ct_tensor *cur, int dim, bool b, ct__ix_adv *adv)
+{
+    cur = ct_unsqueeze(cur, dim);
+    if (!cur) return NULL;
+    adv->index[dim] = ct_zeros(CT_SHAPE(b ? 1 : 0), CT_I64);
+    adv->count++;
+    return adv->index[dim] ? cur : NULL;
+}
+
 /* Apply the basic items to t as views; record the advanced ones in adv.
  * Returns the view (owned by the open scope) or NULL. */
 static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *items, int n, ct__ix_adv *adv)
@@ -7788,18 +7839,14 @@ static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *item
             ellipsis_seen = true;
             break;
         case CT__IX_BOOL: /* x[True] adds a dim of size 1, x[False] one of size 0 */
-            cur = ct_unsqueeze(cur, dim);
-            adv->index[dim++] = ct_zeros(CT_SHAPE(it->b ? 1 : 0), CT_I64);
-            adv->count++;
+            cur = ct__ix_bool_dim(cur, dim++, it->b, adv);
             break;
         case CT__IX_TENSOR: {
             const ct_tensor *ix = it->t;
             if (ix->ndim == 0 && !ct__is_mask(ix)) { /* a 0-d integer tensor acts as an int */
                 cur = ct__ix_select(cur, dim, orig_dim, ct_item_int(ix));
             } else if (ix->ndim == 0) { /* a 0-d mask acts as True/False */
-                cur = ct_unsqueeze(cur, dim);
-                adv->index[dim++] = ct_zeros(CT_SHAPE(ct_item_int(ix) ? 1 : 0), CT_I64);
-                adv->count++;
+                cur = ct__ix_bool_dim(cur, dim++, ct_item_int(ix) != 0, adv);
             } else {
                 adv->index[dim] = ix;
                 adv->count++;
@@ -7922,12 +7969,15 @@ static ct_result ct__ix_plan_make(const ct_tensor *self, const ct__ix_adv *adv, 
             hi = d;
         }
     plan->first = adjacent ? lo : 0;
+    int kept = 0; /* dims not indexed, which the result keeps */
+    for (int d = 0; d < plan->ndim; d++) kept += !plan->index[d];
+    if (kept + plan->bdims > CT_MAX_DIMS)
+        return ct__fail(CT_ERR_VALUE, "index: ctorch supports at most %d dimensions", CT_MAX_DIMS);
     int n = 0;
     for (int d = 0; d < plan->first; d++) plan->out_sizes[n++] = self->sizes[d];
     for (int d = 0; d < plan->bdims; d++) plan->out_sizes[n++] = plan->bshape[d];
     for (int d = plan->first; d < plan->ndim; d++)
         if (!plan->index[d]) plan->out_sizes[n++] = self->sizes[d];
-    if (n > CT_MAX_DIMS) return ct__fail(CT_ERR_VALUE, "index: ctorch supports at most %d dimensions", CT_MAX_DIMS);
     plan->out_ndim = n;
     return CT_OK;
 }
@@ -9815,11 +9865,15 @@ static void ct__node_release(ct__node *first)
 
 /* ---------------------------------------------------------------- tensors' state */
 
+/* t's autograd state, made on first use; NULL (the error set) when memory runs out. */
 static ct__ag_meta *ct__meta_get(ct_tensor *t)
 {
     if (!t->ag) {
         ct__ag_meta *m = (ct__ag_meta *)CT_MALLOC(sizeof *m);
-        if (!m) return NULL;
+        if (!m) {
+            CT__OOM();
+            return NULL;
+        }
         ct__zero(m, sizeof *m);
         t->ag = m;
     }
@@ -9877,7 +9931,10 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
         return m->accumulator;
     }
     ct__node *n = ct__node_new(&ct__accumulate_grad_type, 0, 1);
-    if (!n) return NULL;
+    if (!n) {
+        CT__OOM();
+        return NULL;
+    }
     n->seq = UINT64_MAX; /* as PyTorch: accumulation runs as soon as it is ready */
     n->leaf = ct_retain(leaf);
     n->out[0].ndim = leaf->ndim;
@@ -9888,27 +9945,33 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     return n;
 }
 
-/* The edge a gradient for t follows: t's grad_fn, or its AccumulateGrad node. */
-static ct__edge ct__edge_of(const ct_tensor *t)
+/* The edge a gradient for t follows into *e: t's grad_fn, or its
+ * AccumulateGrad node (none for t that does not require grad). False, the
+ * error set, when the accumulator cannot be made: the leaf would silently
+ * get no gradient. */
+static bool ct__edge_of(const ct_tensor *t, ct__edge *e)
 {
-    ct__edge e = {NULL, 0};
-    if (!ct__requires_grad(t)) return e;
+    e->fn = NULL;
+    e->input_nr = 0;
+    if (!ct__requires_grad(t)) return true;
     ct__ag_meta *m = ct__meta(t);
     if (m && m->grad_fn) {
         CT__ATOMIC_INC(&m->grad_fn->refcount);
-        e.fn = m->grad_fn;
-        e.input_nr = m->output_nr;
+        e->fn = m->grad_fn;
+        e->input_nr = m->output_nr;
     } else if (t->requires_grad) {
-        e.fn = ct__accumulator((ct_tensor *)t);
+        e->fn = ct__accumulator((ct_tensor *)t);
+        return e->fn != NULL;
     } /* else a view made in no_grad mode: requires grad through its base, history None */
-    return e;
+    return true;
 }
 
-/* t becomes output k of node n (a new reference to n). */
-static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
+/* t becomes output k of node n (a new reference to n); false (the error set)
+ * when t's autograd state cannot be made. */
+static bool ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
 {
     ct__ag_meta *m = ct__meta_get(t);
-    if (!m) return;
+    if (!m) return false;
     CT__ATOMIC_INC(&n->refcount);
     ct__node_release(m->grad_fn);
     m->grad_fn = n;
@@ -9918,6 +9981,18 @@ static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
     memcpy(n->out[k].sizes, t->sizes, sizeof n->out[k].sizes);
     n->out[k].dtype = t->dtype;
     n->out[k].device = t->storage->device;
+    return true;
+}
+
+/* Undo ct__set_grad_fn on the first n outputs (a record that failed midway). */
+static void ct__unset_grad_fns(ct_tensor *const *outputs, int n, const ct__node *node)
+{
+    for (int k = 0; k < n; k++) {
+        ct__ag_meta *m = outputs[k] && outputs[k]->ag ? ct__meta(outputs[k]) : NULL;
+        if (!m || m->grad_fn != node) continue;
+        m->grad_fn = NULL;
+        ct__node_release((ct__node *)node);
+    }
 }
 
 /* Which of inputs is t (an output written in place), or -1. */
@@ -9939,25 +10014,42 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
         CT__OOM();
         return NULL;
     }
-    for (int i = 0; i < n_in; i++) n->next[i] = ct__edge_of(inputs[i]); /* before outputs change (in place) */
-    for (int k = 0; k < n_out; k++) {
+    bool ok = true;
+    for (int i = 0; i < n_in && ok; i++) ok = ct__edge_of(inputs[i], &n->next[i]); /* before outputs change (in place) */
+    for (int k = 0; k < n_out && ok; k++) {
         int self = ct__input_index(outputs[k], inputs, n_in);
         if (outputs[k] && outputs[k]->base && self >= 0)
-            ct__rebase_history(outputs[k], n, self); /* written in place through a view */
+            ok = ct__rebase_history(outputs[k], n, self); /* written in place through a view */
         else if (outputs[k])
-            ct__set_grad_fn(outputs[k], n, k);
+            ok = ct__set_grad_fn(outputs[k], n, k);
+        if (!ok) ct__unset_grad_fns(outputs, k, n);
     }
     if (ct__anomaly) n->anomaly_op = type->name;
-    ct__node_release(n); /* the outputs hold it now */
-    return n;
+    /* the outputs hold it now; on failure this frees it, and the caller gets NULL, never a freed node */
+    ct__node_release(n);
+    return ok ? n : NULL;
+}
+
+/* Whether recording, which gave n (NULL: none), left the op whole: a node
+ * whose tensors were all saved, or none because nothing needed one. False
+ * (the error set) when memory ran out: the op must then fail, not return a
+ * result whose gradient would silently be lost. */
+static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, int n_in)
+{
+    return n ? !n->save_failed : !ct__records(inputs, n_in);
 }
 
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
 {
+    if (!t) { /* the call that made it failed, and said why */
+        n->save_failed = true;
+        return;
+    }
     if (n->n_saved == n->cap_saved) { /* only a custom function saves this many */
         ct__saved *grown = (ct__saved *)CT_MALLOC((size_t)n->cap_saved * 2 * sizeof *grown);
         if (!grown) {
             CT__OOM();
+            n->save_failed = true;
             return;
         }
         memcpy(grown, n->saved, (size_t)n->n_saved * sizeof *grown);
@@ -9971,6 +10063,7 @@ static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
         v = (ct_tensor *)CT_MALLOC(sizeof *v);
         if (!v) {
             CT__OOM();
+            n->save_failed = true;
             return;
         }
         *v = *t;
@@ -10022,8 +10115,7 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
     if (!s->is_output || !ct__grad_mode()) return s->data;
     /* under create_graph, an output is reconnected to the node that made it */
     ct_tensor *v = ct__view_of(s->data, s->data->sizes, s->data->strides, s->data->ndim, s->data->offset);
-    if (v) ct__set_grad_fn(v, n, s->output_nr);
-    return v;
+    return v && ct__set_grad_fn(v, n, s->output_nr) ? v : NULL;
 }
 
 static bool ct__edge_requires_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }
@@ -10531,9 +10623,10 @@ static ct_result ct__accumulate(ct__run *r, ct__node *n, ct_tensor *grad)
             ct_tensor *copy = r->create_graph ? ct_clone(grad) : ct__copy_as(grad, grad->dtype);
             if (!copy) return ct_last_error_code();
             m->grad = ct_retain(copy);
-        } else {
-            m->grad = ct_retain(grad);
-            ct_detach_(m->grad);
+        } else { /* without create_graph only a hook's tensor can have history: an alias without it */
+            ct_tensor *own = grad->requires_grad ? ct_detach(grad) : grad;
+            if (!own) return ct_last_error_code();
+            m->grad = ct_retain(own);
         }
     } else if (!r->create_graph) {
         ct_result res = ct_add_(m->grad, grad);
@@ -10579,6 +10672,8 @@ static ct_result ct__run_node(ct__run *r, ct__node *n)
         return g ? ct__accumulate(r, n, g) : CT_OK;
     }
     if (n->saved_freed) return ct__fail(CT_ERR_RUNTIME, "%s", ct__freed_graph_msg);
+    if (n->save_failed) return ct__fail(CT_ERR_MEMORY, "%s: a tensor saved for it could not be kept (not enough memory)",
+                                        ct_node_name(n));
     if (n->n_next > 8 && !(grads_in = (ct_tensor **)CT_MALLOC((size_t)n->n_next * sizeof *grads_in))) return CT__OOM();
     memset(grads_in, 0, (size_t)n->n_next * sizeof *grads_in);
     /* what the zeros and the formula create goes to the node's device, as PyTorch's engine guards it */
@@ -10661,7 +10756,10 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
         } else if (!ct__requires_grad(roots[i])) {
             res = ct__fail(CT_ERR_RUNTIME, "element %d of tensors does not require grad and does not have a grad_fn", i);
         } else if ((res = ct__history_check(roots + i, 1)) == CT_OK) {
-            edges[n_edges] = ct__edge_of(roots[i]);
+            if (!ct__edge_of(roots[i], &edges[n_edges])) {
+                res = ct_last_error_code();
+                break;
+            }
             root_nodes[n_edges] = edges[n_edges].fn;
             n_edges++;
         }
@@ -10950,11 +11048,11 @@ CT__BACKWARD(rsub) /* other - self */
     return CT_OK;
 }
 
-static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other)
+static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other)
 {
     static const ct__node_type tensor_form = {"RsubBackward0", ct__bw_rsub}, number_form = {"RsubBackward1", ct__bw_rsub};
     const ct_tensor *in[2] = {self, other};
-    ct__record(other ? &tensor_form : &number_form, in, other ? 2 : 1, &out, 1);
+    return ct__recorded_ok(ct__record(other ? &tensor_form : &number_form, in, other ? 2 : 1, &out, 1), in, other ? 2 : 1);
 }
 
 CT__BACKWARD(mul)
@@ -11646,17 +11744,18 @@ static ct_tensor *ct__keep_number(const ct_tensor *x)
     return t;
 }
 
-static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
-                                 const ct__op_args *args, ct_tensor *self_before)
+/* CT_OK, or the error of a record that ran out of memory. */
+static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
+                                      const ct__op_args *args, ct_tensor *self_before)
 {
     const ct__pw_grad *f = ct__pw_grad_of(op, in, args, out == in[0]);
-    if (!f) return;
+    if (!f) return CT_OK;
     const ct_tensor *edges_in[3] = {NULL, NULL, NULL};
     int n_edges = 0;
     for (int i = f->condition_first ? 1 : 0; i < n_in; i++)
         if (!in[i]->wrapped_number || f->number_keeps_edge) edges_in[n_edges++] = in[i];
     ct__node *node = ct__record(&f->type, edges_in, n_edges, &out, 1);
-    if (!node) return;
+    if (!node) return ct__recorded_ok(node, edges_in, n_edges) ? CT_OK : ct_last_error_code();
     node->pw = *args;
     node->iargs[0] = f->save;
     ct_scope s = ct_scope_begin();
@@ -11667,6 +11766,7 @@ static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *con
     }
     if (f->save & CT__SAVE_RESULT) ct__save(node, out, true);
     ct_scope_end(s);
+    return node->save_failed ? ct_last_error_code() : CT_OK;
 }
 
 /* Before an in-place op writes self: a copy of self when its formula needs
@@ -11763,14 +11863,15 @@ CT__BACKWARD(view)
     return CT_OK;
 }
 
-static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p)
+/* False, the error set, when memory ran out recording (v then has no history). */
+static bool ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p)
 {
     static const ct__node_type view_type = {"ViewBackward0", ct__bw_view};
-    if (!v || !ct__requires_grad(t) || !ct__grad_mode()) return;
+    if (!v || !ct__requires_grad(t) || !ct__grad_mode()) return true;
     ct__view_extra *x = (ct__view_extra *)CT_MALLOC(sizeof *x);
     if (!x) {
         CT__OOM();
-        return;
+        return false;
     }
     ct__geom_of(t, &x->in);
     ct__geom_of(v, &x->out);
@@ -11778,13 +11879,14 @@ static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, 
     ct__node *n = ct__record(&view_type, &t, 1, &v, 1);
     if (!n) {
         CT_FREE(x);
-        return;
+        return false; /* (t requires grad: NULL is a failure, never "nothing to record") */
     }
     n->name = name;
     n->extra = x;
     n->iargs[0] = kind;
     if (kind == CT__VIEW_TRANSPOSE || kind == CT__VIEW_UNSQUEEZE) n->iargs[1] = p[0];
     if (kind == CT__VIEW_TRANSPOSE) n->iargs[2] = p[1];
+    return true;
 }
 
 /* ---------------------------------------------------------------- in-place writes through views */
@@ -11849,16 +11951,18 @@ static void ct__release_wrapped_node(ct__node *n)
     n->extra = NULL; /* a node, not a block to free */
 }
 
-static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
+/* The history of v's base after an in-place write through v: CopySlices over
+ * fn. False, the error set, when memory runs out. */
+static bool ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
 {
     static const ct__node_type copy_slices = {"torch::autograd::CopySlices", ct__bw_copy_slices};
     ct_tensor *base = v->base, *at = ct__view_positions(base, v);
     ct__node *cs = at ? ct__node_new(&copy_slices, fn->n_next, 1) : NULL;
     if (!cs) {
         if (at) CT__OOM();
-        return;
+        return false;
     }
-    cs->next[0] = ct__edge_of(base);
+    bool ok = ct__edge_of(base, &cs->next[0]);
     for (int i = 0, k = 1; i < fn->n_next; i++) {
         if (i == self) continue;
         cs->next[k] = fn->next[i];
@@ -11870,9 +11974,9 @@ static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
     cs->iargs[0] = self;
     if (ct__anomaly) cs->anomaly_op = fn->anomaly_op;
     ct__save(cs, at, false);
-    ct__set_grad_fn(base, cs, 0);
+    ok = ok && !cs->save_failed && ct__set_grad_fn(base, cs, 0);
     ct__node_release(cs); /* base holds it now */
-    ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, base, NULL);
+    return ok && ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, base, NULL);
 }
 
 /* ==================== autograd/formulas_reduce.c ==================== */
@@ -12341,7 +12445,7 @@ static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n
     if (ct__recordable(&input, 1) != CT_OK) return false;
     const ct_tensor *saved_input = rec->self_before ? rec->self_before : input;
     ct__node *n = ct__record(&f->type, &input, 1, out, n_out);
-    if (!n) return true;
+    if (!n) return ct__recorded_ok(n, &input, 1);
     if (rec->alt && f->alt_name) n->name = f->alt_name;
     n->iargs[0] = rec->mask;
     n->iargs[1] = rec->keepdim;
@@ -12353,7 +12457,7 @@ static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n
     if (f->save & CT__SAVE_INPUT) ct__save(n, saved_input, false);
     if (f->save & CT__SAVE_RES) ct__save(n, out[0], true);
     if (f->save & CT__SAVE_IDX) ct__save(n, rec->indices, false);
-    return true;
+    return !n->save_failed;
 }
 
 /* ==================== autograd/formulas_join.c ==================== */
@@ -12622,12 +12726,13 @@ static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int 
         if (!out[k]) return true;
     if (!ct__grad_mode()) return true;
     if (ct__recordable(in, n_in) != CT_OK) return false;
+    if (!ct__records(in, n_in)) return true;
     ct__join_extra *x = ct__join_extra_new(a);
-    if (!x) return true;
+    if (!x) return false;
     ct__node *n = ct__record(&ct__join_types[kind], in, n_in, out, n_out);
     if (!n) {
         CT_FREE(x);
-        return true;
+        return ct__recorded_ok(n, in, n_in);
     }
     n->extra = x;
     n->iargs[0] = a->dim;
@@ -12635,7 +12740,7 @@ static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int 
     n->pw.has_value = a->has_alpha;
     n->pw.value = a->alpha;
     if (a->index) ct__save(n, a->index, false);
-    return true;
+    return !n->save_failed;
 }
 
 /* ---------------------------------------------------------------- copies */
@@ -12708,7 +12813,7 @@ static bool ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor 
     if (ct__recordable(in, src ? 2 : 1) != CT_OK) return false;
     ct__node *n = ct__record(&ct__copy_types[kind], in, src ? 2 : 1, &out, 1);
     if (n) n->iargs[0] = k;
-    return true;
+    return ct__recorded_ok(n, in, src ? 2 : 1);
 }
 
 /* ==================== autograd/formulas_products.c ==================== */
@@ -12825,12 +12930,13 @@ static bool ct__record_product(ct__product_grad kind, ct_tensor *out, const ct_t
     if (ct__recordable(in, 3) != CT_OK) return false;
     ct__node *n = added ? ct__record(&ct__product_types[kind], in, 3, &out, 1)
                         : ct__record(&ct__product_types[kind], in + 1, 2, &out, 1);
-    if (!n) return true;
-    n->args[0] = opts.beta;
-    n->args[1] = opts.alpha;
-    ct__save(n, a, false);
-    ct__save(n, b, false);
-    return true;
+    if (n) {
+        n->args[0] = opts.beta;
+        n->args[1] = opts.alpha;
+        ct__save(n, a, false);
+        ct__save(n, b, false);
+    }
+    return added ? ct__recorded_ok(n, in, 3) : ct__recorded_ok(n, in + 1, 2);
 }
 
 /* ==================== autograd/function.c ==================== */
@@ -14205,7 +14311,10 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
     ct__kernel_args_set(&kargs, op, in, compute);
     kargs.alike = true;
     cpu->pointwise(op, dst, operands, &kargs);
-    if (ct__records(in, n)) ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL);
+    if (ct__records(in, n) && (*r = ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL)) != CT_OK) {
+        ct__discard(dst);
+        return true;
+    }
     *out = dst;
     return true;
 }
@@ -14247,9 +14356,13 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     r = ct__pointwise_run(op, out, in, shape, ndim, dev, compute, result, &kargs, scoped);
     if (r == CT_OK) {
         if (inplace) (*out)->storage->version++;
-        if (ct__records(in, n)) ct__pointwise_record(op, *out, in, n, args, self_before);
+        if (ct__records(in, n)) r = ct__pointwise_record(op, *out, in, n, args, self_before);
     }
     if (scoped) ct_scope_end(s);
+    if (r != CT_OK && !inplace && *out) { /* made, but its history could not be */
+        ct__discard(*out);
+        *out = NULL;
+    }
     return r;
 }
 
@@ -14389,7 +14502,7 @@ ct_tensor *ct_rsub(const ct_tensor *a, const ct_tensor *b)
     const ct_tensor *in[2] = {a, b};
     if (ct__recordable(in, 2) != CT_OK) return NULL;
     CT__UNRECORDED(r, ct__new(CT__OP_sub, b, a, NULL, NULL));
-    if (r) ct__record_rsub(r, a, b);
+    if (r && !ct__record_rsub(r, a, b)) r = ct__unrecordable(r);
     return r;
 }
 
@@ -14400,7 +14513,7 @@ ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
     CT__ARG(t, "input", 1);
     if (ct__recordable(&t, 1) != CT_OK) return NULL;
     CT__UNRECORDED(r, ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL));
-    if (r) ct__record_rsub(r, t, NULL);
+    if (r && !ct__record_rsub(r, t, NULL)) r = ct__unrecordable(r);
     return r;
 }
 
@@ -17849,6 +17962,11 @@ ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
     ct__index_job st = ct__index_stats(t, 0, INT64_MAX);
     if (st.min < 0) {
         ct__fail(CT_ERR_RUNTIME, "Class values must be non-negative.");
+        return NULL;
+    }
+    if (num_classes == -1 && st.max == INT64_MAX) { /* max + 1 wraps in PyTorch too, which then says */
+        ct__fail(CT_ERR_RUNTIME, "IntArrayRef contains an int that cannot be represented as a SymInt: %lld",
+                 (long long)INT64_MIN);
         return NULL;
     }
     if (num_classes == -1) num_classes = st.max + 1;
@@ -33257,7 +33375,7 @@ static ct_tensor *ct__loss_elems(ct__loss_kind kind, const ct__loss_args *o)
 {
     const ct_tensor *x = o->x, *t = o->t;
     ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL, *l = NULL;
-    ct_tensor *ad = d ? ct_abs(d) : NULL;
+    ct_tensor *ad = d && kind != CT__LOSS_MSE ? ct_abs(d) : NULL; /* (only what is used: a failure must not go unseen) */
     switch (kind) {
     case CT__LOSS_MSE: l = ct_mul(d, d); break;
     case CT__LOSS_SMOOTH_L1: /* |d| < beta ? 0.5 d^2 / beta : |d| - 0.5 beta */
@@ -33298,7 +33416,7 @@ static ct_tensor *ct__log_sigmoid(const ct_tensor *x)
  * per element, or the one number), in PyTorch's backward kernels' order of
  * operations: norm is 1, or 1 / numel for the mean (mse: 2 or 2 / numel). */
 static void ct__loss_grads(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm, ct_tensor **gx,
-                           ct_tensor **gt)
+                           ct_tensor **gt, bool want_t)
 {
     const ct_tensor *x = o->x, *t = o->t;
     ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL;
@@ -33324,10 +33442,10 @@ static void ct__loss_grads(ct__loss_kind kind, const ct__loss_args *o, const ct_
         }
         break;
     }
-    if (kind <= CT__LOSS_HUBER) *gt = ct_neg(*gx);
+    if (kind <= CT__LOSS_HUBER && want_t) *gt = ct_neg(*gx); /* (only when asked: a failure must not go unseen) */
     if (o->w) {
         *gx = ct_mul(*gx, o->w);
-        *gt = ct_mul(*gt, o->w);
+        if (*gt) *gt = ct_mul(*gt, o->w);
     }
     if (kind >= CT__LOSS_BCE && norm != 1) {
         *gx = ct_mul_scalar(*gx, nm);
@@ -33345,7 +33463,7 @@ CT__BACKWARD(pointwise_loss)
     if (!o.x || !o.t || (n->iargs[2] && !o.w) || (n->iargs[3] && !o.pw)) return ct_last_error_code();
     ct_tensor *gx = NULL, *gt = NULL;
     double norm = n->iargs[1] == CT_REDUCTION_MEAN ? 1.0 / (double)ct_numel(o.x) : 1.0;
-    ct__loss_grads((ct__loss_kind)n->iargs[0], &o, go[0], norm, &gx, &gt);
+    ct__loss_grads((ct__loss_kind)n->iargs[0], &o, go[0], norm, &gx, &gt, ct__needs_grad(n, 1));
     CT__GRAD(0, gx);
     CT__GRAD(1, gt);
     return CT_OK;
@@ -33378,7 +33496,7 @@ static ct_tensor *ct__fused_loss(ct__loss_kind kind, const ct__loss_args *o, ct_
         ct__save(node, o->w ? o->w : o->x, false);
         ct__save(node, o->pw ? o->pw : o->x, false);
     }
-    return r;
+    return ct__recorded_ok(node, in, 2) ? r : ct__unrecordable(r);
 }
 
 /* The pointwise losses' common front end: checks, broadcasting, a scope. */
@@ -33583,7 +33701,7 @@ static ct_tensor *ct__nll(const ct_tensor *input, const ct_tensor *target, const
         ct__save(node, w, false);
         ct__save(node, total, false);
     }
-    return r;
+    return ct__recorded_ok(node, &input, 1) ? r : ct__unrecordable(r);
 }
 
 ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts)
@@ -34321,8 +34439,9 @@ static ct_module *ct__container(const ct_module_class *cls, const char *const *n
     if (m && !ok) ct__fail(CT_ERR_VALUE, "%s: give an array of %d modules", cls->name, n);
     for (int i = 0; i < n && modules; i++) {
         if (!ok) ct_module_release(modules[i]);
+        else if (!modules[i] && ct_last_error_code() != CT_OK) ok = false; /* a failed constructor's NULL: keep its error */
         else if (names) ok = ct_add_module(m, names[i], modules[i]) || !modules[i];
-        else ok = ct_nn_append(m, modules[i]) || !modules[i];
+        else ok = ct_nn_append(m, modules[i]) || !modules[i]; /* (NULL is None, as PyTorch allows) */
     }
     if (ok) return m;
     ct_module_release(m);
@@ -39914,10 +40033,21 @@ static int ct__next_here(ct_loader *l, ct_sample *batch)
 
 #ifndef CTORCH_NO_THREADS
 
-/* A batch's tensors made on another thread join the caller's open scope. */
-static void ct__adopt_batch(ct_sample *batch)
+/* Give back a batch ct__adopt_batch handed on (to the open scope or the caller). */
+static void ct__drop_batch(ct_sample *batch)
 {
-    for (int k = 0; k < batch->n; k++) batch->field[k] = ct__own(batch->field[k]);
+    for (int k = batch->n - 1; k >= 0; k--) ct__discard(batch->field[k]);
+    batch->n = 0;
+}
+
+/* A batch's tensors made on another thread join the caller's open scope;
+ * false (the error set, the batch given back) when memory runs out there. */
+static bool ct__adopt_batch(ct_sample *batch)
+{
+    bool ok = true;
+    for (int k = 0; k < batch->n; k++) ok = (batch->field[k] = ct__own(batch->field[k])) != NULL && ok;
+    if (!ok) ct__drop_batch(batch); /* (ct__discard skips the NULLs) */
+    return ok;
 }
 
 static void ct__worker_build(ct__worker *w, int64_t k, bool new_pass)
@@ -39976,13 +40106,14 @@ static void ct__stop_workers(ct_loader *l)
     l->stop = true;
     pthread_cond_broadcast(&l->work);
     pthread_mutex_unlock(&l->mu);
-    for (int i = 0; i < l->o.num_workers; i++)
+    int nw = l->workers ? l->o.num_workers : 0, nslots = l->slots ? l->nslots : 0; /* (none: their allocation failed) */
+    for (int i = 0; i < nw; i++)
         if (l->workers[i].started) pthread_join(l->workers[i].thread, NULL);
-    for (int i = 0; i < l->nslots; i++) {
+    for (int i = 0; i < nslots; i++) {
         ct_sample_release(&l->slots[i].batch);
         CT_FREE(l->slots[i].indices);
     }
-    for (int i = 0; i < l->o.num_workers; i++) CT_FREE(l->workers[i].queue);
+    for (int i = 0; i < nw; i++) CT_FREE(l->workers[i].queue);
     CT_FREE(l->slots);
     CT_FREE(l->workers);
     l->slots = NULL;
@@ -40100,8 +40231,8 @@ static int ct__next_from_workers(ct_loader *l, ct_sample *batch)
         ct_result r = ct__dispatch(l);
         if (state == CT__SLOT_FAILED) return ct__fail(code, "%s", msg);
         if (state == CT__SLOT_READY) {
-            ct__adopt_batch(batch);
-            if (r != CT_OK) ct_sample_release(batch); /* the sampler failed: report that */
+            if (!ct__adopt_batch(batch)) return ct_last_error_code();
+            if (r != CT_OK) ct__drop_batch(batch); /* the sampler failed: report that */
             return r != CT_OK ? (int)r : 1;
         }
         if (r != CT_OK) return r;
@@ -40275,6 +40406,36 @@ static ct_result ct__read_gzip(const char *path, ct__bytes *out)
 #endif
 }
 
+#ifdef CT__HAVE_MMAP
+/* All of fd read into memory: a pipe, or a file whose size stat does not
+ * know (/proc's say 0), which cannot be mapped. */
+static ct_result ct__read_stream(int fd, const char *path, ct__bytes *out)
+{
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = (unsigned char *)CT_MALLOC(cap);
+    ct_result r = buf ? CT_OK : CT__OOM();
+    for (ssize_t got = 1; r == CT_OK && got > 0;) {
+        if (n == cap) {
+            unsigned char *b = (unsigned char *)CT_REALLOC(buf, cap * 2);
+            if (!b) r = CT__OOM();
+            else buf = b, cap *= 2;
+        }
+        got = r == CT_OK ? read(fd, buf + n, cap - n) : 0;
+        if (got < 0 && errno == EINTR) got = 1;
+        else if (got < 0) r = ct__file_error(path);
+        else n += (size_t)got;
+    }
+    if (r != CT_OK) {
+        CT_FREE(buf);
+        return r;
+    }
+    out->data = buf;
+    out->n = n;
+    out->mapped = false;
+    return CT_OK;
+}
+#endif
+
 /* The whole of a plain file: mapped, or read. */
 static ct_result ct__read_plain(const char *path, ct__bytes *out)
 {
@@ -40284,6 +40445,11 @@ static ct_result ct__read_plain(const char *path, ct__bytes *out)
     if (fd < 0) return ct__file_error(path);
     if (fstat(fd, &st) != 0) {
         ct_result r = ct__file_error(path);
+        close(fd);
+        return r;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size == 0) { /* a pipe, or a /proc file: no size to map */
+        ct_result r = ct__read_stream(fd, path, out);
         close(fd);
         return r;
     }
@@ -40338,11 +40504,30 @@ static void ct__bytes_deleter(void *data, void *ctx)
     CT_FREE(ctx);
 }
 
+/* b's bytes from offset moved to memory of their own (malloc's alignment
+ * suits every dtype), offset becoming 0; false (b freed) when memory runs out. */
+static bool ct__bytes_realign(ct__bytes *b, size_t *offset)
+{
+    size_t n = b->n - *offset;
+    unsigned char *copy = (unsigned char *)CT_MALLOC(n ? n : 1);
+    if (copy) memcpy(copy, b->data + *offset, n);
+    ct__bytes_free(b);
+    if (!copy) return false;
+    b->data = copy;
+    b->n = n;
+    b->mapped = false;
+    *offset = 0;
+    return true;
+}
+
 /* A tensor over b's bytes from offset, which it then owns (b is emptied);
- * strides NULL for contiguous. On failure b is freed. */
+ * strides NULL for contiguous. Bytes not aligned for dtype (a .npy header not
+ * padded to 16, float64 IDX data after an odd number of sizes) are copied
+ * first, since reading a misaligned float is undefined. On failure b is freed. */
 static ct_tensor *ct__tensor_over(ct__bytes *b, size_t offset, ct_shape shape, const int64_t *strides, ct_dtype dtype)
 {
-    ct__bytes *own = (ct__bytes *)CT_MALLOC(sizeof *own);
+    bool aligned = !b->data || (uintptr_t)(b->data + offset) % ct_dtype_size(dtype) == 0;
+    ct__bytes *own = aligned || ct__bytes_realign(b, &offset) ? (ct__bytes *)CT_MALLOC(sizeof *own) : NULL;
     if (!own) {
         ct__bytes_free(b);
         CT__OOM();
@@ -40353,6 +40538,22 @@ static ct_tensor *ct__tensor_over(ct__bytes *b, size_t offset, ct_shape shape, c
     ct_tensor *t = ct_from_blob(own->data ? own->data + offset : NULL, shape, strides, dtype, ct__bytes_deleter, own);
     if (!t) ct__bytes_deleter(NULL, own);
     return t;
+}
+
+/* The element count of an array of `shape` and dt read from path. As numpy
+ * does, refuse a shape whose sizes (zeros left out) times the item size pass
+ * int64: its strides would overflow even when it has no element. */
+static ct_result ct__file_numel(const char *path, ct_shape shape, ct_dtype dt, int64_t *numel)
+{
+    int64_t n = 1, span = (int64_t)ct_dtype_size(dt);
+    for (int d = 0; d < shape.ndim; d++) {
+        if (!ct__mul_ok(span, CT__MAX(shape.size[d], 1), &span))
+            return ct__fail(CT_ERR_VALUE, "'%s': array is too big; `arr.size * arr.dtype.itemsize` is larger than the "
+                            "maximum possible size.", path);
+        n *= shape.size[d]; /* at most span */
+    }
+    *numel = n;
+    return CT_OK;
 }
 
 /* Reverse the bytes of each of n elements of size es (big-endian data). */
@@ -40644,13 +40845,14 @@ ct_tensor *ct_read_idx(const char *path)
     size_t head = 4 + 4 * (size_t)ndim;
     ct_shape shape;
     shape.ndim = ndim;
-    int64_t numel = 1;
+    int64_t numel = 0;
     bool ok = b.n >= 4 && p[0] == 0 && p[1] == 0 && dt != CT_DEFAULT && ndim <= CT_MAX_DIMS && b.n >= head;
-    for (int d = 0; ok && d < ndim; d++) {
-        shape.size[d] = ct__be32(p + 4 + 4 * d);
-        ok = ct__mul_ok(numel, shape.size[d], &numel);
-    }
+    for (int d = 0; ok && d < ndim; d++) shape.size[d] = ct__be32(p + 4 + 4 * d);
     size_t es = ok ? ct_dtype_size(dt) : 0;
+    if (ok && ct__file_numel(path, shape, dt, &numel) != CT_OK) {
+        ct__bytes_free(&b);
+        return NULL;
+    }
     if (!ok || (uint64_t)numel > (b.n - head) / es) {
         ct__bytes_free(&b);
         ct__fail(CT_ERR_VALUE, "'%s' is not an IDX file (bad magic number, or shorter than its header says)", path);
@@ -40807,10 +41009,10 @@ static ct_result ct__npy_header(const char *path, const char *head, ct_dtype *dt
 {
     const char *descr = ct__npy_field(head, "'descr'"), *order = ct__npy_field(head, "'fortran_order'");
     const char *sh = ct__npy_field(head, "'shape'");
-    if (!descr || *descr != '\'' || !order || !sh || *sh != '(')
+    if (!descr || *descr != '\'' || !descr[1] || !order || !sh || *sh != '(')
         return ct__fail(CT_ERR_VALUE, "'%s' is not a .npy file (its header cannot be read)", path);
     char endian = descr[1];
-    *dt = strchr("<>|=", endian) ? ct__npy_dtype(descr + 2) : CT_DEFAULT;
+    *dt = strchr("<>|=", endian) ? ct__npy_dtype(descr + 2) : CT_DEFAULT; /* (endian is not the '\0') */
     if (*dt == CT_DEFAULT) {
         static const char *const names[][2] = {{"u2", "uint16"}, {"u4", "uint32"}, {"u8", "uint64"}, {"c8", "complex64"},
                                                {"c16", "complex128"}, {"O", "object_"}};
@@ -40860,9 +41062,8 @@ ct_tensor *ct_load_npy(const char *path)
         r = ct__npy_header(path, head, &dt, &swap, &fortran, &shape);
         CT_FREE(head);
     }
-    int64_t numel = 1;
-    for (int d = 0; r == CT_OK && d < shape.ndim; d++)
-        if (!ct__mul_ok(numel, shape.size[d], &numel)) r = ct__fail(CT_ERR_VALUE, "'%s': the shape overflows", path);
+    int64_t numel = 0;
+    if (r == CT_OK) r = ct__file_numel(path, shape, dt, &numel);
     if (r == CT_OK && (uint64_t)numel > (b.n - start - hlen) / ct_dtype_size(dt))
         r = ct__fail(CT_ERR_VALUE, "'%s' is shorter than its shape says", path);
     if (r != CT_OK) {
@@ -40873,7 +41074,7 @@ ct_tensor *ct_load_npy(const char *path)
     int64_t strides[CT_MAX_DIMS], step = 1;
     for (int d = 0; fortran && d < shape.ndim; d++) {
         strides[d] = step;
-        step *= CT__MAX(shape.size[d], 1);
+        step *= CT__MAX(shape.size[d], 1); /* (ct__file_numel bounds it) */
     }
     return ct__tensor_over(&b, start + hlen, shape, fortran ? strides : NULL, dt);
 }
@@ -41563,7 +41764,7 @@ static ct_result ct__st_header_text(const ct__st_slot *order, int n, const ct_me
         at += bytes;
     }
     ct__buf_add(b, "}", 1);
-    while (b->n % 8) ct__buf_add(b, " ", 1);
+    while (b->n % 8 && !b->failed) ct__buf_add(b, " ", 1); /* (a failed add adds nothing) */
     return b->failed ? CT__OOM() : CT_OK;
 }
 
@@ -42052,7 +42253,7 @@ static ct_result ct__pk_pop_mark(ct__unpickler *u, ct__pk ***items, int64_t *n)
 {
     if (u->n_marks == 0) return ct__pk_fail(u, "could not find MARK");
     int64_t at = u->marks[--u->n_marks];
-    *items = u->stack + at;
+    *items = u->stack ? u->stack + at : NULL; /* (no stack yet: nothing to read, and NULL + 0 is undefined) */
     *n = u->sp - at;
     u->sp = at;
     return CT_OK;
@@ -42665,8 +42866,9 @@ static ct_result ct__pth_legacy_storages(ct__unpickler *u, const ct__pk *keys, c
         uint64_t count = ct__pk_uint(u, 8);
         if (u->swap) ct__swap_bytes((unsigned char *)&count, 1, 8);
         size_t es = ct_dtype_size(s->dtype);
-        if (count != (uint64_t)s->numel) return ct__pk_fail(u, "storage has wrong byte size: expected %lld got %llu",
-                                                            (long long)s->numel * (long long)es, (unsigned long long)count * es);
+        if (count != (uint64_t)s->numel) /* PyTorch's int64 byte counts, which wrap as they do there */
+            return ct__pk_fail(u, "storage has wrong byte size: expected %lld got %lld",
+                               (long long)ct__mul_wrap(s->numel, (int64_t)es), (long long)ct__mul_wrap((int64_t)count, (int64_t)es));
         if ((uint64_t)s->numel > (uint64_t)(u->end - u->p) / es) return ct__pk_truncated(u);
         s->data = (unsigned char *)(uintptr_t)u->p;
         u->p += (size_t)s->numel * es;

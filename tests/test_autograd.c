@@ -911,6 +911,68 @@ static void test_custom_function_views_allowed(void)
     CHECK_VALUES(ct_grad(a), CT_SHAPE(4), 5, 5, 3, 3);
 }
 
+/* An error handler that aborts, as the README suggests for debug builds. */
+static void abort_on_error(ct_result code, const char *msg, void *user)
+{
+    (void)user;
+    fprintf(stderr, "unexpected error %s: %s\n", ct_result_str(code), msg);
+    abort();
+}
+
+/* examples/train_digits.c's network */
+static ct_module *digits_model(void)
+{
+    const ct_conv_layer_opts same = {.padding = CT_SHAPE(1)};
+    const ct_max_pool_opts pool = {0};
+    ct_module *layers[] = {ct_nn_conv2d(1, 16, CT_SHAPE(3), same),  ct_nn_relu(), ct_nn_max_pool2d(CT_SHAPE(2), pool),
+                           ct_nn_conv2d(16, 32, CT_SHAPE(3), same), ct_nn_relu(), ct_nn_max_pool2d(CT_SHAPE(2), pool),
+                           ct_nn_flatten(1, -1), ct_nn_linear(128, 10, true)};
+    return ct_nn_sequential(layers, 8);
+}
+
+/* Three SGD steps of the demo's model; the last loss. */
+static double train_digits_steps(void)
+{
+    ct_manual_seed(0);
+    ct_module *model = digits_model();
+    ct_tensor_list params = ct_module_parameters(model, true);
+    ct_optimizer *opt = ct_sgd(params.tensors, params.n, (ct_sgd_opts){.lr = 0.1, .momentum = 0.9});
+    ct_tensor *x = ct_randn(CT_SHAPE(8, 1, 8, 8), CT_F32, NULL);
+    ct_tensor *y = ct_randint(0, 10, CT_SHAPE(8), CT_I64, NULL);
+    double loss = 0;
+    for (int step = 0; step < 3; step++) {
+        ct_scope s = ct_scope_begin();
+        ct_optim_zero_grad(opt, true);
+        ct_tensor *l = ct_cross_entropy(ct_forward(model, x), y, ct_nll_loss_opts_init());
+        CHECK_OK(ct_backward(l, NULL, (ct_backward_opts){0}));
+        CHECK_OK(ct_optim_step(opt));
+        loss = ct_item(l);
+        ct_scope_end(s);
+    }
+    ct_optim_free(opt);
+    ct_tensor_list_free(&params);
+    ct_module_release(model);
+    return loss;
+}
+
+/* A successful call leaves the error slot as it was: no error raised and
+ * swallowed inside (the handler would see it), and a pending one kept. */
+static void test_training_leaves_the_error_slot_alone(void)
+{
+    ct_set_error_handler(abort_on_error, NULL);
+    double loss = train_digits_steps();
+    ct_set_error_handler(NULL, NULL);
+    CHECK(loss == loss && loss > 0);
+    CHECK_INT(ct_last_error_code(), CT_OK);
+    CHECK_ERR(ct_index(ct_zeros(CT_SHAPE(2), CT_F32), ""), CT_ERR_VALUE, "empty index");
+    (void)ct_index(ct_zeros(CT_SHAPE(2), CT_F32), "");
+    char pending[256];
+    snprintf(pending, sizeof pending, "%s", ct_last_error());
+    CHECK(train_digits_steps() == loss);
+    CHECK_STR(ct_last_error(), pending);
+    ct_clear_error();
+}
+
 int main(void)
 {
     RUN(test_simple_gradients);
@@ -938,5 +1000,6 @@ int main(void)
     RUN(test_custom_function_several_outputs);
     RUN(test_custom_function_views_allowed);
     RUN(test_node_computes_only_needed_grads);
+    RUN(test_training_leaves_the_error_slot_alone);
     return ct_test_report();
 }

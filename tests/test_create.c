@@ -729,6 +729,30 @@ static void test_small_blocks_freed_at_thread_exit(void)
     CHECK_INT((long long)bytes_in_use_after_a_thread(), (long long)before);
 }
 
+/* A zero dim before huge ones: no element, and strides that wrap as PyTorch's
+ * C++ computes them (torch.empty(0, 2**62, 2**62).stride() == (0, 2**62, 1)). */
+static void test_huge_sizes_beside_a_zero_dim(void)
+{
+    const int64_t big = (int64_t)1 << 62;
+    ct_tensor *e = ct_empty(CT_SHAPE(0, big, big), CT_F32);
+    CHECK_T(e);
+    if (e) CHECK(ct_numel(e) == 0 && ct_stride(e, 0) == 0 && ct_stride(e, 1) == big && ct_stride(e, 2) == 1);
+    ct_tensor *r = ct_reshape(ct_zeros(CT_SHAPE(0), CT_F32), CT_SHAPE(0, big, big));
+    CHECK_T(r);
+    if (r) CHECK(ct_numel(r) == 0 && ct_stride(r, 0) == 0 && ct_stride(r, 1) == big);
+    /* one_hot with INT64_MAX classes: PyTorch's words for each way it overflows */
+    ct_tensor *labels = ct_zeros(CT_SHAPE(2), CT_I64);
+    CHECK_ERR(ct_one_hot(labels, INT64_MAX), CT_ERR_RUNTIME,
+              "Storage size calculation overflowed with sizes=[2, 9223372036854775807]");
+    ct_tensor *top = ct_from_array((int64_t[]){INT64_MAX}, CT_SHAPE(1), CT_I64);
+    CHECK_ERR(ct_one_hot(top, -1), CT_ERR_RUNTIME,
+              "IntArrayRef contains an int that cannot be represented as a SymInt: -9223372036854775808");
+    CHECK_ERR(ct_one_hot(top, INT64_MAX), CT_ERR_RUNTIME, "Class values must be smaller than num_classes.");
+    ct_tensor *none = ct_one_hot(ct_zeros(CT_SHAPE(0), CT_I64), INT64_MAX);
+    CHECK_T(none);
+    if (none) CHECK(ct_numel(none) == 0 && ct_size(none, 1) == INT64_MAX);
+}
+
 int main(void)
 {
     RUN(test_to_every_pair);
@@ -755,5 +779,6 @@ int main(void)
     RUN(test_zero_sizes);
     RUN(test_large_blocks);
     RUN(test_small_blocks_freed_at_thread_exit);
+    RUN(test_huge_sizes_beside_a_zero_dim);
     return ct_test_report();
 }

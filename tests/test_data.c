@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include <time.h>
+#include <unistd.h>
 
 static void sleep_ms(int ms)
 {
@@ -644,6 +645,31 @@ static void test_npy_reader(void)
     ct_scope_end(sc);
 }
 
+/* Readers take what cannot be mapped: a pipe, and /proc files, whose size
+ * stat gives as 0 (they used to read as an empty [0, 0] tensor). */
+static void test_csv_from_a_pipe_and_proc(void)
+{
+    int fd[2];
+    CHECK(pipe(fd) == 0);
+    const char text[] = "1,2\n3,4\n";
+    CHECK(write(fd[1], text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+    close(fd[1]);
+    char path[64];
+    snprintf(path, sizeof path, "/dev/fd/%d", fd[0]);
+    CHECK_VALUES(ct_read_csv(path, (ct_csv_opts){0}), CT_SHAPE(2, 2), 1, 2, 3, 4);
+    close(fd[0]);
+    FILE *f = fopen("/proc/sys/kernel/pid_max", "r");
+    long long pid_max = 0;
+    if (!f || fscanf(f, "%lld", &pid_max) != 1) {
+        if (f) fclose(f);
+        return; /* no /proc here */
+    }
+    fclose(f);
+    ct_tensor *t = ct_read_csv("/proc/sys/kernel/pid_max", (ct_csv_opts){.dtype = CT_I64});
+    CHECK_T(t);
+    if (t) CHECK(ct_numel(t) == 1 && ct_item_int(ct_sum(t)) == pid_max);
+}
+
 static void test_idx_and_csv_readers(void)
 {
     ct_scope sc = ct_scope_begin();
@@ -723,6 +749,7 @@ int main(void)
     RUN(test_default_collate_stacks_fields);
     RUN(test_npy_reader);
     RUN(test_idx_and_csv_readers);
+    RUN(test_csv_from_a_pipe_and_proc);
     RUN(test_transforms_match_torchvision);
     return ct_test_report();
 }

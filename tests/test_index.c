@@ -117,10 +117,69 @@ static void test_malformed_specs(void)
     ct_tensor *x = ct_zeros(CT_SHAPE(3, 4), CT_F32);
     CHECK_ERR(ct_index(x, ""), CT_ERR_VALUE, "empty index");
     CHECK_ERR(ct_index(x, "1 2"), CT_ERR_VALUE, "expected ','");
-    CHECK_ERR(ct_index(x, "[0, [1]]"), CT_ERR_VALUE, "malformed list");
-    CHECK_ERR(ct_index(x, "[[0, 1], [2]]"), CT_ERR_VALUE, "malformed list");
+    CHECK_ERR(ct_index(x, "[0, [1]], 0"), CT_ERR_VALUE, "malformed list");
+    CHECK_ERR(ct_index(x, "[[0], 1:2]"), CT_ERR_VALUE, "malformed list");
+    CHECK_ERR(ct_index(x, "[[0, 1], [2]], 0"), CT_ERR_VALUE, "malformed list");
+    CHECK_VALUES(ct_index(x, "[[0, 1], [2]]"), CT_SHAPE(2), 0, 0); /* x[[0, 1], [2]] */
     CHECK_ERR(ct_index(x, "abc"), CT_ERR_VALUE, "expected an index");
     CHECK_ERR(ct_index(x, NULL), CT_ERR_VALUE, "spec is NULL");
+}
+
+/* A list nested n deep around one 0, e.g. [[[0]]] for n = 3. */
+static const char *nested_list(int n)
+{
+    static char spec[64];
+    memset(spec, '[', (size_t)n);
+    spec[n] = '0';
+    memset(spec + n + 1, ']', (size_t)n);
+    spec[2 * n + 1] = 0;
+    return spec;
+}
+
+/* Lists read as PyTorch 1.13 reads them (treatSequenceAsTuple), and lists
+ * that nest too deep for ctorch or deeper than their values. */
+static void test_lists_as_pytorch_reads_them(void)
+{
+    ct_tensor *x = ct_view(ct_arange(ct_int(0), ct_int(12), ct_int(1), CT_F32), CT_SHAPE(3, 4));
+    /* a lone list of fewer than 32 items, one a list, is a tuple whose items need not nest alike */
+    ct_tensor *r = ct_index(x, "[[0], [[]]]");
+    CHECK_T(r);
+    if (r) CHECK(ct_dim(r) == 2 && ct_size(r, 0) == 1 && ct_size(r, 1) == 0);
+    CHECK_VALUES(ct_index(x, "[0, [1]]"), CT_SHAPE(1), 1);
+    CHECK_VALUES(ct_index(x, "[True, [2]]"), CT_SHAPE(1, 4), 8, 9, 10, 11);
+    /* 32 items or more make one index tensor; a trailing comma makes a tuple of the list */
+    char spec[512] = "[";
+    for (int i = 0; i < 40; i++) strcat(spec, i ? ", [0, 2]" : "[0, 2]");
+    strcat(spec, "]");
+    r = ct_index(x, spec);
+    CHECK_T(r);
+    if (r) CHECK(ct_dim(r) == 3 && ct_size(r, 0) == 40 && ct_size(r, 1) == 2 && ct_size(r, 2) == 4);
+    CHECK_VALUES(ct_index(x, "[[2], [0]],"), CT_SHAPE(2, 1, 4), 8, 9, 10, 11, 0, 1, 2, 3);
+    /* ragged: a list deeper than the values before it */
+    CHECK_ERR(ct_index(x, "[[[0], [[]]]]"), CT_ERR_VALUE, "malformed list");
+    CHECK_ERR(ct_index(x, "[[[[]], [0]]]"), CT_ERR_VALUE, "malformed list");
+    /* PyTorch gives 30 or 31 dims here; ctorch has 16 at most */
+    int64_t ones[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    ct_tensor *x16 = ct_zeros(ct_shape_make(16, ones), CT_F32);
+    for (int n = 16; n <= 18; n++)
+        CHECK_ERR(ct_index(x16, nested_list(n)), CT_ERR_VALUE, "index: ctorch supports at most 16 dimensions");
+    CHECK_ERR(ct_index(x16, "..., True"), CT_ERR_VALUE, "ctorch supports at most 16 dimensions");
+    CHECK_ERR(ct_index(x16, "..., %t", ct_scalar_tensor(ct_int(1), CT_BOOL)), CT_ERR_VALUE,
+              "ctorch supports at most 16 dimensions");
+}
+
+static void test_steps_past_the_end(void)
+{
+    ct_tensor *x = ct_view(ct_arange(ct_int(0), ct_int(12), ct_int(1), CT_F32), CT_SHAPE(3, 4));
+    /* one element, and stride * step would overflow: the stride stays (PyTorch 1.13
+     * wraps it and then refuses the negative stride) */
+    ct_tensor *r = ct_index(x, "1::9223372036854775807");
+    CHECK_VALUES(r, CT_SHAPE(1, 4), 4, 5, 6, 7);
+    if (r) CHECK_INT(ct_stride(r, 0), 4);
+    CHECK_VALUES(ct_index(x, "::9223372036854775807, -2::9223372036854775807"), CT_SHAPE(1, 1), 2);
+    r = ct_index(x, "::5"); /* PyTorch's stride: 20 */
+    if (r) CHECK_INT(ct_stride(r, 0), 20);
+    CHECK_VALUES(ct_index(x, "0, 1::2"), CT_SHAPE(2), 1, 3);
 }
 
 int main(void)
@@ -130,5 +189,7 @@ int main(void)
     RUN(test_tensor_and_int_arguments);
     RUN(test_assignment_through_views);
     RUN(test_malformed_specs);
+    RUN(test_lists_as_pytorch_reads_them);
+    RUN(test_steps_past_the_end);
     return ct_test_report();
 }

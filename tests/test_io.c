@@ -530,6 +530,92 @@ static void test_pth_deep_pickles(void)
     free(p);
 }
 
+/* A legacy file whose one storage says it has 2**62 floats and holds 1. */
+static void test_pth_legacy_huge_numel(void)
+{
+    static const char head[] = "\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19." /* MAGIC_NUMBER */
+                               "\x80\x02M\xe9\x03."                                            /* 1001 */
+                               "\x80\x02}."                                                   /* sys_info */
+                               "\x80\x02}(X\x01\0\0\0w" /* {'w': _rebuild_tensor_v2(storage, 0, (1,), (1,), False, OrderedDict())} */
+                               "ctorch._utils\n_rebuild_tensor_v2\n((X\x07\0\0\0storage" "ctorch\nFloatStorage\n"
+                               "X\x01\0\0\x00" "0X\x03\0\0\0cpu\x8a\x08\0\0\0\0\0\0\0\x40tQ" /* numel 2**62 */
+                               "J\0\0\0\0(J\x01\0\0\0t(J\x01\0\0\0t\x89" "ccollections\nOrderedDict\n)RtRu."
+                               "\x80\x02]X\x01\0\0\x00" "0a." /* the storage keys: ['0'] */
+                               "\x01\0\0\0\0\0\0\0\0\0\x80\x3f"; /* count 1, then 1.0 */
+    spit(TMP "legacy_huge.pth", head, sizeof head - 1);
+    ct_tensor_list l;
+    /* PyTorch's int64 byte counts: 2**62 * 4 wraps to 0 */
+    CHECK_FAILS(ct_load_pth(TMP "legacy_huge.pth", &l), CT_ERR_RUNTIME, "storage has wrong byte size: expected 0 got 4");
+    CHECK(l.n == 0);
+}
+
+static void test_pth_pop_mark_on_an_empty_stack(void)
+{
+    ct_tensor_list l;
+    CHECK_FAILS(ct_load_pth(legacy_file("\x80\x02(1.", 5), &l), CT_ERR_RUNTIME, "unpickling stack underflow");
+    CHECK(l.n == 0);
+}
+
+/* A .npy file (version 1) with this header, taken as it is (no padding), and data. */
+static const char *npy_file(const char *header, const void *data, size_t n)
+{
+    size_t h = strlen(header);
+    unsigned char *buf = (unsigned char *)malloc(10 + h + n);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)(h & 0xff), buf[9] = (unsigned char)(h >> 8);
+    memcpy(buf + 10, header, h);
+    if (n) memcpy(buf + 10 + h, data, n);
+    spit(TMP "hostile.npy", buf, 10 + h + n);
+    free(buf);
+    return TMP "hostile.npy";
+}
+
+static void test_npy_hostile_headers(void)
+{
+    const double v[2] = {1.5, -2.25};
+    /* numpy loads a header not padded to 16 bytes: the data, misaligned in the file, is copied */
+    ct_tensor *t = ct_load_npy(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }\n", v, sizeof v));
+    CHECK_VALUES(t, CT_SHAPE(2), 1.5, -2.25);
+    if (t) CHECK((uintptr_t)ct_data_ptr(t) % 8 == 0);
+    /* the descr's quote is the header's last byte */
+    CHECK_ERR(ct_load_npy(npy_file("{'fortran_order': False, 'shape': (2,), 'descr': '", v, sizeof v)), CT_ERR_VALUE,
+              "is not a .npy file (its header cannot be read)");
+    /* Fortran order with a zero dim: no element, but strides past int64 (numpy: "array is too big") */
+    CHECK_ERR(ct_load_npy(npy_file("{'descr': '<f4', 'fortran_order': True, 'shape': (0, 4611686018427387904, "
+                                   "4611686018427387904), }\n", NULL, 0)), CT_ERR_VALUE, "array is too big");
+    t = ct_load_npy(npy_file("{'descr': '<f4', 'fortran_order': True, 'shape': (0, 3, 2), }\n", NULL, 0));
+    CHECK_T(t);
+    if (t) CHECK(ct_numel(t) == 0 && ct_stride(t, 0) == 1 && ct_stride(t, 1) == 1 && ct_stride(t, 2) == 3);
+}
+
+/* An IDX file: type code, sizes, then data as it is. */
+static const char *idx_file(unsigned char code, int ndim, const uint32_t *sizes, const void *data, size_t n)
+{
+    unsigned char buf[256];
+    size_t at = 4;
+    memcpy(buf, (unsigned char[]){0, 0, code, (unsigned char)ndim}, 4);
+    for (int d = 0; d < ndim; d++, at += 4)
+        for (int b = 0; b < 4; b++) buf[at + (size_t)b] = (unsigned char)(sizes[d] >> (24 - 8 * b));
+    if (n) memcpy(buf + at, data, n);
+    spit(TMP "hostile.idx", buf, at + n);
+    return TMP "hostile.idx";
+}
+
+static void test_idx_alignment_and_huge_dims(void)
+{
+    /* float64 after two sizes starts at byte 12: copied to aligned memory */
+    const unsigned char be[16] = {0x3f, 0xf8, 0, 0, 0, 0, 0, 0, 0xc0, 0x02, 0, 0, 0, 0, 0, 0}; /* 1.5, -2.25 */
+    ct_tensor *t = ct_read_idx(idx_file(0x0E, 2, (const uint32_t[]){1, 2}, be, sizeof be));
+    CHECK_VALUES(t, CT_SHAPE(1, 2), 1.5, -2.25);
+    if (t) CHECK((uintptr_t)ct_data_ptr(t) % 8 == 0);
+    /* a zero dim before two huge ones: no element, but strides past int64 */
+    CHECK_ERR(ct_read_idx(idx_file(0x08, 3, (const uint32_t[]){0, 4000000000u, 4000000000u}, NULL, 0)),
+              CT_ERR_VALUE, "array is too big");
+    t = ct_read_idx(idx_file(0x08, 3, (const uint32_t[]){0, 4000000000u, 2}, NULL, 0));
+    CHECK_T(t);
+    if (t) CHECK(ct_numel(t) == 0 && ct_stride(t, 0) == 8000000000 && ct_stride(t, 1) == 2);
+}
+
 /* ---------------------------------------------------------------- fuzzing */
 
 /* Load a damaged copy of a file: it must load or fail cleanly (an error
@@ -608,6 +694,10 @@ int main(void)
     RUN(test_pth_without_a_scope);
     RUN(test_pth_refuses_what_is_not_a_state_dict);
     RUN(test_pth_deep_pickles);
+    RUN(test_pth_legacy_huge_numel);
+    RUN(test_pth_pop_mark_on_an_empty_stack);
+    RUN(test_npy_hostile_headers);
+    RUN(test_idx_alignment_and_huge_dims);
     RUN(test_fuzz_truncated_and_flipped_files);
     return ct_test_report();
 }

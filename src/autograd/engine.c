@@ -241,9 +241,10 @@ static ct_result ct__accumulate(ct__run *r, ct__node *n, ct_tensor *grad)
             ct_tensor *copy = r->create_graph ? ct_clone(grad) : ct__copy_as(grad, grad->dtype);
             if (!copy) return ct_last_error_code();
             m->grad = ct_retain(copy);
-        } else {
-            m->grad = ct_retain(grad);
-            ct_detach_(m->grad);
+        } else { /* without create_graph only a hook's tensor can have history: an alias without it */
+            ct_tensor *own = grad->requires_grad ? ct_detach(grad) : grad;
+            if (!own) return ct_last_error_code();
+            m->grad = ct_retain(own);
         }
     } else if (!r->create_graph) {
         ct_result res = ct_add_(m->grad, grad);
@@ -289,6 +290,8 @@ static ct_result ct__run_node(ct__run *r, ct__node *n)
         return g ? ct__accumulate(r, n, g) : CT_OK;
     }
     if (n->saved_freed) return ct__fail(CT_ERR_RUNTIME, "%s", ct__freed_graph_msg);
+    if (n->save_failed) return ct__fail(CT_ERR_MEMORY, "%s: a tensor saved for it could not be kept (not enough memory)",
+                                        ct_node_name(n));
     if (n->n_next > 8 && !(grads_in = (ct_tensor **)CT_MALLOC((size_t)n->n_next * sizeof *grads_in))) return CT__OOM();
     memset(grads_in, 0, (size_t)n->n_next * sizeof *grads_in);
     /* what the zeros and the formula create goes to the node's device, as PyTorch's engine guards it */
@@ -371,7 +374,10 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
         } else if (!ct__requires_grad(roots[i])) {
             res = ct__fail(CT_ERR_RUNTIME, "element %d of tensors does not require grad and does not have a grad_fn", i);
         } else if ((res = ct__history_check(roots + i, 1)) == CT_OK) {
-            edges[n_edges] = ct__edge_of(roots[i]);
+            if (!ct__edge_of(roots[i], &edges[n_edges])) {
+                res = ct_last_error_code();
+                break;
+            }
             root_nodes[n_edges] = edges[n_edges].fn;
             n_edges++;
         }

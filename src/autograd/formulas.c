@@ -143,11 +143,11 @@ CT__BACKWARD(rsub) /* other - self */
     return CT_OK;
 }
 
-static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other)
+static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other)
 {
     static const ct__node_type tensor_form = {"RsubBackward0", ct__bw_rsub}, number_form = {"RsubBackward1", ct__bw_rsub};
     const ct_tensor *in[2] = {self, other};
-    ct__record(other ? &tensor_form : &number_form, in, other ? 2 : 1, &out, 1);
+    return ct__recorded_ok(ct__record(other ? &tensor_form : &number_form, in, other ? 2 : 1, &out, 1), in, other ? 2 : 1);
 }
 
 CT__BACKWARD(mul)
@@ -839,17 +839,18 @@ static ct_tensor *ct__keep_number(const ct_tensor *x)
     return t;
 }
 
-static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
-                                 const ct__op_args *args, ct_tensor *self_before)
+/* CT_OK, or the error of a record that ran out of memory. */
+static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
+                                      const ct__op_args *args, ct_tensor *self_before)
 {
     const ct__pw_grad *f = ct__pw_grad_of(op, in, args, out == in[0]);
-    if (!f) return;
+    if (!f) return CT_OK;
     const ct_tensor *edges_in[3] = {NULL, NULL, NULL};
     int n_edges = 0;
     for (int i = f->condition_first ? 1 : 0; i < n_in; i++)
         if (!in[i]->wrapped_number || f->number_keeps_edge) edges_in[n_edges++] = in[i];
     ct__node *node = ct__record(&f->type, edges_in, n_edges, &out, 1);
-    if (!node) return;
+    if (!node) return ct__recorded_ok(node, edges_in, n_edges) ? CT_OK : ct_last_error_code();
     node->pw = *args;
     node->iargs[0] = f->save;
     ct_scope s = ct_scope_begin();
@@ -860,6 +861,7 @@ static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *con
     }
     if (f->save & CT__SAVE_RESULT) ct__save(node, out, true);
     ct_scope_end(s);
+    return node->save_failed ? ct_last_error_code() : CT_OK;
 }
 
 /* Before an in-place op writes self: a copy of self when its formula needs

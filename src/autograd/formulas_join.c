@@ -262,12 +262,13 @@ static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int 
         if (!out[k]) return true;
     if (!ct__grad_mode()) return true;
     if (ct__recordable(in, n_in) != CT_OK) return false;
+    if (!ct__records(in, n_in)) return true;
     ct__join_extra *x = ct__join_extra_new(a);
-    if (!x) return true;
+    if (!x) return false;
     ct__node *n = ct__record(&ct__join_types[kind], in, n_in, out, n_out);
     if (!n) {
         CT_FREE(x);
-        return true;
+        return ct__recorded_ok(n, in, n_in);
     }
     n->extra = x;
     n->iargs[0] = a->dim;
@@ -275,7 +276,7 @@ static bool ct__record_join(ct__join_grad kind, const ct_tensor *const *in, int 
     n->pw.has_value = a->has_alpha;
     n->pw.value = a->alpha;
     if (a->index) ct__save(n, a->index, false);
-    return true;
+    return !n->save_failed;
 }
 
 /* ---------------------------------------------------------------- copies */
@@ -348,5 +349,5 @@ static bool ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor 
     if (ct__recordable(in, src ? 2 : 1) != CT_OK) return false;
     ct__node *n = ct__record(&ct__copy_types[kind], in, src ? 2 : 1, &out, 1);
     if (n) n->iargs[0] = k;
-    return true;
+    return ct__recorded_ok(n, in, src ? 2 : 1);
 }

@@ -110,10 +110,11 @@ static bool ct__record_product(ct__product_grad kind, ct_tensor *out, const ct_t
     if (ct__recordable(in, 3) != CT_OK) return false;
     ct__node *n = added ? ct__record(&ct__product_types[kind], in, 3, &out, 1)
                         : ct__record(&ct__product_types[kind], in + 1, 2, &out, 1);
-    if (!n) return true;
-    n->args[0] = opts.beta;
-    n->args[1] = opts.alpha;
-    ct__save(n, a, false);
-    ct__save(n, b, false);
-    return true;
+    if (n) {
+        n->args[0] = opts.beta;
+        n->args[1] = opts.alpha;
+        ct__save(n, a, false);
+        ct__save(n, b, false);
+    }
+    return added ? ct__recorded_ok(n, in, 3) : ct__recorded_ok(n, in + 1, 2);
 }

@@ -462,7 +462,7 @@ static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n
     if (ct__recordable(&input, 1) != CT_OK) return false;
     const ct_tensor *saved_input = rec->self_before ? rec->self_before : input;
     ct__node *n = ct__record(&f->type, &input, 1, out, n_out);
-    if (!n) return true;
+    if (!n) return ct__recorded_ok(n, &input, 1);
     if (rec->alt && f->alt_name) n->name = f->alt_name;
     n->iargs[0] = rec->mask;
     n->iargs[1] = rec->keepdim;
@@ -474,5 +474,5 @@ static bool ct__record_reduce(ct__reduce_grad kind, ct_tensor *const *out, int n
     if (f->save & CT__SAVE_INPUT) ct__save(n, saved_input, false);
     if (f->save & CT__SAVE_RES) ct__save(n, out[0], true);
     if (f->save & CT__SAVE_IDX) ct__save(n, rec->indices, false);
-    return true;
+    return !n->save_failed;
 }

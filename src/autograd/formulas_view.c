@@ -75,14 +75,15 @@ CT__BACKWARD(view)
     return CT_OK;
 }
 
-static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p)
+/* False, the error set, when memory ran out recording (v then has no history). */
+static bool ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p)
 {
     static const ct__node_type view_type = {"ViewBackward0", ct__bw_view};
-    if (!v || !ct__requires_grad(t) || !ct__grad_mode()) return;
+    if (!v || !ct__requires_grad(t) || !ct__grad_mode()) return true;
     ct__view_extra *x = (ct__view_extra *)CT_MALLOC(sizeof *x);
     if (!x) {
         CT__OOM();
-        return;
+        return false;
     }
     ct__geom_of(t, &x->in);
     ct__geom_of(v, &x->out);
@@ -90,13 +91,14 @@ static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, 
     ct__node *n = ct__record(&view_type, &t, 1, &v, 1);
     if (!n) {
         CT_FREE(x);
-        return;
+        return false; /* (t requires grad: NULL is a failure, never "nothing to record") */
     }
     n->name = name;
     n->extra = x;
     n->iargs[0] = kind;
     if (kind == CT__VIEW_TRANSPOSE || kind == CT__VIEW_UNSQUEEZE) n->iargs[1] = p[0];
     if (kind == CT__VIEW_TRANSPOSE) n->iargs[2] = p[1];
+    return true;
 }
 
 /* ---------------------------------------------------------------- in-place writes through views */
@@ -161,16 +163,18 @@ static void ct__release_wrapped_node(ct__node *n)
     n->extra = NULL; /* a node, not a block to free */
 }
 
-static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
+/* The history of v's base after an in-place write through v: CopySlices over
+ * fn. False, the error set, when memory runs out. */
+static bool ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
 {
     static const ct__node_type copy_slices = {"torch::autograd::CopySlices", ct__bw_copy_slices};
     ct_tensor *base = v->base, *at = ct__view_positions(base, v);
     ct__node *cs = at ? ct__node_new(&copy_slices, fn->n_next, 1) : NULL;
     if (!cs) {
         if (at) CT__OOM();
-        return;
+        return false;
     }
-    cs->next[0] = ct__edge_of(base);
+    bool ok = ct__edge_of(base, &cs->next[0]);
     for (int i = 0, k = 1; i < fn->n_next; i++) {
         if (i == self) continue;
         cs->next[k] = fn->next[i];
@@ -182,7 +186,7 @@ static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self)
     cs->iargs[0] = self;
     if (ct__anomaly) cs->anomaly_op = fn->anomaly_op;
     ct__save(cs, at, false);
-    ct__set_grad_fn(base, cs, 0);
+    ok = ok && !cs->save_failed && ct__set_grad_fn(base, cs, 0);
     ct__node_release(cs); /* base holds it now */
-    ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, base, NULL);
+    return ok && ct__record_view("AsStridedBackward0", CT__VIEW_STRIDED, v, base, NULL);
 }

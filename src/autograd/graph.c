@@ -202,11 +202,15 @@ static void ct__node_release(ct__node *first)
 
 /* ---------------------------------------------------------------- tensors' state */
 
+/* t's autograd state, made on first use; NULL (the error set) when memory runs out. */
 static ct__ag_meta *ct__meta_get(ct_tensor *t)
 {
     if (!t->ag) {
         ct__ag_meta *m = (ct__ag_meta *)CT_MALLOC(sizeof *m);
-        if (!m) return NULL;
+        if (!m) {
+            CT__OOM();
+            return NULL;
+        }
         ct__zero(m, sizeof *m);
         t->ag = m;
     }
@@ -264,7 +268,10 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
         return m->accumulator;
     }
     ct__node *n = ct__node_new(&ct__accumulate_grad_type, 0, 1);
-    if (!n) return NULL;
+    if (!n) {
+        CT__OOM();
+        return NULL;
+    }
     n->seq = UINT64_MAX; /* as PyTorch: accumulation runs as soon as it is ready */
     n->leaf = ct_retain(leaf);
     n->out[0].ndim = leaf->ndim;
@@ -275,27 +282,33 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     return n;
 }
 
-/* The edge a gradient for t follows: t's grad_fn, or its AccumulateGrad node. */
-static ct__edge ct__edge_of(const ct_tensor *t)
+/* The edge a gradient for t follows into *e: t's grad_fn, or its
+ * AccumulateGrad node (none for t that does not require grad). False, the
+ * error set, when the accumulator cannot be made: the leaf would silently
+ * get no gradient. */
+static bool ct__edge_of(const ct_tensor *t, ct__edge *e)
 {
-    ct__edge e = {NULL, 0};
-    if (!ct__requires_grad(t)) return e;
+    e->fn = NULL;
+    e->input_nr = 0;
+    if (!ct__requires_grad(t)) return true;
     ct__ag_meta *m = ct__meta(t);
     if (m && m->grad_fn) {
         CT__ATOMIC_INC(&m->grad_fn->refcount);
-        e.fn = m->grad_fn;
-        e.input_nr = m->output_nr;
+        e->fn = m->grad_fn;
+        e->input_nr = m->output_nr;
     } else if (t->requires_grad) {
-        e.fn = ct__accumulator((ct_tensor *)t);
+        e->fn = ct__accumulator((ct_tensor *)t);
+        return e->fn != NULL;
     } /* else a view made in no_grad mode: requires grad through its base, history None */
-    return e;
+    return true;
 }
 
-/* t becomes output k of node n (a new reference to n). */
-static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
+/* t becomes output k of node n (a new reference to n); false (the error set)
+ * when t's autograd state cannot be made. */
+static bool ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
 {
     ct__ag_meta *m = ct__meta_get(t);
-    if (!m) return;
+    if (!m) return false;
     CT__ATOMIC_INC(&n->refcount);
     ct__node_release(m->grad_fn);
     m->grad_fn = n;
@@ -305,6 +318,18 @@ static void ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
     memcpy(n->out[k].sizes, t->sizes, sizeof n->out[k].sizes);
     n->out[k].dtype = t->dtype;
     n->out[k].device = t->storage->device;
+    return true;
+}
+
+/* Undo ct__set_grad_fn on the first n outputs (a record that failed midway). */
+static void ct__unset_grad_fns(ct_tensor *const *outputs, int n, const ct__node *node)
+{
+    for (int k = 0; k < n; k++) {
+        ct__ag_meta *m = outputs[k] && outputs[k]->ag ? ct__meta(outputs[k]) : NULL;
+        if (!m || m->grad_fn != node) continue;
+        m->grad_fn = NULL;
+        ct__node_release((ct__node *)node);
+    }
 }
 
 /* Which of inputs is t (an output written in place), or -1. */
@@ -326,25 +351,42 @@ static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *i
         CT__OOM();
         return NULL;
     }
-    for (int i = 0; i < n_in; i++) n->next[i] = ct__edge_of(inputs[i]); /* before outputs change (in place) */
-    for (int k = 0; k < n_out; k++) {
+    bool ok = true;
+    for (int i = 0; i < n_in && ok; i++) ok = ct__edge_of(inputs[i], &n->next[i]); /* before outputs change (in place) */
+    for (int k = 0; k < n_out && ok; k++) {
         int self = ct__input_index(outputs[k], inputs, n_in);
         if (outputs[k] && outputs[k]->base && self >= 0)
-            ct__rebase_history(outputs[k], n, self); /* written in place through a view */
+            ok = ct__rebase_history(outputs[k], n, self); /* written in place through a view */
         else if (outputs[k])
-            ct__set_grad_fn(outputs[k], n, k);
+            ok = ct__set_grad_fn(outputs[k], n, k);
+        if (!ok) ct__unset_grad_fns(outputs, k, n);
     }
     if (ct__anomaly) n->anomaly_op = type->name;
-    ct__node_release(n); /* the outputs hold it now */
-    return n;
+    /* the outputs hold it now; on failure this frees it, and the caller gets NULL, never a freed node */
+    ct__node_release(n);
+    return ok ? n : NULL;
+}
+
+/* Whether recording, which gave n (NULL: none), left the op whole: a node
+ * whose tensors were all saved, or none because nothing needed one. False
+ * (the error set) when memory ran out: the op must then fail, not return a
+ * result whose gradient would silently be lost. */
+static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, int n_in)
+{
+    return n ? !n->save_failed : !ct__records(inputs, n_in);
 }
 
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
 {
+    if (!t) { /* the call that made it failed, and said why */
+        n->save_failed = true;
+        return;
+    }
     if (n->n_saved == n->cap_saved) { /* only a custom function saves this many */
         ct__saved *grown = (ct__saved *)CT_MALLOC((size_t)n->cap_saved * 2 * sizeof *grown);
         if (!grown) {
             CT__OOM();
+            n->save_failed = true;
             return;
         }
         memcpy(grown, n->saved, (size_t)n->n_saved * sizeof *grown);
@@ -358,6 +400,7 @@ static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
         v = (ct_tensor *)CT_MALLOC(sizeof *v);
         if (!v) {
             CT__OOM();
+            n->save_failed = true;
             return;
         }
         *v = *t;
@@ -409,8 +452,7 @@ static ct_tensor *ct__saved_get(ct__node *n, int i)
     if (!s->is_output || !ct__grad_mode()) return s->data;
     /* under create_graph, an output is reconnected to the node that made it */
     ct_tensor *v = ct__view_of(s->data, s->data->sizes, s->data->strides, s->data->ndim, s->data->offset);
-    if (v) ct__set_grad_fn(v, n, s->output_nr);
-    return v;
+    return v && ct__set_grad_fn(v, n, s->output_nr) ? v : NULL;
 }
 
 static bool ct__edge_requires_grad(const ct__node *n, int i) { return i < n->n_next && n->next[i].fn != NULL; }

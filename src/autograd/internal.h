@@ -75,6 +75,7 @@ struct ct_node {
     ct__saved saved_inline[CT__NODE_MAX_SAVED];
     int n_saved, cap_saved;
     bool saved_freed;  /* released by a backward without retain_graph */
+    bool save_failed;  /* memory ran out saving a tensor: its backward cannot run */
     double args[CT__NODE_MAX_ARGS];   /* op-specific numbers (alpha, dims, ...) */
     int64_t iargs[CT__NODE_MAX_ARGS];
     ct__op_args pw;                   /* a pointwise op's parameters */
@@ -114,6 +115,7 @@ static bool ct__leaf_field(const ct_tensor *t);
 /* Record op `type` with its inputs (n_in; NULL entries allowed) and outputs:
  * when grad mode is on and an input requires grad, a node is made, the
  * outputs get it as grad_fn and it is returned (for saving); else NULL. */
+static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, int n_in);
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out);
 /* Save t for backward (is_output: t is one of the node's outputs). */
@@ -154,19 +156,19 @@ static void ct__view_refresh(ct_tensor *v);
 /* Output v of node fn was written in place (it is fn's input `self`) and is
  * a view: its base's history becomes CopySlices around fn, and v's a view of
  * that (formulas_view.c). */
-static void ct__rebase_history(ct_tensor *v, ct__node *fn, int self);
+static bool ct__rebase_history(ct_tensor *v, ct__node *fn, int self);
 /* Whether an op on inputs in (n, NULL entries allowed) is recorded: grad
  * mode is on and one of them requires grad. */
 static inline bool ct__records(const ct_tensor *const *in, int n) { return ct__grad_mode() && ct__any_requires_grad(in, n); }
 /* The pointwise ops' formulas (formulas.c): record op's node (when
  * ct__records(in, n_in)), and the copy of self an in-place form must keep
  * before it writes (or NULL). */
-static void ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
+static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
 /* Record out = other - self (torch.rsub): RsubBackward0 over (self, other),
  * or RsubBackward1 over self when other is a number (NULL). */
-static void ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
+static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
 static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */
@@ -188,7 +190,7 @@ typedef enum ct__view_kind {
 /* Record view v of t (the view functions call it): a node of `name` whose
  * backward follows `kind`, with p the permutation (PERMUTE), the two dims
  * (TRANSPOSE) or the dim (UNSQUEEZE). */
-static void ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p);
+static bool ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, const ct_tensor *t, const int64_t *p);
 /* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);
 

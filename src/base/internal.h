@@ -120,6 +120,11 @@ static inline bool ct__mul_ok(int64_t a, int64_t b, int64_t *out)
 #endif
 }
 
+/* a*b wrapped to int64, as PyTorch's C++ computes the strides of a tensor
+ * with a zero dim (torch.empty(0, 2**62, 2**62) has stride 0 in front): with
+ * no elements, no stride is read, and a signed overflow is undefined in C. */
+static inline int64_t ct__mul_wrap(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
 /* a+b into *out, false on int64 overflow. */
 static inline bool ct__add_ok(int64_t a, int64_t b, int64_t *out)
 {

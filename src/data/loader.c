@@ -302,10 +302,21 @@ static int ct__next_here(ct_loader *l, ct_sample *batch)
 
 #ifndef CTORCH_NO_THREADS
 
-/* A batch's tensors made on another thread join the caller's open scope. */
-static void ct__adopt_batch(ct_sample *batch)
+/* Give back a batch ct__adopt_batch handed on (to the open scope or the caller). */
+static void ct__drop_batch(ct_sample *batch)
 {
-    for (int k = 0; k < batch->n; k++) batch->field[k] = ct__own(batch->field[k]);
+    for (int k = batch->n - 1; k >= 0; k--) ct__discard(batch->field[k]);
+    batch->n = 0;
+}
+
+/* A batch's tensors made on another thread join the caller's open scope;
+ * false (the error set, the batch given back) when memory runs out there. */
+static bool ct__adopt_batch(ct_sample *batch)
+{
+    bool ok = true;
+    for (int k = 0; k < batch->n; k++) ok = (batch->field[k] = ct__own(batch->field[k])) != NULL && ok;
+    if (!ok) ct__drop_batch(batch); /* (ct__discard skips the NULLs) */
+    return ok;
 }
 
 static void ct__worker_build(ct__worker *w, int64_t k, bool new_pass)
@@ -364,13 +375,14 @@ static void ct__stop_workers(ct_loader *l)
     l->stop = true;
     pthread_cond_broadcast(&l->work);
     pthread_mutex_unlock(&l->mu);
-    for (int i = 0; i < l->o.num_workers; i++)
+    int nw = l->workers ? l->o.num_workers : 0, nslots = l->slots ? l->nslots : 0; /* (none: their allocation failed) */
+    for (int i = 0; i < nw; i++)
         if (l->workers[i].started) pthread_join(l->workers[i].thread, NULL);
-    for (int i = 0; i < l->nslots; i++) {
+    for (int i = 0; i < nslots; i++) {
         ct_sample_release(&l->slots[i].batch);
         CT_FREE(l->slots[i].indices);
     }
-    for (int i = 0; i < l->o.num_workers; i++) CT_FREE(l->workers[i].queue);
+    for (int i = 0; i < nw; i++) CT_FREE(l->workers[i].queue);
     CT_FREE(l->slots);
     CT_FREE(l->workers);
     l->slots = NULL;
@@ -488,8 +500,8 @@ static int ct__next_from_workers(ct_loader *l, ct_sample *batch)
         ct_result r = ct__dispatch(l);
         if (state == CT__SLOT_FAILED) return ct__fail(code, "%s", msg);
         if (state == CT__SLOT_READY) {
-            ct__adopt_batch(batch);
-            if (r != CT_OK) ct_sample_release(batch); /* the sampler failed: report that */
+            if (!ct__adopt_batch(batch)) return ct_last_error_code();
+            if (r != CT_OK) ct__drop_batch(batch); /* the sampler failed: report that */
             return r != CT_OK ? (int)r : 1;
         }
         if (r != CT_OK) return r;

@@ -78,6 +78,36 @@ static ct_result ct__read_gzip(const char *path, ct__bytes *out)
 #endif
 }
 
+#ifdef CT__HAVE_MMAP
+/* All of fd read into memory: a pipe, or a file whose size stat does not
+ * know (/proc's say 0), which cannot be mapped. */
+static ct_result ct__read_stream(int fd, const char *path, ct__bytes *out)
+{
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = (unsigned char *)CT_MALLOC(cap);
+    ct_result r = buf ? CT_OK : CT__OOM();
+    for (ssize_t got = 1; r == CT_OK && got > 0;) {
+        if (n == cap) {
+            unsigned char *b = (unsigned char *)CT_REALLOC(buf, cap * 2);
+            if (!b) r = CT__OOM();
+            else buf = b, cap *= 2;
+        }
+        got = r == CT_OK ? read(fd, buf + n, cap - n) : 0;
+        if (got < 0 && errno == EINTR) got = 1;
+        else if (got < 0) r = ct__file_error(path);
+        else n += (size_t)got;
+    }
+    if (r != CT_OK) {
+        CT_FREE(buf);
+        return r;
+    }
+    out->data = buf;
+    out->n = n;
+    out->mapped = false;
+    return CT_OK;
+}
+#endif
+
 /* The whole of a plain file: mapped, or read. */
 static ct_result ct__read_plain(const char *path, ct__bytes *out)
 {
@@ -87,6 +117,11 @@ static ct_result ct__read_plain(const char *path, ct__bytes *out)
     if (fd < 0) return ct__file_error(path);
     if (fstat(fd, &st) != 0) {
         ct_result r = ct__file_error(path);
+        close(fd);
+        return r;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size == 0) { /* a pipe, or a /proc file: no size to map */
+        ct_result r = ct__read_stream(fd, path, out);
         close(fd);
         return r;
     }
@@ -141,11 +176,30 @@ static void ct__bytes_deleter(void *data, void *ctx)
     CT_FREE(ctx);
 }
 
+/* b's bytes from offset moved to memory of their own (malloc's alignment
+ * suits every dtype), offset becoming 0; false (b freed) when memory runs out. */
+static bool ct__bytes_realign(ct__bytes *b, size_t *offset)
+{
+    size_t n = b->n - *offset;
+    unsigned char *copy = (unsigned char *)CT_MALLOC(n ? n : 1);
+    if (copy) memcpy(copy, b->data + *offset, n);
+    ct__bytes_free(b);
+    if (!copy) return false;
+    b->data = copy;
+    b->n = n;
+    b->mapped = false;
+    *offset = 0;
+    return true;
+}
+
 /* A tensor over b's bytes from offset, which it then owns (b is emptied);
- * strides NULL for contiguous. On failure b is freed. */
+ * strides NULL for contiguous. Bytes not aligned for dtype (a .npy header not
+ * padded to 16, float64 IDX data after an odd number of sizes) are copied
+ * first, since reading a misaligned float is undefined. On failure b is freed. */
 static ct_tensor *ct__tensor_over(ct__bytes *b, size_t offset, ct_shape shape, const int64_t *strides, ct_dtype dtype)
 {
-    ct__bytes *own = (ct__bytes *)CT_MALLOC(sizeof *own);
+    bool aligned = !b->data || (uintptr_t)(b->data + offset) % ct_dtype_size(dtype) == 0;
+    ct__bytes *own = aligned || ct__bytes_realign(b, &offset) ? (ct__bytes *)CT_MALLOC(sizeof *own) : NULL;
     if (!own) {
         ct__bytes_free(b);
         CT__OOM();
@@ -156,6 +210,22 @@ static ct_tensor *ct__tensor_over(ct__bytes *b, size_t offset, ct_shape shape, c
     ct_tensor *t = ct_from_blob(own->data ? own->data + offset : NULL, shape, strides, dtype, ct__bytes_deleter, own);
     if (!t) ct__bytes_deleter(NULL, own);
     return t;
+}
+
+/* The element count of an array of `shape` and dt read from path. As numpy
+ * does, refuse a shape whose sizes (zeros left out) times the item size pass
+ * int64: its strides would overflow even when it has no element. */
+static ct_result ct__file_numel(const char *path, ct_shape shape, ct_dtype dt, int64_t *numel)
+{
+    int64_t n = 1, span = (int64_t)ct_dtype_size(dt);
+    for (int d = 0; d < shape.ndim; d++) {
+        if (!ct__mul_ok(span, CT__MAX(shape.size[d], 1), &span))
+            return ct__fail(CT_ERR_VALUE, "'%s': array is too big; `arr.size * arr.dtype.itemsize` is larger than the "
+                            "maximum possible size.", path);
+        n *= shape.size[d]; /* at most span */
+    }
+    *numel = n;
+    return CT_OK;
 }
 
 /* Reverse the bytes of each of n elements of size es (big-endian data). */

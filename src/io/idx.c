@@ -29,13 +29,14 @@ ct_tensor *ct_read_idx(const char *path)
     size_t head = 4 + 4 * (size_t)ndim;
     ct_shape shape;
     shape.ndim = ndim;
-    int64_t numel = 1;
+    int64_t numel = 0;
     bool ok = b.n >= 4 && p[0] == 0 && p[1] == 0 && dt != CT_DEFAULT && ndim <= CT_MAX_DIMS && b.n >= head;
-    for (int d = 0; ok && d < ndim; d++) {
-        shape.size[d] = ct__be32(p + 4 + 4 * d);
-        ok = ct__mul_ok(numel, shape.size[d], &numel);
-    }
+    for (int d = 0; ok && d < ndim; d++) shape.size[d] = ct__be32(p + 4 + 4 * d);
     size_t es = ok ? ct_dtype_size(dt) : 0;
+    if (ok && ct__file_numel(path, shape, dt, &numel) != CT_OK) {
+        ct__bytes_free(&b);
+        return NULL;
+    }
     if (!ok || (uint64_t)numel > (b.n - head) / es) {
         ct__bytes_free(&b);
         ct__fail(CT_ERR_VALUE, "'%s' is not an IDX file (bad magic number, or shorter than its header says)", path);

@@ -43,10 +43,10 @@ static ct_result ct__npy_header(const char *path, const char *head, ct_dtype *dt
 {
     const char *descr = ct__npy_field(head, "'descr'"), *order = ct__npy_field(head, "'fortran_order'");
     const char *sh = ct__npy_field(head, "'shape'");
-    if (!descr || *descr != '\'' || !order || !sh || *sh != '(')
+    if (!descr || *descr != '\'' || !descr[1] || !order || !sh || *sh != '(')
         return ct__fail(CT_ERR_VALUE, "'%s' is not a .npy file (its header cannot be read)", path);
     char endian = descr[1];
-    *dt = strchr("<>|=", endian) ? ct__npy_dtype(descr + 2) : CT_DEFAULT;
+    *dt = strchr("<>|=", endian) ? ct__npy_dtype(descr + 2) : CT_DEFAULT; /* (endian is not the '\0') */
     if (*dt == CT_DEFAULT) {
         static const char *const names[][2] = {{"u2", "uint16"}, {"u4", "uint32"}, {"u8", "uint64"}, {"c8", "complex64"},
                                                {"c16", "complex128"}, {"O", "object_"}};
@@ -96,9 +96,8 @@ ct_tensor *ct_load_npy(const char *path)
         r = ct__npy_header(path, head, &dt, &swap, &fortran, &shape);
         CT_FREE(head);
     }
-    int64_t numel = 1;
-    for (int d = 0; r == CT_OK && d < shape.ndim; d++)
-        if (!ct__mul_ok(numel, shape.size[d], &numel)) r = ct__fail(CT_ERR_VALUE, "'%s': the shape overflows", path);
+    int64_t numel = 0;
+    if (r == CT_OK) r = ct__file_numel(path, shape, dt, &numel);
     if (r == CT_OK && (uint64_t)numel > (b.n - start - hlen) / ct_dtype_size(dt))
         r = ct__fail(CT_ERR_VALUE, "'%s' is shorter than its shape says", path);
     if (r != CT_OK) {
@@ -109,7 +108,7 @@ ct_tensor *ct_load_npy(const char *path)
     int64_t strides[CT_MAX_DIMS], step = 1;
     for (int d = 0; fortran && d < shape.ndim; d++) {
         strides[d] = step;
-        step *= CT__MAX(shape.size[d], 1);
+        step *= CT__MAX(shape.size[d], 1); /* (ct__file_numel bounds it) */
     }
     return ct__tensor_over(&b, start + hlen, shape, fortran ? strides : NULL, dt);
 }

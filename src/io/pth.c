@@ -189,7 +189,7 @@ static ct_result ct__pk_pop_mark(ct__unpickler *u, ct__pk ***items, int64_t *n)
 {
     if (u->n_marks == 0) return ct__pk_fail(u, "could not find MARK");
     int64_t at = u->marks[--u->n_marks];
-    *items = u->stack + at;
+    *items = u->stack ? u->stack + at : NULL; /* (no stack yet: nothing to read, and NULL + 0 is undefined) */
     *n = u->sp - at;
     u->sp = at;
     return CT_OK;
@@ -802,8 +802,9 @@ static ct_result ct__pth_legacy_storages(ct__unpickler *u, const ct__pk *keys, c
         uint64_t count = ct__pk_uint(u, 8);
         if (u->swap) ct__swap_bytes((unsigned char *)&count, 1, 8);
         size_t es = ct_dtype_size(s->dtype);
-        if (count != (uint64_t)s->numel) return ct__pk_fail(u, "storage has wrong byte size: expected %lld got %llu",
-                                                            (long long)s->numel * (long long)es, (unsigned long long)count * es);
+        if (count != (uint64_t)s->numel) /* PyTorch's int64 byte counts, which wrap as they do there */
+            return ct__pk_fail(u, "storage has wrong byte size: expected %lld got %lld",
+                               (long long)ct__mul_wrap(s->numel, (int64_t)es), (long long)ct__mul_wrap((int64_t)count, (int64_t)es));
         if ((uint64_t)s->numel > (uint64_t)(u->end - u->p) / es) return ct__pk_truncated(u);
         s->data = (unsigned char *)(uintptr_t)u->p;
         u->p += (size_t)s->numel * es;

@@ -652,7 +652,7 @@ static ct_result ct__st_header_text(const ct__st_slot *order, int n, const ct_me
         at += bytes;
     }
     ct__buf_add(b, "}", 1);
-    while (b->n % 8) ct__buf_add(b, " ", 1);
+    while (b->n % 8 && !b->failed) ct__buf_add(b, " ", 1); /* (a failed add adds nothing) */
     return b->failed ? CT__OOM() : CT_OK;
 }
 

@@ -523,8 +523,9 @@ static ct_module *ct__container(const ct_module_class *cls, const char *const *n
     if (m && !ok) ct__fail(CT_ERR_VALUE, "%s: give an array of %d modules", cls->name, n);
     for (int i = 0; i < n && modules; i++) {
         if (!ok) ct_module_release(modules[i]);
+        else if (!modules[i] && ct_last_error_code() != CT_OK) ok = false; /* a failed constructor's NULL: keep its error */
         else if (names) ok = ct_add_module(m, names[i], modules[i]) || !modules[i];
-        else ok = ct_nn_append(m, modules[i]) || !modules[i];
+        else ok = ct_nn_append(m, modules[i]) || !modules[i]; /* (NULL is None, as PyTorch allows) */
     }
     if (ok) return m;
     ct_module_release(m);

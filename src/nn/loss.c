@@ -49,7 +49,7 @@ static ct_tensor *ct__loss_elems(ct__loss_kind kind, const ct__loss_args *o)
 {
     const ct_tensor *x = o->x, *t = o->t;
     ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL, *l = NULL;
-    ct_tensor *ad = d ? ct_abs(d) : NULL;
+    ct_tensor *ad = d && kind != CT__LOSS_MSE ? ct_abs(d) : NULL; /* (only what is used: a failure must not go unseen) */
     switch (kind) {
     case CT__LOSS_MSE: l = ct_mul(d, d); break;
     case CT__LOSS_SMOOTH_L1: /* |d| < beta ? 0.5 d^2 / beta : |d| - 0.5 beta */
@@ -90,7 +90,7 @@ static ct_tensor *ct__log_sigmoid(const ct_tensor *x)
  * per element, or the one number), in PyTorch's backward kernels' order of
  * operations: norm is 1, or 1 / numel for the mean (mse: 2 or 2 / numel). */
 static void ct__loss_grads(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm, ct_tensor **gx,
-                           ct_tensor **gt)
+                           ct_tensor **gt, bool want_t)
 {
     const ct_tensor *x = o->x, *t = o->t;
     ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL;
@@ -116,10 +116,10 @@ static void ct__loss_grads(ct__loss_kind kind, const ct__loss_args *o, const ct_
         }
         break;
     }
-    if (kind <= CT__LOSS_HUBER) *gt = ct_neg(*gx);
+    if (kind <= CT__LOSS_HUBER && want_t) *gt = ct_neg(*gx); /* (only when asked: a failure must not go unseen) */
     if (o->w) {
         *gx = ct_mul(*gx, o->w);
-        *gt = ct_mul(*gt, o->w);
+        if (*gt) *gt = ct_mul(*gt, o->w);
     }
     if (kind >= CT__LOSS_BCE && norm != 1) {
         *gx = ct_mul_scalar(*gx, nm);
@@ -137,7 +137,7 @@ CT__BACKWARD(pointwise_loss)
     if (!o.x || !o.t || (n->iargs[2] && !o.w) || (n->iargs[3] && !o.pw)) return ct_last_error_code();
     ct_tensor *gx = NULL, *gt = NULL;
     double norm = n->iargs[1] == CT_REDUCTION_MEAN ? 1.0 / (double)ct_numel(o.x) : 1.0;
-    ct__loss_grads((ct__loss_kind)n->iargs[0], &o, go[0], norm, &gx, &gt);
+    ct__loss_grads((ct__loss_kind)n->iargs[0], &o, go[0], norm, &gx, &gt, ct__needs_grad(n, 1));
     CT__GRAD(0, gx);
     CT__GRAD(1, gt);
     return CT_OK;
@@ -170,7 +170,7 @@ static ct_tensor *ct__fused_loss(ct__loss_kind kind, const ct__loss_args *o, ct_
         ct__save(node, o->w ? o->w : o->x, false);
         ct__save(node, o->pw ? o->pw : o->x, false);
     }
-    return r;
+    return ct__recorded_ok(node, in, 2) ? r : ct__unrecordable(r);
 }
 
 /* The pointwise losses' common front end: checks, broadcasting, a scope. */
@@ -375,7 +375,7 @@ static ct_tensor *ct__nll(const ct_tensor *input, const ct_tensor *target, const
         ct__save(node, w, false);
         ct__save(node, total, false);
     }
-    return r;
+    return ct__recorded_ok(node, &input, 1) ? r : ct__unrecordable(r);
 }
 
 ct_tensor *ct_nll_loss(const ct_tensor *input, const ct_tensor *target, ct_nll_loss_opts opts)

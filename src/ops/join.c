@@ -1724,6 +1724,11 @@ ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
         ct__fail(CT_ERR_RUNTIME, "Class values must be non-negative.");
         return NULL;
     }
+    if (num_classes == -1 && st.max == INT64_MAX) { /* max + 1 wraps in PyTorch too, which then says */
+        ct__fail(CT_ERR_RUNTIME, "IntArrayRef contains an int that cannot be represented as a SymInt: %lld",
+                 (long long)INT64_MIN);
+        return NULL;
+    }
     if (num_classes == -1) num_classes = st.max + 1;
     else if (num_classes <= st.max) {
         ct__fail(CT_ERR_RUNTIME, "Class values must be smaller than num_classes.");

@@ -454,7 +454,10 @@ static bool ct__pointwise_alike(ct__op op, ct_tensor **out, const ct_tensor *con
     ct__kernel_args_set(&kargs, op, in, compute);
     kargs.alike = true;
     cpu->pointwise(op, dst, operands, &kargs);
-    if (ct__records(in, n)) ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL);
+    if (ct__records(in, n) && (*r = ct__pointwise_record(op, dst, in, n, &ct__no_args, NULL)) != CT_OK) {
+        ct__discard(dst);
+        return true;
+    }
     *out = dst;
     return true;
 }
@@ -496,9 +499,13 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     r = ct__pointwise_run(op, out, in, shape, ndim, dev, compute, result, &kargs, scoped);
     if (r == CT_OK) {
         if (inplace) (*out)->storage->version++;
-        if (ct__records(in, n)) ct__pointwise_record(op, *out, in, n, args, self_before);
+        if (ct__records(in, n)) r = ct__pointwise_record(op, *out, in, n, args, self_before);
     }
     if (scoped) ct_scope_end(s);
+    if (r != CT_OK && !inplace && *out) { /* made, but its history could not be */
+        ct__discard(*out);
+        *out = NULL;
+    }
     return r;
 }
 
@@ -638,7 +645,7 @@ ct_tensor *ct_rsub(const ct_tensor *a, const ct_tensor *b)
     const ct_tensor *in[2] = {a, b};
     if (ct__recordable(in, 2) != CT_OK) return NULL;
     CT__UNRECORDED(r, ct__new(CT__OP_sub, b, a, NULL, NULL));
-    if (r) ct__record_rsub(r, a, b);
+    if (r && !ct__record_rsub(r, a, b)) r = ct__unrecordable(r);
     return r;
 }
 
@@ -649,7 +656,7 @@ ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
     CT__ARG(t, "input", 1);
     if (ct__recordable(&t, 1) != CT_OK) return NULL;
     CT__UNRECORDED(r, ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL));
-    if (r) ct__record_rsub(r, t, NULL);
+    if (r && !ct__record_rsub(r, t, NULL)) r = ct__unrecordable(r);
     return r;
 }
 

@@ -20,7 +20,6 @@ typedef struct ct__ix_item {
     int64_t stop, step;         /* SLICE (start in i) */
     bool b;                     /* BOOL */
     const ct_tensor *t;         /* TENSOR */
-    bool from_list;             /* TENSOR written as a list literal */
 } ct__ix_item;
 
 #define CT__IX_MAX 64
@@ -76,6 +75,7 @@ typedef struct ct__ix_list_state {
     bool sized[CT_MAX_DIMS]; /* the first list at a depth fixes its length */
     int ndim;                /* depth of the values, -1 until the first one */
     bool has_bool, has_int;
+    bool too_deep; /* nested past CT_MAX_DIMS */
     int64_t *vals, n, cap;
 } ct__ix_list_state;
 
@@ -92,11 +92,17 @@ static bool ct__ix_list_push(ct__ix_list_state *ls, int64_t v)
     return true;
 }
 
-/* One list at `depth` (the '[' not yet consumed); false on malformed input. */
+/* One list at `depth` (the '[' not yet consumed); false on malformed input.
+ * The first value (or first empty innermost list) fixes the depth of the
+ * values, and it comes after its ancestors only: a list any deeper is ragged. */
 static bool ct__ix_list_read(ct__ix_parser *ps, ct__ix_list_state *ls, int depth)
 {
     int64_t count = 0;
-    if (depth >= CT_MAX_DIMS) return false;
+    if (depth >= CT_MAX_DIMS) {
+        ls->too_deep = true;
+        return false;
+    }
+    if (ls->ndim >= 0 && depth >= ls->ndim) return false;
     ps->p++; /* '[' */
     for (;;) {
         ct__ix_skip_space(ps);
@@ -136,7 +142,9 @@ static ct_tensor *ct__ix_list(ct__ix_parser *ps)
     memset(&ls, 0, sizeof ls);
     ls.ndim = -1;
     ct_tensor *r = NULL;
-    if (!ct__ix_list_read(ps, &ls, 0) || ls.ndim > CT_MAX_DIMS) ct__ix_syntax(ps, "malformed list");
+    bool read = ct__ix_list_read(ps, &ls, 0);
+    if (ls.too_deep) ct__fail(CT_ERR_VALUE, "index: ctorch supports at most %d dimensions", CT_MAX_DIMS);
+    else if (!read) ct__ix_syntax(ps, "malformed list");
     else if (ls.has_bool && ls.has_int) ct__ix_syntax(ps, "a list index mixes ints and booleans");
     else r = ct__alloc(ls.sizes, ls.ndim, ls.has_bool ? CT_BOOL : CT_I64, ct__cpu); /* read on the host */
     for (int64_t i = 0; r && i < ls.n; i++) ct__write_i64((char *)ct__data(r) + (size_t)i * ct__esize(r), r->dtype, ls.vals[i]);
@@ -144,84 +152,103 @@ static ct_tensor *ct__ix_list(ct__ix_parser *ps)
     return r;
 }
 
-/* PyTorch (like old NumPy) reads a lone list that holds lists as a tuple:
- * x[[[0, 1], [2, 0]]] is x[[0, 1], [2, 0]]. */
-static ct_result ct__ix_split_nested_list(ct__ix_item *items, int *nitems)
+/* PyTorch (like old NumPy) reads a lone list of fewer than 32 items, one of
+ * them a list, as a tuple (treatSequenceAsTuple): x[[[0, 1], [2, 0]]] is
+ * x[[0, 1], [2, 0]], and x[[[0], [[]]]] is x[[0], [[]]], whose items need
+ * not nest alike. True when the spec at p is such a list and nothing else. */
+static bool ct__ix_lone_list_is_tuple(const char *p)
 {
-    if (*nitems != 1 || items[0].kind != CT__IX_TENSOR || !items[0].from_list || items[0].t->ndim < 2) return CT_OK;
-    const ct_tensor *list = items[0].t;
-    if (list->sizes[0] > CT__IX_MAX) return ct__fail(CT_ERR_INDEX, "too many indices for tensor");
-    for (int64_t i = 0; i < list->sizes[0]; i++) {
-        items[i].kind = CT__IX_TENSOR;
-        items[i].from_list = true;
-        items[i].t = ct_select(list, 0, i);
-        if (!items[i].t) return ct_last_error_code();
+    int depth = 0, items = 0;
+    bool holds_list = false, in_item = false;
+    for (; *p; p++) {
+        bool space = *p == ' ' || *p == '\t' || *p == '\n';
+        if (depth == 1 && *p == ',') {
+            in_item = false;
+            continue;
+        }
+        if (depth == 1 && !in_item && !space && *p != ']') {
+            in_item = true;
+            items++;
+        }
+        if (*p == '[' && ++depth == 2) holds_list = true;
+        else if (*p == ']' && --depth == 0) break;
     }
-    *nitems = (int)list->sizes[0];
+    if (!*p) return false; /* unclosed: the list reader says so */
+    for (p++; *p == ' ' || *p == '\t' || *p == '\n'; p++) {}
+    return !*p && holds_list && items < 32;
+}
+
+/* One item of the spec (or, in_list, of a lone list read as a tuple: an int,
+ * a bool or a list). Tensors made for list literals belong to the caller's
+ * (internal) scope. */
+static ct_result ct__ix_parse_item(ct__ix_parser *ps, bool in_list, int position, ct__ix_item *it)
+{
+    memset(it, 0, sizeof *it);
+    ct__ix_skip_space(ps);
+    if (!in_list && strncmp(ps->p, "...", 3) == 0) {
+        ps->p += 3;
+        it->kind = CT__IX_ELLIPSIS;
+    } else if (!in_list && ct__ix_word(ps, "None")) {
+        it->kind = CT__IX_NONE;
+    } else if (ct__ix_word(ps, "True") || ct__ix_word(ps, "False")) {
+        it->kind = CT__IX_BOOL;
+        it->b = ps->p[-2] == 'u'; /* Tr-u-e */
+    } else if (!in_list && ps->p[0] == '%' && ps->p[1] == 't') {
+        ps->p += 2;
+        it->kind = CT__IX_TENSOR;
+        it->t = va_arg(*ps->args, const ct_tensor *);
+        if (!it->t) return ct__null_arg("ct_index", "indices", position);
+    } else if (*ps->p == '[') {
+        it->kind = CT__IX_TENSOR;
+        it->t = ct__ix_list(ps);
+        if (!it->t) return ct_last_error_code();
+    } else {
+        bool has_start = ct__ix_int(ps, &it->i);
+        ct__ix_skip_space(ps);
+        if (!in_list && *ps->p == ':') { /* a slice: start:stop:step, each part optional */
+            ps->p++;
+            it->kind = CT__IX_SLICE;
+            if (!has_start) it->i = 0;
+            if (!ct__ix_int(ps, &it->stop)) it->stop = CT_END;
+            ct__ix_skip_space(ps);
+            it->step = 1;
+            if (*ps->p == ':') {
+                ps->p++;
+                if (!ct__ix_int(ps, &it->step)) it->step = 1;
+            }
+        } else if (has_start) {
+            it->kind = CT__IX_INT;
+        } else {
+            return ct__ix_syntax(ps, in_list ? "malformed list" : "expected an index");
+        }
+    }
     return CT_OK;
 }
 
-/* The items of spec, in order. Tensors made for list literals belong to the
- * caller's (internal) scope. */
+/* The items of spec, in order. */
 static ct_result ct__ix_parse(const char *spec, va_list *args, ct__ix_item *items, int *nitems)
 {
     ct__ix_parser ps = {spec, spec, args};
     int n = 0;
     ct__ix_skip_space(&ps);
     if (!*ps.p) return ct__ix_syntax(&ps, "empty index");
+    bool in_list = ct__ix_lone_list_is_tuple(ps.p);
+    char end = in_list ? ']' : '\0';
+    if (in_list) ps.p++;
     for (;;) {
-        ct__ix_item it;
-        memset(&it, 0, sizeof it);
         if (n == CT__IX_MAX) return ct__ix_syntax(&ps, "too many items");
+        ct_result r = ct__ix_parse_item(&ps, in_list, n + 2, &items[n]);
+        if (r != CT_OK) return r;
+        n++;
         ct__ix_skip_space(&ps);
-        if (strncmp(ps.p, "...", 3) == 0) {
-            ps.p += 3;
-            it.kind = CT__IX_ELLIPSIS;
-        } else if (ct__ix_word(&ps, "None")) {
-            it.kind = CT__IX_NONE;
-        } else if (ct__ix_word(&ps, "True") || ct__ix_word(&ps, "False")) {
-            it.kind = CT__IX_BOOL;
-            it.b = ps.p[-2] == 'u'; /* Tr-u-e */
-        } else if (ps.p[0] == '%' && ps.p[1] == 't') {
-            ps.p += 2;
-            it.kind = CT__IX_TENSOR;
-            it.t = va_arg(*args, const ct_tensor *);
-            if (!it.t) return ct__null_arg("ct_index", "indices", n + 2);
-        } else if (*ps.p == '[') {
-            it.kind = CT__IX_TENSOR;
-            it.from_list = true;
-            it.t = ct__ix_list(&ps);
-            if (!it.t) return ct_last_error_code();
-        } else {
-            bool has_start = ct__ix_int(&ps, &it.i);
-            ct__ix_skip_space(&ps);
-            if (*ps.p == ':') { /* a slice: start:stop:step, each part optional */
-                ps.p++;
-                it.kind = CT__IX_SLICE;
-                if (!has_start) it.i = 0;
-                if (!ct__ix_int(&ps, &it.stop)) it.stop = CT_END;
-                ct__ix_skip_space(&ps);
-                it.step = 1;
-                if (*ps.p == ':') {
-                    ps.p++;
-                    if (!ct__ix_int(&ps, &it.step)) it.step = 1;
-                }
-            } else if (has_start) {
-                it.kind = CT__IX_INT;
-            } else {
-                return ct__ix_syntax(&ps, "expected an index");
-            }
-        }
-        items[n++] = it;
-        ct__ix_skip_space(&ps);
-        if (!*ps.p) break;
-        if (*ps.p != ',') return ct__ix_syntax(&ps, "expected ','");
+        if (*ps.p == end) break;
+        if (*ps.p != ',') return ct__ix_syntax(&ps, in_list ? "malformed list" : "expected ','");
         ps.p++;
         ct__ix_skip_space(&ps);
-        if (!*ps.p) break; /* a trailing comma, as in x[1,] */
+        if (*ps.p == end) break; /* a trailing comma, as in x[1,] */
     }
     *nitems = n;
-    return ct__ix_split_nested_list(items, nitems);
+    return CT_OK;
 }
 
 /* ---------------------------------------------------------------- basic indexing */
@@ -264,6 +291,17 @@ typedef struct ct__ix_adv {
     int count;
 } ct__ix_adv;
 
+/* x[True] or x[False] at dim: a new dim of size 1 (or 0) indexed by [0] (or
+ * []). The dim exists only if cur could grow one (at most CT_MAX_DIMS). */
+static ct_tensor *ct__ix_bool_dim(ct_tensor *cur, int dim, bool b, ct__ix_adv *adv)
+{
+    cur = ct_unsqueeze(cur, dim);
+    if (!cur) return NULL;
+    adv->index[dim] = ct_zeros(CT_SHAPE(b ? 1 : 0), CT_I64);
+    adv->count++;
+    return adv->index[dim] ? cur : NULL;
+}
+
 /* Apply the basic items to t as views; record the advanced ones in adv.
  * Returns the view (owned by the open scope) or NULL. */
 static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *items, int n, ct__ix_adv *adv)
@@ -299,18 +337,14 @@ static ct_tensor *ct__ix_apply_basic(const ct_tensor *t, const ct__ix_item *item
             ellipsis_seen = true;
             break;
         case CT__IX_BOOL: /* x[True] adds a dim of size 1, x[False] one of size 0 */
-            cur = ct_unsqueeze(cur, dim);
-            adv->index[dim++] = ct_zeros(CT_SHAPE(it->b ? 1 : 0), CT_I64);
-            adv->count++;
+            cur = ct__ix_bool_dim(cur, dim++, it->b, adv);
             break;
         case CT__IX_TENSOR: {
             const ct_tensor *ix = it->t;
             if (ix->ndim == 0 && !ct__is_mask(ix)) { /* a 0-d integer tensor acts as an int */
                 cur = ct__ix_select(cur, dim, orig_dim, ct_item_int(ix));
             } else if (ix->ndim == 0) { /* a 0-d mask acts as True/False */
-                cur = ct_unsqueeze(cur, dim);
-                adv->index[dim++] = ct_zeros(CT_SHAPE(ct_item_int(ix) ? 1 : 0), CT_I64);
-                adv->count++;
+                cur = ct__ix_bool_dim(cur, dim++, ct_item_int(ix) != 0, adv);
             } else {
                 adv->index[dim] = ix;
                 adv->count++;
@@ -433,12 +467,15 @@ static ct_result ct__ix_plan_make(const ct_tensor *self, const ct__ix_adv *adv, 
             hi = d;
         }
     plan->first = adjacent ? lo : 0;
+    int kept = 0; /* dims not indexed, which the result keeps */
+    for (int d = 0; d < plan->ndim; d++) kept += !plan->index[d];
+    if (kept + plan->bdims > CT_MAX_DIMS)
+        return ct__fail(CT_ERR_VALUE, "index: ctorch supports at most %d dimensions", CT_MAX_DIMS);
     int n = 0;
     for (int d = 0; d < plan->first; d++) plan->out_sizes[n++] = self->sizes[d];
     for (int d = 0; d < plan->bdims; d++) plan->out_sizes[n++] = plan->bshape[d];
     for (int d = plan->first; d < plan->ndim; d++)
         if (!plan->index[d]) plan->out_sizes[n++] = self->sizes[d];
-    if (n > CT_MAX_DIMS) return ct__fail(CT_ERR_VALUE, "index: ctorch supports at most %d dimensions", CT_MAX_DIMS);
     plan->out_ndim = n;
     return CT_OK;
 }

@@ -100,7 +100,7 @@ static void ct__contiguous_strides(const int64_t *sizes, int ndim, int64_t *stri
     int64_t s = 1;
     for (int d = ndim - 1; d >= 0; d--) {
         strides[d] = s;
-        s *= sizes[d] > 1 ? sizes[d] : 1;
+        s = ct__mul_wrap(s, sizes[d] > 1 ? sizes[d] : 1); /* overflows only with a zero dim */
     }
 }
 
@@ -276,9 +276,10 @@ ct_scope ct_scope_begin(void)
     }
     if (ct__depth == ct__frames_cap) {
         ct__frame *f = (ct__frame *)ct__grow_buffer(ct__frames, ct__frames_small, ct__frames_cap, sizeof *f);
-        if (!f) { /* cannot track a new scope: tensors go to the enclosing one */
+        if (!f) { /* cannot track a new scope: tensors go to the enclosing one, and ending
+                   * this one must not end that one (depth 0 ends nothing) */
             CT__OOM();
-            s.depth = ct__depth;
+            s.depth = 0;
             return s;
         }
         ct__frames = f;

@@ -23,6 +23,8 @@ CTORCH_API void ct_release(ct_tensor *t);
 typedef struct ct_scope {
     int depth;
 } ct_scope;
+/* Where memory runs out to open one (past 32 nested), the error is set and
+ * the scope returned ends nothing: its tensors go to the enclosing scope. */
 CTORCH_API ct_scope ct_scope_begin(void);
 /* Close the scope s (and any still open inside it), releasing what they own. */
 CTORCH_API void ct_scope_end(ct_scope s);

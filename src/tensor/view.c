@@ -139,8 +139,7 @@ static ct_tensor *ct__recorded(ct_tensor *v, const char *name, ct__view_kind kin
 {
     if (v && ct__recordable(&t, 1) != CT_OK) return ct__unrecordable(v); /* before v becomes a view */
     if (v) ct__mark_view(v, t, false);
-    ct__record_view(name, kind, v, t, p);
-    return v;
+    return ct__record_view(name, kind, v, t, p) ? v : ct__unrecordable(v);
 }
 
 /* view(shape), its node named `name` (ViewBackward0, or UnsafeViewBackward0 for reshape's copy). */
@@ -532,8 +531,12 @@ ct_tensor *ct_slice(const ct_tensor *t, int dim, int64_t start, int64_t end, int
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
     memcpy(sizes, t->sizes, sizeof sizes);
     memcpy(strides, t->strides, sizeof strides);
-    sizes[d] = (end - start + step - 1) / step;
-    strides[d] = t->strides[d] * step;
+    sizes[d] = end == start ? 0 : (end - start - 1) / step + 1; /* ceil, without overflow at huge steps */
+    /* stride * step as PyTorch has it. Past int64 in bytes only for a step
+     * past the end (x[::2**63-1]), which leaves one element and no stride to
+     * read: the stride stays, so that byte strides (times 8 at most) fit. */
+    if (!ct__mul_ok(t->strides[d], step, &strides[d]) || strides[d] > INT64_MAX / 8 || strides[d] < INT64_MIN / 8)
+        strides[d] = t->strides[d];
     return ct__recorded(ct__view_of(t, sizes, strides, t->ndim, t->offset + start * t->strides[d]), "SliceBackward0",
                         CT__VIEW_STRIDED, t, NULL);
 }

@@ -1,0 +1,3 @@
+/* ctorch's implementation for the fuzz targets, compiled once. */
+#define CTORCH_IMPLEMENTATION
+#include "ctorch.h"

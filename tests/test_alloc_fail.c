@@ -1,0 +1,342 @@
+/* Allocation failure: a small training program (tensors, an MLP with Adam
+ * and SGD steps, a scheduler, clipping, save and load, a DataLoader epoch)
+ * runs with the Nth allocation failing, for every N, each N in a child
+ * process. Every failure must be an error returned with a message; the same
+ * process then runs the program again to the reference result, and in the
+ * end holds no memory it did not hold before. A crash, a hang, a leak or a
+ * different number with no error is a failure.
+ *
+ * This file has a ctorch of its own (CTORCH_STATIC), built with allocation
+ * hooks: the harness's copy, linked beside it, only reports. */
+#include <execinfo.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void *test_malloc(size_t n);
+static void *test_realloc(void *p, size_t n);
+static void test_free(void *p);
+#define CT_MALLOC(n) test_malloc(n)
+#define CT_REALLOC(p, n) test_realloc(p, n)
+#define CT_FREE(p) test_free(p)
+#define CTORCH_STATIC
+#define CTORCH_IMPLEMENTATION
+#include "ctorch.h"
+#include "harness.h"
+
+#ifndef CT_BUILD_DIR
+#define CT_BUILD_DIR "build"
+#endif
+
+/* ---------------------------------------------------------------- the failing allocator */
+
+static atomic_llong calls;   /* allocations so far (malloc, and realloc that may move) */
+static atomic_llong fail_at; /* the call that fails (0: none) */
+static atomic_llong live;    /* blocks not yet freed */
+
+static bool fails_now(void)
+{
+    long long k = atomic_fetch_add(&calls, 1) + 1;
+    return k == atomic_load(&fail_at);
+}
+
+static void *test_malloc(size_t n)
+{
+    if (fails_now()) return NULL;
+    void *p = malloc(n ? n : 1);
+    if (p) atomic_fetch_add(&live, 1);
+    return p;
+}
+
+static void *test_realloc(void *p, size_t n)
+{
+    if (fails_now()) return NULL;
+    void *q = realloc(p, n ? n : 1);
+    if (q && !p) atomic_fetch_add(&live, 1);
+    return q;
+}
+
+static void test_free(void *p)
+{
+    if (p) atomic_fetch_sub(&live, 1);
+    free(p);
+}
+
+/* ---------------------------------------------------------------- the program */
+
+typedef struct outcome {
+    bool failed;        /* a call returned an error */
+    bool error_missing; /* ... without setting one, or set one while succeeding */
+    double result;      /* what the program computed, when it did not fail */
+    char where[160];    /* the call that failed */
+} outcome;
+
+#define TRY(expr)                                                   \
+    do {                                                            \
+        if (!(expr)) {                                              \
+            snprintf(o->where, sizeof o->where, "%s", #expr);       \
+            goto failed;                                            \
+        }                                                           \
+    } while (0)
+#define TRY_OK(expr) TRY((expr) == CT_OK)
+
+/* The parameters' absolute values summed into *sum; false when a call failed. */
+static bool checksum(const ct_tensor_list *params, double *sum)
+{
+    *sum = 0;
+    for (int i = 0; i < params->n; i++) {
+        ct_tensor *s = ct_sum(ct_abs(params->tensors[i]));
+        if (!s) return false;
+        *sum += ct_item(s);
+    }
+    return true;
+}
+
+/* One epoch of the data loader over (x, y) with the optimizer: the loss summed. */
+static ct_result train_epoch(ct_module *net, ct_optimizer *opt, ct_dataset *data, const ct_tensor_list *params,
+                             double *total, outcome *o)
+{
+    ct_loader *loader = NULL;
+    TRY(loader = ct_loader_new(data, (ct_loader_opts){.batch_size = 8, .shuffle = true, .num_workers = 2}));
+    ct_sample batch;
+    int got;
+    while ((got = ct_loader_next(loader, &batch)) > 0) {
+        ct_scope s = ct_scope_begin();
+        ct_tensor *loss;
+        TRY_OK(ct_optim_zero_grad(opt, true));
+        TRY(loss = ct_mse_loss(ct_forward(net, batch.field[0]), batch.field[1], CT_REDUCTION_MEAN));
+        TRY_OK(ct_backward(loss, NULL, (ct_backward_opts){0}));
+        TRY(ct_clip_grad_norm_(params->tensors, params->n, 1.0, 2.0, false));
+        TRY_OK(ct_optim_step(opt));
+        *total += ct_item(loss);
+        ct_scope_end(s);
+    }
+    TRY(got == 0);
+    ct_loader_free(loader);
+    return CT_OK;
+failed:
+    ct_loader_free(loader);
+    return CT_ERR_RUNTIME;
+}
+
+/* CT_ALLOC_FAIL_TRACE=1: where each error is raised (to debug one N) */
+static void trace_error(ct_result code, const char *msg, void *user)
+{
+    void *frames[12];
+    (void)user;
+    fprintf(stderr, "error %s: %s\n", ct_result_str(code), msg);
+    backtrace_symbols_fd(frames, backtrace(frames, 12), 2);
+}
+
+static void run_program(outcome *o, const char *path)
+{
+    if (getenv("CT_ALLOC_FAIL_TRACE")) ct_set_error_handler(trace_error, NULL);
+    memset(o, 0, sizeof *o);
+    ct_scope top = ct_scope_begin();
+    ct_module *net = NULL;
+    ct_dataset *data = NULL;
+    ct_optimizer *adam = NULL, *sgd = NULL;
+    ct_lr_scheduler *sched = NULL;
+    ct_tensor_list params = {0}, loaded = {0}, sd = {0};
+    double total = 0;
+    ct_manual_seed(0);
+    ct_tensor *x, *w, *xy[2];
+    TRY(x = ct_randn(CT_SHAPE(32, 4), CT_F32, NULL));
+    TRY(w = ct_from_array((float[]){0.5f, -1, 2, 0.25f}, CT_SHAPE(4, 1), CT_F32));
+    xy[0] = x;
+    TRY(xy[1] = ct_add(ct_matmul(ct_sin(x), w), ct_index(x, ":, :1")));
+    TRY(data = ct_tensor_dataset(xy, 2));
+    /* checked once, at the end of the chain: the container takes the layers, made or NULL */
+    ct_module *layers[3] = {ct_nn_linear(4, 16, true), ct_nn_relu(), ct_nn_linear(16, 1, true)};
+    TRY(net = ct_nn_sequential(layers, 3));
+    params = ct_module_parameters(net, true);
+    TRY(params.n == 4);
+    TRY(adam = ct_adam(params.tensors, params.n, ct_adam_opts_init()));
+    TRY(sched = ct_step_lr(adam, 1, 0.5));
+    for (int epoch = 0; epoch < 2; epoch++) {
+        TRY_OK(train_epoch(net, adam, data, &params, &total, o));
+        TRY_OK(ct_lr_scheduler_step(sched));
+    }
+    /* save, change, load back, then SGD steps */
+    sd = ct_module_state_dict(net);
+    TRY(sd.n == 4);
+    TRY_OK(ct_save(path, &sd));
+    TRY_OK(ct_init_zeros_(params.tensors[0]));
+    TRY_OK(ct_load(path, &loaded));
+    TRY_OK(ct_module_load_state_dict(net, &loaded, true, NULL));
+    TRY(sgd = ct_sgd(params.tensors, params.n, (ct_sgd_opts){.lr = 0.05, .momentum = 0.9}));
+    TRY_OK(train_epoch(net, sgd, data, &params, &total, o));
+    double sum;
+    TRY(checksum(&params, &sum));
+    o->result = total + sum;
+failed:
+    o->failed = o->where[0] != 0;
+    /* a failure names its reason; a success leaves no error behind */
+    o->error_missing = o->failed ? ct_last_error_code() == CT_OK || !ct_last_error()[0] : ct_last_error_code() != CT_OK;
+    if (o->error_missing && !o->failed) snprintf(o->where, sizeof o->where, "%.150s", ct_last_error());
+    ct_clear_error();
+    ct_lr_scheduler_free(sched);
+    ct_optim_free(sgd);
+    ct_optim_free(adam);
+    ct_tensor_list_free(&params);
+    ct_tensor_list_free(&loaded);
+    ct_tensor_list_free(&sd);
+    ct_module_release(net);
+    ct_dataset_free(data);
+    ct_scope_end(top);
+}
+
+/* The program on a thread of its own, whose per-thread caches go when it ends. */
+static void *program_thread(void *arg)
+{
+    char path[128];
+    snprintf(path, sizeof path, CT_BUILD_DIR "/test_alloc_fail.%d.pth", (int)getpid());
+    run_program((outcome *)arg, path);
+    remove(path);
+    return NULL;
+}
+
+static void run_on_a_thread(outcome *o)
+{
+    pthread_t th;
+    if (pthread_create(&th, NULL, program_thread, o) != 0) abort();
+    pthread_join(th, NULL);
+}
+
+/* ---------------------------------------------------------------- one N per child */
+
+enum { CHILD_OK = 0, CHILD_NO_ERROR = 10, CHILD_WRONG = 11, CHILD_LEAK = 12, CHILD_RERUN_FAILED = 13 };
+
+typedef struct report {
+    long long calls;
+    double result;
+    char where[160];
+} report;
+
+/* In the child: run once, then again with call n of that run failing (0:
+ * none), then again without failing. */
+static int child(long long n, double reference, report *r)
+{
+    outcome o;
+    run_on_a_thread(&o); /* what is made once per process (a thread pool, the default generator) is then made */
+    atomic_store(&calls, 0);
+    long long before = atomic_load(&live);
+    atomic_store(&fail_at, n);
+    run_on_a_thread(&o);
+    r->calls = atomic_load(&calls);
+    r->result = o.result;
+    snprintf(r->where, sizeof r->where, "%s", o.where);
+    atomic_store(&fail_at, 0);
+    if (o.error_missing) return CHILD_NO_ERROR;
+    if (!o.failed && n > 0 && o.result != reference) return CHILD_WRONG;
+    if (n > 0) { /* the same process, memory back: the reference again */
+        outcome again;
+        run_on_a_thread(&again);
+        if (again.failed || again.error_missing) {
+            snprintf(r->where, sizeof r->where, "rerun: %.150s", again.where);
+            return CHILD_RERUN_FAILED;
+        }
+        if (again.result != reference) return CHILD_WRONG;
+    }
+    if (atomic_load(&live) == before) return CHILD_OK;
+    snprintf(r->where, sizeof r->where, "%lld blocks after %.100s", atomic_load(&live) - before, o.where);
+    return CHILD_LEAK;
+}
+
+/* Fork, run child(n) with a time limit; the exit status (or -signal, or -99 for a hang). */
+static int in_child(long long n, double reference, report *r)
+{
+    int fd[2];
+    if (pipe(fd) != 0) return -98;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        alarm(20);
+        report mine = {0, 0, ""};
+        int code = child(n, reference, &mine);
+        ssize_t w = write(fd[1], &mine, sizeof mine);
+        _exit(w == (ssize_t)sizeof mine ? code : 97);
+    }
+    close(fd[1]);
+    memset(r, 0, sizeof *r);
+    ssize_t got = read(fd[0], r, sizeof *r);
+    (void)got;
+    close(fd[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) return WTERMSIG(status) == SIGALRM ? -99 : -WTERMSIG(status);
+    return WEXITSTATUS(status);
+}
+
+static const char *describe(int code)
+{
+    switch (code) {
+    case CHILD_NO_ERROR: return "an error missing (a call failed without one, or one was set on success)";
+    case CHILD_WRONG: return "a different result without an error";
+    case CHILD_LEAK: return "memory leaked";
+    case CHILD_RERUN_FAILED: return "the rerun failed";
+    case -99: return "hang";
+    default: return "crash";
+    }
+}
+
+static void test_every_allocation_failing(void)
+{
+    report ref;
+    int code = in_child(0, 0, &ref);
+    CHECK_INT(code, CHILD_OK);
+    if (code != CHILD_OK) {
+        fprintf(stderr, "  the program fails without injected failures: %s (%s)\n", describe(code), ref.where);
+        return;
+    }
+    int bad = 0;
+    const char *only = getenv("CT_ALLOC_FAIL_ONLY"); /* one N, to debug it */
+    long long first = only ? atoll(only) : 1, last = only ? first : ref.calls;
+    for (long long n = first; n <= last; n++) {
+        report r;
+        code = in_child(n, ref.result, &r);
+        if (code == CHILD_OK) continue;
+        if (bad++ < 40)
+            fprintf(stderr, "  allocation %lld of %lld failing: %s (%s; result %.9g, reference %.9g)\n", n, ref.calls,
+                    describe(code), r.where, r.result, ref.result);
+    }
+    fprintf(stderr, "  %lld allocations, each failed in turn: %d misbehaved\n", ref.calls, bad);
+    CHECK_INT(bad, 0);
+}
+
+/* A scope that cannot be opened ends nothing when it is ended: the enclosing
+ * scope's tensors live on. */
+static void test_scope_begin_without_memory(void)
+{
+    enum { DEPTH = 40 };
+    ct_scope outer[DEPTH];
+    for (int i = 0; i < DEPTH; i++) outer[i] = ct_scope_begin(); /* past the inline frames: the stack grew */
+    ct_scope_end(outer[0]);
+    for (int i = 0; i < 32; i++) outer[i] = ct_scope_begin(); /* the stack is back to its inline frames */
+    ct_tensor *t = ct_zeros(CT_SHAPE(3), CT_F32);
+    atomic_store(&calls, 0);
+    atomic_store(&fail_at, 1);
+    ct_scope s = ct_scope_begin(); /* the 33rd: the frames must grow, and cannot */
+    atomic_store(&fail_at, 0);
+    CHECK_INT(ct_last_error_code(), CT_ERR_MEMORY);
+    ct_clear_error();
+    ct_tensor *u = ct_ones(CT_SHAPE(2), CT_F32);
+    ct_scope_end(s);
+    CHECK(ct_numel(t) == 3 && ct_item(ct_sum(t)) == 0); /* alive: the enclosing scope's */
+    CHECK(ct_numel(u) == 2);
+    ct_scope_end(outer[0]);
+}
+
+int main(void)
+{
+    RUN(test_scope_begin_without_memory);
+    RUN(test_every_allocation_failing);
+    return ct_test_report();
+}
