@@ -142,6 +142,12 @@ CTORCH_API ct_result ct_last_error_code(void);
 /* Forget this thread's pending error. */
 CTORCH_API void ct_clear_error(void);
 
+/* Raise an error from code built on ctorch (ctorch_dist.h, a program's own
+ * layers): this thread's error becomes `message` with `code`, and the handler
+ * is told, as for ctorch's own errors. Returns code, so that
+ * `return ct_set_error(...)` reads as a raise. */
+CTORCH_API ct_result ct_set_error(ct_result code, const char *message);
+
 /* Called on every new error (not on a NULL passed along a chain), on the thread
  * that raised it: log it, abort in a debug build, or count it. NULL removes it. */
 typedef void (*ct_error_handler)(ct_result code, const char *message, void *user);
@@ -573,6 +579,17 @@ typedef struct ct_grad_opts {
 CTORCH_API ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_outputs, const ct_tensor *const *inputs,
                                       int n_inputs, const ct_tensor *const *grad_outputs, ct_tensor **grads,
                                       ct_grad_opts opts);
+
+/* Variable._execution_engine.queue_callback(fn): called during a backward
+ * pass (from a hook, or a custom Function's backward), fn(user) runs once
+ * after every node of that pass has run and before the call that started
+ * the pass returns, callbacks in the order they were queued (one may queue
+ * more). A callback that fails (returns an error) ends the pass with its
+ * error, and the callbacks after it do not run; so do all of them when the
+ * pass itself failed. DistributedDataParallel waits for its gradient
+ * all-reduces this way. Outside a backward pass: PyTorch's error. */
+typedef ct_result (*ct_autograd_callback)(void *user);
+CTORCH_API ct_result ct_autograd_queue_callback(ct_autograd_callback fn, void *user);
 
 /* ---------------------------------------------------------------- hooks */
 
@@ -4925,6 +4942,11 @@ static ct_result ct__fail(ct_result code, const char *fmt, ...)
     ct__err_code = code;
     if (ct__err_handler) ct__err_handler(code, ct__err_msg, ct__err_handler_user);
     return code;
+}
+
+ct_result ct_set_error(ct_result code, const char *message)
+{
+    return ct__fail(code, "%s", message ? message : "");
 }
 
 static ct_result ct__null_arg(const char *fn, const char *arg, int position)
@@ -9853,7 +9875,14 @@ typedef struct ct__run {
     ct__node **heap; /* the ready queue, a max-heap on seq */
     int n_heap;
     ct_tensor **buffers; /* every node's gradient buffer, one block */
+    struct ct__final_callback *callbacks; /* queue_callback's, run after the last node */
+    int n_callbacks, cap_callbacks;
 } ct__run;
+
+typedef struct ct__final_callback {
+    ct_autograd_callback fn;
+    void *user;
+} ct__final_callback;
 
 static uint64_t ct__run_ids;
 
@@ -9861,6 +9890,38 @@ static uint64_t ct__run_ids;
  * (a plain backward): a checkpoint can rerun its forward only then
  * (torch.autograd._is_checkpoint_valid). */
 static CT__TLS bool ct__checkpoint_valid = true;
+
+/* The backward pass running on this thread (the innermost, when a
+ * checkpoint's backward starts another): where queue_callback queues. */
+static CT__TLS ct__run *ct__current_run;
+
+ct_result ct_autograd_queue_callback(ct_autograd_callback fn, void *user)
+{
+    ct__run *r = ct__current_run;
+    if (!r) return ct__fail(CT_ERR_RUNTIME, "Final callbacks can only be installed during backward pass.");
+    if (!fn) return ct__fail(CT_ERR_TYPE, "queue_callback(): argument 'callback' must be a function, not NULL");
+    if (r->n_callbacks == r->cap_callbacks) {
+        int cap = r->cap_callbacks ? 2 * r->cap_callbacks : 4;
+        ct__final_callback *grown =
+            (ct__final_callback *)CT_REALLOC(r->callbacks, (size_t)cap * sizeof *grown);
+        if (!grown) return CT__OOM();
+        r->callbacks = grown;
+        r->cap_callbacks = cap;
+    }
+    r->callbacks[r->n_callbacks].fn = fn;
+    r->callbacks[r->n_callbacks].user = user;
+    r->n_callbacks++;
+    return CT_OK;
+}
+
+/* GraphTask::exec_post_processing's final callbacks: in order, each may queue
+ * more (so the count is read again every time round). */
+static ct_result ct__run_callbacks(ct__run *r)
+{
+    ct_result res = CT_OK;
+    for (int i = 0; i < r->n_callbacks && res == CT_OK; i++) res = r->callbacks[i].fn(r->callbacks[i].user);
+    return res;
+}
 
 /* ---------------------------------------------------------------- the ready queue */
 
@@ -10154,6 +10215,7 @@ static void ct__run_cleanup(ct__run *r)
     CT_FREE(r->buffers);
     CT_FREE(r->nodes);
     CT_FREE(r->heap);
+    CT_FREE(r->callbacks);
 }
 
 /* The gradient a root starts with: the one given (checked), or ones for a one-element root. */
@@ -10198,6 +10260,8 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
     ct_grad_mode mode = ct_set_grad_enabled(r->create_graph);
     bool checkpoint_valid = ct__checkpoint_valid;
     ct__checkpoint_valid = r->accumulate && !r->filtered;
+    ct__run *outer_run = ct__current_run;
+    ct__current_run = r;
     ct_scope s = ct_scope_begin();
     if (res == CT_OK) res = ct__discover(r, root_nodes, n_edges);
     if (res == CT_OK) res = ct__mark_needed(r);
@@ -10231,6 +10295,8 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
     ct_scope_end(s);
     ct__checkpoint_valid = checkpoint_valid;
     ct_grad_mode_restore(mode);
+    if (res == CT_OK) res = ct__run_callbacks(r);
+    ct__current_run = outer_run;
     ct__run_cleanup(r);
     for (int i = 0; i < n_edges; i++) ct__node_release(edges[i].fn);
     if (edges != edges_inline) CT_FREE(edges);

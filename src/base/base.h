@@ -44,6 +44,12 @@ CTORCH_API ct_result ct_last_error_code(void);
 /* Forget this thread's pending error. */
 CTORCH_API void ct_clear_error(void);
 
+/* Raise an error from code built on ctorch (ctorch_dist.h, a program's own
+ * layers): this thread's error becomes `message` with `code`, and the handler
+ * is told, as for ctorch's own errors. Returns code, so that
+ * `return ct_set_error(...)` reads as a raise. */
+CTORCH_API ct_result ct_set_error(ct_result code, const char *message);
+
 /* Called on every new error (not on a NULL passed along a chain), on the thread
  * that raised it: log it, abort in a debug build, or count it. NULL removes it. */
 typedef void (*ct_error_handler)(ct_result code, const char *message, void *user);

@@ -43,6 +43,11 @@ static ct_result ct__fail(ct_result code, const char *fmt, ...)
     return code;
 }
 
+ct_result ct_set_error(ct_result code, const char *message)
+{
+    return ct__fail(code, "%s", message ? message : "");
+}
+
 static ct_result ct__null_arg(const char *fn, const char *arg, int position)
 {
     if (ct__err_code != CT_OK) return ct__err_code; /* a failure earlier in the chain */
