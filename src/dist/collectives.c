@@ -1,0 +1,373 @@
+/* The collectives' and point-to-point operations' front ends: argument
+ * checks in PyTorch's words, the fingerprint, and the operation on flat
+ * buffers that the backend posts. */
+
+/* The start of every collective: its group, and a work when this rank takes
+ * part (none, with CT_OK, when it is outside the group; none, with an
+ * error, when there is no group). */
+static ct_result ct__dist_collective_begin(ct_dist_opts opts, ct__dist_kind kind, int fp_extra, ct_work **out)
+{
+    *out = NULL;
+    if (opts.async_op) *opts.async_op = NULL;
+    ct_process_group *g = ct__dist_group(opts.group);
+    if (!g) return ct_last_error_code();
+    if (g->rank < 0) return CT_OK; /* PyTorch warns and returns None */
+    *out = ct__work_new(g, kind, CT__FP_FIXED + fp_extra * g->size);
+    return *out ? CT_OK : ct_last_error_code();
+}
+
+/* Runs a prepared collective. When this rank's arguments were wrong (res),
+ * it still takes part in the fingerprint exchange, marked invalid, so the
+ * other ranks fail too instead of waiting for it; then it fails with its
+ * own error. */
+static ct_result ct__dist_collective_run(ct_work *w, ct_result res, ct_work **async_op)
+{
+    if (res != CT_OK) {
+        size_t n = strlen(ct_last_error()) + 1;
+        w->own_error = (char *)CT_MALLOC(n);
+        if (w->own_error) memcpy(w->own_error, ct_last_error(), n);
+        w->own_code = res;
+        w->fp[CT__FP_KIND] = CT__FP_INVALID;
+        async_op = NULL; /* a failed call hands out no work */
+    }
+    if (ct__work_start(w) != CT_OK) async_op = NULL;
+    return ct__work_finish_call(w, async_op);
+}
+
+static ct_result ct__dist_check_tensor(const ct_tensor *t, const char *name)
+{
+    if (!t)
+        return ct__dist_fail(CT_ERR_RUNTIME, "Invalid function argument. Expected parameter `%s` to be of type torch.Tensor.",
+                             name);
+    if (!ct_is_contiguous(t)) return ct__dist_fail(CT_ERR_RUNTIME, "input tensor has to be contiguous");
+    return CT_OK;
+}
+
+/* A list argument: n tensors, each contiguous and of `like`'s size and dtype. */
+static ct_result ct__dist_check_list(ct_tensor *const *list, int n, const char *name, const ct_tensor *like)
+{
+    if (!list && n > 0)
+        return ct__dist_fail(CT_ERR_RUNTIME,
+                             "Invalid function argument. Expected parameter `%s` to be of type List[torch.Tensor].", name);
+    for (int i = 0; i < n; i++) {
+        if (!list[i])
+            return ct__dist_fail(CT_ERR_RUNTIME,
+                                 "Invalid function argument. Expected parameter `%s` to be of type List[torch.Tensor].",
+                                 name);
+        if (ct_numel(list[i]) != ct_numel(like) || ct_dtype_of(list[i]) != ct_dtype_of(like))
+            return ct__dist_fail(CT_ERR_RUNTIME, "Tensors are not equal in size or data type");
+        if (!ct_is_contiguous(list[i])) return ct__dist_fail(CT_ERR_RUNTIME, "input tensor has to be contiguous");
+    }
+    return CT_OK;
+}
+
+static ct_result ct__dist_check_count(int n, int size, const char *what)
+{
+    if (n != size) return ct__dist_fail(CT_ERR_RUNTIME, "%s: number of %s tensors should equal to the world size", what,
+                                        strcmp(what, "Scatter") == 0 ? "input" : "output");
+    return CT_OK;
+}
+
+/* A rank argument (global) as a rank of the work's group. */
+static ct_result ct__dist_group_rank_of(const ct_work *w, int global_rank, int *group_rank)
+{
+    *group_rank = ct__dist_group_rank(w->group, global_rank);
+    if (*group_rank < 0) return ct__dist_fail(CT_ERR_RUNTIME, "The global rank %d is not part of the group", global_rank);
+    return CT_OK;
+}
+
+/* A reduction's op and dtype: AVG becomes SUM and a division afterwards. */
+static ct_result ct__dist_set_reduction(ct_work *w, ct_reduce_op op, ct_dtype dtype)
+{
+    if ((unsigned)op > CT_REDUCE_MAX) return ct__dist_fail(CT_ERR_VALUE, "Unknown ReduceOp: %d", (int)op);
+    if (dtype == CT_F16 || dtype == CT_BF16)
+        return ct__dist_fail(CT_ERR_RUNTIME, "The mpi backend does not reduce %s tensors", ct_dtype_name(dtype));
+    if (op == CT_REDUCE_AVG && dtype == CT_BOOL)
+        return ct__dist_fail(CT_ERR_RUNTIME, "Cannot use ReduceOp.AVG with boolean inputs");
+    w->average = op == CT_REDUCE_AVG;
+    w->op.op = op == CT_REDUCE_AVG ? CT_REDUCE_SUM : op;
+    return CT_OK;
+}
+
+/* The operation works on t itself (broadcast, all_reduce, reduce). */
+static ct_result ct__dist_in_place(ct_work *w, ct_tensor *t)
+{
+    ct__work_fingerprint(w, t);
+    w->op.send = w->op.recv = ct_data_ptr(t);
+    w->op.count = ct_numel(t);
+    w->op.dtype = ct_dtype_of(t);
+    return ct__work_hold(w, t);
+}
+
+static ct_result ct__dist_set_root(ct_work *w, int global_root)
+{
+    w->fp[CT__FP_ROOT] = global_root;
+    return ct__dist_group_rank_of(w, global_root, &w->op.root);
+}
+
+ct_result ct_dist_broadcast(ct_tensor *tensor, int src, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_BROADCAST, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_tensor(tensor, "tensor");
+    if (res == CT_OK) res = ct__dist_set_root(w, src);
+    if (res == CT_OK) res = ct__dist_in_place(w, tensor);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+ct_result ct_dist_all_reduce(ct_tensor *tensor, ct_reduce_op op, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_ALLREDUCE, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_tensor(tensor, "tensor");
+    if (res == CT_OK) res = ct__dist_set_reduction(w, op, ct_dtype_of(tensor));
+    if (res == CT_OK) res = ct__dist_in_place(w, tensor);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+ct_result ct_dist_reduce(ct_tensor *tensor, int dst, ct_reduce_op op, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_REDUCE, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_tensor(tensor, "tensor");
+    if (res == CT_OK) res = ct__dist_set_root(w, dst);
+    if (res == CT_OK) res = ct__dist_set_reduction(w, op, ct_dtype_of(tensor));
+    if (res == CT_OK) res = ct__dist_in_place(w, tensor);
+    w->average = w->average && w->op.root == w->group->rank; /* only dst's tensor holds the sum */
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+/* The flat buffer of a list operation: n chunks of `bytes`, with a copy
+ * between chunk i and list[i] before (into) or after (out of) the operation. */
+static void *ct__dist_flat_list(ct_work *w, ct_tensor *const *list, int n, size_t bytes, bool into)
+{
+    char *flat = (char *)ct__work_scratch(w, (size_t)n * bytes);
+    for (int i = 0; flat && i < n; i++) {
+        ct_result res = ct__work_hold(w, list[i]);
+        if (res == CT_OK)
+            res = into ? ct__work_copy_in(w, flat + (size_t)i * bytes, ct_data_ptr(list[i]), bytes)
+                       : ct__work_copy(w, ct_data_ptr(list[i]), flat + (size_t)i * bytes, bytes);
+        if (res != CT_OK) return NULL;
+    }
+    return flat;
+}
+
+/* The operation reads `input` and writes n chunks like it, spread to `list`. */
+static ct_result ct__dist_gathering(ct_work *w, const ct_tensor *input, ct_tensor *const *list, int n)
+{
+    ct__work_fingerprint(w, input);
+    w->op.send = ct_data_ptr(input);
+    w->op.count = ct_numel(input);
+    w->op.dtype = ct_dtype_of(input);
+    if (n > 0 && !(w->op.recv = ct__dist_flat_list(w, list, n, (size_t)ct__dist_numel_bytes(input), false)))
+        return ct_last_error_code();
+    return ct__work_hold(w, input);
+}
+
+ct_result ct_dist_all_gather(ct_tensor *const *tensor_list, int n, const ct_tensor *tensor, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_ALLGATHER, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_tensor(tensor, "tensor");
+    if (res == CT_OK) res = ct__dist_check_count(n, w->group->size, "All gather");
+    if (res == CT_OK) res = ct__dist_check_list(tensor_list, n, "tensor_list", tensor);
+    if (res == CT_OK) res = ct__dist_gathering(w, tensor, tensor_list, n);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+ct_result ct_dist_all_gather_into_tensor(ct_tensor *output, const ct_tensor *input, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_ALLGATHER, 0, &w);
+    if (!w) return res;
+    w->op.kind = w->fp[CT__FP_KIND] = CT__DIST__ALLGATHER_BASE;
+    res = ct__dist_check_tensor(input, "input_tensor");
+    if (res == CT_OK) res = ct__dist_check_tensor(output, "output_tensor");
+    if (res == CT_OK && ct_dtype_of(output) != ct_dtype_of(input))
+        res = ct__dist_fail(CT_ERR_RUNTIME, "output tensor must have the same type as input tensor");
+    if (res == CT_OK && ct_numel(output) != ct_numel(input) * w->group->size)
+        res = ct__dist_fail(CT_ERR_RUNTIME, "output tensor size must be equal to world_size times input tensor size");
+    if (res == CT_OK) res = ct__dist_gathering(w, input, NULL, 0);
+    if (res == CT_OK) res = ct__work_hold(w, output);
+    if (res == CT_OK) w->op.recv = ct_data_ptr(output);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+/* gather's and scatter's list: given on the root only (PyTorch's words). */
+static ct_result ct__dist_root_list(const ct_work *w, ct_tensor *const *list, int n, const char *name, const char *root_name)
+{
+    bool root = w->op.root == w->group->rank;
+    if (root && (!list || n <= 0))
+        return ct__dist_fail(CT_ERR_VALUE, "Argument ``%s`` must be specified on %s rank.", name, root_name);
+    if (!root && (list || n > 0))
+        return ct__dist_fail(CT_ERR_VALUE, "Argument ``%s`` must NOT be specified on non-%s ranks.", name, root_name);
+    return CT_OK;
+}
+
+ct_result ct_dist_gather(const ct_tensor *tensor, ct_tensor *const *gather_list, int n, int dst, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_GATHER, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_tensor(tensor, "tensor");
+    if (res == CT_OK) res = ct__dist_set_root(w, dst);
+    if (res == CT_OK) res = ct__dist_root_list(w, gather_list, n, "gather_list", "destination");
+    if (res == CT_OK && gather_list) res = ct__dist_check_count(n, w->group->size, "Gather");
+    if (res == CT_OK) res = ct__dist_check_list(gather_list, n, "gather_list", tensor);
+    if (res == CT_OK) res = ct__dist_gathering(w, tensor, gather_list, n);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+/* The operation reads n chunks like `output` from `list` and writes `output`. */
+static ct_result ct__dist_scattering(ct_work *w, ct_tensor *output, ct_tensor *const *list, int n)
+{
+    ct__work_fingerprint(w, output);
+    w->op.recv = ct_data_ptr(output);
+    w->op.count = ct_numel(output);
+    w->op.dtype = ct_dtype_of(output);
+    if (n > 0 && !(w->op.send = ct__dist_flat_list(w, list, n, (size_t)ct__dist_numel_bytes(output), true)))
+        return ct_last_error_code();
+    return ct__work_hold(w, output);
+}
+
+ct_result ct_dist_scatter(ct_tensor *tensor, ct_tensor *const *scatter_list, int n, int src, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_SCATTER, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_tensor(tensor, "tensor");
+    if (res == CT_OK) res = ct__dist_set_root(w, src);
+    if (res == CT_OK) res = ct__dist_root_list(w, scatter_list, n, "scatter_list", "source");
+    if (res == CT_OK && scatter_list) res = ct__dist_check_count(n, w->group->size, "Scatter");
+    if (res == CT_OK) res = ct__dist_check_list(scatter_list, n, "scatter_list", tensor);
+    if (res == CT_OK) res = ct__dist_scattering(w, tensor, scatter_list, n);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+ct_result ct_dist_reduce_scatter(ct_tensor *output, ct_tensor *const *input_list, int n, ct_reduce_op op,
+                                 ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_REDUCE_SCATTER, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_tensor(output, "output");
+    if (res == CT_OK) res = ct__dist_check_count(n, w->group->size, "Reduce scatter");
+    if (res == CT_OK) res = ct__dist_check_list(input_list, n, "input_list", output);
+    if (res == CT_OK) res = ct__dist_set_reduction(w, op, ct_dtype_of(output));
+    if (res == CT_OK) res = ct__dist_scattering(w, output, input_list, n);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+/* all_to_all's lists: one dtype, any sizes. The fingerprint carries the
+ * element counts sent to and expected from each rank. */
+static ct_result ct__dist_check_all_to_all(ct_work *w, ct_tensor *const *outs, ct_tensor *const *ins, int n)
+{
+    ct_result res = ct__dist_check_count(n, w->group->size, "All to all");
+    for (int i = 0; i < n && res == CT_OK; i++) {
+        res = ct__dist_check_tensor(ins ? ins[i] : NULL, "input_tensor_list");
+        if (res == CT_OK) res = ct__dist_check_tensor(outs ? outs[i] : NULL, "output_tensor_list");
+        if (res == CT_OK && (ct_dtype_of(ins[i]) != ct_dtype_of(ins[0]) || ct_dtype_of(outs[i]) != ct_dtype_of(ins[0])))
+            res = ct__dist_fail(CT_ERR_RUNTIME, "Tensors must have the same dtype");
+    }
+    return res;
+}
+
+static ct_result ct__dist_all_to_all_plan(ct_work *w, ct_tensor *const *outs, ct_tensor *const *ins, int n)
+{
+    size_t elem = ct_dtype_size(ct_dtype_of(ins[0]));
+    int64_t *c = w->counts = (int64_t *)CT_MALLOC(4 * (size_t)n * sizeof *c);
+    if (!c) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    int64_t sent = 0, received = 0;
+    for (int i = 0; i < n; i++) { /* scounts, sdispls, rcounts, rdispls */
+        c[i] = w->fp[CT__FP_FIXED + i] = ct_numel(ins[i]);
+        c[2 * n + i] = w->fp[CT__FP_FIXED + n + i] = ct_numel(outs[i]);
+        c[n + i] = sent, sent += c[i];
+        c[3 * n + i] = received, received += c[2 * n + i];
+    }
+    w->fp[CT__FP_DTYPE] = ct_dtype_of(ins[0]);
+    w->op.dtype = ct_dtype_of(ins[0]);
+    w->op.all_to_all = c;
+    char *send = (char *)CT_MALLOC((size_t)(sent + received) * elem + 1);
+    if (!(w->scratch = send)) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    char *recv = send + (size_t)sent * elem;
+    w->op.send = send, w->op.recv = recv;
+    ct_result res = CT_OK;
+    for (int i = 0; i < n && res == CT_OK; i++) {
+        res = ct__work_hold(w, ins[i]);
+        if (res == CT_OK) res = ct__work_hold(w, outs[i]);
+        if (res == CT_OK) res = ct__work_copy_in(w, send + (size_t)c[n + i] * elem, ct_data_ptr(ins[i]), (size_t)c[i] * elem);
+    }
+    for (int i = 0; i < n && res == CT_OK; i++)
+        res = ct__work_copy(w, ct_data_ptr(outs[i]), recv + (size_t)c[3 * n + i] * elem, (size_t)c[2 * n + i] * elem);
+    return res;
+}
+
+ct_result ct_dist_all_to_all(ct_tensor *const *output_list, ct_tensor *const *input_list, int n, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_ALLTOALL, 2, &w);
+    if (!w) return res;
+    res = ct__dist_check_all_to_all(w, output_list, input_list, n);
+    if (res == CT_OK) res = ct__dist_all_to_all_plan(w, output_list, input_list, n);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+ct_result ct_dist_barrier(ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_BARRIER, 0, &w);
+    if (!w) return res;
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+/* ---------------------------------------------------------------- point to point */
+
+/* Tags pair a fingerprint (2 tag + 1) with its data (2 tag); MPI promises
+ * tags up to 32767. */
+#define CT__DIST_MAX_TAG 16383
+
+/* send's and recv's work, or NULL (with an error when there was one). */
+static ct_work *ct__dist_p2p_begin(ct_dist_opts opts, ct__dist_kind kind, const ct_tensor *t, int peer, int tag)
+{
+    ct_work *w;
+    if (ct__dist_collective_begin(opts, kind, 0, &w) != CT_OK || !w) return NULL;
+    ct_result res = ct__dist_check_tensor(t, "tensor");
+    if (res == CT_OK && (tag < 0 || tag > CT__DIST_MAX_TAG))
+        res = ct__dist_fail(CT_ERR_VALUE, "tag must be in [0, %d] with the mpi backend, but got %d", CT__DIST_MAX_TAG, tag);
+    if (res == CT_OK && peer < 0) w->op.peer = -1;
+    else if (res == CT_OK) res = ct__dist_group_rank_of(w, peer, &w->op.peer);
+    if (res == CT_OK) res = ct__dist_in_place(w, (ct_tensor *)t);
+    w->op.tag = tag;
+    if (res != CT_OK) { /* a point-to-point error stays on its rank, as in PyTorch */
+        ct__work_end(w, res, ct_last_error());
+        ct_work_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+ct_result ct_dist_send(const ct_tensor *tensor, int dst, int tag, ct_dist_opts opts)
+{
+    ct_work *w = ct__dist_p2p_begin(opts, CT__DIST_SEND, tensor, dst, tag);
+    if (!w) return ct_last_error_code();
+    return ct__work_finish_call(w, ct__work_start(w) == CT_OK ? opts.async_op : NULL);
+}
+
+int ct_dist_recv(ct_tensor *tensor, int src, int tag, ct_dist_opts opts)
+{
+    ct_work *w = ct__dist_p2p_begin(opts, CT__DIST_RECV, tensor, src, tag);
+    if (!w) return ct_last_error_code() == CT_OK ? (opts.async_op ? 0 : -1) : -1;
+    bool started = ct__work_start(w) == CT_OK;
+    if (opts.async_op && started) return ct__work_finish_call(w, opts.async_op) == CT_OK ? 0 : -1;
+    ct_result res = ct_work_wait(w);
+    int sender = res == CT_OK ? w->group->global[w->source] : -1;
+    char msg[1536];
+    if (res != CT_OK) snprintf(msg, sizeof msg, "%s", ct_last_error());
+    ct_work_free(w);
+    if (res != CT_OK) ct_set_error(res, msg);
+    return sender;
+}

@@ -1,0 +1,78 @@
+#!/bin/sh
+# ctorch_dist.h's checks: the header compiles warning-free as C11 (gcc,
+# clang) and C++17 (g++), with and without the MPI backend; then each test
+# program in tests/dist runs under mpirun with 2, 3 and 4 ranks. Prints the
+# totals as its last line, as tests/run.sh does; without MPI the checks that
+# need it are reported skipped, by name.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+MPICC=${MPICC:-mpicc}
+MAKE=${MAKE:-make}
+passed=0 failed=0 skipped=0 skipnotes=""
+
+pass() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+skip() { skipped=$((skipped + 1)); skipnotes="$skipnotes$1 ($2);"; echo "skip $1 ($2)"; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/both.c" <<'C'
+#define CTORCH_IMPLEMENTATION
+#include "ctorch.h"
+#define CTORCH_DIST_IMPLEMENTATION
+#include "ctorch_dist.h"
+int main(void) { return ct_dist_is_initialized(); }
+C
+cp "$tmp/both.c" "$tmp/both.cpp"
+W="-Wall -Wextra -pedantic -Werror"
+check_compile() { # name, command...
+    name=$1; shift
+    if out=$("$@" 2>&1); then pass "$name"; else fail "$name"; echo "$out" | head -20; fi
+}
+check_compile dist_header_c11_gcc gcc -std=c11 $W -I. -fsyntax-only "$tmp/both.c"
+if command -v clang >/dev/null 2>&1; then
+    check_compile dist_header_c11_clang clang -std=c11 $W -I. -fsyntax-only "$tmp/both.c"
+else
+    skip dist_header_c11_clang "clang not installed"
+fi
+if command -v g++ >/dev/null 2>&1; then
+    check_compile dist_header_cxx17_gxx g++ -std=c++17 $W -I. -fsyntax-only "$tmp/both.cpp"
+else
+    skip dist_header_cxx17_gxx "g++ not installed"
+fi
+# Without the MPI backend, init_process_group("mpi") says so instead of failing to link.
+check_compile dist_without_mpi sh -c "gcc -std=c11 -O0 $W -I. '$tmp/both.c' -o '$tmp/nompi' -lm && '$tmp/nompi'"
+
+if ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
+    skip dist_header_mpi "mpicc or mpirun not installed: apt-get install libopenmpi-dev openmpi-bin"
+    for t in $DIST_TESTS; do skip "$(basename "$t")" "mpicc or mpirun not installed"; done
+else
+    check_compile dist_header_mpi_c11 "$MPICC" -std=c11 $W -DCTORCH_DIST_MPI -I. -fsyntax-only "$tmp/both.c"
+    if command -v mpicxx >/dev/null 2>&1; then
+        check_compile dist_header_mpi_cxx17 mpicxx -std=c++17 $W -DCTORCH_DIST_MPI -I. -fsyntax-only "$tmp/both.cpp"
+    fi
+    $MAKE --no-print-directory $DIST_TESTS >/dev/null || true
+    for bin in $DIST_TESTS; do
+        name=$(basename "$bin")
+        for np in 2 3 4; do
+            if [ ! -x "$bin" ]; then fail "$name (did not build)"; break; fi
+            # a hang is a failure, not a stuck CI: each run is bounded
+            out=$(timeout 300 mpirun --allow-run-as-root --oversubscribe -np $np "$bin" 2>&1)
+            status=$?
+            echo "$out" | grep -v '^RESULT '
+            line=$(echo "$out" | grep '^RESULT ' | tail -1)
+            if [ -z "$line" ]; then fail "$name with $np ranks (status $status before its summary)"; continue; fi
+            set -- $line
+            passed=$((passed + $2)); failed=$((failed + $4))
+            if [ "$status" -ne 0 ] && [ "$4" -eq 0 ]; then fail "$name with $np ranks (exit status $status)"; fi
+        done
+    done
+fi
+
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped ($(echo "$skipnotes" | sed 's/;$//'))"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]
