@@ -1173,7 +1173,8 @@ ct_result ct_dist_all_gather_into_tensor(ct_tensor *output, const ct_tensor *inp
     ct_work *w;
     ct_result res = ct__dist_collective_begin(opts, CT__DIST_ALLGATHER, 0, &w);
     if (!w) return res;
-    w->op.kind = w->fp[CT__FP_KIND] = CT__DIST__ALLGATHER_BASE;
+    w->op.kind = CT__DIST__ALLGATHER_BASE;
+    w->fp[CT__FP_KIND] = w->op.kind;
     res = ct__dist_check_tensor(input, "input_tensor");
     if (res == CT_OK) res = ct__dist_check_tensor(output, "output_tensor");
     if (res == CT_OK && ct_dtype_of(output) != ct_dtype_of(input))
@@ -1369,6 +1370,13 @@ int ct_dist_recv(ct_tensor *tensor, int src, int tag, ct_dist_opts opts)
  * MPI_COMM_WORLD for the default group), whose errors are returned rather
  * than fatal. */
 #ifdef CTORCH_DIST_MPI
+/* MPI's C API only, from C++ too (the C++ bindings are deprecated and warn) */
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 
 /* A request, and all_to_all's counts in bytes, which live as long as it. */

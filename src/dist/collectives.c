@@ -184,7 +184,8 @@ ct_result ct_dist_all_gather_into_tensor(ct_tensor *output, const ct_tensor *inp
     ct_work *w;
     ct_result res = ct__dist_collective_begin(opts, CT__DIST_ALLGATHER, 0, &w);
     if (!w) return res;
-    w->op.kind = w->fp[CT__FP_KIND] = CT__DIST__ALLGATHER_BASE;
+    w->op.kind = CT__DIST__ALLGATHER_BASE;
+    w->fp[CT__FP_KIND] = w->op.kind;
     res = ct__dist_check_tensor(input, "input_tensor");
     if (res == CT_OK) res = ct__dist_check_tensor(output, "output_tensor");
     if (res == CT_OK && ct_dtype_of(output) != ct_dtype_of(input))

@@ -4,6 +4,13 @@
  * MPI_COMM_WORLD for the default group), whose errors are returned rather
  * than fatal. */
 #ifdef CTORCH_DIST_MPI
+/* MPI's C API only, from C++ too (the C++ bindings are deprecated and warn) */
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 
 /* A request, and all_to_all's counts in bytes, which live as long as it. */
