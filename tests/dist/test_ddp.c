@@ -225,8 +225,10 @@ static void test_model_mismatch_fails_everywhere(void)
               "DistributedDataParallel is not needed when a module doesn't have any parameter that requires a gradient.");
     CHECK(ct_ddp(NULL, ct_ddp_opts_init()) == NULL);
     CHECK_ERR(0, CT_ERR_TYPE, "argument 'module' must be Module, not NULL");
-    CHECK(!ct_ddp_no_sync(ct_nn_relu(), true));
+    ct_module *relu = ct_nn_relu();
+    CHECK(!ct_ddp_no_sync(relu, true));
     CHECK_ERR(0, CT_ERR_TYPE, "expected a DistributedDataParallel module");
+    ct_module_release(relu);
 }
 
 /* An unused parameter keeps its bucket from being reduced: the next forward says so. */
