@@ -378,6 +378,25 @@ static ct_result ct__dist_fail(ct_result code, const char *fmt, ...)
     return ct_set_error(code, msg);
 }
 
+static ct_result ct__dist_oom(void) { return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory"); }
+
+/* CT_MALLOC that fails with PyTorch's out-of-memory error (0 bytes ask for 1). */
+static void *ct__dist_alloc(size_t bytes)
+{
+    void *p = CT_MALLOC(bytes ? bytes : 1);
+    if (!p) ct__dist_oom();
+    return p;
+}
+
+/* A copy of a message, or NULL when there is no memory for it. */
+static char *ct__dist_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = (char *)CT_MALLOC(n);
+    if (copy) memcpy(copy, s, n);
+    return copy;
+}
+
 static const char ct__dist_not_initialized[] =
     "Default process group has not been initialized, please make sure to call init_process_group.";
 
@@ -395,12 +414,10 @@ static ct_process_group *ct__dist_group(const ct_process_group *group)
 static ct_process_group *ct__dist_group_new(const ct__dist_backend *backend, void *comm, int rank, int size,
                                             double timeout)
 {
-    ct_process_group *g = (ct_process_group *)CT_MALLOC(sizeof *g);
-    int *global = (int *)CT_MALLOC((size_t)(size > 0 ? size : 1) * sizeof *global);
-    if (!g || !global) {
+    ct_process_group *g = (ct_process_group *)ct__dist_alloc(sizeof *g);
+    int *global = g ? (int *)ct__dist_alloc((size_t)size * sizeof *global) : NULL;
+    if (!global) {
         CT_FREE(g);
-        CT_FREE(global);
-        ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
         return NULL;
     }
     memset(g, 0, sizeof *g);
@@ -523,11 +540,8 @@ const char *ct_dist_get_backend(const ct_process_group *group)
 /* new_group's ranks, checked and sorted (PyTorch sorts them too). */
 static int *ct__dist_sorted_ranks(const int *ranks, int n, int world_size)
 {
-    int *sorted = (int *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof *sorted);
-    if (!sorted) {
-        ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
-        return NULL;
-    }
+    int *sorted = (int *)ct__dist_alloc((size_t)n * sizeof *sorted);
+    if (!sorted) return NULL;
     for (int i = 0; i < n; i++) {
         int r = ranks ? ranks[i] : i, j = i;
         if (r < 0 || r >= world_size) {
@@ -616,12 +630,10 @@ static const char *ct__dist_scalar_type(int64_t dtype)
 
 static ct_work *ct__work_new(ct_process_group *g, ct__dist_kind kind, int fp_len)
 {
-    ct_work *w = (ct_work *)CT_MALLOC(sizeof *w);
-    int64_t *fp = (int64_t *)CT_MALLOC((size_t)fp_len * (size_t)(g->size + 1) * sizeof *fp);
-    if (!w || !fp) {
+    ct_work *w = (ct_work *)ct__dist_alloc(sizeof *w);
+    int64_t *fp = w ? (int64_t *)ct__dist_alloc((size_t)fp_len * (size_t)(g->size + 1) * sizeof *fp) : NULL;
+    if (!fp) {
         CT_FREE(w);
-        CT_FREE(fp);
-        ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
         return NULL;
     }
     memset(w, 0, sizeof *w);
@@ -653,7 +665,7 @@ static void ct__work_fingerprint(ct_work *w, const ct_tensor *t)
 static ct_result ct__work_hold(ct_work *w, const ct_tensor *t)
 {
     ct_tensor **held = (ct_tensor **)CT_REALLOC(w->held, (size_t)(w->n_held + 1) * sizeof *held);
-    if (!held) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    if (!held) return ct__dist_oom();
     w->held = held;
     w->held[w->n_held++] = ct_retain((ct_tensor *)t);
     return CT_OK;
@@ -662,7 +674,7 @@ static ct_result ct__work_hold(ct_work *w, const ct_tensor *t)
 static ct_result ct__work_copy(ct_work *w, void *dst, const void *src, size_t bytes)
 {
     ct__dist_copy *copies = (ct__dist_copy *)CT_REALLOC(w->copies, (size_t)(w->n_copies + 1) * sizeof *copies);
-    if (!copies) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    if (!copies) return ct__dist_oom();
     w->copies = copies;
     w->copies[w->n_copies].dst = dst;
     w->copies[w->n_copies].src = src;
@@ -681,9 +693,7 @@ static ct_result ct__work_copy_in(ct_work *w, void *dst, const void *src, size_t
 
 static void *ct__work_scratch(ct_work *w, size_t bytes)
 {
-    w->scratch = CT_MALLOC(bytes ? bytes : 1);
-    if (!w->scratch) ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
-    return w->scratch;
+    return w->scratch = ct__dist_alloc(bytes);
 }
 
 /* The work ends with `status`; the message is kept for every wait. */
@@ -691,11 +701,7 @@ static void ct__work_end(ct_work *w, ct_result status, const char *message)
 {
     w->stage = CT__WORK_DONE;
     w->status = status;
-    if (status != CT_OK && !w->error) {
-        size_t n = strlen(message) + 1;
-        w->error = (char *)CT_MALLOC(n);
-        if (w->error) memcpy(w->error, message, n);
-    }
+    if (status != CT_OK && !w->error) w->error = ct__dist_strdup(message);
 }
 
 /* "CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[20, 10], ...)" */
@@ -1012,9 +1018,7 @@ static ct_result ct__dist_collective_begin(ct_dist_opts opts, ct__dist_kind kind
 static ct_result ct__dist_collective_run(ct_work *w, ct_result res, ct_work **async_op)
 {
     if (res != CT_OK) {
-        size_t n = strlen(ct_last_error()) + 1;
-        w->own_error = (char *)CT_MALLOC(n);
-        if (w->own_error) memcpy(w->own_error, ct_last_error(), n);
+        w->own_error = ct__dist_strdup(ct_last_error());
         w->own_code = res;
         w->fp[CT__FP_KIND] = CT__FP_INVALID;
         async_op = NULL; /* a failed call hands out no work */
@@ -1187,15 +1191,20 @@ ct_result ct_dist_all_gather_into_tensor(ct_tensor *output, const ct_tensor *inp
     return ct__dist_collective_run(w, res, opts.async_op);
 }
 
-/* gather's and scatter's list: given on the root only (PyTorch's words). */
-static ct_result ct__dist_root_list(const ct_work *w, ct_tensor *const *list, int n, const char *name, const char *root_name)
+/* gather's and scatter's checks: the tensor, the root (a global rank), and
+ * the list: given on the root only (in PyTorch's words), of the group's size. */
+static ct_result ct__dist_check_rooted(ct_work *w, const ct_tensor *t, ct_tensor *const *list, int n, int root,
+                                       const char *name, const char *root_name, const char *what)
 {
-    bool root = w->op.root == w->group->rank;
-    if (root && (!list || n <= 0))
+    ct_result res = ct__dist_check_tensor(t, "tensor");
+    if (res == CT_OK) res = ct__dist_set_root(w, root);
+    if (res != CT_OK) return res;
+    if (w->op.root == w->group->rank && (!list || n <= 0))
         return ct__dist_fail(CT_ERR_VALUE, "Argument ``%s`` must be specified on %s rank.", name, root_name);
-    if (!root && (list || n > 0))
+    if (w->op.root != w->group->rank && (list || n > 0))
         return ct__dist_fail(CT_ERR_VALUE, "Argument ``%s`` must NOT be specified on non-%s ranks.", name, root_name);
-    return CT_OK;
+    if (list) res = ct__dist_check_count(n, w->group->size, what);
+    return res == CT_OK ? ct__dist_check_list(list, n, name, t) : res;
 }
 
 ct_result ct_dist_gather(const ct_tensor *tensor, ct_tensor *const *gather_list, int n, int dst, ct_dist_opts opts)
@@ -1203,11 +1212,7 @@ ct_result ct_dist_gather(const ct_tensor *tensor, ct_tensor *const *gather_list,
     ct_work *w;
     ct_result res = ct__dist_collective_begin(opts, CT__DIST_GATHER, 0, &w);
     if (!w) return res;
-    res = ct__dist_check_tensor(tensor, "tensor");
-    if (res == CT_OK) res = ct__dist_set_root(w, dst);
-    if (res == CT_OK) res = ct__dist_root_list(w, gather_list, n, "gather_list", "destination");
-    if (res == CT_OK && gather_list) res = ct__dist_check_count(n, w->group->size, "Gather");
-    if (res == CT_OK) res = ct__dist_check_list(gather_list, n, "gather_list", tensor);
+    res = ct__dist_check_rooted(w, tensor, gather_list, n, dst, "gather_list", "destination", "Gather");
     if (res == CT_OK) res = ct__dist_gathering(w, tensor, gather_list, n);
     return ct__dist_collective_run(w, res, opts.async_op);
 }
@@ -1229,11 +1234,7 @@ ct_result ct_dist_scatter(ct_tensor *tensor, ct_tensor *const *scatter_list, int
     ct_work *w;
     ct_result res = ct__dist_collective_begin(opts, CT__DIST_SCATTER, 0, &w);
     if (!w) return res;
-    res = ct__dist_check_tensor(tensor, "tensor");
-    if (res == CT_OK) res = ct__dist_set_root(w, src);
-    if (res == CT_OK) res = ct__dist_root_list(w, scatter_list, n, "scatter_list", "source");
-    if (res == CT_OK && scatter_list) res = ct__dist_check_count(n, w->group->size, "Scatter");
-    if (res == CT_OK) res = ct__dist_check_list(scatter_list, n, "scatter_list", tensor);
+    res = ct__dist_check_rooted(w, tensor, scatter_list, n, src, "scatter_list", "source", "Scatter");
     if (res == CT_OK) res = ct__dist_scattering(w, tensor, scatter_list, n);
     return ct__dist_collective_run(w, res, opts.async_op);
 }
@@ -1269,8 +1270,8 @@ static ct_result ct__dist_check_all_to_all(ct_work *w, ct_tensor *const *outs, c
 static ct_result ct__dist_all_to_all_plan(ct_work *w, ct_tensor *const *outs, ct_tensor *const *ins, int n)
 {
     size_t elem = ct_dtype_size(ct_dtype_of(ins[0]));
-    int64_t *c = w->counts = (int64_t *)CT_MALLOC(4 * (size_t)n * sizeof *c);
-    if (!c) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    int64_t *c = w->counts = (int64_t *)ct__dist_alloc(4 * (size_t)n * sizeof *c);
+    if (!c) return CT_ERR_MEMORY;
     int64_t sent = 0, received = 0;
     for (int i = 0; i < n; i++) { /* scounts, sdispls, rcounts, rdispls */
         c[i] = w->fp[CT__FP_FIXED + i] = ct_numel(ins[i]);
@@ -1281,8 +1282,8 @@ static ct_result ct__dist_all_to_all_plan(ct_work *w, ct_tensor *const *outs, ct
     w->fp[CT__FP_DTYPE] = ct_dtype_of(ins[0]);
     w->op.dtype = ct_dtype_of(ins[0]);
     w->op.all_to_all = c;
-    char *send = (char *)CT_MALLOC((size_t)(sent + received) * elem + 1);
-    if (!(w->scratch = send)) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    char *send = (char *)ct__work_scratch(w, (size_t)(sent + received) * elem);
+    if (!send) return CT_ERR_MEMORY;
     char *recv = send + (size_t)sent * elem;
     w->op.send = send, w->op.recv = recv;
     ct_result res = CT_OK;
@@ -1402,8 +1403,8 @@ static void ct__mpi_finalize(void)
 
 static ct_result ct__mpi_new_comm(MPI_Comm from, void **comm)
 {
-    MPI_Comm *c = (MPI_Comm *)CT_MALLOC(sizeof *c);
-    if (!c) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    MPI_Comm *c = (MPI_Comm *)ct__dist_alloc(sizeof *c);
+    if (!c) return CT_ERR_MEMORY;
     *c = from;
     MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
     *comm = c;
@@ -1493,8 +1494,8 @@ static ct_result ct__mpi_count(int64_t count, int *out)
 /* all_to_all's element counts and displacements as byte ints. */
 static ct_result ct__mpi_all_to_all_v(const ct__dist_op *op, int size, size_t elem, int **v)
 {
-    *v = (int *)CT_MALLOC(4 * (size_t)size * sizeof **v);
-    if (!*v) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    *v = (int *)ct__dist_alloc(4 * (size_t)size * sizeof **v);
+    if (!*v) return CT_ERR_MEMORY;
     for (int i = 0; i < 4 * size; i++)
         if (ct__mpi_count(op->all_to_all[i] * (int64_t)elem, *v + i) != CT_OK) return ct_last_error_code();
     return CT_OK;
@@ -1539,8 +1540,8 @@ static ct_result ct__mpi_post(void *comm, const ct__dist_op *op, void **request)
     if (type == MPI_DATATYPE_NULL)
         return ct__dist_fail(CT_ERR_RUNTIME, "The mpi backend does not reduce %s tensors", ct_dtype_name(op->dtype));
     if (ct__mpi_count(typed ? op->count : op->count * (int64_t)elem, &n) != CT_OK) return ct_last_error_code();
-    ct__mpi_request *r = (ct__mpi_request *)CT_MALLOC(sizeof *r);
-    if (!r) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    ct__mpi_request *r = (ct__mpi_request *)ct__dist_alloc(sizeof *r);
+    if (!r) return CT_ERR_MEMORY;
     r->v = NULL;
     if (op->kind == CT__DIST_ALLTOALL && ct__mpi_all_to_all_v(op, size, elem, &r->v) != CT_OK) {
         CT_FREE(r->v);
@@ -1850,9 +1851,9 @@ static ct_result ct__ddp_verify_params(const ct__ddp *d)
  * first, cap for the rest); then reversed, as DDP hands them to the Reducer. */
 static ct_result ct__ddp_assign_buckets(ct__ddp *d, int64_t cap_bytes)
 {
-    d->buckets = (ct__ddp_bucket *)CT_MALLOC((size_t)(d->n_params > 0 ? d->n_params : 1) * sizeof *d->buckets);
-    if (!d->buckets) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
-    memset(d->buckets, 0, (size_t)(d->n_params > 0 ? d->n_params : 1) * sizeof *d->buckets);
+    d->buckets = (ct__ddp_bucket *)ct__dist_alloc((size_t)d->n_params * sizeof *d->buckets);
+    if (!d->buckets) return CT_ERR_MEMORY;
+    memset(d->buckets, 0, (size_t)d->n_params * sizeof *d->buckets);
     int open[CT_NUM_DTYPES]; /* each dtype's open bucket, or -1 */
     int64_t limit[CT_NUM_DTYPES];
     for (int t = 0; t < CT_NUM_DTYPES; t++) open[t] = -1, limit[t] = CT__DDP_FIRST_BUCKET_BYTES;
@@ -1862,8 +1863,8 @@ static ct_result ct__ddp_assign_buckets(ct__ddp *d, int64_t cap_bytes)
         if (open[dt] < 0) open[dt] = n++;
         d->n_buckets = n; /* (so that a failure frees what was made) */
         ct__ddp_bucket *b = &d->buckets[open[dt]];
-        if (!b->params && !(b->params = (int *)CT_MALLOC((size_t)d->n_params * sizeof *b->params)))
-            return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+        if (!b->params && !(b->params = (int *)ct__dist_alloc((size_t)d->n_params * sizeof *b->params)))
+            return CT_ERR_MEMORY;
         d->slots[i].offset = b->numel;
         b->params[b->n_params++] = i;
         b->numel += ct_numel(d->params[i]);
@@ -1898,9 +1899,9 @@ static ct_result ct__ddp_make_flats(ct__ddp *d)
 static ct_result ct__ddp_take_params(ct__ddp *d)
 {
     ct_tensor_list list = ct_module_parameters(d->inner, true);
-    d->params = (ct_tensor **)CT_MALLOC((size_t)(list.n > 0 ? list.n : 1) * sizeof *d->params);
-    d->slots = (ct__ddp_slot *)CT_MALLOC((size_t)(list.n > 0 ? list.n : 1) * sizeof *d->slots);
-    ct_result res = d->params && d->slots ? CT_OK : ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    d->params = (ct_tensor **)ct__dist_alloc((size_t)list.n * sizeof *d->params);
+    d->slots = d->params ? (ct__ddp_slot *)ct__dist_alloc((size_t)list.n * sizeof *d->slots) : NULL;
+    ct_result res = d->slots ? CT_OK : CT_ERR_MEMORY;
     for (int i = 0; i < list.n && res == CT_OK; i++) {
         if (!ct_requires_grad(list.tensors[i])) continue;
         d->params[d->n_params] = ct_retain(list.tensors[i]);

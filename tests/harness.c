@@ -20,7 +20,7 @@ void ct_test_fail(const char *file, int line, const char *fmt, ...)
     fputc('\n', stdout);
 }
 
-void ct_test_run(const char *name, void (*fn)(void))
+int ct_test_exec(const char *name, void (*fn)(void))
 {
     ct_test_name = name;
     ct_test_failed_checks = 0;
@@ -28,7 +28,12 @@ void ct_test_run(const char *name, void (*fn)(void))
     ct_scope s = ct_scope_begin();
     fn();
     ct_scope_end(s);
-    if (ct_test_failed_checks) {
+    return ct_test_failed_checks;
+}
+
+void ct_test_run(const char *name, void (*fn)(void))
+{
+    if (ct_test_exec(name, fn)) {
         failed++;
         printf("FAIL %s\n", name);
     } else {

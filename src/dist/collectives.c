@@ -23,9 +23,7 @@ static ct_result ct__dist_collective_begin(ct_dist_opts opts, ct__dist_kind kind
 static ct_result ct__dist_collective_run(ct_work *w, ct_result res, ct_work **async_op)
 {
     if (res != CT_OK) {
-        size_t n = strlen(ct_last_error()) + 1;
-        w->own_error = (char *)CT_MALLOC(n);
-        if (w->own_error) memcpy(w->own_error, ct_last_error(), n);
+        w->own_error = ct__dist_strdup(ct_last_error());
         w->own_code = res;
         w->fp[CT__FP_KIND] = CT__FP_INVALID;
         async_op = NULL; /* a failed call hands out no work */
@@ -198,15 +196,20 @@ ct_result ct_dist_all_gather_into_tensor(ct_tensor *output, const ct_tensor *inp
     return ct__dist_collective_run(w, res, opts.async_op);
 }
 
-/* gather's and scatter's list: given on the root only (PyTorch's words). */
-static ct_result ct__dist_root_list(const ct_work *w, ct_tensor *const *list, int n, const char *name, const char *root_name)
+/* gather's and scatter's checks: the tensor, the root (a global rank), and
+ * the list: given on the root only (in PyTorch's words), of the group's size. */
+static ct_result ct__dist_check_rooted(ct_work *w, const ct_tensor *t, ct_tensor *const *list, int n, int root,
+                                       const char *name, const char *root_name, const char *what)
 {
-    bool root = w->op.root == w->group->rank;
-    if (root && (!list || n <= 0))
+    ct_result res = ct__dist_check_tensor(t, "tensor");
+    if (res == CT_OK) res = ct__dist_set_root(w, root);
+    if (res != CT_OK) return res;
+    if (w->op.root == w->group->rank && (!list || n <= 0))
         return ct__dist_fail(CT_ERR_VALUE, "Argument ``%s`` must be specified on %s rank.", name, root_name);
-    if (!root && (list || n > 0))
+    if (w->op.root != w->group->rank && (list || n > 0))
         return ct__dist_fail(CT_ERR_VALUE, "Argument ``%s`` must NOT be specified on non-%s ranks.", name, root_name);
-    return CT_OK;
+    if (list) res = ct__dist_check_count(n, w->group->size, what);
+    return res == CT_OK ? ct__dist_check_list(list, n, name, t) : res;
 }
 
 ct_result ct_dist_gather(const ct_tensor *tensor, ct_tensor *const *gather_list, int n, int dst, ct_dist_opts opts)
@@ -214,11 +217,7 @@ ct_result ct_dist_gather(const ct_tensor *tensor, ct_tensor *const *gather_list,
     ct_work *w;
     ct_result res = ct__dist_collective_begin(opts, CT__DIST_GATHER, 0, &w);
     if (!w) return res;
-    res = ct__dist_check_tensor(tensor, "tensor");
-    if (res == CT_OK) res = ct__dist_set_root(w, dst);
-    if (res == CT_OK) res = ct__dist_root_list(w, gather_list, n, "gather_list", "destination");
-    if (res == CT_OK && gather_list) res = ct__dist_check_count(n, w->group->size, "Gather");
-    if (res == CT_OK) res = ct__dist_check_list(gather_list, n, "gather_list", tensor);
+    res = ct__dist_check_rooted(w, tensor, gather_list, n, dst, "gather_list", "destination", "Gather");
     if (res == CT_OK) res = ct__dist_gathering(w, tensor, gather_list, n);
     return ct__dist_collective_run(w, res, opts.async_op);
 }
@@ -240,11 +239,7 @@ ct_result ct_dist_scatter(ct_tensor *tensor, ct_tensor *const *scatter_list, int
     ct_work *w;
     ct_result res = ct__dist_collective_begin(opts, CT__DIST_SCATTER, 0, &w);
     if (!w) return res;
-    res = ct__dist_check_tensor(tensor, "tensor");
-    if (res == CT_OK) res = ct__dist_set_root(w, src);
-    if (res == CT_OK) res = ct__dist_root_list(w, scatter_list, n, "scatter_list", "source");
-    if (res == CT_OK && scatter_list) res = ct__dist_check_count(n, w->group->size, "Scatter");
-    if (res == CT_OK) res = ct__dist_check_list(scatter_list, n, "scatter_list", tensor);
+    res = ct__dist_check_rooted(w, tensor, scatter_list, n, src, "scatter_list", "source", "Scatter");
     if (res == CT_OK) res = ct__dist_scattering(w, tensor, scatter_list, n);
     return ct__dist_collective_run(w, res, opts.async_op);
 }
@@ -280,8 +275,8 @@ static ct_result ct__dist_check_all_to_all(ct_work *w, ct_tensor *const *outs, c
 static ct_result ct__dist_all_to_all_plan(ct_work *w, ct_tensor *const *outs, ct_tensor *const *ins, int n)
 {
     size_t elem = ct_dtype_size(ct_dtype_of(ins[0]));
-    int64_t *c = w->counts = (int64_t *)CT_MALLOC(4 * (size_t)n * sizeof *c);
-    if (!c) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    int64_t *c = w->counts = (int64_t *)ct__dist_alloc(4 * (size_t)n * sizeof *c);
+    if (!c) return CT_ERR_MEMORY;
     int64_t sent = 0, received = 0;
     for (int i = 0; i < n; i++) { /* scounts, sdispls, rcounts, rdispls */
         c[i] = w->fp[CT__FP_FIXED + i] = ct_numel(ins[i]);
@@ -292,8 +287,8 @@ static ct_result ct__dist_all_to_all_plan(ct_work *w, ct_tensor *const *outs, ct
     w->fp[CT__FP_DTYPE] = ct_dtype_of(ins[0]);
     w->op.dtype = ct_dtype_of(ins[0]);
     w->op.all_to_all = c;
-    char *send = (char *)CT_MALLOC((size_t)(sent + received) * elem + 1);
-    if (!(w->scratch = send)) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    char *send = (char *)ct__work_scratch(w, (size_t)(sent + received) * elem);
+    if (!send) return CT_ERR_MEMORY;
     char *recv = send + (size_t)sent * elem;
     w->op.send = send, w->op.recv = recv;
     ct_result res = CT_OK;

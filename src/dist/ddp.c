@@ -246,9 +246,9 @@ static ct_result ct__ddp_verify_params(const ct__ddp *d)
  * first, cap for the rest); then reversed, as DDP hands them to the Reducer. */
 static ct_result ct__ddp_assign_buckets(ct__ddp *d, int64_t cap_bytes)
 {
-    d->buckets = (ct__ddp_bucket *)CT_MALLOC((size_t)(d->n_params > 0 ? d->n_params : 1) * sizeof *d->buckets);
-    if (!d->buckets) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
-    memset(d->buckets, 0, (size_t)(d->n_params > 0 ? d->n_params : 1) * sizeof *d->buckets);
+    d->buckets = (ct__ddp_bucket *)ct__dist_alloc((size_t)d->n_params * sizeof *d->buckets);
+    if (!d->buckets) return CT_ERR_MEMORY;
+    memset(d->buckets, 0, (size_t)d->n_params * sizeof *d->buckets);
     int open[CT_NUM_DTYPES]; /* each dtype's open bucket, or -1 */
     int64_t limit[CT_NUM_DTYPES];
     for (int t = 0; t < CT_NUM_DTYPES; t++) open[t] = -1, limit[t] = CT__DDP_FIRST_BUCKET_BYTES;
@@ -258,8 +258,8 @@ static ct_result ct__ddp_assign_buckets(ct__ddp *d, int64_t cap_bytes)
         if (open[dt] < 0) open[dt] = n++;
         d->n_buckets = n; /* (so that a failure frees what was made) */
         ct__ddp_bucket *b = &d->buckets[open[dt]];
-        if (!b->params && !(b->params = (int *)CT_MALLOC((size_t)d->n_params * sizeof *b->params)))
-            return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+        if (!b->params && !(b->params = (int *)ct__dist_alloc((size_t)d->n_params * sizeof *b->params)))
+            return CT_ERR_MEMORY;
         d->slots[i].offset = b->numel;
         b->params[b->n_params++] = i;
         b->numel += ct_numel(d->params[i]);
@@ -294,9 +294,9 @@ static ct_result ct__ddp_make_flats(ct__ddp *d)
 static ct_result ct__ddp_take_params(ct__ddp *d)
 {
     ct_tensor_list list = ct_module_parameters(d->inner, true);
-    d->params = (ct_tensor **)CT_MALLOC((size_t)(list.n > 0 ? list.n : 1) * sizeof *d->params);
-    d->slots = (ct__ddp_slot *)CT_MALLOC((size_t)(list.n > 0 ? list.n : 1) * sizeof *d->slots);
-    ct_result res = d->params && d->slots ? CT_OK : ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    d->params = (ct_tensor **)ct__dist_alloc((size_t)list.n * sizeof *d->params);
+    d->slots = d->params ? (ct__ddp_slot *)ct__dist_alloc((size_t)list.n * sizeof *d->slots) : NULL;
+    ct_result res = d->slots ? CT_OK : CT_ERR_MEMORY;
     for (int i = 0; i < list.n && res == CT_OK; i++) {
         if (!ct_requires_grad(list.tensors[i])) continue;
         d->params[d->n_params] = ct_retain(list.tensors[i]);

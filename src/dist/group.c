@@ -19,6 +19,25 @@ static ct_result ct__dist_fail(ct_result code, const char *fmt, ...)
     return ct_set_error(code, msg);
 }
 
+static ct_result ct__dist_oom(void) { return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory"); }
+
+/* CT_MALLOC that fails with PyTorch's out-of-memory error (0 bytes ask for 1). */
+static void *ct__dist_alloc(size_t bytes)
+{
+    void *p = CT_MALLOC(bytes ? bytes : 1);
+    if (!p) ct__dist_oom();
+    return p;
+}
+
+/* A copy of a message, or NULL when there is no memory for it. */
+static char *ct__dist_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = (char *)CT_MALLOC(n);
+    if (copy) memcpy(copy, s, n);
+    return copy;
+}
+
 static const char ct__dist_not_initialized[] =
     "Default process group has not been initialized, please make sure to call init_process_group.";
 
@@ -36,12 +55,10 @@ static ct_process_group *ct__dist_group(const ct_process_group *group)
 static ct_process_group *ct__dist_group_new(const ct__dist_backend *backend, void *comm, int rank, int size,
                                             double timeout)
 {
-    ct_process_group *g = (ct_process_group *)CT_MALLOC(sizeof *g);
-    int *global = (int *)CT_MALLOC((size_t)(size > 0 ? size : 1) * sizeof *global);
-    if (!g || !global) {
+    ct_process_group *g = (ct_process_group *)ct__dist_alloc(sizeof *g);
+    int *global = g ? (int *)ct__dist_alloc((size_t)size * sizeof *global) : NULL;
+    if (!global) {
         CT_FREE(g);
-        CT_FREE(global);
-        ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
         return NULL;
     }
     memset(g, 0, sizeof *g);
@@ -164,11 +181,8 @@ const char *ct_dist_get_backend(const ct_process_group *group)
 /* new_group's ranks, checked and sorted (PyTorch sorts them too). */
 static int *ct__dist_sorted_ranks(const int *ranks, int n, int world_size)
 {
-    int *sorted = (int *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof *sorted);
-    if (!sorted) {
-        ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
-        return NULL;
-    }
+    int *sorted = (int *)ct__dist_alloc((size_t)n * sizeof *sorted);
+    if (!sorted) return NULL;
     for (int i = 0; i < n; i++) {
         int r = ranks ? ranks[i] : i, j = i;
         if (r < 0 || r >= world_size) {

@@ -36,8 +36,8 @@ static void ct__mpi_finalize(void)
 
 static ct_result ct__mpi_new_comm(MPI_Comm from, void **comm)
 {
-    MPI_Comm *c = (MPI_Comm *)CT_MALLOC(sizeof *c);
-    if (!c) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    MPI_Comm *c = (MPI_Comm *)ct__dist_alloc(sizeof *c);
+    if (!c) return CT_ERR_MEMORY;
     *c = from;
     MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
     *comm = c;
@@ -127,8 +127,8 @@ static ct_result ct__mpi_count(int64_t count, int *out)
 /* all_to_all's element counts and displacements as byte ints. */
 static ct_result ct__mpi_all_to_all_v(const ct__dist_op *op, int size, size_t elem, int **v)
 {
-    *v = (int *)CT_MALLOC(4 * (size_t)size * sizeof **v);
-    if (!*v) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    *v = (int *)ct__dist_alloc(4 * (size_t)size * sizeof **v);
+    if (!*v) return CT_ERR_MEMORY;
     for (int i = 0; i < 4 * size; i++)
         if (ct__mpi_count(op->all_to_all[i] * (int64_t)elem, *v + i) != CT_OK) return ct_last_error_code();
     return CT_OK;
@@ -173,8 +173,8 @@ static ct_result ct__mpi_post(void *comm, const ct__dist_op *op, void **request)
     if (type == MPI_DATATYPE_NULL)
         return ct__dist_fail(CT_ERR_RUNTIME, "The mpi backend does not reduce %s tensors", ct_dtype_name(op->dtype));
     if (ct__mpi_count(typed ? op->count : op->count * (int64_t)elem, &n) != CT_OK) return ct_last_error_code();
-    ct__mpi_request *r = (ct__mpi_request *)CT_MALLOC(sizeof *r);
-    if (!r) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    ct__mpi_request *r = (ct__mpi_request *)ct__dist_alloc(sizeof *r);
+    if (!r) return CT_ERR_MEMORY;
     r->v = NULL;
     if (op->kind == CT__DIST_ALLTOALL && ct__mpi_all_to_all_v(op, size, elem, &r->v) != CT_OK) {
         CT_FREE(r->v);

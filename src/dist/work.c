@@ -29,12 +29,10 @@ static const char *ct__dist_scalar_type(int64_t dtype)
 
 static ct_work *ct__work_new(ct_process_group *g, ct__dist_kind kind, int fp_len)
 {
-    ct_work *w = (ct_work *)CT_MALLOC(sizeof *w);
-    int64_t *fp = (int64_t *)CT_MALLOC((size_t)fp_len * (size_t)(g->size + 1) * sizeof *fp);
-    if (!w || !fp) {
+    ct_work *w = (ct_work *)ct__dist_alloc(sizeof *w);
+    int64_t *fp = w ? (int64_t *)ct__dist_alloc((size_t)fp_len * (size_t)(g->size + 1) * sizeof *fp) : NULL;
+    if (!fp) {
         CT_FREE(w);
-        CT_FREE(fp);
-        ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
         return NULL;
     }
     memset(w, 0, sizeof *w);
@@ -66,7 +64,7 @@ static void ct__work_fingerprint(ct_work *w, const ct_tensor *t)
 static ct_result ct__work_hold(ct_work *w, const ct_tensor *t)
 {
     ct_tensor **held = (ct_tensor **)CT_REALLOC(w->held, (size_t)(w->n_held + 1) * sizeof *held);
-    if (!held) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    if (!held) return ct__dist_oom();
     w->held = held;
     w->held[w->n_held++] = ct_retain((ct_tensor *)t);
     return CT_OK;
@@ -75,7 +73,7 @@ static ct_result ct__work_hold(ct_work *w, const ct_tensor *t)
 static ct_result ct__work_copy(ct_work *w, void *dst, const void *src, size_t bytes)
 {
     ct__dist_copy *copies = (ct__dist_copy *)CT_REALLOC(w->copies, (size_t)(w->n_copies + 1) * sizeof *copies);
-    if (!copies) return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
+    if (!copies) return ct__dist_oom();
     w->copies = copies;
     w->copies[w->n_copies].dst = dst;
     w->copies[w->n_copies].src = src;
@@ -94,9 +92,7 @@ static ct_result ct__work_copy_in(ct_work *w, void *dst, const void *src, size_t
 
 static void *ct__work_scratch(ct_work *w, size_t bytes)
 {
-    w->scratch = CT_MALLOC(bytes ? bytes : 1);
-    if (!w->scratch) ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory");
-    return w->scratch;
+    return w->scratch = ct__dist_alloc(bytes);
 }
 
 /* The work ends with `status`; the message is kept for every wait. */
@@ -104,11 +100,7 @@ static void ct__work_end(ct_work *w, ct_result status, const char *message)
 {
     w->stage = CT__WORK_DONE;
     w->status = status;
-    if (status != CT_OK && !w->error) {
-        size_t n = strlen(message) + 1;
-        w->error = (char *)CT_MALLOC(n);
-        if (w->error) memcpy(w->error, message, n);
-    }
+    if (status != CT_OK && !w->error) w->error = ct__dist_strdup(message);
 }
 
 /* "CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[20, 10], ...)" */

@@ -14,13 +14,7 @@ static int dist_passed, dist_failed;
 
 static void dist_run(const char *name, void (*fn)(void))
 {
-    ct_test_name = name;
-    ct_test_failed_checks = 0;
-    ct_clear_error();
-    ct_scope s = ct_scope_begin();
-    fn();
-    ct_scope_end(s);
-    int mine = ct_test_failed_checks, any = 0;
+    int mine = ct_test_exec(name, fn), any = 0;
     MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any) dist_failed++;
     else dist_passed++;

@@ -9,11 +9,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 MPICC=${MPICC:-mpicc}
 MAKE=${MAKE:-make}
-passed=0 failed=0 skipped=0 skipnotes=""
-
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
-skip() { skipped=$((skipped + 1)); skipnotes="$skipnotes$1 ($2);"; echo "skip $1 ($2)"; }
+. tests/totals.sh
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -26,10 +22,6 @@ int main(void) { return ct_dist_is_initialized(); }
 C
 cp "$tmp/both.c" "$tmp/both.cpp"
 W="-Wall -Wextra -pedantic -Werror"
-check_compile() { # name, command...
-    name=$1; shift
-    if out=$("$@" 2>&1); then pass "$name"; else fail "$name"; echo "$out" | head -20; fi
-}
 check_compile dist_header_c11_gcc gcc -std=c11 $W -I. -fsyntax-only "$tmp/both.c"
 if command -v clang >/dev/null 2>&1; then
     check_compile dist_header_c11_clang clang -std=c11 $W -I. -fsyntax-only "$tmp/both.c"
@@ -59,20 +51,9 @@ else
             if [ ! -x "$bin" ]; then fail "$name (did not build)"; break; fi
             # a hang is a failure, not a stuck CI: each run is bounded
             out=$(timeout 300 mpirun --allow-run-as-root --oversubscribe -np $np "$bin" 2>&1)
-            status=$?
-            echo "$out" | grep -v '^RESULT '
-            line=$(echo "$out" | grep '^RESULT ' | tail -1)
-            if [ -z "$line" ]; then fail "$name with $np ranks (status $status before its summary)"; continue; fi
-            set -- $line
-            passed=$((passed + $2)); failed=$((failed + $4))
-            if [ "$status" -ne 0 ] && [ "$4" -eq 0 ]; then fail "$name with $np ranks (exit status $status)"; fi
+            add_program "$name with $np ranks" $? "$out"
         done
     done
 fi
 
-if [ "$skipped" -gt 0 ]; then
-    echo "$passed passed, $failed failed, $skipped skipped ($(echo "$skipnotes" | sed 's/;$//'))"
-else
-    echo "$passed passed, $failed failed"
-fi
-[ "$failed" -eq 0 ]
+print_totals

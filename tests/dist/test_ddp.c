@@ -58,6 +58,16 @@ static double max_param_diff(ct_module *a, ct_module *b)
     return worst;
 }
 
+/* The end of a comparison: DDP's parameters are the single process's. */
+static void check_same_and_free(ct_module *one, ct_module *ddp, ct_optimizer *o1, ct_optimizer *od)
+{
+    CHECK_NEAR(max_param_diff(one, ddp), 0, 2e-6);
+    ct_optim_free(o1);
+    ct_optim_free(od);
+    ct_module_release(one);
+    ct_module_release(ddp);
+}
+
 /* A reference model: rank 0's initial parameters (seed 1), in one process. */
 static ct_module *reference(int64_t hidden)
 {
@@ -96,11 +106,7 @@ static void check_matches_single_process(int64_t hidden, double bucket_cap_mb, i
         step(ddp, od, rows(x, R * local, local), rows(y, R * local, local), 1.0 / (local * OUT), true);
         CHECK_OK(ct_optim_step(od));
     }
-    CHECK_NEAR(max_param_diff(one, ddp), 0, 2e-6);
-    ct_optim_free(o1);
-    ct_optim_free(od);
-    ct_module_release(one);
-    ct_module_release(ddp);
+    check_same_and_free(one, ddp, o1, od);
 }
 
 static void test_ddp_one_bucket_matches_one_process(void) { check_matches_single_process(10, 25, 1, 0.05); }
@@ -126,11 +132,7 @@ static void test_no_sync_accumulates_like_one_big_batch(void)
         step(ddp, od, rows(x, R * local + half, local - half), rows(y, R * local + half, local - half), scale, false);
         CHECK_OK(ct_optim_step(od));
     }
-    CHECK_NEAR(max_param_diff(one, ddp), 0, 2e-6);
-    ct_optim_free(o1);
-    ct_optim_free(od);
-    ct_module_release(one);
-    ct_module_release(ddp);
+    check_same_and_free(one, ddp, o1, od);
 }
 
 /* A module of given parameters (no forward): what buckets are made of. */
