@@ -153,16 +153,20 @@ static void *ct__dist_flat_list(ct_work *w, ct_tensor *const *list, int n, size_
     return flat;
 }
 
-/* The operation reads `input` and writes n chunks like it, spread to `list`. */
-static ct_result ct__dist_gathering(ct_work *w, const ct_tensor *input, ct_tensor *const *list, int n)
+/* An operation on t and n chunks like it, held in one flat buffer: a
+ * gathering one reads t and writes the chunks (spread to `list` after it), a
+ * scattering one reads the chunks (copied from `list` before it) into t. */
+static ct_result ct__dist_chunked(ct_work *w, const ct_tensor *t, ct_tensor *const *list, int n, bool gathering)
 {
-    ct__work_fingerprint(w, input);
-    w->op.send = ct_data_ptr(input);
-    w->op.count = ct_numel(input);
-    w->op.dtype = ct_dtype_of(input);
-    if (n > 0 && !(w->op.recv = ct__dist_flat_list(w, list, n, (size_t)ct__dist_numel_bytes(input), false)))
+    ct__work_fingerprint(w, t);
+    w->op.count = ct_numel(t);
+    w->op.dtype = ct_dtype_of(t);
+    void *flat = NULL;
+    if (n > 0 && !(flat = ct__dist_flat_list(w, list, n, (size_t)ct__dist_numel_bytes(t), !gathering)))
         return ct_last_error_code();
-    return ct__work_hold(w, input);
+    w->op.send = gathering ? ct_data_ptr(t) : flat;
+    w->op.recv = gathering ? flat : ct_data_ptr(t);
+    return ct__work_hold(w, t);
 }
 
 ct_result ct_dist_all_gather(ct_tensor *const *tensor_list, int n, const ct_tensor *tensor, ct_dist_opts opts)
@@ -173,7 +177,7 @@ ct_result ct_dist_all_gather(ct_tensor *const *tensor_list, int n, const ct_tens
     res = ct__dist_check_tensor(tensor, "tensor");
     if (res == CT_OK) res = ct__dist_check_count(n, w->group->size, "All gather");
     if (res == CT_OK) res = ct__dist_check_list(tensor_list, n, "tensor_list", tensor);
-    if (res == CT_OK) res = ct__dist_gathering(w, tensor, tensor_list, n);
+    if (res == CT_OK) res = ct__dist_chunked(w, tensor, tensor_list, n, true);
     return ct__dist_collective_run(w, res, opts.async_op);
 }
 
@@ -190,7 +194,7 @@ ct_result ct_dist_all_gather_into_tensor(ct_tensor *output, const ct_tensor *inp
         res = ct__dist_fail(CT_ERR_RUNTIME, "output tensor must have the same type as input tensor");
     if (res == CT_OK && ct_numel(output) != ct_numel(input) * w->group->size)
         res = ct__dist_fail(CT_ERR_RUNTIME, "output tensor size must be equal to world_size times input tensor size");
-    if (res == CT_OK) res = ct__dist_gathering(w, input, NULL, 0);
+    if (res == CT_OK) res = ct__dist_chunked(w, input, NULL, 0, true);
     if (res == CT_OK) res = ct__work_hold(w, output);
     if (res == CT_OK) w->op.recv = ct_data_ptr(output);
     return ct__dist_collective_run(w, res, opts.async_op);
@@ -218,20 +222,8 @@ ct_result ct_dist_gather(const ct_tensor *tensor, ct_tensor *const *gather_list,
     ct_result res = ct__dist_collective_begin(opts, CT__DIST_GATHER, 0, &w);
     if (!w) return res;
     res = ct__dist_check_rooted(w, tensor, gather_list, n, dst, "gather_list", "destination", "Gather");
-    if (res == CT_OK) res = ct__dist_gathering(w, tensor, gather_list, n);
+    if (res == CT_OK) res = ct__dist_chunked(w, tensor, gather_list, n, true);
     return ct__dist_collective_run(w, res, opts.async_op);
-}
-
-/* The operation reads n chunks like `output` from `list` and writes `output`. */
-static ct_result ct__dist_scattering(ct_work *w, ct_tensor *output, ct_tensor *const *list, int n)
-{
-    ct__work_fingerprint(w, output);
-    w->op.recv = ct_data_ptr(output);
-    w->op.count = ct_numel(output);
-    w->op.dtype = ct_dtype_of(output);
-    if (n > 0 && !(w->op.send = ct__dist_flat_list(w, list, n, (size_t)ct__dist_numel_bytes(output), true)))
-        return ct_last_error_code();
-    return ct__work_hold(w, output);
 }
 
 ct_result ct_dist_scatter(ct_tensor *tensor, ct_tensor *const *scatter_list, int n, int src, ct_dist_opts opts)
@@ -240,7 +232,7 @@ ct_result ct_dist_scatter(ct_tensor *tensor, ct_tensor *const *scatter_list, int
     ct_result res = ct__dist_collective_begin(opts, CT__DIST_SCATTER, 0, &w);
     if (!w) return res;
     res = ct__dist_check_rooted(w, tensor, scatter_list, n, src, "scatter_list", "source", "Scatter");
-    if (res == CT_OK) res = ct__dist_scattering(w, tensor, scatter_list, n);
+    if (res == CT_OK) res = ct__dist_chunked(w, tensor, scatter_list, n, false);
     return ct__dist_collective_run(w, res, opts.async_op);
 }
 
@@ -254,7 +246,7 @@ ct_result ct_dist_reduce_scatter(ct_tensor *output, ct_tensor *const *input_list
     if (res == CT_OK) res = ct__dist_check_count(n, w->group->size, "Reduce scatter");
     if (res == CT_OK) res = ct__dist_check_list(input_list, n, "input_list", output);
     if (res == CT_OK) res = ct__dist_set_reduction(w, op, ct_dtype_of(output));
-    if (res == CT_OK) res = ct__dist_scattering(w, output, input_list, n);
+    if (res == CT_OK) res = ct__dist_chunked(w, output, input_list, n, false);
     return ct__dist_collective_run(w, res, opts.async_op);
 }
 
