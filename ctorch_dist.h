@@ -117,6 +117,13 @@ CTORCH_API int ct_dist_get_world_size(const ct_process_group *group);
 /* torch.distributed.get_backend(group): "mpi". */
 CTORCH_API const char *ct_dist_get_backend(const ct_process_group *group);
 
+/* DistributedSampler(dataset)'s options in a process group:
+ * ct_distributed_sampler_opts_init() with num_replicas and rank from the
+ * default group, as PyTorch asks dist.get_world_size() and dist.get_rank()
+ * when they are None. Before init_process_group: one replica, rank 0, with
+ * PyTorch's error set. */
+CTORCH_API ct_distributed_sampler_opts ct_dist_sampler_opts_init(void);
+
 /* torch.distributed.new_group(ranks, timeout): every process of the default
  * group must call it, with the same ranks (global ranks; NULL and 0: all).
  * The group's ranks are ordered as the global ones. Processes outside it
@@ -535,6 +542,17 @@ const char *ct_dist_get_backend(const ct_process_group *group)
         return NULL;
     }
     return g ? g->backend->name : NULL;
+}
+
+ct_distributed_sampler_opts ct_dist_sampler_opts_init(void)
+{
+    ct_distributed_sampler_opts o = ct_distributed_sampler_opts_init();
+    const ct_process_group *g = ct__dist_group(NULL);
+    if (g) {
+        o.num_replicas = g->size;
+        o.rank = g->rank;
+    }
+    return o;
 }
 
 /* new_group's ranks, checked and sorted (PyTorch sorts them too). */

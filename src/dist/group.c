@@ -178,6 +178,17 @@ const char *ct_dist_get_backend(const ct_process_group *group)
     return g ? g->backend->name : NULL;
 }
 
+ct_distributed_sampler_opts ct_dist_sampler_opts_init(void)
+{
+    ct_distributed_sampler_opts o = ct_distributed_sampler_opts_init();
+    const ct_process_group *g = ct__dist_group(NULL);
+    if (g) {
+        o.num_replicas = g->size;
+        o.rank = g->rank;
+    }
+    return o;
+}
+
 /* new_group's ranks, checked and sorted (PyTorch sorts them too). */
 static int *ct__dist_sorted_ranks(const int *ranks, int n, int world_size)
 {

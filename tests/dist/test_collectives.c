@@ -322,6 +322,27 @@ static void test_timeout_then_recovery(void)
     CHECK_OK(ct_dist_destroy_process_group(g));
 }
 
+/* DistributedSampler with the group's replicas: the ranks' shares, padded to
+ * the same length, together cover the dataset. */
+static void test_distributed_sampler_from_the_group(void)
+{
+    ct_distributed_sampler_opts o = ct_dist_sampler_opts_init();
+    CHECK_INT(o.num_replicas, W);
+    CHECK_INT(o.rank, R);
+    CHECK(o.shuffle);
+    ct_sampler *s = ct_distributed_sampler(10, o);
+    int64_t share = (10 + W - 1) / W, got[16] = {0}, n = 0, idx;
+    CHECK_INT(ct_sampler_len(s), share);
+    while (n < 16 && ct_sampler_next(s, &idx, 1) == 1) got[n++] = idx;
+    CHECK_INT(n, share);
+    ct_tensor *mine = ct_from_array(got, CT_SHAPE(share), CT_I64), *all = ct_zeros(CT_SHAPE(W * share), CT_I64);
+    CHECK_OK(ct_dist_all_gather_into_tensor(all, mine, sync_));
+    int seen = 0;
+    for (int64_t i = 0; i < W * share; i++) seen |= 1 << ct_item_int(ct_select(all, 0, i));
+    CHECK_INT(seen, (1 << 10) - 1);
+    ct_sampler_free(s);
+}
+
 /* Before init_process_group: PyTorch's errors, and no crash. */
 static void check_uninitialized(void)
 {
@@ -335,6 +356,8 @@ static void check_uninitialized(void)
     CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){.init_method = "nfs://x"}), CT_ERR_RUNTIME,
                 "No rendezvous handler for nfs://");
     CHECK(!ct_dist_is_initialized());
+    CHECK_INT(ct_dist_sampler_opts_init().num_replicas, 1);
+    CHECK_ERR(0, CT_ERR_RUNTIME, "Default process group has not been initialized");
     ct_release(t);
 }
 
@@ -370,6 +393,7 @@ int main(void)
         DRUN(test_timeout_then_recovery);
     }
     DRUN(test_new_group);
+    DRUN(test_distributed_sampler_from_the_group);
     if (failed_before_init) dist_failed++;
     CHECK_OK(ct_dist_destroy_process_group(NULL));
     CHECK(!ct_dist_is_initialized());
