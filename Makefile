@@ -8,6 +8,7 @@
 #   make tour          a tour of the tensor API
 #   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
 #   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
+#   make bench-dist    all_reduce through ctorch_dist.h against MPI_Allreduce (NP=2 ranks)
 # Options: OPENMP=0 to build without OpenMP, OPENBLAS=1 to use OpenBLAS, CC=clang.
 
 CC      ?= cc
@@ -39,7 +40,7 @@ DIST_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/%,$(wildcard tests/dist/te
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate test test-build test-asan test-openblas test-tsan test-valgrind test-dist demo tour fashion bench clean
+.PHONY: all amalgamate test test-build test-asan test-openblas test-tsan test-valgrind test-dist demo tour fashion bench bench-dist clean
 
 all: ctorch.h ctorch_dist.h $(TESTS) $(EXAMPLES)
 
@@ -135,6 +136,12 @@ fashion: $(BUILD)/bin/fashion_mnist
 
 bench: ctorch.h
 	@BUILD="$(BUILD)" bench/run.sh
+
+NP      ?= 2
+bench-dist: ctorch.h ctorch_dist.h
+	@mkdir -p $(BUILD)/bench
+	$(MPICC) -std=c11 $(WARN) -O3 -march=native -DCTORCH_DIST_MPI -I. bench/dist/allreduce.c -o $(BUILD)/bench/dist_allreduce -lm
+	mpirun --allow-run-as-root --oversubscribe -np $(NP) $(BUILD)/bench/dist_allreduce
 
 clean:
 	rm -rf build build-asan build-blas build-tsan

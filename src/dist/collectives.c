@@ -12,7 +12,7 @@ static ct_result ct__dist_collective_begin(ct_dist_opts opts, ct__dist_kind kind
     ct_process_group *g = ct__dist_group(opts.group);
     if (!g) return ct_last_error_code();
     if (g->rank < 0) return CT_OK; /* PyTorch warns and returns None */
-    *out = ct__work_new(g, kind, CT__FP_FIXED + fp_extra * g->size);
+    *out = ct__work_new(g, kind, CT__FP_COUNTS + fp_extra * g->size);
     return *out ? CT_OK : ct_last_error_code();
 }
 
@@ -28,6 +28,7 @@ static ct_result ct__dist_collective_run(ct_work *w, ct_result res, ct_work **as
         w->fp[CT__FP_KIND] = CT__FP_INVALID;
         async_op = NULL; /* a failed call hands out no work */
     }
+    w->fp[CT__FP_SYNC] = async_op == NULL;
     if (ct__work_start(w) != CT_OK) async_op = NULL;
     return ct__work_finish_call(w, async_op);
 }
@@ -271,8 +272,8 @@ static ct_result ct__dist_all_to_all_plan(ct_work *w, ct_tensor *const *outs, ct
     if (!c) return CT_ERR_MEMORY;
     int64_t sent = 0, received = 0;
     for (int i = 0; i < n; i++) { /* scounts, sdispls, rcounts, rdispls */
-        c[i] = w->fp[CT__FP_FIXED + i] = ct_numel(ins[i]);
-        c[2 * n + i] = w->fp[CT__FP_FIXED + n + i] = ct_numel(outs[i]);
+        c[i] = w->fp[CT__FP_COUNTS + i] = ct_numel(ins[i]);
+        c[2 * n + i] = w->fp[CT__FP_COUNTS + n + i] = ct_numel(outs[i]);
         c[n + i] = sent, sent += c[i];
         c[3 * n + i] = received, received += c[2 * n + i];
     }

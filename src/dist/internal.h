@@ -46,6 +46,7 @@ typedef struct ct__dist_op {
     int root;        /* group rank: broadcast, reduce, gather, scatter */
     int peer;        /* group rank for send and recv (-1: any source) */
     int tag;
+    bool blocking; /* a synchronous call's collective: the backend may run it at once */
 } ct__dist_op;
 
 /* A backend: what one communication library (MPI; NCCL to come) provides.
@@ -75,9 +76,16 @@ struct ct_process_group {
     ct_process_group *next_group;
 };
 
-/* Fixed part of a fingerprint: kind, dtype, ndim, root, sizes; then, for
- * all_to_all, the counts sent to and expected from each rank. */
-enum { CT__FP_KIND, CT__FP_DTYPE, CT__FP_NDIM, CT__FP_ROOT, CT__FP_SIZES, CT__FP_FIXED = CT__FP_SIZES + CT_MAX_DIMS };
+/* A fingerprint: kind, dtype, ndim, root and sizes, which must agree (the
+ * first CT__FP_FIXED); whether the rank waits for the operation (a
+ * synchronous call), which may differ; then, for all_to_all, the counts sent
+ * to and expected from each rank. */
+enum {
+    CT__FP_KIND, CT__FP_DTYPE, CT__FP_NDIM, CT__FP_ROOT, CT__FP_SIZES,
+    CT__FP_FIXED = CT__FP_SIZES + CT_MAX_DIMS,
+    CT__FP_SYNC = CT__FP_FIXED,
+    CT__FP_COUNTS
+};
 #define CT__FP_INVALID (-1) /* the rank's own arguments were wrong: it fails with its own error */
 
 /* A copy done before the operation is posted or after it completed. */

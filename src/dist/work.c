@@ -127,8 +127,8 @@ static bool ct__dist_all_to_all_agrees(const ct_work *w, char *msg, size_t cap)
     int n = w->group->size;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
-            int64_t sent = w->all_fp[(size_t)i * (size_t)w->fp_len + CT__FP_FIXED + j];
-            int64_t expected = w->all_fp[(size_t)j * (size_t)w->fp_len + CT__FP_FIXED + n + i];
+            int64_t sent = w->all_fp[(size_t)i * (size_t)w->fp_len + CT__FP_COUNTS + j];
+            int64_t expected = w->all_fp[(size_t)j * (size_t)w->fp_len + CT__FP_COUNTS + n + i];
             if (sent != expected) {
                 snprintf(msg, cap,
                          "Detected mismatch between collectives on ranks. Rank %d sends %lld elements to rank %d in "
@@ -165,7 +165,13 @@ static bool ct__dist_fingerprints_agree(ct_work *w, char *msg, size_t cap)
             return false;
         }
     }
-    return w->op.kind != CT__DIST_ALLTOALL || ct__dist_all_to_all_agrees(w, msg, cap);
+    if (w->op.kind == CT__DIST_ALLTOALL && !ct__dist_all_to_all_agrees(w, msg, cap)) return false;
+    /* MPI matches a blocking collective only with blocking ones: the data
+     * goes the blocking way when every rank waits for it */
+    w->op.blocking = true;
+    for (int r = 0; r < g->size; r++)
+        if (!w->all_fp[(size_t)r * (size_t)w->fp_len + CT__FP_SYNC]) w->op.blocking = false;
+    return true;
 }
 
 /* A receive's check: the sender's tensor must be the one being filled. */
