@@ -36,3 +36,15 @@ CTORCH_API bool ct_ddp_no_sync(ct_module *ddp, bool no_sync);
  * (DDP logging data's bucket_sizes): up to cap written, the count returned
  * (-1 with an error when ddp is not a DDP module). */
 CTORCH_API int ct_ddp_bucket_sizes(const ct_module *ddp, int64_t *sizes, int cap);
+
+/* torch.nn.SyncBatchNorm(num_features, eps, momentum, affine,
+ * track_running_stats, process_group): BatchNorm whose training statistics
+ * are the whole group's batch (every rank's samples), with one all-reduce of
+ * the per-channel sum, sum of squares and count; backward all-reduces their
+ * gradients, so each rank gets its share of the whole batch's gradient.
+ * Parameters and buffers are BatchNorm's (weight, bias, running_mean,
+ * running_var, num_batches_tracked). Any input of at least 2 dims, channels
+ * in dim 1. In eval mode, or in a group of one, it is plain batch_norm.
+ * (PyTorch 1.13's runs on CUDA tensors only; this one on the CPU.) group
+ * NULL: the default group, looked up at each forward. */
+CTORCH_API ct_module *ct_nn_sync_batch_norm(int64_t num_features, ct_norm_opts opts, ct_process_group *group);

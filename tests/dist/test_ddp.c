@@ -254,6 +254,56 @@ static void test_unused_parameter_is_reported(void)
     ct_module_release(ddp);
 }
 
+/* SyncBatchNorm on W ranks of B/W samples is BatchNorm on the B samples:
+ * outputs, input gradients, the parameters' gradients summed over ranks,
+ * the running statistics, and eval mode afterwards. */
+static void test_sync_batch_norm_is_batch_norm_of_the_whole_batch(void)
+{
+    ct_generator *gen = ct_generator_new();
+    ct_generator_manual_seed(gen, 7);
+    ct_tensor *x = ct_mul_scalar(ct_randn(CT_SHAPE(B, 3, 2), CT_F32, gen), ct_int(3));
+    ct_tensor *g = ct_randn(CT_SHAPE(B, 3, 2), CT_F32, gen);
+    ct_generator_free(gen);
+    ct_tensor *wv = ct_from_array((float[]){1.5f, -0.5f, 2}, CT_SHAPE(3), CT_F32);
+    ct_tensor *bv = ct_from_array((float[]){0.1f, 0.2f, 0.3f}, CT_SHAPE(3), CT_F32);
+    ct_module *ref = ct_nn_batch_norm1d(3, ct_norm_opts_init()), *sync = ct_nn_sync_batch_norm(3, ct_norm_opts_init(), NULL);
+    CHECK_T(sync);
+    ct_module *both[2] = {ref, sync};
+    ct_grad_mode mode = ct_no_grad();
+    for (int k = 0; k < 2; k++) {
+        CHECK_OK(ct_copy_(ct_module_get_parameter(both[k], "weight"), wv));
+        CHECK_OK(ct_copy_(ct_module_get_parameter(both[k], "bias"), bv));
+    }
+    ct_grad_mode_restore(mode);
+    int64_t local = B / W;
+    ct_tensor *xr = ct_detach(x), *xs = ct_contiguous(rows(x, R * local, local));
+    CHECK_OK(ct_requires_grad_(xr, true));
+    CHECK_OK(ct_requires_grad_(xs, true));
+    ct_tensor *yr = ct_forward(ref, xr), *ys = ct_forward(sync, xs);
+    CHECK_OK(ct_backward(ct_sum(ct_mul(yr, g)), NULL, (ct_backward_opts){0}));
+    CHECK_OK(ct_backward(ct_sum(ct_mul(ys, rows(g, R * local, local))), NULL, (ct_backward_opts){0}));
+    CHECK_NEAR(ct_item(ct_max(ct_abs(ct_sub(ys, rows(yr, R * local, local))))), 0, 2e-5);
+    CHECK_NEAR(ct_item(ct_max(ct_abs(ct_sub(ct_grad(xs), rows(ct_grad(xr), R * local, local))))), 0, 2e-5);
+    const char *names[2] = {"weight", "bias"};
+    for (int k = 0; k < 2; k++) {
+        ct_tensor *mine = ct_clone(ct_grad(ct_module_get_parameter(sync, names[k])));
+        CHECK_OK(ct_dist_all_reduce(mine, CT_REDUCE_SUM, (ct_dist_opts){0}));
+        CHECK_NEAR(ct_item(ct_max(ct_abs(ct_sub(mine, ct_grad(ct_module_get_parameter(ref, names[k])))))), 0, 5e-5);
+    }
+    const char *stats[2] = {"running_mean", "running_var"};
+    for (int k = 0; k < 2; k++)
+        CHECK_NEAR(ct_item(ct_max(ct_abs(ct_sub(ct_module_get_buffer(sync, stats[k]), ct_module_get_buffer(ref, stats[k]))))),
+                   0, 2e-5);
+    CHECK_INT(ct_item_int(ct_module_get_buffer(sync, "num_batches_tracked")), 1);
+    ct_module_eval(ref);
+    ct_module_eval(sync);
+    CHECK_NEAR(ct_item(ct_max(ct_abs(ct_sub(ct_forward(sync, xs), rows(ct_forward(ref, xr), R * local, local))))), 0, 2e-5);
+    CHECK(ct_forward(sync, ct_zeros(CT_SHAPE(3), CT_F32)) == NULL);
+    CHECK_ERR(0, CT_ERR_VALUE, "expected at least 2D input (got 1D input)");
+    ct_module_release(ref);
+    ct_module_release(sync);
+}
+
 int main(void)
 {
     if (ct_dist_init_process_group("mpi", (ct_dist_init_opts){0}) != CT_OK) {
@@ -274,6 +324,7 @@ int main(void)
     DRUN(test_state_dict_keys_and_module);
     if (W > 1) DRUN(test_model_mismatch_fails_everywhere);
     DRUN(test_unused_parameter_is_reported);
+    DRUN(test_sync_batch_norm_is_batch_norm_of_the_whole_batch);
     int res = dist_report();
     ct_dist_destroy_process_group(NULL);
     return res;
