@@ -8,7 +8,7 @@
 #   make tour          a tour of the tensor API
 #   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
 #   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
-#   make bench-dist    all_reduce through ctorch_dist.h against MPI_Allreduce (NP=2 ranks)
+#   make bench-dist    all_reduce against MPI_Allreduce, a DDP step against PyTorch's (NP=2 ranks)
 # Options: OPENMP=0 to build without OpenMP, OPENBLAS=1 to use OpenBLAS, CC=clang.
 
 CC      ?= cc
@@ -140,8 +140,11 @@ bench: ctorch.h
 NP      ?= 2
 bench-dist: ctorch.h ctorch_dist.h
 	@mkdir -p $(BUILD)/bench
-	$(MPICC) -std=c11 $(WARN) -O3 -march=native -DCTORCH_DIST_MPI -I. bench/dist/allreduce.c -o $(BUILD)/bench/dist_allreduce -lm
-	mpirun --allow-run-as-root --oversubscribe -np $(NP) $(BUILD)/bench/dist_allreduce
+	for b in allreduce ddp_mlp; do \
+	    $(MPICC) -std=c11 $(WARN) -O3 -march=native -DCTORCH_DIST_MPI -I. bench/dist/$$b.c -o $(BUILD)/bench/dist_$$b -lm && \
+	    OMP_NUM_THREADS=1 mpirun --allow-run-as-root --oversubscribe -np $(NP) $(BUILD)/bench/dist_$$b || exit 1; \
+	done
+	-/usr/bin/python3 bench/dist/ddp_mlp.py $(NP)
 
 clean:
 	rm -rf build build-asan build-blas build-tsan

@@ -1759,8 +1759,11 @@ int ct_ddp_bucket_sizes(const ct_module *ddp, int64_t *sizes, int cap)
 /* ---------------------------------------------------------------- backward */
 
 /* Copies a bucket's gradients into its flat buffer, divided by the world
- * size (the Reducer divides before summing), and starts its all-reduce. */
-static ct_result ct__ddp_launch(ct__ddp *d, ct__ddp_bucket *b)
+ * size (the Reducer divides before summing), and starts its all-reduce. The
+ * last bucket's all-reduce has nothing left of backward to overlap with:
+ * it runs at once, on every rank, where MPI's blocking algorithms are
+ * faster than its non-blocking ones. */
+static ct_result ct__ddp_launch(ct__ddp *d, ct__ddp_bucket *b, bool last)
 {
     ct_scope s = ct_scope_begin();
     ct_result res = CT_OK;
@@ -1772,7 +1775,7 @@ static ct_result ct__ddp_launch(ct__ddp *d, ct__ddp_bucket *b)
     }
     if (res == CT_OK) res = ct_div_scalar_(b->flat, ct_int(ct_dist_get_world_size(d->group)));
     ct_scope_end(s);
-    ct_dist_opts opts = {d->group, &b->work};
+    ct_dist_opts opts = {d->group, last ? NULL : &b->work};
     return res == CT_OK ? ct_dist_all_reduce(b->flat, CT_REDUCE_SUM, opts) : res;
 }
 
@@ -1784,7 +1787,7 @@ static ct_result ct__ddp_finish(void *user)
     ct_scope s = ct_scope_begin();
     for (int k = 0; k < d->n_buckets; k++) {
         ct__ddp_bucket *b = &d->buckets[k];
-        if (res == CT_OK) res = ct_work_wait(b->work);
+        if (res == CT_OK && b->work) res = ct_work_wait(b->work);
         ct_work_free(b->work);
         b->work = NULL;
         for (int i = 0; i < b->n_params && res == CT_OK; i++) {
@@ -1814,7 +1817,8 @@ static ct_tensor *ct__ddp_grad_ready(ct_tensor *param, void *user)
     for (int k = 0; k < d->next_bucket; k++) ct_work_is_completed(d->buckets[k].work); /* moves MPI on */
     int launched_before = d->next_bucket;
     while (d->next_bucket < d->n_buckets && d->buckets[d->next_bucket].ready) {
-        if (ct__ddp_launch(d, &d->buckets[d->next_bucket]) != CT_OK) return NULL; /* (the error stays set) */
+        bool last = d->next_bucket == d->n_buckets - 1;
+        if (ct__ddp_launch(d, &d->buckets[d->next_bucket], last) != CT_OK) return NULL; /* (the error stays set) */
         d->next_bucket++;
     }
     if (launched_before < d->n_buckets && d->next_bucket == d->n_buckets) ct_autograd_queue_callback(ct__ddp_finish, d);
