@@ -170,14 +170,21 @@ static ct_result ct__dist_chunked(ct_work *w, const ct_tensor *t, ct_tensor *con
     return ct__work_hold(w, t);
 }
 
+/* A tensor, and a list of the group's size of tensors like it. */
+static ct_result ct__dist_check_with_list(const ct_work *w, const ct_tensor *t, const char *t_name,
+                                          ct_tensor *const *list, int n, const char *list_name, const char *what)
+{
+    ct_result res = ct__dist_check_tensor(t, t_name);
+    if (res == CT_OK) res = ct__dist_check_count(n, w->group->size, what);
+    return res == CT_OK ? ct__dist_check_list(list, n, list_name, t) : res;
+}
+
 ct_result ct_dist_all_gather(ct_tensor *const *tensor_list, int n, const ct_tensor *tensor, ct_dist_opts opts)
 {
     ct_work *w;
     ct_result res = ct__dist_collective_begin(opts, CT__DIST_ALLGATHER, 0, &w);
     if (!w) return res;
-    res = ct__dist_check_tensor(tensor, "tensor");
-    if (res == CT_OK) res = ct__dist_check_count(n, w->group->size, "All gather");
-    if (res == CT_OK) res = ct__dist_check_list(tensor_list, n, "tensor_list", tensor);
+    res = ct__dist_check_with_list(w, tensor, "tensor", tensor_list, n, "tensor_list", "All gather");
     if (res == CT_OK) res = ct__dist_chunked(w, tensor, tensor_list, n, true);
     return ct__dist_collective_run(w, res, opts.async_op);
 }
@@ -243,9 +250,7 @@ ct_result ct_dist_reduce_scatter(ct_tensor *output, ct_tensor *const *input_list
     ct_work *w;
     ct_result res = ct__dist_collective_begin(opts, CT__DIST_REDUCE_SCATTER, 0, &w);
     if (!w) return res;
-    res = ct__dist_check_tensor(output, "output");
-    if (res == CT_OK) res = ct__dist_check_count(n, w->group->size, "Reduce scatter");
-    if (res == CT_OK) res = ct__dist_check_list(input_list, n, "input_list", output);
+    res = ct__dist_check_with_list(w, output, "output", input_list, n, "input_list", "Reduce scatter");
     if (res == CT_OK) res = ct__dist_set_reduction(w, op, ct_dtype_of(output));
     if (res == CT_OK) res = ct__dist_chunked(w, output, input_list, n, false);
     return ct__dist_collective_run(w, res, opts.async_op);
