@@ -2305,6 +2305,10 @@ CTORCH_API ct_norm_opts ct_instance_norm_opts_init(void);
  * and the buffers running_mean, running_var, num_batches_tracked. */
 CTORCH_API ct_module *ct_nn_batch_norm1d(int64_t num_features, ct_norm_opts opts);
 CTORCH_API ct_module *ct_nn_batch_norm2d(int64_t num_features, ct_norm_opts opts);
+/* isinstance(m, nn.modules.batchnorm._BatchNorm): for a BatchNorm1d or 2d,
+ * true, with its num_features and options written where not NULL (what
+ * SyncBatchNorm.convert_sync_batchnorm copies); false for other modules. */
+CTORCH_API bool ct_nn_is_batch_norm(const ct_module *m, int64_t *num_features, ct_norm_opts *opts);
 /* nn.InstanceNorm2d(num_features, ...) (3-D or 4-D input). */
 CTORCH_API ct_module *ct_nn_instance_norm2d(int64_t num_features, ct_norm_opts opts);
 /* nn.LayerNorm(normalized_shape, eps, elementwise_affine = opts.affine). */
@@ -33341,6 +33345,14 @@ ct_module *ct_nn_batch_norm2d(int64_t num_features, ct_norm_opts opts)
 {
     static const ct_module_class cls = {"BatchNorm2d", ct__batch_norm_forward, NULL};
     return ct__batch_norm_layer(&cls, num_features, opts);
+}
+
+bool ct_nn_is_batch_norm(const ct_module *m, int64_t *num_features, ct_norm_opts *opts)
+{
+    if (!m || m->cls->forward != ct__batch_norm_forward) return false;
+    if (num_features) *num_features = CT__LAYER(m)->n;
+    if (opts) *opts = CT__LAYER(m)->norm;
+    return true;
 }
 
 /* _InstanceNorm.forward (2d: a 3-D input has no batch dim). */

@@ -244,6 +244,14 @@ CTORCH_API int ct_ddp_bucket_sizes(const ct_module *ddp, int64_t *sizes, int cap
  * (PyTorch 1.13's runs on CUDA tensors only; this one on the CPU.) group
  * NULL: the default group, looked up at each forward. */
 CTORCH_API ct_module *ct_nn_sync_batch_norm(int64_t num_features, ct_norm_opts opts, ct_process_group *group);
+/* nn.SyncBatchNorm.convert_sync_batchnorm(module, process_group): every
+ * BatchNorm in module (module itself included) becomes a SyncBatchNorm with
+ * its options, training mode and the very same parameter and buffer tensors
+ * (an optimizer made before keeps working). Takes over the caller's
+ * reference to module and returns one to the result: module itself with
+ * its children replaced, or the SyncBatchNorm that replaces it. NULL on
+ * failure (module released). */
+CTORCH_API ct_module *ct_convert_sync_batchnorm(ct_module *module, ct_process_group *group);
 
 #ifdef __cplusplus
 }
@@ -2206,6 +2214,52 @@ ct_module *ct_nn_sync_batch_norm(int64_t num_features, ct_norm_opts opts, ct_pro
         return NULL;
     }
     return m;
+}
+
+/* A SyncBatchNorm that takes over a BatchNorm's options and tensors. */
+static ct_module *ct__sync_bn_from(ct_module *bn, int64_t c, ct_norm_opts o, ct_process_group *group)
+{
+    ct_module *sync = ct_nn_sync_batch_norm(c, o, group);
+    static const char *const params[] = {"weight", "bias"};
+    static const char *const buffers[] = {"running_mean", "running_var", "num_batches_tracked"};
+    ct_result res = sync ? CT_OK : ct_last_error_code();
+    for (int i = 0; i < 2 && o.affine && res == CT_OK; i++)
+        res = ct_register_parameter(sync, params[i], ct_module_get_parameter(bn, params[i]));
+    for (int i = 0; i < 3 && o.track_running_stats && res == CT_OK; i++)
+        res = ct_register_buffer(sync, buffers[i], ct_module_get_buffer(bn, buffers[i]), true);
+    if (res == CT_OK) ct_module_train(sync, ct_module_is_training(bn));
+    ct_module_release(bn);
+    if (res != CT_OK) {
+        ct_module_release(sync);
+        return NULL;
+    }
+    return sync;
+}
+
+ct_module *ct_convert_sync_batchnorm(ct_module *module, ct_process_group *group)
+{
+    int64_t c;
+    ct_norm_opts o;
+    if (!module) {
+        ct__dist_fail(CT_ERR_TYPE, "convert_sync_batchnorm(): argument 'module' must be Module, not NULL");
+        return NULL;
+    }
+    if (ct_nn_is_batch_norm(module, &c, &o)) return ct__sync_bn_from(module, c, o, group);
+    ct_module_list children = ct_module_children(module);
+    bool ok = true;
+    for (int i = 0; i < children.n && ok; i++) {
+        ct_module *child = ct_module_retain(children.modules[i]);
+        ct_module *converted = ct_convert_sync_batchnorm(child, group); /* takes the reference just taken */
+        if (!converted) ok = false;
+        else if (converted == child) ct_module_release(converted);
+        else ok = ct_add_module(module, children.names[i], converted) != NULL;
+    }
+    ct_module_list_free(&children);
+    if (!ok) {
+        ct_module_release(module);
+        return NULL;
+    }
+    return module;
 }
 
 #endif /* CTORCH_DIST_IMPLEMENTATION */

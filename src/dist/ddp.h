@@ -48,3 +48,11 @@ CTORCH_API int ct_ddp_bucket_sizes(const ct_module *ddp, int64_t *sizes, int cap
  * (PyTorch 1.13's runs on CUDA tensors only; this one on the CPU.) group
  * NULL: the default group, looked up at each forward. */
 CTORCH_API ct_module *ct_nn_sync_batch_norm(int64_t num_features, ct_norm_opts opts, ct_process_group *group);
+/* nn.SyncBatchNorm.convert_sync_batchnorm(module, process_group): every
+ * BatchNorm in module (module itself included) becomes a SyncBatchNorm with
+ * its options, training mode and the very same parameter and buffer tensors
+ * (an optimizer made before keeps working). Takes over the caller's
+ * reference to module and returns one to the result: module itself with
+ * its children replaced, or the SyncBatchNorm that replaces it. NULL on
+ * failure (module released). */
+CTORCH_API ct_module *ct_convert_sync_batchnorm(ct_module *module, ct_process_group *group);

@@ -304,6 +304,38 @@ static void test_sync_batch_norm_is_batch_norm_of_the_whole_batch(void)
     ct_module_release(sync);
 }
 
+/* convert_sync_batchnorm swaps each BatchNorm for a SyncBatchNorm with the
+ * same tensors, options and mode, at any depth, and leaves the rest. */
+static void test_convert_sync_batchnorm(void)
+{
+    ct_norm_opts o = ct_norm_opts_init();
+    o.eps = 1e-3;
+    ct_module *inner[2] = {ct_nn_linear(4, 3, true), ct_nn_batch_norm1d(3, o)};
+    ct_module *outer[2] = {ct_nn_sequential(inner, 2), ct_nn_batch_norm2d(5, ct_norm_opts_init())};
+    ct_module *net = ct_nn_sequential(outer, 2);
+    ct_module_eval(ct_module_get_submodule(net, "1"));
+    ct_tensor *w = ct_module_get_parameter(net, "0.1.weight"), *rm = ct_module_get_buffer(net, "1.running_mean");
+    ct_module *same = ct_convert_sync_batchnorm(net, NULL);
+    CHECK(same == net);
+    CHECK_STR(ct_module_name(ct_module_get_submodule(net, "0.1")), "SyncBatchNorm");
+    CHECK_STR(ct_module_name(ct_module_get_submodule(net, "1")), "SyncBatchNorm");
+    CHECK_STR(ct_module_name(ct_module_get_submodule(net, "0.0")), "Linear");
+    CHECK(ct_module_get_parameter(net, "0.1.weight") == w);
+    CHECK(ct_module_get_buffer(net, "1.running_mean") == rm);
+    CHECK(!ct_module_is_training(ct_module_get_submodule(net, "1")));
+    ct_tensor_list sd = ct_module_state_dict(net);
+    CHECK_INT(sd.n, 2 + 5 + 5);
+    ct_tensor_list_free(&sd);
+    /* the converted layer normalises with the eps it was given */
+    ct_tensor *x = ct_from_array((float[]){0, 1, 0, 1, 0, 1, 0, 1}, CT_SHAPE(2, 4), CT_F32);
+    ct_tensor *y = ct_forward(ct_module_get_submodule(net, "0"), x);
+    CHECK_T(y);
+    ct_module_release(net);
+    ct_module *bn = ct_convert_sync_batchnorm(ct_nn_batch_norm1d(2, ct_norm_opts_init()), NULL);
+    CHECK_STR(ct_module_name(bn), "SyncBatchNorm");
+    ct_module_release(bn);
+}
+
 int main(void)
 {
     if (ct_dist_init_process_group("mpi", (ct_dist_init_opts){0}) != CT_OK) {
@@ -325,6 +357,7 @@ int main(void)
     if (W > 1) DRUN(test_model_mismatch_fails_everywhere);
     DRUN(test_unused_parameter_is_reported);
     DRUN(test_sync_batch_norm_is_batch_norm_of_the_whole_batch);
+    DRUN(test_convert_sync_batchnorm);
     int res = dist_report();
     ct_dist_destroy_process_group(NULL);
     return res;
