@@ -4,6 +4,7 @@
 #   make test-openblas the products and decompositions' tests with OPENBLAS=1
 #   make test-tsan     the data loader's tests under ThreadSanitizer
 #   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev)
+#   make test-dist-asan the same under ASan + UBSan + LeakSanitizer
 #   make demo          the main demo: a small CNN learns the bundled digits
 #   make tour          a tour of the tensor API
 #   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
@@ -40,7 +41,7 @@ DIST_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/%,$(wildcard tests/dist/te
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate test test-build test-asan test-openblas test-tsan test-valgrind test-dist demo tour fashion bench bench-dist clean
+.PHONY: all amalgamate test test-build test-asan test-openblas test-tsan test-valgrind test-dist test-dist-asan demo tour fashion bench bench-dist clean
 
 all: ctorch.h ctorch_dist.h $(TESTS) $(EXAMPLES)
 
@@ -95,6 +96,14 @@ $(BUILD)/dist/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(BUILD)/har
 
 test-dist: ctorch.h ctorch_dist.h
 	@BUILD="$(BUILD)" MPICC="$(MPICC)" MAKE="$(MAKE)" DIST_TESTS="$(DIST_TESTS)" tests/dist/run.sh
+
+# ctorch_dist.h's tests under ASan, UBSan and LeakSanitizer, with test-asan's
+# harness (MPI's own allocations are suppressed: tests/dist/lsan.supp).
+test-dist-asan:
+	@ASAN_OPTIONS=allocator_may_return_null=1:fast_unwind_on_malloc=0 \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/dist/lsan.supp OMPI_CC=clang \
+	    $(MAKE) --no-print-directory test-dist BUILD=build-asan CC=clang OPENMP=0 \
+	    OPT="-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
 # The products, decompositions (with their error cases: gels's full-rank
 # error comes from LAPACK's info there), convolutions and einsum through

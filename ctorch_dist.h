@@ -2078,20 +2078,24 @@ typedef struct ct__sync_bn {
 } ct__sync_bn;
 
 /* all_reduce(SUM) as an autograd function: its backward is the all-reduce
- * of the gradients (each rank's input reaches every rank's output). */
+ * of the gradients (each rank's input reaches every rank's output). Both
+ * sum a copy over the ranks of the group passed to apply. */
+static ct_result ct__sum_ranks_copy(ct_function_ctx *ctx, const ct_tensor *t, ct_tensor **out)
+{
+    ct_dist_opts opts = {(ct_process_group *)ct_ctx_user(ctx), NULL};
+    *out = ct_clone(t);
+    return *out ? ct_dist_all_reduce(*out, CT_REDUCE_SUM, opts) : ct_last_error_code();
+}
+
 static ct_result ct__sum_ranks_forward(ct_function_ctx *ctx, ct_tensor *const *inputs, int n, ct_tensor **outputs)
 {
     (void)n;
-    outputs[0] = ct_clone(inputs[0]);
-    if (!outputs[0]) return ct_last_error_code();
-    return ct_dist_all_reduce(outputs[0], CT_REDUCE_SUM, (ct_dist_opts){(ct_process_group *)ct_ctx_user(ctx), NULL});
+    return ct__sum_ranks_copy(ctx, inputs[0], outputs);
 }
 
 static ct_result ct__sum_ranks_backward(ct_function_ctx *ctx, ct_tensor *const *grad_outputs, ct_tensor **grad_inputs)
 {
-    grad_inputs[0] = ct_clone(grad_outputs[0]);
-    if (!grad_inputs[0]) return ct_last_error_code();
-    return ct_dist_all_reduce(grad_inputs[0], CT_REDUCE_SUM, (ct_dist_opts){(ct_process_group *)ct_ctx_user(ctx), NULL});
+    return ct__sum_ranks_copy(ctx, grad_outputs[0], grad_inputs);
 }
 
 static const ct_function ct__sum_ranks = {"AllReduceSum", 1, ct__sum_ranks_forward, ct__sum_ranks_backward, false};

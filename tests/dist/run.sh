@@ -40,9 +40,10 @@ if ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1;
     skip dist_header_mpi "mpicc or mpirun not installed: apt-get install libopenmpi-dev openmpi-bin"
     for t in $DIST_TESTS; do skip "$(basename "$t")" "mpicc or mpirun not installed"; done
 else
-    check_compile dist_header_mpi_c11 "$MPICC" -std=c11 $W -DCTORCH_DIST_MPI -I. -fsyntax-only "$tmp/both.c"
+    # built and linked (the wrappers add -lmpi, which a compile-only run would leave unused)
+    check_compile dist_header_mpi_c11 "$MPICC" -std=c11 $W -O0 -DCTORCH_DIST_MPI -I. "$tmp/both.c" -o "$tmp/mpi_c" -lm
     if command -v mpicxx >/dev/null 2>&1; then
-        check_compile dist_header_mpi_cxx17 mpicxx -std=c++17 $W -DCTORCH_DIST_MPI -I. -fsyntax-only "$tmp/both.cpp"
+        check_compile dist_header_mpi_cxx17 mpicxx -std=c++17 $W -O0 -DCTORCH_DIST_MPI -I. "$tmp/both.cpp" -o "$tmp/mpi_cxx" -lm
     fi
     $MAKE --no-print-directory $DIST_TESTS >/dev/null || true
     for bin in $DIST_TESTS; do
