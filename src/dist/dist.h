@@ -29,14 +29,15 @@ typedef enum ct_reduce_op {
 } ct_reduce_op;
 
 /* init_process_group's keyword arguments. world_size 0 takes the ranks
- * from the launcher (mpirun's, or RANK and WORLD_SIZE for env://); rank is
- * read only when world_size is given. */
+ * from the launcher; rank is read only when world_size is given. The mpi
+ * backend's ranks are MPI's: a rank and world size given here, or in RANK
+ * and WORLD_SIZE, must agree with them; init_method is checked (env://,
+ * tcp://, file://) but MPI makes its own rendezvous, as in PyTorch. */
 typedef struct ct_dist_init_opts {
     const char *init_method; /* NULL: "env://" */
     int world_size;
     int rank;
-    double timeout;         /* seconds a collective may wait; 0: 1800 (default_pg_timeout) */
-    const char *group_name; /* NULL: "" */
+    double timeout; /* seconds a collective may wait; 0: 1800 (default_pg_timeout) */
 } ct_dist_init_opts;
 
 /* torch.distributed.init_process_group(backend, ...): backend "mpi" (built

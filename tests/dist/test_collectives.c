@@ -355,6 +355,11 @@ static void check_uninitialized(void)
     CHECK_FAILS(ct_dist_init_process_group("smoke", (ct_dist_init_opts){0}), CT_ERR_VALUE, "Invalid backend: 'smoke'");
     CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){.init_method = "nfs://x"}), CT_ERR_RUNTIME,
                 "No rendezvous handler for nfs://");
+    /* MPI's ranks are the ranks: a world size it does not have is refused, and nothing stays half made */
+    CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){.world_size = 99, .rank = 0}), CT_ERR_RUNTIME,
+                "of 99 was asked for (the rank and world_size arguments, or RANK and WORLD_SIZE)");
+    CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){.world_size = 2, .rank = 2}), CT_ERR_VALUE,
+                "rank must be in the range [0, world_size)");
     CHECK(!ct_dist_is_initialized());
     CHECK_INT(ct_dist_sampler_opts_init().num_replicas, 1);
     CHECK_ERR(0, CT_ERR_RUNTIME, "Default process group has not been initialized");
