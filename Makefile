@@ -3,7 +3,7 @@
 #   make test-asan     the whole suite under ASan + UBSan + LeakSanitizer
 #   make test-openblas the products and decompositions' tests with OPENBLAS=1
 #   make test-tsan     the data loader's tests under ThreadSanitizer
-#   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev)
+#   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), and ctorchrun's
 #   make test-dist-asan the same under ASan + UBSan + LeakSanitizer
 #   make demo          the main demo: a small CNN learns the bundled digits
 #   make tour          a tour of the tensor API
@@ -43,7 +43,7 @@ EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c 
 
 .PHONY: all amalgamate test test-build test-asan test-openblas test-tsan test-valgrind test-dist test-dist-asan demo tour fashion bench bench-dist clean
 
-all: ctorch.h ctorch_dist.h $(TESTS) $(EXAMPLES)
+all: ctorch.h ctorch_dist.h $(TESTS) $(EXAMPLES) $(BUILD)/ctorchrun
 
 amalgamate: ctorch.h ctorch_dist.h
 
@@ -93,6 +93,16 @@ MPICC   ?= mpicc
 $(BUILD)/dist/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(BUILD)/harness.o tests/harness.h ctorch.h ctorch_dist.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_MPI -I. -Itests $< $(BUILD)/harness.o -o $@ $(LDFLAGS) $(LDLIBS)
+
+# ctorchrun, torchrun for programs (tools/ctorchrun.c), and the worker its
+# tests drive (tests/dist/launcher.sh, run by test-dist; no MPI needed).
+$(BUILD)/ctorchrun: tools/ctorchrun.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
+
+$(BUILD)/dist/launch_worker: tests/dist/launch_worker.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
 
 test-dist: ctorch.h ctorch_dist.h
 	@BUILD="$(BUILD)" MPICC="$(MPICC)" MAKE="$(MAKE)" DIST_TESTS="$(DIST_TESTS)" tests/dist/run.sh

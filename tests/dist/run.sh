@@ -3,7 +3,8 @@
 # clang) and C++17 (g++), with and without the MPI backend; then each test
 # program in tests/dist runs under mpirun with 2, 3 and 4 ranks. Prints the
 # totals as its last line, as tests/run.sh does; without MPI the checks that
-# need it are reported skipped, by name.
+# need it are reported skipped, by name. ctorchrun's checks (launcher.sh)
+# run first, with or without MPI.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -35,6 +36,10 @@ else
 fi
 # Without the MPI backend, init_process_group("mpi") says so instead of failing to link.
 check_compile dist_without_mpi sh -c "gcc -std=c11 -O0 $W -I. '$tmp/both.c' -o '$tmp/nompi' -lm && '$tmp/nompi'"
+
+# ctorchrun (tools/ctorchrun.c) against a worker that prints, fails or waits
+$MAKE --no-print-directory "$BUILD/ctorchrun" "$BUILD/dist/launch_worker" >/dev/null || true
+. tests/dist/launcher.sh
 
 if ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
     skip dist_header_mpi "mpicc or mpirun not installed: apt-get install libopenmpi-dev openmpi-bin"
