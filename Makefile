@@ -104,6 +104,11 @@ $(BUILD)/dist/launch_worker: tests/dist/launch_worker.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
 
+# ct_dist_spawn's tests: no MPI, run once by tests/dist/run.sh
+$(BUILD)/dist/spawn_test: tests/dist/spawn_test.c $(BUILD)/harness.o tests/harness.h ctorch.h ctorch_dist.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(BUILD)/harness.o -o $@ $(LDFLAGS) $(LDLIBS)
+
 test-dist: ctorch.h ctorch_dist.h
 	@BUILD="$(BUILD)" MPICC="$(MPICC)" MAKE="$(MAKE)" DIST_TESTS="$(DIST_TESTS)" tests/dist/run.sh
 

@@ -134,3 +134,18 @@ CTORCH_API bool ct_work_is_completed(ct_work *work);
 CTORCH_API int ct_work_source_rank(const ct_work *work);
 /* Frees a work handle, waiting first when it is still running. NULL is ignored. */
 CTORCH_API void ct_work_free(ct_work *work);
+
+/* A worker of ct_dist_spawn: rank is 0 .. nprocs-1; CT_OK or an error
+ * (ct_last_error says which) is the worker's outcome. */
+typedef ct_result (*ct_dist_spawn_fn)(int rank, void *arg);
+/* torch.multiprocessing.spawn(fn, args=(arg,), nprocs, join=True), with
+ * fork: nprocs processes each run fn(rank, arg) and exit (0 when it returned
+ * CT_OK, 1 when not). Returns once all exited 0, or, as soon as one fails,
+ * stops the others (SIGTERM, SIGKILL 30 seconds later) and fails (CT_ERR_RUNTIME)
+ * with ProcessRaisedException's message ("\n\n-- Process 1 terminated with
+ * the following error:\nValueError: ...") when fn returned an error, or
+ * ProcessExitedException's ("process 1 terminated with exit code 3",
+ * "process 1 terminated with signal SIGSEGV") when the worker exited or
+ * died. Call it before init_process_group: each worker makes its own (MPI
+ * itself must not be started in the parent). POSIX only. */
+CTORCH_API ct_result ct_dist_spawn(int nprocs, ct_dist_spawn_fn fn, void *arg);

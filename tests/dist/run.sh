@@ -40,6 +40,14 @@ check_compile dist_without_mpi sh -c "gcc -std=c11 -O0 $W -I. '$tmp/both.c' -o '
 # ctorchrun (tools/ctorchrun.c) against a worker that prints, fails or waits
 $MAKE --no-print-directory "$BUILD/ctorchrun" "$BUILD/dist/launch_worker" >/dev/null || true
 . tests/dist/launcher.sh
+# ct_dist_spawn: forks its own workers, no MPI
+$MAKE --no-print-directory "$BUILD/dist/spawn_test" >/dev/null || true
+if [ -x "$BUILD/dist/spawn_test" ]; then
+    out=$(timeout 120 "$BUILD/dist/spawn_test" 2>&1)
+    add_program spawn_test $? "$out"
+else
+    fail "spawn_test (did not build)"
+fi
 
 if ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
     skip dist_header_mpi "mpicc or mpirun not installed: apt-get install libopenmpi-dev openmpi-bin"
