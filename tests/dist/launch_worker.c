@@ -1,6 +1,6 @@
 /* A worker for ctorchrun's tests (tests/dist/launcher.sh), driven by its arguments:
  *   env                 print the launcher's variables, one NAME=value line each
- *   exit RANK CODE      RANK exits with CODE after 0.2 s; the others wait to be stopped
+ *   exit RANK CODE      RANK exits with CODE after 1 s; the others wait to be stopped
  *   signal RANK SIG     RANK kills itself with SIG; the others wait
  *   stubborn RANK CODE  as exit, but the others ignore SIGTERM (SIGKILL must come)
  *   restart N           rank 0 exits 1 while TORCHELASTIC_RESTART_COUNT < N
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     if (argc < 4) return 2;
     int who = atoi(argv[2]), code = atoi(argv[3]);
     if (rank == who) {
-        pause_ms(200);
+        pause_ms(1000); /* the others have set their SIGTERM handler by then */
         if (!strcmp(mode, "signal")) raise(code);
         return code;
     }

@@ -85,13 +85,23 @@ else
 
     # the group restarts as a whole, up to --max_restarts times
     launch ctorchrun_restart --nproc_per_node 2 --max_restarts 2 "$worker" restart 2
-    check ctorchrun_restart 0 "rank 0 attempt 0" "rank 1 attempt 1" "rank 0 attempt 2" "rank 1 attempt 2" \
+    check ctorchrun_restart 0 "rank 0 attempt 0" "rank 0 attempt 1" "rank 0 attempt 2" "rank 1 attempt 2" \
         "WARNING:ctorchrun:[default] Worker group FAILED. 2/2 attempts left; will restart worker group" \
         "WARNING:ctorchrun:[default] Worker group FAILED. 1/2 attempts left; will restart worker group"
     launch ctorchrun_restarts_spent --nproc_per_node 2 --max_restarts 1 "$worker" restart 5
     check ctorchrun_restarts_spent 1 "rank 0 attempt 1" "  rank      : 0 (local_rank: 0)"
     if grep -q "attempt 2" "$lt/ctorchrun_restarts_spent.out"; then fail "ctorchrun_restarts_spent (a third attempt ran)"
     else pass ctorchrun_restarts_bounded; fi
+
+    # SIGTERM to ctorchrun stops the workers, then ctorchrun dies of it (the
+    # workers would end on their own after 30 s: the run is bounded)
+    "$run" --nproc_per_node 2 "$worker" exit 9 0 >"$lt/ctorchrun_sigterm.out" 2>"$lt/ctorchrun_sigterm.err" &
+    lp=$!
+    sleep 2
+    kill -TERM "$lp"
+    st=0; wait "$lp" || st=$?
+    check ctorchrun_sigterm 143 "rank 0 got SIGTERM" "rank 1 got SIGTERM" \
+        "WARNING:ctorchrun:Received 15 death signal, shutting down workers"
 
     # a program that cannot be run fails like a worker that exits 127
     launch ctorchrun_no_program --nproc_per_node 2 "$lt/no-such-program"
