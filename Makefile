@@ -4,10 +4,13 @@
 #   make test-openblas the products and decompositions' tests with OPENBLAS=1
 #   make test-tsan     the data loader's tests under ThreadSanitizer
 #   make fuzz          each parser under libFuzzer for FUZZ_TIME seconds (clang, libclang-rt-14-dev)
+#   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), and ctorchrun's
+#   make test-dist-asan the same under ASan + UBSan + LeakSanitizer
 #   make demo          the main demo: a small CNN learns the bundled digits
 #   make tour          a tour of the tensor API
 #   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
 #   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
+#   make bench-dist    all_reduce against MPI_Allreduce, a DDP step against PyTorch's (NP=2 ranks)
 # Options: OPENMP=0 to build without OpenMP, OPENBLAS=1 to use OpenBLAS, CC=clang.
 
 CC      ?= cc
@@ -35,16 +38,19 @@ ifeq ($(OPENBLAS),1)
 endif
 
 SRC     := $(shell find src -name '*.[ch]') tools/amalgamate.sh
+DIST_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/%,$(wildcard tests/dist/test_*.c))
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate test test-build test-asan test-openblas test-tsan test-valgrind fuzz fuzz-build demo tour fashion bench clean
+.PHONY: all amalgamate test test-build test-asan test-openblas test-tsan test-valgrind fuzz fuzz-build test-dist \
+        test-dist-asan demo tour fashion bench bench-dist clean
 
-all: ctorch.h $(TESTS) $(EXAMPLES)
+all: ctorch.h ctorch_dist.h $(TESTS) $(EXAMPLES) $(BUILD)/ctorchrun
 
-amalgamate: ctorch.h
+amalgamate: ctorch.h ctorch_dist.h
 
-ctorch.h: $(SRC)
+# one run writes both headers (each only when its text changed)
+ctorch.h ctorch_dist.h &: $(SRC)
 	tools/amalgamate.sh
 
 $(BUILD)/harness.o: tests/harness.c tests/harness.h tests/testdev.h ctorch.h
@@ -85,6 +91,40 @@ test: test-build
 # allocator_may_return_null: tests ask for impossible sizes and expect an error, not an abort
 test-asan:
 	@ASAN_OPTIONS=allocator_may_return_null=1 $(MAKE) --no-print-directory test BUILD=build-asan CC=clang OPENMP=0 \
+	    OPT="-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+
+# The distributed layer's tests: built with mpicc against the harness's
+# implementation of ctorch, run under mpirun with 2, 3 and 4 ranks by
+# tests/dist/run.sh (which reports them skipped, by name, without MPI).
+MPICC   ?= mpicc
+$(BUILD)/dist/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(BUILD)/harness.o tests/harness.h ctorch.h ctorch_dist.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_MPI -I. -Itests $< $(BUILD)/harness.o -o $@ $(LDFLAGS) $(LDLIBS)
+
+# ctorchrun, torchrun for programs (tools/ctorchrun.c), and the worker its
+# tests drive (tests/dist/launcher.sh, run by test-dist; no MPI needed).
+$(BUILD)/ctorchrun: tools/ctorchrun.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
+
+$(BUILD)/dist/launch_worker: tests/dist/launch_worker.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
+
+# ct_dist_spawn's tests: no MPI, run once by tests/dist/run.sh
+$(BUILD)/dist/spawn_test: tests/dist/spawn_test.c $(BUILD)/harness.o tests/harness.h ctorch.h ctorch_dist.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(BUILD)/harness.o -o $@ $(LDFLAGS) $(LDLIBS)
+
+test-dist: ctorch.h ctorch_dist.h
+	@BUILD="$(BUILD)" MPICC="$(MPICC)" MAKE="$(MAKE)" DIST_TESTS="$(DIST_TESTS)" tests/dist/run.sh
+
+# ctorch_dist.h's tests under ASan, UBSan and LeakSanitizer, with test-asan's
+# harness (MPI's own allocations are suppressed: tests/dist/lsan.supp).
+test-dist-asan:
+	@ASAN_OPTIONS=allocator_may_return_null=1:fast_unwind_on_malloc=0 \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/dist/lsan.supp OMPI_CC=clang \
+	    $(MAKE) --no-print-directory test-dist BUILD=build-asan CC=clang OPENMP=0 \
 	    OPT="-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
 # The products, decompositions (with their error cases: gels's full-rank
@@ -143,6 +183,15 @@ fashion: $(BUILD)/bin/fashion_mnist
 
 bench: ctorch.h
 	@BUILD="$(BUILD)" bench/run.sh
+
+NP      ?= 2
+bench-dist: ctorch.h ctorch_dist.h
+	@mkdir -p $(BUILD)/bench
+	for b in allreduce ddp_mlp; do \
+	    $(MPICC) -std=c11 $(WARN) -O3 -march=native -DCTORCH_DIST_MPI -I. bench/dist/$$b.c -o $(BUILD)/bench/dist_$$b -lm && \
+	    OMP_NUM_THREADS=1 mpirun --allow-run-as-root --oversubscribe -np $(NP) $(BUILD)/bench/dist_$$b || exit 1; \
+	done
+	-/usr/bin/python3 bench/dist/ddp_mlp.py $(NP)
 
 clean:
 	rm -rf build build-asan build-blas build-tsan build-fuzz

@@ -142,15 +142,16 @@ CTORCH_API ct_result ct_last_error_code(void);
 /* Forget this thread's pending error. */
 CTORCH_API void ct_clear_error(void);
 
+/* Raise an error from code built on ctorch (ctorch_dist.h, a backend, a
+ * program's own layers): this thread's error becomes `message` with `code`
+ * (CT_ERR_RUNTIME for CT_OK), and the handler is told, as for ctorch's own
+ * errors. Returns that code, so that `return ct_set_error(...)` reads as a raise. */
+CTORCH_API ct_result ct_set_error(ct_result code, const char *message);
+
 /* Called on every new error (not on a NULL passed along a chain), on the thread
  * that raised it: log it, abort in a debug build, or count it. NULL removes it. */
 typedef void (*ct_error_handler)(ct_result code, const char *message, void *user);
 CTORCH_API void ct_set_error_handler(ct_error_handler handler, void *user);
-
-/* Raise an error from code outside the library (a backend, a callback): it
- * becomes this thread's pending error, as ctorch's own do. Returns code
- * (CT_ERR_RUNTIME for CT_OK). */
-CTORCH_API ct_result ct_raise(ct_result code, const char *message);
 
 /* ---------------------------------------------------------------- dtypes */
 
@@ -643,6 +644,17 @@ typedef struct ct_grad_opts {
 CTORCH_API ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_outputs, const ct_tensor *const *inputs,
                                       int n_inputs, const ct_tensor *const *grad_outputs, ct_tensor **grads,
                                       ct_grad_opts opts);
+
+/* Variable._execution_engine.queue_callback(fn): called during a backward
+ * pass (from a hook, or a custom Function's backward), fn(user) runs once
+ * after every node of that pass has run and before the call that started
+ * the pass returns, callbacks in the order they were queued (one may queue
+ * more). A callback that fails (returns an error) ends the pass with its
+ * error, and the callbacks after it do not run; so do all of them when the
+ * pass itself failed. DistributedDataParallel waits for its gradient
+ * all-reduces this way. Outside a backward pass: PyTorch's error. */
+typedef ct_result (*ct_autograd_callback)(void *user);
+CTORCH_API ct_result ct_autograd_queue_callback(ct_autograd_callback fn, void *user);
 
 /* ---------------------------------------------------------------- hooks */
 
@@ -2358,6 +2370,10 @@ CTORCH_API ct_norm_opts ct_instance_norm_opts_init(void);
  * and the buffers running_mean, running_var, num_batches_tracked. */
 CTORCH_API ct_module *ct_nn_batch_norm1d(int64_t num_features, ct_norm_opts opts);
 CTORCH_API ct_module *ct_nn_batch_norm2d(int64_t num_features, ct_norm_opts opts);
+/* isinstance(m, nn.modules.batchnorm._BatchNorm): for a BatchNorm1d or 2d,
+ * true, with its num_features and options written where not NULL (what
+ * SyncBatchNorm.convert_sync_batchnorm copies); false for other modules. */
+CTORCH_API bool ct_nn_is_batch_norm(const ct_module *m, int64_t *num_features, ct_norm_opts *opts);
 /* nn.InstanceNorm2d(num_features, ...) (3-D or 4-D input). */
 CTORCH_API ct_module *ct_nn_instance_norm2d(int64_t num_features, ct_norm_opts opts);
 /* nn.LayerNorm(normalized_shape, eps, elementwise_affine = opts.affine). */
@@ -3784,7 +3800,7 @@ typedef struct ct__linmap_job {
  *
  * Every entry is called with tensors of the backend's own device only
  * (copies: one side may be another device), after the front end's checks.
- * A kernel that fails sets the error with ct_raise and says so through its
+ * A kernel that fails sets the error with ct_set_error and says so through its
  * result; the others cannot fail. A backend registers itself once, at
  * start-up (from a constructor), with ct_register_backend. */
 
@@ -5240,7 +5256,7 @@ static ct_result ct__fail(ct_result code, const char *fmt, ...)
     return code;
 }
 
-ct_result ct_raise(ct_result code, const char *message)
+ct_result ct_set_error(ct_result code, const char *message)
 {
     return ct__fail(code == CT_OK ? CT_ERR_RUNTIME : code, "%s", message ? message : "");
 }
@@ -10406,7 +10422,14 @@ typedef struct ct__run {
     ct__node **heap; /* the ready queue, a max-heap on seq */
     int n_heap;
     ct_tensor **buffers; /* every node's gradient buffer, one block */
+    struct ct__final_callback *callbacks; /* queue_callback's, run after the last node */
+    int n_callbacks, cap_callbacks;
 } ct__run;
+
+typedef struct ct__final_callback {
+    ct_autograd_callback fn;
+    void *user;
+} ct__final_callback;
 
 static uint64_t ct__run_ids;
 
@@ -10414,6 +10437,38 @@ static uint64_t ct__run_ids;
  * (a plain backward): a checkpoint can rerun its forward only then
  * (torch.autograd._is_checkpoint_valid). */
 static CT__TLS bool ct__checkpoint_valid = true;
+
+/* The backward pass running on this thread (the innermost, when a
+ * checkpoint's backward starts another): where queue_callback queues. */
+static CT__TLS ct__run *ct__current_run;
+
+ct_result ct_autograd_queue_callback(ct_autograd_callback fn, void *user)
+{
+    ct__run *r = ct__current_run;
+    if (!r) return ct__fail(CT_ERR_RUNTIME, "Final callbacks can only be installed during backward pass.");
+    if (!fn) return ct__fail(CT_ERR_TYPE, "queue_callback(): argument 'callback' must be a function, not NULL");
+    if (r->n_callbacks == r->cap_callbacks) {
+        int cap = r->cap_callbacks ? 2 * r->cap_callbacks : 4;
+        ct__final_callback *grown =
+            (ct__final_callback *)CT_REALLOC(r->callbacks, (size_t)cap * sizeof *grown);
+        if (!grown) return CT__OOM();
+        r->callbacks = grown;
+        r->cap_callbacks = cap;
+    }
+    r->callbacks[r->n_callbacks].fn = fn;
+    r->callbacks[r->n_callbacks].user = user;
+    r->n_callbacks++;
+    return CT_OK;
+}
+
+/* GraphTask::exec_post_processing's final callbacks: in order, each may queue
+ * more (so the count is read again every time round). */
+static ct_result ct__run_callbacks(ct__run *r)
+{
+    ct_result res = CT_OK;
+    for (int i = 0; i < r->n_callbacks && res == CT_OK; i++) res = r->callbacks[i].fn(r->callbacks[i].user);
+    return res;
+}
 
 /* ---------------------------------------------------------------- the ready queue */
 
@@ -10720,6 +10775,7 @@ static void ct__run_cleanup(ct__run *r)
     CT_FREE(r->buffers);
     CT_FREE(r->nodes);
     CT_FREE(r->heap);
+    CT_FREE(r->callbacks);
 }
 
 /* The gradient a root starts with: the one given (checked), or ones for a one-element root. */
@@ -10767,6 +10823,8 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
     ct_grad_mode mode = ct_set_grad_enabled(r->create_graph);
     bool checkpoint_valid = ct__checkpoint_valid;
     ct__checkpoint_valid = r->accumulate && !r->filtered;
+    ct__run *outer_run = ct__current_run;
+    ct__current_run = r;
     ct_scope s = ct_scope_begin();
     if (res == CT_OK) res = ct__discover(r, root_nodes, n_edges);
     if (res == CT_OK) res = ct__mark_needed(r);
@@ -10800,6 +10858,8 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
     ct_scope_end(s);
     ct__checkpoint_valid = checkpoint_valid;
     ct_grad_mode_restore(mode);
+    if (res == CT_OK) res = ct__run_callbacks(r);
+    ct__current_run = outer_run;
     ct__run_cleanup(r);
     for (int i = 0; i < n_edges; i++) ct__node_release(edges[i].fn);
     if (edges != edges_inline) CT_FREE(edges);
@@ -34342,6 +34402,14 @@ ct_module *ct_nn_batch_norm2d(int64_t num_features, ct_norm_opts opts)
     return ct__batch_norm_layer(&cls, num_features, opts);
 }
 
+bool ct_nn_is_batch_norm(const ct_module *m, int64_t *num_features, ct_norm_opts *opts)
+{
+    if (!m || m->cls->forward != ct__batch_norm_forward) return false;
+    if (num_features) *num_features = CT__LAYER(m)->n;
+    if (opts) *opts = CT__LAYER(m)->norm;
+    return true;
+}
+
 /* _InstanceNorm.forward (2d: a 3-D input has no batch dim). */
 static ct_tensor *ct__instance_norm_forward(ct_module *m, ct_tensor *const *in, int n)
 {
@@ -38759,7 +38827,7 @@ void ct_sample_release(ct_sample *s)
     s->n = 0;
 }
 
-ct_result ct_dataset_raise(ct_result code, const char *message) { return ct_raise(code, message); }
+ct_result ct_dataset_raise(ct_result code, const char *message) { return ct_set_error(code, message); }
 
 static ct_dataset *ct__dataset_alloc(bool iterable)
 {

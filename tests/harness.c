@@ -90,7 +90,7 @@ void ct_test_drop_device_suffix(char *repr)
     memcpy(from, rest, strlen(rest) + 1);
 }
 
-void ct_test_run(const char *name, void (*fn)(void))
+int ct_test_exec(const char *name, void (*fn)(void))
 {
     use_test_device_if_asked();
     ct_test_name = name;
@@ -99,7 +99,12 @@ void ct_test_run(const char *name, void (*fn)(void))
     ct_scope s = ct_scope_begin();
     fn();
     ct_scope_end(s);
-    if (ct_test_failed_checks) {
+    return ct_test_failed_checks;
+}
+
+void ct_test_run(const char *name, void (*fn)(void))
+{
+    if (ct_test_exec(name, fn)) {
         failed++;
         printf("FAIL %s\n", name);
     } else {

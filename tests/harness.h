@@ -19,6 +19,8 @@ extern const char *ct_test_name;
 
 void ct_test_fail(const char *file, int line, const char *fmt, ...);
 void ct_test_run(const char *name, void (*fn)(void));
+/* Runs fn as a test, in a scope, without reporting it: its failed checks. */
+int ct_test_exec(const char *name, void (*fn)(void));
 void ct_test_skip(const char *name, const char *why);
 int ct_test_report(void);
 /* Whether this run puts the tests' tensors on the test device (CTORCH_TEST_DEVICE). */

@@ -5,10 +5,7 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
-passed=0 failed=0 skipped=0 skipnotes=""
-
-pass() { passed=$((passed + 1)); echo "ok   $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+. tests/totals.sh
 
 # ctorch.h must compile warning-free as C11 (gcc, clang) and C++17 (g++), link
 # from two translation units, and build with CTORCH_STATIC.
@@ -39,20 +36,16 @@ int main(void) { ct_tensor *t = ct_zeros(CT_SHAPE(3), CT_F32); int ok = ct_numel
 C
 cp "$tmp/impl.c" "$tmp/impl.cpp"
 W="-Wall -Wextra -pedantic -Werror"
-check_compile() { # name, command...
-    name=$1; shift
-    if out=$("$@" 2>&1); then pass "$name"; else fail "$name"; echo "$out" | head -20; fi
-}
 check_compile header_c11_gcc gcc -std=c11 $W -I. -c "$tmp/impl.c" -o "$tmp/a.o"
 if command -v clang >/dev/null 2>&1; then
     check_compile header_c11_clang clang -std=c11 $W -I. -c "$tmp/impl.c" -o "$tmp/b.o"
 else
-    skipped=$((skipped + 1)); skipnotes="$skipnotes header_c11_clang (clang not installed);"
+    skip header_c11_clang "clang not installed"
 fi
 if command -v g++ >/dev/null 2>&1; then
     check_compile header_cxx17_gxx g++ -std=c++17 $W -I. -c "$tmp/impl.cpp" -o "$tmp/c.o"
 else
-    skipped=$((skipped + 1)); skipnotes="$skipnotes header_cxx17_gxx (g++ not installed);"
+    skip header_cxx17_gxx "g++ not installed"
 fi
 check_compile header_two_units sh -c "gcc -std=c11 $W -I. -c '$tmp/main.c' -o '$tmp/m.o' && gcc '$tmp/a.o' '$tmp/m.o' -o '$tmp/two' -lm && '$tmp/two'"
 check_compile header_static sh -c "gcc -std=c11 $W -I. '$tmp/static.c' -o '$tmp/static' -lm && '$tmp/static'"
@@ -82,24 +75,15 @@ fi
 # One test program, its results added to the totals (a program that did not
 # build counts as one failure). $2, when given, tags its lines: "@testdev".
 run_program() { # name [tag]
-    name=$1 tag=${2:-}
-    bin="$BUILD/$name"
+    bin="$BUILD/$1"
     if [ ! -x "$bin" ]; then
-        fail "$name$tag (did not build)"
+        fail "$1${2:-} (did not build)"
         return
     fi
     out=$("$bin" 2>&1)
     status=$?
-    echo "$out" | grep -v '^RESULT ' | sed "s/^\(ok  \|FAIL\|skip\) \([^ ]*\)/\1 \2$tag/"
-    line=$(echo "$out" | grep '^RESULT ' | tail -1)
-    if [ -z "$line" ]; then
-        fail "$name$tag (crashed with status $status before its summary)"
-        return
-    fi
-    skipnotes="$skipnotes$(echo "$out" | sed -n "s/^skip \([^ ]*\)/\1$tag/p" | tr '\n' ';')"
-    set -- $line
-    passed=$((passed + $2)); failed=$((failed + $4)); skipped=$((skipped + $6))
-    if [ "$status" -ne 0 ] && [ "$4" -eq 0 ]; then fail "$name$tag (exit status $status)"; fi
+    [ -n "${2:-}" ] && out=$(echo "$out" | sed "s/^\(ok  \|FAIL\|skip\) \([^ ]*\)/\1 \2$2/")
+    add_program "$1${2:-}" $status "$out"
 }
 
 # The test programs.
@@ -116,9 +100,4 @@ export CTORCH_TEST_DEVICE=1
 for t in $DEVICE_SUITES; do run_program "test_$t" "@testdev"; done
 unset CTORCH_TEST_DEVICE
 
-if [ "$skipped" -gt 0 ]; then
-    echo "$passed passed, $failed failed, $skipped skipped ($(echo "$skipnotes" | sed 's/;$//'))"
-else
-    echo "$passed passed, $failed failed"
-fi
-[ "$failed" -eq 0 ]
+print_totals

@@ -182,6 +182,70 @@ static void test_hooks_and_retain_grad(void)
     CHECK_ERR(0, CT_ERR_RUNTIME, "cannot register a hook on a tensor that doesn't require gradient");
 }
 
+/* queue_callback: the callbacks run after the last node, in order, once. */
+typedef struct callback_log {
+    const ct_tensor *a, *b;
+    int order[4], n;
+    bool both_grads_seen;
+} callback_log;
+
+static ct_result second_callback(void *user)
+{
+    callback_log *log = (callback_log *)user;
+    log->order[log->n++] = 2;
+    return CT_OK;
+}
+
+static ct_result first_callback(void *user)
+{
+    callback_log *log = (callback_log *)user;
+    log->order[log->n++] = 1;
+    log->both_grads_seen = ct_grad(log->a) && ct_grad(log->b);
+    return ct_autograd_queue_callback(second_callback, log); /* queued from a callback: runs too */
+}
+
+static ct_result failing_callback(void *user)
+{
+    (void)user;
+    return ct_set_error(CT_ERR_RUNTIME, "callback failed");
+}
+
+static ct_tensor *queue_first(ct_tensor *leaf_, void *user)
+{
+    (void)leaf_;
+    callback_log *log = (callback_log *)user;
+    if (log->n == 0 && ct_autograd_queue_callback(first_callback, log) == CT_OK) log->order[log->n++] = 0;
+    return NULL;
+}
+
+static ct_tensor *queue_failing(ct_tensor *leaf_, void *user)
+{
+    (void)leaf_, (void)user;
+    ct_autograd_queue_callback(failing_callback, NULL);
+    return NULL;
+}
+
+static void test_queue_callback(void)
+{
+    ct_tensor *a = leaf((float[]){1, 2}, 2), *b = leaf((float[]){3, 4}, 2);
+    callback_log log = {a, b, {0}, 0, false};
+    /* a's hook fires first (a is used last), before b's gradient exists */
+    CHECK(ct_register_post_accumulate_grad_hook(a, queue_first, &log) > 0);
+    ct_tensor *loss = ct_sum(ct_mul(ct_exp(b), a));
+    CHECK_OK(ct_backward(loss, NULL, plain));
+    CHECK_INT(log.n, 3);
+    CHECK_INT(log.order[1], 1);
+    CHECK_INT(log.order[2], 2);
+    CHECK(log.both_grads_seen);
+    CHECK_FAILS(ct_autograd_queue_callback(first_callback, &log), CT_ERR_RUNTIME,
+                "Final callbacks can only be installed during backward pass.");
+    CHECK_INT(log.n, 3); /* nothing ran or stayed queued */
+    ct_tensor *c = leaf((float[]){1}, 1);
+    CHECK(ct_register_post_accumulate_grad_hook(c, queue_failing, NULL) > 0);
+    CHECK_FAILS(ct_backward(ct_sum(ct_mul(c, c)), NULL, plain), CT_ERR_RUNTIME,
+                "callback failed");
+}
+
 static void test_no_grad_and_detach(void)
 {
     ct_tensor *x = leaf((float[]){1}, 1);
@@ -983,6 +1047,7 @@ int main(void)
     RUN(test_autograd_grad_and_unused);
     RUN(test_double_backward);
     RUN(test_hooks_and_retain_grad);
+    RUN(test_queue_callback);
     RUN(test_no_grad_and_detach);
     RUN(test_deep_chain);
     RUN(test_gradcheck);

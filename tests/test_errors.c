@@ -1929,6 +1929,31 @@ static const char *const no_bad_input[] = {
     "ct_device_equal", "ct_cuda_is_available", "ct_cuda_device_count", "ct_get_default_device",
     "ct_device_guard_end", "ct_is_cuda", NULL};
 
+/* What code built on ctorch uses: raising an error, final callbacks, asking
+ * whether a module is a BatchNorm. */
+static ct_result never_called(void *user)
+{
+    (void)user;
+    return CT_OK;
+}
+
+static void test_extension_points(void)
+{
+    CHECK_FAILS(ct_set_error(CT_ERR_INDEX, "index 3 is out of bounds"), CT_ERR_INDEX, "index 3 is out of bounds");
+    CHECK_INT(ct_set_error(CT_ERR_VALUE, NULL), CT_ERR_VALUE); /* no message: an empty one */
+    CHECK_STR(ct_last_error(), "");
+    ct_clear_error();
+    CHECK_FAILS(ct_autograd_queue_callback(never_called, NULL), CT_ERR_RUNTIME,
+                "Final callbacks can only be installed during backward pass.");
+    CHECK(!ct_nn_is_batch_norm(NULL, NULL, NULL));
+    ct_module *lin = ct_nn_linear(2, 2, true);
+    int64_t c = -7;
+    CHECK(!ct_nn_is_batch_norm(lin, &c, NULL));
+    CHECK_INT(c, -7); /* untouched */
+    ct_module_release(lin);
+    CHECK_INT(ct_last_error_code(), CT_OK);
+}
+
 static void test_every_function_is_exercised(void)
 {
     char *header = read_all("ctorch.h"), *self = read_error_tests();
@@ -1956,6 +1981,7 @@ static void test_every_function_is_exercised(void)
 int main(void)
 {
     RUN(test_null_tensors);
+    RUN(test_extension_points);
     RUN(test_first_error_is_kept);
     RUN(test_error_handler_and_strings);
     RUN(test_dims_out_of_range);

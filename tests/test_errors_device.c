@@ -22,7 +22,7 @@ static void test_device_strings(void)
     CHECK_FAILS(ct_device_parse(NULL, &d), CT_ERR_VALUE, "must not be NULL");
     CHECK(d.type == CT_DEVICE_CPU); /* untouched by the failures */
     CHECK(ct_device_str(d, NULL, 8) == NULL);
-    CHECK_FAILS(ct_raise(CT_OK, "from a backend"), CT_ERR_RUNTIME, "from a backend");
+    CHECK_FAILS(ct_set_error(CT_OK, "from a backend"), CT_ERR_RUNTIME, "from a backend");
 }
 
 static void test_devices_not_there(void)

@@ -1,7 +1,9 @@
 #define _POSIX_C_SOURCE 200809L /* popen, mkdtemp */
 /* The README's examples: every ```c block that is a whole program (it defines
  * CTORCH_IMPLEMENTATION) is compiled and run, and must print exactly the
- * ```text block that follows it. */
+ * ```text block that follows it. A program that includes ctorch_dist.h is
+ * built with mpicc and run by mpirun on 2 ranks (skipped, by name, without
+ * MPI). */
 #include "harness.h"
 
 #include <unistd.h>
@@ -69,8 +71,21 @@ static void test_readme_programs_print_their_output(void)
         FILE *f = fopen(src, "w");
         fputs(code, f);
         fclose(f);
-        snprintf(cmd, sizeof cmd, "%s -std=c11 -w -I. %s -o %s/example%d -lm 2>&1 && %s/example%d", cc, src, dir,
-                 programs, dir, programs);
+        if (!strstr(code, "ctorch_dist.h"))
+            snprintf(cmd, sizeof cmd, "%s -std=c11 -w -I. %s -o %s/example%d -lm 2>&1 && %s/example%d", cc, src, dir,
+                     programs, dir, programs);
+        else if (system("command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1") == 0)
+            snprintf(cmd, sizeof cmd,
+                     "mpicc -std=c11 -w -DCTORCH_DIST_MPI -I. %s -o %s/example%d -lm 2>&1 && "
+                     "mpirun --allow-run-as-root --oversubscribe -np 2 %s/example%d 2>&1",
+                     src, dir, programs, dir, programs);
+        else {
+            ct_test_skip("readme_distributed_program", "mpicc or mpirun not installed");
+            free(want);
+            free(code);
+            programs++;
+            continue;
+        }
         char *got = run(cmd);
         if (!want || strcmp(got, want))
             ct_test_fail(__FILE__, __LINE__, "README program %d printed\n%s\nexpected\n%s", programs + 1, got,

@@ -149,7 +149,7 @@ static void *td_alloc(size_t nbytes, int device_index)
     /* a kernel allocating scratch on the device reads it until its outermost entry ends */
     if (p && td_depth > 0 && td_push(&td_born_open, p)) td_open_locked(p);
     pthread_mutex_unlock(&td_lock);
-    if (!p) ct_raise(CT_ERR_MEMORY, "testdev out of memory");
+    if (!p) ct_set_error(CT_ERR_MEMORY, "testdev out of memory");
     return p;
 }
 
@@ -321,7 +321,7 @@ ct_result ct_testdev_register(void)
         td_class_at = (uint8_t *)td_reserve(TD_PAGES, PROT_READ | PROT_WRITE);
         td_arena = (char *)td_reserve(TD_RESERVE, PROT_NONE);
         if (!td_first_page || !td_open_count || !td_class_at || !td_arena)
-            return ct_raise(CT_ERR_MEMORY, "testdev: cannot reserve its arena");
+            return ct_set_error(CT_ERR_MEMORY, "testdev: cannot reserve its arena");
         td_cpu = ct_backend_get(CT_DEVICE_CPU);
     }
     return ct_register_backend(CT_DEVICE_PRIVATEUSE1, &td_backend, CT_BACKEND_ABI_VERSION);

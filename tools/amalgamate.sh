@@ -1,5 +1,6 @@
 #!/bin/sh
-# Builds the shipped single headers from src/ (SQLite-style amalgamation).
+# Builds the shipped single headers from src/ (SQLite-style amalgamation):
+# ctorch.h, and ctorch_dist.h (the distributed layer) from src/dist/.
 # Usage: tools/amalgamate.sh [outdir]   (default: the repository root)
 # Each section opens with a banner naming its source file and a "// >>name" tag.
 set -eu
@@ -38,6 +39,11 @@ section() { # file
     sed '/^#include "/d' "$1"
 }
 
+# rewrite only when changed, so make sees no needless updates
+replace() { # tmpfile, target
+    if ! cmp -s "$1" "$2" 2>/dev/null; then mv "$1" "$2"; else rm -f "$1"; fi
+}
+
 tmp=$(mktemp)
 {
     cat src/manual.h
@@ -53,5 +59,22 @@ tmp=$(mktemp)
     for f in $IMPL; do section "$f"; done
     printf '\n#endif /* CTORCH_IMPLEMENTATION */\n'
 } > "$tmp"
-# rewrite only when changed, so make sees no needless updates
-if ! cmp -s "$tmp" "$out/ctorch.h" 2>/dev/null; then mv "$tmp" "$out/ctorch.h"; else rm -f "$tmp"; fi
+replace "$tmp" "$out/ctorch.h"
+
+# ctorch_dist.h: its API after ctorch.h's, its implementation in a file that
+# has ctorch.h's declarations (ctorch's implementation may be in another).
+DIST_API="src/dist/dist.h src/dist/ddp.h"
+DIST_IMPL="src/dist/internal.h src/dist/group.c src/dist/work.c src/dist/collectives.c src/dist/mpi.c src/dist/ddp.c src/dist/sync_batch_norm.c src/dist/spawn.c"
+tmp=$(mktemp)
+{
+    cat src/dist/manual.h
+    printf '\n#ifndef CTORCH_DIST_H\n#define CTORCH_DIST_H\n\n#ifndef CTORCH_H\n#error "include ctorch.h before ctorch_dist.h"\n#endif\n'
+    printf '\n#ifdef __cplusplus\nextern "C" {\n#endif\n'
+    for f in $DIST_API; do section "$f"; done
+    printf '\n#ifdef __cplusplus\n}\n#endif\n'
+    printf '\n#endif /* CTORCH_DIST_H */\n'
+    printf '\n#if defined(CTORCH_DIST_IMPLEMENTATION) && !defined(CTORCH_DIST_IMPLEMENTATION_DONE)\n#define CTORCH_DIST_IMPLEMENTATION_DONE\n'
+    for f in $DIST_IMPL; do section "$f"; done
+    printf '\n#endif /* CTORCH_DIST_IMPLEMENTATION */\n'
+} > "$tmp"
+replace "$tmp" "$out/ctorch_dist.h"

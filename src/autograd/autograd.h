@@ -84,6 +84,17 @@ CTORCH_API ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_out
                                       int n_inputs, const ct_tensor *const *grad_outputs, ct_tensor **grads,
                                       ct_grad_opts opts);
 
+/* Variable._execution_engine.queue_callback(fn): called during a backward
+ * pass (from a hook, or a custom Function's backward), fn(user) runs once
+ * after every node of that pass has run and before the call that started
+ * the pass returns, callbacks in the order they were queued (one may queue
+ * more). A callback that fails (returns an error) ends the pass with its
+ * error, and the callbacks after it do not run; so do all of them when the
+ * pass itself failed. DistributedDataParallel waits for its gradient
+ * all-reduces this way. Outside a backward pass: PyTorch's error. */
+typedef ct_result (*ct_autograd_callback)(void *user);
+CTORCH_API ct_result ct_autograd_queue_callback(ct_autograd_callback fn, void *user);
+
 /* ---------------------------------------------------------------- hooks */
 
 /* A hook gets the gradient and returns a replacement (a new reference) or

@@ -24,7 +24,14 @@ typedef struct ct__run {
     ct__node **heap; /* the ready queue, a max-heap on seq */
     int n_heap;
     ct_tensor **buffers; /* every node's gradient buffer, one block */
+    struct ct__final_callback *callbacks; /* queue_callback's, run after the last node */
+    int n_callbacks, cap_callbacks;
 } ct__run;
+
+typedef struct ct__final_callback {
+    ct_autograd_callback fn;
+    void *user;
+} ct__final_callback;
 
 static uint64_t ct__run_ids;
 
@@ -32,6 +39,38 @@ static uint64_t ct__run_ids;
  * (a plain backward): a checkpoint can rerun its forward only then
  * (torch.autograd._is_checkpoint_valid). */
 static CT__TLS bool ct__checkpoint_valid = true;
+
+/* The backward pass running on this thread (the innermost, when a
+ * checkpoint's backward starts another): where queue_callback queues. */
+static CT__TLS ct__run *ct__current_run;
+
+ct_result ct_autograd_queue_callback(ct_autograd_callback fn, void *user)
+{
+    ct__run *r = ct__current_run;
+    if (!r) return ct__fail(CT_ERR_RUNTIME, "Final callbacks can only be installed during backward pass.");
+    if (!fn) return ct__fail(CT_ERR_TYPE, "queue_callback(): argument 'callback' must be a function, not NULL");
+    if (r->n_callbacks == r->cap_callbacks) {
+        int cap = r->cap_callbacks ? 2 * r->cap_callbacks : 4;
+        ct__final_callback *grown =
+            (ct__final_callback *)CT_REALLOC(r->callbacks, (size_t)cap * sizeof *grown);
+        if (!grown) return CT__OOM();
+        r->callbacks = grown;
+        r->cap_callbacks = cap;
+    }
+    r->callbacks[r->n_callbacks].fn = fn;
+    r->callbacks[r->n_callbacks].user = user;
+    r->n_callbacks++;
+    return CT_OK;
+}
+
+/* GraphTask::exec_post_processing's final callbacks: in order, each may queue
+ * more (so the count is read again every time round). */
+static ct_result ct__run_callbacks(ct__run *r)
+{
+    ct_result res = CT_OK;
+    for (int i = 0; i < r->n_callbacks && res == CT_OK; i++) res = r->callbacks[i].fn(r->callbacks[i].user);
+    return res;
+}
 
 /* ---------------------------------------------------------------- the ready queue */
 
@@ -338,6 +377,7 @@ static void ct__run_cleanup(ct__run *r)
     CT_FREE(r->buffers);
     CT_FREE(r->nodes);
     CT_FREE(r->heap);
+    CT_FREE(r->callbacks);
 }
 
 /* The gradient a root starts with: the one given (checked), or ones for a one-element root. */
@@ -385,6 +425,8 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
     ct_grad_mode mode = ct_set_grad_enabled(r->create_graph);
     bool checkpoint_valid = ct__checkpoint_valid;
     ct__checkpoint_valid = r->accumulate && !r->filtered;
+    ct__run *outer_run = ct__current_run;
+    ct__current_run = r;
     ct_scope s = ct_scope_begin();
     if (res == CT_OK) res = ct__discover(r, root_nodes, n_edges);
     if (res == CT_OK) res = ct__mark_needed(r);
@@ -418,6 +460,8 @@ static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct
     ct_scope_end(s);
     ct__checkpoint_valid = checkpoint_valid;
     ct_grad_mode_restore(mode);
+    if (res == CT_OK) res = ct__run_callbacks(r);
+    ct__current_run = outer_run;
     ct__run_cleanup(r);
     for (int i = 0; i < n_edges; i++) ct__node_release(edges[i].fn);
     if (edges != edges_inline) CT_FREE(edges);

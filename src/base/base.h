@@ -44,15 +44,16 @@ CTORCH_API ct_result ct_last_error_code(void);
 /* Forget this thread's pending error. */
 CTORCH_API void ct_clear_error(void);
 
+/* Raise an error from code built on ctorch (ctorch_dist.h, a backend, a
+ * program's own layers): this thread's error becomes `message` with `code`
+ * (CT_ERR_RUNTIME for CT_OK), and the handler is told, as for ctorch's own
+ * errors. Returns that code, so that `return ct_set_error(...)` reads as a raise. */
+CTORCH_API ct_result ct_set_error(ct_result code, const char *message);
+
 /* Called on every new error (not on a NULL passed along a chain), on the thread
  * that raised it: log it, abort in a debug build, or count it. NULL removes it. */
 typedef void (*ct_error_handler)(ct_result code, const char *message, void *user);
 CTORCH_API void ct_set_error_handler(ct_error_handler handler, void *user);
-
-/* Raise an error from code outside the library (a backend, a callback): it
- * becomes this thread's pending error, as ctorch's own do. Returns code
- * (CT_ERR_RUNTIME for CT_OK). */
-CTORCH_API ct_result ct_raise(ct_result code, const char *message);
 
 /* ---------------------------------------------------------------- dtypes */
 

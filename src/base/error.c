@@ -43,7 +43,7 @@ static ct_result ct__fail(ct_result code, const char *fmt, ...)
     return code;
 }
 
-ct_result ct_raise(ct_result code, const char *message)
+ct_result ct_set_error(ct_result code, const char *message)
 {
     return ct__fail(code == CT_OK ? CT_ERR_RUNTIME : code, "%s", message ? message : "");
 }

@@ -18,7 +18,7 @@ void ct_sample_release(ct_sample *s)
     s->n = 0;
 }
 
-ct_result ct_dataset_raise(ct_result code, const char *message) { return ct_raise(code, message); }
+ct_result ct_dataset_raise(ct_result code, const char *message) { return ct_set_error(code, message); }
 
 static ct_dataset *ct__dataset_alloc(bool iterable)
 {

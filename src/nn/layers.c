@@ -426,6 +426,14 @@ ct_module *ct_nn_batch_norm2d(int64_t num_features, ct_norm_opts opts)
     return ct__batch_norm_layer(&cls, num_features, opts);
 }
 
+bool ct_nn_is_batch_norm(const ct_module *m, int64_t *num_features, ct_norm_opts *opts)
+{
+    if (!m || m->cls->forward != ct__batch_norm_forward) return false;
+    if (num_features) *num_features = CT__LAYER(m)->n;
+    if (opts) *opts = CT__LAYER(m)->norm;
+    return true;
+}
+
 /* _InstanceNorm.forward (2d: a 3-D input has no batch dim). */
 static ct_tensor *ct__instance_norm_forward(ct_module *m, ct_tensor *const *in, int n)
 {

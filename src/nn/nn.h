@@ -428,6 +428,10 @@ CTORCH_API ct_norm_opts ct_instance_norm_opts_init(void);
  * and the buffers running_mean, running_var, num_batches_tracked. */
 CTORCH_API ct_module *ct_nn_batch_norm1d(int64_t num_features, ct_norm_opts opts);
 CTORCH_API ct_module *ct_nn_batch_norm2d(int64_t num_features, ct_norm_opts opts);
+/* isinstance(m, nn.modules.batchnorm._BatchNorm): for a BatchNorm1d or 2d,
+ * true, with its num_features and options written where not NULL (what
+ * SyncBatchNorm.convert_sync_batchnorm copies); false for other modules. */
+CTORCH_API bool ct_nn_is_batch_norm(const ct_module *m, int64_t *num_features, ct_norm_opts *opts);
 /* nn.InstanceNorm2d(num_features, ...) (3-D or 4-D input). */
 CTORCH_API ct_module *ct_nn_instance_norm2d(int64_t num_features, ct_norm_opts opts);
 /* nn.LayerNorm(normalized_shape, eps, elementwise_affine = opts.affine). */

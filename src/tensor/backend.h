@@ -9,7 +9,7 @@
  *
  * Every entry is called with tensors of the backend's own device only
  * (copies: one side may be another device), after the front end's checks.
- * A kernel that fails sets the error with ct_raise and says so through its
+ * A kernel that fails sets the error with ct_set_error and says so through its
  * result; the others cannot fail. A backend registers itself once, at
  * start-up (from a constructor), with ct_register_backend. */
 

@@ -1,0 +1,2440 @@
+/* ctorch_dist.h - torch.distributed for ctorch: process groups over MPI,
+ * the collectives with async work handles, and DistributedDataParallel.
+ *
+ * Generated from src/dist/ by `make amalgamate`; edit src/dist/, not this file.
+ *
+ * 1. QUICK START
+ *
+ *    ctorch_dist.h builds on ctorch.h. In exactly one C or C++ file, after
+ *    ctorch.h:
+ *
+ *        #define CTORCH_DIST_IMPLEMENTATION
+ *        #include "ctorch_dist.h"
+ *
+ *    and build with mpicc (Debian's libopenmpi-dev) and -DCTORCH_DIST_MPI:
+ *
+ *        mpicc -DCTORCH_DIST_MPI train.c -o train -lm
+ *        mpirun -np 2 ./train
+ *
+ *        ct_dist_init_process_group("mpi", (ct_dist_init_opts){0});
+ *        ct_tensor *t = ct_full(CT_SHAPE(2), ct_int(ct_dist_get_rank(NULL) + 1), CT_F32);
+ *        ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){0});   // tensor([3., 3.]) on both ranks
+ *        ct_dist_destroy_process_group(NULL);
+ *
+ * 2. MODEL
+ *
+ *    As in torch.distributed: one process per rank, a default group made by
+ *    init_process_group, smaller groups made by new_group. Ranks are global
+ *    ranks. Every collective checks that all ranks of its group call the
+ *    same operation on tensors of the same shape and dtype (a small
+ *    exchange before the data), so a mismatch is an error on every rank,
+ *    not a hang. async_op gives a ct_work to wait for; a work that waits
+ *    longer than the group's timeout fails with an error naming the rank.
+ *
+ * 3. THREADS
+ *
+ *    One thread at a time may call into a process group (MPI is started
+ *    with MPI_THREAD_SERIALIZED). DDP's gradient hooks run inside backward on
+ *    the thread that called it.
+ *
+ * 4. BUILD OPTIONS
+ *
+ *    CTORCH_DIST_MPI   the MPI backend (link MPI: build with mpicc)
+ *    CTORCH_STATIC     as for ctorch.h
+ */
+
+#ifndef CTORCH_DIST_H
+#define CTORCH_DIST_H
+
+#ifndef CTORCH_H
+#error "include ctorch.h before ctorch_dist.h"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==================== dist/dist.h ==================== */
+// >>dist/dist.h
+/* Public distributed API (torch.distributed): process groups, their work
+ * handles, and the collectives and point-to-point operations on tensors.
+ *
+ * Ranks are global ranks (ranks in the default group), as in PyTorch, also
+ * when a collective runs on a smaller group. Every tensor must be
+ * contiguous (the MPI backend's rule in PyTorch); list arguments are
+ * arrays of tensors with their count. Functions return CT_OK or an error
+ * worded as PyTorch's (ct_last_error). A rank outside the group a
+ * collective names takes no part in it and returns CT_OK at once, as
+ * PyTorch's functions return None there.
+ *
+ * Before moving any data, each collective exchanges a small fingerprint
+ * (operation, dtype, shape, root) among the group's ranks: when they differ,
+ * every rank fails with the same "Detected mismatch between collectives"
+ * error (PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL check), rather than
+ * hanging or reading garbage. */
+
+typedef struct ct_process_group ct_process_group; /* torch.distributed.ProcessGroup */
+typedef struct ct_work ct_work;                   /* torch.distributed.Work (what async_op=True returns) */
+
+/* torch.distributed.ReduceOp. SUM is zero, the default. AVG divides the sum
+ * by the group's size (floating dtypes; integers divide with truncation). */
+typedef enum ct_reduce_op {
+    CT_REDUCE_SUM = 0,
+    CT_REDUCE_AVG,
+    CT_REDUCE_PRODUCT,
+    CT_REDUCE_MIN,
+    CT_REDUCE_MAX
+} ct_reduce_op;
+
+/* init_process_group's keyword arguments. world_size 0 takes the ranks
+ * from the launcher; rank is read only when world_size is given. The mpi
+ * backend's ranks are MPI's: a rank and world size given here, or in RANK
+ * and WORLD_SIZE, must agree with them; init_method is checked (env://,
+ * tcp://, file://) but MPI makes its own rendezvous, as in PyTorch. */
+typedef struct ct_dist_init_opts {
+    const char *init_method; /* NULL: "env://" */
+    int world_size;
+    int rank;
+    double timeout; /* seconds a collective may wait; 0: 1800 (default_pg_timeout) */
+} ct_dist_init_opts;
+
+/* torch.distributed.init_process_group(backend, ...): backend "mpi" (built
+ * with CTORCH_DIST_MPI). Makes the default group (group=None). Call once per
+ * process, before any collective. */
+CTORCH_API ct_result ct_dist_init_process_group(const char *backend, ct_dist_init_opts opts);
+/* torch.distributed.destroy_process_group(group): NULL destroys every group
+ * and the default one (init_process_group may then be called again); a
+ * group made by new_group is destroyed alone. Pending work is waited for. */
+CTORCH_API ct_result ct_dist_destroy_process_group(ct_process_group *group);
+/* torch.distributed.is_initialized / is_mpi_available. */
+CTORCH_API bool ct_dist_is_initialized(void);
+CTORCH_API bool ct_dist_is_mpi_available(void);
+
+/* torch.distributed.get_rank(group) / get_world_size(group): NULL is the
+ * default group; -1 when this process is not in the group, or with an error
+ * when no group was initialised. */
+CTORCH_API int ct_dist_get_rank(const ct_process_group *group);
+CTORCH_API int ct_dist_get_world_size(const ct_process_group *group);
+/* torch.distributed.get_backend(group): "mpi". */
+CTORCH_API const char *ct_dist_get_backend(const ct_process_group *group);
+
+/* DistributedSampler(dataset)'s options in a process group:
+ * ct_distributed_sampler_opts_init() with num_replicas and rank from the
+ * default group, as PyTorch asks dist.get_world_size() and dist.get_rank()
+ * when they are None. Before init_process_group: one replica, rank 0, with
+ * PyTorch's error set. */
+CTORCH_API ct_distributed_sampler_opts ct_dist_sampler_opts_init(void);
+
+/* torch.distributed.new_group(ranks, timeout): every process of the default
+ * group must call it, with the same ranks (global ranks; NULL and 0: all).
+ * The group's ranks are ordered as the global ones. Processes outside it
+ * get a group too, in which they have rank -1. The default group owns it
+ * (destroy_process_group(NULL) frees it). timeout 0: the default group's. */
+CTORCH_API ct_process_group *ct_dist_new_group(const int *ranks, int n_ranks, double timeout);
+
+/* The options every collective takes: the group (NULL: the default group)
+ * and async_op. With async_op non-NULL the call returns once the operation
+ * is started, *async_op being its work handle (ct_work_wait, then
+ * ct_work_free); the tensors must not be touched until it completes. A rank
+ * outside the group gets NULL. */
+typedef struct ct_dist_opts {
+    ct_process_group *group;
+    ct_work **async_op;
+} ct_dist_opts;
+
+/* torch.distributed.broadcast(tensor, src): every rank's tensor becomes src's. */
+CTORCH_API ct_result ct_dist_broadcast(ct_tensor *tensor, int src, ct_dist_opts opts);
+/* torch.distributed.all_reduce(tensor, op): every rank's tensor becomes the
+ * reduction of all ranks' tensors. */
+CTORCH_API ct_result ct_dist_all_reduce(ct_tensor *tensor, ct_reduce_op op, ct_dist_opts opts);
+/* torch.distributed.reduce(tensor, dst, op): dst's tensor gets the reduction;
+ * the others' tensors are left as they were (PyTorch leaves them undefined). */
+CTORCH_API ct_result ct_dist_reduce(ct_tensor *tensor, int dst, ct_reduce_op op, ct_dist_opts opts);
+/* torch.distributed.all_gather(tensor_list, tensor): tensor_list[i] (n of
+ * them, the group's size) gets rank i's tensor, on every rank. */
+CTORCH_API ct_result ct_dist_all_gather(ct_tensor *const *tensor_list, int n, const ct_tensor *tensor, ct_dist_opts opts);
+/* torch.distributed.all_gather_into_tensor(output, input): the ranks' inputs
+ * concatenated along dim 0 into output (world_size times input's size). */
+CTORCH_API ct_result ct_dist_all_gather_into_tensor(ct_tensor *output, const ct_tensor *input, ct_dist_opts opts);
+/* torch.distributed.gather(tensor, gather_list, dst): on dst, gather_list[i]
+ * (n, the group's size) gets rank i's tensor; other ranks pass NULL and 0. */
+CTORCH_API ct_result ct_dist_gather(const ct_tensor *tensor, ct_tensor *const *gather_list, int n, int dst,
+                                    ct_dist_opts opts);
+/* torch.distributed.scatter(tensor, scatter_list, src): rank i's tensor gets
+ * src's scatter_list[i]; other ranks pass NULL and 0. */
+CTORCH_API ct_result ct_dist_scatter(ct_tensor *tensor, ct_tensor *const *scatter_list, int n, int src,
+                                     ct_dist_opts opts);
+/* torch.distributed.reduce_scatter(output, input_list, op): output on rank i
+ * gets the reduction over ranks of their input_list[i]. */
+CTORCH_API ct_result ct_dist_reduce_scatter(ct_tensor *output, ct_tensor *const *input_list, int n, ct_reduce_op op,
+                                            ct_dist_opts opts);
+/* torch.distributed.all_to_all(output_list, input_list): output_list[j] on
+ * rank i gets rank j's input_list[i]; sizes may differ between pairs. */
+CTORCH_API ct_result ct_dist_all_to_all(ct_tensor *const *output_list, ct_tensor *const *input_list, int n,
+                                        ct_dist_opts opts);
+/* torch.distributed.barrier(): returns once every rank of the group called it. */
+CTORCH_API ct_result ct_dist_barrier(ct_dist_opts opts);
+
+/* torch.distributed.send(tensor, dst, tag) / isend (opts.async_op). */
+CTORCH_API ct_result ct_dist_send(const ct_tensor *tensor, int dst, int tag, ct_dist_opts opts);
+/* torch.distributed.recv(tensor, src, tag) / irecv: src -1 takes the first
+ * sender (src=None). Returns the sender's rank (or -1 with an error); with
+ * async_op, 0 (ct_work_source_rank gives the sender once completed). The
+ * sender's dtype and shape must be the tensor's. */
+CTORCH_API int ct_dist_recv(ct_tensor *tensor, int src, int tag, ct_dist_opts opts);
+
+/* Work.wait(): blocks until the operation completes or the group's timeout
+ * passes; then the operation's error, if it failed, or CT_OK. */
+CTORCH_API ct_result ct_work_wait(ct_work *work);
+/* Work.is_completed(): without blocking (it also moves the operation on). */
+CTORCH_API bool ct_work_is_completed(ct_work *work);
+/* Work._source_rank(): the sender of a completed recv. */
+CTORCH_API int ct_work_source_rank(const ct_work *work);
+/* Frees a work handle, waiting first when it is still running. NULL is ignored. */
+CTORCH_API void ct_work_free(ct_work *work);
+
+/* A worker of ct_dist_spawn: rank is 0 .. nprocs-1; CT_OK or an error
+ * (ct_last_error says which) is the worker's outcome. */
+typedef ct_result (*ct_dist_spawn_fn)(int rank, void *arg);
+/* torch.multiprocessing.spawn(fn, args=(arg,), nprocs, join=True), with
+ * fork: nprocs processes each run fn(rank, arg) and exit (0 when it returned
+ * CT_OK, 1 when not). Returns once all exited 0, or, as soon as one fails,
+ * stops the others (SIGTERM, SIGKILL 30 seconds later) and fails (CT_ERR_RUNTIME)
+ * with ProcessRaisedException's message ("\n\n-- Process 1 terminated with
+ * the following error:\nValueError: ...") when fn returned an error, or
+ * ProcessExitedException's ("process 1 terminated with exit code 3",
+ * "process 1 terminated with signal SIGSEGV") when the worker exited or
+ * died. Call it before init_process_group: each worker makes its own (MPI
+ * itself must not be started in the parent). POSIX only. */
+CTORCH_API ct_result ct_dist_spawn(int nprocs, ct_dist_spawn_fn fn, void *arg);
+
+/* ==================== dist/ddp.h ==================== */
+// >>dist/ddp.h
+/* torch.nn.parallel.DistributedDataParallel: a module wrapped so that
+ * backward averages its gradients over the ranks of a process group.
+ *
+ * Built from the module's parameters in registration order, the gradient
+ * buckets are PyTorch's Reducer's: by dtype, the first filled up to 1 MiB
+ * and the others to bucket_cap_mb, then used in reverse order, so the
+ * bucket of the last layers (whose gradients backward gives first) is
+ * all-reduced first. Each bucket's all-reduce starts, asynchronously, from
+ * the post-accumulate hook of the last of its gradients to arrive, while
+ * backward goes on; the end of backward (an autograd final callback) waits
+ * for them and writes the averages back into .grad. */
+
+/* DistributedDataParallel's keyword arguments; start from
+ * ct_ddp_opts_init() (broadcast_buffers true, bucket_cap_mb 25). */
+typedef struct ct_ddp_opts {
+    ct_process_group *process_group; /* NULL: the default group */
+    bool broadcast_buffers;          /* rank 0's buffers to every rank before each forward */
+    double bucket_cap_mb;
+} ct_ddp_opts;
+CTORCH_API ct_ddp_opts ct_ddp_opts_init(void);
+
+/* DistributedDataParallel(module, ...): every rank of the group must call
+ * it, with the same model. Checks that the ranks' parameters agree in
+ * number and shape, and copies rank 0's parameters and buffers to every
+ * rank. Takes over the caller's reference to module (released on failure
+ * too), which becomes the child "module" (state_dict keys "module.x").
+ * Returns a new module (ct_forward calls the wrapped one), or NULL. */
+CTORCH_API ct_module *ct_ddp(ct_module *module, ct_ddp_opts opts);
+/* DistributedDataParallel.module: the wrapped module (borrowed). */
+CTORCH_API ct_module *ct_ddp_module(ct_module *ddp);
+/* `with ddp.no_sync():` as a switch: while on, backward leaves gradients
+ * local (they accumulate); the first backward after it is switched off
+ * all-reduces what accumulated. Returns the previous setting, to restore. */
+CTORCH_API bool ct_ddp_no_sync(ct_module *ddp, bool no_sync);
+/* The gradient buckets' sizes in bytes, in the order they are all-reduced
+ * (DDP logging data's bucket_sizes): up to cap written, the count returned
+ * (-1 with an error when ddp is not a DDP module). */
+CTORCH_API int ct_ddp_bucket_sizes(const ct_module *ddp, int64_t *sizes, int cap);
+
+/* torch.nn.SyncBatchNorm(num_features, eps, momentum, affine,
+ * track_running_stats, process_group): BatchNorm whose training statistics
+ * are the whole group's batch (every rank's samples), with one all-reduce of
+ * the per-channel sum, sum of squares and count; backward all-reduces their
+ * gradients, so each rank gets its share of the whole batch's gradient.
+ * Parameters and buffers are BatchNorm's (weight, bias, running_mean,
+ * running_var, num_batches_tracked). Any input of at least 2 dims, channels
+ * in dim 1. In eval mode, or in a group of one, it is plain batch_norm.
+ * (PyTorch 1.13's runs on CUDA tensors only; this one on the CPU.) group
+ * NULL: the default group, looked up at each forward. */
+CTORCH_API ct_module *ct_nn_sync_batch_norm(int64_t num_features, ct_norm_opts opts, ct_process_group *group);
+/* nn.SyncBatchNorm.convert_sync_batchnorm(module, process_group): every
+ * BatchNorm in module (module itself included) becomes a SyncBatchNorm with
+ * its options, training mode and the very same parameter and buffer tensors
+ * (an optimizer made before keeps working). Takes over the caller's
+ * reference to module and returns one to the result: module itself with
+ * its children replaced, or the SyncBatchNorm that replaces it. NULL on
+ * failure (module released). */
+CTORCH_API ct_module *ct_convert_sync_batchnorm(ct_module *module, ct_process_group *group);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTORCH_DIST_H */
+
+#if defined(CTORCH_DIST_IMPLEMENTATION) && !defined(CTORCH_DIST_IMPLEMENTATION_DONE)
+#define CTORCH_DIST_IMPLEMENTATION_DONE
+
+/* ==================== dist/internal.h ==================== */
+// >>dist/internal.h
+/* The distributed layer's private parts: the backend table (one per
+ * communication library, as c10d has a ProcessGroup subclass per backend),
+ * the process group and work structs, and the fingerprint that every
+ * collective exchanges before its data. Only public ctorch functions are
+ * used here, so ctorch_dist.h's implementation may sit in a file of its own. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if !defined(CT_MALLOC)
+#define CT_MALLOC(n) malloc(n)
+#define CT_REALLOC(p, n) realloc(p, n)
+#define CT_FREE(p) free(p)
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__DIST_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CT__DIST_PRINTF(f, a)
+#endif
+
+/* The operations, as PyTorch's OpType names them in its messages. */
+#define CT__DIST_KINDS(X) \
+    X(BROADCAST) X(ALLREDUCE) X(REDUCE) X(ALLGATHER) X(_ALLGATHER_BASE) X(GATHER) X(SCATTER) \
+    X(REDUCE_SCATTER) X(ALLTOALL) X(BARRIER) X(SEND) X(RECV)
+typedef enum ct__dist_kind {
+#define CT__DIST_KIND_ENUM(name) CT__DIST_##name,
+    CT__DIST_KINDS(CT__DIST_KIND_ENUM)
+#undef CT__DIST_KIND_ENUM
+    CT__DIST_NUM_KINDS
+} ct__dist_kind;
+
+/* One operation on contiguous buffers, as a backend posts it. Counts are
+ * elements of dtype: per rank for the gathers and scatters, per peer for
+ * all_to_all (counts and displacements, send then receive, group size each). */
+typedef struct ct__dist_op {
+    ct__dist_kind kind;
+    void *send, *recv; /* an in-place operation has send == recv */
+    int64_t count;
+    const int64_t *all_to_all; /* scounts, sdispls, rcounts, rdispls */
+    ct_dtype dtype;
+    ct_reduce_op op; /* AVG is posted as SUM and divided afterwards */
+    int root;        /* group rank: broadcast, reduce, gather, scatter */
+    int peer;        /* group rank for send and recv (-1: any source) */
+    int tag;
+    bool blocking; /* a synchronous call's collective: the backend may run it at once */
+} ct__dist_op;
+
+/* A backend: what one communication library (MPI; NCCL to come) provides.
+ * post starts an operation and gives back a request that test moves on:
+ * 1 once it completed (the request is freed then, *source set for a
+ * receive), 0 while it runs, an error code (with the error set) when it
+ * failed. Messages are the backend's own. */
+typedef struct ct__dist_backend {
+    const char *name;
+    ct_result (*init)(int *rank, int *size, void **world);
+    ct_result (*split)(void *parent, bool member, int key, void **comm);
+    void (*free_comm)(void *comm);
+    ct_result (*post)(void *comm, const ct__dist_op *op, void **request);
+    int (*test)(void *request, int *source);
+} ct__dist_backend;
+
+struct ct_process_group {
+    const ct__dist_backend *backend;
+    void *comm;       /* the data operations */
+    void *control;    /* the fingerprints: a communicator of their own, so that the
+                         ranks post the operations of each in one order */
+    int rank, size;   /* in this group; rank -1 outside it */
+    int *global;      /* group rank -> global rank */
+    double timeout;   /* seconds */
+    int64_t seq;      /* collectives started, for timeout messages */
+    ct_work *pending; /* started work not yet freed, oldest first */
+    ct_process_group *next_group;
+};
+
+/* A fingerprint: kind, dtype, ndim, root and sizes, which must agree (the
+ * first CT__FP_FIXED); whether the rank waits for the operation (a
+ * synchronous call), which may differ; then, for all_to_all, the counts sent
+ * to and expected from each rank. */
+enum {
+    CT__FP_KIND, CT__FP_DTYPE, CT__FP_NDIM, CT__FP_ROOT, CT__FP_SIZES,
+    CT__FP_FIXED = CT__FP_SIZES + CT_MAX_DIMS,
+    CT__FP_SYNC = CT__FP_FIXED,
+    CT__FP_COUNTS
+};
+#define CT__FP_INVALID (-1) /* the rank's own arguments were wrong: it fails with its own error */
+
+/* A copy done before the operation is posted or after it completed. */
+typedef struct ct__dist_copy {
+    void *dst;
+    const void *src;
+    size_t bytes;
+} ct__dist_copy;
+
+typedef enum ct__work_stage { CT__WORK_FINGERPRINT, CT__WORK_DATA, CT__WORK_DONE } ct__work_stage;
+
+struct ct_work {
+    ct_process_group *group;
+    ct__work_stage stage;
+    void *request;
+    double started; /* seconds, monotonic */
+    int64_t seq;
+    int fp_len;
+    int64_t *fp, *all_fp; /* this rank's fingerprint and the group's (p2p: the peer's) */
+    char *own_error;      /* this rank's argument error, reported after the exchange */
+    ct_result own_code;
+    ct__dist_op op;
+    int64_t *counts;       /* all_to_all's counts and displacements */
+    void *scratch;         /* the flat buffer of a list operation */
+    ct__dist_copy *copies; /* n_before copies in, then the copies out */
+    int n_before, n_copies;
+    ct_tensor **held; /* the tensors the operation reads or writes, retained */
+    int n_held;
+    bool average; /* AVG: divide op.recv by the group size when done */
+    bool fingerprinted; /* the exchange completed; the data waits for its turn */
+    int source;
+    ct_result status;
+    char *error; /* status's message, raised again by every wait */
+    ct_work *next_pending;
+};
+
+static int64_t ct__dist_numel_bytes(const ct_tensor *t) { return ct_numel(t) * (int64_t)ct_element_size(t); }
+
+/* ==================== dist/group.c ==================== */
+// >>dist/group.c
+/* Process groups: the default group that init_process_group makes, the
+ * groups new_group makes from it, and the questions about them. */
+
+/* The default group (GroupMember.WORLD) and, after it, every group made by
+ * new_group, which it owns. */
+static ct_process_group *ct__dist_world;
+
+/* The backends this build has, by name (the table of c10d's Backend). */
+static const ct__dist_backend *ct__dist_backend_named(const char *name);
+
+static ct_result ct__dist_fail(ct_result code, const char *fmt, ...) CT__DIST_PRINTF(2, 3);
+static ct_result ct__dist_fail(ct_result code, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ct_set_error(code, msg);
+}
+
+static ct_result ct__dist_oom(void) { return ct__dist_fail(CT_ERR_MEMORY, "DefaultCPUAllocator: not enough memory"); }
+
+/* CT_MALLOC that fails with PyTorch's out-of-memory error (0 bytes ask for 1). */
+static void *ct__dist_alloc(size_t bytes)
+{
+    void *p = CT_MALLOC(bytes ? bytes : 1);
+    if (!p) ct__dist_oom();
+    return p;
+}
+
+/* A copy of a message, or NULL when there is no memory for it. */
+static char *ct__dist_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *copy = (char *)CT_MALLOC(n);
+    if (copy) memcpy(copy, s, n);
+    return copy;
+}
+
+static const char ct__dist_not_initialized[] =
+    "Default process group has not been initialized, please make sure to call init_process_group.";
+
+/* The group a function was given: the default one for NULL. */
+static ct_process_group *ct__dist_group(const ct_process_group *group)
+{
+    if (!ct__dist_world) {
+        ct__dist_fail(CT_ERR_RUNTIME, "%s", ct__dist_not_initialized);
+        return NULL;
+    }
+    return group ? (ct_process_group *)group : ct__dist_world;
+}
+
+
+static ct_process_group *ct__dist_group_new(const ct__dist_backend *backend, void *comm, int rank, int size,
+                                            double timeout)
+{
+    ct_process_group *g = (ct_process_group *)ct__dist_alloc(sizeof *g);
+    int *global = g ? (int *)ct__dist_alloc((size_t)size * sizeof *global) : NULL;
+    if (!global) {
+        CT_FREE(g);
+        return NULL;
+    }
+    memset(g, 0, sizeof *g);
+    if (comm && backend->split(comm, true, rank, &g->control) != CT_OK) {
+        CT_FREE(g);
+        CT_FREE(global);
+        return NULL;
+    }
+    g->backend = backend;
+    g->comm = comm;
+    g->rank = rank;
+    g->size = size;
+    g->global = global;
+    g->timeout = timeout;
+    for (int i = 0; i < size; i++) global[i] = i;
+    return g;
+}
+
+static void ct__dist_group_free(ct_process_group *g)
+{
+    while (g->pending) ct_work_free(g->pending); /* unlinks itself */
+    if (g->comm) g->backend->free_comm(g->comm);
+    if (g->control) g->backend->free_comm(g->control);
+    CT_FREE(g->global);
+    CT_FREE(g);
+}
+
+/* init_process_group's rendezvous arguments, checked as PyTorch checks them:
+ * an env:// rendezvous needs RANK and WORLD_SIZE unless they were given. */
+static ct_result ct__dist_check_init_opts(const ct_dist_init_opts *opts)
+{
+    const char *method = opts->init_method ? opts->init_method : "env://";
+    if (strncmp(method, "env://", 6) != 0 && strncmp(method, "tcp://", 6) != 0 && strncmp(method, "file://", 7) != 0)
+        return ct__dist_fail(CT_ERR_RUNTIME, "No rendezvous handler for %.*s://", (int)strcspn(method, ":"), method);
+    if (opts->world_size < 0) return ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using env:// rendezvous: world_size must be positive");
+    if (opts->world_size > 0 && (opts->rank < 0 || opts->rank >= opts->world_size))
+        return ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using env:// rendezvous: rank must be "
+                                           "in the range [0, world_size)");
+    if (opts->timeout < 0) return ct__dist_fail(CT_ERR_VALUE, "timeout must be a positive number of seconds");
+    return CT_OK;
+}
+
+/* MPI gives the ranks itself; a rank or world size passed in, or set by a
+ * launcher in RANK and WORLD_SIZE, must then agree with MPI's (PyTorch only
+ * warns; a disagreement here means two launchers and wrong collectives). */
+static ct_result ct__dist_check_launcher_ranks(const ct_dist_init_opts *opts, int rank, int size)
+{
+    const char *env_rank = getenv("RANK"), *env_size = getenv("WORLD_SIZE");
+    int want_rank = opts->world_size > 0 ? opts->rank : env_rank ? atoi(env_rank) : rank;
+    int want_size = opts->world_size > 0 ? opts->world_size : env_size ? atoi(env_size) : size;
+    if (want_rank != rank || want_size != size)
+        return ct__dist_fail(CT_ERR_RUNTIME,
+                             "The mpi backend gives this process rank %d of %d, but rank %d of %d was asked for "
+                             "(the rank and world_size arguments, or RANK and WORLD_SIZE)",
+                             rank, size, want_rank, want_size);
+    return CT_OK;
+}
+
+ct_result ct_dist_init_process_group(const char *backend, ct_dist_init_opts opts)
+{
+    if (ct__dist_world)
+        return ct__dist_fail(CT_ERR_RUNTIME, "trying to initialize the default process group twice!");
+    if (!backend) return ct__dist_fail(CT_ERR_VALUE, "Backend name must be a string, but got: NULL");
+    const ct__dist_backend *b = ct__dist_backend_named(backend);
+    if (!b) return ct_last_error_code();
+    ct_result res = ct__dist_check_init_opts(&opts);
+    int rank = -1, size = -1;
+    void *world = NULL;
+    if (res == CT_OK) res = b->init(&rank, &size, &world);
+    if (res == CT_OK) res = ct__dist_check_launcher_ranks(&opts, rank, size);
+    if (res == CT_OK) {
+        ct__dist_world = ct__dist_group_new(b, world, rank, size, opts.timeout > 0 ? opts.timeout : 1800.0);
+        if (!ct__dist_world) res = ct_last_error_code();
+    }
+    if (res != CT_OK && world) b->free_comm(world);
+    return res;
+}
+
+bool ct_dist_is_initialized(void) { return ct__dist_world != NULL; }
+
+ct_result ct_dist_destroy_process_group(ct_process_group *group)
+{
+    if (!ct__dist_world) return ct__dist_fail(CT_ERR_RUNTIME, "%s", ct__dist_not_initialized);
+    if (group && group != ct__dist_world) {
+        ct_process_group **link = &ct__dist_world->next_group;
+        while (*link && *link != group) link = &(*link)->next_group;
+        if (!*link) return ct__dist_fail(CT_ERR_RUNTIME, "Invalid process group specified");
+        *link = group->next_group;
+        ct__dist_group_free(group);
+        return CT_OK;
+    }
+    while (ct__dist_world->next_group) ct_dist_destroy_process_group(ct__dist_world->next_group);
+    ct__dist_group_free(ct__dist_world);
+    ct__dist_world = NULL;
+    return CT_OK;
+}
+
+int ct_dist_get_rank(const ct_process_group *group)
+{
+    const ct_process_group *g = ct__dist_group(group);
+    return g ? g->rank : -1;
+}
+
+int ct_dist_get_world_size(const ct_process_group *group)
+{
+    const ct_process_group *g = ct__dist_group(group);
+    return g ? (g->rank < 0 ? -1 : g->size) : -1;
+}
+
+const char *ct_dist_get_backend(const ct_process_group *group)
+{
+    const ct_process_group *g = ct__dist_group(group);
+    if (g && g->rank < 0) {
+        ct__dist_fail(CT_ERR_RUNTIME, "Invalid process group specified");
+        return NULL;
+    }
+    return g ? g->backend->name : NULL;
+}
+
+ct_distributed_sampler_opts ct_dist_sampler_opts_init(void)
+{
+    ct_distributed_sampler_opts o = ct_distributed_sampler_opts_init();
+    const ct_process_group *g = ct__dist_group(NULL);
+    if (g) {
+        o.num_replicas = g->size;
+        o.rank = g->rank;
+    }
+    return o;
+}
+
+/* new_group's ranks, checked and sorted (PyTorch sorts them too). */
+static int *ct__dist_sorted_ranks(const int *ranks, int n, int world_size)
+{
+    int *sorted = (int *)ct__dist_alloc((size_t)n * sizeof *sorted);
+    if (!sorted) return NULL;
+    for (int i = 0; i < n; i++) {
+        int r = ranks ? ranks[i] : i, j = i;
+        if (r < 0 || r >= world_size) {
+            CT_FREE(sorted);
+            ct__dist_fail(CT_ERR_RUNTIME, "The new group's rank should be within the the world_size set by "
+                                          "init_process_group");
+            return NULL;
+        }
+        for (; j > 0 && sorted[j - 1] > r; j--) sorted[j] = sorted[j - 1];
+        if (j > 0 && sorted[j - 1] == r) {
+            CT_FREE(sorted);
+            ct__dist_fail(CT_ERR_VALUE, "ranks passed to new_group must be unique, but %d is given twice", r);
+            return NULL;
+        }
+        sorted[j] = r;
+    }
+    return sorted;
+}
+
+ct_process_group *ct_dist_new_group(const int *ranks, int n_ranks, double timeout)
+{
+    ct_process_group *world = ct__dist_group(NULL);
+    if (!world) return NULL;
+    if (!ranks || n_ranks <= 0) n_ranks = world->size, ranks = NULL;
+    int *sorted = ct__dist_sorted_ranks(ranks, n_ranks, world->size);
+    if (!sorted) return NULL;
+    int my_rank = -1;
+    for (int i = 0; i < n_ranks; i++)
+        if (sorted[i] == world->rank) my_rank = i;
+    void *comm = NULL;
+    if (world->backend->split(world->comm, my_rank >= 0, world->rank, &comm) != CT_OK) {
+        CT_FREE(sorted);
+        return NULL;
+    }
+    ct_process_group *g = ct__dist_group_new(world->backend, comm, my_rank, n_ranks, timeout > 0 ? timeout : world->timeout);
+    if (!g) {
+        if (comm) world->backend->free_comm(comm);
+        CT_FREE(sorted);
+        return NULL;
+    }
+    memcpy(g->global, sorted, (size_t)n_ranks * sizeof *sorted);
+    CT_FREE(sorted);
+    g->next_group = world->next_group;
+    world->next_group = g;
+    return g;
+}
+
+/* A global rank as a rank of group g (PyTorch's _get_group_rank). */
+static int ct__dist_group_rank(const ct_process_group *g, int global_rank)
+{
+    for (int i = 0; i < g->size; i++)
+        if (g->global[i] == global_rank) return i;
+    return -1;
+}
+
+/* ==================== dist/work.c ==================== */
+// >>dist/work.c
+/* Work: one operation's life. It first exchanges fingerprints (a
+ * collective's among the group, a send's with its receiver), so that a
+ * mismatch fails on every rank; then posts the data operation; then does
+ * what follows it (copies out of a flat buffer, AVG's division). Each step
+ * is started by whichever call finds the previous one completed (a test, a
+ * wait, the next collective's hook in DDP), so nothing here blocks except
+ * wait. */
+
+static double ct__dist_seconds(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *const ct__dist_kind_names[] = {
+#define CT__DIST_KIND_NAME(name) #name,
+    CT__DIST_KINDS(CT__DIST_KIND_NAME)
+#undef CT__DIST_KIND_NAME
+};
+
+/* c10's ScalarType names, which PyTorch's fingerprints print. */
+static const char *ct__dist_scalar_type(int64_t dtype)
+{
+    static const char *const names[CT_NUM_DTYPES] = {"Undefined", "Bool",  "Byte",     "Char",  "Short", "Int",
+                                                     "Long",      "Half",  "BFloat16", "Float", "Double"};
+    return dtype >= 0 && dtype < CT_NUM_DTYPES ? names[dtype] : "Undefined";
+}
+
+static ct_work *ct__work_new(ct_process_group *g, ct__dist_kind kind, int fp_len)
+{
+    ct_work *w = (ct_work *)ct__dist_alloc(sizeof *w);
+    int64_t *fp = w ? (int64_t *)ct__dist_alloc((size_t)fp_len * (size_t)(g->size + 1) * sizeof *fp) : NULL;
+    if (!fp) {
+        CT_FREE(w);
+        return NULL;
+    }
+    memset(w, 0, sizeof *w);
+    memset(fp, 0, (size_t)fp_len * (size_t)(g->size + 1) * sizeof *fp);
+    w->group = g;
+    w->op.kind = kind;
+    w->op.root = -1;
+    w->source = -1;
+    w->fp_len = fp_len;
+    w->fp = fp;
+    w->all_fp = fp + fp_len;
+    w->fp[CT__FP_KIND] = kind;
+    w->fp[CT__FP_ROOT] = -1;
+    w->seq = ++g->seq;
+    return w;
+}
+
+/* The fingerprint of the tensor a collective is about. */
+static void ct__work_fingerprint(ct_work *w, const ct_tensor *t)
+{
+    ct_shape s = ct_shape_of(t);
+    w->fp[CT__FP_DTYPE] = ct_dtype_of(t);
+    w->fp[CT__FP_NDIM] = s.ndim;
+    for (int d = 0; d < s.ndim; d++) w->fp[CT__FP_SIZES + d] = s.size[d];
+}
+
+/* Keeps t alive until the work is freed: the caller may drop its reference
+ * while an async operation still reads or writes it. */
+static ct_result ct__work_hold(ct_work *w, const ct_tensor *t)
+{
+    ct_tensor **held = (ct_tensor **)CT_REALLOC(w->held, (size_t)(w->n_held + 1) * sizeof *held);
+    if (!held) return ct__dist_oom();
+    w->held = held;
+    w->held[w->n_held++] = ct_retain((ct_tensor *)t);
+    return CT_OK;
+}
+
+static ct_result ct__work_copy(ct_work *w, void *dst, const void *src, size_t bytes)
+{
+    ct__dist_copy *copies = (ct__dist_copy *)CT_REALLOC(w->copies, (size_t)(w->n_copies + 1) * sizeof *copies);
+    if (!copies) return ct__dist_oom();
+    w->copies = copies;
+    w->copies[w->n_copies].dst = dst;
+    w->copies[w->n_copies].src = src;
+    w->copies[w->n_copies].bytes = bytes;
+    w->n_copies++;
+    return CT_OK;
+}
+
+/* A copy into the flat buffer, before the operation is posted. */
+static ct_result ct__work_copy_in(ct_work *w, void *dst, const void *src, size_t bytes)
+{
+    ct_result res = ct__work_copy(w, dst, src, bytes);
+    if (res == CT_OK) w->n_before = w->n_copies;
+    return res;
+}
+
+static void *ct__work_scratch(ct_work *w, size_t bytes)
+{
+    return w->scratch = ct__dist_alloc(bytes);
+}
+
+/* The work ends with `status`; the message is kept for every wait. */
+static void ct__work_end(ct_work *w, ct_result status, const char *message)
+{
+    w->stage = CT__WORK_DONE;
+    w->status = status;
+    if (status != CT_OK && !w->error) w->error = ct__dist_strdup(message);
+}
+
+/* "CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[20, 10], ...)" */
+static void ct__dist_fingerprint_str(const int64_t *fp, char *buf, size_t cap)
+{
+    int64_t kind = fp[CT__FP_KIND];
+    const char *name = kind >= 0 && kind < CT__DIST_NUM_KINDS ? ct__dist_kind_names[kind] : "UNKNOWN";
+    size_t n = (size_t)snprintf(buf, cap, "CollectiveFingerPrint(OpType=%s", name);
+    if (kind != CT__DIST_BARRIER && n < cap) {
+        n += (size_t)snprintf(buf + n, cap - n, ", TensorShape=[");
+        for (int64_t d = 0; d < fp[CT__FP_NDIM] && d < CT_MAX_DIMS && n < cap; d++)
+            n += (size_t)snprintf(buf + n, cap - n, d ? ", %lld" : "%lld", (long long)fp[CT__FP_SIZES + d]);
+        if (n < cap)
+            n += (size_t)snprintf(buf + n, cap - n, "], TensorDtypes=%s, TensorDeviceTypes=cpu",
+                                  ct__dist_scalar_type(fp[CT__FP_DTYPE]));
+    }
+    if (fp[CT__FP_ROOT] >= 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, ", RootRank=%lld", (long long)fp[CT__FP_ROOT]);
+    if (n < cap) snprintf(buf + n, cap - n, ")");
+}
+
+/* all_to_all: what rank i sends rank j must be what j expects from i. */
+static bool ct__dist_all_to_all_agrees(const ct_work *w, char *msg, size_t cap)
+{
+    int n = w->group->size;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            int64_t sent = w->all_fp[(size_t)i * (size_t)w->fp_len + CT__FP_COUNTS + j];
+            int64_t expected = w->all_fp[(size_t)j * (size_t)w->fp_len + CT__FP_COUNTS + n + i];
+            if (sent != expected) {
+                snprintf(msg, cap,
+                         "Detected mismatch between collectives on ranks. Rank %d sends %lld elements to rank %d in "
+                         "ALLTOALL, but Rank %d expects %lld from it.",
+                         w->group->global[i], (long long)sent, w->group->global[j], w->group->global[j],
+                         (long long)expected);
+                return false;
+            }
+        }
+    return true;
+}
+
+/* After the exchange: whether every rank runs the same collective. The
+ * message is the same on every rank but for the rank it names first (this
+ * one), as PyTorch's ProcessGroupWrapper words it. */
+static bool ct__dist_fingerprints_agree(ct_work *w, char *msg, size_t cap)
+{
+    const ct_process_group *g = w->group;
+    for (int r = 0; r < g->size; r++) {
+        const int64_t *other = w->all_fp + (size_t)r * (size_t)w->fp_len;
+        if (other[CT__FP_KIND] == CT__FP_INVALID) {
+            snprintf(msg, cap, "Rank %d failed the argument checks of %s; see the error on that rank", g->global[r],
+                     ct__dist_kind_names[w->fp[CT__FP_KIND]]);
+            return false;
+        }
+        if (memcmp(other, w->fp, CT__FP_FIXED * sizeof *other) != 0) {
+            char mine[512], theirs[512];
+            ct__dist_fingerprint_str(w->fp, mine, sizeof mine);
+            ct__dist_fingerprint_str(other, theirs, sizeof theirs);
+            snprintf(msg, cap,
+                     "Detected mismatch between collectives on ranks. Rank %d is running collective: %s, but Rank %d "
+                     "is running collective: %s.",
+                     g->global[g->rank], mine, g->global[r], theirs);
+            return false;
+        }
+    }
+    if (w->op.kind == CT__DIST_ALLTOALL && !ct__dist_all_to_all_agrees(w, msg, cap)) return false;
+    /* MPI matches a blocking collective only with blocking ones: the data
+     * goes the blocking way when every rank waits for it */
+    w->op.blocking = true;
+    for (int r = 0; r < g->size; r++)
+        if (!w->all_fp[(size_t)r * (size_t)w->fp_len + CT__FP_SYNC]) w->op.blocking = false;
+    return true;
+}
+
+/* A receive's check: the sender's tensor must be the one being filled. */
+static bool ct__dist_p2p_agrees(ct_work *w, char *msg, size_t cap)
+{
+    const int64_t *sent = w->all_fp;
+    if (memcmp(sent + CT__FP_DTYPE, w->fp + CT__FP_DTYPE, (CT__FP_FIXED - CT__FP_DTYPE) * sizeof *sent) == 0) return true;
+    char mine[512], theirs[512];
+    ct__dist_fingerprint_str(w->fp, mine, sizeof mine);
+    ct__dist_fingerprint_str(sent, theirs, sizeof theirs);
+    snprintf(msg, cap, "Detected mismatch between send and recv. Rank %d is running: %s, but Rank %d sent: %s.",
+             w->group->global[w->group->rank], mine, w->group->global[w->source], theirs);
+    return false;
+}
+
+/* Drains a mismatched message into a scratch buffer so the sender completes. */
+static ct_result ct__dist_recv_drain(ct_work *w)
+{
+    int64_t numel = 1;
+    for (int64_t d = 0; d < w->all_fp[CT__FP_NDIM]; d++) numel *= w->all_fp[CT__FP_SIZES + d];
+    size_t bytes = (size_t)numel * ct_dtype_size((ct_dtype)w->all_fp[CT__FP_DTYPE]);
+    CT_FREE(w->scratch);
+    if (!ct__work_scratch(w, bytes)) return ct_last_error_code();
+    w->op.recv = w->scratch;
+    w->op.count = (int64_t)bytes;
+    w->op.dtype = CT_U8;
+    return w->group->backend->post(w->group->comm, &w->op, &w->request);
+}
+
+static ct_result ct__work_post_data(ct_work *w)
+{
+    for (int i = 0; i < w->n_before; i++) memcpy(w->copies[i].dst, w->copies[i].src, w->copies[i].bytes);
+    w->stage = CT__WORK_DATA;
+    return w->group->backend->post(w->group->comm, &w->op, &w->request);
+}
+
+/* The fingerprints arrived: post the data, or fail on every rank. */
+static void ct__work_fingerprinted(ct_work *w)
+{
+    char msg[1536];
+    bool agree;
+    if (w->own_error) {
+        ct__work_end(w, w->own_code, w->own_error);
+        return;
+    }
+    if (w->op.kind == CT__DIST_SEND) agree = true; /* the receiver checks */
+    else if (w->op.kind == CT__DIST_RECV) {
+        w->op.peer = w->source;
+        agree = ct__dist_p2p_agrees(w, msg, sizeof msg);
+        if (!agree) { /* failed, but the message still has to be taken off the wire */
+            ct__work_end(w, CT_ERR_RUNTIME, msg);
+            if (ct__dist_recv_drain(w) == CT_OK) w->stage = CT__WORK_DATA;
+            return;
+        }
+    } else
+        agree = ct__dist_fingerprints_agree(w, msg, sizeof msg);
+    if (!agree) {
+        ct__work_end(w, CT_ERR_RUNTIME, msg);
+        return;
+    }
+    if (ct__work_post_data(w) != CT_OK) ct__work_end(w, ct_last_error_code(), ct_last_error());
+}
+
+/* AVG: the sum divided by the group's size, in the tensor's dtype. */
+static void ct__dist_divide(void *data, int64_t n, ct_dtype dtype, int64_t by)
+{
+    switch (dtype) {
+    case CT_F32: for (int64_t i = 0; i < n; i++) ((float *)data)[i] /= (float)by; break;
+    case CT_F64: for (int64_t i = 0; i < n; i++) ((double *)data)[i] /= (double)by; break;
+    case CT_I64: for (int64_t i = 0; i < n; i++) ((int64_t *)data)[i] /= by; break;
+    case CT_I32: for (int64_t i = 0; i < n; i++) ((int32_t *)data)[i] /= (int32_t)by; break;
+    case CT_I16: for (int64_t i = 0; i < n; i++) ((int16_t *)data)[i] = (int16_t)(((int16_t *)data)[i] / by); break;
+    case CT_I8: for (int64_t i = 0; i < n; i++) ((int8_t *)data)[i] = (int8_t)(((int8_t *)data)[i] / by); break;
+    case CT_U8: for (int64_t i = 0; i < n; i++) ((uint8_t *)data)[i] = (uint8_t)(((uint8_t *)data)[i] / by); break;
+    default: break; /* bool and half types were refused before posting */
+    }
+}
+
+static void ct__work_data_done(ct_work *w)
+{
+    if (w->status != CT_OK) { /* a drained mismatched receive */
+        w->stage = CT__WORK_DONE;
+        return;
+    }
+    if (w->average) ct__dist_divide(w->op.recv, w->op.count, w->op.dtype, w->group->size);
+    for (int i = w->n_before; i < w->n_copies; i++) memcpy(w->copies[i].dst, w->copies[i].src, w->copies[i].bytes);
+    ct__work_end(w, CT_OK, "");
+}
+
+static bool ct__work_done(const ct_work *w) { return w->stage == CT__WORK_DONE && !w->request; }
+
+/* Tests w's request; on completion, moves it to its next step. The data is
+ * posted only when `turn` (every earlier work of the group posted its own):
+ * each rank then posts the data operations in the order the program
+ * started them, as MPI needs for collectives and for pairing messages. */
+static void ct__work_step(ct_work *w, bool turn)
+{
+    if (w->request) {
+        int source = -1;
+        int done = w->group->backend->test(w->request, &source);
+        if (done == 0) return;
+        w->request = NULL;
+        if (done < 0) {
+            ct__work_end(w, (ct_result)done, ct_last_error());
+            return;
+        }
+        if (w->stage == CT__WORK_FINGERPRINT) {
+            w->fingerprinted = true;
+            if (w->op.kind == CT__DIST_RECV) w->source = source;
+        } else if (w->stage == CT__WORK_DATA)
+            ct__work_data_done(w);
+    }
+    if (w->stage == CT__WORK_FINGERPRINT && w->fingerprinted && turn) ct__work_fingerprinted(w);
+}
+
+/* Moves every work of w's group on, oldest first, as far as each goes
+ * without blocking; whether w is done. */
+static bool ct__work_progress(ct_work *w)
+{
+    bool turn = true;
+    for (ct_work *p = w->group->pending; p; p = p->next_pending) {
+        if (!ct__work_done(p)) ct__work_step(p, turn);
+        if (p->stage == CT__WORK_FINGERPRINT) turn = false;
+    }
+    return ct__work_done(w);
+}
+
+/* Starts the work: the fingerprint exchange is posted, and the work joins
+ * its group's pending list. */
+static ct_result ct__work_start(ct_work *w)
+{
+    ct__dist_op exchange;
+    memset(&exchange, 0, sizeof exchange);
+    exchange.dtype = CT_I64;
+    exchange.count = w->fp_len;
+    exchange.send = w->fp;
+    exchange.recv = w->all_fp;
+    exchange.root = -1;
+    exchange.tag = 2 * w->op.tag + 1; /* the data uses 2 * tag */
+    if (w->op.kind == CT__DIST_SEND || w->op.kind == CT__DIST_RECV) {
+        exchange.kind = w->op.kind;
+        exchange.peer = w->op.peer;
+    } else
+        exchange.kind = CT__DIST_ALLGATHER;
+    w->started = ct__dist_seconds();
+    ct_work **link = &w->group->pending;
+    while (*link) link = &(*link)->next_pending;
+    *link = w;
+    ct_result res = w->group->backend->post(w->group->control, &exchange, &w->request);
+    if (res != CT_OK) ct__work_end(w, res, ct_last_error());
+    return res;
+}
+
+static const char *ct__work_name(const ct_work *w) { return ct__dist_kind_names[w->op.kind]; }
+
+ct_result ct_work_wait(ct_work *w)
+{
+    if (!w) return ct__dist_fail(CT_ERR_TYPE, "wait(): argument 'self' must be Work, not NULL");
+    while (!ct__work_progress(w)) {
+        double ran = ct__dist_seconds() - w->started;
+        if (ran > w->group->timeout)
+            return ct__dist_fail(CT_ERR_RUNTIME,
+                                 "[Rank %d] Watchdog caught collective operation timeout: WorkMPI(SeqNum=%lld, "
+                                 "OpType=%s, Timeout(ms)=%.0f) ran for %.0f milliseconds before timing out.",
+                                 w->group->global[w->group->rank], (long long)w->seq, ct__work_name(w),
+                                 1e3 * w->group->timeout, 1e3 * ran);
+    }
+    return w->status == CT_OK ? CT_OK : ct_set_error(w->status, w->error ? w->error : "");
+}
+
+bool ct_work_is_completed(ct_work *w)
+{
+    if (!w) return false;
+    return ct__work_progress(w);
+}
+
+int ct_work_source_rank(const ct_work *w)
+{
+    if (!w || w->op.kind != CT__DIST_RECV || w->stage != CT__WORK_DONE || w->source < 0) {
+        ct__dist_fail(CT_ERR_RUNTIME, "sourceRank() may only be called on a completed recv work");
+        return -1;
+    }
+    return w->group->global[w->source];
+}
+
+void ct_work_free(ct_work *w)
+{
+    if (!w) return;
+    if (!ct__work_done(w)) {
+        ct_result pending = ct_last_error_code();
+        if (ct_work_wait(w) != CT_OK && pending == CT_OK) ct_clear_error(); /* freeing reports nothing */
+    }
+    bool finished = ct__work_done(w);
+    ct_work **link = &w->group->pending;
+    while (*link && *link != w) link = &(*link)->next_pending;
+    if (*link) *link = w->next_pending;
+    if (!finished) return; /* timed out: the backend may still write into its buffers, so they stay */
+    for (int i = 0; i < w->n_held; i++) ct_release(w->held[i]);
+    CT_FREE(w->held);
+    CT_FREE(w->copies);
+    CT_FREE(w->scratch);
+    CT_FREE(w->counts);
+    CT_FREE(w->own_error);
+    CT_FREE(w->error);
+    CT_FREE(w->fp);
+    CT_FREE(w);
+}
+
+/* A synchronous call waits and frees; an async one hands the work out. */
+static ct_result ct__work_finish_call(ct_work *w, ct_work **async_op)
+{
+    if (async_op) {
+        *async_op = w;
+        ct__work_progress(w);
+        return CT_OK;
+    }
+    ct_result res = ct_work_wait(w);
+    char msg[1536];
+    if (res != CT_OK) snprintf(msg, sizeof msg, "%s", ct_last_error());
+    ct_work_free(w);
+    if (res != CT_OK) ct_set_error(res, msg);
+    return res;
+}
+
+/* ==================== dist/collectives.c ==================== */
+// >>dist/collectives.c
+/* The collectives' and point-to-point operations' front ends: argument
+ * checks in PyTorch's words, the fingerprint, and the operation on flat
+ * buffers that the backend posts. */
+
+/* The start of every collective: its group, and a work when this rank takes
+ * part (none, with CT_OK, when it is outside the group; none, with an
+ * error, when there is no group). */
+static ct_result ct__dist_collective_begin(ct_dist_opts opts, ct__dist_kind kind, int fp_extra, ct_work **out)
+{
+    *out = NULL;
+    if (opts.async_op) *opts.async_op = NULL;
+    ct_process_group *g = ct__dist_group(opts.group);
+    if (!g) return ct_last_error_code();
+    if (g->rank < 0) return CT_OK; /* PyTorch warns and returns None */
+    *out = ct__work_new(g, kind, CT__FP_COUNTS + fp_extra * g->size);
+    return *out ? CT_OK : ct_last_error_code();
+}
+
+/* Runs a prepared collective. When this rank's arguments were wrong (res),
+ * it still takes part in the fingerprint exchange, marked invalid, so the
+ * other ranks fail too instead of waiting for it; then it fails with its
+ * own error. */
+static ct_result ct__dist_collective_run(ct_work *w, ct_result res, ct_work **async_op)
+{
+    if (res != CT_OK) {
+        w->own_error = ct__dist_strdup(ct_last_error());
+        w->own_code = res;
+        w->fp[CT__FP_KIND] = CT__FP_INVALID;
+        async_op = NULL; /* a failed call hands out no work */
+    }
+    w->fp[CT__FP_SYNC] = async_op == NULL;
+    if (ct__work_start(w) != CT_OK) async_op = NULL;
+    return ct__work_finish_call(w, async_op);
+}
+
+static ct_result ct__dist_check_tensor(const ct_tensor *t, const char *name)
+{
+    if (!t)
+        return ct__dist_fail(CT_ERR_RUNTIME, "Invalid function argument. Expected parameter `%s` to be of type torch.Tensor.",
+                             name);
+    if (!ct_is_contiguous(t)) return ct__dist_fail(CT_ERR_RUNTIME, "input tensor has to be contiguous");
+    return CT_OK;
+}
+
+/* A list argument: n tensors, each contiguous and of `like`'s size and dtype. */
+static ct_result ct__dist_check_list(ct_tensor *const *list, int n, const char *name, const ct_tensor *like)
+{
+    if (!list && n > 0)
+        return ct__dist_fail(CT_ERR_RUNTIME,
+                             "Invalid function argument. Expected parameter `%s` to be of type List[torch.Tensor].", name);
+    for (int i = 0; i < n; i++) {
+        if (!list[i])
+            return ct__dist_fail(CT_ERR_RUNTIME,
+                                 "Invalid function argument. Expected parameter `%s` to be of type List[torch.Tensor].",
+                                 name);
+        if (ct_numel(list[i]) != ct_numel(like) || ct_dtype_of(list[i]) != ct_dtype_of(like))
+            return ct__dist_fail(CT_ERR_RUNTIME, "Tensors are not equal in size or data type");
+        if (!ct_is_contiguous(list[i])) return ct__dist_fail(CT_ERR_RUNTIME, "input tensor has to be contiguous");
+    }
+    return CT_OK;
+}
+
+static ct_result ct__dist_check_count(int n, int size, const char *what)
+{
+    if (n != size) return ct__dist_fail(CT_ERR_RUNTIME, "%s: number of %s tensors should equal to the world size", what,
+                                        strcmp(what, "Scatter") == 0 ? "input" : "output");
+    return CT_OK;
+}
+
+/* A rank argument (global) as a rank of the work's group. */
+static ct_result ct__dist_group_rank_of(const ct_work *w, int global_rank, int *group_rank)
+{
+    *group_rank = ct__dist_group_rank(w->group, global_rank);
+    if (*group_rank < 0) return ct__dist_fail(CT_ERR_RUNTIME, "The global rank %d is not part of the group", global_rank);
+    return CT_OK;
+}
+
+/* A reduction's op and dtype: AVG becomes SUM and a division afterwards. */
+static ct_result ct__dist_set_reduction(ct_work *w, ct_reduce_op op, ct_dtype dtype)
+{
+    if ((unsigned)op > CT_REDUCE_MAX) return ct__dist_fail(CT_ERR_VALUE, "Unknown ReduceOp: %d", (int)op);
+    if (dtype == CT_F16 || dtype == CT_BF16)
+        return ct__dist_fail(CT_ERR_RUNTIME, "The mpi backend does not reduce %s tensors", ct_dtype_name(dtype));
+    if (op == CT_REDUCE_AVG && dtype == CT_BOOL)
+        return ct__dist_fail(CT_ERR_RUNTIME, "Cannot use ReduceOp.AVG with boolean inputs");
+    w->average = op == CT_REDUCE_AVG;
+    w->op.op = op == CT_REDUCE_AVG ? CT_REDUCE_SUM : op;
+    return CT_OK;
+}
+
+/* The operation works on t itself (broadcast, all_reduce, reduce). */
+static ct_result ct__dist_in_place(ct_work *w, ct_tensor *t)
+{
+    ct__work_fingerprint(w, t);
+    w->op.send = w->op.recv = ct_data_ptr(t);
+    w->op.count = ct_numel(t);
+    w->op.dtype = ct_dtype_of(t);
+    return ct__work_hold(w, t);
+}
+
+static ct_result ct__dist_set_root(ct_work *w, int global_root)
+{
+    w->fp[CT__FP_ROOT] = global_root;
+    return ct__dist_group_rank_of(w, global_root, &w->op.root);
+}
+
+ct_result ct_dist_broadcast(ct_tensor *tensor, int src, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_BROADCAST, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_tensor(tensor, "tensor");
+    if (res == CT_OK) res = ct__dist_set_root(w, src);
+    if (res == CT_OK) res = ct__dist_in_place(w, tensor);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+ct_result ct_dist_all_reduce(ct_tensor *tensor, ct_reduce_op op, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_ALLREDUCE, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_tensor(tensor, "tensor");
+    if (res == CT_OK) res = ct__dist_set_reduction(w, op, ct_dtype_of(tensor));
+    if (res == CT_OK) res = ct__dist_in_place(w, tensor);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+ct_result ct_dist_reduce(ct_tensor *tensor, int dst, ct_reduce_op op, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_REDUCE, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_tensor(tensor, "tensor");
+    if (res == CT_OK) res = ct__dist_set_root(w, dst);
+    if (res == CT_OK) res = ct__dist_set_reduction(w, op, ct_dtype_of(tensor));
+    if (res == CT_OK) res = ct__dist_in_place(w, tensor);
+    w->average = w->average && w->op.root == w->group->rank; /* only dst's tensor holds the sum */
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+/* The flat buffer of a list operation: n chunks of `bytes`, with a copy
+ * between chunk i and list[i] before (into) or after (out of) the operation. */
+static void *ct__dist_flat_list(ct_work *w, ct_tensor *const *list, int n, size_t bytes, bool into)
+{
+    char *flat = (char *)ct__work_scratch(w, (size_t)n * bytes);
+    for (int i = 0; flat && i < n; i++) {
+        ct_result res = ct__work_hold(w, list[i]);
+        if (res == CT_OK)
+            res = into ? ct__work_copy_in(w, flat + (size_t)i * bytes, ct_data_ptr(list[i]), bytes)
+                       : ct__work_copy(w, ct_data_ptr(list[i]), flat + (size_t)i * bytes, bytes);
+        if (res != CT_OK) return NULL;
+    }
+    return flat;
+}
+
+/* An operation on t and n chunks like it, held in one flat buffer: a
+ * gathering one reads t and writes the chunks (spread to `list` after it), a
+ * scattering one reads the chunks (copied from `list` before it) into t. */
+static ct_result ct__dist_chunked(ct_work *w, const ct_tensor *t, ct_tensor *const *list, int n, bool gathering)
+{
+    ct__work_fingerprint(w, t);
+    w->op.count = ct_numel(t);
+    w->op.dtype = ct_dtype_of(t);
+    void *flat = NULL;
+    if (n > 0 && !(flat = ct__dist_flat_list(w, list, n, (size_t)ct__dist_numel_bytes(t), !gathering)))
+        return ct_last_error_code();
+    w->op.send = gathering ? ct_data_ptr(t) : flat;
+    w->op.recv = gathering ? flat : ct_data_ptr(t);
+    return ct__work_hold(w, t);
+}
+
+/* A tensor, and a list of the group's size of tensors like it. */
+static ct_result ct__dist_check_with_list(const ct_work *w, const ct_tensor *t, const char *t_name,
+                                          ct_tensor *const *list, int n, const char *list_name, const char *what)
+{
+    ct_result res = ct__dist_check_tensor(t, t_name);
+    if (res == CT_OK) res = ct__dist_check_count(n, w->group->size, what);
+    return res == CT_OK ? ct__dist_check_list(list, n, list_name, t) : res;
+}
+
+ct_result ct_dist_all_gather(ct_tensor *const *tensor_list, int n, const ct_tensor *tensor, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_ALLGATHER, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_with_list(w, tensor, "tensor", tensor_list, n, "tensor_list", "All gather");
+    if (res == CT_OK) res = ct__dist_chunked(w, tensor, tensor_list, n, true);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+ct_result ct_dist_all_gather_into_tensor(ct_tensor *output, const ct_tensor *input, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_ALLGATHER, 0, &w);
+    if (!w) return res;
+    w->op.kind = CT__DIST__ALLGATHER_BASE;
+    w->fp[CT__FP_KIND] = w->op.kind;
+    res = ct__dist_check_tensor(input, "input_tensor");
+    if (res == CT_OK) res = ct__dist_check_tensor(output, "output_tensor");
+    if (res == CT_OK && ct_dtype_of(output) != ct_dtype_of(input))
+        res = ct__dist_fail(CT_ERR_RUNTIME, "output tensor must have the same type as input tensor");
+    if (res == CT_OK && ct_numel(output) != ct_numel(input) * w->group->size)
+        res = ct__dist_fail(CT_ERR_RUNTIME, "output tensor size must be equal to world_size times input tensor size");
+    if (res == CT_OK) res = ct__dist_chunked(w, input, NULL, 0, true);
+    if (res == CT_OK) res = ct__work_hold(w, output);
+    if (res == CT_OK) w->op.recv = ct_data_ptr(output);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+/* gather's and scatter's checks: the tensor, the root (a global rank), and
+ * the list: given on the root only (in PyTorch's words), of the group's size. */
+static ct_result ct__dist_check_rooted(ct_work *w, const ct_tensor *t, ct_tensor *const *list, int n, int root,
+                                       const char *name, const char *root_name, const char *what)
+{
+    ct_result res = ct__dist_check_tensor(t, "tensor");
+    if (res == CT_OK) res = ct__dist_set_root(w, root);
+    if (res != CT_OK) return res;
+    if (w->op.root == w->group->rank && (!list || n <= 0))
+        return ct__dist_fail(CT_ERR_VALUE, "Argument ``%s`` must be specified on %s rank.", name, root_name);
+    if (w->op.root != w->group->rank && (list || n > 0))
+        return ct__dist_fail(CT_ERR_VALUE, "Argument ``%s`` must NOT be specified on non-%s ranks.", name, root_name);
+    if (list) res = ct__dist_check_count(n, w->group->size, what);
+    return res == CT_OK ? ct__dist_check_list(list, n, name, t) : res;
+}
+
+ct_result ct_dist_gather(const ct_tensor *tensor, ct_tensor *const *gather_list, int n, int dst, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_GATHER, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_rooted(w, tensor, gather_list, n, dst, "gather_list", "destination", "Gather");
+    if (res == CT_OK) res = ct__dist_chunked(w, tensor, gather_list, n, true);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+ct_result ct_dist_scatter(ct_tensor *tensor, ct_tensor *const *scatter_list, int n, int src, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_SCATTER, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_rooted(w, tensor, scatter_list, n, src, "scatter_list", "source", "Scatter");
+    if (res == CT_OK) res = ct__dist_chunked(w, tensor, scatter_list, n, false);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+ct_result ct_dist_reduce_scatter(ct_tensor *output, ct_tensor *const *input_list, int n, ct_reduce_op op,
+                                 ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_REDUCE_SCATTER, 0, &w);
+    if (!w) return res;
+    res = ct__dist_check_with_list(w, output, "output", input_list, n, "input_list", "Reduce scatter");
+    if (res == CT_OK) res = ct__dist_set_reduction(w, op, ct_dtype_of(output));
+    if (res == CT_OK) res = ct__dist_chunked(w, output, input_list, n, false);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+/* all_to_all's lists: one dtype, any sizes. The fingerprint carries the
+ * element counts sent to and expected from each rank. */
+static ct_result ct__dist_check_all_to_all(ct_work *w, ct_tensor *const *outs, ct_tensor *const *ins, int n)
+{
+    ct_result res = ct__dist_check_count(n, w->group->size, "All to all");
+    for (int i = 0; i < n && res == CT_OK; i++) {
+        res = ct__dist_check_tensor(ins ? ins[i] : NULL, "input_tensor_list");
+        if (res == CT_OK) res = ct__dist_check_tensor(outs ? outs[i] : NULL, "output_tensor_list");
+        if (res == CT_OK && (ct_dtype_of(ins[i]) != ct_dtype_of(ins[0]) || ct_dtype_of(outs[i]) != ct_dtype_of(ins[0])))
+            res = ct__dist_fail(CT_ERR_RUNTIME, "Tensors must have the same dtype");
+    }
+    return res;
+}
+
+static ct_result ct__dist_all_to_all_plan(ct_work *w, ct_tensor *const *outs, ct_tensor *const *ins, int n)
+{
+    size_t elem = ct_dtype_size(ct_dtype_of(ins[0]));
+    int64_t *c = w->counts = (int64_t *)ct__dist_alloc(4 * (size_t)n * sizeof *c);
+    if (!c) return CT_ERR_MEMORY;
+    int64_t sent = 0, received = 0;
+    for (int i = 0; i < n; i++) { /* scounts, sdispls, rcounts, rdispls */
+        c[i] = w->fp[CT__FP_COUNTS + i] = ct_numel(ins[i]);
+        c[2 * n + i] = w->fp[CT__FP_COUNTS + n + i] = ct_numel(outs[i]);
+        c[n + i] = sent, sent += c[i];
+        c[3 * n + i] = received, received += c[2 * n + i];
+    }
+    w->fp[CT__FP_DTYPE] = ct_dtype_of(ins[0]);
+    w->op.dtype = ct_dtype_of(ins[0]);
+    w->op.all_to_all = c;
+    char *send = (char *)ct__work_scratch(w, (size_t)(sent + received) * elem);
+    if (!send) return CT_ERR_MEMORY;
+    char *recv = send + (size_t)sent * elem;
+    w->op.send = send, w->op.recv = recv;
+    ct_result res = CT_OK;
+    for (int i = 0; i < n && res == CT_OK; i++) {
+        res = ct__work_hold(w, ins[i]);
+        if (res == CT_OK) res = ct__work_hold(w, outs[i]);
+        if (res == CT_OK) res = ct__work_copy_in(w, send + (size_t)c[n + i] * elem, ct_data_ptr(ins[i]), (size_t)c[i] * elem);
+    }
+    for (int i = 0; i < n && res == CT_OK; i++)
+        res = ct__work_copy(w, ct_data_ptr(outs[i]), recv + (size_t)c[3 * n + i] * elem, (size_t)c[2 * n + i] * elem);
+    return res;
+}
+
+ct_result ct_dist_all_to_all(ct_tensor *const *output_list, ct_tensor *const *input_list, int n, ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_ALLTOALL, 2, &w);
+    if (!w) return res;
+    res = ct__dist_check_all_to_all(w, output_list, input_list, n);
+    if (res == CT_OK) res = ct__dist_all_to_all_plan(w, output_list, input_list, n);
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+ct_result ct_dist_barrier(ct_dist_opts opts)
+{
+    ct_work *w;
+    ct_result res = ct__dist_collective_begin(opts, CT__DIST_BARRIER, 0, &w);
+    if (!w) return res;
+    return ct__dist_collective_run(w, res, opts.async_op);
+}
+
+/* ---------------------------------------------------------------- point to point */
+
+/* Tags pair a fingerprint (2 tag + 1) with its data (2 tag); MPI promises
+ * tags up to 32767. */
+#define CT__DIST_MAX_TAG 16383
+
+/* send's and recv's work, or NULL (with an error when there was one). */
+static ct_work *ct__dist_p2p_begin(ct_dist_opts opts, ct__dist_kind kind, const ct_tensor *t, int peer, int tag)
+{
+    ct_work *w;
+    if (ct__dist_collective_begin(opts, kind, 0, &w) != CT_OK || !w) return NULL;
+    ct_result res = ct__dist_check_tensor(t, "tensor");
+    if (res == CT_OK && (tag < 0 || tag > CT__DIST_MAX_TAG))
+        res = ct__dist_fail(CT_ERR_VALUE, "tag must be in [0, %d] with the mpi backend, but got %d", CT__DIST_MAX_TAG, tag);
+    if (res == CT_OK && peer < 0) w->op.peer = -1;
+    else if (res == CT_OK) res = ct__dist_group_rank_of(w, peer, &w->op.peer);
+    if (res == CT_OK) res = ct__dist_in_place(w, (ct_tensor *)t);
+    w->op.tag = tag;
+    if (res != CT_OK) { /* a point-to-point error stays on its rank, as in PyTorch */
+        ct__work_end(w, res, ct_last_error());
+        ct_work_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+ct_result ct_dist_send(const ct_tensor *tensor, int dst, int tag, ct_dist_opts opts)
+{
+    ct_work *w = ct__dist_p2p_begin(opts, CT__DIST_SEND, tensor, dst, tag);
+    if (!w) return ct_last_error_code();
+    return ct__work_finish_call(w, ct__work_start(w) == CT_OK ? opts.async_op : NULL);
+}
+
+int ct_dist_recv(ct_tensor *tensor, int src, int tag, ct_dist_opts opts)
+{
+    ct_work *w = ct__dist_p2p_begin(opts, CT__DIST_RECV, tensor, src, tag);
+    if (!w) return ct_last_error_code() == CT_OK ? (opts.async_op ? 0 : -1) : -1;
+    bool started = ct__work_start(w) == CT_OK;
+    if (opts.async_op && started) return ct__work_finish_call(w, opts.async_op) == CT_OK ? 0 : -1;
+    ct_result res = ct_work_wait(w);
+    int sender = res == CT_OK ? w->group->global[w->source] : -1;
+    char msg[1536];
+    if (res != CT_OK) snprintf(msg, sizeof msg, "%s", ct_last_error());
+    ct_work_free(w);
+    if (res != CT_OK) ct_set_error(res, msg);
+    return sender;
+}
+
+/* ==================== dist/mpi.c ==================== */
+// >>dist/mpi.c
+/* The MPI backend (CTORCH_DIST_MPI; OpenMPI's mpicc): every operation is one
+ * of MPI-3's non-blocking calls, so a work is an MPI_Request that MPI_Test
+ * moves on. Each group has its own communicator (a duplicate of
+ * MPI_COMM_WORLD for the default group), whose errors are returned rather
+ * than fatal. */
+#ifdef CTORCH_DIST_MPI
+/* MPI's C API only, from C++ too (the C++ bindings are deprecated and warn) */
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+/* A request, and all_to_all's counts in bytes, which live as long as it. */
+typedef struct ct__mpi_request {
+    MPI_Request request;
+    int *v;
+} ct__mpi_request;
+
+static ct_result ct__mpi_fail(int code)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(code, text, &len);
+    return ct__dist_fail(CT_ERR_RUNTIME, "MPI error, with error code %d: %.*s", code, len, text);
+}
+
+static void ct__mpi_finalize(void)
+{
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+}
+
+static ct_result ct__mpi_new_comm(MPI_Comm from, void **comm)
+{
+    MPI_Comm *c = (MPI_Comm *)ct__dist_alloc(sizeof *c);
+    if (!c) return CT_ERR_MEMORY;
+    *c = from;
+    MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
+    *comm = c;
+    return CT_OK;
+}
+
+/* MPI is started once per process (as ProcessGroupMPI::initMPIOnce), and
+ * finalised at exit when ctorch started it. */
+static ct_result ct__mpi_init(int *rank, int *size, void **world)
+{
+    int initialized = 0, provided = 0, rc;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+        if ((rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided)) != MPI_SUCCESS) return ct__mpi_fail(rc);
+        atexit(ct__mpi_finalize);
+    } else
+        MPI_Query_thread(&provided);
+    if (provided < MPI_THREAD_SERIALIZED)
+        return ct__dist_fail(CT_ERR_RUNTIME, "Used MPI implementation doesn't have the minimum level of threading "
+                                             "support: MPI_THREAD_SERIALIZED. This is required by c10d package");
+    MPI_Comm dup;
+    if ((rc = MPI_Comm_dup(MPI_COMM_WORLD, &dup)) != MPI_SUCCESS) return ct__mpi_fail(rc);
+    MPI_Comm_rank(dup, rank);
+    MPI_Comm_size(dup, size);
+    return ct__mpi_new_comm(dup, world);
+}
+
+static ct_result ct__mpi_split(void *parent, bool member, int key, void **comm)
+{
+    MPI_Comm c;
+    int rc = MPI_Comm_split(*(MPI_Comm *)parent, member ? 0 : MPI_UNDEFINED, key, &c);
+    if (rc != MPI_SUCCESS) return ct__mpi_fail(rc);
+    *comm = NULL;
+    return member ? ct__mpi_new_comm(c, comm) : CT_OK;
+}
+
+static void ct__mpi_free_comm(void *comm)
+{
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Comm_free((MPI_Comm *)comm);
+    CT_FREE(comm);
+}
+
+static MPI_Datatype ct__mpi_type(ct_dtype dtype)
+{
+    switch (dtype) {
+    case CT_BOOL: return MPI_C_BOOL;
+    case CT_U8: return MPI_UINT8_T;
+    case CT_I8: return MPI_INT8_T;
+    case CT_I16: return MPI_INT16_T;
+    case CT_I32: return MPI_INT32_T;
+    case CT_I64: return MPI_INT64_T;
+    case CT_F32: return MPI_FLOAT;
+    case CT_F64: return MPI_DOUBLE;
+    default: return MPI_DATATYPE_NULL; /* half types: moved as bytes, never reduced */
+    }
+}
+
+/* Booleans reduce logically, as PyTorch's backends reduce them. */
+static MPI_Op ct__mpi_op(ct_reduce_op op, ct_dtype dtype)
+{
+    bool logical = dtype == CT_BOOL;
+    switch (op) {
+    case CT_REDUCE_PRODUCT: return logical ? MPI_LAND : MPI_PROD;
+    case CT_REDUCE_MIN: return logical ? MPI_LAND : MPI_MIN;
+    case CT_REDUCE_MAX: return logical ? MPI_LOR : MPI_MAX;
+    default: return logical ? MPI_LOR : MPI_SUM;
+    }
+}
+
+static bool ct__mpi_reduces(ct__dist_kind kind)
+{
+    return kind == CT__DIST_ALLREDUCE || kind == CT__DIST_REDUCE || kind == CT__DIST_REDUCE_SCATTER;
+}
+
+/* MPI counts are ints: elements for a reduction, bytes otherwise. */
+static ct_result ct__mpi_count(int64_t count, int *out)
+{
+    if (count > INT_MAX)
+        return ct__dist_fail(CT_ERR_RUNTIME, "The mpi backend moves at most %d elements or bytes at once, not %lld",
+                             INT_MAX, (long long)count);
+    *out = (int)count;
+    return CT_OK;
+}
+
+/* all_to_all's element counts and displacements as byte ints. */
+static ct_result ct__mpi_all_to_all_v(const ct__dist_op *op, int size, size_t elem, int **v)
+{
+    *v = (int *)ct__dist_alloc(4 * (size_t)size * sizeof **v);
+    if (!*v) return CT_ERR_MEMORY;
+    for (int i = 0; i < 4 * size; i++)
+        if (ct__mpi_count(op->all_to_all[i] * (int64_t)elem, *v + i) != CT_OK) return ct_last_error_code();
+    return CT_OK;
+}
+
+/* A synchronous call's bulk collective runs MPI's blocking call: for large
+ * messages its algorithms are 1.5 to 2.5 times as fast here as OpenMPI's
+ * non-blocking ones (libnbc), which only async work needs. *ran says
+ * whether it did (the request is then complete). */
+static int ct__mpi_run_now(MPI_Comm comm, const ct__dist_op *op, int n, MPI_Datatype type, MPI_Op mop, bool root,
+                           bool *ran)
+{
+    *ran = true;
+    switch (op->kind) {
+    case CT__DIST_BROADCAST: return MPI_Bcast(op->recv, n, type, op->root, comm);
+    case CT__DIST_ALLREDUCE: return MPI_Allreduce(MPI_IN_PLACE, op->recv, n, type, mop, comm);
+    case CT__DIST_REDUCE:
+        return MPI_Reduce(root ? MPI_IN_PLACE : op->send, root ? op->recv : NULL, n, type, mop, op->root, comm);
+    case CT__DIST_ALLGATHER:
+    case CT__DIST__ALLGATHER_BASE: return MPI_Allgather(op->send, n, type, op->recv, n, type, comm);
+    case CT__DIST_REDUCE_SCATTER: return MPI_Reduce_scatter_block(op->send, op->recv, n, type, mop, comm);
+    default: *ran = false; return MPI_SUCCESS;
+    }
+}
+
+static int ct__mpi_start(MPI_Comm comm, const ct__dist_op *op, ct__mpi_request *r, int n, MPI_Datatype type)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Op mop = ct__mpi_op(op->op, op->dtype);
+    bool root = op->root == rank, ran = false;
+    MPI_Request *q = &r->request;
+    if (op->blocking) {
+        int rc = ct__mpi_run_now(comm, op, n, type, mop, root, &ran);
+        if (ran) {
+            *q = MPI_REQUEST_NULL; /* MPI_Test finds it complete */
+            return rc;
+        }
+    }
+    switch (op->kind) {
+    case CT__DIST_BROADCAST: return MPI_Ibcast(op->recv, n, type, op->root, comm, q);
+    case CT__DIST_ALLREDUCE: return MPI_Iallreduce(MPI_IN_PLACE, op->recv, n, type, mop, comm, q);
+    case CT__DIST_REDUCE:
+        return MPI_Ireduce(root ? MPI_IN_PLACE : op->send, root ? op->recv : NULL, n, type, mop, op->root, comm, q);
+    case CT__DIST_ALLGATHER:
+    case CT__DIST__ALLGATHER_BASE: return MPI_Iallgather(op->send, n, type, op->recv, n, type, comm, q);
+    case CT__DIST_GATHER: return MPI_Igather(op->send, n, type, root ? op->recv : NULL, n, type, op->root, comm, q);
+    case CT__DIST_SCATTER: return MPI_Iscatter(root ? op->send : NULL, n, type, op->recv, n, type, op->root, comm, q);
+    case CT__DIST_REDUCE_SCATTER: return MPI_Ireduce_scatter_block(op->send, op->recv, n, type, mop, comm, q);
+    case CT__DIST_ALLTOALL:
+        return MPI_Ialltoallv(op->send, r->v, r->v + size, MPI_BYTE, op->recv, r->v + 2 * size, r->v + 3 * size,
+                              MPI_BYTE, comm, q);
+    case CT__DIST_BARRIER: return MPI_Ibarrier(comm, q);
+    case CT__DIST_SEND: return MPI_Isend(op->send, n, type, op->peer, op->tag, comm, q);
+    case CT__DIST_RECV: return MPI_Irecv(op->recv, n, type, op->peer < 0 ? MPI_ANY_SOURCE : op->peer, op->tag, comm, q);
+    default: return MPI_ERR_OP;
+    }
+}
+
+static ct_result ct__mpi_post(void *comm, const ct__dist_op *op, void **request)
+{
+    MPI_Comm c = *(MPI_Comm *)comm;
+    size_t elem = ct_dtype_size(op->dtype);
+    bool typed = ct__mpi_reduces(op->kind);
+    MPI_Datatype type = typed ? ct__mpi_type(op->dtype) : MPI_BYTE;
+    int n = 0, size, rc;
+    MPI_Comm_size(c, &size);
+    if (type == MPI_DATATYPE_NULL)
+        return ct__dist_fail(CT_ERR_RUNTIME, "The mpi backend does not reduce %s tensors", ct_dtype_name(op->dtype));
+    if (ct__mpi_count(typed ? op->count : op->count * (int64_t)elem, &n) != CT_OK) return ct_last_error_code();
+    ct__mpi_request *r = (ct__mpi_request *)ct__dist_alloc(sizeof *r);
+    if (!r) return CT_ERR_MEMORY;
+    r->v = NULL;
+    if (op->kind == CT__DIST_ALLTOALL && ct__mpi_all_to_all_v(op, size, elem, &r->v) != CT_OK) {
+        CT_FREE(r->v);
+        CT_FREE(r);
+        return ct_last_error_code();
+    }
+    if ((rc = ct__mpi_start(c, op, r, n, type)) != MPI_SUCCESS) {
+        CT_FREE(r->v);
+        CT_FREE(r);
+        return ct__mpi_fail(rc);
+    }
+    *request = r;
+    return CT_OK;
+}
+
+static int ct__mpi_test(void *request, int *source)
+{
+    ct__mpi_request *r = (ct__mpi_request *)request;
+    MPI_Status status;
+    int done = 0, rc = MPI_Test(&r->request, &done, &status);
+    if (rc == MPI_SUCCESS && !done) return 0;
+    if (rc == MPI_SUCCESS) *source = status.MPI_SOURCE;
+    CT_FREE(r->v);
+    CT_FREE(r);
+    return rc == MPI_SUCCESS ? 1 : (int)ct__mpi_fail(rc);
+}
+
+static const ct__dist_backend ct__mpi_backend = {"mpi", ct__mpi_init, ct__mpi_split, ct__mpi_free_comm, ct__mpi_post,
+                                                 ct__mpi_test};
+#endif
+
+bool ct_dist_is_mpi_available(void)
+{
+#ifdef CTORCH_DIST_MPI
+    return true;
+#else
+    return false;
+#endif
+}
+
+static const ct__dist_backend *ct__dist_backend_named(const char *name)
+{
+#ifdef CTORCH_DIST_MPI
+    if (strcmp(name, "mpi") == 0) return &ct__mpi_backend;
+#else
+    if (strcmp(name, "mpi") == 0) {
+        ct__dist_fail(CT_ERR_RUNTIME, "Distributed package doesn't have MPI built in. MPI is only included if you "
+                                      "build ctorch_dist.h with CTORCH_DIST_MPI on a host that has MPI installed.");
+        return NULL;
+    }
+#endif
+    if (strcmp(name, "nccl") == 0 || strcmp(name, "gloo") == 0 || strcmp(name, "ucc") == 0) {
+        ct__dist_fail(CT_ERR_RUNTIME, "Distributed package doesn't have %s built in", name);
+        return NULL;
+    }
+    ct__dist_fail(CT_ERR_VALUE, "Invalid backend: '%s'", name);
+    return NULL;
+}
+
+/* ==================== dist/ddp.c ==================== */
+// >>dist/ddp.c
+/* DistributedDataParallel: the wrapper module, its gradient buckets (the
+ * Reducer's), and the checks and broadcasts at construction. */
+
+/* dist._DEFAULT_FIRST_BUCKET_BYTES */
+#define CT__DDP_FIRST_BUCKET_BYTES ((int64_t)1 << 20)
+
+typedef struct ct__ddp ct__ddp;
+
+/* One bucket: parameters of one dtype whose gradients go through one flat
+ * buffer and one all-reduce. */
+typedef struct ct__ddp_bucket {
+    int *params; /* indices into ct__ddp.params, in registration order */
+    int n_params;
+    int64_t numel;
+    ct_tensor *flat; /* owned */
+    int pending;     /* gradients still to arrive in this backward */
+    bool ready;
+    ct_work *work;
+} ct__ddp_bucket;
+
+/* What a parameter's hook needs: its DDP, bucket and place in the flat buffer. */
+typedef struct ct__ddp_slot {
+    ct__ddp *ddp;
+    int bucket;
+    int64_t offset;
+    int hook_id;
+} ct__ddp_slot;
+
+struct ct__ddp {
+    ct_module base;
+    ct_module *inner; /* the child "module", borrowed */
+    ct_process_group *group;
+    bool broadcast_buffers;
+    bool require_sync;   /* off inside no_sync */
+    bool expect_hooks;   /* a forward prepared the buckets for this backward */
+    bool require_finish; /* a backward started reducing and has not finished */
+    int n_params;
+    ct_tensor **params; /* retained, so the hooks can be removed at the end */
+    ct__ddp_slot *slots;
+    ct__ddp_bucket *buckets;
+    int n_buckets, next_bucket; /* buckets are launched in order, as the Reducer launches them */
+};
+
+static ct_tensor *ct__ddp_forward(ct_module *self, ct_tensor *const *inputs, int n_inputs);
+static void ct__ddp_destroy(ct_module *self);
+static const ct_module_class ct__ddp_class = {"DistributedDataParallel", ct__ddp_forward, ct__ddp_destroy};
+
+static ct__ddp *ct__ddp_of(const ct_module *m)
+{
+    if (!m || m->cls != &ct__ddp_class) {
+        ct__dist_fail(CT_ERR_TYPE, "expected a DistributedDataParallel module");
+        return NULL;
+    }
+    return (ct__ddp *)m;
+}
+
+ct_ddp_opts ct_ddp_opts_init(void)
+{
+    ct_ddp_opts o;
+    memset(&o, 0, sizeof o);
+    o.broadcast_buffers = true;
+    o.bucket_cap_mb = 25;
+    return o;
+}
+
+ct_module *ct_ddp_module(ct_module *ddp)
+{
+    ct__ddp *d = ct__ddp_of(ddp);
+    return d ? d->inner : NULL;
+}
+
+bool ct_ddp_no_sync(ct_module *ddp, bool no_sync)
+{
+    ct__ddp *d = ct__ddp_of(ddp);
+    if (!d) return false;
+    bool was = !d->require_sync;
+    d->require_sync = !no_sync;
+    return was;
+}
+
+int ct_ddp_bucket_sizes(const ct_module *ddp, int64_t *sizes, int cap)
+{
+    const ct__ddp *d = ct__ddp_of(ddp);
+    if (!d) return -1;
+    for (int b = 0; b < d->n_buckets && b < cap; b++)
+        sizes[b] = d->buckets[b].numel * (int64_t)ct_element_size(d->buckets[b].flat);
+    return d->n_buckets;
+}
+
+/* ---------------------------------------------------------------- backward */
+
+/* Copies a bucket's gradients into its flat buffer, divided by the world
+ * size (the Reducer divides before summing), and starts its all-reduce. The
+ * last bucket's all-reduce has nothing left of backward to overlap with:
+ * it runs at once, on every rank, where MPI's blocking algorithms are
+ * faster than its non-blocking ones. */
+static ct_result ct__ddp_launch(ct__ddp *d, ct__ddp_bucket *b, bool last)
+{
+    ct_scope s = ct_scope_begin();
+    ct_result res = CT_OK;
+    for (int i = 0; i < b->n_params && res == CT_OK; i++) {
+        ct_tensor *p = d->params[b->params[i]];
+        ct_tensor *chunk = ct_view(ct_narrow(b->flat, 0, d->slots[b->params[i]].offset, ct_numel(p)), ct_shape_of(p));
+        ct_tensor *grad = ct_grad(p);
+        res = grad ? ct_copy_(chunk, grad) : ct_fill_(chunk, ct_int(0));
+    }
+    if (res == CT_OK) res = ct_div_scalar_(b->flat, ct_int(ct_dist_get_world_size(d->group)));
+    ct_scope_end(s);
+    ct_dist_opts opts = {d->group, last ? NULL : &b->work};
+    return res == CT_OK ? ct_dist_all_reduce(b->flat, CT_REDUCE_SUM, opts) : res;
+}
+
+/* The end of backward: every bucket's average back into .grad. */
+static ct_result ct__ddp_finish(void *user)
+{
+    ct__ddp *d = (ct__ddp *)user;
+    ct_result res = CT_OK;
+    ct_scope s = ct_scope_begin();
+    for (int k = 0; k < d->n_buckets; k++) {
+        ct__ddp_bucket *b = &d->buckets[k];
+        if (res == CT_OK && b->work) res = ct_work_wait(b->work);
+        ct_work_free(b->work);
+        b->work = NULL;
+        for (int i = 0; i < b->n_params && res == CT_OK; i++) {
+            ct_tensor *p = d->params[b->params[i]];
+            ct_tensor *chunk = ct_view(ct_narrow(b->flat, 0, d->slots[b->params[i]].offset, ct_numel(p)), ct_shape_of(p));
+            ct_tensor *grad = ct_grad(p);
+            res = grad ? ct_copy_(grad, chunk) : ct_set_grad(p, ct_clone(chunk));
+        }
+    }
+    ct_scope_end(s);
+    d->expect_hooks = d->require_finish = false;
+    return res;
+}
+
+/* A gradient arrived (the Reducer's autograd hook): when it completes its
+ * bucket, the buckets now ready are launched in order, and once the last
+ * is, the end of backward is arranged. */
+static ct_tensor *ct__ddp_grad_ready(ct_tensor *param, void *user)
+{
+    (void)param;
+    ct__ddp_slot *slot = (ct__ddp_slot *)user;
+    ct__ddp *d = slot->ddp;
+    if (!d->expect_hooks) return NULL; /* no_sync, or a backward without a DDP forward */
+    d->require_finish = true;
+    ct__ddp_bucket *b = &d->buckets[slot->bucket];
+    if (--b->pending == 0) b->ready = true;
+    for (int k = 0; k < d->next_bucket; k++) ct_work_is_completed(d->buckets[k].work); /* moves MPI on */
+    int launched_before = d->next_bucket;
+    while (d->next_bucket < d->n_buckets && d->buckets[d->next_bucket].ready) {
+        bool last = d->next_bucket == d->n_buckets - 1;
+        if (ct__ddp_launch(d, &d->buckets[d->next_bucket], last) != CT_OK) return NULL; /* (the error stays set) */
+        d->next_bucket++;
+    }
+    if (launched_before < d->n_buckets && d->next_bucket == d->n_buckets) ct_autograd_queue_callback(ct__ddp_finish, d);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- forward */
+
+static ct_result ct__ddp_prepare_for_backward(ct__ddp *d)
+{
+    if (d->require_finish)
+        return ct__dist_fail(
+            CT_ERR_RUNTIME,
+            "Expected to have finished reduction in the prior iteration before starting a new one. This error "
+            "indicates that your module has parameters that were not used in producing loss. You can enable unused "
+            "parameter detection by passing the keyword argument `find_unused_parameters=True` to "
+            "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs "
+            "participate in calculating loss.");
+    for (int k = 0; k < d->n_buckets; k++) {
+        d->buckets[k].pending = d->buckets[k].n_params;
+        d->buckets[k].ready = false;
+    }
+    d->next_bucket = 0;
+    d->expect_hooks = true;
+    return CT_OK;
+}
+
+/* Rank 0's tensors (of the group) to every rank, one broadcast each. */
+static ct_result ct__ddp_broadcast_all(const ct__ddp *d, const ct_tensor_list *list)
+{
+    ct_result res = CT_OK;
+    ct_dist_opts opts = {d->group, NULL};
+    for (int i = 0; i < list->n && res == CT_OK; i++)
+        res = ct_dist_broadcast(list->tensors[i], d->group->global[0], opts);
+    return res;
+}
+
+static ct_result ct__ddp_sync_buffers(const ct__ddp *d)
+{
+    ct_tensor_list buffers = ct_module_buffers(d->inner, true);
+    ct_result res = ct__ddp_broadcast_all(d, &buffers);
+    ct_tensor_list_free(&buffers);
+    return res;
+}
+
+static ct_tensor *ct__ddp_forward(ct_module *self, ct_tensor *const *inputs, int n_inputs)
+{
+    ct__ddp *d = (ct__ddp *)self;
+    if (ct_is_grad_enabled() && d->require_sync && ct__ddp_prepare_for_backward(d) != CT_OK) return NULL;
+    if (d->broadcast_buffers && d->group->size > 1 && ct__ddp_sync_buffers(d) != CT_OK) return NULL;
+    return ct_forward_n(d->inner, inputs, n_inputs);
+}
+
+/* ---------------------------------------------------------------- construction */
+
+/* _verify_param_shape_across_processes: the same number of parameters with
+ * the same shapes on every rank (shapes exchanged as ndim and 16 sizes). */
+static ct_result ct__ddp_verify_params(const ct__ddp *d)
+{
+    enum { ROW = 1 + CT_MAX_DIMS };
+    int size = d->group->size;
+    ct_dist_opts opts = {d->group, NULL};
+    ct_scope s = ct_scope_begin();
+    ct_tensor *mine = ct_full(CT_SHAPE(1), ct_int(d->n_params), CT_I64);
+    ct_tensor *all = ct_zeros(CT_SHAPE(size), CT_I64);
+    ct_result res = ct_dist_all_gather_into_tensor(all, mine, opts);
+    const int64_t *counts = res == CT_OK ? (const int64_t *)ct_data_ptr(all) : NULL;
+    for (int r = 0; res == CT_OK && r < size; r++)
+        if (counts[r] != d->n_params)
+            res = ct__dist_fail(CT_ERR_RUNTIME,
+                                "DDP expects same model across all ranks, but Rank %d has %d params, while rank %d has "
+                                "inconsistent %lld params.",
+                                d->group->global[d->group->rank], d->n_params, d->group->global[r], (long long)counts[r]);
+    ct_tensor *shapes = res == CT_OK ? ct_zeros(CT_SHAPE(d->n_params > 0 ? d->n_params : 1, ROW), CT_I64) : NULL;
+    for (int i = 0; shapes && i < d->n_params; i++) {
+        ct_shape sh = ct_shape_of(d->params[i]);
+        int64_t *row = (int64_t *)ct_data_ptr(shapes) + (size_t)i * ROW;
+        row[0] = sh.ndim;
+        for (int k = 0; k < sh.ndim; k++) row[1 + k] = sh.size[k];
+    }
+    ct_tensor *gathered = shapes ? ct_zeros(CT_SHAPE(size, ct_numel(shapes)), CT_I64) : NULL;
+    if (gathered) res = ct_dist_all_gather_into_tensor(gathered, shapes, opts);
+    for (int r = 0; gathered && res == CT_OK && r < size; r++) {
+        const int64_t *theirs = (const int64_t *)ct_data_ptr(gathered) + (size_t)r * (size_t)ct_numel(shapes);
+        for (int i = 0; res == CT_OK && i < d->n_params; i++)
+            if (memcmp(theirs + (size_t)i * ROW, (const int64_t *)ct_data_ptr(shapes) + (size_t)i * ROW, ROW * sizeof(int64_t)))
+                res = ct__dist_fail(CT_ERR_RUNTIME,
+                                    "DDP expects same model across all ranks, but Rank %d params[%d] has a different "
+                                    "shape than rank %d's.",
+                                    d->group->global[d->group->rank], i, d->group->global[r]);
+    }
+    ct_scope_end(s);
+    return res;
+}
+
+/* _compute_bucket_assignment_by_size: parameters in registration order, a
+ * bucket per dtype, each closed once it holds its limit (1 MiB for the
+ * first, cap for the rest); then reversed, as DDP hands them to the Reducer. */
+static ct_result ct__ddp_assign_buckets(ct__ddp *d, int64_t cap_bytes)
+{
+    d->buckets = (ct__ddp_bucket *)ct__dist_alloc((size_t)d->n_params * sizeof *d->buckets);
+    if (!d->buckets) return CT_ERR_MEMORY;
+    memset(d->buckets, 0, (size_t)d->n_params * sizeof *d->buckets);
+    int open[CT_NUM_DTYPES]; /* each dtype's open bucket, or -1 */
+    int64_t limit[CT_NUM_DTYPES];
+    for (int t = 0; t < CT_NUM_DTYPES; t++) open[t] = -1, limit[t] = CT__DDP_FIRST_BUCKET_BYTES;
+    int n = 0;
+    for (int i = 0; i < d->n_params; i++) {
+        ct_dtype dt = ct_dtype_of(d->params[i]);
+        if (open[dt] < 0) open[dt] = n++;
+        d->n_buckets = n; /* (so that a failure frees what was made) */
+        ct__ddp_bucket *b = &d->buckets[open[dt]];
+        if (!b->params && !(b->params = (int *)ct__dist_alloc((size_t)d->n_params * sizeof *b->params)))
+            return CT_ERR_MEMORY;
+        d->slots[i].offset = b->numel;
+        b->params[b->n_params++] = i;
+        b->numel += ct_numel(d->params[i]);
+        if (b->numel * (int64_t)ct_dtype_size(dt) >= limit[dt]) open[dt] = -1, limit[dt] = cap_bytes;
+    }
+    d->n_buckets = n;
+    for (int k = 0; k < n / 2; k++) { /* reversed */
+        ct__ddp_bucket t = d->buckets[k];
+        d->buckets[k] = d->buckets[n - 1 - k];
+        d->buckets[n - 1 - k] = t;
+    }
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < d->buckets[k].n_params; i++) d->slots[d->buckets[k].params[i]].bucket = k;
+    return CT_OK;
+}
+
+static ct_result ct__ddp_make_flats(ct__ddp *d)
+{
+    ct_result res = CT_OK;
+    ct_scope s = ct_scope_begin();
+    for (int k = 0; k < d->n_buckets && res == CT_OK; k++) {
+        ct__ddp_bucket *b = &d->buckets[k];
+        b->flat = ct_zeros(CT_SHAPE(b->numel), ct_dtype_of(d->params[b->params[0]]));
+        if (b->flat) ct_retain(b->flat); /* the bucket's own reference, past the scope */
+        else res = ct_last_error_code();
+    }
+    ct_scope_end(s);
+    return res;
+}
+
+/* The parameters that require grad, retained, and their hooks. */
+static ct_result ct__ddp_take_params(ct__ddp *d)
+{
+    ct_tensor_list list = ct_module_parameters(d->inner, true);
+    d->params = (ct_tensor **)ct__dist_alloc((size_t)list.n * sizeof *d->params);
+    d->slots = d->params ? (ct__ddp_slot *)ct__dist_alloc((size_t)list.n * sizeof *d->slots) : NULL;
+    ct_result res = d->slots ? CT_OK : CT_ERR_MEMORY;
+    for (int i = 0; i < list.n && res == CT_OK; i++) {
+        if (!ct_requires_grad(list.tensors[i])) continue;
+        d->params[d->n_params] = ct_retain(list.tensors[i]);
+        memset(&d->slots[d->n_params], 0, sizeof *d->slots);
+        d->slots[d->n_params].ddp = d;
+        d->slots[d->n_params].hook_id = -1;
+        d->n_params++;
+    }
+    ct_tensor_list_free(&list);
+    if (res == CT_OK && d->n_params == 0)
+        res = ct__dist_fail(CT_ERR_RUNTIME, "DistributedDataParallel is not needed when a module doesn't have any "
+                                            "parameter that requires a gradient.");
+    return res;
+}
+
+static ct_result ct__ddp_register_hooks(ct__ddp *d)
+{
+    for (int i = 0; i < d->n_params; i++) {
+        d->slots[i].hook_id = ct_register_post_accumulate_grad_hook(d->params[i], ct__ddp_grad_ready, &d->slots[i]);
+        if (d->slots[i].hook_id < 0) return ct_last_error_code();
+    }
+    return CT_OK;
+}
+
+static ct_result ct__ddp_sync_params_and_buffers(const ct__ddp *d)
+{
+    ct_tensor_list params = {d->n_params, NULL, d->params};
+    ct_result res = ct__ddp_broadcast_all(d, &params);
+    return res == CT_OK ? ct__ddp_sync_buffers(d) : res;
+}
+
+ct_module *ct_ddp(ct_module *module, ct_ddp_opts opts)
+{
+    ct_process_group *g = ct__dist_group(opts.process_group);
+    if (!module) ct__dist_fail(CT_ERR_TYPE, "DistributedDataParallel(): argument 'module' must be Module, not NULL");
+    if (!g || !module) {
+        ct_module_release(module);
+        return NULL;
+    }
+    ct_module *m = ct_module_new(&ct__ddp_class, sizeof(ct__ddp));
+    if (!m) {
+        ct_module_release(module);
+        return NULL;
+    }
+    ct__ddp *d = (ct__ddp *)m;
+    d->group = g;
+    d->broadcast_buffers = opts.broadcast_buffers;
+    d->require_sync = true;
+    d->inner = ct_add_module(m, "module", module);
+    double cap_mb = opts.bucket_cap_mb > 0 ? opts.bucket_cap_mb : 25;
+    ct_result res = d->inner ? ct__ddp_take_params(d) : ct_last_error_code();
+    if (res == CT_OK) res = ct__ddp_verify_params(d);
+    if (res == CT_OK) res = ct__ddp_sync_params_and_buffers(d);
+    if (res == CT_OK) res = ct__ddp_assign_buckets(d, (int64_t)(cap_mb * 1024 * 1024));
+    if (res == CT_OK) res = ct__ddp_make_flats(d);
+    if (res == CT_OK) res = ct__ddp_register_hooks(d);
+    if (res != CT_OK) {
+        ct_module_release(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void ct__ddp_destroy(ct_module *self)
+{
+    ct__ddp *d = (ct__ddp *)self;
+    for (int k = 0; d->buckets && k < d->n_buckets; k++) {
+        ct_work_free(d->buckets[k].work);
+        ct_release(d->buckets[k].flat);
+        CT_FREE(d->buckets[k].params);
+    }
+    for (int i = 0; i < d->n_params; i++) {
+        if (d->slots[i].hook_id >= 0) ct_remove_hook(d->params[i], d->slots[i].hook_id);
+        ct_release(d->params[i]);
+    }
+    CT_FREE(d->buckets);
+    CT_FREE(d->slots);
+    CT_FREE(d->params);
+}
+
+/* ==================== dist/sync_batch_norm.c ==================== */
+// >>dist/sync_batch_norm.c
+/* SyncBatchNorm: batch statistics over every rank of a group, computed with
+ * differentiable ops around one differentiable all-reduce, so autograd gives
+ * the backward (the all-reduced sum_dy and sum_dy_xmu of PyTorch's kernels
+ * come out of the all-reduce's own backward). */
+
+typedef struct ct__sync_bn {
+    ct_module base;
+    int64_t num_features;
+    ct_norm_opts opts;
+    ct_process_group *group;
+} ct__sync_bn;
+
+/* all_reduce(SUM) as an autograd function: its backward is the all-reduce
+ * of the gradients (each rank's input reaches every rank's output). Both
+ * sum a copy over the ranks of the group passed to apply. */
+static ct_result ct__sum_ranks_copy(ct_function_ctx *ctx, const ct_tensor *t, ct_tensor **out)
+{
+    ct_dist_opts opts = {(ct_process_group *)ct_ctx_user(ctx), NULL};
+    *out = ct_clone(t);
+    return *out ? ct_dist_all_reduce(*out, CT_REDUCE_SUM, opts) : ct_last_error_code();
+}
+
+static ct_result ct__sum_ranks_forward(ct_function_ctx *ctx, ct_tensor *const *inputs, int n, ct_tensor **outputs)
+{
+    (void)n;
+    return ct__sum_ranks_copy(ctx, inputs[0], outputs);
+}
+
+static ct_result ct__sum_ranks_backward(ct_function_ctx *ctx, ct_tensor *const *grad_outputs, ct_tensor **grad_inputs)
+{
+    return ct__sum_ranks_copy(ctx, grad_outputs[0], grad_inputs);
+}
+
+static const ct_function ct__sum_ranks = {"AllReduceSum", 1, ct__sum_ranks_forward, ct__sum_ranks_backward, false};
+
+/* A per-channel vector shaped to broadcast against x (1, C, 1, ...). */
+static ct_tensor *ct__per_channel(const ct_tensor *v, const ct_tensor *x)
+{
+    ct_shape s = ct_shape_of(x);
+    for (int d = 0; d < s.ndim; d++) s.size[d] = d == 1 ? s.size[1] : 1;
+    return ct_view(v, s);
+}
+
+/* The running statistics, as batch_norm updates them: the unbiased variance. */
+static ct_result ct__sync_bn_update_running(ct__sync_bn *bn, const ct_tensor *mean, const ct_tensor *var, double count)
+{
+    if (!bn->opts.track_running_stats) return CT_OK;
+    ct_tensor *rm = ct_module_get_buffer(&bn->base, "running_mean"), *rv = ct_module_get_buffer(&bn->base, "running_var");
+    ct_tensor *nb = ct_module_get_buffer(&bn->base, "num_batches_tracked");
+    ct_grad_mode mode = ct_no_grad();
+    ct_result res = ct_add_scalar_(nb, ct_int(1));
+    double m = bn->opts.cumulative ? 1.0 / (double)ct_item_int(nb) : bn->opts.momentum;
+    if (res == CT_OK) res = ct_copy_(rm, ct_add(ct_mul_scalar(rm, ct_float(1 - m)), ct_mul_scalar(mean, ct_float(m))));
+    if (res == CT_OK)
+        res = ct_copy_(rv, ct_add(ct_mul_scalar(rv, ct_float(1 - m)), ct_mul_scalar(var, ct_float(m * count / (count - 1)))));
+    ct_grad_mode_restore(mode);
+    return res;
+}
+
+/* Training in a group of several: the group's mean and biased variance per channel. */
+static ct_tensor *ct__sync_bn_train(ct__sync_bn *bn, ct_process_group *g, const ct_tensor *x)
+{
+    ct_shape dims = {0, {0}};
+    for (int d = 0; d < ct_shape_of(x).ndim; d++)
+        if (d != 1) dims.size[dims.ndim++] = d;
+    int64_t c = ct_shape_of(x).size[1];
+    ct_tensor *parts[3] = {ct_sum_dim(x, dims, false, CT_DEFAULT), ct_sum_dim(ct_mul(x, x), dims, false, CT_DEFAULT),
+                           ct_full(CT_SHAPE(1), ct_int(ct_numel(x) / c), ct_dtype_of(x))};
+    ct_tensor *total = NULL;
+    ct_tensor *stats = ct_cat(parts, 3, 0);
+    if (!stats || ct_function_apply(&ct__sum_ranks, &stats, 1, &total, g) != CT_OK) return NULL;
+    double count = ct_item(ct_select(total, 0, 2 * c));
+    if (count <= 1) {
+        ct__dist_fail(CT_ERR_VALUE, "Expected more than 1 value per channel when training, got input size %lld",
+                      (long long)count);
+        return NULL;
+    }
+    ct_tensor *mean = ct_div_scalar(ct_narrow(total, 0, 0, c), ct_float(count));
+    ct_tensor *var = ct_sub(ct_div_scalar(ct_narrow(total, 0, c, c), ct_float(count)), ct_mul(mean, mean));
+    if (!var || ct__sync_bn_update_running(bn, mean, var, count) != CT_OK) return NULL;
+    ct_tensor *inv_std = ct_rsqrt(ct_add_scalar(var, ct_float(bn->opts.eps)));
+    return ct_mul(ct_sub(x, ct__per_channel(mean, x)), ct__per_channel(inv_std, x));
+}
+
+static ct_tensor *ct__sync_bn_forward(ct_module *self, ct_tensor *const *inputs, int n)
+{
+    ct__sync_bn *bn = (ct__sync_bn *)self;
+    const ct_tensor *x = n == 1 ? inputs[0] : NULL;
+    if (!x) {
+        ct__dist_fail(CT_ERR_TYPE, "forward() takes 1 positional argument but %d were given", n);
+        return NULL;
+    }
+    if (ct_shape_of(x).ndim < 2) {
+        ct__dist_fail(CT_ERR_VALUE, "expected at least 2D input (got %dD input)", ct_shape_of(x).ndim);
+        return NULL;
+    }
+    bool affine = bn->opts.affine, tracked = bn->opts.track_running_stats;
+    ct_tensor *w = affine ? ct_module_get_parameter(self, "weight") : NULL;
+    ct_tensor *b = affine ? ct_module_get_parameter(self, "bias") : NULL;
+    ct_tensor *rm = tracked ? ct_module_get_buffer(self, "running_mean") : NULL;
+    ct_tensor *rv = tracked ? ct_module_get_buffer(self, "running_var") : NULL;
+    bool training = ct_module_is_training(self), use_batch = training || !rm;
+    ct_process_group *g = use_batch && ct_dist_is_initialized() ? ct__dist_group(bn->group) : NULL;
+    if (!g || g->size == 1 || g->rank < 0) { /* _BatchNorm's forward */
+        ct_tensor *nb = tracked ? ct_module_get_buffer(self, "num_batches_tracked") : NULL;
+        double m = bn->opts.momentum;
+        if (training && nb) {
+            ct_grad_mode mode = ct_no_grad();
+            ct_add_scalar_(nb, ct_int(1));
+            ct_grad_mode_restore(mode);
+            if (bn->opts.cumulative) m = 1.0 / (double)ct_item_int(nb);
+        }
+        return ct_batch_norm(x, rm, rv, w, b, use_batch, m, bn->opts.eps);
+    }
+    ct_scope s = ct_scope_begin();
+    ct_tensor *y = ct__sync_bn_train(bn, g, x);
+    if (y && w) y = ct_add(ct_mul(y, ct__per_channel(w, x)), ct__per_channel(b, x));
+    ct_tensor *out = y ? ct_keep(y) : NULL;
+    ct_scope_end(s);
+    return out;
+}
+
+ct_module *ct_nn_sync_batch_norm(int64_t num_features, ct_norm_opts opts, ct_process_group *group)
+{
+    static const ct_module_class cls = {"SyncBatchNorm", ct__sync_bn_forward, NULL};
+    if (num_features <= 0) {
+        ct__dist_fail(CT_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: [%lld]",
+                      (long long)num_features, (long long)num_features);
+        return NULL;
+    }
+    ct_module *m = ct_module_new(&cls, sizeof(ct__sync_bn));
+    if (!m) return NULL;
+    ct__sync_bn *bn = (ct__sync_bn *)m;
+    bn->num_features = num_features;
+    bn->opts = opts;
+    bn->group = group;
+    ct_result res = CT_OK;
+    ct_scope s = ct_scope_begin();
+    if (opts.affine) {
+        res = ct_register_parameter(m, "weight", ct_ones(CT_SHAPE(num_features), CT_DEFAULT));
+        if (res == CT_OK) res = ct_register_parameter(m, "bias", ct_zeros(CT_SHAPE(num_features), CT_DEFAULT));
+    }
+    if (res == CT_OK && opts.track_running_stats) {
+        res = ct_register_buffer(m, "running_mean", ct_zeros(CT_SHAPE(num_features), CT_DEFAULT), true);
+        if (res == CT_OK) res = ct_register_buffer(m, "running_var", ct_ones(CT_SHAPE(num_features), CT_DEFAULT), true);
+        if (res == CT_OK) res = ct_register_buffer(m, "num_batches_tracked", ct_zeros(CT_SHAPE0, CT_I64), true);
+    }
+    ct_scope_end(s);
+    if (res != CT_OK) {
+        ct_module_release(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* A SyncBatchNorm that takes over a BatchNorm's options and tensors. */
+static ct_module *ct__sync_bn_from(ct_module *bn, int64_t c, ct_norm_opts o, ct_process_group *group)
+{
+    ct_module *sync = ct_nn_sync_batch_norm(c, o, group);
+    static const char *const params[] = {"weight", "bias"};
+    static const char *const buffers[] = {"running_mean", "running_var", "num_batches_tracked"};
+    ct_result res = sync ? CT_OK : ct_last_error_code();
+    for (int i = 0; i < 2 && o.affine && res == CT_OK; i++)
+        res = ct_register_parameter(sync, params[i], ct_module_get_parameter(bn, params[i]));
+    for (int i = 0; i < 3 && o.track_running_stats && res == CT_OK; i++)
+        res = ct_register_buffer(sync, buffers[i], ct_module_get_buffer(bn, buffers[i]), true);
+    if (res == CT_OK) ct_module_train(sync, ct_module_is_training(bn));
+    ct_module_release(bn);
+    if (res != CT_OK) {
+        ct_module_release(sync);
+        return NULL;
+    }
+    return sync;
+}
+
+ct_module *ct_convert_sync_batchnorm(ct_module *module, ct_process_group *group)
+{
+    int64_t c;
+    ct_norm_opts o;
+    if (!module) {
+        ct__dist_fail(CT_ERR_TYPE, "convert_sync_batchnorm(): argument 'module' must be Module, not NULL");
+        return NULL;
+    }
+    if (ct_nn_is_batch_norm(module, &c, &o)) return ct__sync_bn_from(module, c, o, group);
+    ct_module_list children = ct_module_children(module);
+    bool ok = true;
+    for (int i = 0; i < children.n && ok; i++) {
+        ct_module *child = ct_module_retain(children.modules[i]);
+        ct_module *converted = ct_convert_sync_batchnorm(child, group); /* takes the reference just taken */
+        if (!converted) ok = false;
+        else if (converted == child) ct_module_release(converted);
+        else ok = ct_add_module(module, children.names[i], converted) != NULL;
+    }
+    ct_module_list_free(&children);
+    if (!ok) {
+        ct_module_release(module);
+        return NULL;
+    }
+    return module;
+}
+
+/* ==================== dist/spawn.c ==================== */
+// >>dist/spawn.c
+/* ct_dist_spawn: torch.multiprocessing.spawn with fork. Each worker tells
+ * the parent its error through a pipe of its own (PyTorch's error queue);
+ * the parent polls the workers, and when one fails stops the others and
+ * raises ProcessRaisedException's or ProcessExitedException's message. */
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* kill and nanosleep are POSIX: strict C11 (-std=c11) leaves them undeclared. */
+#if !defined(__cplusplus) && !defined(_POSIX_C_SOURCE)
+extern int kill(pid_t pid, int sig);
+extern int nanosleep(const struct timespec *req, struct timespec *rem);
+#endif
+
+/* The grace period between SIGTERM and SIGKILL for the workers still
+ * running when one failed (torchrun's 30 seconds). */
+#define CT__SPAWN_GRACE_MS 30000
+
+static void ct__spawn_sleep_ms(long ms)
+{
+    struct timespec t;
+    t.tv_sec = ms / 1000, t.tv_nsec = (ms % 1000) * 1000000L;
+    nanosleep(&t, NULL);
+}
+
+/* Reaps the workers that have exited; returns how many still run. */
+static int ct__spawn_reap(int nprocs, const pid_t *pid, int *status, bool *done)
+{
+    int running = 0;
+    for (int i = 0; i < nprocs; i++) {
+        if (done[i]) continue;
+        if (waitpid(pid[i], &status[i], WNOHANG) == pid[i]) done[i] = true;
+        else running++;
+    }
+    return running;
+}
+
+/* A signal's name as Python's signal.Signals(n).name. */
+static const char *ct__spawn_signal_name(int sig)
+{
+    switch (sig) {
+    case SIGHUP: return "SIGHUP";
+    case SIGINT: return "SIGINT";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    case SIGFPE: return "SIGFPE";
+    case SIGKILL: return "SIGKILL";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGALRM: return "SIGALRM";
+    case SIGTERM: return "SIGTERM";
+    case SIGBUS: return "SIGBUS";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    default: return "UNKNOWN";
+    }
+}
+
+/* The worker: fn's error, as "TypeName: message", goes to the parent. */
+static void ct__spawn_child(int rank, ct_dist_spawn_fn fn, void *arg, int fd)
+{
+    ct_clear_error();
+    ct_result r = fn(rank, arg);
+    if (r != CT_OK) {
+        char msg[4000]; /* one write below PIPE_BUF: the parent reads it whole */
+        int n = snprintf(msg, sizeof msg, "%s: %s\n", ct_result_str(r),
+                         ct_last_error_code() != CT_OK ? ct_last_error() : "(no message)");
+        if (n < 0 || n >= (int)sizeof msg) n = (int)sizeof msg - 1;
+        if (write(fd, msg, (size_t)n) < 0) { /* the parent learns the exit code alone */
+        }
+    }
+    fflush(NULL);
+    _exit(r == CT_OK ? 0 : 1);
+}
+
+/* The failed worker's message, as PyTorch's ProcessContext.join raises it. */
+static ct_result ct__spawn_fail(int rank, int status, int fd)
+{
+    char buf[4001];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    if (n > 0) {
+        buf[n] = 0;
+        return ct__dist_fail(CT_ERR_RUNTIME, "\n\n-- Process %d terminated with the following error:\n%s", rank, buf);
+    }
+    if (WIFSIGNALED(status))
+        return ct__dist_fail(CT_ERR_RUNTIME, "process %d terminated with signal %s", rank,
+                             ct__spawn_signal_name(WTERMSIG(status)));
+    return ct__dist_fail(CT_ERR_RUNTIME, "process %d terminated with exit code %d", rank, WEXITSTATUS(status));
+}
+
+ct_result ct_dist_spawn(int nprocs, ct_dist_spawn_fn fn, void *arg)
+{
+    if (!fn) return ct__dist_fail(CT_ERR_TYPE, "'NoneType' object is not callable");
+    if (nprocs < 0) return ct__dist_fail(CT_ERR_VALUE, "nprocs must be non-negative, got %d", nprocs);
+    if (nprocs == 0) return CT_OK;
+    pid_t *pid = (pid_t *)CT_MALLOC((size_t)nprocs * sizeof *pid);
+    int *status = (int *)CT_MALLOC((size_t)nprocs * sizeof *status);
+    int *fd = (int *)CT_MALLOC((size_t)nprocs * sizeof *fd);
+    bool *done = (bool *)CT_MALLOC((size_t)nprocs * sizeof *done);
+    if (!pid || !status || !fd || !done) {
+        CT_FREE(pid), CT_FREE(status), CT_FREE(fd), CT_FREE(done);
+        return ct__dist_oom();
+    }
+    fflush(NULL); /* what the parent buffered is printed once, not once more by each worker */
+    ct_result res = CT_OK;
+    int started = 0;
+    for (; started < nprocs; started++) {
+        int p[2];
+        if (pipe(p)) {
+            res = ct__dist_fail(CT_ERR_RUNTIME, "could not start process %d: pipe failed", started);
+            break;
+        }
+        pid_t c = fork();
+        if (c == 0) {
+            close(p[0]);
+            for (int i = 0; i < started; i++) close(fd[i]);
+            ct__spawn_child(started, fn, arg, p[1]);
+        }
+        close(p[1]);
+        if (c < 0) {
+            close(p[0]);
+            res = ct__dist_fail(CT_ERR_RUNTIME, "could not start process %d: fork failed", started);
+            break;
+        }
+        pid[started] = c, fd[started] = p[0], done[started] = false, status[started] = 0;
+    }
+    /* join: the first worker seen failing stops the others */
+    int failed = -1;
+    while (ct__spawn_reap(started, pid, status, done) && res == CT_OK) {
+        for (int i = 0; i < started && failed < 0; i++)
+            if (done[i] && status[i] != 0) failed = i;
+        if (failed >= 0) break;
+        ct__spawn_sleep_ms(5);
+    }
+    for (int i = 0; i < started && failed < 0; i++)
+        if (done[i] && status[i] != 0) failed = i;
+    if (failed >= 0 || res != CT_OK) {
+        for (int i = 0; i < started; i++)
+            if (!done[i]) kill(pid[i], SIGTERM);
+        for (long waited = 0; ct__spawn_reap(started, pid, status, done) && waited < CT__SPAWN_GRACE_MS; waited += 5)
+            ct__spawn_sleep_ms(5);
+        for (int i = 0; i < started; i++)
+            if (!done[i]) kill(pid[i], SIGKILL);
+        while (ct__spawn_reap(started, pid, status, done)) ct__spawn_sleep_ms(5);
+    }
+    if (failed >= 0 && res == CT_OK) res = ct__spawn_fail(failed, status[failed], fd[failed]);
+    for (int i = 0; i < started; i++) close(fd[i]);
+    CT_FREE(pid), CT_FREE(status), CT_FREE(fd), CT_FREE(done);
+    return res;
+}
+
+#endif /* CTORCH_DIST_IMPLEMENTATION */

@@ -1,0 +1,44 @@
+/* ctorch_dist.h - torch.distributed for ctorch: process groups over MPI,
+ * the collectives with async work handles, and DistributedDataParallel.
+ *
+ * Generated from src/dist/ by `make amalgamate`; edit src/dist/, not this file.
+ *
+ * 1. QUICK START
+ *
+ *    ctorch_dist.h builds on ctorch.h. In exactly one C or C++ file, after
+ *    ctorch.h:
+ *
+ *        #define CTORCH_DIST_IMPLEMENTATION
+ *        #include "ctorch_dist.h"
+ *
+ *    and build with mpicc (Debian's libopenmpi-dev) and -DCTORCH_DIST_MPI:
+ *
+ *        mpicc -DCTORCH_DIST_MPI train.c -o train -lm
+ *        mpirun -np 2 ./train
+ *
+ *        ct_dist_init_process_group("mpi", (ct_dist_init_opts){0});
+ *        ct_tensor *t = ct_full(CT_SHAPE(2), ct_int(ct_dist_get_rank(NULL) + 1), CT_F32);
+ *        ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){0});   // tensor([3., 3.]) on both ranks
+ *        ct_dist_destroy_process_group(NULL);
+ *
+ * 2. MODEL
+ *
+ *    As in torch.distributed: one process per rank, a default group made by
+ *    init_process_group, smaller groups made by new_group. Ranks are global
+ *    ranks. Every collective checks that all ranks of its group call the
+ *    same operation on tensors of the same shape and dtype (a small
+ *    exchange before the data), so a mismatch is an error on every rank,
+ *    not a hang. async_op gives a ct_work to wait for; a work that waits
+ *    longer than the group's timeout fails with an error naming the rank.
+ *
+ * 3. THREADS
+ *
+ *    One thread at a time may call into a process group (MPI is started
+ *    with MPI_THREAD_SERIALIZED). DDP's gradient hooks run inside backward on
+ *    the thread that called it.
+ *
+ * 4. BUILD OPTIONS
+ *
+ *    CTORCH_DIST_MPI   the MPI backend (link MPI: build with mpicc)
+ *    CTORCH_STATIC     as for ctorch.h
+ */

@@ -1,0 +1,73 @@
+#!/bin/sh
+# ctorch_dist.h's checks: the header compiles warning-free as C11 (gcc,
+# clang) and C++17 (g++), with and without the MPI backend; then each test
+# program in tests/dist runs under mpirun with 2, 3 and 4 ranks. Prints the
+# totals as its last line, as tests/run.sh does; without MPI the checks that
+# need it are reported skipped, by name. ctorchrun's checks (launcher.sh)
+# run first, with or without MPI.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+MPICC=${MPICC:-mpicc}
+MAKE=${MAKE:-make}
+. tests/totals.sh
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat > "$tmp/both.c" <<'C'
+#define CTORCH_IMPLEMENTATION
+#include "ctorch.h"
+#define CTORCH_DIST_IMPLEMENTATION
+#include "ctorch_dist.h"
+int main(void) { return ct_dist_is_initialized(); }
+C
+cp "$tmp/both.c" "$tmp/both.cpp"
+W="-Wall -Wextra -pedantic -Werror"
+check_compile dist_header_c11_gcc gcc -std=c11 $W -I. -fsyntax-only "$tmp/both.c"
+if command -v clang >/dev/null 2>&1; then
+    check_compile dist_header_c11_clang clang -std=c11 $W -I. -fsyntax-only "$tmp/both.c"
+else
+    skip dist_header_c11_clang "clang not installed"
+fi
+if command -v g++ >/dev/null 2>&1; then
+    check_compile dist_header_cxx17_gxx g++ -std=c++17 $W -I. -fsyntax-only "$tmp/both.cpp"
+else
+    skip dist_header_cxx17_gxx "g++ not installed"
+fi
+# Without the MPI backend, init_process_group("mpi") says so instead of failing to link.
+check_compile dist_without_mpi sh -c "gcc -std=c11 -O0 $W -I. '$tmp/both.c' -o '$tmp/nompi' -lm && '$tmp/nompi'"
+
+# ctorchrun (tools/ctorchrun.c) against a worker that prints, fails or waits
+$MAKE --no-print-directory "$BUILD/ctorchrun" "$BUILD/dist/launch_worker" >/dev/null || true
+. tests/dist/launcher.sh
+# ct_dist_spawn: forks its own workers, no MPI
+$MAKE --no-print-directory "$BUILD/dist/spawn_test" >/dev/null || true
+if [ -x "$BUILD/dist/spawn_test" ]; then
+    out=$(timeout 120 "$BUILD/dist/spawn_test" 2>&1)
+    add_program spawn_test $? "$out"
+else
+    fail "spawn_test (did not build)"
+fi
+
+if ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
+    skip dist_header_mpi "mpicc or mpirun not installed: apt-get install libopenmpi-dev openmpi-bin"
+    for t in $DIST_TESTS; do skip "$(basename "$t")" "mpicc or mpirun not installed"; done
+else
+    # built and linked (the wrappers add -lmpi, which a compile-only run would leave unused)
+    check_compile dist_header_mpi_c11 "$MPICC" -std=c11 $W -O0 -DCTORCH_DIST_MPI -I. "$tmp/both.c" -o "$tmp/mpi_c" -lm
+    if command -v mpicxx >/dev/null 2>&1; then
+        check_compile dist_header_mpi_cxx17 mpicxx -std=c++17 $W -O0 -DCTORCH_DIST_MPI -I. "$tmp/both.cpp" -o "$tmp/mpi_cxx" -lm
+    fi
+    $MAKE --no-print-directory $DIST_TESTS >/dev/null || true
+    for bin in $DIST_TESTS; do
+        name=$(basename "$bin")
+        for np in 2 3 4; do
+            if [ ! -x "$bin" ]; then fail "$name (did not build)"; break; fi
+            # a hang is a failure, not a stuck CI: each run is bounded
+            out=$(timeout 300 mpirun --allow-run-as-root --oversubscribe -np $np "$bin" 2>&1)
+            add_program "$name with $np ranks" $? "$out"
+        done
+    done
+fi
+
+print_totals

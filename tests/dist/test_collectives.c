@@ -1,0 +1,411 @@
+/* The collectives and point-to-point operations on the MPI backend, run
+ * under mpirun with any number of ranks: every result is checked against
+ * the values worked out here, and every mismatch must fail on every rank. */
+#include "dist_harness.h"
+
+static int R, W; /* this rank, the world size */
+static const ct_dist_opts sync_ = {NULL, NULL};
+
+static ct_tensor *filled(ct_shape shape, double v, ct_dtype dtype) { return ct_full(shape, ct_float(v), dtype); }
+
+static void test_ranks_and_backend(void)
+{
+    CHECK(R >= 0 && R < W);
+    CHECK(ct_dist_is_initialized());
+    CHECK(ct_dist_is_mpi_available());
+    CHECK_STR(ct_dist_get_backend(NULL), "mpi");
+    CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){0}), CT_ERR_RUNTIME,
+                "trying to initialize the default process group twice!");
+}
+
+static void test_broadcast(void)
+{
+    ct_tensor *t = filled(CT_SHAPE(2, 2), R, CT_F32);
+    CHECK_OK(ct_dist_broadcast(t, W - 1, sync_));
+    DCHECK_VALUES(t, W - 1, W - 1, W - 1, W - 1);
+    ct_tensor *big = ct_arange(ct_int(0), ct_int(100000), ct_int(1), CT_I64); /* more than one MPI message */
+    if (R != 0) CHECK_OK(ct_fill_(big, ct_int(-1)));
+    CHECK_OK(ct_dist_broadcast(big, 0, sync_));
+    CHECK_INT(ct_item_int(ct_sum(big)), 99999LL * 100000 / 2);
+    ct_tensor *h = filled(CT_SHAPE(3), R + 0.5, CT_F16); /* moved as bytes: any dtype */
+    CHECK_OK(ct_dist_broadcast(h, 0, sync_));
+    DCHECK_VALUES(h, 0.5, 0.5, 0.5);
+}
+
+static void test_all_reduce_ops(void)
+{
+    double s = W * (W + 1) / 2.0, prod = 1;
+    for (int i = 1; i <= W; i++) prod *= i;
+    ct_dtype dtypes[] = {CT_F32, CT_F64, CT_I64, CT_I32};
+    for (int k = 0; k < 4; k++) {
+        ct_tensor *x = ct_mul_scalar(ct_arange(ct_int(1), ct_int(3), ct_int(1), dtypes[k]), ct_int(R + 1)); /* [r+1, 2(r+1)] */
+        ct_tensor *sum = ct_clone(x), *mn = ct_clone(x), *mx = ct_clone(x), *pr = ct_clone(x);
+        CHECK_OK(ct_dist_all_reduce(sum, CT_REDUCE_SUM, sync_));
+        CHECK_OK(ct_dist_all_reduce(mn, CT_REDUCE_MIN, sync_));
+        CHECK_OK(ct_dist_all_reduce(mx, CT_REDUCE_MAX, sync_));
+        CHECK_OK(ct_dist_all_reduce(pr, CT_REDUCE_PRODUCT, sync_));
+        DCHECK_VALUES(sum, s, 2 * s);
+        DCHECK_VALUES(mn, 1, 2);
+        DCHECK_VALUES(mx, W, 2 * W);
+        DCHECK_VALUES(pr, prod, prod * (1 << W));
+    }
+    ct_tensor *avg = filled(CT_SHAPE(3), R + 1, CT_F32);
+    CHECK_OK(ct_dist_all_reduce(avg, CT_REDUCE_AVG, sync_));
+    DCHECK_VALUES(avg, s / W, s / W, s / W);
+    ct_tensor *flag = ct_full(CT_SHAPE(2), ct_bool(R == 0), CT_BOOL); /* logical for bool, as PyTorch's backends */
+    ct_tensor *all = ct_clone(flag);
+    CHECK_OK(ct_dist_all_reduce(flag, CT_REDUCE_SUM, sync_));
+    CHECK_OK(ct_dist_all_reduce(all, CT_REDUCE_MIN, sync_));
+    DCHECK_VALUES(flag, 1, 1);
+    DCHECK_VALUES(all, 0, 0);
+}
+
+static void test_reduce(void)
+{
+    int dst = 1 % W;
+    ct_tensor *t = filled(CT_SHAPE(2), R + 1, CT_F32);
+    CHECK_OK(ct_dist_reduce(t, dst, CT_REDUCE_SUM, sync_));
+    double s = W * (W + 1) / 2.0;
+    if (R == dst) DCHECK_VALUES(t, s, s);
+    else DCHECK_VALUES(t, R + 1, R + 1); /* left as it was */
+    ct_tensor *a = filled(CT_SHAPE(1), R + 1, CT_F64);
+    CHECK_OK(ct_dist_reduce(a, 0, CT_REDUCE_AVG, sync_));
+    DCHECK_VALUES(a, R == 0 ? s / W : R + 1);
+}
+
+static void test_all_gather(void)
+{
+    ct_tensor *mine = ct_mul_scalar(ct_ones(CT_SHAPE(2), CT_F32), ct_int(R));
+    CHECK_OK(ct_mul_(ct_select(mine, 0, 1), ct_scalar_tensor(ct_int(10), CT_F32)));
+    ct_tensor *list[8];
+    for (int i = 0; i < W; i++) list[i] = ct_zeros(CT_SHAPE(2), CT_F32);
+    CHECK_OK(ct_dist_all_gather(list, W, mine, sync_));
+    for (int i = 0; i < W; i++) DCHECK_VALUES(list[i], i, 10 * i);
+    ct_tensor *flat = ct_zeros(CT_SHAPE(2 * W), CT_F32), *stacked = ct_zeros(CT_SHAPE(W, 2), CT_F32);
+    CHECK_OK(ct_dist_all_gather_into_tensor(flat, mine, sync_));
+    CHECK_OK(ct_dist_all_gather_into_tensor(stacked, mine, sync_));
+    double want[16];
+    for (int i = 0; i < W; i++) want[2 * i] = i, want[2 * i + 1] = 10 * i;
+    DCHECK_ARRAY(flat, want, 2 * W);
+    DCHECK_ARRAY(stacked, want, 2 * W);
+}
+
+static void test_gather_and_scatter(void)
+{
+    ct_tensor *list[8];
+    for (int i = 0; i < W; i++) list[i] = R == 0 ? filled(CT_SHAPE(2), i + 0.5, CT_F32) : NULL;
+    ct_tensor *got = ct_zeros(CT_SHAPE(2), CT_F32);
+    CHECK_OK(ct_dist_scatter(got, R == 0 ? list : NULL, R == 0 ? W : 0, 0, sync_));
+    DCHECK_VALUES(got, R + 0.5, R + 0.5);
+    ct_tensor *back[8];
+    for (int i = 0; i < W; i++) back[i] = ct_zeros(CT_SHAPE(2), CT_F32);
+    int dst = W - 1;
+    CHECK_OK(ct_dist_gather(got, R == dst ? back : NULL, R == dst ? W : 0, dst, sync_));
+    for (int i = 0; i < W; i++) DCHECK_VALUES(back[i], R == dst ? i + 0.5 : 0, R == dst ? i + 0.5 : 0);
+}
+
+static void test_reduce_scatter(void)
+{
+    ct_tensor *inputs[8];
+    for (int i = 0; i < W; i++) inputs[i] = filled(CT_SHAPE(3), 10 * R + i, CT_I64);
+    ct_tensor *out = ct_zeros(CT_SHAPE(3), CT_I64);
+    CHECK_OK(ct_dist_reduce_scatter(out, inputs, W, CT_REDUCE_SUM, sync_));
+    double v = 10.0 * W * (W - 1) / 2 + (double)W * R; /* sum over ranks r of 10r + R */
+    DCHECK_VALUES(out, v, v, v);
+    CHECK_OK(ct_dist_reduce_scatter(out, inputs, W, CT_REDUCE_MAX, sync_));
+    DCHECK_VALUES(out, 10 * (W - 1) + R, 10 * (W - 1) + R, 10 * (W - 1) + R);
+}
+
+static void test_all_to_all(void)
+{
+    /* rank r sends rank j j+1 elements of 100r + j; so receives r+1 of 100j + r from j */
+    ct_tensor *ins[8], *outs[8];
+    for (int j = 0; j < W; j++) {
+        ins[j] = filled(CT_SHAPE(j + 1), 100 * R + j, CT_F64);
+        outs[j] = ct_zeros(CT_SHAPE(R + 1), CT_F64);
+    }
+    CHECK_OK(ct_dist_all_to_all(outs, ins, W, sync_));
+    for (int j = 0; j < W; j++) {
+        double want[8];
+        for (int k = 0; k <= R; k++) want[k] = 100 * j + R;
+        DCHECK_ARRAY(outs[j], want, R + 1);
+    }
+}
+
+static void test_send_recv(void)
+{
+    /* a ring, started asynchronously on both sides (blocking sends first would deadlock) */
+    int next = (R + 1) % W, prev = (R + W - 1) % W;
+    ct_tensor *out = filled(CT_SHAPE(4), R, CT_F32), *in = ct_zeros(CT_SHAPE(4), CT_F32);
+    ct_work *sw = NULL, *rw = NULL;
+    CHECK_OK(ct_dist_send(out, next, 3, (ct_dist_opts){NULL, &sw}));
+    CHECK_INT(ct_dist_recv(in, prev, 3, (ct_dist_opts){NULL, &rw}), 0);
+    CHECK_OK(ct_work_wait(rw));
+    CHECK_OK(ct_work_wait(sw));
+    CHECK_INT(ct_work_source_rank(rw), prev);
+    ct_work_free(sw);
+    ct_work_free(rw);
+    DCHECK_VALUES(in, prev, prev, prev, prev);
+    /* any source: rank 0 takes every other rank's message, in whatever order */
+    if (R == 0) {
+        int seen = 0;
+        for (int k = 1; k < W; k++) {
+            ct_tensor *t = ct_zeros(CT_SHAPE(1), CT_I64);
+            int src = ct_dist_recv(t, -1, 0, sync_);
+            CHECK(src >= 1 && src < W);
+            CHECK_INT(ct_item_int(t), 7 * src);
+            seen |= 1 << src;
+        }
+        CHECK_INT(seen, (1 << W) - 2);
+    } else
+        CHECK_OK(ct_dist_send(filled(CT_SHAPE(1), 7 * R, CT_I64), 0, 0, sync_));
+}
+
+static void test_async_work(void)
+{
+    ct_tensor *t[3];
+    ct_work *w[3];
+    for (int k = 0; k < 3; k++) {
+        t[k] = filled(CT_SHAPE(1000), k + R, CT_F32);
+        CHECK_OK(ct_dist_all_reduce(t[k], CT_REDUCE_SUM, (ct_dist_opts){NULL, &w[k]}));
+        CHECK(w[k] != NULL);
+    }
+    for (int k = 2; k >= 0; k--) CHECK_OK(ct_work_wait(w[k])); /* waited out of order */
+    for (int k = 0; k < 3; k++) {
+        CHECK(ct_work_is_completed(w[k]));
+        CHECK_NEAR(ct_item(ct_select(t[k], 0, 999)), k * W + W * (W - 1) / 2.0, 0);
+        ct_work_free(w[k]);
+    }
+    /* a work keeps its tensor: the caller may drop its own reference at once */
+    ct_tensor *mine = filled(CT_SHAPE(8), 1, CT_F32);
+    ct_tensor *view = ct_view(mine, CT_SHAPE(8)); /* to read it afterwards */
+    ct_work *b = NULL;
+    CHECK_OK(ct_dist_barrier((ct_dist_opts){NULL, &b}));
+    int polls = 0;
+    while (!ct_work_is_completed(b) && polls < 100000000) polls++;
+    CHECK(ct_work_is_completed(b));
+    ct_work_free(b);
+    ct_work_free(NULL);
+    CHECK_OK(ct_dist_all_reduce(view, CT_REDUCE_SUM, sync_));
+    DCHECK_VALUES(ct_select(mine, 0, 7), W);
+}
+
+static const char mismatch[] = "Detected mismatch between collectives on ranks. Rank ";
+
+static void test_mismatch_fails_everywhere(void)
+{
+    /* shape, dtype, operation and root: every rank gets the error, nobody hangs */
+    ct_tensor *t = ct_zeros(CT_SHAPE(2 + (R == 1)), CT_F32);
+    CHECK_FAILS(ct_dist_all_reduce(t, CT_REDUCE_SUM, sync_), CT_ERR_RUNTIME, mismatch);
+    ct_tensor *u = ct_zeros(CT_SHAPE(2), R == 0 ? CT_F64 : CT_F32);
+    CHECK_FAILS(ct_dist_broadcast(u, 0, sync_), CT_ERR_RUNTIME, mismatch);
+    ct_tensor *v = ct_zeros(CT_SHAPE(2), CT_F32);
+    CHECK_FAILS(R == 0 ? ct_dist_broadcast(v, 0, sync_) : ct_dist_all_reduce(v, CT_REDUCE_SUM, sync_), CT_ERR_RUNTIME,
+                mismatch);
+    CHECK_FAILS(ct_dist_broadcast(v, R == 0 ? 0 : 1, sync_), CT_ERR_RUNTIME, mismatch);
+    /* the words, as rank 1 sees a shape mismatch with rank 0 */
+    ct_tensor *w = ct_zeros(R == 0 ? CT_SHAPE(20, 10) : CT_SHAPE(10, 10), CT_F32);
+    CHECK(ct_dist_all_reduce(w, CT_REDUCE_SUM, sync_) != CT_OK);
+    if (R == 1)
+        CHECK_STR(ct_last_error(),
+                  "Detected mismatch between collectives on ranks. Rank 1 is running collective: "
+                  "CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[10, 10], TensorDtypes=Float, "
+                  "TensorDeviceTypes=cpu), but Rank 0 is running collective: CollectiveFingerPrint(OpType=ALLREDUCE, "
+                  "TensorShape=[20, 10], TensorDtypes=Float, TensorDeviceTypes=cpu).");
+    ct_clear_error();
+    /* all_to_all: what one rank sends must be what the other expects */
+    ct_tensor *ins[8], *outs[8];
+    for (int j = 0; j < W; j++) {
+        ins[j] = ct_zeros(CT_SHAPE(1), CT_F32);
+        outs[j] = ct_zeros(CT_SHAPE(R == 0 && j == 1 ? 2 : 1), CT_F32);
+    }
+    CHECK_FAILS(ct_dist_all_to_all(outs, ins, W, sync_), CT_ERR_RUNTIME, "Detected mismatch between collectives");
+    /* and the group still works */
+    CHECK_OK(ct_dist_all_reduce(v, CT_REDUCE_SUM, sync_));
+}
+
+static void test_argument_errors_fail_everywhere(void)
+{
+    ct_tensor *t = ct_zeros(CT_SHAPE(3, 2), CT_F32);
+    ct_tensor *arg = R == 0 ? ct_transpose(t, 0, 1) : ct_zeros(CT_SHAPE(2, 3), CT_F32);
+    CHECK_FAILS(ct_dist_all_reduce(arg, CT_REDUCE_SUM, sync_), CT_ERR_RUNTIME,
+                R == 0 ? "input tensor has to be contiguous" : "Rank 0 failed the argument checks of ALLREDUCE");
+    CHECK_FAILS(ct_dist_all_reduce(R == 1 ? NULL : t, CT_REDUCE_SUM, sync_), CT_ERR_RUNTIME,
+                R == 1 ? "Invalid function argument. Expected parameter `tensor` to be of type torch.Tensor."
+                       : "Rank 1 failed the argument checks");
+    ct_tensor *list[8];
+    for (int i = 0; i < W; i++) list[i] = ct_zeros(CT_SHAPE(3, 2), CT_F32);
+    CHECK_FAILS(ct_dist_all_gather(list, W - 1, t, sync_), CT_ERR_RUNTIME,
+                "All gather: number of output tensors should equal to the world size");
+    list[0] = ct_zeros(CT_SHAPE(5), CT_F32);
+    CHECK_FAILS(ct_dist_all_gather(list, W, t, sync_), CT_ERR_RUNTIME, "Tensors are not equal in size or data type");
+    CHECK_FAILS(ct_dist_gather(t, list, W, 0, sync_), R == 0 ? CT_ERR_RUNTIME : CT_ERR_VALUE,
+                R == 0 ? "Tensors are not equal in size or data type"
+                       : "Argument ``gather_list`` must NOT be specified on non-destination ranks.");
+    CHECK_FAILS(ct_dist_scatter(t, NULL, 0, 0, sync_), R == 0 ? CT_ERR_VALUE : CT_ERR_RUNTIME,
+                R == 0 ? "Argument ``scatter_list`` must be specified on source rank." : "Rank 0 failed");
+    CHECK_FAILS(ct_dist_broadcast(t, W, sync_), CT_ERR_RUNTIME, "The global rank");
+    CHECK_FAILS(ct_dist_all_reduce(t, (ct_reduce_op)99, sync_), CT_ERR_VALUE, "Unknown ReduceOp: 99");
+    CHECK_FAILS(ct_dist_all_reduce(ct_zeros(CT_SHAPE(2), CT_F16), CT_REDUCE_SUM, sync_), CT_ERR_RUNTIME,
+                "The mpi backend does not reduce float16 tensors");
+    CHECK_FAILS(ct_dist_send(t, 0, -1, sync_), CT_ERR_VALUE, "tag must be in [0, 16383] with the mpi backend, but got -1");
+    CHECK_OK(ct_dist_barrier(sync_)); /* nothing was left half done */
+}
+
+static void test_recv_mismatch(void)
+{
+    /* rank 0 sends 3 floats; rank 1 expects 2: rank 1 fails, and the next message still arrives */
+    if (R == 0) {
+        CHECK_OK(ct_dist_send(filled(CT_SHAPE(3), 1, CT_F32), 1, 5, sync_));
+        CHECK_OK(ct_dist_send(filled(CT_SHAPE(2), 2, CT_F32), 1, 5, sync_));
+    } else if (R == 1) {
+        ct_tensor *t = ct_zeros(CT_SHAPE(2), CT_F32);
+        CHECK_INT(ct_dist_recv(t, 0, 5, sync_), -1);
+        CHECK_ERR(0, CT_ERR_RUNTIME,
+                  "Detected mismatch between send and recv. Rank 1 is running: CollectiveFingerPrint(OpType=RECV, "
+                  "TensorShape=[2], TensorDtypes=Float, TensorDeviceTypes=cpu), but Rank 0 sent: "
+                  "CollectiveFingerPrint(OpType=SEND, TensorShape=[3], TensorDtypes=Float, TensorDeviceTypes=cpu).");
+        CHECK_INT(ct_dist_recv(t, 0, 5, sync_), 0);
+        DCHECK_VALUES(t, 2, 2);
+    }
+}
+
+static void test_new_group(void)
+{
+    int evens[8], n = 0;
+    for (int i = 0; i < W; i += 2) evens[n++] = i;
+    ct_process_group *g = ct_dist_new_group(evens, n, 0);
+    CHECK(g != NULL);
+    bool member = R % 2 == 0;
+    CHECK_INT(ct_dist_get_rank(g), member ? R / 2 : -1);
+    CHECK_INT(ct_dist_get_world_size(g), member ? n : -1);
+    ct_tensor *t = filled(CT_SHAPE(1), R, CT_F32);
+    ct_work *w = (ct_work *)&w; /* outside the group: set to NULL */
+    CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){g, &w}));
+    if (w) CHECK_OK(ct_work_wait(w));
+    CHECK(member ? w != NULL : w == NULL);
+    ct_work_free(w);
+    double evens_sum = 0;
+    for (int i = 0; i < n; i++) evens_sum += evens[i];
+    DCHECK_VALUES(t, member ? evens_sum : R);
+    /* ranks are global in a group too: broadcast from the group's last member */
+    ct_tensor *b = filled(CT_SHAPE(1), R, CT_F32);
+    CHECK_OK(ct_dist_broadcast(b, evens[n - 1], (ct_dist_opts){g, NULL}));
+    DCHECK_VALUES(b, member ? evens[n - 1] : R);
+    if (member && W > 1) CHECK_FAILS(ct_dist_broadcast(b, 1, (ct_dist_opts){g, NULL}), CT_ERR_RUNTIME,
+                                     "The global rank 1 is not part of the group");
+    CHECK_OK(ct_dist_destroy_process_group(g));
+    CHECK(ct_dist_new_group((const int[]){0, W}, 2, 0) == NULL);
+    CHECK_ERR(0, CT_ERR_RUNTIME, "The new group's rank should be within the the world_size set by init_process_group");
+}
+
+static void test_timeout_then_recovery(void)
+{
+    /* rank 0 waits alone past the group's timeout; the others join later and its work completes */
+    ct_process_group *g = ct_dist_new_group(NULL, 0, 0.3);
+    ct_tensor *t = filled(CT_SHAPE(2), 1, CT_F32);
+    if (R == 0) {
+        ct_work *w = NULL;
+        CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){g, &w}));
+        CHECK_FAILS(ct_work_wait(w), CT_ERR_RUNTIME, "[Rank 0] Watchdog caught collective operation timeout: "
+                                                     "WorkMPI(SeqNum=1, OpType=ALLREDUCE, Timeout(ms)=300) ran for ");
+        CHECK_OK(ct_dist_barrier(sync_));
+        for (long polls = 0; !ct_work_is_completed(w) && polls < 2000000000L; polls++) {}
+        CHECK(ct_work_is_completed(w));
+        CHECK_OK(ct_work_wait(w)); /* completed: no timeout any more */
+        ct_work_free(w);
+    } else {
+        CHECK_OK(ct_dist_barrier(sync_));
+        CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){g, NULL}));
+    }
+    DCHECK_VALUES(t, W, W);
+    CHECK_OK(ct_dist_destroy_process_group(g));
+}
+
+/* DistributedSampler with the group's replicas: the ranks' shares, padded to
+ * the same length, together cover the dataset. */
+static void test_distributed_sampler_from_the_group(void)
+{
+    ct_distributed_sampler_opts o = ct_dist_sampler_opts_init();
+    CHECK_INT(o.num_replicas, W);
+    CHECK_INT(o.rank, R);
+    CHECK(o.shuffle);
+    ct_sampler *s = ct_distributed_sampler(10, o);
+    int64_t share = (10 + W - 1) / W, got[16] = {0}, n = 0, idx;
+    CHECK_INT(ct_sampler_len(s), share);
+    while (n < 16 && ct_sampler_next(s, &idx, 1) == 1) got[n++] = idx;
+    CHECK_INT(n, share);
+    ct_tensor *mine = ct_from_array(got, CT_SHAPE(share), CT_I64), *all = ct_zeros(CT_SHAPE(W * share), CT_I64);
+    CHECK_OK(ct_dist_all_gather_into_tensor(all, mine, sync_));
+    int seen = 0;
+    for (int64_t i = 0; i < W * share; i++) seen |= 1 << ct_item_int(ct_select(all, 0, i));
+    CHECK_INT(seen, (1 << 10) - 1);
+    ct_sampler_free(s);
+}
+
+/* Before init_process_group: PyTorch's errors, and no crash. */
+static void check_uninitialized(void)
+{
+    ct_tensor *t = ct_zeros(CT_SHAPE(1), CT_F32);
+    CHECK_INT(ct_dist_get_rank(NULL), -1);
+    CHECK_ERR(0, CT_ERR_RUNTIME, "Default process group has not been initialized, please make sure to call init_process_group.");
+    CHECK_FAILS(ct_dist_all_reduce(t, CT_REDUCE_SUM, sync_), CT_ERR_RUNTIME, "Default process group has not been initialized");
+    CHECK_FAILS(ct_dist_init_process_group("nccl", (ct_dist_init_opts){0}), CT_ERR_RUNTIME,
+                "Distributed package doesn't have nccl built in");
+    CHECK_FAILS(ct_dist_init_process_group("smoke", (ct_dist_init_opts){0}), CT_ERR_VALUE, "Invalid backend: 'smoke'");
+    CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){.init_method = "nfs://x"}), CT_ERR_RUNTIME,
+                "No rendezvous handler for nfs://");
+    /* MPI's ranks are the ranks: a world size it does not have is refused, and nothing stays half made */
+    CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){.world_size = 99, .rank = 0}), CT_ERR_RUNTIME,
+                "of 99 was asked for (the rank and world_size arguments, or RANK and WORLD_SIZE)");
+    CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){.world_size = 2, .rank = 2}), CT_ERR_VALUE,
+                "rank must be in the range [0, world_size)");
+    CHECK(!ct_dist_is_initialized());
+    CHECK_INT(ct_dist_sampler_opts_init().num_replicas, 1);
+    CHECK_ERR(0, CT_ERR_RUNTIME, "Default process group has not been initialized");
+    ct_release(t);
+}
+
+int main(void)
+{
+    ct_test_name = "check_uninitialized";
+    check_uninitialized();
+    int failed_before_init = ct_test_failed_checks;
+    if (ct_dist_init_process_group("mpi", (ct_dist_init_opts){0}) != CT_OK) {
+        printf("init_process_group failed: %s\n", ct_last_error());
+        return 1;
+    }
+    R = ct_dist_get_rank(NULL);
+    W = ct_dist_get_world_size(NULL);
+    if (W > 8) {
+        printf("these tests take at most 8 ranks\n");
+        return 1;
+    }
+    DRUN(test_ranks_and_backend);
+    DRUN(test_broadcast);
+    DRUN(test_all_reduce_ops);
+    DRUN(test_reduce);
+    DRUN(test_all_gather);
+    DRUN(test_gather_and_scatter);
+    DRUN(test_reduce_scatter);
+    DRUN(test_all_to_all);
+    DRUN(test_send_recv);
+    DRUN(test_async_work);
+    if (W > 1) {
+        DRUN(test_mismatch_fails_everywhere);
+        DRUN(test_argument_errors_fail_everywhere);
+        DRUN(test_recv_mismatch);
+        DRUN(test_timeout_then_recovery);
+    }
+    DRUN(test_new_group);
+    DRUN(test_distributed_sampler_from_the_group);
+    if (failed_before_init) dist_failed++;
+    CHECK_OK(ct_dist_destroy_process_group(NULL));
+    CHECK(!ct_dist_is_initialized());
+    /* MPI stays up: a second init works */
+    CHECK_OK(ct_dist_init_process_group("mpi", (ct_dist_init_opts){0}));
+    if (ct_test_failed_checks) dist_failed++;
+    int res = dist_report();
+    ct_dist_destroy_process_group(NULL);
+    return res;
+}
