@@ -40,6 +40,11 @@ static void test_devices_not_there(void)
     CHECK_ERR(ct_to_device(x, testdev0, false), CT_ERR_RUNTIME, "PrivateUse1 backend is not registered");
     CHECK_ERR(ct_to_device(NULL, CT_CPU, false), CT_ERR_TYPE, "argument 'self' (position 1) must be Tensor, not NULL");
     CHECK_ERR(ct_cpu(NULL), CT_ERR_TYPE, "must be Tensor, not NULL");
+    ct_module *lin = ct_nn_linear(2, 2, true);
+    CHECK_FAILS(ct_module_to_device(lin, CT_CUDA(0)), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
+    CHECK(ct_device_equal(ct_device_of(ct_module_get_parameter(lin, "weight")), CT_CPU));
+    CHECK_FAILS(ct_module_to_device(NULL, CT_CPU), CT_ERR_TYPE, "to");
+    ct_module_release(lin);
     CHECK(ct_device_equal(ct_get_default_device(), CT_CPU));
 }
 

@@ -498,15 +498,39 @@ static void ct__tensor_set_data(ct_tensor *t, const ct_tensor *src)
 }
 
 /* The converted data of t (no autograd), or NULL on failure. */
-static ct_result ct__convert_in_place(ct_tensor *t, ct_dtype dtype)
+/* t's data replaced by a copy on device (NULL: where it is), floating
+ * tensors in dtype (CT_DEFAULT: as they are), as Module._apply does
+ * param.data = fn(param.data). */
+static ct_result ct__convert_in_place(ct_tensor *t, const ct_device *device, ct_dtype dtype)
 {
-    if (!t || !ct_is_floating_point(t) || t->dtype == dtype) return CT_OK;
+    if (!t) return CT_OK;
+    ct_dtype dt = ct_is_floating_point(t) && dtype != CT_DEFAULT ? dtype : t->dtype;
+    ct_device dev = device ? *device : t->storage->device;
+    if (dt == t->dtype && ct_device_equal(dev, t->storage->device)) return CT_OK;
     ct_tensor *c;
-    CT__UNRECORDED(c, ct_to(t, dtype));
+    CT__UNRECORDED(c, ct__to_device(t, dev, dt, false));
     if (!c) return ct_last_error_code();
     ct__tensor_set_data(t, c);
     ct__discard(c);
     return CT_OK;
+}
+
+/* Module._apply of that conversion to every parameter, its gradient and every buffer. */
+static ct_result ct__module_convert(ct_module *m, const ct_device *device, ct_dtype dtype)
+{
+    ct_tensor_list ps = ct_module_parameters(m, true), bs = ct_module_buffers(m, true);
+    ct_result r = CT_OK;
+    ct_scope sc = ct_scope_begin();
+    for (int i = 0; i < ps.n && r == CT_OK; i++) {
+        r = ct__convert_in_place(ps.tensors[i], device, dtype);
+        ct_tensor *g = ps.tensors[i]->ag ? ct__meta(ps.tensors[i])->grad : NULL;
+        if (r == CT_OK) r = ct__convert_in_place(g, device, dtype);
+    }
+    for (int i = 0; i < bs.n && r == CT_OK; i++) r = ct__convert_in_place(bs.tensors[i], device, dtype);
+    ct_scope_end(sc);
+    ct_tensor_list_free(&ps);
+    ct_tensor_list_free(&bs);
+    return r;
 }
 
 ct_result ct_module_to(ct_module *m, ct_dtype dtype)
@@ -515,19 +539,14 @@ ct_result ct_module_to(ct_module *m, ct_dtype dtype)
     if (!ct_dtype_is_floating(dtype))
         return ct__fail(CT_ERR_TYPE, "nn.Module.to only accepts floating point or complex dtypes, but got desired dtype=torch.%s",
                         ct_dtype_name(dtype));
-    ct_tensor_list ps = ct_module_parameters(m, true), bs = ct_module_buffers(m, true);
-    ct_result r = CT_OK;
-    ct_scope sc = ct_scope_begin();
-    for (int i = 0; i < ps.n && r == CT_OK; i++) {
-        r = ct__convert_in_place(ps.tensors[i], dtype);
-        ct_tensor *g = ps.tensors[i]->ag ? ct__meta(ps.tensors[i])->grad : NULL;
-        if (r == CT_OK) r = ct__convert_in_place(g, dtype);
-    }
-    for (int i = 0; i < bs.n && r == CT_OK; i++) r = ct__convert_in_place(bs.tensors[i], dtype);
-    ct_scope_end(sc);
-    ct_tensor_list_free(&ps);
-    ct_tensor_list_free(&bs);
-    return r;
+    return ct__module_convert(m, NULL, dtype);
+}
+
+ct_result ct_module_to_device(ct_module *m, ct_device device)
+{
+    CT__MODULE_ARG(m, "to");
+    ct_result r = ct__device_resolve(&device);
+    return r == CT_OK ? ct__module_convert(m, &device, CT_DEFAULT) : r;
 }
 
 void ct_module_zero_grad(ct_module *m, bool set_to_none)

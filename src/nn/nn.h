@@ -128,6 +128,10 @@ CTORCH_API void ct_module_apply(ct_module *m, void (*fn)(ct_module *m, void *use
  * converted in place; the tensors stay the same objects. Only floating
  * dtypes, with PyTorch's message for others. */
 CTORCH_API ct_result ct_module_to(ct_module *m, ct_dtype dtype);
+/* Module.to(device) / .cuda() / .cpu(): every parameter, gradient and
+ * buffer moved to device in place (the tensors the module hands out stay
+ * the same objects, as param.data = ... keeps them). */
+CTORCH_API ct_result ct_module_to_device(ct_module *m, ct_device device);
 /* nn.Module.zero_grad(set_to_none): every parameter's .grad zeroed (and
  * detached from any graph) or dropped. */
 CTORCH_API void ct_module_zero_grad(ct_module *m, bool set_to_none);
