@@ -73,12 +73,24 @@
  *    ct_generator when several draw random numbers at once. Built with
  *    -fopenmp, large elementwise kernels run on OpenMP threads.
  *
- * 5. BUILD OPTIONS
+ * 5. DEVICES
+ *
+ *    Every tensor lives on a device (ct_device_of): the CPU, or one a backend
+ *    registers (ctorch_cuda.cu's CUDA, PyTorch's PrivateUse1 slot).
+ *    ct_to_device moves a tensor; creation functions use the default device
+ *    (ct_set_default_device, ct_device_guard_begin). Reading a device's
+ *    tensor on the host (ct_item, ct_copy_to_array, printing, saving) copies
+ *    it and waits for the device. A backend compiled apart defines
+ *    CTORCH_BACKEND before including this file to see the backend interface
+ *    (ct_backend, ct_register_backend).
+ *
+ * 6. BUILD OPTIONS
  *
  *    CTORCH_IMPLEMENTATION   compile the implementation in this file
  *    CTORCH_STATIC           make every function static (one file uses ctorch)
  *    CT_MALLOC, CT_REALLOC, CT_FREE   the allocator (define all three or none)
  *    CT_ASSERT               internal invariant checks (default: assert)
+ *    CTORCH_BACKEND          the backend interface, for a device's translation unit
  *    CTORCH_OPENBLAS         GEMM through OpenBLAS's cblas; LU, Cholesky, QR,
  *                            eigh, SVD, eig and lstsq's gels/gelsy through its
  *                            LAPACK, PyTorch's routines (link -lopenblas)
