@@ -99,7 +99,7 @@ else
     lp=$!
     sleep 2
     kill -TERM "$lp"
-    st=0; wait "$lp" || st=$?
+    st=0; { wait "$lp"; } 2>/dev/null || st=$?
     check ctorchrun_sigterm 143 "rank 0 got SIGTERM" "rank 1 got SIGTERM" \
         "WARNING:ctorchrun:Received 15 death signal, shutting down workers"
 
