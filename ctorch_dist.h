@@ -204,8 +204,11 @@ typedef ct_result (*ct_dist_spawn_fn)(int rank, void *arg);
  * the following error:\nValueError: ...") when fn returned an error, or
  * ProcessExitedException's ("process 1 terminated with exit code 3",
  * "process 1 terminated with signal SIGSEGV") when the worker exited or
- * died. Call it before init_process_group: each worker makes its own (MPI
- * itself must not be started in the parent). POSIX only. */
+ * died. Workers run ctorch's ops on one thread (ct_set_num_threads(1), as
+ * torchrun's OMP_NUM_THREADS=1): GNU OpenMP is not fork-safe, and a worker
+ * of a parent that ran parallel ops would hang in a team of more. Call it
+ * before init_process_group: each worker makes its own (MPI itself must not
+ * be started in the parent). POSIX only. */
 CTORCH_API ct_result ct_dist_spawn(int nprocs, ct_dist_spawn_fn fn, void *arg);
 
 /* ==================== dist/ddp.h ==================== */
@@ -2348,6 +2351,10 @@ static const char *ct__spawn_signal_name(int sig)
 static void ct__spawn_child(int rank, ct_dist_spawn_fn fn, void *arg, int fd)
 {
     ct_clear_error();
+    /* one thread, as torchrun's OMP_NUM_THREADS=1; and GNU OpenMP's pool is
+     * not fork-safe: a team of more than one thread after the parent used
+     * OpenMP would wait for threads the fork did not copy */
+    ct_set_num_threads(1);
     ct_result r = fn(rank, arg);
     if (r != CT_OK) {
         char msg[4000]; /* one write below PIPE_BUF: the parent reads it whole */

@@ -146,6 +146,9 @@ typedef ct_result (*ct_dist_spawn_fn)(int rank, void *arg);
  * the following error:\nValueError: ...") when fn returned an error, or
  * ProcessExitedException's ("process 1 terminated with exit code 3",
  * "process 1 terminated with signal SIGSEGV") when the worker exited or
- * died. Call it before init_process_group: each worker makes its own (MPI
- * itself must not be started in the parent). POSIX only. */
+ * died. Workers run ctorch's ops on one thread (ct_set_num_threads(1), as
+ * torchrun's OMP_NUM_THREADS=1): GNU OpenMP is not fork-safe, and a worker
+ * of a parent that ran parallel ops would hang in a team of more. Call it
+ * before init_process_group: each worker makes its own (MPI itself must not
+ * be started in the parent). POSIX only. */
 CTORCH_API ct_result ct_dist_spawn(int nprocs, ct_dist_spawn_fn fn, void *arg);

@@ -62,6 +62,10 @@ static const char *ct__spawn_signal_name(int sig)
 static void ct__spawn_child(int rank, ct_dist_spawn_fn fn, void *arg, int fd)
 {
     ct_clear_error();
+    /* one thread, as torchrun's OMP_NUM_THREADS=1; and GNU OpenMP's pool is
+     * not fork-safe: a team of more than one thread after the parent used
+     * OpenMP would wait for threads the fork did not copy */
+    ct_set_num_threads(1);
     ct_result r = fn(rank, arg);
     if (r != CT_OK) {
         char msg[4000]; /* one write below PIPE_BUF: the parent reads it whole */

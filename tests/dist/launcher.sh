@@ -99,13 +99,15 @@ else
     lp=$!
     sleep 2
     kill -TERM "$lp"
-    st=0; wait "$lp" || st=$?
+    st=0; { wait "$lp"; } 2>/dev/null || st=$?
     check ctorchrun_sigterm 143 "rank 0 got SIGTERM" "rank 1 got SIGTERM" \
         "WARNING:ctorchrun:Received 15 death signal, shutting down workers"
 
     # a program that cannot be run fails like a worker that exits 127
-    launch ctorchrun_no_program --nproc_per_node 2 "$lt/no-such-program"
+    launch ctorchrun_no_program --nproc_per_node 1 "$lt/no-such-program"
     check ctorchrun_no_program 1 "  rank      : 0 (local_rank: 0)"
+    if grep -q "^  exitcode  : 127 (pid: [0-9]*)$" "$lt/ctorchrun_no_program.err"; then pass ctorchrun_no_program_127
+    else fail ctorchrun_no_program_127; fi
 
     # argparse's usage errors: status 2
     launch ctorchrun_usage_no_script --nproc_per_node 2

@@ -50,7 +50,7 @@ static ct_result fail_one(int rank, void *arg)
         return CT_OK;
     }
     if (p->how == 0) return ct_set_error(CT_ERR_VALUE, "bad rank 2");
-    if (p->how == 1) exit(3);
+    if (p->how == 1) _exit(3); /* exit() would run LeakSanitizer on what the fork inherited */
     abort();
 }
 
@@ -77,6 +77,24 @@ static void test_signal(void)
     CHECK_FAILS(ct_dist_spawn(2, fail_one, &p), CT_ERR_RUNTIME, "process 0 terminated with signal SIGABRT");
 }
 
+/* after the parent ran a parallel op, workers run ops too (on one thread) */
+static ct_result parallel_op(int rank, void *arg)
+{
+    (void)rank, (void)arg;
+    if (ct_get_num_threads() != 1) return ct_set_error(CT_ERR_RUNTIME, "a worker has more than one thread");
+    ct_scope s = ct_scope_begin();
+    ct_tensor *x = ct_exp(ct_zeros(CT_SHAPE(1 << 22), CT_F32));
+    ct_result r = x && ct_item(ct_sum(x)) == (double)(1 << 22) ? CT_OK : ct_set_error(CT_ERR_RUNTIME, "wrong sum");
+    ct_scope_end(s);
+    return r;
+}
+
+static void test_workers_after_a_parallel_parent(void)
+{
+    CHECK_T(ct_exp(ct_zeros(CT_SHAPE(1 << 22), CT_F32))); /* the test's scope releases it */
+    CHECK_OK(ct_dist_spawn(2, parallel_op, NULL));
+}
+
 static void test_bad_arguments(void)
 {
     int tag = 0;
@@ -92,6 +110,7 @@ int main(void)
     RUN(test_error_names_the_rank);
     RUN(test_exit_code);
     RUN(test_signal);
+    RUN(test_workers_after_a_parallel_parent);
     RUN(test_bad_arguments);
     rmdir(dir);
     return ct_test_report();
