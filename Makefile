@@ -97,9 +97,9 @@ test-asan:
 # implementation of ctorch, run under mpirun with 2, 3 and 4 ranks by
 # tests/dist/run.sh (which reports them skipped, by name, without MPI).
 MPICC   ?= mpicc
-$(BUILD)/dist/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(BUILD)/harness.o tests/harness.h ctorch.h ctorch_dist.h
+$(BUILD)/dist/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(BUILD)/harness.o $(BUILD)/testdev.o tests/harness.h ctorch.h ctorch_dist.h
 	@mkdir -p $(dir $@)
-	$(MPICC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_MPI -I. -Itests $< $(BUILD)/harness.o -o $@ $(LDFLAGS) $(LDLIBS)
+	$(MPICC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_MPI -I. -Itests $< $(BUILD)/harness.o $(BUILD)/testdev.o -o $@ $(LDFLAGS) $(LDLIBS)
 
 # ctorchrun, torchrun for programs (tools/ctorchrun.c), and the worker its
 # tests drive (tests/dist/launcher.sh, run by test-dist; no MPI needed).
@@ -112,9 +112,9 @@ $(BUILD)/dist/launch_worker: tests/dist/launch_worker.c
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
 
 # ct_dist_spawn's tests: no MPI, run once by tests/dist/run.sh
-$(BUILD)/dist/spawn_test: tests/dist/spawn_test.c $(BUILD)/harness.o tests/harness.h ctorch.h ctorch_dist.h
+$(BUILD)/dist/spawn_test: tests/dist/spawn_test.c $(BUILD)/harness.o $(BUILD)/testdev.o tests/harness.h ctorch.h ctorch_dist.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(BUILD)/harness.o -o $@ $(LDFLAGS) $(LDLIBS)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(BUILD)/harness.o $(BUILD)/testdev.o -o $@ $(LDFLAGS) $(LDLIBS)
 
 test-dist: ctorch.h ctorch_dist.h
 	@BUILD="$(BUILD)" MPICC="$(MPICC)" MAKE="$(MAKE)" DIST_TESTS="$(DIST_TESTS)" tests/dist/run.sh
