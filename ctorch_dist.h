@@ -46,9 +46,7 @@
 #ifndef CTORCH_DIST_H
 #define CTORCH_DIST_H
 
-#ifndef CTORCH_H
-#error "include ctorch.h before ctorch_dist.h"
-#endif
+#include "ctorch.h" /* (guarded: a program may have included it already) */
 
 #ifdef __cplusplus
 extern "C" {

@@ -68,7 +68,7 @@ DIST_IMPL="src/dist/internal.h src/dist/group.c src/dist/work.c src/dist/collect
 tmp=$(mktemp)
 {
     cat src/dist/manual.h
-    printf '\n#ifndef CTORCH_DIST_H\n#define CTORCH_DIST_H\n\n#ifndef CTORCH_H\n#error "include ctorch.h before ctorch_dist.h"\n#endif\n'
+    printf '\n#ifndef CTORCH_DIST_H\n#define CTORCH_DIST_H\n\n#include "ctorch.h" /* (guarded: a program may have included it already) */\n'
     printf '\n#ifdef __cplusplus\nextern "C" {\n#endif\n'
     for f in $DIST_API; do section "$f"; done
     printf '\n#ifdef __cplusplus\n}\n#endif\n'
