@@ -90,21 +90,16 @@ static ct_tensor *ct__la_out(const ct_tensor *t, int nbatch, const int64_t *tail
     return o;
 }
 
-/* A host result in like's dtype on like's device, handed on out of the open scope. */
-static ct_tensor *ct__la_result(ct_tensor *t, const ct_tensor *like)
+/* A host result in dtype on like's device, handed on out of the open scope. */
+static ct_tensor *ct__la_back(ct_tensor *t, const ct_tensor *like, ct_dtype dtype)
 {
     ct_tensor *r;
-    CT__UNRECORDED(r, ct__to_device(t, like->storage->device, like->dtype, false));
+    CT__UNRECORDED(r, ct__to_device(t, like->storage->device, dtype, false));
     return r ? ct_keep(r) : NULL;
 }
 
-/* A host int64 result (a rank) on like's device, handed on out of the open scope. */
-static ct_tensor *ct__la_rank_result(ct_tensor *t, const ct_tensor *like)
-{
-    ct_tensor *r;
-    CT__UNRECORDED(r, ct__to_device(t, like->storage->device, CT_I64, false));
-    return r ? ct_keep(r) : NULL;
-}
+/* The same in like's dtype. */
+static ct_tensor *ct__la_result(ct_tensor *t, const ct_tensor *like) { return ct__la_back(t, like, like->dtype); }
 
 /* n doubles of scratch (freed by the caller), or NULL with the error set. */
 static double *ct__la_scratch(int64_t n)
@@ -827,8 +822,7 @@ ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
     double rtol = ct__la_rtol(A->dtype, A->sizes[A->ndim - 2], A->sizes[A->ndim - 1]);
     bool values_only = !(ct__grad_mode() && ct__requires_grad(A)); /* as PyTorch's svdvals and eigvalsh decide */
     if (rank && ct__pinv_f64(A, hermitian, rtol, A->dtype == CT_F32, values_only, (int64_t *)ct__data(rank), NULL))
-        CT__UNRECORDED(r, ct__to_device(rank, A->storage->device, CT_I64, false));
-    if (r) ct_keep(r);
+        r = ct__la_back(rank, A, CT_I64);
     ct_scope_end(s);
     return r;
 }
@@ -1044,7 +1038,7 @@ ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_o
     if (r == CT_OK && vector) CT__UNRECORDED(out[0], ct_squeeze_dim(out[0], -1));
     ct_tensor *res[4] = {NULL, NULL, NULL, NULL}; /* handed out of the scope */
     for (int i = 0; r == CT_OK && i < 4; i++)
-        if (!(res[i] = i == 2 ? ct__la_rank_result(out[i], A) : ct__la_result(out[i], A))) r = ct_last_error_code();
+        if (!(res[i] = i == 2 ? ct__la_back(out[i], A, CT_I64) : ct__la_result(out[i], A))) r = ct_last_error_code();
     ct_scope_end(s);
     if (r == CT_OK) ct__la_record_lstsq(res[0], A, B, vector);
     for (int i = 0; i < 4; i++) {

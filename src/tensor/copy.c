@@ -259,10 +259,15 @@ static bool ct__single(const ct_tensor *t, const char *fn)
     return true;
 }
 
-/* The single element's bytes, read on the host (room for any dtype). */
+/* The single element's bytes, read on the host (room for any dtype); a
+ * CPU tensor's in place, without the scope a device's copy needs. */
 static uint64_t ct__item_bytes(const ct_tensor *t)
 {
     uint64_t elem = 0;
+    if (t->storage->device.type == CT_DEVICE_CPU) {
+        memcpy(&elem, ct__data(t), ct__esize(t));
+        return elem;
+    }
     ct_scope s = ct_scope_begin();
     const ct_tensor *h = ct__host(t);
     if (h) memcpy(&elem, ct__data(h), ct__esize(h));
