@@ -22,6 +22,11 @@ cat > "$tmp/both.c" <<'C'
 int main(void) { return ct_dist_is_initialized(); }
 C
 cp "$tmp/both.c" "$tmp/both.cpp"
+# ctorch_dist.h on its own: it takes ctorch.h in itself
+cat > "$tmp/alone.c" <<'C'
+#include "ctorch_dist.h"
+int main(void) { return ct_dist_is_initialized(); }
+C
 W="-Wall -Wextra -pedantic -Werror"
 check_compile dist_header_c11_gcc gcc -std=c11 $W -I. -fsyntax-only "$tmp/both.c"
 if command -v clang >/dev/null 2>&1; then
@@ -55,8 +60,7 @@ if ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1;
 else
     # built and linked (the wrappers add -lmpi, which a compile-only run would leave unused)
     check_compile dist_header_mpi_c11 "$MPICC" -std=c11 $W -O0 -DCTORCH_DIST_MPI -I. "$tmp/both.c" -o "$tmp/mpi_c" -lm
-    # and on its own: it takes ctorch.h in itself
-    check_compile dist_header_alone_mpi "$MPICC" -std=c11 $W -DCTORCH_DIST_MPI -I. -fsyntax-only -x c ctorch_dist.h
+    check_compile dist_header_alone_mpi "$MPICC" -std=c11 $W -DCTORCH_DIST_MPI -I. -c "$tmp/alone.c" -o "$tmp/alone.o"
     if command -v mpicxx >/dev/null 2>&1; then
         check_compile dist_header_mpi_cxx17 mpicxx -std=c++17 $W -O0 -DCTORCH_DIST_MPI -I. "$tmp/both.cpp" -o "$tmp/mpi_cxx" -lm
     fi
