@@ -3382,6 +3382,440 @@ inline ct_shape ct_shape_of(std::initializer_list<int64_t> sizes)
 #if (defined(CTORCH_IMPLEMENTATION) || defined(CTORCH_BACKEND)) && !defined(CTORCH_BACKEND_DONE)
 #define CTORCH_BACKEND_DONE
 
+/* ==================== base/scalar.h ==================== */
+// >>base/scalar.h
+/* Scalar code that the CPU backend and a device's kernels both compile:
+ * element types and their conversions (float16 and bfloat16 as bits), and
+ * the vector math of exp, log, tanh and sigmoid. Under nvcc (__CUDACC__)
+ * every function here is a host-and-device function; in device code
+ * (__CUDA_ARCH__) the ct__v* functions are the device's libm instead of the
+ * CPU's vector math. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#ifdef __CUDACC__
+#define CT__HD __host__ __device__
+#define CT__ALWAYS_INLINE static __forceinline__ __host__ __device__
+#elif defined(__GNUC__) || defined(__clang__)
+#define CT__HD
+#define CT__ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define CT__HD
+#define CT__ALWAYS_INLINE static __forceinline
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__LIKELY(x) __builtin_expect(!!(x), 1)
+#define CT__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define CT__LIKELY(x) (x)
+#define CT__UNLIKELY(x) (x)
+#endif
+#define CT__INLINE static inline CT__HD
+
+#define CT__CAT_(a, b) a##b
+#define CT__CAT(a, b) CT__CAT_(a, b)
+
+/* ---------------------------------------------------------------- element types */
+
+/* Storage types: bool is one byte holding 0 or 1; half and bfloat16 are bits. */
+typedef uint8_t ct__b8_t;
+typedef uint8_t ct__u8_t;
+typedef int8_t ct__i8_t;
+typedef int16_t ct__i16_t;
+typedef int32_t ct__i32_t;
+typedef int64_t ct__i64_t;
+typedef uint16_t ct__f16_t;
+typedef uint16_t ct__bf16_t;
+typedef float ct__f32_t;
+typedef double ct__f64_t;
+
+/* X(name, ct_dtype): every dtype, twice so that two lists can nest (the cast
+ * table is one list expanded inside the other). */
+#define CT__DTYPES_A(X, a) \
+    X(b8, CT_BOOL, a) X(u8, CT_U8, a) X(i8, CT_I8, a) X(i16, CT_I16, a) X(i32, CT_I32, a) \
+    X(i64, CT_I64, a) X(f16, CT_F16, a) X(bf16, CT_BF16, a) X(f32, CT_F32, a) X(f64, CT_F64, a)
+#define CT__DTYPES_B(X, a) \
+    X(b8, CT_BOOL, a) X(u8, CT_U8, a) X(i8, CT_I8, a) X(i16, CT_I16, a) X(i32, CT_I32, a) \
+    X(i64, CT_I64, a) X(f16, CT_F16, a) X(bf16, CT_BF16, a) X(f32, CT_F32, a) X(f64, CT_F64, a)
+
+/* IEEE half <-> float, rounding to nearest even as c10::Half does. */
+CT__INLINE float ct__f16_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal: renormalise */
+            int e = -1;
+            do { man <<= 1; e++; } while (!(man & 0x400));
+            bits = sign | (uint32_t)(112 - e) << 23 | (man & 0x3ff) << 13;
+        }
+    } else {
+        bits = sign | (exp + 112) << 23 | man << 13;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+CT__INLINE uint16_t ct__float_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    uint32_t ax = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0));
+    if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00); /* rounds past 65504: inf */
+    if (ax < 0x38800000u) {                                 /* below the smallest normal */
+        if (ax < 0x33000000u) return sign;                  /* under half the smallest subnormal */
+        uint32_t man = (ax & 0x7fffff) | 0x800000;
+        int shift = 126 - (int)(ax >> 23);
+        uint32_t r = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (r & 1))) r++;
+        return (uint16_t)(sign | r);
+    }
+    uint32_t r = ((ax - 0x38000000u) >> 13), rem = ax & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) r++;
+    return (uint16_t)(sign | r);
+}
+
+CT__INLINE float ct__bf16_to_float(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+CT__INLINE uint16_t ct__float_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if (f != f) return 0x7fc0;
+    x += 0x7fffu + ((x >> 16) & 1); /* round to nearest even */
+    return (uint16_t)(x >> 16);
+}
+
+/* A number as a variable of a float32 tensor's element type holds it
+ * (rounded to float); any other dtype keeps the double. */
+CT__INLINE double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (double)(float)v : v; }
+
+/* ---------------------------------------------------------------- vector math */
+
+/* exp, log, tanh and sigmoid written so that loops over them vectorise: range
+ * reduction and a polynomial, bits moved through memcpy, no calls into the C
+ * library, and no branches: special cases are picked by bit masks (GCC turns
+ * a ?: between floating values into a branch when one side is needed only
+ * there, and with trapping math will not compute both sides to vectorise).
+ * Float exp computes in float, within 0.78 ulp, as PyTorch's SLEEF is within
+ * 1 (float sigmoid is PyTorch's float formula around it); the rest compute
+ * in double: within an ulp for double, and for float (which converts to
+ * double and back) within 0.51 ulp. On random inputs those give glibc's
+ * bits but for 1 in 400 (double exp, float log), 1 in 100 (double log) or
+ * 1 in 20 (float tanh, whose glibc version is an ulp off more often). They
+ * are used where the compiler targets AVX2 (CT__VECMATH): without it GCC
+ * leaves these loops scalar, slower than the C library, which the ct__v*
+ * wrappers then call. */
+#if !defined(CT__VECMATH) && (defined(__AVX2__) || defined(__AVX512F__))
+#define CT__VECMATH 1
+#endif
+CT__INLINE double ct__f64_of_bits(uint64_t b)
+{
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+CT__INLINE uint64_t ct__bits_of_f64(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b;
+}
+/* c ? a : b, computed as bits. */
+CT__INLINE double ct__pick(bool c, double a, double b)
+{
+    uint64_t m = 0 - (uint64_t)c;
+    return ct__f64_of_bits((ct__bits_of_f64(a) & m) | (ct__bits_of_f64(b) & ~m));
+}
+
+/* 1.5 * 2^52: adding it rounds a double below 2^51 to an integer, which its
+ * low bits then hold. */
+#define CT__SHIFTER 6755399441055744.0
+
+/* 2^k for an integer k in [-1022, 1023] (a double), from its bits. */
+CT__INLINE double ct__pow2(double k)
+{
+    return ct__f64_of_bits((ct__bits_of_f64(k + CT__SHIFTER) - ct__bits_of_f64(CT__SHIFTER) + 1023) << 52);
+}
+
+/* a * b + c, rounded once where the target has FMA instructions (one
+ * vector operation instead of two), twice elsewhere. Used where the
+ * difference cannot show: products that are exact, and the float results'
+ * polynomials, whose float exp, sigmoid, tanh and log were compared with
+ * the unfused forms on all 2^32 inputs: the same bits for every one. */
+#ifdef __FMA__
+#define CT__FMA_OR_NOT(a, b, c) fma(a, b, c)
+#else
+#define CT__FMA_OR_NOT(a, b, c) ((a) * (b) + (c))
+#endif
+CT__INLINE float ct__f32_of_bits(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+CT__INLINE uint32_t ct__bits_of_f32(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+/* c ? a : b for floats, computed as bits. */
+CT__INLINE float ct__pickf(bool c, float a, float b)
+{
+    uint32_t m = 0 - (uint32_t)c;
+    return ct__f32_of_bits((ct__bits_of_f32(a) & m) | (ct__bits_of_f32(b) & ~m));
+}
+
+/* e^r - 1 - r for |r| <= ln2/2 by Taylor to degree 8 (remainder 2e-10 of
+ * e^r, enough for float results), in Estrin's scheme: short chains of
+ * dependent operations, which is what bounds a vector loop's speed. */
+CT__INLINE double ct__expm1_tail(double r)
+{
+    double r2 = r * r, r4 = r2 * r2;
+    double a = CT__FMA_OR_NOT(r, 1.0 / 6, 0.5), b = CT__FMA_OR_NOT(r, 1.0 / 120, 1.0 / 24);
+    double c = CT__FMA_OR_NOT(r, 1.0 / 5040, 1.0 / 720);
+    return r2 * CT__FMA_OR_NOT(r4, CT__FMA_OR_NOT(r2, 1.0 / 40320, c), CT__FMA_OR_NOT(r2, b, a));
+}
+
+/* Cody and Waite's ln2 in two parts: the high part has 32 bits, so k * hi is
+ * exact for the |k| < 2^21 of any exp argument. */
+#define CT__LN2_HI 6.93147180369123816490e-01
+#define CT__LN2_LO 1.90821492927058770002e-10
+
+/* e^x to 2e-10, for a float result (float tanh's): |x| is first clamped to
+ * 150 (NaN passes), where e^x over- or underflows float anyway, and in
+ * between p 2^k is a normal double. x = k ln2 + r with |r| <= ln2/2, 2^k
+ * from kk's low bits, which hold k. */
+CT__ALWAYS_INLINE double ct__exp_for_float(double x)
+{
+    x = ct__pick(fabs(x) > 150.0, copysign(150.0, x), x);
+    double kk = x * 1.4426950408889634 + CT__SHIFTER, k = kk - CT__SHIFTER;
+    double r = CT__FMA_OR_NOT(-k, CT__LN2_HI, x) - k * CT__LN2_LO; /* (k ln2_hi is exact: fused or not, one rounding) */
+    double p = 1.0 + (r + ct__expm1_tail(r));
+    return p * ct__f64_of_bits((ct__bits_of_f64(kk) + 1023) << 52);
+}
+
+/* a * b - p exactly, for p the rounded product a * b (Dekker's product where
+ * there is no fused multiply-add; a and b well inside the range). */
+CT__ALWAYS_INLINE double ct__mul_err(double a, double b, double p)
+{
+#ifdef __FMA__
+    return fma(a, b, -p);
+#else
+    const double split = 134217729.0; /* 2^27 + 1 */
+    double ca = split * a, cb = split * b;
+    double ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh;
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+#endif
+}
+
+/* e^x for double results within an ulp, the C library's bits but for about
+ * 1 in 400 inputs (1 in 100 of the subnormal results): |x| is first clamped to 746, where e^x over- or underflows anyway (NaN
+ * passes). x = k ln2 + r + c with |r| <= ln2/2 and c the rounding error of
+ * r; e^r e^c = 1 + r + r^2/2 + r^3 q(r) + c (1 + r), the first three terms
+ * summed with their rounding errors kept (1 + r and the sum with r^2/2 by
+ * Fast2Sum, r^2/2 with its product's error), q by Taylor to degree 12
+ * (remainder 2e-21) in Estrin's scheme; 2^k is applied as two factors, so
+ * that subnormal results round once. */
+CT__ALWAYS_INLINE double ct__exp_wide(double x)
+{
+    x = ct__pick(fabs(x) > 746.0, copysign(746.0, x), x);
+    double k = (x * 1.4426950408889634 + CT__SHIFTER) - CT__SHIFTER;
+    double r_hi = CT__FMA_OR_NOT(-k, CT__LN2_HI, x), r_lo = -k * CT__LN2_LO; /* (r_hi is exact) */
+    double r = r_hi + r_lo, c = (r_hi - r) + r_lo;
+    double half_r = 0.5 * r, h = half_r * r, h_err = ct__mul_err(half_r, r, h);
+    double s = 1.0 + r, s_err = (1.0 - s) + r;
+    double t = s + h, t_err = (s - t) + h;
+    double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+    double q0 = CT__FMA_OR_NOT(r, 1.0 / 24, 1.0 / 6), q1 = CT__FMA_OR_NOT(r, 1.0 / 720, 1.0 / 120);
+    double q2 = CT__FMA_OR_NOT(r, 1.0 / 40320, 1.0 / 5040), q3 = CT__FMA_OR_NOT(r, 1.0 / 3628800, 1.0 / 362880);
+    double q4 = CT__FMA_OR_NOT(r, 1.0 / 479001600, 1.0 / 39916800), q5 = CT__FMA_OR_NOT(r, 1.0 / 87178291200, 1.0 / 6227020800);
+    double q = CT__FMA_OR_NOT(r4, CT__FMA_OR_NOT(r2, q3, q2), CT__FMA_OR_NOT(r2, q1, q0)) +
+               r8 * CT__FMA_OR_NOT(r4, 1.0 / 1307674368000, CT__FMA_OR_NOT(r2, q5, q4));
+    double lo = CT__FMA_OR_NOT(r2 * r, q, CT__FMA_OR_NOT(c, r, c)) + (s_err + t_err + h_err);
+    double p = t + lo;
+    double k1 = (k * 0.5 + CT__SHIFTER) - CT__SHIFTER; /* k in halves: each within range */
+    return p * ct__pow2(k1) * ct__pow2(k - k1);
+}
+/* e^x for float x and result in float arithmetic (16 lanes to an AVX-512
+ * vector, twice double's), within 0.78 ulp (checked against double exp on
+ * every float), as PyTorch's SLEEF is within 1. |x| is first clamped to 150
+ * (NaN passes). x = k ln2 + r_hi + lo with |r_hi + lo| <= ln2/2: ln2 in two
+ * parts, k ln2_hi exact (16 bits by at most 8) and so r_hi; e^r = 1 + r +
+ * r^2 q(r) with q by Taylor to degree 7 (remainder below 0.06 ulp), 1 + r_hi
+ * summed with its rounding error kept (Fast2Sum); 2^k applied as two
+ * factors, so that subnormal results round once. */
+CT__ALWAYS_INLINE float ct__expf_narrow(float x)
+{
+    x = ct__pickf(fabsf(x) > 150.0f, copysignf(150.0f, x), x);
+    float k = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* (1.5 * 2^23 rounds to an integer) */
+    float r_hi = x - k * 0.693145751953125f, lo = -k * 1.428606765330187045e-06f, r = r_hi + lo;
+    float q = 0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720 + r * (1.0f / 5040)))));
+    float s = 1.0f + r_hi, s_err = (1.0f - s) + r_hi;
+    float p = s + (s_err + (lo + r * r * q));
+    int32_t ki = (int32_t)k, k1 = ki >> 1; /* (an arithmetic shift: k1 = floor(k / 2)) */
+    return p * ct__f32_of_bits((uint32_t)(k1 + 127) << 23) * ct__f32_of_bits((uint32_t)(ki - k1 + 127) << 23);
+}
+
+/* log x within an ulp, fdlibm's way: x = 2^k m with m in [sqrt(1/2), sqrt 2),
+ * f = m - 1, s = f / (2 + f), log m = f - f^2/2 + s (f^2/2 + R(s^2)) with
+ * fdlibm's minimax R; k ln2 added in two parts. Subnormals are scaled by
+ * 2^54 first; 0, negatives, infinity and NaN are picked at the end. */
+CT__INLINE double ct__log_wide(double x)
+{
+    const double ln2_hi = CT__LN2_HI, ln2_lo = CT__LN2_LO;
+    const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01, lg3 = 2.857142874366239149e-01,
+                 lg4 = 2.222219843214978396e-01, lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
+                 lg7 = 1.479819860511658591e-01;
+    bool sub = x < 2.2250738585072014e-308;
+    uint64_t b = ct__bits_of_f64(ct__pick(sub, x * 18014398509481984.0, x));
+    /* mantissas from sqrt 2 (0x6a09e...) up carry into bit 20: m halves, k grows */
+    uint64_t up = ((b >> 32 & 0xfffff) + 0x95f62) >> 20;
+    double m = ct__f64_of_bits((b & 0x000fffffffffffffu) | (0x3ff - up) << 52);
+    /* k from the exponent's bits as the low bits of 2^52's mantissa */
+    double e = ct__f64_of_bits((b >> 52 & 0x7ff) + up + 0x4330000000000000u) - 4503599627370496.0;
+    double dk = e - 1023.0 - ct__pick(sub, 54.0, 0.0);
+    double f = m - 1.0, s = f / (2.0 + f), z = s * s, w = z * z;
+    double r = z * (lg1 + w * (lg3 + w * (lg5 + w * lg7))) + w * (lg2 + w * (lg4 + w * lg6));
+    double hfsq = 0.5 * f * f;
+    double y = dk * ln2_hi - ((hfsq - (s * (hfsq + r) + dk * ln2_lo)) - f);
+    y = ct__pick(x < (double)INFINITY, y, x); /* infinity, NaN */
+    y = ct__pick(x == 0, -(double)INFINITY, y);
+    return ct__pick(x < 0, (double)NAN, y);
+}
+
+/* log x for float x and result: ct__log_wide's method and polynomial in
+ * double, with the cheaper parts done on the float: x = 2^k m split from
+ * its 32 bits (float subnormals scaled by 2^23 first), f = m - 1 exact in
+ * double, and 0, negatives, infinity and NaN picked on the float at the end
+ * (a NaN quieted, as its conversion to double would). Within 0.51 ulp: the
+ * double result is within 1e-16 of log x before its rounding to float. */
+CT__ALWAYS_INLINE float ct__logf_narrow(float x)
+{
+    const double ln2_hi = CT__LN2_HI, ln2_lo = CT__LN2_LO;
+    const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01, lg3 = 2.857142874366239149e-01,
+                 lg4 = 2.222219843214978396e-01, lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
+                 lg7 = 1.479819860511658591e-01;
+    const uint32_t sqrt_half = 0x3f3504f3u; /* sqrt(1/2)'s bits: m in [sqrt(1/2), sqrt 2) */
+    bool sub = x < FLT_MIN;
+    uint32_t u = ct__bits_of_f32(ct__pickf(sub, x * 8388608.0f, x)) - sqrt_half;
+    int32_t k = ((int32_t)u >> 23) - (int32_t)sub * 23;
+    double f = (double)ct__f32_of_bits((u & 0x007fffffu) + sqrt_half) - 1.0, dk = (double)k;
+    double s = f / (2.0 + f), z = s * s, w = z * z;
+    double r = CT__FMA_OR_NOT(z, CT__FMA_OR_NOT(w, CT__FMA_OR_NOT(w, CT__FMA_OR_NOT(w, lg7, lg5), lg3), lg1),
+                              w * CT__FMA_OR_NOT(w, CT__FMA_OR_NOT(w, lg6, lg4), lg2));
+    double hfsq = 0.5 * f * f;
+    float y = (float)CT__FMA_OR_NOT(dk, ln2_hi, -((hfsq - CT__FMA_OR_NOT(s, hfsq + r, dk * ln2_lo)) - f));
+    y = ct__pickf(x < INFINITY, y, x + x);
+    y = ct__pickf(x == 0, -INFINITY, y);
+    return ct__pickf(x < 0, NAN, y);
+}
+
+/* tanh for float results: x (1 - x^2/3 + 2x^4/15 - 17x^6/315) below 2^-5
+ * (remainder 2e-14 of the result), else 1 - 2 / (e^2|x| + 1) with x's sign. */
+CT__INLINE double ct__tanhf_wide(double x)
+{
+    double z = x * x, ax = fabs(x);
+    double small = x * (1.0 + z * (-1.0 / 3 + z * (2.0 / 15 + z * (-17.0 / 315))));
+    double big = 1.0 - 2.0 / (ct__exp_for_float(2.0 * ax) + 1.0);
+    return ct__pick(ax < 0.03125, small, copysign(big, x));
+}
+/* The functions the kernels call: the above (inlined even into big kernels,
+ * so that their loops vectorise), or the C library's, which is also what
+ * device code gets (CUDA's libm, as PyTorch's CUDA kernels call it). */
+#if defined(CT__VECMATH) && !defined(__CUDA_ARCH__)
+CT__ALWAYS_INLINE double ct__vexp(double x) { return ct__exp_wide(x); }
+CT__ALWAYS_INLINE float ct__vexpf(float x) { return ct__expf_narrow(x); }
+CT__ALWAYS_INLINE double ct__vlog(double x) { return ct__log_wide(x); }
+CT__ALWAYS_INLINE float ct__vlogf(float x) { return ct__logf_narrow(x); }
+CT__ALWAYS_INLINE float ct__vtanhf(float x) { return (float)ct__tanhf_wide(x); }
+/* sigmoid in float's arithmetic, as PyTorch computes it (the division and
+ * the sum rounded to float), with a float exp */
+CT__ALWAYS_INLINE float ct__vsigmoidf(float x) { return 1.0f / (1.0f + ct__expf_narrow(-x)); }
+#else
+CT__INLINE double ct__vexp(double x) { return exp(x); }
+CT__INLINE float ct__vexpf(float x) { return expf(x); }
+CT__INLINE double ct__vlog(double x) { return log(x); }
+CT__INLINE float ct__vlogf(float x) { return logf(x); }
+CT__INLINE float ct__vtanhf(float x) { return tanhf(x); }
+CT__INLINE float ct__vsigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+#endif
+
+/* Loading an element widens it to int64 (integral and bool) or double
+ * (floating), both exact. ct__wide_<name> names which. */
+#define ct__wide_b8 i64
+#define ct__wide_u8 i64
+#define ct__wide_i8 i64
+#define ct__wide_i16 i64
+#define ct__wide_i32 i64
+#define ct__wide_i64 i64
+#define ct__wide_f16 f64
+#define ct__wide_bf16 f64
+#define ct__wide_f32 f64
+#define ct__wide_f64 f64
+CT__INLINE int64_t ct__load_b8(ct__b8_t v) { return v != 0; }
+CT__INLINE int64_t ct__load_u8(ct__u8_t v) { return v; }
+CT__INLINE int64_t ct__load_i8(ct__i8_t v) { return v; }
+CT__INLINE int64_t ct__load_i16(ct__i16_t v) { return v; }
+CT__INLINE int64_t ct__load_i32(ct__i32_t v) { return v; }
+CT__INLINE int64_t ct__load_i64(ct__i64_t v) { return v; }
+CT__INLINE double ct__load_f16(ct__f16_t v) { return ct__f16_to_float(v); }
+CT__INLINE double ct__load_bf16(ct__bf16_t v) { return ct__bf16_to_float(v); }
+CT__INLINE double ct__load_f32(ct__f32_t v) { return v; }
+CT__INLINE double ct__load_f64(ct__f64_t v) { return v; }
+
+/* Truncation of a double the way x86's cvttsd2si does it, which is what
+ * PyTorch's static_cast compiles to: NaN and out-of-range give the minimum. */
+CT__INLINE int64_t ct__trunc_i64(double d)
+{
+    return (d >= -9223372036854775808.0 && d < 9223372036854775808.0) ? (int64_t)d : INT64_MIN;
+}
+CT__INLINE int32_t ct__trunc_i32(double d)
+{
+    return (d > -2147483649.0 && d < 2147483648.0) ? (int32_t)d : INT32_MIN;
+}
+
+/* Storing converts with c10::convert's rules: integers wrap to the low bits,
+ * floats truncate through a 32-bit conversion (int8, int16, int32) or a 64-bit
+ * one (uint8, int64), float16 and bfloat16 go through float. */
+CT__INLINE ct__b8_t ct__to_b8_from_i64(int64_t v) { return v != 0; }
+CT__INLINE ct__b8_t ct__to_b8_from_f64(double v) { return v != 0; }
+CT__INLINE ct__u8_t ct__to_u8_from_i64(int64_t v) { return (ct__u8_t)(uint64_t)v; }
+CT__INLINE ct__u8_t ct__to_u8_from_f64(double v) { return (ct__u8_t)(uint64_t)ct__trunc_i64(v); }
+CT__INLINE ct__i8_t ct__to_i8_from_i64(int64_t v) { return (ct__i8_t)(uint8_t)(uint64_t)v; }
+CT__INLINE ct__i8_t ct__to_i8_from_f64(double v) { return (ct__i8_t)(uint8_t)(uint32_t)ct__trunc_i32(v); }
+CT__INLINE ct__i16_t ct__to_i16_from_i64(int64_t v) { return (ct__i16_t)(uint16_t)(uint64_t)v; }
+CT__INLINE ct__i16_t ct__to_i16_from_f64(double v) { return (ct__i16_t)(uint16_t)(uint32_t)ct__trunc_i32(v); }
+CT__INLINE ct__i32_t ct__to_i32_from_i64(int64_t v) { return (ct__i32_t)(uint32_t)(uint64_t)v; }
+CT__INLINE ct__i32_t ct__to_i32_from_f64(double v) { return ct__trunc_i32(v); }
+CT__INLINE ct__i64_t ct__to_i64_from_i64(int64_t v) { return v; }
+CT__INLINE ct__i64_t ct__to_i64_from_f64(double v) { return ct__trunc_i64(v); }
+CT__INLINE ct__f16_t ct__to_f16_from_i64(int64_t v) { return ct__float_to_f16((float)v); }
+CT__INLINE ct__f16_t ct__to_f16_from_f64(double v) { return ct__float_to_f16((float)v); }
+CT__INLINE ct__bf16_t ct__to_bf16_from_i64(int64_t v) { return ct__float_to_bf16((float)v); }
+CT__INLINE ct__bf16_t ct__to_bf16_from_f64(double v) { return ct__float_to_bf16((float)v); }
+CT__INLINE ct__f32_t ct__to_f32_from_i64(int64_t v) { return (float)v; }
+CT__INLINE ct__f32_t ct__to_f32_from_f64(double v) { return (float)v; }
+CT__INLINE ct__f64_t ct__to_f64_from_i64(int64_t v) { return (double)v; }
+CT__INLINE ct__f64_t ct__to_f64_from_f64(double v) { return v; }
+
+/* CT__CONVERT(src, dst, x): one element of dtype `src` as dtype `dst`. */
+#define CT__CONVERT(src, dst, x) CT__CAT(ct__to_##dst##_from_, ct__wide_##src)(ct__load_##src(x))
+
 /* ==================== ops/reduce_ops.h ==================== */
 // >>ops/reduce_ops.h
 /* Backend interface: the names of the reduce ops, for the op table (src/ops/optable.h),
@@ -3721,6 +4155,729 @@ typedef struct ct__op_args {
                            need not check the layout */
 } ct__op_args;
 
+/* ==================== ops/formulas.h ==================== */
+// >>ops/formulas.h
+/* The scalar formula of every pointwise op in the op table, per compute
+ * flavour: f (float), d (double), i (int64, which also serves the narrower
+ * integers and bool: their results wrap to the low bits when stored, as
+ * native arithmetic does) and h (float with float16/bfloat16's intermediate
+ * roundings, below). The CPU backend's loops (src/cpu/pointwise.c) and a
+ * device's kernels both compile these: under nvcc they are host-and-device
+ * functions (CT__HD, src/base/scalar.h), so one op table gives both. Then
+ * the dtype groups each op's kernels cover (CT__POINTWISE_KERNELS).
+ *
+ * float16 and bfloat16 load to float, compute in float and round once when
+ * stored, which is what PyTorch's per-element `float(a) op float(b)` gives. A
+ * few ops of PyTorch 1.13 round intermediates to the narrow type in their
+ * per-element kernels (rsqrt, logit, add with alpha...); those loops use the h
+ * flavour instead, float with the same roundings (args->compute names the
+ * narrow type). (PyTorch's vectorised bfloat16 loops, on contiguous runs of 32
+ * or more, round once instead; ctorch follows the per-element kernels, which
+ * small and strided tensors get.) */
+
+/* The CPU loops are compiled with GCC's dynamic vectoriser cost model
+ * (src/cpu/pointwise.c); the formulas take the same options, as GCC inlines
+ * nothing across differing optimize options. */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#pragma GCC push_options
+#pragma GCC optimize("vect-cost-model=dynamic")
+#endif
+
+/* Per dtype: storage type (KT), flavour (KF), load to the flavour (KL) and
+ * store from it (KS). f16 and bf16 have h twins (f16h, bf16h) for the ops
+ * with float16/bfloat16 roundings. */
+#define CT__KT_b8 uint8_t
+#define CT__KT_u8 uint8_t
+#define CT__KT_i8 int8_t
+#define CT__KT_i16 int16_t
+#define CT__KT_i32 int32_t
+#define CT__KT_i64 int64_t
+#define CT__KT_f32 float
+#define CT__KT_f64 double
+#define CT__KT_f16 uint16_t
+#define CT__KT_bf16 uint16_t
+#define CT__KT_f16h uint16_t
+#define CT__KT_bf16h uint16_t
+#define CT__KF_b8 i
+#define CT__KF_u8 i
+#define CT__KF_i8 i
+#define CT__KF_i16 i
+#define CT__KF_i32 i
+#define CT__KF_i64 i
+#define CT__KF_f32 f
+#define CT__KF_f64 d
+#define CT__KF_f16 f
+#define CT__KF_bf16 f
+#define CT__KF_f16h h
+#define CT__KF_bf16h h
+#define CT__KL_b8(v) ((int64_t)(v))
+#define CT__KL_u8(v) ((int64_t)(v))
+#define CT__KL_i8(v) ((int64_t)(v))
+#define CT__KL_i16(v) ((int64_t)(v))
+#define CT__KL_i32(v) ((int64_t)(v))
+#define CT__KL_i64(v) (v)
+#define CT__KL_f32(v) (v)
+#define CT__KL_f64(v) (v)
+#define CT__KL_f16(v) ct__f16_to_float(v)
+#define CT__KL_bf16(v) ct__bf16_to_float(v)
+#define CT__KL_f16h(v) ct__f16_to_float(v)
+#define CT__KL_bf16h(v) ct__bf16_to_float(v)
+#define CT__KS_b8(v) ((uint8_t)((v) != 0))
+#define CT__KS_u8(v) ((uint8_t)(uint64_t)(v))
+#define CT__KS_i8(v) ((int8_t)(uint8_t)(uint64_t)(v))
+#define CT__KS_i16(v) ((int16_t)(uint16_t)(uint64_t)(v))
+#define CT__KS_i32(v) ((int32_t)(uint32_t)(uint64_t)(v))
+#define CT__KS_i64(v) ((int64_t)(v))
+#define CT__KS_f32(v) (v)
+#define CT__KS_f64(v) (v)
+#define CT__KS_f16(v) ct__float_to_f16(v)
+#define CT__KS_bf16(v) ct__float_to_bf16(v)
+#define CT__KS_f16h(v) ct__float_to_f16(v)
+#define CT__KS_bf16h(v) ct__float_to_bf16(v)
+typedef float ct__flavour_f;
+typedef float ct__flavour_h;
+typedef double ct__flavour_d;
+typedef int64_t ct__flavour_i;
+
+/* The dtype groups an op supports; h is empty, or h for the ops whose float16
+ * and bfloat16 loops run the h flavour. */
+#define CT__KD_INTS(X, op, h) X(op, u8) X(op, i8) X(op, i16) X(op, i32) X(op, i64)
+#define CT__KD_FLOATS(X, op, h) X(op, f32) X(op, f64) X(op, f16##h) X(op, bf16##h)
+#define CT__KD_NUMERIC(X, op, h) CT__KD_INTS(X, op, h) CT__KD_FLOATS(X, op, h)
+#define CT__KD_ALL(X, op, h) X(op, b8) CT__KD_NUMERIC(X, op, h)
+#define CT__KD_INTS_BOOL(X, op, h) X(op, b8) CT__KD_INTS(X, op, h)
+
+/* x rounded to the narrow type PyTorch computes in (float16, bfloat16). */
+CT__INLINE float ct__narrow(float x, ct_dtype compute)
+{
+    if (compute == CT_BF16) return ct__bf16_to_float(ct__float_to_bf16(x));
+    if (compute == CT_F16) return ct__f16_to_float(ct__float_to_f16(x));
+    return x;
+}
+/* In h flavours: N rounds as the input type; NB only for bfloat16, in ops
+ * that PyTorch 1.13 has no float16 kernel for (float16 computes in float). */
+#define CT__N(x) ct__narrow((x), a->compute)
+#define CT__NB(x) (a->compute == CT_BF16 ? ct__narrow((x), CT_BF16) : (x))
+
+/* fma(a, b, c), rounded once as PyTorch's compiled kernels have it. Without
+ * FMA instructions, float's a * b is exact in double and the sum rounds once
+ * there; rounding that to float is right unless the double lies exactly
+ * halfway between two floats or below float's normal range, which the C
+ * library's fmaf settles. Double has no wider type: the C library's fma.
+ * Always inlined: they sit inside this file's GCC optimize pragma, and GCC
+ * inlines nothing across differing optimize options into code outside it
+ * (the fused optimizer loops), which then do not vectorise. */
+CT__ALWAYS_INLINE float ct__fmaf(float a, float b, float c)
+{
+#if defined(__FMA__) || defined(__CUDA_ARCH__)
+    return fmaf(a, b, c);
+#else
+    double s = (double)a * b + c;
+    uint64_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    if (CT__UNLIKELY((bits & 0x1fffffffu) == 0x10000000u || fabs(s) < FLT_MIN)) return fmaf(a, b, c);
+    return (float)s;
+#endif
+}
+CT__ALWAYS_INLINE double ct__fma(double a, double b, double c) { return fma(a, b, c); }
+
+/* The libm function fn for a flavour: F(exp) is expf for float, exp for double. */
+#define CT__LIBM_f(fn) fn##f
+#define CT__LIBM_d(fn) fn
+
+/* Ops whose floating formula is written once: a macro CT__GEN_<name>(fl, T, F)
+ * defines the flavour fl with type T and libm suffix F; this instantiates both. */
+#define CT__FLOATING(name) CT__GEN_##name(f, float, CT__LIBM_f) CT__GEN_##name(d, double, CT__LIBM_d)
+
+/* ---------------------------------------------------------------- unary ops */
+
+/* out = fn(x): the int64 flavour, one floating flavour, or both with a libm function. */
+#define CT__UNARY_I(name, ei) CT__INLINE int64_t ct__##name##_i(int64_t x, const ct__op_args *a) { (void)a; return ei; }
+#define CT__UNARY_FL(name, fl, T, e) CT__INLINE T ct__##name##_##fl(T x, const ct__op_args *a) { (void)a; return e; }
+#define CT__UNARY_LIBM(name, fn) CT__UNARY_FL(name, f, float, fn##f(x)) CT__UNARY_FL(name, d, double, fn(x))
+
+CT__UNARY_I(neg, (int64_t)(0 - (uint64_t)x))
+CT__UNARY_FL(neg, f, float, -x)
+CT__UNARY_FL(neg, d, double, -x)
+CT__UNARY_I(abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
+CT__UNARY_LIBM(abs, fabs)
+CT__UNARY_FL(reciprocal, f, float, 1.0f / x)
+CT__UNARY_FL(reciprocal, d, double, 1.0 / x)
+/* NaN and -0 give +0, as PyTorch's (0 < x) - (x < 0) does */
+CT__UNARY_I(sign, (x > 0) - (x < 0))
+CT__UNARY_FL(sign, f, float, (float)((0 < x) - (x < 0)))
+CT__UNARY_FL(sign, d, double, (double)((0 < x) - (x < 0)))
+CT__UNARY_I(floor, x)
+CT__UNARY_LIBM(floor, floor)
+CT__UNARY_I(ceil, x)
+CT__UNARY_LIBM(ceil, ceil)
+CT__UNARY_I(trunc, x)
+CT__UNARY_LIBM(trunc, trunc)
+CT__UNARY_FL(frac, f, float, x - truncf(x))
+CT__UNARY_FL(frac, d, double, x - trunc(x))
+/* exp, log, tanh and sigmoid run scalar.h's vector math where the target
+ * has AVX2, so that their loops vectorise; double tanh keeps the C
+ * library's (the form for float cancels at small x). Their _libm twins
+ * compute the rest of a loop past its whole blocks (see CT__VM_BLOCK). */
+CT__UNARY_FL(exp, f, float, ct__vexpf(x))
+CT__UNARY_FL(exp, d, double, ct__vexp(x))
+CT__UNARY_LIBM(exp2, exp2)
+CT__UNARY_LIBM(expm1, expm1)
+CT__UNARY_FL(log, f, float, ct__vlogf(x))
+CT__UNARY_FL(log, d, double, ct__vlog(x))
+CT__UNARY_LIBM(log2, log2)
+CT__UNARY_LIBM(log10, log10)
+CT__UNARY_LIBM(log1p, log1p)
+CT__UNARY_LIBM(sqrt, sqrt)
+CT__UNARY_FL(rsqrt, f, float, 1.0f / sqrtf(x))
+CT__UNARY_FL(rsqrt, d, double, 1.0 / sqrt(x))
+CT__UNARY_LIBM(sin, sin)
+CT__UNARY_LIBM(cos, cos)
+CT__UNARY_LIBM(tan, tan)
+CT__UNARY_LIBM(asin, asin)
+CT__UNARY_LIBM(acos, acos)
+CT__UNARY_LIBM(atan, atan)
+CT__UNARY_LIBM(sinh, sinh)
+CT__UNARY_LIBM(cosh, cosh)
+CT__UNARY_FL(tanh, f, float, ct__vtanhf(x))
+CT__UNARY_FL(tanh, d, double, tanh(x))
+CT__UNARY_LIBM(asinh, asinh)
+CT__UNARY_LIBM(acosh, acosh)
+CT__UNARY_LIBM(atanh, atanh)
+CT__UNARY_LIBM(erf, erf)
+CT__UNARY_LIBM(erfc, erfc)
+/* (the C library's lgamma also stores the sign in the global signgam, which
+ * OpenMP threads then write at once, as PyTorch's do; the values are unaffected) */
+CT__UNARY_LIBM(lgamma, lgamma)
+CT__UNARY_FL(sigmoid, f, float, ct__vsigmoidf(x))
+CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + ct__vexp(-x)))
+CT__UNARY_LIBM(exp_libm, exp)
+CT__UNARY_LIBM(log_libm, log)
+CT__UNARY_LIBM(tanh_libm, tanh)
+CT__UNARY_FL(sigmoid_libm, f, float, 1.0f / (1.0f + expf(-x)))
+CT__UNARY_FL(sigmoid_libm, d, double, 1.0 / (1.0 + exp(-x)))
+/* integers are never NaN or infinite */
+CT__UNARY_I(isnan, ((void)x, 0))
+CT__UNARY_FL(isnan, f, float, x != x)
+CT__UNARY_FL(isnan, d, double, x != x)
+CT__UNARY_I(isinf, ((void)x, 0))
+CT__UNARY_FL(isinf, f, float, isinf(x))
+CT__UNARY_FL(isinf, d, double, isinf(x))
+CT__UNARY_I(isfinite, ((void)x, 1))
+CT__UNARY_FL(isfinite, f, float, isfinite(x))
+CT__UNARY_FL(isfinite, d, double, isfinite(x))
+CT__UNARY_I(logical_not, x == 0)
+CT__UNARY_FL(logical_not, f, float, x == 0)
+CT__UNARY_FL(logical_not, d, double, x == 0)
+/* bool's ~ is logical not */
+CT__UNARY_I(bitwise_not, a->compute == CT_BOOL ? !x : ~x)
+CT__UNARY_I(relu, x > 0 ? x : 0)
+CT__UNARY_FL(relu, f, float, x > 0 ? x : (x != x ? x : 0.0f))
+CT__UNARY_FL(relu, d, double, x > 0 ? x : (x != x ? x : 0.0))
+CT__UNARY_I(nan_to_num, x)
+
+/* round: half to even; with decimals, by 10^|decimals| (p[0]) in the input
+ * precision, multiplying first for positive decimals and dividing first for
+ * negative ones, as PyTorch does. */
+CT__UNARY_I(round, x)
+#define CT__GEN_round(fl, T, F)                                                           \
+    CT__INLINE T ct__round_##fl(T x, const ct__op_args *a)                                \
+    {                                                                                     \
+        T p = (T)a->p[0];                                                                 \
+        if (a->mode == 1) return F(nearbyint)(x * p) / p;                                 \
+        if (a->mode == 2) return F(nearbyint)(x / p) * p;                                 \
+        return F(nearbyint)(x);                                                           \
+    }
+CT__FLOATING(round)
+
+/* nan_to_num: NaN, +inf and -inf replaced by p[0], p[1], p[2] */
+#define CT__GEN_nan_to_num(fl, T, F)                                                      \
+    CT__INLINE T ct__nan_to_num_##fl(T x, const ct__op_args *a)                           \
+    {                                                                                     \
+        return x != x ? (T)a->p[0] : x == (T)INFINITY ? (T)a->p[1] : x == -(T)INFINITY ? (T)a->p[2] : x; \
+    }
+CT__FLOATING(nan_to_num)
+
+/* logit: log(x / (1 - x)), x clamped to [eps, 1 - eps] first unless eps (p[0]) < 0 */
+#define CT__GEN_logit(fl, T, F)                                                           \
+    CT__INLINE T ct__logit_##fl(T x, const ct__op_args *a)                                \
+    {                                                                                     \
+        T eps = (T)a->p[0];                                                               \
+        if (eps >= 0) x = x < eps ? eps : x > 1 - eps ? 1 - eps : x;                      \
+        return x == 1 ? (T)INFINITY : F(log)(x / (1 - x));                                \
+    }
+CT__FLOATING(logit)
+
+/* erfinv as PyTorch computes it, in the input precision: the rational
+ * approximations of Pavlis' MATLAB erfinv (1996) for |y| <= 0.7 and beyond,
+ * each refined by two Newton steps on erf(x) = y. */
+#define CT__GEN_erfinv(fl, T, F)                                                          \
+    CT__INLINE T ct__erfinv_##fl(T y, const ct__op_args *args)                            \
+    {                                                                                     \
+        static const T a[4] = {(T)0.886226899, (T)-1.645349621, (T)0.914624893, (T)-0.140543331}; \
+        static const T b[4] = {(T)-2.118377725, (T)1.442710462, (T)-0.329097515, (T)0.012229801}; \
+        static const T c[4] = {(T)-1.970840454, (T)-1.624906493, (T)3.429567803, (T)1.641345311}; \
+        static const T d[2] = {(T)3.543889200, (T)1.637067800};                          \
+        const T two_over_sqrt_pi = (T)2 / (T)1.77245385090551602730;                      \
+        T ay = F(fabs)(y), x, z, num, den;                                                \
+        (void)args;                                                                       \
+        if (ay > 1) return (T)NAN;                                                        \
+        if (ay == 1) return F(copysign)((T)INFINITY, y);                                  \
+        if (ay <= (T)0.7) {                                                               \
+            z = y * y;                                                                    \
+            num = ((a[3] * z + a[2]) * z + a[1]) * z + a[0];                              \
+            den = (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + 1;                    \
+            x = y * num / den;                                                            \
+        } else {                                                                          \
+            z = F(sqrt)(-F(log)((1 - ay) / 2));                                           \
+            num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];                              \
+            den = (d[1] * z + d[0]) * z + 1;                                              \
+            x = F(copysign)(num, y) / den;                                                \
+        }                                                                                 \
+        for (int step = 0; step < 2; step++)                                              \
+            x = x - (F(erf)(x) - y) / (two_over_sqrt_pi * F(exp)(-x * x));                \
+        return x;                                                                         \
+    }
+CT__FLOATING(erfinv)
+
+/* digamma in the input precision, as PyTorch computes it: poles at 0 (signed
+ * infinity) and at negative integers (NaN), the reflection formula (through
+ * double) below 0, the recurrence psi(x) = psi(x + 1) - 1/x up to 10, then
+ * the asymptotic series log x - 1/2x - sum B2k / (2k x^2k), k = 1..7. */
+#define CT__GEN_digamma(fl, T, F)                                                         \
+    CT__HD static T ct__digamma_##fl(T x, const ct__op_args *args)                        \
+    {                                                                                     \
+        static const T bern[7] = {(T)(1.0 / 12), (T)(-691.0 / 32760), (T)(1.0 / 132),     \
+                                  (T)(-1.0 / 240), (T)(1.0 / 252), (T)(-1.0 / 120), (T)(1.0 / 12)}; \
+        const double pi = 3.14159265358979323846;                                         \
+        T result = 0;                                                                     \
+        if (x == 0) return F(copysign)((T)INFINITY, -x);                                  \
+        if (x < 0) {                                                                      \
+            if (x == F(trunc)(x)) return (T)NAN;                                          \
+            double whole, r = modf((double)x, &whole);                                    \
+            return ct__digamma_##fl(1 - x, args) - (T)(pi / tan(pi * r));                \
+        }                                                                                 \
+        for (; x < 10; x += 1) result -= 1 / x;                                           \
+        if (x == 10) return result + (T)2.25175258906672110764; /* psi(10) = H(9) - gamma */ \
+        T y = 0;                                                                          \
+        if (x < (T)1e17) {                                                                \
+            T z = 1 / (x * x), p = 0;                                                     \
+            for (int k = 0; k < 7; k++) p = p * z + bern[k];                              \
+            y = z * p;                                                                    \
+        }                                                                                 \
+        return result + F(log)(x) - (T)0.5 / x - y;                                       \
+    }
+CT__FLOATING(digamma)
+
+/* trigamma as PyTorch computes it: the reflection formula below 1/2, six
+ * steps of the recurrence, then the asymptotic series */
+#define CT__GEN_trigamma(fl, T, F)                                                        \
+    CT__HD static T ct__trigamma_##fl(T x)                                                \
+    {                                                                                     \
+        const T pi = (T)3.14159265358979323846;                                           \
+        T sign = 1, result = 0;                                                           \
+        if (x < (T)0.5) {                                                                 \
+            T s = F(sin)(pi * x);                                                         \
+            sign = -1;                                                                    \
+            result -= (pi * pi) / (s * s);                                                \
+            x = 1 - x;                                                                    \
+        }                                                                                 \
+        for (int i = 0; i < 6; i++, x += 1) result += 1 / (x * x);                        \
+        T ixx = 1 / (x * x);                                                              \
+        result += (1 + 1 / (2 * x) + ixx * ((T)1 / 6 - ixx * ((T)1 / 30 - ixx * ((T)1 / 42)))) / x; \
+        return sign * result;                                                             \
+    }
+CT__FLOATING(trigamma)
+
+/* Hurwitz zeta(x, q) as PyTorch computes it (Cephes), in double for both
+ * flavours (its ::pow and ::floor are C's double functions). */
+#define CT__GEN_zeta(fl, T, F)                                                            \
+    CT__HD static T ct__zeta_##fl(T x, T q)                                               \
+    {                                                                                     \
+        static const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,      \
+            -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,            \
+            1.1646782814350067249e14, -4.5979787224074726105e15, 1.8152105401943546773e17, \
+            -7.1661652561756670113e18};                                                   \
+        const double macheps = 1.11022302462515654042E-16;                                \
+        double a = q, b = 0, k = 0, s, t, w;                                              \
+        int i = 0;                                                                        \
+        if (x == 1) return (T)INFINITY;                                                   \
+        if (x < 1) return (T)NAN;                                                         \
+        if (q <= 0) {                                                                     \
+            if (q == floor(q)) return (T)INFINITY;                                        \
+            if (x != floor(x)) return (T)NAN;                                             \
+        }                                                                                 \
+        s = pow(q, -(double)x);                                                           \
+        while (i < 9 || a <= 9.0) {                                                       \
+            i++;                                                                          \
+            a += 1;                                                                       \
+            b = pow(a, -(double)x);                                                       \
+            s += b;                                                                       \
+            if (-macheps * s < b && b < macheps * s) return (T)s;                         \
+        }                                                                                 \
+        w = a;                                                                            \
+        s += b * w / (x - 1.0);                                                           \
+        s -= 0.5 * b;                                                                     \
+        a = 1;                                                                            \
+        for (int j = 0; j < 12; j++) {                                                    \
+            a *= x + k;                                                                   \
+            b /= w;                                                                       \
+            t = a * b / A[j];                                                             \
+            s = s + t;                                                                    \
+            if (fabs(t / s) < macheps) return (T)s;                                       \
+            k += 1;                                                                       \
+            a *= x + k;                                                                   \
+            b /= w;                                                                       \
+            k += 1;                                                                       \
+        }                                                                                 \
+        return (T)s;                                                                      \
+    }
+CT__FLOATING(zeta)
+
+/* polygamma(n, x) (n in mode): digamma and trigamma for n 0 and 1, else
+ * (-1)^(n+1) n! zeta(n + 1, x) with n! as exp(lgamma(n + 1)), in double as
+ * PyTorch's calls of C's exp and lgamma are */
+#define CT__GEN_polygamma(fl, T, F)                                                       \
+    CT__INLINE T ct__polygamma_##fl(T x, const ct__op_args *a)                            \
+    {                                                                                     \
+        int n = a->mode;                                                                  \
+        if (n == 0) return ct__digamma_##fl(x, a);                                        \
+        if (n == 1) return ct__trigamma_##fl(x);                                          \
+        return (T)((n % 2 ? 1.0 : -1.0) * exp(lgamma((double)((T)n + 1))) * ct__zeta_##fl((T)(n + 1), x)); \
+    }
+CT__FLOATING(polygamma)
+
+/* ---------------------------------------------------------------- activations */
+
+/* leaky_relu: x above 0, else x * slope (p[0], in float as PyTorch has it);
+ * a multiply either way, so that the loop vectorises */
+CT__UNARY_FL(leaky_relu, f, float, x * (x > 0 ? 1.0f : (float)a->p[0]))
+CT__UNARY_FL(leaky_relu, d, double, x * (x > 0 ? 1.0 : a->p[0]))
+
+/* elu: scale * x above 0, else alpha * scale * (exp(x * input_scale) - 1) */
+#define CT__GEN_elu(fl, T, F)                                                             \
+    CT__INLINE T ct__elu_##fl(T x, const ct__op_args *a)                                  \
+    {                                                                                     \
+        T neg = (T)a->p[0] * (T)a->p[1], pos = (T)a->p[1], in = (T)a->p[2];               \
+        return x <= 0 ? (F(exp)(x * in) - 1) * neg : x * pos;                             \
+    }
+CT__FLOATING(elu)
+
+/* gelu: x * Phi(x) exactly (mode 0) or with the tanh approximation (mode 1) */
+#define CT__GEN_gelu(fl, T, F)                                                            \
+    CT__INLINE T ct__gelu_##fl(T x, const ct__op_args *a)                                 \
+    {                                                                                     \
+        if (a->mode == 1) {                                                               \
+            const T beta = (T)(1.41421356237309504880 * 1.12837916709551257390 * 0.5), kappa = (T)0.044715; \
+            T inner = beta * (x + kappa * (x * x * x));                                   \
+            return (T)0.5 * x * (1 + F(tanh)(inner));                                     \
+        }                                                                                 \
+        return x * (T)0.5 * (1 + F(erf)(x * (T)0.70710678118654752440));                  \
+    }
+CT__FLOATING(gelu)
+
+CT__UNARY_FL(silu, f, float, x / (1.0f + expf(-x)))
+CT__UNARY_FL(silu, d, double, x / (1.0 + exp(-x)))
+CT__UNARY_FL(mish, f, float, x * tanhf(log1pf(expf(x))))
+CT__UNARY_FL(mish, d, double, x * tanh(log1p(exp(x))))
+
+/* softplus: log1p(exp(x * beta)) / beta, or x where x * beta > threshold */
+#define CT__GEN_softplus(fl, T, F)                                                        \
+    CT__INLINE T ct__softplus_##fl(T x, const ct__op_args *a)                             \
+    {                                                                                     \
+        T beta = (T)a->p[0], threshold = (T)a->p[1];                                      \
+        return x * beta > threshold ? x : F(log1p)(F(exp)(x * beta)) / beta;              \
+    }
+CT__FLOATING(softplus)
+
+/* hardsigmoid: min(max(x + 3, 0), 6) / 6, hardswish: x times that, with
+ * std::max and std::min, which let NaN through */
+#define CT__GEN_hardsigmoid(fl, T, F)                                                     \
+    CT__INLINE T ct__relu6_of_##fl(T v) { v = v < 0 ? 0 : v; return 6 < v ? 6 : v; }      \
+    CT__INLINE T ct__hardsigmoid_##fl(T x, const ct__op_args *a) { (void)a; return ct__relu6_of_##fl(x + 3) / 6; }    \
+    CT__INLINE T ct__hardswish_##fl(T x, const ct__op_args *a) { (void)a; return x * ct__relu6_of_##fl(x + 3) / 6; }
+CT__FLOATING(hardsigmoid)
+
+
+/* ---------------------------------------------------------------- float16/bfloat16 roundings (h flavours) */
+
+CT__UNARY_FL(rsqrt, h, float, 1.0f / CT__NB(sqrtf(x)))
+CT__INLINE float ct__round_h(float x, const ct__op_args *a)
+{
+    float p = CT__NB((float)a->p[0]);
+    if (a->mode == 1) return nearbyintf(CT__NB(x * p)) / p;
+    if (a->mode == 2) return nearbyintf(CT__NB(x / p)) * p;
+    return nearbyintf(x);
+}
+CT__INLINE float ct__logit_h(float x, const ct__op_args *a)
+{
+    float eps = CT__NB((float)a->p[0]), hi = CT__NB(1 - eps);
+    if (eps >= 0) x = x < eps ? eps : x > hi ? hi : x;
+    return x == 1 ? INFINITY : logf(CT__NB(x / CT__NB(1 - x)));
+}
+/* the tanh form (mode 1), and the exact form of a strided tensor (mode 2) */
+CT__INLINE float ct__gelu_h(float x, const ct__op_args *a)
+{
+    if (a->mode == 0) return ct__gelu_f(x, a);
+    if (a->mode == 2) return CT__NB(x * 0.5f) * CT__NB(1 + CT__NB(erff(CT__NB(x * CT__NB(0.70710678118654752440f)))));
+    const float beta = CT__NB((float)(1.41421356237309504880 * 1.12837916709551257390 * 0.5));
+    const float kappa = CT__NB(0.044715f);
+    float inner = CT__NB(beta * CT__NB(x + CT__NB(kappa * CT__NB(CT__NB(x * x) * x))));
+    return CT__NB(0.5f * x) * CT__NB(1 + CT__NB(tanhf(inner)));
+}
+CT__UNARY_FL(silu, h, float, x / CT__NB(1.0f + CT__NB(expf(-x))))
+
+/* ---------------------------------------------------------------- binary ops */
+
+/* out = fn(x, y): the int64 flavour, one floating flavour, or both from one expression. */
+#define CT__BINARY_I(name, ei) \
+    CT__INLINE int64_t ct__##name##_i(int64_t x, int64_t y, const ct__op_args *a) { (void)a; return ei; }
+#define CT__BINARY_FL(name, fl, T, e) \
+    CT__INLINE T ct__##name##_##fl(T x, T y, const ct__op_args *a) { (void)a; return e; }
+#define CT__BINARY_FD(name, e) CT__BINARY_FL(name, f, float, e) CT__BINARY_FL(name, d, double, e)
+#define CT__BINARY_ALL(name, e) CT__BINARY_I(name, e) CT__BINARY_FD(name, e)
+
+/* add and sub; with an alpha other than 1 (x + alpha * y) they run the
+ * add_alpha and sub_alpha loops, so that the plain loops vectorise. PyTorch's
+ * kernels fuse the multiply-add. */
+CT__BINARY_ALL(add, x + y)
+CT__BINARY_I(sub, (int64_t)((uint64_t)x - (uint64_t)y))
+CT__BINARY_FD(sub, x - y)
+CT__BINARY_I(add_alpha, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y))
+CT__BINARY_FL(add_alpha, f, float, ct__fmaf(y, (float)a->alpha, x))
+CT__BINARY_FL(add_alpha, d, double, ct__fma(y, a->alpha, x))
+CT__BINARY_I(sub_alpha, (int64_t)((uint64_t)x - (uint64_t)a->alpha_i * (uint64_t)y))
+CT__BINARY_FL(sub_alpha, f, float, ct__fmaf(y, -(float)a->alpha, x))
+CT__BINARY_FL(sub_alpha, d, double, ct__fma(y, -a->alpha, x))
+CT__BINARY_I(mul, (int64_t)((uint64_t)x * (uint64_t)y))
+CT__BINARY_FD(mul, x * y)
+
+/* Integer division (the front end has refused zero divisors); the most
+ * negative int64 over -1 wraps instead of trapping. */
+CT__INLINE int64_t ct__idiv(int64_t x, int64_t y) { return y == -1 ? (int64_t)(0 - (uint64_t)x) : x / y; }
+CT__INLINE int64_t ct__imod(int64_t x, int64_t y) { return y == -1 ? 0 : x % y; }
+
+/* div: true division, or rounded toward zero or minus infinity (mode) */
+CT__INLINE int64_t ct__div_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    int64_t q = ct__idiv(x, y);
+    if (a->mode == CT_ROUNDING_FLOOR && (x < 0) != (y < 0) && ct__imod(x, y) != 0) q -= 1;
+    return q;
+}
+/* floor division as Python defines it: from fmod, so that the quotient is
+ * the one whose remainder has the divisor's sign, then rounded to the
+ * nearest integer (PyTorch's div_floor_floating) */
+#define CT__GEN_div(fl, T, F)                                                             \
+    CT__INLINE T ct__div_floor_##fl(T x, T y)                                             \
+    {                                                                                     \
+        if (y == 0) return x / y;                                                         \
+        T mod = F(fmod)(x, y), div = (x - mod) / y;                                       \
+        if (mod != 0 && (y < 0) != (mod < 0)) div -= 1;                                   \
+        if (div == 0) return F(copysign)((T)0, x / y);                                       \
+        T floordiv = F(floor)(div);                                                       \
+        return div - floordiv > (T)0.5 ? floordiv + 1 : floordiv;                         \
+    }                                                                                     \
+    CT__INLINE T ct__div_##fl(T x, T y, const ct__op_args *a)                             \
+    {                                                                                     \
+        if (a->mode == CT_ROUNDING_TRUNC) return F(trunc)(x / y);                         \
+        return a->mode == CT_ROUNDING_FLOOR ? ct__div_floor_##fl(x, y) : x / y;           \
+    }
+CT__FLOATING(div)
+
+/* remainder has the divisor's sign (Python's %), fmod the dividend's (C's) */
+CT__INLINE int64_t ct__remainder_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    int64_t r = ct__imod(x, y);
+    (void)a;
+    return r != 0 && (r < 0) != (y < 0) ? r + y : r;
+}
+#define CT__GEN_remainder(fl, T, F)                                                       \
+    CT__INLINE T ct__remainder_##fl(T x, T y, const ct__op_args *a)                       \
+    {                                                                                     \
+        T r = F(fmod)(x, y);                                                              \
+        (void)a;                                                                          \
+        return r != 0 && (y < 0) != (r < 0) ? r + y : r;                                  \
+    }
+CT__FLOATING(remainder)
+CT__BINARY_I(fmod, ct__imod(x, y))
+CT__BINARY_FL(fmod, f, float, fmodf(x, y))
+CT__BINARY_FL(fmod, d, double, fmod(x, y))
+
+/* With a number exponent PyTorch takes products for 2, 3 and -2, and (except
+ * for float16) sqrt, rsqrt and reciprocal for 0.5, -0.5 and -1, which round
+ * (and treat -0 and -inf) differently from pow. */
+#define CT__GEN_pow(fl, T, F)                                                             \
+    CT__INLINE T ct__pow_##fl(T x, T y, const ct__op_args *a)                             \
+    {                                                                                     \
+        if (a->number_other) {                                                            \
+            if (y == (T)0.5 && a->compute != CT_F16) return F(sqrt)(x);                   \
+            if (y == (T)-0.5 && a->compute != CT_F16) return 1 / F(sqrt)(x);              \
+            if (y == -1 && a->compute != CT_F16) return 1 / x;                            \
+            if (y == 2) return x * x;                                                     \
+            if (y == 3) return x * x * x;                                                 \
+            if (y == -2) return 1 / (x * x);                                              \
+        }                                                                                 \
+        return F(pow)(x, y);                                                              \
+    }
+CT__FLOATING(pow)
+
+/* Integer power by squaring, wrapping as PyTorch's does (negative exponents
+ * are refused by the front end for numbers; tensors give 1, -1 or 0). */
+CT__INLINE int64_t ct__pow_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    (void)a;
+    if (y < 0) return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
+    uint64_t r = 1, b = (uint64_t)x;
+    for (uint64_t e = (uint64_t)y; e; e >>= 1, b *= b)
+        if (e & 1) r *= b;
+    return (int64_t)r;
+}
+
+/* maximum and minimum propagate NaN; otherwise std::max and std::min (the
+ * first argument on ties) */
+CT__BINARY_I(maximum, x < y ? y : x)
+CT__BINARY_FD(maximum, (x != x || y != y) ? NAN : (x < y ? y : x))
+CT__BINARY_I(minimum, y < x ? y : x)
+CT__BINARY_FD(minimum, (x != x || y != y) ? NAN : (y < x ? y : x))
+CT__BINARY_I(fmax, x < y ? y : x)
+CT__BINARY_FL(fmax, f, float, fmaxf(x, y))
+CT__BINARY_FL(fmax, d, double, fmax(x, y))
+CT__BINARY_I(fmin, y < x ? y : x)
+CT__BINARY_FL(fmin, f, float, fminf(x, y))
+CT__BINARY_FL(fmin, d, double, fmin(x, y))
+CT__BINARY_FL(copysign, f, float, copysignf(x, y))
+CT__BINARY_FL(copysign, d, double, copysign(x, y))
+CT__BINARY_FL(hypot, f, float, hypotf(x, y))
+CT__BINARY_FL(hypot, d, double, hypot(x, y))
+CT__BINARY_FL(atan2, f, float, atan2f(x, y))
+CT__BINARY_FL(atan2, d, double, atan2(x, y))
+/* xlogy: NaN where y is NaN, else 0 where x is 0 */
+CT__BINARY_FL(xlogy, f, float, y != y ? NAN : x == 0 ? 0.0f : x * logf(y))
+CT__BINARY_FL(xlogy, d, double, y != y ? NAN : x == 0 ? 0.0 : x * log(y))
+
+/* Comparisons and logic: one expression for all three flavours. */
+CT__BINARY_ALL(eq, x == y)
+CT__BINARY_ALL(ne, x != y)
+CT__BINARY_ALL(lt, x < y)
+CT__BINARY_ALL(le, x <= y)
+CT__BINARY_ALL(gt, x > y)
+CT__BINARY_ALL(ge, x >= y)
+CT__BINARY_ALL(logical_and, x != 0 && y != 0)
+CT__BINARY_ALL(logical_or, x != 0 || y != 0)
+CT__BINARY_ALL(logical_xor, (x != 0) != (y != 0))
+CT__BINARY_I(bitwise_and, x & y)
+CT__BINARY_I(bitwise_or, x | y)
+CT__BINARY_I(bitwise_xor, x ^ y)
+
+/* Shifts as PyTorch's compile on x86: types narrower than int64 shift as
+ * 32-bit ints, and the count is taken modulo the width (32 or 64). */
+CT__INLINE int64_t ct__bitwise_left_shift_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    if (a->compute == CT_I64) return (int64_t)((uint64_t)x << (y & 63));
+    return (int32_t)((uint32_t)x << (y & 31));
+}
+CT__INLINE int64_t ct__bitwise_right_shift_i(int64_t x, int64_t y, const ct__op_args *a)
+{
+    if (a->compute == CT_I64) return x >> (y & 63);
+    return (int32_t)x >> (y & 31);
+}
+
+/* h flavours: alpha * y, a quotient before trunc, and xlogy's log round to the narrow type */
+CT__BINARY_FL(add_alpha, h, float, x + CT__N((float)a->alpha * y))
+CT__BINARY_FL(sub_alpha, h, float, x - CT__N((float)a->alpha * y))
+CT__INLINE float ct__div_h(float x, float y, const ct__op_args *a)
+{
+    return a->mode == CT_ROUNDING_TRUNC ? truncf(CT__N(x / y)) : ct__div_f(x, y, a);
+}
+CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)))
+
+/* ---------------------------------------------------------------- ternary ops */
+
+/* out = fn(x, y, z): the int64 flavour (the floating ones are CT__GEN_ macros) */
+#define CT__TERNARY_I(name, ei) \
+    CT__INLINE int64_t ct__##name##_i(int64_t x, int64_t y, int64_t z, const ct__op_args *a) { (void)a; return ei; }
+
+/* addcmul: x + value * y * z, its last multiply-add fused as PyTorch's
+ * compiled kernels have it; addcdiv: x + value * y / z */
+CT__TERNARY_I(addcmul, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y * (uint64_t)z))
+#define CT__GEN_addc(fl, T, F)                                                                          \
+    CT__INLINE T ct__addcmul_##fl(T x, T y, T z, const ct__op_args *a) { return F(ct__fma)((T)a->alpha * y, z, x); }    \
+    CT__INLINE T ct__addcdiv_##fl(T x, T y, T z, const ct__op_args *a) { return x + (T)a->alpha * y / z; }
+CT__FLOATING(addc)
+/* lerp from x to y by z, from the start below weight 0.5 and from the end
+ * above, each a fused multiply-add as PyTorch's compiled kernel has them */
+#define CT__GEN_lerp(fl, T, F)                                                                          \
+    CT__INLINE T ct__lerp_##fl(T x, T y, T z, const ct__op_args *a)                                     \
+    {                                                                                                   \
+        T d = y - x, w = a->mode ? (T)a->alpha : z;                                                      \
+        return w < (T)0.5 ? F(ct__fma)(w, d, x) : F(ct__fma)(-d, 1 - w, y);                             \
+    }
+CT__FLOATING(lerp)
+/* clamp: std::min(std::max(x, lo), hi), NaN where a bound is NaN (written
+ * as selects that pass a NaN bound on, so that the loops vectorise) */
+CT__TERNARY_I(clamp, (x < y ? y : x) > z ? z : (x < y ? y : x))
+#define CT__GEN_clamp(fl, T, F)                                                                         \
+    CT__INLINE T ct__clamp_##fl(T x, T y, T z, const ct__op_args *a)                                    \
+    {                                                                                                   \
+        T m = x < y || y != y ? y : x;                                                                  \
+        (void)a;                                                                                        \
+        return z < m || z != z ? z : m;                                                                 \
+    }
+CT__FLOATING(clamp)
+
+/* The flavour function of op `name` for dtype dt, and the flavour's type. */
+#define CT__KFN(name, dt) CT__CAT(ct__##name##_, CT__KF_##dt)
+#define CT__KFT(dt) CT__CAT(ct__flavour_, CT__KF_##dt)
+
+/* Which kernels exist: X(name, kind of loop, dtype group), and HX(...) for the
+ * ops that also have an h flavour for float16 and bfloat16. */
+#define CT__POINTWISE_KERNELS(X, HX)                                                                   \
+    X(neg, UNARY, NUMERIC) X(abs, UNARY, NUMERIC) X(reciprocal, UNARY, FLOATS) X(sign, UNARY, ALL) \
+    HX(round, UNARY, NUMERIC) X(floor, UNARY, NUMERIC) X(ceil, UNARY, NUMERIC) X(trunc, UNARY, NUMERIC) \
+    X(frac, UNARY, FLOATS) X(exp, UNARY_VM, FLOATS) X(exp2, UNARY, FLOATS) X(expm1, UNARY, FLOATS)    \
+    X(log, UNARY_VM, FLOATS) X(log2, UNARY, FLOATS) X(log10, UNARY, FLOATS) X(log1p, UNARY, FLOATS)   \
+    X(sqrt, UNARY, FLOATS) HX(rsqrt, UNARY, FLOATS) X(sin, UNARY, FLOATS) X(cos, UNARY, FLOATS)    \
+    X(tan, UNARY, FLOATS) X(asin, UNARY, FLOATS) X(acos, UNARY, FLOATS) X(atan, UNARY, FLOATS)     \
+    X(sinh, UNARY, FLOATS) X(cosh, UNARY, FLOATS) X(tanh, UNARY_VM, FLOATS) X(asinh, UNARY, FLOATS)   \
+    X(acosh, UNARY, FLOATS) X(atanh, UNARY, FLOATS) X(erf, UNARY, FLOATS) X(erfc, UNARY, FLOATS)   \
+    X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS) X(polygamma, UNARY, FLOATS) \
+    X(sigmoid, UNARY_VM, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
+    X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY, FLOATS) HX(silu, UNARY, FLOATS) \
+    X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \
+    X(hardswish, UNARY, FLOATS) X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                \
+    X(isfinite, UNARY_BOOL, ALL) X(logical_not, UNARY_BOOL, ALL) X(bitwise_not, UNARY, INTS_BOOL)  \
+    X(nan_to_num, UNARY, ALL)                                                                      \
+    X(add, BINARY, ALL) X(sub, BINARY, NUMERIC) X(mul, BINARY, ALL) HX(div, BINARY, NUMERIC)       \
+    X(remainder, BINARY, NUMERIC) X(fmod, BINARY, NUMERIC) X(pow, BINARY, NUMERIC)                 \
+    X(maximum, BINARY, ALL) X(minimum, BINARY, ALL) X(fmax, BINARY, ALL) X(fmin, BINARY, ALL)      \
+    X(copysign, BINARY, FLOATS) X(hypot, BINARY, FLOATS) X(atan2, BINARY, FLOATS)                  \
+    HX(xlogy, BINARY, FLOATS) X(eq, BINARY_BOOL, ALL) X(ne, BINARY_BOOL, ALL)                      \
+    X(lt, BINARY_BOOL, ALL) X(le, BINARY_BOOL, ALL) X(gt, BINARY_BOOL, ALL) X(ge, BINARY_BOOL, ALL) \
+    X(logical_and, BINARY_BOOL, ALL) X(logical_or, BINARY_BOOL, ALL) X(logical_xor, BINARY_BOOL, ALL) \
+    X(bitwise_and, BINARY, INTS_BOOL) X(bitwise_or, BINARY, INTS_BOOL) X(bitwise_xor, BINARY, INTS_BOOL) \
+    X(bitwise_left_shift, BINARY, INTS) X(bitwise_right_shift, BINARY, INTS)                       \
+    X(addcmul, TERNARY, NUMERIC) X(addcdiv, TERNARY, FLOATS) X(lerp, TERNARY, FLOATS)              \
+    X(clamp, TERNARY, NUMERIC) X(where, WHERE, ALL)
+
+
+/* The dtype of each kernel dtype name. */
+#define CT__DT_b8 CT_BOOL
+#define CT__DT_u8 CT_U8
+#define CT__DT_i8 CT_I8
+#define CT__DT_i16 CT_I16
+#define CT__DT_i32 CT_I32
+#define CT__DT_i64 CT_I64
+#define CT__DT_f32 CT_F32
+#define CT__DT_f64 CT_F64
+#define CT__DT_f16 CT_F16
+#define CT__DT_bf16 CT_BF16
+#define CT__DT_f16h CT_F16
+#define CT__DT_bf16h CT_BF16
+
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#pragma GCC pop_options
+#endif
+
 /* ==================== linalg/conv_ops.h ==================== */
 // >>linalg/conv_ops.h
 /* Backend interface: what the convolution and pooling front ends (src/linalg/conv.c,
@@ -4056,17 +5213,11 @@ CTORCH_API const ct_backend *ct_backend_get(ct_device_type type);
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
-#define CT__ALWAYS_INLINE static inline __attribute__((always_inline))
-#define CT__LIKELY(x) __builtin_expect(!!(x), 1)
-#define CT__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CT__PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define CT__ATOMIC_INC(p) __atomic_add_fetch(p, 1, __ATOMIC_RELAXED)
 #define CT__ATOMIC_DEC(p) __atomic_sub_fetch(p, 1, __ATOMIC_ACQ_REL)
 #define CT__ATOMIC_LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
 #else
-#define CT__LIKELY(x) (x)
-#define CT__UNLIKELY(x) (x)
-#define CT__ALWAYS_INLINE static __forceinline
 #define CT__PRINTF(f, a)
 #include <intrin.h>
 #define CT__ATOMIC_INC(p) _InterlockedIncrement((volatile long *)(p))
@@ -4105,8 +5256,6 @@ static const uint8_t ct__dtype_sizes[CT_NUM_DTYPES] = {0, 1, 1, 1, 2, 4, 8, 2, 2
 
 #define CT__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define CT__MAX(a, b) ((a) > (b) ? (a) : (b))
-#define CT__CAT_(a, b) a##b
-#define CT__CAT(a, b) CT__CAT_(a, b)
 
 /* Elementwise loops shorter than this run on one thread (PyTorch's GRAIN_SIZE). */
 #define CT__GRAIN 32768
@@ -4154,404 +5303,6 @@ static inline bool ct__add_ok(int64_t a, int64_t b, int64_t *out)
 #endif
 }
 
-/* ---------------------------------------------------------------- element types */
-
-/* Storage types: bool is one byte holding 0 or 1; half and bfloat16 are bits. */
-typedef uint8_t ct__b8_t;
-typedef uint8_t ct__u8_t;
-typedef int8_t ct__i8_t;
-typedef int16_t ct__i16_t;
-typedef int32_t ct__i32_t;
-typedef int64_t ct__i64_t;
-typedef uint16_t ct__f16_t;
-typedef uint16_t ct__bf16_t;
-typedef float ct__f32_t;
-typedef double ct__f64_t;
-
-/* X(name, ct_dtype): every dtype, twice so that two lists can nest (the cast
- * table is one list expanded inside the other). */
-#define CT__DTYPES_A(X, a) \
-    X(b8, CT_BOOL, a) X(u8, CT_U8, a) X(i8, CT_I8, a) X(i16, CT_I16, a) X(i32, CT_I32, a) \
-    X(i64, CT_I64, a) X(f16, CT_F16, a) X(bf16, CT_BF16, a) X(f32, CT_F32, a) X(f64, CT_F64, a)
-#define CT__DTYPES_B(X, a) \
-    X(b8, CT_BOOL, a) X(u8, CT_U8, a) X(i8, CT_I8, a) X(i16, CT_I16, a) X(i32, CT_I32, a) \
-    X(i64, CT_I64, a) X(f16, CT_F16, a) X(bf16, CT_BF16, a) X(f32, CT_F32, a) X(f64, CT_F64, a)
-
-/* IEEE half <-> float, rounding to nearest even as c10::Half does. */
-static inline float ct__f16_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (man << 13);
-    } else if (exp == 0) {
-        if (man == 0) {
-            bits = sign;
-        } else { /* subnormal: renormalise */
-            int e = -1;
-            do { man <<= 1; e++; } while (!(man & 0x400));
-            bits = sign | (uint32_t)(112 - e) << 23 | (man & 0x3ff) << 13;
-        }
-    } else {
-        bits = sign | (exp + 112) << 23 | man << 13;
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static inline uint16_t ct__float_to_f16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
-    uint32_t ax = x & 0x7fffffffu;
-    if (ax >= 0x7f800000u) return (uint16_t)(sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0));
-    if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00); /* rounds past 65504: inf */
-    if (ax < 0x38800000u) {                                 /* below the smallest normal */
-        if (ax < 0x33000000u) return sign;                  /* under half the smallest subnormal */
-        uint32_t man = (ax & 0x7fffff) | 0x800000;
-        int shift = 126 - (int)(ax >> 23);
-        uint32_t r = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (r & 1))) r++;
-        return (uint16_t)(sign | r);
-    }
-    uint32_t r = ((ax - 0x38000000u) >> 13), rem = ax & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) r++;
-    return (uint16_t)(sign | r);
-}
-
-static inline float ct__bf16_to_float(uint16_t h)
-{
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static inline uint16_t ct__float_to_bf16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if (f != f) return 0x7fc0;
-    x += 0x7fffu + ((x >> 16) & 1); /* round to nearest even */
-    return (uint16_t)(x >> 16);
-}
-
-/* A number as a variable of a float32 tensor's element type holds it
- * (rounded to float); any other dtype keeps the double. */
-static inline double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (double)(float)v : v; }
-
-/* ---------------------------------------------------------------- vector math */
-
-/* exp, log, tanh and sigmoid written so that loops over them vectorise: range
- * reduction and a polynomial, bits moved through memcpy, no calls into the C
- * library, and no branches: special cases are picked by bit masks (GCC turns
- * a ?: between floating values into a branch when one side is needed only
- * there, and with trapping math will not compute both sides to vectorise).
- * Float exp computes in float, within 0.78 ulp, as PyTorch's SLEEF is within
- * 1 (float sigmoid is PyTorch's float formula around it); the rest compute
- * in double: within an ulp for double, and for float (which converts to
- * double and back) within 0.51 ulp. On random inputs those give glibc's
- * bits but for 1 in 400 (double exp, float log), 1 in 100 (double log) or
- * 1 in 20 (float tanh, whose glibc version is an ulp off more often). They
- * are used where the compiler targets AVX2 (CT__VECMATH): without it GCC
- * leaves these loops scalar, slower than the C library, which the ct__v*
- * wrappers then call. */
-#if !defined(CT__VECMATH) && (defined(__AVX2__) || defined(__AVX512F__))
-#define CT__VECMATH 1
-#endif
-static inline double ct__f64_of_bits(uint64_t b)
-{
-    double d;
-    memcpy(&d, &b, sizeof d);
-    return d;
-}
-static inline uint64_t ct__bits_of_f64(double d)
-{
-    uint64_t b;
-    memcpy(&b, &d, sizeof b);
-    return b;
-}
-/* c ? a : b, computed as bits. */
-static inline double ct__pick(bool c, double a, double b)
-{
-    uint64_t m = 0 - (uint64_t)c;
-    return ct__f64_of_bits((ct__bits_of_f64(a) & m) | (ct__bits_of_f64(b) & ~m));
-}
-
-/* 1.5 * 2^52: adding it rounds a double below 2^51 to an integer, which its
- * low bits then hold. */
-#define CT__SHIFTER 6755399441055744.0
-
-/* 2^k for an integer k in [-1022, 1023] (a double), from its bits. */
-static inline double ct__pow2(double k)
-{
-    return ct__f64_of_bits((ct__bits_of_f64(k + CT__SHIFTER) - ct__bits_of_f64(CT__SHIFTER) + 1023) << 52);
-}
-
-/* a * b + c, rounded once where the target has FMA instructions (one
- * vector operation instead of two), twice elsewhere. Used where the
- * difference cannot show: products that are exact, and the float results'
- * polynomials, whose float exp, sigmoid, tanh and log were compared with
- * the unfused forms on all 2^32 inputs: the same bits for every one. */
-#ifdef __FMA__
-#define CT__FMA_OR_NOT(a, b, c) fma(a, b, c)
-#else
-#define CT__FMA_OR_NOT(a, b, c) ((a) * (b) + (c))
-#endif
-static inline float ct__f32_of_bits(uint32_t b)
-{
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-static inline uint32_t ct__bits_of_f32(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
-/* c ? a : b for floats, computed as bits. */
-static inline float ct__pickf(bool c, float a, float b)
-{
-    uint32_t m = 0 - (uint32_t)c;
-    return ct__f32_of_bits((ct__bits_of_f32(a) & m) | (ct__bits_of_f32(b) & ~m));
-}
-
-/* e^r - 1 - r for |r| <= ln2/2 by Taylor to degree 8 (remainder 2e-10 of
- * e^r, enough for float results), in Estrin's scheme: short chains of
- * dependent operations, which is what bounds a vector loop's speed. */
-static inline double ct__expm1_tail(double r)
-{
-    double r2 = r * r, r4 = r2 * r2;
-    double a = CT__FMA_OR_NOT(r, 1.0 / 6, 0.5), b = CT__FMA_OR_NOT(r, 1.0 / 120, 1.0 / 24);
-    double c = CT__FMA_OR_NOT(r, 1.0 / 5040, 1.0 / 720);
-    return r2 * CT__FMA_OR_NOT(r4, CT__FMA_OR_NOT(r2, 1.0 / 40320, c), CT__FMA_OR_NOT(r2, b, a));
-}
-
-/* Cody and Waite's ln2 in two parts: the high part has 32 bits, so k * hi is
- * exact for the |k| < 2^21 of any exp argument. */
-#define CT__LN2_HI 6.93147180369123816490e-01
-#define CT__LN2_LO 1.90821492927058770002e-10
-
-/* e^x to 2e-10, for a float result (float tanh's): |x| is first clamped to
- * 150 (NaN passes), where e^x over- or underflows float anyway, and in
- * between p 2^k is a normal double. x = k ln2 + r with |r| <= ln2/2, 2^k
- * from kk's low bits, which hold k. */
-CT__ALWAYS_INLINE double ct__exp_for_float(double x)
-{
-    x = ct__pick(fabs(x) > 150.0, copysign(150.0, x), x);
-    double kk = x * 1.4426950408889634 + CT__SHIFTER, k = kk - CT__SHIFTER;
-    double r = CT__FMA_OR_NOT(-k, CT__LN2_HI, x) - k * CT__LN2_LO; /* (k ln2_hi is exact: fused or not, one rounding) */
-    double p = 1.0 + (r + ct__expm1_tail(r));
-    return p * ct__f64_of_bits((ct__bits_of_f64(kk) + 1023) << 52);
-}
-
-/* a * b - p exactly, for p the rounded product a * b (Dekker's product where
- * there is no fused multiply-add; a and b well inside the range). */
-CT__ALWAYS_INLINE double ct__mul_err(double a, double b, double p)
-{
-#ifdef __FMA__
-    return fma(a, b, -p);
-#else
-    const double split = 134217729.0; /* 2^27 + 1 */
-    double ca = split * a, cb = split * b;
-    double ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh;
-    return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-#endif
-}
-
-/* e^x for double results within an ulp, the C library's bits but for about
- * 1 in 400 inputs (1 in 100 of the subnormal results): |x| is first clamped to 746, where e^x over- or underflows anyway (NaN
- * passes). x = k ln2 + r + c with |r| <= ln2/2 and c the rounding error of
- * r; e^r e^c = 1 + r + r^2/2 + r^3 q(r) + c (1 + r), the first three terms
- * summed with their rounding errors kept (1 + r and the sum with r^2/2 by
- * Fast2Sum, r^2/2 with its product's error), q by Taylor to degree 12
- * (remainder 2e-21) in Estrin's scheme; 2^k is applied as two factors, so
- * that subnormal results round once. */
-CT__ALWAYS_INLINE double ct__exp_wide(double x)
-{
-    x = ct__pick(fabs(x) > 746.0, copysign(746.0, x), x);
-    double k = (x * 1.4426950408889634 + CT__SHIFTER) - CT__SHIFTER;
-    double r_hi = CT__FMA_OR_NOT(-k, CT__LN2_HI, x), r_lo = -k * CT__LN2_LO; /* (r_hi is exact) */
-    double r = r_hi + r_lo, c = (r_hi - r) + r_lo;
-    double half_r = 0.5 * r, h = half_r * r, h_err = ct__mul_err(half_r, r, h);
-    double s = 1.0 + r, s_err = (1.0 - s) + r;
-    double t = s + h, t_err = (s - t) + h;
-    double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-    double q0 = CT__FMA_OR_NOT(r, 1.0 / 24, 1.0 / 6), q1 = CT__FMA_OR_NOT(r, 1.0 / 720, 1.0 / 120);
-    double q2 = CT__FMA_OR_NOT(r, 1.0 / 40320, 1.0 / 5040), q3 = CT__FMA_OR_NOT(r, 1.0 / 3628800, 1.0 / 362880);
-    double q4 = CT__FMA_OR_NOT(r, 1.0 / 479001600, 1.0 / 39916800), q5 = CT__FMA_OR_NOT(r, 1.0 / 87178291200, 1.0 / 6227020800);
-    double q = CT__FMA_OR_NOT(r4, CT__FMA_OR_NOT(r2, q3, q2), CT__FMA_OR_NOT(r2, q1, q0)) +
-               r8 * CT__FMA_OR_NOT(r4, 1.0 / 1307674368000, CT__FMA_OR_NOT(r2, q5, q4));
-    double lo = CT__FMA_OR_NOT(r2 * r, q, CT__FMA_OR_NOT(c, r, c)) + (s_err + t_err + h_err);
-    double p = t + lo;
-    double k1 = (k * 0.5 + CT__SHIFTER) - CT__SHIFTER; /* k in halves: each within range */
-    return p * ct__pow2(k1) * ct__pow2(k - k1);
-}
-/* e^x for float x and result in float arithmetic (16 lanes to an AVX-512
- * vector, twice double's), within 0.78 ulp (checked against double exp on
- * every float), as PyTorch's SLEEF is within 1. |x| is first clamped to 150
- * (NaN passes). x = k ln2 + r_hi + lo with |r_hi + lo| <= ln2/2: ln2 in two
- * parts, k ln2_hi exact (16 bits by at most 8) and so r_hi; e^r = 1 + r +
- * r^2 q(r) with q by Taylor to degree 7 (remainder below 0.06 ulp), 1 + r_hi
- * summed with its rounding error kept (Fast2Sum); 2^k applied as two
- * factors, so that subnormal results round once. */
-CT__ALWAYS_INLINE float ct__expf_narrow(float x)
-{
-    x = ct__pickf(fabsf(x) > 150.0f, copysignf(150.0f, x), x);
-    float k = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* (1.5 * 2^23 rounds to an integer) */
-    float r_hi = x - k * 0.693145751953125f, lo = -k * 1.428606765330187045e-06f, r = r_hi + lo;
-    float q = 0.5f + r * (1.0f / 6 + r * (1.0f / 24 + r * (1.0f / 120 + r * (1.0f / 720 + r * (1.0f / 5040)))));
-    float s = 1.0f + r_hi, s_err = (1.0f - s) + r_hi;
-    float p = s + (s_err + (lo + r * r * q));
-    int32_t ki = (int32_t)k, k1 = ki >> 1; /* (an arithmetic shift: k1 = floor(k / 2)) */
-    return p * ct__f32_of_bits((uint32_t)(k1 + 127) << 23) * ct__f32_of_bits((uint32_t)(ki - k1 + 127) << 23);
-}
-
-/* log x within an ulp, fdlibm's way: x = 2^k m with m in [sqrt(1/2), sqrt 2),
- * f = m - 1, s = f / (2 + f), log m = f - f^2/2 + s (f^2/2 + R(s^2)) with
- * fdlibm's minimax R; k ln2 added in two parts. Subnormals are scaled by
- * 2^54 first; 0, negatives, infinity and NaN are picked at the end. */
-static inline double ct__log_wide(double x)
-{
-    const double ln2_hi = CT__LN2_HI, ln2_lo = CT__LN2_LO;
-    const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01, lg3 = 2.857142874366239149e-01,
-                 lg4 = 2.222219843214978396e-01, lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
-                 lg7 = 1.479819860511658591e-01;
-    bool sub = x < 2.2250738585072014e-308;
-    uint64_t b = ct__bits_of_f64(ct__pick(sub, x * 18014398509481984.0, x));
-    /* mantissas from sqrt 2 (0x6a09e...) up carry into bit 20: m halves, k grows */
-    uint64_t up = ((b >> 32 & 0xfffff) + 0x95f62) >> 20;
-    double m = ct__f64_of_bits((b & 0x000fffffffffffffu) | (0x3ff - up) << 52);
-    /* k from the exponent's bits as the low bits of 2^52's mantissa */
-    double e = ct__f64_of_bits((b >> 52 & 0x7ff) + up + 0x4330000000000000u) - 4503599627370496.0;
-    double dk = e - 1023.0 - ct__pick(sub, 54.0, 0.0);
-    double f = m - 1.0, s = f / (2.0 + f), z = s * s, w = z * z;
-    double r = z * (lg1 + w * (lg3 + w * (lg5 + w * lg7))) + w * (lg2 + w * (lg4 + w * lg6));
-    double hfsq = 0.5 * f * f;
-    double y = dk * ln2_hi - ((hfsq - (s * (hfsq + r) + dk * ln2_lo)) - f);
-    y = ct__pick(x < (double)INFINITY, y, x); /* infinity, NaN */
-    y = ct__pick(x == 0, -(double)INFINITY, y);
-    return ct__pick(x < 0, (double)NAN, y);
-}
-
-/* log x for float x and result: ct__log_wide's method and polynomial in
- * double, with the cheaper parts done on the float: x = 2^k m split from
- * its 32 bits (float subnormals scaled by 2^23 first), f = m - 1 exact in
- * double, and 0, negatives, infinity and NaN picked on the float at the end
- * (a NaN quieted, as its conversion to double would). Within 0.51 ulp: the
- * double result is within 1e-16 of log x before its rounding to float. */
-CT__ALWAYS_INLINE float ct__logf_narrow(float x)
-{
-    const double ln2_hi = CT__LN2_HI, ln2_lo = CT__LN2_LO;
-    const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01, lg3 = 2.857142874366239149e-01,
-                 lg4 = 2.222219843214978396e-01, lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
-                 lg7 = 1.479819860511658591e-01;
-    const uint32_t sqrt_half = 0x3f3504f3u; /* sqrt(1/2)'s bits: m in [sqrt(1/2), sqrt 2) */
-    bool sub = x < FLT_MIN;
-    uint32_t u = ct__bits_of_f32(ct__pickf(sub, x * 8388608.0f, x)) - sqrt_half;
-    int32_t k = ((int32_t)u >> 23) - (int32_t)sub * 23;
-    double f = (double)ct__f32_of_bits((u & 0x007fffffu) + sqrt_half) - 1.0, dk = (double)k;
-    double s = f / (2.0 + f), z = s * s, w = z * z;
-    double r = CT__FMA_OR_NOT(z, CT__FMA_OR_NOT(w, CT__FMA_OR_NOT(w, CT__FMA_OR_NOT(w, lg7, lg5), lg3), lg1),
-                              w * CT__FMA_OR_NOT(w, CT__FMA_OR_NOT(w, lg6, lg4), lg2));
-    double hfsq = 0.5 * f * f;
-    float y = (float)CT__FMA_OR_NOT(dk, ln2_hi, -((hfsq - CT__FMA_OR_NOT(s, hfsq + r, dk * ln2_lo)) - f));
-    y = ct__pickf(x < INFINITY, y, x + x);
-    y = ct__pickf(x == 0, -INFINITY, y);
-    return ct__pickf(x < 0, NAN, y);
-}
-
-/* tanh for float results: x (1 - x^2/3 + 2x^4/15 - 17x^6/315) below 2^-5
- * (remainder 2e-14 of the result), else 1 - 2 / (e^2|x| + 1) with x's sign. */
-static inline double ct__tanhf_wide(double x)
-{
-    double z = x * x, ax = fabs(x);
-    double small = x * (1.0 + z * (-1.0 / 3 + z * (2.0 / 15 + z * (-17.0 / 315))));
-    double big = 1.0 - 2.0 / (ct__exp_for_float(2.0 * ax) + 1.0);
-    return ct__pick(ax < 0.03125, small, copysign(big, x));
-}
-/* The functions the kernels call: the above (inlined even into big kernels,
- * so that their loops vectorise), or the C library's. */
-#ifdef CT__VECMATH
-CT__ALWAYS_INLINE double ct__vexp(double x) { return ct__exp_wide(x); }
-CT__ALWAYS_INLINE float ct__vexpf(float x) { return ct__expf_narrow(x); }
-CT__ALWAYS_INLINE double ct__vlog(double x) { return ct__log_wide(x); }
-CT__ALWAYS_INLINE float ct__vlogf(float x) { return ct__logf_narrow(x); }
-CT__ALWAYS_INLINE float ct__vtanhf(float x) { return (float)ct__tanhf_wide(x); }
-/* sigmoid in float's arithmetic, as PyTorch computes it (the division and
- * the sum rounded to float), with a float exp */
-CT__ALWAYS_INLINE float ct__vsigmoidf(float x) { return 1.0f / (1.0f + ct__expf_narrow(-x)); }
-#else
-static inline double ct__vexp(double x) { return exp(x); }
-static inline float ct__vexpf(float x) { return expf(x); }
-static inline double ct__vlog(double x) { return log(x); }
-static inline float ct__vlogf(float x) { return logf(x); }
-static inline float ct__vtanhf(float x) { return tanhf(x); }
-static inline float ct__vsigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
-#endif
-
-/* Loading an element widens it to int64 (integral and bool) or double
- * (floating), both exact. ct__wide_<name> names which. */
-#define ct__wide_b8 i64
-#define ct__wide_u8 i64
-#define ct__wide_i8 i64
-#define ct__wide_i16 i64
-#define ct__wide_i32 i64
-#define ct__wide_i64 i64
-#define ct__wide_f16 f64
-#define ct__wide_bf16 f64
-#define ct__wide_f32 f64
-#define ct__wide_f64 f64
-static inline int64_t ct__load_b8(ct__b8_t v) { return v != 0; }
-static inline int64_t ct__load_u8(ct__u8_t v) { return v; }
-static inline int64_t ct__load_i8(ct__i8_t v) { return v; }
-static inline int64_t ct__load_i16(ct__i16_t v) { return v; }
-static inline int64_t ct__load_i32(ct__i32_t v) { return v; }
-static inline int64_t ct__load_i64(ct__i64_t v) { return v; }
-static inline double ct__load_f16(ct__f16_t v) { return ct__f16_to_float(v); }
-static inline double ct__load_bf16(ct__bf16_t v) { return ct__bf16_to_float(v); }
-static inline double ct__load_f32(ct__f32_t v) { return v; }
-static inline double ct__load_f64(ct__f64_t v) { return v; }
-
-/* Truncation of a double the way x86's cvttsd2si does it, which is what
- * PyTorch's static_cast compiles to: NaN and out-of-range give the minimum. */
-static inline int64_t ct__trunc_i64(double d)
-{
-    return (d >= -9223372036854775808.0 && d < 9223372036854775808.0) ? (int64_t)d : INT64_MIN;
-}
-static inline int32_t ct__trunc_i32(double d)
-{
-    return (d > -2147483649.0 && d < 2147483648.0) ? (int32_t)d : INT32_MIN;
-}
-
-/* Storing converts with c10::convert's rules: integers wrap to the low bits,
- * floats truncate through a 32-bit conversion (int8, int16, int32) or a 64-bit
- * one (uint8, int64), float16 and bfloat16 go through float. */
-static inline ct__b8_t ct__to_b8_from_i64(int64_t v) { return v != 0; }
-static inline ct__b8_t ct__to_b8_from_f64(double v) { return v != 0; }
-static inline ct__u8_t ct__to_u8_from_i64(int64_t v) { return (ct__u8_t)(uint64_t)v; }
-static inline ct__u8_t ct__to_u8_from_f64(double v) { return (ct__u8_t)(uint64_t)ct__trunc_i64(v); }
-static inline ct__i8_t ct__to_i8_from_i64(int64_t v) { return (ct__i8_t)(uint8_t)(uint64_t)v; }
-static inline ct__i8_t ct__to_i8_from_f64(double v) { return (ct__i8_t)(uint8_t)(uint32_t)ct__trunc_i32(v); }
-static inline ct__i16_t ct__to_i16_from_i64(int64_t v) { return (ct__i16_t)(uint16_t)(uint64_t)v; }
-static inline ct__i16_t ct__to_i16_from_f64(double v) { return (ct__i16_t)(uint16_t)(uint32_t)ct__trunc_i32(v); }
-static inline ct__i32_t ct__to_i32_from_i64(int64_t v) { return (ct__i32_t)(uint32_t)(uint64_t)v; }
-static inline ct__i32_t ct__to_i32_from_f64(double v) { return ct__trunc_i32(v); }
-static inline ct__i64_t ct__to_i64_from_i64(int64_t v) { return v; }
-static inline ct__i64_t ct__to_i64_from_f64(double v) { return ct__trunc_i64(v); }
-static inline ct__f16_t ct__to_f16_from_i64(int64_t v) { return ct__float_to_f16((float)v); }
-static inline ct__f16_t ct__to_f16_from_f64(double v) { return ct__float_to_f16((float)v); }
-static inline ct__bf16_t ct__to_bf16_from_i64(int64_t v) { return ct__float_to_bf16((float)v); }
-static inline ct__bf16_t ct__to_bf16_from_f64(double v) { return ct__float_to_bf16((float)v); }
-static inline ct__f32_t ct__to_f32_from_i64(int64_t v) { return (float)v; }
-static inline ct__f32_t ct__to_f32_from_f64(double v) { return (float)v; }
-static inline ct__f64_t ct__to_f64_from_i64(int64_t v) { return (double)v; }
-static inline ct__f64_t ct__to_f64_from_f64(double v) { return v; }
-
-/* CT__CONVERT(src, dst, x): one element of dtype `src` as dtype `dst`. */
-#define CT__CONVERT(src, dst, x) CT__CAT(ct__to_##dst##_from_, ct__wide_##src)(ct__load_##src(x))
 
 /* Read element i of a buffer of any dtype as a double / int64 (slow paths only). */
 static double ct__read_f64(const void *p, ct_dtype dt);
@@ -19016,21 +19767,10 @@ static void ct__cpu_range(const ct__range_job *job)
 
 /* ==================== cpu/pointwise.c ==================== */
 // >>cpu/pointwise.c
-/* Pointwise kernels on the CPU.
- *
- * Each op is defined once per compute flavour: f (float), d (double) and i
- * (int64, which also serves the narrower integers and bool: their results wrap
- * to the low bits when stored, as native arithmetic does). Loops over every
- * dtype are generated from those definitions.
- *
- * float16 and bfloat16 load to float, compute in float and round once when
- * stored, which is what PyTorch's per-element `float(a) op float(b)` gives. A
- * few ops of PyTorch 1.13 round intermediates to the narrow type in their
- * per-element kernels (rsqrt, logit, add with alpha...); those loops use an h
- * flavour instead, float with the same roundings (args->compute names the
- * narrow type). (PyTorch's vectorised bfloat16 loops, on contiguous runs of 32
- * or more, round once instead; ctorch follows the per-element kernels, which
- * small and strided tensors get.) */
+/* Pointwise loops on the CPU: for each op of CT__POINTWISE_KERNELS and each
+ * dtype of its group, a loop over a run of elements that loads each operand
+ * to the op's flavour, calls the formula (src/ops/formulas.h) and stores the
+ * result, with fast paths for contiguous operands and broadcast numbers. */
 
 /* At -O2, GCC's cost model vectorises only loops whose trip count is a
  * multiple of the vector width; these kernels need the dynamic model (the one
@@ -19041,655 +19781,7 @@ static void ct__cpu_range(const ct__range_job *job)
 #pragma GCC optimize("vect-cost-model=dynamic")
 #endif
 
-/* Per dtype: storage type (KT), flavour (KF), load to the flavour (KL) and
- * store from it (KS). f16 and bf16 have h twins (f16h, bf16h) for the ops
- * with float16/bfloat16 roundings. */
-#define CT__KT_b8 uint8_t
-#define CT__KT_u8 uint8_t
-#define CT__KT_i8 int8_t
-#define CT__KT_i16 int16_t
-#define CT__KT_i32 int32_t
-#define CT__KT_i64 int64_t
-#define CT__KT_f32 float
-#define CT__KT_f64 double
-#define CT__KT_f16 uint16_t
-#define CT__KT_bf16 uint16_t
-#define CT__KT_f16h uint16_t
-#define CT__KT_bf16h uint16_t
-#define CT__KF_b8 i
-#define CT__KF_u8 i
-#define CT__KF_i8 i
-#define CT__KF_i16 i
-#define CT__KF_i32 i
-#define CT__KF_i64 i
-#define CT__KF_f32 f
-#define CT__KF_f64 d
-#define CT__KF_f16 f
-#define CT__KF_bf16 f
-#define CT__KF_f16h h
-#define CT__KF_bf16h h
-#define CT__KL_b8(v) ((int64_t)(v))
-#define CT__KL_u8(v) ((int64_t)(v))
-#define CT__KL_i8(v) ((int64_t)(v))
-#define CT__KL_i16(v) ((int64_t)(v))
-#define CT__KL_i32(v) ((int64_t)(v))
-#define CT__KL_i64(v) (v)
-#define CT__KL_f32(v) (v)
-#define CT__KL_f64(v) (v)
-#define CT__KL_f16(v) ct__f16_to_float(v)
-#define CT__KL_bf16(v) ct__bf16_to_float(v)
-#define CT__KL_f16h(v) ct__f16_to_float(v)
-#define CT__KL_bf16h(v) ct__bf16_to_float(v)
-#define CT__KS_b8(v) ((uint8_t)((v) != 0))
-#define CT__KS_u8(v) ((uint8_t)(uint64_t)(v))
-#define CT__KS_i8(v) ((int8_t)(uint8_t)(uint64_t)(v))
-#define CT__KS_i16(v) ((int16_t)(uint16_t)(uint64_t)(v))
-#define CT__KS_i32(v) ((int32_t)(uint32_t)(uint64_t)(v))
-#define CT__KS_i64(v) ((int64_t)(v))
-#define CT__KS_f32(v) (v)
-#define CT__KS_f64(v) (v)
-#define CT__KS_f16(v) ct__float_to_f16(v)
-#define CT__KS_bf16(v) ct__float_to_bf16(v)
-#define CT__KS_f16h(v) ct__float_to_f16(v)
-#define CT__KS_bf16h(v) ct__float_to_bf16(v)
-typedef float ct__flavour_f;
-typedef float ct__flavour_h;
-typedef double ct__flavour_d;
-typedef int64_t ct__flavour_i;
-
-/* The dtype groups an op supports. */
-/* The dtype groups an op supports; h is empty, or h for the ops whose float16
- * and bfloat16 loops run the h flavour. */
-#define CT__KD_INTS(X, op, h) X(op, u8) X(op, i8) X(op, i16) X(op, i32) X(op, i64)
-#define CT__KD_FLOATS(X, op, h) X(op, f32) X(op, f64) X(op, f16##h) X(op, bf16##h)
-#define CT__KD_NUMERIC(X, op, h) CT__KD_INTS(X, op, h) CT__KD_FLOATS(X, op, h)
-#define CT__KD_ALL(X, op, h) X(op, b8) CT__KD_NUMERIC(X, op, h)
-#define CT__KD_INTS_BOOL(X, op, h) X(op, b8) CT__KD_INTS(X, op, h)
-
-/* x rounded to the narrow type PyTorch computes in (float16, bfloat16). */
-static inline float ct__narrow(float x, ct_dtype compute)
-{
-    if (compute == CT_BF16) return ct__bf16_to_float(ct__float_to_bf16(x));
-    if (compute == CT_F16) return ct__f16_to_float(ct__float_to_f16(x));
-    return x;
-}
-/* In h flavours: N rounds as the input type; NB only for bfloat16, in ops
- * that PyTorch 1.13 has no float16 kernel for (float16 computes in float). */
-#define CT__N(x) ct__narrow((x), a->compute)
-#define CT__NB(x) (a->compute == CT_BF16 ? ct__narrow((x), CT_BF16) : (x))
-
-/* fma(a, b, c), rounded once as PyTorch's compiled kernels have it. Without
- * FMA instructions, float's a * b is exact in double and the sum rounds once
- * there; rounding that to float is right unless the double lies exactly
- * halfway between two floats or below float's normal range, which the C
- * library's fmaf settles. Double has no wider type: the C library's fma.
- * Always inlined: they sit inside this file's GCC optimize pragma, and GCC
- * inlines nothing across differing optimize options into code outside it
- * (the fused optimizer loops), which then do not vectorise. */
-CT__ALWAYS_INLINE float ct__fmaf(float a, float b, float c)
-{
-#ifdef __FMA__
-    return fmaf(a, b, c);
-#else
-    double s = (double)a * b + c;
-    uint64_t bits;
-    memcpy(&bits, &s, sizeof bits);
-    if (CT__UNLIKELY((bits & 0x1fffffffu) == 0x10000000u || fabs(s) < FLT_MIN)) return fmaf(a, b, c);
-    return (float)s;
-#endif
-}
-CT__ALWAYS_INLINE double ct__fma(double a, double b, double c) { return fma(a, b, c); }
-
-/* The libm function fn for a flavour: F(exp) is expf for float, exp for double. */
-#define CT__LIBM_f(fn) fn##f
-#define CT__LIBM_d(fn) fn
-
-/* Ops whose floating formula is written once: a macro CT__GEN_<name>(fl, T, F)
- * defines the flavour fl with type T and libm suffix F; this instantiates both. */
-#define CT__FLOATING(name) CT__GEN_##name(f, float, CT__LIBM_f) CT__GEN_##name(d, double, CT__LIBM_d)
-
-/* ---------------------------------------------------------------- unary ops */
-
-/* out = fn(x): the int64 flavour, one floating flavour, or both with a libm function. */
-#define CT__UNARY_I(name, ei) static inline int64_t ct__##name##_i(int64_t x, const ct__op_args *a) { (void)a; return ei; }
-#define CT__UNARY_FL(name, fl, T, e) static inline T ct__##name##_##fl(T x, const ct__op_args *a) { (void)a; return e; }
-#define CT__UNARY_LIBM(name, fn) CT__UNARY_FL(name, f, float, fn##f(x)) CT__UNARY_FL(name, d, double, fn(x))
-
-CT__UNARY_I(neg, (int64_t)(0 - (uint64_t)x))
-CT__UNARY_FL(neg, f, float, -x)
-CT__UNARY_FL(neg, d, double, -x)
-CT__UNARY_I(abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
-CT__UNARY_LIBM(abs, fabs)
-CT__UNARY_FL(reciprocal, f, float, 1.0f / x)
-CT__UNARY_FL(reciprocal, d, double, 1.0 / x)
-/* NaN and -0 give +0, as PyTorch's (0 < x) - (x < 0) does */
-CT__UNARY_I(sign, (x > 0) - (x < 0))
-CT__UNARY_FL(sign, f, float, (float)((0 < x) - (x < 0)))
-CT__UNARY_FL(sign, d, double, (double)((0 < x) - (x < 0)))
-CT__UNARY_I(floor, x)
-CT__UNARY_LIBM(floor, floor)
-CT__UNARY_I(ceil, x)
-CT__UNARY_LIBM(ceil, ceil)
-CT__UNARY_I(trunc, x)
-CT__UNARY_LIBM(trunc, trunc)
-CT__UNARY_FL(frac, f, float, x - truncf(x))
-CT__UNARY_FL(frac, d, double, x - trunc(x))
-/* exp, log, tanh and sigmoid run internal.h's vector math where the target
- * has AVX2, so that their loops vectorise; double tanh keeps the C
- * library's (the form for float cancels at small x). Their _libm twins
- * compute the rest of a loop past its whole blocks (see CT__VM_BLOCK). */
-CT__UNARY_FL(exp, f, float, ct__vexpf(x))
-CT__UNARY_FL(exp, d, double, ct__vexp(x))
-CT__UNARY_LIBM(exp2, exp2)
-CT__UNARY_LIBM(expm1, expm1)
-CT__UNARY_FL(log, f, float, ct__vlogf(x))
-CT__UNARY_FL(log, d, double, ct__vlog(x))
-CT__UNARY_LIBM(log2, log2)
-CT__UNARY_LIBM(log10, log10)
-CT__UNARY_LIBM(log1p, log1p)
-CT__UNARY_LIBM(sqrt, sqrt)
-CT__UNARY_FL(rsqrt, f, float, 1.0f / sqrtf(x))
-CT__UNARY_FL(rsqrt, d, double, 1.0 / sqrt(x))
-CT__UNARY_LIBM(sin, sin)
-CT__UNARY_LIBM(cos, cos)
-CT__UNARY_LIBM(tan, tan)
-CT__UNARY_LIBM(asin, asin)
-CT__UNARY_LIBM(acos, acos)
-CT__UNARY_LIBM(atan, atan)
-CT__UNARY_LIBM(sinh, sinh)
-CT__UNARY_LIBM(cosh, cosh)
-CT__UNARY_FL(tanh, f, float, ct__vtanhf(x))
-CT__UNARY_FL(tanh, d, double, tanh(x))
-CT__UNARY_LIBM(asinh, asinh)
-CT__UNARY_LIBM(acosh, acosh)
-CT__UNARY_LIBM(atanh, atanh)
-CT__UNARY_LIBM(erf, erf)
-CT__UNARY_LIBM(erfc, erfc)
-/* (the C library's lgamma also stores the sign in the global signgam, which
- * OpenMP threads then write at once, as PyTorch's do; the values are unaffected) */
-CT__UNARY_LIBM(lgamma, lgamma)
-CT__UNARY_FL(sigmoid, f, float, ct__vsigmoidf(x))
-CT__UNARY_FL(sigmoid, d, double, 1.0 / (1.0 + ct__vexp(-x)))
-CT__UNARY_LIBM(exp_libm, exp)
-CT__UNARY_LIBM(log_libm, log)
-CT__UNARY_LIBM(tanh_libm, tanh)
-CT__UNARY_FL(sigmoid_libm, f, float, 1.0f / (1.0f + expf(-x)))
-CT__UNARY_FL(sigmoid_libm, d, double, 1.0 / (1.0 + exp(-x)))
-CT__UNARY_I(isnan, x != x)
-CT__UNARY_FL(isnan, f, float, x != x)
-CT__UNARY_FL(isnan, d, double, x != x)
-CT__UNARY_I(isinf, x != x)
-CT__UNARY_FL(isinf, f, float, isinf(x))
-CT__UNARY_FL(isinf, d, double, isinf(x))
-CT__UNARY_I(isfinite, x == x)
-CT__UNARY_FL(isfinite, f, float, isfinite(x))
-CT__UNARY_FL(isfinite, d, double, isfinite(x))
-CT__UNARY_I(logical_not, x == 0)
-CT__UNARY_FL(logical_not, f, float, x == 0)
-CT__UNARY_FL(logical_not, d, double, x == 0)
-/* bool's ~ is logical not */
-CT__UNARY_I(bitwise_not, a->compute == CT_BOOL ? !x : ~x)
-CT__UNARY_I(relu, x > 0 ? x : 0)
-CT__UNARY_FL(relu, f, float, x > 0 ? x : (x != x ? x : 0.0f))
-CT__UNARY_FL(relu, d, double, x > 0 ? x : (x != x ? x : 0.0))
-CT__UNARY_I(nan_to_num, x)
-
-/* round: half to even; with decimals, by 10^|decimals| (p[0]) in the input
- * precision, multiplying first for positive decimals and dividing first for
- * negative ones, as PyTorch does. */
-CT__UNARY_I(round, x)
-#define CT__GEN_round(fl, T, F)                                                           \
-    static inline T ct__round_##fl(T x, const ct__op_args *a)                             \
-    {                                                                                     \
-        T p = (T)a->p[0];                                                                 \
-        if (a->mode == 1) return F(nearbyint)(x * p) / p;                                 \
-        if (a->mode == 2) return F(nearbyint)(x / p) * p;                                 \
-        return F(nearbyint)(x);                                                           \
-    }
-CT__FLOATING(round)
-
-/* nan_to_num: NaN, +inf and -inf replaced by p[0], p[1], p[2] */
-#define CT__GEN_nan_to_num(fl, T, F)                                                      \
-    static inline T ct__nan_to_num_##fl(T x, const ct__op_args *a)                        \
-    {                                                                                     \
-        return x != x ? (T)a->p[0] : x == (T)INFINITY ? (T)a->p[1] : x == -(T)INFINITY ? (T)a->p[2] : x; \
-    }
-CT__FLOATING(nan_to_num)
-
-/* logit: log(x / (1 - x)), x clamped to [eps, 1 - eps] first unless eps (p[0]) < 0 */
-#define CT__GEN_logit(fl, T, F)                                                           \
-    static inline T ct__logit_##fl(T x, const ct__op_args *a)                             \
-    {                                                                                     \
-        T eps = (T)a->p[0];                                                               \
-        if (eps >= 0) x = x < eps ? eps : x > 1 - eps ? 1 - eps : x;                      \
-        return x == 1 ? (T)INFINITY : F(log)(x / (1 - x));                                \
-    }
-CT__FLOATING(logit)
-
-/* erfinv as PyTorch computes it, in the input precision: the rational
- * approximations of Pavlis' MATLAB erfinv (1996) for |y| <= 0.7 and beyond,
- * each refined by two Newton steps on erf(x) = y. */
-#define CT__GEN_erfinv(fl, T, F)                                                          \
-    static inline T ct__erfinv_##fl(T y, const ct__op_args *args)                         \
-    {                                                                                     \
-        static const T a[4] = {(T)0.886226899, (T)-1.645349621, (T)0.914624893, (T)-0.140543331}; \
-        static const T b[4] = {(T)-2.118377725, (T)1.442710462, (T)-0.329097515, (T)0.012229801}; \
-        static const T c[4] = {(T)-1.970840454, (T)-1.624906493, (T)3.429567803, (T)1.641345311}; \
-        static const T d[2] = {(T)3.543889200, (T)1.637067800};                          \
-        const T two_over_sqrt_pi = (T)2 / (T)1.77245385090551602730;                      \
-        T ay = F(fabs)(y), x, z, num, den;                                                \
-        (void)args;                                                                       \
-        if (ay > 1) return (T)NAN;                                                        \
-        if (ay == 1) return F(copysign)((T)INFINITY, y);                                  \
-        if (ay <= (T)0.7) {                                                               \
-            z = y * y;                                                                    \
-            num = ((a[3] * z + a[2]) * z + a[1]) * z + a[0];                              \
-            den = (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + 1;                    \
-            x = y * num / den;                                                            \
-        } else {                                                                          \
-            z = F(sqrt)(-F(log)((1 - ay) / 2));                                           \
-            num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];                              \
-            den = (d[1] * z + d[0]) * z + 1;                                              \
-            x = F(copysign)(num, y) / den;                                                \
-        }                                                                                 \
-        for (int step = 0; step < 2; step++)                                              \
-            x = x - (F(erf)(x) - y) / (two_over_sqrt_pi * F(exp)(-x * x));                \
-        return x;                                                                         \
-    }
-CT__FLOATING(erfinv)
-
-/* digamma in the input precision, as PyTorch computes it: poles at 0 (signed
- * infinity) and at negative integers (NaN), the reflection formula (through
- * double) below 0, the recurrence psi(x) = psi(x + 1) - 1/x up to 10, then
- * the asymptotic series log x - 1/2x - sum B2k / (2k x^2k), k = 1..7. */
-#define CT__GEN_digamma(fl, T, F)                                                         \
-    static T ct__digamma_##fl(T x, const ct__op_args *args)                               \
-    {                                                                                     \
-        static const T bern[7] = {(T)(1.0 / 12), (T)(-691.0 / 32760), (T)(1.0 / 132),     \
-                                  (T)(-1.0 / 240), (T)(1.0 / 252), (T)(-1.0 / 120), (T)(1.0 / 12)}; \
-        const double pi = 3.14159265358979323846;                                         \
-        T result = 0;                                                                     \
-        if (x == 0) return F(copysign)((T)INFINITY, -x);                                  \
-        if (x < 0) {                                                                      \
-            if (x == F(trunc)(x)) return (T)NAN;                                          \
-            double whole, r = modf((double)x, &whole);                                    \
-            return ct__digamma_##fl(1 - x, args) - (T)(pi / tan(pi * r));                \
-        }                                                                                 \
-        for (; x < 10; x += 1) result -= 1 / x;                                           \
-        if (x == 10) return result + (T)2.25175258906672110764; /* psi(10) = H(9) - gamma */ \
-        T y = 0;                                                                          \
-        if (x < (T)1e17) {                                                                \
-            T z = 1 / (x * x), p = 0;                                                     \
-            for (int k = 0; k < 7; k++) p = p * z + bern[k];                              \
-            y = z * p;                                                                    \
-        }                                                                                 \
-        return result + F(log)(x) - (T)0.5 / x - y;                                       \
-    }
-CT__FLOATING(digamma)
-
-/* trigamma as PyTorch computes it: the reflection formula below 1/2, six
- * steps of the recurrence, then the asymptotic series */
-#define CT__GEN_trigamma(fl, T, F)                                                        \
-    static T ct__trigamma_##fl(T x)                                                       \
-    {                                                                                     \
-        const T pi = (T)3.14159265358979323846;                                           \
-        T sign = 1, result = 0;                                                           \
-        if (x < (T)0.5) {                                                                 \
-            T s = F(sin)(pi * x);                                                         \
-            sign = -1;                                                                    \
-            result -= (pi * pi) / (s * s);                                                \
-            x = 1 - x;                                                                    \
-        }                                                                                 \
-        for (int i = 0; i < 6; i++, x += 1) result += 1 / (x * x);                        \
-        T ixx = 1 / (x * x);                                                              \
-        result += (1 + 1 / (2 * x) + ixx * ((T)1 / 6 - ixx * ((T)1 / 30 - ixx * ((T)1 / 42)))) / x; \
-        return sign * result;                                                             \
-    }
-CT__FLOATING(trigamma)
-
-/* Hurwitz zeta(x, q) as PyTorch computes it (Cephes), in double for both
- * flavours (its ::pow and ::floor are C's double functions). */
-#define CT__GEN_zeta(fl, T, F)                                                            \
-    static T ct__zeta_##fl(T x, T q)                                                      \
-    {                                                                                     \
-        static const double A[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,      \
-            -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,            \
-            1.1646782814350067249e14, -4.5979787224074726105e15, 1.8152105401943546773e17, \
-            -7.1661652561756670113e18};                                                   \
-        const double macheps = 1.11022302462515654042E-16;                                \
-        double a = q, b = 0, k = 0, s, t, w;                                              \
-        int i = 0;                                                                        \
-        if (x == 1) return (T)INFINITY;                                                   \
-        if (x < 1) return (T)NAN;                                                         \
-        if (q <= 0) {                                                                     \
-            if (q == floor(q)) return (T)INFINITY;                                        \
-            if (x != floor(x)) return (T)NAN;                                             \
-        }                                                                                 \
-        s = pow(q, -(double)x);                                                           \
-        while (i < 9 || a <= 9.0) {                                                       \
-            i++;                                                                          \
-            a += 1;                                                                       \
-            b = pow(a, -(double)x);                                                       \
-            s += b;                                                                       \
-            if (-macheps * s < b && b < macheps * s) return (T)s;                         \
-        }                                                                                 \
-        w = a;                                                                            \
-        s += b * w / (x - 1.0);                                                           \
-        s -= 0.5 * b;                                                                     \
-        a = 1;                                                                            \
-        for (int j = 0; j < 12; j++) {                                                    \
-            a *= x + k;                                                                   \
-            b /= w;                                                                       \
-            t = a * b / A[j];                                                             \
-            s = s + t;                                                                    \
-            if (fabs(t / s) < macheps) return (T)s;                                       \
-            k += 1;                                                                       \
-            a *= x + k;                                                                   \
-            b /= w;                                                                       \
-            k += 1;                                                                       \
-        }                                                                                 \
-        return (T)s;                                                                      \
-    }
-CT__FLOATING(zeta)
-
-/* polygamma(n, x) (n in mode): digamma and trigamma for n 0 and 1, else
- * (-1)^(n+1) n! zeta(n + 1, x) with n! as exp(lgamma(n + 1)), in double as
- * PyTorch's calls of C's exp and lgamma are */
-#define CT__GEN_polygamma(fl, T, F)                                                       \
-    static inline T ct__polygamma_##fl(T x, const ct__op_args *a)                         \
-    {                                                                                     \
-        int n = a->mode;                                                                  \
-        if (n == 0) return ct__digamma_##fl(x, a);                                        \
-        if (n == 1) return ct__trigamma_##fl(x);                                          \
-        return (T)((n % 2 ? 1.0 : -1.0) * exp(lgamma((double)((T)n + 1))) * ct__zeta_##fl((T)(n + 1), x)); \
-    }
-CT__FLOATING(polygamma)
-
-/* ---------------------------------------------------------------- activations */
-
-/* leaky_relu: x above 0, else x * slope (p[0], in float as PyTorch has it);
- * a multiply either way, so that the loop vectorises */
-CT__UNARY_FL(leaky_relu, f, float, x * (x > 0 ? 1.0f : (float)a->p[0]))
-CT__UNARY_FL(leaky_relu, d, double, x * (x > 0 ? 1.0 : a->p[0]))
-
-/* elu: scale * x above 0, else alpha * scale * (exp(x * input_scale) - 1) */
-#define CT__GEN_elu(fl, T, F)                                                             \
-    static inline T ct__elu_##fl(T x, const ct__op_args *a)                               \
-    {                                                                                     \
-        T neg = (T)a->p[0] * (T)a->p[1], pos = (T)a->p[1], in = (T)a->p[2];               \
-        return x <= 0 ? (F(exp)(x * in) - 1) * neg : x * pos;                             \
-    }
-CT__FLOATING(elu)
-
-/* gelu: x * Phi(x) exactly (mode 0) or with the tanh approximation (mode 1) */
-#define CT__GEN_gelu(fl, T, F)                                                            \
-    static inline T ct__gelu_##fl(T x, const ct__op_args *a)                              \
-    {                                                                                     \
-        if (a->mode == 1) {                                                               \
-            const T beta = (T)(1.41421356237309504880 * 1.12837916709551257390 * 0.5), kappa = (T)0.044715; \
-            T inner = beta * (x + kappa * (x * x * x));                                   \
-            return (T)0.5 * x * (1 + F(tanh)(inner));                                     \
-        }                                                                                 \
-        return x * (T)0.5 * (1 + F(erf)(x * (T)0.70710678118654752440));                  \
-    }
-CT__FLOATING(gelu)
-
-CT__UNARY_FL(silu, f, float, x / (1.0f + expf(-x)))
-CT__UNARY_FL(silu, d, double, x / (1.0 + exp(-x)))
-CT__UNARY_FL(mish, f, float, x * tanhf(log1pf(expf(x))))
-CT__UNARY_FL(mish, d, double, x * tanh(log1p(exp(x))))
-
-/* softplus: log1p(exp(x * beta)) / beta, or x where x * beta > threshold */
-#define CT__GEN_softplus(fl, T, F)                                                        \
-    static inline T ct__softplus_##fl(T x, const ct__op_args *a)                          \
-    {                                                                                     \
-        T beta = (T)a->p[0], threshold = (T)a->p[1];                                      \
-        return x * beta > threshold ? x : F(log1p)(F(exp)(x * beta)) / beta;              \
-    }
-CT__FLOATING(softplus)
-
-/* hardsigmoid: min(max(x + 3, 0), 6) / 6, hardswish: x times that, with
- * std::max and std::min, which let NaN through */
-#define CT__GEN_hardsigmoid(fl, T, F)                                                     \
-    static inline T ct__relu6_of_##fl(T v) { v = v < 0 ? 0 : v; return 6 < v ? 6 : v; }   \
-    static inline T ct__hardsigmoid_##fl(T x, const ct__op_args *a) { (void)a; return ct__relu6_of_##fl(x + 3) / 6; } \
-    static inline T ct__hardswish_##fl(T x, const ct__op_args *a) { (void)a; return x * ct__relu6_of_##fl(x + 3) / 6; }
-CT__FLOATING(hardsigmoid)
-
-
-/* ---------------------------------------------------------------- float16/bfloat16 roundings (h flavours) */
-
-CT__UNARY_FL(rsqrt, h, float, 1.0f / CT__NB(sqrtf(x)))
-static inline float ct__round_h(float x, const ct__op_args *a)
-{
-    float p = CT__NB((float)a->p[0]);
-    if (a->mode == 1) return nearbyintf(CT__NB(x * p)) / p;
-    if (a->mode == 2) return nearbyintf(CT__NB(x / p)) * p;
-    return nearbyintf(x);
-}
-static inline float ct__logit_h(float x, const ct__op_args *a)
-{
-    float eps = CT__NB((float)a->p[0]), hi = CT__NB(1 - eps);
-    if (eps >= 0) x = x < eps ? eps : x > hi ? hi : x;
-    return x == 1 ? INFINITY : logf(CT__NB(x / CT__NB(1 - x)));
-}
-/* the tanh form (mode 1), and the exact form of a strided tensor (mode 2) */
-static inline float ct__gelu_h(float x, const ct__op_args *a)
-{
-    if (a->mode == 0) return ct__gelu_f(x, a);
-    if (a->mode == 2) return CT__NB(x * 0.5f) * CT__NB(1 + CT__NB(erff(CT__NB(x * CT__NB(0.70710678118654752440f)))));
-    const float beta = CT__NB((float)(1.41421356237309504880 * 1.12837916709551257390 * 0.5));
-    const float kappa = CT__NB(0.044715f);
-    float inner = CT__NB(beta * CT__NB(x + CT__NB(kappa * CT__NB(CT__NB(x * x) * x))));
-    return CT__NB(0.5f * x) * CT__NB(1 + CT__NB(tanhf(inner)));
-}
-CT__UNARY_FL(silu, h, float, x / CT__NB(1.0f + CT__NB(expf(-x))))
-
-/* ---------------------------------------------------------------- binary ops */
-
-/* out = fn(x, y): the int64 flavour, one floating flavour, or both from one expression. */
-#define CT__BINARY_I(name, ei) \
-    static inline int64_t ct__##name##_i(int64_t x, int64_t y, const ct__op_args *a) { (void)a; return ei; }
-#define CT__BINARY_FL(name, fl, T, e) \
-    static inline T ct__##name##_##fl(T x, T y, const ct__op_args *a) { (void)a; return e; }
-#define CT__BINARY_FD(name, e) CT__BINARY_FL(name, f, float, e) CT__BINARY_FL(name, d, double, e)
-#define CT__BINARY_ALL(name, e) CT__BINARY_I(name, e) CT__BINARY_FD(name, e)
-
-/* add and sub; with an alpha other than 1 (x + alpha * y) they run the
- * add_alpha and sub_alpha loops, so that the plain loops vectorise. PyTorch's
- * kernels fuse the multiply-add. */
-CT__BINARY_ALL(add, x + y)
-CT__BINARY_I(sub, (int64_t)((uint64_t)x - (uint64_t)y))
-CT__BINARY_FD(sub, x - y)
-CT__BINARY_I(add_alpha, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y))
-CT__BINARY_FL(add_alpha, f, float, ct__fmaf(y, (float)a->alpha, x))
-CT__BINARY_FL(add_alpha, d, double, ct__fma(y, a->alpha, x))
-CT__BINARY_I(sub_alpha, (int64_t)((uint64_t)x - (uint64_t)a->alpha_i * (uint64_t)y))
-CT__BINARY_FL(sub_alpha, f, float, ct__fmaf(y, -(float)a->alpha, x))
-CT__BINARY_FL(sub_alpha, d, double, ct__fma(y, -a->alpha, x))
-CT__BINARY_I(mul, (int64_t)((uint64_t)x * (uint64_t)y))
-CT__BINARY_FD(mul, x * y)
-
-/* Integer division (the front end has refused zero divisors); the most
- * negative int64 over -1 wraps instead of trapping. */
-static inline int64_t ct__idiv(int64_t x, int64_t y) { return y == -1 ? (int64_t)(0 - (uint64_t)x) : x / y; }
-static inline int64_t ct__imod(int64_t x, int64_t y) { return y == -1 ? 0 : x % y; }
-
-/* div: true division, or rounded toward zero or minus infinity (mode) */
-static inline int64_t ct__div_i(int64_t x, int64_t y, const ct__op_args *a)
-{
-    int64_t q = ct__idiv(x, y);
-    if (a->mode == CT_ROUNDING_FLOOR && (x < 0) != (y < 0) && ct__imod(x, y) != 0) q -= 1;
-    return q;
-}
-/* floor division as Python defines it: from fmod, so that the quotient is
- * the one whose remainder has the divisor's sign, then rounded to the
- * nearest integer (PyTorch's div_floor_floating) */
-#define CT__GEN_div(fl, T, F)                                                             \
-    static inline T ct__div_floor_##fl(T x, T y)                                          \
-    {                                                                                     \
-        if (y == 0) return x / y;                                                         \
-        T mod = F(fmod)(x, y), div = (x - mod) / y;                                       \
-        if (mod != 0 && (y < 0) != (mod < 0)) div -= 1;                                   \
-        if (div == 0) return F(copysign)(0, x / y);                                       \
-        T floordiv = F(floor)(div);                                                       \
-        return div - floordiv > (T)0.5 ? floordiv + 1 : floordiv;                         \
-    }                                                                                     \
-    static inline T ct__div_##fl(T x, T y, const ct__op_args *a)                          \
-    {                                                                                     \
-        if (a->mode == CT_ROUNDING_TRUNC) return F(trunc)(x / y);                         \
-        return a->mode == CT_ROUNDING_FLOOR ? ct__div_floor_##fl(x, y) : x / y;           \
-    }
-CT__FLOATING(div)
-
-/* remainder has the divisor's sign (Python's %), fmod the dividend's (C's) */
-static inline int64_t ct__remainder_i(int64_t x, int64_t y, const ct__op_args *a)
-{
-    int64_t r = ct__imod(x, y);
-    (void)a;
-    return r != 0 && (r < 0) != (y < 0) ? r + y : r;
-}
-#define CT__GEN_remainder(fl, T, F)                                                       \
-    static inline T ct__remainder_##fl(T x, T y, const ct__op_args *a)                    \
-    {                                                                                     \
-        T r = F(fmod)(x, y);                                                              \
-        (void)a;                                                                          \
-        return r != 0 && (y < 0) != (r < 0) ? r + y : r;                                  \
-    }
-CT__FLOATING(remainder)
-CT__BINARY_I(fmod, ct__imod(x, y))
-CT__BINARY_FL(fmod, f, float, fmodf(x, y))
-CT__BINARY_FL(fmod, d, double, fmod(x, y))
-
-/* With a number exponent PyTorch takes products for 2, 3 and -2, and (except
- * for float16) sqrt, rsqrt and reciprocal for 0.5, -0.5 and -1, which round
- * (and treat -0 and -inf) differently from pow. */
-#define CT__GEN_pow(fl, T, F)                                                             \
-    static inline T ct__pow_##fl(T x, T y, const ct__op_args *a)                          \
-    {                                                                                     \
-        if (a->number_other) {                                                            \
-            if (y == (T)0.5 && a->compute != CT_F16) return F(sqrt)(x);                   \
-            if (y == (T)-0.5 && a->compute != CT_F16) return 1 / F(sqrt)(x);              \
-            if (y == -1 && a->compute != CT_F16) return 1 / x;                            \
-            if (y == 2) return x * x;                                                     \
-            if (y == 3) return x * x * x;                                                 \
-            if (y == -2) return 1 / (x * x);                                              \
-        }                                                                                 \
-        return F(pow)(x, y);                                                              \
-    }
-CT__FLOATING(pow)
-
-/* Integer power by squaring, wrapping as PyTorch's does (negative exponents
- * are refused by the front end for numbers; tensors give 1, -1 or 0). */
-static inline int64_t ct__pow_i(int64_t x, int64_t y, const ct__op_args *a)
-{
-    (void)a;
-    if (y < 0) return x == 1 ? 1 : x == -1 ? ((y & 1) ? -1 : 1) : 0;
-    uint64_t r = 1, b = (uint64_t)x;
-    for (uint64_t e = (uint64_t)y; e; e >>= 1, b *= b)
-        if (e & 1) r *= b;
-    return (int64_t)r;
-}
-
-/* maximum and minimum propagate NaN; otherwise std::max and std::min (the
- * first argument on ties) */
-CT__BINARY_I(maximum, x < y ? y : x)
-CT__BINARY_FD(maximum, (x != x || y != y) ? NAN : (x < y ? y : x))
-CT__BINARY_I(minimum, y < x ? y : x)
-CT__BINARY_FD(minimum, (x != x || y != y) ? NAN : (y < x ? y : x))
-CT__BINARY_I(fmax, x < y ? y : x)
-CT__BINARY_FL(fmax, f, float, fmaxf(x, y))
-CT__BINARY_FL(fmax, d, double, fmax(x, y))
-CT__BINARY_I(fmin, y < x ? y : x)
-CT__BINARY_FL(fmin, f, float, fminf(x, y))
-CT__BINARY_FL(fmin, d, double, fmin(x, y))
-CT__BINARY_FL(copysign, f, float, copysignf(x, y))
-CT__BINARY_FL(copysign, d, double, copysign(x, y))
-CT__BINARY_FL(hypot, f, float, hypotf(x, y))
-CT__BINARY_FL(hypot, d, double, hypot(x, y))
-CT__BINARY_FL(atan2, f, float, atan2f(x, y))
-CT__BINARY_FL(atan2, d, double, atan2(x, y))
-/* xlogy: NaN where y is NaN, else 0 where x is 0 */
-CT__BINARY_FL(xlogy, f, float, y != y ? NAN : x == 0 ? 0.0f : x * logf(y))
-CT__BINARY_FL(xlogy, d, double, y != y ? NAN : x == 0 ? 0.0 : x * log(y))
-
-/* Comparisons and logic: one expression for all three flavours. */
-CT__BINARY_ALL(eq, x == y)
-CT__BINARY_ALL(ne, x != y)
-CT__BINARY_ALL(lt, x < y)
-CT__BINARY_ALL(le, x <= y)
-CT__BINARY_ALL(gt, x > y)
-CT__BINARY_ALL(ge, x >= y)
-CT__BINARY_ALL(logical_and, x != 0 && y != 0)
-CT__BINARY_ALL(logical_or, x != 0 || y != 0)
-CT__BINARY_ALL(logical_xor, (x != 0) != (y != 0))
-CT__BINARY_I(bitwise_and, x & y)
-CT__BINARY_I(bitwise_or, x | y)
-CT__BINARY_I(bitwise_xor, x ^ y)
-
-/* Shifts as PyTorch's compile on x86: types narrower than int64 shift as
- * 32-bit ints, and the count is taken modulo the width (32 or 64). */
-static inline int64_t ct__bitwise_left_shift_i(int64_t x, int64_t y, const ct__op_args *a)
-{
-    if (a->compute == CT_I64) return (int64_t)((uint64_t)x << (y & 63));
-    return (int32_t)((uint32_t)x << (y & 31));
-}
-static inline int64_t ct__bitwise_right_shift_i(int64_t x, int64_t y, const ct__op_args *a)
-{
-    if (a->compute == CT_I64) return x >> (y & 63);
-    return (int32_t)x >> (y & 31);
-}
-
-/* h flavours: alpha * y, a quotient before trunc, and xlogy's log round to the narrow type */
-CT__BINARY_FL(add_alpha, h, float, x + CT__N((float)a->alpha * y))
-CT__BINARY_FL(sub_alpha, h, float, x - CT__N((float)a->alpha * y))
-static inline float ct__div_h(float x, float y, const ct__op_args *a)
-{
-    return a->mode == CT_ROUNDING_TRUNC ? truncf(CT__N(x / y)) : ct__div_f(x, y, a);
-}
-CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)))
-
-/* ---------------------------------------------------------------- ternary ops */
-
-/* out = fn(x, y, z): the int64 flavour (the floating ones are CT__GEN_ macros) */
-#define CT__TERNARY_I(name, ei) \
-    static inline int64_t ct__##name##_i(int64_t x, int64_t y, int64_t z, const ct__op_args *a) { (void)a; return ei; }
-
-/* addcmul: x + value * y * z, its last multiply-add fused as PyTorch's
- * compiled kernels have it; addcdiv: x + value * y / z */
-CT__TERNARY_I(addcmul, (int64_t)((uint64_t)x + (uint64_t)a->alpha_i * (uint64_t)y * (uint64_t)z))
-#define CT__GEN_addc(fl, T, F)                                                                          \
-    static inline T ct__addcmul_##fl(T x, T y, T z, const ct__op_args *a) { return F(ct__fma)((T)a->alpha * y, z, x); } \
-    static inline T ct__addcdiv_##fl(T x, T y, T z, const ct__op_args *a) { return x + (T)a->alpha * y / z; }
-CT__FLOATING(addc)
-/* lerp from x to y by z, from the start below weight 0.5 and from the end
- * above, each a fused multiply-add as PyTorch's compiled kernel has them */
-#define CT__GEN_lerp(fl, T, F)                                                                          \
-    static inline T ct__lerp_##fl(T x, T y, T z, const ct__op_args *a)                                  \
-    {                                                                                                   \
-        T d = y - x, w = a->mode ? (T)a->alpha : z;                                                      \
-        return w < (T)0.5 ? F(ct__fma)(w, d, x) : F(ct__fma)(-d, 1 - w, y);                             \
-    }
-CT__FLOATING(lerp)
-/* clamp: std::min(std::max(x, lo), hi), NaN where a bound is NaN (written
- * as selects that pass a NaN bound on, so that the loops vectorise) */
-CT__TERNARY_I(clamp, (x < y ? y : x) > z ? z : (x < y ? y : x))
-#define CT__GEN_clamp(fl, T, F)                                                                         \
-    static inline T ct__clamp_##fl(T x, T y, T z, const ct__op_args *a)                                 \
-    {                                                                                                   \
-        T m = x < y || y != y ? y : x;                                                                  \
-        (void)a;                                                                                        \
-        return z < m || z != z ? z : m;                                                                 \
-    }
-CT__FLOATING(clamp)
-
-/* ---------------------------------------------------------------- loops */
-
-/* The flavour function of op `name` for dtype dt, and the flavour's type. */
-#define CT__KFN(name, dt) CT__CAT(ct__##name##_, CT__KF_##dt)
-#define CT__KFT(dt) CT__CAT(ct__flavour_, CT__KF_##dt)
-
-/* The ops with internal.h's vector math run it as PyTorch's vectorised CPU
+/* The ops with scalar.h's vector math run it as PyTorch's vectorised CPU
  * loops (cpu_kernel_vec: sigmoid, and the activations' backward kernels
  * that evaluate exp and tanh) run SLEEF: on whole blocks of two AVX2
  * vectors (64 bytes) of a loop, with the rest of the loop, all of a short
@@ -19819,56 +19911,14 @@ CT__FLOATING(clamp)
         }                                                                                        \
     }
 
-/* Which loops exist: X(name, kind of loop, dtype group), and HX(...) for the
- * ops that also have an h flavour for float16 and bfloat16. */
-#define CT__CPU_KERNELS(X, HX)                                                                   \
-    X(neg, UNARY, NUMERIC) X(abs, UNARY, NUMERIC) X(reciprocal, UNARY, FLOATS) X(sign, UNARY, ALL) \
-    HX(round, UNARY, NUMERIC) X(floor, UNARY, NUMERIC) X(ceil, UNARY, NUMERIC) X(trunc, UNARY, NUMERIC) \
-    X(frac, UNARY, FLOATS) X(exp, UNARY_VM, FLOATS) X(exp2, UNARY, FLOATS) X(expm1, UNARY, FLOATS)    \
-    X(log, UNARY_VM, FLOATS) X(log2, UNARY, FLOATS) X(log10, UNARY, FLOATS) X(log1p, UNARY, FLOATS)   \
-    X(sqrt, UNARY, FLOATS) HX(rsqrt, UNARY, FLOATS) X(sin, UNARY, FLOATS) X(cos, UNARY, FLOATS)    \
-    X(tan, UNARY, FLOATS) X(asin, UNARY, FLOATS) X(acos, UNARY, FLOATS) X(atan, UNARY, FLOATS)     \
-    X(sinh, UNARY, FLOATS) X(cosh, UNARY, FLOATS) X(tanh, UNARY_VM, FLOATS) X(asinh, UNARY, FLOATS)   \
-    X(acosh, UNARY, FLOATS) X(atanh, UNARY, FLOATS) X(erf, UNARY, FLOATS) X(erfc, UNARY, FLOATS)   \
-    X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS) X(polygamma, UNARY, FLOATS) \
-    X(sigmoid, UNARY_VM, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
-    X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY, FLOATS) HX(silu, UNARY, FLOATS) \
-    X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \
-    X(hardswish, UNARY, FLOATS) X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                \
-    X(isfinite, UNARY_BOOL, ALL) X(logical_not, UNARY_BOOL, ALL) X(bitwise_not, UNARY, INTS_BOOL)  \
-    X(nan_to_num, UNARY, ALL)                                                                      \
-    X(add, BINARY, ALL) X(sub, BINARY, NUMERIC) X(mul, BINARY, ALL) HX(div, BINARY, NUMERIC)       \
-    X(remainder, BINARY, NUMERIC) X(fmod, BINARY, NUMERIC) X(pow, BINARY, NUMERIC)                 \
-    X(maximum, BINARY, ALL) X(minimum, BINARY, ALL) X(fmax, BINARY, ALL) X(fmin, BINARY, ALL)      \
-    X(copysign, BINARY, FLOATS) X(hypot, BINARY, FLOATS) X(atan2, BINARY, FLOATS)                  \
-    HX(xlogy, BINARY, FLOATS) X(eq, BINARY_BOOL, ALL) X(ne, BINARY_BOOL, ALL)                      \
-    X(lt, BINARY_BOOL, ALL) X(le, BINARY_BOOL, ALL) X(gt, BINARY_BOOL, ALL) X(ge, BINARY_BOOL, ALL) \
-    X(logical_and, BINARY_BOOL, ALL) X(logical_or, BINARY_BOOL, ALL) X(logical_xor, BINARY_BOOL, ALL) \
-    X(bitwise_and, BINARY, INTS_BOOL) X(bitwise_or, BINARY, INTS_BOOL) X(bitwise_xor, BINARY, INTS_BOOL) \
-    X(bitwise_left_shift, BINARY, INTS) X(bitwise_right_shift, BINARY, INTS)                       \
-    X(addcmul, TERNARY, NUMERIC) X(addcdiv, TERNARY, FLOATS) X(lerp, TERNARY, FLOATS)              \
-    X(clamp, TERNARY, NUMERIC) X(where, WHERE, ALL)
-
 #define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, )
 #define CT__DEFINE_LOOPS_H(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, h)
-CT__CPU_KERNELS(CT__DEFINE_LOOPS, CT__DEFINE_LOOPS_H)
+CT__POINTWISE_KERNELS(CT__DEFINE_LOOPS, CT__DEFINE_LOOPS_H)
 CT__DEFINE_LOOPS_H(add_alpha, BINARY, ALL)
 CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
 #undef CT__DEFINE_LOOPS_H
 #undef CT__DEFINE_LOOPS
 
-#define CT__DT_b8 CT_BOOL
-#define CT__DT_u8 CT_U8
-#define CT__DT_i8 CT_I8
-#define CT__DT_i16 CT_I16
-#define CT__DT_i32 CT_I32
-#define CT__DT_i64 CT_I64
-#define CT__DT_f32 CT_F32
-#define CT__DT_f64 CT_F64
-#define CT__DT_f16 CT_F16
-#define CT__DT_bf16 CT_BF16
-#define CT__DT_f16h CT_F16
-#define CT__DT_bf16h CT_BF16
 #define CT__KCASE(name, dt) case CT__DT_##dt: return ct__k_##name##_##dt;
 
 /* The CPU loop of op for operands of dtype dt, or NULL when there is none. */
@@ -19879,7 +19929,7 @@ static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, ct_dtype dt)
     case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, ) default: return NULL; }
 #define CT__KCASES_H(name, kind, group) \
     case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, h) default: return NULL; }
-        CT__CPU_KERNELS(CT__KCASES, CT__KCASES_H)
+        CT__POINTWISE_KERNELS(CT__KCASES, CT__KCASES_H)
 #undef CT__KCASES_H
 #undef CT__KCASES
     default: return NULL;

@@ -47,6 +47,14 @@ if command -v g++ >/dev/null 2>&1; then
 else
     skip header_cxx17_gxx "g++ not installed"
 fi
+# The pointwise formulas compile as CUDA device code (nvcc, -Werror)
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+if command -v "$NVCC" >/dev/null 2>&1; then
+    check_compile formulas_nvcc "$NVCC" -std=c++17 -arch=sm_90 -Werror all-warnings \
+        -Xcompiler -Wall,-Wextra,-Werror -I. -c tests/formulas.cu -o "$tmp/formulas.o"
+else
+    skip formulas_nvcc "nvcc not installed (the CUDA Toolkit, /usr/local/cuda)"
+fi
 check_compile header_two_units sh -c "gcc -std=c11 $W -I. -c '$tmp/main.c' -o '$tmp/m.o' && gcc '$tmp/a.o' '$tmp/m.o' -o '$tmp/two' -lm && '$tmp/two'"
 check_compile header_static sh -c "gcc -std=c11 $W -I. '$tmp/static.c' -o '$tmp/static' -lm && '$tmp/static'"
 # <complex.h> defines I as a macro: a program that includes it first must still compile ctorch.h
@@ -54,7 +62,7 @@ printf '#include <complex.h>\n' | cat - "$tmp/impl.c" > "$tmp/complex.c"
 check_compile header_after_complex_h gcc -std=c11 $W -I. -fsyntax-only "$tmp/complex.c"
 # Auto-vectorised loops at -O3 for the machine at hand (how users build
 # ctorch.h for speed; where it has AVX2 the pointwise kernels then run
-# base/internal.h's vector math, CT__VECMATH, elsewhere this is the portable
+# base/scalar.h's vector math, CT__VECMATH, elsewhere this is the portable
 # build again) must give the bits the default build gives: the suites of the
 # reductions, the pointwise ops and their gradients again, built that way
 # (the implementation, harness.c, compiled once), with OpenMP where the
