@@ -278,6 +278,29 @@ CTORCH_API int ct_cuda_device_count(void);
  * queued kernel has finished. Nothing to do on the CPU. */
 CTORCH_API ct_result ct_synchronize(ct_device d);
 
+/* A device's memory counters: torch.cuda.memory_stats(device)'s
+ * "*.all.current" and "*.all.peak" entries, in bytes, and its allocation
+ * counts. Reserved memory is what the device's allocator holds, its cache
+ * of free blocks included. */
+typedef struct ct_memory_counters {
+    int64_t allocated_bytes;      /* torch.cuda.memory_allocated(device) */
+    int64_t peak_allocated_bytes; /* torch.cuda.max_memory_allocated(device) */
+    int64_t reserved_bytes;       /* torch.cuda.memory_reserved(device) */
+    int64_t peak_reserved_bytes;  /* torch.cuda.max_memory_reserved(device) */
+    int64_t num_allocs;           /* "allocation.all.allocated" */
+    int64_t num_frees;            /* "allocation.all.freed" */
+} ct_memory_counters;
+/* torch.cuda.memory_stats(device) for any device whose backend keeps
+ * them (the CPU keeps none: PyTorch's "Expected a cuda device" error);
+ * *out is untouched on error. */
+CTORCH_API ct_result ct_memory_stats(ct_device d, ct_memory_counters *out);
+/* torch.cuda.reset_peak_memory_stats(device): the peaks start again from
+ * the current values. */
+CTORCH_API ct_result ct_reset_peak_memory_stats(ct_device d);
+/* torch.cuda.empty_cache(): the allocator gives its cached free blocks
+ * back to the device, lowering reserved_bytes. */
+CTORCH_API ct_result ct_empty_cache(ct_device d);
+
 /* torch.set_default_device: where the creation functions that take no
  * device (ct_zeros, ct_from_array, ct_arange, ct_randn, ...) put their
  * tensors, for the whole program (initially the CPU). Checked as
@@ -5145,10 +5168,17 @@ typedef struct ct_backend {
     void (*bn_stats)(const ct__bn_stats_job *job);
     /* Wait until the device has finished what was queued on it. */
     void (*synchronize)(int device_index);
+    /* Memory statistics (optional: NULL where the backend keeps none, and
+     * then reset_peak_memory_stats and empty_cache are NULL too):
+     * the counters of device index, the peaks set to the current values,
+     * and cached free blocks given back to the device. */
+    void (*memory_stats)(int device_index, ct_memory_counters *out);
+    void (*reset_peak_memory_stats)(int device_index);
+    void (*empty_cache)(int device_index);
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */
-#define CT_BACKEND_ABI_VERSION 1
+#define CT_BACKEND_ABI_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -25365,7 +25395,8 @@ static const ct_backend ct__cpu_backend = {"cpu",           ct__cpu_device_count
                                            ct__cpu_pointwise, ct__cpu_index,      ct__cpu_sorting,
                                            &ct__cpu_reduce_kernels, ct__cpu_gemm, ct__cpu_range,
                                            ct__cpu_random,  ct__cpu_conv,        ct__cpu_linmap,
-                                           ct__cpu_optim_step, ct__cpu_bn_stats, ct__cpu_synchronize};
+                                           ct__cpu_optim_step, ct__cpu_bn_stats, ct__cpu_synchronize,
+                                           NULL /* no memory statistics */, NULL, NULL};
 
 /* ==================== tensor/device.c ==================== */
 // >>tensor/device.c
@@ -25392,7 +25423,8 @@ ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, in
     if (!backend || !backend->name || !backend->device_count || !backend->alloc || !backend->free || !backend->copy ||
         !backend->fill || !backend->has_pointwise || !backend->pointwise || !backend->index || !backend->sorting ||
         !backend->reduce || !backend->gemm || !backend->range || !backend->random || !backend->conv || !backend->linmap ||
-        !backend->optim_step || !backend->bn_stats || !backend->synchronize)
+        !backend->optim_step || !backend->bn_stats || !backend->synchronize ||
+        (backend->memory_stats && (!backend->reset_peak_memory_stats || !backend->empty_cache)))
         return ct__fail(CT_ERR_VALUE, "register_backend(): the backend table has an empty entry");
     ct__backends[type] = backend;
     return CT_OK;
@@ -25507,6 +25539,44 @@ ct_result ct_synchronize(ct_device d)
 {
     ct_result r = ct__device_resolve(&d);
     if (r == CT_OK && d.type != CT_DEVICE_CPU) ct__backends[d.type]->synchronize(d.index);
+    return r;
+}
+
+/* ---------------------------------------------------------------- memory statistics */
+
+/* The backend of device *d (resolved), which must keep memory statistics. */
+static ct_result ct__stats_backend(ct_device *d, const ct_backend **be)
+{
+    ct_result r = ct__device_resolve(d);
+    if (r != CT_OK) return r;
+    *be = ct__backends[d->type];
+    if ((*be)->memory_stats) return CT_OK;
+    char name[32];
+    return ct__fail(CT_ERR_VALUE, "Expected a cuda device, but got: %s", ct_device_str(*d, name, sizeof name));
+}
+
+ct_result ct_memory_stats(ct_device d, ct_memory_counters *out)
+{
+    CT__ARG_R(out, "out", 2);
+    const ct_backend *be;
+    ct_result r = ct__stats_backend(&d, &be);
+    if (r == CT_OK) be->memory_stats(d.index, out);
+    return r;
+}
+
+ct_result ct_reset_peak_memory_stats(ct_device d)
+{
+    const ct_backend *be;
+    ct_result r = ct__stats_backend(&d, &be);
+    if (r == CT_OK) be->reset_peak_memory_stats(d.index);
+    return r;
+}
+
+ct_result ct_empty_cache(ct_device d)
+{
+    const ct_backend *be;
+    ct_result r = ct__stats_backend(&d, &be);
+    if (r == CT_OK) be->empty_cache(d.index);
     return r;
 }
 

@@ -48,19 +48,25 @@ static void test_devices_not_there(void)
     CHECK(ct_device_equal(ct_get_default_device(), CT_CPU));
 }
 
+static void no_memory_stats(int device_index, ct_memory_counters *out) { (void)device_index, (void)out; }
+
 static void test_registration(void)
 {
     const ct_backend *cpu = ct_backend_get(CT_DEVICE_CPU);
     CHECK(cpu && !strcmp(cpu->name, "cpu"));
     CHECK(ct_backend_get((ct_device_type)99) == NULL && ct_backend_get(CT_DEVICE_DEFAULT) == NULL);
     CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, cpu, CT_BACKEND_ABI_VERSION + 1), CT_ERR_RUNTIME,
-                "the backend was built for backend interface version 2, this ctorch has version 1");
+                "the backend was built for backend interface version 3, this ctorch has version 2");
     CHECK_FAILS(ct_register_backend(CT_DEVICE_CPU, cpu, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
                 "only the cuda and privateuseone device types take a backend");
     CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, NULL, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
                 "the backend table has an empty entry");
     ct_backend partial = *cpu;
     partial.gemm = NULL;
+    CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &partial, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
+                "the backend table has an empty entry");
+    partial = *cpu; /* memory statistics without their reset */
+    partial.memory_stats = no_memory_stats;
     CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &partial, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
                 "the backend table has an empty entry");
     CHECK(ct_backend_get(CT_DEVICE_PRIVATEUSE1) == NULL); /* nothing half registered */

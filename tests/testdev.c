@@ -11,9 +11,11 @@
  * directly) crashes the test instead of passing by luck.
  *
  * The arena is one reservation of address space carved into blocks by size
- * class (powers of two, a page at least); freed blocks wait on a stack per
- * class kept outside the arena. Page tables beside it map a page to its
- * block and count how many running calls hold a block open. */
+ * class (powers of two, a page at least); a device's freed blocks wait on
+ * its stack per class kept outside the arena (its cache, counted in its
+ * reserved bytes) until empty_cache hands them to a spare stack any device
+ * may take from. Page tables beside it map a page to its block and count
+ * how many running calls hold a block open. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS and MAP_NORESERVE under -std=c11 */
 #define CTORCH_BACKEND
 #include "ctorch.h"
@@ -42,7 +44,9 @@ static size_t td_used;          /* bytes handed out from the arena's start */
 static uint32_t *td_first_page; /* page -> 1 + its block's first page (0: no block) */
 static uint32_t *td_open_count; /* a block's first page -> calls holding it open */
 static uint8_t *td_class_at;    /* a block's first page -> its size class */
-static td_stack td_free_blocks[TD_CLASSES];
+static td_stack td_free_blocks[TD_DEVICES][TD_CLASSES];
+static td_stack td_spare_blocks[TD_CLASSES];
+static ct_memory_counters td_stats[TD_DEVICES];
 static pthread_mutex_t td_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int td_depth;          /* this thread's entries running */
 static _Thread_local td_stack td_born_open; /* blocks it allocated meanwhile */
@@ -130,21 +134,41 @@ static void td_leave(const td_call *c)
 
 /* ---------------------------------------------------------------- memory */
 
-static void *td_alloc(size_t nbytes, int device_index)
+/* A block of class c for device dev from its cache, the spare stack or the
+ * arena's end (those two count in its reserved bytes); NULL when none is left. */
+static char *td_take_block_locked(int c, int dev)
 {
-    (void)device_index;
-    int c = td_class_of(nbytes);
     size_t size = (size_t)1 << c;
+    ct_memory_counters *st = &td_stats[dev];
+    if (td_free_blocks[dev][c].n) return (char *)td_free_blocks[dev][c].items[--td_free_blocks[dev][c].n];
     char *p = NULL;
-    pthread_mutex_lock(&td_lock);
-    if (c < TD_CLASSES && td_free_blocks[c].n) {
-        p = (char *)td_free_blocks[c].items[--td_free_blocks[c].n];
-    } else if (c < TD_CLASSES && size <= TD_RESERVE - td_used) {
+    if (td_spare_blocks[c].n) {
+        p = (char *)td_spare_blocks[c].items[--td_spare_blocks[c].n];
+    } else if (size <= TD_RESERVE - td_used) {
         p = td_arena + td_used;
         td_used += size;
         size_t first = (size_t)(p - td_arena) >> TD_PAGE_SHIFT;
         for (size_t k = 0; k < size >> TD_PAGE_SHIFT; k++) td_first_page[first + k] = (uint32_t)first + 1;
         td_class_at[first] = (uint8_t)c;
+    }
+    if (p) {
+        st->reserved_bytes += (int64_t)size;
+        if (st->reserved_bytes > st->peak_reserved_bytes) st->peak_reserved_bytes = st->reserved_bytes;
+    }
+    return p;
+}
+
+static void *td_alloc(size_t nbytes, int device_index)
+{
+    int c = td_class_of(nbytes);
+    char *p = NULL;
+    pthread_mutex_lock(&td_lock);
+    if (c < TD_CLASSES) p = td_take_block_locked(c, device_index);
+    if (p) {
+        ct_memory_counters *st = &td_stats[device_index];
+        st->allocated_bytes += (int64_t)1 << c;
+        if (st->allocated_bytes > st->peak_allocated_bytes) st->peak_allocated_bytes = st->allocated_bytes;
+        st->num_allocs++;
     }
     /* a kernel allocating scratch on the device reads it until its outermost entry ends */
     if (p && td_depth > 0 && td_push(&td_born_open, p)) td_open_locked(p);
@@ -155,7 +179,7 @@ static void *td_alloc(size_t nbytes, int device_index)
 
 static void td_free(void *ptr, size_t nbytes, int device_index)
 {
-    (void)device_index;
+    int c = td_class_of(nbytes);
     pthread_mutex_lock(&td_lock);
     for (size_t i = 0; i < td_born_open.n; i++) /* freed before its maker's entry ended */
         if (td_born_open.items[i] == ptr) {
@@ -163,7 +187,39 @@ static void td_free(void *ptr, size_t nbytes, int device_index)
             td_born_open.items[i] = td_born_open.items[--td_born_open.n];
             break;
         }
-    td_push(&td_free_blocks[td_class_of(nbytes)], ptr); /* (on failure the block is lost to reuse only) */
+    td_stats[device_index].allocated_bytes -= (int64_t)1 << c;
+    td_stats[device_index].num_frees++;
+    /* (when the stack cannot grow the block is lost to reuse; still reserved) */
+    td_push(&td_free_blocks[device_index][c], ptr);
+    pthread_mutex_unlock(&td_lock);
+}
+
+static void td_memory_stats(int device_index, ct_memory_counters *out)
+{
+    pthread_mutex_lock(&td_lock);
+    *out = td_stats[device_index];
+    pthread_mutex_unlock(&td_lock);
+}
+
+static void td_reset_peak_memory_stats(int device_index)
+{
+    pthread_mutex_lock(&td_lock);
+    td_stats[device_index].peak_allocated_bytes = td_stats[device_index].allocated_bytes;
+    td_stats[device_index].peak_reserved_bytes = td_stats[device_index].reserved_bytes;
+    pthread_mutex_unlock(&td_lock);
+}
+
+/* The device's cached blocks go to the spare stack (those it cannot move stay cached). */
+static void td_empty_cache(int device_index)
+{
+    pthread_mutex_lock(&td_lock);
+    for (int c = 0; c < TD_CLASSES; c++) {
+        td_stack *cache = &td_free_blocks[device_index][c];
+        while (cache->n && td_push(&td_spare_blocks[c], cache->items[cache->n - 1])) {
+            cache->n--;
+            td_stats[device_index].reserved_bytes -= (int64_t)1 << c;
+        }
+    }
     pthread_mutex_unlock(&td_lock);
 }
 
@@ -304,7 +360,8 @@ static const ct_backend td_backend = {"testdev", td_device_count, td_alloc,     
                                       td_index,  td_sorting,      &td_reduce_kernels, td_gemm,
                                       td_range,  td_random,       td_conv,
                                       td_linmap, td_optim_step,   td_bn_stats,
-                                      td_synchronize};
+                                      td_synchronize, td_memory_stats, td_reset_peak_memory_stats,
+                                      td_empty_cache};
 
 /* Address space for the arena and its page tables, none of it backed until used. */
 static void *td_reserve(size_t bytes, int prot)

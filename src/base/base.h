@@ -168,6 +168,29 @@ CTORCH_API int ct_cuda_device_count(void);
  * queued kernel has finished. Nothing to do on the CPU. */
 CTORCH_API ct_result ct_synchronize(ct_device d);
 
+/* A device's memory counters: torch.cuda.memory_stats(device)'s
+ * "*.all.current" and "*.all.peak" entries, in bytes, and its allocation
+ * counts. Reserved memory is what the device's allocator holds, its cache
+ * of free blocks included. */
+typedef struct ct_memory_counters {
+    int64_t allocated_bytes;      /* torch.cuda.memory_allocated(device) */
+    int64_t peak_allocated_bytes; /* torch.cuda.max_memory_allocated(device) */
+    int64_t reserved_bytes;       /* torch.cuda.memory_reserved(device) */
+    int64_t peak_reserved_bytes;  /* torch.cuda.max_memory_reserved(device) */
+    int64_t num_allocs;           /* "allocation.all.allocated" */
+    int64_t num_frees;            /* "allocation.all.freed" */
+} ct_memory_counters;
+/* torch.cuda.memory_stats(device) for any device whose backend keeps
+ * them (the CPU keeps none: PyTorch's "Expected a cuda device" error);
+ * *out is untouched on error. */
+CTORCH_API ct_result ct_memory_stats(ct_device d, ct_memory_counters *out);
+/* torch.cuda.reset_peak_memory_stats(device): the peaks start again from
+ * the current values. */
+CTORCH_API ct_result ct_reset_peak_memory_stats(ct_device d);
+/* torch.cuda.empty_cache(): the allocator gives its cached free blocks
+ * back to the device, lowering reserved_bytes. */
+CTORCH_API ct_result ct_empty_cache(ct_device d);
+
 /* torch.set_default_device: where the creation functions that take no
  * device (ct_zeros, ct_from_array, ct_arange, ct_randn, ...) put their
  * tensors, for the whole program (initially the CPU). Checked as

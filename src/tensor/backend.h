@@ -181,10 +181,17 @@ typedef struct ct_backend {
     void (*bn_stats)(const ct__bn_stats_job *job);
     /* Wait until the device has finished what was queued on it. */
     void (*synchronize)(int device_index);
+    /* Memory statistics (optional: NULL where the backend keeps none, and
+     * then reset_peak_memory_stats and empty_cache are NULL too):
+     * the counters of device index, the peaks set to the current values,
+     * and cached free blocks given back to the device. */
+    void (*memory_stats)(int device_index, ct_memory_counters *out);
+    void (*reset_peak_memory_stats)(int device_index);
+    void (*empty_cache)(int device_index);
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */
-#define CT_BACKEND_ABI_VERSION 1
+#define CT_BACKEND_ABI_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {

@@ -21,7 +21,8 @@ ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, in
     if (!backend || !backend->name || !backend->device_count || !backend->alloc || !backend->free || !backend->copy ||
         !backend->fill || !backend->has_pointwise || !backend->pointwise || !backend->index || !backend->sorting ||
         !backend->reduce || !backend->gemm || !backend->range || !backend->random || !backend->conv || !backend->linmap ||
-        !backend->optim_step || !backend->bn_stats || !backend->synchronize)
+        !backend->optim_step || !backend->bn_stats || !backend->synchronize ||
+        (backend->memory_stats && (!backend->reset_peak_memory_stats || !backend->empty_cache)))
         return ct__fail(CT_ERR_VALUE, "register_backend(): the backend table has an empty entry");
     ct__backends[type] = backend;
     return CT_OK;
@@ -136,6 +137,44 @@ ct_result ct_synchronize(ct_device d)
 {
     ct_result r = ct__device_resolve(&d);
     if (r == CT_OK && d.type != CT_DEVICE_CPU) ct__backends[d.type]->synchronize(d.index);
+    return r;
+}
+
+/* ---------------------------------------------------------------- memory statistics */
+
+/* The backend of device *d (resolved), which must keep memory statistics. */
+static ct_result ct__stats_backend(ct_device *d, const ct_backend **be)
+{
+    ct_result r = ct__device_resolve(d);
+    if (r != CT_OK) return r;
+    *be = ct__backends[d->type];
+    if ((*be)->memory_stats) return CT_OK;
+    char name[32];
+    return ct__fail(CT_ERR_VALUE, "Expected a cuda device, but got: %s", ct_device_str(*d, name, sizeof name));
+}
+
+ct_result ct_memory_stats(ct_device d, ct_memory_counters *out)
+{
+    CT__ARG_R(out, "out", 2);
+    const ct_backend *be;
+    ct_result r = ct__stats_backend(&d, &be);
+    if (r == CT_OK) be->memory_stats(d.index, out);
+    return r;
+}
+
+ct_result ct_reset_peak_memory_stats(ct_device d)
+{
+    const ct_backend *be;
+    ct_result r = ct__stats_backend(&d, &be);
+    if (r == CT_OK) be->reset_peak_memory_stats(d.index);
+    return r;
+}
+
+ct_result ct_empty_cache(ct_device d)
+{
+    const ct_backend *be;
+    ct_result r = ct__stats_backend(&d, &be);
+    if (r == CT_OK) be->empty_cache(d.index);
     return r;
 }
 
