@@ -1712,7 +1712,8 @@ CTORCH_API ct_tensor *ct_tensordot_dims(const ct_tensor *a, const ct_tensor *b, 
 CTORCH_API ct_tensor *ct_kron(const ct_tensor *input, const ct_tensor *other);
 /* torch.linalg.cross(input, other, dim=-1): the cross product of 3-vectors
  * along dim; inputs have the same number of dims and broadcast, and share a
- * dtype (not float16 or bool, as PyTorch's CPU kernel). */
+ * dtype (not float16 or bool, as PyTorch's CPU kernel). On a device it
+ * runs on the host through copies, as the decompositions do. */
 CTORCH_API ct_tensor *ct_linalg_cross(const ct_tensor *input, const ct_tensor *other, int dim);
 /* torch.cross(input, other): linalg.cross along the first dim of input that
  * has size 3 (PyTorch 1.13's default, which linalg.cross's -1 replaces). */
@@ -1734,7 +1735,10 @@ CTORCH_API ct_tensor *ct_cross_dim(const ct_tensor *input, const ct_tensor *othe
  * ctorch has no complex dtype: complex results (eig) come as real and
  * imaginary parts along a last dim of size 2, as torch.view_as_real lays
  * them out. A singular or not positive-definite input fails with PyTorch's
- * message, naming the batch element ("(Batch element 1): ") for a batch. */
+ * message, naming the batch element ("(Batch element 1): ") for a batch.
+ * Every function here runs on the host: a device input is copied to the CPU
+ * (waiting for the device), decomposed there, and the results are copied
+ * back to the input's device. */
 
 /* torch.linalg.inv(A): the inverse of each square matrix. */
 CTORCH_API ct_tensor *ct_linalg_inv(const ct_tensor *A);

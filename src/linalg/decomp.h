@@ -10,7 +10,10 @@
  * ctorch has no complex dtype: complex results (eig) come as real and
  * imaginary parts along a last dim of size 2, as torch.view_as_real lays
  * them out. A singular or not positive-definite input fails with PyTorch's
- * message, naming the batch element ("(Batch element 1): ") for a batch. */
+ * message, naming the batch element ("(Batch element 1): ") for a batch.
+ * Every function here runs on the host: a device input is copied to the CPU
+ * (waiting for the device), decomposed there, and the results are copied
+ * back to the input's device. */
 
 /* torch.linalg.inv(A): the inverse of each square matrix. */
 CTORCH_API ct_tensor *ct_linalg_inv(const ct_tensor *A);

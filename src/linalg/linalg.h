@@ -88,7 +88,8 @@ CTORCH_API ct_tensor *ct_tensordot_dims(const ct_tensor *a, const ct_tensor *b, 
 CTORCH_API ct_tensor *ct_kron(const ct_tensor *input, const ct_tensor *other);
 /* torch.linalg.cross(input, other, dim=-1): the cross product of 3-vectors
  * along dim; inputs have the same number of dims and broadcast, and share a
- * dtype (not float16 or bool, as PyTorch's CPU kernel). */
+ * dtype (not float16 or bool, as PyTorch's CPU kernel). On a device it
+ * runs on the host through copies, as the decompositions do. */
 CTORCH_API ct_tensor *ct_linalg_cross(const ct_tensor *input, const ct_tensor *other, int dim);
 /* torch.cross(input, other): linalg.cross along the first dim of input that
  * has size 3 (PyTorch 1.13's default, which linalg.cross's -1 replaces). */
