@@ -2,7 +2,7 @@
 #   make test          the whole suite (what README and CI run)
 #   make test-asan     the whole suite under ASan + UBSan + LeakSanitizer
 #   make test-openblas the products and decompositions' tests with OPENBLAS=1
-#   make test-tsan     the data loader's tests under ThreadSanitizer
+#   make test-tsan     the data loader's and the threads' tests under ThreadSanitizer
 #   make fuzz          each parser under libFuzzer for FUZZ_TIME seconds (clang, libclang-rt-14-dev)
 #   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), and ctorchrun's
 #   make test-dist-asan the same under ASan + UBSan + LeakSanitizer
@@ -136,10 +136,12 @@ test-openblas: ctorch.h
 	@$(MAKE) --no-print-directory -j$(JOBS) $(BLAS_TESTS:%=build-blas/test_%) BUILD=build-blas OPENBLAS=1
 	@status=0; for t in $(BLAS_TESTS); do build-blas/test_$$t || status=1; done; exit $$status
 
-# The loader's worker threads under ThreadSanitizer.
+# The loader's worker threads, and threads training shared parameters, under ThreadSanitizer.
+TSAN_TESTS := data threads
 test-tsan: ctorch.h
-	@$(MAKE) --no-print-directory build-tsan/test_data BUILD=build-tsan CC=clang OPENMP=0 OPT="-O1 -fsanitize=thread"
-	TSAN_OPTIONS=halt_on_error=1 build-tsan/test_data
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TSAN_TESTS:%=build-tsan/test_%) BUILD=build-tsan CC=clang OPENMP=0 \
+	    OPT="-O1 -fsanitize=thread"
+	@status=0; for t in $(TSAN_TESTS); do TSAN_OPTIONS=halt_on_error=1 build-tsan/test_$$t || status=1; done; exit $$status
 
 # The suite's programs under valgrind's memcheck: fails on leaks and invalid
 # accesses only (valgrind emulates some float conversions, such as int64 to

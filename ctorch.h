@@ -5211,6 +5211,7 @@ CTORCH_API const ct_backend *ct_backend_get(ct_device_type type);
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -5600,6 +5601,8 @@ static bool ct__edge_requires_grad(const ct__node *n, int i);
 static bool ct__needs_grad(const ct__node *n, int i);
 /* Free t's autograd state (from ct_release). */
 static void ct__ag_meta_free(ct_tensor *t);
+/* t's autograd state, made on first use; NULL (the error set) when memory runs out. */
+static ct__ag_meta *ct__meta_get(ct_tensor *t);
 /* Whether an in-place op may write t, its other inputs being in (n_in; t may
  * be among them): PyTorch's check_inplace. When the write would be recorded
  * it refuses a leaf that requires grad, a view of one, and a view whose
@@ -6926,6 +6929,9 @@ ct_result ct_requires_grad_(ct_tensor *t, bool requires_grad)
     }
     if (requires_grad && !ct_dtype_is_floating(t->dtype))
         return ct__fail(CT_ERR_RUNTIME, "only Tensors of floating point dtype can require gradients");
+    /* a leaf's autograd state is made now, not by the first op that records
+     * it, which may run on several threads at once (shared parameters) */
+    if (requires_grad && !ct__meta_get(t)) return ct_last_error_code();
     t->requires_grad = requires_grad;
     return CT_OK;
 }
@@ -10642,6 +10648,24 @@ static void ct__saved_release(ct__node *n)
     n->n_saved = 0;
 }
 
+/* A leaf's accumulator is a weak reference (the node holds the leaf): taking
+ * a reference through it, and dropping an accumulator's last one, happen
+ * under this lock, as threads recording ops on shared parameters do both. */
+static pthread_mutex_t ct__accumulator_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether the caller drops node's last reference; an AccumulateGrad node's
+ * leaf then forgets it, in the same step as ct__accumulator takes one. */
+static bool ct__node_last_reference(ct__node *node)
+{
+    if (!node->leaf) return ct__last_reference(&node->refcount);
+    pthread_mutex_lock(&ct__accumulator_mutex);
+    bool last = ct__last_reference(&node->refcount);
+    ct__ag_meta *m = (ct__ag_meta *)node->leaf->ag;
+    if (last && m && m->accumulator == node) m->accumulator = NULL;
+    pthread_mutex_unlock(&ct__accumulator_mutex);
+    return last;
+}
+
 /* Drop a reference to a node. A long chain (a 100000-op graph) is freed with
  * an explicit stack, not recursion. */
 static void ct__node_release(ct__node *first)
@@ -10651,7 +10675,7 @@ static void ct__node_release(ct__node *first)
     if (first) stack[n++] = first;
     while (n > 0) {
         ct__node *node = stack[--n];
-        if (!ct__last_reference(&node->refcount)) continue;
+        if (!ct__node_last_reference(node)) continue;
         for (int i = 0; i < node->n_next; i++) {
             if (!node->next[i].fn) continue;
             if (n == cap) {
@@ -10668,11 +10692,7 @@ static void ct__node_release(ct__node *first)
             stack[n++] = node->next[i].fn;
         }
         ct__saved_release(node);
-        if (node->leaf) { /* an AccumulateGrad node: its leaf forgets it */
-            ct__ag_meta *m = (ct__ag_meta *)node->leaf->ag;
-            if (m && m->accumulator == node) m->accumulator = NULL;
-            ct_release(node->leaf);
-        }
+        if (node->leaf) ct_release(node->leaf);
         CT_FREE(node->pre_hooks.items);
         CT_FREE(node->post_hooks.items);
         if (node->release_extra) node->release_extra(node);
@@ -10748,12 +10768,16 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
 {
     ct__ag_meta *m = ct__meta_get(leaf);
     if (!m) return NULL;
-    if (m->accumulator) {
-        CT__ATOMIC_INC(&m->accumulator->refcount);
-        return m->accumulator;
+    pthread_mutex_lock(&ct__accumulator_mutex);
+    ct__node *n = m->accumulator;
+    if (n) {
+        CT__ATOMIC_INC(&n->refcount);
+        pthread_mutex_unlock(&ct__accumulator_mutex);
+        return n;
     }
-    ct__node *n = ct__node_new(&ct__accumulate_grad_type, 0, 1);
+    n = ct__node_new(&ct__accumulate_grad_type, 0, 1);
     if (!n) {
+        pthread_mutex_unlock(&ct__accumulator_mutex);
         CT__OOM();
         return NULL;
     }
@@ -10764,6 +10788,7 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     n->out[0].dtype = leaf->dtype;
     n->out[0].device = leaf->storage->device;
     m->accumulator = n; /* weak: the node holds the leaf, not the reverse */
+    pthread_mutex_unlock(&ct__accumulator_mutex);
     return n;
 }
 
@@ -11238,6 +11263,25 @@ typedef struct ct__final_callback {
 } ct__final_callback;
 
 static uint64_t ct__run_ids;
+
+/* One backward pass at a time in the process. A node keeps the state of the
+ * pass running it (its dependency count and gradient buffer), and threads
+ * that run forward on shared parameters share those leaves' AccumulateGrad
+ * nodes, so passes from several threads take turns; one thread's nested
+ * passes (a checkpoint's, a hook's) run inside its own. Forward passes run
+ * in parallel with them and with each other. */
+static pthread_mutex_t ct__engine_mutex = PTHREAD_MUTEX_INITIALIZER;
+static CT__TLS int ct__engine_depth;
+
+static void ct__engine_enter(void)
+{
+    if (ct__engine_depth++ == 0) pthread_mutex_lock(&ct__engine_mutex);
+}
+
+static void ct__engine_leave(void)
+{
+    if (--ct__engine_depth == 0) pthread_mutex_unlock(&ct__engine_mutex);
+}
 
 /* Whether the backward running on this thread gives every leaf its gradient
  * (a plain backward): a checkpoint can rerun its forward only then
@@ -11727,9 +11771,11 @@ ct_result ct_autograd_backward(const ct_tensor *const *tensors, const ct_tensor 
     r.retain_graph = opts.retain_graph || opts.create_graph;
     r.accumulate = true;
     r.filtered = opts.inputs != NULL;
+    ct__engine_enter();
     ct_result res = r.filtered ? ct__captures_for(&r, opts.inputs, opts.n_inputs, ct__no_grad_input_backward) : CT_OK;
     if (res == CT_OK) res = ct__execute(&r, tensors, grad_tensors, n);
     ct__captures_free(&r);
+    ct__engine_leave();
     return res;
 }
 
@@ -11754,6 +11800,7 @@ ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_outputs, const
     r.create_graph = opts.create_graph;
     r.retain_graph = opts.retain_graph || opts.create_graph;
     r.filtered = true;
+    ct__engine_enter();
     ct_result res = ct__captures_for(&r, inputs, n_inputs, ct__no_grad_input_grad);
     if (res == CT_OK) res = ct__execute(&r, outputs, grad_outputs, n_outputs);
     for (int i = 0; i < n_inputs && res == CT_OK; i++)
@@ -11764,6 +11811,7 @@ ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_outputs, const
         grads[i] = res == CT_OK && r.captures[i].grad ? ct__own(ct_retain(r.captures[i].grad)) : NULL;
     }
     ct__captures_free(&r);
+    ct__engine_leave();
     return res;
 }
 

@@ -35,6 +35,25 @@ typedef struct ct__final_callback {
 
 static uint64_t ct__run_ids;
 
+/* One backward pass at a time in the process. A node keeps the state of the
+ * pass running it (its dependency count and gradient buffer), and threads
+ * that run forward on shared parameters share those leaves' AccumulateGrad
+ * nodes, so passes from several threads take turns; one thread's nested
+ * passes (a checkpoint's, a hook's) run inside its own. Forward passes run
+ * in parallel with them and with each other. */
+static pthread_mutex_t ct__engine_mutex = PTHREAD_MUTEX_INITIALIZER;
+static CT__TLS int ct__engine_depth;
+
+static void ct__engine_enter(void)
+{
+    if (ct__engine_depth++ == 0) pthread_mutex_lock(&ct__engine_mutex);
+}
+
+static void ct__engine_leave(void)
+{
+    if (--ct__engine_depth == 0) pthread_mutex_unlock(&ct__engine_mutex);
+}
+
 /* Whether the backward running on this thread gives every leaf its gradient
  * (a plain backward): a checkpoint can rerun its forward only then
  * (torch.autograd._is_checkpoint_valid). */
@@ -523,9 +542,11 @@ ct_result ct_autograd_backward(const ct_tensor *const *tensors, const ct_tensor 
     r.retain_graph = opts.retain_graph || opts.create_graph;
     r.accumulate = true;
     r.filtered = opts.inputs != NULL;
+    ct__engine_enter();
     ct_result res = r.filtered ? ct__captures_for(&r, opts.inputs, opts.n_inputs, ct__no_grad_input_backward) : CT_OK;
     if (res == CT_OK) res = ct__execute(&r, tensors, grad_tensors, n);
     ct__captures_free(&r);
+    ct__engine_leave();
     return res;
 }
 
@@ -550,6 +571,7 @@ ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_outputs, const
     r.create_graph = opts.create_graph;
     r.retain_graph = opts.retain_graph || opts.create_graph;
     r.filtered = true;
+    ct__engine_enter();
     ct_result res = ct__captures_for(&r, inputs, n_inputs, ct__no_grad_input_grad);
     if (res == CT_OK) res = ct__execute(&r, outputs, grad_outputs, n_outputs);
     for (int i = 0; i < n_inputs && res == CT_OK; i++)
@@ -560,5 +582,6 @@ ct_result ct_autograd_grad(const ct_tensor *const *outputs, int n_outputs, const
         grads[i] = res == CT_OK && r.captures[i].grad ? ct__own(ct_retain(r.captures[i].grad)) : NULL;
     }
     ct__captures_free(&r);
+    ct__engine_leave();
     return res;
 }

@@ -157,6 +157,24 @@ static void ct__saved_release(ct__node *n)
     n->n_saved = 0;
 }
 
+/* A leaf's accumulator is a weak reference (the node holds the leaf): taking
+ * a reference through it, and dropping an accumulator's last one, happen
+ * under this lock, as threads recording ops on shared parameters do both. */
+static pthread_mutex_t ct__accumulator_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether the caller drops node's last reference; an AccumulateGrad node's
+ * leaf then forgets it, in the same step as ct__accumulator takes one. */
+static bool ct__node_last_reference(ct__node *node)
+{
+    if (!node->leaf) return ct__last_reference(&node->refcount);
+    pthread_mutex_lock(&ct__accumulator_mutex);
+    bool last = ct__last_reference(&node->refcount);
+    ct__ag_meta *m = (ct__ag_meta *)node->leaf->ag;
+    if (last && m && m->accumulator == node) m->accumulator = NULL;
+    pthread_mutex_unlock(&ct__accumulator_mutex);
+    return last;
+}
+
 /* Drop a reference to a node. A long chain (a 100000-op graph) is freed with
  * an explicit stack, not recursion. */
 static void ct__node_release(ct__node *first)
@@ -166,7 +184,7 @@ static void ct__node_release(ct__node *first)
     if (first) stack[n++] = first;
     while (n > 0) {
         ct__node *node = stack[--n];
-        if (!ct__last_reference(&node->refcount)) continue;
+        if (!ct__node_last_reference(node)) continue;
         for (int i = 0; i < node->n_next; i++) {
             if (!node->next[i].fn) continue;
             if (n == cap) {
@@ -183,11 +201,7 @@ static void ct__node_release(ct__node *first)
             stack[n++] = node->next[i].fn;
         }
         ct__saved_release(node);
-        if (node->leaf) { /* an AccumulateGrad node: its leaf forgets it */
-            ct__ag_meta *m = (ct__ag_meta *)node->leaf->ag;
-            if (m && m->accumulator == node) m->accumulator = NULL;
-            ct_release(node->leaf);
-        }
+        if (node->leaf) ct_release(node->leaf);
         CT_FREE(node->pre_hooks.items);
         CT_FREE(node->post_hooks.items);
         if (node->release_extra) node->release_extra(node);
@@ -263,12 +277,16 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
 {
     ct__ag_meta *m = ct__meta_get(leaf);
     if (!m) return NULL;
-    if (m->accumulator) {
-        CT__ATOMIC_INC(&m->accumulator->refcount);
-        return m->accumulator;
+    pthread_mutex_lock(&ct__accumulator_mutex);
+    ct__node *n = m->accumulator;
+    if (n) {
+        CT__ATOMIC_INC(&n->refcount);
+        pthread_mutex_unlock(&ct__accumulator_mutex);
+        return n;
     }
-    ct__node *n = ct__node_new(&ct__accumulate_grad_type, 0, 1);
+    n = ct__node_new(&ct__accumulate_grad_type, 0, 1);
     if (!n) {
+        pthread_mutex_unlock(&ct__accumulator_mutex);
         CT__OOM();
         return NULL;
     }
@@ -279,6 +297,7 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     n->out[0].dtype = leaf->dtype;
     n->out[0].device = leaf->storage->device;
     m->accumulator = n; /* weak: the node holds the leaf, not the reverse */
+    pthread_mutex_unlock(&ct__accumulator_mutex);
     return n;
 }
 

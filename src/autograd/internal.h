@@ -131,6 +131,8 @@ static bool ct__edge_requires_grad(const ct__node *n, int i);
 static bool ct__needs_grad(const ct__node *n, int i);
 /* Free t's autograd state (from ct_release). */
 static void ct__ag_meta_free(ct_tensor *t);
+/* t's autograd state, made on first use; NULL (the error set) when memory runs out. */
+static ct__ag_meta *ct__meta_get(ct_tensor *t);
 /* Whether an in-place op may write t, its other inputs being in (n_in; t may
  * be among them): PyTorch's check_inplace. When the write would be recorded
  * it refuses a leaf that requires grad, a view of one, and a view whose

@@ -482,6 +482,9 @@ ct_result ct_requires_grad_(ct_tensor *t, bool requires_grad)
     }
     if (requires_grad && !ct_dtype_is_floating(t->dtype))
         return ct__fail(CT_ERR_RUNTIME, "only Tensors of floating point dtype can require gradients");
+    /* a leaf's autograd state is made now, not by the first op that records
+     * it, which may run on several threads at once (shared parameters) */
+    if (requires_grad && !ct__meta_get(t)) return ct_last_error_code();
     t->requires_grad = requires_grad;
     return CT_OK;
 }
