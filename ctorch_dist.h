@@ -229,6 +229,13 @@ typedef struct ct_ddp_opts {
     ct_process_group *process_group; /* NULL: the default group */
     bool broadcast_buffers;          /* rank 0's buffers to every rank before each forward */
     double bucket_cap_mb;
+    /* After each forward, the parameters its output does not reach are
+     * marked ready at once: their bucket slots go into the all-reduce as
+     * their current gradient or zeros, and a parameter no rank used keeps
+     * its .grad as it was. Without it such a parameter stalls the reduction
+     * (PyTorch's "Expected to have finished reduction" error at the next
+     * forward). */
+    bool find_unused_parameters;
 } ct_ddp_opts;
 CTORCH_API ct_ddp_opts ct_ddp_opts_init(void);
 
@@ -1733,7 +1740,9 @@ struct ct__ddp {
     bool require_sync;   /* off inside no_sync */
     bool expect_hooks;   /* a forward prepared the buckets for this backward */
     bool require_finish; /* a backward started reducing and has not finished */
+    bool find_unused;
     int n_params;
+    uint8_t *used; /* per parameter: its gradient arrived in this backward (find_unused) */
     ct_tensor **params; /* retained, so the hooks can be removed at the end */
     ct__ddp_slot *slots;
     ct__ddp_bucket *buckets;
@@ -1809,18 +1818,31 @@ static ct_result ct__ddp_launch(ct__ddp *d, ct__ddp_bucket *b, bool last)
     return res == CT_OK ? ct_dist_all_reduce(b->flat, CT_REDUCE_SUM, opts) : res;
 }
 
-/* The end of backward: every bucket's average back into .grad. */
+/* With find_unused: which parameters some rank used in this backward (the
+ * Reducer's all-reduced local_used_map), into d->used. */
+static ct_result ct__ddp_global_use(ct__ddp *d)
+{
+    ct_dist_opts opts = {d->group, NULL};
+    ct_tensor *used = ct_from_array(d->used, CT_SHAPE(d->n_params), CT_U8);
+    ct_result res = used ? ct_dist_all_reduce(used, CT_REDUCE_MAX, opts) : ct_last_error_code();
+    if (res == CT_OK) memcpy(d->used, ct_data_ptr(used), (size_t)d->n_params);
+    return res;
+}
+
+/* The end of backward: every bucket's average back into .grad (but for the
+ * parameters no rank used, with find_unused). */
 static ct_result ct__ddp_finish(void *user)
 {
     ct__ddp *d = (ct__ddp *)user;
-    ct_result res = CT_OK;
     ct_scope s = ct_scope_begin();
+    ct_result res = d->find_unused ? ct__ddp_global_use(d) : CT_OK;
     for (int k = 0; k < d->n_buckets; k++) {
         ct__ddp_bucket *b = &d->buckets[k];
         if (res == CT_OK && b->work) res = ct_work_wait(b->work);
         ct_work_free(b->work);
         b->work = NULL;
         for (int i = 0; i < b->n_params && res == CT_OK; i++) {
+            if (d->find_unused && !d->used[b->params[i]]) continue;
             ct_tensor *p = d->params[b->params[i]];
             ct_tensor *chunk = ct_view(ct_narrow(b->flat, 0, d->slots[b->params[i]].offset, ct_numel(p)), ct_shape_of(p));
             ct_tensor *grad = ct_grad(p);
@@ -1832,9 +1854,27 @@ static ct_result ct__ddp_finish(void *user)
     return res;
 }
 
-/* A gradient arrived (the Reducer's autograd hook): when it completes its
- * bucket, the buckets now ready are launched in order, and once the last
- * is, the end of backward is arranged. */
+/* Parameter `slot` is ready (mark_variable_ready): when it completes its
+ * bucket, the buckets now ready are launched in order. Whether this
+ * launched the last one. */
+static ct_result ct__ddp_mark_ready(ct__ddp *d, const ct__ddp_slot *slot, bool *launched_last)
+{
+    ct__ddp_bucket *b = &d->buckets[slot->bucket];
+    if (--b->pending == 0) b->ready = true;
+    for (int k = 0; k < d->next_bucket; k++) ct_work_is_completed(d->buckets[k].work); /* moves MPI on */
+    int launched_before = d->next_bucket;
+    while (d->next_bucket < d->n_buckets && d->buckets[d->next_bucket].ready) {
+        bool last = d->next_bucket == d->n_buckets - 1;
+        ct_result res = ct__ddp_launch(d, &d->buckets[d->next_bucket], last);
+        if (res != CT_OK) return res;
+        d->next_bucket++;
+    }
+    *launched_last = launched_before < d->n_buckets && d->next_bucket == d->n_buckets;
+    return CT_OK;
+}
+
+/* A gradient arrived (the Reducer's autograd hook): its parameter is ready,
+ * and once the last bucket is launched the end of backward is arranged. */
 static ct_tensor *ct__ddp_grad_ready(ct_tensor *param, void *user)
 {
     (void)param;
@@ -1842,16 +1882,10 @@ static ct_tensor *ct__ddp_grad_ready(ct_tensor *param, void *user)
     ct__ddp *d = slot->ddp;
     if (!d->expect_hooks) return NULL; /* no_sync, or a backward without a DDP forward */
     d->require_finish = true;
-    ct__ddp_bucket *b = &d->buckets[slot->bucket];
-    if (--b->pending == 0) b->ready = true;
-    for (int k = 0; k < d->next_bucket; k++) ct_work_is_completed(d->buckets[k].work); /* moves MPI on */
-    int launched_before = d->next_bucket;
-    while (d->next_bucket < d->n_buckets && d->buckets[d->next_bucket].ready) {
-        bool last = d->next_bucket == d->n_buckets - 1;
-        if (ct__ddp_launch(d, &d->buckets[d->next_bucket], last) != CT_OK) return NULL; /* (the error stays set) */
-        d->next_bucket++;
-    }
-    if (launched_before < d->n_buckets && d->next_bucket == d->n_buckets) ct_autograd_queue_callback(ct__ddp_finish, d);
+    if (d->find_unused) d->used[slot - d->slots] = 1;
+    bool launched_last = false;
+    if (ct__ddp_mark_ready(d, slot, &launched_last) != CT_OK) return NULL; /* (the error stays set) */
+    if (launched_last) ct_autograd_queue_callback(ct__ddp_finish, d);
     return NULL;
 }
 
@@ -1871,9 +1905,93 @@ static ct_result ct__ddp_prepare_for_backward(ct__ddp *d)
         d->buckets[k].pending = d->buckets[k].n_params;
         d->buckets[k].ready = false;
     }
+    if (d->find_unused) memset(d->used, 0, (size_t)d->n_params);
     d->next_bucket = 0;
     d->expect_hooks = true;
     return CT_OK;
+}
+
+/* A set of nodes seen, open addressing on their addresses (size a power of two). */
+typedef struct ct__node_set {
+    const ct_node **slots;
+    size_t cap, n;
+} ct__node_set;
+
+/* Adds n; false when it was there already (or, the error set, when the set cannot grow). */
+static bool ct__node_set_add(ct__node_set *set, const ct_node *n, bool *failed)
+{
+    if (2 * (set->n + 1) > set->cap) {
+        ct__node_set grown = {NULL, set->cap ? 2 * set->cap : 64, 0};
+        grown.slots = (const ct_node **)ct__dist_alloc(grown.cap * sizeof *grown.slots);
+        if (!grown.slots) {
+            *failed = true;
+            return false;
+        }
+        memset(grown.slots, 0, grown.cap * sizeof *grown.slots);
+        for (size_t i = 0; i < set->cap; i++)
+            if (set->slots[i]) ct__node_set_add(&grown, set->slots[i], failed);
+        CT_FREE(set->slots);
+        *set = grown;
+    }
+    size_t i = ((uintptr_t)n >> 4) * 0x9E3779B97F4A7C15u & (set->cap - 1);
+    for (; set->slots[i]; i = (i + 1) & (set->cap - 1))
+        if (set->slots[i] == n) return false;
+    set->slots[i] = n;
+    set->n++;
+    return true;
+}
+
+/* The parameters out's graph reaches, marked in reached (the Reducer's
+ * search from the forward's outputs): a depth-first walk over grad_fn's
+ * next functions to the AccumulateGrad nodes. */
+static ct_result ct__ddp_reached(const ct__ddp *d, const ct_tensor *out, uint8_t *reached)
+{
+    for (int i = 0; i < d->n_params; i++) reached[i] = d->params[i] == out; /* a parameter returned as is */
+    ct__node_set seen = {NULL, 0, 0};
+    const ct_node **stack = NULL;
+    size_t n = 0, cap = 0;
+    bool failed = false;
+    const ct_node *root = ct_grad_fn(out);
+    if (root && ct__node_set_add(&seen, root, &failed)) {
+        cap = 64;
+        if (!(stack = (const ct_node **)ct__dist_alloc(cap * sizeof *stack))) failed = true;
+        else stack[n++] = root;
+    }
+    while (n > 0 && !failed) {
+        const ct_node *node = stack[--n];
+        const ct_tensor *leaf = ct_node_variable(node);
+        for (int i = 0; leaf && i < d->n_params; i++) reached[i] |= d->params[i] == leaf;
+        for (int k = 0; k < ct_node_num_next(node) && !failed; k++) {
+            const ct_node *next = ct_node_next(node, k, NULL);
+            if (!next || !ct__node_set_add(&seen, next, &failed)) continue;
+            if (n == cap) {
+                const ct_node **grown = (const ct_node **)CT_REALLOC(stack, 2 * cap * sizeof *stack);
+                if (!grown) {
+                    failed = true;
+                    break;
+                }
+                stack = grown, cap *= 2;
+            }
+            stack[n++] = next;
+        }
+    }
+    CT_FREE(stack);
+    CT_FREE(seen.slots);
+    return failed ? ct__dist_fail(CT_ERR_MEMORY, "DistributedDataParallel: not enough memory to search the graph")
+                  : CT_OK;
+}
+
+/* find_unused_parameters: the parameters out does not reach are ready now.
+ * When out reaches none, no hook will end the reduction: it ends here. */
+static ct_result ct__ddp_mark_unused_ready(ct__ddp *d, const ct_tensor *out)
+{
+    uint8_t *reached = (uint8_t *)ct__dist_alloc((size_t)d->n_params);
+    ct_result res = reached ? ct__ddp_reached(d, out, reached) : CT_ERR_MEMORY;
+    bool launched_last = false;
+    for (int i = 0; i < d->n_params && res == CT_OK; i++)
+        if (!reached[i]) res = ct__ddp_mark_ready(d, &d->slots[i], &launched_last);
+    CT_FREE(reached);
+    return res == CT_OK && launched_last ? ct__ddp_finish(d) : res;
 }
 
 /* Rank 0's tensors (of the group) to every rank, one broadcast each. */
@@ -1899,7 +2017,9 @@ static ct_tensor *ct__ddp_forward(ct_module *self, ct_tensor *const *inputs, int
     ct__ddp *d = (ct__ddp *)self;
     if (ct_is_grad_enabled() && d->require_sync && ct__ddp_prepare_for_backward(d) != CT_OK) return NULL;
     if (d->broadcast_buffers && d->group->size > 1 && ct__ddp_sync_buffers(d) != CT_OK) return NULL;
-    return ct_forward_n(d->inner, inputs, n_inputs);
+    ct_tensor *out = ct_forward_n(d->inner, inputs, n_inputs);
+    if (out && d->find_unused && d->expect_hooks && ct__ddp_mark_unused_ready(d, out) != CT_OK) return NULL;
+    return out;
 }
 
 /* ---------------------------------------------------------------- construction */
@@ -1999,7 +2119,8 @@ static ct_result ct__ddp_take_params(ct__ddp *d)
     ct_tensor_list list = ct_module_parameters(d->inner, true);
     d->params = (ct_tensor **)ct__dist_alloc((size_t)list.n * sizeof *d->params);
     d->slots = d->params ? (ct__ddp_slot *)ct__dist_alloc((size_t)list.n * sizeof *d->slots) : NULL;
-    ct_result res = d->slots ? CT_OK : CT_ERR_MEMORY;
+    d->used = d->slots ? (uint8_t *)ct__dist_alloc((size_t)list.n + 1) : NULL;
+    ct_result res = d->used ? CT_OK : CT_ERR_MEMORY;
     for (int i = 0; i < list.n && res == CT_OK; i++) {
         if (!ct_requires_grad(list.tensors[i])) continue;
         d->params[d->n_params] = ct_retain(list.tensors[i]);
@@ -2047,6 +2168,7 @@ ct_module *ct_ddp(ct_module *module, ct_ddp_opts opts)
     ct__ddp *d = (ct__ddp *)m;
     d->group = g;
     d->broadcast_buffers = opts.broadcast_buffers;
+    d->find_unused = opts.find_unused_parameters;
     d->require_sync = true;
     d->inner = ct_add_module(m, "module", module);
     double cap_mb = opts.bucket_cap_mb > 0 ? opts.bucket_cap_mb : 25;
@@ -2077,6 +2199,7 @@ static void ct__ddp_destroy(ct_module *self)
     }
     CT_FREE(d->buckets);
     CT_FREE(d->slots);
+    CT_FREE(d->used);
     CT_FREE(d->params);
 }
 

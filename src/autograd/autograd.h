@@ -40,6 +40,9 @@ CTORCH_API const char *ct_node_name(const ct_node *n);           /* grad_fn.name
 /* grad_fn.next_functions: how many, and the i-th (node, input_nr); NULL node for an input needing no grad. */
 CTORCH_API int ct_node_num_next(const ct_node *n);
 CTORCH_API ct_node *ct_node_next(const ct_node *n, int i, int *input_nr);
+/* AccumulateGrad.variable: the leaf an AccumulateGrad node accumulates into
+ * (borrowed), NULL for any other node. */
+CTORCH_API ct_tensor *ct_node_variable(const ct_node *n);
 CTORCH_API ct_result ct_retain_grad(ct_tensor *t);               /* Tensor.retain_grad() */
 CTORCH_API bool ct_retains_grad(const ct_tensor *t);             /* Tensor.retains_grad */
 /* Tensor.detach_(): t leaves the graph in place. */

@@ -613,6 +613,8 @@ ct_node *ct_grad_fn(const ct_tensor *t)
 const char *ct_node_name(const ct_node *n) { return n ? (n->name ? n->name : n->type->name) : NULL; }
 int ct_node_num_next(const ct_node *n) { return n ? n->n_next : 0; }
 
+ct_tensor *ct_node_variable(const ct_node *n) { return n ? n->leaf : NULL; }
+
 ct_node *ct_node_next(const ct_node *n, int i, int *input_nr)
 {
     if (!n) return NULL;

@@ -16,6 +16,13 @@ typedef struct ct_ddp_opts {
     ct_process_group *process_group; /* NULL: the default group */
     bool broadcast_buffers;          /* rank 0's buffers to every rank before each forward */
     double bucket_cap_mb;
+    /* After each forward, the parameters its output does not reach are
+     * marked ready at once: their bucket slots go into the all-reduce as
+     * their current gradient or zeros, and a parameter no rank used keeps
+     * its .grad as it was. Without it such a parameter stalls the reduction
+     * (PyTorch's "Expected to have finished reduction" error at the next
+     * forward). */
+    bool find_unused_parameters;
 } ct_ddp_opts;
 CTORCH_API ct_ddp_opts ct_ddp_opts_init(void);
 

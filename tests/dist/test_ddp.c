@@ -254,6 +254,63 @@ static void test_unused_parameter_is_reported(void)
     ct_module_release(ddp);
 }
 
+/* find_unused_parameters: out = x * p0 (+ x * p1 on the ranks in p1_ranks),
+ * p2 never used; or x * 2 alone, reaching no parameter, when reach_none. */
+static unsigned p1_ranks;
+static bool reach_none;
+static ct_tensor *branches_forward(ct_module *self, ct_tensor *const *inputs, int n)
+{
+    (void)n;
+    if (reach_none) return ct_mul_scalar(inputs[0], ct_int(2));
+    ct_tensor *out = ct_mul(inputs[0], ct_module_get_parameter(self, "p0"));
+    if (p1_ranks >> R & 1) out = ct_add(out, ct_mul(inputs[0], ct_module_get_parameter(self, "p1")));
+    return out;
+}
+static const ct_module_class branches_class = {"Branches", branches_forward, NULL};
+
+/* One backward of sum(out) with x = R + 1 everywhere. */
+static void backward_branches(ct_module *ddp)
+{
+    ct_scope s = ct_scope_begin();
+    ct_tensor *out = ct_forward(ddp, ct_full(CT_SHAPE(2), ct_int(R + 1), CT_F32));
+    CHECK_T(out);
+    if (out && !reach_none) CHECK_OK(ct_backward(ct_sum(out), NULL, (ct_backward_opts){0}));
+    ct_scope_end(s);
+}
+
+static void test_find_unused_parameters(void)
+{
+    ct_module *m = ct_module_new(&branches_class, sizeof(ct_module));
+    const char *names[3] = {"p0", "p1", "p2"};
+    for (int i = 0; i < 3; i++) ct_register_parameter(m, names[i], ct_ones(CT_SHAPE(2), CT_F32));
+    ct_ddp_opts o = ct_ddp_opts_init();
+    o.find_unused_parameters = true;
+    o.bucket_cap_mb = 1e-6; /* a bucket per parameter: unused ones fill buckets of their own */
+    ct_module *ddp = ct_ddp(m, o);
+    CHECK_T(ddp);
+    if (!ddp) return;
+    ct_tensor *p0 = ct_module_get_parameter(m, "p0"), *p1 = ct_module_get_parameter(m, "p1");
+    ct_tensor *p2 = ct_module_get_parameter(m, "p2");
+    double mean_x = (W + 1) / 2.0; /* the average of R + 1 over the ranks */
+    p1_ranks = 1; /* rank 0 alone uses p1 */
+    for (int step = 0; step < 2; step++) { /* the second forward finds the first reduction finished */
+        backward_branches(ddp);
+        CHECK_VALUES(ct_grad(p0), CT_SHAPE(2), (step + 1) * mean_x, (step + 1) * mean_x);
+        float p1_grad = (float)(step + 1) / (float)W; /* rank 0's x over W, as the float all-reduce gives it */
+        CHECK_VALUES(ct_grad(p1), CT_SHAPE(2), p1_grad, p1_grad);
+        CHECK(ct_grad(p2) == NULL); /* used by no rank: left alone */
+    }
+    reach_none = true; /* an output that reaches no parameter ends its reduction in forward */
+    backward_branches(ddp);
+    reach_none = false;
+    p1_ranks = 0;
+    backward_branches(ddp);
+    CHECK_VALUES(ct_grad(p0), CT_SHAPE(2), 3 * mean_x, 3 * mean_x);
+    CHECK_VALUES(ct_grad(p1), CT_SHAPE(2), 2.0f / (float)W, 2.0f / (float)W); /* used by no rank: left alone */
+    CHECK(ct_grad(p2) == NULL);
+    ct_module_release(ddp);
+}
+
 /* SyncBatchNorm on W ranks of B/W samples is BatchNorm on the B samples:
  * outputs, input gradients, the parameters' gradients summed over ranks,
  * the running statistics, and eval mode afterwards. */
@@ -356,6 +413,7 @@ int main(void)
     DRUN(test_state_dict_keys_and_module);
     if (W > 1) DRUN(test_model_mismatch_fails_everywhere);
     DRUN(test_unused_parameter_is_reported);
+    DRUN(test_find_unused_parameters);
     DRUN(test_sync_batch_norm_is_batch_norm_of_the_whole_batch);
     DRUN(test_convert_sync_batchnorm);
     int res = dist_report();
