@@ -200,7 +200,8 @@ static void train_digits(ct_device device, run *out)
     ct_generator *g = ct_generator_new();
     ct_generator_manual_seed(g, 0);
     CHECK_OK(ct_random_split(digits, (double[]){TRAIN, TEST}, 2, g, split));
-    ct_loader *loader = ct_loader_new(split[0], (ct_loader_opts){.batch_size = BATCH, .shuffle = true, .num_workers = 2});
+    ct_loader_opts shuffled = {.batch_size = BATCH, .shuffle = true, .num_workers = 2};
+    ct_loader *loader = ct_loader_new(split[0], shuffled);
     ct_loader *whole = ct_loader_new(split[1], (ct_loader_opts){.batch_size = TEST});
     ct_sample test;
     CHECK(ct_loader_next(whole, &test) > 0);
@@ -242,7 +243,8 @@ static void test_demo_trains_on_the_device_to_the_cpu_bits(void)
     train_digits(testdev0, &dev);
     for (int i = 0; i < STEPS; i++)
         if (memcmp(&cpu.loss[i], &dev.loss[i], sizeof(double)))
-            ct_test_fail(__FILE__, __LINE__, "step %d: loss %.9g on the device, %.9g on the CPU", i, dev.loss[i], cpu.loss[i]);
+            ct_test_fail(__FILE__, __LINE__, "step %d: loss %.9g on the device, %.9g on the CPU", i, dev.loss[i],
+                         cpu.loss[i]);
     CHECK(cpu.loss[STEPS - 1] > 0 && cpu.loss[STEPS - 1] < cpu.loss[0]); /* it learned */
     for (int e = 0; e < EPOCHS; e++) CHECK_INT(dev.correct[e], cpu.correct[e]);
     CHECK(memcmp(cpu.params, dev.params, sizeof cpu.params) == 0);
