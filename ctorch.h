@@ -3368,13 +3368,21 @@ CTORCH_API ct_result ct_load_safetensors(const char *path, ct_tensor_list *out, 
  * renamed over it, so a failure leaves the old file as it was. metadata may be
  * NULL. */
 CTORCH_API ct_result ct_save_safetensors(const char *path, const ct_tensor_list *tensors, const ct_metadata *metadata);
+/* safetensors.torch.load_file(path, device=device): ct_load_safetensors with
+ * the tensors made on `device` (CT_CPU: over the file's bytes, as
+ * ct_load_safetensors makes them; type CT_DEVICE_DEFAULT: the default
+ * device). A device that is not there fails as Tensor.to fails, before the
+ * file is read. On any error out and metadata are left as they were. */
+CTORCH_API ct_result ct_load_safetensors_device(const char *path, ct_tensor_list *out, ct_metadata *metadata,
+                                                ct_device device);
 
 /* torch.load(path, weights_only=True) of a file torch.save wrote from a
  * state_dict (a dict of tensors): the zip format (PyTorch 1.6 and later;
  * stored entries, deflated ones when built with CTORCH_ZLIB) and the legacy
  * format (_use_new_zipfile_serialization=False). Tensors sharing a storage in
  * the file share one here, with their sizes, strides and storage offsets;
- * they are loaded to the CPU whatever device they were saved from. Only the
+ * they are loaded to the CPU whatever device they were saved from
+ * (ct_load_map_location puts them elsewhere). Only the
  * pickle opcodes and globals a state_dict needs are accepted (collections.
  * OrderedDict, torch._utils._rebuild_tensor_v2, _rebuild_tensor,
  * _rebuild_parameter and the torch.*Storage types), as weights_only does. */
@@ -3386,6 +3394,21 @@ CTORCH_API ct_result ct_save(const char *path, const ct_tensor_list *state_dict)
 /* Load a state_dict from a torch.save file or a safetensors file, told apart
  * by their first bytes (ct_load_pth or ct_load_safetensors). */
 CTORCH_API ct_result ct_load(const char *path, ct_tensor_list *out);
+/* torch.load(path, map_location=device, weights_only=True): ct_load with the
+ * tensors made on `map_location` (CT_CPU: over the file's bytes, as ct_load
+ * makes them; type CT_DEVICE_DEFAULT: the default device). Storages move
+ * whole, as map_location moves them: tensors that shared one in the file
+ * share one on the device, and one saved with requires_grad is a leaf that
+ * requires grad. A device that is not there fails with torch.load's
+ * RuntimeError ("Attempting to deserialize object on a CUDA device but
+ * torch.cuda.is_available() is False. ...", "... on CUDA device 2 but
+ * torch.cuda.device_count() is 1. ..."), before the file is read. On any
+ * error out is left as it was.
+ *
+ *     ct_tensor_list sd;
+ *     ct_load_map_location("model.pth", &sd, CT_CPU); // torch.load("model.pth", map_location="cpu")
+ */
+CTORCH_API ct_result ct_load_map_location(const char *path, ct_tensor_list *out, ct_device map_location);
 
 #ifdef __cplusplus
 }
@@ -41939,6 +41962,71 @@ ct_result ct_load_safetensors(const char *path, ct_tensor_list *out, ct_metadata
     return r == CT_OK ? ct__st_load_bytes(path, &b, out, metadata) : r;
 }
 
+/* A loader of named tensors (metadata may be NULL). */
+typedef ct_result (*ct__loader)(const char *path, ct_tensor_list *out, ct_metadata *metadata);
+
+/* The list's tensors moved to device (the new ones in the open scope) a
+ * storage at a time, as map_location moves storages: tensors that shared
+ * one share one there, with their sizes, strides and offsets, and a tensor
+ * that required grad is a leaf there that does. */
+static ct_result ct__list_to_device(ct_tensor_list *l, ct_device device)
+{
+    ct_tensor **moved = (ct_tensor **)CT_MALLOC((size_t)(l->n + 1) * sizeof *moved); /* each one's storage, moved */
+    if (!moved) return CT__OOM();
+    ct_result r = CT_OK;
+    for (int i = 0; i < l->n && r == CT_OK; i++) {
+        const ct_tensor *t = l->tensors[i];
+        int j = 0;
+        while (j < i && l->tensors[j]->storage != t->storage) j++;
+        if (j < i) {
+            moved[i] = moved[j];
+            continue;
+        }
+        int64_t numel = (int64_t)(t->storage->nbytes / ct__esize(t)), one = 1;
+        const ct_tensor *whole = ct__view_of(t, &numel, &one, 1, 0);
+        moved[i] = whole ? ct__to_device(whole, device, CT_DEFAULT, false) : NULL;
+        if (!moved[i]) r = ct_last_error_code();
+    }
+    for (int i = 0; i < l->n && r == CT_OK; i++) {
+        const ct_tensor *t = l->tensors[i];
+        ct_tensor *v = ct__view_of(moved[i], t->sizes, t->strides, t->ndim, t->offset);
+        r = !v ? ct_last_error_code() : ct_requires_grad(t) ? ct_requires_grad_(v, true) : CT_OK;
+        if (v) l->tensors[i] = v;
+    }
+    CT_FREE(moved);
+    return r;
+}
+
+/* load(path), its tensors then moved to device (resolved already): out and
+ * metadata are set only once all of it worked, and a failure leaves nothing
+ * behind. */
+static ct_result ct__load_on(ct__loader load, const char *path, ct_tensor_list *out, ct_metadata *metadata,
+                             ct_device device)
+{
+    if (!out) return ct__fail(CT_ERR_TYPE, "the output list is NULL");
+    ct_tensor_list l;
+    ct_metadata meta;
+    ct_scope s = ct_scope_begin();
+    ct_result r = load(path, &l, metadata ? &meta : NULL);
+    if (r == CT_OK && device.type != CT_DEVICE_CPU) r = ct__list_to_device(&l, device);
+    for (int i = 0; i < l.n && r == CT_OK; i++) ct_keep(l.tensors[i]);
+    ct_scope_end(s);
+    if (r != CT_OK) {
+        ct_tensor_list_free(&l);
+        if (metadata) ct_metadata_free(&meta);
+        return r;
+    }
+    *out = l;
+    if (metadata) *metadata = meta;
+    return CT_OK;
+}
+
+ct_result ct_load_safetensors_device(const char *path, ct_tensor_list *out, ct_metadata *metadata, ct_device device)
+{
+    ct_result r = ct__device_resolve(&device); /* Tensor.to's errors: load_file moves each tensor with it */
+    return r == CT_OK ? ct__load_on(ct_load_safetensors, path, out, metadata, device) : r;
+}
+
 /* ---------------------------------------------------------------- saving */
 
 /* s as a JSON string, escaped as serde_json (and Python's json) escape. */
@@ -43231,6 +43319,45 @@ ct_result ct_load(const char *path, ct_tensor_list *out)
     if (r != CT_OK) return r;
     if (ct__is_zip(&b) || ct__is_legacy_pth(&b)) return ct__pth_load_bytes(path, &b, out);
     return ct__st_load_bytes(path, &b, out, NULL);
+}
+
+/* torch.serialization's check of the device a storage is restored to
+ * (_validate_device, validate_cuda_device): its backend has devices, and
+ * the index is below their count. */
+static ct_result ct__map_location_check(ct_device d)
+{
+    if (d.type != CT_DEVICE_CUDA && d.type != CT_DEVICE_PRIVATEUSE1) return ct__device_resolve(&d);
+    ct_device type = d;
+    type.index = -1;
+    char name[32], upper[32];
+    ct_device_str(type, name, sizeof name);
+    for (size_t i = 0; i == 0 || name[i - 1]; i++) /* backend_name.upper() */
+        upper[i] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
+    const ct_backend *be = ct_backend_get(d.type);
+    int count = be ? be->device_count() : 0, index = d.index < 0 ? 0 : d.index;
+    if (count == 0)
+        return ct__fail(CT_ERR_RUNTIME, "Attempting to deserialize object on a %s device but torch.%s.is_available() is "
+                        "False. If you are running on a CPU-only machine, please use torch.load with "
+                        "map_location=torch.device('cpu') to map your storages to the CPU.", upper, name);
+    if (index >= count)
+        return ct__fail(CT_ERR_RUNTIME, "Attempting to deserialize object on %s device %d but torch.%s.device_count() is "
+                        "%d. Please use torch.load with map_location to map your storages to an existing device.",
+                        upper, index, name, count);
+    return CT_OK;
+}
+
+/* ct_load as a ct__loader (a torch.save file has no metadata). */
+static ct_result ct__load_any(const char *path, ct_tensor_list *out, ct_metadata *metadata)
+{
+    (void)metadata;
+    return ct_load(path, out);
+}
+
+ct_result ct_load_map_location(const char *path, ct_tensor_list *out, ct_device map_location)
+{
+    ct_result r = ct__map_location_check(map_location);
+    if (r == CT_OK) r = ct__device_resolve(&map_location);
+    return r == CT_OK ? ct__load_on(ct__load_any, path, out, NULL, map_location) : r;
 }
 
 #endif /* CTORCH_IMPLEMENTATION */

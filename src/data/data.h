@@ -358,13 +358,21 @@ CTORCH_API ct_result ct_load_safetensors(const char *path, ct_tensor_list *out, 
  * renamed over it, so a failure leaves the old file as it was. metadata may be
  * NULL. */
 CTORCH_API ct_result ct_save_safetensors(const char *path, const ct_tensor_list *tensors, const ct_metadata *metadata);
+/* safetensors.torch.load_file(path, device=device): ct_load_safetensors with
+ * the tensors made on `device` (CT_CPU: over the file's bytes, as
+ * ct_load_safetensors makes them; type CT_DEVICE_DEFAULT: the default
+ * device). A device that is not there fails as Tensor.to fails, before the
+ * file is read. On any error out and metadata are left as they were. */
+CTORCH_API ct_result ct_load_safetensors_device(const char *path, ct_tensor_list *out, ct_metadata *metadata,
+                                                ct_device device);
 
 /* torch.load(path, weights_only=True) of a file torch.save wrote from a
  * state_dict (a dict of tensors): the zip format (PyTorch 1.6 and later;
  * stored entries, deflated ones when built with CTORCH_ZLIB) and the legacy
  * format (_use_new_zipfile_serialization=False). Tensors sharing a storage in
  * the file share one here, with their sizes, strides and storage offsets;
- * they are loaded to the CPU whatever device they were saved from. Only the
+ * they are loaded to the CPU whatever device they were saved from
+ * (ct_load_map_location puts them elsewhere). Only the
  * pickle opcodes and globals a state_dict needs are accepted (collections.
  * OrderedDict, torch._utils._rebuild_tensor_v2, _rebuild_tensor,
  * _rebuild_parameter and the torch.*Storage types), as weights_only does. */
@@ -376,3 +384,18 @@ CTORCH_API ct_result ct_save(const char *path, const ct_tensor_list *state_dict)
 /* Load a state_dict from a torch.save file or a safetensors file, told apart
  * by their first bytes (ct_load_pth or ct_load_safetensors). */
 CTORCH_API ct_result ct_load(const char *path, ct_tensor_list *out);
+/* torch.load(path, map_location=device, weights_only=True): ct_load with the
+ * tensors made on `map_location` (CT_CPU: over the file's bytes, as ct_load
+ * makes them; type CT_DEVICE_DEFAULT: the default device). Storages move
+ * whole, as map_location moves them: tensors that shared one in the file
+ * share one on the device, and one saved with requires_grad is a leaf that
+ * requires grad. A device that is not there fails with torch.load's
+ * RuntimeError ("Attempting to deserialize object on a CUDA device but
+ * torch.cuda.is_available() is False. ...", "... on CUDA device 2 but
+ * torch.cuda.device_count() is 1. ..."), before the file is read. On any
+ * error out is left as it was.
+ *
+ *     ct_tensor_list sd;
+ *     ct_load_map_location("model.pth", &sd, CT_CPU); // torch.load("model.pth", map_location="cpu")
+ */
+CTORCH_API ct_result ct_load_map_location(const char *path, ct_tensor_list *out, ct_device map_location);

@@ -889,3 +889,42 @@ ct_result ct_load(const char *path, ct_tensor_list *out)
     if (ct__is_zip(&b) || ct__is_legacy_pth(&b)) return ct__pth_load_bytes(path, &b, out);
     return ct__st_load_bytes(path, &b, out, NULL);
 }
+
+/* torch.serialization's check of the device a storage is restored to
+ * (_validate_device, validate_cuda_device): its backend has devices, and
+ * the index is below their count. */
+static ct_result ct__map_location_check(ct_device d)
+{
+    if (d.type != CT_DEVICE_CUDA && d.type != CT_DEVICE_PRIVATEUSE1) return ct__device_resolve(&d);
+    ct_device type = d;
+    type.index = -1;
+    char name[32], upper[32];
+    ct_device_str(type, name, sizeof name);
+    for (size_t i = 0; i == 0 || name[i - 1]; i++) /* backend_name.upper() */
+        upper[i] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
+    const ct_backend *be = ct_backend_get(d.type);
+    int count = be ? be->device_count() : 0, index = d.index < 0 ? 0 : d.index;
+    if (count == 0)
+        return ct__fail(CT_ERR_RUNTIME, "Attempting to deserialize object on a %s device but torch.%s.is_available() is "
+                        "False. If you are running on a CPU-only machine, please use torch.load with "
+                        "map_location=torch.device('cpu') to map your storages to the CPU.", upper, name);
+    if (index >= count)
+        return ct__fail(CT_ERR_RUNTIME, "Attempting to deserialize object on %s device %d but torch.%s.device_count() is "
+                        "%d. Please use torch.load with map_location to map your storages to an existing device.",
+                        upper, index, name, count);
+    return CT_OK;
+}
+
+/* ct_load as a ct__loader (a torch.save file has no metadata). */
+static ct_result ct__load_any(const char *path, ct_tensor_list *out, ct_metadata *metadata)
+{
+    (void)metadata;
+    return ct_load(path, out);
+}
+
+ct_result ct_load_map_location(const char *path, ct_tensor_list *out, ct_device map_location)
+{
+    ct_result r = ct__map_location_check(map_location);
+    if (r == CT_OK) r = ct__device_resolve(&map_location);
+    return r == CT_OK ? ct__load_on(ct__load_any, path, out, NULL, map_location) : r;
+}

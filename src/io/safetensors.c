@@ -548,6 +548,71 @@ ct_result ct_load_safetensors(const char *path, ct_tensor_list *out, ct_metadata
     return r == CT_OK ? ct__st_load_bytes(path, &b, out, metadata) : r;
 }
 
+/* A loader of named tensors (metadata may be NULL). */
+typedef ct_result (*ct__loader)(const char *path, ct_tensor_list *out, ct_metadata *metadata);
+
+/* The list's tensors moved to device (the new ones in the open scope) a
+ * storage at a time, as map_location moves storages: tensors that shared
+ * one share one there, with their sizes, strides and offsets, and a tensor
+ * that required grad is a leaf there that does. */
+static ct_result ct__list_to_device(ct_tensor_list *l, ct_device device)
+{
+    ct_tensor **moved = (ct_tensor **)CT_MALLOC((size_t)(l->n + 1) * sizeof *moved); /* each one's storage, moved */
+    if (!moved) return CT__OOM();
+    ct_result r = CT_OK;
+    for (int i = 0; i < l->n && r == CT_OK; i++) {
+        const ct_tensor *t = l->tensors[i];
+        int j = 0;
+        while (j < i && l->tensors[j]->storage != t->storage) j++;
+        if (j < i) {
+            moved[i] = moved[j];
+            continue;
+        }
+        int64_t numel = (int64_t)(t->storage->nbytes / ct__esize(t)), one = 1;
+        const ct_tensor *whole = ct__view_of(t, &numel, &one, 1, 0);
+        moved[i] = whole ? ct__to_device(whole, device, CT_DEFAULT, false) : NULL;
+        if (!moved[i]) r = ct_last_error_code();
+    }
+    for (int i = 0; i < l->n && r == CT_OK; i++) {
+        const ct_tensor *t = l->tensors[i];
+        ct_tensor *v = ct__view_of(moved[i], t->sizes, t->strides, t->ndim, t->offset);
+        r = !v ? ct_last_error_code() : ct_requires_grad(t) ? ct_requires_grad_(v, true) : CT_OK;
+        if (v) l->tensors[i] = v;
+    }
+    CT_FREE(moved);
+    return r;
+}
+
+/* load(path), its tensors then moved to device (resolved already): out and
+ * metadata are set only once all of it worked, and a failure leaves nothing
+ * behind. */
+static ct_result ct__load_on(ct__loader load, const char *path, ct_tensor_list *out, ct_metadata *metadata,
+                             ct_device device)
+{
+    if (!out) return ct__fail(CT_ERR_TYPE, "the output list is NULL");
+    ct_tensor_list l;
+    ct_metadata meta;
+    ct_scope s = ct_scope_begin();
+    ct_result r = load(path, &l, metadata ? &meta : NULL);
+    if (r == CT_OK && device.type != CT_DEVICE_CPU) r = ct__list_to_device(&l, device);
+    for (int i = 0; i < l.n && r == CT_OK; i++) ct_keep(l.tensors[i]);
+    ct_scope_end(s);
+    if (r != CT_OK) {
+        ct_tensor_list_free(&l);
+        if (metadata) ct_metadata_free(&meta);
+        return r;
+    }
+    *out = l;
+    if (metadata) *metadata = meta;
+    return CT_OK;
+}
+
+ct_result ct_load_safetensors_device(const char *path, ct_tensor_list *out, ct_metadata *metadata, ct_device device)
+{
+    ct_result r = ct__device_resolve(&device); /* Tensor.to's errors: load_file moves each tensor with it */
+    return r == CT_OK ? ct__load_on(ct_load_safetensors, path, out, metadata, device) : r;
+}
+
 /* ---------------------------------------------------------------- saving */
 
 /* s as a JSON string, escaped as serde_json (and Python's json) escape. */
