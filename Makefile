@@ -68,7 +68,7 @@ $(BUILD)/test_%: tests/test_%.c $(BUILD)/harness.o $(BUILD)/testdev.o tests/harn
 # The suite runs the examples to compare what they print, not for speed: each
 # compiles the whole implementation, which -O0 does in a seventh of -O2's time.
 EXAMPLE_OPT ?= -O0
-$(BUILD)/examples/%: examples/%.c ctorch.h
+$(BUILD)/examples/%: examples/%.c examples/digits.h ctorch.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $(EXAMPLE_OPT) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
 
@@ -76,7 +76,7 @@ $(BUILD)/examples/%: examples/%.c ctorch.h
 # optimised for this machine's vector units (the kernels are plain C that the
 # compiler vectorises; without -march it can use SSE2 only on x86-64).
 BIN_OPT ?= -O3 -march=native
-$(BUILD)/bin/%: examples/%.c ctorch.h
+$(BUILD)/bin/%: examples/%.c examples/digits.h ctorch.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $(BIN_OPT) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
 
@@ -100,6 +100,11 @@ MPICC   ?= mpicc
 $(BUILD)/dist/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(BUILD)/harness.o $(BUILD)/testdev.o tests/harness.h ctorch.h ctorch_dist.h
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_MPI -I. -Itests $< $(BUILD)/harness.o $(BUILD)/testdev.o -o $@ $(LDFLAGS) $(LDLIBS)
+
+# The distributed examples, each with its own implementation of ctorch
+$(BUILD)/examples/dist/%: examples/dist/%.c examples/digits.h ctorch.h ctorch_dist.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_MPI -I. -Iexamples $< -o $@ $(LDFLAGS) $(LDLIBS)
 
 # ctorchrun, torchrun for programs (tools/ctorchrun.c), and the worker its
 # tests drive (tests/dist/launcher.sh, run by test-dist; no MPI needed).
@@ -168,7 +173,7 @@ fuzz-build: $(FUZZ_TARGETS:%=build-fuzz/fuzz_%)
 fuzz: fuzz-build
 	@FUZZ_TIME=$(FUZZ_TIME) BUILD=build-fuzz tests/fuzz/run.sh
 
-# The main demo: an MLP trained on the bundled digits (needs zlib's header, zlib1g-dev).
+# The main demo: a CNN trained on the bundled digits (needs zlib's header, zlib1g-dev).
 demo: $(BUILD)/bin/train_digits
 	$(BUILD)/bin/train_digits $(BUILD)/digits_loss.svg
 	@echo "loss curve: $(BUILD)/digits_loss.svg"

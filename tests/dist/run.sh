@@ -74,6 +74,19 @@ else
             add_program "$name with $np ranks" $? "$out"
         done
     done
+    # The demo's CNN with DDP on 2 ranks reaches the single-process demo's
+    # test accuracy (293/300 after 12 epochs, examples/train_digits.out) within
+    # 1%, and its checkpoint (rank 0 saves, every rank loads) round-trips.
+    $MAKE --no-print-directory "$BUILD/examples/dist/ddp_digits" >/dev/null || true
+    out=$(timeout 600 mpirun --allow-run-as-root --oversubscribe -np 2 "$BUILD/examples/dist/ddp_digits" "$tmp/ddp.pth" 2>&1)
+    status=$?
+    correct=$(echo "$out" | sed -n 's|^epoch 12 .*test accuracy \([0-9]*\)/300$|\1|p')
+    if [ "$status" -eq 0 ] && [ "${correct:-0}" -ge 290 ]; then
+        pass "ddp_digits (2 ranks, $correct/300)"
+    else
+        echo "$out" | tail -20
+        fail "ddp_digits (2 ranks: status $status, accuracy ${correct:-none}/300, at least 290 wanted)"
+    fi
 fi
 
 print_totals
