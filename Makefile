@@ -53,6 +53,15 @@ amalgamate: ctorch.h ctorch_dist.h
 ctorch.h ctorch_dist.h &: $(SRC)
 	tools/amalgamate.sh
 
+# The implementation, compiled once per configuration (a project's two-step
+# build: README, "Building"); the tests and examples link it.
+$(BUILD)/ctorch.o: ctorch.h
+	@mkdir -p $(BUILD)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_IMPLEMENTATION -x c -c ctorch.h -o $@
+
+$(BUILD)/libctorch.a: $(BUILD)/ctorch.o
+	rm -f $@ && ar rcs $@ $<
+
 $(BUILD)/harness.o: tests/harness.c tests/harness.h tests/testdev.h ctorch.h
 	@mkdir -p $(BUILD)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -c $< -o $@
@@ -62,15 +71,16 @@ $(BUILD)/testdev.o: tests/testdev.c tests/testdev.h ctorch.h
 	@mkdir -p $(BUILD)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -c $< -o $@
 
-$(BUILD)/test_%: tests/test_%.c $(BUILD)/harness.o $(BUILD)/testdev.o tests/harness.h ctorch.h
-	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(BUILD)/harness.o $(BUILD)/testdev.o -o $@ $(LDFLAGS) $(LDLIBS)
+TEST_LIBS = $(BUILD)/harness.o $(BUILD)/testdev.o $(BUILD)/libctorch.a
+$(BUILD)/test_%: tests/test_%.c $(TEST_LIBS) tests/harness.h ctorch.h
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
 
-# The suite runs the examples to compare what they print, not for speed: each
-# compiles the whole implementation, which -O0 does in a seventh of -O2's time.
-EXAMPLE_OPT ?= -O0
-$(BUILD)/examples/%: examples/%.c examples/digits.h ctorch.h
+# The examples the suite runs, linked with the implementation compiled once:
+# CTORCH_IMPLEMENTATION_DONE makes their own #define CTORCH_IMPLEMENTATION
+# include the declarations only.
+$(BUILD)/examples/%: examples/%.c examples/digits.h ctorch.h $(BUILD)/libctorch.a
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 $(WARN) $(CFLAGS) $(EXAMPLE_OPT) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_IMPLEMENTATION_DONE -I. $< $(BUILD)/libctorch.a -o $@ $(LDFLAGS) $(LDLIBS)
 
 # The demo, the tour and the Fashion-MNIST example as users build them:
 # optimised for this machine's vector units (the kernels are plain C that the
@@ -80,7 +90,7 @@ $(BUILD)/bin/%: examples/%.c examples/digits.h ctorch.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $(BIN_OPT) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
 
-# Every example program compiles the whole implementation: build on all cores.
+# Build on all cores.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 test-build: ctorch.h
 	@$(MAKE) -k -j$(JOBS) --no-print-directory $(TESTS) $(EXAMPLES) || true
@@ -97,9 +107,9 @@ test-asan:
 # implementation of ctorch, run under mpirun with 2, 3 and 4 ranks by
 # tests/dist/run.sh (which reports them skipped, by name, without MPI).
 MPICC   ?= mpicc
-$(BUILD)/dist/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(BUILD)/harness.o $(BUILD)/testdev.o tests/harness.h ctorch.h ctorch_dist.h
+$(BUILD)/dist/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(TEST_LIBS) tests/harness.h ctorch.h ctorch_dist.h
 	@mkdir -p $(dir $@)
-	$(MPICC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_MPI -I. -Itests $< $(BUILD)/harness.o $(BUILD)/testdev.o -o $@ $(LDFLAGS) $(LDLIBS)
+	$(MPICC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_MPI -I. -Itests $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
 
 # The distributed examples, each with its own implementation of ctorch
 $(BUILD)/examples/dist/%: examples/dist/%.c examples/digits.h ctorch.h ctorch_dist.h
@@ -117,9 +127,9 @@ $(BUILD)/dist/launch_worker: tests/dist/launch_worker.c
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
 
 # ct_dist_spawn's tests: no MPI, run once by tests/dist/run.sh
-$(BUILD)/dist/spawn_test: tests/dist/spawn_test.c $(BUILD)/harness.o $(BUILD)/testdev.o tests/harness.h ctorch.h ctorch_dist.h
+$(BUILD)/dist/spawn_test: tests/dist/spawn_test.c $(TEST_LIBS) tests/harness.h ctorch.h ctorch_dist.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(BUILD)/harness.o $(BUILD)/testdev.o -o $@ $(LDFLAGS) $(LDLIBS)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
 
 test-dist: ctorch.h ctorch_dist.h
 	@BUILD="$(BUILD)" MPICC="$(MPICC)" MAKE="$(MAKE)" DIST_TESTS="$(DIST_TESTS)" tests/dist/run.sh

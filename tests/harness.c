@@ -1,6 +1,5 @@
-/* The test harness (see harness.h) and the one translation unit that compiles
- * ctorch's implementation for the tests. */
-#define CTORCH_IMPLEMENTATION
+/* The test harness (see harness.h); the tests link ctorch's implementation
+ * from the build's libctorch.a. */
 #include "harness.h"
 #include "testdev.h"
 

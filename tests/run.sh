@@ -65,19 +65,21 @@ check_compile header_after_complex_h gcc -std=c11 $W -I. -fsyntax-only "$tmp/com
 # base/scalar.h's vector math, CT__VECMATH, elsewhere this is the portable
 # build again) must give the bits the default build gives: the suites of the
 # reductions, the pointwise ops and their gradients again, built that way
-# (the implementation, harness.c, compiled once), with OpenMP where the
-# compiler has it, for their tests of the bits on any number of threads.
+# (the implementation compiled once), with OpenMP where the compiler has it,
+# for their tests of the bits on any number of threads.
 printf '#include <omp.h>\nint main(void) { return omp_get_max_threads() < 1; }\n' > "$tmp/omp.c"
 omp=$($CC -fopenmp "$tmp/omp.c" -o "$tmp/omp" 2>/dev/null && echo -fopenmp)
-if out=$($CC -std=c11 -O3 -march=native $omp -I. -c tests/harness.c -o "$tmp/harness_native.o" 2>&1 &&
-         $CC -std=c11 -O3 -march=native $omp -I. -c tests/testdev.c -o "$tmp/testdev_native.o" 2>&1); then
+native="$CC -std=c11 -O3 -march=native $omp -I."
+if out=$($native -DCTORCH_IMPLEMENTATION -x c -c ctorch.h -o "$tmp/ctorch_native.o" 2>&1 &&
+         $native -c tests/harness.c -o "$tmp/harness_native.o" 2>&1 &&
+         $native -c tests/testdev.c -o "$tmp/testdev_native.o" 2>&1); then
     for t in reduce pointwise grad_pointwise; do
-        check_compile ${t}_o3_native sh -c "$CC -std=c11 -O3 -march=native $omp -I. -Itests tests/test_$t.c \
-            '$tmp/harness_native.o' '$tmp/testdev_native.o' -o '$tmp/$t' -lm && '$tmp/$t' > '$tmp/$t.out' 2>&1 ||
-            { grep -v '^ok' '$tmp/$t.out'; exit 1; }"
+        check_compile ${t}_o3_native sh -c "$native -Itests tests/test_$t.c '$tmp/harness_native.o' \
+            '$tmp/testdev_native.o' '$tmp/ctorch_native.o' -o '$tmp/$t' -lm -lpthread &&
+            '$tmp/$t' > '$tmp/$t.out' 2>&1 || { grep -v '^ok' '$tmp/$t.out'; exit 1; }"
     done
 else
-    fail "harness_o3_native (tests/harness.c did not build with -O3 -march=native)"; echo "$out" | head -20
+    fail "implementation_o3_native (ctorch.h did not build with -O3 -march=native)"; echo "$out" | head -20
 fi
 
 # One test program, its results added to the totals (a program that did not
