@@ -4619,6 +4619,9 @@ static ct_result ct__device_resolve(ct_device *d);
  * tensors to be on the same device" error; with cpu_scalars a 0-d CPU
  * tensor goes with any device (TensorIterator's rule). */
 static ct_result ct__common_device(const ct_tensor *const *ts, int n, bool cpu_scalars, ct_device *out);
+/* The same check for up to three tensors (NULL skipped), no CPU scalars:
+ * what ops other than TensorIterator's ask of their arguments. */
+static ct_result ct__same_device(const ct_tensor *a, const ct_tensor *b, const ct_tensor *c);
 /* t's elements readable by the host: t on the CPU, else a contiguous CPU
  * copy in the open scope (a synchronisation point). */
 static const ct_tensor *ct__host(const ct_tensor *t);
@@ -8102,6 +8105,21 @@ static ct_tensor *ct__ix_record(ct_tensor *r, const ct_tensor *view, const ct__i
     return r;
 }
 
+/* Reading self[indices] takes indices on the CPU or on self's device
+ * (check_indices_on_cpu_or_selfdevice); writing moves them to self's. */
+static ct_result ct__ix_check_devices(const ct_tensor *self, const ct__ix_adv *adv)
+{
+    char buf[64];
+    ct_device dev = self->storage->device;
+    for (int d = 0; d < self->ndim; d++) {
+        const ct_tensor *ix = adv->index[d];
+        if (ix && ix->storage->device.type != CT_DEVICE_CPU && !ct_device_equal(ix->storage->device, dev))
+            return ct__fail(CT_ERR_INDEX, "indices should be either on cpu or on the same device as the indexed tensor (%s)",
+                            ct_device_str(dev, buf, sizeof buf));
+    }
+    return CT_OK;
+}
+
 ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
 {
     ct__ix_item items[CT__IX_MAX];
@@ -8122,7 +8140,8 @@ ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
     ct_tensor *view = ok == CT_OK ? ct__ix_apply_basic(t, items, n, &adv) : NULL;
     if (view && !adv.count) {
         r = view;
-    } else if (view && ct__recordable((const ct_tensor *const *)&view, 1) == CT_OK &&
+    } else if (view && ct__ix_check_devices(view, &adv) == CT_OK &&
+               ct__recordable((const ct_tensor *const *)&view, 1) == CT_OK &&
                ct__ix_plan_make(view, &adv, &plan) == CT_OK) { /* refused before it computes */
         r = ct__alloc(plan.out_sizes, plan.out_ndim, view->dtype, view->storage->device);
         if (r && ct_numel(r)) ct__ix_walk(view, &plan, r, false);
@@ -8145,7 +8164,11 @@ static ct_result ct__ix_put_advanced(ct_tensor *view, const ct__ix_adv *adv, con
 {
     ct__ix_plan plan;
     char b1[256], b2[256];
-    if (ct__ix_plan_make(view, adv, &plan) != CT_OK) return ct_last_error_code();
+    const ct_tensor *both[2] = {view, value};
+    ct_device dev;
+    /* value joins the write as TensorIterator's input: a 0-d CPU value goes anywhere */
+    if (ct__common_device(both, 2, true, &dev) != CT_OK || ct__ix_plan_make(view, adv, &plan) != CT_OK)
+        return ct_last_error_code();
     if (value->dtype != view->dtype)
         return ct__fail(CT_ERR_RUNTIME,
                         "Index put requires the source and destination dtypes match, got %s for the destination and "
@@ -10269,7 +10292,11 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
     if (grad) {
         if (grad->ndim != t->ndim || memcmp(grad->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t)))
             return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different size");
-        if (grad->dtype != t->dtype) return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different type");
+        /* the type is PyTorch's tensor type: the dtype and the device type */
+        if (grad->dtype != t->dtype || grad->storage->device.type != t->storage->device.type)
+            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different type");
+        if (!ct_device_equal(grad->storage->device, t->storage->device))
+            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data located on a different device");
         if (grad == t) return ct__fail(CT_ERR_RUNTIME, "can't assign Variable as its own grad");
     }
     ct__ag_meta *m = ct__meta_get(t);
@@ -10637,6 +10664,15 @@ static ct_tensor *ct__zeros_for(const ct__node *n, int k)
     return ct_zeros(ct_shape_make(n->out[k].ndim, n->out[k].sizes), n->out[k].dtype);
 }
 
+/* validate_outputs' device error; fn NULL for a root's gradient, which
+ * PyTorch reports without naming a function. */
+static void ct__wrong_grad_device(const char *fn, int i, ct_device want, ct_device got)
+{
+    char w[64], g[64];
+    ct__fail(CT_ERR_RUNTIME, "%s%s%sinvalid gradient at index %d - expected device %s but got %s", fn ? "Function " : "",
+             fn ? fn : "", fn ? " returned an " : "", i, ct_device_str(want, w, sizeof w), ct_device_str(got, g, sizeof g));
+}
+
 /* A gradient for edge e of n checked against what the input was: its shape
  * (a broadcastable one is summed down, as PyTorch's validate_outputs does) and
  * its dtype (converted). Returns a new reference, or NULL with the error. */
@@ -10658,10 +10694,7 @@ static ct_tensor *ct__validate_grad(const ct__node *n, int i, ct_tensor *g)
     }
     if (r->dtype != m->dtype) r = ct_to(r, m->dtype);
     if (r && !ct_device_equal(r->storage->device, m->device)) {
-        char want[64], got[64];
-        ct__fail(CT_ERR_RUNTIME, "Function %s returned an invalid gradient at index %d - expected device %s but got %s",
-                 n->type->name, i, ct_device_str(m->device, want, sizeof want),
-                 ct_device_str(r->storage->device, got, sizeof got));
+        ct__wrong_grad_device(n->type->name, i, m->device, r->storage->device);
         return NULL;
     }
     return r ? ct_retain(r) : NULL;
@@ -10816,7 +10849,10 @@ static ct_tensor *ct__root_grad(const ct_tensor *t, const ct_tensor *given, int 
                  i, ct__shape_str(given->sizes, given->ndim, b1, sizeof b1), i, ct__shape_str(t->sizes, t->ndim, b2, sizeof b2));
         return NULL;
     }
-    return ct__same(given);
+    if (ct_device_equal(given->storage->device, t->storage->device)) return ct__same(given);
+    if (given->ndim == 0) return ct_to_device(given, t->storage->device, false); /* a 0-d one is moved, as PyTorch does */
+    ct__wrong_grad_device(NULL, i, t->storage->device, given->storage->device);
+    return NULL;
 }
 
 /* The whole backward pass over n roots, accumulating or capturing. */
@@ -17220,6 +17256,7 @@ static ct_result ct__gather_checks(const ct_tensor *t, int d, const ct_tensor *i
 
 static ct_tensor *ct__gather(const ct_tensor *t, int dim, const ct_tensor *index)
 {
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL;
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0 || (ct_numel(index) && ct__gather_checks(t, d, index) != CT_OK)) return NULL;
     ct_tensor *out = ct__alloc(index->sizes, index->ndim, t->dtype, t->storage->device);
@@ -17290,6 +17327,7 @@ static ct_result ct__scatter(ct_tensor *self, bool inplace, int dim, const ct_te
     ct__index_kind kind;
     uint64_t elem = 0, one = 0;
     ct_result r; /* a leaf that requires grad is refused by the in-place callers */
+    if ((r = ct__same_device(self, index, src)) != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     if (ct_numel(index) && index->dtype != CT_I64)
@@ -17430,6 +17468,7 @@ ct_result ct_scatter_add_(ct_tensor *t, int dim, const ct_tensor *index, const c
 
 static ct_tensor *ct__index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL;
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0) return NULL;
     if (index->ndim > 1) {
@@ -17557,6 +17596,7 @@ static ct_result ct__index_add(ct_tensor *self, bool inplace, int dim, const ct_
 {
     uint64_t al = 0;
     ct_result r; /* a leaf that requires grad is refused by the in-place callers */
+    if ((r = ct__same_device(self, index, source)) != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     r = ct__index_add_checks(self, d, index, source);
@@ -17664,6 +17704,7 @@ static ct_result ct__index_copy(ct_tensor *self, bool inplace, int dim, const ct
 {
     char b1[256], b2[256];
     ct_result r; /* a leaf that requires grad is refused by the in-place callers */
+    if ((r = ct__same_device(self, index, source)) != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     if (inplace && (r = ct__check_no_overlap(self, index, source)) != CT_OK) return r;
@@ -17740,6 +17781,7 @@ ct_result ct_index_copy_(ct_tensor *t, int dim, const ct_tensor *index, const ct
 static ct_result ct__index_fill_(ct_tensor *self, int dim, const ct_tensor *index, ct_scalar value)
 {
     uint64_t elem = 0;
+    if (ct__same_device(self, index, NULL) != CT_OK) return ct_last_error_code();
     if (index->dtype != CT_I64) return ct__fail(CT_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
     ct__overlap lap = ct__overlap_of(self, index);
     if (lap == CT__OVERLAP_PARTIAL || lap == CT__OVERLAP_FULL)
@@ -17766,6 +17808,7 @@ static ct_result ct__index_fill_(ct_tensor *self, int dim, const ct_tensor *inde
 /* index_fill: a copy laid out like t (clone(preserve)), then filled. */
 static ct_tensor *ct__index_fill(const ct_tensor *t, int dim, const ct_tensor *index, ct_scalar value)
 {
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL; /* before the copy */
     ct_tensor *r = ct__clone_preserve(t);
     if (r && ct__index_fill_(r, dim, index, value) != CT_OK) {
         ct__discard(r);
@@ -17846,12 +17889,23 @@ static int64_t ct__mask_count(const ct_tensor *mask)
     return -1;
 }
 
+/* masked_fill_'s own device check (its value, a number, may live anywhere). */
+static ct_result ct__masked_device(const ct_tensor *self, const ct_tensor *mask)
+{
+    char sm[64], ss[64];
+    if (ct_device_equal(self->storage->device, mask->storage->device)) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME, "expected self and mask to be on the same device, but got mask on %s and self on %s",
+                    ct_device_str(mask->storage->device, sm, sizeof sm),
+                    ct_device_str(self->storage->device, ss, sizeof ss));
+}
+
 static ct_result ct__masked_fill_(ct_tensor *self, const ct_tensor *mask, ct_scalar value)
 {
     char b1[256], b2[256];
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
     uint64_t elem = 0;
+    if (ct__masked_device(self, mask) != CT_OK) return ct_last_error_code();
     if (ct__overlap_of(self, mask) == CT__OVERLAP_PARTIAL)
         return ct__fail(CT_ERR_RUNTIME, "%s", ct__msg_partial_overlap);
     if (ct__broadcast_shapes(self->sizes, self->ndim, mask->sizes, mask->ndim, shape, &nd) != CT_OK)
@@ -17885,6 +17939,7 @@ static ct_tensor *ct__masked_fill(const ct_tensor *t, const ct_tensor *mask, con
 {
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
+    if (ct__masked_device(t, mask) != CT_OK) return NULL; /* before the copy */
     if (ct__broadcast_shapes(mask->sizes, mask->ndim, t->sizes, t->ndim, shape, &nd) != CT_OK) return NULL;
     if (value_t && ct__check_value_0d(value_t, "masked_fill_") != CT_OK) return NULL;
     ct_tensor tv;
@@ -17942,6 +17997,7 @@ static ct_tensor *ct__masked_select(const ct_tensor *t, const ct_tensor *mask)
 {
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
+    if (ct__same_device(t, mask, NULL) != CT_OK) return NULL;
     if (mask->dtype != CT_BOOL && mask->dtype != CT_U8) {
         ct__fail(CT_ERR_RUNTIME, "masked_select: expected BoolTensor or ByteTensor for mask");
         return NULL;
@@ -17981,6 +18037,7 @@ ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 static ct_tensor *ct__take(const ct_tensor *t, const ct_tensor *index)
 {
     static const int64_t one = 1;
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL;
     if (index->dtype != CT_I64) {
         ct__fail(CT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s", ct__dtype_title(index->dtype));
         return NULL;
@@ -25521,6 +25578,13 @@ static ct_result ct__common_device(const ct_tensor *const *ts, int n, bool cpu_s
     return CT_OK;
 }
 
+static ct_result ct__same_device(const ct_tensor *a, const ct_tensor *b, const ct_tensor *c)
+{
+    const ct_tensor *ts[3] = {a, b, c};
+    ct_device dev;
+    return ct__common_device(ts, 3, false, &dev);
+}
+
 /* ---------------------------------------------------------------- moves */
 
 /* t's elements where the host can read them: t itself on the CPU, else a
@@ -28478,7 +28542,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
     CT__ARG(A, "A", 1);
     CT__ARG(B, "B", 2);
     const ct_tensor *AB[2] = {A, B};
-    if (ct__recordable(AB, 2) != CT_OK) return NULL;
+    if (ct__same_device(A, B, NULL) != CT_OK || ct__recordable(AB, 2) != CT_OK) return NULL;
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
     if (A->dtype != B->dtype) {
         ct__fail(CT_ERR_RUNTIME,
@@ -29176,7 +29240,7 @@ ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_o
         if (slots[i]) *slots[i] = NULL;
     if (!A || !B) return ct__null_arg("linalg_lstsq", A ? "B" : "A", A ? 2 : 1); /* ct_linalg_lstsq's names */
     const ct_tensor *AB[2] = {A, B};
-    if (ct__recordable(AB, 2) != CT_OK) return ct_last_error_code();
+    if (ct__same_device(A, B, NULL) != CT_OK || ct__recordable(AB, 2) != CT_OK) return ct_last_error_code();
     int driver = CT__GELSY;
     bool vector = false;
     if (ct__lstsq_check(A, B, &opts, &driver, &vector) != CT_OK) return ct_last_error_code();
@@ -36983,8 +37047,27 @@ ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none)
     return CT_OK;
 }
 
+/* Every parameter's gradient and state on the parameter's device, checked
+ * before the first update so that a refused step changes nothing (PyTorch
+ * would fail at that parameter's first op, with TensorIterator's words). */
+static ct_result ct__optim_check_devices(const ct_optimizer *opt)
+{
+    for (int g = 0; g < opt->n_groups; g++)
+        for (int64_t i = 0; i < opt->groups[g].n; i++) {
+            const ct_tensor *p = opt->groups[g].params[i], *grad = p->ag ? ct__meta(p)->grad : NULL;
+            const ct_tensor *const *buf = (const ct_tensor *const *)opt->groups[g].state[i].buf;
+            if (!grad) continue;
+            ct_result r = ct__same_device(p, grad, buf[0]);
+            for (int k = 1; r == CT_OK && k < CT__NBUF; k++) r = ct__same_device(p, buf[k], NULL);
+            if (r != CT_OK) return r;
+        }
+    return CT_OK;
+}
+
 static ct_result ct__optim_update_all(ct_optimizer *opt)
 {
+    ct_result r0 = ct__optim_check_devices(opt);
+    if (r0 != CT_OK) return r0;
     for (int g = 0; g < opt->n_groups; g++) {
         ct__group *grp = &opt->groups[g];
         for (int64_t i = 0; i < grp->n; i++) {
@@ -38521,16 +38604,28 @@ static ct_result ct__check_params(ct_tensor *const *params, int64_t n)
     return CT_OK;
 }
 
+/* _check_param_device: parameters_to_vector and vector_to_parameters take
+ * parameters on one device only (a TypeError in PyTorch). */
+static ct_result ct__check_param_devices(ct_tensor *const *params, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++)
+        if (!ct_device_equal(params[i]->storage->device, params[0]->storage->device))
+            return ct__fail(CT_ERR_TYPE, "Found two parameters on different devices, this is currently not supported.");
+    return CT_OK;
+}
+
 static ct_tensor *ct__grad_of(const ct_tensor *p) { return p->ag ? ct__meta(p)->grad : NULL; }
 
 /* torch.norm(torch.stack([torch.norm(g, p) for g in grads]), p), or the
- * largest |g| for p = inf; grads: the n gradients (n > 0). */
+ * largest |g| for p = inf; grads: the n gradients (n > 0), on any devices:
+ * each norm moves to the first gradient's, as PyTorch's does. */
 static ct_tensor *ct__total_norm(ct_tensor **grads, int64_t n, double norm_type)
 {
     ct_tensor **norms = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *norms);
     if (!norms) { CT__OOM(); return NULL; }
     for (int64_t i = 0; i < n; i++)
-        norms[i] = norm_type == INFINITY ? ct_max(ct_abs(grads[i])) : ct_norm(grads[i], norm_type);
+        norms[i] = ct_to_device(norm_type == INFINITY ? ct_max(ct_abs(grads[i])) : ct_norm(grads[i], norm_type),
+                                grads[0]->storage->device, false);
     ct_tensor *total;
     if (norm_type == INFINITY) total = n == 1 ? norms[0] : ct_max(ct_stack(norms, (int)n, 0));
     else total = ct_norm(ct_stack(norms, (int)n, 0), norm_type);
@@ -38570,7 +38665,8 @@ ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_no
         ct_tensor *coef = ct_mul_scalar(ct_reciprocal(ct_add_scalar(total, ct_float(1e-6))), ct_float(max_norm));
         bool ok = coef != NULL;
         if (ok && ct_item(coef) < 1)
-            for (int64_t i = 0; ok && i < ng; i++) ok = ct_mul_(grads[i], coef) == CT_OK;
+            for (int64_t i = 0; ok && i < ng; i++)
+                ok = ct_mul_(grads[i], ct_to_device(coef, grads[i]->storage->device, false)) == CT_OK;
         if (ok) result = ct_keep(total);
     }
     ct_scope_end(s);
@@ -38593,7 +38689,7 @@ ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_v
 
 ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
 {
-    if (ct__check_params(params, n) != CT_OK) return NULL;
+    if (ct__check_params(params, n) != CT_OK || ct__check_param_devices(params, n) != CT_OK) return NULL;
     if (n == 0) { ct__fail(CT_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors"); return NULL; }
     ct_tensor **views = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *views);
     if (!views) { CT__OOM(); return NULL; }
@@ -38609,6 +38705,7 @@ ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params
 {
     if (!vec) return ct__fail(CT_ERR_TYPE, "expected torch.Tensor, but got: NoneType");
     ct_result r = ct__check_params(params, n);
+    if (r == CT_OK) r = ct__check_param_devices(params, n);
     int64_t total = 0;
     for (int64_t i = 0; r == CT_OK && i < n; i++) total += ct_numel(params[i]);
     if (r == CT_OK && (ct_dim(vec) != 1 || ct_numel(vec) < total))

@@ -563,6 +563,21 @@ static ct_tensor *ct__ix_record(ct_tensor *r, const ct_tensor *view, const ct__i
     return r;
 }
 
+/* Reading self[indices] takes indices on the CPU or on self's device
+ * (check_indices_on_cpu_or_selfdevice); writing moves them to self's. */
+static ct_result ct__ix_check_devices(const ct_tensor *self, const ct__ix_adv *adv)
+{
+    char buf[64];
+    ct_device dev = self->storage->device;
+    for (int d = 0; d < self->ndim; d++) {
+        const ct_tensor *ix = adv->index[d];
+        if (ix && ix->storage->device.type != CT_DEVICE_CPU && !ct_device_equal(ix->storage->device, dev))
+            return ct__fail(CT_ERR_INDEX, "indices should be either on cpu or on the same device as the indexed tensor (%s)",
+                            ct_device_str(dev, buf, sizeof buf));
+    }
+    return CT_OK;
+}
+
 ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
 {
     ct__ix_item items[CT__IX_MAX];
@@ -583,7 +598,8 @@ ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
     ct_tensor *view = ok == CT_OK ? ct__ix_apply_basic(t, items, n, &adv) : NULL;
     if (view && !adv.count) {
         r = view;
-    } else if (view && ct__recordable((const ct_tensor *const *)&view, 1) == CT_OK &&
+    } else if (view && ct__ix_check_devices(view, &adv) == CT_OK &&
+               ct__recordable((const ct_tensor *const *)&view, 1) == CT_OK &&
                ct__ix_plan_make(view, &adv, &plan) == CT_OK) { /* refused before it computes */
         r = ct__alloc(plan.out_sizes, plan.out_ndim, view->dtype, view->storage->device);
         if (r && ct_numel(r)) ct__ix_walk(view, &plan, r, false);
@@ -606,7 +622,11 @@ static ct_result ct__ix_put_advanced(ct_tensor *view, const ct__ix_adv *adv, con
 {
     ct__ix_plan plan;
     char b1[256], b2[256];
-    if (ct__ix_plan_make(view, adv, &plan) != CT_OK) return ct_last_error_code();
+    const ct_tensor *both[2] = {view, value};
+    ct_device dev;
+    /* value joins the write as TensorIterator's input: a 0-d CPU value goes anywhere */
+    if (ct__common_device(both, 2, true, &dev) != CT_OK || ct__ix_plan_make(view, adv, &plan) != CT_OK)
+        return ct_last_error_code();
     if (value->dtype != view->dtype)
         return ct__fail(CT_ERR_RUNTIME,
                         "Index put requires the source and destination dtypes match, got %s for the destination and "
