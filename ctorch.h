@@ -17001,7 +17001,7 @@ static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
             return NULL;
         }
     }
-    ct_tensor *out = ct_empty(ct_shape_make(nd, target), t->dtype);
+    ct_tensor *out = ct__alloc(target, nd, t->dtype, t->storage->device);
     if (!out || ct_numel(out) == 0) return out;
     ct_tensor x;
     ct__ix_subview(&x, t, t->offset, xs, xst, nd);
@@ -17067,8 +17067,10 @@ ct_tensor *ct_repeat_interleave_index(const ct_tensor *repeats)
     return ct__repeats_index(repeats);
 }
 
-/* repeat_interleave of t (flattened when dim is NULL) by a tensor of repeats. */
-static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *repeats, const int *dim)
+/* repeat_interleave of t (flattened when dim is NULL) by a tensor of repeats.
+ * A tensor of repeats must be on t's device (index_select's check); an int
+ * (ours, made on the CPU) counts as made on t's, as PyTorch makes it there. */
+static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *repeats, const int *dim, bool int_repeats)
 {
     ct_scope s = ct_scope_begin();
     const ct_tensor *input = dim ? t : ct_reshape(t, CT_SHAPE(-1));
@@ -17083,7 +17085,11 @@ static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *rep
             rep = *repeats;
         if (repeats->ndim > 1) ct__fail(CT_ERR_RUNTIME, "repeats must be 0-dim or 1-dim tensor");
         else if (rep.sizes[0] != size) ct__fail(CT_ERR_RUNTIME, "repeats must have the same size as input along dim");
-        else r = ct_keep(ct_index_select(input, d, ct__repeats_index(&rep)));
+        else {
+            ct_tensor *ix = ct__repeats_index(&rep);
+            if (ix && int_repeats) ix = ct_to_device(ix, input->storage->device, false);
+            r = ct_keep(ct_index_select(input, d, ix));
+        }
     }
     ct_scope_end(s);
     return r;
@@ -17093,14 +17099,14 @@ ct_tensor *ct_repeat_interleave_tensor(const ct_tensor *t, const ct_tensor *repe
 {
     CT__ARG(t, "input", 1);
     CT__ARG(repeats, "repeats", 2);
-    return ct__repeat_interleave(t, repeats, NULL);
+    return ct__repeat_interleave(t, repeats, NULL, false);
 }
 
 ct_tensor *ct_repeat_interleave_tensor_dim(const ct_tensor *t, const ct_tensor *repeats, int dim)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(repeats, "repeats", 2);
-    return ct__repeat_interleave(t, repeats, &dim);
+    return ct__repeat_interleave(t, repeats, &dim, false);
 }
 
 /* A 0-d int64 tensor on the stack holding repeats, as PyTorch makes one for an int. */
@@ -17115,14 +17121,14 @@ ct_tensor *ct_repeat_interleave(const ct_tensor *t, int64_t repeats)
 {
     ct__stack_scalar ss;
     CT__ARG(t, "input", 1);
-    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), NULL);
+    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), NULL, true);
 }
 
 ct_tensor *ct_repeat_interleave_dim(const ct_tensor *t, int64_t repeats, int dim)
 {
     ct__stack_scalar ss;
     CT__ARG(t, "input", 1);
-    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), &dim);
+    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), &dim, true);
 }
 
 /* ---------------------------------------------------------------- flip and roll */
@@ -18113,8 +18119,8 @@ ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
         return NULL;
     }
     sizes[t->ndim] = num_classes;
-    ct_tensor *out = ct_zeros(ct_shape_make(t->ndim + 1, sizes), CT_I64);
-    if (!out) return NULL;
+    ct_tensor *out = ct__alloc(sizes, t->ndim + 1, CT_I64, t->storage->device); /* on t's device, not the default */
+    if (!out || ct_zero_(out) != CT_OK) return NULL;
     /* scatter 1 along the new last dim at the class index */
     int64_t isizes[CT_MAX_DIMS], istrides[CT_MAX_DIMS];
     memcpy(isizes, t->sizes, sizeof isizes);
@@ -30715,7 +30721,9 @@ static ct_tensor *ct__pad_filled(const ct_tensor *x, ct_shape pad, double value)
         out.size[dim] += lo + hi;
         src = ct_narrow(src, dim, lo < 0 ? -lo : 0, src->sizes[dim] + CT__MIN(lo, 0) + CT__MIN(hi, 0));
     }
+    ct_device_guard on = ct_device_guard_begin(x->storage->device); /* the result lives on x's device */
     ct_tensor *r = src ? ct_full(out, ct_float(value), x->dtype) : NULL, *dst = r;
+    ct_device_guard_end(on);
     for (int d = 0; d < pad.ndim / 2 && dst; d++) {
         int dim = x->ndim - 1 - d;
         dst = ct_narrow(dst, dim, CT__MAX(pad.size[2 * d], 0), src->sizes[dim]);
@@ -33018,7 +33026,9 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
         ct__fail(CT_ERR_RUNTIME, "'weight' must be 2-D");
         return NULL;
     }
+    if (ct__same_device(input, weight, offsets) != CT_OK) return NULL;
     if (ct__check_indices(input, weight->sizes[0], "embedding_bag") != CT_OK) return NULL;
+    ct_device_guard on = ct_device_guard_begin(weight->storage->device); /* the bags' helpers are made there */
     ct_scope s = ct_scope_begin();
     int64_t n_bags = 0;
     ct_tensor *idx = ct_to(ct_reshape(input, CT_SHAPE(-1)), CT_I64), *bag = ct__bag_ids(input, offsets, &n_bags);
@@ -33041,6 +33051,7 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
     }
     r = ct_keep(scale ? r : NULL);
     ct_scope_end(s);
+    ct_device_guard_end(on);
     return r;
 }
 
@@ -35128,13 +35139,22 @@ static ct_tensor *ct__additive_mask(const ct_tensor *masked, ct_dtype dtype)
 
 /* ---------------------------------------------------------------- F.scaled_dot_product_attention */
 
+/* is_causal's mask (L, S), true where a query attends, on query's device. */
+static ct_tensor *ct__causal_mask(const ct_tensor *q, const ct_tensor *k)
+{
+    ct_device_guard on = ct_device_guard_begin(q->storage->device);
+    ct_tensor *m = ct_tril(ct_ones(CT_SHAPE(ct_size(q, -2), ct_size(k, -2)), CT_BOOL), 0);
+    ct_device_guard_end(on);
+    return m;
+}
+
 /* The composite in the order of PyTorch's math kernel: query * scale, the
  * product with key^T, the mask added in place, softmax, dropout, the
  * product with value. Runs inside the caller's scope. */
 static ct_tensor *ct__sdpa(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v, const ct_sdpa_opts *o, ct_tensor **w)
 {
     double scale = o->scale != 0 ? o->scale : 1 / sqrt((double)ct_size(q, -1));
-    const ct_tensor *mask = o->is_causal ? ct_tril(ct_ones(CT_SHAPE(ct_size(q, -2), ct_size(k, -2)), CT_BOOL), 0) : o->attn_mask;
+    const ct_tensor *mask = o->is_causal ? ct__causal_mask(q, k) : o->attn_mask;
     if (mask && mask->dtype == CT_BOOL) mask = ct__additive_mask(ct_logical_not(mask), q->dtype);
     if ((o->is_causal || o->attn_mask) && !mask) return NULL;
     ct_tensor *attn = ct_matmul(ct_mul_scalar(q, ct_float(scale)), ct_transpose(k, -2, -1));
@@ -35299,12 +35319,14 @@ static ct_result ct__extra_key(ct_tensor **k, ct_tensor **v, const ct_tensor *bi
         kk[1] = ct_repeat(bias_k, CT_SHAPE(1, bsz, 1));
         vv[1] = ct_repeat(bias_v, CT_SHAPE(1, bsz, 1));
     } else {
+        ct_device_guard on = ct_device_guard_begin((*k)->storage->device); /* the zeros join k and v there */
         ct_shape zs = ct_shape_of(*k);
         zs.size[1] = 1;
         kk[1] = ct_zeros(zs, (*k)->dtype);
         zs = ct_shape_of(*v);
         zs.size[1] = 1;
         vv[1] = ct_zeros(zs, (*v)->dtype);
+        ct_device_guard_end(on);
     }
     if (!kk[1] || !vv[1] || !(*k = ct_cat(kk, 2, dim)) || !(*v = ct_cat(vv, 2, dim))) return ct_last_error_code();
     if (*mask && !(*mask = ct__pad_key(*mask))) return ct_last_error_code();
@@ -35975,6 +35997,15 @@ static ct_result ct__rnn_check_state_dims(bool lstm, bool batched, const ct_tens
     return CT_OK;
 }
 
+/* A missing state: zeros in input's dtype on input's device, as PyTorch makes them. */
+static ct_tensor *ct__rnn_zeros(const ct_tensor *input, ct_shape shape)
+{
+    ct_device_guard on = ct_device_guard_begin(input->storage->device);
+    ct_tensor *z = ct_zeros(shape, input->dtype);
+    ct_device_guard_end(on);
+    return z;
+}
+
 /* RNN/LSTM/GRU.forward(input, hx): unbatched inputs get a batch dim (and
  * lose it again), missing states are zeros, batch_first is a transpose. */
 static ct_tensor *ct__rnn_call(const ct__rnn *r, const ct_tensor *input, const ct_tensor *hx, const ct_tensor *cx,
@@ -35992,8 +36023,8 @@ static ct_tensor *ct__rnn_call(const ct__rnn *r, const ct_tensor *input, const c
         }
     } else {
         int64_t n = r->o.num_layers * ct__rnn_dirs(r), batch = ct_size(x, batch_dim);
-        hx = ct_zeros(CT_SHAPE(n, batch, ct__rnn_h_size(r)), x->dtype);
-        cx = lstm ? ct_zeros(CT_SHAPE(n, batch, r->hidden_size), x->dtype) : NULL;
+        hx = ct__rnn_zeros(x, CT_SHAPE(n, batch, ct__rnn_h_size(r)));
+        cx = lstm ? ct__rnn_zeros(x, CT_SHAPE(n, batch, r->hidden_size)) : NULL;
     }
     if (!hx || (lstm && !cx) || ct__rnn_check_args(r, x, hx, cx) != CT_OK) return NULL;
     if (r->o.batch_first) x = ct_transpose(x, 0, 1);
@@ -36020,7 +36051,7 @@ static ct_tensor *ct__cell_call(const ct__rnn *r, const ct_tensor *input, const 
     bool batched = input->ndim == 2, lstm = r->mode == CT__RNN_LSTM;
     ct_tensor *x = batched ? (ct_tensor *)input : ct_unsqueeze(input, 0);
     if (!hx) {
-        hx = cx = ct_zeros(CT_SHAPE(ct_size(x, 0), r->hidden_size), input->dtype);
+        hx = cx = ct__rnn_zeros(input, CT_SHAPE(ct_size(x, 0), r->hidden_size));
     } else if (!batched) {
         hx = ct_unsqueeze(hx, 0);
         cx = cx ? ct_unsqueeze(cx, 0) : NULL;

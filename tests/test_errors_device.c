@@ -285,6 +285,38 @@ static void test_mixed_autograd_optim(void)
     ct_optim_free(opt);
 }
 
+/* With the CPU as the default device, ops on device tensors make their
+ * helpers (indices, masks, zero states, padding) on their inputs' device,
+ * so the checks above do not refuse them. */
+static void test_helpers_on_input_device(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_manual_seed(0);
+    ct_tensor *x = on_dev(ct_ones(CT_SHAPE(2, 2), CT_F32)), *q = on_dev(ct_randn(CT_SHAPE(3, 2, 4), CT_F32, NULL));
+    CHECK_VALUES(ct_repeat_interleave(on_dev(ct_arange(ct_int(0), ct_int(2), ct_int(1), CT_I64)), 2), CT_SHAPE(4),
+                 0, 0, 1, 1);
+    CHECK_VALUES(ct_one_hot(on_dev(ct_ones(CT_SHAPE(1), CT_I64)), 2), CT_SHAPE(1, 2), 0, 1);
+    CHECK_VALUES(ct_repeat(x, CT_SHAPE(1, 2)), CT_SHAPE(2, 4), 1, 1, 1, 1, 1, 1, 1, 1);
+    CHECK_VALUES(ct_pad(on_dev(ct_ones(CT_SHAPE(1), CT_F32)), CT_SHAPE(1, 0), CT_PAD_CONSTANT, 0), CT_SHAPE(2), 0, 1);
+    CHECK_VALUES(ct_embedding_bag(on_dev(ct_zeros(CT_SHAPE(1, 2), CT_I64)), x, NULL, "sum"), CT_SHAPE(1, 2), 2, 2);
+    CHECK_T(ct_scaled_dot_product_attention(q, q, q, (ct_sdpa_opts){.is_causal = true}, NULL));
+    ct_module *mha = ct_nn_multihead_attention(4, 2, (ct_mha_opts){.add_bias_kv = true, .add_zero_attn = true});
+    CHECK_OK(ct_module_to_device(mha, testdev0));
+    ct_mha_forward_opts mo = {.key_padding_mask = on_dev(ct_zeros(CT_SHAPE(2, 3), CT_BOOL))};
+    CHECK_T(ct_multihead_attention_forward(mha, q, q, q, mo, NULL));
+    ct_module *lstm = ct_nn_lstm(4, 3, ct_rnn_opts_init());
+    CHECK_OK(ct_module_to_device(lstm, testdev0));
+    ct_tensor *h = NULL, *c = NULL;
+    CHECK_T(ct_lstm_forward(lstm, q, NULL, NULL, &h, &c));
+    CHECK(h && ct_device_equal(ct_device_of(h), testdev0));
+    ct_module *cell = ct_nn_gru_cell(4, 3, true);
+    CHECK_OK(ct_module_to_device(cell, testdev0));
+    CHECK_T(ct_forward(cell, on_dev(ct_ones(CT_SHAPE(2, 4), CT_F32))));
+    ct_module_release(cell);
+    ct_module_release(lstm);
+    ct_module_release(mha);
+}
+
 int main(void)
 {
     RUN(test_device_strings);
@@ -298,5 +330,6 @@ int main(void)
     RUN(test_mixed_nn);
     RUN(test_mixed_linalg);
     RUN(test_mixed_autograd_optim);
+    RUN(test_helpers_on_input_device);
     return ct_test_report();
 }

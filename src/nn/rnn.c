@@ -301,6 +301,15 @@ static ct_result ct__rnn_check_state_dims(bool lstm, bool batched, const ct_tens
     return CT_OK;
 }
 
+/* A missing state: zeros in input's dtype on input's device, as PyTorch makes them. */
+static ct_tensor *ct__rnn_zeros(const ct_tensor *input, ct_shape shape)
+{
+    ct_device_guard on = ct_device_guard_begin(input->storage->device);
+    ct_tensor *z = ct_zeros(shape, input->dtype);
+    ct_device_guard_end(on);
+    return z;
+}
+
 /* RNN/LSTM/GRU.forward(input, hx): unbatched inputs get a batch dim (and
  * lose it again), missing states are zeros, batch_first is a transpose. */
 static ct_tensor *ct__rnn_call(const ct__rnn *r, const ct_tensor *input, const ct_tensor *hx, const ct_tensor *cx,
@@ -318,8 +327,8 @@ static ct_tensor *ct__rnn_call(const ct__rnn *r, const ct_tensor *input, const c
         }
     } else {
         int64_t n = r->o.num_layers * ct__rnn_dirs(r), batch = ct_size(x, batch_dim);
-        hx = ct_zeros(CT_SHAPE(n, batch, ct__rnn_h_size(r)), x->dtype);
-        cx = lstm ? ct_zeros(CT_SHAPE(n, batch, r->hidden_size), x->dtype) : NULL;
+        hx = ct__rnn_zeros(x, CT_SHAPE(n, batch, ct__rnn_h_size(r)));
+        cx = lstm ? ct__rnn_zeros(x, CT_SHAPE(n, batch, r->hidden_size)) : NULL;
     }
     if (!hx || (lstm && !cx) || ct__rnn_check_args(r, x, hx, cx) != CT_OK) return NULL;
     if (r->o.batch_first) x = ct_transpose(x, 0, 1);
@@ -346,7 +355,7 @@ static ct_tensor *ct__cell_call(const ct__rnn *r, const ct_tensor *input, const 
     bool batched = input->ndim == 2, lstm = r->mode == CT__RNN_LSTM;
     ct_tensor *x = batched ? (ct_tensor *)input : ct_unsqueeze(input, 0);
     if (!hx) {
-        hx = cx = ct_zeros(CT_SHAPE(ct_size(x, 0), r->hidden_size), input->dtype);
+        hx = cx = ct__rnn_zeros(input, CT_SHAPE(ct_size(x, 0), r->hidden_size));
     } else if (!batched) {
         hx = ct_unsqueeze(hx, 0);
         cx = cx ? ct_unsqueeze(cx, 0) : NULL;

@@ -644,7 +644,7 @@ static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
             return NULL;
         }
     }
-    ct_tensor *out = ct_empty(ct_shape_make(nd, target), t->dtype);
+    ct_tensor *out = ct__alloc(target, nd, t->dtype, t->storage->device);
     if (!out || ct_numel(out) == 0) return out;
     ct_tensor x;
     ct__ix_subview(&x, t, t->offset, xs, xst, nd);
@@ -710,8 +710,10 @@ ct_tensor *ct_repeat_interleave_index(const ct_tensor *repeats)
     return ct__repeats_index(repeats);
 }
 
-/* repeat_interleave of t (flattened when dim is NULL) by a tensor of repeats. */
-static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *repeats, const int *dim)
+/* repeat_interleave of t (flattened when dim is NULL) by a tensor of repeats.
+ * A tensor of repeats must be on t's device (index_select's check); an int
+ * (ours, made on the CPU) counts as made on t's, as PyTorch makes it there. */
+static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *repeats, const int *dim, bool int_repeats)
 {
     ct_scope s = ct_scope_begin();
     const ct_tensor *input = dim ? t : ct_reshape(t, CT_SHAPE(-1));
@@ -726,7 +728,11 @@ static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *rep
             rep = *repeats;
         if (repeats->ndim > 1) ct__fail(CT_ERR_RUNTIME, "repeats must be 0-dim or 1-dim tensor");
         else if (rep.sizes[0] != size) ct__fail(CT_ERR_RUNTIME, "repeats must have the same size as input along dim");
-        else r = ct_keep(ct_index_select(input, d, ct__repeats_index(&rep)));
+        else {
+            ct_tensor *ix = ct__repeats_index(&rep);
+            if (ix && int_repeats) ix = ct_to_device(ix, input->storage->device, false);
+            r = ct_keep(ct_index_select(input, d, ix));
+        }
     }
     ct_scope_end(s);
     return r;
@@ -736,14 +742,14 @@ ct_tensor *ct_repeat_interleave_tensor(const ct_tensor *t, const ct_tensor *repe
 {
     CT__ARG(t, "input", 1);
     CT__ARG(repeats, "repeats", 2);
-    return ct__repeat_interleave(t, repeats, NULL);
+    return ct__repeat_interleave(t, repeats, NULL, false);
 }
 
 ct_tensor *ct_repeat_interleave_tensor_dim(const ct_tensor *t, const ct_tensor *repeats, int dim)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(repeats, "repeats", 2);
-    return ct__repeat_interleave(t, repeats, &dim);
+    return ct__repeat_interleave(t, repeats, &dim, false);
 }
 
 /* A 0-d int64 tensor on the stack holding repeats, as PyTorch makes one for an int. */
@@ -758,14 +764,14 @@ ct_tensor *ct_repeat_interleave(const ct_tensor *t, int64_t repeats)
 {
     ct__stack_scalar ss;
     CT__ARG(t, "input", 1);
-    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), NULL);
+    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), NULL, true);
 }
 
 ct_tensor *ct_repeat_interleave_dim(const ct_tensor *t, int64_t repeats, int dim)
 {
     ct__stack_scalar ss;
     CT__ARG(t, "input", 1);
-    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), &dim);
+    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), &dim, true);
 }
 
 /* ---------------------------------------------------------------- flip and roll */
@@ -1756,8 +1762,8 @@ ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
         return NULL;
     }
     sizes[t->ndim] = num_classes;
-    ct_tensor *out = ct_zeros(ct_shape_make(t->ndim + 1, sizes), CT_I64);
-    if (!out) return NULL;
+    ct_tensor *out = ct__alloc(sizes, t->ndim + 1, CT_I64, t->storage->device); /* on t's device, not the default */
+    if (!out || ct_zero_(out) != CT_OK) return NULL;
     /* scatter 1 along the new last dim at the class index */
     int64_t isizes[CT_MAX_DIMS], istrides[CT_MAX_DIMS];
     memcpy(isizes, t->sizes, sizeof isizes);
