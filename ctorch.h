@@ -8091,12 +8091,20 @@ static void ct__ix_walk(const ct_tensor *self, const ct__ix_plan *plan, ct_tenso
 /* Record r = view[advanced indices] as IndexBackward0: it keeps the flat
  * position in view of every element r took, found by the same walk over
  * the positions themselves. */
+/* 0, 1, ... numel-1 in t's shape, on t's device (the walk copies between them). */
+static ct_tensor *ct__ix_position_grid(const ct_tensor *t)
+{
+    ct_device_guard on = ct_device_guard_begin(t->storage->device);
+    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(t)), ct_int(1), CT_I64);
+    ct_device_guard_end(on);
+    return flat ? ct_reshape(flat, ct_shape_of(t)) : NULL;
+}
+
 static ct_tensor *ct__ix_record(ct_tensor *r, const ct_tensor *view, const ct__ix_plan *plan)
 {
     if (!r || !ct__requires_grad(view) || !ct__grad_mode()) return r;
     ct_tensor *where = ct__alloc(r->sizes, r->ndim, CT_I64, r->storage->device);
-    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(view)), ct_int(1), CT_I64);
-    ct_tensor *pos = flat ? ct_reshape(flat, ct_shape_of(view)) : NULL;
+    ct_tensor *pos = ct__ix_position_grid(view);
     if (!where || !pos) return NULL; /* the scope ct_index holds open frees them, and r */
     if (ct_numel(where)) ct__ix_walk(pos, plan, where, false);
     ct__join_args a = ct__join_args_init(0);
@@ -8206,8 +8214,7 @@ static ct_tensor *ct__ix_positions(const ct_tensor *t, const ct__ix_item *items,
 {
     ct__ix_adv adv;
     ct__ix_plan plan;
-    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(t)), ct_int(1), CT_I64);
-    ct_tensor *pos = flat ? ct_reshape(flat, ct_shape_of(t)) : NULL;
+    ct_tensor *pos = ct__ix_position_grid(t);
     ct_tensor *view = pos ? ct__ix_apply_basic(pos, items, n, &adv) : NULL;
     if (!view || !adv.count) return view;
     if (ct__ix_plan_make(view, &adv, &plan) != CT_OK) return NULL;

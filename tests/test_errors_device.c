@@ -309,12 +309,36 @@ static void test_helpers_on_input_device(void)
     ct_tensor *h = NULL, *c = NULL;
     CHECK_T(ct_lstm_forward(lstm, q, NULL, NULL, &h, &c));
     CHECK(h && ct_device_equal(ct_device_of(h), testdev0));
+    ct_tensor *g = on_dev(ct_ones(CT_SHAPE(3, 2), CT_F32)); /* indexing records its positions there too */
+    ct_requires_grad_(g, true);
+    CHECK_OK(ct_backward(ct_sum(ct_index(g, "[0, 2], ::2")), NULL, (ct_backward_opts){0}));
+    ct_tensor *z = ct_mul_scalar(g, ct_float(2));
+    CHECK_OK(ct_index_put_(z, on_dev(ct_zeros(CT_SHAPE(2), CT_F32)), "[0, 2], 0"));
+    CHECK_OK(ct_backward(ct_sum(z), NULL, (ct_backward_opts){0}));
+    CHECK_VALUES(ct_grad(g), CT_SHAPE(3, 2), 1, 2, 2, 2, 1, 2);
     ct_module *cell = ct_nn_gru_cell(4, 3, true);
     CHECK_OK(ct_module_to_device(cell, testdev0));
     CHECK_T(ct_forward(cell, on_dev(ct_ones(CT_SHAPE(2, 4), CT_F32))));
     ct_module_release(cell);
     ct_module_release(lstm);
     ct_module_release(mha);
+}
+
+/* Copies are not ops over a common device: copy_ (above) and
+ * load_state_dict, which copies into the module's parameters where they are. */
+static void test_load_state_dict_across_devices(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_module *a = ct_nn_linear(2, 2, true), *b = ct_nn_linear(2, 2, true);
+    CHECK_OK(ct_module_to_device(b, testdev0));
+    ct_tensor_list sd = ct_module_state_dict(a);
+    CHECK_OK(ct_module_load_state_dict(b, &sd, true, NULL));
+    ct_tensor *w = ct_module_get_parameter(b, "weight");
+    CHECK(ct_device_equal(ct_device_of(w), testdev0));
+    CHECK(ct_equal(ct_cpu(w), ct_module_get_parameter(a, "weight")));
+    ct_tensor_list_free(&sd);
+    ct_module_release(b);
+    ct_module_release(a);
 }
 
 int main(void)
@@ -331,5 +355,6 @@ int main(void)
     RUN(test_mixed_linalg);
     RUN(test_mixed_autograd_optim);
     RUN(test_helpers_on_input_device);
+    RUN(test_load_state_dict_across_devices);
     return ct_test_report();
 }
