@@ -17008,7 +17008,9 @@ static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
             return NULL;
         }
     }
-    ct_tensor *out = ct__alloc(target, nd, t->dtype, t->storage->device);
+    ct_device_guard on = ct_device_guard_begin(t->storage->device); /* made on t's device, not the default */
+    ct_tensor *out = ct_empty(ct_shape_make(nd, target), t->dtype);
+    ct_device_guard_end(on);
     if (!out || ct_numel(out) == 0) return out;
     ct_tensor x;
     ct__ix_subview(&x, t, t->offset, xs, xst, nd);
@@ -18126,8 +18128,10 @@ ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
         return NULL;
     }
     sizes[t->ndim] = num_classes;
-    ct_tensor *out = ct__alloc(sizes, t->ndim + 1, CT_I64, t->storage->device); /* on t's device, not the default */
-    if (!out || ct_zero_(out) != CT_OK) return NULL;
+    ct_device_guard on = ct_device_guard_begin(t->storage->device); /* made on t's device, not the default */
+    ct_tensor *out = ct_zeros(ct_shape_make(t->ndim + 1, sizes), CT_I64);
+    ct_device_guard_end(on);
+    if (!out) return NULL;
     /* scatter 1 along the new last dim at the class index */
     int64_t isizes[CT_MAX_DIMS], istrides[CT_MAX_DIMS];
     memcpy(isizes, t->sizes, sizeof isizes);
@@ -35990,6 +35994,29 @@ static ct_result ct__rnn_check_args(const ct__rnn *r, const ct_tensor *x, const 
     return res != CT_OK || !lstm ? res : ct__check_state_size(cx, n, batch, r->hidden_size, "hidden[1]");
 }
 
+/* check_attributes (RNN.cpp): the states, then every parameter, on the input's device. */
+static ct_result ct__rnn_check_device(const ct_tensor *x, const ct_tensor *t, const char *name)
+{
+    char a[64], b[64];
+    if (!t || ct_device_equal(x->storage->device, t->storage->device)) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME,
+                    "Input and %s tensors are not at the same device, found input tensor at %s and %s tensor at %s", name,
+                    ct_device_str(x->storage->device, a, sizeof a), name, ct_device_str(t->storage->device, b, sizeof b));
+}
+
+static ct_result ct__rnn_check_devices(const ct__rnn *r, const ct_tensor *x, const ct_tensor *hx, const ct_tensor *cx)
+{
+    ct_result res = ct__rnn_check_device(x, hx, "hidden");
+    if (res == CT_OK) res = ct__rnn_check_device(x, cx, "hidden");
+    for (int64_t l = 0; res == CT_OK && l < r->o.num_layers; l++)
+        for (int64_t d = 0; res == CT_OK && d < ct__rnn_dirs(r); d++) {
+            ct__rnn_weights w = ct__rnn_weights_of(&r->base, l, d);
+            const ct_tensor *ps[5] = {w.w_ih, w.w_hh, w.b_ih, w.b_hh, w.w_hr};
+            for (int i = 0; res == CT_OK && i < 5; i++) res = ct__rnn_check_device(x, ps[i], "parameter");
+        }
+    return res;
+}
+
 /* The dims of the given states must follow the input's (3-D when batched, else 2-D). */
 static ct_result ct__rnn_check_state_dims(bool lstm, bool batched, const ct_tensor *hx, const ct_tensor *cx)
 {
@@ -36033,7 +36060,9 @@ static ct_tensor *ct__rnn_call(const ct__rnn *r, const ct_tensor *input, const c
         hx = ct__rnn_zeros(x, CT_SHAPE(n, batch, ct__rnn_h_size(r)));
         cx = lstm ? ct__rnn_zeros(x, CT_SHAPE(n, batch, r->hidden_size)) : NULL;
     }
-    if (!hx || (lstm && !cx) || ct__rnn_check_args(r, x, hx, cx) != CT_OK) return NULL;
+    if (!hx || (lstm && !cx) || ct__rnn_check_args(r, x, hx, cx) != CT_OK ||
+        ct__rnn_check_devices(r, x, hx, cx) != CT_OK)
+        return NULL;
     if (r->o.batch_first) x = ct_transpose(x, 0, 1);
     ct_tensor *out = ct__rnn_layers(r, x, hx, cx, train, h_n, c_n);
     if (out && r->o.batch_first) out = ct_transpose(out, 0, 1);

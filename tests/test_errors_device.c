@@ -226,6 +226,19 @@ static void test_mixed_nn(void)
                           ct_ones(CT_SHAPE(6, 2), CT_F32), NULL, NULL),
               CT_ERR_RUNTIME, mixed_msg);
     CHECK_NEAR(ct_item(ct_cross_entropy(x, dtarget, ct_nll_loss_opts_init())), log(3.0), 1e-6);
+    /* the recurrent layers check their states, then their parameters, with their own words */
+    ct_module *lstm = ct_nn_lstm(3, 2, ct_rnn_opts_init());
+    ct_tensor *seq = on_dev(ct_ones(CT_SHAPE(4, 1, 3), CT_F32)), *h = NULL, *c = NULL;
+    CHECK_ERR(ct_lstm_forward(lstm, seq, NULL, NULL, &h, &c), CT_ERR_RUNTIME,
+              "Input and parameter tensors are not at the same device, found input tensor at testdev:0 and parameter "
+              "tensor at cpu");
+    CHECK_OK(ct_module_to_device(lstm, testdev0));
+    CHECK_ERR(ct_lstm_forward(lstm, seq, ct_zeros(CT_SHAPE(1, 1, 2), CT_F32), on_dev(ct_zeros(CT_SHAPE(1, 1, 2), CT_F32)),
+                              &h, &c),
+              CT_ERR_RUNTIME,
+              "Input and hidden tensors are not at the same device, found input tensor at testdev:0 and hidden tensor "
+              "at cpu");
+    ct_module_release(lstm);
 }
 
 /* Products and solvers take their operands on one device. */

@@ -644,7 +644,9 @@ static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
             return NULL;
         }
     }
-    ct_tensor *out = ct__alloc(target, nd, t->dtype, t->storage->device);
+    ct_device_guard on = ct_device_guard_begin(t->storage->device); /* made on t's device, not the default */
+    ct_tensor *out = ct_empty(ct_shape_make(nd, target), t->dtype);
+    ct_device_guard_end(on);
     if (!out || ct_numel(out) == 0) return out;
     ct_tensor x;
     ct__ix_subview(&x, t, t->offset, xs, xst, nd);
@@ -1762,8 +1764,10 @@ ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
         return NULL;
     }
     sizes[t->ndim] = num_classes;
-    ct_tensor *out = ct__alloc(sizes, t->ndim + 1, CT_I64, t->storage->device); /* on t's device, not the default */
-    if (!out || ct_zero_(out) != CT_OK) return NULL;
+    ct_device_guard on = ct_device_guard_begin(t->storage->device); /* made on t's device, not the default */
+    ct_tensor *out = ct_zeros(ct_shape_make(t->ndim + 1, sizes), CT_I64);
+    ct_device_guard_end(on);
+    if (!out) return NULL;
     /* scatter 1 along the new last dim at the class index */
     int64_t isizes[CT_MAX_DIMS], istrides[CT_MAX_DIMS];
     memcpy(isizes, t->sizes, sizeof isizes);
