@@ -5431,6 +5431,9 @@ static ct_result ct__device_resolve(ct_device *d);
  * tensors to be on the same device" error; with cpu_scalars a 0-d CPU
  * tensor goes with any device (TensorIterator's rule). */
 static ct_result ct__common_device(const ct_tensor *const *ts, int n, bool cpu_scalars, ct_device *out);
+/* The same check for up to three tensors (NULL skipped), no CPU scalars:
+ * what ops other than TensorIterator's ask of their arguments. */
+static ct_result ct__same_device(const ct_tensor *a, const ct_tensor *b, const ct_tensor *c);
 /* t's elements readable by the host: t on the CPU, else a contiguous CPU
  * copy in the open scope (a synchronisation point). */
 static const ct_tensor *ct__host(const ct_tensor *t);
@@ -8905,18 +8908,41 @@ static void ct__ix_walk(const ct_tensor *self, const ct__ix_plan *plan, ct_tenso
 /* Record r = view[advanced indices] as IndexBackward0: it keeps the flat
  * position in view of every element r took, found by the same walk over
  * the positions themselves. */
+/* 0, 1, ... numel-1 in t's shape, on t's device (the walk copies between them). */
+static ct_tensor *ct__ix_position_grid(const ct_tensor *t)
+{
+    ct_device_guard on = ct_device_guard_begin(t->storage->device);
+    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(t)), ct_int(1), CT_I64);
+    ct_device_guard_end(on);
+    return flat ? ct_reshape(flat, ct_shape_of(t)) : NULL;
+}
+
 static ct_tensor *ct__ix_record(ct_tensor *r, const ct_tensor *view, const ct__ix_plan *plan)
 {
     if (!r || !ct__requires_grad(view) || !ct__grad_mode()) return r;
     ct_tensor *where = ct__alloc(r->sizes, r->ndim, CT_I64, r->storage->device);
-    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(view)), ct_int(1), CT_I64);
-    ct_tensor *pos = flat ? ct_reshape(flat, ct_shape_of(view)) : NULL;
+    ct_tensor *pos = ct__ix_position_grid(view);
     if (!where || !pos) return NULL; /* the scope ct_index holds open frees them, and r */
     if (ct_numel(where)) ct__ix_walk(pos, plan, where, false);
     ct__join_args a = ct__join_args_init(0);
     a.index = where;
     ct__record_join(CT__JG_INDEX, &view, 1, &r, 1, &a);
     return r;
+}
+
+/* Reading self[indices] takes indices on the CPU or on self's device
+ * (check_indices_on_cpu_or_selfdevice); writing moves them to self's. */
+static ct_result ct__ix_check_devices(const ct_tensor *self, const ct__ix_adv *adv)
+{
+    char buf[64];
+    ct_device dev = self->storage->device;
+    for (int d = 0; d < self->ndim; d++) {
+        const ct_tensor *ix = adv->index[d];
+        if (ix && ix->storage->device.type != CT_DEVICE_CPU && !ct_device_equal(ix->storage->device, dev))
+            return ct__fail(CT_ERR_INDEX, "indices should be either on cpu or on the same device as the indexed tensor (%s)",
+                            ct_device_str(dev, buf, sizeof buf));
+    }
+    return CT_OK;
 }
 
 ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
@@ -8939,7 +8965,8 @@ ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
     ct_tensor *view = ok == CT_OK ? ct__ix_apply_basic(t, items, n, &adv) : NULL;
     if (view && !adv.count) {
         r = view;
-    } else if (view && ct__recordable((const ct_tensor *const *)&view, 1) == CT_OK &&
+    } else if (view && ct__ix_check_devices(view, &adv) == CT_OK &&
+               ct__recordable((const ct_tensor *const *)&view, 1) == CT_OK &&
                ct__ix_plan_make(view, &adv, &plan) == CT_OK) { /* refused before it computes */
         r = ct__alloc(plan.out_sizes, plan.out_ndim, view->dtype, view->storage->device);
         if (r && ct_numel(r)) ct__ix_walk(view, &plan, r, false);
@@ -8962,7 +8989,11 @@ static ct_result ct__ix_put_advanced(ct_tensor *view, const ct__ix_adv *adv, con
 {
     ct__ix_plan plan;
     char b1[256], b2[256];
-    if (ct__ix_plan_make(view, adv, &plan) != CT_OK) return ct_last_error_code();
+    const ct_tensor *both[2] = {view, value};
+    ct_device dev;
+    /* value joins the write as TensorIterator's input: a 0-d CPU value goes anywhere */
+    if (ct__common_device(both, 2, true, &dev) != CT_OK || ct__ix_plan_make(view, adv, &plan) != CT_OK)
+        return ct_last_error_code();
     if (value->dtype != view->dtype)
         return ct__fail(CT_ERR_RUNTIME,
                         "Index put requires the source and destination dtypes match, got %s for the destination and "
@@ -9000,8 +9031,7 @@ static ct_tensor *ct__ix_positions(const ct_tensor *t, const ct__ix_item *items,
 {
     ct__ix_adv adv;
     ct__ix_plan plan;
-    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(t)), ct_int(1), CT_I64);
-    ct_tensor *pos = flat ? ct_reshape(flat, ct_shape_of(t)) : NULL;
+    ct_tensor *pos = ct__ix_position_grid(t);
     ct_tensor *view = pos ? ct__ix_apply_basic(pos, items, n, &adv) : NULL;
     if (!view || !adv.count) return view;
     if (ct__ix_plan_make(view, &adv, &plan) != CT_OK) return NULL;
@@ -11105,7 +11135,11 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
     if (grad) {
         if (grad->ndim != t->ndim || memcmp(grad->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t)))
             return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different size");
-        if (grad->dtype != t->dtype) return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different type");
+        /* the type is PyTorch's tensor type: the dtype and the device type */
+        if (grad->dtype != t->dtype || grad->storage->device.type != t->storage->device.type)
+            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different type");
+        if (!ct_device_equal(grad->storage->device, t->storage->device))
+            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data located on a different device");
         if (grad == t) return ct__fail(CT_ERR_RUNTIME, "can't assign Variable as its own grad");
     }
     ct__ag_meta *m = ct__meta_get(t);
@@ -11494,6 +11528,15 @@ static ct_tensor *ct__zeros_for(const ct__node *n, int k)
     return ct_zeros(ct_shape_make(n->out[k].ndim, n->out[k].sizes), n->out[k].dtype);
 }
 
+/* validate_outputs' device error; fn NULL for a root's gradient, which
+ * PyTorch reports without naming a function. */
+static void ct__wrong_grad_device(const char *fn, int i, ct_device want, ct_device got)
+{
+    char w[64], g[64];
+    ct__fail(CT_ERR_RUNTIME, "%s%s%sinvalid gradient at index %d - expected device %s but got %s", fn ? "Function " : "",
+             fn ? fn : "", fn ? " returned an " : "", i, ct_device_str(want, w, sizeof w), ct_device_str(got, g, sizeof g));
+}
+
 /* A gradient for edge e of n checked against what the input was: its shape
  * (a broadcastable one is summed down, as PyTorch's validate_outputs does) and
  * its dtype (converted). Returns a new reference, or NULL with the error. */
@@ -11515,10 +11558,7 @@ static ct_tensor *ct__validate_grad(const ct__node *n, int i, ct_tensor *g)
     }
     if (r->dtype != m->dtype) r = ct_to(r, m->dtype);
     if (r && !ct_device_equal(r->storage->device, m->device)) {
-        char want[64], got[64];
-        ct__fail(CT_ERR_RUNTIME, "Function %s returned an invalid gradient at index %d - expected device %s but got %s",
-                 n->type->name, i, ct_device_str(m->device, want, sizeof want),
-                 ct_device_str(r->storage->device, got, sizeof got));
+        ct__wrong_grad_device(n->type->name, i, m->device, r->storage->device);
         return NULL;
     }
     return r ? ct_retain(r) : NULL;
@@ -11673,7 +11713,10 @@ static ct_tensor *ct__root_grad(const ct_tensor *t, const ct_tensor *given, int 
                  i, ct__shape_str(given->sizes, given->ndim, b1, sizeof b1), i, ct__shape_str(t->sizes, t->ndim, b2, sizeof b2));
         return NULL;
     }
-    return ct__same(given);
+    if (ct_device_equal(given->storage->device, t->storage->device)) return ct__same(given);
+    if (given->ndim == 0) return ct_to_device(given, t->storage->device, false); /* a 0-d one is moved, as PyTorch does */
+    ct__wrong_grad_device(NULL, i, t->storage->device, given->storage->device);
+    return NULL;
 }
 
 /* The whole backward pass over n roots, accumulating or capturing. */
@@ -17826,7 +17869,9 @@ static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
             return NULL;
         }
     }
+    ct_device_guard on = ct_device_guard_begin(t->storage->device); /* made on t's device, not the default */
     ct_tensor *out = ct_empty(ct_shape_make(nd, target), t->dtype);
+    ct_device_guard_end(on);
     if (!out || ct_numel(out) == 0) return out;
     ct_tensor x;
     ct__ix_subview(&x, t, t->offset, xs, xst, nd);
@@ -17892,8 +17937,10 @@ ct_tensor *ct_repeat_interleave_index(const ct_tensor *repeats)
     return ct__repeats_index(repeats);
 }
 
-/* repeat_interleave of t (flattened when dim is NULL) by a tensor of repeats. */
-static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *repeats, const int *dim)
+/* repeat_interleave of t (flattened when dim is NULL) by a tensor of repeats.
+ * A tensor of repeats must be on t's device (index_select's check); an int
+ * (ours, made on the CPU) counts as made on t's, as PyTorch makes it there. */
+static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *repeats, const int *dim, bool int_repeats)
 {
     ct_scope s = ct_scope_begin();
     const ct_tensor *input = dim ? t : ct_reshape(t, CT_SHAPE(-1));
@@ -17908,7 +17955,11 @@ static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *rep
             rep = *repeats;
         if (repeats->ndim > 1) ct__fail(CT_ERR_RUNTIME, "repeats must be 0-dim or 1-dim tensor");
         else if (rep.sizes[0] != size) ct__fail(CT_ERR_RUNTIME, "repeats must have the same size as input along dim");
-        else r = ct_keep(ct_index_select(input, d, ct__repeats_index(&rep)));
+        else {
+            ct_tensor *ix = ct__repeats_index(&rep);
+            if (ix && int_repeats) ix = ct_to_device(ix, input->storage->device, false);
+            r = ct_keep(ct_index_select(input, d, ix));
+        }
     }
     ct_scope_end(s);
     return r;
@@ -17918,14 +17969,14 @@ ct_tensor *ct_repeat_interleave_tensor(const ct_tensor *t, const ct_tensor *repe
 {
     CT__ARG(t, "input", 1);
     CT__ARG(repeats, "repeats", 2);
-    return ct__repeat_interleave(t, repeats, NULL);
+    return ct__repeat_interleave(t, repeats, NULL, false);
 }
 
 ct_tensor *ct_repeat_interleave_tensor_dim(const ct_tensor *t, const ct_tensor *repeats, int dim)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(repeats, "repeats", 2);
-    return ct__repeat_interleave(t, repeats, &dim);
+    return ct__repeat_interleave(t, repeats, &dim, false);
 }
 
 /* A 0-d int64 tensor on the stack holding repeats, as PyTorch makes one for an int. */
@@ -17940,14 +17991,14 @@ ct_tensor *ct_repeat_interleave(const ct_tensor *t, int64_t repeats)
 {
     ct__stack_scalar ss;
     CT__ARG(t, "input", 1);
-    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), NULL);
+    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), NULL, true);
 }
 
 ct_tensor *ct_repeat_interleave_dim(const ct_tensor *t, int64_t repeats, int dim)
 {
     ct__stack_scalar ss;
     CT__ARG(t, "input", 1);
-    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), &dim);
+    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), &dim, true);
 }
 
 /* ---------------------------------------------------------------- flip and roll */
@@ -18081,6 +18132,7 @@ static ct_result ct__gather_checks(const ct_tensor *t, int d, const ct_tensor *i
 
 static ct_tensor *ct__gather(const ct_tensor *t, int dim, const ct_tensor *index)
 {
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL;
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0 || (ct_numel(index) && ct__gather_checks(t, d, index) != CT_OK)) return NULL;
     ct_tensor *out = ct__alloc(index->sizes, index->ndim, t->dtype, t->storage->device);
@@ -18151,6 +18203,7 @@ static ct_result ct__scatter(ct_tensor *self, bool inplace, int dim, const ct_te
     ct__index_kind kind;
     uint64_t elem = 0, one = 0;
     ct_result r; /* a leaf that requires grad is refused by the in-place callers */
+    if ((r = ct__same_device(self, index, src)) != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     if (ct_numel(index) && index->dtype != CT_I64)
@@ -18291,6 +18344,7 @@ ct_result ct_scatter_add_(ct_tensor *t, int dim, const ct_tensor *index, const c
 
 static ct_tensor *ct__index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL;
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0) return NULL;
     if (index->ndim > 1) {
@@ -18418,6 +18472,7 @@ static ct_result ct__index_add(ct_tensor *self, bool inplace, int dim, const ct_
 {
     uint64_t al = 0;
     ct_result r; /* a leaf that requires grad is refused by the in-place callers */
+    if ((r = ct__same_device(self, index, source)) != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     r = ct__index_add_checks(self, d, index, source);
@@ -18525,6 +18580,7 @@ static ct_result ct__index_copy(ct_tensor *self, bool inplace, int dim, const ct
 {
     char b1[256], b2[256];
     ct_result r; /* a leaf that requires grad is refused by the in-place callers */
+    if ((r = ct__same_device(self, index, source)) != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     if (inplace && (r = ct__check_no_overlap(self, index, source)) != CT_OK) return r;
@@ -18601,6 +18657,7 @@ ct_result ct_index_copy_(ct_tensor *t, int dim, const ct_tensor *index, const ct
 static ct_result ct__index_fill_(ct_tensor *self, int dim, const ct_tensor *index, ct_scalar value)
 {
     uint64_t elem = 0;
+    if (ct__same_device(self, index, NULL) != CT_OK) return ct_last_error_code();
     if (index->dtype != CT_I64) return ct__fail(CT_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
     ct__overlap lap = ct__overlap_of(self, index);
     if (lap == CT__OVERLAP_PARTIAL || lap == CT__OVERLAP_FULL)
@@ -18627,6 +18684,7 @@ static ct_result ct__index_fill_(ct_tensor *self, int dim, const ct_tensor *inde
 /* index_fill: a copy laid out like t (clone(preserve)), then filled. */
 static ct_tensor *ct__index_fill(const ct_tensor *t, int dim, const ct_tensor *index, ct_scalar value)
 {
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL; /* before the copy */
     ct_tensor *r = ct__clone_preserve(t);
     if (r && ct__index_fill_(r, dim, index, value) != CT_OK) {
         ct__discard(r);
@@ -18707,12 +18765,23 @@ static int64_t ct__mask_count(const ct_tensor *mask)
     return -1;
 }
 
+/* masked_fill_'s own device check (its value, a number, may live anywhere). */
+static ct_result ct__masked_device(const ct_tensor *self, const ct_tensor *mask)
+{
+    char sm[64], ss[64];
+    if (ct_device_equal(self->storage->device, mask->storage->device)) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME, "expected self and mask to be on the same device, but got mask on %s and self on %s",
+                    ct_device_str(mask->storage->device, sm, sizeof sm),
+                    ct_device_str(self->storage->device, ss, sizeof ss));
+}
+
 static ct_result ct__masked_fill_(ct_tensor *self, const ct_tensor *mask, ct_scalar value)
 {
     char b1[256], b2[256];
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
     uint64_t elem = 0;
+    if (ct__masked_device(self, mask) != CT_OK) return ct_last_error_code();
     if (ct__overlap_of(self, mask) == CT__OVERLAP_PARTIAL)
         return ct__fail(CT_ERR_RUNTIME, "%s", ct__msg_partial_overlap);
     if (ct__broadcast_shapes(self->sizes, self->ndim, mask->sizes, mask->ndim, shape, &nd) != CT_OK)
@@ -18746,6 +18815,7 @@ static ct_tensor *ct__masked_fill(const ct_tensor *t, const ct_tensor *mask, con
 {
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
+    if (ct__masked_device(t, mask) != CT_OK) return NULL; /* before the copy */
     if (ct__broadcast_shapes(mask->sizes, mask->ndim, t->sizes, t->ndim, shape, &nd) != CT_OK) return NULL;
     if (value_t && ct__check_value_0d(value_t, "masked_fill_") != CT_OK) return NULL;
     ct_tensor tv;
@@ -18803,6 +18873,7 @@ static ct_tensor *ct__masked_select(const ct_tensor *t, const ct_tensor *mask)
 {
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
+    if (ct__same_device(t, mask, NULL) != CT_OK) return NULL;
     if (mask->dtype != CT_BOOL && mask->dtype != CT_U8) {
         ct__fail(CT_ERR_RUNTIME, "masked_select: expected BoolTensor or ByteTensor for mask");
         return NULL;
@@ -18842,6 +18913,7 @@ ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 static ct_tensor *ct__take(const ct_tensor *t, const ct_tensor *index)
 {
     static const int64_t one = 1;
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL;
     if (index->dtype != CT_I64) {
         ct__fail(CT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s", ct__dtype_title(index->dtype));
         return NULL;
@@ -18917,7 +18989,9 @@ ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
         return NULL;
     }
     sizes[t->ndim] = num_classes;
+    ct_device_guard on = ct_device_guard_begin(t->storage->device); /* made on t's device, not the default */
     ct_tensor *out = ct_zeros(ct_shape_make(t->ndim + 1, sizes), CT_I64);
+    ct_device_guard_end(on);
     if (!out) return NULL;
     /* scatter 1 along the new last dim at the class index */
     int64_t isizes[CT_MAX_DIMS], istrides[CT_MAX_DIMS];
@@ -25721,6 +25795,13 @@ static ct_result ct__common_device(const ct_tensor *const *ts, int n, bool cpu_s
     return CT_OK;
 }
 
+static ct_result ct__same_device(const ct_tensor *a, const ct_tensor *b, const ct_tensor *c)
+{
+    const ct_tensor *ts[3] = {a, b, c};
+    ct_device dev;
+    return ct__common_device(ts, 3, false, &dev);
+}
+
 /* ---------------------------------------------------------------- moves */
 
 /* t's elements where the host can read them: t itself on the CPU, else a
@@ -28678,7 +28759,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
     CT__ARG(A, "A", 1);
     CT__ARG(B, "B", 2);
     const ct_tensor *AB[2] = {A, B};
-    if (ct__recordable(AB, 2) != CT_OK) return NULL;
+    if (ct__same_device(A, B, NULL) != CT_OK || ct__recordable(AB, 2) != CT_OK) return NULL;
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
     if (A->dtype != B->dtype) {
         ct__fail(CT_ERR_RUNTIME,
@@ -29376,7 +29457,7 @@ ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_o
         if (slots[i]) *slots[i] = NULL;
     if (!A || !B) return ct__null_arg("linalg_lstsq", A ? "B" : "A", A ? 2 : 1); /* ct_linalg_lstsq's names */
     const ct_tensor *AB[2] = {A, B};
-    if (ct__recordable(AB, 2) != CT_OK) return ct_last_error_code();
+    if (ct__same_device(A, B, NULL) != CT_OK || ct__recordable(AB, 2) != CT_OK) return ct_last_error_code();
     int driver = CT__GELSY;
     bool vector = false;
     if (ct__lstsq_check(A, B, &opts, &driver, &vector) != CT_OK) return ct_last_error_code();
@@ -30851,7 +30932,9 @@ static ct_tensor *ct__pad_filled(const ct_tensor *x, ct_shape pad, double value)
         out.size[dim] += lo + hi;
         src = ct_narrow(src, dim, lo < 0 ? -lo : 0, src->sizes[dim] + CT__MIN(lo, 0) + CT__MIN(hi, 0));
     }
+    ct_device_guard on = ct_device_guard_begin(x->storage->device); /* the result lives on x's device */
     ct_tensor *r = src ? ct_full(out, ct_float(value), x->dtype) : NULL, *dst = r;
+    ct_device_guard_end(on);
     for (int d = 0; d < pad.ndim / 2 && dst; d++) {
         int dim = x->ndim - 1 - d;
         dst = ct_narrow(dst, dim, CT__MAX(pad.size[2 * d], 0), src->sizes[dim]);
@@ -33154,7 +33237,9 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
         ct__fail(CT_ERR_RUNTIME, "'weight' must be 2-D");
         return NULL;
     }
+    if (ct__same_device(input, weight, offsets) != CT_OK) return NULL;
     if (ct__check_indices(input, weight->sizes[0], "embedding_bag") != CT_OK) return NULL;
+    ct_device_guard on = ct_device_guard_begin(weight->storage->device); /* the bags' helpers are made there */
     ct_scope s = ct_scope_begin();
     int64_t n_bags = 0;
     ct_tensor *idx = ct_to(ct_reshape(input, CT_SHAPE(-1)), CT_I64), *bag = ct__bag_ids(input, offsets, &n_bags);
@@ -33177,6 +33262,7 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
     }
     r = ct_keep(scale ? r : NULL);
     ct_scope_end(s);
+    ct_device_guard_end(on);
     return r;
 }
 
@@ -35264,13 +35350,22 @@ static ct_tensor *ct__additive_mask(const ct_tensor *masked, ct_dtype dtype)
 
 /* ---------------------------------------------------------------- F.scaled_dot_product_attention */
 
+/* is_causal's mask (L, S), true where a query attends, on query's device. */
+static ct_tensor *ct__causal_mask(const ct_tensor *q, const ct_tensor *k)
+{
+    ct_device_guard on = ct_device_guard_begin(q->storage->device);
+    ct_tensor *m = ct_tril(ct_ones(CT_SHAPE(ct_size(q, -2), ct_size(k, -2)), CT_BOOL), 0);
+    ct_device_guard_end(on);
+    return m;
+}
+
 /* The composite in the order of PyTorch's math kernel: query * scale, the
  * product with key^T, the mask added in place, softmax, dropout, the
  * product with value. Runs inside the caller's scope. */
 static ct_tensor *ct__sdpa(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v, const ct_sdpa_opts *o, ct_tensor **w)
 {
     double scale = o->scale != 0 ? o->scale : 1 / sqrt((double)ct_size(q, -1));
-    const ct_tensor *mask = o->is_causal ? ct_tril(ct_ones(CT_SHAPE(ct_size(q, -2), ct_size(k, -2)), CT_BOOL), 0) : o->attn_mask;
+    const ct_tensor *mask = o->is_causal ? ct__causal_mask(q, k) : o->attn_mask;
     if (mask && mask->dtype == CT_BOOL) mask = ct__additive_mask(ct_logical_not(mask), q->dtype);
     if ((o->is_causal || o->attn_mask) && !mask) return NULL;
     ct_tensor *attn = ct_matmul(ct_mul_scalar(q, ct_float(scale)), ct_transpose(k, -2, -1));
@@ -35435,12 +35530,14 @@ static ct_result ct__extra_key(ct_tensor **k, ct_tensor **v, const ct_tensor *bi
         kk[1] = ct_repeat(bias_k, CT_SHAPE(1, bsz, 1));
         vv[1] = ct_repeat(bias_v, CT_SHAPE(1, bsz, 1));
     } else {
+        ct_device_guard on = ct_device_guard_begin((*k)->storage->device); /* the zeros join k and v there */
         ct_shape zs = ct_shape_of(*k);
         zs.size[1] = 1;
         kk[1] = ct_zeros(zs, (*k)->dtype);
         zs = ct_shape_of(*v);
         zs.size[1] = 1;
         vv[1] = ct_zeros(zs, (*v)->dtype);
+        ct_device_guard_end(on);
     }
     if (!kk[1] || !vv[1] || !(*k = ct_cat(kk, 2, dim)) || !(*v = ct_cat(vv, 2, dim))) return ct_last_error_code();
     if (*mask && !(*mask = ct__pad_key(*mask))) return ct_last_error_code();
@@ -36097,6 +36194,29 @@ static ct_result ct__rnn_check_args(const ct__rnn *r, const ct_tensor *x, const 
     return res != CT_OK || !lstm ? res : ct__check_state_size(cx, n, batch, r->hidden_size, "hidden[1]");
 }
 
+/* check_attributes (RNN.cpp): the states, then every parameter, on the input's device. */
+static ct_result ct__rnn_check_device(const ct_tensor *x, const ct_tensor *t, const char *name)
+{
+    char a[64], b[64];
+    if (!t || ct_device_equal(x->storage->device, t->storage->device)) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME,
+                    "Input and %s tensors are not at the same device, found input tensor at %s and %s tensor at %s", name,
+                    ct_device_str(x->storage->device, a, sizeof a), name, ct_device_str(t->storage->device, b, sizeof b));
+}
+
+static ct_result ct__rnn_check_devices(const ct__rnn *r, const ct_tensor *x, const ct_tensor *hx, const ct_tensor *cx)
+{
+    ct_result res = ct__rnn_check_device(x, hx, "hidden");
+    if (res == CT_OK) res = ct__rnn_check_device(x, cx, "hidden");
+    for (int64_t l = 0; res == CT_OK && l < r->o.num_layers; l++)
+        for (int64_t d = 0; res == CT_OK && d < ct__rnn_dirs(r); d++) {
+            ct__rnn_weights w = ct__rnn_weights_of(&r->base, l, d);
+            const ct_tensor *ps[5] = {w.w_ih, w.w_hh, w.b_ih, w.b_hh, w.w_hr};
+            for (int i = 0; res == CT_OK && i < 5; i++) res = ct__rnn_check_device(x, ps[i], "parameter");
+        }
+    return res;
+}
+
 /* The dims of the given states must follow the input's (3-D when batched, else 2-D). */
 static ct_result ct__rnn_check_state_dims(bool lstm, bool batched, const ct_tensor *hx, const ct_tensor *cx)
 {
@@ -36109,6 +36229,15 @@ static ct_result ct__rnn_check_state_dims(bool lstm, bool batched, const ct_tens
         return ct__fail(CT_ERR_RUNTIME, "For %s input, hx and cx should also be %d-D but got (%d-D, %d-D) tensors",
                         kind, want, hx->ndim, cx->ndim);
     return CT_OK;
+}
+
+/* A missing state: zeros in input's dtype on input's device, as PyTorch makes them. */
+static ct_tensor *ct__rnn_zeros(const ct_tensor *input, ct_shape shape)
+{
+    ct_device_guard on = ct_device_guard_begin(input->storage->device);
+    ct_tensor *z = ct_zeros(shape, input->dtype);
+    ct_device_guard_end(on);
+    return z;
 }
 
 /* RNN/LSTM/GRU.forward(input, hx): unbatched inputs get a batch dim (and
@@ -36128,10 +36257,12 @@ static ct_tensor *ct__rnn_call(const ct__rnn *r, const ct_tensor *input, const c
         }
     } else {
         int64_t n = r->o.num_layers * ct__rnn_dirs(r), batch = ct_size(x, batch_dim);
-        hx = ct_zeros(CT_SHAPE(n, batch, ct__rnn_h_size(r)), x->dtype);
-        cx = lstm ? ct_zeros(CT_SHAPE(n, batch, r->hidden_size), x->dtype) : NULL;
+        hx = ct__rnn_zeros(x, CT_SHAPE(n, batch, ct__rnn_h_size(r)));
+        cx = lstm ? ct__rnn_zeros(x, CT_SHAPE(n, batch, r->hidden_size)) : NULL;
     }
-    if (!hx || (lstm && !cx) || ct__rnn_check_args(r, x, hx, cx) != CT_OK) return NULL;
+    if (!hx || (lstm && !cx) || ct__rnn_check_args(r, x, hx, cx) != CT_OK ||
+        ct__rnn_check_devices(r, x, hx, cx) != CT_OK)
+        return NULL;
     if (r->o.batch_first) x = ct_transpose(x, 0, 1);
     ct_tensor *out = ct__rnn_layers(r, x, hx, cx, train, h_n, c_n);
     if (out && r->o.batch_first) out = ct_transpose(out, 0, 1);
@@ -36156,7 +36287,7 @@ static ct_tensor *ct__cell_call(const ct__rnn *r, const ct_tensor *input, const 
     bool batched = input->ndim == 2, lstm = r->mode == CT__RNN_LSTM;
     ct_tensor *x = batched ? (ct_tensor *)input : ct_unsqueeze(input, 0);
     if (!hx) {
-        hx = cx = ct_zeros(CT_SHAPE(ct_size(x, 0), r->hidden_size), input->dtype);
+        hx = cx = ct__rnn_zeros(input, CT_SHAPE(ct_size(x, 0), r->hidden_size));
     } else if (!batched) {
         hx = ct_unsqueeze(hx, 0);
         cx = cx ? ct_unsqueeze(cx, 0) : NULL;
@@ -37183,8 +37314,27 @@ ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none)
     return CT_OK;
 }
 
+/* Every parameter's gradient and state on the parameter's device, checked
+ * before the first update so that a refused step changes nothing (PyTorch
+ * would fail at that parameter's first op, with TensorIterator's words). */
+static ct_result ct__optim_check_devices(const ct_optimizer *opt)
+{
+    for (int g = 0; g < opt->n_groups; g++)
+        for (int64_t i = 0; i < opt->groups[g].n; i++) {
+            const ct_tensor *p = opt->groups[g].params[i], *grad = p->ag ? ct__meta(p)->grad : NULL;
+            const ct_tensor *const *buf = (const ct_tensor *const *)opt->groups[g].state[i].buf;
+            if (!grad) continue;
+            ct_result r = ct__same_device(p, grad, buf[0]);
+            for (int k = 1; r == CT_OK && k < CT__NBUF; k++) r = ct__same_device(p, buf[k], NULL);
+            if (r != CT_OK) return r;
+        }
+    return CT_OK;
+}
+
 static ct_result ct__optim_update_all(ct_optimizer *opt)
 {
+    ct_result r0 = ct__optim_check_devices(opt);
+    if (r0 != CT_OK) return r0;
     for (int g = 0; g < opt->n_groups; g++) {
         ct__group *grp = &opt->groups[g];
         for (int64_t i = 0; i < grp->n; i++) {
@@ -38721,16 +38871,28 @@ static ct_result ct__check_params(ct_tensor *const *params, int64_t n)
     return CT_OK;
 }
 
+/* _check_param_device: parameters_to_vector and vector_to_parameters take
+ * parameters on one device only (a TypeError in PyTorch). */
+static ct_result ct__check_param_devices(ct_tensor *const *params, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++)
+        if (!ct_device_equal(params[i]->storage->device, params[0]->storage->device))
+            return ct__fail(CT_ERR_TYPE, "Found two parameters on different devices, this is currently not supported.");
+    return CT_OK;
+}
+
 static ct_tensor *ct__grad_of(const ct_tensor *p) { return p->ag ? ct__meta(p)->grad : NULL; }
 
 /* torch.norm(torch.stack([torch.norm(g, p) for g in grads]), p), or the
- * largest |g| for p = inf; grads: the n gradients (n > 0). */
+ * largest |g| for p = inf; grads: the n gradients (n > 0), on any devices:
+ * each norm moves to the first gradient's, as PyTorch's does. */
 static ct_tensor *ct__total_norm(ct_tensor **grads, int64_t n, double norm_type)
 {
     ct_tensor **norms = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *norms);
     if (!norms) { CT__OOM(); return NULL; }
     for (int64_t i = 0; i < n; i++)
-        norms[i] = norm_type == INFINITY ? ct_max(ct_abs(grads[i])) : ct_norm(grads[i], norm_type);
+        norms[i] = ct_to_device(norm_type == INFINITY ? ct_max(ct_abs(grads[i])) : ct_norm(grads[i], norm_type),
+                                grads[0]->storage->device, false);
     ct_tensor *total;
     if (norm_type == INFINITY) total = n == 1 ? norms[0] : ct_max(ct_stack(norms, (int)n, 0));
     else total = ct_norm(ct_stack(norms, (int)n, 0), norm_type);
@@ -38770,7 +38932,8 @@ ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_no
         ct_tensor *coef = ct_mul_scalar(ct_reciprocal(ct_add_scalar(total, ct_float(1e-6))), ct_float(max_norm));
         bool ok = coef != NULL;
         if (ok && ct_item(coef) < 1)
-            for (int64_t i = 0; ok && i < ng; i++) ok = ct_mul_(grads[i], coef) == CT_OK;
+            for (int64_t i = 0; ok && i < ng; i++)
+                ok = ct_mul_(grads[i], ct_to_device(coef, grads[i]->storage->device, false)) == CT_OK;
         if (ok) result = ct_keep(total);
     }
     ct_scope_end(s);
@@ -38793,7 +38956,7 @@ ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_v
 
 ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
 {
-    if (ct__check_params(params, n) != CT_OK) return NULL;
+    if (ct__check_params(params, n) != CT_OK || ct__check_param_devices(params, n) != CT_OK) return NULL;
     if (n == 0) { ct__fail(CT_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors"); return NULL; }
     ct_tensor **views = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *views);
     if (!views) { CT__OOM(); return NULL; }
@@ -38809,6 +38972,7 @@ ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params
 {
     if (!vec) return ct__fail(CT_ERR_TYPE, "expected torch.Tensor, but got: NoneType");
     ct_result r = ct__check_params(params, n);
+    if (r == CT_OK) r = ct__check_param_devices(params, n);
     int64_t total = 0;
     for (int64_t i = 0; r == CT_OK && i < n; i++) total += ct_numel(params[i]);
     if (r == CT_OK && (ct_dim(vec) != 1 || ct_numel(vec) < total))

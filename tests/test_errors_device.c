@@ -94,11 +94,286 @@ static void test_mixed_devices(void)
     CHECK_VALUES(d, CT_SHAPE(2, 2), 1, 1, 1, 1); /* nothing was written */
 }
 
+/* The message of a mix of testdev:0 with the CPU, first the device's. */
+static const char mixed_msg[] =
+    "Expected all tensors to be on the same device, but found at least two devices, testdev:0 and cpu!";
+
+static ct_tensor *on_dev(ct_tensor *t) { return ct_to_device(t, testdev0, false); }
+
+/* Pointwise ops with several tensors go through TensorIterator's rule,
+ * which lets a 0-d CPU tensor join. */
+static void test_mixed_pointwise(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_tensor *c = ct_ones(CT_SHAPE(2), CT_F32), *d = on_dev(ct_ones(CT_SHAPE(2), CT_F32));
+    ct_tensor *s = ct_scalar_tensor(ct_float(2), CT_F32), *mask = on_dev(ct_ones(CT_SHAPE(2), CT_BOOL));
+    CHECK_ERR(ct_where(mask, d, c), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_where(ct_ones(CT_SHAPE(2), CT_BOOL), d, d), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_lerp(d, c, d), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_FAILS(ct_lerp_(d, d, c), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_addcmul(d, c, d, ct_float(1)), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_FAILS(ct_addcdiv_(d, d, c, ct_float(1)), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_clamp(d, c, d), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_FAILS(ct_clamp_min_(d, c), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_maximum(c, d), CT_ERR_RUNTIME, mixed_msg);
+    CHECK(!ct_allclose(d, c, (ct_isclose_opts){0}));
+    CHECK_ERR(NULL, CT_ERR_RUNTIME, mixed_msg);
+    CHECK_VALUES(d, CT_SHAPE(2), 1, 1); /* the in-place ones wrote nothing */
+    /* 0-d CPU tensors join a device's */
+    CHECK_VALUES(ct_where(mask, d, s), CT_SHAPE(2), 1, 1);
+    CHECK_VALUES(ct_lerp(d, d, s), CT_SHAPE(2), 1, 1);
+    CHECK_VALUES(ct_addcmul(d, s, s, ct_float(1)), CT_SHAPE(2), 5, 5);
+    CHECK_VALUES(ct_clamp(d, s, s), CT_SHAPE(2), 2, 2);
+    CHECK(ct_device_equal(ct_device_of(ct_add(d, s)), testdev0));
+}
+
+/* gather, scatter, index_* and take: every tensor on one device; nothing
+ * written or made on the device first. */
+static void test_mixed_index_ops(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_tensor *c = ct_ones(CT_SHAPE(2, 2), CT_F32), *d = on_dev(ct_ones(CT_SHAPE(2, 2), CT_F32));
+    ct_tensor *ci = ct_zeros(CT_SHAPE(2, 2), CT_I64), *di = on_dev(ct_zeros(CT_SHAPE(2, 2), CT_I64));
+    ct_tensor *cv = ct_zeros(CT_SHAPE(1), CT_I64), *dv = on_dev(ct_zeros(CT_SHAPE(1), CT_I64));
+    ct_tensor *s = ct_scalar_tensor(ct_float(5), CT_F32);
+    CHECK_ERR(ct_gather(d, 0, ci), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_gather(c, 0, di), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_scatter(d, 0, ci, d), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_scatter(d, 0, di, c), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_FAILS(ct_scatter_(d, 0, di, c), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_FAILS(ct_scatter_scalar_(d, 0, ci, ct_float(3)), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_FAILS(ct_scatter_add_(d, 0, di, c), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_FAILS(ct_scatter_with_reduce_(d, 0, ci, d, "add"), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_index_select(d, 0, cv), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_index_select(c, 0, dv), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_FAILS(ct_index_add_(d, 0, cv, on_dev(ct_ones(CT_SHAPE(1, 2), CT_F32))), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_FAILS(ct_index_add_(d, 0, dv, ct_ones(CT_SHAPE(1, 2), CT_F32)), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_FAILS(ct_index_copy_(d, 0, dv, ct_zeros(CT_SHAPE(1, 2), CT_F32)), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_index_copy(d, 0, cv, on_dev(ct_zeros(CT_SHAPE(1, 2), CT_F32))), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_FAILS(ct_index_fill_scalar_(d, 0, cv, ct_float(3)), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_index_fill(d, 0, cv, s), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_take(d, ci), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_masked_select(d, ct_ones(CT_SHAPE(2, 2), CT_BOOL)), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_repeat_interleave_tensor(d, ct_ones(CT_SHAPE(4), CT_I64)), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_VALUES(d, CT_SHAPE(2, 2), 1, 1, 1, 1);
+    /* index_fill's and masked_fill's value is a number: a tensor of it may be anywhere */
+    CHECK_VALUES(ct_index_fill(d, 0, dv, s), CT_SHAPE(2, 2), 5, 5, 1, 1);
+    CHECK_VALUES(ct_index_fill(c, 0, cv, on_dev(ct_scalar_tensor(ct_float(4), CT_F32))), CT_SHAPE(2, 2), 4, 4, 1, 1);
+    CHECK_VALUES(ct_gather(d, 0, di), CT_SHAPE(2, 2), 1, 1, 1, 1);
+}
+
+/* masked_fill words its own check; its value may be a 0-d tensor anywhere. */
+static void test_mixed_masked_fill(void)
+{
+    CHECK_OK(ct_testdev_register());
+    const char *msg = "expected self and mask to be on the same device, but got mask on cpu and self on testdev:0";
+    ct_tensor *d = on_dev(ct_ones(CT_SHAPE(2), CT_F32)), *cm = ct_ones(CT_SHAPE(2), CT_BOOL);
+    ct_tensor *dm = on_dev(cm), *s = ct_scalar_tensor(ct_float(7), CT_F32);
+    CHECK_ERR(ct_masked_fill(d, cm, s), CT_ERR_RUNTIME, msg);
+    CHECK_FAILS(ct_masked_fill_(d, cm, s), CT_ERR_RUNTIME, msg);
+    CHECK_FAILS(ct_masked_fill_scalar_(d, cm, ct_float(7)), CT_ERR_RUNTIME, msg);
+    CHECK_ERR(ct_masked_fill_scalar(ct_ones(CT_SHAPE(2), CT_F32), dm, ct_float(7)), CT_ERR_RUNTIME,
+              "expected self and mask to be on the same device, but got mask on testdev:0 and self on cpu");
+    CHECK_VALUES(d, CT_SHAPE(2), 1, 1);
+    CHECK_VALUES(ct_masked_fill(d, dm, s), CT_SHAPE(2), 7, 7);
+    CHECK_OK(ct_masked_fill_(d, dm, s));
+    CHECK_VALUES(d, CT_SHAPE(2), 7, 7);
+}
+
+/* x[indices]: indices on the CPU or on x's device; x[...] = value: value
+ * on x's device or a 0-d CPU tensor, copied across devices for basic indexing. */
+static void test_mixed_indexing(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_tensor *c = ct_ones(CT_SHAPE(2, 2), CT_F32), *d = on_dev(ct_ones(CT_SHAPE(2, 2), CT_F32));
+    ct_tensor *ci = ct_zeros(CT_SHAPE(1), CT_I64), *di = on_dev(ci);
+    CHECK_ERR(ct_index(c, "%t", di), CT_ERR_INDEX,
+              "indices should be either on cpu or on the same device as the indexed tensor (cpu)");
+    CHECK_ERR(ct_index(c, ":, %t", on_dev(ct_ones(CT_SHAPE(2), CT_BOOL))), CT_ERR_INDEX,
+              "indices should be either on cpu or on the same device as the indexed tensor (cpu)");
+    CHECK_ERR(ct_index(d, "%t", ct_to_device(ci, (ct_device){CT_DEVICE_PRIVATEUSE1, 1}, false)), CT_ERR_INDEX,
+              "indices should be either on cpu or on the same device as the indexed tensor (testdev:0)");
+    CHECK_VALUES(ct_index(d, "%t", ci), CT_SHAPE(1, 2), 1, 1);
+    CHECK_VALUES(ct_index(d, "%t", di), CT_SHAPE(1, 2), 1, 1);
+    CHECK_FAILS(ct_index_put_(d, ct_full(CT_SHAPE(2), ct_float(3), CT_F32), "%t", ci), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_VALUES(d, CT_SHAPE(2, 2), 1, 1, 1, 1);
+    CHECK_OK(ct_index_put_(d, ct_scalar_tensor(ct_float(4), CT_F32), "%t", ci));
+    CHECK_OK(ct_index_put_(d, ct_full(CT_SHAPE(2), ct_float(5), CT_F32), "1")); /* a copy_: any device */
+    CHECK_VALUES(d, CT_SHAPE(2, 2), 4, 4, 5, 5);
+    CHECK_OK(ct_copy_(c, d));
+    CHECK_VALUES(c, CT_SHAPE(2, 2), 4, 4, 5, 5);
+}
+
+/* nn's functions reach the checks through the ops they are made of. */
+static void test_mixed_nn(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_tensor *x = on_dev(ct_ones(CT_SHAPE(2, 3), CT_F32)), *w = ct_ones(CT_SHAPE(3), CT_F32);
+    ct_tensor *target = ct_zeros(CT_SHAPE(2), CT_I64), *dtarget = on_dev(target);
+    CHECK_ERR(ct_embedding(target, on_dev(ct_ones(CT_SHAPE(4, 3), CT_F32)), -1), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_embedding(dtarget, ct_ones(CT_SHAPE(4, 3), CT_F32), -1), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_cross_entropy(x, target, ct_nll_loss_opts_init()), CT_ERR_RUNTIME, mixed_msg);
+    ct_nll_loss_opts o = ct_nll_loss_opts_init();
+    o.weight = w;
+    CHECK_ERR(ct_nll_loss(x, dtarget, o), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_cross_entropy(x, dtarget, o), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_mse_loss(x, ct_ones(CT_SHAPE(2, 3), CT_F32), CT_REDUCTION_MEAN), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_binary_cross_entropy(x, x, w, CT_REDUCTION_MEAN), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_linear(x, ct_ones(CT_SHAPE(2, 3), CT_F32), NULL), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_layer_norm(x, CT_SHAPE(3), w, NULL, 1e-5), CT_ERR_RUNTIME, mixed_msg);
+    ct_tensor *rm = ct_zeros(CT_SHAPE(3), CT_F32);
+    CHECK_ERR(ct_batch_norm(x, rm, on_dev(ct_ones(CT_SHAPE(3), CT_F32)), NULL, NULL, true, 0.1, 1e-5), CT_ERR_RUNTIME,
+              mixed_msg);
+    CHECK_VALUES(rm, CT_SHAPE(3), 0, 0, 0); /* the running stats are untouched */
+    ct_tensor *q = on_dev(ct_ones(CT_SHAPE(1, 2, 3), CT_F32));
+    CHECK_ERR(ct_scaled_dot_product_attention(q, ct_ones(CT_SHAPE(1, 2, 3), CT_F32), q, (ct_sdpa_opts){0}, NULL),
+              CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_gru_cell(x, on_dev(ct_ones(CT_SHAPE(2, 2), CT_F32)), on_dev(ct_ones(CT_SHAPE(6, 3), CT_F32)),
+                          ct_ones(CT_SHAPE(6, 2), CT_F32), NULL, NULL),
+              CT_ERR_RUNTIME, mixed_msg);
+    CHECK_NEAR(ct_item(ct_cross_entropy(x, dtarget, ct_nll_loss_opts_init())), log(3.0), 1e-6);
+    /* the recurrent layers check their states, then their parameters, with their own words */
+    ct_module *lstm = ct_nn_lstm(3, 2, ct_rnn_opts_init());
+    ct_tensor *seq = on_dev(ct_ones(CT_SHAPE(4, 1, 3), CT_F32)), *h = NULL, *c = NULL;
+    CHECK_ERR(ct_lstm_forward(lstm, seq, NULL, NULL, &h, &c), CT_ERR_RUNTIME,
+              "Input and parameter tensors are not at the same device, found input tensor at testdev:0 and parameter "
+              "tensor at cpu");
+    CHECK_OK(ct_module_to_device(lstm, testdev0));
+    CHECK_ERR(ct_lstm_forward(lstm, seq, ct_zeros(CT_SHAPE(1, 1, 2), CT_F32), on_dev(ct_zeros(CT_SHAPE(1, 1, 2), CT_F32)),
+                              &h, &c),
+              CT_ERR_RUNTIME,
+              "Input and hidden tensors are not at the same device, found input tensor at testdev:0 and hidden tensor "
+              "at cpu");
+    ct_module_release(lstm);
+}
+
+/* Products and solvers take their operands on one device. */
+static void test_mixed_linalg(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_tensor *c = ct_eye(2, 2, CT_F32), *d = on_dev(ct_eye(2, 2, CT_F32));
+    CHECK_ERR(ct_bmm(on_dev(ct_ones(CT_SHAPE(1, 2, 2), CT_F32)), ct_ones(CT_SHAPE(1, 2, 2), CT_F32)), CT_ERR_RUNTIME,
+              mixed_msg);
+    CHECK_ERR(ct_matmul(c, on_dev(ct_ones(CT_SHAPE(2), CT_F32))), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_addmm(ct_scalar_tensor(ct_float(1), CT_F32), d, d, ct_addmm_opts_init()), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_einsum("ij,jk", (ct_tensor *[]){c, d}, 2), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_linalg_solve(d, c), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_linalg_solve(c, d), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_ERR(ct_linalg_lstsq(d, c), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_VALUES(ct_linalg_solve(d, d), CT_SHAPE(2, 2), 1, 0, 0, 1);
+}
+
+/* Gradients: set_grad's type and device checks, backward's grad_outputs
+ * (a 0-d one is moved to its output's device), the optimizers and clipping. */
+static void test_mixed_autograd_optim(void)
+{
+    CHECK_OK(ct_testdev_register());
+    const ct_device dev1 = {CT_DEVICE_PRIVATEUSE1, 1};
+    ct_tensor *x = on_dev(ct_ones(CT_SHAPE(2), CT_F32));
+    ct_requires_grad_(x, true);
+    CHECK_FAILS(ct_set_grad(x, ct_ones(CT_SHAPE(2), CT_F32)), CT_ERR_RUNTIME, "assigned grad has data of a different type");
+    CHECK_FAILS(ct_set_grad(x, ct_to_device(ct_ones(CT_SHAPE(2), CT_F32), dev1, false)), CT_ERR_RUNTIME,
+                "assigned grad has data located on a different device");
+    CHECK(ct_grad(x) == NULL);
+    ct_tensor *y = ct_mul_scalar(x, ct_float(3));
+    CHECK_FAILS(ct_backward(y, ct_ones(CT_SHAPE(2), CT_F32), (ct_backward_opts){.retain_graph = true}), CT_ERR_RUNTIME,
+                "invalid gradient at index 0 - expected device testdev:0 but got cpu");
+    ct_tensor *g = NULL;
+    const ct_tensor *outs[1] = {y}, *ins[1] = {x}, *gos[1] = {ct_ones(CT_SHAPE(2), CT_F32)};
+    CHECK_FAILS(ct_autograd_grad(outs, 1, ins, 1, gos, &g, (ct_grad_opts){.retain_graph = true}), CT_ERR_RUNTIME,
+                "invalid gradient at index 0 - expected device testdev:0 but got cpu");
+    CHECK(ct_grad(x) == NULL);
+    ct_tensor *total = ct_sum(y);
+    CHECK_OK(ct_backward(total, ct_scalar_tensor(ct_float(2), CT_F32), (ct_backward_opts){0}));
+    CHECK_VALUES(ct_grad(x), CT_SHAPE(2), 6, 6);
+    /* parameters on two devices: the optimizers and clipping take them, the vector helpers do not */
+    ct_tensor *w = ct_ones(CT_SHAPE(2), CT_F32);
+    ct_requires_grad_(w, true);
+    CHECK_OK(ct_set_grad(w, ct_full(CT_SHAPE(2), ct_float(8), CT_F32)));
+    ct_tensor *params[2] = {x, w};
+    CHECK_ERR(ct_parameters_to_vector(params, 2), CT_ERR_TYPE,
+              "Found two parameters on different devices, this is currently not supported.");
+    CHECK_FAILS(ct_vector_to_parameters(ct_zeros(CT_SHAPE(4), CT_F32), params, 2), CT_ERR_TYPE,
+                "Found two parameters on different devices, this is currently not supported.");
+    CHECK_VALUES(w, CT_SHAPE(2), 1, 1);
+    CHECK_NEAR(ct_item(ct_clip_grad_norm_(params, 2, 100.0, 2.0, false)), sqrt(200.0), 1e-5);
+    ct_optimizer *opt = ct_sgd(params, 2, (ct_sgd_opts){.lr = 0.5});
+    CHECK_OK(ct_optim_step(opt));
+    CHECK_VALUES(x, CT_SHAPE(2), -2, -2);
+    CHECK_VALUES(w, CT_SHAPE(2), -3, -3);
+    ct_optim_free(opt);
+}
+
+/* With the CPU as the default device, ops on device tensors make their
+ * helpers (indices, masks, zero states, padding) on their inputs' device,
+ * so the checks above do not refuse them. */
+static void test_helpers_on_input_device(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_manual_seed(0);
+    ct_tensor *x = on_dev(ct_ones(CT_SHAPE(2, 2), CT_F32)), *q = on_dev(ct_randn(CT_SHAPE(3, 2, 4), CT_F32, NULL));
+    CHECK_VALUES(ct_repeat_interleave(on_dev(ct_arange(ct_int(0), ct_int(2), ct_int(1), CT_I64)), 2), CT_SHAPE(4),
+                 0, 0, 1, 1);
+    CHECK_VALUES(ct_one_hot(on_dev(ct_ones(CT_SHAPE(1), CT_I64)), 2), CT_SHAPE(1, 2), 0, 1);
+    CHECK_VALUES(ct_repeat(x, CT_SHAPE(1, 2)), CT_SHAPE(2, 4), 1, 1, 1, 1, 1, 1, 1, 1);
+    CHECK_VALUES(ct_pad(on_dev(ct_ones(CT_SHAPE(1), CT_F32)), CT_SHAPE(1, 0), CT_PAD_CONSTANT, 0), CT_SHAPE(2), 0, 1);
+    CHECK_VALUES(ct_embedding_bag(on_dev(ct_zeros(CT_SHAPE(1, 2), CT_I64)), x, NULL, "sum"), CT_SHAPE(1, 2), 2, 2);
+    CHECK_T(ct_scaled_dot_product_attention(q, q, q, (ct_sdpa_opts){.is_causal = true}, NULL));
+    ct_module *mha = ct_nn_multihead_attention(4, 2, (ct_mha_opts){.add_bias_kv = true, .add_zero_attn = true});
+    CHECK_OK(ct_module_to_device(mha, testdev0));
+    ct_mha_forward_opts mo = {.key_padding_mask = on_dev(ct_zeros(CT_SHAPE(2, 3), CT_BOOL))};
+    CHECK_T(ct_multihead_attention_forward(mha, q, q, q, mo, NULL));
+    ct_module *lstm = ct_nn_lstm(4, 3, ct_rnn_opts_init());
+    CHECK_OK(ct_module_to_device(lstm, testdev0));
+    ct_tensor *h = NULL, *c = NULL;
+    CHECK_T(ct_lstm_forward(lstm, q, NULL, NULL, &h, &c));
+    CHECK(h && ct_device_equal(ct_device_of(h), testdev0));
+    ct_tensor *g = on_dev(ct_ones(CT_SHAPE(3, 2), CT_F32)); /* indexing records its positions there too */
+    ct_requires_grad_(g, true);
+    CHECK_OK(ct_backward(ct_sum(ct_index(g, "[0, 2], ::2")), NULL, (ct_backward_opts){0}));
+    ct_tensor *z = ct_mul_scalar(g, ct_float(2));
+    CHECK_OK(ct_index_put_(z, on_dev(ct_zeros(CT_SHAPE(2), CT_F32)), "[0, 2], 0"));
+    CHECK_OK(ct_backward(ct_sum(z), NULL, (ct_backward_opts){0}));
+    CHECK_VALUES(ct_grad(g), CT_SHAPE(3, 2), 1, 2, 2, 2, 1, 2);
+    ct_module *cell = ct_nn_gru_cell(4, 3, true);
+    CHECK_OK(ct_module_to_device(cell, testdev0));
+    CHECK_T(ct_forward(cell, on_dev(ct_ones(CT_SHAPE(2, 4), CT_F32))));
+    ct_module_release(cell);
+    ct_module_release(lstm);
+    ct_module_release(mha);
+}
+
+/* Copies are not ops over a common device: copy_ (above) and
+ * load_state_dict, which copies into the module's parameters where they are. */
+static void test_load_state_dict_across_devices(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_module *a = ct_nn_linear(2, 2, true), *b = ct_nn_linear(2, 2, true);
+    CHECK_OK(ct_module_to_device(b, testdev0));
+    ct_tensor_list sd = ct_module_state_dict(a);
+    CHECK_OK(ct_module_load_state_dict(b, &sd, true, NULL));
+    ct_tensor *w = ct_module_get_parameter(b, "weight");
+    CHECK(ct_device_equal(ct_device_of(w), testdev0));
+    CHECK(ct_equal(ct_cpu(w), ct_module_get_parameter(a, "weight")));
+    ct_tensor_list_free(&sd);
+    ct_module_release(b);
+    ct_module_release(a);
+}
+
 int main(void)
 {
     RUN(test_device_strings);
     RUN(test_devices_not_there);
     RUN(test_registration);
     RUN(test_mixed_devices);
+    RUN(test_mixed_pointwise);
+    RUN(test_mixed_index_ops);
+    RUN(test_mixed_masked_fill);
+    RUN(test_mixed_indexing);
+    RUN(test_mixed_nn);
+    RUN(test_mixed_linalg);
+    RUN(test_mixed_autograd_optim);
+    RUN(test_helpers_on_input_device);
+    RUN(test_load_state_dict_across_devices);
     return ct_test_report();
 }

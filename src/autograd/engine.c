@@ -237,6 +237,15 @@ static ct_tensor *ct__zeros_for(const ct__node *n, int k)
     return ct_zeros(ct_shape_make(n->out[k].ndim, n->out[k].sizes), n->out[k].dtype);
 }
 
+/* validate_outputs' device error; fn NULL for a root's gradient, which
+ * PyTorch reports without naming a function. */
+static void ct__wrong_grad_device(const char *fn, int i, ct_device want, ct_device got)
+{
+    char w[64], g[64];
+    ct__fail(CT_ERR_RUNTIME, "%s%s%sinvalid gradient at index %d - expected device %s but got %s", fn ? "Function " : "",
+             fn ? fn : "", fn ? " returned an " : "", i, ct_device_str(want, w, sizeof w), ct_device_str(got, g, sizeof g));
+}
+
 /* A gradient for edge e of n checked against what the input was: its shape
  * (a broadcastable one is summed down, as PyTorch's validate_outputs does) and
  * its dtype (converted). Returns a new reference, or NULL with the error. */
@@ -258,10 +267,7 @@ static ct_tensor *ct__validate_grad(const ct__node *n, int i, ct_tensor *g)
     }
     if (r->dtype != m->dtype) r = ct_to(r, m->dtype);
     if (r && !ct_device_equal(r->storage->device, m->device)) {
-        char want[64], got[64];
-        ct__fail(CT_ERR_RUNTIME, "Function %s returned an invalid gradient at index %d - expected device %s but got %s",
-                 n->type->name, i, ct_device_str(m->device, want, sizeof want),
-                 ct_device_str(r->storage->device, got, sizeof got));
+        ct__wrong_grad_device(n->type->name, i, m->device, r->storage->device);
         return NULL;
     }
     return r ? ct_retain(r) : NULL;
@@ -416,7 +422,10 @@ static ct_tensor *ct__root_grad(const ct_tensor *t, const ct_tensor *given, int 
                  i, ct__shape_str(given->sizes, given->ndim, b1, sizeof b1), i, ct__shape_str(t->sizes, t->ndim, b2, sizeof b2));
         return NULL;
     }
-    return ct__same(given);
+    if (ct_device_equal(given->storage->device, t->storage->device)) return ct__same(given);
+    if (given->ndim == 0) return ct_to_device(given, t->storage->device, false); /* a 0-d one is moved, as PyTorch does */
+    ct__wrong_grad_device(NULL, i, t->storage->device, given->storage->device);
+    return NULL;
 }
 
 /* The whole backward pass over n roots, accumulating or capturing. */

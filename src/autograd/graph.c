@@ -588,7 +588,11 @@ ct_result ct_set_grad(ct_tensor *t, const ct_tensor *grad)
     if (grad) {
         if (grad->ndim != t->ndim || memcmp(grad->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t)))
             return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different size");
-        if (grad->dtype != t->dtype) return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different type");
+        /* the type is PyTorch's tensor type: the dtype and the device type */
+        if (grad->dtype != t->dtype || grad->storage->device.type != t->storage->device.type)
+            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data of a different type");
+        if (!ct_device_equal(grad->storage->device, t->storage->device))
+            return ct__fail(CT_ERR_RUNTIME, "assigned grad has data located on a different device");
         if (grad == t) return ct__fail(CT_ERR_RUNTIME, "can't assign Variable as its own grad");
     }
     ct__ag_meta *m = ct__meta_get(t);

@@ -328,7 +328,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
     CT__ARG(A, "A", 1);
     CT__ARG(B, "B", 2);
     const ct_tensor *AB[2] = {A, B};
-    if (ct__recordable(AB, 2) != CT_OK) return NULL;
+    if (ct__same_device(A, B, NULL) != CT_OK || ct__recordable(AB, 2) != CT_OK) return NULL;
     if (ct__la_check(A, &spec) != CT_OK) return NULL;
     if (A->dtype != B->dtype) {
         ct__fail(CT_ERR_RUNTIME,
@@ -1026,7 +1026,7 @@ ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_o
         if (slots[i]) *slots[i] = NULL;
     if (!A || !B) return ct__null_arg("linalg_lstsq", A ? "B" : "A", A ? 2 : 1); /* ct_linalg_lstsq's names */
     const ct_tensor *AB[2] = {A, B};
-    if (ct__recordable(AB, 2) != CT_OK) return ct_last_error_code();
+    if (ct__same_device(A, B, NULL) != CT_OK || ct__recordable(AB, 2) != CT_OK) return ct_last_error_code();
     int driver = CT__GELSY;
     bool vector = false;
     if (ct__lstsq_check(A, B, &opts, &driver, &vector) != CT_OK) return ct_last_error_code();

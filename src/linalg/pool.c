@@ -597,7 +597,9 @@ static ct_tensor *ct__pad_filled(const ct_tensor *x, ct_shape pad, double value)
         out.size[dim] += lo + hi;
         src = ct_narrow(src, dim, lo < 0 ? -lo : 0, src->sizes[dim] + CT__MIN(lo, 0) + CT__MIN(hi, 0));
     }
+    ct_device_guard on = ct_device_guard_begin(x->storage->device); /* the result lives on x's device */
     ct_tensor *r = src ? ct_full(out, ct_float(value), x->dtype) : NULL, *dst = r;
+    ct_device_guard_end(on);
     for (int d = 0; d < pad.ndim / 2 && dst; d++) {
         int dim = x->ndim - 1 - d;
         dst = ct_narrow(dst, dim, CT__MAX(pad.size[2 * d], 0), src->sizes[dim]);

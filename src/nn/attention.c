@@ -44,13 +44,22 @@ static ct_tensor *ct__additive_mask(const ct_tensor *masked, ct_dtype dtype)
 
 /* ---------------------------------------------------------------- F.scaled_dot_product_attention */
 
+/* is_causal's mask (L, S), true where a query attends, on query's device. */
+static ct_tensor *ct__causal_mask(const ct_tensor *q, const ct_tensor *k)
+{
+    ct_device_guard on = ct_device_guard_begin(q->storage->device);
+    ct_tensor *m = ct_tril(ct_ones(CT_SHAPE(ct_size(q, -2), ct_size(k, -2)), CT_BOOL), 0);
+    ct_device_guard_end(on);
+    return m;
+}
+
 /* The composite in the order of PyTorch's math kernel: query * scale, the
  * product with key^T, the mask added in place, softmax, dropout, the
  * product with value. Runs inside the caller's scope. */
 static ct_tensor *ct__sdpa(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v, const ct_sdpa_opts *o, ct_tensor **w)
 {
     double scale = o->scale != 0 ? o->scale : 1 / sqrt((double)ct_size(q, -1));
-    const ct_tensor *mask = o->is_causal ? ct_tril(ct_ones(CT_SHAPE(ct_size(q, -2), ct_size(k, -2)), CT_BOOL), 0) : o->attn_mask;
+    const ct_tensor *mask = o->is_causal ? ct__causal_mask(q, k) : o->attn_mask;
     if (mask && mask->dtype == CT_BOOL) mask = ct__additive_mask(ct_logical_not(mask), q->dtype);
     if ((o->is_causal || o->attn_mask) && !mask) return NULL;
     ct_tensor *attn = ct_matmul(ct_mul_scalar(q, ct_float(scale)), ct_transpose(k, -2, -1));
@@ -215,12 +224,14 @@ static ct_result ct__extra_key(ct_tensor **k, ct_tensor **v, const ct_tensor *bi
         kk[1] = ct_repeat(bias_k, CT_SHAPE(1, bsz, 1));
         vv[1] = ct_repeat(bias_v, CT_SHAPE(1, bsz, 1));
     } else {
+        ct_device_guard on = ct_device_guard_begin((*k)->storage->device); /* the zeros join k and v there */
         ct_shape zs = ct_shape_of(*k);
         zs.size[1] = 1;
         kk[1] = ct_zeros(zs, (*k)->dtype);
         zs = ct_shape_of(*v);
         zs.size[1] = 1;
         vv[1] = ct_zeros(zs, (*v)->dtype);
+        ct_device_guard_end(on);
     }
     if (!kk[1] || !vv[1] || !(*k = ct_cat(kk, 2, dim)) || !(*v = ct_cat(vv, 2, dim))) return ct_last_error_code();
     if (*mask && !(*mask = ct__pad_key(*mask))) return ct_last_error_code();

@@ -260,7 +260,9 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
         ct__fail(CT_ERR_RUNTIME, "'weight' must be 2-D");
         return NULL;
     }
+    if (ct__same_device(input, weight, offsets) != CT_OK) return NULL;
     if (ct__check_indices(input, weight->sizes[0], "embedding_bag") != CT_OK) return NULL;
+    ct_device_guard on = ct_device_guard_begin(weight->storage->device); /* the bags' helpers are made there */
     ct_scope s = ct_scope_begin();
     int64_t n_bags = 0;
     ct_tensor *idx = ct_to(ct_reshape(input, CT_SHAPE(-1)), CT_I64), *bag = ct__bag_ids(input, offsets, &n_bags);
@@ -283,6 +285,7 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
     }
     r = ct_keep(scale ? r : NULL);
     ct_scope_end(s);
+    ct_device_guard_end(on);
     return r;
 }
 

@@ -287,6 +287,29 @@ static ct_result ct__rnn_check_args(const ct__rnn *r, const ct_tensor *x, const 
     return res != CT_OK || !lstm ? res : ct__check_state_size(cx, n, batch, r->hidden_size, "hidden[1]");
 }
 
+/* check_attributes (RNN.cpp): the states, then every parameter, on the input's device. */
+static ct_result ct__rnn_check_device(const ct_tensor *x, const ct_tensor *t, const char *name)
+{
+    char a[64], b[64];
+    if (!t || ct_device_equal(x->storage->device, t->storage->device)) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME,
+                    "Input and %s tensors are not at the same device, found input tensor at %s and %s tensor at %s", name,
+                    ct_device_str(x->storage->device, a, sizeof a), name, ct_device_str(t->storage->device, b, sizeof b));
+}
+
+static ct_result ct__rnn_check_devices(const ct__rnn *r, const ct_tensor *x, const ct_tensor *hx, const ct_tensor *cx)
+{
+    ct_result res = ct__rnn_check_device(x, hx, "hidden");
+    if (res == CT_OK) res = ct__rnn_check_device(x, cx, "hidden");
+    for (int64_t l = 0; res == CT_OK && l < r->o.num_layers; l++)
+        for (int64_t d = 0; res == CT_OK && d < ct__rnn_dirs(r); d++) {
+            ct__rnn_weights w = ct__rnn_weights_of(&r->base, l, d);
+            const ct_tensor *ps[5] = {w.w_ih, w.w_hh, w.b_ih, w.b_hh, w.w_hr};
+            for (int i = 0; res == CT_OK && i < 5; i++) res = ct__rnn_check_device(x, ps[i], "parameter");
+        }
+    return res;
+}
+
 /* The dims of the given states must follow the input's (3-D when batched, else 2-D). */
 static ct_result ct__rnn_check_state_dims(bool lstm, bool batched, const ct_tensor *hx, const ct_tensor *cx)
 {
@@ -299,6 +322,15 @@ static ct_result ct__rnn_check_state_dims(bool lstm, bool batched, const ct_tens
         return ct__fail(CT_ERR_RUNTIME, "For %s input, hx and cx should also be %d-D but got (%d-D, %d-D) tensors",
                         kind, want, hx->ndim, cx->ndim);
     return CT_OK;
+}
+
+/* A missing state: zeros in input's dtype on input's device, as PyTorch makes them. */
+static ct_tensor *ct__rnn_zeros(const ct_tensor *input, ct_shape shape)
+{
+    ct_device_guard on = ct_device_guard_begin(input->storage->device);
+    ct_tensor *z = ct_zeros(shape, input->dtype);
+    ct_device_guard_end(on);
+    return z;
 }
 
 /* RNN/LSTM/GRU.forward(input, hx): unbatched inputs get a batch dim (and
@@ -318,10 +350,12 @@ static ct_tensor *ct__rnn_call(const ct__rnn *r, const ct_tensor *input, const c
         }
     } else {
         int64_t n = r->o.num_layers * ct__rnn_dirs(r), batch = ct_size(x, batch_dim);
-        hx = ct_zeros(CT_SHAPE(n, batch, ct__rnn_h_size(r)), x->dtype);
-        cx = lstm ? ct_zeros(CT_SHAPE(n, batch, r->hidden_size), x->dtype) : NULL;
+        hx = ct__rnn_zeros(x, CT_SHAPE(n, batch, ct__rnn_h_size(r)));
+        cx = lstm ? ct__rnn_zeros(x, CT_SHAPE(n, batch, r->hidden_size)) : NULL;
     }
-    if (!hx || (lstm && !cx) || ct__rnn_check_args(r, x, hx, cx) != CT_OK) return NULL;
+    if (!hx || (lstm && !cx) || ct__rnn_check_args(r, x, hx, cx) != CT_OK ||
+        ct__rnn_check_devices(r, x, hx, cx) != CT_OK)
+        return NULL;
     if (r->o.batch_first) x = ct_transpose(x, 0, 1);
     ct_tensor *out = ct__rnn_layers(r, x, hx, cx, train, h_n, c_n);
     if (out && r->o.batch_first) out = ct_transpose(out, 0, 1);
@@ -346,7 +380,7 @@ static ct_tensor *ct__cell_call(const ct__rnn *r, const ct_tensor *input, const 
     bool batched = input->ndim == 2, lstm = r->mode == CT__RNN_LSTM;
     ct_tensor *x = batched ? (ct_tensor *)input : ct_unsqueeze(input, 0);
     if (!hx) {
-        hx = cx = ct_zeros(CT_SHAPE(ct_size(x, 0), r->hidden_size), input->dtype);
+        hx = cx = ct__rnn_zeros(input, CT_SHAPE(ct_size(x, 0), r->hidden_size));
     } else if (!batched) {
         hx = ct_unsqueeze(hx, 0);
         cx = cx ? ct_unsqueeze(cx, 0) : NULL;

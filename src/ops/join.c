@@ -644,7 +644,9 @@ static ct_tensor *ct__repeat(const ct_tensor *t, ct_shape repeats)
             return NULL;
         }
     }
+    ct_device_guard on = ct_device_guard_begin(t->storage->device); /* made on t's device, not the default */
     ct_tensor *out = ct_empty(ct_shape_make(nd, target), t->dtype);
+    ct_device_guard_end(on);
     if (!out || ct_numel(out) == 0) return out;
     ct_tensor x;
     ct__ix_subview(&x, t, t->offset, xs, xst, nd);
@@ -710,8 +712,10 @@ ct_tensor *ct_repeat_interleave_index(const ct_tensor *repeats)
     return ct__repeats_index(repeats);
 }
 
-/* repeat_interleave of t (flattened when dim is NULL) by a tensor of repeats. */
-static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *repeats, const int *dim)
+/* repeat_interleave of t (flattened when dim is NULL) by a tensor of repeats.
+ * A tensor of repeats must be on t's device (index_select's check); an int
+ * (ours, made on the CPU) counts as made on t's, as PyTorch makes it there. */
+static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *repeats, const int *dim, bool int_repeats)
 {
     ct_scope s = ct_scope_begin();
     const ct_tensor *input = dim ? t : ct_reshape(t, CT_SHAPE(-1));
@@ -726,7 +730,11 @@ static ct_tensor *ct__repeat_interleave(const ct_tensor *t, const ct_tensor *rep
             rep = *repeats;
         if (repeats->ndim > 1) ct__fail(CT_ERR_RUNTIME, "repeats must be 0-dim or 1-dim tensor");
         else if (rep.sizes[0] != size) ct__fail(CT_ERR_RUNTIME, "repeats must have the same size as input along dim");
-        else r = ct_keep(ct_index_select(input, d, ct__repeats_index(&rep)));
+        else {
+            ct_tensor *ix = ct__repeats_index(&rep);
+            if (ix && int_repeats) ix = ct_to_device(ix, input->storage->device, false);
+            r = ct_keep(ct_index_select(input, d, ix));
+        }
     }
     ct_scope_end(s);
     return r;
@@ -736,14 +744,14 @@ ct_tensor *ct_repeat_interleave_tensor(const ct_tensor *t, const ct_tensor *repe
 {
     CT__ARG(t, "input", 1);
     CT__ARG(repeats, "repeats", 2);
-    return ct__repeat_interleave(t, repeats, NULL);
+    return ct__repeat_interleave(t, repeats, NULL, false);
 }
 
 ct_tensor *ct_repeat_interleave_tensor_dim(const ct_tensor *t, const ct_tensor *repeats, int dim)
 {
     CT__ARG(t, "input", 1);
     CT__ARG(repeats, "repeats", 2);
-    return ct__repeat_interleave(t, repeats, &dim);
+    return ct__repeat_interleave(t, repeats, &dim, false);
 }
 
 /* A 0-d int64 tensor on the stack holding repeats, as PyTorch makes one for an int. */
@@ -758,14 +766,14 @@ ct_tensor *ct_repeat_interleave(const ct_tensor *t, int64_t repeats)
 {
     ct__stack_scalar ss;
     CT__ARG(t, "input", 1);
-    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), NULL);
+    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), NULL, true);
 }
 
 ct_tensor *ct_repeat_interleave_dim(const ct_tensor *t, int64_t repeats, int dim)
 {
     ct__stack_scalar ss;
     CT__ARG(t, "input", 1);
-    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), &dim);
+    return ct__repeat_interleave(t, ct__repeats_scalar(&ss, repeats), &dim, true);
 }
 
 /* ---------------------------------------------------------------- flip and roll */
@@ -899,6 +907,7 @@ static ct_result ct__gather_checks(const ct_tensor *t, int d, const ct_tensor *i
 
 static ct_tensor *ct__gather(const ct_tensor *t, int dim, const ct_tensor *index)
 {
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL;
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0 || (ct_numel(index) && ct__gather_checks(t, d, index) != CT_OK)) return NULL;
     ct_tensor *out = ct__alloc(index->sizes, index->ndim, t->dtype, t->storage->device);
@@ -969,6 +978,7 @@ static ct_result ct__scatter(ct_tensor *self, bool inplace, int dim, const ct_te
     ct__index_kind kind;
     uint64_t elem = 0, one = 0;
     ct_result r; /* a leaf that requires grad is refused by the in-place callers */
+    if ((r = ct__same_device(self, index, src)) != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     if (ct_numel(index) && index->dtype != CT_I64)
@@ -1109,6 +1119,7 @@ ct_result ct_scatter_add_(ct_tensor *t, int dim, const ct_tensor *index, const c
 
 static ct_tensor *ct__index_select(const ct_tensor *t, int dim, const ct_tensor *index)
 {
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL;
     int d = ct__wrap_dim(dim, t->ndim);
     if (d < 0) return NULL;
     if (index->ndim > 1) {
@@ -1236,6 +1247,7 @@ static ct_result ct__index_add(ct_tensor *self, bool inplace, int dim, const ct_
 {
     uint64_t al = 0;
     ct_result r; /* a leaf that requires grad is refused by the in-place callers */
+    if ((r = ct__same_device(self, index, source)) != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     r = ct__index_add_checks(self, d, index, source);
@@ -1343,6 +1355,7 @@ static ct_result ct__index_copy(ct_tensor *self, bool inplace, int dim, const ct
 {
     char b1[256], b2[256];
     ct_result r; /* a leaf that requires grad is refused by the in-place callers */
+    if ((r = ct__same_device(self, index, source)) != CT_OK) return r;
     int d = ct__wrap_dim(dim, self->ndim);
     if (d < 0) return ct_last_error_code();
     if (inplace && (r = ct__check_no_overlap(self, index, source)) != CT_OK) return r;
@@ -1419,6 +1432,7 @@ ct_result ct_index_copy_(ct_tensor *t, int dim, const ct_tensor *index, const ct
 static ct_result ct__index_fill_(ct_tensor *self, int dim, const ct_tensor *index, ct_scalar value)
 {
     uint64_t elem = 0;
+    if (ct__same_device(self, index, NULL) != CT_OK) return ct_last_error_code();
     if (index->dtype != CT_I64) return ct__fail(CT_ERR_INDEX, "index_fill_(): Expected dtype int64 for index.");
     ct__overlap lap = ct__overlap_of(self, index);
     if (lap == CT__OVERLAP_PARTIAL || lap == CT__OVERLAP_FULL)
@@ -1445,6 +1459,7 @@ static ct_result ct__index_fill_(ct_tensor *self, int dim, const ct_tensor *inde
 /* index_fill: a copy laid out like t (clone(preserve)), then filled. */
 static ct_tensor *ct__index_fill(const ct_tensor *t, int dim, const ct_tensor *index, ct_scalar value)
 {
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL; /* before the copy */
     ct_tensor *r = ct__clone_preserve(t);
     if (r && ct__index_fill_(r, dim, index, value) != CT_OK) {
         ct__discard(r);
@@ -1525,12 +1540,23 @@ static int64_t ct__mask_count(const ct_tensor *mask)
     return -1;
 }
 
+/* masked_fill_'s own device check (its value, a number, may live anywhere). */
+static ct_result ct__masked_device(const ct_tensor *self, const ct_tensor *mask)
+{
+    char sm[64], ss[64];
+    if (ct_device_equal(self->storage->device, mask->storage->device)) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME, "expected self and mask to be on the same device, but got mask on %s and self on %s",
+                    ct_device_str(mask->storage->device, sm, sizeof sm),
+                    ct_device_str(self->storage->device, ss, sizeof ss));
+}
+
 static ct_result ct__masked_fill_(ct_tensor *self, const ct_tensor *mask, ct_scalar value)
 {
     char b1[256], b2[256];
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
     uint64_t elem = 0;
+    if (ct__masked_device(self, mask) != CT_OK) return ct_last_error_code();
     if (ct__overlap_of(self, mask) == CT__OVERLAP_PARTIAL)
         return ct__fail(CT_ERR_RUNTIME, "%s", ct__msg_partial_overlap);
     if (ct__broadcast_shapes(self->sizes, self->ndim, mask->sizes, mask->ndim, shape, &nd) != CT_OK)
@@ -1564,6 +1590,7 @@ static ct_tensor *ct__masked_fill(const ct_tensor *t, const ct_tensor *mask, con
 {
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
+    if (ct__masked_device(t, mask) != CT_OK) return NULL; /* before the copy */
     if (ct__broadcast_shapes(mask->sizes, mask->ndim, t->sizes, t->ndim, shape, &nd) != CT_OK) return NULL;
     if (value_t && ct__check_value_0d(value_t, "masked_fill_") != CT_OK) return NULL;
     ct_tensor tv;
@@ -1621,6 +1648,7 @@ static ct_tensor *ct__masked_select(const ct_tensor *t, const ct_tensor *mask)
 {
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
+    if (ct__same_device(t, mask, NULL) != CT_OK) return NULL;
     if (mask->dtype != CT_BOOL && mask->dtype != CT_U8) {
         ct__fail(CT_ERR_RUNTIME, "masked_select: expected BoolTensor or ByteTensor for mask");
         return NULL;
@@ -1660,6 +1688,7 @@ ct_tensor *ct_masked_select(const ct_tensor *t, const ct_tensor *mask)
 static ct_tensor *ct__take(const ct_tensor *t, const ct_tensor *index)
 {
     static const int64_t one = 1;
+    if (ct__same_device(t, index, NULL) != CT_OK) return NULL;
     if (index->dtype != CT_I64) {
         ct__fail(CT_ERR_RUNTIME, "take(): Expected a long tensor for index, but got %s", ct__dtype_title(index->dtype));
         return NULL;
@@ -1735,7 +1764,9 @@ ct_tensor *ct_one_hot(const ct_tensor *t, int64_t num_classes)
         return NULL;
     }
     sizes[t->ndim] = num_classes;
+    ct_device_guard on = ct_device_guard_begin(t->storage->device); /* made on t's device, not the default */
     ct_tensor *out = ct_zeros(ct_shape_make(t->ndim + 1, sizes), CT_I64);
+    ct_device_guard_end(on);
     if (!out) return NULL;
     /* scatter 1 along the new last dim at the class index */
     int64_t isizes[CT_MAX_DIMS], istrides[CT_MAX_DIMS];

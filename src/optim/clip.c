@@ -15,16 +15,28 @@ static ct_result ct__check_params(ct_tensor *const *params, int64_t n)
     return CT_OK;
 }
 
+/* _check_param_device: parameters_to_vector and vector_to_parameters take
+ * parameters on one device only (a TypeError in PyTorch). */
+static ct_result ct__check_param_devices(ct_tensor *const *params, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++)
+        if (!ct_device_equal(params[i]->storage->device, params[0]->storage->device))
+            return ct__fail(CT_ERR_TYPE, "Found two parameters on different devices, this is currently not supported.");
+    return CT_OK;
+}
+
 static ct_tensor *ct__grad_of(const ct_tensor *p) { return p->ag ? ct__meta(p)->grad : NULL; }
 
 /* torch.norm(torch.stack([torch.norm(g, p) for g in grads]), p), or the
- * largest |g| for p = inf; grads: the n gradients (n > 0). */
+ * largest |g| for p = inf; grads: the n gradients (n > 0), on any devices:
+ * each norm moves to the first gradient's, as PyTorch's does. */
 static ct_tensor *ct__total_norm(ct_tensor **grads, int64_t n, double norm_type)
 {
     ct_tensor **norms = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *norms);
     if (!norms) { CT__OOM(); return NULL; }
     for (int64_t i = 0; i < n; i++)
-        norms[i] = norm_type == INFINITY ? ct_max(ct_abs(grads[i])) : ct_norm(grads[i], norm_type);
+        norms[i] = ct_to_device(norm_type == INFINITY ? ct_max(ct_abs(grads[i])) : ct_norm(grads[i], norm_type),
+                                grads[0]->storage->device, false);
     ct_tensor *total;
     if (norm_type == INFINITY) total = n == 1 ? norms[0] : ct_max(ct_stack(norms, (int)n, 0));
     else total = ct_norm(ct_stack(norms, (int)n, 0), norm_type);
@@ -64,7 +76,8 @@ ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_no
         ct_tensor *coef = ct_mul_scalar(ct_reciprocal(ct_add_scalar(total, ct_float(1e-6))), ct_float(max_norm));
         bool ok = coef != NULL;
         if (ok && ct_item(coef) < 1)
-            for (int64_t i = 0; ok && i < ng; i++) ok = ct_mul_(grads[i], coef) == CT_OK;
+            for (int64_t i = 0; ok && i < ng; i++)
+                ok = ct_mul_(grads[i], ct_to_device(coef, grads[i]->storage->device, false)) == CT_OK;
         if (ok) result = ct_keep(total);
     }
     ct_scope_end(s);
@@ -87,7 +100,7 @@ ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_v
 
 ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
 {
-    if (ct__check_params(params, n) != CT_OK) return NULL;
+    if (ct__check_params(params, n) != CT_OK || ct__check_param_devices(params, n) != CT_OK) return NULL;
     if (n == 0) { ct__fail(CT_ERR_RUNTIME, "torch.cat(): expected a non-empty list of Tensors"); return NULL; }
     ct_tensor **views = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *views);
     if (!views) { CT__OOM(); return NULL; }
@@ -103,6 +116,7 @@ ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params
 {
     if (!vec) return ct__fail(CT_ERR_TYPE, "expected torch.Tensor, but got: NoneType");
     ct_result r = ct__check_params(params, n);
+    if (r == CT_OK) r = ct__check_param_devices(params, n);
     int64_t total = 0;
     for (int64_t i = 0; r == CT_OK && i < n; i++) total += ct_numel(params[i]);
     if (r == CT_OK && (ct_dim(vec) != 1 || ct_numel(vec) < total))

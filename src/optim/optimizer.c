@@ -755,8 +755,27 @@ ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none)
     return CT_OK;
 }
 
+/* Every parameter's gradient and state on the parameter's device, checked
+ * before the first update so that a refused step changes nothing (PyTorch
+ * would fail at that parameter's first op, with TensorIterator's words). */
+static ct_result ct__optim_check_devices(const ct_optimizer *opt)
+{
+    for (int g = 0; g < opt->n_groups; g++)
+        for (int64_t i = 0; i < opt->groups[g].n; i++) {
+            const ct_tensor *p = opt->groups[g].params[i], *grad = p->ag ? ct__meta(p)->grad : NULL;
+            const ct_tensor *const *buf = (const ct_tensor *const *)opt->groups[g].state[i].buf;
+            if (!grad) continue;
+            ct_result r = ct__same_device(p, grad, buf[0]);
+            for (int k = 1; r == CT_OK && k < CT__NBUF; k++) r = ct__same_device(p, buf[k], NULL);
+            if (r != CT_OK) return r;
+        }
+    return CT_OK;
+}
+
 static ct_result ct__optim_update_all(ct_optimizer *opt)
 {
+    ct_result r0 = ct__optim_check_devices(opt);
+    if (r0 != CT_OK) return r0;
     for (int g = 0; g < opt->n_groups; g++) {
         ct__group *grp = &opt->groups[g];
         for (int64_t i = 0; i < grp->n; i++) {

@@ -239,6 +239,13 @@ static ct_result ct__common_device(const ct_tensor *const *ts, int n, bool cpu_s
     return CT_OK;
 }
 
+static ct_result ct__same_device(const ct_tensor *a, const ct_tensor *b, const ct_tensor *c)
+{
+    const ct_tensor *ts[3] = {a, b, c};
+    ct_device dev;
+    return ct__common_device(ts, 3, false, &dev);
+}
+
 /* ---------------------------------------------------------------- moves */
 
 /* t's elements where the host can read them: t itself on the CPU, else a

@@ -549,18 +549,41 @@ static void ct__ix_walk(const ct_tensor *self, const ct__ix_plan *plan, ct_tenso
 /* Record r = view[advanced indices] as IndexBackward0: it keeps the flat
  * position in view of every element r took, found by the same walk over
  * the positions themselves. */
+/* 0, 1, ... numel-1 in t's shape, on t's device (the walk copies between them). */
+static ct_tensor *ct__ix_position_grid(const ct_tensor *t)
+{
+    ct_device_guard on = ct_device_guard_begin(t->storage->device);
+    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(t)), ct_int(1), CT_I64);
+    ct_device_guard_end(on);
+    return flat ? ct_reshape(flat, ct_shape_of(t)) : NULL;
+}
+
 static ct_tensor *ct__ix_record(ct_tensor *r, const ct_tensor *view, const ct__ix_plan *plan)
 {
     if (!r || !ct__requires_grad(view) || !ct__grad_mode()) return r;
     ct_tensor *where = ct__alloc(r->sizes, r->ndim, CT_I64, r->storage->device);
-    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(view)), ct_int(1), CT_I64);
-    ct_tensor *pos = flat ? ct_reshape(flat, ct_shape_of(view)) : NULL;
+    ct_tensor *pos = ct__ix_position_grid(view);
     if (!where || !pos) return NULL; /* the scope ct_index holds open frees them, and r */
     if (ct_numel(where)) ct__ix_walk(pos, plan, where, false);
     ct__join_args a = ct__join_args_init(0);
     a.index = where;
     ct__record_join(CT__JG_INDEX, &view, 1, &r, 1, &a);
     return r;
+}
+
+/* Reading self[indices] takes indices on the CPU or on self's device
+ * (check_indices_on_cpu_or_selfdevice); writing moves them to self's. */
+static ct_result ct__ix_check_devices(const ct_tensor *self, const ct__ix_adv *adv)
+{
+    char buf[64];
+    ct_device dev = self->storage->device;
+    for (int d = 0; d < self->ndim; d++) {
+        const ct_tensor *ix = adv->index[d];
+        if (ix && ix->storage->device.type != CT_DEVICE_CPU && !ct_device_equal(ix->storage->device, dev))
+            return ct__fail(CT_ERR_INDEX, "indices should be either on cpu or on the same device as the indexed tensor (%s)",
+                            ct_device_str(dev, buf, sizeof buf));
+    }
+    return CT_OK;
 }
 
 ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
@@ -583,7 +606,8 @@ ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...)
     ct_tensor *view = ok == CT_OK ? ct__ix_apply_basic(t, items, n, &adv) : NULL;
     if (view && !adv.count) {
         r = view;
-    } else if (view && ct__recordable((const ct_tensor *const *)&view, 1) == CT_OK &&
+    } else if (view && ct__ix_check_devices(view, &adv) == CT_OK &&
+               ct__recordable((const ct_tensor *const *)&view, 1) == CT_OK &&
                ct__ix_plan_make(view, &adv, &plan) == CT_OK) { /* refused before it computes */
         r = ct__alloc(plan.out_sizes, plan.out_ndim, view->dtype, view->storage->device);
         if (r && ct_numel(r)) ct__ix_walk(view, &plan, r, false);
@@ -606,7 +630,11 @@ static ct_result ct__ix_put_advanced(ct_tensor *view, const ct__ix_adv *adv, con
 {
     ct__ix_plan plan;
     char b1[256], b2[256];
-    if (ct__ix_plan_make(view, adv, &plan) != CT_OK) return ct_last_error_code();
+    const ct_tensor *both[2] = {view, value};
+    ct_device dev;
+    /* value joins the write as TensorIterator's input: a 0-d CPU value goes anywhere */
+    if (ct__common_device(both, 2, true, &dev) != CT_OK || ct__ix_plan_make(view, adv, &plan) != CT_OK)
+        return ct_last_error_code();
     if (value->dtype != view->dtype)
         return ct__fail(CT_ERR_RUNTIME,
                         "Index put requires the source and destination dtypes match, got %s for the destination and "
@@ -644,8 +672,7 @@ static ct_tensor *ct__ix_positions(const ct_tensor *t, const ct__ix_item *items,
 {
     ct__ix_adv adv;
     ct__ix_plan plan;
-    ct_tensor *flat = ct_arange(ct_int(0), ct_int(ct_numel(t)), ct_int(1), CT_I64);
-    ct_tensor *pos = flat ? ct_reshape(flat, ct_shape_of(t)) : NULL;
+    ct_tensor *pos = ct__ix_position_grid(t);
     ct_tensor *view = pos ? ct__ix_apply_basic(pos, items, n, &adv) : NULL;
     if (!view || !adv.count) return view;
     if (ct__ix_plan_make(view, &adv, &plan) != CT_OK) return NULL;

@@ -55,6 +55,9 @@ static ct_result ct__device_resolve(ct_device *d);
  * tensors to be on the same device" error; with cpu_scalars a 0-d CPU
  * tensor goes with any device (TensorIterator's rule). */
 static ct_result ct__common_device(const ct_tensor *const *ts, int n, bool cpu_scalars, ct_device *out);
+/* The same check for up to three tensors (NULL skipped), no CPU scalars:
+ * what ops other than TensorIterator's ask of their arguments. */
+static ct_result ct__same_device(const ct_tensor *a, const ct_tensor *b, const ct_tensor *c);
 /* t's elements readable by the host: t on the CPU, else a contiguous CPU
  * copy in the open scope (a synchronisation point). */
 static const ct_tensor *ct__host(const ct_tensor *t);
