@@ -5615,6 +5615,9 @@ static bool ct__leaf_field(const ct_tensor *t);
  * when grad mode is on and an input requires grad, a node is made, the
  * outputs get it as grad_fn and it is returned (for saving); else NULL. */
 static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, int n_in);
+/* out when the op's recording held (ct__recorded_ok); else NULL, out
+ * discarded and the error set. */
+static ct_tensor *ct__recorded_or_discard(ct_tensor *out, const ct__node *n, const ct_tensor *const *inputs, int n_in);
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out);
 /* Save t for backward (is_output: t is one of the node's outputs). */
@@ -10942,6 +10945,13 @@ static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, i
     return n ? !n->save_failed : !ct__records(inputs, n_in);
 }
 
+static ct_tensor *ct__recorded_or_discard(ct_tensor *out, const ct__node *n, const ct_tensor *const *inputs, int n_in)
+{
+    if (ct__recorded_ok(n, inputs, n_in)) return out;
+    ct__discard(out);
+    return NULL;
+}
+
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
 {
     if (!t) { /* the call that made it failed, and said why */
@@ -14167,7 +14177,7 @@ static ct_result ct__record_custom(ct_function_ctx *ctx, ct_tensor *const *input
         ct__save(n, ctx->to_save[i], ct__listed(outputs, n_out, ctx->to_save[i]));
     for (int i = 0; i < ctx->n_to_save; i++) ct_release(ctx->to_save[i]);
     ctx->n_to_save = 0;
-    return CT_OK;
+    return ct__recorded_ok(n, (const ct_tensor *const *)inputs, n_in) ? CT_OK : ct_last_error_code();
 }
 
 /* The outputs that are views (made in forward, or inputs handed back) may
@@ -30439,7 +30449,7 @@ static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint
         n->extra = m;
         n->release_extra = ct__linmap_release_node;
     }
-    return out;
+    return ct__recorded_or_discard(out, n, inputs, 1);
 }
 
 /* Run a freshly built map forward on x and drop the builder's reference. */
@@ -31403,12 +31413,12 @@ static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const 
     ct__node *n = ct__record(&type, inputs, 3, &out, 1);
     if (!n) {
         CT_FREE(keep);
-        return out;
+        return ct__recorded_or_discard(out, NULL, inputs, 3);
     }
     n->extra = keep;
     ct__save(n, x, false);
     ct__save(n, w, false);
-    return out;
+    return ct__recorded_or_discard(out, n, inputs, 3);
 }
 
 /* ---------------------------------------------------------------- front ends */
@@ -31679,7 +31689,7 @@ static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_im
     ct__node *n = ct__record(&type, inputs, 1, &out, 1);
     if (!n) {
         CT_FREE(keep);
-        return out;
+        return ct__recorded_or_discard(out, NULL, inputs, 1);
     }
     n->name = to_image ? "Col2ImBackward0" : "Im2ColBackward0";
     n->iargs[0] = to_image;
@@ -33109,6 +33119,7 @@ static ct_result ct__check_indices(const ct_tensor *idx, int64_t num, const char
 /* A (num, D) gradient for a weight whose rows idx (flat) gave rows (n, D). */
 static ct_tensor *ct__rows_grad(const ct_tensor *rows, const ct_tensor *idx, int64_t num)
 {
+    if (!rows) return NULL; /* (the call that made it failed, and said why) */
     return ct_index_add(ct_zeros(CT_SHAPE(num, ct_size(rows, 1)), rows->dtype), 0, idx, rows);
 }
 
@@ -33154,7 +33165,7 @@ ct_tensor *ct_embedding(const ct_tensor *input, const ct_tensor *weight, int64_t
         node->iargs[1] = num;
         ct__save(node, ct_to(flat, CT_I64), false);
     }
-    r = ct_keep(r);
+    r = ct_keep(r ? ct__recorded_or_discard(r, node, &weight, 1) : NULL);
     ct_scope_end(s);
     return r;
 }
@@ -33260,7 +33271,7 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
         ct__save(node, bag, false);
         ct__save(node, scale, false);
     }
-    r = ct_keep(scale ? r : NULL);
+    r = ct_keep(r && scale ? ct__recorded_or_discard(r, node, &weight, 1) : NULL);
     ct_scope_end(s);
     ct_device_guard_end(on);
     return r;
@@ -33353,6 +33364,7 @@ static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec 
         ct__normspec *copy = (ct__normspec *)CT_MALLOC(sizeof *copy);
         if (!copy) {
             CT__OOM();
+            ct__discard(y);
             return NULL;
         }
         *copy = *s;
@@ -33365,7 +33377,7 @@ static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec 
             ct__save(node, rv, false);
         }
     }
-    return y;
+    return ct__recorded_or_discard(y, node, in, 3);
 }
 
 /* Whether a normalisation of x may record (ct__recordable), asked before it

@@ -239,7 +239,7 @@ static ct_result ct__record_custom(ct_function_ctx *ctx, ct_tensor *const *input
         ct__save(n, ctx->to_save[i], ct__listed(outputs, n_out, ctx->to_save[i]));
     for (int i = 0; i < ctx->n_to_save; i++) ct_release(ctx->to_save[i]);
     ctx->n_to_save = 0;
-    return CT_OK;
+    return ct__recorded_ok(n, (const ct_tensor *const *)inputs, n_in) ? CT_OK : ct_last_error_code();
 }
 
 /* The outputs that are views (made in forward, or inputs handed back) may

@@ -395,6 +395,13 @@ static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, i
     return n ? !n->save_failed : !ct__records(inputs, n_in);
 }
 
+static ct_tensor *ct__recorded_or_discard(ct_tensor *out, const ct__node *n, const ct_tensor *const *inputs, int n_in)
+{
+    if (ct__recorded_ok(n, inputs, n_in)) return out;
+    ct__discard(out);
+    return NULL;
+}
+
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
 {
     if (!t) { /* the call that made it failed, and said why */

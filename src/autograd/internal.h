@@ -116,6 +116,9 @@ static bool ct__leaf_field(const ct_tensor *t);
  * when grad mode is on and an input requires grad, a node is made, the
  * outputs get it as grad_fn and it is returned (for saving); else NULL. */
 static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, int n_in);
+/* out when the op's recording held (ct__recorded_ok); else NULL, out
+ * discarded and the error set. */
+static ct_tensor *ct__recorded_or_discard(ct_tensor *out, const ct__node *n, const ct_tensor *const *inputs, int n_in);
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out);
 /* Save t for backward (is_output: t is one of the node's outputs). */

@@ -227,12 +227,12 @@ static ct_tensor *ct__convolution(const ct_tensor *x, const ct_tensor *w, const 
     ct__node *n = ct__record(&type, inputs, 3, &out, 1);
     if (!n) {
         CT_FREE(keep);
-        return out;
+        return ct__recorded_or_discard(out, NULL, inputs, 3);
     }
     n->extra = keep;
     ct__save(n, x, false);
     ct__save(n, w, false);
-    return out;
+    return ct__recorded_or_discard(out, n, inputs, 3);
 }
 
 /* ---------------------------------------------------------------- front ends */
@@ -503,7 +503,7 @@ static ct_tensor *ct__fold_run(const ct__fold *f, const ct_tensor *x, bool to_im
     ct__node *n = ct__record(&type, inputs, 1, &out, 1);
     if (!n) {
         CT_FREE(keep);
-        return out;
+        return ct__recorded_or_discard(out, NULL, inputs, 1);
     }
     n->name = to_image ? "Col2ImBackward0" : "Im2ColBackward0";
     n->iargs[0] = to_image;

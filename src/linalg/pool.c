@@ -104,7 +104,7 @@ static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint
         n->extra = m;
         n->release_extra = ct__linmap_release_node;
     }
-    return out;
+    return ct__recorded_or_discard(out, n, inputs, 1);
 }
 
 /* Run a freshly built map forward on x and drop the builder's reference. */

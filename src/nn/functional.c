@@ -132,6 +132,7 @@ static ct_result ct__check_indices(const ct_tensor *idx, int64_t num, const char
 /* A (num, D) gradient for a weight whose rows idx (flat) gave rows (n, D). */
 static ct_tensor *ct__rows_grad(const ct_tensor *rows, const ct_tensor *idx, int64_t num)
 {
+    if (!rows) return NULL; /* (the call that made it failed, and said why) */
     return ct_index_add(ct_zeros(CT_SHAPE(num, ct_size(rows, 1)), rows->dtype), 0, idx, rows);
 }
 
@@ -177,7 +178,7 @@ ct_tensor *ct_embedding(const ct_tensor *input, const ct_tensor *weight, int64_t
         node->iargs[1] = num;
         ct__save(node, ct_to(flat, CT_I64), false);
     }
-    r = ct_keep(r);
+    r = ct_keep(r ? ct__recorded_or_discard(r, node, &weight, 1) : NULL);
     ct_scope_end(s);
     return r;
 }
@@ -283,7 +284,7 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
         ct__save(node, bag, false);
         ct__save(node, scale, false);
     }
-    r = ct_keep(scale ? r : NULL);
+    r = ct_keep(r && scale ? ct__recorded_or_discard(r, node, &weight, 1) : NULL);
     ct_scope_end(s);
     ct_device_guard_end(on);
     return r;
@@ -376,6 +377,7 @@ static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec 
         ct__normspec *copy = (ct__normspec *)CT_MALLOC(sizeof *copy);
         if (!copy) {
             CT__OOM();
+            ct__discard(y);
             return NULL;
         }
         *copy = *s;
@@ -388,7 +390,7 @@ static ct_tensor *ct__norm_record(const ct__node_type *type, const ct__normspec 
             ct__save(node, rv, false);
         }
     }
-    return y;
+    return ct__recorded_or_discard(y, node, in, 3);
 }
 
 /* Whether a normalisation of x may record (ct__recordable), asked before it
