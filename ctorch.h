@@ -555,6 +555,11 @@ CTORCH_API ct_result ct_uniform_(ct_tensor *t, double from, double to, ct_genera
 CTORCH_API ct_result ct_normal_(ct_tensor *t, double mean, double std, ct_generator *g);   /* Tensor.normal_ */
 /* Tensor.random_(from, to): integers in [from, to). */
 CTORCH_API ct_result ct_random_(ct_tensor *t, int64_t from, int64_t to, ct_generator *g);
+/* Tensor.random_(from, None): integers from `from` up to the dtype's largest
+ * (2**digits for a floating one: 2**53 for float64); from 0 that is
+ * Tensor.random_(), and from INT64_MIN every int64 (int64, float64, float32
+ * and bfloat16 only). */
+CTORCH_API ct_result ct_random_from_(ct_tensor *t, int64_t from, ct_generator *g);
 CTORCH_API ct_result ct_exponential_(ct_tensor *t, double lambd, ct_generator *g);         /* Tensor.exponential_ */
 /* torch.bernoulli(p) with a tensor of probabilities, and Tensor.bernoulli_(p). */
 CTORCH_API ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g);
@@ -9430,12 +9435,13 @@ static void ct__draw_bernoulli(ct_generator *g, const void *arg, char *elem, ct_
 }
 
 /* arg: {range, base, whether to draw 64 bits}; (draw % range + base) wraps
- * in uint64 and is then read as an int64, as uniform_int_from_to does. */
+ * in uint64 and is then read as an int64, as uniform_int_from_to does. A
+ * range of 0 stands for 2**64: the draw as it is (uniform_int_full_range). */
 static void ct__draw_int(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
 {
     const uint64_t *a = (const uint64_t *)arg;
     uint64_t v = a[2] ? ct__rand64(g) : ct__rand32(g);
-    ct__write_i64(elem, dt, (int64_t)(v % a[0] + a[1]));
+    ct__write_i64(elem, dt, (int64_t)((a[0] ? v % a[0] : v) + a[1]));
 }
 
 /* A sampler's job on out, the rest zero. */
@@ -9690,6 +9696,20 @@ static int64_t ct__update_to(int64_t to, ct_dtype dt)
     return to;
 }
 
+/* The values of an integer dtype (bool: 0 and 1). */
+static void ct__int_bounds(ct_dtype dt, int64_t *lo, int64_t *hi)
+{
+    *lo = 0, *hi = 1;
+    switch (dt) {
+    case CT_U8: *hi = 255; break;
+    case CT_I8: *lo = -128, *hi = 127; break;
+    case CT_I16: *lo = -32768, *hi = 32767; break;
+    case CT_I32: *lo = INT32_MIN, *hi = INT32_MAX; break;
+    case CT_I64: *lo = INT64_MIN, *hi = INT64_MAX; break;
+    default: break;
+    }
+}
+
 /* check_from_to_in_range */
 static ct_result ct__check_random_bounds(int64_t from, int64_t to_inc, ct_dtype dt)
 {
@@ -9699,18 +9719,24 @@ static ct_result ct__check_random_bounds(int64_t from, int64_t to_inc, ct_dtype 
         which = !((double)from >= -max && (double)from <= max) ? "from"
               : !((double)to_inc >= -max && (double)to_inc <= max) ? "to - 1" : NULL;
     } else {
-        int64_t lo = 0, hi = 1; /* bool */
-        switch (dt) {
-        case CT_U8: hi = 255; break;
-        case CT_I8: lo = -128, hi = 127; break;
-        case CT_I16: lo = -32768, hi = 32767; break;
-        case CT_I32: lo = INT32_MIN, hi = INT32_MAX; break;
-        case CT_I64: lo = INT64_MIN, hi = INT64_MAX; break;
-        default: break;
-        }
+        int64_t lo, hi;
+        ct__int_bounds(dt, &lo, &hi);
         which = !(from >= lo && from <= hi) ? "from" : !(to_inc >= lo && to_inc <= hi) ? "to - 1" : NULL;
     }
     return which ? ct__fail(CT_ERR_RUNTIME, "%s is out of bounds for %s", which, ct__type_meta_name(dt)) : CT_OK;
+}
+
+/* The dtypes whose wide ranges take 64-bit draws (uniform_int_from_to_distribution). */
+static bool ct__random_wide(ct_dtype dt) { return dt == CT_I64 || dt == CT_F64 || dt == CT_F32 || dt == CT_BF16; }
+
+/* t filled with from + (draw % range), range 0 standing for 2**64. */
+static ct_result ct__random_ints(ct_tensor *t, uint64_t range, int64_t from, ct_generator *g)
+{
+    ct__random_job job = ct__random_job_for(CT__RANDOM_INT, t);
+    job.u[0] = range;
+    job.u[1] = (uint64_t)from;
+    job.u[2] = (range == 0 || range >= (1ULL << 32)) && ct__random_wide(t->dtype);
+    return ct__sample(&job, g);
 }
 
 ct_result ct_random_(ct_tensor *t, int64_t from, int64_t to, ct_generator *g)
@@ -9731,12 +9757,35 @@ ct_result ct_random_(ct_tensor *t, int64_t from, int64_t to, ct_generator *g)
                             (long long)from, (long long)to);
     }
     if (ct__check_random_bounds(from, to - 1, dt) != CT_OK) return ct_last_error_code();
-    ct__random_job job = ct__random_job_for(CT__RANDOM_INT, t);
-    job.u[0] = (uint64_t)to - (uint64_t)from;
-    job.u[1] = (uint64_t)from;
-    /* uniform_int_from_to_distribution: 64-bit draws for wide ranges of these types */
-    job.u[2] = job.u[0] >= (1ULL << 32) && (dt == CT_I64 || dt == CT_F64 || dt == CT_F32 || dt == CT_BF16);
-    return ct__sample(&job, g);
+    return ct__random_ints(t, (uint64_t)to - (uint64_t)from, from, g);
+}
+
+ct_result ct_random_from_(ct_tensor *t, int64_t from, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    ct_dtype dt = t->dtype;
+    if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    if (from == INT64_MIN) { /* all 2**64 values, read as int64 (random_full_64_bits_range_kernel) */
+        if (dt == CT_F16 || dt == CT_BOOL) return ct__not_implemented("random_full_64_bits_range_kernel_cpu", dt);
+        if (!ct__random_wide(dt))
+            return ct__fail(CT_ERR_RUNTIME,
+                            "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
+        return ct__random_ints(t, 0, 0, g);
+    }
+    int64_t to_inc, lo;
+    if (ct_dtype_is_floating(dt)) { /* up to 2**digits, the last integer the dtype holds exactly */
+        to_inc = (int64_t)1 << ct__digits(dt);
+        from = ct__update_from(from, dt);
+        if (from >= to_inc)
+            return ct__fail(CT_ERR_RUNTIME,
+                            "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to "
+                            "dtype, but got from=%lld > to_inc=%lld",
+                            (long long)from, (long long)to_inc);
+    } else {
+        ct__int_bounds(dt, &lo, &to_inc);
+    }
+    if (ct__check_random_bounds(from, to_inc, dt) != CT_OK) return ct_last_error_code();
+    return ct__random_ints(t, (uint64_t)to_inc - (uint64_t)from + 1, from, g);
 }
 
 /* ---------------------------------------------------------------- exponential_, bernoulli_ */
@@ -11588,6 +11637,27 @@ static bool ct__has_nan(const ct_tensor *g)
     return nan;
 }
 
+/* Whether grad may become leaf's .grad as it is under PyTorch's gradient
+ * layout contract (obeys_layout_contract): leaf's strides in its dims of
+ * size > 1 (and no stride 0 in the others) when leaf is dense, else contiguous. */
+static bool ct__obeys_layout(const ct_tensor *grad, const ct_tensor *leaf)
+{
+    if (!ct__is_dense(leaf)) return ct_is_contiguous(grad);
+    for (int d = 0; d < grad->ndim; d++)
+        if (grad->sizes[d] != 1 ? grad->strides[d] != leaf->strides[d] : grad->strides[d] == 0) return false;
+    return true;
+}
+
+/* A copy of grad laid out by the contract (clone_obey_contract): with leaf's
+ * strides when leaf is dense, else contiguous; recorded under create_graph. */
+static ct_tensor *ct__clone_obey_layout(const ct_tensor *grad, const ct_tensor *leaf)
+{
+    bool dense = ct__is_dense(leaf);
+    ct_tensor *r = ct__alloc_strided(grad->sizes, dense ? leaf->strides : NULL, grad->ndim, grad->dtype,
+                                     grad->storage->device);
+    return r && ct_copy_(r, grad) == CT_OK ? r : NULL;
+}
+
 /* AccumulateGrad: leaf.grad = grad, or += grad (out of place under create_graph,
  * so the sum is itself differentiable). */
 static ct_result ct__accumulate(ct__run *r, ct__node *n, ct_tensor *grad)
@@ -11598,12 +11668,10 @@ static ct_result ct__accumulate(ct__run *r, ct__node *n, ct_tensor *grad)
     ct__hooks_run(&m->hooks, -1, &grad);
     if (!m->grad) {
         /* take the gradient over when nothing else can see it and it is laid out
-         * as the leaf (PyTorch's layout contract: an expanded gradient, as sum's,
-         * is copied, so that .grad can be written in place), else copy it */
-        bool same_layout = ct_is_contiguous(grad) ||
-                           !memcmp(grad->strides, leaf->strides, (size_t)grad->ndim * sizeof *grad->strides);
-        if (r->create_graph || CT__ATOMIC_LOAD(&grad->refcount) > 1 || !same_layout) {
-            ct_tensor *copy = r->create_graph ? ct_clone(grad) : ct__copy_as(grad, grad->dtype);
+         * as the contract asks (an expanded gradient, as sum's, is copied, so
+         * that .grad can be written in place), else copy it so laid out */
+        if (r->create_graph || CT__ATOMIC_LOAD(&grad->refcount) > 1 || !ct__obeys_layout(grad, leaf)) {
+            ct_tensor *copy = ct__clone_obey_layout(grad, leaf);
             if (!copy) return ct_last_error_code();
             m->grad = ct_retain(copy);
         } else { /* without create_graph only a hook's tensor can have history: an alias without it */
@@ -12142,6 +12210,17 @@ CT__UNARY_GRAD(logit, ct__logit_grad(CT__G, CT__X, CT__ARGS->p[0]))
 
 /* ---- activations: self (or, for an in-place form, the result) is x */
 
+/* x, through which no gradient flows where `smooth` is false: for a first
+ * derivative that takes one side's formula at a kink (elu's x <= 0), so that
+ * its own derivative there is 0, as PyTorch's double backward formulas have
+ * it with their strict comparisons (elu's x < 0, hardswish's -3 < x < 3,
+ * softplus's beta * x < threshold). Only when the gradient is being recorded. */
+static const ct_tensor *ct__smooth_only(const ct_tensor *x, const ct_tensor *smooth)
+{
+    if (!ct__grad_mode() || !x || !ct__requires_grad(x)) return x;
+    return ct_where(smooth, x, ct_detach(x));
+}
+
 /* leaky_relu_backward: g where x > 0, else g * slope */
 static ct_tensor *ct__leaky_grad(const ct_tensor *g, const ct_tensor *x, double slope)
 {
@@ -12169,9 +12248,10 @@ static ct_tensor *ct__elu_grad(const ct__node *n, const ct_tensor *g, const ct_t
     const double *p = n->pw.p;
     ct_dtype dt = x->dtype;
     ct_scalar negcoef = ct__coef_mul(p[0], p[1], dt), in_scale = ct__coef(celu ? 1.0 / (float)p[0] : p[2], dt);
-    ct_tensor *neg = is_result ? ct_mul(ct_mul_scalar(g, in_scale), ct_add_scalar(x, negcoef))
+    const ct_tensor *xn = ct__smooth_only(x, ct_lt_scalar(x, ct_int(0)));
+    ct_tensor *neg = is_result ? ct_mul(ct_mul_scalar(g, in_scale), ct_add_scalar(xn, negcoef))
                                : ct_mul(ct_mul_scalar(ct_mul_scalar(g, in_scale), negcoef),
-                                        ct_exp(ct_mul_scalar(x, in_scale)));
+                                        ct_exp(ct_mul_scalar(xn, in_scale)));
     return ct_where(ct_le_scalar(x, ct_int(0)), neg, ct_mul_scalar(g, ct__coef(p[1], dt)));
 }
 
@@ -12236,7 +12316,7 @@ CT__UNARY_GRAD(mish, ct__mish_grad(CT__G, CT__X))
 static ct_tensor *ct__softplus_grad(const ct_tensor *g, const ct_tensor *x, const double *p)
 {
     ct_tensor *bx = ct_mul_scalar(x, ct__coef(p[0], x->dtype));
-    ct_tensor *z = ct_exp(bx);
+    ct_tensor *z = ct_exp(ct__smooth_only(bx, ct_lt_scalar(bx, ct_float(p[1]))));
     return ct_where(ct_gt_scalar(bx, ct_float(p[1])), g, ct_div(ct_mul(g, z), ct_add_scalar(z, ct_int(1))));
 }
 CT__UNARY_GRAD(softplus, ct__softplus_grad(CT__G, CT__X, CT__ARGS->p))
@@ -12247,12 +12327,33 @@ static ct_tensor *ct__hardsigmoid_grad(const ct_tensor *g, const ct_tensor *x)
     ct_tensor *inside = ct_logical_and(ct_gt_scalar(x, ct_int(-3)), ct_lt_scalar(x, ct_int(3)));
     return ct_where_scalar_other(inside, ct_mul_scalar(g, ct_float((double)(1.0f / 6.0f))), ct_int(0));
 }
-CT__UNARY_GRAD(hardsigmoid, ct__hardsigmoid_grad(CT__G, CT__X))
+
+/* PyTorch 1.13 has no derivative for hardsigmoid_backward: under create_graph
+ * its result gets a NotImplemented node over (grad_output, self), which fails
+ * when reached, rather than a result that silently does not require grad. */
+CT__BACKWARD(hardsigmoid_backward)
+{
+    (void)n, (void)go, (void)gi;
+    return ct__fail(CT_ERR_RUNTIME, "derivative for aten::hardsigmoid_backward is not implemented");
+}
+
+CT__BACKWARD(hardsigmoid)
+{
+    static const ct__node_type missing = {"torch::autograd::NotImplemented", ct__bw_hardsigmoid_backward};
+    if (!ct__needs_grad(n, 0)) return CT_OK;
+    const ct_tensor *in[2] = {CT__G, CT__X};
+    if (!in[1]) return ct_last_error_code();
+    ct_tensor *r = ct__hardsigmoid_grad(ct_detach(in[0]), in[1]);
+    if (!r || !ct__recorded_ok(ct__record(&missing, in, 2, &r, 1), in, 2)) return ct_last_error_code();
+    gi[0] = r;
+    return CT_OK;
+}
 
 /* hardswish: 0 below -3, g * (x / 3 + 1/2) up to 3, g above */
 static ct_tensor *ct__hardswish_grad(const ct_tensor *g, const ct_tensor *x)
 {
-    ct_tensor *mid = ct_mul(g, ct_add_scalar(ct_div_scalar(x, ct_int(3)), ct_float(0.5)));
+    const ct_tensor *xm = ct__smooth_only(x, ct_logical_and(ct_gt_scalar(x, ct_int(-3)), ct_lt_scalar(x, ct_int(3))));
+    ct_tensor *mid = ct_mul(g, ct_add_scalar(ct_div_scalar(xm, ct_int(3)), ct_float(0.5)));
     return ct_where_scalar_self(ct_lt_scalar(x, ct_int(-3)), ct_int(0), ct_where(ct_le_scalar(x, ct_int(3)), mid, g));
 }
 CT__UNARY_GRAD(hardswish, ct__hardswish_grad(CT__G, CT__X))
@@ -26868,33 +26969,41 @@ static void ct__la_eye(double *a, int64_t n)
  * the diagonal) and U; row i was swapped with row piv[i] >= i. Returns 0, or
  * the 1-based index of the first exactly zero pivot (the factorization goes
  * on past it, as LAPACK's does). single: the input was float32 (sgetrf with
- * LAPACK; the built-in kernel works in double for both). */
+ * LAPACK; the built-in kernel works in double for both). The built-in kernel
+ * rounds as OpenBLAS's getf2 does (what PyTorch's LAPACK runs for small
+ * matrices): left-looking, each column less its dot products (fused
+ * multiply-adds) with the columns done, then scaled by its pivot's
+ * reciprocal. The rounding decides which pivot of a singular matrix comes
+ * out exactly 0 (linalg.inv's error names it), or whether one does; against
+ * PyTorch on random singular integer matrices it agrees up to 5 x 5. */
 static int64_t ct__lu(double *a, int64_t n, bool single, int64_t *piv)
 {
     int64_t info = 0;
     if (CT__LAPACK(ct__lapack_lu(a, n, single, piv, &info))) return info;
     (void)single;
-    for (int64_t k = 0; k < n; k++) {
-        int64_t p = k;
-        for (int64_t i = k + 1; i < n; i++)
-            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
-        piv[k] = p;
-        if (p != k)
-            for (int64_t j = 0; j < n; j++) {
-                double t = a[k * n + j];
-                a[k * n + j] = a[p * n + j];
-                a[p * n + j] = t;
-            }
-        double d = a[k * n + k];
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 1; i < n; i++) { /* U's rows above j, then the rest of column j */
+            double s = 0;
+            for (int64_t k = 0; k < (i < j ? i : j); k++) s = fma(a[i * n + k], a[k * n + j], s);
+            a[i * n + j] -= s;
+        }
+        int64_t p = j;
+        for (int64_t i = j + 1; i < n; i++)
+            if (fabs(a[i * n + j]) > fabs(a[p * n + j])) p = i;
+        piv[j] = p;
+        double d = a[p * n + j];
         if (d == 0) {
-            if (!info) info = k + 1;
+            if (!info) info = j + 1;
             continue;
         }
-        for (int64_t i = k + 1; i < n; i++) {
-            double l = a[i * n + k] /= d;
-            if (l != 0)
-                for (int64_t j = k + 1; j < n; j++) a[i * n + j] -= l * a[k * n + j];
-        }
+        if (p != j)
+            for (int64_t k = 0; k < n; k++) {
+                double t = a[j * n + k];
+                a[j * n + k] = a[p * n + k];
+                a[p * n + k] = t;
+            }
+        double r = 1 / d;
+        for (int64_t i = j + 1; i < n; i++) a[i * n + j] *= r;
     }
     return info;
 }
@@ -26925,19 +27034,49 @@ static void ct__lu_solve(const double *lu, const int64_t *piv, int64_t n, double
     }
 }
 
+/* b (n, k) = A^-1 b from the LU (ct__lu) of A^T with nonzero pivots, as
+ * getrs 'T' solves: P A^T = L U, so A = U^T L^T P; U^T z = b, L^T w = z,
+ * then the row swaps undone in reverse order. */
+static void ct__lu_solve_t(const double *lu, const int64_t *piv, int64_t n, double *b, int64_t k)
+{
+    for (int64_t i = 0; i < n; i++) { /* U^T z = b */
+        for (int64_t p = 0; p < i; p++) {
+            double u = lu[p * n + i];
+            if (u != 0)
+                for (int64_t j = 0; j < k; j++) b[i * k + j] -= u * b[p * k + j];
+        }
+        for (int64_t j = 0; j < k; j++) b[i * k + j] /= lu[i * n + i];
+    }
+    for (int64_t i = n - 1; i >= 0; i--) /* L^T w = z */
+        for (int64_t p = i + 1; p < n; p++) {
+            double l = lu[p * n + i];
+            if (l != 0)
+                for (int64_t j = 0; j < k; j++) b[i * k + j] -= l * b[p * k + j];
+        }
+    for (int64_t i = n - 1; i >= 0; i--)
+        if (piv[i] != i)
+            for (int64_t j = 0; j < k; j++) {
+                double t = b[i * k + j];
+                b[i * k + j] = b[piv[i] * k + j];
+                b[piv[i] * k + j] = t;
+            }
+}
+
 /* b (n, k) = A^-1 b for a (n, n) = A (destroyed), by LU: 0, or (b then
- * unspecified) the 1-based index of the first zero pivot. With LAPACK this
- * is getrf and getrs as PyTorch calls them: a_t (PyTorch's choice for a
- * contiguous A) factors A^T, whose column-major data is A's row-major one,
- * and solves with it transposed; the built-in kernel factors A either way.
+ * unspecified) the 1-based index of the first zero pivot. As PyTorch calls
+ * getrf and getrs: a_t (PyTorch's choice for a contiguous A) factors A^T,
+ * whose column-major data is A's row-major one, and solves with it
+ * transposed; else A. Which pivot is the first zero (linalg.inv names it),
+ * and whether one is exactly zero at all, depends on which is factored.
  * single: the input was float32 (sgetrf and sgetrs). piv: n. */
 static int64_t ct__lu_factor_solve(double *a, int64_t n, bool a_t, bool single, double *b, int64_t k, int64_t *piv)
 {
     int64_t info = 0;
     if (CT__LAPACK(ct__lapack_solve(a, n, a_t, single, b, k, &info))) return info;
-    (void)a_t;
+    if (a_t) ct__la_transpose_square(a, n);
     if ((info = ct__lu(a, n, single, piv))) return info;
-    ct__lu_solve(a, piv, n, b, k);
+    if (a_t) ct__lu_solve_t(a, piv, n, b, k);
+    else ct__lu_solve(a, piv, n, b, k);
     return 0;
 }
 

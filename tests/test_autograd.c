@@ -39,6 +39,41 @@ static void test_accumulation_and_broadcast(void)
     CHECK_VALUES(ct_grad(x), CT_SHAPE(2), 8, 10);
 }
 
+/* .grad's strides as PyTorch's gradient layout contract makes them */
+static void check_grad_strides(ct_tensor *x, ct_tensor *y, ct_backward_opts o, ct_shape want)
+{
+    ct_tensor *l = ct_detach(x);
+    ct_requires_grad_(l, true);
+    CHECK_OK(ct_backward(ct_sum(y ? ct_mul(l, y) : ct_mul(l, l)), NULL, o));
+    ct_shape got = ct_strides_of(ct_grad(l));
+    CHECK(got.ndim == want.ndim && !memcmp(got.size, want.size, sizeof(int64_t) * (size_t)want.ndim));
+    CHECK_OK(ct_set_grad(l, NULL)); /* under create_graph .grad's graph holds l: a cycle */
+}
+
+/* A leaf's .grad takes the leaf's strides when the leaf is dense (a
+ * transpose, a permutation), else is contiguous (a slice with steps, an
+ * expansion); the copy is recorded under create_graph (CopyBackwards). */
+static void test_grad_layout_contract(void)
+{
+    ct_backward_opts graph = {false, true, NULL, 0};
+    ct_tensor *m = ct_t(ct_ones(CT_SHAPE(4, 3), CT_F32));
+    check_grad_strides(m, NULL, plain, CT_SHAPE(1, 3));
+    check_grad_strides(m, ct_full(CT_SHAPE(3, 4), ct_int(2), CT_F32), plain, CT_SHAPE(1, 3)); /* a contiguous grad */
+    check_grad_strides(m, NULL, graph, CT_SHAPE(1, 3));
+    check_grad_strides(ct_permute(ct_ones(CT_SHAPE(2, 3, 4), CT_F32), CT_SHAPE(2, 0, 1)), NULL, plain, CT_SHAPE(1, 12, 4));
+    check_grad_strides(ct_index(ct_ones(CT_SHAPE(4, 6), CT_F32), ":, ::2"), NULL, plain, CT_SHAPE(3, 1));
+    check_grad_strides(ct_expand(ct_ones(CT_SHAPE(3, 1), CT_F32), CT_SHAPE(3, 4)), NULL, plain, CT_SHAPE(4, 1));
+    check_grad_strides(ct_ones(CT_SHAPE(3, 4), CT_F32), ct_t(ct_ones(CT_SHAPE(4, 3), CT_F32)), plain, CT_SHAPE(4, 1));
+    ct_tensor *l = ct_detach(m);
+    ct_requires_grad_(l, true);
+    CHECK_OK(ct_backward(ct_sum(ct_mul(l, l)), NULL, graph));
+    CHECK_STR(ct_node_name(ct_grad_fn(ct_grad(l))), "torch::autograd::CopyBackwards");
+    CHECK_OK(ct_backward(ct_sum(ct_mul_scalar(l, ct_int(3))), NULL, plain)); /* accumulated in place: strides kept */
+    CHECK_VALUES(ct_grad(l), CT_SHAPE(3, 4), 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5);
+    CHECK(ct_stride(ct_grad(l), 0) == 1 && ct_stride(ct_grad(l), 1) == 3);
+    CHECK_OK(ct_set_grad(l, NULL));
+}
+
 static void test_diamond_and_shared_leaf(void)
 {
     /* y = exp(x) * exp(x) + x: dy/dx = 2 exp(2x) + 1 */
@@ -1039,6 +1074,7 @@ static void test_training_leaves_the_error_slot_alone(void)
 
 int main(void)
 {
+    RUN(test_grad_layout_contract);
     RUN(test_simple_gradients);
     RUN(test_accumulation_and_broadcast);
     RUN(test_diamond_and_shared_leaf);

@@ -114,6 +114,7 @@ static void test_null_tensors(void)
     CHECK_NULL_R(ct_uniform_(NULL_T, 0, 1, NULL), "uniform_(): argument 'self'");
     CHECK_NULL_R(ct_normal_(NULL_T, 0, 1, NULL), "normal_(): argument 'self'");
     CHECK_NULL_R(ct_random_(NULL_T, 0, 5, NULL), "random_(): argument 'self'");
+    CHECK_NULL_R(ct_random_from_(NULL_T, 0, NULL), "random_from_(): argument 'self'");
     CHECK_NULL_R(ct_exponential_(NULL_T, 1, NULL), "exponential_(): argument 'self'");
     CHECK_NULL(ct_bernoulli(NULL_T, NULL), "bernoulli(): argument");
     CHECK_NULL_R(ct_bernoulli_(NULL_T, 0.5, NULL), "bernoulli_(): argument 'self'");

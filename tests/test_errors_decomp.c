@@ -193,6 +193,49 @@ static void test_singular_and_non_finite(void)
     CHECK_VALUES(y, CT_SHAPE0, -INFINITY);
 }
 
+#define INV_SINGULAR(batch, k)                                                                      \
+    "linalg.inv: " batch "The diagonal element " #k " is zero, the inversion could not be completed because " \
+    "the input matrix is singular."
+
+/* The zero pivot linalg.inv names is that of PyTorch's LU: of A^T for a
+ * contiguous A (LAPACK reads its row-major data as A^T), of A otherwise, with
+ * LAPACK's rounding (1..9 is found singular only so). */
+static void test_singular_pivot_named(void)
+{
+    static const struct {
+        int n;
+        double v[16];
+        int row_major, col_major; /* the element named when A's data is row-major (LU of A^T), column-major (of A) */
+    } cases[] = {
+        {3, {1, 2, 3, 4, 5, 6, 7, 8, 9}, 3, 3},
+        {3, {0, 0, 0, 1, 2, 3, 4, 5, 6}, 1, 3},
+        {3, {0, 1, 0, 0, 0, 1, 0, 0, 0}, 3, 1},
+        {4, {2, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 1, 0, 0, 0}, 3, 2},
+        {4, {1, 2, 3, 4, 2, 4, 6, 8, 1, 0, 1, 0, 0, 1, 0, 1}, 2, 4},
+    };
+    char want[160];
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        int n = cases[i].n;
+        ct_tensor *a = ct_from_array(cases[i].v, CT_SHAPE(n, n), CT_F64);
+        /* A, in float32, A column-major; A^T row-major, A^T column-major */
+        ct_tensor *forms[] = {a, ct_to(a, CT_F32), ct_t(ct_contiguous(ct_t(a))), ct_contiguous(ct_t(a)), ct_t(a)};
+        int row = cases[i].row_major, col = cases[i].col_major, named[] = {row, row, col, col, row};
+        for (int f = 0; f < 5; f++) {
+            snprintf(want, sizeof want, INV_SINGULAR("", %d), named[f]);
+            FAILS_T(ct_linalg_inv(forms[f]), CT_ERR_RUNTIME, want);
+        }
+    }
+    ct_tensor *m = ct_from_array(cases[0].v, CT_SHAPE(3, 3), CT_F64), *d = ct_from_array(cases[2].v, CT_SHAPE(3, 3), CT_F64);
+    ct_tensor *batch = ct_stack((ct_tensor *[]){ct_eye(3, 3, CT_F64), m, d}, 3, 0);
+    FAILS_T(ct_linalg_inv(batch), CT_ERR_RUNTIME, INV_SINGULAR("(Batch element 1): ", 3));
+    FAILS_T(ct_linalg_inv(ct_transpose(batch, 1, 2)), CT_ERR_RUNTIME, INV_SINGULAR("(Batch element 1): ", 3));
+    FAILS_T(ct_linalg_inv(ct_expand(ct_view(batch, CT_SHAPE(3, 1, 3, 3)), CT_SHAPE(3, 2, 3, 3))), CT_ERR_RUNTIME,
+            INV_SINGULAR("(Batch element 2): ", 3));
+    FAILS_T(ct_linalg_solve(m, ct_ones(CT_SHAPE(3), CT_F64)), CT_ERR_RUNTIME,
+            "torch.linalg.solve: The solver failed because the input matrix is singular.");
+    CHECK_VALUES(ct_linalg_det(m), CT_SHAPE0, 0);
+}
+
 /* torch.linalg.lstsq's checks in PyTorch's order (dims, dtypes, shapes,
  * driver, then float types), each leaving every result pointer NULL. */
 static void test_lstsq_all_errors(void)
@@ -259,6 +302,7 @@ int main(void)
     RUN(test_shapes);
     RUN(test_dtypes);
     RUN(test_singular_and_non_finite);
+    RUN(test_singular_pivot_named);
     RUN(test_lstsq_all_errors);
     RUN(test_lstsq_gels_rank_errors);
     return ct_test_report();

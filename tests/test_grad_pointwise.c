@@ -453,8 +453,71 @@ static void test_polygamma_errors(void)
     CHECK_VALUES(x, CT_SHAPE(2), 1, 2);
 }
 
+/* ---------------------------------------------------------------- second derivatives at kinks */
+
+static ct_tensor *elu_default(const ct_tensor *x) { return ct_elu(x, ct_elu_opts_init()); }
+static ct_tensor *elu_in_place(const ct_tensor *x)
+{
+    ct_tensor *c = ct_clone(x);
+    return ct_elu_(c, ct_elu_opts_init()) == CT_OK ? c : NULL;
+}
+static ct_tensor *celu_half(const ct_tensor *x) { return ct_celu(x, 0.5); }
+static ct_tensor *softplus_default(const ct_tensor *x) { return ct_softplus(x, ct_softplus_opts_init()); }
+static ct_tensor *softplus_b2_t3(const ct_tensor *x) { return ct_softplus(x, (ct_softplus_opts){.beta = 2, .threshold = 3}); }
+
+/* d/dx of sum(d/dx sum(f(x))), float64, the first derivative taken with create_graph */
+static ct_tensor *second_derivative(unary_fn f, const double *xs, int64_t n)
+{
+    ct_tensor *x = ct_from_array(xs, CT_SHAPE(n), CT_F64), *g = NULL, *gg = NULL;
+    ct_requires_grad_(x, true);
+    ct_tensor *y = ct_sum(f(x));
+    CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&y, 1, (const ct_tensor *const *)&x, 1, NULL, &g,
+                              (ct_grad_opts){.create_graph = true}));
+    ct_tensor *gs = ct_sum(g);
+    CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&gs, 1, (const ct_tensor *const *)&x, 1, NULL, &gg,
+                              (ct_grad_opts){0}));
+    return gg;
+}
+
+/* PyTorch's double backward formulas compare strictly (elu's x < 0,
+ * hardswish's -3 < x < 3, softplus's beta * x < threshold), so the second
+ * derivative is 0 at the kink, where the first takes the smooth side's value. */
+static void test_second_derivative_at_kinks(void)
+{
+    CHECK_VALUES(second_derivative(elu_default, (double[]){0, -1}, 2), CT_SHAPE(2), 0, 0.36787944117144233);
+    CHECK_VALUES(second_derivative(elu_in_place, (double[]){0, -1}, 2), CT_SHAPE(2), 0, 0.36787944117144233);
+    CHECK_VALUES(second_derivative(celu_half, (double[]){0, -1}, 2), CT_SHAPE(2), 0, 0.2706705664732254);
+    CHECK_VALUES(second_derivative(ct_selu, (double[]){0, -1}, 2), CT_SHAPE(2), 0, 0.646768603034814);
+    CHECK_VALUES(second_derivative(ct_hardswish, (double[]){-3, 3, 1}, 3), CT_SHAPE(3), 0, 0, 0.3333333333333333);
+    CHECK_VALUES(second_derivative(softplus_default, (double[]){20, 20.01}, 2), CT_SHAPE(2), 0, 0);
+    CHECK_VALUES(second_derivative(softplus_b2_t3, (double[]){1.5, 1.6}, 2), CT_SHAPE(2), 0, 0);
+    /* below the threshold: PyTorch's sigmoid_backward(grad, sigmoid(beta * x)) * beta, reached in another order */
+    CHECK_NEAR(ct_item(second_derivative(softplus_default, (double[]){19.99}, 1)), 2.0818684510716347e-09, 1e-16);
+    CHECK_NEAR(ct_item(second_derivative(softplus_b2_t3, (double[]){1.4}, 1)), 0.10807622951276859, 1e-15);
+}
+
+/* hardsigmoid_backward has no derivative in PyTorch 1.13: its result
+ * requires grad through a node that fails when reached */
+static void test_hardsigmoid_double_backward(void)
+{
+    ct_tensor *x = ct_from_array((float[]){0, 3, -4}, CT_SHAPE(3), CT_F32), *g = NULL, *unused = NULL;
+    ct_requires_grad_(x, true);
+    ct_tensor *y = ct_sum(ct_hardsigmoid(x));
+    CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&y, 1, (const ct_tensor *const *)&x, 1, NULL, &g,
+                              (ct_grad_opts){.create_graph = true}));
+    CHECK_VALUES(g, CT_SHAPE(3), (double)(1.0f / 6.0f), 0, 0);
+    CHECK(ct_requires_grad(g));
+    CHECK_STR(ct_node_name(ct_grad_fn(g)), "torch::autograd::NotImplemented");
+    ct_tensor *gs = ct_sum(g);
+    CHECK_FAILS(ct_autograd_grad((const ct_tensor *const *)&gs, 1, (const ct_tensor *const *)&x, 1, NULL, &unused,
+                                 (ct_grad_opts){0}),
+                CT_ERR_RUNTIME, "derivative for aten::hardsigmoid_backward is not implemented");
+}
+
 int main(void)
 {
+    RUN(test_second_derivative_at_kinks);
+    RUN(test_hardsigmoid_double_backward);
     RUN(test_golden_gradients);
     RUN(test_polygamma_errors);
     RUN(test_no_grad_results);

@@ -248,6 +248,65 @@ static void test_threads_share_the_default_generator(void)
     CHECK_TENSOR(ct_rand(CT_SHAPE(4), CT_F32, NULL), expected, 0);
 }
 
+/* ---------------------------------------------------------------- random_ to the dtype's end */
+
+/* Four draws after manual_seed(0): ct_random_from_(from) when to_excl is 0,
+ * else ct_random_(from, to_excl); they must be PyTorch's, read as int64. */
+static void check_random4(ct_dtype dt, int64_t from, int64_t to_excl, const int64_t *want)
+{
+    int64_t got[4];
+    ct_tensor *t = ct_empty(CT_SHAPE(4), dt);
+    ct_manual_seed(0);
+    CHECK_OK(to_excl ? ct_random_(t, from, to_excl, NULL) : ct_random_from_(t, from, NULL));
+    ct_copy_to_array(t, got, 4, CT_I64);
+    for (int i = 0; i < 4; i++)
+        if (got[i] != want[i])
+            ct_test_fail(__FILE__, __LINE__, "%s random_(%lld, %lld)[%d] == %lld, expected %lld", ct_dtype_name(dt),
+                         (long long)from, (long long)to_excl, i, (long long)got[i], (long long)want[i]);
+}
+
+/* Tensor.random_() and random_(from, None), over the whole int64 range too,
+ * and random_(from, to) at int64's ends, against PyTorch's numbers. */
+static void test_random_to_the_end(void)
+{
+    const int64_t min = INT64_MIN, max = INT64_MAX;
+    check_random4(CT_I64, 0, 0, (int64_t[]){900450186894289455, 3969543146641149120, 1895649597198586619, 827948490035658087});
+    check_random4(CT_I64, min, 0,
+                  (int64_t[]){-8322921849960486353, -5253828890213626688, -7327722439656189189, -8395423546819117721});
+    check_random4(CT_I64, -5, 0, (int64_t[]){900450186894289445, 3969543146641149110, 1895649597198586609, 827948490035658077});
+    check_random4(CT_I64, max, 0, (int64_t[]){max, max, max, max});
+    check_random4(CT_F64, 0, 0, (int64_t[]){8737460674930124, 6375474555111176, 4137753702977065, 8293357854226700});
+    check_random4(CT_F64, 9007199254740989, 0, (int64_t[]){9007199254740989, 9007199254740992, 9007199254740990, 9007199254740989});
+    check_random4(CT_F64, min, 0,
+                  (int64_t[]){-8322921849960485888, -5253828890213626880, -7327722439656188928, -8395423546819118080});
+    check_random4(CT_F32, -3, 0, (int64_t[]){8325241, 12888016, 1483670, 2214237});
+    check_random4(CT_F16, -3, 0, (int64_t[]){1589, 1464, 206, 453});
+    check_random4(CT_I32, 0, 0, (int64_t[]){209652396, 398764591, 924231285, 1478610112});
+    check_random4(CT_I8, 100, 0, (int64_t[]){104, 103, 121, 116});
+    check_random4(CT_U8, 0, 0, (int64_t[]){172, 47, 117, 192});
+    check_random4(CT_BOOL, 0, 0, (int64_t[]){0, 1, 1, 0});
+    check_random4(CT_I64, 0, max, (int64_t[]){900450186894289456, 3969543146641149121, 1895649597198586620, 827948490035658088});
+    check_random4(CT_I64, min, max, (int64_t[]){900450186894289455, 3969543146641149120, 1895649597198586619, 827948490035658087});
+    check_random4(CT_I64, max - 1, max, (int64_t[]){max - 1, max - 1, max - 1, max - 1});
+    check_random4(CT_I64, min, min + 1, (int64_t[]){min, min, min, min});
+    check_random4(CT_I64, min, 0, (int64_t[]){-8322921849960486353, -5253828890213626688, -7327722439656189189, -8395423546819117721});
+    ct_tensor *t = ct_zeros(CT_SHAPE(2), CT_I32);
+    const char *full = "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16";
+    CHECK_FAILS(ct_random_from_(t, min, NULL), CT_ERR_RUNTIME, full);
+    CHECK_FAILS(ct_random_from_(ct_zeros(CT_SHAPE(2), CT_U8), min, NULL), CT_ERR_RUNTIME, full);
+    CHECK_FAILS(ct_random_from_(ct_zeros(CT_SHAPE(2), CT_F16), min, NULL), CT_ERR_RUNTIME,
+                "\"random_full_64_bits_range_kernel_cpu\" not implemented for 'Half'");
+    CHECK_FAILS(ct_random_from_(ct_zeros(CT_SHAPE(2), CT_BOOL), min, NULL), CT_ERR_RUNTIME,
+                "\"random_full_64_bits_range_kernel_cpu\" not implemented for 'Bool'");
+    CHECK_FAILS(ct_random_from_(t, 1LL << 40, NULL), CT_ERR_RUNTIME, "from is out of bounds for int");
+    CHECK_FAILS(ct_random_from_(ct_zeros(CT_SHAPE(2), CT_U8), -1, NULL), CT_ERR_RUNTIME,
+                "from is out of bounds for unsigned char");
+    CHECK_FAILS(ct_random_from_(ct_zeros(CT_SHAPE(2), CT_F32), 1LL << 30, NULL), CT_ERR_RUNTIME,
+                "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to dtype, but got "
+                "from=1073741824 > to_inc=16777216");
+    CHECK_VALUES(t, CT_SHAPE(2), 0, 0);
+}
+
 /* ---------------------------------------------------------------- errors, in PyTorch's words */
 
 static void test_errors(void)
@@ -347,6 +406,7 @@ int main(void)
     RUN(test_state_round_trip);
     RUN(test_state_from_pytorch);
     RUN(test_threads_share_the_default_generator);
+    RUN(test_random_to_the_end);
     RUN(test_errors);
     RUN(test_tensor_argument_errors);
     return ct_test_report();

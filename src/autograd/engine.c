@@ -287,6 +287,27 @@ static bool ct__has_nan(const ct_tensor *g)
     return nan;
 }
 
+/* Whether grad may become leaf's .grad as it is under PyTorch's gradient
+ * layout contract (obeys_layout_contract): leaf's strides in its dims of
+ * size > 1 (and no stride 0 in the others) when leaf is dense, else contiguous. */
+static bool ct__obeys_layout(const ct_tensor *grad, const ct_tensor *leaf)
+{
+    if (!ct__is_dense(leaf)) return ct_is_contiguous(grad);
+    for (int d = 0; d < grad->ndim; d++)
+        if (grad->sizes[d] != 1 ? grad->strides[d] != leaf->strides[d] : grad->strides[d] == 0) return false;
+    return true;
+}
+
+/* A copy of grad laid out by the contract (clone_obey_contract): with leaf's
+ * strides when leaf is dense, else contiguous; recorded under create_graph. */
+static ct_tensor *ct__clone_obey_layout(const ct_tensor *grad, const ct_tensor *leaf)
+{
+    bool dense = ct__is_dense(leaf);
+    ct_tensor *r = ct__alloc_strided(grad->sizes, dense ? leaf->strides : NULL, grad->ndim, grad->dtype,
+                                     grad->storage->device);
+    return r && ct_copy_(r, grad) == CT_OK ? r : NULL;
+}
+
 /* AccumulateGrad: leaf.grad = grad, or += grad (out of place under create_graph,
  * so the sum is itself differentiable). */
 static ct_result ct__accumulate(ct__run *r, ct__node *n, ct_tensor *grad)
@@ -297,12 +318,10 @@ static ct_result ct__accumulate(ct__run *r, ct__node *n, ct_tensor *grad)
     ct__hooks_run(&m->hooks, -1, &grad);
     if (!m->grad) {
         /* take the gradient over when nothing else can see it and it is laid out
-         * as the leaf (PyTorch's layout contract: an expanded gradient, as sum's,
-         * is copied, so that .grad can be written in place), else copy it */
-        bool same_layout = ct_is_contiguous(grad) ||
-                           !memcmp(grad->strides, leaf->strides, (size_t)grad->ndim * sizeof *grad->strides);
-        if (r->create_graph || CT__ATOMIC_LOAD(&grad->refcount) > 1 || !same_layout) {
-            ct_tensor *copy = r->create_graph ? ct_clone(grad) : ct__copy_as(grad, grad->dtype);
+         * as the contract asks (an expanded gradient, as sum's, is copied, so
+         * that .grad can be written in place), else copy it so laid out */
+        if (r->create_graph || CT__ATOMIC_LOAD(&grad->refcount) > 1 || !ct__obeys_layout(grad, leaf)) {
+            ct_tensor *copy = ct__clone_obey_layout(grad, leaf);
             if (!copy) return ct_last_error_code();
             m->grad = ct_retain(copy);
         } else { /* without create_graph only a hook's tensor can have history: an alias without it */

@@ -242,6 +242,17 @@ CT__UNARY_GRAD(logit, ct__logit_grad(CT__G, CT__X, CT__ARGS->p[0]))
 
 /* ---- activations: self (or, for an in-place form, the result) is x */
 
+/* x, through which no gradient flows where `smooth` is false: for a first
+ * derivative that takes one side's formula at a kink (elu's x <= 0), so that
+ * its own derivative there is 0, as PyTorch's double backward formulas have
+ * it with their strict comparisons (elu's x < 0, hardswish's -3 < x < 3,
+ * softplus's beta * x < threshold). Only when the gradient is being recorded. */
+static const ct_tensor *ct__smooth_only(const ct_tensor *x, const ct_tensor *smooth)
+{
+    if (!ct__grad_mode() || !x || !ct__requires_grad(x)) return x;
+    return ct_where(smooth, x, ct_detach(x));
+}
+
 /* leaky_relu_backward: g where x > 0, else g * slope */
 static ct_tensor *ct__leaky_grad(const ct_tensor *g, const ct_tensor *x, double slope)
 {
@@ -269,9 +280,10 @@ static ct_tensor *ct__elu_grad(const ct__node *n, const ct_tensor *g, const ct_t
     const double *p = n->pw.p;
     ct_dtype dt = x->dtype;
     ct_scalar negcoef = ct__coef_mul(p[0], p[1], dt), in_scale = ct__coef(celu ? 1.0 / (float)p[0] : p[2], dt);
-    ct_tensor *neg = is_result ? ct_mul(ct_mul_scalar(g, in_scale), ct_add_scalar(x, negcoef))
+    const ct_tensor *xn = ct__smooth_only(x, ct_lt_scalar(x, ct_int(0)));
+    ct_tensor *neg = is_result ? ct_mul(ct_mul_scalar(g, in_scale), ct_add_scalar(xn, negcoef))
                                : ct_mul(ct_mul_scalar(ct_mul_scalar(g, in_scale), negcoef),
-                                        ct_exp(ct_mul_scalar(x, in_scale)));
+                                        ct_exp(ct_mul_scalar(xn, in_scale)));
     return ct_where(ct_le_scalar(x, ct_int(0)), neg, ct_mul_scalar(g, ct__coef(p[1], dt)));
 }
 
@@ -336,7 +348,7 @@ CT__UNARY_GRAD(mish, ct__mish_grad(CT__G, CT__X))
 static ct_tensor *ct__softplus_grad(const ct_tensor *g, const ct_tensor *x, const double *p)
 {
     ct_tensor *bx = ct_mul_scalar(x, ct__coef(p[0], x->dtype));
-    ct_tensor *z = ct_exp(bx);
+    ct_tensor *z = ct_exp(ct__smooth_only(bx, ct_lt_scalar(bx, ct_float(p[1]))));
     return ct_where(ct_gt_scalar(bx, ct_float(p[1])), g, ct_div(ct_mul(g, z), ct_add_scalar(z, ct_int(1))));
 }
 CT__UNARY_GRAD(softplus, ct__softplus_grad(CT__G, CT__X, CT__ARGS->p))
@@ -347,12 +359,33 @@ static ct_tensor *ct__hardsigmoid_grad(const ct_tensor *g, const ct_tensor *x)
     ct_tensor *inside = ct_logical_and(ct_gt_scalar(x, ct_int(-3)), ct_lt_scalar(x, ct_int(3)));
     return ct_where_scalar_other(inside, ct_mul_scalar(g, ct_float((double)(1.0f / 6.0f))), ct_int(0));
 }
-CT__UNARY_GRAD(hardsigmoid, ct__hardsigmoid_grad(CT__G, CT__X))
+
+/* PyTorch 1.13 has no derivative for hardsigmoid_backward: under create_graph
+ * its result gets a NotImplemented node over (grad_output, self), which fails
+ * when reached, rather than a result that silently does not require grad. */
+CT__BACKWARD(hardsigmoid_backward)
+{
+    (void)n, (void)go, (void)gi;
+    return ct__fail(CT_ERR_RUNTIME, "derivative for aten::hardsigmoid_backward is not implemented");
+}
+
+CT__BACKWARD(hardsigmoid)
+{
+    static const ct__node_type missing = {"torch::autograd::NotImplemented", ct__bw_hardsigmoid_backward};
+    if (!ct__needs_grad(n, 0)) return CT_OK;
+    const ct_tensor *in[2] = {CT__G, CT__X};
+    if (!in[1]) return ct_last_error_code();
+    ct_tensor *r = ct__hardsigmoid_grad(ct_detach(in[0]), in[1]);
+    if (!r || !ct__recorded_ok(ct__record(&missing, in, 2, &r, 1), in, 2)) return ct_last_error_code();
+    gi[0] = r;
+    return CT_OK;
+}
 
 /* hardswish: 0 below -3, g * (x / 3 + 1/2) up to 3, g above */
 static ct_tensor *ct__hardswish_grad(const ct_tensor *g, const ct_tensor *x)
 {
-    ct_tensor *mid = ct_mul(g, ct_add_scalar(ct_div_scalar(x, ct_int(3)), ct_float(0.5)));
+    const ct_tensor *xm = ct__smooth_only(x, ct_logical_and(ct_gt_scalar(x, ct_int(-3)), ct_lt_scalar(x, ct_int(3))));
+    ct_tensor *mid = ct_mul(g, ct_add_scalar(ct_div_scalar(xm, ct_int(3)), ct_float(0.5)));
     return ct_where_scalar_self(ct_lt_scalar(x, ct_int(-3)), ct_int(0), ct_where(ct_le_scalar(x, ct_int(3)), mid, g));
 }
 CT__UNARY_GRAD(hardswish, ct__hardswish_grad(CT__G, CT__X))

@@ -532,33 +532,41 @@ static void ct__la_eye(double *a, int64_t n)
  * the diagonal) and U; row i was swapped with row piv[i] >= i. Returns 0, or
  * the 1-based index of the first exactly zero pivot (the factorization goes
  * on past it, as LAPACK's does). single: the input was float32 (sgetrf with
- * LAPACK; the built-in kernel works in double for both). */
+ * LAPACK; the built-in kernel works in double for both). The built-in kernel
+ * rounds as OpenBLAS's getf2 does (what PyTorch's LAPACK runs for small
+ * matrices): left-looking, each column less its dot products (fused
+ * multiply-adds) with the columns done, then scaled by its pivot's
+ * reciprocal. The rounding decides which pivot of a singular matrix comes
+ * out exactly 0 (linalg.inv's error names it), or whether one does; against
+ * PyTorch on random singular integer matrices it agrees up to 5 x 5. */
 static int64_t ct__lu(double *a, int64_t n, bool single, int64_t *piv)
 {
     int64_t info = 0;
     if (CT__LAPACK(ct__lapack_lu(a, n, single, piv, &info))) return info;
     (void)single;
-    for (int64_t k = 0; k < n; k++) {
-        int64_t p = k;
-        for (int64_t i = k + 1; i < n; i++)
-            if (fabs(a[i * n + k]) > fabs(a[p * n + k])) p = i;
-        piv[k] = p;
-        if (p != k)
-            for (int64_t j = 0; j < n; j++) {
-                double t = a[k * n + j];
-                a[k * n + j] = a[p * n + j];
-                a[p * n + j] = t;
-            }
-        double d = a[k * n + k];
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t i = 1; i < n; i++) { /* U's rows above j, then the rest of column j */
+            double s = 0;
+            for (int64_t k = 0; k < (i < j ? i : j); k++) s = fma(a[i * n + k], a[k * n + j], s);
+            a[i * n + j] -= s;
+        }
+        int64_t p = j;
+        for (int64_t i = j + 1; i < n; i++)
+            if (fabs(a[i * n + j]) > fabs(a[p * n + j])) p = i;
+        piv[j] = p;
+        double d = a[p * n + j];
         if (d == 0) {
-            if (!info) info = k + 1;
+            if (!info) info = j + 1;
             continue;
         }
-        for (int64_t i = k + 1; i < n; i++) {
-            double l = a[i * n + k] /= d;
-            if (l != 0)
-                for (int64_t j = k + 1; j < n; j++) a[i * n + j] -= l * a[k * n + j];
-        }
+        if (p != j)
+            for (int64_t k = 0; k < n; k++) {
+                double t = a[j * n + k];
+                a[j * n + k] = a[p * n + k];
+                a[p * n + k] = t;
+            }
+        double r = 1 / d;
+        for (int64_t i = j + 1; i < n; i++) a[i * n + j] *= r;
     }
     return info;
 }
@@ -589,19 +597,49 @@ static void ct__lu_solve(const double *lu, const int64_t *piv, int64_t n, double
     }
 }
 
+/* b (n, k) = A^-1 b from the LU (ct__lu) of A^T with nonzero pivots, as
+ * getrs 'T' solves: P A^T = L U, so A = U^T L^T P; U^T z = b, L^T w = z,
+ * then the row swaps undone in reverse order. */
+static void ct__lu_solve_t(const double *lu, const int64_t *piv, int64_t n, double *b, int64_t k)
+{
+    for (int64_t i = 0; i < n; i++) { /* U^T z = b */
+        for (int64_t p = 0; p < i; p++) {
+            double u = lu[p * n + i];
+            if (u != 0)
+                for (int64_t j = 0; j < k; j++) b[i * k + j] -= u * b[p * k + j];
+        }
+        for (int64_t j = 0; j < k; j++) b[i * k + j] /= lu[i * n + i];
+    }
+    for (int64_t i = n - 1; i >= 0; i--) /* L^T w = z */
+        for (int64_t p = i + 1; p < n; p++) {
+            double l = lu[p * n + i];
+            if (l != 0)
+                for (int64_t j = 0; j < k; j++) b[i * k + j] -= l * b[p * k + j];
+        }
+    for (int64_t i = n - 1; i >= 0; i--)
+        if (piv[i] != i)
+            for (int64_t j = 0; j < k; j++) {
+                double t = b[i * k + j];
+                b[i * k + j] = b[piv[i] * k + j];
+                b[piv[i] * k + j] = t;
+            }
+}
+
 /* b (n, k) = A^-1 b for a (n, n) = A (destroyed), by LU: 0, or (b then
- * unspecified) the 1-based index of the first zero pivot. With LAPACK this
- * is getrf and getrs as PyTorch calls them: a_t (PyTorch's choice for a
- * contiguous A) factors A^T, whose column-major data is A's row-major one,
- * and solves with it transposed; the built-in kernel factors A either way.
+ * unspecified) the 1-based index of the first zero pivot. As PyTorch calls
+ * getrf and getrs: a_t (PyTorch's choice for a contiguous A) factors A^T,
+ * whose column-major data is A's row-major one, and solves with it
+ * transposed; else A. Which pivot is the first zero (linalg.inv names it),
+ * and whether one is exactly zero at all, depends on which is factored.
  * single: the input was float32 (sgetrf and sgetrs). piv: n. */
 static int64_t ct__lu_factor_solve(double *a, int64_t n, bool a_t, bool single, double *b, int64_t k, int64_t *piv)
 {
     int64_t info = 0;
     if (CT__LAPACK(ct__lapack_solve(a, n, a_t, single, b, k, &info))) return info;
-    (void)a_t;
+    if (a_t) ct__la_transpose_square(a, n);
     if ((info = ct__lu(a, n, single, piv))) return info;
-    ct__lu_solve(a, piv, n, b, k);
+    if (a_t) ct__lu_solve_t(a, piv, n, b, k);
+    else ct__lu_solve(a, piv, n, b, k);
     return 0;
 }
 

@@ -334,12 +334,13 @@ static void ct__draw_bernoulli(ct_generator *g, const void *arg, char *elem, ct_
 }
 
 /* arg: {range, base, whether to draw 64 bits}; (draw % range + base) wraps
- * in uint64 and is then read as an int64, as uniform_int_from_to does. */
+ * in uint64 and is then read as an int64, as uniform_int_from_to does. A
+ * range of 0 stands for 2**64: the draw as it is (uniform_int_full_range). */
 static void ct__draw_int(ct_generator *g, const void *arg, char *elem, ct_dtype dt)
 {
     const uint64_t *a = (const uint64_t *)arg;
     uint64_t v = a[2] ? ct__rand64(g) : ct__rand32(g);
-    ct__write_i64(elem, dt, (int64_t)(v % a[0] + a[1]));
+    ct__write_i64(elem, dt, (int64_t)((a[0] ? v % a[0] : v) + a[1]));
 }
 
 /* A sampler's job on out, the rest zero. */
@@ -594,6 +595,20 @@ static int64_t ct__update_to(int64_t to, ct_dtype dt)
     return to;
 }
 
+/* The values of an integer dtype (bool: 0 and 1). */
+static void ct__int_bounds(ct_dtype dt, int64_t *lo, int64_t *hi)
+{
+    *lo = 0, *hi = 1;
+    switch (dt) {
+    case CT_U8: *hi = 255; break;
+    case CT_I8: *lo = -128, *hi = 127; break;
+    case CT_I16: *lo = -32768, *hi = 32767; break;
+    case CT_I32: *lo = INT32_MIN, *hi = INT32_MAX; break;
+    case CT_I64: *lo = INT64_MIN, *hi = INT64_MAX; break;
+    default: break;
+    }
+}
+
 /* check_from_to_in_range */
 static ct_result ct__check_random_bounds(int64_t from, int64_t to_inc, ct_dtype dt)
 {
@@ -603,18 +618,24 @@ static ct_result ct__check_random_bounds(int64_t from, int64_t to_inc, ct_dtype 
         which = !((double)from >= -max && (double)from <= max) ? "from"
               : !((double)to_inc >= -max && (double)to_inc <= max) ? "to - 1" : NULL;
     } else {
-        int64_t lo = 0, hi = 1; /* bool */
-        switch (dt) {
-        case CT_U8: hi = 255; break;
-        case CT_I8: lo = -128, hi = 127; break;
-        case CT_I16: lo = -32768, hi = 32767; break;
-        case CT_I32: lo = INT32_MIN, hi = INT32_MAX; break;
-        case CT_I64: lo = INT64_MIN, hi = INT64_MAX; break;
-        default: break;
-        }
+        int64_t lo, hi;
+        ct__int_bounds(dt, &lo, &hi);
         which = !(from >= lo && from <= hi) ? "from" : !(to_inc >= lo && to_inc <= hi) ? "to - 1" : NULL;
     }
     return which ? ct__fail(CT_ERR_RUNTIME, "%s is out of bounds for %s", which, ct__type_meta_name(dt)) : CT_OK;
+}
+
+/* The dtypes whose wide ranges take 64-bit draws (uniform_int_from_to_distribution). */
+static bool ct__random_wide(ct_dtype dt) { return dt == CT_I64 || dt == CT_F64 || dt == CT_F32 || dt == CT_BF16; }
+
+/* t filled with from + (draw % range), range 0 standing for 2**64. */
+static ct_result ct__random_ints(ct_tensor *t, uint64_t range, int64_t from, ct_generator *g)
+{
+    ct__random_job job = ct__random_job_for(CT__RANDOM_INT, t);
+    job.u[0] = range;
+    job.u[1] = (uint64_t)from;
+    job.u[2] = (range == 0 || range >= (1ULL << 32)) && ct__random_wide(t->dtype);
+    return ct__sample(&job, g);
 }
 
 ct_result ct_random_(ct_tensor *t, int64_t from, int64_t to, ct_generator *g)
@@ -635,12 +656,35 @@ ct_result ct_random_(ct_tensor *t, int64_t from, int64_t to, ct_generator *g)
                             (long long)from, (long long)to);
     }
     if (ct__check_random_bounds(from, to - 1, dt) != CT_OK) return ct_last_error_code();
-    ct__random_job job = ct__random_job_for(CT__RANDOM_INT, t);
-    job.u[0] = (uint64_t)to - (uint64_t)from;
-    job.u[1] = (uint64_t)from;
-    /* uniform_int_from_to_distribution: 64-bit draws for wide ranges of these types */
-    job.u[2] = job.u[0] >= (1ULL << 32) && (dt == CT_I64 || dt == CT_F64 || dt == CT_F32 || dt == CT_BF16);
-    return ct__sample(&job, g);
+    return ct__random_ints(t, (uint64_t)to - (uint64_t)from, from, g);
+}
+
+ct_result ct_random_from_(ct_tensor *t, int64_t from, ct_generator *g)
+{
+    CT__ARG_R(t, "self", 1);
+    ct_dtype dt = t->dtype;
+    if (ct__check_writable(t) != CT_OK) return ct_last_error_code();
+    if (from == INT64_MIN) { /* all 2**64 values, read as int64 (random_full_64_bits_range_kernel) */
+        if (dt == CT_F16 || dt == CT_BOOL) return ct__not_implemented("random_full_64_bits_range_kernel_cpu", dt);
+        if (!ct__random_wide(dt))
+            return ct__fail(CT_ERR_RUNTIME,
+                            "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
+        return ct__random_ints(t, 0, 0, g);
+    }
+    int64_t to_inc, lo;
+    if (ct_dtype_is_floating(dt)) { /* up to 2**digits, the last integer the dtype holds exactly */
+        to_inc = (int64_t)1 << ct__digits(dt);
+        from = ct__update_from(from, dt);
+        if (from >= to_inc)
+            return ct__fail(CT_ERR_RUNTIME,
+                            "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to "
+                            "dtype, but got from=%lld > to_inc=%lld",
+                            (long long)from, (long long)to_inc);
+    } else {
+        ct__int_bounds(dt, &lo, &to_inc);
+    }
+    if (ct__check_random_bounds(from, to_inc, dt) != CT_OK) return ct_last_error_code();
+    return ct__random_ints(t, (uint64_t)to_inc - (uint64_t)from + 1, from, g);
 }
 
 /* ---------------------------------------------------------------- exponential_, bernoulli_ */

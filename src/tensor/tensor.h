@@ -210,6 +210,11 @@ CTORCH_API ct_result ct_uniform_(ct_tensor *t, double from, double to, ct_genera
 CTORCH_API ct_result ct_normal_(ct_tensor *t, double mean, double std, ct_generator *g);   /* Tensor.normal_ */
 /* Tensor.random_(from, to): integers in [from, to). */
 CTORCH_API ct_result ct_random_(ct_tensor *t, int64_t from, int64_t to, ct_generator *g);
+/* Tensor.random_(from, None): integers from `from` up to the dtype's largest
+ * (2**digits for a floating one: 2**53 for float64); from 0 that is
+ * Tensor.random_(), and from INT64_MIN every int64 (int64, float64, float32
+ * and bfloat16 only). */
+CTORCH_API ct_result ct_random_from_(ct_tensor *t, int64_t from, ct_generator *g);
 CTORCH_API ct_result ct_exponential_(ct_tensor *t, double lambd, ct_generator *g);         /* Tensor.exponential_ */
 /* torch.bernoulli(p) with a tensor of probabilities, and Tensor.bernoulli_(p). */
 CTORCH_API ct_tensor *ct_bernoulli(const ct_tensor *p, ct_generator *g);

@@ -171,10 +171,12 @@ UNARY = {  # op: (torch function, in-place method or None, domain)
 # never within gradcheck's eps of a uniform draw. Not gradgradchecked: ops
 # whose gradient is grad_output itself (frac, add, sub, the number forms of
 # remainder and fmod), which ct_gradgradcheck cannot yet perturb (its
-# flattened output aliases grad_output).
+# flattened output aliases grad_output). Nor hardsigmoid: PyTorch 1.13 has no
+# derivative for hardsigmoid_backward (gradgradcheck raises).
 IDENTITY = {'frac'}
+NO_DOUBLE = {'hardsigmoid'}
 for op, (fn, ip, dom) in UNARY.items():
-    variants(op, 'u', lambda o, fn=fn: fn(o[0]), 1, dom, gc=op not in IDENTITY)
+    variants(op, 'u', lambda o, fn=fn: fn(o[0]), 1, dom, gc=op not in IDENTITY | NO_DOUBLE)
     # PyTorch 1.13 records nodes for asinh_, acosh_ and atanh_ that fail in backward
     bad = 'ERR' if op in ('asinh', 'acosh', 'atanh') else 'ok'
     case(op, 'i', inplace(ip), [(3, 4)], [dom], dt=torch.float32, expect=bad)
