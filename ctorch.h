@@ -3290,7 +3290,8 @@ CTORCH_API ct_tensor *ct_read_csv(const char *path, ct_csv_opts opts);
  * memory-mapped, copy on write, when the data is little-endian; a Fortran-
  * order array gives a tensor with transposed strides, as from_numpy does. */
 CTORCH_API ct_tensor *ct_load_npy(const char *path);
-/* numpy.save of a tensor (contiguous copy, C order, little-endian). */
+/* numpy.save of a tensor (contiguous copy, C order, little-endian), written
+ * atomically as ct_save_safetensors writes. */
 CTORCH_API ct_result ct_save_npy(const char *path, const ct_tensor *t);
 
 /* ---------------------------------------------------------------- transforms */
@@ -3370,8 +3371,10 @@ CTORCH_API ct_result ct_load_safetensors(const char *path, ct_tensor_list *out, 
  * name; the JSON header padded with spaces to 8 bytes). Non-contiguous
  * tensors are written as their contiguous copies. The file is replaced
  * atomically: written to a temporary file beside it, flushed to disk, then
- * renamed over it, so a failure leaves the old file as it was. metadata may be
- * NULL. */
+ * renamed over it, so a failure leaves the old file as it was. As open(path,
+ * "wb") would, a symbolic link's target is written (the link stays) and an
+ * existing file keeps its permission bits; the temporary files a killed save
+ * left (their writer process gone) are removed. metadata may be NULL. */
 CTORCH_API ct_result ct_save_safetensors(const char *path, const ct_tensor_list *tensors, const ct_metadata *metadata);
 /* safetensors.torch.load_file(path, device=device): ct_load_safetensors with
  * the tensors made on `device` (CT_CPU: over the file's bytes, as
@@ -40947,7 +40950,8 @@ void ct_loader_free(ct_loader *l)
  * so a tensor over them may be written without touching the file) where the
  * system allows, read into memory otherwise, and gzip files decompressed
  * through zlib when built with CTORCH_ZLIB. A tensor made over the bytes owns
- * them: its deleter unmaps or frees them. */
+ * them: its deleter unmaps or frees them. Then the atomic writer every saver
+ * writes through. */
 
 #include <errno.h>
 #if defined(__unix__) || defined(__APPLE__)
@@ -40955,7 +40959,17 @@ void ct_loader_free(ct_loader *l)
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <signal.h>
 #define CT__HAVE_MMAP 1
+#if !defined(__cplusplus) && (!defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 200112L)
+/* POSIX, but left undeclared by strict C11 (-std=c11), or by an older
+ * _POSIX_C_SOURCE than POSIX.1-2001 (glibc sets 199506L for -pthread's and
+ * -fopenmp's _REENTRANT). */
+extern ssize_t readlink(const char *restrict path, char *restrict buf, size_t n);
+extern int fchmod(int fd, mode_t mode);
+extern int kill(pid_t pid, int sig);
+#endif
 #endif
 #ifdef CTORCH_ZLIB
 #include <zlib.h>
@@ -41302,12 +41316,15 @@ static bool ct__utf8_valid(const unsigned char *s, size_t n)
 
 /* ---------------------------------------------------------------- atomic writes */
 
-/* A file written atomically: the bytes go to a temporary file in the same
- * directory, which replaces the target (rename) only once all of it is
- * written and flushed to disk; any failure removes the temporary file and
- * leaves the target as it was. */
+/* A file written atomically: the bytes go to a temporary file
+ * <target>.tmp<pid>.<k> beside the target, which replaces it (rename) only
+ * once all of it is written and flushed to disk; any failure removes the
+ * temporary file and leaves the target as it was. As open(path, "wb") would,
+ * a symbolic link's target is written (the link stays) and an existing
+ * file keeps its permission bits. */
 typedef struct ct__atomic_file {
-    const char *path;
+    const char *path; /* as the caller named it: errors name it */
+    char *target;     /* the file replaced: path with its symbolic links followed */
     char *tmp;
 #ifdef CT__HAVE_MMAP
     int fd;
@@ -41317,31 +41334,182 @@ typedef struct ct__atomic_file {
     int err; /* the first write's errno, 0 while all went well */
 } ct__atomic_file;
 
+/* The first na bytes of a, then b, in memory of their own; NULL when memory runs out. */
+static char *ct__str_join(const char *a, size_t na, const char *b)
+{
+    size_t nb = strlen(b);
+    char *s = (char *)CT_MALLOC(na + nb + 1);
+    if (!s) return NULL;
+    memcpy(s, a, na);
+    memcpy(s + na, b, nb + 1);
+    return s;
+}
+
+#ifdef CT__HAVE_MMAP
+/* The length of path's directory part, its last '/' included (0 for a bare name). */
+static size_t ct__dir_len(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+/* The directory holding path, in memory of its own: "." for a bare name. */
+static char *ct__dir_of(const char *path)
+{
+    size_t n = ct__dir_len(path);
+    return n ? ct__str_join(path, n, "") : ct__str_join(".", 1, "");
+}
+
+/* What the symbolic link at path points to, in memory of its own, in *to:
+ * NULL there when path is not a link (or cannot be read; writing to it then
+ * fails with the reason). False when memory runs out. */
+static bool ct__read_link(const char *path, char **to)
+{
+    *to = NULL;
+    for (size_t cap = 256;; cap *= 2) {
+        char *buf = (char *)CT_MALLOC(cap);
+        if (!buf) return false;
+        ssize_t n = readlink(path, buf, cap);
+        if (n >= 0 && (size_t)n < cap) {
+            buf[n] = 0;
+            *to = buf;
+            return true;
+        }
+        CT_FREE(buf);
+        if (n < 0) return true;
+    }
+}
+
+/* The file that writing to path writes: path with its symbolic links followed
+ * as open() follows them. A link's relative target is read from the link's
+ * directory; the last link may dangle (open() then makes the file it names).
+ * A path naming no file ("", "dir/") fails as open() fails. */
+static ct_result ct__write_target(const char *path, char **target)
+{
+    char *cur = ct__str_join("", 0, path), *to;
+    for (int links = 0; cur && ct__read_link(cur, &to); links++) {
+        if (!to && cur[ct__dir_len(cur)] != 0) {
+            *target = cur;
+            return CT_OK;
+        }
+        if (!to || links == 40) { /* (Linux follows 40 links at most) */
+            errno = to ? ELOOP : cur[0] ? EISDIR : ENOENT;
+            CT_FREE(to);
+            CT_FREE(cur);
+            return ct__file_error(path);
+        }
+        char *next = to[0] == '/' ? to : ct__str_join(cur, ct__dir_len(cur), to);
+        if (next != to) CT_FREE(to);
+        CT_FREE(cur);
+        cur = next;
+    }
+    CT_FREE(cur);
+    return CT__OOM();
+}
+
+/* Whether name is base.tmp<pid>.<k>, the name ct__atomic_open gives its
+ * temporary files for base (digits as printf writes them); *pid is then
+ * their writer's. */
+static bool ct__is_temp_of(const char *name, const char *base, pid_t *pid)
+{
+    size_t n = strlen(base);
+    if (strncmp(name, base, n) != 0 || strncmp(name + n, ".tmp", 4) != 0) return false;
+    const char *p = name + n + 4;
+    if (*p < '1' || *p > '9') return false; /* no sign, space or leading zero, which strtol would take */
+    char *end;
+    errno = 0;
+    long v = strtol(p, &end, 10);
+    *pid = (pid_t)v;
+    if (errno != 0 || *pid != v || *end != '.') return false;
+    size_t k = strspn(end + 1, "0123456789");
+    return k > 0 && end[1 + k] == 0;
+}
+
+/* Remove what killed saves to target left behind: its temporary files whose
+ * writer process is gone (a live one may be in the middle of a save). Best
+ * effort: what cannot be listed or removed stays. */
+static void ct__remove_stale_temps(const char *target)
+{
+    size_t nd = ct__dir_len(target);
+    char *dir = ct__dir_of(target);
+    DIR *d = dir ? opendir(dir) : NULL;
+    pid_t pid;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (!ct__is_temp_of(e->d_name, target + nd, &pid) || kill(pid, 0) == 0 || errno != ESRCH) continue;
+        char *stale = ct__str_join(target, nd, e->d_name);
+        if (stale) remove(stale);
+        CT_FREE(stale);
+    }
+    if (d) closedir(d);
+    CT_FREE(dir);
+}
+
+/* The temporary file, made with the mode open() would leave the target with:
+ * an existing target's permission bits (set again past the umask, which may
+ * have dropped some), 0666 less the umask for a new one. -1 (errno set) on
+ * failure. */
+static int ct__open_temp(const char *tmp, const char *target)
+{
+    struct stat st;
+    bool exists = stat(target, &st) == 0;
+    mode_t mode = exists ? st.st_mode & 0777 : 0666;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, mode);
+    if (fd >= 0 && exists && fchmod(fd, mode) != 0) {
+        int e = errno;
+        close(fd);
+        remove(tmp);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+#else
+static ct_result ct__write_target(const char *path, char **target)
+{
+    *target = ct__str_join("", 0, path); /* the path itself: links are left to the system */
+    return *target ? CT_OK : CT__OOM();
+}
+#endif
+
+static void ct__atomic_free(ct__atomic_file *a)
+{
+    CT_FREE(a->tmp);
+    CT_FREE(a->target);
+    a->tmp = a->target = NULL;
+}
+
 static ct_result ct__atomic_open(ct__atomic_file *a, const char *path)
 {
     static int counter;
     memset(a, 0, sizeof *a);
     a->path = path;
-    size_t n = strlen(path) + 48;
-    a->tmp = (char *)CT_MALLOC(n);
-    if (!a->tmp) return CT__OOM();
-    for (int attempt = 0; attempt < 100; attempt++) {
-        int k = CT__ATOMIC_INC(&counter);
+    ct_result r = ct__write_target(path, &a->target);
+    if (r != CT_OK) return r;
 #ifdef CT__HAVE_MMAP
-        snprintf(a->tmp, n, "%s.tmp%ld.%d", path, (long)getpid(), k);
-        a->fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    ct__remove_stale_temps(a->target);
+#endif
+    size_t n = strlen(a->target) + 48;
+    a->tmp = (char *)CT_MALLOC(n);
+    if (!a->tmp) {
+        ct__atomic_free(a);
+        return CT__OOM();
+    }
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned k = (unsigned)CT__ATOMIC_INC(&counter);
+#ifdef CT__HAVE_MMAP
+        snprintf(a->tmp, n, "%s.tmp%ld.%u", a->target, (long)getpid(), k);
+        a->fd = ct__open_temp(a->tmp, a->target);
         if (a->fd >= 0) return CT_OK;
 #else
-        snprintf(a->tmp, n, "%s.tmp%ld.%d", path, (long)time(NULL), k);
+        snprintf(a->tmp, n, "%s.tmp%ld.%u", a->target, (long)time(NULL), k);
         errno = 0;
         a->f = fopen(a->tmp, "wbx"); /* C11's exclusive mode */
         if (a->f) return CT_OK;
 #endif
         if (errno != EEXIST) break;
     }
-    ct_result r = ct__file_error(path);
-    CT_FREE(a->tmp);
-    a->tmp = NULL;
+    r = ct__file_error(path);
+    ct__atomic_free(a);
     return r;
 }
 
@@ -41379,8 +41547,7 @@ static void ct__atomic_abort(ct__atomic_file *a)
     fclose(a->f);
 #endif
     remove(a->tmp);
-    CT_FREE(a->tmp);
-    a->tmp = NULL;
+    ct__atomic_free(a);
 }
 
 #ifdef CT__HAVE_MMAP
@@ -41388,14 +41555,8 @@ static void ct__atomic_abort(ct__atomic_file *a)
  * (best effort: not every file system allows it). */
 static void ct__sync_dir_of(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
-    char *dir = (char *)CT_MALLOC(n + 2);
-    if (!dir) return;
-    if (n) memcpy(dir, path, n);
-    else dir[n++] = '.';
-    dir[n] = 0;
-    int fd = open(dir, O_RDONLY);
+    char *dir = ct__dir_of(path);
+    int fd = dir ? open(dir, O_RDONLY) : -1;
     if (fd >= 0) {
         fsync(fd);
         close(fd);
@@ -41405,25 +41566,24 @@ static void ct__sync_dir_of(const char *path)
 #endif
 
 /* Flush, close and move the temporary file over the target. On failure the
- * error names the target, and the target is untouched. */
+ * error names the path as given, and the target is untouched. */
 static ct_result ct__atomic_commit(ct__atomic_file *a)
 {
 #ifdef CT__HAVE_MMAP
     if (a->err == 0 && fsync(a->fd) != 0) a->err = errno;
     if (close(a->fd) != 0 && a->err == 0) a->err = errno;
-    if (a->err == 0 && rename(a->tmp, a->path) != 0) a->err = errno;
-    if (a->err == 0) ct__sync_dir_of(a->path);
+    if (a->err == 0 && rename(a->tmp, a->target) != 0) a->err = errno;
+    if (a->err == 0) ct__sync_dir_of(a->target);
 #else
     if (a->err == 0 && fflush(a->f) != 0) a->err = errno ? errno : EIO;
     if (fclose(a->f) != 0 && a->err == 0) a->err = errno ? errno : EIO;
-    if (a->err == 0 && rename(a->tmp, a->path) != 0) { /* Windows will not rename over a file */
-        remove(a->path);
-        if (rename(a->tmp, a->path) != 0) a->err = errno ? errno : EIO;
+    if (a->err == 0 && rename(a->tmp, a->target) != 0) { /* Windows will not rename over a file */
+        remove(a->target);
+        if (rename(a->tmp, a->target) != 0) a->err = errno ? errno : EIO;
     }
 #endif
     if (a->err != 0) remove(a->tmp);
-    CT_FREE(a->tmp);
-    a->tmp = NULL;
+    ct__atomic_free(a);
     if (a->err == 0) return CT_OK;
     errno = a->err;
     return ct__file_error(a->path);
@@ -41698,6 +41858,7 @@ ct_tensor *ct_load_npy(const char *path)
 
 ct_result ct_save_npy(const char *path, const ct_tensor *t)
 {
+    if (!path) return ct__fail(CT_ERR_TYPE, "expected a file path, not NULL");
     CT__ARG_R(t, "tensor", 2);
     const char *descr = ct__npy_descr(t->dtype);
     if (!descr) return ct__fail(CT_ERR_TYPE, "Got unsupported ScalarType %s", t->dtype == CT_BF16 ? "BFloat16" : "?");
@@ -41712,14 +41873,14 @@ ct_result ct_save_npy(const char *path, const ct_tensor *t)
     head[n++] = '\n';
     ct_scope s = ct_scope_begin();
     const ct_tensor *c = ct__host(ct_contiguous(t)); /* a device's tensor through a host copy */
-    FILE *f = c ? fopen(path, "wb") : NULL;
-    ct_result r = !c ? ct_last_error_code() : !f ? ct__file_error(path) : CT_OK;
-    if (f) {
+    ct__atomic_file a;
+    ct_result r = !c ? ct_last_error_code() : ct__atomic_open(&a, path);
+    if (r == CT_OK) {
         unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xff), (unsigned char)(n >> 8)};
-        size_t bytes = (size_t)ct_numel(c) * ct_dtype_size(c->dtype);
-        bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(head, 1, (size_t)n, f) == (size_t)n &&
-                  (bytes == 0 || fwrite(ct__data(c), 1, bytes, f) == bytes);
-        if (fclose(f) != 0 || !ok) r = ct__file_error(path);
+        ct__atomic_write(&a, pre, 10);
+        ct__atomic_write(&a, head, (size_t)n);
+        ct__atomic_write(&a, ct__data(c), (size_t)ct_numel(c) * ct_dtype_size(c->dtype));
+        r = ct__atomic_commit(&a);
     }
     ct_scope_end(s);
     return r;

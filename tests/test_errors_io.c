@@ -1,7 +1,10 @@
+#define _POSIX_C_SOURCE 200809L /* symlink */
 /* Bad input to saving and loading (safetensors, torch.save files): the
  * whole message, and nothing made. Damaged and hostile files are in
  * tests/test_io.c. */
 #include "errors.h"
+
+#include <unistd.h>
 
 #ifndef CT_BUILD_DIR
 #define CT_BUILD_DIR "build"
@@ -58,6 +61,16 @@ static void test_save_errors(void)
             "expected metadata of n keys and values");
     FAILS_R(ct_save_safetensors(CT_BUILD_DIR "/no/such/dir/x.safetensors", &l, NULL), CT_ERR_IO,
             "[Errno 2] No such file or directory: '" CT_BUILD_DIR "/no/such/dir/x.safetensors'");
+    FAILS_R(ct_save_npy(NULL, t), CT_ERR_TYPE, "expected a file path, not NULL");
+    FAILS_R(ct_save_npy(CT_BUILD_DIR "/test_errors_io.npy", NULL), CT_ERR_TYPE,
+            "save_npy(): argument 'tensor' (position 2) must be Tensor, not NULL");
+    /* paths naming no file, and a link to a missing directory, fail as open() fails, naming the path given */
+    FAILS_R(ct_save_npy("", t), CT_ERR_IO, "[Errno 2] No such file or directory: ''");
+    FAILS_R(ct_save_npy(CT_BUILD_DIR "/", t), CT_ERR_IO, "[Errno 21] Is a directory: '" CT_BUILD_DIR "/'");
+    remove(CT_BUILD_DIR "/test_errors_io_link");
+    CHECK(symlink("no/such/dir/x.npy", CT_BUILD_DIR "/test_errors_io_link") == 0);
+    FAILS_R(ct_save_npy(CT_BUILD_DIR "/test_errors_io_link", t), CT_ERR_IO,
+            "[Errno 2] No such file or directory: '" CT_BUILD_DIR "/test_errors_io_link'");
 }
 
 int main(void)

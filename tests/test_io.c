@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L /* setrlimit, opendir */
+#define _POSIX_C_SOURCE 200809L /* setrlimit, opendir, symlink, kill */
 /* Saving and loading state_dicts: safetensors files against an independent
  * writer's bytes (tests/golden/gen_io.py), torch.save files written by
  * PyTorch 1.13 (zip and legacy formats, pickle protocols 2 and 4, deflated),
@@ -7,8 +7,11 @@
 #include "harness.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define IO "tests/golden/io/"
 #define TMP CT_BUILD_DIR "/test_io_"
@@ -291,6 +294,24 @@ static bool no_file_starting(const char *prefix)
     return none;
 }
 
+/* While on, a file may not grow past 4 KiB: a save of more fails midway, its
+ * write() failing with EFBIG. */
+static void limit_file_size(bool on)
+{
+    static struct rlimit was;
+    static void (*handler)(int);
+    if (on) {
+        getrlimit(RLIMIT_FSIZE, &was);
+        struct rlimit small = was;
+        small.rlim_cur = 4096;
+        handler = signal(SIGXFSZ, SIG_IGN);
+        CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    } else {
+        setrlimit(RLIMIT_FSIZE, &was);
+        signal(SIGXFSZ, handler);
+    }
+}
+
 static void test_save_replaces_the_file_atomically(void)
 {
     ct_tensor *ts[N_SAVE];
@@ -304,16 +325,10 @@ static void test_save_replaces_the_file_atomically(void)
     char *names[] = {"big"};
     ct_tensor *big[] = {ct_ones(CT_SHAPE(1 << 21), CT_F32)};
     ct_tensor_list large = {1, names, big};
-    struct rlimit was, small;
-    getrlimit(RLIMIT_FSIZE, &was);
-    small = was;
-    small.rlim_cur = 4096;
-    void (*handler)(int) = signal(SIGXFSZ, SIG_IGN); /* write() then fails with EFBIG */
-    CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
+    limit_file_size(true);
     CHECK_FAILS(ct_save(TMP "atomic.safetensors", &large), CT_ERR_IO,
                 "[Errno 27] File too large: '" CT_BUILD_DIR "/test_io_atomic.safetensors'");
-    setrlimit(RLIMIT_FSIZE, &was);
-    signal(SIGXFSZ, handler);
+    limit_file_size(false);
 
     size_t n_now;
     unsigned char *now = slurp(TMP "atomic.safetensors", &n_now);
@@ -332,6 +347,175 @@ static void test_save_replaces_the_file_atomically(void)
     CHECK(no_file_starting("test_io_atomic.safetensors.tmp"));
     free(old);
     free(now);
+}
+
+static void test_save_npy_replaces_the_file_atomically(void)
+{
+    ct_tensor *small = ct_from_array((float[]){0, 1, 2, 3}, CT_SHAPE(4), CT_F32);
+    ct_tensor *big = ct_ones(CT_SHAPE(1 << 20), CT_F32);
+    CHECK_OK(ct_save_npy(TMP "atomic.npy", small));
+    limit_file_size(true);
+    CHECK_FAILS(ct_save_npy(TMP "atomic.npy", big), CT_ERR_IO,
+                "[Errno 27] File too large: '" CT_BUILD_DIR "/test_io_atomic.npy'");
+    limit_file_size(false);
+    CHECK(ct_equal(ct_load_npy(TMP "atomic.npy"), small)); /* the old file is whole */
+    CHECK(no_file_starting("test_io_atomic.npy.tmp"));
+    CHECK_OK(ct_save_npy(TMP "atomic.npy", big));
+    CHECK(ct_equal(ct_load_npy(TMP "atomic.npy"), big));
+}
+
+/* The savers, each writing t alone to path. */
+typedef ct_result (*saver)(const char *path, ct_tensor *t);
+static ct_result save_one(const char *path, ct_tensor *t)
+{
+    char *names[] = {"t"};
+    ct_tensor_list l = {1, names, &t};
+    return ct_save(path, &l);
+}
+static ct_result save_one_with_metadata(const char *path, ct_tensor *t)
+{
+    char *names[] = {"t"};
+    ct_tensor_list l = {1, names, &t};
+    const char *keys[] = {"format"}, *values[] = {"pt"};
+    ct_metadata meta = {1, keys, values};
+    return ct_save_safetensors(path, &l, &meta);
+}
+static ct_result save_npy(const char *path, ct_tensor *t) { return ct_save_npy(path, t); }
+static const saver savers[] = {save_one, save_one_with_metadata, save_npy};
+
+/* The permission bits of path's file, -1 when there is none. */
+static int mode_of(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (int)(st.st_mode & 0777) : -1;
+}
+
+/* path is a symbolic link to `to`. */
+static bool is_link_to(const char *path, const char *to)
+{
+    char buf[256];
+    ssize_t n = readlink(path, buf, sizeof buf - 1);
+    if (n >= 0) buf[n] = 0;
+    return n >= 0 && !strcmp(buf, to);
+}
+
+/* A saver writes what open(path, "wb") would write to: an existing file
+ * keeps its permission bits (even those the umask would drop), a new one
+ * gets 0666 less the umask; a symbolic link's target is written, the link
+ * kept, a dangling link's target made. */
+static void check_saver_writes_as_open_would(saver save)
+{
+    ct_tensor *t = ct_from_array((float[]){0, 1, 2, 3, 4, 5}, CT_SHAPE(2, 3), CT_F32);
+    remove(TMP "mode_new");
+    remove(TMP "mode_made");
+    CHECK_OK(save(TMP "mode_ref", t));
+    mode_t mask = umask(027);
+    for (int i = 0; i < 2; i++) {
+        int was = i == 0 ? 0600 : 0604; /* (0604 has a bit the umask drops) */
+        spit(TMP "mode_old", "old", 3);
+        chmod(TMP "mode_old", (mode_t)was);
+        CHECK_OK(save(TMP "mode_old", t));
+        CHECK_INT(mode_of(TMP "mode_old"), was);
+        CHECK_SAME_FILE(TMP "mode_old", TMP "mode_ref");
+    }
+    CHECK_OK(save(TMP "mode_new", t));
+    CHECK_INT(mode_of(TMP "mode_new"), 0666 & ~027);
+    umask(mask);
+
+    /* relative link targets are read from the link's directory, not the working one */
+    remove(TMP "link");
+    remove(TMP "link2");
+    remove(TMP "dangling");
+    CHECK(symlink("test_io_mode_old", TMP "link") == 0);
+    CHECK(symlink("test_io_link", TMP "link2") == 0); /* a link to a link */
+    CHECK(symlink("test_io_mode_made", TMP "dangling") == 0);
+    spit(TMP "mode_old", "old", 3);
+    chmod(TMP "mode_old", 0600);
+    CHECK_OK(save(TMP "link2", t));
+    CHECK(is_link_to(TMP "link2", "test_io_link") && is_link_to(TMP "link", "test_io_mode_old"));
+    CHECK_SAME_FILE(TMP "mode_old", TMP "mode_ref");
+    CHECK_INT(mode_of(TMP "mode_old"), 0600);
+    CHECK_OK(save(TMP "dangling", t));
+    CHECK(is_link_to(TMP "dangling", "test_io_mode_made"));
+    CHECK_SAME_FILE(TMP "mode_made", TMP "mode_ref");
+    const char *temps[] = {"test_io_link.tmp", "test_io_link2.tmp", "test_io_dangling.tmp", "test_io_mode_old.tmp",
+                           "test_io_mode_made.tmp"};
+    for (int i = 0; i < 5; i++) CHECK(no_file_starting(temps[i]));
+}
+
+static void test_save_writes_as_open_would(void)
+{
+    for (size_t i = 0; i < sizeof savers / sizeof *savers; i++) check_saver_writes_as_open_would(savers[i]);
+    /* a loop of links fails as open() fails, nothing written */
+    remove(TMP "loop_a");
+    remove(TMP "loop_b");
+    CHECK(symlink("test_io_loop_b", TMP "loop_a") == 0 && symlink("test_io_loop_a", TMP "loop_b") == 0);
+    CHECK_FAILS(ct_save_npy(TMP "loop_a", ct_zeros(CT_SHAPE(2), CT_F32)), CT_ERR_IO,
+                "[Errno 40] Too many levels of symbolic links: '" CT_BUILD_DIR "/test_io_loop_a'");
+    CHECK(no_file_starting("test_io_loop_a.") && no_file_starting("test_io_loop_b."));
+}
+
+/* A pid no process has. */
+static long unused_pid(void)
+{
+    for (long pid = (1 << 22) - 1; pid > 1; pid--) /* pid_max is 2^22 at most */
+        if (kill((pid_t)pid, 0) == -1 && errno == ESRCH) return pid;
+    return 0;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* Names like a temporary file's for `file` and a writer `pid`: removed when
+ * that writer is gone (stale), or never (they are not of that pattern). */
+static const char *const stale_fmt[] = {"%s.tmp%ld.1", "%s.tmp%ld.123"};
+static const char *const kept_fmt[] = {"%s.tmp%ld.",   "%s.tmp%ld",    "%s.tmp%ld.1.bak", "%s.tmp%ld.1x",
+                                       "%s.tmp0%ld.1", "%s.tmp+%ld.1", "%s2.tmp%ld.1",    "%s.tmp.%ld.1"};
+#define N_STALE (int)(sizeof stale_fmt / sizeof *stale_fmt)
+#define N_KEPT (int)(sizeof kept_fmt / sizeof *kept_fmt)
+
+/* The name fmt makes of file and pid, made or (make false) checked. */
+static void fake_temp(const char *fmt, const char *file, long pid, bool make, bool should_exist)
+{
+    char name[256];
+    snprintf(name, sizeof name, fmt, file, pid);
+    if (make) {
+        spit(name, "x", 1);
+        return;
+    }
+    if (exists(name) != should_exist) ct_test_fail(__FILE__, __LINE__, "%s %s", name, should_exist ? "is gone" : "stays");
+    remove(name);
+}
+
+/* The temporary files a killed save left (its writer gone) are removed by
+ * the next save to that file; a live writer's, and other files, stay. */
+static void check_stale_temporaries_removed(saver save, const char *file)
+{
+    long dead = unused_pid(), live = (long)getpid();
+    CHECK(dead > 0);
+    for (int pass = 0; pass < 2; pass++) { /* make them, save, check them */
+        bool make = pass == 0;
+        for (int i = 0; i < N_STALE; i++) {
+            fake_temp(stale_fmt[i], file, dead, make, false);
+            fake_temp(stale_fmt[i], file, live, make, true);
+        }
+        for (int i = 0; i < N_KEPT; i++) fake_temp(kept_fmt[i], file, dead, make, true);
+        if (make) CHECK_OK(save(file, ct_ones(CT_SHAPE(2), CT_F32)));
+    }
+}
+
+static void test_save_removes_stale_temporaries(void)
+{
+    check_stale_temporaries_removed(save_one, TMP "stale.safetensors");
+    check_stale_temporaries_removed(save_npy, TMP "stale.npy");
+    /* a path naming no file has no temporary files: ".tmp<pid>.<k>" is not its */
+    long dead = unused_pid();
+    fake_temp(stale_fmt[0], CT_BUILD_DIR "/", dead, true, true);
+    CHECK_FAILS(save_npy(CT_BUILD_DIR "/", ct_ones(CT_SHAPE(2), CT_F32)), CT_ERR_IO, "Is a directory");
+    fake_temp(stale_fmt[0], CT_BUILD_DIR "/", dead, false, true);
 }
 
 /* ---------------------------------------------------------------- torch.save files */
@@ -688,6 +872,9 @@ int main(void)
     RUN(test_safetensors_refuses_damaged_files);
     RUN(test_safetensors_save_arguments);
     RUN(test_save_replaces_the_file_atomically);
+    RUN(test_save_npy_replaces_the_file_atomically);
+    RUN(test_save_writes_as_open_would);
+    RUN(test_save_removes_stale_temporaries);
     RUN(test_pth_loads_a_model);
     RUN(test_pth_deflated_entries);
     RUN(test_pth_layouts_dtypes_and_sharing);

@@ -275,7 +275,8 @@ CTORCH_API ct_tensor *ct_read_csv(const char *path, ct_csv_opts opts);
  * memory-mapped, copy on write, when the data is little-endian; a Fortran-
  * order array gives a tensor with transposed strides, as from_numpy does. */
 CTORCH_API ct_tensor *ct_load_npy(const char *path);
-/* numpy.save of a tensor (contiguous copy, C order, little-endian). */
+/* numpy.save of a tensor (contiguous copy, C order, little-endian), written
+ * atomically as ct_save_safetensors writes. */
 CTORCH_API ct_result ct_save_npy(const char *path, const ct_tensor *t);
 
 /* ---------------------------------------------------------------- transforms */
@@ -355,8 +356,10 @@ CTORCH_API ct_result ct_load_safetensors(const char *path, ct_tensor_list *out, 
  * name; the JSON header padded with spaces to 8 bytes). Non-contiguous
  * tensors are written as their contiguous copies. The file is replaced
  * atomically: written to a temporary file beside it, flushed to disk, then
- * renamed over it, so a failure leaves the old file as it was. metadata may be
- * NULL. */
+ * renamed over it, so a failure leaves the old file as it was. As open(path,
+ * "wb") would, a symbolic link's target is written (the link stays) and an
+ * existing file keeps its permission bits; the temporary files a killed save
+ * left (their writer process gone) are removed. metadata may be NULL. */
 CTORCH_API ct_result ct_save_safetensors(const char *path, const ct_tensor_list *tensors, const ct_metadata *metadata);
 /* safetensors.torch.load_file(path, device=device): ct_load_safetensors with
  * the tensors made on `device` (CT_CPU: over the file's bytes, as

@@ -115,6 +115,7 @@ ct_tensor *ct_load_npy(const char *path)
 
 ct_result ct_save_npy(const char *path, const ct_tensor *t)
 {
+    if (!path) return ct__fail(CT_ERR_TYPE, "expected a file path, not NULL");
     CT__ARG_R(t, "tensor", 2);
     const char *descr = ct__npy_descr(t->dtype);
     if (!descr) return ct__fail(CT_ERR_TYPE, "Got unsupported ScalarType %s", t->dtype == CT_BF16 ? "BFloat16" : "?");
@@ -129,14 +130,14 @@ ct_result ct_save_npy(const char *path, const ct_tensor *t)
     head[n++] = '\n';
     ct_scope s = ct_scope_begin();
     const ct_tensor *c = ct__host(ct_contiguous(t)); /* a device's tensor through a host copy */
-    FILE *f = c ? fopen(path, "wb") : NULL;
-    ct_result r = !c ? ct_last_error_code() : !f ? ct__file_error(path) : CT_OK;
-    if (f) {
+    ct__atomic_file a;
+    ct_result r = !c ? ct_last_error_code() : ct__atomic_open(&a, path);
+    if (r == CT_OK) {
         unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xff), (unsigned char)(n >> 8)};
-        size_t bytes = (size_t)ct_numel(c) * ct_dtype_size(c->dtype);
-        bool ok = fwrite(pre, 1, 10, f) == 10 && fwrite(head, 1, (size_t)n, f) == (size_t)n &&
-                  (bytes == 0 || fwrite(ct__data(c), 1, bytes, f) == bytes);
-        if (fclose(f) != 0 || !ok) r = ct__file_error(path);
+        ct__atomic_write(&a, pre, 10);
+        ct__atomic_write(&a, head, (size_t)n);
+        ct__atomic_write(&a, ct__data(c), (size_t)ct_numel(c) * ct_dtype_size(c->dtype));
+        r = ct__atomic_commit(&a);
     }
     ct_scope_end(s);
     return r;
