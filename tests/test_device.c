@@ -168,10 +168,11 @@ static void test_training_on_the_device_gives_the_cpu_bits(void)
 
 /* torch.cuda.memory_stats and its kin, on testdev:1 (what the other tests
  * leave on testdev:0 does not count there): a block of 4000 bytes is one
- * 4 KiB page in the test device's size classes. */
+ * 4 KiB page in the test device's size classes. (Their errors:
+ * test_errors_device.c.) */
 static void test_memory_statistics(void)
 {
-    ct_memory_counters before, s, untouched = {-1, -1, -1, -1, -1, -1};
+    ct_memory_counters before, s;
     CHECK_OK(ct_empty_cache(testdev1));
     CHECK_OK(ct_memory_stats(testdev1, &before));
     ct_device_guard g = ct_device_guard_begin(testdev1);
@@ -191,16 +192,6 @@ static void test_memory_statistics(void)
     CHECK_OK(ct_empty_cache(testdev1));
     CHECK_OK(ct_memory_stats(testdev1, &s));
     CHECK(s.reserved_bytes == before.reserved_bytes && s.peak_reserved_bytes == before.reserved_bytes + 4096);
-
-    s = untouched;
-    CHECK_FAILS(ct_memory_stats(CT_CPU, &s), CT_ERR_VALUE, "Expected a cuda device, but got: cpu");
-    CHECK_FAILS(ct_memory_stats(CT_CUDA(0), &s), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
-    CHECK_FAILS(ct_memory_stats((ct_device){CT_DEVICE_PRIVATEUSE1, 2}, &s), CT_ERR_RUNTIME,
-                "testdev device index 2 is out of range (2 devices)");
-    CHECK(memcmp(&s, &untouched, sizeof s) == 0);
-    CHECK_FAILS(ct_memory_stats(testdev1, NULL), CT_ERR_TYPE, "argument 'out' (position 2)");
-    CHECK_FAILS(ct_reset_peak_memory_stats(CT_CPU), CT_ERR_VALUE, "Expected a cuda device, but got: cpu");
-    CHECK_FAILS(ct_empty_cache(CT_CPU), CT_ERR_VALUE, "Expected a cuda device, but got: cpu");
 }
 
 int main(void)

@@ -360,6 +360,26 @@ static void test_load_state_dict_across_devices(void)
     ct_module_release(a);
 }
 
+/* Memory statistics of a device that keeps none, is not there or is out of
+ * range: PyTorch's errors, the counters untouched. */
+static void test_memory_stats_errors(void)
+{
+    ct_memory_counters s, untouched = {-1, -1, -1, -1, -1, -1};
+    CHECK_OK(ct_testdev_register());
+    s = untouched;
+    CHECK_FAILS(ct_memory_stats(CT_CPU, &s), CT_ERR_VALUE, "Expected a cuda device, but got: cpu");
+    CHECK_FAILS(ct_memory_stats(CT_CUDA(0), &s), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
+    CHECK_FAILS(ct_memory_stats((ct_device){CT_DEVICE_PRIVATEUSE1, 2}, &s), CT_ERR_RUNTIME,
+                "testdev device index 2 is out of range (2 devices)");
+    CHECK(memcmp(&s, &untouched, sizeof s) == 0);
+    CHECK_FAILS(ct_memory_stats(testdev0, NULL), CT_ERR_TYPE, "argument 'out' (position 2)");
+    CHECK_FAILS(ct_reset_peak_memory_stats(CT_CPU), CT_ERR_VALUE, "Expected a cuda device, but got: cpu");
+    CHECK_FAILS(ct_reset_peak_memory_stats(CT_CUDA(0)), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
+    CHECK_FAILS(ct_empty_cache(CT_CPU), CT_ERR_VALUE, "Expected a cuda device, but got: cpu");
+    CHECK_FAILS(ct_empty_cache((ct_device){CT_DEVICE_PRIVATEUSE1, 2}), CT_ERR_RUNTIME,
+                "testdev device index 2 is out of range (2 devices)");
+}
+
 int main(void)
 {
     RUN(test_device_strings);
@@ -375,5 +395,6 @@ int main(void)
     RUN(test_mixed_autograd_optim);
     RUN(test_helpers_on_input_device);
     RUN(test_load_state_dict_across_devices);
+    RUN(test_memory_stats_errors);
     return ct_test_report();
 }

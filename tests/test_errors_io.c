@@ -38,6 +38,15 @@ static void test_load_errors(void)
     FAILS_R(ct_load(IO "net.pth", NULL), CT_ERR_TYPE, "the output list is NULL");
     FAILS_R(ct_load(IO "missing", &l), CT_ERR_IO, "[Errno 2] No such file or directory: '" IO "missing'");
     CHECK_EMPTY(l);
+    /* the same with a device to load onto (test_device_train.c: devices that are not there) */
+    FAILS_R(ct_load_map_location(NULL, &l, CT_CPU), CT_ERR_TYPE, "expected a file path, not NULL");
+    FAILS_R(ct_load_map_location(IO "net.pth", NULL, CT_CPU), CT_ERR_TYPE, "the output list is NULL");
+    FAILS_R(ct_load_map_location(IO "missing", &l, CT_CPU), CT_ERR_IO,
+            "[Errno 2] No such file or directory: '" IO "missing'");
+    FAILS_R(ct_load_safetensors_device(NULL, &l, NULL, CT_CPU), CT_ERR_TYPE, "expected a file path, not NULL");
+    FAILS_R(ct_load_safetensors_device(IO "reference.safetensors", NULL, NULL, CT_CPU), CT_ERR_TYPE,
+            "the output list is NULL");
+    CHECK_EMPTY(l);
     /* NULL is ignored by the freeing functions */
     ct_metadata_free(NULL);
     ct_tensor_list_release(NULL);
