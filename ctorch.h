@@ -624,6 +624,10 @@ CTORCH_API ct_grad_mode ct_set_grad_enabled(bool enabled);
 CTORCH_API void ct_grad_mode_restore(ct_grad_mode mode);
 CTORCH_API bool ct_is_grad_enabled(void);            /* torch.is_grad_enabled */
 CTORCH_API bool ct_is_inference_mode_enabled(void);  /* torch.is_inference_mode_enabled */
+/* Tensor.is_inference(): t was made in inference mode (or is a view of such a
+ * tensor). Outside inference mode it cannot be written in place, saved for
+ * backward or made to require grad, with PyTorch's errors. */
+CTORCH_API bool ct_is_inference(const ct_tensor *t);
 
 /* ---------------------------------------------------------------- tensors */
 
@@ -5047,6 +5051,7 @@ typedef struct ct__storage {
     void (*deleter)(void *data, void *ctx); /* caller memory with a deleter */
     void *deleter_ctx;
     bool owned; /* allocated by the device backend, freed by it */
+    bool inference; /* made in inference mode: its tensors are inference tensors */
     uint32_t version; /* bumped by in-place writes: autograd checks saved tensors against it */
 } ct__storage;
 
@@ -5648,6 +5653,11 @@ static ct__ag_meta *ct__meta_get(ct_tensor *t);
  * it refuses a leaf that requires grad, a view of one, and a view whose
  * history may not be rewritten. The op bumps t's storage version after it writes. */
 static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in);
+/* PyTorch's refusals of inference tensors outside inference mode: written in
+ * place (every in-place op asks, through ct__check_inplace_grad or itself),
+ * and saved for backward (ct__save asks). */
+static ct_result ct__check_inference_write(const ct_tensor *t);
+static ct_result ct__check_inference_save(const ct_tensor *t);
 /* Whether autograd may read the history of inputs in (n, NULL entries
  * allowed): a view made in no_grad or inference mode or by a multi-output op
  * whose storage was written since (through its base or another view) is
@@ -5678,6 +5688,7 @@ static inline bool ct__records(const ct_tensor *const *in, int n) { return ct__g
 static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
+static ct_result ct__pointwise_saves_inference(ct__op op, const ct_tensor *const *in, int n_in, const ct__op_args *args);
 /* Record out = other - self (torch.rsub): RsubBackward0 over (self, other),
  * or RsubBackward1 over self when other is a number (NULL). */
 static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
@@ -6499,6 +6510,7 @@ static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
     s->nbytes = nbytes;
     s->device = device;
     s->owned = true;
+    s->inference = ct_is_inference_mode_enabled();
     if (nbytes) {
         s->data = ct__backend_for(device.type)->alloc(nbytes, device.index);
         if (!s->data) {
@@ -6577,6 +6589,7 @@ static ct_tensor *ct__tensor_new_hosted(size_t nbytes, ct_dtype dtype, const int
     s->data = nbytes ? (char *)s + CT__INLINE_AT : NULL;
     s->deleter = ct__hosted_block_free;
     s->deleter_ctx = t;
+    s->inference = ct_is_inference_mode_enabled();
     ct__tensor_init(t, s, dtype, sizes, strides, ndim, 0);
     t->hosts_storage = true;
     return ct__own(t);
@@ -6969,6 +6982,9 @@ ct_result ct_requires_grad_(ct_tensor *t, bool requires_grad)
     }
     if (requires_grad && !ct_dtype_is_floating(t->dtype))
         return ct__fail(CT_ERR_RUNTIME, "only Tensors of floating point dtype can require gradients");
+    if (requires_grad && t->storage->inference && !ct_is_inference_mode_enabled())
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     /* a leaf's autograd state is made now, not by the first op that records
      * it, which may run on several threads at once (shared parameters) */
     if (requires_grad && !ct__meta_get(t)) return ct_last_error_code();
@@ -8076,6 +8092,7 @@ ct_tensor *ct_from_blob(void *data, ct_shape shape, const int64_t *strides, ct_d
     s->device = ct__cpu;
     s->deleter = deleter;
     s->deleter_ctx = ctx;
+    s->inference = ct_is_inference_mode_enabled();
     ct_tensor *t = ct__tensor_new(s, dtype, shape.size, st, shape.ndim, 0);
     if (!t) s->deleter = NULL; /* a failed call leaves the memory the caller's */
     ct__storage_release(s);
@@ -9481,6 +9498,7 @@ static ct_tensor *ct__sampled(ct_tensor *t, ct_result r)
 /* An internal-overlap check (TensorIterator's) for the in-place samplers. */
 static ct_result ct__check_writable(const ct_tensor *t)
 {
+    if (ct__check_inference_write(t) != CT_OK) return ct_last_error_code();
     return ct__has_internal_overlap(t) ? ct__fail(CT_ERR_RUNTIME, "%s", ct__msg_internal_overlap) : CT_OK;
 }
 
@@ -10645,6 +10663,23 @@ void ct_grad_mode_restore(ct_grad_mode mode)
 
 bool ct_is_grad_enabled(void) { return !ct__grad_disabled; }
 bool ct_is_inference_mode_enabled(void) { return ct__inference; }
+
+bool ct_is_inference(const ct_tensor *t) { return t && t->storage->inference; }
+
+static ct_result ct__check_inference_save(const ct_tensor *t)
+{
+    if (!t->storage->inference) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME, "Inference tensors cannot be saved for backward. To work around you can make a "
+                                    "clone to get a normal tensor and use it in autograd.");
+}
+
+static ct_result ct__check_inference_write(const ct_tensor *t)
+{
+    if (!t->storage->inference || ct__inference) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME, "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+                                    "make a clone to get a normal tensor before doing inplace update.See "
+                                    "https://github.com/pytorch/rfcs/pull/17 for more details.");
+}
 void ct_set_detect_anomaly(bool enabled) { ct__anomaly = enabled; }
 bool ct_is_anomaly_enabled(void) { return ct__anomaly; }
 
@@ -11010,6 +11045,10 @@ static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
         n->save_failed = true;
         return;
     }
+    if (ct__check_inference_save(t) != CT_OK) {
+        n->save_failed = true;
+        return;
+    }
     if (n->n_saved == n->cap_saved) { /* only a custom function saves this many */
         ct__saved *grown = (ct__saved *)CT_MALLOC((size_t)n->cap_saved * 2 * sizeof *grown);
         if (!grown) {
@@ -11158,6 +11197,7 @@ static ct_result ct__history_check(const ct_tensor *const *in, int n)
 
 static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in)
 {
+    if (ct__check_inference_write(t) != CT_OK) return ct_last_error_code();
     bool recorded = ct__requires_grad(t);
     for (int i = 0; i < n_in; i++) recorded = recorded || ct__requires_grad(in[i]);
     if (!ct__grad_mode() || !recorded) return CT_OK;
@@ -12866,6 +12906,18 @@ static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor
     if (f->save & CT__SAVE_RESULT) ct__save(node, out, true);
     ct_scope_end(s);
     return node->save_failed ? ct_last_error_code() : CT_OK;
+}
+
+/* Before an in-place op writes self: whether the node it will record would
+ * save an inference tensor (refused then, before anything is written; self
+ * itself is saved as a copy of its old values). */
+static ct_result ct__pointwise_saves_inference(ct__op op, const ct_tensor *const *in, int n_in, const ct__op_args *args)
+{
+    if (!ct__records(in, n_in)) return CT_OK;
+    const ct__pw_grad *f = ct__pw_grad_of(op, in, args, true);
+    for (int i = 1; f && i < n_in; i++)
+        if ((f->save & CT__SAVE_IN(i)) && ct__check_inference_save(in[i]) != CT_OK) return ct_last_error_code();
+    return CT_OK;
 }
 
 /* Before an in-place op writes self: a copy of self when its formula needs
@@ -15428,8 +15480,11 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     if (!args) args = &ct__no_args;
     int n = ct__ops[op].arity, ndim;
     int64_t shape[CT_MAX_DIMS];
-    /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
+    /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does, and any
+     * write to an inference tensor, or one that would save an inference tensor for backward */
+    if (*out && (r = ct__check_inference_write(*out)) != CT_OK) return r;
     if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out, in, n)) != CT_OK) return r;
+    if (*out && (r = ct__pointwise_saves_inference(op, in, n, args)) != CT_OK) return r;
     /* and a stale view whose history it cannot read, before computing (ct__history_check) */
     if (!*out && ct__any_stale_view(in, n) && ct__pointwise_differentiable(op, in, args) &&
         (r = ct__recordable(in, n)) != CT_OK)

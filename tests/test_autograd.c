@@ -1072,6 +1072,52 @@ static void test_training_leaves_the_error_slot_alone(void)
     ct_clear_error();
 }
 
+/* Inference tensors (made in inference mode, and their views) outside it:
+ * no in-place write, no saving for backward, no requires_grad, each in
+ * PyTorch's words with nothing written; an op that saves nothing of them
+ * records as usual, and inside inference mode they are ordinary. */
+static void test_inference_tensors(void)
+{
+    static const char *const WRITE = "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+                                     "make a clone to get a normal tensor before doing inplace update.See "
+                                     "https://github.com/pytorch/rfcs/pull/17 for more details.";
+    static const char *const SAVE = "Inference tensors cannot be saved for backward. To work around you can make a "
+                                    "clone to get a normal tensor and use it in autograd.";
+    ct_tensor *normal = ct_ones(CT_SHAPE(3), CT_F32);
+    ct_grad_mode m = ct_inference_mode();
+    ct_tensor *a = ct_ones(CT_SHAPE(3), CT_F32), *v = ct_index(ct_zeros(CT_SHAPE(3), CT_F32), ":2");
+    ct_tensor *normal_view = ct_index(normal, ":2");
+    CHECK_OK(ct_add_scalar_(a, ct_int(1))); /* inside: an ordinary tensor */
+    ct_grad_mode_restore(m);
+    CHECK(ct_is_inference(a) && ct_is_inference(v) && ct_is_inference(ct_detach(a)) && ct_is_inference(ct_data(a)));
+    CHECK(!ct_is_inference(ct_clone(a)) && !ct_is_inference(normal) && !ct_is_inference(normal_view));
+    CHECK(!ct_is_inference(NULL));
+    CHECK_FAILS(ct_add_scalar_(a, ct_int(1)), CT_ERR_RUNTIME, WRITE);
+    CHECK_FAILS(ct_ge_scalar_(a, ct_int(1)), CT_ERR_RUNTIME, WRITE); /* not differentiable: refused all the same */
+    CHECK_FAILS(ct_zero_(v), CT_ERR_RUNTIME, WRITE);
+    CHECK_FAILS(ct_copy_(a, normal), CT_ERR_RUNTIME, WRITE);
+    CHECK_FAILS(ct_uniform_(a, 0, 1, NULL), CT_ERR_RUNTIME, WRITE);
+    CHECK_FAILS(ct_index_put_(a, ct_zeros(CT_SHAPE0, CT_F32), "0"), CT_ERR_RUNTIME, WRITE);
+    m = ct_no_grad();
+    CHECK_FAILS(ct_mul_scalar_(a, ct_int(3)), CT_ERR_RUNTIME, WRITE); /* no_grad is not inference mode */
+    ct_grad_mode_restore(m);
+    CHECK_VALUES(a, CT_SHAPE(3), 2, 2, 2);
+    CHECK_FAILS(ct_requires_grad_(a, true), CT_ERR_RUNTIME,
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
+
+    ct_tensor *w = ct_ones(CT_SHAPE(3), CT_F32);
+    CHECK_OK(ct_requires_grad_(w, true));
+    CHECK_ERR(ct_mul(w, a), CT_ERR_RUNTIME, SAVE);
+    CHECK_ERR(ct_matmul(w, a), CT_ERR_RUNTIME, SAVE);
+    ct_tensor *b = ct_mul_scalar(w, ct_int(2));
+    CHECK_FAILS(ct_mul_(b, a), CT_ERR_RUNTIME, SAVE); /* before writing b */
+    CHECK_VALUES(b, CT_SHAPE(3), 2, 2, 2);
+    ct_tensor *sum = ct_add(w, a); /* add saves neither input */
+    CHECK(sum && ct_grad_fn(sum) && !ct_is_inference(sum));
+    CHECK_OK(ct_backward(ct_sum(sum), NULL, (ct_backward_opts){0}));
+    CHECK_VALUES(ct_grad(w), CT_SHAPE(3), 1, 1, 1);
+}
+
 int main(void)
 {
     RUN(test_grad_layout_contract);
@@ -1102,5 +1148,6 @@ int main(void)
     RUN(test_custom_function_views_allowed);
     RUN(test_node_computes_only_needed_grads);
     RUN(test_training_leaves_the_error_slot_alone);
+    RUN(test_inference_tensors);
     return ct_test_report();
 }

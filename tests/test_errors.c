@@ -1662,6 +1662,7 @@ static void test_gradients_and_nodes(void)
     CHECK(ct_grad(NULL_T) == NULL && !ct_is_leaf(NULL_T) && ct_grad_fn(NULL_T) == NULL && !ct_retains_grad(NULL_T));
     CHECK(ct_node_name(NULL) == NULL && ct_node_num_next(NULL) == 0 && ct_node_next(NULL, 0, &nr) == NULL);
     CHECK(ct_node_variable(NULL) == NULL && ct_node_variable(ct_grad_fn(y)) == NULL); /* no AccumulateGrad */
+    CHECK(!ct_is_inference(NULL_T));
     CHECK_INT(ct_last_error_code(), CT_OK);
     /* grad_fn.next_functions[5] of a node with two */
     FAILS_T(ct_node_next(ct_grad_fn(y), 5, &nr), CT_ERR_INDEX, "tuple index out of range");

@@ -23,6 +23,10 @@ CTORCH_API ct_grad_mode ct_set_grad_enabled(bool enabled);
 CTORCH_API void ct_grad_mode_restore(ct_grad_mode mode);
 CTORCH_API bool ct_is_grad_enabled(void);            /* torch.is_grad_enabled */
 CTORCH_API bool ct_is_inference_mode_enabled(void);  /* torch.is_inference_mode_enabled */
+/* Tensor.is_inference(): t was made in inference mode (or is a view of such a
+ * tensor). Outside inference mode it cannot be written in place, saved for
+ * backward or made to require grad, with PyTorch's errors. */
+CTORCH_API bool ct_is_inference(const ct_tensor *t);
 
 /* ---------------------------------------------------------------- tensors */
 

@@ -897,6 +897,18 @@ static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor
     return node->save_failed ? ct_last_error_code() : CT_OK;
 }
 
+/* Before an in-place op writes self: whether the node it will record would
+ * save an inference tensor (refused then, before anything is written; self
+ * itself is saved as a copy of its old values). */
+static ct_result ct__pointwise_saves_inference(ct__op op, const ct_tensor *const *in, int n_in, const ct__op_args *args)
+{
+    if (!ct__records(in, n_in)) return CT_OK;
+    const ct__pw_grad *f = ct__pw_grad_of(op, in, args, true);
+    for (int i = 1; f && i < n_in; i++)
+        if ((f->save & CT__SAVE_IN(i)) && ct__check_inference_save(in[i]) != CT_OK) return ct_last_error_code();
+    return CT_OK;
+}
+
 /* Before an in-place op writes self: a copy of self when its formula needs
  * self's old values and something requires grad (NULL otherwise). */
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in)

@@ -43,6 +43,23 @@ void ct_grad_mode_restore(ct_grad_mode mode)
 
 bool ct_is_grad_enabled(void) { return !ct__grad_disabled; }
 bool ct_is_inference_mode_enabled(void) { return ct__inference; }
+
+bool ct_is_inference(const ct_tensor *t) { return t && t->storage->inference; }
+
+static ct_result ct__check_inference_save(const ct_tensor *t)
+{
+    if (!t->storage->inference) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME, "Inference tensors cannot be saved for backward. To work around you can make a "
+                                    "clone to get a normal tensor and use it in autograd.");
+}
+
+static ct_result ct__check_inference_write(const ct_tensor *t)
+{
+    if (!t->storage->inference || ct__inference) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME, "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+                                    "make a clone to get a normal tensor before doing inplace update.See "
+                                    "https://github.com/pytorch/rfcs/pull/17 for more details.");
+}
 void ct_set_detect_anomaly(bool enabled) { ct__anomaly = enabled; }
 bool ct_is_anomaly_enabled(void) { return ct__anomaly; }
 
@@ -408,6 +425,10 @@ static void ct__save(ct__node *n, const ct_tensor *t, bool is_output)
         n->save_failed = true;
         return;
     }
+    if (ct__check_inference_save(t) != CT_OK) {
+        n->save_failed = true;
+        return;
+    }
     if (n->n_saved == n->cap_saved) { /* only a custom function saves this many */
         ct__saved *grown = (ct__saved *)CT_MALLOC((size_t)n->cap_saved * 2 * sizeof *grown);
         if (!grown) {
@@ -556,6 +577,7 @@ static ct_result ct__history_check(const ct_tensor *const *in, int n)
 
 static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in)
 {
+    if (ct__check_inference_write(t) != CT_OK) return ct_last_error_code();
     bool recorded = ct__requires_grad(t);
     for (int i = 0; i < n_in; i++) recorded = recorded || ct__requires_grad(in[i]);
     if (!ct__grad_mode() || !recorded) return CT_OK;

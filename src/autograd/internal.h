@@ -141,6 +141,11 @@ static ct__ag_meta *ct__meta_get(ct_tensor *t);
  * it refuses a leaf that requires grad, a view of one, and a view whose
  * history may not be rewritten. The op bumps t's storage version after it writes. */
 static ct_result ct__check_inplace_grad(const ct_tensor *t, const ct_tensor *const *in, int n_in);
+/* PyTorch's refusals of inference tensors outside inference mode: written in
+ * place (every in-place op asks, through ct__check_inplace_grad or itself),
+ * and saved for backward (ct__save asks). */
+static ct_result ct__check_inference_write(const ct_tensor *t);
+static ct_result ct__check_inference_save(const ct_tensor *t);
 /* Whether autograd may read the history of inputs in (n, NULL entries
  * allowed): a view made in no_grad or inference mode or by a multi-output op
  * whose storage was written since (through its base or another view) is
@@ -171,6 +176,7 @@ static inline bool ct__records(const ct_tensor *const *in, int n) { return ct__g
 static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor *const *in, int n_in,
                                  const ct__op_args *args, ct_tensor *self_before);
 static ct_tensor *ct__pointwise_self_before(ct__op op, const ct_tensor *const *in, int n_in);
+static ct_result ct__pointwise_saves_inference(ct__op op, const ct_tensor *const *in, int n_in, const ct__op_args *args);
 /* Record out = other - self (torch.rsub): RsubBackward0 over (self, other),
  * or RsubBackward1 over self when other is a number (NULL). */
 static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);

@@ -472,8 +472,11 @@ static ct_result ct__pointwise(ct__op op, ct_tensor **out, const ct_tensor *cons
     if (!args) args = &ct__no_args;
     int n = ct__ops[op].arity, ndim;
     int64_t shape[CT_MAX_DIMS];
-    /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does */
+    /* autograd refuses a differentiable write to a leaf first, as PyTorch's VariableType does, and any
+     * write to an inference tensor, or one that would save an inference tensor for backward */
+    if (*out && (r = ct__check_inference_write(*out)) != CT_OK) return r;
     if (*out && ct__pointwise_differentiable(op, in, args) && (r = ct__check_inplace_grad(*out, in, n)) != CT_OK) return r;
+    if (*out && (r = ct__pointwise_saves_inference(op, in, n, args)) != CT_OK) return r;
     /* and a stale view whose history it cannot read, before computing (ct__history_check) */
     if (!*out && ct__any_stale_view(in, n) && ct__pointwise_differentiable(op, in, args) &&
         (r = ct__recordable(in, n)) != CT_OK)

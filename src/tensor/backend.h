@@ -22,6 +22,7 @@ typedef struct ct__storage {
     void (*deleter)(void *data, void *ctx); /* caller memory with a deleter */
     void *deleter_ctx;
     bool owned; /* allocated by the device backend, freed by it */
+    bool inference; /* made in inference mode: its tensors are inference tensors */
     uint32_t version; /* bumped by in-place writes: autograd checks saved tensors against it */
 } ct__storage;
 

@@ -126,6 +126,7 @@ ct_tensor *ct_from_blob(void *data, ct_shape shape, const int64_t *strides, ct_d
     s->device = ct__cpu;
     s->deleter = deleter;
     s->deleter_ctx = ctx;
+    s->inference = ct_is_inference_mode_enabled();
     ct_tensor *t = ct__tensor_new(s, dtype, shape.size, st, shape.ndim, 0);
     if (!t) s->deleter = NULL; /* a failed call leaves the memory the caller's */
     ct__storage_release(s);

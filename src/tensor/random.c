@@ -377,6 +377,7 @@ static ct_tensor *ct__sampled(ct_tensor *t, ct_result r)
 /* An internal-overlap check (TensorIterator's) for the in-place samplers. */
 static ct_result ct__check_writable(const ct_tensor *t)
 {
+    if (ct__check_inference_write(t) != CT_OK) return ct_last_error_code();
     return ct__has_internal_overlap(t) ? ct__fail(CT_ERR_RUNTIME, "%s", ct__msg_internal_overlap) : CT_OK;
 }
 

@@ -12,6 +12,7 @@ static ct__storage *ct__storage_new(size_t nbytes, ct_device device)
     s->nbytes = nbytes;
     s->device = device;
     s->owned = true;
+    s->inference = ct_is_inference_mode_enabled();
     if (nbytes) {
         s->data = ct__backend_for(device.type)->alloc(nbytes, device.index);
         if (!s->data) {
@@ -90,6 +91,7 @@ static ct_tensor *ct__tensor_new_hosted(size_t nbytes, ct_dtype dtype, const int
     s->data = nbytes ? (char *)s + CT__INLINE_AT : NULL;
     s->deleter = ct__hosted_block_free;
     s->deleter_ctx = t;
+    s->inference = ct_is_inference_mode_enabled();
     ct__tensor_init(t, s, dtype, sizes, strides, ndim, 0);
     t->hosts_storage = true;
     return ct__own(t);
@@ -482,6 +484,9 @@ ct_result ct_requires_grad_(ct_tensor *t, bool requires_grad)
     }
     if (requires_grad && !ct_dtype_is_floating(t->dtype))
         return ct__fail(CT_ERR_RUNTIME, "only Tensors of floating point dtype can require gradients");
+    if (requires_grad && t->storage->inference && !ct_is_inference_mode_enabled())
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     /* a leaf's autograd state is made now, not by the first op that records
      * it, which may run on several threads at once (shared parameters) */
     if (requires_grad && !ct__meta_get(t)) return ct_last_error_code();
