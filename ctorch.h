@@ -8291,8 +8291,13 @@ ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
     ct_tensor *t = ct_zeros(CT_SHAPE(n, m), dtype);
     if (!t) return NULL;
     ct_scope s = ct_scope_begin();
-    ct_fill_(ct_diagonal(t, 0, 0, 1), ct_int(1));
+    ct_tensor *diagonal = ct_diagonal(t, 0, 0, 1);
+    ct_result r = diagonal ? ct_fill_(diagonal, ct_int(1)) : ct_last_error_code();
     ct_scope_end(s);
+    if (r != CT_OK) {
+        ct__discard(t);
+        return NULL;
+    }
     return t;
 }
 
@@ -28036,7 +28041,9 @@ static int64_t ct__gelsy(double *a, int64_t m, int64_t n, double *b, int64_t k, 
 /* The derivatives of the linear algebra ops (decomp.c), PyTorch's formulas
  * (torch/csrc/autograd/FunctionsManual.cpp) for real matrices, written with
  * ctorch's own differentiable ops so that they can be differentiated again.
- * Each ct__la_record_* records its op's node when an input requires grad. */
+ * Each ct__la_record_* records its op's node when an input requires grad;
+ * false (its outputs discarded, the error set) when that failed: the op
+ * must fail then, not return results without their history. */
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -28068,16 +28075,18 @@ static bool ct__la_is_zero(const ct_tensor *g)
 
 /* Record a node of `type` over input A giving outputs out (n_out), saving
  * the tensors in save (n_save; is_out marks those that are outputs) and
- * iargs[0] = arg. */
-static void ct__la_record(const ct__node_type *type, const ct_tensor *const *in, int n_in, ct_tensor *const *out,
+ * iargs[0] = arg; false, the outputs discarded, when it could not be. */
+static bool ct__la_record(const ct__node_type *type, const ct_tensor *const *in, int n_in, ct_tensor *const *out,
                           int n_out, const ct_tensor *const *save, const bool *is_out, int n_save, int64_t arg)
 {
     for (int i = 0; i < n_out; i++)
-        if (!out[i]) return;
+        if (!out[i]) return true; /* the op failed already: nothing to record */
     ct__node *n = ct__record(type, in, n_in, out, n_out);
-    if (!n) return;
-    for (int i = 0; i < n_save; i++) ct__save(n, save[i], is_out[i]);
-    n->iargs[0] = arg;
+    for (int i = 0; n && i < n_save; i++) ct__save(n, save[i], is_out[i]);
+    if (n) n->iargs[0] = arg;
+    if (ct__recorded_ok(n, in, n_in)) return true;
+    for (int i = 0; i < n_out; i++) ct__discard(out[i]);
+    return false;
 }
 
 /* ---------------------------------------------------------------- inverse, determinants, solve */
@@ -28090,10 +28099,10 @@ CT__BACKWARD(linalg_inv) /* -Y^T g Y^T, Y = A^-1 */
 }
 static const ct__node_type ct__nt_linalg_inv = {"LinalgInvExBackward0", ct__bw_linalg_inv};
 
-static void ct__la_record_inv(ct_tensor *r, const ct_tensor *A)
+static bool ct__la_record_inv(ct_tensor *r, const ct_tensor *A)
 {
     bool out = true;
-    ct__la_record(&ct__nt_linalg_inv, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, 0);
+    return ct__la_record(&ct__nt_linalg_inv, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, 0);
 }
 
 /* g (...) times A^-T, g broadcast over each matrix. A^-T is inverted as
@@ -28201,14 +28210,14 @@ CT__BACKWARD(linalg_det)
 static const ct__node_type ct__nt_linalg_det = {"LinalgDetBackward0", ct__bw_linalg_det};
 
 /* Record type over A giving r, saving both (det and pinv). */
-static void ct__la_record_in_out(const ct__node_type *type, ct_tensor *r, const ct_tensor *A)
+static bool ct__la_record_in_out(const ct__node_type *type, ct_tensor *r, const ct_tensor *A)
 {
     const ct_tensor *save[2] = {A, r};
     bool out[2] = {false, true};
-    ct__la_record(type, &A, 1, &r, 1, save, out, 2, 0);
+    return ct__la_record(type, &A, 1, &r, 1, save, out, 2, 0);
 }
 
-static void ct__la_record_det(ct_tensor *r, const ct_tensor *A) { ct__la_record_in_out(&ct__nt_linalg_det, r, A); }
+static bool ct__la_record_det(ct_tensor *r, const ct_tensor *A) { return ct__la_record_in_out(&ct__nt_linalg_det, r, A); }
 
 CT__BACKWARD(linalg_slogdet) /* the sign has no gradient; g_logabs A^-T */
 {
@@ -28217,11 +28226,11 @@ CT__BACKWARD(linalg_slogdet) /* the sign has no gradient; g_logabs A^-T */
 }
 static const ct__node_type ct__nt_linalg_slogdet = {"LinalgSlogdetBackward0", ct__bw_linalg_slogdet};
 
-static void ct__la_record_slogdet(ct_tensor *sign, ct_tensor *logabs, const ct_tensor *A)
+static bool ct__la_record_slogdet(ct_tensor *sign, ct_tensor *logabs, const ct_tensor *A)
 {
     ct_tensor *out[2] = {sign, logabs};
     bool is_out = false;
-    ct__la_record(&ct__nt_linalg_slogdet, &A, 1, out, 2, &A, &is_out, 1, 0);
+    return ct__la_record(&ct__nt_linalg_slogdet, &A, 1, out, 2, &A, &is_out, 1, 0);
 }
 
 CT__BACKWARD(linalg_solve) /* gB = A^-T g, gA = -gB X^T; each summed to its input's shape */
@@ -28244,11 +28253,11 @@ CT__BACKWARD(linalg_solve) /* gB = A^-T g, gA = -gB X^T; each summed to its inpu
 }
 static const ct__node_type ct__nt_linalg_solve = {"LinalgSolveExBackward0", ct__bw_linalg_solve};
 
-static void ct__la_record_solve(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
+static bool ct__la_record_solve(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
 {
     const ct_tensor *in[2] = {A, B}, *save[2] = {A, X};
     bool out[2] = {false, true};
-    ct__la_record(&ct__nt_linalg_solve, in, 2, &X, 1, save, out, 2, vector);
+    return ct__la_record(&ct__nt_linalg_solve, in, 2, &X, 1, save, out, 2, vector);
 }
 
 /* ---------------------------------------------------------------- Cholesky */
@@ -28270,10 +28279,10 @@ CT__BACKWARD(linalg_cholesky)
 }
 static const ct__node_type ct__nt_linalg_cholesky = {"LinalgCholeskyExBackward0", ct__bw_linalg_cholesky};
 
-static void ct__la_record_cholesky(ct_tensor *r, const ct_tensor *A, bool upper)
+static bool ct__la_record_cholesky(ct_tensor *r, const ct_tensor *A, bool upper)
 {
     bool out = true;
-    ct__la_record(&ct__nt_linalg_cholesky, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, upper);
+    return ct__la_record(&ct__nt_linalg_cholesky, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, upper);
 }
 
 /* ---------------------------------------------------------------- QR */
@@ -28316,12 +28325,12 @@ CT__BACKWARD(linalg_qr)
 }
 static const ct__node_type ct__nt_linalg_qr = {"LinalgQrBackward0", ct__bw_linalg_qr};
 
-static void ct__la_record_qr(ct_tensor *Q, ct_tensor *R, const ct_tensor *A, ct_qr_mode mode)
+static bool ct__la_record_qr(ct_tensor *Q, ct_tensor *R, const ct_tensor *A, ct_qr_mode mode)
 {
     ct_tensor *out[2] = {Q, R};
     const ct_tensor *save[3] = {A, Q, R};
     bool is_out[3] = {false, true, true};
-    ct__la_record(&ct__nt_linalg_qr, &A, 1, out, 2, save, is_out, 3, mode);
+    return ct__la_record(&ct__nt_linalg_qr, &A, 1, out, 2, save, is_out, 3, mode);
 }
 
 /* ---------------------------------------------------------------- SVD */
@@ -28375,13 +28384,13 @@ CT__BACKWARD(linalg_svd)
 }
 static const ct__node_type ct__nt_linalg_svd = {"LinalgSvdBackward0", ct__bw_linalg_svd};
 
-static void ct__la_record_svd(ct_tensor *U, ct_tensor *S, ct_tensor *Vh, const ct_tensor *A, bool full)
+static bool ct__la_record_svd(ct_tensor *U, ct_tensor *S, ct_tensor *Vh, const ct_tensor *A, bool full)
 {
-    if (!U || !Vh) return; /* computed only when A requires grad */
+    if (!U || !Vh) return true; /* computed only when A requires grad */
     ct_tensor *out[3] = {U, S, Vh};
     const ct_tensor *save[3] = {U, S, Vh};
     bool is_out[3] = {true, true, true};
-    ct__la_record(&ct__nt_linalg_svd, &A, 1, out, 3, save, is_out, 3, full);
+    return ct__la_record(&ct__nt_linalg_svd, &A, 1, out, 3, save, is_out, 3, full);
 }
 
 /* ---------------------------------------------------------------- eigh */
@@ -28404,18 +28413,18 @@ static const ct__node_type ct__nt_linalg_eigh = {"LinalgEighBackward0", ct__bw_l
 
 /* Record type (eigh's or eig's) over A giving eigenvalues L and vectors V,
  * saving both. */
-static void ct__la_record_eigen(const ct__node_type *type, ct_tensor *L, ct_tensor *V, const ct_tensor *A)
+static bool ct__la_record_eigen(const ct__node_type *type, ct_tensor *L, ct_tensor *V, const ct_tensor *A)
 {
-    if (!V) return; /* computed only when A requires grad */
+    if (!V) return true; /* computed only when A requires grad */
     ct_tensor *out[2] = {L, V};
     const ct_tensor *save[2] = {L, V};
     bool is_out[2] = {true, true};
-    ct__la_record(type, &A, 1, out, 2, save, is_out, 2, 0);
+    return ct__la_record(type, &A, 1, out, 2, save, is_out, 2, 0);
 }
 
-static void ct__la_record_eigh(ct_tensor *L, ct_tensor *Q, const ct_tensor *A)
+static bool ct__la_record_eigh(ct_tensor *L, ct_tensor *Q, const ct_tensor *A)
 {
-    ct__la_record_eigen(&ct__nt_linalg_eigh, L, Q, A);
+    return ct__la_record_eigen(&ct__nt_linalg_eigh, L, Q, A);
 }
 
 /* ---------------------------------------------------------------- pinv, trace, matrix_exp */
@@ -28446,7 +28455,7 @@ CT__BACKWARD(linalg_pinv)
 }
 static const ct__node_type ct__nt_linalg_pinv = {"LinalgPinvBackward0", ct__bw_linalg_pinv};
 
-static void ct__la_record_pinv(ct_tensor *r, const ct_tensor *A) { ct__la_record_in_out(&ct__nt_linalg_pinv, r, A); }
+static bool ct__la_record_pinv(ct_tensor *r, const ct_tensor *A) { return ct__la_record_in_out(&ct__nt_linalg_pinv, r, A); }
 
 CT__BACKWARD(trace) /* g on the diagonal */
 {
@@ -28456,9 +28465,9 @@ CT__BACKWARD(trace) /* g on the diagonal */
 }
 static const ct__node_type ct__nt_trace = {"TraceBackward0", ct__bw_trace};
 
-static void ct__la_record_trace(ct_tensor *r, const ct_tensor *A)
+static bool ct__la_record_trace(ct_tensor *r, const ct_tensor *A)
 {
-    ct__la_record(&ct__nt_trace, &A, 1, &r, 1, NULL, NULL, 0, 0);
+    return ct__la_record(&ct__nt_trace, &A, 1, &r, 1, NULL, NULL, 0, 0);
 }
 
 CT__BACKWARD(linalg_matrix_exp) /* the top-right block of exp([[A^T, g], [0, A^T]]) */
@@ -28474,10 +28483,10 @@ CT__BACKWARD(linalg_matrix_exp) /* the top-right block of exp([[A^T, g], [0, A^T
 }
 static const ct__node_type ct__nt_linalg_matrix_exp = {"LinalgMatrixExpBackward0", ct__bw_linalg_matrix_exp};
 
-static void ct__la_record_matrix_exp(ct_tensor *r, const ct_tensor *A)
+static bool ct__la_record_matrix_exp(ct_tensor *r, const ct_tensor *A)
 {
     bool out = false;
-    ct__la_record(&ct__nt_linalg_matrix_exp, &A, 1, &r, 1, &A, &out, 1, 0);
+    return ct__la_record(&ct__nt_linalg_matrix_exp, &A, 1, &r, 1, &A, &out, 1, 0);
 }
 
 /* ---------------------------------------------------------------- cross */
@@ -28493,11 +28502,11 @@ CT__BACKWARD(linalg_cross)
 }
 static const ct__node_type ct__nt_linalg_cross = {"LinalgCrossBackward0", ct__bw_linalg_cross};
 
-static void ct__la_record_cross(ct_tensor *r, const ct_tensor *input, const ct_tensor *other, int dim)
+static bool ct__la_record_cross(ct_tensor *r, const ct_tensor *input, const ct_tensor *other, int dim)
 {
     const ct_tensor *in[2] = {input, other};
     const bool out[2] = {false, false};
-    ct__la_record(&ct__nt_linalg_cross, in, 2, &r, 1, in, out, 2, dim);
+    return ct__la_record(&ct__nt_linalg_cross, in, 2, &r, 1, in, out, 2, dim);
 }
 
 /* ---------------------------------------------------------------- eig */
@@ -28598,9 +28607,9 @@ CT__BACKWARD(linalg_eig)
 }
 static const ct__node_type ct__nt_linalg_eig = {"LinalgEigBackward0", ct__bw_linalg_eig};
 
-static void ct__la_record_eig(ct_tensor *L, ct_tensor *V, const ct_tensor *A)
+static bool ct__la_record_eig(ct_tensor *L, ct_tensor *V, const ct_tensor *A)
 {
-    ct__la_record_eigen(&ct__nt_linalg_eig, L, V, A);
+    return ct__la_record_eigen(&ct__nt_linalg_eig, L, V, A);
 }
 
 /* ---------------------------------------------------------------- lstsq */
@@ -28627,11 +28636,11 @@ CT__BACKWARD(linalg_lstsq)
 }
 static const ct__node_type ct__nt_linalg_lstsq = {"LinalgLstsqBackward0", ct__bw_linalg_lstsq};
 
-static void ct__la_record_lstsq(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
+static bool ct__la_record_lstsq(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
 {
     const ct_tensor *in[2] = {A, B};
     bool is_out[2] = {false, false};
-    ct__la_record(&ct__nt_linalg_lstsq, in, 2, &X, 1, in, is_out, 2, vector);
+    return ct__la_record(&ct__nt_linalg_lstsq, in, 2, &X, 1, in, is_out, 2, vector);
 }
 
 /* ==================== linalg/decomp.c ==================== */
@@ -28808,8 +28817,7 @@ ct_tensor *ct_linalg_inv(const ct_tensor *A)
     ct_tensor *r = ct__inv_f64(A);
     r = r ? ct__la_result(r, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_inv(r, A);
-    return r;
+    return ct__la_record_inv(r, A) ? r : NULL;
 }
 
 ct_tensor *ct_inverse(const ct_tensor *A)
@@ -28865,8 +28873,7 @@ ct_tensor *ct_linalg_det(const ct_tensor *A)
     ct_tensor *d = NULL;
     ct_tensor *r = ct__lu_dets(A, NULL, NULL, &d) == CT_OK ? ct__la_result(d, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_det(r, A);
-    return r;
+    return ct__la_record_det(r, A) ? r : NULL;
 }
 
 ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabsdet)
@@ -28889,7 +28896,7 @@ ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **lo
         if (la) ct__discard(la);
         return r != CT_OK ? r : ct_last_error_code();
     }
-    ct__la_record_slogdet(sg, la, A);
+    if (!ct__la_record_slogdet(sg, la, A)) return ct_last_error_code();
     ct__la_hand(sign, sg);
     ct__la_hand(logabsdet, la);
     return CT_OK;
@@ -28990,8 +28997,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
     if (r && vector) r = ct_squeeze_dim(r, -1);
     r = r ? ct__la_result(r, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_solve(r, A, B, vector);
-    return r;
+    return ct__la_record_solve(r, A, B, vector) ? r : NULL;
 }
 
 /* ---------------------------------------------------------------- Cholesky */
@@ -29023,8 +29029,7 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
     }
     ct_tensor *r = out ? ct__la_result(out, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_cholesky(r, A, upper);
-    return r;
+    return ct__la_record_cholesky(r, A, upper) ? r : NULL;
 }
 
 /* ---------------------------------------------------------------- QR */
@@ -29067,7 +29072,7 @@ ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_te
         if (q) ct__discard(q);
         return ct_last_error_code();
     }
-    ct__la_record_qr(q, r, A, mode);
+    if (!ct__la_record_qr(q, r, A, mode)) return ct_last_error_code();
     ct__la_hand(Q, q);
     ct__la_hand(R, r);
     return CT_OK;
@@ -29151,7 +29156,7 @@ static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tens
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
-    ct__la_record_svd(u, sv, vh, A, full);
+    if (!ct__la_record_svd(u, sv, vh, A, full)) return ct_last_error_code();
     if (uv) {
         ct__la_hand(want_uv ? U : NULL, u);
         ct__la_hand(want_uv ? Vh : NULL, vh);
@@ -29241,7 +29246,7 @@ static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, c
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
-    ct__la_record_eigh(l, q, A);
+    if (!ct__la_record_eigh(l, q, A)) return ct_last_error_code();
     ct__la_hand(eigenvalues, l);
     if (vectors) ct__la_hand(want_vectors ? eigenvectors : NULL, q);
     return CT_OK;
@@ -29320,7 +29325,7 @@ static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
-    ct__la_record_eig(l, v, A);
+    if (!ct__la_record_eig(l, v, A)) return ct_last_error_code();
     ct__la_hand(L, l);
     if (vectors) ct__la_hand(V, v);
     return CT_OK;
@@ -29439,8 +29444,7 @@ ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
     ct_tensor *p = ct__pinv_f64(A, hermitian, rtol, A->dtype == CT_F32, false, NULL, NULL);
     ct_tensor *r = p ? ct__la_result(p, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_pinv(r, A);
-    return r;
+    return ct__la_record_pinv(r, A) ? r : NULL;
 }
 
 ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
@@ -29678,7 +29682,10 @@ ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_o
     for (int i = 0; r == CT_OK && i < 4; i++)
         if (!(res[i] = i == 2 ? ct__la_back(out[i], A, CT_I64) : ct__la_result(out[i], A))) r = ct_last_error_code();
     ct_scope_end(s);
-    if (r == CT_OK) ct__la_record_lstsq(res[0], A, B, vector);
+    if (r == CT_OK && !ct__la_record_lstsq(res[0], A, B, vector)) {
+        res[0] = NULL; /* (discarded by the failed record) */
+        r = ct_last_error_code();
+    }
     for (int i = 0; i < 4; i++) {
         if (r == CT_OK) ct__la_hand(slots[i], res[i]);
         else if (res[i]) ct__discard(res[i]);
@@ -29792,8 +29799,7 @@ ct_tensor *ct_trace(const ct_tensor *A)
     }
     ct_tensor *r;
     CT__UNRECORDED(r, ct_sum(ct_diagonal(A, 0, 0, 1)));
-    ct__la_record_trace(r, A);
-    return r;
+    return ct__la_record_trace(r, A) ? r : NULL;
 }
 
 /* ---------------------------------------------------------------- matrix functions */
@@ -29856,8 +29862,7 @@ ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
     CT_FREE(piv);
     ct_tensor *r = out ? ct__la_result(out, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_matrix_exp(r, A);
-    return r;
+    return ct__la_record_matrix_exp(r, A) ? r : NULL;
 }
 
 /* ==================== linalg/einsum.c ==================== */
@@ -30510,8 +30515,7 @@ static ct_tensor *ct__linalg_cross(const ct_tensor *input, const ct_tensor *othe
     CT__UNRECORDED(r, ct__cross_values(input, other, d, out, input->ndim));
     ct_keep(r);
     ct_scope_end(s);
-    ct__la_record_cross(r, input, other, d);
-    return r;
+    return ct__la_record_cross(r, input, other, d) ? r : NULL;
 }
 
 ct_tensor *ct_linalg_cross(const ct_tensor *input, const ct_tensor *other, int dim)

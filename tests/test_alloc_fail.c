@@ -1,6 +1,7 @@
 /* Allocation failure: a small training program (tensors, an MLP with Adam
  * and SGD steps, a scheduler, clipping, save and load, a DataLoader epoch,
- * a convolution, pooling, layer norm and embedding with their gradients)
+ * a convolution, pooling, layer norm, embedding and inverse with their
+ * gradients)
  * runs with the Nth allocation failing, for every N, each N in a child
  * process. Every failure must be an error returned with a message; the same
  * process then runs the program again to the reference result, and in the
@@ -126,26 +127,28 @@ failed:
     return CT_ERR_RUNTIME;
 }
 
-/* A convolution, a max pooling, a layer norm and an embedding, with their
- * gradients: the gradients' absolute values summed into *total. A missing
+/* A convolution, a max pooling, a layer norm, an embedding and an inverse,
+ * with their gradients: the gradients' absolute values summed into *total. A missing
  * gradient counts as zeros, as an optimizer skips a parameter without one,
  * so that a result returned without its history shows as a wrong number. */
 static ct_result layers_step(double *total, outcome *o)
 {
     ct_scope s = ct_scope_begin();
-    ct_tensor *img, *w, *table, *pooled, *words, *loss;
+    ct_tensor *img, *w, *table, *m, *pooled, *words, *loss;
     TRY(img = ct_randn(CT_SHAPE(2, 1, 6, 6), CT_F32, NULL));
     TRY(w = ct_randn(CT_SHAPE(3, 1, 3, 3), CT_F32, NULL));
     TRY(table = ct_randn(CT_SHAPE(5, 4), CT_F32, NULL));
     TRY_OK(ct_requires_grad_(w, true));
+    TRY(m = ct_add(ct_randn(CT_SHAPE(3, 3), CT_F64, NULL), ct_mul_scalar(ct_eye(3, 3, CT_F64), ct_int(3))));
     TRY_OK(ct_requires_grad_(table, true));
+    TRY_OK(ct_requires_grad_(m, true));
     TRY(pooled = ct_max_pool2d(ct_conv2d(img, w, NULL, (ct_conv_opts){0}), CT_SHAPE(2), (ct_max_pool_opts){0}));
     TRY(pooled = ct_layer_norm(ct_flatten(pooled, 1, -1), CT_SHAPE(12), NULL, NULL, 1e-5));
     TRY(words = ct_embedding(ct_from_array((int64_t[]){1, 4, 1}, CT_SHAPE(3), CT_I64), table, CT_NO_PADDING));
-    TRY(loss = ct_add(ct_sum(ct_mul(pooled, pooled)), ct_sum(ct_sin(words))));
+    TRY(loss = ct_add(ct_add(ct_sum(ct_mul(pooled, pooled)), ct_sum(ct_sin(words))), ct_sum(ct_linalg_inv(m))));
     TRY_OK(ct_backward(loss, NULL, (ct_backward_opts){0}));
-    const ct_tensor *grads[2] = {ct_grad(w), ct_grad(table)};
-    for (int i = 0; i < 2; i++) {
+    const ct_tensor *grads[3] = {ct_grad(w), ct_grad(table), ct_grad(m)};
+    for (int i = 0; i < 3; i++) {
         ct_tensor *g = grads[i] ? ct_sum(ct_abs(grads[i])) : NULL;
         TRY(g || !grads[i]);
         *total += g ? ct_item(g) : 0;

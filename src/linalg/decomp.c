@@ -170,8 +170,7 @@ ct_tensor *ct_linalg_inv(const ct_tensor *A)
     ct_tensor *r = ct__inv_f64(A);
     r = r ? ct__la_result(r, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_inv(r, A);
-    return r;
+    return ct__la_record_inv(r, A) ? r : NULL;
 }
 
 ct_tensor *ct_inverse(const ct_tensor *A)
@@ -227,8 +226,7 @@ ct_tensor *ct_linalg_det(const ct_tensor *A)
     ct_tensor *d = NULL;
     ct_tensor *r = ct__lu_dets(A, NULL, NULL, &d) == CT_OK ? ct__la_result(d, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_det(r, A);
-    return r;
+    return ct__la_record_det(r, A) ? r : NULL;
 }
 
 ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **logabsdet)
@@ -251,7 +249,7 @@ ct_result ct_linalg_slogdet(const ct_tensor *A, ct_tensor **sign, ct_tensor **lo
         if (la) ct__discard(la);
         return r != CT_OK ? r : ct_last_error_code();
     }
-    ct__la_record_slogdet(sg, la, A);
+    if (!ct__la_record_slogdet(sg, la, A)) return ct_last_error_code();
     ct__la_hand(sign, sg);
     ct__la_hand(logabsdet, la);
     return CT_OK;
@@ -352,8 +350,7 @@ ct_tensor *ct_linalg_solve(const ct_tensor *A, const ct_tensor *B)
     if (r && vector) r = ct_squeeze_dim(r, -1);
     r = r ? ct__la_result(r, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_solve(r, A, B, vector);
-    return r;
+    return ct__la_record_solve(r, A, B, vector) ? r : NULL;
 }
 
 /* ---------------------------------------------------------------- Cholesky */
@@ -385,8 +382,7 @@ ct_tensor *ct_linalg_cholesky(const ct_tensor *A, bool upper)
     }
     ct_tensor *r = out ? ct__la_result(out, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_cholesky(r, A, upper);
-    return r;
+    return ct__la_record_cholesky(r, A, upper) ? r : NULL;
 }
 
 /* ---------------------------------------------------------------- QR */
@@ -429,7 +425,7 @@ ct_result ct_linalg_qr(const ct_tensor *A, ct_qr_mode mode, ct_tensor **Q, ct_te
         if (q) ct__discard(q);
         return ct_last_error_code();
     }
-    ct__la_record_qr(q, r, A, mode);
+    if (!ct__la_record_qr(q, r, A, mode)) return ct_last_error_code();
     ct__la_hand(Q, q);
     ct__la_hand(R, r);
     return CT_OK;
@@ -513,7 +509,7 @@ static ct_result ct__svd_op(const ct_tensor *A, bool full, bool want_uv, ct_tens
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
-    ct__la_record_svd(u, sv, vh, A, full);
+    if (!ct__la_record_svd(u, sv, vh, A, full)) return ct_last_error_code();
     if (uv) {
         ct__la_hand(want_uv ? U : NULL, u);
         ct__la_hand(want_uv ? Vh : NULL, vh);
@@ -603,7 +599,7 @@ static ct_result ct__eigh_op(const ct_tensor *A, char uplo, bool want_vectors, c
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
-    ct__la_record_eigh(l, q, A);
+    if (!ct__la_record_eigh(l, q, A)) return ct_last_error_code();
     ct__la_hand(eigenvalues, l);
     if (vectors) ct__la_hand(want_vectors ? eigenvectors : NULL, q);
     return CT_OK;
@@ -682,7 +678,7 @@ static ct_result ct__eig(const ct_tensor *A, const char *name, bool want_vectors
     }
     ct_scope_end(s);
     if (r != CT_OK) return r;
-    ct__la_record_eig(l, v, A);
+    if (!ct__la_record_eig(l, v, A)) return ct_last_error_code();
     ct__la_hand(L, l);
     if (vectors) ct__la_hand(V, v);
     return CT_OK;
@@ -801,8 +797,7 @@ ct_tensor *ct_linalg_pinv(const ct_tensor *A, bool hermitian)
     ct_tensor *p = ct__pinv_f64(A, hermitian, rtol, A->dtype == CT_F32, false, NULL, NULL);
     ct_tensor *r = p ? ct__la_result(p, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_pinv(r, A);
-    return r;
+    return ct__la_record_pinv(r, A) ? r : NULL;
 }
 
 ct_tensor *ct_linalg_matrix_rank(const ct_tensor *A, bool hermitian)
@@ -1040,7 +1035,10 @@ ct_result ct_linalg_lstsq_all(const ct_tensor *A, const ct_tensor *B, ct_lstsq_o
     for (int i = 0; r == CT_OK && i < 4; i++)
         if (!(res[i] = i == 2 ? ct__la_back(out[i], A, CT_I64) : ct__la_result(out[i], A))) r = ct_last_error_code();
     ct_scope_end(s);
-    if (r == CT_OK) ct__la_record_lstsq(res[0], A, B, vector);
+    if (r == CT_OK && !ct__la_record_lstsq(res[0], A, B, vector)) {
+        res[0] = NULL; /* (discarded by the failed record) */
+        r = ct_last_error_code();
+    }
     for (int i = 0; i < 4; i++) {
         if (r == CT_OK) ct__la_hand(slots[i], res[i]);
         else if (res[i]) ct__discard(res[i]);
@@ -1154,8 +1152,7 @@ ct_tensor *ct_trace(const ct_tensor *A)
     }
     ct_tensor *r;
     CT__UNRECORDED(r, ct_sum(ct_diagonal(A, 0, 0, 1)));
-    ct__la_record_trace(r, A);
-    return r;
+    return ct__la_record_trace(r, A) ? r : NULL;
 }
 
 /* ---------------------------------------------------------------- matrix functions */
@@ -1218,6 +1215,5 @@ ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
     CT_FREE(piv);
     ct_tensor *r = out ? ct__la_result(out, A) : NULL;
     ct_scope_end(s);
-    ct__la_record_matrix_exp(r, A);
-    return r;
+    return ct__la_record_matrix_exp(r, A) ? r : NULL;
 }

@@ -646,8 +646,7 @@ static ct_tensor *ct__linalg_cross(const ct_tensor *input, const ct_tensor *othe
     CT__UNRECORDED(r, ct__cross_values(input, other, d, out, input->ndim));
     ct_keep(r);
     ct_scope_end(s);
-    ct__la_record_cross(r, input, other, d);
-    return r;
+    return ct__la_record_cross(r, input, other, d) ? r : NULL;
 }
 
 ct_tensor *ct_linalg_cross(const ct_tensor *input, const ct_tensor *other, int dim)

@@ -1,7 +1,9 @@
 /* The derivatives of the linear algebra ops (decomp.c), PyTorch's formulas
  * (torch/csrc/autograd/FunctionsManual.cpp) for real matrices, written with
  * ctorch's own differentiable ops so that they can be differentiated again.
- * Each ct__la_record_* records its op's node when an input requires grad. */
+ * Each ct__la_record_* records its op's node when an input requires grad;
+ * false (its outputs discarded, the error set) when that failed: the op
+ * must fail then, not return results without their history. */
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -33,16 +35,18 @@ static bool ct__la_is_zero(const ct_tensor *g)
 
 /* Record a node of `type` over input A giving outputs out (n_out), saving
  * the tensors in save (n_save; is_out marks those that are outputs) and
- * iargs[0] = arg. */
-static void ct__la_record(const ct__node_type *type, const ct_tensor *const *in, int n_in, ct_tensor *const *out,
+ * iargs[0] = arg; false, the outputs discarded, when it could not be. */
+static bool ct__la_record(const ct__node_type *type, const ct_tensor *const *in, int n_in, ct_tensor *const *out,
                           int n_out, const ct_tensor *const *save, const bool *is_out, int n_save, int64_t arg)
 {
     for (int i = 0; i < n_out; i++)
-        if (!out[i]) return;
+        if (!out[i]) return true; /* the op failed already: nothing to record */
     ct__node *n = ct__record(type, in, n_in, out, n_out);
-    if (!n) return;
-    for (int i = 0; i < n_save; i++) ct__save(n, save[i], is_out[i]);
-    n->iargs[0] = arg;
+    for (int i = 0; n && i < n_save; i++) ct__save(n, save[i], is_out[i]);
+    if (n) n->iargs[0] = arg;
+    if (ct__recorded_ok(n, in, n_in)) return true;
+    for (int i = 0; i < n_out; i++) ct__discard(out[i]);
+    return false;
 }
 
 /* ---------------------------------------------------------------- inverse, determinants, solve */
@@ -55,10 +59,10 @@ CT__BACKWARD(linalg_inv) /* -Y^T g Y^T, Y = A^-1 */
 }
 static const ct__node_type ct__nt_linalg_inv = {"LinalgInvExBackward0", ct__bw_linalg_inv};
 
-static void ct__la_record_inv(ct_tensor *r, const ct_tensor *A)
+static bool ct__la_record_inv(ct_tensor *r, const ct_tensor *A)
 {
     bool out = true;
-    ct__la_record(&ct__nt_linalg_inv, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, 0);
+    return ct__la_record(&ct__nt_linalg_inv, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, 0);
 }
 
 /* g (...) times A^-T, g broadcast over each matrix. A^-T is inverted as
@@ -166,14 +170,14 @@ CT__BACKWARD(linalg_det)
 static const ct__node_type ct__nt_linalg_det = {"LinalgDetBackward0", ct__bw_linalg_det};
 
 /* Record type over A giving r, saving both (det and pinv). */
-static void ct__la_record_in_out(const ct__node_type *type, ct_tensor *r, const ct_tensor *A)
+static bool ct__la_record_in_out(const ct__node_type *type, ct_tensor *r, const ct_tensor *A)
 {
     const ct_tensor *save[2] = {A, r};
     bool out[2] = {false, true};
-    ct__la_record(type, &A, 1, &r, 1, save, out, 2, 0);
+    return ct__la_record(type, &A, 1, &r, 1, save, out, 2, 0);
 }
 
-static void ct__la_record_det(ct_tensor *r, const ct_tensor *A) { ct__la_record_in_out(&ct__nt_linalg_det, r, A); }
+static bool ct__la_record_det(ct_tensor *r, const ct_tensor *A) { return ct__la_record_in_out(&ct__nt_linalg_det, r, A); }
 
 CT__BACKWARD(linalg_slogdet) /* the sign has no gradient; g_logabs A^-T */
 {
@@ -182,11 +186,11 @@ CT__BACKWARD(linalg_slogdet) /* the sign has no gradient; g_logabs A^-T */
 }
 static const ct__node_type ct__nt_linalg_slogdet = {"LinalgSlogdetBackward0", ct__bw_linalg_slogdet};
 
-static void ct__la_record_slogdet(ct_tensor *sign, ct_tensor *logabs, const ct_tensor *A)
+static bool ct__la_record_slogdet(ct_tensor *sign, ct_tensor *logabs, const ct_tensor *A)
 {
     ct_tensor *out[2] = {sign, logabs};
     bool is_out = false;
-    ct__la_record(&ct__nt_linalg_slogdet, &A, 1, out, 2, &A, &is_out, 1, 0);
+    return ct__la_record(&ct__nt_linalg_slogdet, &A, 1, out, 2, &A, &is_out, 1, 0);
 }
 
 CT__BACKWARD(linalg_solve) /* gB = A^-T g, gA = -gB X^T; each summed to its input's shape */
@@ -209,11 +213,11 @@ CT__BACKWARD(linalg_solve) /* gB = A^-T g, gA = -gB X^T; each summed to its inpu
 }
 static const ct__node_type ct__nt_linalg_solve = {"LinalgSolveExBackward0", ct__bw_linalg_solve};
 
-static void ct__la_record_solve(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
+static bool ct__la_record_solve(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
 {
     const ct_tensor *in[2] = {A, B}, *save[2] = {A, X};
     bool out[2] = {false, true};
-    ct__la_record(&ct__nt_linalg_solve, in, 2, &X, 1, save, out, 2, vector);
+    return ct__la_record(&ct__nt_linalg_solve, in, 2, &X, 1, save, out, 2, vector);
 }
 
 /* ---------------------------------------------------------------- Cholesky */
@@ -235,10 +239,10 @@ CT__BACKWARD(linalg_cholesky)
 }
 static const ct__node_type ct__nt_linalg_cholesky = {"LinalgCholeskyExBackward0", ct__bw_linalg_cholesky};
 
-static void ct__la_record_cholesky(ct_tensor *r, const ct_tensor *A, bool upper)
+static bool ct__la_record_cholesky(ct_tensor *r, const ct_tensor *A, bool upper)
 {
     bool out = true;
-    ct__la_record(&ct__nt_linalg_cholesky, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, upper);
+    return ct__la_record(&ct__nt_linalg_cholesky, &A, 1, &r, 1, (const ct_tensor *const *)&r, &out, 1, upper);
 }
 
 /* ---------------------------------------------------------------- QR */
@@ -281,12 +285,12 @@ CT__BACKWARD(linalg_qr)
 }
 static const ct__node_type ct__nt_linalg_qr = {"LinalgQrBackward0", ct__bw_linalg_qr};
 
-static void ct__la_record_qr(ct_tensor *Q, ct_tensor *R, const ct_tensor *A, ct_qr_mode mode)
+static bool ct__la_record_qr(ct_tensor *Q, ct_tensor *R, const ct_tensor *A, ct_qr_mode mode)
 {
     ct_tensor *out[2] = {Q, R};
     const ct_tensor *save[3] = {A, Q, R};
     bool is_out[3] = {false, true, true};
-    ct__la_record(&ct__nt_linalg_qr, &A, 1, out, 2, save, is_out, 3, mode);
+    return ct__la_record(&ct__nt_linalg_qr, &A, 1, out, 2, save, is_out, 3, mode);
 }
 
 /* ---------------------------------------------------------------- SVD */
@@ -340,13 +344,13 @@ CT__BACKWARD(linalg_svd)
 }
 static const ct__node_type ct__nt_linalg_svd = {"LinalgSvdBackward0", ct__bw_linalg_svd};
 
-static void ct__la_record_svd(ct_tensor *U, ct_tensor *S, ct_tensor *Vh, const ct_tensor *A, bool full)
+static bool ct__la_record_svd(ct_tensor *U, ct_tensor *S, ct_tensor *Vh, const ct_tensor *A, bool full)
 {
-    if (!U || !Vh) return; /* computed only when A requires grad */
+    if (!U || !Vh) return true; /* computed only when A requires grad */
     ct_tensor *out[3] = {U, S, Vh};
     const ct_tensor *save[3] = {U, S, Vh};
     bool is_out[3] = {true, true, true};
-    ct__la_record(&ct__nt_linalg_svd, &A, 1, out, 3, save, is_out, 3, full);
+    return ct__la_record(&ct__nt_linalg_svd, &A, 1, out, 3, save, is_out, 3, full);
 }
 
 /* ---------------------------------------------------------------- eigh */
@@ -369,18 +373,18 @@ static const ct__node_type ct__nt_linalg_eigh = {"LinalgEighBackward0", ct__bw_l
 
 /* Record type (eigh's or eig's) over A giving eigenvalues L and vectors V,
  * saving both. */
-static void ct__la_record_eigen(const ct__node_type *type, ct_tensor *L, ct_tensor *V, const ct_tensor *A)
+static bool ct__la_record_eigen(const ct__node_type *type, ct_tensor *L, ct_tensor *V, const ct_tensor *A)
 {
-    if (!V) return; /* computed only when A requires grad */
+    if (!V) return true; /* computed only when A requires grad */
     ct_tensor *out[2] = {L, V};
     const ct_tensor *save[2] = {L, V};
     bool is_out[2] = {true, true};
-    ct__la_record(type, &A, 1, out, 2, save, is_out, 2, 0);
+    return ct__la_record(type, &A, 1, out, 2, save, is_out, 2, 0);
 }
 
-static void ct__la_record_eigh(ct_tensor *L, ct_tensor *Q, const ct_tensor *A)
+static bool ct__la_record_eigh(ct_tensor *L, ct_tensor *Q, const ct_tensor *A)
 {
-    ct__la_record_eigen(&ct__nt_linalg_eigh, L, Q, A);
+    return ct__la_record_eigen(&ct__nt_linalg_eigh, L, Q, A);
 }
 
 /* ---------------------------------------------------------------- pinv, trace, matrix_exp */
@@ -411,7 +415,7 @@ CT__BACKWARD(linalg_pinv)
 }
 static const ct__node_type ct__nt_linalg_pinv = {"LinalgPinvBackward0", ct__bw_linalg_pinv};
 
-static void ct__la_record_pinv(ct_tensor *r, const ct_tensor *A) { ct__la_record_in_out(&ct__nt_linalg_pinv, r, A); }
+static bool ct__la_record_pinv(ct_tensor *r, const ct_tensor *A) { return ct__la_record_in_out(&ct__nt_linalg_pinv, r, A); }
 
 CT__BACKWARD(trace) /* g on the diagonal */
 {
@@ -421,9 +425,9 @@ CT__BACKWARD(trace) /* g on the diagonal */
 }
 static const ct__node_type ct__nt_trace = {"TraceBackward0", ct__bw_trace};
 
-static void ct__la_record_trace(ct_tensor *r, const ct_tensor *A)
+static bool ct__la_record_trace(ct_tensor *r, const ct_tensor *A)
 {
-    ct__la_record(&ct__nt_trace, &A, 1, &r, 1, NULL, NULL, 0, 0);
+    return ct__la_record(&ct__nt_trace, &A, 1, &r, 1, NULL, NULL, 0, 0);
 }
 
 CT__BACKWARD(linalg_matrix_exp) /* the top-right block of exp([[A^T, g], [0, A^T]]) */
@@ -439,10 +443,10 @@ CT__BACKWARD(linalg_matrix_exp) /* the top-right block of exp([[A^T, g], [0, A^T
 }
 static const ct__node_type ct__nt_linalg_matrix_exp = {"LinalgMatrixExpBackward0", ct__bw_linalg_matrix_exp};
 
-static void ct__la_record_matrix_exp(ct_tensor *r, const ct_tensor *A)
+static bool ct__la_record_matrix_exp(ct_tensor *r, const ct_tensor *A)
 {
     bool out = false;
-    ct__la_record(&ct__nt_linalg_matrix_exp, &A, 1, &r, 1, &A, &out, 1, 0);
+    return ct__la_record(&ct__nt_linalg_matrix_exp, &A, 1, &r, 1, &A, &out, 1, 0);
 }
 
 /* ---------------------------------------------------------------- cross */
@@ -458,11 +462,11 @@ CT__BACKWARD(linalg_cross)
 }
 static const ct__node_type ct__nt_linalg_cross = {"LinalgCrossBackward0", ct__bw_linalg_cross};
 
-static void ct__la_record_cross(ct_tensor *r, const ct_tensor *input, const ct_tensor *other, int dim)
+static bool ct__la_record_cross(ct_tensor *r, const ct_tensor *input, const ct_tensor *other, int dim)
 {
     const ct_tensor *in[2] = {input, other};
     const bool out[2] = {false, false};
-    ct__la_record(&ct__nt_linalg_cross, in, 2, &r, 1, in, out, 2, dim);
+    return ct__la_record(&ct__nt_linalg_cross, in, 2, &r, 1, in, out, 2, dim);
 }
 
 /* ---------------------------------------------------------------- eig */
@@ -563,9 +567,9 @@ CT__BACKWARD(linalg_eig)
 }
 static const ct__node_type ct__nt_linalg_eig = {"LinalgEigBackward0", ct__bw_linalg_eig};
 
-static void ct__la_record_eig(ct_tensor *L, ct_tensor *V, const ct_tensor *A)
+static bool ct__la_record_eig(ct_tensor *L, ct_tensor *V, const ct_tensor *A)
 {
-    ct__la_record_eigen(&ct__nt_linalg_eig, L, V, A);
+    return ct__la_record_eigen(&ct__nt_linalg_eig, L, V, A);
 }
 
 /* ---------------------------------------------------------------- lstsq */
@@ -592,9 +596,9 @@ CT__BACKWARD(linalg_lstsq)
 }
 static const ct__node_type ct__nt_linalg_lstsq = {"LinalgLstsqBackward0", ct__bw_linalg_lstsq};
 
-static void ct__la_record_lstsq(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
+static bool ct__la_record_lstsq(ct_tensor *X, const ct_tensor *A, const ct_tensor *B, bool vector)
 {
     const ct_tensor *in[2] = {A, B};
     bool is_out[2] = {false, false};
-    ct__la_record(&ct__nt_linalg_lstsq, in, 2, &X, 1, in, is_out, 2, vector);
+    return ct__la_record(&ct__nt_linalg_lstsq, in, 2, &X, 1, in, is_out, 2, vector);
 }

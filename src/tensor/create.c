@@ -325,8 +325,13 @@ ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
     ct_tensor *t = ct_zeros(CT_SHAPE(n, m), dtype);
     if (!t) return NULL;
     ct_scope s = ct_scope_begin();
-    ct_fill_(ct_diagonal(t, 0, 0, 1), ct_int(1));
+    ct_tensor *diagonal = ct_diagonal(t, 0, 0, 1);
+    ct_result r = diagonal ? ct_fill_(diagonal, ct_int(1)) : ct_last_error_code();
     ct_scope_end(s);
+    if (r != CT_OK) {
+        ct__discard(t);
+        return NULL;
+    }
     return t;
 }
 
