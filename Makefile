@@ -72,7 +72,7 @@ $(BUILD)/testdev.o: tests/testdev.c tests/testdev.h ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -c $< -o $@
 
 TEST_LIBS = $(BUILD)/harness.o $(BUILD)/testdev.o $(BUILD)/libctorch.a
-$(BUILD)/test_%: tests/test_%.c $(TEST_LIBS) tests/harness.h ctorch.h
+$(BUILD)/test_%: tests/test_%.c $(TEST_LIBS) tests/harness.h examples/digits.h ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
 
 # The examples the suite runs, linked with the implementation compiled once:

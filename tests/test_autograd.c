@@ -1,6 +1,7 @@
 /* Autograd: the engine (order, accumulation, retain_graph, create_graph,
  * captures, hooks, errors) on small graphs whose gradients are known. */
 #include "errors.h"
+#include "../examples/digits.h"
 
 #include <pthread.h>
 
@@ -1018,22 +1019,11 @@ static void abort_on_error(ct_result code, const char *msg, void *user)
     abort();
 }
 
-/* examples/train_digits.c's network */
-static ct_module *digits_model(void)
-{
-    const ct_conv_layer_opts same = {.padding = CT_SHAPE(1)};
-    const ct_max_pool_opts pool = {0};
-    ct_module *layers[] = {ct_nn_conv2d(1, 16, CT_SHAPE(3), same),  ct_nn_relu(), ct_nn_max_pool2d(CT_SHAPE(2), pool),
-                           ct_nn_conv2d(16, 32, CT_SHAPE(3), same), ct_nn_relu(), ct_nn_max_pool2d(CT_SHAPE(2), pool),
-                           ct_nn_flatten(1, -1), ct_nn_linear(128, 10, true)};
-    return ct_nn_sequential(layers, 8);
-}
-
 /* Three SGD steps of the demo's model; the last loss. */
 static double train_digits_steps(void)
 {
     ct_manual_seed(0);
-    ct_module *model = digits_model();
+    ct_module *model = new_model(); /* examples/digits.h */
     ct_tensor_list params = ct_module_parameters(model, true);
     ct_optimizer *opt = ct_sgd(params.tensors, params.n, (ct_sgd_opts){.lr = 0.1, .momentum = 0.9});
     ct_tensor *x = ct_randn(CT_SHAPE(8, 1, 8, 8), CT_F32, NULL);
