@@ -4,6 +4,8 @@
 #   make test-openblas the products and decompositions' tests with OPENBLAS=1
 #   make test-tsan     the data loader's and the threads' tests under ThreadSanitizer
 #   make fuzz          each parser under libFuzzer for FUZZ_TIME seconds (clang, libclang-rt-14-dev)
+#   make install       headers, build/libctorch.a and ctorch.pc under PREFIX (/usr/local)
+#   make test-consumer a small project using ctorch through CMake and pkg-config
 #   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), and ctorchrun's
 #   make test-dist-asan the same under ASan + UBSan + LeakSanitizer
 #   make demo          the main demo: a small CNN learns the bundled digits
@@ -42,7 +44,7 @@ DIST_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/%,$(wildcard tests/dist/te
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate test test-build test-asan test-openblas test-tsan test-valgrind fuzz fuzz-build test-dist \
+.PHONY: all amalgamate install test-consumer test test-build test-asan test-openblas test-tsan test-valgrind fuzz fuzz-build test-dist \
         test-dist-asan demo tour fashion bench bench-dist clean
 
 all: ctorch.h ctorch_dist.h $(TESTS) $(EXAMPLES) $(BUILD)/ctorchrun
@@ -61,6 +63,20 @@ $(BUILD)/ctorch.o: ctorch.h
 
 $(BUILD)/libctorch.a: $(BUILD)/ctorch.o
 	rm -f $@ && ar rcs $@ $<
+
+# The headers, the library and ctorch.pc (pkg-config) under PREFIX.
+PREFIX  ?= /usr/local
+install: $(BUILD)/libctorch.a ctorch.h ctorch_dist.h
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 ctorch.h ctorch_dist.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/libctorch.a $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(strip $(LDFLAGS) $(LDLIBS))|' tools/ctorch.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ctorch.pc
+
+# A small project using ctorch through CMake (add_subdirectory, find_package)
+# and pkg-config (tests/consumer/run.sh).
+test-consumer: ctorch.h
+	@tests/consumer/run.sh
 
 $(BUILD)/harness.o: tests/harness.c tests/harness.h tests/testdev.h ctorch.h
 	@mkdir -p $(BUILD)

@@ -1,0 +1,49 @@
+#!/bin/sh
+# ctorch used as a library by a small project (tests/consumer): through
+# CMake's add_subdirectory, through find_package after cmake --install, and
+# through pkg-config after make install; each build must print PyTorch's
+# number. Without cmake or pkg-config those builds are reported skipped, by
+# name. Prints the totals as its last line, as tests/run.sh does.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/totals.sh
+want=2.4265 # torch.manual_seed(0); torch.rand(2, 3).sum()
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# check NAME BINARY: it ran and printed want
+check() {
+    got=$("$2" 2>&1)
+    if [ "$got" = "$want" ]; then pass "$1"; else fail "$1 (printed '$got', want $want)"; fi
+}
+# build NAME LOG COMMAND...: the command builds, or the check fails with its log's end
+build() {
+    name=$1 log=$2; shift 2
+    if "$@" > "$log" 2>&1; then return 0; fi
+    tail -20 "$log"
+    fail "$name (did not build)"
+    return 1
+}
+
+if command -v cmake >/dev/null 2>&1; then
+    build consumer_cmake_subdirectory "$tmp/sub.log" sh -c "cmake -S tests/consumer -B '$tmp/sub' -DCTORCH_SOURCE='$PWD' &&
+        cmake --build '$tmp/sub' -j2" && check consumer_cmake_subdirectory "$tmp/sub/consumer"
+    build consumer_cmake_find_package "$tmp/pkg.log" sh -c "cmake -S . -B '$tmp/lib' &&
+        cmake --build '$tmp/lib' -j2 && cmake --install '$tmp/lib' --prefix '$tmp/cmake-prefix' &&
+        cmake -S tests/consumer -B '$tmp/found' -DCMAKE_PREFIX_PATH='$tmp/cmake-prefix' && cmake --build '$tmp/found'" &&
+        check consumer_cmake_find_package "$tmp/found/consumer"
+else
+    skip consumer_cmake_subdirectory "cmake not installed"
+    skip consumer_cmake_find_package "cmake not installed"
+fi
+
+if command -v pkg-config >/dev/null 2>&1; then
+    build consumer_pkg_config "$tmp/pc.log" sh -c "make --no-print-directory install PREFIX='$tmp/prefix' &&
+        PKG_CONFIG_PATH='$tmp/prefix/lib/pkgconfig' && export PKG_CONFIG_PATH &&
+        cc -std=c11 \$(pkg-config --cflags ctorch) tests/consumer/main.c -o '$tmp/pc' \$(pkg-config --libs ctorch)" &&
+        check consumer_pkg_config "$tmp/pc"
+else
+    skip consumer_pkg_config "pkg-config not installed"
+fi
+
+print_totals
