@@ -520,6 +520,9 @@ CTORCH_API ct_tensor *ct_cpu(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...);
 /* t[spec] = value (value broadcast to the indexed shape and converted). */
 CTORCH_API ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, ...);
+/* Tensor.index_put_(indices, value, accumulate=True): t[spec] += value where
+ * a position named twice adds twice; value must have t's dtype. */
+CTORCH_API ct_result ct_index_put_accumulate_(ct_tensor *t, const ct_tensor *value, const char *spec, ...);
 
 /* ---------------------------------------------------------------- random numbers */
 
@@ -5812,7 +5815,7 @@ typedef enum ct__join_grad {
     CT__JG_ROLL, CT__JG_GATHER, CT__JG_SCATTER, CT__JG_SCATTER_VALUE, CT__JG_SCATTER_ADD, CT__JG_INDEX_SELECT,
     CT__JG_INDEX_ADD, CT__JG_INDEX_FILL, CT__JG_INDEX_FILL_TENSOR, CT__JG_INDEX_COPY, CT__JG_MASKED_FILL,
     CT__JG_MASKED_FILL_TENSOR, CT__JG_MASKED_SELECT, CT__JG_TAKE, CT__JG_INDEX, CT__JG_INDEX_PUT, CT__JG_COPY_SLICES,
-    CT__JG_COPY_ALL,
+    CT__JG_COPY_ALL, CT__JG_INDEX_PUT_ACCUMULATE,
     CT__JG_NOT_IMPLEMENTED /* scatter with reduce: PyTorch has no derivative */
 } ct__join_grad;
 
@@ -9073,32 +9076,60 @@ static ct_tensor *ct__ix_positions(const ct_tensor *t, const ct__ix_item *items,
     return where;
 }
 
-/* Record t[items] = value as one node over t's old self and value: it keeps
- * the positions written (IndexPutBackward0, or CopySlices through a view). */
-static void ct__ix_put_record(ct_tensor *t, const ct_tensor *value, const ct__ix_item *items, int n, bool advanced)
+/* Record t[items] = value (or += with accumulate) as one node over t's old
+ * self and value: it keeps the positions written (IndexPutBackward0, or
+ * CopySlices through a view). */
+static void ct__ix_put_record(ct_tensor *t, const ct_tensor *value, const ct__ix_item *items, int n, bool advanced,
+                              bool accumulate)
 {
     if (!ct__grad_mode() || (!ct__requires_grad(t) && !ct__requires_grad(value))) return;
     ct__join_args a = ct__join_args_init(0);
     a.index = ct__ix_positions(t, items, n);
     if (!a.index) return;
-    ct__join_grad kind = advanced ? CT__JG_INDEX_PUT : ct__ix_makes_view(items, n) ? CT__JG_COPY_SLICES : CT__JG_COPY_ALL;
+    ct__join_grad kind = accumulate ? CT__JG_INDEX_PUT_ACCUMULATE
+                         : advanced ? CT__JG_INDEX_PUT
+                         : ct__ix_makes_view(items, n) ? CT__JG_COPY_SLICES : CT__JG_COPY_ALL;
     const ct_tensor *in[2] = {t, value};
     ct__record_join(kind, in, 2, &t, 1, &a);
 }
 
-ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, ...)
+/* t[items] += value with repeated positions each adding (index_put_'s
+ * accumulate): an index_add_ into t's elements in order, through a
+ * contiguous copy when t is not contiguous. */
+static ct_result ct__ix_put_accumulate(ct_tensor *t, const ct__ix_item *items, int n, const ct_tensor *value)
+{
+    char b1[256], b2[256];
+    ct_tensor *at = ct__ix_positions(t, items, n), *v;
+    if (!at) return ct_last_error_code();
+    if (value->dtype != t->dtype)
+        return ct__fail(CT_ERR_RUNTIME,
+                        "Index put requires the source and destination dtypes match, got %s for the destination and "
+                        "%s for the source.",
+                        ct__dtype_title(t->dtype), ct__dtype_title(value->dtype));
+    int64_t shape[CT_MAX_DIMS];
+    int nd;
+    if (ct__broadcast_shapes(at->sizes, at->ndim, value->sizes, value->ndim, shape, &nd) != CT_OK || nd != at->ndim ||
+        memcmp(shape, at->sizes, (size_t)nd * sizeof(int64_t)))
+        return ct__fail(CT_ERR_RUNTIME, "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result "
+                                        "of shape %s",
+                        ct__shape_str(value->sizes, value->ndim, b1, sizeof b1),
+                        ct__shape_str(at->sizes, at->ndim, b2, sizeof b2));
+    ct_tensor *dst = ct_is_contiguous(t) ? t : ct_contiguous(t);
+    v = ct_reshape(ct_expand(value, ct_shape_of(at)), CT_SHAPE(-1));
+    ct_result r = dst && v ? ct_index_add_(ct_view(dst, CT_SHAPE(-1)), 0, ct_reshape(at, CT_SHAPE(-1)), v)
+                           : ct_last_error_code();
+    return r == CT_OK && dst != t ? ct_copy_(t, dst) : r;
+}
+
+/* t[spec] = value, or += with accumulate. */
+static ct_result ct__index_put(ct_tensor *t, const ct_tensor *value, bool accumulate, const char *spec, va_list *ap)
 {
     ct__ix_item items[CT__IX_MAX];
     ct__ix_adv adv;
     int n = 0;
-    va_list ap;
-    CT__ARG_R(t, "self", 1);
-    CT__ARG_R(value, "value", 2);
     if (!spec) return ct__fail(CT_ERR_VALUE, "index_put_: spec is NULL");
     ct_scope s = ct_scope_begin();
-    va_start(ap, spec);
-    ct_result r = ct__ix_parse(spec, &ap, items, &n);
-    va_end(ap);
+    ct_result r = ct__ix_parse(spec, ap, items, &n);
     if (r == CT_OK && ct__grad_mode() && t->requires_grad && ct_is_leaf(t))
         r = ct__fail(CT_ERR_RUNTIME, "a %sleaf Variable that requires grad is being used in an in-place operation.",
                      ct__ix_makes_view(items, n) ? "view of a " : "");
@@ -9108,6 +9139,8 @@ ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, 
     ct_tensor *v = view ? ct__ix_strip_leading_ones(value) : NULL;
     if (!v) {
         r = ct_last_error_code();
+    } else if (accumulate) {
+        r = ct__ix_put_accumulate(t, items, n, v); /* counts the write */
     } else if (adv.count) {
         r = ct__ix_put_advanced(view, &adv, v);
         if (r == CT_OK) t->storage->version++;
@@ -9117,8 +9150,30 @@ ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, 
         r = ct_copy_(view, v); /* counts the write */
     }
     ct_grad_mode_restore(mode);
-    if (r == CT_OK) ct__ix_put_record(t, value, items, n, adv.count > 0);
+    if (r == CT_OK) ct__ix_put_record(t, value, items, n, adv.count > 0, accumulate);
     ct_scope_end(s);
+    return r;
+}
+
+ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, ...)
+{
+    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(value, "value", 2);
+    va_list ap;
+    va_start(ap, spec);
+    ct_result r = ct__index_put(t, value, false, spec, &ap);
+    va_end(ap);
+    return r;
+}
+
+ct_result ct_index_put_accumulate_(ct_tensor *t, const ct_tensor *value, const char *spec, ...)
+{
+    CT__ARG_R(t, "self", 1);
+    CT__ARG_R(value, "value", 2);
+    va_list ap;
+    va_start(ap, spec);
+    ct_result r = ct__index_put(t, value, true, spec, &ap);
+    va_end(ap);
     return r;
 }
 
@@ -13805,18 +13860,35 @@ CT__BACKWARD(take) /* negative indices count from the end; also tensor[index] wi
 
 /* t[index] = value: the written places of t get nothing; value gets what
  * they got, summed over the places it was broadcast to. */
-CT__BACKWARD(index_put)
+/* index_put's value gradient: the output's gradient (flat) at the positions
+ * written (at, flat), summed to value's shape. */
+static ct_result ct__index_put_value_grad(ct__node *n, ct_tensor *const *go, ct_tensor **gi, ct_tensor *flat,
+                                          ct_tensor *at)
 {
-    ct_tensor *at = ct_reshape(CT__S(0), CT_SHAPE(-1)), *flat = ct_reshape(go[0], CT_SHAPE(-1));
-    CT__GRAD(0, ct_reshape(ct_index_fill_scalar(flat, 0, at, ct_int(0)), CT__IN_SHAPE(0)));
     if (!ct__needs_grad(n, 1)) return CT_OK;
     const ct__out_meta *v = ct__input_meta(n, 1);
     int lead = 0; /* setitem drops value's leading 1s before it broadcasts */
     while (lead < v->ndim && v->sizes[lead] == 1) lead++;
     ct_tensor *picked = ct_reshape(ct_index_select(flat, 0, at), ct_shape_of(CT__S(0)));
     ct_tensor *summed = picked ? ct__sum_to_shape(picked, v->sizes + lead, v->ndim - lead) : NULL;
+    (void)go;
     CT__GRAD(1, summed ? ct_reshape(summed, CT__IN_SHAPE(1)) : NULL);
     return CT_OK;
+}
+
+/* self's gradient is the output's but where the write replaced it */
+CT__BACKWARD(index_put)
+{
+    ct_tensor *at = ct_reshape(CT__S(0), CT_SHAPE(-1)), *flat = ct_reshape(go[0], CT_SHAPE(-1));
+    CT__GRAD(0, ct_reshape(ct_index_fill_scalar(flat, 0, at, ct_int(0)), CT__IN_SHAPE(0)));
+    return ct__index_put_value_grad(n, go, gi, flat, at);
+}
+
+/* accumulate=True: self's gradient is the output's whole */
+CT__BACKWARD(index_put_accumulate)
+{
+    CT__GRAD(0, go[0]);
+    return ct__index_put_value_grad(n, go, gi, ct_reshape(go[0], CT_SHAPE(-1)), ct_reshape(CT__S(0), CT_SHAPE(-1)));
 }
 
 CT__BACKWARD(not_implemented)
@@ -13856,6 +13928,7 @@ static const ct__node_type ct__join_types[] = {
     {"IndexPutBackward0", ct__bw_index_put},
     {"torch::autograd::CopySlices", ct__bw_index_put},
     {"torch::autograd::CopyBackwards", ct__bw_index_put},
+    {"IndexPutBackward0", ct__bw_index_put_accumulate},
     {"torch::autograd::NotImplemented", ct__bw_not_implemented},
 };
 

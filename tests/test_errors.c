@@ -88,6 +88,9 @@ static void test_null_tensors(void)
     CHECK_NULL(ct_index(NULL_T, "0"), "index(): argument 'self'");
     CHECK_NULL_R(ct_index_put_(NULL_T, x, "0"), "index_put_(): argument 'self'");
     CHECK_NULL_R(ct_index_put_(x, NULL_T, "0"), "index_put_(): argument 'value'");
+    CHECK_NULL_R(ct_index_put_accumulate_(NULL_T, x, "0"), "index_put_accumulate_(): argument 'self'");
+    CHECK_NULL_R(ct_index_put_accumulate_(x, NULL_T, "0"), "index_put_accumulate_(): argument 'value'");
+    FAILS_R(ct_index_put_accumulate_(x, x, NULL), CT_ERR_VALUE, "index_put_: spec is NULL");
     CHECK_NULL(ct_empty_like(NULL_T, CT_DEFAULT), "empty_like(): argument 'self'");
     CHECK_NULL(ct_zeros_like(NULL_T, CT_DEFAULT), "argument 'self'");
     CHECK_NULL(ct_ones_like(NULL_T, CT_DEFAULT), "argument 'self'");

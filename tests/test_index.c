@@ -182,9 +182,55 @@ static void test_steps_past_the_end(void)
     CHECK_VALUES(ct_index(x, "0, 1::2"), CT_SHAPE(2), 1, 3);
 }
 
+/* index_put_(indices, value, accumulate=True): repeated positions add up
+ * (the numbers, errors and gradients of PyTorch 1.13). */
+static void test_index_put_accumulate(void)
+{
+    ct_tensor *x = ct_zeros(CT_SHAPE(3, 4), CT_F32);
+    ct_tensor *i = ct_from_array((int64_t[]){0, 2, 0}, CT_SHAPE(3), CT_I64);
+    ct_tensor *j = ct_from_array((int64_t[]){1, 1, 1}, CT_SHAPE(3), CT_I64);
+    CHECK_OK(ct_index_put_accumulate_(x, ct_from_array((float[]){1, 2, 3}, CT_SHAPE(3), CT_F32), "%t, %t", i, j));
+    CHECK_VALUES(x, CT_SHAPE(3, 4), 0, 4, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0);
+    ct_tensor *y = ct_transpose(ct_zeros(CT_SHAPE(2, 3), CT_F32), 0, 1); /* not contiguous */
+    ct_tensor *rows = ct_from_array((int64_t[]){0, 0, 2}, CT_SHAPE(3), CT_I64);
+    CHECK_OK(ct_index_put_accumulate_(y, ct_from_array((float[]){1, 2}, CT_SHAPE(2), CT_F32), "%t", rows));
+    CHECK_VALUES(y, CT_SHAPE(3, 2), 2, 4, 0, 0, 1, 2);
+    ct_tensor *m = ct_zeros(CT_SHAPE(2, 2), CT_F32);
+    ct_tensor *mask = ct_from_array((bool[]){true, false, true, true}, CT_SHAPE(2, 2), CT_BOOL);
+    CHECK_OK(ct_index_put_accumulate_(m, ct_full(CT_SHAPE0, ct_int(5), CT_F32), "%t", mask));
+    CHECK_VALUES(m, CT_SHAPE(2, 2), 5, 0, 5, 5);
+
+    ct_tensor *z = ct_zeros(CT_SHAPE(3), CT_F32);
+    CHECK_FAILS(ct_index_put_accumulate_(z, ct_ones(CT_SHAPE0, CT_F32), "%t", ct_full(CT_SHAPE(1), ct_int(3), CT_I64)),
+                CT_ERR_INDEX, "index 3 is out of bounds for dimension 0 with size 3");
+    CHECK_FAILS(ct_index_put_accumulate_(z, ct_ones(CT_SHAPE0, CT_F32), "%t", ct_full(CT_SHAPE(1), ct_int(-4), CT_I64)),
+                CT_ERR_INDEX, "index -4 is out of bounds for dimension 0 with size 3");
+    CHECK_FAILS(ct_index_put_accumulate_(ct_zeros(CT_SHAPE(3, 3), CT_F32), ct_ones(CT_SHAPE(2, 2), CT_F32), "%t",
+                                         ct_from_array((int64_t[]){0, 1}, CT_SHAPE(2), CT_I64)),
+                CT_ERR_RUNTIME, "shape mismatch: value tensor of shape [2, 2] cannot be broadcast to indexing result of "
+                                "shape [2, 3]");
+    CHECK_FAILS(ct_index_put_accumulate_(z, ct_ones(CT_SHAPE0, CT_F64), "%t", rows), CT_ERR_RUNTIME,
+                "Index put requires the source and destination dtypes match, got Float for the destination and Double "
+                "for the source.");
+    CHECK_VALUES(z, CT_SHAPE(3), 0, 0, 0); /* untouched by the refusals */
+
+    /* gradients: self's passes whole, value's is taken at the positions */
+    ct_tensor *w = ct_zeros(CT_SHAPE(3), CT_F32), *v = ct_from_array((float[]){1, 2}, CT_SHAPE(2), CT_F32);
+    CHECK_OK(ct_requires_grad_(w, true));
+    CHECK_OK(ct_requires_grad_(v, true));
+    ct_tensor *c = ct_clone(w);
+    CHECK_OK(ct_index_put_accumulate_(c, v, "%t", ct_from_array((int64_t[]){1, 1}, CT_SHAPE(2), CT_I64)));
+    CHECK_VALUES(c, CT_SHAPE(3), 0, 3, 0);
+    CHECK_STR(ct_node_name(ct_grad_fn(c)), "IndexPutBackward0");
+    CHECK_OK(ct_backward(ct_sum(c), NULL, (ct_backward_opts){0}));
+    CHECK_VALUES(ct_grad(w), CT_SHAPE(3), 1, 1, 1);
+    CHECK_VALUES(ct_grad(v), CT_SHAPE(2), 1, 1);
+}
+
 int main(void)
 {
     RUN(test_golden_cases);
+    RUN(test_index_put_accumulate);
     RUN(test_basic_index_is_a_view);
     RUN(test_tensor_and_int_arguments);
     RUN(test_assignment_through_views);

@@ -185,18 +185,35 @@ CT__BACKWARD(take) /* negative indices count from the end; also tensor[index] wi
 
 /* t[index] = value: the written places of t get nothing; value gets what
  * they got, summed over the places it was broadcast to. */
-CT__BACKWARD(index_put)
+/* index_put's value gradient: the output's gradient (flat) at the positions
+ * written (at, flat), summed to value's shape. */
+static ct_result ct__index_put_value_grad(ct__node *n, ct_tensor *const *go, ct_tensor **gi, ct_tensor *flat,
+                                          ct_tensor *at)
 {
-    ct_tensor *at = ct_reshape(CT__S(0), CT_SHAPE(-1)), *flat = ct_reshape(go[0], CT_SHAPE(-1));
-    CT__GRAD(0, ct_reshape(ct_index_fill_scalar(flat, 0, at, ct_int(0)), CT__IN_SHAPE(0)));
     if (!ct__needs_grad(n, 1)) return CT_OK;
     const ct__out_meta *v = ct__input_meta(n, 1);
     int lead = 0; /* setitem drops value's leading 1s before it broadcasts */
     while (lead < v->ndim && v->sizes[lead] == 1) lead++;
     ct_tensor *picked = ct_reshape(ct_index_select(flat, 0, at), ct_shape_of(CT__S(0)));
     ct_tensor *summed = picked ? ct__sum_to_shape(picked, v->sizes + lead, v->ndim - lead) : NULL;
+    (void)go;
     CT__GRAD(1, summed ? ct_reshape(summed, CT__IN_SHAPE(1)) : NULL);
     return CT_OK;
+}
+
+/* self's gradient is the output's but where the write replaced it */
+CT__BACKWARD(index_put)
+{
+    ct_tensor *at = ct_reshape(CT__S(0), CT_SHAPE(-1)), *flat = ct_reshape(go[0], CT_SHAPE(-1));
+    CT__GRAD(0, ct_reshape(ct_index_fill_scalar(flat, 0, at, ct_int(0)), CT__IN_SHAPE(0)));
+    return ct__index_put_value_grad(n, go, gi, flat, at);
+}
+
+/* accumulate=True: self's gradient is the output's whole */
+CT__BACKWARD(index_put_accumulate)
+{
+    CT__GRAD(0, go[0]);
+    return ct__index_put_value_grad(n, go, gi, ct_reshape(go[0], CT_SHAPE(-1)), ct_reshape(CT__S(0), CT_SHAPE(-1)));
 }
 
 CT__BACKWARD(not_implemented)
@@ -236,6 +253,7 @@ static const ct__node_type ct__join_types[] = {
     {"IndexPutBackward0", ct__bw_index_put},
     {"torch::autograd::CopySlices", ct__bw_index_put},
     {"torch::autograd::CopyBackwards", ct__bw_index_put},
+    {"IndexPutBackward0", ct__bw_index_put_accumulate},
     {"torch::autograd::NotImplemented", ct__bw_not_implemented},
 };
 

@@ -175,6 +175,9 @@ CTORCH_API ct_tensor *ct_cpu(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...);
 /* t[spec] = value (value broadcast to the indexed shape and converted). */
 CTORCH_API ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, ...);
+/* Tensor.index_put_(indices, value, accumulate=True): t[spec] += value where
+ * a position named twice adds twice; value must have t's dtype. */
+CTORCH_API ct_result ct_index_put_accumulate_(ct_tensor *t, const ct_tensor *value, const char *spec, ...);
 
 /* ---------------------------------------------------------------- random numbers */
 
