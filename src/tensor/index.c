@@ -626,29 +626,35 @@ static ct_tensor *ct__ix_strip_leading_ones(const ct_tensor *value)
     return ct__view_of(value, value->sizes + lead, value->strides + lead, value->ndim - lead, value->offset);
 }
 
-static ct_result ct__ix_put_advanced(ct_tensor *view, const ct__ix_adv *adv, const ct_tensor *value)
+/* Whether value may be written to an indexing result of dtype and shape
+ * (sizes, ndim): index_put's dtype and broadcast checks, in PyTorch's words. */
+static ct_result ct__ix_check_value(ct_dtype dtype, const int64_t *sizes, int ndim, const ct_tensor *value)
 {
-    ct__ix_plan plan;
     char b1[256], b2[256];
-    const ct_tensor *both[2] = {view, value};
-    ct_device dev;
-    /* value joins the write as TensorIterator's input: a 0-d CPU value goes anywhere */
-    if (ct__common_device(both, 2, true, &dev) != CT_OK || ct__ix_plan_make(view, adv, &plan) != CT_OK)
-        return ct_last_error_code();
-    if (value->dtype != view->dtype)
+    if (value->dtype != dtype)
         return ct__fail(CT_ERR_RUNTIME,
                         "Index put requires the source and destination dtypes match, got %s for the destination and "
                         "%s for the source.",
-                        ct__dtype_title(view->dtype), ct__dtype_title(value->dtype));
+                        ct__dtype_title(dtype), ct__dtype_title(value->dtype));
     int64_t shape[CT_MAX_DIMS];
     int nd;
-    if (ct__broadcast_shapes(plan.out_sizes, plan.out_ndim, value->sizes, value->ndim, shape, &nd) != CT_OK ||
-        nd != plan.out_ndim || memcmp(shape, plan.out_sizes, (size_t)nd * sizeof(int64_t))) {
+    if (ct__broadcast_shapes(sizes, ndim, value->sizes, value->ndim, shape, &nd) != CT_OK || nd != ndim ||
+        memcmp(shape, sizes, (size_t)nd * sizeof(int64_t)))
         return ct__fail(CT_ERR_RUNTIME, "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result "
                                         "of shape %s",
-                        ct__shape_str(value->sizes, value->ndim, b1, sizeof b1),
-                        ct__shape_str(plan.out_sizes, plan.out_ndim, b2, sizeof b2));
-    }
+                        ct__shape_str(value->sizes, value->ndim, b1, sizeof b1), ct__shape_str(sizes, ndim, b2, sizeof b2));
+    return CT_OK;
+}
+
+static ct_result ct__ix_put_advanced(ct_tensor *view, const ct__ix_adv *adv, const ct_tensor *value)
+{
+    ct__ix_plan plan;
+    const ct_tensor *both[2] = {view, value};
+    ct_device dev;
+    /* value joins the write as TensorIterator's input: a 0-d CPU value goes anywhere */
+    if (ct__common_device(both, 2, true, &dev) != CT_OK || ct__ix_plan_make(view, adv, &plan) != CT_OK ||
+        ct__ix_check_value(view->dtype, plan.out_sizes, plan.out_ndim, value) != CT_OK)
+        return ct_last_error_code();
     ct_tensor *v = ct_expand(value, ct_shape_make(plan.out_ndim, plan.out_sizes));
     if (!v) return ct_last_error_code();
     if (ct__has_internal_overlap(view)) return ct__fail(CT_ERR_RUNTIME, "%s", ct__msg_internal_overlap);
@@ -703,24 +709,10 @@ static void ct__ix_put_record(ct_tensor *t, const ct_tensor *value, const ct__ix
  * contiguous copy when t is not contiguous. */
 static ct_result ct__ix_put_accumulate(ct_tensor *t, const ct__ix_item *items, int n, const ct_tensor *value)
 {
-    char b1[256], b2[256];
-    ct_tensor *at = ct__ix_positions(t, items, n), *v;
-    if (!at) return ct_last_error_code();
-    if (value->dtype != t->dtype)
-        return ct__fail(CT_ERR_RUNTIME,
-                        "Index put requires the source and destination dtypes match, got %s for the destination and "
-                        "%s for the source.",
-                        ct__dtype_title(t->dtype), ct__dtype_title(value->dtype));
-    int64_t shape[CT_MAX_DIMS];
-    int nd;
-    if (ct__broadcast_shapes(at->sizes, at->ndim, value->sizes, value->ndim, shape, &nd) != CT_OK || nd != at->ndim ||
-        memcmp(shape, at->sizes, (size_t)nd * sizeof(int64_t)))
-        return ct__fail(CT_ERR_RUNTIME, "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result "
-                                        "of shape %s",
-                        ct__shape_str(value->sizes, value->ndim, b1, sizeof b1),
-                        ct__shape_str(at->sizes, at->ndim, b2, sizeof b2));
+    ct_tensor *at = ct__ix_positions(t, items, n);
+    if (!at || ct__ix_check_value(t->dtype, at->sizes, at->ndim, value) != CT_OK) return ct_last_error_code();
     ct_tensor *dst = ct_is_contiguous(t) ? t : ct_contiguous(t);
-    v = ct_reshape(ct_expand(value, ct_shape_of(at)), CT_SHAPE(-1));
+    ct_tensor *v = ct_reshape(ct_expand(value, ct_shape_of(at)), CT_SHAPE(-1));
     ct_result r = dst && v ? ct_index_add_(ct_view(dst, CT_SHAPE(-1)), 0, ct_reshape(at, CT_SHAPE(-1)), v)
                            : ct_last_error_code();
     return r == CT_OK && dst != t ? ct_copy_(t, dst) : r;
