@@ -3590,6 +3590,7 @@ CT__INLINE double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (d
 #if !defined(CT__VECMATH) && (defined(__AVX2__) || defined(__AVX512F__))
 #define CT__VECMATH 1
 #endif
+#ifdef CT__VECMATH /* (what follows serves only it) */
 CT__INLINE double ct__f64_of_bits(uint64_t b)
 {
     double d;
@@ -3802,6 +3803,8 @@ CT__INLINE double ct__tanhf_wide(double x)
     double big = 1.0 - 2.0 / (ct__exp_for_float(2.0 * ax) + 1.0);
     return ct__pick(ax < 0.03125, small, copysign(big, x));
 }
+
+#endif /* CT__VECMATH */
 /* The functions the kernels call: the above (inlined even into big kernels,
  * so that their loops vectorise), or the C library's, which is also what
  * device code gets (CUDA's libm, as PyTorch's CUDA kernels call it). */
@@ -24287,12 +24290,12 @@ static void ct__inside_range(int64_t off, int64_t stride, int64_t n_in, int64_t 
  * (a <= lo <= hi <= b; src stays a valid pointer when lo == hi). Lines of a window are short (a row of
  * the image), so under AVX-512 a line is a few masked loads, which read nothing outside their mask,
  * and masked stores; a plain loop otherwise. */
-/* The mask of lanes [0, n) of a vector of 16 or fewer (n clipped to [0, 16]). */
-static inline uint32_t ct__low_lanes(int64_t n) { return (1u << CT__MIN(CT__MAX(n, 0), 16)) - 1; }
-/* The same for two vectors of 16 or fewer lanes each, side by side (n clipped to [0, 32]). */
+/* The mask of two vectors of 16 or fewer lanes each, side by side (n clipped to [0, 32]). */
 static inline uint32_t ct__two_lanes(int64_t n) { return n >= 32 ? ~0u : (1u << CT__MAX(n, 0)) - 1; }
 #if defined(__AVX512F__)
 #include <immintrin.h>
+/* The mask of lanes [0, n) of a vector of 16 or fewer (n clipped to [0, 16]). */
+static inline uint32_t ct__low_lanes(int64_t n) { return (1u << CT__MIN(CT__MAX(n, 0), 16)) - 1; }
 #define CT__LINE_COPY(T, VL, mask, load, store)                                                              \
     static inline void ct__line_copy_##T(const T *src, int64_t off, int64_t lo, int64_t hi, int64_t a,       \
                                          int64_t b, T *dst)                                                  \
@@ -25292,7 +25295,7 @@ CT__LANES_MICRO(d, double, 2)
         int64_t nq = (nb * L + VL - 1) / VL, lanes_size = RT * VL * ldT, chunk = VL * nq * G * ldT;            \
         int64_t chunks = (N + nb - 1) / nb, sideT_size = chunks * chunk;                                      \
         int64_t *off = ct__wide_offsets(g, &wd, Cg);                                                          \
-        int64_t *base = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(VL * nq + nb * L)), *row = base + VL * nq; \
+        int64_t *base = (int64_t *)CT_MALLOC(sizeof(int64_t) * (size_t)(VL * nq + nb * L));                   \
         T *buf = (T *)ct__conv_scratch(sizeof(T) * (size_t)(sideT_size + (padded ? N * wd.image : 0) +       \
                                                             lanes_size * threads));                           \
         if (!off || !base || !buf) {                                                                          \
@@ -25300,6 +25303,7 @@ CT__LANES_MICRO(d, double, 2)
             CT_FREE(base);                                                                                    \
             return CT__OOM();                                                                                 \
         }                                                                                                     \
+        int64_t *row = base + VL * nq;                                                                        \
         ct__lanes_bases_##T(g, &wd, nb, nq, base, row);                                                       \
         T *sideT = buf, *pad = sideT + sideT_size, *lanes_all = pad + (padded ? N * wd.image : 0);            \
         for (int64_t q = 0; q < chunks * VL * nq * G; q++) /* the rows of side^T past R stay zero */          \

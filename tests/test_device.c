@@ -175,13 +175,15 @@ static void test_memory_statistics(void)
     ct_memory_counters before, s;
     CHECK_OK(ct_empty_cache(testdev1));
     CHECK_OK(ct_memory_stats(testdev1, &before));
+    ct_scope scope = ct_scope_begin(); /* its end frees the tensor */
     ct_device_guard g = ct_device_guard_begin(testdev1);
     ct_tensor *t = ct_empty(CT_SHAPE(1000), CT_F32);
     ct_device_guard_end(g);
     CHECK_OK(ct_memory_stats(testdev1, &s));
     CHECK(s.allocated_bytes == before.allocated_bytes + 4096 && s.num_allocs == before.num_allocs + 1);
     CHECK(s.reserved_bytes == before.reserved_bytes + 4096 && s.peak_allocated_bytes >= s.allocated_bytes);
-    ct_release(t);
+    CHECK(t != NULL);
+    ct_scope_end(scope);
     CHECK_OK(ct_memory_stats(testdev1, &s));
     CHECK(s.allocated_bytes == before.allocated_bytes && s.num_frees == before.num_frees + 1);
     CHECK(s.reserved_bytes == before.reserved_bytes + 4096); /* cached for the next allocation */

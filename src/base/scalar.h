@@ -136,6 +136,7 @@ CT__INLINE double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (d
 #if !defined(CT__VECMATH) && (defined(__AVX2__) || defined(__AVX512F__))
 #define CT__VECMATH 1
 #endif
+#ifdef CT__VECMATH /* (what follows serves only it) */
 CT__INLINE double ct__f64_of_bits(uint64_t b)
 {
     double d;
@@ -348,6 +349,8 @@ CT__INLINE double ct__tanhf_wide(double x)
     double big = 1.0 - 2.0 / (ct__exp_for_float(2.0 * ax) + 1.0);
     return ct__pick(ax < 0.03125, small, copysign(big, x));
 }
+
+#endif /* CT__VECMATH */
 /* The functions the kernels call: the above (inlined even into big kernels,
  * so that their loops vectorise), or the C library's, which is also what
  * device code gets (CUDA's libm, as PyTorch's CUDA kernels call it). */
