@@ -526,21 +526,34 @@ CTORCH_API ct_result ct_index_put_accumulate_(ct_tensor *t, const ct_tensor *val
 
 /* ---------------------------------------------------------------- random numbers */
 
-/* torch.manual_seed: seeds the default generator. */
+/* torch.manual_seed: seeds the CPU's default generator and every device's
+ * (those not yet in use start from it). */
 CTORCH_API void ct_manual_seed(uint64_t seed);
 /* torch.initial_seed / torch.seed (a fresh seed from the clock, returned). */
 CTORCH_API uint64_t ct_initial_seed(void);
 CTORCH_API uint64_t ct_seed(void);
-/* The default generator (torch.default_generator); do not free it. */
+/* The CPU's default generator (torch.default_generator); do not free it. */
 CTORCH_API ct_generator *ct_default_generator(void);
-/* torch.Generator(): a new generator, seeded with 67280421310721 as PyTorch's. */
+/* A device's default generator (torch.cuda.default_generators[i]), the one
+ * its random ops use when given none; do not free it. Like the CPU's, it
+ * starts from the seed 67280421310721 until ct_manual_seed. NULL with the
+ * error set for a device that is not there. */
+CTORCH_API ct_generator *ct_device_default_generator(ct_device device);
+/* torch.Generator(): a new CPU generator, seeded with 67280421310721 as PyTorch's. */
 CTORCH_API ct_generator *ct_generator_new(void);
+/* torch.Generator(device=): a new generator for the random ops of that
+ * device's tensors, seeded likewise; a device type with no backend linked
+ * in: "Device type CUDA is not supported for torch.Generator() api.". */
+CTORCH_API ct_generator *ct_generator_new_device(ct_device device);
 CTORCH_API void ct_generator_free(ct_generator *g);
+/* Generator.device. */
+CTORCH_API ct_device ct_generator_device(const ct_generator *g);
 CTORCH_API void ct_generator_manual_seed(ct_generator *g, uint64_t seed);
 CTORCH_API uint64_t ct_generator_initial_seed(const ct_generator *g);
-/* Generator.get_state / set_state: the whole state as ct_generator_state_size()
- * bytes, laid out as PyTorch's (torch.get_rng_state() bytes load here). */
-CTORCH_API size_t ct_generator_state_size(void);
+/* Generator.get_state / set_state: the whole state as ct_generator_state_size(g)
+ * bytes, laid out as PyTorch's (a CPU generator's: torch.get_rng_state() bytes
+ * load here; a device's: its backend's, CUDA's seed and Philox offset). */
+CTORCH_API size_t ct_generator_state_size(const ct_generator *g);
 CTORCH_API void ct_generator_get_state(const ct_generator *g, void *state);
 CTORCH_API ct_result ct_generator_set_state(ct_generator *g, const void *state, size_t size);
 
@@ -5111,8 +5124,9 @@ typedef struct ct__range_job {
     double begin, end, base; /* LINSPACE, LOGSPACE */
 } ct__range_job;
 
-/* One sampler run on out, drawing from generator g (locked by the front
- * end; a device keeps its own stream of numbers for it):
+/* One sampler run on out, drawing from generator g, locked by the front
+ * end: on the CPU the front end's own mt19937, on a device the generator's
+ * state (the device's ct_generator_kind), which the sampler advances:
  *   UNIFORM        in [a[0], a[1]) (bounds rounded to out's dtype)
  *   NORMAL         mean a[0], std a[1]
  *   INT            (draw % u[0] + u[1]) in uint64, 64-bit draws when u[2]
@@ -5143,7 +5157,21 @@ typedef struct ct__random_job {
     int64_t k;
     bool replacement;
     ct_generator *g;
+    void *state; /* a device generator's state; NULL on the CPU */
 } ct__random_job;
+
+/* A device's random number generator (torch.Generator(device=...)): a state
+ * of state_bytes, in the layout Generator.get_state shows (CUDA's: the seed
+ * and the Philox offset). seed() makes the state a seed starts; initial_seed()
+ * reads back the seed a state started from; check_state() says whether
+ * nbytes handed to set_state are such a state (CT_OK, else the error set in
+ * PyTorch's words). */
+typedef struct ct_generator_kind {
+    size_t state_bytes;
+    void (*seed)(void *state, uint64_t seed);
+    uint64_t (*initial_seed)(const void *state);
+    ct_result (*check_state)(const void *bytes, size_t nbytes);
+} ct_generator_kind;
 
 /* One fused optimizer step over n contiguous float32 elements of a
  * parameter p and its gradient, in the bits of the op-by-op rule:
@@ -5205,8 +5233,10 @@ typedef struct ct_backend {
     void (*gemm)(const ct__gemm_job *job);
     /* arange, linspace, logspace (ct__range_job). */
     void (*range)(const ct__range_job *job);
-    /* Random numbers (ct__random_job). */
+    /* Random numbers (ct__random_job), from generators of this kind (the
+     * CPU's is the front end's own: NULL there). */
     ct_result (*random)(const ct__random_job *job);
+    const ct_generator_kind *generator;
     /* Convolutions, their gradients, im2col and col2im (ct__conv_job). */
     ct_result (*conv)(const ct__conv_job *job);
     /* Pooling, padding, interpolation, pixel shuffle: sparse linear maps (ct__linmap_job). */
@@ -5227,7 +5257,7 @@ typedef struct ct_backend {
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */
-#define CT_BACKEND_ABI_VERSION 2
+#define CT_BACKEND_ABI_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -9198,7 +9228,9 @@ static const double ct__pi = 3.14159265358979323846;
 
 struct ct_generator {
     long lock; /* a spinlock, as PyTorch holds generator->mutex_ around a kernel */
-    bool seeded; /* false only for the default generator before its first use */
+    ct_device device; /* the CPU: the mt19937 fields below; another device: dev_state */
+    bool is_default; /* a default generator, never freed */
+    bool seeded; /* false only for the CPU's default generator before its first use */
     uint64_t seed;
     int left; /* mt19937_data_pod's fields, kept as PyTorch keeps them for get_state */
     uint32_t next;
@@ -9207,9 +9239,20 @@ struct ct_generator {
     double normal;
     bool has_normal_f; /* next_float_normal_sample: only ever set through set_state */
     float normal_f;
+    void *dev_state; /* a device generator's state, its backend's ct_generator_kind (in this block) */
 };
 
-static ct_generator ct__default_gen; /* zero: unlocked, seeded on first use */
+/* The CPU's default generator, seeded on first use (every field named, for -Wextra). */
+static ct_generator ct__default_gen = {0, {CT_DEVICE_CPU, -1}, true, false, 0, 0, 0, {0}, false, 0, false, 0, NULL};
+
+/* The default generators of the devices (torch.cuda.default_generators),
+ * made on first use and kept for the program's life, and the seed they
+ * start from: ct_manual_seed's last, as torch.manual_seed seeds every
+ * CUDA device's, even those not yet in use. */
+#define CT__MAX_DEVICE_GENERATORS 64
+static ct_generator *ct__device_gens[CT_NUM_DEVICE_TYPES][CT__MAX_DEVICE_GENERATORS];
+static uint64_t ct__device_seed = CT__DEFAULT_SEED;
+static long ct__device_gens_lock;
 
 /* ---------------------------------------------------------------- the engine */
 
@@ -9256,64 +9299,137 @@ static uint64_t ct__rand64(ct_generator *g)
 
 /* ---------------------------------------------------------------- generators */
 
-static void ct__gen_unlock(ct_generator *g)
+static void ct__spin_lock(long *lock)
 {
 #if defined(__GNUC__) || defined(__clang__)
-    __atomic_store_n(&g->lock, 0L, __ATOMIC_RELEASE);
+    while (__atomic_exchange_n(lock, 1L, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(lock, __ATOMIC_RELAXED)) continue;
 #else
-    _InterlockedExchange((volatile long *)&g->lock, 0);
+    while (_InterlockedExchange((volatile long *)lock, 1)) continue;
 #endif
 }
 
-/* g (NULL: the default generator) locked and seeded. */
+static void ct__spin_unlock(long *lock)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __atomic_store_n(lock, 0L, __ATOMIC_RELEASE);
+#else
+    _InterlockedExchange((volatile long *)lock, 0);
+#endif
+}
+
+static void ct__gen_unlock(ct_generator *g) { ct__spin_unlock(&g->lock); }
+
+/* g (NULL: the CPU's default generator) locked, and seeded when on the CPU. */
 static ct_generator *ct__gen_lock(ct_generator *g)
 {
     if (!g) g = &ct__default_gen;
-#if defined(__GNUC__) || defined(__clang__)
-    while (__atomic_exchange_n(&g->lock, 1L, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(&g->lock, __ATOMIC_RELAXED)) continue;
-#else
-    while (_InterlockedExchange((volatile long *)&g->lock, 1)) continue;
-#endif
-    if (!g->seeded) ct__mt_seed(g, CT__DEFAULT_SEED);
+    ct__spin_lock(&g->lock);
+    if (!g->seeded && g->device.type == CT_DEVICE_CPU) ct__mt_seed(g, CT__DEFAULT_SEED);
     return g;
 }
 
-ct_generator *ct_default_generator(void) { return &ct__default_gen; }
-
-ct_generator *ct_generator_new(void)
+/* The generator kind of a device generator's backend. */
+static const ct_generator_kind *ct__gen_kind(const ct_generator *g)
 {
-    ct_generator *g = (ct_generator *)CT_MALLOC(sizeof *g);
+    return ct__backend_for(g->device.type)->generator;
+}
+
+/* g (locked) started again from seed. */
+static void ct__gen_seed_locked(ct_generator *g, uint64_t seed)
+{
+    if (g->device.type == CT_DEVICE_CPU) ct__mt_seed(g, seed);
+    else ct__gen_kind(g)->seed(g->dev_state, seed);
+}
+
+/* A new generator on device d (resolved), seeded with seed; NULL when out of memory. */
+static ct_generator *ct__gen_make(ct_device d, uint64_t seed)
+{
+    size_t extra = d.type == CT_DEVICE_CPU ? 0 : ct__backend_for(d.type)->generator->state_bytes;
+    ct_generator *g = (ct_generator *)CT_MALLOC(sizeof *g + extra);
     if (!g) {
         CT__OOM();
         return NULL;
     }
     memset(g, 0, sizeof *g);
-    ct__mt_seed(g, CT__DEFAULT_SEED);
+    g->device = d;
+    g->dev_state = extra ? g + 1 : NULL;
+    ct__gen_seed_locked(g, seed);
     return g;
+}
+
+/* d as a generator's device: resolved, with PyTorch's words for a device
+ * type that cannot have one (no backend linked in). */
+static ct_result ct__gen_device(ct_device *d)
+{
+    if (d->type == CT_DEVICE_CUDA && !ct__backend_for(CT_DEVICE_CUDA))
+        return ct__fail(CT_ERR_RUNTIME, "Device type CUDA is not supported for torch.Generator() api.");
+    if (d->type == CT_DEVICE_PRIVATEUSE1 && !ct__backend_for(CT_DEVICE_PRIVATEUSE1))
+        return ct__fail(CT_ERR_RUNTIME, "Device type PRIVATEUSEONE is not supported for torch.Generator() api.");
+    return ct__device_resolve(d);
+}
+
+ct_generator *ct_default_generator(void) { return &ct__default_gen; }
+
+ct_generator *ct_device_default_generator(ct_device d)
+{
+    if (ct__gen_device(&d) != CT_OK) return NULL;
+    if (d.type == CT_DEVICE_CPU) return &ct__default_gen;
+    if (d.index >= CT__MAX_DEVICE_GENERATORS) {
+        ct__fail(CT_ERR_RUNTIME, "default_generators: device index %d is past the %d ctorch keeps", d.index,
+                 CT__MAX_DEVICE_GENERATORS);
+        return NULL;
+    }
+    ct__spin_lock(&ct__device_gens_lock);
+    ct_generator **slot = &ct__device_gens[d.type][d.index];
+    if (!*slot && (*slot = ct__gen_make(d, ct__device_seed)) != NULL) (*slot)->is_default = true;
+    ct_generator *g = *slot;
+    ct__spin_unlock(&ct__device_gens_lock);
+    return g;
+}
+
+ct_generator *ct_generator_new(void) { return ct_generator_new_device(ct__cpu); }
+
+ct_generator *ct_generator_new_device(ct_device d)
+{
+    return ct__gen_device(&d) == CT_OK ? ct__gen_make(d, CT__DEFAULT_SEED) : NULL;
 }
 
 void ct_generator_free(ct_generator *g)
 {
-    if (g != &ct__default_gen) CT_FREE(g);
+    if (g && !g->is_default) CT_FREE(g);
 }
+
+ct_device ct_generator_device(const ct_generator *g) { return g ? g->device : ct__cpu; }
 
 void ct_generator_manual_seed(ct_generator *g, uint64_t seed)
 {
     g = ct__gen_lock(g);
-    ct__mt_seed(g, seed);
+    ct__gen_seed_locked(g, seed);
     ct__gen_unlock(g);
 }
 
 uint64_t ct_generator_initial_seed(const ct_generator *g)
 {
     ct_generator *locked = ct__gen_lock((ct_generator *)g);
-    uint64_t seed = locked->seed;
+    uint64_t seed = locked->device.type == CT_DEVICE_CPU ? locked->seed
+                                                         : ct__gen_kind(locked)->initial_seed(locked->dev_state);
     ct__gen_unlock(locked);
     return seed;
 }
 
-void ct_manual_seed(uint64_t seed) { ct_generator_manual_seed(NULL, seed); }
+/* torch.manual_seed: the CPU's default generator and every device's. */
+void ct_manual_seed(uint64_t seed)
+{
+    ct_generator_manual_seed(NULL, seed);
+    ct__spin_lock(&ct__device_gens_lock);
+    ct__device_seed = seed;
+    for (int t = 0; t < CT_NUM_DEVICE_TYPES; t++)
+        for (int i = 0; i < CT__MAX_DEVICE_GENERATORS; i++)
+            if (ct__device_gens[t][i]) ct_generator_manual_seed(ct__device_gens[t][i], seed);
+    ct__spin_unlock(&ct__device_gens_lock);
+}
+
 uint64_t ct_initial_seed(void) { return ct_generator_initial_seed(NULL); }
 
 /* A nondeterministic seed: /dev/urandom as PyTorch reads it, else the clock. */
@@ -9337,19 +9453,20 @@ uint64_t ct_seed(void)
     return s;
 }
 
-/* The state bytes are at::CPUGeneratorImplState's layout, so that states move
- * between ctorch and torch.get_rng_state / set_rng_state. */
+/* The CPU's state bytes are at::CPUGeneratorImplState's layout, so that
+ * states move between ctorch and torch.get_rng_state / set_rng_state. */
 enum {
     CT__ST_SEED = 0, CT__ST_LEFT = 8, CT__ST_SEEDED = 12, CT__ST_NEXT = 16, CT__ST_STATE = 24,
     CT__ST_NORMAL_Y = 5024, CT__ST_NORMAL_VALID = 5040, CT__ST_FLOAT = 5048, CT__ST_FLOAT_VALID = 5052
 };
 
-size_t ct_generator_state_size(void) { return CT__STATE_BYTES; }
-
-void ct_generator_get_state(const ct_generator *g, void *state)
+size_t ct_generator_state_size(const ct_generator *g)
 {
-    unsigned char *b = (unsigned char *)state;
-    ct_generator *src = ct__gen_lock((ct_generator *)g);
+    return g && g->device.type != CT_DEVICE_CPU ? ct__gen_kind(g)->state_bytes : CT__STATE_BYTES;
+}
+
+static void ct__cpu_get_state(const ct_generator *src, unsigned char *b)
+{
     int seeded = 1, normal_valid = src->has_normal;
     uint64_t next = src->next;
     double normal = src->has_normal ? src->normal : 0.0;
@@ -9367,40 +9484,65 @@ void ct_generator_get_state(const ct_generator *g, void *state)
     memcpy(b + CT__ST_NORMAL_VALID, &normal_valid, 4);
     memcpy(b + CT__ST_FLOAT, &normal_f, 4);
     b[CT__ST_FLOAT_VALID] = src->has_normal_f;
+}
+
+void ct_generator_get_state(const ct_generator *g, void *state)
+{
+    ct_generator *src = ct__gen_lock((ct_generator *)g);
+    if (src->device.type == CT_DEVICE_CPU) ct__cpu_get_state(src, (unsigned char *)state);
+    else memcpy(state, src->dev_state, ct__gen_kind(src)->state_bytes);
     ct__gen_unlock(src);
 }
 
-ct_result ct_generator_set_state(ct_generator *g, const void *state, size_t size)
+/* PyTorch's check of the bytes handed to a CPU generator's set_state. */
+static ct_result ct__cpu_check_state(const unsigned char *b, size_t size)
 {
-    const unsigned char *b = (const unsigned char *)state;
-    int left, seeded, normal_valid;
-    uint64_t seed, next;
-    if (!b) return ct__fail(CT_ERR_TYPE, "set_state(): argument 'new_state' (position 1) must be Tensor, not NULL");
-    if (size != ct_generator_state_size())
+    int left, seeded;
+    uint64_t next;
+    if (size != CT__STATE_BYTES)
         return ct__fail(CT_ERR_RUNTIME,
                         "Expected either a CPUGeneratorImplStateLegacy of size 5048 or a CPUGeneratorImplState of size "
                         "%d but found the input RNG state size to be %d",
-                        (int)ct_generator_state_size(), (int)size);
-    memcpy(&seed, b + CT__ST_SEED, 8);
+                        CT__STATE_BYTES, (int)size);
     memcpy(&left, b + CT__ST_LEFT, 4);
     memcpy(&seeded, b + CT__ST_SEEDED, 4);
     memcpy(&next, b + CT__ST_NEXT, 8);
-    memcpy(&normal_valid, b + CT__ST_NORMAL_VALID, 4);
     if (!seeded || left <= 0 || left > CT__MT_N || (uint32_t)next > CT__MT_N)
         return ct__fail(CT_ERR_RUNTIME, "Invalid mt19937 state");
-    g = ct__gen_lock(g);
-    g->seed = seed;
-    g->left = left;
+    return CT_OK;
+}
+
+static void ct__cpu_set_state(ct_generator *g, const unsigned char *b)
+{
+    int normal_valid;
+    uint64_t next;
+    memcpy(&g->seed, b + CT__ST_SEED, 8);
+    memcpy(&g->left, b + CT__ST_LEFT, 4);
+    memcpy(&next, b + CT__ST_NEXT, 8);
     g->next = (uint32_t)next;
+    g->seeded = true;
     for (int j = 0; j < CT__MT_N; j++) {
         uint64_t w;
         memcpy(&w, b + CT__ST_STATE + 8 * j, 8);
         g->state[j] = (uint32_t)w;
     }
+    memcpy(&normal_valid, b + CT__ST_NORMAL_VALID, 4);
     g->has_normal = normal_valid != 0;
     memcpy(&g->normal, b + CT__ST_NORMAL_Y, 8);
     g->has_normal_f = b[CT__ST_FLOAT_VALID] != 0;
     memcpy(&g->normal_f, b + CT__ST_FLOAT, 4);
+}
+
+ct_result ct_generator_set_state(ct_generator *g, const void *state, size_t size)
+{
+    const unsigned char *b = (const unsigned char *)state;
+    if (!b) return ct__fail(CT_ERR_TYPE, "set_state(): argument 'new_state' (position 1) must be Tensor, not NULL");
+    bool cpu = !g || g->device.type == CT_DEVICE_CPU;
+    ct_result r = cpu ? ct__cpu_check_state(b, size) : ct__gen_kind(g)->check_state(b, size);
+    if (r != CT_OK) return r;
+    g = ct__gen_lock(g);
+    if (cpu) ct__cpu_set_state(g, b);
+    else memcpy(g->dev_state, b, size);
     ct__gen_unlock(g);
     return CT_OK;
 }
@@ -9529,12 +9671,22 @@ static ct__random_job ct__random_job_for(ct__random_kind kind, ct_tensor *out)
     return job;
 }
 
-/* Run a sampler on its output's device, g (the default generator when
- * NULL) locked for the whole run. */
+/* Run a sampler on its output's device, g (NULL: that device's default
+ * generator) locked for the whole run; a generator of another device type
+ * is PyTorch's error. */
 static ct_result ct__sample(ct__random_job *job, ct_generator *g)
 {
+    ct_device d = job->out->storage->device;
+    if (!g && !(g = ct_device_default_generator(d))) return ct_last_error_code();
+    if (g->device.type != d.type) {
+        char want[32], got[32];
+        ct_device_str(CT__DEVICE(d.type, -1), want, sizeof want);
+        ct_device_str(CT__DEVICE(g->device.type, -1), got, sizeof got);
+        return ct__fail(CT_ERR_RUNTIME, "Expected a '%s' device type for generator but found '%s'", want, got);
+    }
     job->g = ct__gen_lock(g);
-    ct_result r = ct__backend_for(job->out->storage->device.type)->random(job);
+    job->state = g->dev_state;
+    ct_result r = ct__backend_for(d.type)->random(job);
     ct__gen_unlock(job->g);
     return r;
 }
@@ -14479,12 +14631,78 @@ ct_result ct_function_apply(const ct_function *fn, ct_tensor *const *inputs, int
 /* Activation checkpointing (torch.utils.checkpoint), as a custom function
  * whose backward runs the forward again with grad mode on. */
 
+/* Generators and a copy of their states: the CPU's default generator and
+ * the default of each device an input is on, which is what a forward may
+ * draw from (checkpoint's preserve_rng_state). */
+typedef struct ct__rng_states {
+    int n;
+    ct_generator **gens;
+    unsigned char **bytes;
+} ct__rng_states;
+
+/* s made for the n generators gens, their states not yet read, in one
+ * block; false when out of memory. */
+static bool ct__rng_make(ct__rng_states *s, ct_generator *const *gens, int n)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++) total += ct_generator_state_size(gens[i]);
+    char *block = (char *)CT_MALLOC((size_t)n * (sizeof *s->gens + sizeof *s->bytes) + total);
+    if (!block) return false;
+    s->n = n;
+    s->gens = (ct_generator **)block;
+    s->bytes = (unsigned char **)(s->gens + n);
+    unsigned char *at = (unsigned char *)(s->bytes + n);
+    for (int i = 0; i < n; i++) {
+        s->gens[i] = gens[i];
+        s->bytes[i] = at;
+        at += ct_generator_state_size(gens[i]);
+    }
+    return true;
+}
+
+/* s for the generators the n inputs' forward may draw from. */
+static ct_result ct__rng_for_inputs(ct__rng_states *s, ct_tensor *const *inputs, int n)
+{
+    ct_generator **gens = (ct_generator **)CT_MALLOC((size_t)(n + 1) * sizeof *gens);
+    if (!gens) return CT__OOM();
+    int k = 0;
+    gens[k++] = ct_default_generator();
+    ct_result r = CT_OK;
+    for (int i = 0; i < n && r == CT_OK; i++) {
+        if (!inputs[i] || ct_device_of(inputs[i]).type == CT_DEVICE_CPU) continue;
+        ct_generator *g = ct_device_default_generator(ct_device_of(inputs[i]));
+        bool seen = false;
+        for (int j = 0; j < k; j++) seen |= gens[j] == g;
+        if (!g) r = ct_last_error_code();
+        else if (!seen) gens[k++] = g;
+    }
+    if (r == CT_OK && !ct__rng_make(s, gens, k)) r = CT__OOM();
+    CT_FREE(gens);
+    return r;
+}
+
+static void ct__rng_save(const ct__rng_states *s)
+{
+    for (int i = 0; i < s->n; i++) ct_generator_get_state(s->gens[i], s->bytes[i]);
+}
+
+static void ct__rng_load(const ct__rng_states *s)
+{
+    for (int i = 0; i < s->n; i++) ct_generator_set_state(s->gens[i], s->bytes[i], ct_generator_state_size(s->gens[i]));
+}
+
+static void ct__rng_free(ct__rng_states *s)
+{
+    CT_FREE(s->gens);
+    s->gens = NULL;
+}
+
 typedef struct ct__checkpoint {
     ct_checkpoint_fn fn;
     void *user;
     void (*free_user)(void *user); /* NULL: the caller's */
     int n_outputs;
-    unsigned char *rng; /* the default generator's state before forward */
+    ct__rng_states rng; /* the generators' states before forward */
     bool owned;         /* by the ctx, once forward ran */
 } ct__checkpoint;
 
@@ -14492,7 +14710,7 @@ static void ct__checkpoint_free(void *p)
 {
     ct__checkpoint *c = (ct__checkpoint *)p;
     if (c->free_user) c->free_user(c->user);
-    CT_FREE(c->rng);
+    ct__rng_free(&c->rng);
     CT_FREE(c);
 }
 
@@ -14513,8 +14731,10 @@ static ct_result ct__checkpoint_forward(ct_function_ctx *ctx, ct_tensor *const *
     ct__checkpoint *c = (ct__checkpoint *)ct_ctx_user(ctx);
     ct_ctx_set_data(ctx, c, ct__checkpoint_free); /* the ctx (and the graph) owns it from here */
     c->owned = true;
-    ct_generator_get_state(ct_default_generator(), c->rng);
-    ct_result r = ct__checkpoint_run(c, inputs, n, outputs);
+    ct_result r = ct__rng_for_inputs(&c->rng, inputs, n);
+    if (r != CT_OK) return r;
+    ct__rng_save(&c->rng);
+    r = ct__checkpoint_run(c, inputs, n, outputs);
     return r == CT_OK ? ct_ctx_save_for_backward(ctx, inputs, n) : r;
 }
 
@@ -14540,8 +14760,8 @@ static ct_result ct__checkpoint_backward(ct_function_ctx *ctx, ct_tensor *const 
                                         "passed to .backward(). Please use .backward() and do not pass its `inputs` "
                                         "argument.");
     ct_tensor **x = (ct_tensor **)CT_MALLOC((size_t)(n + c->n_outputs + 1) * sizeof *x), **y = x + n;
-    unsigned char *now = (unsigned char *)CT_MALLOC(ct_generator_state_size());
-    ct_result r = x && now ? CT_OK : CT__OOM();
+    ct__rng_states now = {0, NULL, NULL};
+    ct_result r = x && ct__rng_make(&now, c->rng.gens, c->rng.n) ? CT_OK : CT__OOM();
     for (int i = 0; i < n && r == CT_OK; i++) {
         ct_tensor *saved = ct_ctx_saved_tensor(ctx, i);
         x[i] = saved ? ct_detach(saved) : NULL;
@@ -14549,17 +14769,17 @@ static ct_result ct__checkpoint_backward(ct_function_ctx *ctx, ct_tensor *const 
         else if (ct_ctx_needs_input_grad(ctx, i)) r = ct_requires_grad_(x[i], true);
     }
     if (r == CT_OK) {
-        ct_generator_get_state(ct_default_generator(), now);
-        ct_generator_set_state(ct_default_generator(), c->rng, ct_generator_state_size());
+        ct__rng_save(&now); /* fork_rng: the generators go on afterwards as if the rerun had not drawn */
+        ct__rng_load(&c->rng);
         ct_grad_mode mode = ct_enable_grad();
         r = ct__checkpoint_run(c, x, n, y);
         ct_grad_mode_restore(mode);
-        ct_generator_set_state(ct_default_generator(), now, ct_generator_state_size());
+        ct__rng_load(&now);
     }
     if (r == CT_OK) r = ct__checkpoint_backward_through(y, go, c->n_outputs);
     for (int i = 0; i < n && r == CT_OK; i++) gi[i] = ct_ctx_needs_input_grad(ctx, i) ? ct_grad(x[i]) : NULL;
     CT_FREE(x);
-    CT_FREE(now);
+    ct__rng_free(&now);
     return r;
 }
 
@@ -14569,19 +14789,15 @@ static ct_result ct__checkpoint_apply(ct_checkpoint_fn fn, ct_tensor *const *inp
 {
     static const ct_function checkpoint = {"Checkpoint", 0, ct__checkpoint_forward, ct__checkpoint_backward, false};
     ct__checkpoint *c = (ct__checkpoint *)CT_MALLOC(sizeof *c);
-    unsigned char *rng = (unsigned char *)CT_MALLOC(ct_generator_state_size());
-    if (!c || !rng) {
-        CT_FREE(c);
-        CT_FREE(rng);
+    if (!c) {
         if (free_user) free_user(user);
         return CT__OOM();
     }
+    memset(c, 0, sizeof *c);
     c->fn = fn;
     c->user = user;
     c->free_user = free_user;
     c->n_outputs = n_outputs;
-    c->rng = rng;
-    c->owned = false;
     ct_function f = checkpoint; /* CheckpointFunctionBackward, with this call's number of outputs */
     f.name = "CheckpointFunction";
     f.n_outputs = n_outputs;
@@ -15067,7 +15283,10 @@ ct_result ct_gradgradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, 
     ct_generator *gen = ct_generator_new(); /* the same random grad_outputs every run */
     for (int i = 0; i < n; i++) all[i] = inputs[i];
     for (int i = 0; i < k && r == CT_OK; i++) {
-        all[n + i] = ct_to(ct_randn(ct_shape_of(y[i]), CT_F64, gen), y[i]->dtype);
+        ct_device_guard host = ct_device_guard_begin(CT_CPU); /* drawn on the host, then moved to y's device */
+        ct_tensor *drawn = ct_randn(ct_shape_of(y[i]), CT_F64, gen);
+        ct_device_guard_end(host);
+        all[n + i] = ct_to(ct_to_device(drawn, ct_device_of(y[i]), false), y[i]->dtype);
         if (!all[n + i] || ct_requires_grad_(all[n + i], true) != CT_OK) r = ct_last_error_code();
     }
     ct_generator_free(gen);
@@ -25791,7 +26010,8 @@ static const ct_backend ct__cpu_backend = {"cpu",           ct__cpu_device_count
                                            ct__cpu_copy,    ct__cpu_fill,         ct__cpu_has_pointwise,
                                            ct__cpu_pointwise, ct__cpu_index,      ct__cpu_sorting,
                                            &ct__cpu_reduce_kernels, ct__cpu_gemm, ct__cpu_range,
-                                           ct__cpu_random,  ct__cpu_conv,        ct__cpu_linmap,
+                                           ct__cpu_random,  NULL /* the front end's generator */,
+                                           ct__cpu_conv,    ct__cpu_linmap,
                                            ct__cpu_optim_step, ct__cpu_bn_stats, ct__cpu_synchronize,
                                            NULL /* no memory statistics */, NULL, NULL};
 
@@ -25819,7 +26039,9 @@ ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, in
         return ct__fail(CT_ERR_VALUE, "register_backend(): only the cuda and privateuseone device types take a backend");
     if (!backend || !backend->name || !backend->device_count || !backend->alloc || !backend->free || !backend->copy ||
         !backend->fill || !backend->has_pointwise || !backend->pointwise || !backend->index || !backend->sorting ||
-        !backend->reduce || !backend->gemm || !backend->range || !backend->random || !backend->conv || !backend->linmap ||
+        !backend->reduce || !backend->gemm || !backend->range || !backend->random || !backend->generator ||
+        !backend->generator->seed || !backend->generator->initial_seed || !backend->generator->check_state ||
+        !backend->generator->state_bytes || !backend->conv || !backend->linmap ||
         !backend->optim_step || !backend->bn_stats || !backend->synchronize ||
         (backend->memory_stats && (!backend->reset_peak_memory_stats || !backend->empty_cache)))
         return ct__fail(CT_ERR_VALUE, "register_backend(): the backend table has an empty entry");

@@ -469,7 +469,7 @@ static void test_eigh_vectors(void)
 
 static ct_tensor *leaf(ct_shape s, uint64_t seed)
 {
-    ct_generator *g = ct_generator_new();
+    ct_generator *g = ct_generator_new_device(ct_get_default_device()); /* where randn makes t */
     ct_generator_manual_seed(g, seed);
     ct_tensor *t = ct_randn(s, CT_F64, g);
     ct_generator_free(g);

@@ -196,6 +196,54 @@ static void test_memory_statistics(void)
     CHECK(s.reserved_bytes == before.reserved_bytes && s.peak_reserved_bytes == before.reserved_bytes + 4096);
 }
 
+/* Each device has generators of its own: a device's default generator is
+ * apart from the CPU's (and the other devices'), ct_manual_seed seeds them
+ * all. The test device's generators run the CPU's mt19937, so a seed gives
+ * the CPU's numbers there. */
+static void test_generators_per_device(void)
+{
+    char buf[32];
+    ct_generator *d0 = ct_device_default_generator(testdev0), *d1 = ct_device_default_generator(testdev1);
+    CHECK(d0 && d1 && d0 != d1 && d0 != ct_default_generator());
+    CHECK(ct_device_default_generator(CT_CPU) == ct_default_generator());
+    CHECK(ct_device_default_generator(CT__DEVICE(CT_DEVICE_PRIVATEUSE1, -1)) == d0); /* the current device */
+    CHECK_STR(ct_device_str(ct_generator_device(d1), buf, sizeof buf), "testdev:1");
+    CHECK_STR(ct_device_str(ct_generator_device(NULL), buf, sizeof buf), "cpu");
+    ct_manual_seed(5);
+    CHECK(ct_generator_initial_seed(d0) == 5 && ct_generator_initial_seed(d1) == 5);
+    ct_tensor *cpu = ct_rand(CT_SHAPE(4), CT_F32, NULL);
+    ct_device_guard g = ct_device_guard_begin(testdev0);
+    ct_tensor *on0 = ct_rand(CT_SHAPE(4), CT_F32, NULL); /* not the CPU's next four */
+    ct_tensor *on0_next = ct_rand(CT_SHAPE(4), CT_F32, NULL);
+    ct_device_guard_end(g);
+    g = ct_device_guard_begin(testdev1);
+    ct_tensor *on1 = ct_rand(CT_SHAPE(4), CT_F32, NULL);
+    ct_device_guard_end(g);
+    CHECK(ct_device_equal(ct_device_of(on0), testdev0) && ct_device_equal(ct_device_of(on1), testdev1));
+    CHECK_TENSOR(ct_cpu(on0), cpu, 0);
+    CHECK_TENSOR(ct_cpu(on1), cpu, 0);
+    CHECK_TENSOR(ct_cpu(on0_next), ct_rand(CT_SHAPE(4), CT_F32, NULL), 0); /* both streams moved on alike */
+    /* a generator made for a device, its state saved and loaded */
+    ct_generator *own = ct_generator_new_device(testdev1);
+    CHECK(own && ct_generator_initial_seed(own) == 67280421310721ULL);
+    CHECK(ct_device_equal(ct_generator_device(own), testdev1));
+    CHECK_INT(ct_generator_state_size(own), 5056);
+    ct_generator_manual_seed(own, 11);
+    unsigned char state[5056];
+    ct_generator_get_state(own, state);
+    ct_tensor *x = ct_zeros(CT_SHAPE(3), CT_F64), *dx = ct_to_device(x, testdev1, false);
+    ct_tensor *again = ct_to_device(x, testdev1, false);
+    CHECK_OK(ct_normal_(dx, 0, 1, own));
+    CHECK_OK(ct_generator_set_state(own, state, sizeof state));
+    CHECK_OK(ct_normal_(again, 0, 1, own));
+    CHECK_TENSOR(ct_cpu(again), ct_cpu(dx), 0);
+    ct_generator_manual_seed(ct_default_generator(), 11);
+    CHECK_TENSOR(ct_cpu(dx), ct_randn(CT_SHAPE(3), CT_F64, NULL), 0);
+    ct_generator_free(own);
+    ct_generator_free(d0); /* not freed: a default generator */
+    CHECK(ct_device_default_generator(testdev0) == d0);
+}
+
 int main(void)
 {
     if (ct_testdev_register() != CT_OK) {
@@ -211,5 +259,6 @@ int main(void)
     RUN(test_state_dict_saved_on_a_device_loads_on_the_cpu);
     RUN(test_training_on_the_device_gives_the_cpu_bits);
     RUN(test_memory_statistics);
+    RUN(test_generators_per_device);
     return ct_test_report();
 }

@@ -1924,7 +1924,8 @@ static const char *const no_bad_input[] = {
     "ct_dtype_size", "ct_dtype_is_floating", "ct_int", "ct_float", "ct_bool", "ct_scalar_to_double",
     "ct_shape_make", "ct_scope_begin", "ct_scope_end", "ct_manual_seed", "ct_initial_seed", "ct_seed",
     "ct_default_generator", "ct_generator_new", "ct_generator_free", "ct_generator_manual_seed",
-    "ct_generator_initial_seed", "ct_generator_state_size", "ct_generator_get_state", "ct_print_opts_init",
+    "ct_generator_initial_seed", "ct_generator_state_size", "ct_generator_get_state", "ct_generator_device",
+    "ct_print_opts_init",
     "ct_get_printoptions", "ct_op_count", "ct_op_name", "ct_gradcheck_opts_init",
     /* grad and anomaly modes: they take nothing, or a bool or a mode struct whose every value is a valid mode */
     "ct_no_grad", "ct_enable_grad", "ct_inference_mode", "ct_set_grad_enabled", "ct_grad_mode_restore",

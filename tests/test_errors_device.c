@@ -49,6 +49,10 @@ static void test_devices_not_there(void)
 }
 
 static void no_memory_stats(int device_index, ct_memory_counters *out) { (void)device_index, (void)out; }
+static void seed_nothing(void *state, uint64_t seed) { (void)state, (void)seed; }
+static uint64_t no_seed(const void *state) { return (void)state, 0; }
+static ct_result any_state(const void *bytes, size_t nbytes) { return (void)bytes, (void)nbytes, CT_OK; }
+static const ct_generator_kind some_generator = {8, seed_nothing, no_seed, any_state};
 
 static void test_registration(void)
 {
@@ -56,20 +60,33 @@ static void test_registration(void)
     CHECK(cpu && !strcmp(cpu->name, "cpu"));
     CHECK(ct_backend_get((ct_device_type)99) == NULL && ct_backend_get(CT_DEVICE_DEFAULT) == NULL);
     CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, cpu, CT_BACKEND_ABI_VERSION + 1), CT_ERR_RUNTIME,
-                "the backend was built for backend interface version 3, this ctorch has version 2");
+                "the backend was built for backend interface version 4, this ctorch has version 3");
     CHECK_FAILS(ct_register_backend(CT_DEVICE_CPU, cpu, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
                 "only the cuda and privateuseone device types take a backend");
     CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, NULL, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
                 "the backend table has an empty entry");
-    ct_backend partial = *cpu;
+    ct_backend whole = *cpu; /* a device's table: the CPU's with a generator of its own */
+    whole.generator = &some_generator;
+    CHECK_OK(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &whole, CT_BACKEND_ABI_VERSION));
+    CHECK(ct_backend_get(CT_DEVICE_PRIVATEUSE1) == &whole);
+    CHECK_OK(ct_testdev_register()); /* the test device back in its place */
+    ct_backend partial = whole;
     partial.gemm = NULL;
     CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &partial, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
                 "the backend table has an empty entry");
-    partial = *cpu; /* memory statistics without their reset */
+    partial = whole; /* memory statistics without their reset */
     partial.memory_stats = no_memory_stats;
     CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &partial, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
                 "the backend table has an empty entry");
-    CHECK(ct_backend_get(CT_DEVICE_PRIVATEUSE1) == NULL); /* nothing half registered */
+    partial = *cpu; /* the CPU's table has no generator kind: its generator is the front end's */
+    CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &partial, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
+                "the backend table has an empty entry");
+    ct_generator_kind no_seed = some_generator;
+    no_seed.seed = NULL;
+    partial.generator = &no_seed;
+    CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &partial, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
+                "the backend table has an empty entry");
+    CHECK(ct_backend_get(CT_DEVICE_PRIVATEUSE1) != &partial); /* nothing half registered */
 }
 
 static void test_mixed_devices(void)
@@ -380,6 +397,34 @@ static void test_memory_stats_errors(void)
                 "testdev device index 2 is out of range (2 devices)");
 }
 
+/* Generators: of a device that is not there, or of another device type than the tensor they fill. */
+static void test_generator_errors(void)
+{
+    static const char no_cuda[] = "Device type CUDA is not supported for torch.Generator() api.";
+    CHECK_OK(ct_testdev_register());
+    CHECK_ERR(ct_generator_new_device(CT_CUDA(0)), CT_ERR_RUNTIME, no_cuda);
+    CHECK_ERR(ct_device_default_generator(CT_CUDA(0)), CT_ERR_RUNTIME, no_cuda);
+    CHECK_ERR(ct_generator_new_device(CT__DEVICE(CT_DEVICE_PRIVATEUSE1, 2)), CT_ERR_RUNTIME,
+              "testdev device index 2 is out of range (2 devices)");
+    CHECK_ERR(ct_device_default_generator(CT__DEVICE(CT_DEVICE_PRIVATEUSE1, 2)), CT_ERR_RUNTIME,
+              "testdev device index 2 is out of range (2 devices)");
+    ct_generator *cpu = ct_generator_new(), *dev = ct_generator_new_device(testdev0);
+    ct_tensor *x = ct_zeros(CT_SHAPE(3), CT_F32), *d = ct_to_device(x, testdev0, false);
+    CHECK_FAILS(ct_uniform_(d, 0, 1, cpu), CT_ERR_RUNTIME, "Expected a 'testdev' device type for generator but found 'cpu'");
+    CHECK_FAILS(ct_normal_(x, 0, 1, dev), CT_ERR_RUNTIME, "Expected a 'cpu' device type for generator but found 'testdev'");
+    CHECK_ERR(ct_randn(CT_SHAPE(2), CT_F32, dev), CT_ERR_RUNTIME,
+              "Expected a 'cpu' device type for generator but found 'testdev'");
+    CHECK_ERR(ct_bernoulli(d, cpu), CT_ERR_RUNTIME, "Expected a 'testdev' device type for generator but found 'cpu'");
+    CHECK_VALUES(x, CT_SHAPE(3), 0, 0, 0); /* untouched */
+    unsigned char state[5056] = {0};
+    CHECK_FAILS(ct_generator_set_state(dev, state, 16), CT_ERR_RUNTIME,
+                "Expected either a CPUGeneratorImplStateLegacy of size 5048");
+    CHECK_FAILS(ct_generator_set_state(dev, state, sizeof state), CT_ERR_RUNTIME, "Invalid mt19937 state");
+    CHECK(ct_generator_initial_seed(dev) == 67280421310721ULL);
+    ct_generator_free(cpu);
+    ct_generator_free(dev);
+}
+
 int main(void)
 {
     RUN(test_device_strings);
@@ -396,5 +441,6 @@ int main(void)
     RUN(test_helpers_on_input_device);
     RUN(test_load_state_dict_across_devices);
     RUN(test_memory_stats_errors);
+    RUN(test_generator_errors);
     return ct_test_report();
 }

@@ -37,6 +37,12 @@ static ct_tensor *as_layout(const ct_tensor *t, int layout)
 }
 
 /* The result of one step, or NULL (with the failure reported) for a step that made none. */
+/* The generator the samplers use when given none: the default device's
+ * (the CPU's, or the test device's in the suite's second run); and a new
+ * one there. */
+static ct_generator *default_generator(void) { return ct_device_default_generator(ct_get_default_device()); }
+static ct_generator *new_generator(void) { return ct_generator_new_device(ct_get_default_device()); }
+
 static ct_tensor *run_step(const char *name, const int64_t *p, const double *f, ct_generator *g)
 {
     char key[64];
@@ -50,7 +56,7 @@ static ct_tensor *run_step(const char *name, const int64_t *p, const double *f, 
     snprintf(key, sizeof key, "%s.in1", name);
     const ct_tensor *in1 = p[0] == OP_NORMAL ? golden("random", key) : NULL;
     switch (p[0]) {
-    case OP_SEED: ct_generator_manual_seed(g, (uint64_t)a); return NULL;
+    case OP_SEED: ct_generator_manual_seed(g ? g : default_generator(), (uint64_t)a); return NULL;
     case OP_RAND: return ct_rand(shape, dt, g);
     case OP_RANDN: return ct_randn(shape, dt, g);
     case OP_RANDINT: return ct_randint(a, b, shape, dt, g);
@@ -61,8 +67,9 @@ static ct_tensor *run_step(const char *name, const int64_t *p, const double *f, 
     case OP_MULTINOMIAL: return ct_multinomial(as_layout(in0, layout), a, b != 0, g);
     case OP_GET_STATE: {
         unsigned char state[8192];
+        if (!g) g = default_generator();
         ct_generator_get_state(g, state);
-        return ct_from_array(state, CT_SHAPE((int64_t)ct_generator_state_size()), CT_U8);
+        return ct_from_array(state, CT_SHAPE((int64_t)ct_generator_state_size(g)), CT_U8);
     }
     default: break;
     }
@@ -92,7 +99,7 @@ static void run_stream(int k, int64_t n)
         ct_copy_to_array(golden("random", key), p, 14, CT_I64);
         snprintf(key, sizeof key, "%s.f", name);
         ct_copy_to_array(golden("random", key), f, 2, CT_F64);
-        if (p[13] && !own) own = ct_generator_new();
+        if (p[13] && !own) own = new_generator();
         ct_tensor *t = run_step(name, p, f, p[13] ? own : NULL);
         if (p[0] == OP_SEED) continue;
         int before = ct_test_failed_checks;
@@ -167,14 +174,14 @@ static void test_seed004_examples(void)
 
 static void test_generator_seeds(void)
 {
-    ct_generator *g = ct_generator_new(), *h = ct_generator_new();
+    ct_generator *g = new_generator(), *h = new_generator();
     CHECK(ct_generator_initial_seed(g) == 67280421310721ULL);
     ct_generator_manual_seed(g, 42);
     CHECK(ct_generator_initial_seed(g) == 42);
     ct_manual_seed(42);
     CHECK(ct_initial_seed() == 42);
-    CHECK(ct_default_generator() != g);
-    CHECK(ct_generator_initial_seed(ct_default_generator()) == 42);
+    CHECK(default_generator() != g);
+    CHECK(ct_generator_initial_seed(default_generator()) == 42);
     /* same seed, same numbers, whichever generator */
     ct_generator_manual_seed(h, 42);
     ct_tensor *a = ct_randn(CT_SHAPE(7), CT_F64, g);
@@ -182,27 +189,27 @@ static void test_generator_seeds(void)
     CHECK_TENSOR(ct_randn(CT_SHAPE(7), CT_F64, NULL), a, 0);
     CHECK_TENSOR(ct_rand(CT_SHAPE(3), CT_F32, h), ct_rand(CT_SHAPE(3), CT_F32, g), 0);
     uint64_t s = ct_seed();
-    CHECK(ct_initial_seed() == s);
+    CHECK(ct_initial_seed() == s && ct_generator_initial_seed(default_generator()) == s);
     ct_generator_free(g);
     ct_generator_free(h);
     ct_generator_free(NULL);
-    ct_generator_free(ct_default_generator()); /* not freed: it is static */
+    ct_generator_free(default_generator()); /* not freed: a default generator lives on */
 }
 
 static void test_state_round_trip(void)
 {
     unsigned char state[8192], again[8192];
-    CHECK_INT(ct_generator_state_size(), 5056);
+    CHECK_INT(ct_generator_state_size(default_generator()), 5056);
     ct_manual_seed(3);
     ct_randn(CT_SHAPE(3), CT_F64, NULL); /* odd: a cached normal is part of the state */
-    ct_generator_get_state(NULL, state);
+    ct_generator_get_state(default_generator(), state);
     ct_tensor *a = ct_randn(CT_SHAPE(11), CT_F64, NULL);
-    ct_generator *g = ct_generator_new();
-    CHECK_OK(ct_generator_set_state(g, state, ct_generator_state_size()));
+    ct_generator *g = new_generator();
+    CHECK_OK(ct_generator_set_state(g, state, ct_generator_state_size(g)));
     CHECK_TENSOR(ct_randn(CT_SHAPE(11), CT_F64, g), a, 0);
     CHECK(ct_generator_initial_seed(g) == 3);
-    CHECK_OK(ct_generator_set_state(NULL, state, ct_generator_state_size()));
-    ct_generator_get_state(NULL, again);
+    CHECK_OK(ct_generator_set_state(default_generator(), state, 5056));
+    ct_generator_get_state(default_generator(), again);
     CHECK(!memcmp(state, again, 5056));
     ct_generator_free(g);
 }
@@ -211,11 +218,11 @@ static void test_state_from_pytorch(void)
 {
     unsigned char state[8192];
     ct_copy_to_array(golden("random", "state99"), state, 5056, CT_U8);
-    CHECK_OK(ct_generator_set_state(NULL, state, ct_generator_state_size()));
-    CHECK(ct_initial_seed() == 99);
+    CHECK_OK(ct_generator_set_state(default_generator(), state, 5056));
+    CHECK(ct_generator_initial_seed(default_generator()) == 99);
     CHECK_TENSOR(ct_randn(CT_SHAPE(9), CT_F64, NULL), golden("random", "state99.after"), 0);
     memset(state, 0, sizeof state);
-    CHECK_FAILS(ct_generator_set_state(NULL, state, ct_generator_state_size()), CT_ERR_RUNTIME, "Invalid mt19937 state");
+    CHECK_FAILS(ct_generator_set_state(default_generator(), state, 5056), CT_ERR_RUNTIME, "Invalid mt19937 state");
 }
 
 /* Two threads drawing from the default generator: each call holds the

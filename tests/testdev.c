@@ -314,12 +314,53 @@ static void td_range(const ct__range_job *job)
     TD_RUN(&c, td_cpu->range(job));
 }
 
+/* The test device's generators hold the CPU's mt19937 state (its bytes as
+ * get_state lays them out), so that a seed gives the CPU's numbers here too
+ * and the suites' golden values hold on the device; each is a generator of
+ * its own all the same. A sampler runs the CPU's kernel on a scratch CPU
+ * generator loaded with the device generator's state, then stores it back. */
+#define TD_RNG_BYTES 5056
+static ct_generator *td_rng;
+static pthread_mutex_t td_rng_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void td_rng_seed(void *state, uint64_t seed)
+{
+    pthread_mutex_lock(&td_rng_lock);
+    ct_generator_manual_seed(td_rng, seed);
+    ct_generator_get_state(td_rng, state);
+    pthread_mutex_unlock(&td_rng_lock);
+}
+
+static uint64_t td_rng_initial_seed(const void *state)
+{
+    uint64_t seed;
+    memcpy(&seed, state, sizeof seed); /* the state's first field */
+    return seed;
+}
+
+static ct_result td_rng_check_state(const void *bytes, size_t nbytes)
+{
+    pthread_mutex_lock(&td_rng_lock);
+    ct_result r = ct_generator_set_state(td_rng, bytes, nbytes);
+    pthread_mutex_unlock(&td_rng_lock);
+    return r;
+}
+
+static const ct_generator_kind td_generator = {TD_RNG_BYTES, td_rng_seed, td_rng_initial_seed, td_rng_check_state};
+
 static ct_result td_random(const ct__random_job *job)
 {
     ct_result r;
     td_call c = {{0}, 0};
     td_add_tensor(&c, job->out), td_add_tensor(&c, job->input), td_add_tensor(&c, job->input2);
-    TD_RUN(&c, r = td_cpu->random(job));
+    ct__random_job on_cpu = *job;
+    on_cpu.state = NULL;
+    pthread_mutex_lock(&td_rng_lock);
+    ct_generator_set_state(td_rng, job->state, TD_RNG_BYTES);
+    on_cpu.g = td_rng;
+    TD_RUN(&c, r = td_cpu->random(&on_cpu));
+    ct_generator_get_state(td_rng, job->state);
+    pthread_mutex_unlock(&td_rng_lock);
     return r;
 }
 
@@ -358,7 +399,7 @@ static const ct__reduce_kernels td_reduce_kernels = {td_reduce, td_along};
 static const ct_backend td_backend = {"testdev", td_device_count, td_alloc,      td_free,
                                       td_copy,   td_fill,         td_has_pointwise, td_pointwise,
                                       td_index,  td_sorting,      &td_reduce_kernels, td_gemm,
-                                      td_range,  td_random,       td_conv,
+                                      td_range,  td_random,       &td_generator, td_conv,
                                       td_linmap, td_optim_step,   td_bn_stats,
                                       td_synchronize, td_memory_stats, td_reset_peak_memory_stats,
                                       td_empty_cache};
@@ -380,6 +421,9 @@ ct_result ct_testdev_register(void)
         if (!td_first_page || !td_open_count || !td_class_at || !td_arena)
             return ct_set_error(CT_ERR_MEMORY, "testdev: cannot reserve its arena");
         td_cpu = ct_backend_get(CT_DEVICE_CPU);
+        if (!(td_rng = ct_generator_new())) return ct_last_error_code();
+        if (ct_generator_state_size(td_rng) != TD_RNG_BYTES)
+            return ct_set_error(CT_ERR_RUNTIME, "testdev: the CPU generator's state is not 5056 bytes");
     }
     return ct_register_backend(CT_DEVICE_PRIVATEUSE1, &td_backend, CT_BACKEND_ABI_VERSION);
 }

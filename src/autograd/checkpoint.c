@@ -1,12 +1,78 @@
 /* Activation checkpointing (torch.utils.checkpoint), as a custom function
  * whose backward runs the forward again with grad mode on. */
 
+/* Generators and a copy of their states: the CPU's default generator and
+ * the default of each device an input is on, which is what a forward may
+ * draw from (checkpoint's preserve_rng_state). */
+typedef struct ct__rng_states {
+    int n;
+    ct_generator **gens;
+    unsigned char **bytes;
+} ct__rng_states;
+
+/* s made for the n generators gens, their states not yet read, in one
+ * block; false when out of memory. */
+static bool ct__rng_make(ct__rng_states *s, ct_generator *const *gens, int n)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++) total += ct_generator_state_size(gens[i]);
+    char *block = (char *)CT_MALLOC((size_t)n * (sizeof *s->gens + sizeof *s->bytes) + total);
+    if (!block) return false;
+    s->n = n;
+    s->gens = (ct_generator **)block;
+    s->bytes = (unsigned char **)(s->gens + n);
+    unsigned char *at = (unsigned char *)(s->bytes + n);
+    for (int i = 0; i < n; i++) {
+        s->gens[i] = gens[i];
+        s->bytes[i] = at;
+        at += ct_generator_state_size(gens[i]);
+    }
+    return true;
+}
+
+/* s for the generators the n inputs' forward may draw from. */
+static ct_result ct__rng_for_inputs(ct__rng_states *s, ct_tensor *const *inputs, int n)
+{
+    ct_generator **gens = (ct_generator **)CT_MALLOC((size_t)(n + 1) * sizeof *gens);
+    if (!gens) return CT__OOM();
+    int k = 0;
+    gens[k++] = ct_default_generator();
+    ct_result r = CT_OK;
+    for (int i = 0; i < n && r == CT_OK; i++) {
+        if (!inputs[i] || ct_device_of(inputs[i]).type == CT_DEVICE_CPU) continue;
+        ct_generator *g = ct_device_default_generator(ct_device_of(inputs[i]));
+        bool seen = false;
+        for (int j = 0; j < k; j++) seen |= gens[j] == g;
+        if (!g) r = ct_last_error_code();
+        else if (!seen) gens[k++] = g;
+    }
+    if (r == CT_OK && !ct__rng_make(s, gens, k)) r = CT__OOM();
+    CT_FREE(gens);
+    return r;
+}
+
+static void ct__rng_save(const ct__rng_states *s)
+{
+    for (int i = 0; i < s->n; i++) ct_generator_get_state(s->gens[i], s->bytes[i]);
+}
+
+static void ct__rng_load(const ct__rng_states *s)
+{
+    for (int i = 0; i < s->n; i++) ct_generator_set_state(s->gens[i], s->bytes[i], ct_generator_state_size(s->gens[i]));
+}
+
+static void ct__rng_free(ct__rng_states *s)
+{
+    CT_FREE(s->gens);
+    s->gens = NULL;
+}
+
 typedef struct ct__checkpoint {
     ct_checkpoint_fn fn;
     void *user;
     void (*free_user)(void *user); /* NULL: the caller's */
     int n_outputs;
-    unsigned char *rng; /* the default generator's state before forward */
+    ct__rng_states rng; /* the generators' states before forward */
     bool owned;         /* by the ctx, once forward ran */
 } ct__checkpoint;
 
@@ -14,7 +80,7 @@ static void ct__checkpoint_free(void *p)
 {
     ct__checkpoint *c = (ct__checkpoint *)p;
     if (c->free_user) c->free_user(c->user);
-    CT_FREE(c->rng);
+    ct__rng_free(&c->rng);
     CT_FREE(c);
 }
 
@@ -35,8 +101,10 @@ static ct_result ct__checkpoint_forward(ct_function_ctx *ctx, ct_tensor *const *
     ct__checkpoint *c = (ct__checkpoint *)ct_ctx_user(ctx);
     ct_ctx_set_data(ctx, c, ct__checkpoint_free); /* the ctx (and the graph) owns it from here */
     c->owned = true;
-    ct_generator_get_state(ct_default_generator(), c->rng);
-    ct_result r = ct__checkpoint_run(c, inputs, n, outputs);
+    ct_result r = ct__rng_for_inputs(&c->rng, inputs, n);
+    if (r != CT_OK) return r;
+    ct__rng_save(&c->rng);
+    r = ct__checkpoint_run(c, inputs, n, outputs);
     return r == CT_OK ? ct_ctx_save_for_backward(ctx, inputs, n) : r;
 }
 
@@ -62,8 +130,8 @@ static ct_result ct__checkpoint_backward(ct_function_ctx *ctx, ct_tensor *const 
                                         "passed to .backward(). Please use .backward() and do not pass its `inputs` "
                                         "argument.");
     ct_tensor **x = (ct_tensor **)CT_MALLOC((size_t)(n + c->n_outputs + 1) * sizeof *x), **y = x + n;
-    unsigned char *now = (unsigned char *)CT_MALLOC(ct_generator_state_size());
-    ct_result r = x && now ? CT_OK : CT__OOM();
+    ct__rng_states now = {0, NULL, NULL};
+    ct_result r = x && ct__rng_make(&now, c->rng.gens, c->rng.n) ? CT_OK : CT__OOM();
     for (int i = 0; i < n && r == CT_OK; i++) {
         ct_tensor *saved = ct_ctx_saved_tensor(ctx, i);
         x[i] = saved ? ct_detach(saved) : NULL;
@@ -71,17 +139,17 @@ static ct_result ct__checkpoint_backward(ct_function_ctx *ctx, ct_tensor *const 
         else if (ct_ctx_needs_input_grad(ctx, i)) r = ct_requires_grad_(x[i], true);
     }
     if (r == CT_OK) {
-        ct_generator_get_state(ct_default_generator(), now);
-        ct_generator_set_state(ct_default_generator(), c->rng, ct_generator_state_size());
+        ct__rng_save(&now); /* fork_rng: the generators go on afterwards as if the rerun had not drawn */
+        ct__rng_load(&c->rng);
         ct_grad_mode mode = ct_enable_grad();
         r = ct__checkpoint_run(c, x, n, y);
         ct_grad_mode_restore(mode);
-        ct_generator_set_state(ct_default_generator(), now, ct_generator_state_size());
+        ct__rng_load(&now);
     }
     if (r == CT_OK) r = ct__checkpoint_backward_through(y, go, c->n_outputs);
     for (int i = 0; i < n && r == CT_OK; i++) gi[i] = ct_ctx_needs_input_grad(ctx, i) ? ct_grad(x[i]) : NULL;
     CT_FREE(x);
-    CT_FREE(now);
+    ct__rng_free(&now);
     return r;
 }
 
@@ -91,19 +159,15 @@ static ct_result ct__checkpoint_apply(ct_checkpoint_fn fn, ct_tensor *const *inp
 {
     static const ct_function checkpoint = {"Checkpoint", 0, ct__checkpoint_forward, ct__checkpoint_backward, false};
     ct__checkpoint *c = (ct__checkpoint *)CT_MALLOC(sizeof *c);
-    unsigned char *rng = (unsigned char *)CT_MALLOC(ct_generator_state_size());
-    if (!c || !rng) {
-        CT_FREE(c);
-        CT_FREE(rng);
+    if (!c) {
         if (free_user) free_user(user);
         return CT__OOM();
     }
+    memset(c, 0, sizeof *c);
     c->fn = fn;
     c->user = user;
     c->free_user = free_user;
     c->n_outputs = n_outputs;
-    c->rng = rng;
-    c->owned = false;
     ct_function f = checkpoint; /* CheckpointFunctionBackward, with this call's number of outputs */
     f.name = "CheckpointFunction";
     f.n_outputs = n_outputs;

@@ -241,7 +241,10 @@ ct_result ct_gradgradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, 
     ct_generator *gen = ct_generator_new(); /* the same random grad_outputs every run */
     for (int i = 0; i < n; i++) all[i] = inputs[i];
     for (int i = 0; i < k && r == CT_OK; i++) {
-        all[n + i] = ct_to(ct_randn(ct_shape_of(y[i]), CT_F64, gen), y[i]->dtype);
+        ct_device_guard host = ct_device_guard_begin(CT_CPU); /* drawn on the host, then moved to y's device */
+        ct_tensor *drawn = ct_randn(ct_shape_of(y[i]), CT_F64, gen);
+        ct_device_guard_end(host);
+        all[n + i] = ct_to(ct_to_device(drawn, ct_device_of(y[i]), false), y[i]->dtype);
         if (!all[n + i] || ct_requires_grad_(all[n + i], true) != CT_OK) r = ct_last_error_code();
     }
     ct_generator_free(gen);

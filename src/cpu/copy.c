@@ -190,6 +190,7 @@ static const ct_backend ct__cpu_backend = {"cpu",           ct__cpu_device_count
                                            ct__cpu_copy,    ct__cpu_fill,         ct__cpu_has_pointwise,
                                            ct__cpu_pointwise, ct__cpu_index,      ct__cpu_sorting,
                                            &ct__cpu_reduce_kernels, ct__cpu_gemm, ct__cpu_range,
-                                           ct__cpu_random,  ct__cpu_conv,        ct__cpu_linmap,
+                                           ct__cpu_random,  NULL /* the front end's generator */,
+                                           ct__cpu_conv,    ct__cpu_linmap,
                                            ct__cpu_optim_step, ct__cpu_bn_stats, ct__cpu_synchronize,
                                            NULL /* no memory statistics */, NULL, NULL};

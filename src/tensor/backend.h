@@ -76,8 +76,9 @@ typedef struct ct__range_job {
     double begin, end, base; /* LINSPACE, LOGSPACE */
 } ct__range_job;
 
-/* One sampler run on out, drawing from generator g (locked by the front
- * end; a device keeps its own stream of numbers for it):
+/* One sampler run on out, drawing from generator g, locked by the front
+ * end: on the CPU the front end's own mt19937, on a device the generator's
+ * state (the device's ct_generator_kind), which the sampler advances:
  *   UNIFORM        in [a[0], a[1]) (bounds rounded to out's dtype)
  *   NORMAL         mean a[0], std a[1]
  *   INT            (draw % u[0] + u[1]) in uint64, 64-bit draws when u[2]
@@ -108,7 +109,21 @@ typedef struct ct__random_job {
     int64_t k;
     bool replacement;
     ct_generator *g;
+    void *state; /* a device generator's state; NULL on the CPU */
 } ct__random_job;
+
+/* A device's random number generator (torch.Generator(device=...)): a state
+ * of state_bytes, in the layout Generator.get_state shows (CUDA's: the seed
+ * and the Philox offset). seed() makes the state a seed starts; initial_seed()
+ * reads back the seed a state started from; check_state() says whether
+ * nbytes handed to set_state are such a state (CT_OK, else the error set in
+ * PyTorch's words). */
+typedef struct ct_generator_kind {
+    size_t state_bytes;
+    void (*seed)(void *state, uint64_t seed);
+    uint64_t (*initial_seed)(const void *state);
+    ct_result (*check_state)(const void *bytes, size_t nbytes);
+} ct_generator_kind;
 
 /* One fused optimizer step over n contiguous float32 elements of a
  * parameter p and its gradient, in the bits of the op-by-op rule:
@@ -170,8 +185,10 @@ typedef struct ct_backend {
     void (*gemm)(const ct__gemm_job *job);
     /* arange, linspace, logspace (ct__range_job). */
     void (*range)(const ct__range_job *job);
-    /* Random numbers (ct__random_job). */
+    /* Random numbers (ct__random_job), from generators of this kind (the
+     * CPU's is the front end's own: NULL there). */
     ct_result (*random)(const ct__random_job *job);
+    const ct_generator_kind *generator;
     /* Convolutions, their gradients, im2col and col2im (ct__conv_job). */
     ct_result (*conv)(const ct__conv_job *job);
     /* Pooling, padding, interpolation, pixel shuffle: sparse linear maps (ct__linmap_job). */
@@ -192,7 +209,7 @@ typedef struct ct_backend {
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */
-#define CT_BACKEND_ABI_VERSION 2
+#define CT_BACKEND_ABI_VERSION 3
 
 #ifdef __cplusplus
 extern "C" {

@@ -20,7 +20,9 @@ ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, in
         return ct__fail(CT_ERR_VALUE, "register_backend(): only the cuda and privateuseone device types take a backend");
     if (!backend || !backend->name || !backend->device_count || !backend->alloc || !backend->free || !backend->copy ||
         !backend->fill || !backend->has_pointwise || !backend->pointwise || !backend->index || !backend->sorting ||
-        !backend->reduce || !backend->gemm || !backend->range || !backend->random || !backend->conv || !backend->linmap ||
+        !backend->reduce || !backend->gemm || !backend->range || !backend->random || !backend->generator ||
+        !backend->generator->seed || !backend->generator->initial_seed || !backend->generator->check_state ||
+        !backend->generator->state_bytes || !backend->conv || !backend->linmap ||
         !backend->optim_step || !backend->bn_stats || !backend->synchronize ||
         (backend->memory_stats && (!backend->reset_peak_memory_stats || !backend->empty_cache)))
         return ct__fail(CT_ERR_VALUE, "register_backend(): the backend table has an empty entry");

@@ -22,7 +22,9 @@ static const double ct__pi = 3.14159265358979323846;
 
 struct ct_generator {
     long lock; /* a spinlock, as PyTorch holds generator->mutex_ around a kernel */
-    bool seeded; /* false only for the default generator before its first use */
+    ct_device device; /* the CPU: the mt19937 fields below; another device: dev_state */
+    bool is_default; /* a default generator, never freed */
+    bool seeded; /* false only for the CPU's default generator before its first use */
     uint64_t seed;
     int left; /* mt19937_data_pod's fields, kept as PyTorch keeps them for get_state */
     uint32_t next;
@@ -31,9 +33,20 @@ struct ct_generator {
     double normal;
     bool has_normal_f; /* next_float_normal_sample: only ever set through set_state */
     float normal_f;
+    void *dev_state; /* a device generator's state, its backend's ct_generator_kind (in this block) */
 };
 
-static ct_generator ct__default_gen; /* zero: unlocked, seeded on first use */
+/* The CPU's default generator, seeded on first use (every field named, for -Wextra). */
+static ct_generator ct__default_gen = {0, {CT_DEVICE_CPU, -1}, true, false, 0, 0, 0, {0}, false, 0, false, 0, NULL};
+
+/* The default generators of the devices (torch.cuda.default_generators),
+ * made on first use and kept for the program's life, and the seed they
+ * start from: ct_manual_seed's last, as torch.manual_seed seeds every
+ * CUDA device's, even those not yet in use. */
+#define CT__MAX_DEVICE_GENERATORS 64
+static ct_generator *ct__device_gens[CT_NUM_DEVICE_TYPES][CT__MAX_DEVICE_GENERATORS];
+static uint64_t ct__device_seed = CT__DEFAULT_SEED;
+static long ct__device_gens_lock;
 
 /* ---------------------------------------------------------------- the engine */
 
@@ -80,64 +93,137 @@ static uint64_t ct__rand64(ct_generator *g)
 
 /* ---------------------------------------------------------------- generators */
 
-static void ct__gen_unlock(ct_generator *g)
+static void ct__spin_lock(long *lock)
 {
 #if defined(__GNUC__) || defined(__clang__)
-    __atomic_store_n(&g->lock, 0L, __ATOMIC_RELEASE);
+    while (__atomic_exchange_n(lock, 1L, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(lock, __ATOMIC_RELAXED)) continue;
 #else
-    _InterlockedExchange((volatile long *)&g->lock, 0);
+    while (_InterlockedExchange((volatile long *)lock, 1)) continue;
 #endif
 }
 
-/* g (NULL: the default generator) locked and seeded. */
+static void ct__spin_unlock(long *lock)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __atomic_store_n(lock, 0L, __ATOMIC_RELEASE);
+#else
+    _InterlockedExchange((volatile long *)lock, 0);
+#endif
+}
+
+static void ct__gen_unlock(ct_generator *g) { ct__spin_unlock(&g->lock); }
+
+/* g (NULL: the CPU's default generator) locked, and seeded when on the CPU. */
 static ct_generator *ct__gen_lock(ct_generator *g)
 {
     if (!g) g = &ct__default_gen;
-#if defined(__GNUC__) || defined(__clang__)
-    while (__atomic_exchange_n(&g->lock, 1L, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(&g->lock, __ATOMIC_RELAXED)) continue;
-#else
-    while (_InterlockedExchange((volatile long *)&g->lock, 1)) continue;
-#endif
-    if (!g->seeded) ct__mt_seed(g, CT__DEFAULT_SEED);
+    ct__spin_lock(&g->lock);
+    if (!g->seeded && g->device.type == CT_DEVICE_CPU) ct__mt_seed(g, CT__DEFAULT_SEED);
     return g;
 }
 
-ct_generator *ct_default_generator(void) { return &ct__default_gen; }
-
-ct_generator *ct_generator_new(void)
+/* The generator kind of a device generator's backend. */
+static const ct_generator_kind *ct__gen_kind(const ct_generator *g)
 {
-    ct_generator *g = (ct_generator *)CT_MALLOC(sizeof *g);
+    return ct__backend_for(g->device.type)->generator;
+}
+
+/* g (locked) started again from seed. */
+static void ct__gen_seed_locked(ct_generator *g, uint64_t seed)
+{
+    if (g->device.type == CT_DEVICE_CPU) ct__mt_seed(g, seed);
+    else ct__gen_kind(g)->seed(g->dev_state, seed);
+}
+
+/* A new generator on device d (resolved), seeded with seed; NULL when out of memory. */
+static ct_generator *ct__gen_make(ct_device d, uint64_t seed)
+{
+    size_t extra = d.type == CT_DEVICE_CPU ? 0 : ct__backend_for(d.type)->generator->state_bytes;
+    ct_generator *g = (ct_generator *)CT_MALLOC(sizeof *g + extra);
     if (!g) {
         CT__OOM();
         return NULL;
     }
     memset(g, 0, sizeof *g);
-    ct__mt_seed(g, CT__DEFAULT_SEED);
+    g->device = d;
+    g->dev_state = extra ? g + 1 : NULL;
+    ct__gen_seed_locked(g, seed);
     return g;
+}
+
+/* d as a generator's device: resolved, with PyTorch's words for a device
+ * type that cannot have one (no backend linked in). */
+static ct_result ct__gen_device(ct_device *d)
+{
+    if (d->type == CT_DEVICE_CUDA && !ct__backend_for(CT_DEVICE_CUDA))
+        return ct__fail(CT_ERR_RUNTIME, "Device type CUDA is not supported for torch.Generator() api.");
+    if (d->type == CT_DEVICE_PRIVATEUSE1 && !ct__backend_for(CT_DEVICE_PRIVATEUSE1))
+        return ct__fail(CT_ERR_RUNTIME, "Device type PRIVATEUSEONE is not supported for torch.Generator() api.");
+    return ct__device_resolve(d);
+}
+
+ct_generator *ct_default_generator(void) { return &ct__default_gen; }
+
+ct_generator *ct_device_default_generator(ct_device d)
+{
+    if (ct__gen_device(&d) != CT_OK) return NULL;
+    if (d.type == CT_DEVICE_CPU) return &ct__default_gen;
+    if (d.index >= CT__MAX_DEVICE_GENERATORS) {
+        ct__fail(CT_ERR_RUNTIME, "default_generators: device index %d is past the %d ctorch keeps", d.index,
+                 CT__MAX_DEVICE_GENERATORS);
+        return NULL;
+    }
+    ct__spin_lock(&ct__device_gens_lock);
+    ct_generator **slot = &ct__device_gens[d.type][d.index];
+    if (!*slot && (*slot = ct__gen_make(d, ct__device_seed)) != NULL) (*slot)->is_default = true;
+    ct_generator *g = *slot;
+    ct__spin_unlock(&ct__device_gens_lock);
+    return g;
+}
+
+ct_generator *ct_generator_new(void) { return ct_generator_new_device(ct__cpu); }
+
+ct_generator *ct_generator_new_device(ct_device d)
+{
+    return ct__gen_device(&d) == CT_OK ? ct__gen_make(d, CT__DEFAULT_SEED) : NULL;
 }
 
 void ct_generator_free(ct_generator *g)
 {
-    if (g != &ct__default_gen) CT_FREE(g);
+    if (g && !g->is_default) CT_FREE(g);
 }
+
+ct_device ct_generator_device(const ct_generator *g) { return g ? g->device : ct__cpu; }
 
 void ct_generator_manual_seed(ct_generator *g, uint64_t seed)
 {
     g = ct__gen_lock(g);
-    ct__mt_seed(g, seed);
+    ct__gen_seed_locked(g, seed);
     ct__gen_unlock(g);
 }
 
 uint64_t ct_generator_initial_seed(const ct_generator *g)
 {
     ct_generator *locked = ct__gen_lock((ct_generator *)g);
-    uint64_t seed = locked->seed;
+    uint64_t seed = locked->device.type == CT_DEVICE_CPU ? locked->seed
+                                                         : ct__gen_kind(locked)->initial_seed(locked->dev_state);
     ct__gen_unlock(locked);
     return seed;
 }
 
-void ct_manual_seed(uint64_t seed) { ct_generator_manual_seed(NULL, seed); }
+/* torch.manual_seed: the CPU's default generator and every device's. */
+void ct_manual_seed(uint64_t seed)
+{
+    ct_generator_manual_seed(NULL, seed);
+    ct__spin_lock(&ct__device_gens_lock);
+    ct__device_seed = seed;
+    for (int t = 0; t < CT_NUM_DEVICE_TYPES; t++)
+        for (int i = 0; i < CT__MAX_DEVICE_GENERATORS; i++)
+            if (ct__device_gens[t][i]) ct_generator_manual_seed(ct__device_gens[t][i], seed);
+    ct__spin_unlock(&ct__device_gens_lock);
+}
+
 uint64_t ct_initial_seed(void) { return ct_generator_initial_seed(NULL); }
 
 /* A nondeterministic seed: /dev/urandom as PyTorch reads it, else the clock. */
@@ -161,19 +247,20 @@ uint64_t ct_seed(void)
     return s;
 }
 
-/* The state bytes are at::CPUGeneratorImplState's layout, so that states move
- * between ctorch and torch.get_rng_state / set_rng_state. */
+/* The CPU's state bytes are at::CPUGeneratorImplState's layout, so that
+ * states move between ctorch and torch.get_rng_state / set_rng_state. */
 enum {
     CT__ST_SEED = 0, CT__ST_LEFT = 8, CT__ST_SEEDED = 12, CT__ST_NEXT = 16, CT__ST_STATE = 24,
     CT__ST_NORMAL_Y = 5024, CT__ST_NORMAL_VALID = 5040, CT__ST_FLOAT = 5048, CT__ST_FLOAT_VALID = 5052
 };
 
-size_t ct_generator_state_size(void) { return CT__STATE_BYTES; }
-
-void ct_generator_get_state(const ct_generator *g, void *state)
+size_t ct_generator_state_size(const ct_generator *g)
 {
-    unsigned char *b = (unsigned char *)state;
-    ct_generator *src = ct__gen_lock((ct_generator *)g);
+    return g && g->device.type != CT_DEVICE_CPU ? ct__gen_kind(g)->state_bytes : CT__STATE_BYTES;
+}
+
+static void ct__cpu_get_state(const ct_generator *src, unsigned char *b)
+{
     int seeded = 1, normal_valid = src->has_normal;
     uint64_t next = src->next;
     double normal = src->has_normal ? src->normal : 0.0;
@@ -191,40 +278,65 @@ void ct_generator_get_state(const ct_generator *g, void *state)
     memcpy(b + CT__ST_NORMAL_VALID, &normal_valid, 4);
     memcpy(b + CT__ST_FLOAT, &normal_f, 4);
     b[CT__ST_FLOAT_VALID] = src->has_normal_f;
+}
+
+void ct_generator_get_state(const ct_generator *g, void *state)
+{
+    ct_generator *src = ct__gen_lock((ct_generator *)g);
+    if (src->device.type == CT_DEVICE_CPU) ct__cpu_get_state(src, (unsigned char *)state);
+    else memcpy(state, src->dev_state, ct__gen_kind(src)->state_bytes);
     ct__gen_unlock(src);
 }
 
-ct_result ct_generator_set_state(ct_generator *g, const void *state, size_t size)
+/* PyTorch's check of the bytes handed to a CPU generator's set_state. */
+static ct_result ct__cpu_check_state(const unsigned char *b, size_t size)
 {
-    const unsigned char *b = (const unsigned char *)state;
-    int left, seeded, normal_valid;
-    uint64_t seed, next;
-    if (!b) return ct__fail(CT_ERR_TYPE, "set_state(): argument 'new_state' (position 1) must be Tensor, not NULL");
-    if (size != ct_generator_state_size())
+    int left, seeded;
+    uint64_t next;
+    if (size != CT__STATE_BYTES)
         return ct__fail(CT_ERR_RUNTIME,
                         "Expected either a CPUGeneratorImplStateLegacy of size 5048 or a CPUGeneratorImplState of size "
                         "%d but found the input RNG state size to be %d",
-                        (int)ct_generator_state_size(), (int)size);
-    memcpy(&seed, b + CT__ST_SEED, 8);
+                        CT__STATE_BYTES, (int)size);
     memcpy(&left, b + CT__ST_LEFT, 4);
     memcpy(&seeded, b + CT__ST_SEEDED, 4);
     memcpy(&next, b + CT__ST_NEXT, 8);
-    memcpy(&normal_valid, b + CT__ST_NORMAL_VALID, 4);
     if (!seeded || left <= 0 || left > CT__MT_N || (uint32_t)next > CT__MT_N)
         return ct__fail(CT_ERR_RUNTIME, "Invalid mt19937 state");
-    g = ct__gen_lock(g);
-    g->seed = seed;
-    g->left = left;
+    return CT_OK;
+}
+
+static void ct__cpu_set_state(ct_generator *g, const unsigned char *b)
+{
+    int normal_valid;
+    uint64_t next;
+    memcpy(&g->seed, b + CT__ST_SEED, 8);
+    memcpy(&g->left, b + CT__ST_LEFT, 4);
+    memcpy(&next, b + CT__ST_NEXT, 8);
     g->next = (uint32_t)next;
+    g->seeded = true;
     for (int j = 0; j < CT__MT_N; j++) {
         uint64_t w;
         memcpy(&w, b + CT__ST_STATE + 8 * j, 8);
         g->state[j] = (uint32_t)w;
     }
+    memcpy(&normal_valid, b + CT__ST_NORMAL_VALID, 4);
     g->has_normal = normal_valid != 0;
     memcpy(&g->normal, b + CT__ST_NORMAL_Y, 8);
     g->has_normal_f = b[CT__ST_FLOAT_VALID] != 0;
     memcpy(&g->normal_f, b + CT__ST_FLOAT, 4);
+}
+
+ct_result ct_generator_set_state(ct_generator *g, const void *state, size_t size)
+{
+    const unsigned char *b = (const unsigned char *)state;
+    if (!b) return ct__fail(CT_ERR_TYPE, "set_state(): argument 'new_state' (position 1) must be Tensor, not NULL");
+    bool cpu = !g || g->device.type == CT_DEVICE_CPU;
+    ct_result r = cpu ? ct__cpu_check_state(b, size) : ct__gen_kind(g)->check_state(b, size);
+    if (r != CT_OK) return r;
+    g = ct__gen_lock(g);
+    if (cpu) ct__cpu_set_state(g, b);
+    else memcpy(g->dev_state, b, size);
     ct__gen_unlock(g);
     return CT_OK;
 }
@@ -353,12 +465,22 @@ static ct__random_job ct__random_job_for(ct__random_kind kind, ct_tensor *out)
     return job;
 }
 
-/* Run a sampler on its output's device, g (the default generator when
- * NULL) locked for the whole run. */
+/* Run a sampler on its output's device, g (NULL: that device's default
+ * generator) locked for the whole run; a generator of another device type
+ * is PyTorch's error. */
 static ct_result ct__sample(ct__random_job *job, ct_generator *g)
 {
+    ct_device d = job->out->storage->device;
+    if (!g && !(g = ct_device_default_generator(d))) return ct_last_error_code();
+    if (g->device.type != d.type) {
+        char want[32], got[32];
+        ct_device_str(CT__DEVICE(d.type, -1), want, sizeof want);
+        ct_device_str(CT__DEVICE(g->device.type, -1), got, sizeof got);
+        return ct__fail(CT_ERR_RUNTIME, "Expected a '%s' device type for generator but found '%s'", want, got);
+    }
     job->g = ct__gen_lock(g);
-    ct_result r = ct__backend_for(job->out->storage->device.type)->random(job);
+    job->state = g->dev_state;
+    ct_result r = ct__backend_for(d.type)->random(job);
     ct__gen_unlock(job->g);
     return r;
 }

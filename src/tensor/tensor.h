@@ -181,21 +181,34 @@ CTORCH_API ct_result ct_index_put_accumulate_(ct_tensor *t, const ct_tensor *val
 
 /* ---------------------------------------------------------------- random numbers */
 
-/* torch.manual_seed: seeds the default generator. */
+/* torch.manual_seed: seeds the CPU's default generator and every device's
+ * (those not yet in use start from it). */
 CTORCH_API void ct_manual_seed(uint64_t seed);
 /* torch.initial_seed / torch.seed (a fresh seed from the clock, returned). */
 CTORCH_API uint64_t ct_initial_seed(void);
 CTORCH_API uint64_t ct_seed(void);
-/* The default generator (torch.default_generator); do not free it. */
+/* The CPU's default generator (torch.default_generator); do not free it. */
 CTORCH_API ct_generator *ct_default_generator(void);
-/* torch.Generator(): a new generator, seeded with 67280421310721 as PyTorch's. */
+/* A device's default generator (torch.cuda.default_generators[i]), the one
+ * its random ops use when given none; do not free it. Like the CPU's, it
+ * starts from the seed 67280421310721 until ct_manual_seed. NULL with the
+ * error set for a device that is not there. */
+CTORCH_API ct_generator *ct_device_default_generator(ct_device device);
+/* torch.Generator(): a new CPU generator, seeded with 67280421310721 as PyTorch's. */
 CTORCH_API ct_generator *ct_generator_new(void);
+/* torch.Generator(device=): a new generator for the random ops of that
+ * device's tensors, seeded likewise; a device type with no backend linked
+ * in: "Device type CUDA is not supported for torch.Generator() api.". */
+CTORCH_API ct_generator *ct_generator_new_device(ct_device device);
 CTORCH_API void ct_generator_free(ct_generator *g);
+/* Generator.device. */
+CTORCH_API ct_device ct_generator_device(const ct_generator *g);
 CTORCH_API void ct_generator_manual_seed(ct_generator *g, uint64_t seed);
 CTORCH_API uint64_t ct_generator_initial_seed(const ct_generator *g);
-/* Generator.get_state / set_state: the whole state as ct_generator_state_size()
- * bytes, laid out as PyTorch's (torch.get_rng_state() bytes load here). */
-CTORCH_API size_t ct_generator_state_size(void);
+/* Generator.get_state / set_state: the whole state as ct_generator_state_size(g)
+ * bytes, laid out as PyTorch's (a CPU generator's: torch.get_rng_state() bytes
+ * load here; a device's: its backend's, CUDA's seed and Philox offset). */
+CTORCH_API size_t ct_generator_state_size(const ct_generator *g);
 CTORCH_API void ct_generator_get_state(const ct_generator *g, void *state);
 CTORCH_API ct_result ct_generator_set_state(ct_generator *g, const void *state, size_t size);
 
