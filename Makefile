@@ -6,6 +6,7 @@
 #   make fuzz          each parser under libFuzzer for FUZZ_TIME seconds (clang, libclang-rt-14-dev)
 #   make install       headers, build/libctorch.a and ctorch.pc under PREFIX (/usr/local)
 #   make test-consumer a small project using ctorch through CMake and pkg-config
+#   make cuda          ctorch_cuda.cu's object and the op suites linked with it (nvcc; run by make test)
 #   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), and ctorchrun's
 #   make test-dist-asan the same under ASan + UBSan + LeakSanitizer
 #   make demo          the main demo: a small CNN learns the bundled digits
@@ -39,20 +40,20 @@ ifeq ($(OPENBLAS),1)
   LDLIBS += -lopenblas
 endif
 
-SRC     := $(shell find src -name '*.[ch]') tools/amalgamate.sh
+SRC     := $(shell find src -name '*.[ch]' -o -name '*.cu') tools/amalgamate.sh
 DIST_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/%,$(wildcard tests/dist/test_*.c))
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
 .PHONY: all amalgamate install test-consumer test test-build test-asan test-openblas test-tsan test-valgrind fuzz fuzz-build test-dist \
-        test-dist-asan demo tour fashion bench bench-dist clean
+        test-dist-asan demo tour fashion bench bench-dist cuda clean
 
 all: ctorch.h ctorch_dist.h $(TESTS) $(EXAMPLES) $(BUILD)/ctorchrun
 
-amalgamate: ctorch.h ctorch_dist.h
+amalgamate: ctorch.h ctorch_dist.h ctorch_cuda.cu
 
 # one run writes both headers (each only when its text changed)
-ctorch.h ctorch_dist.h &: $(SRC)
+ctorch.h ctorch_dist.h ctorch_cuda.cu &: $(SRC)
 	tools/amalgamate.sh
 
 # The implementation, compiled once per configuration (a project's two-step
@@ -106,17 +107,46 @@ $(BUILD)/bin/%: examples/%.c examples/digits.h ctorch.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $(BIN_OPT) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
 
+# The CUDA backend (ctorch_cuda.cu, with nvcc from the CUDA Toolkit: CUDA=0
+# leaves it out) and the op suites that tests/run.sh runs again on cuda:0,
+# linked with it: run where a GPU is there, reported skipped by name where not.
+NVCC      ?= /usr/local/cuda/bin/nvcc
+CUDA_HOME ?= /usr/local/cuda
+CUDA      ?= $(shell test -x $(NVCC) && echo 1 || echo 0)
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=sm_80 \
+             -gencode arch=compute_90,code=compute_90
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
+DEVICE_SUITES := pointwise reduce join index sort products conv layers nn optim rnn autograd function grad_pointwise \
+                 grad_reduce grad_join views create random decomp einsum print io data sched autocast
+CUDA_TESTS := $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/gpu_count
+ifneq ($(CUDA),1)
+  CUDA_TESTS :=
+endif
+
+$(BUILD)/cuda/ctorch_cuda.o: ctorch_cuda.cu ctorch.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O2 $(CUDA_ARCH) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I. -c $< -o $@
+
+$(BUILD)/cuda/test_%: tests/test_%.c $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) tests/harness.h examples/digits.h ctorch.h
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) \
+	    -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
+
+$(BUILD)/cuda/gpu_count: tests/gpu_count.c $(BUILD)/cuda/ctorch_cuda.o $(BUILD)/libctorch.a ctorch.h
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. $< $(BUILD)/cuda/ctorch_cuda.o $(BUILD)/libctorch.a -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
+
+cuda: $(BUILD)/cuda/ctorch_cuda.o $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/gpu_count
+
 # Build on all cores.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 test-build: ctorch.h
-	@$(MAKE) -k -j$(JOBS) --no-print-directory $(TESTS) $(EXAMPLES) || true
+	@$(MAKE) -k -j$(JOBS) --no-print-directory $(TESTS) $(EXAMPLES) $(CUDA_TESTS) || true
 
 test: test-build
-	@CC="$(CC)" BUILD="$(BUILD)" tests/run.sh
+	@CC="$(CC)" BUILD="$(BUILD)" CUDA="$(CUDA)" DEVICE_SUITES="$(DEVICE_SUITES)" tests/run.sh
 
 # allocator_may_return_null: tests ask for impossible sizes and expect an error, not an abort
 test-asan:
-	@ASAN_OPTIONS=allocator_may_return_null=1 $(MAKE) --no-print-directory test BUILD=build-asan CC=clang OPENMP=0 \
+	@ASAN_OPTIONS=allocator_may_return_null=1 $(MAKE) --no-print-directory test BUILD=build-asan CC=clang OPENMP=0 CUDA=0 \
 	    OPT="-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
 # The distributed layer's tests: built with mpicc against the harness's

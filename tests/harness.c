@@ -22,13 +22,16 @@ void ct_test_fail(const char *file, int line, const char *fmt, ...)
 
 /* With CTORCH_TEST_DEVICE set, every tensor the tests make goes on the test
  * device (tests/testdev.c), whose memory the host cannot read: the suite
- * then proves that the ops reach memory only through the backend table. */
+ * then proves that the ops reach memory only through the backend table.
+ * CTORCH_TEST_DEVICE=cuda puts them on cuda:0 instead (a program linked with
+ * ctorch_cuda.cu, on a machine with a GPU). */
 static void use_test_device_if_asked(void)
 {
     static int done;
     const char *asked = getenv("CTORCH_TEST_DEVICE");
     if (done++ || !asked || !*asked) return;
-    if (ct_testdev_register() != CT_OK || ct_set_default_device(CT_TESTDEV(0)) != CT_OK) {
+    bool cuda = !strcmp(asked, "cuda");
+    if ((!cuda && ct_testdev_register() != CT_OK) || ct_set_default_device(cuda ? CT_CUDA(0) : CT_TESTDEV(0)) != CT_OK) {
         printf("FAIL test_device_setup (%s)\n", ct_last_error());
         exit(1);
     }
@@ -37,7 +40,7 @@ static void use_test_device_if_asked(void)
 bool ct_test_on_device(void)
 {
     use_test_device_if_asked();
-    return ct_get_default_device().type == CT_DEVICE_PRIVATEUSE1;
+    return ct_get_default_device().type != CT_DEVICE_CPU;
 }
 
 /* The suffix that starts at p, after its separator (", " or ",\n" and the
@@ -57,7 +60,8 @@ static const char *next_suffix(const char *p)
  * line while it fits in the line width, else on a new line at the indent). */
 void ct_test_drop_device_suffix(char *repr)
 {
-    static const char device[] = "device='testdev:0'";
+    char device[64], name[32];
+    snprintf(device, sizeof device, "device='%s'", ct_device_str(ct_get_default_device(), name, sizeof name));
     char *at = strstr(repr, device), rest[1 << 16] = "";
     if (!at) {
         ct_test_fail(__FILE__, __LINE__, "repr without %s: %s", device, repr);

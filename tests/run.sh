@@ -5,6 +5,7 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
+: "${DEVICE_SUITES:?the Makefile names the device suites: run make test}"
 . tests/totals.sh
 
 # ctorch.h must compile warning-free as C11 (gcc, clang) and C++17 (g++), link
@@ -83,9 +84,10 @@ else
 fi
 
 # One test program, its results added to the totals (a program that did not
-# build counts as one failure). $2, when given, tags its lines: "@testdev".
-run_program() { # name [tag]
-    bin="$BUILD/$1"
+# build counts as one failure). $2, when given, tags its lines: "@testdev";
+# $3 is the directory it was built in, when not $BUILD.
+run_program() { # name [tag [dir]]
+    bin="${3:-$BUILD}/$1"
     if [ ! -x "$bin" ]; then
         fail "$1${2:-} (did not build)"
         return
@@ -104,10 +106,26 @@ done
 # The op suites again with every tensor on the test device (tests/testdev.c),
 # whose memory the host cannot read: the same results through the backend
 # table alone. (The error suites stay on the CPU: an allocator's words differ.)
-DEVICE_SUITES="pointwise reduce join index sort products conv layers nn optim rnn autograd function grad_pointwise
-    grad_reduce grad_join views create random decomp einsum print io data sched autocast"
+# The Makefile names the suites (DEVICE_SUITES).
 export CTORCH_TEST_DEVICE=1
 for t in $DEVICE_SUITES; do run_program "test_$t" "@testdev"; done
+
+# And on cuda:0, linked with ctorch_cuda.cu ($BUILD/cuda, `make cuda`), where
+# a GPU is there; skipped by name, with the reason, where not.
+export CTORCH_TEST_DEVICE=cuda
+gpus=$("$BUILD/cuda/gpu_count" 2>/dev/null)
+case "$gpus" in '' | *[!0-9]*) gpus=0 ;; esac
+if [ "${CUDA:-0}" != 1 ]; then why="the CUDA backend is not built here (nvcc, or CUDA=0)"
+elif [ ! -x "$BUILD/cuda/gpu_count" ]; then why="ctorch_cuda.cu did not build"
+elif [ "$gpus" -lt 1 ]; then why="no CUDA GPU on this machine"
+else why=""; fi
+for t in $DEVICE_SUITES; do
+    if [ -z "$why" ]; then
+        run_program "test_$t" "@cuda" "$BUILD/cuda"
+    else
+        skip "test_$t@cuda" "$why"
+    fi
+done
 unset CTORCH_TEST_DEVICE
 
 print_totals

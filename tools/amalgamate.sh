@@ -78,3 +78,14 @@ tmp=$(mktemp)
     printf '\n#endif /* CTORCH_DIST_IMPLEMENTATION */\n'
 } > "$tmp"
 replace "$tmp" "$out/ctorch_dist.h"
+
+# ctorch_cuda.cu: the CUDA backend, one translation unit for nvcc that sees
+# ctorch.h's backend interface (CTORCH_BACKEND) and registers itself.
+CUDA_SRC="src/cuda/runtime.cu src/cuda/alloc.cu src/cuda/kernels.cu src/cuda/random.cu src/cuda/backend.cu"
+tmp=$(mktemp)
+{
+    cat src/cuda/manual.h
+    printf '\n#define CTORCH_BACKEND\n#include "ctorch.h"\n'
+    for f in $CUDA_SRC; do section "$f"; done
+} > "$tmp"
+replace "$tmp" "$out/ctorch_cuda.cu"

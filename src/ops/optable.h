@@ -130,7 +130,7 @@ typedef enum ct__op {
     CT__NUM_OPS
 } ct__op;
 
-#ifdef CTORCH_IMPLEMENTATION /* (a backend compiled apart has no use for the tables) */
+#ifdef CTORCH_IMPLEMENTATION /* (a backend compiled apart has no use for the names) */
 static const char *const ct__op_names[CT__NUM_OPS] = {
 #define CT__OP_NAME(name) #name,
 #define CT__OP_NAME_POINTWISE(name, arity, rule, forms, kernel) #name,
@@ -138,6 +138,7 @@ static const char *const ct__op_names[CT__NUM_OPS] = {
 #undef CT__OP_NAME_POINTWISE
 #undef CT__OP_NAME
 };
+#endif
 
 typedef enum ct__dtype_rule { CT__RULE_SAME, CT__RULE_FLOAT, CT__RULE_BOOL, CT__RULE_COND, CT__RULE_EXACT } ct__dtype_rule;
 
@@ -152,12 +153,13 @@ typedef struct ct__op_info {
 enum { CT__NUM_POINTWISE = 0 CT__POINTWISE_OPS(CT__POINTWISE_COUNT) };
 #undef CT__POINTWISE_COUNT
 
+/* Each pointwise op's name, operand count (a backend's pointwise entry gets
+ * that many inputs), dtype rule and kernel name. */
 static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
 #define CT__OP_INFO(name, arity, rule, forms, kernel) {#name, arity, CT__RULE_##rule, kernel},
     CT__POINTWISE_OPS(CT__OP_INFO)
 #undef CT__OP_INFO
 };
-#endif
 
 /* Extra arguments of a pointwise kernel. The front end fills what an op
  * uses; the kernels read them with the op's meaning:

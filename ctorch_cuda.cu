@@ -1,0 +1,743 @@
+/* ctorch_cuda.cu: ctorch's CUDA backend, generated from src/cuda/ by
+ * `make amalgamate`. It registers the "cuda" device with ctorch.h's backend
+ * table at start-up, so a program that includes ctorch.h as always gets
+ * tensors on NVIDIA GPUs by linking it in:
+ *
+ *     nvcc -O2 -std=c++17 -arch=sm_90 -I. -c ctorch_cuda.cu -o ctorch_cuda.o
+ *     cc -O2 app.c ctorch_cuda.o -o app -lcudart -lcublas -lm
+ *
+ * (app.c defines CTORCH_IMPLEMENTATION before including ctorch.h, in one
+ * file of the program, as ever.) Without a GPU at run time
+ * ct_cuda_is_available() is false and CPU programs run unchanged;
+ * CUDA_VISIBLE_DEVICES is honoured, as the CUDA runtime reads it.
+ *
+ * What runs where, for now: memory comes from a caching allocator over
+ * CUDA's managed memory (PyTorch's statistics, empty_cache); pointwise ops on
+ * contiguous operands, fill, contiguous copies (host to device, device to
+ * host, device to device), matrix products (cuBLAS, float32 and float64) and
+ * the uniform and normal samplers (Philox, PyTorch's seed and offset state)
+ * run as CUDA kernels. Every other op family (reductions, sorting,
+ * indexing, convolution and pooling, the fused optimizer steps, strided or
+ * converting copies) runs the CPU's kernel on the same managed memory after
+ * the device has finished its queued work: correct, and as slow as a round
+ * trip; each is to move to a kernel of its own. */
+
+#define CTORCH_BACKEND
+#include "ctorch.h"
+
+/* ==================== cuda/runtime.cu ==================== */
+// >>cuda/runtime.cu
+/* The CUDA runtime as the backend uses it: errors in PyTorch's words, the
+ * devices this process sees, and the thread's current device. (The
+ * amalgamation puts ctorch.h, with CTORCH_BACKEND, before this file.) */
+
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <map>
+#include <mutex>
+
+#define CU_MAX_DEVICES 64
+#define CU_THREADS 256 /* threads per block of the element-wise kernels */
+
+/* Whether e is success; otherwise the error set ("CUDA error: ..."), the
+ * runtime's sticky last error cleared. */
+static bool cu_ok(cudaError_t e)
+{
+    if (e == cudaSuccess) return true;
+    cudaGetLastError();
+    char msg[256];
+    snprintf(msg, sizeof msg, "CUDA error: %s", cudaGetErrorString(e));
+    ct_set_error(CT_ERR_RUNTIME, msg);
+    return false;
+}
+
+/* The devices CUDA shows this process (CUDA_VISIBLE_DEVICES applied), 0
+ * without a driver or a GPU; asked once. */
+static int cu_device_count(void)
+{
+    static int count = -1;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        int n = 0;
+        if (cudaGetDeviceCount(&n) != cudaSuccess) {
+            cudaGetLastError();
+            n = 0;
+        }
+        count = n < CU_MAX_DEVICES ? n : CU_MAX_DEVICES;
+    });
+    return count;
+}
+
+/* Make device index the calling thread's current one (kernels and
+ * allocations go to the current device). */
+static void cu_use(int index)
+{
+    static thread_local int current = -1;
+    if (current != index && cu_ok(cudaSetDevice(index))) current = index;
+}
+
+/* Blocks for n elements, CU_THREADS each, capped: the kernels stride over the rest. */
+static unsigned cu_blocks(int64_t n)
+{
+    int64_t b = (n + CU_THREADS - 1) / CU_THREADS;
+    return (unsigned)(b < 1 ? 1 : b > 65535 * 8 ? 65535 * 8 : b);
+}
+
+/* Wait for everything queued on device index: the host may then touch its
+ * managed memory (the CPU kernels that serve the op families without a
+ * kernel here). */
+static void cu_synchronize(int index)
+{
+    cu_use(index);
+    cu_ok(cudaDeviceSynchronize());
+}
+
+/* Wait for every device: the CPU's kernels, which serve the op families
+ * without a kernel here, may then read and write managed memory. */
+static void cu_finish_all(void)
+{
+    for (int i = 0; i < cu_device_count(); i++) cu_synchronize(i);
+}
+
+/* The CPU's backend, whose kernels run on managed memory after a synchronize. */
+static const ct_backend *cu_cpu(void) { return ct_backend_get(CT_DEVICE_CPU); }
+
+/* The device of a job's output tensor. */
+static int cu_index_of(const ct_tensor *t) { return t->storage->device.index < 0 ? 0 : t->storage->device.index; }
+
+/* Whether t's elements are dense in row-major order from its offset. */
+static bool cu_contiguous(const ct_tensor *t)
+{
+    int64_t expected = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->sizes[d] != 1 && t->strides[d] != expected) return false;
+        expected *= t->sizes[d];
+    }
+    return true;
+}
+
+static int64_t cu_numel(const ct_tensor *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++) n *= t->sizes[d];
+    return n;
+}
+
+/* Address of t's first element. */
+static char *cu_data(const ct_tensor *t) { return (char *)t->storage->data + t->offset * (int64_t)ct_dtype_size(t->dtype); }
+
+/* ==================== cuda/alloc.cu ==================== */
+// >>cuda/alloc.cu
+/* The caching allocator: blocks rounded up to 512 bytes (PyTorch's
+ * kMinBlockSize) come from CUDA's managed memory, preferring the device, so
+ * that the CPU kernels serving the op families without a CUDA kernel can
+ * read and write them after a synchronize. A freed block waits in its
+ * device's cache under its rounded size for the next request of that size
+ * (a training step asks for the same sizes every time); a request the
+ * device cannot meet first gives the cache back and tries once more, then
+ * fails with PyTorch's out-of-memory words. All work goes to the default
+ * stream, in order, so a block freed by one op is safe for the next. */
+
+#define CU_ROUND 512
+
+typedef struct cu_pool {
+    std::multimap<size_t, void *> cached; /* rounded size -> free block */
+    ct_memory_counters stats;
+} cu_pool;
+
+static cu_pool cu_pools[CU_MAX_DEVICES];
+static std::mutex cu_pools_lock;
+
+static size_t cu_rounded(size_t nbytes) { return (nbytes + CU_ROUND - 1) / CU_ROUND * CU_ROUND; }
+
+static void cu_note_reserved(ct_memory_counters *s, int64_t bytes)
+{
+    s->reserved_bytes += bytes;
+    if (s->reserved_bytes > s->peak_reserved_bytes) s->peak_reserved_bytes = s->reserved_bytes;
+}
+
+static void cu_note_allocated(ct_memory_counters *s, int64_t bytes)
+{
+    s->allocated_bytes += bytes;
+    if (s->allocated_bytes > s->peak_allocated_bytes) s->peak_allocated_bytes = s->allocated_bytes;
+    s->num_allocs++;
+}
+
+/* A cached block of exactly `size` bytes on device index, or NULL. */
+static void *cu_take_cached(int index, size_t size)
+{
+    std::lock_guard<std::mutex> hold(cu_pools_lock);
+    cu_pool *pool = &cu_pools[index];
+    auto it = pool->cached.find(size);
+    if (it == pool->cached.end()) return NULL;
+    void *p = it->second;
+    pool->cached.erase(it);
+    cu_note_allocated(&pool->stats, (int64_t)size);
+    return p;
+}
+
+/* torch.cuda.empty_cache(): the cached blocks of device index go back to CUDA. */
+static void cu_empty_cache(int index)
+{
+    std::lock_guard<std::mutex> hold(cu_pools_lock);
+    cu_pool *pool = &cu_pools[index];
+    cu_use(index);
+    for (auto &block : pool->cached) {
+        cu_ok(cudaFree(block.second));
+        pool->stats.reserved_bytes -= (int64_t)block.first;
+    }
+    pool->cached.clear();
+}
+
+/* PyTorch's out-of-memory error for a request of size bytes on device index. */
+static void cu_out_of_memory(int index, size_t size)
+{
+    size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) cudaGetLastError();
+    ct_memory_counters s;
+    {
+        std::lock_guard<std::mutex> hold(cu_pools_lock);
+        s = cu_pools[index].stats;
+    }
+    const double MiB = 1024.0 * 1024.0, GiB = MiB * 1024.0;
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "CUDA out of memory. Tried to allocate %.2f MiB (GPU %d; %.2f GiB total capacity; %.2f GiB already "
+             "allocated; %.2f MiB free; %.2f GiB reserved in total by PyTorch) If reserved memory is >> allocated "
+             "memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory "
+             "Management and PYTORCH_CUDA_ALLOC_CONF",
+             (double)size / MiB, index, (double)total / GiB, (double)s.allocated_bytes / GiB,
+             (double)free_bytes / MiB, (double)s.reserved_bytes / GiB);
+    ct_set_error(CT_ERR_MEMORY, msg);
+}
+
+/* Fresh managed memory of size bytes on device index, placed on the device. */
+static void *cu_fresh(int index, size_t size)
+{
+    void *p = NULL;
+    cu_use(index);
+    cudaError_t e = cudaMallocManaged(&p, size, cudaMemAttachGlobal);
+    if (e == cudaErrorMemoryAllocation) { /* give the cache back, then once more */
+        cudaGetLastError();
+        cu_empty_cache(index);
+        e = cudaMallocManaged(&p, size, cudaMemAttachGlobal);
+    }
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        cu_out_of_memory(index, size);
+        return NULL;
+    }
+    cudaMemLocation device = {};
+    device.type = cudaMemLocationTypeDevice;
+    device.id = index;
+    if (cudaMemAdvise(p, size, cudaMemAdviseSetPreferredLocation, device) != cudaSuccess) cudaGetLastError();
+    std::lock_guard<std::mutex> hold(cu_pools_lock);
+    cu_note_reserved(&cu_pools[index].stats, (int64_t)size);
+    cu_note_allocated(&cu_pools[index].stats, (int64_t)size);
+    return p;
+}
+
+static void *cu_alloc(size_t nbytes, int index)
+{
+    size_t size = cu_rounded(nbytes);
+    void *p = cu_take_cached(index, size);
+    return p ? p : cu_fresh(index, size);
+}
+
+static void cu_free(void *ptr, size_t nbytes, int index)
+{
+    size_t size = cu_rounded(nbytes);
+    std::lock_guard<std::mutex> hold(cu_pools_lock);
+    cu_pool *pool = &cu_pools[index];
+    pool->cached.insert(std::make_pair(size, ptr));
+    pool->stats.allocated_bytes -= (int64_t)size;
+    pool->stats.num_frees++;
+}
+
+static void cu_memory_stats(int index, ct_memory_counters *out)
+{
+    std::lock_guard<std::mutex> hold(cu_pools_lock);
+    *out = cu_pools[index].stats;
+}
+
+static void cu_reset_peak_memory_stats(int index)
+{
+    std::lock_guard<std::mutex> hold(cu_pools_lock);
+    ct_memory_counters *s = &cu_pools[index].stats;
+    s->peak_allocated_bytes = s->allocated_bytes;
+    s->peak_reserved_bytes = s->reserved_bytes;
+}
+
+/* ==================== cuda/kernels.cu ==================== */
+// >>cuda/kernels.cu
+/* Element-wise kernels: fill, copies, and the pointwise ops generated from
+ * the shared formulas (src/ops/formulas.h), as the CPU's loops are. Each
+ * kernel strides over its n elements from a capped grid. */
+
+/* ---------------------------------------------------------------- fill */
+
+/* p[i] = v for i < n, T an unsigned type of the element's width. */
+template <typename T> __global__ void cu_fill_kernel(T *p, T v, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        p[i] = v;
+}
+
+template <typename T> static void cu_fill_as(void *p, const void *elem, int64_t n)
+{
+    T v;
+    memcpy(&v, elem, sizeof v);
+    cu_fill_kernel<T><<<cu_blocks(n), CU_THREADS>>>((T *)p, v, n);
+    cu_ok(cudaGetLastError());
+}
+
+static void cu_fill(ct_tensor *dst, const void *elem)
+{
+    int64_t n = cu_numel(dst);
+    if (n == 0) return;
+    int index = cu_index_of(dst);
+    if (!cu_contiguous(dst)) { /* strided: the CPU's loop, on the managed memory */
+        cu_finish_all();
+        cu_cpu()->fill(dst, elem);
+        return;
+    }
+    cu_use(index);
+    switch (ct_dtype_size(dst->dtype)) {
+    case 1: cu_fill_as<uint8_t>(cu_data(dst), elem, n); break;
+    case 2: cu_fill_as<uint16_t>(cu_data(dst), elem, n); break;
+    case 4: cu_fill_as<uint32_t>(cu_data(dst), elem, n); break;
+    default: cu_fill_as<uint64_t>(cu_data(dst), elem, n); break;
+    }
+}
+
+/* ---------------------------------------------------------------- copies */
+
+/* dst = src. The same dtype, both dense with the same number of elements:
+ * one cudaMemcpy in either direction (a copy that touches the host waits
+ * for itself: the host buffer may go as soon as this returns, as pageable
+ * memory makes PyTorch's non_blocking copies synchronous too). Anything
+ * else (a dtype conversion, a broadcast or strided side): the CPU's copy
+ * on the managed memory, after a synchronize. */
+static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
+{
+    int64_t n = cu_numel(dst);
+    if (n == 0) return;
+    bool dst_dev = dst->storage->device.type == CT_DEVICE_CUDA, src_dev = src->storage->device.type == CT_DEVICE_CUDA;
+    int index = cu_index_of(dst_dev ? dst : src);
+    if (dst->dtype == src->dtype && cu_numel(src) == n && cu_contiguous(dst) && cu_contiguous(src)) {
+        cu_use(index);
+        size_t bytes = (size_t)n * ct_dtype_size(dst->dtype);
+        if (!cu_ok(cudaMemcpyAsync(cu_data(dst), cu_data(src), bytes, cudaMemcpyDefault, 0))) return;
+        if (!(dst_dev && src_dev) || !non_blocking) cu_ok(cudaStreamSynchronize(0));
+        return;
+    }
+    cu_finish_all();
+    cu_cpu()->copy(dst, src, false);
+}
+
+/* ---------------------------------------------------------------- pointwise */
+
+/* The ct_dtype of a formula dtype suffix. */
+#define CU_DT_b8 CT_BOOL
+#define CU_DT_u8 CT_U8
+#define CU_DT_i8 CT_I8
+#define CU_DT_i16 CT_I16
+#define CU_DT_i32 CT_I32
+#define CU_DT_i64 CT_I64
+#define CU_DT_f32 CT_F32
+#define CU_DT_f64 CT_F64
+#define CU_DT_f16 CT_F16
+#define CU_DT_bf16 CT_BF16
+#define CU_DT_f16h CT_F16
+#define CU_DT_bf16h CT_BF16
+
+/* Operands as a kernel reads them: dense, or one element (a 0-d operand,
+ * broadcast): element k of operand j is at data[j] + k * step[j]. A 0-d
+ * operand on the host (a number, a CPU scalar beside device tensors) travels
+ * by value in scalar[j], data[j] NULL. */
+typedef struct cu_operands {
+    const void *data[3];
+    int64_t step[3];
+    uint64_t scalar[3];
+} cu_operands;
+
+/* Operand j's elements, as the kernel sees them. */
+template <typename T> __device__ const T *cu_operand(const cu_operands &in, int j)
+{
+    return in.data[j] ? (const T *)in.data[j] : (const T *)(const void *)&in.scalar[j];
+}
+
+/* One kernel per op and dtype: o[k] = store(formula(load(x[k]), ...)). The
+ * comparison and predicate kinds store bool. */
+#define CU_KERNEL(name, dt, OUT, STORE, ...)                                                                \
+    __global__ void cu_k_##name##_##dt(OUT *o, cu_operands in, int64_t n, ct__op_args a)                   \
+    {                                                                                                      \
+        const CT__KT_##dt *x = cu_operand<CT__KT_##dt>(in, 0), *y = cu_operand<CT__KT_##dt>(in, 1);        \
+        const CT__KT_##dt *z = cu_operand<CT__KT_##dt>(in, 2);                                             \
+        (void)y, (void)z;                                                                                  \
+        for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;                            \
+             k += (int64_t)gridDim.x * blockDim.x)                                                         \
+            o[k] = STORE(CT__KFN(name, dt)(__VA_ARGS__, &a));                                              \
+    }
+#define CU_LOAD(dt, p, j) CT__KL_##dt(p[k * in.step[j]])
+#define CU_STORE_BOOL(v) ((uint8_t)((v) != 0))
+#define CU_UNARY(name, dt) CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0))
+#define CU_UNARY_VM CU_UNARY
+#define CU_UNARY_BOOL(name, dt) CU_KERNEL(name, dt, uint8_t, CU_STORE_BOOL, CU_LOAD(dt, x, 0))
+#define CU_BINARY(name, dt) CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0), CU_LOAD(dt, y, 1))
+#define CU_BINARY_BOOL(name, dt) CU_KERNEL(name, dt, uint8_t, CU_STORE_BOOL, CU_LOAD(dt, x, 0), CU_LOAD(dt, y, 1))
+#define CU_TERNARY(name, dt)                                                                                \
+    CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0), CU_LOAD(dt, y, 1), CU_LOAD(dt, z, 2))
+/* where(cond, x, y): a select on the stored values, cond bool */
+#define CU_WHERE(name, dt)                                                                                  \
+    __global__ void cu_k_##name##_##dt(CT__KT_##dt *o, cu_operands in, int64_t n, ct__op_args a)           \
+    {                                                                                                      \
+        const uint8_t *c = cu_operand<uint8_t>(in, 0);                                                     \
+        const CT__KT_##dt *x = cu_operand<CT__KT_##dt>(in, 1), *y = cu_operand<CT__KT_##dt>(in, 2);        \
+        (void)a;                                                                                           \
+        for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;                            \
+             k += (int64_t)gridDim.x * blockDim.x)                                                         \
+            o[k] = c[k * in.step[0]] ? x[k * in.step[1]] : y[k * in.step[2]];                              \
+    }
+
+#define CU_KERNELS(name, kind, group) CT__KD_##group(CU_##kind, name, )
+#define CU_KERNELS_H(name, kind, group) CT__KD_##group(CU_##kind, name, h)
+CT__POINTWISE_KERNELS(CU_KERNELS, CU_KERNELS_H)
+CU_KERNELS_H(add_alpha, BINARY, ALL)
+CU_KERNELS_H(sub_alpha, BINARY, NUMERIC)
+
+/* A launcher per op: the kernel of dtype dt on out's n elements; false
+ * when the op has no kernel of that dtype. */
+#define CU_CASE(name, dt)                                                                                   \
+    case CU_DT_##dt:                                                                                       \
+        cu_k_##name##_##dt<<<cu_blocks(n), CU_THREADS>>>((decltype(cu_out_type_##name##_##dt()))o, in, n, *a); \
+        return true;
+#define CU_OUT_TYPE(name, dt) static inline CT__KT_##dt *cu_out_type_##name##_##dt(void) { return NULL; }
+#define CU_OUT_BOOL(name, dt) static inline uint8_t *cu_out_type_##name##_##dt(void) { return NULL; }
+#define CU_OUT_UNARY CU_OUT_TYPE
+#define CU_OUT_UNARY_VM CU_OUT_TYPE
+#define CU_OUT_BINARY CU_OUT_TYPE
+#define CU_OUT_TERNARY CU_OUT_TYPE
+#define CU_OUT_WHERE CU_OUT_TYPE
+#define CU_OUT_UNARY_BOOL CU_OUT_BOOL
+#define CU_OUT_BINARY_BOOL CU_OUT_BOOL
+#define CU_OUT_TYPES(name, kind, group) CT__KD_##group(CU_OUT_##kind, name, )
+#define CU_OUT_TYPES_H(name, kind, group) CT__KD_##group(CU_OUT_##kind, name, h)
+CT__POINTWISE_KERNELS(CU_OUT_TYPES, CU_OUT_TYPES_H)
+CU_OUT_TYPES_H(add_alpha, BINARY, ALL)
+CU_OUT_TYPES_H(sub_alpha, BINARY, NUMERIC)
+
+#define CU_LAUNCHER(name, kind, group, h)                                                                   \
+    static bool cu_launch_##name(ct_dtype dt, void *o, cu_operands in, int64_t n, const ct__op_args *a)     \
+    {                                                                                                      \
+        switch (dt) {                                                                                      \
+            CT__KD_##group(CU_CASE, name, h) default : return false;                                       \
+        }                                                                                                  \
+    }
+#define CU_LAUNCHERS(name, kind, group) CU_LAUNCHER(name, kind, group, )
+#define CU_LAUNCHERS_H(name, kind, group) CU_LAUNCHER(name, kind, group, h)
+CT__POINTWISE_KERNELS(CU_LAUNCHERS, CU_LAUNCHERS_H)
+CU_LAUNCHERS_H(add_alpha, BINARY, ALL)
+CU_LAUNCHERS_H(sub_alpha, BINARY, NUMERIC)
+
+/* The launch of op's kernel of dtype dt; false when there is none. add and
+ * sub with an alpha other than 1 run their alpha forms. */
+static bool cu_launch(ct__op op, ct_dtype dt, void *o, cu_operands in, int64_t n, const ct__op_args *a)
+{
+    bool alpha = a->alpha != 1 || a->alpha_i != 1;
+    if (op == CT__OP_add && alpha) return cu_launch_add_alpha(dt, o, in, n, a);
+    if (op == CT__OP_sub && alpha) return cu_launch_sub_alpha(dt, o, in, n, a);
+    switch (op) {
+#define CU_OP_CASE(name, kind, group) \
+    case CT__OP_##name: return cu_launch_##name(dt, o, in, n, a);
+        CT__POINTWISE_KERNELS(CU_OP_CASE, CU_OP_CASE)
+#undef CU_OP_CASE
+    default: return false;
+    }
+}
+
+static bool cu_has_pointwise(ct__op op, ct_dtype dt) { return cu_cpu()->has_pointwise(op, dt); }
+
+/* Whether t holds one element as far as its readers see: a 0-d tensor, or
+ * one broadcast to a shape (zero strides). */
+static bool cu_single(const ct_tensor *t)
+{
+    for (int d = 0; d < t->ndim; d++)
+        if (t->sizes[d] != 1 && t->strides[d] != 0) return false;
+    return true;
+}
+
+/* out = op(inputs). A dense out with every operand dense alike or a single
+ * element (a number, a 0-d tensor, a broadcast one) runs a kernel;
+ * broadcasting along some dims and strided operands run the CPU's loop on
+ * the managed memory, after a synchronize. */
+static void cu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
+{
+    int64_t n = cu_numel(out);
+    if (n == 0) return;
+    int arity = ct__ops[op].arity;
+    cu_operands in = {{NULL, NULL, NULL}, {0, 0, 0}, {0, 0, 0}};
+    bool dense = cu_contiguous(out);
+    for (int j = 0; j < arity; j++) {
+        const ct_tensor *t = inputs[j];
+        in.step[j] = cu_single(t) ? 0 : 1;
+        if (t->storage->device.type == CT_DEVICE_CPU) memcpy(&in.scalar[j], cu_data(t), ct_dtype_size(t->dtype));
+        else in.data[j] = cu_data(t);
+        dense = dense && (in.step[j] == 0 || (cu_contiguous(t) && cu_numel(t) == n));
+    }
+    if (dense) {
+        cu_use(cu_index_of(out));
+        /* the last input has the data dtype (where's first is its condition) */
+        if (cu_launch(op, inputs[arity - 1]->dtype, cu_data(out), in, n, args)) {
+            cu_ok(cudaGetLastError());
+            return;
+        }
+    }
+    cu_finish_all();
+    cu_cpu()->pointwise(op, out, inputs, args);
+}
+
+/* ==================== cuda/random.cu ==================== */
+// >>cuda/random.cu
+/* Random numbers: a CUDA generator's state is PyTorch's, the seed and the
+ * Philox offset (16 bytes, torch.cuda.get_rng_state()'s layout since
+ * PyTorch 2). A sampler run gives thread t of the launch Philox subsequence
+ * t from the offset, four numbers a draw, and moves the offset past what the
+ * busiest thread used, a multiple of 4, as PyTorch's
+ * distribution_nullary_kernel does. Uniform and normal samples of a dense
+ * float32 or float64 output are drawn here; the other samplers run the
+ * CPU's on the managed memory from a CPU generator seeded by the state, so
+ * they too are repeatable from a seed and move the offset on. */
+
+#include <curand_kernel.h>
+
+typedef struct cu_philox {
+    uint64_t seed, offset;
+} cu_philox;
+
+static void cu_rng_seed(void *state, uint64_t seed)
+{
+    cu_philox s = {seed, 0};
+    memcpy(state, &s, sizeof s);
+}
+
+static uint64_t cu_rng_initial_seed(const void *state)
+{
+    cu_philox s;
+    memcpy(&s, state, sizeof s);
+    return s.seed;
+}
+
+static ct_result cu_rng_check_state(const void *bytes, size_t nbytes)
+{
+    if (nbytes != sizeof(cu_philox)) return ct_set_error(CT_ERR_RUNTIME, "RNG state is wrong size");
+    cu_philox s;
+    memcpy(&s, bytes, sizeof s);
+    return s.offset % 4 ? ct_set_error(CT_ERR_RUNTIME, "offset must be a multiple of 4") : CT_OK;
+}
+
+static const ct_generator_kind cu_generator = {sizeof(cu_philox), cu_rng_seed, cu_rng_initial_seed,
+                                               cu_rng_check_state};
+
+/* Four uniforms in (0, 1] or four standard normals per draw, written as T
+ * (float or double): uniform: u * (to - from) + from with u = 1 taken as
+ * 0, so [from, to) as PyTorch's; normal: z * std + mean. */
+template <typename T>
+__global__ void cu_sample_kernel(T *out, int64_t n, cu_philox s, bool normal, double a0, double a1)
+{
+    int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, stride = (int64_t)gridDim.x * blockDim.x;
+    curandStatePhilox4_32_10_t st;
+    curand_init(s.seed, (unsigned long long)t, s.offset, &st);
+    for (int64_t base = t * 4; base < n; base += stride * 4) {
+        float4 v = normal ? curand_normal4(&st) : curand_uniform4(&st);
+        float r[4] = {v.x, v.y, v.z, v.w};
+        for (int j = 0; j < 4 && base + j < n; j++) {
+            double x = normal ? (double)r[j] * a1 + a0 : (r[j] == 1.0f ? 0.0 : (double)r[j]) * (a1 - a0) + a0;
+            out[base + j] = (T)x;
+        }
+    }
+}
+
+/* The offset a launch of `blocks` blocks on n elements uses: 4 numbers a
+ * draw, as many draws as the busiest thread makes. */
+static uint64_t cu_offset_used(int64_t n, unsigned blocks)
+{
+    int64_t per_draw = (int64_t)blocks * CU_THREADS * 4;
+    return (uint64_t)((n + per_draw - 1) / per_draw) * 4;
+}
+
+/* A uniform or normal sample of a dense float32/float64 output here; false
+ * for the samplers left to the CPU. */
+static bool cu_sample_here(const ct__random_job *job, cu_philox *s)
+{
+    ct_tensor *out = job->out;
+    bool normal = job->kind == CT__RANDOM_NORMAL;
+    if ((job->kind != CT__RANDOM_UNIFORM && !normal) || !cu_contiguous(out) ||
+        (out->dtype != CT_F32 && out->dtype != CT_F64))
+        return false;
+    int64_t n = cu_numel(out);
+    unsigned blocks = cu_blocks((n + 3) / 4);
+    cu_use(cu_index_of(out));
+    if (out->dtype == CT_F32)
+        cu_sample_kernel<float><<<blocks, CU_THREADS>>>((float *)cu_data(out), n, *s, normal, job->a[0], job->a[1]);
+    else
+        cu_sample_kernel<double><<<blocks, CU_THREADS>>>((double *)cu_data(out), n, *s, normal, job->a[0], job->a[1]);
+    cu_ok(cudaGetLastError());
+    s->offset += cu_offset_used(n, blocks);
+    return true;
+}
+
+/* The other samplers: the CPU's, from a CPU generator seeded by (seed,
+ * offset), the offset then moved past one draw per element. */
+static ct_result cu_sample_on_host(const ct__random_job *job, cu_philox *s)
+{
+    ct_generator *g = ct_generator_new();
+    if (!g) return ct_last_error_code();
+    ct_generator_manual_seed(g, s->seed ^ (s->offset * 0x9e3779b97f4a7c15ULL));
+    ct__random_job on_host = *job;
+    on_host.g = g;
+    on_host.state = NULL;
+    cu_finish_all();
+    ct_result r = cu_cpu()->random(&on_host);
+    ct_generator_free(g);
+    s->offset += (uint64_t)(cu_numel(job->out) + 3) / 4 * 4;
+    return r;
+}
+
+static ct_result cu_random(const ct__random_job *job)
+{
+    cu_philox s;
+    memcpy(&s, job->state, sizeof s);
+    ct_result r = cu_numel(job->out) == 0 || cu_sample_here(job, &s) ? CT_OK : cu_sample_on_host(job, &s);
+    memcpy(job->state, &s, sizeof s);
+    return r;
+}
+
+/* ==================== cuda/backend.cu ==================== */
+// >>cuda/backend.cu
+/* Matrix products on cuBLAS, the op families that run the CPU's kernels on
+ * managed memory for now, and the backend table registered at start-up. */
+
+/* ---------------------------------------------------------------- products */
+
+/* One cuBLAS handle per device, made on first use, on the default stream.
+ * Its default math mode keeps float32 products in float32 (no TF32), as
+ * PyTorch's allow_tf32 = False for matmul. */
+static cublasHandle_t cu_blas(int index)
+{
+    static cublasHandle_t handles[CU_MAX_DEVICES];
+    static std::mutex lock;
+    std::lock_guard<std::mutex> hold(lock);
+    if (!handles[index] && cublasCreate(&handles[index]) != CUBLAS_STATUS_SUCCESS) handles[index] = NULL;
+    return handles[index];
+}
+
+/* C = beta C + alpha op(A) op(B), row-major, as cuBLAS's column-major
+ * C^T = op(B)^T op(A)^T: B's and A's storage read column-major are
+ * already the transposes the row-major product needs. */
+static bool cu_gemm_blas(const ct__gemm_job *j, cublasHandle_t h)
+{
+    const int64_t most = 2147483647;
+    if (j->M > most || j->N > most || j->K > most || j->a_ld > most || j->b_ld > most) return false;
+    cublasOperation_t ta = j->a_trans ? CUBLAS_OP_T : CUBLAS_OP_N, tb = j->b_trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+    int m = (int)j->N, n = (int)j->M, k = (int)j->K, lda = (int)j->b_ld, ldb = (int)j->a_ld, ldc = (int)j->N;
+    cublasStatus_t st;
+    if (j->dtype == CT_F32) {
+        float alpha = (float)j->alpha, beta = (float)j->beta;
+        st = cublasSgemmStridedBatched(h, tb, ta, m, n, k, &alpha, (const float *)j->B, lda, j->b_bs,
+                                       (const float *)j->A, ldb, j->a_bs, &beta, (float *)j->C, ldc, j->M * j->N,
+                                       (int)j->batch);
+    } else {
+        st = cublasDgemmStridedBatched(h, tb, ta, m, n, k, &j->alpha, (const double *)j->B, lda, j->b_bs,
+                                       (const double *)j->A, ldb, j->a_bs, &j->beta, (double *)j->C, ldc,
+                                       j->M * j->N, (int)j->batch);
+    }
+    if (st != CUBLAS_STATUS_SUCCESS) ct_set_error(CT_ERR_RUNTIME, "CUDA error: a cuBLAS product failed");
+    return true;
+}
+
+/* float32 and float64 on cuBLAS; int64 (and sizes past cuBLAS's int) on the CPU's GEMM. */
+static void cu_gemm(const ct__gemm_job *job)
+{
+    if (job->batch == 0 || job->M == 0 || job->N == 0) return;
+    cu_use(job->device_index);
+    cublasHandle_t h = job->dtype == CT_I64 || job->batch > 2147483647 ? NULL : cu_blas(job->device_index);
+    if (h && cu_gemm_blas(job, h)) return;
+    cu_finish_all();
+    cu_cpu()->gemm(job);
+}
+
+/* ---------------------------------------------------------------- the CPU's kernels on managed memory */
+
+/* The op families without a CUDA kernel yet: every device finishes its
+ * queued work, then the CPU's kernel runs on the same (managed) memory. */
+static void cu_index(ct__index_job *job)
+{
+    cu_finish_all();
+    cu_cpu()->index(job);
+}
+
+static ct_result cu_sorting(ct__op op, ct__sort_job *job)
+{
+    cu_finish_all();
+    return cu_cpu()->sorting(op, job);
+}
+
+static void cu_reduce(ct__rop op, ct_tensor *out, const ct_tensor *in, uint32_t mask, const ct__rargs *args)
+{
+    cu_finish_all();
+    cu_cpu()->reduce->reduce(op, out, in, mask, args);
+}
+
+static ct_result cu_along(ct__aop op, ct_tensor *values, ct_tensor *indices, const ct_tensor *in, int dim)
+{
+    cu_finish_all();
+    return cu_cpu()->reduce->along(op, values, indices, in, dim);
+}
+
+static void cu_range(const ct__range_job *job)
+{
+    cu_finish_all();
+    cu_cpu()->range(job);
+}
+
+static ct_result cu_conv(const ct__conv_job *job)
+{
+    cu_finish_all();
+    return cu_cpu()->conv(job);
+}
+
+static void cu_linmap(const ct__linmap_job *job)
+{
+    cu_finish_all();
+    cu_cpu()->linmap(job);
+}
+
+static void cu_optim_step(const ct__optim_job *job)
+{
+    cu_finish_all();
+    cu_cpu()->optim_step(job);
+}
+
+static void cu_bn_stats(const ct__bn_stats_job *job)
+{
+    cu_finish_all();
+    cu_cpu()->bn_stats(job);
+}
+
+/* ---------------------------------------------------------------- registration */
+
+static const ct__reduce_kernels cu_reduce_kernels = {cu_reduce, cu_along};
+
+static const ct_backend cu_backend = {
+    "cuda",         cu_device_count, cu_alloc,           cu_free,         cu_copy,
+    cu_fill,        cu_has_pointwise, cu_pointwise,      cu_index,        cu_sorting,
+    &cu_reduce_kernels, cu_gemm,     cu_range,           cu_random,       &cu_generator,
+    cu_conv,        cu_linmap,       cu_optim_step,      cu_bn_stats,     cu_synchronize,
+    cu_memory_stats, cu_reset_peak_memory_stats, cu_empty_cache};
+
+/* Registered before main, as a static object's constructor runs, whether or
+ * not a GPU is there (device_count then says 0). */
+static struct cu_registration {
+    cu_registration() { ct_register_backend(CT_DEVICE_CUDA, &cu_backend, CT_BACKEND_ABI_VERSION); }
+} cu_registered;

@@ -1,0 +1,226 @@
+/* Element-wise kernels: fill, copies, and the pointwise ops generated from
+ * the shared formulas (src/ops/formulas.h), as the CPU's loops are. Each
+ * kernel strides over its n elements from a capped grid. */
+
+/* ---------------------------------------------------------------- fill */
+
+/* p[i] = v for i < n, T an unsigned type of the element's width. */
+template <typename T> __global__ void cu_fill_kernel(T *p, T v, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        p[i] = v;
+}
+
+template <typename T> static void cu_fill_as(void *p, const void *elem, int64_t n)
+{
+    T v;
+    memcpy(&v, elem, sizeof v);
+    cu_fill_kernel<T><<<cu_blocks(n), CU_THREADS>>>((T *)p, v, n);
+    cu_ok(cudaGetLastError());
+}
+
+static void cu_fill(ct_tensor *dst, const void *elem)
+{
+    int64_t n = cu_numel(dst);
+    if (n == 0) return;
+    int index = cu_index_of(dst);
+    if (!cu_contiguous(dst)) { /* strided: the CPU's loop, on the managed memory */
+        cu_finish_all();
+        cu_cpu()->fill(dst, elem);
+        return;
+    }
+    cu_use(index);
+    switch (ct_dtype_size(dst->dtype)) {
+    case 1: cu_fill_as<uint8_t>(cu_data(dst), elem, n); break;
+    case 2: cu_fill_as<uint16_t>(cu_data(dst), elem, n); break;
+    case 4: cu_fill_as<uint32_t>(cu_data(dst), elem, n); break;
+    default: cu_fill_as<uint64_t>(cu_data(dst), elem, n); break;
+    }
+}
+
+/* ---------------------------------------------------------------- copies */
+
+/* dst = src. The same dtype, both dense with the same number of elements:
+ * one cudaMemcpy in either direction (a copy that touches the host waits
+ * for itself: the host buffer may go as soon as this returns, as pageable
+ * memory makes PyTorch's non_blocking copies synchronous too). Anything
+ * else (a dtype conversion, a broadcast or strided side): the CPU's copy
+ * on the managed memory, after a synchronize. */
+static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
+{
+    int64_t n = cu_numel(dst);
+    if (n == 0) return;
+    bool dst_dev = dst->storage->device.type == CT_DEVICE_CUDA, src_dev = src->storage->device.type == CT_DEVICE_CUDA;
+    int index = cu_index_of(dst_dev ? dst : src);
+    if (dst->dtype == src->dtype && cu_numel(src) == n && cu_contiguous(dst) && cu_contiguous(src)) {
+        cu_use(index);
+        size_t bytes = (size_t)n * ct_dtype_size(dst->dtype);
+        if (!cu_ok(cudaMemcpyAsync(cu_data(dst), cu_data(src), bytes, cudaMemcpyDefault, 0))) return;
+        if (!(dst_dev && src_dev) || !non_blocking) cu_ok(cudaStreamSynchronize(0));
+        return;
+    }
+    cu_finish_all();
+    cu_cpu()->copy(dst, src, false);
+}
+
+/* ---------------------------------------------------------------- pointwise */
+
+/* The ct_dtype of a formula dtype suffix. */
+#define CU_DT_b8 CT_BOOL
+#define CU_DT_u8 CT_U8
+#define CU_DT_i8 CT_I8
+#define CU_DT_i16 CT_I16
+#define CU_DT_i32 CT_I32
+#define CU_DT_i64 CT_I64
+#define CU_DT_f32 CT_F32
+#define CU_DT_f64 CT_F64
+#define CU_DT_f16 CT_F16
+#define CU_DT_bf16 CT_BF16
+#define CU_DT_f16h CT_F16
+#define CU_DT_bf16h CT_BF16
+
+/* Operands as a kernel reads them: dense, or one element (a 0-d operand,
+ * broadcast): element k of operand j is at data[j] + k * step[j]. A 0-d
+ * operand on the host (a number, a CPU scalar beside device tensors) travels
+ * by value in scalar[j], data[j] NULL. */
+typedef struct cu_operands {
+    const void *data[3];
+    int64_t step[3];
+    uint64_t scalar[3];
+} cu_operands;
+
+/* Operand j's elements, as the kernel sees them. */
+template <typename T> __device__ const T *cu_operand(const cu_operands &in, int j)
+{
+    return in.data[j] ? (const T *)in.data[j] : (const T *)(const void *)&in.scalar[j];
+}
+
+/* One kernel per op and dtype: o[k] = store(formula(load(x[k]), ...)). The
+ * comparison and predicate kinds store bool. */
+#define CU_KERNEL(name, dt, OUT, STORE, ...)                                                                \
+    __global__ void cu_k_##name##_##dt(OUT *o, cu_operands in, int64_t n, ct__op_args a)                   \
+    {                                                                                                      \
+        const CT__KT_##dt *x = cu_operand<CT__KT_##dt>(in, 0), *y = cu_operand<CT__KT_##dt>(in, 1);        \
+        const CT__KT_##dt *z = cu_operand<CT__KT_##dt>(in, 2);                                             \
+        (void)y, (void)z;                                                                                  \
+        for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;                            \
+             k += (int64_t)gridDim.x * blockDim.x)                                                         \
+            o[k] = STORE(CT__KFN(name, dt)(__VA_ARGS__, &a));                                              \
+    }
+#define CU_LOAD(dt, p, j) CT__KL_##dt(p[k * in.step[j]])
+#define CU_STORE_BOOL(v) ((uint8_t)((v) != 0))
+#define CU_UNARY(name, dt) CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0))
+#define CU_UNARY_VM CU_UNARY
+#define CU_UNARY_BOOL(name, dt) CU_KERNEL(name, dt, uint8_t, CU_STORE_BOOL, CU_LOAD(dt, x, 0))
+#define CU_BINARY(name, dt) CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0), CU_LOAD(dt, y, 1))
+#define CU_BINARY_BOOL(name, dt) CU_KERNEL(name, dt, uint8_t, CU_STORE_BOOL, CU_LOAD(dt, x, 0), CU_LOAD(dt, y, 1))
+#define CU_TERNARY(name, dt)                                                                                \
+    CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0), CU_LOAD(dt, y, 1), CU_LOAD(dt, z, 2))
+/* where(cond, x, y): a select on the stored values, cond bool */
+#define CU_WHERE(name, dt)                                                                                  \
+    __global__ void cu_k_##name##_##dt(CT__KT_##dt *o, cu_operands in, int64_t n, ct__op_args a)           \
+    {                                                                                                      \
+        const uint8_t *c = cu_operand<uint8_t>(in, 0);                                                     \
+        const CT__KT_##dt *x = cu_operand<CT__KT_##dt>(in, 1), *y = cu_operand<CT__KT_##dt>(in, 2);        \
+        (void)a;                                                                                           \
+        for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;                            \
+             k += (int64_t)gridDim.x * blockDim.x)                                                         \
+            o[k] = c[k * in.step[0]] ? x[k * in.step[1]] : y[k * in.step[2]];                              \
+    }
+
+#define CU_KERNELS(name, kind, group) CT__KD_##group(CU_##kind, name, )
+#define CU_KERNELS_H(name, kind, group) CT__KD_##group(CU_##kind, name, h)
+CT__POINTWISE_KERNELS(CU_KERNELS, CU_KERNELS_H)
+CU_KERNELS_H(add_alpha, BINARY, ALL)
+CU_KERNELS_H(sub_alpha, BINARY, NUMERIC)
+
+/* A launcher per op: the kernel of dtype dt on out's n elements; false
+ * when the op has no kernel of that dtype. */
+#define CU_CASE(name, dt)                                                                                   \
+    case CU_DT_##dt:                                                                                       \
+        cu_k_##name##_##dt<<<cu_blocks(n), CU_THREADS>>>((decltype(cu_out_type_##name##_##dt()))o, in, n, *a); \
+        return true;
+#define CU_OUT_TYPE(name, dt) static inline CT__KT_##dt *cu_out_type_##name##_##dt(void) { return NULL; }
+#define CU_OUT_BOOL(name, dt) static inline uint8_t *cu_out_type_##name##_##dt(void) { return NULL; }
+#define CU_OUT_UNARY CU_OUT_TYPE
+#define CU_OUT_UNARY_VM CU_OUT_TYPE
+#define CU_OUT_BINARY CU_OUT_TYPE
+#define CU_OUT_TERNARY CU_OUT_TYPE
+#define CU_OUT_WHERE CU_OUT_TYPE
+#define CU_OUT_UNARY_BOOL CU_OUT_BOOL
+#define CU_OUT_BINARY_BOOL CU_OUT_BOOL
+#define CU_OUT_TYPES(name, kind, group) CT__KD_##group(CU_OUT_##kind, name, )
+#define CU_OUT_TYPES_H(name, kind, group) CT__KD_##group(CU_OUT_##kind, name, h)
+CT__POINTWISE_KERNELS(CU_OUT_TYPES, CU_OUT_TYPES_H)
+CU_OUT_TYPES_H(add_alpha, BINARY, ALL)
+CU_OUT_TYPES_H(sub_alpha, BINARY, NUMERIC)
+
+#define CU_LAUNCHER(name, kind, group, h)                                                                   \
+    static bool cu_launch_##name(ct_dtype dt, void *o, cu_operands in, int64_t n, const ct__op_args *a)     \
+    {                                                                                                      \
+        switch (dt) {                                                                                      \
+            CT__KD_##group(CU_CASE, name, h) default : return false;                                       \
+        }                                                                                                  \
+    }
+#define CU_LAUNCHERS(name, kind, group) CU_LAUNCHER(name, kind, group, )
+#define CU_LAUNCHERS_H(name, kind, group) CU_LAUNCHER(name, kind, group, h)
+CT__POINTWISE_KERNELS(CU_LAUNCHERS, CU_LAUNCHERS_H)
+CU_LAUNCHERS_H(add_alpha, BINARY, ALL)
+CU_LAUNCHERS_H(sub_alpha, BINARY, NUMERIC)
+
+/* The launch of op's kernel of dtype dt; false when there is none. add and
+ * sub with an alpha other than 1 run their alpha forms. */
+static bool cu_launch(ct__op op, ct_dtype dt, void *o, cu_operands in, int64_t n, const ct__op_args *a)
+{
+    bool alpha = a->alpha != 1 || a->alpha_i != 1;
+    if (op == CT__OP_add && alpha) return cu_launch_add_alpha(dt, o, in, n, a);
+    if (op == CT__OP_sub && alpha) return cu_launch_sub_alpha(dt, o, in, n, a);
+    switch (op) {
+#define CU_OP_CASE(name, kind, group) \
+    case CT__OP_##name: return cu_launch_##name(dt, o, in, n, a);
+        CT__POINTWISE_KERNELS(CU_OP_CASE, CU_OP_CASE)
+#undef CU_OP_CASE
+    default: return false;
+    }
+}
+
+static bool cu_has_pointwise(ct__op op, ct_dtype dt) { return cu_cpu()->has_pointwise(op, dt); }
+
+/* Whether t holds one element as far as its readers see: a 0-d tensor, or
+ * one broadcast to a shape (zero strides). */
+static bool cu_single(const ct_tensor *t)
+{
+    for (int d = 0; d < t->ndim; d++)
+        if (t->sizes[d] != 1 && t->strides[d] != 0) return false;
+    return true;
+}
+
+/* out = op(inputs). A dense out with every operand dense alike or a single
+ * element (a number, a 0-d tensor, a broadcast one) runs a kernel;
+ * broadcasting along some dims and strided operands run the CPU's loop on
+ * the managed memory, after a synchronize. */
+static void cu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
+{
+    int64_t n = cu_numel(out);
+    if (n == 0) return;
+    int arity = ct__ops[op].arity;
+    cu_operands in = {{NULL, NULL, NULL}, {0, 0, 0}, {0, 0, 0}};
+    bool dense = cu_contiguous(out);
+    for (int j = 0; j < arity; j++) {
+        const ct_tensor *t = inputs[j];
+        in.step[j] = cu_single(t) ? 0 : 1;
+        if (t->storage->device.type == CT_DEVICE_CPU) memcpy(&in.scalar[j], cu_data(t), ct_dtype_size(t->dtype));
+        else in.data[j] = cu_data(t);
+        dense = dense && (in.step[j] == 0 || (cu_contiguous(t) && cu_numel(t) == n));
+    }
+    if (dense) {
+        cu_use(cu_index_of(out));
+        /* the last input has the data dtype (where's first is its condition) */
+        if (cu_launch(op, inputs[arity - 1]->dtype, cu_data(out), in, n, args)) {
+            cu_ok(cudaGetLastError());
+            return;
+        }
+    }
+    cu_finish_all();
+    cu_cpu()->pointwise(op, out, inputs, args);
+}

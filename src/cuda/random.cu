@@ -1,0 +1,113 @@
+/* Random numbers: a CUDA generator's state is PyTorch's, the seed and the
+ * Philox offset (16 bytes, torch.cuda.get_rng_state()'s layout since
+ * PyTorch 2). A sampler run gives thread t of the launch Philox subsequence
+ * t from the offset, four numbers a draw, and moves the offset past what the
+ * busiest thread used, a multiple of 4, as PyTorch's
+ * distribution_nullary_kernel does. Uniform and normal samples of a dense
+ * float32 or float64 output are drawn here; the other samplers run the
+ * CPU's on the managed memory from a CPU generator seeded by the state, so
+ * they too are repeatable from a seed and move the offset on. */
+
+#include <curand_kernel.h>
+
+typedef struct cu_philox {
+    uint64_t seed, offset;
+} cu_philox;
+
+static void cu_rng_seed(void *state, uint64_t seed)
+{
+    cu_philox s = {seed, 0};
+    memcpy(state, &s, sizeof s);
+}
+
+static uint64_t cu_rng_initial_seed(const void *state)
+{
+    cu_philox s;
+    memcpy(&s, state, sizeof s);
+    return s.seed;
+}
+
+static ct_result cu_rng_check_state(const void *bytes, size_t nbytes)
+{
+    if (nbytes != sizeof(cu_philox)) return ct_set_error(CT_ERR_RUNTIME, "RNG state is wrong size");
+    cu_philox s;
+    memcpy(&s, bytes, sizeof s);
+    return s.offset % 4 ? ct_set_error(CT_ERR_RUNTIME, "offset must be a multiple of 4") : CT_OK;
+}
+
+static const ct_generator_kind cu_generator = {sizeof(cu_philox), cu_rng_seed, cu_rng_initial_seed,
+                                               cu_rng_check_state};
+
+/* Four uniforms in (0, 1] or four standard normals per draw, written as T
+ * (float or double): uniform: u * (to - from) + from with u = 1 taken as
+ * 0, so [from, to) as PyTorch's; normal: z * std + mean. */
+template <typename T>
+__global__ void cu_sample_kernel(T *out, int64_t n, cu_philox s, bool normal, double a0, double a1)
+{
+    int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, stride = (int64_t)gridDim.x * blockDim.x;
+    curandStatePhilox4_32_10_t st;
+    curand_init(s.seed, (unsigned long long)t, s.offset, &st);
+    for (int64_t base = t * 4; base < n; base += stride * 4) {
+        float4 v = normal ? curand_normal4(&st) : curand_uniform4(&st);
+        float r[4] = {v.x, v.y, v.z, v.w};
+        for (int j = 0; j < 4 && base + j < n; j++) {
+            double x = normal ? (double)r[j] * a1 + a0 : (r[j] == 1.0f ? 0.0 : (double)r[j]) * (a1 - a0) + a0;
+            out[base + j] = (T)x;
+        }
+    }
+}
+
+/* The offset a launch of `blocks` blocks on n elements uses: 4 numbers a
+ * draw, as many draws as the busiest thread makes. */
+static uint64_t cu_offset_used(int64_t n, unsigned blocks)
+{
+    int64_t per_draw = (int64_t)blocks * CU_THREADS * 4;
+    return (uint64_t)((n + per_draw - 1) / per_draw) * 4;
+}
+
+/* A uniform or normal sample of a dense float32/float64 output here; false
+ * for the samplers left to the CPU. */
+static bool cu_sample_here(const ct__random_job *job, cu_philox *s)
+{
+    ct_tensor *out = job->out;
+    bool normal = job->kind == CT__RANDOM_NORMAL;
+    if ((job->kind != CT__RANDOM_UNIFORM && !normal) || !cu_contiguous(out) ||
+        (out->dtype != CT_F32 && out->dtype != CT_F64))
+        return false;
+    int64_t n = cu_numel(out);
+    unsigned blocks = cu_blocks((n + 3) / 4);
+    cu_use(cu_index_of(out));
+    if (out->dtype == CT_F32)
+        cu_sample_kernel<float><<<blocks, CU_THREADS>>>((float *)cu_data(out), n, *s, normal, job->a[0], job->a[1]);
+    else
+        cu_sample_kernel<double><<<blocks, CU_THREADS>>>((double *)cu_data(out), n, *s, normal, job->a[0], job->a[1]);
+    cu_ok(cudaGetLastError());
+    s->offset += cu_offset_used(n, blocks);
+    return true;
+}
+
+/* The other samplers: the CPU's, from a CPU generator seeded by (seed,
+ * offset), the offset then moved past one draw per element. */
+static ct_result cu_sample_on_host(const ct__random_job *job, cu_philox *s)
+{
+    ct_generator *g = ct_generator_new();
+    if (!g) return ct_last_error_code();
+    ct_generator_manual_seed(g, s->seed ^ (s->offset * 0x9e3779b97f4a7c15ULL));
+    ct__random_job on_host = *job;
+    on_host.g = g;
+    on_host.state = NULL;
+    cu_finish_all();
+    ct_result r = cu_cpu()->random(&on_host);
+    ct_generator_free(g);
+    s->offset += (uint64_t)(cu_numel(job->out) + 3) / 4 * 4;
+    return r;
+}
+
+static ct_result cu_random(const ct__random_job *job)
+{
+    cu_philox s;
+    memcpy(&s, job->state, sizeof s);
+    ct_result r = cu_numel(job->out) == 0 || cu_sample_here(job, &s) ? CT_OK : cu_sample_on_host(job, &s);
+    memcpy(job->state, &s, sizeof s);
+    return r;
+}
