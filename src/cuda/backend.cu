@@ -17,7 +17,9 @@ static cublasHandle_t cu_blas(int index)
 
 /* C = beta C + alpha op(A) op(B), row-major, as cuBLAS's column-major
  * C^T = op(B)^T op(A)^T: B's and A's storage read column-major are
- * already the transposes the row-major product needs. */
+ * already the transposes the row-major product needs. false when cuBLAS
+ * refuses the shapes (leading dimensions it does not take, sizes past its
+ * int): the CPU's GEMM takes the product then. */
 static bool cu_gemm_blas(const ct__gemm_job *j, cublasHandle_t h)
 {
     const int64_t most = 2147483647;
@@ -35,11 +37,10 @@ static bool cu_gemm_blas(const ct__gemm_job *j, cublasHandle_t h)
                                        (const double *)j->A, ldb, j->a_bs, &j->beta, (double *)j->C, ldc,
                                        j->M * j->N, (int)j->batch);
     }
-    if (st != CUBLAS_STATUS_SUCCESS) ct_set_error(CT_ERR_RUNTIME, "CUDA error: a cuBLAS product failed");
-    return true;
+    return st == CUBLAS_STATUS_SUCCESS;
 }
 
-/* float32 and float64 on cuBLAS; int64 (and sizes past cuBLAS's int) on the CPU's GEMM. */
+/* float32 and float64 on cuBLAS; int64 and what cuBLAS refuses on the CPU's GEMM. */
 static void cu_gemm(const ct__gemm_job *job)
 {
     if (job->batch == 0 || job->M == 0 || job->N == 0) return;

@@ -1,8 +1,8 @@
 /* Random numbers: a CUDA generator's state is PyTorch's, the seed and the
  * Philox offset (16 bytes, torch.cuda.get_rng_state()'s layout since
  * PyTorch 2). A sampler run gives thread t of the launch Philox subsequence
- * t from the offset, four numbers a draw, and moves the offset past what the
- * busiest thread used, a multiple of 4, as PyTorch's
+ * t from the offset, four Philox numbers a draw, and moves the offset past
+ * what the busiest thread used, a multiple of 4, as PyTorch's
  * distribution_nullary_kernel does. Uniform and normal samples of a dense
  * float32 or float64 output are drawn here; the other samplers run the
  * CPU's on the managed memory from a CPU generator seeded by the state, so
@@ -38,31 +38,49 @@ static ct_result cu_rng_check_state(const void *bytes, size_t nbytes)
 static const ct_generator_kind cu_generator = {sizeof(cu_philox), cu_rng_seed, cu_rng_initial_seed,
                                                cu_rng_check_state};
 
-/* Four uniforms in (0, 1] or four standard normals per draw, written as T
- * (float or double): uniform: u * (to - from) + from with u = 1 taken as
- * 0, so [from, to) as PyTorch's; normal: z * std + mean. */
+/* Uniforms in (0, 1] or standard normals, four floats or two doubles a
+ * draw of four Philox numbers (curand's uniform4 / uniform2_double),
+ * written as T: uniform: u * (to - from) + from with u = 1 taken as 0, so
+ * [from, to) as PyTorch's; normal: z * std + mean. */
+template <typename T> struct cu_draws;
+template <> struct cu_draws<float> {
+    enum { n = 4 };
+    static __device__ void draw(curandStatePhilox4_32_10_t *st, bool normal, double *r)
+    {
+        float4 v = normal ? curand_normal4(st) : curand_uniform4(st);
+        r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
+    }
+};
+template <> struct cu_draws<double> {
+    enum { n = 2 };
+    static __device__ void draw(curandStatePhilox4_32_10_t *st, bool normal, double *r)
+    {
+        double2 v = normal ? curand_normal2_double(st) : curand_uniform2_double(st);
+        r[0] = v.x, r[1] = v.y;
+    }
+};
+
 template <typename T>
 __global__ void cu_sample_kernel(T *out, int64_t n, cu_philox s, bool normal, double a0, double a1)
 {
+    const int per = cu_draws<T>::n;
     int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, stride = (int64_t)gridDim.x * blockDim.x;
     curandStatePhilox4_32_10_t st;
     curand_init(s.seed, (unsigned long long)t, s.offset, &st);
-    for (int64_t base = t * 4; base < n; base += stride * 4) {
-        float4 v = normal ? curand_normal4(&st) : curand_uniform4(&st);
-        float r[4] = {v.x, v.y, v.z, v.w};
-        for (int j = 0; j < 4 && base + j < n; j++) {
-            double x = normal ? (double)r[j] * a1 + a0 : (r[j] == 1.0f ? 0.0 : (double)r[j]) * (a1 - a0) + a0;
-            out[base + j] = (T)x;
-        }
+    for (int64_t base = t * per; base < n; base += stride * per) {
+        double r[4];
+        cu_draws<T>::draw(&st, normal, r);
+        for (int j = 0; j < per && base + j < n; j++)
+            out[base + j] = (T)(normal ? r[j] * a1 + a0 : (r[j] == 1.0 ? 0.0 : r[j]) * (a1 - a0) + a0);
     }
 }
 
-/* The offset a launch of `blocks` blocks on n elements uses: 4 numbers a
- * draw, as many draws as the busiest thread makes. */
-static uint64_t cu_offset_used(int64_t n, unsigned blocks)
+/* The offset a launch of `blocks` blocks on n elements uses: 4 Philox
+ * numbers a draw of `per` elements, as many draws as the busiest thread makes. */
+static uint64_t cu_offset_used(int64_t n, unsigned blocks, int per)
 {
-    int64_t per_draw = (int64_t)blocks * CU_THREADS * 4;
-    return (uint64_t)((n + per_draw - 1) / per_draw) * 4;
+    int64_t per_launch = (int64_t)blocks * CU_THREADS * per;
+    return (uint64_t)((n + per_launch - 1) / per_launch) * 4;
 }
 
 /* A uniform or normal sample of a dense float32/float64 output here; false
@@ -75,14 +93,15 @@ static bool cu_sample_here(const ct__random_job *job, cu_philox *s)
         (out->dtype != CT_F32 && out->dtype != CT_F64))
         return false;
     int64_t n = cu_numel(out);
-    unsigned blocks = cu_blocks((n + 3) / 4);
+    int per = out->dtype == CT_F32 ? 4 : 2;
+    unsigned blocks = cu_blocks((n + per - 1) / per);
     cu_use(cu_index_of(out));
     if (out->dtype == CT_F32)
         cu_sample_kernel<float><<<blocks, CU_THREADS>>>((float *)cu_data(out), n, *s, normal, job->a[0], job->a[1]);
     else
         cu_sample_kernel<double><<<blocks, CU_THREADS>>>((double *)cu_data(out), n, *s, normal, job->a[0], job->a[1]);
     cu_ok(cudaGetLastError());
-    s->offset += cu_offset_used(n, blocks);
+    s->offset += cu_offset_used(n, blocks, per);
     return true;
 }
 
