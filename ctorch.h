@@ -291,9 +291,11 @@ typedef struct ct_memory_counters {
     int64_t num_frees;            /* "allocation.all.freed" */
 } ct_memory_counters;
 /* torch.cuda.memory_stats(device) for any device whose backend keeps
- * them: the CPU's caching allocator does (it counts blocks by their size
- * class, at most 1/16 over the bytes asked), a backend without them gives
- * PyTorch's "Expected a cuda device" error; *out is untouched on error. */
+ * them: the CPU's caching allocator does (it counts whole blocks, as
+ * PyTorch's CUDA one does: a fresh block is at most 1/16 over the bytes
+ * asked, a cached one taken for a smaller request up to twice them); a
+ * backend without them gives PyTorch's "Expected a cuda device" error.
+ * *out is untouched on error. */
 CTORCH_API ct_result ct_memory_stats(ct_device d, ct_memory_counters *out);
 /* torch.cuda.reset_peak_memory_stats(device): the peaks start again from
  * the current values. */
@@ -25615,9 +25617,10 @@ static void ct__cpu_bn_stats(const ct__bn_stats_job *j)
  * each step takes fresh memory from libc and gives it back, and the kernel
  * faults every page of every new activation in again on its first touch (a
  * third of a small CNN's step). A freed block therefore waits in its class's
- * list for the next request of that class. Classes are fine (16 per power of
- * two, 64 bytes apart below 1 KB): a block is at most 1/16 larger than asked,
- * where powers of two would waste up to half. The cache holds at most a
+ * list for the next request of that class (or of a smaller one: see
+ * CT__CACHE_REACH). Classes are fine (16 per power of two, 64 bytes apart
+ * below 1 KB): a fresh block is at most 1/16 larger than asked, where powers
+ * of two would waste up to half. The cache holds at most a
  * limit (CTORCH_CPU_CACHE_MAX, ct_set_cpu_cache_limit; unlimited by
  * default): a block freed past it goes back to libc at once.
  *

@@ -181,9 +181,11 @@ typedef struct ct_memory_counters {
     int64_t num_frees;            /* "allocation.all.freed" */
 } ct_memory_counters;
 /* torch.cuda.memory_stats(device) for any device whose backend keeps
- * them: the CPU's caching allocator does (it counts blocks by their size
- * class, at most 1/16 over the bytes asked), a backend without them gives
- * PyTorch's "Expected a cuda device" error; *out is untouched on error. */
+ * them: the CPU's caching allocator does (it counts whole blocks, as
+ * PyTorch's CUDA one does: a fresh block is at most 1/16 over the bytes
+ * asked, a cached one taken for a smaller request up to twice them); a
+ * backend without them gives PyTorch's "Expected a cuda device" error.
+ * *out is untouched on error. */
 CTORCH_API ct_result ct_memory_stats(ct_device d, ct_memory_counters *out);
 /* torch.cuda.reset_peak_memory_stats(device): the peaks start again from
  * the current values. */

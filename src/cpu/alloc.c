@@ -5,9 +5,10 @@
  * each step takes fresh memory from libc and gives it back, and the kernel
  * faults every page of every new activation in again on its first touch (a
  * third of a small CNN's step). A freed block therefore waits in its class's
- * list for the next request of that class. Classes are fine (16 per power of
- * two, 64 bytes apart below 1 KB): a block is at most 1/16 larger than asked,
- * where powers of two would waste up to half. The cache holds at most a
+ * list for the next request of that class (or of a smaller one: see
+ * CT__CACHE_REACH). Classes are fine (16 per power of two, 64 bytes apart
+ * below 1 KB): a fresh block is at most 1/16 larger than asked, where powers
+ * of two would waste up to half. The cache holds at most a
  * limit (CTORCH_CPU_CACHE_MAX, ct_set_cpu_cache_limit; unlimited by
  * default): a block freed past it goes back to libc at once.
  *
