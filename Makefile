@@ -2,7 +2,7 @@
 #   make test          the whole suite (what README and CI run)
 #   make test-asan     the whole suite under ASan + UBSan + LeakSanitizer
 #   make test-openblas the products and decompositions' tests with OPENBLAS=1
-#   make test-tsan     the data loader's and the threads' tests under ThreadSanitizer
+#   make test-tsan     the data loader's, the threads' and the CPU allocator's tests under ThreadSanitizer
 #   make fuzz          each parser under libFuzzer for FUZZ_TIME seconds (clang, libclang-rt-14-dev)
 #   make install       headers, build/libctorch.a and ctorch.pc under PREFIX (/usr/local)
 #   make test-consumer a small project using ctorch through CMake and pkg-config
@@ -197,8 +197,8 @@ test-openblas: ctorch.h
 	@$(MAKE) --no-print-directory -j$(JOBS) $(BLAS_TESTS:%=build-blas/test_%) BUILD=build-blas OPENBLAS=1
 	@status=0; for t in $(BLAS_TESTS); do build-blas/test_$$t || status=1; done; exit $$status
 
-# The loader's worker threads, and threads training shared parameters, under ThreadSanitizer.
-TSAN_TESTS := data threads
+# The loader's worker threads, threads training shared parameters and the CPU allocator under ThreadSanitizer.
+TSAN_TESTS := data threads cpu_alloc
 test-tsan: ctorch.h
 	@$(MAKE) --no-print-directory -j$(JOBS) $(TSAN_TESTS:%=build-tsan/test_%) BUILD=build-tsan CC=clang OPENMP=0 \
 	    OPT="-O1 -fsanitize=thread"

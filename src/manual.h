@@ -82,7 +82,10 @@
  *    tensor on the host (ct_item, ct_copy_to_array, printing, saving) copies
  *    it and waits for the device. A backend compiled apart defines
  *    CTORCH_BACKEND before including this file to see the backend interface
- *    (ct_backend, ct_register_backend).
+ *    (ct_backend, ct_register_backend). The CPU keeps freed tensor blocks
+ *    for the next tensors of their sizes (ct_memory_stats, ct_empty_cache);
+ *    CTORCH_CPU_CACHE_MAX in the environment or ct_set_cpu_cache_limit
+ *    bounds what it keeps, 0 turns that off.
  *
  * 6. BUILD OPTIONS
  *

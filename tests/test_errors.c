@@ -1934,7 +1934,9 @@ static const char *const no_bad_input[] = {
     "ct_autocast_restore", "ct_is_autocast_enabled", "ct_get_autocast_dtype",
     /* devices: queries, comparisons and a guard's end take nothing that can be wrong */
     "ct_device_equal", "ct_cuda_is_available", "ct_cuda_device_count", "ct_get_default_device",
-    "ct_device_guard_end", "ct_is_cuda", NULL};
+    "ct_device_guard_end", "ct_is_cuda",
+    /* the CPU cache's limit: any size is one (0 turns the cache off) */
+    "ct_set_cpu_cache_limit", NULL};
 
 /* What code built on ctorch uses: raising an error, final callbacks, asking
  * whether a module is a BatchNorm. */

@@ -48,7 +48,6 @@ static void test_devices_not_there(void)
     CHECK(ct_device_equal(ct_get_default_device(), CT_CPU));
 }
 
-static void no_memory_stats(int device_index, ct_memory_counters *out) { (void)device_index, (void)out; }
 static void seed_nothing(void *state, uint64_t seed) { (void)state, (void)seed; }
 static uint64_t no_seed(const void *state) { return (void)state, 0; }
 static ct_result any_state(const void *bytes, size_t nbytes) { return (void)bytes, (void)nbytes, CT_OK; }
@@ -75,7 +74,7 @@ static void test_registration(void)
     CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &partial, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
                 "the backend table has an empty entry");
     partial = whole; /* memory statistics without their reset */
-    partial.memory_stats = no_memory_stats;
+    partial.reset_peak_memory_stats = NULL;
     CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &partial, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
                 "the backend table has an empty entry");
     partial = *cpu; /* the CPU's table has no generator kind: its generator is the front end's */
@@ -377,24 +376,33 @@ static void test_load_state_dict_across_devices(void)
     ct_module_release(a);
 }
 
-/* Memory statistics of a device that keeps none, is not there or is out of
- * range: PyTorch's errors, the counters untouched. */
+/* Memory statistics of a device that keeps none (a backend without them:
+ * the CPU's table less its statistics), is not there or is out of range:
+ * PyTorch's errors, the counters untouched. */
 static void test_memory_stats_errors(void)
 {
+    static ct_backend no_stats;
+    no_stats = *ct_backend_get(CT_DEVICE_CPU);
+    no_stats.name = "nostats";
+    no_stats.memory_stats = NULL, no_stats.reset_peak_memory_stats = NULL, no_stats.empty_cache = NULL;
+    no_stats.generator = &some_generator;
+    ct_device nostats0 = {CT_DEVICE_PRIVATEUSE1, 0};
     ct_memory_counters s, untouched = {-1, -1, -1, -1, -1, -1};
-    CHECK_OK(ct_testdev_register());
+    CHECK_OK(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &no_stats, CT_BACKEND_ABI_VERSION));
     s = untouched;
-    CHECK_FAILS(ct_memory_stats(CT_CPU, &s), CT_ERR_VALUE, "Expected a cuda device, but got: cpu");
+    CHECK_FAILS(ct_memory_stats(nostats0, &s), CT_ERR_VALUE, "Expected a cuda device, but got: nostats:0");
+    CHECK_FAILS(ct_reset_peak_memory_stats(nostats0), CT_ERR_VALUE, "Expected a cuda device, but got: nostats:0");
+    CHECK_FAILS(ct_empty_cache(nostats0), CT_ERR_VALUE, "Expected a cuda device, but got: nostats:0");
+    CHECK_OK(ct_testdev_register());
     CHECK_FAILS(ct_memory_stats(CT_CUDA(0), &s), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
     CHECK_FAILS(ct_memory_stats((ct_device){CT_DEVICE_PRIVATEUSE1, 2}, &s), CT_ERR_RUNTIME,
                 "testdev device index 2 is out of range (2 devices)");
     CHECK(memcmp(&s, &untouched, sizeof s) == 0);
     CHECK_FAILS(ct_memory_stats(testdev0, NULL), CT_ERR_TYPE, "argument 'out' (position 2)");
-    CHECK_FAILS(ct_reset_peak_memory_stats(CT_CPU), CT_ERR_VALUE, "Expected a cuda device, but got: cpu");
     CHECK_FAILS(ct_reset_peak_memory_stats(CT_CUDA(0)), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
-    CHECK_FAILS(ct_empty_cache(CT_CPU), CT_ERR_VALUE, "Expected a cuda device, but got: cpu");
     CHECK_FAILS(ct_empty_cache((ct_device){CT_DEVICE_PRIVATEUSE1, 2}), CT_ERR_RUNTIME,
                 "testdev device index 2 is out of range (2 devices)");
+    CHECK_OK(ct_memory_stats(CT_CPU, &s)); /* the CPU keeps them (tests/test_cpu_alloc.c) */
 }
 
 /* Generators: of a device that is not there, or of another device type than the tensor they fill. */

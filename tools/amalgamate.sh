@@ -23,7 +23,7 @@ IMPL="src/base/internal.h src/tensor/internal.h src/autograd/internal.h src/cpu/
       src/autograd/gradcheck.c
       src/ops/pointwise.c src/ops/reduce.c src/ops/join.c src/ops/sort.c
       src/cpu/iter.c src/cpu/range.c src/cpu/pointwise.c src/cpu/reduce.c src/cpu/join.c src/cpu/sort.c
-      src/cpu/gemm.c src/cpu/conv.c src/cpu/optim.c src/cpu/norm.c src/cpu/random.c src/cpu/copy.c src/tensor/device.c
+      src/cpu/gemm.c src/cpu/conv.c src/cpu/optim.c src/cpu/norm.c src/cpu/random.c src/cpu/alloc.c src/cpu/copy.c src/tensor/device.c
       src/linalg/products.c src/linalg/lapack.c src/linalg/formulas.c src/linalg/decomp.c
       src/linalg/einsum.c src/linalg/pool.c src/linalg/conv.c
       src/nn/module.c src/nn/init.c src/nn/functional.c src/nn/loss.c src/nn/layers.c src/nn/conv_layers.c src/nn/attention.c

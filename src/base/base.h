@@ -181,7 +181,10 @@ typedef struct ct_memory_counters {
     int64_t num_frees;            /* "allocation.all.freed" */
 } ct_memory_counters;
 /* torch.cuda.memory_stats(device) for any device whose backend keeps
- * them (the CPU keeps none: PyTorch's "Expected a cuda device" error);
+ * them: the CPU's caching allocator does (it counts whole blocks, as
+ * PyTorch's CUDA one does: a fresh block is at most 1/16 over the bytes
+ * asked, a cached one taken for a smaller request up to twice them); a
+ * backend without them gives PyTorch's "Expected a cuda device" error.
  * *out is untouched on error. */
 CTORCH_API ct_result ct_memory_stats(ct_device d, ct_memory_counters *out);
 /* torch.cuda.reset_peak_memory_stats(device): the peaks start again from
@@ -190,6 +193,14 @@ CTORCH_API ct_result ct_reset_peak_memory_stats(ct_device d);
 /* torch.cuda.empty_cache(): the allocator gives its cached free blocks
  * back to the device, lowering reserved_bytes. */
 CTORCH_API ct_result ct_empty_cache(ct_device d);
+/* The most bytes the CPU allocator keeps in its cache of freed blocks, for
+ * the next tensors of their sizes (PyTorch's CPU allocator keeps none; its
+ * CUDA caching allocator has no such limit either). A block freed past it
+ * goes back to the system at once; a lower limit frees cached blocks, the
+ * largest first, down to it; 0 disables the cache. Initially the
+ * environment's CTORCH_CPU_CACHE_MAX (bytes, or with a K, M or G suffix:
+ * binary units), else no limit. */
+CTORCH_API void ct_set_cpu_cache_limit(size_t bytes);
 
 /* torch.set_default_device: where the creation functions that take no
  * device (ct_zeros, ct_from_array, ct_arange, ct_randn, ...) put their

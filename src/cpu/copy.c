@@ -1,57 +1,5 @@
-/* The CPU backend: aligned allocation, copy with dtype conversion, fill. */
-
-/* Blocks of at least 32 MB, with libc's allocator on Linux, ask for
- * transparent huge pages (Linux gives them only on request by default): a
- * new output that large is then faulted in 2 MB at a time, about twice as
- * fast as in 4 KB pages, and the ops that make one (a + b on 10M floats)
- * spend about half their time faulting. 32 MB is glibc's largest mmap
- * threshold: smaller blocks may come back from its heap already faulted
- * in, which is faster still. Such a block is 2 MB aligned and a whole
- * number of 2 MB long, so its last huge page may hold up to 2 MB more than
- * the tensor asked for. */
-#define CT__HUGE_PAGE ((size_t)2 << 20)
-#define CT__HUGE_BLOCK ((size_t)32 << 20)
-#if defined(__linux__) && defined(CT__LIBC_ALLOCATOR)
-#include <sys/mman.h>
-#ifndef MADV_HUGEPAGE /* named only under _DEFAULT_SOURCE; every Linux libc has madvise */
-#define MADV_HUGEPAGE 14
-#ifdef __cplusplus
-extern "C" int madvise(void *addr, size_t len, int advice);
-#else
-int madvise(void *addr, size_t len, int advice);
-#endif
-#endif
-
-static char *ct__cpu_alloc_raw(size_t nbytes)
-{
-    if (nbytes < CT__HUGE_BLOCK) return (char *)CT_MALLOC(nbytes);
-    size_t size = (nbytes + CT__HUGE_PAGE - 1) & ~(CT__HUGE_PAGE - 1);
-    char *raw = (char *)aligned_alloc(CT__HUGE_PAGE, size);
-    if (raw) madvise(raw, size, MADV_HUGEPAGE); /* (only advice: refused, the pages are small ones) */
-    return raw;
-}
-#else
-static char *ct__cpu_alloc_raw(size_t nbytes) { return (char *)CT_MALLOC(nbytes); }
-#endif
-
-/* 64-byte aligned blocks (one cache line, one AVX-512 vector); the pointer
- * the allocator returned is kept just before the block. */
-static void *ct__cpu_alloc(size_t nbytes, int device_index)
-{
-    (void)device_index;
-    if (nbytes > SIZE_MAX - 64 - sizeof(void *) - CT__HUGE_PAGE) return NULL;
-    char *raw = ct__cpu_alloc_raw(nbytes + 64 + sizeof(void *));
-    if (!raw) return NULL;
-    uintptr_t p = ((uintptr_t)raw + sizeof(void *) + 63) & ~(uintptr_t)63;
-    ((void **)p)[-1] = raw;
-    return (void *)p;
-}
-
-static void ct__cpu_free(void *ptr, size_t nbytes, int device_index)
-{
-    (void)nbytes, (void)device_index;
-    if (ptr) CT_FREE(((void **)ptr)[-1]);
-}
+/* The CPU backend: copy with dtype conversion, fill, and the backend table
+ * (its allocator is src/cpu/alloc.c). */
 
 /* Same-dtype copy of n elements of `size` bytes. */
 #define CT__COPY_LOOP(T)                                                              \
@@ -193,4 +141,5 @@ static const ct_backend ct__cpu_backend = {"cpu",           ct__cpu_device_count
                                            ct__cpu_random,  NULL /* the front end's generator */,
                                            ct__cpu_conv,    ct__cpu_linmap,
                                            ct__cpu_optim_step, ct__cpu_bn_stats, ct__cpu_synchronize,
-                                           NULL /* no memory statistics */, NULL, NULL};
+                                           ct__cpu_memory_stats, ct__cpu_reset_peak_memory_stats,
+                                           ct__cpu_empty_cache};
