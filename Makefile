@@ -127,6 +127,11 @@ $(BUILD)/dist/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(TEST_LIBS)
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_MPI -I. -Itests $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
 
+# The same programs on the gloo backend: no MPI, run under ctorchrun.
+$(BUILD)/dist/gloo/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(TEST_LIBS) tests/harness.h ctorch.h ctorch_dist.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
+
 # The distributed examples, each with its own implementation of ctorch
 $(BUILD)/examples/dist/%: examples/dist/%.c examples/digits.h ctorch.h ctorch_dist.h
 	@mkdir -p $(dir $@)
