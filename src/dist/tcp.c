@@ -338,7 +338,7 @@ static ct__tcp_req *ct__tcp_post_req(ct__tcp_engine *e, uint64_t ctx, int tag, i
     if (!q) return NULL;
     pthread_mutex_lock(&e->lock);
     ct__tcp_peer *to = peer >= 0 ? &e->peers[peer] : NULL;
-    if (to && to->lost) ct__tcp_finish(e, q, to->why);
+    if (sending && to->lost) ct__tcp_finish(e, q, to->why);
     else if (sending) {
         if (to->sends_tail) to->sends_tail->next = q;
         else to->sends = q;
@@ -355,7 +355,9 @@ static ct__tcp_req *ct__tcp_post_req(ct__tcp_engine *e, uint64_t ctx, int tag, i
             q->source = h->source, q->len = h->len;
             h->claimed = q;
             if (h->arrived) ct__tcp_deliver_held(e, h);
-        } else {
+        } else if (to && to->lost) /* nothing more will come from it */
+            ct__tcp_finish(e, q, to->why);
+        else {
             if (e->posted_tail) e->posted_tail->next = q;
             else e->posted = q;
             e->posted_tail = q;
@@ -388,32 +390,26 @@ static void ct__tcp_cancel(ct__tcp_engine *e, ct__tcp_req *q)
     q->complete = true;
 }
 
-/* The first member of c whose connection is lost, or -1. */
-static int ct__tcp_lost_member(const ct__tcp_comm *c)
-{
-    for (int i = 0; i < c->size; i++)
-        if (c->engine->peers[c->world[i]].lost) return c->world[i];
-    return -1;
-}
-
 /* Waits for n requests, then frees them: true when all succeeded. A
- * failure, a lost member of c, c closing, or the deadline (0: none) ends
- * the wait early, the others cancelled; err gets the reason. */
+ * failure (a request whose peer was lost fails), c closing, or the
+ * deadline (0: none) ends the wait early, the others cancelled; err gets
+ * the reason. A member lost after sending all it had to send is no
+ * failure: it may have finished the last collective and exited. */
 static bool ct__tcp_wait_all(ct__tcp_comm *c, ct__tcp_req **q, int n, double deadline, char *err)
 {
     ct__tcp_engine *e = c->engine;
     const char *why = NULL;
     pthread_mutex_lock(&e->lock);
     for (;;) {
-        int left = 0, lost = ct__tcp_lost_member(c);
+        int left = 0;
         for (int i = 0; i < n; i++) {
             if (q[i]->failed && !why) why = q[i]->error;
             left += !q[i]->complete;
         }
-        if (!why && lost >= 0) why = e->peers[lost].why;
-        if (!why && c->closing) why = "The process group was destroyed while the operation ran";
-        if (!why && deadline > 0 && ct__dist_seconds() > deadline) why = "Socket Timeout";
         if (why || left == 0) break;
+        if (c->closing) why = "The process group was destroyed while the operation ran";
+        else if (deadline > 0 && ct__dist_seconds() > deadline) why = "Socket Timeout";
+        if (why) break;
         if (deadline > 0) {
             struct timespec until;
             until.tv_sec = (time_t)deadline, until.tv_nsec = (long)((deadline - (double)(time_t)deadline) * 1e9);

@@ -30,8 +30,11 @@ static void dist_run(const char *name, void (*fn)(void))
     MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 #else
     ct_tensor *verdict = ct_full(CT_SHAPE(1), ct_int(mine != 0), CT_I32);
-    if (ct_dist_all_reduce(verdict, CT_REDUCE_MAX, (ct_dist_opts){NULL, NULL}) != CT_OK) any = 1;
-    else any |= (int)ct_item_int(verdict);
+    if (ct_dist_all_reduce(verdict, CT_REDUCE_MAX, (ct_dist_opts){NULL, NULL}) != CT_OK) {
+        printf("FAIL %s: rank %d could not share its verdict: %s\n", name, ct_dist_get_rank(NULL), ct_last_error());
+        any = 1;
+    } else
+        any |= (int)ct_item_int(verdict);
     ct_release(verdict);
 #endif
     if (any) dist_failed++;
