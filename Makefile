@@ -6,7 +6,7 @@
 #   make fuzz          each parser under libFuzzer for FUZZ_TIME seconds (clang, libclang-rt-14-dev)
 #   make install       headers, build/libctorch.a and ctorch.pc under PREFIX (/usr/local)
 #   make test-consumer a small project using ctorch through CMake and pkg-config
-#   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), and ctorchrun's
+#   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), on gloo under ctorchrun, and ctorchrun's
 #   make test-dist-asan the same under ASan + UBSan + LeakSanitizer
 #   make demo          the main demo: a small CNN learns the bundled digits
 #   make tour          a tour of the tensor API
@@ -41,6 +41,7 @@ endif
 
 SRC     := $(shell find src -name '*.[ch]') tools/amalgamate.sh
 DIST_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/%,$(wildcard tests/dist/test_*.c))
+GLOO_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/gloo/%,$(wildcard tests/dist/test_*.c))
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
@@ -147,13 +148,14 @@ $(BUILD)/dist/launch_worker: tests/dist/launch_worker.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
 
-# ct_dist_spawn's tests: no MPI, run once by tests/dist/run.sh
-$(BUILD)/dist/spawn_test: tests/dist/spawn_test.c $(TEST_LIBS) tests/harness.h ctorch.h ctorch_dist.h
+# ct_dist_spawn's tests, and the gloo backend's rendezvous and failures: no
+# MPI, run once by tests/dist/run.sh
+$(BUILD)/dist/spawn_test $(BUILD)/dist/gloo_test: $(BUILD)/dist/%: tests/dist/%.c $(TEST_LIBS) tests/harness.h ctorch.h ctorch_dist.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
 
 test-dist: ctorch.h ctorch_dist.h
-	@BUILD="$(BUILD)" MPICC="$(MPICC)" MAKE="$(MAKE)" DIST_TESTS="$(DIST_TESTS)" tests/dist/run.sh
+	@BUILD="$(BUILD)" MPICC="$(MPICC)" MAKE="$(MAKE)" DIST_TESTS="$(DIST_TESTS)" GLOO_TESTS="$(GLOO_TESTS)" tests/dist/run.sh
 
 # ctorch_dist.h's tests under ASan, UBSan and LeakSanitizer, with test-asan's
 # harness (MPI's own allocations are suppressed: tests/dist/lsan.supp).

@@ -2163,7 +2163,8 @@ static void ct__tcp_lose(ct__tcp_engine *e, int p, int err)
     ct__tcp_peer *peer = &e->peers[p];
     if (peer->lost) return;
     peer->lost = true;
-    if (err) snprintf(peer->why, sizeof peer->why, "Connection with peer %s (rank %d) failed: %s", peer->addr, p, strerror(err));
+    bool closed = err == 0 || err == ECONNRESET || err == EPIPE; /* it exited, or closed its end */
+    if (!closed) snprintf(peer->why, sizeof peer->why, "Connection with peer %s (rank %d) failed: %s", peer->addr, p, strerror(err));
     else snprintf(peer->why, sizeof peer->why, "Connection closed by peer %s (rank %d)", peer->addr, p);
     close(peer->fd);
     peer->fd = -1;
