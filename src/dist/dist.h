@@ -35,7 +35,8 @@ typedef enum ct_reduce_op {
  * default) it reads MASTER_ADDR and MASTER_PORT, and RANK and WORLD_SIZE
  * unless world_size is given, as torchrun and ctorchrun set them; with
  * "tcp://host:port" the rank and world size must be given. Rank 0 serves a
- * TCP store there; the others connect to it, retrying until the timeout.
+ * TCP store there (under torchrun, whose agent serves one, it connects to
+ * that instead); the others connect to it, retrying until the timeout.
  *
  * The mpi backend's ranks are MPI's: a rank and world size given here, or
  * in RANK and WORLD_SIZE, must agree with them; init_method is checked
@@ -166,7 +167,8 @@ CTORCH_API ct_result ct_dist_spawn(int nprocs, ct_dist_spawn_fn fn, void *arg);
 
 /* torch.distributed.TCPStore: a key-value store served over TCP by one
  * process (the master) to the others, as init_process_group's env://
- * rendezvous uses it. Keys are strings, values bytes. */
+ * rendezvous uses it. Keys are strings, values bytes. It speaks PyTorch's
+ * TCPStore protocol: a Python TCPStore can be its server or its client. */
 typedef struct ct_tcp_store ct_tcp_store;
 
 /* TCPStore's keyword arguments. */

@@ -1,13 +1,23 @@
 /* The TCP store (torch.distributed.TCPStore): a key-value store that the
  * master process serves, one thread per client connection, and that every
  * process (the master too) reaches through a client connection. It carries
- * the gloo backend's rendezvous. A request is a command byte, the key
- * (32-bit length, bytes) and a value (64-bit length, bytes); GET and WAIT
- * are answered once the key exists, so a client's wait is bounded by its
- * own socket deadline. The server's threads never set ctorch's error: a
- * client that goes away just ends its thread. */
+ * the gloo backend's rendezvous. The wire format is PyTorch 1.13's
+ * TCPStore's, so that ctorch's clients work with the store torchrun's agent
+ * serves and Python's clients with ctorch's: a query type byte, then
+ * strings and byte vectors as a 64-bit length and the bytes, integers as
+ * 64 bits. SET has no answer; WAIT and GET are answered once their keys
+ * exist, so a client's wait is bounded by its own socket deadline. The
+ * server's threads never set ctorch's error: a client that goes away, or
+ * sends a query it does not know (WATCH_KEY), just ends its thread. */
 
-enum { CT__STORE_SET = 1, CT__STORE_GET, CT__STORE_ADD, CT__STORE_WAIT };
+/* c10d's QueryType, in its order. */
+enum { CT__STORE_SET, CT__STORE_COMPARE_SET, CT__STORE_GET, CT__STORE_ADD, CT__STORE_CHECK, CT__STORE_WAIT,
+       CT__STORE_GETNUMKEYS };
+
+/* TCPStore's key prefixes: the one its API puts before every key, and the
+ * key through which clients count themselves in (waitForWorkers). */
+#define CT__STORE_PREFIX "/"
+#define CT__STORE_INIT_KEY "init/"
 
 typedef struct ct__store_entry {
     struct ct__store_entry *next;
@@ -28,10 +38,9 @@ struct ct__store_server {
     int listen_fd;
     pthread_t acceptor;
     pthread_mutex_t lock;
-    pthread_cond_t changed; /* a key was set, a client joined, or the server stops */
+    pthread_cond_t changed; /* a key was set, or the server stops */
     ct__store_entry *entries;
     ct__store_conn *conns;
-    int joined;
     bool stopping;
 };
 
@@ -111,57 +120,104 @@ static ct__store_entry *ct__store_await(ct__store_server *s, const char *key)
     return e;
 }
 
-/* One request: its answer, built under the lock, sent after it. */
-static bool ct__store_serve(ct__store_server *s, int fd, int cmd, const char *key, char *value, uint64_t len)
+/* A string or byte vector of the wire: its length, then its bytes, read
+ * into a NUL-terminated buffer; NULL when the client went away. */
+static char *ct__store_read_bytes(int fd, uint64_t *len)
 {
-    char small[16], *reply = small;
-    size_t n = 0;
-    bool ok = true;
+    char *p = NULL;
+    if (!ct__store_read(fd, len, sizeof *len) || *len >= ((uint64_t)1 << 40) || !(p = (char *)CT_MALLOC(*len + 1)) ||
+        !ct__store_read(fd, p, *len)) {
+        CT_FREE(p);
+        return NULL;
+    }
+    p[*len] = 0;
+    return p;
+}
+
+/* CHECK's and WAIT's keys: whether all exist (lock held), after waiting
+ * for them when `wait`; false when the server stops first. */
+static bool ct__store_keys_ready(ct__store_server *s, char **keys, uint64_t n, bool wait)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (!(wait ? ct__store_await(s, keys[i]) : ct__store_find(s, keys[i]))) return false;
+    return true;
+}
+
+/* CHECK and WAIT: the number of keys, the keys; one byte answers (0:
+ * ready, 1: not ready). */
+static bool ct__store_serve_keys(ct__store_server *s, int fd, bool wait)
+{
+    uint64_t n = 0, len;
+    char **keys = NULL;
+    bool ok = ct__store_read(fd, &n, sizeof n) && n < (1u << 20) && (keys = (char **)CT_MALLOC(n * sizeof *keys + 1));
+    uint64_t got = 0;
+    while (ok && got < n && (keys[got] = ct__store_read_bytes(fd, &len)) != NULL) got++;
+    ok = ok && got == n;
+    if (ok) {
+        pthread_mutex_lock(&s->lock);
+        unsigned char ready = ct__store_keys_ready(s, keys, n, wait) ? 0 : 1;
+        ok = !(wait && ready) && !s->stopping;
+        pthread_mutex_unlock(&s->lock);
+        ok = ok && ct__store_write(fd, &ready, 1);
+    }
+    while (got > 0) CT_FREE(keys[--got]);
+    CT_FREE(keys);
+    return ok;
+}
+
+/* GET: the key; the value's length and bytes answer, once it exists. */
+static bool ct__store_serve_get(ct__store_server *s, int fd, const char *key)
+{
+    char *reply = NULL;
+    uint64_t n = 0;
     pthread_mutex_lock(&s->lock);
-    if (cmd == CT__STORE_SET) {
-        ok = ct__store_put(s, key, value, len), value = NULL;
-        small[0] = 1, n = 1;
-    } else if (cmd == CT__STORE_ADD && len == sizeof(int64_t)) {
-        int64_t amount, sum = 0;
-        memcpy(&amount, value, sizeof amount);
-        ok = ct__store_add(s, key, amount, &sum);
-        memcpy(small, &sum, sizeof sum), n = sizeof sum;
-    } else if (cmd == CT__STORE_GET || cmd == CT__STORE_WAIT) {
-        ct__store_entry *e = ct__store_await(s, key);
-        uint64_t elen = e ? e->len : 0;
-        if (cmd == CT__STORE_WAIT) small[0] = 1, n = 1;
-        else if (e && (reply = (char *)CT_MALLOC(sizeof elen + elen)) != NULL) {
-            memcpy(reply, &elen, sizeof elen), memcpy(reply + sizeof elen, e->value, elen);
-            n = sizeof elen + elen;
-        }
-        ok = e && reply;
-    } else
-        ok = false;
+    ct__store_entry *e = ct__store_await(s, key);
+    if (e && (reply = (char *)CT_MALLOC(sizeof n + e->len + 1)) != NULL) {
+        n = e->len;
+        memcpy(reply, &n, sizeof n), memcpy(reply + sizeof n, e->value, e->len);
+    }
     pthread_mutex_unlock(&s->lock);
-    CT_FREE(value);
-    ok = ok && ct__store_write(fd, reply, n);
-    if (reply != small) CT_FREE(reply);
+    bool ok = reply && ct__store_write(fd, reply, sizeof n + n);
+    CT_FREE(reply);
+    return ok;
+}
+
+/* One query; false ends the connection. */
+static bool ct__store_serve(ct__store_server *s, int fd, int cmd)
+{
+    if (cmd == CT__STORE_CHECK || cmd == CT__STORE_WAIT) return ct__store_serve_keys(s, fd, cmd == CT__STORE_WAIT);
+    if (cmd == CT__STORE_GETNUMKEYS) {
+        int64_t n = 0;
+        pthread_mutex_lock(&s->lock);
+        for (ct__store_entry *e = s->entries; e; e = e->next) n++;
+        pthread_mutex_unlock(&s->lock);
+        return ct__store_write(fd, &n, sizeof n);
+    }
+    if (cmd != CT__STORE_SET && cmd != CT__STORE_GET && cmd != CT__STORE_ADD) return false;
+    uint64_t klen, vlen;
+    int64_t amount = 0, sum = 0;
+    char *key = ct__store_read_bytes(fd, &klen), *value = NULL;
+    bool ok = key != NULL;
+    if (ok && cmd == CT__STORE_GET) ok = ct__store_serve_get(s, fd, key);
+    else if (ok && cmd == CT__STORE_SET && (ok = (value = ct__store_read_bytes(fd, &vlen)) != NULL)) {
+        pthread_mutex_lock(&s->lock);
+        ok = ct__store_put(s, key, value, vlen); /* takes value */
+        pthread_mutex_unlock(&s->lock);
+    } else if (ok && cmd == CT__STORE_ADD && (ok = ct__store_read(fd, &amount, sizeof amount))) {
+        pthread_mutex_lock(&s->lock);
+        ok = ct__store_add(s, key, amount, &sum);
+        pthread_mutex_unlock(&s->lock);
+        ok = ok && ct__store_write(fd, &sum, sizeof sum);
+    }
+    CT_FREE(key);
     return ok;
 }
 
 static void *ct__store_conn_main(void *arg)
 {
     ct__store_conn *c = (ct__store_conn *)arg;
-    for (;;) {
-        unsigned char cmd;
-        uint32_t klen;
-        uint64_t vlen;
-        char *key = NULL, *value = NULL;
-        bool got = ct__store_read(c->fd, &cmd, 1) && ct__store_read(c->fd, &klen, sizeof klen) && klen < (1u << 20) &&
-                   (key = (char *)CT_MALLOC(klen + 1)) && ct__store_read(c->fd, key, klen) &&
-                   ct__store_read(c->fd, &vlen, sizeof vlen) && vlen < ((uint64_t)1 << 40) &&
-                   (value = (char *)CT_MALLOC(vlen + 1)) && ct__store_read(c->fd, value, vlen);
-        if (got) key[klen] = 0, value[vlen] = 0;
-        else CT_FREE(value);
-        bool ok = got && ct__store_serve(c->server, c->fd, cmd, key, value, vlen); /* takes value */
-        CT_FREE(key);
-        if (!ok) break;
-    }
+    unsigned char cmd;
+    while (ct__store_read(c->fd, &cmd, 1) && ct__store_serve(c->server, c->fd, cmd)) {}
     shutdown(c->fd, SHUT_RDWR);
     return NULL;
 }
@@ -180,8 +236,7 @@ static void *ct__store_accept_main(void *arg)
             c->fd = fd, c->server = s;
             started = pthread_create(&c->thread, NULL, ct__store_conn_main, c) == 0;
         }
-        if (started) c->next = s->conns, s->conns = c, s->joined++;
-        pthread_cond_broadcast(&s->changed);
+        if (started) c->next = s->conns, s->conns = c;
         pthread_mutex_unlock(&s->lock);
         if (!started) close(fd), CT_FREE(c);
     }
@@ -233,8 +288,8 @@ static ct__store_server *ct__store_server_start(int *port)
     return s;
 }
 
-/* The master waits for world_size clients (itself included), as
- * TCPStore's wait_for_workers. */
+/* The master waits for world_size clients (itself included) to count
+ * themselves in, as TCPStore's waitForWorkers. */
 static ct_result ct__store_wait_for_workers(ct__store_server *s, int world_size, double timeout)
 {
     struct timespec until;
@@ -242,9 +297,10 @@ static ct_result ct__store_wait_for_workers(ct__store_server *s, int world_size,
     double end = (double)until.tv_sec + 1e-9 * (double)until.tv_nsec + timeout;
     until.tv_sec = (time_t)end, until.tv_nsec = (long)((end - (double)(time_t)end) * 1e9);
     pthread_mutex_lock(&s->lock);
-    int rc = 0;
-    while (s->joined < world_size && rc == 0) rc = pthread_cond_timedwait(&s->changed, &s->lock, &until);
-    int joined = s->joined;
+    int rc = 0, joined;
+    ct__store_entry *e;
+    while ((joined = (e = ct__store_find(s, CT__STORE_INIT_KEY)) ? atoi(e->value) : 0) < world_size && rc == 0)
+        rc = pthread_cond_timedwait(&s->changed, &s->lock, &until);
     pthread_mutex_unlock(&s->lock);
     if (joined >= world_size) return CT_OK;
     return ct__dist_fail(CT_ERR_RUNTIME, "Timed out after %g seconds waiting for clients. %d/%d clients joined.", timeout,
@@ -252,6 +308,59 @@ static ct_result ct__store_wait_for_workers(ct__store_server *s, int world_size,
 }
 
 /* ---------------------------------------------------------------- client */
+
+/* A failed request leaves the connection out of step with the server, so
+ * it is closed: later requests fail at once. */
+static ct_result ct__store_broken(ct_tcp_store *s, ct_result res)
+{
+    if (res != CT_OK && s->fd >= 0) close(s->fd), s->fd = -1;
+    return res;
+}
+
+static ct_result ct__store_send_cmd(ct_tcp_store *s, int cmd, double deadline)
+{
+    unsigned char c = (unsigned char)cmd;
+    if (s->fd < 0) return ct__dist_fail(CT_ERR_RUNTIME, "Connection closed by peer");
+    return ct__store_broken(s, ct__sock_send_all(s->fd, &c, 1, deadline));
+}
+
+/* A string or byte vector: its length, then its bytes. */
+static ct_result ct__store_send_bytes(ct_tcp_store *s, const void *p, uint64_t n, double deadline)
+{
+    ct_result res = ct__sock_send_all(s->fd, &n, sizeof n, deadline);
+    if (res == CT_OK) res = ct__sock_send_all(s->fd, p, (size_t)n, deadline);
+    return ct__store_broken(s, res);
+}
+
+static ct_result ct__store_recv(ct_tcp_store *s, void *p, size_t n, double deadline)
+{
+    return ct__store_broken(s, ct__sock_recv_all(s->fd, p, n, deadline));
+}
+
+/* A key as TCPStore's API sends it, after its prefix (NULL: out of memory). */
+static char *ct__store_full_key(const char *key)
+{
+    size_t n = strlen(CT__STORE_PREFIX) + strlen(key) + 1;
+    char *full = (char *)ct__dist_alloc(n);
+    if (full) snprintf(full, n, "%s%s", CT__STORE_PREFIX, key);
+    return full;
+}
+
+static ct_result ct__store_send_key(ct_tcp_store *s, const char *key, double deadline)
+{
+    char *full = ct__store_full_key(key);
+    ct_result res = full ? ct__store_send_bytes(s, full, strlen(full), deadline) : CT_ERR_MEMORY;
+    CT_FREE(full);
+    return res;
+}
+
+static ct_result ct__store_add_raw(ct_tcp_store *s, const char *full_key, int64_t amount, int64_t *sum, double deadline)
+{
+    ct_result res = ct__store_send_cmd(s, CT__STORE_ADD, deadline);
+    if (res == CT_OK) res = ct__store_send_bytes(s, full_key, strlen(full_key), deadline);
+    if (res == CT_OK) res = ct__store_broken(s, ct__sock_send_all(s->fd, &amount, sizeof amount, deadline));
+    return res == CT_OK ? ct__store_recv(s, sum, sizeof *sum, deadline) : res;
+}
 
 ct_tcp_store *ct_tcp_store_new(const char *host_name, int port, ct_tcp_store_opts opts)
 {
@@ -271,9 +380,12 @@ ct_tcp_store *ct_tcp_store_new(const char *host_name, int port, ct_tcp_store_opt
     s->port = port;
     s->fd = -1;
     pthread_mutex_init(&s->lock, NULL);
+    int64_t joined = 0;
     bool ok = !opts.is_master || (s->server = ct__store_server_start(&s->port)) != NULL;
     ok = ok && ct__sock_resolve(host_name, s->port, &addr) == CT_OK;
     ok = ok && (s->fd = ct__sock_connect(&addr, host_name, s->port, s->timeout)) >= 0;
+    if (ok && opts.world_size > 0) /* every client counts itself in, as TCPStore's */
+        ok = ct__store_add_raw(s, CT__STORE_INIT_KEY, 1, &joined, ct__dist_seconds() + s->timeout) == CT_OK;
     if (ok && s->server && opts.world_size > 0)
         ok = ct__store_wait_for_workers(s->server, opts.world_size, s->timeout) == CT_OK;
     if (!ok) {
@@ -297,25 +409,6 @@ void ct_tcp_store_free(ct_tcp_store *store)
     CT_FREE(store);
 }
 
-/* Sends one request and reads its answer's first `n` bytes into reply; the
- * caller holds the lock. A failed request leaves the connection out of
- * step, so it is closed: later requests fail at once. */
-static ct_result ct__store_request(ct_tcp_store *s, int cmd, const char *key, const void *value, uint64_t len,
-                                   void *reply, size_t n, double deadline)
-{
-    if (s->fd < 0) return ct__dist_fail(CT_ERR_RUNTIME, "Connection closed by peer");
-    unsigned char c = (unsigned char)cmd;
-    uint32_t klen = (uint32_t)strlen(key);
-    ct_result res = ct__sock_send_all(s->fd, &c, 1, deadline);
-    if (res == CT_OK) res = ct__sock_send_all(s->fd, &klen, sizeof klen, deadline);
-    if (res == CT_OK) res = ct__sock_send_all(s->fd, key, klen, deadline);
-    if (res == CT_OK) res = ct__sock_send_all(s->fd, &len, sizeof len, deadline);
-    if (res == CT_OK) res = ct__sock_send_all(s->fd, value, (size_t)len, deadline);
-    if (res == CT_OK) res = ct__sock_recv_all(s->fd, reply, n, deadline);
-    if (res != CT_OK) close(s->fd), s->fd = -1;
-    return res;
-}
-
 static ct_result ct__store_check(const ct_tcp_store *s, const char *key)
 {
     if (!s) return ct__dist_fail(CT_ERR_TYPE, "TCPStore: argument 'self' must be TCPStore, not NULL");
@@ -325,12 +418,26 @@ static ct_result ct__store_check(const ct_tcp_store *s, const char *key)
 
 ct_result ct_tcp_store_set(ct_tcp_store *store, const char *key, const void *value, size_t len)
 {
-    unsigned char ack;
     ct_result res = ct__store_check(store, key);
     if (res != CT_OK) return res;
+    double deadline = ct__dist_seconds() + store->timeout;
     pthread_mutex_lock(&store->lock);
-    res = ct__store_request(store, CT__STORE_SET, key, value, len, &ack, 1, ct__dist_seconds() + store->timeout);
+    res = ct__store_send_cmd(store, CT__STORE_SET, deadline);
+    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
+    if (res == CT_OK) res = ct__store_send_bytes(store, value, len, deadline);
     pthread_mutex_unlock(&store->lock);
+    return res;
+}
+
+/* WAIT for n keys (lock held): one byte answers once all exist. */
+static ct_result ct__store_wait_locked(ct_tcp_store *s, const char *const *keys, int n, double deadline)
+{
+    uint64_t count = (uint64_t)n;
+    unsigned char answer = 1;
+    ct_result res = ct__store_send_cmd(s, CT__STORE_WAIT, deadline);
+    if (res == CT_OK) res = ct__store_broken(s, ct__sock_send_all(s->fd, &count, sizeof count, deadline));
+    for (int i = 0; i < n && res == CT_OK; i++) res = ct__store_send_key(s, keys[i], deadline);
+    if (res == CT_OK) res = ct__store_recv(s, &answer, 1, deadline);
     return res;
 }
 
@@ -340,8 +447,7 @@ static ct_result ct__store_skip(ct_tcp_store *s, uint64_t n, double deadline)
     char sink[4096];
     ct_result res = CT_OK;
     for (; n > 0 && res == CT_OK; n -= n < sizeof sink ? n : sizeof sink)
-        res = ct__sock_recv_all(s->fd, sink, n < sizeof sink ? (size_t)n : sizeof sink, deadline);
-    if (res != CT_OK) close(s->fd), s->fd = -1;
+        res = ct__store_recv(s, sink, n < sizeof sink ? (size_t)n : sizeof sink, deadline);
     return res;
 }
 
@@ -352,9 +458,12 @@ ct_result ct_tcp_store_get(ct_tcp_store *store, const char *key, void *value, si
     if (res != CT_OK) return res;
     double deadline = ct__dist_seconds() + store->timeout;
     pthread_mutex_lock(&store->lock);
-    res = ct__store_request(store, CT__STORE_GET, key, "", 0, &n, sizeof n, deadline);
+    res = ct__store_wait_locked(store, &key, 1, deadline); /* as TCPStore::get: PyTorch's server fails a GET of a missing key */
+    if (res == CT_OK) res = ct__store_send_cmd(store, CT__STORE_GET, deadline);
+    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
+    if (res == CT_OK) res = ct__store_recv(store, &n, sizeof n, deadline);
     size_t kept = n < cap ? (size_t)n : cap;
-    if (res == CT_OK) res = ct__sock_recv_all(store->fd, value, kept, deadline);
+    if (res == CT_OK) res = ct__store_recv(store, value, kept, deadline);
     if (res == CT_OK) res = ct__store_skip(store, n - kept, deadline);
     pthread_mutex_unlock(&store->lock);
     if (len) *len = res == CT_OK ? (size_t)n : 0;
@@ -365,11 +474,12 @@ ct_result ct_tcp_store_add(ct_tcp_store *store, const char *key, int64_t amount,
 {
     int64_t sum = 0;
     ct_result res = ct__store_check(store, key);
-    if (res != CT_OK) return res;
+    char *full = res == CT_OK ? ct__store_full_key(key) : NULL;
+    if (!full) return ct_last_error_code();
     pthread_mutex_lock(&store->lock);
-    res = ct__store_request(store, CT__STORE_ADD, key, &amount, sizeof amount, &sum, sizeof sum,
-                            ct__dist_seconds() + store->timeout);
+    res = ct__store_add_raw(store, full, amount, &sum, ct__dist_seconds() + store->timeout);
     pthread_mutex_unlock(&store->lock);
+    CT_FREE(full);
     if (value) *value = sum;
     return res;
 }
@@ -377,13 +487,10 @@ ct_result ct_tcp_store_add(ct_tcp_store *store, const char *key, int64_t amount,
 ct_result ct_tcp_store_wait(ct_tcp_store *store, const char *const *keys, int n, double timeout)
 {
     ct_result res = ct__store_check(store, n > 0 && keys ? keys[0] : NULL);
+    for (int i = 1; i < n && res == CT_OK; i++) res = ct__store_check(store, keys[i]);
     if (res != CT_OK) return res;
-    double deadline = ct__dist_seconds() + (timeout > 0 ? timeout : store->timeout);
-    unsigned char ack;
     pthread_mutex_lock(&store->lock);
-    for (int i = 0; i < n && res == CT_OK; i++)
-        res = keys[i] ? ct__store_request(store, CT__STORE_WAIT, keys[i], "", 0, &ack, 1, deadline)
-                      : ct__store_check(store, NULL);
+    res = ct__store_wait_locked(store, keys, n, ct__dist_seconds() + (timeout > 0 ? timeout : store->timeout));
     pthread_mutex_unlock(&store->lock);
     return res;
 }

@@ -2,8 +2,9 @@
  * CPU backend (ProcessGroupGloo) so that programs written for torchrun
  * run as they are. Only POSIX sockets and threads.
  *
- * init makes the rendezvous through a TCP store (env:// or tcp://): each
- * rank publishes the address it listens on, connects to the lower ranks
+ * init makes the rendezvous through a TCP store (env:// or tcp://), which
+ * rank 0 serves, or torchrun's agent when it says it does: each rank
+ * publishes the address it listens on, connects to the lower ranks
  * and accepts the higher ones, so that every pair of ranks shares one
  * socket. One engine thread per process owns the sockets: it writes the
  * queued messages and reads every incoming one as it comes (into the
@@ -867,7 +868,13 @@ static int ct__tcp_test(void *request, int *source)
 typedef struct ct__tcp_rendezvous {
     char host[256];
     int port, rank, size;
+    bool agent_store; /* torchrun's agent serves the store: every rank is a client */
+    char keys[64];    /* the prefix of this rendezvous's keys */
 } ct__tcp_rendezvous;
+
+/* init_process_group calls so far: every rank makes as many, so a later
+ * rendezvous in a store that outlives one (torchrun's) has keys of its own. */
+static int ct__tcp_inits;
 
 static ct_result ct__tcp_env_int(const char *name, int *out)
 {
@@ -907,6 +914,8 @@ static ct_result ct__tcp_rendezvous_of(const ct_dist_init_opts *o, ct__tcp_rende
                                               "variable MASTER_ADDR expected, but not set");
         if (res == CT_OK) res = ct__tcp_env_int("MASTER_PORT", &rv->port);
         if (res == CT_OK) snprintf(rv->host, sizeof rv->host, "%s", addr);
+        const char *agent = getenv("TORCHELASTIC_USE_AGENT_STORE");
+        rv->agent_store = agent && strcmp(agent, "True") == 0;
     } else
         res = ct__dist_fail(CT_ERR_RUNTIME, "The gloo backend makes its rendezvous through env:// or tcp://, not %s", method);
     if (res == CT_OK && (rv->size < 1 || rv->rank < 0 || rv->rank >= rv->size))
@@ -914,6 +923,8 @@ static ct_result ct__tcp_rendezvous_of(const ct_dist_init_opts *o, ct__tcp_rende
                                           "in the range [0, world_size %d)", method, rv->rank, rv->size);
     if (res == CT_OK && (rv->port < 1 || rv->port > 65535))
         res = ct__dist_fail(CT_ERR_VALUE, "The master port must be in [1, 65535], not %d", rv->port);
+    const char *attempt = getenv("TORCHELASTIC_RESTART_COUNT"); /* torchrun's agent store outlives a restart */
+    snprintf(rv->keys, sizeof rv->keys, "ctorch/gloo/attempt_%.8s/%d", attempt ? attempt : "0", ct__tcp_inits);
     return res;
 }
 
@@ -931,12 +942,12 @@ typedef struct ct__tcp_hello {
 } ct__tcp_hello;
 
 /* Connects to a lower rank, at the address it published in the store. */
-static ct_result ct__tcp_dial(ct__tcp_engine *e, ct_tcp_store *store, int peer, double deadline)
+static ct_result ct__tcp_dial(ct__tcp_engine *e, ct_tcp_store *store, const char *keys, int peer, double deadline)
 {
-    char key[64], value[64] = "", *colon;
+    char key[96], value[64] = "", *colon;
     size_t len = 0;
     struct sockaddr_in a;
-    snprintf(key, sizeof key, "ctorch/gloo/rank_%d", peer);
+    snprintf(key, sizeof key, "%s/rank_%d", keys, peer);
     ct_result res = ct_tcp_store_get(store, key, value, sizeof value - 1, &len);
     if (res != CT_OK) return res;
     value[len < sizeof value ? len : sizeof value - 1] = 0;
@@ -978,18 +989,18 @@ static ct_result ct__tcp_answer(ct__tcp_engine *e, int listener, double deadline
  * store connection uses), connects to every lower rank and accepts every
  * higher one. A connection waits in the listener's backlog until it is
  * accepted, so the order cannot deadlock. */
-static ct_result ct__tcp_mesh(ct__tcp_engine *e, ct_tcp_store *store, double deadline)
+static ct_result ct__tcp_mesh(ct__tcp_engine *e, ct_tcp_store *store, const char *keys, double deadline)
 {
     int port = 0, listener = ct__sock_listen(&port, e->size);
     if (listener < 0) return ct_last_error_code();
     struct sockaddr_in local;
     socklen_t len = sizeof local;
-    char key[64], value[64], ip[INET_ADDRSTRLEN] = "127.0.0.1";
+    char key[96], value[64], ip[INET_ADDRSTRLEN] = "127.0.0.1";
     if (getsockname(store->fd, (struct sockaddr *)&local, &len) == 0) inet_ntop(AF_INET, &local.sin_addr, ip, sizeof ip);
-    snprintf(key, sizeof key, "ctorch/gloo/rank_%d", e->rank);
+    snprintf(key, sizeof key, "%s/rank_%d", keys, e->rank);
     snprintf(value, sizeof value, "%s:%d", ip, port);
     ct_result res = ct_tcp_store_set(store, key, value, strlen(value));
-    for (int p = 0; res == CT_OK && p < e->rank; p++) res = ct__tcp_dial(e, store, p, deadline);
+    for (int p = 0; res == CT_OK && p < e->rank; p++) res = ct__tcp_dial(e, store, keys, p, deadline);
     for (int p = e->rank + 1; res == CT_OK && p < e->size; p++) res = ct__tcp_answer(e, listener, deadline);
     close(listener);
     return res;
@@ -997,7 +1008,8 @@ static ct_result ct__tcp_mesh(ct__tcp_engine *e, ct_tcp_store *store, double dea
 
 /* The store is needed no more once every rank is connected; the master
  * closes it between two barriers, so that no rank can reach it (say, for
- * a later init_process_group) before it is gone. */
+ * a later init_process_group) before it is gone. (torchrun's agent store
+ * stays: later rendezvous use other keys.) */
 static ct_result ct__tcp_close_store(ct__tcp_comm *world, ct_tcp_store *store, double deadline)
 {
     char err[CT__TCP_ERROR_LEN];
@@ -1016,11 +1028,12 @@ static ct_result ct__tcp_init(const ct_dist_init_opts *opts, int *rank, int *siz
     double timeout = opts->timeout > 0 ? opts->timeout : 1800.0, deadline = ct__dist_seconds() + timeout;
     ct_tcp_store_opts so;
     memset(&so, 0, sizeof so);
-    so.world_size = rv.size, so.is_master = rv.rank == 0, so.timeout = timeout;
+    so.world_size = rv.size, so.is_master = rv.rank == 0 && !rv.agent_store, so.timeout = timeout;
+    ct__tcp_inits++;
     ct_tcp_store *store = ct_tcp_store_new(rv.host, rv.port, so);
     if (!store) return ct_last_error_code();
     ct__tcp_engine *e = ct__tcp_engine_new(rv.rank, rv.size);
-    res = e ? ct__tcp_mesh(e, store, deadline) : CT_ERR_MEMORY;
+    res = e ? ct__tcp_mesh(e, store, rv.keys, deadline) : CT_ERR_MEMORY;
     if (res == CT_OK) res = ct__tcp_engine_start(e);
     ct__tcp_comm *c = res == CT_OK ? ct__tcp_comm_new(e, 1, rv.rank, rv.size, NULL) : NULL;
     if (e) ct__tcp_engine_release(e); /* the communicator holds it now */

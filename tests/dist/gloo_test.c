@@ -190,8 +190,28 @@ static void test_peer_exit_mid_collective(void)
     CHECK_OK(ct_dist_spawn(2, peer_exits, &rendezvous_port));
 }
 
-int main(void)
+/* `gloo_test server|client PORT`: one side of tests/dist/store_interop.py,
+ * PyTorch's TCPStore being the other: each sets a key the other gets, and
+ * they add to one counter (the C side first). */
+static int store_interop(bool master, int port)
 {
+    ct_tcp_store *s = ct_tcp_store_new("127.0.0.1", port, (ct_tcp_store_opts){.world_size = 2, .is_master = master, .timeout = 20});
+    char buf[16] = "";
+    size_t len = 0;
+    int64_t v = 0;
+    const char *done[] = {"done_py"};
+    bool ok = s && ct_tcp_store_set(s, "from_c", "hello", 5) == CT_OK &&
+              ct_tcp_store_get(s, "from_py", buf, sizeof buf, &len) == CT_OK && ct_tcp_store_add(s, "n", 5, &v) == CT_OK &&
+              ct_tcp_store_wait(s, done, 1, 0) == CT_OK;
+    if (ok) printf("from_py=%.*s n=%lld\n", (int)len, buf, (long long)v);
+    else printf("TCPStore interop failed: %s\n", ct_last_error());
+    ct_tcp_store_free(s);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3) return store_interop(strcmp(argv[1], "server") == 0, atoi(argv[2]));
     RUN(test_store_set_get_add_wait);
     RUN(test_store_timeouts);
     RUN(test_env_variables_missing);

@@ -65,6 +65,13 @@ if [ -x "$BUILD/dist/gloo_test" ]; then
 else
     fail "gloo_test (did not build)"
 fi
+# ctorch's TCP store speaks PyTorch's TCPStore protocol: checked against it
+if [ -x "$BUILD/dist/gloo_test" ] && /usr/bin/python3 -c 'import torch.distributed' >/dev/null 2>&1; then
+    out=$(timeout 120 /usr/bin/python3 tests/dist/store_interop.py "$BUILD/dist/gloo_test" 2>&1)
+    add_program tcp_store_interop $? "$out"
+else
+    skip tcp_store_interop "PyTorch not installed: apt-get install python3-torch"
+fi
 for bin in ${GLOO_TESTS:-}; do
     name="$(basename "$bin") (gloo)"
     for np in 2 3; do

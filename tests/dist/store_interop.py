@@ -1,0 +1,49 @@
+"""ctorch's TCP store against PyTorch's TCPStore (the oracle), both ways:
+PyTorch serves and ctorch's client (gloo_test client PORT) connects, then
+ctorch serves and PyTorch's client connects. Each side sets a key the other
+gets and adds to one counter. Usage: store_interop.py GLOO_TEST (run by
+tests/dist/run.sh when python3 has torch)."""
+import datetime
+import socket
+import subprocess
+import sys
+
+import torch.distributed as dist
+
+
+def python_side(master, port):
+    store = dist.TCPStore("127.0.0.1", port, 2, master, timeout=datetime.timedelta(seconds=20))
+    store.set("from_py", "world")
+    got = store.get("from_c")
+    store.wait(["n"])
+    total = store.add("n", 1)
+    store.set("done_py", "1")
+    return got, total
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return str(s.getsockname()[1])
+
+
+def main():
+    gloo_test, ports = sys.argv[1], (free_port(), free_port())
+    failures = 0
+    for python_serves, port in zip((True, False), ports):
+        c = subprocess.Popen([gloo_test, "client" if python_serves else "server", port],
+                             stdout=subprocess.PIPE, text=True)
+        got, total = python_side(python_serves, int(port))
+        out, _ = c.communicate(timeout=30)
+        ok = c.returncode == 0 and got == b"hello" and total == 6 and out.strip() == "from_py=world n=5"
+        who = "PyTorch serves, ctorch connects" if python_serves else "ctorch serves, PyTorch connects"
+        print(("ok   " if ok else "FAIL ") + "tcp_store_interop (" + who + ")")
+        if not ok:
+            print("    ctorch said %r (status %s); PyTorch got %r and n=%r" % (out, c.returncode, got, total))
+        failures += not ok
+    print("RESULT %d passed, %d failed, 0 skipped" % (2 - failures, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
