@@ -2187,8 +2187,8 @@ typedef struct ct__tcp_held {
     int tag, source;
     char *data;
     size_t len;
-    bool arrived;
-    ct__tcp_req *claimed; /* the receive that took it while it was still arriving */
+    bool arrived, dropped; /* dropped: its receive was cancelled while it arrived */
+    ct__tcp_req *claimed;  /* the receive that took it while it was still arriving */
 } ct__tcp_held;
 
 typedef struct ct__tcp_peer {
@@ -2358,6 +2358,7 @@ static void ct__tcp_arrived(ct__tcp_engine *e, int p)
     if (peer->in_held) {
         peer->in_held->arrived = true;
         if (peer->in_held->claimed) ct__tcp_deliver_held(e, peer->in_held);
+        else if (peer->in_held->dropped) ct__tcp_unlink_held(e, peer->in_held);
     }
     peer->in_req = NULL, peer->in_held = NULL, peer->in_have = 0;
 }
@@ -2484,7 +2485,7 @@ static ct__tcp_req *ct__tcp_post_req(ct__tcp_engine *e, uint64_t ctx, int tag, i
         if (to->sends) ct__tcp_wake(e); /* the engine polls for room */
     } else {
         ct__tcp_held *h = e->held;
-        while (h && (h->claimed || !ct__tcp_matches(q, h->ctx, h->tag, h->source))) h = h->next;
+        while (h && (h->claimed || h->dropped || !ct__tcp_matches(q, h->ctx, h->tag, h->source))) h = h->next;
         if (h && h->len > len) {
             q->source = h->source;
             ct__tcp_finish(e, q, "Message longer than its receive");
@@ -2512,7 +2513,7 @@ static void ct__tcp_cancel(ct__tcp_engine *e, ct__tcp_req *q)
     if (q->complete) return;
     ct__tcp_unlink_posted(e, q);
     for (ct__tcp_held *h = e->held; h; h = h->next)
-        if (h->claimed == q) h->claimed = NULL, h->tag = INT_MIN; /* taken: no later receive matches it */
+        if (h->claimed == q) h->claimed = NULL, h->dropped = true; /* taken: no later receive matches it */
     for (int p = 0; p < e->size; p++) {
         ct__tcp_peer *peer = &e->peers[p];
         if (peer->in_req == q) peer->in_req = NULL, peer->in_dst = NULL; /* the rest is dropped */
@@ -3034,6 +3035,7 @@ static ct_result ct__tcp_rendezvous_of(const ct_dist_init_opts *o, ct__tcp_rende
     const char *method = o->init_method ? o->init_method : "env://", *addr = NULL;
     bool given = o->world_size > 0;
     ct_result res = CT_OK;
+    memset(rv, 0, sizeof *rv);
     rv->rank = o->rank, rv->size = o->world_size;
     if (strncmp(method, "tcp://", 6) == 0) {
         const char *colon = strrchr(method + 6, ':');

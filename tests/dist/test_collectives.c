@@ -55,6 +55,11 @@ static void test_all_reduce_ops(void)
         DCHECK_VALUES(mx, W, 2 * W);
         DCHECK_VALUES(pr, prod, prod * (1 << W));
     }
+    /* large and of no multiple of the ranks: chunked unevenly, both ways at once */
+    ct_tensor *big = ct_full(CT_SHAPE((1 << 21) + 3), ct_int(R + 1), CT_F64);
+    CHECK_OK(ct_dist_all_reduce(big, CT_REDUCE_SUM, sync_));
+    CHECK_NEAR(ct_item(ct_sum(big)), s * ((1 << 21) + 3), 0);
+    CHECK_NEAR(ct_item(ct_select(big, 0, (1 << 21) + 2)), s, 0);
     ct_tensor *avg = filled(CT_SHAPE(3), R + 1, CT_F32);
     CHECK_OK(ct_dist_all_reduce(avg, CT_REDUCE_AVG, sync_));
     DCHECK_VALUES(avg, s / W, s / W, s / W);
