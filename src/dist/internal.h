@@ -62,6 +62,9 @@ typedef struct ct__dist_backend {
     void (*free_comm)(void *comm);
     ct_result (*post)(void *comm, const ct__dist_op *op, void **request);
     int (*test)(void *request, int *source);
+    /* optional: sleeps until the backend's threads moved something on, or
+     * `seconds` passed, so that a waiting caller leaves them the CPU */
+    void (*idle)(void *comm, double seconds);
 } ct__dist_backend;
 
 struct ct_process_group {

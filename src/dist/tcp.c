@@ -864,6 +864,22 @@ static int ct__tcp_test(void *request, int *source)
     return res == CT_OK ? 1 : (int)res;
 }
 
+/* A waiting caller sleeps on the engine's condition, which every
+ * completion signals, rather than spinning on test: on a machine with as
+ * many ranks as cores, spinning took the CPU the engine and the workers
+ * needed (1 KB all_reduce: 4.7 ms spinning). A completion that slips in
+ * between the caller's test and this wait costs at most `seconds`. */
+static void ct__tcp_idle(void *comm, double seconds)
+{
+    ct__tcp_engine *e = ((ct__tcp_comm *)comm)->engine;
+    double until = ct__dist_seconds() + seconds;
+    struct timespec t;
+    t.tv_sec = (time_t)until, t.tv_nsec = (long)((until - (double)(time_t)until) * 1e9);
+    pthread_mutex_lock(&e->lock);
+    pthread_cond_timedwait(&e->progress, &e->lock, &t);
+    pthread_mutex_unlock(&e->lock);
+}
+
 /* ---------------------------------------------------------------- rendezvous */
 
 typedef struct ct__tcp_rendezvous {
@@ -1051,5 +1067,5 @@ static ct_result ct__tcp_init(const ct_dist_init_opts *opts, int *rank, int *siz
     return CT_OK;
 }
 
-static const ct__dist_backend ct__tcp_backend = {"gloo", ct__tcp_init, ct__tcp_split, ct__tcp_free_comm, ct__tcp_post,
-                                                 ct__tcp_test};
+static const ct__dist_backend ct__tcp_backend = {"gloo",       ct__tcp_init, ct__tcp_split, ct__tcp_free_comm,
+                                                 ct__tcp_post, ct__tcp_test, ct__tcp_idle};

@@ -331,6 +331,7 @@ ct_result ct_work_wait(ct_work *w)
 {
     if (!w) return ct__dist_fail(CT_ERR_TYPE, "wait(): argument 'self' must be Work, not NULL");
     while (!ct__work_progress(w)) {
+        if (w->group->backend->idle) w->group->backend->idle(w->group->comm, 1e-3);
         double ran = ct__dist_seconds() - w->started;
         if (ran > w->group->timeout)
             return ct__dist_fail(CT_ERR_RUNTIME,

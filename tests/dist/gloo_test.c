@@ -60,7 +60,7 @@ static void test_store_set_get_add_wait(void)
     CHECK(memcmp(buf, "hello", 5) == 0);
     CHECK_OK(ct_tcp_store_get(client, "key", buf, 2, &len)); /* a short buffer: the length still tells */
     CHECK_INT(len, 5);
-    CHECK_OK(ct_tcp_store_set(master, "key", "", 0)); /* overwritten, empty */
+    CHECK_OK(ct_tcp_store_set(client, "key", "", 0)); /* overwritten, empty (SET has no answer: same connection) */
     CHECK_OK(ct_tcp_store_get(client, "key", buf, sizeof buf, &len));
     CHECK_INT(len, 0);
     int64_t v = 0;
