@@ -12,7 +12,7 @@
 #   make tour          a tour of the tensor API
 #   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
 #   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
-#   make bench-dist    all_reduce against MPI_Allreduce, a DDP step against PyTorch's (NP=2 ranks)
+#   make bench-dist    all_reduce against MPI_Allreduce and on gloo, a DDP step against PyTorch's (NP=2 ranks)
 # Options: OPENMP=0 to build without OpenMP, OPENBLAS=1 to use OpenBLAS, CC=clang.
 
 CC      ?= cc
@@ -232,6 +232,10 @@ bench-dist: ctorch.h ctorch_dist.h
 	    OMP_NUM_THREADS=1 mpirun --allow-run-as-root --oversubscribe -np $(NP) $(BUILD)/bench/dist_$$b || exit 1; \
 	done
 	-/usr/bin/python3 bench/dist/ddp_mlp.py $(NP)
+	$(CC) -std=c11 $(WARN) -O3 -march=native -I. bench/dist/allreduce.c -o $(BUILD)/bench/dist_allreduce_gloo -lm -lpthread
+	$(MAKE) --no-print-directory $(BUILD)/ctorchrun
+	$(BUILD)/ctorchrun --standalone --nproc_per_node $(NP) $(BUILD)/bench/dist_allreduce_gloo
+	-/usr/bin/python3 bench/dist/gloo_allreduce.py $(NP)
 
 clean:
 	rm -rf build build-asan build-blas build-tsan build-fuzz
