@@ -11,14 +11,16 @@ import sys
 import torch.distributed as dist
 
 
-def python_side(master, port):
+def python_side(master, port, c):
+    """PyTorch's part, the store kept (and served) until ctorch's side exits."""
     store = dist.TCPStore("127.0.0.1", port, 2, master, timeout=datetime.timedelta(seconds=20))
     store.set("from_py", "world")
     got = store.get("from_c")
     store.wait(["n"])
     total = store.add("n", 1)
     store.set("done_py", "1")
-    return got, total
+    out, _ = c.communicate(timeout=30)
+    return got, total, out
 
 
 def free_port():
@@ -33,8 +35,7 @@ def main():
     for python_serves, port in zip((True, False), ports):
         c = subprocess.Popen([gloo_test, "client" if python_serves else "server", port],
                              stdout=subprocess.PIPE, text=True)
-        got, total = python_side(python_serves, int(port))
-        out, _ = c.communicate(timeout=30)
+        got, total, out = python_side(python_serves, int(port), c)
         ok = c.returncode == 0 and got == b"hello" and total == 6 and out.strip() == "from_py=world n=5"
         who = "PyTorch serves, ctorch connects" if python_serves else "ctorch serves, PyTorch connects"
         print(("ok   " if ok else "FAIL ") + "tcp_store_interop (" + who + ")")
