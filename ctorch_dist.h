@@ -403,6 +403,7 @@ typedef struct ct__dist_op {
  * failed. Messages are the backend's own. */
 typedef struct ct__dist_backend {
     const char *name;
+    const char *work_name; /* the work class a timeout names, as PyTorch's watchdog message */
     ct_result (*init)(const ct_dist_init_opts *opts, int *rank, int *size, void **world);
     ct_result (*split)(void *parent, bool member, int key, void **comm);
     void (*free_comm)(void *comm);
@@ -1049,10 +1050,10 @@ ct_result ct_work_wait(ct_work *w)
         double ran = ct__dist_seconds() - w->started;
         if (ran > w->group->timeout)
             return ct__dist_fail(CT_ERR_RUNTIME,
-                                 "[Rank %d] Watchdog caught collective operation timeout: WorkMPI(SeqNum=%lld, "
+                                 "[Rank %d] Watchdog caught collective operation timeout: %s(SeqNum=%lld, "
                                  "OpType=%s, Timeout(ms)=%.0f) ran for %.0f milliseconds before timing out.",
-                                 w->group->global[w->group->rank], (long long)w->seq, ct__work_name(w),
-                                 1e3 * w->group->timeout, 1e3 * ran);
+                                 w->group->global[w->group->rank], w->group->backend->work_name, (long long)w->seq,
+                                 ct__work_name(w), 1e3 * w->group->timeout, 1e3 * ran);
     }
     return w->status == CT_OK ? CT_OK : ct_set_error(w->status, w->error ? w->error : "");
 }
@@ -3244,8 +3245,9 @@ static ct_result ct__tcp_init(const ct_dist_init_opts *opts, int *rank, int *siz
     return CT_OK;
 }
 
-static const ct__dist_backend ct__tcp_backend = {"gloo",       ct__tcp_init, ct__tcp_split, ct__tcp_free_comm,
-                                                 ct__tcp_post, ct__tcp_test, ct__tcp_idle};
+static const ct__dist_backend ct__tcp_backend = {"gloo",        "WorkGloo",   ct__tcp_init,
+                                                 ct__tcp_split, ct__tcp_free_comm, ct__tcp_post,
+                                                 ct__tcp_test,  ct__tcp_idle};
 
 /* ==================== dist/mpi.c ==================== */
 // >>dist/mpi.c
@@ -3500,8 +3502,9 @@ static int ct__mpi_test(void *request, int *source)
     return rc == MPI_SUCCESS ? 1 : (int)ct__mpi_fail(rc);
 }
 
-static const ct__dist_backend ct__mpi_backend = {"mpi",        ct__mpi_init, ct__mpi_split, ct__mpi_free_comm,
-                                                 ct__mpi_post, ct__mpi_test, NULL /* MPI moves only when tested */};
+static const ct__dist_backend ct__mpi_backend = {"mpi",        "WorkMPI",    ct__mpi_init,
+                                                 ct__mpi_split, ct__mpi_free_comm, ct__mpi_post,
+                                                 ct__mpi_test,  NULL /* MPI moves only when tested */};
 #endif
 
 bool ct_dist_is_gloo_available(void) { return true; }

@@ -57,6 +57,7 @@ typedef struct ct__dist_op {
  * failed. Messages are the backend's own. */
 typedef struct ct__dist_backend {
     const char *name;
+    const char *work_name; /* the work class a timeout names, as PyTorch's watchdog message */
     ct_result (*init)(const ct_dist_init_opts *opts, int *rank, int *size, void **world);
     ct_result (*split)(void *parent, bool member, int key, void **comm);
     void (*free_comm)(void *comm);

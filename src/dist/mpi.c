@@ -249,8 +249,9 @@ static int ct__mpi_test(void *request, int *source)
     return rc == MPI_SUCCESS ? 1 : (int)ct__mpi_fail(rc);
 }
 
-static const ct__dist_backend ct__mpi_backend = {"mpi",        ct__mpi_init, ct__mpi_split, ct__mpi_free_comm,
-                                                 ct__mpi_post, ct__mpi_test, NULL /* MPI moves only when tested */};
+static const ct__dist_backend ct__mpi_backend = {"mpi",        "WorkMPI",    ct__mpi_init,
+                                                 ct__mpi_split, ct__mpi_free_comm, ct__mpi_post,
+                                                 ct__mpi_test,  NULL /* MPI moves only when tested */};
 #endif
 
 bool ct_dist_is_gloo_available(void) { return true; }

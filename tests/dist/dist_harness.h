@@ -17,8 +17,10 @@
 #ifdef CTORCH_DIST_MPI
 #include <mpi.h>
 #define DIST_BACKEND "mpi"
+#define DIST_WORK "WorkMPI" /* the work class a timeout names */
 #else
 #define DIST_BACKEND "gloo"
+#define DIST_WORK "WorkGloo"
 #endif
 
 static int dist_passed, dist_failed;

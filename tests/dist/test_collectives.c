@@ -320,7 +320,7 @@ static void test_timeout_then_recovery(void)
         ct_work *w = NULL;
         CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){g, &w}));
         CHECK_FAILS(ct_work_wait(w), CT_ERR_RUNTIME, "[Rank 0] Watchdog caught collective operation timeout: "
-                                                     "WorkMPI(SeqNum=1, OpType=ALLREDUCE, Timeout(ms)=300) ran for ");
+                                                     DIST_WORK "(SeqNum=1, OpType=ALLREDUCE, Timeout(ms)=300) ran for ");
         CHECK_OK(ct_dist_barrier(sync_));
         for (long polls = 0; !ct_work_is_completed(w) && polls < 2000000000L; polls++) {}
         CHECK(ct_work_is_completed(w));
