@@ -209,8 +209,25 @@ static int store_interop(bool master, int port)
     return ok ? 0 : 1;
 }
 
+/* `gloo_test agent`: a rank of a gloo group whose store someone else serves
+ * (TORCHELASTIC_USE_AGENT_STORE=True, as torchrun's agent does; the
+ * environment comes from store_interop.py): prints the sum of the ranks. */
+static int agent_store_rank(void)
+{
+    if (ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 20}) != CT_OK) {
+        printf("init_process_group failed: %s\n", ct_last_error());
+        return 1;
+    }
+    ct_tensor *t = ct_full(CT_SHAPE(1), ct_int(ct_dist_get_rank(NULL)), CT_I64);
+    bool ok = ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){0}) == CT_OK;
+    if (ok) printf("sum=%lld\n", (long long)ct_item_int(t));
+    ct_release(t);
+    return ct_dist_destroy_process_group(NULL) == CT_OK && ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "agent") == 0) return agent_store_rank();
     if (argc == 3) return store_interop(strcmp(argv[1], "server") == 0, atoi(argv[2]));
     RUN(test_store_set_get_add_wait);
     RUN(test_store_timeouts);

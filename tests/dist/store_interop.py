@@ -1,9 +1,11 @@
 """ctorch's TCP store against PyTorch's TCPStore (the oracle), both ways:
 PyTorch serves and ctorch's client (gloo_test client PORT) connects, then
 ctorch serves and PyTorch's client connects. Each side sets a key the other
-gets and adds to one counter. Usage: store_interop.py GLOO_TEST (run by
+gets and adds to one counter. Then three gloo ranks (gloo_test agent) make
+their rendezvous in a store PyTorch serves, as under torchrun's agent. Usage: store_interop.py GLOO_TEST (run by
 tests/dist/run.sh when python3 has torch)."""
 import datetime
+import os
 import socket
 import subprocess
 import sys
@@ -29,6 +31,24 @@ def free_port():
         return str(s.getsockname()[1])
 
 
+def agent_store(gloo_test, world=3):
+    """torchrun's agent serves the store (TORCHELASTIC_USE_AGENT_STORE=True);
+    the ranks are all its clients, their keys under the restart count."""
+    port = free_port()
+    agent = dist.TCPStore("127.0.0.1", int(port), None, True, timeout=datetime.timedelta(seconds=20))
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=port, WORLD_SIZE=str(world),
+               TORCHELASTIC_USE_AGENT_STORE="True", TORCHELASTIC_RESTART_COUNT="2")
+    ranks = [subprocess.Popen([gloo_test, "agent"], env=dict(env, RANK=str(r)), stdout=subprocess.PIPE, text=True)
+             for r in range(world)]
+    outs = [(p.communicate(timeout=60)[0], p.returncode) for p in ranks]
+    ok = all(code == 0 and out.strip() == "sum=%d" % (world * (world - 1) // 2) for out, code in outs)
+    print(("ok   " if ok else "FAIL ") + "gloo_rendezvous_in_an_agent_store (%d ranks)" % world)
+    if not ok:
+        print("    the ranks said %r" % outs)
+    del agent
+    return ok
+
+
 def main():
     gloo_test, ports = sys.argv[1], (free_port(), free_port())
     failures = 0
@@ -42,7 +62,8 @@ def main():
         if not ok:
             print("    ctorch said %r (status %s); PyTorch got %r and n=%r" % (out, c.returncode, got, total))
         failures += not ok
-    print("RESULT %d passed, %d failed, 0 skipped" % (2 - failures, failures))
+    failures += not agent_store(gloo_test)
+    print("RESULT %d passed, %d failed, 0 skipped" % (3 - failures, failures))
     return 1 if failures else 0
 
 
