@@ -2,7 +2,7 @@
 #   make test          the whole suite (what README and CI run)
 #   make test-asan     the whole suite under ASan + UBSan + LeakSanitizer
 #   make test-openblas the products and decompositions' tests with OPENBLAS=1
-#   make test-tsan     the data loader's and the threads' tests under ThreadSanitizer
+#   make test-tsan     the data loader's, the threads' and the gloo backend's tests under ThreadSanitizer
 #   make fuzz          each parser under libFuzzer for FUZZ_TIME seconds (clang, libclang-rt-14-dev)
 #   make install       headers, build/libctorch.a and ctorch.pc under PREFIX (/usr/local)
 #   make test-consumer a small project using ctorch through CMake and pkg-config
@@ -174,12 +174,18 @@ test-openblas: ctorch.h
 	@$(MAKE) --no-print-directory -j$(JOBS) $(BLAS_TESTS:%=build-blas/test_%) BUILD=build-blas OPENBLAS=1
 	@status=0; for t in $(BLAS_TESTS); do build-blas/test_$$t || status=1; done; exit $$status
 
-# The loader's worker threads, and threads training shared parameters, under ThreadSanitizer.
+# The loader's worker threads, threads training shared parameters, and the
+# gloo backend's store, engine and worker threads (its rendezvous and
+# failures, and the collectives at 3 processes), under ThreadSanitizer.
 TSAN_TESTS := data threads
-test-tsan: ctorch.h
-	@$(MAKE) --no-print-directory -j$(JOBS) $(TSAN_TESTS:%=build-tsan/test_%) BUILD=build-tsan CC=clang OPENMP=0 \
-	    OPT="-O1 -fsanitize=thread"
-	@status=0; for t in $(TSAN_TESTS); do TSAN_OPTIONS=halt_on_error=1 build-tsan/test_$$t || status=1; done; exit $$status
+TSAN_GLOO  := build-tsan/dist/gloo_test build-tsan/dist/gloo/test_collectives build-tsan/ctorchrun
+test-tsan: ctorch.h ctorch_dist.h
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TSAN_TESTS:%=build-tsan/test_%) $(TSAN_GLOO) BUILD=build-tsan CC=clang \
+	    OPENMP=0 OPT="-O1 -fsanitize=thread"
+	@status=0; for t in $(TSAN_TESTS); do TSAN_OPTIONS=halt_on_error=1 build-tsan/test_$$t || status=1; done; \
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/dist/gloo_test || status=1; \
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/ctorchrun --standalone --nproc_per_node 3 \
+	    build-tsan/dist/gloo/test_collectives || status=1; exit $$status
 
 # The suite's programs under valgrind's memcheck: fails on leaks and invalid
 # accesses only (valgrind emulates some float conversions, such as int64 to
