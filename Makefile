@@ -2,18 +2,18 @@
 #   make test          the whole suite (what README and CI run)
 #   make test-asan     the whole suite under ASan + UBSan + LeakSanitizer
 #   make test-openblas the products and decompositions' tests with OPENBLAS=1
-#   make test-tsan     the data loader's, the threads' and the CPU allocator's tests under ThreadSanitizer
+#   make test-tsan     the data loader's, the threads', the CPU allocator's and the gloo backend's tests under ThreadSanitizer
 #   make fuzz          each parser under libFuzzer for FUZZ_TIME seconds (clang, libclang-rt-14-dev)
 #   make install       headers, build/libctorch.a and ctorch.pc under PREFIX (/usr/local)
 #   make test-consumer a small project using ctorch through CMake and pkg-config
 #   make cuda          ctorch_cuda.cu's object and the op suites linked with it (nvcc; run by make test)
-#   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), and ctorchrun's
+#   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), on gloo under ctorchrun, and ctorchrun's
 #   make test-dist-asan the same under ASan + UBSan + LeakSanitizer
 #   make demo          the main demo: a small CNN learns the bundled digits
 #   make tour          a tour of the tensor API
 #   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
 #   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
-#   make bench-dist    all_reduce against MPI_Allreduce, a DDP step against PyTorch's (NP=2 ranks)
+#   make bench-dist    all_reduce against MPI_Allreduce and on gloo, a DDP step against PyTorch's (NP=2 ranks)
 # Options: OPENMP=0 to build without OpenMP, OPENBLAS=1 to use OpenBLAS, CC=clang.
 
 CC      ?= cc
@@ -42,6 +42,7 @@ endif
 
 SRC     := $(shell find src -name '*.[ch]' -o -name '*.cu') tools/amalgamate.sh
 DIST_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/%,$(wildcard tests/dist/test_*.c))
+GLOO_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/gloo/%,$(wildcard tests/dist/test_*.c))
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
@@ -157,6 +158,11 @@ $(BUILD)/dist/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(TEST_LIBS)
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_MPI -I. -Itests $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
 
+# The same programs on the gloo backend: no MPI, run under ctorchrun.
+$(BUILD)/dist/gloo/test_%: tests/dist/test_%.c tests/dist/dist_harness.h $(TEST_LIBS) tests/harness.h ctorch.h ctorch_dist.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
+
 # The distributed examples, each with its own implementation of ctorch
 $(BUILD)/examples/dist/%: examples/dist/%.c examples/digits.h ctorch.h ctorch_dist.h
 	@mkdir -p $(dir $@)
@@ -172,13 +178,14 @@ $(BUILD)/dist/launch_worker: tests/dist/launch_worker.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
 
-# ct_dist_spawn's tests: no MPI, run once by tests/dist/run.sh
-$(BUILD)/dist/spawn_test: tests/dist/spawn_test.c $(TEST_LIBS) tests/harness.h ctorch.h ctorch_dist.h
+# ct_dist_spawn's tests, and the gloo backend's rendezvous and failures: no
+# MPI, run once by tests/dist/run.sh
+$(BUILD)/dist/spawn_test $(BUILD)/dist/gloo_test: $(BUILD)/dist/%: tests/dist/%.c $(TEST_LIBS) tests/harness.h ctorch.h ctorch_dist.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
 
 test-dist: ctorch.h ctorch_dist.h
-	@BUILD="$(BUILD)" MPICC="$(MPICC)" MAKE="$(MAKE)" DIST_TESTS="$(DIST_TESTS)" tests/dist/run.sh
+	@BUILD="$(BUILD)" MPICC="$(MPICC)" MAKE="$(MAKE)" DIST_TESTS="$(DIST_TESTS)" GLOO_TESTS="$(GLOO_TESTS)" tests/dist/run.sh
 
 # ctorch_dist.h's tests under ASan, UBSan and LeakSanitizer, with test-asan's
 # harness (MPI's own allocations are suppressed: tests/dist/lsan.supp).
@@ -197,12 +204,19 @@ test-openblas: ctorch.h
 	@$(MAKE) --no-print-directory -j$(JOBS) $(BLAS_TESTS:%=build-blas/test_%) BUILD=build-blas OPENBLAS=1
 	@status=0; for t in $(BLAS_TESTS); do build-blas/test_$$t || status=1; done; exit $$status
 
-# The loader's worker threads, threads training shared parameters and the CPU allocator under ThreadSanitizer.
+# The loader's worker threads, threads training shared parameters, the CPU
+# allocator, and the gloo backend's store, engine and worker threads (its
+# rendezvous and failures, and the collectives at 3 processes), under
+# ThreadSanitizer.
 TSAN_TESTS := data threads cpu_alloc
-test-tsan: ctorch.h
-	@$(MAKE) --no-print-directory -j$(JOBS) $(TSAN_TESTS:%=build-tsan/test_%) BUILD=build-tsan CC=clang OPENMP=0 \
-	    OPT="-O1 -fsanitize=thread"
-	@status=0; for t in $(TSAN_TESTS); do TSAN_OPTIONS=halt_on_error=1 build-tsan/test_$$t || status=1; done; exit $$status
+TSAN_GLOO  := build-tsan/dist/gloo_test build-tsan/dist/gloo/test_collectives build-tsan/ctorchrun
+test-tsan: ctorch.h ctorch_dist.h
+	@$(MAKE) --no-print-directory -j$(JOBS) $(TSAN_TESTS:%=build-tsan/test_%) $(TSAN_GLOO) BUILD=build-tsan CC=clang \
+	    OPENMP=0 OPT="-O1 -fsanitize=thread"
+	@status=0; for t in $(TSAN_TESTS); do TSAN_OPTIONS=halt_on_error=1 build-tsan/test_$$t || status=1; done; \
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/dist/gloo_test || status=1; \
+	TSAN_OPTIONS=halt_on_error=1 build-tsan/ctorchrun --standalone --nproc_per_node 3 \
+	    build-tsan/dist/gloo/test_collectives || status=1; exit $$status
 
 # The suite's programs under valgrind's memcheck: fails on leaks and invalid
 # accesses only (valgrind emulates some float conversions, such as int64 to
@@ -255,6 +269,10 @@ bench-dist: ctorch.h ctorch_dist.h
 	    OMP_NUM_THREADS=1 mpirun --allow-run-as-root --oversubscribe -np $(NP) $(BUILD)/bench/dist_$$b || exit 1; \
 	done
 	-/usr/bin/python3 bench/dist/ddp_mlp.py $(NP)
+	$(CC) -std=c11 $(WARN) -O3 -march=native -I. bench/dist/allreduce.c -o $(BUILD)/bench/dist_allreduce_gloo -lm -lpthread
+	$(MAKE) --no-print-directory $(BUILD)/ctorchrun
+	$(BUILD)/ctorchrun --standalone --nproc_per_node $(NP) $(BUILD)/bench/dist_allreduce_gloo
+	-/usr/bin/python3 bench/dist/gloo_allreduce.py $(NP)
 
 clean:
 	rm -rf build build-asan build-blas build-tsan build-fuzz

@@ -1,5 +1,6 @@
-/* ctorch_dist.h - torch.distributed for ctorch: process groups over MPI,
- * the collectives with async work handles, and DistributedDataParallel.
+/* ctorch_dist.h - torch.distributed for ctorch: process groups over TCP
+ * (the gloo backend) or MPI, the collectives with async work handles, and
+ * DistributedDataParallel.
  *
  * Generated from src/dist/ by `make amalgamate`; edit src/dist/, not this file.
  *
@@ -11,12 +12,17 @@
  *        #define CTORCH_DIST_IMPLEMENTATION
  *        #include "ctorch_dist.h"
  *
- *    and build with mpicc (Debian's libopenmpi-dev) and -DCTORCH_DIST_MPI:
+ *    The gloo backend needs nothing more (POSIX sockets and threads); run
+ *    one process per rank with ctorchrun (or torchrun), which sets
+ *    MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE for its env:// rendezvous:
  *
- *        mpicc -DCTORCH_DIST_MPI train.c -o train -lm
- *        mpirun -np 2 ./train
+ *        cc train.c -o train -lm -lpthread
+ *        build/ctorchrun --nproc_per_node 2 ./train
  *
- *        ct_dist_init_process_group("mpi", (ct_dist_init_opts){0});
+ *    The mpi backend needs mpicc (Debian's libopenmpi-dev), -DCTORCH_DIST_MPI
+ *    and mpirun (mpirun -np 2 ./train), with "mpi" below:
+ *
+ *        ct_dist_init_process_group("gloo", (ct_dist_init_opts){0});
  *        ct_tensor *t = ct_full(CT_SHAPE(2), ct_int(ct_dist_get_rank(NULL) + 1), CT_F32);
  *        ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){0});   // tensor([3., 3.]) on both ranks
  *        ct_dist_destroy_process_group(NULL);
@@ -35,7 +41,9 @@
  *
  *    One thread at a time may call into a process group (MPI is started
  *    with MPI_THREAD_SERIALIZED). DDP's gradient hooks run inside backward on
- *    the thread that called it.
+ *    the thread that called it. The gloo backend runs threads of its own:
+ *    one moving the sockets, and one per communicator running its
+ *    collectives in order.
  *
  * 4. BUILD OPTIONS
  *
@@ -85,27 +93,39 @@ typedef enum ct_reduce_op {
 } ct_reduce_op;
 
 /* init_process_group's keyword arguments. world_size 0 takes the ranks
- * from the launcher; rank is read only when world_size is given. The mpi
- * backend's ranks are MPI's: a rank and world size given here, or in RANK
- * and WORLD_SIZE, must agree with them; init_method is checked (env://,
- * tcp://, file://) but MPI makes its own rendezvous, as in PyTorch. */
+ * from the launcher; rank is read only when world_size is given.
+ *
+ * The gloo backend makes its own rendezvous: with init_method "env://" (the
+ * default) it reads MASTER_ADDR and MASTER_PORT, and RANK and WORLD_SIZE
+ * unless world_size is given, as torchrun and ctorchrun set them; with
+ * "tcp://host:port" the rank and world size must be given. Rank 0 serves a
+ * TCP store there (under torchrun, whose agent serves one, it connects to
+ * that instead); the others connect to it, retrying until the timeout.
+ *
+ * The mpi backend's ranks are MPI's: a rank and world size given here, or
+ * in RANK and WORLD_SIZE, must agree with them; init_method is checked
+ * (env://, tcp://, file://) but MPI makes its own rendezvous, as in
+ * PyTorch. */
 typedef struct ct_dist_init_opts {
     const char *init_method; /* NULL: "env://" */
     int world_size;
     int rank;
-    double timeout; /* seconds a collective may wait; 0: 1800 (default_pg_timeout) */
+    double timeout; /* seconds for the rendezvous and for a collective; 0: 1800 (default_pg_timeout) */
 } ct_dist_init_opts;
 
-/* torch.distributed.init_process_group(backend, ...): backend "mpi" (built
- * with CTORCH_DIST_MPI). Makes the default group (group=None). Call once per
- * process, before any collective. */
+/* torch.distributed.init_process_group(backend, ...): backend "gloo"
+ * (ctorch's TCP transport, always built in: CPU tensors between processes,
+ * under ctorchrun or torchrun) or "mpi" (built with CTORCH_DIST_MPI, under
+ * mpirun). Makes the default group (group=None). Call once per process,
+ * before any collective. */
 CTORCH_API ct_result ct_dist_init_process_group(const char *backend, ct_dist_init_opts opts);
 /* torch.distributed.destroy_process_group(group): NULL destroys every group
  * and the default one (init_process_group may then be called again); a
  * group made by new_group is destroyed alone. Pending work is waited for. */
 CTORCH_API ct_result ct_dist_destroy_process_group(ct_process_group *group);
-/* torch.distributed.is_initialized / is_mpi_available. */
+/* torch.distributed.is_initialized / is_gloo_available / is_mpi_available. */
 CTORCH_API bool ct_dist_is_initialized(void);
+CTORCH_API bool ct_dist_is_gloo_available(void);
 CTORCH_API bool ct_dist_is_mpi_available(void);
 
 /* torch.distributed.get_rank(group) / get_world_size(group): NULL is the
@@ -113,7 +133,7 @@ CTORCH_API bool ct_dist_is_mpi_available(void);
  * when no group was initialised. */
 CTORCH_API int ct_dist_get_rank(const ct_process_group *group);
 CTORCH_API int ct_dist_get_world_size(const ct_process_group *group);
-/* torch.distributed.get_backend(group): "mpi". */
+/* torch.distributed.get_backend(group): "gloo" or "mpi". */
 CTORCH_API const char *ct_dist_get_backend(const ct_process_group *group);
 
 /* DistributedSampler(dataset)'s options in a process group:
@@ -208,6 +228,42 @@ typedef ct_result (*ct_dist_spawn_fn)(int rank, void *arg);
  * before init_process_group: each worker makes its own (MPI itself must not
  * be started in the parent). POSIX only. */
 CTORCH_API ct_result ct_dist_spawn(int nprocs, ct_dist_spawn_fn fn, void *arg);
+
+/* torch.distributed.TCPStore: a key-value store served over TCP by one
+ * process (the master) to the others, as init_process_group's env://
+ * rendezvous uses it. Keys are strings, values bytes. It speaks PyTorch's
+ * TCPStore protocol: a Python TCPStore can be its server or its client. */
+typedef struct ct_tcp_store ct_tcp_store;
+
+/* TCPStore's keyword arguments. */
+typedef struct ct_tcp_store_opts {
+    int world_size; /* the master waits for this many clients, itself included; 0: does not wait */
+    bool is_master; /* serve the store on port (of every interface), and connect to it */
+    double timeout; /* seconds for connecting and for each request; 0: 300 */
+} ct_tcp_store_opts;
+
+/* TCPStore(host_name, port, world_size, is_master, timeout): connects to
+ * host_name:port, retrying until the timeout ("The client socket has timed
+ * out after 2s while trying to connect to (127.0.0.1, 29500)."); the
+ * master serves it first (port 0: a free port, see ct_tcp_store_port) and
+ * waits for world_size clients ("Timed out after 2 seconds waiting for
+ * clients. 1/2 clients joined."). NULL with the error on failure. */
+CTORCH_API ct_tcp_store *ct_tcp_store_new(const char *host_name, int port, ct_tcp_store_opts opts);
+/* TCPStore.port. */
+CTORCH_API int ct_tcp_store_port(const ct_tcp_store *store);
+/* TCPStore.set(key, value). */
+CTORCH_API ct_result ct_tcp_store_set(ct_tcp_store *store, const char *key, const void *value, size_t len);
+/* TCPStore.get(key): waits until key is set (or fails after the timeout
+ * with "Socket Timeout"), copies at most cap bytes of its value into value
+ * and sets *len to the value's whole length. */
+CTORCH_API ct_result ct_tcp_store_get(ct_tcp_store *store, const char *key, void *value, size_t cap, size_t *len);
+/* TCPStore.add(key, amount): adds to the number kept (as decimal text, 0
+ * when unset) and gives the sum in *value. */
+CTORCH_API ct_result ct_tcp_store_add(ct_tcp_store *store, const char *key, int64_t amount, int64_t *value);
+/* TCPStore.wait(keys, timeout): until every key is set; timeout 0 is the store's. */
+CTORCH_API ct_result ct_tcp_store_wait(ct_tcp_store *store, const char *const *keys, int n, double timeout);
+/* Closes the connection; the master's store stops serving. NULL is ignored. */
+CTORCH_API void ct_tcp_store_free(ct_tcp_store *store);
 
 /* ==================== dist/ddp.h ==================== */
 // >>dist/ddp.h
@@ -339,18 +395,23 @@ typedef struct ct__dist_op {
     bool blocking; /* a synchronous call's collective: the backend may run it at once */
 } ct__dist_op;
 
-/* A backend: what one communication library (MPI; NCCL to come) provides.
- * post starts an operation and gives back a request that test moves on:
+/* A backend: what one communication library (MPI, ctorch's TCP transport;
+ * NCCL to come) provides. init makes the world communicator from
+ * init_process_group's options. post starts an operation and gives back a request that test moves on:
  * 1 once it completed (the request is freed then, *source set for a
  * receive), 0 while it runs, an error code (with the error set) when it
  * failed. Messages are the backend's own. */
 typedef struct ct__dist_backend {
     const char *name;
-    ct_result (*init)(int *rank, int *size, void **world);
+    const char *work_name; /* the work class a timeout names, as PyTorch's watchdog message */
+    ct_result (*init)(const ct_dist_init_opts *opts, int *rank, int *size, void **world);
     ct_result (*split)(void *parent, bool member, int key, void **comm);
     void (*free_comm)(void *comm);
     ct_result (*post)(void *comm, const ct__dist_op *op, void **request);
     int (*test)(void *request, int *source);
+    /* optional: sleeps until the backend's threads moved something on, or
+     * `seconds` passed, so that a waiting caller leaves them the CPU */
+    void (*idle)(void *comm, double seconds);
 } ct__dist_backend;
 
 struct ct_process_group {
@@ -519,22 +580,6 @@ static ct_result ct__dist_check_init_opts(const ct_dist_init_opts *opts)
     return CT_OK;
 }
 
-/* MPI gives the ranks itself; a rank or world size passed in, or set by a
- * launcher in RANK and WORLD_SIZE, must then agree with MPI's (PyTorch only
- * warns; a disagreement here means two launchers and wrong collectives). */
-static ct_result ct__dist_check_launcher_ranks(const ct_dist_init_opts *opts, int rank, int size)
-{
-    const char *env_rank = getenv("RANK"), *env_size = getenv("WORLD_SIZE");
-    int want_rank = opts->world_size > 0 ? opts->rank : env_rank ? atoi(env_rank) : rank;
-    int want_size = opts->world_size > 0 ? opts->world_size : env_size ? atoi(env_size) : size;
-    if (want_rank != rank || want_size != size)
-        return ct__dist_fail(CT_ERR_RUNTIME,
-                             "The mpi backend gives this process rank %d of %d, but rank %d of %d was asked for "
-                             "(the rank and world_size arguments, or RANK and WORLD_SIZE)",
-                             rank, size, want_rank, want_size);
-    return CT_OK;
-}
-
 ct_result ct_dist_init_process_group(const char *backend, ct_dist_init_opts opts)
 {
     if (ct__dist_world)
@@ -545,8 +590,7 @@ ct_result ct_dist_init_process_group(const char *backend, ct_dist_init_opts opts
     ct_result res = ct__dist_check_init_opts(&opts);
     int rank = -1, size = -1;
     void *world = NULL;
-    if (res == CT_OK) res = b->init(&rank, &size, &world);
-    if (res == CT_OK) res = ct__dist_check_launcher_ranks(&opts, rank, size);
+    if (res == CT_OK) res = b->init(&opts, &rank, &size, &world);
     if (res == CT_OK) {
         ct__dist_world = ct__dist_group_new(b, world, rank, size, opts.timeout > 0 ? opts.timeout : 1800.0);
         if (!ct__dist_world) res = ct_last_error_code();
@@ -1002,13 +1046,14 @@ ct_result ct_work_wait(ct_work *w)
 {
     if (!w) return ct__dist_fail(CT_ERR_TYPE, "wait(): argument 'self' must be Work, not NULL");
     while (!ct__work_progress(w)) {
+        if (w->group->backend->idle) w->group->backend->idle(w->group->comm, 1e-3);
         double ran = ct__dist_seconds() - w->started;
         if (ran > w->group->timeout)
             return ct__dist_fail(CT_ERR_RUNTIME,
-                                 "[Rank %d] Watchdog caught collective operation timeout: WorkMPI(SeqNum=%lld, "
+                                 "[Rank %d] Watchdog caught collective operation timeout: %s(SeqNum=%lld, "
                                  "OpType=%s, Timeout(ms)=%.0f) ran for %.0f milliseconds before timing out.",
-                                 w->group->global[w->group->rank], (long long)w->seq, ct__work_name(w),
-                                 1e3 * w->group->timeout, 1e3 * ran);
+                                 w->group->global[w->group->rank], w->group->backend->work_name, (long long)w->seq,
+                                 ct__work_name(w), 1e3 * w->group->timeout, 1e3 * ran);
     }
     return w->status == CT_OK ? CT_OK : ct_set_error(w->status, w->error ? w->error : "");
 }
@@ -1151,7 +1196,8 @@ static ct_result ct__dist_set_reduction(ct_work *w, ct_reduce_op op, ct_dtype dt
 {
     if ((unsigned)op > CT_REDUCE_MAX) return ct__dist_fail(CT_ERR_VALUE, "Unknown ReduceOp: %d", (int)op);
     if (dtype == CT_F16 || dtype == CT_BF16)
-        return ct__dist_fail(CT_ERR_RUNTIME, "The mpi backend does not reduce %s tensors", ct_dtype_name(dtype));
+        return ct__dist_fail(CT_ERR_RUNTIME, "The %s backend does not reduce %s tensors", w->group->backend->name,
+                             ct_dtype_name(dtype));
     if (op == CT_REDUCE_AVG && dtype == CT_BOOL)
         return ct__dist_fail(CT_ERR_RUNTIME, "Cannot use ReduceOp.AVG with boolean inputs");
     w->average = op == CT_REDUCE_AVG;
@@ -1402,7 +1448,8 @@ static ct_work *ct__dist_p2p_begin(ct_dist_opts opts, ct__dist_kind kind, const 
     if (ct__dist_collective_begin(opts, kind, 0, &w) != CT_OK || !w) return NULL;
     ct_result res = ct__dist_check_tensor(t, "tensor");
     if (res == CT_OK && (tag < 0 || tag > CT__DIST_MAX_TAG))
-        res = ct__dist_fail(CT_ERR_VALUE, "tag must be in [0, %d] with the mpi backend, but got %d", CT__DIST_MAX_TAG, tag);
+        res = ct__dist_fail(CT_ERR_VALUE, "tag must be in [0, %d] with the %s backend, but got %d", CT__DIST_MAX_TAG,
+                            w->group->backend->name, tag);
     if (res == CT_OK && peer < 0) w->op.peer = -1;
     else if (res == CT_OK) res = ct__dist_group_rank_of(w, peer, &w->op.peer);
     if (res == CT_OK) res = ct__dist_in_place(w, (ct_tensor *)t);
@@ -1436,6 +1483,1771 @@ int ct_dist_recv(ct_tensor *tensor, int src, int tag, ct_dist_opts opts)
     if (res != CT_OK) ct_set_error(res, msg);
     return sender;
 }
+
+/* ==================== dist/socket.c ==================== */
+// >>dist/socket.c
+/* POSIX sockets for the TCP store and the gloo backend: addresses,
+ * listening, connecting with retries until a deadline, and whole-buffer
+ * reads and writes bounded by a deadline. IPv4 only. Errors are worded as
+ * c10d's socket layer words them. Deadlines are ct__dist_seconds() values. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* getaddrinfo is POSIX.1-2001: strict C11 (-std=c11), or the older
+ * _POSIX_C_SOURCE that -pthread and -fopenmp set, leave it undeclared. */
+#if !defined(__cplusplus) && (!defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 200112L)
+struct addrinfo {
+    int ai_flags, ai_family, ai_socktype, ai_protocol;
+    socklen_t ai_addrlen;
+    struct sockaddr *ai_addr;
+    char *ai_canonname;
+    struct addrinfo *ai_next;
+};
+extern int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints, struct addrinfo **res);
+extern void freeaddrinfo(struct addrinfo *res);
+extern const char *gai_strerror(int code);
+#endif
+
+/* poll's timeout for a deadline: the milliseconds left, at least 0. */
+static int ct__sock_ms_left(double deadline)
+{
+    double left = deadline - ct__dist_seconds();
+    return left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)(left * 1e3) + 1;
+}
+
+static void ct__sock_sleep_ms(int ms) { poll(NULL, 0, ms); }
+
+/* host (a name or a dotted address) and port as an IPv4 address. */
+static ct_result ct__sock_resolve(const char *host, int port, struct sockaddr_in *out)
+{
+    struct addrinfo hints, *found = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    int rc = getaddrinfo(host, NULL, &hints, &found);
+    if (rc != 0 || !found)
+        return ct__dist_fail(CT_ERR_RUNTIME, "The IPv4 network addresses of (%s, %d) cannot be retrieved (gai error: %d - %s).",
+                             host, port, rc, gai_strerror(rc));
+    memcpy(out, found->ai_addr, sizeof *out);
+    out->sin_port = htons((uint16_t)port);
+    freeaddrinfo(found);
+    return CT_OK;
+}
+
+static void ct__sock_no_delay(int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+/* A socket listening on every interface at *port (0: a free port, written
+ * back), or -1 with an error. */
+static int ct__sock_listen(int *port, int backlog)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    a.sin_port = htons((uint16_t)*port);
+    if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, backlog) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        int err = errno;
+        if (fd >= 0) close(fd);
+        ct__dist_fail(CT_ERR_RUNTIME,
+                      "The server socket has failed to listen on any local network address. The server socket has "
+                      "failed to bind to 0.0.0.0:%d (errno: %d - %s).",
+                      *port, err, strerror(err));
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+/* Connects to a, retrying while nobody listens there yet, until `timeout`
+ * seconds passed: the fd, or -1 with c10d's client timeout message. */
+static int ct__sock_connect(const struct sockaddr_in *a, const char *host, int port, double timeout)
+{
+    double deadline = ct__dist_seconds() + timeout;
+    for (;;) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd >= 0 && connect(fd, (const struct sockaddr *)a, sizeof *a) == 0) {
+            ct__sock_no_delay(fd);
+            return fd;
+        }
+        if (fd >= 0) close(fd);
+        if (ct__dist_seconds() >= deadline) break;
+        ct__sock_sleep_ms(ct__sock_ms_left(deadline) < 100 ? ct__sock_ms_left(deadline) : 100);
+    }
+    ct__dist_fail(CT_ERR_RUNTIME, "The client socket has timed out after %gs while trying to connect to (%s, %d).",
+                  timeout, host, port);
+    return -1;
+}
+
+/* Waits until fd is ready for `events` or the deadline passed. */
+static ct_result ct__sock_ready(int fd, short events, double deadline)
+{
+    struct pollfd p;
+    p.fd = fd, p.events = events, p.revents = 0;
+    int rc;
+    while ((rc = poll(&p, 1, ct__sock_ms_left(deadline))) < 0 && errno == EINTR) {}
+    if (rc == 0) return ct__dist_fail(CT_ERR_RUNTIME, "Socket Timeout");
+    return CT_OK;
+}
+
+static ct_result ct__sock_io_error(int err)
+{
+    if (err == 0) return ct__dist_fail(CT_ERR_RUNTIME, "Connection closed by peer");
+    return ct__dist_fail(CT_ERR_RUNTIME, "Socket error %d: %s", err, strerror(err));
+}
+
+static ct_result ct__sock_send_all(int fd, const void *buf, size_t n, double deadline)
+{
+    const char *p = (const char *)buf;
+    while (n > 0) {
+        if (ct__sock_ready(fd, POLLOUT, deadline) != CT_OK) return CT_ERR_RUNTIME;
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (k <= 0) return ct__sock_io_error(errno);
+        p += k, n -= (size_t)k;
+    }
+    return CT_OK;
+}
+
+static ct_result ct__sock_recv_all(int fd, void *buf, size_t n, double deadline)
+{
+    char *p = (char *)buf;
+    while (n > 0) {
+        if (ct__sock_ready(fd, POLLIN, deadline) != CT_OK) return CT_ERR_RUNTIME;
+        ssize_t k = recv(fd, p, n, 0);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (k <= 0) return ct__sock_io_error(k == 0 ? 0 : errno);
+        p += k, n -= (size_t)k;
+    }
+    return CT_OK;
+}
+
+/* ==================== dist/store.c ==================== */
+// >>dist/store.c
+/* The TCP store (torch.distributed.TCPStore): a key-value store that the
+ * master process serves, one thread per client connection, and that every
+ * process (the master too) reaches through a client connection. It carries
+ * the gloo backend's rendezvous. The wire format is PyTorch 1.13's
+ * TCPStore's, so that ctorch's clients work with the store torchrun's agent
+ * serves and Python's clients with ctorch's: a query type byte, then
+ * strings and byte vectors as a 64-bit length and the bytes, integers as
+ * 64 bits. SET has no answer; WAIT and GET are answered once their keys
+ * exist, so a client's wait is bounded by its own socket deadline. The
+ * server's threads never set ctorch's error: a client that goes away, or
+ * sends a query it does not know (WATCH_KEY), just ends its thread. */
+
+/* c10d's QueryType, in its order. */
+enum { CT__STORE_SET, CT__STORE_COMPARE_SET, CT__STORE_GET, CT__STORE_ADD, CT__STORE_CHECK, CT__STORE_WAIT,
+       CT__STORE_GETNUMKEYS };
+
+/* TCPStore's key prefixes: the one its API puts before every key, and the
+ * key through which clients count themselves in (waitForWorkers). */
+#define CT__STORE_PREFIX "/"
+#define CT__STORE_INIT_KEY "init/"
+
+typedef struct ct__store_entry {
+    struct ct__store_entry *next;
+    char *key, *value;
+    size_t len;
+} ct__store_entry;
+
+typedef struct ct__store_server ct__store_server;
+
+typedef struct ct__store_conn {
+    struct ct__store_conn *next;
+    int fd;
+    pthread_t thread;
+    ct__store_server *server;
+} ct__store_conn;
+
+struct ct__store_server {
+    int listen_fd;
+    pthread_t acceptor;
+    pthread_mutex_t lock;
+    pthread_cond_t changed; /* a key was set, or the server stops */
+    ct__store_entry *entries;
+    ct__store_conn *conns;
+    bool stopping;
+};
+
+struct ct_tcp_store {
+    ct__store_server *server; /* the master's; NULL elsewhere */
+    int fd;                   /* this process's client connection; -1 once broken */
+    int port;
+    double timeout;
+    pthread_mutex_t lock; /* one request at a time on the connection */
+};
+
+/* ---------------------------------------------------------------- server */
+
+static bool ct__store_read(int fd, void *buf, size_t n)
+{
+    for (char *p = (char *)buf; n > 0;) {
+        ssize_t k = recv(fd, p, n, 0);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        p += k, n -= (size_t)k;
+    }
+    return true;
+}
+
+static bool ct__store_write(int fd, const void *buf, size_t n)
+{
+    for (const char *p = (const char *)buf; n > 0;) {
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        p += k, n -= (size_t)k;
+    }
+    return true;
+}
+
+static ct__store_entry *ct__store_find(ct__store_server *s, const char *key)
+{
+    for (ct__store_entry *e = s->entries; e; e = e->next)
+        if (strcmp(e->key, key) == 0) return e;
+    return NULL;
+}
+
+/* Sets key to value (taken over); false when out of memory. */
+static bool ct__store_put(ct__store_server *s, const char *key, char *value, size_t len)
+{
+    ct__store_entry *e = ct__store_find(s, key);
+    if (!e) {
+        e = (ct__store_entry *)CT_MALLOC(sizeof *e);
+        char *k = ct__dist_strdup(key);
+        if (!e || !k) {
+            CT_FREE(e), CT_FREE(k), CT_FREE(value);
+            return false;
+        }
+        e->key = k, e->value = NULL, e->next = s->entries, s->entries = e;
+    }
+    CT_FREE(e->value);
+    e->value = value, e->len = len;
+    pthread_cond_broadcast(&s->changed);
+    return true;
+}
+
+/* ADD: the value, a decimal number as PyTorch keeps it, grows by amount. */
+static bool ct__store_add(ct__store_server *s, const char *key, int64_t amount, int64_t *sum)
+{
+    ct__store_entry *e = ct__store_find(s, key);
+    char text[32], *copy;
+    *sum = amount + (e ? strtoll(e->value, NULL, 10) : 0);
+    snprintf(text, sizeof text, "%lld", (long long)*sum);
+    return (copy = ct__dist_strdup(text)) && ct__store_put(s, key, copy, strlen(text));
+}
+
+/* Waits (lock held) until key exists; NULL when the server stops first. */
+static ct__store_entry *ct__store_await(ct__store_server *s, const char *key)
+{
+    ct__store_entry *e;
+    while (!(e = ct__store_find(s, key)) && !s->stopping) pthread_cond_wait(&s->changed, &s->lock);
+    return e;
+}
+
+/* A string or byte vector of the wire: its length, then its bytes, read
+ * into a NUL-terminated buffer; NULL when the client went away. */
+static char *ct__store_read_bytes(int fd, uint64_t *len)
+{
+    char *p = NULL;
+    if (!ct__store_read(fd, len, sizeof *len) || *len >= ((uint64_t)1 << 40) || !(p = (char *)CT_MALLOC(*len + 1)) ||
+        !ct__store_read(fd, p, *len)) {
+        CT_FREE(p);
+        return NULL;
+    }
+    p[*len] = 0;
+    return p;
+}
+
+/* CHECK's and WAIT's keys: whether all exist (lock held), after waiting
+ * for them when `wait`; false when the server stops first. */
+static bool ct__store_keys_ready(ct__store_server *s, char **keys, uint64_t n, bool wait)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (!(wait ? ct__store_await(s, keys[i]) : ct__store_find(s, keys[i]))) return false;
+    return true;
+}
+
+/* CHECK and WAIT: the number of keys, the keys; one byte answers (0:
+ * ready, 1: not ready). */
+static bool ct__store_serve_keys(ct__store_server *s, int fd, bool wait)
+{
+    uint64_t n = 0, len;
+    char **keys = NULL;
+    bool ok = ct__store_read(fd, &n, sizeof n) && n < (1u << 20) && (keys = (char **)CT_MALLOC(n * sizeof *keys + 1));
+    uint64_t got = 0;
+    while (ok && got < n && (keys[got] = ct__store_read_bytes(fd, &len)) != NULL) got++;
+    ok = ok && got == n;
+    if (ok) {
+        pthread_mutex_lock(&s->lock);
+        unsigned char ready = ct__store_keys_ready(s, keys, n, wait) ? 0 : 1;
+        ok = !(wait && ready) && !s->stopping;
+        pthread_mutex_unlock(&s->lock);
+        ok = ok && ct__store_write(fd, &ready, 1);
+    }
+    while (got > 0) CT_FREE(keys[--got]);
+    CT_FREE(keys);
+    return ok;
+}
+
+/* GET: the key; the value's length and bytes answer, once it exists. */
+static bool ct__store_serve_get(ct__store_server *s, int fd, const char *key)
+{
+    char *reply = NULL;
+    uint64_t n = 0;
+    pthread_mutex_lock(&s->lock);
+    ct__store_entry *e = ct__store_await(s, key);
+    if (e && (reply = (char *)CT_MALLOC(sizeof n + e->len + 1)) != NULL) {
+        n = e->len;
+        memcpy(reply, &n, sizeof n), memcpy(reply + sizeof n, e->value, e->len);
+    }
+    pthread_mutex_unlock(&s->lock);
+    bool ok = reply && ct__store_write(fd, reply, sizeof n + n);
+    CT_FREE(reply);
+    return ok;
+}
+
+/* One query; false ends the connection. */
+static bool ct__store_serve(ct__store_server *s, int fd, int cmd)
+{
+    if (cmd == CT__STORE_CHECK || cmd == CT__STORE_WAIT) return ct__store_serve_keys(s, fd, cmd == CT__STORE_WAIT);
+    if (cmd == CT__STORE_GETNUMKEYS) {
+        int64_t n = 0;
+        pthread_mutex_lock(&s->lock);
+        for (ct__store_entry *e = s->entries; e; e = e->next) n++;
+        pthread_mutex_unlock(&s->lock);
+        return ct__store_write(fd, &n, sizeof n);
+    }
+    if (cmd != CT__STORE_SET && cmd != CT__STORE_GET && cmd != CT__STORE_ADD) return false;
+    uint64_t klen, vlen;
+    int64_t amount = 0, sum = 0;
+    char *key = ct__store_read_bytes(fd, &klen), *value = NULL;
+    bool ok = key != NULL;
+    if (ok && cmd == CT__STORE_GET) ok = ct__store_serve_get(s, fd, key);
+    else if (ok && cmd == CT__STORE_SET && (ok = (value = ct__store_read_bytes(fd, &vlen)) != NULL)) {
+        pthread_mutex_lock(&s->lock);
+        ok = ct__store_put(s, key, value, vlen); /* takes value */
+        pthread_mutex_unlock(&s->lock);
+    } else if (ok && cmd == CT__STORE_ADD && (ok = ct__store_read(fd, &amount, sizeof amount))) {
+        pthread_mutex_lock(&s->lock);
+        ok = ct__store_add(s, key, amount, &sum);
+        pthread_mutex_unlock(&s->lock);
+        ok = ok && ct__store_write(fd, &sum, sizeof sum);
+    }
+    CT_FREE(key);
+    return ok;
+}
+
+static void *ct__store_conn_main(void *arg)
+{
+    ct__store_conn *c = (ct__store_conn *)arg;
+    unsigned char cmd;
+    while (ct__store_read(c->fd, &cmd, 1) && ct__store_serve(c->server, c->fd, cmd)) {}
+    shutdown(c->fd, SHUT_RDWR);
+    return NULL;
+}
+
+static void *ct__store_accept_main(void *arg)
+{
+    ct__store_server *s = (ct__store_server *)arg;
+    for (;;) {
+        int fd = accept(s->listen_fd, NULL, NULL);
+        if (fd < 0 && errno == EINTR) continue;
+        if (fd < 0) break; /* the listening socket was shut down */
+        ct__store_conn *c = (ct__store_conn *)CT_MALLOC(sizeof *c);
+        pthread_mutex_lock(&s->lock);
+        bool started = c && !s->stopping;
+        if (started) {
+            c->fd = fd, c->server = s;
+            started = pthread_create(&c->thread, NULL, ct__store_conn_main, c) == 0;
+        }
+        if (started) c->next = s->conns, s->conns = c;
+        pthread_mutex_unlock(&s->lock);
+        if (!started) close(fd), CT_FREE(c);
+    }
+    return NULL;
+}
+
+static void ct__store_server_stop(ct__store_server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->stopping = true;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+    shutdown(s->listen_fd, SHUT_RDWR); /* wakes accept */
+    pthread_join(s->acceptor, NULL);
+    close(s->listen_fd);
+    for (ct__store_conn *c = s->conns; c; c = s->conns) {
+        shutdown(c->fd, SHUT_RDWR); /* wakes its read */
+        pthread_join(c->thread, NULL);
+        close(c->fd);
+        s->conns = c->next;
+        CT_FREE(c);
+    }
+    for (ct__store_entry *e = s->entries; e; e = s->entries) {
+        s->entries = e->next;
+        CT_FREE(e->key), CT_FREE(e->value), CT_FREE(e);
+    }
+    pthread_cond_destroy(&s->changed);
+    pthread_mutex_destroy(&s->lock);
+    CT_FREE(s);
+}
+
+static ct__store_server *ct__store_server_start(int *port)
+{
+    ct__store_server *s = (ct__store_server *)ct__dist_alloc(sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    if ((s->listen_fd = ct__sock_listen(port, 128)) < 0) {
+        CT_FREE(s);
+        return NULL;
+    }
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->changed, NULL);
+    if (pthread_create(&s->acceptor, NULL, ct__store_accept_main, s) != 0) {
+        close(s->listen_fd);
+        CT_FREE(s);
+        ct__dist_fail(CT_ERR_RUNTIME, "The TCP store's server thread could not be started");
+        return NULL;
+    }
+    return s;
+}
+
+/* The master waits for world_size clients (itself included) to count
+ * themselves in, as TCPStore's waitForWorkers. */
+static ct_result ct__store_wait_for_workers(ct__store_server *s, int world_size, double timeout)
+{
+    struct timespec until;
+    timespec_get(&until, TIME_UTC);
+    double end = (double)until.tv_sec + 1e-9 * (double)until.tv_nsec + timeout;
+    until.tv_sec = (time_t)end, until.tv_nsec = (long)((end - (double)(time_t)end) * 1e9);
+    pthread_mutex_lock(&s->lock);
+    int rc = 0, joined;
+    ct__store_entry *e;
+    while ((joined = (e = ct__store_find(s, CT__STORE_INIT_KEY)) ? atoi(e->value) : 0) < world_size && rc == 0)
+        rc = pthread_cond_timedwait(&s->changed, &s->lock, &until);
+    pthread_mutex_unlock(&s->lock);
+    if (joined >= world_size) return CT_OK;
+    return ct__dist_fail(CT_ERR_RUNTIME, "Timed out after %g seconds waiting for clients. %d/%d clients joined.", timeout,
+                         joined, world_size);
+}
+
+/* ---------------------------------------------------------------- client */
+
+/* A failed request leaves the connection out of step with the server, so
+ * it is closed: later requests fail at once. */
+static ct_result ct__store_broken(ct_tcp_store *s, ct_result res)
+{
+    if (res != CT_OK && s->fd >= 0) close(s->fd), s->fd = -1;
+    return res;
+}
+
+static ct_result ct__store_send_cmd(ct_tcp_store *s, int cmd, double deadline)
+{
+    unsigned char c = (unsigned char)cmd;
+    if (s->fd < 0) return ct__dist_fail(CT_ERR_RUNTIME, "Connection closed by peer");
+    return ct__store_broken(s, ct__sock_send_all(s->fd, &c, 1, deadline));
+}
+
+/* A string or byte vector: its length, then its bytes. */
+static ct_result ct__store_send_bytes(ct_tcp_store *s, const void *p, uint64_t n, double deadline)
+{
+    ct_result res = ct__sock_send_all(s->fd, &n, sizeof n, deadline);
+    if (res == CT_OK) res = ct__sock_send_all(s->fd, p, (size_t)n, deadline);
+    return ct__store_broken(s, res);
+}
+
+static ct_result ct__store_recv(ct_tcp_store *s, void *p, size_t n, double deadline)
+{
+    return ct__store_broken(s, ct__sock_recv_all(s->fd, p, n, deadline));
+}
+
+/* A key as TCPStore's API sends it, after its prefix (NULL: out of memory). */
+static char *ct__store_full_key(const char *key)
+{
+    size_t n = strlen(CT__STORE_PREFIX) + strlen(key) + 1;
+    char *full = (char *)ct__dist_alloc(n);
+    if (full) snprintf(full, n, "%s%s", CT__STORE_PREFIX, key);
+    return full;
+}
+
+static ct_result ct__store_send_key(ct_tcp_store *s, const char *key, double deadline)
+{
+    char *full = ct__store_full_key(key);
+    ct_result res = full ? ct__store_send_bytes(s, full, strlen(full), deadline) : CT_ERR_MEMORY;
+    CT_FREE(full);
+    return res;
+}
+
+static ct_result ct__store_add_raw(ct_tcp_store *s, const char *full_key, int64_t amount, int64_t *sum, double deadline)
+{
+    ct_result res = ct__store_send_cmd(s, CT__STORE_ADD, deadline);
+    if (res == CT_OK) res = ct__store_send_bytes(s, full_key, strlen(full_key), deadline);
+    if (res == CT_OK) res = ct__store_broken(s, ct__sock_send_all(s->fd, &amount, sizeof amount, deadline));
+    return res == CT_OK ? ct__store_recv(s, sum, sizeof *sum, deadline) : res;
+}
+
+ct_tcp_store *ct_tcp_store_new(const char *host_name, int port, ct_tcp_store_opts opts)
+{
+    struct sockaddr_in addr;
+    if (!host_name) {
+        ct__dist_fail(CT_ERR_VALUE, "TCPStore(): host_name must be a string, not NULL");
+        return NULL;
+    }
+    if (port < 0 || port > 65535 || opts.world_size < 0 || opts.timeout < 0) {
+        ct__dist_fail(CT_ERR_VALUE, "TCPStore(): port must be in [0, 65535], world_size and timeout not negative");
+        return NULL;
+    }
+    ct_tcp_store *s = (ct_tcp_store *)ct__dist_alloc(sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    s->timeout = opts.timeout > 0 ? opts.timeout : 300.0;
+    s->port = port;
+    s->fd = -1;
+    pthread_mutex_init(&s->lock, NULL);
+    int64_t joined = 0;
+    bool ok = !opts.is_master || (s->server = ct__store_server_start(&s->port)) != NULL;
+    ok = ok && ct__sock_resolve(host_name, s->port, &addr) == CT_OK;
+    ok = ok && (s->fd = ct__sock_connect(&addr, host_name, s->port, s->timeout)) >= 0;
+    if (ok && opts.world_size > 0) /* every client counts itself in, as TCPStore's */
+        ok = ct__store_add_raw(s, CT__STORE_INIT_KEY, 1, &joined, ct__dist_seconds() + s->timeout) == CT_OK;
+    if (ok && s->server && opts.world_size > 0)
+        ok = ct__store_wait_for_workers(s->server, opts.world_size, s->timeout) == CT_OK;
+    if (!ok) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", ct_last_error());
+        ct_tcp_store_free(s);
+        ct_set_error(CT_ERR_RUNTIME, msg);
+        return NULL;
+    }
+    return s;
+}
+
+int ct_tcp_store_port(const ct_tcp_store *store) { return store ? store->port : -1; }
+
+void ct_tcp_store_free(ct_tcp_store *store)
+{
+    if (!store) return;
+    if (store->fd >= 0) close(store->fd);
+    if (store->server) ct__store_server_stop(store->server);
+    pthread_mutex_destroy(&store->lock);
+    CT_FREE(store);
+}
+
+static ct_result ct__store_check(const ct_tcp_store *s, const char *key)
+{
+    if (!s) return ct__dist_fail(CT_ERR_TYPE, "TCPStore: argument 'self' must be TCPStore, not NULL");
+    if (!key) return ct__dist_fail(CT_ERR_TYPE, "TCPStore: key must be a string, not NULL");
+    return CT_OK;
+}
+
+ct_result ct_tcp_store_set(ct_tcp_store *store, const char *key, const void *value, size_t len)
+{
+    ct_result res = ct__store_check(store, key);
+    if (res != CT_OK) return res;
+    double deadline = ct__dist_seconds() + store->timeout;
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_send_cmd(store, CT__STORE_SET, deadline);
+    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
+    if (res == CT_OK) res = ct__store_send_bytes(store, value, len, deadline);
+    pthread_mutex_unlock(&store->lock);
+    return res;
+}
+
+/* WAIT for n keys (lock held): one byte answers once all exist. */
+static ct_result ct__store_wait_locked(ct_tcp_store *s, const char *const *keys, int n, double deadline)
+{
+    uint64_t count = (uint64_t)n;
+    unsigned char answer = 1;
+    ct_result res = ct__store_send_cmd(s, CT__STORE_WAIT, deadline);
+    if (res == CT_OK) res = ct__store_broken(s, ct__sock_send_all(s->fd, &count, sizeof count, deadline));
+    for (int i = 0; i < n && res == CT_OK; i++) res = ct__store_send_key(s, keys[i], deadline);
+    if (res == CT_OK) res = ct__store_recv(s, &answer, 1, deadline);
+    return res;
+}
+
+/* The rest of an answer that did not fit the caller's buffer. */
+static ct_result ct__store_skip(ct_tcp_store *s, uint64_t n, double deadline)
+{
+    char sink[4096];
+    ct_result res = CT_OK;
+    for (; n > 0 && res == CT_OK; n -= n < sizeof sink ? n : sizeof sink)
+        res = ct__store_recv(s, sink, n < sizeof sink ? (size_t)n : sizeof sink, deadline);
+    return res;
+}
+
+ct_result ct_tcp_store_get(ct_tcp_store *store, const char *key, void *value, size_t cap, size_t *len)
+{
+    uint64_t n = 0;
+    ct_result res = ct__store_check(store, key);
+    if (res != CT_OK) return res;
+    double deadline = ct__dist_seconds() + store->timeout;
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_wait_locked(store, &key, 1, deadline); /* as TCPStore::get: PyTorch's server fails a GET of a missing key */
+    if (res == CT_OK) res = ct__store_send_cmd(store, CT__STORE_GET, deadline);
+    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
+    if (res == CT_OK) res = ct__store_recv(store, &n, sizeof n, deadline);
+    size_t kept = n < cap ? (size_t)n : cap;
+    if (res == CT_OK) res = ct__store_recv(store, value, kept, deadline);
+    if (res == CT_OK) res = ct__store_skip(store, n - kept, deadline);
+    pthread_mutex_unlock(&store->lock);
+    if (len) *len = res == CT_OK ? (size_t)n : 0;
+    return res;
+}
+
+ct_result ct_tcp_store_add(ct_tcp_store *store, const char *key, int64_t amount, int64_t *value)
+{
+    int64_t sum = 0;
+    ct_result res = ct__store_check(store, key);
+    char *full = res == CT_OK ? ct__store_full_key(key) : NULL;
+    if (!full) return ct_last_error_code();
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_add_raw(store, full, amount, &sum, ct__dist_seconds() + store->timeout);
+    pthread_mutex_unlock(&store->lock);
+    CT_FREE(full);
+    if (value) *value = sum;
+    return res;
+}
+
+ct_result ct_tcp_store_wait(ct_tcp_store *store, const char *const *keys, int n, double timeout)
+{
+    ct_result res = ct__store_check(store, n > 0 && keys ? keys[0] : NULL);
+    for (int i = 1; i < n && res == CT_OK; i++) res = ct__store_check(store, keys[i]);
+    if (res != CT_OK) return res;
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_wait_locked(store, keys, n, ct__dist_seconds() + (timeout > 0 ? timeout : store->timeout));
+    pthread_mutex_unlock(&store->lock);
+    return res;
+}
+
+/* ==================== dist/tcp.c ==================== */
+// >>dist/tcp.c
+/* The gloo backend: ctorch's own transport over TCP, named after PyTorch's
+ * CPU backend (ProcessGroupGloo) so that programs written for torchrun
+ * run as they are. Only POSIX sockets and threads.
+ *
+ * init makes the rendezvous through a TCP store (env:// or tcp://), which
+ * rank 0 serves, or torchrun's agent when it says it does: each rank
+ * publishes the address it listens on, connects to the lower ranks
+ * and accepts the higher ones, so that every pair of ranks shares one
+ * socket. One engine thread per process owns the sockets: it writes the
+ * queued messages and reads every incoming one as it comes (into the
+ * receive posted for it, or into a buffer kept until one is), so a send
+ * never waits for its receiver and two ranks sending each other large
+ * buffers cannot deadlock. A message carries its communicator's context
+ * and a tag; receives match them in posting order, as MPI's do.
+ *
+ * Each communicator (a group's data, or its control messages) has a worker
+ * thread that runs its collectives one after the other in posting order
+ * (the front end has every rank post the same ones in the same order),
+ * each as steps of sends and receives on the engine. The program's sends
+ * and receives go to the engine directly. */
+
+#define CT__TCP_COLLECTIVE_TAG (-1) /* a worker's collective messages */
+#define CT__TCP_SETUP_TAG (-2)      /* init's and split's exchanges, made by the calling thread */
+#define CT__TCP_MAGIC 0x63744750u   /* a mesh connection's hello */
+#define CT__TCP_ERROR_LEN 320
+
+typedef struct ct__tcp_header {
+    uint64_t ctx;
+    int32_t tag;
+    uint32_t unused;
+    uint64_t len;
+} ct__tcp_header;
+
+/* A send or receive on the engine. */
+typedef struct ct__tcp_req {
+    struct ct__tcp_req *next;
+    uint64_t ctx;
+    int tag, peer; /* peer: a world rank; -1 for a receive from any */
+    bool sending, complete, failed;
+    char *buf;
+    size_t len;   /* a send's bytes; a receive's capacity, then what arrived */
+    size_t moved; /* a send's bytes of header and payload written */
+    ct__tcp_header header;
+    int source;
+    char error[CT__TCP_ERROR_LEN];
+} ct__tcp_req;
+
+/* A message that arrived before its receive was posted. */
+typedef struct ct__tcp_held {
+    struct ct__tcp_held *next;
+    uint64_t ctx;
+    int tag, source;
+    char *data;
+    size_t len;
+    bool arrived, dropped; /* dropped: its receive was cancelled while it arrived */
+    ct__tcp_req *claimed;  /* the receive that took it while it was still arriving */
+} ct__tcp_held;
+
+typedef struct ct__tcp_peer {
+    int fd; /* -1 for this rank, or once lost */
+    bool lost;
+    char addr[64]; /* [ip]:port, for messages */
+    char why[CT__TCP_ERROR_LEN];
+    ct__tcp_req *sends, *sends_tail; /* the first may be partly written */
+    ct__tcp_header in;               /* the incoming message's header */
+    size_t in_have;                  /* its bytes read so far */
+    char *in_dst;                    /* where its payload goes; NULL: dropped */
+    size_t in_left;                  /* payload bytes still to read */
+    ct__tcp_req *in_req;             /* the receive it completes, or */
+    ct__tcp_held *in_held;           /* the held message it fills */
+} ct__tcp_peer;
+
+typedef struct ct__tcp_engine {
+    int rank, size, refs;
+    ct__tcp_peer *peers;
+    struct pollfd *polled;
+    int *polled_peer;
+    pthread_mutex_t lock;
+    pthread_cond_t progress; /* a request completed, a job was queued, or a comm closes */
+    uint64_t completions;    /* requests and jobs completed so far */
+    uint64_t tested;         /* completions when the program's thread last found its work running */
+    pthread_t thread;
+    bool running, stop;
+    int wake[2];
+    ct__tcp_req *posted, *posted_tail; /* receives not matched yet */
+    ct__tcp_held *held;                /* messages not received yet, oldest first */
+} ct__tcp_engine;
+
+/* An operation posted on a communicator: a collective for its worker, or a
+ * send or receive that the engine moves (p2p). */
+typedef struct ct__tcp_job {
+    struct ct__tcp_job *next;
+    struct ct__tcp_comm *comm;
+    ct__dist_op op;
+    ct__tcp_req *p2p;
+    bool complete, failed;
+    char error[CT__TCP_ERROR_LEN];
+} ct__tcp_job;
+
+typedef struct ct__tcp_comm {
+    ct__tcp_engine *engine;
+    uint64_t ctx, splits;
+    int rank, size;
+    int *world;                    /* comm rank -> world rank */
+    ct__tcp_job *jobs, *jobs_tail; /* collectives waiting for the worker */
+    bool closing;
+    pthread_t worker;
+} ct__tcp_comm;
+
+/* One transfer of a collective's step, with a rank of the communicator. */
+typedef struct ct__tcp_xfer {
+    int peer;
+    bool sending;
+    char *buf;
+    size_t len;
+} ct__tcp_xfer;
+
+/* ---------------------------------------------------------------- engine (lock held) */
+
+static void ct__tcp_finish(ct__tcp_engine *e, ct__tcp_req *q, const char *error)
+{
+    q->complete = true;
+    if (error) q->failed = true, snprintf(q->error, sizeof q->error, "%s", error);
+    e->completions++;
+    pthread_cond_broadcast(&e->progress);
+}
+
+static void ct__tcp_unlink_held(ct__tcp_engine *e, ct__tcp_held *h)
+{
+    ct__tcp_held **link = &e->held;
+    while (*link && *link != h) link = &(*link)->next;
+    if (*link) *link = h->next;
+    CT_FREE(h->data);
+    CT_FREE(h);
+}
+
+static void ct__tcp_unlink_posted(ct__tcp_engine *e, ct__tcp_req *q)
+{
+    ct__tcp_req **link = &e->posted, *prev = NULL;
+    while (*link && *link != q) prev = *link, link = &(*link)->next;
+    if (!*link) return;
+    *link = q->next;
+    if (e->posted_tail == q) e->posted_tail = prev;
+}
+
+/* The connection to p is gone: every operation that needs p fails. */
+static void ct__tcp_lose(ct__tcp_engine *e, int p, int err)
+{
+    ct__tcp_peer *peer = &e->peers[p];
+    if (peer->lost) return;
+    peer->lost = true;
+    bool closed = err == 0 || err == ECONNRESET || err == EPIPE; /* it exited, or closed its end */
+    if (!closed) snprintf(peer->why, sizeof peer->why, "Connection with peer %s (rank %d) failed: %s", peer->addr, p, strerror(err));
+    else snprintf(peer->why, sizeof peer->why, "Connection closed by peer %s (rank %d)", peer->addr, p);
+    close(peer->fd);
+    peer->fd = -1;
+    for (ct__tcp_req *q = peer->sends; q; q = peer->sends) peer->sends = q->next, ct__tcp_finish(e, q, peer->why);
+    if (peer->in_req) ct__tcp_finish(e, peer->in_req, peer->why);
+    if (peer->in_held) {
+        if (peer->in_held->claimed) ct__tcp_finish(e, peer->in_held->claimed, peer->why);
+        ct__tcp_unlink_held(e, peer->in_held);
+    }
+    peer->in_req = NULL, peer->in_held = NULL;
+    for (ct__tcp_req *q = e->posted, *next; q; q = next) {
+        next = q->next;
+        if (q->peer == p) ct__tcp_unlink_posted(e, q), ct__tcp_finish(e, q, peer->why);
+    }
+}
+
+static bool ct__tcp_matches(const ct__tcp_req *q, uint64_t ctx, int tag, int source)
+{
+    return q->ctx == ctx && q->tag == tag && (q->peer < 0 || q->peer == source);
+}
+
+/* A header arrived from p: its payload goes to the first matching receive,
+ * or into a held buffer. */
+static void ct__tcp_route(ct__tcp_engine *e, int p)
+{
+    ct__tcp_peer *peer = &e->peers[p];
+    ct__tcp_header h = peer->in;
+    peer->in_left = (size_t)h.len;
+    peer->in_dst = NULL;
+    for (ct__tcp_req *q = e->posted; q; q = q->next)
+        if (ct__tcp_matches(q, h.ctx, h.tag, p)) {
+            ct__tcp_unlink_posted(e, q);
+            q->source = p;
+            if (h.len > q->len) {
+                char msg[128];
+                snprintf(msg, sizeof msg, "Message of %llu bytes from rank %d for a receive of %llu bytes",
+                         (unsigned long long)h.len, p, (unsigned long long)q->len);
+                ct__tcp_finish(e, q, msg); /* the payload is dropped */
+                return;
+            }
+            q->len = (size_t)h.len;
+            peer->in_req = q, peer->in_dst = q->buf;
+            return;
+        }
+    ct__tcp_held *held = (ct__tcp_held *)CT_MALLOC(sizeof *held);
+    char *data = held ? (char *)CT_MALLOC(h.len ? (size_t)h.len : 1) : NULL;
+    if (!data) { /* no memory to hold it: the connection cannot go on */
+        CT_FREE(held);
+        ct__tcp_lose(e, p, ENOMEM);
+        return;
+    }
+    memset(held, 0, sizeof *held);
+    held->ctx = h.ctx, held->tag = h.tag, held->source = p, held->data = data, held->len = (size_t)h.len;
+    ct__tcp_held **link = &e->held;
+    while (*link) link = &(*link)->next;
+    *link = held;
+    peer->in_held = held, peer->in_dst = data;
+}
+
+/* A held message's receive was posted, and the message is all there. */
+static void ct__tcp_deliver_held(ct__tcp_engine *e, ct__tcp_held *h)
+{
+    memcpy(h->claimed->buf, h->data, h->len);
+    ct__tcp_finish(e, h->claimed, NULL);
+    ct__tcp_unlink_held(e, h);
+}
+
+/* The payload from p has all arrived. */
+static void ct__tcp_arrived(ct__tcp_engine *e, int p)
+{
+    ct__tcp_peer *peer = &e->peers[p];
+    if (peer->in_req) ct__tcp_finish(e, peer->in_req, NULL);
+    if (peer->in_held) {
+        peer->in_held->arrived = true;
+        if (peer->in_held->claimed) ct__tcp_deliver_held(e, peer->in_held);
+        else if (peer->in_held->dropped) ct__tcp_unlink_held(e, peer->in_held);
+    }
+    peer->in_req = NULL, peer->in_held = NULL, peer->in_have = 0;
+}
+
+/* Reads what p has sent, without blocking. */
+static void ct__tcp_read(ct__tcp_engine *e, int p)
+{
+    ct__tcp_peer *peer = &e->peers[p];
+    char sink[65536];
+    while (!peer->lost) {
+        bool header = peer->in_have < sizeof peer->in;
+        char *dst = header ? (char *)&peer->in + peer->in_have : peer->in_dst ? peer->in_dst : sink;
+        size_t want = header ? sizeof peer->in - peer->in_have
+                      : peer->in_dst || peer->in_left < sizeof sink ? peer->in_left : sizeof sink;
+        ssize_t k = recv(peer->fd, dst, want, MSG_DONTWAIT);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (k <= 0) {
+            ct__tcp_lose(e, p, k == 0 ? 0 : errno);
+            return;
+        }
+        if (header) {
+            peer->in_have += (size_t)k;
+            if (peer->in_have < sizeof peer->in) continue;
+            ct__tcp_route(e, p);
+        } else {
+            peer->in_left -= (size_t)k;
+            if (peer->in_dst) peer->in_dst += k;
+        }
+        if (!peer->lost && peer->in_left == 0) ct__tcp_arrived(e, p);
+    }
+}
+
+/* Writes p's queued sends, without blocking. */
+static void ct__tcp_write(ct__tcp_engine *e, int p)
+{
+    ct__tcp_peer *peer = &e->peers[p];
+    while (!peer->lost && peer->sends) {
+        ct__tcp_req *q = peer->sends;
+        if (q->moved == sizeof q->header + q->len) {
+            peer->sends = q->next;
+            if (!peer->sends) peer->sends_tail = NULL;
+            ct__tcp_finish(e, q, NULL);
+            continue;
+        }
+        bool header = q->moved < sizeof q->header;
+        const char *src = header ? (const char *)&q->header + q->moved : q->buf + (q->moved - sizeof q->header);
+        size_t want = header ? sizeof q->header - q->moved : q->len - (q->moved - sizeof q->header);
+        ssize_t k = send(peer->fd, src, want, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (k < 0) {
+            ct__tcp_lose(e, p, errno);
+            return;
+        }
+        q->moved += (size_t)k;
+    }
+}
+
+static void ct__tcp_wake(ct__tcp_engine *e)
+{
+    char one = 1;
+    ssize_t k = write(e->wake[1], &one, 1);
+    (void)k; /* a full pipe already wakes it */
+}
+
+static void *ct__tcp_engine_main(void *arg)
+{
+    ct__tcp_engine *e = (ct__tcp_engine *)arg;
+    pthread_mutex_lock(&e->lock);
+    while (!e->stop) {
+        int n = 1;
+        e->polled[0].fd = e->wake[0], e->polled[0].events = POLLIN;
+        for (int p = 0; p < e->size; p++) {
+            if (e->peers[p].fd < 0) continue;
+            e->polled[n].fd = e->peers[p].fd;
+            e->polled[n].events = (short)(POLLIN | (e->peers[p].sends ? POLLOUT : 0));
+            e->polled_peer[n++] = p;
+        }
+        pthread_mutex_unlock(&e->lock);
+        int rc = poll(e->polled, (nfds_t)n, -1);
+        pthread_mutex_lock(&e->lock);
+        if (rc <= 0) continue;
+        if (e->polled[0].revents) {
+            char drain[64];
+            while (read(e->wake[0], drain, sizeof drain) == (ssize_t)sizeof drain) {}
+        }
+        for (int i = 1; i < n; i++) {
+            int p = e->polled_peer[i];
+            if (e->polled[i].revents & (POLLIN | POLLHUP | POLLERR)) ct__tcp_read(e, p);
+            if (e->polled[i].revents & POLLOUT) ct__tcp_write(e, p);
+        }
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+static ct__tcp_req *ct__tcp_req_new(uint64_t ctx, int tag, int peer, bool sending, void *buf, size_t len)
+{
+    ct__tcp_req *q = (ct__tcp_req *)CT_MALLOC(sizeof *q);
+    if (!q) return NULL;
+    memset(q, 0, sizeof *q);
+    q->ctx = ctx, q->tag = tag, q->peer = peer, q->sending = sending, q->buf = (char *)buf, q->len = len;
+    q->source = -1;
+    q->header.ctx = ctx, q->header.tag = tag, q->header.len = len;
+    return q;
+}
+
+/* Posts a send (it goes out at once as far as the socket takes it) or a
+ * receive (it takes the oldest matching held message, or waits); NULL
+ * when out of memory. */
+static ct__tcp_req *ct__tcp_post_req(ct__tcp_engine *e, uint64_t ctx, int tag, int peer, bool sending, void *buf, size_t len)
+{
+    ct__tcp_req *q = ct__tcp_req_new(ctx, tag, peer, sending, buf, len);
+    if (!q) return NULL;
+    pthread_mutex_lock(&e->lock);
+    ct__tcp_peer *to = peer >= 0 ? &e->peers[peer] : NULL;
+    if (sending && to->lost) ct__tcp_finish(e, q, to->why);
+    else if (sending) {
+        if (to->sends_tail) to->sends_tail->next = q;
+        else to->sends = q;
+        to->sends_tail = q;
+        ct__tcp_write(e, peer);
+        if (to->sends) ct__tcp_wake(e); /* the engine polls for room */
+    } else {
+        ct__tcp_held *h = e->held;
+        while (h && (h->claimed || h->dropped || !ct__tcp_matches(q, h->ctx, h->tag, h->source))) h = h->next;
+        if (h && h->len > len) {
+            q->source = h->source;
+            ct__tcp_finish(e, q, "Message longer than its receive");
+        } else if (h) {
+            q->source = h->source, q->len = h->len;
+            h->claimed = q;
+            if (h->arrived) ct__tcp_deliver_held(e, h);
+        } else if (to && to->lost) /* nothing more will come from it */
+            ct__tcp_finish(e, q, to->why);
+        else {
+            if (e->posted_tail) e->posted_tail->next = q;
+            else e->posted = q;
+            e->posted_tail = q;
+        }
+    }
+    pthread_mutex_unlock(&e->lock);
+    return q;
+}
+
+/* Withdraws an unfinished request before its buffer goes away. A send
+ * already partly written cannot be taken back without breaking the
+ * stream, so that connection is closed. */
+static void ct__tcp_cancel(ct__tcp_engine *e, ct__tcp_req *q)
+{
+    if (q->complete) return;
+    ct__tcp_unlink_posted(e, q);
+    for (ct__tcp_held *h = e->held; h; h = h->next)
+        if (h->claimed == q) h->claimed = NULL, h->dropped = true; /* taken: no later receive matches it */
+    for (int p = 0; p < e->size; p++) {
+        ct__tcp_peer *peer = &e->peers[p];
+        if (peer->in_req == q) peer->in_req = NULL, peer->in_dst = NULL; /* the rest is dropped */
+        if (peer->sends == q && q->moved > 0) ct__tcp_lose(e, p, ECANCELED);
+        for (ct__tcp_req **link = &peer->sends, *prev = NULL; *link; prev = *link, link = &(*link)->next)
+            if (*link == q) {
+                *link = q->next;
+                if (peer->sends_tail == q) peer->sends_tail = prev;
+                break;
+            }
+    }
+    q->complete = true;
+}
+
+/* Waits for n requests, then frees them: true when all succeeded. A
+ * failure (a request whose peer was lost fails), c closing, or the
+ * deadline (0: none) ends the wait early, the others cancelled; err gets
+ * the reason. A member lost after sending all it had to send is no
+ * failure: it may have finished the last collective and exited. */
+static bool ct__tcp_wait_all(ct__tcp_comm *c, ct__tcp_req **q, int n, double deadline, char *err)
+{
+    ct__tcp_engine *e = c->engine;
+    const char *why = NULL;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        int left = 0;
+        for (int i = 0; i < n; i++) {
+            if (q[i]->failed && !why) why = q[i]->error;
+            left += !q[i]->complete;
+        }
+        if (why || left == 0) break;
+        if (c->closing) why = "The process group was destroyed while the operation ran";
+        else if (deadline > 0 && ct__dist_seconds() > deadline) why = "Socket Timeout";
+        if (why) break;
+        if (deadline > 0) {
+            struct timespec until;
+            until.tv_sec = (time_t)deadline, until.tv_nsec = (long)((deadline - (double)(time_t)deadline) * 1e9);
+            pthread_cond_timedwait(&e->progress, &e->lock, &until);
+        } else
+            pthread_cond_wait(&e->progress, &e->lock);
+    }
+    if (why) snprintf(err, CT__TCP_ERROR_LEN, "%s", why);
+    for (int i = 0; i < n; i++) {
+        ct__tcp_cancel(e, q[i]);
+        CT_FREE(q[i]);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return why == NULL;
+}
+
+/* One step of a collective: its transfers all at once, the receives posted
+ * first so that what arrives goes straight into place, not through a held
+ * buffer. */
+static bool ct__tcp_step(ct__tcp_comm *c, int tag, const ct__tcp_xfer *x, int n, double deadline, char *err)
+{
+    ct__tcp_req *small[8], **q = n <= 8 ? small : (ct__tcp_req **)CT_MALLOC((size_t)n * sizeof *q);
+    int posted = 0;
+    bool ok = q != NULL;
+    for (int pass = 0; ok && pass < 2; pass++) /* receives, then sends */
+        for (int i = 0; ok && i < n; i++) {
+            if (x[i].sending != (pass == 1)) continue;
+            q[posted] = ct__tcp_post_req(c->engine, c->ctx, tag, c->world[x[i].peer], x[i].sending, x[i].buf, x[i].len);
+            if (q[posted]) posted++;
+            else ok = false;
+        }
+    if (!ok) snprintf(err, CT__TCP_ERROR_LEN, "DefaultCPUAllocator: not enough memory");
+    ok = (q ? ct__tcp_wait_all(c, q, posted, deadline, err) : false) && ok;
+    if (q != small) CT_FREE(q);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- collectives */
+
+/* dst = dst op src, n elements; booleans reduce logically. */
+#define CT__TCP_LOOP(T, expr)                                             \
+    do {                                                                  \
+        T *d = (T *)dst;                                                  \
+        const T *s = (const T *)src;                                      \
+        for (int64_t i = 0; i < n; i++) d[i] = (T)(expr);                 \
+    } while (0)
+#define CT__TCP_FOLD(T)                                                                   \
+    switch (op) {                                                                         \
+    case CT_REDUCE_PRODUCT: CT__TCP_LOOP(T, d[i] * s[i]); break;                          \
+    case CT_REDUCE_MIN: CT__TCP_LOOP(T, s[i] < d[i] ? s[i] : d[i]); break;                \
+    case CT_REDUCE_MAX: CT__TCP_LOOP(T, s[i] > d[i] ? s[i] : d[i]); break;                \
+    default: CT__TCP_LOOP(T, d[i] + s[i]); break;                                         \
+    }
+static void ct__tcp_reduce_into(void *dst, const void *src, int64_t n, ct_dtype dtype, ct_reduce_op op)
+{
+    bool all = op == CT_REDUCE_PRODUCT || op == CT_REDUCE_MIN;
+    switch (dtype) {
+    case CT_BOOL:
+        if (all) CT__TCP_LOOP(unsigned char, d[i] && s[i]);
+        else CT__TCP_LOOP(unsigned char, d[i] || s[i]);
+        break;
+    case CT_U8: CT__TCP_FOLD(uint8_t) break;
+    case CT_I8: CT__TCP_FOLD(int8_t) break;
+    case CT_I16: CT__TCP_FOLD(int16_t) break;
+    case CT_I32: CT__TCP_FOLD(int32_t) break;
+    case CT_I64: CT__TCP_FOLD(int64_t) break;
+    case CT_F32: CT__TCP_FOLD(float) break;
+    case CT_F64: CT__TCP_FOLD(double) break;
+    default: break; /* half types: the front end refuses to reduce them */
+    }
+}
+#undef CT__TCP_FOLD
+#undef CT__TCP_LOOP
+
+/* The general exchange, in bytes: this rank sends count[i] bytes from
+ * send + displ[i] to rank i and receives count[n + i] bytes into
+ * recv + displ[n + i] from it (its own part is copied). Empty parts are
+ * skipped, on both sides alike. */
+static bool ct__tcp_exchange(ct__tcp_comm *c, int tag, const char *send, char *recv, const size_t *count,
+                             const size_t *displ, double deadline, char *err)
+{
+    int n = c->size, r = c->rank, k = 0;
+    ct__tcp_xfer *x = (ct__tcp_xfer *)CT_MALLOC(2 * (size_t)n * sizeof *x);
+    if (!x) return snprintf(err, CT__TCP_ERROR_LEN, "DefaultCPUAllocator: not enough memory"), false;
+    if (count[r] > 0) memmove(recv + displ[n + r], send + displ[r], count[r]);
+    for (int i = 0; i < n; i++) {
+        if (i == r) continue;
+        if (count[n + i] > 0) x[k].peer = i, x[k].sending = false, x[k].buf = recv + displ[n + i], x[k++].len = count[n + i];
+        if (count[i] > 0) x[k].peer = i, x[k].sending = true, x[k].buf = (char *)send + displ[i], x[k++].len = count[i];
+    }
+    bool ok = ct__tcp_step(c, tag, x, k, deadline, err);
+    CT_FREE(x);
+    return ok;
+}
+
+/* The exchange's counts and displacements for the rooted and gathering
+ * collectives, every part `bytes` long: who sends to whom. */
+typedef enum { CT__TCP_ALL_GATHER, CT__TCP_GATHER, CT__TCP_SCATTER, CT__TCP_ALL_TO_ALL } ct__tcp_pattern;
+
+static bool ct__tcp_patterned(ct__tcp_comm *c, int tag, ct__tcp_pattern pattern, int root, const char *send, char *recv,
+                              size_t bytes, double deadline, char *err)
+{
+    int n = c->size, r = c->rank;
+    size_t *v = (size_t *)CT_MALLOC(4 * (size_t)n * sizeof *v), *count = v, *displ = v ? v + 2 * n : NULL;
+    if (!v) return snprintf(err, CT__TCP_ERROR_LEN, "DefaultCPUAllocator: not enough memory"), false;
+    for (int i = 0; i < n; i++) {
+        bool sends = pattern == CT__TCP_ALL_GATHER || pattern == CT__TCP_ALL_TO_ALL ||
+                     (pattern == CT__TCP_GATHER && i == root) || (pattern == CT__TCP_SCATTER && r == root);
+        bool receives = pattern == CT__TCP_ALL_GATHER || pattern == CT__TCP_ALL_TO_ALL ||
+                        (pattern == CT__TCP_GATHER && r == root) || (pattern == CT__TCP_SCATTER && i == root);
+        count[i] = sends ? bytes : 0;
+        count[n + i] = receives ? bytes : 0;
+        displ[i] = pattern == CT__TCP_SCATTER || pattern == CT__TCP_ALL_TO_ALL ? (size_t)i * bytes : 0;
+        displ[n + i] = pattern == CT__TCP_SCATTER ? 0 : (size_t)i * bytes;
+    }
+    bool ok = ct__tcp_exchange(c, tag, send, recv, count, displ, deadline, err);
+    CT_FREE(v);
+    return ok;
+}
+
+/* The n parts of `parts` (count elements each), reduced in rank order into dst. */
+static void ct__tcp_fold(void *dst, const char *parts, int n, const ct__dist_op *op)
+{
+    size_t bytes = (size_t)op->count * ct_dtype_size(op->dtype);
+    memmove(dst, parts, bytes);
+    for (int i = 1; i < n; i++) ct__tcp_reduce_into(dst, parts + (size_t)i * bytes, op->count, op->dtype, op->op);
+}
+
+/* reduce and reduce_scatter: the parts gathered into a scratch buffer, then folded. */
+static bool ct__tcp_gather_and_fold(ct__tcp_comm *c, const ct__dist_op *op, char *err)
+{
+    size_t bytes = (size_t)op->count * ct_dtype_size(op->dtype);
+    bool scattering = op->kind == CT__DIST_REDUCE_SCATTER, folds = scattering || op->root == c->rank;
+    char *parts = folds ? (char *)CT_MALLOC((size_t)c->size * bytes + 1) : NULL;
+    if (folds && !parts) return snprintf(err, CT__TCP_ERROR_LEN, "DefaultCPUAllocator: not enough memory"), false;
+    bool ok = ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, scattering ? CT__TCP_ALL_TO_ALL : CT__TCP_GATHER, op->root,
+                                (const char *)op->send, parts, bytes, 0, err);
+    if (ok && folds) ct__tcp_fold(op->recv, parts, c->size, op);
+    CT_FREE(parts);
+    return ok;
+}
+
+/* A ring step's transfers go in segments: the receive buffer of a
+ * reduction stays small and warm, and a segment's reduction overlaps the
+ * peer's sending of the next (100 MB at 2 ranks: 1.8x PyTorch's gloo in one
+ * piece). A multiple of every element size. */
+#define CT__TCP_SEGMENT ((size_t)1 << 20)
+
+/* One ring step: `out` bytes at src go to the next rank while `in` bytes
+ * come from the previous one, into dst, or, when reducing, through tmp
+ * and reduced into dst. The segments of a chunk are the same on both
+ * sides, since both know its length. */
+static bool ct__tcp_ring_step(ct__tcp_comm *c, const ct__dist_op *op, const char *src, size_t out, char *dst, size_t in,
+                              char *tmp, char *err)
+{
+    int next = (c->rank + 1) % c->size, prev = (c->rank + c->size - 1) % c->size;
+    size_t n_out = out ? (out + CT__TCP_SEGMENT - 1) / CT__TCP_SEGMENT : 1;
+    size_t n_in = in ? (in + CT__TCP_SEGMENT - 1) / CT__TCP_SEGMENT : 1;
+    bool ok = true;
+    for (size_t k = 0; ok && (k < n_out || k < n_in); k++) {
+        size_t at = k * CT__TCP_SEGMENT, m = 0;
+        size_t out_len = k < n_out && out > at ? (out - at < CT__TCP_SEGMENT ? out - at : CT__TCP_SEGMENT) : 0;
+        size_t in_len = k < n_in && in > at ? (in - at < CT__TCP_SEGMENT ? in - at : CT__TCP_SEGMENT) : 0;
+        ct__tcp_xfer x[2];
+        if (k < n_out) x[m].peer = next, x[m].sending = true, x[m].buf = (char *)src + at, x[m++].len = out_len;
+        if (k < n_in) x[m].peer = prev, x[m].sending = false, x[m].buf = tmp ? tmp : dst + at, x[m++].len = in_len;
+        ok = ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, x, (int)m, 0, err);
+        if (ok && tmp && k < n_in)
+            ct__tcp_reduce_into(dst + at, tmp, (int64_t)(in_len / ct_dtype_size(op->dtype)), op->dtype, op->op);
+    }
+    return ok;
+}
+
+/* Ring all-reduce: n - 1 steps of reduce-scatter, each rank passing one
+ * chunk on and reducing the one it receives, then n - 1 steps of
+ * all-gather passing the reduced chunks round. Every element is reduced
+ * once, on one rank, so all ranks end with the same bits. */
+static bool ct__tcp_all_reduce(ct__tcp_comm *c, const ct__dist_op *op, char *err)
+{
+    int n = c->size, r = c->rank;
+    size_t elem = ct_dtype_size(op->dtype);
+    int64_t base = op->count / n, extra = op->count % n;
+#define CT__TCP_CHUNK_START(i) ((size_t)((i) * base + ((i) < extra ? (i) : extra)) * elem)
+#define CT__TCP_CHUNK_LEN(i) ((size_t)(base + ((i) < extra)) * elem)
+    size_t tmp_len = (size_t)(base + 1) * elem < CT__TCP_SEGMENT ? (size_t)(base + 1) * elem : CT__TCP_SEGMENT;
+    char *data = (char *)op->recv, *tmp = (char *)CT_MALLOC(tmp_len);
+    if (!tmp) return snprintf(err, CT__TCP_ERROR_LEN, "DefaultCPUAllocator: not enough memory"), false;
+    bool ok = true;
+    for (int s = 0; ok && s < 2 * (n - 1); s++) {
+        bool gathering = s >= n - 1;
+        int out = ((gathering ? r + 1 - (s - (n - 1)) : r - s) % n + n) % n, in = (out + n - 1) % n;
+        ok = ct__tcp_ring_step(c, op, data + CT__TCP_CHUNK_START(out), CT__TCP_CHUNK_LEN(out),
+                               data + CT__TCP_CHUNK_START(in), CT__TCP_CHUNK_LEN(in), gathering ? NULL : tmp, err);
+    }
+#undef CT__TCP_CHUNK_START
+#undef CT__TCP_CHUNK_LEN
+    CT_FREE(tmp);
+    return ok;
+}
+
+static bool ct__tcp_broadcast(ct__tcp_comm *c, const ct__dist_op *op, char *err)
+{
+    size_t bytes = (size_t)op->count * ct_dtype_size(op->dtype);
+    ct__tcp_xfer one = {op->root, false, (char *)op->recv, bytes};
+    if (c->rank != op->root) return ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, &one, 1, 0, err);
+    ct__tcp_xfer *x = (ct__tcp_xfer *)CT_MALLOC((size_t)c->size * sizeof *x);
+    if (!x) return snprintf(err, CT__TCP_ERROR_LEN, "DefaultCPUAllocator: not enough memory"), false;
+    int k = 0;
+    for (int i = 0; i < c->size; i++)
+        if (i != c->rank) x[k].peer = i, x[k].sending = true, x[k].buf = (char *)op->recv, x[k++].len = bytes;
+    bool ok = ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, x, k, 0, err);
+    CT_FREE(x);
+    return ok;
+}
+
+/* all_to_all's element counts and displacements, as the exchange's bytes. */
+static bool ct__tcp_all_to_all(ct__tcp_comm *c, const ct__dist_op *op, char *err)
+{
+    size_t elem = ct_dtype_size(op->dtype), n = (size_t)c->size, *count = (size_t *)CT_MALLOC(4 * n * sizeof *count);
+    if (!count) return snprintf(err, CT__TCP_ERROR_LEN, "DefaultCPUAllocator: not enough memory"), false;
+    size_t *displ = count + 2 * n;
+    for (size_t i = 0; i < n; i++) { /* op's order: scounts, sdispls, rcounts, rdispls */
+        count[i] = (size_t)op->all_to_all[i] * elem, displ[i] = (size_t)op->all_to_all[n + i] * elem;
+        count[n + i] = (size_t)op->all_to_all[2 * n + i] * elem, displ[n + i] = (size_t)op->all_to_all[3 * n + i] * elem;
+    }
+    bool ok = ct__tcp_exchange(c, CT__TCP_COLLECTIVE_TAG, (const char *)op->send, (char *)op->recv, count, displ, 0, err);
+    CT_FREE(count);
+    return ok;
+}
+
+/* Every rank hears from every other one: none passes before all arrived. */
+static bool ct__tcp_barrier(ct__tcp_comm *c, int tag, double deadline, char *err)
+{
+    char *flags = (char *)CT_MALLOC((size_t)c->size + 1), mine = 1;
+    if (!flags) return snprintf(err, CT__TCP_ERROR_LEN, "DefaultCPUAllocator: not enough memory"), false;
+    bool ok = ct__tcp_patterned(c, tag, CT__TCP_ALL_GATHER, -1, &mine, flags, 1, deadline, err);
+    CT_FREE(flags);
+    return ok;
+}
+
+/* A collective, on c's worker. */
+static bool ct__tcp_collective(ct__tcp_comm *c, const ct__dist_op *op, char *err)
+{
+    size_t bytes = (size_t)op->count * ct_dtype_size(op->dtype);
+    const char *send = (const char *)op->send;
+    char *recv = (char *)op->recv;
+    switch (op->kind) {
+    case CT__DIST_BROADCAST: return ct__tcp_broadcast(c, op, err);
+    case CT__DIST_ALLREDUCE: return c->size == 1 || ct__tcp_all_reduce(c, op, err);
+    case CT__DIST_REDUCE:
+    case CT__DIST_REDUCE_SCATTER: return ct__tcp_gather_and_fold(c, op, err);
+    case CT__DIST_ALLGATHER:
+    case CT__DIST__ALLGATHER_BASE:
+        return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_ALL_GATHER, -1, send, recv, bytes, 0, err);
+    case CT__DIST_GATHER: return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_GATHER, op->root, send, recv, bytes, 0, err);
+    case CT__DIST_SCATTER:
+        return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_SCATTER, op->root, send, recv, bytes, 0, err);
+    case CT__DIST_ALLTOALL: return ct__tcp_all_to_all(c, op, err);
+    case CT__DIST_BARRIER: return ct__tcp_barrier(c, CT__TCP_COLLECTIVE_TAG, 0, err);
+    default: return snprintf(err, CT__TCP_ERROR_LEN, "Unsupported operation"), false;
+    }
+}
+
+/* ---------------------------------------------------------------- communicators */
+
+static void *ct__tcp_worker_main(void *arg)
+{
+    ct__tcp_comm *c = (ct__tcp_comm *)arg;
+    ct__tcp_engine *e = c->engine;
+    pthread_mutex_lock(&e->lock);
+    for (;;) {
+        while (!c->jobs && !c->closing) pthread_cond_wait(&e->progress, &e->lock);
+        if (c->closing) break;
+        ct__tcp_job *job = c->jobs;
+        c->jobs = job->next;
+        if (!c->jobs) c->jobs_tail = NULL;
+        pthread_mutex_unlock(&e->lock);
+        char err[CT__TCP_ERROR_LEN] = "";
+        bool ok = ct__tcp_collective(c, &job->op, err);
+        pthread_mutex_lock(&e->lock);
+        job->failed = !ok;
+        snprintf(job->error, sizeof job->error, "%s", err);
+        job->complete = true;
+        e->completions++;
+        pthread_cond_broadcast(&e->progress);
+    }
+    pthread_mutex_unlock(&e->lock);
+    return NULL;
+}
+
+static void ct__tcp_engine_release(ct__tcp_engine *e)
+{
+    if (--e->refs > 0) return;
+    if (e->running) {
+        pthread_mutex_lock(&e->lock);
+        e->stop = true;
+        ct__tcp_wake(e);
+        pthread_mutex_unlock(&e->lock);
+        pthread_join(e->thread, NULL);
+    }
+    for (int p = 0; p < e->size; p++) {
+        if (e->peers[p].fd >= 0) close(e->peers[p].fd);
+        for (ct__tcp_req *q = e->peers[p].sends; q; q = e->peers[p].sends) e->peers[p].sends = q->next, CT_FREE(q);
+    }
+    while (e->held) ct__tcp_unlink_held(e, e->held);
+    for (ct__tcp_req *q = e->posted; q; q = e->posted) e->posted = q->next, CT_FREE(q);
+    close(e->wake[0]), close(e->wake[1]);
+    pthread_cond_destroy(&e->progress);
+    pthread_mutex_destroy(&e->lock);
+    CT_FREE(e->peers), CT_FREE(e->polled), CT_FREE(e->polled_peer), CT_FREE(e);
+}
+
+static ct__tcp_engine *ct__tcp_engine_new(int rank, int size)
+{
+    ct__tcp_engine *e = (ct__tcp_engine *)ct__dist_alloc(sizeof *e);
+    if (!e) return NULL;
+    memset(e, 0, sizeof *e);
+    e->rank = rank, e->size = size, e->refs = 1;
+    e->peers = (ct__tcp_peer *)CT_MALLOC((size_t)size * sizeof *e->peers);
+    e->polled = (struct pollfd *)CT_MALLOC((size_t)(size + 1) * sizeof *e->polled);
+    e->polled_peer = (int *)CT_MALLOC((size_t)(size + 1) * sizeof *e->polled_peer);
+    if (!e->peers || !e->polled || !e->polled_peer || pipe(e->wake) != 0) {
+        CT_FREE(e->peers), CT_FREE(e->polled), CT_FREE(e->polled_peer), CT_FREE(e);
+        ct__dist_oom();
+        return NULL;
+    }
+    memset(e->peers, 0, (size_t)size * sizeof *e->peers);
+    for (int p = 0; p < size; p++) e->peers[p].fd = -1;
+    fcntl(e->wake[0], F_SETFL, O_NONBLOCK);
+    fcntl(e->wake[1], F_SETFL, O_NONBLOCK);
+    pthread_mutex_init(&e->lock, NULL);
+    pthread_cond_init(&e->progress, NULL);
+    return e;
+}
+
+static ct_result ct__tcp_engine_start(ct__tcp_engine *e)
+{
+    for (int p = 0; p < e->size; p++)
+        if (e->peers[p].fd >= 0) fcntl(e->peers[p].fd, F_SETFL, O_NONBLOCK);
+    e->running = pthread_create(&e->thread, NULL, ct__tcp_engine_main, e) == 0;
+    return e->running ? CT_OK : ct__dist_fail(CT_ERR_RUNTIME, "The gloo backend's engine thread could not be started");
+}
+
+/* A communicator over `size` ranks of the engine (world[i] is rank i's
+ * world rank; NULL: all of them), with its worker started. */
+static ct__tcp_comm *ct__tcp_comm_new(ct__tcp_engine *e, uint64_t ctx, int rank, int size, const int *world)
+{
+    ct__tcp_comm *c = (ct__tcp_comm *)ct__dist_alloc(sizeof *c);
+    int *w = c ? (int *)ct__dist_alloc((size_t)size * sizeof *w) : NULL;
+    if (!w) {
+        CT_FREE(c);
+        return NULL;
+    }
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < size; i++) w[i] = world ? world[i] : i;
+    c->engine = e, c->ctx = ctx, c->rank = rank, c->size = size, c->world = w;
+    if (pthread_create(&c->worker, NULL, ct__tcp_worker_main, c) != 0) {
+        CT_FREE(w), CT_FREE(c);
+        ct__dist_fail(CT_ERR_RUNTIME, "The gloo backend's worker thread could not be started");
+        return NULL;
+    }
+    e->refs++;
+    return c;
+}
+
+/* Stops the worker (a collective it runs fails) and drops the jobs it had
+ * not started: the front end only frees a group once its works completed
+ * or timed out, and never looks at a timed-out one again. */
+static void ct__tcp_free_comm(void *comm)
+{
+    ct__tcp_comm *c = (ct__tcp_comm *)comm;
+    ct__tcp_engine *e = c->engine;
+    pthread_mutex_lock(&e->lock);
+    c->closing = true;
+    pthread_cond_broadcast(&e->progress);
+    pthread_mutex_unlock(&e->lock);
+    pthread_join(c->worker, NULL);
+    for (ct__tcp_job *j = c->jobs; j; j = c->jobs) c->jobs = j->next, CT_FREE(j);
+    CT_FREE(c->world);
+    CT_FREE(c);
+    ct__tcp_engine_release(e);
+}
+
+/* A sub-communicator's context: derived from its parent's and the number
+ * of splits made of it, which every member of the parent counts alike, so
+ * no message is needed to agree on it (64 bits make a clash unlikely). */
+static uint64_t ct__tcp_child_context(ct__tcp_comm *parent)
+{
+    uint64_t z = parent->ctx * 0x9E3779B97F4A7C15ull + ++parent->splits;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* MPI_Comm_split: every rank of the parent tells the others whether it
+ * joins and its key; the members are ordered by key. The exchange is made
+ * here, apart from the worker's collectives (a tag of its own), so that it
+ * cannot be ordered differently from them on different ranks. */
+static ct_result ct__tcp_split(void *parent, bool member, int key, void **comm)
+{
+    ct__tcp_comm *p = (ct__tcp_comm *)parent;
+    uint64_t ctx = ct__tcp_child_context(p);
+    int64_t mine[2] = {member, key}, *all = (int64_t *)ct__dist_alloc(2 * (size_t)p->size * sizeof *all);
+    int *world = all ? (int *)ct__dist_alloc((size_t)p->size * sizeof *world) : NULL;
+    char err[CT__TCP_ERROR_LEN];
+    *comm = NULL;
+    if (!world) {
+        CT_FREE(all);
+        return CT_ERR_MEMORY;
+    }
+    ct_result res = CT_OK;
+    if (!ct__tcp_patterned(p, CT__TCP_SETUP_TAG, CT__TCP_ALL_GATHER, -1, (const char *)mine, (char *)all, sizeof mine, 0, err))
+        res = ct__dist_fail(CT_ERR_RUNTIME, "%s", err);
+    int n = 0, rank = -1;
+    for (int i = 0; res == CT_OK && i < p->size; i++) { /* members' parent ranks, by key then parent rank */
+        if (!all[2 * i]) continue;
+        int j = n++;
+        for (; j > 0 && all[2 * world[j - 1] + 1] > all[2 * i + 1]; j--) world[j] = world[j - 1];
+        world[j] = i;
+    }
+    for (int i = 0; i < n; i++) {
+        if (world[i] == p->rank) rank = i;
+        world[i] = p->world[world[i]];
+    }
+    if (res == CT_OK && member && !(*comm = ct__tcp_comm_new(p->engine, ctx, rank, n, world))) res = ct_last_error_code();
+    CT_FREE(all), CT_FREE(world);
+    return res;
+}
+
+/* ---------------------------------------------------------------- the backend's table */
+
+static ct_result ct__tcp_post(void *comm, const ct__dist_op *op, void **request)
+{
+    ct__tcp_comm *c = (ct__tcp_comm *)comm;
+    ct__tcp_engine *e = c->engine;
+    bool p2p = op->kind == CT__DIST_SEND || op->kind == CT__DIST_RECV, sending = op->kind == CT__DIST_SEND;
+    if (p2p && op->peer == c->rank)
+        return ct__dist_fail(CT_ERR_RUNTIME, "Invalid %s rank: should not be the same as rank of the current process.",
+                             sending ? "destination" : "source");
+    ct__tcp_job *job = (ct__tcp_job *)ct__dist_alloc(sizeof *job);
+    if (!job) return CT_ERR_MEMORY;
+    memset(job, 0, sizeof *job);
+    job->comm = c, job->op = *op;
+    if (p2p) {
+        size_t bytes = (size_t)op->count * ct_dtype_size(op->dtype);
+        int peer = op->peer < 0 ? -1 : c->world[op->peer];
+        job->p2p = ct__tcp_post_req(e, c->ctx, op->tag, peer, sending, sending ? op->send : op->recv, bytes);
+        if (!job->p2p) {
+            CT_FREE(job);
+            return ct__dist_oom();
+        }
+    } else {
+        pthread_mutex_lock(&e->lock);
+        if (c->jobs_tail) c->jobs_tail->next = job;
+        else c->jobs = job;
+        c->jobs_tail = job;
+        pthread_cond_broadcast(&e->progress);
+        pthread_mutex_unlock(&e->lock);
+    }
+    *request = job;
+    return CT_OK;
+}
+
+static int ct__tcp_test(void *request, int *source)
+{
+    ct__tcp_job *job = (ct__tcp_job *)request;
+    ct__tcp_comm *c = job->comm;
+    int from = -1;
+    pthread_mutex_lock(&c->engine->lock);
+    ct__tcp_req *q = job->p2p;
+    bool done = q ? q->complete : job->complete;
+    if (!done) c->engine->tested = c->engine->completions;
+    if (done && q) {
+        job->failed = q->failed, from = q->source;
+        snprintf(job->error, sizeof job->error, "%s", q->error);
+        CT_FREE(q);
+    }
+    pthread_mutex_unlock(&c->engine->lock);
+    if (!done) return 0;
+    for (int i = 0; i < c->size; i++)
+        if (c->world[i] == from) *source = i;
+    ct_result res = job->failed ? ct__dist_fail(CT_ERR_RUNTIME, "%s", job->error) : CT_OK;
+    CT_FREE(job);
+    return res == CT_OK ? 1 : (int)res;
+}
+
+/* A waiting caller sleeps on the engine's condition, which every
+ * completion signals, rather than spinning on test: on a machine with as
+ * many ranks as cores, spinning took the CPU the engine and the workers
+ * needed (1 KB all_reduce: 4.7 ms spinning). It does not sleep when
+ * something completed since its last test found its work running. */
+static void ct__tcp_idle(void *comm, double seconds)
+{
+    ct__tcp_engine *e = ((ct__tcp_comm *)comm)->engine;
+    double until = ct__dist_seconds() + seconds;
+    struct timespec t;
+    t.tv_sec = (time_t)until, t.tv_nsec = (long)((until - (double)(time_t)until) * 1e9);
+    pthread_mutex_lock(&e->lock);
+    if (e->completions == e->tested) pthread_cond_timedwait(&e->progress, &e->lock, &t);
+    pthread_mutex_unlock(&e->lock);
+}
+
+/* ---------------------------------------------------------------- rendezvous */
+
+typedef struct ct__tcp_rendezvous {
+    char host[256];
+    int port, rank, size;
+    bool agent_store; /* torchrun's agent serves the store: every rank is a client */
+    char keys[64];    /* the prefix of this rendezvous's keys */
+} ct__tcp_rendezvous;
+
+/* init_process_group calls so far: every rank makes as many, so a later
+ * rendezvous in a store that outlives one (torchrun's) has keys of its own. */
+static int ct__tcp_inits;
+
+static ct_result ct__tcp_env_int(const char *name, int *out)
+{
+    const char *v = getenv(name);
+    char *end = NULL;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (!v || !*v)
+        return ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using env:// rendezvous: environment "
+                                           "variable %s expected, but not set", name);
+    if (*end || n < 0 || n > INT_MAX)
+        return ct__dist_fail(CT_ERR_VALUE, "invalid literal for int() with base 10: '%s' (environment variable %s)", v, name);
+    *out = (int)n;
+    return CT_OK;
+}
+
+/* Where the store is, and this process's rank and world size: env://
+ * reads MASTER_ADDR, MASTER_PORT and, unless world_size was given, RANK
+ * and WORLD_SIZE (as torchrun sets them); tcp://host:port takes the rank
+ * and world size from the arguments. */
+static ct_result ct__tcp_rendezvous_of(const ct_dist_init_opts *o, ct__tcp_rendezvous *rv)
+{
+    const char *method = o->init_method ? o->init_method : "env://", *addr = NULL;
+    bool given = o->world_size > 0;
+    ct_result res = CT_OK;
+    memset(rv, 0, sizeof *rv);
+    rv->rank = o->rank, rv->size = o->world_size;
+    if (strncmp(method, "tcp://", 6) == 0) {
+        const char *colon = strrchr(method + 6, ':');
+        if (!given) return ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using tcp:// rendezvous: world size parameter missing");
+        if (!colon) return ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using tcp:// rendezvous: port number missing");
+        snprintf(rv->host, sizeof rv->host, "%.*s", (int)(colon - method - 6), method + 6);
+        rv->port = atoi(colon + 1);
+    } else if (strncmp(method, "env://", 6) == 0) {
+        if (!given) res = ct__tcp_env_int("RANK", &rv->rank);
+        if (res == CT_OK && !given) res = ct__tcp_env_int("WORLD_SIZE", &rv->size);
+        if (res == CT_OK && !(addr = getenv("MASTER_ADDR")))
+            res = ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using env:// rendezvous: environment "
+                                              "variable MASTER_ADDR expected, but not set");
+        if (res == CT_OK) res = ct__tcp_env_int("MASTER_PORT", &rv->port);
+        if (res == CT_OK) snprintf(rv->host, sizeof rv->host, "%s", addr);
+        const char *agent = getenv("TORCHELASTIC_USE_AGENT_STORE");
+        rv->agent_store = agent && strcmp(agent, "True") == 0;
+    } else
+        res = ct__dist_fail(CT_ERR_RUNTIME, "The gloo backend makes its rendezvous through env:// or tcp://, not %s", method);
+    if (res == CT_OK && (rv->size < 1 || rv->rank < 0 || rv->rank >= rv->size))
+        res = ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using %.6s rendezvous: rank %d is not "
+                                          "in the range [0, world_size %d)", method, rv->rank, rv->size);
+    if (res == CT_OK && (rv->port < 1 || rv->port > 65535))
+        res = ct__dist_fail(CT_ERR_VALUE, "The master port must be in [1, 65535], not %d", rv->port);
+    const char *attempt = getenv("TORCHELASTIC_RESTART_COUNT"); /* torchrun's agent store outlives a restart */
+    snprintf(rv->keys, sizeof rv->keys, "ctorch/gloo/attempt_%.8s/%d", attempt ? attempt : "0", ct__tcp_inits);
+    return res;
+}
+
+static void ct__tcp_name(const struct sockaddr_in *a, char *out, size_t cap)
+{
+    char ip[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+    snprintf(out, cap, "[%s]:%d", ip, ntohs(a->sin_port));
+}
+
+/* The hello a rank sends on the connection it makes. */
+typedef struct ct__tcp_hello {
+    uint32_t magic;
+    int32_t rank;
+} ct__tcp_hello;
+
+/* Connects to a lower rank, at the address it published in the store. */
+static ct_result ct__tcp_dial(ct__tcp_engine *e, ct_tcp_store *store, const char *keys, int peer, double deadline)
+{
+    char key[96], value[64] = "", *colon;
+    size_t len = 0;
+    struct sockaddr_in a;
+    snprintf(key, sizeof key, "%s/rank_%d", keys, peer);
+    ct_result res = ct_tcp_store_get(store, key, value, sizeof value - 1, &len);
+    if (res != CT_OK) return res;
+    value[len < sizeof value ? len : sizeof value - 1] = 0;
+    if (!(colon = strrchr(value, ':'))) return ct__dist_fail(CT_ERR_RUNTIME, "Rank %d published no address", peer);
+    *colon = 0;
+    if (ct__sock_resolve(value, atoi(colon + 1), &a) != CT_OK) return ct_last_error_code();
+    int fd = ct__sock_connect(&a, value, atoi(colon + 1), deadline - ct__dist_seconds());
+    if (fd < 0) return ct_last_error_code();
+    ct__tcp_hello hello = {CT__TCP_MAGIC, (int32_t)e->rank};
+    e->peers[peer].fd = fd;
+    ct__tcp_name(&a, e->peers[peer].addr, sizeof e->peers[peer].addr);
+    return ct__sock_send_all(fd, &hello, sizeof hello, deadline);
+}
+
+/* Accepts a higher rank's connection; it says which rank it is. */
+static ct_result ct__tcp_answer(ct__tcp_engine *e, int listener, double deadline)
+{
+    ct__tcp_hello hello;
+    struct sockaddr_in a;
+    socklen_t alen = sizeof a;
+    if (ct__sock_ready(listener, POLLIN, deadline) != CT_OK) return CT_ERR_RUNTIME;
+    int fd = accept(listener, (struct sockaddr *)&a, &alen);
+    if (fd < 0) return ct__sock_io_error(errno);
+    ct__sock_no_delay(fd);
+    ct_result res = ct__sock_recv_all(fd, &hello, sizeof hello, deadline);
+    if (res == CT_OK && (hello.magic != CT__TCP_MAGIC || hello.rank <= e->rank || hello.rank >= e->size ||
+                         e->peers[hello.rank].fd >= 0))
+        res = ct__dist_fail(CT_ERR_RUNTIME, "An unexpected connection reached rank %d during the rendezvous", e->rank);
+    if (res != CT_OK) {
+        close(fd);
+        return res;
+    }
+    e->peers[hello.rank].fd = fd;
+    ct__tcp_name(&a, e->peers[hello.rank].addr, sizeof e->peers[hello.rank].addr);
+    return CT_OK;
+}
+
+/* The full mesh: this rank publishes where it listens (the interface its
+ * store connection uses), connects to every lower rank and accepts every
+ * higher one. A connection waits in the listener's backlog until it is
+ * accepted, so the order cannot deadlock. */
+static ct_result ct__tcp_mesh(ct__tcp_engine *e, ct_tcp_store *store, const char *keys, double deadline)
+{
+    int port = 0, listener = ct__sock_listen(&port, e->size);
+    if (listener < 0) return ct_last_error_code();
+    struct sockaddr_in local;
+    socklen_t len = sizeof local;
+    char key[96], value[64], ip[INET_ADDRSTRLEN] = "127.0.0.1";
+    if (getsockname(store->fd, (struct sockaddr *)&local, &len) == 0) inet_ntop(AF_INET, &local.sin_addr, ip, sizeof ip);
+    snprintf(key, sizeof key, "%s/rank_%d", keys, e->rank);
+    snprintf(value, sizeof value, "%s:%d", ip, port);
+    ct_result res = ct_tcp_store_set(store, key, value, strlen(value));
+    for (int p = 0; res == CT_OK && p < e->rank; p++) res = ct__tcp_dial(e, store, keys, p, deadline);
+    for (int p = e->rank + 1; res == CT_OK && p < e->size; p++) res = ct__tcp_answer(e, listener, deadline);
+    close(listener);
+    return res;
+}
+
+/* The store is needed no more once every rank is connected; the master
+ * closes it between two barriers, so that no rank can reach it (say, for
+ * a later init_process_group) before it is gone. (torchrun's agent store
+ * stays: later rendezvous use other keys.) */
+static ct_result ct__tcp_close_store(ct__tcp_comm *world, ct_tcp_store *store, double deadline)
+{
+    char err[CT__TCP_ERROR_LEN];
+    bool ok = ct__tcp_barrier(world, CT__TCP_SETUP_TAG, deadline, err);
+    if (world->rank == 0) ct_tcp_store_free(store);
+    ok = ok && ct__tcp_barrier(world, CT__TCP_SETUP_TAG, deadline, err);
+    if (world->rank != 0) ct_tcp_store_free(store);
+    return ok ? CT_OK : ct__dist_fail(CT_ERR_RUNTIME, "%s", err);
+}
+
+static ct_result ct__tcp_init(const ct_dist_init_opts *opts, int *rank, int *size, void **world)
+{
+    ct__tcp_rendezvous rv;
+    ct_result res = ct__tcp_rendezvous_of(opts, &rv);
+    if (res != CT_OK) return res;
+    double timeout = opts->timeout > 0 ? opts->timeout : 1800.0, deadline = ct__dist_seconds() + timeout;
+    ct_tcp_store_opts so;
+    memset(&so, 0, sizeof so);
+    so.world_size = rv.size, so.is_master = rv.rank == 0 && !rv.agent_store, so.timeout = timeout;
+    ct__tcp_inits++;
+    ct_tcp_store *store = ct_tcp_store_new(rv.host, rv.port, so);
+    if (!store) return ct_last_error_code();
+    ct__tcp_engine *e = ct__tcp_engine_new(rv.rank, rv.size);
+    res = e ? ct__tcp_mesh(e, store, rv.keys, deadline) : CT_ERR_MEMORY;
+    if (res == CT_OK) res = ct__tcp_engine_start(e);
+    ct__tcp_comm *c = res == CT_OK ? ct__tcp_comm_new(e, 1, rv.rank, rv.size, NULL) : NULL;
+    if (e) ct__tcp_engine_release(e); /* the communicator holds it now */
+    if (!c) {
+        ct_tcp_store_free(store);
+        return ct_last_error_code() != CT_OK ? ct_last_error_code() : CT_ERR_RUNTIME;
+    }
+    if ((res = ct__tcp_close_store(c, store, deadline)) != CT_OK) {
+        ct__tcp_free_comm(c);
+        return res;
+    }
+    *rank = rv.rank, *size = rv.size, *world = c;
+    return CT_OK;
+}
+
+static const ct__dist_backend ct__tcp_backend = {"gloo",        "WorkGloo",   ct__tcp_init,
+                                                 ct__tcp_split, ct__tcp_free_comm, ct__tcp_post,
+                                                 ct__tcp_test,  ct__tcp_idle};
 
 /* ==================== dist/mpi.c ==================== */
 // >>dist/mpi.c
@@ -1485,9 +3297,25 @@ static ct_result ct__mpi_new_comm(MPI_Comm from, void **comm)
     return CT_OK;
 }
 
+/* MPI gives the ranks itself; a rank or world size passed in, or set by a
+ * launcher in RANK and WORLD_SIZE, must then agree with MPI's (PyTorch only
+ * warns; a disagreement here means two launchers and wrong collectives). */
+static ct_result ct__mpi_check_launcher_ranks(const ct_dist_init_opts *opts, int rank, int size)
+{
+    const char *env_rank = getenv("RANK"), *env_size = getenv("WORLD_SIZE");
+    int want_rank = opts->world_size > 0 ? opts->rank : env_rank ? atoi(env_rank) : rank;
+    int want_size = opts->world_size > 0 ? opts->world_size : env_size ? atoi(env_size) : size;
+    if (want_rank != rank || want_size != size)
+        return ct__dist_fail(CT_ERR_RUNTIME,
+                             "The mpi backend gives this process rank %d of %d, but rank %d of %d was asked for "
+                             "(the rank and world_size arguments, or RANK and WORLD_SIZE)",
+                             rank, size, want_rank, want_size);
+    return CT_OK;
+}
+
 /* MPI is started once per process (as ProcessGroupMPI::initMPIOnce), and
  * finalised at exit when ctorch started it. */
-static ct_result ct__mpi_init(int *rank, int *size, void **world)
+static ct_result ct__mpi_init(const ct_dist_init_opts *opts, int *rank, int *size, void **world)
 {
     int initialized = 0, provided = 0, rc;
     MPI_Initialized(&initialized);
@@ -1503,6 +3331,10 @@ static ct_result ct__mpi_init(int *rank, int *size, void **world)
     if ((rc = MPI_Comm_dup(MPI_COMM_WORLD, &dup)) != MPI_SUCCESS) return ct__mpi_fail(rc);
     MPI_Comm_rank(dup, rank);
     MPI_Comm_size(dup, size);
+    if (ct__mpi_check_launcher_ranks(opts, *rank, *size) != CT_OK) {
+        MPI_Comm_free(&dup);
+        return ct_last_error_code();
+    }
     return ct__mpi_new_comm(dup, world);
 }
 
@@ -1670,9 +3502,12 @@ static int ct__mpi_test(void *request, int *source)
     return rc == MPI_SUCCESS ? 1 : (int)ct__mpi_fail(rc);
 }
 
-static const ct__dist_backend ct__mpi_backend = {"mpi", ct__mpi_init, ct__mpi_split, ct__mpi_free_comm, ct__mpi_post,
-                                                 ct__mpi_test};
+static const ct__dist_backend ct__mpi_backend = {"mpi",        "WorkMPI",    ct__mpi_init,
+                                                 ct__mpi_split, ct__mpi_free_comm, ct__mpi_post,
+                                                 ct__mpi_test,  NULL /* MPI moves only when tested */};
 #endif
+
+bool ct_dist_is_gloo_available(void) { return true; }
 
 bool ct_dist_is_mpi_available(void)
 {
@@ -1694,7 +3529,8 @@ static const ct__dist_backend *ct__dist_backend_named(const char *name)
         return NULL;
     }
 #endif
-    if (strcmp(name, "nccl") == 0 || strcmp(name, "gloo") == 0 || strcmp(name, "ucc") == 0) {
+    if (strcmp(name, "gloo") == 0) return &ct__tcp_backend;
+    if (strcmp(name, "nccl") == 0 || strcmp(name, "ucc") == 0) {
         ct__dist_fail(CT_ERR_RUNTIME, "Distributed package doesn't have %s built in", name);
         return NULL;
     }

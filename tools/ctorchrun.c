@@ -231,7 +231,9 @@ static void start_worker(group *g, int local_rank)
     setenv_long("TORCHELASTIC_RESTART_COUNT", g->restart_count);
     setenv_long("TORCHELASTIC_MAX_RESTARTS", g->max_restarts);
     setenv("TORCHELASTIC_RUN_ID", g->run_id, 1);
-    setenv("TORCHELASTIC_USE_AGENT_STORE", "True", 1);
+    /* torchrun's agent serves a TCPStore on the master port and says so;
+     * ctorchrun serves none, so rank 0's init_process_group serves it */
+    unsetenv("TORCHELASTIC_USE_AGENT_STORE");
     setenv("NCCL_ASYNC_ERROR_HANDLING", "1", 0);
     execvp(g->program[0], g->program);
     fprintf(stderr, "ctorchrun: cannot run %s: %s\n", g->program[0], strerror(errno));

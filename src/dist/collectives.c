@@ -80,7 +80,8 @@ static ct_result ct__dist_set_reduction(ct_work *w, ct_reduce_op op, ct_dtype dt
 {
     if ((unsigned)op > CT_REDUCE_MAX) return ct__dist_fail(CT_ERR_VALUE, "Unknown ReduceOp: %d", (int)op);
     if (dtype == CT_F16 || dtype == CT_BF16)
-        return ct__dist_fail(CT_ERR_RUNTIME, "The mpi backend does not reduce %s tensors", ct_dtype_name(dtype));
+        return ct__dist_fail(CT_ERR_RUNTIME, "The %s backend does not reduce %s tensors", w->group->backend->name,
+                             ct_dtype_name(dtype));
     if (op == CT_REDUCE_AVG && dtype == CT_BOOL)
         return ct__dist_fail(CT_ERR_RUNTIME, "Cannot use ReduceOp.AVG with boolean inputs");
     w->average = op == CT_REDUCE_AVG;
@@ -331,7 +332,8 @@ static ct_work *ct__dist_p2p_begin(ct_dist_opts opts, ct__dist_kind kind, const 
     if (ct__dist_collective_begin(opts, kind, 0, &w) != CT_OK || !w) return NULL;
     ct_result res = ct__dist_check_tensor(t, "tensor");
     if (res == CT_OK && (tag < 0 || tag > CT__DIST_MAX_TAG))
-        res = ct__dist_fail(CT_ERR_VALUE, "tag must be in [0, %d] with the mpi backend, but got %d", CT__DIST_MAX_TAG, tag);
+        res = ct__dist_fail(CT_ERR_VALUE, "tag must be in [0, %d] with the %s backend, but got %d", CT__DIST_MAX_TAG,
+                            w->group->backend->name, tag);
     if (res == CT_OK && peer < 0) w->op.peer = -1;
     else if (res == CT_OK) res = ct__dist_group_rank_of(w, peer, &w->op.peer);
     if (res == CT_OK) res = ct__dist_in_place(w, (ct_tensor *)t);

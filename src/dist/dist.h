@@ -29,27 +29,39 @@ typedef enum ct_reduce_op {
 } ct_reduce_op;
 
 /* init_process_group's keyword arguments. world_size 0 takes the ranks
- * from the launcher; rank is read only when world_size is given. The mpi
- * backend's ranks are MPI's: a rank and world size given here, or in RANK
- * and WORLD_SIZE, must agree with them; init_method is checked (env://,
- * tcp://, file://) but MPI makes its own rendezvous, as in PyTorch. */
+ * from the launcher; rank is read only when world_size is given.
+ *
+ * The gloo backend makes its own rendezvous: with init_method "env://" (the
+ * default) it reads MASTER_ADDR and MASTER_PORT, and RANK and WORLD_SIZE
+ * unless world_size is given, as torchrun and ctorchrun set them; with
+ * "tcp://host:port" the rank and world size must be given. Rank 0 serves a
+ * TCP store there (under torchrun, whose agent serves one, it connects to
+ * that instead); the others connect to it, retrying until the timeout.
+ *
+ * The mpi backend's ranks are MPI's: a rank and world size given here, or
+ * in RANK and WORLD_SIZE, must agree with them; init_method is checked
+ * (env://, tcp://, file://) but MPI makes its own rendezvous, as in
+ * PyTorch. */
 typedef struct ct_dist_init_opts {
     const char *init_method; /* NULL: "env://" */
     int world_size;
     int rank;
-    double timeout; /* seconds a collective may wait; 0: 1800 (default_pg_timeout) */
+    double timeout; /* seconds for the rendezvous and for a collective; 0: 1800 (default_pg_timeout) */
 } ct_dist_init_opts;
 
-/* torch.distributed.init_process_group(backend, ...): backend "mpi" (built
- * with CTORCH_DIST_MPI). Makes the default group (group=None). Call once per
- * process, before any collective. */
+/* torch.distributed.init_process_group(backend, ...): backend "gloo"
+ * (ctorch's TCP transport, always built in: CPU tensors between processes,
+ * under ctorchrun or torchrun) or "mpi" (built with CTORCH_DIST_MPI, under
+ * mpirun). Makes the default group (group=None). Call once per process,
+ * before any collective. */
 CTORCH_API ct_result ct_dist_init_process_group(const char *backend, ct_dist_init_opts opts);
 /* torch.distributed.destroy_process_group(group): NULL destroys every group
  * and the default one (init_process_group may then be called again); a
  * group made by new_group is destroyed alone. Pending work is waited for. */
 CTORCH_API ct_result ct_dist_destroy_process_group(ct_process_group *group);
-/* torch.distributed.is_initialized / is_mpi_available. */
+/* torch.distributed.is_initialized / is_gloo_available / is_mpi_available. */
 CTORCH_API bool ct_dist_is_initialized(void);
+CTORCH_API bool ct_dist_is_gloo_available(void);
 CTORCH_API bool ct_dist_is_mpi_available(void);
 
 /* torch.distributed.get_rank(group) / get_world_size(group): NULL is the
@@ -57,7 +69,7 @@ CTORCH_API bool ct_dist_is_mpi_available(void);
  * when no group was initialised. */
 CTORCH_API int ct_dist_get_rank(const ct_process_group *group);
 CTORCH_API int ct_dist_get_world_size(const ct_process_group *group);
-/* torch.distributed.get_backend(group): "mpi". */
+/* torch.distributed.get_backend(group): "gloo" or "mpi". */
 CTORCH_API const char *ct_dist_get_backend(const ct_process_group *group);
 
 /* DistributedSampler(dataset)'s options in a process group:
@@ -152,3 +164,39 @@ typedef ct_result (*ct_dist_spawn_fn)(int rank, void *arg);
  * before init_process_group: each worker makes its own (MPI itself must not
  * be started in the parent). POSIX only. */
 CTORCH_API ct_result ct_dist_spawn(int nprocs, ct_dist_spawn_fn fn, void *arg);
+
+/* torch.distributed.TCPStore: a key-value store served over TCP by one
+ * process (the master) to the others, as init_process_group's env://
+ * rendezvous uses it. Keys are strings, values bytes. It speaks PyTorch's
+ * TCPStore protocol: a Python TCPStore can be its server or its client. */
+typedef struct ct_tcp_store ct_tcp_store;
+
+/* TCPStore's keyword arguments. */
+typedef struct ct_tcp_store_opts {
+    int world_size; /* the master waits for this many clients, itself included; 0: does not wait */
+    bool is_master; /* serve the store on port (of every interface), and connect to it */
+    double timeout; /* seconds for connecting and for each request; 0: 300 */
+} ct_tcp_store_opts;
+
+/* TCPStore(host_name, port, world_size, is_master, timeout): connects to
+ * host_name:port, retrying until the timeout ("The client socket has timed
+ * out after 2s while trying to connect to (127.0.0.1, 29500)."); the
+ * master serves it first (port 0: a free port, see ct_tcp_store_port) and
+ * waits for world_size clients ("Timed out after 2 seconds waiting for
+ * clients. 1/2 clients joined."). NULL with the error on failure. */
+CTORCH_API ct_tcp_store *ct_tcp_store_new(const char *host_name, int port, ct_tcp_store_opts opts);
+/* TCPStore.port. */
+CTORCH_API int ct_tcp_store_port(const ct_tcp_store *store);
+/* TCPStore.set(key, value). */
+CTORCH_API ct_result ct_tcp_store_set(ct_tcp_store *store, const char *key, const void *value, size_t len);
+/* TCPStore.get(key): waits until key is set (or fails after the timeout
+ * with "Socket Timeout"), copies at most cap bytes of its value into value
+ * and sets *len to the value's whole length. */
+CTORCH_API ct_result ct_tcp_store_get(ct_tcp_store *store, const char *key, void *value, size_t cap, size_t *len);
+/* TCPStore.add(key, amount): adds to the number kept (as decimal text, 0
+ * when unset) and gives the sum in *value. */
+CTORCH_API ct_result ct_tcp_store_add(ct_tcp_store *store, const char *key, int64_t amount, int64_t *value);
+/* TCPStore.wait(keys, timeout): until every key is set; timeout 0 is the store's. */
+CTORCH_API ct_result ct_tcp_store_wait(ct_tcp_store *store, const char *const *keys, int n, double timeout);
+/* Closes the connection; the master's store stops serving. NULL is ignored. */
+CTORCH_API void ct_tcp_store_free(ct_tcp_store *store);

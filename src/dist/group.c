@@ -101,22 +101,6 @@ static ct_result ct__dist_check_init_opts(const ct_dist_init_opts *opts)
     return CT_OK;
 }
 
-/* MPI gives the ranks itself; a rank or world size passed in, or set by a
- * launcher in RANK and WORLD_SIZE, must then agree with MPI's (PyTorch only
- * warns; a disagreement here means two launchers and wrong collectives). */
-static ct_result ct__dist_check_launcher_ranks(const ct_dist_init_opts *opts, int rank, int size)
-{
-    const char *env_rank = getenv("RANK"), *env_size = getenv("WORLD_SIZE");
-    int want_rank = opts->world_size > 0 ? opts->rank : env_rank ? atoi(env_rank) : rank;
-    int want_size = opts->world_size > 0 ? opts->world_size : env_size ? atoi(env_size) : size;
-    if (want_rank != rank || want_size != size)
-        return ct__dist_fail(CT_ERR_RUNTIME,
-                             "The mpi backend gives this process rank %d of %d, but rank %d of %d was asked for "
-                             "(the rank and world_size arguments, or RANK and WORLD_SIZE)",
-                             rank, size, want_rank, want_size);
-    return CT_OK;
-}
-
 ct_result ct_dist_init_process_group(const char *backend, ct_dist_init_opts opts)
 {
     if (ct__dist_world)
@@ -127,8 +111,7 @@ ct_result ct_dist_init_process_group(const char *backend, ct_dist_init_opts opts
     ct_result res = ct__dist_check_init_opts(&opts);
     int rank = -1, size = -1;
     void *world = NULL;
-    if (res == CT_OK) res = b->init(&rank, &size, &world);
-    if (res == CT_OK) res = ct__dist_check_launcher_ranks(&opts, rank, size);
+    if (res == CT_OK) res = b->init(&opts, &rank, &size, &world);
     if (res == CT_OK) {
         ct__dist_world = ct__dist_group_new(b, world, rank, size, opts.timeout > 0 ? opts.timeout : 1800.0);
         if (!ct__dist_world) res = ct_last_error_code();

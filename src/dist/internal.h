@@ -49,18 +49,23 @@ typedef struct ct__dist_op {
     bool blocking; /* a synchronous call's collective: the backend may run it at once */
 } ct__dist_op;
 
-/* A backend: what one communication library (MPI; NCCL to come) provides.
- * post starts an operation and gives back a request that test moves on:
+/* A backend: what one communication library (MPI, ctorch's TCP transport;
+ * NCCL to come) provides. init makes the world communicator from
+ * init_process_group's options. post starts an operation and gives back a request that test moves on:
  * 1 once it completed (the request is freed then, *source set for a
  * receive), 0 while it runs, an error code (with the error set) when it
  * failed. Messages are the backend's own. */
 typedef struct ct__dist_backend {
     const char *name;
-    ct_result (*init)(int *rank, int *size, void **world);
+    const char *work_name; /* the work class a timeout names, as PyTorch's watchdog message */
+    ct_result (*init)(const ct_dist_init_opts *opts, int *rank, int *size, void **world);
     ct_result (*split)(void *parent, bool member, int key, void **comm);
     void (*free_comm)(void *comm);
     ct_result (*post)(void *comm, const ct__dist_op *op, void **request);
     int (*test)(void *request, int *source);
+    /* optional: sleeps until the backend's threads moved something on, or
+     * `seconds` passed, so that a waiting caller leaves them the CPU */
+    void (*idle)(void *comm, double seconds);
 } ct__dist_backend;
 
 struct ct_process_group {

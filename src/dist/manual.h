@@ -1,5 +1,6 @@
-/* ctorch_dist.h - torch.distributed for ctorch: process groups over MPI,
- * the collectives with async work handles, and DistributedDataParallel.
+/* ctorch_dist.h - torch.distributed for ctorch: process groups over TCP
+ * (the gloo backend) or MPI, the collectives with async work handles, and
+ * DistributedDataParallel.
  *
  * Generated from src/dist/ by `make amalgamate`; edit src/dist/, not this file.
  *
@@ -11,12 +12,17 @@
  *        #define CTORCH_DIST_IMPLEMENTATION
  *        #include "ctorch_dist.h"
  *
- *    and build with mpicc (Debian's libopenmpi-dev) and -DCTORCH_DIST_MPI:
+ *    The gloo backend needs nothing more (POSIX sockets and threads); run
+ *    one process per rank with ctorchrun (or torchrun), which sets
+ *    MASTER_ADDR, MASTER_PORT, RANK and WORLD_SIZE for its env:// rendezvous:
  *
- *        mpicc -DCTORCH_DIST_MPI train.c -o train -lm
- *        mpirun -np 2 ./train
+ *        cc train.c -o train -lm -lpthread
+ *        build/ctorchrun --nproc_per_node 2 ./train
  *
- *        ct_dist_init_process_group("mpi", (ct_dist_init_opts){0});
+ *    The mpi backend needs mpicc (Debian's libopenmpi-dev), -DCTORCH_DIST_MPI
+ *    and mpirun (mpirun -np 2 ./train), with "mpi" below:
+ *
+ *        ct_dist_init_process_group("gloo", (ct_dist_init_opts){0});
  *        ct_tensor *t = ct_full(CT_SHAPE(2), ct_int(ct_dist_get_rank(NULL) + 1), CT_F32);
  *        ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){0});   // tensor([3., 3.]) on both ranks
  *        ct_dist_destroy_process_group(NULL);
@@ -35,7 +41,9 @@
  *
  *    One thread at a time may call into a process group (MPI is started
  *    with MPI_THREAD_SERIALIZED). DDP's gradient hooks run inside backward on
- *    the thread that called it.
+ *    the thread that called it. The gloo backend runs threads of its own:
+ *    one moving the sockets, and one per communicator running its
+ *    collectives in order.
  *
  * 4. BUILD OPTIONS
  *

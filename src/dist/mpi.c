@@ -44,9 +44,25 @@ static ct_result ct__mpi_new_comm(MPI_Comm from, void **comm)
     return CT_OK;
 }
 
+/* MPI gives the ranks itself; a rank or world size passed in, or set by a
+ * launcher in RANK and WORLD_SIZE, must then agree with MPI's (PyTorch only
+ * warns; a disagreement here means two launchers and wrong collectives). */
+static ct_result ct__mpi_check_launcher_ranks(const ct_dist_init_opts *opts, int rank, int size)
+{
+    const char *env_rank = getenv("RANK"), *env_size = getenv("WORLD_SIZE");
+    int want_rank = opts->world_size > 0 ? opts->rank : env_rank ? atoi(env_rank) : rank;
+    int want_size = opts->world_size > 0 ? opts->world_size : env_size ? atoi(env_size) : size;
+    if (want_rank != rank || want_size != size)
+        return ct__dist_fail(CT_ERR_RUNTIME,
+                             "The mpi backend gives this process rank %d of %d, but rank %d of %d was asked for "
+                             "(the rank and world_size arguments, or RANK and WORLD_SIZE)",
+                             rank, size, want_rank, want_size);
+    return CT_OK;
+}
+
 /* MPI is started once per process (as ProcessGroupMPI::initMPIOnce), and
  * finalised at exit when ctorch started it. */
-static ct_result ct__mpi_init(int *rank, int *size, void **world)
+static ct_result ct__mpi_init(const ct_dist_init_opts *opts, int *rank, int *size, void **world)
 {
     int initialized = 0, provided = 0, rc;
     MPI_Initialized(&initialized);
@@ -62,6 +78,10 @@ static ct_result ct__mpi_init(int *rank, int *size, void **world)
     if ((rc = MPI_Comm_dup(MPI_COMM_WORLD, &dup)) != MPI_SUCCESS) return ct__mpi_fail(rc);
     MPI_Comm_rank(dup, rank);
     MPI_Comm_size(dup, size);
+    if (ct__mpi_check_launcher_ranks(opts, *rank, *size) != CT_OK) {
+        MPI_Comm_free(&dup);
+        return ct_last_error_code();
+    }
     return ct__mpi_new_comm(dup, world);
 }
 
@@ -229,9 +249,12 @@ static int ct__mpi_test(void *request, int *source)
     return rc == MPI_SUCCESS ? 1 : (int)ct__mpi_fail(rc);
 }
 
-static const ct__dist_backend ct__mpi_backend = {"mpi", ct__mpi_init, ct__mpi_split, ct__mpi_free_comm, ct__mpi_post,
-                                                 ct__mpi_test};
+static const ct__dist_backend ct__mpi_backend = {"mpi",        "WorkMPI",    ct__mpi_init,
+                                                 ct__mpi_split, ct__mpi_free_comm, ct__mpi_post,
+                                                 ct__mpi_test,  NULL /* MPI moves only when tested */};
 #endif
+
+bool ct_dist_is_gloo_available(void) { return true; }
 
 bool ct_dist_is_mpi_available(void)
 {
@@ -253,7 +276,8 @@ static const ct__dist_backend *ct__dist_backend_named(const char *name)
         return NULL;
     }
 #endif
-    if (strcmp(name, "nccl") == 0 || strcmp(name, "gloo") == 0 || strcmp(name, "ucc") == 0) {
+    if (strcmp(name, "gloo") == 0) return &ct__tcp_backend;
+    if (strcmp(name, "nccl") == 0 || strcmp(name, "ucc") == 0) {
         ct__dist_fail(CT_ERR_RUNTIME, "Distributed package doesn't have %s built in", name);
         return NULL;
     }

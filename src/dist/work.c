@@ -331,13 +331,14 @@ ct_result ct_work_wait(ct_work *w)
 {
     if (!w) return ct__dist_fail(CT_ERR_TYPE, "wait(): argument 'self' must be Work, not NULL");
     while (!ct__work_progress(w)) {
+        if (w->group->backend->idle) w->group->backend->idle(w->group->comm, 1e-3);
         double ran = ct__dist_seconds() - w->started;
         if (ran > w->group->timeout)
             return ct__dist_fail(CT_ERR_RUNTIME,
-                                 "[Rank %d] Watchdog caught collective operation timeout: WorkMPI(SeqNum=%lld, "
+                                 "[Rank %d] Watchdog caught collective operation timeout: %s(SeqNum=%lld, "
                                  "OpType=%s, Timeout(ms)=%.0f) ran for %.0f milliseconds before timing out.",
-                                 w->group->global[w->group->rank], (long long)w->seq, ct__work_name(w),
-                                 1e3 * w->group->timeout, 1e3 * ran);
+                                 w->group->global[w->group->rank], w->group->backend->work_name, (long long)w->seq,
+                                 ct__work_name(w), 1e3 * w->group->timeout, 1e3 * ran);
     }
     return w->status == CT_OK ? CT_OK : ct_set_error(w->status, w->error ? w->error : "");
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # ctorch_dist.h's checks: the header compiles warning-free as C11 (gcc,
 # clang) and C++17 (g++), with and without the MPI backend; then each test
-# program in tests/dist runs under mpirun with 2, 3 and 4 ranks. Prints the
+# program in tests/dist runs on the gloo backend under ctorchrun with 2 and
+# 3 processes, and under mpirun with 2, 3 and 4 ranks. Prints the
 # totals as its last line, as tests/run.sh does; without MPI the checks that
 # need it are reported skipped, by name. ctorchrun's checks (launcher.sh)
 # run first, with or without MPI.
@@ -53,6 +54,32 @@ if [ -x "$BUILD/dist/spawn_test" ]; then
 else
     fail "spawn_test (did not build)"
 fi
+
+# The gloo backend, no MPI: its rendezvous and failures in one process
+# (gloo_test forks its ranks), then the test programs built without MPI
+# under ctorchrun with 2 and 3 processes (--standalone: a free port each run)
+$MAKE --no-print-directory "$BUILD/dist/gloo_test" ${GLOO_TESTS:-} >/dev/null || true
+if [ -x "$BUILD/dist/gloo_test" ]; then
+    out=$(timeout 120 "$BUILD/dist/gloo_test" 2>&1)
+    add_program gloo_test $? "$out"
+else
+    fail "gloo_test (did not build)"
+fi
+# ctorch's TCP store speaks PyTorch's TCPStore protocol: checked against it
+if [ -x "$BUILD/dist/gloo_test" ] && /usr/bin/python3 -c 'import torch.distributed' >/dev/null 2>&1; then
+    out=$(timeout 120 /usr/bin/python3 tests/dist/store_interop.py "$BUILD/dist/gloo_test" 2>&1)
+    add_program tcp_store_interop $? "$out"
+else
+    skip tcp_store_interop "PyTorch not installed: apt-get install python3-torch"
+fi
+for bin in ${GLOO_TESTS:-}; do
+    name="$(basename "$bin") (gloo)"
+    for np in 2 3; do
+        if [ ! -x "$bin" ] || [ ! -x "$BUILD/ctorchrun" ]; then fail "$name (did not build)"; break; fi
+        out=$(timeout 300 "$BUILD/ctorchrun" --standalone --nproc_per_node $np "$bin" 2>&1)
+        add_program "$name with $np processes" $? "$out"
+    done
+done
 
 if ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v mpirun >/dev/null 2>&1; then
     skip dist_header_mpi "mpicc or mpirun not installed: apt-get install libopenmpi-dev openmpi-bin"

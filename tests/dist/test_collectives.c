@@ -1,6 +1,7 @@
-/* The collectives and point-to-point operations on the MPI backend, run
- * under mpirun with any number of ranks: every result is checked against
- * the values worked out here, and every mismatch must fail on every rank. */
+/* The collectives and point-to-point operations, on the mpi backend under
+ * mpirun or on the gloo backend under ctorchrun (dist_harness.h), with any
+ * number of ranks: every result is checked against the values worked out
+ * here, and every mismatch must fail on every rank. */
 #include "dist_harness.h"
 
 static int R, W; /* this rank, the world size */
@@ -12,9 +13,14 @@ static void test_ranks_and_backend(void)
 {
     CHECK(R >= 0 && R < W);
     CHECK(ct_dist_is_initialized());
+    CHECK(ct_dist_is_gloo_available());
+#ifdef CTORCH_DIST_MPI
     CHECK(ct_dist_is_mpi_available());
-    CHECK_STR(ct_dist_get_backend(NULL), "mpi");
-    CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){0}), CT_ERR_RUNTIME,
+#else
+    CHECK(!ct_dist_is_mpi_available());
+#endif
+    CHECK_STR(ct_dist_get_backend(NULL), DIST_BACKEND);
+    CHECK_FAILS(ct_dist_init_process_group(DIST_BACKEND, (ct_dist_init_opts){0}), CT_ERR_RUNTIME,
                 "trying to initialize the default process group twice!");
 }
 
@@ -49,6 +55,11 @@ static void test_all_reduce_ops(void)
         DCHECK_VALUES(mx, W, 2 * W);
         DCHECK_VALUES(pr, prod, prod * (1 << W));
     }
+    /* large and of no multiple of the ranks: chunked unevenly, both ways at once */
+    ct_tensor *big = ct_full(CT_SHAPE((1 << 21) + 3), ct_int(R + 1), CT_F64);
+    CHECK_OK(ct_dist_all_reduce(big, CT_REDUCE_SUM, sync_));
+    CHECK_NEAR(ct_item(ct_sum(big)), s * ((1 << 21) + 3), 0);
+    CHECK_NEAR(ct_item(ct_select(big, 0, (1 << 21) + 2)), s, 0);
     ct_tensor *avg = filled(CT_SHAPE(3), R + 1, CT_F32);
     CHECK_OK(ct_dist_all_reduce(avg, CT_REDUCE_AVG, sync_));
     DCHECK_VALUES(avg, s / W, s / W, s / W);
@@ -247,8 +258,9 @@ static void test_argument_errors_fail_everywhere(void)
     CHECK_FAILS(ct_dist_broadcast(t, W, sync_), CT_ERR_RUNTIME, "The global rank");
     CHECK_FAILS(ct_dist_all_reduce(t, (ct_reduce_op)99, sync_), CT_ERR_VALUE, "Unknown ReduceOp: 99");
     CHECK_FAILS(ct_dist_all_reduce(ct_zeros(CT_SHAPE(2), CT_F16), CT_REDUCE_SUM, sync_), CT_ERR_RUNTIME,
-                "The mpi backend does not reduce float16 tensors");
-    CHECK_FAILS(ct_dist_send(t, 0, -1, sync_), CT_ERR_VALUE, "tag must be in [0, 16383] with the mpi backend, but got -1");
+                "The " DIST_BACKEND " backend does not reduce float16 tensors");
+    CHECK_FAILS(ct_dist_send(t, 0, -1, sync_), CT_ERR_VALUE,
+                "tag must be in [0, 16383] with the " DIST_BACKEND " backend, but got -1");
     CHECK_OK(ct_dist_barrier(sync_)); /* nothing was left half done */
 }
 
@@ -308,7 +320,7 @@ static void test_timeout_then_recovery(void)
         ct_work *w = NULL;
         CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){g, &w}));
         CHECK_FAILS(ct_work_wait(w), CT_ERR_RUNTIME, "[Rank 0] Watchdog caught collective operation timeout: "
-                                                     "WorkMPI(SeqNum=1, OpType=ALLREDUCE, Timeout(ms)=300) ran for ");
+                                                     DIST_WORK "(SeqNum=1, OpType=ALLREDUCE, Timeout(ms)=300) ran for ");
         CHECK_OK(ct_dist_barrier(sync_));
         for (long polls = 0; !ct_work_is_completed(w) && polls < 2000000000L; polls++) {}
         CHECK(ct_work_is_completed(w));
@@ -353,12 +365,20 @@ static void check_uninitialized(void)
     CHECK_FAILS(ct_dist_init_process_group("nccl", (ct_dist_init_opts){0}), CT_ERR_RUNTIME,
                 "Distributed package doesn't have nccl built in");
     CHECK_FAILS(ct_dist_init_process_group("smoke", (ct_dist_init_opts){0}), CT_ERR_VALUE, "Invalid backend: 'smoke'");
-    CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){.init_method = "nfs://x"}), CT_ERR_RUNTIME,
+    CHECK_FAILS(ct_dist_init_process_group(DIST_BACKEND, (ct_dist_init_opts){.init_method = "nfs://x"}), CT_ERR_RUNTIME,
                 "No rendezvous handler for nfs://");
+#ifdef CTORCH_DIST_MPI
     /* MPI's ranks are the ranks: a world size it does not have is refused, and nothing stays half made */
     CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){.world_size = 99, .rank = 0}), CT_ERR_RUNTIME,
                 "of 99 was asked for (the rank and world_size arguments, or RANK and WORLD_SIZE)");
-    CHECK_FAILS(ct_dist_init_process_group("mpi", (ct_dist_init_opts){.world_size = 2, .rank = 2}), CT_ERR_VALUE,
+#else
+    /* tcp:// names the store's address; the rank and world size must be given */
+    CHECK_FAILS(ct_dist_init_process_group("gloo", (ct_dist_init_opts){.init_method = "tcp://127.0.0.1:29500"}),
+                CT_ERR_VALUE, "Error initializing torch.distributed using tcp:// rendezvous: world size parameter missing");
+    CHECK_FAILS(ct_dist_init_process_group("gloo", (ct_dist_init_opts){.init_method = "tcp://127.0.0.1", .world_size = 2}),
+                CT_ERR_VALUE, "Error initializing torch.distributed using tcp:// rendezvous: port number missing");
+#endif
+    CHECK_FAILS(ct_dist_init_process_group(DIST_BACKEND, (ct_dist_init_opts){.world_size = 2, .rank = 2}), CT_ERR_VALUE,
                 "rank must be in the range [0, world_size)");
     CHECK(!ct_dist_is_initialized());
     CHECK_INT(ct_dist_sampler_opts_init().num_replicas, 1);
@@ -371,7 +391,7 @@ int main(void)
     ct_test_name = "check_uninitialized";
     check_uninitialized();
     int failed_before_init = ct_test_failed_checks;
-    if (ct_dist_init_process_group("mpi", (ct_dist_init_opts){0}) != CT_OK) {
+    if (ct_dist_init_process_group(DIST_BACKEND, (ct_dist_init_opts){0}) != CT_OK) {
         printf("init_process_group failed: %s\n", ct_last_error());
         return 1;
     }
@@ -402,8 +422,8 @@ int main(void)
     if (failed_before_init) dist_failed++;
     CHECK_OK(ct_dist_destroy_process_group(NULL));
     CHECK(!ct_dist_is_initialized());
-    /* MPI stays up: a second init works */
-    CHECK_OK(ct_dist_init_process_group("mpi", (ct_dist_init_opts){0}));
+    /* a second init works (MPI stays up; gloo makes a new rendezvous) */
+    CHECK_OK(ct_dist_init_process_group(DIST_BACKEND, (ct_dist_init_opts){0}));
     if (ct_test_failed_checks) dist_failed++;
     int res = dist_report();
     ct_dist_destroy_process_group(NULL);

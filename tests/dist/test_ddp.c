@@ -1,4 +1,5 @@
-/* DistributedDataParallel on the MPI backend, under mpirun with any number
+/* DistributedDataParallel on the mpi backend (mpirun) or the gloo backend
+ * (ctorchrun), dist_harness.h, with any number
  * of ranks up to 4: N ranks on B/N samples each must end where one process
  * on B samples ends, buckets must be PyTorch's, and a model that differs
  * between ranks must fail on every rank. */
@@ -395,7 +396,7 @@ static void test_convert_sync_batchnorm(void)
 
 int main(void)
 {
-    if (ct_dist_init_process_group("mpi", (ct_dist_init_opts){0}) != CT_OK) {
+    if (ct_dist_init_process_group(DIST_BACKEND, (ct_dist_init_opts){0}) != CT_OK) {
         printf("init_process_group failed: %s\n", ct_last_error());
         return 1;
     }

@@ -1,0 +1,239 @@
+/* The gloo backend's rendezvous and its failures, and the TCP store
+ * (torch.distributed.TCPStore), with PyTorch 1.13's messages: a rank
+ * alone, a missing variable, a peer that exits mid-collective. One
+ * process, which forks the ranks it needs (ct_dist_spawn); no MPI, no
+ * launcher. Runs once (tests/dist/run.sh). */
+#define _POSIX_C_SOURCE 200809L
+#include "harness.h"
+#define CTORCH_DIST_IMPLEMENTATION
+#include "ctorch_dist.h"
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static double now(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A port nobody listens on (the kernel's pick for a socket just closed). */
+static int free_port(void)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0) close(fd);
+    return port;
+}
+
+/* torchrun's variables for one rank. */
+static void set_env(int rank, int world_size, int port)
+{
+    char v[32];
+    snprintf(v, sizeof v, "%d", rank), setenv("RANK", v, 1);
+    snprintf(v, sizeof v, "%d", world_size), setenv("WORLD_SIZE", v, 1);
+    snprintf(v, sizeof v, "%d", port), setenv("MASTER_PORT", v, 1);
+    setenv("MASTER_ADDR", "127.0.0.1", 1);
+}
+
+static void test_store_set_get_add_wait(void)
+{
+    ct_tcp_store *master = ct_tcp_store_new("127.0.0.1", 0, (ct_tcp_store_opts){.is_master = true, .timeout = 5});
+    CHECK(master != NULL);
+    if (!master) return;
+    int port = ct_tcp_store_port(master);
+    CHECK(port > 0);
+    ct_tcp_store *client = ct_tcp_store_new("localhost", port, (ct_tcp_store_opts){.timeout = 5});
+    CHECK(client != NULL);
+    char buf[16] = "";
+    size_t len = 0;
+    CHECK_OK(ct_tcp_store_set(client, "key", "hello", 5));
+    CHECK_OK(ct_tcp_store_get(master, "key", buf, sizeof buf, &len));
+    CHECK_INT(len, 5);
+    CHECK(memcmp(buf, "hello", 5) == 0);
+    CHECK_OK(ct_tcp_store_get(client, "key", buf, 2, &len)); /* a short buffer: the length still tells */
+    CHECK_INT(len, 5);
+    CHECK_OK(ct_tcp_store_set(client, "key", "", 0)); /* overwritten, empty (SET has no answer: same connection) */
+    CHECK_OK(ct_tcp_store_get(client, "key", buf, sizeof buf, &len));
+    CHECK_INT(len, 0);
+    int64_t v = 0;
+    CHECK_OK(ct_tcp_store_add(client, "count", 5, &v));
+    CHECK_INT(v, 5);
+    CHECK_OK(ct_tcp_store_add(master, "count", 2, &v));
+    CHECK_INT(v, 7);
+    CHECK_OK(ct_tcp_store_get(client, "count", buf, sizeof buf, &len)); /* kept as text, as PyTorch's b'7' */
+    CHECK(len == 1 && buf[0] == '7');
+    const char *keys[] = {"key", "count"};
+    CHECK_OK(ct_tcp_store_wait(client, keys, 2, 0));
+    /* a wait for a key nobody sets ends with PyTorch's message, on time */
+    double t0 = now();
+    const char *missing[] = {"missing"};
+    CHECK_FAILS(ct_tcp_store_wait(master, missing, 1, 0.3), CT_ERR_RUNTIME, "Socket Timeout");
+    CHECK(now() - t0 < 2);
+    ct_tcp_store_free(client);
+    ct_tcp_store_free(master);
+    ct_tcp_store_free(NULL);
+}
+
+static void test_store_timeouts(void)
+{
+    int port = free_port();
+    char want[160];
+    double t0 = now();
+    CHECK(ct_tcp_store_new("127.0.0.1", port, (ct_tcp_store_opts){.timeout = 0.5}) == NULL);
+    snprintf(want, sizeof want, "The client socket has timed out after 0.5s while trying to connect to (127.0.0.1, %d).", port);
+    CHECK_ERR(0, CT_ERR_RUNTIME, want);
+    CHECK(now() - t0 >= 0.4 && now() - t0 < 3);
+    t0 = now();
+    CHECK(ct_tcp_store_new("127.0.0.1", 0, (ct_tcp_store_opts){.world_size = 2, .is_master = true, .timeout = 0.5}) == NULL);
+    CHECK_ERR(0, CT_ERR_RUNTIME, "Timed out after 0.5 seconds waiting for clients. 1/2 clients joined.");
+    CHECK(now() - t0 < 3);
+}
+
+/* env:// without torchrun's variables: PyTorch's ValueError, in its order. */
+static void test_env_variables_missing(void)
+{
+    const char *names[] = {"RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"};
+    for (int i = 0; i < 4; i++) {
+        char want[160];
+        set_env(0, 1, free_port());
+        unsetenv(names[i]);
+        snprintf(want, sizeof want,
+                 "Error initializing torch.distributed using env:// rendezvous: environment variable %s expected, but not set",
+                 names[i]);
+        CHECK_FAILS(ct_dist_init_process_group("gloo", (ct_dist_init_opts){0}), CT_ERR_VALUE, want);
+        CHECK(!ct_dist_is_initialized());
+    }
+}
+
+/* WORLD_SIZE=2 with one process: rank 0 waits for the other's client, rank
+ * 1 for the store; each fails after the timeout, and can try again. */
+static void test_rendezvous_timeout(void)
+{
+    int port = free_port();
+    char want[160];
+    set_env(0, 2, port);
+    double t0 = now();
+    CHECK_FAILS(ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 1}), CT_ERR_RUNTIME,
+                "Timed out after 1 seconds waiting for clients. 1/2 clients joined.");
+    CHECK(now() - t0 >= 0.9 && now() - t0 < 4);
+    set_env(1, 2, port);
+    t0 = now();
+    snprintf(want, sizeof want, "The client socket has timed out after 1s while trying to connect to (127.0.0.1, %d).", port);
+    CHECK_FAILS(ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 1}), CT_ERR_RUNTIME, want);
+    CHECK(now() - t0 >= 0.9 && now() - t0 < 4);
+    CHECK(!ct_dist_is_initialized());
+    set_env(0, 1, free_port()); /* a world of one needs nobody */
+    CHECK_OK(ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 5}));
+    ct_tensor *t = ct_full(CT_SHAPE(3), ct_int(2), CT_F32);
+    CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_PRODUCT, (ct_dist_opts){0}));
+    CHECK_NEAR(ct_item(ct_sum(t)), 6, 0);
+    CHECK_OK(ct_dist_destroy_process_group(NULL));
+}
+
+static int rendezvous_port;
+
+/* tcp://host:port with the rank and world size given. */
+static ct_result tcp_init_method(int rank, void *arg)
+{
+    char method[64];
+    snprintf(method, sizeof method, "tcp://127.0.0.1:%d", *(int *)arg);
+    ct_result res = ct_dist_init_process_group("gloo", (ct_dist_init_opts){.init_method = method, .world_size = 2, .rank = rank, .timeout = 20});
+    if (res != CT_OK) return res;
+    ct_tensor *t = ct_full(CT_SHAPE(4), ct_int(rank + 1), CT_I64);
+    res = ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){0});
+    if (res == CT_OK && ct_item_int(ct_sum(t)) != 12) res = ct_set_error(CT_ERR_RUNTIME, "wrong sum");
+    ct_dist_destroy_process_group(NULL);
+    return res;
+}
+
+static void test_tcp_init_method(void)
+{
+    rendezvous_port = free_port();
+    CHECK_OK(ct_dist_spawn(2, tcp_init_method, &rendezvous_port));
+}
+
+/* Rank 1 starts a large all_reduce and exits in the middle of it; rank 0's
+ * all_reduce fails soon, naming rank 1, well within its timeout. */
+static ct_result peer_exits(int rank, void *arg)
+{
+    set_env(rank, 2, *(int *)arg);
+    ct_result res = ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 60});
+    ct_tensor *big = ct_ones(CT_SHAPE(1 << 22), CT_F32);
+    if (res == CT_OK) res = ct_dist_barrier((ct_dist_opts){0});
+    if (res != CT_OK) return res;
+    if (rank == 1) {
+        ct_work *w = NULL;
+        ct_dist_all_reduce(big, CT_REDUCE_SUM, (ct_dist_opts){NULL, &w});
+        _exit(0);
+    }
+    double t0 = now();
+    res = ct_dist_all_reduce(big, CT_REDUCE_SUM, (ct_dist_opts){0});
+    if (res == CT_OK) return ct_set_error(CT_ERR_RUNTIME, "all_reduce succeeded without rank 1");
+    if (!strstr(ct_last_error(), "Connection closed by peer [127.0.0.1]:") || !strstr(ct_last_error(), "(rank 1)"))
+        return CT_ERR_RUNTIME; /* spawn reports the message */
+    if (now() - t0 > 20) return ct_set_error(CT_ERR_RUNTIME, "the failure took more than 20 s");
+    ct_clear_error();
+    return ct_dist_destroy_process_group(NULL);
+}
+
+static void test_peer_exit_mid_collective(void)
+{
+    rendezvous_port = free_port();
+    CHECK_OK(ct_dist_spawn(2, peer_exits, &rendezvous_port));
+}
+
+/* `gloo_test server|client PORT`: one side of tests/dist/store_interop.py,
+ * PyTorch's TCPStore being the other: each sets a key the other gets, and
+ * they add to one counter (the C side first). */
+static int store_interop(bool master, int port)
+{
+    ct_tcp_store *s = ct_tcp_store_new("127.0.0.1", port, (ct_tcp_store_opts){.world_size = 2, .is_master = master, .timeout = 20});
+    char buf[16] = "";
+    size_t len = 0;
+    int64_t v = 0;
+    const char *done[] = {"done_py"};
+    bool ok = s && ct_tcp_store_set(s, "from_c", "hello", 5) == CT_OK &&
+              ct_tcp_store_get(s, "from_py", buf, sizeof buf, &len) == CT_OK && ct_tcp_store_add(s, "n", 5, &v) == CT_OK &&
+              ct_tcp_store_wait(s, done, 1, 0) == CT_OK;
+    if (ok) printf("from_py=%.*s n=%lld\n", (int)len, buf, (long long)v);
+    else printf("TCPStore interop failed: %s\n", ct_last_error());
+    ct_tcp_store_free(s);
+    return ok ? 0 : 1;
+}
+
+/* `gloo_test agent`: a rank of a gloo group whose store someone else serves
+ * (TORCHELASTIC_USE_AGENT_STORE=True, as torchrun's agent does; the
+ * environment comes from store_interop.py): prints the sum of the ranks. */
+static int agent_store_rank(void)
+{
+    if (ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 20}) != CT_OK) {
+        printf("init_process_group failed: %s\n", ct_last_error());
+        return 1;
+    }
+    ct_tensor *t = ct_full(CT_SHAPE(1), ct_int(ct_dist_get_rank(NULL)), CT_I64);
+    bool ok = ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){0}) == CT_OK;
+    if (ok) printf("sum=%lld\n", (long long)ct_item_int(t));
+    ct_release(t);
+    return ct_dist_destroy_process_group(NULL) == CT_OK && ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "agent") == 0) return agent_store_rank();
+    if (argc == 3) return store_interop(strcmp(argv[1], "server") == 0, atoi(argv[2]));
+    RUN(test_store_set_get_add_wait);
+    RUN(test_store_timeouts);
+    RUN(test_env_variables_missing);
+    RUN(test_rendezvous_timeout);
+    RUN(test_tcp_init_method);
+    RUN(test_peer_exit_mid_collective);
+    return ct_test_report();
+}
