@@ -11,6 +11,7 @@
 #   make test-dist-asan the same under ASan + UBSan + LeakSanitizer
 #   make demo          the main demo: a small CNN learns the bundled digits
 #   make tour          a tour of the tensor API
+#   make char_transformer  a small GPT learns the bundled text (data/kjv.txt) and writes some
 #   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
 #   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
 #   make bench-dist    all_reduce against MPI_Allreduce and on gloo, a DDP step against PyTorch's (NP=2 ranks)
@@ -47,7 +48,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
 .PHONY: all amalgamate install test-consumer test test-build test-asan test-openblas test-tsan test-valgrind fuzz fuzz-build test-dist \
-        test-dist-asan demo tour fashion bench bench-dist cuda clean
+        test-dist-asan demo tour char_transformer fashion bench bench-dist cuda clean
 
 all: ctorch.h ctorch_dist.h $(TESTS) $(EXAMPLES) $(BUILD)/ctorchrun
 
@@ -90,13 +91,13 @@ $(BUILD)/testdev.o: tests/testdev.c tests/testdev.h ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -c $< -o $@
 
 TEST_LIBS = $(BUILD)/harness.o $(BUILD)/testdev.o $(BUILD)/libctorch.a
-$(BUILD)/test_%: tests/test_%.c $(TEST_LIBS) tests/harness.h examples/digits.h ctorch.h
+$(BUILD)/test_%: tests/test_%.c $(TEST_LIBS) tests/harness.h examples/digits.h examples/gpt.h ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
 
 # The examples the suite runs, linked with the implementation compiled once:
 # CTORCH_IMPLEMENTATION_DONE makes their own #define CTORCH_IMPLEMENTATION
 # include the declarations only.
-$(BUILD)/examples/%: examples/%.c examples/digits.h ctorch.h $(BUILD)/libctorch.a
+$(BUILD)/examples/%: examples/%.c examples/digits.h examples/gpt.h ctorch.h $(BUILD)/libctorch.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_IMPLEMENTATION_DONE -I. $< $(BUILD)/libctorch.a -o $@ $(LDFLAGS) $(LDLIBS)
 
@@ -104,7 +105,7 @@ $(BUILD)/examples/%: examples/%.c examples/digits.h ctorch.h $(BUILD)/libctorch.
 # optimised for this machine's vector units (the kernels are plain C that the
 # compiler vectorises; without -march it can use SSE2 only on x86-64).
 BIN_OPT ?= -O3 -march=native
-$(BUILD)/bin/%: examples/%.c examples/digits.h ctorch.h
+$(BUILD)/bin/%: examples/%.c examples/digits.h examples/gpt.h ctorch.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $(BIN_OPT) -I. $< -o $@ $(LDFLAGS) $(LDLIBS)
 
@@ -128,7 +129,7 @@ $(BUILD)/cuda/ctorch_cuda.o: ctorch_cuda.cu ctorch.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 $(CUDA_ARCH) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I. -c $< -o $@
 
-$(BUILD)/cuda/test_%: tests/test_%.c $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) tests/harness.h examples/digits.h ctorch.h
+$(BUILD)/cuda/test_%: tests/test_%.c $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) tests/harness.h examples/digits.h examples/gpt.h ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) \
 	    -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
 
@@ -250,6 +251,10 @@ demo: $(BUILD)/bin/train_digits
 
 tour: $(BUILD)/bin/tour
 	$(BUILD)/bin/tour
+
+# A small GPT learns the bundled King James text character by character, then writes some.
+char_transformer: $(BUILD)/bin/char_transformer
+	$(BUILD)/bin/char_transformer
 
 # An MLP and a LeNet-style CNN on Fashion-MNIST, EPOCHS epochs each, from
 # Debian's dataset-fashion-mnist package or FASHION_MNIST=dir (the four IDX files).

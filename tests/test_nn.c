@@ -4,6 +4,10 @@
  * gradcheck / gradgradcheck of the fused ops' backward formulas. */
 #include "harness.h"
 
+#include <stdlib.h>
+
+#include "../examples/gpt.h"
+
 /* ---------------------------------------------------------------- replaying golden cases */
 
 typedef ct_test_case_fn case_fn;
@@ -910,6 +914,35 @@ static void test_node_names(void)
     ct_scope_end(s);
 }
 
+/* The small GPT of examples/gpt.h, three AdamW steps on the bundled text as
+ * examples/char_transformer.py takes them: PyTorch 1.13 printed these
+ * losses (float32, one thread). Embeddings, LayerNorm, causal multi-head
+ * attention, GELU, cross-entropy and AdamW together, forward and backward. */
+static void test_gpt_first_losses_match_pytorch(void)
+{
+    static const double pytorch[3] = {4.24593163, 4.01122999, 3.79384303};
+    corpus c;
+    CHECK(corpus_load("data/kjv.txt", &c) && c.vocab == 62);
+    ct_manual_seed(0);
+    ct_module *model = gpt_new(c.vocab);
+    ct_tensor_list params = ct_module_parameters(model, true);
+    ct_adam_opts adamw = ct_adamw_opts_init();
+    adamw.lr = 1e-3;
+    ct_optimizer *opt = ct_adamw(params.tensors, params.n, adamw);
+    for (int step = 0; step < 3; step++) {
+        ct_tensor *x, *y;
+        corpus_batch(&c, &x, &y);
+        ct_optim_zero_grad(opt, true);
+        ct_tensor *loss = gpt_loss(ct_forward(model, x), y);
+        CHECK_OK(ct_backward(loss, NULL, (ct_backward_opts){0}));
+        CHECK_OK(ct_optim_step(opt));
+        CHECK_NEAR(ct_item(loss), pytorch[step], 2e-6);
+    }
+    ct_optim_free(opt);
+    ct_tensor_list_free(&params);
+    ct_module_release(model); /* (c.ids belongs to the test's scope) */
+}
+
 int main(void)
 {
     RUN(test_module_names);
@@ -928,5 +961,6 @@ int main(void)
     RUN(test_toy_model);
     RUN(test_gradcheck);
     RUN(test_node_names);
+    RUN(test_gpt_first_losses_match_pytorch);
     return ct_test_report();
 }
