@@ -141,7 +141,7 @@ cuda: $(BUILD)/cuda/ctorch_cuda.o $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUIL
 # Build on all cores.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 test-build: ctorch.h
-	@$(MAKE) -k -j$(JOBS) --no-print-directory $(TESTS) $(EXAMPLES) $(CUDA_TESTS) || true
+	@$(MAKE) -k -j$(JOBS) --no-print-directory $(TESTS) $(EXAMPLES) $(CUDA_TESTS) $(BUILD)/ctorchrun || true
 
 test: test-build
 	@CC="$(CC)" BUILD="$(BUILD)" CUDA="$(CUDA)" DEVICE_SUITES="$(DEVICE_SUITES)" tests/run.sh

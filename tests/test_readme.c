@@ -71,20 +71,14 @@ static void test_readme_programs_print_their_output(void)
         FILE *f = fopen(src, "w");
         fputs(code, f);
         fclose(f);
-        if (!strstr(code, "ctorch_dist.h"))
+        if (!strstr(code, "ctorch_dist.h")) {
             snprintf(cmd, sizeof cmd, "%s -std=c11 -w -I. %s -o %s/example%d -lm 2>&1 && %s/example%d", cc, src, dir,
                      programs, dir, programs);
-        else if (system("command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1") == 0)
+        } else { /* two ranks on gloo, started as the README starts them (OMP_NUM_THREADS set: no notice) */
             snprintf(cmd, sizeof cmd,
-                     "mpicc -std=c11 -w -DCTORCH_DIST_MPI -I. %s -o %s/example%d -lm 2>&1 && "
-                     "mpirun --allow-run-as-root --oversubscribe -np 2 %s/example%d 2>&1",
-                     src, dir, programs, dir, programs);
-        else {
-            ct_test_skip("readme_distributed_program", "mpicc or mpirun not installed");
-            free(want);
-            free(code);
-            programs++;
-            continue;
+                     "%s -std=c11 -w -I. %s -o %s/example%d -lm -lpthread 2>&1 && "
+                     "OMP_NUM_THREADS=1 %s/ctorchrun --standalone --nproc_per_node 2 %s/example%d 2>&1",
+                     cc, src, dir, programs, CT_BUILD_DIR, dir, programs);
         }
         char *got = run(cmd);
         if (!want || strcmp(got, want))
