@@ -1,8 +1,10 @@
 /* A character-level language model: the small GPT of gpt.h learns the
  * bundled text (data/kjv.txt, Genesis and Exodus in the King James Version)
  * from random 64-character windows with AdamW, then writes text of its own.
- * Its PyTorch twin, char_transformer.py, builds the same model from the same
- * seed and prints the same first losses.
+ * Its PyTorch twin, char_transformer_torch.py, builds the same model from the
+ * same seed and prints the same first losses (a twin named *_torch.py: the
+ * suite checks its first losses in tests/test_nn.c rather than running the
+ * whole training, as it runs the demo's).
  *     make char_transformer          (or: build/bin/char_transformer [steps]) */
 #define CTORCH_IMPLEMENTATION
 #include "ctorch.h"
@@ -44,7 +46,7 @@ int main(int argc, char **argv)
 {
     int steps = argc > 1 ? atoi(argv[1]) : STEPS;
     corpus c;
-    if (!load_corpus("data/kjv.txt", &c)) {
+    if (!corpus_load("data/kjv.txt", &c)) {
         fprintf(stderr, "cannot read data/kjv.txt (run from the repository root)\n");
         return 1;
     }

@@ -103,6 +103,8 @@ typedef struct corpus {
  * sorted(set(text))); false when it cannot be read. */
 static inline bool corpus_load(const char *path, corpus *c)
 {
+    c->ids = NULL;
+    c->vocab = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return false;
     fseek(f, 0, SEEK_END);

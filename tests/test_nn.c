@@ -915,7 +915,7 @@ static void test_node_names(void)
 }
 
 /* The small GPT of examples/gpt.h, three AdamW steps on the bundled text as
- * examples/char_transformer.py takes them: PyTorch 1.13 printed these
+ * examples/char_transformer_torch.py takes them: PyTorch 1.13 printed these
  * losses (float32, one thread). Embeddings, LayerNorm, causal multi-head
  * attention, GELU, cross-entropy and AdamW together, forward and backward. */
 static void test_gpt_first_losses_match_pytorch(void)

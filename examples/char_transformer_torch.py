@@ -1,7 +1,7 @@
 # The PyTorch twin of char_transformer.c: the same model (gpt.h's), seed,
 # batches and optimizer, so its first losses are the C program's (and
 # tests/test_nn.c holds ctorch to them).
-#     python3 examples/char_transformer.py [steps]    (from the repository root)
+#     python3 examples/char_transformer_torch.py [steps]    (from the repository root)
 import sys
 import torch
 from torch import nn
