@@ -21,9 +21,7 @@ static void train_step(void *p)
 {
     step_case *c = (step_case *)p;
     ct_scope s = ct_scope_begin();
-    ct_optim_zero_grad(c->opt, true);
-    ct_backward(gpt_loss(ct_forward(c->model, c->x), c->y), NULL, (ct_backward_opts){0});
-    ct_optim_step(c->opt);
+    gpt_train_step(c->model, c->opt, c->x, c->y);
     ct_scope_end(s);
 }
 
@@ -32,10 +30,8 @@ int main(void)
     ct_manual_seed(0);
     step_case c = {gpt_new(VOCAB), NULL, ct_randint(0, VOCAB, CT_SHAPE(GPT_BATCH, GPT_SEQ), CT_I64, NULL),
                    ct_randint(0, VOCAB, CT_SHAPE(GPT_BATCH, GPT_SEQ), CT_I64, NULL)};
-    ct_tensor_list params = ct_module_parameters(c.model, true);
-    ct_adam_opts adamw = ct_adamw_opts_init();
-    adamw.lr = 3e-4;
-    c.opt = ct_adamw(params.tensors, params.n, adamw);
+    ct_tensor_list params;
+    c.opt = gpt_adamw(c.model, &params);
     bench_report("gpt_2x128_seq64_batch16_adamw_step", bench_time(train_step, &c));
     ct_optim_free(c.opt);
     ct_tensor_list_free(&params);

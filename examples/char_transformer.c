@@ -53,17 +53,14 @@ int main(int argc, char **argv)
     printf("%lld characters, %d distinct\n", (long long)ct_numel(c.ids), c.vocab);
     ct_manual_seed(0);
     ct_module *model = gpt_new(c.vocab);
-    ct_tensor_list params = ct_module_parameters(model, true);
-    ct_adam_opts adamw = ct_adamw_opts_init();
-    adamw.lr = 1e-3;
-    ct_optimizer *opt = ct_adamw(params.tensors, params.n, adamw);
+    ct_tensor_list params;
+    ct_optimizer *opt = gpt_adamw(model, &params);
     for (int step = 0; step < steps; step++) {
         ct_scope s = ct_scope_begin();
         ct_tensor *x, *y;
         corpus_batch(&c, &x, &y);
-        ct_optim_zero_grad(opt, true);
-        ct_tensor *loss = gpt_loss(ct_forward(model, x), y);
-        if (ct_backward(loss, NULL, (ct_backward_opts){0}) != CT_OK || ct_optim_step(opt) != CT_OK) {
+        ct_tensor *loss = gpt_train_step(model, opt, x, y);
+        if (!loss) {
             fprintf(stderr, "step %d: %s\n", step, ct_last_error());
             return 1;
         }

@@ -83,11 +83,28 @@ static inline ct_module *gpt_new(int64_t vocab)
     return &g->base;
 }
 
-/* The mean cross-entropy of logits (batch, t, vocab) against targets (batch, t). */
-static inline ct_tensor *gpt_loss(const ct_tensor *logits, const ct_tensor *targets)
+/* AdamW(model.parameters(), lr=1e-3), as the twins make it, over the list
+ * *params (free it after the optimizer). */
+static inline ct_optimizer *gpt_adamw(ct_module *model, ct_tensor_list *params)
 {
-    return ct_cross_entropy(ct_view(logits, CT_SHAPE(-1, ct_size(logits, -1))), ct_view(targets, CT_SHAPE(-1)),
-                            ct_nll_loss_opts_init());
+    *params = ct_module_parameters(model, true);
+    ct_adam_opts adamw = ct_adamw_opts_init();
+    adamw.lr = 1e-3;
+    return ct_adamw(params->tensors, params->n, adamw);
+}
+
+/* One training step on windows x and their next characters y (batch, t):
+ * zero_grad, the mean cross-entropy of the logits, backward, step. The
+ * loss, or NULL with the error set. */
+static inline ct_tensor *gpt_train_step(ct_module *model, ct_optimizer *opt, const ct_tensor *x, const ct_tensor *y)
+{
+    ct_optim_zero_grad(opt, true);
+    ct_tensor *logits = ct_forward(model, x);
+    ct_tensor *loss = logits ? ct_cross_entropy(ct_view(logits, CT_SHAPE(-1, ct_size(logits, -1))),
+                                                ct_view(y, CT_SHAPE(-1)), ct_nll_loss_opts_init())
+                             : NULL;
+    bool ok = loss && ct_backward(loss, NULL, (ct_backward_opts){0}) == CT_OK && ct_optim_step(opt) == CT_OK;
+    return ok ? loss : NULL;
 }
 
 /* ---------------------------------------------------------------- a text to learn */

@@ -925,18 +925,13 @@ static void test_gpt_first_losses_match_pytorch(void)
     CHECK(corpus_load("data/kjv.txt", &c) && c.vocab == 62);
     ct_manual_seed(0);
     ct_module *model = gpt_new(c.vocab);
-    ct_tensor_list params = ct_module_parameters(model, true);
-    ct_adam_opts adamw = ct_adamw_opts_init();
-    adamw.lr = 1e-3;
-    ct_optimizer *opt = ct_adamw(params.tensors, params.n, adamw);
+    ct_tensor_list params;
+    ct_optimizer *opt = gpt_adamw(model, &params);
     for (int step = 0; step < 3; step++) {
-        ct_tensor *x, *y;
+        ct_tensor *x, *y, *loss;
         corpus_batch(&c, &x, &y);
-        ct_optim_zero_grad(opt, true);
-        ct_tensor *loss = gpt_loss(ct_forward(model, x), y);
-        CHECK_OK(ct_backward(loss, NULL, (ct_backward_opts){0}));
-        CHECK_OK(ct_optim_step(opt));
-        CHECK_NEAR(ct_item(loss), pytorch[step], 2e-6);
+        CHECK((loss = gpt_train_step(model, opt, x, y)) != NULL);
+        if (loss) CHECK_NEAR(ct_item(loss), pytorch[step], 2e-6);
     }
     ct_optim_free(opt);
     ct_tensor_list_free(&params);
