@@ -11606,7 +11606,7 @@ static ct_tensor *ct__root_grad(const ct_tensor *t, const ct_tensor *given, int 
 static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct_tensor *const *grads, int n)
 {
     ct__edge edges_inline[8], *edges = n <= 8 ? edges_inline : (ct__edge *)CT_MALLOC((size_t)n * sizeof *edges);
-    ct__node *nodes_inline[8], **root_nodes = n <= 8 ? nodes_inline : (ct__node **)CT_MALLOC((size_t)n * sizeof *root_nodes);
+    ct__node *nodes_inline[8] = {NULL}, **root_nodes = n <= 8 ? nodes_inline : (ct__node **)CT_MALLOC((size_t)n * sizeof *root_nodes);
     ct_result res = CT_OK;
     int n_edges = 0;
     if (!edges || !root_nodes) res = CT__OOM();
@@ -29276,7 +29276,7 @@ static ct_result ct__la_check(const ct_tensor *A, const ct__la_spec *s)
         return ct__fail(CT_ERR_RUNTIME, "%s: Low precision dtypes not supported. Got %s", s->name,
                         ct__dtype_title(A->dtype));
     if (s->square && ct__la_check_square(A, s->name) != CT_OK) return ct_last_error_code();
-    if (!ct__la_float(A->dtype)) return ct__not_implemented(s->kernel, A->dtype);
+    if (s->kernel && !ct__la_float(A->dtype)) return ct__not_implemented(s->kernel, A->dtype);
     return CT_OK;
 }
 

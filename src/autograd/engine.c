@@ -451,7 +451,7 @@ static ct_tensor *ct__root_grad(const ct_tensor *t, const ct_tensor *given, int 
 static ct_result ct__execute(ct__run *r, const ct_tensor *const *roots, const ct_tensor *const *grads, int n)
 {
     ct__edge edges_inline[8], *edges = n <= 8 ? edges_inline : (ct__edge *)CT_MALLOC((size_t)n * sizeof *edges);
-    ct__node *nodes_inline[8], **root_nodes = n <= 8 ? nodes_inline : (ct__node **)CT_MALLOC((size_t)n * sizeof *root_nodes);
+    ct__node *nodes_inline[8] = {NULL}, **root_nodes = n <= 8 ? nodes_inline : (ct__node **)CT_MALLOC((size_t)n * sizeof *root_nodes);
     ct_result res = CT_OK;
     int n_edges = 0;
     if (!edges || !root_nodes) res = CT__OOM();

@@ -47,7 +47,7 @@ static ct_result ct__la_check(const ct_tensor *A, const ct__la_spec *s)
         return ct__fail(CT_ERR_RUNTIME, "%s: Low precision dtypes not supported. Got %s", s->name,
                         ct__dtype_title(A->dtype));
     if (s->square && ct__la_check_square(A, s->name) != CT_OK) return ct_last_error_code();
-    if (!ct__la_float(A->dtype)) return ct__not_implemented(s->kernel, A->dtype);
+    if (s->kernel && !ct__la_float(A->dtype)) return ct__not_implemented(s->kernel, A->dtype);
     return CT_OK;
 }
 
