@@ -105,27 +105,6 @@ static const ct_backend *cu_cpu(void) { return ct_backend_get(CT_DEVICE_CPU); }
 /* The device of a job's output tensor. */
 static int cu_index_of(const ct_tensor *t) { return t->storage->device.index < 0 ? 0 : t->storage->device.index; }
 
-/* Whether t's elements are dense in row-major order from its offset. */
-static bool cu_contiguous(const ct_tensor *t)
-{
-    int64_t expected = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        if (t->sizes[d] != 1 && t->strides[d] != expected) return false;
-        expected *= t->sizes[d];
-    }
-    return true;
-}
-
-static int64_t cu_numel(const ct_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++) n *= t->sizes[d];
-    return n;
-}
-
-/* Address of t's first element. */
-static char *cu_data(const ct_tensor *t) { return (char *)t->storage->data + t->offset * (int64_t)ct_dtype_size(t->dtype); }
-
 /* ==================== cuda/alloc.cu ==================== */
 // >>cuda/alloc.cu
 /* The caching allocator: blocks rounded up to 512 bytes (PyTorch's
@@ -293,20 +272,20 @@ template <typename T> static void cu_fill_as(void *p, const void *elem, int64_t 
 
 static void cu_fill(ct_tensor *dst, const void *elem)
 {
-    int64_t n = cu_numel(dst);
+    int64_t n = ct_numel(dst);
     if (n == 0) return;
     int index = cu_index_of(dst);
-    if (!cu_contiguous(dst)) { /* strided: the CPU's loop, on the managed memory */
+    if (!ct_is_contiguous(dst)) { /* strided: the CPU's loop, on the managed memory */
         cu_finish_all();
         cu_cpu()->fill(dst, elem);
         return;
     }
     cu_use(index);
     switch (ct_dtype_size(dst->dtype)) {
-    case 1: cu_fill_as<uint8_t>(cu_data(dst), elem, n); break;
-    case 2: cu_fill_as<uint16_t>(cu_data(dst), elem, n); break;
-    case 4: cu_fill_as<uint32_t>(cu_data(dst), elem, n); break;
-    default: cu_fill_as<uint64_t>(cu_data(dst), elem, n); break;
+    case 1: cu_fill_as<uint8_t>(ct_data_ptr(dst), elem, n); break;
+    case 2: cu_fill_as<uint16_t>(ct_data_ptr(dst), elem, n); break;
+    case 4: cu_fill_as<uint32_t>(ct_data_ptr(dst), elem, n); break;
+    default: cu_fill_as<uint64_t>(ct_data_ptr(dst), elem, n); break;
     }
 }
 
@@ -320,14 +299,14 @@ static void cu_fill(ct_tensor *dst, const void *elem)
  * on the managed memory, after a synchronize. */
 static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
 {
-    int64_t n = cu_numel(dst);
+    int64_t n = ct_numel(dst);
     if (n == 0) return;
     bool dst_dev = dst->storage->device.type == CT_DEVICE_CUDA, src_dev = src->storage->device.type == CT_DEVICE_CUDA;
     int index = cu_index_of(dst_dev ? dst : src);
-    if (dst->dtype == src->dtype && cu_numel(src) == n && cu_contiguous(dst) && cu_contiguous(src)) {
+    if (dst->dtype == src->dtype && ct_numel(src) == n && ct_is_contiguous(dst) && ct_is_contiguous(src)) {
         cu_use(index);
         size_t bytes = (size_t)n * ct_dtype_size(dst->dtype);
-        if (!cu_ok(cudaMemcpyAsync(cu_data(dst), cu_data(src), bytes, cudaMemcpyDefault, 0))) return;
+        if (!cu_ok(cudaMemcpyAsync(ct_data_ptr(dst), ct_data_ptr(src), bytes, cudaMemcpyDefault, 0))) return;
         if (!(dst_dev && src_dev) || !non_blocking) cu_ok(cudaStreamSynchronize(0));
         return;
     }
@@ -473,22 +452,22 @@ static bool cu_single(const ct_tensor *t)
  * the managed memory, after a synchronize. */
 static void cu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
 {
-    int64_t n = cu_numel(out);
+    int64_t n = ct_numel(out);
     if (n == 0) return;
     int arity = ct__ops[op].arity;
     cu_operands in = {{NULL, NULL, NULL}, {0, 0, 0}, {0, 0, 0}};
-    bool dense = cu_contiguous(out);
+    bool dense = ct_is_contiguous(out);
     for (int j = 0; j < arity; j++) {
         const ct_tensor *t = inputs[j];
         in.step[j] = cu_single(t) ? 0 : 1;
-        if (t->storage->device.type == CT_DEVICE_CPU) memcpy(&in.scalar[j], cu_data(t), ct_dtype_size(t->dtype));
-        else in.data[j] = cu_data(t);
-        dense = dense && (in.step[j] == 0 || (cu_contiguous(t) && cu_numel(t) == n));
+        if (t->storage->device.type == CT_DEVICE_CPU) memcpy(&in.scalar[j], ct_data_ptr(t), ct_dtype_size(t->dtype));
+        else in.data[j] = ct_data_ptr(t);
+        dense = dense && (in.step[j] == 0 || (ct_is_contiguous(t) && ct_numel(t) == n));
     }
     if (dense) {
         cu_use(cu_index_of(out));
         /* the last input has the data dtype (where's first is its condition) */
-        if (cu_launch(op, inputs[arity - 1]->dtype, cu_data(out), in, n, args)) {
+        if (cu_launch(op, inputs[arity - 1]->dtype, ct_data_ptr(out), in, n, args)) {
             cu_ok(cudaGetLastError());
             return;
         }
@@ -590,17 +569,17 @@ static bool cu_sample_here(const ct__random_job *job, cu_philox *s)
 {
     ct_tensor *out = job->out;
     bool normal = job->kind == CT__RANDOM_NORMAL;
-    if ((job->kind != CT__RANDOM_UNIFORM && !normal) || !cu_contiguous(out) ||
+    if ((job->kind != CT__RANDOM_UNIFORM && !normal) || !ct_is_contiguous(out) ||
         (out->dtype != CT_F32 && out->dtype != CT_F64))
         return false;
-    int64_t n = cu_numel(out);
+    int64_t n = ct_numel(out);
     int per = out->dtype == CT_F32 ? 4 : 2;
     unsigned blocks = cu_blocks((n + per - 1) / per);
     cu_use(cu_index_of(out));
     if (out->dtype == CT_F32)
-        cu_sample_kernel<float><<<blocks, CU_THREADS>>>((float *)cu_data(out), n, *s, normal, job->a[0], job->a[1]);
+        cu_sample_kernel<float><<<blocks, CU_THREADS>>>((float *)ct_data_ptr(out), n, *s, normal, job->a[0], job->a[1]);
     else
-        cu_sample_kernel<double><<<blocks, CU_THREADS>>>((double *)cu_data(out), n, *s, normal, job->a[0], job->a[1]);
+        cu_sample_kernel<double><<<blocks, CU_THREADS>>>((double *)ct_data_ptr(out), n, *s, normal, job->a[0], job->a[1]);
     cu_ok(cudaGetLastError());
     s->offset += cu_offset_used(n, blocks, per);
     return true;
@@ -619,7 +598,7 @@ static ct_result cu_sample_on_host(const ct__random_job *job, cu_philox *s)
     cu_finish_all();
     ct_result r = cu_cpu()->random(&on_host);
     ct_generator_free(g);
-    s->offset += (uint64_t)(cu_numel(job->out) + 3) / 4 * 4;
+    s->offset += (uint64_t)(ct_numel(job->out) + 3) / 4 * 4;
     return r;
 }
 
@@ -627,7 +606,7 @@ static ct_result cu_random(const ct__random_job *job)
 {
     cu_philox s;
     memcpy(&s, job->state, sizeof s);
-    ct_result r = cu_numel(job->out) == 0 || cu_sample_here(job, &s) ? CT_OK : cu_sample_on_host(job, &s);
+    ct_result r = ct_numel(job->out) == 0 || cu_sample_here(job, &s) ? CT_OK : cu_sample_on_host(job, &s);
     memcpy(job->state, &s, sizeof s);
     return r;
 }

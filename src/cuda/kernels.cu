@@ -21,20 +21,20 @@ template <typename T> static void cu_fill_as(void *p, const void *elem, int64_t 
 
 static void cu_fill(ct_tensor *dst, const void *elem)
 {
-    int64_t n = cu_numel(dst);
+    int64_t n = ct_numel(dst);
     if (n == 0) return;
     int index = cu_index_of(dst);
-    if (!cu_contiguous(dst)) { /* strided: the CPU's loop, on the managed memory */
+    if (!ct_is_contiguous(dst)) { /* strided: the CPU's loop, on the managed memory */
         cu_finish_all();
         cu_cpu()->fill(dst, elem);
         return;
     }
     cu_use(index);
     switch (ct_dtype_size(dst->dtype)) {
-    case 1: cu_fill_as<uint8_t>(cu_data(dst), elem, n); break;
-    case 2: cu_fill_as<uint16_t>(cu_data(dst), elem, n); break;
-    case 4: cu_fill_as<uint32_t>(cu_data(dst), elem, n); break;
-    default: cu_fill_as<uint64_t>(cu_data(dst), elem, n); break;
+    case 1: cu_fill_as<uint8_t>(ct_data_ptr(dst), elem, n); break;
+    case 2: cu_fill_as<uint16_t>(ct_data_ptr(dst), elem, n); break;
+    case 4: cu_fill_as<uint32_t>(ct_data_ptr(dst), elem, n); break;
+    default: cu_fill_as<uint64_t>(ct_data_ptr(dst), elem, n); break;
     }
 }
 
@@ -48,14 +48,14 @@ static void cu_fill(ct_tensor *dst, const void *elem)
  * on the managed memory, after a synchronize. */
 static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
 {
-    int64_t n = cu_numel(dst);
+    int64_t n = ct_numel(dst);
     if (n == 0) return;
     bool dst_dev = dst->storage->device.type == CT_DEVICE_CUDA, src_dev = src->storage->device.type == CT_DEVICE_CUDA;
     int index = cu_index_of(dst_dev ? dst : src);
-    if (dst->dtype == src->dtype && cu_numel(src) == n && cu_contiguous(dst) && cu_contiguous(src)) {
+    if (dst->dtype == src->dtype && ct_numel(src) == n && ct_is_contiguous(dst) && ct_is_contiguous(src)) {
         cu_use(index);
         size_t bytes = (size_t)n * ct_dtype_size(dst->dtype);
-        if (!cu_ok(cudaMemcpyAsync(cu_data(dst), cu_data(src), bytes, cudaMemcpyDefault, 0))) return;
+        if (!cu_ok(cudaMemcpyAsync(ct_data_ptr(dst), ct_data_ptr(src), bytes, cudaMemcpyDefault, 0))) return;
         if (!(dst_dev && src_dev) || !non_blocking) cu_ok(cudaStreamSynchronize(0));
         return;
     }
@@ -201,22 +201,22 @@ static bool cu_single(const ct_tensor *t)
  * the managed memory, after a synchronize. */
 static void cu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
 {
-    int64_t n = cu_numel(out);
+    int64_t n = ct_numel(out);
     if (n == 0) return;
     int arity = ct__ops[op].arity;
     cu_operands in = {{NULL, NULL, NULL}, {0, 0, 0}, {0, 0, 0}};
-    bool dense = cu_contiguous(out);
+    bool dense = ct_is_contiguous(out);
     for (int j = 0; j < arity; j++) {
         const ct_tensor *t = inputs[j];
         in.step[j] = cu_single(t) ? 0 : 1;
-        if (t->storage->device.type == CT_DEVICE_CPU) memcpy(&in.scalar[j], cu_data(t), ct_dtype_size(t->dtype));
-        else in.data[j] = cu_data(t);
-        dense = dense && (in.step[j] == 0 || (cu_contiguous(t) && cu_numel(t) == n));
+        if (t->storage->device.type == CT_DEVICE_CPU) memcpy(&in.scalar[j], ct_data_ptr(t), ct_dtype_size(t->dtype));
+        else in.data[j] = ct_data_ptr(t);
+        dense = dense && (in.step[j] == 0 || (ct_is_contiguous(t) && ct_numel(t) == n));
     }
     if (dense) {
         cu_use(cu_index_of(out));
         /* the last input has the data dtype (where's first is its condition) */
-        if (cu_launch(op, inputs[arity - 1]->dtype, cu_data(out), in, n, args)) {
+        if (cu_launch(op, inputs[arity - 1]->dtype, ct_data_ptr(out), in, n, args)) {
             cu_ok(cudaGetLastError());
             return;
         }

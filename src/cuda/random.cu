@@ -89,17 +89,17 @@ static bool cu_sample_here(const ct__random_job *job, cu_philox *s)
 {
     ct_tensor *out = job->out;
     bool normal = job->kind == CT__RANDOM_NORMAL;
-    if ((job->kind != CT__RANDOM_UNIFORM && !normal) || !cu_contiguous(out) ||
+    if ((job->kind != CT__RANDOM_UNIFORM && !normal) || !ct_is_contiguous(out) ||
         (out->dtype != CT_F32 && out->dtype != CT_F64))
         return false;
-    int64_t n = cu_numel(out);
+    int64_t n = ct_numel(out);
     int per = out->dtype == CT_F32 ? 4 : 2;
     unsigned blocks = cu_blocks((n + per - 1) / per);
     cu_use(cu_index_of(out));
     if (out->dtype == CT_F32)
-        cu_sample_kernel<float><<<blocks, CU_THREADS>>>((float *)cu_data(out), n, *s, normal, job->a[0], job->a[1]);
+        cu_sample_kernel<float><<<blocks, CU_THREADS>>>((float *)ct_data_ptr(out), n, *s, normal, job->a[0], job->a[1]);
     else
-        cu_sample_kernel<double><<<blocks, CU_THREADS>>>((double *)cu_data(out), n, *s, normal, job->a[0], job->a[1]);
+        cu_sample_kernel<double><<<blocks, CU_THREADS>>>((double *)ct_data_ptr(out), n, *s, normal, job->a[0], job->a[1]);
     cu_ok(cudaGetLastError());
     s->offset += cu_offset_used(n, blocks, per);
     return true;
@@ -118,7 +118,7 @@ static ct_result cu_sample_on_host(const ct__random_job *job, cu_philox *s)
     cu_finish_all();
     ct_result r = cu_cpu()->random(&on_host);
     ct_generator_free(g);
-    s->offset += (uint64_t)(cu_numel(job->out) + 3) / 4 * 4;
+    s->offset += (uint64_t)(ct_numel(job->out) + 3) / 4 * 4;
     return r;
 }
 
@@ -126,7 +126,7 @@ static ct_result cu_random(const ct__random_job *job)
 {
     cu_philox s;
     memcpy(&s, job->state, sizeof s);
-    ct_result r = cu_numel(job->out) == 0 || cu_sample_here(job, &s) ? CT_OK : cu_sample_on_host(job, &s);
+    ct_result r = ct_numel(job->out) == 0 || cu_sample_here(job, &s) ? CT_OK : cu_sample_on_host(job, &s);
     memcpy(job->state, &s, sizeof s);
     return r;
 }

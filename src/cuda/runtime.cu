@@ -75,24 +75,3 @@ static const ct_backend *cu_cpu(void) { return ct_backend_get(CT_DEVICE_CPU); }
 
 /* The device of a job's output tensor. */
 static int cu_index_of(const ct_tensor *t) { return t->storage->device.index < 0 ? 0 : t->storage->device.index; }
-
-/* Whether t's elements are dense in row-major order from its offset. */
-static bool cu_contiguous(const ct_tensor *t)
-{
-    int64_t expected = 1;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        if (t->sizes[d] != 1 && t->strides[d] != expected) return false;
-        expected *= t->sizes[d];
-    }
-    return true;
-}
-
-static int64_t cu_numel(const ct_tensor *t)
-{
-    int64_t n = 1;
-    for (int d = 0; d < t->ndim; d++) n *= t->sizes[d];
-    return n;
-}
-
-/* Address of t's first element. */
-static char *cu_data(const ct_tensor *t) { return (char *)t->storage->data + t->offset * (int64_t)ct_dtype_size(t->dtype); }
