@@ -120,7 +120,7 @@ CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=s
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
 DEVICE_SUITES := pointwise reduce join index sort products conv layers nn optim rnn autograd function grad_pointwise \
                  grad_reduce grad_join views create random decomp einsum print io data sched autocast
-CUDA_TESTS := $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/gpu_count
+CUDA_TESTS := $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/gpu_count $(BUILD)/cuda/nccl_test
 ifneq ($(CUDA),1)
   CUDA_TESTS :=
 endif
@@ -136,7 +136,13 @@ $(BUILD)/cuda/test_%: tests/test_%.c $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) te
 $(BUILD)/cuda/gpu_count: tests/gpu_count.c $(BUILD)/cuda/ctorch_cuda.o $(BUILD)/libctorch.a ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. $< $(BUILD)/cuda/ctorch_cuda.o $(BUILD)/libctorch.a -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
 
-cuda: $(BUILD)/cuda/ctorch_cuda.o $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/gpu_count
+# ctorch_dist.h's nccl backend (NCCL ships with the CUDA Toolkit here), one rank on cuda:0
+$(BUILD)/cuda/nccl_test: tests/dist/nccl_test.c tests/dist/free_port.h $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) \
+                         tests/harness.h ctorch.h ctorch_dist.h
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_NCCL -I. -Itests -I$(CUDA_HOME)/include $< $(BUILD)/cuda/ctorch_cuda.o \
+	    $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS) -L$(CUDA_HOME)/lib64 -lnccl $(CUDA_LIBS)
+
+cuda: $(BUILD)/cuda/ctorch_cuda.o $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/gpu_count $(BUILD)/cuda/nccl_test
 
 # Build on all cores.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 1)

@@ -48,6 +48,8 @@
  * 4. BUILD OPTIONS
  *
  *    CTORCH_DIST_MPI   the MPI backend (link MPI: build with mpicc)
+ *    CTORCH_DIST_NCCL  the NCCL backend, for CUDA tensors: -I/usr/local/cuda/include,
+ *                      linked with ctorch_cuda.cu's object, -lnccl -lcudart
  *    CTORCH_STATIC     as for ctorch.h
  */
 
@@ -115,18 +117,22 @@ typedef struct ct_dist_init_opts {
 
 /* torch.distributed.init_process_group(backend, ...): backend "gloo"
  * (ctorch's TCP transport, always built in: CPU tensors between processes,
- * under ctorchrun or torchrun) or "mpi" (built with CTORCH_DIST_MPI, under
- * mpirun). Makes the default group (group=None). Call once per process,
- * before any collective. */
+ * under ctorchrun or torchrun), "mpi" (built with CTORCH_DIST_MPI, under
+ * mpirun) or "nccl" (built with CTORCH_DIST_NCCL, linked with ctorch_cuda.cu:
+ * CUDA tensors, one GPU per process, the gloo backend's rendezvous). Makes
+ * the default group (group=None). Call once per process, before any
+ * collective. */
 CTORCH_API ct_result ct_dist_init_process_group(const char *backend, ct_dist_init_opts opts);
 /* torch.distributed.destroy_process_group(group): NULL destroys every group
  * and the default one (init_process_group may then be called again); a
  * group made by new_group is destroyed alone. Pending work is waited for. */
 CTORCH_API ct_result ct_dist_destroy_process_group(ct_process_group *group);
-/* torch.distributed.is_initialized / is_gloo_available / is_mpi_available. */
+/* torch.distributed.is_initialized / is_gloo_available / is_mpi_available /
+ * is_nccl_available. */
 CTORCH_API bool ct_dist_is_initialized(void);
 CTORCH_API bool ct_dist_is_gloo_available(void);
 CTORCH_API bool ct_dist_is_mpi_available(void);
+CTORCH_API bool ct_dist_is_nccl_available(void);
 
 /* torch.distributed.get_rank(group) / get_world_size(group): NULL is the
  * default group; -1 when this process is not in the group, or with an error
@@ -395,8 +401,8 @@ typedef struct ct__dist_op {
     bool blocking; /* a synchronous call's collective: the backend may run it at once */
 } ct__dist_op;
 
-/* A backend: what one communication library (MPI, ctorch's TCP transport;
- * NCCL to come) provides. init makes the world communicator from
+/* A backend: what one communication library (MPI, ctorch's TCP transport,
+ * NCCL) provides. init makes the world communicator from
  * init_process_group's options. post starts an operation and gives back a request that test moves on:
  * 1 once it completed (the request is freed then, *source set for a
  * receive), 0 while it runs, an error code (with the error set) when it
@@ -412,6 +418,10 @@ typedef struct ct__dist_backend {
     /* optional: sleeps until the backend's threads moved something on, or
      * `seconds` passed, so that a waiting caller leaves them the CPU */
     void (*idle)(void *comm, double seconds);
+    /* NCCL: works on CUDA tensors only, on streams of its own ordered after
+     * the work queued on their device, so the front end neither waits for
+     * the device before posting nor refuses half types; AVG is its own op */
+    bool on_device;
 } ct__dist_backend;
 
 struct ct_process_group {
@@ -460,7 +470,6 @@ struct ct_work {
     ct_result own_code;
     ct__dist_op op;
     int64_t *counts;       /* all_to_all's counts and displacements */
-    void *scratch;         /* the flat buffer of a list operation */
     ct__dist_copy *copies; /* n_before copies in, then the copies out */
     int n_before, n_copies;
     ct_tensor **held; /* the tensors the operation reads or writes, retained */
@@ -778,6 +787,8 @@ static void ct__work_fingerprint(ct_work *w, const ct_tensor *t)
  * while an async operation still reads or writes it. */
 static ct_result ct__work_hold(ct_work *w, const ct_tensor *t)
 {
+    if (w->group->backend->on_device && ct_device_of(t).type != CT_DEVICE_CUDA)
+        return ct__dist_fail(CT_ERR_RUNTIME, "Tensors must be CUDA and dense");
     ct_tensor **held = (ct_tensor **)CT_REALLOC(w->held, (size_t)(w->n_held + 1) * sizeof *held);
     if (!held) return ct__dist_oom();
     w->held = held;
@@ -805,9 +816,33 @@ static ct_result ct__work_copy_in(ct_work *w, void *dst, const void *src, size_t
     return res;
 }
 
-static void *ct__work_scratch(ct_work *w, size_t bytes)
+/* A flat buffer of `bytes` for the operation, on like's device, so that
+ * the backend sees one kind of memory (NCCL's is the GPU's); the work
+ * holds it. */
+static ct_result ct__work_scratch(ct_work *w, size_t bytes, const ct_tensor *like, char **out)
 {
-    return w->scratch = ct__dist_alloc(bytes);
+    ct_scope s = ct_scope_begin();
+    ct_device_guard g = ct_device_guard_begin(ct_device_of(like));
+    ct_tensor *t = ct_empty(CT_SHAPE((int64_t)bytes), CT_U8);
+    ct_device_guard_end(g);
+    ct_result res = t ? ct__work_hold(w, t) : ct_last_error_code();
+    *out = res == CT_OK ? (char *)ct_data_ptr(t) : NULL;
+    ct_scope_end(s);
+    return res;
+}
+
+/* Before the host reads or writes device memory (the copies into a flat
+ * buffer; a backend that works on the host), every kernel queued on the
+ * held tensors' devices has to finish. */
+static ct_result ct__work_sync_devices(const ct_work *w)
+{
+    ct_device done = CT_CPU;
+    ct_result res = CT_OK;
+    for (int i = 0; i < w->n_held && res == CT_OK; i++) {
+        ct_device d = ct_device_of(w->held[i]);
+        if (d.type != CT_DEVICE_CPU && !ct_device_equal(d, done)) res = ct_synchronize(done = d);
+    }
+    return res;
 }
 
 /* The work ends with `status`; the message is kept for every wait. */
@@ -908,9 +943,9 @@ static ct_result ct__dist_recv_drain(ct_work *w)
     int64_t numel = 1;
     for (int64_t d = 0; d < w->all_fp[CT__FP_NDIM]; d++) numel *= w->all_fp[CT__FP_SIZES + d];
     size_t bytes = (size_t)numel * ct_dtype_size((ct_dtype)w->all_fp[CT__FP_DTYPE]);
-    CT_FREE(w->scratch);
-    if (!ct__work_scratch(w, bytes)) return ct_last_error_code();
-    w->op.recv = w->scratch;
+    char *drain;
+    if (ct__work_scratch(w, bytes, w->held[0], &drain) != CT_OK) return ct_last_error_code();
+    w->op.recv = drain;
     w->op.count = (int64_t)bytes;
     w->op.dtype = CT_U8;
     return w->group->backend->post(w->group->comm, &w->op, &w->request);
@@ -918,6 +953,8 @@ static ct_result ct__dist_recv_drain(ct_work *w)
 
 static ct_result ct__work_post_data(ct_work *w)
 {
+    if ((w->n_before > 0 || !w->group->backend->on_device) && ct__work_sync_devices(w) != CT_OK)
+        return ct_last_error_code();
     for (int i = 0; i < w->n_before; i++) memcpy(w->copies[i].dst, w->copies[i].src, w->copies[i].bytes);
     w->stage = CT__WORK_DATA;
     return w->group->backend->post(w->group->comm, &w->op, &w->request);
@@ -1088,7 +1125,6 @@ void ct_work_free(ct_work *w)
     for (int i = 0; i < w->n_held; i++) ct_release(w->held[i]);
     CT_FREE(w->held);
     CT_FREE(w->copies);
-    CT_FREE(w->scratch);
     CT_FREE(w->counts);
     CT_FREE(w->own_error);
     CT_FREE(w->error);
@@ -1195,13 +1231,14 @@ static ct_result ct__dist_group_rank_of(const ct_work *w, int global_rank, int *
 static ct_result ct__dist_set_reduction(ct_work *w, ct_reduce_op op, ct_dtype dtype)
 {
     if ((unsigned)op > CT_REDUCE_MAX) return ct__dist_fail(CT_ERR_VALUE, "Unknown ReduceOp: %d", (int)op);
-    if (dtype == CT_F16 || dtype == CT_BF16)
+    bool on_device = w->group->backend->on_device;
+    if ((dtype == CT_F16 || dtype == CT_BF16) && !on_device)
         return ct__dist_fail(CT_ERR_RUNTIME, "The %s backend does not reduce %s tensors", w->group->backend->name,
                              ct_dtype_name(dtype));
     if (op == CT_REDUCE_AVG && dtype == CT_BOOL)
         return ct__dist_fail(CT_ERR_RUNTIME, "Cannot use ReduceOp.AVG with boolean inputs");
-    w->average = op == CT_REDUCE_AVG;
-    w->op.op = op == CT_REDUCE_AVG ? CT_REDUCE_SUM : op;
+    w->average = op == CT_REDUCE_AVG && !on_device;
+    w->op.op = w->average ? CT_REDUCE_SUM : op;
     return CT_OK;
 }
 
@@ -1258,17 +1295,17 @@ ct_result ct_dist_reduce(ct_tensor *tensor, int dst, ct_reduce_op op, ct_dist_op
 
 /* The flat buffer of a list operation: n chunks of `bytes`, with a copy
  * between chunk i and list[i] before (into) or after (out of) the operation. */
-static void *ct__dist_flat_list(ct_work *w, ct_tensor *const *list, int n, size_t bytes, bool into)
+static ct_result ct__dist_flat_list(ct_work *w, ct_tensor *const *list, int n, size_t bytes, bool into, char **flat)
 {
-    char *flat = (char *)ct__work_scratch(w, (size_t)n * bytes);
-    for (int i = 0; flat && i < n; i++) {
-        ct_result res = ct__work_hold(w, list[i]);
+    ct_result res = ct__work_scratch(w, (size_t)n * bytes, list[0], flat);
+    for (int i = 0; i < n && res == CT_OK; i++) {
+        char *chunk = *flat + (size_t)i * bytes;
+        res = ct__work_hold(w, list[i]);
         if (res == CT_OK)
-            res = into ? ct__work_copy_in(w, flat + (size_t)i * bytes, ct_data_ptr(list[i]), bytes)
-                       : ct__work_copy(w, ct_data_ptr(list[i]), flat + (size_t)i * bytes, bytes);
-        if (res != CT_OK) return NULL;
+            res = into ? ct__work_copy_in(w, chunk, ct_data_ptr(list[i]), bytes)
+                       : ct__work_copy(w, ct_data_ptr(list[i]), chunk, bytes);
     }
-    return flat;
+    return res;
 }
 
 /* An operation on t and n chunks like it, held in one flat buffer: a
@@ -1279,9 +1316,9 @@ static ct_result ct__dist_chunked(ct_work *w, const ct_tensor *t, ct_tensor *con
     ct__work_fingerprint(w, t);
     w->op.count = ct_numel(t);
     w->op.dtype = ct_dtype_of(t);
-    void *flat = NULL;
-    if (n > 0 && !(flat = ct__dist_flat_list(w, list, n, (size_t)ct__dist_numel_bytes(t), !gathering)))
-        return ct_last_error_code();
+    char *flat = NULL;
+    ct_result res = n > 0 ? ct__dist_flat_list(w, list, n, (size_t)ct__dist_numel_bytes(t), !gathering, &flat) : CT_OK;
+    if (res != CT_OK) return res;
     w->op.send = gathering ? ct_data_ptr(t) : flat;
     w->op.recv = gathering ? flat : ct_data_ptr(t);
     return ct__work_hold(w, t);
@@ -1402,8 +1439,8 @@ static ct_result ct__dist_all_to_all_plan(ct_work *w, ct_tensor *const *outs, ct
     w->fp[CT__FP_DTYPE] = ct_dtype_of(ins[0]);
     w->op.dtype = ct_dtype_of(ins[0]);
     w->op.all_to_all = c;
-    char *send = (char *)ct__work_scratch(w, (size_t)(sent + received) * elem);
-    if (!send) return CT_ERR_MEMORY;
+    char *send = NULL;
+    if (ct__work_scratch(w, (size_t)(sent + received) * elem, ins[0], &send) != CT_OK) return ct_last_error_code();
     char *recv = send + (size_t)sent * elem;
     w->op.send = send, w->op.recv = recv;
     ct_result res = CT_OK;
@@ -3247,7 +3284,330 @@ static ct_result ct__tcp_init(const ct_dist_init_opts *opts, int *rank, int *siz
 
 static const ct__dist_backend ct__tcp_backend = {"gloo",        "WorkGloo",   ct__tcp_init,
                                                  ct__tcp_split, ct__tcp_free_comm, ct__tcp_post,
-                                                 ct__tcp_test,  ct__tcp_idle};
+                                                 ct__tcp_test,  ct__tcp_idle,      false};
+
+/* ==================== dist/nccl.c ==================== */
+// >>dist/nccl.c
+/* The nccl backend (CTORCH_DIST_NCCL; the CUDA build, linked with -lnccl
+ * -lcudart): collectives on CUDA tensors run as NCCL calls on a stream of
+ * the communicator's own, after the work already queued on the device, as
+ * ProcessGroupNCCL runs them. A request is an event recorded after the call.
+ *
+ * Each communicator also holds one of the TCP transport (the gloo
+ * backend's), which makes the rendezvous, passes NCCL's unique id and
+ * carries what has no device memory: the fingerprints every collective
+ * exchanges first, and barrier. The NCCL communicator itself is made at the
+ * first operation on device memory, on that memory's GPU, as PyTorch makes
+ * it lazily; the group then works on that one GPU. */
+#ifdef CTORCH_DIST_NCCL
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+typedef struct ct__nccl_comm {
+    ct__tcp_comm *host;
+    ncclComm_t nccl; /* NULL until the first operation on device memory */
+    int device;      /* the GPU of nccl and stream */
+    cudaStream_t stream;
+} ct__nccl_comm;
+
+/* An operation in flight: on the TCP transport, or on the stream until `done`. */
+typedef struct ct__nccl_request {
+    void *host;
+    cudaEvent_t done;
+    int device, peer;
+} ct__nccl_request;
+
+static ct_result ct__nccl_fail(ncclResult_t rc)
+{
+    int v = 0;
+    ncclGetVersion(&v);
+    return ct__dist_fail(CT_ERR_RUNTIME, "NCCL error: %s, NCCL version %d.%d.%d", ncclGetErrorString(rc), v / 10000,
+                         v / 100 % 100, v % 100);
+}
+
+static ct_result ct__nccl_cuda_fail(cudaError_t rc)
+{
+    cudaGetLastError(); /* clears the runtime's sticky error */
+    return ct__dist_fail(CT_ERR_RUNTIME, "CUDA error: %s", cudaGetErrorString(rc));
+}
+
+#define CT__NCCL_TRY(call)                                                                                               \
+    do {                                                                                                               \
+        ncclResult_t ct__rc = (call);                                                                                  \
+        if (ct__rc != ncclSuccess) return ct__nccl_fail(ct__rc);                                                       \
+    } while (0)
+#define CT__NCCL_CUDA_TRY(call)                                                                                          \
+    do {                                                                                                               \
+        cudaError_t ct__rc = (call);                                                                                   \
+        if (ct__rc != cudaSuccess) return ct__nccl_cuda_fail(ct__rc);                                                  \
+    } while (0)
+
+/* The GPU whose memory p is, or -1 for host memory (pageable or pinned). */
+static int ct__nccl_device_of(const void *p)
+{
+    struct cudaPointerAttributes a;
+    if (!p || cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ? a.device : -1;
+}
+
+static ct__nccl_comm *ct__nccl_comm_new(ct__tcp_comm *host)
+{
+    ct__nccl_comm *c = (ct__nccl_comm *)ct__dist_alloc(sizeof *c);
+    if (!c) {
+        ct__tcp_free_comm(host);
+        return NULL;
+    }
+    memset(c, 0, sizeof *c);
+    c->host = host;
+    c->device = -1;
+    return c;
+}
+
+/* ProcessGroupNCCL refuses to start without a GPU; the rendezvous is the
+ * TCP transport's, so env://, tcp:// and the launchers work as for gloo. */
+static ct_result ct__nccl_init(const ct_dist_init_opts *opts, int *rank, int *size, void **world)
+{
+    int gpus = 0;
+    if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
+        cudaGetLastError();
+        return ct__dist_fail(CT_ERR_RUNTIME, "ProcessGroupNCCL is only supported with GPUs, no GPUs found!");
+    }
+    void *host = NULL;
+    ct_result res = ct__tcp_init(opts, rank, size, &host);
+    if (res != CT_OK) return res;
+    *world = ct__nccl_comm_new((ct__tcp_comm *)host);
+    return *world ? CT_OK : ct_last_error_code();
+}
+
+static ct_result ct__nccl_split(void *parent, bool member, int key, void **comm)
+{
+    void *host = NULL;
+    ct_result res = ct__tcp_split(((ct__nccl_comm *)parent)->host, member, key, &host);
+    *comm = NULL;
+    if (res != CT_OK || !host) return res;
+    *comm = ct__nccl_comm_new((ct__tcp_comm *)host);
+    return *comm ? CT_OK : ct_last_error_code();
+}
+
+static void ct__nccl_free_comm(void *comm)
+{
+    ct__nccl_comm *c = (ct__nccl_comm *)comm;
+    if (c->nccl) {
+        cudaSetDevice(c->device);
+        ncclCommDestroy(c->nccl);
+        cudaStreamDestroy(c->stream);
+    }
+    ct__tcp_free_comm(c->host);
+    CT_FREE(c);
+}
+
+/* The NCCL communicator on `device`, made when first needed: rank 0's
+ * unique id reaches every rank over the TCP transport (the calling thread
+ * makes that exchange, as split does, so every rank makes it at the same
+ * operation). */
+static ct_result ct__nccl_connect(ct__nccl_comm *c, int device)
+{
+    if (c->nccl && c->device == device) return CT_OK;
+    if (c->nccl)
+        return ct__dist_fail(CT_ERR_RUNTIME,
+                             "The nccl backend drives one GPU per group: this group works on cuda:%d, not cuda:%d",
+                             c->device, device);
+    ncclUniqueId id, *all = (ncclUniqueId *)ct__dist_alloc((size_t)c->host->size * sizeof id);
+    char err[CT__TCP_ERROR_LEN];
+    if (!all) return CT_ERR_MEMORY;
+    memset(&id, 0, sizeof id);
+    ncclResult_t rc = c->host->rank == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
+    bool sent = ct__tcp_patterned(c->host, CT__TCP_SETUP_TAG, CT__TCP_ALL_GATHER, -1, (const char *)&id, (char *)all,
+                                  sizeof id, 0, err);
+    id = all[0];
+    CT_FREE(all);
+    if (rc != ncclSuccess) return ct__nccl_fail(rc);
+    if (!sent) return ct__dist_fail(CT_ERR_RUNTIME, "%s", err);
+    CT__NCCL_CUDA_TRY(cudaSetDevice(device));
+    CT__NCCL_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    if ((rc = ncclCommInitRank(&c->nccl, c->host->size, id, c->host->rank)) != ncclSuccess) {
+        cudaStreamDestroy(c->stream);
+        c->nccl = NULL;
+        return ct__nccl_fail(rc);
+    }
+    c->device = device;
+    return CT_OK;
+}
+
+/* NCCL's element type for a reduction; bytes move as ncclUint8. */
+static bool ct__nccl_type(ct_dtype dtype, ncclDataType_t *out)
+{
+    switch (dtype) {
+    case CT_BOOL:
+    case CT_U8: *out = ncclUint8; return true;
+    case CT_I8: *out = ncclInt8; return true;
+    case CT_I32: *out = ncclInt32; return true;
+    case CT_I64: *out = ncclInt64; return true;
+    case CT_F16: *out = ncclFloat16; return true;
+    case CT_BF16: *out = ncclBfloat16; return true;
+    case CT_F32: *out = ncclFloat32; return true;
+    case CT_F64: *out = ncclFloat64; return true;
+    default: return false;
+    }
+}
+
+/* Booleans reduce logically: their sum is a max and their product a min,
+ * as ProcessGroupNCCL maps them. */
+static ncclRedOp_t ct__nccl_op(ct_reduce_op op, ct_dtype dtype)
+{
+    bool logical = dtype == CT_BOOL;
+    switch (op) {
+    case CT_REDUCE_AVG: return ncclAvg;
+    case CT_REDUCE_PRODUCT: return logical ? ncclMin : ncclProd;
+    case CT_REDUCE_MIN: return ncclMin;
+    case CT_REDUCE_MAX: return ncclMax;
+    default: return logical ? ncclMax : ncclSum;
+    }
+}
+
+/* gather, scatter and all_to_all as grouped sends and receives (counts in
+ * bytes; all_to_all's per peer, as the op carries them); this rank's own
+ * part is a copy on the stream. */
+static ct_result ct__nccl_exchange(ct__nccl_comm *c, const ct__dist_op *op, size_t elem)
+{
+    int n = c->host->size, r = c->host->rank;
+    size_t bytes = (size_t)op->count * elem;
+    const char *send = (const char *)op->send;
+    char *recv = (char *)op->recv;
+    ncclResult_t rc = ncclGroupStart();
+    for (int i = 0; i < n && rc == ncclSuccess; i++) {
+        size_t out = 0, in = 0, out_at = 0, in_at = 0;
+        if (op->kind == CT__DIST_ALLTOALL) {
+            const int64_t *v = op->all_to_all; /* scounts, sdispls, rcounts, rdispls */
+            out = (size_t)v[i] * elem, out_at = (size_t)v[n + i] * elem;
+            in = (size_t)v[2 * n + i] * elem, in_at = (size_t)v[3 * n + i] * elem;
+        } else if (op->kind == CT__DIST_GATHER) {
+            out = i == op->root ? bytes : 0;
+            in = r == op->root ? bytes : 0, in_at = (size_t)i * bytes;
+        } else { /* scatter */
+            out = r == op->root ? bytes : 0, out_at = (size_t)i * bytes;
+            in = i == op->root ? bytes : 0;
+        }
+        if (i == r) {
+            if (in && cudaMemcpyAsync(recv + in_at, send + out_at, in, cudaMemcpyDefault, c->stream) != cudaSuccess)
+                rc = ncclUnhandledCudaError;
+            continue;
+        }
+        if (out) rc = ncclSend(send + out_at, out, ncclUint8, i, c->nccl, c->stream);
+        if (in && rc == ncclSuccess) rc = ncclRecv(recv + in_at, in, ncclUint8, i, c->nccl, c->stream);
+    }
+    ncclResult_t ended = ncclGroupEnd(); /* always, to leave the group */
+    if (rc == ncclSuccess) rc = ended;
+    return rc == ncclSuccess ? CT_OK : ct__nccl_fail(rc);
+}
+
+/* The NCCL call of an operation on device memory, queued on c's stream. */
+static ct_result ct__nccl_launch(ct__nccl_comm *c, const ct__dist_op *op)
+{
+    size_t elem = ct_dtype_size(op->dtype);
+    size_t n = (size_t)op->count;
+    ncclDataType_t type = ncclUint8;
+    ncclRedOp_t rop = ct__nccl_op(op->op, op->dtype);
+    bool reduces = op->kind == CT__DIST_ALLREDUCE || op->kind == CT__DIST_REDUCE || op->kind == CT__DIST_REDUCE_SCATTER;
+    if (reduces && !ct__nccl_type(op->dtype, &type))
+        return ct__dist_fail(CT_ERR_RUNTIME, "Unsupported data type for NCCL process group");
+    if (!reduces) n *= elem; /* moved as bytes */
+    ncclComm_t k = c->nccl;
+    cudaStream_t s = c->stream;
+    switch (op->kind) {
+    case CT__DIST_BROADCAST: CT__NCCL_TRY(ncclBroadcast(op->recv, op->recv, n, type, op->root, k, s)); break;
+    case CT__DIST_ALLREDUCE: CT__NCCL_TRY(ncclAllReduce(op->recv, op->recv, n, type, rop, k, s)); break;
+    case CT__DIST_REDUCE: CT__NCCL_TRY(ncclReduce(op->send, op->recv, n, type, rop, op->root, k, s)); break;
+    case CT__DIST_ALLGATHER:
+    case CT__DIST__ALLGATHER_BASE: CT__NCCL_TRY(ncclAllGather(op->send, op->recv, n, type, k, s)); break;
+    case CT__DIST_REDUCE_SCATTER: CT__NCCL_TRY(ncclReduceScatter(op->send, op->recv, n, type, rop, k, s)); break;
+    case CT__DIST_SEND: CT__NCCL_TRY(ncclSend(op->send, n, type, op->peer, k, s)); break;
+    case CT__DIST_RECV: CT__NCCL_TRY(ncclRecv(op->recv, n, type, op->peer, k, s)); break; /* peer: the fingerprint's sender */
+    default: return ct__nccl_exchange(c, op, elem);
+    }
+    return CT_OK;
+}
+
+/* The GPU of the operation's buffers: -1 when none is device memory (the
+ * fingerprints, barrier), which the TCP transport carries. The front end
+ * gives device operations only CUDA tensors and flat buffers beside them. */
+static ct_result ct__nccl_device_of_op(const ct__dist_op *op, int *device)
+{
+    int send = ct__nccl_device_of(op->send), recv = ct__nccl_device_of(op->recv);
+    *device = send >= 0 ? send : recv;
+    bool one_gpu = (!op->send || send == *device) && (!op->recv || recv == *device);
+    if (*device >= 0 && !one_gpu) return ct__dist_fail(CT_ERR_RUNTIME, "Expected list of tensors on the same device");
+    return CT_OK;
+}
+
+/* Device memory: the stream waits for what the device's default stream
+ * has queued (the kernels that wrote the buffers), then runs the call. */
+static ct_result ct__nccl_post_device(ct__nccl_comm *c, const ct__dist_op *op, int device, ct__nccl_request *r)
+{
+    ct_result res = ct__nccl_connect(c, device);
+    if (res != CT_OK) return res;
+    cudaEvent_t ready;
+    CT__NCCL_CUDA_TRY(cudaSetDevice(device));
+    CT__NCCL_CUDA_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    cudaError_t rc = cudaEventRecord(ready, 0);
+    if (rc == cudaSuccess) rc = cudaStreamWaitEvent(c->stream, ready, 0);
+    cudaEventDestroy(ready);
+    if (rc != cudaSuccess) return ct__nccl_cuda_fail(rc);
+    if ((res = ct__nccl_launch(c, op)) != CT_OK) return res;
+    CT__NCCL_CUDA_TRY(cudaEventCreateWithFlags(&r->done, cudaEventDisableTiming));
+    r->device = device, r->peer = op->peer;
+    if ((rc = cudaEventRecord(r->done, c->stream)) != cudaSuccess) {
+        cudaEventDestroy(r->done);
+        return ct__nccl_cuda_fail(rc);
+    }
+    return CT_OK;
+}
+
+static ct_result ct__nccl_post(void *comm, const ct__dist_op *op, void **request)
+{
+    ct__nccl_comm *c = (ct__nccl_comm *)comm;
+    ct__nccl_request *r = (ct__nccl_request *)ct__dist_alloc(sizeof *r);
+    if (!r) return CT_ERR_MEMORY;
+    memset(r, 0, sizeof *r);
+    int device = -1;
+    ct_result res = ct__nccl_device_of_op(op, &device);
+    if (res == CT_OK) res = device >= 0 ? ct__nccl_post_device(c, op, device, r) : ct__tcp_post(c->host, op, &r->host);
+    if (res != CT_OK) {
+        CT_FREE(r);
+        return res;
+    }
+    *request = r;
+    return CT_OK;
+}
+
+/* A device operation completes with its event; its receive's source is
+ * the peer it named. */
+static int ct__nccl_test(void *request, int *source)
+{
+    ct__nccl_request *r = (ct__nccl_request *)request;
+    if (r->host) {
+        int done = ct__tcp_test(r->host, source);
+        if (done != 0) CT_FREE(r);
+        return done;
+    }
+    cudaSetDevice(r->device);
+    cudaError_t rc = cudaEventQuery(r->done);
+    if (rc == cudaErrorNotReady) return 0;
+    cudaEventDestroy(r->done);
+    *source = r->peer;
+    CT_FREE(r);
+    return rc == cudaSuccess ? 1 : (int)ct__nccl_cuda_fail(rc);
+}
+
+static void ct__nccl_idle(void *comm, double seconds) { ct__tcp_idle(((ct__nccl_comm *)comm)->host, seconds); }
+
+static const ct__dist_backend ct__nccl_backend = {"nccl",           "WorkNCCL",         ct__nccl_init, ct__nccl_split,
+                                                  ct__nccl_free_comm, ct__nccl_post, ct__nccl_test,  ct__nccl_idle,
+                                                  true /* device tensors only */};
+#endif
 
 /* ==================== dist/mpi.c ==================== */
 // >>dist/mpi.c
@@ -3504,7 +3864,7 @@ static int ct__mpi_test(void *request, int *source)
 
 static const ct__dist_backend ct__mpi_backend = {"mpi",        "WorkMPI",    ct__mpi_init,
                                                  ct__mpi_split, ct__mpi_free_comm, ct__mpi_post,
-                                                 ct__mpi_test,  NULL /* MPI moves only when tested */};
+                                                 ct__mpi_test,  NULL /* MPI moves only when tested */, false};
 #endif
 
 bool ct_dist_is_gloo_available(void) { return true; }
@@ -3512,6 +3872,15 @@ bool ct_dist_is_gloo_available(void) { return true; }
 bool ct_dist_is_mpi_available(void)
 {
 #ifdef CTORCH_DIST_MPI
+    return true;
+#else
+    return false;
+#endif
+}
+
+bool ct_dist_is_nccl_available(void)
+{
+#ifdef CTORCH_DIST_NCCL
     return true;
 #else
     return false;
@@ -3530,6 +3899,9 @@ static const ct__dist_backend *ct__dist_backend_named(const char *name)
     }
 #endif
     if (strcmp(name, "gloo") == 0) return &ct__tcp_backend;
+#ifdef CTORCH_DIST_NCCL
+    if (strcmp(name, "nccl") == 0) return &ct__nccl_backend;
+#endif
     if (strcmp(name, "nccl") == 0 || strcmp(name, "ucc") == 0) {
         ct__dist_fail(CT_ERR_RUNTIME, "Distributed package doesn't have %s built in", name);
         return NULL;
@@ -3578,6 +3950,7 @@ struct ct__ddp {
     bool require_finish; /* a backward started reducing and has not finished */
     bool find_unused;
     int n_params;
+    ct_device device; /* the parameters' (the first one's): its buffers and exchanges live there */
     uint8_t *used; /* per parameter: its gradient arrived in this backward (find_unused) */
     ct_tensor **params; /* retained, so the hooks can be removed at the end */
     ct__ddp_slot *slots;
@@ -3654,15 +4027,23 @@ static ct_result ct__ddp_launch(ct__ddp *d, ct__ddp_bucket *b, bool last)
     return res == CT_OK ? ct_dist_all_reduce(b->flat, CT_REDUCE_SUM, opts) : res;
 }
 
+/* A tensor made on the host, moved to the parameters' device for a
+ * collective: the nccl backend takes CUDA tensors only. */
+static ct_tensor *ct__ddp_on_params_device(const ct__ddp *d, ct_tensor *t)
+{
+    return t ? ct_to_device(t, d->device, false) : NULL;
+}
+
 /* With find_unused: which parameters some rank used in this backward (the
  * Reducer's all-reduced local_used_map), into d->used. */
 static ct_result ct__ddp_global_use(ct__ddp *d)
 {
     ct_dist_opts opts = {d->group, NULL};
-    ct_tensor *used = ct_from_array(d->used, CT_SHAPE(d->n_params), CT_U8);
+    ct_tensor *used = ct__ddp_on_params_device(d, ct_from_array(d->used, CT_SHAPE(d->n_params), CT_U8));
     ct_result res = used ? ct_dist_all_reduce(used, CT_REDUCE_MAX, opts) : ct_last_error_code();
-    if (res == CT_OK) memcpy(d->used, ct_data_ptr(used), (size_t)d->n_params);
-    return res;
+    const ct_tensor *host = res == CT_OK ? ct_to_device(used, CT_CPU, false) : NULL;
+    if (host) memcpy(d->used, ct_data_ptr(host), (size_t)d->n_params);
+    return host ? CT_OK : ct_last_error_code();
 }
 
 /* The end of backward: every bucket's average back into .grad (but for the
@@ -3868,9 +4249,10 @@ static ct_result ct__ddp_verify_params(const ct__ddp *d)
     int size = d->group->size;
     ct_dist_opts opts = {d->group, NULL};
     ct_scope s = ct_scope_begin();
-    ct_tensor *mine = ct_full(CT_SHAPE(1), ct_int(d->n_params), CT_I64);
-    ct_tensor *all = ct_zeros(CT_SHAPE(size), CT_I64);
-    ct_result res = ct_dist_all_gather_into_tensor(all, mine, opts);
+    ct_tensor *mine = ct__ddp_on_params_device(d, ct_full(CT_SHAPE(1), ct_int(d->n_params), CT_I64));
+    ct_tensor *all = ct__ddp_on_params_device(d, ct_zeros(CT_SHAPE(size), CT_I64));
+    ct_result res = mine && all ? ct_dist_all_gather_into_tensor(all, mine, opts) : ct_last_error_code();
+    if (res == CT_OK && !(all = ct_to_device(all, CT_CPU, false))) res = ct_last_error_code();
     const int64_t *counts = res == CT_OK ? (const int64_t *)ct_data_ptr(all) : NULL;
     for (int r = 0; res == CT_OK && r < size; r++)
         if (counts[r] != d->n_params)
@@ -3885,9 +4267,11 @@ static ct_result ct__ddp_verify_params(const ct__ddp *d)
         row[0] = sh.ndim;
         for (int k = 0; k < sh.ndim; k++) row[1 + k] = sh.size[k];
     }
-    ct_tensor *gathered = shapes ? ct_zeros(CT_SHAPE(size, ct_numel(shapes)), CT_I64) : NULL;
-    if (gathered) res = ct_dist_all_gather_into_tensor(gathered, shapes, opts);
-    for (int r = 0; gathered && res == CT_OK && r < size; r++) {
+    ct_tensor *gathered = shapes ? ct__ddp_on_params_device(d, ct_zeros(CT_SHAPE(size, ct_numel(shapes)), CT_I64)) : NULL;
+    ct_tensor *sent = gathered ? ct__ddp_on_params_device(d, shapes) : NULL;
+    if (res == CT_OK) res = sent ? ct_dist_all_gather_into_tensor(gathered, sent, opts) : ct_last_error_code();
+    if (res == CT_OK && !(gathered = ct_to_device(gathered, CT_CPU, false))) res = ct_last_error_code();
+    for (int r = 0; res == CT_OK && r < size; r++) {
         const int64_t *theirs = (const int64_t *)ct_data_ptr(gathered) + (size_t)r * (size_t)ct_numel(shapes);
         for (int i = 0; res == CT_OK && i < d->n_params; i++)
             if (memcmp(theirs + (size_t)i * ROW, (const int64_t *)ct_data_ptr(shapes) + (size_t)i * ROW, ROW * sizeof(int64_t)))
@@ -3941,7 +4325,7 @@ static ct_result ct__ddp_make_flats(ct__ddp *d)
     ct_scope s = ct_scope_begin();
     for (int k = 0; k < d->n_buckets && res == CT_OK; k++) {
         ct__ddp_bucket *b = &d->buckets[k];
-        b->flat = ct_zeros(CT_SHAPE(b->numel), ct_dtype_of(d->params[b->params[0]]));
+        b->flat = ct__ddp_on_params_device(d, ct_zeros(CT_SHAPE(b->numel), ct_dtype_of(d->params[b->params[0]])));
         if (b->flat) ct_retain(b->flat); /* the bucket's own reference, past the scope */
         else res = ct_last_error_code();
     }
@@ -3966,6 +4350,7 @@ static ct_result ct__ddp_take_params(ct__ddp *d)
         d->n_params++;
     }
     ct_tensor_list_free(&list);
+    d->device = d->n_params > 0 ? ct_device_of(d->params[0]) : CT_CPU;
     if (res == CT_OK && d->n_params == 0)
         res = ct__dist_fail(CT_ERR_RUNTIME, "DistributedDataParallel is not needed when a module doesn't have any "
                                             "parameter that requires a gradient.");
@@ -4107,8 +4492,9 @@ static ct_tensor *ct__sync_bn_train(ct__sync_bn *bn, ct_process_group *g, const 
     for (int d = 0; d < ct_shape_of(x).ndim; d++)
         if (d != 1) dims.size[dims.ndim++] = d;
     int64_t c = ct_shape_of(x).size[1];
+    ct_tensor *n = ct_full(CT_SHAPE(1), ct_int(ct_numel(x) / c), ct_dtype_of(x));
     ct_tensor *parts[3] = {ct_sum_dim(x, dims, false, CT_DEFAULT), ct_sum_dim(ct_mul(x, x), dims, false, CT_DEFAULT),
-                           ct_full(CT_SHAPE(1), ct_int(ct_numel(x) / c), ct_dtype_of(x))};
+                           n ? ct_to_device(n, ct_device_of(x), false) : NULL};
     ct_tensor *total = NULL;
     ct_tensor *stats = ct_cat(parts, 3, 0);
     if (!stats || ct_function_apply(&ct__sum_ranks, &stats, 1, &total, g) != CT_OK) return NULL;

@@ -127,5 +127,12 @@ for t in $DEVICE_SUITES; do
     fi
 done
 unset CTORCH_TEST_DEVICE
+# ctorch_dist.h's nccl backend: without a GPU it checks init's refusal and
+# reports the rest skipped itself
+if [ "${CUDA:-0}" = 1 ]; then
+    run_program nccl_test "" "$BUILD/cuda"
+else
+    skip nccl_test "the CUDA backend is not built here (nvcc, or CUDA=0)"
+fi
 
 print_totals

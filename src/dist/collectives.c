@@ -79,13 +79,14 @@ static ct_result ct__dist_group_rank_of(const ct_work *w, int global_rank, int *
 static ct_result ct__dist_set_reduction(ct_work *w, ct_reduce_op op, ct_dtype dtype)
 {
     if ((unsigned)op > CT_REDUCE_MAX) return ct__dist_fail(CT_ERR_VALUE, "Unknown ReduceOp: %d", (int)op);
-    if (dtype == CT_F16 || dtype == CT_BF16)
+    bool on_device = w->group->backend->on_device;
+    if ((dtype == CT_F16 || dtype == CT_BF16) && !on_device)
         return ct__dist_fail(CT_ERR_RUNTIME, "The %s backend does not reduce %s tensors", w->group->backend->name,
                              ct_dtype_name(dtype));
     if (op == CT_REDUCE_AVG && dtype == CT_BOOL)
         return ct__dist_fail(CT_ERR_RUNTIME, "Cannot use ReduceOp.AVG with boolean inputs");
-    w->average = op == CT_REDUCE_AVG;
-    w->op.op = op == CT_REDUCE_AVG ? CT_REDUCE_SUM : op;
+    w->average = op == CT_REDUCE_AVG && !on_device;
+    w->op.op = w->average ? CT_REDUCE_SUM : op;
     return CT_OK;
 }
 
@@ -142,17 +143,17 @@ ct_result ct_dist_reduce(ct_tensor *tensor, int dst, ct_reduce_op op, ct_dist_op
 
 /* The flat buffer of a list operation: n chunks of `bytes`, with a copy
  * between chunk i and list[i] before (into) or after (out of) the operation. */
-static void *ct__dist_flat_list(ct_work *w, ct_tensor *const *list, int n, size_t bytes, bool into)
+static ct_result ct__dist_flat_list(ct_work *w, ct_tensor *const *list, int n, size_t bytes, bool into, char **flat)
 {
-    char *flat = (char *)ct__work_scratch(w, (size_t)n * bytes);
-    for (int i = 0; flat && i < n; i++) {
-        ct_result res = ct__work_hold(w, list[i]);
+    ct_result res = ct__work_scratch(w, (size_t)n * bytes, list[0], flat);
+    for (int i = 0; i < n && res == CT_OK; i++) {
+        char *chunk = *flat + (size_t)i * bytes;
+        res = ct__work_hold(w, list[i]);
         if (res == CT_OK)
-            res = into ? ct__work_copy_in(w, flat + (size_t)i * bytes, ct_data_ptr(list[i]), bytes)
-                       : ct__work_copy(w, ct_data_ptr(list[i]), flat + (size_t)i * bytes, bytes);
-        if (res != CT_OK) return NULL;
+            res = into ? ct__work_copy_in(w, chunk, ct_data_ptr(list[i]), bytes)
+                       : ct__work_copy(w, ct_data_ptr(list[i]), chunk, bytes);
     }
-    return flat;
+    return res;
 }
 
 /* An operation on t and n chunks like it, held in one flat buffer: a
@@ -163,9 +164,9 @@ static ct_result ct__dist_chunked(ct_work *w, const ct_tensor *t, ct_tensor *con
     ct__work_fingerprint(w, t);
     w->op.count = ct_numel(t);
     w->op.dtype = ct_dtype_of(t);
-    void *flat = NULL;
-    if (n > 0 && !(flat = ct__dist_flat_list(w, list, n, (size_t)ct__dist_numel_bytes(t), !gathering)))
-        return ct_last_error_code();
+    char *flat = NULL;
+    ct_result res = n > 0 ? ct__dist_flat_list(w, list, n, (size_t)ct__dist_numel_bytes(t), !gathering, &flat) : CT_OK;
+    if (res != CT_OK) return res;
     w->op.send = gathering ? ct_data_ptr(t) : flat;
     w->op.recv = gathering ? flat : ct_data_ptr(t);
     return ct__work_hold(w, t);
@@ -286,8 +287,8 @@ static ct_result ct__dist_all_to_all_plan(ct_work *w, ct_tensor *const *outs, ct
     w->fp[CT__FP_DTYPE] = ct_dtype_of(ins[0]);
     w->op.dtype = ct_dtype_of(ins[0]);
     w->op.all_to_all = c;
-    char *send = (char *)ct__work_scratch(w, (size_t)(sent + received) * elem);
-    if (!send) return CT_ERR_MEMORY;
+    char *send = NULL;
+    if (ct__work_scratch(w, (size_t)(sent + received) * elem, ins[0], &send) != CT_OK) return ct_last_error_code();
     char *recv = send + (size_t)sent * elem;
     w->op.send = send, w->op.recv = recv;
     ct_result res = CT_OK;

@@ -36,6 +36,7 @@ struct ct__ddp {
     bool require_finish; /* a backward started reducing and has not finished */
     bool find_unused;
     int n_params;
+    ct_device device; /* the parameters' (the first one's): its buffers and exchanges live there */
     uint8_t *used; /* per parameter: its gradient arrived in this backward (find_unused) */
     ct_tensor **params; /* retained, so the hooks can be removed at the end */
     ct__ddp_slot *slots;
@@ -112,15 +113,23 @@ static ct_result ct__ddp_launch(ct__ddp *d, ct__ddp_bucket *b, bool last)
     return res == CT_OK ? ct_dist_all_reduce(b->flat, CT_REDUCE_SUM, opts) : res;
 }
 
+/* A tensor made on the host, moved to the parameters' device for a
+ * collective: the nccl backend takes CUDA tensors only. */
+static ct_tensor *ct__ddp_on_params_device(const ct__ddp *d, ct_tensor *t)
+{
+    return t ? ct_to_device(t, d->device, false) : NULL;
+}
+
 /* With find_unused: which parameters some rank used in this backward (the
  * Reducer's all-reduced local_used_map), into d->used. */
 static ct_result ct__ddp_global_use(ct__ddp *d)
 {
     ct_dist_opts opts = {d->group, NULL};
-    ct_tensor *used = ct_from_array(d->used, CT_SHAPE(d->n_params), CT_U8);
+    ct_tensor *used = ct__ddp_on_params_device(d, ct_from_array(d->used, CT_SHAPE(d->n_params), CT_U8));
     ct_result res = used ? ct_dist_all_reduce(used, CT_REDUCE_MAX, opts) : ct_last_error_code();
-    if (res == CT_OK) memcpy(d->used, ct_data_ptr(used), (size_t)d->n_params);
-    return res;
+    const ct_tensor *host = res == CT_OK ? ct_to_device(used, CT_CPU, false) : NULL;
+    if (host) memcpy(d->used, ct_data_ptr(host), (size_t)d->n_params);
+    return host ? CT_OK : ct_last_error_code();
 }
 
 /* The end of backward: every bucket's average back into .grad (but for the
@@ -326,9 +335,10 @@ static ct_result ct__ddp_verify_params(const ct__ddp *d)
     int size = d->group->size;
     ct_dist_opts opts = {d->group, NULL};
     ct_scope s = ct_scope_begin();
-    ct_tensor *mine = ct_full(CT_SHAPE(1), ct_int(d->n_params), CT_I64);
-    ct_tensor *all = ct_zeros(CT_SHAPE(size), CT_I64);
-    ct_result res = ct_dist_all_gather_into_tensor(all, mine, opts);
+    ct_tensor *mine = ct__ddp_on_params_device(d, ct_full(CT_SHAPE(1), ct_int(d->n_params), CT_I64));
+    ct_tensor *all = ct__ddp_on_params_device(d, ct_zeros(CT_SHAPE(size), CT_I64));
+    ct_result res = mine && all ? ct_dist_all_gather_into_tensor(all, mine, opts) : ct_last_error_code();
+    if (res == CT_OK && !(all = ct_to_device(all, CT_CPU, false))) res = ct_last_error_code();
     const int64_t *counts = res == CT_OK ? (const int64_t *)ct_data_ptr(all) : NULL;
     for (int r = 0; res == CT_OK && r < size; r++)
         if (counts[r] != d->n_params)
@@ -343,9 +353,11 @@ static ct_result ct__ddp_verify_params(const ct__ddp *d)
         row[0] = sh.ndim;
         for (int k = 0; k < sh.ndim; k++) row[1 + k] = sh.size[k];
     }
-    ct_tensor *gathered = shapes ? ct_zeros(CT_SHAPE(size, ct_numel(shapes)), CT_I64) : NULL;
-    if (gathered) res = ct_dist_all_gather_into_tensor(gathered, shapes, opts);
-    for (int r = 0; gathered && res == CT_OK && r < size; r++) {
+    ct_tensor *gathered = shapes ? ct__ddp_on_params_device(d, ct_zeros(CT_SHAPE(size, ct_numel(shapes)), CT_I64)) : NULL;
+    ct_tensor *sent = gathered ? ct__ddp_on_params_device(d, shapes) : NULL;
+    if (res == CT_OK) res = sent ? ct_dist_all_gather_into_tensor(gathered, sent, opts) : ct_last_error_code();
+    if (res == CT_OK && !(gathered = ct_to_device(gathered, CT_CPU, false))) res = ct_last_error_code();
+    for (int r = 0; res == CT_OK && r < size; r++) {
         const int64_t *theirs = (const int64_t *)ct_data_ptr(gathered) + (size_t)r * (size_t)ct_numel(shapes);
         for (int i = 0; res == CT_OK && i < d->n_params; i++)
             if (memcmp(theirs + (size_t)i * ROW, (const int64_t *)ct_data_ptr(shapes) + (size_t)i * ROW, ROW * sizeof(int64_t)))
@@ -399,7 +411,7 @@ static ct_result ct__ddp_make_flats(ct__ddp *d)
     ct_scope s = ct_scope_begin();
     for (int k = 0; k < d->n_buckets && res == CT_OK; k++) {
         ct__ddp_bucket *b = &d->buckets[k];
-        b->flat = ct_zeros(CT_SHAPE(b->numel), ct_dtype_of(d->params[b->params[0]]));
+        b->flat = ct__ddp_on_params_device(d, ct_zeros(CT_SHAPE(b->numel), ct_dtype_of(d->params[b->params[0]])));
         if (b->flat) ct_retain(b->flat); /* the bucket's own reference, past the scope */
         else res = ct_last_error_code();
     }
@@ -424,6 +436,7 @@ static ct_result ct__ddp_take_params(ct__ddp *d)
         d->n_params++;
     }
     ct_tensor_list_free(&list);
+    d->device = d->n_params > 0 ? ct_device_of(d->params[0]) : CT_CPU;
     if (res == CT_OK && d->n_params == 0)
         res = ct__dist_fail(CT_ERR_RUNTIME, "DistributedDataParallel is not needed when a module doesn't have any "
                                             "parameter that requires a gradient.");

@@ -51,18 +51,22 @@ typedef struct ct_dist_init_opts {
 
 /* torch.distributed.init_process_group(backend, ...): backend "gloo"
  * (ctorch's TCP transport, always built in: CPU tensors between processes,
- * under ctorchrun or torchrun) or "mpi" (built with CTORCH_DIST_MPI, under
- * mpirun). Makes the default group (group=None). Call once per process,
- * before any collective. */
+ * under ctorchrun or torchrun), "mpi" (built with CTORCH_DIST_MPI, under
+ * mpirun) or "nccl" (built with CTORCH_DIST_NCCL, linked with ctorch_cuda.cu:
+ * CUDA tensors, one GPU per process, the gloo backend's rendezvous). Makes
+ * the default group (group=None). Call once per process, before any
+ * collective. */
 CTORCH_API ct_result ct_dist_init_process_group(const char *backend, ct_dist_init_opts opts);
 /* torch.distributed.destroy_process_group(group): NULL destroys every group
  * and the default one (init_process_group may then be called again); a
  * group made by new_group is destroyed alone. Pending work is waited for. */
 CTORCH_API ct_result ct_dist_destroy_process_group(ct_process_group *group);
-/* torch.distributed.is_initialized / is_gloo_available / is_mpi_available. */
+/* torch.distributed.is_initialized / is_gloo_available / is_mpi_available /
+ * is_nccl_available. */
 CTORCH_API bool ct_dist_is_initialized(void);
 CTORCH_API bool ct_dist_is_gloo_available(void);
 CTORCH_API bool ct_dist_is_mpi_available(void);
+CTORCH_API bool ct_dist_is_nccl_available(void);
 
 /* torch.distributed.get_rank(group) / get_world_size(group): NULL is the
  * default group; -1 when this process is not in the group, or with an error

@@ -49,8 +49,8 @@ typedef struct ct__dist_op {
     bool blocking; /* a synchronous call's collective: the backend may run it at once */
 } ct__dist_op;
 
-/* A backend: what one communication library (MPI, ctorch's TCP transport;
- * NCCL to come) provides. init makes the world communicator from
+/* A backend: what one communication library (MPI, ctorch's TCP transport,
+ * NCCL) provides. init makes the world communicator from
  * init_process_group's options. post starts an operation and gives back a request that test moves on:
  * 1 once it completed (the request is freed then, *source set for a
  * receive), 0 while it runs, an error code (with the error set) when it
@@ -66,6 +66,10 @@ typedef struct ct__dist_backend {
     /* optional: sleeps until the backend's threads moved something on, or
      * `seconds` passed, so that a waiting caller leaves them the CPU */
     void (*idle)(void *comm, double seconds);
+    /* NCCL: works on CUDA tensors only, on streams of its own ordered after
+     * the work queued on their device, so the front end neither waits for
+     * the device before posting nor refuses half types; AVG is its own op */
+    bool on_device;
 } ct__dist_backend;
 
 struct ct_process_group {
@@ -114,7 +118,6 @@ struct ct_work {
     ct_result own_code;
     ct__dist_op op;
     int64_t *counts;       /* all_to_all's counts and displacements */
-    void *scratch;         /* the flat buffer of a list operation */
     ct__dist_copy *copies; /* n_before copies in, then the copies out */
     int n_before, n_copies;
     ct_tensor **held; /* the tensors the operation reads or writes, retained */

@@ -48,5 +48,7 @@
  * 4. BUILD OPTIONS
  *
  *    CTORCH_DIST_MPI   the MPI backend (link MPI: build with mpicc)
+ *    CTORCH_DIST_NCCL  the NCCL backend, for CUDA tensors: -I/usr/local/cuda/include,
+ *                      linked with ctorch_cuda.cu's object, -lnccl -lcudart
  *    CTORCH_STATIC     as for ctorch.h
  */

@@ -251,7 +251,7 @@ static int ct__mpi_test(void *request, int *source)
 
 static const ct__dist_backend ct__mpi_backend = {"mpi",        "WorkMPI",    ct__mpi_init,
                                                  ct__mpi_split, ct__mpi_free_comm, ct__mpi_post,
-                                                 ct__mpi_test,  NULL /* MPI moves only when tested */};
+                                                 ct__mpi_test,  NULL /* MPI moves only when tested */, false};
 #endif
 
 bool ct_dist_is_gloo_available(void) { return true; }
@@ -259,6 +259,15 @@ bool ct_dist_is_gloo_available(void) { return true; }
 bool ct_dist_is_mpi_available(void)
 {
 #ifdef CTORCH_DIST_MPI
+    return true;
+#else
+    return false;
+#endif
+}
+
+bool ct_dist_is_nccl_available(void)
+{
+#ifdef CTORCH_DIST_NCCL
     return true;
 #else
     return false;
@@ -277,6 +286,9 @@ static const ct__dist_backend *ct__dist_backend_named(const char *name)
     }
 #endif
     if (strcmp(name, "gloo") == 0) return &ct__tcp_backend;
+#ifdef CTORCH_DIST_NCCL
+    if (strcmp(name, "nccl") == 0) return &ct__nccl_backend;
+#endif
     if (strcmp(name, "nccl") == 0 || strcmp(name, "ucc") == 0) {
         ct__dist_fail(CT_ERR_RUNTIME, "Distributed package doesn't have %s built in", name);
         return NULL;

@@ -64,8 +64,9 @@ static ct_tensor *ct__sync_bn_train(ct__sync_bn *bn, ct_process_group *g, const 
     for (int d = 0; d < ct_shape_of(x).ndim; d++)
         if (d != 1) dims.size[dims.ndim++] = d;
     int64_t c = ct_shape_of(x).size[1];
+    ct_tensor *n = ct_full(CT_SHAPE(1), ct_int(ct_numel(x) / c), ct_dtype_of(x));
     ct_tensor *parts[3] = {ct_sum_dim(x, dims, false, CT_DEFAULT), ct_sum_dim(ct_mul(x, x), dims, false, CT_DEFAULT),
-                           ct_full(CT_SHAPE(1), ct_int(ct_numel(x) / c), ct_dtype_of(x))};
+                           n ? ct_to_device(n, ct_device_of(x), false) : NULL};
     ct_tensor *total = NULL;
     ct_tensor *stats = ct_cat(parts, 3, 0);
     if (!stats || ct_function_apply(&ct__sum_ranks, &stats, 1, &total, g) != CT_OK) return NULL;

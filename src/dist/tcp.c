@@ -1107,4 +1107,4 @@ static ct_result ct__tcp_init(const ct_dist_init_opts *opts, int *rank, int *siz
 
 static const ct__dist_backend ct__tcp_backend = {"gloo",        "WorkGloo",   ct__tcp_init,
                                                  ct__tcp_split, ct__tcp_free_comm, ct__tcp_post,
-                                                 ct__tcp_test,  ct__tcp_idle};
+                                                 ct__tcp_test,  ct__tcp_idle,      false};

@@ -63,6 +63,8 @@ static void ct__work_fingerprint(ct_work *w, const ct_tensor *t)
  * while an async operation still reads or writes it. */
 static ct_result ct__work_hold(ct_work *w, const ct_tensor *t)
 {
+    if (w->group->backend->on_device && ct_device_of(t).type != CT_DEVICE_CUDA)
+        return ct__dist_fail(CT_ERR_RUNTIME, "Tensors must be CUDA and dense");
     ct_tensor **held = (ct_tensor **)CT_REALLOC(w->held, (size_t)(w->n_held + 1) * sizeof *held);
     if (!held) return ct__dist_oom();
     w->held = held;
@@ -90,9 +92,33 @@ static ct_result ct__work_copy_in(ct_work *w, void *dst, const void *src, size_t
     return res;
 }
 
-static void *ct__work_scratch(ct_work *w, size_t bytes)
+/* A flat buffer of `bytes` for the operation, on like's device, so that
+ * the backend sees one kind of memory (NCCL's is the GPU's); the work
+ * holds it. */
+static ct_result ct__work_scratch(ct_work *w, size_t bytes, const ct_tensor *like, char **out)
 {
-    return w->scratch = ct__dist_alloc(bytes);
+    ct_scope s = ct_scope_begin();
+    ct_device_guard g = ct_device_guard_begin(ct_device_of(like));
+    ct_tensor *t = ct_empty(CT_SHAPE((int64_t)bytes), CT_U8);
+    ct_device_guard_end(g);
+    ct_result res = t ? ct__work_hold(w, t) : ct_last_error_code();
+    *out = res == CT_OK ? (char *)ct_data_ptr(t) : NULL;
+    ct_scope_end(s);
+    return res;
+}
+
+/* Before the host reads or writes device memory (the copies into a flat
+ * buffer; a backend that works on the host), every kernel queued on the
+ * held tensors' devices has to finish. */
+static ct_result ct__work_sync_devices(const ct_work *w)
+{
+    ct_device done = CT_CPU;
+    ct_result res = CT_OK;
+    for (int i = 0; i < w->n_held && res == CT_OK; i++) {
+        ct_device d = ct_device_of(w->held[i]);
+        if (d.type != CT_DEVICE_CPU && !ct_device_equal(d, done)) res = ct_synchronize(done = d);
+    }
+    return res;
 }
 
 /* The work ends with `status`; the message is kept for every wait. */
@@ -193,9 +219,9 @@ static ct_result ct__dist_recv_drain(ct_work *w)
     int64_t numel = 1;
     for (int64_t d = 0; d < w->all_fp[CT__FP_NDIM]; d++) numel *= w->all_fp[CT__FP_SIZES + d];
     size_t bytes = (size_t)numel * ct_dtype_size((ct_dtype)w->all_fp[CT__FP_DTYPE]);
-    CT_FREE(w->scratch);
-    if (!ct__work_scratch(w, bytes)) return ct_last_error_code();
-    w->op.recv = w->scratch;
+    char *drain;
+    if (ct__work_scratch(w, bytes, w->held[0], &drain) != CT_OK) return ct_last_error_code();
+    w->op.recv = drain;
     w->op.count = (int64_t)bytes;
     w->op.dtype = CT_U8;
     return w->group->backend->post(w->group->comm, &w->op, &w->request);
@@ -203,6 +229,8 @@ static ct_result ct__dist_recv_drain(ct_work *w)
 
 static ct_result ct__work_post_data(ct_work *w)
 {
+    if ((w->n_before > 0 || !w->group->backend->on_device) && ct__work_sync_devices(w) != CT_OK)
+        return ct_last_error_code();
     for (int i = 0; i < w->n_before; i++) memcpy(w->copies[i].dst, w->copies[i].src, w->copies[i].bytes);
     w->stage = CT__WORK_DATA;
     return w->group->backend->post(w->group->comm, &w->op, &w->request);
@@ -373,7 +401,6 @@ void ct_work_free(ct_work *w)
     for (int i = 0; i < w->n_held; i++) ct_release(w->held[i]);
     CT_FREE(w->held);
     CT_FREE(w->copies);
-    CT_FREE(w->scratch);
     CT_FREE(w->counts);
     CT_FREE(w->own_error);
     CT_FREE(w->error);

@@ -7,30 +7,13 @@
 #include "harness.h"
 #define CTORCH_DIST_IMPLEMENTATION
 #include "ctorch_dist.h"
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include "free_port.h"
 
 static double now(void)
 {
     struct timespec t;
     timespec_get(&t, TIME_UTC);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* A port nobody listens on (the kernel's pick for a socket just closed). */
-static int free_port(void)
-{
-    struct sockaddr_in a;
-    socklen_t len = sizeof a;
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-        port = ntohs(a.sin_port);
-    if (fd >= 0) close(fd);
-    return port;
 }
 
 /* torchrun's variables for one rank. */

@@ -40,6 +40,19 @@ if command -v g++ >/dev/null 2>&1; then
 else
     skip dist_header_cxx17_gxx "g++ not installed"
 fi
+# The nccl backend, where the CUDA Toolkit with NCCL is installed (its
+# collectives run in make test's nccl_test, on a GPU)
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+if [ -f "$CUDA_HOME/include/nccl.h" ]; then
+    N="-DCTORCH_DIST_NCCL -I$CUDA_HOME/include"
+    check_compile dist_header_nccl_c11_gcc gcc -std=c11 $W $N -I. -fsyntax-only "$tmp/both.c"
+    if command -v clang >/dev/null 2>&1; then
+        check_compile dist_header_nccl_c11_clang clang -std=c11 $W $N -I. -fsyntax-only "$tmp/both.c"
+    fi
+    check_compile dist_header_nccl_cxx17_gxx g++ -std=c++17 $W $N -I. -fsyntax-only "$tmp/both.cpp"
+else
+    skip dist_header_nccl "NCCL not installed (nccl.h of the CUDA Toolkit, $CUDA_HOME)"
+fi
 # Without the MPI backend, init_process_group("mpi") says so instead of failing to link.
 check_compile dist_without_mpi sh -c "gcc -std=c11 -O0 $W -I. '$tmp/both.c' -o '$tmp/nompi' -lm && '$tmp/nompi'"
 
