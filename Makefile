@@ -7,6 +7,7 @@
 #   make install       headers, build/libctorch.a and ctorch.pc under PREFIX (/usr/local)
 #   make test-consumer a small project using ctorch through CMake and pkg-config
 #   make cuda          ctorch_cuda.cu's object and the op suites linked with it (nvcc; run by make test)
+#   make cuda-emu      the op suites on ctorch_cuda.cu's host emulation (no GPU; run by make test)
 #   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), on gloo under ctorchrun, and ctorchrun's
 #   make test-dist-asan the same under ASan + UBSan + LeakSanitizer
 #   make demo          the main demo: a small CNN learns the bundled digits
@@ -48,7 +49,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
 .PHONY: all amalgamate install test-consumer test test-build test-asan test-openblas test-tsan test-valgrind fuzz fuzz-build test-dist \
-        test-dist-asan demo tour char_transformer fashion bench bench-dist cuda clean
+        test-dist-asan demo tour char_transformer fashion bench bench-dist cuda cuda-emu clean
 
 all: ctorch.h ctorch_dist.h $(TESTS) $(EXAMPLES) $(BUILD)/ctorchrun
 
@@ -136,21 +137,48 @@ $(BUILD)/cuda/test_%: tests/test_%.c $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) te
 $(BUILD)/cuda/gpu_count: tests/gpu_count.c $(BUILD)/cuda/ctorch_cuda.o $(BUILD)/libctorch.a ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. $< $(BUILD)/cuda/ctorch_cuda.o $(BUILD)/libctorch.a -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
 
+# The CUDA backend's host emulation (tests/cuda_emu): ctorch_cuda.cu built by
+# the C++ compiler with emu.h, linked with emu.cpp in place of the CUDA
+# runtime and cuBLAS, so that the op suites run its kernels without a GPU
+# (tests/run.sh: @cuda-emu). Needs the Toolkit's headers only.
+CXX       ?= g++
+CUDA_EMU  ?= $(shell test "$(CUDA)" = 1 && test -f $(CUDA_HOME)/include/curand_kernel.h && echo 1 || echo 0)
+EMU_FLAGS := -std=c++17 -O1 -g -Wall -Wextra -Werror -I. -I$(CUDA_HOME)/include
+EMU_OBJS  := $(BUILD)/cuda-emu/ctorch_cuda.o $(BUILD)/cuda-emu/emu.o
+EMU_TESTS := $(DEVICE_SUITES:%=$(BUILD)/cuda-emu/test_%)
+ifneq ($(CUDA_EMU),1)
+  EMU_TESTS :=
+endif
+
+$(BUILD)/cuda-emu/ctorch_cuda.o: ctorch_cuda.cu ctorch.h tests/cuda_emu/emu.h
+	@mkdir -p $(dir $@)
+	$(CXX) $(EMU_FLAGS) -include tests/cuda_emu/emu.h -x c++ -c $< -o $@
+
+$(BUILD)/cuda-emu/emu.o: tests/cuda_emu/emu.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(EMU_FLAGS) -c $< -o $@
+
+$(BUILD)/cuda-emu/test_%: tests/test_%.c $(EMU_OBJS) $(TEST_LIBS) tests/harness.h examples/digits.h examples/gpt.h ctorch.h
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(EMU_OBJS) $(TEST_LIBS) -o $@ $(LDFLAGS) \
+	    $(LDLIBS) -lstdc++
+
 # ctorch_dist.h's nccl backend (NCCL ships with the CUDA Toolkit here), one rank on cuda:0
 $(BUILD)/cuda/nccl_test: tests/dist/nccl_test.c tests/dist/free_port.h $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) \
                          tests/harness.h ctorch.h ctorch_dist.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_NCCL -I. -Itests -I$(CUDA_HOME)/include $< $(BUILD)/cuda/ctorch_cuda.o \
 	    $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS) -L$(CUDA_HOME)/lib64 -lnccl $(CUDA_LIBS)
 
+cuda-emu: $(EMU_TESTS)
+
 cuda: $(BUILD)/cuda/ctorch_cuda.o $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/gpu_count $(BUILD)/cuda/nccl_test
 
 # Build on all cores.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 1)
 test-build: ctorch.h
-	@$(MAKE) -k -j$(JOBS) --no-print-directory $(TESTS) $(EXAMPLES) $(CUDA_TESTS) $(BUILD)/ctorchrun || true
+	@$(MAKE) -k -j$(JOBS) --no-print-directory $(TESTS) $(EXAMPLES) $(CUDA_TESTS) $(EMU_TESTS) $(BUILD)/ctorchrun || true
 
 test: test-build
-	@CC="$(CC)" BUILD="$(BUILD)" CUDA="$(CUDA)" DEVICE_SUITES="$(DEVICE_SUITES)" tests/run.sh
+	@CC="$(CC)" BUILD="$(BUILD)" CUDA="$(CUDA)" CUDA_EMU="$(CUDA_EMU)" DEVICE_SUITES="$(DEVICE_SUITES)" tests/run.sh
 
 # allocator_may_return_null: tests ask for impossible sizes and expect an error, not an abort
 test-asan:

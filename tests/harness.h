@@ -28,6 +28,13 @@ bool ct_test_on_device(void);
 
 #define RUN(fn) ct_test_run(#fn, fn)
 #define SKIP(fn, why) ct_test_skip(#fn, why)
+/* Whether the tests' random draws are the CPU generator's (mt19937), as the
+ * goldens drawn by PyTorch on the CPU are: on the CPU and the test device.
+ * CUDA draws from Philox, PyTorch's CUDA stream, so a test whose goldens
+ * come from CPU draws runs there as RUN_CPU_DRAWS: reported skipped. */
+bool ct_test_cpu_draws(void);
+#define RUN_CPU_DRAWS(fn) \
+    (ct_test_cpu_draws() ? RUN(fn) : SKIP(fn, "its goldens are CPU draws; CUDA draws from Philox, as PyTorch's does"))
 
 #define CHECK(c) \
     do { if (!(c)) ct_test_fail(__FILE__, __LINE__, "CHECK(%s)", #c); } while (0)

@@ -126,6 +126,13 @@ for t in $DEVICE_SUITES; do
         skip "test_$t@cuda" "$why"
     fi
 done
+# And on the host emulation of ctorch_cuda.cu (tests/cuda_emu), here, with
+# or without a GPU: the backend's logic, kernels run one thread at a time
+if [ "${CUDA_EMU:-0}" = 1 ]; then
+    for t in $DEVICE_SUITES; do run_program "test_$t" "@cuda-emu" "$BUILD/cuda-emu"; done
+else
+    for t in $DEVICE_SUITES; do skip "test_$t@cuda-emu" "the CUDA Toolkit's headers are not installed (or CUDA=0)"; done
+fi
 unset CTORCH_TEST_DEVICE
 # ctorch_dist.h's nccl backend: without a GPU it checks init's refusal and
 # reports the rest skipped itself

@@ -750,6 +750,6 @@ int main(void)
     RUN(test_npy_reader);
     RUN(test_idx_and_csv_readers);
     RUN(test_csv_from_a_pipe_and_proc);
-    RUN(test_transforms_match_torchvision);
+    RUN_CPU_DRAWS(test_transforms_match_torchvision);
     return ct_test_report();
 }

@@ -572,10 +572,10 @@ static void test_gradcheck(void)
 
 int main(void)
 {
-    RUN(test_init);
+    RUN_CPU_DRAWS(test_init);
     RUN(test_structure);
     RUN(test_hooks);
-    RUN(test_orthogonal);
+    RUN_CPU_DRAWS(test_orthogonal);
     RUN(test_pad_integers);
     RUN(test_conv_layers);
     RUN(test_conv_transpose_layers);
@@ -583,7 +583,7 @@ int main(void)
     RUN(test_sdpa);
     RUN(test_mha);
     RUN(test_mha_plain_call);
-    RUN(test_encoder);
+    RUN_CPU_DRAWS(test_encoder);
     RUN(test_gradcheck);
     return ct_test_report();
 }

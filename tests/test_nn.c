@@ -944,7 +944,7 @@ int main(void)
     RUN(test_module_state);
     RUN(test_load_state_dict);
     RUN(test_hooks);
-    RUN(test_init);
+    RUN_CPU_DRAWS(test_init);
     RUN(test_activations);
     RUN(test_dropout);
     RUN(test_normalization_layers);
@@ -952,10 +952,10 @@ int main(void)
     RUN(test_embeddings);
     RUN(test_losses);
     RUN(test_loss_forms);
-    RUN(test_linear);
-    RUN(test_toy_model);
+    RUN_CPU_DRAWS(test_linear);
+    RUN_CPU_DRAWS(test_toy_model);
     RUN(test_gradcheck);
     RUN(test_node_names);
-    RUN(test_gpt_first_losses_match_pytorch);
+    RUN_CPU_DRAWS(test_gpt_first_losses_match_pytorch);
     return ct_test_report();
 }

@@ -138,6 +138,30 @@ static void test_manual_seed_0(void)
     for (int i = 0; i < 5; i++) CHECK_NEAR(v[i], expected[i], 5e-5);
 }
 
+/* torch.manual_seed(0); torch.rand(3, device='cuda') prints
+ * tensor([0.3990, 0.5167, 0.0249], device='cuda:0') on any GPU (Philox
+ * subsequence i gives element i); the generator's offset then moves on by
+ * one draw of four numbers, so the next call differs and a new seed
+ * repeats the first. */
+static void test_cuda_draws_match_pytorch(void)
+{
+    ct_manual_seed(0);
+    ct_tensor *x = ct_rand(CT_SHAPE(3), CT_F32, NULL);
+    float v[3];
+    ct_copy_to_array(x, v, 3, CT_F32);
+    const double expected[3] = {0.3990, 0.5167, 0.0249};
+    for (int i = 0; i < 3; i++) CHECK_NEAR(v[i], expected[i], 5e-5);
+    ct_generator *g = ct_device_default_generator(ct_get_default_device());
+    uint64_t state[2] = {0, 0};
+    CHECK_INT(ct_generator_state_size(g), sizeof state);
+    ct_generator_get_state(g, state);
+    CHECK_INT(state[0], 0); /* the seed */
+    CHECK_INT(state[1], 4); /* the Philox offset */
+    CHECK(!ct_equal(ct_rand(CT_SHAPE(3), CT_F32, NULL), x));
+    ct_manual_seed(0);
+    CHECK(ct_equal(ct_rand(CT_SHAPE(3), CT_F32, NULL), x));
+}
+
 /* floor(scale * x) of every element, in row-major order. */
 static void floor_scaled(const ct_tensor *t, double scale, int *out)
 {
@@ -406,12 +430,14 @@ static void test_tensor_argument_errors(void)
 
 int main(void)
 {
-    RUN(test_manual_seed_0);
-    RUN(test_seed004_examples);
-    RUN(test_streams_match_pytorch);
+    RUN_CPU_DRAWS(test_manual_seed_0);
+    RUN_CPU_DRAWS(test_seed004_examples);
+    RUN_CPU_DRAWS(test_streams_match_pytorch);
     RUN(test_generator_seeds);
-    RUN(test_state_round_trip);
-    RUN(test_state_from_pytorch);
+    RUN_CPU_DRAWS(test_state_round_trip);
+    RUN_CPU_DRAWS(test_state_from_pytorch);
+    if (ct_test_cpu_draws()) SKIP(test_cuda_draws_match_pytorch, "CUDA's Philox stream");
+    else RUN(test_cuda_draws_match_pytorch);
     RUN(test_threads_share_the_default_generator);
     RUN(test_random_to_the_end);
     RUN(test_errors);

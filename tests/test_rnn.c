@@ -494,8 +494,8 @@ static void test_gradcheck(void)
 
 int main(void)
 {
-    RUN(test_golden_cases);
-    RUN(test_init);
+    RUN_CPU_DRAWS(test_golden_cases);
+    RUN_CPU_DRAWS(test_init);
     RUN(test_names);
     RUN(test_load_state_dict);
     RUN(test_calling);

@@ -15,7 +15,7 @@ template <typename T> static void cu_fill_as(void *p, const void *elem, int64_t 
 {
     T v;
     memcpy(&v, elem, sizeof v);
-    cu_fill_kernel<T><<<cu_blocks(n), CU_THREADS>>>((T *)p, v, n);
+    CU_LAUNCH(cu_fill_kernel<T>, cu_blocks(n), CU_THREADS, (T *)p, v, n);
     cu_ok(cudaGetLastError());
 }
 
@@ -138,7 +138,7 @@ CU_KERNELS_H(sub_alpha, BINARY, NUMERIC)
  * when the op has no kernel of that dtype. */
 #define CU_CASE(name, dt)                                                                                   \
     case CU_DT_##dt:                                                                                       \
-        cu_k_##name##_##dt<<<cu_blocks(n), CU_THREADS>>>((decltype(cu_out_type_##name##_##dt()))o, in, n, *a); \
+        CU_LAUNCH(cu_k_##name##_##dt, cu_blocks(n), CU_THREADS, (decltype(cu_out_type_##name##_##dt()))o, in, n, *a); \
         return true;
 #define CU_OUT_TYPE(name, dt) static inline CT__KT_##dt *cu_out_type_##name##_##dt(void) { return NULL; }
 #define CU_OUT_BOOL(name, dt) static inline uint8_t *cu_out_type_##name##_##dt(void) { return NULL; }

@@ -15,8 +15,9 @@
  * CUDA's managed memory (PyTorch's statistics, empty_cache); pointwise ops on
  * contiguous operands, fill, contiguous copies (host to device, device to
  * host, device to device), matrix products (cuBLAS, float32 and float64) and
- * the uniform and normal samplers (Philox, PyTorch's seed and offset state)
- * run as CUDA kernels. Every other op family (reductions, sorting,
+ * the uniform and normal samplers (Philox, PyTorch's seed and offset state,
+ * launch shape and element order: a seed gives PyTorch's CUDA numbers) run
+ * as CUDA kernels. Every other op family (reductions, sorting,
  * indexing, convolution and pooling, the fused optimizer steps, strided or
  * converting copies) runs the CPU's kernel on the same managed memory after
  * the device has finished its queued work: correct, and as slow as a round

@@ -3,7 +3,8 @@
  * PyTorch 2). A sampler run gives thread t of the launch Philox subsequence
  * t from the offset, four Philox numbers a draw, and moves the offset past
  * what the busiest thread used, a multiple of 4, as PyTorch's
- * distribution_nullary_kernel does. Uniform and normal samples of a dense
+ * distribution_nullary_kernel does, with its launch shape and element
+ * order. Uniform and normal samples of a dense
  * float32 or float64 output are drawn here; the other samplers run the
  * CPU's on the managed memory from a CPU generator seeded by the state, so
  * they too are repeatable from a seed and move the offset on. */
@@ -39,13 +40,11 @@ static const ct_generator_kind cu_generator = {sizeof(cu_philox), cu_rng_seed, c
                                                cu_rng_check_state};
 
 /* Uniforms in (0, 1] or standard normals, four floats or two doubles a
- * draw of four Philox numbers (curand's uniform4 / uniform2_double),
- * written as T: uniform: u * (to - from) + from with u = 1 taken as 0, so
- * [from, to) as PyTorch's; normal: z * std + mean. */
+ * draw of four Philox numbers (curand's uniform4 / uniform2_double). */
 template <typename T> struct cu_draws;
 template <> struct cu_draws<float> {
     enum { n = 4 };
-    static __device__ void draw(curandStatePhilox4_32_10_t *st, bool normal, double *r)
+    static __device__ void draw(curandStatePhilox4_32_10_t *st, bool normal, float *r)
     {
         float4 v = normal ? curand_normal4(st) : curand_uniform4(st);
         r[0] = v.x, r[1] = v.y, r[2] = v.z, r[3] = v.w;
@@ -60,27 +59,43 @@ template <> struct cu_draws<double> {
     }
 };
 
+/* PyTorch's distribution_elementwise_grid_stride_kernel, so that a seed
+ * gives PyTorch's CUDA numbers: thread t of the launch draws from Philox
+ * subsequence t; the j-th value of each draw goes to element
+ * i + j * (threads in the launch), i the element the thread is at. In T
+ * (float for float32, as PyTorch's accscalar_t): uniform: u * (to - from) +
+ * from with u = 1 taken as 0, so [from, to); normal: z * std + mean; each
+ * one fused multiply-add, as nvcc contracts PyTorch's expression. */
 template <typename T>
-__global__ void cu_sample_kernel(T *out, int64_t n, cu_philox s, bool normal, double a0, double a1)
+__global__ void cu_sample_kernel(T *out, int64_t n, cu_philox s, bool normal, T a0, T a1)
 {
     const int per = cu_draws<T>::n;
     int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, stride = (int64_t)gridDim.x * blockDim.x;
+    int64_t rounded = ((n - 1) / (stride * per) + 1) * stride * per;
     curandStatePhilox4_32_10_t st;
     curand_init(s.seed, (unsigned long long)t, s.offset, &st);
-    for (int64_t base = t * per; base < n; base += stride * per) {
-        double r[4];
+    for (int64_t i = t; i < rounded; i += stride * per) {
+        T r[4];
         cu_draws<T>::draw(&st, normal, r);
-        for (int j = 0; j < per && base + j < n; j++)
-            out[base + j] = (T)(normal ? r[j] * a1 + a0 : (r[j] == 1.0 ? 0.0 : r[j]) * (a1 - a0) + a0);
+        for (int j = 0; j < per; j++)
+            if (i + j * stride < n) out[i + j * stride] = normal ? fma(r[j], a1, a0) : fma(r[j] == 1 ? 0 : r[j], a1 - a0, a0);
     }
 }
 
-/* The offset a launch of `blocks` blocks on n elements uses: 4 Philox
- * numbers a draw of `per` elements, as many draws as the busiest thread makes. */
-static uint64_t cu_offset_used(int64_t n, unsigned blocks, int per)
+/* PyTorch's calc_execution_policy: 256 threads a block, as many blocks as
+ * fill the device (its multiprocessors times the blocks each holds), fewer
+ * for a small n; the offset moves by 4 Philox numbers per draw the busiest
+ * thread makes with four values a draw. */
+static unsigned cu_sample_blocks(int64_t n, int index, uint64_t *offset_used)
 {
-    int64_t per_launch = (int64_t)blocks * CU_THREADS * per;
-    return (uint64_t)((n + per_launch - 1) / per_launch) * 4;
+    int sms = 1, threads_per_sm = CU_THREADS;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, index) != cudaSuccess ||
+        cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, index) != cudaSuccess)
+        cudaGetLastError();
+    int64_t wanted = (n + CU_THREADS - 1) / CU_THREADS, most = (int64_t)sms * (threads_per_sm / CU_THREADS);
+    unsigned blocks = (unsigned)(wanted < most ? wanted : most);
+    *offset_used = (uint64_t)((n - 1) / ((int64_t)CU_THREADS * blocks * 4) + 1) * 4;
+    return blocks;
 }
 
 /* A uniform or normal sample of a dense float32/float64 output here; false
@@ -93,15 +108,18 @@ static bool cu_sample_here(const ct__random_job *job, cu_philox *s)
         (out->dtype != CT_F32 && out->dtype != CT_F64))
         return false;
     int64_t n = ct_numel(out);
-    int per = out->dtype == CT_F32 ? 4 : 2;
-    unsigned blocks = cu_blocks((n + per - 1) / per);
-    cu_use(cu_index_of(out));
+    int index = cu_index_of(out);
+    uint64_t used = 0;
+    unsigned blocks = cu_sample_blocks(n, index, &used);
+    cu_use(index);
     if (out->dtype == CT_F32)
-        cu_sample_kernel<float><<<blocks, CU_THREADS>>>((float *)ct_data_ptr(out), n, *s, normal, job->a[0], job->a[1]);
+        CU_LAUNCH(cu_sample_kernel<float>, blocks, CU_THREADS, (float *)ct_data_ptr(out), n, *s, normal,
+                  (float)job->a[0], (float)job->a[1]);
     else
-        cu_sample_kernel<double><<<blocks, CU_THREADS>>>((double *)ct_data_ptr(out), n, *s, normal, job->a[0], job->a[1]);
+        CU_LAUNCH(cu_sample_kernel<double>, blocks, CU_THREADS, (double *)ct_data_ptr(out), n, *s, normal, job->a[0],
+                  job->a[1]);
     cu_ok(cudaGetLastError());
-    s->offset += cu_offset_used(n, blocks, per);
+    s->offset += used;
     return true;
 }
 

@@ -47,6 +47,13 @@ static void cu_use(int index)
     if (current != index && cu_ok(cudaSetDevice(index))) current = index;
 }
 
+/* A kernel launch, nvcc's kernel<<<blocks, threads>>>(...) on the default
+ * stream. A build may define it first: the tests' host emulation
+ * (tests/cuda_emu) runs the kernels on the CPU. */
+#ifndef CU_LAUNCH
+#define CU_LAUNCH(kernel, blocks, threads, ...) kernel<<<blocks, threads>>>(__VA_ARGS__)
+#endif
+
 /* Blocks for n elements, CU_THREADS each, capped: the kernels stride over the rest. */
 static unsigned cu_blocks(int64_t n)
 {

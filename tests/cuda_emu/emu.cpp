@@ -1,0 +1,183 @@
+/* The CUDA runtime and cuBLAS calls ctorch_cuda.cu makes, served on the
+ * host for its emulated build (emu.h): managed memory is host memory,
+ * copies are memcpy, every queue is already finished, and a strided
+ * batched GEMM is the textbook loop in cuBLAS's column-major convention.
+ * The environment sets the machine: CTORCH_CUDA_EMU_DEVICES (default 1)
+ * devices, each with CTORCH_CUDA_EMU_MEMORY bytes (default 1 GiB), past
+ * which an allocation fails as cudaMallocManaged does; each has an H200's
+ * 132 multiprocessors of 2048 threads. */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+thread_local uint3 cu_emu_thread, cu_emu_block;
+thread_local dim3 cu_emu_block_dim, cu_emu_grid_dim;
+
+static thread_local cudaError_t emu_last_error = cudaSuccess;
+static thread_local int emu_device = 0;
+
+static long long emu_env(const char *name, long long fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoll(v) : fallback;
+}
+
+static int emu_device_count(void) { return (int)emu_env("CTORCH_CUDA_EMU_DEVICES", 1); }
+static size_t emu_capacity(void) { return (size_t)emu_env("CTORCH_CUDA_EMU_MEMORY", 1LL << 30); }
+
+/* An error becomes the sticky last error, as the runtime keeps it. */
+static cudaError_t emu_fail(cudaError_t e)
+{
+    emu_last_error = e;
+    return e;
+}
+
+/* Live allocations and the bytes they hold, per device. */
+static std::mutex emu_lock;
+static std::map<void *, std::pair<int, size_t>> emu_blocks;
+static size_t emu_used[64];
+
+extern "C" {
+
+cudaError_t cudaGetDeviceCount(int *count)
+{
+    *count = emu_device_count();
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device)
+{
+    if (device < 0 || device >= emu_device_count()) return emu_fail(cudaErrorInvalidDevice);
+    emu_device = device;
+    return cudaSuccess;
+}
+
+/* An H200's shape, where the launch shape depends on it (the samplers'). */
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    if (device < 0 || device >= emu_device_count()) return emu_fail(cudaErrorInvalidDevice);
+    switch (attr) {
+    case cudaDevAttrMultiProcessorCount: *value = 132; return cudaSuccess;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = 2048; return cudaSuccess;
+    default: return emu_fail(cudaErrorInvalidValue);
+    }
+}
+
+cudaError_t cudaGetLastError(void)
+{
+    cudaError_t e = emu_last_error;
+    emu_last_error = cudaSuccess;
+    return e;
+}
+
+const char *cudaGetErrorString(cudaError_t error)
+{
+    switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    default: return "unknown error";
+    }
+}
+
+cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int)
+{
+    std::lock_guard<std::mutex> hold(emu_lock);
+    if (emu_used[emu_device] + size > emu_capacity()) return emu_fail(cudaErrorMemoryAllocation);
+    void *p = aligned_alloc(256, (size + 255) / 256 * 256);
+    if (!p) return emu_fail(cudaErrorMemoryAllocation);
+    emu_blocks[p] = std::make_pair(emu_device, size);
+    emu_used[emu_device] += size;
+    *ptr = p;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *ptr)
+{
+    std::lock_guard<std::mutex> hold(emu_lock);
+    auto it = emu_blocks.find(ptr);
+    if (it == emu_blocks.end()) return ptr ? emu_fail(cudaErrorInvalidValue) : cudaSuccess;
+    emu_used[it->second.first] -= it->second.second;
+    emu_blocks.erase(it);
+    free(ptr);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
+{
+    std::lock_guard<std::mutex> hold(emu_lock);
+    *total = emu_capacity();
+    *free_bytes = *total - emu_used[emu_device];
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemAdvise(const void *, size_t, enum cudaMemoryAdvise, struct cudaMemLocation) { return cudaSuccess; }
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind)
+{
+    memmove(dst, src, count);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t)
+{
+    return cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+
+cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
+{
+    static int token;
+    *handle = (cublasHandle_t)&token;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+} /* extern "C" */
+
+/* C = alpha op(A) op(B) + beta C for each item of the batch, column-major:
+ * element (i, j) of an m-by-n matrix with leading dimension ld at i + j ld. */
+template <typename T>
+static cublasStatus_t emu_gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, T alpha, const T *A,
+                               int lda, long long sa, const T *B, int ldb, long long sb, T beta, T *C, int ldc,
+                               long long sc, int batch)
+{
+    for (int b = 0; b < batch; b++, A += sa, B += sb, C += sc)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) {
+                T acc = 0;
+                for (int p = 0; p < k; p++) {
+                    T a = ta == CUBLAS_OP_N ? A[i + (long long)p * lda] : A[p + (long long)i * lda];
+                    T x = tb == CUBLAS_OP_N ? B[p + (long long)j * ldb] : B[j + (long long)p * ldb];
+                    acc += a * x;
+                }
+                T *c = &C[i + (long long)j * ldc];
+                *c = beta == 0 ? alpha * acc : alpha * acc + beta * *c; /* beta 0 ignores C, as cuBLAS does */
+            }
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+extern "C" {
+
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                                         int k, const float *alpha, const float *A, int lda, long long sa,
+                                         const float *B, int ldb, long long sb, const float *beta, float *C, int ldc,
+                                         long long sc, int batch)
+{
+    return emu_gemm<float>(ta, tb, m, n, k, *alpha, A, lda, sa, B, ldb, sb, *beta, C, ldc, sc, batch);
+}
+
+cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                                         int k, const double *alpha, const double *A, int lda, long long sa,
+                                         const double *B, int ldb, long long sb, const double *beta, double *C,
+                                         int ldc, long long sc, int batch)
+{
+    return emu_gemm<double>(ta, tb, m, n, k, *alpha, A, lda, sa, B, ldb, sb, *beta, C, ldc, sc, batch);
+}
+
+} /* extern "C" */
