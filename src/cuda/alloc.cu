@@ -1,24 +1,70 @@
-/* The caching allocator: blocks rounded up to 512 bytes (PyTorch's
- * kMinBlockSize) come from CUDA's managed memory, preferring the device, so
- * that the CPU kernels serving the op families without a CUDA kernel can
- * read and write them after a synchronize. A freed block waits in its
- * device's cache under its rounded size for the next request of that size
- * (a training step asks for the same sizes every time); a request the
- * device cannot meet first gives the cache back and tries once more, then
- * fails with PyTorch's out-of-memory words. All work goes to the default
- * stream, in order, so a block freed by one op is safe for the next. */
+/* The caching allocator: PyTorch 1.13's CUDACachingAllocator on one stream.
+ * Sizes are rounded up to 512 bytes. Requests of at most 1 MiB come from
+ * the small pool, carved out of 2 MiB segments; larger ones from the large
+ * pool, out of a 20 MiB segment below 10 MiB, else a segment of the request
+ * rounded up to 2 MiB. A request takes the smallest cached block that fits,
+ * split when the rest is worth keeping (512 bytes in the small pool, over
+ * 1 MiB in the large one); a freed block merges with the free blocks beside
+ * it in its segment. When CUDA cannot give a segment, the cache's whole free
+ * segments go back and the request is tried once more, then fails with
+ * PyTorch's out-of-memory words. The statistics count blocks and segments
+ * as PyTorch's do, so memory_allocated and memory_reserved agree with it.
+ *
+ * Segments are CUDA managed memory, preferring the device, so that the CPU
+ * kernels serving the op families without a CUDA kernel can read and write
+ * them after a synchronize. All work goes to the default stream, in order,
+ * so a block freed by one op is safe for the next. */
 
-#define CU_ROUND 512
+#include <set>
+#include <unordered_map>
 
-typedef struct cu_pool {
-    std::multimap<size_t, void *> cached; /* rounded size -> free block */
+#define CU_MIN_BLOCK 512                       /* kMinBlockSize */
+#define CU_SMALL_SIZE ((size_t)1 << 20)        /* kSmallSize: the small pool's largest request */
+#define CU_SMALL_SEGMENT ((size_t)2 << 20)     /* kSmallBuffer */
+#define CU_LARGE_SEGMENT ((size_t)20 << 20)    /* kLargeBuffer */
+#define CU_MIN_LARGE_ALLOC ((size_t)10 << 20)  /* kMinLargeAlloc */
+#define CU_ROUND_LARGE ((size_t)2 << 20)       /* kRoundLarge */
+
+/* A block: all or part of a segment, linked to its neighbours in it. */
+typedef struct cu_block {
+    char *ptr;
+    size_t size;
+    bool allocated, small;
+    struct cu_block *prev, *next;
+} cu_block;
+
+/* Free blocks, smallest first (then by address, as PyTorch's BlockComparator). */
+struct cu_block_order {
+    bool operator()(const cu_block *a, const cu_block *b) const
+    {
+        return a->size != b->size ? a->size < b->size : a->ptr < b->ptr;
+    }
+};
+typedef std::set<cu_block *, cu_block_order> cu_free_pool;
+
+typedef struct cu_device_cache {
+    cu_free_pool small, large;
+    std::unordered_map<void *, cu_block *> live; /* allocated blocks, by address */
     ct_memory_counters stats;
-} cu_pool;
+} cu_device_cache;
 
-static cu_pool cu_pools[CU_MAX_DEVICES];
-static std::mutex cu_pools_lock;
+static cu_device_cache cu_caches[CU_MAX_DEVICES];
+static std::mutex cu_caches_lock;
 
-static size_t cu_rounded(size_t nbytes) { return (nbytes + CU_ROUND - 1) / CU_ROUND * CU_ROUND; }
+static size_t cu_rounded(size_t nbytes)
+{
+    return nbytes < CU_MIN_BLOCK ? CU_MIN_BLOCK : (nbytes + CU_MIN_BLOCK - 1) / CU_MIN_BLOCK * CU_MIN_BLOCK;
+}
+
+/* The segment a request of `size` (rounded) makes when no cached block fits. */
+static size_t cu_segment_size(size_t size)
+{
+    if (size <= CU_SMALL_SIZE) return CU_SMALL_SEGMENT;
+    if (size < CU_MIN_LARGE_ALLOC) return CU_LARGE_SEGMENT;
+    return (size + CU_ROUND_LARGE - 1) / CU_ROUND_LARGE * CU_ROUND_LARGE;
+}
+
+static cu_free_pool *cu_pool_of(cu_device_cache *c, bool small) { return small ? &c->small : &c->large; }
 
 static void cu_note_reserved(ct_memory_counters *s, int64_t bytes)
 {
@@ -26,70 +72,84 @@ static void cu_note_reserved(ct_memory_counters *s, int64_t bytes)
     if (s->reserved_bytes > s->peak_reserved_bytes) s->peak_reserved_bytes = s->reserved_bytes;
 }
 
-static void cu_note_allocated(ct_memory_counters *s, int64_t bytes)
+/* The smallest free block of the pool that holds size bytes, out of the pool; NULL if none. */
+static cu_block *cu_take_fitting(cu_free_pool *pool, size_t size)
 {
-    s->allocated_bytes += bytes;
-    if (s->allocated_bytes > s->peak_allocated_bytes) s->peak_allocated_bytes = s->allocated_bytes;
-    s->num_allocs++;
+    cu_block key = {NULL, size, false, false, NULL, NULL};
+    auto it = pool->lower_bound(&key);
+    if (it == pool->end()) return NULL;
+    cu_block *b = *it;
+    pool->erase(it);
+    return b;
 }
 
-/* A cached block of exactly `size` bytes on device index, or NULL. */
-static void *cu_take_cached(int index, size_t size)
+/* The free segments (blocks that are a whole segment) of device index go
+ * back to CUDA. Lock held. */
+static void cu_release_free_segments(int index)
 {
-    std::lock_guard<std::mutex> hold(cu_pools_lock);
-    cu_pool *pool = &cu_pools[index];
-    auto it = pool->cached.find(size);
-    if (it == pool->cached.end()) return NULL;
-    void *p = it->second;
-    pool->cached.erase(it);
-    cu_note_allocated(&pool->stats, (int64_t)size);
-    return p;
+    cu_device_cache *c = &cu_caches[index];
+    cu_use(index);
+    for (cu_free_pool *pool : {&c->small, &c->large})
+        for (auto it = pool->begin(); it != pool->end();) {
+            cu_block *b = *it;
+            if (b->prev || b->next) {
+                ++it;
+                continue;
+            }
+            cu_ok(cudaFree(b->ptr));
+            c->stats.reserved_bytes -= (int64_t)b->size;
+            it = pool->erase(it);
+            delete b;
+        }
 }
 
-/* torch.cuda.empty_cache(): the cached blocks of device index go back to CUDA. */
+/* torch.cuda.empty_cache() */
 static void cu_empty_cache(int index)
 {
-    std::lock_guard<std::mutex> hold(cu_pools_lock);
-    cu_pool *pool = &cu_pools[index];
-    cu_use(index);
-    for (auto &block : pool->cached) {
-        cu_ok(cudaFree(block.second));
-        pool->stats.reserved_bytes -= (int64_t)block.first;
-    }
-    pool->cached.clear();
+    std::lock_guard<std::mutex> hold(cu_caches_lock);
+    cu_release_free_segments(index);
 }
 
-/* PyTorch's out-of-memory error for a request of size bytes on device index. */
+/* PyTorch's format_size: bytes, KiB, MiB or GiB with two decimals. */
+static void cu_format_size(size_t size, char *out, size_t cap)
+{
+    if (size <= 1024) snprintf(out, cap, "%zu bytes", size);
+    else if (size <= ((size_t)1 << 20)) snprintf(out, cap, "%.2f KiB", (double)size / 1024.0);
+    else if (size <= ((size_t)1 << 30)) snprintf(out, cap, "%.2f MiB", (double)size / 1048576.0);
+    else snprintf(out, cap, "%.2f GiB", (double)size / 1073741824.0);
+}
+
+/* PyTorch's out-of-memory error for a segment of `size` bytes on device index. Lock held. */
 static void cu_out_of_memory(int index, size_t size)
 {
     size_t free_bytes = 0, total = 0;
     if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) cudaGetLastError();
-    ct_memory_counters s;
-    {
-        std::lock_guard<std::mutex> hold(cu_pools_lock);
-        s = cu_pools[index].stats;
-    }
-    const double MiB = 1024.0 * 1024.0, GiB = MiB * 1024.0;
-    char msg[512];
+    const ct_memory_counters *s = &cu_caches[index].stats;
+    char asked[32], capacity[32], allocated[32], free_text[32], reserved[32], msg[512];
+    cu_format_size(size, asked, sizeof asked);
+    cu_format_size(total, capacity, sizeof capacity);
+    cu_format_size((size_t)s->allocated_bytes, allocated, sizeof allocated);
+    cu_format_size(free_bytes, free_text, sizeof free_text);
+    cu_format_size((size_t)s->reserved_bytes, reserved, sizeof reserved);
     snprintf(msg, sizeof msg,
-             "CUDA out of memory. Tried to allocate %.2f MiB (GPU %d; %.2f GiB total capacity; %.2f GiB already "
-             "allocated; %.2f MiB free; %.2f GiB reserved in total by PyTorch) If reserved memory is >> allocated "
-             "memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory "
-             "Management and PYTORCH_CUDA_ALLOC_CONF",
-             (double)size / MiB, index, (double)total / GiB, (double)s.allocated_bytes / GiB,
-             (double)free_bytes / MiB, (double)s.reserved_bytes / GiB);
+             "CUDA out of memory. Tried to allocate %s (GPU %d; %s total capacity; %s already allocated; %s free; %s "
+             "reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb "
+             "to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF",
+             asked, index, capacity, allocated, free_text, reserved);
     ct_set_error(CT_ERR_MEMORY, msg);
 }
 
-/* Fresh managed memory of size bytes on device index, placed on the device. */
-static void *cu_fresh(int index, size_t size)
+/* A new segment of `size` bytes on device index, as one free block; once
+ * more after the free segments went back, then NULL with the error set.
+ * Lock held. */
+static cu_block *cu_new_segment(int index, size_t size, bool small)
 {
     void *p = NULL;
     cu_use(index);
     cudaError_t e = cudaMallocManaged(&p, size, cudaMemAttachGlobal);
-    if (e == cudaErrorMemoryAllocation) { /* give the cache back, then once more */
+    if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();
-        cu_empty_cache(index);
+        cu_release_free_segments(index);
         e = cudaMallocManaged(&p, size, cudaMemAttachGlobal);
     }
     if (e != cudaSuccess) {
@@ -101,39 +161,82 @@ static void *cu_fresh(int index, size_t size)
     device.type = cudaMemLocationTypeDevice;
     device.id = index;
     if (cudaMemAdvise(p, size, cudaMemAdviseSetPreferredLocation, device) != cudaSuccess) cudaGetLastError();
-    std::lock_guard<std::mutex> hold(cu_pools_lock);
-    cu_note_reserved(&cu_pools[index].stats, (int64_t)size);
-    cu_note_allocated(&cu_pools[index].stats, (int64_t)size);
-    return p;
+    cu_note_reserved(&cu_caches[index].stats, (int64_t)size);
+    return new cu_block{(char *)p, size, false, small, NULL, NULL};
+}
+
+/* b keeps its first `size` bytes; the rest becomes a free block after it,
+ * when worth keeping. */
+static void cu_split(cu_free_pool *pool, cu_block *b, size_t size)
+{
+    size_t rest = b->size - size;
+    if (b->small ? rest < CU_MIN_BLOCK : rest <= CU_SMALL_SIZE) return;
+    cu_block *r = new cu_block{b->ptr + size, rest, false, b->small, b, b->next};
+    if (b->next) b->next->prev = r;
+    b->next = r;
+    b->size = size;
+    pool->insert(r);
 }
 
 static void *cu_alloc(size_t nbytes, int index)
 {
     size_t size = cu_rounded(nbytes);
-    void *p = cu_take_cached(index, size);
-    return p ? p : cu_fresh(index, size);
+    bool small = size <= CU_SMALL_SIZE;
+    std::lock_guard<std::mutex> hold(cu_caches_lock);
+    cu_device_cache *c = &cu_caches[index];
+    cu_free_pool *pool = cu_pool_of(c, small);
+    cu_block *b = cu_take_fitting(pool, size);
+    if (!b && !(b = cu_new_segment(index, cu_segment_size(size), small))) return NULL;
+    cu_split(pool, b, size);
+    b->allocated = true;
+    c->live[b->ptr] = b;
+    c->stats.allocated_bytes += (int64_t)b->size;
+    if (c->stats.allocated_bytes > c->stats.peak_allocated_bytes) c->stats.peak_allocated_bytes = c->stats.allocated_bytes;
+    c->stats.num_allocs++;
+    return b->ptr;
+}
+
+/* b absorbs n, its free neighbour after it: both leave the pool (b's size
+ * changes, and the pool is ordered by size); the merged block is b. */
+static cu_block *cu_merge(cu_free_pool *pool, cu_block *b, cu_block *n)
+{
+    pool->erase(b);
+    pool->erase(n);
+    b->size += n->size;
+    b->next = n->next;
+    if (n->next) n->next->prev = b;
+    delete n;
+    return b;
 }
 
 static void cu_free(void *ptr, size_t nbytes, int index)
 {
-    size_t size = cu_rounded(nbytes);
-    std::lock_guard<std::mutex> hold(cu_pools_lock);
-    cu_pool *pool = &cu_pools[index];
-    pool->cached.insert(std::make_pair(size, ptr));
-    pool->stats.allocated_bytes -= (int64_t)size;
-    pool->stats.num_frees++;
+    (void)nbytes; /* the block knows its size */
+    std::lock_guard<std::mutex> hold(cu_caches_lock);
+    cu_device_cache *c = &cu_caches[index];
+    auto it = c->live.find(ptr);
+    if (it == c->live.end()) return;
+    cu_block *b = it->second;
+    c->live.erase(it);
+    c->stats.allocated_bytes -= (int64_t)b->size;
+    c->stats.num_frees++;
+    b->allocated = false;
+    cu_free_pool *pool = cu_pool_of(c, b->small);
+    if (b->next && !b->next->allocated) b = cu_merge(pool, b, b->next);
+    if (b->prev && !b->prev->allocated) b = cu_merge(pool, b->prev, b);
+    pool->insert(b);
 }
 
 static void cu_memory_stats(int index, ct_memory_counters *out)
 {
-    std::lock_guard<std::mutex> hold(cu_pools_lock);
-    *out = cu_pools[index].stats;
+    std::lock_guard<std::mutex> hold(cu_caches_lock);
+    *out = cu_caches[index].stats;
 }
 
 static void cu_reset_peak_memory_stats(int index)
 {
-    std::lock_guard<std::mutex> hold(cu_pools_lock);
-    ct_memory_counters *s = &cu_pools[index].stats;
+    std::lock_guard<std::mutex> hold(cu_caches_lock);
+    ct_memory_counters *s = &cu_caches[index].stats;
     s->peak_allocated_bytes = s->allocated_bytes;
     s->peak_reserved_bytes = s->reserved_bytes;
 }

@@ -11,8 +11,9 @@
  * ct_cuda_is_available() is false and CPU programs run unchanged;
  * CUDA_VISIBLE_DEVICES is honoured, as the CUDA runtime reads it.
  *
- * What runs where, for now: memory comes from a caching allocator over
- * CUDA's managed memory (PyTorch's statistics, empty_cache); pointwise ops on
+ * What runs where, for now: memory comes from PyTorch's caching allocator
+ * (its pools, segments, splitting and statistics; empty_cache) over CUDA's
+ * managed memory; pointwise ops on
  * contiguous operands, fill, contiguous copies (host to device, device to
  * host, device to device), matrix products (cuBLAS, float32 and float64) and
  * the uniform and normal samplers (Philox, PyTorch's seed and offset state,
