@@ -146,7 +146,7 @@ CUDA_EMU  ?= $(shell test "$(CUDA)" = 1 && test -f $(CUDA_HOME)/include/curand_k
 EMU_FLAGS := -std=c++17 -O1 -g -Wall -Wextra -Werror -I. -I$(CUDA_HOME)/include
 EMU_OBJS  := $(BUILD)/cuda-emu/ctorch_cuda.o $(BUILD)/cuda-emu/emu.o
 EMU_PROGS := $(DEVICE_SUITES:%=$(BUILD)/cuda-emu/test_%) $(BUILD)/cuda-emu/cuda_alloc
-EMU_TESTS := $(EMU_PROGS)
+EMU_TESTS := $(EMU_PROGS) $(BUILD)/cuda-emu/nccl_test
 ifneq ($(CUDA_EMU),1)
   EMU_TESTS :=
 endif
@@ -163,13 +163,18 @@ $(EMU_PROGS): $(BUILD)/cuda-emu/%: tests/%.c $(EMU_OBJS) $(TEST_LIBS) tests/harn
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(EMU_OBJS) $(TEST_LIBS) -o $@ $(LDFLAGS) \
 	    $(LDLIBS) -lstdc++
 
+$(BUILD)/cuda-emu/nccl_test: tests/dist/nccl_test.c tests/dist/free_port.h $(EMU_OBJS) $(TEST_LIBS) tests/harness.h \
+                             ctorch.h ctorch_dist.h
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_NCCL -I. -Itests -I$(CUDA_HOME)/include $< $(EMU_OBJS) $(TEST_LIBS) \
+	    -o $@ $(LDFLAGS) $(LDLIBS) -lstdc++
+
 # ctorch_dist.h's nccl backend (NCCL ships with the CUDA Toolkit here), one rank on cuda:0
 $(BUILD)/cuda/nccl_test: tests/dist/nccl_test.c tests/dist/free_port.h $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) \
                          tests/harness.h ctorch.h ctorch_dist.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -DCTORCH_DIST_NCCL -I. -Itests -I$(CUDA_HOME)/include $< $(BUILD)/cuda/ctorch_cuda.o \
 	    $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS) -L$(CUDA_HOME)/lib64 -lnccl $(CUDA_LIBS)
 
-cuda-emu: $(EMU_PROGS)
+cuda-emu: $(EMU_PROGS) $(BUILD)/cuda-emu/nccl_test
 
 cuda: $(BUILD)/cuda/ctorch_cuda.o $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/gpu_count $(BUILD)/cuda/nccl_test \
       $(BUILD)/cuda/cuda_alloc

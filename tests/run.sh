@@ -133,9 +133,11 @@ if [ -z "$why" ]; then run_program cuda_alloc "@cuda" "$BUILD/cuda"; else skip c
 if [ "${CUDA_EMU:-0}" = 1 ]; then
     for t in $DEVICE_SUITES; do run_program "test_$t" "@cuda-emu" "$BUILD/cuda-emu"; done
     run_program cuda_alloc "@cuda-emu" "$BUILD/cuda-emu"
+    run_program nccl_test "@cuda-emu" "$BUILD/cuda-emu" # NCCL emulated too, with one rank
 else
     for t in $DEVICE_SUITES; do skip "test_$t@cuda-emu" "the CUDA Toolkit's headers are not installed (or CUDA=0)"; done
     skip cuda_alloc@cuda-emu "the CUDA Toolkit's headers are not installed (or CUDA=0)"
+    skip nccl_test@cuda-emu "the CUDA Toolkit's headers are not installed (or CUDA=0)"
 fi
 unset CTORCH_TEST_DEVICE
 # ctorch_dist.h's nccl backend: without a GPU it checks init's refusal and

@@ -1,13 +1,16 @@
-/* The CUDA runtime and cuBLAS calls ctorch_cuda.cu makes, served on the
- * host for its emulated build (emu.h): managed memory is host memory,
- * copies are memcpy, every queue is already finished, and a strided
- * batched GEMM is the textbook loop in cuBLAS's column-major convention.
+/* The CUDA runtime, cuBLAS and NCCL calls that ctorch_cuda.cu and
+ * ctorch_dist.h's nccl backend make, served on the host for the emulated
+ * build (emu.h): managed memory is host memory, copies are memcpy, every
+ * stream and event is already finished, a strided batched GEMM is the
+ * textbook loop in cuBLAS's column-major convention, and NCCL has one rank
+ * (its collectives copy).
  * The environment sets the machine: CTORCH_CUDA_EMU_DEVICES (default 1)
  * devices, each with CTORCH_CUDA_EMU_MEMORY bytes (default 1 GiB), past
  * which an allocation fails as cudaMallocManaged does; each has an H200's
  * 132 multiprocessors of 2048 threads. */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <nccl.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -131,6 +134,52 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
 
+/* Memory from cudaMallocManaged is managed memory of its device; any other
+ * address is host memory the runtime does not know. */
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void *ptr)
+{
+    std::lock_guard<std::mutex> hold(emu_lock);
+    memset(a, 0, sizeof *a);
+    a->type = cudaMemoryTypeUnregistered;
+    a->device = -2;
+    auto it = emu_blocks.upper_bound((void *)ptr);
+    if (it != emu_blocks.begin()) {
+        --it;
+        const char *start = (const char *)it->first;
+        if ((const char *)ptr < start + it->second.second) a->type = cudaMemoryTypeManaged, a->device = it->second.first;
+    }
+    return cudaSuccess;
+}
+
+/* Streams and events are tokens: the work before them is always done. */
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int)
+{
+    *stream = (cudaStream_t) new char;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+    delete (char *)stream;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int)
+{
+    *event = (cudaEvent_t) new char;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+    delete (char *)event;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
+
 cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
     static int token;
@@ -179,5 +228,97 @@ cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t, cublasOperation_t ta, c
 {
     return emu_gemm<double>(ta, tb, m, n, k, *alpha, A, lda, sa, B, ldb, sb, *beta, C, ldc, sc, batch);
 }
+
+} /* extern "C" */
+
+/* ---------------------------------------------------------------- NCCL, one rank */
+
+struct ncclComm {
+    int nranks;
+};
+
+static size_t emu_nccl_size(ncclDataType_t t)
+{
+    switch (t) {
+    case ncclInt8:
+    case ncclUint8: return 1;
+    case ncclFloat16:
+    case ncclBfloat16: return 2;
+    case ncclInt32:
+    case ncclUint32:
+    case ncclFloat32: return 4;
+    default: return 8;
+    }
+}
+
+/* A collective of one rank: what it receives is what it sent. */
+static ncclResult_t emu_nccl_copy(const void *send, void *recv, size_t count, ncclDataType_t t)
+{
+    memmove(recv, send, count * emu_nccl_size(t));
+    return ncclSuccess;
+}
+
+extern "C" {
+
+ncclResult_t ncclGetVersion(int *version)
+{
+    *version = NCCL_VERSION_CODE;
+    return ncclSuccess;
+}
+
+const char *ncclGetErrorString(ncclResult_t result) { return result == ncclSuccess ? "no error" : "invalid usage"; }
+
+ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
+{
+    memset(id, 7, sizeof *id);
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId, int rank)
+{
+    if (nranks != 1 || rank != 0) return ncclInvalidUsage; /* the emulation has one rank */
+    *comm = new ncclComm{nranks};
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommDestroy(ncclComm_t comm)
+{
+    delete comm;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t t, ncclRedOp_t, ncclComm_t,
+                           cudaStream_t)
+{
+    return emu_nccl_copy(send, recv, count, t);
+}
+
+ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, ncclDataType_t t, int, ncclComm_t, cudaStream_t)
+{
+    return emu_nccl_copy(send, recv, count, t);
+}
+
+ncclResult_t ncclReduce(const void *send, void *recv, size_t count, ncclDataType_t t, ncclRedOp_t, int, ncclComm_t,
+                        cudaStream_t)
+{
+    return emu_nccl_copy(send, recv, count, t);
+}
+
+ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, ncclDataType_t t, ncclComm_t, cudaStream_t)
+{
+    return emu_nccl_copy(send, recv, count, t);
+}
+
+ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count, ncclDataType_t t, ncclRedOp_t, ncclComm_t,
+                               cudaStream_t)
+{
+    return emu_nccl_copy(send, recv, count, t);
+}
+
+/* One rank has no peer to send to or receive from. */
+ncclResult_t ncclSend(const void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) { return ncclInvalidUsage; }
+ncclResult_t ncclRecv(void *, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) { return ncclInvalidUsage; }
+ncclResult_t ncclGroupStart(void) { return ncclSuccess; }
+ncclResult_t ncclGroupEnd(void) { return ncclSuccess; }
 
 } /* extern "C" */
