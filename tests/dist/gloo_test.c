@@ -8,6 +8,7 @@
 #define CTORCH_DIST_IMPLEMENTATION
 #include "ctorch_dist.h"
 #include "free_port.h"
+#include <pthread.h>
 
 static double now(void)
 {
@@ -63,6 +64,103 @@ static void test_store_set_get_add_wait(void)
     ct_tcp_store_free(client);
     ct_tcp_store_free(master);
     ct_tcp_store_free(NULL);
+}
+
+/* A value as a C string, for comparing answers (len bytes of buf). */
+static const char *text(char *buf, size_t cap, size_t len)
+{
+    buf[len < cap ? len : cap - 1] = 0;
+    return buf;
+}
+
+/* A client of the store at port that sets key "late" (made by compare_set)
+ * a little after the main thread started waiting for it. */
+static void *compare_set_later(void *arg)
+{
+    ct_tcp_store *c = ct_tcp_store_new("127.0.0.1", *(int *)arg, (ct_tcp_store_opts){.timeout = 5});
+    char buf[8];
+    struct timespec pause = {0, 200 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    if (c) ct_tcp_store_compare_set(c, "late", "", 0, "made", 4, buf, sizeof buf, NULL);
+    ct_tcp_store_free(c);
+    return NULL;
+}
+
+/* compare_set, delete_key, num_keys and check, with the answers PyTorch
+ * 1.13's TCPStore gives (python3: TCPStore("127.0.0.1", 0, 1, True)). */
+static void test_store_compare_set_delete_num_keys(void)
+{
+    ct_tcp_store *master = ct_tcp_store_new("127.0.0.1", 0,
+                                            (ct_tcp_store_opts){.world_size = 1, .is_master = true, .timeout = 5});
+    CHECK(master != NULL);
+    if (!master) return;
+    int port = ct_tcp_store_port(master);
+    ct_tcp_store *client = ct_tcp_store_new("127.0.0.1", port, (ct_tcp_store_opts){.timeout = 5});
+    CHECK(client != NULL);
+    char buf[16];
+    size_t len = 99;
+    int64_t n = -1;
+    bool yes = false;
+    CHECK_OK(ct_tcp_store_num_keys(client, &n));
+    CHECK_INT(n, 1); /* "init/", where the master counted itself in */
+    /* a missing key with nothing expected is made; with something expected,
+     * not made, and the expected value answers */
+    CHECK_OK(ct_tcp_store_compare_set(client, "k", "", 0, "new", 3, buf, sizeof buf, &len));
+    CHECK_STR(text(buf, sizeof buf, len), "new");
+    CHECK_OK(ct_tcp_store_compare_set(client, "m", "x", 1, "new", 3, buf, sizeof buf, &len));
+    CHECK_STR(text(buf, sizeof buf, len), "x");
+    const char *m[] = {"m"}, *k_and_m[] = {"k", "m"}, *k[] = {"k"};
+    CHECK_OK(ct_tcp_store_check(master, m, 1, &yes));
+    CHECK(!yes);
+    CHECK_OK(ct_tcp_store_check(master, k, 1, &yes));
+    CHECK(yes);
+    CHECK_OK(ct_tcp_store_check(master, k_and_m, 2, &yes));
+    CHECK(!yes);
+    CHECK_OK(ct_tcp_store_check(master, NULL, 0, &yes)); /* no keys: all of them are there */
+    CHECK(yes);
+    /* the expected value swaps; another one leaves the value, which answers */
+    CHECK_OK(ct_tcp_store_compare_set(master, "k", "new", 3, "v2", 2, buf, sizeof buf, &len));
+    CHECK_STR(text(buf, sizeof buf, len), "v2");
+    CHECK_OK(ct_tcp_store_compare_set(client, "k", "zzz", 3, "v3", 2, buf, sizeof buf, &len));
+    CHECK_STR(text(buf, sizeof buf, len), "v2");
+    CHECK_OK(ct_tcp_store_compare_set(client, "k", "", 0, "v4", 2, buf, sizeof buf, &len)); /* set: "" is not its value */
+    CHECK_STR(text(buf, sizeof buf, len), "v2");
+    CHECK_OK(ct_tcp_store_set(client, "e", "", 0));
+    CHECK_OK(ct_tcp_store_compare_set(client, "e", "", 0, "filled", 6, buf, sizeof buf, &len)); /* set to "": swaps */
+    CHECK_STR(text(buf, sizeof buf, len), "filled");
+    CHECK_OK(ct_tcp_store_compare_set(client, "e", "filled", 6, "0123456789abcdefXYZ", 19, buf, 4, &len));
+    CHECK_INT(len, 19); /* a short buffer: the length still tells */
+    CHECK(memcmp(buf, "0123", 4) == 0);
+    CHECK_OK(ct_tcp_store_num_keys(master, &n));
+    CHECK_INT(n, 3); /* init/, /k, /e */
+    CHECK_OK(ct_tcp_store_delete_key(client, "k", &yes));
+    CHECK(yes);
+    CHECK_OK(ct_tcp_store_delete_key(master, "k", &yes));
+    CHECK(!yes);
+    CHECK_OK(ct_tcp_store_delete_key(master, "init/", &yes)); /* the API's keys have a prefix: not that one */
+    CHECK(!yes);
+    CHECK_OK(ct_tcp_store_num_keys(client, &n));
+    CHECK_INT(n, 2);
+    CHECK_FAILS(ct_tcp_store_wait(client, k, 1, 0.2), CT_ERR_RUNTIME, "Socket Timeout"); /* deleted: not there */
+    ct_tcp_store_free(client);
+    /* a key that compare_set makes wakes a client waiting for it */
+    pthread_t later;
+    CHECK(pthread_create(&later, NULL, compare_set_later, &port) == 0);
+    double t0 = now();
+    CHECK_OK(ct_tcp_store_get(master, "late", buf, sizeof buf, &len));
+    CHECK_STR(text(buf, sizeof buf, len), "made");
+    CHECK(now() - t0 < 3);
+    pthread_join(later, NULL);
+    /* bad arguments: an error in PyTorch's spirit, the store still usable */
+    CHECK_FAILS(ct_tcp_store_num_keys(NULL, &n), CT_ERR_TYPE, "TCPStore: argument 'self' must be TCPStore, not NULL");
+    CHECK_FAILS(ct_tcp_store_delete_key(master, NULL, &yes), CT_ERR_TYPE, "TCPStore: key must be a string, not NULL");
+    CHECK_FAILS(ct_tcp_store_compare_set(master, "k", NULL, 2, "v", 1, buf, sizeof buf, &len), CT_ERR_TYPE,
+                "TCPStore: expected_value must be bytes, not NULL");
+    CHECK_FAILS(ct_tcp_store_check(master, NULL, 1, &yes), CT_ERR_TYPE, "TCPStore: keys must be a list of strings, not NULL");
+    CHECK_FAILS(ct_tcp_store_check(master, k, -1, &yes), CT_ERR_VALUE, "TCPStore: the number of keys must not be negative, not -1");
+    CHECK_OK(ct_tcp_store_num_keys(master, &n));
+    CHECK_INT(n, 3); /* init/, /e, /late */
+    ct_tcp_store_free(master);
 }
 
 static void test_store_timeouts(void)
@@ -211,6 +309,7 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "agent") == 0) return agent_store_rank();
     if (argc == 3) return store_interop(strcmp(argv[1], "server") == 0, atoi(argv[2]));
     RUN(test_store_set_get_add_wait);
+    RUN(test_store_compare_set_delete_num_keys);
     RUN(test_store_timeouts);
     RUN(test_env_variables_missing);
     RUN(test_rendezvous_timeout);
