@@ -271,18 +271,31 @@ static void test_peer_exit_mid_collective(void)
 
 /* `gloo_test server|client PORT`: one side of tests/dist/store_interop.py,
  * PyTorch's TCPStore being the other: each sets a key the other gets, and
- * they add to one counter (the C side first). */
+ * they add to one counter (the C side first); then this side
+ * compares-and-sets, checks, deletes and counts keys, and keeps the store
+ * until the other side did the same. */
 static int store_interop(bool master, int port)
 {
     ct_tcp_store *s = ct_tcp_store_new("127.0.0.1", port, (ct_tcp_store_opts){.world_size = 2, .is_master = master, .timeout = 20});
-    char buf[16] = "";
-    size_t len = 0;
-    int64_t v = 0;
-    const char *done[] = {"done_py"};
+    char buf[16] = "", cas[3][16] = {"", "", ""};
+    size_t len = 0, cas_len[3] = {0, 0, 0};
+    int64_t v = 0, keys = 0;
+    bool ready[2] = {false, false}, deleted[2] = {false, false};
+    const char *done[] = {"done_py"}, *bye[] = {"bye_py"}, *set[] = {"from_py", "n"}, *unset[] = {"from_py", "absent"};
     bool ok = s && ct_tcp_store_set(s, "from_c", "hello", 5) == CT_OK &&
               ct_tcp_store_get(s, "from_py", buf, sizeof buf, &len) == CT_OK && ct_tcp_store_add(s, "n", 5, &v) == CT_OK &&
-              ct_tcp_store_wait(s, done, 1, 0) == CT_OK;
-    if (ok) printf("from_py=%.*s n=%lld\n", (int)len, buf, (long long)v);
+              ct_tcp_store_wait(s, done, 1, 0) == CT_OK &&
+              ct_tcp_store_compare_set(s, "from_py", "no", 2, "x", 1, cas[0], sizeof cas[0], &cas_len[0]) == CT_OK &&
+              ct_tcp_store_compare_set(s, "from_py", "world", 5, "c_was_here", 10, cas[1], sizeof cas[1], &cas_len[1]) == CT_OK &&
+              ct_tcp_store_compare_set(s, "absent", "e", 1, "x", 1, cas[2], sizeof cas[2], &cas_len[2]) == CT_OK &&
+              ct_tcp_store_check(s, set, 2, &ready[0]) == CT_OK && ct_tcp_store_check(s, unset, 2, &ready[1]) == CT_OK &&
+              ct_tcp_store_delete_key(s, "from_c", &deleted[0]) == CT_OK &&
+              ct_tcp_store_delete_key(s, "from_c", &deleted[1]) == CT_OK && ct_tcp_store_num_keys(s, &keys) == CT_OK &&
+              ct_tcp_store_set(s, "done_c", "1", 1) == CT_OK && ct_tcp_store_wait(s, bye, 1, 0) == CT_OK;
+    if (ok)
+        printf("from_py=%.*s n=%lld cas=%.*s,%.*s,%.*s check=%d,%d deleted=%d,%d keys=%lld\n", (int)len, buf, (long long)v,
+               (int)cas_len[0], cas[0], (int)cas_len[1], cas[1], (int)cas_len[2], cas[2], ready[0], ready[1], deleted[0],
+               deleted[1], (long long)keys);
     else printf("TCPStore interop failed: %s\n", ct_last_error());
     ct_tcp_store_free(s);
     return ok ? 0 : 1;
