@@ -241,6 +241,14 @@ static void test_tcp_init_method(void)
     CHECK_OK(ct_dist_spawn(2, tcp_init_method, &rendezvous_port));
 }
 
+/* Whether the error names the lost rank as the gloo backend does. */
+static bool names_lost_rank(int rank)
+{
+    char who[32];
+    snprintf(who, sizeof who, "(rank %d)", rank);
+    return strstr(ct_last_error(), "Connection closed by peer [127.0.0.1]:") && strstr(ct_last_error(), who);
+}
+
 /* Rank 1 exits after the barrier, never joining the large all_reduce rank 0
  * then runs (had it posted its part before exiting, its threads could finish
  * the whole ring first on a slow machine, and nothing would fail); rank 0's
@@ -256,8 +264,7 @@ static ct_result peer_exits(int rank, void *arg)
     double t0 = now();
     res = ct_dist_all_reduce(big, CT_REDUCE_SUM, (ct_dist_opts){0});
     if (res == CT_OK) return ct_set_error(CT_ERR_RUNTIME, "all_reduce succeeded without rank 1");
-    if (!strstr(ct_last_error(), "Connection closed by peer [127.0.0.1]:") || !strstr(ct_last_error(), "(rank 1)"))
-        return CT_ERR_RUNTIME; /* spawn reports the message */
+    if (!names_lost_rank(1)) return CT_ERR_RUNTIME; /* spawn reports the message */
     if (now() - t0 > 20) return ct_set_error(CT_ERR_RUNTIME, "the failure took more than 20 s");
     ct_clear_error();
     return ct_dist_destroy_process_group(NULL);
@@ -267,6 +274,55 @@ static void test_peer_exit_mid_collective(void)
 {
     rendezvous_port = free_port();
     CHECK_OK(ct_dist_spawn(2, peer_exits, &rendezvous_port));
+}
+
+typedef struct three_ranks {
+    int port;
+    int failed[2]; /* a pipe: rank 1 writes once it has failed */
+} three_ranks;
+
+/* Rank 2 exits after the barrier. Rank 0 waits on it (a broadcast from it
+ * in the group {0, 2}) and fails at once; rank 1 waits only on rank 0 (a
+ * broadcast from it in {0, 1}, which rank 0 never starts), so it fails,
+ * promptly and naming rank 2, only when rank 0's failure spreads to it.
+ * Rank 0 keeps its connections until rank 1 has failed, so that rank 1
+ * cannot learn of the failure from rank 0 exiting. */
+static ct_result survivor_waits_on_survivor(int rank, void *arg)
+{
+    three_ranks *t = (three_ranks *)arg;
+    set_env(rank, 3, t->port);
+    const int zero_two[] = {0, 2}, zero_one[] = {0, 1};
+    ct_result res = ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 60});
+    ct_process_group *g02 = res == CT_OK ? ct_dist_new_group(zero_two, 2, 0) : NULL;
+    ct_process_group *g01 = res == CT_OK ? ct_dist_new_group(zero_one, 2, 0) : NULL;
+    ct_tensor *x = ct_zeros(CT_SHAPE(4), CT_F32);
+    if (res == CT_OK) res = ct_dist_barrier((ct_dist_opts){0});
+    if (res != CT_OK) return res;
+    if (rank == 2) _exit(0);
+    double t0 = now();
+    char byte = 1;
+    res = rank == 0 ? ct_dist_broadcast(x, 2, (ct_dist_opts){.group = g02}) : ct_dist_broadcast(x, 0, (ct_dist_opts){.group = g01});
+    if (res == CT_OK) return ct_set_error(CT_ERR_RUNTIME, "the broadcast succeeded without rank 2");
+    if (!names_lost_rank(2)) return CT_ERR_RUNTIME; /* spawn reports the message */
+    if (now() - t0 > 10) return ct_set_error(CT_ERR_RUNTIME, "the failure took more than 10 s");
+    if (rank == 1) { /* the groups are aborted: a later collective fails at once, with the same error */
+        if (ct_dist_all_reduce(x, CT_REDUCE_SUM, (ct_dist_opts){0}) == CT_OK)
+            return ct_set_error(CT_ERR_RUNTIME, "all_reduce succeeded after the abort");
+        if (!names_lost_rank(2)) return CT_ERR_RUNTIME;
+        if (write(t->failed[1], &byte, 1) != 1) return ct_set_error(CT_ERR_RUNTIME, "rank 1 could not tell rank 0");
+    } else if (read(t->failed[0], &byte, 1) != 1)
+        return ct_set_error(CT_ERR_RUNTIME, "rank 0 did not hear from rank 1");
+    ct_clear_error();
+    ct_release(x);
+    return ct_dist_destroy_process_group(NULL);
+}
+
+static void test_peer_exit_spreads_to_every_rank(void)
+{
+    three_ranks t = {free_port(), {-1, -1}};
+    CHECK(pipe(t.failed) == 0);
+    CHECK_OK(ct_dist_spawn(3, survivor_waits_on_survivor, &t));
+    close(t.failed[0]), close(t.failed[1]);
 }
 
 /* `gloo_test server|client PORT`: one side of tests/dist/store_interop.py,
@@ -328,5 +384,6 @@ int main(int argc, char **argv)
     RUN(test_rendezvous_timeout);
     RUN(test_tcp_init_method);
     RUN(test_peer_exit_mid_collective);
+    RUN(test_peer_exit_spreads_to_every_rank);
     return ct_test_report();
 }
