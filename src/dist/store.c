@@ -440,6 +440,13 @@ static ct_result ct__store_send_key(ct_tcp_store *s, const char *key, double dea
     return res;
 }
 
+/* The start of a query about one key: its type, then the key. */
+static ct_result ct__store_send_keyed(ct_tcp_store *s, int cmd, const char *key, double deadline)
+{
+    ct_result res = ct__store_send_cmd(s, cmd, deadline);
+    return res == CT_OK ? ct__store_send_key(s, key, deadline) : res;
+}
+
 static ct_result ct__store_add_raw(ct_tcp_store *s, const char *full_key, int64_t amount, int64_t *sum, double deadline)
 {
     ct_result res = ct__store_send_cmd(s, CT__STORE_ADD, deadline);
@@ -532,8 +539,7 @@ ct_result ct_tcp_store_set(ct_tcp_store *store, const char *key, const void *val
     if (res != CT_OK) return res;
     double deadline = ct__dist_seconds() + store->timeout;
     pthread_mutex_lock(&store->lock);
-    res = ct__store_send_cmd(store, CT__STORE_SET, deadline);
-    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
+    res = ct__store_send_keyed(store, CT__STORE_SET, key, deadline);
     if (res == CT_OK) res = ct__store_send_bytes(store, value, len, deadline);
     pthread_mutex_unlock(&store->lock);
     return res;
@@ -588,8 +594,7 @@ ct_result ct_tcp_store_get(ct_tcp_store *store, const char *key, void *value, si
     double deadline = ct__dist_seconds() + store->timeout;
     pthread_mutex_lock(&store->lock);
     res = ct__store_wait_locked(store, &key, 1, deadline); /* as TCPStore::get: PyTorch's server fails a GET of a missing key */
-    if (res == CT_OK) res = ct__store_send_cmd(store, CT__STORE_GET, deadline);
-    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
+    if (res == CT_OK) res = ct__store_send_keyed(store, CT__STORE_GET, key, deadline);
     if (res == CT_OK) res = ct__store_recv_vector(store, value, cap, &n, deadline);
     pthread_mutex_unlock(&store->lock);
     if (len) *len = res == CT_OK ? (size_t)n : 0;
@@ -607,8 +612,7 @@ ct_result ct_tcp_store_compare_set(ct_tcp_store *store, const char *key, const v
     if (res != CT_OK) return res;
     double deadline = ct__dist_seconds() + store->timeout;
     pthread_mutex_lock(&store->lock);
-    res = ct__store_send_cmd(store, CT__STORE_COMPARE_SET, deadline);
-    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
+    res = ct__store_send_keyed(store, CT__STORE_COMPARE_SET, key, deadline);
     if (res == CT_OK) res = ct__store_send_bytes(store, expected, expected_len, deadline);
     if (res == CT_OK) res = ct__store_send_bytes(store, desired, desired_len, deadline);
     if (res == CT_OK) res = ct__store_recv_vector(store, value, cap, &n, deadline);
@@ -624,8 +628,7 @@ ct_result ct_tcp_store_delete_key(ct_tcp_store *store, const char *key, bool *de
     if (res != CT_OK) return res;
     double deadline = ct__dist_seconds() + store->timeout;
     pthread_mutex_lock(&store->lock);
-    res = ct__store_send_cmd(store, CT__STORE_DELETE_KEY, deadline);
-    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
+    res = ct__store_send_keyed(store, CT__STORE_DELETE_KEY, key, deadline);
     if (res == CT_OK) res = ct__store_recv(store, &n, sizeof n, deadline);
     pthread_mutex_unlock(&store->lock);
     if (deleted) *deleted = res == CT_OK && n == 1;
