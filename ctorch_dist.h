@@ -268,6 +268,22 @@ CTORCH_API ct_result ct_tcp_store_get(ct_tcp_store *store, const char *key, void
 CTORCH_API ct_result ct_tcp_store_add(ct_tcp_store *store, const char *key, int64_t amount, int64_t *value);
 /* TCPStore.wait(keys, timeout): until every key is set; timeout 0 is the store's. */
 CTORCH_API ct_result ct_tcp_store_wait(ct_tcp_store *store, const char *const *keys, int n, double timeout);
+/* TCPStore::check(keys) of c10d's C++ API (Python 1.13 does not bind it):
+ * *ready tells whether every key is set, without waiting. */
+CTORCH_API ct_result ct_tcp_store_check(ct_tcp_store *store, const char *const *keys, int n, bool *ready);
+/* TCPStore.compare_set(key, expected_value, desired_value): the key takes
+ * the desired value when it holds the expected one, or when it is not set
+ * and the expected value is empty. The answer, into value as
+ * ct_tcp_store_get's, is the key's value afterwards, or the expected value
+ * when the key is not set (PyTorch's server answers so). */
+CTORCH_API ct_result ct_tcp_store_compare_set(ct_tcp_store *store, const char *key, const void *expected,
+                                              size_t expected_len, const void *desired, size_t desired_len,
+                                              void *value, size_t cap, size_t *len);
+/* TCPStore.delete_key(key): *deleted tells whether the key was set. */
+CTORCH_API ct_result ct_tcp_store_delete_key(ct_tcp_store *store, const char *key, bool *deleted);
+/* TCPStore.num_keys(): every key the server holds, including the one its
+ * clients count themselves in by (the master's "init/" of world_size). */
+CTORCH_API ct_result ct_tcp_store_num_keys(ct_tcp_store *store, int64_t *n);
 /* Closes the connection; the master's store stops serving. NULL is ignored. */
 CTORCH_API void ct_tcp_store_free(ct_tcp_store *store);
 
@@ -1690,7 +1706,7 @@ static ct_result ct__sock_recv_all(int fd, void *buf, size_t n, double deadline)
 
 /* c10d's QueryType, in its order. */
 enum { CT__STORE_SET, CT__STORE_COMPARE_SET, CT__STORE_GET, CT__STORE_ADD, CT__STORE_CHECK, CT__STORE_WAIT,
-       CT__STORE_GETNUMKEYS };
+       CT__STORE_GETNUMKEYS, CT__STORE_WATCH_KEY, CT__STORE_DELETE_KEY };
 
 /* TCPStore's key prefixes: the one its API puts before every key, and the
  * key through which clients count themselves in (waitForWorkers). */
@@ -1761,8 +1777,9 @@ static ct__store_entry *ct__store_find(ct__store_server *s, const char *key)
     return NULL;
 }
 
-/* Sets key to value (taken over); false when out of memory. */
-static bool ct__store_put(ct__store_server *s, const char *key, char *value, size_t len)
+/* Sets key to value (taken over) and wakes the waiters; the entry, or
+ * NULL when out of memory. */
+static ct__store_entry *ct__store_put(ct__store_server *s, const char *key, char *value, size_t len)
 {
     ct__store_entry *e = ct__store_find(s, key);
     if (!e) {
@@ -1770,14 +1787,14 @@ static bool ct__store_put(ct__store_server *s, const char *key, char *value, siz
         char *k = ct__dist_strdup(key);
         if (!e || !k) {
             CT_FREE(e), CT_FREE(k), CT_FREE(value);
-            return false;
+            return NULL;
         }
         e->key = k, e->value = NULL, e->next = s->entries, s->entries = e;
     }
     CT_FREE(e->value);
     e->value = value, e->len = len;
     pthread_cond_broadcast(&s->changed);
-    return true;
+    return e;
 }
 
 /* ADD: the value, a decimal number as PyTorch keeps it, grows by amount. */
@@ -1787,7 +1804,7 @@ static bool ct__store_add(ct__store_server *s, const char *key, int64_t amount, 
     char text[32], *copy;
     *sum = amount + (e ? strtoll(e->value, NULL, 10) : 0);
     snprintf(text, sizeof text, "%lld", (long long)*sum);
-    return (copy = ct__dist_strdup(text)) && ct__store_put(s, key, copy, strlen(text));
+    return (copy = ct__dist_strdup(text)) && ct__store_put(s, key, copy, strlen(text)) != NULL;
 }
 
 /* Waits (lock held) until key exists; NULL when the server stops first. */
@@ -1843,50 +1860,135 @@ static bool ct__store_serve_keys(ct__store_server *s, int fd, bool wait)
     return ok;
 }
 
-/* GET: the key; the value's length and bytes answer, once it exists. */
+/* A byte vector answer: its length, then its bytes, copied (lock held)
+ * so that it is written after the lock is released; NULL when out of
+ * memory. *size is the answer's whole length. */
+static char *ct__store_vector_answer(const char *bytes, uint64_t n, size_t *size)
+{
+    char *answer = (char *)CT_MALLOC(sizeof n + n + 1);
+    if (!answer) return NULL;
+    memcpy(answer, &n, sizeof n), memcpy(answer + sizeof n, bytes, n);
+    *size = sizeof n + n;
+    return answer;
+}
+
+static bool ct__store_write_answer(int fd, char *answer, size_t size)
+{
+    bool ok = answer && ct__store_write(fd, answer, size);
+    CT_FREE(answer);
+    return ok;
+}
+
+/* GET: the key; the value answers, once it exists. */
 static bool ct__store_serve_get(ct__store_server *s, int fd, const char *key)
 {
-    char *reply = NULL;
-    uint64_t n = 0;
+    char *answer = NULL;
+    size_t size = 0;
     pthread_mutex_lock(&s->lock);
     ct__store_entry *e = ct__store_await(s, key);
-    if (e && (reply = (char *)CT_MALLOC(sizeof n + e->len + 1)) != NULL) {
-        n = e->len;
-        memcpy(reply, &n, sizeof n), memcpy(reply + sizeof n, e->value, e->len);
-    }
+    if (e) answer = ct__store_vector_answer(e->value, e->len, &size);
     pthread_mutex_unlock(&s->lock);
-    bool ok = reply && ct__store_write(fd, reply, sizeof n + n);
-    CT_FREE(reply);
+    return ct__store_write_answer(fd, answer, size);
+}
+
+/* SET: the key, the value; no answer. */
+static bool ct__store_serve_set(ct__store_server *s, int fd, const char *key)
+{
+    uint64_t len;
+    char *value = ct__store_read_bytes(fd, &len);
+    if (!value) return false;
+    pthread_mutex_lock(&s->lock);
+    bool ok = ct__store_put(s, key, value, len) != NULL; /* takes value */
+    pthread_mutex_unlock(&s->lock);
     return ok;
+}
+
+/* ADD: the key, the amount; the sum answers. */
+static bool ct__store_serve_add(ct__store_server *s, int fd, const char *key)
+{
+    int64_t amount = 0, sum = 0;
+    if (!ct__store_read(fd, &amount, sizeof amount)) return false;
+    pthread_mutex_lock(&s->lock);
+    bool ok = ct__store_add(s, key, amount, &sum);
+    pthread_mutex_unlock(&s->lock);
+    return ok && ct__store_write(fd, &sum, sizeof sum);
+}
+
+/* COMPARE_SET: the key, the expected value, the desired one. The key
+ * takes the desired value when it holds the expected one, or when it is
+ * missing and the expected value is empty; the key's value then answers,
+ * or, for a missing key, the expected value (as PyTorch's server). Unlike
+ * PyTorch's, which only wakes them on SET and ADD, a key made here wakes
+ * the clients waiting for it. */
+static bool ct__store_serve_compare_set(ct__store_server *s, int fd, const char *key)
+{
+    uint64_t expected_len = 0, desired_len = 0;
+    char *expected = ct__store_read_bytes(fd, &expected_len);
+    char *desired = expected ? ct__store_read_bytes(fd, &desired_len) : NULL, *answer = NULL;
+    size_t size = 0;
+    if (desired) {
+        pthread_mutex_lock(&s->lock);
+        ct__store_entry *e = ct__store_find(s, key);
+        bool swap = e ? e->len == expected_len && memcmp(e->value, expected, expected_len) == 0 : expected_len == 0;
+        if (swap) e = ct__store_put(s, key, desired, desired_len), desired = NULL; /* takes desired */
+        if (e) answer = ct__store_vector_answer(e->value, e->len, &size);
+        else if (!swap) answer = ct__store_vector_answer(expected, expected_len, &size); /* missing: PyTorch answers this */
+        pthread_mutex_unlock(&s->lock);
+    }
+    CT_FREE(expected), CT_FREE(desired);
+    return ct__store_write_answer(fd, answer, size);
+}
+
+/* DELETE_KEY: the key; the number of keys deleted (0 or 1) answers. */
+static bool ct__store_serve_delete_key(ct__store_server *s, int fd, const char *key)
+{
+    int64_t deleted = 0;
+    pthread_mutex_lock(&s->lock);
+    for (ct__store_entry **link = &s->entries, *e; (e = *link) != NULL; link = &e->next)
+        if (strcmp(e->key, key) == 0) {
+            *link = e->next, deleted = 1;
+            CT_FREE(e->key), CT_FREE(e->value), CT_FREE(e);
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+    return ct__store_write(fd, &deleted, sizeof deleted);
+}
+
+/* GETNUMKEYS: the number of keys answers, the ones the API's users do not
+ * see included ("init/", where clients count themselves in). */
+static bool ct__store_serve_num_keys(ct__store_server *s, int fd)
+{
+    int64_t n = 0;
+    pthread_mutex_lock(&s->lock);
+    for (ct__store_entry *e = s->entries; e; e = e->next) n++;
+    pthread_mutex_unlock(&s->lock);
+    return ct__store_write(fd, &n, sizeof n);
+}
+
+typedef bool (*ct__store_keyed_query)(ct__store_server *s, int fd, const char *key);
+
+/* The handler of a query that starts with a key; NULL for the others. */
+static ct__store_keyed_query ct__store_keyed_handler(int cmd)
+{
+    switch (cmd) {
+    case CT__STORE_SET: return ct__store_serve_set;
+    case CT__STORE_COMPARE_SET: return ct__store_serve_compare_set;
+    case CT__STORE_GET: return ct__store_serve_get;
+    case CT__STORE_ADD: return ct__store_serve_add;
+    case CT__STORE_DELETE_KEY: return ct__store_serve_delete_key;
+    default: return NULL;
+    }
 }
 
 /* One query; false ends the connection. */
 static bool ct__store_serve(ct__store_server *s, int fd, int cmd)
 {
     if (cmd == CT__STORE_CHECK || cmd == CT__STORE_WAIT) return ct__store_serve_keys(s, fd, cmd == CT__STORE_WAIT);
-    if (cmd == CT__STORE_GETNUMKEYS) {
-        int64_t n = 0;
-        pthread_mutex_lock(&s->lock);
-        for (ct__store_entry *e = s->entries; e; e = e->next) n++;
-        pthread_mutex_unlock(&s->lock);
-        return ct__store_write(fd, &n, sizeof n);
-    }
-    if (cmd != CT__STORE_SET && cmd != CT__STORE_GET && cmd != CT__STORE_ADD) return false;
-    uint64_t klen, vlen;
-    int64_t amount = 0, sum = 0;
-    char *key = ct__store_read_bytes(fd, &klen), *value = NULL;
-    bool ok = key != NULL;
-    if (ok && cmd == CT__STORE_GET) ok = ct__store_serve_get(s, fd, key);
-    else if (ok && cmd == CT__STORE_SET && (ok = (value = ct__store_read_bytes(fd, &vlen)) != NULL)) {
-        pthread_mutex_lock(&s->lock);
-        ok = ct__store_put(s, key, value, vlen); /* takes value */
-        pthread_mutex_unlock(&s->lock);
-    } else if (ok && cmd == CT__STORE_ADD && (ok = ct__store_read(fd, &amount, sizeof amount))) {
-        pthread_mutex_lock(&s->lock);
-        ok = ct__store_add(s, key, amount, &sum);
-        pthread_mutex_unlock(&s->lock);
-        ok = ok && ct__store_write(fd, &sum, sizeof sum);
-    }
+    if (cmd == CT__STORE_GETNUMKEYS) return ct__store_serve_num_keys(s, fd);
+    ct__store_keyed_query handler = ct__store_keyed_handler(cmd);
+    uint64_t len;
+    char *key = handler ? ct__store_read_bytes(fd, &len) : NULL; /* WATCH_KEY, or garbage: the connection ends */
+    bool ok = key && handler(s, fd, key);
     CT_FREE(key);
     return ok;
 }
@@ -2032,6 +2134,13 @@ static ct_result ct__store_send_key(ct_tcp_store *s, const char *key, double dea
     return res;
 }
 
+/* The start of a query about one key: its type, then the key. */
+static ct_result ct__store_send_keyed(ct_tcp_store *s, int cmd, const char *key, double deadline)
+{
+    ct_result res = ct__store_send_cmd(s, cmd, deadline);
+    return res == CT_OK ? ct__store_send_key(s, key, deadline) : res;
+}
+
 static ct_result ct__store_add_raw(ct_tcp_store *s, const char *full_key, int64_t amount, int64_t *sum, double deadline)
 {
     ct_result res = ct__store_send_cmd(s, CT__STORE_ADD, deadline);
@@ -2087,36 +2196,66 @@ void ct_tcp_store_free(ct_tcp_store *store)
     CT_FREE(store);
 }
 
-static ct_result ct__store_check(const ct_tcp_store *s, const char *key)
+static ct_result ct__store_check_self(const ct_tcp_store *s)
 {
     if (!s) return ct__dist_fail(CT_ERR_TYPE, "TCPStore: argument 'self' must be TCPStore, not NULL");
-    if (!key) return ct__dist_fail(CT_ERR_TYPE, "TCPStore: key must be a string, not NULL");
+    return CT_OK;
+}
+
+static ct_result ct__store_check(const ct_tcp_store *s, const char *key)
+{
+    ct_result res = ct__store_check_self(s);
+    if (res == CT_OK && !key) res = ct__dist_fail(CT_ERR_TYPE, "TCPStore: key must be a string, not NULL");
+    return res;
+}
+
+/* n keys, every one a string (none is fine). */
+static ct_result ct__store_check_keys(const ct_tcp_store *s, const char *const *keys, int n)
+{
+    ct_result res = ct__store_check_self(s);
+    if (res == CT_OK && n < 0) res = ct__dist_fail(CT_ERR_VALUE, "TCPStore: the number of keys must not be negative, not %d", n);
+    if (res == CT_OK && n > 0 && !keys) res = ct__dist_fail(CT_ERR_TYPE, "TCPStore: keys must be a list of strings, not NULL");
+    for (int i = 0; i < n && res == CT_OK; i++) res = ct__store_check(s, keys[i]);
+    return res;
+}
+
+/* A buffer of len bytes: NULL only when empty. */
+static ct_result ct__store_check_bytes(const char *name, const void *p, size_t len)
+{
+    if (!p && len > 0) return ct__dist_fail(CT_ERR_TYPE, "TCPStore: %s must be bytes, not NULL", name);
     return CT_OK;
 }
 
 ct_result ct_tcp_store_set(ct_tcp_store *store, const char *key, const void *value, size_t len)
 {
     ct_result res = ct__store_check(store, key);
+    if (res == CT_OK) res = ct__store_check_bytes("value", value, len);
     if (res != CT_OK) return res;
     double deadline = ct__dist_seconds() + store->timeout;
     pthread_mutex_lock(&store->lock);
-    res = ct__store_send_cmd(store, CT__STORE_SET, deadline);
-    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
+    res = ct__store_send_keyed(store, CT__STORE_SET, key, deadline);
     if (res == CT_OK) res = ct__store_send_bytes(store, value, len, deadline);
     pthread_mutex_unlock(&store->lock);
     return res;
 }
 
-/* WAIT for n keys (lock held): one byte answers once all exist. */
-static ct_result ct__store_wait_locked(ct_tcp_store *s, const char *const *keys, int n, double deadline)
+/* CHECK or WAIT for n keys (lock held): the number of keys, the keys;
+ * one byte answers (0: all exist; WAIT answers once they do). */
+static ct_result ct__store_keys_query(ct_tcp_store *s, int cmd, const char *const *keys, int n, double deadline,
+                                      unsigned char *answer)
 {
     uint64_t count = (uint64_t)n;
-    unsigned char answer = 1;
-    ct_result res = ct__store_send_cmd(s, CT__STORE_WAIT, deadline);
+    ct_result res = ct__store_send_cmd(s, cmd, deadline);
     if (res == CT_OK) res = ct__store_broken(s, ct__sock_send_all(s->fd, &count, sizeof count, deadline));
     for (int i = 0; i < n && res == CT_OK; i++) res = ct__store_send_key(s, keys[i], deadline);
-    if (res == CT_OK) res = ct__store_recv(s, &answer, 1, deadline);
+    if (res == CT_OK) res = ct__store_recv(s, answer, 1, deadline);
     return res;
+}
+
+static ct_result ct__store_wait_locked(ct_tcp_store *s, const char *const *keys, int n, double deadline)
+{
+    unsigned char answer = 1;
+    return ct__store_keys_query(s, CT__STORE_WAIT, keys, n, deadline, &answer);
 }
 
 /* The rest of an answer that did not fit the caller's buffer. */
@@ -2129,22 +2268,78 @@ static ct_result ct__store_skip(ct_tcp_store *s, uint64_t n, double deadline)
     return res;
 }
 
+/* A byte vector answer (lock held): at most cap bytes into value, and
+ * the whole length into *len. */
+static ct_result ct__store_recv_vector(ct_tcp_store *s, void *value, size_t cap, uint64_t *len, double deadline)
+{
+    ct_result res = ct__store_recv(s, len, sizeof *len, deadline);
+    size_t kept = *len < cap ? (size_t)*len : cap;
+    if (res == CT_OK) res = ct__store_recv(s, value, kept, deadline);
+    if (res == CT_OK) res = ct__store_skip(s, *len - kept, deadline);
+    return res;
+}
+
 ct_result ct_tcp_store_get(ct_tcp_store *store, const char *key, void *value, size_t cap, size_t *len)
 {
     uint64_t n = 0;
     ct_result res = ct__store_check(store, key);
+    if (res == CT_OK) res = ct__store_check_bytes("value", value, cap);
     if (res != CT_OK) return res;
     double deadline = ct__dist_seconds() + store->timeout;
     pthread_mutex_lock(&store->lock);
     res = ct__store_wait_locked(store, &key, 1, deadline); /* as TCPStore::get: PyTorch's server fails a GET of a missing key */
-    if (res == CT_OK) res = ct__store_send_cmd(store, CT__STORE_GET, deadline);
-    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
-    if (res == CT_OK) res = ct__store_recv(store, &n, sizeof n, deadline);
-    size_t kept = n < cap ? (size_t)n : cap;
-    if (res == CT_OK) res = ct__store_recv(store, value, kept, deadline);
-    if (res == CT_OK) res = ct__store_skip(store, n - kept, deadline);
+    if (res == CT_OK) res = ct__store_send_keyed(store, CT__STORE_GET, key, deadline);
+    if (res == CT_OK) res = ct__store_recv_vector(store, value, cap, &n, deadline);
     pthread_mutex_unlock(&store->lock);
     if (len) *len = res == CT_OK ? (size_t)n : 0;
+    return res;
+}
+
+ct_result ct_tcp_store_compare_set(ct_tcp_store *store, const char *key, const void *expected, size_t expected_len,
+                                   const void *desired, size_t desired_len, void *value, size_t cap, size_t *len)
+{
+    uint64_t n = 0;
+    ct_result res = ct__store_check(store, key);
+    if (res == CT_OK) res = ct__store_check_bytes("expected_value", expected, expected_len);
+    if (res == CT_OK) res = ct__store_check_bytes("desired_value", desired, desired_len);
+    if (res == CT_OK) res = ct__store_check_bytes("value", value, cap);
+    if (res != CT_OK) return res;
+    double deadline = ct__dist_seconds() + store->timeout;
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_send_keyed(store, CT__STORE_COMPARE_SET, key, deadline);
+    if (res == CT_OK) res = ct__store_send_bytes(store, expected, expected_len, deadline);
+    if (res == CT_OK) res = ct__store_send_bytes(store, desired, desired_len, deadline);
+    if (res == CT_OK) res = ct__store_recv_vector(store, value, cap, &n, deadline);
+    pthread_mutex_unlock(&store->lock);
+    if (len) *len = res == CT_OK ? (size_t)n : 0;
+    return res;
+}
+
+ct_result ct_tcp_store_delete_key(ct_tcp_store *store, const char *key, bool *deleted)
+{
+    int64_t n = 0;
+    ct_result res = ct__store_check(store, key);
+    if (res != CT_OK) return res;
+    double deadline = ct__dist_seconds() + store->timeout;
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_send_keyed(store, CT__STORE_DELETE_KEY, key, deadline);
+    if (res == CT_OK) res = ct__store_recv(store, &n, sizeof n, deadline);
+    pthread_mutex_unlock(&store->lock);
+    if (deleted) *deleted = res == CT_OK && n == 1;
+    return res;
+}
+
+ct_result ct_tcp_store_num_keys(ct_tcp_store *store, int64_t *n)
+{
+    int64_t count = 0;
+    ct_result res = ct__store_check_self(store);
+    if (res != CT_OK) return res;
+    double deadline = ct__dist_seconds() + store->timeout;
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_send_cmd(store, CT__STORE_GETNUMKEYS, deadline);
+    if (res == CT_OK) res = ct__store_recv(store, &count, sizeof count, deadline);
+    pthread_mutex_unlock(&store->lock);
+    if (n) *n = res == CT_OK ? count : 0;
     return res;
 }
 
@@ -2164,12 +2359,23 @@ ct_result ct_tcp_store_add(ct_tcp_store *store, const char *key, int64_t amount,
 
 ct_result ct_tcp_store_wait(ct_tcp_store *store, const char *const *keys, int n, double timeout)
 {
-    ct_result res = ct__store_check(store, n > 0 && keys ? keys[0] : NULL);
-    for (int i = 1; i < n && res == CT_OK; i++) res = ct__store_check(store, keys[i]);
+    ct_result res = ct__store_check_keys(store, keys, n);
     if (res != CT_OK) return res;
     pthread_mutex_lock(&store->lock);
     res = ct__store_wait_locked(store, keys, n, ct__dist_seconds() + (timeout > 0 ? timeout : store->timeout));
     pthread_mutex_unlock(&store->lock);
+    return res;
+}
+
+ct_result ct_tcp_store_check(ct_tcp_store *store, const char *const *keys, int n, bool *ready)
+{
+    unsigned char answer = 1;
+    ct_result res = ct__store_check_keys(store, keys, n);
+    if (res != CT_OK) return res;
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_keys_query(store, CT__STORE_CHECK, keys, n, ct__dist_seconds() + store->timeout, &answer);
+    pthread_mutex_unlock(&store->lock);
+    if (ready) *ready = res == CT_OK && answer == 0;
     return res;
 }
 
@@ -2194,10 +2400,17 @@ ct_result ct_tcp_store_wait(ct_tcp_store *store, const char *const *keys, int n,
  * thread that runs its collectives one after the other in posting order
  * (the front end has every rank post the same ones in the same order),
  * each as steps of sends and receives on the engine. The program's sends
- * and receives go to the engine directly. */
+ * and receives go to the engine directly.
+ *
+ * A lost connection fails the operations that need its peer. One that
+ * failed so aborts the engine: all its operations fail with the same
+ * message, and it tells every other rank, which aborts too, so that the
+ * ranks waiting on a survivor (one that gave up) fail at once rather than
+ * at their timeout. */
 
 #define CT__TCP_COLLECTIVE_TAG (-1) /* a worker's collective messages */
 #define CT__TCP_SETUP_TAG (-2)      /* init's and split's exchanges, made by the calling thread */
+#define CT__TCP_ABORT_TAG (-3)      /* an aborting engine's message to the others: why */
 #define CT__TCP_MAGIC 0x63744750u   /* a mesh connection's hello */
 #define CT__TCP_ERROR_LEN 320
 
@@ -2214,6 +2427,7 @@ typedef struct ct__tcp_req {
     uint64_t ctx;
     int tag, peer; /* peer: a world rank; -1 for a receive from any */
     bool sending, complete, failed;
+    bool orphan; /* the engine's own abort message (its text in error), freed once it went */
     char *buf;
     size_t len;   /* a send's bytes; a receive's capacity, then what arrived */
     size_t moved; /* a send's bytes of header and payload written */
@@ -2245,6 +2459,7 @@ typedef struct ct__tcp_peer {
     size_t in_left;                  /* payload bytes still to read */
     ct__tcp_req *in_req;             /* the receive it completes, or */
     ct__tcp_held *in_held;           /* the held message it fills */
+    char abort_in[CT__TCP_ERROR_LEN]; /* an abort message's text, as it arrives */
 } ct__tcp_peer;
 
 typedef struct ct__tcp_engine {
@@ -2261,6 +2476,8 @@ typedef struct ct__tcp_engine {
     int wake[2];
     ct__tcp_req *posted, *posted_tail; /* receives not matched yet */
     ct__tcp_held *held;                /* messages not received yet, oldest first */
+    bool aborted;                      /* an operation failed for a lost peer: all do now */
+    char abort_why[CT__TCP_ERROR_LEN];
 } ct__tcp_engine;
 
 /* An operation posted on a communicator: a collective for its worker, or a
@@ -2294,8 +2511,23 @@ typedef struct ct__tcp_xfer {
 
 /* ---------------------------------------------------------------- engine (lock held) */
 
+static ct__tcp_req *ct__tcp_req_new(uint64_t ctx, int tag, int peer, bool sending, void *buf, size_t len)
+{
+    ct__tcp_req *q = (ct__tcp_req *)CT_MALLOC(sizeof *q);
+    if (!q) return NULL;
+    memset(q, 0, sizeof *q);
+    q->ctx = ctx, q->tag = tag, q->peer = peer, q->sending = sending, q->buf = (char *)buf, q->len = len;
+    q->source = -1;
+    q->header.ctx = ctx, q->header.tag = tag, q->header.len = len;
+    return q;
+}
+
 static void ct__tcp_finish(ct__tcp_engine *e, ct__tcp_req *q, const char *error)
 {
+    if (q->orphan) { /* nobody waits for it */
+        CT_FREE(q);
+        return;
+    }
     q->complete = true;
     if (error) q->failed = true, snprintf(q->error, sizeof q->error, "%s", error);
     e->completions++;
@@ -2320,11 +2552,13 @@ static void ct__tcp_unlink_posted(ct__tcp_engine *e, ct__tcp_req *q)
     if (e->posted_tail == q) e->posted_tail = prev;
 }
 
-/* The connection to p is gone: every operation that needs p fails. */
-static void ct__tcp_lose(ct__tcp_engine *e, int p, int err)
+/* The connection to p is gone: every operation that needs p fails; true
+ * when one did. */
+static bool ct__tcp_lose(ct__tcp_engine *e, int p, int err)
 {
     ct__tcp_peer *peer = &e->peers[p];
-    if (peer->lost) return;
+    if (peer->lost) return false;
+    bool failed = peer->sends || peer->in_req || (peer->in_held && peer->in_held->claimed);
     peer->lost = true;
     bool closed = err == 0 || err == ECONNRESET || err == EPIPE; /* it exited, or closed its end */
     if (!closed) snprintf(peer->why, sizeof peer->why, "Connection with peer %s (rank %d) failed: %s", peer->addr, p, strerror(err));
@@ -2340,8 +2574,66 @@ static void ct__tcp_lose(ct__tcp_engine *e, int p, int err)
     peer->in_req = NULL, peer->in_held = NULL;
     for (ct__tcp_req *q = e->posted, *next; q; q = next) {
         next = q->next;
-        if (q->peer == p) ct__tcp_unlink_posted(e, q), ct__tcp_finish(e, q, peer->why);
+        if (q->peer == p) ct__tcp_unlink_posted(e, q), ct__tcp_finish(e, q, peer->why), failed = true;
     }
+    return failed;
+}
+
+static void ct__tcp_write(ct__tcp_engine *e, int p);
+static void ct__tcp_wake(ct__tcp_engine *e);
+
+/* Queues a send to p, and writes as much as the socket takes now. */
+static void ct__tcp_queue_send(ct__tcp_engine *e, int p, ct__tcp_req *q)
+{
+    ct__tcp_peer *to = &e->peers[p];
+    if (to->sends_tail) to->sends_tail->next = q;
+    else to->sends = q;
+    to->sends_tail = q;
+    ct__tcp_write(e, p);
+    if (to->sends) ct__tcp_wake(e); /* the engine polls for room */
+}
+
+/* An operation failed because a peer was lost, here or (the message of
+ * another rank) there: the group cannot go on, as after NCCL's
+ * communicator abort. Every receive fails with why, and so does every
+ * operation posted later; every rank still connected is told why, behind
+ * what was already queued for it, so that a rank waiting on this one
+ * fails at once, naming the lost peer, rather than at its timeout. */
+static void ct__tcp_abort(ct__tcp_engine *e, const char *why)
+{
+    if (e->aborted) return;
+    e->aborted = true;
+    snprintf(e->abort_why, sizeof e->abort_why, "%s", why);
+    for (ct__tcp_req *q = e->posted, *next; q; q = next) next = q->next, ct__tcp_finish(e, q, e->abort_why);
+    e->posted = e->posted_tail = NULL;
+    for (ct__tcp_held *h = e->held; h; h = h->next)
+        if (h->claimed) ct__tcp_finish(e, h->claimed, e->abort_why), h->claimed = NULL, h->dropped = true;
+    for (int p = 0; p < e->size; p++) {
+        ct__tcp_peer *peer = &e->peers[p];
+        if (peer->in_req) ct__tcp_finish(e, peer->in_req, e->abort_why), peer->in_req = NULL, peer->in_dst = NULL;
+    }
+    for (int p = 0; p < e->size; p++) {
+        if (p == e->rank || e->peers[p].lost) continue;
+        ct__tcp_req *q = ct__tcp_req_new(0, CT__TCP_ABORT_TAG, p, true, NULL, strlen(e->abort_why));
+        if (!q) continue; /* that rank learns of the loss by itself, or at its timeout */
+        q->orphan = true, q->buf = q->error;
+        snprintf(q->error, sizeof q->error, "%s", e->abort_why);
+        ct__tcp_queue_send(e, p, q);
+    }
+}
+
+/* The connection to p ended (the peer closed it, or the network failed):
+ * an operation that needed p aborts the engine. */
+static void ct__tcp_lost(ct__tcp_engine *e, int p, int err)
+{
+    if (ct__tcp_lose(e, p, err)) ct__tcp_abort(e, e->peers[p].why);
+}
+
+/* A request for p, which is lost: it fails, and so does the engine. */
+static void ct__tcp_fail_lost(ct__tcp_engine *e, ct__tcp_req *q, int p)
+{
+    ct__tcp_finish(e, q, e->peers[p].why);
+    ct__tcp_abort(e, e->peers[p].why);
 }
 
 static bool ct__tcp_matches(const ct__tcp_req *q, uint64_t ctx, int tag, int source)
@@ -2357,6 +2649,12 @@ static void ct__tcp_route(ct__tcp_engine *e, int p)
     ct__tcp_header h = peer->in;
     peer->in_left = (size_t)h.len;
     peer->in_dst = NULL;
+    if (h.tag == CT__TCP_ABORT_TAG) {
+        if (h.len < sizeof peer->abort_in) peer->in_dst = peer->abort_in;
+        else ct__tcp_lost(e, p, EPROTO); /* no ctorch rank sends one so long */
+        return;
+    }
+    if (e->aborted) return; /* nothing will receive it: dropped */
     for (ct__tcp_req *q = e->posted; q; q = q->next)
         if (ct__tcp_matches(q, h.ctx, h.tag, p)) {
             ct__tcp_unlink_posted(e, q);
@@ -2376,7 +2674,7 @@ static void ct__tcp_route(ct__tcp_engine *e, int p)
     char *data = held ? (char *)CT_MALLOC(h.len ? (size_t)h.len : 1) : NULL;
     if (!data) { /* no memory to hold it: the connection cannot go on */
         CT_FREE(held);
-        ct__tcp_lose(e, p, ENOMEM);
+        ct__tcp_lost(e, p, ENOMEM);
         return;
     }
     memset(held, 0, sizeof *held);
@@ -2399,6 +2697,7 @@ static void ct__tcp_deliver_held(ct__tcp_engine *e, ct__tcp_held *h)
 static void ct__tcp_arrived(ct__tcp_engine *e, int p)
 {
     ct__tcp_peer *peer = &e->peers[p];
+    bool aborts = peer->in.tag == CT__TCP_ABORT_TAG;
     if (peer->in_req) ct__tcp_finish(e, peer->in_req, NULL);
     if (peer->in_held) {
         peer->in_held->arrived = true;
@@ -2406,6 +2705,10 @@ static void ct__tcp_arrived(ct__tcp_engine *e, int p)
         else if (peer->in_held->dropped) ct__tcp_unlink_held(e, peer->in_held);
     }
     peer->in_req = NULL, peer->in_held = NULL, peer->in_have = 0;
+    if (aborts) {
+        peer->abort_in[peer->in.len] = 0;
+        ct__tcp_abort(e, peer->abort_in);
+    }
 }
 
 /* Reads what p has sent, without blocking. */
@@ -2422,7 +2725,7 @@ static void ct__tcp_read(ct__tcp_engine *e, int p)
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         if (k <= 0) {
-            ct__tcp_lose(e, p, k == 0 ? 0 : errno);
+            ct__tcp_lost(e, p, k == 0 ? 0 : errno);
             return;
         }
         if (header) {
@@ -2456,7 +2759,7 @@ static void ct__tcp_write(ct__tcp_engine *e, int p)
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         if (k < 0) {
-            ct__tcp_lose(e, p, errno);
+            ct__tcp_lost(e, p, errno);
             return;
         }
         q->moved += (size_t)k;
@@ -2501,34 +2804,20 @@ static void *ct__tcp_engine_main(void *arg)
     return NULL;
 }
 
-static ct__tcp_req *ct__tcp_req_new(uint64_t ctx, int tag, int peer, bool sending, void *buf, size_t len)
-{
-    ct__tcp_req *q = (ct__tcp_req *)CT_MALLOC(sizeof *q);
-    if (!q) return NULL;
-    memset(q, 0, sizeof *q);
-    q->ctx = ctx, q->tag = tag, q->peer = peer, q->sending = sending, q->buf = (char *)buf, q->len = len;
-    q->source = -1;
-    q->header.ctx = ctx, q->header.tag = tag, q->header.len = len;
-    return q;
-}
-
 /* Posts a send (it goes out at once as far as the socket takes it) or a
- * receive (it takes the oldest matching held message, or waits); NULL
- * when out of memory. */
+ * receive (it takes the oldest matching held message, or waits); on an
+ * aborted engine, or for a lost peer, it fails at once. NULL when out of
+ * memory. */
 static ct__tcp_req *ct__tcp_post_req(ct__tcp_engine *e, uint64_t ctx, int tag, int peer, bool sending, void *buf, size_t len)
 {
     ct__tcp_req *q = ct__tcp_req_new(ctx, tag, peer, sending, buf, len);
     if (!q) return NULL;
     pthread_mutex_lock(&e->lock);
     ct__tcp_peer *to = peer >= 0 ? &e->peers[peer] : NULL;
-    if (sending && to->lost) ct__tcp_finish(e, q, to->why);
-    else if (sending) {
-        if (to->sends_tail) to->sends_tail->next = q;
-        else to->sends = q;
-        to->sends_tail = q;
-        ct__tcp_write(e, peer);
-        if (to->sends) ct__tcp_wake(e); /* the engine polls for room */
-    } else {
+    if (e->aborted) ct__tcp_finish(e, q, e->abort_why);
+    else if (sending && to->lost) ct__tcp_fail_lost(e, q, peer);
+    else if (sending) ct__tcp_queue_send(e, peer, q);
+    else {
         ct__tcp_held *h = e->held;
         while (h && (h->claimed || h->dropped || !ct__tcp_matches(q, h->ctx, h->tag, h->source))) h = h->next;
         if (h && h->len > len) {
@@ -2539,7 +2828,7 @@ static ct__tcp_req *ct__tcp_post_req(ct__tcp_engine *e, uint64_t ctx, int tag, i
             h->claimed = q;
             if (h->arrived) ct__tcp_deliver_held(e, h);
         } else if (to && to->lost) /* nothing more will come from it */
-            ct__tcp_finish(e, q, to->why);
+            ct__tcp_fail_lost(e, q, peer);
         else {
             if (e->posted_tail) e->posted_tail->next = q;
             else e->posted = q;

@@ -202,5 +202,21 @@ CTORCH_API ct_result ct_tcp_store_get(ct_tcp_store *store, const char *key, void
 CTORCH_API ct_result ct_tcp_store_add(ct_tcp_store *store, const char *key, int64_t amount, int64_t *value);
 /* TCPStore.wait(keys, timeout): until every key is set; timeout 0 is the store's. */
 CTORCH_API ct_result ct_tcp_store_wait(ct_tcp_store *store, const char *const *keys, int n, double timeout);
+/* TCPStore::check(keys) of c10d's C++ API (Python 1.13 does not bind it):
+ * *ready tells whether every key is set, without waiting. */
+CTORCH_API ct_result ct_tcp_store_check(ct_tcp_store *store, const char *const *keys, int n, bool *ready);
+/* TCPStore.compare_set(key, expected_value, desired_value): the key takes
+ * the desired value when it holds the expected one, or when it is not set
+ * and the expected value is empty. The answer, into value as
+ * ct_tcp_store_get's, is the key's value afterwards, or the expected value
+ * when the key is not set (PyTorch's server answers so). */
+CTORCH_API ct_result ct_tcp_store_compare_set(ct_tcp_store *store, const char *key, const void *expected,
+                                              size_t expected_len, const void *desired, size_t desired_len,
+                                              void *value, size_t cap, size_t *len);
+/* TCPStore.delete_key(key): *deleted tells whether the key was set. */
+CTORCH_API ct_result ct_tcp_store_delete_key(ct_tcp_store *store, const char *key, bool *deleted);
+/* TCPStore.num_keys(): every key the server holds, including the one its
+ * clients count themselves in by (the master's "init/" of world_size). */
+CTORCH_API ct_result ct_tcp_store_num_keys(ct_tcp_store *store, int64_t *n);
 /* Closes the connection; the master's store stops serving. NULL is ignored. */
 CTORCH_API void ct_tcp_store_free(ct_tcp_store *store);

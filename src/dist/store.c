@@ -12,7 +12,7 @@
 
 /* c10d's QueryType, in its order. */
 enum { CT__STORE_SET, CT__STORE_COMPARE_SET, CT__STORE_GET, CT__STORE_ADD, CT__STORE_CHECK, CT__STORE_WAIT,
-       CT__STORE_GETNUMKEYS };
+       CT__STORE_GETNUMKEYS, CT__STORE_WATCH_KEY, CT__STORE_DELETE_KEY };
 
 /* TCPStore's key prefixes: the one its API puts before every key, and the
  * key through which clients count themselves in (waitForWorkers). */
@@ -83,8 +83,9 @@ static ct__store_entry *ct__store_find(ct__store_server *s, const char *key)
     return NULL;
 }
 
-/* Sets key to value (taken over); false when out of memory. */
-static bool ct__store_put(ct__store_server *s, const char *key, char *value, size_t len)
+/* Sets key to value (taken over) and wakes the waiters; the entry, or
+ * NULL when out of memory. */
+static ct__store_entry *ct__store_put(ct__store_server *s, const char *key, char *value, size_t len)
 {
     ct__store_entry *e = ct__store_find(s, key);
     if (!e) {
@@ -92,14 +93,14 @@ static bool ct__store_put(ct__store_server *s, const char *key, char *value, siz
         char *k = ct__dist_strdup(key);
         if (!e || !k) {
             CT_FREE(e), CT_FREE(k), CT_FREE(value);
-            return false;
+            return NULL;
         }
         e->key = k, e->value = NULL, e->next = s->entries, s->entries = e;
     }
     CT_FREE(e->value);
     e->value = value, e->len = len;
     pthread_cond_broadcast(&s->changed);
-    return true;
+    return e;
 }
 
 /* ADD: the value, a decimal number as PyTorch keeps it, grows by amount. */
@@ -109,7 +110,7 @@ static bool ct__store_add(ct__store_server *s, const char *key, int64_t amount, 
     char text[32], *copy;
     *sum = amount + (e ? strtoll(e->value, NULL, 10) : 0);
     snprintf(text, sizeof text, "%lld", (long long)*sum);
-    return (copy = ct__dist_strdup(text)) && ct__store_put(s, key, copy, strlen(text));
+    return (copy = ct__dist_strdup(text)) && ct__store_put(s, key, copy, strlen(text)) != NULL;
 }
 
 /* Waits (lock held) until key exists; NULL when the server stops first. */
@@ -165,50 +166,135 @@ static bool ct__store_serve_keys(ct__store_server *s, int fd, bool wait)
     return ok;
 }
 
-/* GET: the key; the value's length and bytes answer, once it exists. */
+/* A byte vector answer: its length, then its bytes, copied (lock held)
+ * so that it is written after the lock is released; NULL when out of
+ * memory. *size is the answer's whole length. */
+static char *ct__store_vector_answer(const char *bytes, uint64_t n, size_t *size)
+{
+    char *answer = (char *)CT_MALLOC(sizeof n + n + 1);
+    if (!answer) return NULL;
+    memcpy(answer, &n, sizeof n), memcpy(answer + sizeof n, bytes, n);
+    *size = sizeof n + n;
+    return answer;
+}
+
+static bool ct__store_write_answer(int fd, char *answer, size_t size)
+{
+    bool ok = answer && ct__store_write(fd, answer, size);
+    CT_FREE(answer);
+    return ok;
+}
+
+/* GET: the key; the value answers, once it exists. */
 static bool ct__store_serve_get(ct__store_server *s, int fd, const char *key)
 {
-    char *reply = NULL;
-    uint64_t n = 0;
+    char *answer = NULL;
+    size_t size = 0;
     pthread_mutex_lock(&s->lock);
     ct__store_entry *e = ct__store_await(s, key);
-    if (e && (reply = (char *)CT_MALLOC(sizeof n + e->len + 1)) != NULL) {
-        n = e->len;
-        memcpy(reply, &n, sizeof n), memcpy(reply + sizeof n, e->value, e->len);
-    }
+    if (e) answer = ct__store_vector_answer(e->value, e->len, &size);
     pthread_mutex_unlock(&s->lock);
-    bool ok = reply && ct__store_write(fd, reply, sizeof n + n);
-    CT_FREE(reply);
+    return ct__store_write_answer(fd, answer, size);
+}
+
+/* SET: the key, the value; no answer. */
+static bool ct__store_serve_set(ct__store_server *s, int fd, const char *key)
+{
+    uint64_t len;
+    char *value = ct__store_read_bytes(fd, &len);
+    if (!value) return false;
+    pthread_mutex_lock(&s->lock);
+    bool ok = ct__store_put(s, key, value, len) != NULL; /* takes value */
+    pthread_mutex_unlock(&s->lock);
     return ok;
+}
+
+/* ADD: the key, the amount; the sum answers. */
+static bool ct__store_serve_add(ct__store_server *s, int fd, const char *key)
+{
+    int64_t amount = 0, sum = 0;
+    if (!ct__store_read(fd, &amount, sizeof amount)) return false;
+    pthread_mutex_lock(&s->lock);
+    bool ok = ct__store_add(s, key, amount, &sum);
+    pthread_mutex_unlock(&s->lock);
+    return ok && ct__store_write(fd, &sum, sizeof sum);
+}
+
+/* COMPARE_SET: the key, the expected value, the desired one. The key
+ * takes the desired value when it holds the expected one, or when it is
+ * missing and the expected value is empty; the key's value then answers,
+ * or, for a missing key, the expected value (as PyTorch's server). Unlike
+ * PyTorch's, which only wakes them on SET and ADD, a key made here wakes
+ * the clients waiting for it. */
+static bool ct__store_serve_compare_set(ct__store_server *s, int fd, const char *key)
+{
+    uint64_t expected_len = 0, desired_len = 0;
+    char *expected = ct__store_read_bytes(fd, &expected_len);
+    char *desired = expected ? ct__store_read_bytes(fd, &desired_len) : NULL, *answer = NULL;
+    size_t size = 0;
+    if (desired) {
+        pthread_mutex_lock(&s->lock);
+        ct__store_entry *e = ct__store_find(s, key);
+        bool swap = e ? e->len == expected_len && memcmp(e->value, expected, expected_len) == 0 : expected_len == 0;
+        if (swap) e = ct__store_put(s, key, desired, desired_len), desired = NULL; /* takes desired */
+        if (e) answer = ct__store_vector_answer(e->value, e->len, &size);
+        else if (!swap) answer = ct__store_vector_answer(expected, expected_len, &size); /* missing: PyTorch answers this */
+        pthread_mutex_unlock(&s->lock);
+    }
+    CT_FREE(expected), CT_FREE(desired);
+    return ct__store_write_answer(fd, answer, size);
+}
+
+/* DELETE_KEY: the key; the number of keys deleted (0 or 1) answers. */
+static bool ct__store_serve_delete_key(ct__store_server *s, int fd, const char *key)
+{
+    int64_t deleted = 0;
+    pthread_mutex_lock(&s->lock);
+    for (ct__store_entry **link = &s->entries, *e; (e = *link) != NULL; link = &e->next)
+        if (strcmp(e->key, key) == 0) {
+            *link = e->next, deleted = 1;
+            CT_FREE(e->key), CT_FREE(e->value), CT_FREE(e);
+            break;
+        }
+    pthread_mutex_unlock(&s->lock);
+    return ct__store_write(fd, &deleted, sizeof deleted);
+}
+
+/* GETNUMKEYS: the number of keys answers, the ones the API's users do not
+ * see included ("init/", where clients count themselves in). */
+static bool ct__store_serve_num_keys(ct__store_server *s, int fd)
+{
+    int64_t n = 0;
+    pthread_mutex_lock(&s->lock);
+    for (ct__store_entry *e = s->entries; e; e = e->next) n++;
+    pthread_mutex_unlock(&s->lock);
+    return ct__store_write(fd, &n, sizeof n);
+}
+
+typedef bool (*ct__store_keyed_query)(ct__store_server *s, int fd, const char *key);
+
+/* The handler of a query that starts with a key; NULL for the others. */
+static ct__store_keyed_query ct__store_keyed_handler(int cmd)
+{
+    switch (cmd) {
+    case CT__STORE_SET: return ct__store_serve_set;
+    case CT__STORE_COMPARE_SET: return ct__store_serve_compare_set;
+    case CT__STORE_GET: return ct__store_serve_get;
+    case CT__STORE_ADD: return ct__store_serve_add;
+    case CT__STORE_DELETE_KEY: return ct__store_serve_delete_key;
+    default: return NULL;
+    }
 }
 
 /* One query; false ends the connection. */
 static bool ct__store_serve(ct__store_server *s, int fd, int cmd)
 {
     if (cmd == CT__STORE_CHECK || cmd == CT__STORE_WAIT) return ct__store_serve_keys(s, fd, cmd == CT__STORE_WAIT);
-    if (cmd == CT__STORE_GETNUMKEYS) {
-        int64_t n = 0;
-        pthread_mutex_lock(&s->lock);
-        for (ct__store_entry *e = s->entries; e; e = e->next) n++;
-        pthread_mutex_unlock(&s->lock);
-        return ct__store_write(fd, &n, sizeof n);
-    }
-    if (cmd != CT__STORE_SET && cmd != CT__STORE_GET && cmd != CT__STORE_ADD) return false;
-    uint64_t klen, vlen;
-    int64_t amount = 0, sum = 0;
-    char *key = ct__store_read_bytes(fd, &klen), *value = NULL;
-    bool ok = key != NULL;
-    if (ok && cmd == CT__STORE_GET) ok = ct__store_serve_get(s, fd, key);
-    else if (ok && cmd == CT__STORE_SET && (ok = (value = ct__store_read_bytes(fd, &vlen)) != NULL)) {
-        pthread_mutex_lock(&s->lock);
-        ok = ct__store_put(s, key, value, vlen); /* takes value */
-        pthread_mutex_unlock(&s->lock);
-    } else if (ok && cmd == CT__STORE_ADD && (ok = ct__store_read(fd, &amount, sizeof amount))) {
-        pthread_mutex_lock(&s->lock);
-        ok = ct__store_add(s, key, amount, &sum);
-        pthread_mutex_unlock(&s->lock);
-        ok = ok && ct__store_write(fd, &sum, sizeof sum);
-    }
+    if (cmd == CT__STORE_GETNUMKEYS) return ct__store_serve_num_keys(s, fd);
+    ct__store_keyed_query handler = ct__store_keyed_handler(cmd);
+    uint64_t len;
+    char *key = handler ? ct__store_read_bytes(fd, &len) : NULL; /* WATCH_KEY, or garbage: the connection ends */
+    bool ok = key && handler(s, fd, key);
     CT_FREE(key);
     return ok;
 }
@@ -354,6 +440,13 @@ static ct_result ct__store_send_key(ct_tcp_store *s, const char *key, double dea
     return res;
 }
 
+/* The start of a query about one key: its type, then the key. */
+static ct_result ct__store_send_keyed(ct_tcp_store *s, int cmd, const char *key, double deadline)
+{
+    ct_result res = ct__store_send_cmd(s, cmd, deadline);
+    return res == CT_OK ? ct__store_send_key(s, key, deadline) : res;
+}
+
 static ct_result ct__store_add_raw(ct_tcp_store *s, const char *full_key, int64_t amount, int64_t *sum, double deadline)
 {
     ct_result res = ct__store_send_cmd(s, CT__STORE_ADD, deadline);
@@ -409,36 +502,66 @@ void ct_tcp_store_free(ct_tcp_store *store)
     CT_FREE(store);
 }
 
-static ct_result ct__store_check(const ct_tcp_store *s, const char *key)
+static ct_result ct__store_check_self(const ct_tcp_store *s)
 {
     if (!s) return ct__dist_fail(CT_ERR_TYPE, "TCPStore: argument 'self' must be TCPStore, not NULL");
-    if (!key) return ct__dist_fail(CT_ERR_TYPE, "TCPStore: key must be a string, not NULL");
+    return CT_OK;
+}
+
+static ct_result ct__store_check(const ct_tcp_store *s, const char *key)
+{
+    ct_result res = ct__store_check_self(s);
+    if (res == CT_OK && !key) res = ct__dist_fail(CT_ERR_TYPE, "TCPStore: key must be a string, not NULL");
+    return res;
+}
+
+/* n keys, every one a string (none is fine). */
+static ct_result ct__store_check_keys(const ct_tcp_store *s, const char *const *keys, int n)
+{
+    ct_result res = ct__store_check_self(s);
+    if (res == CT_OK && n < 0) res = ct__dist_fail(CT_ERR_VALUE, "TCPStore: the number of keys must not be negative, not %d", n);
+    if (res == CT_OK && n > 0 && !keys) res = ct__dist_fail(CT_ERR_TYPE, "TCPStore: keys must be a list of strings, not NULL");
+    for (int i = 0; i < n && res == CT_OK; i++) res = ct__store_check(s, keys[i]);
+    return res;
+}
+
+/* A buffer of len bytes: NULL only when empty. */
+static ct_result ct__store_check_bytes(const char *name, const void *p, size_t len)
+{
+    if (!p && len > 0) return ct__dist_fail(CT_ERR_TYPE, "TCPStore: %s must be bytes, not NULL", name);
     return CT_OK;
 }
 
 ct_result ct_tcp_store_set(ct_tcp_store *store, const char *key, const void *value, size_t len)
 {
     ct_result res = ct__store_check(store, key);
+    if (res == CT_OK) res = ct__store_check_bytes("value", value, len);
     if (res != CT_OK) return res;
     double deadline = ct__dist_seconds() + store->timeout;
     pthread_mutex_lock(&store->lock);
-    res = ct__store_send_cmd(store, CT__STORE_SET, deadline);
-    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
+    res = ct__store_send_keyed(store, CT__STORE_SET, key, deadline);
     if (res == CT_OK) res = ct__store_send_bytes(store, value, len, deadline);
     pthread_mutex_unlock(&store->lock);
     return res;
 }
 
-/* WAIT for n keys (lock held): one byte answers once all exist. */
-static ct_result ct__store_wait_locked(ct_tcp_store *s, const char *const *keys, int n, double deadline)
+/* CHECK or WAIT for n keys (lock held): the number of keys, the keys;
+ * one byte answers (0: all exist; WAIT answers once they do). */
+static ct_result ct__store_keys_query(ct_tcp_store *s, int cmd, const char *const *keys, int n, double deadline,
+                                      unsigned char *answer)
 {
     uint64_t count = (uint64_t)n;
-    unsigned char answer = 1;
-    ct_result res = ct__store_send_cmd(s, CT__STORE_WAIT, deadline);
+    ct_result res = ct__store_send_cmd(s, cmd, deadline);
     if (res == CT_OK) res = ct__store_broken(s, ct__sock_send_all(s->fd, &count, sizeof count, deadline));
     for (int i = 0; i < n && res == CT_OK; i++) res = ct__store_send_key(s, keys[i], deadline);
-    if (res == CT_OK) res = ct__store_recv(s, &answer, 1, deadline);
+    if (res == CT_OK) res = ct__store_recv(s, answer, 1, deadline);
     return res;
+}
+
+static ct_result ct__store_wait_locked(ct_tcp_store *s, const char *const *keys, int n, double deadline)
+{
+    unsigned char answer = 1;
+    return ct__store_keys_query(s, CT__STORE_WAIT, keys, n, deadline, &answer);
 }
 
 /* The rest of an answer that did not fit the caller's buffer. */
@@ -451,22 +574,78 @@ static ct_result ct__store_skip(ct_tcp_store *s, uint64_t n, double deadline)
     return res;
 }
 
+/* A byte vector answer (lock held): at most cap bytes into value, and
+ * the whole length into *len. */
+static ct_result ct__store_recv_vector(ct_tcp_store *s, void *value, size_t cap, uint64_t *len, double deadline)
+{
+    ct_result res = ct__store_recv(s, len, sizeof *len, deadline);
+    size_t kept = *len < cap ? (size_t)*len : cap;
+    if (res == CT_OK) res = ct__store_recv(s, value, kept, deadline);
+    if (res == CT_OK) res = ct__store_skip(s, *len - kept, deadline);
+    return res;
+}
+
 ct_result ct_tcp_store_get(ct_tcp_store *store, const char *key, void *value, size_t cap, size_t *len)
 {
     uint64_t n = 0;
     ct_result res = ct__store_check(store, key);
+    if (res == CT_OK) res = ct__store_check_bytes("value", value, cap);
     if (res != CT_OK) return res;
     double deadline = ct__dist_seconds() + store->timeout;
     pthread_mutex_lock(&store->lock);
     res = ct__store_wait_locked(store, &key, 1, deadline); /* as TCPStore::get: PyTorch's server fails a GET of a missing key */
-    if (res == CT_OK) res = ct__store_send_cmd(store, CT__STORE_GET, deadline);
-    if (res == CT_OK) res = ct__store_send_key(store, key, deadline);
-    if (res == CT_OK) res = ct__store_recv(store, &n, sizeof n, deadline);
-    size_t kept = n < cap ? (size_t)n : cap;
-    if (res == CT_OK) res = ct__store_recv(store, value, kept, deadline);
-    if (res == CT_OK) res = ct__store_skip(store, n - kept, deadline);
+    if (res == CT_OK) res = ct__store_send_keyed(store, CT__STORE_GET, key, deadline);
+    if (res == CT_OK) res = ct__store_recv_vector(store, value, cap, &n, deadline);
     pthread_mutex_unlock(&store->lock);
     if (len) *len = res == CT_OK ? (size_t)n : 0;
+    return res;
+}
+
+ct_result ct_tcp_store_compare_set(ct_tcp_store *store, const char *key, const void *expected, size_t expected_len,
+                                   const void *desired, size_t desired_len, void *value, size_t cap, size_t *len)
+{
+    uint64_t n = 0;
+    ct_result res = ct__store_check(store, key);
+    if (res == CT_OK) res = ct__store_check_bytes("expected_value", expected, expected_len);
+    if (res == CT_OK) res = ct__store_check_bytes("desired_value", desired, desired_len);
+    if (res == CT_OK) res = ct__store_check_bytes("value", value, cap);
+    if (res != CT_OK) return res;
+    double deadline = ct__dist_seconds() + store->timeout;
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_send_keyed(store, CT__STORE_COMPARE_SET, key, deadline);
+    if (res == CT_OK) res = ct__store_send_bytes(store, expected, expected_len, deadline);
+    if (res == CT_OK) res = ct__store_send_bytes(store, desired, desired_len, deadline);
+    if (res == CT_OK) res = ct__store_recv_vector(store, value, cap, &n, deadline);
+    pthread_mutex_unlock(&store->lock);
+    if (len) *len = res == CT_OK ? (size_t)n : 0;
+    return res;
+}
+
+ct_result ct_tcp_store_delete_key(ct_tcp_store *store, const char *key, bool *deleted)
+{
+    int64_t n = 0;
+    ct_result res = ct__store_check(store, key);
+    if (res != CT_OK) return res;
+    double deadline = ct__dist_seconds() + store->timeout;
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_send_keyed(store, CT__STORE_DELETE_KEY, key, deadline);
+    if (res == CT_OK) res = ct__store_recv(store, &n, sizeof n, deadline);
+    pthread_mutex_unlock(&store->lock);
+    if (deleted) *deleted = res == CT_OK && n == 1;
+    return res;
+}
+
+ct_result ct_tcp_store_num_keys(ct_tcp_store *store, int64_t *n)
+{
+    int64_t count = 0;
+    ct_result res = ct__store_check_self(store);
+    if (res != CT_OK) return res;
+    double deadline = ct__dist_seconds() + store->timeout;
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_send_cmd(store, CT__STORE_GETNUMKEYS, deadline);
+    if (res == CT_OK) res = ct__store_recv(store, &count, sizeof count, deadline);
+    pthread_mutex_unlock(&store->lock);
+    if (n) *n = res == CT_OK ? count : 0;
     return res;
 }
 
@@ -486,11 +665,22 @@ ct_result ct_tcp_store_add(ct_tcp_store *store, const char *key, int64_t amount,
 
 ct_result ct_tcp_store_wait(ct_tcp_store *store, const char *const *keys, int n, double timeout)
 {
-    ct_result res = ct__store_check(store, n > 0 && keys ? keys[0] : NULL);
-    for (int i = 1; i < n && res == CT_OK; i++) res = ct__store_check(store, keys[i]);
+    ct_result res = ct__store_check_keys(store, keys, n);
     if (res != CT_OK) return res;
     pthread_mutex_lock(&store->lock);
     res = ct__store_wait_locked(store, keys, n, ct__dist_seconds() + (timeout > 0 ? timeout : store->timeout));
     pthread_mutex_unlock(&store->lock);
+    return res;
+}
+
+ct_result ct_tcp_store_check(ct_tcp_store *store, const char *const *keys, int n, bool *ready)
+{
+    unsigned char answer = 1;
+    ct_result res = ct__store_check_keys(store, keys, n);
+    if (res != CT_OK) return res;
+    pthread_mutex_lock(&store->lock);
+    res = ct__store_keys_query(store, CT__STORE_CHECK, keys, n, ct__dist_seconds() + store->timeout, &answer);
+    pthread_mutex_unlock(&store->lock);
+    if (ready) *ready = res == CT_OK && answer == 0;
     return res;
 }

@@ -17,10 +17,17 @@
  * thread that runs its collectives one after the other in posting order
  * (the front end has every rank post the same ones in the same order),
  * each as steps of sends and receives on the engine. The program's sends
- * and receives go to the engine directly. */
+ * and receives go to the engine directly.
+ *
+ * A lost connection fails the operations that need its peer. One that
+ * failed so aborts the engine: all its operations fail with the same
+ * message, and it tells every other rank, which aborts too, so that the
+ * ranks waiting on a survivor (one that gave up) fail at once rather than
+ * at their timeout. */
 
 #define CT__TCP_COLLECTIVE_TAG (-1) /* a worker's collective messages */
 #define CT__TCP_SETUP_TAG (-2)      /* init's and split's exchanges, made by the calling thread */
+#define CT__TCP_ABORT_TAG (-3)      /* an aborting engine's message to the others: why */
 #define CT__TCP_MAGIC 0x63744750u   /* a mesh connection's hello */
 #define CT__TCP_ERROR_LEN 320
 
@@ -37,6 +44,7 @@ typedef struct ct__tcp_req {
     uint64_t ctx;
     int tag, peer; /* peer: a world rank; -1 for a receive from any */
     bool sending, complete, failed;
+    bool orphan; /* the engine's own abort message (its text in error), freed once it went */
     char *buf;
     size_t len;   /* a send's bytes; a receive's capacity, then what arrived */
     size_t moved; /* a send's bytes of header and payload written */
@@ -68,6 +76,7 @@ typedef struct ct__tcp_peer {
     size_t in_left;                  /* payload bytes still to read */
     ct__tcp_req *in_req;             /* the receive it completes, or */
     ct__tcp_held *in_held;           /* the held message it fills */
+    char abort_in[CT__TCP_ERROR_LEN]; /* an abort message's text, as it arrives */
 } ct__tcp_peer;
 
 typedef struct ct__tcp_engine {
@@ -84,6 +93,8 @@ typedef struct ct__tcp_engine {
     int wake[2];
     ct__tcp_req *posted, *posted_tail; /* receives not matched yet */
     ct__tcp_held *held;                /* messages not received yet, oldest first */
+    bool aborted;                      /* an operation failed for a lost peer: all do now */
+    char abort_why[CT__TCP_ERROR_LEN];
 } ct__tcp_engine;
 
 /* An operation posted on a communicator: a collective for its worker, or a
@@ -117,8 +128,23 @@ typedef struct ct__tcp_xfer {
 
 /* ---------------------------------------------------------------- engine (lock held) */
 
+static ct__tcp_req *ct__tcp_req_new(uint64_t ctx, int tag, int peer, bool sending, void *buf, size_t len)
+{
+    ct__tcp_req *q = (ct__tcp_req *)CT_MALLOC(sizeof *q);
+    if (!q) return NULL;
+    memset(q, 0, sizeof *q);
+    q->ctx = ctx, q->tag = tag, q->peer = peer, q->sending = sending, q->buf = (char *)buf, q->len = len;
+    q->source = -1;
+    q->header.ctx = ctx, q->header.tag = tag, q->header.len = len;
+    return q;
+}
+
 static void ct__tcp_finish(ct__tcp_engine *e, ct__tcp_req *q, const char *error)
 {
+    if (q->orphan) { /* nobody waits for it */
+        CT_FREE(q);
+        return;
+    }
     q->complete = true;
     if (error) q->failed = true, snprintf(q->error, sizeof q->error, "%s", error);
     e->completions++;
@@ -143,11 +169,13 @@ static void ct__tcp_unlink_posted(ct__tcp_engine *e, ct__tcp_req *q)
     if (e->posted_tail == q) e->posted_tail = prev;
 }
 
-/* The connection to p is gone: every operation that needs p fails. */
-static void ct__tcp_lose(ct__tcp_engine *e, int p, int err)
+/* The connection to p is gone: every operation that needs p fails; true
+ * when one did. */
+static bool ct__tcp_lose(ct__tcp_engine *e, int p, int err)
 {
     ct__tcp_peer *peer = &e->peers[p];
-    if (peer->lost) return;
+    if (peer->lost) return false;
+    bool failed = peer->sends || peer->in_req || (peer->in_held && peer->in_held->claimed);
     peer->lost = true;
     bool closed = err == 0 || err == ECONNRESET || err == EPIPE; /* it exited, or closed its end */
     if (!closed) snprintf(peer->why, sizeof peer->why, "Connection with peer %s (rank %d) failed: %s", peer->addr, p, strerror(err));
@@ -163,8 +191,66 @@ static void ct__tcp_lose(ct__tcp_engine *e, int p, int err)
     peer->in_req = NULL, peer->in_held = NULL;
     for (ct__tcp_req *q = e->posted, *next; q; q = next) {
         next = q->next;
-        if (q->peer == p) ct__tcp_unlink_posted(e, q), ct__tcp_finish(e, q, peer->why);
+        if (q->peer == p) ct__tcp_unlink_posted(e, q), ct__tcp_finish(e, q, peer->why), failed = true;
     }
+    return failed;
+}
+
+static void ct__tcp_write(ct__tcp_engine *e, int p);
+static void ct__tcp_wake(ct__tcp_engine *e);
+
+/* Queues a send to p, and writes as much as the socket takes now. */
+static void ct__tcp_queue_send(ct__tcp_engine *e, int p, ct__tcp_req *q)
+{
+    ct__tcp_peer *to = &e->peers[p];
+    if (to->sends_tail) to->sends_tail->next = q;
+    else to->sends = q;
+    to->sends_tail = q;
+    ct__tcp_write(e, p);
+    if (to->sends) ct__tcp_wake(e); /* the engine polls for room */
+}
+
+/* An operation failed because a peer was lost, here or (the message of
+ * another rank) there: the group cannot go on, as after NCCL's
+ * communicator abort. Every receive fails with why, and so does every
+ * operation posted later; every rank still connected is told why, behind
+ * what was already queued for it, so that a rank waiting on this one
+ * fails at once, naming the lost peer, rather than at its timeout. */
+static void ct__tcp_abort(ct__tcp_engine *e, const char *why)
+{
+    if (e->aborted) return;
+    e->aborted = true;
+    snprintf(e->abort_why, sizeof e->abort_why, "%s", why);
+    for (ct__tcp_req *q = e->posted, *next; q; q = next) next = q->next, ct__tcp_finish(e, q, e->abort_why);
+    e->posted = e->posted_tail = NULL;
+    for (ct__tcp_held *h = e->held; h; h = h->next)
+        if (h->claimed) ct__tcp_finish(e, h->claimed, e->abort_why), h->claimed = NULL, h->dropped = true;
+    for (int p = 0; p < e->size; p++) {
+        ct__tcp_peer *peer = &e->peers[p];
+        if (peer->in_req) ct__tcp_finish(e, peer->in_req, e->abort_why), peer->in_req = NULL, peer->in_dst = NULL;
+    }
+    for (int p = 0; p < e->size; p++) {
+        if (p == e->rank || e->peers[p].lost) continue;
+        ct__tcp_req *q = ct__tcp_req_new(0, CT__TCP_ABORT_TAG, p, true, NULL, strlen(e->abort_why));
+        if (!q) continue; /* that rank learns of the loss by itself, or at its timeout */
+        q->orphan = true, q->buf = q->error;
+        snprintf(q->error, sizeof q->error, "%s", e->abort_why);
+        ct__tcp_queue_send(e, p, q);
+    }
+}
+
+/* The connection to p ended (the peer closed it, or the network failed):
+ * an operation that needed p aborts the engine. */
+static void ct__tcp_lost(ct__tcp_engine *e, int p, int err)
+{
+    if (ct__tcp_lose(e, p, err)) ct__tcp_abort(e, e->peers[p].why);
+}
+
+/* A request for p, which is lost: it fails, and so does the engine. */
+static void ct__tcp_fail_lost(ct__tcp_engine *e, ct__tcp_req *q, int p)
+{
+    ct__tcp_finish(e, q, e->peers[p].why);
+    ct__tcp_abort(e, e->peers[p].why);
 }
 
 static bool ct__tcp_matches(const ct__tcp_req *q, uint64_t ctx, int tag, int source)
@@ -180,6 +266,12 @@ static void ct__tcp_route(ct__tcp_engine *e, int p)
     ct__tcp_header h = peer->in;
     peer->in_left = (size_t)h.len;
     peer->in_dst = NULL;
+    if (h.tag == CT__TCP_ABORT_TAG) {
+        if (h.len < sizeof peer->abort_in) peer->in_dst = peer->abort_in;
+        else ct__tcp_lost(e, p, EPROTO); /* no ctorch rank sends one so long */
+        return;
+    }
+    if (e->aborted) return; /* nothing will receive it: dropped */
     for (ct__tcp_req *q = e->posted; q; q = q->next)
         if (ct__tcp_matches(q, h.ctx, h.tag, p)) {
             ct__tcp_unlink_posted(e, q);
@@ -199,7 +291,7 @@ static void ct__tcp_route(ct__tcp_engine *e, int p)
     char *data = held ? (char *)CT_MALLOC(h.len ? (size_t)h.len : 1) : NULL;
     if (!data) { /* no memory to hold it: the connection cannot go on */
         CT_FREE(held);
-        ct__tcp_lose(e, p, ENOMEM);
+        ct__tcp_lost(e, p, ENOMEM);
         return;
     }
     memset(held, 0, sizeof *held);
@@ -222,6 +314,7 @@ static void ct__tcp_deliver_held(ct__tcp_engine *e, ct__tcp_held *h)
 static void ct__tcp_arrived(ct__tcp_engine *e, int p)
 {
     ct__tcp_peer *peer = &e->peers[p];
+    bool aborts = peer->in.tag == CT__TCP_ABORT_TAG;
     if (peer->in_req) ct__tcp_finish(e, peer->in_req, NULL);
     if (peer->in_held) {
         peer->in_held->arrived = true;
@@ -229,6 +322,10 @@ static void ct__tcp_arrived(ct__tcp_engine *e, int p)
         else if (peer->in_held->dropped) ct__tcp_unlink_held(e, peer->in_held);
     }
     peer->in_req = NULL, peer->in_held = NULL, peer->in_have = 0;
+    if (aborts) {
+        peer->abort_in[peer->in.len] = 0;
+        ct__tcp_abort(e, peer->abort_in);
+    }
 }
 
 /* Reads what p has sent, without blocking. */
@@ -245,7 +342,7 @@ static void ct__tcp_read(ct__tcp_engine *e, int p)
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         if (k <= 0) {
-            ct__tcp_lose(e, p, k == 0 ? 0 : errno);
+            ct__tcp_lost(e, p, k == 0 ? 0 : errno);
             return;
         }
         if (header) {
@@ -279,7 +376,7 @@ static void ct__tcp_write(ct__tcp_engine *e, int p)
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
         if (k < 0) {
-            ct__tcp_lose(e, p, errno);
+            ct__tcp_lost(e, p, errno);
             return;
         }
         q->moved += (size_t)k;
@@ -324,34 +421,20 @@ static void *ct__tcp_engine_main(void *arg)
     return NULL;
 }
 
-static ct__tcp_req *ct__tcp_req_new(uint64_t ctx, int tag, int peer, bool sending, void *buf, size_t len)
-{
-    ct__tcp_req *q = (ct__tcp_req *)CT_MALLOC(sizeof *q);
-    if (!q) return NULL;
-    memset(q, 0, sizeof *q);
-    q->ctx = ctx, q->tag = tag, q->peer = peer, q->sending = sending, q->buf = (char *)buf, q->len = len;
-    q->source = -1;
-    q->header.ctx = ctx, q->header.tag = tag, q->header.len = len;
-    return q;
-}
-
 /* Posts a send (it goes out at once as far as the socket takes it) or a
- * receive (it takes the oldest matching held message, or waits); NULL
- * when out of memory. */
+ * receive (it takes the oldest matching held message, or waits); on an
+ * aborted engine, or for a lost peer, it fails at once. NULL when out of
+ * memory. */
 static ct__tcp_req *ct__tcp_post_req(ct__tcp_engine *e, uint64_t ctx, int tag, int peer, bool sending, void *buf, size_t len)
 {
     ct__tcp_req *q = ct__tcp_req_new(ctx, tag, peer, sending, buf, len);
     if (!q) return NULL;
     pthread_mutex_lock(&e->lock);
     ct__tcp_peer *to = peer >= 0 ? &e->peers[peer] : NULL;
-    if (sending && to->lost) ct__tcp_finish(e, q, to->why);
-    else if (sending) {
-        if (to->sends_tail) to->sends_tail->next = q;
-        else to->sends = q;
-        to->sends_tail = q;
-        ct__tcp_write(e, peer);
-        if (to->sends) ct__tcp_wake(e); /* the engine polls for room */
-    } else {
+    if (e->aborted) ct__tcp_finish(e, q, e->abort_why);
+    else if (sending && to->lost) ct__tcp_fail_lost(e, q, peer);
+    else if (sending) ct__tcp_queue_send(e, peer, q);
+    else {
         ct__tcp_held *h = e->held;
         while (h && (h->claimed || h->dropped || !ct__tcp_matches(q, h->ctx, h->tag, h->source))) h = h->next;
         if (h && h->len > len) {
@@ -362,7 +445,7 @@ static ct__tcp_req *ct__tcp_post_req(ct__tcp_engine *e, uint64_t ctx, int tag, i
             h->claimed = q;
             if (h->arrived) ct__tcp_deliver_held(e, h);
         } else if (to && to->lost) /* nothing more will come from it */
-            ct__tcp_finish(e, q, to->why);
+            ct__tcp_fail_lost(e, q, peer);
         else {
             if (e->posted_tail) e->posted_tail->next = q;
             else e->posted = q;

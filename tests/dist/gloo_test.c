@@ -8,6 +8,7 @@
 #define CTORCH_DIST_IMPLEMENTATION
 #include "ctorch_dist.h"
 #include "free_port.h"
+#include <pthread.h>
 
 static double now(void)
 {
@@ -63,6 +64,103 @@ static void test_store_set_get_add_wait(void)
     ct_tcp_store_free(client);
     ct_tcp_store_free(master);
     ct_tcp_store_free(NULL);
+}
+
+/* A value as a C string, for comparing answers (len bytes of buf). */
+static const char *text(char *buf, size_t cap, size_t len)
+{
+    buf[len < cap ? len : cap - 1] = 0;
+    return buf;
+}
+
+/* A client of the store at port that sets key "late" (made by compare_set)
+ * a little after the main thread started waiting for it. */
+static void *compare_set_later(void *arg)
+{
+    ct_tcp_store *c = ct_tcp_store_new("127.0.0.1", *(int *)arg, (ct_tcp_store_opts){.timeout = 5});
+    char buf[8];
+    struct timespec pause = {0, 200 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    if (c) ct_tcp_store_compare_set(c, "late", "", 0, "made", 4, buf, sizeof buf, NULL);
+    ct_tcp_store_free(c);
+    return NULL;
+}
+
+/* compare_set, delete_key, num_keys and check, with the answers PyTorch
+ * 1.13's TCPStore gives (python3: TCPStore("127.0.0.1", 0, 1, True)). */
+static void test_store_compare_set_delete_num_keys(void)
+{
+    ct_tcp_store *master = ct_tcp_store_new("127.0.0.1", 0,
+                                            (ct_tcp_store_opts){.world_size = 1, .is_master = true, .timeout = 5});
+    CHECK(master != NULL);
+    if (!master) return;
+    int port = ct_tcp_store_port(master);
+    ct_tcp_store *client = ct_tcp_store_new("127.0.0.1", port, (ct_tcp_store_opts){.timeout = 5});
+    CHECK(client != NULL);
+    char buf[16];
+    size_t len = 99;
+    int64_t n = -1;
+    bool yes = false;
+    CHECK_OK(ct_tcp_store_num_keys(client, &n));
+    CHECK_INT(n, 1); /* "init/", where the master counted itself in */
+    /* a missing key with nothing expected is made; with something expected,
+     * not made, and the expected value answers */
+    CHECK_OK(ct_tcp_store_compare_set(client, "k", "", 0, "new", 3, buf, sizeof buf, &len));
+    CHECK_STR(text(buf, sizeof buf, len), "new");
+    CHECK_OK(ct_tcp_store_compare_set(client, "m", "x", 1, "new", 3, buf, sizeof buf, &len));
+    CHECK_STR(text(buf, sizeof buf, len), "x");
+    const char *m[] = {"m"}, *k_and_m[] = {"k", "m"}, *k[] = {"k"};
+    CHECK_OK(ct_tcp_store_check(master, m, 1, &yes));
+    CHECK(!yes);
+    CHECK_OK(ct_tcp_store_check(master, k, 1, &yes));
+    CHECK(yes);
+    CHECK_OK(ct_tcp_store_check(master, k_and_m, 2, &yes));
+    CHECK(!yes);
+    CHECK_OK(ct_tcp_store_check(master, NULL, 0, &yes)); /* no keys: all of them are there */
+    CHECK(yes);
+    /* the expected value swaps; another one leaves the value, which answers */
+    CHECK_OK(ct_tcp_store_compare_set(master, "k", "new", 3, "v2", 2, buf, sizeof buf, &len));
+    CHECK_STR(text(buf, sizeof buf, len), "v2");
+    CHECK_OK(ct_tcp_store_compare_set(client, "k", "zzz", 3, "v3", 2, buf, sizeof buf, &len));
+    CHECK_STR(text(buf, sizeof buf, len), "v2");
+    CHECK_OK(ct_tcp_store_compare_set(client, "k", "", 0, "v4", 2, buf, sizeof buf, &len)); /* set: "" is not its value */
+    CHECK_STR(text(buf, sizeof buf, len), "v2");
+    CHECK_OK(ct_tcp_store_set(client, "e", "", 0));
+    CHECK_OK(ct_tcp_store_compare_set(client, "e", "", 0, "filled", 6, buf, sizeof buf, &len)); /* set to "": swaps */
+    CHECK_STR(text(buf, sizeof buf, len), "filled");
+    CHECK_OK(ct_tcp_store_compare_set(client, "e", "filled", 6, "0123456789abcdefXYZ", 19, buf, 4, &len));
+    CHECK_INT(len, 19); /* a short buffer: the length still tells */
+    CHECK(memcmp(buf, "0123", 4) == 0);
+    CHECK_OK(ct_tcp_store_num_keys(master, &n));
+    CHECK_INT(n, 3); /* init/, /k, /e */
+    CHECK_OK(ct_tcp_store_delete_key(client, "k", &yes));
+    CHECK(yes);
+    CHECK_OK(ct_tcp_store_delete_key(master, "k", &yes));
+    CHECK(!yes);
+    CHECK_OK(ct_tcp_store_delete_key(master, "init/", &yes)); /* the API's keys have a prefix: not that one */
+    CHECK(!yes);
+    CHECK_OK(ct_tcp_store_num_keys(client, &n));
+    CHECK_INT(n, 2);
+    CHECK_FAILS(ct_tcp_store_wait(client, k, 1, 0.2), CT_ERR_RUNTIME, "Socket Timeout"); /* deleted: not there */
+    ct_tcp_store_free(client);
+    /* a key that compare_set makes wakes a client waiting for it */
+    pthread_t later;
+    CHECK(pthread_create(&later, NULL, compare_set_later, &port) == 0);
+    double t0 = now();
+    CHECK_OK(ct_tcp_store_get(master, "late", buf, sizeof buf, &len));
+    CHECK_STR(text(buf, sizeof buf, len), "made");
+    CHECK(now() - t0 < 3);
+    pthread_join(later, NULL);
+    /* bad arguments: an error in PyTorch's spirit, the store still usable */
+    CHECK_FAILS(ct_tcp_store_num_keys(NULL, &n), CT_ERR_TYPE, "TCPStore: argument 'self' must be TCPStore, not NULL");
+    CHECK_FAILS(ct_tcp_store_delete_key(master, NULL, &yes), CT_ERR_TYPE, "TCPStore: key must be a string, not NULL");
+    CHECK_FAILS(ct_tcp_store_compare_set(master, "k", NULL, 2, "v", 1, buf, sizeof buf, &len), CT_ERR_TYPE,
+                "TCPStore: expected_value must be bytes, not NULL");
+    CHECK_FAILS(ct_tcp_store_check(master, NULL, 1, &yes), CT_ERR_TYPE, "TCPStore: keys must be a list of strings, not NULL");
+    CHECK_FAILS(ct_tcp_store_check(master, k, -1, &yes), CT_ERR_VALUE, "TCPStore: the number of keys must not be negative, not -1");
+    CHECK_OK(ct_tcp_store_num_keys(master, &n));
+    CHECK_INT(n, 3); /* init/, /e, /late */
+    ct_tcp_store_free(master);
 }
 
 static void test_store_timeouts(void)
@@ -143,6 +241,14 @@ static void test_tcp_init_method(void)
     CHECK_OK(ct_dist_spawn(2, tcp_init_method, &rendezvous_port));
 }
 
+/* Whether the error names the lost rank as the gloo backend does. */
+static bool names_lost_rank(int rank)
+{
+    char who[32];
+    snprintf(who, sizeof who, "(rank %d)", rank);
+    return strstr(ct_last_error(), "Connection closed by peer [127.0.0.1]:") && strstr(ct_last_error(), who);
+}
+
 /* Rank 1 exits after the barrier, never joining the large all_reduce rank 0
  * then runs (had it posted its part before exiting, its threads could finish
  * the whole ring first on a slow machine, and nothing would fail); rank 0's
@@ -158,8 +264,7 @@ static ct_result peer_exits(int rank, void *arg)
     double t0 = now();
     res = ct_dist_all_reduce(big, CT_REDUCE_SUM, (ct_dist_opts){0});
     if (res == CT_OK) return ct_set_error(CT_ERR_RUNTIME, "all_reduce succeeded without rank 1");
-    if (!strstr(ct_last_error(), "Connection closed by peer [127.0.0.1]:") || !strstr(ct_last_error(), "(rank 1)"))
-        return CT_ERR_RUNTIME; /* spawn reports the message */
+    if (!names_lost_rank(1)) return CT_ERR_RUNTIME; /* spawn reports the message */
     if (now() - t0 > 20) return ct_set_error(CT_ERR_RUNTIME, "the failure took more than 20 s");
     ct_clear_error();
     return ct_dist_destroy_process_group(NULL);
@@ -171,20 +276,82 @@ static void test_peer_exit_mid_collective(void)
     CHECK_OK(ct_dist_spawn(2, peer_exits, &rendezvous_port));
 }
 
+typedef struct three_ranks {
+    int port;
+    int failed[2]; /* a pipe: rank 1 writes once it has failed */
+} three_ranks;
+
+/* Rank 2 exits after the barrier. Rank 0 waits on it (a broadcast from it
+ * in the group {0, 2}) and fails at once; rank 1 waits only on rank 0 (a
+ * broadcast from it in {0, 1}, which rank 0 never starts), so it fails,
+ * promptly and naming rank 2, only when rank 0's failure spreads to it.
+ * Rank 0 keeps its connections until rank 1 has failed, so that rank 1
+ * cannot learn of the failure from rank 0 exiting. */
+static ct_result survivor_waits_on_survivor(int rank, void *arg)
+{
+    three_ranks *t = (three_ranks *)arg;
+    set_env(rank, 3, t->port);
+    const int zero_two[] = {0, 2}, zero_one[] = {0, 1};
+    ct_result res = ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 60});
+    ct_process_group *g02 = res == CT_OK ? ct_dist_new_group(zero_two, 2, 0) : NULL;
+    ct_process_group *g01 = res == CT_OK ? ct_dist_new_group(zero_one, 2, 0) : NULL;
+    ct_tensor *x = ct_zeros(CT_SHAPE(4), CT_F32);
+    if (res == CT_OK) res = ct_dist_barrier((ct_dist_opts){0});
+    if (res != CT_OK) return res;
+    if (rank == 2) _exit(0);
+    double t0 = now();
+    char byte = 1;
+    res = rank == 0 ? ct_dist_broadcast(x, 2, (ct_dist_opts){.group = g02}) : ct_dist_broadcast(x, 0, (ct_dist_opts){.group = g01});
+    if (res == CT_OK) return ct_set_error(CT_ERR_RUNTIME, "the broadcast succeeded without rank 2");
+    if (!names_lost_rank(2)) return CT_ERR_RUNTIME; /* spawn reports the message */
+    if (now() - t0 > 10) return ct_set_error(CT_ERR_RUNTIME, "the failure took more than 10 s");
+    if (rank == 1) { /* the groups are aborted: a later collective fails at once, with the same error */
+        if (ct_dist_all_reduce(x, CT_REDUCE_SUM, (ct_dist_opts){0}) == CT_OK)
+            return ct_set_error(CT_ERR_RUNTIME, "all_reduce succeeded after the abort");
+        if (!names_lost_rank(2)) return CT_ERR_RUNTIME;
+        if (write(t->failed[1], &byte, 1) != 1) return ct_set_error(CT_ERR_RUNTIME, "rank 1 could not tell rank 0");
+    } else if (read(t->failed[0], &byte, 1) != 1)
+        return ct_set_error(CT_ERR_RUNTIME, "rank 0 did not hear from rank 1");
+    ct_clear_error();
+    ct_release(x);
+    return ct_dist_destroy_process_group(NULL);
+}
+
+static void test_peer_exit_spreads_to_every_rank(void)
+{
+    three_ranks t = {free_port(), {-1, -1}};
+    CHECK(pipe(t.failed) == 0);
+    CHECK_OK(ct_dist_spawn(3, survivor_waits_on_survivor, &t));
+    close(t.failed[0]), close(t.failed[1]);
+}
+
 /* `gloo_test server|client PORT`: one side of tests/dist/store_interop.py,
  * PyTorch's TCPStore being the other: each sets a key the other gets, and
- * they add to one counter (the C side first). */
+ * they add to one counter (the C side first); then this side
+ * compares-and-sets, checks, deletes and counts keys, and keeps the store
+ * until the other side did the same. */
 static int store_interop(bool master, int port)
 {
     ct_tcp_store *s = ct_tcp_store_new("127.0.0.1", port, (ct_tcp_store_opts){.world_size = 2, .is_master = master, .timeout = 20});
-    char buf[16] = "";
-    size_t len = 0;
-    int64_t v = 0;
-    const char *done[] = {"done_py"};
+    char buf[16] = "", cas[3][16] = {"", "", ""};
+    size_t len = 0, cas_len[3] = {0, 0, 0};
+    int64_t v = 0, keys = 0;
+    bool ready[2] = {false, false}, deleted[2] = {false, false};
+    const char *done[] = {"done_py"}, *bye[] = {"bye_py"}, *set[] = {"from_py", "n"}, *unset[] = {"from_py", "absent"};
     bool ok = s && ct_tcp_store_set(s, "from_c", "hello", 5) == CT_OK &&
               ct_tcp_store_get(s, "from_py", buf, sizeof buf, &len) == CT_OK && ct_tcp_store_add(s, "n", 5, &v) == CT_OK &&
-              ct_tcp_store_wait(s, done, 1, 0) == CT_OK;
-    if (ok) printf("from_py=%.*s n=%lld\n", (int)len, buf, (long long)v);
+              ct_tcp_store_wait(s, done, 1, 0) == CT_OK &&
+              ct_tcp_store_compare_set(s, "from_py", "no", 2, "x", 1, cas[0], sizeof cas[0], &cas_len[0]) == CT_OK &&
+              ct_tcp_store_compare_set(s, "from_py", "world", 5, "c_was_here", 10, cas[1], sizeof cas[1], &cas_len[1]) == CT_OK &&
+              ct_tcp_store_compare_set(s, "absent", "e", 1, "x", 1, cas[2], sizeof cas[2], &cas_len[2]) == CT_OK &&
+              ct_tcp_store_check(s, set, 2, &ready[0]) == CT_OK && ct_tcp_store_check(s, unset, 2, &ready[1]) == CT_OK &&
+              ct_tcp_store_delete_key(s, "from_c", &deleted[0]) == CT_OK &&
+              ct_tcp_store_delete_key(s, "from_c", &deleted[1]) == CT_OK && ct_tcp_store_num_keys(s, &keys) == CT_OK &&
+              ct_tcp_store_set(s, "done_c", "1", 1) == CT_OK && ct_tcp_store_wait(s, bye, 1, 0) == CT_OK;
+    if (ok)
+        printf("from_py=%.*s n=%lld cas=%.*s,%.*s,%.*s check=%d,%d deleted=%d,%d keys=%lld\n", (int)len, buf, (long long)v,
+               (int)cas_len[0], cas[0], (int)cas_len[1], cas[1], (int)cas_len[2], cas[2], ready[0], ready[1], deleted[0],
+               deleted[1], (long long)keys);
     else printf("TCPStore interop failed: %s\n", ct_last_error());
     ct_tcp_store_free(s);
     return ok ? 0 : 1;
@@ -211,10 +378,12 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "agent") == 0) return agent_store_rank();
     if (argc == 3) return store_interop(strcmp(argv[1], "server") == 0, atoi(argv[2]));
     RUN(test_store_set_get_add_wait);
+    RUN(test_store_compare_set_delete_num_keys);
     RUN(test_store_timeouts);
     RUN(test_env_variables_missing);
     RUN(test_rendezvous_timeout);
     RUN(test_tcp_init_method);
     RUN(test_peer_exit_mid_collective);
+    RUN(test_peer_exit_spreads_to_every_rank);
     return ct_test_report();
 }

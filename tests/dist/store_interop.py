@@ -1,7 +1,9 @@
 """ctorch's TCP store against PyTorch's TCPStore (the oracle), both ways:
 PyTorch serves and ctorch's client (gloo_test client PORT) connects, then
 ctorch serves and PyTorch's client connects. Each side sets a key the other
-gets and adds to one counter. Then three gloo ranks (gloo_test agent) make
+gets and adds to one counter; then ctorch's side compares-and-sets, checks,
+deletes and counts the keys, and PyTorch's side sees the outcome and does
+the same in turn. Then three gloo ranks (gloo_test agent) make
 their rendezvous in a store PyTorch serves, as under torchrun's agent. Usage: store_interop.py GLOO_TEST (run by
 tests/dist/run.sh when python3 has torch)."""
 import datetime
@@ -14,15 +16,27 @@ import torch.distributed as dist
 
 
 def python_side(master, port, c):
-    """PyTorch's part, the store kept (and served) until ctorch's side exits."""
+    """PyTorch's part, the store kept (and served) until ctorch's side exits.
+    Its answers, in the order made."""
     store = dist.TCPStore("127.0.0.1", port, 2, master, timeout=datetime.timedelta(seconds=20))
     store.set("from_py", "world")
-    got = store.get("from_c")
+    got = [store.get("from_c")]
     store.wait(["n"])
-    total = store.add("n", 1)
+    got.append(store.add("n", 1))
     store.set("done_py", "1")
+    store.wait(["done_c"])  # ctorch's side compared-and-set from_py and deleted from_c
+    got += [store.get("from_py"), store.compare_set("py_cas", "", "p"), store.compare_set("from_py", "no", "x"),
+            store.delete_key("n"), store.delete_key("from_c"), store.num_keys()]
+    store.set("bye_py", "1")
     out, _ = c.communicate(timeout=30)
-    return got, total, out
+    return got, out
+
+
+# What PyTorch's side gets, and what ctorch's side prints: from the store of
+# init/ (world_size 2), /from_py, /n, /done_py (/from_c deleted), then
+# /done_c and /py_cas, less /n.
+PYTHON_GETS = [b"hello", 6, b"c_was_here", b"p", b"c_was_here", True, False, 5]
+CTORCH_SAYS = "from_py=world n=5 cas=world,c_was_here,e check=1,0 deleted=1,0 keys=4"
 
 
 def free_port():
@@ -55,12 +69,12 @@ def main():
     for python_serves, port in zip((True, False), ports):
         c = subprocess.Popen([gloo_test, "client" if python_serves else "server", port],
                              stdout=subprocess.PIPE, text=True)
-        got, total, out = python_side(python_serves, int(port), c)
-        ok = c.returncode == 0 and got == b"hello" and total == 6 and out.strip() == "from_py=world n=5"
+        got, out = python_side(python_serves, int(port), c)
+        ok = c.returncode == 0 and got == PYTHON_GETS and out.strip() == CTORCH_SAYS
         who = "PyTorch serves, ctorch connects" if python_serves else "ctorch serves, PyTorch connects"
         print(("ok   " if ok else "FAIL ") + "tcp_store_interop (" + who + ")")
         if not ok:
-            print("    ctorch said %r (status %s); PyTorch got %r and n=%r" % (out, c.returncode, got, total))
+            print("    ctorch said %r (status %s); PyTorch got %r" % (out, c.returncode, got))
         failures += not ok
     failures += not agent_store(gloo_test)
     print("RESULT %d passed, %d failed, 0 skipped" % (3 - failures, failures))
