@@ -95,19 +95,46 @@ template <typename T> __device__ const T *cu_operand(const cu_operands &in, int 
     return in.data[j] ? (const T *)in.data[j] : (const T *)(const void *)&in.scalar[j];
 }
 
+/* Where the elements are when some operand is strided or broadcast along
+ * some dims: the output's sizes and, for the output and each operand, the
+ * strides in elements (0 along a broadcast dim), adjacent dims merged where
+ * every operand allows. ndim 0: every operand is dense or one element, as
+ * cu_operands' steps say. */
+typedef struct cu_layout {
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    int64_t strides[4][CT_MAX_DIMS]; /* the output's, then the operands' */
+} cu_layout;
+
+/* off[0]: element k's offset in the output; off[1 + j]: in operand j. */
+__device__ inline void cu_offsets(const cu_operands &in, const cu_layout &l, int64_t k, int64_t *off)
+{
+    off[0] = k, off[1] = k * in.step[0], off[2] = k * in.step[1], off[3] = k * in.step[2];
+    if (l.ndim == 0) return;
+    off[0] = off[1] = off[2] = off[3] = 0;
+    for (int d = l.ndim - 1; d >= 0; d--) {
+        int64_t i = k % l.sizes[d];
+        k /= l.sizes[d];
+        for (int j = 0; j < 4; j++) off[j] += i * l.strides[j][d];
+    }
+}
+
 /* One kernel per op and dtype: o[k] = store(formula(load(x[k]), ...)). The
  * comparison and predicate kinds store bool. */
 #define CU_KERNEL(name, dt, OUT, STORE, ...)                                                                \
-    __global__ void cu_k_##name##_##dt(OUT *o, cu_operands in, int64_t n, ct__op_args a)                   \
+    __global__ void cu_k_##name##_##dt(OUT *o, cu_operands in, cu_layout l, int64_t n, ct__op_args a)      \
     {                                                                                                      \
         const CT__KT_##dt *x = cu_operand<CT__KT_##dt>(in, 0), *y = cu_operand<CT__KT_##dt>(in, 1);        \
         const CT__KT_##dt *z = cu_operand<CT__KT_##dt>(in, 2);                                             \
         (void)y, (void)z;                                                                                  \
         for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;                            \
-             k += (int64_t)gridDim.x * blockDim.x)                                                         \
-            o[k] = STORE(CT__KFN(name, dt)(__VA_ARGS__, &a));                                              \
+             k += (int64_t)gridDim.x * blockDim.x) {                                                       \
+            int64_t off[4];                                                                                \
+            cu_offsets(in, l, k, off);                                                                     \
+            o[off[0]] = STORE(CT__KFN(name, dt)(__VA_ARGS__, &a));                                         \
+        }                                                                                                  \
     }
-#define CU_LOAD(dt, p, j) CT__KL_##dt(p[k * in.step[j]])
+#define CU_LOAD(dt, p, j) CT__KL_##dt(p[off[1 + j]])
 #define CU_STORE_BOOL(v) ((uint8_t)((v) != 0))
 #define CU_UNARY(name, dt) CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0))
 #define CU_UNARY_VM CU_UNARY
@@ -118,14 +145,17 @@ template <typename T> __device__ const T *cu_operand(const cu_operands &in, int 
     CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0), CU_LOAD(dt, y, 1), CU_LOAD(dt, z, 2))
 /* where(cond, x, y): a select on the stored values, cond bool */
 #define CU_WHERE(name, dt)                                                                                  \
-    __global__ void cu_k_##name##_##dt(CT__KT_##dt *o, cu_operands in, int64_t n, ct__op_args a)           \
+    __global__ void cu_k_##name##_##dt(CT__KT_##dt *o, cu_operands in, cu_layout l, int64_t n, ct__op_args a) \
     {                                                                                                      \
         const uint8_t *c = cu_operand<uint8_t>(in, 0);                                                     \
         const CT__KT_##dt *x = cu_operand<CT__KT_##dt>(in, 1), *y = cu_operand<CT__KT_##dt>(in, 2);        \
         (void)a;                                                                                           \
         for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;                            \
-             k += (int64_t)gridDim.x * blockDim.x)                                                         \
-            o[k] = c[k * in.step[0]] ? x[k * in.step[1]] : y[k * in.step[2]];                              \
+             k += (int64_t)gridDim.x * blockDim.x) {                                                       \
+            int64_t off[4];                                                                                \
+            cu_offsets(in, l, k, off);                                                                     \
+            o[off[0]] = c[off[1]] ? x[off[2]] : y[off[3]];                                                 \
+        }                                                                                                  \
     }
 
 #define CU_KERNELS(name, kind, group) CT__KD_##group(CU_##kind, name, )
@@ -138,7 +168,7 @@ CU_KERNELS_H(sub_alpha, BINARY, NUMERIC)
  * when the op has no kernel of that dtype. */
 #define CU_CASE(name, dt)                                                                                   \
     case CU_DT_##dt:                                                                                       \
-        CU_LAUNCH(cu_k_##name##_##dt, cu_blocks(n), CU_THREADS, (decltype(cu_out_type_##name##_##dt()))o, in, n, *a); \
+        CU_LAUNCH(cu_k_##name##_##dt, cu_blocks(n), CU_THREADS, (decltype(cu_out_type_##name##_##dt()))o, in, *l, n, *a); \
         return true;
 #define CU_OUT_TYPE(name, dt) static inline CT__KT_##dt *cu_out_type_##name##_##dt(void) { return NULL; }
 #define CU_OUT_BOOL(name, dt) static inline uint8_t *cu_out_type_##name##_##dt(void) { return NULL; }
@@ -156,7 +186,8 @@ CU_OUT_TYPES_H(add_alpha, BINARY, ALL)
 CU_OUT_TYPES_H(sub_alpha, BINARY, NUMERIC)
 
 #define CU_LAUNCHER(name, kind, group, h)                                                                   \
-    static bool cu_launch_##name(ct_dtype dt, void *o, cu_operands in, int64_t n, const ct__op_args *a)     \
+    static bool cu_launch_##name(ct_dtype dt, void *o, cu_operands in, const cu_layout *l, int64_t n,        \
+                                 const ct__op_args *a)                                                     \
     {                                                                                                      \
         switch (dt) {                                                                                      \
             CT__KD_##group(CU_CASE, name, h) default : return false;                                       \
@@ -170,14 +201,15 @@ CU_LAUNCHERS_H(sub_alpha, BINARY, NUMERIC)
 
 /* The launch of op's kernel of dtype dt; false when there is none. add and
  * sub with an alpha other than 1 run their alpha forms. */
-static bool cu_launch(ct__op op, ct_dtype dt, void *o, cu_operands in, int64_t n, const ct__op_args *a)
+static bool cu_launch(ct__op op, ct_dtype dt, void *o, cu_operands in, const cu_layout *l, int64_t n,
+                      const ct__op_args *a)
 {
     bool alpha = a->alpha != 1 || a->alpha_i != 1;
-    if (op == CT__OP_add && alpha) return cu_launch_add_alpha(dt, o, in, n, a);
-    if (op == CT__OP_sub && alpha) return cu_launch_sub_alpha(dt, o, in, n, a);
+    if (op == CT__OP_add && alpha) return cu_launch_add_alpha(dt, o, in, l, n, a);
+    if (op == CT__OP_sub && alpha) return cu_launch_sub_alpha(dt, o, in, l, n, a);
     switch (op) {
 #define CU_OP_CASE(name, kind, group) \
-    case CT__OP_##name: return cu_launch_##name(dt, o, in, n, a);
+    case CT__OP_##name: return cu_launch_##name(dt, o, in, l, n, a);
         CT__POINTWISE_KERNELS(CU_OP_CASE, CU_OP_CASE)
 #undef CU_OP_CASE
     default: return false;
@@ -195,10 +227,36 @@ static bool cu_single(const ct_tensor *t)
     return true;
 }
 
-/* out = op(inputs). A dense out with every operand dense alike or a single
- * element (a number, a 0-d tensor, a broadcast one) runs a kernel;
- * broadcasting along some dims and strided operands run the CPU's loop on
- * the managed memory, after a synchronize. */
+/* The layout of out and its operands (dims right-aligned with out's, 0
+ * strides where an operand is broadcast or travels by value), with each
+ * dim merged into the next where every stride allows. */
+static cu_layout cu_layout_of(const ct_tensor *out, const ct_tensor *const *inputs, int arity, const cu_operands *in)
+{
+    cu_layout l;
+    memset(&l, 0, sizeof l);
+    for (int d = 0; d < out->ndim; d++) {
+        int64_t size = out->sizes[d], s[4] = {out->strides[d], 0, 0, 0};
+        for (int j = 0; j < arity; j++) {
+            const ct_tensor *t = inputs[j];
+            int td = d - (out->ndim - t->ndim);
+            if (in->data[j] && td >= 0 && t->sizes[td] != 1) s[1 + j] = t->strides[td];
+        }
+        if (size == 1) continue; /* a dim of one element moves nothing */
+        bool merges = l.ndim > 0;
+        for (int j = 0; j < 4 && merges; j++) merges = l.strides[j][l.ndim - 1] == s[j] * size;
+        int at = merges ? l.ndim - 1 : l.ndim++;
+        l.sizes[at] = merges ? l.sizes[at] * size : size;
+        for (int j = 0; j < 4; j++) l.strides[j][at] = s[j];
+    }
+    if (l.ndim == 0) l.ndim = 1, l.sizes[0] = 1; /* one element: still a layout */
+    return l;
+}
+
+/* out = op(inputs), as a kernel: dense operands (or single elements: a
+ * number, a 0-d tensor, a broadcast one) index by step; any other layout
+ * (a strided view, broadcasting along some dims) by cu_layout. An op
+ * without a kernel of the dtype runs the CPU's loop on the managed memory,
+ * after a synchronize. */
 static void cu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
 {
     int64_t n = ct_numel(out);
@@ -213,13 +271,13 @@ static void cu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inpu
         else in.data[j] = ct_data_ptr(t);
         dense = dense && (in.step[j] == 0 || (ct_is_contiguous(t) && ct_numel(t) == n));
     }
-    if (dense) {
-        cu_use(cu_index_of(out));
-        /* the last input has the data dtype (where's first is its condition) */
-        if (cu_launch(op, inputs[arity - 1]->dtype, ct_data_ptr(out), in, n, args)) {
-            cu_ok(cudaGetLastError());
-            return;
-        }
+    cu_layout l = {};
+    if (!dense) l = cu_layout_of(out, inputs, arity, &in);
+    cu_use(cu_index_of(out));
+    /* the last input has the data dtype (where's first is its condition) */
+    if (cu_launch(op, inputs[arity - 1]->dtype, ct_data_ptr(out), in, &l, n, args)) {
+        cu_ok(cudaGetLastError());
+        return;
     }
     cu_finish_all();
     cu_cpu()->pointwise(op, out, inputs, args);
