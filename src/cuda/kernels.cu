@@ -2,20 +2,90 @@
  * the shared formulas (src/ops/formulas.h), as the CPU's loops are. Each
  * kernel strides over its n elements from a capped grid. */
 
-/* ---------------------------------------------------------------- fill */
+/* ---------------------------------------------------------------- layouts */
 
-/* p[i] = v for i < n, T an unsigned type of the element's width. */
-template <typename T> __global__ void cu_fill_kernel(T *p, T v, int64_t n)
+/* Where a kernel finds element k of its output (operand 0) and of up to
+ * three inputs (1 to 3). ndim 0: dense, element k at k * step[j] (step 0:
+ * one element for all, a 0-d or broadcast input). Otherwise the output's
+ * sizes and every operand's strides in elements (0 along a broadcast dim),
+ * adjacent dims merged where every stride allows. */
+typedef struct cu_layout {
+    int ndim;
+    int64_t step[4];
+    int64_t sizes[CT_MAX_DIMS];
+    int64_t strides[4][CT_MAX_DIMS];
+} cu_layout;
+
+/* off[j]: element k's offset in operand j. */
+__device__ inline void cu_offsets(const cu_layout &l, int64_t k, int64_t *off)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        p[i] = v;
+    for (int j = 0; j < 4; j++) off[j] = l.ndim ? 0 : k * l.step[j];
+    for (int d = l.ndim - 1; d >= 0; d--) {
+        int64_t i = k % l.sizes[d];
+        k /= l.sizes[d];
+        for (int j = 0; j < 4; j++) off[j] += i * l.strides[j][d];
+    }
 }
 
-template <typename T> static void cu_fill_as(void *p, const void *elem, int64_t n)
+/* Whether t holds one element as far as its readers see: a 0-d tensor, or
+ * one broadcast to a shape (zero strides). */
+static bool cu_single(const ct_tensor *t)
+{
+    for (int d = 0; d < t->ndim; d++)
+        if (t->sizes[d] != 1 && t->strides[d] != 0) return false;
+    return true;
+}
+
+/* The layout of out and its operands (dims right-aligned with out's; an
+ * operand NULL, or one travelling by value, has 0 strides): dense when
+ * every operand is dense like out or a single element. */
+static cu_layout cu_layout_of(const ct_tensor *out, const ct_tensor *const *ops, int n_ops)
+{
+    cu_layout l;
+    memset(&l, 0, sizeof l);
+    bool dense = ct_is_contiguous(out);
+    l.step[0] = 1;
+    for (int j = 0; j < n_ops; j++) {
+        bool single = !ops[j] || cu_single(ops[j]);
+        l.step[1 + j] = single ? 0 : 1;
+        dense = dense && (single || (ct_is_contiguous(ops[j]) && ct_numel(ops[j]) == ct_numel(out)));
+    }
+    if (dense) return l;
+    for (int d = 0; d < out->ndim; d++) {
+        int64_t size = out->sizes[d], s[4] = {out->strides[d], 0, 0, 0};
+        for (int j = 0; j < n_ops; j++) {
+            const ct_tensor *t = ops[j];
+            int td = t ? d - (out->ndim - t->ndim) : -1;
+            if (td >= 0 && t->sizes[td] != 1) s[1 + j] = t->strides[td];
+        }
+        if (size == 1) continue; /* a dim of one element moves nothing */
+        bool merges = l.ndim > 0;
+        for (int j = 0; j < 4 && merges; j++) merges = l.strides[j][l.ndim - 1] == s[j] * size;
+        int at = merges ? l.ndim - 1 : l.ndim++;
+        l.sizes[at] = merges ? l.sizes[at] * size : size;
+        for (int j = 0; j < 4; j++) l.strides[j][at] = s[j];
+    }
+    if (l.ndim == 0) l.ndim = 1, l.sizes[0] = 1; /* one element, strided: still a layout */
+    return l;
+}
+
+/* ---------------------------------------------------------------- fill */
+
+/* Element k of p = v, T an unsigned type of the element's width. */
+template <typename T> __global__ void cu_fill_kernel(T *p, T v, cu_layout l, int64_t n)
+{
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) {
+        int64_t off[4];
+        cu_offsets(l, k, off);
+        p[off[0]] = v;
+    }
+}
+
+template <typename T> static void cu_fill_as(void *p, const void *elem, const cu_layout &l, int64_t n)
 {
     T v;
     memcpy(&v, elem, sizeof v);
-    CU_LAUNCH(cu_fill_kernel<T>, cu_blocks(n), CU_THREADS, (T *)p, v, n);
+    CU_LAUNCH(cu_fill_kernel<T>, cu_blocks(n), CU_THREADS, (T *)p, v, l, n);
     cu_ok(cudaGetLastError());
 }
 
@@ -23,41 +93,64 @@ static void cu_fill(ct_tensor *dst, const void *elem)
 {
     int64_t n = ct_numel(dst);
     if (n == 0) return;
-    int index = cu_index_of(dst);
-    if (!ct_is_contiguous(dst)) { /* strided: the CPU's loop, on the managed memory */
-        cu_finish_all();
-        cu_cpu()->fill(dst, elem);
-        return;
-    }
-    cu_use(index);
+    cu_layout l = cu_layout_of(dst, NULL, 0);
+    cu_use(cu_index_of(dst));
     switch (ct_dtype_size(dst->dtype)) {
-    case 1: cu_fill_as<uint8_t>(ct_data_ptr(dst), elem, n); break;
-    case 2: cu_fill_as<uint16_t>(ct_data_ptr(dst), elem, n); break;
-    case 4: cu_fill_as<uint32_t>(ct_data_ptr(dst), elem, n); break;
-    default: cu_fill_as<uint64_t>(ct_data_ptr(dst), elem, n); break;
+    case 1: cu_fill_as<uint8_t>(ct_data_ptr(dst), elem, l, n); break;
+    case 2: cu_fill_as<uint16_t>(ct_data_ptr(dst), elem, l, n); break;
+    case 4: cu_fill_as<uint32_t>(ct_data_ptr(dst), elem, l, n); break;
+    default: cu_fill_as<uint64_t>(ct_data_ptr(dst), elem, l, n); break;
     }
 }
 
 /* ---------------------------------------------------------------- copies */
 
+/* Element k of dst = element k of src, T an unsigned type of the element's width. */
+template <typename T> __global__ void cu_copy_kernel(T *dst, const T *src, cu_layout l, int64_t n)
+{
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) {
+        int64_t off[4];
+        cu_offsets(l, k, off);
+        dst[off[0]] = src[off[1]];
+    }
+}
+
+template <typename T> static void cu_copy_as(ct_tensor *dst, const ct_tensor *src, int64_t n)
+{
+    cu_layout l = cu_layout_of(dst, &src, 1);
+    CU_LAUNCH(cu_copy_kernel<T>, cu_blocks(n), CU_THREADS, (T *)ct_data_ptr(dst), (const T *)ct_data_ptr(src), l, n);
+    cu_ok(cudaGetLastError());
+}
+
 /* dst = src. The same dtype, both dense with the same number of elements:
  * one cudaMemcpy in either direction (a copy that touches the host waits
  * for itself: the host buffer may go as soon as this returns, as pageable
- * memory makes PyTorch's non_blocking copies synchronous too). Anything
- * else (a dtype conversion, a broadcast or strided side): the CPU's copy
- * on the managed memory, after a synchronize. */
+ * memory makes PyTorch's non_blocking copies synchronous too). The same
+ * dtype on one GPU, strided or broadcast: a kernel. Anything else (a dtype
+ * conversion; a strided side on the host or another GPU): the CPU's copy on
+ * the managed memory, after a synchronize. */
 static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
 {
     int64_t n = ct_numel(dst);
     if (n == 0) return;
     bool dst_dev = dst->storage->device.type == CT_DEVICE_CUDA, src_dev = src->storage->device.type == CT_DEVICE_CUDA;
     int index = cu_index_of(dst_dev ? dst : src);
-    if (dst->dtype == src->dtype && ct_numel(src) == n && ct_is_contiguous(dst) && ct_is_contiguous(src)) {
+    bool same = dst->dtype == src->dtype;
+    if (same && ct_numel(src) == n && ct_is_contiguous(dst) && ct_is_contiguous(src)) {
         cu_use(index);
         size_t bytes = (size_t)n * ct_dtype_size(dst->dtype);
         if (!cu_ok(cudaMemcpyAsync(ct_data_ptr(dst), ct_data_ptr(src), bytes, cudaMemcpyDefault, 0))) return;
         if (!(dst_dev && src_dev) || !non_blocking) cu_ok(cudaStreamSynchronize(0));
         return;
+    }
+    if (same && dst_dev && src_dev && cu_index_of(dst) == cu_index_of(src)) {
+        cu_use(index);
+        switch (ct_dtype_size(dst->dtype)) {
+        case 1: cu_copy_as<uint8_t>(dst, src, n); return;
+        case 2: cu_copy_as<uint16_t>(dst, src, n); return;
+        case 4: cu_copy_as<uint32_t>(dst, src, n); return;
+        default: cu_copy_as<uint64_t>(dst, src, n); return;
+        }
     }
     cu_finish_all();
     cu_cpu()->copy(dst, src, false);
@@ -79,44 +172,17 @@ static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
 #define CU_DT_f16h CT_F16
 #define CU_DT_bf16h CT_BF16
 
-/* Operands as a kernel reads them: dense, or one element (a 0-d operand,
- * broadcast): element k of operand j is at data[j] + k * step[j]. A 0-d
- * operand on the host (a number, a CPU scalar beside device tensors) travels
- * by value in scalar[j], data[j] NULL. */
+/* The inputs' data. One on the host (a number, a CPU scalar beside device
+ * tensors, 0-d) travels by value in scalar[j], data[j] NULL. */
 typedef struct cu_operands {
     const void *data[3];
-    int64_t step[3];
     uint64_t scalar[3];
 } cu_operands;
 
-/* Operand j's elements, as the kernel sees them. */
+/* Input j's elements, as the kernel sees them. */
 template <typename T> __device__ const T *cu_operand(const cu_operands &in, int j)
 {
     return in.data[j] ? (const T *)in.data[j] : (const T *)(const void *)&in.scalar[j];
-}
-
-/* Where the elements are when some operand is strided or broadcast along
- * some dims: the output's sizes and, for the output and each operand, the
- * strides in elements (0 along a broadcast dim), adjacent dims merged where
- * every operand allows. ndim 0: every operand is dense or one element, as
- * cu_operands' steps say. */
-typedef struct cu_layout {
-    int ndim;
-    int64_t sizes[CT_MAX_DIMS];
-    int64_t strides[4][CT_MAX_DIMS]; /* the output's, then the operands' */
-} cu_layout;
-
-/* off[0]: element k's offset in the output; off[1 + j]: in operand j. */
-__device__ inline void cu_offsets(const cu_operands &in, const cu_layout &l, int64_t k, int64_t *off)
-{
-    off[0] = k, off[1] = k * in.step[0], off[2] = k * in.step[1], off[3] = k * in.step[2];
-    if (l.ndim == 0) return;
-    off[0] = off[1] = off[2] = off[3] = 0;
-    for (int d = l.ndim - 1; d >= 0; d--) {
-        int64_t i = k % l.sizes[d];
-        k /= l.sizes[d];
-        for (int j = 0; j < 4; j++) off[j] += i * l.strides[j][d];
-    }
 }
 
 /* One kernel per op and dtype: o[k] = store(formula(load(x[k]), ...)). The
@@ -130,7 +196,7 @@ __device__ inline void cu_offsets(const cu_operands &in, const cu_layout &l, int
         for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;                            \
              k += (int64_t)gridDim.x * blockDim.x) {                                                       \
             int64_t off[4];                                                                                \
-            cu_offsets(in, l, k, off);                                                                     \
+            cu_offsets(l, k, off);                                                                         \
             o[off[0]] = STORE(CT__KFN(name, dt)(__VA_ARGS__, &a));                                         \
         }                                                                                                  \
     }
@@ -153,7 +219,7 @@ __device__ inline void cu_offsets(const cu_operands &in, const cu_layout &l, int
         for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;                            \
              k += (int64_t)gridDim.x * blockDim.x) {                                                       \
             int64_t off[4];                                                                                \
-            cu_offsets(in, l, k, off);                                                                     \
+            cu_offsets(l, k, off);                                                                         \
             o[off[0]] = c[off[1]] ? x[off[2]] : y[off[3]];                                                 \
         }                                                                                                  \
     }
@@ -218,61 +284,22 @@ static bool cu_launch(ct__op op, ct_dtype dt, void *o, cu_operands in, const cu_
 
 static bool cu_has_pointwise(ct__op op, ct_dtype dt) { return cu_cpu()->has_pointwise(op, dt); }
 
-/* Whether t holds one element as far as its readers see: a 0-d tensor, or
- * one broadcast to a shape (zero strides). */
-static bool cu_single(const ct_tensor *t)
-{
-    for (int d = 0; d < t->ndim; d++)
-        if (t->sizes[d] != 1 && t->strides[d] != 0) return false;
-    return true;
-}
-
-/* The layout of out and its operands (dims right-aligned with out's, 0
- * strides where an operand is broadcast or travels by value), with each
- * dim merged into the next where every stride allows. */
-static cu_layout cu_layout_of(const ct_tensor *out, const ct_tensor *const *inputs, int arity, const cu_operands *in)
-{
-    cu_layout l;
-    memset(&l, 0, sizeof l);
-    for (int d = 0; d < out->ndim; d++) {
-        int64_t size = out->sizes[d], s[4] = {out->strides[d], 0, 0, 0};
-        for (int j = 0; j < arity; j++) {
-            const ct_tensor *t = inputs[j];
-            int td = d - (out->ndim - t->ndim);
-            if (in->data[j] && td >= 0 && t->sizes[td] != 1) s[1 + j] = t->strides[td];
-        }
-        if (size == 1) continue; /* a dim of one element moves nothing */
-        bool merges = l.ndim > 0;
-        for (int j = 0; j < 4 && merges; j++) merges = l.strides[j][l.ndim - 1] == s[j] * size;
-        int at = merges ? l.ndim - 1 : l.ndim++;
-        l.sizes[at] = merges ? l.sizes[at] * size : size;
-        for (int j = 0; j < 4; j++) l.strides[j][at] = s[j];
-    }
-    if (l.ndim == 0) l.ndim = 1, l.sizes[0] = 1; /* one element: still a layout */
-    return l;
-}
-
-/* out = op(inputs), as a kernel: dense operands (or single elements: a
- * number, a 0-d tensor, a broadcast one) index by step; any other layout
- * (a strided view, broadcasting along some dims) by cu_layout. An op
- * without a kernel of the dtype runs the CPU's loop on the managed memory,
- * after a synchronize. */
+/* out = op(inputs), as a kernel, through the inputs' layout (dense,
+ * strided or broadcast). An op without a kernel of the dtype runs the CPU's
+ * loop on the managed memory, after a synchronize. */
 static void cu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
 {
     int64_t n = ct_numel(out);
     if (n == 0) return;
     int arity = ct__ops[op].arity;
-    cu_operands in = {{NULL, NULL, NULL}, {0, 0, 0}, {0, 0, 0}};
-    bool dense = ct_is_contiguous(out);
+    cu_operands in = {{NULL, NULL, NULL}, {0, 0, 0}};
+    const ct_tensor *on_device[3] = {NULL, NULL, NULL};
     for (int j = 0; j < arity; j++) {
         const ct_tensor *t = inputs[j];
-        in.step[j] = cu_single(t) ? 0 : 1;
         if (t->storage->device.type == CT_DEVICE_CPU) memcpy(&in.scalar[j], ct_data_ptr(t), ct_dtype_size(t->dtype));
-        else in.data[j] = ct_data_ptr(t);
-        dense = dense && (in.step[j] == 0 || (ct_is_contiguous(t) && ct_numel(t) == n));
+        else in.data[j] = ct_data_ptr(t), on_device[j] = t;
     }
-    cu_layout l = {};
-    if (!dense) l = cu_layout_of(out, inputs, arity, &in);
+    cu_layout l = cu_layout_of(out, on_device, arity);
     cu_use(cu_index_of(out));
     /* the last input has the data dtype (where's first is its condition) */
     if (cu_launch(op, inputs[arity - 1]->dtype, ct_data_ptr(out), in, &l, n, args)) {
