@@ -121,7 +121,7 @@ CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=s
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
 DEVICE_SUITES := pointwise reduce join index sort products conv layers nn optim rnn autograd function grad_pointwise \
                  grad_reduce grad_join views create random decomp einsum print io data sched autocast
-CUDA_TESTS := $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/gpu_count $(BUILD)/cuda/nccl_test $(BUILD)/cuda/cuda_alloc
+CUDA_TESTS := $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/gpu_count $(BUILD)/cuda/nccl_test $(BUILD)/cuda/cuda_backend
 ifneq ($(CUDA),1)
   CUDA_TESTS :=
 endif
@@ -130,7 +130,7 @@ $(BUILD)/cuda/ctorch_cuda.o: ctorch_cuda.cu ctorch.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 $(CUDA_ARCH) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I. -c $< -o $@
 
-$(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/cuda_alloc: $(BUILD)/cuda/%: tests/%.c $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) tests/harness.h examples/digits.h examples/gpt.h ctorch.h
+$(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/cuda_backend: $(BUILD)/cuda/%: tests/%.c $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) tests/harness.h examples/digits.h examples/gpt.h ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(BUILD)/cuda/ctorch_cuda.o $(TEST_LIBS) \
 	    -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
 
@@ -145,7 +145,7 @@ CXX       ?= g++
 CUDA_EMU  ?= $(shell test "$(CUDA)" = 1 && test -f $(CUDA_HOME)/include/curand_kernel.h && echo 1 || echo 0)
 EMU_FLAGS := -std=c++17 -O1 -g -Wall -Wextra -Werror -I. -I$(CUDA_HOME)/include
 EMU_OBJS  := $(BUILD)/cuda-emu/ctorch_cuda.o $(BUILD)/cuda-emu/emu.o
-EMU_PROGS := $(DEVICE_SUITES:%=$(BUILD)/cuda-emu/test_%) $(BUILD)/cuda-emu/cuda_alloc
+EMU_PROGS := $(DEVICE_SUITES:%=$(BUILD)/cuda-emu/test_%) $(BUILD)/cuda-emu/cuda_backend
 EMU_TESTS := $(EMU_PROGS) $(BUILD)/cuda-emu/nccl_test
 ifneq ($(CUDA_EMU),1)
   EMU_TESTS :=
@@ -177,7 +177,7 @@ $(BUILD)/cuda/nccl_test: tests/dist/nccl_test.c tests/dist/free_port.h $(BUILD)/
 cuda-emu: $(EMU_PROGS) $(BUILD)/cuda-emu/nccl_test
 
 cuda: $(BUILD)/cuda/ctorch_cuda.o $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/gpu_count $(BUILD)/cuda/nccl_test \
-      $(BUILD)/cuda/cuda_alloc
+      $(BUILD)/cuda/cuda_backend
 
 # Build on all cores.
 JOBS    ?= $(shell nproc 2>/dev/null || echo 1)

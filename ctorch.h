@@ -277,6 +277,11 @@ CTORCH_API bool ct_device_equal(ct_device a, ct_device b);
 CTORCH_API bool ct_cuda_is_available(void);
 /* torch.cuda.device_count(): 0 without the CUDA backend or a GPU. */
 CTORCH_API int ct_cuda_device_count(void);
+/* torch.backends.cuda.matmul.allow_tf32: whether float32 products on CUDA
+ * may run on TF32 tensor cores (inputs rounded to 10 mantissa bits, about 3
+ * decimal digits). Off by default, as in PyTorch 1.12 and later. */
+CTORCH_API void ct_set_allow_tf32_matmul(bool allow);
+CTORCH_API bool ct_allow_tf32_matmul(void);
 /* torch.cuda.synchronize(device) / the same for any device: wait until every
  * queued kernel has finished. Nothing to do on the CPU. */
 CTORCH_API ct_result ct_synchronize(ct_device d);
@@ -26408,6 +26413,10 @@ static int ct__device_count(ct_device_type type)
     const ct_backend *be = ct_backend_get(type);
     return be ? be->device_count() : 0;
 }
+
+static bool ct__allow_tf32_matmul; /* read by the CUDA backend at each product */
+void ct_set_allow_tf32_matmul(bool allow) { ct__allow_tf32_matmul = allow; }
+bool ct_allow_tf32_matmul(void) { return ct__allow_tf32_matmul; }
 
 bool ct_cuda_is_available(void) { return ct__device_count(CT_DEVICE_CUDA) > 0; }
 int ct_cuda_device_count(void) { return ct__device_count(CT_DEVICE_CUDA); }

@@ -119,7 +119,8 @@ if [ "${CUDA:-0}" != 1 ]; then why="the CUDA backend is not built here (nvcc, or
 elif [ ! -x "$BUILD/cuda/gpu_count" ]; then why="ctorch_cuda.cu did not build"
 elif [ "$gpus" -lt 1 ]; then why="no CUDA GPU on this machine"
 else why=""; fi
-# (cuda_alloc: the caching allocator against PyTorch's memory statistics)
+# (cuda_backend: what only CUDA has: the caching allocator against PyTorch's
+# memory statistics, TF32 products)
 for t in $DEVICE_SUITES; do
     if [ -z "$why" ]; then
         run_program "test_$t" "@cuda" "$BUILD/cuda"
@@ -127,16 +128,16 @@ for t in $DEVICE_SUITES; do
         skip "test_$t@cuda" "$why"
     fi
 done
-if [ -z "$why" ]; then run_program cuda_alloc "@cuda" "$BUILD/cuda"; else skip cuda_alloc@cuda "$why"; fi
+if [ -z "$why" ]; then run_program cuda_backend "@cuda" "$BUILD/cuda"; else skip cuda_backend@cuda "$why"; fi
 # And on the host emulation of ctorch_cuda.cu (tests/cuda_emu), here, with
 # or without a GPU: the backend's logic, kernels run one thread at a time
 if [ "${CUDA_EMU:-0}" = 1 ]; then
     for t in $DEVICE_SUITES; do run_program "test_$t" "@cuda-emu" "$BUILD/cuda-emu"; done
-    run_program cuda_alloc "@cuda-emu" "$BUILD/cuda-emu"
+    run_program cuda_backend "@cuda-emu" "$BUILD/cuda-emu"
     run_program nccl_test "@cuda-emu" "$BUILD/cuda-emu" # NCCL emulated too, with one rank
 else
     for t in $DEVICE_SUITES; do skip "test_$t@cuda-emu" "the CUDA Toolkit's headers are not installed (or CUDA=0)"; done
-    skip cuda_alloc@cuda-emu "the CUDA Toolkit's headers are not installed (or CUDA=0)"
+    skip cuda_backend@cuda-emu "the CUDA Toolkit's headers are not installed (or CUDA=0)"
     skip nccl_test@cuda-emu "the CUDA Toolkit's headers are not installed (or CUDA=0)"
 fi
 unset CTORCH_TEST_DEVICE

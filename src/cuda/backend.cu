@@ -3,9 +3,7 @@
 
 /* ---------------------------------------------------------------- products */
 
-/* One cuBLAS handle per device, made on first use, on the default stream.
- * Its default math mode keeps float32 products in float32 (no TF32), as
- * PyTorch's allow_tf32 = False for matmul. */
+/* One cuBLAS handle per device, made on first use, on the default stream. */
 static cublasHandle_t cu_blas(int index)
 {
     static cublasHandle_t handles[CU_MAX_DEVICES];
@@ -28,6 +26,9 @@ static bool cu_gemm_blas(const ct__gemm_job *j, cublasHandle_t h)
     int m = (int)j->N, n = (int)j->M, k = (int)j->K, lda = (int)j->b_ld, ldb = (int)j->a_ld, ldc = (int)j->N;
     cublasStatus_t st;
     if (j->dtype == CT_F32) {
+        /* float32 stays float32 unless ct_set_allow_tf32_matmul(true), as PyTorch's allow_tf32 */
+        cublasMath_t math = ct_allow_tf32_matmul() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
+        if (cublasSetMathMode(h, math) != CUBLAS_STATUS_SUCCESS) return false;
         float alpha = (float)j->alpha, beta = (float)j->beta;
         st = cublasSgemmStridedBatched(h, tb, ta, m, n, k, &alpha, (const float *)j->B, lda, j->b_bs,
                                        (const float *)j->A, ldb, j->a_bs, &beta, (float *)j->C, ldc, j->M * j->N,

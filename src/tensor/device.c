@@ -99,6 +99,10 @@ static int ct__device_count(ct_device_type type)
     return be ? be->device_count() : 0;
 }
 
+static bool ct__allow_tf32_matmul; /* read by the CUDA backend at each product */
+void ct_set_allow_tf32_matmul(bool allow) { ct__allow_tf32_matmul = allow; }
+bool ct_allow_tf32_matmul(void) { return ct__allow_tf32_matmul; }
+
 bool ct_cuda_is_available(void) { return ct__device_count(CT_DEVICE_CUDA) > 0; }
 int ct_cuda_device_count(void) { return ct__device_count(CT_DEVICE_CUDA); }
 

@@ -180,10 +180,16 @@ cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 
+/* A handle is its math mode. */
 cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
-    static int token;
-    *handle = (cublasHandle_t)&token;
+    *handle = (cublasHandle_t) new cublasMath_t(CUBLAS_DEFAULT_MATH);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
+{
+    *(cublasMath_t *)handle = mode;
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -191,11 +197,24 @@ cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 
 /* C = alpha op(A) op(B) + beta C for each item of the batch, column-major:
  * element (i, j) of an m-by-n matrix with leading dimension ld at i + j ld. */
-template <typename T>
-static cublasStatus_t emu_gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, T alpha, const T *A,
-                               int lda, long long sa, const T *B, int ldb, long long sb, T beta, T *C, int ldc,
-                               long long sc, int batch)
+/* What a TF32 tensor core reads of a float32: its mantissa rounded to 10
+ * bits, to nearest, ties away from zero (cvt.rna.tf32.f32). */
+static float emu_tf32(float v)
 {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & ~0x1fffu; /* not inf or NaN */
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+static double emu_tf32(double v) { return v; } /* float64 never rounds */
+
+template <typename T>
+static cublasStatus_t emu_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                               T alpha, const T *A, int lda, long long sa, const T *B, int ldb, long long sb, T beta,
+                               T *C, int ldc, long long sc, int batch)
+{
+    bool tf32 = *(cublasMath_t *)h == CUBLAS_TF32_TENSOR_OP_MATH;
     for (int b = 0; b < batch; b++, A += sa, B += sb, C += sc)
         for (int j = 0; j < n; j++)
             for (int i = 0; i < m; i++) {
@@ -203,7 +222,7 @@ static cublasStatus_t emu_gemm(cublasOperation_t ta, cublasOperation_t tb, int m
                 for (int p = 0; p < k; p++) {
                     T a = ta == CUBLAS_OP_N ? A[i + (long long)p * lda] : A[p + (long long)i * lda];
                     T x = tb == CUBLAS_OP_N ? B[p + (long long)j * ldb] : B[j + (long long)p * ldb];
-                    acc += a * x;
+                    acc += tf32 ? emu_tf32(a) * emu_tf32(x) : a * x;
                 }
                 T *c = &C[i + (long long)j * ldc];
                 *c = beta == 0 ? alpha * acc : alpha * acc + beta * *c; /* beta 0 ignores C, as cuBLAS does */
@@ -213,20 +232,20 @@ static cublasStatus_t emu_gemm(cublasOperation_t ta, cublasOperation_t tb, int m
 
 extern "C" {
 
-cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
                                          int k, const float *alpha, const float *A, int lda, long long sa,
                                          const float *B, int ldb, long long sb, const float *beta, float *C, int ldc,
                                          long long sc, int batch)
 {
-    return emu_gemm<float>(ta, tb, m, n, k, *alpha, A, lda, sa, B, ldb, sb, *beta, C, ldc, sc, batch);
+    return emu_gemm<float>(h, ta, tb, m, n, k, *alpha, A, lda, sa, B, ldb, sb, *beta, C, ldc, sc, batch);
 }
 
-cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
                                          int k, const double *alpha, const double *A, int lda, long long sa,
                                          const double *B, int ldb, long long sb, const double *beta, double *C,
                                          int ldc, long long sc, int batch)
 {
-    return emu_gemm<double>(ta, tb, m, n, k, *alpha, A, lda, sa, B, ldb, sb, *beta, C, ldc, sc, batch);
+    return emu_gemm<double>(h, ta, tb, m, n, k, *alpha, A, lda, sa, B, ldb, sb, *beta, C, ldc, sc, batch);
 }
 
 } /* extern "C" */

@@ -1,9 +1,10 @@
-/* ctorch_cuda.cu's caching allocator against PyTorch 1.13's numbers:
- * torch.cuda.memory_allocated() and memory_reserved() after the same
- * tensors (the block sizes, pools, segment sizes, splits and merges of
- * CUDACachingAllocator), empty_cache, the peaks, and the out-of-memory
- * error. Linked with ctorch_cuda.cu (make cuda) or its host emulation (make
- * cuda-emu); tests/run.sh runs it as cuda_alloc@cuda and @cuda-emu. */
+/* What only the CUDA backend has. Its caching allocator against PyTorch
+ * 1.13's numbers: torch.cuda.memory_allocated() and memory_reserved() after
+ * the same tensors (the block sizes, pools, segment sizes, splits and merges
+ * of CUDACachingAllocator), empty_cache, the peaks, and the out-of-memory
+ * error; and TF32 products behind allow_tf32. Linked with ctorch_cuda.cu
+ * (make cuda) or its host emulation (make cuda-emu); tests/run.sh runs it as
+ * cuda_backend@cuda and @cuda-emu. */
 #include "harness.h"
 
 #define MiB (1024 * 1024)
@@ -157,10 +158,26 @@ static void test_out_of_memory(void)
     ct_release(keep);
 }
 
+/* torch.backends.cuda.matmul.allow_tf32: off, a float32 product keeps 24
+ * bits (1 + 2^-12 survives); on, the inputs keep 10 (it rounds to 1). */
+static void test_allow_tf32(void)
+{
+    CHECK(!ct_allow_tf32_matmul()); /* PyTorch's default since 1.12 */
+    ct_device_guard g = ct_device_guard_begin(CT_CUDA(0));
+    ct_tensor *a = ct_full(CT_SHAPE(2, 2), ct_float(1 + 1.0 / 4096), CT_F32), *b = ct_eye(2, 2, CT_F32);
+    ct_device_guard_end(g);
+    CHECK_VALUES(ct_cpu(ct_mm(a, b)), CT_SHAPE(2, 2), 1 + 1.0 / 4096, 1 + 1.0 / 4096, 1 + 1.0 / 4096, 1 + 1.0 / 4096);
+    ct_set_allow_tf32_matmul(true);
+    CHECK(ct_allow_tf32_matmul());
+    CHECK_VALUES(ct_cpu(ct_mm(a, b)), CT_SHAPE(2, 2), 1, 1, 1, 1);
+    ct_set_allow_tf32_matmul(false);
+    CHECK_VALUES(ct_cpu(ct_mm(a, b)), CT_SHAPE(2, 2), 1 + 1.0 / 4096, 1 + 1.0 / 4096, 1 + 1.0 / 4096, 1 + 1.0 / 4096);
+}
+
 int main(void)
 {
     if (!ct_cuda_is_available()) {
-        SKIP(cuda_alloc, "no CUDA device");
+        SKIP(cuda_backend, "no CUDA device");
         return ct_test_report();
     }
     RUN(test_small_pool);
@@ -168,5 +185,6 @@ int main(void)
     RUN(test_empty_cache_keeps_live_segments);
     RUN(test_peaks);
     RUN(test_out_of_memory);
+    RUN(test_allow_tf32);
     return ct_test_report();
 }
