@@ -15,10 +15,10 @@
  * (its pools, segments, splitting and statistics; empty_cache) over CUDA's
  * managed memory. Pointwise ops (dense, strided or broadcast operands),
  * fill, copies (any layout on one GPU; dense between host and device),
- * matrix products (cuBLAS, float32 and float64) and the uniform and normal
+ * gather (gather, index_select, embedding), matrix products (cuBLAS, float32 and float64) and the uniform and normal
  * samplers (Philox, PyTorch's seed and offset state, launch shape and
  * element order: a seed gives PyTorch's CUDA numbers) run as CUDA kernels.
- * Every other op family (reductions, sorting, indexing, convolution and
+ * Every other op family (reductions, sorting, the other indexing, convolution and
  * pooling, the fused optimizer steps, dtype-converting copies) runs the
  * CPU's kernel on the same managed memory after the device has finished
  * its queued work: correct, and as slow as a round trip; each is to move to
@@ -519,6 +519,85 @@ static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
     cu_cpu()->copy(dst, src, false);
 }
 
+/* ---------------------------------------------------------------- gather */
+
+/* dst[p] = src[p with dim = index[p]], T an unsigned type of the element's
+ * width: operand 0 of the layout is dst, 1 index, 2 src without dim (its
+ * stride there 0), which dim_stride adds for the index read. An index
+ * outside [lo, size) (lo = -size when negatives count from the end) writes
+ * nothing and sets *bad. */
+template <typename T>
+__global__ void cu_gather_kernel(T *dst, const int64_t *index, const T *src, cu_layout l, int64_t n, int64_t lo,
+                                 int64_t size, int64_t dim_stride, int *bad)
+{
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) {
+        int64_t off[4];
+        cu_offsets(l, k, off);
+        int64_t i = index[off[1]];
+        if (i < lo || i >= size) {
+            *bad = 1;
+            continue;
+        }
+        dst[off[0]] = src[off[2] + (i < 0 ? i + size : i) * dim_stride];
+    }
+}
+
+template <typename T> static void cu_gather_as(ct__index_job *job, const cu_layout &l, int64_t n, int *bad)
+{
+    const ct_tensor *src = job->src;
+    int64_t size = src->sizes[job->dim];
+    CU_LAUNCH(cu_gather_kernel<T>, cu_blocks(n), CU_THREADS, (T *)ct_data_ptr(job->dst),
+              (const int64_t *)ct_data_ptr(job->index), (const T *)ct_data_ptr(src), l, n, job->negatives ? -size : 0,
+              size, src->strides[job->dim], bad);
+}
+
+/* The calling thread's out-of-range flag on device index: 4 bytes of
+ * managed memory made on first use and kept for the process (as the cuBLAS
+ * handles are); NULL, with no error set, when CUDA has none to give. */
+static int *cu_flag(int index)
+{
+    static thread_local int *flags[CU_MAX_DEVICES];
+    if (!flags[index]) {
+        cu_use(index);
+        if (cudaMallocManaged((void **)&flags[index], sizeof(int), cudaMemAttachGlobal) != cudaSuccess) {
+            cudaGetLastError();
+            flags[index] = NULL;
+        }
+    }
+    return flags[index];
+}
+
+/* The gather kernel over index's positions; the out-of-range flag comes
+ * back to the host (a wait for the kernel). false when there is no flag:
+ * the CPU's loop serves then. */
+static bool cu_gather(ct__index_job *job)
+{
+    int64_t n = ct_numel(job->index);
+    int index = cu_index_of(job->dst);
+    int *bad = n > 0 ? cu_flag(index) : NULL;
+    job->out_of_range = false;
+    if (n == 0) return true;
+    if (!bad) return false;
+    ct_tensor src = *job->src; /* src seen over index's positions, dim left to the kernel */
+    memcpy(src.sizes, job->index->sizes, sizeof src.sizes);
+    src.strides[job->dim] = 0;
+    const ct_tensor *ops[2] = {job->index, &src};
+    cu_layout l = cu_layout_of(job->dst, ops, 2);
+    cu_use(index);
+    int found = 0;
+    if (cu_ok(cudaMemsetAsync(bad, 0, sizeof *bad, 0))) {
+        switch (ct_dtype_size(job->dst->dtype)) {
+        case 1: cu_gather_as<uint8_t>(job, l, n, bad); break;
+        case 2: cu_gather_as<uint16_t>(job, l, n, bad); break;
+        case 4: cu_gather_as<uint32_t>(job, l, n, bad); break;
+        default: cu_gather_as<uint64_t>(job, l, n, bad); break;
+        }
+        if (cu_ok(cudaGetLastError())) cu_ok(cudaMemcpy(&found, bad, sizeof found, cudaMemcpyDeviceToHost));
+    }
+    job->out_of_range = found != 0;
+    return true;
+}
+
 /* ---------------------------------------------------------------- pointwise */
 
 /* The ct_dtype of a formula dtype suffix. */
@@ -886,8 +965,15 @@ static void cu_gemm(const ct__gemm_job *job)
 
 /* The op families without a CUDA kernel yet: every device finishes its
  * queued work, then the CPU's kernel runs on the same (managed) memory. */
+
+/* gather (index_select, embedding, ...) on one GPU as a kernel; the other
+ * index kinds on the CPU. */
 static void cu_index(ct__index_job *job)
 {
+    bool one_gpu = job->kind == CT__INDEX_GATHER && job->src->storage->device.type == CT_DEVICE_CUDA &&
+                   job->index->storage->device.type == CT_DEVICE_CUDA && cu_index_of(job->src) == cu_index_of(job->dst) &&
+                   cu_index_of(job->index) == cu_index_of(job->dst);
+    if (one_gpu && cu_gather(job)) return;
     cu_finish_all();
     cu_cpu()->index(job);
 }

@@ -56,8 +56,15 @@ static void cu_gemm(const ct__gemm_job *job)
 
 /* The op families without a CUDA kernel yet: every device finishes its
  * queued work, then the CPU's kernel runs on the same (managed) memory. */
+
+/* gather (index_select, embedding, ...) on one GPU as a kernel; the other
+ * index kinds on the CPU. */
 static void cu_index(ct__index_job *job)
 {
+    bool one_gpu = job->kind == CT__INDEX_GATHER && job->src->storage->device.type == CT_DEVICE_CUDA &&
+                   job->index->storage->device.type == CT_DEVICE_CUDA && cu_index_of(job->src) == cu_index_of(job->dst) &&
+                   cu_index_of(job->index) == cu_index_of(job->dst);
+    if (one_gpu && cu_gather(job)) return;
     cu_finish_all();
     cu_cpu()->index(job);
 }

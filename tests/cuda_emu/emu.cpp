@@ -131,6 +131,12 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaM
     return cudaMemcpy(dst, src, count, kind);
 }
 
+cudaError_t cudaMemsetAsync(void *dst, int value, size_t count, cudaStream_t)
+{
+    memset(dst, value, count);
+    return cudaSuccess;
+}
+
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
 
