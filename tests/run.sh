@@ -134,19 +134,23 @@ if [ -z "$why" ]; then run_program cuda_backend "@cuda" "$BUILD/cuda"; else skip
 if [ "${CUDA_EMU:-0}" = 1 ]; then
     for t in $DEVICE_SUITES; do run_program "test_$t" "@cuda-emu" "$BUILD/cuda-emu"; done
     run_program cuda_backend "@cuda-emu" "$BUILD/cuda-emu"
-    run_program nccl_test "@cuda-emu" "$BUILD/cuda-emu" # NCCL emulated too, with one rank
 else
     for t in $DEVICE_SUITES; do skip "test_$t@cuda-emu" "the CUDA Toolkit's headers are not installed (or CUDA=0)"; done
     skip cuda_backend@cuda-emu "the CUDA Toolkit's headers are not installed (or CUDA=0)"
-    skip nccl_test@cuda-emu "the CUDA Toolkit's headers are not installed (or CUDA=0)"
 fi
 unset CTORCH_TEST_DEVICE
-# ctorch_dist.h's nccl backend: without a GPU it checks init's refusal and
-# reports the rest skipped itself
+# ctorch_dist.h's nccl backend (its tensors are placed by hand, on the CPU
+# and cuda:0): without a GPU it checks init's refusal and reports the rest
+# skipped itself; on the emulation, with NCCL's one-rank stand-in
 if [ "${CUDA:-0}" = 1 ]; then
     run_program nccl_test "" "$BUILD/cuda"
 else
     skip nccl_test "the CUDA backend is not built here (nvcc, or CUDA=0)"
+fi
+if [ "${CUDA_EMU:-0}" = 1 ]; then
+    run_program nccl_test "@cuda-emu" "$BUILD/cuda-emu"
+else
+    skip nccl_test@cuda-emu "the CUDA Toolkit's headers are not installed (or CUDA=0)"
 fi
 
 print_totals
