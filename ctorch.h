@@ -3003,7 +3003,11 @@ CTORCH_API ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, do
 CTORCH_API ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value);
 /* torch.nn.utils.parameters_to_vector: the parameters flattened into one vector. */
 CTORCH_API ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n);
-/* torch.nn.utils.vector_to_parameters: the vector's slices copied into the parameters. */
+/* torch.nn.utils.vector_to_parameters(vec, parameters): each parameter's
+ * data becomes the next slice of vec viewed as its shape (param.data = ...),
+ * so it then shares vec's storage, device and dtype and keeps its identity,
+ * requires_grad and .grad. vec may have more elements than the parameters;
+ * its dim 0 is sliced. The parameters must be on one device. */
 CTORCH_API ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n);
 
 /* ---------------------------------------------------------------- loss scaling */
@@ -5666,6 +5670,9 @@ typedef struct ct__ag_meta {
 } ct__ag_meta;
 
 static inline ct__ag_meta *ct__meta(const ct_tensor *t) { return t->ag; }
+
+/* param.data = src: t takes src's storage, dtype and geometry (graph.c). */
+static void ct__set_data(ct_tensor *t, const ct_tensor *src);
 
 /* Whether ops record graphs now (grad mode on, inference mode off). */
 static bool ct__grad_mode(void);
@@ -10698,6 +10705,30 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     m->accumulator = n; /* weak: the node holds the leaf, not the reverse */
     pthread_mutex_unlock(&ct__accumulator_mutex);
     return n;
+}
+
+/* param.data = src (VariableHooks::set_data): t keeps its identity, autograd
+ * state and .grad, and takes src's storage, dtype and geometry. Its
+ * AccumulateGrad node is forgotten when the dtype or device changes, as
+ * PyTorch resets grad_accumulator_: a graph still holding the old one keeps
+ * it, new ops record a node with t's new metadata. */
+static void ct__set_data(ct_tensor *t, const ct_tensor *src)
+{
+    ct__ag_meta *m = ct__meta(t);
+    if (m) {
+        pthread_mutex_lock(&ct__accumulator_mutex);
+        if (src->dtype != t->dtype || !ct_device_equal(src->storage->device, t->storage->device)) m->accumulator = NULL;
+        pthread_mutex_unlock(&ct__accumulator_mutex);
+    }
+    CT__ATOMIC_INC(&src->storage->refcount);
+    ct__storage *old = t->storage;
+    t->storage = src->storage;
+    t->dtype = src->dtype;
+    t->ndim = src->ndim;
+    t->offset = src->offset;
+    memcpy(t->sizes, src->sizes, sizeof t->sizes);
+    memcpy(t->strides, src->strides, sizeof t->strides);
+    ct__storage_release(old);
 }
 
 /* The edge a gradient for t follows into *e: t's grad_fn, or its
@@ -33076,22 +33107,6 @@ void ct_module_train(ct_module *m, bool mode) { ct_module_apply(m, ct__set_train
 void ct_module_eval(ct_module *m) { ct_module_train(m, false); }
 bool ct_module_is_training(const ct_module *m) { return m && m->state->training; }
 
-/* param.data = src: t keeps its identity (and autograd state) and takes
- * src's storage, dtype and geometry. */
-static void ct__tensor_set_data(ct_tensor *t, const ct_tensor *src)
-{
-    CT__ATOMIC_INC(&src->storage->refcount);
-    ct__storage *old = t->storage;
-    t->storage = src->storage;
-    t->dtype = src->dtype;
-    t->ndim = src->ndim;
-    t->offset = src->offset;
-    memcpy(t->sizes, src->sizes, sizeof t->sizes);
-    memcpy(t->strides, src->strides, sizeof t->strides);
-    ct__storage_release(old);
-}
-
-/* The converted data of t (no autograd), or NULL on failure. */
 /* t's data replaced by a copy on device (NULL: where it is), floating
  * tensors in dtype (CT_DEFAULT: as they are), as Module._apply does
  * param.data = fn(param.data). */
@@ -33104,7 +33119,7 @@ static ct_result ct__convert_in_place(ct_tensor *t, const ct_device *device, ct_
     ct_tensor *c;
     CT__UNRECORDED(c, ct__to_device(t, dev, dt, false));
     if (!c) return ct_last_error_code();
-    ct__tensor_set_data(t, c);
+    ct__set_data(t, c);
     ct__discard(c);
     return CT_OK;
 }
@@ -39763,27 +39778,40 @@ ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
     return vec;
 }
 
+/* vec[pointer:pointer + numel].view_as(param) for each parameter in turn,
+ * into views (n); an error, with nothing kept, when one cannot be made. */
+static ct_result ct__vector_views(const ct_tensor *vec, ct_tensor *const *params, int64_t n, ct_tensor **views)
+{
+    int64_t pointer = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t numel = ct_numel(params[i]);
+        views[i] = ct_view_as(ct_slice(vec, 0, pointer, pointer + numel, 1), params[i]);
+        if (!views[i]) return ct_last_error_code();
+        if (ct_requires_grad(params[i]) && !ct_dtype_is_floating(vec->dtype))
+            return ct__fail(CT_ERR_RUNTIME, "data set to a tensor that requires gradients must be floating point or complex dtype");
+        pointer += numel;
+    }
+    return CT_OK;
+}
+
+/* param.data = vec[pointer:pointer + numel].view_as(param).data for each
+ * parameter: the parameters become views of vec's storage, on its device and
+ * in its dtype. Every view is made before the first parameter changes. */
 ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n)
 {
     if (!vec) return ct__fail(CT_ERR_TYPE, "expected torch.Tensor, but got: NoneType");
     ct_result r = ct__check_params(params, n);
     if (r == CT_OK) r = ct__check_param_devices(params, n);
-    int64_t total = 0;
-    for (int64_t i = 0; r == CT_OK && i < n; i++) total += ct_numel(params[i]);
-    if (r == CT_OK && (ct_dim(vec) != 1 || ct_numel(vec) < total))
-        r = ct__fail(CT_ERR_RUNTIME, "shape '[%lld]' is invalid for input of size %lld", (long long)total,
-                     (long long)(ct_numel(vec) < total ? ct_numel(vec) : total));
-    if (r != CT_OK) return r;
+    if (r != CT_OK || n == 0) return r;
+    ct_tensor **views = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *views);
+    if (!views) return CT__OOM();
     ct_grad_mode mode = ct_no_grad();
     ct_scope s = ct_scope_begin();
-    int64_t pointer = 0;
-    for (int64_t i = 0; r == CT_OK && i < n; i++) {
-        int64_t numel = ct_numel(params[i]);
-        r = ct_copy_(params[i], ct_view_as(ct_narrow(vec, 0, pointer, numel), params[i]));
-        pointer += numel;
-    }
+    r = ct__vector_views(vec, params, n, views);
+    for (int64_t i = 0; r == CT_OK && i < n; i++) ct__set_data(params[i], views[i]);
     ct_scope_end(s);
     ct_grad_mode_restore(mode);
+    CT_FREE(views);
     return r;
 }
 

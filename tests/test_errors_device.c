@@ -320,6 +320,37 @@ static void test_mixed_autograd_optim(void)
     ct_optim_free(opt);
 }
 
+/* vector_to_parameters moves CPU parameters onto the vector's device as
+ * views of it (param.data = vec[a:b].view_as(param).data); their .grad
+ * stays where it was, and a graph still holding a parameter's old
+ * AccumulateGrad node does not stand in the way of new ones. */
+static void test_vector_to_parameters_across_devices(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_tensor *p[2] = {ct_ones(CT_SHAPE(2), CT_F32), ct_ones(CT_SHAPE(1, 2), CT_F32)};
+    ct_requires_grad_(p[0], true);
+    CHECK_OK(ct_set_grad(p[0], ct_full(CT_SHAPE(2), ct_float(5), CT_F32)));
+    ct_tensor *old = ct_mul_scalar(p[0], ct_int(2));
+    ct_tensor *vec = on_dev(ct_arange(ct_int(0), ct_int(4), ct_int(1), CT_F32));
+    CHECK_OK(ct_vector_to_parameters(vec, p, 2));
+    CHECK(ct_device_equal(ct_device_of(p[0]), testdev0) && ct_device_equal(ct_device_of(p[1]), testdev0));
+    CHECK_VALUES(p[1], CT_SHAPE(1, 2), 2, 3);
+    CHECK_OK(ct_mul_scalar_(vec, ct_int(10)));
+    CHECK_VALUES(p[1], CT_SHAPE(1, 2), 20, 30);
+    CHECK(ct_device_equal(ct_device_of(ct_grad(p[0])), CT_CPU));
+    CHECK_OK(ct_set_grad(p[0], NULL));
+    CHECK_OK(ct_backward(ct_sum(ct_mul(p[0], p[0])), NULL, (ct_backward_opts){0}));
+    CHECK(ct_device_equal(ct_device_of(ct_grad(p[0])), testdev0));
+    CHECK_VALUES(ct_grad(p[0]), CT_SHAPE(2), 0, 20);
+    CHECK_VALUES(old, CT_SHAPE(2), 2, 2);
+    /* parameters on two devices are refused before any moves */
+    ct_tensor *mixed[2] = {ct_ones(CT_SHAPE(2), CT_F32), p[1]};
+    CHECK_FAILS(ct_vector_to_parameters(ct_zeros(CT_SHAPE(4), CT_F32), mixed, 2), CT_ERR_TYPE,
+                "Found two parameters on different devices, this is currently not supported.");
+    CHECK(ct_device_equal(ct_device_of(mixed[0]), CT_CPU));
+    CHECK_VALUES(p[1], CT_SHAPE(1, 2), 20, 30);
+}
+
 /* With the CPU as the default device, ops on device tensors make their
  * helpers (indices, masks, zero states, padding) on their inputs' device,
  * so the checks above do not refuse them. */
@@ -446,6 +477,7 @@ int main(void)
     RUN(test_mixed_nn);
     RUN(test_mixed_linalg);
     RUN(test_mixed_autograd_optim);
+    RUN(test_vector_to_parameters_across_devices);
     RUN(test_helpers_on_input_device);
     RUN(test_load_state_dict_across_devices);
     RUN(test_memory_stats_errors);

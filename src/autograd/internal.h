@@ -103,6 +103,9 @@ typedef struct ct__ag_meta {
 
 static inline ct__ag_meta *ct__meta(const ct_tensor *t) { return t->ag; }
 
+/* param.data = src: t takes src's storage, dtype and geometry (graph.c). */
+static void ct__set_data(ct_tensor *t, const ct_tensor *src);
+
 /* Whether ops record graphs now (grad mode on, inference mode off). */
 static bool ct__grad_mode(void);
 /* Whether t takes part in autograd as an input: requires grad (leaf) or has a grad_fn. */

@@ -298,7 +298,11 @@ CTORCH_API ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, do
 CTORCH_API ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value);
 /* torch.nn.utils.parameters_to_vector: the parameters flattened into one vector. */
 CTORCH_API ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n);
-/* torch.nn.utils.vector_to_parameters: the vector's slices copied into the parameters. */
+/* torch.nn.utils.vector_to_parameters(vec, parameters): each parameter's
+ * data becomes the next slice of vec viewed as its shape (param.data = ...),
+ * so it then shares vec's storage, device and dtype and keeps its identity,
+ * requires_grad and .grad. vec may have more elements than the parameters;
+ * its dim 0 is sliced. The parameters must be on one device. */
 CTORCH_API ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n);
 
 /* ---------------------------------------------------------------- loss scaling */
