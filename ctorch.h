@@ -530,9 +530,12 @@ CTORCH_API ct_tensor *ct_cpu(const ct_tensor *t);
  * omitted), "...", "None", "True"/"False", and lists of ints ("[0, 2]"), with
  * "%t" taking a ct_tensor* (int64 indices or a bool mask) and "%d" an int from
  * the arguments. Basic indexing returns a view, as in PyTorch; list, tensor and
- * mask indices gather a copy. Example: ct_index(t, "1:4, :4:2"). */
+ * mask indices gather a copy. Example: ct_index(t, "1:4, :4:2"). Tensor
+ * indices must be on the CPU or on t's device. */
 CTORCH_API ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...);
-/* t[spec] = value (value broadcast to the indexed shape and converted). */
+/* t[spec] = value (value broadcast to the indexed shape and converted).
+ * Tensor indices may be on any device: they are moved to t's, as PyTorch's
+ * index_put_ moves them. */
 CTORCH_API ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, ...);
 /* Tensor.index_put_(indices, value, accumulate=True): t[spec] += value where
  * a position named twice adds twice; value must have t's dtype. */
@@ -9023,7 +9026,8 @@ static ct_tensor *ct__ix_record(ct_tensor *r, const ct_tensor *view, const ct__i
 }
 
 /* Reading self[indices] takes indices on the CPU or on self's device
- * (check_indices_on_cpu_or_selfdevice); writing moves them to self's. */
+ * (check_indices_on_cpu_or_selfdevice, a RuntimeError); writing moves them
+ * to self's from any device, as index_put_'s make_info does. */
 static ct_result ct__ix_check_devices(const ct_tensor *self, const ct__ix_adv *adv)
 {
     char buf[64];
@@ -9031,7 +9035,7 @@ static ct_result ct__ix_check_devices(const ct_tensor *self, const ct__ix_adv *a
     for (int d = 0; d < self->ndim; d++) {
         const ct_tensor *ix = adv->index[d];
         if (ix && ix->storage->device.type != CT_DEVICE_CPU && !ct_device_equal(ix->storage->device, dev))
-            return ct__fail(CT_ERR_INDEX, "indices should be either on cpu or on the same device as the indexed tensor (%s)",
+            return ct__fail(CT_ERR_RUNTIME, "indices should be either on cpu or on the same device as the indexed tensor (%s)",
                             ct_device_str(dev, buf, sizeof buf));
     }
     return CT_OK;

@@ -196,18 +196,20 @@ static void test_mixed_masked_fill(void)
     CHECK_VALUES(d, CT_SHAPE(2), 7, 7);
 }
 
-/* x[indices]: indices on the CPU or on x's device; x[...] = value: value
- * on x's device or a 0-d CPU tensor, copied across devices for basic indexing. */
+/* x[indices]: indices on the CPU or on x's device (a RuntimeError, as
+ * TORCH_CHECK raises it); x[indices] = value: indices on any device, moved
+ * to x's as make_info moves them, value on x's device or a 0-d CPU tensor,
+ * copied across devices for basic indexing. */
 static void test_mixed_indexing(void)
 {
     CHECK_OK(ct_testdev_register());
     ct_tensor *c = ct_ones(CT_SHAPE(2, 2), CT_F32), *d = on_dev(ct_ones(CT_SHAPE(2, 2), CT_F32));
     ct_tensor *ci = ct_zeros(CT_SHAPE(1), CT_I64), *di = on_dev(ci);
-    CHECK_ERR(ct_index(c, "%t", di), CT_ERR_INDEX,
+    CHECK_ERR(ct_index(c, "%t", di), CT_ERR_RUNTIME,
               "indices should be either on cpu or on the same device as the indexed tensor (cpu)");
-    CHECK_ERR(ct_index(c, ":, %t", on_dev(ct_ones(CT_SHAPE(2), CT_BOOL))), CT_ERR_INDEX,
+    CHECK_ERR(ct_index(c, ":, %t", on_dev(ct_ones(CT_SHAPE(2), CT_BOOL))), CT_ERR_RUNTIME,
               "indices should be either on cpu or on the same device as the indexed tensor (cpu)");
-    CHECK_ERR(ct_index(d, "%t", ct_to_device(ci, (ct_device){CT_DEVICE_PRIVATEUSE1, 1}, false)), CT_ERR_INDEX,
+    CHECK_ERR(ct_index(d, "%t", ct_to_device(ci, (ct_device){CT_DEVICE_PRIVATEUSE1, 1}, false)), CT_ERR_RUNTIME,
               "indices should be either on cpu or on the same device as the indexed tensor (testdev:0)");
     CHECK_VALUES(ct_index(d, "%t", ci), CT_SHAPE(1, 2), 1, 1);
     CHECK_VALUES(ct_index(d, "%t", di), CT_SHAPE(1, 2), 1, 1);
@@ -218,6 +220,14 @@ static void test_mixed_indexing(void)
     CHECK_VALUES(d, CT_SHAPE(2, 2), 4, 4, 5, 5);
     CHECK_OK(ct_copy_(c, d));
     CHECK_VALUES(c, CT_SHAPE(2, 2), 4, 4, 5, 5);
+    ct_tensor *dpair = on_dev(ct_from_array((int64_t[]){1, 1}, CT_SHAPE(2), CT_I64));
+    CHECK_OK(ct_index_put_(c, ct_full(CT_SHAPE(2), ct_float(6), CT_F32), "%t", on_dev(ct_ones(CT_SHAPE(1), CT_I64))));
+    CHECK_OK(ct_index_put_accumulate_(c, ct_ones(CT_SHAPE(2, 2), CT_F32), "%t", dpair));
+    CHECK_VALUES(c, CT_SHAPE(2, 2), 4, 4, 8, 8);
+    CHECK_OK(ct_index_put_(c, ct_full(CT_SHAPE(2), ct_float(9), CT_F32), ":, %t", on_dev(ct_ones(CT_SHAPE(2), CT_BOOL))));
+    CHECK_VALUES(c, CT_SHAPE(2, 2), 9, 9, 9, 9);
+    CHECK_OK(ct_index_put_accumulate_(c, ct_full(CT_SHAPE(2), ct_float(2), CT_F32), "%t, 0", dpair));
+    CHECK_VALUES(c, CT_SHAPE(2, 2), 9, 9, 13, 9);
 }
 
 /* nn's functions reach the checks through the ops they are made of. */
