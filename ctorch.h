@@ -2849,13 +2849,16 @@ CTORCH_API void ct_optim_free(ct_optimizer *opt);
  * (set_to_none false) zeroed in place and detached from any graph. */
 CTORCH_API ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none);
 /* Optimizer.step(): one update from the parameters' .grad (those without a
- * gradient are skipped). LBFGS needs ct_optim_step_closure. */
+ * gradient are skipped). LBFGS needs ct_optim_step_closure. A gradient or
+ * state on another device than its parameter fails the step before any
+ * update ("Expected all tensors to be on the same device, ..."). */
 CTORCH_API ct_result ct_optim_step(ct_optimizer *opt);
 /* A closure: clears the gradients, recomputes the loss, runs backward and
  * writes the loss to *loss; returns CT_OK or an error. */
 typedef ct_result (*ct_closure)(double *loss, void *user);
 /* Optimizer.step(closure): the closure is run with grad mode on (once, or as
- * often as LBFGS needs); the first loss goes to *loss (may be NULL). */
+ * often as LBFGS needs); the first loss goes to *loss (may be NULL). LBFGS
+ * checks devices as ct_optim_step does, after the first closure call. */
 CTORCH_API ct_result ct_optim_step_closure(ct_optimizer *opt, ct_closure closure, void *user, double *loss);
 
 /* ---------------------------------------------------------------- state */
@@ -6109,6 +6112,9 @@ struct ct_optimizer {
 static const char *ct__pyfloat(char *buf, size_t n, double v);
 /* A tensor made inside a step's scope that the optimizer keeps. */
 static ct_tensor *ct__keep_state(ct_tensor *t);
+/* Every parameter's gradient and state on the parameter's device, checked
+ * before a step's first update (optimizer.c). */
+static ct_result ct__optim_check_devices(const ct_optimizer *opt);
 /* LBFGS's step (src/optim/lbfgs.c) and its state's copy and release. */
 static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *user, double *loss);
 static void ct__lbfgs_free(ct__lbfgs *s);
@@ -38128,9 +38134,9 @@ ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none)
     return CT_OK;
 }
 
-/* Every parameter's gradient and state on the parameter's device, checked
- * before the first update so that a refused step changes nothing (PyTorch
- * would fail at that parameter's first op, with TensorIterator's words). */
+/* Checked before the first update so that a refused step changes nothing
+ * (PyTorch would fail at that parameter's first op, with TensorIterator's
+ * words). */
 static ct_result ct__optim_check_devices(const ct_optimizer *opt)
 {
     for (int g = 0; g < opt->n_groups; g++)
@@ -38783,6 +38789,19 @@ static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, do
     return r;
 }
 
+/* The optimizers' device check, and LBFGS's flat state (made from earlier
+ * gradients) on the parameters' device: a parameter moved since the last
+ * step is refused before the step changes anything. */
+static ct_result ct__lbfgs_check_devices(const ct_optimizer *opt)
+{
+    const ct__lbfgs *s = opt->lbfgs;
+    const ct_tensor *p = opt->groups[0].params[0];
+    ct_result r = ct__optim_check_devices(opt);
+    if (r == CT_OK) r = ct__same_device(p, s->d, s->prev_flat_grad);
+    for (int64_t i = 0; r == CT_OK && i < s->n_old; i++) r = ct__same_device(p, s->old_dirs[i], s->old_stps[i]);
+    return r;
+}
+
 static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *user, double *loss_out)
 {
     ct__lbfgs_ctx c = {&opt->groups[0], closure, user};
@@ -38791,6 +38810,7 @@ static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *use
     ct_scope sc = ct_scope_begin();
     double loss = NAN;
     ct_result r = ct__eval(&c, &loss);
+    if (r == CT_OK) r = ct__lbfgs_check_devices(opt); /* the closure has made the gradients */
     if (r == CT_OK) {
         opt->lbfgs->func_evals++;
         if (loss_out) *loss_out = loss;

@@ -361,6 +361,56 @@ static void test_vector_to_parameters_across_devices(void)
     CHECK_VALUES(p[1], CT_SHAPE(1, 2), 20, 30);
 }
 
+/* LBFGS closures: sum(x * x), with (x's gradient made afresh) or without a backward. */
+static ct_result square_loss(double *loss, void *user)
+{
+    ct_tensor *x = (ct_tensor *)user;
+    ct_tensor *y = ct_sum(ct_mul(x, x));
+    *loss = ct_item(y);
+    return ct_set_grad(x, NULL) == CT_OK ? ct_backward(y, NULL, (ct_backward_opts){0}) : ct_last_error_code();
+}
+
+static ct_result square_loss_no_backward(double *loss, void *user)
+{
+    *loss = ct_item(ct_sum(ct_mul((ct_tensor *)user, (ct_tensor *)user)));
+    return CT_OK;
+}
+
+static double lbfgs_state(const ct_optimizer *opt, const ct_tensor *p, const char *name)
+{
+    return ct_item(ct_optim_state_get(opt, p, name));
+}
+
+/* LBFGS's step checks devices as the other optimizers' steps do, after the
+ * closure has made the gradients and before it changes anything: a
+ * gradient, or its flat state from an earlier step, left on another device
+ * than the parameters (moved by vector_to_parameters) is refused. */
+static void test_lbfgs_step_checks_devices(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_tensor *w = ct_ones(CT_SHAPE(2), CT_F32);
+    ct_requires_grad_(w, true);
+    CHECK_OK(ct_set_grad(w, ct_full(CT_SHAPE(2), ct_float(8), CT_F32)));
+    CHECK_OK(ct_vector_to_parameters(on_dev(ct_ones(CT_SHAPE(2), CT_F32)), &w, 1));
+    ct_optimizer *opt = ct_lbfgs(&w, 1, ct_lbfgs_opts_init());
+    CHECK_FAILS(ct_optim_step_closure(opt, square_loss_no_backward, w, NULL), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_VALUES(w, CT_SHAPE(2), 1, 1);
+    CHECK(lbfgs_state(opt, w, "func_evals") == 0 && lbfgs_state(opt, w, "n_iter") == 0);
+    ct_optim_free(opt);
+
+    ct_tensor *x = ct_ones(CT_SHAPE(2), CT_F32);
+    ct_requires_grad_(x, true);
+    ct_lbfgs_opts o = ct_lbfgs_opts_init();
+    o.max_iter = 1;
+    opt = ct_lbfgs(&x, 1, o);
+    CHECK_OK(ct_optim_step_closure(opt, square_loss, x, NULL)); /* on the CPU: d, prev_flat_grad */
+    CHECK_OK(ct_vector_to_parameters(on_dev(ct_optim_state_get(opt, x, "prev_flat_grad")), &x, 1));
+    CHECK_FAILS(ct_optim_step_closure(opt, square_loss, x, NULL), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_VALUES(x, CT_SHAPE(2), 2, 2);
+    CHECK(lbfgs_state(opt, x, "func_evals") == 1 && lbfgs_state(opt, x, "n_iter") == 1);
+    ct_optim_free(opt);
+}
+
 /* With the CPU as the default device, ops on device tensors make their
  * helpers (indices, masks, zero states, padding) on their inputs' device,
  * so the checks above do not refuse them. */
@@ -488,6 +538,7 @@ int main(void)
     RUN(test_mixed_linalg);
     RUN(test_mixed_autograd_optim);
     RUN(test_vector_to_parameters_across_devices);
+    RUN(test_lbfgs_step_checks_devices);
     RUN(test_helpers_on_input_device);
     RUN(test_load_state_dict_across_devices);
     RUN(test_memory_stats_errors);

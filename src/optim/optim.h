@@ -141,13 +141,16 @@ CTORCH_API void ct_optim_free(ct_optimizer *opt);
  * (set_to_none false) zeroed in place and detached from any graph. */
 CTORCH_API ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none);
 /* Optimizer.step(): one update from the parameters' .grad (those without a
- * gradient are skipped). LBFGS needs ct_optim_step_closure. */
+ * gradient are skipped). LBFGS needs ct_optim_step_closure. A gradient or
+ * state on another device than its parameter fails the step before any
+ * update ("Expected all tensors to be on the same device, ..."). */
 CTORCH_API ct_result ct_optim_step(ct_optimizer *opt);
 /* A closure: clears the gradients, recomputes the loss, runs backward and
  * writes the loss to *loss; returns CT_OK or an error. */
 typedef ct_result (*ct_closure)(double *loss, void *user);
 /* Optimizer.step(closure): the closure is run with grad mode on (once, or as
- * often as LBFGS needs); the first loss goes to *loss (may be NULL). */
+ * often as LBFGS needs); the first loss goes to *loss (may be NULL). LBFGS
+ * checks devices as ct_optim_step does, after the first closure call. */
 CTORCH_API ct_result ct_optim_step_closure(ct_optimizer *opt, ct_closure closure, void *user, double *loss);
 
 /* ---------------------------------------------------------------- state */
