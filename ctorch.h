@@ -535,9 +535,12 @@ CTORCH_API ct_tensor *ct_cpu(const ct_tensor *t);
  * omitted), "...", "None", "True"/"False", and lists of ints ("[0, 2]"), with
  * "%t" taking a ct_tensor* (int64 indices or a bool mask) and "%d" an int from
  * the arguments. Basic indexing returns a view, as in PyTorch; list, tensor and
- * mask indices gather a copy. Example: ct_index(t, "1:4, :4:2"). */
+ * mask indices gather a copy. Example: ct_index(t, "1:4, :4:2"). Tensor
+ * indices must be on the CPU or on t's device. */
 CTORCH_API ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...);
-/* t[spec] = value (value broadcast to the indexed shape and converted). */
+/* t[spec] = value (value broadcast to the indexed shape and converted).
+ * Tensor indices may be on any device: they are moved to t's, as PyTorch's
+ * index_put_ moves them. */
 CTORCH_API ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, ...);
 /* Tensor.index_put_(indices, value, accumulate=True): t[spec] += value where
  * a position named twice adds twice; value must have t's dtype. */
@@ -2851,13 +2854,16 @@ CTORCH_API void ct_optim_free(ct_optimizer *opt);
  * (set_to_none false) zeroed in place and detached from any graph. */
 CTORCH_API ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none);
 /* Optimizer.step(): one update from the parameters' .grad (those without a
- * gradient are skipped). LBFGS needs ct_optim_step_closure. */
+ * gradient are skipped). LBFGS needs ct_optim_step_closure. A gradient or
+ * state on another device than its parameter fails the step before any
+ * update ("Expected all tensors to be on the same device, ..."). */
 CTORCH_API ct_result ct_optim_step(ct_optimizer *opt);
 /* A closure: clears the gradients, recomputes the loss, runs backward and
  * writes the loss to *loss; returns CT_OK or an error. */
 typedef ct_result (*ct_closure)(double *loss, void *user);
 /* Optimizer.step(closure): the closure is run with grad mode on (once, or as
- * often as LBFGS needs); the first loss goes to *loss (may be NULL). */
+ * often as LBFGS needs); the first loss goes to *loss (may be NULL). LBFGS
+ * checks devices as ct_optim_step does, after the first closure call. */
 CTORCH_API ct_result ct_optim_step_closure(ct_optimizer *opt, ct_closure closure, void *user, double *loss);
 
 /* ---------------------------------------------------------------- state */
@@ -3008,7 +3014,11 @@ CTORCH_API ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, do
 CTORCH_API ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value);
 /* torch.nn.utils.parameters_to_vector: the parameters flattened into one vector. */
 CTORCH_API ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n);
-/* torch.nn.utils.vector_to_parameters: the vector's slices copied into the parameters. */
+/* torch.nn.utils.vector_to_parameters(vec, parameters): each parameter's
+ * data becomes the next slice of vec viewed as its shape (param.data = ...),
+ * so it then shares vec's storage, device and dtype and keeps its identity,
+ * requires_grad and .grad. vec may have more elements than the parameters;
+ * its dim 0 is sliced. The parameters must be on one device. */
 CTORCH_API ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n);
 
 /* ---------------------------------------------------------------- loss scaling */
@@ -5672,6 +5682,9 @@ typedef struct ct__ag_meta {
 
 static inline ct__ag_meta *ct__meta(const ct_tensor *t) { return t->ag; }
 
+/* param.data = src: t takes src's storage, dtype and geometry (graph.c). */
+static void ct__set_data(ct_tensor *t, const ct_tensor *src);
+
 /* Whether ops record graphs now (grad mode on, inference mode off). */
 static bool ct__grad_mode(void);
 /* Whether t takes part in autograd as an input: requires grad (leaf) or has a grad_fn. */
@@ -5774,6 +5787,28 @@ static bool ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, 
 /* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);
 
+/* ---------------------------------------------------------------- backward ops */
+
+/* A first derivative that PyTorch computes as an op of its own, with a node
+ * of its own under create_graph (elu_backward: EluBackwardBackward0):
+ * in[0] is the gradient arriving, in[1..n_saved) what the formula reads, n
+ * the forward's node (its numbers: pw, args, iargs). */
+typedef ct_tensor *(*ct__grad_formula)(const ct__node *n, const ct_tensor *const *in);
+
+typedef struct ct__grad_op {
+    ct__node_type type;       /* its node's name, and ct__bw_grad_op */
+    ct__grad_formula formula;
+    int n_in;                 /* in[0..n_in) are its tensor inputs; the rest stand for numbers */
+    int n_saved;
+} ct__grad_op;
+
+/* The backward of every backward op (formulas.c). */
+static ct_result ct__bw_grad_op(ct__node *n, ct_tensor *const *grads_out, ct_tensor **grads_in);
+#define CT__GRAD_OP(var, name, formula, n_in, n_saved) \
+    static const ct__grad_op var = {{name, ct__bw_grad_op}, formula, n_in, n_saved}
+/* op's formula over in; recorded as one node when a graph is being recorded. */
+static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in);
+
 /* ---------------------------------------------------------------- writing formulas */
 
 /* A backward function: gi[i] = gradient for input i from go[k], the gradients
@@ -5788,6 +5823,24 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
             if (!gi[i]) return ct_last_error_code();                   \
         }                                                              \
     } while (0)
+
+/* Set gi[0] to op over (go[0], the tensors listed) when input 0 needs a gradient. */
+#define CT__GRAD_OP_OF(op, ...)                                        \
+    do {                                                               \
+        if (ct__needs_grad(n, 0)) {                                    \
+            const ct_tensor *op_in_[] = {go[0], __VA_ARGS__};          \
+            gi[0] = ct__grad_op_apply(op, n, op_in_);                  \
+            if (!gi[0]) return ct_last_error_code();                   \
+        }                                                              \
+    } while (0)
+
+/* A backward function that is op over (g, the saved tensors listed). */
+#define CT__BACKWARD_OP(name, op, ...)   \
+    CT__BACKWARD(name)                   \
+    {                                    \
+        CT__GRAD_OP_OF(op, __VA_ARGS__); \
+        return CT_OK;                    \
+    }
 
 /* The shape and dtype input i had when node n was recorded (only for an
  * input that needs a gradient: its edge leads somewhere). */
@@ -6104,6 +6157,9 @@ struct ct_optimizer {
 static const char *ct__pyfloat(char *buf, size_t n, double v);
 /* A tensor made inside a step's scope that the optimizer keeps. */
 static ct_tensor *ct__keep_state(ct_tensor *t);
+/* Every parameter's gradient and state on the parameter's device, checked
+ * before a step's first update (optimizer.c). */
+static ct_result ct__optim_check_devices(const ct_optimizer *opt);
 /* LBFGS's step (src/optim/lbfgs.c) and its state's copy and release. */
 static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *user, double *loss);
 static void ct__lbfgs_free(ct__lbfgs *s);
@@ -9021,7 +9077,8 @@ static ct_tensor *ct__ix_record(ct_tensor *r, const ct_tensor *view, const ct__i
 }
 
 /* Reading self[indices] takes indices on the CPU or on self's device
- * (check_indices_on_cpu_or_selfdevice); writing moves them to self's. */
+ * (check_indices_on_cpu_or_selfdevice, a RuntimeError); writing moves them
+ * to self's from any device, as index_put_'s make_info does. */
 static ct_result ct__ix_check_devices(const ct_tensor *self, const ct__ix_adv *adv)
 {
     char buf[64];
@@ -9029,7 +9086,7 @@ static ct_result ct__ix_check_devices(const ct_tensor *self, const ct__ix_adv *a
     for (int d = 0; d < self->ndim; d++) {
         const ct_tensor *ix = adv->index[d];
         if (ix && ix->storage->device.type != CT_DEVICE_CPU && !ct_device_equal(ix->storage->device, dev))
-            return ct__fail(CT_ERR_INDEX, "indices should be either on cpu or on the same device as the indexed tensor (%s)",
+            return ct__fail(CT_ERR_RUNTIME, "indices should be either on cpu or on the same device as the indexed tensor (%s)",
                             ct_device_str(dev, buf, sizeof buf));
     }
     return CT_OK;
@@ -10705,6 +10762,30 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     return n;
 }
 
+/* param.data = src (VariableHooks::set_data): t keeps its identity, autograd
+ * state and .grad, and takes src's storage, dtype and geometry. Its
+ * AccumulateGrad node is forgotten when the dtype or device changes, as
+ * PyTorch resets grad_accumulator_: a graph still holding the old one keeps
+ * it, new ops record a node with t's new metadata. */
+static void ct__set_data(ct_tensor *t, const ct_tensor *src)
+{
+    ct__ag_meta *m = ct__meta(t);
+    if (m) {
+        pthread_mutex_lock(&ct__accumulator_mutex);
+        if (src->dtype != t->dtype || !ct_device_equal(src->storage->device, t->storage->device)) m->accumulator = NULL;
+        pthread_mutex_unlock(&ct__accumulator_mutex);
+    }
+    CT__ATOMIC_INC(&src->storage->refcount);
+    ct__storage *old = t->storage;
+    t->storage = src->storage;
+    t->dtype = src->dtype;
+    t->ndim = src->ndim;
+    t->offset = src->offset;
+    memcpy(t->sizes, src->sizes, sizeof t->sizes);
+    memcpy(t->strides, src->strides, sizeof t->strides);
+    ct__storage_release(old);
+}
+
 /* The edge a gradient for t follows into *e: t's grad_fn, or its
  * AccumulateGrad node (none for t that does not require grad). False, the
  * error set, when the accumulator cannot be made: the leaf would silently
@@ -11172,6 +11253,16 @@ typedef struct ct__capture {
     ct_tensor *grad; /* summed as it arrives */
 } ct__capture;
 
+/* The scratch a node holds for the pass running it, kept aside while a
+ * pass nested inside that one (a backward op's, formulas.c) uses the node. */
+typedef struct ct__node_scratch {
+    ct__node *node;
+    uint64_t run;
+    int deps, pending;
+    ct_tensor **buffer;
+    bool needed, capture_any;
+} ct__node_scratch;
+
 typedef struct ct__run {
     uint64_t id;
     bool create_graph, retain_graph;
@@ -11179,6 +11270,8 @@ typedef struct ct__run {
     bool filtered;   /* only the captured tensors get gradients */
     ct__node **nodes;
     int n_nodes, cap_nodes;
+    ct__node_scratch *outer; /* the scratch of nodes an enclosing pass holds, restored at the end */
+    int n_outer, cap_outer;
     ct__capture *captures;
     int n_captures;
     ct__node **heap; /* the ready queue, a max-heap on seq */
@@ -11281,8 +11374,25 @@ static ct__node *ct__ready_pop(ct__run *r)
 
 /* ---------------------------------------------------------------- discovering the graph */
 
+/* Keep n's scratch for the enclosing pass that holds it. */
+static bool ct__run_keep_outer(ct__run *r, ct__node *n)
+{
+    if (r->n_outer == r->cap_outer) {
+        int cap = r->cap_outer ? r->cap_outer * 2 : 16;
+        ct__node_scratch *grown = (ct__node_scratch *)CT_REALLOC(r->outer, (size_t)cap * sizeof *grown);
+        if (!grown) return false;
+        r->outer = grown;
+        r->cap_outer = cap;
+    }
+    ct__node_scratch *k = &r->outer[r->n_outer++];
+    k->node = n, k->run = n->run, k->deps = n->deps, k->pending = n->pending;
+    k->buffer = n->buffer, k->needed = n->needed, k->capture_any = n->capture_any;
+    return true;
+}
+
 static bool ct__run_add_node(ct__run *r, ct__node *n)
 {
+    if (n->run != 0 && !ct__run_keep_outer(r, n)) return false;
     if (r->n_nodes == r->cap_nodes) {
         int cap = r->cap_nodes ? r->cap_nodes * 2 : 64;
         ct__node **grown = (ct__node **)CT_REALLOC(r->nodes, (size_t)cap * sizeof *grown);
@@ -11578,6 +11688,13 @@ static void ct__run_cleanup(ct__run *r)
         n->buffer = NULL;
         n->run = 0;
     }
+    for (int k = r->n_outer - 1; k >= 0; k--) {
+        const ct__node_scratch *o = &r->outer[k];
+        ct__node *n = o->node;
+        n->run = o->run, n->deps = o->deps, n->pending = o->pending;
+        n->buffer = o->buffer, n->needed = o->needed, n->capture_any = o->capture_any;
+    }
+    CT_FREE(r->outer);
     CT_FREE(r->buffers);
     CT_FREE(r->nodes);
     CT_FREE(r->heap);
@@ -11806,6 +11923,59 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
     return r;
 }
 
+/* ---------------------------------------------------------------- backward ops */
+
+static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in)
+{
+    for (int i = 0; i < op->n_saved; i++)
+        if (!in[i]) return NULL; /* a saved tensor that could not be had: its error stands */
+    if (!ct__grad_mode() || !ct__any_requires_grad(in, op->n_in)) return op->formula(n, in);
+    ct_tensor *r;
+    CT__UNRECORDED(r, op->formula(n, in));
+    if (!r) return NULL;
+    ct__node *node = ct__record(&op->type, in, op->n_in, &r, 1);
+    if (node) {
+        node->pw = n->pw;
+        memcpy(node->args, n->args, sizeof node->args);
+        memcpy(node->iargs, n->iargs, sizeof node->iargs);
+        for (int i = 0; i < op->n_saved; i++) ct__save(node, in[i], false);
+    }
+    return ct__recorded_or_discard(r, node, in, op->n_in);
+}
+
+/* The formula run again with grad mode on and differentiated, so that the
+ * second derivatives are those its own ops give (as before it had a node of
+ * its own), at the cost of computing the first derivative once more. It
+ * reads each input through a view of its own, whose node is where the
+ * input's gradient is taken: the partial derivative, not the total one
+ * through another input made from it (g from the forward's result), and
+ * under create_graph still a graph over the inputs themselves. */
+static ct_result ct__bw_grad_op(ct__node *n, ct_tensor *const *go, ct_tensor **gi)
+{
+    const ct__grad_op *op = (const ct__grad_op *)n->type; /* its first member */
+    const ct_tensor *in[CT__NODE_MAX_SAVED], *wrt[CT__NODE_MAX_SAVED];
+    int which[CT__NODE_MAX_SAVED], k = 0;
+    for (int i = 0; i < op->n_saved; i++)
+        if (!(in[i] = ct__saved_get(n, i))) return ct_last_error_code();
+    ct_grad_mode mode = ct_enable_grad();
+    for (int i = 0; i < op->n_in; i++)
+        if (ct__needs_grad(n, i)) which[k] = i, wrt[k++] = in[i] = ct_view_as(in[i], in[i]);
+    ct_tensor *r = k ? op->formula(n, in) : NULL;
+    ct_grad_mode_restore(mode);
+    if (k == 0) return CT_OK;
+    if (!r) return ct_last_error_code();
+    ct_tensor *grads[CT__NODE_MAX_SAVED] = {NULL};
+    const ct_tensor *outs[1] = {r}, *gos[1] = {go[0]};
+    /* retain_graph: the pass may run nodes of the graph being differentiated */
+    ct_grad_opts o = {true, ct__grad_mode(), true};
+    ct_result res = ct_requires_grad(r) ? ct_autograd_grad(outs, 1, wrt, k, gos, grads, o) : CT_OK;
+    /* an input the formula reads through comparisons only gets zeros, as
+     * PyTorch's formulas give them (threshold_backward's self: zeros_like(grad)) */
+    for (int j = 0; res == CT_OK && j < k; j++)
+        if (!(gi[which[j]] = grads[j] ? grads[j] : ct_zeros_like(wrt[j], CT_DEFAULT))) res = ct_last_error_code();
+    return res;
+}
+
 /* ---------------------------------------------------------------- pointwise */
 
 /* What a pointwise node keeps: its inputs (bit i) and its result. */
@@ -11873,25 +12043,32 @@ CT__BACKWARD(sqrt)
     return CT_OK;
 }
 
-CT__BACKWARD(tanh) /* tanh_backward: g * (1 - y*y) */
+/* tanh_backward(g, y): g * (1 - y*y) */
+static ct_tensor *ct__tanh_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    ct_tensor *y = CT__RESULT;
-    CT__GRAD(0, ct_mul(go[0], ct_rsub_scalar(ct_mul(y, y), ct_int(1))));
-    return CT_OK;
+    (void)n;
+    return ct_mul(in[0], ct_rsub_scalar(ct_mul(in[1], in[1]), ct_int(1)));
 }
+CT__GRAD_OP(ct__tanh_backward, "TanhBackwardBackward0", ct__tanh_grad, 2, 2);
+CT__BACKWARD_OP(tanh, &ct__tanh_backward, CT__RESULT)
 
-CT__BACKWARD(sigmoid) /* sigmoid_backward: g * (1 - y) * y */
+/* sigmoid_backward(g, y): g * (1 - y) * y */
+static ct_tensor *ct__sigmoid_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    ct_tensor *y = CT__RESULT;
-    CT__GRAD(0, ct_mul(ct_mul(go[0], ct_rsub_scalar(y, ct_int(1))), y));
-    return CT_OK;
+    (void)n;
+    return ct_mul(ct_mul(in[0], ct_rsub_scalar(in[1], ct_int(1))), in[1]);
 }
+CT__GRAD_OP(ct__sigmoid_backward, "SigmoidBackwardBackward0", ct__sigmoid_grad, 2, 2);
+CT__BACKWARD_OP(sigmoid, &ct__sigmoid_backward, CT__RESULT)
 
-CT__BACKWARD(relu) /* threshold_backward(g, result, 0) */
+/* threshold_backward(g, result, 0) */
+static ct_tensor *ct__relu_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    CT__GRAD(0, ct_where_scalar_other(ct_gt_scalar(CT__RESULT, ct_int(0)), go[0], ct_int(0)));
-    return CT_OK;
+    (void)n;
+    return ct_where_scalar_other(ct_gt_scalar(in[1], ct_int(0)), in[0], ct_int(0));
 }
+CT__GRAD_OP(ct__threshold_backward, "ThresholdBackwardBackward0", ct__relu_grad, 2, 2);
+CT__BACKWARD_OP(relu, &ct__threshold_backward, CT__RESULT)
 
 /* a + alpha * b and a - alpha * b (rsub: b - alpha * a) */
 static ct_tensor *ct__times_alpha(ct_tensor *g, const ct__node *n)
@@ -12031,12 +12208,13 @@ static const ct_tensor *ct__smooth_only(const ct_tensor *x, const ct_tensor *smo
     return ct_where(smooth, x, ct_detach(x));
 }
 
-/* leaky_relu_backward: g where x > 0, else g * slope */
-static ct_tensor *ct__leaky_grad(const ct_tensor *g, const ct_tensor *x, double slope)
+/* leaky_relu_backward(g, x or result): g where x > 0, else g * slope */
+static ct_tensor *ct__leaky_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    return ct_where(ct_gt_scalar(x, ct_int(0)), g, ct_mul_scalar(g, ct_float(slope)));
+    return ct_where(ct_gt_scalar(in[1], ct_int(0)), in[0], ct_mul_scalar(in[0], ct_float(n->pw.p[0])));
 }
-CT__UNARY_GRAD(leaky_relu, ct__leaky_grad(CT__G, CT__X, CT__ARGS->p[0]))
+CT__GRAD_OP(ct__leaky_relu_backward, "LeakyReluBackwardBackward0", ct__leaky_grad, 2, 2);
+CT__BACKWARD_OP(leaky_relu, &ct__leaky_relu_backward, CT__X)
 
 CT__BACKWARD(leaky_relu_result)
 {
@@ -12046,7 +12224,7 @@ CT__BACKWARD(leaky_relu_result)
                         "supported. This is caused by calling in-place forward function with a negative slope, please "
                         "call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you "
                         "do require supporting in-place leakRelu backward calculation with negative slope");
-    CT__GRAD(0, ct__leaky_grad(CT__G, CT__Y, CT__ARGS->p[0]));
+    CT__GRAD_OP_OF(&ct__leaky_relu_backward, CT__Y);
     return CT_OK;
 }
 
@@ -12065,25 +12243,49 @@ static ct_tensor *ct__elu_grad(const ct__node *n, const ct_tensor *g, const ct_t
     return ct_where(ct_le_scalar(x, ct_int(0)), neg, ct_mul_scalar(g, ct__coef(p[1], dt)));
 }
 
-static ct_result ct__elu_backward(ct__node *n, ct_tensor *const *go, ct_tensor **gi, bool is_result, bool celu)
+/* elu_backward(g, x or result), one op per form (celu's is elu's with its numbers) */
+static ct_tensor *ct__elu_grad_x(const ct__node *n, const ct_tensor *const *in)
+{
+    return ct__elu_grad(n, in[0], in[1], false, false);
+}
+static ct_tensor *ct__elu_grad_y(const ct__node *n, const ct_tensor *const *in)
+{
+    return ct__elu_grad(n, in[0], in[1], true, false);
+}
+static ct_tensor *ct__celu_grad_x(const ct__node *n, const ct_tensor *const *in)
+{
+    return ct__elu_grad(n, in[0], in[1], false, true);
+}
+static ct_tensor *ct__celu_grad_y(const ct__node *n, const ct_tensor *const *in)
+{
+    return ct__elu_grad(n, in[0], in[1], true, true);
+}
+CT__GRAD_OP(ct__elu_backward_x, "EluBackwardBackward0", ct__elu_grad_x, 2, 2);
+CT__GRAD_OP(ct__elu_backward_y, "EluBackwardBackward0", ct__elu_grad_y, 2, 2);
+CT__GRAD_OP(ct__celu_backward_x, "EluBackwardBackward0", ct__celu_grad_x, 2, 2);
+CT__GRAD_OP(ct__celu_backward_y, "EluBackwardBackward0", ct__celu_grad_y, 2, 2);
+
+static ct_result ct__elu_backward(ct__node *n, ct_tensor *const *go, ct_tensor **gi, const ct__grad_op *op,
+                                  bool is_result)
 {
     if (is_result && n->pw.p[0] < 0)
         return ct__fail(CT_ERR_RUNTIME, "In-place elu backward calculation is triggered with a negative slope which is "
                                         "not supported. This is caused by calling in-place forward function with a "
                                         "negative slope, please call out-of-place version instead.");
-    CT__GRAD(0, ct__elu_grad(n, CT__G, is_result ? CT__Y : CT__X, is_result, celu));
+    CT__GRAD_OP_OF(op, is_result ? CT__Y : CT__X);
     return CT_OK;
 }
-CT__BACKWARD(elu) { return ct__elu_backward(n, go, gi, false, false); }
-CT__BACKWARD(elu_result) { return ct__elu_backward(n, go, gi, true, false); }
-CT__BACKWARD(celu) { return ct__elu_backward(n, go, gi, false, true); }
-CT__BACKWARD(celu_result) { return ct__elu_backward(n, go, gi, true, true); }
+CT__BACKWARD(elu) { return ct__elu_backward(n, go, gi, &ct__elu_backward_x, false); }
+CT__BACKWARD(elu_result) { return ct__elu_backward(n, go, gi, &ct__elu_backward_y, true); }
+CT__BACKWARD(celu) { return ct__elu_backward(n, go, gi, &ct__celu_backward_x, false); }
+CT__BACKWARD(celu_result) { return ct__elu_backward(n, go, gi, &ct__celu_backward_y, true); }
 
-/* gelu_backward: g * (cdf + x * pdf), or its tanh approximation's derivative */
-static ct_tensor *ct__gelu_grad(const ct_tensor *g, const ct_tensor *x, int approximate)
+/* gelu_backward(g, x): g * (cdf + x * pdf), or its tanh approximation's derivative */
+static ct_tensor *ct__gelu_grad(const ct__node *n, const ct_tensor *const *in)
 {
+    const ct_tensor *g = in[0], *x = in[1];
     ct_dtype dt = x->dtype;
-    if (approximate != CT_GELU_TANH) {
+    if (n->pw.mode != CT_GELU_TANH) {
         const double sqrt1_2 = 0.70710678118654752440, two_sqrtpi = 1.12837916709551257390;
         ct_tensor *erf = ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt)));
         ct_tensor *cdf = ct_mul_scalar(ct_add_scalar(erf, ct_int(1)), ct_float(0.5));
@@ -12103,7 +12305,8 @@ static ct_tensor *ct__gelu_grad(const ct_tensor *g, const ct_tensor *x, int appr
     ct_tensor *right_d = ct_mul(ct_mul(left, ct_rsub_scalar(ct_mul(t, t), ct_int(1))), inner_d);
     return ct_mul(g, ct_add(left_d, right_d));
 }
-CT__UNARY_GRAD(gelu, ct__gelu_grad(CT__G, CT__X, CT__ARGS->mode))
+CT__GRAD_OP(ct__gelu_backward, "GeluBackwardBackward0", ct__gelu_grad, 2, 2);
+CT__BACKWARD_OP(gelu, &ct__gelu_backward, CT__X)
 
 /* silu: g * s * (1 + x * (1 - s)), s = sigmoid(x) */
 static ct_tensor *ct__silu_grad(const ct_tensor *g, const ct_tensor *x)
@@ -12122,14 +12325,17 @@ static ct_tensor *ct__mish_grad(const ct_tensor *g, const ct_tensor *x)
 }
 CT__UNARY_GRAD(mish, ct__mish_grad(CT__G, CT__X))
 
-/* softplus: g where beta * x > threshold, else g * z / (z + 1), z = exp(beta * x) */
-static ct_tensor *ct__softplus_grad(const ct_tensor *g, const ct_tensor *x, const double *p)
+/* softplus_backward(g, x): g where beta * x > threshold, else g * z / (z + 1), z = exp(beta * x) */
+static ct_tensor *ct__softplus_grad(const ct__node *n, const ct_tensor *const *in)
 {
+    const ct_tensor *g = in[0], *x = in[1];
+    const double *p = n->pw.p;
     ct_tensor *bx = ct_mul_scalar(x, ct__coef(p[0], x->dtype));
     ct_tensor *z = ct_exp(ct__smooth_only(bx, ct_lt_scalar(bx, ct_float(p[1]))));
     return ct_where(ct_gt_scalar(bx, ct_float(p[1])), g, ct_div(ct_mul(g, z), ct_add_scalar(z, ct_int(1))));
 }
-CT__UNARY_GRAD(softplus, ct__softplus_grad(CT__G, CT__X, CT__ARGS->p))
+CT__GRAD_OP(ct__softplus_backward, "SoftplusBackwardBackward0", ct__softplus_grad, 2, 2);
+CT__BACKWARD_OP(softplus, &ct__softplus_backward, CT__X)
 
 /* hardsigmoid: g / 6 inside (-3, 3), with PyTorch's float 1/6 for every dtype */
 static ct_tensor *ct__hardsigmoid_grad(const ct_tensor *g, const ct_tensor *x)
@@ -12159,21 +12365,27 @@ CT__BACKWARD(hardsigmoid)
     return CT_OK;
 }
 
-/* hardswish: 0 below -3, g * (x / 3 + 1/2) up to 3, g above */
-static ct_tensor *ct__hardswish_grad(const ct_tensor *g, const ct_tensor *x)
+/* hardswish_backward(g, x): 0 below -3, g * (x / 3 + 1/2) up to 3, g above */
+static ct_tensor *ct__hardswish_grad(const ct__node *n, const ct_tensor *const *in)
 {
+    const ct_tensor *g = in[0], *x = in[1];
+    (void)n;
     const ct_tensor *xm = ct__smooth_only(x, ct_logical_and(ct_gt_scalar(x, ct_int(-3)), ct_lt_scalar(x, ct_int(3))));
     ct_tensor *mid = ct_mul(g, ct_add_scalar(ct_div_scalar(xm, ct_int(3)), ct_float(0.5)));
     return ct_where_scalar_self(ct_lt_scalar(x, ct_int(-3)), ct_int(0), ct_where(ct_le_scalar(x, ct_int(3)), mid, g));
 }
-CT__UNARY_GRAD(hardswish, ct__hardswish_grad(CT__G, CT__X))
+CT__GRAD_OP(ct__hardswish_backward, "HardswishBackwardBackward0", ct__hardswish_grad, 2, 2);
+CT__BACKWARD_OP(hardswish, &ct__hardswish_backward, CT__X)
 
-/* hardtanh (and relu6), with number bounds IN(1), IN(2): 0 at and beyond them */
-static ct_tensor *ct__hardtanh_grad(const ct_tensor *g, const ct_tensor *x, const ct_tensor *lo, const ct_tensor *hi)
+/* hardtanh_backward(g, x) (and relu6's), with the number bounds as tensors
+ * in[2], in[3]: 0 at and beyond them */
+static ct_tensor *ct__hardtanh_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    return ct_where_scalar_self(ct_logical_or(ct_le(x, lo), ct_ge(x, hi)), ct_int(0), g);
+    (void)n;
+    return ct_where_scalar_self(ct_logical_or(ct_le(in[1], in[2]), ct_ge(in[1], in[3])), ct_int(0), in[0]);
 }
-CT__UNARY_GRAD(hardtanh, ct__hardtanh_grad(CT__G, CT__X, CT__IN(1), CT__IN(2)))
+CT__GRAD_OP(ct__hardtanh_backward, "HardtanhBackwardBackward0", ct__hardtanh_grad, 2, 4);
+CT__BACKWARD_OP(hardtanh, &ct__hardtanh_backward, CT__X, CT__IN(1), CT__IN(2))
 
 /* ---- clamps: g passes where the bound did not act (at the bound too) */
 
@@ -13279,19 +13491,23 @@ CT__BACKWARD(logcumsumexp)
 
 /* ---------------------------------------------------------------- softmax */
 
-CT__BACKWARD(softmax) /* _softmax_backward_data: y * (g - sum(g * y)) */
+/* _softmax_backward_data(g, y): y * (g - sum(g * y)) */
+static ct_tensor *ct__softmax_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    ct_tensor *y = CT__R;
-    CT__GRAD(0, ct_mul(y, ct_sub(go[0], ct_sum_dim(ct_mul(go[0], y), CT_DIMS(CT__DIM), true, CT_DEFAULT))));
-    return CT_OK;
+    const ct_tensor *g = in[0], *y = in[1];
+    return ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), CT_DIMS(CT__DIM), true, CT_DEFAULT)));
 }
+CT__GRAD_OP(ct__softmax_backward, "SoftmaxBackwardDataBackward0", ct__softmax_grad, 2, 2);
+CT__BACKWARD_OP(softmax, &ct__softmax_backward, CT__R)
 
-CT__BACKWARD(log_softmax) /* _log_softmax_backward_data: g - exp(y) * sum(g) */
+/* _log_softmax_backward_data(g, y): g - exp(y) * sum(g) */
+static ct_tensor *ct__log_softmax_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    ct_tensor *y = CT__R;
-    CT__GRAD(0, ct_sub(go[0], ct_mul(ct_exp(y), ct_sum_dim(go[0], CT_DIMS(CT__DIM), true, CT_DEFAULT))));
-    return CT_OK;
+    const ct_tensor *g = in[0], *y = in[1];
+    return ct_sub(g, ct_mul(ct_exp(y), ct_sum_dim(g, CT_DIMS(CT__DIM), true, CT_DEFAULT)));
 }
+CT__GRAD_OP(ct__log_softmax_backward, "LogSoftmaxBackwardDataBackward0", ct__log_softmax_grad, 2, 2);
+CT__BACKWARD_OP(log_softmax, &ct__log_softmax_backward, CT__R)
 
 #undef CT__X
 #undef CT__R
@@ -33085,22 +33301,6 @@ void ct_module_train(ct_module *m, bool mode) { ct_module_apply(m, ct__set_train
 void ct_module_eval(ct_module *m) { ct_module_train(m, false); }
 bool ct_module_is_training(const ct_module *m) { return m && m->state->training; }
 
-/* param.data = src: t keeps its identity (and autograd state) and takes
- * src's storage, dtype and geometry. */
-static void ct__tensor_set_data(ct_tensor *t, const ct_tensor *src)
-{
-    CT__ATOMIC_INC(&src->storage->refcount);
-    ct__storage *old = t->storage;
-    t->storage = src->storage;
-    t->dtype = src->dtype;
-    t->ndim = src->ndim;
-    t->offset = src->offset;
-    memcpy(t->sizes, src->sizes, sizeof t->sizes);
-    memcpy(t->strides, src->strides, sizeof t->strides);
-    ct__storage_release(old);
-}
-
-/* The converted data of t (no autograd), or NULL on failure. */
 /* t's data replaced by a copy on device (NULL: where it is), floating
  * tensors in dtype (CT_DEFAULT: as they are), as Module._apply does
  * param.data = fn(param.data). */
@@ -33113,7 +33313,7 @@ static ct_result ct__convert_in_place(ct_tensor *t, const ct_device *device, ct_
     ct_tensor *c;
     CT__UNRECORDED(c, ct__to_device(t, dev, dt, false));
     if (!c) return ct_last_error_code();
-    ct__tensor_set_data(t, c);
+    ct__set_data(t, c);
     ct__discard(c);
     return CT_OK;
 }
@@ -34596,60 +34796,92 @@ static ct_tensor *ct__log_sigmoid(const ct_tensor *x)
     return ct_sub(ct_clamp_max_scalar(x, ct_int(0)), ct_log1p(ct_exp(ct_neg(ct_abs(x)))));
 }
 
-/* The gradients of input and target from g (the output's gradient, one
- * per element, or the one number), in PyTorch's backward kernels' order of
- * operations: norm is 1, or 1 / numel for the mean (mse: 2 or 2 / numel). */
-static void ct__loss_grads(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm, ct_tensor **gx,
-                           ct_tensor **gt, bool want_t)
+/* The input's gradient from g (the output's gradient, one per element, or
+ * the one number), in PyTorch's backward kernels' order of operations:
+ * norm is 1, or 1 / numel for the mean (mse: 2 or 2 / numel). */
+static ct_tensor *ct__loss_input_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm)
 {
     const ct_tensor *x = o->x, *t = o->t;
-    ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL;
-    ct_scalar nm = ct_float(norm);
+    ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL, *gx = NULL;
     switch (kind) {
-    case CT__LOSS_MSE: *gx = ct_mul(ct_mul_scalar(d, ct_float(2 * norm)), g); break;
+    case CT__LOSS_MSE: gx = ct_mul(ct_mul_scalar(d, ct_float(2 * norm)), g); break;
     case CT__LOSS_SMOOTH_L1: /* norm * clamp(d / beta, -1, 1) * g */
-        *gx = ct_mul(ct_mul_scalar(ct_clamp_scalar(ct_div_scalar(d, ct_float(o->a)), ct_int(-1), ct_int(1)), nm), g);
+        gx = ct_mul(ct_mul_scalar(ct_clamp_scalar(ct_div_scalar(d, ct_float(o->a)), ct_int(-1), ct_int(1)), ct_float(norm)), g);
         break;
-    case CT__LOSS_HUBER: *gx = ct_mul(ct_mul_scalar(ct_clamp_scalar(d, ct_float(-o->a), ct_float(o->a)), nm), g); break;
-    case CT__LOSS_BCE: /* g (x - t) / max((1 - x) x, 1e-12); target: (log(1 - x) - log(x)) g */
-        *gx = ct_div(ct_mul(g, ct_sub(x, t)), ct_clamp_min_scalar(ct_mul(ct_rsub_scalar(x, ct_int(1)), x), ct_float(1e-12)));
-        *gt = ct_mul(ct_sub(ct_log(ct_rsub_scalar(x, ct_int(1))), ct_log(x)), g);
+    case CT__LOSS_HUBER: gx = ct_mul(ct_mul_scalar(ct_clamp_scalar(d, ct_float(-o->a), ct_float(o->a)), ct_float(norm)), g); break;
+    case CT__LOSS_BCE: /* g (x - t) / max((1 - x) x, 1e-12) */
+        gx = ct_div(ct_mul(g, ct_sub(x, t)), ct_clamp_min_scalar(ct_mul(ct_rsub_scalar(x, ct_int(1)), x), ct_float(1e-12)));
         break;
-    case CT__LOSS_BCE_LOGITS: /* ((pw t + 1 - t) sigmoid(x) - pw t) g; target: (log_sigmoid(-x) - pw log_sigmoid(x)) g */
+    case CT__LOSS_BCE_LOGITS: /* ((pw t + 1 - t) sigmoid(x) - pw t) g */
         if (o->pw) {
             ct_tensor *pt = ct_mul(o->pw, t);
-            *gx = ct_mul(ct_sub(ct_mul(ct_sub(ct_add_scalar(pt, ct_int(1)), t), ct_sigmoid(x)), pt), g);
-            *gt = ct_mul(ct_sub(ct__log_sigmoid(ct_neg(x)), ct_mul(ct__log_sigmoid(x), o->pw)), g);
+            gx = ct_mul(ct_sub(ct_mul(ct_sub(ct_add_scalar(pt, ct_int(1)), t), ct_sigmoid(x)), pt), g);
         } else {
-            *gx = ct_mul(ct_sub(ct_sigmoid(x), t), g);
-            *gt = ct_mul(ct_neg(x), g);
+            gx = ct_mul(ct_sub(ct_sigmoid(x), t), g);
         }
         break;
     }
-    if (kind <= CT__LOSS_HUBER && want_t) *gt = ct_neg(*gx); /* (only when asked: a failure must not go unseen) */
-    if (o->w) {
-        *gx = ct_mul(*gx, o->w);
-        if (*gt) *gt = ct_mul(*gt, o->w);
-    }
-    if (kind >= CT__LOSS_BCE && norm != 1) {
-        *gx = ct_mul_scalar(*gx, nm);
-        *gt = ct_mul_scalar(*gt, nm);
-    }
+    if (o->w) gx = ct_mul(gx, o->w);
+    return kind >= CT__LOSS_BCE && norm != 1 ? ct_mul_scalar(gx, ct_float(norm)) : gx;
 }
 
-/* iargs: 0 kind, 1 reduction, 2 has weight, 3 has pos_weight; args[0]: a.
- * Saved: input, target, weight, pos_weight (input again where absent). */
+/* The target's gradient: -gx for the losses of x - t, else its own formula
+ * (BCE: (log(1 - x) - log(x)) g; with logits: (log_sigmoid(-x) - pw log_sigmoid(x)) g). */
+static ct_tensor *ct__loss_target_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm,
+                                       const ct_tensor *gx)
+{
+    const ct_tensor *x = o->x;
+    ct_tensor *gt;
+    if (kind <= CT__LOSS_HUBER) return ct_neg(gx);
+    if (kind == CT__LOSS_BCE) gt = ct_mul(ct_sub(ct_log(ct_rsub_scalar(x, ct_int(1))), ct_log(x)), g);
+    else if (o->pw) gt = ct_mul(ct_sub(ct__log_sigmoid(ct_neg(x)), ct_mul(ct__log_sigmoid(x), o->pw)), g);
+    else gt = ct_mul(ct_neg(x), g);
+    if (o->w) gt = ct_mul(gt, o->w);
+    return norm != 1 ? ct_mul_scalar(gt, ct_float(norm)) : gt;
+}
+
+/* iargs: 0 kind, 1 reduction, 2 has weight, 3 has pos_weight; args[0]: a. */
+static ct__loss_args ct__loss_args_of(const ct__node *n, const ct_tensor *const *saved)
+{
+    ct__loss_args o = {saved[0], saved[1], n->iargs[2] ? saved[2] : NULL, n->iargs[3] ? saved[3] : NULL, n->args[0]};
+    return o;
+}
+
+static double ct__loss_norm(const ct__node *n, const ct_tensor *x)
+{
+    return n->iargs[1] == CT_REDUCTION_MEAN ? 1.0 / (double)ct_numel(x) : 1.0;
+}
+
+/* mse_loss_backward(g, x, t) and its kin: in = {g, x, t, weight, pos_weight} */
+static ct_tensor *ct__loss_backward(const ct__node *n, const ct_tensor *const *in)
+{
+    ct__loss_args o = ct__loss_args_of(n, in + 1);
+    return ct__loss_input_grad((ct__loss_kind)n->iargs[0], &o, in[0], ct__loss_norm(n, o.x));
+}
+CT__GRAD_OP(ct__mse_backward, "MseLossBackwardBackward0", ct__loss_backward, 3, 5);
+CT__GRAD_OP(ct__smooth_l1_backward, "SmoothL1LossBackwardBackward0", ct__loss_backward, 3, 5);
+CT__GRAD_OP(ct__huber_backward, "HuberLossBackwardBackward0", ct__loss_backward, 3, 5);
+CT__GRAD_OP(ct__bce_backward, "BinaryCrossEntropyBackwardBackward0", ct__loss_backward, 3, 5);
+/* PyTorch's backward ops, by kind; binary_cross_entropy_with_logits has none (its backward is a composite) */
+static const ct__grad_op *const ct__loss_backward_ops[] = {&ct__mse_backward, &ct__smooth_l1_backward,
+                                                            &ct__huber_backward, &ct__bce_backward, NULL};
+
+/* Saved: input, target, weight, pos_weight (input again where absent). */
 CT__BACKWARD(pointwise_loss)
 {
-    ct__loss_args o = {CT__S(0), CT__S(1), NULL, NULL, n->args[0]};
-    if (n->iargs[2]) o.w = CT__S(2);
-    if (n->iargs[3]) o.pw = CT__S(3);
-    if (!o.x || !o.t || (n->iargs[2] && !o.w) || (n->iargs[3] && !o.pw)) return ct_last_error_code();
-    ct_tensor *gx = NULL, *gt = NULL;
-    double norm = n->iargs[1] == CT_REDUCTION_MEAN ? 1.0 / (double)ct_numel(o.x) : 1.0;
-    ct__loss_grads((ct__loss_kind)n->iargs[0], &o, go[0], norm, &gx, &gt, ct__needs_grad(n, 1));
+    const ct_tensor *in[5] = {go[0], CT__S(0), CT__S(1), CT__S(2), CT__S(3)};
+    if (!in[1] || !in[2] || !in[3] || !in[4]) return ct_last_error_code();
+    ct__loss_kind kind = (ct__loss_kind)n->iargs[0];
+    ct__loss_args o = ct__loss_args_of(n, in + 1);
+    const ct__grad_op *op = ct__loss_backward_ops[kind];
+    double norm = ct__loss_norm(n, o.x);
+    ct_tensor *gx = NULL;
+    if (ct__needs_grad(n, 0) || (ct__needs_grad(n, 1) && kind <= CT__LOSS_HUBER)) {
+        gx = op ? ct__grad_op_apply(op, n, in) : ct__loss_input_grad(kind, &o, go[0], norm);
+        if (!gx) return ct_last_error_code();
+    }
     CT__GRAD(0, gx);
-    CT__GRAD(1, gt);
+    CT__GRAD(1, ct__loss_target_grad(kind, &o, go[0], norm, gx));
     return CT_OK;
 }
 
@@ -34811,18 +35043,21 @@ ct_nll_loss_opts ct_nll_loss_opts_init(void)
 /* Saved: the (N, C, ...) input, a (N, 1, ...) target with ignored entries
  * made 0, and each element's weight (0 where ignored), target-shaped with a
  * size-1 class dim; iargs[0] the reduction; saved 3: the total weight. */
-CT__BACKWARD(nll)
+/* nll_loss_backward(g, x, t, w, total): in = {g, x, t, w, total} */
+static ct_tensor *ct__nll_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    ct_tensor *x = CT__S(0), *t = CT__S(1), *w = CT__S(2), *total = CT__S(3);
-    if (!x || !t || !w || !total) return ct_last_error_code();
+    const ct_tensor *x = in[1], *t = in[2], *w = in[3], *total = in[4];
     ct_reduction r = (ct_reduction)n->iargs[0];
-    ct_tensor *g = r == CT_REDUCTION_NONE ? ct_unsqueeze(go[0], 1) : r == CT_REDUCTION_MEAN ? ct_div(go[0], total) : go[0];
-    CT__GRAD(0, ct_scatter(ct_zeros_like(x, CT_DEFAULT), 1, t, ct_neg(ct_mul(w, ct_expand_as(g, w)))));
-    return CT_OK;
+    const ct_tensor *g = r == CT_REDUCTION_NONE ? ct_unsqueeze(in[0], 1) : r == CT_REDUCTION_MEAN ? ct_div(in[0], total) : in[0];
+    return ct_scatter(ct_zeros_like(x, CT_DEFAULT), 1, t, ct_neg(ct_mul(w, ct_expand_as(g, w))));
 }
+CT__GRAD_OP(ct__nll_backward, "NllLossBackwardBackward0", ct__nll_grad, 2, 5);
+CT__GRAD_OP(ct__nll2d_backward, "NllLoss2DBackwardBackward0", ct__nll_grad, 2, 5);
+CT__BACKWARD_OP(nll, &ct__nll_backward, CT__S(0), CT__S(1), CT__S(2), CT__S(3))
+CT__BACKWARD_OP(nll2d, &ct__nll2d_backward, CT__S(0), CT__S(1), CT__S(2), CT__S(3))
 
 static const ct__node_type ct__nll_type = {"NllLossBackward0", ct__bw_nll};
-static const ct__node_type ct__nll2d_type = {"NllLoss2DBackward0", ct__bw_nll};
+static const ct__node_type ct__nll2d_type = {"NllLoss2DBackward0", ct__bw_nll2d};
 
 /* nll_loss_nd's checks: input (N, C, d1, ...) or (C), target (N, d1, ...) or (). */
 static ct_result ct__nll_check(const ct_tensor *x, const ct_tensor *t, const ct_nll_loss_opts *o)
@@ -38118,9 +38353,9 @@ ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none)
     return CT_OK;
 }
 
-/* Every parameter's gradient and state on the parameter's device, checked
- * before the first update so that a refused step changes nothing (PyTorch
- * would fail at that parameter's first op, with TensorIterator's words). */
+/* Checked before the first update so that a refused step changes nothing
+ * (PyTorch would fail at that parameter's first op, with TensorIterator's
+ * words). */
 static ct_result ct__optim_check_devices(const ct_optimizer *opt)
 {
     for (int g = 0; g < opt->n_groups; g++)
@@ -38773,6 +39008,19 @@ static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, do
     return r;
 }
 
+/* The optimizers' device check, and LBFGS's flat state (made from earlier
+ * gradients) on the parameters' device: a parameter moved since the last
+ * step is refused before the step changes anything. */
+static ct_result ct__lbfgs_check_devices(const ct_optimizer *opt)
+{
+    const ct__lbfgs *s = opt->lbfgs;
+    const ct_tensor *p = opt->groups[0].params[0];
+    ct_result r = ct__optim_check_devices(opt);
+    if (r == CT_OK) r = ct__same_device(p, s->d, s->prev_flat_grad);
+    for (int64_t i = 0; r == CT_OK && i < s->n_old; i++) r = ct__same_device(p, s->old_dirs[i], s->old_stps[i]);
+    return r;
+}
+
 static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *user, double *loss_out)
 {
     ct__lbfgs_ctx c = {&opt->groups[0], closure, user};
@@ -38781,6 +39029,7 @@ static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *use
     ct_scope sc = ct_scope_begin();
     double loss = NAN;
     ct_result r = ct__eval(&c, &loss);
+    if (r == CT_OK) r = ct__lbfgs_check_devices(opt); /* the closure has made the gradients */
     if (r == CT_OK) {
         opt->lbfgs->func_evals++;
         if (loss_out) *loss_out = loss;
@@ -39772,27 +40021,40 @@ ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
     return vec;
 }
 
+/* vec[pointer:pointer + numel].view_as(param) for each parameter in turn,
+ * into views (n); an error, with nothing kept, when one cannot be made. */
+static ct_result ct__vector_views(const ct_tensor *vec, ct_tensor *const *params, int64_t n, ct_tensor **views)
+{
+    int64_t pointer = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t numel = ct_numel(params[i]);
+        views[i] = ct_view_as(ct_slice(vec, 0, pointer, pointer + numel, 1), params[i]);
+        if (!views[i]) return ct_last_error_code();
+        if (ct_requires_grad(params[i]) && !ct_dtype_is_floating(vec->dtype))
+            return ct__fail(CT_ERR_RUNTIME, "data set to a tensor that requires gradients must be floating point or complex dtype");
+        pointer += numel;
+    }
+    return CT_OK;
+}
+
+/* param.data = vec[pointer:pointer + numel].view_as(param).data for each
+ * parameter: the parameters become views of vec's storage, on its device and
+ * in its dtype. Every view is made before the first parameter changes. */
 ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n)
 {
     if (!vec) return ct__fail(CT_ERR_TYPE, "expected torch.Tensor, but got: NoneType");
     ct_result r = ct__check_params(params, n);
     if (r == CT_OK) r = ct__check_param_devices(params, n);
-    int64_t total = 0;
-    for (int64_t i = 0; r == CT_OK && i < n; i++) total += ct_numel(params[i]);
-    if (r == CT_OK && (ct_dim(vec) != 1 || ct_numel(vec) < total))
-        r = ct__fail(CT_ERR_RUNTIME, "shape '[%lld]' is invalid for input of size %lld", (long long)total,
-                     (long long)(ct_numel(vec) < total ? ct_numel(vec) : total));
-    if (r != CT_OK) return r;
+    if (r != CT_OK || n == 0) return r;
+    ct_tensor **views = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *views);
+    if (!views) return CT__OOM();
     ct_grad_mode mode = ct_no_grad();
     ct_scope s = ct_scope_begin();
-    int64_t pointer = 0;
-    for (int64_t i = 0; r == CT_OK && i < n; i++) {
-        int64_t numel = ct_numel(params[i]);
-        r = ct_copy_(params[i], ct_view_as(ct_narrow(vec, 0, pointer, numel), params[i]));
-        pointer += numel;
-    }
+    r = ct__vector_views(vec, params, n, views);
+    for (int64_t i = 0; r == CT_OK && i < n; i++) ct__set_data(params[i], views[i]);
     ct_scope_end(s);
     ct_grad_mode_restore(mode);
+    CT_FREE(views);
     return r;
 }
 

@@ -196,18 +196,20 @@ static void test_mixed_masked_fill(void)
     CHECK_VALUES(d, CT_SHAPE(2), 7, 7);
 }
 
-/* x[indices]: indices on the CPU or on x's device; x[...] = value: value
- * on x's device or a 0-d CPU tensor, copied across devices for basic indexing. */
+/* x[indices]: indices on the CPU or on x's device (a RuntimeError, as
+ * TORCH_CHECK raises it); x[indices] = value: indices on any device, moved
+ * to x's as make_info moves them, value on x's device or a 0-d CPU tensor,
+ * copied across devices for basic indexing. */
 static void test_mixed_indexing(void)
 {
     CHECK_OK(ct_testdev_register());
     ct_tensor *c = ct_ones(CT_SHAPE(2, 2), CT_F32), *d = on_dev(ct_ones(CT_SHAPE(2, 2), CT_F32));
     ct_tensor *ci = ct_zeros(CT_SHAPE(1), CT_I64), *di = on_dev(ci);
-    CHECK_ERR(ct_index(c, "%t", di), CT_ERR_INDEX,
+    CHECK_ERR(ct_index(c, "%t", di), CT_ERR_RUNTIME,
               "indices should be either on cpu or on the same device as the indexed tensor (cpu)");
-    CHECK_ERR(ct_index(c, ":, %t", on_dev(ct_ones(CT_SHAPE(2), CT_BOOL))), CT_ERR_INDEX,
+    CHECK_ERR(ct_index(c, ":, %t", on_dev(ct_ones(CT_SHAPE(2), CT_BOOL))), CT_ERR_RUNTIME,
               "indices should be either on cpu or on the same device as the indexed tensor (cpu)");
-    CHECK_ERR(ct_index(d, "%t", ct_to_device(ci, (ct_device){CT_DEVICE_PRIVATEUSE1, 1}, false)), CT_ERR_INDEX,
+    CHECK_ERR(ct_index(d, "%t", ct_to_device(ci, (ct_device){CT_DEVICE_PRIVATEUSE1, 1}, false)), CT_ERR_RUNTIME,
               "indices should be either on cpu or on the same device as the indexed tensor (testdev:0)");
     CHECK_VALUES(ct_index(d, "%t", ci), CT_SHAPE(1, 2), 1, 1);
     CHECK_VALUES(ct_index(d, "%t", di), CT_SHAPE(1, 2), 1, 1);
@@ -218,6 +220,14 @@ static void test_mixed_indexing(void)
     CHECK_VALUES(d, CT_SHAPE(2, 2), 4, 4, 5, 5);
     CHECK_OK(ct_copy_(c, d));
     CHECK_VALUES(c, CT_SHAPE(2, 2), 4, 4, 5, 5);
+    ct_tensor *dpair = on_dev(ct_from_array((int64_t[]){1, 1}, CT_SHAPE(2), CT_I64));
+    CHECK_OK(ct_index_put_(c, ct_full(CT_SHAPE(2), ct_float(6), CT_F32), "%t", on_dev(ct_ones(CT_SHAPE(1), CT_I64))));
+    CHECK_OK(ct_index_put_accumulate_(c, ct_ones(CT_SHAPE(2, 2), CT_F32), "%t", dpair));
+    CHECK_VALUES(c, CT_SHAPE(2, 2), 4, 4, 8, 8);
+    CHECK_OK(ct_index_put_(c, ct_full(CT_SHAPE(2), ct_float(9), CT_F32), ":, %t", on_dev(ct_ones(CT_SHAPE(2), CT_BOOL))));
+    CHECK_VALUES(c, CT_SHAPE(2, 2), 9, 9, 9, 9);
+    CHECK_OK(ct_index_put_accumulate_(c, ct_full(CT_SHAPE(2), ct_float(2), CT_F32), "%t, 0", dpair));
+    CHECK_VALUES(c, CT_SHAPE(2, 2), 9, 9, 13, 9);
 }
 
 /* nn's functions reach the checks through the ops they are made of. */
@@ -317,6 +327,87 @@ static void test_mixed_autograd_optim(void)
     CHECK_OK(ct_optim_step(opt));
     CHECK_VALUES(x, CT_SHAPE(2), -2, -2);
     CHECK_VALUES(w, CT_SHAPE(2), -3, -3);
+    ct_optim_free(opt);
+}
+
+/* vector_to_parameters moves CPU parameters onto the vector's device as
+ * views of it (param.data = vec[a:b].view_as(param).data); their .grad
+ * stays where it was, and a graph still holding a parameter's old
+ * AccumulateGrad node does not stand in the way of new ones. */
+static void test_vector_to_parameters_across_devices(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_tensor *p[2] = {ct_ones(CT_SHAPE(2), CT_F32), ct_ones(CT_SHAPE(1, 2), CT_F32)};
+    ct_requires_grad_(p[0], true);
+    CHECK_OK(ct_set_grad(p[0], ct_full(CT_SHAPE(2), ct_float(5), CT_F32)));
+    ct_tensor *old = ct_mul_scalar(p[0], ct_int(2));
+    ct_tensor *vec = on_dev(ct_arange(ct_int(0), ct_int(4), ct_int(1), CT_F32));
+    CHECK_OK(ct_vector_to_parameters(vec, p, 2));
+    CHECK(ct_device_equal(ct_device_of(p[0]), testdev0) && ct_device_equal(ct_device_of(p[1]), testdev0));
+    CHECK_VALUES(p[1], CT_SHAPE(1, 2), 2, 3);
+    CHECK_OK(ct_mul_scalar_(vec, ct_int(10)));
+    CHECK_VALUES(p[1], CT_SHAPE(1, 2), 20, 30);
+    CHECK(ct_device_equal(ct_device_of(ct_grad(p[0])), CT_CPU));
+    CHECK_OK(ct_set_grad(p[0], NULL));
+    CHECK_OK(ct_backward(ct_sum(ct_mul(p[0], p[0])), NULL, (ct_backward_opts){0}));
+    CHECK(ct_device_equal(ct_device_of(ct_grad(p[0])), testdev0));
+    CHECK_VALUES(ct_grad(p[0]), CT_SHAPE(2), 0, 20);
+    CHECK_VALUES(old, CT_SHAPE(2), 2, 2);
+    /* parameters on two devices are refused before any moves */
+    ct_tensor *mixed[2] = {ct_ones(CT_SHAPE(2), CT_F32), p[1]};
+    CHECK_FAILS(ct_vector_to_parameters(ct_zeros(CT_SHAPE(4), CT_F32), mixed, 2), CT_ERR_TYPE,
+                "Found two parameters on different devices, this is currently not supported.");
+    CHECK(ct_device_equal(ct_device_of(mixed[0]), CT_CPU));
+    CHECK_VALUES(p[1], CT_SHAPE(1, 2), 20, 30);
+}
+
+/* LBFGS closures: sum(x * x), with (x's gradient made afresh) or without a backward. */
+static ct_result square_loss(double *loss, void *user)
+{
+    ct_tensor *x = (ct_tensor *)user;
+    ct_tensor *y = ct_sum(ct_mul(x, x));
+    *loss = ct_item(y);
+    return ct_set_grad(x, NULL) == CT_OK ? ct_backward(y, NULL, (ct_backward_opts){0}) : ct_last_error_code();
+}
+
+static ct_result square_loss_no_backward(double *loss, void *user)
+{
+    *loss = ct_item(ct_sum(ct_mul((ct_tensor *)user, (ct_tensor *)user)));
+    return CT_OK;
+}
+
+static double lbfgs_state(const ct_optimizer *opt, const ct_tensor *p, const char *name)
+{
+    return ct_item(ct_optim_state_get(opt, p, name));
+}
+
+/* LBFGS's step checks devices as the other optimizers' steps do, after the
+ * closure has made the gradients and before it changes anything: a
+ * gradient, or its flat state from an earlier step, left on another device
+ * than the parameters (moved by vector_to_parameters) is refused. */
+static void test_lbfgs_step_checks_devices(void)
+{
+    CHECK_OK(ct_testdev_register());
+    ct_tensor *w = ct_ones(CT_SHAPE(2), CT_F32);
+    ct_requires_grad_(w, true);
+    CHECK_OK(ct_set_grad(w, ct_full(CT_SHAPE(2), ct_float(8), CT_F32)));
+    CHECK_OK(ct_vector_to_parameters(on_dev(ct_ones(CT_SHAPE(2), CT_F32)), &w, 1));
+    ct_optimizer *opt = ct_lbfgs(&w, 1, ct_lbfgs_opts_init());
+    CHECK_FAILS(ct_optim_step_closure(opt, square_loss_no_backward, w, NULL), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_VALUES(w, CT_SHAPE(2), 1, 1);
+    CHECK(lbfgs_state(opt, w, "func_evals") == 0 && lbfgs_state(opt, w, "n_iter") == 0);
+    ct_optim_free(opt);
+
+    ct_tensor *x = ct_ones(CT_SHAPE(2), CT_F32);
+    ct_requires_grad_(x, true);
+    ct_lbfgs_opts o = ct_lbfgs_opts_init();
+    o.max_iter = 1;
+    opt = ct_lbfgs(&x, 1, o);
+    CHECK_OK(ct_optim_step_closure(opt, square_loss, x, NULL)); /* on the CPU: d, prev_flat_grad */
+    CHECK_OK(ct_vector_to_parameters(on_dev(ct_optim_state_get(opt, x, "prev_flat_grad")), &x, 1));
+    CHECK_FAILS(ct_optim_step_closure(opt, square_loss, x, NULL), CT_ERR_RUNTIME, mixed_msg);
+    CHECK_VALUES(x, CT_SHAPE(2), 2, 2);
+    CHECK(lbfgs_state(opt, x, "func_evals") == 1 && lbfgs_state(opt, x, "n_iter") == 1);
     ct_optim_free(opt);
 }
 
@@ -446,6 +537,8 @@ int main(void)
     RUN(test_mixed_nn);
     RUN(test_mixed_linalg);
     RUN(test_mixed_autograd_optim);
+    RUN(test_vector_to_parameters_across_devices);
+    RUN(test_lbfgs_step_checks_devices);
     RUN(test_helpers_on_input_device);
     RUN(test_load_state_dict_across_devices);
     RUN(test_memory_stats_errors);

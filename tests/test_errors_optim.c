@@ -235,6 +235,16 @@ static void test_clipping(void)
     FAILS_R(ct_vector_to_parameters(short_vec, &p, 1), CT_ERR_RUNTIME, "shape '[2]' is invalid for input of size 1");
     expect_untouched(__LINE__, "vector_to_parameters", ps);
     FAILS_R(ct_vector_to_parameters(NULL, &p, 1), CT_ERR_TYPE, "expected torch.Tensor, but got: NoneType");
+    FAILS_R(ct_vector_to_parameters(ct_scalar_tensor(ct_float(1), CT_F32), &p, 1), CT_ERR_INDEX,
+            "slice() cannot be applied to a 0-dim tensor.");
+    FAILS_R(ct_vector_to_parameters(ct_zeros(CT_SHAPE(2, 2), CT_F32), &p, 1), CT_ERR_RUNTIME,
+            "shape '[2]' is invalid for input of size 4");
+    /* a parameter that requires grad takes floating data only; the one before it is not rebound */
+    ct_tensor *pair[2] = {ct_zeros(CT_SHAPE(1), CT_F32), p};
+    FAILS_R(ct_vector_to_parameters(ct_zeros(CT_SHAPE(3), CT_I64), pair, 2), CT_ERR_RUNTIME,
+            "data set to a tensor that requires gradients must be floating point or complex dtype");
+    CHECK(ct_dtype_of(pair[0]) == CT_F32);
+    expect_untouched(__LINE__, "vector_to_parameters", ps);
 }
 
 static void test_grad_scaler(void)

@@ -514,10 +514,113 @@ static void test_hardsigmoid_double_backward(void)
                 CT_ERR_RUNTIME, "derivative for aten::hardsigmoid_backward is not implemented");
 }
 
+/* ---------------------------------------------------------------- double-backward node names */
+
+static ct_tensor *name_target(void)
+{
+    return ct_from_array((double[]){0.3, 0.7, 0.2, 0.5, 0.9, 0.4}, CT_SHAPE(2, 3), CT_F64);
+}
+static ct_tensor *name_classes(void) { return ct_from_array((int64_t[]){0, 2}, CT_SHAPE(2), CT_I64); }
+static ct_tensor *celu_one(const ct_tensor *x) { return ct_celu(x, 1.0); }
+static ct_tensor *leaky_default(const ct_tensor *x) { return ct_leaky_relu(x, 0.01); }
+static ct_tensor *leaky_in_place(const ct_tensor *x)
+{
+    ct_tensor *c = ct_clone(x);
+    return ct_leaky_relu_(c, 0.01) == CT_OK ? c : NULL;
+}
+static ct_tensor *gelu_none(const ct_tensor *x) { return ct_gelu(x, CT_GELU_NONE); }
+static ct_tensor *gelu_tanh(const ct_tensor *x) { return ct_gelu(x, CT_GELU_TANH); }
+static ct_tensor *hardtanh_default(const ct_tensor *x) { return ct_hardtanh(x, -1, 1); }
+static ct_tensor *log_softmax_1(const ct_tensor *x) { return ct_log_softmax(x, 1, CT_DEFAULT); }
+static ct_tensor *softmax_1(const ct_tensor *x) { return ct_softmax(x, 1, CT_DEFAULT); }
+static ct_tensor *mse(const ct_tensor *x) { return ct_mse_loss(x, name_target(), CT_REDUCTION_MEAN); }
+static ct_tensor *bce(const ct_tensor *x) { return ct_binary_cross_entropy(x, name_target(), NULL, CT_REDUCTION_MEAN); }
+static ct_tensor *smooth_l1(const ct_tensor *x) { return ct_smooth_l1_loss(x, name_target(), CT_REDUCTION_MEAN, 1.0); }
+static ct_tensor *huber(const ct_tensor *x) { return ct_huber_loss(x, name_target(), CT_REDUCTION_SUM, 1.0); }
+static ct_tensor *l1(const ct_tensor *x) { return ct_l1_loss(x, name_target(), CT_REDUCTION_MEAN); }
+static ct_tensor *kl_div(const ct_tensor *x) { return ct_kl_div(x, name_target(), CT_REDUCTION_MEAN, false); }
+static ct_tensor *nll(const ct_tensor *x) { return ct_nll_loss(x, name_classes(), ct_nll_loss_opts_init()); }
+static ct_tensor *cross_entropy(const ct_tensor *x) { return ct_cross_entropy(x, name_classes(), ct_nll_loss_opts_init()); }
+
+/* grad_fn.name() of torch.autograd.grad(f(x).sum(), x, create_graph=True)[0]
+ * in PyTorch 1.13 for x of shape (2, 3) in (0, 1): the first derivatives
+ * PyTorch computes as ops of their own have nodes of their own; NULL: the
+ * derivative does not require grad. */
+static void test_double_backward_node_names(void)
+{
+    static const struct {
+        const char *what;
+        unary_fn f;
+        const char *name;
+    } cases[] = {
+        {"elu", elu_default, "EluBackwardBackward0"},
+        {"elu_", elu_in_place, "EluBackwardBackward0"},
+        {"celu", celu_one, "EluBackwardBackward0"},
+        {"selu", ct_selu, "EluBackwardBackward0"},
+        {"softplus", softplus_default, "SoftplusBackwardBackward0"},
+        {"hardswish", ct_hardswish, "HardswishBackwardBackward0"},
+        {"hardsigmoid", ct_hardsigmoid, "torch::autograd::NotImplemented"},
+        {"leaky_relu", leaky_default, "LeakyReluBackwardBackward0"},
+        {"leaky_relu_", leaky_in_place, "LeakyReluBackwardBackward0"},
+        {"gelu", gelu_none, "GeluBackwardBackward0"},
+        {"gelu tanh", gelu_tanh, "GeluBackwardBackward0"},
+        {"silu", ct_silu, "MulBackward0"},
+        {"mish", ct_mish, "MulBackward0"},
+        {"sigmoid", ct_sigmoid, "SigmoidBackwardBackward0"},
+        {"tanh", ct_tanh, "TanhBackwardBackward0"},
+        {"relu", ct_relu, "ThresholdBackwardBackward0"},
+        {"relu6", ct_relu6, "HardtanhBackwardBackward0"},
+        {"hardtanh", hardtanh_default, "HardtanhBackwardBackward0"},
+        {"log_softmax", log_softmax_1, "LogSoftmaxBackwardDataBackward0"},
+        {"softmax", softmax_1, "SoftmaxBackwardDataBackward0"},
+        {"mse_loss", mse, "MseLossBackwardBackward0"},
+        {"binary_cross_entropy", bce, "BinaryCrossEntropyBackwardBackward0"},
+        {"smooth_l1_loss", smooth_l1, "SmoothL1LossBackwardBackward0"},
+        {"huber_loss", huber, "HuberLossBackwardBackward0"},
+        {"l1_loss", l1, "MulBackward0"},
+        {"kl_div", kl_div, NULL},
+        {"nll_loss", nll, "NllLossBackwardBackward0"},
+        {"cross_entropy", cross_entropy, "LogSoftmaxBackwardDataBackward0"},
+        {"exp", ct_exp, "MulBackward0"},
+        {"log", ct_log, "DivBackward0"},
+        {"logit", ct_logit, "WhereBackward0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ct_tensor *x = ct_from_array((double[]){0.2, 0.5, 0.8, 0.35, 0.6, 0.15}, CT_SHAPE(2, 3), CT_F64), *g = NULL;
+        ct_requires_grad_(x, true);
+        ct_tensor *y = ct_sum(cases[i].f(x));
+        CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&y, 1, (const ct_tensor *const *)&x, 1, NULL, &g,
+                                  (ct_grad_opts){.create_graph = true}));
+        const char *name = g && ct_grad_fn(g) ? ct_node_name(ct_grad_fn(g)) : NULL;
+        if (name != cases[i].name && (!name || !cases[i].name || strcmp(name, cases[i].name)))
+            ct_test_fail(__FILE__, __LINE__, "%s: %s, expected %s", cases[i].what, name ? name : "no grad_fn",
+                         cases[i].name ? cases[i].name : "no grad_fn");
+    }
+    /* nll_loss past 2-D input dims */
+    ct_tensor *x = ct_from_array((double[]){0.2, 0.5, 0.8, 0.35, 0.6, 0.15}, CT_SHAPE(1, 3, 2, 1), CT_F64), *g = NULL;
+    ct_requires_grad_(x, true);
+    ct_tensor *y = ct_nll_loss(x, ct_zeros(CT_SHAPE(1, 2, 1), CT_I64), ct_nll_loss_opts_init());
+    CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&y, 1, (const ct_tensor *const *)&x, 1, NULL, &g,
+                              (ct_grad_opts){.create_graph = true}));
+    CHECK_STR(ct_node_name(ct_grad_fn(g)), "NllLoss2DBackwardBackward0");
+}
+
+/* Where the first derivative is piecewise constant in x, its node still
+ * takes x (as PyTorch's threshold_backward, leaky_relu_backward and
+ * hardtanh_backward do), and the second derivative is zeros. */
+static void test_second_derivative_of_piecewise_linear(void)
+{
+    CHECK_VALUES(second_derivative(ct_relu, (double[]){-1, 2}, 2), CT_SHAPE(2), 0, 0);
+    CHECK_VALUES(second_derivative(leaky_default, (double[]){-1, 2}, 2), CT_SHAPE(2), 0, 0);
+    CHECK_VALUES(second_derivative(hardtanh_default, (double[]){-2, 0.5}, 2), CT_SHAPE(2), 0, 0);
+}
+
 int main(void)
 {
     RUN(test_second_derivative_at_kinks);
     RUN(test_hardsigmoid_double_backward);
+    RUN(test_double_backward_node_names);
+    RUN(test_second_derivative_of_piecewise_linear);
     RUN(test_golden_gradients);
     RUN(test_polygamma_errors);
     RUN(test_no_grad_results);

@@ -377,6 +377,41 @@ static void test_parameters_to_vector(void)
     CHECK_VALUES(p[1], CT_SHAPE(1), 10);
 }
 
+/* vector_to_parameters rebinds param.data to views of the vector: the
+ * parameters share its storage and take its dtype, and stay the same
+ * leaves with their requires_grad and .grad. */
+static void test_vector_to_parameters_views(void)
+{
+    ct_tensor *p[2] = {ct_zeros(CT_SHAPE(2), CT_F32), ct_zeros(CT_SHAPE(2, 2), CT_F32)};
+    ct_requires_grad_(p[0], true);
+    CHECK_OK(ct_set_grad(p[0], ct_ones(CT_SHAPE(2), CT_F32)));
+    ct_tensor *old = ct_mul_scalar(p[0], ct_int(2)); /* a graph holding p[0]'s AccumulateGrad */
+    ct_tensor *vec = ct_arange(ct_int(0), ct_int(7), ct_int(1), CT_F64); /* longer than the parameters */
+    CHECK_OK(ct_vector_to_parameters(vec, p, 2));
+    CHECK_VALUES(p[0], CT_SHAPE(2), 0, 1);
+    CHECK_VALUES(p[1], CT_SHAPE(2, 2), 2, 3, 4, 5);
+    CHECK(ct_dtype_of(p[0]) == CT_F64 && ct_is_leaf(p[0]) && ct_requires_grad(p[0]));
+    CHECK_VALUES(ct_grad(p[0]), CT_SHAPE(2), 1, 1);
+    CHECK_OK(ct_add_scalar_(vec, ct_int(10)));
+    CHECK_VALUES(p[1], CT_SHAPE(2, 2), 12, 13, 14, 15);
+    ct_grad_mode mode = ct_no_grad();
+    CHECK_OK(ct_fill_(p[0], ct_int(-1)));
+    ct_grad_mode_restore(mode);
+    CHECK_VALUES(ct_narrow(vec, 0, 0, 3), CT_SHAPE(3), -1, -1, 12);
+    /* new graphs accumulate into the leaf in its new dtype; the old one still reaches it */
+    CHECK_OK(ct_set_grad(p[0], NULL));
+    CHECK_OK(ct_backward(ct_sum(ct_mul(p[0], p[0])), NULL, (ct_backward_opts){0}));
+    CHECK(ct_dtype_of(ct_grad(p[0])) == CT_F64);
+    CHECK_VALUES(ct_grad(p[0]), CT_SHAPE(2), -2, -2);
+    CHECK_OK(ct_backward(ct_sum(old), NULL, (ct_backward_opts){0}));
+    CHECK_VALUES(ct_grad(p[0]), CT_SHAPE(2), 0, 0);
+    /* dim 0 is sliced: a (4, 1) vector gives (2, 1) pieces viewed as the parameters */
+    ct_tensor *col = ct_reshape(ct_arange(ct_int(0), ct_int(4), ct_int(1), CT_F32), CT_SHAPE(4, 1));
+    ct_tensor *q[2] = {ct_zeros(CT_SHAPE(2), CT_F32), ct_zeros(CT_SHAPE(2), CT_F32)};
+    CHECK_OK(ct_vector_to_parameters(col, q, 2));
+    CHECK_VALUES(q[1], CT_SHAPE(2), 2, 3);
+}
+
 /* GradScaler's update rule: growth after growth_interval clean steps,
  * backoff and a skipped step after an inf. */
 static void test_grad_scaler_skips_and_rescales(void)
@@ -463,6 +498,7 @@ int main(void)
     RUN(test_step_with_closure);
     RUN(test_clipping_matches_pytorch);
     RUN(test_parameters_to_vector);
+    RUN(test_vector_to_parameters_views);
     RUN(test_grad_scaler_skips_and_rescales);
     RUN(test_seed_training_loop);
     return ct_test_report();

@@ -12,6 +12,16 @@ typedef struct ct__capture {
     ct_tensor *grad; /* summed as it arrives */
 } ct__capture;
 
+/* The scratch a node holds for the pass running it, kept aside while a
+ * pass nested inside that one (a backward op's, formulas.c) uses the node. */
+typedef struct ct__node_scratch {
+    ct__node *node;
+    uint64_t run;
+    int deps, pending;
+    ct_tensor **buffer;
+    bool needed, capture_any;
+} ct__node_scratch;
+
 typedef struct ct__run {
     uint64_t id;
     bool create_graph, retain_graph;
@@ -19,6 +29,8 @@ typedef struct ct__run {
     bool filtered;   /* only the captured tensors get gradients */
     ct__node **nodes;
     int n_nodes, cap_nodes;
+    ct__node_scratch *outer; /* the scratch of nodes an enclosing pass holds, restored at the end */
+    int n_outer, cap_outer;
     ct__capture *captures;
     int n_captures;
     ct__node **heap; /* the ready queue, a max-heap on seq */
@@ -121,8 +133,25 @@ static ct__node *ct__ready_pop(ct__run *r)
 
 /* ---------------------------------------------------------------- discovering the graph */
 
+/* Keep n's scratch for the enclosing pass that holds it. */
+static bool ct__run_keep_outer(ct__run *r, ct__node *n)
+{
+    if (r->n_outer == r->cap_outer) {
+        int cap = r->cap_outer ? r->cap_outer * 2 : 16;
+        ct__node_scratch *grown = (ct__node_scratch *)CT_REALLOC(r->outer, (size_t)cap * sizeof *grown);
+        if (!grown) return false;
+        r->outer = grown;
+        r->cap_outer = cap;
+    }
+    ct__node_scratch *k = &r->outer[r->n_outer++];
+    k->node = n, k->run = n->run, k->deps = n->deps, k->pending = n->pending;
+    k->buffer = n->buffer, k->needed = n->needed, k->capture_any = n->capture_any;
+    return true;
+}
+
 static bool ct__run_add_node(ct__run *r, ct__node *n)
 {
+    if (n->run != 0 && !ct__run_keep_outer(r, n)) return false;
     if (r->n_nodes == r->cap_nodes) {
         int cap = r->cap_nodes ? r->cap_nodes * 2 : 64;
         ct__node **grown = (ct__node **)CT_REALLOC(r->nodes, (size_t)cap * sizeof *grown);
@@ -418,6 +447,13 @@ static void ct__run_cleanup(ct__run *r)
         n->buffer = NULL;
         n->run = 0;
     }
+    for (int k = r->n_outer - 1; k >= 0; k--) {
+        const ct__node_scratch *o = &r->outer[k];
+        ct__node *n = o->node;
+        n->run = o->run, n->deps = o->deps, n->pending = o->pending;
+        n->buffer = o->buffer, n->needed = o->needed, n->capture_any = o->capture_any;
+    }
+    CT_FREE(r->outer);
     CT_FREE(r->buffers);
     CT_FREE(r->nodes);
     CT_FREE(r->heap);

@@ -28,6 +28,59 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
     return r;
 }
 
+/* ---------------------------------------------------------------- backward ops */
+
+static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in)
+{
+    for (int i = 0; i < op->n_saved; i++)
+        if (!in[i]) return NULL; /* a saved tensor that could not be had: its error stands */
+    if (!ct__grad_mode() || !ct__any_requires_grad(in, op->n_in)) return op->formula(n, in);
+    ct_tensor *r;
+    CT__UNRECORDED(r, op->formula(n, in));
+    if (!r) return NULL;
+    ct__node *node = ct__record(&op->type, in, op->n_in, &r, 1);
+    if (node) {
+        node->pw = n->pw;
+        memcpy(node->args, n->args, sizeof node->args);
+        memcpy(node->iargs, n->iargs, sizeof node->iargs);
+        for (int i = 0; i < op->n_saved; i++) ct__save(node, in[i], false);
+    }
+    return ct__recorded_or_discard(r, node, in, op->n_in);
+}
+
+/* The formula run again with grad mode on and differentiated, so that the
+ * second derivatives are those its own ops give (as before it had a node of
+ * its own), at the cost of computing the first derivative once more. It
+ * reads each input through a view of its own, whose node is where the
+ * input's gradient is taken: the partial derivative, not the total one
+ * through another input made from it (g from the forward's result), and
+ * under create_graph still a graph over the inputs themselves. */
+static ct_result ct__bw_grad_op(ct__node *n, ct_tensor *const *go, ct_tensor **gi)
+{
+    const ct__grad_op *op = (const ct__grad_op *)n->type; /* its first member */
+    const ct_tensor *in[CT__NODE_MAX_SAVED], *wrt[CT__NODE_MAX_SAVED];
+    int which[CT__NODE_MAX_SAVED], k = 0;
+    for (int i = 0; i < op->n_saved; i++)
+        if (!(in[i] = ct__saved_get(n, i))) return ct_last_error_code();
+    ct_grad_mode mode = ct_enable_grad();
+    for (int i = 0; i < op->n_in; i++)
+        if (ct__needs_grad(n, i)) which[k] = i, wrt[k++] = in[i] = ct_view_as(in[i], in[i]);
+    ct_tensor *r = k ? op->formula(n, in) : NULL;
+    ct_grad_mode_restore(mode);
+    if (k == 0) return CT_OK;
+    if (!r) return ct_last_error_code();
+    ct_tensor *grads[CT__NODE_MAX_SAVED] = {NULL};
+    const ct_tensor *outs[1] = {r}, *gos[1] = {go[0]};
+    /* retain_graph: the pass may run nodes of the graph being differentiated */
+    ct_grad_opts o = {true, ct__grad_mode(), true};
+    ct_result res = ct_requires_grad(r) ? ct_autograd_grad(outs, 1, wrt, k, gos, grads, o) : CT_OK;
+    /* an input the formula reads through comparisons only gets zeros, as
+     * PyTorch's formulas give them (threshold_backward's self: zeros_like(grad)) */
+    for (int j = 0; res == CT_OK && j < k; j++)
+        if (!(gi[which[j]] = grads[j] ? grads[j] : ct_zeros_like(wrt[j], CT_DEFAULT))) res = ct_last_error_code();
+    return res;
+}
+
 /* ---------------------------------------------------------------- pointwise */
 
 /* What a pointwise node keeps: its inputs (bit i) and its result. */
@@ -95,25 +148,32 @@ CT__BACKWARD(sqrt)
     return CT_OK;
 }
 
-CT__BACKWARD(tanh) /* tanh_backward: g * (1 - y*y) */
+/* tanh_backward(g, y): g * (1 - y*y) */
+static ct_tensor *ct__tanh_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    ct_tensor *y = CT__RESULT;
-    CT__GRAD(0, ct_mul(go[0], ct_rsub_scalar(ct_mul(y, y), ct_int(1))));
-    return CT_OK;
+    (void)n;
+    return ct_mul(in[0], ct_rsub_scalar(ct_mul(in[1], in[1]), ct_int(1)));
 }
+CT__GRAD_OP(ct__tanh_backward, "TanhBackwardBackward0", ct__tanh_grad, 2, 2);
+CT__BACKWARD_OP(tanh, &ct__tanh_backward, CT__RESULT)
 
-CT__BACKWARD(sigmoid) /* sigmoid_backward: g * (1 - y) * y */
+/* sigmoid_backward(g, y): g * (1 - y) * y */
+static ct_tensor *ct__sigmoid_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    ct_tensor *y = CT__RESULT;
-    CT__GRAD(0, ct_mul(ct_mul(go[0], ct_rsub_scalar(y, ct_int(1))), y));
-    return CT_OK;
+    (void)n;
+    return ct_mul(ct_mul(in[0], ct_rsub_scalar(in[1], ct_int(1))), in[1]);
 }
+CT__GRAD_OP(ct__sigmoid_backward, "SigmoidBackwardBackward0", ct__sigmoid_grad, 2, 2);
+CT__BACKWARD_OP(sigmoid, &ct__sigmoid_backward, CT__RESULT)
 
-CT__BACKWARD(relu) /* threshold_backward(g, result, 0) */
+/* threshold_backward(g, result, 0) */
+static ct_tensor *ct__relu_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    CT__GRAD(0, ct_where_scalar_other(ct_gt_scalar(CT__RESULT, ct_int(0)), go[0], ct_int(0)));
-    return CT_OK;
+    (void)n;
+    return ct_where_scalar_other(ct_gt_scalar(in[1], ct_int(0)), in[0], ct_int(0));
 }
+CT__GRAD_OP(ct__threshold_backward, "ThresholdBackwardBackward0", ct__relu_grad, 2, 2);
+CT__BACKWARD_OP(relu, &ct__threshold_backward, CT__RESULT)
 
 /* a + alpha * b and a - alpha * b (rsub: b - alpha * a) */
 static ct_tensor *ct__times_alpha(ct_tensor *g, const ct__node *n)
@@ -253,12 +313,13 @@ static const ct_tensor *ct__smooth_only(const ct_tensor *x, const ct_tensor *smo
     return ct_where(smooth, x, ct_detach(x));
 }
 
-/* leaky_relu_backward: g where x > 0, else g * slope */
-static ct_tensor *ct__leaky_grad(const ct_tensor *g, const ct_tensor *x, double slope)
+/* leaky_relu_backward(g, x or result): g where x > 0, else g * slope */
+static ct_tensor *ct__leaky_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    return ct_where(ct_gt_scalar(x, ct_int(0)), g, ct_mul_scalar(g, ct_float(slope)));
+    return ct_where(ct_gt_scalar(in[1], ct_int(0)), in[0], ct_mul_scalar(in[0], ct_float(n->pw.p[0])));
 }
-CT__UNARY_GRAD(leaky_relu, ct__leaky_grad(CT__G, CT__X, CT__ARGS->p[0]))
+CT__GRAD_OP(ct__leaky_relu_backward, "LeakyReluBackwardBackward0", ct__leaky_grad, 2, 2);
+CT__BACKWARD_OP(leaky_relu, &ct__leaky_relu_backward, CT__X)
 
 CT__BACKWARD(leaky_relu_result)
 {
@@ -268,7 +329,7 @@ CT__BACKWARD(leaky_relu_result)
                         "supported. This is caused by calling in-place forward function with a negative slope, please "
                         "call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch if you "
                         "do require supporting in-place leakRelu backward calculation with negative slope");
-    CT__GRAD(0, ct__leaky_grad(CT__G, CT__Y, CT__ARGS->p[0]));
+    CT__GRAD_OP_OF(&ct__leaky_relu_backward, CT__Y);
     return CT_OK;
 }
 
@@ -287,25 +348,49 @@ static ct_tensor *ct__elu_grad(const ct__node *n, const ct_tensor *g, const ct_t
     return ct_where(ct_le_scalar(x, ct_int(0)), neg, ct_mul_scalar(g, ct__coef(p[1], dt)));
 }
 
-static ct_result ct__elu_backward(ct__node *n, ct_tensor *const *go, ct_tensor **gi, bool is_result, bool celu)
+/* elu_backward(g, x or result), one op per form (celu's is elu's with its numbers) */
+static ct_tensor *ct__elu_grad_x(const ct__node *n, const ct_tensor *const *in)
+{
+    return ct__elu_grad(n, in[0], in[1], false, false);
+}
+static ct_tensor *ct__elu_grad_y(const ct__node *n, const ct_tensor *const *in)
+{
+    return ct__elu_grad(n, in[0], in[1], true, false);
+}
+static ct_tensor *ct__celu_grad_x(const ct__node *n, const ct_tensor *const *in)
+{
+    return ct__elu_grad(n, in[0], in[1], false, true);
+}
+static ct_tensor *ct__celu_grad_y(const ct__node *n, const ct_tensor *const *in)
+{
+    return ct__elu_grad(n, in[0], in[1], true, true);
+}
+CT__GRAD_OP(ct__elu_backward_x, "EluBackwardBackward0", ct__elu_grad_x, 2, 2);
+CT__GRAD_OP(ct__elu_backward_y, "EluBackwardBackward0", ct__elu_grad_y, 2, 2);
+CT__GRAD_OP(ct__celu_backward_x, "EluBackwardBackward0", ct__celu_grad_x, 2, 2);
+CT__GRAD_OP(ct__celu_backward_y, "EluBackwardBackward0", ct__celu_grad_y, 2, 2);
+
+static ct_result ct__elu_backward(ct__node *n, ct_tensor *const *go, ct_tensor **gi, const ct__grad_op *op,
+                                  bool is_result)
 {
     if (is_result && n->pw.p[0] < 0)
         return ct__fail(CT_ERR_RUNTIME, "In-place elu backward calculation is triggered with a negative slope which is "
                                         "not supported. This is caused by calling in-place forward function with a "
                                         "negative slope, please call out-of-place version instead.");
-    CT__GRAD(0, ct__elu_grad(n, CT__G, is_result ? CT__Y : CT__X, is_result, celu));
+    CT__GRAD_OP_OF(op, is_result ? CT__Y : CT__X);
     return CT_OK;
 }
-CT__BACKWARD(elu) { return ct__elu_backward(n, go, gi, false, false); }
-CT__BACKWARD(elu_result) { return ct__elu_backward(n, go, gi, true, false); }
-CT__BACKWARD(celu) { return ct__elu_backward(n, go, gi, false, true); }
-CT__BACKWARD(celu_result) { return ct__elu_backward(n, go, gi, true, true); }
+CT__BACKWARD(elu) { return ct__elu_backward(n, go, gi, &ct__elu_backward_x, false); }
+CT__BACKWARD(elu_result) { return ct__elu_backward(n, go, gi, &ct__elu_backward_y, true); }
+CT__BACKWARD(celu) { return ct__elu_backward(n, go, gi, &ct__celu_backward_x, false); }
+CT__BACKWARD(celu_result) { return ct__elu_backward(n, go, gi, &ct__celu_backward_y, true); }
 
-/* gelu_backward: g * (cdf + x * pdf), or its tanh approximation's derivative */
-static ct_tensor *ct__gelu_grad(const ct_tensor *g, const ct_tensor *x, int approximate)
+/* gelu_backward(g, x): g * (cdf + x * pdf), or its tanh approximation's derivative */
+static ct_tensor *ct__gelu_grad(const ct__node *n, const ct_tensor *const *in)
 {
+    const ct_tensor *g = in[0], *x = in[1];
     ct_dtype dt = x->dtype;
-    if (approximate != CT_GELU_TANH) {
+    if (n->pw.mode != CT_GELU_TANH) {
         const double sqrt1_2 = 0.70710678118654752440, two_sqrtpi = 1.12837916709551257390;
         ct_tensor *erf = ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt)));
         ct_tensor *cdf = ct_mul_scalar(ct_add_scalar(erf, ct_int(1)), ct_float(0.5));
@@ -325,7 +410,8 @@ static ct_tensor *ct__gelu_grad(const ct_tensor *g, const ct_tensor *x, int appr
     ct_tensor *right_d = ct_mul(ct_mul(left, ct_rsub_scalar(ct_mul(t, t), ct_int(1))), inner_d);
     return ct_mul(g, ct_add(left_d, right_d));
 }
-CT__UNARY_GRAD(gelu, ct__gelu_grad(CT__G, CT__X, CT__ARGS->mode))
+CT__GRAD_OP(ct__gelu_backward, "GeluBackwardBackward0", ct__gelu_grad, 2, 2);
+CT__BACKWARD_OP(gelu, &ct__gelu_backward, CT__X)
 
 /* silu: g * s * (1 + x * (1 - s)), s = sigmoid(x) */
 static ct_tensor *ct__silu_grad(const ct_tensor *g, const ct_tensor *x)
@@ -344,14 +430,17 @@ static ct_tensor *ct__mish_grad(const ct_tensor *g, const ct_tensor *x)
 }
 CT__UNARY_GRAD(mish, ct__mish_grad(CT__G, CT__X))
 
-/* softplus: g where beta * x > threshold, else g * z / (z + 1), z = exp(beta * x) */
-static ct_tensor *ct__softplus_grad(const ct_tensor *g, const ct_tensor *x, const double *p)
+/* softplus_backward(g, x): g where beta * x > threshold, else g * z / (z + 1), z = exp(beta * x) */
+static ct_tensor *ct__softplus_grad(const ct__node *n, const ct_tensor *const *in)
 {
+    const ct_tensor *g = in[0], *x = in[1];
+    const double *p = n->pw.p;
     ct_tensor *bx = ct_mul_scalar(x, ct__coef(p[0], x->dtype));
     ct_tensor *z = ct_exp(ct__smooth_only(bx, ct_lt_scalar(bx, ct_float(p[1]))));
     return ct_where(ct_gt_scalar(bx, ct_float(p[1])), g, ct_div(ct_mul(g, z), ct_add_scalar(z, ct_int(1))));
 }
-CT__UNARY_GRAD(softplus, ct__softplus_grad(CT__G, CT__X, CT__ARGS->p))
+CT__GRAD_OP(ct__softplus_backward, "SoftplusBackwardBackward0", ct__softplus_grad, 2, 2);
+CT__BACKWARD_OP(softplus, &ct__softplus_backward, CT__X)
 
 /* hardsigmoid: g / 6 inside (-3, 3), with PyTorch's float 1/6 for every dtype */
 static ct_tensor *ct__hardsigmoid_grad(const ct_tensor *g, const ct_tensor *x)
@@ -381,21 +470,27 @@ CT__BACKWARD(hardsigmoid)
     return CT_OK;
 }
 
-/* hardswish: 0 below -3, g * (x / 3 + 1/2) up to 3, g above */
-static ct_tensor *ct__hardswish_grad(const ct_tensor *g, const ct_tensor *x)
+/* hardswish_backward(g, x): 0 below -3, g * (x / 3 + 1/2) up to 3, g above */
+static ct_tensor *ct__hardswish_grad(const ct__node *n, const ct_tensor *const *in)
 {
+    const ct_tensor *g = in[0], *x = in[1];
+    (void)n;
     const ct_tensor *xm = ct__smooth_only(x, ct_logical_and(ct_gt_scalar(x, ct_int(-3)), ct_lt_scalar(x, ct_int(3))));
     ct_tensor *mid = ct_mul(g, ct_add_scalar(ct_div_scalar(xm, ct_int(3)), ct_float(0.5)));
     return ct_where_scalar_self(ct_lt_scalar(x, ct_int(-3)), ct_int(0), ct_where(ct_le_scalar(x, ct_int(3)), mid, g));
 }
-CT__UNARY_GRAD(hardswish, ct__hardswish_grad(CT__G, CT__X))
+CT__GRAD_OP(ct__hardswish_backward, "HardswishBackwardBackward0", ct__hardswish_grad, 2, 2);
+CT__BACKWARD_OP(hardswish, &ct__hardswish_backward, CT__X)
 
-/* hardtanh (and relu6), with number bounds IN(1), IN(2): 0 at and beyond them */
-static ct_tensor *ct__hardtanh_grad(const ct_tensor *g, const ct_tensor *x, const ct_tensor *lo, const ct_tensor *hi)
+/* hardtanh_backward(g, x) (and relu6's), with the number bounds as tensors
+ * in[2], in[3]: 0 at and beyond them */
+static ct_tensor *ct__hardtanh_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    return ct_where_scalar_self(ct_logical_or(ct_le(x, lo), ct_ge(x, hi)), ct_int(0), g);
+    (void)n;
+    return ct_where_scalar_self(ct_logical_or(ct_le(in[1], in[2]), ct_ge(in[1], in[3])), ct_int(0), in[0]);
 }
-CT__UNARY_GRAD(hardtanh, ct__hardtanh_grad(CT__G, CT__X, CT__IN(1), CT__IN(2)))
+CT__GRAD_OP(ct__hardtanh_backward, "HardtanhBackwardBackward0", ct__hardtanh_grad, 2, 4);
+CT__BACKWARD_OP(hardtanh, &ct__hardtanh_backward, CT__X, CT__IN(1), CT__IN(2))
 
 /* ---- clamps: g passes where the bound did not act (at the bound too) */
 

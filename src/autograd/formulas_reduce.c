@@ -378,19 +378,23 @@ CT__BACKWARD(logcumsumexp)
 
 /* ---------------------------------------------------------------- softmax */
 
-CT__BACKWARD(softmax) /* _softmax_backward_data: y * (g - sum(g * y)) */
+/* _softmax_backward_data(g, y): y * (g - sum(g * y)) */
+static ct_tensor *ct__softmax_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    ct_tensor *y = CT__R;
-    CT__GRAD(0, ct_mul(y, ct_sub(go[0], ct_sum_dim(ct_mul(go[0], y), CT_DIMS(CT__DIM), true, CT_DEFAULT))));
-    return CT_OK;
+    const ct_tensor *g = in[0], *y = in[1];
+    return ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), CT_DIMS(CT__DIM), true, CT_DEFAULT)));
 }
+CT__GRAD_OP(ct__softmax_backward, "SoftmaxBackwardDataBackward0", ct__softmax_grad, 2, 2);
+CT__BACKWARD_OP(softmax, &ct__softmax_backward, CT__R)
 
-CT__BACKWARD(log_softmax) /* _log_softmax_backward_data: g - exp(y) * sum(g) */
+/* _log_softmax_backward_data(g, y): g - exp(y) * sum(g) */
+static ct_tensor *ct__log_softmax_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    ct_tensor *y = CT__R;
-    CT__GRAD(0, ct_sub(go[0], ct_mul(ct_exp(y), ct_sum_dim(go[0], CT_DIMS(CT__DIM), true, CT_DEFAULT))));
-    return CT_OK;
+    const ct_tensor *g = in[0], *y = in[1];
+    return ct_sub(g, ct_mul(ct_exp(y), ct_sum_dim(g, CT_DIMS(CT__DIM), true, CT_DEFAULT)));
 }
+CT__GRAD_OP(ct__log_softmax_backward, "LogSoftmaxBackwardDataBackward0", ct__log_softmax_grad, 2, 2);
+CT__BACKWARD_OP(log_softmax, &ct__log_softmax_backward, CT__R)
 
 #undef CT__X
 #undef CT__R

@@ -318,6 +318,30 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     return n;
 }
 
+/* param.data = src (VariableHooks::set_data): t keeps its identity, autograd
+ * state and .grad, and takes src's storage, dtype and geometry. Its
+ * AccumulateGrad node is forgotten when the dtype or device changes, as
+ * PyTorch resets grad_accumulator_: a graph still holding the old one keeps
+ * it, new ops record a node with t's new metadata. */
+static void ct__set_data(ct_tensor *t, const ct_tensor *src)
+{
+    ct__ag_meta *m = ct__meta(t);
+    if (m) {
+        pthread_mutex_lock(&ct__accumulator_mutex);
+        if (src->dtype != t->dtype || !ct_device_equal(src->storage->device, t->storage->device)) m->accumulator = NULL;
+        pthread_mutex_unlock(&ct__accumulator_mutex);
+    }
+    CT__ATOMIC_INC(&src->storage->refcount);
+    ct__storage *old = t->storage;
+    t->storage = src->storage;
+    t->dtype = src->dtype;
+    t->ndim = src->ndim;
+    t->offset = src->offset;
+    memcpy(t->sizes, src->sizes, sizeof t->sizes);
+    memcpy(t->strides, src->strides, sizeof t->strides);
+    ct__storage_release(old);
+}
+
 /* The edge a gradient for t follows into *e: t's grad_fn, or its
  * AccumulateGrad node (none for t that does not require grad). False, the
  * error set, when the accumulator cannot be made: the leaf would silently

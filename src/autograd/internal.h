@@ -103,6 +103,9 @@ typedef struct ct__ag_meta {
 
 static inline ct__ag_meta *ct__meta(const ct_tensor *t) { return t->ag; }
 
+/* param.data = src: t takes src's storage, dtype and geometry (graph.c). */
+static void ct__set_data(ct_tensor *t, const ct_tensor *src);
+
 /* Whether ops record graphs now (grad mode on, inference mode off). */
 static bool ct__grad_mode(void);
 /* Whether t takes part in autograd as an input: requires grad (leaf) or has a grad_fn. */
@@ -205,6 +208,28 @@ static bool ct__record_view(const char *name, ct__view_kind kind, ct_tensor *v, 
 /* g summed down to the shape it was broadcast from (at::sum_to; formulas.c). */
 static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int ndim);
 
+/* ---------------------------------------------------------------- backward ops */
+
+/* A first derivative that PyTorch computes as an op of its own, with a node
+ * of its own under create_graph (elu_backward: EluBackwardBackward0):
+ * in[0] is the gradient arriving, in[1..n_saved) what the formula reads, n
+ * the forward's node (its numbers: pw, args, iargs). */
+typedef ct_tensor *(*ct__grad_formula)(const ct__node *n, const ct_tensor *const *in);
+
+typedef struct ct__grad_op {
+    ct__node_type type;       /* its node's name, and ct__bw_grad_op */
+    ct__grad_formula formula;
+    int n_in;                 /* in[0..n_in) are its tensor inputs; the rest stand for numbers */
+    int n_saved;
+} ct__grad_op;
+
+/* The backward of every backward op (formulas.c). */
+static ct_result ct__bw_grad_op(ct__node *n, ct_tensor *const *grads_out, ct_tensor **grads_in);
+#define CT__GRAD_OP(var, name, formula, n_in, n_saved) \
+    static const ct__grad_op var = {{name, ct__bw_grad_op}, formula, n_in, n_saved}
+/* op's formula over in; recorded as one node when a graph is being recorded. */
+static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in);
+
 /* ---------------------------------------------------------------- writing formulas */
 
 /* A backward function: gi[i] = gradient for input i from go[k], the gradients
@@ -219,6 +244,24 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
             if (!gi[i]) return ct_last_error_code();                   \
         }                                                              \
     } while (0)
+
+/* Set gi[0] to op over (go[0], the tensors listed) when input 0 needs a gradient. */
+#define CT__GRAD_OP_OF(op, ...)                                        \
+    do {                                                               \
+        if (ct__needs_grad(n, 0)) {                                    \
+            const ct_tensor *op_in_[] = {go[0], __VA_ARGS__};          \
+            gi[0] = ct__grad_op_apply(op, n, op_in_);                  \
+            if (!gi[0]) return ct_last_error_code();                   \
+        }                                                              \
+    } while (0)
+
+/* A backward function that is op over (g, the saved tensors listed). */
+#define CT__BACKWARD_OP(name, op, ...)   \
+    CT__BACKWARD(name)                   \
+    {                                    \
+        CT__GRAD_OP_OF(op, __VA_ARGS__); \
+        return CT_OK;                    \
+    }
 
 /* The shape and dtype input i had when node n was recorded (only for an
  * input that needs a gradient: its edge leads somewhere). */

@@ -86,60 +86,92 @@ static ct_tensor *ct__log_sigmoid(const ct_tensor *x)
     return ct_sub(ct_clamp_max_scalar(x, ct_int(0)), ct_log1p(ct_exp(ct_neg(ct_abs(x)))));
 }
 
-/* The gradients of input and target from g (the output's gradient, one
- * per element, or the one number), in PyTorch's backward kernels' order of
- * operations: norm is 1, or 1 / numel for the mean (mse: 2 or 2 / numel). */
-static void ct__loss_grads(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm, ct_tensor **gx,
-                           ct_tensor **gt, bool want_t)
+/* The input's gradient from g (the output's gradient, one per element, or
+ * the one number), in PyTorch's backward kernels' order of operations:
+ * norm is 1, or 1 / numel for the mean (mse: 2 or 2 / numel). */
+static ct_tensor *ct__loss_input_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm)
 {
     const ct_tensor *x = o->x, *t = o->t;
-    ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL;
-    ct_scalar nm = ct_float(norm);
+    ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL, *gx = NULL;
     switch (kind) {
-    case CT__LOSS_MSE: *gx = ct_mul(ct_mul_scalar(d, ct_float(2 * norm)), g); break;
+    case CT__LOSS_MSE: gx = ct_mul(ct_mul_scalar(d, ct_float(2 * norm)), g); break;
     case CT__LOSS_SMOOTH_L1: /* norm * clamp(d / beta, -1, 1) * g */
-        *gx = ct_mul(ct_mul_scalar(ct_clamp_scalar(ct_div_scalar(d, ct_float(o->a)), ct_int(-1), ct_int(1)), nm), g);
+        gx = ct_mul(ct_mul_scalar(ct_clamp_scalar(ct_div_scalar(d, ct_float(o->a)), ct_int(-1), ct_int(1)), ct_float(norm)), g);
         break;
-    case CT__LOSS_HUBER: *gx = ct_mul(ct_mul_scalar(ct_clamp_scalar(d, ct_float(-o->a), ct_float(o->a)), nm), g); break;
-    case CT__LOSS_BCE: /* g (x - t) / max((1 - x) x, 1e-12); target: (log(1 - x) - log(x)) g */
-        *gx = ct_div(ct_mul(g, ct_sub(x, t)), ct_clamp_min_scalar(ct_mul(ct_rsub_scalar(x, ct_int(1)), x), ct_float(1e-12)));
-        *gt = ct_mul(ct_sub(ct_log(ct_rsub_scalar(x, ct_int(1))), ct_log(x)), g);
+    case CT__LOSS_HUBER: gx = ct_mul(ct_mul_scalar(ct_clamp_scalar(d, ct_float(-o->a), ct_float(o->a)), ct_float(norm)), g); break;
+    case CT__LOSS_BCE: /* g (x - t) / max((1 - x) x, 1e-12) */
+        gx = ct_div(ct_mul(g, ct_sub(x, t)), ct_clamp_min_scalar(ct_mul(ct_rsub_scalar(x, ct_int(1)), x), ct_float(1e-12)));
         break;
-    case CT__LOSS_BCE_LOGITS: /* ((pw t + 1 - t) sigmoid(x) - pw t) g; target: (log_sigmoid(-x) - pw log_sigmoid(x)) g */
+    case CT__LOSS_BCE_LOGITS: /* ((pw t + 1 - t) sigmoid(x) - pw t) g */
         if (o->pw) {
             ct_tensor *pt = ct_mul(o->pw, t);
-            *gx = ct_mul(ct_sub(ct_mul(ct_sub(ct_add_scalar(pt, ct_int(1)), t), ct_sigmoid(x)), pt), g);
-            *gt = ct_mul(ct_sub(ct__log_sigmoid(ct_neg(x)), ct_mul(ct__log_sigmoid(x), o->pw)), g);
+            gx = ct_mul(ct_sub(ct_mul(ct_sub(ct_add_scalar(pt, ct_int(1)), t), ct_sigmoid(x)), pt), g);
         } else {
-            *gx = ct_mul(ct_sub(ct_sigmoid(x), t), g);
-            *gt = ct_mul(ct_neg(x), g);
+            gx = ct_mul(ct_sub(ct_sigmoid(x), t), g);
         }
         break;
     }
-    if (kind <= CT__LOSS_HUBER && want_t) *gt = ct_neg(*gx); /* (only when asked: a failure must not go unseen) */
-    if (o->w) {
-        *gx = ct_mul(*gx, o->w);
-        if (*gt) *gt = ct_mul(*gt, o->w);
-    }
-    if (kind >= CT__LOSS_BCE && norm != 1) {
-        *gx = ct_mul_scalar(*gx, nm);
-        *gt = ct_mul_scalar(*gt, nm);
-    }
+    if (o->w) gx = ct_mul(gx, o->w);
+    return kind >= CT__LOSS_BCE && norm != 1 ? ct_mul_scalar(gx, ct_float(norm)) : gx;
 }
 
-/* iargs: 0 kind, 1 reduction, 2 has weight, 3 has pos_weight; args[0]: a.
- * Saved: input, target, weight, pos_weight (input again where absent). */
+/* The target's gradient: -gx for the losses of x - t, else its own formula
+ * (BCE: (log(1 - x) - log(x)) g; with logits: (log_sigmoid(-x) - pw log_sigmoid(x)) g). */
+static ct_tensor *ct__loss_target_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm,
+                                       const ct_tensor *gx)
+{
+    const ct_tensor *x = o->x;
+    ct_tensor *gt;
+    if (kind <= CT__LOSS_HUBER) return ct_neg(gx);
+    if (kind == CT__LOSS_BCE) gt = ct_mul(ct_sub(ct_log(ct_rsub_scalar(x, ct_int(1))), ct_log(x)), g);
+    else if (o->pw) gt = ct_mul(ct_sub(ct__log_sigmoid(ct_neg(x)), ct_mul(ct__log_sigmoid(x), o->pw)), g);
+    else gt = ct_mul(ct_neg(x), g);
+    if (o->w) gt = ct_mul(gt, o->w);
+    return norm != 1 ? ct_mul_scalar(gt, ct_float(norm)) : gt;
+}
+
+/* iargs: 0 kind, 1 reduction, 2 has weight, 3 has pos_weight; args[0]: a. */
+static ct__loss_args ct__loss_args_of(const ct__node *n, const ct_tensor *const *saved)
+{
+    ct__loss_args o = {saved[0], saved[1], n->iargs[2] ? saved[2] : NULL, n->iargs[3] ? saved[3] : NULL, n->args[0]};
+    return o;
+}
+
+static double ct__loss_norm(const ct__node *n, const ct_tensor *x)
+{
+    return n->iargs[1] == CT_REDUCTION_MEAN ? 1.0 / (double)ct_numel(x) : 1.0;
+}
+
+/* mse_loss_backward(g, x, t) and its kin: in = {g, x, t, weight, pos_weight} */
+static ct_tensor *ct__loss_backward(const ct__node *n, const ct_tensor *const *in)
+{
+    ct__loss_args o = ct__loss_args_of(n, in + 1);
+    return ct__loss_input_grad((ct__loss_kind)n->iargs[0], &o, in[0], ct__loss_norm(n, o.x));
+}
+CT__GRAD_OP(ct__mse_backward, "MseLossBackwardBackward0", ct__loss_backward, 3, 5);
+CT__GRAD_OP(ct__smooth_l1_backward, "SmoothL1LossBackwardBackward0", ct__loss_backward, 3, 5);
+CT__GRAD_OP(ct__huber_backward, "HuberLossBackwardBackward0", ct__loss_backward, 3, 5);
+CT__GRAD_OP(ct__bce_backward, "BinaryCrossEntropyBackwardBackward0", ct__loss_backward, 3, 5);
+/* PyTorch's backward ops, by kind; binary_cross_entropy_with_logits has none (its backward is a composite) */
+static const ct__grad_op *const ct__loss_backward_ops[] = {&ct__mse_backward, &ct__smooth_l1_backward,
+                                                            &ct__huber_backward, &ct__bce_backward, NULL};
+
+/* Saved: input, target, weight, pos_weight (input again where absent). */
 CT__BACKWARD(pointwise_loss)
 {
-    ct__loss_args o = {CT__S(0), CT__S(1), NULL, NULL, n->args[0]};
-    if (n->iargs[2]) o.w = CT__S(2);
-    if (n->iargs[3]) o.pw = CT__S(3);
-    if (!o.x || !o.t || (n->iargs[2] && !o.w) || (n->iargs[3] && !o.pw)) return ct_last_error_code();
-    ct_tensor *gx = NULL, *gt = NULL;
-    double norm = n->iargs[1] == CT_REDUCTION_MEAN ? 1.0 / (double)ct_numel(o.x) : 1.0;
-    ct__loss_grads((ct__loss_kind)n->iargs[0], &o, go[0], norm, &gx, &gt, ct__needs_grad(n, 1));
+    const ct_tensor *in[5] = {go[0], CT__S(0), CT__S(1), CT__S(2), CT__S(3)};
+    if (!in[1] || !in[2] || !in[3] || !in[4]) return ct_last_error_code();
+    ct__loss_kind kind = (ct__loss_kind)n->iargs[0];
+    ct__loss_args o = ct__loss_args_of(n, in + 1);
+    const ct__grad_op *op = ct__loss_backward_ops[kind];
+    double norm = ct__loss_norm(n, o.x);
+    ct_tensor *gx = NULL;
+    if (ct__needs_grad(n, 0) || (ct__needs_grad(n, 1) && kind <= CT__LOSS_HUBER)) {
+        gx = op ? ct__grad_op_apply(op, n, in) : ct__loss_input_grad(kind, &o, go[0], norm);
+        if (!gx) return ct_last_error_code();
+    }
     CT__GRAD(0, gx);
-    CT__GRAD(1, gt);
+    CT__GRAD(1, ct__loss_target_grad(kind, &o, go[0], norm, gx));
     return CT_OK;
 }
 
@@ -301,18 +333,21 @@ ct_nll_loss_opts ct_nll_loss_opts_init(void)
 /* Saved: the (N, C, ...) input, a (N, 1, ...) target with ignored entries
  * made 0, and each element's weight (0 where ignored), target-shaped with a
  * size-1 class dim; iargs[0] the reduction; saved 3: the total weight. */
-CT__BACKWARD(nll)
+/* nll_loss_backward(g, x, t, w, total): in = {g, x, t, w, total} */
+static ct_tensor *ct__nll_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    ct_tensor *x = CT__S(0), *t = CT__S(1), *w = CT__S(2), *total = CT__S(3);
-    if (!x || !t || !w || !total) return ct_last_error_code();
+    const ct_tensor *x = in[1], *t = in[2], *w = in[3], *total = in[4];
     ct_reduction r = (ct_reduction)n->iargs[0];
-    ct_tensor *g = r == CT_REDUCTION_NONE ? ct_unsqueeze(go[0], 1) : r == CT_REDUCTION_MEAN ? ct_div(go[0], total) : go[0];
-    CT__GRAD(0, ct_scatter(ct_zeros_like(x, CT_DEFAULT), 1, t, ct_neg(ct_mul(w, ct_expand_as(g, w)))));
-    return CT_OK;
+    const ct_tensor *g = r == CT_REDUCTION_NONE ? ct_unsqueeze(in[0], 1) : r == CT_REDUCTION_MEAN ? ct_div(in[0], total) : in[0];
+    return ct_scatter(ct_zeros_like(x, CT_DEFAULT), 1, t, ct_neg(ct_mul(w, ct_expand_as(g, w))));
 }
+CT__GRAD_OP(ct__nll_backward, "NllLossBackwardBackward0", ct__nll_grad, 2, 5);
+CT__GRAD_OP(ct__nll2d_backward, "NllLoss2DBackwardBackward0", ct__nll_grad, 2, 5);
+CT__BACKWARD_OP(nll, &ct__nll_backward, CT__S(0), CT__S(1), CT__S(2), CT__S(3))
+CT__BACKWARD_OP(nll2d, &ct__nll2d_backward, CT__S(0), CT__S(1), CT__S(2), CT__S(3))
 
 static const ct__node_type ct__nll_type = {"NllLossBackward0", ct__bw_nll};
-static const ct__node_type ct__nll2d_type = {"NllLoss2DBackward0", ct__bw_nll};
+static const ct__node_type ct__nll2d_type = {"NllLoss2DBackward0", ct__bw_nll2d};
 
 /* nll_loss_nd's checks: input (N, C, d1, ...) or (C), target (N, d1, ...) or (). */
 static ct_result ct__nll_check(const ct_tensor *x, const ct_tensor *t, const ct_nll_loss_opts *o)

@@ -482,22 +482,6 @@ void ct_module_train(ct_module *m, bool mode) { ct_module_apply(m, ct__set_train
 void ct_module_eval(ct_module *m) { ct_module_train(m, false); }
 bool ct_module_is_training(const ct_module *m) { return m && m->state->training; }
 
-/* param.data = src: t keeps its identity (and autograd state) and takes
- * src's storage, dtype and geometry. */
-static void ct__tensor_set_data(ct_tensor *t, const ct_tensor *src)
-{
-    CT__ATOMIC_INC(&src->storage->refcount);
-    ct__storage *old = t->storage;
-    t->storage = src->storage;
-    t->dtype = src->dtype;
-    t->ndim = src->ndim;
-    t->offset = src->offset;
-    memcpy(t->sizes, src->sizes, sizeof t->sizes);
-    memcpy(t->strides, src->strides, sizeof t->strides);
-    ct__storage_release(old);
-}
-
-/* The converted data of t (no autograd), or NULL on failure. */
 /* t's data replaced by a copy on device (NULL: where it is), floating
  * tensors in dtype (CT_DEFAULT: as they are), as Module._apply does
  * param.data = fn(param.data). */
@@ -510,7 +494,7 @@ static ct_result ct__convert_in_place(ct_tensor *t, const ct_device *device, ct_
     ct_tensor *c;
     CT__UNRECORDED(c, ct__to_device(t, dev, dt, false));
     if (!c) return ct_last_error_code();
-    ct__tensor_set_data(t, c);
+    ct__set_data(t, c);
     ct__discard(c);
     return CT_OK;
 }

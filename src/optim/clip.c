@@ -112,27 +112,40 @@ ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
     return vec;
 }
 
+/* vec[pointer:pointer + numel].view_as(param) for each parameter in turn,
+ * into views (n); an error, with nothing kept, when one cannot be made. */
+static ct_result ct__vector_views(const ct_tensor *vec, ct_tensor *const *params, int64_t n, ct_tensor **views)
+{
+    int64_t pointer = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t numel = ct_numel(params[i]);
+        views[i] = ct_view_as(ct_slice(vec, 0, pointer, pointer + numel, 1), params[i]);
+        if (!views[i]) return ct_last_error_code();
+        if (ct_requires_grad(params[i]) && !ct_dtype_is_floating(vec->dtype))
+            return ct__fail(CT_ERR_RUNTIME, "data set to a tensor that requires gradients must be floating point or complex dtype");
+        pointer += numel;
+    }
+    return CT_OK;
+}
+
+/* param.data = vec[pointer:pointer + numel].view_as(param).data for each
+ * parameter: the parameters become views of vec's storage, on its device and
+ * in its dtype. Every view is made before the first parameter changes. */
 ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n)
 {
     if (!vec) return ct__fail(CT_ERR_TYPE, "expected torch.Tensor, but got: NoneType");
     ct_result r = ct__check_params(params, n);
     if (r == CT_OK) r = ct__check_param_devices(params, n);
-    int64_t total = 0;
-    for (int64_t i = 0; r == CT_OK && i < n; i++) total += ct_numel(params[i]);
-    if (r == CT_OK && (ct_dim(vec) != 1 || ct_numel(vec) < total))
-        r = ct__fail(CT_ERR_RUNTIME, "shape '[%lld]' is invalid for input of size %lld", (long long)total,
-                     (long long)(ct_numel(vec) < total ? ct_numel(vec) : total));
-    if (r != CT_OK) return r;
+    if (r != CT_OK || n == 0) return r;
+    ct_tensor **views = (ct_tensor **)CT_MALLOC((size_t)n * sizeof *views);
+    if (!views) return CT__OOM();
     ct_grad_mode mode = ct_no_grad();
     ct_scope s = ct_scope_begin();
-    int64_t pointer = 0;
-    for (int64_t i = 0; r == CT_OK && i < n; i++) {
-        int64_t numel = ct_numel(params[i]);
-        r = ct_copy_(params[i], ct_view_as(ct_narrow(vec, 0, pointer, numel), params[i]));
-        pointer += numel;
-    }
+    r = ct__vector_views(vec, params, n, views);
+    for (int64_t i = 0; r == CT_OK && i < n; i++) ct__set_data(params[i], views[i]);
     ct_scope_end(s);
     ct_grad_mode_restore(mode);
+    CT_FREE(views);
     return r;
 }
 

@@ -50,6 +50,9 @@ struct ct_optimizer {
 static const char *ct__pyfloat(char *buf, size_t n, double v);
 /* A tensor made inside a step's scope that the optimizer keeps. */
 static ct_tensor *ct__keep_state(ct_tensor *t);
+/* Every parameter's gradient and state on the parameter's device, checked
+ * before a step's first update (optimizer.c). */
+static ct_result ct__optim_check_devices(const ct_optimizer *opt);
 /* LBFGS's step (src/optim/lbfgs.c) and its state's copy and release. */
 static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *user, double *loss);
 static void ct__lbfgs_free(ct__lbfgs *s);

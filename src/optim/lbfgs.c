@@ -443,6 +443,19 @@ static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, do
     return r;
 }
 
+/* The optimizers' device check, and LBFGS's flat state (made from earlier
+ * gradients) on the parameters' device: a parameter moved since the last
+ * step is refused before the step changes anything. */
+static ct_result ct__lbfgs_check_devices(const ct_optimizer *opt)
+{
+    const ct__lbfgs *s = opt->lbfgs;
+    const ct_tensor *p = opt->groups[0].params[0];
+    ct_result r = ct__optim_check_devices(opt);
+    if (r == CT_OK) r = ct__same_device(p, s->d, s->prev_flat_grad);
+    for (int64_t i = 0; r == CT_OK && i < s->n_old; i++) r = ct__same_device(p, s->old_dirs[i], s->old_stps[i]);
+    return r;
+}
+
 static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *user, double *loss_out)
 {
     ct__lbfgs_ctx c = {&opt->groups[0], closure, user};
@@ -451,6 +464,7 @@ static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *use
     ct_scope sc = ct_scope_begin();
     double loss = NAN;
     ct_result r = ct__eval(&c, &loss);
+    if (r == CT_OK) r = ct__lbfgs_check_devices(opt); /* the closure has made the gradients */
     if (r == CT_OK) {
         opt->lbfgs->func_evals++;
         if (loss_out) *loss_out = loss;

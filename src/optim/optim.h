@@ -141,13 +141,16 @@ CTORCH_API void ct_optim_free(ct_optimizer *opt);
  * (set_to_none false) zeroed in place and detached from any graph. */
 CTORCH_API ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none);
 /* Optimizer.step(): one update from the parameters' .grad (those without a
- * gradient are skipped). LBFGS needs ct_optim_step_closure. */
+ * gradient are skipped). LBFGS needs ct_optim_step_closure. A gradient or
+ * state on another device than its parameter fails the step before any
+ * update ("Expected all tensors to be on the same device, ..."). */
 CTORCH_API ct_result ct_optim_step(ct_optimizer *opt);
 /* A closure: clears the gradients, recomputes the loss, runs backward and
  * writes the loss to *loss; returns CT_OK or an error. */
 typedef ct_result (*ct_closure)(double *loss, void *user);
 /* Optimizer.step(closure): the closure is run with grad mode on (once, or as
- * often as LBFGS needs); the first loss goes to *loss (may be NULL). */
+ * often as LBFGS needs); the first loss goes to *loss (may be NULL). LBFGS
+ * checks devices as ct_optim_step does, after the first closure call. */
 CTORCH_API ct_result ct_optim_step_closure(ct_optimizer *opt, ct_closure closure, void *user, double *loss);
 
 /* ---------------------------------------------------------------- state */
@@ -298,7 +301,11 @@ CTORCH_API ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, do
 CTORCH_API ct_result ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value);
 /* torch.nn.utils.parameters_to_vector: the parameters flattened into one vector. */
 CTORCH_API ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n);
-/* torch.nn.utils.vector_to_parameters: the vector's slices copied into the parameters. */
+/* torch.nn.utils.vector_to_parameters(vec, parameters): each parameter's
+ * data becomes the next slice of vec viewed as its shape (param.data = ...),
+ * so it then shares vec's storage, device and dtype and keeps its identity,
+ * requires_grad and .grad. vec may have more elements than the parameters;
+ * its dim 0 is sliced. The parameters must be on one device. */
 CTORCH_API ct_result ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n);
 
 /* ---------------------------------------------------------------- loss scaling */

@@ -755,9 +755,9 @@ ct_result ct_optim_zero_grad(ct_optimizer *opt, bool set_to_none)
     return CT_OK;
 }
 
-/* Every parameter's gradient and state on the parameter's device, checked
- * before the first update so that a refused step changes nothing (PyTorch
- * would fail at that parameter's first op, with TensorIterator's words). */
+/* Checked before the first update so that a refused step changes nothing
+ * (PyTorch would fail at that parameter's first op, with TensorIterator's
+ * words). */
 static ct_result ct__optim_check_devices(const ct_optimizer *opt)
 {
     for (int g = 0; g < opt->n_groups; g++)

@@ -572,7 +572,8 @@ static ct_tensor *ct__ix_record(ct_tensor *r, const ct_tensor *view, const ct__i
 }
 
 /* Reading self[indices] takes indices on the CPU or on self's device
- * (check_indices_on_cpu_or_selfdevice); writing moves them to self's. */
+ * (check_indices_on_cpu_or_selfdevice, a RuntimeError); writing moves them
+ * to self's from any device, as index_put_'s make_info does. */
 static ct_result ct__ix_check_devices(const ct_tensor *self, const ct__ix_adv *adv)
 {
     char buf[64];
@@ -580,7 +581,7 @@ static ct_result ct__ix_check_devices(const ct_tensor *self, const ct__ix_adv *a
     for (int d = 0; d < self->ndim; d++) {
         const ct_tensor *ix = adv->index[d];
         if (ix && ix->storage->device.type != CT_DEVICE_CPU && !ct_device_equal(ix->storage->device, dev))
-            return ct__fail(CT_ERR_INDEX, "indices should be either on cpu or on the same device as the indexed tensor (%s)",
+            return ct__fail(CT_ERR_RUNTIME, "indices should be either on cpu or on the same device as the indexed tensor (%s)",
                             ct_device_str(dev, buf, sizeof buf));
     }
     return CT_OK;

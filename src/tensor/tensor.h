@@ -171,9 +171,12 @@ CTORCH_API ct_tensor *ct_cpu(const ct_tensor *t);
  * omitted), "...", "None", "True"/"False", and lists of ints ("[0, 2]"), with
  * "%t" taking a ct_tensor* (int64 indices or a bool mask) and "%d" an int from
  * the arguments. Basic indexing returns a view, as in PyTorch; list, tensor and
- * mask indices gather a copy. Example: ct_index(t, "1:4, :4:2"). */
+ * mask indices gather a copy. Example: ct_index(t, "1:4, :4:2"). Tensor
+ * indices must be on the CPU or on t's device. */
 CTORCH_API ct_tensor *ct_index(const ct_tensor *t, const char *spec, ...);
-/* t[spec] = value (value broadcast to the indexed shape and converted). */
+/* t[spec] = value (value broadcast to the indexed shape and converted).
+ * Tensor indices may be on any device: they are moved to t's, as PyTorch's
+ * index_put_ moves them. */
 CTORCH_API ct_result ct_index_put_(ct_tensor *t, const ct_tensor *value, const char *spec, ...);
 /* Tensor.index_put_(indices, value, accumulate=True): t[spec] += value where
  * a position named twice adds twice; value must have t's dtype. */
