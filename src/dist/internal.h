@@ -75,8 +75,9 @@ typedef struct ct__dist_backend {
 struct ct_process_group {
     const ct__dist_backend *backend;
     void *comm;       /* the data operations */
-    void *control;    /* the fingerprints: a communicator of their own, so that the
-                         ranks post the operations of each in one order */
+    void *control;    /* the fingerprint exchanges (and the data they carry): a
+                         communicator of their own, so that the ranks post the
+                         operations of each in one order */
     int rank, size;   /* in this group; rank -1 outside it */
     int *global;      /* group rank -> global rank */
     double timeout;   /* seconds */
@@ -85,17 +86,26 @@ struct ct_process_group {
     ct_process_group *next_group;
 };
 
-/* A fingerprint: kind, dtype, ndim, root and sizes, which must agree (the
- * first CT__FP_FIXED); whether the rank waits for the operation (a
- * synchronous call), which may differ; then, for all_to_all, the counts sent
- * to and expected from each rank. */
+/* A fingerprint: kind, device type, dtype, ndim, root and sizes, which must
+ * agree (the first CT__FP_FIXED; send and recv compare from the dtype on);
+ * whether the rank waits for the operation (a synchronous call), which may
+ * differ; then, for all_to_all, the counts sent to and expected from each
+ * rank. */
 enum {
-    CT__FP_KIND, CT__FP_DTYPE, CT__FP_NDIM, CT__FP_ROOT, CT__FP_SIZES,
+    CT__FP_KIND, CT__FP_DEVICE, CT__FP_DTYPE, CT__FP_NDIM, CT__FP_ROOT, CT__FP_SIZES,
     CT__FP_FIXED = CT__FP_SIZES + CT_MAX_DIMS,
     CT__FP_SYNC = CT__FP_FIXED,
     CT__FP_COUNTS
 };
 #define CT__FP_INVALID (-1) /* the rank's own arguments were wrong: it fails with its own error */
+
+/* A collective whose messages are at most this many bytes (its tensor, on
+ * the host) sends its data inline, after its fingerprint, and completes with
+ * the exchange: one round of messages instead of two. Every rank knows the
+ * constant, so each receives into slots of this size whatever its own
+ * arguments, and a mismatch is still found from the fingerprints.
+ * bench/RESULTS.md has the measurements that chose it. */
+#define CT__DIST_INLINE_BYTES (16 << 10)
 
 /* A copy done before the operation is posted or after it completed. */
 typedef struct ct__dist_copy {
@@ -109,11 +119,16 @@ typedef enum ct__work_stage { CT__WORK_FINGERPRINT, CT__WORK_DATA, CT__WORK_DONE
 struct ct_work {
     ct_process_group *group;
     ct__work_stage stage;
-    void *request;
+    void *request; /* the data operation's */
+    void **exchange; /* the fingerprint exchange's requests, NULL once finished */
+    int n_exchange;
     double started; /* seconds, monotonic */
     int64_t seq;
     int fp_len;
-    int64_t *fp, *all_fp; /* this rank's fingerprint and the group's (p2p: the peer's) */
+    int64_t *fp;     /* this rank's fingerprint, then its data when that goes inline */
+    int64_t *all_fp; /* the members' fingerprints (and inline data), slot_len apart (p2p: the peer's) */
+    int slot_len;
+    bool inline_data; /* the data travels with the fingerprints: nothing is posted after them */
     char *own_error;      /* this rank's argument error, reported after the exchange */
     ct_result own_code;
     ct__dist_op op;
