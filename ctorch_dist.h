@@ -451,6 +451,7 @@ struct ct_process_group {
     double timeout;   /* seconds */
     int64_t seq;      /* collectives started, for timeout messages */
     ct_work *pending; /* started work not yet freed, oldest first */
+    ct_work *spare;   /* a freed work's block, kept for the next (ct__work_block) */
     ct_process_group *next_group;
 };
 
@@ -467,13 +468,20 @@ enum {
 };
 #define CT__FP_INVALID (-1) /* the rank's own arguments were wrong: it fails with its own error */
 
-/* A collective whose messages are at most this many bytes (its tensor, on
- * the host) sends its data inline, after its fingerprint, and completes with
- * the exchange: one round of messages instead of two. Every rank knows the
- * constant, so each receives into slots of this size whatever its own
- * arguments, and a mismatch is still found from the fingerprints.
- * bench/RESULTS.md has the measurements that chose it. */
-#define CT__DIST_INLINE_BYTES (16 << 10)
+/* A collective whose data is at most CT__DIST_INLINE_BYTES per message
+ * (its tensor, on the host) sends it inline, after its fingerprint, and
+ * completes with the exchange: one round of messages instead of two. Every
+ * rank knows the constant, so each receives into slots of this size
+ * whatever its own arguments, and a mismatch is still found from the
+ * fingerprints. Measured on OpenMPI's shared memory (bench/RESULTS.md),
+ * inline beat the two rounds from 1 KiB to 64 KiB but for one band:
+ * OpenMPI sends a message of up to 4 KiB at once (its eager limit) and
+ * makes a longer one wait until its receiver is ready, so 4 KiB of data,
+ * which MPI_Allreduce sends at once, plus a fingerprint took 3.8 times
+ * MPI_Allreduce inline and 1.5 times in two rounds. Data that fits the
+ * limit alone but not with its fingerprint goes in two rounds. */
+#define CT__DIST_INLINE_BYTES (64 << 10)
+#define CT__DIST_EAGER_BYTES (4 << 10)
 
 /* A copy done before the operation is posted or after it completed. */
 typedef struct ct__dist_copy {
@@ -485,18 +493,20 @@ typedef struct ct__dist_copy {
 typedef enum ct__work_stage { CT__WORK_FINGERPRINT, CT__WORK_DATA, CT__WORK_DONE } ct__work_stage;
 
 struct ct_work {
+    size_t block_bytes; /* the work and its buffers after it, one allocation */
     ct_process_group *group;
     ct__work_stage stage;
     void *request; /* the data operation's */
     void **exchange; /* the fingerprint exchange's requests, NULL once finished */
     int n_exchange;
-    double started; /* seconds, monotonic */
+    double started; /* seconds; 0 until a synchronous call's wait first looks */
     int64_t seq;
     int fp_len;
     int64_t *fp;     /* this rank's fingerprint, then its data when that goes inline */
     int64_t *all_fp; /* the members' fingerprints (and inline data), slot_len apart (p2p: the peer's) */
     int slot_len;
-    bool inline_data; /* the data travels with the fingerprints: nothing is posted after them */
+    bool inline_data;     /* the data travels with the fingerprints: nothing is posted after them */
+    int64_t inline_bytes; /* how much of it goes in each message that carries it */
     char *own_error;      /* this rank's argument error, reported after the exchange */
     ct_result own_code;
     ct__dist_op op;
@@ -601,6 +611,7 @@ static void ct__dist_group_free(ct_process_group *g)
     while (g->pending) ct_work_free(g->pending); /* unlinks itself */
     if (g->comm) g->backend->free_comm(g->comm);
     if (g->control) g->backend->free_comm(g->control);
+    CT_FREE(g->spare);
     CT_FREE(g->global);
     CT_FREE(g);
 }
@@ -791,24 +802,37 @@ static int64_t ct__dist_inline_cap(const ct_process_group *g)
     return g->backend->on_device ? 0 : CT__DIST_INLINE_BYTES;
 }
 
-/* A work, with its buffers in one block: this rank's fingerprint and room
- * for its inline data; the slots it receives (a collective's from every
- * member, each as long as the longest fingerprint, all_to_all's, plus the
- * inline data; a recv's from its sender); the exchange's requests. */
+/* A block of `bytes` for a work: the group's spare one when it is large
+ * enough (a synchronous call's block then comes back to it every time,
+ * which spares the allocator the tens of KiB of the inline slots). */
+static ct_work *ct__work_block(ct_process_group *g, size_t bytes)
+{
+    ct_work *w = g->spare;
+    if (w && w->block_bytes >= bytes) {
+        g->spare = NULL;
+        bytes = w->block_bytes;
+    } else if (!(w = (ct_work *)ct__dist_alloc(bytes)))
+        return NULL;
+    memset(w, 0, sizeof *w);
+    w->block_bytes = bytes;
+    return w;
+}
+
+/* A work, with its buffers in one block after it: this rank's fingerprint
+ * and room for its inline data; the slots it receives (a collective's from
+ * every member, each as long as the longest fingerprint, all_to_all's, plus
+ * the inline data; a recv's from its sender); the exchange's requests. */
 static ct_work *ct__work_new(ct_process_group *g, ct__dist_kind kind, int fp_len)
 {
     bool p2p = ct__dist_is_p2p(kind);
     int inline_len = p2p ? 0 : (int)(ct__dist_inline_cap(g) / (int64_t)sizeof(int64_t));
     int slot_len = p2p ? fp_len : CT__FP_COUNTS + 2 * g->size + inline_len;
     int n_slots = p2p ? 1 : g->size, n_exchange = p2p ? 1 : 2 * (g->size - 1);
+    size_t head = (sizeof(ct_work) + sizeof(int64_t) - 1) / sizeof(int64_t) * sizeof(int64_t);
     size_t words = (size_t)(fp_len + inline_len) + (size_t)n_slots * (size_t)slot_len;
-    ct_work *w = (ct_work *)ct__dist_alloc(sizeof *w);
-    int64_t *fp = w ? (int64_t *)ct__dist_alloc(words * sizeof *fp + (size_t)n_exchange * sizeof(void *)) : NULL;
-    if (!fp) {
-        CT_FREE(w);
-        return NULL;
-    }
-    memset(w, 0, sizeof *w);
+    ct_work *w = ct__work_block(g, head + words * sizeof(int64_t) + (size_t)n_exchange * sizeof(void *));
+    if (!w) return NULL;
+    int64_t *fp = (int64_t *)((char *)w + head);
     memset(fp, 0, (size_t)fp_len * sizeof *fp);
     w->exchange = (void **)(fp + words);
     memset(w->exchange, 0, (size_t)n_exchange * sizeof(void *));
@@ -830,11 +854,11 @@ static ct_work *ct__work_new(ct_process_group *g, ct__dist_kind kind, int fp_len
 /* The fingerprint of the tensor a collective is about. */
 static void ct__work_fingerprint(ct_work *w, const ct_tensor *t)
 {
-    ct_shape s = ct_shape_of(t);
+    int ndim = ct_dim(t); /* not ct_shape_of, whose copy of every dimension a small all_reduce felt */
     w->fp[CT__FP_DEVICE] = ct_device_of(t).type;
     w->fp[CT__FP_DTYPE] = ct_dtype_of(t);
-    w->fp[CT__FP_NDIM] = s.ndim;
-    for (int d = 0; d < s.ndim; d++) w->fp[CT__FP_SIZES + d] = s.size[d];
+    w->fp[CT__FP_NDIM] = ndim;
+    for (int d = 0; d < ndim; d++) w->fp[CT__FP_SIZES + d] = ct_size(t, d);
 }
 
 /* Keeps t alive until the work is freed: the caller may drop its reference
@@ -1037,31 +1061,31 @@ static void ct__dist_divide(void *data, int64_t n, ct_dtype dtype, int64_t by)
     }
 }
 
-/* acc[i] = acc[i] op x[i], as MPI's predefined operations compute it:
- * integers wrap (the arithmetic is done unsigned, U), MIN and MAX keep acc
- * unless x compares below or above it. */
+/* out[i] = a[i] op b[i], as MPI's predefined operations compute it:
+ * integers wrap (the arithmetic is done unsigned, U), MIN and MAX keep a[i]
+ * unless b[i] compares below or above it. out may be a. */
 #define CT__DIST_FOLD(T, U)                                                                                  \
     do {                                                                                                     \
-        T *a = (T *)acc;                                                                                     \
-        const T *b = (const T *)x;                                                                           \
+        T *o = (T *)out;                                                                                     \
+        const T *x = (const T *)a, *y = (const T *)b;                                                        \
         switch (op) {                                                                                        \
-        case CT_REDUCE_PRODUCT: for (int64_t i = 0; i < n; i++) a[i] = (T)((U)a[i] * (U)b[i]); break;      \
-        case CT_REDUCE_MIN: for (int64_t i = 0; i < n; i++) a[i] = a[i] < b[i] ? a[i] : b[i]; break;       \
-        case CT_REDUCE_MAX: for (int64_t i = 0; i < n; i++) a[i] = a[i] > b[i] ? a[i] : b[i]; break;       \
-        default: for (int64_t i = 0; i < n; i++) a[i] = (T)((U)a[i] + (U)b[i]); break;                      \
+        case CT_REDUCE_PRODUCT: for (int64_t i = 0; i < n; i++) o[i] = (T)((U)x[i] * (U)y[i]); break;      \
+        case CT_REDUCE_MIN: for (int64_t i = 0; i < n; i++) o[i] = x[i] < y[i] ? x[i] : y[i]; break;       \
+        case CT_REDUCE_MAX: for (int64_t i = 0; i < n; i++) o[i] = x[i] > y[i] ? x[i] : y[i]; break;       \
+        default: for (int64_t i = 0; i < n; i++) o[i] = (T)((U)x[i] + (U)y[i]); break;                      \
         }                                                                                                    \
     } while (0)
 
 /* One step of a reduction done on this rank. Booleans are logical, as
  * ct__dist_set_reduction promised: SUM and MAX are OR, PRODUCT and MIN AND. */
-static void ct__dist_fold(void *acc, const void *x, int64_t n, ct_dtype dtype, ct_reduce_op op)
+static void ct__dist_fold(void *out, const void *a, const void *b, int64_t n, ct_dtype dtype, ct_reduce_op op)
 {
     switch (dtype) {
     case CT_BOOL: {
         bool all = op == CT_REDUCE_PRODUCT || op == CT_REDUCE_MIN;
-        uint8_t *a = (uint8_t *)acc;
-        const uint8_t *b = (const uint8_t *)x;
-        for (int64_t i = 0; i < n; i++) a[i] = all ? a[i] & b[i] : a[i] | b[i];
+        uint8_t *o = (uint8_t *)out;
+        const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
+        for (int64_t i = 0; i < n; i++) o[i] = all ? x[i] & y[i] : x[i] | y[i];
         break;
     }
     case CT_U8: CT__DIST_FOLD(uint8_t, uint32_t); break;
@@ -1076,9 +1100,9 @@ static void ct__dist_fold(void *acc, const void *x, int64_t n, ct_dtype dtype, c
 }
 #undef CT__DIST_FOLD
 
-/* The bytes of w's data that go inline: its tensor's, none for a barrier
+/* The bytes of w's data in each message: its tensor's, none for a barrier
  * (computed from the fingerprint, which every agreeing rank shares). */
-static int64_t ct__work_inline_bytes(const ct_work *w)
+static int64_t ct__work_data_bytes(const ct_work *w)
 {
     if (w->fp[CT__FP_KIND] == CT__DIST_BARRIER) return 0;
     int64_t numel = 1;
@@ -1088,11 +1112,13 @@ static int64_t ct__work_inline_bytes(const ct_work *w)
 
 /* Whether w's data travels with its fingerprint: a collective that each
  * member completes from the messages of the others, on host tensors of at
- * most CT__DIST_INLINE_BYTES. scatter, reduce_scatter and all_to_all, which
- * send each member a different part, go the two-step way. */
-static bool ct__work_goes_inline(const ct_work *w)
+ * most CT__DIST_INLINE_BYTES, unless the fingerprint would push an eager
+ * message over the limit (above). scatter, reduce_scatter and all_to_all,
+ * which send each member a different part, go the two-step way. */
+static bool ct__work_goes_inline(const ct_work *w, int64_t bytes)
 {
-    int64_t cap = ct__dist_inline_cap(w->group);
+    int64_t cap = ct__dist_inline_cap(w->group), message = w->fp_len * (int64_t)sizeof *w->fp + bytes;
+    if (bytes <= CT__DIST_EAGER_BYTES && message > CT__DIST_EAGER_BYTES) return false;
     switch (w->fp[CT__FP_KIND]) {
     case CT__DIST_BARRIER: return cap > 0;
     case CT__DIST_ALLREDUCE:
@@ -1100,7 +1126,7 @@ static bool ct__work_goes_inline(const ct_work *w)
     case CT__DIST_REDUCE:
     case CT__DIST_ALLGATHER:
     case CT__DIST__ALLGATHER_BASE:
-    case CT__DIST_GATHER: return w->fp[CT__FP_DEVICE] == CT_DEVICE_CPU && ct__work_inline_bytes(w) <= cap;
+    case CT__DIST_GATHER: return w->fp[CT__FP_DEVICE] == CT_DEVICE_CPU && bytes <= cap;
     default: return false;
     }
 }
@@ -1121,7 +1147,7 @@ static bool ct__work_sends_inline_to(const ct_work *w, int to)
 static void ct__work_complete_inline(ct_work *w)
 {
     const ct_process_group *g = w->group;
-    size_t bytes = (size_t)ct__work_inline_bytes(w);
+    size_t bytes = (size_t)w->inline_bytes;
     char *out = (char *)w->op.recv;
     bool root = w->op.root == g->rank;
     if (bytes == 0) return;
@@ -1129,8 +1155,10 @@ static void ct__work_complete_inline(ct_work *w)
     case CT__DIST_ALLREDUCE:
     case CT__DIST_REDUCE:
         if (w->op.kind == CT__DIST_REDUCE && !root) break;
-        memcpy(out, ct__work_inline_of(w, 0), bytes);
-        for (int r = 1; r < g->size; r++) ct__dist_fold(out, ct__work_inline_of(w, r), w->op.count, w->op.dtype, w->op.op);
+        if (g->size == 1) memcpy(out, ct__work_inline_of(w, 0), bytes);
+        for (int r = 1; r < g->size; r++)
+            ct__dist_fold(out, r == 1 ? ct__work_inline_of(w, 0) : out, ct__work_inline_of(w, r), w->op.count,
+                          w->op.dtype, w->op.op);
         break;
     case CT__DIST_BROADCAST:
         if (!root) memcpy(out, ct__work_inline_of(w, w->op.root), bytes);
@@ -1223,7 +1251,7 @@ static void ct__work_step(ct_work *w, bool turn)
 {
     if (w->stage == CT__WORK_FINGERPRINT) {
         if (!w->fingerprinted && !(w->fingerprinted = ct__work_exchanged(w))) return;
-        if (w->status != CT_OK) ct__work_end(w, w->status, w->error);
+        if (w->status != CT_OK) w->stage = CT__WORK_DONE; /* the failure ct__work_note_failure kept */
         else if (turn) ct__work_fingerprinted(w);
         return;
     }
@@ -1274,7 +1302,7 @@ static ct_result ct__work_post_exchange(ct_work *w)
         return g->backend->post(g->control, &x, &w->exchange[0]);
     }
     x.tag = CT__DIST_EXCHANGE_TAG;
-    int64_t fp_bytes = w->fp_len * (int64_t)sizeof *w->fp, data = w->inline_data ? ct__work_inline_bytes(w) : 0;
+    int64_t fp_bytes = w->fp_len * (int64_t)sizeof *w->fp;
     ct_result res = CT_OK;
     for (int i = 1; i < g->size && res == CT_OK; i++) {
         x.kind = CT__DIST_RECV;
@@ -1286,7 +1314,7 @@ static ct_result ct__work_post_exchange(ct_work *w)
     for (int i = 1; i < g->size && res == CT_OK; i++) {
         x.kind = CT__DIST_SEND;
         x.peer = (g->rank + i) % g->size;
-        x.count = fp_bytes + (ct__work_sends_inline_to(w, x.peer) ? data : 0);
+        x.count = fp_bytes + (ct__work_sends_inline_to(w, x.peer) ? w->inline_bytes : 0);
         res = g->backend->post(g->control, &x, &w->exchange[g->size - 2 + i]);
     }
     return res;
@@ -1296,10 +1324,10 @@ static ct_result ct__work_post_exchange(ct_work *w)
  * exchange is posted, and the work joins its group's pending list. */
 static ct_result ct__work_start(ct_work *w)
 {
-    w->inline_data = ct__work_goes_inline(w);
-    int64_t data = w->inline_data ? ct__work_inline_bytes(w) : 0;
-    if (data > 0) memcpy(w->fp + w->fp_len, w->op.send, (size_t)data);
-    w->started = ct__dist_seconds();
+    int64_t bytes = ct__work_data_bytes(w);
+    w->inline_data = ct__work_goes_inline(w, bytes);
+    w->inline_bytes = w->inline_data ? bytes : 0;
+    if (w->inline_bytes > 0) memcpy(w->fp + w->fp_len, w->op.send, (size_t)w->inline_bytes);
     ct_work **link = &w->group->pending;
     while (*link) link = &(*link)->next_pending;
     *link = w;
@@ -1313,14 +1341,17 @@ static const char *ct__work_name(const ct_work *w) { return ct__dist_kind_names[
 ct_result ct_work_wait(ct_work *w)
 {
     if (!w) return ct__dist_fail(CT_ERR_TYPE, "wait(): argument 'self' must be Work, not NULL");
-    while (!ct__work_progress(w)) {
-        if (w->group->backend->idle) w->group->backend->idle(w->group->comm, 1e-3);
+    const ct__dist_backend *b = w->group->backend;
+    for (unsigned polls = 1; !ct__work_progress(w); polls++) {
+        if (b->idle) b->idle(w->group->comm, 1e-3);
+        else if (polls % 16 != 0) continue; /* a busy wait: reading the clock costs about what a poll of MPI does */
+        if (w->started == 0) w->started = ct__dist_seconds(); /* a synchronous call's, at its first look */
         double ran = ct__dist_seconds() - w->started;
         if (ran > w->group->timeout)
             return ct__dist_fail(CT_ERR_RUNTIME,
                                  "[Rank %d] Watchdog caught collective operation timeout: %s(SeqNum=%lld, "
                                  "OpType=%s, Timeout(ms)=%.0f) ran for %.0f milliseconds before timing out.",
-                                 w->group->global[w->group->rank], w->group->backend->work_name, (long long)w->seq,
+                                 w->group->global[w->group->rank], b->work_name, (long long)w->seq,
                                  ct__work_name(w), 1e3 * w->group->timeout, 1e3 * ran);
     }
     return w->status == CT_OK ? CT_OK : ct_set_error(w->status, w->error ? w->error : "");
@@ -1359,14 +1390,16 @@ void ct_work_free(ct_work *w)
     CT_FREE(w->counts);
     CT_FREE(w->own_error);
     CT_FREE(w->error);
-    CT_FREE(w->fp);
-    CT_FREE(w);
+    ct_process_group *g = w->group;
+    if (!g->spare) g->spare = w;
+    else CT_FREE(w);
 }
 
 /* A synchronous call waits and frees; an async one hands the work out. */
 static ct_result ct__work_finish_call(ct_work *w, ct_work **async_op)
 {
     if (async_op) {
+        w->started = ct__dist_seconds();
         *async_op = w;
         ct__work_progress(w);
         return CT_OK;

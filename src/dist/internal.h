@@ -83,6 +83,7 @@ struct ct_process_group {
     double timeout;   /* seconds */
     int64_t seq;      /* collectives started, for timeout messages */
     ct_work *pending; /* started work not yet freed, oldest first */
+    ct_work *spare;   /* a freed work's block, kept for the next (ct__work_block) */
     ct_process_group *next_group;
 };
 
@@ -99,13 +100,20 @@ enum {
 };
 #define CT__FP_INVALID (-1) /* the rank's own arguments were wrong: it fails with its own error */
 
-/* A collective whose messages are at most this many bytes (its tensor, on
- * the host) sends its data inline, after its fingerprint, and completes with
- * the exchange: one round of messages instead of two. Every rank knows the
- * constant, so each receives into slots of this size whatever its own
- * arguments, and a mismatch is still found from the fingerprints.
- * bench/RESULTS.md has the measurements that chose it. */
-#define CT__DIST_INLINE_BYTES (16 << 10)
+/* A collective whose data is at most CT__DIST_INLINE_BYTES per message
+ * (its tensor, on the host) sends it inline, after its fingerprint, and
+ * completes with the exchange: one round of messages instead of two. Every
+ * rank knows the constant, so each receives into slots of this size
+ * whatever its own arguments, and a mismatch is still found from the
+ * fingerprints. Measured on OpenMPI's shared memory (bench/RESULTS.md),
+ * inline beat the two rounds from 1 KiB to 64 KiB but for one band:
+ * OpenMPI sends a message of up to 4 KiB at once (its eager limit) and
+ * makes a longer one wait until its receiver is ready, so 4 KiB of data,
+ * which MPI_Allreduce sends at once, plus a fingerprint took 3.8 times
+ * MPI_Allreduce inline and 1.5 times in two rounds. Data that fits the
+ * limit alone but not with its fingerprint goes in two rounds. */
+#define CT__DIST_INLINE_BYTES (64 << 10)
+#define CT__DIST_EAGER_BYTES (4 << 10)
 
 /* A copy done before the operation is posted or after it completed. */
 typedef struct ct__dist_copy {
@@ -117,18 +125,20 @@ typedef struct ct__dist_copy {
 typedef enum ct__work_stage { CT__WORK_FINGERPRINT, CT__WORK_DATA, CT__WORK_DONE } ct__work_stage;
 
 struct ct_work {
+    size_t block_bytes; /* the work and its buffers after it, one allocation */
     ct_process_group *group;
     ct__work_stage stage;
     void *request; /* the data operation's */
     void **exchange; /* the fingerprint exchange's requests, NULL once finished */
     int n_exchange;
-    double started; /* seconds, monotonic */
+    double started; /* seconds; 0 until a synchronous call's wait first looks */
     int64_t seq;
     int fp_len;
     int64_t *fp;     /* this rank's fingerprint, then its data when that goes inline */
     int64_t *all_fp; /* the members' fingerprints (and inline data), slot_len apart (p2p: the peer's) */
     int slot_len;
-    bool inline_data; /* the data travels with the fingerprints: nothing is posted after them */
+    bool inline_data;     /* the data travels with the fingerprints: nothing is posted after them */
+    int64_t inline_bytes; /* how much of it goes in each message that carries it */
     char *own_error;      /* this rank's argument error, reported after the exchange */
     ct_result own_code;
     ct__dist_op op;

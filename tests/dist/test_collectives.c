@@ -304,11 +304,12 @@ static void test_reductions_give_the_same_bits_everywhere(void)
     const float mine = R == 0 ? 1e8f : 5; /* 1e8 + 5 + 5 rounds to 1e8 + 16, 1e8 + 10 to 1e8 + 8 */
     float fold = 1e8f;
     for (int r = 1; r < W; r++) fold += 5;
-    const int64_t limit = CT__DIST_INLINE_BYTES / 4, sizes[] = {7, limit, limit + 1};
-    for (int k = 0; k < 3; k++) {
+    /* inline; 4 KiB, which goes in two rounds (CT__DIST_EAGER_BYTES); inline; two rounds */
+    const int64_t limit = CT__DIST_INLINE_BYTES / 4, sizes[] = {7, CT__DIST_EAGER_BYTES / 4, limit, limit + 1};
+    for (int k = 0; k < 4; k++) {
         ct_tensor *t = ct_full(CT_SHAPE(sizes[k]), ct_float(mine), CT_F32);
         CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_SUM, sync_));
-        if (sizes[k] <= limit) {
+        if (k % 2 == 0) {
             float got;
             CHECK_OK(ct_copy_to_array(ct_narrow(t, 0, sizes[k] - 1, 1), &got, 1, CT_F32));
             CHECK(memcmp(&got, &fold, sizeof got) == 0);
