@@ -369,7 +369,7 @@ CTORCH_API ct_module *ct_convert_sync_batchnorm(ct_module *module, ct_process_gr
 /* The distributed layer's private parts: the backend table (one per
  * communication library, as c10d has a ProcessGroup subclass per backend),
  * the process group and work structs, and the fingerprint that every
- * collective exchanges before its data. Only public ctorch functions are
+ * collective exchanges before its data (or with it). Only public ctorch functions are
  * used here, so ctorch_dist.h's implementation may sit in a file of its own. */
 #include <limits.h>
 #include <stdarg.h>
@@ -766,8 +766,9 @@ static int ct__dist_group_rank(const ct_process_group *g, int global_rank)
 // >>dist/work.c
 /* Work: one operation's life. It first exchanges fingerprints (a
  * collective's among the group, a send's with its receiver), so that a
- * mismatch fails on every rank; then posts the data operation; then does
- * what follows it (copies out of a flat buffer, AVG's division). Each step
+ * mismatch fails on every rank; then posts the data operation, or, when the
+ * data travelled inline with the fingerprints, reduces or copies it here;
+ * then does what follows (copies out of a flat buffer, AVG's division). Each step
  * is started by whichever call finds the previous one completed (a test, a
  * wait, the next collective's hook in DDP), so nothing here blocks except
  * wait. */

@@ -1,7 +1,7 @@
 /* The distributed layer's private parts: the backend table (one per
  * communication library, as c10d has a ProcessGroup subclass per backend),
  * the process group and work structs, and the fingerprint that every
- * collective exchanges before its data. Only public ctorch functions are
+ * collective exchanges before its data (or with it). Only public ctorch functions are
  * used here, so ctorch_dist.h's implementation may sit in a file of its own. */
 #include <limits.h>
 #include <stdarg.h>

@@ -1,7 +1,8 @@
 /* Work: one operation's life. It first exchanges fingerprints (a
  * collective's among the group, a send's with its receiver), so that a
- * mismatch fails on every rank; then posts the data operation; then does
- * what follows it (copies out of a flat buffer, AVG's division). Each step
+ * mismatch fails on every rank; then posts the data operation, or, when the
+ * data travelled inline with the fingerprints, reduces or copies it here;
+ * then does what follows (copies out of a flat buffer, AVG's division). Each step
  * is started by whichever call finds the previous one completed (a test, a
  * wait, the next collective's hook in DDP), so nothing here blocks except
  * wait. */
