@@ -369,7 +369,7 @@ CTORCH_API ct_module *ct_convert_sync_batchnorm(ct_module *module, ct_process_gr
 /* The distributed layer's private parts: the backend table (one per
  * communication library, as c10d has a ProcessGroup subclass per backend),
  * the process group and work structs, and the fingerprint that every
- * collective exchanges before its data. Only public ctorch functions are
+ * collective exchanges before its data (or with it). Only public ctorch functions are
  * used here, so ctorch_dist.h's implementation may sit in a file of its own. */
 #include <limits.h>
 #include <stdarg.h>
@@ -443,27 +443,45 @@ typedef struct ct__dist_backend {
 struct ct_process_group {
     const ct__dist_backend *backend;
     void *comm;       /* the data operations */
-    void *control;    /* the fingerprints: a communicator of their own, so that the
-                         ranks post the operations of each in one order */
+    void *control;    /* the fingerprint exchanges (and the data they carry): a
+                         communicator of their own, so that the ranks post the
+                         operations of each in one order */
     int rank, size;   /* in this group; rank -1 outside it */
     int *global;      /* group rank -> global rank */
     double timeout;   /* seconds */
     int64_t seq;      /* collectives started, for timeout messages */
     ct_work *pending; /* started work not yet freed, oldest first */
+    ct_work *spare;   /* a freed work's block, kept for the next (ct__work_block) */
     ct_process_group *next_group;
 };
 
-/* A fingerprint: kind, dtype, ndim, root and sizes, which must agree (the
- * first CT__FP_FIXED); whether the rank waits for the operation (a
- * synchronous call), which may differ; then, for all_to_all, the counts sent
- * to and expected from each rank. */
+/* A fingerprint: kind, device type, dtype, ndim, root and sizes, which must
+ * agree (the first CT__FP_FIXED; send and recv compare from the dtype on);
+ * whether the rank waits for the operation (a synchronous call), which may
+ * differ; then, for all_to_all, the counts sent to and expected from each
+ * rank. */
 enum {
-    CT__FP_KIND, CT__FP_DTYPE, CT__FP_NDIM, CT__FP_ROOT, CT__FP_SIZES,
+    CT__FP_KIND, CT__FP_DEVICE, CT__FP_DTYPE, CT__FP_NDIM, CT__FP_ROOT, CT__FP_SIZES,
     CT__FP_FIXED = CT__FP_SIZES + CT_MAX_DIMS,
     CT__FP_SYNC = CT__FP_FIXED,
     CT__FP_COUNTS
 };
 #define CT__FP_INVALID (-1) /* the rank's own arguments were wrong: it fails with its own error */
+
+/* A collective whose data is at most CT__DIST_INLINE_BYTES per message
+ * (its tensor, on the host) sends it inline, after its fingerprint, and
+ * completes with the exchange: one round of messages instead of two. Every
+ * rank knows the constant, so each receives into slots of this size
+ * whatever its own arguments, and a mismatch is still found from the
+ * fingerprints. Measured on OpenMPI's shared memory (bench/RESULTS.md),
+ * inline beat the two rounds from 1 KiB to 64 KiB but for one band:
+ * OpenMPI sends a message of up to 4 KiB at once (its eager limit) and
+ * makes a longer one wait until its receiver is ready, so 4 KiB of data,
+ * which MPI_Allreduce sends at once, plus a fingerprint took 3.8 times
+ * MPI_Allreduce inline and 1.5 times in two rounds. Data that fits the
+ * limit alone but not with its fingerprint goes in two rounds. */
+#define CT__DIST_INLINE_BYTES (64 << 10)
+#define CT__DIST_EAGER_BYTES (4 << 10)
 
 /* A copy done before the operation is posted or after it completed. */
 typedef struct ct__dist_copy {
@@ -475,13 +493,20 @@ typedef struct ct__dist_copy {
 typedef enum ct__work_stage { CT__WORK_FINGERPRINT, CT__WORK_DATA, CT__WORK_DONE } ct__work_stage;
 
 struct ct_work {
+    size_t block_bytes; /* the work and its buffers after it, one allocation */
     ct_process_group *group;
     ct__work_stage stage;
-    void *request;
-    double started; /* seconds, monotonic */
+    void *request; /* the data operation's */
+    void **exchange; /* the fingerprint exchange's requests, NULL once finished */
+    int n_exchange;
+    double started; /* seconds; 0 until a synchronous call's wait first looks */
     int64_t seq;
     int fp_len;
-    int64_t *fp, *all_fp; /* this rank's fingerprint and the group's (p2p: the peer's) */
+    int64_t *fp;     /* this rank's fingerprint, then its data when that goes inline */
+    int64_t *all_fp; /* the members' fingerprints (and inline data), slot_len apart (p2p: the peer's) */
+    int slot_len;
+    bool inline_data;     /* the data travels with the fingerprints: nothing is posted after them */
+    int64_t inline_bytes; /* how much of it goes in each message that carries it */
     char *own_error;      /* this rank's argument error, reported after the exchange */
     ct_result own_code;
     ct__dist_op op;
@@ -586,6 +611,7 @@ static void ct__dist_group_free(ct_process_group *g)
     while (g->pending) ct_work_free(g->pending); /* unlinks itself */
     if (g->comm) g->backend->free_comm(g->comm);
     if (g->control) g->backend->free_comm(g->control);
+    CT_FREE(g->spare);
     CT_FREE(g->global);
     CT_FREE(g);
 }
@@ -740,8 +766,9 @@ static int ct__dist_group_rank(const ct_process_group *g, int global_rank)
 // >>dist/work.c
 /* Work: one operation's life. It first exchanges fingerprints (a
  * collective's among the group, a send's with its receiver), so that a
- * mismatch fails on every rank; then posts the data operation; then does
- * what follows it (copies out of a flat buffer, AVG's division). Each step
+ * mismatch fails on every rank; then posts the data operation, or, when the
+ * data travelled inline with the fingerprints, reduces or copies it here;
+ * then does what follows (copies out of a flat buffer, AVG's division). Each step
  * is started by whichever call finds the previous one completed (a test, a
  * wait, the next collective's hook in DDP), so nothing here blocks except
  * wait. */
@@ -767,23 +794,58 @@ static const char *ct__dist_scalar_type(int64_t dtype)
     return dtype >= 0 && dtype < CT_NUM_DTYPES ? names[dtype] : "Undefined";
 }
 
+static bool ct__dist_is_p2p(ct__dist_kind kind) { return kind == CT__DIST_SEND || kind == CT__DIST_RECV; }
+
+/* The most data a collective of g carries inline: none where the backend
+ * works on device memory (NCCL), whose data the host does not touch. */
+static int64_t ct__dist_inline_cap(const ct_process_group *g)
+{
+    return g->backend->on_device ? 0 : CT__DIST_INLINE_BYTES;
+}
+
+/* A block of `bytes` for a work: the group's spare one when it is large
+ * enough (a synchronous call's block then comes back to it every time,
+ * which spares the allocator the tens of KiB of the inline slots). */
+static ct_work *ct__work_block(ct_process_group *g, size_t bytes)
+{
+    ct_work *w = g->spare;
+    if (w && w->block_bytes >= bytes) {
+        g->spare = NULL;
+        bytes = w->block_bytes;
+    } else if (!(w = (ct_work *)ct__dist_alloc(bytes)))
+        return NULL;
+    memset(w, 0, sizeof *w);
+    w->block_bytes = bytes;
+    return w;
+}
+
+/* A work, with its buffers in one block after it: this rank's fingerprint
+ * and room for its inline data; the slots it receives (a collective's from
+ * every member, each as long as the longest fingerprint, all_to_all's, plus
+ * the inline data; a recv's from its sender); the exchange's requests. */
 static ct_work *ct__work_new(ct_process_group *g, ct__dist_kind kind, int fp_len)
 {
-    ct_work *w = (ct_work *)ct__dist_alloc(sizeof *w);
-    int64_t *fp = w ? (int64_t *)ct__dist_alloc((size_t)fp_len * (size_t)(g->size + 1) * sizeof *fp) : NULL;
-    if (!fp) {
-        CT_FREE(w);
-        return NULL;
-    }
-    memset(w, 0, sizeof *w);
-    memset(fp, 0, (size_t)fp_len * (size_t)(g->size + 1) * sizeof *fp);
+    bool p2p = ct__dist_is_p2p(kind);
+    int inline_len = p2p ? 0 : (int)(ct__dist_inline_cap(g) / (int64_t)sizeof(int64_t));
+    int slot_len = p2p ? fp_len : CT__FP_COUNTS + 2 * g->size + inline_len;
+    int n_slots = p2p ? 1 : g->size, n_exchange = p2p ? 1 : 2 * (g->size - 1);
+    size_t head = (sizeof(ct_work) + sizeof(int64_t) - 1) / sizeof(int64_t) * sizeof(int64_t);
+    size_t words = (size_t)(fp_len + inline_len) + (size_t)n_slots * (size_t)slot_len;
+    ct_work *w = ct__work_block(g, head + words * sizeof(int64_t) + (size_t)n_exchange * sizeof(void *));
+    if (!w) return NULL;
+    int64_t *fp = (int64_t *)((char *)w + head);
+    memset(fp, 0, (size_t)fp_len * sizeof *fp);
+    w->exchange = (void **)(fp + words);
+    memset(w->exchange, 0, (size_t)n_exchange * sizeof(void *));
+    w->n_exchange = n_exchange;
+    w->slot_len = slot_len;
     w->group = g;
     w->op.kind = kind;
     w->op.root = -1;
     w->source = -1;
     w->fp_len = fp_len;
     w->fp = fp;
-    w->all_fp = fp + fp_len;
+    w->all_fp = fp + fp_len + inline_len;
     w->fp[CT__FP_KIND] = kind;
     w->fp[CT__FP_ROOT] = -1;
     w->seq = ++g->seq;
@@ -793,10 +855,11 @@ static ct_work *ct__work_new(ct_process_group *g, ct__dist_kind kind, int fp_len
 /* The fingerprint of the tensor a collective is about. */
 static void ct__work_fingerprint(ct_work *w, const ct_tensor *t)
 {
-    ct_shape s = ct_shape_of(t);
+    int ndim = ct_dim(t); /* not ct_shape_of, whose copy of every dimension a small all_reduce felt */
+    w->fp[CT__FP_DEVICE] = ct_device_of(t).type;
     w->fp[CT__FP_DTYPE] = ct_dtype_of(t);
-    w->fp[CT__FP_NDIM] = s.ndim;
-    for (int d = 0; d < s.ndim; d++) w->fp[CT__FP_SIZES + d] = s.size[d];
+    w->fp[CT__FP_NDIM] = ndim;
+    for (int d = 0; d < ndim; d++) w->fp[CT__FP_SIZES + d] = ct_size(t, d);
 }
 
 /* Keeps t alive until the work is freed: the caller may drop its reference
@@ -880,12 +943,20 @@ static void ct__dist_fingerprint_str(const int64_t *fp, char *buf, size_t cap)
         for (int64_t d = 0; d < fp[CT__FP_NDIM] && d < CT_MAX_DIMS && n < cap; d++)
             n += (size_t)snprintf(buf + n, cap - n, d ? ", %lld" : "%lld", (long long)fp[CT__FP_SIZES + d]);
         if (n < cap)
-            n += (size_t)snprintf(buf + n, cap - n, "], TensorDtypes=%s, TensorDeviceTypes=cpu",
-                                  ct__dist_scalar_type(fp[CT__FP_DTYPE]));
+            n += (size_t)snprintf(buf + n, cap - n, "], TensorDtypes=%s, TensorDeviceTypes=%s",
+                                  ct__dist_scalar_type(fp[CT__FP_DTYPE]), fp[CT__FP_DEVICE] == CT_DEVICE_CUDA ? "cuda" : "cpu");
     }
     if (fp[CT__FP_ROOT] >= 0 && n < cap) n += (size_t)snprintf(buf + n, cap - n, ", RootRank=%lld", (long long)fp[CT__FP_ROOT]);
     if (n < cap) snprintf(buf + n, cap - n, ")");
 }
+
+/* Member r's fingerprint, and the data it sent inline after it. */
+static const int64_t *ct__work_fp_of(const ct_work *w, int r)
+{
+    return r == w->group->rank ? w->fp : w->all_fp + (size_t)r * (size_t)w->slot_len;
+}
+
+static const char *ct__work_inline_of(const ct_work *w, int r) { return (const char *)(ct__work_fp_of(w, r) + w->fp_len); }
 
 /* all_to_all: what rank i sends rank j must be what j expects from i. */
 static bool ct__dist_all_to_all_agrees(const ct_work *w, char *msg, size_t cap)
@@ -893,8 +964,8 @@ static bool ct__dist_all_to_all_agrees(const ct_work *w, char *msg, size_t cap)
     int n = w->group->size;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
-            int64_t sent = w->all_fp[(size_t)i * (size_t)w->fp_len + CT__FP_COUNTS + j];
-            int64_t expected = w->all_fp[(size_t)j * (size_t)w->fp_len + CT__FP_COUNTS + n + i];
+            int64_t sent = ct__work_fp_of(w, i)[CT__FP_COUNTS + j];
+            int64_t expected = ct__work_fp_of(w, j)[CT__FP_COUNTS + n + i];
             if (sent != expected) {
                 snprintf(msg, cap,
                          "Detected mismatch between collectives on ranks. Rank %d sends %lld elements to rank %d in "
@@ -914,7 +985,7 @@ static bool ct__dist_fingerprints_agree(ct_work *w, char *msg, size_t cap)
 {
     const ct_process_group *g = w->group;
     for (int r = 0; r < g->size; r++) {
-        const int64_t *other = w->all_fp + (size_t)r * (size_t)w->fp_len;
+        const int64_t *other = ct__work_fp_of(w, r);
         if (other[CT__FP_KIND] == CT__FP_INVALID) {
             snprintf(msg, cap, "Rank %d failed the argument checks of %s; see the error on that rank", g->global[r],
                      ct__dist_kind_names[w->fp[CT__FP_KIND]]);
@@ -936,7 +1007,7 @@ static bool ct__dist_fingerprints_agree(ct_work *w, char *msg, size_t cap)
      * goes the blocking way when every rank waits for it */
     w->op.blocking = true;
     for (int r = 0; r < g->size; r++)
-        if (!w->all_fp[(size_t)r * (size_t)w->fp_len + CT__FP_SYNC]) w->op.blocking = false;
+        if (!ct__work_fp_of(w, r)[CT__FP_SYNC]) w->op.blocking = false;
     return true;
 }
 
@@ -976,6 +1047,145 @@ static ct_result ct__work_post_data(ct_work *w)
     return w->group->backend->post(w->group->comm, &w->op, &w->request);
 }
 
+/* AVG: the sum divided by the group's size, in the tensor's dtype. */
+static void ct__dist_divide(void *data, int64_t n, ct_dtype dtype, int64_t by)
+{
+    switch (dtype) {
+    case CT_F32: for (int64_t i = 0; i < n; i++) ((float *)data)[i] /= (float)by; break;
+    case CT_F64: for (int64_t i = 0; i < n; i++) ((double *)data)[i] /= (double)by; break;
+    case CT_I64: for (int64_t i = 0; i < n; i++) ((int64_t *)data)[i] /= by; break;
+    case CT_I32: for (int64_t i = 0; i < n; i++) ((int32_t *)data)[i] /= (int32_t)by; break;
+    case CT_I16: for (int64_t i = 0; i < n; i++) ((int16_t *)data)[i] = (int16_t)(((int16_t *)data)[i] / by); break;
+    case CT_I8: for (int64_t i = 0; i < n; i++) ((int8_t *)data)[i] = (int8_t)(((int8_t *)data)[i] / by); break;
+    case CT_U8: for (int64_t i = 0; i < n; i++) ((uint8_t *)data)[i] = (uint8_t)(((uint8_t *)data)[i] / by); break;
+    default: break; /* bool and half types were refused before posting */
+    }
+}
+
+/* out[i] = a[i] op b[i], as MPI's predefined operations compute it:
+ * integers wrap (the arithmetic is done unsigned, U), MIN and MAX keep a[i]
+ * unless b[i] compares below or above it. out may be a. */
+#define CT__DIST_FOLD(T, U)                                                                                  \
+    do {                                                                                                     \
+        T *o = (T *)out;                                                                                     \
+        const T *x = (const T *)a, *y = (const T *)b;                                                        \
+        switch (op) {                                                                                        \
+        case CT_REDUCE_PRODUCT: for (int64_t i = 0; i < n; i++) o[i] = (T)((U)x[i] * (U)y[i]); break;      \
+        case CT_REDUCE_MIN: for (int64_t i = 0; i < n; i++) o[i] = x[i] < y[i] ? x[i] : y[i]; break;       \
+        case CT_REDUCE_MAX: for (int64_t i = 0; i < n; i++) o[i] = x[i] > y[i] ? x[i] : y[i]; break;       \
+        default: for (int64_t i = 0; i < n; i++) o[i] = (T)((U)x[i] + (U)y[i]); break;                      \
+        }                                                                                                    \
+    } while (0)
+
+/* One step of a reduction done on this rank. Booleans are logical, as
+ * ct__dist_set_reduction promised: SUM and MAX are OR, PRODUCT and MIN AND. */
+static void ct__dist_fold(void *out, const void *a, const void *b, int64_t n, ct_dtype dtype, ct_reduce_op op)
+{
+    switch (dtype) {
+    case CT_BOOL: {
+        bool all = op == CT_REDUCE_PRODUCT || op == CT_REDUCE_MIN;
+        uint8_t *o = (uint8_t *)out;
+        const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
+        for (int64_t i = 0; i < n; i++) o[i] = all ? x[i] & y[i] : x[i] | y[i];
+        break;
+    }
+    case CT_U8: CT__DIST_FOLD(uint8_t, uint32_t); break;
+    case CT_I8: CT__DIST_FOLD(int8_t, uint32_t); break;
+    case CT_I16: CT__DIST_FOLD(int16_t, uint32_t); break;
+    case CT_I32: CT__DIST_FOLD(int32_t, uint32_t); break;
+    case CT_I64: CT__DIST_FOLD(int64_t, uint64_t); break;
+    case CT_F32: CT__DIST_FOLD(float, float); break;
+    case CT_F64: CT__DIST_FOLD(double, double); break;
+    default: break; /* half types were refused before posting */
+    }
+}
+#undef CT__DIST_FOLD
+
+/* The bytes of w's data in each message: its tensor's, none for a barrier
+ * (computed from the fingerprint, which every agreeing rank shares). */
+static int64_t ct__work_data_bytes(const ct_work *w)
+{
+    if (w->fp[CT__FP_KIND] == CT__DIST_BARRIER) return 0;
+    int64_t numel = 1;
+    for (int64_t d = 0; d < w->fp[CT__FP_NDIM]; d++) numel *= w->fp[CT__FP_SIZES + d];
+    return numel * (int64_t)ct_dtype_size((ct_dtype)w->fp[CT__FP_DTYPE]);
+}
+
+/* Whether w's data travels with its fingerprint: a collective that each
+ * member completes from the messages of the others, on host tensors of at
+ * most CT__DIST_INLINE_BYTES, unless the fingerprint would push an eager
+ * message over the limit (above). scatter, reduce_scatter and all_to_all,
+ * which send each member a different part, go the two-step way. */
+static bool ct__work_goes_inline(const ct_work *w, int64_t bytes)
+{
+    int64_t cap = ct__dist_inline_cap(w->group), message = w->fp_len * (int64_t)sizeof *w->fp + bytes;
+    if (bytes <= CT__DIST_EAGER_BYTES && message > CT__DIST_EAGER_BYTES) return false;
+    switch (w->fp[CT__FP_KIND]) {
+    case CT__DIST_BARRIER: return cap > 0;
+    case CT__DIST_ALLREDUCE:
+    case CT__DIST_BROADCAST:
+    case CT__DIST_REDUCE:
+    case CT__DIST_ALLGATHER:
+    case CT__DIST__ALLGATHER_BASE:
+    case CT__DIST_GATHER: return w->fp[CT__FP_DEVICE] == CT_DEVICE_CPU && bytes <= cap;
+    default: return false;
+    }
+}
+
+/* Whether member `to` needs this rank's inline data. */
+static bool ct__work_sends_inline_to(const ct_work *w, int to)
+{
+    switch (w->op.kind) {
+    case CT__DIST_BROADCAST: return w->op.root == w->group->rank;
+    case CT__DIST_REDUCE:
+    case CT__DIST_GATHER: return to == w->op.root;
+    default: return true;
+    }
+}
+
+/* An inline operation's data step, done here from the members' data: each
+ * rank folds or copies them in rank order, so every rank gets the same bits. */
+static void ct__work_complete_inline(ct_work *w)
+{
+    const ct_process_group *g = w->group;
+    size_t bytes = (size_t)w->inline_bytes;
+    char *out = (char *)w->op.recv;
+    bool root = w->op.root == g->rank;
+    if (bytes == 0) return;
+    switch (w->op.kind) {
+    case CT__DIST_ALLREDUCE:
+    case CT__DIST_REDUCE:
+        if (w->op.kind == CT__DIST_REDUCE && !root) break;
+        if (g->size == 1) memcpy(out, ct__work_inline_of(w, 0), bytes);
+        for (int r = 1; r < g->size; r++)
+            ct__dist_fold(out, r == 1 ? ct__work_inline_of(w, 0) : out, ct__work_inline_of(w, r), w->op.count,
+                          w->op.dtype, w->op.op);
+        break;
+    case CT__DIST_BROADCAST:
+        if (!root) memcpy(out, ct__work_inline_of(w, w->op.root), bytes);
+        break;
+    case CT__DIST_ALLGATHER:
+    case CT__DIST__ALLGATHER_BASE:
+    case CT__DIST_GATHER:
+        if (w->op.kind == CT__DIST_GATHER && !root) break;
+        for (int r = 0; r < g->size; r++) memcpy(out + (size_t)r * bytes, ct__work_inline_of(w, r), bytes);
+        break;
+    default: break;
+    }
+}
+
+/* The data arrived: AVG's division, the copies out of a flat buffer. */
+static void ct__work_data_done(ct_work *w)
+{
+    if (w->status != CT_OK) { /* a drained mismatched receive */
+        w->stage = CT__WORK_DONE;
+        return;
+    }
+    if (w->average) ct__dist_divide(w->op.recv, w->op.count, w->op.dtype, w->group->size);
+    for (int i = w->n_before; i < w->n_copies; i++) memcpy(w->copies[i].dst, w->copies[i].src, w->copies[i].bytes);
+    ct__work_end(w, CT_OK, "");
+}
+
 /* The fingerprints arrived: post the data, or fail on every rank. */
 static void ct__work_fingerprinted(ct_work *w)
 {
@@ -1000,59 +1210,59 @@ static void ct__work_fingerprinted(ct_work *w)
         ct__work_end(w, CT_ERR_RUNTIME, msg);
         return;
     }
-    if (ct__work_post_data(w) != CT_OK) ct__work_end(w, ct_last_error_code(), ct_last_error());
-}
-
-/* AVG: the sum divided by the group's size, in the tensor's dtype. */
-static void ct__dist_divide(void *data, int64_t n, ct_dtype dtype, int64_t by)
-{
-    switch (dtype) {
-    case CT_F32: for (int64_t i = 0; i < n; i++) ((float *)data)[i] /= (float)by; break;
-    case CT_F64: for (int64_t i = 0; i < n; i++) ((double *)data)[i] /= (double)by; break;
-    case CT_I64: for (int64_t i = 0; i < n; i++) ((int64_t *)data)[i] /= by; break;
-    case CT_I32: for (int64_t i = 0; i < n; i++) ((int32_t *)data)[i] /= (int32_t)by; break;
-    case CT_I16: for (int64_t i = 0; i < n; i++) ((int16_t *)data)[i] = (int16_t)(((int16_t *)data)[i] / by); break;
-    case CT_I8: for (int64_t i = 0; i < n; i++) ((int8_t *)data)[i] = (int8_t)(((int8_t *)data)[i] / by); break;
-    case CT_U8: for (int64_t i = 0; i < n; i++) ((uint8_t *)data)[i] = (uint8_t)(((uint8_t *)data)[i] / by); break;
-    default: break; /* bool and half types were refused before posting */
-    }
-}
-
-static void ct__work_data_done(ct_work *w)
-{
-    if (w->status != CT_OK) { /* a drained mismatched receive */
-        w->stage = CT__WORK_DONE;
-        return;
-    }
-    if (w->average) ct__dist_divide(w->op.recv, w->op.count, w->op.dtype, w->group->size);
-    for (int i = w->n_before; i < w->n_copies; i++) memcpy(w->copies[i].dst, w->copies[i].src, w->copies[i].bytes);
-    ct__work_end(w, CT_OK, "");
+    if (w->inline_data) {
+        ct__work_complete_inline(w);
+        ct__work_data_done(w);
+    } else if (ct__work_post_data(w) != CT_OK)
+        ct__work_end(w, ct_last_error_code(), ct_last_error());
 }
 
 static bool ct__work_done(const ct_work *w) { return w->stage == CT__WORK_DONE && !w->request; }
 
-/* Tests w's request; on completion, moves it to its next step. The data is
- * posted only when `turn` (every earlier work of the group posted its own):
- * each rank then posts the data operations in the order the program
- * started them, as MPI needs for collectives and for pairing messages. */
+/* A failure while some of w's requests are still out: kept, and reported
+ * once they all finished, since their buffers must live until then. */
+static void ct__work_note_failure(ct_work *w, ct_result code, const char *message)
+{
+    if (w->status != CT_OK) return;
+    w->status = code;
+    w->error = ct__dist_strdup(message);
+}
+
+/* Tests the exchange's requests; whether every one of them finished. */
+static bool ct__work_exchanged(ct_work *w)
+{
+    for (int i = 0; i < w->n_exchange; i++) {
+        if (!w->exchange[i]) continue;
+        int source = -1;
+        int done = w->group->backend->test(w->exchange[i], &source);
+        if (done == 0) return false;
+        w->exchange[i] = NULL;
+        if (done < 0) ct__work_note_failure(w, (ct_result)done, ct_last_error());
+        else if (w->op.kind == CT__DIST_RECV) w->source = source;
+    }
+    return true;
+}
+
+/* Moves w on as far as it goes without blocking. The data is posted (or,
+ * inline, taken from the fingerprints' messages) only when `turn` (every
+ * earlier work of the group posted its own): each rank then posts the data
+ * operations in the order the program started them, as MPI needs for
+ * collectives and for pairing messages. */
 static void ct__work_step(ct_work *w, bool turn)
 {
-    if (w->request) {
-        int source = -1;
-        int done = w->group->backend->test(w->request, &source);
-        if (done == 0) return;
-        w->request = NULL;
-        if (done < 0) {
-            ct__work_end(w, (ct_result)done, ct_last_error());
-            return;
-        }
-        if (w->stage == CT__WORK_FINGERPRINT) {
-            w->fingerprinted = true;
-            if (w->op.kind == CT__DIST_RECV) w->source = source;
-        } else if (w->stage == CT__WORK_DATA)
-            ct__work_data_done(w);
+    if (w->stage == CT__WORK_FINGERPRINT) {
+        if (!w->fingerprinted && !(w->fingerprinted = ct__work_exchanged(w))) return;
+        if (w->status != CT_OK) w->stage = CT__WORK_DONE; /* the failure ct__work_note_failure kept */
+        else if (turn) ct__work_fingerprinted(w);
+        return;
     }
-    if (w->stage == CT__WORK_FINGERPRINT && w->fingerprinted && turn) ct__work_fingerprinted(w);
+    if (!w->request) return;
+    int source = -1;
+    int done = w->group->backend->test(w->request, &source);
+    if (done == 0) return;
+    w->request = NULL;
+    if (done < 0) ct__work_end(w, (ct_result)done, ct_last_error());
+    else if (w->stage == CT__WORK_DATA) ct__work_data_done(w);
 }
 
 /* Moves every work of w's group on, oldest first, as far as each goes
@@ -1067,29 +1277,63 @@ static bool ct__work_progress(ct_work *w)
     return ct__work_done(w);
 }
 
-/* Starts the work: the fingerprint exchange is posted, and the work joins
- * its group's pending list. */
+/* Collectives' exchanges use tag 0 of the control communicator; send's and
+ * recv's use 2 tag + 1 there (and 2 tag for their data on the other). */
+#define CT__DIST_EXCHANGE_TAG 0
+
+/* Posts the fingerprint exchange on the group's control communicator: a
+ * collective's with every other member (receives first, then sends, with
+ * the inline data where it goes), send's and recv's with the peer. Messages
+ * between two ranks with one tag arrive in order, so the k-th exchange of
+ * each rank meets the k-th of the others. */
+static ct_result ct__work_post_exchange(ct_work *w)
+{
+    ct_process_group *g = w->group;
+    ct__dist_op x;
+    memset(&x, 0, sizeof x);
+    x.dtype = CT_U8;
+    x.root = -1;
+    x.send = w->fp;
+    if (ct__dist_is_p2p(w->op.kind)) {
+        x.kind = w->op.kind;
+        x.peer = w->op.peer;
+        x.tag = 2 * w->op.tag + 1;
+        x.recv = w->all_fp;
+        x.count = w->fp_len * (int64_t)sizeof *w->fp;
+        return g->backend->post(g->control, &x, &w->exchange[0]);
+    }
+    x.tag = CT__DIST_EXCHANGE_TAG;
+    int64_t fp_bytes = w->fp_len * (int64_t)sizeof *w->fp;
+    ct_result res = CT_OK;
+    for (int i = 1; i < g->size && res == CT_OK; i++) {
+        x.kind = CT__DIST_RECV;
+        x.peer = (g->rank + g->size - i) % g->size;
+        x.recv = w->all_fp + (size_t)x.peer * (size_t)w->slot_len;
+        x.count = w->slot_len * (int64_t)sizeof *w->fp;
+        res = g->backend->post(g->control, &x, &w->exchange[i - 1]);
+    }
+    for (int i = 1; i < g->size && res == CT_OK; i++) {
+        x.kind = CT__DIST_SEND;
+        x.peer = (g->rank + i) % g->size;
+        x.count = fp_bytes + (ct__work_sends_inline_to(w, x.peer) ? w->inline_bytes : 0);
+        res = g->backend->post(g->control, &x, &w->exchange[g->size - 2 + i]);
+    }
+    return res;
+}
+
+/* Starts the work: its inline data is copied after its fingerprint, the
+ * exchange is posted, and the work joins its group's pending list. */
 static ct_result ct__work_start(ct_work *w)
 {
-    ct__dist_op exchange;
-    memset(&exchange, 0, sizeof exchange);
-    exchange.dtype = CT_I64;
-    exchange.count = w->fp_len;
-    exchange.send = w->fp;
-    exchange.recv = w->all_fp;
-    exchange.root = -1;
-    exchange.tag = 2 * w->op.tag + 1; /* the data uses 2 * tag */
-    if (w->op.kind == CT__DIST_SEND || w->op.kind == CT__DIST_RECV) {
-        exchange.kind = w->op.kind;
-        exchange.peer = w->op.peer;
-    } else
-        exchange.kind = CT__DIST_ALLGATHER;
-    w->started = ct__dist_seconds();
+    int64_t bytes = ct__work_data_bytes(w);
+    w->inline_data = ct__work_goes_inline(w, bytes);
+    w->inline_bytes = w->inline_data ? bytes : 0;
+    if (w->inline_bytes > 0) memcpy(w->fp + w->fp_len, w->op.send, (size_t)w->inline_bytes);
     ct_work **link = &w->group->pending;
     while (*link) link = &(*link)->next_pending;
     *link = w;
-    ct_result res = w->group->backend->post(w->group->control, &exchange, &w->request);
-    if (res != CT_OK) ct__work_end(w, res, ct_last_error());
+    ct_result res = ct__work_post_exchange(w);
+    if (res != CT_OK) ct__work_note_failure(w, res, ct_last_error());
     return res;
 }
 
@@ -1098,14 +1342,17 @@ static const char *ct__work_name(const ct_work *w) { return ct__dist_kind_names[
 ct_result ct_work_wait(ct_work *w)
 {
     if (!w) return ct__dist_fail(CT_ERR_TYPE, "wait(): argument 'self' must be Work, not NULL");
-    while (!ct__work_progress(w)) {
-        if (w->group->backend->idle) w->group->backend->idle(w->group->comm, 1e-3);
+    const ct__dist_backend *b = w->group->backend;
+    for (unsigned polls = 1; !ct__work_progress(w); polls++) {
+        if (b->idle) b->idle(w->group->comm, 1e-3);
+        else if (polls % 16 != 0) continue; /* a busy wait: reading the clock costs about what a poll of MPI does */
+        if (w->started == 0) w->started = ct__dist_seconds(); /* a synchronous call's, at its first look */
         double ran = ct__dist_seconds() - w->started;
         if (ran > w->group->timeout)
             return ct__dist_fail(CT_ERR_RUNTIME,
                                  "[Rank %d] Watchdog caught collective operation timeout: %s(SeqNum=%lld, "
                                  "OpType=%s, Timeout(ms)=%.0f) ran for %.0f milliseconds before timing out.",
-                                 w->group->global[w->group->rank], w->group->backend->work_name, (long long)w->seq,
+                                 w->group->global[w->group->rank], b->work_name, (long long)w->seq,
                                  ct__work_name(w), 1e3 * w->group->timeout, 1e3 * ran);
     }
     return w->status == CT_OK ? CT_OK : ct_set_error(w->status, w->error ? w->error : "");
@@ -1144,14 +1391,16 @@ void ct_work_free(ct_work *w)
     CT_FREE(w->counts);
     CT_FREE(w->own_error);
     CT_FREE(w->error);
-    CT_FREE(w->fp);
-    CT_FREE(w);
+    ct_process_group *g = w->group;
+    if (!g->spare) g->spare = w;
+    else CT_FREE(w);
 }
 
 /* A synchronous call waits and frees; an async one hands the work out. */
 static ct_result ct__work_finish_call(ct_work *w, ct_work **async_op)
 {
     if (async_op) {
+        w->started = ct__dist_seconds();
         *async_op = w;
         ct__work_progress(w);
         return CT_OK;

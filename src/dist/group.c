@@ -82,6 +82,7 @@ static void ct__dist_group_free(ct_process_group *g)
     while (g->pending) ct_work_free(g->pending); /* unlinks itself */
     if (g->comm) g->backend->free_comm(g->comm);
     if (g->control) g->backend->free_comm(g->control);
+    CT_FREE(g->spare);
     CT_FREE(g->global);
     CT_FREE(g);
 }

@@ -1,7 +1,7 @@
 /* The distributed layer's private parts: the backend table (one per
  * communication library, as c10d has a ProcessGroup subclass per backend),
  * the process group and work structs, and the fingerprint that every
- * collective exchanges before its data. Only public ctorch functions are
+ * collective exchanges before its data (or with it). Only public ctorch functions are
  * used here, so ctorch_dist.h's implementation may sit in a file of its own. */
 #include <limits.h>
 #include <stdarg.h>
@@ -75,27 +75,45 @@ typedef struct ct__dist_backend {
 struct ct_process_group {
     const ct__dist_backend *backend;
     void *comm;       /* the data operations */
-    void *control;    /* the fingerprints: a communicator of their own, so that the
-                         ranks post the operations of each in one order */
+    void *control;    /* the fingerprint exchanges (and the data they carry): a
+                         communicator of their own, so that the ranks post the
+                         operations of each in one order */
     int rank, size;   /* in this group; rank -1 outside it */
     int *global;      /* group rank -> global rank */
     double timeout;   /* seconds */
     int64_t seq;      /* collectives started, for timeout messages */
     ct_work *pending; /* started work not yet freed, oldest first */
+    ct_work *spare;   /* a freed work's block, kept for the next (ct__work_block) */
     ct_process_group *next_group;
 };
 
-/* A fingerprint: kind, dtype, ndim, root and sizes, which must agree (the
- * first CT__FP_FIXED); whether the rank waits for the operation (a
- * synchronous call), which may differ; then, for all_to_all, the counts sent
- * to and expected from each rank. */
+/* A fingerprint: kind, device type, dtype, ndim, root and sizes, which must
+ * agree (the first CT__FP_FIXED; send and recv compare from the dtype on);
+ * whether the rank waits for the operation (a synchronous call), which may
+ * differ; then, for all_to_all, the counts sent to and expected from each
+ * rank. */
 enum {
-    CT__FP_KIND, CT__FP_DTYPE, CT__FP_NDIM, CT__FP_ROOT, CT__FP_SIZES,
+    CT__FP_KIND, CT__FP_DEVICE, CT__FP_DTYPE, CT__FP_NDIM, CT__FP_ROOT, CT__FP_SIZES,
     CT__FP_FIXED = CT__FP_SIZES + CT_MAX_DIMS,
     CT__FP_SYNC = CT__FP_FIXED,
     CT__FP_COUNTS
 };
 #define CT__FP_INVALID (-1) /* the rank's own arguments were wrong: it fails with its own error */
+
+/* A collective whose data is at most CT__DIST_INLINE_BYTES per message
+ * (its tensor, on the host) sends it inline, after its fingerprint, and
+ * completes with the exchange: one round of messages instead of two. Every
+ * rank knows the constant, so each receives into slots of this size
+ * whatever its own arguments, and a mismatch is still found from the
+ * fingerprints. Measured on OpenMPI's shared memory (bench/RESULTS.md),
+ * inline beat the two rounds from 1 KiB to 64 KiB but for one band:
+ * OpenMPI sends a message of up to 4 KiB at once (its eager limit) and
+ * makes a longer one wait until its receiver is ready, so 4 KiB of data,
+ * which MPI_Allreduce sends at once, plus a fingerprint took 3.8 times
+ * MPI_Allreduce inline and 1.5 times in two rounds. Data that fits the
+ * limit alone but not with its fingerprint goes in two rounds. */
+#define CT__DIST_INLINE_BYTES (64 << 10)
+#define CT__DIST_EAGER_BYTES (4 << 10)
 
 /* A copy done before the operation is posted or after it completed. */
 typedef struct ct__dist_copy {
@@ -107,13 +125,20 @@ typedef struct ct__dist_copy {
 typedef enum ct__work_stage { CT__WORK_FINGERPRINT, CT__WORK_DATA, CT__WORK_DONE } ct__work_stage;
 
 struct ct_work {
+    size_t block_bytes; /* the work and its buffers after it, one allocation */
     ct_process_group *group;
     ct__work_stage stage;
-    void *request;
-    double started; /* seconds, monotonic */
+    void *request; /* the data operation's */
+    void **exchange; /* the fingerprint exchange's requests, NULL once finished */
+    int n_exchange;
+    double started; /* seconds; 0 until a synchronous call's wait first looks */
     int64_t seq;
     int fp_len;
-    int64_t *fp, *all_fp; /* this rank's fingerprint and the group's (p2p: the peer's) */
+    int64_t *fp;     /* this rank's fingerprint, then its data when that goes inline */
+    int64_t *all_fp; /* the members' fingerprints (and inline data), slot_len apart (p2p: the peer's) */
+    int slot_len;
+    bool inline_data;     /* the data travels with the fingerprints: nothing is posted after them */
+    int64_t inline_bytes; /* how much of it goes in each message that carries it */
     char *own_error;      /* this rank's argument error, reported after the exchange */
     ct_result own_code;
     ct__dist_op op;

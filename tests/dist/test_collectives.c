@@ -235,6 +235,157 @@ static void test_mismatch_fails_everywhere(void)
     CHECK_OK(ct_dist_all_reduce(v, CT_REDUCE_SUM, sync_));
 }
 
+/* Below CT__DIST_INLINE_BYTES a collective's data travels with the
+ * fingerprints and each rank reduces what it received itself; above it the
+ * backend's collective does. Both paths must give what a fold in rank order
+ * gives, for every op and dtype. */
+
+/* Rank r's element i: small, so that no product of 4 ranks overflows an int8 */
+static double op_input(int r, int i, ct_dtype dtype)
+{
+    if (dtype == CT_BOOL) return (r + i) % 3 != 0;
+    if (dtype == CT_U8) return (r * 3 + i) % 4;
+    return (r * 3 + i) % 5 - 2;
+}
+
+/* The fold of every rank's element i in rank order, in double (exact for
+ * these values), as the dtype's reduction gives it. */
+static double op_expected(int i, ct_dtype dtype, ct_reduce_op op)
+{
+    double acc = op_input(0, i, dtype);
+    for (int r = 1; r < W; r++) {
+        double x = op_input(r, i, dtype);
+        if (op == CT_REDUCE_PRODUCT) acc *= x;
+        else if (op == CT_REDUCE_MIN) acc = x < acc ? x : acc;
+        else if (op == CT_REDUCE_MAX) acc = x > acc ? x : acc;
+        else acc += x;
+    }
+    if (dtype == CT_BOOL) return acc != 0;
+    if (op != CT_REDUCE_AVG) return acc;
+    return dtype == CT_F32 || dtype == CT_F64 ? acc / W : (double)((long long)acc / W); /* integers truncate */
+}
+
+/* A tensor of n elements repeating rank R's 6 inputs. */
+static ct_tensor *op_tensor(int64_t n, ct_dtype dtype)
+{
+    double six[6];
+    for (int i = 0; i < 6; i++) six[i] = op_input(R, i, dtype);
+    return ct_to(ct_repeat(ct_from_array(six, CT_SHAPE(6), CT_F64), CT_SHAPE(n / 6)), dtype);
+}
+
+static void test_reduce_ops_and_dtypes_both_paths(void)
+{
+    const ct_dtype dtypes[] = {CT_BOOL, CT_U8, CT_I8, CT_I16, CT_I32, CT_I64, CT_F32, CT_F64};
+    const ct_reduce_op ops[] = {CT_REDUCE_SUM, CT_REDUCE_AVG, CT_REDUCE_PRODUCT, CT_REDUCE_MIN, CT_REDUCE_MAX};
+    const int64_t sizes[] = {6, 6 * (CT__DIST_INLINE_BYTES / 6 + 1)}; /* inline, and above the limit in any dtype */
+    for (int d = 0; d < 8; d++)
+        for (int o = 0; o < 5; o++) {
+            if (dtypes[d] == CT_BOOL && ops[o] == CT_REDUCE_AVG) continue; /* refused, as in PyTorch */
+            double want[6], at_dst[6]; /* reduce leaves the other ranks' tensors as they were */
+            for (int i = 0; i < 6; i++) {
+                want[i] = op_expected(i, dtypes[d], ops[o]);
+                at_dst[i] = R == W - 1 ? want[i] : op_input(R, i, dtypes[d]);
+            }
+            for (int k = 0; k < 2; k++) {
+                ct_tensor *all = op_tensor(sizes[k], dtypes[d]), *reduced = op_tensor(sizes[k], dtypes[d]);
+                CHECK_OK(ct_dist_all_reduce(all, ops[o], sync_));
+                DCHECK_ARRAY(ct_narrow(all, 0, 0, 6), want, 6);
+                DCHECK_ARRAY(ct_narrow(all, 0, sizes[k] - 6, 6), want, 6);
+                CHECK_OK(ct_dist_reduce(reduced, W - 1, ops[o], sync_));
+                DCHECK_ARRAY(ct_narrow(reduced, 0, sizes[k] - 6, 6), at_dst, 6);
+            }
+        }
+}
+
+/* float32 sums whose rounding depends on the order: every rank gets the same
+ * bits on both paths, and inline exactly the fold in rank order. */
+static void test_reductions_give_the_same_bits_everywhere(void)
+{
+    const float mine = R == 0 ? 1e8f : 5; /* 1e8 + 5 + 5 rounds to 1e8 + 16, 1e8 + 10 to 1e8 + 8 */
+    float fold = 1e8f;
+    for (int r = 1; r < W; r++) fold += 5;
+    /* inline; 4 KiB, which goes in two rounds (CT__DIST_EAGER_BYTES); inline; two rounds */
+    const int64_t limit = CT__DIST_INLINE_BYTES / 4, sizes[] = {7, CT__DIST_EAGER_BYTES / 4, limit, limit + 1};
+    for (int k = 0; k < 4; k++) {
+        ct_tensor *t = ct_full(CT_SHAPE(sizes[k]), ct_float(mine), CT_F32);
+        CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_SUM, sync_));
+        if (k % 2 == 0) {
+            float got;
+            CHECK_OK(ct_copy_to_array(ct_narrow(t, 0, sizes[k] - 1, 1), &got, 1, CT_F32));
+            CHECK(memcmp(&got, &fold, sizeof got) == 0);
+        }
+        ct_tensor *everyone = ct_zeros(CT_SHAPE(W, sizes[k]), CT_F32);
+        CHECK_OK(ct_dist_all_gather_into_tensor(everyone, t, sync_));
+        for (int r = 0; r < W; r++) CHECK(ct_equal(ct_select(everyone, 0, r), t));
+    }
+}
+
+/* Empty tensors, 0-dim ones and views that are contiguous but start inside
+ * their storage go inline like any other. */
+static void test_inline_shapes(void)
+{
+    ct_tensor *empty = ct_zeros(CT_SHAPE(0, 3), CT_F32), *none = ct_zeros(CT_SHAPE(0), CT_F32);
+    CHECK_OK(ct_dist_all_reduce(empty, CT_REDUCE_SUM, sync_));
+    CHECK_OK(ct_dist_broadcast(empty, 0, sync_));
+    CHECK_OK(ct_dist_reduce(empty, 0, CT_REDUCE_MAX, sync_));
+    CHECK_OK(ct_dist_all_gather_into_tensor(none, none, sync_));
+    CHECK_INT(ct_numel(empty), 0);
+    ct_tensor *scalar = ct_scalar_tensor(ct_int(R + 1), CT_I64);
+    CHECK_OK(ct_dist_all_reduce(scalar, CT_REDUCE_SUM, sync_));
+    CHECK_INT(ct_item_int(scalar), W * (W + 1) / 2);
+    ct_tensor *m = filled(CT_SHAPE(3, 4), R, CT_F64), *row = ct_select(m, 0, 1);
+    CHECK_OK(ct_dist_all_reduce(row, CT_REDUCE_MAX, sync_));
+    CHECK_OK(ct_dist_broadcast(ct_select(m, 0, 2), 0, sync_));
+    DCHECK_VALUES(ct_select(m, 1, 0), R, W - 1, 0);
+    ct_tensor *list[8];
+    for (int i = 0; i < W; i++) list[i] = ct_zeros(CT_SHAPE(4), CT_F64);
+    CHECK_OK(ct_dist_all_gather(list, W, row, sync_));
+    for (int i = 0; i < W; i++) DCHECK_VALUES(list[i], W - 1, W - 1, W - 1, W - 1);
+}
+
+/* A mismatch is found on every rank whichever side of the limit each rank's
+ * tensor is, and a rank that waits may meet one that does not. */
+static void test_mismatch_around_the_inline_limit(void)
+{
+    const int64_t limit = CT__DIST_INLINE_BYTES / 4; /* float32 elements that go inline */
+    ct_tensor *t = ct_zeros(CT_SHAPE(R == 1 ? limit + 1 : limit), CT_F32);
+    CHECK_FAILS(ct_dist_all_reduce(t, CT_REDUCE_SUM, sync_), CT_ERR_RUNTIME, mismatch);
+    ct_tensor *big = ct_zeros(CT_SHAPE(limit + (R == 1)), R == 0 ? CT_F64 : CT_F32);
+    CHECK_FAILS(ct_dist_all_reduce(big, CT_REDUCE_SUM, sync_), CT_ERR_RUNTIME, mismatch);
+    ct_tensor *small = ct_zeros(CT_SHAPE(3), CT_F32), *large = ct_zeros(CT_SHAPE(limit * 4), CT_F32);
+    CHECK_FAILS(R == 0 ? ct_dist_all_reduce(small, CT_REDUCE_SUM, sync_) : ct_dist_broadcast(large, 0, sync_),
+                CT_ERR_RUNTIME, mismatch);
+    ct_tensor *empty = ct_zeros(CT_SHAPE(R == 0 ? 0 : 1), CT_I32);
+    CHECK_FAILS(ct_dist_all_gather_into_tensor(ct_zeros(CT_SHAPE(W * ct_numel(empty)), CT_I32), empty, sync_),
+                CT_ERR_RUNTIME, mismatch);
+    for (int k = 0; k < 2; k++) { /* rank 0 async, the others not */
+        ct_tensor *x = filled(CT_SHAPE(k ? limit * 4 : 5), R + 1, CT_F32);
+        ct_work *w = NULL;
+        CHECK_OK(ct_dist_all_reduce(x, CT_REDUCE_SUM, (ct_dist_opts){NULL, R == 0 ? &w : NULL}));
+        if (R == 0) CHECK_OK(ct_work_wait(w));
+        ct_work_free(w);
+        CHECK_NEAR(ct_item(ct_select(x, 0, 4)), W * (W + 1) / 2.0, 0);
+    }
+}
+
+/* Both paths in a group of the ranks but 0, which stays outside. */
+static void test_inline_and_not_in_a_group(void)
+{
+    int members[8], n = 0;
+    for (int i = 1; i < W; i++) members[n++] = i;
+    ct_process_group *g = ct_dist_new_group(members, n, 0);
+    const int64_t sizes[] = {3, CT__DIST_INLINE_BYTES / 4 + 1};
+    for (int k = 0; k < 2; k++) {
+        ct_tensor *t = filled(CT_SHAPE(sizes[k]), R, CT_F32);
+        CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){g, NULL}));
+        CHECK_NEAR(ct_item(ct_select(t, 0, 2)), R == 0 ? 0 : W * (W - 1) / 2.0, 0);
+        ct_tensor *odd = ct_zeros(CT_SHAPE(sizes[k] + (R == 1)), CT_F32);
+        if (n > 1 && R > 0) CHECK_FAILS(ct_dist_all_reduce(odd, CT_REDUCE_SUM, (ct_dist_opts){g, NULL}), CT_ERR_RUNTIME,
+                                        mismatch);
+    }
+    CHECK_OK(ct_dist_destroy_process_group(g));
+}
+
 static void test_argument_errors_fail_everywhere(void)
 {
     ct_tensor *t = ct_zeros(CT_SHAPE(3, 2), CT_F32);
@@ -411,10 +562,15 @@ int main(void)
     DRUN(test_all_to_all);
     DRUN(test_send_recv);
     DRUN(test_async_work);
+    DRUN(test_reduce_ops_and_dtypes_both_paths);
+    DRUN(test_reductions_give_the_same_bits_everywhere);
+    DRUN(test_inline_shapes);
     if (W > 1) {
         DRUN(test_mismatch_fails_everywhere);
         DRUN(test_argument_errors_fail_everywhere);
         DRUN(test_recv_mismatch);
+        DRUN(test_mismatch_around_the_inline_limit);
+        DRUN(test_inline_and_not_in_a_group);
         DRUN(test_timeout_then_recovery);
     }
     DRUN(test_new_group);
