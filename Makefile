@@ -6,6 +6,8 @@
 #   make fuzz          each parser under libFuzzer for FUZZ_TIME seconds (clang, libclang-rt-14-dev)
 #   make install       headers, build/libctorch.a and ctorch.pc under PREFIX (/usr/local)
 #   make test-consumer a small project using ctorch through CMake and pkg-config
+#   make test-mingw    a subset of the suite built with mingw-w64 and run under wine
+#   make test-aarch64  a subset of the suite built for aarch64 and run under qemu-user
 #   make cuda          ctorch_cuda.cu's object and the op suites linked with it (nvcc; run by make test)
 #   make cuda-emu      the op suites on ctorch_cuda.cu's host emulation (no GPU; run by make test)
 #   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), on gloo under ctorchrun, and ctorchrun's
@@ -25,6 +27,7 @@ OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -pedantic
 BUILD   ?= build
+EXE     ?=
 LDLIBS  := -lm -lpthread
 
 ifeq ($(OPENMP),1)
@@ -45,11 +48,12 @@ endif
 SRC     := $(shell find src -name '*.[ch]' -o -name '*.cu') tools/amalgamate.sh
 DIST_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/%,$(wildcard tests/dist/test_*.c))
 GLOO_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/gloo/%,$(wildcard tests/dist/test_*.c))
-TESTS   := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_*.c))
+TESTS   := $(patsubst tests/%.c,$(BUILD)/%$(EXE),$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate install test-consumer test test-build test-asan test-openblas test-tsan test-valgrind fuzz fuzz-build test-dist \
-        test-dist-asan demo tour char_transformer fashion bench bench-dist cuda cuda-emu clean
+.PHONY: all amalgamate install test-consumer test test-build cross-test test-mingw test-aarch64 test-asan test-openblas \
+        test-tsan test-valgrind fuzz fuzz-build test-dist test-dist-asan demo tour char_transformer fashion bench \
+        bench-dist cuda cuda-emu clean
 
 all: ctorch.h ctorch_dist.h $(TESTS) $(EXAMPLES) $(BUILD)/ctorchrun
 
@@ -92,7 +96,7 @@ $(BUILD)/testdev.o: tests/testdev.c tests/testdev.h ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -c $< -o $@
 
 TEST_LIBS = $(BUILD)/harness.o $(BUILD)/testdev.o $(BUILD)/libctorch.a
-$(BUILD)/test_%: tests/test_%.c $(TEST_LIBS) tests/harness.h examples/digits.h examples/gpt.h ctorch.h
+$(BUILD)/test_%$(EXE): tests/test_%.c $(TEST_LIBS) tests/harness.h examples/digits.h examples/gpt.h ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(TEST_LIBS) -o $@ $(LDFLAGS) $(LDLIBS)
 
 # The examples the suite runs, linked with the implementation compiled once:
@@ -186,6 +190,44 @@ test-build: ctorch.h
 
 test: test-build
 	@CC="$(CC)" BUILD="$(BUILD)" CUDA="$(CUDA)" CUDA_EMU="$(CUDA_EMU)" DEVICE_SUITES="$(DEVICE_SUITES)" tests/run.sh
+
+# Cross builds: the library and a subset of the suites built by another
+# compiler (no zlib, static where the runtime is not at hand), run by
+# tests/run.sh through RUN, an emulator, without the device suites' second
+# run. Neither runs the suites that compile or run host programs (readme,
+# seeds), fork (alloc_fail), read Linux's /proc (data) or need zlib
+# (device_train). README, "Build options", says why each one leaves out more.
+CROSS_LEFT_OUT   := readme seeds alloc_fail data device_train
+# Windows: the suites whose tests call glibc or POSIX (create: mallinfo2;
+# cpu_alloc: malloc_usable_size, setenv; errors_io: symlink; io:
+# sys/resource.h), and those whose golden values hold glibc's last bits of
+# pow, tanh, acosh, erfc and others, where mingw-w64's libm differs.
+MINGW_LEFT_OUT   := create cpu_alloc errors_io io decomp grad_pointwise pointwise random reduce sched
+# aarch64: glibc's hypot takes its FMA path there (grad_pointwise's hypot
+# gradient differs in the last bit); qemu-user drops madvise(MADV_HUGEPAGE),
+# which create's test_large_blocks looks for; conv, io and nn take minutes
+# under qemu.
+AARCH64_LEFT_OUT := grad_pointwise create conv io nn
+ALL_SUITES := $(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c))
+MINGW_CC   ?= x86_64-w64-mingw32-gcc
+WINE       ?= /usr/lib/wine/wine64
+AARCH64_CC ?= aarch64-linux-gnu-gcc
+QEMU       ?= qemu-aarch64
+cross-test: ctorch.h
+	@$(MAKE) -k -j$(JOBS) --no-print-directory $(SUITES:%=$(BUILD)/test_%$(EXE)) || true
+	@CC="$(CC)" BUILD="$(BUILD)" EXE="$(EXE)" RUN="$(RUN)" SUITES="$(SUITES)" DEVICE_SUITES= tests/run.sh
+
+# -mfma: mingw-w64's fma() and fmaf() round twice, where PyTorch's kernels
+# (and ctorch's, to give their bits) fuse. WINEDEBUG=-all keeps wine's own
+# diagnostics out of the tests' output.
+test-mingw:
+	@WINEPREFIX=$(CURDIR)/build-mingw/wineprefix WINEDEBUG=-all $(MAKE) --no-print-directory cross-test \
+	    BUILD=build-mingw EXE=.exe CC=$(MINGW_CC) OPT="-O2 -mfma" ZLIB=0 CUDA=0 LDFLAGS="-fopenmp -static" \
+	    RUN="$(WINE)" SUITES="$(filter-out $(CROSS_LEFT_OUT) $(MINGW_LEFT_OUT),$(ALL_SUITES))"
+
+test-aarch64:
+	@QEMU_LD_PREFIX=/usr/aarch64-linux-gnu $(MAKE) --no-print-directory cross-test BUILD=build-aarch64 \
+	    CC=$(AARCH64_CC) ZLIB=0 CUDA=0 RUN="$(QEMU)" SUITES="$(filter-out $(CROSS_LEFT_OUT) $(AARCH64_LEFT_OUT),$(ALL_SUITES))"
 
 # allocator_may_return_null: tests ask for impossible sizes and expect an error, not an abort
 test-asan:
@@ -321,4 +363,4 @@ bench-dist: ctorch.h ctorch_dist.h
 	-/usr/bin/python3 bench/dist/gloo_allreduce.py $(NP)
 
 clean:
-	rm -rf build build-asan build-blas build-tsan build-fuzz
+	rm -rf build build-asan build-blas build-tsan build-fuzz build-mingw build-aarch64

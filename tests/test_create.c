@@ -27,8 +27,18 @@ static const ct_tensor *gold(const char *fmt, ...)
     return golden("create", name);
 }
 
+/* A NaN that arithmetic makes (inf - inf) is the machine's default NaN, whose
+ * sign bit x86 sets and ARM clears. The golden values come from x86, so
+ * elsewhere such a NaN may differ from them in its sign bit alone. */
+static bool default_nan_sign_differs(uint64_t got, uint64_t want, size_t element_size, bool want_is_nan)
+{
+    volatile double inf = INFINITY;
+    uint64_t sign = 1ull << (8 * element_size - 1);
+    return want_is_nan && !signbit(inf - inf) && (want & sign) && got == (want & ~sign);
+}
+
 /* t must equal g bit for bit: dtype, shape and every byte, so that signed
- * zeros and NaN payloads count. */
+ * zeros and NaN payloads count (but for the default NaN's sign: above). */
 #define CHECK_BITS(t, g) check_bits(__FILE__, __LINE__, #t, t, g)
 static void check_bits(const char *file, int line, const char *expr, const ct_tensor *t, const ct_tensor *g)
 {
@@ -60,6 +70,7 @@ static void check_bits(const char *file, int line, const char *expr, const ct_te
         memcpy(&y, b + (size_t)i * es, es);
         ct_tensor *ti = ct_from_array(a + (size_t)i * es, CT_SHAPE0, ct_dtype_of(t));
         ct_tensor *gi = ct_from_array(b + (size_t)i * es, CT_SHAPE0, ct_dtype_of(t));
+        if (default_nan_sign_differs(x, y, es, isnan(ct_item(gi)))) continue;
         ct_test_fail(file, line, "%s[%lld] (flat) == %.17g (bits %llx), expected %.17g (bits %llx)", expr,
                      (long long)i, ct_item(ti), (unsigned long long)x, ct_item(gi), (unsigned long long)y);
         reported++;

@@ -185,6 +185,7 @@ static void train_digits(ct_device device, run *out)
 {
     ct_manual_seed(0);
     ct_dataset *digits = digits_on(device), *split[2];
+    if (!digits) return; /* (its failure is reported) */
     ct_generator *g = ct_generator_new();
     ct_generator_manual_seed(g, 0);
     CHECK_OK(ct_random_split(digits, (double[]){TRAIN, TEST}, 2, g, split));

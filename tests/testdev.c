@@ -24,7 +24,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
 #include <sys/mman.h>
+#endif
 
 #define TD_RESERVE ((size_t)64 << 30) /* address space only (MAP_NORESERVE) */
 #define TD_PAGE_SHIFT 12
@@ -80,21 +84,45 @@ static long td_block_page(const void *p)
     return (long)td_first_page[(size_t)(c - td_arena) >> TD_PAGE_SHIFT] - 1;
 }
 
-static void td_protect(long page, int prot)
+/* Address space for the arena and its page tables, none of it backed until
+ * used: readable and writable, or no access at all. (Windows reserves it,
+ * then commits a block when it is first opened.) */
+static void *td_reserve(size_t bytes, bool readable)
 {
-    mprotect(td_arena + ((size_t)page << TD_PAGE_SHIFT), (size_t)1 << td_class_at[page], prot);
+#ifdef _WIN32
+    return VirtualAlloc(NULL, bytes, readable ? MEM_RESERVE | MEM_COMMIT : MEM_RESERVE,
+                        readable ? PAGE_READWRITE : PAGE_NOACCESS);
+#else
+    void *p = mmap(NULL, bytes, readable ? PROT_READ | PROT_WRITE : PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+#endif
+}
+
+/* Open a block to the host, or seal it. */
+static void td_protect(long page, bool open)
+{
+    char *p = td_arena + ((size_t)page << TD_PAGE_SHIFT);
+    size_t n = (size_t)1 << td_class_at[page];
+#ifdef _WIN32
+    DWORD was;
+    if (open) VirtualAlloc(p, n, MEM_COMMIT, PAGE_READWRITE);
+    else VirtualProtect(p, n, PAGE_NOACCESS, &was);
+#else
+    mprotect(p, n, open ? PROT_READ | PROT_WRITE : PROT_NONE);
+#endif
 }
 
 static void td_open_locked(const void *p)
 {
     long page = td_block_page(p);
-    if (page >= 0 && td_open_count[page]++ == 0) td_protect(page, PROT_READ | PROT_WRITE);
+    if (page >= 0 && td_open_count[page]++ == 0) td_protect(page, true);
 }
 
 static void td_close_locked(const void *p)
 {
     long page = td_block_page(p);
-    if (page >= 0 && td_open_count[page] > 0 && --td_open_count[page] == 0) td_protect(page, PROT_NONE);
+    if (page >= 0 && td_open_count[page] > 0 && --td_open_count[page] == 0) td_protect(page, false);
 }
 
 /* The blocks one entry works on. */
@@ -404,20 +432,13 @@ static const ct_backend td_backend = {"testdev", td_device_count, td_alloc,     
                                       td_synchronize, td_memory_stats, td_reset_peak_memory_stats,
                                       td_empty_cache};
 
-/* Address space for the arena and its page tables, none of it backed until used. */
-static void *td_reserve(size_t bytes, int prot)
-{
-    void *p = mmap(NULL, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
-
 ct_result ct_testdev_register(void)
 {
     if (!td_arena) {
-        td_first_page = (uint32_t *)td_reserve(TD_PAGES * sizeof(uint32_t), PROT_READ | PROT_WRITE);
-        td_open_count = (uint32_t *)td_reserve(TD_PAGES * sizeof(uint32_t), PROT_READ | PROT_WRITE);
-        td_class_at = (uint8_t *)td_reserve(TD_PAGES, PROT_READ | PROT_WRITE);
-        td_arena = (char *)td_reserve(TD_RESERVE, PROT_NONE);
+        td_first_page = (uint32_t *)td_reserve(TD_PAGES * sizeof(uint32_t), true);
+        td_open_count = (uint32_t *)td_reserve(TD_PAGES * sizeof(uint32_t), true);
+        td_class_at = (uint8_t *)td_reserve(TD_PAGES, true);
+        td_arena = (char *)td_reserve(TD_RESERVE, false);
         if (!td_first_page || !td_open_count || !td_class_at || !td_arena)
             return ct_set_error(CT_ERR_MEMORY, "testdev: cannot reserve its arena");
         td_cpu = ct_backend_get(CT_DEVICE_CPU);

@@ -1,4 +1,11 @@
 /* Public base types: linkage, errors, dtypes, scalars, devices, shapes. */
+/* MinGW: the implementation formats through MinGW's C99 printf, not msvcrt's,
+ * which lacks %zu and writes three-digit exponents (1e+010) where PyTorch
+ * writes two. This takes effect where ctorch.h comes before every system
+ * header; build the implementation with -D__USE_MINGW_ANSI_STDIO=1 otherwise. */
+#if defined(__MINGW32__) && defined(CTORCH_IMPLEMENTATION) && !defined(__USE_MINGW_ANSI_STDIO)
+#define __USE_MINGW_ANSI_STDIO 1
+#endif
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

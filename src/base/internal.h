@@ -40,7 +40,11 @@
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
+#ifdef __MINGW_PRINTF_FORMAT /* MinGW: gcc's printf is msvcrt's, but ctorch's may be MinGW's own (base.h) */
+#define CT__PRINTF(f, a) __attribute__((format(__MINGW_PRINTF_FORMAT, f, a)))
+#else
 #define CT__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
 #define CT__ATOMIC_INC(p) __atomic_add_fetch(p, 1, __ATOMIC_RELAXED)
 #define CT__ATOMIC_DEC(p) __atomic_sub_fetch(p, 1, __ATOMIC_ACQ_REL)
 #define CT__ATOMIC_LOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)

@@ -7,7 +7,10 @@
  * op a seventh of its time). The buffers and blocks are freed when their
  * thread exits: the thread's first one registers them with a pthread key
  * whose destructor frees them (DataLoader workers and the caller's own
- * threads come and go; the main thread's last until the process ends). */
+ * threads come and go; the main thread's last until the process ends).
+ * The key holds a heap copy that the thread-local variable points to, not
+ * the variable itself: where thread-locals are emulated (MinGW's emutls)
+ * their memory may be gone before the key's destructor runs. */
 
 #include <pthread.h>
 
@@ -39,10 +42,9 @@ typedef struct ct__scratch {
     size_t cap[CT__SCRATCH_SLOTS];
     void *blocks[CT__BLOCKS_KEPT]; /* freed blocks of CT__HOSTED_BLOCK bytes */
     int nblocks;
-    bool registered; /* with ct__scratch_key, to be freed at the thread's exit */
 } ct__scratch;
 
-static CT__TLS ct__scratch ct__thread_scratch;
+static CT__TLS ct__scratch *ct__thread_scratch;
 static pthread_key_t ct__scratch_key;
 static pthread_once_t ct__scratch_once = PTHREAD_ONCE_INIT;
 static bool ct__scratch_key_made;
@@ -56,28 +58,34 @@ static void ct__scratch_free(void *p)
         s->cap[i] = 0;
     }
     while (s->nblocks > 0) CT_FREE(s->blocks[--s->nblocks]);
-    s->registered = false;
+    CT_FREE(s);
+    ct__thread_scratch = NULL;
 }
 
 static void ct__scratch_make_key(void) { ct__scratch_key_made = pthread_key_create(&ct__scratch_key, ct__scratch_free) == 0; }
 
-/* Whether the thread's scratch will be freed at its exit (registered now if not yet). */
-static bool ct__scratch_register(ct__scratch *s)
+/* The thread's scratch, made and registered to be freed at its exit on the
+ * first call; NULL when that fails (out of memory). */
+static ct__scratch *ct__my_scratch(void)
 {
-    if (!s->registered) {
-        pthread_once(&ct__scratch_once, ct__scratch_make_key);
-        s->registered = ct__scratch_key_made && pthread_setspecific(ct__scratch_key, s) == 0;
+    if (ct__thread_scratch) return ct__thread_scratch;
+    pthread_once(&ct__scratch_once, ct__scratch_make_key);
+    ct__scratch *s = ct__scratch_key_made ? (ct__scratch *)CT_MALLOC(sizeof *s) : NULL;
+    if (s) memset(s, 0, sizeof *s);
+    if (s && pthread_setspecific(ct__scratch_key, s) != 0) {
+        CT_FREE(s);
+        s = NULL;
     }
-    return s->registered;
+    return ct__thread_scratch = s;
 }
 
 /* The calling thread's buffer in `slot`, grown to at least `bytes` (its
  * contents are not kept when it grows); NULL: out of memory. */
 static void *ct__scratch_get(int slot, size_t bytes)
 {
-    ct__scratch *s = &ct__thread_scratch;
+    ct__scratch *s = ct__my_scratch();
+    if (!s) return NULL;
     if (bytes <= s->cap[slot]) return s->buf[slot];
-    ct__scratch_register(s);
     void *p = CT_REALLOC(s->buf[slot], bytes);
     if (!p) return NULL;
     s->buf[slot] = p;
@@ -89,14 +97,14 @@ static void *ct__scratch_get(int slot, size_t bytes)
  * before, or a new one. NULL: out of memory. */
 static void *ct__block_get(void)
 {
-    ct__scratch *s = &ct__thread_scratch;
-    return s->nblocks > 0 ? s->blocks[--s->nblocks] : CT_MALLOC(CT__HOSTED_BLOCK);
+    ct__scratch *s = ct__thread_scratch; /* (none yet: no block kept either) */
+    return s && s->nblocks > 0 ? s->blocks[--s->nblocks] : CT_MALLOC(CT__HOSTED_BLOCK);
 }
 
 /* Frees a block of ct__block_get, or keeps it for the thread's next small tensor. */
 static void ct__block_put(void *block)
 {
-    ct__scratch *s = &ct__thread_scratch;
-    if (!CT__ASAN && s->nblocks < CT__BLOCKS_KEPT && ct__scratch_register(s)) s->blocks[s->nblocks++] = block;
+    ct__scratch *s = CT__ASAN ? NULL : ct__my_scratch();
+    if (s && s->nblocks < CT__BLOCKS_KEPT) s->blocks[s->nblocks++] = block;
     else CT_FREE(block);
 }

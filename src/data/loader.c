@@ -460,7 +460,11 @@ static bool ct__wait_slot(ct_loader *l, ct__batch_slot *slot)
 {
     struct timespec deadline;
     if (l->o.timeout > 0) {
+#ifdef TIME_UTC
         timespec_get(&deadline, TIME_UTC);
+#else /* msvcrt (MinGW's default C library) lacks C11's clock: winpthreads' timed waits use this one */
+        clock_gettime(CLOCK_REALTIME, &deadline);
+#endif
         double t = (double)deadline.tv_sec + deadline.tv_nsec * 1e-9 + l->o.timeout;
         deadline.tv_sec = (time_t)t;
         deadline.tv_nsec = (long)((t - (double)deadline.tv_sec) * 1e9);
