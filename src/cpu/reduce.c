@@ -807,16 +807,44 @@ typedef struct ct__each {
     const ct__rplan *p;
     void (*start)(void *acc, const void *ctx);
     void (*row)(void *acc, const char *x, int64_t stride, int64_t n, const void *ctx);
+    /* CT__EACH_ROWS outputs' rows at once, when only one dim is reduced
+     * (NULL: row by row): an op whose update is a chain of dependent
+     * operations (Welford's division) then runs that many chains side by
+     * side, each output's result unchanged. */
+    void (*rows)(void *const *accs, const char *const *x, int64_t stride, int64_t n, const void *ctx);
     void (*finish)(void *acc, char *out, int64_t offset, const void *ctx);
     const void *ctx;
 } ct__each;
+
+enum { CT__EACH_ROWS = 8 };
+
+/* outputs k .. k + CT__EACH_ROWS - 1 of a plan that reduces one dim */
+static void ct__each_rows(const ct__each *w, int64_t k)
+{
+    const ct__rplan *p = w->p;
+    double acc[CT__EACH_ROWS][8];
+    void *accs[CT__EACH_ROWS];
+    const char *x[CT__EACH_ROWS];
+    int64_t oo[CT__EACH_ROWS];
+    for (int r = 0; r < CT__EACH_ROWS; r++) {
+        int64_t io;
+        ct__rplan_offsets(p, 1, p->ndim, k + r, &oo[r], &io);
+        accs[r] = acc[r];
+        x[r] = p->in + io;
+        w->start(acc[r], w->ctx);
+    }
+    w->rows(accs, x, p->is[0], p->shape[0], w->ctx);
+    for (int r = 0; r < CT__EACH_ROWS; r++) w->finish(acc[r], p->out + oo[r], oo[r], w->ctx);
+}
 
 static void ct__each_run(int64_t b, int64_t e, void *ctx)
 {
     const ct__each *w = (const ct__each *)ctx;
     const ct__rplan *p = w->p;
-    int64_t rows = ct__rplan_count(p, 1, CT__MAX(1, p->nred));
-    for (int64_t k = b; k < e; k++) {
+    int64_t rows = ct__rplan_count(p, 1, CT__MAX(1, p->nred)), k = b;
+    if (w->rows && p->nred == 1)
+        for (; k + CT__EACH_ROWS <= e; k += CT__EACH_ROWS) ct__each_rows(w, k);
+    for (; k < e; k++) {
         double acc[8]; /* room for any accumulator */
         int64_t oo, io;
         ct__rplan_offsets(p, p->nred, p->ndim, k, &oo, &io);
@@ -869,6 +897,50 @@ static void ct__welford_row(void *acc, const char *x, int64_t stride, int64_t n,
         w->n++;
         w->mean += delta / (double)w->n;
         w->m2 = fma(delta, v - w->mean, w->m2);
+    }
+}
+
+/* ct__welford_row over CT__EACH_ROWS rows, in step: the same operations on
+ * each, the rows' divisions independent. Float and double rows are read
+ * directly (no dtype switch in the loop), which lets the compiler vectorise
+ * across the rows. */
+#define CT__WELFORD_ROWS(T)                                                                                         \
+    static void ct__welford_rows_##T(ct__welford *const *w, const char *const *x, int64_t stride, int64_t n)      \
+    {                                                                                                               \
+        double mean[CT__EACH_ROWS], m2[CT__EACH_ROWS];                                                              \
+        int64_t count = w[0]->n;                                                                                    \
+        for (int r = 0; r < CT__EACH_ROWS; r++) {                                                                   \
+            mean[r] = w[r]->mean;                                                                                   \
+            m2[r] = w[r]->m2;                                                                                       \
+        }                                                                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                                           \
+            double c = (double)++count;                                                                             \
+            for (int r = 0; r < CT__EACH_ROWS; r++) {                                                               \
+                double v = *(const T *)(x[r] + i * stride), delta = v - mean[r];                                    \
+                mean[r] += delta / c;                                                                               \
+                m2[r] = fma(delta, v - mean[r], m2[r]);                                                             \
+            }                                                                                                       \
+        }                                                                                                           \
+        for (int r = 0; r < CT__EACH_ROWS; r++) {                                                                   \
+            w[r]->n = count;                                                                                        \
+            w[r]->mean = mean[r];                                                                                   \
+            w[r]->m2 = m2[r];                                                                                       \
+        }                                                                                                           \
+    }
+CT__WELFORD_ROWS(float)
+CT__WELFORD_ROWS(double)
+#undef CT__WELFORD_ROWS
+
+static void ct__welford_rows(void *const *accs, const char *const *x, int64_t stride, int64_t n, const void *ctx)
+{
+    ct__welford *const *w = (ct__welford *const *)accs;
+    ct_dtype dt = ((const ct__var_ctx *)ctx)->dt;
+    if (dt == CT_F32) {
+        ct__welford_rows_float(w, x, stride, n);
+    } else if (dt == CT_F64) {
+        ct__welford_rows_double(w, x, stride, n);
+    } else {
+        for (int r = 0; r < CT__EACH_ROWS; r++) ct__welford_row(w[r], x[r], stride, n, ctx);
     }
 }
 
@@ -1061,6 +1133,7 @@ static void ct__reduce_var(const ct__rplan *p, ct_dtype dt, const ct__rargs *arg
     w.p = p;
     w.start = ct__welford_start;
     w.row = ct__welford_row;
+    w.rows = ct__welford_rows;
     w.finish = ct__welford_finish;
     w.ctx = &c;
     ct__run_each(&w);
@@ -1078,6 +1151,7 @@ static void ct__reduce_norm(const ct__rplan *p, ct_dtype dt, const ct__rargs *ar
     w.p = p;
     w.start = ct__norm_start;
     w.row = fast ? ct__norm_fast_row : ct__norm_row;
+    w.rows = NULL;
     w.finish = ct__norm_finish;
     w.ctx = &c;
     ct__run_each(&w);
