@@ -355,6 +355,14 @@ static void test_loader_worker_seeds_match_pytorch(void)
     ct_generator_free(g);
 }
 
+/* Holds the first batch (taken stays 0) until some worker has started a
+ * later one, or 10 s have passed: a prefetching loader starts it unasked,
+ * so most_ahead >= 1 does not hang on which thread the scheduler runs first. */
+static void wait_until_ahead(probe *p)
+{
+    for (int ms = 0; ms < 10000 && __atomic_load_n(&p->most_ahead, __ATOMIC_RELAXED) < 1; ms++) sleep_ms(1);
+}
+
 static void test_loader_keeps_order_and_bounds_in_flight(void)
 {
     for (int workers = 1; workers <= 3; workers++) {
@@ -372,6 +380,7 @@ static void test_loader_keeps_order_and_bounds_in_flight(void)
                 CHECK_INT(ct_item_int(ct_select(b.field[2], 0, j)), 3 * k + j);
                 CHECK_INT(ct_item_int(ct_select(b.field[1], 0, j)), k % workers);
             }
+            if (k == 0) wait_until_ahead(&p);
             __atomic_store_n(&p.taken, ++k, __ATOMIC_RELEASE);
         }
         CHECK_INT(k, 20);
