@@ -432,6 +432,19 @@ static cu_layout cu_layout_of(const ct_tensor *out, const ct_tensor *const *ops,
     return l;
 }
 
+/* f(T()) for T the unsigned type of an element's width (1, 2, 4 or 8
+ * bytes): the kernels that move elements without reading them as numbers
+ * are instantiated per width, not per dtype. */
+template <typename F> static void cu_by_width(size_t width, F f)
+{
+    switch (width) {
+    case 1: f(uint8_t()); break;
+    case 2: f(uint16_t()); break;
+    case 4: f(uint32_t()); break;
+    default: f(uint64_t()); break;
+    }
+}
+
 /* ---------------------------------------------------------------- fill */
 
 /* Element k of p = v, T an unsigned type of the element's width. */
@@ -458,12 +471,7 @@ static void cu_fill(ct_tensor *dst, const void *elem)
     if (n == 0) return;
     cu_layout l = cu_layout_of(dst, NULL, 0);
     cu_use(cu_index_of(dst));
-    switch (ct_dtype_size(dst->dtype)) {
-    case 1: cu_fill_as<uint8_t>(ct_data_ptr(dst), elem, l, n); break;
-    case 2: cu_fill_as<uint16_t>(ct_data_ptr(dst), elem, l, n); break;
-    case 4: cu_fill_as<uint32_t>(ct_data_ptr(dst), elem, l, n); break;
-    default: cu_fill_as<uint64_t>(ct_data_ptr(dst), elem, l, n); break;
-    }
+    cu_by_width(ct_dtype_size(dst->dtype), [&](auto w) { cu_fill_as<decltype(w)>(ct_data_ptr(dst), elem, l, n); });
 }
 
 /* ---------------------------------------------------------------- copies */
@@ -508,12 +516,8 @@ static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
     }
     if (same && dst_dev && src_dev && cu_index_of(dst) == cu_index_of(src)) {
         cu_use(index);
-        switch (ct_dtype_size(dst->dtype)) {
-        case 1: cu_copy_as<uint8_t>(dst, src, n); return;
-        case 2: cu_copy_as<uint16_t>(dst, src, n); return;
-        case 4: cu_copy_as<uint32_t>(dst, src, n); return;
-        default: cu_copy_as<uint64_t>(dst, src, n); return;
-        }
+        cu_by_width(ct_dtype_size(dst->dtype), [&](auto w) { cu_copy_as<decltype(w)>(dst, src, n); });
+        return;
     }
     cu_finish_all();
     cu_cpu()->copy(dst, src, false);
@@ -586,12 +590,7 @@ static bool cu_gather(ct__index_job *job)
     cu_use(index);
     int found = 0;
     if (cu_ok(cudaMemsetAsync(bad, 0, sizeof *bad, 0))) {
-        switch (ct_dtype_size(job->dst->dtype)) {
-        case 1: cu_gather_as<uint8_t>(job, l, n, bad); break;
-        case 2: cu_gather_as<uint16_t>(job, l, n, bad); break;
-        case 4: cu_gather_as<uint32_t>(job, l, n, bad); break;
-        default: cu_gather_as<uint64_t>(job, l, n, bad); break;
-        }
+        cu_by_width(ct_dtype_size(job->dst->dtype), [&](auto w) { cu_gather_as<decltype(w)>(job, l, n, bad); });
         if (cu_ok(cudaGetLastError())) cu_ok(cudaMemcpy(&found, bad, sizeof found, cudaMemcpyDeviceToHost));
     }
     job->out_of_range = found != 0;
