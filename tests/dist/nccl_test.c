@@ -21,8 +21,6 @@ static bool same_values(const ct_tensor *t, const ct_tensor *want)
     return host && ct_dtype_of(host) == ct_dtype_of(want) && ct_equal(host, want);
 }
 
-static ct_tensor *on_gpu(ct_tensor *t) { return ct_cuda(t); }
-
 static void test_init_without_gpu(void)
 {
     int port = free_port();
@@ -45,11 +43,11 @@ static void test_all_reduce_every_dtype(void)
         for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
             bool integral = dtypes[i] == CT_I64 || dtypes[i] == CT_I32 || dtypes[i] == CT_U8;
             if (integral && ops[k] == CT_REDUCE_AVG) continue; /* PyTorch's AVG is for floating types */
-            ct_tensor *want = ct_to(base, dtypes[i]), *t = on_gpu(want);
+            ct_tensor *want = ct_to(base, dtypes[i]), *t = ct_cuda(want);
             CHECK_OK(ct_dist_all_reduce(t, ops[k], world));
             CHECK(same_values(t, want));
         }
-    ct_tensor *flags = ct_from_array((bool[]){true, false}, CT_SHAPE(2), CT_BOOL), *t = on_gpu(flags);
+    ct_tensor *flags = ct_from_array((bool[]){true, false}, CT_SHAPE(2), CT_BOOL), *t = ct_cuda(flags);
     CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_SUM, world)); /* a max for booleans */
     CHECK(same_values(t, flags));
     CHECK_FAILS(ct_dist_all_reduce(t, CT_REDUCE_AVG, world), CT_ERR_RUNTIME, "Cannot use ReduceOp.AVG with boolean inputs");
@@ -59,7 +57,7 @@ static void test_all_reduce_every_dtype(void)
  * still on the device's stream when all_reduce is called. */
 static void test_after_queued_kernels(void)
 {
-    ct_tensor *x = on_gpu(ct_arange(ct_int(0), ct_int(1 << 22), ct_int(1), CT_F32));
+    ct_tensor *x = ct_cuda(ct_arange(ct_int(0), ct_int(1 << 22), ct_int(1), CT_F32));
     ct_tensor *y = ct_mul_scalar(ct_add(x, x), ct_float(0.5));
     CHECK_OK(ct_dist_all_reduce(y, CT_REDUCE_SUM, world));
     CHECK(same_values(y, ct_arange(ct_int(0), ct_int(1 << 22), ct_int(1), CT_F32)));
@@ -68,29 +66,29 @@ static void test_after_queued_kernels(void)
 static void test_broadcast_reduce_and_gathers(void)
 {
     ct_tensor *want = ct_from_array((float[]){1, -2, 3, 4}, CT_SHAPE(2, 2), CT_F32);
-    ct_tensor *t = on_gpu(want);
+    ct_tensor *t = ct_cuda(want);
     CHECK_OK(ct_dist_broadcast(t, 0, world));
     CHECK(same_values(t, want));
     CHECK_OK(ct_dist_reduce(t, 0, CT_REDUCE_MAX, world));
     CHECK(same_values(t, want));
 
-    ct_tensor *list[1] = {on_gpu(ct_zeros(CT_SHAPE(2, 2), CT_F32))};
+    ct_tensor *list[1] = {ct_cuda(ct_zeros(CT_SHAPE(2, 2), CT_F32))};
     CHECK_OK(ct_dist_all_gather(list, 1, t, world));
     CHECK(same_values(list[0], want));
-    ct_tensor *flat = on_gpu(ct_zeros(CT_SHAPE(2, 2), CT_F32));
+    ct_tensor *flat = ct_cuda(ct_zeros(CT_SHAPE(2, 2), CT_F32));
     CHECK_OK(ct_dist_all_gather_into_tensor(flat, t, world));
     CHECK(same_values(flat, want));
 
-    ct_tensor *gathered[1] = {on_gpu(ct_zeros(CT_SHAPE(2, 2), CT_F32))};
+    ct_tensor *gathered[1] = {ct_cuda(ct_zeros(CT_SHAPE(2, 2), CT_F32))};
     CHECK_OK(ct_dist_gather(t, gathered, 1, 0, world));
     CHECK(same_values(gathered[0], want));
-    ct_tensor *out = on_gpu(ct_zeros(CT_SHAPE(2, 2), CT_F32));
+    ct_tensor *out = ct_cuda(ct_zeros(CT_SHAPE(2, 2), CT_F32));
     CHECK_OK(ct_dist_scatter(out, (ct_tensor *[]){t}, 1, 0, world));
     CHECK(same_values(out, want));
-    ct_tensor *reduced = on_gpu(ct_zeros(CT_SHAPE(2, 2), CT_F32));
+    ct_tensor *reduced = ct_cuda(ct_zeros(CT_SHAPE(2, 2), CT_F32));
     CHECK_OK(ct_dist_reduce_scatter(reduced, (ct_tensor *[]){t}, 1, CT_REDUCE_SUM, world));
     CHECK(same_values(reduced, want));
-    ct_tensor *moved = on_gpu(ct_zeros(CT_SHAPE(2, 2), CT_F32));
+    ct_tensor *moved = ct_cuda(ct_zeros(CT_SHAPE(2, 2), CT_F32));
     CHECK_OK(ct_dist_all_to_all((ct_tensor *[]){moved}, (ct_tensor *[]){t}, 1, world));
     CHECK(same_values(moved, want));
 }
@@ -100,15 +98,15 @@ static void test_cpu_tensors_refused(void)
     ct_tensor *host = ct_ones(CT_SHAPE(3), CT_F32);
     CHECK_FAILS(ct_dist_all_reduce(host, CT_REDUCE_SUM, world), CT_ERR_RUNTIME, "Tensors must be CUDA and dense");
     ct_tensor *list[1] = {host};
-    CHECK_FAILS(ct_dist_all_gather(list, 1, on_gpu(host), world), CT_ERR_RUNTIME, "Tensors must be CUDA and dense");
-    ct_tensor *t = on_gpu(host); /* the group still works */
+    CHECK_FAILS(ct_dist_all_gather(list, 1, ct_cuda(host), world), CT_ERR_RUNTIME, "Tensors must be CUDA and dense");
+    ct_tensor *t = ct_cuda(host); /* the group still works */
     CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_SUM, world));
     CHECK(same_values(t, host));
 }
 
 static void test_async_work_and_barrier(void)
 {
-    ct_tensor *want = ct_full(CT_SHAPE(1000), ct_float(2.5), CT_F32), *t = on_gpu(want);
+    ct_tensor *want = ct_full(CT_SHAPE(1000), ct_float(2.5), CT_F32), *t = ct_cuda(want);
     ct_work *work = NULL;
     CHECK_OK(ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){NULL, &work}));
     CHECK(work != NULL);
@@ -133,7 +131,7 @@ static void test_ddp_step(void)
     ct_module *ddp = ct_ddp(twin, ct_ddp_opts_init());
     CHECK(ddp != NULL);
     if (!ddp) return;
-    ct_tensor *x = on_gpu(ct_randn(CT_SHAPE(8, 4), CT_F32, NULL));
+    ct_tensor *x = ct_cuda(ct_randn(CT_SHAPE(8, 4), CT_F32, NULL));
     CHECK_OK(ct_backward(ct_sum(ct_forward(plain, x)), NULL, (ct_backward_opts){0}));
     CHECK_OK(ct_backward(ct_sum(ct_forward(ddp, x)), NULL, (ct_backward_opts){0}));
     ct_tensor_list a = ct_module_parameters(plain, true), b = ct_module_parameters(ct_ddp_module(ddp), true);
