@@ -164,8 +164,8 @@ $(BUILD)/cuda-emu/emu.o: tests/cuda_emu/emu.cpp
 	$(CXX) $(EMU_FLAGS) -c $< -o $@
 
 $(EMU_PROGS): $(BUILD)/cuda-emu/%: tests/%.c $(EMU_OBJS) $(TEST_LIBS) tests/harness.h examples/digits.h examples/gpt.h ctorch.h
-	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' $< $(EMU_OBJS) $(TEST_LIBS) -o $@ $(LDFLAGS) \
-	    $(LDLIBS) -lstdc++
+	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. -Itests -DCT_BUILD_DIR='"$(BUILD)"' -DCT_CUDA_EMU $< $(EMU_OBJS) $(TEST_LIBS) \
+	    -o $@ $(LDFLAGS) $(LDLIBS) -lstdc++
 
 $(BUILD)/cuda-emu/nccl_test: tests/dist/nccl_test.c tests/dist/free_port.h $(EMU_OBJS) $(TEST_LIBS) tests/harness.h \
                              ctorch.h ctorch_dist.h

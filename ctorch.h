@@ -344,6 +344,73 @@ typedef struct ct_device_guard {
 CTORCH_API ct_device_guard ct_device_guard_begin(ct_device d);
 CTORCH_API void ct_device_guard_end(ct_device_guard g);
 
+/* ---------------------------------------------------------------- streams and events */
+
+/* torch.cuda.Stream: a queue of work on one device, run in order; work on
+ * two streams may run at once. Each device has a default stream (id 0),
+ * and each thread a current stream per device, where ops queue their
+ * kernels (initially the default one). A stream ctorch hands out is one of
+ * the device's pool, as PyTorch's are: 32 per priority, given round robin,
+ * never destroyed. The CPU has no streams: the functions below refuse it
+ * with PyTorch's words. */
+typedef struct ct_stream {
+    ct_device device;
+    int64_t id; /* 0: the default stream */
+} ct_stream;
+/* torch.cuda.Stream(device, priority): priority 0 (low) or negative (high). */
+CTORCH_API ct_result ct_stream_new(ct_device device, int priority, ct_stream *out);
+/* torch.cuda.current_stream(device), torch.cuda.default_stream(device). */
+CTORCH_API ct_result ct_current_stream(ct_device device, ct_stream *out);
+CTORCH_API ct_result ct_default_stream(ct_device device, ct_stream *out);
+/* torch.cuda.set_stream(s): s becomes the calling thread's current stream
+ * of s's device. */
+CTORCH_API ct_result ct_set_stream(ct_stream s);
+/* `with torch.cuda.stream(s):` s is current on the calling thread (for
+ * its device) until the matching ct_stream_guard_end puts back the stream
+ * it replaced. Guards nest; a guard whose begin failed restores nothing. */
+typedef struct ct_stream_guard {
+    ct_stream previous;
+    bool active;
+} ct_stream_guard;
+CTORCH_API ct_stream_guard ct_stream_guard_begin(ct_stream s);
+CTORCH_API void ct_stream_guard_end(ct_stream_guard g);
+/* Stream.cuda_stream: the device's own handle of s (a cudaStream_t on
+ * CUDA; NULL for its default stream), for code that queues work of its
+ * own in order with ctorch's. */
+CTORCH_API ct_result ct_stream_handle(ct_stream s, void **out);
+/* Stream.synchronize(): wait until the work queued on s has finished. */
+CTORCH_API ct_result ct_stream_synchronize(ct_stream s);
+/* Stream.query(): *done = whether the work queued on s has finished. */
+CTORCH_API ct_result ct_stream_query(ct_stream s, bool *done);
+/* Stream.wait_stream(other): work queued on s from now on waits for the
+ * work queued on other so far (the host does not wait). */
+CTORCH_API ct_result ct_stream_wait_stream(ct_stream s, ct_stream other);
+
+/* torch.cuda.Event: a point in a stream's work, to wait for or to time.
+ * Made on the device of the first stream it is recorded on. */
+typedef struct ct_event ct_event;
+typedef struct ct_event_opts {
+    bool enable_timing; /* elapsed_time may read it */
+    bool blocking;      /* synchronize sleeps instead of spinning */
+} ct_event_opts;
+/* torch.cuda.Event(enable_timing, blocking); NULL with the error set when
+ * out of memory. */
+CTORCH_API ct_event *ct_event_new(ct_event_opts opts);
+CTORCH_API void ct_event_free(ct_event *e);
+/* Event.record(stream): e marks the work queued on s so far. */
+CTORCH_API ct_result ct_event_record(ct_event *e, ct_stream s);
+/* Event.wait(stream) / Stream.wait_event(e): work queued on s from now on
+ * waits for the work e marks (nothing, when e was never recorded). */
+CTORCH_API ct_result ct_event_wait(ct_event *e, ct_stream s);
+/* Event.synchronize(): the host waits for the work e marks. */
+CTORCH_API ct_result ct_event_synchronize(ct_event *e);
+/* Event.query(): *done = whether the work e marks has finished (true for
+ * an event never recorded). */
+CTORCH_API ct_result ct_event_query(ct_event *e, bool *done);
+/* Event.elapsed_time(end): milliseconds from start to end, both recorded
+ * with enable_timing and finished. */
+CTORCH_API ct_result ct_event_elapsed_time(const ct_event *start, const ct_event *end, float *ms);
+
 /* ---------------------------------------------------------------- shapes */
 
 /* A list of sizes (or of dims, strides, indices): what a Python tuple of ints
@@ -422,6 +489,10 @@ CTORCH_API int64_t ct_storage_offset(const ct_tensor *t);        /* Tensor.stora
 CTORCH_API void *ct_data_ptr(const ct_tensor *t);
 /* Tensor.storage().data_ptr(): equal for every view of one storage. */
 CTORCH_API void *ct_storage_data_ptr(const ct_tensor *t);
+/* Tensor.record_stream(s): t's memory is in use on stream s too, so the
+ * caching allocator does not hand it out again, once t is freed, before
+ * the work queued on s by then has finished. */
+CTORCH_API ct_result ct_record_stream(const ct_tensor *t, ct_stream s);
 /* Tensor.requires_grad / requires_grad_(). Only floating tensors may require grad. */
 CTORCH_API bool ct_requires_grad(const ct_tensor *t);
 CTORCH_API ct_result ct_requires_grad_(ct_tensor *t, bool requires_grad);
@@ -5238,6 +5309,31 @@ typedef struct ct__bn_stats_job {
     void *mean, *var_sum;
 } ct__bn_stats_job;
 
+/* A device's streams and events (ct_stream, ct_event): streams are ids, 0
+ * the default one, others from create; events the backend's handles.
+ * Each returns CT_OK, else the error set in PyTorch's words. */
+typedef struct ct_stream_kernels {
+    ct_result (*create)(int device_index, int priority, int64_t *id);
+    /* The calling thread's current stream of a device, and setting it. */
+    int64_t (*current)(int device_index);
+    ct_result (*set_current)(int device_index, int64_t id);
+    /* The device's own handle of the stream (Stream.cuda_stream). */
+    ct_result (*handle)(int device_index, int64_t id, void **out);
+    ct_result (*synchronize)(int device_index, int64_t id);
+    ct_result (*query)(int device_index, int64_t id, bool *done);
+    ct_result (*event_create)(int device_index, bool timing, bool blocking, void **event);
+    void (*event_destroy)(int device_index, void *event);
+    /* event marks the work queued on the stream so far; the stream waits for an event. */
+    ct_result (*event_record)(void *event, int device_index, int64_t id);
+    ct_result (*event_wait)(void *event, int device_index, int64_t id);
+    ct_result (*event_synchronize)(void *event);
+    ct_result (*event_query)(void *event, bool *done);
+    ct_result (*event_elapsed_time)(void *start, void *end, float *ms);
+    /* The block at ptr (a storage's base, from alloc on device_index) is in
+     * use on stream id of stream_device too (Tensor.record_stream). */
+    ct_result (*record_stream)(void *ptr, int device_index, int stream_device, int64_t id);
+} ct_stream_kernels;
+
 /* What a device provides (ggml-backend's idea: one table per device type). */
 typedef struct ct_backend {
     const char *name; /* the device type's name in strings: "cpu", "cuda", a PrivateUse1 name */
@@ -5292,10 +5388,12 @@ typedef struct ct_backend {
     void (*memory_stats)(int device_index, ct_memory_counters *out);
     void (*reset_peak_memory_stats)(int device_index);
     void (*empty_cache)(int device_index);
+    /* Streams and events (optional: NULL where the device has none). */
+    const ct_stream_kernels *streams;
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */
-#define CT_BACKEND_ABI_VERSION 3
+#define CT_BACKEND_ABI_VERSION 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -26618,7 +26716,7 @@ static const ct_backend ct__cpu_backend = {"cpu",           ct__cpu_device_count
                                            ct__cpu_conv,    ct__cpu_linmap,
                                            ct__cpu_optim_step, ct__cpu_bn_stats, ct__cpu_synchronize,
                                            ct__cpu_memory_stats, ct__cpu_reset_peak_memory_stats,
-                                           ct__cpu_empty_cache};
+                                           ct__cpu_empty_cache,  NULL /* no streams */};
 
 /* ==================== tensor/device.c ==================== */
 // >>tensor/device.c
@@ -26632,6 +26730,13 @@ static const ct_backend ct__cpu_backend = {"cpu",           ct__cpu_device_count
 static const ct_backend *ct__backends[CT_NUM_DEVICE_TYPES] = {NULL, &ct__cpu_backend, NULL, NULL};
 
 static const ct_backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }
+
+static bool ct__stream_table_whole(const ct_stream_kernels *k)
+{
+    return k->create && k->current && k->set_current && k->handle && k->synchronize && k->query && k->event_create &&
+           k->event_destroy && k->event_record && k->event_wait && k->event_synchronize && k->event_query &&
+           k->event_elapsed_time && k->record_stream;
+}
 
 ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, int abi_version)
 {
@@ -26648,7 +26753,8 @@ ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, in
         !backend->generator->seed || !backend->generator->initial_seed || !backend->generator->check_state ||
         !backend->generator->state_bytes || !backend->conv || !backend->linmap ||
         !backend->optim_step || !backend->bn_stats || !backend->synchronize ||
-        (backend->memory_stats && (!backend->reset_peak_memory_stats || !backend->empty_cache)))
+        (backend->memory_stats && (!backend->reset_peak_memory_stats || !backend->empty_cache)) ||
+        (backend->streams && !ct__stream_table_whole(backend->streams)))
         return ct__fail(CT_ERR_VALUE, "register_backend(): the backend table has an empty entry");
     ct__backends[type] = backend;
     return CT_OK;
@@ -26806,6 +26912,187 @@ ct_result ct_empty_cache(ct_device d)
     ct_result r = ct__stats_backend(&d, &be);
     if (r == CT_OK) be->empty_cache(d.index);
     return r;
+}
+
+/* ---------------------------------------------------------------- streams and events */
+
+/* The stream functions of device *d (resolved), which must have streams:
+ * PyTorch's words for one that has none. */
+static ct_result ct__stream_backend(ct_device *d, const ct_stream_kernels **k)
+{
+    ct_result r = ct__device_resolve(d);
+    if (r != CT_OK) return r;
+    if ((*k = ct__backends[d->type]->streams)) return CT_OK;
+    char name[32];
+    return ct__fail(CT_ERR_VALUE, "Expected a cuda device, but got: %s", ct_device_str(*d, name, sizeof name));
+}
+
+ct_result ct_stream_new(ct_device device, int priority, ct_stream *out)
+{
+    CT__ARG_R(out, "out", 3);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&device, &k);
+    int64_t id = 0;
+    if (r == CT_OK) r = k->create(device.index, priority, &id);
+    if (r == CT_OK) *out = (ct_stream){device, id};
+    return r;
+}
+
+/* The current (or default) stream of device into *out. */
+static ct_result ct__stream_of(ct_device device, bool current, ct_stream *out)
+{
+    CT__ARG_R(out, "out", 2);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&device, &k);
+    if (r == CT_OK) *out = (ct_stream){device, current ? k->current(device.index) : 0};
+    return r;
+}
+
+ct_result ct_current_stream(ct_device device, ct_stream *out) { return ct__stream_of(device, true, out); }
+ct_result ct_default_stream(ct_device device, ct_stream *out) { return ct__stream_of(device, false, out); }
+
+ct_result ct_set_stream(ct_stream s)
+{
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    return r == CT_OK ? k->set_current(s.device.index, s.id) : r;
+}
+
+ct_stream_guard ct_stream_guard_begin(ct_stream s)
+{
+    ct_stream_guard g = {{s.device, 0}, false};
+    g.active = ct_current_stream(s.device, &g.previous) == CT_OK && ct_set_stream(s) == CT_OK;
+    return g;
+}
+
+void ct_stream_guard_end(ct_stream_guard g)
+{
+    if (g.active) ct_set_stream(g.previous);
+}
+
+ct_result ct_stream_handle(ct_stream s, void **out)
+{
+    CT__ARG_R(out, "out", 2);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    return r == CT_OK ? k->handle(s.device.index, s.id, out) : r;
+}
+
+ct_result ct_stream_synchronize(ct_stream s)
+{
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    return r == CT_OK ? k->synchronize(s.device.index, s.id) : r;
+}
+
+ct_result ct_stream_query(ct_stream s, bool *done)
+{
+    CT__ARG_R(done, "done", 2);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    return r == CT_OK ? k->query(s.device.index, s.id, done) : r;
+}
+
+struct ct_event {
+    ct_event_opts opts;
+    ct_device device;              /* CPU until the first record */
+    const ct_stream_kernels *kind; /* NULL until the first record */
+    void *handle;
+};
+
+ct_event *ct_event_new(ct_event_opts opts)
+{
+    ct_event *e = (ct_event *)CT_MALLOC(sizeof *e);
+    if (!e) {
+        CT__OOM();
+        return NULL;
+    }
+    *e = (ct_event){opts, CT_CPU, NULL, NULL};
+    return e;
+}
+
+void ct_event_free(ct_event *e)
+{
+    if (e && e->handle) e->kind->event_destroy(e->device.index, e->handle);
+    CT_FREE(e);
+}
+
+/* Made on the first stream it is recorded on; on that device only after. */
+ct_result ct_event_record(ct_event *e, ct_stream s)
+{
+    CT__ARG_R(e, "event", 1);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    if (r != CT_OK) return r;
+    if (!e->handle) {
+        r = k->event_create(s.device.index, e->opts.enable_timing, e->opts.blocking, &e->handle);
+        if (r != CT_OK) return r;
+        e->device = s.device, e->kind = k;
+    }
+    if (!ct_device_equal(e->device, s.device))
+        return ct__fail(CT_ERR_RUNTIME, "Event device %d does not match recording stream's device %d.", e->device.index,
+                        s.device.index);
+    return k->event_record(e->handle, s.device.index, s.id);
+}
+
+ct_result ct_event_wait(ct_event *e, ct_stream s)
+{
+    CT__ARG_R(e, "event", 1);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    if (r != CT_OK || !e->handle) return r;
+    return k->event_wait(e->handle, s.device.index, s.id);
+}
+
+ct_result ct_event_synchronize(ct_event *e)
+{
+    CT__ARG_R(e, "event", 1);
+    return e->handle ? e->kind->event_synchronize(e->handle) : CT_OK;
+}
+
+ct_result ct_event_query(ct_event *e, bool *done)
+{
+    CT__ARG_R(e, "event", 1);
+    CT__ARG_R(done, "done", 2);
+    if (e->handle) return e->kind->event_query(e->handle, done);
+    *done = true;
+    return CT_OK;
+}
+
+ct_result ct_event_elapsed_time(const ct_event *start, const ct_event *end, float *ms)
+{
+    CT__ARG_R(start, "start", 1);
+    CT__ARG_R(end, "end", 2);
+    CT__ARG_R(ms, "ms", 3);
+    if (!start->handle || !end->handle)
+        return ct__fail(CT_ERR_RUNTIME, "Both events must be recorded before calculating elapsed time.");
+    return start->kind->event_elapsed_time(start->handle, end->handle, ms);
+}
+
+/* Stream.wait_stream(other) is PyTorch's self.wait_event(other.record_event()). */
+ct_result ct_stream_wait_stream(ct_stream s, ct_stream other)
+{
+    ct_event *e = ct_event_new((ct_event_opts){false, false});
+    if (!e) return ct_last_error_code();
+    ct_result r = ct_event_record(e, other);
+    if (r == CT_OK) r = ct_event_wait(e, s);
+    ct_event_free(e);
+    return r;
+}
+
+ct_result ct_record_stream(const ct_tensor *t, ct_stream s)
+{
+    CT__ARG_R(t, "self", 1);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    if (r != CT_OK) return r;
+    const ct_backend *be = ct__backends[t->storage->device.type];
+    if (be->streams != k) {
+        char name[32];
+        return ct__fail(CT_ERR_NOT_IMPLEMENTED, "Could not run 'aten::record_stream' with arguments from the '%s' backend.",
+                        t->storage->device.type == CT_DEVICE_CPU ? "CPU" : ct_device_str(ct_device_of(t), name, sizeof name));
+    }
+    return t->storage->data ? k->record_stream(t->storage->data, t->storage->device.index, s.device.index, s.id) : CT_OK;
 }
 
 /* ---------------------------------------------------------------- the default device */

@@ -22,7 +22,8 @@
  * pooling, the fused optimizer steps, dtype-converting copies) runs the
  * CPU's kernel on the same managed memory after the device has finished
  * its queued work: correct, and as slow as a round trip; each is to move to
- * a kernel of its own. */
+ * a kernel of its own. Work queues on the calling thread's current stream
+ * (PyTorch's stream pools, events and record_stream: ct_stream, ct_event). */
 
 #define CTORCH_BACKEND
 #include "ctorch.h"
@@ -70,19 +71,24 @@ static int cu_device_count(void)
     return count;
 }
 
+/* The calling thread's current device, as CUDA's runtime has it (0 until set). */
+static thread_local int cu_current_device = 0;
+
 /* Make device index the calling thread's current one (kernels and
  * allocations go to the current device). */
 static void cu_use(int index)
 {
-    static thread_local int current = -1;
-    if (current != index && cu_ok(cudaSetDevice(index))) current = index;
+    if (cu_current_device != index && cu_ok(cudaSetDevice(index))) cu_current_device = index;
 }
 
-/* A kernel launch, nvcc's kernel<<<blocks, threads>>>(...) on the default
- * stream. A build may define it first: the tests' host emulation
- * (tests/cuda_emu) runs the kernels on the CPU. */
+/* The calling thread's current stream on its current device (stream.cu). */
+static cudaStream_t cu_stream(void);
+
+/* A kernel launch, nvcc's kernel<<<blocks, threads, 0, stream>>>(...) on
+ * the current stream. A build may define it first: the tests' host
+ * emulation (tests/cuda_emu) runs the kernels on the CPU. */
 #ifndef CU_LAUNCH
-#define CU_LAUNCH(kernel, blocks, threads, ...) kernel<<<blocks, threads>>>(__VA_ARGS__)
+#define CU_LAUNCH(kernel, blocks, threads, ...) kernel<<<blocks, threads, 0, cu_stream()>>>(__VA_ARGS__)
 #endif
 
 /* Blocks for n elements, CU_THREADS each, capped: the kernels stride over the rest. */
@@ -114,9 +120,165 @@ static const ct_backend *cu_cpu(void) { return ct_backend_get(CT_DEVICE_CPU); }
 /* The device of a job's output tensor. */
 static int cu_index_of(const ct_tensor *t) { return t->storage->device.index < 0 ? 0 : t->storage->device.index; }
 
+/* ==================== cuda/stream.cu ==================== */
+// >>cuda/stream.cu
+/* Streams and events (ct_stream, ct_event) as PyTorch 1.13's CUDA streams:
+ * each device has its legacy default stream (id 0) and two pools of 32
+ * non-blocking streams, low and high priority, made on first use and handed
+ * out round robin (ids 1 to 32 low, 33 to 64 high). Each thread has a
+ * current stream per device, where the backend queues its kernels, copies
+ * and cuBLAS calls. Pool streams do not wait for the default stream: work
+ * that crosses streams waits through events (ct_stream_wait_stream). */
+
+#include <atomic>
+
+#define CU_POOL_STREAMS 32 /* kStreamsPerPool */
+
+typedef struct cu_stream_pool {
+    std::once_flag made;
+    bool ok;
+    cudaStream_t low[CU_POOL_STREAMS], high[CU_POOL_STREAMS];
+    std::atomic<unsigned> next_low, next_high;
+} cu_stream_pool;
+
+static cu_stream_pool cu_pools[CU_MAX_DEVICES];
+static thread_local int64_t cu_current_ids[CU_MAX_DEVICES]; /* 0: the default stream */
+
+/* Device index's pools, made on first use; false (the error set) when CUDA
+ * could not make them. */
+static bool cu_pool_ready(int index)
+{
+    cu_stream_pool *p = &cu_pools[index];
+    std::call_once(p->made, [&] {
+        int lowest = 0, highest = 0;
+        cu_use(index);
+        p->ok = cu_ok(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+        for (int i = 0; i < CU_POOL_STREAMS && p->ok; i++)
+            p->ok = cu_ok(cudaStreamCreateWithPriority(&p->low[i], cudaStreamNonBlocking, lowest)) &&
+                    cu_ok(cudaStreamCreateWithPriority(&p->high[i], cudaStreamNonBlocking, highest));
+    });
+    if (!p->ok) ct_set_error(CT_ERR_RUNTIME, "CUDA error: the stream pool of this device could not be made");
+    return p->ok;
+}
+
+static bool cu_stream_id_valid(int64_t id) { return id >= 0 && id <= 2 * CU_POOL_STREAMS; }
+
+/* The CUDA stream of id on device index (NULL: the legacy default stream).
+ * id is valid and, when not 0, from the device's pools. */
+static cudaStream_t cu_stream_of(int index, int64_t id)
+{
+    if (id == 0) return NULL;
+    cu_stream_pool *p = &cu_pools[index];
+    return id <= CU_POOL_STREAMS ? p->low[id - 1] : p->high[id - 1 - CU_POOL_STREAMS];
+}
+
+/* The calling thread's current stream on its current device: where kernels queue. */
+static cudaStream_t cu_stream(void) { return cu_stream_of(cu_current_device, cu_current_ids[cu_current_device]); }
+
+static ct_result cu_check_stream(int index, int64_t id)
+{
+    if (!cu_stream_id_valid(id) || (id != 0 && !cu_pool_ready(index)))
+        return ct_set_error(CT_ERR_RUNTIME, "CUDA error: invalid resource handle");
+    return CT_OK;
+}
+
+static ct_result cu_stream_create(int index, int priority, int64_t *id)
+{
+    if (!cu_pool_ready(index)) return CT_ERR_RUNTIME;
+    cu_stream_pool *p = &cu_pools[index];
+    bool high = priority < 0;
+    unsigned k = (high ? p->next_high : p->next_low).fetch_add(1) % CU_POOL_STREAMS;
+    *id = 1 + (int64_t)k + (high ? CU_POOL_STREAMS : 0);
+    return CT_OK;
+}
+
+static int64_t cu_stream_current(int index) { return cu_current_ids[index]; }
+
+static ct_result cu_stream_set_current(int index, int64_t id)
+{
+    ct_result r = cu_check_stream(index, id);
+    if (r == CT_OK) cu_current_ids[index] = id;
+    return r;
+}
+
+static ct_result cu_stream_handle(int index, int64_t id, void **out)
+{
+    ct_result r = cu_check_stream(index, id);
+    if (r == CT_OK) *out = (void *)cu_stream_of(index, id);
+    return r;
+}
+
+static ct_result cu_stream_synchronize(int index, int64_t id)
+{
+    ct_result r = cu_check_stream(index, id);
+    if (r != CT_OK) return r;
+    cu_use(index);
+    return cu_ok(cudaStreamSynchronize(cu_stream_of(index, id))) ? CT_OK : CT_ERR_RUNTIME;
+}
+
+/* cudaSuccess: true; cudaErrorNotReady: false; anything else the error. */
+static ct_result cu_ready(cudaError_t e, bool *done)
+{
+    *done = e == cudaSuccess;
+    if (e == cudaErrorNotReady) {
+        cudaGetLastError();
+        return CT_OK;
+    }
+    return cu_ok(e) ? CT_OK : CT_ERR_RUNTIME;
+}
+
+static ct_result cu_stream_query(int index, int64_t id, bool *done)
+{
+    ct_result r = cu_check_stream(index, id);
+    if (r != CT_OK) return r;
+    cu_use(index);
+    return cu_ready(cudaStreamQuery(cu_stream_of(index, id)), done);
+}
+
+static ct_result cu_event_create(int index, bool timing, bool blocking, void **event)
+{
+    unsigned flags = (timing ? 0 : cudaEventDisableTiming) | (blocking ? cudaEventBlockingSync : 0);
+    cu_use(index);
+    return cu_ok(cudaEventCreateWithFlags((cudaEvent_t *)event, flags)) ? CT_OK : CT_ERR_RUNTIME;
+}
+
+static void cu_event_destroy(int index, void *event)
+{
+    cu_use(index);
+    cu_ok(cudaEventDestroy((cudaEvent_t)event));
+}
+
+static ct_result cu_event_record(void *event, int index, int64_t id)
+{
+    ct_result r = cu_check_stream(index, id);
+    if (r != CT_OK) return r;
+    cu_use(index);
+    return cu_ok(cudaEventRecord((cudaEvent_t)event, cu_stream_of(index, id))) ? CT_OK : CT_ERR_RUNTIME;
+}
+
+static ct_result cu_event_wait(void *event, int index, int64_t id)
+{
+    ct_result r = cu_check_stream(index, id);
+    if (r != CT_OK) return r;
+    cu_use(index);
+    return cu_ok(cudaStreamWaitEvent(cu_stream_of(index, id), (cudaEvent_t)event, 0)) ? CT_OK : CT_ERR_RUNTIME;
+}
+
+static ct_result cu_event_synchronize(void *event)
+{
+    return cu_ok(cudaEventSynchronize((cudaEvent_t)event)) ? CT_OK : CT_ERR_RUNTIME;
+}
+
+static ct_result cu_event_query(void *event, bool *done) { return cu_ready(cudaEventQuery((cudaEvent_t)event), done); }
+
+static ct_result cu_event_elapsed_time(void *start, void *end, float *ms)
+{
+    return cu_ok(cudaEventElapsedTime(ms, (cudaEvent_t)start, (cudaEvent_t)end)) ? CT_OK : CT_ERR_RUNTIME;
+}
+
 /* ==================== cuda/alloc.cu ==================== */
 // >>cuda/alloc.cu
-/* The caching allocator: PyTorch 1.13's CUDACachingAllocator on one stream.
+/* The caching allocator: PyTorch 1.13's CUDACachingAllocator.
  * Sizes are rounded up to 512 bytes. Requests of at most 1 MiB come from
  * the small pool, carved out of 2 MiB segments; larger ones from the large
  * pool, out of a 20 MiB segment below 10 MiB, else a segment of the request
@@ -130,9 +292,15 @@ static int cu_index_of(const ct_tensor *t) { return t->storage->device.index < 0
  *
  * Segments are CUDA managed memory, preferring the device, so that the CPU
  * kernels serving the op families without a CUDA kernel can read and write
- * them after a synchronize. All work goes to the default stream, in order,
- * so a block freed by one op is safe for the next. */
+ * them after a synchronize.
+ *
+ * Each segment belongs to the stream that was current when it was made, and
+ * its blocks go only to requests on that stream: work on one stream runs in
+ * order, so a block freed there is safe for the stream's next op. A block
+ * also used on other streams (record_stream) is held back when freed until
+ * an event recorded on each of those streams has passed. */
 
+#include <deque>
 #include <set>
 #include <unordered_map>
 
@@ -143,18 +311,25 @@ static int cu_index_of(const ct_tensor *t) { return t->storage->device.index < 0
 #define CU_MIN_LARGE_ALLOC ((size_t)10 << 20)  /* kMinLargeAlloc */
 #define CU_ROUND_LARGE ((size_t)2 << 20)       /* kRoundLarge */
 
+/* A stream of some device: (device, stream id). */
+typedef std::pair<int, int64_t> cu_stream_key;
+
 /* A block: all or part of a segment, linked to its neighbours in it. */
 typedef struct cu_block {
     char *ptr;
     size_t size;
     bool allocated, small;
     struct cu_block *prev, *next;
+    int64_t stream;                 /* its segment's stream, on the segment's device */
+    std::set<cu_stream_key> uses;   /* other streams it is used on (record_stream) */
+    int events;                     /* events to pass before a freed block is free */
 } cu_block;
 
-/* Free blocks, smallest first (then by address, as PyTorch's BlockComparator). */
+/* Free blocks by stream, then smallest first, then by address (PyTorch's BlockComparator). */
 struct cu_block_order {
     bool operator()(const cu_block *a, const cu_block *b) const
     {
+        if (a->stream != b->stream) return a->stream < b->stream;
         return a->size != b->size ? a->size < b->size : a->ptr < b->ptr;
     }
 };
@@ -162,7 +337,8 @@ typedef std::set<cu_block *, cu_block_order> cu_free_pool;
 
 typedef struct cu_device_cache {
     cu_free_pool small, large;
-    std::unordered_map<void *, cu_block *> live; /* allocated blocks, by address */
+    std::unordered_map<void *, cu_block *> live;             /* allocated blocks, by address */
+    std::deque<std::pair<cudaEvent_t, cu_block *>> pending; /* freed blocks' events on other streams */
     ct_memory_counters stats;
 } cu_device_cache;
 
@@ -190,23 +366,46 @@ static void cu_note_reserved(ct_memory_counters *s, int64_t bytes)
     if (s->reserved_bytes > s->peak_reserved_bytes) s->peak_reserved_bytes = s->reserved_bytes;
 }
 
-/* The smallest free block of the pool that holds size bytes, out of the pool; NULL if none. */
-static cu_block *cu_take_fitting(cu_free_pool *pool, size_t size)
+/* The smallest free block of stream's in the pool that holds size bytes,
+ * out of the pool; NULL if none. */
+static cu_block *cu_take_fitting(cu_free_pool *pool, int64_t stream, size_t size)
 {
-    cu_block key = {NULL, size, false, false, NULL, NULL};
+    cu_block key = {NULL, size, false, false, NULL, NULL, stream, {}, 0};
     auto it = pool->lower_bound(&key);
-    if (it == pool->end()) return NULL;
+    if (it == pool->end() || (*it)->stream != stream) return NULL;
     cu_block *b = *it;
     pool->erase(it);
     return b;
 }
 
+static void cu_return_block(cu_device_cache *c, cu_block *b);
+
+/* The held-back blocks whose events have passed become free (all of them,
+ * waiting for the events, when `wait`). Lock held. */
+static void cu_process_events(cu_device_cache *c, bool wait)
+{
+    for (auto it = c->pending.begin(); it != c->pending.end();) {
+        cudaError_t e = wait ? cudaEventSynchronize(it->first) : cudaEventQuery(it->first);
+        if (e == cudaErrorNotReady) {
+            cudaGetLastError();
+            ++it;
+            continue;
+        }
+        cu_ok(e); /* a failed event counts as passed: the device has failed anyway */
+        cudaEventDestroy(it->first);
+        cu_block *b = it->second;
+        it = c->pending.erase(it);
+        if (--b->events == 0) cu_return_block(c, b);
+    }
+}
+
 /* The free segments (blocks that are a whole segment) of device index go
- * back to CUDA. Lock held. */
+ * back to CUDA, after the held-back blocks' events. Lock held. */
 static void cu_release_free_segments(int index)
 {
     cu_device_cache *c = &cu_caches[index];
     cu_use(index);
+    cu_process_events(c, true);
     for (cu_free_pool *pool : {&c->small, &c->large})
         for (auto it = pool->begin(); it != pool->end();) {
             cu_block *b = *it;
@@ -257,10 +456,10 @@ static void cu_out_of_memory(int index, size_t size)
     ct_set_error(CT_ERR_MEMORY, msg);
 }
 
-/* A new segment of `size` bytes on device index, as one free block; once
- * more after the free segments went back, then NULL with the error set.
- * Lock held. */
-static cu_block *cu_new_segment(int index, size_t size, bool small)
+/* A new segment of `size` bytes on device index for stream, as one free
+ * block; once more after the free segments went back, then NULL with the
+ * error set. Lock held. */
+static cu_block *cu_new_segment(int index, int64_t stream, size_t size, bool small)
 {
     void *p = NULL;
     cu_use(index);
@@ -280,7 +479,7 @@ static cu_block *cu_new_segment(int index, size_t size, bool small)
     device.id = index;
     if (cudaMemAdvise(p, size, cudaMemAdviseSetPreferredLocation, device) != cudaSuccess) cudaGetLastError();
     cu_note_reserved(&cu_caches[index].stats, (int64_t)size);
-    return new cu_block{(char *)p, size, false, small, NULL, NULL};
+    return new cu_block{(char *)p, size, false, small, NULL, NULL, stream, {}, 0};
 }
 
 /* b keeps its first `size` bytes; the rest becomes a free block after it,
@@ -289,22 +488,25 @@ static void cu_split(cu_free_pool *pool, cu_block *b, size_t size)
 {
     size_t rest = b->size - size;
     if (b->small ? rest < CU_MIN_BLOCK : rest <= CU_SMALL_SIZE) return;
-    cu_block *r = new cu_block{b->ptr + size, rest, false, b->small, b, b->next};
+    cu_block *r = new cu_block{b->ptr + size, rest, false, b->small, b, b->next, b->stream, {}, 0};
     if (b->next) b->next->prev = r;
     b->next = r;
     b->size = size;
     pool->insert(r);
 }
 
+/* A block for nbytes on device index, for the calling thread's current stream there. */
 static void *cu_alloc(size_t nbytes, int index)
 {
     size_t size = cu_rounded(nbytes);
     bool small = size <= CU_SMALL_SIZE;
+    int64_t stream = cu_current_ids[index];
     std::lock_guard<std::mutex> hold(cu_caches_lock);
     cu_device_cache *c = &cu_caches[index];
+    cu_process_events(c, false);
     cu_free_pool *pool = cu_pool_of(c, small);
-    cu_block *b = cu_take_fitting(pool, size);
-    if (!b && !(b = cu_new_segment(index, cu_segment_size(size), small))) return NULL;
+    cu_block *b = cu_take_fitting(pool, stream, size);
+    if (!b && !(b = cu_new_segment(index, stream, cu_segment_size(size), small))) return NULL;
     cu_split(pool, b, size);
     b->allocated = true;
     c->live[b->ptr] = b;
@@ -327,6 +529,36 @@ static cu_block *cu_merge(cu_free_pool *pool, cu_block *b, cu_block *n)
     return b;
 }
 
+/* A freed block back in its pool, merged with its free neighbours. Lock held. */
+static void cu_return_block(cu_device_cache *c, cu_block *b)
+{
+    b->allocated = false;
+    cu_free_pool *pool = cu_pool_of(c, b->small);
+    if (b->next && !b->next->allocated && !b->next->events) b = cu_merge(pool, b, b->next);
+    if (b->prev && !b->prev->allocated && !b->prev->events) b = cu_merge(pool, b->prev, b);
+    pool->insert(b);
+}
+
+/* An event recorded now on each stream b was used on besides its own, b
+ * held back until they pass (PyTorch's insert_events). Where no event can
+ * be made, the stream is waited for instead. Lock held. */
+static void cu_hold_for_uses(cu_device_cache *c, cu_block *b)
+{
+    for (const cu_stream_key &use : b->uses) {
+        cudaEvent_t e;
+        cu_use(use.first);
+        cudaStream_t s = cu_stream_of(use.first, use.second);
+        if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess && cudaEventRecord(e, s) == cudaSuccess) {
+            c->pending.emplace_back(e, b);
+            b->events++;
+        } else {
+            cudaGetLastError();
+            cu_ok(cudaStreamSynchronize(s));
+        }
+    }
+    b->uses.clear();
+}
+
 static void cu_free(void *ptr, size_t nbytes, int index)
 {
     (void)nbytes; /* the block knows its size */
@@ -338,11 +570,23 @@ static void cu_free(void *ptr, size_t nbytes, int index)
     c->live.erase(it);
     c->stats.allocated_bytes -= (int64_t)b->size;
     c->stats.num_frees++;
-    b->allocated = false;
-    cu_free_pool *pool = cu_pool_of(c, b->small);
-    if (b->next && !b->next->allocated) b = cu_merge(pool, b, b->next);
-    if (b->prev && !b->prev->allocated) b = cu_merge(pool, b->prev, b);
-    pool->insert(b);
+    cu_hold_for_uses(c, b);
+    if (b->events == 0) cu_return_block(c, b);
+    else b->allocated = false;
+}
+
+/* Tensor.record_stream: the block at ptr is used on stream id of
+ * stream_device too (nothing for its own stream, or memory not from here). */
+static ct_result cu_record_stream(void *ptr, int index, int stream_device, int64_t id)
+{
+    ct_result r = cu_check_stream(stream_device, id);
+    if (r != CT_OK) return r;
+    std::lock_guard<std::mutex> hold(cu_caches_lock);
+    cu_device_cache *c = &cu_caches[index];
+    auto it = c->live.find(ptr);
+    if (it != c->live.end() && !(stream_device == index && id == it->second->stream))
+        it->second->uses.insert(cu_stream_key(stream_device, id));
+    return CT_OK;
 }
 
 static void cu_memory_stats(int index, ct_memory_counters *out)
@@ -493,8 +737,8 @@ template <typename T> static void cu_copy_as(ct_tensor *dst, const ct_tensor *sr
     cu_ok(cudaGetLastError());
 }
 
-/* dst = src. The same dtype, both dense with the same number of elements:
- * one cudaMemcpy in either direction (a copy that touches the host waits
+/* dst = src, on the current stream. The same dtype, both dense with the
+ * same number of elements: one cudaMemcpy in either direction (a copy that touches the host waits
  * for itself: the host buffer may go as soon as this returns, as pageable
  * memory makes PyTorch's non_blocking copies synchronous too). The same
  * dtype on one GPU, strided or broadcast: a kernel. Anything else (a dtype
@@ -510,8 +754,8 @@ static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
     if (same && ct_numel(src) == n && ct_is_contiguous(dst) && ct_is_contiguous(src)) {
         cu_use(index);
         size_t bytes = (size_t)n * ct_dtype_size(dst->dtype);
-        if (!cu_ok(cudaMemcpyAsync(ct_data_ptr(dst), ct_data_ptr(src), bytes, cudaMemcpyDefault, 0))) return;
-        if (!(dst_dev && src_dev) || !non_blocking) cu_ok(cudaStreamSynchronize(0));
+        if (!cu_ok(cudaMemcpyAsync(ct_data_ptr(dst), ct_data_ptr(src), bytes, cudaMemcpyDefault, cu_stream()))) return;
+        if (!(dst_dev && src_dev) || !non_blocking) cu_ok(cudaStreamSynchronize(cu_stream()));
         return;
     }
     if (same && dst_dev && src_dev && cu_index_of(dst) == cu_index_of(src)) {
@@ -589,9 +833,11 @@ static bool cu_gather(ct__index_job *job)
     cu_layout l = cu_layout_of(job->dst, ops, 2);
     cu_use(index);
     int found = 0;
-    if (cu_ok(cudaMemsetAsync(bad, 0, sizeof *bad, 0))) {
+    if (cu_ok(cudaMemsetAsync(bad, 0, sizeof *bad, cu_stream()))) {
         cu_by_width(ct_dtype_size(job->dst->dtype), [&](auto w) { cu_gather_as<decltype(w)>(job, l, n, bad); });
-        if (cu_ok(cudaGetLastError())) cu_ok(cudaMemcpy(&found, bad, sizeof found, cudaMemcpyDeviceToHost));
+        if (cu_ok(cudaGetLastError()) &&
+            cu_ok(cudaMemcpyAsync(&found, bad, sizeof found, cudaMemcpyDeviceToHost, cu_stream())))
+            cu_ok(cudaStreamSynchronize(cu_stream()));
     }
     job->out_of_range = found != 0;
     return true;
@@ -911,7 +1157,7 @@ static ct_result cu_random(const ct__random_job *job)
 
 /* ---------------------------------------------------------------- products */
 
-/* One cuBLAS handle per device, made on first use, on the default stream. */
+/* One cuBLAS handle per device, made on first use; each product sets its stream. */
 static cublasHandle_t cu_blas(int index)
 {
     static cublasHandle_t handles[CU_MAX_DEVICES];
@@ -932,7 +1178,8 @@ static bool cu_gemm_blas(const ct__gemm_job *j, cublasHandle_t h)
     if (j->M > most || j->N > most || j->K > most || j->a_ld > most || j->b_ld > most) return false;
     cublasOperation_t ta = j->a_trans ? CUBLAS_OP_T : CUBLAS_OP_N, tb = j->b_trans ? CUBLAS_OP_T : CUBLAS_OP_N;
     int m = (int)j->N, n = (int)j->M, k = (int)j->K, lda = (int)j->b_ld, ldb = (int)j->a_ld, ldc = (int)j->N;
-    cublasStatus_t st;
+    cublasStatus_t st = cublasSetStream(h, cu_stream());
+    if (st != CUBLAS_STATUS_SUCCESS) return false;
     if (j->dtype == CT_F32) {
         /* float32 stays float32 unless ct_set_allow_tf32_matmul(true), as PyTorch's allow_tf32 */
         cublasMath_t math = ct_allow_tf32_matmul() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
@@ -1029,12 +1276,17 @@ static void cu_bn_stats(const ct__bn_stats_job *job)
 
 static const ct__reduce_kernels cu_reduce_kernels = {cu_reduce, cu_along};
 
+static const ct_stream_kernels cu_streams = {
+    cu_stream_create,  cu_stream_current, cu_stream_set_current, cu_stream_handle, cu_stream_synchronize, cu_stream_query,
+    cu_event_create,   cu_event_destroy,  cu_event_record,       cu_event_wait,         cu_event_synchronize,
+    cu_event_query,    cu_event_elapsed_time, cu_record_stream};
+
 static const ct_backend cu_backend = {
     "cuda",         cu_device_count, cu_alloc,           cu_free,         cu_copy,
     cu_fill,        cu_has_pointwise, cu_pointwise,      cu_index,        cu_sorting,
     &cu_reduce_kernels, cu_gemm,     cu_range,           cu_random,       &cu_generator,
     cu_conv,        cu_linmap,       cu_optim_step,      cu_bn_stats,     cu_synchronize,
-    cu_memory_stats, cu_reset_peak_memory_stats, cu_empty_cache};
+    cu_memory_stats, cu_reset_peak_memory_stats, cu_empty_cache, &cu_streams};
 
 /* Registered before main, as a static object's constructor runs, whether or
  * not a GPU is there (device_count then says 0). */

@@ -2,10 +2,17 @@
  * 1.13's numbers: torch.cuda.memory_allocated() and memory_reserved() after
  * the same tensors (the block sizes, pools, segment sizes, splits and merges
  * of CUDACachingAllocator), empty_cache, the peaks, and the out-of-memory
- * error; and TF32 products behind allow_tf32. Linked with ctorch_cuda.cu
- * (make cuda) or its host emulation (make cuda-emu); tests/run.sh runs it as
- * cuda_backend@cuda and @cuda-emu. */
+ * error; TF32 products behind allow_tf32; streams and events, and the
+ * allocator's blocks per stream and record_stream. Linked with
+ * ctorch_cuda.cu (make cuda) or its host emulation (make cuda-emu, with
+ * CT_CUDA_EMU defined); tests/run.sh runs it as cuda_backend@cuda and
+ * @cuda-emu. The emulation runs a stream's work only when the host waits
+ * for it, so what a GPU does only sometimes (a stream reading memory before
+ * another stream has written it) it does every time: those checks run
+ * there only. */
 #include "harness.h"
+
+#include <pthread.h>
 
 #define MiB (1024 * 1024)
 
@@ -174,6 +181,215 @@ static void test_allow_tf32(void)
     CHECK_VALUES(ct_cpu(ct_mm(a, b)), CT_SHAPE(2, 2), 1 + 1.0 / 4096, 1 + 1.0 / 4096, 1 + 1.0 / 4096, 1 + 1.0 / 4096);
 }
 
+/* ---------------------------------------------------------------- streams and events */
+
+static ct_stream new_stream(int priority)
+{
+    ct_stream s = {CT_CPU, -1};
+    CHECK_OK(ct_stream_new(CT_CUDA(0), priority, &s));
+    return s;
+}
+
+static ct_stream current_stream(void)
+{
+    ct_stream s = {CT_CPU, -1};
+    CHECK_OK(ct_current_stream(CT_CUDA(0), &s));
+    return s;
+}
+
+/* torch.cuda.Stream() hands out the pool's 32 streams of a priority round
+ * robin, the high-priority ones apart; current_stream is the default one
+ * (id 0) until set_stream, and a guard puts back what it replaced. */
+static void test_stream_pool_and_current(void)
+{
+    ct_stream def = current_stream(), d0;
+    CHECK_INT(def.id, 0);
+    CHECK_OK(ct_default_stream(CT_CUDA(0), &d0));
+    CHECK_INT(d0.id, 0);
+    ct_stream first = new_stream(0), high = new_stream(-1);
+    CHECK(first.id != 0 && high.id != 0 && high.id != first.id);
+    for (int i = 1; i < 32; i++) CHECK(new_stream(0).id != first.id);
+    CHECK_INT(new_stream(0).id, first.id); /* the 33rd is the first again */
+    ct_stream_guard g = ct_stream_guard_begin(first);
+    CHECK(g.active);
+    CHECK_INT(current_stream().id, first.id);
+    ct_stream_guard inner = ct_stream_guard_begin(high);
+    CHECK_INT(current_stream().id, high.id);
+    ct_stream_guard_end(inner);
+    CHECK_INT(current_stream().id, first.id);
+    ct_stream_guard_end(g);
+    CHECK_INT(current_stream().id, 0);
+    CHECK_OK(ct_set_stream(high));
+    CHECK_INT(current_stream().id, high.id);
+    CHECK_OK(ct_set_stream(def));
+}
+
+static void *current_id_of_new_thread(void *out)
+{
+    ct_stream s = {CT_CPU, -1};
+    ct_current_stream(CT_CUDA(0), &s);
+    *(int64_t *)out = s.id;
+    return NULL;
+}
+
+/* The current stream is the calling thread's: another thread starts on the default one. */
+static void test_current_stream_per_thread(void)
+{
+    ct_stream s = new_stream(0);
+    CHECK_OK(ct_set_stream(s));
+    int64_t seen = -1;
+    pthread_t t;
+    CHECK_INT(pthread_create(&t, NULL, current_id_of_new_thread, &seen), 0);
+    pthread_join(t, NULL);
+    CHECK_INT(seen, 0);
+    CHECK_INT(current_stream().id, s.id);
+    CHECK_OK(ct_set_stream((ct_stream){CT_CUDA(0), 0}));
+}
+
+/* The CPU has no streams; a stream id the device never gave is refused;
+ * events keep PyTorch's rules. Nothing changes on an error. */
+static void test_stream_errors(void)
+{
+    ct_stream s;
+    CHECK_FAILS(ct_stream_new(CT_CPU, 0, &s), CT_ERR_VALUE, "Expected a cuda device, but got: cpu");
+    CHECK_FAILS(ct_current_stream(CT_CPU, &s), CT_ERR_VALUE, "Expected a cuda device, but got: cpu");
+    CHECK_FAILS(ct_set_stream((ct_stream){CT_CUDA(0), 999}), CT_ERR_RUNTIME, "CUDA error: invalid resource handle");
+    CHECK_INT(current_stream().id, 0);
+    CHECK_FAILS(ct_set_stream((ct_stream){CT_CUDA(7), 0}), CT_ERR_RUNTIME, "CUDA error: invalid device ordinal");
+    ct_stream_guard g = ct_stream_guard_begin((ct_stream){CT_CUDA(0), -3});
+    CHECK(!g.active);
+    ct_stream_guard_end(g);
+    CHECK_INT(current_stream().id, 0);
+    ct_tensor *cpu = ct_ones(CT_SHAPE(2), CT_F32);
+    CHECK_FAILS(ct_record_stream(cpu, current_stream()), CT_ERR_NOT_IMPLEMENTED,
+                "Could not run 'aten::record_stream' with arguments from the 'CPU' backend.");
+    ct_event *a = ct_event_new((ct_event_opts){0}), *b = ct_event_new((ct_event_opts){.enable_timing = true});
+    bool done = false;
+    CHECK_OK(ct_event_query(a, &done)); /* never recorded: done */
+    CHECK(done);
+    CHECK_OK(ct_event_synchronize(a));
+    CHECK_OK(ct_event_wait(a, current_stream())); /* never recorded: nothing to wait for */
+    float ms = -1;
+    CHECK_FAILS(ct_event_elapsed_time(a, b, &ms), CT_ERR_RUNTIME,
+                "Both events must be recorded before calculating elapsed time.");
+    CHECK_OK(ct_event_record(a, current_stream()));
+    CHECK_OK(ct_event_record(b, current_stream()));
+    CHECK_OK(ct_event_synchronize(b));
+    CHECK_FAILS(ct_event_elapsed_time(a, b, &ms), CT_ERR_RUNTIME, "CUDA error: invalid resource handle");
+    CHECK(ms == -1);
+    ct_event_free(a);
+    ct_event_free(b);
+}
+
+/* Events recorded with timing around some work: elapsed_time after both
+ * have passed; query and synchronize see the work done. */
+static void test_event_timing(void)
+{
+    ct_event *start = ct_event_new((ct_event_opts){.enable_timing = true});
+    ct_event *end = ct_event_new((ct_event_opts){.enable_timing = true});
+    ct_stream s = current_stream();
+    CHECK_OK(ct_event_record(start, s));
+    ct_device_guard g = ct_device_guard_begin(CT_CUDA(0));
+    ct_tensor *x = ct_mul_scalar(ct_ones(CT_SHAPE(1000), CT_F32), ct_float(3));
+    ct_device_guard_end(g);
+    CHECK_OK(ct_event_record(end, s));
+    CHECK_OK(ct_event_synchronize(end));
+    bool done = false;
+    CHECK_OK(ct_event_query(end, &done));
+    CHECK(done);
+    CHECK_OK(ct_stream_query(s, &done));
+    CHECK(done);
+    float ms = -1;
+    CHECK_OK(ct_event_elapsed_time(start, end, &ms));
+    CHECK(ms >= 0);
+    CHECK_NEAR(ct_item(ct_sum(ct_cpu(x))), 3000, 0);
+    ct_event_free(start);
+    ct_event_free(end);
+}
+
+/* A block freed on one stream goes only to requests on that stream: a
+ * request of the same size on another stream makes a segment of its own. */
+static void test_blocks_per_stream(void)
+{
+    start_empty();
+    ct_stream side = new_stream(0);
+    ct_stream_guard g = ct_stream_guard_begin(side);
+    ct_tensor *a = floats(256);
+    ct_stream_guard_end(g);
+    void *a_ptr = ct_data_ptr(a);
+    ct_release(a);
+    ct_tensor *b = floats(256); /* the default stream: not side's free block */
+    CHECK(ct_data_ptr(b) != a_ptr);
+    CHECK_INT(stats().reserved_bytes, 4 * MiB);
+    g = ct_stream_guard_begin(side);
+    ct_tensor *c = floats(256); /* side again: its block back */
+    ct_stream_guard_end(g);
+    CHECK(ct_data_ptr(c) == a_ptr);
+    ct_release(b);
+    ct_release(c);
+}
+
+/* Tensor.record_stream: a block used on a side stream, freed, is not handed
+ * out again before the side stream's work then queued has passed. */
+static void test_record_stream(void)
+{
+    start_empty();
+    ct_stream side = new_stream(0);
+    ct_tensor *x = floats(256), *y = floats(256);
+    CHECK_OK(ct_fill_(x, ct_float(2)));
+    CHECK_OK(ct_stream_wait_stream(side, current_stream()));
+    ct_stream_guard g = ct_stream_guard_begin(side);
+    ct_tensor *doubled = ct_mul_scalar(x, ct_float(2)); /* reads x on side */
+    ct_stream_guard_end(g);
+    CHECK_OK(ct_record_stream(x, side));
+    CHECK_OK(ct_record_stream(y, current_stream())); /* its own stream: nothing to wait for */
+    void *x_ptr = ct_data_ptr(x), *y_ptr = ct_data_ptr(y);
+    ct_release(x);
+    ct_release(y);
+    ct_tensor *again = floats(256); /* y's block: free at once */
+    CHECK(ct_data_ptr(again) == y_ptr);
+#ifdef CT_CUDA_EMU
+    ct_tensor *other = floats(256); /* side's work has not run: x's block is held */
+    CHECK(ct_data_ptr(other) != x_ptr);
+    ct_release(other);
+#endif
+    CHECK_OK(ct_stream_synchronize(side));
+    ct_tensor *after = floats(256); /* side has passed its event: x's block is free again */
+    CHECK(ct_data_ptr(after) == x_ptr);
+    CHECK_NEAR(ct_item(ct_sum(ct_cpu(doubled))), 1024, 0);
+    ct_release(again);
+    ct_release(after);
+}
+
+/* Seed 002's two streams: A written on the default stream, read on a side
+ * stream. Without wait_stream the side stream may read A before the default
+ * stream has written it: on the emulation it always does, and reads the
+ * ones A held before. With side.wait_stream(default) it reads the zeros. */
+static void test_wait_stream(void)
+{
+    ct_device_guard g = ct_device_guard_begin(CT_CUDA(0));
+    ct_tensor *a = ct_ones(CT_SHAPE(64), CT_F32);
+    ct_device_guard_end(g);
+    ct_stream main_stream = current_stream(), side = new_stream(0);
+    CHECK_OK(ct_stream_synchronize(main_stream)); /* A is ones */
+    for (int fixed = 0; fixed < 2; fixed++) {
+        CHECK_OK(ct_fill_(a, ct_float(1)));
+        CHECK_OK(ct_stream_synchronize(main_stream));
+        CHECK_OK(ct_zero_(a)); /* queued on the default stream */
+        if (fixed) CHECK_OK(ct_stream_wait_stream(side, main_stream));
+        ct_stream_guard sg = ct_stream_guard_begin(side);
+        ct_tensor *b = ct_mul_scalar(a, ct_float(2));
+        CHECK_OK(ct_record_stream(a, side));
+        ct_stream_guard_end(sg);
+        CHECK_OK(ct_stream_synchronize(side)); /* b is read on the default stream next */
+        double sum = ct_item(ct_sum(ct_cpu(b)));
+        if (fixed) CHECK_NEAR(sum, 0, 0);
+#ifdef CT_CUDA_EMU
+        else CHECK_NEAR(sum, 128, 0);
+#endif
+    }
+}
+
 int main(void)
 {
     if (!ct_cuda_is_available()) {
@@ -186,5 +402,12 @@ int main(void)
     RUN(test_peaks);
     RUN(test_out_of_memory);
     RUN(test_allow_tf32);
+    RUN(test_stream_pool_and_current);
+    RUN(test_current_stream_per_thread);
+    RUN(test_stream_errors);
+    RUN(test_event_timing);
+    RUN(test_blocks_per_stream);
+    RUN(test_record_stream);
+    RUN(test_wait_stream);
     return ct_test_report();
 }

@@ -1936,7 +1936,9 @@ static const char *const no_bad_input[] = {
     "ct_device_equal", "ct_cuda_is_available", "ct_cuda_device_count", "ct_get_default_device",
     "ct_device_guard_end", "ct_is_cuda",
     /* the CPU cache's limit: any size is one (0 turns the cache off); TF32 for products: a bool */
-    "ct_set_cpu_cache_limit", "ct_set_allow_tf32_matmul", "ct_allow_tf32_matmul", NULL};
+    "ct_set_cpu_cache_limit", "ct_set_allow_tf32_matmul", "ct_allow_tf32_matmul",
+    /* events: made from two bools; freeing takes NULL; a stream guard's end restores what its begin checked */
+    "ct_event_new", "ct_event_free", "ct_stream_guard_end", NULL};
 
 /* What code built on ctorch uses: raising an error, final callbacks, asking
  * whether a module is a BatchNorm. */

@@ -59,7 +59,7 @@ static void test_registration(void)
     CHECK(cpu && !strcmp(cpu->name, "cpu"));
     CHECK(ct_backend_get((ct_device_type)99) == NULL && ct_backend_get(CT_DEVICE_DEFAULT) == NULL);
     CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, cpu, CT_BACKEND_ABI_VERSION + 1), CT_ERR_RUNTIME,
-                "the backend was built for backend interface version 4, this ctorch has version 3");
+                "the backend was built for backend interface version 5, this ctorch has version 4");
     CHECK_FAILS(ct_register_backend(CT_DEVICE_CPU, cpu, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
                 "only the cuda and privateuseone device types take a backend");
     CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, NULL, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
@@ -496,6 +496,63 @@ static void test_memory_stats_errors(void)
     CHECK_OK(ct_memory_stats(CT_CPU, &s)); /* the CPU keeps them (tests/test_cpu_alloc.c) */
 }
 
+/* Streams and events: the CPU and a device without streams have none, in
+ * PyTorch's words; CUDA without its backend is not compiled in; a stream
+ * table with a hole is refused at registration. Outputs stay untouched. */
+static void test_stream_errors(void)
+{
+    const char *cpu_msg = "Expected a cuda device, but got: cpu";
+    ct_stream s = {CT_CPU, 77}, cpu_stream = {CT_CPU, 0};
+    CHECK_FAILS(ct_stream_new(CT_CPU, 0, &s), CT_ERR_VALUE, cpu_msg);
+    CHECK_FAILS(ct_stream_new(CT_CUDA(0), 0, &s), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
+    CHECK_FAILS(ct_stream_new(testdev0, -1, &s), CT_ERR_VALUE, "Expected a cuda device, but got: testdev:0");
+    CHECK_FAILS(ct_stream_new(CT_CPU, 0, NULL), CT_ERR_TYPE, "argument 'out' (position 3)");
+    CHECK_FAILS(ct_current_stream(CT_CPU, &s), CT_ERR_VALUE, cpu_msg);
+    CHECK_FAILS(ct_default_stream(CT_CUDA(0), &s), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
+    CHECK_FAILS(ct_current_stream(CT_CPU, NULL), CT_ERR_TYPE, "argument 'out' (position 2)");
+    CHECK_INT(s.id, 77);
+    CHECK_FAILS(ct_set_stream(cpu_stream), CT_ERR_VALUE, cpu_msg);
+    ct_stream_guard g = ct_stream_guard_begin(cpu_stream);
+    CHECK(!g.active);
+    CHECK_INT(ct_last_error_code(), CT_ERR_VALUE);
+    ct_stream_guard_end(g);
+    void *handle = &s;
+    CHECK_FAILS(ct_stream_handle(cpu_stream, &handle), CT_ERR_VALUE, cpu_msg);
+    CHECK(handle == &s);
+    CHECK_FAILS(ct_stream_synchronize(cpu_stream), CT_ERR_VALUE, cpu_msg);
+    bool done = false;
+    CHECK_FAILS(ct_stream_query(cpu_stream, &done), CT_ERR_VALUE, cpu_msg);
+    CHECK_FAILS(ct_stream_query(cpu_stream, NULL), CT_ERR_TYPE, "argument 'done' (position 2)");
+    CHECK_FAILS(ct_stream_wait_stream(cpu_stream, cpu_stream), CT_ERR_VALUE, cpu_msg);
+    ct_event *e = ct_event_new((ct_event_opts){.enable_timing = true});
+    CHECK_FAILS(ct_event_record(e, cpu_stream), CT_ERR_VALUE, cpu_msg);
+    CHECK_FAILS(ct_event_record(NULL, cpu_stream), CT_ERR_TYPE, "argument 'event' (position 1)");
+    CHECK_FAILS(ct_event_wait(e, cpu_stream), CT_ERR_VALUE, cpu_msg);
+    CHECK_FAILS(ct_event_wait(NULL, cpu_stream), CT_ERR_TYPE, "argument 'event' (position 1)");
+    CHECK_FAILS(ct_event_synchronize(NULL), CT_ERR_TYPE, "argument 'event' (position 1)");
+    CHECK_FAILS(ct_event_query(e, NULL), CT_ERR_TYPE, "argument 'done' (position 2)");
+    CHECK_OK(ct_event_query(e, &done)); /* never recorded: done */
+    CHECK(done);
+    float ms = -1;
+    CHECK_FAILS(ct_event_elapsed_time(e, e, &ms), CT_ERR_RUNTIME,
+                "Both events must be recorded before calculating elapsed time.");
+    CHECK_FAILS(ct_event_elapsed_time(e, NULL, &ms), CT_ERR_TYPE, "argument 'end' (position 2)");
+    CHECK(ms == -1);
+    ct_event_free(e);
+    ct_tensor *x = ct_ones(CT_SHAPE(2), CT_F32);
+    CHECK_FAILS(ct_record_stream(x, cpu_stream), CT_ERR_VALUE, cpu_msg);
+    CHECK_FAILS(ct_record_stream(NULL, cpu_stream), CT_ERR_TYPE, "argument 'self' (position 1)");
+
+    static ct_stream_kernels holed;
+    static ct_backend with_holed_streams;
+    with_holed_streams = *ct_backend_get(CT_DEVICE_CPU);
+    with_holed_streams.name = "holed";
+    with_holed_streams.generator = &some_generator;
+    with_holed_streams.streams = &holed;
+    CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &with_holed_streams, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
+                "register_backend(): the backend table has an empty entry");
+}
+
 /* Generators: of a device that is not there, or of another device type than the tensor they fill. */
 static void test_generator_errors(void)
 {
@@ -543,5 +600,6 @@ int main(void)
     RUN(test_load_state_dict_across_devices);
     RUN(test_memory_stats_errors);
     RUN(test_generator_errors);
+    RUN(test_stream_errors);
     return ct_test_report();
 }

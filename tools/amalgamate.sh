@@ -81,7 +81,7 @@ replace "$tmp" "$out/ctorch_dist.h"
 
 # ctorch_cuda.cu: the CUDA backend, one translation unit for nvcc that sees
 # ctorch.h's backend interface (CTORCH_BACKEND) and registers itself.
-CUDA_SRC="src/cuda/runtime.cu src/cuda/alloc.cu src/cuda/kernels.cu src/cuda/random.cu src/cuda/backend.cu"
+CUDA_SRC="src/cuda/runtime.cu src/cuda/stream.cu src/cuda/alloc.cu src/cuda/kernels.cu src/cuda/random.cu src/cuda/backend.cu"
 tmp=$(mktemp)
 {
     cat src/cuda/manual.h

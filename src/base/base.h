@@ -231,6 +231,73 @@ typedef struct ct_device_guard {
 CTORCH_API ct_device_guard ct_device_guard_begin(ct_device d);
 CTORCH_API void ct_device_guard_end(ct_device_guard g);
 
+/* ---------------------------------------------------------------- streams and events */
+
+/* torch.cuda.Stream: a queue of work on one device, run in order; work on
+ * two streams may run at once. Each device has a default stream (id 0),
+ * and each thread a current stream per device, where ops queue their
+ * kernels (initially the default one). A stream ctorch hands out is one of
+ * the device's pool, as PyTorch's are: 32 per priority, given round robin,
+ * never destroyed. The CPU has no streams: the functions below refuse it
+ * with PyTorch's words. */
+typedef struct ct_stream {
+    ct_device device;
+    int64_t id; /* 0: the default stream */
+} ct_stream;
+/* torch.cuda.Stream(device, priority): priority 0 (low) or negative (high). */
+CTORCH_API ct_result ct_stream_new(ct_device device, int priority, ct_stream *out);
+/* torch.cuda.current_stream(device), torch.cuda.default_stream(device). */
+CTORCH_API ct_result ct_current_stream(ct_device device, ct_stream *out);
+CTORCH_API ct_result ct_default_stream(ct_device device, ct_stream *out);
+/* torch.cuda.set_stream(s): s becomes the calling thread's current stream
+ * of s's device. */
+CTORCH_API ct_result ct_set_stream(ct_stream s);
+/* `with torch.cuda.stream(s):` s is current on the calling thread (for
+ * its device) until the matching ct_stream_guard_end puts back the stream
+ * it replaced. Guards nest; a guard whose begin failed restores nothing. */
+typedef struct ct_stream_guard {
+    ct_stream previous;
+    bool active;
+} ct_stream_guard;
+CTORCH_API ct_stream_guard ct_stream_guard_begin(ct_stream s);
+CTORCH_API void ct_stream_guard_end(ct_stream_guard g);
+/* Stream.cuda_stream: the device's own handle of s (a cudaStream_t on
+ * CUDA; NULL for its default stream), for code that queues work of its
+ * own in order with ctorch's. */
+CTORCH_API ct_result ct_stream_handle(ct_stream s, void **out);
+/* Stream.synchronize(): wait until the work queued on s has finished. */
+CTORCH_API ct_result ct_stream_synchronize(ct_stream s);
+/* Stream.query(): *done = whether the work queued on s has finished. */
+CTORCH_API ct_result ct_stream_query(ct_stream s, bool *done);
+/* Stream.wait_stream(other): work queued on s from now on waits for the
+ * work queued on other so far (the host does not wait). */
+CTORCH_API ct_result ct_stream_wait_stream(ct_stream s, ct_stream other);
+
+/* torch.cuda.Event: a point in a stream's work, to wait for or to time.
+ * Made on the device of the first stream it is recorded on. */
+typedef struct ct_event ct_event;
+typedef struct ct_event_opts {
+    bool enable_timing; /* elapsed_time may read it */
+    bool blocking;      /* synchronize sleeps instead of spinning */
+} ct_event_opts;
+/* torch.cuda.Event(enable_timing, blocking); NULL with the error set when
+ * out of memory. */
+CTORCH_API ct_event *ct_event_new(ct_event_opts opts);
+CTORCH_API void ct_event_free(ct_event *e);
+/* Event.record(stream): e marks the work queued on s so far. */
+CTORCH_API ct_result ct_event_record(ct_event *e, ct_stream s);
+/* Event.wait(stream) / Stream.wait_event(e): work queued on s from now on
+ * waits for the work e marks (nothing, when e was never recorded). */
+CTORCH_API ct_result ct_event_wait(ct_event *e, ct_stream s);
+/* Event.synchronize(): the host waits for the work e marks. */
+CTORCH_API ct_result ct_event_synchronize(ct_event *e);
+/* Event.query(): *done = whether the work e marks has finished (true for
+ * an event never recorded). */
+CTORCH_API ct_result ct_event_query(ct_event *e, bool *done);
+/* Event.elapsed_time(end): milliseconds from start to end, both recorded
+ * with enable_timing and finished. */
+CTORCH_API ct_result ct_event_elapsed_time(const ct_event *start, const ct_event *end, float *ms);
+
 /* ---------------------------------------------------------------- shapes */
 
 /* A list of sizes (or of dims, strides, indices): what a Python tuple of ints

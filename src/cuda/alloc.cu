@@ -1,4 +1,4 @@
-/* The caching allocator: PyTorch 1.13's CUDACachingAllocator on one stream.
+/* The caching allocator: PyTorch 1.13's CUDACachingAllocator.
  * Sizes are rounded up to 512 bytes. Requests of at most 1 MiB come from
  * the small pool, carved out of 2 MiB segments; larger ones from the large
  * pool, out of a 20 MiB segment below 10 MiB, else a segment of the request
@@ -12,9 +12,15 @@
  *
  * Segments are CUDA managed memory, preferring the device, so that the CPU
  * kernels serving the op families without a CUDA kernel can read and write
- * them after a synchronize. All work goes to the default stream, in order,
- * so a block freed by one op is safe for the next. */
+ * them after a synchronize.
+ *
+ * Each segment belongs to the stream that was current when it was made, and
+ * its blocks go only to requests on that stream: work on one stream runs in
+ * order, so a block freed there is safe for the stream's next op. A block
+ * also used on other streams (record_stream) is held back when freed until
+ * an event recorded on each of those streams has passed. */
 
+#include <deque>
 #include <set>
 #include <unordered_map>
 
@@ -25,18 +31,25 @@
 #define CU_MIN_LARGE_ALLOC ((size_t)10 << 20)  /* kMinLargeAlloc */
 #define CU_ROUND_LARGE ((size_t)2 << 20)       /* kRoundLarge */
 
+/* A stream of some device: (device, stream id). */
+typedef std::pair<int, int64_t> cu_stream_key;
+
 /* A block: all or part of a segment, linked to its neighbours in it. */
 typedef struct cu_block {
     char *ptr;
     size_t size;
     bool allocated, small;
     struct cu_block *prev, *next;
+    int64_t stream;                 /* its segment's stream, on the segment's device */
+    std::set<cu_stream_key> uses;   /* other streams it is used on (record_stream) */
+    int events;                     /* events to pass before a freed block is free */
 } cu_block;
 
-/* Free blocks, smallest first (then by address, as PyTorch's BlockComparator). */
+/* Free blocks by stream, then smallest first, then by address (PyTorch's BlockComparator). */
 struct cu_block_order {
     bool operator()(const cu_block *a, const cu_block *b) const
     {
+        if (a->stream != b->stream) return a->stream < b->stream;
         return a->size != b->size ? a->size < b->size : a->ptr < b->ptr;
     }
 };
@@ -44,7 +57,8 @@ typedef std::set<cu_block *, cu_block_order> cu_free_pool;
 
 typedef struct cu_device_cache {
     cu_free_pool small, large;
-    std::unordered_map<void *, cu_block *> live; /* allocated blocks, by address */
+    std::unordered_map<void *, cu_block *> live;             /* allocated blocks, by address */
+    std::deque<std::pair<cudaEvent_t, cu_block *>> pending; /* freed blocks' events on other streams */
     ct_memory_counters stats;
 } cu_device_cache;
 
@@ -72,23 +86,46 @@ static void cu_note_reserved(ct_memory_counters *s, int64_t bytes)
     if (s->reserved_bytes > s->peak_reserved_bytes) s->peak_reserved_bytes = s->reserved_bytes;
 }
 
-/* The smallest free block of the pool that holds size bytes, out of the pool; NULL if none. */
-static cu_block *cu_take_fitting(cu_free_pool *pool, size_t size)
+/* The smallest free block of stream's in the pool that holds size bytes,
+ * out of the pool; NULL if none. */
+static cu_block *cu_take_fitting(cu_free_pool *pool, int64_t stream, size_t size)
 {
-    cu_block key = {NULL, size, false, false, NULL, NULL};
+    cu_block key = {NULL, size, false, false, NULL, NULL, stream, {}, 0};
     auto it = pool->lower_bound(&key);
-    if (it == pool->end()) return NULL;
+    if (it == pool->end() || (*it)->stream != stream) return NULL;
     cu_block *b = *it;
     pool->erase(it);
     return b;
 }
 
+static void cu_return_block(cu_device_cache *c, cu_block *b);
+
+/* The held-back blocks whose events have passed become free (all of them,
+ * waiting for the events, when `wait`). Lock held. */
+static void cu_process_events(cu_device_cache *c, bool wait)
+{
+    for (auto it = c->pending.begin(); it != c->pending.end();) {
+        cudaError_t e = wait ? cudaEventSynchronize(it->first) : cudaEventQuery(it->first);
+        if (e == cudaErrorNotReady) {
+            cudaGetLastError();
+            ++it;
+            continue;
+        }
+        cu_ok(e); /* a failed event counts as passed: the device has failed anyway */
+        cudaEventDestroy(it->first);
+        cu_block *b = it->second;
+        it = c->pending.erase(it);
+        if (--b->events == 0) cu_return_block(c, b);
+    }
+}
+
 /* The free segments (blocks that are a whole segment) of device index go
- * back to CUDA. Lock held. */
+ * back to CUDA, after the held-back blocks' events. Lock held. */
 static void cu_release_free_segments(int index)
 {
     cu_device_cache *c = &cu_caches[index];
     cu_use(index);
+    cu_process_events(c, true);
     for (cu_free_pool *pool : {&c->small, &c->large})
         for (auto it = pool->begin(); it != pool->end();) {
             cu_block *b = *it;
@@ -139,10 +176,10 @@ static void cu_out_of_memory(int index, size_t size)
     ct_set_error(CT_ERR_MEMORY, msg);
 }
 
-/* A new segment of `size` bytes on device index, as one free block; once
- * more after the free segments went back, then NULL with the error set.
- * Lock held. */
-static cu_block *cu_new_segment(int index, size_t size, bool small)
+/* A new segment of `size` bytes on device index for stream, as one free
+ * block; once more after the free segments went back, then NULL with the
+ * error set. Lock held. */
+static cu_block *cu_new_segment(int index, int64_t stream, size_t size, bool small)
 {
     void *p = NULL;
     cu_use(index);
@@ -162,7 +199,7 @@ static cu_block *cu_new_segment(int index, size_t size, bool small)
     device.id = index;
     if (cudaMemAdvise(p, size, cudaMemAdviseSetPreferredLocation, device) != cudaSuccess) cudaGetLastError();
     cu_note_reserved(&cu_caches[index].stats, (int64_t)size);
-    return new cu_block{(char *)p, size, false, small, NULL, NULL};
+    return new cu_block{(char *)p, size, false, small, NULL, NULL, stream, {}, 0};
 }
 
 /* b keeps its first `size` bytes; the rest becomes a free block after it,
@@ -171,22 +208,25 @@ static void cu_split(cu_free_pool *pool, cu_block *b, size_t size)
 {
     size_t rest = b->size - size;
     if (b->small ? rest < CU_MIN_BLOCK : rest <= CU_SMALL_SIZE) return;
-    cu_block *r = new cu_block{b->ptr + size, rest, false, b->small, b, b->next};
+    cu_block *r = new cu_block{b->ptr + size, rest, false, b->small, b, b->next, b->stream, {}, 0};
     if (b->next) b->next->prev = r;
     b->next = r;
     b->size = size;
     pool->insert(r);
 }
 
+/* A block for nbytes on device index, for the calling thread's current stream there. */
 static void *cu_alloc(size_t nbytes, int index)
 {
     size_t size = cu_rounded(nbytes);
     bool small = size <= CU_SMALL_SIZE;
+    int64_t stream = cu_current_ids[index];
     std::lock_guard<std::mutex> hold(cu_caches_lock);
     cu_device_cache *c = &cu_caches[index];
+    cu_process_events(c, false);
     cu_free_pool *pool = cu_pool_of(c, small);
-    cu_block *b = cu_take_fitting(pool, size);
-    if (!b && !(b = cu_new_segment(index, cu_segment_size(size), small))) return NULL;
+    cu_block *b = cu_take_fitting(pool, stream, size);
+    if (!b && !(b = cu_new_segment(index, stream, cu_segment_size(size), small))) return NULL;
     cu_split(pool, b, size);
     b->allocated = true;
     c->live[b->ptr] = b;
@@ -209,6 +249,36 @@ static cu_block *cu_merge(cu_free_pool *pool, cu_block *b, cu_block *n)
     return b;
 }
 
+/* A freed block back in its pool, merged with its free neighbours. Lock held. */
+static void cu_return_block(cu_device_cache *c, cu_block *b)
+{
+    b->allocated = false;
+    cu_free_pool *pool = cu_pool_of(c, b->small);
+    if (b->next && !b->next->allocated && !b->next->events) b = cu_merge(pool, b, b->next);
+    if (b->prev && !b->prev->allocated && !b->prev->events) b = cu_merge(pool, b->prev, b);
+    pool->insert(b);
+}
+
+/* An event recorded now on each stream b was used on besides its own, b
+ * held back until they pass (PyTorch's insert_events). Where no event can
+ * be made, the stream is waited for instead. Lock held. */
+static void cu_hold_for_uses(cu_device_cache *c, cu_block *b)
+{
+    for (const cu_stream_key &use : b->uses) {
+        cudaEvent_t e;
+        cu_use(use.first);
+        cudaStream_t s = cu_stream_of(use.first, use.second);
+        if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess && cudaEventRecord(e, s) == cudaSuccess) {
+            c->pending.emplace_back(e, b);
+            b->events++;
+        } else {
+            cudaGetLastError();
+            cu_ok(cudaStreamSynchronize(s));
+        }
+    }
+    b->uses.clear();
+}
+
 static void cu_free(void *ptr, size_t nbytes, int index)
 {
     (void)nbytes; /* the block knows its size */
@@ -220,11 +290,23 @@ static void cu_free(void *ptr, size_t nbytes, int index)
     c->live.erase(it);
     c->stats.allocated_bytes -= (int64_t)b->size;
     c->stats.num_frees++;
-    b->allocated = false;
-    cu_free_pool *pool = cu_pool_of(c, b->small);
-    if (b->next && !b->next->allocated) b = cu_merge(pool, b, b->next);
-    if (b->prev && !b->prev->allocated) b = cu_merge(pool, b->prev, b);
-    pool->insert(b);
+    cu_hold_for_uses(c, b);
+    if (b->events == 0) cu_return_block(c, b);
+    else b->allocated = false;
+}
+
+/* Tensor.record_stream: the block at ptr is used on stream id of
+ * stream_device too (nothing for its own stream, or memory not from here). */
+static ct_result cu_record_stream(void *ptr, int index, int stream_device, int64_t id)
+{
+    ct_result r = cu_check_stream(stream_device, id);
+    if (r != CT_OK) return r;
+    std::lock_guard<std::mutex> hold(cu_caches_lock);
+    cu_device_cache *c = &cu_caches[index];
+    auto it = c->live.find(ptr);
+    if (it != c->live.end() && !(stream_device == index && id == it->second->stream))
+        it->second->uses.insert(cu_stream_key(stream_device, id));
+    return CT_OK;
 }
 
 static void cu_memory_stats(int index, ct_memory_counters *out)

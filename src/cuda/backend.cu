@@ -3,7 +3,7 @@
 
 /* ---------------------------------------------------------------- products */
 
-/* One cuBLAS handle per device, made on first use, on the default stream. */
+/* One cuBLAS handle per device, made on first use; each product sets its stream. */
 static cublasHandle_t cu_blas(int index)
 {
     static cublasHandle_t handles[CU_MAX_DEVICES];
@@ -24,7 +24,8 @@ static bool cu_gemm_blas(const ct__gemm_job *j, cublasHandle_t h)
     if (j->M > most || j->N > most || j->K > most || j->a_ld > most || j->b_ld > most) return false;
     cublasOperation_t ta = j->a_trans ? CUBLAS_OP_T : CUBLAS_OP_N, tb = j->b_trans ? CUBLAS_OP_T : CUBLAS_OP_N;
     int m = (int)j->N, n = (int)j->M, k = (int)j->K, lda = (int)j->b_ld, ldb = (int)j->a_ld, ldc = (int)j->N;
-    cublasStatus_t st;
+    cublasStatus_t st = cublasSetStream(h, cu_stream());
+    if (st != CUBLAS_STATUS_SUCCESS) return false;
     if (j->dtype == CT_F32) {
         /* float32 stays float32 unless ct_set_allow_tf32_matmul(true), as PyTorch's allow_tf32 */
         cublasMath_t math = ct_allow_tf32_matmul() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH;
@@ -121,12 +122,17 @@ static void cu_bn_stats(const ct__bn_stats_job *job)
 
 static const ct__reduce_kernels cu_reduce_kernels = {cu_reduce, cu_along};
 
+static const ct_stream_kernels cu_streams = {
+    cu_stream_create,  cu_stream_current, cu_stream_set_current, cu_stream_handle, cu_stream_synchronize, cu_stream_query,
+    cu_event_create,   cu_event_destroy,  cu_event_record,       cu_event_wait,         cu_event_synchronize,
+    cu_event_query,    cu_event_elapsed_time, cu_record_stream};
+
 static const ct_backend cu_backend = {
     "cuda",         cu_device_count, cu_alloc,           cu_free,         cu_copy,
     cu_fill,        cu_has_pointwise, cu_pointwise,      cu_index,        cu_sorting,
     &cu_reduce_kernels, cu_gemm,     cu_range,           cu_random,       &cu_generator,
     cu_conv,        cu_linmap,       cu_optim_step,      cu_bn_stats,     cu_synchronize,
-    cu_memory_stats, cu_reset_peak_memory_stats, cu_empty_cache};
+    cu_memory_stats, cu_reset_peak_memory_stats, cu_empty_cache, &cu_streams};
 
 /* Registered before main, as a static object's constructor runs, whether or
  * not a GPU is there (device_count then says 0). */

@@ -130,8 +130,8 @@ template <typename T> static void cu_copy_as(ct_tensor *dst, const ct_tensor *sr
     cu_ok(cudaGetLastError());
 }
 
-/* dst = src. The same dtype, both dense with the same number of elements:
- * one cudaMemcpy in either direction (a copy that touches the host waits
+/* dst = src, on the current stream. The same dtype, both dense with the
+ * same number of elements: one cudaMemcpy in either direction (a copy that touches the host waits
  * for itself: the host buffer may go as soon as this returns, as pageable
  * memory makes PyTorch's non_blocking copies synchronous too). The same
  * dtype on one GPU, strided or broadcast: a kernel. Anything else (a dtype
@@ -147,8 +147,8 @@ static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
     if (same && ct_numel(src) == n && ct_is_contiguous(dst) && ct_is_contiguous(src)) {
         cu_use(index);
         size_t bytes = (size_t)n * ct_dtype_size(dst->dtype);
-        if (!cu_ok(cudaMemcpyAsync(ct_data_ptr(dst), ct_data_ptr(src), bytes, cudaMemcpyDefault, 0))) return;
-        if (!(dst_dev && src_dev) || !non_blocking) cu_ok(cudaStreamSynchronize(0));
+        if (!cu_ok(cudaMemcpyAsync(ct_data_ptr(dst), ct_data_ptr(src), bytes, cudaMemcpyDefault, cu_stream()))) return;
+        if (!(dst_dev && src_dev) || !non_blocking) cu_ok(cudaStreamSynchronize(cu_stream()));
         return;
     }
     if (same && dst_dev && src_dev && cu_index_of(dst) == cu_index_of(src)) {
@@ -226,9 +226,11 @@ static bool cu_gather(ct__index_job *job)
     cu_layout l = cu_layout_of(job->dst, ops, 2);
     cu_use(index);
     int found = 0;
-    if (cu_ok(cudaMemsetAsync(bad, 0, sizeof *bad, 0))) {
+    if (cu_ok(cudaMemsetAsync(bad, 0, sizeof *bad, cu_stream()))) {
         cu_by_width(ct_dtype_size(job->dst->dtype), [&](auto w) { cu_gather_as<decltype(w)>(job, l, n, bad); });
-        if (cu_ok(cudaGetLastError())) cu_ok(cudaMemcpy(&found, bad, sizeof found, cudaMemcpyDeviceToHost));
+        if (cu_ok(cudaGetLastError()) &&
+            cu_ok(cudaMemcpyAsync(&found, bad, sizeof found, cudaMemcpyDeviceToHost, cu_stream())))
+            cu_ok(cudaStreamSynchronize(cu_stream()));
     }
     job->out_of_range = found != 0;
     return true;

@@ -22,4 +22,5 @@
  * pooling, the fused optimizer steps, dtype-converting copies) runs the
  * CPU's kernel on the same managed memory after the device has finished
  * its queued work: correct, and as slow as a round trip; each is to move to
- * a kernel of its own. */
+ * a kernel of its own. Work queues on the calling thread's current stream
+ * (PyTorch's stream pools, events and record_stream: ct_stream, ct_event). */

@@ -39,19 +39,24 @@ static int cu_device_count(void)
     return count;
 }
 
+/* The calling thread's current device, as CUDA's runtime has it (0 until set). */
+static thread_local int cu_current_device = 0;
+
 /* Make device index the calling thread's current one (kernels and
  * allocations go to the current device). */
 static void cu_use(int index)
 {
-    static thread_local int current = -1;
-    if (current != index && cu_ok(cudaSetDevice(index))) current = index;
+    if (cu_current_device != index && cu_ok(cudaSetDevice(index))) cu_current_device = index;
 }
 
-/* A kernel launch, nvcc's kernel<<<blocks, threads>>>(...) on the default
- * stream. A build may define it first: the tests' host emulation
- * (tests/cuda_emu) runs the kernels on the CPU. */
+/* The calling thread's current stream on its current device (stream.cu). */
+static cudaStream_t cu_stream(void);
+
+/* A kernel launch, nvcc's kernel<<<blocks, threads, 0, stream>>>(...) on
+ * the current stream. A build may define it first: the tests' host
+ * emulation (tests/cuda_emu) runs the kernels on the CPU. */
 #ifndef CU_LAUNCH
-#define CU_LAUNCH(kernel, blocks, threads, ...) kernel<<<blocks, threads>>>(__VA_ARGS__)
+#define CU_LAUNCH(kernel, blocks, threads, ...) kernel<<<blocks, threads, 0, cu_stream()>>>(__VA_ARGS__)
 #endif
 
 /* Blocks for n elements, CU_THREADS each, capped: the kernels stride over the rest. */

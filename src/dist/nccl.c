@@ -253,16 +253,21 @@ static ct_result ct__nccl_device_of_op(const ct__dist_op *op, int *device)
     return CT_OK;
 }
 
-/* Device memory: the stream waits for what the device's default stream
- * has queued (the kernels that wrote the buffers), then runs the call. */
+/* Device memory: the group's stream waits for what the device's current
+ * stream has queued (the kernels that wrote the buffers, as
+ * ProcessGroupNCCL's syncStreams), then runs the call. */
 static ct_result ct__nccl_post_device(ct__nccl_comm *c, const ct__dist_op *op, int device, ct__nccl_request *r)
 {
     ct_result res = ct__nccl_connect(c, device);
     if (res != CT_OK) return res;
+    ct_stream current;
+    void *writer = NULL;
+    if ((res = ct_current_stream(CT_CUDA(device), &current)) != CT_OK || (res = ct_stream_handle(current, &writer)) != CT_OK)
+        return res;
     cudaEvent_t ready;
     CT__NCCL_CUDA_TRY(cudaSetDevice(device));
     CT__NCCL_CUDA_TRY(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-    cudaError_t rc = cudaEventRecord(ready, 0);
+    cudaError_t rc = cudaEventRecord(ready, (cudaStream_t)writer);
     if (rc == cudaSuccess) rc = cudaStreamWaitEvent(c->stream, ready, 0);
     cudaEventDestroy(ready);
     if (rc != cudaSuccess) return ct__nccl_cuda_fail(rc);

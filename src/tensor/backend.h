@@ -152,6 +152,31 @@ typedef struct ct__bn_stats_job {
     void *mean, *var_sum;
 } ct__bn_stats_job;
 
+/* A device's streams and events (ct_stream, ct_event): streams are ids, 0
+ * the default one, others from create; events the backend's handles.
+ * Each returns CT_OK, else the error set in PyTorch's words. */
+typedef struct ct_stream_kernels {
+    ct_result (*create)(int device_index, int priority, int64_t *id);
+    /* The calling thread's current stream of a device, and setting it. */
+    int64_t (*current)(int device_index);
+    ct_result (*set_current)(int device_index, int64_t id);
+    /* The device's own handle of the stream (Stream.cuda_stream). */
+    ct_result (*handle)(int device_index, int64_t id, void **out);
+    ct_result (*synchronize)(int device_index, int64_t id);
+    ct_result (*query)(int device_index, int64_t id, bool *done);
+    ct_result (*event_create)(int device_index, bool timing, bool blocking, void **event);
+    void (*event_destroy)(int device_index, void *event);
+    /* event marks the work queued on the stream so far; the stream waits for an event. */
+    ct_result (*event_record)(void *event, int device_index, int64_t id);
+    ct_result (*event_wait)(void *event, int device_index, int64_t id);
+    ct_result (*event_synchronize)(void *event);
+    ct_result (*event_query)(void *event, bool *done);
+    ct_result (*event_elapsed_time)(void *start, void *end, float *ms);
+    /* The block at ptr (a storage's base, from alloc on device_index) is in
+     * use on stream id of stream_device too (Tensor.record_stream). */
+    ct_result (*record_stream)(void *ptr, int device_index, int stream_device, int64_t id);
+} ct_stream_kernels;
+
 /* What a device provides (ggml-backend's idea: one table per device type). */
 typedef struct ct_backend {
     const char *name; /* the device type's name in strings: "cpu", "cuda", a PrivateUse1 name */
@@ -206,10 +231,12 @@ typedef struct ct_backend {
     void (*memory_stats)(int device_index, ct_memory_counters *out);
     void (*reset_peak_memory_stats)(int device_index);
     void (*empty_cache)(int device_index);
+    /* Streams and events (optional: NULL where the device has none). */
+    const ct_stream_kernels *streams;
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */
-#define CT_BACKEND_ABI_VERSION 3
+#define CT_BACKEND_ABI_VERSION 4
 
 #ifdef __cplusplus
 extern "C" {

@@ -9,6 +9,13 @@ static const ct_backend *ct__backends[CT_NUM_DEVICE_TYPES] = {NULL, &ct__cpu_bac
 
 static const ct_backend *ct__backend_for(ct_device_type type) { return ct__backends[type]; }
 
+static bool ct__stream_table_whole(const ct_stream_kernels *k)
+{
+    return k->create && k->current && k->set_current && k->handle && k->synchronize && k->query && k->event_create &&
+           k->event_destroy && k->event_record && k->event_wait && k->event_synchronize && k->event_query &&
+           k->event_elapsed_time && k->record_stream;
+}
+
 ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, int abi_version)
 {
     if (abi_version != CT_BACKEND_ABI_VERSION)
@@ -24,7 +31,8 @@ ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, in
         !backend->generator->seed || !backend->generator->initial_seed || !backend->generator->check_state ||
         !backend->generator->state_bytes || !backend->conv || !backend->linmap ||
         !backend->optim_step || !backend->bn_stats || !backend->synchronize ||
-        (backend->memory_stats && (!backend->reset_peak_memory_stats || !backend->empty_cache)))
+        (backend->memory_stats && (!backend->reset_peak_memory_stats || !backend->empty_cache)) ||
+        (backend->streams && !ct__stream_table_whole(backend->streams)))
         return ct__fail(CT_ERR_VALUE, "register_backend(): the backend table has an empty entry");
     ct__backends[type] = backend;
     return CT_OK;
@@ -182,6 +190,187 @@ ct_result ct_empty_cache(ct_device d)
     ct_result r = ct__stats_backend(&d, &be);
     if (r == CT_OK) be->empty_cache(d.index);
     return r;
+}
+
+/* ---------------------------------------------------------------- streams and events */
+
+/* The stream functions of device *d (resolved), which must have streams:
+ * PyTorch's words for one that has none. */
+static ct_result ct__stream_backend(ct_device *d, const ct_stream_kernels **k)
+{
+    ct_result r = ct__device_resolve(d);
+    if (r != CT_OK) return r;
+    if ((*k = ct__backends[d->type]->streams)) return CT_OK;
+    char name[32];
+    return ct__fail(CT_ERR_VALUE, "Expected a cuda device, but got: %s", ct_device_str(*d, name, sizeof name));
+}
+
+ct_result ct_stream_new(ct_device device, int priority, ct_stream *out)
+{
+    CT__ARG_R(out, "out", 3);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&device, &k);
+    int64_t id = 0;
+    if (r == CT_OK) r = k->create(device.index, priority, &id);
+    if (r == CT_OK) *out = (ct_stream){device, id};
+    return r;
+}
+
+/* The current (or default) stream of device into *out. */
+static ct_result ct__stream_of(ct_device device, bool current, ct_stream *out)
+{
+    CT__ARG_R(out, "out", 2);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&device, &k);
+    if (r == CT_OK) *out = (ct_stream){device, current ? k->current(device.index) : 0};
+    return r;
+}
+
+ct_result ct_current_stream(ct_device device, ct_stream *out) { return ct__stream_of(device, true, out); }
+ct_result ct_default_stream(ct_device device, ct_stream *out) { return ct__stream_of(device, false, out); }
+
+ct_result ct_set_stream(ct_stream s)
+{
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    return r == CT_OK ? k->set_current(s.device.index, s.id) : r;
+}
+
+ct_stream_guard ct_stream_guard_begin(ct_stream s)
+{
+    ct_stream_guard g = {{s.device, 0}, false};
+    g.active = ct_current_stream(s.device, &g.previous) == CT_OK && ct_set_stream(s) == CT_OK;
+    return g;
+}
+
+void ct_stream_guard_end(ct_stream_guard g)
+{
+    if (g.active) ct_set_stream(g.previous);
+}
+
+ct_result ct_stream_handle(ct_stream s, void **out)
+{
+    CT__ARG_R(out, "out", 2);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    return r == CT_OK ? k->handle(s.device.index, s.id, out) : r;
+}
+
+ct_result ct_stream_synchronize(ct_stream s)
+{
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    return r == CT_OK ? k->synchronize(s.device.index, s.id) : r;
+}
+
+ct_result ct_stream_query(ct_stream s, bool *done)
+{
+    CT__ARG_R(done, "done", 2);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    return r == CT_OK ? k->query(s.device.index, s.id, done) : r;
+}
+
+struct ct_event {
+    ct_event_opts opts;
+    ct_device device;              /* CPU until the first record */
+    const ct_stream_kernels *kind; /* NULL until the first record */
+    void *handle;
+};
+
+ct_event *ct_event_new(ct_event_opts opts)
+{
+    ct_event *e = (ct_event *)CT_MALLOC(sizeof *e);
+    if (!e) {
+        CT__OOM();
+        return NULL;
+    }
+    *e = (ct_event){opts, CT_CPU, NULL, NULL};
+    return e;
+}
+
+void ct_event_free(ct_event *e)
+{
+    if (e && e->handle) e->kind->event_destroy(e->device.index, e->handle);
+    CT_FREE(e);
+}
+
+/* Made on the first stream it is recorded on; on that device only after. */
+ct_result ct_event_record(ct_event *e, ct_stream s)
+{
+    CT__ARG_R(e, "event", 1);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    if (r != CT_OK) return r;
+    if (!e->handle) {
+        r = k->event_create(s.device.index, e->opts.enable_timing, e->opts.blocking, &e->handle);
+        if (r != CT_OK) return r;
+        e->device = s.device, e->kind = k;
+    }
+    if (!ct_device_equal(e->device, s.device))
+        return ct__fail(CT_ERR_RUNTIME, "Event device %d does not match recording stream's device %d.", e->device.index,
+                        s.device.index);
+    return k->event_record(e->handle, s.device.index, s.id);
+}
+
+ct_result ct_event_wait(ct_event *e, ct_stream s)
+{
+    CT__ARG_R(e, "event", 1);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    if (r != CT_OK || !e->handle) return r;
+    return k->event_wait(e->handle, s.device.index, s.id);
+}
+
+ct_result ct_event_synchronize(ct_event *e)
+{
+    CT__ARG_R(e, "event", 1);
+    return e->handle ? e->kind->event_synchronize(e->handle) : CT_OK;
+}
+
+ct_result ct_event_query(ct_event *e, bool *done)
+{
+    CT__ARG_R(e, "event", 1);
+    CT__ARG_R(done, "done", 2);
+    if (e->handle) return e->kind->event_query(e->handle, done);
+    *done = true;
+    return CT_OK;
+}
+
+ct_result ct_event_elapsed_time(const ct_event *start, const ct_event *end, float *ms)
+{
+    CT__ARG_R(start, "start", 1);
+    CT__ARG_R(end, "end", 2);
+    CT__ARG_R(ms, "ms", 3);
+    if (!start->handle || !end->handle)
+        return ct__fail(CT_ERR_RUNTIME, "Both events must be recorded before calculating elapsed time.");
+    return start->kind->event_elapsed_time(start->handle, end->handle, ms);
+}
+
+/* Stream.wait_stream(other) is PyTorch's self.wait_event(other.record_event()). */
+ct_result ct_stream_wait_stream(ct_stream s, ct_stream other)
+{
+    ct_event *e = ct_event_new((ct_event_opts){false, false});
+    if (!e) return ct_last_error_code();
+    ct_result r = ct_event_record(e, other);
+    if (r == CT_OK) r = ct_event_wait(e, s);
+    ct_event_free(e);
+    return r;
+}
+
+ct_result ct_record_stream(const ct_tensor *t, ct_stream s)
+{
+    CT__ARG_R(t, "self", 1);
+    const ct_stream_kernels *k;
+    ct_result r = ct__stream_backend(&s.device, &k);
+    if (r != CT_OK) return r;
+    const ct_backend *be = ct__backends[t->storage->device.type];
+    if (be->streams != k) {
+        char name[32];
+        return ct__fail(CT_ERR_NOT_IMPLEMENTED, "Could not run 'aten::record_stream' with arguments from the '%s' backend.",
+                        t->storage->device.type == CT_DEVICE_CPU ? "CPU" : ct_device_str(ct_device_of(t), name, sizeof name));
+    }
+    return t->storage->data ? k->record_stream(t->storage->data, t->storage->device.index, s.device.index, s.id) : CT_OK;
 }
 
 /* ---------------------------------------------------------------- the default device */

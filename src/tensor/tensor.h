@@ -51,6 +51,10 @@ CTORCH_API int64_t ct_storage_offset(const ct_tensor *t);        /* Tensor.stora
 CTORCH_API void *ct_data_ptr(const ct_tensor *t);
 /* Tensor.storage().data_ptr(): equal for every view of one storage. */
 CTORCH_API void *ct_storage_data_ptr(const ct_tensor *t);
+/* Tensor.record_stream(s): t's memory is in use on stream s too, so the
+ * caching allocator does not hand it out again, once t is freed, before
+ * the work queued on s by then has finished. */
+CTORCH_API ct_result ct_record_stream(const ct_tensor *t, ct_stream s);
 /* Tensor.requires_grad / requires_grad_(). Only floating tensors may require grad. */
 CTORCH_API bool ct_requires_grad(const ct_tensor *t);
 CTORCH_API ct_result ct_requires_grad_(ct_tensor *t, bool requires_grad);

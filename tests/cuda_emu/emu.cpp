@@ -1,9 +1,18 @@
 /* The CUDA runtime, cuBLAS and NCCL calls that ctorch_cuda.cu and
  * ctorch_dist.h's nccl backend make, served on the host for the emulated
- * build (emu.h): managed memory is host memory, copies are memcpy, every
- * stream and event is already finished, a strided batched GEMM is the
- * textbook loop in cuBLAS's column-major convention, and NCCL has one rank
- * (its collectives copy).
+ * build (emu.h): managed memory is host memory, copies are memcpy, a
+ * strided batched GEMM is the textbook loop in cuBLAS's column-major
+ * convention, and NCCL has one rank (its collectives copy).
+ *
+ * Work queues on its stream as on a GPU and runs only when the host waits
+ * for it: a stream, event or device synchronize, a copy that touches host
+ * memory (after its stream's earlier work), cudaMemcpy (after the default
+ * stream's), cudaFree (after everything), or a query the host repeats in a
+ * polling loop (emu_host_is_polling). Streams other than a device's
+ * default one are non-blocking, as ctorch makes them, so nothing orders
+ * two streams but events: a program that reads another stream's result
+ * without waiting for it reads what was there before, every time, which is
+ * the race a GPU shows only sometimes.
  * The environment sets the machine: CTORCH_CUDA_EMU_DEVICES (default 1)
  * devices, each with CTORCH_CUDA_EMU_MEMORY bytes (default 1 GiB), past
  * which an allocation fails as cudaMallocManaged does; each has an H200's
@@ -12,10 +21,15 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 
 thread_local uint3 cu_emu_thread, cu_emu_block;
 thread_local dim3 cu_emu_block_dim, cu_emu_grid_dim;
@@ -43,6 +57,127 @@ static cudaError_t emu_fail(cudaError_t e)
 static std::mutex emu_lock;
 static std::map<void *, std::pair<int, size_t>> emu_blocks;
 static size_t emu_used[64];
+
+static bool emu_is_host(const void *p)
+{
+    std::lock_guard<std::mutex> hold(emu_lock);
+    auto it = emu_blocks.upper_bound((void *)p);
+    if (it == emu_blocks.begin()) return true;
+    --it;
+    return (const char *)p >= (const char *)it->first + it->second.second;
+}
+
+/* ---------------------------------------------------------------- streams and events */
+
+struct emu_stream;
+
+/* An event's records: the latest made (recorded) and the latest passed,
+ * with the time it passed, on the stream of the latest record. */
+struct emu_event {
+    unsigned flags;
+    uint64_t recorded, passed;
+    emu_stream *stream;
+    double at_ms;
+};
+typedef std::shared_ptr<emu_event> emu_event_ref; /* queued work keeps the events it names */
+
+/* A stream's work item: run(), or (run empty) a wait until record `mark`
+ * of event has passed on `on`. */
+struct emu_work {
+    std::function<void()> run;
+    emu_event_ref event;
+    uint64_t mark;
+    emu_stream *on;
+};
+
+struct emu_stream {
+    int device;
+    std::deque<emu_work> work;
+};
+
+static std::recursive_mutex emu_queue_lock; /* work runs under it, and may queue more */
+static std::set<emu_stream *> emu_streams;   /* every device's default stream and the ones made */
+static emu_stream *emu_defaults[64];
+
+static double emu_now_ms(void)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/* The stream behind a handle: NULL is the current device's default one. */
+static emu_stream *emu_stream_of(cudaStream_t stream)
+{
+    std::lock_guard<std::recursive_mutex> hold(emu_queue_lock);
+    if (stream) return (emu_stream *)stream;
+    emu_stream *&s = emu_defaults[emu_device];
+    if (!s) emu_streams.insert(s = new emu_stream{emu_device, {}});
+    return s;
+}
+
+/* A GPU finishes work while the host polls for it; the emulation runs the
+ * work a query asks about once the host has asked EMU_POLLS times in a row
+ * with nothing queued in between (a polling loop), and never for a query
+ * made once or twice, which so sees the work still pending. */
+#define EMU_POLLS 8
+static const void *emu_polled;
+static int emu_polls;
+
+static bool emu_host_is_polling(const void *what)
+{
+    if (what != emu_polled) emu_polled = what, emu_polls = 0;
+    return ++emu_polls >= EMU_POLLS;
+}
+
+static void emu_push(emu_stream *s, emu_work w)
+{
+    std::lock_guard<std::recursive_mutex> hold(emu_queue_lock);
+    s->work.push_back(std::move(w));
+    emu_polled = NULL;
+}
+
+static void emu_queue(emu_stream *s, std::function<void()> run) { emu_push(s, emu_work{std::move(run), NULL, 0, NULL}); }
+
+/* A kernel launch of the emulated ctorch_cuda.cu (emu.h's CU_LAUNCH). */
+void cu_emu_enqueue(cudaStream_t stream, std::function<void()> work) { emu_queue(emu_stream_of(stream), std::move(work)); }
+
+static void emu_wait_for(const emu_event_ref &e, uint64_t mark, emu_stream *on);
+
+/* The first work item of s, done and dropped; true if there was one. */
+static bool emu_run_front(emu_stream *s)
+{
+    std::lock_guard<std::recursive_mutex> hold(emu_queue_lock);
+    if (s->work.empty()) return false;
+    emu_work w = s->work.front();
+    s->work.pop_front();
+    if (w.event) emu_wait_for(w.event, w.mark, w.on);
+    else w.run();
+    return true;
+}
+
+static void emu_drain(emu_stream *s)
+{
+    while (emu_run_front(s)) {
+    }
+}
+
+/* Run the work of stream `on` until record `mark` of e has passed. */
+static void emu_wait_for(const emu_event_ref &e, uint64_t mark, emu_stream *on)
+{
+    std::lock_guard<std::recursive_mutex> hold(emu_queue_lock);
+    while (e->passed < mark && emu_run_front(on)) {
+    }
+}
+
+/* Every stream of device d, until none has work. */
+static void emu_drain_device(int d)
+{
+    std::lock_guard<std::recursive_mutex> hold(emu_queue_lock);
+    for (bool ran = true; ran;) {
+        ran = false;
+        for (emu_stream *s : emu_streams)
+            if (s->device == d) ran = emu_run_front(s) || ran;
+    }
+}
 
 extern "C" {
 
@@ -83,6 +218,8 @@ const char *cudaGetErrorString(cudaError_t error)
     case cudaSuccess: return "no error";
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     default: return "unknown error";
     }
 }
@@ -99,8 +236,10 @@ cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int)
     return cudaSuccess;
 }
 
+/* As CUDA's, it waits for all work first. */
 cudaError_t cudaFree(void *ptr)
 {
+    for (int d = 0; d < emu_device_count(); d++) emu_drain_device(d);
     std::lock_guard<std::mutex> hold(emu_lock);
     auto it = emu_blocks.find(ptr);
     if (it == emu_blocks.end()) return ptr ? emu_fail(cudaErrorInvalidValue) : cudaSuccess;
@@ -122,23 +261,50 @@ cudaError_t cudaMemAdvise(const void *, size_t, enum cudaMemoryAdvise, struct cu
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind)
 {
+    emu_drain(emu_stream_of(NULL));
     memmove(dst, src, count);
     return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t)
+/* A copy that touches host memory waits for its stream's earlier work and
+ * is done when it returns (pageable memory); between device memory it queues. */
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind, cudaStream_t stream)
 {
-    return cudaMemcpy(dst, src, count, kind);
-}
-
-cudaError_t cudaMemsetAsync(void *dst, int value, size_t count, cudaStream_t)
-{
-    memset(dst, value, count);
+    emu_stream *s = emu_stream_of(stream);
+    if (emu_is_host(dst) || emu_is_host(src)) {
+        emu_drain(s);
+        memmove(dst, src, count);
+    } else {
+        emu_queue(s, [=] { memmove(dst, src, count); });
+    }
     return cudaSuccess;
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaMemsetAsync(void *dst, int value, size_t count, cudaStream_t stream)
+{
+    emu_queue(emu_stream_of(stream), [=] { memset(dst, value, count); });
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    emu_drain(emu_stream_of(stream));
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void)
+{
+    emu_drain_device(emu_device);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream)
+{
+    std::lock_guard<std::recursive_mutex> hold(emu_queue_lock);
+    emu_stream *s = emu_stream_of(stream);
+    if (!s->work.empty() && emu_host_is_polling(s)) emu_drain(s);
+    return s->work.empty() ? cudaSuccess : cudaErrorNotReady;
+}
 
 /* Memory from cudaMallocManaged is managed memory of its device; any other
  * address is host memory the runtime does not know. */
@@ -157,45 +323,117 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void
     return cudaSuccess;
 }
 
-/* Streams and events are tokens: the work before them is always done. */
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int)
+cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
 {
-    *stream = (cudaStream_t) new char;
+    *least = 0, *greatest = -5; /* an H200's */
     return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *stream, unsigned int, int)
+{
+    std::lock_guard<std::recursive_mutex> hold(emu_queue_lock);
+    emu_stream *s = new emu_stream{emu_device, {}};
+    emu_streams.insert(s);
+    *stream = (cudaStream_t)s;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned int flags)
+{
+    return cudaStreamCreateWithPriority(stream, flags, 0);
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
-    delete (char *)stream;
+    emu_stream *s = (emu_stream *)stream;
+    emu_drain(s); /* its work still runs, as CUDA lets it */
+    std::lock_guard<std::recursive_mutex> hold(emu_queue_lock);
+    emu_streams.erase(s);
+    delete s;
     return cudaSuccess;
 }
 
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int)
+/* A handle is a reference to the event, which queued work may share. */
+static const emu_event_ref &emu_event_of(cudaEvent_t event) { return *(emu_event_ref *)event; }
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
-    *event = (cudaEvent_t) new char;
+    *event = (cudaEvent_t) new emu_event_ref(new emu_event{flags, 0, 0, NULL, 0});
     return cudaSuccess;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
-    delete (char *)event;
+    delete (emu_event_ref *)event;
     return cudaSuccess;
 }
 
-cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+    std::lock_guard<std::recursive_mutex> hold(emu_queue_lock);
+    emu_event_ref e = emu_event_of(event);
+    emu_stream *s = emu_stream_of(stream);
+    uint64_t mark = ++e->recorded;
+    e->stream = s;
+    emu_queue(s, [e, mark] { e->passed = mark, e->at_ms = emu_now_ms(); });
+    return cudaSuccess;
+}
 
-/* A handle is its math mode. */
+cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+    std::lock_guard<std::recursive_mutex> hold(emu_queue_lock);
+    const emu_event_ref &e = emu_event_of(event);
+    if (e->passed != e->recorded && emu_host_is_polling(e.get())) emu_wait_for(e, e->recorded, e->stream);
+    return e->passed == e->recorded ? cudaSuccess : cudaErrorNotReady;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+    const emu_event_ref &e = emu_event_of(event);
+    if (e->recorded) emu_wait_for(e, e->recorded, e->stream);
+    return cudaSuccess;
+}
+
+/* Work queued on stream from now on waits for the event's latest record. */
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int)
+{
+    std::lock_guard<std::recursive_mutex> hold(emu_queue_lock);
+    const emu_event_ref &e = emu_event_of(event);
+    if (e->passed != e->recorded) emu_push(emu_stream_of(stream), emu_work{{}, e, e->recorded, e->stream});
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
+{
+    emu_event *a = emu_event_of(start).get(), *b = emu_event_of(end).get();
+    if ((a->flags | b->flags) & cudaEventDisableTiming) return emu_fail(cudaErrorInvalidResourceHandle);
+    if (!a->recorded || !b->recorded) return emu_fail(cudaErrorInvalidResourceHandle);
+    if (a->passed != a->recorded || b->passed != b->recorded) return emu_fail(cudaErrorNotReady);
+    *ms = (float)(b->at_ms - a->at_ms);
+    return cudaSuccess;
+}
+
+/* A handle is its math mode and stream. */
+struct emu_blas {
+    cublasMath_t mode;
+    cudaStream_t stream;
+};
+
 cublasStatus_t cublasCreate_v2(cublasHandle_t *handle)
 {
-    *handle = (cublasHandle_t) new cublasMath_t(CUBLAS_DEFAULT_MATH);
+    *handle = (cublasHandle_t) new emu_blas{CUBLAS_DEFAULT_MATH, NULL};
     return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode)
 {
-    *(cublasMath_t *)handle = mode;
+    ((emu_blas *)handle)->mode = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream)
+{
+    ((emu_blas *)handle)->stream = stream;
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -216,11 +454,10 @@ static float emu_tf32(float v)
 static double emu_tf32(double v) { return v; } /* float64 never rounds */
 
 template <typename T>
-static cublasStatus_t emu_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
-                               T alpha, const T *A, int lda, long long sa, const T *B, int ldb, long long sb, T beta,
-                               T *C, int ldc, long long sc, int batch)
+static void emu_gemm_now(bool tf32, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, T alpha,
+                         const T *A, int lda, long long sa, const T *B, int ldb, long long sb, T beta, T *C, int ldc,
+                         long long sc, int batch)
 {
-    bool tf32 = *(cublasMath_t *)h == CUBLAS_TF32_TENSOR_OP_MATH;
     for (int b = 0; b < batch; b++, A += sa, B += sb, C += sc)
         for (int j = 0; j < n; j++)
             for (int i = 0; i < m; i++) {
@@ -233,6 +470,18 @@ static cublasStatus_t emu_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOpe
                 T *c = &C[i + (long long)j * ldc];
                 *c = beta == 0 ? alpha * acc : alpha * acc + beta * *c; /* beta 0 ignores C, as cuBLAS does */
             }
+}
+
+/* The product queued on the handle's stream, in the handle's math mode now. */
+template <typename T>
+static cublasStatus_t emu_gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                               T alpha, const T *A, int lda, long long sa, const T *B, int ldb, long long sb, T beta,
+                               T *C, int ldc, long long sc, int batch)
+{
+    const emu_blas *blas = (const emu_blas *)h;
+    bool tf32 = blas->mode == CUBLAS_TF32_TENSOR_OP_MATH;
+    emu_queue(emu_stream_of(blas->stream),
+              [=] { emu_gemm_now(tf32, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch); });
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -276,10 +525,11 @@ static size_t emu_nccl_size(ncclDataType_t t)
     }
 }
 
-/* A collective of one rank: what it receives is what it sent. */
-static ncclResult_t emu_nccl_copy(const void *send, void *recv, size_t count, ncclDataType_t t)
+/* A collective of one rank, queued on its stream: what it receives is what it sent. */
+static ncclResult_t emu_nccl_copy(const void *send, void *recv, size_t count, ncclDataType_t t, cudaStream_t stream)
 {
-    memmove(recv, send, count * emu_nccl_size(t));
+    size_t bytes = count * emu_nccl_size(t);
+    emu_queue(emu_stream_of(stream), [=] { memmove(recv, send, bytes); });
     return ncclSuccess;
 }
 
@@ -313,31 +563,31 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm)
 }
 
 ncclResult_t ncclAllReduce(const void *send, void *recv, size_t count, ncclDataType_t t, ncclRedOp_t, ncclComm_t,
-                           cudaStream_t)
+                           cudaStream_t stream)
 {
-    return emu_nccl_copy(send, recv, count, t);
+    return emu_nccl_copy(send, recv, count, t, stream);
 }
 
-ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, ncclDataType_t t, int, ncclComm_t, cudaStream_t)
+ncclResult_t ncclBroadcast(const void *send, void *recv, size_t count, ncclDataType_t t, int, ncclComm_t, cudaStream_t stream)
 {
-    return emu_nccl_copy(send, recv, count, t);
+    return emu_nccl_copy(send, recv, count, t, stream);
 }
 
 ncclResult_t ncclReduce(const void *send, void *recv, size_t count, ncclDataType_t t, ncclRedOp_t, int, ncclComm_t,
-                        cudaStream_t)
+                        cudaStream_t stream)
 {
-    return emu_nccl_copy(send, recv, count, t);
+    return emu_nccl_copy(send, recv, count, t, stream);
 }
 
-ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, ncclDataType_t t, ncclComm_t, cudaStream_t)
+ncclResult_t ncclAllGather(const void *send, void *recv, size_t count, ncclDataType_t t, ncclComm_t, cudaStream_t stream)
 {
-    return emu_nccl_copy(send, recv, count, t);
+    return emu_nccl_copy(send, recv, count, t, stream);
 }
 
 ncclResult_t ncclReduceScatter(const void *send, void *recv, size_t count, ncclDataType_t t, ncclRedOp_t, ncclComm_t,
-                               cudaStream_t)
+                               cudaStream_t stream)
 {
-    return emu_nccl_copy(send, recv, count, t);
+    return emu_nccl_copy(send, recv, count, t, stream);
 }
 
 /* One rank has no peer to send to or receive from. */

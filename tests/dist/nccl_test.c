@@ -1,7 +1,7 @@
 /* The nccl backend (CTORCH_DIST_NCCL), linked with ctorch_cuda.cu. NCCL
  * refuses two ranks on one GPU, so the tests run one rank on cuda:0: every
  * collective's NCCL call, each reduction dtype, the order after kernels
- * queued before it, the refusal of CPU tensors, async work, and a DDP step
+ * queued before it (on the current stream), the refusal of CPU tensors, async work, and a DDP step
  * against the plain module's. Without a GPU only init_process_group's
  * refusal runs (PyTorch's message, the program going on), and the GPU tests
  * report themselves skipped, by name. Built by `make cuda`, run by
@@ -61,6 +61,21 @@ static void test_after_queued_kernels(void)
     ct_tensor *y = ct_mul_scalar(ct_add(x, x), ct_float(0.5));
     CHECK_OK(ct_dist_all_reduce(y, CT_REDUCE_SUM, world));
     CHECK(same_values(y, ct_arange(ct_int(0), ct_int(1 << 22), ct_int(1), CT_F32)));
+}
+
+/* The collective waits for the current stream's kernels, not the default
+ * stream's: t written on a side stream set current. (On the emulation,
+ * waiting for the wrong stream reads the ones every time.) */
+static void test_after_kernels_on_current_stream(void)
+{
+    ct_stream side;
+    CHECK_OK(ct_stream_new(CT_CUDA(0), 0, &side));
+    ct_stream_guard g = ct_stream_guard_begin(side);
+    ct_tensor *t = ct_cuda(ct_ones(CT_SHAPE(4), CT_F32)), *flat = ct_cuda(ct_zeros(CT_SHAPE(4), CT_F32));
+    CHECK_OK(ct_mul_scalar_(t, ct_float(3)));
+    CHECK_OK(ct_dist_all_gather_into_tensor(flat, t, world));
+    CHECK(same_values(flat, ct_full(CT_SHAPE(4), ct_float(3), CT_F32)));
+    ct_stream_guard_end(g);
 }
 
 static void test_broadcast_reduce_and_gathers(void)
@@ -158,6 +173,7 @@ int main(void)
     }
     RUN(test_all_reduce_every_dtype);
     RUN(test_after_queued_kernels);
+    RUN(test_after_kernels_on_current_stream);
     RUN(test_broadcast_reduce_and_gathers);
     RUN(test_cpu_tensors_refused);
     RUN(test_async_work_and_barrier);
