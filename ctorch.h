@@ -603,6 +603,12 @@ CTORCH_API ct_tensor *ct_to(const ct_tensor *t, ct_dtype dtype);
  * non_blocking the copy may still be running when this returns; it is done
  * before any later use on the device, and a host read of the copy waits. */
 CTORCH_API ct_tensor *ct_to_device(const ct_tensor *t, ct_device device, bool non_blocking);
+/* Tensor.pin_memory(): t copied into page-locked host memory (t itself if
+ * it is there already), which a device copies from and to without the
+ * host waiting (ct_to_device with non_blocking). Needs the CUDA backend. */
+CTORCH_API ct_tensor *ct_pin_memory(const ct_tensor *t);
+/* Tensor.is_pinned() (false for NULL). */
+CTORCH_API bool ct_is_pinned(const ct_tensor *t);
 /* Tensor.cuda() (the current CUDA device) and Tensor.cpu(). */
 CTORCH_API ct_tensor *ct_cuda(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_cpu(const ct_tensor *t);
@@ -3357,7 +3363,7 @@ typedef struct ct_loader_opts {
     int num_workers;              /* 0: load on the calling thread; n: n worker threads */
     ct_collate_fn collate_fn;     /* NULL: stack each field */
     void *collate_user;
-    bool pin_memory;              /* page-locked batches for CUDA copies: a no-op without the CUDA backend */
+    bool pin_memory;              /* batches in pinned memory (ct_pin_memory) when a GPU is there; else ignored */
     bool drop_last;               /* drop the last batch when it is short */
     double timeout;               /* seconds to wait for a worker's batch; 0: forever */
     void (*worker_init_fn)(int worker_id, void *user); /* called on each worker thread after seeding */
@@ -5390,6 +5396,11 @@ typedef struct ct_backend {
     void (*empty_cache)(int device_index);
     /* Streams and events (optional: NULL where the device has none). */
     const ct_stream_kernels *streams;
+    /* Page-locked host memory the device copies to and from without the
+     * host waiting (Tensor.pin_memory; optional: both NULL or neither).
+     * host_alloc gives NULL with the error set. */
+    void *(*host_alloc)(size_t nbytes);
+    void (*host_free)(void *ptr);
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */
@@ -6071,7 +6082,8 @@ typedef enum ct__copy_grad {
     CT__CG_COPY,    /* copy_(src): the second input is src */
     CT__CG_DIAG,    /* diag(k) */
     CT__CG_TRIL,    /* tril(k) */
-    CT__CG_TRIU     /* triu(k) */
+    CT__CG_TRIU,    /* triu(k) */
+    CT__CG_PIN      /* pin_memory */
 } ct__copy_grad;
 
 /* Record copy op `kind` of input (and src, for copy_) giving out; k: the
@@ -14073,6 +14085,7 @@ static const ct__node_type ct__copy_types[] = {
     {"DiagBackward0", ct__bw_diag},
     {"TrilBackward0", ct__bw_tril},
     {"TriuBackward0", ct__bw_triu},
+    {"PinMemoryBackward0", ct__bw_identity},
 };
 
 static bool ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k)
@@ -26716,7 +26729,7 @@ static const ct_backend ct__cpu_backend = {"cpu",           ct__cpu_device_count
                                            ct__cpu_conv,    ct__cpu_linmap,
                                            ct__cpu_optim_step, ct__cpu_bn_stats, ct__cpu_synchronize,
                                            ct__cpu_memory_stats, ct__cpu_reset_peak_memory_stats,
-                                           ct__cpu_empty_cache,  NULL /* no streams */};
+                                           ct__cpu_empty_cache,  NULL /* no streams */, NULL, NULL /* no pinned memory */};
 
 /* ==================== tensor/device.c ==================== */
 // >>tensor/device.c
@@ -26754,7 +26767,7 @@ ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, in
         !backend->generator->state_bytes || !backend->conv || !backend->linmap ||
         !backend->optim_step || !backend->bn_stats || !backend->synchronize ||
         (backend->memory_stats && (!backend->reset_peak_memory_stats || !backend->empty_cache)) ||
-        (backend->streams && !ct__stream_table_whole(backend->streams)))
+        (backend->streams && !ct__stream_table_whole(backend->streams)) || !backend->host_alloc != !backend->host_free)
         return ct__fail(CT_ERR_VALUE, "register_backend(): the backend table has an empty entry");
     ct__backends[type] = backend;
     return CT_OK;
@@ -27184,17 +27197,48 @@ static const ct_backend *ct__copy_backend(const ct_tensor *dst, const ct_tensor 
     return ct__backend_for(type);
 }
 
+/* t's strides when it is dense, else dense ones in its dims' order. */
+static void ct__dense_strides_of(const ct_tensor *t, int64_t *strides)
+{
+    if (ct__is_dense(t)) memcpy(strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
+    else ct__dense_strides_like(t, strides);
+}
+
+/* A pinned storage's deleter: ctx is the backend that gave the memory. */
+static void ct__pinned_free(void *data, void *ctx) { ((const ct_backend *)ctx)->host_free(data); }
+
+bool ct_is_pinned(const ct_tensor *t) { return t && t->storage->deleter == ct__pinned_free; }
+
+/* A CPU tensor of t's sizes with these strides in dtype, over page-locked
+ * memory from backend be. */
+static ct_tensor *ct__alloc_pinned(const ct_tensor *t, const int64_t *strides, ct_dtype dtype, const ct_backend *be)
+{
+    int64_t last = 0;
+    for (int d = 0; d < t->ndim; d++) last += (t->sizes[d] - 1) * strides[d];
+    size_t nbytes = ct_numel(t) ? (size_t)(last + 1) * ct_dtype_size(dtype) : 0;
+    void *p = nbytes ? be->host_alloc(nbytes) : NULL;
+    if (nbytes && !p) return NULL;
+    ct_tensor *r = ct_from_blob(p, ct_shape_of(t), strides, dtype, ct__pinned_free, (void *)be);
+    if (!r && p) be->host_free(p);
+    return r;
+}
+
 /* Tensor.to(device, dtype, non_blocking): t itself when it is already
- * there in that dtype, else a copy, recorded as ToCopyBackward0. */
+ * there in that dtype, else a copy, recorded as ToCopyBackward0. A
+ * non-blocking copy from CUDA to the CPU lands in pinned memory, so the
+ * host need not wait for it (as PyTorch's _to_copy). */
 static ct_tensor *ct__to_device(const ct_tensor *t, ct_device device, ct_dtype dtype, bool non_blocking)
 {
     dtype = dtype == CT_DEFAULT ? t->dtype : dtype;
     if (ct__device_resolve(&device) != CT_OK) return NULL;
     if (ct_device_equal(device, t->storage->device) && dtype == t->dtype) return ct__same(t);
     int64_t strides[CT_MAX_DIMS];
-    if (ct__is_dense(t)) memcpy(strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
-    else ct__dense_strides_like(t, strides);
-    ct_tensor *r = ct__alloc_strided(t->sizes, strides, t->ndim, dtype, device);
+    ct__dense_strides_of(t, strides);
+    const ct_backend *cuda = ct__backends[CT_DEVICE_CUDA];
+    bool pin_out = non_blocking && t->storage->device.type == CT_DEVICE_CUDA && device.type == CT_DEVICE_CPU &&
+                   cuda->host_alloc;
+    ct_tensor *r = pin_out ? ct__alloc_pinned(t, strides, dtype, cuda)
+                           : ct__alloc_strided(t->sizes, strides, t->ndim, dtype, device);
     if (r && ct_numel(r)) ct__copy_backend(r, t)->copy(r, t, non_blocking);
     if (!ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0)) return ct__unrecordable(r);
     return r;
@@ -27204,6 +27248,31 @@ ct_tensor *ct_to_device(const ct_tensor *t, ct_device device, bool non_blocking)
 {
     CT__ARG(t, "self", 1);
     return ct__to_device(t, device, CT_DEFAULT, non_blocking);
+}
+
+/* As PyTorch's _pin_memory: t's sizes and strides (dense ones where t has
+ * gaps) over page-locked memory from the CUDA backend, recorded as
+ * PinMemoryBackward0. */
+ct_tensor *ct_pin_memory(const ct_tensor *t)
+{
+    CT__ARG(t, "self", 1);
+    if (ct_is_pinned(t)) return ct__same(t);
+    if (t->storage->device.type != CT_DEVICE_CPU) { /* "torch.cuda.FloatTensor" */
+        ct__fail(CT_ERR_RUNTIME, "cannot pin 'torch.%s.%s' only dense CPU tensors can be pinned",
+                 ct__backends[t->storage->device.type]->name, ct__legacy_type_name(t->dtype) + strlen("torch."));
+        return NULL;
+    }
+    const ct_backend *cuda = ct__backends[CT_DEVICE_CUDA];
+    if (!cuda || !cuda->host_alloc) {
+        ct__fail(CT_ERR_NOT_IMPLEMENTED, "Could not run 'aten::_pin_memory' with arguments from the 'CUDA' backend.");
+        return NULL;
+    }
+    int64_t strides[CT_MAX_DIMS];
+    ct__dense_strides_of(t, strides);
+    ct_tensor *r = ct__alloc_pinned(t, strides, t->dtype, cuda);
+    if (r && ct_numel(r)) ct__cpu_backend.copy(r, t, false);
+    if (!ct__record_copy(CT__CG_PIN, r, t, NULL, 0)) return ct__unrecordable(r);
+    return r;
 }
 
 ct_tensor *ct_cuda(const ct_tensor *t) { return ct_to_device(t, CT_CUDA(-1), false); }
@@ -41803,6 +41872,18 @@ static int ct__fetch(ct_loader *l, ct__iter_pass *p, const int64_t *idx, int64_t
     return CT_OK;
 }
 
+/* DataLoader(pin_memory=True): the batch's tensors copied to pinned memory,
+ * as PyTorch's pin memory thread does, when a GPU is there to use them. */
+static ct_result ct__pin_sample(ct_sample *batch)
+{
+    for (int i = 0; i < batch->n && ct_cuda_is_available(); i++) {
+        ct_tensor *pinned = ct_pin_memory(batch->field[i]);
+        if (!pinned) return ct_last_error_code();
+        batch->field[i] = pinned;
+    }
+    return CT_OK;
+}
+
 /* Build one batch: 1 with it in *batch (plain references), 0 when an
  * iterable dataset has nothing more for it, or a negative code with the
  * wrapped message in msg. */
@@ -41820,6 +41901,8 @@ static int ct__build_batch(ct_loader *l, ct__iter_pass *p, int64_t k, const int6
         memset(batch, 0, sizeof *batch);
         r = ct__check_sample(batch, collate(samples, got, batch, l->o.collate_user));
         if (r != CT_OK) r = ct__wrap_error((ct_result)r, msg, "in collate_fn for batch %lld", (long long)k);
+        else if (l->o.pin_memory && (r = ct__pin_sample(batch)) != CT_OK)
+            r = ct__wrap_error((ct_result)r, msg, "in pin memory thread for batch %lld", (long long)k);
         else ct__keep_sample(batch);
     }
     ct_scope_end(s);

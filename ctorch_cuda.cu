@@ -603,6 +603,105 @@ static void cu_reset_peak_memory_stats(int index)
     s->peak_reserved_bytes = s->reserved_bytes;
 }
 
+/* ---------------------------------------------------------------- pinned host memory */
+
+/* PyTorch 1.13's CachingHostAllocator: page-locked blocks of a power of two
+ * bytes, kept when freed for the next request they fit; a block an
+ * asynchronous copy used (cu_host_used) is free again only once an event
+ * recorded after that copy has passed. */
+
+typedef struct cu_host_block {
+    size_t size;
+    bool allocated;
+    int events;                                  /* events to pass before a freed block is free */
+    std::set<std::pair<int, cudaStream_t>> uses; /* streams whose copies used it since it was allocated */
+} cu_host_block;
+
+static std::unordered_map<void *, cu_host_block> cu_host_blocks; /* every block, by address */
+static std::set<std::pair<size_t, void *>> cu_host_free_blocks; /* the free ones, smallest first, then by address */
+static std::deque<std::pair<cudaEvent_t, void *>> cu_host_pending;
+static std::mutex cu_host_lock;
+
+static size_t cu_power_of_two_ceil(size_t n)
+{
+    size_t p = 1;
+    while (p < n) p <<= 1;
+    return p;
+}
+
+/* Blocks whose events have passed become free. Lock held. */
+static void cu_host_process_events(void)
+{
+    for (auto it = cu_host_pending.begin(); it != cu_host_pending.end();) {
+        cudaError_t e = cudaEventQuery(it->first);
+        if (e == cudaErrorNotReady) {
+            cudaGetLastError();
+            ++it;
+            continue;
+        }
+        cu_ok(e);
+        cudaEventDestroy(it->first);
+        cu_host_block &b = cu_host_blocks[it->second];
+        if (--b.events == 0 && !b.allocated) cu_host_free_blocks.emplace(b.size, it->second);
+        it = cu_host_pending.erase(it);
+    }
+}
+
+static void *cu_host_alloc(size_t nbytes)
+{
+    size_t size = cu_power_of_two_ceil(nbytes);
+    std::lock_guard<std::mutex> hold(cu_host_lock);
+    cu_host_process_events();
+    auto fit = cu_host_free_blocks.lower_bound(std::make_pair(size, (void *)NULL));
+    void *p = NULL;
+    if (fit != cu_host_free_blocks.end()) {
+        p = fit->second;
+        cu_host_free_blocks.erase(fit);
+    } else {
+        if (!cu_ok(cudaHostAlloc(&p, size, cudaHostAllocDefault))) return NULL;
+        cu_host_blocks[p] = cu_host_block{size, false, 0, {}};
+    }
+    cu_host_blocks[p].allocated = true;
+    return p;
+}
+
+static void cu_host_free(void *ptr)
+{
+    std::lock_guard<std::mutex> hold(cu_host_lock);
+    auto it = ptr ? cu_host_blocks.find(ptr) : cu_host_blocks.end();
+    if (it == cu_host_blocks.end()) return;
+    cu_host_block &b = it->second;
+    b.allocated = false;
+    for (const auto &use : b.uses) {
+        cudaEvent_t e;
+        cu_use(use.first);
+        if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess && cudaEventRecord(e, use.second) == cudaSuccess) {
+            cu_host_pending.emplace_back(e, ptr);
+            b.events++;
+        } else {
+            cudaGetLastError();
+            cu_ok(cudaStreamSynchronize(use.second));
+        }
+    }
+    b.uses.clear();
+    if (b.events == 0) cu_host_free_blocks.emplace(b.size, ptr);
+}
+
+/* Whether ptr is the start of a pinned block of ours (a pinned storage's data). */
+static bool cu_host_pinned(const void *ptr)
+{
+    std::lock_guard<std::mutex> hold(cu_host_lock);
+    return cu_host_blocks.count((void *)ptr) != 0;
+}
+
+/* An asynchronous copy on the current stream of the current device used the pinned block at ptr. */
+static void cu_host_used(void *ptr)
+{
+    std::lock_guard<std::mutex> hold(cu_host_lock);
+    auto it = cu_host_blocks.find(ptr);
+    if (it != cu_host_blocks.end()) it->second.uses.insert(std::make_pair(cu_current_device, cu_stream()));
+}
+
 /* ==================== cuda/kernels.cu ==================== */
 // >>cuda/kernels.cu
 /* Element-wise kernels: fill, copies, and the pointwise ops generated from
@@ -737,10 +836,23 @@ template <typename T> static void cu_copy_as(ct_tensor *dst, const ct_tensor *sr
     cu_ok(cudaGetLastError());
 }
 
+/* Whether t is device memory, or host memory that is pinned: then a copy
+ * need not wait, and the pinned block is not handed out again before the
+ * copy is done. */
+static bool cu_host_side_pinned(const ct_tensor *t, bool on_device)
+{
+    if (on_device) return true;
+    void *base = t->storage->data;
+    if (!cu_host_pinned(base)) return false;
+    cu_host_used(base);
+    return true;
+}
+
 /* dst = src, on the current stream. The same dtype, both dense with the
- * same number of elements: one cudaMemcpy in either direction (a copy that touches the host waits
- * for itself: the host buffer may go as soon as this returns, as pageable
- * memory makes PyTorch's non_blocking copies synchronous too). The same
+ * same number of elements: one cudaMemcpy in either direction (a copy that
+ * touches pageable host memory waits for itself: the host buffer may go as
+ * soon as this returns, as in PyTorch; only a non_blocking one between the
+ * device and pinned memory does not). The same
  * dtype on one GPU, strided or broadcast: a kernel. Anything else (a dtype
  * conversion; a strided side on the host or another GPU): the CPU's copy on
  * the managed memory, after a synchronize. */
@@ -755,7 +867,8 @@ static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
         cu_use(index);
         size_t bytes = (size_t)n * ct_dtype_size(dst->dtype);
         if (!cu_ok(cudaMemcpyAsync(ct_data_ptr(dst), ct_data_ptr(src), bytes, cudaMemcpyDefault, cu_stream()))) return;
-        if (!(dst_dev && src_dev) || !non_blocking) cu_ok(cudaStreamSynchronize(cu_stream()));
+        if (!non_blocking || !cu_host_side_pinned(dst, dst_dev) || !cu_host_side_pinned(src, src_dev))
+            cu_ok(cudaStreamSynchronize(cu_stream()));
         return;
     }
     if (same && dst_dev && src_dev && cu_index_of(dst) == cu_index_of(src)) {
@@ -1286,7 +1399,8 @@ static const ct_backend cu_backend = {
     cu_fill,        cu_has_pointwise, cu_pointwise,      cu_index,        cu_sorting,
     &cu_reduce_kernels, cu_gemm,     cu_range,           cu_random,       &cu_generator,
     cu_conv,        cu_linmap,       cu_optim_step,      cu_bn_stats,     cu_synchronize,
-    cu_memory_stats, cu_reset_peak_memory_stats, cu_empty_cache, &cu_streams};
+    cu_memory_stats, cu_reset_peak_memory_stats, cu_empty_cache, &cu_streams,
+    cu_host_alloc,  cu_host_free};
 
 /* Registered before main, as a static object's constructor runs, whether or
  * not a GPU is there (device_count then says 0). */

@@ -3,7 +3,8 @@
  * the same tensors (the block sizes, pools, segment sizes, splits and merges
  * of CUDACachingAllocator), empty_cache, the peaks, and the out-of-memory
  * error; TF32 products behind allow_tf32; streams and events, and the
- * allocator's blocks per stream and record_stream. Linked with
+ * allocator's blocks per stream and record_stream; pinned memory and
+ * non-blocking copies. Linked with
  * ctorch_cuda.cu (make cuda) or its host emulation (make cuda-emu, with
  * CT_CUDA_EMU defined); tests/run.sh runs it as cuda_backend@cuda and
  * @cuda-emu. The emulation runs a stream's work only when the host waits
@@ -390,6 +391,91 @@ static void test_wait_stream(void)
     }
 }
 
+/* ---------------------------------------------------------------- pinned memory */
+
+/* n float32 ones in pinned memory, owned by the caller (ct_release frees them). */
+static ct_tensor *pinned_ones(int64_t n)
+{
+    ct_scope s = ct_scope_begin();
+    ct_tensor *t = ct_pin_memory(ct_ones(CT_SHAPE(n), CT_F32));
+    if (t) ct_retain(t);
+    ct_scope_end(s);
+    return t;
+}
+
+/* Tensor.pin_memory: a pinned copy with the input's sizes and strides, the
+ * tensor itself when pinned already, PinMemoryBackward0 for autograd; CUDA
+ * tensors refused in PyTorch's words. A non-blocking copy to the CPU lands
+ * in pinned memory, as PyTorch's _to_copy puts it. */
+static void test_pin_memory(void)
+{
+    ct_tensor *x = ct_transpose(ct_reshape(ct_arange(ct_int(0), ct_int(6), ct_int(1), CT_F32), CT_SHAPE(2, 3)), 0, 1);
+    CHECK(!ct_is_pinned(x) && !ct_is_pinned(NULL));
+    ct_tensor *p = ct_pin_memory(x);
+    CHECK(ct_is_pinned(p) && ct_equal(p, x));
+    CHECK_INT(ct_strides_of(p).size[0], 1);
+    CHECK_INT(ct_strides_of(p).size[1], 3);
+    CHECK(ct_storage_data_ptr(ct_pin_memory(p)) == ct_storage_data_ptr(p));
+    ct_tensor *w = ct_ones(CT_SHAPE(3), CT_F32);
+    CHECK_OK(ct_requires_grad_(w, true));
+    CHECK_STR(ct_node_name(ct_grad_fn(ct_pin_memory(w))), "PinMemoryBackward0");
+    ct_tensor *dev = ct_cuda(x);
+    CHECK_ERR(ct_pin_memory(dev), CT_ERR_RUNTIME, "cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned");
+    ct_tensor *back = ct_to_device(dev, CT_CPU, true);
+    CHECK(ct_is_pinned(back));
+    CHECK(!ct_is_pinned(ct_to_device(dev, CT_CPU, false)));
+    CHECK_OK(ct_synchronize(CT_CUDA(0)));
+    CHECK(ct_equal(back, x));
+}
+
+/* A non-blocking copy from pinned memory does not wait: the host may write
+ * the source before the copy runs (on the emulation it always does, and the
+ * copy reads the new values). A pinned block a copy used is not handed out
+ * again before that copy is done. */
+static void test_non_blocking_copies(void)
+{
+    ct_tensor *host = pinned_ones(256);
+    void *host_ptr = ct_data_ptr(host);
+    ct_tensor *dev = ct_to_device(host, CT_CUDA(0), true);
+#ifdef CT_CUDA_EMU
+    CHECK_OK(ct_fill_(host, ct_float(5))); /* before the copy has run */
+#endif
+    ct_release(host);
+#ifdef CT_CUDA_EMU
+    ct_tensor *other = pinned_ones(256); /* the copy has not run: host's block is held */
+    CHECK(ct_data_ptr(other) != host_ptr);
+#endif
+    CHECK_OK(ct_synchronize(CT_CUDA(0)));
+    ct_tensor *after = pinned_ones(256); /* the copy is done: host's block again */
+    CHECK(ct_data_ptr(after) == host_ptr);
+    ct_release(after);
+#ifdef CT_CUDA_EMU
+    ct_release(other);
+#endif
+#ifdef CT_CUDA_EMU
+    CHECK_NEAR(ct_item(ct_sum(ct_cpu(dev))), 5 * 256, 0);
+#else
+    CHECK_NEAR(ct_item(ct_sum(ct_cpu(dev))), 256, 0);
+#endif
+}
+
+/* DataLoader(pin_memory=True): each batch's tensors pinned, their values kept. */
+static void test_loader_pins_batches(void)
+{
+    ct_tensor *x = ct_reshape(ct_arange(ct_int(0), ct_int(8), ct_int(1), CT_F32), CT_SHAPE(4, 2));
+    ct_tensor *y = ct_arange(ct_int(0), ct_int(4), ct_int(1), CT_I64);
+    ct_dataset *d = ct_tensor_dataset((ct_tensor *[]){x, y}, 2);
+    for (int pin = 0; pin < 2; pin++) {
+        ct_loader *l = ct_loader_new(d, (ct_loader_opts){.batch_size = 2, .pin_memory = pin, .num_workers = pin});
+        ct_sample batch;
+        CHECK_INT(ct_loader_next(l, &batch), 1);
+        CHECK(ct_is_pinned(batch.field[0]) == pin && ct_is_pinned(batch.field[1]) == pin);
+        CHECK_VALUES(batch.field[0], CT_SHAPE(2, 2), 0, 1, 2, 3);
+        ct_loader_free(l);
+    }
+    ct_dataset_free(d);
+}
+
 int main(void)
 {
     if (!ct_cuda_is_available()) {
@@ -409,5 +495,8 @@ int main(void)
     RUN(test_blocks_per_stream);
     RUN(test_record_stream);
     RUN(test_wait_stream);
+    RUN(test_pin_memory);
+    RUN(test_non_blocking_copies);
+    RUN(test_loader_pins_batches);
     return ct_test_report();
 }

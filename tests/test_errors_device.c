@@ -553,6 +553,23 @@ static void test_stream_errors(void)
                 "register_backend(): the backend table has an empty entry");
 }
 
+/* Pinned memory needs the CUDA backend (PyTorch 1.13's words where it has
+ * no CUDA); a backend with half of the pinned-memory pair is refused. */
+static void test_pin_memory_errors(void)
+{
+    ct_tensor *x = ct_ones(CT_SHAPE(2), CT_F32);
+    CHECK_ERR(ct_pin_memory(x), CT_ERR_NOT_IMPLEMENTED,
+              "Could not run 'aten::_pin_memory' with arguments from the 'CUDA' backend.");
+    CHECK_ERR(ct_pin_memory(NULL), CT_ERR_TYPE, "argument 'self' (position 1)");
+    CHECK(!ct_is_pinned(x) && !ct_is_pinned(NULL));
+    static ct_backend half_pinned;
+    half_pinned = *ct_backend_get(CT_DEVICE_CPU);
+    half_pinned.generator = &some_generator;
+    half_pinned.host_alloc = malloc;
+    CHECK_FAILS(ct_register_backend(CT_DEVICE_PRIVATEUSE1, &half_pinned, CT_BACKEND_ABI_VERSION), CT_ERR_VALUE,
+                "register_backend(): the backend table has an empty entry");
+}
+
 /* Generators: of a device that is not there, or of another device type than the tensor they fill. */
 static void test_generator_errors(void)
 {
@@ -601,5 +618,6 @@ int main(void)
     RUN(test_memory_stats_errors);
     RUN(test_generator_errors);
     RUN(test_stream_errors);
+    RUN(test_pin_memory_errors);
     return ct_test_report();
 }

@@ -430,7 +430,7 @@ static const ct_backend td_backend = {"testdev", td_device_count, td_alloc,     
                                       td_range,  td_random,       &td_generator, td_conv,
                                       td_linmap, td_optim_step,   td_bn_stats,
                                       td_synchronize, td_memory_stats, td_reset_peak_memory_stats,
-                                      td_empty_cache, NULL /* no streams */};
+                                      td_empty_cache, NULL /* no streams */, NULL, NULL /* no pinned memory */};
 
 ct_result ct_testdev_register(void)
 {

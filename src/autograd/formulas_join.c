@@ -358,6 +358,7 @@ static const ct__node_type ct__copy_types[] = {
     {"DiagBackward0", ct__bw_diag},
     {"TrilBackward0", ct__bw_tril},
     {"TriuBackward0", ct__bw_triu},
+    {"PinMemoryBackward0", ct__bw_identity},
 };
 
 static bool ct__record_copy(ct__copy_grad kind, ct_tensor *out, const ct_tensor *input, const ct_tensor *src, int64_t k)

@@ -383,7 +383,8 @@ typedef enum ct__copy_grad {
     CT__CG_COPY,    /* copy_(src): the second input is src */
     CT__CG_DIAG,    /* diag(k) */
     CT__CG_TRIL,    /* tril(k) */
-    CT__CG_TRIU     /* triu(k) */
+    CT__CG_TRIU,    /* triu(k) */
+    CT__CG_PIN      /* pin_memory */
 } ct__copy_grad;
 
 /* Record copy op `kind` of input (and src, for copy_) giving out; k: the

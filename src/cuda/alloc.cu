@@ -322,3 +322,102 @@ static void cu_reset_peak_memory_stats(int index)
     s->peak_allocated_bytes = s->allocated_bytes;
     s->peak_reserved_bytes = s->reserved_bytes;
 }
+
+/* ---------------------------------------------------------------- pinned host memory */
+
+/* PyTorch 1.13's CachingHostAllocator: page-locked blocks of a power of two
+ * bytes, kept when freed for the next request they fit; a block an
+ * asynchronous copy used (cu_host_used) is free again only once an event
+ * recorded after that copy has passed. */
+
+typedef struct cu_host_block {
+    size_t size;
+    bool allocated;
+    int events;                                  /* events to pass before a freed block is free */
+    std::set<std::pair<int, cudaStream_t>> uses; /* streams whose copies used it since it was allocated */
+} cu_host_block;
+
+static std::unordered_map<void *, cu_host_block> cu_host_blocks; /* every block, by address */
+static std::set<std::pair<size_t, void *>> cu_host_free_blocks; /* the free ones, smallest first, then by address */
+static std::deque<std::pair<cudaEvent_t, void *>> cu_host_pending;
+static std::mutex cu_host_lock;
+
+static size_t cu_power_of_two_ceil(size_t n)
+{
+    size_t p = 1;
+    while (p < n) p <<= 1;
+    return p;
+}
+
+/* Blocks whose events have passed become free. Lock held. */
+static void cu_host_process_events(void)
+{
+    for (auto it = cu_host_pending.begin(); it != cu_host_pending.end();) {
+        cudaError_t e = cudaEventQuery(it->first);
+        if (e == cudaErrorNotReady) {
+            cudaGetLastError();
+            ++it;
+            continue;
+        }
+        cu_ok(e);
+        cudaEventDestroy(it->first);
+        cu_host_block &b = cu_host_blocks[it->second];
+        if (--b.events == 0 && !b.allocated) cu_host_free_blocks.emplace(b.size, it->second);
+        it = cu_host_pending.erase(it);
+    }
+}
+
+static void *cu_host_alloc(size_t nbytes)
+{
+    size_t size = cu_power_of_two_ceil(nbytes);
+    std::lock_guard<std::mutex> hold(cu_host_lock);
+    cu_host_process_events();
+    auto fit = cu_host_free_blocks.lower_bound(std::make_pair(size, (void *)NULL));
+    void *p = NULL;
+    if (fit != cu_host_free_blocks.end()) {
+        p = fit->second;
+        cu_host_free_blocks.erase(fit);
+    } else {
+        if (!cu_ok(cudaHostAlloc(&p, size, cudaHostAllocDefault))) return NULL;
+        cu_host_blocks[p] = cu_host_block{size, false, 0, {}};
+    }
+    cu_host_blocks[p].allocated = true;
+    return p;
+}
+
+static void cu_host_free(void *ptr)
+{
+    std::lock_guard<std::mutex> hold(cu_host_lock);
+    auto it = ptr ? cu_host_blocks.find(ptr) : cu_host_blocks.end();
+    if (it == cu_host_blocks.end()) return;
+    cu_host_block &b = it->second;
+    b.allocated = false;
+    for (const auto &use : b.uses) {
+        cudaEvent_t e;
+        cu_use(use.first);
+        if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess && cudaEventRecord(e, use.second) == cudaSuccess) {
+            cu_host_pending.emplace_back(e, ptr);
+            b.events++;
+        } else {
+            cudaGetLastError();
+            cu_ok(cudaStreamSynchronize(use.second));
+        }
+    }
+    b.uses.clear();
+    if (b.events == 0) cu_host_free_blocks.emplace(b.size, ptr);
+}
+
+/* Whether ptr is the start of a pinned block of ours (a pinned storage's data). */
+static bool cu_host_pinned(const void *ptr)
+{
+    std::lock_guard<std::mutex> hold(cu_host_lock);
+    return cu_host_blocks.count((void *)ptr) != 0;
+}
+
+/* An asynchronous copy on the current stream of the current device used the pinned block at ptr. */
+static void cu_host_used(void *ptr)
+{
+    std::lock_guard<std::mutex> hold(cu_host_lock);
+    auto it = cu_host_blocks.find(ptr);
+    if (it != cu_host_blocks.end()) it->second.uses.insert(std::make_pair(cu_current_device, cu_stream()));
+}

@@ -132,7 +132,8 @@ static const ct_backend cu_backend = {
     cu_fill,        cu_has_pointwise, cu_pointwise,      cu_index,        cu_sorting,
     &cu_reduce_kernels, cu_gemm,     cu_range,           cu_random,       &cu_generator,
     cu_conv,        cu_linmap,       cu_optim_step,      cu_bn_stats,     cu_synchronize,
-    cu_memory_stats, cu_reset_peak_memory_stats, cu_empty_cache, &cu_streams};
+    cu_memory_stats, cu_reset_peak_memory_stats, cu_empty_cache, &cu_streams,
+    cu_host_alloc,  cu_host_free};
 
 /* Registered before main, as a static object's constructor runs, whether or
  * not a GPU is there (device_count then says 0). */

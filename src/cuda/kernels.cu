@@ -130,10 +130,23 @@ template <typename T> static void cu_copy_as(ct_tensor *dst, const ct_tensor *sr
     cu_ok(cudaGetLastError());
 }
 
+/* Whether t is device memory, or host memory that is pinned: then a copy
+ * need not wait, and the pinned block is not handed out again before the
+ * copy is done. */
+static bool cu_host_side_pinned(const ct_tensor *t, bool on_device)
+{
+    if (on_device) return true;
+    void *base = t->storage->data;
+    if (!cu_host_pinned(base)) return false;
+    cu_host_used(base);
+    return true;
+}
+
 /* dst = src, on the current stream. The same dtype, both dense with the
- * same number of elements: one cudaMemcpy in either direction (a copy that touches the host waits
- * for itself: the host buffer may go as soon as this returns, as pageable
- * memory makes PyTorch's non_blocking copies synchronous too). The same
+ * same number of elements: one cudaMemcpy in either direction (a copy that
+ * touches pageable host memory waits for itself: the host buffer may go as
+ * soon as this returns, as in PyTorch; only a non_blocking one between the
+ * device and pinned memory does not). The same
  * dtype on one GPU, strided or broadcast: a kernel. Anything else (a dtype
  * conversion; a strided side on the host or another GPU): the CPU's copy on
  * the managed memory, after a synchronize. */
@@ -148,7 +161,8 @@ static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
         cu_use(index);
         size_t bytes = (size_t)n * ct_dtype_size(dst->dtype);
         if (!cu_ok(cudaMemcpyAsync(ct_data_ptr(dst), ct_data_ptr(src), bytes, cudaMemcpyDefault, cu_stream()))) return;
-        if (!(dst_dev && src_dev) || !non_blocking) cu_ok(cudaStreamSynchronize(cu_stream()));
+        if (!non_blocking || !cu_host_side_pinned(dst, dst_dev) || !cu_host_side_pinned(src, src_dev))
+            cu_ok(cudaStreamSynchronize(cu_stream()));
         return;
     }
     if (same && dst_dev && src_dev && cu_index_of(dst) == cu_index_of(src)) {

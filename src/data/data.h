@@ -215,7 +215,7 @@ typedef struct ct_loader_opts {
     int num_workers;              /* 0: load on the calling thread; n: n worker threads */
     ct_collate_fn collate_fn;     /* NULL: stack each field */
     void *collate_user;
-    bool pin_memory;              /* page-locked batches for CUDA copies: a no-op without the CUDA backend */
+    bool pin_memory;              /* batches in pinned memory (ct_pin_memory) when a GPU is there; else ignored */
     bool drop_last;               /* drop the last batch when it is short */
     double timeout;               /* seconds to wait for a worker's batch; 0: forever */
     void (*worker_init_fn)(int worker_id, void *user); /* called on each worker thread after seeding */

@@ -160,6 +160,18 @@ static int ct__fetch(ct_loader *l, ct__iter_pass *p, const int64_t *idx, int64_t
     return CT_OK;
 }
 
+/* DataLoader(pin_memory=True): the batch's tensors copied to pinned memory,
+ * as PyTorch's pin memory thread does, when a GPU is there to use them. */
+static ct_result ct__pin_sample(ct_sample *batch)
+{
+    for (int i = 0; i < batch->n && ct_cuda_is_available(); i++) {
+        ct_tensor *pinned = ct_pin_memory(batch->field[i]);
+        if (!pinned) return ct_last_error_code();
+        batch->field[i] = pinned;
+    }
+    return CT_OK;
+}
+
 /* Build one batch: 1 with it in *batch (plain references), 0 when an
  * iterable dataset has nothing more for it, or a negative code with the
  * wrapped message in msg. */
@@ -177,6 +189,8 @@ static int ct__build_batch(ct_loader *l, ct__iter_pass *p, int64_t k, const int6
         memset(batch, 0, sizeof *batch);
         r = ct__check_sample(batch, collate(samples, got, batch, l->o.collate_user));
         if (r != CT_OK) r = ct__wrap_error((ct_result)r, msg, "in collate_fn for batch %lld", (long long)k);
+        else if (l->o.pin_memory && (r = ct__pin_sample(batch)) != CT_OK)
+            r = ct__wrap_error((ct_result)r, msg, "in pin memory thread for batch %lld", (long long)k);
         else ct__keep_sample(batch);
     }
     ct_scope_end(s);

@@ -233,6 +233,11 @@ typedef struct ct_backend {
     void (*empty_cache)(int device_index);
     /* Streams and events (optional: NULL where the device has none). */
     const ct_stream_kernels *streams;
+    /* Page-locked host memory the device copies to and from without the
+     * host waiting (Tensor.pin_memory; optional: both NULL or neither).
+     * host_alloc gives NULL with the error set. */
+    void *(*host_alloc)(size_t nbytes);
+    void (*host_free)(void *ptr);
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */

@@ -32,7 +32,7 @@ ct_result ct_register_backend(ct_device_type type, const ct_backend *backend, in
         !backend->generator->state_bytes || !backend->conv || !backend->linmap ||
         !backend->optim_step || !backend->bn_stats || !backend->synchronize ||
         (backend->memory_stats && (!backend->reset_peak_memory_stats || !backend->empty_cache)) ||
-        (backend->streams && !ct__stream_table_whole(backend->streams)))
+        (backend->streams && !ct__stream_table_whole(backend->streams)) || !backend->host_alloc != !backend->host_free)
         return ct__fail(CT_ERR_VALUE, "register_backend(): the backend table has an empty entry");
     ct__backends[type] = backend;
     return CT_OK;
@@ -462,17 +462,48 @@ static const ct_backend *ct__copy_backend(const ct_tensor *dst, const ct_tensor 
     return ct__backend_for(type);
 }
 
+/* t's strides when it is dense, else dense ones in its dims' order. */
+static void ct__dense_strides_of(const ct_tensor *t, int64_t *strides)
+{
+    if (ct__is_dense(t)) memcpy(strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
+    else ct__dense_strides_like(t, strides);
+}
+
+/* A pinned storage's deleter: ctx is the backend that gave the memory. */
+static void ct__pinned_free(void *data, void *ctx) { ((const ct_backend *)ctx)->host_free(data); }
+
+bool ct_is_pinned(const ct_tensor *t) { return t && t->storage->deleter == ct__pinned_free; }
+
+/* A CPU tensor of t's sizes with these strides in dtype, over page-locked
+ * memory from backend be. */
+static ct_tensor *ct__alloc_pinned(const ct_tensor *t, const int64_t *strides, ct_dtype dtype, const ct_backend *be)
+{
+    int64_t last = 0;
+    for (int d = 0; d < t->ndim; d++) last += (t->sizes[d] - 1) * strides[d];
+    size_t nbytes = ct_numel(t) ? (size_t)(last + 1) * ct_dtype_size(dtype) : 0;
+    void *p = nbytes ? be->host_alloc(nbytes) : NULL;
+    if (nbytes && !p) return NULL;
+    ct_tensor *r = ct_from_blob(p, ct_shape_of(t), strides, dtype, ct__pinned_free, (void *)be);
+    if (!r && p) be->host_free(p);
+    return r;
+}
+
 /* Tensor.to(device, dtype, non_blocking): t itself when it is already
- * there in that dtype, else a copy, recorded as ToCopyBackward0. */
+ * there in that dtype, else a copy, recorded as ToCopyBackward0. A
+ * non-blocking copy from CUDA to the CPU lands in pinned memory, so the
+ * host need not wait for it (as PyTorch's _to_copy). */
 static ct_tensor *ct__to_device(const ct_tensor *t, ct_device device, ct_dtype dtype, bool non_blocking)
 {
     dtype = dtype == CT_DEFAULT ? t->dtype : dtype;
     if (ct__device_resolve(&device) != CT_OK) return NULL;
     if (ct_device_equal(device, t->storage->device) && dtype == t->dtype) return ct__same(t);
     int64_t strides[CT_MAX_DIMS];
-    if (ct__is_dense(t)) memcpy(strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
-    else ct__dense_strides_like(t, strides);
-    ct_tensor *r = ct__alloc_strided(t->sizes, strides, t->ndim, dtype, device);
+    ct__dense_strides_of(t, strides);
+    const ct_backend *cuda = ct__backends[CT_DEVICE_CUDA];
+    bool pin_out = non_blocking && t->storage->device.type == CT_DEVICE_CUDA && device.type == CT_DEVICE_CPU &&
+                   cuda->host_alloc;
+    ct_tensor *r = pin_out ? ct__alloc_pinned(t, strides, dtype, cuda)
+                           : ct__alloc_strided(t->sizes, strides, t->ndim, dtype, device);
     if (r && ct_numel(r)) ct__copy_backend(r, t)->copy(r, t, non_blocking);
     if (!ct__record_copy(CT__CG_TO_COPY, r, t, NULL, 0)) return ct__unrecordable(r);
     return r;
@@ -482,6 +513,31 @@ ct_tensor *ct_to_device(const ct_tensor *t, ct_device device, bool non_blocking)
 {
     CT__ARG(t, "self", 1);
     return ct__to_device(t, device, CT_DEFAULT, non_blocking);
+}
+
+/* As PyTorch's _pin_memory: t's sizes and strides (dense ones where t has
+ * gaps) over page-locked memory from the CUDA backend, recorded as
+ * PinMemoryBackward0. */
+ct_tensor *ct_pin_memory(const ct_tensor *t)
+{
+    CT__ARG(t, "self", 1);
+    if (ct_is_pinned(t)) return ct__same(t);
+    if (t->storage->device.type != CT_DEVICE_CPU) { /* "torch.cuda.FloatTensor" */
+        ct__fail(CT_ERR_RUNTIME, "cannot pin 'torch.%s.%s' only dense CPU tensors can be pinned",
+                 ct__backends[t->storage->device.type]->name, ct__legacy_type_name(t->dtype) + strlen("torch."));
+        return NULL;
+    }
+    const ct_backend *cuda = ct__backends[CT_DEVICE_CUDA];
+    if (!cuda || !cuda->host_alloc) {
+        ct__fail(CT_ERR_NOT_IMPLEMENTED, "Could not run 'aten::_pin_memory' with arguments from the 'CUDA' backend.");
+        return NULL;
+    }
+    int64_t strides[CT_MAX_DIMS];
+    ct__dense_strides_of(t, strides);
+    ct_tensor *r = ct__alloc_pinned(t, strides, t->dtype, cuda);
+    if (r && ct_numel(r)) ct__cpu_backend.copy(r, t, false);
+    if (!ct__record_copy(CT__CG_PIN, r, t, NULL, 0)) return ct__unrecordable(r);
+    return r;
 }
 
 ct_tensor *ct_cuda(const ct_tensor *t) { return ct_to_device(t, CT_CUDA(-1), false); }

@@ -165,6 +165,12 @@ CTORCH_API ct_tensor *ct_to(const ct_tensor *t, ct_dtype dtype);
  * non_blocking the copy may still be running when this returns; it is done
  * before any later use on the device, and a host read of the copy waits. */
 CTORCH_API ct_tensor *ct_to_device(const ct_tensor *t, ct_device device, bool non_blocking);
+/* Tensor.pin_memory(): t copied into page-locked host memory (t itself if
+ * it is there already), which a device copies from and to without the
+ * host waiting (ct_to_device with non_blocking). Needs the CUDA backend. */
+CTORCH_API ct_tensor *ct_pin_memory(const ct_tensor *t);
+/* Tensor.is_pinned() (false for NULL). */
+CTORCH_API bool ct_is_pinned(const ct_tensor *t);
 /* Tensor.cuda() (the current CUDA device) and Tensor.cpu(). */
 CTORCH_API ct_tensor *ct_cuda(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_cpu(const ct_tensor *t);

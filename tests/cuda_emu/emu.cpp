@@ -55,16 +55,25 @@ static cudaError_t emu_fail(cudaError_t e)
 
 /* Live allocations and the bytes they hold, per device. */
 static std::mutex emu_lock;
-static std::map<void *, std::pair<int, size_t>> emu_blocks;
+typedef std::map<void *, std::pair<int, size_t>> emu_block_map; /* start -> (device, bytes) */
+static emu_block_map emu_blocks;                                  /* managed memory */
+static emu_block_map emu_pinned;                                  /* cudaHostAlloc's, device -1 */
 static size_t emu_used[64];
 
-static bool emu_is_host(const void *p)
+/* The block of `blocks` that holds p, or end(). Lock held. */
+static emu_block_map::const_iterator emu_find(const emu_block_map &blocks, const void *p)
+{
+    auto it = blocks.upper_bound((void *)p);
+    if (it == blocks.begin()) return blocks.end();
+    --it;
+    return (const char *)p < (const char *)it->first + it->second.second ? it : blocks.end();
+}
+
+/* Whether p is pageable host memory: neither managed nor pinned. */
+static bool emu_is_pageable(const void *p)
 {
     std::lock_guard<std::mutex> hold(emu_lock);
-    auto it = emu_blocks.upper_bound((void *)p);
-    if (it == emu_blocks.begin()) return true;
-    --it;
-    return (const char *)p >= (const char *)it->first + it->second.second;
+    return emu_find(emu_blocks, p) == emu_blocks.end() && emu_find(emu_pinned, p) == emu_pinned.end();
 }
 
 /* ---------------------------------------------------------------- streams and events */
@@ -266,12 +275,12 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
     return cudaSuccess;
 }
 
-/* A copy that touches host memory waits for its stream's earlier work and
- * is done when it returns (pageable memory); between device memory it queues. */
+/* A copy that touches pageable host memory waits for its stream's earlier
+ * work and is done when it returns; between device and pinned memory it queues. */
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind, cudaStream_t stream)
 {
     emu_stream *s = emu_stream_of(stream);
-    if (emu_is_host(dst) || emu_is_host(src)) {
+    if (emu_is_pageable(dst) || emu_is_pageable(src)) {
         emu_drain(s);
         memmove(dst, src, count);
     } else {
@@ -306,20 +315,38 @@ cudaError_t cudaStreamQuery(cudaStream_t stream)
     return s->work.empty() ? cudaSuccess : cudaErrorNotReady;
 }
 
-/* Memory from cudaMallocManaged is managed memory of its device; any other
- * address is host memory the runtime does not know. */
+/* Memory from cudaMallocManaged is managed memory of its device, from
+ * cudaHostAlloc pinned host memory; any other address is host memory the
+ * runtime does not know. */
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void *ptr)
 {
     std::lock_guard<std::mutex> hold(emu_lock);
     memset(a, 0, sizeof *a);
     a->type = cudaMemoryTypeUnregistered;
     a->device = -2;
-    auto it = emu_blocks.upper_bound((void *)ptr);
-    if (it != emu_blocks.begin()) {
-        --it;
-        const char *start = (const char *)it->first;
-        if ((const char *)ptr < start + it->second.second) a->type = cudaMemoryTypeManaged, a->device = it->second.first;
-    }
+    auto managed = emu_find(emu_blocks, ptr);
+    if (managed != emu_blocks.end()) a->type = cudaMemoryTypeManaged, a->device = managed->second.first;
+    if (emu_find(emu_pinned, ptr) != emu_pinned.end()) a->type = cudaMemoryTypeHost;
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostAlloc(void **ptr, size_t size, unsigned int)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p) return emu_fail(cudaErrorMemoryAllocation);
+    std::lock_guard<std::mutex> hold(emu_lock);
+    emu_pinned[p] = std::make_pair(-1, size);
+    *ptr = p;
+    return cudaSuccess;
+}
+
+/* As CUDA's, it waits for all work first. */
+cudaError_t cudaFreeHost(void *ptr)
+{
+    for (int d = 0; d < emu_device_count(); d++) emu_drain_device(d);
+    std::lock_guard<std::mutex> hold(emu_lock);
+    if (!emu_pinned.erase(ptr)) return emu_fail(cudaErrorInvalidValue);
+    free(ptr);
     return cudaSuccess;
 }
 
