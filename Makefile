@@ -10,6 +10,7 @@
 #   make test-aarch64  a subset of the suite built for aarch64 and run under qemu-user
 #   make cuda          ctorch_cuda.cu's object and the op suites linked with it (nvcc; run by make test)
 #   make cuda-emu      the op suites on ctorch_cuda.cu's host emulation (no GPU; run by make test)
+#   make gpu-bundle    the CUDA suites, small enough to carry to a GPU machine without a compiler (tests/gpu.sh there)
 #   make test-dist     ctorch_dist.h's tests under mpirun with 2, 3 and 4 ranks (libopenmpi-dev), on gloo under ctorchrun, and ctorchrun's
 #   make test-dist-asan the same under ASan + UBSan + LeakSanitizer
 #   make demo          the main demo: a small CNN learns the bundled digits
@@ -51,7 +52,7 @@ GLOO_TESTS := $(patsubst tests/dist/%.c,$(BUILD)/dist/gloo/%,$(wildcard tests/di
 TESTS   := $(patsubst tests/%.c,$(BUILD)/%$(EXE),$(wildcard tests/test_*.c))
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c examples/seeds/*.c))
 
-.PHONY: all amalgamate install test-consumer test test-build cross-test test-mingw test-aarch64 test-asan test-openblas \
+.PHONY: gpu-bundle all amalgamate install test-consumer test test-build cross-test test-mingw test-aarch64 test-asan test-openblas \
         test-tsan test-valgrind fuzz fuzz-build test-dist test-dist-asan demo tour char_transformer fashion bench \
         bench-dist cuda cuda-emu clean
 
@@ -140,6 +141,47 @@ $(DEVICE_SUITES:%=$(BUILD)/cuda/test_%) $(BUILD)/cuda/cuda_backend: $(BUILD)/cud
 
 $(BUILD)/cuda/gpu_count: tests/gpu_count.c $(BUILD)/cuda/ctorch_cuda.o $(BUILD)/libctorch.a ctorch.h
 	$(CC) -std=c11 $(WARN) $(CFLAGS) -I. $< $(BUILD)/cuda/ctorch_cuda.o $(BUILD)/libctorch.a -o $@ $(LDFLAGS) $(LDLIBS) $(CUDA_LIBS)
+
+# The CUDA suites for a GPU machine that has no compiler (the device tool
+# carries 64 MiB): ctorch and its CUDA backend as shared libraries, each
+# program linked with them and stripped, and the suite list; tests/gpu.sh
+# runs them there. Each statically linked CUDA program is ~28 MB.
+GPU_BUNDLE := build/gpu
+GPU_PROGS  := $(DEVICE_SUITES:%=$(GPU_BUNDLE)/cuda/test_%) $(GPU_BUNDLE)/cuda/cuda_backend
+GPU_LINK   := -L$(GPU_BUNDLE)/lib -Wl,-rpath,'$$ORIGIN/../lib' -Wl,--no-as-needed -lctorch_cuda -lctorch \
+              $(CUDA_LIBS) -lm -lpthread -fopenmp
+gpu-bundle: $(GPU_PROGS) $(GPU_BUNDLE)/cuda/gpu_count $(GPU_BUNDLE)/cuda/nccl_test
+	echo "$(DEVICE_SUITES)" > $(GPU_BUNDLE)/suites
+	strip $^ $(GPU_BUNDLE)/lib/*.so
+	du -sh $(GPU_BUNDLE)
+
+$(GPU_BUNDLE)/lib/libctorch.so: ctorch.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -fopenmp -fPIC -shared -DCTORCH_IMPLEMENTATION -x c ctorch.h -o $@ -lm -lpthread
+
+$(GPU_BUNDLE)/lib/libctorch_cuda.so: ctorch_cuda.cu ctorch.h $(GPU_BUNDLE)/lib/libctorch.so
+	$(NVCC) -std=c++17 -O2 $(CUDA_ARCH) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror,-fPIC -shared -I. $< \
+	    -o $@ -L$(GPU_BUNDLE)/lib -lctorch -lcublas
+
+$(GPU_BUNDLE)/harness.o $(GPU_BUNDLE)/testdev.o: $(GPU_BUNDLE)/%.o: tests/%.c tests/harness.h ctorch.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -I. -c $< -o $@
+
+$(GPU_PROGS): $(GPU_BUNDLE)/cuda/%: tests/%.c $(GPU_BUNDLE)/lib/libctorch_cuda.so $(GPU_BUNDLE)/harness.o \
+              $(GPU_BUNDLE)/testdev.o tests/harness.h examples/digits.h examples/gpt.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -I. -Itests -DCT_BUILD_DIR='"$(GPU_BUNDLE)"' $< $(GPU_BUNDLE)/harness.o $(GPU_BUNDLE)/testdev.o \
+	    -o $@ $(GPU_LINK)
+
+$(GPU_BUNDLE)/cuda/gpu_count: tests/gpu_count.c $(GPU_BUNDLE)/lib/libctorch_cuda.so
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -I. $< -o $@ $(GPU_LINK)
+
+$(GPU_BUNDLE)/cuda/nccl_test: tests/dist/nccl_test.c tests/dist/free_port.h $(GPU_BUNDLE)/lib/libctorch_cuda.so \
+                              $(GPU_BUNDLE)/harness.o $(GPU_BUNDLE)/testdev.o ctorch_dist.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -DCTORCH_DIST_NCCL -I. -Itests -I$(CUDA_HOME)/include $< $(GPU_BUNDLE)/harness.o \
+	    $(GPU_BUNDLE)/testdev.o -o $@ $(GPU_LINK) -lnccl
 
 # The CUDA backend's host emulation (tests/cuda_emu): ctorch_cuda.cu built by
 # the C++ compiler with emu.h, linked with emu.cpp in place of the CUDA

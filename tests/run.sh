@@ -3,13 +3,15 @@
 # $BUILD (built by `make test-build`), and prints the totals as its last line.
 # A cross build (make test-mingw, test-aarch64) names its emulator in RUN, its
 # programs' suffix in EXE and the suites it built in SUITES; the checks of the
-# host's compilers and the CUDA runs are then left to make test.
+# host's compilers and the CUDA runs are then left to make test. GPU_ONLY=1
+# runs the CUDA programs alone (tests/gpu.sh, on a machine with a GPU).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
 RUN=${RUN:-}
 EXE=${EXE:-}
+GPU_ONLY=${GPU_ONLY:-0}
 SUITES=${SUITES:-$(for src in tests/test_*.c; do basename "$src" .c | sed 's/^test_//'; done)}
 : "${DEVICE_SUITES?the Makefile names the device suites: run make test}"
 . tests/totals.sh
@@ -107,26 +109,30 @@ run_program() { # name [tag [dir]]
     add_program "$1${2:-}" $status "$out"
 }
 
-if [ -z "$RUN" ]; then
-    host_checks
-else # the cross compiler's warnings
-    printf '#define CTORCH_IMPLEMENTATION\n#include "ctorch.h"\n' > "$tmp/impl.c"
-    check_compile "header_c11_$(basename "$CC")" $CC -std=c11 -Wall -Wextra -pedantic -Werror -I. -c "$tmp/impl.c" -o "$tmp/a.o"
-fi
+# The host's checks and every suite, on the CPU and on the test device.
+host_runs() {
+    if [ -z "$RUN" ]; then
+        host_checks
+    else # the cross compiler's warnings
+        printf '#define CTORCH_IMPLEMENTATION\n#include "ctorch.h"\n' > "$tmp/impl.c"
+        check_compile "header_c11_$(basename "$CC")" $CC -std=c11 -Wall -Wextra -pedantic -Werror -I. -c "$tmp/impl.c" -o "$tmp/a.o"
+    fi
 
-# The test programs.
-for t in $SUITES; do
-    run_program "test_$t"
-done
+    # The test programs.
+    for t in $SUITES; do
+        run_program "test_$t"
+    done
 
-# The op suites again with every tensor on the test device (tests/testdev.c),
-# whose memory the host cannot read: the same results through the backend
-# table alone. (The error suites stay on the CPU: an allocator's words differ.)
-# The Makefile names the suites (DEVICE_SUITES).
-export CTORCH_TEST_DEVICE=1
-for t in $DEVICE_SUITES; do run_program "test_$t" "@testdev"; done
+    # The op suites again with every tensor on the test device (tests/testdev.c),
+    # whose memory the host cannot read: the same results through the backend
+    # table alone. (The error suites stay on the CPU: an allocator's words differ.)
+    # The Makefile names the suites (DEVICE_SUITES).
+    export CTORCH_TEST_DEVICE=1
+    for t in $DEVICE_SUITES; do run_program "test_$t" "@testdev"; done
+    unset CTORCH_TEST_DEVICE
+}
 
-unset CTORCH_TEST_DEVICE
+[ "$GPU_ONLY" = 1 ] || host_runs
 if [ -n "$RUN" ]; then print_totals; exit; fi
 
 # And on cuda:0, linked with ctorch_cuda.cu ($BUILD/cuda, `make cuda`), where
@@ -148,6 +154,12 @@ for t in $DEVICE_SUITES; do
     fi
 done
 if [ -z "$why" ]; then run_program cuda_backend "@cuda" "$BUILD/cuda"; else skip cuda_backend@cuda "$why"; fi
+if [ "$GPU_ONLY" = 1 ]; then
+    unset CTORCH_TEST_DEVICE
+    run_program nccl_test "" "$BUILD/cuda"
+    print_totals
+    exit
+fi
 # And on the host emulation of ctorch_cuda.cu (tests/cuda_emu), here, with
 # or without a GPU: the backend's logic, kernels run one thread at a time
 if [ "${CUDA_EMU:-0}" = 1 ]; then
