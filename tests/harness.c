@@ -43,11 +43,13 @@ bool ct_test_on_device(void)
     return ct_get_default_device().type != CT_DEVICE_CPU;
 }
 
-bool ct_test_cpu_draws(void)
+bool ct_test_on_cuda(void)
 {
     use_test_device_if_asked();
-    return ct_get_default_device().type != CT_DEVICE_CUDA;
+    return ct_get_default_device().type == CT_DEVICE_CUDA;
 }
+
+bool ct_test_cpu_draws(void) { return !ct_test_on_cuda(); }
 
 /* The suffix that starts at p, after its separator (", " or ",\n" and the
  * indent), or NULL: suffixes are the only items that start with a key. */

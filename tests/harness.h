@@ -28,6 +28,8 @@ bool ct_test_on_device(void);
 
 #define RUN(fn) ct_test_run(#fn, fn)
 #define SKIP(fn, why) ct_test_skip(#fn, why)
+/* Whether this run puts the tests' tensors on cuda:0 (CTORCH_TEST_DEVICE=cuda). */
+bool ct_test_on_cuda(void);
 /* Whether the tests' random draws are the CPU generator's (mt19937), as the
  * goldens drawn by PyTorch on the CPU are: on the CPU and the test device.
  * CUDA draws from Philox, PyTorch's CUDA stream, so a test whose goldens

@@ -89,9 +89,14 @@ static ct_tensor *strided_copy(const ct_tensor *x)
     return col;
 }
 
+/* PyTorch's conversion of the golden's source values. On CUDA a float32 or
+ * float64 NaN becomes bfloat16 0x7fc0 (c10::BFloat16's rounding) where the
+ * CPU's vector loop, whose bits the goldens hold, writes 0xffff. */
 static const ct_tensor *conv_golden(ct_dtype from, ct_dtype to)
 {
-    return gold("conv_%s_%s", short_name(from), short_name(to));
+    const ct_tensor *g = gold("conv_%s_%s", short_name(from), short_name(to));
+    if (!ct_test_on_cuda() || to != CT_BF16 || (from != CT_F32 && from != CT_F64)) return g;
+    return ct_where(ct_isnan(g), ct_full_like(g, ct_float(NAN), CT_DEFAULT), g);
 }
 
 static void test_to_every_pair(void)

@@ -130,6 +130,63 @@ template <typename T> static void cu_copy_as(ct_tensor *dst, const ct_tensor *sr
     cu_ok(cudaGetLastError());
 }
 
+/* ---------------------------------------------------------------- converting copies */
+
+/* An element read in its wide type (c10::convert's: int64 for the integer
+ * and bool dtypes, double for the floating ones), as CT__CONVERT reads it. */
+typedef struct cu_wide {
+    bool is_float;
+    int64_t i;
+    double f;
+} cu_wide;
+
+__device__ inline cu_wide cu_wide_of(int64_t v) { return cu_wide{false, v, 0}; }
+__device__ inline cu_wide cu_wide_of(double v) { return cu_wide{true, 0, v}; }
+
+__device__ inline cu_wide cu_load_wide(const char *p, ct_dtype dt)
+{
+    switch (dt) {
+#define CU_LOAD_CASE(name, DT, _) \
+    case DT: return cu_wide_of(ct__load_##name(*(const ct__##name##_t *)p));
+        CT__DTYPES_A(CU_LOAD_CASE, _)
+#undef CU_LOAD_CASE
+    default: return cu_wide_of((int64_t)0);
+    }
+}
+
+/* w stored as dtype dt with CT__CONVERT's rules (the CPU's converting copy). */
+__device__ inline void cu_store_wide(char *p, ct_dtype dt, cu_wide w)
+{
+    switch (dt) {
+#define CU_STORE_CASE(name, DT, _) \
+    case DT: *(ct__##name##_t *)p = w.is_float ? ct__to_##name##_from_f64(w.f) : ct__to_##name##_from_i64(w.i); return;
+        CT__DTYPES_A(CU_STORE_CASE, _)
+#undef CU_STORE_CASE
+    default: return;
+    }
+}
+
+/* Element k of dst (dtype dt, dsize bytes each) = element k of src (st,
+ * ssize) converted: one kernel for every pair of dtypes, the branch on the
+ * dtypes the same for every thread. */
+__global__ void cu_cast_kernel(char *dst, ct_dtype dt, size_t dsize, const char *src, ct_dtype st, size_t ssize,
+                               cu_layout l, int64_t n)
+{
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) {
+        int64_t off[4];
+        cu_offsets(l, k, off);
+        cu_store_wide(dst + off[0] * (int64_t)dsize, dt, cu_load_wide(src + off[1] * (int64_t)ssize, st));
+    }
+}
+
+static void cu_cast(ct_tensor *dst, const ct_tensor *src, int64_t n)
+{
+    cu_layout l = cu_layout_of(dst, &src, 1);
+    CU_LAUNCH(cu_cast_kernel, cu_blocks(n), CU_THREADS, (char *)ct_data_ptr(dst), dst->dtype,
+              ct_dtype_size(dst->dtype), (const char *)ct_data_ptr(src), src->dtype, ct_dtype_size(src->dtype), l, n);
+    cu_ok(cudaGetLastError());
+}
+
 /* Whether t is device memory, or host memory that is pinned: then a copy
  * need not wait, and the pinned block is not handed out again before the
  * copy is done. */
@@ -146,10 +203,10 @@ static bool cu_host_side_pinned(const ct_tensor *t, bool on_device)
  * same number of elements: one cudaMemcpy in either direction (a copy that
  * touches pageable host memory waits for itself: the host buffer may go as
  * soon as this returns, as in PyTorch; only a non_blocking one between the
- * device and pinned memory does not). The same
- * dtype on one GPU, strided or broadcast: a kernel. Anything else (a dtype
- * conversion; a strided side on the host or another GPU): the CPU's copy on
- * the managed memory, after a synchronize. */
+ * device and pinned memory does not). On one GPU, strided or broadcast: a
+ * kernel (converting the dtype as the CPU's copy does). Anything else (a
+ * conversion or a strided side with the host or another GPU): the CPU's copy
+ * on the managed memory, after a synchronize. */
 static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
 {
     int64_t n = ct_numel(dst);
@@ -165,9 +222,10 @@ static void cu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking)
             cu_ok(cudaStreamSynchronize(cu_stream()));
         return;
     }
-    if (same && dst_dev && src_dev && cu_index_of(dst) == cu_index_of(src)) {
+    if (dst_dev && src_dev && cu_index_of(dst) == cu_index_of(src)) {
         cu_use(index);
-        cu_by_width(ct_dtype_size(dst->dtype), [&](auto w) { cu_copy_as<decltype(w)>(dst, src, n); });
+        if (same) cu_by_width(ct_dtype_size(dst->dtype), [&](auto w) { cu_copy_as<decltype(w)>(dst, src, n); });
+        else cu_cast(dst, src, n);
         return;
     }
     cu_finish_all();

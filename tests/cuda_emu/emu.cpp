@@ -24,8 +24,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -101,7 +101,7 @@ struct emu_work {
 
 struct emu_stream {
     int device;
-    std::deque<emu_work> work;
+    std::list<emu_work> work; /* (a list: drained, it holds no memory) */
 };
 
 static std::recursive_mutex emu_queue_lock; /* work runs under it, and may queue more */
