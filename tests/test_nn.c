@@ -357,6 +357,47 @@ static void test_loss_forms(void)
     ct_scope_end(s);
 }
 
+/* binary_cross_entropy_with_logits against PyTorch (gen_nn.py's bcel cases,
+ * 21 elements, where dividing by numel and multiplying by 1 / numel give
+ * other bits), with and without weight and pos_weight: the first
+ * derivatives bit for bit, with their nodes' names (PyTorch's composite
+ * backward divides for the mean: DivBackward1). The loss, whose exp and log
+ * are the C library's where PyTorch's vectorised loop calls SLEEF, and the
+ * derivatives of sum(gx u + gt v), which pass through sigmoid's and
+ * log_sigmoid's second derivatives (differentiated from ctorch's formulas,
+ * DESIGN 6, where PyTorch has formulas of their own), within float32's
+ * tolerances. */
+static void test_bce_with_logits_bit_for_bit(void)
+{
+    static const char *const red_names[] = {"mean", "none", "sum"};
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *u = gold("bcel", "u"), *v = gold("bcel", "v");
+    for (int r = 0; r < 3; r++) {
+        for (int wp = 0; wp < 2; wp++) {
+            char name[32];
+            snprintf(name, sizeof name, "bcel_%s%s", red_names[r], wp ? "_wp" : "");
+            ct_tensor *x = ct_clone(gold("bcel", "in0")), *t = ct_clone(gold("bcel", "in1"));
+            ct_requires_grad_(x, true);
+            ct_requires_grad_(t, true);
+            ct_tensor *out = ct_binary_cross_entropy_with_logits(x, t, wp ? gold("bcel", "w") : NULL,
+                                                                 wp ? gold("bcel", "pw") : NULL, (ct_reduction)r);
+            check_close(__LINE__, name, out, gold(name, "out"));
+            const ct_tensor *xt[2] = {x, t}, *g = gold(name, "g");
+            ct_tensor *first[2] = {NULL, NULL}, *second[2] = {NULL, NULL};
+            CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&out, 1, xt, 2, &g, first, (ct_grad_opts){.create_graph = true}));
+            CHECK_TENSOR(first[0], gold(name, "gx"), 0);
+            CHECK_TENSOR(first[1], gold(name, "gt"), 0);
+            const char *node = (ct_reduction)r == CT_REDUCTION_MEAN ? "DivBackward1" : "MulBackward0";
+            for (int i = 0; i < 2; i++) CHECK_STR(first[i] ? ct_node_name(ct_grad_fn(first[i])) : "none", node);
+            ct_tensor *total = ct_sum(ct_add(ct_mul(first[0], u), ct_mul(first[1], v)));
+            CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&total, 1, xt, 2, NULL, second, (ct_grad_opts){0}));
+            check_close(__LINE__, name, second[0], gold(name, "ggx"));
+            check_close(__LINE__, name, second[1], gold(name, "ggt"));
+        }
+    }
+    ct_scope_end(s);
+}
+
 /* ---------------------------------------------------------------- the module object */
 
 /* A user module: the header, then its children (seed 004's ToyModel shape). */
@@ -952,6 +993,7 @@ int main(void)
     RUN(test_embeddings);
     RUN(test_losses);
     RUN(test_loss_forms);
+    RUN(test_bce_with_logits_bit_for_bit);
     RUN_CPU_DRAWS(test_linear);
     RUN_CPU_DRAWS(test_toy_model);
     RUN(test_gradcheck);

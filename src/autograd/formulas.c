@@ -224,6 +224,20 @@ CT__BACKWARD(div) /* self: g / b; other: -g * ((a / b) / b), as div_tensor_other
     return CT_OK;
 }
 
+CT__BACKWARD(div_number) /* g / the number */
+{
+    CT__GRAD(0, ct__div_number(go[0], n->pw.value));
+    return CT_OK;
+}
+
+static bool ct__record_div_number(ct_tensor *out, const ct_tensor *self, ct_scalar number)
+{
+    static const ct__node_type type = {"DivBackward1", ct__bw_div_number};
+    ct__node *n = ct__record(&type, &self, 1, &out, 1);
+    if (n) n->pw.value = number;
+    return ct__recorded_ok(n, &self, 1);
+}
+
 CT__BACKWARD(where) /* the condition picks which side the gradient goes to */
 {
     ct_tensor *c = CT__IN(0);

@@ -183,6 +183,8 @@ static ct_result ct__pointwise_saves_inference(ct__op op, const ct_tensor *const
 /* Record out = other - self (torch.rsub): RsubBackward0 over (self, other),
  * or RsubBackward1 over self when other is a number (NULL). */
 static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
+/* Record out = self / number (ct__div_number): DivBackward1 over self. */
+static bool ct__record_div_number(ct_tensor *out, const ct_tensor *self, ct_scalar number);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
 static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */

@@ -221,4 +221,41 @@ for dt, tag in [(torch.float32, ''), (torch.float64, '_f64')]:
     case('bnx_f_train_CL' + tag, lambda x, w, b: F.batch_norm(x.permute(0, 3, 1, 2), rm.clone(), rv.clone(), w, b, True),
          [rnd(16, 5, 5, 8, dtype=dt) * 3 + 1, w, b])
 
+# ---------------------------------------------------------------- binary_cross_entropy_with_logits, bit for bit
+# Its backward is a composite in PyTorch that divides by numel for the mean
+# (Loss.cpp), so the first derivative's node is DivBackward1, and its
+# numbers are the division's, not a multiplication by 1 / numel: 21
+# elements, where the two differ. A case bcel_<reduction><_wp> (with weight
+# and pos_weight) stores in0 (x), in1 (target), w, pw, the output out, the
+# output's gradient g, the first derivatives gx and gt, and the derivatives
+# of sum(gx * u + gt * v) with respect to x and target, ggx and ggt.
+BG = torch.Generator().manual_seed(77)
+bx = torch.randn(3, 7, generator=BG) * 2
+bt = torch.rand(3, 7, generator=BG)
+bw = torch.rand(7, generator=BG) + 0.5
+bpw = torch.rand(7, generator=BG) + 0.5
+u, v = torch.randn(3, 7, generator=BG), torch.randn(3, 7, generator=BG)
+W.add('bcel_w', bw)
+W.add('bcel_pw', bpw)
+W.add('bcel_u', u)
+W.add('bcel_v', v)
+W.add('bcel_in0', bx)
+W.add('bcel_in1', bt)
+for r in ['mean', 'sum', 'none']:
+    for tag, w, pw in [('', None, None), ('_wp', bw, bpw)]:
+        name = 'bcel_' + r + tag
+        x, t = bx.clone().requires_grad_(), bt.clone().requires_grad_()
+        out = F.binary_cross_entropy_with_logits(x, t, w, pos_weight=pw, reduction=r)
+        g = torch.randn(out.shape, generator=BG)
+        gx, gt = torch.autograd.grad(out, (x, t), g, create_graph=True)
+        assert gx.grad_fn.name() == gt.grad_fn.name() == ('DivBackward1' if r == 'mean' else 'MulBackward0')
+        ggx, ggt = torch.autograd.grad((gx * u + gt * v).sum(), (x, t))
+        if r == 'mean':  # the case has teeth: the sum's gradient times 1 / numel has other bits
+            pre = torch.autograd.grad(F.binary_cross_entropy_with_logits(x, t, w, pos_weight=pw, reduction='sum'),
+                                      (x, t), g)
+            for p, d in zip(pre, (gx, gt)):
+                assert torch.equal(p / x.numel(), d) and not torch.equal(p * (1 / x.numel()), d)
+        for k, val in [('out', out), ('g', g), ('gx', gx), ('gt', gt), ('ggx', ggx), ('ggt', ggt)]:
+            W.add(name + '_' + k, val)
+
 W.save()
