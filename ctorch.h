@@ -5719,6 +5719,10 @@ static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, i
 static ct_tensor *ct__recorded_or_discard(ct_tensor *out, const ct__node *n, const ct_tensor *const *inputs, int n_in);
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out);
+/* Whether output k of n went to a tensor when n was recorded: a node may
+ * have outputs that none holds (a custom function's non-differentiable
+ * ones, a backward op's outputs not asked for), whose meta stays unset. */
+static bool ct__has_output(const ct__node *n, int k);
 /* Save t for backward (is_output: t is one of the node's outputs). */
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output);
 /* Saved tensor i, checked against in-place writes; NULL with PyTorch's error. */
@@ -5810,21 +5814,44 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
 /* A first derivative that PyTorch computes as an op of its own, with a node
  * of its own under create_graph (elu_backward: EluBackwardBackward0):
  * in[0] is the gradient arriving, in[1..n_saved) what the formula reads, n
- * the forward's node (its numbers: pw, args, iargs). */
-typedef ct_tensor *(*ct__grad_formula)(const ct__node *n, const ct_tensor *const *in);
+ * the forward's node (its numbers: pw, args, iargs, extra). It sets out[k]
+ * for each of its outputs asked for (want[k]: native_layer_norm_backward
+ * has three) and leaves the others NULL. */
+typedef ct_result (*ct__grad_formula)(const ct__node *n, const ct_tensor *const *in, const bool *want,
+                                      ct_tensor **out);
+/* The formula of a first derivative of one output. */
+typedef ct_tensor *(*ct__grad_formula1)(const ct__node *n, const ct_tensor *const *in);
+
+#define CT__GRAD_OP_MAX_OUT 3
 
 typedef struct ct__grad_op {
     ct__node_type type;       /* its node's name, and ct__bw_grad_op */
     ct__grad_formula formula;
     int n_in;                 /* in[0..n_in) are its tensor inputs; the rest stand for numbers */
     int n_saved;
+    int n_out;                /* at most CT__GRAD_OP_MAX_OUT */
+    size_t extra_size;        /* bytes of the forward node's extra the formula reads (its node keeps a copy) */
 } ct__grad_op;
 
 /* The backward of every backward op (formulas.c). */
 static ct_result ct__bw_grad_op(ct__node *n, ct_tensor *const *grads_out, ct_tensor **grads_in);
-#define CT__GRAD_OP(var, name, formula, n_in, n_saved) \
-    static const ct__grad_op var = {{name, ct__bw_grad_op}, formula, n_in, n_saved}
-/* op's formula over in; recorded as one node when a graph is being recorded. */
+/* A backward op of one output, whose formula (a ct__grad_formula1) returns it. */
+#define CT__GRAD_OP(var, name, formula, n_in, n_saved)                                                       \
+    static ct_result var##_formula(const ct__node *n, const ct_tensor *const *in, const bool *want,          \
+                                   ct_tensor **out)                                                          \
+    {                                                                                                        \
+        (void)want;                                                                                          \
+        return (out[0] = formula(n, in)) ? CT_OK : ct_last_error_code();                                     \
+    }                                                                                                        \
+    static const ct__grad_op var = {{name, ct__bw_grad_op}, var##_formula, n_in, n_saved, 1, 0}
+/* A backward op of n_out outputs, whose formula reads extra_size bytes of the forward node's extra. */
+#define CT__GRAD_OPS(var, name, formula, n_in, n_saved, n_out, extra_size) \
+    static const ct__grad_op var = {{name, ct__bw_grad_op}, formula, n_in, n_saved, n_out, extra_size}
+/* op's formula over in, the outputs asked for (want) into out; recorded as
+ * one node when a graph is being recorded. On failure out is all NULL. */
+static ct_result ct__grad_op_run(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in, const bool *want,
+                                 ct_tensor **out);
+/* The output of a backward op of one output (NULL on failure). */
 static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in);
 
 /* ---------------------------------------------------------------- writing formulas */
@@ -10633,6 +10660,7 @@ static ct__node *ct__node_new(const ct__node_type *type, int n_next, int n_out)
         return NULL;
     }
     memset(n->next, 0, (size_t)n_next * sizeof *n->next);
+    memset(n->out, 0, (size_t)n_out * sizeof *n->out); /* an output no tensor takes keeps it (ct__has_output) */
     n->saved = n->saved_inline;
     n->cap_saved = CT__NODE_MAX_SAVED;
     return n;
@@ -10850,6 +10878,8 @@ static bool ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
     n->out[k].device = t->storage->device;
     return true;
 }
+
+static bool ct__has_output(const ct__node *n, int k) { return n->out[k].dtype != CT_DEFAULT; }
 
 /* Undo ct__set_grad_fn on the first n outputs (a record that failed midway). */
 static void ct__unset_grad_fns(ct_tensor *const *outputs, int n, const ct__node *node)
@@ -11951,22 +11981,46 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
 
 /* ---------------------------------------------------------------- backward ops */
 
-static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in)
+/* What a backward op's node keeps of the forward's node n: its numbers,
+ * the extra its formula reads, and the op's saved inputs. */
+static void ct__grad_op_keep(const ct__grad_op *op, ct__node *node, const ct__node *n, const ct_tensor *const *in)
+{
+    node->pw = n->pw;
+    memcpy(node->args, n->args, sizeof node->args);
+    memcpy(node->iargs, n->iargs, sizeof node->iargs);
+    for (int i = 0; i < op->n_saved; i++) ct__save(node, in[i], false);
+    if (!op->extra_size) return;
+    if (!(node->extra = CT_MALLOC(op->extra_size))) {
+        CT__OOM();
+        node->save_failed = true;
+        return;
+    }
+    memcpy(node->extra, n->extra, op->extra_size);
+}
+
+static ct_result ct__grad_op_run(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in, const bool *want,
+                                 ct_tensor **out)
 {
     for (int i = 0; i < op->n_saved; i++)
-        if (!in[i]) return NULL; /* a saved tensor that could not be had: its error stands */
-    if (!ct__grad_mode() || !ct__any_requires_grad(in, op->n_in)) return op->formula(n, in);
-    ct_tensor *r;
-    CT__UNRECORDED(r, op->formula(n, in));
-    if (!r) return NULL;
-    ct__node *node = ct__record(&op->type, in, op->n_in, &r, 1);
-    if (node) {
-        node->pw = n->pw;
-        memcpy(node->args, n->args, sizeof node->args);
-        memcpy(node->iargs, n->iargs, sizeof node->iargs);
-        for (int i = 0; i < op->n_saved; i++) ct__save(node, in[i], false);
+        if (!in[i]) return ct_last_error_code(); /* a saved tensor that could not be had: its error stands */
+    bool record = ct__records(in, op->n_in);
+    ct_result r;
+    CT__UNRECORDED(r, op->formula(n, in, want, out));
+    ct__node *node = r == CT_OK && record ? ct__record(&op->type, in, op->n_in, out, op->n_out) : NULL;
+    if (node) ct__grad_op_keep(op, node, n, in);
+    if (r == CT_OK && ct__recorded_ok(node, in, op->n_in)) return CT_OK;
+    for (int k = 0; k < op->n_out; k++) {
+        if (out[k]) ct__discard(out[k]);
+        out[k] = NULL;
     }
-    return ct__recorded_or_discard(r, node, in, op->n_in);
+    return ct_last_error_code();
+}
+
+static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in)
+{
+    const bool want = true;
+    ct_tensor *r = NULL;
+    return ct__grad_op_run(op, n, in, &want, &r) == CT_OK ? r : NULL;
 }
 
 /* The formula run again with grad mode on and differentiated, so that the
@@ -11983,18 +12037,24 @@ static ct_result ct__bw_grad_op(ct__node *n, ct_tensor *const *go, ct_tensor **g
     int which[CT__NODE_MAX_SAVED], k = 0;
     for (int i = 0; i < op->n_saved; i++)
         if (!(in[i] = ct__saved_get(n, i))) return ct_last_error_code();
+    bool want[CT__GRAD_OP_MAX_OUT];
+    for (int j = 0; j < op->n_out; j++) want[j] = ct__has_output(n, j); /* the outputs it made */
     ct_grad_mode mode = ct_enable_grad();
     for (int i = 0; i < op->n_in; i++)
         if (ct__needs_grad(n, i)) which[k] = i, wrt[k++] = in[i] = ct_view_as(in[i], in[i]);
-    ct_tensor *r = k ? op->formula(n, in) : NULL;
+    ct_tensor *r[CT__GRAD_OP_MAX_OUT] = {NULL};
+    ct_result res = k ? op->formula(n, in, want, r) : CT_OK;
     ct_grad_mode_restore(mode);
-    if (k == 0) return CT_OK;
-    if (!r) return ct_last_error_code();
+    if (k == 0 || res != CT_OK) return res;
+    /* the outputs through which a gradient comes back */
+    const ct_tensor *outs[CT__GRAD_OP_MAX_OUT], *gos[CT__GRAD_OP_MAX_OUT];
+    int m = 0;
+    for (int j = 0; j < op->n_out; j++)
+        if (r[j] && ct_requires_grad(r[j])) outs[m] = r[j], gos[m++] = go[j];
     ct_tensor *grads[CT__NODE_MAX_SAVED] = {NULL};
-    const ct_tensor *outs[1] = {r}, *gos[1] = {go[0]};
     /* retain_graph: the pass may run nodes of the graph being differentiated */
     ct_grad_opts o = {true, ct__grad_mode(), true};
-    ct_result res = ct_requires_grad(r) ? ct_autograd_grad(outs, 1, wrt, k, gos, grads, o) : CT_OK;
+    res = m ? ct_autograd_grad(outs, m, wrt, k, gos, grads, o) : CT_OK;
     /* an input the formula reads through comparisons only gets zeros, as
      * PyTorch's formulas give them (threshold_backward's self: zeros_like(grad)) */
     for (int j = 0; res == CT_OK && j < k; j++)
@@ -34435,36 +34495,83 @@ static ct_tensor *ct__affine(const ct__normspec *s, ct_tensor *y, const ct_tenso
     return y;
 }
 
-/* gx = rstd * (gh - mean(gh) - xhat * mean(gh * xhat)) over the reduced
- * dims (batch statistics), or gh * rstd (running ones); gh = g * weight. */
+/* The gradients of x, weight and bias (those asked for in want, into out;
+ * weight's and bias's in the affine shape) from g: gx = rstd * (gh -
+ * mean(gh) - xhat * mean(gh * xhat)) over the reduced dims (batch
+ * statistics), or gh * rstd (running ones); gh = g * weight. */
+static ct_result ct__norm_grads(const ct__normspec *s, const ct_tensor *g, const ct_tensor *x, const ct_tensor *w,
+                                const ct_tensor *rm, const ct_tensor *rv, const bool *want, ct_tensor **out)
+{
+    ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, &var);
+    if (!xhat) return ct_last_error_code();
+    if (want[CT__NORM_X]) {
+        ct_tensor *gh = w ? ct_mul(g, ct_reshape(w, s->affine)) : (ct_tensor *)g;
+        ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
+        if (s->running) {
+            out[CT__NORM_X] = ct_mul(gh, rstd);
+        } else {
+            ct_tensor *ghs = ct_reshape(gh, s->stat), *xs = ct_reshape(xhat, s->stat);
+            ct_tensor *inner = ct_sub(ct_sub(ghs, ct_mean_dim(ghs, s->dims, true, CT_DEFAULT)),
+                                      ct_mul(xs, ct_mean_dim(ct_mul(ghs, xs), s->dims, true, CT_DEFAULT)));
+            out[CT__NORM_X] = ct_reshape(ct_mul(rstd, inner), ct_shape_of(x));
+        }
+    }
+    if (want[CT__NORM_W]) out[CT__NORM_W] = ct__sum_to_shape(ct_mul(g, xhat), s->affine.size, s->affine.ndim);
+    if (want[CT__NORM_B]) out[CT__NORM_B] = ct__sum_to_shape(g, s->affine.size, s->affine.ndim);
+    for (int k = 0; k < 3; k++)
+        if (want[k] && !out[k]) return ct_last_error_code();
+    return CT_OK;
+}
+
+/* Which of x, weight and bias node n gives a gradient to. */
+static void ct__norm_wanted(const ct__node *n, bool *want)
+{
+    for (int k = CT__NORM_X; k <= CT__NORM_B; k++) want[k] = ct__needs_grad(n, k);
+}
+
+/* Batch and group norm: the weight's and bias's gradients reshaped from the
+ * affine shape to theirs. Saved: x, weight (x when there is none), and with
+ * running statistics, those. */
 CT__BACKWARD(normalization)
 {
     const ct__normspec *s = (const ct__normspec *)n->extra;
     ct_tensor *x = CT__S(0), *w = n->iargs[0] ? CT__S(1) : NULL;
     ct_tensor *rm = s->running ? CT__S(2) : NULL, *rv = s->running ? CT__S(3) : NULL;
     if (!x || (n->iargs[0] && !w) || (s->running && (!rm || !rv))) return ct_last_error_code();
-    ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, &var);
-    if (!xhat) return ct_last_error_code();
-    ct_tensor *gh = w ? ct_mul(go[0], ct_reshape(w, s->affine)) : go[0];
-    ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
-    if (s->running) {
-        CT__GRAD(CT__NORM_X, ct_mul(gh, rstd));
-    } else {
-        ct_tensor *ghs = ct_reshape(gh, s->stat), *xs = ct_reshape(xhat, s->stat);
-        ct_tensor *inner = ct_sub(ct_sub(ghs, ct_mean_dim(ghs, s->dims, true, CT_DEFAULT)),
-                                  ct_mul(xs, ct_mean_dim(ct_mul(ghs, xs), s->dims, true, CT_DEFAULT)));
-        CT__GRAD(CT__NORM_X, ct_reshape(ct_mul(rstd, inner), ct_shape_of(x)));
+    bool want[3];
+    ct__norm_wanted(n, want);
+    ct_result r = ct__norm_grads(s, go[0], x, w, rm, rv, want, gi);
+    for (int k = CT__NORM_W; r == CT_OK && k <= CT__NORM_B; k++) {
+        const ct__out_meta *m = want[k] ? ct__input_meta(n, k) : NULL;
+        if (m && !(gi[k] = ct_reshape(gi[k], ct_shape_make(m->ndim, m->sizes)))) r = ct_last_error_code();
     }
-    const ct__out_meta *wm = ct__needs_grad(n, CT__NORM_W) ? ct__input_meta(n, CT__NORM_W) : NULL;
-    const ct__out_meta *bm = ct__needs_grad(n, CT__NORM_B) ? ct__input_meta(n, CT__NORM_B) : NULL;
-    CT__GRAD(CT__NORM_W, ct_reshape(ct__sum_to_shape(ct_mul(go[0], xhat), s->affine.size, s->affine.ndim),
-                                    ct_shape_make(wm->ndim, wm->sizes)));
-    CT__GRAD(CT__NORM_B, ct_reshape(ct__sum_to_shape(go[0], s->affine.size, s->affine.ndim),
-                                    ct_shape_make(bm->ndim, bm->sizes)));
-    return CT_OK;
+    return r;
 }
 
-static const ct__node_type ct__layer_norm_type = {"NativeLayerNormBackward0", ct__bw_normalization};
+/* native_layer_norm_backward(g, x, weight) -> (grad_input, grad_weight,
+ * grad_bias), NativeLayerNormBackwardBackward0 under create_graph: in = {g,
+ * x, weight (with one)}; weight and bias have layer norm's affine shape. */
+static ct_result ct__layer_norm_grad(const ct__node *n, const ct_tensor *const *in, const bool *want, ct_tensor **out)
+{
+    const ct__normspec *s = (const ct__normspec *)n->extra;
+    return ct__norm_grads(s, in[0], in[1], n->iargs[0] ? in[2] : NULL, NULL, NULL, want, out);
+}
+CT__GRAD_OPS(ct__layer_norm_backward, "NativeLayerNormBackwardBackward0", ct__layer_norm_grad, 3, 3, 3,
+             sizeof(ct__normspec));
+CT__GRAD_OPS(ct__layer_norm_backward_no_weight, "NativeLayerNormBackwardBackward0", ct__layer_norm_grad, 2, 2, 3,
+             sizeof(ct__normspec));
+
+/* Saved: x, weight (x when there is none). */
+CT__BACKWARD(layer_norm)
+{
+    bool has_weight = n->iargs[0] != 0;
+    const ct_tensor *in[3] = {go[0], CT__S(0), has_weight ? CT__S(1) : NULL};
+    bool want[3];
+    ct__norm_wanted(n, want);
+    return ct__grad_op_run(has_weight ? &ct__layer_norm_backward : &ct__layer_norm_backward_no_weight, n, in, want, gi);
+}
+
+static const ct__node_type ct__layer_norm_type = {"NativeLayerNormBackward0", ct__bw_layer_norm};
 static const ct__node_type ct__batch_norm_type = {"NativeBatchNormBackward0", ct__bw_normalization};
 static const ct__node_type ct__group_norm_type = {"NativeGroupNormBackward0", ct__bw_normalization};
 

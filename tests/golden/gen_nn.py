@@ -258,4 +258,44 @@ for r in ['mean', 'sum', 'none']:
         for k, val in [('out', out), ('g', g), ('gx', gx), ('gt', gt), ('ggx', ggx), ('ggt', ggt)]:
             W.add(name + '_' + k, val)
 
+# ---------------------------------------------------------------- layer_norm's second derivatives (float64)
+# PyTorch's first derivative is native_layer_norm_backward, one node of three
+# outputs (NativeLayerNormBackwardBackward0). A case lnd_<tag> stores x, g
+# (the output's gradient), weight w and bias b when it has them, the first
+# derivatives g<x|w|b>, weights u<x|w|b> for them, and the derivatives of
+# sum(gx ux + gw uw + gb ub) with respect to x, g and w: gg<x|g|w>; with a
+# weight, also those of sum(gw uw) for gw asked for alone (the node then
+# has one output of three): ggw<x|g|w>. (With a
+# bias and no weight PyTorch 1.13's layer_norm_double_backward fails:
+# "Expected a proper Tensor but got None".)
+LG = torch.Generator().manual_seed(5)
+for tag, shape, affine in [('1', (4,), 'wb'), ('1_plain', (4,), ''), ('1_w', (4,), 'w'),
+                           ('2', (3, 4), 'wb'), ('2_plain', (3, 4), '')]:
+    name = 'lnd_' + tag
+    x = (torch.randn(2, 3, 4, generator=LG, dtype=torch.float64) * 2 + 0.5).requires_grad_()
+    g = torch.randn(2, 3, 4, generator=LG, dtype=torch.float64).requires_grad_()
+    w = torch.randn(*shape, generator=LG, dtype=torch.float64).requires_grad_() if 'w' in affine else None
+    b = torch.randn(*shape, generator=LG, dtype=torch.float64).requires_grad_() if 'b' in affine else None
+    ins = [('x', x)] + [(k, t) for k, t in [('w', w), ('b', b)] if t is not None]
+    firsts = torch.autograd.grad(F.layer_norm(x, shape, w, b, 1e-5), [t for _, t in ins], g, create_graph=True)
+    assert all(d.grad_fn.name() == 'NativeLayerNormBackwardBackward0' for d in firsts)
+    total, us = 0, {}
+    for (k, t), d in zip(ins, firsts):
+        us[k] = torch.randn(d.shape, generator=LG, dtype=torch.float64)
+        W.add(name + '_' + k, t)
+        W.add(name + '_g' + k, d)
+        W.add(name + '_u' + k, us[k])
+        total = total + (d * us[k]).sum()
+    W.add(name + '_g', g)
+    wrt = [('x', x), ('g', g)] + ([('w', w)] if w is not None else [])
+    seconds = torch.autograd.grad(total, [t for _, t in wrt], allow_unused=True)
+    for (k, t), d in zip(wrt, seconds):
+        W.add(name + '_gg' + k, d if d is not None else torch.zeros_like(t))
+    if w is not None:
+        gw, = torch.autograd.grad(F.layer_norm(x, shape, w, b, 1e-5), [w], g, create_graph=True)
+        assert gw.grad_fn.name() == 'NativeLayerNormBackwardBackward0'
+        seconds = torch.autograd.grad((gw * us['w']).sum(), [t for _, t in wrt], allow_unused=True)
+        for (k, t), d in zip(wrt, seconds):
+            W.add(name + '_ggw' + k, d if d is not None else torch.zeros_like(t))
+
 W.save()
