@@ -5681,6 +5681,11 @@ static const char *ct__tuple_str(const int64_t *v, int k, char *buf, size_t n);
 
 /* torch.result_type over n tensors (wrapped numbers rank lowest; src/ops/pointwise.c). */
 static ct_dtype ct__result_type(const ct_tensor *const *ts, int n);
+/* t / number as PyTorch's C++ divides (at::div(Tensor, Scalar), which its
+ * composite backward formulas call): DivBackward1, with an edge to t alone,
+ * where ct_div_scalar is Python's t / number (DivBackward0, whose number
+ * keeps an empty edge). The numbers are ct_div_scalar's (src/ops/pointwise.c). */
+static ct_tensor *ct__div_number(const ct_tensor *t, ct_scalar number);
 
 /* Broadcast two shapes (torch.broadcast_shapes); error in PyTorch's words. */
 static ct_result ct__broadcast_shapes(const int64_t *a, int na, const int64_t *b, int nb, int64_t *out,
@@ -5823,6 +5828,10 @@ static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, i
 static ct_tensor *ct__recorded_or_discard(ct_tensor *out, const ct__node *n, const ct_tensor *const *inputs, int n_in);
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out);
+/* Whether output k of n went to a tensor when n was recorded: a node may
+ * have outputs that none holds (a custom function's non-differentiable
+ * ones, a backward op's outputs not asked for), whose meta stays unset. */
+static bool ct__has_output(const ct__node *n, int k);
 /* Save t for backward (is_output: t is one of the node's outputs). */
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output);
 /* Saved tensor i, checked against in-place writes; NULL with PyTorch's error. */
@@ -5882,6 +5891,8 @@ static ct_result ct__pointwise_saves_inference(ct__op op, const ct_tensor *const
 /* Record out = other - self (torch.rsub): RsubBackward0 over (self, other),
  * or RsubBackward1 over self when other is a number (NULL). */
 static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
+/* Record out = self / number (ct__div_number): DivBackward1 over self. */
+static bool ct__record_div_number(ct_tensor *out, const ct_tensor *self, ct_scalar number);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
 static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */
@@ -5912,21 +5923,44 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
 /* A first derivative that PyTorch computes as an op of its own, with a node
  * of its own under create_graph (elu_backward: EluBackwardBackward0):
  * in[0] is the gradient arriving, in[1..n_saved) what the formula reads, n
- * the forward's node (its numbers: pw, args, iargs). */
-typedef ct_tensor *(*ct__grad_formula)(const ct__node *n, const ct_tensor *const *in);
+ * the forward's node (its numbers: pw, args, iargs, extra). It sets out[k]
+ * for each of its outputs asked for (want[k]: native_layer_norm_backward
+ * has three) and leaves the others NULL. */
+typedef ct_result (*ct__grad_formula)(const ct__node *n, const ct_tensor *const *in, const bool *want,
+                                      ct_tensor **out);
+/* The formula of a first derivative of one output. */
+typedef ct_tensor *(*ct__grad_formula1)(const ct__node *n, const ct_tensor *const *in);
+
+#define CT__GRAD_OP_MAX_OUT 3
 
 typedef struct ct__grad_op {
     ct__node_type type;       /* its node's name, and ct__bw_grad_op */
     ct__grad_formula formula;
     int n_in;                 /* in[0..n_in) are its tensor inputs; the rest stand for numbers */
     int n_saved;
+    int n_out;                /* at most CT__GRAD_OP_MAX_OUT */
+    size_t extra_size;        /* bytes of the forward node's extra the formula reads (its node keeps a copy) */
 } ct__grad_op;
 
 /* The backward of every backward op (formulas.c). */
 static ct_result ct__bw_grad_op(ct__node *n, ct_tensor *const *grads_out, ct_tensor **grads_in);
-#define CT__GRAD_OP(var, name, formula, n_in, n_saved) \
-    static const ct__grad_op var = {{name, ct__bw_grad_op}, formula, n_in, n_saved}
-/* op's formula over in; recorded as one node when a graph is being recorded. */
+/* A backward op of one output, whose formula (a ct__grad_formula1) returns it. */
+#define CT__GRAD_OP(var, name, formula, n_in, n_saved)                                                       \
+    static ct_result var##_formula(const ct__node *n, const ct_tensor *const *in, const bool *want,          \
+                                   ct_tensor **out)                                                          \
+    {                                                                                                        \
+        (void)want;                                                                                          \
+        return (out[0] = formula(n, in)) ? CT_OK : ct_last_error_code();                                     \
+    }                                                                                                        \
+    static const ct__grad_op var = {{name, ct__bw_grad_op}, var##_formula, n_in, n_saved, 1, 0}
+/* A backward op of n_out outputs, whose formula reads extra_size bytes of the forward node's extra. */
+#define CT__GRAD_OPS(var, name, formula, n_in, n_saved, n_out, extra_size) \
+    static const ct__grad_op var = {{name, ct__bw_grad_op}, formula, n_in, n_saved, n_out, extra_size}
+/* op's formula over in, the outputs asked for (want) into out; recorded as
+ * one node when a graph is being recorded. On failure out is all NULL. */
+static ct_result ct__grad_op_run(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in, const bool *want,
+                                 ct_tensor **out);
+/* The output of a backward op of one output (NULL on failure). */
 static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in);
 
 /* ---------------------------------------------------------------- writing formulas */
@@ -10736,6 +10770,7 @@ static ct__node *ct__node_new(const ct__node_type *type, int n_next, int n_out)
         return NULL;
     }
     memset(n->next, 0, (size_t)n_next * sizeof *n->next);
+    memset(n->out, 0, (size_t)n_out * sizeof *n->out); /* an output no tensor takes keeps it (ct__has_output) */
     n->saved = n->saved_inline;
     n->cap_saved = CT__NODE_MAX_SAVED;
     return n;
@@ -10953,6 +10988,8 @@ static bool ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
     n->out[k].device = t->storage->device;
     return true;
 }
+
+static bool ct__has_output(const ct__node *n, int k) { return n->out[k].dtype != CT_DEFAULT; }
 
 /* Undo ct__set_grad_fn on the first n outputs (a record that failed midway). */
 static void ct__unset_grad_fns(ct_tensor *const *outputs, int n, const ct__node *node)
@@ -12054,22 +12091,46 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
 
 /* ---------------------------------------------------------------- backward ops */
 
-static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in)
+/* What a backward op's node keeps of the forward's node n: its numbers,
+ * the extra its formula reads, and the op's saved inputs. */
+static void ct__grad_op_keep(const ct__grad_op *op, ct__node *node, const ct__node *n, const ct_tensor *const *in)
+{
+    node->pw = n->pw;
+    memcpy(node->args, n->args, sizeof node->args);
+    memcpy(node->iargs, n->iargs, sizeof node->iargs);
+    for (int i = 0; i < op->n_saved; i++) ct__save(node, in[i], false);
+    if (!op->extra_size) return;
+    if (!(node->extra = CT_MALLOC(op->extra_size))) {
+        CT__OOM();
+        node->save_failed = true;
+        return;
+    }
+    memcpy(node->extra, n->extra, op->extra_size);
+}
+
+static ct_result ct__grad_op_run(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in, const bool *want,
+                                 ct_tensor **out)
 {
     for (int i = 0; i < op->n_saved; i++)
-        if (!in[i]) return NULL; /* a saved tensor that could not be had: its error stands */
-    if (!ct__grad_mode() || !ct__any_requires_grad(in, op->n_in)) return op->formula(n, in);
-    ct_tensor *r;
-    CT__UNRECORDED(r, op->formula(n, in));
-    if (!r) return NULL;
-    ct__node *node = ct__record(&op->type, in, op->n_in, &r, 1);
-    if (node) {
-        node->pw = n->pw;
-        memcpy(node->args, n->args, sizeof node->args);
-        memcpy(node->iargs, n->iargs, sizeof node->iargs);
-        for (int i = 0; i < op->n_saved; i++) ct__save(node, in[i], false);
+        if (!in[i]) return ct_last_error_code(); /* a saved tensor that could not be had: its error stands */
+    bool record = ct__records(in, op->n_in);
+    ct_result r;
+    CT__UNRECORDED(r, op->formula(n, in, want, out));
+    ct__node *node = r == CT_OK && record ? ct__record(&op->type, in, op->n_in, out, op->n_out) : NULL;
+    if (node) ct__grad_op_keep(op, node, n, in);
+    if (r == CT_OK && ct__recorded_ok(node, in, op->n_in)) return CT_OK;
+    for (int k = 0; k < op->n_out; k++) {
+        if (out[k]) ct__discard(out[k]);
+        out[k] = NULL;
     }
-    return ct__recorded_or_discard(r, node, in, op->n_in);
+    return ct_last_error_code();
+}
+
+static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in)
+{
+    const bool want = true;
+    ct_tensor *r = NULL;
+    return ct__grad_op_run(op, n, in, &want, &r) == CT_OK ? r : NULL;
 }
 
 /* The formula run again with grad mode on and differentiated, so that the
@@ -12086,18 +12147,24 @@ static ct_result ct__bw_grad_op(ct__node *n, ct_tensor *const *go, ct_tensor **g
     int which[CT__NODE_MAX_SAVED], k = 0;
     for (int i = 0; i < op->n_saved; i++)
         if (!(in[i] = ct__saved_get(n, i))) return ct_last_error_code();
+    bool want[CT__GRAD_OP_MAX_OUT];
+    for (int j = 0; j < op->n_out; j++) want[j] = ct__has_output(n, j); /* the outputs it made */
     ct_grad_mode mode = ct_enable_grad();
     for (int i = 0; i < op->n_in; i++)
         if (ct__needs_grad(n, i)) which[k] = i, wrt[k++] = in[i] = ct_view_as(in[i], in[i]);
-    ct_tensor *r = k ? op->formula(n, in) : NULL;
+    ct_tensor *r[CT__GRAD_OP_MAX_OUT] = {NULL};
+    ct_result res = k ? op->formula(n, in, want, r) : CT_OK;
     ct_grad_mode_restore(mode);
-    if (k == 0) return CT_OK;
-    if (!r) return ct_last_error_code();
+    if (k == 0 || res != CT_OK) return res;
+    /* the outputs through which a gradient comes back */
+    const ct_tensor *outs[CT__GRAD_OP_MAX_OUT], *gos[CT__GRAD_OP_MAX_OUT];
+    int m = 0;
+    for (int j = 0; j < op->n_out; j++)
+        if (r[j] && ct_requires_grad(r[j])) outs[m] = r[j], gos[m++] = go[j];
     ct_tensor *grads[CT__NODE_MAX_SAVED] = {NULL};
-    const ct_tensor *outs[1] = {r}, *gos[1] = {go[0]};
     /* retain_graph: the pass may run nodes of the graph being differentiated */
     ct_grad_opts o = {true, ct__grad_mode(), true};
-    ct_result res = ct_requires_grad(r) ? ct_autograd_grad(outs, 1, wrt, k, gos, grads, o) : CT_OK;
+    res = m ? ct_autograd_grad(outs, m, wrt, k, gos, grads, o) : CT_OK;
     /* an input the formula reads through comparisons only gets zeros, as
      * PyTorch's formulas give them (threshold_backward's self: zeros_like(grad)) */
     for (int j = 0; res == CT_OK && j < k; j++)
@@ -12246,6 +12313,20 @@ CT__BACKWARD(div) /* self: g / b; other: -g * ((a / b) / b), as div_tensor_other
     CT__GRAD(0, ct_div(go[0], CT__IN(1)));
     CT__GRAD(1, ct_mul(ct_neg(go[0]), ct_div(ct_div(CT__IN(0), CT__IN(1)), CT__IN(1))));
     return CT_OK;
+}
+
+CT__BACKWARD(div_number) /* g / the number */
+{
+    CT__GRAD(0, ct__div_number(go[0], n->pw.value));
+    return CT_OK;
+}
+
+static bool ct__record_div_number(ct_tensor *out, const ct_tensor *self, ct_scalar number)
+{
+    static const ct__node_type type = {"DivBackward1", ct__bw_div_number};
+    ct__node *n = ct__record(&type, &self, 1, &out, 1);
+    if (n) n->pw.value = number;
+    return ct__recorded_ok(n, &self, 1);
 }
 
 CT__BACKWARD(where) /* the condition picks which side the gradient goes to */
@@ -15866,6 +15947,16 @@ ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
     if (ct__recordable(&t, 1) != CT_OK) return NULL;
     CT__UNRECORDED(r, ct__new(CT__OP_sub, ct__stack_scalar_init(&ss, s), t, NULL, NULL));
     if (r && !ct__record_rsub(r, t, NULL)) r = ct__unrecordable(r);
+    return r;
+}
+
+static ct_tensor *ct__div_number(const ct_tensor *t, ct_scalar number)
+{
+    ct_tensor *r;
+    CT__ARG(t, "input", 1);
+    if (ct__recordable(&t, 1) != CT_OK) return NULL;
+    CT__UNRECORDED(r, ct_div_scalar(t, number));
+    if (r && !ct__record_div_number(r, t, number)) r = ct__unrecordable(r);
     return r;
 }
 
@@ -34760,36 +34851,83 @@ static ct_tensor *ct__affine(const ct__normspec *s, ct_tensor *y, const ct_tenso
     return y;
 }
 
-/* gx = rstd * (gh - mean(gh) - xhat * mean(gh * xhat)) over the reduced
- * dims (batch statistics), or gh * rstd (running ones); gh = g * weight. */
+/* The gradients of x, weight and bias (those asked for in want, into out;
+ * weight's and bias's in the affine shape) from g: gx = rstd * (gh -
+ * mean(gh) - xhat * mean(gh * xhat)) over the reduced dims (batch
+ * statistics), or gh * rstd (running ones); gh = g * weight. */
+static ct_result ct__norm_grads(const ct__normspec *s, const ct_tensor *g, const ct_tensor *x, const ct_tensor *w,
+                                const ct_tensor *rm, const ct_tensor *rv, const bool *want, ct_tensor **out)
+{
+    ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, &var);
+    if (!xhat) return ct_last_error_code();
+    if (want[CT__NORM_X]) {
+        ct_tensor *gh = w ? ct_mul(g, ct_reshape(w, s->affine)) : (ct_tensor *)g;
+        ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
+        if (s->running) {
+            out[CT__NORM_X] = ct_mul(gh, rstd);
+        } else {
+            ct_tensor *ghs = ct_reshape(gh, s->stat), *xs = ct_reshape(xhat, s->stat);
+            ct_tensor *inner = ct_sub(ct_sub(ghs, ct_mean_dim(ghs, s->dims, true, CT_DEFAULT)),
+                                      ct_mul(xs, ct_mean_dim(ct_mul(ghs, xs), s->dims, true, CT_DEFAULT)));
+            out[CT__NORM_X] = ct_reshape(ct_mul(rstd, inner), ct_shape_of(x));
+        }
+    }
+    if (want[CT__NORM_W]) out[CT__NORM_W] = ct__sum_to_shape(ct_mul(g, xhat), s->affine.size, s->affine.ndim);
+    if (want[CT__NORM_B]) out[CT__NORM_B] = ct__sum_to_shape(g, s->affine.size, s->affine.ndim);
+    for (int k = 0; k < 3; k++)
+        if (want[k] && !out[k]) return ct_last_error_code();
+    return CT_OK;
+}
+
+/* Which of x, weight and bias node n gives a gradient to. */
+static void ct__norm_wanted(const ct__node *n, bool *want)
+{
+    for (int k = CT__NORM_X; k <= CT__NORM_B; k++) want[k] = ct__needs_grad(n, k);
+}
+
+/* Batch and group norm: the weight's and bias's gradients reshaped from the
+ * affine shape to theirs. Saved: x, weight (x when there is none), and with
+ * running statistics, those. */
 CT__BACKWARD(normalization)
 {
     const ct__normspec *s = (const ct__normspec *)n->extra;
     ct_tensor *x = CT__S(0), *w = n->iargs[0] ? CT__S(1) : NULL;
     ct_tensor *rm = s->running ? CT__S(2) : NULL, *rv = s->running ? CT__S(3) : NULL;
     if (!x || (n->iargs[0] && !w) || (s->running && (!rm || !rv))) return ct_last_error_code();
-    ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, &var);
-    if (!xhat) return ct_last_error_code();
-    ct_tensor *gh = w ? ct_mul(go[0], ct_reshape(w, s->affine)) : go[0];
-    ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
-    if (s->running) {
-        CT__GRAD(CT__NORM_X, ct_mul(gh, rstd));
-    } else {
-        ct_tensor *ghs = ct_reshape(gh, s->stat), *xs = ct_reshape(xhat, s->stat);
-        ct_tensor *inner = ct_sub(ct_sub(ghs, ct_mean_dim(ghs, s->dims, true, CT_DEFAULT)),
-                                  ct_mul(xs, ct_mean_dim(ct_mul(ghs, xs), s->dims, true, CT_DEFAULT)));
-        CT__GRAD(CT__NORM_X, ct_reshape(ct_mul(rstd, inner), ct_shape_of(x)));
+    bool want[3];
+    ct__norm_wanted(n, want);
+    ct_result r = ct__norm_grads(s, go[0], x, w, rm, rv, want, gi);
+    for (int k = CT__NORM_W; r == CT_OK && k <= CT__NORM_B; k++) {
+        const ct__out_meta *m = want[k] ? ct__input_meta(n, k) : NULL;
+        if (m && !(gi[k] = ct_reshape(gi[k], ct_shape_make(m->ndim, m->sizes)))) r = ct_last_error_code();
     }
-    const ct__out_meta *wm = ct__needs_grad(n, CT__NORM_W) ? ct__input_meta(n, CT__NORM_W) : NULL;
-    const ct__out_meta *bm = ct__needs_grad(n, CT__NORM_B) ? ct__input_meta(n, CT__NORM_B) : NULL;
-    CT__GRAD(CT__NORM_W, ct_reshape(ct__sum_to_shape(ct_mul(go[0], xhat), s->affine.size, s->affine.ndim),
-                                    ct_shape_make(wm->ndim, wm->sizes)));
-    CT__GRAD(CT__NORM_B, ct_reshape(ct__sum_to_shape(go[0], s->affine.size, s->affine.ndim),
-                                    ct_shape_make(bm->ndim, bm->sizes)));
-    return CT_OK;
+    return r;
 }
 
-static const ct__node_type ct__layer_norm_type = {"NativeLayerNormBackward0", ct__bw_normalization};
+/* native_layer_norm_backward(g, x, weight) -> (grad_input, grad_weight,
+ * grad_bias), NativeLayerNormBackwardBackward0 under create_graph: in = {g,
+ * x, weight (with one)}; weight and bias have layer norm's affine shape. */
+static ct_result ct__layer_norm_grad(const ct__node *n, const ct_tensor *const *in, const bool *want, ct_tensor **out)
+{
+    const ct__normspec *s = (const ct__normspec *)n->extra;
+    return ct__norm_grads(s, in[0], in[1], n->iargs[0] ? in[2] : NULL, NULL, NULL, want, out);
+}
+CT__GRAD_OPS(ct__layer_norm_backward, "NativeLayerNormBackwardBackward0", ct__layer_norm_grad, 3, 3, 3,
+             sizeof(ct__normspec));
+CT__GRAD_OPS(ct__layer_norm_backward_no_weight, "NativeLayerNormBackwardBackward0", ct__layer_norm_grad, 2, 2, 3,
+             sizeof(ct__normspec));
+
+/* Saved: x, weight (x when there is none). */
+CT__BACKWARD(layer_norm)
+{
+    bool has_weight = n->iargs[0] != 0;
+    const ct_tensor *in[3] = {go[0], CT__S(0), has_weight ? CT__S(1) : NULL};
+    bool want[3];
+    ct__norm_wanted(n, want);
+    return ct__grad_op_run(has_weight ? &ct__layer_norm_backward : &ct__layer_norm_backward_no_weight, n, in, want, gi);
+}
+
+static const ct__node_type ct__layer_norm_type = {"NativeLayerNormBackward0", ct__bw_layer_norm};
 static const ct__node_type ct__batch_norm_type = {"NativeBatchNormBackward0", ct__bw_normalization};
 static const ct__node_type ct__group_norm_type = {"NativeGroupNormBackward0", ct__bw_normalization};
 
@@ -35245,12 +35383,21 @@ static ct_tensor *ct__log_sigmoid(const ct_tensor *x)
     return ct_sub(ct_clamp_max_scalar(x, ct_int(0)), ct_log1p(ct_exp(ct_neg(ct_abs(x)))));
 }
 
+/* A BCE gradient reduced as PyTorch's backward reduces it: divided by
+ * numel for the mean (mean_of; 0 for sum and none), where the other fused
+ * losses' kernels multiply by 1 / numel, so that the last bit is its. */
+static ct_tensor *ct__bce_reduce_grad(ct_tensor *grad, int64_t mean_of)
+{
+    return mean_of ? ct__div_number(grad, ct_int(mean_of)) : grad;
+}
+
 /* The input's gradient from g (the output's gradient, one per element, or
- * the one number), in PyTorch's backward kernels' order of operations:
- * norm is 1, or 1 / numel for the mean (mse: 2 or 2 / numel). */
-static ct_tensor *ct__loss_input_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm)
+ * the one number), in PyTorch's backward kernels' order of operations;
+ * mean_of: the number of elements the mean divides by, 0 for sum and none. */
+static ct_tensor *ct__loss_input_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, int64_t mean_of)
 {
     const ct_tensor *x = o->x, *t = o->t;
+    double norm = mean_of ? 1.0 / (double)mean_of : 1.0; /* (mse: twice that) */
     ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL, *gx = NULL;
     switch (kind) {
     case CT__LOSS_MSE: gx = ct_mul(ct_mul_scalar(d, ct_float(2 * norm)), g); break;
@@ -35271,12 +35418,12 @@ static ct_tensor *ct__loss_input_grad(ct__loss_kind kind, const ct__loss_args *o
         break;
     }
     if (o->w) gx = ct_mul(gx, o->w);
-    return kind >= CT__LOSS_BCE && norm != 1 ? ct_mul_scalar(gx, ct_float(norm)) : gx;
+    return kind >= CT__LOSS_BCE ? ct__bce_reduce_grad(gx, mean_of) : gx;
 }
 
 /* The target's gradient: -gx for the losses of x - t, else its own formula
  * (BCE: (log(1 - x) - log(x)) g; with logits: (log_sigmoid(-x) - pw log_sigmoid(x)) g). */
-static ct_tensor *ct__loss_target_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm,
+static ct_tensor *ct__loss_target_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, int64_t mean_of,
                                        const ct_tensor *gx)
 {
     const ct_tensor *x = o->x;
@@ -35286,7 +35433,7 @@ static ct_tensor *ct__loss_target_grad(ct__loss_kind kind, const ct__loss_args *
     else if (o->pw) gt = ct_mul(ct_sub(ct__log_sigmoid(ct_neg(x)), ct_mul(ct__log_sigmoid(x), o->pw)), g);
     else gt = ct_mul(ct_neg(x), g);
     if (o->w) gt = ct_mul(gt, o->w);
-    return norm != 1 ? ct_mul_scalar(gt, ct_float(norm)) : gt;
+    return ct__bce_reduce_grad(gt, mean_of);
 }
 
 /* iargs: 0 kind, 1 reduction, 2 has weight, 3 has pos_weight; args[0]: a. */
@@ -35296,16 +35443,17 @@ static ct__loss_args ct__loss_args_of(const ct__node *n, const ct_tensor *const 
     return o;
 }
 
-static double ct__loss_norm(const ct__node *n, const ct_tensor *x)
+/* The number of elements the mean divides by; 0 for sum and none. */
+static int64_t ct__loss_mean_of(const ct__node *n, const ct_tensor *x)
 {
-    return n->iargs[1] == CT_REDUCTION_MEAN ? 1.0 / (double)ct_numel(x) : 1.0;
+    return n->iargs[1] == CT_REDUCTION_MEAN ? ct_numel(x) : 0;
 }
 
 /* mse_loss_backward(g, x, t) and its kin: in = {g, x, t, weight, pos_weight} */
 static ct_tensor *ct__loss_backward(const ct__node *n, const ct_tensor *const *in)
 {
     ct__loss_args o = ct__loss_args_of(n, in + 1);
-    return ct__loss_input_grad((ct__loss_kind)n->iargs[0], &o, in[0], ct__loss_norm(n, o.x));
+    return ct__loss_input_grad((ct__loss_kind)n->iargs[0], &o, in[0], ct__loss_mean_of(n, o.x));
 }
 CT__GRAD_OP(ct__mse_backward, "MseLossBackwardBackward0", ct__loss_backward, 3, 5);
 CT__GRAD_OP(ct__smooth_l1_backward, "SmoothL1LossBackwardBackward0", ct__loss_backward, 3, 5);
@@ -35323,14 +35471,14 @@ CT__BACKWARD(pointwise_loss)
     ct__loss_kind kind = (ct__loss_kind)n->iargs[0];
     ct__loss_args o = ct__loss_args_of(n, in + 1);
     const ct__grad_op *op = ct__loss_backward_ops[kind];
-    double norm = ct__loss_norm(n, o.x);
+    int64_t mean_of = ct__loss_mean_of(n, o.x);
     ct_tensor *gx = NULL;
     if (ct__needs_grad(n, 0) || (ct__needs_grad(n, 1) && kind <= CT__LOSS_HUBER)) {
-        gx = op ? ct__grad_op_apply(op, n, in) : ct__loss_input_grad(kind, &o, go[0], norm);
+        gx = op ? ct__grad_op_apply(op, n, in) : ct__loss_input_grad(kind, &o, go[0], mean_of);
         if (!gx) return ct_last_error_code();
     }
     CT__GRAD(0, gx);
-    CT__GRAD(1, ct__loss_target_grad(kind, &o, go[0], norm, gx));
+    CT__GRAD(1, ct__loss_target_grad(kind, &o, go[0], mean_of, gx));
     return CT_OK;
 }
 
@@ -39030,7 +39178,9 @@ ct_result ct_optim_load_state_dict(ct_optimizer *opt, const ct_optim_state *stat
  * travels with the value. Parameters of other dtypes keep double scalars. */
 typedef struct ct__num {
     double v;
-    bool f32; /* a 0-d float32 tensor */
+    bool f32;    /* a 0-d float32 tensor */
+    bool failed; /* made from a tensor that could not be made (its error set), or from such a
+                  * scalar: a chain is checked once at its end, as with a NULL tensor */
 } ct__num;
 
 /* v as a value of its kind: rounded to float32 when it is a float32 tensor */
@@ -39039,6 +39189,7 @@ static ct__num ct__num_make(double v, bool f32)
     ct__num n;
     n.v = ct__as_dtype(v, f32 ? CT_F32 : CT_F64);
     n.f32 = f32;
+    n.failed = false;
     return n;
 }
 
@@ -39051,14 +39202,21 @@ static ct__num ct__arith(ct__num a, char op, ct__num b)
     ct_dtype dt = f32 ? CT_F32 : CT_F64;
     double x = ct__as_dtype(a.v, dt), y = ct__as_dtype(b.v, dt);
     double z = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
-    return ct__num_make(z, f32);
+    ct__num r = ct__num_make(z, f32);
+    r.failed = a.failed || b.failed;
+    return r;
 }
 
 static ct__num ct__add(ct__num a, ct__num b) { return ct__arith(a, '+', b); }
 static ct__num ct__sub(ct__num a, ct__num b) { return ct__arith(a, '-', b); }
 static ct__num ct__mul(ct__num a, ct__num b) { return ct__arith(a, '*', b); }
 static ct__num ct__div(ct__num a, ct__num b) { return ct__arith(a, '/', b); }
-static ct__num ct__abs(ct__num a) { return ct__num_make(fabs(a.v), a.f32); }
+static ct__num ct__abs(ct__num a)
+{
+    ct__num r = ct__num_make(fabs(a.v), a.f32);
+    r.failed = a.failed;
+    return r;
+}
 
 /* a < b; a comparison with a tensor compares in its dtype */
 static bool ct__lt(ct__num a, ct__num b)
@@ -39068,8 +39226,14 @@ static bool ct__lt(ct__num a, ct__num b)
 }
 
 static bool ct__le(ct__num a, ct__num b) { return !ct__lt(b, a) && a.v == a.v && b.v == b.v; }
-static ct__num ct__min(ct__num a, ct__num b) { return ct__lt(b, a) ? b : a; } /* Python's min(a, b) */
-static ct__num ct__max(ct__num a, ct__num b) { return ct__lt(a, b) ? b : a; } /* Python's max(a, b) */
+/* Python's min(a, b) and max(a, b) */
+static ct__num ct__pick(ct__num chosen, ct__num a, ct__num b)
+{
+    chosen.failed = a.failed || b.failed;
+    return chosen;
+}
+static ct__num ct__min(ct__num a, ct__num b) { return ct__pick(ct__lt(b, a) ? b : a, a, b); }
+static ct__num ct__max(ct__num a, ct__num b) { return ct__pick(ct__lt(a, b) ? b : a, a, b); }
 
 struct ct__lbfgs {
     int64_t func_evals, n_iter;
@@ -39095,6 +39259,10 @@ static void ct__lbfgs_free(ct__lbfgs *s)
     CT_FREE(s);
 }
 
+/* The history's entries: history_size, and a spare one where an iteration
+ * puts its new pair until it knows that it will not fail. */
+static size_t ct__lbfgs_capacity(int64_t history_size) { return (size_t)(history_size > 0 ? history_size : 0) + 1; }
+
 static ct__lbfgs *ct__lbfgs_new(int64_t history_size)
 {
     ct__lbfgs *s = (ct__lbfgs *)CT_MALLOC(sizeof *s);
@@ -39103,7 +39271,7 @@ static ct__lbfgs *ct__lbfgs_new(int64_t history_size)
         return NULL;
     }
     memset(s, 0, sizeof *s);
-    size_t n = (size_t)(history_size > 0 ? history_size : 1);
+    size_t n = ct__lbfgs_capacity(history_size);
     s->history_size = history_size;
     s->old_dirs = (ct_tensor **)CT_MALLOC(n * sizeof *s->old_dirs);
     s->old_stps = (ct_tensor **)CT_MALLOC(n * sizeof *s->old_stps);
@@ -39124,7 +39292,7 @@ static ct__lbfgs *ct__lbfgs_clone(const ct__lbfgs *src)
     if (!s) return NULL;
     ct_tensor **old_dirs = s->old_dirs, **old_stps = s->old_stps;
     ct__num *ro = s->ro, *al = s->al;
-    size_t n = (size_t)(src->history_size > 0 ? src->history_size : 1);
+    size_t n = ct__lbfgs_capacity(src->history_size);
     *s = *src;
     s->old_dirs = old_dirs, s->old_stps = old_stps, s->ro = ro, s->al = al;
     memcpy(ro, src->ro, n * sizeof *ro);
@@ -39172,7 +39340,12 @@ typedef struct ct__lbfgs_ctx {
 } ct__lbfgs_ctx;
 
 /* a 0-d tensor's value as a scalar of the algorithm */
-static ct__num ct__num_of(const ct_tensor *t) { return ct__num_make(ct_item(t), t && ct_dtype_of(t) == CT_F32); }
+static ct__num ct__num_of(const ct_tensor *t)
+{
+    ct__num n = ct__num_make(t ? ct_item(t) : NAN, t && ct_dtype_of(t) == CT_F32);
+    n.failed = !t;
+    return n;
+}
 static ct__num ct__lbfgs_dot(const ct_tensor *a, const ct_tensor *b) { return ct__num_of(ct_sum(ct_mul(a, b))); }
 static ct__num ct__abs_max(const ct_tensor *a) { return ct__num_of(ct_max(ct_abs(a))); }
 
@@ -39216,14 +39389,19 @@ static ct_result ct__eval(const ct__lbfgs_ctx *c, double *loss)
     return r;
 }
 
-/* _directional_evaluate: loss and flat gradient at x + t d, then back to x. */
+/* _directional_evaluate: loss, flat gradient and its slope g.d at x + t d,
+ * then back to x (also when the evaluation failed). */
 static ct_result ct__dir_eval(const ct__lbfgs_ctx *c, ct_tensor *const *x, double t, const ct_tensor *d, double *f,
-                              ct_tensor **g)
+                              ct_tensor **g, ct__num *gtd)
 {
     ct_result r = ct__add_grad(c->g, t, d);
     if (r == CT_OK) r = ct__eval(c, f);
-    if (r == CT_OK && !(*g = ct__flat_grad(c->g))) r = ct_last_error_code();
-    for (int64_t i = 0; i < c->g->n && r == CT_OK; i++) r = ct_copy_(c->g->params[i], x[i]);
+    if (r == CT_OK) *gtd = ct__lbfgs_dot(*g = ct__flat_grad(c->g), d);
+    if (r == CT_OK && gtd->failed) r = ct_last_error_code();
+    for (int64_t i = 0; i < c->g->n; i++) {
+        ct_result back = ct_copy_(c->g->params[i], x[i]);
+        if (r == CT_OK) r = back;
+    }
     return r;
 }
 
@@ -39282,13 +39460,13 @@ static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, c
                                   int64_t *evals)
 {
     const int max_ls = 25;
-    ct__num t = *t_io, d_norm = ct__abs_max(d);
+    ct__num t = *t_io, d_norm = ct__abs_max(d), gtd_new;
     double f = *f_io, f_new;
     ct_tensor *g_new = NULL;
-    ct_result r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new);
+    if (d_norm.failed) return ct_last_error_code();
+    ct_result r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new, &gtd_new);
     if (r != CT_OK) return r;
     int64_t ls_func_evals = 1;
-    ct__num gtd_new = ct__lbfgs_dot(g_new, d);
     ct__ls_point prev = ct__ls_at(ct__py(0), f, gtd, *g_io), br[2];
     int nb = 0, ls_iter = 0;
     bool done = false;
@@ -39307,9 +39485,8 @@ static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, c
         ct__num tmp = t;
         t = ct__cubic_interpolate(prev.t, prev.f, prev.gtd, t, f_new, gtd_new, bounds);
         prev = ct__ls_at(tmp, f_new, gtd_new, g_new);
-        if ((r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new)) != CT_OK) return r;
+        if ((r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new, &gtd_new)) != CT_OK) return r;
         ls_func_evals++;
-        gtd_new = ct__lbfgs_dot(g_new, d);
         ls_iter++;
     }
     if (ls_iter == max_ls)
@@ -39333,9 +39510,8 @@ static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, c
         } else {
             insuf_progress = false;
         }
-        if ((r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new)) != CT_OK) return r;
+        if ((r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new, &gtd_new)) != CT_OK) return r;
         ls_func_evals++;
-        gtd_new = ct__lbfgs_dot(g_new, d);
         ls_iter++;
         ct__ls_point p = {t, f_new, gtd_new, g_new};
         if (ct__armijo_fails(f_new, f, t, gtd) || f_new >= br[low].f) {
@@ -39354,38 +39530,52 @@ static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, c
 
 /* ---------------------------------------------------------------- the step */
 
-/* The two-loop recursion: d = -H grad from the history. */
-static ct_tensor *ct__lbfgs_direction(ct__lbfgs *s, const ct_tensor *flat_grad)
+/* Release history entry i's tensors. */
+static void ct__lbfgs_forget(ct__lbfgs *s, int64_t i)
+{
+    ct_release(s->old_dirs[i]);
+    ct_release(s->old_stps[i]);
+}
+
+/* The two-loop recursion over history entries [first, end): d = -H grad,
+ * H scaled by h_diag; NULL (the error set) when it could not be computed. */
+static ct_tensor *ct__lbfgs_direction(ct__lbfgs *s, int64_t first, int64_t end, ct__num h_diag,
+                                      const ct_tensor *flat_grad)
 {
     ct_tensor *q = ct_neg(flat_grad);
-    for (int64_t i = s->n_old - 1; i >= 0; i--) {
-        s->al[i] = ct__mul(ct__lbfgs_dot(s->old_stps[i], q), s->ro[i]);
-        ct_add_alpha_(q, s->old_dirs[i], ct_float(-s->al[i].v));
+    for (int64_t i = end - 1; q && i >= first; i--) {
+        ct__num al = s->al[i - first] = ct__mul(ct__lbfgs_dot(s->old_stps[i], q), s->ro[i]);
+        if (al.failed || ct_add_alpha_(q, s->old_dirs[i], ct_float(-al.v)) != CT_OK) q = NULL;
     }
-    ct_tensor *r = ct_mul_scalar(q, ct_float(s->H_diag.v));
-    for (int64_t i = 0; i < s->n_old; i++) {
+    ct_tensor *r = q ? ct_mul_scalar(q, ct_float(h_diag.v)) : NULL;
+    for (int64_t i = first; r && i < end; i++) {
         ct__num be_i = ct__mul(ct__lbfgs_dot(s->old_dirs[i], r), s->ro[i]);
-        ct_add_alpha_(r, s->old_stps[i], ct_float(ct__sub(s->al[i], be_i).v));
+        if (be_i.failed || ct_add_alpha_(r, s->old_stps[i], ct_float(ct__sub(s->al[i - first], be_i).v)) != CT_OK)
+            r = NULL;
     }
     return r;
 }
 
-/* Remember y and s (when y.s > 1e-10), dropping the oldest beyond history_size. */
-static void ct__lbfgs_remember(ct__lbfgs *s, ct_tensor *y, ct_tensor *step)
+/* The last step's pair, y = flat_grad - prev_flat_grad and s = d t, put in
+ * the spare entry after the history (n_old, not counted yet) when
+ * y.s > 1e-10, with *h_diag = y.s / y.y; else nothing, and *h_diag the
+ * state's. *kept says which. */
+static ct_result ct__lbfgs_pending_pair(ct__lbfgs *s, const ct_tensor *flat_grad, bool *kept, ct__num *h_diag)
 {
+    ct_tensor *y = ct_sub(flat_grad, s->prev_flat_grad), *step = ct_mul_scalar(s->d, ct_float(s->t.v));
     ct__num ys = ct__lbfgs_dot(y, step);
-    if (!ct__lt(ct__py(1e-10), ys)) return;
-    if (s->n_old == s->history_size) {
-        ct_release(s->old_dirs[0]), ct_release(s->old_stps[0]);
-        memmove(s->old_dirs, s->old_dirs + 1, (size_t)(s->n_old - 1) * sizeof *s->old_dirs);
-        memmove(s->old_stps, s->old_stps + 1, (size_t)(s->n_old - 1) * sizeof *s->old_stps);
-        memmove(s->ro, s->ro + 1, (size_t)(s->n_old - 1) * sizeof *s->ro);
-        s->n_old--;
-    }
+    *kept = false;
+    *h_diag = s->H_diag;
+    if (ys.failed) return ct_last_error_code();
+    if (!ct__lt(ct__py(1e-10), ys)) return CT_OK;
+    ct__num yy = ct__lbfgs_dot(y, y);
+    if (yy.failed) return ct_last_error_code();
     s->old_dirs[s->n_old] = ct__keep_state(y);
     s->old_stps[s->n_old] = ct__keep_state(step);
-    s->ro[s->n_old++] = ct__div(ct__py(1.), ys);
-    s->H_diag = ct__div(ys, ct__lbfgs_dot(y, y));
+    s->ro[s->n_old] = ct__div(ct__py(1.), ys);
+    *h_diag = ct__div(ys, yy);
+    *kept = true;
+    return CT_OK;
 }
 
 static void ct__lbfgs_set(ct_tensor **slot, ct_tensor *t)
@@ -39395,6 +39585,52 @@ static void ct__lbfgs_set(ct_tensor **slot, ct_tensor *t)
     ct_release(old);
 }
 
+/* An iteration up to its move (PyTorch's n_iter += 1 to gtd): the direction
+ * d (steepest descent at the first iteration, else the two-loop recursion
+ * over the history with the last step remembered, the oldest entry dropped
+ * beyond history_size), prev_flat_grad, prev_loss, the step size t, and
+ * *gtd = flat_grad.d. What can fail is computed before the state changes,
+ * so that a failure leaves the state as the last iteration left it. */
+static ct_result ct__lbfgs_advance(ct__lbfgs *s, const ct_tensor *flat_grad, double loss, double lr, ct__num *gtd)
+{
+    bool restart = s->n_iter == 0, kept = false;
+    ct__num h_diag = ct__py(1), t = ct__py(lr);
+    int64_t first = 0, end = 0;
+    ct_tensor *d = NULL;
+    ct_result r = CT_OK;
+    if (restart) {
+        d = ct_neg(flat_grad); /* t = min(1., 1. / flat_grad.abs().sum()) * lr */
+        t = ct__mul(ct__min(ct__py(1.), ct__div(ct__py(1.), ct__num_of(ct_sum(ct_abs(flat_grad))))), ct__py(lr));
+    } else if ((r = ct__lbfgs_pending_pair(s, flat_grad, &kept, &h_diag)) == CT_OK) {
+        end = s->n_old + kept;
+        first = end > s->history_size ? 1 : 0;
+        d = ct__lbfgs_direction(s, first, end, h_diag, flat_grad);
+    }
+    ct_tensor *prev_flat_grad = d ? ct_clone(flat_grad) : NULL;
+    *gtd = ct__lbfgs_dot(flat_grad, d);
+    if (r == CT_OK && (!prev_flat_grad || t.failed || gtd->failed)) r = ct_last_error_code();
+    if (r != CT_OK) {
+        if (kept) ct__lbfgs_forget(s, s->n_old);
+        return r;
+    }
+    if (restart) {
+        for (int64_t i = 0; i < s->n_old; i++) ct__lbfgs_forget(s, i);
+    } else if (first) {
+        ct__lbfgs_forget(s, 0);
+        memmove(s->old_dirs, s->old_dirs + 1, (size_t)(end - 1) * sizeof *s->old_dirs);
+        memmove(s->old_stps, s->old_stps + 1, (size_t)(end - 1) * sizeof *s->old_stps);
+        memmove(s->ro, s->ro + 1, (size_t)(end - 1) * sizeof *s->ro);
+    }
+    s->n_old = end - first;
+    s->n_iter++;
+    s->H_diag = h_diag;
+    ct__lbfgs_set(&s->d, d);
+    ct__lbfgs_set(&s->prev_flat_grad, prev_flat_grad);
+    s->prev_loss = loss;
+    s->t = t;
+    return CT_OK;
+}
+
 static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, double loss)
 {
     ct__lbfgs *s = opt->lbfgs;
@@ -39402,34 +39638,23 @@ static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, do
     double lr = o[CT__K_LR], tolerance_grad = o[CT__K_TOL_GRAD], tolerance_change = o[CT__K_TOL_CHANGE];
     int64_t max_iter = (int64_t)o[CT__K_MAX_ITER], max_eval = (int64_t)o[CT__K_MAX_EVAL];
     ct_tensor *flat_grad = ct__flat_grad(c->g);
-    if (!flat_grad) return ct_last_error_code();
+    ct__num grad_max = ct__abs_max(flat_grad);
+    if (grad_max.failed) return ct_last_error_code();
     int64_t current_evals = 1;
-    if (ct__le(ct__abs_max(flat_grad), ct__py(tolerance_grad))) return CT_OK;
+    if (ct__le(grad_max, ct__py(tolerance_grad))) {
+        s->func_evals++;
+        return CT_OK;
+    }
     ct_result r = CT_OK;
     for (int64_t n_iter = 1; n_iter <= max_iter; n_iter++) {
-        s->n_iter++;
-        if (s->n_iter == 1) {
-            ct__lbfgs_set(&s->d, ct_neg(flat_grad));
-            for (int64_t i = 0; i < s->n_old; i++) ct_release(s->old_dirs[i]), ct_release(s->old_stps[i]);
-            s->n_old = 0;
-            s->H_diag = ct__py(1);
-        } else {
-            ct__lbfgs_remember(s, ct_sub(flat_grad, s->prev_flat_grad), ct_mul_scalar(s->d, ct_float(s->t.v)));
-            ct__lbfgs_set(&s->d, ct__lbfgs_direction(s, flat_grad));
-        }
-        ct__lbfgs_set(&s->prev_flat_grad, ct_clone(flat_grad));
-        s->prev_loss = loss;
-        if (s->n_iter == 1) { /* min(1., 1. / flat_grad.abs().sum()) * lr */
-            ct__num inv = ct__div(ct__py(1.), ct__num_of(ct_sum(ct_abs(flat_grad))));
-            s->t = ct__mul(ct__min(ct__py(1.), inv), ct__py(lr));
-        } else {
-            s->t = ct__py(lr);
-        }
-        if (!s->d || !s->prev_flat_grad) return ct_last_error_code();
-        ct__num gtd = ct__lbfgs_dot(flat_grad, s->d);
+        ct__num gtd;
+        if ((r = ct__lbfgs_advance(s, flat_grad, loss, lr, &gtd)) != CT_OK) return r;
+        /* the step's opening evaluation, counted once its first iteration has
+         * begun: a step that fails before leaves the state as it was */
+        if (n_iter == 1) s->func_evals++;
         if (ct__lt(ct__py(-tolerance_change), gtd)) break;
         int64_t ls_func_evals = 0;
-        bool opt_cond = false;
+        ct__num grad_max_now = grad_max;
         if (o[CT__K_STRONG_WOLFE] != 0) {
             ct_tensor **x = (ct_tensor **)CT_MALLOC((size_t)c->g->n * sizeof *x);
             if (!x) return CT__OOM();
@@ -39437,21 +39662,24 @@ static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, do
             r = ct__strong_wolfe(c, x, &s->t, s->d, &loss, &flat_grad, gtd, tolerance_change, &ls_func_evals);
             CT_FREE(x);
             if (r == CT_OK) r = ct__add_grad(c->g, s->t.v, s->d);
-            opt_cond = ct__le(ct__abs_max(flat_grad), ct__py(tolerance_grad));
+            if (r == CT_OK) grad_max_now = ct__abs_max(flat_grad);
         } else {
             r = ct__add_grad(c->g, s->t.v, s->d);
             if (r == CT_OK && n_iter != max_iter) {
                 r = ct__eval(c, &loss);
-                if (r == CT_OK && !(flat_grad = ct__flat_grad(c->g))) r = ct_last_error_code();
-                if (r == CT_OK) opt_cond = ct__le(ct__abs_max(flat_grad), ct__py(tolerance_grad));
+                if (r == CT_OK) grad_max_now = ct__abs_max(flat_grad = ct__flat_grad(c->g));
                 ls_func_evals = 1;
             }
         }
+        if (r == CT_OK && grad_max_now.failed) r = ct_last_error_code();
         if (r != CT_OK) return r;
+        bool opt_cond = ls_func_evals > 0 && ct__le(grad_max_now, ct__py(tolerance_grad));
         current_evals += ls_func_evals;
         s->func_evals += ls_func_evals;
         if (n_iter == max_iter || current_evals >= max_eval || opt_cond) break;
-        if (ct__le(ct__abs_max(ct_mul_scalar(s->d, ct_float(s->t.v))), ct__py(tolerance_change))) break;
+        ct__num step_max = ct__abs_max(ct_mul_scalar(s->d, ct_float(s->t.v)));
+        if (step_max.failed) return ct_last_error_code();
+        if (ct__le(step_max, ct__py(tolerance_change))) break;
         if (fabs(loss - s->prev_loss) < tolerance_change) break;
     }
     return r;
@@ -39480,7 +39708,6 @@ static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *use
     ct_result r = ct__eval(&c, &loss);
     if (r == CT_OK) r = ct__lbfgs_check_devices(opt); /* the closure has made the gradients */
     if (r == CT_OK) {
-        opt->lbfgs->func_evals++;
         if (loss_out) *loss_out = loss;
         r = ct__lbfgs_iterate(opt, &c, loss);
     }

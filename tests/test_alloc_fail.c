@@ -38,19 +38,21 @@ static void test_free(void *p);
 
 /* ---------------------------------------------------------------- the failing allocator */
 
-static atomic_llong calls;   /* allocations so far (malloc, and realloc that may move) */
-static atomic_llong fail_at; /* the call that fails (0: none) */
-static atomic_llong live;    /* blocks not yet freed */
+static atomic_llong calls;     /* allocations so far (malloc, and realloc that may move) */
+static atomic_llong fail_at;   /* the call that fails (0: none) */
+static atomic_llong live;      /* blocks not yet freed */
+static atomic_size_t counted;  /* only allocations of at least this many bytes are calls (0: all) */
 
-static bool fails_now(void)
+static bool fails_now(size_t n)
 {
+    if (n < atomic_load(&counted)) return false;
     long long k = atomic_fetch_add(&calls, 1) + 1;
     return k == atomic_load(&fail_at);
 }
 
 static void *test_malloc(size_t n)
 {
-    if (fails_now()) return NULL;
+    if (fails_now(n)) return NULL;
     void *p = malloc(n ? n : 1);
     if (p) atomic_fetch_add(&live, 1);
     return p;
@@ -58,7 +60,7 @@ static void *test_malloc(size_t n)
 
 static void *test_realloc(void *p, size_t n)
 {
-    if (fails_now()) return NULL;
+    if (fails_now(n)) return NULL;
     void *q = realloc(p, n ? n : 1);
     if (q && !p) atomic_fetch_add(&live, 1);
     return q;
@@ -370,6 +372,135 @@ static void test_scope_begin_without_memory(void)
     ct_scope_end(outer[0]);
 }
 
+/* ---------------------------------------------------------------- LBFGS */
+
+/* Two parameters pulled towards targets, with weights: LBFGS's flat vectors
+ * (1000 floats) are the largest tensors of its step, the parameters' and
+ * the closure's are smaller. */
+enum { LBFGS_A = 300, LBFGS_B = 700, LBFGS_FLAT_BYTES = (LBFGS_A + LBFGS_B) * 4, LBFGS_STEPS = 4 };
+
+typedef struct lbfgs_run {
+    ct_tensor *p[2], *target[2], *weight[2];
+    ct_optimizer *opt;
+} lbfgs_run;
+
+/* sum(w (p - t)^2 + (p - t)^4 / 4) over both parameters, and its gradients */
+static ct_result lbfgs_closure(double *loss, void *user)
+{
+    lbfgs_run *run = (lbfgs_run *)user;
+    ct_result r = ct_optim_zero_grad(run->opt, true);
+    ct_tensor *total = NULL;
+    for (int i = 0; i < 2 && r == CT_OK; i++) {
+        ct_tensor *d = ct_sub(run->p[i], run->target[i]), *d2 = ct_mul(d, d);
+        ct_tensor *part = ct_sum(ct_add(ct_mul(run->weight[i], d2), ct_mul_scalar(ct_mul(d2, d2), ct_float(0.25))));
+        total = i ? ct_add(total, part) : part;
+    }
+    if (r == CT_OK) r = total ? ct_backward(total, NULL, (ct_backward_opts){0}) : ct_last_error_code();
+    if (r == CT_OK) *loss = ct_item(total);
+    return r;
+}
+
+/* A run from the same start (ct_manual_seed(3)), with history_size 1 (the
+ * third step drops the oldest entry) and one iteration per step. */
+static void lbfgs_run_begin(lbfgs_run *run)
+{
+    static const int64_t n[2] = {LBFGS_A, LBFGS_B};
+    ct_manual_seed(3);
+    for (int i = 0; i < 2; i++) {
+        run->p[i] = ct_randn(CT_SHAPE(n[i]), CT_F32, NULL);
+        run->target[i] = ct_randn(CT_SHAPE(n[i]), CT_F32, NULL);
+        run->weight[i] = ct_rand(CT_SHAPE(n[i]), CT_F32, NULL);
+        CHECK_OK(ct_requires_grad_(run->p[i], true));
+    }
+    ct_lbfgs_opts o = ct_lbfgs_opts_init();
+    o.lr = 0.5;
+    o.max_iter = 1;
+    o.history_size = 1;
+    run->opt = ct_lbfgs(run->p, 2, o);
+    CHECK_T(run->opt);
+}
+
+static ct_result lbfgs_step(lbfgs_run *run)
+{
+    double loss;
+    return ct_optim_step_closure(run->opt, lbfgs_closure, run, &loss);
+}
+
+/* What a step leaves: the parameters and the optimizer's state. */
+typedef struct lbfgs_state {
+    ct_tensor *p[2], *d, *prev_flat_grad;
+    double n_iter, func_evals, t, H_diag;
+} lbfgs_state;
+
+static double lbfgs_number(const lbfgs_run *run, const char *name)
+{
+    return ct_item(ct_optim_state_get(run->opt, run->p[0], name));
+}
+
+static lbfgs_state lbfgs_state_of(const lbfgs_run *run)
+{
+    lbfgs_state st = {{ct_clone(run->p[0]), ct_clone(run->p[1])},
+                      ct_clone(ct_optim_state_get(run->opt, run->p[0], "d")),
+                      ct_clone(ct_optim_state_get(run->opt, run->p[0], "prev_flat_grad")),
+                      lbfgs_number(run, "n_iter"), lbfgs_number(run, "func_evals"), lbfgs_number(run, "t"),
+                      lbfgs_number(run, "H_diag")};
+    return st;
+}
+
+static bool lbfgs_same_state(const lbfgs_state *a, const lbfgs_state *b)
+{
+    return ct_equal(a->p[0], b->p[0]) && ct_equal(a->p[1], b->p[1]) && ct_equal(a->d, b->d) &&
+           ct_equal(a->prev_flat_grad, b->prev_flat_grad) && a->n_iter == b->n_iter &&
+           a->func_evals == b->func_evals && a->t == b->t && a->H_diag == b->H_diag;
+}
+
+/* Every allocation of a flat vector in an LBFGS step that remembers a pair
+ * (y = flat_grad - prev_flat_grad and s = d t, among them), failed in
+ * turn: the step fails with the error, the optimizer and the parameters
+ * are as the step found them, and the steps after it give the reference. */
+static void test_lbfgs_step_without_memory(void)
+{
+    lbfgs_state ref[LBFGS_STEPS + 1];
+    lbfgs_run run;
+    lbfgs_run_begin(&run);
+    for (int k = 1; k <= LBFGS_STEPS; k++) {
+        CHECK_OK(lbfgs_step(&run));
+        ref[k] = lbfgs_state_of(&run);
+    }
+    ct_optim_free(run.opt);
+    for (int failing = 2; failing <= 3; failing++) {
+        long long n;
+        for (n = 1;; n++) {
+            lbfgs_run_begin(&run);
+            for (int k = 1; k < failing; k++) CHECK_OK(lbfgs_step(&run));
+            atomic_store(&counted, LBFGS_FLAT_BYTES);
+            atomic_store(&calls, 0);
+            atomic_store(&fail_at, n);
+            ct_result r = lbfgs_step(&run);
+            bool failed_one = atomic_load(&calls) >= n;
+            atomic_store(&fail_at, 0);
+            atomic_store(&counted, 0);
+            if (!failed_one) {
+                CHECK_OK(r);
+                ct_optim_free(run.opt);
+                break;
+            }
+            CHECK_INT(r, CT_ERR_MEMORY);
+            ct_clear_error();
+            lbfgs_state after = lbfgs_state_of(&run);
+            if (!lbfgs_same_state(&after, &ref[failing - 1]))
+                ct_test_fail(__FILE__, __LINE__, "step %d with flat allocation %lld failing changed the state", failing, n);
+            for (int k = failing; k <= LBFGS_STEPS; k++) CHECK_OK(lbfgs_step(&run));
+            lbfgs_state end = lbfgs_state_of(&run);
+            if (!lbfgs_same_state(&end, &ref[LBFGS_STEPS]))
+                ct_test_fail(__FILE__, __LINE__, "step %d with flat allocation %lld failing: the steps after it differ",
+                             failing, n);
+            ct_optim_free(run.opt);
+        }
+        CHECK(n > 3); /* the flat gradient, its abs, y = flat_grad - prev_flat_grad, ... */
+    }
+}
+
 int main(void)
 {
     /* No CPU cache: a tensor's block then comes from the allocator at every
@@ -377,6 +508,7 @@ int main(void)
      * `live` at once. (The cache's own failure path: test_cpu_alloc.c.) */
     ct_set_cpu_cache_limit(0);
     RUN(test_scope_begin_without_memory);
+    RUN(test_lbfgs_step_without_memory);
     RUN(test_every_allocation_failing);
     return ct_test_report();
 }

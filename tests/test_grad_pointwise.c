@@ -535,6 +535,10 @@ static ct_tensor *log_softmax_1(const ct_tensor *x) { return ct_log_softmax(x, 1
 static ct_tensor *softmax_1(const ct_tensor *x) { return ct_softmax(x, 1, CT_DEFAULT); }
 static ct_tensor *mse(const ct_tensor *x) { return ct_mse_loss(x, name_target(), CT_REDUCTION_MEAN); }
 static ct_tensor *bce(const ct_tensor *x) { return ct_binary_cross_entropy(x, name_target(), NULL, CT_REDUCTION_MEAN); }
+static ct_tensor *bce_logits(const ct_tensor *x)
+{
+    return ct_binary_cross_entropy_with_logits(x, name_target(), NULL, NULL, CT_REDUCTION_MEAN);
+}
 static ct_tensor *smooth_l1(const ct_tensor *x) { return ct_smooth_l1_loss(x, name_target(), CT_REDUCTION_MEAN, 1.0); }
 static ct_tensor *huber(const ct_tensor *x) { return ct_huber_loss(x, name_target(), CT_REDUCTION_SUM, 1.0); }
 static ct_tensor *l1(const ct_tensor *x) { return ct_l1_loss(x, name_target(), CT_REDUCTION_MEAN); }
@@ -575,6 +579,7 @@ static void test_double_backward_node_names(void)
         {"softmax", softmax_1, "SoftmaxBackwardDataBackward0"},
         {"mse_loss", mse, "MseLossBackwardBackward0"},
         {"binary_cross_entropy", bce, "BinaryCrossEntropyBackwardBackward0"},
+        {"binary_cross_entropy_with_logits", bce_logits, "DivBackward1"},
         {"smooth_l1_loss", smooth_l1, "SmoothL1LossBackwardBackward0"},
         {"huber_loss", huber, "HuberLossBackwardBackward0"},
         {"l1_loss", l1, "MulBackward0"},

@@ -351,9 +351,123 @@ static void test_loss_forms(void)
     check_case("ce_nd", NULL, ce_fn, ct_from_array((float[]){1, 2, 0.5f}, CT_SHAPE(3), CT_F32), 2, CLOSE, -1);
     check_case("ce_1d", NULL, ce_fn, NULL, 2, CLOSE, -1);
     check_case("bce_logits_plain", NULL, bce_logits_fn, NULL, 2, CLOSE, -1);
-    /* PyTorch's node names */
-    ct_tensor *x = ct_requires_grad_(ct_randn(CT_SHAPE(4, 5), CT_F32, NULL), true) == CT_OK ? NULL : NULL;
-    (void)x;
+    ct_scope_end(s);
+}
+
+/* t within 1e-9 (absolute and relative) of golden. */
+static void check_tight(int line, const char *what, const ct_tensor *t, const ct_tensor *golden_t)
+{
+    ct_isclose_opts tight = {1e-9, 1e-9, false};
+    if (t && golden_t && ct_allclose(t, golden_t, tight)) return;
+    ct_tensor *diff = t && golden_t ? ct_max(ct_abs(ct_sub(t, golden_t))) : NULL;
+    ct_test_fail(__FILE__, line, "%s: %s (largest difference %g)", what, t ? "not within 1e-9" : ct_last_error(),
+                 diff ? ct_item(diff) : NAN);
+}
+
+/* layer_norm's second derivatives against PyTorch's (gen_nn.py's lnd cases,
+ * float64; normalized_shape of 1 and 2 dims, with weight and bias, weight
+ * alone, neither): the first derivatives are the outputs of one node,
+ * NativeLayerNormBackwardBackward0, and the derivatives of sum(gx ux + gw uw
+ * + gb ub) with respect to x, the output's gradient g and the weight agree
+ * to 1e-9 (PyTorch's are a formula of their own, ctorch's the first
+ * derivative's ops differentiated). */
+static void test_layer_norm_double_backward(void)
+{
+    static const struct {
+        const char *tag;
+        int ndim; /* normalized_shape: the last ndim of (2, 3, 4) */
+        bool weight, bias;
+    } cases[] = {
+        {"1", 1, true, true}, {"1_plain", 1, false, false}, {"1_w", 1, true, false},
+        {"2", 2, true, true}, {"2_plain", 2, false, false},
+    };
+    static const int64_t sizes[3] = {2, 3, 4};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ct_scope s = ct_scope_begin();
+        char name[16], key[8];
+        snprintf(name, sizeof name, "lnd_%s", cases[c].tag);
+        ct_tensor *x = ct_clone(gold(name, "x")), *g = ct_clone(gold(name, "g"));
+        ct_tensor *w = cases[c].weight ? ct_clone(gold(name, "w")) : NULL, *b = cases[c].bias ? ct_clone(gold(name, "b")) : NULL;
+        const ct_tensor *ins[3] = {x, w ? w : b, w ? b : NULL};
+        const char *names = w ? "xwb" : "xb";
+        int n = 1 + (w != NULL) + (b != NULL);
+        ct_tensor *first[3] = {NULL, NULL, NULL}, *total = NULL;
+        for (int i = 0; i < n; i++) CHECK_OK(ct_requires_grad_((ct_tensor *)ins[i], true));
+        CHECK_OK(ct_requires_grad_(g, true));
+        const ct_tensor *y = ct_layer_norm(x, ct_shape_make(cases[c].ndim, sizes + 3 - cases[c].ndim), w, b, 1e-5);
+        const ct_tensor *go = g;
+        CHECK_OK(ct_autograd_grad(&y, 1, ins, n, &go, first, (ct_grad_opts){.retain_graph = true, .create_graph = true}));
+        for (int i = 0; i < n; i++) {
+            snprintf(key, sizeof key, "g%c", names[i]);
+            check_tight(__LINE__, name, first[i], gold(name, key));
+            CHECK_STR(first[i] ? ct_node_name(ct_grad_fn(first[i])) : "none", "NativeLayerNormBackwardBackward0");
+            CHECK(first[i] && ct_grad_fn(first[i]) == ct_grad_fn(first[0])); /* one node, three outputs */
+            snprintf(key, sizeof key, "u%c", names[i]);
+            ct_tensor *term = ct_sum(ct_mul(first[i], gold(name, key)));
+            total = total ? ct_add(total, term) : term;
+        }
+        const ct_tensor *wrt[3] = {x, g, w};
+        const char *wrt_names = "xgw";
+        int m = w ? 3 : 2;
+        ct_tensor *second[3] = {NULL, NULL, NULL};
+        CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&total, 1, wrt, m, NULL, second, (ct_grad_opts){0}));
+        for (int j = 0; j < m; j++) {
+            snprintf(key, sizeof key, "gg%c", wrt_names[j]);
+            check_tight(__LINE__, name, second[j], gold(name, key));
+        }
+        if (w) { /* the weight's alone: the node has one output of three */
+            ct_tensor *gw = NULL;
+            CHECK_OK(ct_autograd_grad(&y, 1, &ins[1], 1, &go, &gw, (ct_grad_opts){.create_graph = true}));
+            CHECK_STR(gw ? ct_node_name(ct_grad_fn(gw)) : "none", "NativeLayerNormBackwardBackward0");
+            ct_tensor *part = ct_sum(ct_mul(gw, gold(name, "uw")));
+            CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&part, 1, wrt, m, NULL, second, (ct_grad_opts){0}));
+            for (int j = 0; j < m; j++) {
+                snprintf(key, sizeof key, "ggw%c", wrt_names[j]);
+                check_tight(__LINE__, name, second[j], gold(name, key));
+            }
+        }
+        ct_scope_end(s);
+    }
+}
+
+/* binary_cross_entropy_with_logits against PyTorch (gen_nn.py's bcel cases,
+ * 21 elements, where dividing by numel and multiplying by 1 / numel give
+ * other bits), with and without weight and pos_weight: the first
+ * derivatives bit for bit, with their nodes' names (PyTorch's composite
+ * backward divides for the mean: DivBackward1). The loss, whose exp and log
+ * are the C library's where PyTorch's vectorised loop calls SLEEF, and the
+ * derivatives of sum(gx u + gt v), which pass through sigmoid's and
+ * log_sigmoid's second derivatives (differentiated from ctorch's formulas,
+ * DESIGN 6, where PyTorch has formulas of their own), within float32's
+ * tolerances. */
+static void test_bce_with_logits_bit_for_bit(void)
+{
+    static const char *const red_names[] = {"mean", "none", "sum"};
+    ct_scope s = ct_scope_begin();
+    const ct_tensor *u = gold("bcel", "u"), *v = gold("bcel", "v");
+    for (int r = 0; r < 3; r++) {
+        for (int wp = 0; wp < 2; wp++) {
+            char name[32];
+            snprintf(name, sizeof name, "bcel_%s%s", red_names[r], wp ? "_wp" : "");
+            ct_tensor *x = ct_clone(gold("bcel", "in0")), *t = ct_clone(gold("bcel", "in1"));
+            ct_requires_grad_(x, true);
+            ct_requires_grad_(t, true);
+            ct_tensor *out = ct_binary_cross_entropy_with_logits(x, t, wp ? gold("bcel", "w") : NULL,
+                                                                 wp ? gold("bcel", "pw") : NULL, (ct_reduction)r);
+            check_close(__LINE__, name, out, gold(name, "out"));
+            const ct_tensor *xt[2] = {x, t}, *g = gold(name, "g");
+            ct_tensor *first[2] = {NULL, NULL}, *second[2] = {NULL, NULL};
+            CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&out, 1, xt, 2, &g, first, (ct_grad_opts){.create_graph = true}));
+            CHECK_TENSOR(first[0], gold(name, "gx"), 0);
+            CHECK_TENSOR(first[1], gold(name, "gt"), 0);
+            const char *node = (ct_reduction)r == CT_REDUCTION_MEAN ? "DivBackward1" : "MulBackward0";
+            for (int i = 0; i < 2; i++) CHECK_STR(first[i] ? ct_node_name(ct_grad_fn(first[i])) : "none", node);
+            ct_tensor *total = ct_sum(ct_add(ct_mul(first[0], u), ct_mul(first[1], v)));
+            CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&total, 1, xt, 2, NULL, second, (ct_grad_opts){0}));
+            check_close(__LINE__, name, second[0], gold(name, "ggx"));
+            check_close(__LINE__, name, second[1], gold(name, "ggt"));
+        }
+    }
     ct_scope_end(s);
 }
 
@@ -952,6 +1066,8 @@ int main(void)
     RUN(test_embeddings);
     RUN(test_losses);
     RUN(test_loss_forms);
+    RUN(test_bce_with_logits_bit_for_bit);
+    RUN(test_layer_norm_double_backward);
     RUN_CPU_DRAWS(test_linear);
     RUN_CPU_DRAWS(test_toy_model);
     RUN(test_gradcheck);

@@ -30,22 +30,46 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
 
 /* ---------------------------------------------------------------- backward ops */
 
-static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in)
+/* What a backward op's node keeps of the forward's node n: its numbers,
+ * the extra its formula reads, and the op's saved inputs. */
+static void ct__grad_op_keep(const ct__grad_op *op, ct__node *node, const ct__node *n, const ct_tensor *const *in)
+{
+    node->pw = n->pw;
+    memcpy(node->args, n->args, sizeof node->args);
+    memcpy(node->iargs, n->iargs, sizeof node->iargs);
+    for (int i = 0; i < op->n_saved; i++) ct__save(node, in[i], false);
+    if (!op->extra_size) return;
+    if (!(node->extra = CT_MALLOC(op->extra_size))) {
+        CT__OOM();
+        node->save_failed = true;
+        return;
+    }
+    memcpy(node->extra, n->extra, op->extra_size);
+}
+
+static ct_result ct__grad_op_run(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in, const bool *want,
+                                 ct_tensor **out)
 {
     for (int i = 0; i < op->n_saved; i++)
-        if (!in[i]) return NULL; /* a saved tensor that could not be had: its error stands */
-    if (!ct__grad_mode() || !ct__any_requires_grad(in, op->n_in)) return op->formula(n, in);
-    ct_tensor *r;
-    CT__UNRECORDED(r, op->formula(n, in));
-    if (!r) return NULL;
-    ct__node *node = ct__record(&op->type, in, op->n_in, &r, 1);
-    if (node) {
-        node->pw = n->pw;
-        memcpy(node->args, n->args, sizeof node->args);
-        memcpy(node->iargs, n->iargs, sizeof node->iargs);
-        for (int i = 0; i < op->n_saved; i++) ct__save(node, in[i], false);
+        if (!in[i]) return ct_last_error_code(); /* a saved tensor that could not be had: its error stands */
+    bool record = ct__records(in, op->n_in);
+    ct_result r;
+    CT__UNRECORDED(r, op->formula(n, in, want, out));
+    ct__node *node = r == CT_OK && record ? ct__record(&op->type, in, op->n_in, out, op->n_out) : NULL;
+    if (node) ct__grad_op_keep(op, node, n, in);
+    if (r == CT_OK && ct__recorded_ok(node, in, op->n_in)) return CT_OK;
+    for (int k = 0; k < op->n_out; k++) {
+        if (out[k]) ct__discard(out[k]);
+        out[k] = NULL;
     }
-    return ct__recorded_or_discard(r, node, in, op->n_in);
+    return ct_last_error_code();
+}
+
+static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in)
+{
+    const bool want = true;
+    ct_tensor *r = NULL;
+    return ct__grad_op_run(op, n, in, &want, &r) == CT_OK ? r : NULL;
 }
 
 /* The formula run again with grad mode on and differentiated, so that the
@@ -62,18 +86,24 @@ static ct_result ct__bw_grad_op(ct__node *n, ct_tensor *const *go, ct_tensor **g
     int which[CT__NODE_MAX_SAVED], k = 0;
     for (int i = 0; i < op->n_saved; i++)
         if (!(in[i] = ct__saved_get(n, i))) return ct_last_error_code();
+    bool want[CT__GRAD_OP_MAX_OUT];
+    for (int j = 0; j < op->n_out; j++) want[j] = ct__has_output(n, j); /* the outputs it made */
     ct_grad_mode mode = ct_enable_grad();
     for (int i = 0; i < op->n_in; i++)
         if (ct__needs_grad(n, i)) which[k] = i, wrt[k++] = in[i] = ct_view_as(in[i], in[i]);
-    ct_tensor *r = k ? op->formula(n, in) : NULL;
+    ct_tensor *r[CT__GRAD_OP_MAX_OUT] = {NULL};
+    ct_result res = k ? op->formula(n, in, want, r) : CT_OK;
     ct_grad_mode_restore(mode);
-    if (k == 0) return CT_OK;
-    if (!r) return ct_last_error_code();
+    if (k == 0 || res != CT_OK) return res;
+    /* the outputs through which a gradient comes back */
+    const ct_tensor *outs[CT__GRAD_OP_MAX_OUT], *gos[CT__GRAD_OP_MAX_OUT];
+    int m = 0;
+    for (int j = 0; j < op->n_out; j++)
+        if (r[j] && ct_requires_grad(r[j])) outs[m] = r[j], gos[m++] = go[j];
     ct_tensor *grads[CT__NODE_MAX_SAVED] = {NULL};
-    const ct_tensor *outs[1] = {r}, *gos[1] = {go[0]};
     /* retain_graph: the pass may run nodes of the graph being differentiated */
     ct_grad_opts o = {true, ct__grad_mode(), true};
-    ct_result res = ct_requires_grad(r) ? ct_autograd_grad(outs, 1, wrt, k, gos, grads, o) : CT_OK;
+    res = m ? ct_autograd_grad(outs, m, wrt, k, gos, grads, o) : CT_OK;
     /* an input the formula reads through comparisons only gets zeros, as
      * PyTorch's formulas give them (threshold_backward's self: zeros_like(grad)) */
     for (int j = 0; res == CT_OK && j < k; j++)
@@ -222,6 +252,20 @@ CT__BACKWARD(div) /* self: g / b; other: -g * ((a / b) / b), as div_tensor_other
     CT__GRAD(0, ct_div(go[0], CT__IN(1)));
     CT__GRAD(1, ct_mul(ct_neg(go[0]), ct_div(ct_div(CT__IN(0), CT__IN(1)), CT__IN(1))));
     return CT_OK;
+}
+
+CT__BACKWARD(div_number) /* g / the number */
+{
+    CT__GRAD(0, ct__div_number(go[0], n->pw.value));
+    return CT_OK;
+}
+
+static bool ct__record_div_number(ct_tensor *out, const ct_tensor *self, ct_scalar number)
+{
+    static const ct__node_type type = {"DivBackward1", ct__bw_div_number};
+    ct__node *n = ct__record(&type, &self, 1, &out, 1);
+    if (n) n->pw.value = number;
+    return ct__recorded_ok(n, &self, 1);
 }
 
 CT__BACKWARD(where) /* the condition picks which side the gradient goes to */

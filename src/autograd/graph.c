@@ -163,6 +163,7 @@ static ct__node *ct__node_new(const ct__node_type *type, int n_next, int n_out)
         return NULL;
     }
     memset(n->next, 0, (size_t)n_next * sizeof *n->next);
+    memset(n->out, 0, (size_t)n_out * sizeof *n->out); /* an output no tensor takes keeps it (ct__has_output) */
     n->saved = n->saved_inline;
     n->cap_saved = CT__NODE_MAX_SAVED;
     return n;
@@ -380,6 +381,8 @@ static bool ct__set_grad_fn(ct_tensor *t, ct__node *n, int k)
     n->out[k].device = t->storage->device;
     return true;
 }
+
+static bool ct__has_output(const ct__node *n, int k) { return n->out[k].dtype != CT_DEFAULT; }
 
 /* Undo ct__set_grad_fn on the first n outputs (a record that failed midway). */
 static void ct__unset_grad_fns(ct_tensor *const *outputs, int n, const ct__node *node)

@@ -124,6 +124,10 @@ static bool ct__recorded_ok(const ct__node *n, const ct_tensor *const *inputs, i
 static ct_tensor *ct__recorded_or_discard(ct_tensor *out, const ct__node *n, const ct_tensor *const *inputs, int n_in);
 static ct__node *ct__record(const ct__node_type *type, const ct_tensor *const *inputs, int n_in,
                             ct_tensor *const *outputs, int n_out);
+/* Whether output k of n went to a tensor when n was recorded: a node may
+ * have outputs that none holds (a custom function's non-differentiable
+ * ones, a backward op's outputs not asked for), whose meta stays unset. */
+static bool ct__has_output(const ct__node *n, int k);
 /* Save t for backward (is_output: t is one of the node's outputs). */
 static void ct__save(ct__node *n, const ct_tensor *t, bool is_output);
 /* Saved tensor i, checked against in-place writes; NULL with PyTorch's error. */
@@ -183,6 +187,8 @@ static ct_result ct__pointwise_saves_inference(ct__op op, const ct_tensor *const
 /* Record out = other - self (torch.rsub): RsubBackward0 over (self, other),
  * or RsubBackward1 over self when other is a number (NULL). */
 static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
+/* Record out = self / number (ct__div_number): DivBackward1 over self. */
+static bool ct__record_div_number(ct_tensor *out, const ct_tensor *self, ct_scalar number);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
 static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */
@@ -213,21 +219,44 @@ static ct_tensor *ct__sum_to_shape(const ct_tensor *g, const int64_t *sizes, int
 /* A first derivative that PyTorch computes as an op of its own, with a node
  * of its own under create_graph (elu_backward: EluBackwardBackward0):
  * in[0] is the gradient arriving, in[1..n_saved) what the formula reads, n
- * the forward's node (its numbers: pw, args, iargs). */
-typedef ct_tensor *(*ct__grad_formula)(const ct__node *n, const ct_tensor *const *in);
+ * the forward's node (its numbers: pw, args, iargs, extra). It sets out[k]
+ * for each of its outputs asked for (want[k]: native_layer_norm_backward
+ * has three) and leaves the others NULL. */
+typedef ct_result (*ct__grad_formula)(const ct__node *n, const ct_tensor *const *in, const bool *want,
+                                      ct_tensor **out);
+/* The formula of a first derivative of one output. */
+typedef ct_tensor *(*ct__grad_formula1)(const ct__node *n, const ct_tensor *const *in);
+
+#define CT__GRAD_OP_MAX_OUT 3
 
 typedef struct ct__grad_op {
     ct__node_type type;       /* its node's name, and ct__bw_grad_op */
     ct__grad_formula formula;
     int n_in;                 /* in[0..n_in) are its tensor inputs; the rest stand for numbers */
     int n_saved;
+    int n_out;                /* at most CT__GRAD_OP_MAX_OUT */
+    size_t extra_size;        /* bytes of the forward node's extra the formula reads (its node keeps a copy) */
 } ct__grad_op;
 
 /* The backward of every backward op (formulas.c). */
 static ct_result ct__bw_grad_op(ct__node *n, ct_tensor *const *grads_out, ct_tensor **grads_in);
-#define CT__GRAD_OP(var, name, formula, n_in, n_saved) \
-    static const ct__grad_op var = {{name, ct__bw_grad_op}, formula, n_in, n_saved}
-/* op's formula over in; recorded as one node when a graph is being recorded. */
+/* A backward op of one output, whose formula (a ct__grad_formula1) returns it. */
+#define CT__GRAD_OP(var, name, formula, n_in, n_saved)                                                       \
+    static ct_result var##_formula(const ct__node *n, const ct_tensor *const *in, const bool *want,          \
+                                   ct_tensor **out)                                                          \
+    {                                                                                                        \
+        (void)want;                                                                                          \
+        return (out[0] = formula(n, in)) ? CT_OK : ct_last_error_code();                                     \
+    }                                                                                                        \
+    static const ct__grad_op var = {{name, ct__bw_grad_op}, var##_formula, n_in, n_saved, 1, 0}
+/* A backward op of n_out outputs, whose formula reads extra_size bytes of the forward node's extra. */
+#define CT__GRAD_OPS(var, name, formula, n_in, n_saved, n_out, extra_size) \
+    static const ct__grad_op var = {{name, ct__bw_grad_op}, formula, n_in, n_saved, n_out, extra_size}
+/* op's formula over in, the outputs asked for (want) into out; recorded as
+ * one node when a graph is being recorded. On failure out is all NULL. */
+static ct_result ct__grad_op_run(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in, const bool *want,
+                                 ct_tensor **out);
+/* The output of a backward op of one output (NULL on failure). */
 static ct_tensor *ct__grad_op_apply(const ct__grad_op *op, const ct__node *n, const ct_tensor *const *in);
 
 /* ---------------------------------------------------------------- writing formulas */

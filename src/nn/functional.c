@@ -332,36 +332,83 @@ static ct_tensor *ct__affine(const ct__normspec *s, ct_tensor *y, const ct_tenso
     return y;
 }
 
-/* gx = rstd * (gh - mean(gh) - xhat * mean(gh * xhat)) over the reduced
- * dims (batch statistics), or gh * rstd (running ones); gh = g * weight. */
+/* The gradients of x, weight and bias (those asked for in want, into out;
+ * weight's and bias's in the affine shape) from g: gx = rstd * (gh -
+ * mean(gh) - xhat * mean(gh * xhat)) over the reduced dims (batch
+ * statistics), or gh * rstd (running ones); gh = g * weight. */
+static ct_result ct__norm_grads(const ct__normspec *s, const ct_tensor *g, const ct_tensor *x, const ct_tensor *w,
+                                const ct_tensor *rm, const ct_tensor *rv, const bool *want, ct_tensor **out)
+{
+    ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, &var);
+    if (!xhat) return ct_last_error_code();
+    if (want[CT__NORM_X]) {
+        ct_tensor *gh = w ? ct_mul(g, ct_reshape(w, s->affine)) : (ct_tensor *)g;
+        ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
+        if (s->running) {
+            out[CT__NORM_X] = ct_mul(gh, rstd);
+        } else {
+            ct_tensor *ghs = ct_reshape(gh, s->stat), *xs = ct_reshape(xhat, s->stat);
+            ct_tensor *inner = ct_sub(ct_sub(ghs, ct_mean_dim(ghs, s->dims, true, CT_DEFAULT)),
+                                      ct_mul(xs, ct_mean_dim(ct_mul(ghs, xs), s->dims, true, CT_DEFAULT)));
+            out[CT__NORM_X] = ct_reshape(ct_mul(rstd, inner), ct_shape_of(x));
+        }
+    }
+    if (want[CT__NORM_W]) out[CT__NORM_W] = ct__sum_to_shape(ct_mul(g, xhat), s->affine.size, s->affine.ndim);
+    if (want[CT__NORM_B]) out[CT__NORM_B] = ct__sum_to_shape(g, s->affine.size, s->affine.ndim);
+    for (int k = 0; k < 3; k++)
+        if (want[k] && !out[k]) return ct_last_error_code();
+    return CT_OK;
+}
+
+/* Which of x, weight and bias node n gives a gradient to. */
+static void ct__norm_wanted(const ct__node *n, bool *want)
+{
+    for (int k = CT__NORM_X; k <= CT__NORM_B; k++) want[k] = ct__needs_grad(n, k);
+}
+
+/* Batch and group norm: the weight's and bias's gradients reshaped from the
+ * affine shape to theirs. Saved: x, weight (x when there is none), and with
+ * running statistics, those. */
 CT__BACKWARD(normalization)
 {
     const ct__normspec *s = (const ct__normspec *)n->extra;
     ct_tensor *x = CT__S(0), *w = n->iargs[0] ? CT__S(1) : NULL;
     ct_tensor *rm = s->running ? CT__S(2) : NULL, *rv = s->running ? CT__S(3) : NULL;
     if (!x || (n->iargs[0] && !w) || (s->running && (!rm || !rv))) return ct_last_error_code();
-    ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, &var);
-    if (!xhat) return ct_last_error_code();
-    ct_tensor *gh = w ? ct_mul(go[0], ct_reshape(w, s->affine)) : go[0];
-    ct_tensor *rstd = ct_rsqrt(ct_add_scalar(var, ct_float(s->eps)));
-    if (s->running) {
-        CT__GRAD(CT__NORM_X, ct_mul(gh, rstd));
-    } else {
-        ct_tensor *ghs = ct_reshape(gh, s->stat), *xs = ct_reshape(xhat, s->stat);
-        ct_tensor *inner = ct_sub(ct_sub(ghs, ct_mean_dim(ghs, s->dims, true, CT_DEFAULT)),
-                                  ct_mul(xs, ct_mean_dim(ct_mul(ghs, xs), s->dims, true, CT_DEFAULT)));
-        CT__GRAD(CT__NORM_X, ct_reshape(ct_mul(rstd, inner), ct_shape_of(x)));
+    bool want[3];
+    ct__norm_wanted(n, want);
+    ct_result r = ct__norm_grads(s, go[0], x, w, rm, rv, want, gi);
+    for (int k = CT__NORM_W; r == CT_OK && k <= CT__NORM_B; k++) {
+        const ct__out_meta *m = want[k] ? ct__input_meta(n, k) : NULL;
+        if (m && !(gi[k] = ct_reshape(gi[k], ct_shape_make(m->ndim, m->sizes)))) r = ct_last_error_code();
     }
-    const ct__out_meta *wm = ct__needs_grad(n, CT__NORM_W) ? ct__input_meta(n, CT__NORM_W) : NULL;
-    const ct__out_meta *bm = ct__needs_grad(n, CT__NORM_B) ? ct__input_meta(n, CT__NORM_B) : NULL;
-    CT__GRAD(CT__NORM_W, ct_reshape(ct__sum_to_shape(ct_mul(go[0], xhat), s->affine.size, s->affine.ndim),
-                                    ct_shape_make(wm->ndim, wm->sizes)));
-    CT__GRAD(CT__NORM_B, ct_reshape(ct__sum_to_shape(go[0], s->affine.size, s->affine.ndim),
-                                    ct_shape_make(bm->ndim, bm->sizes)));
-    return CT_OK;
+    return r;
 }
 
-static const ct__node_type ct__layer_norm_type = {"NativeLayerNormBackward0", ct__bw_normalization};
+/* native_layer_norm_backward(g, x, weight) -> (grad_input, grad_weight,
+ * grad_bias), NativeLayerNormBackwardBackward0 under create_graph: in = {g,
+ * x, weight (with one)}; weight and bias have layer norm's affine shape. */
+static ct_result ct__layer_norm_grad(const ct__node *n, const ct_tensor *const *in, const bool *want, ct_tensor **out)
+{
+    const ct__normspec *s = (const ct__normspec *)n->extra;
+    return ct__norm_grads(s, in[0], in[1], n->iargs[0] ? in[2] : NULL, NULL, NULL, want, out);
+}
+CT__GRAD_OPS(ct__layer_norm_backward, "NativeLayerNormBackwardBackward0", ct__layer_norm_grad, 3, 3, 3,
+             sizeof(ct__normspec));
+CT__GRAD_OPS(ct__layer_norm_backward_no_weight, "NativeLayerNormBackwardBackward0", ct__layer_norm_grad, 2, 2, 3,
+             sizeof(ct__normspec));
+
+/* Saved: x, weight (x when there is none). */
+CT__BACKWARD(layer_norm)
+{
+    bool has_weight = n->iargs[0] != 0;
+    const ct_tensor *in[3] = {go[0], CT__S(0), has_weight ? CT__S(1) : NULL};
+    bool want[3];
+    ct__norm_wanted(n, want);
+    return ct__grad_op_run(has_weight ? &ct__layer_norm_backward : &ct__layer_norm_backward_no_weight, n, in, want, gi);
+}
+
+static const ct__node_type ct__layer_norm_type = {"NativeLayerNormBackward0", ct__bw_layer_norm};
 static const ct__node_type ct__batch_norm_type = {"NativeBatchNormBackward0", ct__bw_normalization};
 static const ct__node_type ct__group_norm_type = {"NativeGroupNormBackward0", ct__bw_normalization};
 

@@ -86,12 +86,21 @@ static ct_tensor *ct__log_sigmoid(const ct_tensor *x)
     return ct_sub(ct_clamp_max_scalar(x, ct_int(0)), ct_log1p(ct_exp(ct_neg(ct_abs(x)))));
 }
 
+/* A BCE gradient reduced as PyTorch's backward reduces it: divided by
+ * numel for the mean (mean_of; 0 for sum and none), where the other fused
+ * losses' kernels multiply by 1 / numel, so that the last bit is its. */
+static ct_tensor *ct__bce_reduce_grad(ct_tensor *grad, int64_t mean_of)
+{
+    return mean_of ? ct__div_number(grad, ct_int(mean_of)) : grad;
+}
+
 /* The input's gradient from g (the output's gradient, one per element, or
- * the one number), in PyTorch's backward kernels' order of operations:
- * norm is 1, or 1 / numel for the mean (mse: 2 or 2 / numel). */
-static ct_tensor *ct__loss_input_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm)
+ * the one number), in PyTorch's backward kernels' order of operations;
+ * mean_of: the number of elements the mean divides by, 0 for sum and none. */
+static ct_tensor *ct__loss_input_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, int64_t mean_of)
 {
     const ct_tensor *x = o->x, *t = o->t;
+    double norm = mean_of ? 1.0 / (double)mean_of : 1.0; /* (mse: twice that) */
     ct_tensor *d = kind <= CT__LOSS_HUBER ? ct_sub(x, t) : NULL, *gx = NULL;
     switch (kind) {
     case CT__LOSS_MSE: gx = ct_mul(ct_mul_scalar(d, ct_float(2 * norm)), g); break;
@@ -112,12 +121,12 @@ static ct_tensor *ct__loss_input_grad(ct__loss_kind kind, const ct__loss_args *o
         break;
     }
     if (o->w) gx = ct_mul(gx, o->w);
-    return kind >= CT__LOSS_BCE && norm != 1 ? ct_mul_scalar(gx, ct_float(norm)) : gx;
+    return kind >= CT__LOSS_BCE ? ct__bce_reduce_grad(gx, mean_of) : gx;
 }
 
 /* The target's gradient: -gx for the losses of x - t, else its own formula
  * (BCE: (log(1 - x) - log(x)) g; with logits: (log_sigmoid(-x) - pw log_sigmoid(x)) g). */
-static ct_tensor *ct__loss_target_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, double norm,
+static ct_tensor *ct__loss_target_grad(ct__loss_kind kind, const ct__loss_args *o, const ct_tensor *g, int64_t mean_of,
                                        const ct_tensor *gx)
 {
     const ct_tensor *x = o->x;
@@ -127,7 +136,7 @@ static ct_tensor *ct__loss_target_grad(ct__loss_kind kind, const ct__loss_args *
     else if (o->pw) gt = ct_mul(ct_sub(ct__log_sigmoid(ct_neg(x)), ct_mul(ct__log_sigmoid(x), o->pw)), g);
     else gt = ct_mul(ct_neg(x), g);
     if (o->w) gt = ct_mul(gt, o->w);
-    return norm != 1 ? ct_mul_scalar(gt, ct_float(norm)) : gt;
+    return ct__bce_reduce_grad(gt, mean_of);
 }
 
 /* iargs: 0 kind, 1 reduction, 2 has weight, 3 has pos_weight; args[0]: a. */
@@ -137,16 +146,17 @@ static ct__loss_args ct__loss_args_of(const ct__node *n, const ct_tensor *const 
     return o;
 }
 
-static double ct__loss_norm(const ct__node *n, const ct_tensor *x)
+/* The number of elements the mean divides by; 0 for sum and none. */
+static int64_t ct__loss_mean_of(const ct__node *n, const ct_tensor *x)
 {
-    return n->iargs[1] == CT_REDUCTION_MEAN ? 1.0 / (double)ct_numel(x) : 1.0;
+    return n->iargs[1] == CT_REDUCTION_MEAN ? ct_numel(x) : 0;
 }
 
 /* mse_loss_backward(g, x, t) and its kin: in = {g, x, t, weight, pos_weight} */
 static ct_tensor *ct__loss_backward(const ct__node *n, const ct_tensor *const *in)
 {
     ct__loss_args o = ct__loss_args_of(n, in + 1);
-    return ct__loss_input_grad((ct__loss_kind)n->iargs[0], &o, in[0], ct__loss_norm(n, o.x));
+    return ct__loss_input_grad((ct__loss_kind)n->iargs[0], &o, in[0], ct__loss_mean_of(n, o.x));
 }
 CT__GRAD_OP(ct__mse_backward, "MseLossBackwardBackward0", ct__loss_backward, 3, 5);
 CT__GRAD_OP(ct__smooth_l1_backward, "SmoothL1LossBackwardBackward0", ct__loss_backward, 3, 5);
@@ -164,14 +174,14 @@ CT__BACKWARD(pointwise_loss)
     ct__loss_kind kind = (ct__loss_kind)n->iargs[0];
     ct__loss_args o = ct__loss_args_of(n, in + 1);
     const ct__grad_op *op = ct__loss_backward_ops[kind];
-    double norm = ct__loss_norm(n, o.x);
+    int64_t mean_of = ct__loss_mean_of(n, o.x);
     ct_tensor *gx = NULL;
     if (ct__needs_grad(n, 0) || (ct__needs_grad(n, 1) && kind <= CT__LOSS_HUBER)) {
-        gx = op ? ct__grad_op_apply(op, n, in) : ct__loss_input_grad(kind, &o, go[0], norm);
+        gx = op ? ct__grad_op_apply(op, n, in) : ct__loss_input_grad(kind, &o, go[0], mean_of);
         if (!gx) return ct_last_error_code();
     }
     CT__GRAD(0, gx);
-    CT__GRAD(1, ct__loss_target_grad(kind, &o, go[0], norm, gx));
+    CT__GRAD(1, ct__loss_target_grad(kind, &o, go[0], mean_of, gx));
     return CT_OK;
 }
 

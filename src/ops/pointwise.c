@@ -663,6 +663,16 @@ ct_tensor *ct_rsub_scalar(const ct_tensor *t, ct_scalar s)
     return r;
 }
 
+static ct_tensor *ct__div_number(const ct_tensor *t, ct_scalar number)
+{
+    ct_tensor *r;
+    CT__ARG(t, "input", 1);
+    if (ct__recordable(&t, 1) != CT_OK) return NULL;
+    CT__UNRECORDED(r, ct_div_scalar(t, number));
+    if (r && !ct__record_div_number(r, t, number)) r = ct__unrecordable(r);
+    return r;
+}
+
 ct_tensor *ct_rdiv_scalar(const ct_tensor *t, ct_scalar s)
 {
     CT__ARG(t, "input", 1);

@@ -16,7 +16,9 @@
  * travels with the value. Parameters of other dtypes keep double scalars. */
 typedef struct ct__num {
     double v;
-    bool f32; /* a 0-d float32 tensor */
+    bool f32;    /* a 0-d float32 tensor */
+    bool failed; /* made from a tensor that could not be made (its error set), or from such a
+                  * scalar: a chain is checked once at its end, as with a NULL tensor */
 } ct__num;
 
 /* v as a value of its kind: rounded to float32 when it is a float32 tensor */
@@ -25,6 +27,7 @@ static ct__num ct__num_make(double v, bool f32)
     ct__num n;
     n.v = ct__as_dtype(v, f32 ? CT_F32 : CT_F64);
     n.f32 = f32;
+    n.failed = false;
     return n;
 }
 
@@ -37,14 +40,21 @@ static ct__num ct__arith(ct__num a, char op, ct__num b)
     ct_dtype dt = f32 ? CT_F32 : CT_F64;
     double x = ct__as_dtype(a.v, dt), y = ct__as_dtype(b.v, dt);
     double z = op == '+' ? x + y : op == '-' ? x - y : op == '*' ? x * y : x / y;
-    return ct__num_make(z, f32);
+    ct__num r = ct__num_make(z, f32);
+    r.failed = a.failed || b.failed;
+    return r;
 }
 
 static ct__num ct__add(ct__num a, ct__num b) { return ct__arith(a, '+', b); }
 static ct__num ct__sub(ct__num a, ct__num b) { return ct__arith(a, '-', b); }
 static ct__num ct__mul(ct__num a, ct__num b) { return ct__arith(a, '*', b); }
 static ct__num ct__div(ct__num a, ct__num b) { return ct__arith(a, '/', b); }
-static ct__num ct__abs(ct__num a) { return ct__num_make(fabs(a.v), a.f32); }
+static ct__num ct__abs(ct__num a)
+{
+    ct__num r = ct__num_make(fabs(a.v), a.f32);
+    r.failed = a.failed;
+    return r;
+}
 
 /* a < b; a comparison with a tensor compares in its dtype */
 static bool ct__lt(ct__num a, ct__num b)
@@ -54,8 +64,14 @@ static bool ct__lt(ct__num a, ct__num b)
 }
 
 static bool ct__le(ct__num a, ct__num b) { return !ct__lt(b, a) && a.v == a.v && b.v == b.v; }
-static ct__num ct__min(ct__num a, ct__num b) { return ct__lt(b, a) ? b : a; } /* Python's min(a, b) */
-static ct__num ct__max(ct__num a, ct__num b) { return ct__lt(a, b) ? b : a; } /* Python's max(a, b) */
+/* Python's min(a, b) and max(a, b) */
+static ct__num ct__pick(ct__num chosen, ct__num a, ct__num b)
+{
+    chosen.failed = a.failed || b.failed;
+    return chosen;
+}
+static ct__num ct__min(ct__num a, ct__num b) { return ct__pick(ct__lt(b, a) ? b : a, a, b); }
+static ct__num ct__max(ct__num a, ct__num b) { return ct__pick(ct__lt(a, b) ? b : a, a, b); }
 
 struct ct__lbfgs {
     int64_t func_evals, n_iter;
@@ -81,6 +97,10 @@ static void ct__lbfgs_free(ct__lbfgs *s)
     CT_FREE(s);
 }
 
+/* The history's entries: history_size, and a spare one where an iteration
+ * puts its new pair until it knows that it will not fail. */
+static size_t ct__lbfgs_capacity(int64_t history_size) { return (size_t)(history_size > 0 ? history_size : 0) + 1; }
+
 static ct__lbfgs *ct__lbfgs_new(int64_t history_size)
 {
     ct__lbfgs *s = (ct__lbfgs *)CT_MALLOC(sizeof *s);
@@ -89,7 +109,7 @@ static ct__lbfgs *ct__lbfgs_new(int64_t history_size)
         return NULL;
     }
     memset(s, 0, sizeof *s);
-    size_t n = (size_t)(history_size > 0 ? history_size : 1);
+    size_t n = ct__lbfgs_capacity(history_size);
     s->history_size = history_size;
     s->old_dirs = (ct_tensor **)CT_MALLOC(n * sizeof *s->old_dirs);
     s->old_stps = (ct_tensor **)CT_MALLOC(n * sizeof *s->old_stps);
@@ -110,7 +130,7 @@ static ct__lbfgs *ct__lbfgs_clone(const ct__lbfgs *src)
     if (!s) return NULL;
     ct_tensor **old_dirs = s->old_dirs, **old_stps = s->old_stps;
     ct__num *ro = s->ro, *al = s->al;
-    size_t n = (size_t)(src->history_size > 0 ? src->history_size : 1);
+    size_t n = ct__lbfgs_capacity(src->history_size);
     *s = *src;
     s->old_dirs = old_dirs, s->old_stps = old_stps, s->ro = ro, s->al = al;
     memcpy(ro, src->ro, n * sizeof *ro);
@@ -158,7 +178,12 @@ typedef struct ct__lbfgs_ctx {
 } ct__lbfgs_ctx;
 
 /* a 0-d tensor's value as a scalar of the algorithm */
-static ct__num ct__num_of(const ct_tensor *t) { return ct__num_make(ct_item(t), t && ct_dtype_of(t) == CT_F32); }
+static ct__num ct__num_of(const ct_tensor *t)
+{
+    ct__num n = ct__num_make(t ? ct_item(t) : NAN, t && ct_dtype_of(t) == CT_F32);
+    n.failed = !t;
+    return n;
+}
 static ct__num ct__lbfgs_dot(const ct_tensor *a, const ct_tensor *b) { return ct__num_of(ct_sum(ct_mul(a, b))); }
 static ct__num ct__abs_max(const ct_tensor *a) { return ct__num_of(ct_max(ct_abs(a))); }
 
@@ -202,14 +227,19 @@ static ct_result ct__eval(const ct__lbfgs_ctx *c, double *loss)
     return r;
 }
 
-/* _directional_evaluate: loss and flat gradient at x + t d, then back to x. */
+/* _directional_evaluate: loss, flat gradient and its slope g.d at x + t d,
+ * then back to x (also when the evaluation failed). */
 static ct_result ct__dir_eval(const ct__lbfgs_ctx *c, ct_tensor *const *x, double t, const ct_tensor *d, double *f,
-                              ct_tensor **g)
+                              ct_tensor **g, ct__num *gtd)
 {
     ct_result r = ct__add_grad(c->g, t, d);
     if (r == CT_OK) r = ct__eval(c, f);
-    if (r == CT_OK && !(*g = ct__flat_grad(c->g))) r = ct_last_error_code();
-    for (int64_t i = 0; i < c->g->n && r == CT_OK; i++) r = ct_copy_(c->g->params[i], x[i]);
+    if (r == CT_OK) *gtd = ct__lbfgs_dot(*g = ct__flat_grad(c->g), d);
+    if (r == CT_OK && gtd->failed) r = ct_last_error_code();
+    for (int64_t i = 0; i < c->g->n; i++) {
+        ct_result back = ct_copy_(c->g->params[i], x[i]);
+        if (r == CT_OK) r = back;
+    }
     return r;
 }
 
@@ -268,13 +298,13 @@ static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, c
                                   int64_t *evals)
 {
     const int max_ls = 25;
-    ct__num t = *t_io, d_norm = ct__abs_max(d);
+    ct__num t = *t_io, d_norm = ct__abs_max(d), gtd_new;
     double f = *f_io, f_new;
     ct_tensor *g_new = NULL;
-    ct_result r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new);
+    if (d_norm.failed) return ct_last_error_code();
+    ct_result r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new, &gtd_new);
     if (r != CT_OK) return r;
     int64_t ls_func_evals = 1;
-    ct__num gtd_new = ct__lbfgs_dot(g_new, d);
     ct__ls_point prev = ct__ls_at(ct__py(0), f, gtd, *g_io), br[2];
     int nb = 0, ls_iter = 0;
     bool done = false;
@@ -293,9 +323,8 @@ static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, c
         ct__num tmp = t;
         t = ct__cubic_interpolate(prev.t, prev.f, prev.gtd, t, f_new, gtd_new, bounds);
         prev = ct__ls_at(tmp, f_new, gtd_new, g_new);
-        if ((r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new)) != CT_OK) return r;
+        if ((r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new, &gtd_new)) != CT_OK) return r;
         ls_func_evals++;
-        gtd_new = ct__lbfgs_dot(g_new, d);
         ls_iter++;
     }
     if (ls_iter == max_ls)
@@ -319,9 +348,8 @@ static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, c
         } else {
             insuf_progress = false;
         }
-        if ((r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new)) != CT_OK) return r;
+        if ((r = ct__dir_eval(c, x, t.v, d, &f_new, &g_new, &gtd_new)) != CT_OK) return r;
         ls_func_evals++;
-        gtd_new = ct__lbfgs_dot(g_new, d);
         ls_iter++;
         ct__ls_point p = {t, f_new, gtd_new, g_new};
         if (ct__armijo_fails(f_new, f, t, gtd) || f_new >= br[low].f) {
@@ -340,38 +368,52 @@ static ct_result ct__strong_wolfe(const ct__lbfgs_ctx *c, ct_tensor *const *x, c
 
 /* ---------------------------------------------------------------- the step */
 
-/* The two-loop recursion: d = -H grad from the history. */
-static ct_tensor *ct__lbfgs_direction(ct__lbfgs *s, const ct_tensor *flat_grad)
+/* Release history entry i's tensors. */
+static void ct__lbfgs_forget(ct__lbfgs *s, int64_t i)
+{
+    ct_release(s->old_dirs[i]);
+    ct_release(s->old_stps[i]);
+}
+
+/* The two-loop recursion over history entries [first, end): d = -H grad,
+ * H scaled by h_diag; NULL (the error set) when it could not be computed. */
+static ct_tensor *ct__lbfgs_direction(ct__lbfgs *s, int64_t first, int64_t end, ct__num h_diag,
+                                      const ct_tensor *flat_grad)
 {
     ct_tensor *q = ct_neg(flat_grad);
-    for (int64_t i = s->n_old - 1; i >= 0; i--) {
-        s->al[i] = ct__mul(ct__lbfgs_dot(s->old_stps[i], q), s->ro[i]);
-        ct_add_alpha_(q, s->old_dirs[i], ct_float(-s->al[i].v));
+    for (int64_t i = end - 1; q && i >= first; i--) {
+        ct__num al = s->al[i - first] = ct__mul(ct__lbfgs_dot(s->old_stps[i], q), s->ro[i]);
+        if (al.failed || ct_add_alpha_(q, s->old_dirs[i], ct_float(-al.v)) != CT_OK) q = NULL;
     }
-    ct_tensor *r = ct_mul_scalar(q, ct_float(s->H_diag.v));
-    for (int64_t i = 0; i < s->n_old; i++) {
+    ct_tensor *r = q ? ct_mul_scalar(q, ct_float(h_diag.v)) : NULL;
+    for (int64_t i = first; r && i < end; i++) {
         ct__num be_i = ct__mul(ct__lbfgs_dot(s->old_dirs[i], r), s->ro[i]);
-        ct_add_alpha_(r, s->old_stps[i], ct_float(ct__sub(s->al[i], be_i).v));
+        if (be_i.failed || ct_add_alpha_(r, s->old_stps[i], ct_float(ct__sub(s->al[i - first], be_i).v)) != CT_OK)
+            r = NULL;
     }
     return r;
 }
 
-/* Remember y and s (when y.s > 1e-10), dropping the oldest beyond history_size. */
-static void ct__lbfgs_remember(ct__lbfgs *s, ct_tensor *y, ct_tensor *step)
+/* The last step's pair, y = flat_grad - prev_flat_grad and s = d t, put in
+ * the spare entry after the history (n_old, not counted yet) when
+ * y.s > 1e-10, with *h_diag = y.s / y.y; else nothing, and *h_diag the
+ * state's. *kept says which. */
+static ct_result ct__lbfgs_pending_pair(ct__lbfgs *s, const ct_tensor *flat_grad, bool *kept, ct__num *h_diag)
 {
+    ct_tensor *y = ct_sub(flat_grad, s->prev_flat_grad), *step = ct_mul_scalar(s->d, ct_float(s->t.v));
     ct__num ys = ct__lbfgs_dot(y, step);
-    if (!ct__lt(ct__py(1e-10), ys)) return;
-    if (s->n_old == s->history_size) {
-        ct_release(s->old_dirs[0]), ct_release(s->old_stps[0]);
-        memmove(s->old_dirs, s->old_dirs + 1, (size_t)(s->n_old - 1) * sizeof *s->old_dirs);
-        memmove(s->old_stps, s->old_stps + 1, (size_t)(s->n_old - 1) * sizeof *s->old_stps);
-        memmove(s->ro, s->ro + 1, (size_t)(s->n_old - 1) * sizeof *s->ro);
-        s->n_old--;
-    }
+    *kept = false;
+    *h_diag = s->H_diag;
+    if (ys.failed) return ct_last_error_code();
+    if (!ct__lt(ct__py(1e-10), ys)) return CT_OK;
+    ct__num yy = ct__lbfgs_dot(y, y);
+    if (yy.failed) return ct_last_error_code();
     s->old_dirs[s->n_old] = ct__keep_state(y);
     s->old_stps[s->n_old] = ct__keep_state(step);
-    s->ro[s->n_old++] = ct__div(ct__py(1.), ys);
-    s->H_diag = ct__div(ys, ct__lbfgs_dot(y, y));
+    s->ro[s->n_old] = ct__div(ct__py(1.), ys);
+    *h_diag = ct__div(ys, yy);
+    *kept = true;
+    return CT_OK;
 }
 
 static void ct__lbfgs_set(ct_tensor **slot, ct_tensor *t)
@@ -381,6 +423,52 @@ static void ct__lbfgs_set(ct_tensor **slot, ct_tensor *t)
     ct_release(old);
 }
 
+/* An iteration up to its move (PyTorch's n_iter += 1 to gtd): the direction
+ * d (steepest descent at the first iteration, else the two-loop recursion
+ * over the history with the last step remembered, the oldest entry dropped
+ * beyond history_size), prev_flat_grad, prev_loss, the step size t, and
+ * *gtd = flat_grad.d. What can fail is computed before the state changes,
+ * so that a failure leaves the state as the last iteration left it. */
+static ct_result ct__lbfgs_advance(ct__lbfgs *s, const ct_tensor *flat_grad, double loss, double lr, ct__num *gtd)
+{
+    bool restart = s->n_iter == 0, kept = false;
+    ct__num h_diag = ct__py(1), t = ct__py(lr);
+    int64_t first = 0, end = 0;
+    ct_tensor *d = NULL;
+    ct_result r = CT_OK;
+    if (restart) {
+        d = ct_neg(flat_grad); /* t = min(1., 1. / flat_grad.abs().sum()) * lr */
+        t = ct__mul(ct__min(ct__py(1.), ct__div(ct__py(1.), ct__num_of(ct_sum(ct_abs(flat_grad))))), ct__py(lr));
+    } else if ((r = ct__lbfgs_pending_pair(s, flat_grad, &kept, &h_diag)) == CT_OK) {
+        end = s->n_old + kept;
+        first = end > s->history_size ? 1 : 0;
+        d = ct__lbfgs_direction(s, first, end, h_diag, flat_grad);
+    }
+    ct_tensor *prev_flat_grad = d ? ct_clone(flat_grad) : NULL;
+    *gtd = ct__lbfgs_dot(flat_grad, d);
+    if (r == CT_OK && (!prev_flat_grad || t.failed || gtd->failed)) r = ct_last_error_code();
+    if (r != CT_OK) {
+        if (kept) ct__lbfgs_forget(s, s->n_old);
+        return r;
+    }
+    if (restart) {
+        for (int64_t i = 0; i < s->n_old; i++) ct__lbfgs_forget(s, i);
+    } else if (first) {
+        ct__lbfgs_forget(s, 0);
+        memmove(s->old_dirs, s->old_dirs + 1, (size_t)(end - 1) * sizeof *s->old_dirs);
+        memmove(s->old_stps, s->old_stps + 1, (size_t)(end - 1) * sizeof *s->old_stps);
+        memmove(s->ro, s->ro + 1, (size_t)(end - 1) * sizeof *s->ro);
+    }
+    s->n_old = end - first;
+    s->n_iter++;
+    s->H_diag = h_diag;
+    ct__lbfgs_set(&s->d, d);
+    ct__lbfgs_set(&s->prev_flat_grad, prev_flat_grad);
+    s->prev_loss = loss;
+    s->t = t;
+    return CT_OK;
+}
+
 static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, double loss)
 {
     ct__lbfgs *s = opt->lbfgs;
@@ -388,34 +476,23 @@ static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, do
     double lr = o[CT__K_LR], tolerance_grad = o[CT__K_TOL_GRAD], tolerance_change = o[CT__K_TOL_CHANGE];
     int64_t max_iter = (int64_t)o[CT__K_MAX_ITER], max_eval = (int64_t)o[CT__K_MAX_EVAL];
     ct_tensor *flat_grad = ct__flat_grad(c->g);
-    if (!flat_grad) return ct_last_error_code();
+    ct__num grad_max = ct__abs_max(flat_grad);
+    if (grad_max.failed) return ct_last_error_code();
     int64_t current_evals = 1;
-    if (ct__le(ct__abs_max(flat_grad), ct__py(tolerance_grad))) return CT_OK;
+    if (ct__le(grad_max, ct__py(tolerance_grad))) {
+        s->func_evals++;
+        return CT_OK;
+    }
     ct_result r = CT_OK;
     for (int64_t n_iter = 1; n_iter <= max_iter; n_iter++) {
-        s->n_iter++;
-        if (s->n_iter == 1) {
-            ct__lbfgs_set(&s->d, ct_neg(flat_grad));
-            for (int64_t i = 0; i < s->n_old; i++) ct_release(s->old_dirs[i]), ct_release(s->old_stps[i]);
-            s->n_old = 0;
-            s->H_diag = ct__py(1);
-        } else {
-            ct__lbfgs_remember(s, ct_sub(flat_grad, s->prev_flat_grad), ct_mul_scalar(s->d, ct_float(s->t.v)));
-            ct__lbfgs_set(&s->d, ct__lbfgs_direction(s, flat_grad));
-        }
-        ct__lbfgs_set(&s->prev_flat_grad, ct_clone(flat_grad));
-        s->prev_loss = loss;
-        if (s->n_iter == 1) { /* min(1., 1. / flat_grad.abs().sum()) * lr */
-            ct__num inv = ct__div(ct__py(1.), ct__num_of(ct_sum(ct_abs(flat_grad))));
-            s->t = ct__mul(ct__min(ct__py(1.), inv), ct__py(lr));
-        } else {
-            s->t = ct__py(lr);
-        }
-        if (!s->d || !s->prev_flat_grad) return ct_last_error_code();
-        ct__num gtd = ct__lbfgs_dot(flat_grad, s->d);
+        ct__num gtd;
+        if ((r = ct__lbfgs_advance(s, flat_grad, loss, lr, &gtd)) != CT_OK) return r;
+        /* the step's opening evaluation, counted once its first iteration has
+         * begun: a step that fails before leaves the state as it was */
+        if (n_iter == 1) s->func_evals++;
         if (ct__lt(ct__py(-tolerance_change), gtd)) break;
         int64_t ls_func_evals = 0;
-        bool opt_cond = false;
+        ct__num grad_max_now = grad_max;
         if (o[CT__K_STRONG_WOLFE] != 0) {
             ct_tensor **x = (ct_tensor **)CT_MALLOC((size_t)c->g->n * sizeof *x);
             if (!x) return CT__OOM();
@@ -423,21 +500,24 @@ static ct_result ct__lbfgs_iterate(ct_optimizer *opt, const ct__lbfgs_ctx *c, do
             r = ct__strong_wolfe(c, x, &s->t, s->d, &loss, &flat_grad, gtd, tolerance_change, &ls_func_evals);
             CT_FREE(x);
             if (r == CT_OK) r = ct__add_grad(c->g, s->t.v, s->d);
-            opt_cond = ct__le(ct__abs_max(flat_grad), ct__py(tolerance_grad));
+            if (r == CT_OK) grad_max_now = ct__abs_max(flat_grad);
         } else {
             r = ct__add_grad(c->g, s->t.v, s->d);
             if (r == CT_OK && n_iter != max_iter) {
                 r = ct__eval(c, &loss);
-                if (r == CT_OK && !(flat_grad = ct__flat_grad(c->g))) r = ct_last_error_code();
-                if (r == CT_OK) opt_cond = ct__le(ct__abs_max(flat_grad), ct__py(tolerance_grad));
+                if (r == CT_OK) grad_max_now = ct__abs_max(flat_grad = ct__flat_grad(c->g));
                 ls_func_evals = 1;
             }
         }
+        if (r == CT_OK && grad_max_now.failed) r = ct_last_error_code();
         if (r != CT_OK) return r;
+        bool opt_cond = ls_func_evals > 0 && ct__le(grad_max_now, ct__py(tolerance_grad));
         current_evals += ls_func_evals;
         s->func_evals += ls_func_evals;
         if (n_iter == max_iter || current_evals >= max_eval || opt_cond) break;
-        if (ct__le(ct__abs_max(ct_mul_scalar(s->d, ct_float(s->t.v))), ct__py(tolerance_change))) break;
+        ct__num step_max = ct__abs_max(ct_mul_scalar(s->d, ct_float(s->t.v)));
+        if (step_max.failed) return ct_last_error_code();
+        if (ct__le(step_max, ct__py(tolerance_change))) break;
         if (fabs(loss - s->prev_loss) < tolerance_change) break;
     }
     return r;
@@ -466,7 +546,6 @@ static ct_result ct__lbfgs_step(ct_optimizer *opt, ct_closure closure, void *use
     ct_result r = ct__eval(&c, &loss);
     if (r == CT_OK) r = ct__lbfgs_check_devices(opt); /* the closure has made the gradients */
     if (r == CT_OK) {
-        opt->lbfgs->func_evals++;
         if (loss_out) *loss_out = loss;
         r = ct__lbfgs_iterate(opt, &c, loss);
     }

@@ -105,6 +105,11 @@ static const char *ct__tuple_str(const int64_t *v, int k, char *buf, size_t n);
 
 /* torch.result_type over n tensors (wrapped numbers rank lowest; src/ops/pointwise.c). */
 static ct_dtype ct__result_type(const ct_tensor *const *ts, int n);
+/* t / number as PyTorch's C++ divides (at::div(Tensor, Scalar), which its
+ * composite backward formulas call): DivBackward1, with an edge to t alone,
+ * where ct_div_scalar is Python's t / number (DivBackward0, whose number
+ * keeps an empty edge). The numbers are ct_div_scalar's (src/ops/pointwise.c). */
+static ct_tensor *ct__div_number(const ct_tensor *t, ct_scalar number);
 
 /* Broadcast two shapes (torch.broadcast_shapes); error in PyTorch's words. */
 static ct_result ct__broadcast_shapes(const int64_t *a, int na, const int64_t *b, int nb, int64_t *out,

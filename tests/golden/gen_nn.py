@@ -221,4 +221,81 @@ for dt, tag in [(torch.float32, ''), (torch.float64, '_f64')]:
     case('bnx_f_train_CL' + tag, lambda x, w, b: F.batch_norm(x.permute(0, 3, 1, 2), rm.clone(), rv.clone(), w, b, True),
          [rnd(16, 5, 5, 8, dtype=dt) * 3 + 1, w, b])
 
+# ---------------------------------------------------------------- binary_cross_entropy_with_logits, bit for bit
+# Its backward is a composite in PyTorch that divides by numel for the mean
+# (Loss.cpp), so the first derivative's node is DivBackward1, and its
+# numbers are the division's, not a multiplication by 1 / numel: 21
+# elements, where the two differ. A case bcel_<reduction><_wp> (with weight
+# and pos_weight) stores in0 (x), in1 (target), w, pw, the output out, the
+# output's gradient g, the first derivatives gx and gt, and the derivatives
+# of sum(gx * u + gt * v) with respect to x and target, ggx and ggt.
+BG = torch.Generator().manual_seed(77)
+bx = torch.randn(3, 7, generator=BG) * 2
+bt = torch.rand(3, 7, generator=BG)
+bw = torch.rand(7, generator=BG) + 0.5
+bpw = torch.rand(7, generator=BG) + 0.5
+u, v = torch.randn(3, 7, generator=BG), torch.randn(3, 7, generator=BG)
+W.add('bcel_w', bw)
+W.add('bcel_pw', bpw)
+W.add('bcel_u', u)
+W.add('bcel_v', v)
+W.add('bcel_in0', bx)
+W.add('bcel_in1', bt)
+for r in ['mean', 'sum', 'none']:
+    for tag, w, pw in [('', None, None), ('_wp', bw, bpw)]:
+        name = 'bcel_' + r + tag
+        x, t = bx.clone().requires_grad_(), bt.clone().requires_grad_()
+        out = F.binary_cross_entropy_with_logits(x, t, w, pos_weight=pw, reduction=r)
+        g = torch.randn(out.shape, generator=BG)
+        gx, gt = torch.autograd.grad(out, (x, t), g, create_graph=True)
+        assert gx.grad_fn.name() == gt.grad_fn.name() == ('DivBackward1' if r == 'mean' else 'MulBackward0')
+        ggx, ggt = torch.autograd.grad((gx * u + gt * v).sum(), (x, t))
+        if r == 'mean':  # the case has teeth: the sum's gradient times 1 / numel has other bits
+            pre = torch.autograd.grad(F.binary_cross_entropy_with_logits(x, t, w, pos_weight=pw, reduction='sum'),
+                                      (x, t), g)
+            for p, d in zip(pre, (gx, gt)):
+                assert torch.equal(p / x.numel(), d) and not torch.equal(p * (1 / x.numel()), d)
+        for k, val in [('out', out), ('g', g), ('gx', gx), ('gt', gt), ('ggx', ggx), ('ggt', ggt)]:
+            W.add(name + '_' + k, val)
+
+# ---------------------------------------------------------------- layer_norm's second derivatives (float64)
+# PyTorch's first derivative is native_layer_norm_backward, one node of three
+# outputs (NativeLayerNormBackwardBackward0). A case lnd_<tag> stores x, g
+# (the output's gradient), weight w and bias b when it has them, the first
+# derivatives g<x|w|b>, weights u<x|w|b> for them, and the derivatives of
+# sum(gx ux + gw uw + gb ub) with respect to x, g and w: gg<x|g|w>; with a
+# weight, also those of sum(gw uw) for gw asked for alone (the node then
+# has one output of three): ggw<x|g|w>. (With a
+# bias and no weight PyTorch 1.13's layer_norm_double_backward fails:
+# "Expected a proper Tensor but got None".)
+LG = torch.Generator().manual_seed(5)
+for tag, shape, affine in [('1', (4,), 'wb'), ('1_plain', (4,), ''), ('1_w', (4,), 'w'),
+                           ('2', (3, 4), 'wb'), ('2_plain', (3, 4), '')]:
+    name = 'lnd_' + tag
+    x = (torch.randn(2, 3, 4, generator=LG, dtype=torch.float64) * 2 + 0.5).requires_grad_()
+    g = torch.randn(2, 3, 4, generator=LG, dtype=torch.float64).requires_grad_()
+    w = torch.randn(*shape, generator=LG, dtype=torch.float64).requires_grad_() if 'w' in affine else None
+    b = torch.randn(*shape, generator=LG, dtype=torch.float64).requires_grad_() if 'b' in affine else None
+    ins = [('x', x)] + [(k, t) for k, t in [('w', w), ('b', b)] if t is not None]
+    firsts = torch.autograd.grad(F.layer_norm(x, shape, w, b, 1e-5), [t for _, t in ins], g, create_graph=True)
+    assert all(d.grad_fn.name() == 'NativeLayerNormBackwardBackward0' for d in firsts)
+    total, us = 0, {}
+    for (k, t), d in zip(ins, firsts):
+        us[k] = torch.randn(d.shape, generator=LG, dtype=torch.float64)
+        W.add(name + '_' + k, t)
+        W.add(name + '_g' + k, d)
+        W.add(name + '_u' + k, us[k])
+        total = total + (d * us[k]).sum()
+    W.add(name + '_g', g)
+    wrt = [('x', x), ('g', g)] + ([('w', w)] if w is not None else [])
+    seconds = torch.autograd.grad(total, [t for _, t in wrt], allow_unused=True)
+    for (k, t), d in zip(wrt, seconds):
+        W.add(name + '_gg' + k, d if d is not None else torch.zeros_like(t))
+    if w is not None:
+        gw, = torch.autograd.grad(F.layer_norm(x, shape, w, b, 1e-5), [w], g, create_graph=True)
+        assert gw.grad_fn.name() == 'NativeLayerNormBackwardBackward0'
+        seconds = torch.autograd.grad((gw * us['w']).sum(), [t for _, t in wrt], allow_unused=True)
+        for (k, t), d in zip(wrt, seconds):
+            W.add(name + '_ggw' + k, d if d is not None else torch.zeros_like(t))
+
 W.save()
