@@ -4,7 +4,7 @@
 #   make test-openblas the products and decompositions' tests with OPENBLAS=1
 #   make test-tsan     the data loader's, the threads', the CPU allocator's and the gloo backend's tests under ThreadSanitizer
 #   make fuzz          each parser under libFuzzer for FUZZ_TIME seconds (clang, libclang-rt-14-dev)
-#   make install       headers, build/libctorch.a and ctorch.pc under PREFIX (/usr/local)
+#   make install       headers, ctorch_cuda.cu, build/libctorch.a and ctorch.pc under PREFIX (/usr/local)
 #   make test-consumer a small project using ctorch through CMake and pkg-config
 #   make test-mingw    a subset of the suite built with mingw-w64 and run under wine
 #   make test-aarch64  a subset of the suite built for aarch64 and run under qemu-user
@@ -72,11 +72,12 @@ $(BUILD)/ctorch.o: ctorch.h
 $(BUILD)/libctorch.a: $(BUILD)/ctorch.o
 	rm -f $@ && ar rcs $@ $<
 
-# The headers, the library and ctorch.pc (pkg-config) under PREFIX.
+# The headers with the CUDA backend's source beside them, the library and
+# ctorch.pc (pkg-config) under PREFIX.
 PREFIX  ?= /usr/local
-install: $(BUILD)/libctorch.a ctorch.h ctorch_dist.h
+install: $(BUILD)/libctorch.a ctorch.h ctorch_dist.h ctorch_cuda.cu
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 ctorch.h ctorch_dist.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 ctorch.h ctorch_dist.h ctorch_cuda.cu $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libctorch.a $(DESTDIR)$(PREFIX)/lib/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBS@|$(strip $(LDFLAGS) $(LDLIBS))|' tools/ctorch.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ctorch.pc
