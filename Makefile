@@ -18,7 +18,7 @@
 #   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
 #   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
 #   make bench-dist    all_reduce against MPI_Allreduce and on gloo, a DDP step against PyTorch's (NP=2 ranks)
-# Options: OPENMP=0 to build without OpenMP, OPENBLAS=1 to use OpenBLAS, CC=clang.
+# Options: OPENMP=0 to build without OpenMP, OPENBLAS=1 to use OpenBLAS, GC_SECTIONS=1 for smaller programs, CC=clang.
 
 CC      ?= cc
 OPENMP  ?= 1
@@ -43,6 +43,13 @@ endif
 ifeq ($(OPENBLAS),1)
   CFLAGS += -DCTORCH_OPENBLAS
   LDLIBS += -lopenblas
+endif
+# GC_SECTIONS=1: each function and variable in a section of its own, and the
+# linker drops those no one uses (a smaller program: README, "Binary size")
+GC_SECTIONS ?= 0
+ifeq ($(GC_SECTIONS),1)
+  CFLAGS += -ffunction-sections -fdata-sections
+  LDFLAGS += -Wl,--gc-sections
 endif
 
 SRC     := $(shell find src -name '*.[ch]' -o -name '*.cu') tools/amalgamate.sh
