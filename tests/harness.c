@@ -131,6 +131,14 @@ void ct_test_skip(const char *name, const char *why)
     printf("skip %s (%s)\n", name, why);
 }
 
+void ct_test_skip_cases(const char *test, int n, const char *what, const char *why)
+{
+    char name[256];
+    if (n == 0) return;
+    snprintf(name, sizeof name, "%s: %d %s", test, n, what);
+    ct_test_skip(name, why);
+}
+
 int ct_test_report(void)
 {
     /* tests/run.sh adds these lines up */

@@ -22,6 +22,8 @@ void ct_test_run(const char *name, void (*fn)(void));
 /* Runs fn as a test, in a scope, without reporting it: its failed checks. */
 int ct_test_exec(const char *name, void (*fn)(void));
 void ct_test_skip(const char *name, const char *why);
+/* Reports n cases of a golden test skipped, as one line "test: n what (why)"; nothing when n is 0. */
+void ct_test_skip_cases(const char *test, int n, const char *what, const char *why);
 int ct_test_report(void);
 /* Whether this run puts the tests' tensors on the test device (CTORCH_TEST_DEVICE). */
 bool ct_test_on_device(void);
@@ -30,6 +32,15 @@ bool ct_test_on_device(void);
 #define SKIP(fn, why) ct_test_skip(#fn, why)
 /* Whether this run puts the tests' tensors on cuda:0 (CTORCH_TEST_DEVICE=cuda). */
 bool ct_test_on_cuda(void);
+/* A test that cannot run on Windows (it needs symbolic links, file size
+ * limits, POSIX or glibc functions, or its goldens hold glibc's last bits of
+ * libm functions, which mingw-w64's libm does not give): its code is inside
+ * #ifndef _WIN32, and a Windows build reports it skipped, by name, with why. */
+#ifdef _WIN32
+#define RUN_NOT_ON_WINDOWS(fn, why) SKIP(fn, why)
+#else
+#define RUN_NOT_ON_WINDOWS(fn, why) RUN(fn)
+#endif
 /* Whether the tests' random draws are the CPU generator's (mt19937), as the
  * goldens drawn by PyTorch on the CPU are: on the CPU and the test device.
  * CUDA draws from Philox, PyTorch's CUDA stream, so a test whose goldens

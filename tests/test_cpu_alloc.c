@@ -24,6 +24,12 @@ static void test_free(void *p);
 #include "ctorch.h"
 #include "harness.h"
 
+#ifdef _WIN32 /* the Windows C runtime's names */
+#define malloc_usable_size _msize
+static int setenv(const char *name, const char *value, int overwrite) { (void)overwrite; return _putenv_s(name, value); }
+static int unsetenv(const char *name) { return _putenv_s(name, ""); } /* an empty value removes it */
+#endif
+
 /* ---------------------------------------------------------------- the counting allocator */
 
 #define MIB ((size_t)1 << 20)

