@@ -5077,6 +5077,45 @@ CT__FLOATING(clamp)
 #pragma GCC pop_options
 #endif
 
+/* ==================== ops/optim_formulas.h ==================== */
+// >>ops/optim_formulas.h
+/* One element of the fused optimizer steps (ct__optim_job), the float
+ * operations of each op-by-op rule in src/optim/optimizer.c (PyTorch's:
+ * mul_, add_ with alpha, addcmul_ each an fmaf as the pointwise kernels do
+ * them) in the same order, so the bits agree; the CPU's loops
+ * (src/cpu/optim.c) and the CUDA kernels run them. */
+
+/* SGD with momentum on p, buf (the momentum buffer) and gradient g. */
+CT__ALWAYS_INLINE void ct__sgd_element(float *p, float *buf, float g, float weight_decay, float momentum, float damp,
+                                       float neg_lr, bool maximize, bool nesterov)
+{
+    float d = maximize ? -g : g;
+    if (weight_decay != 0) d = ct__fmaf(*p, weight_decay, d); /* grad.add(param, alpha=weight_decay) */
+    float b = ct__fmaf(d, damp, *buf * momentum);             /* buf.mul_(momentum).add_(d, alpha=1 - dampening) */
+    *buf = b;
+    float step = nesterov ? ct__fmaf(b, momentum, d) : b;
+    *p = ct__fmaf(step, neg_lr, *p); /* param.add_(d, alpha=-lr) */
+}
+
+/* Adam's moments m and v (vmax: amsgrad's maximum, or NULL) and step on p,
+ * from gradient g: a = {beta1, beta2, 1 - beta1, 1 - beta2,
+ * sqrt(bias_correction2), eps, -step_size}. */
+CT__ALWAYS_INLINE void ct__adam_element(float *p, float *m, float *v, float *vmax, float g, const float *a)
+{
+    /* exp_avg.mul_(beta1).add_(g, alpha=1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) */
+    float mk = ct__fmaf(g, a[2], *m * a[0]);
+    float vk = ct__fmaf(a[3] * g, g, *v * a[1]);
+    *m = mk;
+    *v = vk;
+    if (vmax) { /* torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq): NaN wins */
+        float mx = *vmax;
+        vk = mx > vk || mx != mx ? mx : vk;
+        *vmax = vk;
+    }
+    float denom = sqrtf(vk) / a[4] + a[5]; /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
+    *p = *p + a[6] * mk / denom;           /* param.addcdiv_(exp_avg, denom, value=-step_size) */
+}
+
 /* ==================== linalg/conv_ops.h ==================== */
 // >>linalg/conv_ops.h
 /* Backend interface: what the convolution and pooling front ends (src/linalg/conv.c,
@@ -5302,6 +5341,7 @@ typedef struct ct__optim_job {
     const float *grad;
     float a[7];
     bool maximize, nesterov;
+    int device_index; /* the device of every pointer */
 } ct__optim_job;
 
 /* Batch norm's statistics per channel of a contiguous x (float32 or
@@ -25775,54 +25815,29 @@ static void ct__cpu_linmap(const ct__linmap_job *job)
 
 /* ==================== cpu/optim.c ==================== */
 // >>cpu/optim.c
-/* The fused optimizer steps (ct__optim_job): each the float operations of
- * its op-by-op rule in src/optim/optimizer.c (PyTorch's: mul_, add_ with
- * alpha, addcmul_ each an fmaf as the pointwise kernels do them), in the
- * same order, so the bits agree, without a pass over memory per op; split
+/* The fused optimizer steps (ct__optim_job): src/ops/optim_formulas.h's
+ * element steps over the range, without a pass over memory per op; split
  * over threads as the pointwise ops are. */
 
-/* SGD with momentum: a = {weight_decay, momentum, 1 - dampening, -lr}. */
 static void ct__sgd_range(int64_t begin, int64_t end, void *ctx)
 {
     const ct__optim_job *j = (const ct__optim_job *)ctx;
     float *CT__RESTRICT pd = j->p, *CT__RESTRICT bd = j->buf[0];
     const float *CT__RESTRICT gd = j->grad;
     const float weight_decay = j->a[0], momentum = j->a[1], damp = j->a[2], neg_lr = j->a[3];
-    for (int64_t k = begin; k < end; k++) {
-        float d = j->maximize ? -gd[k] : gd[k];
-        if (weight_decay != 0) d = ct__fmaf(pd[k], weight_decay, d); /* grad.add(param, alpha=weight_decay) */
-        float b = ct__fmaf(d, damp, bd[k] * momentum); /* buf.mul_(momentum).add_(d, alpha=1 - dampening) */
-        bd[k] = b;
-        float step = j->nesterov ? ct__fmaf(b, momentum, d) : b;
-        pd[k] = ct__fmaf(step, neg_lr, pd[k]); /* param.add_(d, alpha=-lr) */
-    }
+    const bool maximize = j->maximize, nesterov = j->nesterov;
+    for (int64_t k = begin; k < end; k++)
+        ct__sgd_element(&pd[k], &bd[k], gd[k], weight_decay, momentum, damp, neg_lr, maximize, nesterov);
 }
 
-/* Adam's moments and step (mul_, add_ with alpha and addcmul_ as fmaf,
- * maximum for amsgrad, sqrt, div, add, addcdiv_): a = {beta1, beta2,
- * 1 - beta1, 1 - beta2, sqrt(bias_correction2), eps, -step_size}. */
 static void ct__adam_range(int64_t begin, int64_t end, void *ctx)
 {
     const ct__optim_job *j = (const ct__optim_job *)ctx;
     float *CT__RESTRICT pd = j->p, *CT__RESTRICT md = j->buf[0], *CT__RESTRICT vd = j->buf[1], *vmax = j->buf[2];
     const float *CT__RESTRICT gd = j->grad;
-    const float beta1 = j->a[0], beta2 = j->a[1], one_beta1 = j->a[2], one_beta2 = j->a[3], bc2 = j->a[4],
-                eps = j->a[5], neg_step = j->a[6];
-    for (int64_t k = begin; k < end; k++) {
-        float g = gd[k];
-        /* exp_avg.mul_(beta1).add_(g, alpha=1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) */
-        float mk = ct__fmaf(g, one_beta1, md[k] * beta1);
-        float vk = ct__fmaf(one_beta2 * g, g, vd[k] * beta2);
-        md[k] = mk;
-        vd[k] = vk;
-        if (vmax) { /* torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq): NaN wins */
-            float mx = vmax[k];
-            vk = mx > vk || mx != mx ? mx : vk;
-            vmax[k] = vk;
-        }
-        float denom = sqrtf(vk) / bc2 + eps; /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
-        pd[k] = pd[k] + neg_step * mk / denom; /* param.addcdiv_(exp_avg, denom, value=-step_size) */
-    }
+    float a[7];
+    memcpy(a, j->a, sizeof a); /* a copy the stores cannot alias */
+    for (int64_t k = begin; k < end; k++) ct__adam_element(&pd[k], &md[k], &vd[k], vmax ? &vmax[k] : NULL, gd[k], a);
 }
 
 static void ct__cpu_optim_step(const ct__optim_job *job)
@@ -38292,7 +38307,7 @@ static bool ct__sgd_fused(const double *o, ct_tensor *p, const ct_tensor *grad, 
                          (const float *)ct__data(grad),
                          {(float)o[CT__K_WEIGHT_DECAY], (float)o[CT__K_MOMENTUM], (float)(1 - o[CT__K_DAMPENING]),
                           (float)-o[CT__K_LR], 0, 0, 0},
-                         o[CT__K_MAXIMIZE] != 0, o[CT__K_NESTEROV] != 0};
+                         o[CT__K_MAXIMIZE] != 0, o[CT__K_NESTEROV] != 0, p->storage->device.index};
     ct__backend_for(p->storage->device.type)->optim_step(&job);
     p->storage->version++;
     buf->storage->version++;
@@ -38333,7 +38348,7 @@ static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tenso
                          {(float)o[CT__K_BETA1], (float)o[CT__K_BETA2], (float)(1 - o[CT__K_BETA1]),
                           (float)(1 - o[CT__K_BETA2]), (float)bias_correction2_sqrt, (float)o[CT__K_EPS],
                           (float)-step_size},
-                         false, false};
+                         false, false, p->storage->device.index};
     ct__backend_for(p->storage->device.type)->optim_step(&job);
     p->storage->version++;
     m->storage->version++;

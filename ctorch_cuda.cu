@@ -15,15 +15,15 @@
  * (its pools, segments, splitting and statistics; empty_cache) over CUDA's
  * managed memory. Pointwise ops (dense, strided or broadcast operands),
  * fill, copies (any layout and dtype conversion on one GPU; dense between
- * host and device),
- * gather (gather, index_select, embedding), matrix products (cuBLAS, float32 and float64) and the uniform and normal
- * samplers (Philox, PyTorch's seed and offset state, launch shape and
- * element order: a seed gives PyTorch's CUDA numbers) run as CUDA kernels.
- * Every other op family (reductions, sorting, the other indexing, convolution and
- * pooling, the fused optimizer steps, strided or converting copies between
- * the host and a GPU) runs the
- * CPU's kernel on the same managed memory after the device has finished
- * its queued work: correct, and as slow as a round trip; each is to move to
+ * host and device), gather (gather, index_select, embedding), matrix
+ * products (cuBLAS, float32 and float64), the fused SGD and Adam steps, and
+ * the uniform and normal samplers (Philox, PyTorch's seed and offset state,
+ * launch shape and element order: a seed gives PyTorch's CUDA numbers) run
+ * as CUDA kernels. Every other op family (reductions, sorting, the other
+ * indexing, convolution and pooling, strided or converting copies between
+ * the host and a GPU) runs the CPU's kernel on the same managed memory
+ * after the device has finished its queued work: correct, and as slow as a
+ * round trip; each is to move to
  * a kernel of its own. Work queues on the calling thread's current stream
  * (PyTorch's stream pools, events and record_stream: ct_stream, ct_event). */
 
@@ -1170,6 +1170,44 @@ static void cu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inpu
     cu_cpu()->pointwise(op, out, inputs, args);
 }
 
+/* ---------------------------------------------------------------- fused optimizer steps */
+
+/* SGD with momentum over n elements (ct__optim_job's a = {weight_decay,
+ * momentum, 1 - dampening, -lr}): the CPU's element step, so the bits agree. */
+__global__ void cu_sgd_kernel(float *p, float *buf, const float *g, int64_t n, float weight_decay, float momentum,
+                              float damp, float neg_lr, bool maximize, bool nesterov)
+{
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
+        ct__sgd_element(&p[k], &buf[k], g[k], weight_decay, momentum, damp, neg_lr, maximize, nesterov);
+}
+
+/* The seven numbers of an Adam step, by value into the kernel. */
+typedef struct cu_adam_args {
+    float a[7];
+} cu_adam_args;
+
+/* Adam over n elements (vmax NULL without amsgrad). */
+__global__ void cu_adam_kernel(float *p, float *m, float *v, float *vmax, const float *g, int64_t n, cu_adam_args a)
+{
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
+        ct__adam_element(&p[k], &m[k], &v[k], vmax ? &vmax[k] : NULL, g[k], a.a);
+}
+
+static void cu_optim_step(const ct__optim_job *j)
+{
+    if (j->n == 0) return;
+    cu_use(j->device_index);
+    if (j->kind == CT__OPTIM_SGD) {
+        CU_LAUNCH(cu_sgd_kernel, cu_blocks(j->n), CU_THREADS, j->p, j->buf[0], j->grad, j->n, j->a[0], j->a[1], j->a[2],
+                  j->a[3], j->maximize, j->nesterov);
+    } else {
+        cu_adam_args a;
+        memcpy(a.a, j->a, sizeof a.a);
+        CU_LAUNCH(cu_adam_kernel, cu_blocks(j->n), CU_THREADS, j->p, j->buf[0], j->buf[1], j->buf[2], j->grad, j->n, a);
+    }
+    cu_ok(cudaGetLastError());
+}
+
 /* ==================== cuda/random.cu ==================== */
 // >>cuda/random.cu
 /* Random numbers: a CUDA generator's state is PyTorch's, the seed and the
@@ -1431,12 +1469,6 @@ static void cu_linmap(const ct__linmap_job *job)
 {
     cu_finish_all();
     cu_cpu()->linmap(job);
-}
-
-static void cu_optim_step(const ct__optim_job *job)
-{
-    cu_finish_all();
-    cu_cpu()->optim_step(job);
 }
 
 static void cu_bn_stats(const ct__bn_stats_job *job)

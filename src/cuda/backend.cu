@@ -106,12 +106,6 @@ static void cu_linmap(const ct__linmap_job *job)
     cu_cpu()->linmap(job);
 }
 
-static void cu_optim_step(const ct__optim_job *job)
-{
-    cu_finish_all();
-    cu_cpu()->optim_step(job);
-}
-
 static void cu_bn_stats(const ct__bn_stats_job *job)
 {
     cu_finish_all();

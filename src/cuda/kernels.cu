@@ -461,3 +461,41 @@ static void cu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inpu
     cu_finish_all();
     cu_cpu()->pointwise(op, out, inputs, args);
 }
+
+/* ---------------------------------------------------------------- fused optimizer steps */
+
+/* SGD with momentum over n elements (ct__optim_job's a = {weight_decay,
+ * momentum, 1 - dampening, -lr}): the CPU's element step, so the bits agree. */
+__global__ void cu_sgd_kernel(float *p, float *buf, const float *g, int64_t n, float weight_decay, float momentum,
+                              float damp, float neg_lr, bool maximize, bool nesterov)
+{
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
+        ct__sgd_element(&p[k], &buf[k], g[k], weight_decay, momentum, damp, neg_lr, maximize, nesterov);
+}
+
+/* The seven numbers of an Adam step, by value into the kernel. */
+typedef struct cu_adam_args {
+    float a[7];
+} cu_adam_args;
+
+/* Adam over n elements (vmax NULL without amsgrad). */
+__global__ void cu_adam_kernel(float *p, float *m, float *v, float *vmax, const float *g, int64_t n, cu_adam_args a)
+{
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
+        ct__adam_element(&p[k], &m[k], &v[k], vmax ? &vmax[k] : NULL, g[k], a.a);
+}
+
+static void cu_optim_step(const ct__optim_job *j)
+{
+    if (j->n == 0) return;
+    cu_use(j->device_index);
+    if (j->kind == CT__OPTIM_SGD) {
+        CU_LAUNCH(cu_sgd_kernel, cu_blocks(j->n), CU_THREADS, j->p, j->buf[0], j->grad, j->n, j->a[0], j->a[1], j->a[2],
+                  j->a[3], j->maximize, j->nesterov);
+    } else {
+        cu_adam_args a;
+        memcpy(a.a, j->a, sizeof a.a);
+        CU_LAUNCH(cu_adam_kernel, cu_blocks(j->n), CU_THREADS, j->p, j->buf[0], j->buf[1], j->buf[2], j->grad, j->n, a);
+    }
+    cu_ok(cudaGetLastError());
+}

@@ -15,14 +15,14 @@
  * (its pools, segments, splitting and statistics; empty_cache) over CUDA's
  * managed memory. Pointwise ops (dense, strided or broadcast operands),
  * fill, copies (any layout and dtype conversion on one GPU; dense between
- * host and device),
- * gather (gather, index_select, embedding), matrix products (cuBLAS, float32 and float64) and the uniform and normal
- * samplers (Philox, PyTorch's seed and offset state, launch shape and
- * element order: a seed gives PyTorch's CUDA numbers) run as CUDA kernels.
- * Every other op family (reductions, sorting, the other indexing, convolution and
- * pooling, the fused optimizer steps, strided or converting copies between
- * the host and a GPU) runs the
- * CPU's kernel on the same managed memory after the device has finished
- * its queued work: correct, and as slow as a round trip; each is to move to
+ * host and device), gather (gather, index_select, embedding), matrix
+ * products (cuBLAS, float32 and float64), the fused SGD and Adam steps, and
+ * the uniform and normal samplers (Philox, PyTorch's seed and offset state,
+ * launch shape and element order: a seed gives PyTorch's CUDA numbers) run
+ * as CUDA kernels. Every other op family (reductions, sorting, the other
+ * indexing, convolution and pooling, strided or converting copies between
+ * the host and a GPU) runs the CPU's kernel on the same managed memory
+ * after the device has finished its queued work: correct, and as slow as a
+ * round trip; each is to move to
  * a kernel of its own. Work queues on the calling thread's current stream
  * (PyTorch's stream pools, events and record_stream: ct_stream, ct_event). */

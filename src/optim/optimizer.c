@@ -97,7 +97,7 @@ static bool ct__sgd_fused(const double *o, ct_tensor *p, const ct_tensor *grad, 
                          (const float *)ct__data(grad),
                          {(float)o[CT__K_WEIGHT_DECAY], (float)o[CT__K_MOMENTUM], (float)(1 - o[CT__K_DAMPENING]),
                           (float)-o[CT__K_LR], 0, 0, 0},
-                         o[CT__K_MAXIMIZE] != 0, o[CT__K_NESTEROV] != 0};
+                         o[CT__K_MAXIMIZE] != 0, o[CT__K_NESTEROV] != 0, p->storage->device.index};
     ct__backend_for(p->storage->device.type)->optim_step(&job);
     p->storage->version++;
     buf->storage->version++;
@@ -138,7 +138,7 @@ static bool ct__adam_moments_fused(const double *o, ct_tensor *p, const ct_tenso
                          {(float)o[CT__K_BETA1], (float)o[CT__K_BETA2], (float)(1 - o[CT__K_BETA1]),
                           (float)(1 - o[CT__K_BETA2]), (float)bias_correction2_sqrt, (float)o[CT__K_EPS],
                           (float)-step_size},
-                         false, false};
+                         false, false, p->storage->device.index};
     ct__backend_for(p->storage->device.type)->optim_step(&job);
     p->storage->version++;
     m->storage->version++;

@@ -139,6 +139,7 @@ typedef struct ct__optim_job {
     const float *grad;
     float a[7];
     bool maximize, nesterov;
+    int device_index; /* the device of every pointer */
 } ct__optim_job;
 
 /* Batch norm's statistics per channel of a contiguous x (float32 or
