@@ -128,8 +128,6 @@ static void ct__cpu_fill(ct_tensor *dst, const void *elem)
     ct__iter_parallel(&it, fn, (void *)elem);
 }
 
-static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt) { return ct__cpu_pointwise_loop(op, dt) != NULL; }
-
 static int ct__cpu_device_count(void) { return 1; }
 static void ct__cpu_synchronize(int device_index) { (void)device_index; }
 
