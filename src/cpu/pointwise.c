@@ -224,38 +224,6 @@ static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt)
     return ct__cpu_pointwise_loop_of(op, false, dt, &widened) != NULL;
 }
 
-/* The dtypes served by widening, with the type their loops compute in. */
-#define CT__WIDENED(X) X(u8) X(i8) X(i16) X(i32) X(f16) X(bf16)
-
-/* w[k] = element k of n at p (dtype dt, byte stride s) in the type its loop
- * takes: int64 for the narrow integers, float for float16 and bfloat16 */
-static void ct__load_widened(ct_dtype dt, const char *p, int64_t s, int64_t n, void *w)
-{
-    switch (dt) {
-#define CT__WIDEN(dt)                                                                            \
-    case CT__DT_##dt:                                                                            \
-        for (int64_t k = 0; k < n; k++) ((CT__KFT(dt) *)w)[k] = CT__KL_##dt(*(const CT__KT_##dt *)(p + k * s)); \
-        break;
-        CT__WIDENED(CT__WIDEN)
-#undef CT__WIDEN
-    default: break;
-    }
-}
-
-/* The inverse: element k of n at p = w[k] stored as dtype dt stores it. */
-static void ct__store_narrowed(ct_dtype dt, const void *w, char *p, int64_t s, int64_t n)
-{
-    switch (dt) {
-#define CT__NARROW(dt)                                                                           \
-    case CT__DT_##dt:                                                                            \
-        for (int64_t k = 0; k < n; k++) *(CT__KT_##dt *)(p + k * s) = CT__KS_##dt(((const CT__KFT(dt) *)w)[k]); \
-        break;
-        CT__WIDENED(CT__NARROW)
-#undef CT__NARROW
-    default: break;
-    }
-}
-
 /* ct__k_widened's context: the loop it runs and which operands it widens */
 typedef struct ct__widened_run {
     ct__loop_fn loop;
