@@ -20397,7 +20397,7 @@ static void ct__cpu_range(const ct__range_job *job)
  * int64's loop, float16 and bfloat16 float32's, or f32h, the float loop of
  * the h flavour, for the ops that have one. Each loop calls the formula of the
  * same flavour on the same values as a loop of the dtype would, so every bit
- * is as it would be, and the compiler vectorises a third of the loops. Two
+ * is as it would be, and the compiler builds a third of the loops. Two
  * kinds keep float16 and bfloat16 loops of their own: the vector-math ops
  * (CT__VM_BLOCK counts elements of the storage type) and where (it copies
  * bits, which float16 and bfloat16 NaN payloads would not survive through
@@ -20492,7 +20492,7 @@ static void ct__k_widened(char **d, const int64_t *s, int64_t n, void *ctx)
     const int64_t ws = w->dt == CT_F16 || w->dt == CT_BF16 ? (int64_t)sizeof(float) : (int64_t)sizeof(int64_t);
     int64_t buf[4][CHUNK]; /* (room for CHUNK of either type) */
     for (int64_t at = 0; at < n; at += CHUNK) {
-        const int64_t m = n - at < CHUNK ? n - at : CHUNK;
+        const int64_t m = n - at < CHUNK ? n - at : (int64_t)CHUNK;
         char *wd[4];
         int64_t wstr[4];
         for (int i = 0; i < w->nops; i++) {
@@ -21259,7 +21259,7 @@ static void ct__free_widened_loop(char *out, const char *in, const int64_t *s, i
     int64_t x[CHUNK], o[CHUNK];
     for (int64_t j = 0; j < n1; j++) {
         for (int64_t at = 0; at < n0; at += CHUNK) {
-            const int64_t m = CT__MIN(CHUNK, n0 - at);
+            const int64_t m = CT__MIN((int64_t)CHUNK, n0 - at);
             char *op = out + j * s[2] + at * s[0];
             ct__load_widened(w->dt, in + j * s[3] + at * s[1], s[1], m, x);
             if (!w->out_widened) {

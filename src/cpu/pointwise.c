@@ -148,7 +148,7 @@
  * int64's loop, float16 and bfloat16 float32's, or f32h, the float loop of
  * the h flavour, for the ops that have one. Each loop calls the formula of the
  * same flavour on the same values as a loop of the dtype would, so every bit
- * is as it would be, and the compiler vectorises a third of the loops. Two
+ * is as it would be, and the compiler builds a third of the loops. Two
  * kinds keep float16 and bfloat16 loops of their own: the vector-math ops
  * (CT__VM_BLOCK counts elements of the storage type) and where (it copies
  * bits, which float16 and bfloat16 NaN payloads would not survive through
@@ -243,7 +243,7 @@ static void ct__k_widened(char **d, const int64_t *s, int64_t n, void *ctx)
     const int64_t ws = w->dt == CT_F16 || w->dt == CT_BF16 ? (int64_t)sizeof(float) : (int64_t)sizeof(int64_t);
     int64_t buf[4][CHUNK]; /* (room for CHUNK of either type) */
     for (int64_t at = 0; at < n; at += CHUNK) {
-        const int64_t m = n - at < CHUNK ? n - at : CHUNK;
+        const int64_t m = n - at < CHUNK ? n - at : (int64_t)CHUNK;
         char *wd[4];
         int64_t wstr[4];
         for (int i = 0; i < w->nops; i++) {

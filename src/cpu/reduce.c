@@ -713,7 +713,7 @@ static void ct__free_widened_loop(char *out, const char *in, const int64_t *s, i
     int64_t x[CHUNK], o[CHUNK];
     for (int64_t j = 0; j < n1; j++) {
         for (int64_t at = 0; at < n0; at += CHUNK) {
-            const int64_t m = CT__MIN(CHUNK, n0 - at);
+            const int64_t m = CT__MIN((int64_t)CHUNK, n0 - at);
             char *op = out + j * s[2] + at * s[0];
             ct__load_widened(w->dt, in + j * s[3] + at * s[1], s[1], m, x);
             if (!w->out_widened) {
