@@ -6298,6 +6298,15 @@ static void ct__std_sort_values(ct__sort_kv *first, ct__sort_kv *last, uint64_t 
  * std::sort). */
 static void ct__std_topk(ct__sort_kv *kv, int64_t n, int64_t k, bool sorted);
 
+/* The rare dtypes (uint8, int8, int16, int32, float16, bfloat16) have few
+ * loops of their own: most kernels run the loop of the type they widen to,
+ * exactly (int64 for the integers, float for float16 and bfloat16), on
+ * operands widened a chunk at a time. w[k] = element k of n at p (dtype dt,
+ * byte stride s) widened; the store is its inverse, element k of n at p =
+ * w[k] stored as dtype dt stores it (integers wrap, floats round). */
+static void ct__load_widened(ct_dtype dt, const char *p, int64_t s, int64_t n, void *w);
+static void ct__store_narrowed(ct_dtype dt, const void *w, char *p, int64_t s, int64_t n);
+
 /* ==================== optim/internal.h ==================== */
 // >>optim/internal.h
 /* What the optimizer, the lr schedulers and the grad scaler share: the
@@ -20211,6 +20220,37 @@ static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ct
     if (n > 0) fn(0, n, ctx);
 }
 
+/* ---------------------------------------------------------------- widened dtypes */
+
+#define CT__WIDENED(X) X(u8) X(i8) X(i16) X(i32) X(f16) X(bf16)
+
+static void ct__load_widened(ct_dtype dt, const char *p, int64_t s, int64_t n, void *w)
+{
+    switch (dt) {
+#define CT__WIDEN(dt)                                                                            \
+    case CT__DT_##dt:                                                                            \
+        for (int64_t k = 0; k < n; k++) ((CT__KFT(dt) *)w)[k] = CT__KL_##dt(*(const CT__KT_##dt *)(p + k * s)); \
+        break;
+        CT__WIDENED(CT__WIDEN)
+#undef CT__WIDEN
+    default: break;
+    }
+}
+
+static void ct__store_narrowed(ct_dtype dt, const void *w, char *p, int64_t s, int64_t n)
+{
+    switch (dt) {
+#define CT__NARROW(dt)                                                                           \
+    case CT__DT_##dt:                                                                            \
+        for (int64_t k = 0; k < n; k++) *(CT__KT_##dt *)(p + k * s) = CT__KS_##dt(((const CT__KFT(dt) *)w)[k]); \
+        break;
+        CT__WIDENED(CT__NARROW)
+#undef CT__NARROW
+    default: break;
+    }
+}
+#undef CT__WIDENED
+
 /* ==================== cpu/range.c ==================== */
 // >>cpu/range.c
 /* arange, linspace and logspace on the CPU, element for element as PyTorch
@@ -20593,8 +20633,40 @@ static void ct__cpu_range(const ct__range_job *job)
         }                                                                                        \
     }
 
-#define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, )
-#define CT__DEFINE_LOOPS_H(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, h)
+/* Loops of their own exist for the dtypes training runs on: bool, int64,
+ * float32 and float64. The rare dtypes run those loops on their operands
+ * widened a chunk at a time (ct__k_widened below): the narrow integers
+ * int64's loop, float16 and bfloat16 float32's, or f32h, the float loop of
+ * the h flavour, for the ops that have one. Each loop calls the formula of the
+ * same flavour on the same values as a loop of the dtype would, so every bit
+ * is as it would be, and the compiler builds a third of the loops. Two
+ * kinds keep float16 and bfloat16 loops of their own: the vector-math ops
+ * (CT__VM_BLOCK counts elements of the storage type) and where (it copies
+ * bits, which float16 and bfloat16 NaN payloads would not survive through
+ * float). */
+#define CT__KT_f32h float
+#define CT__KF_f32h h
+#define CT__KL_f32h(v) (v)
+#define CT__KS_f32h(v) (v)
+#define CT__DT_f32h CT_NUM_DTYPES /* (a loop key, no dtype) */
+#define CT__OWN_INTS(X, op, h) X(op, i64)
+#define CT__OWN_FLOATS(X, op, h) X(op, f32) X(op, f64) CT__OWN_F32##h(X, op)
+#define CT__OWN_F32(X, op)
+#define CT__OWN_F32h(X, op) X(op, f32h)
+#define CT__OWN_NUMERIC(X, op, h) CT__OWN_INTS(X, op, h) CT__OWN_FLOATS(X, op, h)
+#define CT__OWN_ALL(X, op, h) X(op, b8) CT__OWN_NUMERIC(X, op, h)
+#define CT__OWN_INTS_BOOL(X, op, h) X(op, b8) CT__OWN_INTS(X, op, h)
+/* X(op, dt) for each loop of its own of an op of this kind and dtype group */
+#define CT__OWN_UNARY(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_UNARY_BOOL(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_UNARY_VM(X, op, group, h) CT__OWN_##group(X, op, h) X(op, f16) X(op, bf16)
+#define CT__OWN_BINARY(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_BINARY_BOOL(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_TERNARY(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_WHERE(X, op, group, h) CT__OWN_##group(X, op, h) X(op, f16) X(op, bf16)
+
+#define CT__DEFINE_LOOPS(name, kind, group) CT__OWN_##kind(CT__##kind##_LOOP, name, group, )
+#define CT__DEFINE_LOOPS_H(name, kind, group) CT__OWN_##kind(CT__##kind##_LOOP, name, group, h)
 CT__POINTWISE_KERNELS(CT__DEFINE_LOOPS, CT__DEFINE_LOOPS_H)
 CT__DEFINE_LOOPS_H(add_alpha, BINARY, ALL)
 CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
@@ -20603,14 +20675,19 @@ CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
 
 #define CT__KCASE(name, dt) case CT__DT_##dt: return ct__k_##name##_##dt;
 
-/* The CPU loop of op for operands of dtype dt, or NULL when there is none. */
-static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, ct_dtype dt)
+/* The loop of its own of op (its add_alpha or sub_alpha loop when alpha) for
+ * key, a dtype or CT__DT_f32h, or NULL when there is none. */
+static ct__loop_fn ct__cpu_own_loop(ct__op op, bool alpha, int key)
 {
+    if (alpha) {
+        if (op == CT__OP_add) switch (key) { CT__OWN_ALL(CT__KCASE, add_alpha, h) default: return NULL; }
+        switch (key) { CT__OWN_NUMERIC(CT__KCASE, sub_alpha, h) default: return NULL; }
+    }
     switch (op) {
 #define CT__KCASES(name, kind, group) \
-    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, ) default: return NULL; }
+    case CT__OP_##name: switch (key) { CT__OWN_##kind(CT__KCASE, name, group, ) default: return NULL; }
 #define CT__KCASES_H(name, kind, group) \
-    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, h) default: return NULL; }
+    case CT__OP_##name: switch (key) { CT__OWN_##kind(CT__KCASE, name, group, h) default: return NULL; }
         CT__POINTWISE_KERNELS(CT__KCASES, CT__KCASES_H)
 #undef CT__KCASES_H
 #undef CT__KCASES
@@ -20618,12 +20695,62 @@ static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, ct_dtype dt)
     }
 }
 
-/* The add_alpha or sub_alpha loop for dtype dt. */
-static ct__loop_fn ct__cpu_alpha_loop(ct__op op, ct_dtype dt)
+/* The CPU loop that serves op for operands of dtype dt, or NULL when there is
+ * none; *widened tells whether it takes dt's operands widened (ct__k_widened). */
+static ct__loop_fn ct__cpu_pointwise_loop_of(ct__op op, bool alpha, ct_dtype dt, bool *widened)
 {
-    if (op == CT__OP_add) switch (dt) { CT__KD_ALL(CT__KCASE, add_alpha, h) default: break; }
-    else switch (dt) { CT__KD_NUMERIC(CT__KCASE, sub_alpha, h) default: break; }
-    return NULL;
+    ct__loop_fn own = ct__cpu_own_loop(op, alpha, dt);
+    *widened = own == NULL;
+    if (own) return own;
+    if (dt == CT_U8 || dt == CT_I8 || dt == CT_I16 || dt == CT_I32) return ct__cpu_own_loop(op, alpha, CT_I64);
+    if (dt != CT_F16 && dt != CT_BF16) return NULL;
+    ct__loop_fn h = ct__cpu_own_loop(op, alpha, CT__DT_f32h);
+    return h ? h : ct__cpu_own_loop(op, alpha, CT_F32);
+}
+
+/* Whether the CPU has op's loop for dtype dt (the backend's has_pointwise). */
+static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt)
+{
+    bool widened;
+    return ct__cpu_pointwise_loop_of(op, false, dt, &widened) != NULL;
+}
+
+/* ct__k_widened's context: the loop it runs and which operands it widens */
+typedef struct ct__widened_run {
+    ct__loop_fn loop;
+    const ct__op_args *args;
+    ct_dtype dt;
+    int nops;
+    bool widen[4]; /* operand i is of dtype dt (a condition or a bool result is not) */
+} ct__widened_run;
+
+/* Runs w->loop on chunks of the run with the operands of dtype w->dt widened
+ * to the loop's type, then narrows the result back: a broadcast number stays
+ * one element, with stride 0. */
+static void ct__k_widened(char **d, const int64_t *s, int64_t n, void *ctx)
+{
+    enum { CHUNK = 256 };
+    const ct__widened_run *w = (const ct__widened_run *)ctx;
+    const int64_t ws = w->dt == CT_F16 || w->dt == CT_BF16 ? (int64_t)sizeof(float) : (int64_t)sizeof(int64_t);
+    int64_t buf[4][CHUNK]; /* (room for CHUNK of either type) */
+    for (int64_t at = 0; at < n; at += CHUNK) {
+        const int64_t m = n - at < CHUNK ? n - at : (int64_t)CHUNK;
+        char *wd[4];
+        int64_t wstr[4];
+        for (int i = 0; i < w->nops; i++) {
+            char *p = d[i] + at * s[i];
+            if (!w->widen[i]) {
+                wd[i] = p;
+                wstr[i] = s[i];
+                continue;
+            }
+            wd[i] = (char *)buf[i];
+            wstr[i] = i > 0 && s[i] == 0 ? 0 : ws;
+            if (i > 0) ct__load_widened(w->dt, p, s[i], wstr[i] ? m : 1, buf[i]);
+        }
+        w->loop(wd, wstr, m, (void *)w->args);
+        if (w->widen[0]) ct__store_narrowed(w->dt, buf[0], d[0] + at * s[0], s[0], m);
+    }
 }
 
 static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
@@ -20632,16 +20759,25 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     const ct_tensor *ops[4] = {out, inputs[0], n > 1 ? inputs[1] : NULL, n > 2 ? inputs[2] : NULL};
     /* the last input has the data dtype (where's first is its condition) */
     ct_dtype dt = inputs[n - 1]->dtype;
-    bool alpha = args->alpha != 1 || args->alpha_i != 1;
-    ct__loop_fn fn = (op == CT__OP_add || op == CT__OP_sub) && alpha ? ct__cpu_alpha_loop(op, dt)
-                                                                      : ct__cpu_pointwise_loop(op, dt);
+    bool alpha = (op == CT__OP_add || op == CT__OP_sub) && (args->alpha != 1 || args->alpha_i != 1);
+    ct__widened_run w = {NULL, args, dt, 1 + n, {false, false, false, false}};
+    bool widened;
+    ct__loop_fn fn = ct__cpu_pointwise_loop_of(op, alpha, dt, &widened);
+    void *ctx = (void *)args;
+    if (widened) {
+        w.loop = fn;
+        for (int i = 0; i < 1 + n; i++) w.widen[i] = ops[i]->dtype == dt;
+        w.widen[1] &= op != CT__OP_where; /* (where's loops read its condition as bytes) */
+        fn = ct__k_widened;
+        ctx = &w;
+    }
     if (args->alike) {
-        ct__iter_run_alike(1 + n, ops, fn, (void *)args);
+        ct__iter_run_alike(1 + n, ops, fn, ctx);
         return;
     }
     ct__iter it; /* (the flat form fills only what one loop reads: not zeroed, it is large) */
     if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
-    ct__iter_parallel(&it, fn, (void *)args);
+    ct__iter_parallel(&it, fn, ctx);
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -21231,14 +21367,6 @@ CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
 #define CT__FAST_MIN_bf16(x, n, v) ct__extreme_bf16(x, n, false, v)
 #define CT__FAST_MAX_b8 CT__NO_FAST
 #define CT__FAST_MIN_b8 CT__NO_FAST
-#define CT__FAST_MAX_u8 CT__NO_FAST
-#define CT__FAST_MIN_u8 CT__NO_FAST
-#define CT__FAST_MAX_i8 CT__NO_FAST
-#define CT__FAST_MIN_i8 CT__NO_FAST
-#define CT__FAST_MAX_i16 CT__NO_FAST
-#define CT__FAST_MIN_i16 CT__NO_FAST
-#define CT__FAST_MAX_i32 CT__NO_FAST
-#define CT__FAST_MIN_i32 CT__NO_FAST
 #define CT__FAST_MAX_i64 CT__NO_FAST
 #define CT__FAST_MIN_i64 CT__NO_FAST
 
@@ -21300,10 +21428,6 @@ CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
 #define CT__NZ_INT(x) ((x) != 0)
 #define CT__NZ_HALF(x) (((x) & 0x7fff) != 0)
 #define CT__NZ_b8 CT__NZ_INT
-#define CT__NZ_u8 CT__NZ_INT
-#define CT__NZ_i8 CT__NZ_INT
-#define CT__NZ_i16 CT__NZ_INT
-#define CT__NZ_i32 CT__NZ_INT
 #define CT__NZ_i64 CT__NZ_INT
 #define CT__NZ_f16 CT__NZ_HALF
 #define CT__NZ_bf16 CT__NZ_HALF
@@ -21311,10 +21435,6 @@ CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
 #define CT__NZ_f64 CT__NZ_INT
 /* Order an element by: its value as float for float16 and bfloat16. */
 #define CT__KEY_b8(x) (x)
-#define CT__KEY_u8(x) (x)
-#define CT__KEY_i8(x) (x)
-#define CT__KEY_i16(x) (x)
-#define CT__KEY_i32(x) (x)
 #define CT__KEY_i64(x) (x)
 #define CT__KEY_f16(x) ct__f16_to_float(x)
 #define CT__KEY_bf16(x) ct__bf16_to_float(x)
@@ -21349,59 +21469,93 @@ CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
     {                                                                                                     \
         return (CT__KEY_##name(x) < CT__KEY_##name(a) || CT__KEY_##name(x) != CT__KEY_##name(x)) ? x : a; \
     }
-CT__OPS_FOR(b8)
-CT__OPS_FOR(u8)
-CT__OPS_FOR(i8)
-CT__OPS_FOR(i16)
-CT__OPS_FOR(i32)
-CT__OPS_FOR(i64)
-CT__OPS_FOR(f16)
-CT__OPS_FOR(bf16)
-CT__OPS_FOR(f32)
-CT__OPS_FOR(f64)
-CT__DTYPES_A(CT__ALL_LOOPS, _)
+/* The order-free loops of their own: bool's, int64's and the floating
+ * dtypes'. The narrow integers run int64's on their input widened (below). */
+#define CT__FREE_DTYPES(X) X(b8, CT_BOOL, _) X(i64, CT_I64, _) X(f16, CT_F16, _) X(bf16, CT_BF16, _) \
+    X(f32, CT_F32, _) X(f64, CT_F64, _)
+#define CT__OPS_FOR_DT(name, DT, _) CT__OPS_FOR(name)
+CT__FREE_DTYPES(CT__OPS_FOR_DT)
+#undef CT__OPS_FOR_DT
+CT__FREE_DTYPES(CT__ALL_LOOPS)
 #define CT__INT_LOOPS(name)                                                                               \
     CT__FREE_LOOP(ct__rsum_##name, ct__##name##_t, int64_t, CT__OP_ADD, CT__AS_I64, CT__OP_ADD, CT__NO_FAST) \
     CT__FREE_LOOP(ct__rprod_##name, ct__##name##_t, int64_t, CT__OP_MUL, CT__AS_I64, CT__OP_MUL, CT__NO_FAST)
 CT__INT_LOOPS(b8)
-CT__INT_LOOPS(u8)
-CT__INT_LOOPS(i8)
-CT__INT_LOOPS(i16)
-CT__INT_LOOPS(i32)
 CT__INT_LOOPS(i64)
 
-/* The loop of an order-free op for input dtype dt. */
-static ct__loop2d ct__free_loop(ct__rop op, ct_dtype dt)
+/* An order-free op on a narrow integer dtype (uint8, int8, int16, int32):
+ * int64's loop on the input widened a chunk at a time, which gives the same
+ * results (sums and products wrap alike in int64; the extremes of the
+ * widened values are the values). The extremes' output, of the input's
+ * dtype, is widened and narrowed with it; the others' is bool or int64. */
+typedef struct ct__free_widened {
+    ct__loop2d loop; /* int64's */
+    ct_dtype dt;
+    bool out_widened;
+} ct__free_widened;
+
+static void ct__free_widened_loop(char *out, const char *in, const int64_t *s, int64_t n0, int64_t n1, void *ctx)
 {
-#define CT__CASE_INT(name, DT)                                                                            \
-    case DT: return op == CT__ROP_SUM ? ct__rsum_##name : ct__rprod_##name;
+    enum { CHUNK = 256 };
+    const ct__free_widened *w = (const ct__free_widened *)ctx;
+    int64_t x[CHUNK], o[CHUNK];
+    for (int64_t j = 0; j < n1; j++) {
+        for (int64_t at = 0; at < n0; at += CHUNK) {
+            const int64_t m = CT__MIN((int64_t)CHUNK, n0 - at);
+            char *op = out + j * s[2] + at * s[0];
+            ct__load_widened(w->dt, in + j * s[3] + at * s[1], s[1], m, x);
+            if (!w->out_widened) {
+                const int64_t ws[4] = {s[0], sizeof x[0], 0, 0};
+                w->loop(op, (const char *)x, ws, m, 1, NULL);
+                continue;
+            }
+            const int64_t no = s[0] == 0 ? 1 : m; /* one accumulator, or an output per element */
+            const int64_t ws[4] = {s[0] == 0 ? 0 : (int64_t)sizeof o[0], sizeof x[0], 0, 0};
+            ct__load_widened(w->dt, op, s[0], no, o);
+            w->loop((char *)o, (const char *)x, ws, m, 1, NULL);
+            ct__store_narrowed(w->dt, o, op, s[0], no);
+        }
+    }
+}
+
+/* The loop of an order-free op for input dtype dt, and its context: NULL,
+ * or *w filled for the narrow integers' widening loop. */
+static ct__loop2d ct__free_loop(ct__rop op, ct_dtype dt, ct__free_widened *w, void **ctx)
+{
 #define CT__CASE_ALL(name, DT, _)                                                                         \
     case DT:                                                                                              \
         return op == CT__ROP_ALL ? ct__rall_##name : op == CT__ROP_ANY ? ct__rany_##name                  \
              : op == CT__ROP_COUNT ? ct__rcount_##name : op == CT__ROP_MAX ? ct__rmax_##name : ct__rmin_##name;
+    *ctx = NULL;
+    if (dt == CT_U8 || dt == CT_I8 || dt == CT_I16 || dt == CT_I32) {
+        void *unused;
+        w->loop = ct__free_loop(op, CT_I64, w, &unused);
+        w->dt = dt;
+        w->out_widened = op == CT__ROP_MAX || op == CT__ROP_MIN;
+        *ctx = w;
+        return ct__free_widened_loop;
+    }
     if (op == CT__ROP_SUM || op == CT__ROP_PROD) {
-        switch (dt) {
-            CT__CASE_INT(b8, CT_BOOL) CT__CASE_INT(u8, CT_U8) CT__CASE_INT(i8, CT_I8) CT__CASE_INT(i16, CT_I16)
-            CT__CASE_INT(i32, CT_I32) default: return op == CT__ROP_SUM ? ct__rsum_i64 : ct__rprod_i64;
-        }
+        if (dt == CT_BOOL) return op == CT__ROP_SUM ? ct__rsum_b8 : ct__rprod_b8;
+        return op == CT__ROP_SUM ? ct__rsum_i64 : ct__rprod_i64;
     }
     switch (dt) {
-        CT__DTYPES_A(CT__CASE_ALL, _)
+        CT__FREE_DTYPES(CT__CASE_ALL)
     default: return NULL;
     }
-#undef CT__CASE_INT
 #undef CT__CASE_ALL
 }
 
 /* How partial results of an order-free op are combined: counts add up. */
-static ct__loop2d ct__combine_loop(ct__rop op, ct_dtype out_dtype)
+static ct__loop2d ct__combine_loop(ct__rop op, ct_dtype out_dtype, ct__free_widened *w, void **ctx)
 {
-    return ct__free_loop(op == CT__ROP_COUNT ? CT__ROP_SUM : op, op == CT__ROP_COUNT ? CT_I64 : out_dtype);
+    return ct__free_loop(op == CT__ROP_COUNT ? CT__ROP_SUM : op, op == CT__ROP_COUNT ? CT_I64 : out_dtype, w, ctx);
 }
 
 typedef struct ct__split_job {
     const ct__rplan *p;
     ct__loop2d fn;
+    void *ctx;
     uint64_t *slots; /* one partial output per chunk, starting as the identity */
     int64_t chunk;
 } ct__split_job;
@@ -21419,7 +21573,7 @@ static void ct__split_run(int64_t b, int64_t e, void *ctx)
         ct__rjob job;
         job.p = &sub;
         job.fn = j->fn;
-        job.ctx = NULL;
+        job.ctx = j->ctx;
         job.first_kept = sub.ndim;
         ct__rjob_outer(0, 1, &job);
     }
@@ -21429,24 +21583,28 @@ static void ct__split_run(int64_t b, int64_t e, void *ctx)
  * partial results in parallel, which are then combined. */
 static void ct__run_free(const ct__rplan *p, ct__rop op, ct_dtype in_dtype, ct_dtype out_dtype)
 {
-    ct__loop2d fn = ct__free_loop(op, in_dtype);
+    ct__free_widened w;
+    void *ctx;
+    ct__loop2d fn = ct__free_loop(op, in_dtype, &w, &ctx);
     int last = p->ndim - 1;
     int64_t chunks = CT__MIN(p->shape[last], (p->numel + CT__GRAIN - 1) / CT__GRAIN);
     uint64_t *slots = p->nred == p->ndim && chunks > 1 ? (uint64_t *)CT_MALLOC((size_t)chunks * 8) : NULL;
     if (!slots) {
-        ct__rplan_run(p, fn, NULL);
+        ct__rplan_run(p, fn, ctx);
         return;
     }
     ct__split_job j;
     j.p = p;
     j.fn = fn;
+    j.ctx = ctx;
     j.slots = slots;
     j.chunk = (p->shape[last] + chunks - 1) / chunks;
     chunks = (p->shape[last] + j.chunk - 1) / j.chunk;
     for (int64_t c = 0; c < chunks; c++) memcpy(&slots[c], p->out, ct_dtype_size(out_dtype));
     ct__parallel_for(chunks, 1, ct__split_run, &j);
     int64_t s[4] = {0, 8, 0, 0};
-    ct__combine_loop(op, out_dtype)(p->out, (const char *)slots, s, chunks, 1, NULL);
+    ct__loop2d combine = ct__combine_loop(op, out_dtype, &w, &ctx);
+    combine(p->out, (const char *)slots, s, chunks, 1, ctx);
     CT_FREE(slots);
 }
 
@@ -26720,7 +26878,16 @@ CT__COPY_LOOP(uint32_t)
 CT__COPY_LOOP(uint64_t)
 #undef CT__COPY_LOOP
 
-/* Converting copies, one loop per (source, destination) pair. */
+/* The context of a converting copy: its two dtypes. */
+typedef struct ct__cast_dtypes {
+    ct_dtype src, dst;
+} ct__cast_dtypes;
+
+/* Converting copies. The pairs training runs on have loops of their own:
+ * bool, int64, float32 and float64 among themselves, and float32 and int64
+ * to and from every other dtype (autocast's float16 and bfloat16, uint8
+ * images and labels). Any other pair converts element by element through
+ * the wide type, as CT__CONVERT does (ct__cast_wide). */
 #define CT__CAST_LOOP(dst, DDT, src)                                                                  \
     static void ct__cast_##src##_##dst(char **data, const int64_t *strides, int64_t n, void *ctx)     \
     {                                                                                                 \
@@ -26735,27 +26902,51 @@ CT__COPY_LOOP(uint64_t)
                     CT__CONVERT(src, dst, *(const ct__##src##_t *)(data[1] + i * strides[1]));        \
         }                                                                                             \
     }
-#define CT__CAST_ROW(src, SDT, _) CT__DTYPES_B(CT__CAST_LOOP, src)
-CT__DTYPES_A(CT__CAST_ROW, _)
-#undef CT__CAST_ROW
+/* X(dst, DST, src) for each pair with a loop of its own */
+#define CT__CAST_OTHERS(X, wide, WIDE)                                                                \
+    X(u8, CT_U8, wide) X(i8, CT_I8, wide) X(i16, CT_I16, wide) X(i32, CT_I32, wide) X(f16, CT_F16, wide) \
+    X(bf16, CT_BF16, wide) X(wide, WIDE, u8) X(wide, WIDE, i8) X(wide, WIDE, i16) X(wide, WIDE, i32)   \
+    X(wide, WIDE, f16) X(wide, WIDE, bf16)
+#define CT__CAST_OWN(X)                                                                               \
+    X(i64, CT_I64, b8) X(f32, CT_F32, b8) X(f64, CT_F64, b8) X(b8, CT_BOOL, i64) X(f32, CT_F32, i64)  \
+    X(f64, CT_F64, i64) X(b8, CT_BOOL, f32) X(i64, CT_I64, f32) X(f64, CT_F64, f32) X(b8, CT_BOOL, f64) \
+    X(i64, CT_I64, f64) X(f32, CT_F32, f64) CT__CAST_OTHERS(X, f32, CT_F32) CT__CAST_OTHERS(X, i64, CT_I64)
+CT__CAST_OWN(CT__CAST_LOOP)
 #undef CT__CAST_LOOP
 
-/* ct__cast_loops[src][dst], indexed by ct_dtype (CT_DEFAULT's row and column unused). */
-#define CT__CAST_ENTRY(dst, DDT, src) ct__cast_##src##_##dst,
-#define CT__CAST_ROW(src, SDT, _) {NULL, CT__DTYPES_B(CT__CAST_ENTRY, src)},
-static const ct__loop_fn ct__cast_loops[CT_NUM_DTYPES][CT_NUM_DTYPES] = {
-    {NULL}, CT__DTYPES_A(CT__CAST_ROW, _)};
-#undef CT__CAST_ROW
-#undef CT__CAST_ENTRY
+/* Any pair: each element loaded to int64 or double (exact) and stored from it. */
+static void ct__cast_wide(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const ct__cast_dtypes *c = (const ct__cast_dtypes *)ctx;
+    if (ct_dtype_is_floating(c->src)) {
+        for (int64_t i = 0; i < n; i++)
+            ct__write_f64(data[0] + i * strides[0], c->dst, ct__read_f64(data[1] + i * strides[1], c->src));
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            ct__write_i64(data[0] + i * strides[0], c->dst, ct__read_i64(data[1] + i * strides[1], c->src));
+    }
+}
+
+/* The converting copy from src to dst (ctx: their ct__cast_dtypes). */
+static ct__loop_fn ct__cast_loop(ct_dtype src, ct_dtype dst)
+{
+#define CT__CAST_CASE(dst, DDT, src) \
+    case CT__DT_##src * CT_NUM_DTYPES + DDT: return ct__cast_##src##_##dst;
+    switch ((int)src * CT_NUM_DTYPES + (int)dst) {
+        CT__CAST_OWN(CT__CAST_CASE)
+    default: return ct__cast_wide;
+    }
+#undef CT__CAST_CASE
+}
 
 /* float32 and float64 to bfloat16 on contiguous data: PyTorch's vectorised
  * loop writes NaN as 0xffff where its scalar loop (and the one above) writes
  * 0x7fc0; for float64 the vector loop covers whole blocks of 16 elements of
- * each call. ctx is the source dtype. */
+ * each call. */
 static void ct__cast_to_bf16_vectorised(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
-    ct_dtype src = *(const ct_dtype *)ctx;
-    ct__cast_loops[src][CT_BF16](data, strides, n, NULL);
+    ct_dtype src = ((const ct__cast_dtypes *)ctx)->src;
+    ct__cast_loop(src, CT_BF16)(data, strides, n, ctx);
     if (strides[0] != 2 || strides[1] != (int64_t)ct_dtype_size(src)) return;
     int64_t vec = src == CT_F64 ? n - n % 16 : n;
     uint16_t *d = (uint16_t *)data[0];
@@ -26781,10 +26972,10 @@ static void ct__cpu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking
     ct__iter it;
     ct__iter_init(&it, 2, ops);
     ct__loop_fn fn = dst->dtype == src->dtype ? ct__copy_loop_for_size(ct__esize(dst))
-                                              : ct__cast_loops[src->dtype][dst->dtype];
-    ct_dtype src_dtype = src->dtype;
-    if (dst->dtype == CT_BF16 && (src_dtype == CT_F32 || src_dtype == CT_F64)) fn = ct__cast_to_bf16_vectorised;
-    ct__iter_parallel(&it, fn, &src_dtype);
+                                              : ct__cast_loop(src->dtype, dst->dtype);
+    ct__cast_dtypes dtypes = {src->dtype, dst->dtype};
+    if (dst->dtype == CT_BF16 && (src->dtype == CT_F32 || src->dtype == CT_F64)) fn = ct__cast_to_bf16_vectorised;
+    ct__iter_parallel(&it, fn, &dtypes);
 }
 
 /* Fill n elements of `size` bytes with the pattern in ctx. */
@@ -26820,8 +27011,6 @@ static void ct__cpu_fill(ct_tensor *dst, const void *elem)
     ct__iter_init(&it, 1, ops);
     ct__iter_parallel(&it, fn, (void *)elem);
 }
-
-static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt) { return ct__cpu_pointwise_loop(op, dt) != NULL; }
 
 static int ct__cpu_device_count(void) { return 1; }
 static void ct__cpu_synchronize(int device_index) { (void)device_index; }

@@ -30,6 +30,10 @@ static void sum_all(void *p) { ct_release(ct_sum(((args *)p)->a)); }
 static void mean_all(void *p) { ct_release(ct_mean(((args *)p)->a)); }
 static void amax_all(void *p) { ct_release(ct_amax(((args *)p)->a, CT_SHAPE0, false)); }
 static void softmax_last(void *p) { ct_release(ct_softmax(((args *)p)->a, -1, CT_DEFAULT)); }
+static void gt_tt(void *p) { ct_release(ct_gt(((args *)p)->a, ((args *)p)->b)); }
+static void maximum_tt(void *p) { ct_release(ct_maximum(((args *)p)->a, ((args *)p)->b)); }
+static void logical_and_tt(void *p) { ct_release(ct_logical_and(((args *)p)->a, ((args *)p)->b)); }
+static void any_all(void *p) { ct_release(ct_any(((args *)p)->a)); }
 static void copy_memcpy(void *p)
 {
     args *x = (args *)p;
@@ -40,6 +44,42 @@ static void bench_unary(args *x, const char *name, ct_tensor *(*fn)(const ct_ten
 {
     x->unary = fn;
     bench_report(name, bench_time(unary, x));
+}
+
+/* The other dtypes training runs on, on 1M elements: "<op>_<dtype>_1M". */
+static void bench_dtype(args *x, const char *dtype_name, void (*fn)(void *), const char *op)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s_%s_1M", op, dtype_name);
+    bench_report(name, bench_time(fn, x));
+}
+
+static void bench_dtypes(args *x)
+{
+    const int64_t n = 1000 * 1000;
+    const ct_dtype numeric[2] = {CT_F64, CT_I64};
+    for (int i = 0; i < 2; i++) {
+        ct_tensor *a = ct_rand(CT_SHAPE(n), CT_F64, NULL), *b = ct_rand(CT_SHAPE(n), CT_F64, NULL);
+        ct_mul_scalar_(a, ct_float(100)), ct_mul_scalar_(b, ct_float(100));
+        x->a = ct_to(a, numeric[i]);
+        x->b = ct_to(b, numeric[i]);
+        const char *dn = ct_dtype_name(numeric[i]);
+        bench_dtype(x, dn, add_tt, "add");
+        bench_dtype(x, dn, mul_tt, "mul");
+        bench_dtype(x, dn, gt_tt, "gt");
+        bench_dtype(x, dn, maximum_tt, "maximum");
+        bench_dtype(x, dn, sum_all, "sum");
+        bench_dtype(x, dn, amax_all, "amax");
+        ct_release(x->a), ct_release(x->b), ct_release(a), ct_release(b);
+    }
+    ct_tensor *a = ct_rand(CT_SHAPE(n), CT_F32, NULL), *b = ct_rand(CT_SHAPE(n), CT_F32, NULL);
+    x->a = ct_gt_scalar(a, ct_float(0.5));
+    x->b = ct_gt_scalar(b, ct_float(0.5));
+    bench_dtype(x, "bool", logical_and_tt, "logical_and");
+    bench_dtype(x, "bool", add_tt, "add");
+    bench_dtype(x, "bool", any_all, "any");
+    bench_dtype(x, "bool", sum_all, "sum");
+    ct_release(x->a), ct_release(x->b), ct_release(a), ct_release(b);
 }
 
 int main(void)
@@ -96,5 +136,6 @@ int main(void)
     ct_release(t);
     bench_unary(&x, "exp_strided_f32_1000x1000", ct_exp);
     ct_release(x.a);
+    bench_dtypes(&x);
     return 0;
 }

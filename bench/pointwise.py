@@ -30,3 +30,17 @@ b = torch.rand(1000, 1000).t()
 report('add_transposed_f32_1000x1000', bench_time(lambda: torch.add(a, b)))
 a = torch.rand(2000, 1000)[::2]
 report('exp_strided_f32_1000x1000', bench_time(lambda: torch.exp(a)))
+for dtype in (torch.float64, torch.int64):
+    a, b = (torch.rand(1000 * 1000, dtype=torch.float64) * 100).to(dtype), (torch.rand(1000 * 1000, dtype=torch.float64) * 100).to(dtype)
+    name = str(dtype).replace('torch.', '')
+    report('add_%s_1M' % name, bench_time(lambda: torch.add(a, b)))
+    report('mul_%s_1M' % name, bench_time(lambda: torch.mul(a, b)))
+    report('gt_%s_1M' % name, bench_time(lambda: torch.gt(a, b)))
+    report('maximum_%s_1M' % name, bench_time(lambda: torch.maximum(a, b)))
+    report('sum_%s_1M' % name, bench_time(lambda: torch.sum(a)))
+    report('amax_%s_1M' % name, bench_time(lambda: torch.amax(a)))
+a, b = torch.rand(1000 * 1000) > 0.5, torch.rand(1000 * 1000) > 0.5
+report('logical_and_bool_1M', bench_time(lambda: torch.logical_and(a, b)))
+report('add_bool_1M', bench_time(lambda: torch.add(a, b)))
+report('any_bool_1M', bench_time(lambda: torch.any(a)))
+report('sum_bool_1M', bench_time(lambda: torch.sum(a)))

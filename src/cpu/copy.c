@@ -27,7 +27,16 @@ CT__COPY_LOOP(uint32_t)
 CT__COPY_LOOP(uint64_t)
 #undef CT__COPY_LOOP
 
-/* Converting copies, one loop per (source, destination) pair. */
+/* The context of a converting copy: its two dtypes. */
+typedef struct ct__cast_dtypes {
+    ct_dtype src, dst;
+} ct__cast_dtypes;
+
+/* Converting copies. The pairs training runs on have loops of their own:
+ * bool, int64, float32 and float64 among themselves, and float32 and int64
+ * to and from every other dtype (autocast's float16 and bfloat16, uint8
+ * images and labels). Any other pair converts element by element through
+ * the wide type, as CT__CONVERT does (ct__cast_wide). */
 #define CT__CAST_LOOP(dst, DDT, src)                                                                  \
     static void ct__cast_##src##_##dst(char **data, const int64_t *strides, int64_t n, void *ctx)     \
     {                                                                                                 \
@@ -42,27 +51,51 @@ CT__COPY_LOOP(uint64_t)
                     CT__CONVERT(src, dst, *(const ct__##src##_t *)(data[1] + i * strides[1]));        \
         }                                                                                             \
     }
-#define CT__CAST_ROW(src, SDT, _) CT__DTYPES_B(CT__CAST_LOOP, src)
-CT__DTYPES_A(CT__CAST_ROW, _)
-#undef CT__CAST_ROW
+/* X(dst, DST, src) for each pair with a loop of its own */
+#define CT__CAST_OTHERS(X, wide, WIDE)                                                                \
+    X(u8, CT_U8, wide) X(i8, CT_I8, wide) X(i16, CT_I16, wide) X(i32, CT_I32, wide) X(f16, CT_F16, wide) \
+    X(bf16, CT_BF16, wide) X(wide, WIDE, u8) X(wide, WIDE, i8) X(wide, WIDE, i16) X(wide, WIDE, i32)   \
+    X(wide, WIDE, f16) X(wide, WIDE, bf16)
+#define CT__CAST_OWN(X)                                                                               \
+    X(i64, CT_I64, b8) X(f32, CT_F32, b8) X(f64, CT_F64, b8) X(b8, CT_BOOL, i64) X(f32, CT_F32, i64)  \
+    X(f64, CT_F64, i64) X(b8, CT_BOOL, f32) X(i64, CT_I64, f32) X(f64, CT_F64, f32) X(b8, CT_BOOL, f64) \
+    X(i64, CT_I64, f64) X(f32, CT_F32, f64) CT__CAST_OTHERS(X, f32, CT_F32) CT__CAST_OTHERS(X, i64, CT_I64)
+CT__CAST_OWN(CT__CAST_LOOP)
 #undef CT__CAST_LOOP
 
-/* ct__cast_loops[src][dst], indexed by ct_dtype (CT_DEFAULT's row and column unused). */
-#define CT__CAST_ENTRY(dst, DDT, src) ct__cast_##src##_##dst,
-#define CT__CAST_ROW(src, SDT, _) {NULL, CT__DTYPES_B(CT__CAST_ENTRY, src)},
-static const ct__loop_fn ct__cast_loops[CT_NUM_DTYPES][CT_NUM_DTYPES] = {
-    {NULL}, CT__DTYPES_A(CT__CAST_ROW, _)};
-#undef CT__CAST_ROW
-#undef CT__CAST_ENTRY
+/* Any pair: each element loaded to int64 or double (exact) and stored from it. */
+static void ct__cast_wide(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const ct__cast_dtypes *c = (const ct__cast_dtypes *)ctx;
+    if (ct_dtype_is_floating(c->src)) {
+        for (int64_t i = 0; i < n; i++)
+            ct__write_f64(data[0] + i * strides[0], c->dst, ct__read_f64(data[1] + i * strides[1], c->src));
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            ct__write_i64(data[0] + i * strides[0], c->dst, ct__read_i64(data[1] + i * strides[1], c->src));
+    }
+}
+
+/* The converting copy from src to dst (ctx: their ct__cast_dtypes). */
+static ct__loop_fn ct__cast_loop(ct_dtype src, ct_dtype dst)
+{
+#define CT__CAST_CASE(dst, DDT, src) \
+    case CT__DT_##src * CT_NUM_DTYPES + DDT: return ct__cast_##src##_##dst;
+    switch ((int)src * CT_NUM_DTYPES + (int)dst) {
+        CT__CAST_OWN(CT__CAST_CASE)
+    default: return ct__cast_wide;
+    }
+#undef CT__CAST_CASE
+}
 
 /* float32 and float64 to bfloat16 on contiguous data: PyTorch's vectorised
  * loop writes NaN as 0xffff where its scalar loop (and the one above) writes
  * 0x7fc0; for float64 the vector loop covers whole blocks of 16 elements of
- * each call. ctx is the source dtype. */
+ * each call. */
 static void ct__cast_to_bf16_vectorised(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
-    ct_dtype src = *(const ct_dtype *)ctx;
-    ct__cast_loops[src][CT_BF16](data, strides, n, NULL);
+    ct_dtype src = ((const ct__cast_dtypes *)ctx)->src;
+    ct__cast_loop(src, CT_BF16)(data, strides, n, ctx);
     if (strides[0] != 2 || strides[1] != (int64_t)ct_dtype_size(src)) return;
     int64_t vec = src == CT_F64 ? n - n % 16 : n;
     uint16_t *d = (uint16_t *)data[0];
@@ -88,10 +121,10 @@ static void ct__cpu_copy(ct_tensor *dst, const ct_tensor *src, bool non_blocking
     ct__iter it;
     ct__iter_init(&it, 2, ops);
     ct__loop_fn fn = dst->dtype == src->dtype ? ct__copy_loop_for_size(ct__esize(dst))
-                                              : ct__cast_loops[src->dtype][dst->dtype];
-    ct_dtype src_dtype = src->dtype;
-    if (dst->dtype == CT_BF16 && (src_dtype == CT_F32 || src_dtype == CT_F64)) fn = ct__cast_to_bf16_vectorised;
-    ct__iter_parallel(&it, fn, &src_dtype);
+                                              : ct__cast_loop(src->dtype, dst->dtype);
+    ct__cast_dtypes dtypes = {src->dtype, dst->dtype};
+    if (dst->dtype == CT_BF16 && (src->dtype == CT_F32 || src->dtype == CT_F64)) fn = ct__cast_to_bf16_vectorised;
+    ct__iter_parallel(&it, fn, &dtypes);
 }
 
 /* Fill n elements of `size` bytes with the pattern in ctx. */
@@ -127,8 +160,6 @@ static void ct__cpu_fill(ct_tensor *dst, const void *elem)
     ct__iter_init(&it, 1, ops);
     ct__iter_parallel(&it, fn, (void *)elem);
 }
-
-static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt) { return ct__cpu_pointwise_loop(op, dt) != NULL; }
 
 static int ct__cpu_device_count(void) { return 1; }
 static void ct__cpu_synchronize(int device_index) { (void)device_index; }

@@ -307,3 +307,34 @@ static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ct
 #endif
     if (n > 0) fn(0, n, ctx);
 }
+
+/* ---------------------------------------------------------------- widened dtypes */
+
+#define CT__WIDENED(X) X(u8) X(i8) X(i16) X(i32) X(f16) X(bf16)
+
+static void ct__load_widened(ct_dtype dt, const char *p, int64_t s, int64_t n, void *w)
+{
+    switch (dt) {
+#define CT__WIDEN(dt)                                                                            \
+    case CT__DT_##dt:                                                                            \
+        for (int64_t k = 0; k < n; k++) ((CT__KFT(dt) *)w)[k] = CT__KL_##dt(*(const CT__KT_##dt *)(p + k * s)); \
+        break;
+        CT__WIDENED(CT__WIDEN)
+#undef CT__WIDEN
+    default: break;
+    }
+}
+
+static void ct__store_narrowed(ct_dtype dt, const void *w, char *p, int64_t s, int64_t n)
+{
+    switch (dt) {
+#define CT__NARROW(dt)                                                                           \
+    case CT__DT_##dt:                                                                            \
+        for (int64_t k = 0; k < n; k++) *(CT__KT_##dt *)(p + k * s) = CT__KS_##dt(((const CT__KFT(dt) *)w)[k]); \
+        break;
+        CT__WIDENED(CT__NARROW)
+#undef CT__NARROW
+    default: break;
+    }
+}
+#undef CT__WIDENED

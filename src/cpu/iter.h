@@ -83,3 +83,12 @@ static void ct__std_sort_values(ct__sort_kv *first, ct__sort_kv *last, uint64_t 
  * k is large and sorted is false (std::partial_sort, or std::nth_element and
  * std::sort). */
 static void ct__std_topk(ct__sort_kv *kv, int64_t n, int64_t k, bool sorted);
+
+/* The rare dtypes (uint8, int8, int16, int32, float16, bfloat16) have few
+ * loops of their own: most kernels run the loop of the type they widen to,
+ * exactly (int64 for the integers, float for float16 and bfloat16), on
+ * operands widened a chunk at a time. w[k] = element k of n at p (dtype dt,
+ * byte stride s) widened; the store is its inverse, element k of n at p =
+ * w[k] stored as dtype dt stores it (integers wrap, floats round). */
+static void ct__load_widened(ct_dtype dt, const char *p, int64_t s, int64_t n, void *w);
+static void ct__store_narrowed(ct_dtype dt, const void *w, char *p, int64_t s, int64_t n);

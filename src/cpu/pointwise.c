@@ -142,8 +142,40 @@
         }                                                                                        \
     }
 
-#define CT__DEFINE_LOOPS(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, )
-#define CT__DEFINE_LOOPS_H(name, kind, group) CT__KD_##group(CT__##kind##_LOOP, name, h)
+/* Loops of their own exist for the dtypes training runs on: bool, int64,
+ * float32 and float64. The rare dtypes run those loops on their operands
+ * widened a chunk at a time (ct__k_widened below): the narrow integers
+ * int64's loop, float16 and bfloat16 float32's, or f32h, the float loop of
+ * the h flavour, for the ops that have one. Each loop calls the formula of the
+ * same flavour on the same values as a loop of the dtype would, so every bit
+ * is as it would be, and the compiler builds a third of the loops. Two
+ * kinds keep float16 and bfloat16 loops of their own: the vector-math ops
+ * (CT__VM_BLOCK counts elements of the storage type) and where (it copies
+ * bits, which float16 and bfloat16 NaN payloads would not survive through
+ * float). */
+#define CT__KT_f32h float
+#define CT__KF_f32h h
+#define CT__KL_f32h(v) (v)
+#define CT__KS_f32h(v) (v)
+#define CT__DT_f32h CT_NUM_DTYPES /* (a loop key, no dtype) */
+#define CT__OWN_INTS(X, op, h) X(op, i64)
+#define CT__OWN_FLOATS(X, op, h) X(op, f32) X(op, f64) CT__OWN_F32##h(X, op)
+#define CT__OWN_F32(X, op)
+#define CT__OWN_F32h(X, op) X(op, f32h)
+#define CT__OWN_NUMERIC(X, op, h) CT__OWN_INTS(X, op, h) CT__OWN_FLOATS(X, op, h)
+#define CT__OWN_ALL(X, op, h) X(op, b8) CT__OWN_NUMERIC(X, op, h)
+#define CT__OWN_INTS_BOOL(X, op, h) X(op, b8) CT__OWN_INTS(X, op, h)
+/* X(op, dt) for each loop of its own of an op of this kind and dtype group */
+#define CT__OWN_UNARY(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_UNARY_BOOL(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_UNARY_VM(X, op, group, h) CT__OWN_##group(X, op, h) X(op, f16) X(op, bf16)
+#define CT__OWN_BINARY(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_BINARY_BOOL(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_TERNARY(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_WHERE(X, op, group, h) CT__OWN_##group(X, op, h) X(op, f16) X(op, bf16)
+
+#define CT__DEFINE_LOOPS(name, kind, group) CT__OWN_##kind(CT__##kind##_LOOP, name, group, )
+#define CT__DEFINE_LOOPS_H(name, kind, group) CT__OWN_##kind(CT__##kind##_LOOP, name, group, h)
 CT__POINTWISE_KERNELS(CT__DEFINE_LOOPS, CT__DEFINE_LOOPS_H)
 CT__DEFINE_LOOPS_H(add_alpha, BINARY, ALL)
 CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
@@ -152,14 +184,19 @@ CT__DEFINE_LOOPS_H(sub_alpha, BINARY, NUMERIC)
 
 #define CT__KCASE(name, dt) case CT__DT_##dt: return ct__k_##name##_##dt;
 
-/* The CPU loop of op for operands of dtype dt, or NULL when there is none. */
-static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, ct_dtype dt)
+/* The loop of its own of op (its add_alpha or sub_alpha loop when alpha) for
+ * key, a dtype or CT__DT_f32h, or NULL when there is none. */
+static ct__loop_fn ct__cpu_own_loop(ct__op op, bool alpha, int key)
 {
+    if (alpha) {
+        if (op == CT__OP_add) switch (key) { CT__OWN_ALL(CT__KCASE, add_alpha, h) default: return NULL; }
+        switch (key) { CT__OWN_NUMERIC(CT__KCASE, sub_alpha, h) default: return NULL; }
+    }
     switch (op) {
 #define CT__KCASES(name, kind, group) \
-    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, ) default: return NULL; }
+    case CT__OP_##name: switch (key) { CT__OWN_##kind(CT__KCASE, name, group, ) default: return NULL; }
 #define CT__KCASES_H(name, kind, group) \
-    case CT__OP_##name: switch (dt) { CT__KD_##group(CT__KCASE, name, h) default: return NULL; }
+    case CT__OP_##name: switch (key) { CT__OWN_##kind(CT__KCASE, name, group, h) default: return NULL; }
         CT__POINTWISE_KERNELS(CT__KCASES, CT__KCASES_H)
 #undef CT__KCASES_H
 #undef CT__KCASES
@@ -167,12 +204,62 @@ static ct__loop_fn ct__cpu_pointwise_loop(ct__op op, ct_dtype dt)
     }
 }
 
-/* The add_alpha or sub_alpha loop for dtype dt. */
-static ct__loop_fn ct__cpu_alpha_loop(ct__op op, ct_dtype dt)
+/* The CPU loop that serves op for operands of dtype dt, or NULL when there is
+ * none; *widened tells whether it takes dt's operands widened (ct__k_widened). */
+static ct__loop_fn ct__cpu_pointwise_loop_of(ct__op op, bool alpha, ct_dtype dt, bool *widened)
 {
-    if (op == CT__OP_add) switch (dt) { CT__KD_ALL(CT__KCASE, add_alpha, h) default: break; }
-    else switch (dt) { CT__KD_NUMERIC(CT__KCASE, sub_alpha, h) default: break; }
-    return NULL;
+    ct__loop_fn own = ct__cpu_own_loop(op, alpha, dt);
+    *widened = own == NULL;
+    if (own) return own;
+    if (dt == CT_U8 || dt == CT_I8 || dt == CT_I16 || dt == CT_I32) return ct__cpu_own_loop(op, alpha, CT_I64);
+    if (dt != CT_F16 && dt != CT_BF16) return NULL;
+    ct__loop_fn h = ct__cpu_own_loop(op, alpha, CT__DT_f32h);
+    return h ? h : ct__cpu_own_loop(op, alpha, CT_F32);
+}
+
+/* Whether the CPU has op's loop for dtype dt (the backend's has_pointwise). */
+static bool ct__cpu_has_pointwise(ct__op op, ct_dtype dt)
+{
+    bool widened;
+    return ct__cpu_pointwise_loop_of(op, false, dt, &widened) != NULL;
+}
+
+/* ct__k_widened's context: the loop it runs and which operands it widens */
+typedef struct ct__widened_run {
+    ct__loop_fn loop;
+    const ct__op_args *args;
+    ct_dtype dt;
+    int nops;
+    bool widen[4]; /* operand i is of dtype dt (a condition or a bool result is not) */
+} ct__widened_run;
+
+/* Runs w->loop on chunks of the run with the operands of dtype w->dt widened
+ * to the loop's type, then narrows the result back: a broadcast number stays
+ * one element, with stride 0. */
+static void ct__k_widened(char **d, const int64_t *s, int64_t n, void *ctx)
+{
+    enum { CHUNK = 256 };
+    const ct__widened_run *w = (const ct__widened_run *)ctx;
+    const int64_t ws = w->dt == CT_F16 || w->dt == CT_BF16 ? (int64_t)sizeof(float) : (int64_t)sizeof(int64_t);
+    int64_t buf[4][CHUNK]; /* (room for CHUNK of either type) */
+    for (int64_t at = 0; at < n; at += CHUNK) {
+        const int64_t m = n - at < CHUNK ? n - at : (int64_t)CHUNK;
+        char *wd[4];
+        int64_t wstr[4];
+        for (int i = 0; i < w->nops; i++) {
+            char *p = d[i] + at * s[i];
+            if (!w->widen[i]) {
+                wd[i] = p;
+                wstr[i] = s[i];
+                continue;
+            }
+            wd[i] = (char *)buf[i];
+            wstr[i] = i > 0 && s[i] == 0 ? 0 : ws;
+            if (i > 0) ct__load_widened(w->dt, p, s[i], wstr[i] ? m : 1, buf[i]);
+        }
+        w->loop(wd, wstr, m, (void *)w->args);
+        if (w->widen[0]) ct__store_narrowed(w->dt, buf[0], d[0] + at * s[0], s[0], m);
+    }
 }
 
 static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const *inputs, const ct__op_args *args)
@@ -181,16 +268,25 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     const ct_tensor *ops[4] = {out, inputs[0], n > 1 ? inputs[1] : NULL, n > 2 ? inputs[2] : NULL};
     /* the last input has the data dtype (where's first is its condition) */
     ct_dtype dt = inputs[n - 1]->dtype;
-    bool alpha = args->alpha != 1 || args->alpha_i != 1;
-    ct__loop_fn fn = (op == CT__OP_add || op == CT__OP_sub) && alpha ? ct__cpu_alpha_loop(op, dt)
-                                                                      : ct__cpu_pointwise_loop(op, dt);
+    bool alpha = (op == CT__OP_add || op == CT__OP_sub) && (args->alpha != 1 || args->alpha_i != 1);
+    ct__widened_run w = {NULL, args, dt, 1 + n, {false, false, false, false}};
+    bool widened;
+    ct__loop_fn fn = ct__cpu_pointwise_loop_of(op, alpha, dt, &widened);
+    void *ctx = (void *)args;
+    if (widened) {
+        w.loop = fn;
+        for (int i = 0; i < 1 + n; i++) w.widen[i] = ops[i]->dtype == dt;
+        w.widen[1] &= op != CT__OP_where; /* (where's loops read its condition as bytes) */
+        fn = ct__k_widened;
+        ctx = &w;
+    }
     if (args->alike) {
-        ct__iter_run_alike(1 + n, ops, fn, (void *)args);
+        ct__iter_run_alike(1 + n, ops, fn, ctx);
         return;
     }
     ct__iter it; /* (the flat form fills only what one loop reads: not zeroed, it is large) */
     if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
-    ct__iter_parallel(&it, fn, (void *)args);
+    ct__iter_parallel(&it, fn, ctx);
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

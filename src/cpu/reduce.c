@@ -579,14 +579,6 @@ CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
 #define CT__FAST_MIN_bf16(x, n, v) ct__extreme_bf16(x, n, false, v)
 #define CT__FAST_MAX_b8 CT__NO_FAST
 #define CT__FAST_MIN_b8 CT__NO_FAST
-#define CT__FAST_MAX_u8 CT__NO_FAST
-#define CT__FAST_MIN_u8 CT__NO_FAST
-#define CT__FAST_MAX_i8 CT__NO_FAST
-#define CT__FAST_MIN_i8 CT__NO_FAST
-#define CT__FAST_MAX_i16 CT__NO_FAST
-#define CT__FAST_MIN_i16 CT__NO_FAST
-#define CT__FAST_MAX_i32 CT__NO_FAST
-#define CT__FAST_MIN_i32 CT__NO_FAST
 #define CT__FAST_MAX_i64 CT__NO_FAST
 #define CT__FAST_MIN_i64 CT__NO_FAST
 
@@ -648,10 +640,6 @@ CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
 #define CT__NZ_INT(x) ((x) != 0)
 #define CT__NZ_HALF(x) (((x) & 0x7fff) != 0)
 #define CT__NZ_b8 CT__NZ_INT
-#define CT__NZ_u8 CT__NZ_INT
-#define CT__NZ_i8 CT__NZ_INT
-#define CT__NZ_i16 CT__NZ_INT
-#define CT__NZ_i32 CT__NZ_INT
 #define CT__NZ_i64 CT__NZ_INT
 #define CT__NZ_f16 CT__NZ_HALF
 #define CT__NZ_bf16 CT__NZ_HALF
@@ -659,10 +647,6 @@ CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
 #define CT__NZ_f64 CT__NZ_INT
 /* Order an element by: its value as float for float16 and bfloat16. */
 #define CT__KEY_b8(x) (x)
-#define CT__KEY_u8(x) (x)
-#define CT__KEY_i8(x) (x)
-#define CT__KEY_i16(x) (x)
-#define CT__KEY_i32(x) (x)
 #define CT__KEY_i64(x) (x)
 #define CT__KEY_f16(x) ct__f16_to_float(x)
 #define CT__KEY_bf16(x) ct__bf16_to_float(x)
@@ -697,59 +681,93 @@ CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
     {                                                                                                     \
         return (CT__KEY_##name(x) < CT__KEY_##name(a) || CT__KEY_##name(x) != CT__KEY_##name(x)) ? x : a; \
     }
-CT__OPS_FOR(b8)
-CT__OPS_FOR(u8)
-CT__OPS_FOR(i8)
-CT__OPS_FOR(i16)
-CT__OPS_FOR(i32)
-CT__OPS_FOR(i64)
-CT__OPS_FOR(f16)
-CT__OPS_FOR(bf16)
-CT__OPS_FOR(f32)
-CT__OPS_FOR(f64)
-CT__DTYPES_A(CT__ALL_LOOPS, _)
+/* The order-free loops of their own: bool's, int64's and the floating
+ * dtypes'. The narrow integers run int64's on their input widened (below). */
+#define CT__FREE_DTYPES(X) X(b8, CT_BOOL, _) X(i64, CT_I64, _) X(f16, CT_F16, _) X(bf16, CT_BF16, _) \
+    X(f32, CT_F32, _) X(f64, CT_F64, _)
+#define CT__OPS_FOR_DT(name, DT, _) CT__OPS_FOR(name)
+CT__FREE_DTYPES(CT__OPS_FOR_DT)
+#undef CT__OPS_FOR_DT
+CT__FREE_DTYPES(CT__ALL_LOOPS)
 #define CT__INT_LOOPS(name)                                                                               \
     CT__FREE_LOOP(ct__rsum_##name, ct__##name##_t, int64_t, CT__OP_ADD, CT__AS_I64, CT__OP_ADD, CT__NO_FAST) \
     CT__FREE_LOOP(ct__rprod_##name, ct__##name##_t, int64_t, CT__OP_MUL, CT__AS_I64, CT__OP_MUL, CT__NO_FAST)
 CT__INT_LOOPS(b8)
-CT__INT_LOOPS(u8)
-CT__INT_LOOPS(i8)
-CT__INT_LOOPS(i16)
-CT__INT_LOOPS(i32)
 CT__INT_LOOPS(i64)
 
-/* The loop of an order-free op for input dtype dt. */
-static ct__loop2d ct__free_loop(ct__rop op, ct_dtype dt)
+/* An order-free op on a narrow integer dtype (uint8, int8, int16, int32):
+ * int64's loop on the input widened a chunk at a time, which gives the same
+ * results (sums and products wrap alike in int64; the extremes of the
+ * widened values are the values). The extremes' output, of the input's
+ * dtype, is widened and narrowed with it; the others' is bool or int64. */
+typedef struct ct__free_widened {
+    ct__loop2d loop; /* int64's */
+    ct_dtype dt;
+    bool out_widened;
+} ct__free_widened;
+
+static void ct__free_widened_loop(char *out, const char *in, const int64_t *s, int64_t n0, int64_t n1, void *ctx)
 {
-#define CT__CASE_INT(name, DT)                                                                            \
-    case DT: return op == CT__ROP_SUM ? ct__rsum_##name : ct__rprod_##name;
+    enum { CHUNK = 256 };
+    const ct__free_widened *w = (const ct__free_widened *)ctx;
+    int64_t x[CHUNK], o[CHUNK];
+    for (int64_t j = 0; j < n1; j++) {
+        for (int64_t at = 0; at < n0; at += CHUNK) {
+            const int64_t m = CT__MIN((int64_t)CHUNK, n0 - at);
+            char *op = out + j * s[2] + at * s[0];
+            ct__load_widened(w->dt, in + j * s[3] + at * s[1], s[1], m, x);
+            if (!w->out_widened) {
+                const int64_t ws[4] = {s[0], sizeof x[0], 0, 0};
+                w->loop(op, (const char *)x, ws, m, 1, NULL);
+                continue;
+            }
+            const int64_t no = s[0] == 0 ? 1 : m; /* one accumulator, or an output per element */
+            const int64_t ws[4] = {s[0] == 0 ? 0 : (int64_t)sizeof o[0], sizeof x[0], 0, 0};
+            ct__load_widened(w->dt, op, s[0], no, o);
+            w->loop((char *)o, (const char *)x, ws, m, 1, NULL);
+            ct__store_narrowed(w->dt, o, op, s[0], no);
+        }
+    }
+}
+
+/* The loop of an order-free op for input dtype dt, and its context: NULL,
+ * or *w filled for the narrow integers' widening loop. */
+static ct__loop2d ct__free_loop(ct__rop op, ct_dtype dt, ct__free_widened *w, void **ctx)
+{
 #define CT__CASE_ALL(name, DT, _)                                                                         \
     case DT:                                                                                              \
         return op == CT__ROP_ALL ? ct__rall_##name : op == CT__ROP_ANY ? ct__rany_##name                  \
              : op == CT__ROP_COUNT ? ct__rcount_##name : op == CT__ROP_MAX ? ct__rmax_##name : ct__rmin_##name;
+    *ctx = NULL;
+    if (dt == CT_U8 || dt == CT_I8 || dt == CT_I16 || dt == CT_I32) {
+        void *unused;
+        w->loop = ct__free_loop(op, CT_I64, w, &unused);
+        w->dt = dt;
+        w->out_widened = op == CT__ROP_MAX || op == CT__ROP_MIN;
+        *ctx = w;
+        return ct__free_widened_loop;
+    }
     if (op == CT__ROP_SUM || op == CT__ROP_PROD) {
-        switch (dt) {
-            CT__CASE_INT(b8, CT_BOOL) CT__CASE_INT(u8, CT_U8) CT__CASE_INT(i8, CT_I8) CT__CASE_INT(i16, CT_I16)
-            CT__CASE_INT(i32, CT_I32) default: return op == CT__ROP_SUM ? ct__rsum_i64 : ct__rprod_i64;
-        }
+        if (dt == CT_BOOL) return op == CT__ROP_SUM ? ct__rsum_b8 : ct__rprod_b8;
+        return op == CT__ROP_SUM ? ct__rsum_i64 : ct__rprod_i64;
     }
     switch (dt) {
-        CT__DTYPES_A(CT__CASE_ALL, _)
+        CT__FREE_DTYPES(CT__CASE_ALL)
     default: return NULL;
     }
-#undef CT__CASE_INT
 #undef CT__CASE_ALL
 }
 
 /* How partial results of an order-free op are combined: counts add up. */
-static ct__loop2d ct__combine_loop(ct__rop op, ct_dtype out_dtype)
+static ct__loop2d ct__combine_loop(ct__rop op, ct_dtype out_dtype, ct__free_widened *w, void **ctx)
 {
-    return ct__free_loop(op == CT__ROP_COUNT ? CT__ROP_SUM : op, op == CT__ROP_COUNT ? CT_I64 : out_dtype);
+    return ct__free_loop(op == CT__ROP_COUNT ? CT__ROP_SUM : op, op == CT__ROP_COUNT ? CT_I64 : out_dtype, w, ctx);
 }
 
 typedef struct ct__split_job {
     const ct__rplan *p;
     ct__loop2d fn;
+    void *ctx;
     uint64_t *slots; /* one partial output per chunk, starting as the identity */
     int64_t chunk;
 } ct__split_job;
@@ -767,7 +785,7 @@ static void ct__split_run(int64_t b, int64_t e, void *ctx)
         ct__rjob job;
         job.p = &sub;
         job.fn = j->fn;
-        job.ctx = NULL;
+        job.ctx = j->ctx;
         job.first_kept = sub.ndim;
         ct__rjob_outer(0, 1, &job);
     }
@@ -777,24 +795,28 @@ static void ct__split_run(int64_t b, int64_t e, void *ctx)
  * partial results in parallel, which are then combined. */
 static void ct__run_free(const ct__rplan *p, ct__rop op, ct_dtype in_dtype, ct_dtype out_dtype)
 {
-    ct__loop2d fn = ct__free_loop(op, in_dtype);
+    ct__free_widened w;
+    void *ctx;
+    ct__loop2d fn = ct__free_loop(op, in_dtype, &w, &ctx);
     int last = p->ndim - 1;
     int64_t chunks = CT__MIN(p->shape[last], (p->numel + CT__GRAIN - 1) / CT__GRAIN);
     uint64_t *slots = p->nred == p->ndim && chunks > 1 ? (uint64_t *)CT_MALLOC((size_t)chunks * 8) : NULL;
     if (!slots) {
-        ct__rplan_run(p, fn, NULL);
+        ct__rplan_run(p, fn, ctx);
         return;
     }
     ct__split_job j;
     j.p = p;
     j.fn = fn;
+    j.ctx = ctx;
     j.slots = slots;
     j.chunk = (p->shape[last] + chunks - 1) / chunks;
     chunks = (p->shape[last] + j.chunk - 1) / j.chunk;
     for (int64_t c = 0; c < chunks; c++) memcpy(&slots[c], p->out, ct_dtype_size(out_dtype));
     ct__parallel_for(chunks, 1, ct__split_run, &j);
     int64_t s[4] = {0, 8, 0, 0};
-    ct__combine_loop(op, out_dtype)(p->out, (const char *)slots, s, chunks, 1, NULL);
+    ct__loop2d combine = ct__combine_loop(op, out_dtype, &w, &ctx);
+    combine(p->out, (const char *)slots, s, chunks, 1, ctx);
     CT_FREE(slots);
 }
 
