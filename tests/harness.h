@@ -30,6 +30,10 @@ bool ct_test_on_device(void);
 
 #define RUN(fn) ct_test_run(#fn, fn)
 #define SKIP(fn, why) ct_test_skip(#fn, why)
+/* Whether op is one of ops (NULL-terminated) in a Windows build, whose libm
+ * (mingw-w64's) does not give glibc's last bits that goldens hold; false
+ * elsewhere. */
+bool ct_test_libm_bits_differ(const char *op, const char *const *ops);
 /* Whether this run puts the tests' tensors on cuda:0 (CTORCH_TEST_DEVICE=cuda). */
 bool ct_test_on_cuda(void);
 /* A test that cannot run on Windows (it needs symbolic links, file size

@@ -396,14 +396,8 @@ static void run_case(const gcase *c)
  * builds do not get from mingw-w64's libm: hypot's, mish's and polygamma's. */
 static bool holds_glibc_bits(const char *op)
 {
-#ifdef _WIN32
-    const char *const ops[] = {"hypot", "mish", "polygamma"};
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-        if (!strcmp(op, ops[i])) return true;
-#else
-    (void)op;
-#endif
-    return false;
+    static const char *const ops[] = {"hypot", "mish", "polygamma", NULL};
+    return ct_test_libm_bits_differ(op, ops);
 }
 
 static void test_golden_gradients(void)

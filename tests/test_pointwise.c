@@ -460,14 +460,8 @@ static void check_inplace(const op_entry *op, const call_args *c, const ct_tenso
  * get from mingw-w64's libm: acosh's, erfc's, lgamma's and pow's. */
 static bool holds_glibc_bits(const char *op)
 {
-#ifdef _WIN32
-    const char *const ops[] = {"acosh", "erfc", "lgamma", "pow"};
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-        if (!strcmp(op, ops[i])) return true;
-#else
-    (void)op;
-#endif
-    return false;
+    static const char *const ops[] = {"acosh", "erfc", "lgamma", "pow", NULL};
+    return ct_test_libm_bits_differ(op, ops);
 }
 static int glibc_bits_cases;
 
