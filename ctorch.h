@@ -97,6 +97,8 @@
  *    CTORCH_OPENBLAS         GEMM through OpenBLAS's cblas; LU, Cholesky, QR,
  *                            eigh, SVD, eig and lstsq's gels/gelsy through its
  *                            LAPACK, PyTorch's routines (link -lopenblas)
+ *    CTORCH_PTHREADS         on Windows, ctorch's threads on POSIX threads
+ *                            (winpthreads) rather than Windows' own
  *    -fopenmp                parallel kernels
  *
  *    ctorch is C11 and compiles as C++17; it needs the C math library (-lm).
@@ -5478,9 +5480,8 @@ static void ct__write_i64(void *p, ct_dtype dt, int64_t v);
  * Windows' primitives used: SRWLOCK (statically initialisable, as
  * PTHREAD_MUTEX_INITIALIZER is), CONDITION_VARIABLE, _beginthreadex (the C
  * runtime's per-thread state is set up, as CreateThread does not),
- * InitOnceExecuteOnce, and fiber-local storage, whose callback runs at a
- * thread's exit while its thread-locals are still there (Windows' own
- * thread-exit callbacks for DLLs and TLS come later). */
+ * InitOnceExecuteOnce, and fiber-local storage (FlsAlloc's keys are
+ * Windows' only ones with a destructor run at a thread's exit). */
 
 #if defined(_WIN32) && !defined(CTORCH_PTHREADS)
 #define CT__WIN32_THREADS 1
@@ -5668,8 +5669,9 @@ static inline void ct__call_once(ct__once *once, void (*fn)(void)) { pthread_onc
 /* ---------------------------------------------------------------- values freed at thread exit */
 
 /* A key whose value, set per thread, is passed to the key's destructor when
- * that thread exits (not the process's last thread: the process ends). The
- * destructor is declared CT__AT_EXIT, Windows' calling convention for it. */
+ * that thread exits (POSIX: not for the thread that ends the process;
+ * Windows runs it for that one too, as the process ends). The destructor is
+ * declared CT__AT_EXIT, Windows' calling convention for it. */
 #ifdef CT__WIN32_THREADS
 typedef DWORD ct__exit_key;
 #define CT__AT_EXIT WINAPI

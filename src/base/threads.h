@@ -11,9 +11,8 @@
  * Windows' primitives used: SRWLOCK (statically initialisable, as
  * PTHREAD_MUTEX_INITIALIZER is), CONDITION_VARIABLE, _beginthreadex (the C
  * runtime's per-thread state is set up, as CreateThread does not),
- * InitOnceExecuteOnce, and fiber-local storage, whose callback runs at a
- * thread's exit while its thread-locals are still there (Windows' own
- * thread-exit callbacks for DLLs and TLS come later). */
+ * InitOnceExecuteOnce, and fiber-local storage (FlsAlloc's keys are
+ * Windows' only ones with a destructor run at a thread's exit). */
 
 #if defined(_WIN32) && !defined(CTORCH_PTHREADS)
 #define CT__WIN32_THREADS 1
@@ -201,8 +200,9 @@ static inline void ct__call_once(ct__once *once, void (*fn)(void)) { pthread_onc
 /* ---------------------------------------------------------------- values freed at thread exit */
 
 /* A key whose value, set per thread, is passed to the key's destructor when
- * that thread exits (not the process's last thread: the process ends). The
- * destructor is declared CT__AT_EXIT, Windows' calling convention for it. */
+ * that thread exits (POSIX: not for the thread that ends the process;
+ * Windows runs it for that one too, as the process ends). The destructor is
+ * declared CT__AT_EXIT, Windows' calling convention for it. */
 #ifdef CT__WIN32_THREADS
 typedef DWORD ct__exit_key;
 #define CT__AT_EXIT WINAPI
