@@ -5536,7 +5536,7 @@ static inline void ct__cond_broadcast(ct__cond *c) { pthread_cond_broadcast(c); 
 
 /* ---------------------------------------------------------------- deadlines */
 
-/* A moment `seconds` from now, for ct__cond_wait_until. */
+/* A moment `seconds` (>= 0) from now, for ct__cond_wait_until. */
 #ifdef CT__WIN32_THREADS
 typedef struct ct__deadline {
     ULONGLONG ms; /* GetTickCount64's clock */
@@ -5670,8 +5670,8 @@ static inline void ct__call_once(ct__once *once, void (*fn)(void)) { pthread_onc
 
 /* A key whose value, set per thread, is passed to the key's destructor when
  * that thread exits (POSIX: not for the thread that ends the process;
- * Windows runs it for that one too, as the process ends). The destructor is
- * declared CT__AT_EXIT, Windows' calling convention for it. */
+ * Windows may run it for that one too, as the process ends). The destructor
+ * is declared CT__AT_EXIT, Windows' calling convention for it. */
 #ifdef CT__WIN32_THREADS
 typedef DWORD ct__exit_key;
 #define CT__AT_EXIT WINAPI
