@@ -270,10 +270,15 @@ cross-test: ctorch.h
 
 # -mfma: mingw-w64's fma() and fmaf() round twice, where PyTorch's kernels
 # (and ctorch's, to give their bits) fuse. WINEDEBUG=-all keeps wine's own
-# diagnostics out of the tests' output.
+# diagnostics out of the tests' output. ctorch's threads are Windows' own
+# there; MINGW_THREADS=pthreads builds them on winpthreads (CTORCH_PTHREADS)
+# in build-mingw-pthreads.
+MINGW_THREADS ?= windows
+MINGW_PTHREADS := $(filter pthreads,$(MINGW_THREADS))
 test-mingw:
 	@WINEPREFIX=$(CURDIR)/build-mingw/wineprefix WINEDEBUG=-all $(MAKE) --no-print-directory cross-test \
-	    BUILD=build-mingw EXE=.exe CC=$(MINGW_CC) OPT="-O2 -mfma" ZLIB=0 CUDA=0 LDFLAGS="-fopenmp -static" \
+	    BUILD=build-mingw$(MINGW_PTHREADS:%=-%) EXE=.exe CC=$(MINGW_CC) OPT="-O2 -mfma $(MINGW_PTHREADS:%=-DCTORCH_PTHREADS)" \
+	    ZLIB=0 CUDA=0 LDFLAGS="-fopenmp -static" \
 	    RUN="$(WINE)" SUITES="$(filter-out $(CROSS_LEFT_OUT) $(MINGW_LEFT_OUT),$(ALL_SUITES))"
 
 test-aarch64:
@@ -414,4 +419,4 @@ bench-dist: ctorch.h ctorch_dist.h
 	-/usr/bin/python3 bench/dist/gloo_allreduce.py $(NP)
 
 clean:
-	rm -rf build build-asan build-blas build-tsan build-fuzz build-mingw build-aarch64
+	rm -rf build build-asan build-blas build-tsan build-fuzz build-mingw build-mingw-pthreads build-aarch64

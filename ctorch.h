@@ -97,6 +97,8 @@
  *    CTORCH_OPENBLAS         GEMM through OpenBLAS's cblas; LU, Cholesky, QR,
  *                            eigh, SVD, eig and lstsq's gels/gelsy through its
  *                            LAPACK, PyTorch's routines (link -lopenblas)
+ *    CTORCH_PTHREADS         on Windows, ctorch's threads on POSIX threads
+ *                            (winpthreads) rather than Windows' own
  *    -fopenmp                parallel kernels
  *
  *    ctorch is C11 and compiles as C++17; it needs the C math library (-lm).
@@ -3594,9 +3596,12 @@ inline ct_shape ct_shape_of(std::initializer_list<int64_t> sizes)
 #elif defined(__GNUC__) || defined(__clang__)
 #define CT__HD
 #define CT__ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
+#elif defined(_MSC_VER)
 #define CT__HD
 #define CT__ALWAYS_INLINE static __forceinline
+#else
+#define CT__HD
+#define CT__ALWAYS_INLINE static inline
 #endif
 #if defined(__GNUC__) || defined(__clang__)
 #define CT__LIKELY(x) __builtin_expect(!!(x), 1)
@@ -5468,12 +5473,11 @@ CTORCH_API const ct_backend *ct_backend_get(ct_device_type type);
 
 /* ==================== base/internal.h ==================== */
 // >>base/internal.h
-/* Private to the implementation: system headers, allocator hooks, threads,
+/* Private to the implementation: system headers, allocator hooks,
  * atomics, error helpers and the per-dtype element conversions. */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -5502,10 +5506,8 @@ CTORCH_API const ct_backend *ct_backend_get(ct_device_type type);
 #endif
 
 #ifdef __cplusplus
-#define CT__TLS thread_local
 #define CT__RESTRICT __restrict
 #else
-#define CT__TLS _Thread_local
 #define CT__RESTRICT restrict
 #endif
 
@@ -5611,6 +5613,238 @@ static int64_t ct__read_i64(const void *p, ct_dtype dt);
 /* Write a double to an element of any dtype with c10::convert's rules. */
 static void ct__write_f64(void *p, ct_dtype dt, double v);
 static void ct__write_i64(void *p, ct_dtype dt, int64_t v);
+
+/* ==================== base/threads.h ==================== */
+// >>base/threads.h
+/* Threads: the few primitives the implementation uses (a mutex, a condition
+ * variable with an optional deadline, a thread started and joined, a
+ * function run once, and a per-thread value freed when its thread exits),
+ * on POSIX threads or on Windows' own.
+ *
+ * Windows' are taken under _WIN32 unless the program defines
+ * CTORCH_PTHREADS: MSVC has no <pthread.h>, and a MinGW program needs no
+ * winpthreads for ctorch's own threads. CTORCH_PTHREADS keeps a MinGW
+ * build on winpthreads, as ctorch was before it had this layer.
+ *
+ * Windows' primitives used: SRWLOCK (statically initialisable, as
+ * PTHREAD_MUTEX_INITIALIZER is), CONDITION_VARIABLE, _beginthreadex (the C
+ * runtime's per-thread state is set up, as CreateThread does not),
+ * InitOnceExecuteOnce, and fiber-local storage (FlsAlloc's keys are
+ * Windows' only ones with a destructor run at a thread's exit). */
+
+#if defined(_WIN32) && !defined(CTORCH_PTHREADS)
+#define CT__WIN32_THREADS 1
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#include <process.h>
+#else
+#include <pthread.h>
+#endif
+
+/* A thread-local variable: MSVC's C has its own spelling. */
+#ifdef __cplusplus
+#define CT__TLS thread_local
+#elif defined(_MSC_VER)
+#define CT__TLS __declspec(thread)
+#else
+#define CT__TLS _Thread_local
+#endif
+
+/* ---------------------------------------------------------------- mutexes and condition variables */
+
+#ifdef CT__WIN32_THREADS
+typedef SRWLOCK ct__mutex;
+typedef CONDITION_VARIABLE ct__cond;
+#define CT__MUTEX_INIT SRWLOCK_INIT
+static inline void ct__mutex_init(ct__mutex *m) { InitializeSRWLock(m); }
+static inline void ct__mutex_destroy(ct__mutex *m) { (void)m; }
+static inline void ct__mutex_lock(ct__mutex *m) { AcquireSRWLockExclusive(m); }
+static inline void ct__mutex_unlock(ct__mutex *m) { ReleaseSRWLockExclusive(m); }
+static inline void ct__cond_init(ct__cond *c) { InitializeConditionVariable(c); }
+static inline void ct__cond_destroy(ct__cond *c) { (void)c; }
+static inline void ct__cond_wait(ct__cond *c, ct__mutex *m) { SleepConditionVariableSRW(c, m, INFINITE, 0); }
+static inline void ct__cond_broadcast(ct__cond *c) { WakeAllConditionVariable(c); }
+#else
+typedef pthread_mutex_t ct__mutex;
+typedef pthread_cond_t ct__cond;
+#define CT__MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
+static inline void ct__mutex_init(ct__mutex *m) { pthread_mutex_init(m, NULL); }
+static inline void ct__mutex_destroy(ct__mutex *m) { pthread_mutex_destroy(m); }
+static inline void ct__mutex_lock(ct__mutex *m) { pthread_mutex_lock(m); }
+static inline void ct__mutex_unlock(ct__mutex *m) { pthread_mutex_unlock(m); }
+static inline void ct__cond_init(ct__cond *c) { pthread_cond_init(c, NULL); }
+static inline void ct__cond_destroy(ct__cond *c) { pthread_cond_destroy(c); }
+static inline void ct__cond_wait(ct__cond *c, ct__mutex *m) { pthread_cond_wait(c, m); }
+static inline void ct__cond_broadcast(ct__cond *c) { pthread_cond_broadcast(c); }
+#endif
+
+/* ---------------------------------------------------------------- deadlines */
+
+/* A moment `seconds` (>= 0) from now, for ct__cond_wait_until. */
+#ifdef CT__WIN32_THREADS
+typedef struct ct__deadline {
+    ULONGLONG ms; /* GetTickCount64's clock */
+} ct__deadline;
+
+static inline ct__deadline ct__deadline_in(double seconds)
+{
+    ct__deadline d = {GetTickCount64() + (ULONGLONG)(seconds * 1e3)};
+    return d;
+}
+
+/* Wait on c until woken or d passes; false when it timed out. */
+static inline bool ct__cond_wait_until(ct__cond *c, ct__mutex *m, const ct__deadline *d)
+{
+    ULONGLONG now = GetTickCount64(), left = d->ms > now ? d->ms - now : 0;
+    DWORD ms = left < INFINITE ? (DWORD)left : INFINITE - 1;
+    return SleepConditionVariableSRW(c, m, ms, 0) || GetLastError() != ERROR_TIMEOUT;
+}
+#else
+typedef struct ct__deadline {
+    struct timespec ts; /* CLOCK_REALTIME, pthread_cond_timedwait's */
+} ct__deadline;
+
+static inline ct__deadline ct__deadline_in(double seconds)
+{
+    ct__deadline d;
+#ifdef TIME_UTC
+    timespec_get(&d.ts, TIME_UTC);
+#else /* msvcrt (MinGW's default C library) lacks C11's clock: winpthreads' timed waits use this one */
+    clock_gettime(CLOCK_REALTIME, &d.ts);
+#endif
+    double t = (double)d.ts.tv_sec + d.ts.tv_nsec * 1e-9 + seconds;
+    d.ts.tv_sec = (time_t)t;
+    d.ts.tv_nsec = (long)((t - (double)d.ts.tv_sec) * 1e9);
+    return d;
+}
+
+/* Wait on c until woken or d passes; false when it timed out. */
+static inline bool ct__cond_wait_until(ct__cond *c, ct__mutex *m, const ct__deadline *d)
+{
+    return pthread_cond_timedwait(c, m, &d->ts) == 0;
+}
+#endif
+
+/* ---------------------------------------------------------------- threads */
+
+/* A thread running fn(arg); the struct must stay put until ct__thread_join. */
+typedef struct ct__thread {
+    void (*fn)(void *);
+    void *arg;
+#ifdef CT__WIN32_THREADS
+    HANDLE handle;
+#else
+    pthread_t id;
+#endif
+} ct__thread;
+
+#ifdef CT__WIN32_THREADS
+static inline unsigned __stdcall ct__thread_entry(void *p)
+{
+    ct__thread *t = (ct__thread *)p;
+    t->fn(t->arg);
+    return 0;
+}
+
+/* Start fn(arg) on a new thread; false when the system refused. */
+static inline bool ct__thread_start(ct__thread *t, void (*fn)(void *), void *arg)
+{
+    t->fn = fn;
+    t->arg = arg;
+    t->handle = (HANDLE)_beginthreadex(NULL, 0, ct__thread_entry, t, 0, NULL);
+    return t->handle != NULL;
+}
+
+static inline void ct__thread_join(ct__thread *t)
+{
+    WaitForSingleObject(t->handle, INFINITE);
+    CloseHandle(t->handle);
+}
+#else
+static inline void *ct__thread_entry(void *p)
+{
+    ct__thread *t = (ct__thread *)p;
+    t->fn(t->arg);
+    return NULL;
+}
+
+/* Start fn(arg) on a new thread; false when the system refused. */
+static inline bool ct__thread_start(ct__thread *t, void (*fn)(void *), void *arg)
+{
+    t->fn = fn;
+    t->arg = arg;
+    return pthread_create(&t->id, NULL, ct__thread_entry, t) == 0;
+}
+
+static inline void ct__thread_join(ct__thread *t) { pthread_join(t->id, NULL); }
+#endif
+
+/* ---------------------------------------------------------------- once */
+
+#ifdef CT__WIN32_THREADS
+typedef INIT_ONCE ct__once;
+#define CT__ONCE_INIT INIT_ONCE_STATIC_INIT
+
+typedef struct ct__once_fn {
+    void (*fn)(void); /* (in a struct: a function pointer does not convert to void *) */
+} ct__once_fn;
+
+static inline BOOL CALLBACK ct__once_entry(PINIT_ONCE once, PVOID p, PVOID *context)
+{
+    (void)once, (void)context;
+    ((ct__once_fn *)p)->fn();
+    return TRUE;
+}
+
+/* fn() on the first call with this once, by one thread; the others wait for it. */
+static inline void ct__call_once(ct__once *once, void (*fn)(void))
+{
+    ct__once_fn f = {fn};
+    InitOnceExecuteOnce(once, ct__once_entry, &f, NULL);
+}
+#else
+typedef pthread_once_t ct__once;
+#define CT__ONCE_INIT PTHREAD_ONCE_INIT
+
+/* fn() on the first call with this once, by one thread; the others wait for it. */
+static inline void ct__call_once(ct__once *once, void (*fn)(void)) { pthread_once(once, fn); }
+#endif
+
+/* ---------------------------------------------------------------- values freed at thread exit */
+
+/* A key whose value, set per thread, is passed to the key's destructor when
+ * that thread exits (POSIX: not for the thread that ends the process;
+ * Windows may run it for that one too, as the process ends). The destructor
+ * is declared CT__AT_EXIT, Windows' calling convention for it. */
+#ifdef CT__WIN32_THREADS
+typedef DWORD ct__exit_key;
+#define CT__AT_EXIT WINAPI
+
+/* false: no key left */
+static inline bool ct__exit_key_create(ct__exit_key *key, void(CT__AT_EXIT *destructor)(void *))
+{
+    *key = FlsAlloc(destructor);
+    return *key != FLS_OUT_OF_INDEXES;
+}
+
+static inline bool ct__exit_key_set(ct__exit_key key, void *value) { return FlsSetValue(key, value) != 0; }
+#else
+typedef pthread_key_t ct__exit_key;
+#define CT__AT_EXIT
+
+/* false: no key left */
+static inline bool ct__exit_key_create(ct__exit_key *key, void(CT__AT_EXIT *destructor)(void *))
+{
+    return pthread_key_create(key, destructor) == 0;
+}
+
+static inline bool ct__exit_key_set(ct__exit_key key, void *value) { return pthread_setspecific(key, value) == 0; }
+#endif
 
 /* ==================== tensor/internal.h ==================== */
 // >>tensor/internal.h
@@ -6715,14 +6949,13 @@ static ct_result ct__scalar_to_elem(ct_scalar s, ct_dtype dt, void *out)
  * as a small convolution's work). Likewise a few freed blocks of small
  * tensors are kept for the thread's next ones (malloc and free cost a tiny
  * op a seventh of its time). The buffers and blocks are freed when their
- * thread exits: the thread's first one registers them with a pthread key
- * whose destructor frees them (DataLoader workers and the caller's own
- * threads come and go; the main thread's last until the process ends).
+ * thread exits: the thread's first one registers them with a key whose
+ * destructor frees them (ct__exit_key in threads.h; DataLoader workers and
+ * the caller's own threads come and go, the main thread's last until the
+ * process ends).
  * The key holds a heap copy that the thread-local variable points to, not
  * the variable itself: where thread-locals are emulated (MinGW's emutls)
  * their memory may be gone before the key's destructor runs. */
-
-#include <pthread.h>
 
 enum {
     CT__SCRATCH_PACK_A_s, /* the GEMM's packed blocks of A and panels of B, float and double */
@@ -6755,11 +6988,11 @@ typedef struct ct__scratch {
 } ct__scratch;
 
 static CT__TLS ct__scratch *ct__thread_scratch;
-static pthread_key_t ct__scratch_key;
-static pthread_once_t ct__scratch_once = PTHREAD_ONCE_INIT;
+static ct__exit_key ct__scratch_key;
+static ct__once ct__scratch_once = CT__ONCE_INIT;
 static bool ct__scratch_key_made;
 
-static void ct__scratch_free(void *p)
+static void CT__AT_EXIT ct__scratch_free(void *p)
 {
     ct__scratch *s = (ct__scratch *)p;
     for (int i = 0; i < CT__SCRATCH_SLOTS; i++) {
@@ -6772,17 +7005,17 @@ static void ct__scratch_free(void *p)
     ct__thread_scratch = NULL;
 }
 
-static void ct__scratch_make_key(void) { ct__scratch_key_made = pthread_key_create(&ct__scratch_key, ct__scratch_free) == 0; }
+static void ct__scratch_make_key(void) { ct__scratch_key_made = ct__exit_key_create(&ct__scratch_key, ct__scratch_free); }
 
 /* The thread's scratch, made and registered to be freed at its exit on the
  * first call; NULL when that fails (out of memory). */
 static ct__scratch *ct__my_scratch(void)
 {
     if (ct__thread_scratch) return ct__thread_scratch;
-    pthread_once(&ct__scratch_once, ct__scratch_make_key);
+    ct__call_once(&ct__scratch_once, ct__scratch_make_key);
     ct__scratch *s = ct__scratch_key_made ? (ct__scratch *)CT_MALLOC(sizeof *s) : NULL;
     if (s) memset(s, 0, sizeof *s);
-    if (s && pthread_setspecific(ct__scratch_key, s) != 0) {
+    if (s && !ct__exit_key_set(ct__scratch_key, s)) {
         CT_FREE(s);
         s = NULL;
     }
@@ -10834,18 +11067,18 @@ static void ct__saved_release(ct__node *n)
 /* A leaf's accumulator is a weak reference (the node holds the leaf): taking
  * a reference through it, and dropping an accumulator's last one, happen
  * under this lock, as threads recording ops on shared parameters do both. */
-static pthread_mutex_t ct__accumulator_mutex = PTHREAD_MUTEX_INITIALIZER;
+static ct__mutex ct__accumulator_mutex = CT__MUTEX_INIT;
 
 /* Whether the caller drops node's last reference; an AccumulateGrad node's
  * leaf then forgets it, in the same step as ct__accumulator takes one. */
 static bool ct__node_last_reference(ct__node *node)
 {
     if (!node->leaf) return ct__last_reference(&node->refcount);
-    pthread_mutex_lock(&ct__accumulator_mutex);
+    ct__mutex_lock(&ct__accumulator_mutex);
     bool last = ct__last_reference(&node->refcount);
     ct__ag_meta *m = (ct__ag_meta *)node->leaf->ag;
     if (last && m && m->accumulator == node) m->accumulator = NULL;
-    pthread_mutex_unlock(&ct__accumulator_mutex);
+    ct__mutex_unlock(&ct__accumulator_mutex);
     return last;
 }
 
@@ -10951,16 +11184,16 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
 {
     ct__ag_meta *m = ct__meta_get(leaf);
     if (!m) return NULL;
-    pthread_mutex_lock(&ct__accumulator_mutex);
+    ct__mutex_lock(&ct__accumulator_mutex);
     ct__node *n = m->accumulator;
     if (n) {
         CT__ATOMIC_INC(&n->refcount);
-        pthread_mutex_unlock(&ct__accumulator_mutex);
+        ct__mutex_unlock(&ct__accumulator_mutex);
         return n;
     }
     n = ct__node_new(&ct__accumulate_grad_type, 0, 1);
     if (!n) {
-        pthread_mutex_unlock(&ct__accumulator_mutex);
+        ct__mutex_unlock(&ct__accumulator_mutex);
         CT__OOM();
         return NULL;
     }
@@ -10971,7 +11204,7 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     n->out[0].dtype = leaf->dtype;
     n->out[0].device = leaf->storage->device;
     m->accumulator = n; /* weak: the node holds the leaf, not the reverse */
-    pthread_mutex_unlock(&ct__accumulator_mutex);
+    ct__mutex_unlock(&ct__accumulator_mutex);
     return n;
 }
 
@@ -10984,9 +11217,9 @@ static void ct__set_data(ct_tensor *t, const ct_tensor *src)
 {
     ct__ag_meta *m = ct__meta(t);
     if (m) {
-        pthread_mutex_lock(&ct__accumulator_mutex);
+        ct__mutex_lock(&ct__accumulator_mutex);
         if (src->dtype != t->dtype || !ct_device_equal(src->storage->device, t->storage->device)) m->accumulator = NULL;
-        pthread_mutex_unlock(&ct__accumulator_mutex);
+        ct__mutex_unlock(&ct__accumulator_mutex);
     }
     CT__ATOMIC_INC(&src->storage->refcount);
     ct__storage *old = t->storage;
@@ -11509,17 +11742,17 @@ static uint64_t ct__run_ids;
  * nodes, so passes from several threads take turns; one thread's nested
  * passes (a checkpoint's, a hook's) run inside its own. Forward passes run
  * in parallel with them and with each other. */
-static pthread_mutex_t ct__engine_mutex = PTHREAD_MUTEX_INITIALIZER;
+static ct__mutex ct__engine_mutex = CT__MUTEX_INIT;
 static CT__TLS int ct__engine_depth;
 
 static void ct__engine_enter(void)
 {
-    if (ct__engine_depth++ == 0) pthread_mutex_lock(&ct__engine_mutex);
+    if (ct__engine_depth++ == 0) ct__mutex_lock(&ct__engine_mutex);
 }
 
 static void ct__engine_leave(void)
 {
-    if (--ct__engine_depth == 0) pthread_mutex_unlock(&ct__engine_mutex);
+    if (--ct__engine_depth == 0) ct__mutex_unlock(&ct__engine_mutex);
 }
 
 /* Whether the backward running on this thread gives every leaf its gradient
@@ -26643,12 +26876,12 @@ static int ct__cpu_class_of(size_t nbytes)
 /* ---------------------------------------------------------------- the cache */
 
 static struct {
-    pthread_mutex_t lock;
+    ct__mutex lock;
     void *free_blocks[CT__CACHE_CLASSES]; /* each class's list, linked through the headers */
     ct_memory_counters stats;             /* reserved = allocated + cached */
     size_t limit;                         /* the most cached bytes */
     bool limit_set;                       /* (else read from the environment on first use) */
-} ct__cpu_cache = {PTHREAD_MUTEX_INITIALIZER, {NULL}, {0, 0, 0, 0, 0, 0}, 0, false};
+} ct__cpu_cache = {CT__MUTEX_INIT, {NULL}, {0, 0, 0, 0, 0, 0}, 0, false};
 
 static int64_t ct__cpu_cached_bytes_locked(void)
 {
@@ -26720,10 +26953,10 @@ static void ct__cpu_list_push(void **list, void *block)
 static void *ct__cpu_cache_take(int c)
 {
     void *block = NULL;
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     for (int k = c; !block && k <= c + CT__CACHE_REACH && k < CT__CACHE_CLASSES; k++) block = ct__cpu_list_pop_locked(k);
     if (block) ct__cpu_count_alloc_locked(ct__cpu_class_bytes(ct__cpu_header(block)->c));
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
     if (block) CT__UNPOISON(block, ct__cpu_class_bytes(ct__cpu_header(block)->c));
     return block;
 }
@@ -26758,9 +26991,9 @@ static bool ct__cpu_blocks_delete(void *list)
  * whether any went. */
 static bool ct__cpu_cache_shrink(size_t keep)
 {
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     void *out = ct__cpu_cache_trim_locked(keep);
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
     return ct__cpu_blocks_delete(out);
 }
 
@@ -26772,10 +27005,10 @@ static void *ct__cpu_block_fresh(int c)
     void *block = ct__cpu_block_new(c, class_bytes);
     if (!block && ct__cpu_cache_shrink(0)) block = ct__cpu_block_new(c, class_bytes);
     if (!block) return NULL;
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     ct__cpu_count_reserved_locked((int64_t)class_bytes);
     ct__cpu_count_alloc_locked(class_bytes);
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
     return block;
 }
 
@@ -26797,7 +27030,7 @@ static void ct__cpu_free(void *block, size_t nbytes, int device_index)
     if (!block) return;
     int c = ct__cpu_header(block)->c;
     size_t class_bytes = ct__cpu_class_bytes(c);
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     size_t limit = ct__cpu_cache_limit_locked(), cached = (size_t)ct__cpu_cached_bytes_locked();
     bool keep = class_bytes <= limit && cached <= limit - class_bytes;
     ct__cpu_cache.stats.allocated_bytes -= (int64_t)class_bytes;
@@ -26808,7 +27041,7 @@ static void ct__cpu_free(void *block, size_t nbytes, int device_index)
     } else {
         ct__cpu_count_reserved_locked(-(int64_t)class_bytes);
     }
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
     if (!keep) ct__cpu_block_delete(block);
 }
 
@@ -26817,18 +27050,18 @@ static void ct__cpu_free(void *block, size_t nbytes, int device_index)
 static void ct__cpu_memory_stats(int device_index, ct_memory_counters *out)
 {
     (void)device_index;
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     *out = ct__cpu_cache.stats;
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
 }
 
 static void ct__cpu_reset_peak_memory_stats(int device_index)
 {
     (void)device_index;
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     ct__cpu_cache.stats.peak_allocated_bytes = ct__cpu_cache.stats.allocated_bytes;
     ct__cpu_cache.stats.peak_reserved_bytes = ct__cpu_cache.stats.reserved_bytes;
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
 }
 
 static void ct__cpu_empty_cache(int device_index)
@@ -26839,11 +27072,11 @@ static void ct__cpu_empty_cache(int device_index)
 
 void ct_set_cpu_cache_limit(size_t bytes)
 {
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     ct__cpu_cache.limit = bytes;
     ct__cpu_cache.limit_set = true;
     void *out = ct__cpu_cache_trim_locked(bytes);
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
     ct__cpu_blocks_delete(out);
 }
 
@@ -42159,10 +42392,6 @@ int64_t ct_sampler_next(ct_sampler *s, int64_t *out, int64_t capacity)
  * caller's thread. One mutex guards the queues and slots; a slot's batch is
  * written by its worker before the state change that publishes it. */
 
-#ifndef CTORCH_NO_THREADS
-#include <pthread.h>
-#endif
-
 #define CT__LOADER_MSG 1024
 
 typedef enum ct__slot_state { CT__SLOT_EMPTY, CT__SLOT_PENDING, CT__SLOT_READY, CT__SLOT_FAILED, CT__SLOT_EXHAUSTED } ct__slot_state;
@@ -42191,7 +42420,7 @@ typedef struct ct__worker {
     bool busy, active, reset_pass, started;
     ct__iter_pass pass;
 #ifndef CTORCH_NO_THREADS
-    pthread_t thread;
+    ct__thread thread;
 #endif
 } ct__worker;
 
@@ -42211,8 +42440,8 @@ struct ct_loader {
     ct__worker *workers;
     bool workers_up, stop;
 #ifndef CTORCH_NO_THREADS
-    pthread_mutex_t mu;
-    pthread_cond_t work, done;
+    ct__mutex mu;
+    ct__cond work, done;
 #endif
 };
 
@@ -42484,15 +42713,15 @@ static void ct__worker_build(ct__worker *w, int64_t k, bool new_pass)
     ct_sample batch;
     memset(&batch, 0, sizeof batch);
     int r = ct__build_batch(l, l->dataset->iterable ? &w->pass : NULL, k, slot->indices, slot->n, &batch, slot->msg);
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     slot->batch = batch;
     slot->code = r < 0 ? (ct_result)r : CT_OK;
     slot->state = r > 0 ? CT__SLOT_READY : r == 0 ? CT__SLOT_EXHAUSTED : CT__SLOT_FAILED;
     w->busy = false;
-    pthread_cond_broadcast(&l->done);
+    ct__cond_broadcast(&l->done);
 }
 
-static void *ct__worker_main(void *arg)
+static void ct__worker_main(void *arg)
 {
     ct__worker *w = (ct__worker *)arg;
     ct_loader *l = w->l;
@@ -42502,9 +42731,9 @@ static void *ct__worker_main(void *arg)
     ct__worker_info = info;
     ct_set_num_threads(1); /* as PyTorch's worker loop: a batch is one worker's, the cores are shared by the workers */
     if (l->o.worker_init_fn) l->o.worker_init_fn(w->id, l->o.worker_init_user);
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     for (;;) {
-        while (!l->stop && w->count == 0) pthread_cond_wait(&l->work, &l->mu);
+        while (!l->stop && w->count == 0) ct__cond_wait(&l->work, &l->mu);
         if (l->stop) break;
         int64_t k = w->queue[w->head];
         w->head = (w->head + 1) % l->nslots;
@@ -42512,29 +42741,28 @@ static void *ct__worker_main(void *arg)
         w->busy = true;
         bool new_pass = w->reset_pass;
         w->reset_pass = false;
-        pthread_mutex_unlock(&l->mu);
+        ct__mutex_unlock(&l->mu);
         ct__worker_build(w, k, new_pass); /* returns with the lock held */
     }
-    pthread_mutex_unlock(&l->mu);
+    ct__mutex_unlock(&l->mu);
     if (l->dataset->iterable) ct__pass_close(l->dataset, &w->pass);
     ct_clear_error();
     ct__worker_info.id = -1;
     ct__worker_info.generator = NULL;
     if (g) ct_generator_free(g);
-    return NULL;
 }
 
 /* Stop and join the workers (each finishes the batch it is building), and drop every batch not taken. */
 static void ct__stop_workers(ct_loader *l)
 {
     if (!l->workers_up) return;
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     l->stop = true;
-    pthread_cond_broadcast(&l->work);
-    pthread_mutex_unlock(&l->mu);
+    ct__cond_broadcast(&l->work);
+    ct__mutex_unlock(&l->mu);
     int nw = l->workers ? l->o.num_workers : 0, nslots = l->slots ? l->nslots : 0; /* (none: their allocation failed) */
     for (int i = 0; i < nw; i++)
-        if (l->workers[i].started) pthread_join(l->workers[i].thread, NULL);
+        if (l->workers[i].started) ct__thread_join(&l->workers[i].thread);
     for (int i = 0; i < nslots; i++) {
         ct_sample_release(&l->slots[i].batch);
         CT_FREE(l->slots[i].indices);
@@ -42544,9 +42772,9 @@ static void ct__stop_workers(ct_loader *l)
     CT_FREE(l->workers);
     l->slots = NULL;
     l->workers = NULL;
-    pthread_cond_destroy(&l->work);
-    pthread_cond_destroy(&l->done);
-    pthread_mutex_destroy(&l->mu);
+    ct__cond_destroy(&l->work);
+    ct__cond_destroy(&l->done);
+    ct__mutex_destroy(&l->mu);
     l->workers_up = l->stop = false;
 }
 
@@ -42568,9 +42796,9 @@ static ct_result ct__alloc_workers(ct_loader *l)
 
 static ct_result ct__start_workers(ct_loader *l)
 {
-    pthread_mutex_init(&l->mu, NULL);
-    pthread_cond_init(&l->work, NULL);
-    pthread_cond_init(&l->done, NULL);
+    ct__mutex_init(&l->mu);
+    ct__cond_init(&l->work);
+    ct__cond_init(&l->done);
     l->workers_up = true;
     ct_result r = ct__alloc_workers(l);
     for (int i = 0; r == CT_OK && i < l->o.num_workers; i++) {
@@ -42578,7 +42806,7 @@ static ct_result ct__start_workers(ct_loader *l)
         w->l = l;
         w->id = i;
         w->active = true;
-        if (pthread_create(&w->thread, NULL, ct__worker_main, w) != 0)
+        if (!ct__thread_start(&w->thread, ct__worker_main, w))
             r = ct__fail(CT_ERR_RUNTIME, "DataLoader: could not start worker thread %d", i);
         else w->started = true;
     }
@@ -42600,35 +42828,25 @@ static ct_result ct__dispatch(ct_loader *l)
     ct__batch_slot *slot = &l->slots[l->sent % l->nslots];
     int64_t n = ct__next_indices(l, slot->indices);
     if (n <= 0) return (ct_result)n;
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     ct__worker *wk = &l->workers[w];
     slot->n = n;
     slot->worker = w;
     slot->state = CT__SLOT_PENDING;
     wk->queue[(wk->head + wk->count) % l->nslots] = l->sent++;
     wk->count++;
-    pthread_cond_broadcast(&l->work);
-    pthread_mutex_unlock(&l->mu);
+    ct__cond_broadcast(&l->work);
+    ct__mutex_unlock(&l->mu);
     return CT_OK;
 }
 
 /* Wait for slot's batch; false when the timeout expired. Called with the lock held. */
 static bool ct__wait_slot(ct_loader *l, ct__batch_slot *slot)
 {
-    struct timespec deadline;
-    if (l->o.timeout > 0) {
-#ifdef TIME_UTC
-        timespec_get(&deadline, TIME_UTC);
-#else /* msvcrt (MinGW's default C library) lacks C11's clock: winpthreads' timed waits use this one */
-        clock_gettime(CLOCK_REALTIME, &deadline);
-#endif
-        double t = (double)deadline.tv_sec + deadline.tv_nsec * 1e-9 + l->o.timeout;
-        deadline.tv_sec = (time_t)t;
-        deadline.tv_nsec = (long)((t - (double)deadline.tv_sec) * 1e9);
-    }
+    ct__deadline deadline = ct__deadline_in(l->o.timeout); /* (read only with a timeout) */
     while (slot->state == CT__SLOT_PENDING) {
-        if (l->o.timeout <= 0) pthread_cond_wait(&l->done, &l->mu);
-        else if (pthread_cond_timedwait(&l->done, &l->mu, &deadline) != 0 && slot->state == CT__SLOT_PENDING)
+        if (l->o.timeout <= 0) ct__cond_wait(&l->done, &l->mu);
+        else if (!ct__cond_wait_until(&l->done, &l->mu, &deadline) && slot->state == CT__SLOT_PENDING)
             return false;
     }
     return true;
@@ -42643,9 +42861,9 @@ static int ct__next_from_workers(ct_loader *l, ct_sample *batch)
             return 0;
         }
         ct__batch_slot *slot = &l->slots[l->received % l->nslots];
-        pthread_mutex_lock(&l->mu);
+        ct__mutex_lock(&l->mu);
         if (!ct__wait_slot(l, slot)) {
-            pthread_mutex_unlock(&l->mu);
+            ct__mutex_unlock(&l->mu);
             return ct__fail(CT_ERR_RUNTIME, "DataLoader timed out after %g seconds", l->o.timeout);
         }
         ct__slot_state state = slot->state;
@@ -42656,7 +42874,7 @@ static int ct__next_from_workers(ct_loader *l, ct_sample *batch)
         memset(&slot->batch, 0, sizeof slot->batch);
         slot->state = CT__SLOT_EMPTY;
         if (state == CT__SLOT_EXHAUSTED) l->workers[slot->worker].active = false;
-        pthread_mutex_unlock(&l->mu);
+        ct__mutex_unlock(&l->mu);
         l->received++;
         ct_result r = ct__dispatch(l);
         if (state == CT__SLOT_FAILED) return ct__fail(code, "%s", msg);
@@ -42674,12 +42892,12 @@ static ct_result ct__begin_worker_epoch(ct_loader *l)
 {
     ct_result r = l->workers_up ? CT_OK : ct__start_workers(l);
     if (r != CT_OK) return r;
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     for (int i = 0; i < l->o.num_workers; i++) {
         l->workers[i].active = true;
         l->workers[i].reset_pass = true;
     }
-    pthread_mutex_unlock(&l->mu);
+    ct__mutex_unlock(&l->mu);
     l->cycle = 0;
     for (int i = 0; r == CT_OK && i < l->nslots; i++) r = ct__dispatch(l);
     return r;
@@ -42694,15 +42912,15 @@ static void ct__abandon_worker_epoch(ct_loader *l)
         ct__stop_workers(l);
         return;
     }
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     for (int i = 0; i < l->o.num_workers; i++) l->workers[i].count = 0;
     for (int i = 0; i < l->o.num_workers; i++)
-        while (l->workers[i].busy) pthread_cond_wait(&l->done, &l->mu);
+        while (l->workers[i].busy) ct__cond_wait(&l->done, &l->mu);
     for (int i = 0; i < l->nslots; i++) {
         ct_sample_release(&l->slots[i].batch);
         l->slots[i].state = CT__SLOT_EMPTY;
     }
-    pthread_mutex_unlock(&l->mu);
+    ct__mutex_unlock(&l->mu);
 }
 
 #else /* CTORCH_NO_THREADS: ct__check_loader_opts refuses num_workers > 0 */

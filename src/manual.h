@@ -97,6 +97,8 @@
  *    CTORCH_OPENBLAS         GEMM through OpenBLAS's cblas; LU, Cholesky, QR,
  *                            eigh, SVD, eig and lstsq's gels/gelsy through its
  *                            LAPACK, PyTorch's routines (link -lopenblas)
+ *    CTORCH_PTHREADS         on Windows, ctorch's threads on POSIX threads
+ *                            (winpthreads) rather than Windows' own
  *    -fopenmp                parallel kernels
  *
  *    ctorch is C11 and compiles as C++17; it needs the C math library (-lm).

@@ -48,8 +48,10 @@ C
     cp "$tmp/impl.c" "$tmp/impl.cpp"
     W="-Wall -Wextra -pedantic -Werror"
     check_compile header_c11_gcc gcc -std=c11 $W -I. -c "$tmp/impl.c" -o "$tmp/a.o"
+    # (clang also refuses GNU C that -pedantic lets by, and variable-length
+    # arrays: MSVC has neither)
     if command -v clang >/dev/null 2>&1; then
-        check_compile header_c11_clang clang -std=c11 $W -I. -c "$tmp/impl.c" -o "$tmp/b.o"
+        check_compile header_c11_clang clang -std=c11 $W -Wgnu -Wvla -I. -c "$tmp/impl.c" -o "$tmp/b.o"
     else
         skip header_c11_clang "clang not installed"
     fi
@@ -66,6 +68,7 @@ C
     else
         skip formulas_nvcc "nvcc not installed (the CUDA Toolkit, /usr/local/cuda)"
     fi
+    check_compile header_msvc_view tests/msvc_view.sh
     check_compile header_two_units sh -c "gcc -std=c11 $W -I. -c '$tmp/main.c' -o '$tmp/m.o' && gcc '$tmp/a.o' '$tmp/m.o' -o '$tmp/two' -lm && '$tmp/two'"
     check_compile header_static sh -c "gcc -std=c11 $W -I. '$tmp/static.c' -o '$tmp/static' -lm && '$tmp/static'"
     # <complex.h> defines I as a macro: a program that includes it first must still compile ctorch.h
@@ -116,6 +119,11 @@ host_runs() {
     else # the cross compiler's warnings
         printf '#define CTORCH_IMPLEMENTATION\n#include "ctorch.h"\n' > "$tmp/impl.c"
         check_compile "header_c11_$(basename "$CC")" $CC -std=c11 -Wall -Wextra -pedantic -Werror -I. -c "$tmp/impl.c" -o "$tmp/a.o"
+        # Windows: ctorch's threads are Windows' own (src/base/threads.h), not winpthreads'
+        if [ "$EXE" = .exe ]; then
+            check_compile library_without_pthreads sh -c "$($CC -print-prog-name=nm) -u '$tmp/a.o' > '$tmp/a.syms' &&
+                ! grep pthread '$tmp/a.syms'"
+        fi
     fi
 
     # The test programs.

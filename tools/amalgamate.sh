@@ -14,7 +14,7 @@ API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h 
 BACKEND="src/base/scalar.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_ops.h src/ops/optable.h src/ops/formulas.h src/ops/optim_formulas.h src/linalg/conv_ops.h
          src/tensor/backend.h"
 # The implementation, in dependency order: private headers first, then code.
-IMPL="src/base/internal.h src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h src/optim/internal.h src/data/internal.h
+IMPL="src/base/internal.h src/base/threads.h src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h src/optim/internal.h src/data/internal.h
       src/base/error.c src/base/dtype.c src/base/scratch.c
       src/tensor/tensor.c src/tensor/copy.c src/tensor/view.c src/tensor/create.c
       src/tensor/index.c src/tensor/random.c src/tensor/print.c

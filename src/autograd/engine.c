@@ -53,17 +53,17 @@ static uint64_t ct__run_ids;
  * nodes, so passes from several threads take turns; one thread's nested
  * passes (a checkpoint's, a hook's) run inside its own. Forward passes run
  * in parallel with them and with each other. */
-static pthread_mutex_t ct__engine_mutex = PTHREAD_MUTEX_INITIALIZER;
+static ct__mutex ct__engine_mutex = CT__MUTEX_INIT;
 static CT__TLS int ct__engine_depth;
 
 static void ct__engine_enter(void)
 {
-    if (ct__engine_depth++ == 0) pthread_mutex_lock(&ct__engine_mutex);
+    if (ct__engine_depth++ == 0) ct__mutex_lock(&ct__engine_mutex);
 }
 
 static void ct__engine_leave(void)
 {
-    if (--ct__engine_depth == 0) pthread_mutex_unlock(&ct__engine_mutex);
+    if (--ct__engine_depth == 0) ct__mutex_unlock(&ct__engine_mutex);
 }
 
 /* Whether the backward running on this thread gives every leaf its gradient

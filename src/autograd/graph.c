@@ -178,18 +178,18 @@ static void ct__saved_release(ct__node *n)
 /* A leaf's accumulator is a weak reference (the node holds the leaf): taking
  * a reference through it, and dropping an accumulator's last one, happen
  * under this lock, as threads recording ops on shared parameters do both. */
-static pthread_mutex_t ct__accumulator_mutex = PTHREAD_MUTEX_INITIALIZER;
+static ct__mutex ct__accumulator_mutex = CT__MUTEX_INIT;
 
 /* Whether the caller drops node's last reference; an AccumulateGrad node's
  * leaf then forgets it, in the same step as ct__accumulator takes one. */
 static bool ct__node_last_reference(ct__node *node)
 {
     if (!node->leaf) return ct__last_reference(&node->refcount);
-    pthread_mutex_lock(&ct__accumulator_mutex);
+    ct__mutex_lock(&ct__accumulator_mutex);
     bool last = ct__last_reference(&node->refcount);
     ct__ag_meta *m = (ct__ag_meta *)node->leaf->ag;
     if (last && m && m->accumulator == node) m->accumulator = NULL;
-    pthread_mutex_unlock(&ct__accumulator_mutex);
+    ct__mutex_unlock(&ct__accumulator_mutex);
     return last;
 }
 
@@ -295,16 +295,16 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
 {
     ct__ag_meta *m = ct__meta_get(leaf);
     if (!m) return NULL;
-    pthread_mutex_lock(&ct__accumulator_mutex);
+    ct__mutex_lock(&ct__accumulator_mutex);
     ct__node *n = m->accumulator;
     if (n) {
         CT__ATOMIC_INC(&n->refcount);
-        pthread_mutex_unlock(&ct__accumulator_mutex);
+        ct__mutex_unlock(&ct__accumulator_mutex);
         return n;
     }
     n = ct__node_new(&ct__accumulate_grad_type, 0, 1);
     if (!n) {
-        pthread_mutex_unlock(&ct__accumulator_mutex);
+        ct__mutex_unlock(&ct__accumulator_mutex);
         CT__OOM();
         return NULL;
     }
@@ -315,7 +315,7 @@ static ct__node *ct__accumulator(ct_tensor *leaf)
     n->out[0].dtype = leaf->dtype;
     n->out[0].device = leaf->storage->device;
     m->accumulator = n; /* weak: the node holds the leaf, not the reverse */
-    pthread_mutex_unlock(&ct__accumulator_mutex);
+    ct__mutex_unlock(&ct__accumulator_mutex);
     return n;
 }
 
@@ -328,9 +328,9 @@ static void ct__set_data(ct_tensor *t, const ct_tensor *src)
 {
     ct__ag_meta *m = ct__meta(t);
     if (m) {
-        pthread_mutex_lock(&ct__accumulator_mutex);
+        ct__mutex_lock(&ct__accumulator_mutex);
         if (src->dtype != t->dtype || !ct_device_equal(src->storage->device, t->storage->device)) m->accumulator = NULL;
-        pthread_mutex_unlock(&ct__accumulator_mutex);
+        ct__mutex_unlock(&ct__accumulator_mutex);
     }
     CT__ATOMIC_INC(&src->storage->refcount);
     ct__storage *old = t->storage;

@@ -1,9 +1,8 @@
-/* Private to the implementation: system headers, allocator hooks, threads,
+/* Private to the implementation: system headers, allocator hooks,
  * atomics, error helpers and the per-dtype element conversions. */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +31,8 @@
 #endif
 
 #ifdef __cplusplus
-#define CT__TLS thread_local
 #define CT__RESTRICT __restrict
 #else
-#define CT__TLS _Thread_local
 #define CT__RESTRICT restrict
 #endif
 

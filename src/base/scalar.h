@@ -14,9 +14,12 @@
 #elif defined(__GNUC__) || defined(__clang__)
 #define CT__HD
 #define CT__ALWAYS_INLINE static inline __attribute__((always_inline))
-#else
+#elif defined(_MSC_VER)
 #define CT__HD
 #define CT__ALWAYS_INLINE static __forceinline
+#else
+#define CT__HD
+#define CT__ALWAYS_INLINE static inline
 #endif
 #if defined(__GNUC__) || defined(__clang__)
 #define CT__LIKELY(x) __builtin_expect(!!(x), 1)

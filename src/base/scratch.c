@@ -5,14 +5,13 @@
  * as a small convolution's work). Likewise a few freed blocks of small
  * tensors are kept for the thread's next ones (malloc and free cost a tiny
  * op a seventh of its time). The buffers and blocks are freed when their
- * thread exits: the thread's first one registers them with a pthread key
- * whose destructor frees them (DataLoader workers and the caller's own
- * threads come and go; the main thread's last until the process ends).
+ * thread exits: the thread's first one registers them with a key whose
+ * destructor frees them (ct__exit_key in threads.h; DataLoader workers and
+ * the caller's own threads come and go, the main thread's last until the
+ * process ends).
  * The key holds a heap copy that the thread-local variable points to, not
  * the variable itself: where thread-locals are emulated (MinGW's emutls)
  * their memory may be gone before the key's destructor runs. */
-
-#include <pthread.h>
 
 enum {
     CT__SCRATCH_PACK_A_s, /* the GEMM's packed blocks of A and panels of B, float and double */
@@ -45,11 +44,11 @@ typedef struct ct__scratch {
 } ct__scratch;
 
 static CT__TLS ct__scratch *ct__thread_scratch;
-static pthread_key_t ct__scratch_key;
-static pthread_once_t ct__scratch_once = PTHREAD_ONCE_INIT;
+static ct__exit_key ct__scratch_key;
+static ct__once ct__scratch_once = CT__ONCE_INIT;
 static bool ct__scratch_key_made;
 
-static void ct__scratch_free(void *p)
+static void CT__AT_EXIT ct__scratch_free(void *p)
 {
     ct__scratch *s = (ct__scratch *)p;
     for (int i = 0; i < CT__SCRATCH_SLOTS; i++) {
@@ -62,17 +61,17 @@ static void ct__scratch_free(void *p)
     ct__thread_scratch = NULL;
 }
 
-static void ct__scratch_make_key(void) { ct__scratch_key_made = pthread_key_create(&ct__scratch_key, ct__scratch_free) == 0; }
+static void ct__scratch_make_key(void) { ct__scratch_key_made = ct__exit_key_create(&ct__scratch_key, ct__scratch_free); }
 
 /* The thread's scratch, made and registered to be freed at its exit on the
  * first call; NULL when that fails (out of memory). */
 static ct__scratch *ct__my_scratch(void)
 {
     if (ct__thread_scratch) return ct__thread_scratch;
-    pthread_once(&ct__scratch_once, ct__scratch_make_key);
+    ct__call_once(&ct__scratch_once, ct__scratch_make_key);
     ct__scratch *s = ct__scratch_key_made ? (ct__scratch *)CT_MALLOC(sizeof *s) : NULL;
     if (s) memset(s, 0, sizeof *s);
-    if (s && pthread_setspecific(ct__scratch_key, s) != 0) {
+    if (s && !ct__exit_key_set(ct__scratch_key, s)) {
         CT_FREE(s);
         s = NULL;
     }

@@ -114,12 +114,12 @@ static int ct__cpu_class_of(size_t nbytes)
 /* ---------------------------------------------------------------- the cache */
 
 static struct {
-    pthread_mutex_t lock;
+    ct__mutex lock;
     void *free_blocks[CT__CACHE_CLASSES]; /* each class's list, linked through the headers */
     ct_memory_counters stats;             /* reserved = allocated + cached */
     size_t limit;                         /* the most cached bytes */
     bool limit_set;                       /* (else read from the environment on first use) */
-} ct__cpu_cache = {PTHREAD_MUTEX_INITIALIZER, {NULL}, {0, 0, 0, 0, 0, 0}, 0, false};
+} ct__cpu_cache = {CT__MUTEX_INIT, {NULL}, {0, 0, 0, 0, 0, 0}, 0, false};
 
 static int64_t ct__cpu_cached_bytes_locked(void)
 {
@@ -191,10 +191,10 @@ static void ct__cpu_list_push(void **list, void *block)
 static void *ct__cpu_cache_take(int c)
 {
     void *block = NULL;
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     for (int k = c; !block && k <= c + CT__CACHE_REACH && k < CT__CACHE_CLASSES; k++) block = ct__cpu_list_pop_locked(k);
     if (block) ct__cpu_count_alloc_locked(ct__cpu_class_bytes(ct__cpu_header(block)->c));
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
     if (block) CT__UNPOISON(block, ct__cpu_class_bytes(ct__cpu_header(block)->c));
     return block;
 }
@@ -229,9 +229,9 @@ static bool ct__cpu_blocks_delete(void *list)
  * whether any went. */
 static bool ct__cpu_cache_shrink(size_t keep)
 {
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     void *out = ct__cpu_cache_trim_locked(keep);
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
     return ct__cpu_blocks_delete(out);
 }
 
@@ -243,10 +243,10 @@ static void *ct__cpu_block_fresh(int c)
     void *block = ct__cpu_block_new(c, class_bytes);
     if (!block && ct__cpu_cache_shrink(0)) block = ct__cpu_block_new(c, class_bytes);
     if (!block) return NULL;
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     ct__cpu_count_reserved_locked((int64_t)class_bytes);
     ct__cpu_count_alloc_locked(class_bytes);
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
     return block;
 }
 
@@ -268,7 +268,7 @@ static void ct__cpu_free(void *block, size_t nbytes, int device_index)
     if (!block) return;
     int c = ct__cpu_header(block)->c;
     size_t class_bytes = ct__cpu_class_bytes(c);
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     size_t limit = ct__cpu_cache_limit_locked(), cached = (size_t)ct__cpu_cached_bytes_locked();
     bool keep = class_bytes <= limit && cached <= limit - class_bytes;
     ct__cpu_cache.stats.allocated_bytes -= (int64_t)class_bytes;
@@ -279,7 +279,7 @@ static void ct__cpu_free(void *block, size_t nbytes, int device_index)
     } else {
         ct__cpu_count_reserved_locked(-(int64_t)class_bytes);
     }
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
     if (!keep) ct__cpu_block_delete(block);
 }
 
@@ -288,18 +288,18 @@ static void ct__cpu_free(void *block, size_t nbytes, int device_index)
 static void ct__cpu_memory_stats(int device_index, ct_memory_counters *out)
 {
     (void)device_index;
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     *out = ct__cpu_cache.stats;
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
 }
 
 static void ct__cpu_reset_peak_memory_stats(int device_index)
 {
     (void)device_index;
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     ct__cpu_cache.stats.peak_allocated_bytes = ct__cpu_cache.stats.allocated_bytes;
     ct__cpu_cache.stats.peak_reserved_bytes = ct__cpu_cache.stats.reserved_bytes;
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
 }
 
 static void ct__cpu_empty_cache(int device_index)
@@ -310,10 +310,10 @@ static void ct__cpu_empty_cache(int device_index)
 
 void ct_set_cpu_cache_limit(size_t bytes)
 {
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     ct__cpu_cache.limit = bytes;
     ct__cpu_cache.limit_set = true;
     void *out = ct__cpu_cache_trim_locked(bytes);
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
     ct__cpu_blocks_delete(out);
 }

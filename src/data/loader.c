@@ -16,10 +16,6 @@
  * caller's thread. One mutex guards the queues and slots; a slot's batch is
  * written by its worker before the state change that publishes it. */
 
-#ifndef CTORCH_NO_THREADS
-#include <pthread.h>
-#endif
-
 #define CT__LOADER_MSG 1024
 
 typedef enum ct__slot_state { CT__SLOT_EMPTY, CT__SLOT_PENDING, CT__SLOT_READY, CT__SLOT_FAILED, CT__SLOT_EXHAUSTED } ct__slot_state;
@@ -48,7 +44,7 @@ typedef struct ct__worker {
     bool busy, active, reset_pass, started;
     ct__iter_pass pass;
 #ifndef CTORCH_NO_THREADS
-    pthread_t thread;
+    ct__thread thread;
 #endif
 } ct__worker;
 
@@ -68,8 +64,8 @@ struct ct_loader {
     ct__worker *workers;
     bool workers_up, stop;
 #ifndef CTORCH_NO_THREADS
-    pthread_mutex_t mu;
-    pthread_cond_t work, done;
+    ct__mutex mu;
+    ct__cond work, done;
 #endif
 };
 
@@ -341,15 +337,15 @@ static void ct__worker_build(ct__worker *w, int64_t k, bool new_pass)
     ct_sample batch;
     memset(&batch, 0, sizeof batch);
     int r = ct__build_batch(l, l->dataset->iterable ? &w->pass : NULL, k, slot->indices, slot->n, &batch, slot->msg);
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     slot->batch = batch;
     slot->code = r < 0 ? (ct_result)r : CT_OK;
     slot->state = r > 0 ? CT__SLOT_READY : r == 0 ? CT__SLOT_EXHAUSTED : CT__SLOT_FAILED;
     w->busy = false;
-    pthread_cond_broadcast(&l->done);
+    ct__cond_broadcast(&l->done);
 }
 
-static void *ct__worker_main(void *arg)
+static void ct__worker_main(void *arg)
 {
     ct__worker *w = (ct__worker *)arg;
     ct_loader *l = w->l;
@@ -359,9 +355,9 @@ static void *ct__worker_main(void *arg)
     ct__worker_info = info;
     ct_set_num_threads(1); /* as PyTorch's worker loop: a batch is one worker's, the cores are shared by the workers */
     if (l->o.worker_init_fn) l->o.worker_init_fn(w->id, l->o.worker_init_user);
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     for (;;) {
-        while (!l->stop && w->count == 0) pthread_cond_wait(&l->work, &l->mu);
+        while (!l->stop && w->count == 0) ct__cond_wait(&l->work, &l->mu);
         if (l->stop) break;
         int64_t k = w->queue[w->head];
         w->head = (w->head + 1) % l->nslots;
@@ -369,29 +365,28 @@ static void *ct__worker_main(void *arg)
         w->busy = true;
         bool new_pass = w->reset_pass;
         w->reset_pass = false;
-        pthread_mutex_unlock(&l->mu);
+        ct__mutex_unlock(&l->mu);
         ct__worker_build(w, k, new_pass); /* returns with the lock held */
     }
-    pthread_mutex_unlock(&l->mu);
+    ct__mutex_unlock(&l->mu);
     if (l->dataset->iterable) ct__pass_close(l->dataset, &w->pass);
     ct_clear_error();
     ct__worker_info.id = -1;
     ct__worker_info.generator = NULL;
     if (g) ct_generator_free(g);
-    return NULL;
 }
 
 /* Stop and join the workers (each finishes the batch it is building), and drop every batch not taken. */
 static void ct__stop_workers(ct_loader *l)
 {
     if (!l->workers_up) return;
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     l->stop = true;
-    pthread_cond_broadcast(&l->work);
-    pthread_mutex_unlock(&l->mu);
+    ct__cond_broadcast(&l->work);
+    ct__mutex_unlock(&l->mu);
     int nw = l->workers ? l->o.num_workers : 0, nslots = l->slots ? l->nslots : 0; /* (none: their allocation failed) */
     for (int i = 0; i < nw; i++)
-        if (l->workers[i].started) pthread_join(l->workers[i].thread, NULL);
+        if (l->workers[i].started) ct__thread_join(&l->workers[i].thread);
     for (int i = 0; i < nslots; i++) {
         ct_sample_release(&l->slots[i].batch);
         CT_FREE(l->slots[i].indices);
@@ -401,9 +396,9 @@ static void ct__stop_workers(ct_loader *l)
     CT_FREE(l->workers);
     l->slots = NULL;
     l->workers = NULL;
-    pthread_cond_destroy(&l->work);
-    pthread_cond_destroy(&l->done);
-    pthread_mutex_destroy(&l->mu);
+    ct__cond_destroy(&l->work);
+    ct__cond_destroy(&l->done);
+    ct__mutex_destroy(&l->mu);
     l->workers_up = l->stop = false;
 }
 
@@ -425,9 +420,9 @@ static ct_result ct__alloc_workers(ct_loader *l)
 
 static ct_result ct__start_workers(ct_loader *l)
 {
-    pthread_mutex_init(&l->mu, NULL);
-    pthread_cond_init(&l->work, NULL);
-    pthread_cond_init(&l->done, NULL);
+    ct__mutex_init(&l->mu);
+    ct__cond_init(&l->work);
+    ct__cond_init(&l->done);
     l->workers_up = true;
     ct_result r = ct__alloc_workers(l);
     for (int i = 0; r == CT_OK && i < l->o.num_workers; i++) {
@@ -435,7 +430,7 @@ static ct_result ct__start_workers(ct_loader *l)
         w->l = l;
         w->id = i;
         w->active = true;
-        if (pthread_create(&w->thread, NULL, ct__worker_main, w) != 0)
+        if (!ct__thread_start(&w->thread, ct__worker_main, w))
             r = ct__fail(CT_ERR_RUNTIME, "DataLoader: could not start worker thread %d", i);
         else w->started = true;
     }
@@ -457,35 +452,25 @@ static ct_result ct__dispatch(ct_loader *l)
     ct__batch_slot *slot = &l->slots[l->sent % l->nslots];
     int64_t n = ct__next_indices(l, slot->indices);
     if (n <= 0) return (ct_result)n;
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     ct__worker *wk = &l->workers[w];
     slot->n = n;
     slot->worker = w;
     slot->state = CT__SLOT_PENDING;
     wk->queue[(wk->head + wk->count) % l->nslots] = l->sent++;
     wk->count++;
-    pthread_cond_broadcast(&l->work);
-    pthread_mutex_unlock(&l->mu);
+    ct__cond_broadcast(&l->work);
+    ct__mutex_unlock(&l->mu);
     return CT_OK;
 }
 
 /* Wait for slot's batch; false when the timeout expired. Called with the lock held. */
 static bool ct__wait_slot(ct_loader *l, ct__batch_slot *slot)
 {
-    struct timespec deadline;
-    if (l->o.timeout > 0) {
-#ifdef TIME_UTC
-        timespec_get(&deadline, TIME_UTC);
-#else /* msvcrt (MinGW's default C library) lacks C11's clock: winpthreads' timed waits use this one */
-        clock_gettime(CLOCK_REALTIME, &deadline);
-#endif
-        double t = (double)deadline.tv_sec + deadline.tv_nsec * 1e-9 + l->o.timeout;
-        deadline.tv_sec = (time_t)t;
-        deadline.tv_nsec = (long)((t - (double)deadline.tv_sec) * 1e9);
-    }
+    ct__deadline deadline = ct__deadline_in(l->o.timeout); /* (read only with a timeout) */
     while (slot->state == CT__SLOT_PENDING) {
-        if (l->o.timeout <= 0) pthread_cond_wait(&l->done, &l->mu);
-        else if (pthread_cond_timedwait(&l->done, &l->mu, &deadline) != 0 && slot->state == CT__SLOT_PENDING)
+        if (l->o.timeout <= 0) ct__cond_wait(&l->done, &l->mu);
+        else if (!ct__cond_wait_until(&l->done, &l->mu, &deadline) && slot->state == CT__SLOT_PENDING)
             return false;
     }
     return true;
@@ -500,9 +485,9 @@ static int ct__next_from_workers(ct_loader *l, ct_sample *batch)
             return 0;
         }
         ct__batch_slot *slot = &l->slots[l->received % l->nslots];
-        pthread_mutex_lock(&l->mu);
+        ct__mutex_lock(&l->mu);
         if (!ct__wait_slot(l, slot)) {
-            pthread_mutex_unlock(&l->mu);
+            ct__mutex_unlock(&l->mu);
             return ct__fail(CT_ERR_RUNTIME, "DataLoader timed out after %g seconds", l->o.timeout);
         }
         ct__slot_state state = slot->state;
@@ -513,7 +498,7 @@ static int ct__next_from_workers(ct_loader *l, ct_sample *batch)
         memset(&slot->batch, 0, sizeof slot->batch);
         slot->state = CT__SLOT_EMPTY;
         if (state == CT__SLOT_EXHAUSTED) l->workers[slot->worker].active = false;
-        pthread_mutex_unlock(&l->mu);
+        ct__mutex_unlock(&l->mu);
         l->received++;
         ct_result r = ct__dispatch(l);
         if (state == CT__SLOT_FAILED) return ct__fail(code, "%s", msg);
@@ -531,12 +516,12 @@ static ct_result ct__begin_worker_epoch(ct_loader *l)
 {
     ct_result r = l->workers_up ? CT_OK : ct__start_workers(l);
     if (r != CT_OK) return r;
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     for (int i = 0; i < l->o.num_workers; i++) {
         l->workers[i].active = true;
         l->workers[i].reset_pass = true;
     }
-    pthread_mutex_unlock(&l->mu);
+    ct__mutex_unlock(&l->mu);
     l->cycle = 0;
     for (int i = 0; r == CT_OK && i < l->nslots; i++) r = ct__dispatch(l);
     return r;
@@ -551,15 +536,15 @@ static void ct__abandon_worker_epoch(ct_loader *l)
         ct__stop_workers(l);
         return;
     }
-    pthread_mutex_lock(&l->mu);
+    ct__mutex_lock(&l->mu);
     for (int i = 0; i < l->o.num_workers; i++) l->workers[i].count = 0;
     for (int i = 0; i < l->o.num_workers; i++)
-        while (l->workers[i].busy) pthread_cond_wait(&l->done, &l->mu);
+        while (l->workers[i].busy) ct__cond_wait(&l->done, &l->mu);
     for (int i = 0; i < l->nslots; i++) {
         ct_sample_release(&l->slots[i].batch);
         l->slots[i].state = CT__SLOT_EMPTY;
     }
-    pthread_mutex_unlock(&l->mu);
+    ct__mutex_unlock(&l->mu);
 }
 
 #else /* CTORCH_NO_THREADS: ct__check_loader_opts refuses num_workers > 0 */
