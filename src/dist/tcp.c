@@ -1040,10 +1040,13 @@ static ct_result ct__tcp_rendezvous_of(const ct_dist_init_opts *o, ct__tcp_rende
     memset(rv, 0, sizeof *rv);
     rv->rank = o->rank, rv->size = o->world_size;
     if (strncmp(method, "tcp://", 6) == 0) {
-        const char *colon = strrchr(method + 6, ':');
+        /* the host as urlparse reads it: an IPv6 address in brackets, tcp://[::1]:29500 */
+        const char *host = method + 6, *end = host[0] == '[' ? strchr(host, ']') : NULL;
+        const char *colon = strrchr(end ? end : host, ':');
         if (!given) return ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using tcp:// rendezvous: world size parameter missing");
         if (!colon) return ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using tcp:// rendezvous: port number missing");
-        snprintf(rv->host, sizeof rv->host, "%.*s", (int)(colon - method - 6), method + 6);
+        if (end) host++;
+        snprintf(rv->host, sizeof rv->host, "%.*s", (int)((end ? end : colon) - host), host);
         rv->port = atoi(colon + 1);
     } else if (strncmp(method, "env://", 6) == 0) {
         if (!given) res = ct__tcp_env_int("RANK", &rv->rank);
@@ -1067,13 +1070,6 @@ static ct_result ct__tcp_rendezvous_of(const ct_dist_init_opts *o, ct__tcp_rende
     return res;
 }
 
-static void ct__tcp_name(const struct sockaddr_in *a, char *out, size_t cap)
-{
-    char ip[INET_ADDRSTRLEN] = "?";
-    inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
-    snprintf(out, cap, "[%s]:%d", ip, ntohs(a->sin_port));
-}
-
 /* The hello a rank sends on the connection it makes. */
 typedef struct ct__tcp_hello {
     uint32_t magic;
@@ -1085,19 +1081,17 @@ static ct_result ct__tcp_dial(ct__tcp_engine *e, ct_tcp_store *store, const char
 {
     char key[96], value[64] = "", *colon;
     size_t len = 0;
-    struct sockaddr_in a;
     snprintf(key, sizeof key, "%s/rank_%d", keys, peer);
     ct_result res = ct_tcp_store_get(store, key, value, sizeof value - 1, &len);
     if (res != CT_OK) return res;
     value[len < sizeof value ? len : sizeof value - 1] = 0;
     if (!(colon = strrchr(value, ':'))) return ct__dist_fail(CT_ERR_RUNTIME, "Rank %d published no address", peer);
-    *colon = 0;
-    if (ct__sock_resolve(value, atoi(colon + 1), &a) != CT_OK) return ct_last_error_code();
-    int fd = ct__sock_connect(&a, value, atoi(colon + 1), deadline - ct__dist_seconds());
+    *colon = 0; /* the port follows the last colon, after an IPv6 address's own */
+    int fd = ct__sock_connect(value, atoi(colon + 1), deadline - ct__dist_seconds());
     if (fd < 0) return ct_last_error_code();
     ct__tcp_hello hello = {CT__TCP_MAGIC, (int32_t)e->rank};
     e->peers[peer].fd = fd;
-    ct__tcp_name(&a, e->peers[peer].addr, sizeof e->peers[peer].addr);
+    ct__sock_peer_name(fd, e->peers[peer].addr, sizeof e->peers[peer].addr);
     return ct__sock_send_all(fd, &hello, sizeof hello, deadline);
 }
 
@@ -1105,10 +1099,8 @@ static ct_result ct__tcp_dial(ct__tcp_engine *e, ct_tcp_store *store, const char
 static ct_result ct__tcp_answer(ct__tcp_engine *e, int listener, double deadline)
 {
     ct__tcp_hello hello;
-    struct sockaddr_in a;
-    socklen_t alen = sizeof a;
     if (ct__sock_ready(listener, POLLIN, deadline) != CT_OK) return CT_ERR_RUNTIME;
-    int fd = accept(listener, (struct sockaddr *)&a, &alen);
+    int fd = accept(listener, NULL, NULL);
     if (fd < 0) return ct__sock_io_error(errno);
     ct__sock_no_delay(fd);
     ct_result res = ct__sock_recv_all(fd, &hello, sizeof hello, deadline);
@@ -1120,7 +1112,7 @@ static ct_result ct__tcp_answer(ct__tcp_engine *e, int listener, double deadline
         return res;
     }
     e->peers[hello.rank].fd = fd;
-    ct__tcp_name(&a, e->peers[hello.rank].addr, sizeof e->peers[hello.rank].addr);
+    ct__sock_peer_name(fd, e->peers[hello.rank].addr, sizeof e->peers[hello.rank].addr);
     return CT_OK;
 }
 
@@ -1132,10 +1124,8 @@ static ct_result ct__tcp_mesh(ct__tcp_engine *e, ct_tcp_store *store, const char
 {
     int port = 0, listener = ct__sock_listen(&port, e->size);
     if (listener < 0) return ct_last_error_code();
-    struct sockaddr_in local;
-    socklen_t len = sizeof local;
-    char key[96], value[64], ip[INET_ADDRSTRLEN] = "127.0.0.1";
-    if (getsockname(store->fd, (struct sockaddr *)&local, &len) == 0) inet_ntop(AF_INET, &local.sin_addr, ip, sizeof ip);
+    char key[96], value[96], ip[INET6_ADDRSTRLEN];
+    ct__sock_local_ip(store->fd, ip, sizeof ip);
     snprintf(key, sizeof key, "%s/rank_%d", keys, e->rank);
     snprintf(value, sizeof value, "%s:%d", ip, port);
     ct_result res = ct_tcp_store_set(store, key, value, strlen(value));
