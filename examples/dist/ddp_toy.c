@@ -76,16 +76,14 @@ static double train_step(ct_module *ddp, ct_optimizer *opt)
 static void report_losses(const char *what, double loss)
 {
     ct_scope s = ct_scope_begin();
-    int world = ct_dist_get_world_size(NULL);
-    ct_tensor **losses = (ct_tensor **)malloc((size_t)world * sizeof *losses);
-    for (int i = 0; i < world; i++) losses[i] = ct_zeros(CT_SHAPE(1), CT_F32);
-    ct_dist_all_gather(losses, world, ct_full(CT_SHAPE(1), ct_float(loss), CT_F32), (ct_dist_opts){0});
+    ct_tensor *losses = ct_zeros(CT_SHAPE(ct_dist_get_world_size(NULL)), CT_F32);
+    ct_dist_all_gather_into_tensor(losses, ct_full(CT_SHAPE(1), ct_float(loss), CT_F32), (ct_dist_opts){0});
     if (ct_dist_get_rank(NULL) == 0) {
+        const float *all = (const float *)ct_data_ptr(losses);
         printf("%s: losses", what);
-        for (int i = 0; i < world; i++) printf(" %.4f", ct_item(losses[i]));
+        for (int64_t i = 0; i < ct_numel(losses); i++) printf(" %.4f", all[i]);
         printf("\n");
     }
-    free(losses);
     ct_scope_end(s);
 }
 
