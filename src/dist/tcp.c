@@ -699,18 +699,50 @@ static bool ct__tcp_all_reduce(ct__tcp_comm *c, const ct__dist_op *op, char *err
     return ok;
 }
 
+/* Segment k of the `bytes` at buf, as a transfer with peer. */
+static ct__tcp_xfer ct__tcp_segment(int peer, bool sending, char *buf, size_t bytes, size_t k)
+{
+    size_t at = k * CT__TCP_SEGMENT;
+    ct__tcp_xfer x = {peer, sending, buf + at, bytes - at < CT__TCP_SEGMENT ? bytes - at : CT__TCP_SEGMENT};
+    return x;
+}
+
+/* Pipelined chain broadcast: the ranks form a chain from the root (root,
+ * root + 1, ...) and the tensor goes down it in segments, each rank passing
+ * segment k - 1 on while it receives segment k. The root sends the tensor
+ * once, not once per rank, and every link carries it once. */
 static bool ct__tcp_broadcast(ct__tcp_comm *c, const ct__dist_op *op, char *err)
 {
+    int n = c->size, place = (c->rank - op->root + n) % n;
+    int next = (c->rank + 1) % n, prev = (c->rank + n - 1) % n;
     size_t bytes = (size_t)op->count * ct_dtype_size(op->dtype);
-    ct__tcp_xfer one = {op->root, false, (char *)op->recv, bytes};
-    if (c->rank != op->root) return ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, &one, 1, 0, err);
-    ct__tcp_xfer *x = (ct__tcp_xfer *)CT_MALLOC((size_t)c->size * sizeof *x);
-    if (!x) return snprintf(err, CT__TCP_ERROR_LEN, "DefaultCPUAllocator: not enough memory"), false;
-    int k = 0;
-    for (int i = 0; i < c->size; i++)
-        if (i != c->rank) x[k].peer = i, x[k].sending = true, x[k].buf = (char *)op->recv, x[k++].len = bytes;
-    bool ok = ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, x, k, 0, err);
-    CT_FREE(x);
+    size_t segments = bytes ? (bytes + CT__TCP_SEGMENT - 1) / CT__TCP_SEGMENT : 1;
+    bool receives = place > 0, passes = place < n - 1;
+    size_t lag = receives ? 1 : 0; /* the root sends segment k at step k, the others at step k + 1 */
+    bool ok = true;
+    for (size_t k = 0; ok && k < segments + lag; k++) {
+        ct__tcp_xfer x[2];
+        int m = 0;
+        if (receives && k < segments) x[m++] = ct__tcp_segment(prev, false, (char *)op->recv, bytes, k);
+        if (passes && k >= lag) x[m++] = ct__tcp_segment(next, true, (char *)op->recv, bytes, k - lag);
+        ok = ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, x, m, 0, err);
+    }
+    return ok;
+}
+
+/* Ring all-gather: n - 1 steps, each rank passing on to the next the part
+ * it received last (its own first) while the previous one sends it another. */
+static bool ct__tcp_all_gather(ct__tcp_comm *c, const ct__dist_op *op, char *err)
+{
+    int n = c->size, r = c->rank;
+    size_t bytes = (size_t)op->count * ct_dtype_size(op->dtype);
+    char *all = (char *)op->recv;
+    memmove(all + (size_t)r * bytes, op->send, bytes);
+    bool ok = true;
+    for (int s = 0; ok && s < n - 1; s++) {
+        int out = (r - s + n) % n, in = (r - s - 1 + n) % n;
+        ok = ct__tcp_ring_step(c, op, all + (size_t)out * bytes, bytes, all + (size_t)in * bytes, bytes, NULL, err);
+    }
     return ok;
 }
 
@@ -751,8 +783,7 @@ static bool ct__tcp_collective(ct__tcp_comm *c, const ct__dist_op *op, char *err
     case CT__DIST_REDUCE:
     case CT__DIST_REDUCE_SCATTER: return ct__tcp_gather_and_fold(c, op, err);
     case CT__DIST_ALLGATHER:
-    case CT__DIST__ALLGATHER_BASE:
-        return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_ALL_GATHER, -1, send, recv, bytes, 0, err);
+    case CT__DIST__ALLGATHER_BASE: return ct__tcp_all_gather(c, op, err);
     case CT__DIST_GATHER: return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_GATHER, op->root, send, recv, bytes, 0, err);
     case CT__DIST_SCATTER:
         return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_SCATTER, op->root, send, recv, bytes, 0, err);
