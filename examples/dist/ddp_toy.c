@@ -119,6 +119,7 @@ static ct_result demo_basic(const char *backend)
 {
     ct_result r = setup(backend);
     if (r != CT_OK) return r;
+    ct_scope s = ct_scope_begin(); /* the tensors made along the way: the checkpoint's, what is printed */
     int rank = ct_dist_get_rank(NULL);
     ct_module *ddp = ct_ddp(toy_model_new(), ct_ddp_opts_init());
     ct_tensor_list params = ct_module_parameters(ddp, true);
@@ -136,6 +137,7 @@ static ct_result demo_basic(const char *backend)
     ct_optim_free(opt);
     ct_tensor_list_free(&params);
     ct_module_release(ddp);
+    ct_scope_end(s);
     return ct_dist_destroy_process_group(NULL);
 }
 
@@ -181,6 +183,7 @@ static ct_result demo_checkpoint(const char *backend, const char *path)
 {
     ct_result r = setup(backend);
     if (r != CT_OK) return r;
+    ct_scope s = ct_scope_begin(); /* the tensors made along the way: the checkpoint's, what is printed */
     int rank = ct_dist_get_rank(NULL);
     ct_module *ddp = ct_ddp(toy_model_new(), ct_ddp_opts_init());
     ct_tensor_list params = ct_module_parameters(ddp, true);
@@ -198,6 +201,7 @@ static ct_result demo_checkpoint(const char *backend, const char *path)
     ct_optim_free(opt);
     ct_tensor_list_free(&params);
     ct_module_release(ddp);
+    ct_scope_end(s);
     ct_result destroyed = ct_dist_destroy_process_group(NULL);
     return r != CT_OK ? r : destroyed;
 }
