@@ -18,7 +18,8 @@
 #   make char_transformer  a small GPT learns the bundled text (data/kjv.txt) and writes some
 #   make fashion       an MLP and a CNN learn Fashion-MNIST (apt-get install dataset-fashion-mnist)
 #   make bench         the benchmarks (ratios against PyTorch when python3-torch is installed)
-#   make bench-dist    all_reduce against MPI_Allreduce and on gloo, a DDP step against PyTorch's (NP=2 ranks)
+#   make bench-dist    all_reduce against MPI_Allreduce and on gloo, a DDP step against PyTorch's, gloo's
+#                      broadcast and all_gather (NP=2 ranks)
 # Options: OPENMP=0 to build without OpenMP, OPENBLAS=1 to use OpenBLAS, GC_SECTIONS=1 for smaller programs, CC=clang.
 
 CC      ?= cc
@@ -416,6 +417,8 @@ bench-dist: ctorch.h ctorch_dist.h
 	$(CC) -std=c11 $(WARN) -O3 -march=native -I. bench/dist/allreduce.c -o $(BUILD)/bench/dist_allreduce_gloo -lm -lpthread
 	$(MAKE) --no-print-directory $(BUILD)/ctorchrun
 	$(BUILD)/ctorchrun --standalone --nproc_per_node $(NP) $(BUILD)/bench/dist_allreduce_gloo
+	$(CC) -std=c11 $(WARN) -O3 -march=native -I. bench/dist/broadcast_gather.c -o $(BUILD)/bench/dist_broadcast_gather -lm -lpthread
+	$(BUILD)/ctorchrun --standalone --nproc_per_node $(NP) $(BUILD)/bench/dist_broadcast_gather
 	-/usr/bin/python3 bench/dist/gloo_allreduce.py $(NP)
 
 clean:

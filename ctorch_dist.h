@@ -244,12 +244,14 @@ typedef struct ct_tcp_store ct_tcp_store;
 /* TCPStore's keyword arguments. */
 typedef struct ct_tcp_store_opts {
     int world_size; /* the master waits for this many clients, itself included; 0: does not wait */
-    bool is_master; /* serve the store on port (of every interface), and connect to it */
+    bool is_master; /* serve the store on port (of every interface, IPv6 and IPv4), and connect to it */
     double timeout; /* seconds for connecting and for each request; 0: 300 */
 } ct_tcp_store_opts;
 
 /* TCPStore(host_name, port, world_size, is_master, timeout): connects to
- * host_name:port, retrying until the timeout ("The client socket has timed
+ * host_name:port (a name, an IPv4 or an IPv6 address: "::1"), retrying
+ * until the timeout while nobody listens or the name does not resolve
+ * ("The client socket has timed
  * out after 2s while trying to connect to (127.0.0.1, 29500)."); the
  * master serves it first (port 0: a free port, see ct_tcp_store_port) and
  * waits for world_size clients ("Timed out after 2 seconds waiting for
@@ -1790,8 +1792,8 @@ int ct_dist_recv(ct_tensor *tensor, int src, int tag, ct_dist_opts opts)
 // >>dist/socket.c
 /* POSIX sockets for the TCP store and the gloo backend: addresses,
  * listening, connecting with retries until a deadline, and whole-buffer
- * reads and writes bounded by a deadline. IPv4 only. Errors are worded as
- * c10d's socket layer words them. Deadlines are ct__dist_seconds() values. */
+ * reads and writes bounded by a deadline; IPv4 and IPv6, as c10d's. Errors
+ * are worded as c10d's socket layer words them. Deadlines are ct__dist_seconds() values. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1827,73 +1829,139 @@ static int ct__sock_ms_left(double deadline)
 
 static void ct__sock_sleep_ms(int ms) { poll(NULL, 0, ms); }
 
-/* host (a name or a dotted address) and port as an IPv4 address. */
-static ct_result ct__sock_resolve(const char *host, int port, struct sockaddr_in *out)
-{
-    struct addrinfo hints, *found = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_INET;
-    hints.ai_socktype = SOCK_STREAM;
-    int rc = getaddrinfo(host, NULL, &hints, &found);
-    if (rc != 0 || !found)
-        return ct__dist_fail(CT_ERR_RUNTIME, "The IPv4 network addresses of (%s, %d) cannot be retrieved (gai error: %d - %s).",
-                             host, port, rc, gai_strerror(rc));
-    memcpy(out, found->ai_addr, sizeof *out);
-    out->sin_port = htons((uint16_t)port);
-    freeaddrinfo(found);
-    return CT_OK;
-}
-
 static void ct__sock_no_delay(int fd)
 {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-/* A socket listening on every interface at *port (0: a free port, written
- * back), or -1 with an error. */
-static int ct__sock_listen(int *port, int backlog)
+/* A socket listening on `family`'s wildcard address ([::] takes IPv4 too)
+ * at *port (0: a free port, written back), or -1 with errno set. */
+static int ct__sock_listen_on(int family, int *port, int backlog)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-    struct sockaddr_in a;
-    socklen_t len = sizeof a;
+    struct sockaddr_storage a;
+    socklen_t len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    a.sin_port = htons((uint16_t)*port);
-    if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, backlog) != 0 ||
+    if (family == AF_INET6) {
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
+        a6->sin6_family = AF_INET6, a6->sin6_addr = in6addr_any, a6->sin6_port = htons((uint16_t)*port);
+    } else {
+        struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
+        a4->sin_family = AF_INET, a4->sin_addr.s_addr = htonl(INADDR_ANY), a4->sin_port = htons((uint16_t)*port);
+    }
+    int fd = socket(family, SOCK_STREAM, 0), one = 1, zero = 0;
+    if (fd < 0) return -1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    if (bind(fd, (struct sockaddr *)&a, len) != 0 || listen(fd, backlog) != 0 ||
         getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
         int err = errno;
-        if (fd >= 0) close(fd);
-        ct__dist_fail(CT_ERR_RUNTIME,
-                      "The server socket has failed to listen on any local network address. The server socket has "
-                      "failed to bind to 0.0.0.0:%d (errno: %d - %s).",
-                      *port, err, strerror(err));
+        close(fd);
+        errno = err;
         return -1;
     }
-    *port = ntohs(a.sin_port);
+    *port = ntohs(family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port : ((struct sockaddr_in *)&a)->sin_port);
     return fd;
 }
 
-/* Connects to a, retrying while nobody listens there yet, until `timeout`
- * seconds passed: the fd, or -1 with c10d's client timeout message. */
-static int ct__sock_connect(const struct sockaddr_in *a, const char *host, int port, double timeout)
+/* A socket listening on every interface at *port (0: a free port, written
+ * back), or -1 with an error: on [::], for IPv6 and IPv4 clients alike, or,
+ * where that fails (no IPv6), on 0.0.0.0, as c10d's server socket. */
+static int ct__sock_listen(int *port, int backlog)
+{
+    int fd = ct__sock_listen_on(AF_INET6, port, backlog), err6 = errno;
+    if (fd >= 0) return fd;
+    if ((fd = ct__sock_listen_on(AF_INET, port, backlog)) >= 0) return fd;
+    int err4 = errno;
+    ct__dist_fail(CT_ERR_RUNTIME,
+                  "The server socket has failed to listen on any local network address. The server socket has failed "
+                  "to bind to [::]:%d (errno: %d - %s). The server socket has failed to bind to 0.0.0.0:%d (errno: %d - %s).",
+                  *port, err6, strerror(err6), *port, err4, strerror(err4));
+    return -1;
+}
+
+/* A connection to one of the addresses host (a name, an IPv4 or an IPv6
+ * address) resolves to now, tried in getaddrinfo's order; -1 when there is
+ * none (not yet resolvable, or nobody listening). */
+static int ct__sock_try_connect(const char *host, int port)
+{
+    struct addrinfo hints, *found = NULL;
+    char service[16];
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    snprintf(service, sizeof service, "%d", port);
+    if (getaddrinfo(host, service, &hints, &found) != 0) return -1;
+    int fd = -1;
+    for (struct addrinfo *a = found; a && fd < 0; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+        if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0) close(fd), fd = -1;
+    }
+    freeaddrinfo(found);
+    return fd;
+}
+
+/* Connects to host:port, retrying while the name does not resolve or nobody
+ * listens there yet, until `timeout` seconds passed: the fd, or -1 with
+ * c10d's client timeout message. */
+static int ct__sock_connect(const char *host, int port, double timeout)
 {
     double deadline = ct__dist_seconds() + timeout;
     for (;;) {
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        if (fd >= 0 && connect(fd, (const struct sockaddr *)a, sizeof *a) == 0) {
+        int fd = ct__sock_try_connect(host, port);
+        if (fd >= 0) {
             ct__sock_no_delay(fd);
             return fd;
         }
-        if (fd >= 0) close(fd);
         if (ct__dist_seconds() >= deadline) break;
         ct__sock_sleep_ms(ct__sock_ms_left(deadline) < 100 ? ct__sock_ms_left(deadline) : 100);
     }
     ct__dist_fail(CT_ERR_RUNTIME, "The client socket has timed out after %gs while trying to connect to (%s, %d).",
                   timeout, host, port);
     return -1;
+}
+
+/* a's IP address as text ("127.0.0.1", "::1"); an IPv4 client of an IPv6
+ * socket (::ffff:127.0.0.1) as the IPv4 address it is. Its port, when
+ * port is given. */
+static void ct__sock_ip(const struct sockaddr *a, char *ip, size_t cap, int *port)
+{
+    snprintf(ip, cap, "?");
+    if (a->sa_family == AF_INET) {
+        const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+        inet_ntop(AF_INET, &a4->sin_addr, ip, (socklen_t)cap);
+        if (port) *port = ntohs(a4->sin_port);
+    } else if (a->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+        if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr))
+            inet_ntop(AF_INET, a6->sin6_addr.s6_addr + 12, ip, (socklen_t)cap);
+        else
+            inet_ntop(AF_INET6, &a6->sin6_addr, ip, (socklen_t)cap);
+        if (port) *port = ntohs(a6->sin6_port);
+    }
+}
+
+/* The IP address of fd's own end: "?" when the socket cannot tell. */
+static void ct__sock_local_ip(int fd, char *ip, size_t cap)
+{
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    memset(&a, 0, sizeof a);
+    getsockname(fd, (struct sockaddr *)&a, &len);
+    ct__sock_ip((const struct sockaddr *)&a, ip, cap, NULL);
+}
+
+/* fd's peer as gloo names it in its errors: "[127.0.0.1]:41234", "[::1]:41234". */
+static void ct__sock_peer_name(int fd, char *out, size_t cap)
+{
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    char ip[INET6_ADDRSTRLEN];
+    int port = 0;
+    memset(&a, 0, sizeof a);
+    getpeername(fd, (struct sockaddr *)&a, &len);
+    ct__sock_ip((const struct sockaddr *)&a, ip, sizeof ip, &port);
+    snprintf(out, cap, "[%s]:%d", ip, port);
 }
 
 /* Waits until fd is ready for `events` or the deadline passed. */
@@ -2400,7 +2468,6 @@ static ct_result ct__store_add_raw(ct_tcp_store *s, const char *full_key, int64_
 
 ct_tcp_store *ct_tcp_store_new(const char *host_name, int port, ct_tcp_store_opts opts)
 {
-    struct sockaddr_in addr;
     if (!host_name) {
         ct__dist_fail(CT_ERR_VALUE, "TCPStore(): host_name must be a string, not NULL");
         return NULL;
@@ -2418,8 +2485,7 @@ ct_tcp_store *ct_tcp_store_new(const char *host_name, int port, ct_tcp_store_opt
     pthread_mutex_init(&s->lock, NULL);
     int64_t joined = 0;
     bool ok = !opts.is_master || (s->server = ct__store_server_start(&s->port)) != NULL;
-    ok = ok && ct__sock_resolve(host_name, s->port, &addr) == CT_OK;
-    ok = ok && (s->fd = ct__sock_connect(&addr, host_name, s->port, s->timeout)) >= 0;
+    ok = ok && (s->fd = ct__sock_connect(host_name, s->port, s->timeout)) >= 0;
     if (ok && opts.world_size > 0) /* every client counts itself in, as TCPStore's */
         ok = ct__store_add_raw(s, CT__STORE_INIT_KEY, 1, &joined, ct__dist_seconds() + s->timeout) == CT_OK;
     if (ok && s->server && opts.world_size > 0)
@@ -3331,18 +3397,50 @@ static bool ct__tcp_all_reduce(ct__tcp_comm *c, const ct__dist_op *op, char *err
     return ok;
 }
 
+/* Segment k of the `bytes` at buf, as a transfer with peer. */
+static ct__tcp_xfer ct__tcp_segment(int peer, bool sending, char *buf, size_t bytes, size_t k)
+{
+    size_t at = k * CT__TCP_SEGMENT;
+    ct__tcp_xfer x = {peer, sending, buf + at, bytes - at < CT__TCP_SEGMENT ? bytes - at : CT__TCP_SEGMENT};
+    return x;
+}
+
+/* Pipelined chain broadcast: the ranks form a chain from the root (root,
+ * root + 1, ...) and the tensor goes down it in segments, each rank passing
+ * segment k - 1 on while it receives segment k. The root sends the tensor
+ * once, not once per rank, and every link carries it once. */
 static bool ct__tcp_broadcast(ct__tcp_comm *c, const ct__dist_op *op, char *err)
 {
+    int n = c->size, place = (c->rank - op->root + n) % n;
+    int next = (c->rank + 1) % n, prev = (c->rank + n - 1) % n;
     size_t bytes = (size_t)op->count * ct_dtype_size(op->dtype);
-    ct__tcp_xfer one = {op->root, false, (char *)op->recv, bytes};
-    if (c->rank != op->root) return ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, &one, 1, 0, err);
-    ct__tcp_xfer *x = (ct__tcp_xfer *)CT_MALLOC((size_t)c->size * sizeof *x);
-    if (!x) return snprintf(err, CT__TCP_ERROR_LEN, "DefaultCPUAllocator: not enough memory"), false;
-    int k = 0;
-    for (int i = 0; i < c->size; i++)
-        if (i != c->rank) x[k].peer = i, x[k].sending = true, x[k].buf = (char *)op->recv, x[k++].len = bytes;
-    bool ok = ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, x, k, 0, err);
-    CT_FREE(x);
+    size_t segments = bytes ? (bytes + CT__TCP_SEGMENT - 1) / CT__TCP_SEGMENT : 1;
+    bool receives = place > 0, passes = place < n - 1;
+    size_t lag = receives ? 1 : 0; /* the root sends segment k at step k, the others at step k + 1 */
+    bool ok = true;
+    for (size_t k = 0; ok && k < segments + lag; k++) {
+        ct__tcp_xfer x[2];
+        int m = 0;
+        if (receives && k < segments) x[m++] = ct__tcp_segment(prev, false, (char *)op->recv, bytes, k);
+        if (passes && k >= lag) x[m++] = ct__tcp_segment(next, true, (char *)op->recv, bytes, k - lag);
+        ok = ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, x, m, 0, err);
+    }
+    return ok;
+}
+
+/* Ring all-gather: n - 1 steps, each rank passing on to the next the part
+ * it received last (its own first) while the previous one sends it another. */
+static bool ct__tcp_all_gather(ct__tcp_comm *c, const ct__dist_op *op, char *err)
+{
+    int n = c->size, r = c->rank;
+    size_t bytes = (size_t)op->count * ct_dtype_size(op->dtype);
+    char *all = (char *)op->recv;
+    memmove(all + (size_t)r * bytes, op->send, bytes);
+    bool ok = true;
+    for (int s = 0; ok && s < n - 1; s++) {
+        int out = (r - s + n) % n, in = (r - s - 1 + n) % n;
+        ok = ct__tcp_ring_step(c, op, all + (size_t)out * bytes, bytes, all + (size_t)in * bytes, bytes, NULL, err);
+    }
     return ok;
 }
 
@@ -3383,8 +3481,7 @@ static bool ct__tcp_collective(ct__tcp_comm *c, const ct__dist_op *op, char *err
     case CT__DIST_REDUCE:
     case CT__DIST_REDUCE_SCATTER: return ct__tcp_gather_and_fold(c, op, err);
     case CT__DIST_ALLGATHER:
-    case CT__DIST__ALLGATHER_BASE:
-        return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_ALL_GATHER, -1, send, recv, bytes, 0, err);
+    case CT__DIST__ALLGATHER_BASE: return ct__tcp_all_gather(c, op, err);
     case CT__DIST_GATHER: return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_GATHER, op->root, send, recv, bytes, 0, err);
     case CT__DIST_SCATTER:
         return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_SCATTER, op->root, send, recv, bytes, 0, err);
@@ -3672,10 +3769,13 @@ static ct_result ct__tcp_rendezvous_of(const ct_dist_init_opts *o, ct__tcp_rende
     memset(rv, 0, sizeof *rv);
     rv->rank = o->rank, rv->size = o->world_size;
     if (strncmp(method, "tcp://", 6) == 0) {
-        const char *colon = strrchr(method + 6, ':');
+        /* the host as urlparse reads it: an IPv6 address in brackets, tcp://[::1]:29500 */
+        const char *host = method + 6, *end = host[0] == '[' ? strchr(host, ']') : NULL;
+        const char *colon = strrchr(end ? end : host, ':');
         if (!given) return ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using tcp:// rendezvous: world size parameter missing");
         if (!colon) return ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using tcp:// rendezvous: port number missing");
-        snprintf(rv->host, sizeof rv->host, "%.*s", (int)(colon - method - 6), method + 6);
+        if (end) host++;
+        snprintf(rv->host, sizeof rv->host, "%.*s", (int)((end ? end : colon) - host), host);
         rv->port = atoi(colon + 1);
     } else if (strncmp(method, "env://", 6) == 0) {
         if (!given) res = ct__tcp_env_int("RANK", &rv->rank);
@@ -3699,13 +3799,6 @@ static ct_result ct__tcp_rendezvous_of(const ct_dist_init_opts *o, ct__tcp_rende
     return res;
 }
 
-static void ct__tcp_name(const struct sockaddr_in *a, char *out, size_t cap)
-{
-    char ip[INET_ADDRSTRLEN] = "?";
-    inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
-    snprintf(out, cap, "[%s]:%d", ip, ntohs(a->sin_port));
-}
-
 /* The hello a rank sends on the connection it makes. */
 typedef struct ct__tcp_hello {
     uint32_t magic;
@@ -3717,19 +3810,17 @@ static ct_result ct__tcp_dial(ct__tcp_engine *e, ct_tcp_store *store, const char
 {
     char key[96], value[64] = "", *colon;
     size_t len = 0;
-    struct sockaddr_in a;
     snprintf(key, sizeof key, "%s/rank_%d", keys, peer);
     ct_result res = ct_tcp_store_get(store, key, value, sizeof value - 1, &len);
     if (res != CT_OK) return res;
     value[len < sizeof value ? len : sizeof value - 1] = 0;
     if (!(colon = strrchr(value, ':'))) return ct__dist_fail(CT_ERR_RUNTIME, "Rank %d published no address", peer);
-    *colon = 0;
-    if (ct__sock_resolve(value, atoi(colon + 1), &a) != CT_OK) return ct_last_error_code();
-    int fd = ct__sock_connect(&a, value, atoi(colon + 1), deadline - ct__dist_seconds());
+    *colon = 0; /* the port follows the last colon, after an IPv6 address's own */
+    int fd = ct__sock_connect(value, atoi(colon + 1), deadline - ct__dist_seconds());
     if (fd < 0) return ct_last_error_code();
     ct__tcp_hello hello = {CT__TCP_MAGIC, (int32_t)e->rank};
     e->peers[peer].fd = fd;
-    ct__tcp_name(&a, e->peers[peer].addr, sizeof e->peers[peer].addr);
+    ct__sock_peer_name(fd, e->peers[peer].addr, sizeof e->peers[peer].addr);
     return ct__sock_send_all(fd, &hello, sizeof hello, deadline);
 }
 
@@ -3737,10 +3828,8 @@ static ct_result ct__tcp_dial(ct__tcp_engine *e, ct_tcp_store *store, const char
 static ct_result ct__tcp_answer(ct__tcp_engine *e, int listener, double deadline)
 {
     ct__tcp_hello hello;
-    struct sockaddr_in a;
-    socklen_t alen = sizeof a;
     if (ct__sock_ready(listener, POLLIN, deadline) != CT_OK) return CT_ERR_RUNTIME;
-    int fd = accept(listener, (struct sockaddr *)&a, &alen);
+    int fd = accept(listener, NULL, NULL);
     if (fd < 0) return ct__sock_io_error(errno);
     ct__sock_no_delay(fd);
     ct_result res = ct__sock_recv_all(fd, &hello, sizeof hello, deadline);
@@ -3752,7 +3841,7 @@ static ct_result ct__tcp_answer(ct__tcp_engine *e, int listener, double deadline
         return res;
     }
     e->peers[hello.rank].fd = fd;
-    ct__tcp_name(&a, e->peers[hello.rank].addr, sizeof e->peers[hello.rank].addr);
+    ct__sock_peer_name(fd, e->peers[hello.rank].addr, sizeof e->peers[hello.rank].addr);
     return CT_OK;
 }
 
@@ -3764,10 +3853,8 @@ static ct_result ct__tcp_mesh(ct__tcp_engine *e, ct_tcp_store *store, const char
 {
     int port = 0, listener = ct__sock_listen(&port, e->size);
     if (listener < 0) return ct_last_error_code();
-    struct sockaddr_in local;
-    socklen_t len = sizeof local;
-    char key[96], value[64], ip[INET_ADDRSTRLEN] = "127.0.0.1";
-    if (getsockname(store->fd, (struct sockaddr *)&local, &len) == 0) inet_ntop(AF_INET, &local.sin_addr, ip, sizeof ip);
+    char key[96], value[96], ip[INET6_ADDRSTRLEN];
+    ct__sock_local_ip(store->fd, ip, sizeof ip);
     snprintf(key, sizeof key, "%s/rank_%d", keys, e->rank);
     snprintf(value, sizeof value, "%s:%d", ip, port);
     ct_result res = ct_tcp_store_set(store, key, value, strlen(value));

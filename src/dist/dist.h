@@ -178,12 +178,14 @@ typedef struct ct_tcp_store ct_tcp_store;
 /* TCPStore's keyword arguments. */
 typedef struct ct_tcp_store_opts {
     int world_size; /* the master waits for this many clients, itself included; 0: does not wait */
-    bool is_master; /* serve the store on port (of every interface), and connect to it */
+    bool is_master; /* serve the store on port (of every interface, IPv6 and IPv4), and connect to it */
     double timeout; /* seconds for connecting and for each request; 0: 300 */
 } ct_tcp_store_opts;
 
 /* TCPStore(host_name, port, world_size, is_master, timeout): connects to
- * host_name:port, retrying until the timeout ("The client socket has timed
+ * host_name:port (a name, an IPv4 or an IPv6 address: "::1"), retrying
+ * until the timeout while nobody listens or the name does not resolve
+ * ("The client socket has timed
  * out after 2s while trying to connect to (127.0.0.1, 29500)."); the
  * master serves it first (port 0: a free port, see ct_tcp_store_port) and
  * waits for world_size clients ("Timed out after 2 seconds waiting for

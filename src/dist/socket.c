@@ -1,7 +1,7 @@
 /* POSIX sockets for the TCP store and the gloo backend: addresses,
  * listening, connecting with retries until a deadline, and whole-buffer
- * reads and writes bounded by a deadline. IPv4 only. Errors are worded as
- * c10d's socket layer words them. Deadlines are ct__dist_seconds() values. */
+ * reads and writes bounded by a deadline; IPv4 and IPv6, as c10d's. Errors
+ * are worded as c10d's socket layer words them. Deadlines are ct__dist_seconds() values. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,73 +37,139 @@ static int ct__sock_ms_left(double deadline)
 
 static void ct__sock_sleep_ms(int ms) { poll(NULL, 0, ms); }
 
-/* host (a name or a dotted address) and port as an IPv4 address. */
-static ct_result ct__sock_resolve(const char *host, int port, struct sockaddr_in *out)
-{
-    struct addrinfo hints, *found = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_INET;
-    hints.ai_socktype = SOCK_STREAM;
-    int rc = getaddrinfo(host, NULL, &hints, &found);
-    if (rc != 0 || !found)
-        return ct__dist_fail(CT_ERR_RUNTIME, "The IPv4 network addresses of (%s, %d) cannot be retrieved (gai error: %d - %s).",
-                             host, port, rc, gai_strerror(rc));
-    memcpy(out, found->ai_addr, sizeof *out);
-    out->sin_port = htons((uint16_t)port);
-    freeaddrinfo(found);
-    return CT_OK;
-}
-
 static void ct__sock_no_delay(int fd)
 {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-/* A socket listening on every interface at *port (0: a free port, written
- * back), or -1 with an error. */
-static int ct__sock_listen(int *port, int backlog)
+/* A socket listening on `family`'s wildcard address ([::] takes IPv4 too)
+ * at *port (0: a free port, written back), or -1 with errno set. */
+static int ct__sock_listen_on(int family, int *port, int backlog)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-    struct sockaddr_in a;
-    socklen_t len = sizeof a;
+    struct sockaddr_storage a;
+    socklen_t len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    a.sin_port = htons((uint16_t)*port);
-    if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, backlog) != 0 ||
+    if (family == AF_INET6) {
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
+        a6->sin6_family = AF_INET6, a6->sin6_addr = in6addr_any, a6->sin6_port = htons((uint16_t)*port);
+    } else {
+        struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
+        a4->sin_family = AF_INET, a4->sin_addr.s_addr = htonl(INADDR_ANY), a4->sin_port = htons((uint16_t)*port);
+    }
+    int fd = socket(family, SOCK_STREAM, 0), one = 1, zero = 0;
+    if (fd < 0) return -1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    if (bind(fd, (struct sockaddr *)&a, len) != 0 || listen(fd, backlog) != 0 ||
         getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
         int err = errno;
-        if (fd >= 0) close(fd);
-        ct__dist_fail(CT_ERR_RUNTIME,
-                      "The server socket has failed to listen on any local network address. The server socket has "
-                      "failed to bind to 0.0.0.0:%d (errno: %d - %s).",
-                      *port, err, strerror(err));
+        close(fd);
+        errno = err;
         return -1;
     }
-    *port = ntohs(a.sin_port);
+    *port = ntohs(family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port : ((struct sockaddr_in *)&a)->sin_port);
     return fd;
 }
 
-/* Connects to a, retrying while nobody listens there yet, until `timeout`
- * seconds passed: the fd, or -1 with c10d's client timeout message. */
-static int ct__sock_connect(const struct sockaddr_in *a, const char *host, int port, double timeout)
+/* A socket listening on every interface at *port (0: a free port, written
+ * back), or -1 with an error: on [::], for IPv6 and IPv4 clients alike, or,
+ * where that fails (no IPv6), on 0.0.0.0, as c10d's server socket. */
+static int ct__sock_listen(int *port, int backlog)
+{
+    int fd = ct__sock_listen_on(AF_INET6, port, backlog), err6 = errno;
+    if (fd >= 0) return fd;
+    if ((fd = ct__sock_listen_on(AF_INET, port, backlog)) >= 0) return fd;
+    int err4 = errno;
+    ct__dist_fail(CT_ERR_RUNTIME,
+                  "The server socket has failed to listen on any local network address. The server socket has failed "
+                  "to bind to [::]:%d (errno: %d - %s). The server socket has failed to bind to 0.0.0.0:%d (errno: %d - %s).",
+                  *port, err6, strerror(err6), *port, err4, strerror(err4));
+    return -1;
+}
+
+/* A connection to one of the addresses host (a name, an IPv4 or an IPv6
+ * address) resolves to now, tried in getaddrinfo's order; -1 when there is
+ * none (not yet resolvable, or nobody listening). */
+static int ct__sock_try_connect(const char *host, int port)
+{
+    struct addrinfo hints, *found = NULL;
+    char service[16];
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    snprintf(service, sizeof service, "%d", port);
+    if (getaddrinfo(host, service, &hints, &found) != 0) return -1;
+    int fd = -1;
+    for (struct addrinfo *a = found; a && fd < 0; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+        if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0) close(fd), fd = -1;
+    }
+    freeaddrinfo(found);
+    return fd;
+}
+
+/* Connects to host:port, retrying while the name does not resolve or nobody
+ * listens there yet, until `timeout` seconds passed: the fd, or -1 with
+ * c10d's client timeout message. */
+static int ct__sock_connect(const char *host, int port, double timeout)
 {
     double deadline = ct__dist_seconds() + timeout;
     for (;;) {
-        int fd = socket(AF_INET, SOCK_STREAM, 0);
-        if (fd >= 0 && connect(fd, (const struct sockaddr *)a, sizeof *a) == 0) {
+        int fd = ct__sock_try_connect(host, port);
+        if (fd >= 0) {
             ct__sock_no_delay(fd);
             return fd;
         }
-        if (fd >= 0) close(fd);
         if (ct__dist_seconds() >= deadline) break;
         ct__sock_sleep_ms(ct__sock_ms_left(deadline) < 100 ? ct__sock_ms_left(deadline) : 100);
     }
     ct__dist_fail(CT_ERR_RUNTIME, "The client socket has timed out after %gs while trying to connect to (%s, %d).",
                   timeout, host, port);
     return -1;
+}
+
+/* a's IP address as text ("127.0.0.1", "::1"); an IPv4 client of an IPv6
+ * socket (::ffff:127.0.0.1) as the IPv4 address it is. Its port, when
+ * port is given. */
+static void ct__sock_ip(const struct sockaddr *a, char *ip, size_t cap, int *port)
+{
+    snprintf(ip, cap, "?");
+    if (a->sa_family == AF_INET) {
+        const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+        inet_ntop(AF_INET, &a4->sin_addr, ip, (socklen_t)cap);
+        if (port) *port = ntohs(a4->sin_port);
+    } else if (a->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+        if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr))
+            inet_ntop(AF_INET, a6->sin6_addr.s6_addr + 12, ip, (socklen_t)cap);
+        else
+            inet_ntop(AF_INET6, &a6->sin6_addr, ip, (socklen_t)cap);
+        if (port) *port = ntohs(a6->sin6_port);
+    }
+}
+
+/* The IP address of fd's own end: "?" when the socket cannot tell. */
+static void ct__sock_local_ip(int fd, char *ip, size_t cap)
+{
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    memset(&a, 0, sizeof a);
+    getsockname(fd, (struct sockaddr *)&a, &len);
+    ct__sock_ip((const struct sockaddr *)&a, ip, cap, NULL);
+}
+
+/* fd's peer as gloo names it in its errors: "[127.0.0.1]:41234", "[::1]:41234". */
+static void ct__sock_peer_name(int fd, char *out, size_t cap)
+{
+    struct sockaddr_storage a;
+    socklen_t len = sizeof a;
+    char ip[INET6_ADDRSTRLEN];
+    int port = 0;
+    memset(&a, 0, sizeof a);
+    getpeername(fd, (struct sockaddr *)&a, &len);
+    ct__sock_ip((const struct sockaddr *)&a, ip, sizeof ip, &port);
+    snprintf(out, cap, "[%s]:%d", ip, port);
 }
 
 /* Waits until fd is ready for `events` or the deadline passed. */

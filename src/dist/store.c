@@ -457,7 +457,6 @@ static ct_result ct__store_add_raw(ct_tcp_store *s, const char *full_key, int64_
 
 ct_tcp_store *ct_tcp_store_new(const char *host_name, int port, ct_tcp_store_opts opts)
 {
-    struct sockaddr_in addr;
     if (!host_name) {
         ct__dist_fail(CT_ERR_VALUE, "TCPStore(): host_name must be a string, not NULL");
         return NULL;
@@ -475,8 +474,7 @@ ct_tcp_store *ct_tcp_store_new(const char *host_name, int port, ct_tcp_store_opt
     pthread_mutex_init(&s->lock, NULL);
     int64_t joined = 0;
     bool ok = !opts.is_master || (s->server = ct__store_server_start(&s->port)) != NULL;
-    ok = ok && ct__sock_resolve(host_name, s->port, &addr) == CT_OK;
-    ok = ok && (s->fd = ct__sock_connect(&addr, host_name, s->port, s->timeout)) >= 0;
+    ok = ok && (s->fd = ct__sock_connect(host_name, s->port, s->timeout)) >= 0;
     if (ok && opts.world_size > 0) /* every client counts itself in, as TCPStore's */
         ok = ct__store_add_raw(s, CT__STORE_INIT_KEY, 1, &joined, ct__dist_seconds() + s->timeout) == CT_OK;
     if (ok && s->server && opts.world_size > 0)

@@ -699,18 +699,50 @@ static bool ct__tcp_all_reduce(ct__tcp_comm *c, const ct__dist_op *op, char *err
     return ok;
 }
 
+/* Segment k of the `bytes` at buf, as a transfer with peer. */
+static ct__tcp_xfer ct__tcp_segment(int peer, bool sending, char *buf, size_t bytes, size_t k)
+{
+    size_t at = k * CT__TCP_SEGMENT;
+    ct__tcp_xfer x = {peer, sending, buf + at, bytes - at < CT__TCP_SEGMENT ? bytes - at : CT__TCP_SEGMENT};
+    return x;
+}
+
+/* Pipelined chain broadcast: the ranks form a chain from the root (root,
+ * root + 1, ...) and the tensor goes down it in segments, each rank passing
+ * segment k - 1 on while it receives segment k. The root sends the tensor
+ * once, not once per rank, and every link carries it once. */
 static bool ct__tcp_broadcast(ct__tcp_comm *c, const ct__dist_op *op, char *err)
 {
+    int n = c->size, place = (c->rank - op->root + n) % n;
+    int next = (c->rank + 1) % n, prev = (c->rank + n - 1) % n;
     size_t bytes = (size_t)op->count * ct_dtype_size(op->dtype);
-    ct__tcp_xfer one = {op->root, false, (char *)op->recv, bytes};
-    if (c->rank != op->root) return ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, &one, 1, 0, err);
-    ct__tcp_xfer *x = (ct__tcp_xfer *)CT_MALLOC((size_t)c->size * sizeof *x);
-    if (!x) return snprintf(err, CT__TCP_ERROR_LEN, "DefaultCPUAllocator: not enough memory"), false;
-    int k = 0;
-    for (int i = 0; i < c->size; i++)
-        if (i != c->rank) x[k].peer = i, x[k].sending = true, x[k].buf = (char *)op->recv, x[k++].len = bytes;
-    bool ok = ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, x, k, 0, err);
-    CT_FREE(x);
+    size_t segments = bytes ? (bytes + CT__TCP_SEGMENT - 1) / CT__TCP_SEGMENT : 1;
+    bool receives = place > 0, passes = place < n - 1;
+    size_t lag = receives ? 1 : 0; /* the root sends segment k at step k, the others at step k + 1 */
+    bool ok = true;
+    for (size_t k = 0; ok && k < segments + lag; k++) {
+        ct__tcp_xfer x[2];
+        int m = 0;
+        if (receives && k < segments) x[m++] = ct__tcp_segment(prev, false, (char *)op->recv, bytes, k);
+        if (passes && k >= lag) x[m++] = ct__tcp_segment(next, true, (char *)op->recv, bytes, k - lag);
+        ok = ct__tcp_step(c, CT__TCP_COLLECTIVE_TAG, x, m, 0, err);
+    }
+    return ok;
+}
+
+/* Ring all-gather: n - 1 steps, each rank passing on to the next the part
+ * it received last (its own first) while the previous one sends it another. */
+static bool ct__tcp_all_gather(ct__tcp_comm *c, const ct__dist_op *op, char *err)
+{
+    int n = c->size, r = c->rank;
+    size_t bytes = (size_t)op->count * ct_dtype_size(op->dtype);
+    char *all = (char *)op->recv;
+    memmove(all + (size_t)r * bytes, op->send, bytes);
+    bool ok = true;
+    for (int s = 0; ok && s < n - 1; s++) {
+        int out = (r - s + n) % n, in = (r - s - 1 + n) % n;
+        ok = ct__tcp_ring_step(c, op, all + (size_t)out * bytes, bytes, all + (size_t)in * bytes, bytes, NULL, err);
+    }
     return ok;
 }
 
@@ -751,8 +783,7 @@ static bool ct__tcp_collective(ct__tcp_comm *c, const ct__dist_op *op, char *err
     case CT__DIST_REDUCE:
     case CT__DIST_REDUCE_SCATTER: return ct__tcp_gather_and_fold(c, op, err);
     case CT__DIST_ALLGATHER:
-    case CT__DIST__ALLGATHER_BASE:
-        return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_ALL_GATHER, -1, send, recv, bytes, 0, err);
+    case CT__DIST__ALLGATHER_BASE: return ct__tcp_all_gather(c, op, err);
     case CT__DIST_GATHER: return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_GATHER, op->root, send, recv, bytes, 0, err);
     case CT__DIST_SCATTER:
         return ct__tcp_patterned(c, CT__TCP_COLLECTIVE_TAG, CT__TCP_SCATTER, op->root, send, recv, bytes, 0, err);
@@ -1040,10 +1071,13 @@ static ct_result ct__tcp_rendezvous_of(const ct_dist_init_opts *o, ct__tcp_rende
     memset(rv, 0, sizeof *rv);
     rv->rank = o->rank, rv->size = o->world_size;
     if (strncmp(method, "tcp://", 6) == 0) {
-        const char *colon = strrchr(method + 6, ':');
+        /* the host as urlparse reads it: an IPv6 address in brackets, tcp://[::1]:29500 */
+        const char *host = method + 6, *end = host[0] == '[' ? strchr(host, ']') : NULL;
+        const char *colon = strrchr(end ? end : host, ':');
         if (!given) return ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using tcp:// rendezvous: world size parameter missing");
         if (!colon) return ct__dist_fail(CT_ERR_VALUE, "Error initializing torch.distributed using tcp:// rendezvous: port number missing");
-        snprintf(rv->host, sizeof rv->host, "%.*s", (int)(colon - method - 6), method + 6);
+        if (end) host++;
+        snprintf(rv->host, sizeof rv->host, "%.*s", (int)((end ? end : colon) - host), host);
         rv->port = atoi(colon + 1);
     } else if (strncmp(method, "env://", 6) == 0) {
         if (!given) res = ct__tcp_env_int("RANK", &rv->rank);
@@ -1067,13 +1101,6 @@ static ct_result ct__tcp_rendezvous_of(const ct_dist_init_opts *o, ct__tcp_rende
     return res;
 }
 
-static void ct__tcp_name(const struct sockaddr_in *a, char *out, size_t cap)
-{
-    char ip[INET_ADDRSTRLEN] = "?";
-    inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
-    snprintf(out, cap, "[%s]:%d", ip, ntohs(a->sin_port));
-}
-
 /* The hello a rank sends on the connection it makes. */
 typedef struct ct__tcp_hello {
     uint32_t magic;
@@ -1085,19 +1112,17 @@ static ct_result ct__tcp_dial(ct__tcp_engine *e, ct_tcp_store *store, const char
 {
     char key[96], value[64] = "", *colon;
     size_t len = 0;
-    struct sockaddr_in a;
     snprintf(key, sizeof key, "%s/rank_%d", keys, peer);
     ct_result res = ct_tcp_store_get(store, key, value, sizeof value - 1, &len);
     if (res != CT_OK) return res;
     value[len < sizeof value ? len : sizeof value - 1] = 0;
     if (!(colon = strrchr(value, ':'))) return ct__dist_fail(CT_ERR_RUNTIME, "Rank %d published no address", peer);
-    *colon = 0;
-    if (ct__sock_resolve(value, atoi(colon + 1), &a) != CT_OK) return ct_last_error_code();
-    int fd = ct__sock_connect(&a, value, atoi(colon + 1), deadline - ct__dist_seconds());
+    *colon = 0; /* the port follows the last colon, after an IPv6 address's own */
+    int fd = ct__sock_connect(value, atoi(colon + 1), deadline - ct__dist_seconds());
     if (fd < 0) return ct_last_error_code();
     ct__tcp_hello hello = {CT__TCP_MAGIC, (int32_t)e->rank};
     e->peers[peer].fd = fd;
-    ct__tcp_name(&a, e->peers[peer].addr, sizeof e->peers[peer].addr);
+    ct__sock_peer_name(fd, e->peers[peer].addr, sizeof e->peers[peer].addr);
     return ct__sock_send_all(fd, &hello, sizeof hello, deadline);
 }
 
@@ -1105,10 +1130,8 @@ static ct_result ct__tcp_dial(ct__tcp_engine *e, ct_tcp_store *store, const char
 static ct_result ct__tcp_answer(ct__tcp_engine *e, int listener, double deadline)
 {
     ct__tcp_hello hello;
-    struct sockaddr_in a;
-    socklen_t alen = sizeof a;
     if (ct__sock_ready(listener, POLLIN, deadline) != CT_OK) return CT_ERR_RUNTIME;
-    int fd = accept(listener, (struct sockaddr *)&a, &alen);
+    int fd = accept(listener, NULL, NULL);
     if (fd < 0) return ct__sock_io_error(errno);
     ct__sock_no_delay(fd);
     ct_result res = ct__sock_recv_all(fd, &hello, sizeof hello, deadline);
@@ -1120,7 +1143,7 @@ static ct_result ct__tcp_answer(ct__tcp_engine *e, int listener, double deadline
         return res;
     }
     e->peers[hello.rank].fd = fd;
-    ct__tcp_name(&a, e->peers[hello.rank].addr, sizeof e->peers[hello.rank].addr);
+    ct__sock_peer_name(fd, e->peers[hello.rank].addr, sizeof e->peers[hello.rank].addr);
     return CT_OK;
 }
 
@@ -1132,10 +1155,8 @@ static ct_result ct__tcp_mesh(ct__tcp_engine *e, ct_tcp_store *store, const char
 {
     int port = 0, listener = ct__sock_listen(&port, e->size);
     if (listener < 0) return ct_last_error_code();
-    struct sockaddr_in local;
-    socklen_t len = sizeof local;
-    char key[96], value[64], ip[INET_ADDRSTRLEN] = "127.0.0.1";
-    if (getsockname(store->fd, (struct sockaddr *)&local, &len) == 0) inet_ntop(AF_INET, &local.sin_addr, ip, sizeof ip);
+    char key[96], value[96], ip[INET6_ADDRSTRLEN];
+    ct__sock_local_ip(store->fd, ip, sizeof ip);
     snprintf(key, sizeof key, "%s/rank_%d", keys, e->rank);
     snprintf(value, sizeof value, "%s:%d", ip, port);
     ct_result res = ct_tcp_store_set(store, key, value, strlen(value));

@@ -178,6 +178,104 @@ static void test_store_timeouts(void)
     CHECK(now() - t0 < 3);
 }
 
+static int rendezvous_port;
+
+/* A server's port taken: PyTorch's words for both of its tries, [::]
+ * then 0.0.0.0 (python3: two TCPStore("127.0.0.1", 12355, 1, True)). */
+static void test_store_port_in_use(void)
+{
+    ct_tcp_store *first = ct_tcp_store_new("127.0.0.1", 0, (ct_tcp_store_opts){.is_master = true, .timeout = 5});
+    CHECK(first != NULL);
+    if (!first) return;
+    int port = ct_tcp_store_port(first);
+    char want[320];
+    snprintf(want, sizeof want,
+             "The server socket has failed to listen on any local network address. The server socket has failed to "
+             "bind to [::]:%d (errno: 98 - Address already in use). The server socket has failed to bind to "
+             "0.0.0.0:%d (errno: 98 - Address already in use).", port, port);
+    CHECK(ct_tcp_store_new("127.0.0.1", port, (ct_tcp_store_opts){.is_master = true, .timeout = 5}) == NULL);
+    CHECK_ERR(0, CT_ERR_RUNTIME, want);
+    ct_tcp_store_free(first);
+}
+
+/* A name that does not resolve (yet) is tried again until the timeout, as
+ * PyTorch's client does: its timeout message, not a resolver error. */
+static void test_store_unresolvable_host(void)
+{
+    double t0 = now();
+    CHECK(ct_tcp_store_new("nonexistent.invalid", 29517, (ct_tcp_store_opts){.timeout = 0.5}) == NULL);
+    CHECK_ERR(0, CT_ERR_RUNTIME,
+              "The client socket has timed out after 0.5s while trying to connect to (nonexistent.invalid, 29517).");
+    CHECK(now() - t0 >= 0.4 && now() - t0 < 5);
+}
+
+/* Whether this machine has the IPv6 loopback (::1) to test on. */
+static bool has_ipv6_loopback(void)
+{
+    struct sockaddr_in6 a;
+    memset(&a, 0, sizeof a);
+    a.sin6_family = AF_INET6;
+    a.sin6_addr = in6addr_loopback;
+    int fd = socket(AF_INET6, SOCK_STREAM, 0);
+    bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    if (fd >= 0) close(fd);
+    return ok;
+}
+
+/* A store served to ::1 (PyTorch's TCPStore("::1", 0, 1, True)): its IPv6
+ * clients and, the server listening on [::], its IPv4 ones too. */
+static void test_store_over_ipv6(void)
+{
+    ct_tcp_store *master = ct_tcp_store_new("::1", 0, (ct_tcp_store_opts){.world_size = 1, .is_master = true, .timeout = 5});
+    CHECK(master != NULL);
+    if (!master) return;
+    int port = ct_tcp_store_port(master);
+    ct_tcp_store *v6 = ct_tcp_store_new("::1", port, (ct_tcp_store_opts){.timeout = 5});
+    ct_tcp_store *v4 = ct_tcp_store_new("127.0.0.1", port, (ct_tcp_store_opts){.timeout = 5});
+    CHECK(v6 != NULL && v4 != NULL);
+    char buf[8] = "";
+    size_t len = 0;
+    CHECK_OK(ct_tcp_store_set(v6, "a", "b", 1));
+    CHECK_OK(ct_tcp_store_get(v4, "a", buf, sizeof buf, &len));
+    CHECK(len == 1 && buf[0] == 'b');
+    ct_tcp_store_free(v4);
+    ct_tcp_store_free(v6);
+    ct_tcp_store_free(master);
+    char want[160];
+    snprintf(want, sizeof want, "The client socket has timed out after 0.5s while trying to connect to (::1, %d).", port);
+    CHECK(ct_tcp_store_new("::1", port, (ct_tcp_store_opts){.timeout = 0.5}) == NULL);
+    CHECK_ERR(0, CT_ERR_RUNTIME, want);
+}
+
+/* The rendezvous on ::1, through env:// (MASTER_ADDR=::1) and
+ * tcp://[::1]:port: the ranks then reach each other over IPv6 too. */
+static ct_result ipv6_rendezvous(int rank, void *arg)
+{
+    const int *ports = (const int *)arg;
+    char method[64];
+    set_env(rank, 2, ports[0]);
+    setenv("MASTER_ADDR", "::1", 1);
+    snprintf(method, sizeof method, "tcp://[::1]:%d", ports[1]);
+    ct_dist_init_opts by_env = {.timeout = 20};
+    ct_dist_init_opts by_tcp = {.init_method = method, .world_size = 2, .rank = rank, .timeout = 20};
+    ct_dist_init_opts *ways[2] = {&by_env, &by_tcp};
+    ct_result res = CT_OK;
+    for (int i = 0; res == CT_OK && i < 2; i++) {
+        if ((res = ct_dist_init_process_group("gloo", *ways[i])) != CT_OK) return res;
+        ct_tensor *t = ct_full(CT_SHAPE(4), ct_int(rank + 1), CT_I64);
+        res = ct_dist_all_reduce(t, CT_REDUCE_SUM, (ct_dist_opts){0});
+        if (res == CT_OK && ct_item_int(ct_sum(t)) != 12) res = ct_set_error(CT_ERR_RUNTIME, "wrong sum");
+        ct_dist_destroy_process_group(NULL);
+    }
+    return res;
+}
+
+static void test_rendezvous_over_ipv6(void)
+{
+    int ports[2] = {free_port(), free_port()};
+    CHECK_OK(ct_dist_spawn(2, ipv6_rendezvous, ports));
+}
+
 /* env:// without torchrun's variables: PyTorch's ValueError, in its order. */
 static void test_env_variables_missing(void)
 {
@@ -218,8 +316,6 @@ static void test_rendezvous_timeout(void)
     CHECK_NEAR(ct_item(ct_sum(t)), 6, 0);
     CHECK_OK(ct_dist_destroy_process_group(NULL));
 }
-
-static int rendezvous_port;
 
 /* tcp://host:port with the rank and world size given. */
 static ct_result tcp_init_method(int rank, void *arg)
@@ -380,6 +476,15 @@ int main(int argc, char **argv)
     RUN(test_store_set_get_add_wait);
     RUN(test_store_compare_set_delete_num_keys);
     RUN(test_store_timeouts);
+    RUN(test_store_port_in_use);
+    RUN(test_store_unresolvable_host);
+    if (has_ipv6_loopback()) {
+        RUN(test_store_over_ipv6);
+        RUN(test_rendezvous_over_ipv6);
+    } else {
+        SKIP(test_store_over_ipv6, "no IPv6 loopback (::1) on this machine");
+        SKIP(test_rendezvous_over_ipv6, "no IPv6 loopback (::1) on this machine");
+    }
     RUN(test_env_variables_missing);
     RUN(test_rendezvous_timeout);
     RUN(test_tcp_init_method);

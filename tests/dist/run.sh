@@ -28,6 +28,22 @@ cat > "$tmp/alone.c" <<'C'
 #include "ctorch_dist.h"
 int main(void) { return ct_dist_is_initialized(); }
 C
+# check_output NAME EXPECTED COMMAND...: the command succeeds and prints
+# exactly the file EXPECTED (else the difference and its stderr are shown).
+check_output() {
+    name=$1 expected=$2
+    shift 2
+    out=$("$@" 2>"$tmp/stderr")
+    status=$?
+    if [ "$status" -eq 0 ] && [ "$out" = "$(cat "$expected")" ]; then
+        pass "$name"
+    else
+        fail "$name (exit status $status)"
+        echo "$out" | diff "$expected" - | head -20
+        head -20 "$tmp/stderr"
+    fi
+}
+
 W="-Wall -Wextra -pedantic -Werror"
 check_compile dist_header_c11_gcc gcc -std=c11 $W -I. -fsyntax-only "$tmp/both.c"
 if command -v clang >/dev/null 2>&1; then
@@ -114,6 +130,16 @@ else
             add_program "$name with $np ranks" $? "$out"
         done
     done
+    # Seed 004's DDP examples (the ToyModel's training steps, and its
+    # checkpoint saved by rank 0 and loaded by every rank) print what their
+    # PyTorch twin on gloo printed, examples/dist/ddp_toy.out: on the mpi
+    # backend under mpirun, and on gloo under ctorchrun, 2 ranks each.
+    $MAKE --no-print-directory "$BUILD/examples/dist/ddp_toy" >/dev/null || true
+    toy="$BUILD/examples/dist/ddp_toy"
+    check_output ddp_toy_mpirun examples/dist/ddp_toy.out \
+        timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$toy" mpi "$tmp/toy_mpi.checkpoint"
+    check_output ddp_toy_ctorchrun examples/dist/ddp_toy.out \
+        timeout 300 "$BUILD/ctorchrun" --standalone --nproc_per_node 2 "$toy" gloo "$tmp/toy_gloo.checkpoint"
     # The demo's CNN with DDP on 2 ranks reaches the single-process demo's
     # test accuracy (293/300 after 12 epochs, examples/train_digits.out) within
     # 1%, and its checkpoint (rank 0 saves, every rank loads) round-trips.

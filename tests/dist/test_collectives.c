@@ -36,6 +36,12 @@ static void test_broadcast(void)
     ct_tensor *h = filled(CT_SHAPE(3), R + 0.5, CT_F16); /* moved as bytes: any dtype */
     CHECK_OK(ct_dist_broadcast(h, 0, sync_));
     DCHECK_VALUES(h, 0.5, 0.5, 0.5);
+    /* several segments, the last a short one, down the chain from the last rank */
+    int64_t n = (1 << 18) + 5;
+    ct_tensor *want = ct_arange(ct_int(0), ct_int(n), ct_int(1), CT_I64);
+    ct_tensor *long_one = R == W - 1 ? ct_clone(want) : ct_full(CT_SHAPE(n), ct_int(-1), CT_I64);
+    CHECK_OK(ct_dist_broadcast(long_one, W - 1, sync_));
+    CHECK(ct_equal(long_one, want));
 }
 
 static void test_all_reduce_ops(void)
@@ -99,6 +105,11 @@ static void test_all_gather(void)
     for (int i = 0; i < W; i++) want[2 * i] = i, want[2 * i + 1] = 10 * i;
     DCHECK_ARRAY(flat, want, 2 * W);
     DCHECK_ARRAY(stacked, want, 2 * W);
+    /* parts of several segments each, the last a short one, round the ring */
+    int64_t n = (1 << 17) + 3;
+    ct_tensor *all = ct_arange(ct_int(0), ct_int(W * n), ct_int(1), CT_I64), *gathered = ct_zeros(CT_SHAPE(W * n), CT_I64);
+    CHECK_OK(ct_dist_all_gather_into_tensor(gathered, ct_narrow(all, 0, R * n, n), sync_));
+    CHECK(ct_equal(gathered, all));
 }
 
 static void test_gather_and_scatter(void)
