@@ -5103,13 +5103,13 @@ CT__ALWAYS_INLINE void ct__sgd_element(float *p, float *buf, float g, float weig
 }
 
 /* Adam's moments m and v (vmax: amsgrad's maximum, or NULL) and step on p,
- * from gradient g: a = {beta1, beta2, 1 - beta1, 1 - beta2,
- * sqrt(bias_correction2), eps, -step_size}. */
-CT__ALWAYS_INLINE void ct__adam_element(float *p, float *m, float *v, float *vmax, float g, const float *a)
+ * from gradient g; bc2 is sqrt(bias_correction2). */
+CT__ALWAYS_INLINE void ct__adam_element(float *p, float *m, float *v, float *vmax, float g, float beta1, float beta2,
+                                        float one_beta1, float one_beta2, float bc2, float eps, float neg_step)
 {
     /* exp_avg.mul_(beta1).add_(g, alpha=1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) */
-    float mk = ct__fmaf(g, a[2], *m * a[0]);
-    float vk = ct__fmaf(a[3] * g, g, *v * a[1]);
+    float mk = ct__fmaf(g, one_beta1, *m * beta1);
+    float vk = ct__fmaf(one_beta2 * g, g, *v * beta2);
     *m = mk;
     *v = vk;
     if (vmax) { /* torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq): NaN wins */
@@ -5117,8 +5117,8 @@ CT__ALWAYS_INLINE void ct__adam_element(float *p, float *m, float *v, float *vma
         vk = mx > vk || mx != mx ? mx : vk;
         *vmax = vk;
     }
-    float denom = sqrtf(vk) / a[4] + a[5]; /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
-    *p = *p + a[6] * mk / denom;           /* param.addcdiv_(exp_avg, denom, value=-step_size) */
+    float denom = sqrtf(vk) / bc2 + eps; /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
+    *p = *p + neg_step * mk / denom;     /* param.addcdiv_(exp_avg, denom, value=-step_size) */
 }
 
 /* ==================== linalg/conv_ops.h ==================== */
@@ -26226,9 +26226,15 @@ static void ct__adam_range(int64_t begin, int64_t end, void *ctx)
     const ct__optim_job *j = (const ct__optim_job *)ctx;
     float *CT__RESTRICT pd = j->p, *CT__RESTRICT md = j->buf[0], *CT__RESTRICT vd = j->buf[1], *vmax = j->buf[2];
     const float *CT__RESTRICT gd = j->grad;
-    float a[7];
-    memcpy(a, j->a, sizeof a); /* a copy the stores cannot alias */
-    for (int64_t k = begin; k < end; k++) ct__adam_element(&pd[k], &md[k], &vd[k], vmax ? &vmax[k] : NULL, gd[k], a);
+    const float beta1 = j->a[0], beta2 = j->a[1], one_beta1 = j->a[2], one_beta2 = j->a[3], bc2 = j->a[4],
+                eps = j->a[5], neg_step = j->a[6];
+    if (vmax) /* amsgrad: a loop of its own, so the plain one carries no test */
+        for (int64_t k = begin; k < end; k++)
+            ct__adam_element(&pd[k], &md[k], &vd[k], &vmax[k], gd[k], beta1, beta2, one_beta1, one_beta2, bc2, eps,
+                             neg_step);
+    else
+        for (int64_t k = begin; k < end; k++)
+            ct__adam_element(&pd[k], &md[k], &vd[k], NULL, gd[k], beta1, beta2, one_beta1, one_beta2, bc2, eps, neg_step);
 }
 
 static void ct__cpu_optim_step(const ct__optim_job *job)

@@ -18,9 +18,15 @@ static void ct__adam_range(int64_t begin, int64_t end, void *ctx)
     const ct__optim_job *j = (const ct__optim_job *)ctx;
     float *CT__RESTRICT pd = j->p, *CT__RESTRICT md = j->buf[0], *CT__RESTRICT vd = j->buf[1], *vmax = j->buf[2];
     const float *CT__RESTRICT gd = j->grad;
-    float a[7];
-    memcpy(a, j->a, sizeof a); /* a copy the stores cannot alias */
-    for (int64_t k = begin; k < end; k++) ct__adam_element(&pd[k], &md[k], &vd[k], vmax ? &vmax[k] : NULL, gd[k], a);
+    const float beta1 = j->a[0], beta2 = j->a[1], one_beta1 = j->a[2], one_beta2 = j->a[3], bc2 = j->a[4],
+                eps = j->a[5], neg_step = j->a[6];
+    if (vmax) /* amsgrad: a loop of its own, so the plain one carries no test */
+        for (int64_t k = begin; k < end; k++)
+            ct__adam_element(&pd[k], &md[k], &vd[k], &vmax[k], gd[k], beta1, beta2, one_beta1, one_beta2, bc2, eps,
+                             neg_step);
+    else
+        for (int64_t k = begin; k < end; k++)
+            ct__adam_element(&pd[k], &md[k], &vd[k], NULL, gd[k], beta1, beta2, one_beta1, one_beta2, bc2, eps, neg_step);
 }
 
 static void ct__cpu_optim_step(const ct__optim_job *job)

@@ -473,7 +473,7 @@ __global__ void cu_sgd_kernel(float *p, float *buf, const float *g, int64_t n, f
         ct__sgd_element(&p[k], &buf[k], g[k], weight_decay, momentum, damp, neg_lr, maximize, nesterov);
 }
 
-/* The seven numbers of an Adam step, by value into the kernel. */
+/* The seven numbers of an Adam step (ct__optim_job's a), by value into the kernel. */
 typedef struct cu_adam_args {
     float a[7];
 } cu_adam_args;
@@ -482,7 +482,8 @@ typedef struct cu_adam_args {
 __global__ void cu_adam_kernel(float *p, float *m, float *v, float *vmax, const float *g, int64_t n, cu_adam_args a)
 {
     for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
-        ct__adam_element(&p[k], &m[k], &v[k], vmax ? &vmax[k] : NULL, g[k], a.a);
+        ct__adam_element(&p[k], &m[k], &v[k], vmax ? &vmax[k] : NULL, g[k], a.a[0], a.a[1], a.a[2], a.a[3], a.a[4],
+                         a.a[5], a.a[6]);
 }
 
 static void cu_optim_step(const ct__optim_job *j)

@@ -17,13 +17,13 @@ CT__ALWAYS_INLINE void ct__sgd_element(float *p, float *buf, float g, float weig
 }
 
 /* Adam's moments m and v (vmax: amsgrad's maximum, or NULL) and step on p,
- * from gradient g: a = {beta1, beta2, 1 - beta1, 1 - beta2,
- * sqrt(bias_correction2), eps, -step_size}. */
-CT__ALWAYS_INLINE void ct__adam_element(float *p, float *m, float *v, float *vmax, float g, const float *a)
+ * from gradient g; bc2 is sqrt(bias_correction2). */
+CT__ALWAYS_INLINE void ct__adam_element(float *p, float *m, float *v, float *vmax, float g, float beta1, float beta2,
+                                        float one_beta1, float one_beta2, float bc2, float eps, float neg_step)
 {
     /* exp_avg.mul_(beta1).add_(g, alpha=1 - beta1); exp_avg_sq.mul_(beta2).addcmul_(g, g, value=1 - beta2) */
-    float mk = ct__fmaf(g, a[2], *m * a[0]);
-    float vk = ct__fmaf(a[3] * g, g, *v * a[1]);
+    float mk = ct__fmaf(g, one_beta1, *m * beta1);
+    float vk = ct__fmaf(one_beta2 * g, g, *v * beta2);
     *m = mk;
     *v = vk;
     if (vmax) { /* torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq): NaN wins */
@@ -31,6 +31,6 @@ CT__ALWAYS_INLINE void ct__adam_element(float *p, float *m, float *v, float *vma
         vk = mx > vk || mx != mx ? mx : vk;
         *vmax = vk;
     }
-    float denom = sqrtf(vk) / a[4] + a[5]; /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
-    *p = *p + a[6] * mk / denom;           /* param.addcdiv_(exp_avg, denom, value=-step_size) */
+    float denom = sqrtf(vk) / bc2 + eps; /* (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps) */
+    *p = *p + neg_step * mk / denom;     /* param.addcdiv_(exp_avg, denom, value=-step_size) */
 }
