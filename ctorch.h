@@ -27481,7 +27481,7 @@ ct_result ct_stream_new(ct_device device, int priority, ct_stream *out)
     ct_result r = ct__stream_backend(&device, &k);
     int64_t id = 0;
     if (r == CT_OK) r = k->create(device.index, priority, &id);
-    if (r == CT_OK) *out = (ct_stream){device, id};
+    if (r == CT_OK) out->device = device, out->id = id;
     return r;
 }
 
@@ -27491,7 +27491,7 @@ static ct_result ct__stream_of(ct_device device, bool current, ct_stream *out)
     CT__ARG_R(out, "out", 2);
     const ct_stream_kernels *k;
     ct_result r = ct__stream_backend(&device, &k);
-    if (r == CT_OK) *out = (ct_stream){device, current ? k->current(device.index) : 0};
+    if (r == CT_OK) out->device = device, out->id = current ? k->current(device.index) : 0;
     return r;
 }
 
@@ -27554,7 +27554,7 @@ ct_event *ct_event_new(ct_event_opts opts)
         CT__OOM();
         return NULL;
     }
-    *e = (ct_event){opts, CT_CPU, NULL, NULL};
+    e->opts = opts, e->device = CT_CPU, e->kind = NULL, e->handle = NULL;
     return e;
 }
 
@@ -27619,7 +27619,8 @@ ct_result ct_event_elapsed_time(const ct_event *start, const ct_event *end, floa
 /* Stream.wait_stream(other) is PyTorch's self.wait_event(other.record_event()). */
 ct_result ct_stream_wait_stream(ct_stream s, ct_stream other)
 {
-    ct_event *e = ct_event_new((ct_event_opts){false, false});
+    ct_event_opts untimed = {false, false};
+    ct_event *e = ct_event_new(untimed);
     if (!e) return ct_last_error_code();
     ct_result r = ct_event_record(e, other);
     if (r == CT_OK) r = ct_event_wait(e, s);
@@ -39670,13 +39671,13 @@ static bool ct__lt(ct__num a, ct__num b)
 
 static bool ct__le(ct__num a, ct__num b) { return !ct__lt(b, a) && a.v == a.v && b.v == b.v; }
 /* Python's min(a, b) and max(a, b) */
-static ct__num ct__pick(ct__num chosen, ct__num a, ct__num b)
+static ct__num ct__num_pick(ct__num chosen, ct__num a, ct__num b)
 {
     chosen.failed = a.failed || b.failed;
     return chosen;
 }
-static ct__num ct__min(ct__num a, ct__num b) { return ct__pick(ct__lt(b, a) ? b : a, a, b); }
-static ct__num ct__max(ct__num a, ct__num b) { return ct__pick(ct__lt(a, b) ? b : a, a, b); }
+static ct__num ct__min(ct__num a, ct__num b) { return ct__num_pick(ct__lt(b, a) ? b : a, a, b); }
+static ct__num ct__max(ct__num a, ct__num b) { return ct__num_pick(ct__lt(a, b) ? b : a, a, b); }
 
 struct ct__lbfgs {
     int64_t func_evals, n_iter;

@@ -7,7 +7,8 @@
  * non-blocking copies. Linked with
  * ctorch_cuda.cu (make cuda) or its host emulation (make cuda-emu, with
  * CT_CUDA_EMU defined); tests/run.sh runs it as cuda_backend@cuda and
- * @cuda-emu. The emulation runs a stream's work only when the host waits
+ * @cuda-emu, with cuda:0 the default device (so host tensors are made with
+ * ct_cpu). The emulation runs a stream's work only when the host waits
  * for it, so what a GPU does only sometimes (a stream reading memory before
  * another stream has written it) it does every time: those checks run
  * there only. */
@@ -261,7 +262,7 @@ static void test_stream_errors(void)
     CHECK(!g.active);
     ct_stream_guard_end(g);
     CHECK_INT(current_stream().id, 0);
-    ct_tensor *cpu = ct_ones(CT_SHAPE(2), CT_F32);
+    ct_tensor *cpu = ct_cpu(ct_ones(CT_SHAPE(2), CT_F32));
     CHECK_FAILS(ct_record_stream(cpu, current_stream()), CT_ERR_NOT_IMPLEMENTED,
                 "Could not run 'aten::record_stream' with arguments from the 'CPU' backend.");
     ct_event *a = ct_event_new((ct_event_opts){0}), *b = ct_event_new((ct_event_opts){.enable_timing = true});
@@ -393,11 +394,14 @@ static void test_wait_stream(void)
 
 /* ---------------------------------------------------------------- pinned memory */
 
-/* n float32 ones in pinned memory, owned by the caller (ct_release frees them). */
+/* n float32 ones in pinned memory, owned by the caller (ct_release frees
+ * them), made without touching the GPU: no stream runs here. */
 static ct_tensor *pinned_ones(int64_t n)
 {
     ct_scope s = ct_scope_begin();
+    ct_device_guard on_host = ct_device_guard_begin(CT_CPU);
     ct_tensor *t = ct_pin_memory(ct_ones(CT_SHAPE(n), CT_F32));
+    ct_device_guard_end(on_host);
     if (t) ct_retain(t);
     ct_scope_end(s);
     return t;
@@ -409,14 +413,14 @@ static ct_tensor *pinned_ones(int64_t n)
  * in pinned memory, as PyTorch's _to_copy puts it. */
 static void test_pin_memory(void)
 {
-    ct_tensor *x = ct_transpose(ct_reshape(ct_arange(ct_int(0), ct_int(6), ct_int(1), CT_F32), CT_SHAPE(2, 3)), 0, 1);
+    ct_tensor *x = ct_transpose(ct_reshape(ct_cpu(ct_arange(ct_int(0), ct_int(6), ct_int(1), CT_F32)), CT_SHAPE(2, 3)), 0, 1);
     CHECK(!ct_is_pinned(x) && !ct_is_pinned(NULL));
     ct_tensor *p = ct_pin_memory(x);
     CHECK(ct_is_pinned(p) && ct_equal(p, x));
     CHECK_INT(ct_strides_of(p).size[0], 1);
     CHECK_INT(ct_strides_of(p).size[1], 3);
     CHECK(ct_storage_data_ptr(ct_pin_memory(p)) == ct_storage_data_ptr(p));
-    ct_tensor *w = ct_ones(CT_SHAPE(3), CT_F32);
+    ct_tensor *w = ct_cpu(ct_ones(CT_SHAPE(3), CT_F32));
     CHECK_OK(ct_requires_grad_(w, true));
     CHECK_STR(ct_node_name(ct_grad_fn(ct_pin_memory(w))), "PinMemoryBackward0");
     ct_tensor *dev = ct_cuda(x);
@@ -462,8 +466,8 @@ static void test_non_blocking_copies(void)
 /* DataLoader(pin_memory=True): each batch's tensors pinned, their values kept. */
 static void test_loader_pins_batches(void)
 {
-    ct_tensor *x = ct_reshape(ct_arange(ct_int(0), ct_int(8), ct_int(1), CT_F32), CT_SHAPE(4, 2));
-    ct_tensor *y = ct_arange(ct_int(0), ct_int(4), ct_int(1), CT_I64);
+    ct_tensor *x = ct_cpu(ct_reshape(ct_arange(ct_int(0), ct_int(8), ct_int(1), CT_F32), CT_SHAPE(4, 2)));
+    ct_tensor *y = ct_cpu(ct_arange(ct_int(0), ct_int(4), ct_int(1), CT_I64));
     ct_dataset *d = ct_tensor_dataset((ct_tensor *[]){x, y}, 2);
     for (int pin = 0; pin < 2; pin++) {
         ct_loader *l = ct_loader_new(d, (ct_loader_opts){.batch_size = 2, .pin_memory = pin, .num_workers = pin});

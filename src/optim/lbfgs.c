@@ -65,13 +65,13 @@ static bool ct__lt(ct__num a, ct__num b)
 
 static bool ct__le(ct__num a, ct__num b) { return !ct__lt(b, a) && a.v == a.v && b.v == b.v; }
 /* Python's min(a, b) and max(a, b) */
-static ct__num ct__pick(ct__num chosen, ct__num a, ct__num b)
+static ct__num ct__num_pick(ct__num chosen, ct__num a, ct__num b)
 {
     chosen.failed = a.failed || b.failed;
     return chosen;
 }
-static ct__num ct__min(ct__num a, ct__num b) { return ct__pick(ct__lt(b, a) ? b : a, a, b); }
-static ct__num ct__max(ct__num a, ct__num b) { return ct__pick(ct__lt(a, b) ? b : a, a, b); }
+static ct__num ct__min(ct__num a, ct__num b) { return ct__num_pick(ct__lt(b, a) ? b : a, a, b); }
+static ct__num ct__max(ct__num a, ct__num b) { return ct__num_pick(ct__lt(a, b) ? b : a, a, b); }
 
 struct ct__lbfgs {
     int64_t func_evals, n_iter;

@@ -212,7 +212,7 @@ ct_result ct_stream_new(ct_device device, int priority, ct_stream *out)
     ct_result r = ct__stream_backend(&device, &k);
     int64_t id = 0;
     if (r == CT_OK) r = k->create(device.index, priority, &id);
-    if (r == CT_OK) *out = (ct_stream){device, id};
+    if (r == CT_OK) out->device = device, out->id = id;
     return r;
 }
 
@@ -222,7 +222,7 @@ static ct_result ct__stream_of(ct_device device, bool current, ct_stream *out)
     CT__ARG_R(out, "out", 2);
     const ct_stream_kernels *k;
     ct_result r = ct__stream_backend(&device, &k);
-    if (r == CT_OK) *out = (ct_stream){device, current ? k->current(device.index) : 0};
+    if (r == CT_OK) out->device = device, out->id = current ? k->current(device.index) : 0;
     return r;
 }
 
@@ -285,7 +285,7 @@ ct_event *ct_event_new(ct_event_opts opts)
         CT__OOM();
         return NULL;
     }
-    *e = (ct_event){opts, CT_CPU, NULL, NULL};
+    e->opts = opts, e->device = CT_CPU, e->kind = NULL, e->handle = NULL;
     return e;
 }
 
@@ -350,7 +350,8 @@ ct_result ct_event_elapsed_time(const ct_event *start, const ct_event *end, floa
 /* Stream.wait_stream(other) is PyTorch's self.wait_event(other.record_event()). */
 ct_result ct_stream_wait_stream(ct_stream s, ct_stream other)
 {
-    ct_event *e = ct_event_new((ct_event_opts){false, false});
+    ct_event_opts untimed = {false, false};
+    ct_event *e = ct_event_new(untimed);
     if (!e) return ct_last_error_code();
     ct_result r = ct_event_record(e, other);
     if (r == CT_OK) r = ct_event_wait(e, s);
