@@ -454,12 +454,49 @@ static bool lbfgs_same_state(const lbfgs_state *a, const lbfgs_state *b)
            a->func_evals == b->func_evals && a->t == b->t && a->H_diag == b->H_diag;
 }
 
+/* A run from the start whose step `failing` has its n-th flat allocation
+ * fail: the step reports it and leaves the state of step failing - 1
+ * (ref), and the steps after it give the reference. False when the step
+ * made fewer than n such allocations (it then succeeds). */
+static bool lbfgs_run_failing(int failing, long long n, const lbfgs_state *ref)
+{
+    ct_scope s = ct_scope_begin();
+    lbfgs_run run;
+    lbfgs_run_begin(&run);
+    for (int k = 1; k < failing; k++) CHECK_OK(lbfgs_step(&run));
+    atomic_store(&counted, LBFGS_FLAT_BYTES);
+    atomic_store(&calls, 0);
+    atomic_store(&fail_at, n);
+    ct_result r = lbfgs_step(&run);
+    bool failed_one = atomic_load(&calls) >= n;
+    atomic_store(&fail_at, 0);
+    atomic_store(&counted, 0);
+    if (!failed_one) {
+        CHECK_OK(r);
+    } else {
+        CHECK_INT(r, CT_ERR_MEMORY);
+        ct_clear_error();
+        lbfgs_state after = lbfgs_state_of(&run);
+        if (!lbfgs_same_state(&after, &ref[failing - 1]))
+            ct_test_fail(__FILE__, __LINE__, "step %d with flat allocation %lld failing changed the state", failing, n);
+        for (int k = failing; k <= LBFGS_STEPS; k++) CHECK_OK(lbfgs_step(&run));
+        lbfgs_state end = lbfgs_state_of(&run);
+        if (!lbfgs_same_state(&end, &ref[LBFGS_STEPS]))
+            ct_test_fail(__FILE__, __LINE__, "step %d with flat allocation %lld failing: the steps after it differ",
+                         failing, n);
+    }
+    ct_optim_free(run.opt);
+    ct_scope_end(s);
+    return failed_one;
+}
+
 /* Every allocation of a flat vector in an LBFGS step that remembers a pair
  * (y = flat_grad - prev_flat_grad and s = d t, among them), failed in
- * turn: the step fails with the error, the optimizer and the parameters
- * are as the step found them, and the steps after it give the reference. */
+ * turn. The tensors live in scopes of this file's ctorch (the harness's
+ * scope is the other copy's, in libctorch.a). */
 static void test_lbfgs_step_without_memory(void)
 {
+    ct_scope s = ct_scope_begin();
     lbfgs_state ref[LBFGS_STEPS + 1];
     lbfgs_run run;
     lbfgs_run_begin(&run);
@@ -469,36 +506,11 @@ static void test_lbfgs_step_without_memory(void)
     }
     ct_optim_free(run.opt);
     for (int failing = 2; failing <= 3; failing++) {
-        long long n;
-        for (n = 1;; n++) {
-            lbfgs_run_begin(&run);
-            for (int k = 1; k < failing; k++) CHECK_OK(lbfgs_step(&run));
-            atomic_store(&counted, LBFGS_FLAT_BYTES);
-            atomic_store(&calls, 0);
-            atomic_store(&fail_at, n);
-            ct_result r = lbfgs_step(&run);
-            bool failed_one = atomic_load(&calls) >= n;
-            atomic_store(&fail_at, 0);
-            atomic_store(&counted, 0);
-            if (!failed_one) {
-                CHECK_OK(r);
-                ct_optim_free(run.opt);
-                break;
-            }
-            CHECK_INT(r, CT_ERR_MEMORY);
-            ct_clear_error();
-            lbfgs_state after = lbfgs_state_of(&run);
-            if (!lbfgs_same_state(&after, &ref[failing - 1]))
-                ct_test_fail(__FILE__, __LINE__, "step %d with flat allocation %lld failing changed the state", failing, n);
-            for (int k = failing; k <= LBFGS_STEPS; k++) CHECK_OK(lbfgs_step(&run));
-            lbfgs_state end = lbfgs_state_of(&run);
-            if (!lbfgs_same_state(&end, &ref[LBFGS_STEPS]))
-                ct_test_fail(__FILE__, __LINE__, "step %d with flat allocation %lld failing: the steps after it differ",
-                             failing, n);
-            ct_optim_free(run.opt);
-        }
+        long long n = 1;
+        while (lbfgs_run_failing(failing, n, ref)) n++;
         CHECK(n > 3); /* the flat gradient, its abs, y = flat_grad - prev_flat_grad, ... */
     }
+    ct_scope_end(s);
 }
 
 int main(void)
