@@ -12,6 +12,7 @@ CC=${CC:-cc}
 RUN=${RUN:-}
 EXE=${EXE:-}
 GPU_ONLY=${GPU_ONLY:-0}
+PROGRAM_TIMEOUT=${PROGRAM_TIMEOUT:-900} # seconds one test program may run
 SUITES=${SUITES:-$(for src in tests/test_*.c; do basename "$src" .c | sed 's/^test_//'; done)}
 : "${DEVICE_SUITES?the Makefile names the device suites: run make test}"
 . tests/totals.sh
@@ -106,8 +107,16 @@ run_program() { # name [tag [dir]]
         fail "$1${2:-} (did not build)"
         return
     fi
-    out=$($RUN "$bin" 2>&1)
+    start=$(date +%s)
+    # (one hung program is one failure, not a run that never ends)
+    out=$(timeout -k 10 "$PROGRAM_TIMEOUT" $RUN "$bin" 2>&1)
     status=$?
+    took=$(($(date +%s) - start))
+    case $status in
+        124 | 137) fail "$1${2:-} (timed out after $PROGRAM_TIMEOUT s)"; echo "$out" | tail -n 5; return ;;
+    esac
+    # (where the time of a run goes: the programs that take long)
+    [ "$took" -ge 30 ] && echo "time $1${2:-}: $took s"
     [ -n "${2:-}" ] && out=$(echo "$out" | sed "s/^\(ok  \|FAIL\|skip\) \([^ ]*\)/\1 \2$2/")
     add_program "$1${2:-}" $status "$out"
 }

@@ -246,9 +246,9 @@ static void test_limit_environment(void)
     }
     fresh_cache();
     setenv("CTORCH_CPU_CACHE_MAX", "1536K", 1);
-    pthread_mutex_lock(&ct__cpu_cache.lock);
+    ct__mutex_lock(&ct__cpu_cache.lock);
     ct__cpu_cache.limit_set = false;
-    pthread_mutex_unlock(&ct__cpu_cache.lock);
+    ct__mutex_unlock(&ct__cpu_cache.lock);
     CHECK_INT(cached_of_two(), MIB);
     unsetenv("CTORCH_CPU_CACHE_MAX");
     ct_set_cpu_cache_limit(SIZE_MAX);

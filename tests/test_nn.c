@@ -1066,7 +1066,7 @@ int main(void)
     RUN(test_embeddings);
     RUN(test_losses);
     RUN(test_loss_forms);
-    RUN(test_bce_with_logits_bit_for_bit);
+    RUN_NOT_ON_WINDOWS(test_bce_with_logits_bit_for_bit, "its pos_weight gradients hold glibc's last bits of exp and log1p");
     RUN(test_layer_norm_double_backward);
     RUN_CPU_DRAWS(test_linear);
     RUN_CPU_DRAWS(test_toy_model);
