@@ -209,17 +209,50 @@ static void test_store_unresolvable_host(void)
     CHECK(now() - t0 >= 0.4 && now() - t0 < 5);
 }
 
-/* Whether this machine has the IPv6 loopback (::1) to test on. */
-static bool has_ipv6_loopback(void)
+/* A socket bound to family's wildcard address at port (0: the kernel's
+ * pick), IPv6 only on [::]; its port in *bound; -1 when the bind fails. */
+static int bind_alone(int family, int port, int *bound)
 {
-    struct sockaddr_in6 a;
+    struct sockaddr_storage a;
+    socklen_t len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     memset(&a, 0, sizeof a);
-    a.sin6_family = AF_INET6;
-    a.sin6_addr = in6addr_loopback;
-    int fd = socket(AF_INET6, SOCK_STREAM, 0);
-    bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
-    if (fd >= 0) close(fd);
-    return ok;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
+    struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
+    if (family == AF_INET6) a6->sin6_family = AF_INET6, a6->sin6_addr = in6addr_any, a6->sin6_port = htons((uint16_t)port);
+    else a4->sin_family = AF_INET, a4->sin_addr.s_addr = htonl(INADDR_ANY), a4->sin_port = htons((uint16_t)port);
+    int fd = socket(family, SOCK_STREAM, 0), one = 1;
+    if (fd >= 0 && family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, len) != 0 || getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    *bound = ntohs(family == AF_INET6 ? a6->sin6_port : a4->sin_port);
+    return fd;
+}
+
+/* A port that a listener holds on IPv6 alone ([::] with IPV6_V6ONLY) is
+ * not free: the store, on [::] for IPv6 and IPv4, could not bind it. With
+ * 4000 of the kernel's ephemeral ports so held, a probe on IPv4 alone gave
+ * one of them in about a third of its tries; free_port never does in 50,
+ * and each port it gives binds on [::] (IPv6 only) and on 0.0.0.0 alike. */
+static void test_free_port_free_on_ipv6_and_ipv4(void)
+{
+    enum { HELD = 4000, TRIES = 50 };
+    static bool held[65536];
+    int *fds = (int *)malloc(HELD * sizeof *fds), n = 0, port = 0;
+    CHECK(fds != NULL);
+    while (fds && n < HELD && (fds[n] = bind_alone(AF_INET6, 0, &port)) >= 0)
+        listen(fds[n++], 1), held[port] = true;
+    CHECK_INT(n, HELD);
+    for (int i = 0; i < TRIES; i++) {
+        int p = free_port(), v6 = -1, v4 = -1, got;
+        CHECK(p > 0 && !held[p]);
+        CHECK((v6 = bind_alone(AF_INET6, p, &got)) >= 0 && (v4 = bind_alone(AF_INET, p, &got)) >= 0);
+        if (v6 >= 0) close(v6);
+        if (v4 >= 0) close(v4);
+    }
+    while (n > 0) close(fds[--n]);
+    free(fds);
 }
 
 /* A store served to ::1 (PyTorch's TCPStore("::1", 0, 1, True)): its IPv6
@@ -479,9 +512,11 @@ int main(int argc, char **argv)
     RUN(test_store_port_in_use);
     RUN(test_store_unresolvable_host);
     if (has_ipv6_loopback()) {
+        RUN(test_free_port_free_on_ipv6_and_ipv4);
         RUN(test_store_over_ipv6);
         RUN(test_rendezvous_over_ipv6);
     } else {
+        SKIP(test_free_port_free_on_ipv6_and_ipv4, "no IPv6 loopback (::1) on this machine");
         SKIP(test_store_over_ipv6, "no IPv6 loopback (::1) on this machine");
         SKIP(test_rendezvous_over_ipv6, "no IPv6 loopback (::1) on this machine");
     }
