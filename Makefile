@@ -316,7 +316,7 @@ $(BUILD)/ctorchrun: tools/ctorchrun.c src/dist/listen.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
 
-$(BUILD)/dist/launch_worker: tests/dist/launch_worker.c
+$(BUILD)/dist/launch_worker: tests/dist/launch_worker.c tests/dist/free_port.h src/dist/listen.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
 

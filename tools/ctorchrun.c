@@ -173,6 +173,24 @@ static long parse_nproc(const char *s)
     return n;
 }
 
+/* The master address as torchrun's workers get it: its static rendezvous
+ * reads the endpoint "MASTER_ADDR:MASTER_PORT" with
+ * parse_rendezvous_endpoint, which takes an IPv6 address bare (::1) or in
+ * brackets ([::1]), gives it bare, and wants a host of letters, digits,
+ * '_', '.', ':' and '-' (its ValueError otherwise). */
+static const char *master_host(const char *addr, const char *port, char *buf, size_t n)
+{
+    size_t len = strlen(addr);
+    int bracketed = len > 1 && addr[0] == '[' && addr[len - 1] == ']';
+    snprintf(buf, n, "%.*s", (int)(bracketed ? len - 2 : len), addr + bracketed);
+    if (!*buf || buf[strspn(buf, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-")]) {
+        fprintf(stderr, "ctorchrun: ValueError: The hostname of the rendezvous endpoint '%s:%s' must be a "
+                        "dot-separated list of labels, an IPv4 address, or an IPv6 address.\n", addr, port);
+        exit(2);
+    }
+    return buf;
+}
+
 static void setenv_long(const char *name, long v)
 {
     char buf[32];
@@ -388,10 +406,10 @@ int main(int argc, char **argv)
     if (port < 0 || port > 65535) usage_error("argument --master_port: invalid int value: '%s'", o.master_port);
     if (g.node_rank >= g.nnodes)
         usage_error("--node_rank %s: must be in [0, nnodes)", o.node_rank);
-    char port_buf[16];
-    g.master_addr = o.master_addr;
+    char port_buf[16], addr_buf[256];
     g.master_port = o.master_port;
-    if (o.standalone) { /* one node, a fresh endpoint on this host */
+    if (!o.standalone) g.master_addr = master_host(o.master_addr, o.master_port, addr_buf, sizeof addr_buf);
+    else { /* one node, a fresh endpoint on this host */
         g.nnodes = 1, g.node_rank = 0, g.master_addr = "127.0.0.1";
         int picked = ct__sock_free_port(); /* torchrun's c10d rendezvous picks one too */
         snprintf(port_buf, sizeof port_buf, "%d", picked ? picked : 29500);

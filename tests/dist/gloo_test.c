@@ -486,9 +486,10 @@ static int store_interop(bool master, int port)
     return ok ? 0 : 1;
 }
 
-/* `gloo_test agent`: a rank of a gloo group whose store someone else serves
- * (TORCHELASTIC_USE_AGENT_STORE=True, as torchrun's agent does; the
- * environment comes from store_interop.py): prints the sum of the ranks. */
+/* `gloo_test agent`: a rank of a gloo group that prints the sum of the
+ * ranks, its environment from store_interop.py, whose store someone else
+ * serves (TORCHELASTIC_USE_AGENT_STORE=True, as torchrun's agent does), or
+ * from ctorchrun (tests/dist/launcher.sh: rank 0 serves the store). */
 static int agent_store_rank(void)
 {
     if (ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 20}) != CT_OK) {
