@@ -9,6 +9,7 @@
 #include "ctorch_dist.h"
 #include "free_port.h"
 #include <pthread.h>
+#include <signal.h>
 
 static double now(void)
 {
@@ -454,6 +455,104 @@ static void test_peer_exit_spreads_to_every_rank(void)
     close(t.failed[0]), close(t.failed[1]);
 }
 
+typedef struct stalled_reader {
+    int port;
+    int pid[2]; /* a pipe: rank 1 writes its pid, then stops */
+} stalled_reader;
+
+/* Whether process pid is stopped (its state in /proc/PID/stat is T). */
+static bool is_stopped(pid_t pid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    bool got = f && fgets(line, sizeof line, f);
+    if (f) fclose(f);
+    const char *state = got ? strrchr(line, ')') : NULL;
+    return state && state[1] == ' ' && state[2] == 'T';
+}
+
+/* Resumes rank 1 half a second later, while rank 0 destroys its group. */
+static void *resume_later(void *arg)
+{
+    struct timespec pause = {0, 500 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    kill(*(pid_t *)arg, SIGCONT);
+    return NULL;
+}
+
+/* Rank 0's part while rank 1 is stopped: a 64 MB isend to it (more than
+ * the connection holds: it stays partly written), then a receive from rank
+ * 2, which has exited. The receive fails naming rank 2, and so does the
+ * send, at once rather than at the timeout. */
+static ct_result send_to_stopped_reader(void)
+{
+    ct_tensor *big = ct_ones(CT_SHAPE(1 << 24), CT_F32), *x = ct_zeros(CT_SHAPE(4), CT_F32);
+    ct_work *send = NULL;
+    ct_result res = ct_dist_send(big, 1, 0, (ct_dist_opts){.async_op = &send});
+    if (res != CT_OK) return res;
+    double t0 = now();
+    if (ct_dist_recv(x, 2, 0, (ct_dist_opts){0}) >= 0) return ct_set_error(CT_ERR_RUNTIME, "recv succeeded without rank 2");
+    if (!names_lost_rank(2)) return CT_ERR_RUNTIME;
+    if (ct_work_wait(send) == CT_OK) return ct_set_error(CT_ERR_RUNTIME, "the send to the stopped rank 1 completed");
+    if (!names_lost_rank(2)) return CT_ERR_RUNTIME;
+    if (now() - t0 > 5) return ct_set_error(CT_ERR_RUNTIME, "the send took more than 5 s to fail");
+    ct_work_free(send);
+    ct_clear_error();
+    return CT_OK;
+}
+
+/* Rank 1 stops (SIGSTOP) after the barrier, reading nothing more, and rank
+ * 0 fills its connection to it; rank 2 exits, and rank 0, which fails for
+ * it, destroys its group while rank 1 is still stopped: its abort message
+ * waits behind the rest of the 64 MB. Rank 1, resumed then, waits only on
+ * rank 0 (a broadcast from it in {0, 1}, which rank 0 never starts); it
+ * must fail naming rank 2, the first failure, promptly, not rank 0's
+ * closed connection nor its timeout. */
+static ct_result reader_stops(int rank, void *arg)
+{
+    stalled_reader *t = (stalled_reader *)arg;
+    set_env(rank, 3, t->port);
+    const int zero_one[] = {0, 1};
+    ct_result res = ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 10});
+    ct_process_group *g01 = res == CT_OK ? ct_dist_new_group(zero_one, 2, 0) : NULL;
+    ct_tensor *x = ct_zeros(CT_SHAPE(4), CT_F32);
+    if (res == CT_OK) res = ct_dist_barrier((ct_dist_opts){0});
+    if (res != CT_OK) return res;
+    pid_t pid = getpid();
+    if (rank == 2) _exit(0);
+    if (rank == 1) {
+        if (write(t->pid[1], &pid, sizeof pid) != (ssize_t)sizeof pid) return ct_set_error(CT_ERR_RUNTIME, "rank 1 could not tell rank 0");
+        raise(SIGSTOP);
+        double t0 = now();
+        if (ct_dist_broadcast(x, 0, (ct_dist_opts){.group = g01}) == CT_OK)
+            return ct_set_error(CT_ERR_RUNTIME, "the broadcast succeeded without rank 0");
+        if (!names_lost_rank(2)) return CT_ERR_RUNTIME; /* spawn reports the message */
+        if (now() - t0 > 5) return ct_set_error(CT_ERR_RUNTIME, "the failure took more than 5 s");
+    } else {
+        if (read(t->pid[0], &pid, sizeof pid) != (ssize_t)sizeof pid) return ct_set_error(CT_ERR_RUNTIME, "rank 0 did not hear from rank 1");
+        for (double t0 = now(); !is_stopped(pid) && now() - t0 < 5;) nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+        pthread_t resumer;
+        if ((res = send_to_stopped_reader()) != CT_OK || pthread_create(&resumer, NULL, resume_later, &pid) != 0) {
+            kill(pid, SIGCONT);
+            return res != CT_OK ? res : ct_set_error(CT_ERR_RUNTIME, "no thread to resume rank 1");
+        }
+        res = ct_dist_destroy_process_group(NULL);
+        pthread_join(resumer, NULL);
+        return res;
+    }
+    ct_clear_error();
+    return ct_dist_destroy_process_group(NULL);
+}
+
+static void test_abort_reaches_a_rank_that_stopped_reading(void)
+{
+    stalled_reader t = {free_port(), {-1, -1}};
+    CHECK(pipe(t.pid) == 0);
+    CHECK_OK(ct_dist_spawn(3, reader_stops, &t));
+    close(t.pid[0]), close(t.pid[1]);
+}
+
 /* `gloo_test server|client PORT`: one side of tests/dist/store_interop.py,
  * PyTorch's TCPStore being the other: each sets a key the other gets, and
  * they add to one counter (the C side first); then this side
@@ -526,5 +625,6 @@ int main(int argc, char **argv)
     RUN(test_tcp_init_method);
     RUN(test_peer_exit_mid_collective);
     RUN(test_peer_exit_spreads_to_every_rank);
+    RUN(test_abort_reaches_a_rank_that_stopped_reading);
     return ct_test_report();
 }
