@@ -312,11 +312,11 @@ $(BUILD)/examples/dist/%: examples/dist/%.c examples/digits.h ctorch.h ctorch_di
 
 # ctorchrun, torchrun for programs (tools/ctorchrun.c), and the worker its
 # tests drive (tests/dist/launcher.sh, run by test-dist; no MPI needed).
-$(BUILD)/ctorchrun: tools/ctorchrun.c
+$(BUILD)/ctorchrun: tools/ctorchrun.c src/dist/listen.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
 
-$(BUILD)/dist/launch_worker: tests/dist/launch_worker.c
+$(BUILD)/dist/launch_worker: tests/dist/launch_worker.c tests/dist/free_port.h src/dist/listen.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) $(CFLAGS) $< -o $@ $(LDFLAGS)
 

@@ -1788,6 +1788,79 @@ int ct_dist_recv(ct_tensor *tensor, int src, int tag, ct_dist_opts opts)
     return sender;
 }
 
+/* ==================== dist/listen.h ==================== */
+// >>dist/listen.h
+/* Listening sockets as the TCP store and the gloo transport open them
+ * (c10d's server socket: [::] for IPv6 and IPv4 clients alike, or 0.0.0.0
+ * where there is no IPv6), and the free-port probe built on the same code,
+ * so that a port it finds is one the store can bind. POSIX sockets only:
+ * tools/ctorchrun.c (no ctorch inside) and tests/dist/free_port.h include
+ * this file too, hence its guard. */
+#ifndef CT__DIST_LISTEN_H
+#define CT__DIST_LISTEN_H
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* A socket listening on `family`'s wildcard address ([::] takes IPv4 too)
+ * at *port (0: a free port, written back), or -1 with errno set. */
+static int ct__sock_listen_on(int family, int *port, int backlog)
+{
+    struct sockaddr_storage a;
+    socklen_t len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    memset(&a, 0, sizeof a);
+    if (family == AF_INET6) {
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
+        a6->sin6_family = AF_INET6, a6->sin6_addr = in6addr_any, a6->sin6_port = htons((uint16_t)*port);
+    } else {
+        struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
+        a4->sin_family = AF_INET, a4->sin_addr.s_addr = htonl(INADDR_ANY), a4->sin_port = htons((uint16_t)*port);
+    }
+    int fd = socket(family, SOCK_STREAM, 0), one = 1, zero = 0;
+    if (fd < 0) return -1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    if (bind(fd, (struct sockaddr *)&a, len) != 0 || listen(fd, backlog) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        int err = errno;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    *port = ntohs(family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port : ((struct sockaddr_in *)&a)->sin_port);
+    return fd;
+}
+
+/* A socket listening on every interface at *port (0: a free port, written
+ * back): on [::], or, where that fails (no IPv6), on 0.0.0.0, as c10d's
+ * server socket. -1 when both failed, their errnos in err6 and err4. */
+static int ct__sock_listen_any(int *port, int backlog, int *err6, int *err4)
+{
+    int fd = ct__sock_listen_on(AF_INET6, port, backlog);
+    *err6 = errno;
+    if (fd < 0) fd = ct__sock_listen_on(AF_INET, port, backlog);
+    *err4 = errno;
+    return fd;
+}
+
+/* A port nobody listens on, where a store would listen (torchrun's
+ * _get_socket_with_port; for ctorchrun's --standalone, and the tests): the
+ * kernel's pick for a listener opened as the store's is, closed at once.
+ * On [::] the pick is free for IPv6 and IPv4 alike, so the store's bind
+ * cannot fail for an IPv4-only or IPv6-only listener holding it. 0 when
+ * none. */
+static inline int ct__sock_free_port(void)
+{
+    int port = 0, err6, err4, fd = ct__sock_listen_any(&port, 1, &err6, &err4);
+    if (fd < 0) return 0;
+    close(fd);
+    return port;
+}
+#endif
+
 /* ==================== dist/socket.c ==================== */
 // >>dist/socket.c
 /* POSIX sockets for the TCP store and the gloo backend: addresses,
@@ -1835,44 +1908,13 @@ static void ct__sock_no_delay(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-/* A socket listening on `family`'s wildcard address ([::] takes IPv4 too)
- * at *port (0: a free port, written back), or -1 with errno set. */
-static int ct__sock_listen_on(int family, int *port, int backlog)
-{
-    struct sockaddr_storage a;
-    socklen_t len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-    memset(&a, 0, sizeof a);
-    if (family == AF_INET6) {
-        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
-        a6->sin6_family = AF_INET6, a6->sin6_addr = in6addr_any, a6->sin6_port = htons((uint16_t)*port);
-    } else {
-        struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
-        a4->sin_family = AF_INET, a4->sin_addr.s_addr = htonl(INADDR_ANY), a4->sin_port = htons((uint16_t)*port);
-    }
-    int fd = socket(family, SOCK_STREAM, 0), one = 1, zero = 0;
-    if (fd < 0) return -1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-    if (bind(fd, (struct sockaddr *)&a, len) != 0 || listen(fd, backlog) != 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
-        int err = errno;
-        close(fd);
-        errno = err;
-        return -1;
-    }
-    *port = ntohs(family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port : ((struct sockaddr_in *)&a)->sin_port);
-    return fd;
-}
-
 /* A socket listening on every interface at *port (0: a free port, written
- * back), or -1 with an error: on [::], for IPv6 and IPv4 clients alike, or,
- * where that fails (no IPv6), on 0.0.0.0, as c10d's server socket. */
+ * back), or -1 with c10d's error for its two tries ([::], then 0.0.0.0):
+ * listen.h's ct__sock_listen_any. */
 static int ct__sock_listen(int *port, int backlog)
 {
-    int fd = ct__sock_listen_on(AF_INET6, port, backlog), err6 = errno;
+    int err6, err4, fd = ct__sock_listen_any(port, backlog, &err6, &err4);
     if (fd >= 0) return fd;
-    if ((fd = ct__sock_listen_on(AF_INET, port, backlog)) >= 0) return fd;
-    int err4 = errno;
     ct__dist_fail(CT_ERR_RUNTIME,
                   "The server socket has failed to listen on any local network address. The server socket has failed "
                   "to bind to [::]:%d (errno: %d - %s). The server socket has failed to bind to 0.0.0.0:%d (errno: %d - %s).",
@@ -2721,7 +2763,9 @@ ct_result ct_tcp_store_check(ct_tcp_store *store, const char *const *keys, int n
  * failed so aborts the engine: all its operations fail with the same
  * message, and it tells every other rank, which aborts too, so that the
  * ranks waiting on a survivor (one that gave up) fail at once rather than
- * at their timeout. */
+ * at their timeout. Its close waits, up to the timeout, until the others
+ * have read that message, so that even a rank that had stopped reading
+ * names the first failure. */
 
 #define CT__TCP_COLLECTIVE_TAG (-1) /* a worker's collective messages */
 #define CT__TCP_SETUP_TAG (-2)      /* init's and split's exchanges, made by the calling thread */
@@ -2742,7 +2786,8 @@ typedef struct ct__tcp_req {
     uint64_t ctx;
     int tag, peer; /* peer: a world rank; -1 for a receive from any */
     bool sending, complete, failed;
-    bool orphan; /* the engine's own abort message (its text in error), freed once it went */
+    bool orphan; /* the engine's own (an abort message, its text in error; the rest of an aborted send, after
+                    it): freed once it went */
     char *buf;
     size_t len;   /* a send's bytes; a receive's capacity, then what arrived */
     size_t moved; /* a send's bytes of header and payload written */
@@ -2765,6 +2810,7 @@ typedef struct ct__tcp_held {
 typedef struct ct__tcp_peer {
     int fd; /* -1 for this rank, or once lost */
     bool lost;
+    bool shut; /* shut for writing: the engine closes, waiting for the peer to read all */
     char addr[64]; /* [ip]:port, for messages */
     char why[CT__TCP_ERROR_LEN];
     ct__tcp_req *sends, *sends_tail; /* the first may be partly written */
@@ -2793,6 +2839,8 @@ typedef struct ct__tcp_engine {
     ct__tcp_held *held;                /* messages not received yet, oldest first */
     bool aborted;                      /* an operation failed for a lost peer: all do now */
     char abort_why[CT__TCP_ERROR_LEN];
+    double linger, linger_deadline;    /* how long, and until when, an aborted engine's close delivers its abort
+                                          messages (ct__tcp_lingers) */
 } ct__tcp_engine;
 
 /* An operation posted on a communicator: a collective for its worker, or a
@@ -2908,12 +2956,44 @@ static void ct__tcp_queue_send(ct__tcp_engine *e, int p, ct__tcp_req *q)
     if (to->sends) ct__tcp_wake(e); /* the engine polls for room */
 }
 
+/* An orphan that sends what q has not written yet, the rest of its header
+ * and its payload copied (q's caller may free its buffer once q failed);
+ * NULL when out of memory. */
+static ct__tcp_req *ct__tcp_rest_of(const ct__tcp_req *q)
+{
+    size_t sent = q->moved > sizeof q->header ? q->moved - sizeof q->header : 0, left = q->len - sent;
+    ct__tcp_req *r = (ct__tcp_req *)CT_MALLOC(sizeof *r + left);
+    if (!r) return NULL;
+    *r = *q;
+    r->next = NULL, r->orphan = true, r->buf = (char *)(r + 1), r->len = left, r->moved = q->moved - sent;
+    if (left) memcpy(r->buf, q->buf + sent, left);
+    return r;
+}
+
+/* On abort, p's queued sends fail with the abort's message, as their
+ * operations do, rather than keep the abort message behind them: a rank
+ * that reads slowly, or not at all for a while (stopped), would get it
+ * only after all they hold. One already partly written must still end, or
+ * the stream breaks: its rest goes on as an orphan, copied (or, without
+ * the memory, the connection closes). */
+static void ct__tcp_drop_sends(ct__tcp_engine *e, int p)
+{
+    ct__tcp_peer *peer = &e->peers[p];
+    ct__tcp_req *rest = NULL;
+    if (peer->sends && peer->sends->moved > 0 && !(rest = ct__tcp_rest_of(peer->sends))) {
+        ct__tcp_lose(e, p, ENOMEM);
+        return;
+    }
+    for (ct__tcp_req *q = peer->sends; q; q = peer->sends) peer->sends = q->next, ct__tcp_finish(e, q, e->abort_why);
+    peer->sends = peer->sends_tail = rest;
+}
+
 /* An operation failed because a peer was lost, here or (the message of
  * another rank) there: the group cannot go on, as after NCCL's
- * communicator abort. Every receive fails with why, and so does every
- * operation posted later; every rank still connected is told why, behind
- * what was already queued for it, so that a rank waiting on this one
- * fails at once, naming the lost peer, rather than at its timeout. */
+ * communicator abort. Every operation in flight fails with why, and so does
+ * every one posted later; every rank still connected is told why, right
+ * after the message being written to it, so that a rank waiting on this
+ * one fails at once, naming the lost peer, rather than at its timeout. */
 static void ct__tcp_abort(ct__tcp_engine *e, const char *why)
 {
     if (e->aborted) return;
@@ -2929,6 +3009,8 @@ static void ct__tcp_abort(ct__tcp_engine *e, const char *why)
     }
     for (int p = 0; p < e->size; p++) {
         if (p == e->rank || e->peers[p].lost) continue;
+        ct__tcp_drop_sends(e, p);
+        if (e->peers[p].lost) continue; /* no memory to end the message being written */
         ct__tcp_req *q = ct__tcp_req_new(0, CT__TCP_ABORT_TAG, p, true, NULL, strlen(e->abort_why));
         if (!q) continue; /* that rank learns of the loss by itself, or at its timeout */
         q->orphan = true, q->buf = q->error;
@@ -3088,11 +3170,31 @@ static void ct__tcp_wake(ct__tcp_engine *e)
     (void)k; /* a full pipe already wakes it */
 }
 
+/* Whether a stopped engine goes on, to deliver its abort messages: a
+ * connection closed with unread data, or data still in the kernel's
+ * buffer, would be reset and the message lost (a rank that stopped reading
+ * for a while would then only see the connection closed). So each
+ * connection, once its queue is written, is shut for writing, and the
+ * engine reads (dropping the data) until the peer closes it, which it does
+ * on reading to the end; until the deadline at most. */
+static bool ct__tcp_lingers(ct__tcp_engine *e)
+{
+    if (!e->aborted || ct__dist_seconds() >= e->linger_deadline) return false;
+    bool open = false;
+    for (int p = 0; p < e->size; p++) {
+        ct__tcp_peer *peer = &e->peers[p];
+        if (peer->fd < 0) continue;
+        if (!peer->sends && !peer->shut) shutdown(peer->fd, SHUT_WR), peer->shut = true;
+        open = true;
+    }
+    return open;
+}
+
 static void *ct__tcp_engine_main(void *arg)
 {
     ct__tcp_engine *e = (ct__tcp_engine *)arg;
     pthread_mutex_lock(&e->lock);
-    while (!e->stop) {
+    while (!e->stop || ct__tcp_lingers(e)) {
         int n = 1;
         e->polled[0].fd = e->wake[0], e->polled[0].events = POLLIN;
         for (int p = 0; p < e->size; p++) {
@@ -3102,7 +3204,7 @@ static void *ct__tcp_engine_main(void *arg)
             e->polled_peer[n++] = p;
         }
         pthread_mutex_unlock(&e->lock);
-        int rc = poll(e->polled, (nfds_t)n, -1);
+        int rc = poll(e->polled, (nfds_t)n, e->stop ? ct__sock_ms_left(e->linger_deadline) : -1);
         pthread_mutex_lock(&e->lock);
         if (rc <= 0) continue;
         if (e->polled[0].revents) {
@@ -3524,6 +3626,7 @@ static void ct__tcp_engine_release(ct__tcp_engine *e)
     if (e->running) {
         pthread_mutex_lock(&e->lock);
         e->stop = true;
+        e->linger_deadline = ct__dist_seconds() + e->linger;
         ct__tcp_wake(e);
         pthread_mutex_unlock(&e->lock);
         pthread_join(e->thread, NULL);
@@ -3540,12 +3643,14 @@ static void ct__tcp_engine_release(ct__tcp_engine *e)
     CT_FREE(e->peers), CT_FREE(e->polled), CT_FREE(e->polled_peer), CT_FREE(e);
 }
 
-static ct__tcp_engine *ct__tcp_engine_new(int rank, int size)
+/* An engine for rank of size ranks, before its connections are made;
+ * linger: the group's timeout (ct__tcp_lingers). */
+static ct__tcp_engine *ct__tcp_engine_new(int rank, int size, double linger)
 {
     ct__tcp_engine *e = (ct__tcp_engine *)ct__dist_alloc(sizeof *e);
     if (!e) return NULL;
     memset(e, 0, sizeof *e);
-    e->rank = rank, e->size = size, e->refs = 1;
+    e->rank = rank, e->size = size, e->refs = 1, e->linger = linger;
     e->peers = (ct__tcp_peer *)CT_MALLOC((size_t)size * sizeof *e->peers);
     e->polled = (struct pollfd *)CT_MALLOC((size_t)(size + 1) * sizeof *e->polled);
     e->polled_peer = (int *)CT_MALLOC((size_t)(size + 1) * sizeof *e->polled_peer);
@@ -3890,7 +3995,7 @@ static ct_result ct__tcp_init(const ct_dist_init_opts *opts, int *rank, int *siz
     ct__tcp_inits++;
     ct_tcp_store *store = ct_tcp_store_new(rv.host, rv.port, so);
     if (!store) return ct_last_error_code();
-    ct__tcp_engine *e = ct__tcp_engine_new(rv.rank, rv.size);
+    ct__tcp_engine *e = ct__tcp_engine_new(rv.rank, rv.size, timeout);
     res = e ? ct__tcp_mesh(e, store, rv.keys, deadline) : CT_ERR_MEMORY;
     if (res == CT_OK) res = ct__tcp_engine_start(e);
     ct__tcp_comm *c = res == CT_OK ? ct__tcp_comm_new(e, 1, rv.rank, rv.size, NULL) : NULL;

@@ -64,7 +64,7 @@ replace "$tmp" "$out/ctorch.h"
 # ctorch_dist.h: its API after ctorch.h's, its implementation in a file that
 # has ctorch.h's declarations (ctorch's implementation may be in another).
 DIST_API="src/dist/dist.h src/dist/ddp.h"
-DIST_IMPL="src/dist/internal.h src/dist/group.c src/dist/work.c src/dist/collectives.c src/dist/socket.c src/dist/store.c src/dist/tcp.c src/dist/nccl.c src/dist/mpi.c src/dist/ddp.c src/dist/sync_batch_norm.c src/dist/spawn.c"
+DIST_IMPL="src/dist/internal.h src/dist/group.c src/dist/work.c src/dist/collectives.c src/dist/listen.h src/dist/socket.c src/dist/store.c src/dist/tcp.c src/dist/nccl.c src/dist/mpi.c src/dist/ddp.c src/dist/sync_batch_norm.c src/dist/spawn.c"
 tmp=$(mktemp)
 {
     cat src/dist/manual.h

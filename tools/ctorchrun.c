@@ -21,19 +21,20 @@
 #if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The store's listener code, for the port probe of --standalone: a port
+ * it finds is free where the workers' store binds it, IPv6 and IPv4. */
+#include "../src/dist/listen.h"
 
 typedef struct options {
     const char *nnodes, *nproc_per_node, *node_rank, *master_addr, *master_port;
@@ -172,19 +173,22 @@ static long parse_nproc(const char *s)
     return n;
 }
 
-/* A port no one listens on, for --standalone (torchrun's c10d rendezvous picks one too). */
-static int free_port(void)
+/* The master address as torchrun's workers get it: its static rendezvous
+ * reads the endpoint "MASTER_ADDR:MASTER_PORT" with
+ * parse_rendezvous_endpoint, which takes an IPv6 address bare (::1) or in
+ * brackets ([::1]), gives it bare, and wants a host of letters, digits,
+ * '_', '.', ':' and '-' (its ValueError otherwise). */
+static const char *master_host(const char *addr, const char *port, char *buf, size_t n)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0), port = 29500;
-    struct sockaddr_in a;
-    socklen_t len = sizeof a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof a) && !getsockname(fd, (struct sockaddr *)&a, &len))
-        port = ntohs(a.sin_port);
-    if (fd >= 0) close(fd);
-    return port;
+    size_t len = strlen(addr);
+    int bracketed = len > 1 && addr[0] == '[' && addr[len - 1] == ']';
+    snprintf(buf, n, "%.*s", (int)(bracketed ? len - 2 : len), addr + bracketed);
+    if (!*buf || buf[strspn(buf, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-")]) {
+        fprintf(stderr, "ctorchrun: ValueError: The hostname of the rendezvous endpoint '%s:%s' must be a "
+                        "dot-separated list of labels, an IPv4 address, or an IPv6 address.\n", addr, port);
+        exit(2);
+    }
+    return buf;
 }
 
 static void setenv_long(const char *name, long v)
@@ -402,12 +406,13 @@ int main(int argc, char **argv)
     if (port < 0 || port > 65535) usage_error("argument --master_port: invalid int value: '%s'", o.master_port);
     if (g.node_rank >= g.nnodes)
         usage_error("--node_rank %s: must be in [0, nnodes)", o.node_rank);
-    char port_buf[16];
-    g.master_addr = o.master_addr;
+    char port_buf[16], addr_buf[256];
     g.master_port = o.master_port;
-    if (o.standalone) { /* one node, a fresh endpoint on this host */
+    if (!o.standalone) g.master_addr = master_host(o.master_addr, o.master_port, addr_buf, sizeof addr_buf);
+    else { /* one node, a fresh endpoint on this host */
         g.nnodes = 1, g.node_rank = 0, g.master_addr = "127.0.0.1";
-        snprintf(port_buf, sizeof port_buf, "%d", free_port());
+        int picked = ct__sock_free_port(); /* torchrun's c10d rendezvous picks one too */
+        snprintf(port_buf, sizeof port_buf, "%d", picked ? picked : 29500);
         g.master_port = port_buf;
     }
     g.role = o.role, g.run_id = o.rdzv_id, g.program = o.program;

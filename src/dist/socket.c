@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "listen.h"
 
 /* getaddrinfo is POSIX.1-2001: strict C11 (-std=c11), or the older
  * _POSIX_C_SOURCE that -pthread and -fopenmp set, leave it undeclared. */
@@ -43,44 +44,13 @@ static void ct__sock_no_delay(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-/* A socket listening on `family`'s wildcard address ([::] takes IPv4 too)
- * at *port (0: a free port, written back), or -1 with errno set. */
-static int ct__sock_listen_on(int family, int *port, int backlog)
-{
-    struct sockaddr_storage a;
-    socklen_t len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-    memset(&a, 0, sizeof a);
-    if (family == AF_INET6) {
-        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
-        a6->sin6_family = AF_INET6, a6->sin6_addr = in6addr_any, a6->sin6_port = htons((uint16_t)*port);
-    } else {
-        struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
-        a4->sin_family = AF_INET, a4->sin_addr.s_addr = htonl(INADDR_ANY), a4->sin_port = htons((uint16_t)*port);
-    }
-    int fd = socket(family, SOCK_STREAM, 0), one = 1, zero = 0;
-    if (fd < 0) return -1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-    if (bind(fd, (struct sockaddr *)&a, len) != 0 || listen(fd, backlog) != 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
-        int err = errno;
-        close(fd);
-        errno = err;
-        return -1;
-    }
-    *port = ntohs(family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port : ((struct sockaddr_in *)&a)->sin_port);
-    return fd;
-}
-
 /* A socket listening on every interface at *port (0: a free port, written
- * back), or -1 with an error: on [::], for IPv6 and IPv4 clients alike, or,
- * where that fails (no IPv6), on 0.0.0.0, as c10d's server socket. */
+ * back), or -1 with c10d's error for its two tries ([::], then 0.0.0.0):
+ * listen.h's ct__sock_listen_any. */
 static int ct__sock_listen(int *port, int backlog)
 {
-    int fd = ct__sock_listen_on(AF_INET6, port, backlog), err6 = errno;
+    int err6, err4, fd = ct__sock_listen_any(port, backlog, &err6, &err4);
     if (fd >= 0) return fd;
-    if ((fd = ct__sock_listen_on(AF_INET, port, backlog)) >= 0) return fd;
-    int err4 = errno;
     ct__dist_fail(CT_ERR_RUNTIME,
                   "The server socket has failed to listen on any local network address. The server socket has failed "
                   "to bind to [::]:%d (errno: %d - %s). The server socket has failed to bind to 0.0.0.0:%d (errno: %d - %s).",

@@ -9,6 +9,7 @@
 #include "ctorch_dist.h"
 #include "free_port.h"
 #include <pthread.h>
+#include <signal.h>
 
 static double now(void)
 {
@@ -209,17 +210,50 @@ static void test_store_unresolvable_host(void)
     CHECK(now() - t0 >= 0.4 && now() - t0 < 5);
 }
 
-/* Whether this machine has the IPv6 loopback (::1) to test on. */
-static bool has_ipv6_loopback(void)
+/* A socket bound to family's wildcard address at port (0: the kernel's
+ * pick), IPv6 only on [::]; its port in *bound; -1 when the bind fails. */
+static int bind_alone(int family, int port, int *bound)
 {
-    struct sockaddr_in6 a;
+    struct sockaddr_storage a;
+    socklen_t len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     memset(&a, 0, sizeof a);
-    a.sin6_family = AF_INET6;
-    a.sin6_addr = in6addr_loopback;
-    int fd = socket(AF_INET6, SOCK_STREAM, 0);
-    bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
-    if (fd >= 0) close(fd);
-    return ok;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
+    struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
+    if (family == AF_INET6) a6->sin6_family = AF_INET6, a6->sin6_addr = in6addr_any, a6->sin6_port = htons((uint16_t)port);
+    else a4->sin_family = AF_INET, a4->sin_addr.s_addr = htonl(INADDR_ANY), a4->sin_port = htons((uint16_t)port);
+    int fd = socket(family, SOCK_STREAM, 0), one = 1;
+    if (fd >= 0 && family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, len) != 0 || getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    *bound = ntohs(family == AF_INET6 ? a6->sin6_port : a4->sin_port);
+    return fd;
+}
+
+/* A port that a listener holds on IPv6 alone ([::] with IPV6_V6ONLY) is
+ * not free: the store, on [::] for IPv6 and IPv4, could not bind it. With
+ * 4000 of the kernel's ephemeral ports so held, a probe on IPv4 alone gave
+ * one of them in about a third of its tries; free_port never does in 50,
+ * and each port it gives binds on [::] (IPv6 only) and on 0.0.0.0 alike. */
+static void test_free_port_free_on_ipv6_and_ipv4(void)
+{
+    enum { HELD = 4000, TRIES = 50 };
+    static bool held[65536];
+    int *fds = (int *)malloc(HELD * sizeof *fds), n = 0, port = 0;
+    CHECK(fds != NULL);
+    while (fds && n < HELD && (fds[n] = bind_alone(AF_INET6, 0, &port)) >= 0)
+        listen(fds[n++], 1), held[port] = true;
+    CHECK_INT(n, HELD);
+    for (int i = 0; i < TRIES; i++) {
+        int p = free_port(), v6 = -1, v4 = -1, got;
+        CHECK(p > 0 && !held[p]);
+        CHECK((v6 = bind_alone(AF_INET6, p, &got)) >= 0 && (v4 = bind_alone(AF_INET, p, &got)) >= 0);
+        if (v6 >= 0) close(v6);
+        if (v4 >= 0) close(v4);
+    }
+    while (n > 0) close(fds[--n]);
+    free(fds);
 }
 
 /* A store served to ::1 (PyTorch's TCPStore("::1", 0, 1, True)): its IPv6
@@ -421,6 +455,104 @@ static void test_peer_exit_spreads_to_every_rank(void)
     close(t.failed[0]), close(t.failed[1]);
 }
 
+typedef struct stalled_reader {
+    int port;
+    int pid[2]; /* a pipe: rank 1 writes its pid, then stops */
+} stalled_reader;
+
+/* Whether process pid is stopped (its state in /proc/PID/stat is T). */
+static bool is_stopped(pid_t pid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    bool got = f && fgets(line, sizeof line, f);
+    if (f) fclose(f);
+    const char *state = got ? strrchr(line, ')') : NULL;
+    return state && state[1] == ' ' && state[2] == 'T';
+}
+
+/* Resumes rank 1 half a second later, while rank 0 destroys its group. */
+static void *resume_later(void *arg)
+{
+    struct timespec pause = {0, 500 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    kill(*(pid_t *)arg, SIGCONT);
+    return NULL;
+}
+
+/* Rank 0's part while rank 1 is stopped: a 64 MB isend to it (more than
+ * the connection holds: it stays partly written), then a receive from rank
+ * 2, which has exited. The receive fails naming rank 2, and so does the
+ * send, at once rather than at the timeout. */
+static ct_result send_to_stopped_reader(void)
+{
+    ct_tensor *big = ct_ones(CT_SHAPE(1 << 24), CT_F32), *x = ct_zeros(CT_SHAPE(4), CT_F32);
+    ct_work *send = NULL;
+    ct_result res = ct_dist_send(big, 1, 0, (ct_dist_opts){.async_op = &send});
+    if (res != CT_OK) return res;
+    double t0 = now();
+    if (ct_dist_recv(x, 2, 0, (ct_dist_opts){0}) >= 0) return ct_set_error(CT_ERR_RUNTIME, "recv succeeded without rank 2");
+    if (!names_lost_rank(2)) return CT_ERR_RUNTIME;
+    if (ct_work_wait(send) == CT_OK) return ct_set_error(CT_ERR_RUNTIME, "the send to the stopped rank 1 completed");
+    if (!names_lost_rank(2)) return CT_ERR_RUNTIME;
+    if (now() - t0 > 5) return ct_set_error(CT_ERR_RUNTIME, "the send took more than 5 s to fail");
+    ct_work_free(send);
+    ct_clear_error();
+    return CT_OK;
+}
+
+/* Rank 1 stops (SIGSTOP) after the barrier, reading nothing more, and rank
+ * 0 fills its connection to it; rank 2 exits, and rank 0, which fails for
+ * it, destroys its group while rank 1 is still stopped: its abort message
+ * waits behind the rest of the 64 MB. Rank 1, resumed then, waits only on
+ * rank 0 (a broadcast from it in {0, 1}, which rank 0 never starts); it
+ * must fail naming rank 2, the first failure, promptly, not rank 0's
+ * closed connection nor its timeout. */
+static ct_result reader_stops(int rank, void *arg)
+{
+    stalled_reader *t = (stalled_reader *)arg;
+    set_env(rank, 3, t->port);
+    const int zero_one[] = {0, 1};
+    ct_result res = ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 10});
+    ct_process_group *g01 = res == CT_OK ? ct_dist_new_group(zero_one, 2, 0) : NULL;
+    ct_tensor *x = ct_zeros(CT_SHAPE(4), CT_F32);
+    if (res == CT_OK) res = ct_dist_barrier((ct_dist_opts){0});
+    if (res != CT_OK) return res;
+    pid_t pid = getpid();
+    if (rank == 2) _exit(0);
+    if (rank == 1) {
+        if (write(t->pid[1], &pid, sizeof pid) != (ssize_t)sizeof pid) return ct_set_error(CT_ERR_RUNTIME, "rank 1 could not tell rank 0");
+        raise(SIGSTOP);
+        double t0 = now();
+        if (ct_dist_broadcast(x, 0, (ct_dist_opts){.group = g01}) == CT_OK)
+            return ct_set_error(CT_ERR_RUNTIME, "the broadcast succeeded without rank 0");
+        if (!names_lost_rank(2)) return CT_ERR_RUNTIME; /* spawn reports the message */
+        if (now() - t0 > 5) return ct_set_error(CT_ERR_RUNTIME, "the failure took more than 5 s");
+    } else {
+        if (read(t->pid[0], &pid, sizeof pid) != (ssize_t)sizeof pid) return ct_set_error(CT_ERR_RUNTIME, "rank 0 did not hear from rank 1");
+        for (double t0 = now(); !is_stopped(pid) && now() - t0 < 5;) nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+        pthread_t resumer;
+        if ((res = send_to_stopped_reader()) != CT_OK || pthread_create(&resumer, NULL, resume_later, &pid) != 0) {
+            kill(pid, SIGCONT);
+            return res != CT_OK ? res : ct_set_error(CT_ERR_RUNTIME, "no thread to resume rank 1");
+        }
+        res = ct_dist_destroy_process_group(NULL);
+        pthread_join(resumer, NULL);
+        return res;
+    }
+    ct_clear_error();
+    return ct_dist_destroy_process_group(NULL);
+}
+
+static void test_abort_reaches_a_rank_that_stopped_reading(void)
+{
+    stalled_reader t = {free_port(), {-1, -1}};
+    CHECK(pipe(t.pid) == 0);
+    CHECK_OK(ct_dist_spawn(3, reader_stops, &t));
+    close(t.pid[0]), close(t.pid[1]);
+}
+
 /* `gloo_test server|client PORT`: one side of tests/dist/store_interop.py,
  * PyTorch's TCPStore being the other: each sets a key the other gets, and
  * they add to one counter (the C side first); then this side
@@ -453,9 +585,10 @@ static int store_interop(bool master, int port)
     return ok ? 0 : 1;
 }
 
-/* `gloo_test agent`: a rank of a gloo group whose store someone else serves
- * (TORCHELASTIC_USE_AGENT_STORE=True, as torchrun's agent does; the
- * environment comes from store_interop.py): prints the sum of the ranks. */
+/* `gloo_test agent`: a rank of a gloo group that prints the sum of the
+ * ranks, its environment from store_interop.py, whose store someone else
+ * serves (TORCHELASTIC_USE_AGENT_STORE=True, as torchrun's agent does), or
+ * from ctorchrun (tests/dist/launcher.sh: rank 0 serves the store). */
 static int agent_store_rank(void)
 {
     if (ct_dist_init_process_group("gloo", (ct_dist_init_opts){.timeout = 20}) != CT_OK) {
@@ -479,9 +612,11 @@ int main(int argc, char **argv)
     RUN(test_store_port_in_use);
     RUN(test_store_unresolvable_host);
     if (has_ipv6_loopback()) {
+        RUN(test_free_port_free_on_ipv6_and_ipv4);
         RUN(test_store_over_ipv6);
         RUN(test_rendezvous_over_ipv6);
     } else {
+        SKIP(test_free_port_free_on_ipv6_and_ipv4, "no IPv6 loopback (::1) on this machine");
         SKIP(test_store_over_ipv6, "no IPv6 loopback (::1) on this machine");
         SKIP(test_rendezvous_over_ipv6, "no IPv6 loopback (::1) on this machine");
     }
@@ -490,5 +625,6 @@ int main(int argc, char **argv)
     RUN(test_tcp_init_method);
     RUN(test_peer_exit_mid_collective);
     RUN(test_peer_exit_spreads_to_every_rank);
+    RUN(test_abort_reaches_a_rank_that_stopped_reading);
     return ct_test_report();
 }

@@ -4,7 +4,10 @@
  *   signal RANK SIG     RANK kills itself with SIG; the others wait
  *   stubborn RANK CODE  as exit, but the others ignore SIGTERM (SIGKILL must come)
  *   restart N           rank 0 exits 1 while TORCHELASTIC_RESTART_COUNT < N
- * The waiting ranks print "rank R got SIGTERM" when stopped. */
+ * The waiting ranks print "rank R got SIGTERM" when stopped. And, for
+ * launcher.sh itself (tests/dist/free_port.h's probes):
+ *   free_port           print a port free for a store (0: none)
+ *   has_ipv6            exit 0 when the machine has the IPv6 loopback, else 1 */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -14,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "free_port.h"
 
 static int rank;
 
@@ -53,6 +58,8 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    if (!strcmp(mode, "free_port")) return printf("%d\n", free_port()) < 0;
+    if (!strcmp(mode, "has_ipv6")) return !has_ipv6_loopback();
     if (!strcmp(mode, "restart") && argc > 2) {
         int attempt = env_int("TORCHELASTIC_RESTART_COUNT");
         printf("rank %d attempt %d\n", rank, attempt);

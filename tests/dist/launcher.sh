@@ -58,6 +58,26 @@ else
     st=0; PET_NPROC_PER_NODE=3 PET_MASTER_PORT=4321 timeout 20 "$run" "$worker" env >"$lt/ctorchrun_pet.out" 2>"$lt/ctorchrun_pet.err" || st=$?
     check ctorchrun_pet 0 "2 WORLD_SIZE=3" "2 MASTER_PORT=4321"
 
+    # an IPv6 master address, bare or in brackets: the workers get it bare, as
+    # torchrun's static rendezvous gives it (parse_rendezvous_endpoint)
+    launch ctorchrun_ipv6_addr --master_addr ::1 --master_port 1234 "$worker" env
+    check ctorchrun_ipv6_addr 0 "0 MASTER_ADDR=::1" "0 MASTER_PORT=1234"
+    launch ctorchrun_ipv6_brackets '--master_addr=[::1]' "$worker" env
+    check ctorchrun_ipv6_brackets 0 "0 MASTER_ADDR=::1"
+    launch ctorchrun_bad_addr --master_addr "[::1" "$worker" env
+    check ctorchrun_bad_addr 2 "ctorchrun: ValueError: The hostname of the rendezvous endpoint '[::1:29500' must be a dot-separated list of labels, an IPv4 address, or an IPv6 address."
+
+    # a gloo group's rendezvous through ctorchrun over IPv6: gloo_test's agent
+    # mode is a rank that all-reduces its rank and prints the sum (rank 0
+    # serves the store, on [::]; the ranks reach it at ::1)
+    gloo=$BUILD/dist/gloo_test
+    for n in ctorchrun_gloo_over_ipv6:::1 'ctorchrun_gloo_over_ipv6_brackets:[::1]'; do
+        if ! "$worker" has_ipv6; then skip "${n%%:*}" "no IPv6 loopback (::1) on this machine"; continue; fi
+        if [ ! -x "$gloo" ]; then fail "${n%%:*} (gloo_test did not build)"; continue; fi
+        launch "${n%%:*}" --nproc_per_node 2 --master_addr "${n#*:}" --master_port "$("$worker" free_port)" "$gloo" agent
+        check "${n%%:*}" 0 "sum=1"
+    done
+
     launch ctorchrun_standalone --standalone --nproc_per_node 2 "$worker" env
     check ctorchrun_standalone 0 "1 WORLD_SIZE=2" "1 MASTER_ADDR=127.0.0.1"
     if grep -qx "0 MASTER_PORT=[0-9][0-9]*" "$lt/ctorchrun_standalone.out"; then pass ctorchrun_standalone_port

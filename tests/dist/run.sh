@@ -72,8 +72,9 @@ fi
 # Without the MPI backend, init_process_group("mpi") says so instead of failing to link.
 check_compile dist_without_mpi sh -c "gcc -std=c11 -O0 $W -I. '$tmp/both.c' -o '$tmp/nompi' -lm && '$tmp/nompi'"
 
-# ctorchrun (tools/ctorchrun.c) against a worker that prints, fails or waits
-$MAKE --no-print-directory "$BUILD/ctorchrun" "$BUILD/dist/launch_worker" >/dev/null || true
+# ctorchrun (tools/ctorchrun.c) against a worker that prints, fails or waits,
+# and gloo_test's gloo ranks over IPv6
+$MAKE --no-print-directory "$BUILD/ctorchrun" "$BUILD/dist/launch_worker" "$BUILD/dist/gloo_test" >/dev/null || true
 . tests/dist/launcher.sh
 # ct_dist_spawn: forks its own workers, no MPI
 $MAKE --no-print-directory "$BUILD/dist/spawn_test" >/dev/null || true

@@ -40,9 +40,18 @@ CTORCH_SAYS = "from_py=world n=5 cas=world,c_was_here,e check=1,0 deleted=1,0 ke
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return str(s.getsockname()[1])
+    """A port free where the stores listen (as src/dist/listen.h probes):
+    on [::] for IPv6 and IPv4 alike, or on 0.0.0.0 without IPv6."""
+    for family, host in ((socket.AF_INET6, "::"), (socket.AF_INET, "0.0.0.0")):
+        try:
+            with socket.socket(family) as s:
+                if family == socket.AF_INET6:
+                    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+                s.bind((host, 0))
+                return str(s.getsockname()[1])
+        except OSError:
+            pass
+    raise OSError("no free port")
 
 
 def agent_store(gloo_test, world=3):
