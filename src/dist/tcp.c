@@ -29,6 +29,11 @@
 
 #define CT__TCP_COLLECTIVE_TAG (-1) /* a worker's collective messages */
 #define CT__TCP_SETUP_TAG (-2)      /* init's and split's exchanges, made by the calling thread */
+/* An aborted engine's close delivers its abort messages for at most this
+ * many seconds (or the group's timeout, when shorter): a peer that has not
+ * read them by then is hung, and destroy_process_group must not wait on it
+ * for the default timeout's 30 minutes. */
+#define CT__TCP_ABORT_LINGER 10.0
 #define CT__TCP_ABORT_TAG (-3)      /* an aborting engine's message to the others: why */
 #define CT__TCP_MAGIC 0x63744750u   /* a mesh connection's hello */
 #define CT__TCP_ERROR_LEN 320
@@ -904,7 +909,7 @@ static void ct__tcp_engine_release(ct__tcp_engine *e)
 }
 
 /* An engine for rank of size ranks, before its connections are made;
- * linger: the group's timeout (ct__tcp_lingers). */
+ * linger: how long its close may deliver abort messages (ct__tcp_lingers). */
 static ct__tcp_engine *ct__tcp_engine_new(int rank, int size, double linger)
 {
     ct__tcp_engine *e = (ct__tcp_engine *)ct__dist_alloc(sizeof *e);
@@ -1255,7 +1260,7 @@ static ct_result ct__tcp_init(const ct_dist_init_opts *opts, int *rank, int *siz
     ct__tcp_inits++;
     ct_tcp_store *store = ct_tcp_store_new(rv.host, rv.port, so);
     if (!store) return ct_last_error_code();
-    ct__tcp_engine *e = ct__tcp_engine_new(rv.rank, rv.size, timeout);
+    ct__tcp_engine *e = ct__tcp_engine_new(rv.rank, rv.size, timeout < CT__TCP_ABORT_LINGER ? timeout : CT__TCP_ABORT_LINGER);
     res = e ? ct__tcp_mesh(e, store, rv.keys, deadline) : CT_ERR_MEMORY;
     if (res == CT_OK) res = ct__tcp_engine_start(e);
     ct__tcp_comm *c = res == CT_OK ? ct__tcp_comm_new(e, 1, rv.rank, rv.size, NULL) : NULL;
