@@ -286,6 +286,17 @@ CTORCH_API bool ct_device_equal(ct_device a, ct_device b);
 CTORCH_API bool ct_cuda_is_available(void);
 /* torch.cuda.device_count(): 0 without the CUDA backend or a GPU. */
 CTORCH_API int ct_cuda_device_count(void);
+/* torch.cuda.set_device(device): the calling thread's current CUDA device,
+ * which CT_CUDA(-1) ("cuda" without an index: ct_cuda, streams, the
+ * default device, ct_synchronize) means; initially 0. A negative index
+ * does nothing, as in PyTorch; without a GPU, or past the last one, the
+ * error torch.cuda gives. CUDA's own current device (cudaSetDevice) is
+ * left alone: each ctorch op sets it to its tensors' device, so a kernel
+ * of the program's own should name its device itself. */
+CTORCH_API ct_result ct_cuda_set_device(int index);
+/* torch.cuda.current_device(): that index, or -1 with the error
+ * torch.cuda gives when there is no GPU. */
+CTORCH_API int ct_cuda_current_device(void);
 /* torch.backends.cuda.matmul.allow_tf32: whether float32 products on CUDA
  * may run on TF32 tensor cores (inputs rounded to 10 mantissa bits, about 3
  * decimal digits). Off by default, as in PyTorch 1.12 and later. */
@@ -5901,6 +5912,9 @@ static ct_device ct__default_device(void);
 /* A device a user named, made concrete (the default resolved, index -1 the
  * current one), or PyTorch's error for one that is not there. */
 static ct_result ct__device_resolve(ct_device *d);
+/* d's index, or, for -1, the calling thread's current index of its type
+ * (ct_cuda_set_device). */
+static int ct__index_or_current(ct_device d);
 /* The device the n tensors (NULL skipped) share, or PyTorch's "Expected all
  * tensors to be on the same device" error; with cpu_scalars a 0-d CPU
  * tensor goes with any device (TensorIterator's rule). */
@@ -27361,11 +27375,17 @@ ct_result ct_device_parse(const char *s, ct_device *out)
     return CT_OK;
 }
 
+/* The calling thread's current device index of each type (torch.cuda's
+ * current device, per thread as CUDA's is). */
+static CT__TLS int ct__current_index[CT_NUM_DEVICE_TYPES];
+
+static int ct__index_or_current(ct_device d) { return d.index < 0 ? ct__current_index[d.type] : d.index; }
+
 bool ct_device_equal(ct_device a, ct_device b)
 {
     if (a.type != b.type) return false;
     if (a.type == CT_DEVICE_CPU) return true;
-    return (a.index < 0 ? 0 : a.index) == (b.index < 0 ? 0 : b.index);
+    return ct__index_or_current(a) == ct__index_or_current(b);
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -27380,16 +27400,13 @@ static bool ct__allow_tf32_matmul; /* read by the CUDA backend at each product *
 void ct_set_allow_tf32_matmul(bool allow) { ct__allow_tf32_matmul = allow; }
 bool ct_allow_tf32_matmul(void) { return ct__allow_tf32_matmul; }
 
-bool ct_cuda_is_available(void) { return ct__device_count(CT_DEVICE_CUDA) > 0; }
-int ct_cuda_device_count(void) { return ct__device_count(CT_DEVICE_CUDA); }
 
 static ct_device ct__default_device(void);
 
 /* A device a user asked for, made concrete: the default resolved, an
- * index of -1 made the current one (0: ctorch has no current-device
- * switch yet), the CPU's index -1 whatever was asked (PyTorch ignores
- * it); errors in PyTorch's words for a device type with no backend or no
- * such device. */
+ * index of -1 made the calling thread's current one (ct_cuda_set_device),
+ * the CPU's index -1 whatever was asked (PyTorch ignores it); errors in
+ * PyTorch's words for a device type with no backend or no such device. */
 static ct_result ct__device_resolve(ct_device *d)
 {
     if (d->type == CT_DEVICE_DEFAULT) {
@@ -27408,12 +27425,30 @@ static ct_result ct__device_resolve(ct_device *d)
     if (count == 0 && d->type == CT_DEVICE_CUDA)
         return ct__fail(CT_ERR_RUNTIME, "Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
                                         "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx");
-    if (d->index < 0) d->index = 0;
+    d->index = ct__index_or_current(*d);
     if (d->index >= count) {
         if (d->type == CT_DEVICE_CUDA) return ct__fail(CT_ERR_RUNTIME, "CUDA error: invalid device ordinal");
         return ct__fail(CT_ERR_RUNTIME, "%s device index %d is out of range (%d devices)", be->name, d->index, count);
     }
     return CT_OK;
+}
+
+bool ct_cuda_is_available(void) { return ct__device_count(CT_DEVICE_CUDA) > 0; }
+int ct_cuda_device_count(void) { return ct__device_count(CT_DEVICE_CUDA); }
+
+ct_result ct_cuda_set_device(int index)
+{
+    if (index < 0) return CT_OK;
+    ct_device d = CT_CUDA(index);
+    ct_result r = ct__device_resolve(&d);
+    if (r == CT_OK) ct__current_index[CT_DEVICE_CUDA] = index;
+    return r;
+}
+
+int ct_cuda_current_device(void)
+{
+    ct_device d = CT_CUDA(-1);
+    return ct__device_resolve(&d) == CT_OK ? d.index : -1;
 }
 
 ct_result ct_synchronize(ct_device d)
@@ -45845,7 +45880,7 @@ static ct_result ct__map_location_check(ct_device d)
     for (size_t i = 0; i == 0 || name[i - 1]; i++) /* backend_name.upper() */
         upper[i] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
     const ct_backend *be = ct_backend_get(d.type);
-    int count = be ? be->device_count() : 0, index = d.index < 0 ? 0 : d.index;
+    int count = be ? be->device_count() : 0, index = ct__index_or_current(d);
     if (count == 0)
         return ct__fail(CT_ERR_RUNTIME, "Attempting to deserialize object on a %s device but torch.%s.is_available() is "
                         "False. If you are running on a CPU-only machine, please use torch.load with "

@@ -248,6 +248,57 @@ static void test_current_stream_per_thread(void)
     CHECK_OK(ct_set_stream((ct_stream){CT_CUDA(0), 0}));
 }
 
+/* torch.cuda.set_device and current_device: the current device starts at
+ * 0, a negative index changes nothing, one past the last is refused and
+ * changes nothing. */
+static void test_current_device(void)
+{
+    CHECK_INT(ct_cuda_current_device(), 0);
+    CHECK_OK(ct_cuda_set_device(-1));
+    CHECK_INT(ct_cuda_current_device(), 0);
+    CHECK_FAILS(ct_cuda_set_device(ct_cuda_device_count()), CT_ERR_RUNTIME, "CUDA error: invalid device ordinal");
+    CHECK_INT(ct_cuda_current_device(), 0);
+}
+
+static void *current_device_of_new_thread(void *out)
+{
+    *(int *)out = ct_cuda_current_device();
+    return NULL;
+}
+
+/* With two devices, "cuda" without an index is the calling thread's
+ * current one: ct_cuda puts a tensor there, the current stream and the
+ * memory statistics are its, and another thread's current device is
+ * still 0. */
+static void test_switch_device(void)
+{
+    ct_scope sc = ct_scope_begin();
+    CHECK_OK(ct_cuda_set_device(1));
+    CHECK_INT(ct_cuda_current_device(), 1);
+    CHECK(ct_device_equal(CT_CUDA(-1), CT_CUDA(1)) && !ct_device_equal(CT_CUDA(-1), CT_CUDA(0)));
+    ct_memory_counters before = {0}, after = {0};
+    CHECK_OK(ct_memory_stats(CT_CUDA(-1), &before));
+    const float values[3] = {1.5f, -2, 4};
+    ct_tensor *x = ct_cuda(ct_cpu(ct_from_array(values, CT_SHAPE(3), CT_F32)));
+    CHECK_T(x);
+    if (x) {
+        CHECK_INT(ct_device_of(x).index, 1);
+        CHECK_TENSOR(ct_cpu(x), ct_cpu(ct_from_array(values, CT_SHAPE(3), CT_F32)), 0);
+    }
+    CHECK_OK(ct_memory_stats(CT_CUDA(-1), &after));
+    CHECK(after.allocated_bytes > before.allocated_bytes);
+    ct_stream s = {CT_CPU, -1};
+    CHECK_OK(ct_current_stream(CT_CUDA(-1), &s));
+    CHECK_INT(s.device.index, 1);
+    int seen = -1;
+    pthread_t t;
+    CHECK_INT(pthread_create(&t, NULL, current_device_of_new_thread, &seen), 0);
+    pthread_join(t, NULL);
+    CHECK_INT(seen, 0);
+    CHECK_OK(ct_cuda_set_device(0));
+    ct_scope_end(sc);
+}
+
 /* The CPU has no streams; a stream id the device never gave is refused;
  * events keep PyTorch's rules. Nothing changes on an error. */
 static void test_stream_errors(void)
@@ -495,6 +546,9 @@ int main(void)
     RUN(test_stream_pool_and_current);
     RUN(test_current_stream_per_thread);
     RUN(test_stream_errors);
+    RUN(test_current_device);
+    if (ct_cuda_device_count() >= 2) RUN(test_switch_device);
+    else SKIP(test_switch_device, "one CUDA device (CTORCH_CUDA_EMU_DEVICES=2 gives the emulation two)");
     RUN(test_event_timing);
     RUN(test_blocks_per_stream);
     RUN(test_record_stream);

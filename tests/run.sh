@@ -181,7 +181,10 @@ fi
 # or without a GPU: the backend's logic, kernels run one thread at a time
 if [ "${CUDA_EMU:-0}" = 1 ]; then
     for t in $DEVICE_SUITES; do run_program "test_$t" "@cuda-emu" "$BUILD/cuda-emu"; done
+    # (on two emulated devices, for the current-device switch)
+    export CTORCH_CUDA_EMU_DEVICES=2
     run_program cuda_backend "@cuda-emu" "$BUILD/cuda-emu"
+    unset CTORCH_CUDA_EMU_DEVICES
 else
     for t in $DEVICE_SUITES; do skip "test_$t@cuda-emu" "the CUDA Toolkit's headers are not installed (or CUDA=0)"; done
     skip cuda_backend@cuda-emu "the CUDA Toolkit's headers are not installed (or CUDA=0)"

@@ -32,6 +32,10 @@ static void test_devices_not_there(void)
     CHECK_ERR(ct_cuda(x), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
     CHECK_FAILS(ct_set_default_device(CT_CUDA(0)), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
     CHECK_FAILS(ct_synchronize(CT_CUDA(0)), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
+    CHECK_FAILS(ct_cuda_set_device(0), CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
+    CHECK_OK(ct_cuda_set_device(-1)); /* a negative index does nothing, as torch.cuda.set_device(-1) */
+    ct_clear_error();
+    CHECK_ERR(ct_cuda_current_device() >= 0, CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
     ct_device_guard g = ct_device_guard_begin(CT_CUDA(1)); /* refused: the device in force stays */
     CHECK_ERR(NULL, CT_ERR_RUNTIME, "Torch not compiled with CUDA enabled");
     CHECK(ct_device_equal(ct_device_of(ct_zeros(CT_SHAPE(1), CT_F32)), CT_CPU));

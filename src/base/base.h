@@ -171,6 +171,17 @@ CTORCH_API bool ct_device_equal(ct_device a, ct_device b);
 CTORCH_API bool ct_cuda_is_available(void);
 /* torch.cuda.device_count(): 0 without the CUDA backend or a GPU. */
 CTORCH_API int ct_cuda_device_count(void);
+/* torch.cuda.set_device(device): the calling thread's current CUDA device,
+ * which CT_CUDA(-1) ("cuda" without an index: ct_cuda, streams, the
+ * default device, ct_synchronize) means; initially 0. A negative index
+ * does nothing, as in PyTorch; without a GPU, or past the last one, the
+ * error torch.cuda gives. CUDA's own current device (cudaSetDevice) is
+ * left alone: each ctorch op sets it to its tensors' device, so a kernel
+ * of the program's own should name its device itself. */
+CTORCH_API ct_result ct_cuda_set_device(int index);
+/* torch.cuda.current_device(): that index, or -1 with the error
+ * torch.cuda gives when there is no GPU. */
+CTORCH_API int ct_cuda_current_device(void);
 /* torch.backends.cuda.matmul.allow_tf32: whether float32 products on CUDA
  * may run on TF32 tensor cores (inputs rounded to 10 mantissa bits, about 3
  * decimal digits). Off by default, as in PyTorch 1.12 and later. */

@@ -903,7 +903,7 @@ static ct_result ct__map_location_check(ct_device d)
     for (size_t i = 0; i == 0 || name[i - 1]; i++) /* backend_name.upper() */
         upper[i] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
     const ct_backend *be = ct_backend_get(d.type);
-    int count = be ? be->device_count() : 0, index = d.index < 0 ? 0 : d.index;
+    int count = be ? be->device_count() : 0, index = ct__index_or_current(d);
     if (count == 0)
         return ct__fail(CT_ERR_RUNTIME, "Attempting to deserialize object on a %s device but torch.%s.is_available() is "
                         "False. If you are running on a CPU-only machine, please use torch.load with "

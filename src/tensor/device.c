@@ -92,11 +92,17 @@ ct_result ct_device_parse(const char *s, ct_device *out)
     return CT_OK;
 }
 
+/* The calling thread's current device index of each type (torch.cuda's
+ * current device, per thread as CUDA's is). */
+static CT__TLS int ct__current_index[CT_NUM_DEVICE_TYPES];
+
+static int ct__index_or_current(ct_device d) { return d.index < 0 ? ct__current_index[d.type] : d.index; }
+
 bool ct_device_equal(ct_device a, ct_device b)
 {
     if (a.type != b.type) return false;
     if (a.type == CT_DEVICE_CPU) return true;
-    return (a.index < 0 ? 0 : a.index) == (b.index < 0 ? 0 : b.index);
+    return ct__index_or_current(a) == ct__index_or_current(b);
 }
 
 /* ---------------------------------------------------------------- checks */
@@ -111,16 +117,13 @@ static bool ct__allow_tf32_matmul; /* read by the CUDA backend at each product *
 void ct_set_allow_tf32_matmul(bool allow) { ct__allow_tf32_matmul = allow; }
 bool ct_allow_tf32_matmul(void) { return ct__allow_tf32_matmul; }
 
-bool ct_cuda_is_available(void) { return ct__device_count(CT_DEVICE_CUDA) > 0; }
-int ct_cuda_device_count(void) { return ct__device_count(CT_DEVICE_CUDA); }
 
 static ct_device ct__default_device(void);
 
 /* A device a user asked for, made concrete: the default resolved, an
- * index of -1 made the current one (0: ctorch has no current-device
- * switch yet), the CPU's index -1 whatever was asked (PyTorch ignores
- * it); errors in PyTorch's words for a device type with no backend or no
- * such device. */
+ * index of -1 made the calling thread's current one (ct_cuda_set_device),
+ * the CPU's index -1 whatever was asked (PyTorch ignores it); errors in
+ * PyTorch's words for a device type with no backend or no such device. */
 static ct_result ct__device_resolve(ct_device *d)
 {
     if (d->type == CT_DEVICE_DEFAULT) {
@@ -139,12 +142,30 @@ static ct_result ct__device_resolve(ct_device *d)
     if (count == 0 && d->type == CT_DEVICE_CUDA)
         return ct__fail(CT_ERR_RUNTIME, "Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
                                         "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx");
-    if (d->index < 0) d->index = 0;
+    d->index = ct__index_or_current(*d);
     if (d->index >= count) {
         if (d->type == CT_DEVICE_CUDA) return ct__fail(CT_ERR_RUNTIME, "CUDA error: invalid device ordinal");
         return ct__fail(CT_ERR_RUNTIME, "%s device index %d is out of range (%d devices)", be->name, d->index, count);
     }
     return CT_OK;
+}
+
+bool ct_cuda_is_available(void) { return ct__device_count(CT_DEVICE_CUDA) > 0; }
+int ct_cuda_device_count(void) { return ct__device_count(CT_DEVICE_CUDA); }
+
+ct_result ct_cuda_set_device(int index)
+{
+    if (index < 0) return CT_OK;
+    ct_device d = CT_CUDA(index);
+    ct_result r = ct__device_resolve(&d);
+    if (r == CT_OK) ct__current_index[CT_DEVICE_CUDA] = index;
+    return r;
+}
+
+int ct_cuda_current_device(void)
+{
+    ct_device d = CT_CUDA(-1);
+    return ct__device_resolve(&d) == CT_OK ? d.index : -1;
 }
 
 ct_result ct_synchronize(ct_device d)

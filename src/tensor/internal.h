@@ -51,6 +51,9 @@ static ct_device ct__default_device(void);
 /* A device a user named, made concrete (the default resolved, index -1 the
  * current one), or PyTorch's error for one that is not there. */
 static ct_result ct__device_resolve(ct_device *d);
+/* d's index, or, for -1, the calling thread's current index of its type
+ * (ct_cuda_set_device). */
+static int ct__index_or_current(ct_device d);
 /* The device the n tensors (NULL skipped) share, or PyTorch's "Expected all
  * tensors to be on the same device" error; with cpu_scalars a 0-d CPU
  * tensor goes with any device (TensorIterator's rule). */
