@@ -30223,7 +30223,7 @@ static bool ct__geev(const double *a, int64_t n, bool single, double *wr, double
     else if (anrm > bignum)
         cscale = bignum;
     if (cscale != 0) ct__ev_lascl(anrm, cscale, t, n * n);
-    int64_t ilo, ihi;
+    int64_t ilo = 1, ihi = n;
     ct__ev_gebal(t, n, &ilo, &ihi, scale);
     ct__ev_gehd2(t, n, ilo, ihi, tau, work);
     if (v) ct__ev_orghr(t, n, ilo, ihi, tau, vr, work);
