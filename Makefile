@@ -249,13 +249,13 @@ test: test-build
 # seeds) or fork (alloc_fail). README, "Build options", says why each one
 # leaves out more.
 CROSS_LEFT_OUT   := readme seeds alloc_fail
-# Windows: decomp, whose eig gradient check fails there. The suites whose
-# tests need POSIX or glibc (symbolic links, setrlimit, /proc, mallinfo2),
-# or whose golden values hold glibc's last bits of pow, acosh, erfc, lgamma,
-# log, sin, cos and others, where mingw-w64's libm differs, run with those
-# tests or cases reported skipped (tests/harness.h, RUN_NOT_ON_WINDOWS);
-# io, for time (its atomic saves' fsyncs take minutes under wine).
-MINGW_LEFT_OUT   := decomp io
+# Windows: the suites whose tests need POSIX or glibc (symbolic links,
+# setrlimit, /proc, mallinfo2), or whose golden values hold glibc's last
+# bits of pow, acosh, erfc, lgamma, log, sin, cos and others, where
+# mingw-w64's libm differs, run with those tests or cases reported skipped
+# (tests/harness.h, RUN_NOT_ON_WINDOWS); io is left out, for time (its
+# atomic saves' fsyncs take minutes under wine).
+MINGW_LEFT_OUT   := io
 # aarch64: glibc's hypot takes its FMA path there (grad_pointwise's hypot
 # gradient differs in the last bit); qemu-user drops madvise(MADV_HUGEPAGE),
 # which create's test_large_blocks looks for; conv, io and nn take minutes

@@ -188,9 +188,8 @@ static void test_eigvalsh(void)
         CHECK_CLOSE(ct_linalg_eigvalsh(input("eigvalsh", k, 0), arg("eigvalsh", k) ? 'U' : 'L'), output("eigvalsh", k, 0));
 }
 
-/* The eigenvalues as a set: each of PyTorch's (re, im) pairs is matched to
- * the nearest of ctorch's, each used once (their order is the QR
- * iteration's own). */
+/* The eigenvalues in PyTorch's order: the built-in kernel follows LAPACK's
+ * dgeev, so the order is the same as well as the values. */
 static void test_eigvals(void)
 {
     for (int k = 0; k < count("eigvals"); k++) {
@@ -200,28 +199,14 @@ static void test_eigvals(void)
         if (!got || !want) continue;
         ct_shape s = ct_shape_of(got), ws = ct_shape_of(want);
         CHECK(s.ndim == ws.ndim && !memcmp(s.size, ws.size, sizeof(int64_t) * (size_t)s.ndim));
-        int64_t n = s.size[s.ndim - 2], batch = ct_numel(got) / (2 * n);
+        int64_t m = ct_numel(got) / 2;
         double g[64], w[64];
-        CHECK(n * batch <= 32);
+        CHECK(m <= 32);
         ct_copy_to_array(got, g, 64, CT_F64);
         ct_copy_to_array(want, w, 64, CT_F64);
         double tol = tol_of(ct_dtype_of(got)) * 10;
-        for (int64_t b = 0; b < batch; b++) {
-            bool used[16] = {false};
-            for (int64_t i = 0; i < n; i++) {
-                int64_t best = -1;
-                double bd = INFINITY;
-                for (int64_t j = 0; j < n; j++) {
-                    double d = hypot(g[2 * (b * n + j)] - w[2 * (b * n + i)], g[2 * (b * n + j) + 1] - w[2 * (b * n + i) + 1]);
-                    if (!used[j] && d < bd) {
-                        bd = d;
-                        best = j;
-                    }
-                }
-                CHECK(best >= 0 && bd <= tol * (1 + hypot(w[2 * (b * n + i)], w[2 * (b * n + i) + 1])));
-                if (best >= 0) used[best] = true;
-            }
-        }
+        for (int64_t i = 0; i < m && m <= 32; i++)
+            CHECK(hypot(g[2 * i] - w[2 * i], g[2 * i + 1] - w[2 * i + 1]) <= tol * (1 + hypot(w[2 * i], w[2 * i + 1])));
     }
 }
 
@@ -361,11 +346,15 @@ static int64_t nearest_unused(const double *l, int64_t n, const bool *used, doub
     return best;
 }
 
-/* eig's vectors against PyTorch's: each matched through its eigenvalue and
- * compared up to a unit phase (ctorch's own kernel fixes phases its own
- * way). Built with OpenBLAS, eig is LAPACK's geev, as PyTorch's is: the
- * same order and the same phases (LAPACK's normalization, a complex pair as
- * v and conj(v)). */
+/* eig's vectors against PyTorch's: the same order (each checked against
+ * the eigenvalue PyTorch has at its index) and the same phases (LAPACK's
+ * normalization: unit norm, a complex vector's largest component real, a
+ * complex pair's vectors v and conj(v)), with the built-in kernel, which
+ * follows LAPACK's dgeev, and with OpenBLAS, whose geev it is. For float32
+ * input PyTorch runs sgeev, in float, and the built-in kernel dgeev's steps
+ * in double: a vector's sign (a Schur vector's, set by how many sweeps the
+ * QR iteration takes before a deflation test passes) can differ, so there
+ * the vectors are compared up to a phase, and exactly with OpenBLAS. */
 static void test_eig_vectors(void)
 {
     for (int k = 0; k < count("eig"); k++) {
@@ -381,16 +370,18 @@ static void test_eig_vectors(void)
         ct_copy_to_array(want_l, wl, 32, CT_F64);
         ct_copy_to_array(want_v, wv, 128, CT_F64);
         double tol = tol_of(ct_dtype_of(A)) * 10;
+#ifdef CTORCH_OPENBLAS
+        bool exact_phase = true;
+#else
+        bool exact_phase = ct_dtype_of(A) == CT_F64;
+#endif
         for (int64_t b = 0; b < batch; b++) {
             bool used[16] = {false};
             for (int64_t i = 0; i < n; i++) {
                 int64_t j = nearest_unused(l + 2 * b * n, n, used, wl[2 * (b * n + i)], wl[2 * (b * n + i) + 1]);
-                CHECK(j >= 0);
+                CHECK(j == i);
                 if (j < 0) continue;
                 used[j] = true;
-#ifdef CTORCH_OPENBLAS
-                CHECK(j == i);
-#endif
                 double pr = 0, pi = 0; /* the phase: sum over rows of conj(want) got */
                 for (int64_t r = 0; r < n; r++) {
                     const double *g = &v[2 * ((b * n + r) * n + j)], *w = &wv[2 * ((b * n + r) * n + i)];
@@ -400,9 +391,7 @@ static void test_eig_vectors(void)
                 double mag = hypot(pr, pi), err = 0;
                 CHECK_NEAR(mag, 1, tol);
                 pr /= mag, pi /= mag;
-#ifdef CTORCH_OPENBLAS
-                CHECK_NEAR(pr, 1, tol);
-#endif
+                if (exact_phase) CHECK_NEAR(pr, 1, tol);
                 for (int64_t r = 0; r < n; r++) {
                     const double *g = &v[2 * ((b * n + r) * n + j)], *w = &wv[2 * ((b * n + r) * n + i)];
                     err = fmax(err, hypot(g[0] - (pr * w[0] - pi * w[1]), g[1] - (pr * w[1] + pi * w[0])));
@@ -411,6 +400,39 @@ static void test_eig_vectors(void)
             }
         }
     }
+}
+
+static ct_tensor *leaf(ct_shape s, uint64_t seed);
+
+/* The eigenvalue order is LAPACK's, which depends on the matrix, not on the
+ * last bits of the arithmetic: the second 4x4 of seed 81's (2, 4, 4) leaf
+ * (test_grad_eig_lstsq's), whose two real eigenvalues EISPACK's hqr ordered
+ * by the sign of a difference at rounding level, comes in PyTorch's order
+ * and keeps it with any one entry moved by e 1e-7, |e| <= 60 (each
+ * eigenvalue moves by less than 1e-4; they are 0.4 or more apart). */
+static void test_eig_order_stable(void)
+{
+    static const double want[8] = {1.8436, 0, -0.0745, 0.8097, -0.0745, -0.8097, 0.4240, 0};
+    double a[16], base[8];
+    ct_copy_to_array(ct_select(leaf(CT_SHAPE(2, 4, 4), 81), 0, 1), a, 16, CT_F64);
+    ct_copy_to_array(ct_linalg_eigvals(ct_from_array(a, CT_SHAPE(4, 4), CT_F64)), base, 8, CT_F64);
+    for (int i = 0; i < 8; i++) CHECK_NEAR(base[i], want[i], 1e-4);
+    int moved = 0;
+    for (int k = 0; k < 16; k++)
+        for (int e = -60; e <= 60; e++) {
+            ct_scope s = ct_scope_begin();
+            double p[16], l[8] = {0};
+            memcpy(p, a, sizeof p);
+            p[k] += e * 1e-7;
+            ct_copy_to_array(ct_linalg_eigvals(ct_from_array(p, CT_SHAPE(4, 4), CT_F64)), l, 8, CT_F64);
+            for (int i = 0; i < 4; i++)
+                if (hypot(l[2 * i] - base[2 * i], l[2 * i + 1] - base[2 * i + 1]) > 1e-4) {
+                    moved++;
+                    break;
+                }
+            ct_scope_end(s);
+        }
+    CHECK(moved == 0);
 }
 
 /* Singular or eigen vectors against PyTorch's: the first k along dim
@@ -809,6 +831,7 @@ int main(void)
     RUN(test_eigh_invariants);
     RUN(test_eig_invariants);
     RUN(test_eig_vectors);
+    RUN(test_eig_order_stable);
     RUN(test_svd_vectors);
     RUN(test_eigh_vectors);
     RUN(test_grad_lu_family);

@@ -628,7 +628,7 @@ static ct_result ct__eig_f64(const ct_tensor *A, bool want_vectors, ct_tensor **
 {
     int64_t n = A->sizes[A->ndim - 1], batch, two = 2, vshape[3] = {n, n, 2};
     const double *a = ct__la_in(A, &batch);
-    double *ld, *vd = NULL, *w = a ? ct__la_scratch(3 * n * n + 5 * n) : NULL;
+    double *ld, *vd = NULL, *w = a ? ct__la_scratch(2 * n * n + 7 * n) : NULL;
     int64_t *piv = w ? (int64_t *)CT_MALLOC((size_t)(n > 0 ? n : 1) * sizeof(int64_t)) : NULL;
     if (w && !piv) CT__OOM();
     int64_t lshape[2] = {n, two};

@@ -59,10 +59,14 @@ CTORCH_API ct_result ct_linalg_eigh(const ct_tensor *A, char uplo, ct_tensor **e
 /* torch.linalg.eigvalsh(A, UPLO): the eigenvalues of ct_linalg_eigh. */
 CTORCH_API ct_tensor *ct_linalg_eigvalsh(const ct_tensor *A, char uplo);
 /* torch.linalg.eig(A): eigenvalues (..., n, 2) and eigenvectors
- * (..., n, n, 2) of general square matrices, as real and imaginary parts.
- * A complex pair comes with the positive imaginary part first. Each
- * eigenvector has unit norm and its largest component real and positive
- * (LAPACK leaves the sign to its algorithm). Error for inf or NaN input. */
+ * (..., n, n, 2) of general square matrices, as real and imaginary parts,
+ * as LAPACK's geev gives them (ctorch's own kernel follows dgeev step by
+ * step): the eigenvalues in its order, a complex pair with the positive
+ * imaginary part first; each eigenvector of unit norm, a complex one
+ * rotated so that its largest component is real, its sign or phase
+ * LAPACK's. For float32 input PyTorch runs sgeev in float and ctorch's
+ * kernel works in double, so a vector's sign can differ from PyTorch's
+ * there. Error for inf or NaN input. */
 CTORCH_API ct_result ct_linalg_eig(const ct_tensor *A, ct_tensor **eigenvalues, ct_tensor **eigenvectors);
 /* torch.linalg.eigvals(A): the eigenvalues of ct_linalg_eig. */
 CTORCH_API ct_tensor *ct_linalg_eigvals(const ct_tensor *A);

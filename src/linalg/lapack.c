@@ -1,6 +1,7 @@
 /* Dense linear algebra kernels on one matrix: LU, Cholesky, Householder QR,
  * symmetric eigen (cyclic Jacobi), SVD (one-sided Jacobi), general eigen
- * (Hessenberg reduction, Francis double-shift QR, inverse iteration), the
+ * (LAPACK's dgeev: balancing, Hessenberg reduction, double-shift QR,
+ * eigenvectors of the Schur form), the
  * matrix exponential and least squares (LAPACK gels and gelsy: QR, and QR
  * with column pivoting, incremental condition estimation and the RZ
  * factorization). Everything works in double on row-major (rows, cols)
@@ -13,9 +14,11 @@
  * LU and QR make the same choices as LAPACK's getrf (the first largest pivot)
  * and geqrf (beta = -sign(alpha) * norm), so pivots, the signs of Q and R and
  * the index of a zero pivot agree with PyTorch; pivoted QR takes LAPACK's
- * columns in LAPACK's order, so gelsy's rank and solution agree too. The Jacobi and QR iterations
- * reach the same eigen and singular values; their vectors may differ from
- * LAPACK's by a sign (a phase for complex ones). */
+ * columns in LAPACK's order, so gelsy's rank and solution agree too; the
+ * general eigen decomposition follows dgeev step by step, so its
+ * eigenvalues come in LAPACK's order and its vectors with LAPACK's phases.
+ * The Jacobi iterations reach the same eigen and singular values; their
+ * vectors may differ from LAPACK's by a sign. */
 
 #define CT__LA_EPS 2.220446049250313e-16
 
@@ -931,280 +934,1048 @@ static void ct__svd(const double *a, int64_t m, int64_t n, bool vectors, bool si
 
 /* ---------------------------------------------------------------- general eigen */
 
-/* a (n, n) reduced in place to upper Hessenberg form by Householder
- * similarity transforms (eigenvalues kept). v: n doubles of scratch. */
-static void ct__hessenberg(double *a, int64_t n, double *v)
-{
-    for (int64_t k = 0; k + 2 < n; k++) {
-        double xnorm = 0;
-        for (int64_t i = k + 2; i < n; i++) xnorm = hypot(xnorm, a[i * n + k]);
-        if (xnorm == 0) continue;
-        double alpha = a[(k + 1) * n + k], beta = -copysign(hypot(alpha, xnorm), alpha);
-        double tau = (beta - alpha) / beta, scale = 1 / (alpha - beta);
-        v[k + 1] = 1;
-        for (int64_t i = k + 2; i < n; i++) v[i] = a[i * n + k] * scale;
-        for (int64_t c = 0; c < n; c++) { /* H a */
-            double s = 0;
-            for (int64_t i = k + 1; i < n; i++) s += v[i] * a[i * n + c];
-            s *= tau;
-            for (int64_t i = k + 1; i < n; i++) a[i * n + c] -= s * v[i];
-        }
-        for (int64_t r = 0; r < n; r++) { /* (H a) H */
-            double s = 0;
-            for (int64_t i = k + 1; i < n; i++) s += a[r * n + i] * v[i];
-            s *= tau;
-            for (int64_t i = k + 1; i < n; i++) a[r * n + i] -= s * v[i];
-        }
-        for (int64_t i = k + 2; i < n; i++) a[i * n + k] = 0;
-    }
-}
+/* The general eigen decomposition is LAPACK's dgeev (jobvl 'N', jobvr 'V',
+ * or 'N' for eigenvalues alone), the routine PyTorch 1.13 calls, followed
+ * step by step as in LAPACK 3.10 (the copy OpenBLAS 0.3.21 carries):
+ * scaling of an extreme A (dlascl), balancing by permutation and scaling
+ * (dgebal 'B'), Householder reduction to Hessenberg form (dgehd2, which is
+ * dgehrd below its crossover of 128), the orthogonal factor (dorghr by
+ * dorg2r), the Schur form by the double-shift QR iteration (dhseqr by
+ * dlahqr, its 2 by 2 blocks standardized by dlanv2), the eigenvectors of
+ * the Schur form transformed back (dtrevc3, its one-vector-at-a-time
+ * variant, with dlaln2 and dladiv), the balancing undone (dgebak) and
+ * dgeev's normalization (unit 2-norm; a complex pair rotated by dlartg so
+ * that its largest component is real). So the eigenvalues come in LAPACK's
+ * order, which depends on the matrix and not on the last bits of its
+ * arithmetic, and the vectors with LAPACK's phases; the values agree to
+ * rounding (the sums run in reference BLAS order, where OpenBLAS's kernels
+ * have their own). Where LAPACK changes algorithm, this code does not: for
+ * n > 75 dhseqr calls dlaqr0 (aggressive early deflation, multishift
+ * sweeps) and for more than 128 active rows dgehrd blocks its reduction,
+ * and here dlahqr and dgehd2 carry on; the eigenvalues agree to rounding
+ * and their order as a rule, but can differ where dlaqr0 deflates in
+ * another order. dhseqr's rescue of a failed dlahqr by dlaqr0 is not
+ * done: that failure is reported. float32 input is decomposed in double
+ * (PyTorch calls sgeev, in float). */
 
-/* Eigenvalues wr + i wi of the upper Hessenberg h (n, n) (destroyed) by
- * Francis double-shift QR with exceptional shifts (EISPACK hqr). A complex
- * pair comes out with the positive imaginary part first. Returns false when
- * it does not converge in 30 iterations per eigenvalue. */
-static bool ct__hqr(double *h, int64_t n, double *wr, double *wi)
-{
-#define H(i, j) h[((i) - 1) * n + ((j) - 1)] /* 1-based, as EISPACK */
-    double anorm = 0, t = 0;
-    for (int64_t i = 1; i <= n; i++)
-        for (int64_t j = CT__MAX(i - 1, 1); j <= n; j++) anorm += fabs(H(i, j));
-    int64_t nn = n;
-    while (nn >= 1) {
-        int its = 0;
-        int64_t l;
-        do {
-            for (l = nn; l >= 2; l--) {
-                double s = fabs(H(l - 1, l - 1)) + fabs(H(l, l));
-                if (s == 0) s = anorm;
-                if (fabs(H(l, l - 1)) + s == s) {
-                    H(l, l - 1) = 0;
-                    break;
-                }
-            }
-            double x = H(nn, nn);
-            if (l == nn) { /* one root */
-                wr[nn - 1] = x + t;
-                wi[nn - 1] = 0;
-                nn--;
-            } else {
-                double y = H(nn - 1, nn - 1), w = H(nn, nn - 1) * H(nn - 1, nn);
-                if (l == nn - 1) { /* two roots */
-                    double p = 0.5 * (y - x), q = p * p + w, z = sqrt(fabs(q));
-                    x += t;
-                    if (q >= 0) {
-                        z = p + copysign(z, p);
-                        wr[nn - 2] = wr[nn - 1] = x + z;
-                        if (z != 0) wr[nn - 1] = x - w / z;
-                        wi[nn - 2] = wi[nn - 1] = 0;
-                    } else {
-                        wr[nn - 2] = wr[nn - 1] = x + p;
-                        wi[nn - 2] = z;
-                        wi[nn - 1] = -z;
-                    }
-                    nn -= 2;
-                } else {
-                    if (its == 30) return false;
-                    if (its == 10 || its == 20) { /* exceptional shift */
-                        t += x;
-                        for (int64_t i = 1; i <= nn; i++) H(i, i) -= x;
-                        double s = fabs(H(nn, nn - 1)) + fabs(H(nn - 1, nn - 2));
-                        y = x = 0.75 * s;
-                        w = -0.4375 * s * s;
-                    }
-                    ++its;
-                    int64_t m;
-                    double p = 0, q = 0, r = 0, z;
-                    for (m = nn - 2; m >= l; m--) {
-                        z = H(m, m);
-                        r = x - z;
-                        double s = y - z;
-                        p = (r * s - w) / H(m + 1, m) + H(m, m + 1);
-                        q = H(m + 1, m + 1) - z - r - s;
-                        r = H(m + 2, m + 1);
-                        s = fabs(p) + fabs(q) + fabs(r);
-                        p /= s;
-                        q /= s;
-                        r /= s;
-                        if (m == l) break;
-                        double u = fabs(H(m, m - 1)) * (fabs(q) + fabs(r));
-                        double v = fabs(p) * (fabs(H(m - 1, m - 1)) + fabs(z) + fabs(H(m + 1, m + 1)));
-                        if (u + v == v) break;
-                    }
-                    for (int64_t i = m + 2; i <= nn; i++) {
-                        H(i, i - 2) = 0;
-                        if (i != m + 2) H(i, i - 3) = 0;
-                    }
-                    for (int64_t k = m; k <= nn - 1; k++) {
-                        if (k != m) {
-                            p = H(k, k - 1);
-                            q = H(k + 1, k - 1);
-                            r = k != nn - 1 ? H(k + 2, k - 1) : 0;
-                            if ((x = fabs(p) + fabs(q) + fabs(r)) != 0) {
-                                p /= x;
-                                q /= x;
-                                r /= x;
-                            }
-                        }
-                        double s = copysign(sqrt(p * p + q * q + r * r), p);
-                        if (s == 0) continue;
-                        if (k == m) {
-                            if (l != m) H(k, k - 1) = -H(k, k - 1);
-                        } else {
-                            H(k, k - 1) = -s * x;
-                        }
-                        p += s;
-                        x = p / s;
-                        y = q / s;
-                        z = r / s;
-                        q /= p;
-                        r /= p;
-                        for (int64_t j = k; j <= nn; j++) {
-                            p = H(k, j) + q * H(k + 1, j);
-                            if (k != nn - 1) {
-                                p += r * H(k + 2, j);
-                                H(k + 2, j) -= p * z;
-                            }
-                            H(k + 1, j) -= p * y;
-                            H(k, j) -= p * x;
-                        }
-                        int64_t mmin = nn < k + 3 ? nn : k + 3;
-                        for (int64_t i = l; i <= mmin; i++) {
-                            p = x * H(i, k) + y * H(i, k + 1);
-                            if (k != nn - 1) {
-                                p += z * H(i, k + 2);
-                                H(i, k + 2) -= p * r;
-                            }
-                            H(i, k + 1) -= p * q;
-                            H(i, k) -= p;
-                        }
-                    }
-                }
-            }
-        } while (l < nn - 1);
-    }
-    return true;
-#undef H
-}
+#define CT__EV_SAFMIN 2.2250738585072014e-308 /* dlamch('S') */
+#define CT__EV_ULP CT__LA_EPS                  /* dlamch('P'): eps * base */
+#define CT__EV_EPS 1.1102230246251565e-16      /* dlamch('E') */
 
-/* x (n complex, as re/im pairs) = the eigenvector of a (n, n) for the
- * eigenvalue lr + i li, by inverse iteration on (a - lambda I) in complex
- * arithmetic; unit 2-norm, its largest component real and positive.
- * lu: 2 n n doubles of scratch, piv: n. */
-static void ct__eigvec(const double *a, int64_t n, double lr, double li, double *x, double *lu, int64_t *piv)
+/* dnrm2: the 2-norm of n entries of x at stride inc, scaled so that the
+ * squares neither overflow nor underflow. */
+static double ct__ev_nrm2(const double *x, int64_t n, int64_t inc)
 {
-    double anorm = 0;
-    for (int64_t i = 0; i < n * n; i++) anorm = CT__MAX(anorm, fabs(a[i]));
-    double shift = (anorm > 0 ? anorm : 1) * 1e-10; /* keeps a - lambda I just invertible */
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < n; j++) {
-            lu[2 * (i * n + j)] = a[i * n + j] - (i == j ? lr + shift : 0);
-            lu[2 * (i * n + j) + 1] = i == j ? -li : 0;
-        }
-#define RE(i, j) lu[2 * ((i) * n + (j))]
-#define IM(i, j) lu[2 * ((i) * n + (j)) + 1]
-    for (int64_t k = 0; k < n; k++) { /* complex LU with partial pivoting */
-        int64_t p = k;
-        for (int64_t i = k + 1; i < n; i++)
-            if (hypot(RE(i, k), IM(i, k)) > hypot(RE(p, k), IM(p, k))) p = i;
-        piv[k] = p;
-        for (int64_t j = 0; j < n && p != k; j++) {
-            double tr = RE(k, j), ti = IM(k, j);
-            RE(k, j) = RE(p, j);
-            IM(k, j) = IM(p, j);
-            RE(p, j) = tr;
-            IM(p, j) = ti;
-        }
-        if (RE(k, k) == 0 && IM(k, k) == 0) RE(k, k) = shift * CT__LA_EPS;
-        double dr = RE(k, k), di = IM(k, k), dd = dr * dr + di * di;
-        for (int64_t i = k + 1; i < n; i++) {
-            double er = RE(i, k), ei = IM(i, k);
-            double lr_ = (er * dr + ei * di) / dd, li_ = (ei * dr - er * di) / dd;
-            RE(i, k) = lr_;
-            IM(i, k) = li_;
-            for (int64_t j = k + 1; j < n; j++) {
-                RE(i, j) -= lr_ * RE(k, j) - li_ * IM(k, j);
-                IM(i, j) -= lr_ * IM(k, j) + li_ * RE(k, j);
-            }
-        }
-    }
+    double scale = 0, ssq = 1;
     for (int64_t i = 0; i < n; i++) {
-        x[2 * i] = 1 + 0.01 * (double)i; /* a start with a part along every eigenvector, as a rule */
-        x[2 * i + 1] = 0;
-    }
-    for (int it = 0; it < 3; it++) {
-        for (int64_t i = 0; i < n; i++)
-            if (piv[i] != i) {
-                double tr = x[2 * i], ti = x[2 * i + 1];
-                x[2 * i] = x[2 * piv[i]];
-                x[2 * i + 1] = x[2 * piv[i] + 1];
-                x[2 * piv[i]] = tr;
-                x[2 * piv[i] + 1] = ti;
-            }
-        for (int64_t i = 0; i < n; i++)
-            for (int64_t p = 0; p < i; p++) {
-                x[2 * i] -= RE(i, p) * x[2 * p] - IM(i, p) * x[2 * p + 1];
-                x[2 * i + 1] -= RE(i, p) * x[2 * p + 1] + IM(i, p) * x[2 * p];
-            }
-        for (int64_t i = n - 1; i >= 0; i--) {
-            for (int64_t p = i + 1; p < n; p++) {
-                x[2 * i] -= RE(i, p) * x[2 * p] - IM(i, p) * x[2 * p + 1];
-                x[2 * i + 1] -= RE(i, p) * x[2 * p + 1] + IM(i, p) * x[2 * p];
-            }
-            double dr = RE(i, i), di = IM(i, i), dd = dr * dr + di * di, xr = x[2 * i], xi = x[2 * i + 1];
-            x[2 * i] = (xr * dr + xi * di) / dd;
-            x[2 * i + 1] = (xi * dr - xr * di) / dd;
-        }
-        double nrm = 0, big = -1, br = 1, bi = 0;
-        for (int64_t i = 0; i < n; i++) {
-            double mag = hypot(x[2 * i], x[2 * i + 1]);
-            nrm = hypot(nrm, mag);
-            if (mag > big) {
-                big = mag;
-                br = x[2 * i];
-                bi = x[2 * i + 1];
-            }
-        }
-        /* divide by nrm * (br + i bi) / |b|: unit norm, the largest component real positive */
-        double cr = br / big, ci = bi / big;
-        for (int64_t i = 0; i < n; i++) {
-            double xr = x[2 * i], xi = x[2 * i + 1];
-            x[2 * i] = (xr * cr + xi * ci) / nrm;
-            x[2 * i + 1] = (xi * cr - xr * ci) / nrm;
+        double a = fabs(x[i * inc]);
+        if (a == 0) continue;
+        if (scale < a) {
+            ssq = 1 + ssq * (scale / a) * (scale / a);
+            scale = a;
+        } else {
+            ssq += (a / scale) * (a / scale);
         }
     }
-    for (int64_t i = 0; i < n; i++)
-        if (li == 0) x[2 * i + 1] = 0;
-#undef RE
-#undef IM
+    return scale * sqrt(ssq);
+}
+
+/* dlapy2: sqrt(x^2 + y^2) without needless overflow. */
+static double ct__ev_lapy2(double x, double y)
+{
+    double xa = fabs(x), ya = fabs(y), w = CT__MAX(xa, ya), z = CT__MIN(xa, ya);
+    if (z == 0 || w > 1.7976931348623157e308) return w;
+    return w * sqrt(1 + (z / w) * (z / w));
+}
+
+/* idamax: the (0-based) index of the first entry of largest magnitude
+ * among n at stride inc. */
+static int64_t ct__ev_amax(const double *x, int64_t n, int64_t inc)
+{
+    int64_t best = 0;
+    for (int64_t i = 1; i < n; i++)
+        if (fabs(x[i * inc]) > fabs(x[best * inc])) best = i;
+    return best;
+}
+
+/* dlascl on count entries: x * (cto / cfrom), in steps of the safe
+ * minimum or its inverse where the ratio itself would over- or underflow. */
+static void ct__ev_lascl(double cfrom, double cto, double *x, int64_t count)
+{
+    double smlnum = CT__EV_SAFMIN, bignum = 1 / smlnum;
+    bool done = false;
+    while (!done) {
+        double cfrom1 = cfrom * smlnum, mul;
+        if (cfrom1 == cfrom) { /* cfrom is infinite */
+            mul = cto / cfrom;
+            done = true;
+        } else {
+            double cto1 = cto / bignum;
+            if (cto1 == cto) { /* cto is 0 or infinite */
+                mul = cto;
+                done = true;
+                cfrom = 1;
+            } else if (fabs(cfrom1) > fabs(cto) && cto != 0) {
+                mul = smlnum;
+                cfrom = cfrom1;
+            } else if (fabs(cto1) > fabs(cfrom)) {
+                mul = bignum;
+                cto = cto1;
+            } else {
+                mul = cto / cfrom;
+                done = true;
+                if (mul == 1) return;
+            }
+        }
+        for (int64_t i = 0; i < count; i++) x[i] *= mul;
+    }
+}
+
+/* dlarfg: the reflector H = I - tau [1; v] [1; v]^T with H [alpha; x] =
+ * [beta; 0], beta = -sign(alpha) * norm (x: n - 1 entries at stride inc,
+ * overwritten by v; alpha by beta). Returns tau, 0 (H = I) when x is
+ * zero. Unlike ct__la_reflector it rescales a tiny beta, as LAPACK does. */
+static double ct__ev_larfg(int64_t n, double *alpha, double *x, int64_t inc)
+{
+    if (n <= 1) return 0;
+    double xnorm = ct__ev_nrm2(x, n - 1, inc);
+    if (xnorm == 0) return 0;
+    double beta = -copysign(ct__ev_lapy2(*alpha, xnorm), *alpha);
+    double safmin = CT__EV_SAFMIN / CT__EV_EPS, rsafmn = 1 / safmin;
+    int knt = 0;
+    if (fabs(beta) < safmin) { /* beta and xnorm may be inaccurate: scale x up and recompute them */
+        do {
+            knt++;
+            for (int64_t i = 0; i < n - 1; i++) x[i * inc] *= rsafmn;
+            beta *= rsafmn;
+            *alpha *= rsafmn;
+        } while (fabs(beta) < safmin && knt < 20);
+        xnorm = ct__ev_nrm2(x, n - 1, inc);
+        beta = -copysign(ct__ev_lapy2(*alpha, xnorm), *alpha);
+    }
+    double tau = (beta - *alpha) / beta, scal = 1 / (*alpha - beta);
+    for (int64_t i = 0; i < n - 1; i++) x[i * inc] *= scal;
+    for (int j = 0; j < knt; j++) beta *= safmin;
+    *alpha = beta;
+    return tau;
+}
+
+/* dlarf: c (m, nc) at row stride ldc becomes H c (left) or c H, H = I -
+ * tau v v^T (v: m or nc entries at stride incv, its first one included).
+ * The sums w = c^T v or c v run in dgemv's order and the update is dger's,
+ * c += v (-tau w)^T. work: nc (left) or m doubles. */
+static void ct__ev_larf(bool left, int64_t m, int64_t nc, const double *v, int64_t incv, double tau, double *c,
+                        int64_t ldc, double *work)
+{
+    if (tau == 0) return;
+    if (left) {
+        for (int64_t j = 0; j < nc; j++) work[j] = 0;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < nc; j++) work[j] += c[i * ldc + j] * v[i * incv];
+        for (int64_t j = 0; j < nc; j++) work[j] *= -tau;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < nc; j++) c[i * ldc + j] += v[i * incv] * work[j];
+    } else {
+        for (int64_t i = 0; i < m; i++) {
+            double s = 0;
+            for (int64_t j = 0; j < nc; j++) s += c[i * ldc + j] * v[j * incv];
+            work[i] = s;
+        }
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < nc; j++) c[i * ldc + j] += work[i] * (-tau * v[j * incv]);
+    }
+}
+
+/* drot: (x, y) = (c x + s y, c y - s x) on n pairs at strides incx, incy. */
+static void ct__ev_rot(int64_t n, double *x, int64_t incx, double *y, int64_t incy, double c, double s)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double t = c * x[i * incx] + s * y[i * incy];
+        y[i * incy] = c * y[i * incy] - s * x[i * incx];
+        x[i * incx] = t;
+    }
+}
+
+/* dswap: n entries of x and y (strides incx, incy) exchanged. */
+static void ct__ev_swap(int64_t n, double *x, int64_t incx, double *y, int64_t incy)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double t = x[i * incx];
+        x[i * incx] = y[i * incy];
+        y[i * incy] = t;
+    }
+}
+
+/* dlartg (LAPACK 3.10's dlartg.f90, which OpenBLAS 0.3.21 carries): the
+ * rotation [c s; -s c] that takes (f, g) to (r, 0), c >= 0 and r of f's
+ * sign. */
+static void ct__ev_lartg(double f, double g, double *c, double *s)
+{
+    double safmin = CT__EV_SAFMIN, safmax = 1 / safmin, rtmin = sqrt(safmin), rtmax = sqrt(safmax / 2);
+    double f1 = fabs(f), g1 = fabs(g);
+    if (g == 0) {
+        *c = 1;
+        *s = 0;
+    } else if (f == 0) {
+        *c = 0;
+        *s = copysign(1.0, g);
+    } else if (f1 > rtmin && f1 < rtmax && g1 > rtmin && g1 < rtmax) {
+        double d = sqrt(f * f + g * g);
+        *c = f1 / d;
+        *s = g / copysign(d, f);
+    } else { /* scaled by u against over- and underflow */
+        double u = CT__MIN(safmax, CT__MAX(safmin, CT__MAX(f1, g1)));
+        double fs = f / u, gs = g / u, d = sqrt(fs * fs + gs * gs);
+        *c = fabs(fs) / d;
+        *s = gs / copysign(d, f);
+    }
+}
+
+#define CT__EV_A(i, j) a[((i) - 1) * n + ((j) - 1)] /* 1-based, as LAPACK (row-major storage) */
+
+/* dgebal('B'): a (n, n) permuted to isolate eigenvalues, rows and columns
+ * ilo ... ihi (1-based) left coupled and scaled by powers of 2 so that
+ * their row and column norms are close. scale[j - 1]: the index row j was
+ * swapped with (j outside ilo ... ihi) or its scale factor. */
+static void ct__ev_gebal(double *a, int64_t n, int64_t *ilo, int64_t *ihi, double *scale)
+{
+    int64_t k = 1, l = n;
+    for (bool found = n > 0; found && l >= 1;) { /* a row with zeros off the diagonal goes to the bottom */
+        found = false;
+        for (int64_t j = l; j >= 1 && !found; j--) {
+            bool zero = true;
+            for (int64_t i = 1; i <= l && zero; i++) zero = i == j || CT__EV_A(j, i) == 0;
+            if (!zero) continue;
+            found = true;
+            scale[l - 1] = (double)j;
+            if (j != l) {
+                ct__ev_swap(l, &CT__EV_A(1, j), n, &CT__EV_A(1, l), n);
+                ct__ev_swap(n - k + 1, &CT__EV_A(j, k), 1, &CT__EV_A(l, k), 1);
+            }
+            if (l == 1) { /* all of a is triangular: nothing is left to scale */
+                *ilo = *ihi = 1;
+                return;
+            }
+            l--;
+        }
+    }
+    for (bool found = n > 0; found;) { /* a column with zeros off the diagonal goes to the left */
+        found = false;
+        for (int64_t j = k; j <= l && !found; j++) {
+            bool zero = true;
+            for (int64_t i = k; i <= l && zero; i++) zero = i == j || CT__EV_A(i, j) == 0;
+            if (!zero) continue;
+            found = true;
+            scale[k - 1] = (double)j;
+            if (j != k) {
+                ct__ev_swap(l, &CT__EV_A(1, j), n, &CT__EV_A(1, k), n);
+                ct__ev_swap(n - k + 1, &CT__EV_A(j, k), 1, &CT__EV_A(k, k), 1);
+            }
+            k++;
+        }
+    }
+    for (int64_t i = k; i <= l; i++) scale[i - 1] = 1;
+    double sfmin1 = CT__EV_SAFMIN / CT__EV_ULP, sfmax1 = 1 / sfmin1, sfmin2 = sfmin1 * 2, sfmax2 = 1 / sfmin2;
+    for (bool noconv = true; noconv;) {
+        noconv = false;
+        for (int64_t i = k; i <= l; i++) {
+            double c = ct__ev_nrm2(&CT__EV_A(k, i), l - k + 1, n), r = ct__ev_nrm2(&CT__EV_A(i, k), l - k + 1, 1);
+            double ca = fabs(CT__EV_A(1 + ct__ev_amax(&CT__EV_A(1, i), l, n), i));
+            double ra = fabs(CT__EV_A(i, k + ct__ev_amax(&CT__EV_A(i, k), n - k + 1, 1)));
+            if (c == 0 || r == 0) continue; /* guards against zero c or r from underflow */
+            double g = r / 2, f = 1, s = c + r;
+            while (c < g && CT__MAX(f, CT__MAX(c, ca)) < sfmax2 && CT__MIN(r, CT__MIN(g, ra)) > sfmin2) {
+                if (isnan(c + f + ca + r + g + ra)) return; /* LAPACK's exit from an endless loop */
+                f *= 2, c *= 2, ca *= 2, r /= 2, g /= 2, ra /= 2;
+            }
+            g = c / 2;
+            while (g >= r && CT__MAX(r, ra) < sfmax2 && CT__MIN(CT__MIN(f, c), CT__MIN(g, ca)) > sfmin2)
+                f /= 2, c /= 2, g /= 2, ca /= 2, r *= 2, ra *= 2;
+            if (c + r >= 0.95 * s) continue; /* not worth it */
+            if (f < 1 && scale[i - 1] < 1 && f * scale[i - 1] <= sfmin1) continue;
+            if (f > 1 && scale[i - 1] > 1 && scale[i - 1] >= sfmax1 / f) continue;
+            g = 1 / f;
+            scale[i - 1] *= f;
+            noconv = true;
+            for (int64_t j = k; j <= n; j++) CT__EV_A(i, j) *= g;
+            for (int64_t j = 1; j <= l; j++) CT__EV_A(j, i) *= f;
+        }
+    }
+    *ilo = k;
+    *ihi = l;
+}
+
+/* dgehd2: rows and columns ilo ... ihi of a (n, n) reduced to upper
+ * Hessenberg form by reflectors H(i) = I - tau[i - 1] v v^T, v = [1; the
+ * entries below a(i + 1, i)], which stay there. work: n doubles. */
+static void ct__ev_gehd2(double *a, int64_t n, int64_t ilo, int64_t ihi, double *tau, double *work)
+{
+    for (int64_t i = ilo; i < ihi; i++) {
+        tau[i - 1] = ct__ev_larfg(ihi - i, &CT__EV_A(i + 1, i), &CT__EV_A(CT__MIN(i + 2, n), i), n);
+        double aii = CT__EV_A(i + 1, i);
+        CT__EV_A(i + 1, i) = 1;
+        ct__ev_larf(false, ihi, ihi - i, &CT__EV_A(i + 1, i), n, tau[i - 1], &CT__EV_A(1, i + 1), n, work);
+        ct__ev_larf(true, ihi - i, n - i, &CT__EV_A(i + 1, i), n, tau[i - 1], &CT__EV_A(i + 1, i + 1), n, work);
+        CT__EV_A(i + 1, i) = aii;
+    }
+}
+
+#undef CT__EV_A
+#define CT__EV_H(i, j) h[((i) - 1) * n + ((j) - 1)]
+#define CT__EV_Z(i, j) z[((i) - 1) * n + ((j) - 1)]
+
+/* dorghr: z (n, n) = H(ilo) H(ilo + 1) ... H(ihi - 1), the reflectors
+ * ct__ev_gehd2 left in h: each shifted one column right, the identity
+ * outside rows and columns ilo + 1 ... ihi, and dorg2r within. work: n
+ * doubles. */
+static void ct__ev_orghr(const double *h, int64_t n, int64_t ilo, int64_t ihi, const double *tau, double *z,
+                         double *work)
+{
+    for (int64_t i = 0; i < n * n; i++) z[i] = 0;
+    for (int64_t j = ilo + 1; j <= ihi; j++)
+        for (int64_t i = j + 1; i <= ihi; i++) CT__EV_Z(i, j) = CT__EV_H(i, j - 1);
+    for (int64_t j = 1; j <= n; j++)
+        if (j <= ilo || j > ihi) CT__EV_Z(j, j) = 1;
+    int64_t nh = ihi - ilo;
+#define CT__EV_Q(i, j) CT__EV_Z(ilo + (i), ilo + (j))
+    for (int64_t i = nh; i >= 1; i--) { /* dorg2r: each reflector applied to the columns already formed */
+        double t = tau[ilo + i - 2];
+        if (i < nh) {
+            CT__EV_Q(i, i) = 1;
+            ct__ev_larf(true, nh - i + 1, nh - i, &CT__EV_Q(i, i), n, t, &CT__EV_Q(i, i + 1), n, work);
+            for (int64_t l = i + 1; l <= nh; l++) CT__EV_Q(l, i) *= -t;
+        }
+        CT__EV_Q(i, i) = 1 - t;
+        for (int64_t l = 1; l < i; l++) CT__EV_Q(l, i) = 0;
+    }
+#undef CT__EV_Q
+}
+
+/* dlanv2: the Schur factorization of the real 2 by 2 [a b; c d] =
+ * [cs -sn; sn cs] [aa bb; cc dd] [cs sn; -sn cs], in place: either cc = 0
+ * (real eigenvalues, the larger in magnitude first where it can be) or aa
+ * = dd and bb cc < 0 (a complex pair, positive imaginary part first). */
+static void ct__ev_lanv2(double *a, double *b, double *c, double *d, double *rt1r, double *rt1i, double *rt2r,
+                         double *rt2i, double *cs, double *sn)
+{
+    /* safmn2 = 2^-485, base^int(log_base(safmin / eps) / 2), and its inverse */
+    const double multpl = 4, safmn2 = 1.0010415475915505e-146, safmx2 = 9.989595361011175e+145;
+    if (*c == 0) {
+        *cs = 1;
+        *sn = 0;
+    } else if (*b == 0) { /* swap rows and columns */
+        *cs = 0;
+        *sn = 1;
+        double temp = *d;
+        *d = *a;
+        *a = temp;
+        *b = -*c;
+        *c = 0;
+    } else if (*a - *d == 0 && (*b > 0) != (*c > 0)) {
+        *cs = 1;
+        *sn = 0;
+    } else {
+        double temp = *a - *d, p = 0.5 * temp, bcmax = CT__MAX(fabs(*b), fabs(*c));
+        double bcmis = CT__MIN(fabs(*b), fabs(*c)) * copysign(1.0, *b) * copysign(1.0, *c);
+        double scale = CT__MAX(fabs(p), bcmax), z = (p / scale) * p + (bcmax / scale) * bcmis;
+        if (z >= multpl * CT__EV_ULP) { /* real eigenvalues: compute a and d */
+            z = p + copysign(sqrt(scale) * sqrt(z), p);
+            *a = *d + z;
+            *d -= (bcmax / z) * bcmis;
+            double tau = ct__ev_lapy2(*c, z);
+            *cs = z / tau;
+            *sn = *c / tau;
+            *b -= *c;
+            *c = 0;
+        } else { /* complex or nearly equal real eigenvalues: make the diagonal entries equal */
+            double sigma = *b + *c;
+            for (int count = 1;; count++) {
+                scale = CT__MAX(fabs(temp), fabs(sigma));
+                if (scale >= safmx2) {
+                    sigma *= safmn2;
+                    temp *= safmn2;
+                    if (count <= 20) continue;
+                }
+                if (scale <= safmn2) {
+                    sigma *= safmx2;
+                    temp *= safmx2;
+                    if (count <= 20) continue;
+                }
+                break;
+            }
+            p = 0.5 * temp;
+            double tau = ct__ev_lapy2(sigma, temp);
+            *cs = sqrt(0.5 * (1 + fabs(sigma) / tau));
+            *sn = -(p / (tau * *cs)) * copysign(1.0, sigma);
+            /* [aa bb; cc dd] = [a b; c d] [cs -sn; sn cs], then [a b; c d] = [cs sn; -sn cs] [aa bb; cc dd] */
+            double aa = *a * *cs + *b * *sn, bb = -*a * *sn + *b * *cs;
+            double cc = *c * *cs + *d * *sn, dd = -*c * *sn + *d * *cs;
+            *a = aa * *cs + cc * *sn;
+            *b = bb * *cs + dd * *sn;
+            *c = -aa * *sn + cc * *cs;
+            *d = -bb * *sn + dd * *cs;
+            temp = 0.5 * (*a + *d);
+            *a = *d = temp;
+            if (*c != 0) {
+                if (*b != 0) {
+                    if ((*b > 0) == (*c > 0)) { /* real eigenvalues: reduce to upper triangular form */
+                        double sab = sqrt(fabs(*b)), sac = sqrt(fabs(*c));
+                        p = copysign(sab * sac, *c);
+                        tau = 1 / sqrt(fabs(*b + *c));
+                        *a = temp + p;
+                        *d = temp - p;
+                        *b -= *c;
+                        *c = 0;
+                        double cs1 = sab * tau, sn1 = sac * tau;
+                        temp = *cs * cs1 - *sn * sn1;
+                        *sn = *cs * sn1 + *sn * cs1;
+                        *cs = temp;
+                    }
+                } else {
+                    *b = -*c;
+                    *c = 0;
+                    temp = *cs;
+                    *cs = -*sn;
+                    *sn = temp;
+                }
+            }
+        }
+    }
+    *rt1r = *a;
+    *rt2r = *d;
+    if (*c == 0) {
+        *rt1i = *rt2i = 0;
+    } else {
+        *rt1i = sqrt(fabs(*b)) * sqrt(fabs(*c));
+        *rt2i = -*rt1i;
+    }
+}
+
+/* dlahqr (LAPACK 3.10's): the eigenvalues wr + i wi of rows and columns
+ * ilo ... ihi of the upper Hessenberg h (n, n) by the double-shift QR
+ * iteration, deflating at the bottom, with the Ahues-Tisseur small
+ * subdiagonal test and exceptional shifts after 10 and 20 sweeps without a
+ * deflation. wantt: h becomes the Schur form T (all of it is updated),
+ * else only the active block; wantz: the transformations accumulate into
+ * rows iloz ... ihiz of z. Returns 0, or the row i (1-based) whose
+ * eigenvalues did not converge in 30 max(10, ihi - ilo + 1) sweeps. */
+static int64_t ct__ev_lahqr(bool wantt, bool wantz, double *h, int64_t n, int64_t ilo, int64_t ihi, double *wr,
+                            double *wi, int64_t iloz, int64_t ihiz, double *z)
+{
+    const double dat1 = 0.75, dat2 = -0.4375;
+    const int kexsh = 10;
+    if (n == 0) return 0;
+    if (ilo == ihi) {
+        wr[ilo - 1] = CT__EV_H(ilo, ilo);
+        wi[ilo - 1] = 0;
+        return 0;
+    }
+    for (int64_t j = ilo; j <= ihi - 3; j++) CT__EV_H(j + 2, j) = CT__EV_H(j + 3, j) = 0; /* clear out the trash */
+    if (ilo <= ihi - 2) CT__EV_H(ihi, ihi - 2) = 0;
+    int64_t nh = ihi - ilo + 1, nz = ihiz - iloz + 1, itmax = 30 * CT__MAX(10, nh), i1 = 1, i2 = n;
+    double ulp = CT__EV_ULP, smlnum = CT__EV_SAFMIN * ((double)nh / ulp);
+    int64_t kdefl = 0; /* sweeps since the last deflation */
+    for (int64_t i = ihi; i >= ilo;) {
+        /* QR sweeps on rows and columns l ... i until a 1 by 1 or 2 by 2 block splits off at the bottom */
+        int64_t l = ilo;
+        bool split = false;
+        for (int64_t its = 0; its <= itmax && !split; its++) {
+            int64_t k;
+            for (k = i; k > l; k--) { /* a single small subdiagonal entry */
+                if (fabs(CT__EV_H(k, k - 1)) <= smlnum) break;
+                double tst = fabs(CT__EV_H(k - 1, k - 1)) + fabs(CT__EV_H(k, k));
+                if (tst == 0) {
+                    if (k - 2 >= ilo) tst += fabs(CT__EV_H(k - 1, k - 2));
+                    if (k + 1 <= ihi) tst += fabs(CT__EV_H(k + 1, k));
+                }
+                if (fabs(CT__EV_H(k, k - 1)) <= ulp * tst) { /* Ahues & Tisseur's conservative test */
+                    double hkk1 = fabs(CT__EV_H(k, k - 1)), hk1k = fabs(CT__EV_H(k - 1, k));
+                    double hkk = fabs(CT__EV_H(k, k)), dif = fabs(CT__EV_H(k - 1, k - 1) - CT__EV_H(k, k));
+                    double ab = CT__MAX(hkk1, hk1k), ba = CT__MIN(hkk1, hk1k);
+                    double aa = CT__MAX(hkk, dif), bb = CT__MIN(hkk, dif), s = aa + ab;
+                    if (ba * (ab / s) <= CT__MAX(smlnum, ulp * (bb * (aa / s)))) break;
+                }
+            }
+            l = k;
+            if (l > ilo) CT__EV_H(l, l - 1) = 0; /* negligible */
+            if (l >= i - 1) {
+                split = true;
+                break;
+            }
+            kdefl++;
+            if (!wantt) { /* the active block alone */
+                i1 = l;
+                i2 = i;
+            }
+            double h11, h12, h21, h22, s;
+            if (kdefl % (2 * kexsh) == 0) { /* exceptional shift */
+                s = fabs(CT__EV_H(i, i - 1)) + fabs(CT__EV_H(i - 1, i - 2));
+                h11 = dat1 * s + CT__EV_H(i, i);
+                h12 = dat2 * s;
+                h21 = s;
+                h22 = h11;
+            } else if (kdefl % kexsh == 0) { /* exceptional shift */
+                s = fabs(CT__EV_H(l + 1, l)) + fabs(CT__EV_H(l + 2, l + 1));
+                h11 = dat1 * s + CT__EV_H(l, l);
+                h12 = dat2 * s;
+                h21 = s;
+                h22 = h11;
+            } else { /* Francis' double shift: the eigenvalues of the trailing 2 by 2 */
+                h11 = CT__EV_H(i - 1, i - 1);
+                h21 = CT__EV_H(i, i - 1);
+                h12 = CT__EV_H(i - 1, i);
+                h22 = CT__EV_H(i, i);
+            }
+            double rt1r = 0, rt1i = 0, rt2r = 0, rt2i = 0;
+            s = fabs(h11) + fabs(h12) + fabs(h21) + fabs(h22);
+            if (s != 0) {
+                h11 /= s;
+                h21 /= s;
+                h12 /= s;
+                h22 /= s;
+                double tr = (h11 + h22) / 2, det = (h11 - tr) * (h22 - tr) - h12 * h21, rtdisc = sqrt(fabs(det));
+                if (det >= 0) { /* complex conjugate shifts */
+                    rt1r = rt2r = tr * s;
+                    rt1i = rtdisc * s;
+                    rt2i = -rt1i;
+                } else { /* real shifts: the one nearer h22, twice */
+                    rt1r = tr + rtdisc;
+                    rt2r = tr - rtdisc;
+                    if (fabs(rt1r - h22) <= fabs(rt2r - h22))
+                        rt2r = rt1r = rt1r * s;
+                    else
+                        rt1r = rt2r = rt2r * s;
+                }
+            }
+            double v[3];
+            int64_t m;
+            for (m = i - 2; m >= l; m--) { /* two consecutive small subdiagonal entries: start the sweep at m */
+                double h21s = CT__EV_H(m + 1, m);
+                s = fabs(CT__EV_H(m, m) - rt2r) + fabs(rt2i) + fabs(h21s);
+                h21s = CT__EV_H(m + 1, m) / s;
+                v[0] = h21s * CT__EV_H(m, m + 1) + (CT__EV_H(m, m) - rt1r) * ((CT__EV_H(m, m) - rt2r) / s) -
+                       rt1i * (rt2i / s);
+                v[1] = h21s * (CT__EV_H(m, m) + CT__EV_H(m + 1, m + 1) - rt1r - rt2r);
+                v[2] = h21s * CT__EV_H(m + 2, m + 1);
+                s = fabs(v[0]) + fabs(v[1]) + fabs(v[2]);
+                v[0] /= s;
+                v[1] /= s;
+                v[2] /= s;
+                if (m == l) break;
+                double h00 = fabs(CT__EV_H(m - 1, m - 1)) + fabs(CT__EV_H(m, m)) + fabs(CT__EV_H(m + 1, m + 1));
+                if (fabs(CT__EV_H(m, m - 1)) * (fabs(v[1]) + fabs(v[2])) <= ulp * fabs(v[0]) * h00) break;
+            }
+            for (k = m; k <= i - 1; k++) { /* the double-shift sweep: a bulge chased down by reflectors */
+                int64_t nr = CT__MIN(3, i - k + 1);
+                if (k > m)
+                    for (int64_t r = 0; r < nr; r++) v[r] = CT__EV_H(k + r, k - 1);
+                double t1 = ct__ev_larfg(nr, &v[0], &v[1], 1);
+                if (k > m) {
+                    CT__EV_H(k, k - 1) = v[0];
+                    CT__EV_H(k + 1, k - 1) = 0;
+                    if (k < i - 1) CT__EV_H(k + 2, k - 1) = 0;
+                } else if (m > l) {
+                    CT__EV_H(k, k - 1) *= 1 - t1; /* not -h(k, k - 1): v[1] and v[2] may have underflowed */
+                }
+                double v2 = v[1], t2 = t1 * v2;
+                if (nr == 3) {
+                    double v3 = v[2], t3 = t1 * v3;
+                    for (int64_t j = k; j <= i2; j++) { /* from the left, columns k ... i2 */
+                        double sum = CT__EV_H(k, j) + v2 * CT__EV_H(k + 1, j) + v3 * CT__EV_H(k + 2, j);
+                        CT__EV_H(k, j) -= sum * t1;
+                        CT__EV_H(k + 1, j) -= sum * t2;
+                        CT__EV_H(k + 2, j) -= sum * t3;
+                    }
+                    for (int64_t j = i1; j <= CT__MIN(k + 3, i); j++) { /* from the right, rows i1 ... k + 3 */
+                        double sum = CT__EV_H(j, k) + v2 * CT__EV_H(j, k + 1) + v3 * CT__EV_H(j, k + 2);
+                        CT__EV_H(j, k) -= sum * t1;
+                        CT__EV_H(j, k + 1) -= sum * t2;
+                        CT__EV_H(j, k + 2) -= sum * t3;
+                    }
+                    for (int64_t j = iloz; wantz && j <= ihiz; j++) {
+                        double sum = CT__EV_Z(j, k) + v2 * CT__EV_Z(j, k + 1) + v3 * CT__EV_Z(j, k + 2);
+                        CT__EV_Z(j, k) -= sum * t1;
+                        CT__EV_Z(j, k + 1) -= sum * t2;
+                        CT__EV_Z(j, k + 2) -= sum * t3;
+                    }
+                } else if (nr == 2) {
+                    for (int64_t j = k; j <= i2; j++) {
+                        double sum = CT__EV_H(k, j) + v2 * CT__EV_H(k + 1, j);
+                        CT__EV_H(k, j) -= sum * t1;
+                        CT__EV_H(k + 1, j) -= sum * t2;
+                    }
+                    for (int64_t j = i1; j <= i; j++) {
+                        double sum = CT__EV_H(j, k) + v2 * CT__EV_H(j, k + 1);
+                        CT__EV_H(j, k) -= sum * t1;
+                        CT__EV_H(j, k + 1) -= sum * t2;
+                    }
+                    for (int64_t j = iloz; wantz && j <= ihiz; j++) {
+                        double sum = CT__EV_Z(j, k) + v2 * CT__EV_Z(j, k + 1);
+                        CT__EV_Z(j, k) -= sum * t1;
+                        CT__EV_Z(j, k + 1) -= sum * t2;
+                    }
+                }
+            }
+        }
+        if (!split) return i;
+        if (l == i) { /* one eigenvalue has converged */
+            wr[i - 1] = CT__EV_H(i, i);
+            wi[i - 1] = 0;
+        } else if (l == i - 1) { /* a pair: the 2 by 2 block to standard form, its rotation applied */
+            double cs, sn;
+            ct__ev_lanv2(&CT__EV_H(i - 1, i - 1), &CT__EV_H(i - 1, i), &CT__EV_H(i, i - 1), &CT__EV_H(i, i),
+                         &wr[i - 2], &wi[i - 2], &wr[i - 1], &wi[i - 1], &cs, &sn);
+            if (wantt) {
+                if (i2 > i) ct__ev_rot(i2 - i, &CT__EV_H(i - 1, i + 1), 1, &CT__EV_H(i, i + 1), 1, cs, sn);
+                ct__ev_rot(i - i1 - 1, &CT__EV_H(i1, i - 1), n, &CT__EV_H(i1, i), n, cs, sn);
+            }
+            if (wantz) ct__ev_rot(nz, &CT__EV_Z(iloz, i - 1), n, &CT__EV_Z(iloz, i), n, cs, sn);
+        }
+        kdefl = 0;
+        i = l - 1;
+    }
+    return 0;
+}
+
+/* dhseqr('S', 'V') (wantz) or ('E', 'N'): the eigenvalues of the upper
+ * Hessenberg h (n, n), which ct__ev_gebal left triangular outside rows
+ * and columns ilo ... ihi; with wantz, h becomes the Schur form T
+ * (clean below its subdiagonal) and z (the Hessenberg reduction's Q)
+ * Q times the Schur vectors. Returns dlahqr's 0 or failing row. */
+static int64_t ct__ev_hseqr(bool wantz, double *h, int64_t n, int64_t ilo, int64_t ihi, double *wr, double *wi,
+                            double *z)
+{
+    for (int64_t i = 1; i <= n; i++)
+        if (i < ilo || i > ihi) { /* isolated by the balancing */
+            wr[i - 1] = CT__EV_H(i, i);
+            wi[i - 1] = 0;
+        }
+    if (ilo == ihi) {
+        wr[ilo - 1] = CT__EV_H(ilo, ilo);
+        wi[ilo - 1] = 0;
+        return 0;
+    }
+    int64_t info = ct__ev_lahqr(wantz, wantz, h, n, ilo, ihi, wr, wi, ilo, ihi, z);
+    for (int64_t j = 1; wantz && j + 2 <= n; j++)
+        for (int64_t i = j + 2; i <= n; i++) CT__EV_H(i, j) = 0;
+    return info;
+}
+
+/* dladiv: p + i q = (a + i b) / (c + i d), robustly (Baudin and Smith's
+ * algorithm, with LAPACK's scalings). */
+static double ct__ev_ladiv2(double a, double b, double c, double d, double r, double t)
+{
+    if (r == 0) return (a + d * (b / c)) * t;
+    double br = b * r;
+    return br != 0 ? (a + br) * t : a * t + (b * t) * r;
+}
+
+static void ct__ev_ladiv1(double a, double b, double c, double d, double *p, double *q)
+{
+    double r = d / c, t = 1 / (c + d * r);
+    *p = ct__ev_ladiv2(a, b, c, d, r, t);
+    *q = ct__ev_ladiv2(b, -a, c, d, r, t);
+}
+
+static void ct__ev_ladiv(double a, double b, double c, double d, double *p, double *q)
+{
+    double ab = CT__MAX(fabs(a), fabs(b)), cd = CT__MAX(fabs(c), fabs(d)), s = 1;
+    double ov = 1.7976931348623157e308, un = CT__EV_SAFMIN, eps = CT__EV_EPS, bs = 2, be = bs / (eps * eps);
+    if (ab >= 0.5 * ov) a *= 0.5, b *= 0.5, s *= 2;
+    if (cd >= 0.5 * ov) c *= 0.5, d *= 0.5, s *= 0.5;
+    if (ab <= un * bs / eps) a *= be, b *= be, s /= be;
+    if (cd <= un * bs / eps) c *= be, d *= be, s *= be;
+    if (fabs(d) <= fabs(c)) {
+        ct__ev_ladiv1(a, b, c, d, p, q);
+    } else {
+        ct__ev_ladiv1(b, a, d, c, p, q);
+        *q = -*q;
+    }
+    *p *= s;
+    *q *= s;
+}
+
+/* dlaln2 as dtrevc3 calls it for right eigenvectors: x (na by nw, real
+ * and imaginary columns) solves (A - (wr + i wi)) x = scale b for the na
+ * by na (1 or 2) block A at t (row stride ldt), by complete pivoting, with
+ * a pivot below smin replaced by it and scale <= 1 against overflow.
+ * b[r][0], x[r][0]: real parts, b[r][1], x[r][1]: imaginary ones (nw 2). */
+static void ct__ev_laln2(int na, int nw, double smin, const double *t, int64_t ldt, double b[2][2], double wr,
+                         double wi, double x[2][2], double *scale, double *xnorm)
+{
+    static const bool zswap[4] = {false, false, true, true}, rswap[4] = {false, true, false, true};
+    static const int ipivot[4][4] = {{0, 1, 2, 3}, {1, 0, 3, 2}, {2, 3, 0, 1}, {3, 2, 1, 0}}; /* [icmax][row] */
+    double smlnum = 2 * CT__EV_SAFMIN, bignum = 1 / smlnum, smini = CT__MAX(smin, smlnum);
+    *scale = 1;
+    if (na == 1) {
+        double csr = t[0] - wr, csi = -wi, cnorm = fabs(csr) + (nw == 2 ? fabs(csi) : 0);
+        if (cnorm < smini) { /* use smini for c */
+            csr = smini;
+            csi = 0;
+            cnorm = smini;
+        }
+        double bnorm = fabs(b[0][0]) + (nw == 2 ? fabs(b[0][1]) : 0);
+        if (cnorm < 1 && bnorm > 1 && bnorm > bignum * cnorm) *scale = 1 / bnorm;
+        if (nw == 1) {
+            x[0][0] = (b[0][0] * *scale) / csr;
+            *xnorm = fabs(x[0][0]);
+        } else {
+            ct__ev_ladiv(*scale * b[0][0], *scale * b[0][1], csr, csi, &x[0][0], &x[0][1]);
+            *xnorm = fabs(x[0][0]) + fabs(x[0][1]);
+        }
+        return;
+    }
+    /* 2 by 2: c = A - w, column-major in crv (civ: its imaginary part) */
+    double crv[4] = {t[0] - wr, t[ldt], t[1], t[ldt + 1] - wr}, civ[4] = {-wi, 0, 0, -wi};
+    double cmax = 0;
+    int icmax = -1;
+    for (int j = 0; j < 4; j++) {
+        double mag = fabs(crv[j]) + (nw == 2 ? fabs(civ[j]) : 0);
+        if (mag > cmax) {
+            cmax = mag;
+            icmax = j;
+        }
+    }
+    if (cmax < smini) { /* use smini times the identity */
+        double bnorm = nw == 1 ? CT__MAX(fabs(b[0][0]), fabs(b[1][0]))
+                               : CT__MAX(fabs(b[0][0]) + fabs(b[0][1]), fabs(b[1][0]) + fabs(b[1][1]));
+        if (smini < 1 && bnorm > 1 && bnorm > bignum * smini) *scale = 1 / bnorm;
+        double temp = *scale / smini;
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < nw; c++) x[r][c] = temp * b[r][c];
+        *xnorm = temp * bnorm;
+        return;
+    }
+    const int *piv = ipivot[icmax];
+    double xr1, xr2, xi1 = 0, xi2 = 0;
+    if (nw == 1) { /* Gaussian elimination with complete pivoting */
+        double ur11 = crv[icmax], cr21 = crv[piv[1]], ur12 = crv[piv[2]], cr22 = crv[piv[3]];
+        double ur11r = 1 / ur11, lr21 = ur11r * cr21, ur22 = cr22 - ur12 * lr21;
+        if (fabs(ur22) < smini) ur22 = smini;
+        double br1 = rswap[icmax] ? b[1][0] : b[0][0], br2 = rswap[icmax] ? b[0][0] : b[1][0];
+        br2 -= lr21 * br1;
+        double bbnd = CT__MAX(fabs(br1 * (ur22 * ur11r)), fabs(br2));
+        if (bbnd > 1 && fabs(ur22) < 1 && bbnd >= bignum * fabs(ur22)) *scale = 1 / bbnd;
+        xr2 = (br2 * *scale) / ur22;
+        xr1 = (*scale * br1) * ur11r - xr2 * (ur11r * ur12);
+        *xnorm = CT__MAX(fabs(xr1), fabs(xr2));
+    } else {
+        double ur11 = crv[icmax], ui11 = civ[icmax], cr21 = crv[piv[1]], ci21 = civ[piv[1]];
+        double ur12 = crv[piv[2]], ui12 = civ[piv[2]], cr22 = crv[piv[3]], ci22 = civ[piv[3]];
+        double ur11r, ui11r, lr21, li21, ur12s, ui12s, ur22, ui22;
+        if (icmax == 0 || icmax == 3) { /* the pivoted c's off-diagonal entries are real */
+            if (fabs(ur11) > fabs(ui11)) {
+                double temp = ui11 / ur11;
+                ur11r = 1 / (ur11 * (1 + temp * temp));
+                ui11r = -temp * ur11r;
+            } else {
+                double temp = ur11 / ui11;
+                ui11r = -1 / (ui11 * (1 + temp * temp));
+                ur11r = -temp * ui11r;
+            }
+            lr21 = cr21 * ur11r;
+            li21 = cr21 * ui11r;
+            ur12s = ur12 * ur11r;
+            ui12s = ur12 * ui11r;
+            ur22 = cr22 - ur12 * lr21;
+            ui22 = ci22 - ur12 * li21;
+        } else { /* its diagonal entries are real */
+            ur11r = 1 / ur11;
+            ui11r = 0;
+            lr21 = cr21 * ur11r;
+            li21 = ci21 * ur11r;
+            ur12s = ur12 * ur11r;
+            ui12s = ui12 * ur11r;
+            ur22 = cr22 - ur12 * lr21 + ui12 * li21;
+            ui22 = -ur12 * li21 - ui12 * lr21;
+        }
+        double u22abs = fabs(ur22) + fabs(ui22);
+        if (u22abs < smini) {
+            ur22 = smini;
+            ui22 = 0;
+        }
+        int r1 = rswap[icmax] ? 1 : 0, r2 = 1 - r1;
+        double br1 = b[r1][0], br2 = b[r2][0], bi1 = b[r1][1], bi2 = b[r2][1];
+        br2 = br2 - lr21 * br1 + li21 * bi1;
+        bi2 = bi2 - li21 * br1 - lr21 * bi1;
+        double bbnd = CT__MAX((fabs(br1) + fabs(bi1)) * (u22abs * (fabs(ur11r) + fabs(ui11r))), fabs(br2) + fabs(bi2));
+        if (bbnd > 1 && u22abs < 1 && bbnd >= bignum * u22abs) {
+            *scale = 1 / bbnd;
+            br1 *= *scale;
+            bi1 *= *scale;
+            br2 *= *scale;
+            bi2 *= *scale;
+        }
+        ct__ev_ladiv(br2, bi2, ur22, ui22, &xr2, &xi2);
+        xr1 = ur11r * br1 - ui11r * bi1 - ur12s * xr2 + ui12s * xi2;
+        xi1 = ui11r * br1 + ur11r * bi1 - ui12s * xr2 - ur12s * xi2;
+        *xnorm = CT__MAX(fabs(xr1) + fabs(xi1), fabs(xr2) + fabs(xi2));
+    }
+    int s1 = zswap[icmax] ? 1 : 0;
+    x[s1][0] = xr1;
+    x[1 - s1][0] = xr2;
+    if (nw == 2) {
+        x[s1][1] = xi1;
+        x[1 - s1][1] = xi2;
+    }
+    if (*xnorm > 1 && cmax > 1 && *xnorm > bignum / cmax) { /* further scaling if norm(A) norm(x) overflows */
+        double temp = cmax / bignum;
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < nw; c++) x[r][c] *= temp;
+        *xnorm *= temp;
+        *scale *= temp;
+    }
+}
+
+#undef CT__EV_H
+
+#define CT__EV_T(i, j) t[((i) - 1) * n + ((j) - 1)]
+#define CT__EV_VR(i, j) vr[((i) - 1) * n + ((j) - 1)]
+
+/* dtrevc3('R', 'B') one vector at a time (its NB = 1 variant; dgeev's
+ * workspace gives it the blocked back-transform, the same products summed
+ * in another order): vr (n, n), the Schur vectors Z of the quasi-triangular
+ * T = t (n, n), becomes the right eigenvectors Z x, each x solved from T
+ * upwards by back substitution with 1 by 1 and 2 by 2 blocks (dlaln2),
+ * scaled against overflow, and each result scaled to largest entry 1 (a
+ * complex pair: largest |re| + |im| 1, real part in the first column,
+ * imaginary in the second). work: 3 n doubles. */
+static void ct__ev_trevc(const double *t, int64_t n, double *vr, double *work)
+{
+#define CT__EV_CN(j) work[(j) - 1]          /* the 1-norms of T's columns above the diagonal */
+#define CT__EV_X1(j) work[n + (j) - 1]      /* a complex vector's real part */
+#define CT__EV_X2(j) work[2 * n + (j) - 1]  /* a real vector, or a complex one's imaginary part */
+    double ulp = CT__EV_ULP, smlnum = CT__EV_SAFMIN * ((double)n / ulp), bignum = (1 - ulp) / smlnum;
+    CT__EV_CN(1) = 0;
+    for (int64_t j = 2; j <= n; j++) {
+        CT__EV_CN(j) = 0;
+        for (int64_t i = 1; i < j; i++) CT__EV_CN(j) += fabs(CT__EV_T(i, j));
+    }
+    int ip = 0; /* 0: real eigenvalue, -1: the second of a pair (ki - 1 is the first), 1: the first, done */
+    for (int64_t ki = n; ki >= 1; ki--) {
+        if (ip == -1) {
+            ip = 1;
+            continue;
+        }
+        ip = ki > 1 && CT__EV_T(ki, ki - 1) != 0 ? -1 : 0;
+        double wr = CT__EV_T(ki, ki), wi = 0, b[2][2], x[2][2], scale, xnorm;
+        if (ip != 0) wi = sqrt(fabs(CT__EV_T(ki, ki - 1))) * sqrt(fabs(CT__EV_T(ki - 1, ki)));
+        double smin = CT__MAX(ulp * (fabs(wr) + fabs(wi)), smlnum);
+        if (ip == 0) { /* a real eigenvector: solve (T(1:ki-1, 1:ki-1) - wr) x = -scale T(1:ki-1, ki) */
+            CT__EV_X2(ki) = 1;
+            for (int64_t k = 1; k < ki; k++) CT__EV_X2(k) = -CT__EV_T(k, ki);
+            for (int64_t j = ki - 1, jnxt = ki - 1; j >= 1; j--) {
+                if (j > jnxt) continue;
+                bool block = j > 1 && CT__EV_T(j, j - 1) != 0;
+                jnxt = block ? j - 2 : j - 1;
+                if (!block) {
+                    b[0][0] = CT__EV_X2(j);
+                    ct__ev_laln2(1, 1, smin, &CT__EV_T(j, j), n, b, wr, 0, x, &scale, &xnorm);
+                    if (xnorm > 1 && CT__EV_CN(j) > bignum / xnorm) { /* against overflow in the update */
+                        x[0][0] /= xnorm;
+                        scale /= xnorm;
+                    }
+                    for (int64_t k = 1; scale != 1 && k <= ki; k++) CT__EV_X2(k) *= scale;
+                    CT__EV_X2(j) = x[0][0];
+                    for (int64_t k = 1; k < j; k++) CT__EV_X2(k) += -x[0][0] * CT__EV_T(k, j);
+                } else {
+                    b[0][0] = CT__EV_X2(j - 1);
+                    b[1][0] = CT__EV_X2(j);
+                    ct__ev_laln2(2, 1, smin, &CT__EV_T(j - 1, j - 1), n, b, wr, 0, x, &scale, &xnorm);
+                    if (xnorm > 1 && CT__MAX(CT__EV_CN(j - 1), CT__EV_CN(j)) > bignum / xnorm) {
+                        x[0][0] /= xnorm;
+                        x[1][0] /= xnorm;
+                        scale /= xnorm;
+                    }
+                    for (int64_t k = 1; scale != 1 && k <= ki; k++) CT__EV_X2(k) *= scale;
+                    CT__EV_X2(j - 1) = x[0][0];
+                    CT__EV_X2(j) = x[1][0];
+                    for (int64_t k = 1; k < j - 1; k++) CT__EV_X2(k) += -x[0][0] * CT__EV_T(k, j - 1);
+                    for (int64_t k = 1; k < j - 1; k++) CT__EV_X2(k) += -x[1][0] * CT__EV_T(k, j);
+                }
+            }
+            /* back-transform (dgemv): column ki = x(ki) Z(:, ki) + Z(:, 1:ki-1) x(1:ki-1) */
+            for (int64_t r = 1; ki > 1 && r <= n; r++) {
+                double y = CT__EV_X2(ki) * CT__EV_VR(r, ki);
+                for (int64_t j = 1; j < ki; j++) y += CT__EV_X2(j) * CT__EV_VR(r, j);
+                CT__EV_VR(r, ki) = y;
+            }
+            double remax = 1 / fabs(CT__EV_VR(1 + ct__ev_amax(&CT__EV_VR(1, ki), n, n), ki));
+            for (int64_t r = 1; r <= n; r++) CT__EV_VR(r, ki) *= remax;
+        } else { /* a complex pair's vector, from the 2 by 2 block's own, then as above in complex arithmetic */
+            if (fabs(CT__EV_T(ki - 1, ki)) >= fabs(CT__EV_T(ki, ki - 1))) {
+                CT__EV_X1(ki - 1) = 1;
+                CT__EV_X2(ki) = wi / CT__EV_T(ki - 1, ki);
+            } else {
+                CT__EV_X1(ki - 1) = -wi / CT__EV_T(ki, ki - 1);
+                CT__EV_X2(ki) = 1;
+            }
+            CT__EV_X1(ki) = 0;
+            CT__EV_X2(ki - 1) = 0;
+            for (int64_t k = 1; k < ki - 1; k++) {
+                CT__EV_X1(k) = -CT__EV_X1(ki - 1) * CT__EV_T(k, ki - 1);
+                CT__EV_X2(k) = -CT__EV_X2(ki) * CT__EV_T(k, ki);
+            }
+            for (int64_t j = ki - 2, jnxt = ki - 2; j >= 1; j--) {
+                if (j > jnxt) continue;
+                bool block = j > 1 && CT__EV_T(j, j - 1) != 0;
+                jnxt = block ? j - 2 : j - 1;
+                if (!block) {
+                    b[0][0] = CT__EV_X1(j);
+                    b[0][1] = CT__EV_X2(j);
+                    ct__ev_laln2(1, 2, smin, &CT__EV_T(j, j), n, b, wr, wi, x, &scale, &xnorm);
+                    if (xnorm > 1 && CT__EV_CN(j) > bignum / xnorm) {
+                        x[0][0] /= xnorm;
+                        x[0][1] /= xnorm;
+                        scale /= xnorm;
+                    }
+                    for (int64_t k = 1; scale != 1 && k <= ki; k++) {
+                        CT__EV_X1(k) *= scale;
+                        CT__EV_X2(k) *= scale;
+                    }
+                    CT__EV_X1(j) = x[0][0];
+                    CT__EV_X2(j) = x[0][1];
+                    for (int64_t k = 1; k < j; k++) CT__EV_X1(k) += -x[0][0] * CT__EV_T(k, j);
+                    for (int64_t k = 1; k < j; k++) CT__EV_X2(k) += -x[0][1] * CT__EV_T(k, j);
+                } else {
+                    b[0][0] = CT__EV_X1(j - 1);
+                    b[1][0] = CT__EV_X1(j);
+                    b[0][1] = CT__EV_X2(j - 1);
+                    b[1][1] = CT__EV_X2(j);
+                    ct__ev_laln2(2, 2, smin, &CT__EV_T(j - 1, j - 1), n, b, wr, wi, x, &scale, &xnorm);
+                    if (xnorm > 1 && CT__MAX(CT__EV_CN(j - 1), CT__EV_CN(j)) > bignum / xnorm) {
+                        double rec = 1 / xnorm;
+                        x[0][0] *= rec;
+                        x[0][1] *= rec;
+                        x[1][0] *= rec;
+                        x[1][1] *= rec;
+                        scale *= rec;
+                    }
+                    for (int64_t k = 1; scale != 1 && k <= ki; k++) {
+                        CT__EV_X1(k) *= scale;
+                        CT__EV_X2(k) *= scale;
+                    }
+                    CT__EV_X1(j - 1) = x[0][0];
+                    CT__EV_X1(j) = x[1][0];
+                    CT__EV_X2(j - 1) = x[0][1];
+                    CT__EV_X2(j) = x[1][1];
+                    for (int64_t k = 1; k < j - 1; k++) CT__EV_X1(k) += -x[0][0] * CT__EV_T(k, j - 1);
+                    for (int64_t k = 1; k < j - 1; k++) CT__EV_X1(k) += -x[1][0] * CT__EV_T(k, j);
+                    for (int64_t k = 1; k < j - 1; k++) CT__EV_X2(k) += -x[0][1] * CT__EV_T(k, j - 1);
+                    for (int64_t k = 1; k < j - 1; k++) CT__EV_X2(k) += -x[1][1] * CT__EV_T(k, j);
+                }
+            }
+            /* back-transform: columns ki - 1 (real part) and ki (imaginary part) */
+            for (int64_t r = 1; r <= n; r++) {
+                double yr = CT__EV_X1(ki - 1) * CT__EV_VR(r, ki - 1), yi = CT__EV_X2(ki) * CT__EV_VR(r, ki);
+                for (int64_t j = 1; j < ki - 1; j++) {
+                    yr += CT__EV_X1(j) * CT__EV_VR(r, j);
+                    yi += CT__EV_X2(j) * CT__EV_VR(r, j);
+                }
+                CT__EV_VR(r, ki - 1) = yr;
+                CT__EV_VR(r, ki) = yi;
+            }
+            double emax = 0;
+            for (int64_t r = 1; r <= n; r++) emax = CT__MAX(emax, fabs(CT__EV_VR(r, ki - 1)) + fabs(CT__EV_VR(r, ki)));
+            double remax = 1 / emax;
+            for (int64_t r = 1; r <= n; r++) {
+                CT__EV_VR(r, ki - 1) *= remax;
+                CT__EV_VR(r, ki) *= remax;
+            }
+        }
+    }
+#undef CT__EV_CN
+#undef CT__EV_X1
+#undef CT__EV_X2
+}
+
+/* dgebak('B', 'R'): the balancing undone on the eigenvectors vr (n, n)
+ * (rows are components): rows ilo ... ihi scaled back, then the
+ * permutations' swaps undone. */
+static void ct__ev_gebak(int64_t n, int64_t ilo, int64_t ihi, const double *scale, double *vr)
+{
+    for (int64_t i = ilo; ilo != ihi && i <= ihi; i++)
+        for (int64_t j = 1; j <= n; j++) CT__EV_VR(i, j) *= scale[i - 1];
+    for (int64_t ii = 1; ii <= n; ii++) {
+        int64_t i = ii;
+        if (i >= ilo && i <= ihi) continue;
+        if (i < ilo) i = ilo - ii;
+        int64_t k = (int64_t)scale[i - 1];
+        if (k != i) ct__ev_swap(n, &CT__EV_VR(i, 1), 1, &CT__EV_VR(k, 1), 1);
+    }
 }
 
 /* Eigenvalues wr + i wi of a (n, n) and, when v is not NULL, their
- * eigenvectors v (n, n, 2) (columns of (re, im) pairs, unit norm): by
- * Hessenberg reduction and Francis QR (ct__hessenberg, ct__hqr; a complex
- * pair comes out with the positive imaginary part first, as LAPACK's geev
- * gives it) and inverse iteration for each vector (ct__eigvec). Returns
- * false when the QR iteration does not converge. single: the input was
- * float32 (LAPACK's float32 routine then). scratch: 3 n n + 3 n doubles,
- * piv: n. */
+ * eigenvectors v (n, n, 2) (columns of (re, im) pairs): LAPACK's dgeev, as
+ * above; a complex pair comes with the positive imaginary part first, its
+ * vectors v and conj(v), each vector of unit 2-norm, a complex one's
+ * largest component real. Returns false when the QR iteration does not
+ * converge. single: the input was float32 (LAPACK's sgeev then; the
+ * built-in kernel works in double). scratch: 2 n n + 5 n doubles; piv is
+ * not used. */
 static bool ct__geev(const double *a, int64_t n, bool single, double *wr, double *wi, double *v, double *scratch,
                      int64_t *piv)
 {
     if (CT__LAPACK(ct__lapack_geev(a, n, single, wr, wi, v))) return true;
-    (void)single; /* the built-in kernel works in double for both */
-    double *h = scratch, *lu = h + n * n, *x = lu + 2 * n * n, *hv = x + 2 * n;
-    memcpy(h, a, (size_t)(n * n) * sizeof *h);
-    ct__hessenberg(h, n, hv);
-    if (!ct__hqr(h, n, wr, wi)) return false;
-    for (int64_t i = 0; v && i < n; i++) {
-        ct__eigvec(a, n, wr[i], wi[i], x, lu, piv);
-        for (int64_t r = 0; r < n; r++) { /* column i */
-            v[(r * n + i) * 2] = x[2 * r];
-            v[(r * n + i) * 2 + 1] = x[2 * r + 1];
+    (void)single, (void)piv;
+    if (n == 0) return true;
+    double *t = scratch, *vr = t + n * n, *scale = vr + n * n, *tau = scale + n, *work = tau + n;
+    memcpy(t, a, (size_t)(n * n) * sizeof *t);
+    double smlnum = sqrt(CT__EV_SAFMIN) / CT__EV_ULP, bignum = 1 / smlnum, anrm = 0, cscale = 0;
+    for (int64_t i = 0; i < n * n; i++) anrm = CT__MAX(anrm, fabs(t[i]));
+    if (anrm > 0 && anrm < smlnum) /* scaled into range, the eigenvalues scaled back at the end */
+        cscale = smlnum;
+    else if (anrm > bignum)
+        cscale = bignum;
+    if (cscale != 0) ct__ev_lascl(anrm, cscale, t, n * n);
+    int64_t ilo = 1, ihi = n;
+    ct__ev_gebal(t, n, &ilo, &ihi, scale);
+    ct__ev_gehd2(t, n, ilo, ihi, tau, work);
+    if (v) ct__ev_orghr(t, n, ilo, ihi, tau, vr, work);
+    if (ct__ev_hseqr(v != NULL, t, n, ilo, ihi, wr, wi, vr) != 0) return false;
+    if (cscale != 0) {
+        ct__ev_lascl(cscale, anrm, wr, n);
+        ct__ev_lascl(cscale, anrm, wi, n);
+    }
+    if (!v) return true;
+    ct__ev_trevc(t, n, vr, work);
+    ct__ev_gebak(n, ilo, ihi, scale, vr);
+    for (int64_t i = 1; i <= n; i++) { /* unit norm; a complex pair's largest component made real */
+        if (wi[i - 1] == 0) {
+            double scl = 1 / ct__ev_nrm2(&CT__EV_VR(1, i), n, n);
+            for (int64_t r = 1; r <= n; r++) CT__EV_VR(r, i) *= scl;
+        } else if (wi[i - 1] > 0) {
+            double scl = 1 / ct__ev_lapy2(ct__ev_nrm2(&CT__EV_VR(1, i), n, n), ct__ev_nrm2(&CT__EV_VR(1, i + 1), n, n));
+            for (int64_t r = 1; r <= n; r++) {
+                CT__EV_VR(r, i) *= scl;
+                CT__EV_VR(r, i + 1) *= scl;
+            }
+            for (int64_t r = 1; r <= n; r++)
+                work[r - 1] = CT__EV_VR(r, i) * CT__EV_VR(r, i) + CT__EV_VR(r, i + 1) * CT__EV_VR(r, i + 1);
+            int64_t k = 1 + ct__ev_amax(work, n, 1);
+            double cs, sn;
+            ct__ev_lartg(CT__EV_VR(k, i), CT__EV_VR(k, i + 1), &cs, &sn);
+            ct__ev_rot(n, &CT__EV_VR(1, i), n, &CT__EV_VR(1, i + 1), n, cs, sn);
+            CT__EV_VR(k, i + 1) = 0;
         }
+    }
+    for (int64_t j = 1; j <= n; j++) { /* column j: v_j, or a pair's v_j = re + i im and v_j+1 = conj(v_j) */
+        bool pair = wi[j - 1] != 0 && j < n;
+        for (int64_t r = 1; r <= n; r++) {
+            double re = CT__EV_VR(r, j), im = pair ? CT__EV_VR(r, j + 1) : 0;
+            v[((r - 1) * n + j - 1) * 2] = re;
+            v[((r - 1) * n + j - 1) * 2 + 1] = im;
+            if (!pair) continue;
+            v[((r - 1) * n + j) * 2] = re;
+            v[((r - 1) * n + j) * 2 + 1] = -im;
+        }
+        j += pair;
     }
     return true;
 }
+
+#undef CT__EV_T
+#undef CT__EV_VR
 
 /* ---------------------------------------------------------------- matrix exponential */
 

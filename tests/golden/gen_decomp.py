@@ -129,9 +129,9 @@ case('matrix_power', [a], [L.matrix_power(a, 3)], arg=3)
 
 
 # ---------------------------------------------------------------- gradients
-# Losses that do not depend on the eigenvalues' order nor on the eigenvectors'
-# phases (ctorch's differ from LAPACK's): |V|^2 column j weighted by W and by
-# eigenvalue j.
+# Losses that do not depend on the eigenvectors' phases, which for float32
+# input can differ from sgeev's (ctorch decomposes in double): |V|^2 column
+# j weighted by W and by eigenvalue j.
 def spectral_loss(lam):
     lr, li = lam.real, lam.imag
     return (lr ** 3).sum() + (lr * li * li).sum()
@@ -290,8 +290,9 @@ for dt in (torch.float32, torch.float64):
 # linalg.eig's eigenvectors as PyTorch returns them (LAPACK geev's: unit
 # norm, largest component real, a complex pair's vectors v and conj(v)),
 # (re, im) pairs. The eigenvalues are distinct, so each vector is unique up
-# to a phase: the C test compares up to one, and exactly in a build whose
-# eig is LAPACK's geev (CTORCH_OPENBLAS).
+# to a phase: the C test compares the phases exactly (ctorch's kernel
+# follows dgeev), but for float32 input without OpenBLAS (PyTorch's sgeev
+# works in float, ctorch in double), which it compares up to a phase.
 for dt in (torch.float32, torch.float64):
     for a, transposed in [(rnd(5, 5, dt=dt), ()), (rnd(2, 4, 4, dt=dt), ()), (rnd(4, 4, dt=dt), (0,)),
                           (torch.tensor([[1., 2], [-5, 4]], dtype=dt), ()),
@@ -367,6 +368,28 @@ for dt in (torch.float32, torch.float64):
     for a in [rnd(4, 4, dt=dt).mT, rnd(2, 3, 3, dt=dt).mT]:
         case('det', [a], [L.det(a)], transposed=(0,))
         case('slogdet', [a], list(L.slogdet(a)), transposed=(0,))
+
+# linalg.eig and eigvals where LAPACK's dgeev takes its other paths (ctorch's
+# own kernel follows it step by step, so the C test compares the order and
+# the phases): a 1x1; triangular, diagonal and partly triangular matrices,
+# whose eigenvalues dgebal's permutations isolate; a nearly defective one
+# (a 3x3 Jordan block with delta in its corner: three close eigenvalues);
+# a batch. Repeated eigenvalues for eigvals alone (their vectors are not
+# unique).
+for dt, delta in ((torch.float32, 1e-3), (torch.float64, 1e-6)):
+    jordan = torch.tensor([[2., 1, 0], [0, 2, 1], [delta, 0, 2]], dtype=dt)
+    for a in [torch.tensor([[-1.5]], dtype=dt), torch.tensor([[3., 1, 2], [0, -1, 4], [0, 0, 2]], dtype=dt),
+              torch.tensor([[1., 0, 0], [2, 5, 0], [-1, 3, 4]], dtype=dt),
+              torch.diag(torch.tensor([2., -1, 3, 0.5], dtype=dt)),
+              torch.tensor([[1., 2, 3, 0], [0, 4, 0, 0], [5, 6, 7, 0], [8, 9, 1, 2]], dtype=dt), jordan,
+              rnd(3, 3, 3, dt=dt)]:
+        lam, V = L.eig(a)
+        case('eig', [a], [torch.view_as_real(lam), torch.view_as_real(V)])
+        case('eigvals', [a], [torch.view_as_real(L.eigvals(a))])
+    S = torch.tensor([[1., 1, 0], [0, 1, 1], [1, 0, 1]], dtype=torch.float64)
+    for a in [torch.tensor([[2., 1, 1], [0, 2, 0], [0, 0, 2]], dtype=dt),
+              (S @ torch.diag(torch.tensor([1., 1, 3], dtype=torch.float64)) @ torch.linalg.inv(S)).to(dt)]:
+        case('eigvals', [a], [torch.view_as_real(L.eigvals(a))])
 
 for op, k in counts.items():
     w.add(op + '.count', torch.tensor(k))
