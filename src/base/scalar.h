@@ -465,8 +465,9 @@ CT__ALWAYS_INLINE int32_t ct__rint_k(float u, float *k)
     *k = kk - 12582912.0f;
     return (int32_t)(ct__bits_of_f32(kk) - 0x4b400000u);
 }
-/* 2^q for q in [-126, 127] (vpow2i_vf_vi2) */
-CT__ALWAYS_INLINE float ct__pow2f(int32_t q) { return ct__f32_of_bits((uint32_t)(q + 0x7f) << 23); }
+/* 2^q for q in [-126, 127] (vpow2i_vf_vi2); any other q gives garbage
+ * (unsigned arithmetic: never undefined behaviour) */
+CT__ALWAYS_INLINE float ct__pow2f(int32_t q) { return ct__f32_of_bits(((uint32_t)q + 0x7fu) << 23); }
 /* x 2^q as two factors, so that a subnormal result rounds once (vldexp2_vf_vf_vi2) */
 CT__ALWAYS_INLINE float ct__ldexp2f(float x, int32_t q)
 {
