@@ -3719,6 +3719,48 @@ CT__INLINE double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (d
 
 /* ---------------------------------------------------------------- vector math */
 
+CT__INLINE float ct__f32_of_bits(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+CT__INLINE uint32_t ct__bits_of_f32(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+/* c ? a : b for floats, computed as bits. */
+CT__INLINE float ct__pickf(bool c, float a, float b)
+{
+    uint32_t m = 0 - (uint32_t)c;
+    return ct__f32_of_bits((ct__bits_of_f32(a) & m) | (ct__bits_of_f32(b) & ~m));
+}
+
+/* fma(a, b, c), rounded once as PyTorch's compiled kernels have it. Without
+ * FMA instructions, float's a * b is exact in double and the sum rounds once
+ * there; rounding that to float is right unless the double lies exactly
+ * halfway between two floats or below float's normal range, which the C
+ * library's fmaf settles. Double has no wider type: the C library's fma.
+ * Always inlined: they sit inside GCC optimize pragmas (the pointwise
+ * formulas), and GCC inlines nothing across differing optimize options
+ * into code outside them (the fused optimizer loops), which then do not
+ * vectorise. */
+CT__ALWAYS_INLINE float ct__fmaf(float a, float b, float c)
+{
+#if defined(__FMA__) || defined(__CUDA_ARCH__)
+    return fmaf(a, b, c);
+#else
+    double s = (double)a * b + c;
+    uint64_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    if (CT__UNLIKELY((bits & 0x1fffffffu) == 0x10000000u || fabs(s) < FLT_MIN)) return fmaf(a, b, c);
+    return (float)s;
+#endif
+}
+CT__ALWAYS_INLINE double ct__fma(double a, double b, double c) { return fma(a, b, c); }
+
 /* exp, log, tanh and sigmoid written so that loops over them vectorise: range
  * reduction and a polynomial, bits moved through memcpy, no calls into the C
  * library, and no branches: special cases are picked by bit masks (GCC turns
@@ -3776,24 +3818,6 @@ CT__INLINE double ct__pow2(double k)
 #else
 #define CT__FMA_OR_NOT(a, b, c) ((a) * (b) + (c))
 #endif
-CT__INLINE float ct__f32_of_bits(uint32_t b)
-{
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-CT__INLINE uint32_t ct__bits_of_f32(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
-/* c ? a : b for floats, computed as bits. */
-CT__INLINE float ct__pickf(bool c, float a, float b)
-{
-    uint32_t m = 0 - (uint32_t)c;
-    return ct__f32_of_bits((ct__bits_of_f32(a) & m) | (ct__bits_of_f32(b) & ~m));
-}
 
 /* e^r - 1 - r for |r| <= ln2/2 by Taylor to degree 8 (remainder 2e-10 of
  * e^r, enough for float results), in Estrin's scheme: short chains of
@@ -3951,6 +3975,178 @@ CT__INLINE double ct__tanhf_wide(double x)
 }
 
 #endif /* CT__VECMATH */
+
+/* ---------------------------------------------------------------- SLEEF's float erf and exp */
+
+/* PyTorch 1.13's Vectorized<float> erf and exp (torch.erf, torch.exp, and
+ * the vector blocks of the GELU kernels) are SLEEF's Sleef_erff8_u10 and
+ * Sleef_expf8_u10 (SLEEF 3.5, AVX2 with FMA). These compute the same
+ * operations in the same order, so they give SLEEF's bits: checked on all
+ * 2^32 floats against torch.erf and torch.exp (bench/RESULTS.md). They need
+ * the C library for nothing, so the bits are also SLEEF's where the C
+ * library differs (MinGW), and they are branch-free (picks by bit masks)
+ * so that loops over them vectorise. SLEEF fuses its multiply-adds where
+ * ct__fmaf is written; its plain products and sums must stay unfused (ISO C
+ * modes contract nothing, -ffp-contract=fast could). */
+
+/* A double-float: hi + lo, lo below half an ulp of hi (SLEEF's vfloat2). */
+typedef struct ct__df {
+    float hi, lo;
+} ct__df;
+CT__ALWAYS_INLINE ct__df ct__df_make(float hi, float lo)
+{
+    ct__df r;
+    r.hi = hi;
+    r.lo = lo;
+    return r;
+}
+/* a double as a double-float (vcast_vf2_d) */
+CT__ALWAYS_INLINE ct__df ct__df_of(double d) { return ct__df_make((float)d, (float)(d - (float)d)); }
+/* c ? a : b */
+CT__ALWAYS_INLINE ct__df ct__df_pick(bool c, ct__df a, ct__df b)
+{
+    return ct__df_make(ct__pickf(c, a.hi, b.hi), ct__pickf(c, a.lo, b.lo));
+}
+/* x y exactly (dfmul_vf2_vf_vf) */
+CT__ALWAYS_INLINE ct__df ct__df_mul_ff(float x, float y)
+{
+    float s = x * y;
+    return ct__df_make(s, ct__fmaf(x, y, -s));
+}
+/* x y (dfmul_vf2_vf2_vf) */
+CT__ALWAYS_INLINE ct__df ct__df_mul_f(ct__df x, float y)
+{
+    float s = x.hi * y;
+    return ct__df_make(s, ct__fmaf(x.lo, y, ct__fmaf(x.hi, y, -s)));
+}
+/* x y (dfmul_vf2_vf2_vf2) */
+CT__ALWAYS_INLINE ct__df ct__df_mul(ct__df x, ct__df y)
+{
+    float s = x.hi * y.hi;
+    return ct__df_make(s, ct__fmaf(x.hi, y.lo, ct__fmaf(x.lo, y.hi, ct__fmaf(x.hi, y.hi, -s))));
+}
+/* x^2 (dfsqu_vf2_vf2) */
+CT__ALWAYS_INLINE ct__df ct__df_square(ct__df x)
+{
+    float s = x.hi * x.hi;
+    return ct__df_make(s, ct__fmaf(x.hi + x.hi, x.lo, ct__fmaf(x.hi, x.hi, -s)));
+}
+/* x + y, of any magnitudes (dfadd2_vf2_vf2_vf2: Knuth's TwoSum on the high parts) */
+CT__ALWAYS_INLINE ct__df ct__df_add(ct__df x, ct__df y)
+{
+    float s = x.hi + y.hi, v = s - x.hi;
+    float t = (x.hi - (s - v)) + (y.hi - v);
+    return ct__df_make(s, t + (x.lo + y.lo));
+}
+/* x + y (dfadd2_vf2_vf2_vf) */
+CT__ALWAYS_INLINE ct__df ct__df_add_f(ct__df x, float y)
+{
+    float s = x.hi + y, v = s - x.hi;
+    float t = (x.hi - (s - v)) + (y - v);
+    return ct__df_make(s, t + x.lo);
+}
+/* x + y for |x| >= |y| (dfadd_vf2_vf_vf2: Fast2Sum) */
+CT__ALWAYS_INLINE ct__df ct__df_f_add(float x, ct__df y)
+{
+    float s = x + y.hi;
+    return ct__df_make(s, ((x - s) + y.hi) + y.lo);
+}
+
+/* u rounded to the nearest integer, ties to even, as a float (*k) and an
+ * int32 (returned), for |u| < 2^22 (vrint_vi2_vf): adding 1.5 * 2^23 leaves
+ * the integer in the low bits. Larger u give garbage, never undefined
+ * behaviour; their callers pick another result for them. */
+CT__ALWAYS_INLINE int32_t ct__rint_k(float u, float *k)
+{
+    float kk = u + 12582912.0f;
+    *k = kk - 12582912.0f;
+    return (int32_t)(ct__bits_of_f32(kk) - 0x4b400000u);
+}
+/* 2^q for q in [-126, 127] (vpow2i_vf_vi2); any other q gives garbage
+ * (unsigned arithmetic: never undefined behaviour) */
+CT__ALWAYS_INLINE float ct__pow2f(int32_t q) { return ct__f32_of_bits(((uint32_t)q + 0x7fu) << 23); }
+/* x 2^q as two factors, so that a subnormal result rounds once (vldexp2_vf_vf_vi2) */
+CT__ALWAYS_INLINE float ct__ldexp2f(float x, int32_t q)
+{
+    int32_t h = q >> 1; /* (an arithmetic shift: floor(q / 2)) */
+    return x * ct__pow2f(h) * ct__pow2f(q - h);
+}
+
+#define CT__R_LN2F 1.442695040888963407359924681001892137426645954152985934135449406931f
+#define CT__L2UF 0.693145751953125f
+#define CT__L2LF 1.428606765330187045e-06f
+
+/* e^d in double-float for the d of erf's range (SLEEF's expk2f): d = q ln2 +
+ * s, e^s = 1 + s + s^2 p(s) in double-float with a float polynomial for
+ * the highest terms. (SLEEF also flushes d < -104 to 0, which erf's d,
+ * above -17, never reach.) */
+CT__ALWAYS_INLINE ct__df ct__expk2f(ct__df d)
+{
+    float qf;
+    int32_t q = ct__rint_k((d.hi + d.lo) * CT__R_LN2F, &qf);
+    ct__df s = ct__df_add_f(ct__df_add_f(d, qf * -CT__L2UF), qf * -CT__L2LF);
+    float u = ct__fmaf(ct__fmaf(ct__fmaf(0.1980960224e-3f, s.hi, 0.1394256484e-2f), s.hi, 0.8333456703e-2f), s.hi,
+                       0.4166637361e-1f);
+    ct__df t = ct__df_add_f(ct__df_mul_f(s, u), 0.166666659414234244790680580464e+0f);
+    t = ct__df_add_f(ct__df_mul(s, t), 0.5f);
+    t = ct__df_f_add(1.0f, ct__df_add(s, ct__df_mul(ct__df_square(s), t)));
+    return ct__df_make(ct__ldexp2f(t.hi, q), ct__ldexp2f(t.lo, q));
+}
+
+/* c0, c1 or c2 by |x| below 1.1, below 2.4, or beyond */
+CT__ALWAYS_INLINE float ct__pick3f(bool o0, bool o1, float c0, float c1, float c2)
+{
+    return ct__pickf(o0, c0, ct__pickf(o1, c1, c2));
+}
+CT__ALWAYS_INLINE ct__df ct__pick3_df(bool o0, bool o1, double c0, double c1, double c2)
+{
+    return ct__df_pick(o0, ct__df_of(c0), ct__df_pick(o1, ct__df_of(c1), ct__df_of(c2)));
+}
+
+/* erf x as SLEEF's xerff_u1 computes it: for |x| < 1.1, |x| p(x^2) with
+ * p's two lowest terms in double-float; below 4, 1 - e^(|x| q(|x|)); from
+ * 4 on, 1; with x's sign (NaN stays NaN). */
+CT__ALWAYS_INLINE float ct__erff_sleef(float x)
+{
+    float a = fabsf(x);
+    bool o0 = a < 1.1f, o1 = a < 2.4f;
+    float u = ct__pickf(o0, a * a, a);
+    float t = ct__pick3f(o0, o1, +0.7089292194e-4f, -0.1792667899e-4f, -0.9495757695e-5f);
+    t = ct__fmaf(t, u, ct__pick3f(o0, o1, -0.7768311189e-3f, +0.3937633010e-3f, +0.2481465926e-3f));
+    t = ct__fmaf(t, u, ct__pick3f(o0, o1, +0.5159463733e-2f, -0.3949181177e-2f, -0.2918176819e-2f));
+    t = ct__fmaf(t, u, ct__pick3f(o0, o1, -0.2683781274e-1f, +0.2445474640e-1f, +0.2059706673e-1f));
+    t = ct__fmaf(t, u, ct__pick3f(o0, o1, +0.1128318012e+0f, -0.1070996150e+0f, -0.9901899844e-1f));
+    ct__df d = ct__df_add(ct__df_mul_ff(t, u),
+                          ct__pick3_df(o0, o1, -0.376125876000657465175213237214e+0, -0.634588905908410389971210809210e+0,
+                                       -0.643598050547891613081201721633e+0));
+    d = ct__df_add(ct__df_mul_f(d, u),
+                   ct__pick3_df(o0, o1, +0.112837916021059138255978217023e+1, -0.112879855826694507209862753992e+1,
+                                -0.112461487742845562801052956293e+1));
+    d = ct__df_mul_f(d, a);
+    ct__df e = ct__expk2f(d);
+    d = ct__df_pick(o0, d, ct__df_f_add(1.0f, ct__df_make(-e.hi, -e.lo)));
+    float r = ct__pickf(a < 4.0f, d.hi + d.lo, 1.0f);
+    r = ct__f32_of_bits(ct__bits_of_f32(r) ^ (ct__bits_of_f32(x) & 0x80000000u));
+    return ct__pickf(a != a, x, r);
+}
+
+/* e^d as SLEEF's xexpf computes it: d = q ln2 + s (ln2 in two parts), e^s =
+ * 1 + s + s^2 p(s), times 2^q as two factors; 0 below -104, infinity above
+ * 100 (NaN stays NaN). */
+CT__ALWAYS_INLINE float ct__expf_sleef(float d)
+{
+    float qf;
+    int32_t q = ct__rint_k(d * CT__R_LN2F, &qf);
+    float s = ct__fmaf(qf, -CT__L2LF, ct__fmaf(qf, -CT__L2UF, d));
+    float u = ct__fmaf(0.000198527617612853646278381f, s, 0.00139304355252534151077271f);
+    u = ct__fmaf(u, s, 0.00833336077630519866943359f);
+    u = ct__fmaf(u, s, 0.0416664853692054748535156f);
+    u = ct__fmaf(u, s, 0.166666671633720397949219f);
+    u = ct__fmaf(u, s, 0.5f);
+    u = ct__ldexp2f(1.0f + ct__fmaf(s * s, u, s), q);
+    u = ct__pickf(d < -104.0f, 0.0f, u);
+    return ct__pickf(100.0f < d, INFINITY, u);
+}
 /* The functions the kernels call: the above (inlined even into big kernels,
  * so that their loops vectorise), or the C library's, which is also what
  * device code gets (CUDA's libm, as PyTorch's CUDA kernels call it). */
@@ -3970,6 +4166,14 @@ CT__INLINE double ct__vlog(double x) { return log(x); }
 CT__INLINE float ct__vlogf(float x) { return logf(x); }
 CT__INLINE float ct__vtanhf(float x) { return tanhf(x); }
 CT__INLINE float ct__vsigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+#endif
+
+/* float erf: SLEEF's on the CPU, in every build (so that torch.erf's bits
+ * hold without AVX2 too); the device's libm in device code */
+#ifdef __CUDA_ARCH__
+CT__INLINE float ct__verff(float x) { return erff(x); }
+#else
+CT__ALWAYS_INLINE float ct__verff(float x) { return ct__erff_sleef(x); }
 #endif
 
 /* Loading an element widens it to int64 (integral and bool) or double
@@ -4478,28 +4682,6 @@ CT__INLINE float ct__narrow(float x, ct_dtype compute)
 #define CT__N(x) ct__narrow((x), a->compute)
 #define CT__NB(x) (a->compute == CT_BF16 ? ct__narrow((x), CT_BF16) : (x))
 
-/* fma(a, b, c), rounded once as PyTorch's compiled kernels have it. Without
- * FMA instructions, float's a * b is exact in double and the sum rounds once
- * there; rounding that to float is right unless the double lies exactly
- * halfway between two floats or below float's normal range, which the C
- * library's fmaf settles. Double has no wider type: the C library's fma.
- * Always inlined: they sit inside this file's GCC optimize pragma, and GCC
- * inlines nothing across differing optimize options into code outside it
- * (the fused optimizer loops), which then do not vectorise. */
-CT__ALWAYS_INLINE float ct__fmaf(float a, float b, float c)
-{
-#if defined(__FMA__) || defined(__CUDA_ARCH__)
-    return fmaf(a, b, c);
-#else
-    double s = (double)a * b + c;
-    uint64_t bits;
-    memcpy(&bits, &s, sizeof bits);
-    if (CT__UNLIKELY((bits & 0x1fffffffu) == 0x10000000u || fabs(s) < FLT_MIN)) return fmaf(a, b, c);
-    return (float)s;
-#endif
-}
-CT__ALWAYS_INLINE double ct__fma(double a, double b, double c) { return fma(a, b, c); }
-
 /* The libm function fn for a flavour: F(exp) is expf for float, exp for double. */
 #define CT__LIBM_f(fn) fn##f
 #define CT__LIBM_d(fn) fn
@@ -4563,7 +4745,10 @@ CT__UNARY_FL(tanh, d, double, tanh(x))
 CT__UNARY_LIBM(asinh, asinh)
 CT__UNARY_LIBM(acosh, acosh)
 CT__UNARY_LIBM(atanh, atanh)
-CT__UNARY_LIBM(erf, erf)
+/* float erf is SLEEF's, every element: torch.erf maps whole tensors through
+ * Vectorized<float>::erf, the last partial vector included */
+CT__UNARY_FL(erf, f, float, ct__verff(x))
+CT__UNARY_FL(erf, d, double, erf(x))
 CT__UNARY_LIBM(erfc, erfc)
 /* (the C library's lgamma also stores the sign in the global signgam, which
  * OpenMP threads then write at once, as PyTorch's do; the values are unaffected) */
@@ -4782,18 +4967,25 @@ CT__UNARY_FL(leaky_relu, d, double, x * (x > 0 ? 1.0 : a->p[0]))
     }
 CT__FLOATING(elu)
 
-/* gelu: x * Phi(x) exactly (mode 0) or with the tanh approximation (mode 1) */
-#define CT__GEN_gelu(fl, T, F)                                                            \
-    CT__INLINE T ct__gelu_##fl(T x, const ct__op_args *a)                                 \
+/* gelu: x * Phi(x) exactly (mode 0) or with the tanh approximation (mode 1),
+ * as GeluKernelImpl computes it (PyTorch takes it where oneDNN does not:
+ * non-contiguous tensors, one element, oneDNN disabled). Its vector blocks
+ * compute float erf with SLEEF (ERF ct__verff), the rest of a loop with the
+ * C library's (the gelu_libm twin: see CT__VM_BLOCK). */
+#define CT__GEN_gelu(name, fl, T, F, ERF)                                                 \
+    CT__ALWAYS_INLINE T ct__##name##_##fl(T x, const ct__op_args *a)                      \
     {                                                                                     \
         if (a->mode == 1) {                                                               \
             const T beta = (T)(1.41421356237309504880 * 1.12837916709551257390 * 0.5), kappa = (T)0.044715; \
             T inner = beta * (x + kappa * (x * x * x));                                   \
             return (T)0.5 * x * (1 + F(tanh)(inner));                                     \
         }                                                                                 \
-        return x * (T)0.5 * (1 + F(erf)(x * (T)0.70710678118654752440));                  \
+        return x * (T)0.5 * (1 + ERF(x * (T)0.70710678118654752440));                    \
     }
-CT__FLOATING(gelu)
+CT__GEN_gelu(gelu, f, float, CT__LIBM_f, ct__verff)
+CT__GEN_gelu(gelu, d, double, CT__LIBM_d, erf)
+CT__GEN_gelu(gelu_libm, f, float, CT__LIBM_f, erff)
+CT__GEN_gelu(gelu_libm, d, double, CT__LIBM_d, erf)
 
 CT__UNARY_FL(silu, f, float, x / (1.0f + expf(-x)))
 CT__UNARY_FL(silu, d, double, x / (1.0 + exp(-x)))
@@ -4834,15 +5026,24 @@ CT__INLINE float ct__logit_h(float x, const ct__op_args *a)
     if (eps >= 0) x = x < eps ? eps : x > hi ? hi : x;
     return x == 1 ? INFINITY : logf(CT__NB(x / CT__NB(1 - x)));
 }
-/* the tanh form (mode 1), and the exact form of a strided tensor (mode 2) */
-CT__INLINE float ct__gelu_h(float x, const ct__op_args *a)
+/* the tanh form (mode 1), and the exact form of a strided tensor (mode 2),
+ * in bfloat16 roundings */
+CT__INLINE float ct__gelu_narrow_h(float x, const ct__op_args *a)
 {
-    if (a->mode == 0) return ct__gelu_f(x, a);
     if (a->mode == 2) return CT__NB(x * 0.5f) * CT__NB(1 + CT__NB(erff(CT__NB(x * CT__NB(0.70710678118654752440f)))));
     const float beta = CT__NB((float)(1.41421356237309504880 * 1.12837916709551257390 * 0.5));
     const float kappa = CT__NB(0.044715f);
     float inner = CT__NB(beta * CT__NB(x + CT__NB(kappa * CT__NB(CT__NB(x * x) * x))));
     return CT__NB(0.5f * x) * CT__NB(1 + CT__NB(tanhf(inner)));
+}
+/* the exact form of a contiguous tensor (mode 0) computes in float */
+CT__ALWAYS_INLINE float ct__gelu_h(float x, const ct__op_args *a)
+{
+    return a->mode == 0 ? ct__gelu_f(x, a) : ct__gelu_narrow_h(x, a);
+}
+CT__ALWAYS_INLINE float ct__gelu_libm_h(float x, const ct__op_args *a)
+{
+    return a->mode == 0 ? ct__gelu_libm_f(x, a) : ct__gelu_narrow_h(x, a);
 }
 CT__UNARY_FL(silu, h, float, x / CT__NB(1.0f + CT__NB(expf(-x))))
 
@@ -5061,7 +5262,7 @@ CT__FLOATING(clamp)
     X(acosh, UNARY, FLOATS) X(atanh, UNARY, FLOATS) X(erf, UNARY, FLOATS) X(erfc, UNARY, FLOATS)   \
     X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS) X(polygamma, UNARY, FLOATS) \
     X(sigmoid, UNARY_VM, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
-    X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY, FLOATS) HX(silu, UNARY, FLOATS) \
+    X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY_VM0, FLOATS) HX(silu, UNARY, FLOATS) \
     X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \
     X(hardswish, UNARY, FLOATS) X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                \
     X(isfinite, UNARY_BOOL, ALL) X(logical_not, UNARY_BOOL, ALL) X(bitwise_not, UNARY, INTS_BOOL)  \
@@ -6518,6 +6719,10 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx);
  * with OpenMP when built with it (at::parallel_for). */
 typedef void (*ct__range_fn)(int64_t begin, int64_t end, void *ctx);
 static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ctx);
+
+/* gelu_backward(dy, x) of float32 CPU tensors of one shape, one pass
+ * (GeluBackwardKernelImpl's exact form, pointwise.c). */
+static ct_tensor *ct__cpu_gelu_backward(const ct_tensor *dy, const ct_tensor *x);
 
 /* x rounded to the floating dtype dt, as arithmetic in dt rounds (range.c). */
 static double ct__round_to(double x, ct_dtype dt);
@@ -12790,11 +12995,22 @@ CT__BACKWARD(elu_result) { return ct__elu_backward(n, go, gi, &ct__elu_backward_
 CT__BACKWARD(celu) { return ct__elu_backward(n, go, gi, &ct__celu_backward_x, false); }
 CT__BACKWARD(celu_result) { return ct__elu_backward(n, go, gi, &ct__celu_backward_y, true); }
 
+/* Whether gelu_backward(g, x) runs as one fused CPU pass: float32 operands
+ * of one shape, and no graph to record (under create_graph, and when its
+ * node's backward runs it again, it is made of differentiable ops). */
+static bool ct__gelu_grad_fused(const ct_tensor *g, const ct_tensor *x)
+{
+    return !ct_is_grad_enabled() && x->dtype == CT_F32 && g->dtype == CT_F32 &&
+           x->storage->device.type == CT_DEVICE_CPU && g->storage->device.type == CT_DEVICE_CPU &&
+           g->ndim == x->ndim && !memcmp(g->sizes, x->sizes, (size_t)x->ndim * sizeof x->sizes[0]);
+}
+
 /* gelu_backward(g, x): g * (cdf + x * pdf), or its tanh approximation's derivative */
 static ct_tensor *ct__gelu_grad(const ct__node *n, const ct_tensor *const *in)
 {
     const ct_tensor *g = in[0], *x = in[1];
     ct_dtype dt = x->dtype;
+    if (n->pw.mode != CT_GELU_TANH && ct__gelu_grad_fused(g, x)) return ct__cpu_gelu_backward(g, x);
     if (n->pw.mode != CT_GELU_TANH) {
         const double sqrt1_2 = 0.70710678118654752440, two_sqrtpi = 1.12837916709551257390;
         ct_tensor *erf = ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt)));
@@ -20759,21 +20975,19 @@ static void ct__cpu_range(const ct__range_job *job)
  * that evaluate exp and tanh) run SLEEF: on whole blocks of two AVX2
  * vectors (64 bytes) of a loop, with the rest of the loop, all of a short
  * one, in the C library's functions (their _libm twins). Small tensors so
- * get the same bits with or without CT__VECMATH. */
-#ifdef CT__VECMATH
+ * get the same bits with or without CT__VECMATH (without it, the twins of
+ * exp, log, tanh and sigmoid are the same functions; float erf, in gelu, is
+ * SLEEF's in every build). */
 #define CT__VM_BLOCK(T) (64 / (int64_t)sizeof(T))
-#else
-#define CT__VM_BLOCK(T) 1 /* (the twins are the same functions: no second loop) */
-#endif
 
 /* out[k] = fn(x[k]) for k below n less n % BLOCK, tail(x[k]) beyond; the
  * contiguous case is a plain loop the compiler vectorises. OT and STORE are
- * the output's type and store. */
-#define CT__UNARY_LOOP_SPLIT(name, dt, OT, STORE, tail, BLOCK)                                  \
-    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
+ * the output's type and store. ct__run_<name>_<dt> runs it with the op's
+ * arguments a, ct__k_<name>_<dt> is the kernel. */
+#define CT__UNARY_RUN_SPLIT(name, dt, OT, STORE, tail, BLOCK)                                   \
+    CT__ALWAYS_INLINE void ct__run_##name##_##dt(char **d, const int64_t *s, int64_t n, const ct__op_args *a) \
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
-        const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
         const int64_t nv = n - n % (BLOCK);                                                      \
         if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T)) {                         \
             OT *CT__RESTRICT o = (OT *)d[0];                                                     \
@@ -20787,10 +21001,32 @@ static void ct__cpu_range(const ct__range_job *job)
                 *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(tail, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), a)); \
         }                                                                                        \
     }
+#define CT__UNARY_LOOP_SPLIT(name, dt, OT, STORE, tail, BLOCK)                                  \
+    CT__UNARY_RUN_SPLIT(name, dt, OT, STORE, tail, BLOCK)                                       \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
+    {                                                                                            \
+        const ct__op_args args_ = *(const ct__op_args *)ctx; /* not aliased: hoistable */        \
+        ct__run_##name##_##dt(d, s, n, &args_);                                                  \
+    }
 #define CT__UNARY_LOOP(name, dt) CT__UNARY_LOOP_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name, 1)
 #define CT__UNARY_BOOL_LOOP(name, dt) CT__UNARY_LOOP_SPLIT(name, dt, uint8_t, CT__KS_b8, name, 1)
 #define CT__UNARY_VM_LOOP(name, dt) \
     CT__UNARY_LOOP_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt))
+/* A vector-math op with modes (gelu) runs mode 0 in a loop of its own, where
+ * the mode is a constant and the other modes' code folds away, so that the
+ * loop vectorises (GCC does not unswitch loops that large). */
+#define CT__UNARY_VM0_LOOP(name, dt)                                                             \
+    CT__UNARY_RUN_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt)) \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
+    {                                                                                            \
+        ct__op_args args_ = *(const ct__op_args *)ctx;                                           \
+        if (args_.mode != 0) {                                                                   \
+            ct__run_##name##_##dt(d, s, n, &args_);                                              \
+            return;                                                                              \
+        }                                                                                        \
+        args_.mode = 0;                                                                          \
+        ct__run_##name##_##dt(d, s, n, &args_);                                                  \
+    }
 
 /* out[k] = fn(x[k], y[k]), with fast paths for contiguous operands and for a
  * broadcast number y. */
@@ -20910,7 +21146,9 @@ static void ct__cpu_range(const ct__range_job *job)
 /* X(op, dt) for each loop of its own of an op of this kind and dtype group */
 #define CT__OWN_UNARY(X, op, group, h) CT__OWN_##group(X, op, h)
 #define CT__OWN_UNARY_BOOL(X, op, group, h) CT__OWN_##group(X, op, h)
-#define CT__OWN_UNARY_VM(X, op, group, h) CT__OWN_##group(X, op, h) X(op, f16) X(op, bf16)
+/* (vector-math ops with an h flavour have it in their float16 and bfloat16 loops) */
+#define CT__OWN_UNARY_VM(X, op, group, h) CT__OWN_##group(X, op, ) X(op, f16##h) X(op, bf16##h)
+#define CT__OWN_UNARY_VM0 CT__OWN_UNARY_VM
 #define CT__OWN_BINARY(X, op, group, h) CT__OWN_##group(X, op, h)
 #define CT__OWN_BINARY_BOOL(X, op, group, h) CT__OWN_##group(X, op, h)
 #define CT__OWN_TERNARY(X, op, group, h) CT__OWN_##group(X, op, h)
@@ -21029,6 +21267,65 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     ct__iter it; /* (the flat form fills only what one loop reads: not zeroed, it is large) */
     if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, ctx);
+}
+
+/* gelu_backward(dy, x), the exact form on float, as GeluBackwardKernelImpl
+ * computes it: dy * (cdf + x * pdf), cdf = (1 + erf(x / sqrt 2)) / 2, pdf =
+ * e^(-x^2 / 2) / sqrt(2 pi), x * pdf + cdf fused (GCC compiles PyTorch's
+ * AVX2 kernels with FMA and contracts it). Vector blocks with SLEEF's erf
+ * and exp, the rest with the C library's (the _libm twin). */
+#define CT__GELU_BACKWARD(name, ERF, EXP)                                                  \
+    CT__ALWAYS_INLINE float ct__##name##_f32(float dy, float x)                            \
+    {                                                                                      \
+        const float alpha = (float)0.70710678118654752440;                                 \
+        const float beta = (float)(1.12837916709551257390 * 0.70710678118654752440 * 0.5); \
+        float cdf = 0.5f * (1.0f + ERF(x * alpha)), pdf = beta * EXP(x * x * -0.5f);       \
+        return dy * ct__fmaf(x, pdf, cdf);                                                 \
+    }
+CT__GELU_BACKWARD(gelu_backward, ct__erff_sleef, ct__expf_sleef)
+CT__GELU_BACKWARD(gelu_backward_libm, erff, expf)
+
+/* o[k] = gelu_backward(G, x[k]) for k < n: whole vector blocks, then the rest */
+#define CT__GELU_BACKWARD_SPLIT(G)                                                             \
+    for (k = 0; k < nv; k++) o[k] = ct__gelu_backward_f32(G, x[k]);                            \
+    for (; k < n; k++) o[k] = ct__gelu_backward_libm_f32(G, x[k]);
+
+/* The float32 loop: contiguous operands (dy perhaps broadcast) as PyTorch's
+ * vectorised loop, anything else element by element with the C library's
+ * functions, as its scalar loop. */
+static void ct__k_gelu_backward_f32(char **d, const int64_t *s, int64_t n, void *ctx)
+{
+    const int64_t es = (int64_t)sizeof(float);
+    float *CT__RESTRICT o = (float *)d[0];
+    const float *CT__RESTRICT dy = (const float *)d[1], *CT__RESTRICT x = (const float *)d[2];
+    const int64_t nv = n - n % CT__VM_BLOCK(float);
+    int64_t k;
+    (void)ctx;
+    if (s[0] == es && s[1] == es && s[2] == es) {
+        CT__GELU_BACKWARD_SPLIT(dy[k])
+    } else if (s[0] == es && s[1] == 0 && s[2] == es) {
+        const float dy0 = dy[0];
+        CT__GELU_BACKWARD_SPLIT(dy0)
+    } else {
+        for (k = 0; k < n; k++)
+            *(float *)(d[0] + k * s[0]) =
+                ct__gelu_backward_libm_f32(*(const float *)(d[1] + k * s[1]), *(const float *)(d[2] + k * s[2]));
+    }
+}
+#undef CT__GELU_BACKWARD_SPLIT
+#undef CT__GELU_BACKWARD
+
+/* gelu_backward(dy, x) of float32 CPU tensors of one shape, in one pass:
+ * a new tensor of that shape. */
+static ct_tensor *ct__cpu_gelu_backward(const ct_tensor *dy, const ct_tensor *x)
+{
+    ct_tensor *r = ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu);
+    const ct_tensor *ops[3] = {r, dy, x};
+    if (!r) return NULL;
+    ct__iter it;
+    if (!ct__iter_init_flat(&it, 3, ops)) ct__iter_init(&it, 3, ops);
+    ct__iter_parallel(&it, ct__k_gelu_backward_f32, NULL);
+    return r;
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

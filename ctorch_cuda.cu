@@ -1064,6 +1064,7 @@ template <typename T> __device__ const T *cu_operand(const cu_operands &in, int 
 #define CU_STORE_BOOL(v) ((uint8_t)((v) != 0))
 #define CU_UNARY(name, dt) CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0))
 #define CU_UNARY_VM CU_UNARY
+#define CU_UNARY_VM0 CU_UNARY
 #define CU_UNARY_BOOL(name, dt) CU_KERNEL(name, dt, uint8_t, CU_STORE_BOOL, CU_LOAD(dt, x, 0))
 #define CU_BINARY(name, dt) CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0), CU_LOAD(dt, y, 1))
 #define CU_BINARY_BOOL(name, dt) CU_KERNEL(name, dt, uint8_t, CU_STORE_BOOL, CU_LOAD(dt, x, 0), CU_LOAD(dt, y, 1))
@@ -1100,6 +1101,7 @@ CU_KERNELS_H(sub_alpha, BINARY, NUMERIC)
 #define CU_OUT_BOOL(name, dt) static inline uint8_t *cu_out_type_##name##_##dt(void) { return NULL; }
 #define CU_OUT_UNARY CU_OUT_TYPE
 #define CU_OUT_UNARY_VM CU_OUT_TYPE
+#define CU_OUT_UNARY_VM0 CU_OUT_TYPE
 #define CU_OUT_BINARY CU_OUT_TYPE
 #define CU_OUT_TERNARY CU_OUT_TYPE
 #define CU_OUT_WHERE CU_OUT_TYPE

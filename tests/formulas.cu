@@ -16,6 +16,7 @@
 #define CHECK_UNARY(name, dt) FORMULA_KERNEL(name, dt, CT__KL_##dt(x[k]))
 #define CHECK_UNARY_BOOL CHECK_UNARY
 #define CHECK_UNARY_VM CHECK_UNARY
+#define CHECK_UNARY_VM0 CHECK_UNARY
 #define CHECK_BINARY(name, dt) FORMULA_KERNEL(name, dt, CT__KL_##dt(x[k]), CT__KL_##dt(y[k]))
 #define CHECK_BINARY_BOOL CHECK_BINARY
 #define CHECK_TERNARY(name, dt) FORMULA_KERNEL(name, dt, CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), CT__KL_##dt(z[k]))

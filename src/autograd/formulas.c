@@ -429,11 +429,22 @@ CT__BACKWARD(elu_result) { return ct__elu_backward(n, go, gi, &ct__elu_backward_
 CT__BACKWARD(celu) { return ct__elu_backward(n, go, gi, &ct__celu_backward_x, false); }
 CT__BACKWARD(celu_result) { return ct__elu_backward(n, go, gi, &ct__celu_backward_y, true); }
 
+/* Whether gelu_backward(g, x) runs as one fused CPU pass: float32 operands
+ * of one shape, and no graph to record (under create_graph, and when its
+ * node's backward runs it again, it is made of differentiable ops). */
+static bool ct__gelu_grad_fused(const ct_tensor *g, const ct_tensor *x)
+{
+    return !ct_is_grad_enabled() && x->dtype == CT_F32 && g->dtype == CT_F32 &&
+           x->storage->device.type == CT_DEVICE_CPU && g->storage->device.type == CT_DEVICE_CPU &&
+           g->ndim == x->ndim && !memcmp(g->sizes, x->sizes, (size_t)x->ndim * sizeof x->sizes[0]);
+}
+
 /* gelu_backward(g, x): g * (cdf + x * pdf), or its tanh approximation's derivative */
 static ct_tensor *ct__gelu_grad(const ct__node *n, const ct_tensor *const *in)
 {
     const ct_tensor *g = in[0], *x = in[1];
     ct_dtype dt = x->dtype;
+    if (n->pw.mode != CT_GELU_TANH && ct__gelu_grad_fused(g, x)) return ct__cpu_gelu_backward(g, x);
     if (n->pw.mode != CT_GELU_TANH) {
         const double sqrt1_2 = 0.70710678118654752440, two_sqrtpi = 1.12837916709551257390;
         ct_tensor *erf = ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt)));

@@ -122,6 +122,48 @@ CT__INLINE double ct__as_dtype(double v, ct_dtype dt) { return dt == CT_F32 ? (d
 
 /* ---------------------------------------------------------------- vector math */
 
+CT__INLINE float ct__f32_of_bits(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+CT__INLINE uint32_t ct__bits_of_f32(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+/* c ? a : b for floats, computed as bits. */
+CT__INLINE float ct__pickf(bool c, float a, float b)
+{
+    uint32_t m = 0 - (uint32_t)c;
+    return ct__f32_of_bits((ct__bits_of_f32(a) & m) | (ct__bits_of_f32(b) & ~m));
+}
+
+/* fma(a, b, c), rounded once as PyTorch's compiled kernels have it. Without
+ * FMA instructions, float's a * b is exact in double and the sum rounds once
+ * there; rounding that to float is right unless the double lies exactly
+ * halfway between two floats or below float's normal range, which the C
+ * library's fmaf settles. Double has no wider type: the C library's fma.
+ * Always inlined: they sit inside GCC optimize pragmas (the pointwise
+ * formulas), and GCC inlines nothing across differing optimize options
+ * into code outside them (the fused optimizer loops), which then do not
+ * vectorise. */
+CT__ALWAYS_INLINE float ct__fmaf(float a, float b, float c)
+{
+#if defined(__FMA__) || defined(__CUDA_ARCH__)
+    return fmaf(a, b, c);
+#else
+    double s = (double)a * b + c;
+    uint64_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    if (CT__UNLIKELY((bits & 0x1fffffffu) == 0x10000000u || fabs(s) < FLT_MIN)) return fmaf(a, b, c);
+    return (float)s;
+#endif
+}
+CT__ALWAYS_INLINE double ct__fma(double a, double b, double c) { return fma(a, b, c); }
+
 /* exp, log, tanh and sigmoid written so that loops over them vectorise: range
  * reduction and a polynomial, bits moved through memcpy, no calls into the C
  * library, and no branches: special cases are picked by bit masks (GCC turns
@@ -179,24 +221,6 @@ CT__INLINE double ct__pow2(double k)
 #else
 #define CT__FMA_OR_NOT(a, b, c) ((a) * (b) + (c))
 #endif
-CT__INLINE float ct__f32_of_bits(uint32_t b)
-{
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-CT__INLINE uint32_t ct__bits_of_f32(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
-/* c ? a : b for floats, computed as bits. */
-CT__INLINE float ct__pickf(bool c, float a, float b)
-{
-    uint32_t m = 0 - (uint32_t)c;
-    return ct__f32_of_bits((ct__bits_of_f32(a) & m) | (ct__bits_of_f32(b) & ~m));
-}
 
 /* e^r - 1 - r for |r| <= ln2/2 by Taylor to degree 8 (remainder 2e-10 of
  * e^r, enough for float results), in Estrin's scheme: short chains of
@@ -354,6 +378,178 @@ CT__INLINE double ct__tanhf_wide(double x)
 }
 
 #endif /* CT__VECMATH */
+
+/* ---------------------------------------------------------------- SLEEF's float erf and exp */
+
+/* PyTorch 1.13's Vectorized<float> erf and exp (torch.erf, torch.exp, and
+ * the vector blocks of the GELU kernels) are SLEEF's Sleef_erff8_u10 and
+ * Sleef_expf8_u10 (SLEEF 3.5, AVX2 with FMA). These compute the same
+ * operations in the same order, so they give SLEEF's bits: checked on all
+ * 2^32 floats against torch.erf and torch.exp (bench/RESULTS.md). They need
+ * the C library for nothing, so the bits are also SLEEF's where the C
+ * library differs (MinGW), and they are branch-free (picks by bit masks)
+ * so that loops over them vectorise. SLEEF fuses its multiply-adds where
+ * ct__fmaf is written; its plain products and sums must stay unfused (ISO C
+ * modes contract nothing, -ffp-contract=fast could). */
+
+/* A double-float: hi + lo, lo below half an ulp of hi (SLEEF's vfloat2). */
+typedef struct ct__df {
+    float hi, lo;
+} ct__df;
+CT__ALWAYS_INLINE ct__df ct__df_make(float hi, float lo)
+{
+    ct__df r;
+    r.hi = hi;
+    r.lo = lo;
+    return r;
+}
+/* a double as a double-float (vcast_vf2_d) */
+CT__ALWAYS_INLINE ct__df ct__df_of(double d) { return ct__df_make((float)d, (float)(d - (float)d)); }
+/* c ? a : b */
+CT__ALWAYS_INLINE ct__df ct__df_pick(bool c, ct__df a, ct__df b)
+{
+    return ct__df_make(ct__pickf(c, a.hi, b.hi), ct__pickf(c, a.lo, b.lo));
+}
+/* x y exactly (dfmul_vf2_vf_vf) */
+CT__ALWAYS_INLINE ct__df ct__df_mul_ff(float x, float y)
+{
+    float s = x * y;
+    return ct__df_make(s, ct__fmaf(x, y, -s));
+}
+/* x y (dfmul_vf2_vf2_vf) */
+CT__ALWAYS_INLINE ct__df ct__df_mul_f(ct__df x, float y)
+{
+    float s = x.hi * y;
+    return ct__df_make(s, ct__fmaf(x.lo, y, ct__fmaf(x.hi, y, -s)));
+}
+/* x y (dfmul_vf2_vf2_vf2) */
+CT__ALWAYS_INLINE ct__df ct__df_mul(ct__df x, ct__df y)
+{
+    float s = x.hi * y.hi;
+    return ct__df_make(s, ct__fmaf(x.hi, y.lo, ct__fmaf(x.lo, y.hi, ct__fmaf(x.hi, y.hi, -s))));
+}
+/* x^2 (dfsqu_vf2_vf2) */
+CT__ALWAYS_INLINE ct__df ct__df_square(ct__df x)
+{
+    float s = x.hi * x.hi;
+    return ct__df_make(s, ct__fmaf(x.hi + x.hi, x.lo, ct__fmaf(x.hi, x.hi, -s)));
+}
+/* x + y, of any magnitudes (dfadd2_vf2_vf2_vf2: Knuth's TwoSum on the high parts) */
+CT__ALWAYS_INLINE ct__df ct__df_add(ct__df x, ct__df y)
+{
+    float s = x.hi + y.hi, v = s - x.hi;
+    float t = (x.hi - (s - v)) + (y.hi - v);
+    return ct__df_make(s, t + (x.lo + y.lo));
+}
+/* x + y (dfadd2_vf2_vf2_vf) */
+CT__ALWAYS_INLINE ct__df ct__df_add_f(ct__df x, float y)
+{
+    float s = x.hi + y, v = s - x.hi;
+    float t = (x.hi - (s - v)) + (y - v);
+    return ct__df_make(s, t + x.lo);
+}
+/* x + y for |x| >= |y| (dfadd_vf2_vf_vf2: Fast2Sum) */
+CT__ALWAYS_INLINE ct__df ct__df_f_add(float x, ct__df y)
+{
+    float s = x + y.hi;
+    return ct__df_make(s, ((x - s) + y.hi) + y.lo);
+}
+
+/* u rounded to the nearest integer, ties to even, as a float (*k) and an
+ * int32 (returned), for |u| < 2^22 (vrint_vi2_vf): adding 1.5 * 2^23 leaves
+ * the integer in the low bits. Larger u give garbage, never undefined
+ * behaviour; their callers pick another result for them. */
+CT__ALWAYS_INLINE int32_t ct__rint_k(float u, float *k)
+{
+    float kk = u + 12582912.0f;
+    *k = kk - 12582912.0f;
+    return (int32_t)(ct__bits_of_f32(kk) - 0x4b400000u);
+}
+/* 2^q for q in [-126, 127] (vpow2i_vf_vi2); any other q gives garbage
+ * (unsigned arithmetic: never undefined behaviour) */
+CT__ALWAYS_INLINE float ct__pow2f(int32_t q) { return ct__f32_of_bits(((uint32_t)q + 0x7fu) << 23); }
+/* x 2^q as two factors, so that a subnormal result rounds once (vldexp2_vf_vf_vi2) */
+CT__ALWAYS_INLINE float ct__ldexp2f(float x, int32_t q)
+{
+    int32_t h = q >> 1; /* (an arithmetic shift: floor(q / 2)) */
+    return x * ct__pow2f(h) * ct__pow2f(q - h);
+}
+
+#define CT__R_LN2F 1.442695040888963407359924681001892137426645954152985934135449406931f
+#define CT__L2UF 0.693145751953125f
+#define CT__L2LF 1.428606765330187045e-06f
+
+/* e^d in double-float for the d of erf's range (SLEEF's expk2f): d = q ln2 +
+ * s, e^s = 1 + s + s^2 p(s) in double-float with a float polynomial for
+ * the highest terms. (SLEEF also flushes d < -104 to 0, which erf's d,
+ * above -17, never reach.) */
+CT__ALWAYS_INLINE ct__df ct__expk2f(ct__df d)
+{
+    float qf;
+    int32_t q = ct__rint_k((d.hi + d.lo) * CT__R_LN2F, &qf);
+    ct__df s = ct__df_add_f(ct__df_add_f(d, qf * -CT__L2UF), qf * -CT__L2LF);
+    float u = ct__fmaf(ct__fmaf(ct__fmaf(0.1980960224e-3f, s.hi, 0.1394256484e-2f), s.hi, 0.8333456703e-2f), s.hi,
+                       0.4166637361e-1f);
+    ct__df t = ct__df_add_f(ct__df_mul_f(s, u), 0.166666659414234244790680580464e+0f);
+    t = ct__df_add_f(ct__df_mul(s, t), 0.5f);
+    t = ct__df_f_add(1.0f, ct__df_add(s, ct__df_mul(ct__df_square(s), t)));
+    return ct__df_make(ct__ldexp2f(t.hi, q), ct__ldexp2f(t.lo, q));
+}
+
+/* c0, c1 or c2 by |x| below 1.1, below 2.4, or beyond */
+CT__ALWAYS_INLINE float ct__pick3f(bool o0, bool o1, float c0, float c1, float c2)
+{
+    return ct__pickf(o0, c0, ct__pickf(o1, c1, c2));
+}
+CT__ALWAYS_INLINE ct__df ct__pick3_df(bool o0, bool o1, double c0, double c1, double c2)
+{
+    return ct__df_pick(o0, ct__df_of(c0), ct__df_pick(o1, ct__df_of(c1), ct__df_of(c2)));
+}
+
+/* erf x as SLEEF's xerff_u1 computes it: for |x| < 1.1, |x| p(x^2) with
+ * p's two lowest terms in double-float; below 4, 1 - e^(|x| q(|x|)); from
+ * 4 on, 1; with x's sign (NaN stays NaN). */
+CT__ALWAYS_INLINE float ct__erff_sleef(float x)
+{
+    float a = fabsf(x);
+    bool o0 = a < 1.1f, o1 = a < 2.4f;
+    float u = ct__pickf(o0, a * a, a);
+    float t = ct__pick3f(o0, o1, +0.7089292194e-4f, -0.1792667899e-4f, -0.9495757695e-5f);
+    t = ct__fmaf(t, u, ct__pick3f(o0, o1, -0.7768311189e-3f, +0.3937633010e-3f, +0.2481465926e-3f));
+    t = ct__fmaf(t, u, ct__pick3f(o0, o1, +0.5159463733e-2f, -0.3949181177e-2f, -0.2918176819e-2f));
+    t = ct__fmaf(t, u, ct__pick3f(o0, o1, -0.2683781274e-1f, +0.2445474640e-1f, +0.2059706673e-1f));
+    t = ct__fmaf(t, u, ct__pick3f(o0, o1, +0.1128318012e+0f, -0.1070996150e+0f, -0.9901899844e-1f));
+    ct__df d = ct__df_add(ct__df_mul_ff(t, u),
+                          ct__pick3_df(o0, o1, -0.376125876000657465175213237214e+0, -0.634588905908410389971210809210e+0,
+                                       -0.643598050547891613081201721633e+0));
+    d = ct__df_add(ct__df_mul_f(d, u),
+                   ct__pick3_df(o0, o1, +0.112837916021059138255978217023e+1, -0.112879855826694507209862753992e+1,
+                                -0.112461487742845562801052956293e+1));
+    d = ct__df_mul_f(d, a);
+    ct__df e = ct__expk2f(d);
+    d = ct__df_pick(o0, d, ct__df_f_add(1.0f, ct__df_make(-e.hi, -e.lo)));
+    float r = ct__pickf(a < 4.0f, d.hi + d.lo, 1.0f);
+    r = ct__f32_of_bits(ct__bits_of_f32(r) ^ (ct__bits_of_f32(x) & 0x80000000u));
+    return ct__pickf(a != a, x, r);
+}
+
+/* e^d as SLEEF's xexpf computes it: d = q ln2 + s (ln2 in two parts), e^s =
+ * 1 + s + s^2 p(s), times 2^q as two factors; 0 below -104, infinity above
+ * 100 (NaN stays NaN). */
+CT__ALWAYS_INLINE float ct__expf_sleef(float d)
+{
+    float qf;
+    int32_t q = ct__rint_k(d * CT__R_LN2F, &qf);
+    float s = ct__fmaf(qf, -CT__L2LF, ct__fmaf(qf, -CT__L2UF, d));
+    float u = ct__fmaf(0.000198527617612853646278381f, s, 0.00139304355252534151077271f);
+    u = ct__fmaf(u, s, 0.00833336077630519866943359f);
+    u = ct__fmaf(u, s, 0.0416664853692054748535156f);
+    u = ct__fmaf(u, s, 0.166666671633720397949219f);
+    u = ct__fmaf(u, s, 0.5f);
+    u = ct__ldexp2f(1.0f + ct__fmaf(s * s, u, s), q);
+    u = ct__pickf(d < -104.0f, 0.0f, u);
+    return ct__pickf(100.0f < d, INFINITY, u);
+}
 /* The functions the kernels call: the above (inlined even into big kernels,
  * so that their loops vectorise), or the C library's, which is also what
  * device code gets (CUDA's libm, as PyTorch's CUDA kernels call it). */
@@ -373,6 +569,14 @@ CT__INLINE double ct__vlog(double x) { return log(x); }
 CT__INLINE float ct__vlogf(float x) { return logf(x); }
 CT__INLINE float ct__vtanhf(float x) { return tanhf(x); }
 CT__INLINE float ct__vsigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+#endif
+
+/* float erf: SLEEF's on the CPU, in every build (so that torch.erf's bits
+ * hold without AVX2 too); the device's libm in device code */
+#ifdef __CUDA_ARCH__
+CT__INLINE float ct__verff(float x) { return erff(x); }
+#else
+CT__ALWAYS_INLINE float ct__verff(float x) { return ct__erff_sleef(x); }
 #endif
 
 /* Loading an element widens it to int64 (integral and bool) or double

@@ -53,6 +53,10 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx);
 typedef void (*ct__range_fn)(int64_t begin, int64_t end, void *ctx);
 static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ctx);
 
+/* gelu_backward(dy, x) of float32 CPU tensors of one shape, one pass
+ * (GeluBackwardKernelImpl's exact form, pointwise.c). */
+static ct_tensor *ct__cpu_gelu_backward(const ct_tensor *dy, const ct_tensor *x);
+
 /* x rounded to the floating dtype dt, as arithmetic in dt rounds (range.c). */
 static double ct__round_to(double x, ct_dtype dt);
 /* The range factories' kernel (range.c): the backend's range entry. */

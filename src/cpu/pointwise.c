@@ -17,21 +17,19 @@
  * that evaluate exp and tanh) run SLEEF: on whole blocks of two AVX2
  * vectors (64 bytes) of a loop, with the rest of the loop, all of a short
  * one, in the C library's functions (their _libm twins). Small tensors so
- * get the same bits with or without CT__VECMATH. */
-#ifdef CT__VECMATH
+ * get the same bits with or without CT__VECMATH (without it, the twins of
+ * exp, log, tanh and sigmoid are the same functions; float erf, in gelu, is
+ * SLEEF's in every build). */
 #define CT__VM_BLOCK(T) (64 / (int64_t)sizeof(T))
-#else
-#define CT__VM_BLOCK(T) 1 /* (the twins are the same functions: no second loop) */
-#endif
 
 /* out[k] = fn(x[k]) for k below n less n % BLOCK, tail(x[k]) beyond; the
  * contiguous case is a plain loop the compiler vectorises. OT and STORE are
- * the output's type and store. */
-#define CT__UNARY_LOOP_SPLIT(name, dt, OT, STORE, tail, BLOCK)                                  \
-    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
+ * the output's type and store. ct__run_<name>_<dt> runs it with the op's
+ * arguments a, ct__k_<name>_<dt> is the kernel. */
+#define CT__UNARY_RUN_SPLIT(name, dt, OT, STORE, tail, BLOCK)                                   \
+    CT__ALWAYS_INLINE void ct__run_##name##_##dt(char **d, const int64_t *s, int64_t n, const ct__op_args *a) \
     {                                                                                            \
         typedef CT__KT_##dt T;                                                                   \
-        const ct__op_args args_ = *(const ct__op_args *)ctx, *a = &args_; /* not aliased: hoistable */ \
         const int64_t nv = n - n % (BLOCK);                                                      \
         if (s[0] == (int64_t)sizeof(OT) && s[1] == (int64_t)sizeof(T)) {                         \
             OT *CT__RESTRICT o = (OT *)d[0];                                                     \
@@ -45,10 +43,32 @@
                 *(OT *)(d[0] + k * s[0]) = STORE(CT__KFN(tail, dt)(CT__KL_##dt(*(const T *)(d[1] + k * s[1])), a)); \
         }                                                                                        \
     }
+#define CT__UNARY_LOOP_SPLIT(name, dt, OT, STORE, tail, BLOCK)                                  \
+    CT__UNARY_RUN_SPLIT(name, dt, OT, STORE, tail, BLOCK)                                       \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
+    {                                                                                            \
+        const ct__op_args args_ = *(const ct__op_args *)ctx; /* not aliased: hoistable */        \
+        ct__run_##name##_##dt(d, s, n, &args_);                                                  \
+    }
 #define CT__UNARY_LOOP(name, dt) CT__UNARY_LOOP_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name, 1)
 #define CT__UNARY_BOOL_LOOP(name, dt) CT__UNARY_LOOP_SPLIT(name, dt, uint8_t, CT__KS_b8, name, 1)
 #define CT__UNARY_VM_LOOP(name, dt) \
     CT__UNARY_LOOP_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt))
+/* A vector-math op with modes (gelu) runs mode 0 in a loop of its own, where
+ * the mode is a constant and the other modes' code folds away, so that the
+ * loop vectorises (GCC does not unswitch loops that large). */
+#define CT__UNARY_VM0_LOOP(name, dt)                                                             \
+    CT__UNARY_RUN_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt)) \
+    static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
+    {                                                                                            \
+        ct__op_args args_ = *(const ct__op_args *)ctx;                                           \
+        if (args_.mode != 0) {                                                                   \
+            ct__run_##name##_##dt(d, s, n, &args_);                                              \
+            return;                                                                              \
+        }                                                                                        \
+        args_.mode = 0;                                                                          \
+        ct__run_##name##_##dt(d, s, n, &args_);                                                  \
+    }
 
 /* out[k] = fn(x[k], y[k]), with fast paths for contiguous operands and for a
  * broadcast number y. */
@@ -168,7 +188,9 @@
 /* X(op, dt) for each loop of its own of an op of this kind and dtype group */
 #define CT__OWN_UNARY(X, op, group, h) CT__OWN_##group(X, op, h)
 #define CT__OWN_UNARY_BOOL(X, op, group, h) CT__OWN_##group(X, op, h)
-#define CT__OWN_UNARY_VM(X, op, group, h) CT__OWN_##group(X, op, h) X(op, f16) X(op, bf16)
+/* (vector-math ops with an h flavour have it in their float16 and bfloat16 loops) */
+#define CT__OWN_UNARY_VM(X, op, group, h) CT__OWN_##group(X, op, ) X(op, f16##h) X(op, bf16##h)
+#define CT__OWN_UNARY_VM0 CT__OWN_UNARY_VM
 #define CT__OWN_BINARY(X, op, group, h) CT__OWN_##group(X, op, h)
 #define CT__OWN_BINARY_BOOL(X, op, group, h) CT__OWN_##group(X, op, h)
 #define CT__OWN_TERNARY(X, op, group, h) CT__OWN_##group(X, op, h)
@@ -287,6 +309,65 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     ct__iter it; /* (the flat form fills only what one loop reads: not zeroed, it is large) */
     if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, ctx);
+}
+
+/* gelu_backward(dy, x), the exact form on float, as GeluBackwardKernelImpl
+ * computes it: dy * (cdf + x * pdf), cdf = (1 + erf(x / sqrt 2)) / 2, pdf =
+ * e^(-x^2 / 2) / sqrt(2 pi), x * pdf + cdf fused (GCC compiles PyTorch's
+ * AVX2 kernels with FMA and contracts it). Vector blocks with SLEEF's erf
+ * and exp, the rest with the C library's (the _libm twin). */
+#define CT__GELU_BACKWARD(name, ERF, EXP)                                                  \
+    CT__ALWAYS_INLINE float ct__##name##_f32(float dy, float x)                            \
+    {                                                                                      \
+        const float alpha = (float)0.70710678118654752440;                                 \
+        const float beta = (float)(1.12837916709551257390 * 0.70710678118654752440 * 0.5); \
+        float cdf = 0.5f * (1.0f + ERF(x * alpha)), pdf = beta * EXP(x * x * -0.5f);       \
+        return dy * ct__fmaf(x, pdf, cdf);                                                 \
+    }
+CT__GELU_BACKWARD(gelu_backward, ct__erff_sleef, ct__expf_sleef)
+CT__GELU_BACKWARD(gelu_backward_libm, erff, expf)
+
+/* o[k] = gelu_backward(G, x[k]) for k < n: whole vector blocks, then the rest */
+#define CT__GELU_BACKWARD_SPLIT(G)                                                             \
+    for (k = 0; k < nv; k++) o[k] = ct__gelu_backward_f32(G, x[k]);                            \
+    for (; k < n; k++) o[k] = ct__gelu_backward_libm_f32(G, x[k]);
+
+/* The float32 loop: contiguous operands (dy perhaps broadcast) as PyTorch's
+ * vectorised loop, anything else element by element with the C library's
+ * functions, as its scalar loop. */
+static void ct__k_gelu_backward_f32(char **d, const int64_t *s, int64_t n, void *ctx)
+{
+    const int64_t es = (int64_t)sizeof(float);
+    float *CT__RESTRICT o = (float *)d[0];
+    const float *CT__RESTRICT dy = (const float *)d[1], *CT__RESTRICT x = (const float *)d[2];
+    const int64_t nv = n - n % CT__VM_BLOCK(float);
+    int64_t k;
+    (void)ctx;
+    if (s[0] == es && s[1] == es && s[2] == es) {
+        CT__GELU_BACKWARD_SPLIT(dy[k])
+    } else if (s[0] == es && s[1] == 0 && s[2] == es) {
+        const float dy0 = dy[0];
+        CT__GELU_BACKWARD_SPLIT(dy0)
+    } else {
+        for (k = 0; k < n; k++)
+            *(float *)(d[0] + k * s[0]) =
+                ct__gelu_backward_libm_f32(*(const float *)(d[1] + k * s[1]), *(const float *)(d[2] + k * s[2]));
+    }
+}
+#undef CT__GELU_BACKWARD_SPLIT
+#undef CT__GELU_BACKWARD
+
+/* gelu_backward(dy, x) of float32 CPU tensors of one shape, in one pass:
+ * a new tensor of that shape. */
+static ct_tensor *ct__cpu_gelu_backward(const ct_tensor *dy, const ct_tensor *x)
+{
+    ct_tensor *r = ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu);
+    const ct_tensor *ops[3] = {r, dy, x};
+    if (!r) return NULL;
+    ct__iter it;
+    if (!ct__iter_init_flat(&it, 3, ops)) ct__iter_init(&it, 3, ops);
+    ct__iter_parallel(&it, ct__k_gelu_backward_f32, NULL);
+    return r;
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

@@ -100,28 +100,6 @@ CT__INLINE float ct__narrow(float x, ct_dtype compute)
 #define CT__N(x) ct__narrow((x), a->compute)
 #define CT__NB(x) (a->compute == CT_BF16 ? ct__narrow((x), CT_BF16) : (x))
 
-/* fma(a, b, c), rounded once as PyTorch's compiled kernels have it. Without
- * FMA instructions, float's a * b is exact in double and the sum rounds once
- * there; rounding that to float is right unless the double lies exactly
- * halfway between two floats or below float's normal range, which the C
- * library's fmaf settles. Double has no wider type: the C library's fma.
- * Always inlined: they sit inside this file's GCC optimize pragma, and GCC
- * inlines nothing across differing optimize options into code outside it
- * (the fused optimizer loops), which then do not vectorise. */
-CT__ALWAYS_INLINE float ct__fmaf(float a, float b, float c)
-{
-#if defined(__FMA__) || defined(__CUDA_ARCH__)
-    return fmaf(a, b, c);
-#else
-    double s = (double)a * b + c;
-    uint64_t bits;
-    memcpy(&bits, &s, sizeof bits);
-    if (CT__UNLIKELY((bits & 0x1fffffffu) == 0x10000000u || fabs(s) < FLT_MIN)) return fmaf(a, b, c);
-    return (float)s;
-#endif
-}
-CT__ALWAYS_INLINE double ct__fma(double a, double b, double c) { return fma(a, b, c); }
-
 /* The libm function fn for a flavour: F(exp) is expf for float, exp for double. */
 #define CT__LIBM_f(fn) fn##f
 #define CT__LIBM_d(fn) fn
@@ -185,7 +163,10 @@ CT__UNARY_FL(tanh, d, double, tanh(x))
 CT__UNARY_LIBM(asinh, asinh)
 CT__UNARY_LIBM(acosh, acosh)
 CT__UNARY_LIBM(atanh, atanh)
-CT__UNARY_LIBM(erf, erf)
+/* float erf is SLEEF's, every element: torch.erf maps whole tensors through
+ * Vectorized<float>::erf, the last partial vector included */
+CT__UNARY_FL(erf, f, float, ct__verff(x))
+CT__UNARY_FL(erf, d, double, erf(x))
 CT__UNARY_LIBM(erfc, erfc)
 /* (the C library's lgamma also stores the sign in the global signgam, which
  * OpenMP threads then write at once, as PyTorch's do; the values are unaffected) */
@@ -404,18 +385,25 @@ CT__UNARY_FL(leaky_relu, d, double, x * (x > 0 ? 1.0 : a->p[0]))
     }
 CT__FLOATING(elu)
 
-/* gelu: x * Phi(x) exactly (mode 0) or with the tanh approximation (mode 1) */
-#define CT__GEN_gelu(fl, T, F)                                                            \
-    CT__INLINE T ct__gelu_##fl(T x, const ct__op_args *a)                                 \
+/* gelu: x * Phi(x) exactly (mode 0) or with the tanh approximation (mode 1),
+ * as GeluKernelImpl computes it (PyTorch takes it where oneDNN does not:
+ * non-contiguous tensors, one element, oneDNN disabled). Its vector blocks
+ * compute float erf with SLEEF (ERF ct__verff), the rest of a loop with the
+ * C library's (the gelu_libm twin: see CT__VM_BLOCK). */
+#define CT__GEN_gelu(name, fl, T, F, ERF)                                                 \
+    CT__ALWAYS_INLINE T ct__##name##_##fl(T x, const ct__op_args *a)                      \
     {                                                                                     \
         if (a->mode == 1) {                                                               \
             const T beta = (T)(1.41421356237309504880 * 1.12837916709551257390 * 0.5), kappa = (T)0.044715; \
             T inner = beta * (x + kappa * (x * x * x));                                   \
             return (T)0.5 * x * (1 + F(tanh)(inner));                                     \
         }                                                                                 \
-        return x * (T)0.5 * (1 + F(erf)(x * (T)0.70710678118654752440));                  \
+        return x * (T)0.5 * (1 + ERF(x * (T)0.70710678118654752440));                    \
     }
-CT__FLOATING(gelu)
+CT__GEN_gelu(gelu, f, float, CT__LIBM_f, ct__verff)
+CT__GEN_gelu(gelu, d, double, CT__LIBM_d, erf)
+CT__GEN_gelu(gelu_libm, f, float, CT__LIBM_f, erff)
+CT__GEN_gelu(gelu_libm, d, double, CT__LIBM_d, erf)
 
 CT__UNARY_FL(silu, f, float, x / (1.0f + expf(-x)))
 CT__UNARY_FL(silu, d, double, x / (1.0 + exp(-x)))
@@ -456,15 +444,24 @@ CT__INLINE float ct__logit_h(float x, const ct__op_args *a)
     if (eps >= 0) x = x < eps ? eps : x > hi ? hi : x;
     return x == 1 ? INFINITY : logf(CT__NB(x / CT__NB(1 - x)));
 }
-/* the tanh form (mode 1), and the exact form of a strided tensor (mode 2) */
-CT__INLINE float ct__gelu_h(float x, const ct__op_args *a)
+/* the tanh form (mode 1), and the exact form of a strided tensor (mode 2),
+ * in bfloat16 roundings */
+CT__INLINE float ct__gelu_narrow_h(float x, const ct__op_args *a)
 {
-    if (a->mode == 0) return ct__gelu_f(x, a);
     if (a->mode == 2) return CT__NB(x * 0.5f) * CT__NB(1 + CT__NB(erff(CT__NB(x * CT__NB(0.70710678118654752440f)))));
     const float beta = CT__NB((float)(1.41421356237309504880 * 1.12837916709551257390 * 0.5));
     const float kappa = CT__NB(0.044715f);
     float inner = CT__NB(beta * CT__NB(x + CT__NB(kappa * CT__NB(CT__NB(x * x) * x))));
     return CT__NB(0.5f * x) * CT__NB(1 + CT__NB(tanhf(inner)));
+}
+/* the exact form of a contiguous tensor (mode 0) computes in float */
+CT__ALWAYS_INLINE float ct__gelu_h(float x, const ct__op_args *a)
+{
+    return a->mode == 0 ? ct__gelu_f(x, a) : ct__gelu_narrow_h(x, a);
+}
+CT__ALWAYS_INLINE float ct__gelu_libm_h(float x, const ct__op_args *a)
+{
+    return a->mode == 0 ? ct__gelu_libm_f(x, a) : ct__gelu_narrow_h(x, a);
 }
 CT__UNARY_FL(silu, h, float, x / CT__NB(1.0f + CT__NB(expf(-x))))
 
@@ -683,7 +680,7 @@ CT__FLOATING(clamp)
     X(acosh, UNARY, FLOATS) X(atanh, UNARY, FLOATS) X(erf, UNARY, FLOATS) X(erfc, UNARY, FLOATS)   \
     X(erfinv, UNARY, FLOATS) X(lgamma, UNARY, FLOATS) X(digamma, UNARY, FLOATS) X(polygamma, UNARY, FLOATS) \
     X(sigmoid, UNARY_VM, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
-    X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY, FLOATS) HX(silu, UNARY, FLOATS) \
+    X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY_VM0, FLOATS) HX(silu, UNARY, FLOATS) \
     X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \
     X(hardswish, UNARY, FLOATS) X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                \
     X(isfinite, UNARY_BOOL, ALL) X(logical_not, UNARY_BOOL, ALL) X(bitwise_not, UNARY, INTS_BOOL)  \

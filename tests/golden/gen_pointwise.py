@@ -427,6 +427,39 @@ for name, t in [('ones_i64', torch.ones(2, 3, dtype=torch.int64)), ('ones_f32_3'
     call('equal', torch.equal, [ones, (name, t, 't')])
 call('equal', torch.equal, [t_operand(torch.float32, (0,)), t_operand(torch.float32, (0,), variant=1)])
 
+
+# ---------------------------------------------------------------- SLEEF's bits
+
+# float32 erf (SLEEF's for every element), and gelu and its backward as
+# GeluKernelImpl computes them (PyTorch takes oneDNN for contiguous float
+# gelu: disabled here), on inputs that stress SLEEF's erf and exp: 0,
+# subnormals, both sides of erf's switch points (|x| = 1.1, 2.4, 4; for
+# gelu, those over sqrt(1/2)), exp's underflow (x^2 / 2 near 87 and 104),
+# large |x| (erf's |x| near 60.19, whose discarded exp lanes get exponents
+# near 2^31), infinities, NaN and -0. 96 elements: whole vector blocks, which
+# run SLEEF (the rest of a loop runs the C library's erf and exp). Compared
+# bit for bit by test_sleef_bits.
+def around(v):
+    x = torch.tensor([v, -v], dtype=torch.float32)
+    return [torch.nextafter(x, torch.full_like(x, -math.inf)), x, torch.nextafter(x, torch.full_like(x, math.inf))]
+
+
+edges = [torch.tensor([0.0, -0.0, 1e-45, -1e-45, 1.1754942e-38, -3e-39, 1e-20, -1e-7, 1e-4, 0.3, -0.7,
+                       1e3, -1e4, 3e38, -3.4e38, math.inf, -math.inf, math.nan])]
+for v in ([1.1, 2.4, 4.0] + [c / math.sqrt(0.5) for c in (1.1, 2.4, 4.0)] + [math.sqrt(2 * 87.3), math.sqrt(2 * 104.0)]
+          + [float.fromhex('0x1.e18bb0p+5')]):
+    edges += around(v)
+sleef_x = torch.cat(edges + [torch.randn(96, generator=g) * 3])[:96]
+sleef_dy = torch.randn(96, generator=g)
+sleef_dy[:4] = torch.tensor([1.0, -0.0, math.inf, 1e-40])
+mkldnn = torch._C._get_mkldnn_enabled()
+torch._C._set_mkldnn_enabled(False)
+for name, t in [('sleef_x', sleef_x), ('sleef_dy', sleef_dy), ('sleef_erf', torch.erf(sleef_x)),
+                ('sleef_gelu', F.gelu(sleef_x)),
+                ('sleef_gelu_backward', torch.ops.aten.gelu_backward(sleef_dy, sleef_x))]:
+    w.add(name, t)
+torch._C._set_mkldnn_enabled(mkldnn)
+
 w.save()
 with open('pointwise.txt', 'w') as fh:
     fh.write('\n'.join(lines) + '\n')
