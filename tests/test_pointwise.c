@@ -738,7 +738,10 @@ static void test_vector_math_same_bits_on_any_thread_count(void)
  * bits (SLEEF's erf and exp, GeluKernelImpl's and GeluBackwardKernelImpl's
  * formulas) on inputs chosen to stress them (gen_pointwise.py, "SLEEF's
  * bits"): whole vector blocks, so the bits hold with any C library. The
- * gradient comes through autograd, the fused float32 pass. */
+ * gradient comes through autograd, the fused float32 pass, which is the
+ * CPU's: on another device it comes from the differentiable ops (the C
+ * library's erf and exp, no fused multiply-add), which agree within
+ * float32's tolerance (torch.testing's rtol 1.3e-6, atol 1e-5). */
 static void test_sleef_bits(void)
 {
     CHECK(load_golden("tests/golden/pointwise.ctg"));
@@ -749,7 +752,12 @@ static void test_sleef_bits(void)
     CHECK_TENSOR(y, gold("sleef_gelu"), 0);
     ct_backward_opts o = {false, false, NULL, 0};
     CHECK(ct_backward(y, dy, o) == CT_OK);
-    CHECK_TENSOR(ct_grad(x), gold("sleef_gelu_backward"), 0);
+    if (ct_device_of(x).type == CT_DEVICE_CPU) {
+        CHECK_TENSOR(ct_grad(x), gold("sleef_gelu_backward"), 0);
+    } else {
+        ct_isclose_opts f32 = {1.3e-6, 1e-5, true};
+        CHECK(ct_allclose(ct_grad(x), gold("sleef_gelu_backward"), f32));
+    }
     free_golden();
 }
 
