@@ -21356,8 +21356,11 @@ static void ct__k_gelu_backward_f32(char **d, const int64_t *s, int64_t n, void 
         }                                                                                      \
     }
 #define CT__THRESHOLD_BACKWARD(dy, y) ((y) <= 0 ? 0 : (dy))
-#define CT__TANH_BACKWARD_F(dy, y) ((dy) * ct__fmaf(-(y), (y), 1.0f))
-#define CT__TANH_BACKWARD_D(dy, y) ((dy) * ct__fma(-(y), (y), 1.0))
+/* 1 - y * y rounded once; the vfnmadd it is passes a NaN y as it is, where
+ * negating y first, or the emulated FMA, may flip its sign */
+#define CT__ONE_MINUS_SQUARE(y, FMA, one) ((y) != (y) ? (y) : FMA(-(y), (y), one))
+#define CT__TANH_BACKWARD_F(dy, y) ((dy) * CT__ONE_MINUS_SQUARE(y, ct__fmaf, 1.0f))
+#define CT__TANH_BACKWARD_D(dy, y) ((dy) * CT__ONE_MINUS_SQUARE(y, ct__fma, 1.0))
 #define CT__SIGMOID_BACKWARD(dy, y) ((dy) * (1 - (y)) * (y))
 CT__BACKWARD_LOOP(threshold_backward_f32, float, CT__THRESHOLD_BACKWARD)
 CT__BACKWARD_LOOP(threshold_backward_f64, double, CT__THRESHOLD_BACKWARD)
@@ -21367,6 +21370,7 @@ CT__BACKWARD_LOOP(sigmoid_backward_f32, float, CT__SIGMOID_BACKWARD)
 CT__BACKWARD_LOOP(sigmoid_backward_f64, double, CT__SIGMOID_BACKWARD)
 #undef CT__BACKWARD_LOOP
 #undef CT__THRESHOLD_BACKWARD
+#undef CT__ONE_MINUS_SQUARE
 #undef CT__TANH_BACKWARD_F
 #undef CT__TANH_BACKWARD_D
 #undef CT__SIGMOID_BACKWARD
