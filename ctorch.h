@@ -6720,9 +6720,19 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx);
 typedef void (*ct__range_fn)(int64_t begin, int64_t end, void *ctx);
 static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ctx);
 
-/* gelu_backward(dy, x) of float32 CPU tensors of one shape, one pass
- * (GeluBackwardKernelImpl's exact form, pointwise.c). */
-static ct_tensor *ct__cpu_gelu_backward(const ct_tensor *dy, const ct_tensor *x);
+/* The backward kernels run as one CPU pass when no graph is recorded
+ * (pointwise.c): threshold_backward(dy, y, 0), tanh_backward(dy, y),
+ * sigmoid_backward(dy, y) and gelu_backward(dy, x) (the exact form). */
+typedef enum ct__fused_backward {
+    CT__FUSED_THRESHOLD,
+    CT__FUSED_TANH,
+    CT__FUSED_SIGMOID,
+    CT__FUSED_GELU
+} ct__fused_backward;
+/* op's kernel on dtype, or NULL where there is none */
+static ct__loop_fn ct__cpu_fused_backward_kernel(ct__fused_backward op, ct_dtype dtype);
+/* op(dy, v) of CPU tensors of one shape and a dtype that has the kernel */
+static ct_tensor *ct__cpu_fused_backward(ct__fused_backward op, const ct_tensor *dy, const ct_tensor *v);
 
 /* x rounded to the floating dtype dt, as arithmetic in dt rounds (range.c). */
 static double ct__round_to(double x, ct_dtype dt);
@@ -12744,10 +12754,25 @@ CT__BACKWARD(sqrt)
     return CT_OK;
 }
 
+/* Whether op's backward of g and v runs as one fused CPU pass: operands of
+ * one shape and a dtype that has the kernel, and no graph to record (under
+ * create_graph, and when its node's backward runs it again, it is made of
+ * differentiable ops); other devices run the differentiable ops too. */
+static bool ct__grad_fused(ct__fused_backward op, const ct_tensor *g, const ct_tensor *v)
+{
+    return !ct_is_grad_enabled() && g->dtype == v->dtype && ct__cpu_fused_backward_kernel(op, v->dtype) &&
+           v->storage->device.type == CT_DEVICE_CPU && g->storage->device.type == CT_DEVICE_CPU &&
+           g->ndim == v->ndim && !memcmp(g->sizes, v->sizes, (size_t)v->ndim * sizeof v->sizes[0]);
+}
+/* a backward formula's first line: op's fused pass where ct__grad_fused allows it */
+#define CT__RETURN_FUSED(op, g, v) \
+    if (ct__grad_fused(op, g, v)) return ct__cpu_fused_backward(op, g, v)
+
 /* tanh_backward(g, y): g * (1 - y*y) */
 static ct_tensor *ct__tanh_grad(const ct__node *n, const ct_tensor *const *in)
 {
     (void)n;
+    CT__RETURN_FUSED(CT__FUSED_TANH, in[0], in[1]);
     return ct_mul(in[0], ct_rsub_scalar(ct_mul(in[1], in[1]), ct_int(1)));
 }
 CT__GRAD_OP(ct__tanh_backward, "TanhBackwardBackward0", ct__tanh_grad, 2, 2);
@@ -12757,16 +12782,18 @@ CT__BACKWARD_OP(tanh, &ct__tanh_backward, CT__RESULT)
 static ct_tensor *ct__sigmoid_grad(const ct__node *n, const ct_tensor *const *in)
 {
     (void)n;
+    CT__RETURN_FUSED(CT__FUSED_SIGMOID, in[0], in[1]);
     return ct_mul(ct_mul(in[0], ct_rsub_scalar(in[1], ct_int(1))), in[1]);
 }
 CT__GRAD_OP(ct__sigmoid_backward, "SigmoidBackwardBackward0", ct__sigmoid_grad, 2, 2);
 CT__BACKWARD_OP(sigmoid, &ct__sigmoid_backward, CT__RESULT)
 
-/* threshold_backward(g, result, 0) */
+/* threshold_backward(g, result, 0): result <= 0 ? 0 : g (a NaN result passes g) */
 static ct_tensor *ct__relu_grad(const ct__node *n, const ct_tensor *const *in)
 {
     (void)n;
-    return ct_where_scalar_other(ct_gt_scalar(in[1], ct_int(0)), in[0], ct_int(0));
+    CT__RETURN_FUSED(CT__FUSED_THRESHOLD, in[0], in[1]);
+    return ct_where_scalar_self(ct_le_scalar(in[1], ct_int(0)), ct_int(0), in[0]);
 }
 CT__GRAD_OP(ct__threshold_backward, "ThresholdBackwardBackward0", ct__relu_grad, 2, 2);
 CT__BACKWARD_OP(relu, &ct__threshold_backward, CT__RESULT)
@@ -12995,23 +13022,13 @@ CT__BACKWARD(elu_result) { return ct__elu_backward(n, go, gi, &ct__elu_backward_
 CT__BACKWARD(celu) { return ct__elu_backward(n, go, gi, &ct__celu_backward_x, false); }
 CT__BACKWARD(celu_result) { return ct__elu_backward(n, go, gi, &ct__celu_backward_y, true); }
 
-/* Whether gelu_backward(g, x) runs as one fused CPU pass: float32 operands
- * of one shape, and no graph to record (under create_graph, and when its
- * node's backward runs it again, it is made of differentiable ops). */
-static bool ct__gelu_grad_fused(const ct_tensor *g, const ct_tensor *x)
-{
-    return !ct_is_grad_enabled() && x->dtype == CT_F32 && g->dtype == CT_F32 &&
-           x->storage->device.type == CT_DEVICE_CPU && g->storage->device.type == CT_DEVICE_CPU &&
-           g->ndim == x->ndim && !memcmp(g->sizes, x->sizes, (size_t)x->ndim * sizeof x->sizes[0]);
-}
-
 /* gelu_backward(g, x): g * (cdf + x * pdf), or its tanh approximation's derivative */
 static ct_tensor *ct__gelu_grad(const ct__node *n, const ct_tensor *const *in)
 {
     const ct_tensor *g = in[0], *x = in[1];
     ct_dtype dt = x->dtype;
-    if (n->pw.mode != CT_GELU_TANH && ct__gelu_grad_fused(g, x)) return ct__cpu_gelu_backward(g, x);
     if (n->pw.mode != CT_GELU_TANH) {
+        CT__RETURN_FUSED(CT__FUSED_GELU, g, x);
         const double sqrt1_2 = 0.70710678118654752440, two_sqrtpi = 1.12837916709551257390;
         ct_tensor *erf = ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt)));
         ct_tensor *cdf = ct_mul_scalar(ct_add_scalar(erf, ct_int(1)), ct_float(0.5));
@@ -13462,6 +13479,7 @@ CT__PW_CMP(ge, Ge)
 #undef CT__SELF
 #undef CT__PW_EDGE
 #undef CT__PW
+#undef CT__RETURN_FUSED
 
 /* The formula of a unary pointwise op, NULL for one without a derivative. */
 static const ct__pw_grad *ct__pw_grad_unary(ct__op op)
@@ -21315,16 +21333,69 @@ static void ct__k_gelu_backward_f32(char **d, const int64_t *s, int64_t n, void 
 #undef CT__GELU_BACKWARD_SPLIT
 #undef CT__GELU_BACKWARD
 
-/* gelu_backward(dy, x) of float32 CPU tensors of one shape, in one pass:
- * a new tensor of that shape. */
-static ct_tensor *ct__cpu_gelu_backward(const ct_tensor *dy, const ct_tensor *x)
+/* The other fused backward kernels, as PyTorch's (Activation.cpp's
+ * threshold_kernel, BinaryOpsKernel.cpp's tanh_backward_kernel and
+ * sigmoid_backward_kernel) compute them on float and double, the
+ * vectorised loop and the scalar one alike: the threshold is a select
+ * (NaN <= 0 is false: dy passes), and 1 - y * y is the FMA GCC contracts. */
+#define CT__BACKWARD_LOOP(name, T, expr)                                                       \
+    static void ct__k_##name(char **d, const int64_t *s, int64_t n, void *ctx)                 \
+    {                                                                                          \
+        const int64_t es = (int64_t)sizeof(T);                                                 \
+        (void)ctx;                                                                             \
+        if (s[0] == es && s[1] == es && s[2] == es) {                                          \
+            T *CT__RESTRICT o = (T *)d[0];                                                     \
+            const T *CT__RESTRICT dy = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];     \
+            for (int64_t k = 0; k < n; k++) {                                                  \
+                T g = dy[k], v = y[k]; /* (both loaded: the select then vectorises) */         \
+                o[k] = expr(g, v);                                                             \
+            }                                                                                  \
+        } else {                                                                               \
+            for (int64_t k = 0; k < n; k++)                                                    \
+                *(T *)(d[0] + k * s[0]) = expr(*(const T *)(d[1] + k * s[1]), *(const T *)(d[2] + k * s[2])); \
+        }                                                                                      \
+    }
+#define CT__THRESHOLD_BACKWARD(dy, y) ((y) <= 0 ? 0 : (dy))
+/* 1 - y * y rounded once; the vfnmadd it is passes a NaN y as it is, where
+ * negating y first, or the emulated FMA, may flip its sign */
+#define CT__ONE_MINUS_SQUARE(y, FMA, one) ((y) != (y) ? (y) : FMA(-(y), (y), one))
+#define CT__TANH_BACKWARD_F(dy, y) ((dy) * CT__ONE_MINUS_SQUARE(y, ct__fmaf, 1.0f))
+#define CT__TANH_BACKWARD_D(dy, y) ((dy) * CT__ONE_MINUS_SQUARE(y, ct__fma, 1.0))
+#define CT__SIGMOID_BACKWARD(dy, y) ((dy) * (1 - (y)) * (y))
+CT__BACKWARD_LOOP(threshold_backward_f32, float, CT__THRESHOLD_BACKWARD)
+CT__BACKWARD_LOOP(threshold_backward_f64, double, CT__THRESHOLD_BACKWARD)
+CT__BACKWARD_LOOP(tanh_backward_f32, float, CT__TANH_BACKWARD_F)
+CT__BACKWARD_LOOP(tanh_backward_f64, double, CT__TANH_BACKWARD_D)
+CT__BACKWARD_LOOP(sigmoid_backward_f32, float, CT__SIGMOID_BACKWARD)
+CT__BACKWARD_LOOP(sigmoid_backward_f64, double, CT__SIGMOID_BACKWARD)
+#undef CT__BACKWARD_LOOP
+#undef CT__THRESHOLD_BACKWARD
+#undef CT__ONE_MINUS_SQUARE
+#undef CT__TANH_BACKWARD_F
+#undef CT__TANH_BACKWARD_D
+#undef CT__SIGMOID_BACKWARD
+
+/* The fused kernel of op on dtype, or NULL where there is none (float16 and
+ * bfloat16: PyTorch rounds them otherwise; gelu's float64). */
+static ct__loop_fn ct__cpu_fused_backward_kernel(ct__fused_backward op, ct_dtype dtype)
 {
-    ct_tensor *r = ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu);
-    const ct_tensor *ops[3] = {r, dy, x};
+    static const ct__loop_fn f32[] = {ct__k_threshold_backward_f32, ct__k_tanh_backward_f32,
+                                      ct__k_sigmoid_backward_f32, ct__k_gelu_backward_f32};
+    static const ct__loop_fn f64[] = {ct__k_threshold_backward_f64, ct__k_tanh_backward_f64,
+                                      ct__k_sigmoid_backward_f64, NULL};
+    return dtype == CT_F32 ? f32[op] : dtype == CT_F64 ? f64[op] : NULL;
+}
+
+/* op's backward of dy and v (CPU tensors of one shape and a dtype that has
+ * the kernel), in one pass: a new tensor of that shape. */
+static ct_tensor *ct__cpu_fused_backward(ct__fused_backward op, const ct_tensor *dy, const ct_tensor *v)
+{
+    ct_tensor *r = ct__alloc(v->sizes, v->ndim, v->dtype, ct__cpu);
+    const ct_tensor *ops[3] = {r, dy, v};
     if (!r) return NULL;
     ct__iter it;
     if (!ct__iter_init_flat(&it, 3, ops)) ct__iter_init(&it, 3, ops);
-    ct__iter_parallel(&it, ct__k_gelu_backward_f32, NULL);
+    ct__iter_parallel(&it, ct__cpu_fused_backward_kernel(op, v->dtype), NULL);
     return r;
 }
 

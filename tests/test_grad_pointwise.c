@@ -634,6 +634,58 @@ static void test_second_derivative_of_piecewise_linear(void)
     CHECK_VALUES(second_derivative(hardtanh_default, (double[]){-2, 0.5}, 2), CT_SHAPE(2), 0, 0);
 }
 
+/* ---------------------------------------------------------------- fused first derivatives */
+
+/* t where same holds, 0 elsewhere */
+static ct_tensor *where_same(const ct_tensor *same, const ct_tensor *t)
+{
+    return ct_where_scalar_other(same, t, ct_int(0));
+}
+
+/* x's gradient of op(x) for grad_output dy must be want, bit for bit, where
+ * op(x) is want_y (NaN for NaN): ctorch's tanh and sigmoid are not yet
+ * PyTorch's to the bit (a few ulps, above), so the elements where the
+ * forward differs (10 of 104 at most here) are left out. */
+static void check_fused(ct_tensor *(*op)(const ct_tensor *), const ct_tensor *x0, const ct_tensor *dy,
+                        const ct_tensor *want_y, const ct_tensor *want)
+{
+    ct_tensor *x = ct_clone(x0);
+    CHECK(ct_requires_grad_(x, true) == CT_OK);
+    ct_tensor *y = op(x);
+    CHECK(ct_backward(y, dy, (ct_backward_opts){false, false, NULL, 0}) == CT_OK);
+    ct_tensor *yd = ct_detach(y);
+    ct_tensor *same = ct_logical_or(ct_eq(yd, want_y), ct_logical_and(ct_isnan(yd), ct_isnan(want_y)));
+    CHECK(ct_item_int(ct_sum(same)) >= ct_numel(x) - 16);
+    CHECK_TENSOR(where_same(same, ct_grad(x)), where_same(same, want), 0);
+}
+
+/* relu's, tanh's and sigmoid's gradients give PyTorch's bits (its
+ * threshold_backward, tanh_backward and sigmoid_backward kernels: a NaN
+ * result passes relu's grad_output, tanh's 1 - y * y is one FMA) on NaN,
+ * infinities, -0, 0 and subnormals, with grad_output contiguous and
+ * strided; float32 and float64 (gen_grad_pointwise.py, "fused_"). On the
+ * CPU that is the fused pass; other devices run the composite, whose tanh
+ * 1 - y * y rounds twice: its bits are PyTorch's only on the CPU. */
+static void test_fused_first_derivatives(void)
+{
+    static const char *const dtypes[] = {"float32", "float64"};
+    static const char *const names[] = {"relu", "tanh", "sigmoid"};
+    ct_tensor *(*const ops[])(const ct_tensor *) = {ct_relu, ct_tanh, ct_sigmoid};
+    char name[64], out[32], grad[32];
+#define FUSED(what) (snprintf(name, sizeof name, "fused_%s_%s", dtypes[d], what), golden(GP, name))
+    for (int d = 0; d < 2; d++) {
+        const ct_tensor *dys[2] = {FUSED("dy"), ct_transpose(FUSED("dyT"), 0, 1)};
+        for (int k = 0; k < 3; k++) {
+            if (k == 1 && ct_test_on_device()) continue;
+            snprintf(out, sizeof out, "%s_out", names[k]);
+            snprintf(grad, sizeof grad, "%s_grad", names[k]);
+            for (int strided = 0; strided < 2; strided++)
+                check_fused(ops[k], FUSED("x"), dys[strided], FUSED(out), FUSED(grad));
+        }
+    }
+#undef FUSED
+}
+
 int main(void)
 {
     RUN(test_second_derivative_at_kinks);
@@ -643,5 +695,6 @@ int main(void)
     RUN(test_golden_gradients);
     RUN(test_polygamma_errors);
     RUN(test_no_grad_results);
+    RUN(test_fused_first_derivatives);
     return ct_test_report();
 }

@@ -178,10 +178,25 @@ CT__BACKWARD(sqrt)
     return CT_OK;
 }
 
+/* Whether op's backward of g and v runs as one fused CPU pass: operands of
+ * one shape and a dtype that has the kernel, and no graph to record (under
+ * create_graph, and when its node's backward runs it again, it is made of
+ * differentiable ops); other devices run the differentiable ops too. */
+static bool ct__grad_fused(ct__fused_backward op, const ct_tensor *g, const ct_tensor *v)
+{
+    return !ct_is_grad_enabled() && g->dtype == v->dtype && ct__cpu_fused_backward_kernel(op, v->dtype) &&
+           v->storage->device.type == CT_DEVICE_CPU && g->storage->device.type == CT_DEVICE_CPU &&
+           g->ndim == v->ndim && !memcmp(g->sizes, v->sizes, (size_t)v->ndim * sizeof v->sizes[0]);
+}
+/* a backward formula's first line: op's fused pass where ct__grad_fused allows it */
+#define CT__RETURN_FUSED(op, g, v) \
+    if (ct__grad_fused(op, g, v)) return ct__cpu_fused_backward(op, g, v)
+
 /* tanh_backward(g, y): g * (1 - y*y) */
 static ct_tensor *ct__tanh_grad(const ct__node *n, const ct_tensor *const *in)
 {
     (void)n;
+    CT__RETURN_FUSED(CT__FUSED_TANH, in[0], in[1]);
     return ct_mul(in[0], ct_rsub_scalar(ct_mul(in[1], in[1]), ct_int(1)));
 }
 CT__GRAD_OP(ct__tanh_backward, "TanhBackwardBackward0", ct__tanh_grad, 2, 2);
@@ -191,16 +206,18 @@ CT__BACKWARD_OP(tanh, &ct__tanh_backward, CT__RESULT)
 static ct_tensor *ct__sigmoid_grad(const ct__node *n, const ct_tensor *const *in)
 {
     (void)n;
+    CT__RETURN_FUSED(CT__FUSED_SIGMOID, in[0], in[1]);
     return ct_mul(ct_mul(in[0], ct_rsub_scalar(in[1], ct_int(1))), in[1]);
 }
 CT__GRAD_OP(ct__sigmoid_backward, "SigmoidBackwardBackward0", ct__sigmoid_grad, 2, 2);
 CT__BACKWARD_OP(sigmoid, &ct__sigmoid_backward, CT__RESULT)
 
-/* threshold_backward(g, result, 0) */
+/* threshold_backward(g, result, 0): result <= 0 ? 0 : g (a NaN result passes g) */
 static ct_tensor *ct__relu_grad(const ct__node *n, const ct_tensor *const *in)
 {
     (void)n;
-    return ct_where_scalar_other(ct_gt_scalar(in[1], ct_int(0)), in[0], ct_int(0));
+    CT__RETURN_FUSED(CT__FUSED_THRESHOLD, in[0], in[1]);
+    return ct_where_scalar_self(ct_le_scalar(in[1], ct_int(0)), ct_int(0), in[0]);
 }
 CT__GRAD_OP(ct__threshold_backward, "ThresholdBackwardBackward0", ct__relu_grad, 2, 2);
 CT__BACKWARD_OP(relu, &ct__threshold_backward, CT__RESULT)
@@ -429,23 +446,13 @@ CT__BACKWARD(elu_result) { return ct__elu_backward(n, go, gi, &ct__elu_backward_
 CT__BACKWARD(celu) { return ct__elu_backward(n, go, gi, &ct__celu_backward_x, false); }
 CT__BACKWARD(celu_result) { return ct__elu_backward(n, go, gi, &ct__celu_backward_y, true); }
 
-/* Whether gelu_backward(g, x) runs as one fused CPU pass: float32 operands
- * of one shape, and no graph to record (under create_graph, and when its
- * node's backward runs it again, it is made of differentiable ops). */
-static bool ct__gelu_grad_fused(const ct_tensor *g, const ct_tensor *x)
-{
-    return !ct_is_grad_enabled() && x->dtype == CT_F32 && g->dtype == CT_F32 &&
-           x->storage->device.type == CT_DEVICE_CPU && g->storage->device.type == CT_DEVICE_CPU &&
-           g->ndim == x->ndim && !memcmp(g->sizes, x->sizes, (size_t)x->ndim * sizeof x->sizes[0]);
-}
-
 /* gelu_backward(g, x): g * (cdf + x * pdf), or its tanh approximation's derivative */
 static ct_tensor *ct__gelu_grad(const ct__node *n, const ct_tensor *const *in)
 {
     const ct_tensor *g = in[0], *x = in[1];
     ct_dtype dt = x->dtype;
-    if (n->pw.mode != CT_GELU_TANH && ct__gelu_grad_fused(g, x)) return ct__cpu_gelu_backward(g, x);
     if (n->pw.mode != CT_GELU_TANH) {
+        CT__RETURN_FUSED(CT__FUSED_GELU, g, x);
         const double sqrt1_2 = 0.70710678118654752440, two_sqrtpi = 1.12837916709551257390;
         ct_tensor *erf = ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt)));
         ct_tensor *cdf = ct_mul_scalar(ct_add_scalar(erf, ct_int(1)), ct_float(0.5));
@@ -896,6 +903,7 @@ CT__PW_CMP(ge, Ge)
 #undef CT__SELF
 #undef CT__PW_EDGE
 #undef CT__PW
+#undef CT__RETURN_FUSED
 
 /* The formula of a unary pointwise op, NULL for one without a derivative. */
 static const ct__pw_grad *ct__pw_grad_unary(ct__op op)

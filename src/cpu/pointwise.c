@@ -357,16 +357,69 @@ static void ct__k_gelu_backward_f32(char **d, const int64_t *s, int64_t n, void 
 #undef CT__GELU_BACKWARD_SPLIT
 #undef CT__GELU_BACKWARD
 
-/* gelu_backward(dy, x) of float32 CPU tensors of one shape, in one pass:
- * a new tensor of that shape. */
-static ct_tensor *ct__cpu_gelu_backward(const ct_tensor *dy, const ct_tensor *x)
+/* The other fused backward kernels, as PyTorch's (Activation.cpp's
+ * threshold_kernel, BinaryOpsKernel.cpp's tanh_backward_kernel and
+ * sigmoid_backward_kernel) compute them on float and double, the
+ * vectorised loop and the scalar one alike: the threshold is a select
+ * (NaN <= 0 is false: dy passes), and 1 - y * y is the FMA GCC contracts. */
+#define CT__BACKWARD_LOOP(name, T, expr)                                                       \
+    static void ct__k_##name(char **d, const int64_t *s, int64_t n, void *ctx)                 \
+    {                                                                                          \
+        const int64_t es = (int64_t)sizeof(T);                                                 \
+        (void)ctx;                                                                             \
+        if (s[0] == es && s[1] == es && s[2] == es) {                                          \
+            T *CT__RESTRICT o = (T *)d[0];                                                     \
+            const T *CT__RESTRICT dy = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];     \
+            for (int64_t k = 0; k < n; k++) {                                                  \
+                T g = dy[k], v = y[k]; /* (both loaded: the select then vectorises) */         \
+                o[k] = expr(g, v);                                                             \
+            }                                                                                  \
+        } else {                                                                               \
+            for (int64_t k = 0; k < n; k++)                                                    \
+                *(T *)(d[0] + k * s[0]) = expr(*(const T *)(d[1] + k * s[1]), *(const T *)(d[2] + k * s[2])); \
+        }                                                                                      \
+    }
+#define CT__THRESHOLD_BACKWARD(dy, y) ((y) <= 0 ? 0 : (dy))
+/* 1 - y * y rounded once; the vfnmadd it is passes a NaN y as it is, where
+ * negating y first, or the emulated FMA, may flip its sign */
+#define CT__ONE_MINUS_SQUARE(y, FMA, one) ((y) != (y) ? (y) : FMA(-(y), (y), one))
+#define CT__TANH_BACKWARD_F(dy, y) ((dy) * CT__ONE_MINUS_SQUARE(y, ct__fmaf, 1.0f))
+#define CT__TANH_BACKWARD_D(dy, y) ((dy) * CT__ONE_MINUS_SQUARE(y, ct__fma, 1.0))
+#define CT__SIGMOID_BACKWARD(dy, y) ((dy) * (1 - (y)) * (y))
+CT__BACKWARD_LOOP(threshold_backward_f32, float, CT__THRESHOLD_BACKWARD)
+CT__BACKWARD_LOOP(threshold_backward_f64, double, CT__THRESHOLD_BACKWARD)
+CT__BACKWARD_LOOP(tanh_backward_f32, float, CT__TANH_BACKWARD_F)
+CT__BACKWARD_LOOP(tanh_backward_f64, double, CT__TANH_BACKWARD_D)
+CT__BACKWARD_LOOP(sigmoid_backward_f32, float, CT__SIGMOID_BACKWARD)
+CT__BACKWARD_LOOP(sigmoid_backward_f64, double, CT__SIGMOID_BACKWARD)
+#undef CT__BACKWARD_LOOP
+#undef CT__THRESHOLD_BACKWARD
+#undef CT__ONE_MINUS_SQUARE
+#undef CT__TANH_BACKWARD_F
+#undef CT__TANH_BACKWARD_D
+#undef CT__SIGMOID_BACKWARD
+
+/* The fused kernel of op on dtype, or NULL where there is none (float16 and
+ * bfloat16: PyTorch rounds them otherwise; gelu's float64). */
+static ct__loop_fn ct__cpu_fused_backward_kernel(ct__fused_backward op, ct_dtype dtype)
 {
-    ct_tensor *r = ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu);
-    const ct_tensor *ops[3] = {r, dy, x};
+    static const ct__loop_fn f32[] = {ct__k_threshold_backward_f32, ct__k_tanh_backward_f32,
+                                      ct__k_sigmoid_backward_f32, ct__k_gelu_backward_f32};
+    static const ct__loop_fn f64[] = {ct__k_threshold_backward_f64, ct__k_tanh_backward_f64,
+                                      ct__k_sigmoid_backward_f64, NULL};
+    return dtype == CT_F32 ? f32[op] : dtype == CT_F64 ? f64[op] : NULL;
+}
+
+/* op's backward of dy and v (CPU tensors of one shape and a dtype that has
+ * the kernel), in one pass: a new tensor of that shape. */
+static ct_tensor *ct__cpu_fused_backward(ct__fused_backward op, const ct_tensor *dy, const ct_tensor *v)
+{
+    ct_tensor *r = ct__alloc(v->sizes, v->ndim, v->dtype, ct__cpu);
+    const ct_tensor *ops[3] = {r, dy, v};
     if (!r) return NULL;
     ct__iter it;
     if (!ct__iter_init_flat(&it, 3, ops)) ct__iter_init(&it, 3, ops);
-    ct__iter_parallel(&it, ct__k_gelu_backward_f32, NULL);
+    ct__iter_parallel(&it, ct__cpu_fused_backward_kernel(op, v->dtype), NULL);
     return r;
 }
 
