@@ -468,8 +468,9 @@ static void *ct__tcp_engine_main(void *arg)
             e->polled[n].events = (short)(POLLIN | (e->peers[p].sends ? POLLOUT : 0));
             e->polled_peer[n++] = p;
         }
+        int wait_ms = e->stop ? ct__sock_ms_left(e->linger_deadline) : -1; /* (read under the lock) */
         pthread_mutex_unlock(&e->lock);
-        int rc = poll(e->polled, (nfds_t)n, e->stop ? ct__sock_ms_left(e->linger_deadline) : -1);
+        int rc = poll(e->polled, (nfds_t)n, wait_ms);
         pthread_mutex_lock(&e->lock);
         if (rc <= 0) continue;
         if (e->polled[0].revents) {
