@@ -5404,7 +5404,8 @@ typedef struct ct__conv_job {
  *   APPLY    out (m's output shape) = m(x); places no tap reaches get fill
  *   ADJOINT  out (m's input shape) = the adjoint of m applied to x
  *   ARGMAX   out (int64, m's output shape) = the input place of each
- *            window's largest element (max pooling's indices); inside,
+ *            window's largest element (max pooling's indices), values
+ *            (dtype, m's output shape) = that element; inside,
  *            when not NULL, gives 2-D windows that all lie in the H x W
  *            image (sizes inside[0], strides inside[1]; OH x OW outputs). */
 typedef enum ct__linmap_kind { CT__LINMAP_APPLY, CT__LINMAP_ADJOINT, CT__LINMAP_ARGMAX } ct__linmap_kind;
@@ -5413,7 +5414,7 @@ typedef struct ct__linmap_job {
     const ct__linmap *m;
     ct_dtype dtype;
     const void *x;
-    void *out;
+    void *out, *values;
     double fill;
     const int64_t (*inside)[2];
     int64_t H, W, OH, OW;
@@ -5665,7 +5666,7 @@ typedef struct ct_backend {
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */
-#define CT_BACKEND_ABI_VERSION 4
+#define CT_BACKEND_ABI_VERSION 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -25620,11 +25621,12 @@ CT__LINMAP(float)
 CT__LINMAP(double)
 
 /* Max pooling: the index of each window's maximum (the first; NaN wins, the
- * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps.
+ * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps, and
+ * the maximum itself.
  * A block of windows at a time, tap by tap: one window's taps form a chain of
  * dependent compares, a block's windows are independent of each other. */
 #define CT__LINMAP_ARGMAX(T)                                                                            \
-    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                    \
+    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx, T *y)              \
     {                                                                                                   \
         enum { block = 256 };                                                                           \
         const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;             \
@@ -25645,7 +25647,10 @@ CT__LINMAP(double)
                         int64_t take = (s >= 0) & ((cur < 0) | (v > bv) | (v != v));                    \
                         best[i] = cur + ((s - cur) & -take);                                            \
                     }                                                                                   \
-                for (int64_t i = 0; i < n; i++) idx[b * n_out + i0 + i] = CT__MAX(best[i], 0);          \
+                for (int64_t i = 0; i < n; i++) {                                                       \
+                    idx[b * n_out + i0 + i] = CT__MAX(best[i], 0);                                      \
+                    y[b * n_out + i0 + i] = xp[CT__MAX(best[i], 0)];                                    \
+                }                                                                                       \
             }                                                                                           \
     }
 CT__LINMAP_ARGMAX(float)
@@ -25656,10 +25661,12 @@ CT__LINMAP_ARGMAX(double)
  * (taps in row-major order, the first maximum, the last NaN) without its
  * table, a row of windows at a time, tap by tap, into local arrays (which
  * nothing else can alias: the loop vectorises).
- * x (planes, H, W), idx (planes, OH, OW) the index of each maximum in its plane. */
+ * x (planes, H, W), idx (planes, OH, OW) the index of each maximum in its
+ * plane, y (planes, OH, OW) the maxima. */
 #define CT__MAX_POOL2D_ARGMAX(T)                                                                        \
     static void ct__max_pool2d_argmax_##T(int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW, \
-                                          const int64_t *k, const int64_t *stride, const T *x, int64_t *idx)\
+                                          const int64_t *k, const int64_t *stride, const T *x, int64_t *idx,\
+                                          T *y)                                                         \
     {                                                                                                   \
         enum { block = 256 };                                                                           \
         T best_v[block];                                                                                \
@@ -25682,10 +25689,97 @@ CT__LINMAP_ARGMAX(double)
                             }                                                                           \
                         }                                                                               \
                     memcpy(idx + (b * OH + oy) * OW + ox0, best, sizeof(int64_t) * (size_t)n);          \
+                    memcpy(y + (b * OH + oy) * OW + ox0, best_v, sizeof(T) * (size_t)n);                \
                 }                                                                                       \
     }
 CT__MAX_POOL2D_ARGMAX(float)
 CT__MAX_POOL2D_ARGMAX(double)
+
+/* Max pooling whose windows tile the rows (kernel == stride == k[1] in x,
+ * W == OW * k[1]) and all lie inside the image: rows of a few windows are too
+ * short for vectors, so the scan goes in two passes over a group of whole
+ * rows (contiguous, as the rows tile): the maximum of each row's window
+ * segment over the group flattened (one long loop), then of those segments
+ * down each window's rows, a row of windows padded to whole vectors (the lanes
+ * past it read the next rows' segments, and what they write the next rows
+ * overwrite). The scan's order
+ * (row by row, the first maximum, the last NaN) is kept: the first (last) in
+ * row-major order is the first (last) row's first (last) one.
+ * x (planes, H, W); y, idx (planes, OH, OW). */
+enum { CT__POOL_TILED_BLOCK = 1024, CT__POOL_LANES = 16 }; /* segments a group holds; the padding */
+
+/* The input row (of planes * H) where output row q's (of planes * OH) windows start. */
+static inline int64_t ct__pool_row_at(int64_t q, int64_t OH, int64_t H, int64_t sy) { return q / OH * H + q % OH * sy; }
+
+#define CT__MAX_POOL2D_TILED(T)                                                                           \
+    /* each of n runs of k values in x (n * k): its maximum v and that one's place c in the run */        \
+    static inline void ct__pool_run_max_##T(int64_t n, int64_t k, const T *x, T *v, int32_t *c)           \
+    {                                                                                                     \
+        for (int64_t j = 0; j < n; j++) {                                                                 \
+            T best = x[j * k];                                                                            \
+            int32_t at = 0;                                                                               \
+            for (int64_t t = 1; t < k; t++) {                                                             \
+                T u = x[j * k + t];                                                                       \
+                bool take = (u > best) | (u != u);                                                        \
+                best = take ? u : best;                                                                   \
+                at = take ? (int32_t)t : at;                                                              \
+            }                                                                                             \
+            v[j] = best;                                                                                  \
+            c[j] = at;                                                                                    \
+        }                                                                                                 \
+    }                                                                                                     \
+    /* down kh rows, OW apart, of segment maxima v and places c: the maximum v_out and its place in the  \
+     * window, row * W + c, in each of n lanes */                                                         \
+    static void ct__pool_down_max_##T(int64_t kh, int64_t n, int64_t OW, int64_t W, const T *v,           \
+                                      const int32_t *c, T *v_out, int32_t *at_out)                        \
+    {                                                                                                     \
+        for (int64_t i = 0; i < n; i++) {                                                                 \
+            v_out[i] = v[i];                                                                              \
+            at_out[i] = c[i];                                                                             \
+        }                                                                                                 \
+        for (int64_t ky = 1; ky < kh; ky++)                                                               \
+            for (int64_t i = 0; i < n; i++) {                                                             \
+                T u = v[ky * OW + i];                                                                     \
+                bool take = (u > v_out[i]) | (u != u);                                                    \
+                v_out[i] = take ? u : v_out[i];                                                           \
+                at_out[i] = take ? (int32_t)(ky * W) + c[ky * OW + i] : at_out[i];                        \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__max_pool2d_tiled_##T(int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW,    \
+                                         const int64_t *k, const int64_t *stride, const T *x, int64_t *idx, \
+                                         T *y)                                                            \
+    {                                                                                                     \
+        enum { block = CT__POOL_TILED_BLOCK, lanes = CT__POOL_LANES };                                    \
+        T seg_v[block + lanes], best_v[block + lanes];                                                    \
+        int32_t seg_c[block + lanes], best_at[block + lanes];                                             \
+        /* the padding lanes read what earlier groups (or this) left: defined values */                   \
+        memset(seg_v, 0, sizeof seg_v);                                                                   \
+        memset(seg_c, 0, sizeof seg_c);                                                                   \
+        const int64_t rows_max = block / OW, kw = k[1], sy = stride[0], out_rows = planes * OH;           \
+        const int64_t n = (OW + lanes - 1) / lanes * lanes;                                               \
+        /* output rows [q0, q1) at a time: as many as the input rows they read fit the block */           \
+        for (int64_t q0 = 0, q1; q0 < out_rows; q0 = q1) {                                                \
+            int64_t r0 = ct__pool_row_at(q0, OH, H, sy);                                                  \
+            q1 = q0 + 1;                                                                                  \
+            while (q1 < out_rows && ct__pool_row_at(q1, OH, H, sy) + k[0] - r0 <= rows_max) q1++;         \
+            int64_t rows = ct__pool_row_at(q1 - 1, OH, H, sy) + k[0] - r0;                                \
+            /* a constant 2 (the common window) lets the loads be shuffles, not gathers */                \
+            if (kw == 2) ct__pool_run_max_##T(rows * OW, 2, x + r0 * W, seg_v, seg_c);                    \
+            else ct__pool_run_max_##T(rows * OW, kw, x + r0 * W, seg_v, seg_c);                           \
+            for (int64_t q = q0; q < q1; q++) {                                                           \
+                int64_t r = ct__pool_row_at(q, OH, H, sy) - r0, corner = q % OH * sy * W;                 \
+                ct__pool_down_max_##T(k[0], n, OW, W, seg_v + r * OW, seg_c + r * OW, best_v, best_at);   \
+                /* all n lanes where the rows after q follow (they overwrite the excess) */              \
+                int64_t len = (q * OW + n <= out_rows * OW) ? n : OW;                                     \
+                for (int64_t i = 0; i < len; i++) {                                                       \
+                    y[q * OW + i] = best_v[i];                                                            \
+                    idx[q * OW + i] = corner + i * kw + best_at[i];                                       \
+                }                                                                                         \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+CT__MAX_POOL2D_TILED(float)
+CT__MAX_POOL2D_TILED(double)
 
 /* ---------------------------------------------------------------- the kernels' driver */
 
@@ -26564,6 +26658,15 @@ static ct_result ct__cpu_conv(const ct__conv_job *job)
     return job->dtype == CT_F32 ? ct__cpu_conv_float(job) : ct__cpu_conv_double(job);
 }
 
+/* Whether an inside max pool's windows tile the rows (kernel == stride in x, W == OW * stride), a
+ * window's rows fit ct__max_pool2d_tiled's block and its places an int32. */
+static bool ct__pool_tiles_rows(const ct__linmap_job *j)
+{
+    const int64_t *k = j->inside[0], *stride = j->inside[1];
+    return k[1] == stride[1] && j->W == j->OW * k[1] && k[0] * j->OW <= CT__POOL_TILED_BLOCK &&
+           k[0] * j->W <= INT32_MAX;
+}
+
 #define CT__CPU_LINMAP(T)                                                                                     \
     static void ct__cpu_linmap_##T(const ct__linmap_job *j)                                                   \
     {                                                                                                         \
@@ -26573,11 +26676,14 @@ static ct_result ct__cpu_conv(const ct__conv_job *job)
         case CT__LINMAP_APPLY: ct__linmap_apply_##T(m, (const T *)j->x, (T *)j->out, (T)j->fill); break;     \
         case CT__LINMAP_ADJOINT: ct__linmap_adjoint_##T(m, (const T *)j->x, (T *)j->out); break;             \
         case CT__LINMAP_ARGMAX:                                                                               \
-            if (j->inside)                                                                                    \
+            if (j->inside && ct__pool_tiles_rows(j))                                                          \
+                ct__max_pool2d_tiled_##T(m->planes, j->H, j->W, j->OH, j->OW, j->inside[0], j->inside[1],     \
+                                         (const T *)j->x, idx, (T *)j->values);                               \
+            else if (j->inside)                                                                               \
                 ct__max_pool2d_argmax_##T(m->planes, j->H, j->W, j->OH, j->OW, j->inside[0], j->inside[1],    \
-                                          (const T *)j->x, idx);                                              \
+                                          (const T *)j->x, idx, (T *)j->values);                              \
             else                                                                                              \
-                ct__linmap_argmax_##T(m, (const T *)j->x, idx);                                               \
+                ct__linmap_argmax_##T(m, (const T *)j->x, idx, (T *)j->values);                               \
             break;                                                                                            \
         }                                                                                                     \
     }
@@ -33517,7 +33623,7 @@ ct_tensor *ct_cross(const ct_tensor *input, const ct_tensor *other)
  * linear map (ct__linmap) of its input planes, built once per call from the
  * geometry, whose backward node applies the adjoint, whose backward applies
  * the map again, so every order of derivative is exact. Max pooling finds its
- * indices first and is then the gather they describe. */
+ * maxima with their indices, and records them as the gather they describe. */
 
 /* ---------------------------------------------------------------- maps and their nodes */
 
@@ -33594,9 +33700,10 @@ static ct__linmap_job ct__linmap_job_for(ct__linmap_kind kind, const ct__linmap 
 
 /* The map (or its adjoint) of x, whose shape is the map's input (output)
  * shape; places no tap reaches get `fill`. Records a node that shares m. */
+static ct_tensor *ct__linmap_record(ct__linmap *m, const ct_tensor *x, ct_tensor *out, bool adjoint);
+
 static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint, double fill)
 {
-    static const ct__node_type type = {"LinearMapBackward", ct__bw_linmap};
     if (ct__recordable(&x, 1) != CT_OK) return NULL;
     ct_shape shape = adjoint ? m->in_shape : m->out_shape;
     ct_tensor *xc, *out = ct__alloc(shape.size, shape.ndim, x->dtype, x->storage->device);
@@ -33610,6 +33717,13 @@ static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint
     job.fill = fill;
     if (job.x && job.out) ct__backend_for(out->storage->device.type)->linmap(&job);
     ct__discard(xc);
+    return ct__linmap_record(m, x, out, adjoint);
+}
+
+/* Record out = m(x) (or its adjoint) as computed: a node that shares m. */
+static ct_tensor *ct__linmap_record(ct__linmap *m, const ct_tensor *x, ct_tensor *out, bool adjoint)
+{
+    static const ct__node_type type = {"LinearMapBackward", ct__bw_linmap};
     const ct_tensor *inputs[1] = {x};
     ct__node *n = ct__record(&type, inputs, 1, &out, 1);
     if (n) {
@@ -33751,24 +33865,42 @@ static bool ct__axis_adaptive(ct__axis *a, int64_t in, int64_t out, bool average
 static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const int64_t (*inside)[2], const char *name,
                                   const char *adjoint_name, ct_tensor **indices)
 {
-    if (!m) return NULL;
-    ct_tensor *xc, *idx = ct__alloc(m->out_shape.size, m->out_shape.ndim, CT_I64, x->storage->device);
+    if (!m || ct__recordable(&x, 1) != CT_OK) {
+        ct__linmap_unref(m);
+        return NULL;
+    }
+    const ct_shape *os = &m->out_shape;
+    /* the indices become the gradient's map, whose tables live on the host:
+     * the CPU's kernel writes them there, a tensor of them is made when asked
+     * for (or to come from another device) */
+    size_t idx_bytes = sizeof(int64_t) * (size_t)(m->planes * m->n_out);
+    bool on_cpu = x->storage->device.type == CT_DEVICE_CPU;
+    ct_tensor *xc, *idx = on_cpu && !indices ? NULL : ct__alloc(os->size, os->ndim, CT_I64, x->storage->device);
+    ct_tensor *r = ct__alloc(os->size, os->ndim, x->dtype, x->storage->device);
     CT__UNRECORDED(xc, ct_contiguous(x));
     ct__linmap *g = ct__linmap_new(name, adjoint_name, m->planes, m->n_out, 1, false, true);
-    ct_tensor *r = NULL;
-    if (xc && idx && g) {
-        ct__linmap_job job = ct__linmap_job_for(CT__LINMAP_ARGMAX, m, xc, idx);
+    bool ok = xc && r && g && (idx || !indices), any = idx_bytes > 0;
+    if (ok && any) {
+        ct__linmap_job job = ct__linmap_job_for(CT__LINMAP_ARGMAX, m, xc, r);
+        job.values = job.out;
+        job.out = on_cpu ? (void *)g->src : ct__data(idx);
         job.inside = inside;
         job.H = x->sizes[x->ndim - 2], job.W = x->sizes[x->ndim - 1];
-        job.OH = m->out_shape.size[x->ndim - 2], job.OW = m->out_shape.size[x->ndim - 1];
-        if (job.out) ct__backend_for(idx->storage->device.type)->linmap(&job);
-        /* the indices become the gradient's map, whose tables live on the host */
-        const ct_tensor *host = job.out ? ct__host(idx) : NULL;
-        if (host) memcpy(g->src, ct__data(host), sizeof(int64_t) * (size_t)(m->planes * m->n_out));
+        job.OH = os->size[x->ndim - 2], job.OW = os->size[x->ndim - 1];
+        ct__backend_for(x->storage->device.type)->linmap(&job);
+    }
+    const ct_tensor *host = ok && !on_cpu ? ct__host(idx) : NULL;
+    ok = ok && (on_cpu || host);
+    if (ok && any && on_cpu && idx) memcpy(ct__data(idx), g->src, idx_bytes);
+    if (ok && any && host) memcpy(g->src, ct__data(host), idx_bytes);
+    if (ok) {
         g->n_in = m->n_in;
         g->in_shape = m->in_shape;
         g->out_shape = m->out_shape;
-        r = ct__linmap_run(g, x, false, 0);
+        r = ct__linmap_record(g, x, r, false);
+    } else {
+        ct__discard(r);
+        r = NULL;
     }
     ct__linmap_unref(g);
     ct__linmap_unref(m);

@@ -345,6 +345,80 @@ static void test_max_pool_nan(void)
     ct_scope_end(s);
 }
 
+/* x (n, c, h, w) of values full of ties and NaNs (of both signs), each row followed by `extra`
+ * columns of NaN, as a tensor of dtype. */
+static ct_tensor *pool_input(const int64_t *shape, int64_t extra, ct_dtype dtype, uint32_t *seed)
+{
+    const double picks[8] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 1, 2};
+    int64_t rows = shape[0] * shape[1] * shape[2], w = shape[3] + extra;
+    double *v = (double *)malloc(sizeof(double) * (size_t)(rows * w));
+    for (int64_t i = 0; i < rows * w; i++) {
+        if (i % w >= shape[3]) {
+            v[i] = NAN;
+            continue;
+        }
+        *seed = *seed * 1664525u + 1013904223u;
+        /* a NaN one time in 16, else one of six values */
+        v[i] = picks[*seed >> 28 ? 2 + (*seed >> 16) % 6 : (*seed >> 16) % 2];
+    }
+    ct_tensor *t = ct_to(ct_from_array(v, CT_SHAPE(shape[0], shape[1], shape[2], w), CT_F64), dtype);
+    free(v);
+    return t;
+}
+
+/* A max pool's maxima (as float64, bit for bit) and indices, with the indices
+ * of a pool over rows `extra` columns longer read as those of the plain rows. */
+static void pool_result(ct_tensor *x, const int64_t *k, const int64_t *stride, int64_t w, int64_t extra, double *v,
+                        int64_t *idx, int64_t n)
+{
+    ct_tensor *i = NULL, *r = ct_max_pool2d_with_indices(x, CT_SHAPE(k[0], k[1]), (ct_max_pool_opts){.stride = CT_SHAPE(stride[0], stride[1])}, &i);
+    CHECK_T(r);
+    CHECK_OK(ct_copy_to_array(r, v, n, CT_F64));
+    CHECK_OK(ct_copy_to_array(i, idx, n, CT_I64));
+    for (int64_t j = 0; j < n; j++) idx[j] = idx[j] / (w + extra) * w + idx[j] % (w + extra);
+}
+
+/* The kernel for windows that tile the rows gives the scan's maxima and indices bit for bit: against
+ * the kernel for other windows inside the image (the same windows over rows with NaN columns
+ * appended past the last window) and the table of adaptive pooling (the same windows when they
+ * tile the plane), for rows of every kind, floats and doubles. */
+static void test_max_pool_tiled_rows(void)
+{
+    static const struct { int64_t shape[4], k[2], stride[2]; } cases[] = {
+        {{2, 3, 28, 28}, {2, 2}, {2, 2}}, {{1, 1, 1, 6}, {1, 2}, {1, 2}},   {{3, 5, 7, 9}, {2, 3}, {2, 3}},
+        {{1, 2, 9, 10}, {3, 2}, {1, 2}},  {{1, 3, 15, 15}, {2, 2}, {2, 2}}, {{2, 1, 5, 7}, {3, 3}, {2, 2}},
+        {{1, 2, 6, 1000}, {2, 2}, {2, 2}}, {{1, 1, 4, 2100}, {2, 2}, {2, 2}}, {{4, 2, 10, 10}, {2, 5}, {2, 5}},
+    };
+    uint32_t seed = 7;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int d = 0; d < 2; d++) {
+            ct_scope s = ct_scope_begin();
+            const int64_t *sh = cases[c].shape, *k = cases[c].k, *st = cases[c].stride;
+            ct_dtype dtype = d ? CT_F64 : CT_F32;
+            int64_t oh = (sh[2] - k[0]) / st[0] + 1, ow = (sh[3] - k[1]) / st[1] + 1, n = sh[0] * sh[1] * oh * ow;
+            double *v = (double *)malloc(sizeof(double) * (size_t)n * 3);
+            int64_t *idx = (int64_t *)malloc(sizeof(int64_t) * (size_t)n * 3);
+            uint32_t again = seed;
+            int64_t extra = st[1] - 1 - (sh[3] - k[1]) % st[1]; /* columns that make no more windows */
+            ct_tensor *x = pool_input(sh, 0, dtype, &seed), *wide = pool_input(sh, extra, dtype, &again);
+            pool_result(x, k, st, sh[3], 0, v, idx, n);
+            pool_result(wide, k, st, sh[3], extra, v + n, idx + n, n);
+            bool tiles = k[0] == st[0] && k[1] == st[1] && sh[2] == oh * k[0] && sh[3] == ow * k[1];
+            ct_tensor *ai = NULL, *a = tiles ? ct_adaptive_max_pool2d(x, CT_SHAPE(oh, ow), &ai) : NULL;
+            if (tiles) {
+                CHECK_OK(ct_copy_to_array(a, v + 2 * n, n, CT_F64));
+                CHECK_OK(ct_copy_to_array(ai, idx + 2 * n, n, CT_I64));
+            }
+            for (int other = 1; other <= (tiles ? 2 : 1); other++)
+                if (memcmp(v, v + other * n, sizeof(double) * (size_t)n) || memcmp(idx, idx + other * n, sizeof(int64_t) * (size_t)n))
+                    ct_test_fail(__FILE__, __LINE__, "case %zu, %s: the %s kernel differs", c, d ? "double" : "float",
+                                 other == 1 ? "inside" : "adaptive");
+            free(v);
+            free(idx);
+            ct_scope_end(s);
+        }
+}
+
 /* ---------------------------------------------------------------- threads' scratch memory */
 
 /* A convolution's forward and backward and a product large enough to pack
@@ -438,6 +512,7 @@ int main(void)
     RUN(test_seed_custom_conv2d);
     RUN(test_infinities);
     RUN(test_max_pool_nan);
+    RUN(test_max_pool_tiled_rows);
     RUN(test_thread_scratch_freed_at_exit);
 #ifdef _OPENMP
     RUN(test_same_bits_on_any_thread_count);

@@ -404,7 +404,7 @@ static ct_result td_conv(const ct__conv_job *job)
 static void td_linmap(const ct__linmap_job *job)
 {
     td_call c = {{0}, 0};
-    td_add(&c, job->x), td_add(&c, job->out);
+    td_add(&c, job->x), td_add(&c, job->out), td_add(&c, job->values);
     TD_RUN(&c, td_cpu->linmap(job));
 }
 

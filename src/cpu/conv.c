@@ -241,11 +241,12 @@ CT__LINMAP(float)
 CT__LINMAP(double)
 
 /* Max pooling: the index of each window's maximum (the first; NaN wins, the
- * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps.
+ * last NaN as PyTorch's scan leaves it) in its plane, from a map's taps, and
+ * the maximum itself.
  * A block of windows at a time, tap by tap: one window's taps form a chain of
  * dependent compares, a block's windows are independent of each other. */
 #define CT__LINMAP_ARGMAX(T)                                                                            \
-    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx)                    \
+    static void ct__linmap_argmax_##T(const ct__linmap *m, const T *x, int64_t *idx, T *y)              \
     {                                                                                                   \
         enum { block = 256 };                                                                           \
         const int64_t planes = m->planes, n_out = m->n_out, taps = m->taps, n_in = m->n_in;             \
@@ -266,7 +267,10 @@ CT__LINMAP(double)
                         int64_t take = (s >= 0) & ((cur < 0) | (v > bv) | (v != v));                    \
                         best[i] = cur + ((s - cur) & -take);                                            \
                     }                                                                                   \
-                for (int64_t i = 0; i < n; i++) idx[b * n_out + i0 + i] = CT__MAX(best[i], 0);          \
+                for (int64_t i = 0; i < n; i++) {                                                       \
+                    idx[b * n_out + i0 + i] = CT__MAX(best[i], 0);                                      \
+                    y[b * n_out + i0 + i] = xp[CT__MAX(best[i], 0)];                                    \
+                }                                                                                       \
             }                                                                                           \
     }
 CT__LINMAP_ARGMAX(float)
@@ -277,10 +281,12 @@ CT__LINMAP_ARGMAX(double)
  * (taps in row-major order, the first maximum, the last NaN) without its
  * table, a row of windows at a time, tap by tap, into local arrays (which
  * nothing else can alias: the loop vectorises).
- * x (planes, H, W), idx (planes, OH, OW) the index of each maximum in its plane. */
+ * x (planes, H, W), idx (planes, OH, OW) the index of each maximum in its
+ * plane, y (planes, OH, OW) the maxima. */
 #define CT__MAX_POOL2D_ARGMAX(T)                                                                        \
     static void ct__max_pool2d_argmax_##T(int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW, \
-                                          const int64_t *k, const int64_t *stride, const T *x, int64_t *idx)\
+                                          const int64_t *k, const int64_t *stride, const T *x, int64_t *idx,\
+                                          T *y)                                                         \
     {                                                                                                   \
         enum { block = 256 };                                                                           \
         T best_v[block];                                                                                \
@@ -303,10 +309,97 @@ CT__LINMAP_ARGMAX(double)
                             }                                                                           \
                         }                                                                               \
                     memcpy(idx + (b * OH + oy) * OW + ox0, best, sizeof(int64_t) * (size_t)n);          \
+                    memcpy(y + (b * OH + oy) * OW + ox0, best_v, sizeof(T) * (size_t)n);                \
                 }                                                                                       \
     }
 CT__MAX_POOL2D_ARGMAX(float)
 CT__MAX_POOL2D_ARGMAX(double)
+
+/* Max pooling whose windows tile the rows (kernel == stride == k[1] in x,
+ * W == OW * k[1]) and all lie inside the image: rows of a few windows are too
+ * short for vectors, so the scan goes in two passes over a group of whole
+ * rows (contiguous, as the rows tile): the maximum of each row's window
+ * segment over the group flattened (one long loop), then of those segments
+ * down each window's rows, a row of windows padded to whole vectors (the lanes
+ * past it read the next rows' segments, and what they write the next rows
+ * overwrite). The scan's order
+ * (row by row, the first maximum, the last NaN) is kept: the first (last) in
+ * row-major order is the first (last) row's first (last) one.
+ * x (planes, H, W); y, idx (planes, OH, OW). */
+enum { CT__POOL_TILED_BLOCK = 1024, CT__POOL_LANES = 16 }; /* segments a group holds; the padding */
+
+/* The input row (of planes * H) where output row q's (of planes * OH) windows start. */
+static inline int64_t ct__pool_row_at(int64_t q, int64_t OH, int64_t H, int64_t sy) { return q / OH * H + q % OH * sy; }
+
+#define CT__MAX_POOL2D_TILED(T)                                                                           \
+    /* each of n runs of k values in x (n * k): its maximum v and that one's place c in the run */        \
+    static inline void ct__pool_run_max_##T(int64_t n, int64_t k, const T *x, T *v, int32_t *c)           \
+    {                                                                                                     \
+        for (int64_t j = 0; j < n; j++) {                                                                 \
+            T best = x[j * k];                                                                            \
+            int32_t at = 0;                                                                               \
+            for (int64_t t = 1; t < k; t++) {                                                             \
+                T u = x[j * k + t];                                                                       \
+                bool take = (u > best) | (u != u);                                                        \
+                best = take ? u : best;                                                                   \
+                at = take ? (int32_t)t : at;                                                              \
+            }                                                                                             \
+            v[j] = best;                                                                                  \
+            c[j] = at;                                                                                    \
+        }                                                                                                 \
+    }                                                                                                     \
+    /* down kh rows, OW apart, of segment maxima v and places c: the maximum v_out and its place in the  \
+     * window, row * W + c, in each of n lanes */                                                         \
+    static void ct__pool_down_max_##T(int64_t kh, int64_t n, int64_t OW, int64_t W, const T *v,           \
+                                      const int32_t *c, T *v_out, int32_t *at_out)                        \
+    {                                                                                                     \
+        for (int64_t i = 0; i < n; i++) {                                                                 \
+            v_out[i] = v[i];                                                                              \
+            at_out[i] = c[i];                                                                             \
+        }                                                                                                 \
+        for (int64_t ky = 1; ky < kh; ky++)                                                               \
+            for (int64_t i = 0; i < n; i++) {                                                             \
+                T u = v[ky * OW + i];                                                                     \
+                bool take = (u > v_out[i]) | (u != u);                                                    \
+                v_out[i] = take ? u : v_out[i];                                                           \
+                at_out[i] = take ? (int32_t)(ky * W) + c[ky * OW + i] : at_out[i];                        \
+            }                                                                                             \
+    }                                                                                                     \
+    static void ct__max_pool2d_tiled_##T(int64_t planes, int64_t H, int64_t W, int64_t OH, int64_t OW,    \
+                                         const int64_t *k, const int64_t *stride, const T *x, int64_t *idx, \
+                                         T *y)                                                            \
+    {                                                                                                     \
+        enum { block = CT__POOL_TILED_BLOCK, lanes = CT__POOL_LANES };                                    \
+        T seg_v[block + lanes], best_v[block + lanes];                                                    \
+        int32_t seg_c[block + lanes], best_at[block + lanes];                                             \
+        /* the padding lanes read what earlier groups (or this) left: defined values */                   \
+        memset(seg_v, 0, sizeof seg_v);                                                                   \
+        memset(seg_c, 0, sizeof seg_c);                                                                   \
+        const int64_t rows_max = block / OW, kw = k[1], sy = stride[0], out_rows = planes * OH;           \
+        const int64_t n = (OW + lanes - 1) / lanes * lanes;                                               \
+        /* output rows [q0, q1) at a time: as many as the input rows they read fit the block */           \
+        for (int64_t q0 = 0, q1; q0 < out_rows; q0 = q1) {                                                \
+            int64_t r0 = ct__pool_row_at(q0, OH, H, sy);                                                  \
+            q1 = q0 + 1;                                                                                  \
+            while (q1 < out_rows && ct__pool_row_at(q1, OH, H, sy) + k[0] - r0 <= rows_max) q1++;         \
+            int64_t rows = ct__pool_row_at(q1 - 1, OH, H, sy) + k[0] - r0;                                \
+            /* a constant 2 (the common window) lets the loads be shuffles, not gathers */                \
+            if (kw == 2) ct__pool_run_max_##T(rows * OW, 2, x + r0 * W, seg_v, seg_c);                    \
+            else ct__pool_run_max_##T(rows * OW, kw, x + r0 * W, seg_v, seg_c);                           \
+            for (int64_t q = q0; q < q1; q++) {                                                           \
+                int64_t r = ct__pool_row_at(q, OH, H, sy) - r0, corner = q % OH * sy * W;                 \
+                ct__pool_down_max_##T(k[0], n, OW, W, seg_v + r * OW, seg_c + r * OW, best_v, best_at);   \
+                /* all n lanes where the rows after q follow (they overwrite the excess) */              \
+                int64_t len = (q * OW + n <= out_rows * OW) ? n : OW;                                     \
+                for (int64_t i = 0; i < len; i++) {                                                       \
+                    y[q * OW + i] = best_v[i];                                                            \
+                    idx[q * OW + i] = corner + i * kw + best_at[i];                                       \
+                }                                                                                         \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+CT__MAX_POOL2D_TILED(float)
+CT__MAX_POOL2D_TILED(double)
 
 /* ---------------------------------------------------------------- the kernels' driver */
 
@@ -1185,6 +1278,15 @@ static ct_result ct__cpu_conv(const ct__conv_job *job)
     return job->dtype == CT_F32 ? ct__cpu_conv_float(job) : ct__cpu_conv_double(job);
 }
 
+/* Whether an inside max pool's windows tile the rows (kernel == stride in x, W == OW * stride), a
+ * window's rows fit ct__max_pool2d_tiled's block and its places an int32. */
+static bool ct__pool_tiles_rows(const ct__linmap_job *j)
+{
+    const int64_t *k = j->inside[0], *stride = j->inside[1];
+    return k[1] == stride[1] && j->W == j->OW * k[1] && k[0] * j->OW <= CT__POOL_TILED_BLOCK &&
+           k[0] * j->W <= INT32_MAX;
+}
+
 #define CT__CPU_LINMAP(T)                                                                                     \
     static void ct__cpu_linmap_##T(const ct__linmap_job *j)                                                   \
     {                                                                                                         \
@@ -1194,11 +1296,14 @@ static ct_result ct__cpu_conv(const ct__conv_job *job)
         case CT__LINMAP_APPLY: ct__linmap_apply_##T(m, (const T *)j->x, (T *)j->out, (T)j->fill); break;     \
         case CT__LINMAP_ADJOINT: ct__linmap_adjoint_##T(m, (const T *)j->x, (T *)j->out); break;             \
         case CT__LINMAP_ARGMAX:                                                                               \
-            if (j->inside)                                                                                    \
+            if (j->inside && ct__pool_tiles_rows(j))                                                          \
+                ct__max_pool2d_tiled_##T(m->planes, j->H, j->W, j->OH, j->OW, j->inside[0], j->inside[1],     \
+                                         (const T *)j->x, idx, (T *)j->values);                               \
+            else if (j->inside)                                                                               \
                 ct__max_pool2d_argmax_##T(m->planes, j->H, j->W, j->OH, j->OW, j->inside[0], j->inside[1],    \
-                                          (const T *)j->x, idx);                                              \
+                                          (const T *)j->x, idx, (T *)j->values);                              \
             else                                                                                              \
-                ct__linmap_argmax_##T(m, (const T *)j->x, idx);                                               \
+                ct__linmap_argmax_##T(m, (const T *)j->x, idx, (T *)j->values);                               \
             break;                                                                                            \
         }                                                                                                     \
     }

@@ -63,7 +63,8 @@ typedef struct ct__conv_job {
  *   APPLY    out (m's output shape) = m(x); places no tap reaches get fill
  *   ADJOINT  out (m's input shape) = the adjoint of m applied to x
  *   ARGMAX   out (int64, m's output shape) = the input place of each
- *            window's largest element (max pooling's indices); inside,
+ *            window's largest element (max pooling's indices), values
+ *            (dtype, m's output shape) = that element; inside,
  *            when not NULL, gives 2-D windows that all lie in the H x W
  *            image (sizes inside[0], strides inside[1]; OH x OW outputs). */
 typedef enum ct__linmap_kind { CT__LINMAP_APPLY, CT__LINMAP_ADJOINT, CT__LINMAP_ARGMAX } ct__linmap_kind;
@@ -72,7 +73,7 @@ typedef struct ct__linmap_job {
     const ct__linmap *m;
     ct_dtype dtype;
     const void *x;
-    void *out;
+    void *out, *values;
     double fill;
     const int64_t (*inside)[2];
     int64_t H, W, OH, OW;

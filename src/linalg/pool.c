@@ -2,7 +2,7 @@
  * linear map (ct__linmap) of its input planes, built once per call from the
  * geometry, whose backward node applies the adjoint, whose backward applies
  * the map again, so every order of derivative is exact. Max pooling finds its
- * indices first and is then the gather they describe. */
+ * maxima with their indices, and records them as the gather they describe. */
 
 /* ---------------------------------------------------------------- maps and their nodes */
 
@@ -79,9 +79,10 @@ static ct__linmap_job ct__linmap_job_for(ct__linmap_kind kind, const ct__linmap 
 
 /* The map (or its adjoint) of x, whose shape is the map's input (output)
  * shape; places no tap reaches get `fill`. Records a node that shares m. */
+static ct_tensor *ct__linmap_record(ct__linmap *m, const ct_tensor *x, ct_tensor *out, bool adjoint);
+
 static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint, double fill)
 {
-    static const ct__node_type type = {"LinearMapBackward", ct__bw_linmap};
     if (ct__recordable(&x, 1) != CT_OK) return NULL;
     ct_shape shape = adjoint ? m->in_shape : m->out_shape;
     ct_tensor *xc, *out = ct__alloc(shape.size, shape.ndim, x->dtype, x->storage->device);
@@ -95,6 +96,13 @@ static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint
     job.fill = fill;
     if (job.x && job.out) ct__backend_for(out->storage->device.type)->linmap(&job);
     ct__discard(xc);
+    return ct__linmap_record(m, x, out, adjoint);
+}
+
+/* Record out = m(x) (or its adjoint) as computed: a node that shares m. */
+static ct_tensor *ct__linmap_record(ct__linmap *m, const ct_tensor *x, ct_tensor *out, bool adjoint)
+{
+    static const ct__node_type type = {"LinearMapBackward", ct__bw_linmap};
     const ct_tensor *inputs[1] = {x};
     ct__node *n = ct__record(&type, inputs, 1, &out, 1);
     if (n) {
@@ -236,24 +244,42 @@ static bool ct__axis_adaptive(ct__axis *a, int64_t in, int64_t out, bool average
 static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const int64_t (*inside)[2], const char *name,
                                   const char *adjoint_name, ct_tensor **indices)
 {
-    if (!m) return NULL;
-    ct_tensor *xc, *idx = ct__alloc(m->out_shape.size, m->out_shape.ndim, CT_I64, x->storage->device);
+    if (!m || ct__recordable(&x, 1) != CT_OK) {
+        ct__linmap_unref(m);
+        return NULL;
+    }
+    const ct_shape *os = &m->out_shape;
+    /* the indices become the gradient's map, whose tables live on the host:
+     * the CPU's kernel writes them there, a tensor of them is made when asked
+     * for (or to come from another device) */
+    size_t idx_bytes = sizeof(int64_t) * (size_t)(m->planes * m->n_out);
+    bool on_cpu = x->storage->device.type == CT_DEVICE_CPU;
+    ct_tensor *xc, *idx = on_cpu && !indices ? NULL : ct__alloc(os->size, os->ndim, CT_I64, x->storage->device);
+    ct_tensor *r = ct__alloc(os->size, os->ndim, x->dtype, x->storage->device);
     CT__UNRECORDED(xc, ct_contiguous(x));
     ct__linmap *g = ct__linmap_new(name, adjoint_name, m->planes, m->n_out, 1, false, true);
-    ct_tensor *r = NULL;
-    if (xc && idx && g) {
-        ct__linmap_job job = ct__linmap_job_for(CT__LINMAP_ARGMAX, m, xc, idx);
+    bool ok = xc && r && g && (idx || !indices), any = idx_bytes > 0;
+    if (ok && any) {
+        ct__linmap_job job = ct__linmap_job_for(CT__LINMAP_ARGMAX, m, xc, r);
+        job.values = job.out;
+        job.out = on_cpu ? (void *)g->src : ct__data(idx);
         job.inside = inside;
         job.H = x->sizes[x->ndim - 2], job.W = x->sizes[x->ndim - 1];
-        job.OH = m->out_shape.size[x->ndim - 2], job.OW = m->out_shape.size[x->ndim - 1];
-        if (job.out) ct__backend_for(idx->storage->device.type)->linmap(&job);
-        /* the indices become the gradient's map, whose tables live on the host */
-        const ct_tensor *host = job.out ? ct__host(idx) : NULL;
-        if (host) memcpy(g->src, ct__data(host), sizeof(int64_t) * (size_t)(m->planes * m->n_out));
+        job.OH = os->size[x->ndim - 2], job.OW = os->size[x->ndim - 1];
+        ct__backend_for(x->storage->device.type)->linmap(&job);
+    }
+    const ct_tensor *host = ok && !on_cpu ? ct__host(idx) : NULL;
+    ok = ok && (on_cpu || host);
+    if (ok && any && on_cpu && idx) memcpy(ct__data(idx), g->src, idx_bytes);
+    if (ok && any && host) memcpy(g->src, ct__data(host), idx_bytes);
+    if (ok) {
         g->n_in = m->n_in;
         g->in_shape = m->in_shape;
         g->out_shape = m->out_shape;
-        r = ct__linmap_run(g, x, false, 0);
+        r = ct__linmap_record(g, x, r, false);
+    } else {
+        ct__discard(r);
+        r = NULL;
     }
     ct__linmap_unref(g);
     ct__linmap_unref(m);
