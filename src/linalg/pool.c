@@ -77,10 +77,24 @@ static ct__linmap_job ct__linmap_job_for(ct__linmap_kind kind, const ct__linmap 
     return job;
 }
 
+/* Record out = m(x) (or its adjoint) as computed: a node that shares m. */
+static ct_tensor *ct__linmap_record(ct__linmap *m, const ct_tensor *x, ct_tensor *out, bool adjoint)
+{
+    static const ct__node_type type = {"LinearMapBackward", ct__bw_linmap};
+    const ct_tensor *inputs[1] = {x};
+    ct__node *n = ct__record(&type, inputs, 1, &out, 1);
+    if (n) {
+        n->name = adjoint ? m->adjoint_name : m->name;
+        n->iargs[0] = adjoint;
+        m->refcount++;
+        n->extra = m;
+        n->release_extra = ct__linmap_release_node;
+    }
+    return ct__recorded_or_discard(out, n, inputs, 1);
+}
+
 /* The map (or its adjoint) of x, whose shape is the map's input (output)
  * shape; places no tap reaches get `fill`. Records a node that shares m. */
-static ct_tensor *ct__linmap_record(ct__linmap *m, const ct_tensor *x, ct_tensor *out, bool adjoint);
-
 static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint, double fill)
 {
     if (ct__recordable(&x, 1) != CT_OK) return NULL;
@@ -97,22 +111,6 @@ static ct_tensor *ct__linmap_run(ct__linmap *m, const ct_tensor *x, bool adjoint
     if (job.x && job.out) ct__backend_for(out->storage->device.type)->linmap(&job);
     ct__discard(xc);
     return ct__linmap_record(m, x, out, adjoint);
-}
-
-/* Record out = m(x) (or its adjoint) as computed: a node that shares m. */
-static ct_tensor *ct__linmap_record(ct__linmap *m, const ct_tensor *x, ct_tensor *out, bool adjoint)
-{
-    static const ct__node_type type = {"LinearMapBackward", ct__bw_linmap};
-    const ct_tensor *inputs[1] = {x};
-    ct__node *n = ct__record(&type, inputs, 1, &out, 1);
-    if (n) {
-        n->name = adjoint ? m->adjoint_name : m->name;
-        n->iargs[0] = adjoint;
-        m->refcount++;
-        n->extra = m;
-        n->release_extra = ct__linmap_release_node;
-    }
-    return ct__recorded_or_discard(out, n, inputs, 1);
 }
 
 /* Run a freshly built map forward on x and drop the builder's reference. */
