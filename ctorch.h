@@ -5298,6 +5298,290 @@ CT__FLOATING(clamp)
 #pragma GCC pop_options
 #endif
 
+/* ==================== ops/along.h ==================== */
+// >>ops/along.h
+/* Backend interface: the row kernels of the ops along one dim (ct__aop)
+ * but median and mode: extremes and their index, cummax and cummin, cumsum
+ * and cumprod, logcumsumexp, softmax and log_softmax. A row is one output's
+ * work, done in PyTorch 1.13's CPU order, so each backend that runs these
+ * functions over its rows (the CPU's threads in src/cpu/reduce.c, one CUDA
+ * thread a row in src/cuda/kernels.cu) gives the CPU's bits wherever its
+ * exp and log give the CPU's. */
+
+/* ---------------------------------------------------------------- elements */
+
+CT__INLINE float ct__h2f(const char *p) { return ct__f16_to_float(*(const uint16_t *)p); }
+CT__INLINE float ct__b2f(const char *p) { return ct__bf16_to_float(*(const uint16_t *)p); }
+CT__INLINE void ct__f2h(char *p, float v) { *(uint16_t *)p = ct__float_to_f16(v); }
+CT__INLINE void ct__f2b(char *p, float v) { *(uint16_t *)p = ct__float_to_bf16(v); }
+/* float rounded to float16 / bfloat16 and back: one operation of c10::Half arithmetic */
+CT__INLINE float ct__rh(float v) { return ct__f16_to_float(ct__float_to_f16(v)); }
+CT__INLINE float ct__rb(float v) { return ct__bf16_to_float(ct__float_to_bf16(v)); }
+
+/* The largest (max) or smallest element of a contiguous row of a floating
+ * dtype, found through keys: a float's bits with the sign bit flipped when
+ * it is clear and all bits flipped when it is set order as unsigned
+ * integers the way the values do (-0 below +0), and an integer maximum
+ * vectorises where GCC leaves a NaN-keeping float maximum scalar. False for
+ * an empty row, a row with a NaN and a row whose extreme is zero: there the
+ * order of the comparisons decides which NaN or which zero wins, so callers
+ * run their own loop. INF is the dtype's infinity as bits. */
+#define CT__KEY_EXTREME(name, T, U, INF)                                                                  \
+    CT__INLINE U ct__fkey_##name(U b)                                                                     \
+    {                                                                                                     \
+        const U sign = (U)((U)1 << (sizeof(U) * 8 - 1));                                                  \
+        return (U)(b ^ ((U)(0u - (U)(b >> (sizeof(U) * 8 - 1))) | sign));                                 \
+    }                                                                                                     \
+    CT__INLINE bool ct__extreme_##name(const T *x, int64_t n, bool max, T *res)                           \
+    {                                                                                                     \
+        const U sign = (U)((U)1 << (sizeof(U) * 8 - 1)), mag = (U)~sign, inf = (U)(INF);                  \
+        U best = max ? 0 : (U)~(U)0, nan = 0, b;                                                          \
+        if (max) {                                                                                        \
+            for (int64_t i = 0; i < n; i++) {                                                             \
+                memcpy(&b, x + i, sizeof b);                                                              \
+                U k = ct__fkey_##name(b);                                                                 \
+                best = k > best ? k : best;                                                               \
+                nan |= (U)((U)(b & mag) > inf);                                                           \
+            }                                                                                             \
+        } else {                                                                                          \
+            for (int64_t i = 0; i < n; i++) {                                                             \
+                memcpy(&b, x + i, sizeof b);                                                              \
+                U k = ct__fkey_##name(b);                                                                 \
+                best = k < best ? k : best;                                                               \
+                nan |= (U)((U)(b & mag) > inf);                                                           \
+            }                                                                                             \
+        }                                                                                                 \
+        b = (best & sign) ? (U)(best ^ sign) : (U)~best; /* the key undone */                             \
+        if (nan || n == 0 || (U)(b & mag) == 0) return false;                                             \
+        memcpy(res, &b, sizeof b);                                                                        \
+        return true;                                                                                      \
+    }
+CT__KEY_EXTREME(f32, float, uint32_t, 0x7f800000u)
+CT__KEY_EXTREME(f64, double, uint64_t, 0x7ff0000000000000u)
+CT__KEY_EXTREME(f16, uint16_t, uint16_t, 0x7c00u)
+CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
+
+/* One row: n elements of in along the dim, and where its values and indices
+ * go; scratch has room for the op's work arrays. */
+typedef struct ct__row {
+    const char *in;
+    char *val, *idx;
+    int64_t is, vs, xs, n;
+    void *scratch;
+} ct__row;
+
+#define CT__LOADI(T) (int64_t) * (const T *)
+#define CT__LOAD_b8(p) (CT__LOADI(uint8_t)(p))
+#define CT__LOAD_u8(p) (CT__LOADI(uint8_t)(p))
+#define CT__LOAD_i8(p) (CT__LOADI(int8_t)(p))
+#define CT__LOAD_i16(p) (CT__LOADI(int16_t)(p))
+#define CT__LOAD_i32(p) (CT__LOADI(int32_t)(p))
+#define CT__LOAD_i64(p) (CT__LOADI(int64_t)(p))
+#define CT__LOAD_f16(p) ct__h2f(p)
+#define CT__LOAD_bf16(p) ct__b2f(p)
+#define CT__LOAD_f32(p) (*(const float *)(p))
+#define CT__LOAD_f64(p) (*(const double *)(p))
+/* integers wrap to the low bits; floats round */
+#define CT__STOREI(T, p, v) (*(T *)(p) = (T)(v))
+#define CT__STORE_b8(p, v) (*(uint8_t *)(p) = (v) != 0)
+#define CT__STORE_u8(p, v) CT__STOREI(uint8_t, p, v)
+#define CT__STORE_i8(p, v) CT__STOREI(int8_t, p, (uint8_t)(v))
+#define CT__STORE_i16(p, v) CT__STOREI(int16_t, p, (uint16_t)(v))
+#define CT__STORE_i32(p, v) CT__STOREI(int32_t, p, (uint32_t)(v))
+#define CT__STORE_i64(p, v) CT__STOREI(int64_t, p, v)
+#define CT__STORE_f16(p, v) ct__f2h(p, (float)(v))
+#define CT__STORE_bf16(p, v) ct__f2b(p, (float)(v))
+#define CT__STORE_f32(p, v) (*(float *)(p) = (float)(v))
+#define CT__STORE_f64(p, v) (*(double *)(p) = (v))
+
+/* Whether a key is NaN: a test of its own for the integer keys, so that no
+ * compiler sees a value compared with itself where it never can be NaN. */
+#define CT__KEY_NAN(v) ((v) != (v))
+#define CT__KEY_NEVER_NAN(v) ((void)(v), false)
+
+/* Extremes (max.dim, argmax): the first largest, or the first NaN. */
+#define CT__ROW_EXTREME(name, T, V, LOAD, ISNAN)                                                          \
+    CT__INLINE void ct__ext_##name(const ct__row *r, bool max)                                            \
+    {                                                                                                     \
+        V best = LOAD(r->in);                                                                             \
+        int64_t at = 0;                                                                                   \
+        for (int64_t i = 1; i < r->n && !ISNAN(best); i++) {                                              \
+            V v = LOAD(r->in + i * r->is);                                                                \
+            if (max ? !(v <= best) : !(v >= best)) best = v, at = i;                                      \
+        }                                                                                                 \
+        if (r->val) memcpy(r->val, r->in + at * r->is, sizeof(T));                                        \
+        if (r->idx) *(int64_t *)r->idx = at;                                                              \
+    }
+
+/* cummax / cummin: a NaN takes over, ties move the index on. */
+#define CT__ROW_CUMEXT(name, T, V, LOAD, ISNAN)                                                           \
+    CT__INLINE void ct__cumext_##name(const ct__row *r, bool max)                                         \
+    {                                                                                                     \
+        V best = LOAD(r->in);                                                                             \
+        int64_t at = 0;                                                                                   \
+        for (int64_t i = 0; i < r->n; i++) {                                                              \
+            V v = LOAD(r->in + i * r->is);                                                                \
+            if (ISNAN(v) || (!ISNAN(best) && (max ? v >= best : v <= best))) best = v, at = i;            \
+            memcpy(r->val + i * r->vs, r->in + at * r->is, sizeof(T));                                    \
+            *(int64_t *)(r->idx + i * r->xs) = at;                                                        \
+        }                                                                                                 \
+    }
+
+/* cumsum / cumprod in PyTorch's CPU accumulate type A. */
+#define CT__ROW_CUM(name, T, A, LOAD, STORE)                                                              \
+    CT__INLINE void ct__cum_##name(const ct__row *r, bool prod)                                           \
+    {                                                                                                     \
+        A acc = prod ? 1 : 0;                                                                             \
+        for (int64_t i = 0; i < r->n; i++) {                                                              \
+            A v = (A)LOAD(r->in + i * r->is);                                                             \
+            acc = prod ? acc * v : acc + v;                                                               \
+            STORE(r->val + i * r->vs, acc);                                                               \
+        }                                                                                                 \
+    }
+
+
+/* logcumsumexp in A: std::min and std::max keep their first argument when
+ * the other is NaN, so a NaN sum sticks. */
+#define CT__ROW_LOGCUMSUMEXP(name, A, LOG1P, EXP, LOAD, STORE)                                            \
+    CT__INLINE void ct__lcse_##name(const ct__row *r)                                                     \
+    {                                                                                                     \
+        A cum = -(A)INFINITY;                                                                             \
+        for (int64_t i = 0; i < r->n; i++) {                                                              \
+            A x = (A)LOAD(r->in + i * r->is);                                                             \
+            A lo = cum != cum ? cum : cum < x ? cum : x, hi = cum != cum ? cum : x < cum ? cum : x;       \
+            cum = (lo != hi || isfinite(lo)) ? LOG1P(EXP(lo - hi)) + hi : x;                              \
+            STORE(r->val + i * r->vs, cum);                                                               \
+        }                                                                                                 \
+    }
+
+/* softmax and log_softmax in A: the maximum (NaN wins), exp(x - max), their
+ * sum, then either exp * (1 / sum) (the last dim, summed in PyTorch's
+ * 32-byte vector lanes, folded as its vec_reduce_all folds them) or
+ * exp / sum (other dims, summed in order); log_softmax is x - max - log(sum).
+ * RND is what PyTorch's bfloat16 kernel rounds the last dim's sum and log to.
+ * The maximum and exp(x - max) are a function of their own, so that the
+ * vector exp inlines there, and a row of A one element apart vectorises:
+ * its maximum through KEYMAX (ct__extreme_*), its stores as plain stores. */
+#define CT__ROW_SOFTMAX(name, T, A, EXP, LOG, LOAD, STORE, RND, KEYMAX)                                   \
+    CT__INLINE A ct__softmax_exp_##name(const ct__row *r, A *e)                                           \
+    {                                                                                                     \
+        A m = (A)LOAD(r->in);                                                                             \
+        if (sizeof(T) == sizeof(A) && r->is == sizeof(A)) {                                               \
+            const A *x = (const A *)(const void *)r->in;                                                  \
+            bool nan = false;                                                                             \
+            if (!KEYMAX(x, r->n, true, &m)) { /* NaN or zero: the first largest, or NaN */                \
+                for (int64_t i = 0; i < r->n; i++) {                                                      \
+                    m = x[i] > m ? x[i] : m;                                                              \
+                    nan |= x[i] != x[i];                                                                  \
+                }                                                                                         \
+            }                                                                                             \
+            if (nan) m = (A)NAN;                                                                          \
+            for (int64_t i = 0; i < r->n; i++) e[i] = EXP(x[i] - m);                                      \
+            return m;                                                                                     \
+        }                                                                                                 \
+        for (int64_t i = 1; i < r->n; i++) {                                                              \
+            A v = (A)LOAD(r->in + i * r->is);                                                             \
+            if (v != v || v > m) m = v;                                                                   \
+        }                                                                                                 \
+        for (int64_t i = 0; i < r->n; i++) e[i] = EXP((A)LOAD(r->in + i * r->is) - m);                    \
+        return m;                                                                                         \
+    }                                                                                                     \
+    CT__INLINE void ct__softmax_##name(const ct__row *r, bool logsm, bool last)                           \
+    {                                                                                                     \
+        enum { VW = 32 / sizeof(A) };                                                                     \
+        A *e = (A *)r->scratch, m = ct__softmax_exp_##name(r, e), sum = 0, lanes[VW];                     \
+        int64_t n = r->n, d = VW;                                                                         \
+        if (last && n >= VW) {                                                                            \
+            memcpy(lanes, e, sizeof lanes);                                                               \
+            for (; d + VW <= n; d += VW)                                                                  \
+                for (int l = 0; l < VW; l++) lanes[l] += e[d + l];                                        \
+            for (int l = 0; d + l < n; l++) lanes[l] += e[d + l];                                         \
+            sum = ct__fold_##name(lanes);                                                                 \
+        } else {                                                                                          \
+            for (int64_t i = 0; i < n; i++) sum += e[i];                                                  \
+        }                                                                                                 \
+        if (logsm && last) sum = RND(sum);                                                                \
+        A inv = 1 / sum, lsum = logsm && last ? RND(LOG(sum)) : LOG(sum);                                 \
+        if (sizeof(T) == sizeof(A) && r->is == sizeof(A) && r->vs == sizeof(A)) { /* stores vectorise */  \
+            const A *x = (const A *)(const void *)r->in;                                                  \
+            A *o = (A *)(void *)r->val;                                                                   \
+            if (logsm) for (int64_t i = 0; i < n; i++) o[i] = x[i] - m - lsum;                            \
+            else if (last) for (int64_t i = 0; i < n; i++) o[i] = e[i] * inv;                             \
+            else for (int64_t i = 0; i < n; i++) o[i] = e[i] / sum;                                       \
+            return;                                                                                       \
+        }                                                                                                 \
+        for (int64_t i = 0; i < n; i++) {                                                                 \
+            A v = logsm ? (A)LOAD(r->in + i * r->is) - m - lsum : last ? e[i] * inv : e[i] / sum;         \
+            STORE(r->val + i * r->vs, v);                                                                 \
+        }                                                                                                 \
+    }
+
+/* vec_reduce_all's fold of the lanes: AVX2's shuffle tree for float, in
+ * order for double. */
+CT__INLINE float ct__fold_tree(const float *l)
+{
+    return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+}
+CT__INLINE float ct__fold_f32(const float *l) { return ct__fold_tree(l); }
+CT__INLINE float ct__fold_bf16(const float *l) { return ct__fold_tree(l); }
+CT__INLINE double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2]) + l[3]; }
+#define CT__KEEP(v) (v)
+
+/* softmax, log_softmax and logcumsumexp of a floating row. name;
+ * logcumsumexp's accumulate type (PyTorch's: double for float) and its
+ * functions; softmax's type, its functions, its rounding and its maximum
+ * through keys (softmax's exp is scalar.h's, whose loops vectorise). */
+#define CT__ROW_FLOATING(name, T, A, LOG1P, EXP, SA, SEXP, SLOG, RND, KEYMAX)                             \
+    CT__ROW_LOGCUMSUMEXP(name, A, LOG1P, EXP, CT__LOAD_##name, CT__STORE_##name)                          \
+    CT__ROW_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, RND, KEYMAX)              \
+    CT__INLINE void ct__row_float_##name(const ct__row *r, ct__aop op, bool last)                         \
+    {                                                                                                     \
+        if (op == CT__AOP_LOGCUMSUMEXP) ct__lcse_##name(r);                                               \
+        else ct__softmax_##name(r, op == CT__AOP_LOG_SOFTMAX, last);                                      \
+    }
+/* Integer rows never get a floating op: the front end refuses it. */
+#define CT__ROW_NOFLOAT(name)                                                                             \
+    CT__INLINE void ct__row_float_##name(const ct__row *r, ct__aop op, bool last) { (void)r, (void)op, (void)last; }
+
+CT__ROW_FLOATING(f32, float, double, log1p, exp, float, ct__vexpf, logf, CT__KEEP, ct__extreme_f32)
+CT__ROW_FLOATING(f64, double, double, log1p, exp, double, ct__vexp, log, CT__KEEP, ct__extreme_f64)
+CT__ROW_FLOATING(bf16, uint16_t, float, log1pf, expf, float, ct__vexpf, logf, ct__rb, ct__extreme_f32)
+CT__ROW_NOFLOAT(b8)
+CT__ROW_NOFLOAT(u8)
+CT__ROW_NOFLOAT(i8)
+CT__ROW_NOFLOAT(i16)
+CT__ROW_NOFLOAT(i32)
+CT__ROW_NOFLOAT(i64)
+CT__ROW_NOFLOAT(f16)
+
+/* One row of op, for every op but median and mode. name, storage type, key
+ * type and its NaN test, accumulate type of cumsum (integers in uint64_t,
+ * which wraps). */
+#define CT__ROW_ALONG(name, T, V, ISNAN, A)                                                               \
+    CT__ROW_EXTREME(name, T, V, CT__LOAD_##name, ISNAN)                                                   \
+    CT__ROW_CUMEXT(name, T, V, CT__LOAD_##name, ISNAN)                                                    \
+    CT__ROW_CUM(name, T, A, CT__LOAD_##name, CT__STORE_##name)                                            \
+    CT__INLINE void ct__along_row_##name(const ct__row *r, ct__aop op, bool last)                         \
+    {                                                                                                     \
+        switch (op) {                                                                                     \
+        case CT__AOP_MAX: case CT__AOP_ARGMAX: ct__ext_##name(r, true); break;                            \
+        case CT__AOP_MIN: case CT__AOP_ARGMIN: ct__ext_##name(r, false); break;                           \
+        case CT__AOP_CUMMAX: case CT__AOP_CUMMIN: ct__cumext_##name(r, op == CT__AOP_CUMMAX); break;      \
+        case CT__AOP_CUMSUM: case CT__AOP_CUMPROD: ct__cum_##name(r, op == CT__AOP_CUMPROD); break;       \
+        default: ct__row_float_##name(r, op, last); break;                                                \
+        }                                                                                                 \
+    }
+CT__ROW_ALONG(b8, uint8_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
+CT__ROW_ALONG(u8, uint8_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
+CT__ROW_ALONG(i8, int8_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
+CT__ROW_ALONG(i16, int16_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
+CT__ROW_ALONG(i32, int32_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
+CT__ROW_ALONG(i64, int64_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
+CT__ROW_ALONG(f16, uint16_t, float, CT__KEY_NAN, float)
+CT__ROW_ALONG(bf16, uint16_t, float, CT__KEY_NAN, float)
+CT__ROW_ALONG(f32, float, float, CT__KEY_NAN, double)
+CT__ROW_ALONG(f64, double, double, CT__KEY_NAN, double)
+
 /* ==================== ops/optim_formulas.h ==================== */
 // >>ops/optim_formulas.h
 /* One element of the fused optimizer steps (ct__optim_job), the float
@@ -21422,13 +21706,6 @@ static ct_tensor *ct__cpu_fused_backward(ct__fused_backward op, const ct_tensor 
 
 /* ---------------------------------------------------------------- elements */
 
-static inline float ct__h2f(const char *p) { return ct__f16_to_float(*(const uint16_t *)p); }
-static inline float ct__b2f(const char *p) { return ct__bf16_to_float(*(const uint16_t *)p); }
-static inline void ct__f2h(char *p, float v) { *(uint16_t *)p = ct__float_to_f16(v); }
-static inline void ct__f2b(char *p, float v) { *(uint16_t *)p = ct__float_to_bf16(v); }
-/* float rounded to float16 / bfloat16 and back: one operation of c10::Half arithmetic */
-static inline float ct__rh(float v) { return ct__f16_to_float(ct__float_to_f16(v)); }
-static inline float ct__rb(float v) { return ct__bf16_to_float(ct__float_to_bf16(v)); }
 
 /* ---------------------------------------------------------------- the plan of a reduction */
 
@@ -21931,48 +22208,6 @@ CT__PROD(double, 4)
 
 /* ---------------------------------------------------------------- reductions whose order cannot show */
 
-/* The largest (max) or smallest element of a contiguous row of a floating
- * dtype, found through keys: a float's bits with the sign bit flipped when
- * it is clear and all bits flipped when it is set order as unsigned
- * integers the way the values do (-0 below +0), and an integer maximum
- * vectorises where GCC leaves a NaN-keeping float maximum scalar. False for
- * an empty row, a row with a NaN and a row whose extreme is zero: there the
- * order of the comparisons decides which NaN or which zero wins, so callers
- * run their own loop. INF is the dtype's infinity as bits. */
-#define CT__KEY_EXTREME(name, T, U, INF)                                                                  \
-    static inline U ct__fkey_##name(U b)                                                                  \
-    {                                                                                                     \
-        const U sign = (U)((U)1 << (sizeof(U) * 8 - 1));                                                  \
-        return (U)(b ^ ((U)(0u - (U)(b >> (sizeof(U) * 8 - 1))) | sign));                                 \
-    }                                                                                                     \
-    static inline bool ct__extreme_##name(const T *x, int64_t n, bool max, T *res)                       \
-    {                                                                                                     \
-        const U sign = (U)((U)1 << (sizeof(U) * 8 - 1)), mag = (U)~sign, inf = (U)(INF);                  \
-        U best = max ? 0 : (U)~(U)0, nan = 0, b;                                                          \
-        if (max) {                                                                                        \
-            for (int64_t i = 0; i < n; i++) {                                                             \
-                memcpy(&b, x + i, sizeof b);                                                              \
-                U k = ct__fkey_##name(b);                                                                 \
-                best = k > best ? k : best;                                                               \
-                nan |= (U)((U)(b & mag) > inf);                                                           \
-            }                                                                                             \
-        } else {                                                                                          \
-            for (int64_t i = 0; i < n; i++) {                                                             \
-                memcpy(&b, x + i, sizeof b);                                                              \
-                U k = ct__fkey_##name(b);                                                                 \
-                best = k < best ? k : best;                                                               \
-                nan |= (U)((U)(b & mag) > inf);                                                           \
-            }                                                                                             \
-        }                                                                                                 \
-        b = (best & sign) ? (U)(best ^ sign) : (U)~best; /* the key undone */                             \
-        if (nan || n == 0 || (U)(b & mag) == 0) return false;                                             \
-        memcpy(res, &b, sizeof b);                                                                        \
-        return true;                                                                                      \
-    }
-CT__KEY_EXTREME(f32, float, uint32_t, 0x7f800000u)
-CT__KEY_EXTREME(f64, double, uint64_t, 0x7ff0000000000000u)
-CT__KEY_EXTREME(f16, uint16_t, uint16_t, 0x7c00u)
-CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
 
 /* A row's extreme through keys where the dtype has them (see above): FAST_MAX_<name> and
  * FAST_MIN_<name> (x, n, &v) store it in v and say whether they did. */
@@ -22605,15 +22840,6 @@ static void ct__cpu_reduce(ct__rop op, ct_tensor *out, const ct_tensor *in, uint
 
 /* ---------------------------------------------------------------- along one dim: the driver */
 
-/* One row: n elements of in along the dim, and where its values and indices
- * go; scratch has room for the op's work arrays. */
-typedef struct ct__row {
-    const char *in;
-    char *val, *idx;
-    int64_t is, vs, xs, n;
-    void *scratch;
-} ct__row;
-
 typedef void (*ct__row_fn)(const ct__row *r, ct__aop op, bool last);
 /* the same for nc adjacent rows, elements one element apart (softmax's columns) */
 typedef void (*ct__cols_fn)(const ct__row *r, int64_t nc, bool logsm);
@@ -22740,20 +22966,6 @@ CT__KEYED(f64, double)
 
 /* ---------------------------------------------------------------- along one dim: the row kernels */
 
-/* Extremes (max.dim, argmax): the first largest, or the first NaN. */
-#define CT__ROW_EXTREME(name, T, V, LOAD)                                                                 \
-    static void ct__ext_##name(const ct__row *r, bool max)                                                \
-    {                                                                                                     \
-        V best = LOAD(r->in);                                                                             \
-        int64_t at = 0;                                                                                   \
-        for (int64_t i = 1; i < r->n && best == best; i++) {                                              \
-            V v = LOAD(r->in + i * r->is);                                                                \
-            if (max ? !(v <= best) : !(v >= best)) best = v, at = i;                                      \
-        }                                                                                                 \
-        if (r->val) memcpy(r->val, r->in + at * r->is, sizeof(T));                                        \
-        if (r->idx) *(int64_t *)r->idx = at;                                                              \
-    }
-
 /* median.dim: the first NaN, else the lower median by (value, index). */
 #define CT__ROW_MEDIAN(name, T, V, LOAD, kn)                                                              \
     static void ct__median_##name(const ct__row *r)                                                       \
@@ -22794,166 +23006,19 @@ static void ct__mode_row(const ct__row *r, ct_dtype dt)
     *(int64_t *)r->idx = at;
 }
 
-/* cummax / cummin: a NaN takes over, ties move the index on. */
-#define CT__ROW_CUMEXT(name, T, V, LOAD)                                                                  \
-    static void ct__cumext_##name(const ct__row *r, bool max)                                             \
-    {                                                                                                     \
-        V best = LOAD(r->in);                                                                             \
-        int64_t at = 0;                                                                                   \
-        for (int64_t i = 0; i < r->n; i++) {                                                              \
-            V v = LOAD(r->in + i * r->is);                                                                \
-            if (v != v || (best == best && (max ? v >= best : v <= best))) best = v, at = i;              \
-            memcpy(r->val + i * r->vs, r->in + at * r->is, sizeof(T));                                    \
-            *(int64_t *)(r->idx + i * r->xs) = at;                                                        \
-        }                                                                                                 \
-    }
-
-/* cumsum / cumprod in PyTorch's CPU accumulate type A. */
-#define CT__ROW_CUM(name, T, A, LOAD, STORE)                                                              \
-    static void ct__cum_##name(const ct__row *r, bool prod)                                               \
-    {                                                                                                     \
-        A acc = prod ? 1 : 0;                                                                             \
-        for (int64_t i = 0; i < r->n; i++) {                                                              \
-            A v = (A)LOAD(r->in + i * r->is);                                                             \
-            acc = prod ? acc * v : acc + v;                                                               \
-            STORE(r->val + i * r->vs, acc);                                                               \
-        }                                                                                                 \
-    }
-
-#define CT__LOADI(T) (int64_t) * (const T *)
-#define CT__LOAD_b8(p) (CT__LOADI(uint8_t)(p))
-#define CT__LOAD_u8(p) (CT__LOADI(uint8_t)(p))
-#define CT__LOAD_i8(p) (CT__LOADI(int8_t)(p))
-#define CT__LOAD_i16(p) (CT__LOADI(int16_t)(p))
-#define CT__LOAD_i32(p) (CT__LOADI(int32_t)(p))
-#define CT__LOAD_i64(p) (CT__LOADI(int64_t)(p))
-#define CT__LOAD_f16(p) ct__h2f(p)
-#define CT__LOAD_bf16(p) ct__b2f(p)
-#define CT__LOAD_f32(p) (*(const float *)(p))
-#define CT__LOAD_f64(p) (*(const double *)(p))
-/* integers wrap to the low bits; floats round */
-#define CT__STOREI(T, p, v) (*(T *)(p) = (T)(v))
-#define CT__STORE_b8(p, v) (*(uint8_t *)(p) = (v) != 0)
-#define CT__STORE_u8(p, v) CT__STOREI(uint8_t, p, v)
-#define CT__STORE_i8(p, v) CT__STOREI(int8_t, p, (uint8_t)(v))
-#define CT__STORE_i16(p, v) CT__STOREI(int16_t, p, (uint16_t)(v))
-#define CT__STORE_i32(p, v) CT__STOREI(int32_t, p, (uint32_t)(v))
-#define CT__STORE_i64(p, v) CT__STOREI(int64_t, p, v)
-#define CT__STORE_f16(p, v) ct__f2h(p, (float)(v))
-#define CT__STORE_bf16(p, v) ct__f2b(p, (float)(v))
-#define CT__STORE_f32(p, v) (*(float *)(p) = (float)(v))
-#define CT__STORE_f64(p, v) (*(double *)(p) = (v))
-
-/* The ops every dtype has. name, dtype, storage type, key type and its pair
- * type, accumulate type of cumsum (integers in uint64_t, which wraps). */
-#define CT__ROWS_ALL(name, DT, T, V, kn, A)                                                               \
-    CT__ROW_EXTREME(name, T, V, CT__LOAD_##name)                                                          \
+/* The CPU's row kernel of every dtype: median and mode here, the other
+ * ops along.h's. name, dtype, storage type, key type and its pair type. */
+#define CT__ROWS_ALL(name, DT, T, V, kn)                                                                  \
     CT__ROW_MEDIAN(name, T, V, CT__LOAD_##name, kn)                                                       \
-    CT__ROW_CUMEXT(name, T, V, CT__LOAD_##name)                                                           \
-    CT__ROW_CUM(name, T, A, CT__LOAD_##name, CT__STORE_##name)                                            \
     static void ct__row_##name(const ct__row *r, ct__aop op, bool last)                                   \
     {                                                                                                     \
-        (void)last;                                                                                       \
-        switch (op) {                                                                                     \
-        case CT__AOP_MAX: case CT__AOP_ARGMAX: ct__ext_##name(r, true); break;                            \
-        case CT__AOP_MIN: case CT__AOP_ARGMIN: ct__ext_##name(r, false); break;                           \
-        case CT__AOP_MEDIAN: ct__median_##name(r); break;                                                 \
-        case CT__AOP_MODE: ct__mode_row(r, DT); break;                                                    \
-        case CT__AOP_CUMMAX: case CT__AOP_CUMMIN: ct__cumext_##name(r, op == CT__AOP_CUMMAX); break;      \
-        case CT__AOP_CUMSUM: case CT__AOP_CUMPROD: ct__cum_##name(r, op == CT__AOP_CUMPROD); break;       \
-        default: ct__row_float_##name(r, op, last); break;                                                \
-        }                                                                                                 \
+        if (op == CT__AOP_MEDIAN) ct__median_##name(r);                                                   \
+        else if (op == CT__AOP_MODE) ct__mode_row(r, DT);                                                 \
+        else ct__along_row_##name(r, op, last);                                                           \
     }
-
-/* logcumsumexp in A: std::min and std::max keep their first argument when
- * the other is NaN, so a NaN sum sticks. */
-#define CT__ROW_LOGCUMSUMEXP(name, A, LOG1P, EXP, LOAD, STORE)                                           \
-    static void ct__lcse_##name(const ct__row *r)                                                         \
-    {                                                                                                     \
-        A cum = -(A)INFINITY;                                                                             \
-        for (int64_t i = 0; i < r->n; i++) {                                                              \
-            A x = (A)LOAD(r->in + i * r->is);                                                             \
-            A lo = cum != cum ? cum : cum < x ? cum : x, hi = cum != cum ? cum : x < cum ? cum : x;       \
-            cum = (lo != hi || isfinite(lo)) ? LOG1P(EXP(lo - hi)) + hi : x;                              \
-            STORE(r->val + i * r->vs, cum);                                                               \
-        }                                                                                                 \
-    }
-
-/* softmax and log_softmax in A: the maximum (NaN wins), exp(x - max), their
- * sum, then either exp * (1 / sum) (the last dim, summed in PyTorch's
- * 32-byte vector lanes, folded as its vec_reduce_all folds them) or
- * exp / sum (other dims, summed in order); log_softmax is x - max - log(sum).
- * RND is what PyTorch's bfloat16 kernel rounds the last dim's sum and log to.
- * The maximum and exp(x - max) are a function of their own, so that the
- * vector exp inlines there, and a row of A one element apart vectorises:
- * its maximum through KEYMAX (ct__extreme_*), its stores as plain stores. */
-#define CT__ROW_SOFTMAX(name, T, A, EXP, LOG, LOAD, STORE, RND, KEYMAX)                                   \
-    static A ct__softmax_exp_##name(const ct__row *r, A *e)                                               \
-    {                                                                                                     \
-        A m = (A)LOAD(r->in);                                                                             \
-        if (sizeof(T) == sizeof(A) && r->is == sizeof(A)) {                                               \
-            const A *x = (const A *)(const void *)r->in;                                                  \
-            bool nan = false;                                                                             \
-            if (!KEYMAX(x, r->n, true, &m)) { /* NaN or zero: the first largest, or NaN */                \
-                for (int64_t i = 0; i < r->n; i++) {                                                      \
-                    m = x[i] > m ? x[i] : m;                                                              \
-                    nan |= x[i] != x[i];                                                                  \
-                }                                                                                         \
-            }                                                                                             \
-            if (nan) m = (A)NAN;                                                                          \
-            for (int64_t i = 0; i < r->n; i++) e[i] = EXP(x[i] - m);                                      \
-            return m;                                                                                     \
-        }                                                                                                 \
-        for (int64_t i = 1; i < r->n; i++) {                                                              \
-            A v = (A)LOAD(r->in + i * r->is);                                                             \
-            if (v != v || v > m) m = v;                                                                   \
-        }                                                                                                 \
-        for (int64_t i = 0; i < r->n; i++) e[i] = EXP((A)LOAD(r->in + i * r->is) - m);                    \
-        return m;                                                                                         \
-    }                                                                                                     \
-    static void ct__softmax_##name(const ct__row *r, bool logsm, bool last)                              \
-    {                                                                                                     \
-        enum { VW = 32 / sizeof(A) };                                                                     \
-        A *e = (A *)r->scratch, m = ct__softmax_exp_##name(r, e), sum = 0, lanes[VW];                     \
-        int64_t n = r->n, d = VW;                                                                         \
-        if (last && n >= VW) {                                                                            \
-            memcpy(lanes, e, sizeof lanes);                                                               \
-            for (; d + VW <= n; d += VW)                                                                  \
-                for (int l = 0; l < VW; l++) lanes[l] += e[d + l];                                        \
-            for (int l = 0; d + l < n; l++) lanes[l] += e[d + l];                                         \
-            sum = ct__fold_##name(lanes);                                                                 \
-        } else {                                                                                          \
-            for (int64_t i = 0; i < n; i++) sum += e[i];                                                  \
-        }                                                                                                 \
-        if (logsm && last) sum = RND(sum);                                                                \
-        A inv = 1 / sum, lsum = logsm && last ? RND(LOG(sum)) : LOG(sum);                                 \
-        if (sizeof(T) == sizeof(A) && r->is == sizeof(A) && r->vs == sizeof(A)) { /* stores vectorise */  \
-            const A *x = (const A *)(const void *)r->in;                                                  \
-            A *o = (A *)(void *)r->val;                                                                   \
-            if (logsm) for (int64_t i = 0; i < n; i++) o[i] = x[i] - m - lsum;                            \
-            else if (last) for (int64_t i = 0; i < n; i++) o[i] = e[i] * inv;                             \
-            else for (int64_t i = 0; i < n; i++) o[i] = e[i] / sum;                                       \
-            return;                                                                                       \
-        }                                                                                                 \
-        for (int64_t i = 0; i < n; i++) {                                                                 \
-            A v = logsm ? (A)LOAD(r->in + i * r->is) - m - lsum : last ? e[i] * inv : e[i] / sum;          \
-            STORE(r->val + i * r->vs, v);                                                                 \
-        }                                                                                                 \
-    }
-
-/* vec_reduce_all's fold of the lanes: AVX2's shuffle tree for float, in
- * order for double. */
-static inline float ct__fold_tree(const float *l)
-{
-    return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
-}
-static inline float ct__fold_f32(const float *l) { return ct__fold_tree(l); }
-static inline float ct__fold_bf16(const float *l) { return ct__fold_tree(l); }
-static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2]) + l[3]; }
-#define CT__KEEP(v) (v)
 
 /* softmax over a dim that is not the last, for nc adjacent rows (columns
- * one element apart): each column in the order of the row kernel above,
+ * one element apart): each column in the order of along.h's row kernel,
  * the block read in memory order. exp(x - max) waits in the output when
  * its type is A (KEEP 1), else it is computed again. */
 #define CT__COLS_SOFTMAX(name, T, A, EXP, LOG, LOAD, STORE, KEEP)                                         \
@@ -22981,42 +23046,21 @@ static inline double ct__fold_f64(const double *l) { return ((l[0] + l[1]) + l[2
             }                                                                                             \
     }
 
-#define CT__ROWS_FLOAT(name, T, A, LOG1P, EXP, SA, SEXP, SLOG, RND, KEEP, KEYMAX)                         \
-    CT__ROW_LOGCUMSUMEXP(name, A, LOG1P, EXP, CT__LOAD_##name, CT__STORE_##name)                          \
-    CT__ROW_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, RND, KEYMAX)              \
-    CT__COLS_SOFTMAX(name, T, SA, SEXP, SLOG, CT__LOAD_##name, CT__STORE_##name, KEEP)                    \
-    static void ct__row_float_##name(const ct__row *r, ct__aop op, bool last)                             \
-    {                                                                                                     \
-        if (op == CT__AOP_LOGCUMSUMEXP) ct__lcse_##name(r);                                               \
-        else ct__softmax_##name(r, op == CT__AOP_LOG_SOFTMAX, last);                                      \
-    }
-/* Integer rows never get a floating op: the front end refuses it. */
-#define CT__ROWS_NOFLOAT(name)                                                                            \
-    static void ct__row_float_##name(const ct__row *r, ct__aop op, bool last) { (void)r, (void)op, (void)last; }
+/* softmax's columns in the types and functions of along.h's rows */
+CT__COLS_SOFTMAX(f32, float, float, ct__vexpf, logf, CT__LOAD_f32, CT__STORE_f32, 1)
+CT__COLS_SOFTMAX(f64, double, double, ct__vexp, log, CT__LOAD_f64, CT__STORE_f64, 1)
+CT__COLS_SOFTMAX(bf16, uint16_t, float, ct__vexpf, logf, CT__LOAD_bf16, CT__STORE_bf16, 0)
 
-/* name; logcumsumexp's accumulate type (PyTorch's: double for float) and
- * its functions; softmax's type, its functions and its rounding (softmax's
- * exp is internal.h's, whose loops vectorise) */
-CT__ROWS_FLOAT(f32, float, double, log1p, exp, float, ct__vexpf, logf, CT__KEEP, 1, ct__extreme_f32)
-CT__ROWS_FLOAT(f64, double, double, log1p, exp, double, ct__vexp, log, CT__KEEP, 1, ct__extreme_f64)
-CT__ROWS_FLOAT(bf16, uint16_t, float, log1pf, expf, float, ct__vexpf, logf, ct__rb, 0, ct__extreme_f32)
-CT__ROWS_NOFLOAT(b8)
-CT__ROWS_NOFLOAT(u8)
-CT__ROWS_NOFLOAT(i8)
-CT__ROWS_NOFLOAT(i16)
-CT__ROWS_NOFLOAT(i32)
-CT__ROWS_NOFLOAT(i64)
-CT__ROWS_NOFLOAT(f16)
-CT__ROWS_ALL(b8, CT_BOOL, uint8_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(u8, CT_U8, uint8_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i8, CT_I8, int8_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i16, CT_I16, int16_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i32, CT_I32, int32_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(i64, CT_I64, int64_t, int64_t, i64, uint64_t)
-CT__ROWS_ALL(f16, CT_F16, uint16_t, float, f32, float)
-CT__ROWS_ALL(bf16, CT_BF16, uint16_t, float, f32, float)
-CT__ROWS_ALL(f32, CT_F32, float, float, f32, double)
-CT__ROWS_ALL(f64, CT_F64, double, double, f64, double)
+CT__ROWS_ALL(b8, CT_BOOL, uint8_t, int64_t, i64)
+CT__ROWS_ALL(u8, CT_U8, uint8_t, int64_t, i64)
+CT__ROWS_ALL(i8, CT_I8, int8_t, int64_t, i64)
+CT__ROWS_ALL(i16, CT_I16, int16_t, int64_t, i64)
+CT__ROWS_ALL(i32, CT_I32, int32_t, int64_t, i64)
+CT__ROWS_ALL(i64, CT_I64, int64_t, int64_t, i64)
+CT__ROWS_ALL(f16, CT_F16, uint16_t, float, f32)
+CT__ROWS_ALL(bf16, CT_BF16, uint16_t, float, f32)
+CT__ROWS_ALL(f32, CT_F32, float, float, f32)
+CT__ROWS_ALL(f64, CT_F64, double, double, f64)
 
 /* The scratch a row of n elements needs. */
 static size_t ct__along_scratch(ct__aop op, int64_t n)

@@ -1016,6 +1016,98 @@ static bool cu_gather(ct__index_job *job)
     return true;
 }
 
+/* ---------------------------------------------------------------- along one dim */
+
+/* An along op's rows: in's bytes, values' and indices' (NULL when not asked
+ * for), the element size of in and values, byte strides along the dim, the
+ * row length, and softmax's scratch (8 bytes an element). */
+typedef struct cu_rows {
+    const char *in;
+    char *val, *idx, *scratch;
+    int64_t es, is, vs, xs, n;
+    ct__aop op;
+    bool last;
+} cu_rows;
+
+/* One thread a row: row k's start in each operand through the layout (in 0,
+ * values 1, indices 2, each with the dim squashed to one element), then
+ * along.h's row kernel of the dtype, the CPU's. */
+#define CU_ALONG_KERNEL(name, DT, _)                                                                   \
+    __global__ void cu_along_##name(cu_rows a, cu_layout l, int64_t rows)                              \
+    {                                                                                                  \
+        for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < rows;                     \
+             k += (int64_t)gridDim.x * blockDim.x) {                                                   \
+            int64_t off[4];                                                                            \
+            cu_offsets(l, k, off);                                                                     \
+            ct__row r;                                                                                 \
+            r.in = a.in + off[0] * a.es;                                                               \
+            r.val = a.val ? a.val + off[1] * a.es : NULL;                                              \
+            r.idx = a.idx ? a.idx + off[2] * (int64_t)sizeof(int64_t) : NULL;                          \
+            r.is = a.is, r.vs = a.vs, r.xs = a.xs, r.n = a.n;                                          \
+            r.scratch = a.scratch ? a.scratch + k * a.n * 8 : NULL;                                    \
+            ct__along_row_##name(&r, a.op, a.last);                                                    \
+        }                                                                                              \
+    }
+CT__DTYPES_A(CU_ALONG_KERNEL, _)
+#undef CU_ALONG_KERNEL
+
+/* Whether op along a dim runs here: every operand on one GPU, and an op
+ * along.h has (median and mode are the CPU's). */
+static bool cu_along_here(ct__aop op, const ct_tensor *values, const ct_tensor *indices, const ct_tensor *in)
+{
+    if (op == CT__AOP_MEDIAN || op == CT__AOP_MODE || in->storage->device.type != CT_DEVICE_CUDA) return false;
+    const ct_tensor *outs[2] = {values, indices};
+    for (int j = 0; j < 2; j++)
+        if (outs[j] && (outs[j]->storage->device.type != CT_DEVICE_CUDA || cu_index_of(outs[j]) != cu_index_of(in)))
+            return false;
+    return true;
+}
+
+/* t with dim squashed to one element (TensorIterator's declare_static_shape), into sq. */
+static const ct_tensor *cu_squashed(const ct_tensor *t, int dim, ct_tensor *sq)
+{
+    if (!t) return NULL;
+    *sq = *t;
+    if (sq->ndim) sq->sizes[dim] = 1;
+    return sq;
+}
+
+/* op along dim of in into values and/or indices, one thread a row. Fails
+ * only for softmax's scratch, with CUDA's out-of-memory error. */
+static ct_result cu_along_rows(ct__aop op, ct_tensor *values, ct_tensor *indices, const ct_tensor *in, int dim)
+{
+    int64_t n = in->ndim ? in->sizes[dim] : 1, numel = ct_numel(in);
+    if (numel == 0) return CT_OK;
+    int64_t rows = numel / n;
+    int index = cu_index_of(in);
+    ct_tensor sq[3];
+    const ct_tensor *outs[2] = {cu_squashed(values, dim, &sq[1]), cu_squashed(indices, dim, &sq[2])};
+    cu_layout l = cu_layout_of(cu_squashed(in, dim, &sq[0]), outs, 2);
+    cu_rows a;
+    a.in = (const char *)ct_data_ptr(in);
+    a.val = values ? (char *)ct_data_ptr(values) : NULL;
+    a.idx = indices ? (char *)ct_data_ptr(indices) : NULL;
+    a.es = (int64_t)ct_dtype_size(in->dtype);
+    a.is = in->ndim ? in->strides[dim] * a.es : 0;
+    a.vs = values && in->ndim ? values->strides[dim] * a.es : 0;
+    a.xs = indices && in->ndim ? indices->strides[dim] * (int64_t)sizeof(int64_t) : 0;
+    a.n = n, a.op = op, a.last = in->ndim == 0 || dim == in->ndim - 1;
+    size_t scratch = op == CT__AOP_SOFTMAX || op == CT__AOP_LOG_SOFTMAX ? (size_t)numel * 8 : 0;
+    a.scratch = scratch ? (char *)cu_alloc(scratch, index) : NULL;
+    if (scratch && !a.scratch) return CT_ERR_MEMORY;
+    cu_use(index);
+    switch (in->dtype) {
+#define CU_ALONG_CASE(name, DT, _) \
+    case DT: CU_LAUNCH(cu_along_##name, cu_blocks(rows), CU_THREADS, a, l, rows); break;
+        CT__DTYPES_A(CU_ALONG_CASE, _)
+#undef CU_ALONG_CASE
+    default: break;
+    }
+    bool launched = cu_ok(cudaGetLastError());
+    if (scratch) cu_free(a.scratch, scratch, index); /* (reused only by work queued after this kernel) */
+    return launched ? CT_OK : CT_ERR_RUNTIME;
+}
+
 /* ---------------------------------------------------------------- pointwise */
 
 /* The ct_dtype of a formula dtype suffix. */
@@ -1450,8 +1542,10 @@ static void cu_reduce(ct__rop op, ct_tensor *out, const ct_tensor *in, uint32_t 
     cu_cpu()->reduce->reduce(op, out, in, mask, args);
 }
 
+/* along one dim: a thread a row where the operands are on one GPU (kernels.cu) */
 static ct_result cu_along(ct__aop op, ct_tensor *values, ct_tensor *indices, const ct_tensor *in, int dim)
 {
+    if (cu_along_here(op, values, indices, in)) return cu_along_rows(op, values, indices, in, dim);
     cu_finish_all();
     return cu_cpu()->reduce->along(op, values, indices, in, dim);
 }

@@ -82,8 +82,10 @@ static void cu_reduce(ct__rop op, ct_tensor *out, const ct_tensor *in, uint32_t 
     cu_cpu()->reduce->reduce(op, out, in, mask, args);
 }
 
+/* along one dim: a thread a row where the operands are on one GPU (kernels.cu) */
 static ct_result cu_along(ct__aop op, ct_tensor *values, ct_tensor *indices, const ct_tensor *in, int dim)
 {
+    if (cu_along_here(op, values, indices, in)) return cu_along_rows(op, values, indices, in, dim);
     cu_finish_all();
     return cu_cpu()->reduce->along(op, values, indices, in, dim);
 }
