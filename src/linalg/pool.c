@@ -235,6 +235,50 @@ static bool ct__axis_adaptive(ct__axis *a, int64_t in, int64_t out, bool average
     return true;
 }
 
+/* The argmax kernel of m over xc (x made contiguous) into the maxima r and
+ * the flat indices at out (m->planes * m->n_out int64s). inside: as below. */
+static void ct__max_pool_run(const ct__linmap *m, const ct_tensor *x, const ct_tensor *xc, ct_tensor *r, void *out,
+                             const int64_t (*inside)[2])
+{
+    ct__linmap_job job = ct__linmap_job_for(CT__LINMAP_ARGMAX, m, xc, r);
+    job.values = job.out;
+    job.out = out;
+    job.inside = inside;
+    job.H = x->sizes[x->ndim - 2], job.W = x->sizes[x->ndim - 1];
+    job.OH = m->out_shape.size[x->ndim - 2], job.OW = m->out_shape.size[x->ndim - 1];
+    ct__backend_for(x->storage->device.type)->linmap(&job);
+}
+
+/* The indices go into g, the gradient's map, whose table lives on the host.
+ * On the CPU the kernel writes that table itself, and a tensor of the
+ * indices is made only when wanted. false when memory runs out. */
+static bool ct__max_pool_on_cpu(const ct__linmap *m, const ct_tensor *x, const ct_tensor *xc, ct_tensor *r,
+                                const int64_t (*inside)[2], ct__linmap *g, bool want, ct_tensor **idx)
+{
+    size_t bytes = sizeof(int64_t) * (size_t)(m->planes * m->n_out);
+    *idx = want ? ct__alloc(m->out_shape.size, m->out_shape.ndim, CT_I64, ct__cpu) : NULL;
+    if (want && !*idx) return false;
+    if (bytes == 0) return true;
+    ct__max_pool_run(m, x, xc, r, g->src, inside);
+    if (*idx) memcpy(ct__data(*idx), g->src, bytes);
+    return true;
+}
+
+/* On another device the kernel writes a tensor of the indices there, whose
+ * host copy fills g's table. */
+static bool ct__max_pool_on_device(const ct__linmap *m, const ct_tensor *x, const ct_tensor *xc, ct_tensor *r,
+                                   const int64_t (*inside)[2], ct__linmap *g, ct_tensor **idx)
+{
+    size_t bytes = sizeof(int64_t) * (size_t)(m->planes * m->n_out);
+    *idx = ct__alloc(m->out_shape.size, m->out_shape.ndim, CT_I64, x->storage->device);
+    if (!*idx) return false;
+    if (bytes == 0) return true;
+    ct__max_pool_run(m, x, xc, r, ct__data(*idx), inside);
+    const ct_tensor *host = ct__host(*idx);
+    if (host) memcpy(g->src, ct__data(host), bytes);
+    return host != NULL;
+}
+
 /* Max pooling over the windows of m (whose reference it takes): the maxima,
  * and their indices (shaped as the result) in *indices when asked for.
  * inside: the 2-D windows' sizes and strides when they all lie inside the
@@ -246,30 +290,13 @@ static ct_tensor *ct__max_pool_of(ct__linmap *m, const ct_tensor *x, const int64
         ct__linmap_unref(m);
         return NULL;
     }
-    const ct_shape *os = &m->out_shape;
-    /* the indices become the gradient's map, whose tables live on the host:
-     * the CPU's kernel writes them there, a tensor of them is made when asked
-     * for (or to come from another device) */
-    size_t idx_bytes = sizeof(int64_t) * (size_t)(m->planes * m->n_out);
-    bool on_cpu = x->storage->device.type == CT_DEVICE_CPU;
-    ct_tensor *xc, *idx = on_cpu && !indices ? NULL : ct__alloc(os->size, os->ndim, CT_I64, x->storage->device);
-    ct_tensor *r = ct__alloc(os->size, os->ndim, x->dtype, x->storage->device);
+    ct_tensor *xc, *idx = NULL, *r = ct__alloc(m->out_shape.size, m->out_shape.ndim, x->dtype, x->storage->device);
     CT__UNRECORDED(xc, ct_contiguous(x));
     ct__linmap *g = ct__linmap_new(name, adjoint_name, m->planes, m->n_out, 1, false, true);
-    bool ok = xc && r && g && (idx || !indices), any = idx_bytes > 0;
-    if (ok && any) {
-        ct__linmap_job job = ct__linmap_job_for(CT__LINMAP_ARGMAX, m, xc, r);
-        job.values = job.out;
-        job.out = on_cpu ? (void *)g->src : ct__data(idx);
-        job.inside = inside;
-        job.H = x->sizes[x->ndim - 2], job.W = x->sizes[x->ndim - 1];
-        job.OH = os->size[x->ndim - 2], job.OW = os->size[x->ndim - 1];
-        ct__backend_for(x->storage->device.type)->linmap(&job);
-    }
-    const ct_tensor *host = ok && !on_cpu ? ct__host(idx) : NULL;
-    ok = ok && (on_cpu || host);
-    if (ok && any && on_cpu && idx) memcpy(ct__data(idx), g->src, idx_bytes);
-    if (ok && any && host) memcpy(g->src, ct__data(host), idx_bytes);
+    bool ok = xc && r && g;
+    if (ok) ok = x->storage->device.type == CT_DEVICE_CPU
+                     ? ct__max_pool_on_cpu(m, x, xc, r, inside, g, indices != NULL, &idx)
+                     : ct__max_pool_on_device(m, x, xc, r, inside, g, &idx);
     if (ok) {
         g->n_in = m->n_in;
         g->in_shape = m->in_shape;
