@@ -515,6 +515,42 @@ static void test_non_blocking_copies(void)
 }
 
 /* DataLoader(pin_memory=True): each batch's tensors pinned, their values kept. */
+/* The reductions whose order cannot show, as kernels: of everything, of a
+ * long dim (few outputs, each folded in parts) and of a short one, on a
+ * transposed view, for int32, bool, float32 and float16; each the CPU's
+ * result bit for bit (integer sums and products wrap alike). */
+static ct_tensor *sum_long(const ct_tensor *t) { return ct_sum_dim(t, CT_SHAPE(0), false, CT_DEFAULT); }
+static ct_tensor *prod_long(const ct_tensor *t) { return ct_prod_dim(t, 0, false, CT_DEFAULT); }
+static ct_tensor *amax_long(const ct_tensor *t) { return ct_amax(t, CT_SHAPE(0), false); }
+static ct_tensor *amin_short(const ct_tensor *t) { return ct_amin(t, CT_SHAPE(1), true); }
+static ct_tensor *all_long(const ct_tensor *t) { return ct_all_dim(t, 0, false); }
+static ct_tensor *any_short(const ct_tensor *t) { return ct_any_dim(t, 1, false); }
+static ct_tensor *count_long(const ct_tensor *t) { return ct_count_nonzero(t, CT_SHAPE(0)); }
+
+static void test_order_free_reductions(void)
+{
+    ct_tensor *(*const ops[])(const ct_tensor *) = {ct_sum, ct_prod, ct_max, ct_min, ct_all, ct_any, sum_long, prod_long,
+                                                    amax_long, amin_short, all_long, any_short, count_long};
+    const ct_dtype dtypes[] = {CT_I32, CT_BOOL, CT_F32, CT_F16};
+    /* (3, 40001) made on the host: values in [-500, 500), zeros among them */
+    ct_tensor *k = ct_arange(ct_int(0), ct_int(3 * 40001), ct_int(1), CT_I64);
+    ct_tensor *host = ct_reshape(ct_sub_scalar(ct_remainder_scalar(ct_mul_scalar(ct_cpu(k), ct_int(7919)), ct_int(1000)),
+                                               ct_int(500)),
+                                 CT_SHAPE(3, 40001));
+    for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
+        ct_tensor *x = ct_transpose(ct_to(host, dtypes[d]), 0, 1); /* (40001, 3), strided */
+        ct_tensor *xd = ct_cuda(x);
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            if ((ops[o] == ct_sum || ops[o] == sum_long || ops[o] == ct_prod || ops[o] == prod_long) &&
+                (dtypes[d] == CT_F32 || dtypes[d] == CT_F16))
+                continue; /* (floating sums and products are order's, run on the CPU) */
+            ct_tensor *want = ops[o](x), *got = ops[o](xd);
+            CHECK(want && got && ct_device_of(got).type == CT_DEVICE_CUDA);
+            CHECK(ct_equal(ct_cpu(got), want));
+        }
+    }
+}
+
 static void test_loader_pins_batches(void)
 {
     ct_tensor *x = ct_cpu(ct_reshape(ct_arange(ct_int(0), ct_int(8), ct_int(1), CT_F32), CT_SHAPE(4, 2)));
@@ -556,5 +592,6 @@ int main(void)
     RUN(test_pin_memory);
     RUN(test_non_blocking_copies);
     RUN(test_loader_pins_batches);
+    RUN(test_order_free_reductions);
     return ct_test_report();
 }

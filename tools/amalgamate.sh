@@ -11,7 +11,7 @@ out=${1:-.}
 API="src/base/base.h src/tensor/tensor.h src/autograd/autograd.h src/ops/math.h src/ops/reduce.h src/ops/join.h src/ops/sort.h src/linalg/linalg.h src/linalg/decomp.h src/linalg/conv.h src/nn/nn.h src/optim/optim.h src/data/data.h"
 # The backend interface: what the implementation and a backend compiled
 # apart (CTORCH_BACKEND) both see.
-BACKEND="src/base/scalar.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_ops.h src/ops/optable.h src/ops/formulas.h src/ops/along.h src/ops/optim_formulas.h src/linalg/conv_ops.h
+BACKEND="src/base/scalar.h src/ops/reduce_ops.h src/ops/join_ops.h src/ops/sort_ops.h src/ops/optable.h src/ops/formulas.h src/ops/reduce_formulas.h src/ops/optim_formulas.h src/linalg/conv_ops.h
          src/tensor/backend.h"
 # The implementation, in dependency order: private headers first, then code.
 IMPL="src/base/internal.h src/base/threads.h src/tensor/internal.h src/autograd/internal.h src/cpu/iter.h src/optim/internal.h src/data/internal.h

@@ -587,25 +587,6 @@ CT__PROD(double, 4)
         }                                                                                                 \
     }
 
-/* Whether an element is nonzero (NaN is, -0 is not). */
-#define CT__NZ_INT(x) ((x) != 0)
-#define CT__NZ_HALF(x) (((x) & 0x7fff) != 0)
-#define CT__NZ_b8 CT__NZ_INT
-#define CT__NZ_i64 CT__NZ_INT
-#define CT__NZ_f16 CT__NZ_HALF
-#define CT__NZ_bf16 CT__NZ_HALF
-#define CT__NZ_f32 CT__NZ_INT
-#define CT__NZ_f64 CT__NZ_INT
-/* Order an element by: its value as float for float16 and bfloat16. */
-#define CT__KEY_b8(x) (x)
-#define CT__KEY_i64(x) (x)
-#define CT__KEY_f16(x) ct__f16_to_float(x)
-#define CT__KEY_bf16(x) ct__bf16_to_float(x)
-#define CT__KEY_f32(x) (x)
-#define CT__KEY_f64(x) (x)
-
-#define CT__OP_ADD(a, x) ((int64_t)((uint64_t)(a) + (uint64_t)(int64_t)(x)))
-#define CT__OP_MUL(a, x) ((int64_t)((uint64_t)(a) * (uint64_t)(int64_t)(x)))
 #define CT__AS_I64(x) ((int64_t)(x))
 #define CT__SAME(x) (x)
 #define CT__AND(a, b) ((a) && (b))
@@ -619,26 +600,6 @@ CT__PROD(double, 4)
                   CT__FAST_MAX_##name)                                                                    \
     CT__FREE_LOOP(ct__rmin_##name, ct__##name##_t, ct__##name##_t, CT__OPMIN_##name, CT__SAME, CT__OPMIN_##name, \
                   CT__FAST_MIN_##name)
-/* max keeps a NaN once seen (x != x is false for the integer types) */
-#define CT__OPS_FOR(name)                                                                                 \
-    static inline uint8_t CT__OPALL_##name(uint8_t a, ct__##name##_t x) { return a && CT__NZ_##name(x); } \
-    static inline uint8_t CT__OPANY_##name(uint8_t a, ct__##name##_t x) { return a || CT__NZ_##name(x); } \
-    static inline int64_t CT__OPCOUNT_##name(int64_t a, ct__##name##_t x) { return a + CT__NZ_##name(x); } \
-    static inline ct__##name##_t CT__OPMAX_##name(ct__##name##_t a, ct__##name##_t x)                     \
-    {                                                                                                     \
-        return (CT__KEY_##name(x) > CT__KEY_##name(a) || CT__KEY_##name(x) != CT__KEY_##name(x)) ? x : a; \
-    }                                                                                                     \
-    static inline ct__##name##_t CT__OPMIN_##name(ct__##name##_t a, ct__##name##_t x)                     \
-    {                                                                                                     \
-        return (CT__KEY_##name(x) < CT__KEY_##name(a) || CT__KEY_##name(x) != CT__KEY_##name(x)) ? x : a; \
-    }
-/* The order-free loops of their own: bool's, int64's and the floating
- * dtypes'. The narrow integers run int64's on their input widened (below). */
-#define CT__FREE_DTYPES(X) X(b8, CT_BOOL, _) X(i64, CT_I64, _) X(f16, CT_F16, _) X(bf16, CT_BF16, _) \
-    X(f32, CT_F32, _) X(f64, CT_F64, _)
-#define CT__OPS_FOR_DT(name, DT, _) CT__OPS_FOR(name)
-CT__FREE_DTYPES(CT__OPS_FOR_DT)
-#undef CT__OPS_FOR_DT
 CT__FREE_DTYPES(CT__ALL_LOOPS)
 #define CT__INT_LOOPS(name)                                                                               \
     CT__FREE_LOOP(ct__rsum_##name, ct__##name##_t, int64_t, CT__OP_ADD, CT__AS_I64, CT__OP_ADD, CT__NO_FAST) \
@@ -1315,7 +1276,7 @@ static void ct__mode_row(const ct__row *r, ct_dtype dt)
 }
 
 /* The CPU's row kernel of every dtype: median and mode here, the other
- * ops along.h's. name, dtype, storage type, key type and its pair type. */
+ * ops reduce_formulas.h's. name, dtype, storage type, key type and its pair type. */
 #define CT__ROWS_ALL(name, DT, T, V, kn)                                                                  \
     CT__ROW_MEDIAN(name, T, V, CT__LOAD_##name, kn)                                                       \
     static void ct__row_##name(const ct__row *r, ct__aop op, bool last)                                   \
@@ -1326,7 +1287,7 @@ static void ct__mode_row(const ct__row *r, ct_dtype dt)
     }
 
 /* softmax over a dim that is not the last, for nc adjacent rows (columns
- * one element apart): each column in the order of along.h's row kernel,
+ * one element apart): each column in the order of reduce_formulas.h's row kernel,
  * the block read in memory order. exp(x - max) waits in the output when
  * its type is A (KEEP 1), else it is computed again. */
 #define CT__COLS_SOFTMAX(name, T, A, EXP, LOG, LOAD, STORE, KEEP)                                         \
@@ -1354,7 +1315,7 @@ static void ct__mode_row(const ct__row *r, ct_dtype dt)
             }                                                                                             \
     }
 
-/* softmax's columns in the types and functions of along.h's rows */
+/* softmax's columns in the types and functions of reduce_formulas.h's rows */
 CT__COLS_SOFTMAX(f32, float, float, ct__vexpf, logf, CT__LOAD_f32, CT__STORE_f32, 1)
 CT__COLS_SOFTMAX(f64, double, double, ct__vexp, log, CT__LOAD_f64, CT__STORE_f64, 1)
 CT__COLS_SOFTMAX(bf16, uint16_t, float, ct__vexpf, logf, CT__LOAD_bf16, CT__STORE_bf16, 0)

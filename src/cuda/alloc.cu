@@ -177,9 +177,9 @@ static void cu_out_of_memory(int index, size_t size)
 }
 
 /* A new segment of `size` bytes on device index for stream, as one free
- * block; once more after the free segments went back, then NULL with the
- * error set. Lock held. */
-static cu_block *cu_new_segment(int index, int64_t stream, size_t size, bool small)
+ * block; once more after the free segments went back, then NULL, with the
+ * error set when `report`. Lock held. */
+static cu_block *cu_new_segment(int index, int64_t stream, size_t size, bool small, bool report)
 {
     void *p = NULL;
     cu_use(index);
@@ -191,7 +191,7 @@ static cu_block *cu_new_segment(int index, int64_t stream, size_t size, bool sma
     }
     if (e != cudaSuccess) {
         cudaGetLastError();
-        cu_out_of_memory(index, size);
+        if (report) cu_out_of_memory(index, size);
         return NULL;
     }
     cudaMemLocation device = {};
@@ -215,8 +215,10 @@ static void cu_split(cu_free_pool *pool, cu_block *b, size_t size)
     pool->insert(r);
 }
 
-/* A block for nbytes on device index, for the calling thread's current stream there. */
-static void *cu_alloc(size_t nbytes, int index)
+/* A block for nbytes on device index, for the calling thread's current
+ * stream there; NULL when there is no memory, with PyTorch's error set when
+ * `report` (a kernel's scratch that has another way does not report). */
+static void *cu_alloc_block(size_t nbytes, int index, bool report)
 {
     size_t size = cu_rounded(nbytes);
     bool small = size <= CU_SMALL_SIZE;
@@ -226,7 +228,7 @@ static void *cu_alloc(size_t nbytes, int index)
     cu_process_events(c, false);
     cu_free_pool *pool = cu_pool_of(c, small);
     cu_block *b = cu_take_fitting(pool, stream, size);
-    if (!b && !(b = cu_new_segment(index, stream, cu_segment_size(size), small))) return NULL;
+    if (!b && !(b = cu_new_segment(index, stream, cu_segment_size(size), small, report))) return NULL;
     cu_split(pool, b, size);
     b->allocated = true;
     c->live[b->ptr] = b;
@@ -235,6 +237,8 @@ static void *cu_alloc(size_t nbytes, int index)
     c->stats.num_allocs++;
     return b->ptr;
 }
+
+static void *cu_alloc(size_t nbytes, int index) { return cu_alloc_block(nbytes, index, true); }
 
 /* b absorbs n, its free neighbour after it: both leave the pool (b's size
  * changes, and the pool is ordered by size); the merged block is b. */

@@ -76,8 +76,13 @@ static ct_result cu_sorting(ct__op op, ct__sort_job *job)
     return cu_cpu()->sorting(op, job);
 }
 
+/* the order-free reductions as kernels on one GPU (kernels.cu) */
 static void cu_reduce(ct__rop op, ct_tensor *out, const ct_tensor *in, uint32_t mask, const ct__rargs *args)
 {
+    if (cu_fold_here(op, out, in)) {
+        cu_fold(op, out, in, mask);
+        return;
+    }
     cu_finish_all();
     cu_cpu()->reduce->reduce(op, out, in, mask, args);
 }

@@ -308,6 +308,171 @@ static bool cu_gather(ct__index_job *job)
     return true;
 }
 
+/* ---------------------------------------------------------------- order-free reductions */
+
+/* The dims a reduction folds: their sizes and in's strides in elements (the
+ * last fastest), and how many elements each output folds. */
+typedef struct cu_reduced {
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    int64_t count;
+} cu_reduced;
+
+/* Element j's offset in an output's block of in. */
+__device__ inline int64_t cu_reduced_offset(const cu_reduced &r, int64_t j)
+{
+    int64_t off = 0;
+    for (int d = r.ndim - 1; d >= 0; d--) {
+        off += j % r.sizes[d] * r.strides[d];
+        j /= r.sizes[d];
+    }
+    return off;
+}
+
+/* reduce_formulas.h's folds of an element into a partial result, as types
+ * the kernel template takes. */
+#define CU_FOLD(fn)                                                                                        \
+    struct cu_fold_##fn {                                                                                 \
+        template <typename A, typename X> __device__ A operator()(A a, X x) const { return (A)fn(a, x); } \
+    };
+#define CU_FOLDS(fl, DT, _)                                                                 \
+    CU_FOLD(CT__OPMAX_##fl) CU_FOLD(CT__OPMIN_##fl) CU_FOLD(CT__OPALL_##fl) CU_FOLD(CT__OPANY_##fl) \
+    CU_FOLD(CT__OPCOUNT_##fl)
+CT__FREE_DTYPES(CU_FOLDS)
+CU_FOLD(CT__OP_ADD)
+CU_FOLD(CT__OP_MUL)
+#undef CU_FOLDS
+#undef CU_FOLD
+
+/* Part c of `parts` of output k's fold (t = k * parts + c): the elements
+ * j = c, c + parts, ... of its block, so that neighbouring threads read
+ * neighbouring elements, folded into out's value there (the op's
+ * identity). One part: the result goes to out; more: to part[t]. */
+template <typename T, typename TO, typename Fold>
+__global__ void cu_fold_kernel(TO *out, TO *part, const T *in, cu_layout l, cu_reduced r, int64_t n, int64_t parts)
+{
+    Fold fold;
+    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n * parts;
+         t += (int64_t)gridDim.x * blockDim.x) {
+        int64_t k = t / parts, c = t % parts, off[4];
+        cu_offsets(l, k, off);
+        TO acc = out[off[0]];
+        for (int64_t j = c; j < r.count; j += parts) acc = fold(acc, in[off[1] + cu_reduced_offset(r, j)]);
+        if (part) part[t] = acc;
+        else out[off[0]] = acc;
+    }
+}
+
+/* The parts each output's fold is split into: enough threads to fill a
+ * GPU when there are few outputs, each part a few hundred elements at
+ * least, and few enough parts that one thread folds them after. */
+static int64_t cu_fold_parts(int64_t n, int64_t count)
+{
+    int64_t most = n >= 8192 ? 1 : 8192 / n, enough = (count + 255) / 256;
+    return enough < most ? enough : most;
+}
+
+/* out = Fold over each output's elements of in (layout l: out 0, in's
+ * block starts 1), through parts folded again by Combine when the outputs
+ * are few and memory for the parts' results is there. */
+template <typename T, typename TO, typename Fold, typename Combine>
+static void cu_fold_run(ct_tensor *out, const ct_tensor *in, const cu_layout &l, const cu_reduced &r, int64_t n,
+                        int index)
+{
+    TO *o = (TO *)ct_data_ptr(out);
+    const T *x = (const T *)ct_data_ptr(in);
+    int64_t parts = cu_fold_parts(n, r.count);
+    size_t bytes = (size_t)(n * parts) * sizeof(TO);
+    TO *part = parts > 1 ? (TO *)cu_alloc_block(bytes, index, false) : NULL;
+    if (!part) parts = 1;
+    CU_LAUNCH((cu_fold_kernel<T, TO, Fold>), cu_blocks(n * parts), CU_THREADS, o, part, x, l, r, n, parts);
+    if (!part) return;
+    cu_layout lp = l; /* the parts: output k's at k * parts, one after the other */
+    if (lp.ndim == 0) lp.step[1] = parts;
+    for (int64_t d = lp.ndim - 1, m = parts; d >= 0; m *= lp.sizes[d--]) lp.strides[1][d] = m;
+    cu_reduced rp;
+    rp.ndim = 1, rp.sizes[0] = rp.count = parts, rp.strides[0] = 1;
+    CU_LAUNCH((cu_fold_kernel<TO, TO, Combine>), cu_blocks(n), CU_THREADS, o, (TO *)NULL, (const TO *)part, lp, rp, n,
+              (int64_t)1);
+    cu_free(part, bytes, index); /* (reused only by work queued after these kernels) */
+}
+
+/* op's folds on elements of type T, which fold as dtype fl's (the narrow
+ * integers as int64's); sums and products only for the integers and bool. */
+template <typename T, bool integral, typename Max, typename Min, typename All, typename Any, typename Count>
+static void cu_fold_dtype(ct__rop op, ct_tensor *out, const ct_tensor *in, const cu_layout &l, const cu_reduced &r,
+                          int64_t n, int index)
+{
+    switch (op) {
+    case CT__ROP_MAX: cu_fold_run<T, T, Max, Max>(out, in, l, r, n, index); return;
+    case CT__ROP_MIN: cu_fold_run<T, T, Min, Min>(out, in, l, r, n, index); return;
+    case CT__ROP_ALL: cu_fold_run<T, uint8_t, All, cu_fold_CT__OPALL_b8>(out, in, l, r, n, index); return;
+    case CT__ROP_ANY: cu_fold_run<T, uint8_t, Any, cu_fold_CT__OPANY_b8>(out, in, l, r, n, index); return;
+    case CT__ROP_COUNT: cu_fold_run<T, int64_t, Count, cu_fold_CT__OP_ADD>(out, in, l, r, n, index); return;
+    default: break;
+    }
+    if constexpr (integral) {
+        using add = cu_fold_CT__OP_ADD;
+        using mul = cu_fold_CT__OP_MUL;
+        if (op == CT__ROP_SUM) cu_fold_run<T, int64_t, add, add>(out, in, l, r, n, index);
+        if (op == CT__ROP_PROD) cu_fold_run<T, int64_t, mul, mul>(out, in, l, r, n, index);
+    }
+}
+
+/* Whether op over in runs here: an op whose order cannot show (floating
+ * sums and products, norms and variances are the CPU's), in and out on one
+ * GPU. */
+static bool cu_fold_here(ct__rop op, const ct_tensor *out, const ct_tensor *in)
+{
+    bool floating = in->dtype == CT_F16 || in->dtype == CT_BF16 || in->dtype == CT_F32 || in->dtype == CT_F64;
+    bool free_order = op == CT__ROP_MAX || op == CT__ROP_MIN || op == CT__ROP_ALL || op == CT__ROP_ANY ||
+                      op == CT__ROP_COUNT || ((op == CT__ROP_SUM || op == CT__ROP_PROD) && !floating);
+    return free_order && in->storage->device.type == CT_DEVICE_CUDA &&
+           out->storage->device.type == CT_DEVICE_CUDA && cu_index_of(in) == cu_index_of(out);
+}
+
+/* op over the dims of in whose bit is set in mask into out (in's dims, 1
+ * where folded, holding the op's identity), one thread an output or a
+ * part of one. */
+static void cu_fold(ct__rop op, ct_tensor *out, const ct_tensor *in, uint32_t mask)
+{
+    int64_t n = ct_numel(out);
+    if (n == 0) return;
+    cu_reduced r;
+    r.ndim = 0, r.count = 1;
+    ct_tensor kept = *in; /* in with the folded dims one element: each output's block start */
+    for (int d = 0; d < in->ndim; d++) {
+        if (!((mask >> d) & 1) || in->sizes[d] == 1) continue;
+        r.sizes[r.ndim] = in->sizes[d], r.strides[r.ndim++] = in->strides[d];
+        r.count *= in->sizes[d];
+        kept.sizes[d] = 1;
+    }
+    const ct_tensor *ops[1] = {&kept};
+    cu_layout l = cu_layout_of(out, ops, 1);
+    int index = cu_index_of(out);
+    cu_use(index);
+    switch (in->dtype) {
+#define CU_FOLD_CASE(DT, T, integral, fl)                                                                  \
+    case DT:                                                                                               \
+        cu_fold_dtype<T, integral, cu_fold_CT__OPMAX_##fl, cu_fold_CT__OPMIN_##fl, cu_fold_CT__OPALL_##fl, \
+                      cu_fold_CT__OPANY_##fl, cu_fold_CT__OPCOUNT_##fl>(op, out, in, l, r, n, index);      \
+        break;
+        CU_FOLD_CASE(CT_BOOL, uint8_t, true, b8)
+        CU_FOLD_CASE(CT_U8, uint8_t, true, i64)
+        CU_FOLD_CASE(CT_I8, int8_t, true, i64)
+        CU_FOLD_CASE(CT_I16, int16_t, true, i64)
+        CU_FOLD_CASE(CT_I32, int32_t, true, i64)
+        CU_FOLD_CASE(CT_I64, int64_t, true, i64)
+        CU_FOLD_CASE(CT_F16, uint16_t, false, f16)
+        CU_FOLD_CASE(CT_BF16, uint16_t, false, bf16)
+        CU_FOLD_CASE(CT_F32, float, false, f32)
+        CU_FOLD_CASE(CT_F64, double, false, f64)
+#undef CU_FOLD_CASE
+    default: break;
+    }
+    cu_ok(cudaGetLastError());
+}
+
 /* ---------------------------------------------------------------- along one dim */
 
 /* An along op's rows: in's bytes, values' and indices' (NULL when not asked
@@ -323,7 +488,7 @@ typedef struct cu_rows {
 
 /* One thread a row: row k's start in each operand through the layout (in 0,
  * values 1, indices 2, each with the dim squashed to one element), then
- * along.h's row kernel of the dtype, the CPU's. */
+ * reduce_formulas.h's row kernel of the dtype, the CPU's. */
 #define CU_ALONG_KERNEL(name, DT, _)                                                                   \
     __global__ void cu_along_##name(cu_rows a, cu_layout l, int64_t rows)                              \
     {                                                                                                  \
@@ -344,7 +509,7 @@ CT__DTYPES_A(CU_ALONG_KERNEL, _)
 #undef CU_ALONG_KERNEL
 
 /* Whether op along a dim runs here: every operand on one GPU, and an op
- * along.h has (median and mode are the CPU's). */
+ * reduce_formulas.h has (median and mode are the CPU's). */
 static bool cu_along_here(ct__aop op, const ct_tensor *values, const ct_tensor *indices, const ct_tensor *in)
 {
     if (op == CT__AOP_MEDIAN || op == CT__AOP_MODE || in->storage->device.type != CT_DEVICE_CUDA) return false;

@@ -1,10 +1,12 @@
-/* Backend interface: the row kernels of the ops along one dim (ct__aop)
+/* Backend interface: the reductions' formulas that a device's kernels share
+ * with the CPU's, so that both give the same bits: what an order-free
+ * reduction (extremes, logic, counts, integer sums and products) does with
+ * one more element, and the row kernels of the ops along one dim (ct__aop)
  * but median and mode: extremes and their index, cummax and cummin, cumsum
  * and cumprod, logcumsumexp, softmax and log_softmax. A row is one output's
- * work, done in PyTorch 1.13's CPU order, so each backend that runs these
- * functions over its rows (the CPU's threads in src/cpu/reduce.c, one CUDA
- * thread a row in src/cuda/kernels.cu) gives the CPU's bits wherever its
- * exp and log give the CPU's. */
+ * work, done in PyTorch 1.13's CPU order; the CPU runs rows on its threads
+ * (src/cpu/reduce.c), the CUDA backend one row a thread (src/cuda/kernels.cu),
+ * and the results agree wherever their exp and log do. */
 
 /* ---------------------------------------------------------------- elements */
 
@@ -15,6 +17,57 @@ CT__INLINE void ct__f2b(char *p, float v) { *(uint16_t *)p = ct__float_to_bf16(v
 /* float rounded to float16 / bfloat16 and back: one operation of c10::Half arithmetic */
 CT__INLINE float ct__rh(float v) { return ct__f16_to_float(ct__float_to_f16(v)); }
 CT__INLINE float ct__rb(float v) { return ct__bf16_to_float(ct__float_to_bf16(v)); }
+
+/* ---------------------------------------------------------------- order-free reductions */
+
+/* Whether an element is nonzero (NaN is, -0 is not). */
+#define CT__NZ_INT(x) ((x) != 0)
+#define CT__NZ_HALF(x) (((x) & 0x7fff) != 0)
+#define CT__NZ_b8 CT__NZ_INT
+#define CT__NZ_i64 CT__NZ_INT
+#define CT__NZ_f16 CT__NZ_HALF
+#define CT__NZ_bf16 CT__NZ_HALF
+#define CT__NZ_f32 CT__NZ_INT
+#define CT__NZ_f64 CT__NZ_INT
+/* Order an element by: its value as float for float16 and bfloat16. */
+#define CT__KEY_b8(x) (x)
+#define CT__KEY_i64(x) (x)
+#define CT__KEY_f16(x) ct__f16_to_float(x)
+#define CT__KEY_bf16(x) ct__bf16_to_float(x)
+#define CT__KEY_f32(x) (x)
+#define CT__KEY_f64(x) (x)
+/* Whether an element is NaN: never, for bool and the integers (no value
+ * compared with itself where it cannot be NaN, which compilers flag) */
+#define CT__KEY_NAN_b8(x) ((void)(x), false)
+#define CT__KEY_NAN_i64(x) ((void)(x), false)
+#define CT__KEY_NAN_f16(x) (CT__KEY_f16(x) != CT__KEY_f16(x))
+#define CT__KEY_NAN_bf16(x) (CT__KEY_bf16(x) != CT__KEY_bf16(x))
+#define CT__KEY_NAN_f32(x) ((x) != (x))
+#define CT__KEY_NAN_f64(x) ((x) != (x))
+
+#define CT__OP_ADD(a, x) ((int64_t)((uint64_t)(a) + (uint64_t)(int64_t)(x)))
+#define CT__OP_MUL(a, x) ((int64_t)((uint64_t)(a) * (uint64_t)(int64_t)(x)))
+/* Each order-free op folding element x into a partial result a; max and
+ * min keep a NaN once seen. */
+#define CT__OPS_FOR(name)                                                                                 \
+    CT__INLINE uint8_t CT__OPALL_##name(uint8_t a, ct__##name##_t x) { return a && CT__NZ_##name(x); }    \
+    CT__INLINE uint8_t CT__OPANY_##name(uint8_t a, ct__##name##_t x) { return a || CT__NZ_##name(x); }    \
+    CT__INLINE int64_t CT__OPCOUNT_##name(int64_t a, ct__##name##_t x) { return a + CT__NZ_##name(x); }   \
+    CT__INLINE ct__##name##_t CT__OPMAX_##name(ct__##name##_t a, ct__##name##_t x)                        \
+    {                                                                                                     \
+        return (CT__KEY_##name(x) > CT__KEY_##name(a) || CT__KEY_NAN_##name(x)) ? x : a;                  \
+    }                                                                                                     \
+    CT__INLINE ct__##name##_t CT__OPMIN_##name(ct__##name##_t a, ct__##name##_t x)                        \
+    {                                                                                                     \
+        return (CT__KEY_##name(x) < CT__KEY_##name(a) || CT__KEY_NAN_##name(x)) ? x : a;                  \
+    }
+/* The dtypes with order-free ops of their own: bool, int64 and the floating
+ * ones. The narrow integers run int64's on their values widened. */
+#define CT__FREE_DTYPES(X) X(b8, CT_BOOL, _) X(i64, CT_I64, _) X(f16, CT_F16, _) X(bf16, CT_BF16, _)      \
+    X(f32, CT_F32, _) X(f64, CT_F64, _)
+#define CT__OPS_FOR_DT(name, DT, _) CT__OPS_FOR(name)
+CT__FREE_DTYPES(CT__OPS_FOR_DT)
+#undef CT__OPS_FOR_DT
 
 /* The largest (max) or smallest element of a contiguous row of a floating
  * dtype, found through keys: a float's bits with the sign bit flipped when
@@ -59,6 +112,8 @@ CT__KEY_EXTREME(f64, double, uint64_t, 0x7ff0000000000000u)
 CT__KEY_EXTREME(f16, uint16_t, uint16_t, 0x7c00u)
 CT__KEY_EXTREME(bf16, uint16_t, uint16_t, 0x7f80u)
 
+/* ---------------------------------------------------------------- along one dim */
+
 /* One row: n elements of in along the dim, and where its values and indices
  * go; scratch has room for the op's work arrays. */
 typedef struct ct__row {
@@ -91,11 +146,6 @@ typedef struct ct__row {
 #define CT__STORE_bf16(p, v) ct__f2b(p, (float)(v))
 #define CT__STORE_f32(p, v) (*(float *)(p) = (float)(v))
 #define CT__STORE_f64(p, v) (*(double *)(p) = (v))
-
-/* Whether a key is NaN: a test of its own for the integer keys, so that no
- * compiler sees a value compared with itself where it never can be NaN. */
-#define CT__KEY_NAN(v) ((v) != (v))
-#define CT__KEY_NEVER_NAN(v) ((void)(v), false)
 
 /* Extremes (max.dim, argmax): the first largest, or the first NaN. */
 #define CT__ROW_EXTREME(name, T, V, LOAD, ISNAN)                                                          \
@@ -253,8 +303,8 @@ CT__ROW_NOFLOAT(i64)
 CT__ROW_NOFLOAT(f16)
 
 /* One row of op, for every op but median and mode. name, storage type, key
- * type and its NaN test, accumulate type of cumsum (integers in uint64_t,
- * which wraps). */
+ * type and its NaN test (CT__KEY_NAN_*), accumulate type of cumsum
+ * (integers in uint64_t, which wraps). */
 #define CT__ROW_ALONG(name, T, V, ISNAN, A)                                                               \
     CT__ROW_EXTREME(name, T, V, CT__LOAD_##name, ISNAN)                                                   \
     CT__ROW_CUMEXT(name, T, V, CT__LOAD_##name, ISNAN)                                                    \
@@ -269,13 +319,13 @@ CT__ROW_NOFLOAT(f16)
         default: ct__row_float_##name(r, op, last); break;                                                \
         }                                                                                                 \
     }
-CT__ROW_ALONG(b8, uint8_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
-CT__ROW_ALONG(u8, uint8_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
-CT__ROW_ALONG(i8, int8_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
-CT__ROW_ALONG(i16, int16_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
-CT__ROW_ALONG(i32, int32_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
-CT__ROW_ALONG(i64, int64_t, int64_t, CT__KEY_NEVER_NAN, uint64_t)
-CT__ROW_ALONG(f16, uint16_t, float, CT__KEY_NAN, float)
-CT__ROW_ALONG(bf16, uint16_t, float, CT__KEY_NAN, float)
-CT__ROW_ALONG(f32, float, float, CT__KEY_NAN, double)
-CT__ROW_ALONG(f64, double, double, CT__KEY_NAN, double)
+CT__ROW_ALONG(b8, uint8_t, int64_t, CT__KEY_NAN_i64, uint64_t)
+CT__ROW_ALONG(u8, uint8_t, int64_t, CT__KEY_NAN_i64, uint64_t)
+CT__ROW_ALONG(i8, int8_t, int64_t, CT__KEY_NAN_i64, uint64_t)
+CT__ROW_ALONG(i16, int16_t, int64_t, CT__KEY_NAN_i64, uint64_t)
+CT__ROW_ALONG(i32, int32_t, int64_t, CT__KEY_NAN_i64, uint64_t)
+CT__ROW_ALONG(i64, int64_t, int64_t, CT__KEY_NAN_i64, uint64_t)
+CT__ROW_ALONG(f16, uint16_t, float, CT__KEY_NAN_f32, float)
+CT__ROW_ALONG(bf16, uint16_t, float, CT__KEY_NAN_f32, float)
+CT__ROW_ALONG(f32, float, float, CT__KEY_NAN_f32, double)
+CT__ROW_ALONG(f64, double, double, CT__KEY_NAN_f64, double)
