@@ -5308,7 +5308,8 @@ CT__FLOATING(clamp)
  * and cumprod, logcumsumexp, softmax and log_softmax. A row is one output's
  * work, done in PyTorch 1.13's CPU order; the CPU runs rows on its threads
  * (src/cpu/reduce.c), the CUDA backend one row a thread (src/cuda/kernels.cu),
- * and the results agree wherever their exp and log do. */
+ * and the results agree wherever their exp and log do. Last, batch norm's
+ * statistics, a channel at a time. */
 
 /* ---------------------------------------------------------------- elements */
 
@@ -5632,6 +5633,48 @@ CT__ROW_ALONG(bf16, uint16_t, float, CT__KEY_NAN_f32, float)
 CT__ROW_ALONG(f32, float, float, CT__KEY_NAN_f32, double)
 CT__ROW_ALONG(f64, double, double, CT__KEY_NAN_f64, double)
 
+/* ---------------------------------------------------------------- batch norm's statistics */
+
+/* PyTorch's batch_norm_cpu_collect_stats kernels as they run on one thread,
+ * one channel ch at a time (CT__BN_STATS(T, FMA) makes them for float and
+ * double): its mean and its sum of squared deviations (var_sum). The CPU
+ * runs the channels in turn (src/cpu/norm.c), CUDA one thread a channel.
+ * planes: x (n, c, image), image > 1 (contiguous): sums in double, the
+ * squares rounded as T. rows: x (rows, c) (channels-last or 2-D): sums in T
+ * (PyTorch's per-thread buffer), the squares added by fused multiply-adds,
+ * the mean divided in double. */
+#define CT__BN_STATS(T, FMA)                                                                              \
+    CT__INLINE void ct__bn_stats_plane_##T(const T *x, int64_t n, int64_t c, int64_t image, int64_t ch,  \
+                                           T *mean, T *var_sum)                                           \
+    {                                                                                                     \
+        double sum = 0, acc = 0;                                                                          \
+        for (int64_t b = 0; b < n; b++)                                                                   \
+            for (int64_t i = 0; i < image; i++) sum += x[(b * c + ch) * image + i];                       \
+        T m = (T)(sum / (double)(n * image));                                                             \
+        for (int64_t b = 0; b < n; b++)                                                                   \
+            for (int64_t i = 0; i < image; i++) {                                                         \
+                T d = x[(b * c + ch) * image + i] - m, sq = d * d;                                        \
+                acc += sq;                                                                                \
+            }                                                                                             \
+        mean[ch] = m;                                                                                     \
+        var_sum[ch] = (T)acc;                                                                             \
+    }                                                                                                     \
+    CT__INLINE void ct__bn_stats_column_##T(const T *x, int64_t rows, int64_t c, int64_t ch, T *mean,    \
+                                            T *var_sum)                                                   \
+    {                                                                                                     \
+        T sum = 0, acc = 0;                                                                               \
+        for (int64_t r = 0; r < rows; r++) sum += x[r * c + ch];                                          \
+        T m = (T)((double)sum / (double)rows);                                                            \
+        for (int64_t r = 0; r < rows; r++) {                                                              \
+            T d = x[r * c + ch] - m;                                                                      \
+            acc = FMA(d, d, acc);                                                                         \
+        }                                                                                                 \
+        mean[ch] = m;                                                                                     \
+        var_sum[ch] = acc;                                                                                \
+    }
+CT__BN_STATS(float, ct__fmaf)
+CT__BN_STATS(double, ct__fma)
+
 /* ==================== ops/optim_formulas.h ==================== */
 // >>ops/optim_formulas.h
 /* One element of the fused optimizer steps (ct__optim_job), the float
@@ -5909,6 +5952,7 @@ typedef struct ct__bn_stats_job {
     int64_t n, c, image, count;
     const void *x;
     void *mean, *var_sum;
+    int device_index; /* the device of every pointer */
 } ct__bn_stats_job;
 
 /* A device's streams and events (ct_stream, ct_event): streams are ids, 0
@@ -6000,7 +6044,7 @@ typedef struct ct_backend {
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */
-#define CT_BACKEND_ABI_VERSION 5
+#define CT_BACKEND_ABI_VERSION 6
 
 #ifdef __cplusplus
 extern "C" {
@@ -26793,57 +26837,22 @@ static void ct__cpu_optim_step(const ct__optim_job *job)
 // >>cpu/norm.c
 /* Batch normalisation's statistics (ct__bn_stats_job). */
 
-/* PyTorch's batch_norm_cpu_collect_stats kernels, run on one thread
- * (CT__BN_STATS(T, fma) makes them for float and double): per channel, the
- * mean and the sum of squared deviations (var_sum).
- * planes: x (n, c, image), image > 1 (contiguous): sums in double, the
- * squares rounded as T. rows: x (rows, c) (channels-last or 2-D): sums in T
- * (PyTorch's per-thread buffer), the squares added by fused multiply-adds,
- * the mean divided in double. */
-#define CT__BN_STATS(T, FMA)                                                                                  \
-    static void ct__bn_stats_planes_##T(const T *x, int64_t n, int64_t c, int64_t image, T *mean, T *var_sum)   \
-    {                                                                                                         \
-        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
-            double sum = 0, acc = 0;                                                                          \
-            for (int64_t b = 0; b < n; b++)                                                                   \
-                for (int64_t i = 0; i < image; i++) sum += x[(b * c + ch) * image + i];                       \
-            T m = (T)(sum / (double)(n * image));                                                             \
-            for (int64_t b = 0; b < n; b++)                                                                   \
-                for (int64_t i = 0; i < image; i++) {                                                         \
-                    T d = x[(b * c + ch) * image + i] - m, sq = d * d;                                        \
-                    acc += sq;                                                                                \
-                }                                                                                             \
-            mean[ch] = m;                                                                                     \
-            var_sum[ch] = (T)acc;                                                                             \
-        }                                                                                                     \
-    }                                                                                                         \
-    static void ct__bn_stats_rows_##T(const T *x, int64_t rows, int64_t c, T *mean, T *var_sum)                \
-    {                                                                                                         \
-        for (int64_t ch = 0; ch < c; ch++) {                                                                  \
-            T sum = 0, acc = 0;                                                                               \
-            for (int64_t r = 0; r < rows; r++) sum += x[r * c + ch];                                          \
-            T m = (T)((double)sum / (double)rows);                                                            \
-            for (int64_t r = 0; r < rows; r++) {                                                              \
-                T d = x[r * c + ch] - m;                                                                      \
-                acc = FMA(d, d, acc);                                                                         \
-            }                                                                                                 \
-            mean[ch] = m;                                                                                     \
-            var_sum[ch] = acc;                                                                                \
-        }                                                                                                     \
-    }
-CT__BN_STATS(float, ct__fmaf)
-CT__BN_STATS(double, ct__fma)
-
+/* Batch norm's statistics, the channels in turn (src/ops/reduce_formulas.h). */
 static void ct__cpu_bn_stats(const ct__bn_stats_job *j)
 {
-    if (j->dtype == CT_F32 && j->rows)
-        ct__bn_stats_rows_float((const float *)j->x, j->count, j->c, (float *)j->mean, (float *)j->var_sum);
-    else if (j->dtype == CT_F32)
-        ct__bn_stats_planes_float((const float *)j->x, j->n, j->c, j->image, (float *)j->mean, (float *)j->var_sum);
-    else if (j->rows)
-        ct__bn_stats_rows_double((const double *)j->x, j->count, j->c, (double *)j->mean, (double *)j->var_sum);
-    else
-        ct__bn_stats_planes_double((const double *)j->x, j->n, j->c, j->image, (double *)j->mean, (double *)j->var_sum);
+    for (int64_t ch = 0; ch < j->c; ch++) {
+        if (j->dtype == CT_F32 && j->rows)
+            ct__bn_stats_column_float((const float *)j->x, j->count, j->c, ch, (float *)j->mean, (float *)j->var_sum);
+        else if (j->dtype == CT_F32)
+            ct__bn_stats_plane_float((const float *)j->x, j->n, j->c, j->image, ch, (float *)j->mean,
+                                     (float *)j->var_sum);
+        else if (j->rows)
+            ct__bn_stats_column_double((const double *)j->x, j->count, j->c, ch, (double *)j->mean,
+                                       (double *)j->var_sum);
+        else
+            ct__bn_stats_plane_double((const double *)j->x, j->n, j->c, j->image, ch, (double *)j->mean,
+                                      (double *)j->var_sum);
+    }
 }
 
 /* ==================== cpu/random.c ==================== */
@@ -36923,7 +36932,7 @@ static ct_result ct__bn_batch_stats(const ct__normspec *s, const ct_tensor *x, i
     *var_sum = ct__alloc(s->affine.size, s->affine.ndim, x->dtype, x->storage->device);
     if (!*mean || !*var_sum) return ct_last_error_code();
     ct__bn_stats_job job = {x->dtype, rows || image == 1, n, c, image, count, ct__data(x), ct__data(*mean),
-                            ct__data(*var_sum)}; /* (PyTorch takes (n, c, 1, ...) as rows) */
+                            ct__data(*var_sum), x->storage->device.index}; /* (PyTorch takes (n, c, 1, ...) as rows) */
     ct__backend_for(x->storage->device.type)->bn_stats(&job);
     return CT_OK;
 }

@@ -113,12 +113,6 @@ static void cu_linmap(const ct__linmap_job *job)
     cu_cpu()->linmap(job);
 }
 
-static void cu_bn_stats(const ct__bn_stats_job *job)
-{
-    cu_finish_all();
-    cu_cpu()->bn_stats(job);
-}
-
 /* ---------------------------------------------------------------- registration */
 
 static const ct__reduce_kernels cu_reduce_kernels = {cu_reduce, cu_along};

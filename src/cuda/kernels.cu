@@ -565,6 +565,33 @@ static ct_result cu_along_rows(ct__aop op, ct_tensor *values, ct_tensor *indices
     return launched ? CT_OK : CT_ERR_RUNTIME;
 }
 
+/* ---------------------------------------------------------------- batch norm's statistics */
+
+/* One thread a channel: reduce_formulas.h's statistics, the CPU's. */
+#define CU_BN_STATS(T)                                                                                     \
+    __global__ void cu_bn_stats_##T(ct__bn_stats_job j)                                                    \
+    {                                                                                                      \
+        const T *x = (const T *)j.x;                                                                       \
+        T *mean = (T *)j.mean, *var_sum = (T *)j.var_sum;                                                  \
+        for (int64_t ch = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; ch < j.c;                        \
+             ch += (int64_t)gridDim.x * blockDim.x) {                                                      \
+            if (j.rows) ct__bn_stats_column_##T(x, j.count, j.c, ch, mean, var_sum);                       \
+            else ct__bn_stats_plane_##T(x, j.n, j.c, j.image, ch, mean, var_sum);                          \
+        }                                                                                                  \
+    }
+CU_BN_STATS(float)
+CU_BN_STATS(double)
+#undef CU_BN_STATS
+
+static void cu_bn_stats(const ct__bn_stats_job *job)
+{
+    if (job->c == 0) return;
+    cu_use(job->device_index);
+    if (job->dtype == CT_F32) CU_LAUNCH(cu_bn_stats_float, cu_blocks(job->c), CU_THREADS, *job);
+    else CU_LAUNCH(cu_bn_stats_double, cu_blocks(job->c), CU_THREADS, *job);
+    cu_ok(cudaGetLastError());
+}
+
 /* ---------------------------------------------------------------- pointwise */
 
 /* The ct_dtype of a formula dtype suffix. */

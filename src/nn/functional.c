@@ -570,7 +570,7 @@ static ct_result ct__bn_batch_stats(const ct__normspec *s, const ct_tensor *x, i
     *var_sum = ct__alloc(s->affine.size, s->affine.ndim, x->dtype, x->storage->device);
     if (!*mean || !*var_sum) return ct_last_error_code();
     ct__bn_stats_job job = {x->dtype, rows || image == 1, n, c, image, count, ct__data(x), ct__data(*mean),
-                            ct__data(*var_sum)}; /* (PyTorch takes (n, c, 1, ...) as rows) */
+                            ct__data(*var_sum), x->storage->device.index}; /* (PyTorch takes (n, c, 1, ...) as rows) */
     ct__backend_for(x->storage->device.type)->bn_stats(&job);
     return CT_OK;
 }

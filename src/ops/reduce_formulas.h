@@ -6,7 +6,8 @@
  * and cumprod, logcumsumexp, softmax and log_softmax. A row is one output's
  * work, done in PyTorch 1.13's CPU order; the CPU runs rows on its threads
  * (src/cpu/reduce.c), the CUDA backend one row a thread (src/cuda/kernels.cu),
- * and the results agree wherever their exp and log do. */
+ * and the results agree wherever their exp and log do. Last, batch norm's
+ * statistics, a channel at a time. */
 
 /* ---------------------------------------------------------------- elements */
 
@@ -329,3 +330,45 @@ CT__ROW_ALONG(f16, uint16_t, float, CT__KEY_NAN_f32, float)
 CT__ROW_ALONG(bf16, uint16_t, float, CT__KEY_NAN_f32, float)
 CT__ROW_ALONG(f32, float, float, CT__KEY_NAN_f32, double)
 CT__ROW_ALONG(f64, double, double, CT__KEY_NAN_f64, double)
+
+/* ---------------------------------------------------------------- batch norm's statistics */
+
+/* PyTorch's batch_norm_cpu_collect_stats kernels as they run on one thread,
+ * one channel ch at a time (CT__BN_STATS(T, FMA) makes them for float and
+ * double): its mean and its sum of squared deviations (var_sum). The CPU
+ * runs the channels in turn (src/cpu/norm.c), CUDA one thread a channel.
+ * planes: x (n, c, image), image > 1 (contiguous): sums in double, the
+ * squares rounded as T. rows: x (rows, c) (channels-last or 2-D): sums in T
+ * (PyTorch's per-thread buffer), the squares added by fused multiply-adds,
+ * the mean divided in double. */
+#define CT__BN_STATS(T, FMA)                                                                              \
+    CT__INLINE void ct__bn_stats_plane_##T(const T *x, int64_t n, int64_t c, int64_t image, int64_t ch,  \
+                                           T *mean, T *var_sum)                                           \
+    {                                                                                                     \
+        double sum = 0, acc = 0;                                                                          \
+        for (int64_t b = 0; b < n; b++)                                                                   \
+            for (int64_t i = 0; i < image; i++) sum += x[(b * c + ch) * image + i];                       \
+        T m = (T)(sum / (double)(n * image));                                                             \
+        for (int64_t b = 0; b < n; b++)                                                                   \
+            for (int64_t i = 0; i < image; i++) {                                                         \
+                T d = x[(b * c + ch) * image + i] - m, sq = d * d;                                        \
+                acc += sq;                                                                                \
+            }                                                                                             \
+        mean[ch] = m;                                                                                     \
+        var_sum[ch] = (T)acc;                                                                             \
+    }                                                                                                     \
+    CT__INLINE void ct__bn_stats_column_##T(const T *x, int64_t rows, int64_t c, int64_t ch, T *mean,    \
+                                            T *var_sum)                                                   \
+    {                                                                                                     \
+        T sum = 0, acc = 0;                                                                               \
+        for (int64_t r = 0; r < rows; r++) sum += x[r * c + ch];                                          \
+        T m = (T)((double)sum / (double)rows);                                                            \
+        for (int64_t r = 0; r < rows; r++) {                                                              \
+            T d = x[r * c + ch] - m;                                                                      \
+            acc = FMA(d, d, acc);                                                                         \
+        }                                                                                                 \
+        mean[ch] = m;                                                                                     \
+        var_sum[ch] = acc;                                                                                \
+    }
+CT__BN_STATS(float, ct__fmaf)
+CT__BN_STATS(double, ct__fma)

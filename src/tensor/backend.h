@@ -151,6 +151,7 @@ typedef struct ct__bn_stats_job {
     int64_t n, c, image, count;
     const void *x;
     void *mean, *var_sum;
+    int device_index; /* the device of every pointer */
 } ct__bn_stats_job;
 
 /* A device's streams and events (ct_stream, ct_event): streams are ids, 0
@@ -242,7 +243,7 @@ typedef struct ct_backend {
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */
-#define CT_BACKEND_ABI_VERSION 5
+#define CT_BACKEND_ABI_VERSION 6
 
 #ifdef __cplusplus
 extern "C" {
