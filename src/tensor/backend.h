@@ -242,7 +242,7 @@ typedef struct ct_backend {
 } ct_backend;
 
 /* The interface's version: a backend compiled against another one is refused. */
-#define CT_BACKEND_ABI_VERSION 5
+#define CT_BACKEND_ABI_VERSION 6
 
 #ifdef __cplusplus
 extern "C" {
