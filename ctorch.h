@@ -4569,8 +4569,8 @@ static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
 /* Extra arguments of a pointwise kernel. The front end fills what an op
  * uses; the kernels read them with the op's meaning:
  *   alpha     add/sub alpha, addcmul/addcdiv value, lerp's number weight,
- *             threshold_backward's threshold: `value` converted to the
- *             compute dtype (alpha_i for integral kernels)
+ *             threshold_backward's threshold (0 without a value): `value`
+ *             converted to the compute dtype (alpha_i for integral kernels)
  *   p[0..2]   round: 10^|decimals|; logit: eps; leaky_relu: slope;
  *             elu: alpha, scale, input_scale; softplus: beta, threshold;
  *             nan_to_num: the values for NaN, +inf and -inf
@@ -5247,11 +5247,11 @@ CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)
  * with the fused multiply-adds GCC contracts in them. float16 and bfloat16
  * compute in float and round once. */
 
-/* threshold_backward: 0 where y <= threshold (alpha), else x; a select, so
- * that a NaN y passes x */
-CT__BINARY_I(threshold_backward, y <= a->alpha_i ? 0 : x)
-CT__BINARY_FL(threshold_backward, f, float, y <= (float)a->alpha ? 0.0f : x)
-CT__BINARY_FL(threshold_backward, d, double, y <= a->alpha ? 0.0 : x)
+/* threshold_backward: 0 where y <= the threshold (alpha; 0, relu's, when
+ * the call has no value), else x; a select, so that a NaN y passes x */
+CT__BINARY_I(threshold_backward, y <= (a->has_value ? a->alpha_i : 0) ? 0 : x)
+CT__BINARY_FL(threshold_backward, f, float, y <= (a->has_value ? (float)a->alpha : 0.0f) ? 0.0f : x)
+CT__BINARY_FL(threshold_backward, d, double, y <= (a->has_value ? a->alpha : 0.0) ? 0.0 : x)
 /* tanh_backward: x * (1 - y * y), 1 - y * y one FMA; the vfnmadd it is
  * passes a NaN y as it is, where negating y first, or the emulated FMA, may
  * flip its sign */
@@ -17171,6 +17171,9 @@ ct_tensor *ct_threshold_backward(const ct_tensor *grad_output, const ct_tensor *
 {
     CT__ARG(grad_output, "grad_output", 1);
     CT__ARG(self, "self", 2);
+    /* relu's threshold, an int 0, is the kernel's own: no value to convert, the short call */
+    if (threshold.kind == CT_I64 && threshold.v.i == 0)
+        return ct__backward_op(CT__OP_threshold_backward, grad_output, self, NULL);
     ct__op_args a = ct__args();
     a.value = threshold;
     a.has_value = true;
@@ -17197,6 +17200,7 @@ ct_tensor *ct_gelu_backward(const ct_tensor *grad_output, const ct_tensor *self,
     CT__ARG(grad_output, "grad_output", 1);
     CT__ARG(self, "self", 2);
     if (ct__check_approximate(approximate) != CT_OK) return NULL;
+    if (approximate == CT_GELU_NONE) return ct__backward_op(CT__OP_gelu_backward, grad_output, self, NULL); /* mode 0 */
     ct__op_args a = ct__args();
     a.mode = (int)approximate;
     return ct__backward_op(CT__OP_gelu_backward, grad_output, self, &a);

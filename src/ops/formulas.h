@@ -639,11 +639,11 @@ CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)
  * with the fused multiply-adds GCC contracts in them. float16 and bfloat16
  * compute in float and round once. */
 
-/* threshold_backward: 0 where y <= threshold (alpha), else x; a select, so
- * that a NaN y passes x */
-CT__BINARY_I(threshold_backward, y <= a->alpha_i ? 0 : x)
-CT__BINARY_FL(threshold_backward, f, float, y <= (float)a->alpha ? 0.0f : x)
-CT__BINARY_FL(threshold_backward, d, double, y <= a->alpha ? 0.0 : x)
+/* threshold_backward: 0 where y <= the threshold (alpha; 0, relu's, when
+ * the call has no value), else x; a select, so that a NaN y passes x */
+CT__BINARY_I(threshold_backward, y <= (a->has_value ? a->alpha_i : 0) ? 0 : x)
+CT__BINARY_FL(threshold_backward, f, float, y <= (a->has_value ? (float)a->alpha : 0.0f) ? 0.0f : x)
+CT__BINARY_FL(threshold_backward, d, double, y <= (a->has_value ? a->alpha : 0.0) ? 0.0 : x)
 /* tanh_backward: x * (1 - y * y), 1 - y * y one FMA; the vfnmadd it is
  * passes a NaN y as it is, where negating y first, or the emulated FMA, may
  * flip its sign */

@@ -168,8 +168,8 @@ static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
 /* Extra arguments of a pointwise kernel. The front end fills what an op
  * uses; the kernels read them with the op's meaning:
  *   alpha     add/sub alpha, addcmul/addcdiv value, lerp's number weight,
- *             threshold_backward's threshold: `value` converted to the
- *             compute dtype (alpha_i for integral kernels)
+ *             threshold_backward's threshold (0 without a value): `value`
+ *             converted to the compute dtype (alpha_i for integral kernels)
  *   p[0..2]   round: 10^|decimals|; logit: eps; leaky_relu: slope;
  *             elu: alpha, scale, input_scale; softplus: beta, threshold;
  *             nan_to_num: the values for NaN, +inf and -inf

@@ -1230,6 +1230,9 @@ ct_tensor *ct_threshold_backward(const ct_tensor *grad_output, const ct_tensor *
 {
     CT__ARG(grad_output, "grad_output", 1);
     CT__ARG(self, "self", 2);
+    /* relu's threshold, an int 0, is the kernel's own: no value to convert, the short call */
+    if (threshold.kind == CT_I64 && threshold.v.i == 0)
+        return ct__backward_op(CT__OP_threshold_backward, grad_output, self, NULL);
     ct__op_args a = ct__args();
     a.value = threshold;
     a.has_value = true;
@@ -1256,6 +1259,7 @@ ct_tensor *ct_gelu_backward(const ct_tensor *grad_output, const ct_tensor *self,
     CT__ARG(grad_output, "grad_output", 1);
     CT__ARG(self, "self", 2);
     if (ct__check_approximate(approximate) != CT_OK) return NULL;
+    if (approximate == CT_GELU_NONE) return ct__backward_op(CT__OP_gelu_backward, grad_output, self, NULL); /* mode 0 */
     ct__op_args a = ct__args();
     a.mode = (int)approximate;
     return ct__backward_op(CT__OP_gelu_backward, grad_output, self, &a);
