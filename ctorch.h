@@ -1239,9 +1239,10 @@ CTORCH_API ct_result ct_hardswish_(ct_tensor *t);
 
 /* The activations' first derivatives, the ops their backward passes run
  * (differentiable in turn). grad_output and the other operand broadcast and
- * promote as a binary op's; float16 and bfloat16 compute in float and round
- * once (PyTorch 1.13's bfloat16 gelu_backward rounds on the way where the
- * tensors are strided). */
+ * promote as a binary op's. float16 and bfloat16 compute in float and round
+ * once, but for float16's sigmoid_backward and bfloat16's gelu_backward,
+ * which round each step as PyTorch 1.13's scalar kernels do (float16 where
+ * PyTorch has no kernel: in float). */
 /* aten::threshold_backward(grad_output, self, threshold): 0 where self <=
  * threshold, else grad_output (relu's, with threshold 0 and relu's result as self). */
 CTORCH_API ct_tensor *ct_threshold_backward(const ct_tensor *grad_output, const ct_tensor *self, ct_scalar threshold);
