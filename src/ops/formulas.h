@@ -637,7 +637,7 @@ CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)
  * (Activation.cpp's threshold_kernel and GeluBackwardKernelImpl,
  * BinaryOpsKernel.cpp's tanh_backward_kernel and sigmoid_backward_kernel),
  * with the fused multiply-adds GCC contracts in them. float16 and bfloat16
- * compute in float and round once. */
+ * compute in float and round once, but for the h flavours below. */
 
 /* threshold_backward: 0 where y <= the threshold (alpha; 0, relu's, when
  * the call has no value), else x; a select, so that a NaN y passes x */
@@ -662,9 +662,11 @@ CT__BINARY_FD(sigmoid_backward, x * (1 - y) * y)
 /* gelu_backward: dy * (cdf + x * pdf) exactly (mode 0), cdf = (1 + erf(x /
  * sqrt 2)) / 2, pdf = e^(-x^2 / 2) / sqrt(2 pi); or the derivative of the
  * tanh form (mode 1), whose inner multiply-adds are fused in both loops.
- * Float's vector blocks compute erf, exp and tanh with SLEEF and fuse the
- * last sum (MAD), the rest of a loop runs the C library's functions and an
- * unfused sum (the gelu_backward_libm twin: see CT__VM_BLOCK). */
+ * Float's vector blocks compute erf and exp with SLEEF and fuse the last
+ * sum (MAD), the rest of a loop runs the C library's functions and an
+ * unfused sum (the gelu_backward_libm twin: see CT__VM_BLOCK). (The tanh
+ * form's vector blocks take scalar.h's vector tanh, within an ulp of
+ * SLEEF's that PyTorch's take, which 1 - tanh^2 may magnify.) */
 #define CT__GEN_gelu_backward(name, fl, T, F, ERF, EXP, TANH, MAD)                        \
     CT__ALWAYS_INLINE T ct__##name##_##fl(T dy, T x, const ct__op_args *a)                \
     {                                                                                     \
@@ -684,7 +686,6 @@ CT__GEN_gelu_backward(gelu_backward, f, float, CT__LIBM_f, ct__verff, ct__vexpf_
 CT__GEN_gelu_backward(gelu_backward, d, double, CT__LIBM_d, erf, exp, tanh, ct__fma)
 CT__GEN_gelu_backward(gelu_backward_libm, f, float, CT__LIBM_f, erff, expf, tanhf, CT__UNFUSED)
 CT__GEN_gelu_backward(gelu_backward_libm, d, double, CT__LIBM_d, erf, exp, tanh, CT__UNFUSED)
-
 
 /* h flavours: float16's sigmoid_backward rounds each step; bfloat16's
  * gelu_backward rounds each step where PyTorch's scalar loop computes in
