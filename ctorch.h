@@ -1237,6 +1237,24 @@ CTORCH_API ct_result ct_hardsigmoid_(ct_tensor *t);
 CTORCH_API ct_tensor *ct_hardswish(const ct_tensor *t);    /* F.hardswish: t * relu6(t + 3) / 6 */
 CTORCH_API ct_result ct_hardswish_(ct_tensor *t);
 
+/* The activations' first derivatives, the ops their backward passes run
+ * (differentiable in turn). grad_output and the other operand broadcast and
+ * promote as a binary op's. float16 and bfloat16 compute in float and round
+ * once, but for float16's sigmoid_backward and bfloat16's gelu_backward,
+ * which round each step as PyTorch 1.13's scalar kernels do (float16 where
+ * PyTorch has no kernel: in float). */
+/* aten::threshold_backward(grad_output, self, threshold): 0 where self <=
+ * threshold, else grad_output (relu's, with threshold 0 and relu's result as self). */
+CTORCH_API ct_tensor *ct_threshold_backward(const ct_tensor *grad_output, const ct_tensor *self, ct_scalar threshold);
+/* aten::tanh_backward(grad_output, output): grad_output * (1 - output^2), output = tanh(x). */
+CTORCH_API ct_tensor *ct_tanh_backward(const ct_tensor *grad_output, const ct_tensor *output);
+/* aten::sigmoid_backward(grad_output, output): grad_output * (1 - output) * output, output = sigmoid(x). */
+CTORCH_API ct_tensor *ct_sigmoid_backward(const ct_tensor *grad_output, const ct_tensor *output);
+/* aten::gelu_backward(grad_output, self, approximate): grad_output times the
+ * derivative of gelu(self, approximate). */
+CTORCH_API ct_tensor *ct_gelu_backward(const ct_tensor *grad_output, const ct_tensor *self,
+                                       ct_gelu_approximate approximate);
+
 /* ---------------------------------------------------------------- comparison and logic */
 
 /* Comparisons give bool tensors, computed in the promoted dtype. Their _ forms
@@ -4168,12 +4186,15 @@ CT__INLINE float ct__vtanhf(float x) { return tanhf(x); }
 CT__INLINE float ct__vsigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 #endif
 
-/* float erf: SLEEF's on the CPU, in every build (so that torch.erf's bits
- * hold without AVX2 too); the device's libm in device code */
+/* float erf, and the exp of gelu_backward: SLEEF's on the CPU, in every
+ * build (so that torch.erf's bits hold without AVX2 too); the device's libm
+ * in device code */
 #ifdef __CUDA_ARCH__
 CT__INLINE float ct__verff(float x) { return erff(x); }
+CT__INLINE float ct__vexpf_sleef(float x) { return expf(x); }
 #else
 CT__ALWAYS_INLINE float ct__verff(float x) { return ct__erff_sleef(x); }
+CT__ALWAYS_INLINE float ct__vexpf_sleef(float x) { return ct__expf_sleef(x); }
 #endif
 
 /* Loading an element widens it to int64 (integral and bool) or double
@@ -4447,6 +4468,10 @@ typedef struct ct__sort_job {
     X(softplus, 1, SAME, H, "softplus_cpu")               \
     X(hardsigmoid, 1, SAME, UI, "hardsigmoid_cpu")        \
     X(hardswish, 1, SAME, UI, "hardswish_cpu")            \
+    X(threshold_backward, 2, SAME, H, "threshold_cpu")    \
+    X(tanh_backward, 2, SAME, H, "tanh_backward_cpu")     \
+    X(sigmoid_backward, 2, SAME, H, "sigmoid_backward_cpu") \
+    X(gelu_backward, 2, SAME, H, "GeluBackwardKernelImpl") \
     X(isnan, 1, BOOL, U, "isnan_cpu")                     \
     X(isinf, 1, BOOL, U, "isinf_cpu")                     \
     X(isfinite, 1, BOOL, U, "isfinite_cpu")               \
@@ -4544,14 +4569,16 @@ static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
 
 /* Extra arguments of a pointwise kernel. The front end fills what an op
  * uses; the kernels read them with the op's meaning:
- *   alpha     add/sub alpha, addcmul/addcdiv value, lerp's number weight:
- *             `value` converted to the compute dtype (alpha_i for integral kernels)
+ *   alpha     add/sub alpha, addcmul/addcdiv value, lerp's number weight,
+ *             threshold_backward's threshold (0 without a value): `value`
+ *             converted to the compute dtype (alpha_i for integral kernels)
  *   p[0..2]   round: 10^|decimals|; logit: eps; leaky_relu: slope;
  *             elu: alpha, scale, input_scale; softplus: beta, threshold;
  *             nan_to_num: the values for NaN, +inf and -inf
  *   mode      div: its ct_rounding_mode; round: 1 for decimals > 0, 2 for
  *             decimals < 0, 3 for decimals == 0; gelu: its ct_gelu_approximate,
- *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha;
+ *             or 2 for bfloat16 roundings; gelu_backward: its
+ *             ct_gelu_approximate; lerp: 1 when the weight is alpha;
  *             polygamma: n
  *   derived   the public op a call is when it runs on another op's kernel
  *             (clamp_min on maximum's, hardtanh on clamp's, celu on elu's,
@@ -4678,9 +4705,11 @@ CT__INLINE float ct__narrow(float x, ct_dtype compute)
     return x;
 }
 /* In h flavours: N rounds as the input type; NB only for bfloat16, in ops
- * that PyTorch 1.13 has no float16 kernel for (float16 computes in float). */
+ * that PyTorch 1.13 has no float16 kernel for (float16 computes in float);
+ * NH only for float16, in ops whose bfloat16 kernel computes in float. */
 #define CT__N(x) ct__narrow((x), a->compute)
 #define CT__NB(x) (a->compute == CT_BF16 ? ct__narrow((x), CT_BF16) : (x))
+#define CT__NH(x) (a->compute == CT_F16 ? ct__narrow((x), CT_F16) : (x))
 
 /* The libm function fn for a flavour: F(exp) is expf for float, exp for double. */
 #define CT__LIBM_f(fn) fn##f
@@ -5009,7 +5038,6 @@ CT__FLOATING(softplus)
     CT__INLINE T ct__hardswish_##fl(T x, const ct__op_args *a) { (void)a; return x * ct__relu6_of_##fl(x + 3) / 6; }
 CT__FLOATING(hardsigmoid)
 
-
 /* ---------------------------------------------------------------- float16/bfloat16 roundings (h flavours) */
 
 CT__UNARY_FL(rsqrt, h, float, 1.0f / CT__NB(sqrtf(x)))
@@ -5211,6 +5239,93 @@ CT__INLINE float ct__div_h(float x, float y, const ct__op_args *a)
 }
 CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)))
 
+/* ---------------------------------------------------------------- activations' first derivatives */
+
+/* The backward ops of relu, tanh, sigmoid and gelu over grad_output x and
+ * the forward's result or input y, as PyTorch's kernels compute them
+ * (Activation.cpp's threshold_kernel and GeluBackwardKernelImpl,
+ * BinaryOpsKernel.cpp's tanh_backward_kernel and sigmoid_backward_kernel),
+ * with the fused multiply-adds GCC contracts in them. float16 and bfloat16
+ * compute in float and round once, but for the h flavours below. */
+
+/* threshold_backward: 0 where y <= the threshold (alpha; 0, relu's, when
+ * the call has no value), else x; a select, so that a NaN y passes x */
+CT__BINARY_I(threshold_backward, y <= (a->has_value ? a->alpha_i : 0) ? 0 : x)
+CT__BINARY_FL(threshold_backward, f, float, y <= (a->has_value ? (float)a->alpha : 0.0f) ? 0.0f : x)
+CT__BINARY_FL(threshold_backward, d, double, y <= (a->has_value ? a->alpha : 0.0) ? 0.0 : x)
+/* tanh_backward: x * (1 - y * y), 1 - y * y one FMA; the vfnmadd it is
+ * passes a NaN y as it is, where negating y first, or the emulated FMA, may
+ * flip its sign */
+#define CT__GEN_tanh_backward(fl, T, F)                                                   \
+    CT__INLINE T ct__tanh_backward_##fl(T x, T y, const ct__op_args *a)                   \
+    {                                                                                     \
+        (void)a;                                                                          \
+        return x * (y != y ? y : F(ct__fma)(-y, y, (T)1));                                \
+    }
+CT__FLOATING(tanh_backward)
+CT__BINARY_FD(sigmoid_backward, x * (1 - y) * y)
+
+/* a * b + c as gelu_backward's last sum is: fused in PyTorch's vector loop
+ * (F(ct__fma)), not in its scalar loop (CT__UNFUSED) */
+#define CT__UNFUSED(a, b, c) ((a) * (b) + (c))
+/* gelu_backward: dy * (cdf + x * pdf) exactly (mode 0), cdf = (1 + erf(x /
+ * sqrt 2)) / 2, pdf = e^(-x^2 / 2) / sqrt(2 pi); or the derivative of the
+ * tanh form (mode 1), whose inner multiply-adds are fused in both loops.
+ * Float's vector blocks compute erf and exp with SLEEF and fuse the last
+ * sum (MAD), the rest of a loop runs the C library's functions and an
+ * unfused sum (the gelu_backward_libm twin: see CT__VM_BLOCK). (The tanh
+ * form's vector blocks take scalar.h's vector tanh, within an ulp of
+ * SLEEF's that PyTorch's take, which 1 - tanh^2 may magnify.) */
+#define CT__GEN_gelu_backward(name, fl, T, F, ERF, EXP, TANH, MAD)                        \
+    CT__ALWAYS_INLINE T ct__##name##_##fl(T dy, T x, const ct__op_args *a)                \
+    {                                                                                     \
+        if (a->mode == 1) {                                                               \
+            const T beta = (T)(1.41421356237309504880 * 1.12837916709551257390 * 0.5), kappa = (T)0.044715; \
+            T x_sq = x * x, t = TANH(beta * F(ct__fma)(kappa, x_sq * x, x));              \
+            T inner_d = beta * F(ct__fma)((T)3 * kappa, x_sq, (T)1);                      \
+            T left = (T)0.5 * x, left_d = (T)0.5 * (1 + t);                               \
+            return dy * MAD(left * F(ct__fma)(-t, t, (T)1), inner_d, left_d);             \
+        }                                                                                 \
+        const T alpha = (T)0.70710678118654752440;                                        \
+        const T beta = (T)(1.12837916709551257390 * 0.70710678118654752440 * 0.5);        \
+        T cdf = (T)0.5 * (1 + ERF(x * alpha)), pdf = beta * EXP(x * x * (T)-0.5);         \
+        return dy * MAD(x, pdf, cdf);                                                     \
+    }
+CT__GEN_gelu_backward(gelu_backward, f, float, CT__LIBM_f, ct__verff, ct__vexpf_sleef, ct__vtanhf, ct__fmaf)
+CT__GEN_gelu_backward(gelu_backward, d, double, CT__LIBM_d, erf, exp, tanh, ct__fma)
+CT__GEN_gelu_backward(gelu_backward_libm, f, float, CT__LIBM_f, erff, expf, tanhf, CT__UNFUSED)
+CT__GEN_gelu_backward(gelu_backward_libm, d, double, CT__LIBM_d, erf, exp, tanh, CT__UNFUSED)
+
+/* h flavours: float16's sigmoid_backward rounds each step; bfloat16's
+ * gelu_backward rounds each step where PyTorch's scalar loop computes in
+ * bfloat16 (its erf, exp and tanh too), float16's computes in float */
+CT__BINARY_FL(sigmoid_backward, h, float, CT__NH(x * CT__NH(1 - y)) * y)
+CT__INLINE float ct__gelu_backward_narrow_h(float dy, float x, const ct__op_args *a)
+{
+    if (a->mode == 1) {
+        const float beta = CT__NB((float)(1.41421356237309504880 * 1.12837916709551257390 * 0.5));
+        const float kappa = CT__NB(0.044715f);
+        float x_sq = CT__NB(x * x), x_cube = CT__NB(x_sq * x);
+        float t = CT__NB(tanhf(CT__NB(beta * CT__NB(x + CT__NB(kappa * x_cube)))));
+        float inner_d = CT__NB(beta * CT__NB(1 + CT__NB(CT__NB(3 * kappa) * x_sq)));
+        float right_d = CT__NB(CT__NB(CT__NB(0.5f * x) * CT__NB(1 - CT__NB(t * t))) * inner_d);
+        return dy * CT__NB(CT__NB(0.5f * CT__NB(1 + t)) + right_d);
+    }
+    const float alpha = CT__NB(0.70710678118654752440f);
+    const float beta = CT__NB((float)(1.12837916709551257390 * 0.70710678118654752440 * 0.5));
+    float cdf = CT__NB(0.5f * CT__NB(1 + CT__NB(erff(CT__NB(x * alpha)))));
+    float pdf = CT__NB(beta * CT__NB(expf(CT__NB(CT__NB(x * x) * -0.5f))));
+    return dy * CT__NB(cdf + CT__NB(x * pdf));
+}
+CT__ALWAYS_INLINE float ct__gelu_backward_h(float dy, float x, const ct__op_args *a)
+{
+    return a->compute == CT_BF16 ? ct__gelu_backward_narrow_h(dy, x, a) : ct__gelu_backward_f(dy, x, a);
+}
+CT__ALWAYS_INLINE float ct__gelu_backward_libm_h(float dy, float x, const ct__op_args *a)
+{
+    return a->compute == CT_BF16 ? ct__gelu_backward_narrow_h(dy, x, a) : ct__gelu_backward_libm_f(dy, x, a);
+}
+
 /* ---------------------------------------------------------------- ternary ops */
 
 /* out = fn(x, y, z): the int64 flavour (the floating ones are CT__GEN_ macros) */
@@ -5264,7 +5379,9 @@ CT__FLOATING(clamp)
     X(sigmoid, UNARY_VM, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
     X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY_VM0, FLOATS) HX(silu, UNARY, FLOATS) \
     X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \
-    X(hardswish, UNARY, FLOATS) X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                \
+    X(hardswish, UNARY, FLOATS) X(threshold_backward, BINARY, NUMERIC) X(tanh_backward, BINARY, FLOATS) \
+    HX(sigmoid_backward, BINARY, FLOATS) HX(gelu_backward, BINARY_VM0, FLOATS)                      \
+    X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                                             \
     X(isfinite, UNARY_BOOL, ALL) X(logical_not, UNARY_BOOL, ALL) X(bitwise_not, UNARY, INTS_BOOL)  \
     X(nan_to_num, UNARY, ALL)                                                                      \
     X(add, BINARY, ALL) X(sub, BINARY, NUMERIC) X(mul, BINARY, ALL) HX(div, BINARY, NUMERIC)       \
@@ -6765,6 +6882,11 @@ static ct_result ct__pointwise_saves_inference(ct__op op, const ct_tensor *const
 static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
 /* Record out = self / number (ct__div_number): DivBackward1 over self. */
 static bool ct__record_div_number(ct_tensor *out, const ct_tensor *self, ct_scalar number);
+/* Record out = op(in[0], in[1]) with args (NULL: none), a backward op of
+ * the table (ct_tanh_backward...), as the node of its activation's first
+ * derivative under create_graph: out, or NULL (out discarded) when the
+ * record failed. */
+static ct_tensor *ct__record_backward_op(ct__op op, ct_tensor *out, const ct_tensor *const *in, const ct__op_args *args);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
 static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */
@@ -7098,20 +7220,6 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx);
  * with OpenMP when built with it (at::parallel_for). */
 typedef void (*ct__range_fn)(int64_t begin, int64_t end, void *ctx);
 static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ctx);
-
-/* The backward kernels run as one CPU pass when no graph is recorded
- * (pointwise.c): threshold_backward(dy, y, 0), tanh_backward(dy, y),
- * sigmoid_backward(dy, y) and gelu_backward(dy, x) (the exact form). */
-typedef enum ct__fused_backward {
-    CT__FUSED_THRESHOLD,
-    CT__FUSED_TANH,
-    CT__FUSED_SIGMOID,
-    CT__FUSED_GELU
-} ct__fused_backward;
-/* op's kernel on dtype, or NULL where there is none */
-static ct__loop_fn ct__cpu_fused_backward_kernel(ct__fused_backward op, ct_dtype dtype);
-/* op(dy, v) of CPU tensors of one shape and a dtype that has the kernel */
-static ct_tensor *ct__cpu_fused_backward(ct__fused_backward op, const ct_tensor *dy, const ct_tensor *v);
 
 /* x rounded to the floating dtype dt, as arithmetic in dt rounds (range.c). */
 static double ct__round_to(double x, ct_dtype dt);
@@ -13133,25 +13241,21 @@ CT__BACKWARD(sqrt)
     return CT_OK;
 }
 
-/* Whether op's backward of g and v runs as one fused CPU pass: operands of
- * one shape and a dtype that has the kernel, and no graph to record (under
+/* Whether a first derivative of g and v runs its backward op's kernel
+ * (ct_tanh_backward...), on any device: no graph to record (under
  * create_graph, and when its node's backward runs it again, it is made of
- * differentiable ops); other devices run the differentiable ops too. */
-static bool ct__grad_fused(ct__fused_backward op, const ct_tensor *g, const ct_tensor *v)
+ * differentiable ops), and float32 or float64 operands of one dtype
+ * (float16 and bfloat16 keep the differentiable ops' roundings). */
+static bool ct__grad_kernel(const ct_tensor *g, const ct_tensor *v)
 {
-    return !ct_is_grad_enabled() && g->dtype == v->dtype && ct__cpu_fused_backward_kernel(op, v->dtype) &&
-           v->storage->device.type == CT_DEVICE_CPU && g->storage->device.type == CT_DEVICE_CPU &&
-           g->ndim == v->ndim && !memcmp(g->sizes, v->sizes, (size_t)v->ndim * sizeof v->sizes[0]);
+    return !ct_is_grad_enabled() && g->dtype == v->dtype && (v->dtype == CT_F32 || v->dtype == CT_F64);
 }
-/* a backward formula's first line: op's fused pass where ct__grad_fused allows it */
-#define CT__RETURN_FUSED(op, g, v) \
-    if (ct__grad_fused(op, g, v)) return ct__cpu_fused_backward(op, g, v)
 
 /* tanh_backward(g, y): g * (1 - y*y) */
 static ct_tensor *ct__tanh_grad(const ct__node *n, const ct_tensor *const *in)
 {
     (void)n;
-    CT__RETURN_FUSED(CT__FUSED_TANH, in[0], in[1]);
+    if (ct__grad_kernel(in[0], in[1])) return ct_tanh_backward(in[0], in[1]);
     return ct_mul(in[0], ct_rsub_scalar(ct_mul(in[1], in[1]), ct_int(1)));
 }
 CT__GRAD_OP(ct__tanh_backward, "TanhBackwardBackward0", ct__tanh_grad, 2, 2);
@@ -13161,20 +13265,21 @@ CT__BACKWARD_OP(tanh, &ct__tanh_backward, CT__RESULT)
 static ct_tensor *ct__sigmoid_grad(const ct__node *n, const ct_tensor *const *in)
 {
     (void)n;
-    CT__RETURN_FUSED(CT__FUSED_SIGMOID, in[0], in[1]);
+    if (ct__grad_kernel(in[0], in[1])) return ct_sigmoid_backward(in[0], in[1]);
     return ct_mul(ct_mul(in[0], ct_rsub_scalar(in[1], ct_int(1))), in[1]);
 }
 CT__GRAD_OP(ct__sigmoid_backward, "SigmoidBackwardBackward0", ct__sigmoid_grad, 2, 2);
 CT__BACKWARD_OP(sigmoid, &ct__sigmoid_backward, CT__RESULT)
 
-/* threshold_backward(g, result, 0): result <= 0 ? 0 : g (a NaN result passes g) */
-static ct_tensor *ct__relu_grad(const ct__node *n, const ct_tensor *const *in)
+/* threshold_backward(g, y, threshold): y <= threshold ? 0 : g (a NaN y
+ * passes g); relu's threshold is 0, ct_threshold_backward's its value */
+static ct_tensor *ct__threshold_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    (void)n;
-    CT__RETURN_FUSED(CT__FUSED_THRESHOLD, in[0], in[1]);
-    return ct_where_scalar_self(ct_le_scalar(in[1], ct_int(0)), ct_int(0), in[0]);
+    ct_scalar threshold = n->pw.has_value ? n->pw.value : ct_int(0);
+    if (ct__grad_kernel(in[0], in[1])) return ct_threshold_backward(in[0], in[1], threshold);
+    return ct_where_scalar_self(ct_le_scalar(in[1], threshold), ct_int(0), in[0]);
 }
-CT__GRAD_OP(ct__threshold_backward, "ThresholdBackwardBackward0", ct__relu_grad, 2, 2);
+CT__GRAD_OP(ct__threshold_backward, "ThresholdBackwardBackward0", ct__threshold_grad, 2, 2);
 CT__BACKWARD_OP(relu, &ct__threshold_backward, CT__RESULT)
 
 /* a + alpha * b and a - alpha * b (rsub: b - alpha * a) */
@@ -13407,7 +13512,8 @@ static ct_tensor *ct__gelu_grad(const ct__node *n, const ct_tensor *const *in)
     const ct_tensor *g = in[0], *x = in[1];
     ct_dtype dt = x->dtype;
     if (n->pw.mode != CT_GELU_TANH) {
-        CT__RETURN_FUSED(CT__FUSED_GELU, g, x);
+        /* (float32's kernel only: PyTorch's float64 one runs SLEEF's double erf, ctorch's the C library's) */
+        if (dt == CT_F32 && ct__grad_kernel(g, x)) return ct_gelu_backward(g, x, CT_GELU_NONE);
         const double sqrt1_2 = 0.70710678118654752440, two_sqrtpi = 1.12837916709551257390;
         ct_tensor *erf = ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt)));
         ct_tensor *cdf = ct_mul_scalar(ct_add_scalar(erf, ct_int(1)), ct_float(0.5));
@@ -13858,7 +13964,6 @@ CT__PW_CMP(ge, Ge)
 #undef CT__SELF
 #undef CT__PW_EDGE
 #undef CT__PW
-#undef CT__RETURN_FUSED
 
 /* The formula of a unary pointwise op, NULL for one without a derivative. */
 static const ct__pw_grad *ct__pw_grad_unary(ct__op op)
@@ -14008,6 +14113,22 @@ static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor
     if (f->save & CT__SAVE_RESULT) ct__save(node, out, true);
     ct_scope_end(s);
     return node->save_failed ? ct_last_error_code() : CT_OK;
+}
+
+static ct_tensor *ct__record_backward_op(ct__op op, ct_tensor *out, const ct_tensor *const *in, const ct__op_args *args)
+{
+    const ct__grad_op *grad_op = op == CT__OP_threshold_backward ? &ct__threshold_backward
+                                 : op == CT__OP_tanh_backward    ? &ct__tanh_backward
+                                 : op == CT__OP_sigmoid_backward ? &ct__sigmoid_backward
+                                                                 : &ct__gelu_backward;
+    ct__node *node = ct__record(&grad_op->type, in, 2, &out, 1);
+    if (node) {
+        ct__node forward; /* what the formula reads of a forward node: the numbers */
+        memset(&forward, 0, sizeof forward);
+        if (args) forward.pw = *args;
+        ct__grad_op_keep(grad_op, node, &forward, in);
+    }
+    return ct__recorded_or_discard(out, node, in, 2);
 }
 
 /* Before an in-place op writes self: whether the node it will record would
@@ -17393,19 +17514,76 @@ ct_result ct_celu_(ct_tensor *t, double alpha)
     return ct__celu(&t, t, alpha);
 }
 
+/* gelu's approximate: none or tanh, or PyTorch's error */
+static ct_result ct__check_approximate(ct_gelu_approximate approximate)
+{
+    if ((unsigned)approximate <= CT_GELU_TANH) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME, "approximate argument must be either none or tanh.");
+}
+
 ct_tensor *ct_gelu(const ct_tensor *t, ct_gelu_approximate approximate)
 {
     CT__ARG(t, "input", 1);
-    if ((unsigned)approximate > CT_GELU_TANH) {
-        ct__fail(CT_ERR_RUNTIME, "approximate argument must be either none or tanh.");
-        return NULL;
-    }
+    if (ct__check_approximate(approximate) != CT_OK) return NULL;
     ct__op_args a = ct__args();
     a.mode = (int)approximate;
     /* PyTorch computes the exact form of a contiguous bfloat16 tensor in float,
      * of any other with bfloat16 roundings (mode 2) */
     if (approximate == CT_GELU_NONE && t->dtype == CT_BF16 && !ct_is_contiguous(t)) a.mode = 2;
     return ct__unary_new(CT__OP_gelu, t, a);
+}
+
+/* ---------------------------------------------------------------- first derivatives */
+
+/* A backward op of the table over (grad_output, v): computed unrecorded,
+ * then recorded as the node its activation's first derivative makes under
+ * create_graph (ct__record_backward_op). args NULL means no options. */
+static ct_tensor *ct__backward_op(ct__op op, const ct_tensor *grad_output, const ct_tensor *v, const ct__op_args *args)
+{
+    const ct_tensor *in[2] = {grad_output, v};
+    ct_tensor *r;
+    if (ct__recordable(in, 2) != CT_OK) return NULL;
+    CT__UNRECORDED(r, ct__new(op, grad_output, v, NULL, args));
+    return r ? ct__record_backward_op(op, r, in, args) : NULL;
+}
+
+ct_tensor *ct_threshold_backward(const ct_tensor *grad_output, const ct_tensor *self, ct_scalar threshold)
+{
+    CT__ARG(grad_output, "grad_output", 1);
+    CT__ARG(self, "self", 2);
+    /* relu's threshold, an int 0, is the kernel's own: no value to convert, the short call */
+    if (threshold.kind == CT_I64 && threshold.v.i == 0)
+        return ct__backward_op(CT__OP_threshold_backward, grad_output, self, NULL);
+    ct__op_args a = ct__args();
+    a.value = threshold;
+    a.has_value = true;
+    a.checked = true;
+    return ct__backward_op(CT__OP_threshold_backward, grad_output, self, &a);
+}
+
+ct_tensor *ct_tanh_backward(const ct_tensor *grad_output, const ct_tensor *output)
+{
+    CT__ARG(grad_output, "grad_output", 1);
+    CT__ARG(output, "output", 2);
+    return ct__backward_op(CT__OP_tanh_backward, grad_output, output, NULL);
+}
+
+ct_tensor *ct_sigmoid_backward(const ct_tensor *grad_output, const ct_tensor *output)
+{
+    CT__ARG(grad_output, "grad_output", 1);
+    CT__ARG(output, "output", 2);
+    return ct__backward_op(CT__OP_sigmoid_backward, grad_output, output, NULL);
+}
+
+ct_tensor *ct_gelu_backward(const ct_tensor *grad_output, const ct_tensor *self, ct_gelu_approximate approximate)
+{
+    CT__ARG(grad_output, "grad_output", 1);
+    CT__ARG(self, "self", 2);
+    if (ct__check_approximate(approximate) != CT_OK) return NULL;
+    if (approximate == CT_GELU_NONE) return ct__backward_op(CT__OP_gelu_backward, grad_output, self, NULL); /* mode 0 */
+    ct__op_args a = ct__args();
+    a.mode = (int)approximate;
+    return ct__backward_op(CT__OP_gelu_backward, grad_output, self, &a);
 }
 
 ct_softplus_opts ct_softplus_opts_init(void)
@@ -21409,11 +21587,11 @@ static void ct__cpu_range(const ct__range_job *job)
 #define CT__UNARY_BOOL_LOOP(name, dt) CT__UNARY_LOOP_SPLIT(name, dt, uint8_t, CT__KS_b8, name, 1)
 #define CT__UNARY_VM_LOOP(name, dt) \
     CT__UNARY_LOOP_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt))
-/* A vector-math op with modes (gelu) runs mode 0 in a loop of its own, where
- * the mode is a constant and the other modes' code folds away, so that the
- * loop vectorises (GCC does not unswitch loops that large). */
-#define CT__UNARY_VM0_LOOP(name, dt)                                                             \
-    CT__UNARY_RUN_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt)) \
+/* A vector-math op with modes (gelu, gelu_backward) runs mode 0 in a loop of
+ * its own, where the mode is a constant and the other modes' code folds
+ * away, so that the loop vectorises (GCC does not unswitch loops that large):
+ * ct__k_<name>_<dt> over ct__run_<name>_<dt>. */
+#define CT__MODE0_KERNEL(name, dt)                                                               \
     static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
         ct__op_args args_ = *(const ct__op_args *)ctx;                                           \
@@ -21424,6 +21602,8 @@ static void ct__cpu_range(const ct__range_job *job)
         args_.mode = 0;                                                                          \
         ct__run_##name##_##dt(d, s, n, &args_);                                                  \
     }
+#define CT__UNARY_VM0_LOOP(name, dt) \
+    CT__UNARY_RUN_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt)) CT__MODE0_KERNEL(name, dt)
 
 /* out[k] = fn(x[k], y[k]), with fast paths for contiguous operands and for a
  * broadcast number y. */
@@ -21454,6 +21634,37 @@ static void ct__cpu_range(const ct__range_job *job)
     }
 #define CT__BINARY_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
 #define CT__BINARY_BOOL_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, uint8_t, CT__KS_b8)
+
+/* A vector-math binary op with modes (gelu_backward): out[k] = fn(X, Y) over
+ * whole vector blocks and the _libm twin beyond where every operand is
+ * contiguous or a broadcast number (PyTorch's vectorised loop), the twin
+ * alone elsewhere (its scalar loop); mode 0 in a loop of its own. */
+#define CT__BINARY_SPLIT(name, dt, X, Y)                                                         \
+    for (k = 0; k < nv; k++) o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(X), CT__KL_##dt(Y), a)); \
+    for (; k < n; k++) o[k] = CT__KS_##dt(CT__KFN(name##_libm, dt)(CT__KL_##dt(X), CT__KL_##dt(Y), a));
+#define CT__BINARY_RUN_SPLIT(name, dt)                                                            \
+    CT__ALWAYS_INLINE void ct__run_##name##_##dt(char **d, const int64_t *s, int64_t n, const ct__op_args *a) \
+    {                                                                                            \
+        typedef CT__KT_##dt T;                                                                   \
+        const int64_t es = (int64_t)sizeof(T), nv = n - n % CT__VM_BLOCK(T);                     \
+        T *CT__RESTRICT o = (T *)d[0];                                                           \
+        const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];            \
+        int64_t k;                                                                               \
+        if (s[0] == es && s[1] == es && s[2] == es) {                                            \
+            CT__BINARY_SPLIT(name, dt, x[k], y[k])                                               \
+        } else if (s[0] == es && s[1] == 0 && s[2] == es) {                                      \
+            const T x0 = x[0];                                                                   \
+            CT__BINARY_SPLIT(name, dt, x0, y[k])                                                 \
+        } else if (s[0] == es && s[1] == es && s[2] == 0) {                                      \
+            const T y0 = y[0];                                                                   \
+            CT__BINARY_SPLIT(name, dt, x[k], y0)                                                 \
+        } else {                                                                                 \
+            for (k = 0; k < n; k++)                                                              \
+                *(T *)(d[0] + k * s[0]) = CT__KS_##dt(CT__KFN(name##_libm, dt)(                  \
+                    CT__KL_##dt(*(const T *)(d[1] + k * s[1])), CT__KL_##dt(*(const T *)(d[2] + k * s[2])), a)); \
+        }                                                                                        \
+    }
+#define CT__BINARY_VM0_LOOP(name, dt) CT__BINARY_RUN_SPLIT(name, dt) CT__MODE0_KERNEL(name, dt)
 
 /* out[k] = fn(x[k], y[k], z[k]), with fast paths for contiguous operands and
  * for broadcast numbers z (lerp's weight) or y and z (clamp's bounds). */
@@ -21547,6 +21758,7 @@ static void ct__cpu_range(const ct__range_job *job)
 #define CT__OWN_UNARY_VM(X, op, group, h) CT__OWN_##group(X, op, ) X(op, f16##h) X(op, bf16##h)
 #define CT__OWN_UNARY_VM0 CT__OWN_UNARY_VM
 #define CT__OWN_BINARY(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_BINARY_VM0 CT__OWN_BINARY
 #define CT__OWN_BINARY_BOOL(X, op, group, h) CT__OWN_##group(X, op, h)
 #define CT__OWN_TERNARY(X, op, group, h) CT__OWN_##group(X, op, h)
 #define CT__OWN_WHERE(X, op, group, h) CT__OWN_##group(X, op, h) X(op, f16) X(op, bf16)
@@ -21664,118 +21876,6 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     ct__iter it; /* (the flat form fills only what one loop reads: not zeroed, it is large) */
     if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, ctx);
-}
-
-/* gelu_backward(dy, x), the exact form on float, as GeluBackwardKernelImpl
- * computes it: dy * (cdf + x * pdf), cdf = (1 + erf(x / sqrt 2)) / 2, pdf =
- * e^(-x^2 / 2) / sqrt(2 pi), x * pdf + cdf fused (GCC compiles PyTorch's
- * AVX2 kernels with FMA and contracts it). Vector blocks with SLEEF's erf
- * and exp, the rest with the C library's (the _libm twin). */
-#define CT__GELU_BACKWARD(name, ERF, EXP)                                                  \
-    CT__ALWAYS_INLINE float ct__##name##_f32(float dy, float x)                            \
-    {                                                                                      \
-        const float alpha = (float)0.70710678118654752440;                                 \
-        const float beta = (float)(1.12837916709551257390 * 0.70710678118654752440 * 0.5); \
-        float cdf = 0.5f * (1.0f + ERF(x * alpha)), pdf = beta * EXP(x * x * -0.5f);       \
-        return dy * ct__fmaf(x, pdf, cdf);                                                 \
-    }
-CT__GELU_BACKWARD(gelu_backward, ct__erff_sleef, ct__expf_sleef)
-CT__GELU_BACKWARD(gelu_backward_libm, erff, expf)
-
-/* o[k] = gelu_backward(G, x[k]) for k < n: whole vector blocks, then the rest */
-#define CT__GELU_BACKWARD_SPLIT(G)                                                             \
-    for (k = 0; k < nv; k++) o[k] = ct__gelu_backward_f32(G, x[k]);                            \
-    for (; k < n; k++) o[k] = ct__gelu_backward_libm_f32(G, x[k]);
-
-/* The float32 loop: contiguous operands (dy perhaps broadcast) as PyTorch's
- * vectorised loop, anything else element by element with the C library's
- * functions, as its scalar loop. */
-static void ct__k_gelu_backward_f32(char **d, const int64_t *s, int64_t n, void *ctx)
-{
-    const int64_t es = (int64_t)sizeof(float);
-    float *CT__RESTRICT o = (float *)d[0];
-    const float *CT__RESTRICT dy = (const float *)d[1], *CT__RESTRICT x = (const float *)d[2];
-    const int64_t nv = n - n % CT__VM_BLOCK(float);
-    int64_t k;
-    (void)ctx;
-    if (s[0] == es && s[1] == es && s[2] == es) {
-        CT__GELU_BACKWARD_SPLIT(dy[k])
-    } else if (s[0] == es && s[1] == 0 && s[2] == es) {
-        const float dy0 = dy[0];
-        CT__GELU_BACKWARD_SPLIT(dy0)
-    } else {
-        for (k = 0; k < n; k++)
-            *(float *)(d[0] + k * s[0]) =
-                ct__gelu_backward_libm_f32(*(const float *)(d[1] + k * s[1]), *(const float *)(d[2] + k * s[2]));
-    }
-}
-#undef CT__GELU_BACKWARD_SPLIT
-#undef CT__GELU_BACKWARD
-
-/* The other fused backward kernels, as PyTorch's (Activation.cpp's
- * threshold_kernel, BinaryOpsKernel.cpp's tanh_backward_kernel and
- * sigmoid_backward_kernel) compute them on float and double, the
- * vectorised loop and the scalar one alike: the threshold is a select
- * (NaN <= 0 is false: dy passes), and 1 - y * y is the FMA GCC contracts. */
-#define CT__BACKWARD_LOOP(name, T, expr)                                                       \
-    static void ct__k_##name(char **d, const int64_t *s, int64_t n, void *ctx)                 \
-    {                                                                                          \
-        const int64_t es = (int64_t)sizeof(T);                                                 \
-        (void)ctx;                                                                             \
-        if (s[0] == es && s[1] == es && s[2] == es) {                                          \
-            T *CT__RESTRICT o = (T *)d[0];                                                     \
-            const T *CT__RESTRICT dy = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];     \
-            for (int64_t k = 0; k < n; k++) {                                                  \
-                T g = dy[k], v = y[k]; /* (both loaded: the select then vectorises) */         \
-                o[k] = expr(g, v);                                                             \
-            }                                                                                  \
-        } else {                                                                               \
-            for (int64_t k = 0; k < n; k++)                                                    \
-                *(T *)(d[0] + k * s[0]) = expr(*(const T *)(d[1] + k * s[1]), *(const T *)(d[2] + k * s[2])); \
-        }                                                                                      \
-    }
-#define CT__THRESHOLD_BACKWARD(dy, y) ((y) <= 0 ? 0 : (dy))
-/* 1 - y * y rounded once; the vfnmadd it is passes a NaN y as it is, where
- * negating y first, or the emulated FMA, may flip its sign */
-#define CT__ONE_MINUS_SQUARE(y, FMA, one) ((y) != (y) ? (y) : FMA(-(y), (y), one))
-#define CT__TANH_BACKWARD_F(dy, y) ((dy) * CT__ONE_MINUS_SQUARE(y, ct__fmaf, 1.0f))
-#define CT__TANH_BACKWARD_D(dy, y) ((dy) * CT__ONE_MINUS_SQUARE(y, ct__fma, 1.0))
-#define CT__SIGMOID_BACKWARD(dy, y) ((dy) * (1 - (y)) * (y))
-CT__BACKWARD_LOOP(threshold_backward_f32, float, CT__THRESHOLD_BACKWARD)
-CT__BACKWARD_LOOP(threshold_backward_f64, double, CT__THRESHOLD_BACKWARD)
-CT__BACKWARD_LOOP(tanh_backward_f32, float, CT__TANH_BACKWARD_F)
-CT__BACKWARD_LOOP(tanh_backward_f64, double, CT__TANH_BACKWARD_D)
-CT__BACKWARD_LOOP(sigmoid_backward_f32, float, CT__SIGMOID_BACKWARD)
-CT__BACKWARD_LOOP(sigmoid_backward_f64, double, CT__SIGMOID_BACKWARD)
-#undef CT__BACKWARD_LOOP
-#undef CT__THRESHOLD_BACKWARD
-#undef CT__ONE_MINUS_SQUARE
-#undef CT__TANH_BACKWARD_F
-#undef CT__TANH_BACKWARD_D
-#undef CT__SIGMOID_BACKWARD
-
-/* The fused kernel of op on dtype, or NULL where there is none (float16 and
- * bfloat16: PyTorch rounds them otherwise; gelu's float64). */
-static ct__loop_fn ct__cpu_fused_backward_kernel(ct__fused_backward op, ct_dtype dtype)
-{
-    static const ct__loop_fn f32[] = {ct__k_threshold_backward_f32, ct__k_tanh_backward_f32,
-                                      ct__k_sigmoid_backward_f32, ct__k_gelu_backward_f32};
-    static const ct__loop_fn f64[] = {ct__k_threshold_backward_f64, ct__k_tanh_backward_f64,
-                                      ct__k_sigmoid_backward_f64, NULL};
-    return dtype == CT_F32 ? f32[op] : dtype == CT_F64 ? f64[op] : NULL;
-}
-
-/* op's backward of dy and v (CPU tensors of one shape and a dtype that has
- * the kernel), in one pass: a new tensor of that shape. */
-static ct_tensor *ct__cpu_fused_backward(ct__fused_backward op, const ct_tensor *dy, const ct_tensor *v)
-{
-    ct_tensor *r = ct__alloc(v->sizes, v->ndim, v->dtype, ct__cpu);
-    const ct_tensor *ops[3] = {r, dy, v};
-    if (!r) return NULL;
-    ct__iter it;
-    if (!ct__iter_init_flat(&it, 3, ops)) ct__iter_init(&it, 3, ops);
-    ct__iter_parallel(&it, ct__cpu_fused_backward_kernel(op, v->dtype), NULL);
-    return r;
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

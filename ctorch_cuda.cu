@@ -1353,6 +1353,7 @@ template <typename T> __device__ const T *cu_operand(const cu_operands &in, int 
 #define CU_UNARY(name, dt) CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0))
 #define CU_UNARY_VM CU_UNARY
 #define CU_UNARY_VM0 CU_UNARY
+#define CU_BINARY_VM0 CU_BINARY
 #define CU_UNARY_BOOL(name, dt) CU_KERNEL(name, dt, uint8_t, CU_STORE_BOOL, CU_LOAD(dt, x, 0))
 #define CU_BINARY(name, dt) CU_KERNEL(name, dt, CT__KT_##dt, CT__KS_##dt, CU_LOAD(dt, x, 0), CU_LOAD(dt, y, 1))
 #define CU_BINARY_BOOL(name, dt) CU_KERNEL(name, dt, uint8_t, CU_STORE_BOOL, CU_LOAD(dt, x, 0), CU_LOAD(dt, y, 1))
@@ -1390,6 +1391,7 @@ CU_KERNELS_H(sub_alpha, BINARY, NUMERIC)
 #define CU_OUT_UNARY CU_OUT_TYPE
 #define CU_OUT_UNARY_VM CU_OUT_TYPE
 #define CU_OUT_UNARY_VM0 CU_OUT_TYPE
+#define CU_OUT_BINARY_VM0 CU_OUT_TYPE
 #define CU_OUT_BINARY CU_OUT_TYPE
 #define CU_OUT_TERNARY CU_OUT_TYPE
 #define CU_OUT_WHERE CU_OUT_TYPE

@@ -19,6 +19,7 @@
 #define CHECK_UNARY_VM0 CHECK_UNARY
 #define CHECK_BINARY(name, dt) FORMULA_KERNEL(name, dt, CT__KL_##dt(x[k]), CT__KL_##dt(y[k]))
 #define CHECK_BINARY_BOOL CHECK_BINARY
+#define CHECK_BINARY_VM0 CHECK_BINARY
 #define CHECK_TERNARY(name, dt) FORMULA_KERNEL(name, dt, CT__KL_##dt(x[k]), CT__KL_##dt(y[k]), CT__KL_##dt(z[k]))
 #define CHECK_WHERE(name, dt) /* a select: no formula */
 

@@ -918,6 +918,22 @@ static void test_unary_with_options(void)
     FAILS_NULL(ct_gelu(NULL_T, CT_GELU_NONE), "gelu(): argument 'input' (position 1)");
     FAILS_T(ct_gelu(x, (ct_gelu_approximate)7), CT_ERR_RUNTIME, "approximate argument must be either none or tanh.");
     FAILS_T(ct_gelu(i, CT_GELU_TANH), CT_ERR_RUNTIME, NOT_FOR("GeluKernelImpl", "Long"));
+    FAILS_NULL(ct_threshold_backward(NULL_T, x, ct_int(0)), "threshold_backward(): argument 'grad_output' (position 1)");
+    FAILS_NULL(ct_threshold_backward(x, NULL_T, ct_int(0)), "threshold_backward(): argument 'self' (position 2)");
+    FAILS_T(ct_threshold_backward(input(U8), input(U8), ct_int(300)), CT_ERR_RUNTIME,
+            "value cannot be converted to type uint8_t without overflow");
+    FAILS_T(ct_threshold_backward(input(BOOL), input(BOOL), ct_int(0)), CT_ERR_RUNTIME, NOT_FOR("threshold_cpu", "Bool"));
+    FAILS_NULL(ct_tanh_backward(NULL_T, x), "tanh_backward(): argument 'grad_output' (position 1)");
+    FAILS_NULL(ct_tanh_backward(x, NULL_T), "tanh_backward(): argument 'output' (position 2)");
+    FAILS_T(ct_tanh_backward(i, i), CT_ERR_RUNTIME, NOT_FOR("tanh_backward_cpu", "Long"));
+    FAILS_NULL(ct_sigmoid_backward(NULL_T, x), "sigmoid_backward(): argument 'grad_output' (position 1)");
+    FAILS_NULL(ct_sigmoid_backward(x, NULL_T), "sigmoid_backward(): argument 'output' (position 2)");
+    FAILS_T(ct_sigmoid_backward(i, i), CT_ERR_RUNTIME, NOT_FOR("sigmoid_backward_cpu", "Long"));
+    FAILS_NULL(ct_gelu_backward(NULL_T, x, CT_GELU_NONE), "gelu_backward(): argument 'grad_output' (position 1)");
+    FAILS_NULL(ct_gelu_backward(x, NULL_T, CT_GELU_NONE), "gelu_backward(): argument 'self' (position 2)");
+    FAILS_T(ct_gelu_backward(x, x, (ct_gelu_approximate)7), CT_ERR_RUNTIME,
+            "approximate argument must be either none or tanh.");
+    FAILS_T(ct_gelu_backward(i, i, CT_GELU_NONE), CT_ERR_RUNTIME, NOT_FOR("GeluBackwardKernelImpl", "Long"));
     FAILS_NULL(ct_softplus(NULL_T, ct_softplus_opts_init()), "softplus(): argument 'input' (position 1)");
     FAILS_T(ct_softplus(i, ct_softplus_opts_init()), CT_ERR_RUNTIME, NOT_FOR("softplus_cpu", "Long"));
     FAILS_NULL(ct_nan_to_num(NULL_T, nan_opts), "nan_to_num(): argument 'input' (position 1)");

@@ -624,6 +624,37 @@ static void test_double_backward_node_names(void)
     CHECK_STR(ct_node_name(ct_grad_fn(g)), "NllLoss2DBackwardBackward0");
 }
 
+/* The public backward ops record the nodes the first derivatives make
+ * under create_graph, and differentiate as PyTorch's do: tanh_backward(g,
+ * y) by g (1 - y^2) and by y (-2 g y); sigmoid_backward by g (1 - y) y and
+ * by y (g (1 - 2 y)); threshold_backward(g, y, 0.5) by g (1 above 0.5) and
+ * by y (zeros). */
+static void test_backward_ops_differentiate(void)
+{
+    ct_tensor *g = ct_from_array((double[]){0.5, -1}, CT_SHAPE(2), CT_F64);
+    ct_tensor *y = ct_from_array((double[]){0.25, 0.75}, CT_SHAPE(2), CT_F64);
+    const ct_tensor *in[2] = {g, y};
+    ct_tensor *grads[2];
+    ct_requires_grad_(g, true);
+    ct_requires_grad_(y, true);
+    ct_tensor *t = ct_tanh_backward(g, y), *s = ct_sigmoid_backward(g, y);
+    ct_tensor *r = ct_threshold_backward(g, y, ct_float(0.5));
+    CHECK_STR(ct_node_name(ct_grad_fn(t)), "TanhBackwardBackward0");
+    CHECK_STR(ct_node_name(ct_grad_fn(s)), "SigmoidBackwardBackward0");
+    CHECK_STR(ct_node_name(ct_grad_fn(r)), "ThresholdBackwardBackward0");
+    CHECK_STR(ct_node_name(ct_grad_fn(ct_gelu_backward(g, y, CT_GELU_TANH))), "GeluBackwardBackward0");
+    ct_tensor *outs[3] = {ct_sum(t), ct_sum(s), ct_sum(r)};
+    CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&outs[0], 1, in, 2, NULL, grads, (ct_grad_opts){0}));
+    CHECK_VALUES(grads[0], CT_SHAPE(2), 0.9375, 0.4375);
+    CHECK_VALUES(grads[1], CT_SHAPE(2), -0.25, 1.5);
+    CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&outs[1], 1, in, 2, NULL, grads, (ct_grad_opts){0}));
+    CHECK_VALUES(grads[0], CT_SHAPE(2), 0.1875, 0.1875);
+    CHECK_VALUES(grads[1], CT_SHAPE(2), 0.25, 0.5);
+    CHECK_OK(ct_autograd_grad((const ct_tensor *const *)&outs[2], 1, in, 2, NULL, grads, (ct_grad_opts){0}));
+    CHECK_VALUES(grads[0], CT_SHAPE(2), 0, 1);
+    CHECK_VALUES(grads[1], CT_SHAPE(2), 0, 0);
+}
+
 /* Where the first derivative is piecewise constant in x, its node still
  * takes x (as PyTorch's threshold_backward, leaky_relu_backward and
  * hardtanh_backward do), and the second derivative is zeros. */
@@ -663,9 +694,8 @@ static void check_fused(ct_tensor *(*op)(const ct_tensor *), const ct_tensor *x0
  * threshold_backward, tanh_backward and sigmoid_backward kernels: a NaN
  * result passes relu's grad_output, tanh's 1 - y * y is one FMA) on NaN,
  * infinities, -0, 0 and subnormals, with grad_output contiguous and
- * strided; float32 and float64 (gen_grad_pointwise.py, "fused_"). On the
- * CPU that is the fused pass; other devices run the composite, whose tanh
- * 1 - y * y rounds twice: its bits are PyTorch's only on the CPU. */
+ * strided; float32 and float64 (gen_grad_pointwise.py, "fused_"), on
+ * every device: each runs the op table's backward kernels. */
 static void test_fused_first_derivatives(void)
 {
     static const char *const dtypes[] = {"float32", "float64"};
@@ -676,7 +706,6 @@ static void test_fused_first_derivatives(void)
     for (int d = 0; d < 2; d++) {
         const ct_tensor *dys[2] = {FUSED("dy"), ct_transpose(FUSED("dyT"), 0, 1)};
         for (int k = 0; k < 3; k++) {
-            if (k == 1 && ct_test_on_device()) continue;
             snprintf(out, sizeof out, "%s_out", names[k]);
             snprintf(grad, sizeof grad, "%s_grad", names[k]);
             for (int strided = 0; strided < 2; strided++)
@@ -691,6 +720,7 @@ int main(void)
     RUN(test_second_derivative_at_kinks);
     RUN(test_hardsigmoid_double_backward);
     RUN(test_double_backward_node_names);
+    RUN(test_backward_ops_differentiate);
     RUN(test_second_derivative_of_piecewise_linear);
     RUN(test_golden_gradients);
     RUN(test_polygamma_errors);

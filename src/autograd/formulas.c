@@ -178,25 +178,21 @@ CT__BACKWARD(sqrt)
     return CT_OK;
 }
 
-/* Whether op's backward of g and v runs as one fused CPU pass: operands of
- * one shape and a dtype that has the kernel, and no graph to record (under
+/* Whether a first derivative of g and v runs its backward op's kernel
+ * (ct_tanh_backward...), on any device: no graph to record (under
  * create_graph, and when its node's backward runs it again, it is made of
- * differentiable ops); other devices run the differentiable ops too. */
-static bool ct__grad_fused(ct__fused_backward op, const ct_tensor *g, const ct_tensor *v)
+ * differentiable ops), and float32 or float64 operands of one dtype
+ * (float16 and bfloat16 keep the differentiable ops' roundings). */
+static bool ct__grad_kernel(const ct_tensor *g, const ct_tensor *v)
 {
-    return !ct_is_grad_enabled() && g->dtype == v->dtype && ct__cpu_fused_backward_kernel(op, v->dtype) &&
-           v->storage->device.type == CT_DEVICE_CPU && g->storage->device.type == CT_DEVICE_CPU &&
-           g->ndim == v->ndim && !memcmp(g->sizes, v->sizes, (size_t)v->ndim * sizeof v->sizes[0]);
+    return !ct_is_grad_enabled() && g->dtype == v->dtype && (v->dtype == CT_F32 || v->dtype == CT_F64);
 }
-/* a backward formula's first line: op's fused pass where ct__grad_fused allows it */
-#define CT__RETURN_FUSED(op, g, v) \
-    if (ct__grad_fused(op, g, v)) return ct__cpu_fused_backward(op, g, v)
 
 /* tanh_backward(g, y): g * (1 - y*y) */
 static ct_tensor *ct__tanh_grad(const ct__node *n, const ct_tensor *const *in)
 {
     (void)n;
-    CT__RETURN_FUSED(CT__FUSED_TANH, in[0], in[1]);
+    if (ct__grad_kernel(in[0], in[1])) return ct_tanh_backward(in[0], in[1]);
     return ct_mul(in[0], ct_rsub_scalar(ct_mul(in[1], in[1]), ct_int(1)));
 }
 CT__GRAD_OP(ct__tanh_backward, "TanhBackwardBackward0", ct__tanh_grad, 2, 2);
@@ -206,20 +202,21 @@ CT__BACKWARD_OP(tanh, &ct__tanh_backward, CT__RESULT)
 static ct_tensor *ct__sigmoid_grad(const ct__node *n, const ct_tensor *const *in)
 {
     (void)n;
-    CT__RETURN_FUSED(CT__FUSED_SIGMOID, in[0], in[1]);
+    if (ct__grad_kernel(in[0], in[1])) return ct_sigmoid_backward(in[0], in[1]);
     return ct_mul(ct_mul(in[0], ct_rsub_scalar(in[1], ct_int(1))), in[1]);
 }
 CT__GRAD_OP(ct__sigmoid_backward, "SigmoidBackwardBackward0", ct__sigmoid_grad, 2, 2);
 CT__BACKWARD_OP(sigmoid, &ct__sigmoid_backward, CT__RESULT)
 
-/* threshold_backward(g, result, 0): result <= 0 ? 0 : g (a NaN result passes g) */
-static ct_tensor *ct__relu_grad(const ct__node *n, const ct_tensor *const *in)
+/* threshold_backward(g, y, threshold): y <= threshold ? 0 : g (a NaN y
+ * passes g); relu's threshold is 0, ct_threshold_backward's its value */
+static ct_tensor *ct__threshold_grad(const ct__node *n, const ct_tensor *const *in)
 {
-    (void)n;
-    CT__RETURN_FUSED(CT__FUSED_THRESHOLD, in[0], in[1]);
-    return ct_where_scalar_self(ct_le_scalar(in[1], ct_int(0)), ct_int(0), in[0]);
+    ct_scalar threshold = n->pw.has_value ? n->pw.value : ct_int(0);
+    if (ct__grad_kernel(in[0], in[1])) return ct_threshold_backward(in[0], in[1], threshold);
+    return ct_where_scalar_self(ct_le_scalar(in[1], threshold), ct_int(0), in[0]);
 }
-CT__GRAD_OP(ct__threshold_backward, "ThresholdBackwardBackward0", ct__relu_grad, 2, 2);
+CT__GRAD_OP(ct__threshold_backward, "ThresholdBackwardBackward0", ct__threshold_grad, 2, 2);
 CT__BACKWARD_OP(relu, &ct__threshold_backward, CT__RESULT)
 
 /* a + alpha * b and a - alpha * b (rsub: b - alpha * a) */
@@ -452,7 +449,8 @@ static ct_tensor *ct__gelu_grad(const ct__node *n, const ct_tensor *const *in)
     const ct_tensor *g = in[0], *x = in[1];
     ct_dtype dt = x->dtype;
     if (n->pw.mode != CT_GELU_TANH) {
-        CT__RETURN_FUSED(CT__FUSED_GELU, g, x);
+        /* (float32's kernel only: PyTorch's float64 one runs SLEEF's double erf, ctorch's the C library's) */
+        if (dt == CT_F32 && ct__grad_kernel(g, x)) return ct_gelu_backward(g, x, CT_GELU_NONE);
         const double sqrt1_2 = 0.70710678118654752440, two_sqrtpi = 1.12837916709551257390;
         ct_tensor *erf = ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt)));
         ct_tensor *cdf = ct_mul_scalar(ct_add_scalar(erf, ct_int(1)), ct_float(0.5));
@@ -903,7 +901,6 @@ CT__PW_CMP(ge, Ge)
 #undef CT__SELF
 #undef CT__PW_EDGE
 #undef CT__PW
-#undef CT__RETURN_FUSED
 
 /* The formula of a unary pointwise op, NULL for one without a derivative. */
 static const ct__pw_grad *ct__pw_grad_unary(ct__op op)
@@ -1053,6 +1050,22 @@ static ct_result ct__pointwise_record(ct__op op, ct_tensor *out, const ct_tensor
     if (f->save & CT__SAVE_RESULT) ct__save(node, out, true);
     ct_scope_end(s);
     return node->save_failed ? ct_last_error_code() : CT_OK;
+}
+
+static ct_tensor *ct__record_backward_op(ct__op op, ct_tensor *out, const ct_tensor *const *in, const ct__op_args *args)
+{
+    const ct__grad_op *grad_op = op == CT__OP_threshold_backward ? &ct__threshold_backward
+                                 : op == CT__OP_tanh_backward    ? &ct__tanh_backward
+                                 : op == CT__OP_sigmoid_backward ? &ct__sigmoid_backward
+                                                                 : &ct__gelu_backward;
+    ct__node *node = ct__record(&grad_op->type, in, 2, &out, 1);
+    if (node) {
+        ct__node forward; /* what the formula reads of a forward node: the numbers */
+        memset(&forward, 0, sizeof forward);
+        if (args) forward.pw = *args;
+        ct__grad_op_keep(grad_op, node, &forward, in);
+    }
+    return ct__recorded_or_discard(out, node, in, 2);
 }
 
 /* Before an in-place op writes self: whether the node it will record would

@@ -189,6 +189,11 @@ static ct_result ct__pointwise_saves_inference(ct__op op, const ct_tensor *const
 static bool ct__record_rsub(ct_tensor *out, const ct_tensor *self, const ct_tensor *other);
 /* Record out = self / number (ct__div_number): DivBackward1 over self. */
 static bool ct__record_div_number(ct_tensor *out, const ct_tensor *self, ct_scalar number);
+/* Record out = op(in[0], in[1]) with args (NULL: none), a backward op of
+ * the table (ct_tanh_backward...), as the node of its activation's first
+ * derivative under create_graph: out, or NULL (out discarded) when the
+ * record failed. */
+static ct_tensor *ct__record_backward_op(ct__op op, ct_tensor *out, const ct_tensor *const *in, const ct__op_args *args);
 /* Whether op has a derivative (an in-place form on a leaf that requires grad is refused). */
 static bool ct__pointwise_differentiable(ct__op op, const ct_tensor *const *in, const ct__op_args *args);
 /* A tensor's place in its storage: what a strided view's backward needs. */

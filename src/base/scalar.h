@@ -571,12 +571,15 @@ CT__INLINE float ct__vtanhf(float x) { return tanhf(x); }
 CT__INLINE float ct__vsigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 #endif
 
-/* float erf: SLEEF's on the CPU, in every build (so that torch.erf's bits
- * hold without AVX2 too); the device's libm in device code */
+/* float erf, and the exp of gelu_backward: SLEEF's on the CPU, in every
+ * build (so that torch.erf's bits hold without AVX2 too); the device's libm
+ * in device code */
 #ifdef __CUDA_ARCH__
 CT__INLINE float ct__verff(float x) { return erff(x); }
+CT__INLINE float ct__vexpf_sleef(float x) { return expf(x); }
 #else
 CT__ALWAYS_INLINE float ct__verff(float x) { return ct__erff_sleef(x); }
+CT__ALWAYS_INLINE float ct__vexpf_sleef(float x) { return ct__expf_sleef(x); }
 #endif
 
 /* Loading an element widens it to int64 (integral and bool) or double

@@ -53,20 +53,6 @@ static void ct__iter_parallel(const ct__iter *it, ct__loop_fn fn, void *ctx);
 typedef void (*ct__range_fn)(int64_t begin, int64_t end, void *ctx);
 static void ct__parallel_for(int64_t n, int64_t grain, ct__range_fn fn, void *ctx);
 
-/* The backward kernels run as one CPU pass when no graph is recorded
- * (pointwise.c): threshold_backward(dy, y, 0), tanh_backward(dy, y),
- * sigmoid_backward(dy, y) and gelu_backward(dy, x) (the exact form). */
-typedef enum ct__fused_backward {
-    CT__FUSED_THRESHOLD,
-    CT__FUSED_TANH,
-    CT__FUSED_SIGMOID,
-    CT__FUSED_GELU
-} ct__fused_backward;
-/* op's kernel on dtype, or NULL where there is none */
-static ct__loop_fn ct__cpu_fused_backward_kernel(ct__fused_backward op, ct_dtype dtype);
-/* op(dy, v) of CPU tensors of one shape and a dtype that has the kernel */
-static ct_tensor *ct__cpu_fused_backward(ct__fused_backward op, const ct_tensor *dy, const ct_tensor *v);
-
 /* x rounded to the floating dtype dt, as arithmetic in dt rounds (range.c). */
 static double ct__round_to(double x, ct_dtype dt);
 /* The range factories' kernel (range.c): the backend's range entry. */

@@ -54,11 +54,11 @@
 #define CT__UNARY_BOOL_LOOP(name, dt) CT__UNARY_LOOP_SPLIT(name, dt, uint8_t, CT__KS_b8, name, 1)
 #define CT__UNARY_VM_LOOP(name, dt) \
     CT__UNARY_LOOP_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt))
-/* A vector-math op with modes (gelu) runs mode 0 in a loop of its own, where
- * the mode is a constant and the other modes' code folds away, so that the
- * loop vectorises (GCC does not unswitch loops that large). */
-#define CT__UNARY_VM0_LOOP(name, dt)                                                             \
-    CT__UNARY_RUN_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt)) \
+/* A vector-math op with modes (gelu, gelu_backward) runs mode 0 in a loop of
+ * its own, where the mode is a constant and the other modes' code folds
+ * away, so that the loop vectorises (GCC does not unswitch loops that large):
+ * ct__k_<name>_<dt> over ct__run_<name>_<dt>. */
+#define CT__MODE0_KERNEL(name, dt)                                                               \
     static void ct__k_##name##_##dt(char **d, const int64_t *s, int64_t n, void *ctx)            \
     {                                                                                            \
         ct__op_args args_ = *(const ct__op_args *)ctx;                                           \
@@ -69,6 +69,8 @@
         args_.mode = 0;                                                                          \
         ct__run_##name##_##dt(d, s, n, &args_);                                                  \
     }
+#define CT__UNARY_VM0_LOOP(name, dt) \
+    CT__UNARY_RUN_SPLIT(name, dt, CT__KT_##dt, CT__KS_##dt, name##_libm, CT__VM_BLOCK(CT__KT_##dt)) CT__MODE0_KERNEL(name, dt)
 
 /* out[k] = fn(x[k], y[k]), with fast paths for contiguous operands and for a
  * broadcast number y. */
@@ -99,6 +101,37 @@
     }
 #define CT__BINARY_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, CT__KT_##dt, CT__KS_##dt)
 #define CT__BINARY_BOOL_LOOP(name, dt) CT__BINARY_LOOP_AS(name, dt, uint8_t, CT__KS_b8)
+
+/* A vector-math binary op with modes (gelu_backward): out[k] = fn(X, Y) over
+ * whole vector blocks and the _libm twin beyond where every operand is
+ * contiguous or a broadcast number (PyTorch's vectorised loop), the twin
+ * alone elsewhere (its scalar loop); mode 0 in a loop of its own. */
+#define CT__BINARY_SPLIT(name, dt, X, Y)                                                         \
+    for (k = 0; k < nv; k++) o[k] = CT__KS_##dt(CT__KFN(name, dt)(CT__KL_##dt(X), CT__KL_##dt(Y), a)); \
+    for (; k < n; k++) o[k] = CT__KS_##dt(CT__KFN(name##_libm, dt)(CT__KL_##dt(X), CT__KL_##dt(Y), a));
+#define CT__BINARY_RUN_SPLIT(name, dt)                                                            \
+    CT__ALWAYS_INLINE void ct__run_##name##_##dt(char **d, const int64_t *s, int64_t n, const ct__op_args *a) \
+    {                                                                                            \
+        typedef CT__KT_##dt T;                                                                   \
+        const int64_t es = (int64_t)sizeof(T), nv = n - n % CT__VM_BLOCK(T);                     \
+        T *CT__RESTRICT o = (T *)d[0];                                                           \
+        const T *CT__RESTRICT x = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];            \
+        int64_t k;                                                                               \
+        if (s[0] == es && s[1] == es && s[2] == es) {                                            \
+            CT__BINARY_SPLIT(name, dt, x[k], y[k])                                               \
+        } else if (s[0] == es && s[1] == 0 && s[2] == es) {                                      \
+            const T x0 = x[0];                                                                   \
+            CT__BINARY_SPLIT(name, dt, x0, y[k])                                                 \
+        } else if (s[0] == es && s[1] == es && s[2] == 0) {                                      \
+            const T y0 = y[0];                                                                   \
+            CT__BINARY_SPLIT(name, dt, x[k], y0)                                                 \
+        } else {                                                                                 \
+            for (k = 0; k < n; k++)                                                              \
+                *(T *)(d[0] + k * s[0]) = CT__KS_##dt(CT__KFN(name##_libm, dt)(                  \
+                    CT__KL_##dt(*(const T *)(d[1] + k * s[1])), CT__KL_##dt(*(const T *)(d[2] + k * s[2])), a)); \
+        }                                                                                        \
+    }
+#define CT__BINARY_VM0_LOOP(name, dt) CT__BINARY_RUN_SPLIT(name, dt) CT__MODE0_KERNEL(name, dt)
 
 /* out[k] = fn(x[k], y[k], z[k]), with fast paths for contiguous operands and
  * for broadcast numbers z (lerp's weight) or y and z (clamp's bounds). */
@@ -192,6 +225,7 @@
 #define CT__OWN_UNARY_VM(X, op, group, h) CT__OWN_##group(X, op, ) X(op, f16##h) X(op, bf16##h)
 #define CT__OWN_UNARY_VM0 CT__OWN_UNARY_VM
 #define CT__OWN_BINARY(X, op, group, h) CT__OWN_##group(X, op, h)
+#define CT__OWN_BINARY_VM0 CT__OWN_BINARY
 #define CT__OWN_BINARY_BOOL(X, op, group, h) CT__OWN_##group(X, op, h)
 #define CT__OWN_TERNARY(X, op, group, h) CT__OWN_##group(X, op, h)
 #define CT__OWN_WHERE(X, op, group, h) CT__OWN_##group(X, op, h) X(op, f16) X(op, bf16)
@@ -309,118 +343,6 @@ static void ct__cpu_pointwise(ct__op op, ct_tensor *out, const ct_tensor *const 
     ct__iter it; /* (the flat form fills only what one loop reads: not zeroed, it is large) */
     if (!ct__iter_init_flat(&it, 1 + n, ops)) ct__iter_init(&it, 1 + n, ops);
     ct__iter_parallel(&it, fn, ctx);
-}
-
-/* gelu_backward(dy, x), the exact form on float, as GeluBackwardKernelImpl
- * computes it: dy * (cdf + x * pdf), cdf = (1 + erf(x / sqrt 2)) / 2, pdf =
- * e^(-x^2 / 2) / sqrt(2 pi), x * pdf + cdf fused (GCC compiles PyTorch's
- * AVX2 kernels with FMA and contracts it). Vector blocks with SLEEF's erf
- * and exp, the rest with the C library's (the _libm twin). */
-#define CT__GELU_BACKWARD(name, ERF, EXP)                                                  \
-    CT__ALWAYS_INLINE float ct__##name##_f32(float dy, float x)                            \
-    {                                                                                      \
-        const float alpha = (float)0.70710678118654752440;                                 \
-        const float beta = (float)(1.12837916709551257390 * 0.70710678118654752440 * 0.5); \
-        float cdf = 0.5f * (1.0f + ERF(x * alpha)), pdf = beta * EXP(x * x * -0.5f);       \
-        return dy * ct__fmaf(x, pdf, cdf);                                                 \
-    }
-CT__GELU_BACKWARD(gelu_backward, ct__erff_sleef, ct__expf_sleef)
-CT__GELU_BACKWARD(gelu_backward_libm, erff, expf)
-
-/* o[k] = gelu_backward(G, x[k]) for k < n: whole vector blocks, then the rest */
-#define CT__GELU_BACKWARD_SPLIT(G)                                                             \
-    for (k = 0; k < nv; k++) o[k] = ct__gelu_backward_f32(G, x[k]);                            \
-    for (; k < n; k++) o[k] = ct__gelu_backward_libm_f32(G, x[k]);
-
-/* The float32 loop: contiguous operands (dy perhaps broadcast) as PyTorch's
- * vectorised loop, anything else element by element with the C library's
- * functions, as its scalar loop. */
-static void ct__k_gelu_backward_f32(char **d, const int64_t *s, int64_t n, void *ctx)
-{
-    const int64_t es = (int64_t)sizeof(float);
-    float *CT__RESTRICT o = (float *)d[0];
-    const float *CT__RESTRICT dy = (const float *)d[1], *CT__RESTRICT x = (const float *)d[2];
-    const int64_t nv = n - n % CT__VM_BLOCK(float);
-    int64_t k;
-    (void)ctx;
-    if (s[0] == es && s[1] == es && s[2] == es) {
-        CT__GELU_BACKWARD_SPLIT(dy[k])
-    } else if (s[0] == es && s[1] == 0 && s[2] == es) {
-        const float dy0 = dy[0];
-        CT__GELU_BACKWARD_SPLIT(dy0)
-    } else {
-        for (k = 0; k < n; k++)
-            *(float *)(d[0] + k * s[0]) =
-                ct__gelu_backward_libm_f32(*(const float *)(d[1] + k * s[1]), *(const float *)(d[2] + k * s[2]));
-    }
-}
-#undef CT__GELU_BACKWARD_SPLIT
-#undef CT__GELU_BACKWARD
-
-/* The other fused backward kernels, as PyTorch's (Activation.cpp's
- * threshold_kernel, BinaryOpsKernel.cpp's tanh_backward_kernel and
- * sigmoid_backward_kernel) compute them on float and double, the
- * vectorised loop and the scalar one alike: the threshold is a select
- * (NaN <= 0 is false: dy passes), and 1 - y * y is the FMA GCC contracts. */
-#define CT__BACKWARD_LOOP(name, T, expr)                                                       \
-    static void ct__k_##name(char **d, const int64_t *s, int64_t n, void *ctx)                 \
-    {                                                                                          \
-        const int64_t es = (int64_t)sizeof(T);                                                 \
-        (void)ctx;                                                                             \
-        if (s[0] == es && s[1] == es && s[2] == es) {                                          \
-            T *CT__RESTRICT o = (T *)d[0];                                                     \
-            const T *CT__RESTRICT dy = (const T *)d[1], *CT__RESTRICT y = (const T *)d[2];     \
-            for (int64_t k = 0; k < n; k++) {                                                  \
-                T g = dy[k], v = y[k]; /* (both loaded: the select then vectorises) */         \
-                o[k] = expr(g, v);                                                             \
-            }                                                                                  \
-        } else {                                                                               \
-            for (int64_t k = 0; k < n; k++)                                                    \
-                *(T *)(d[0] + k * s[0]) = expr(*(const T *)(d[1] + k * s[1]), *(const T *)(d[2] + k * s[2])); \
-        }                                                                                      \
-    }
-#define CT__THRESHOLD_BACKWARD(dy, y) ((y) <= 0 ? 0 : (dy))
-/* 1 - y * y rounded once; the vfnmadd it is passes a NaN y as it is, where
- * negating y first, or the emulated FMA, may flip its sign */
-#define CT__ONE_MINUS_SQUARE(y, FMA, one) ((y) != (y) ? (y) : FMA(-(y), (y), one))
-#define CT__TANH_BACKWARD_F(dy, y) ((dy) * CT__ONE_MINUS_SQUARE(y, ct__fmaf, 1.0f))
-#define CT__TANH_BACKWARD_D(dy, y) ((dy) * CT__ONE_MINUS_SQUARE(y, ct__fma, 1.0))
-#define CT__SIGMOID_BACKWARD(dy, y) ((dy) * (1 - (y)) * (y))
-CT__BACKWARD_LOOP(threshold_backward_f32, float, CT__THRESHOLD_BACKWARD)
-CT__BACKWARD_LOOP(threshold_backward_f64, double, CT__THRESHOLD_BACKWARD)
-CT__BACKWARD_LOOP(tanh_backward_f32, float, CT__TANH_BACKWARD_F)
-CT__BACKWARD_LOOP(tanh_backward_f64, double, CT__TANH_BACKWARD_D)
-CT__BACKWARD_LOOP(sigmoid_backward_f32, float, CT__SIGMOID_BACKWARD)
-CT__BACKWARD_LOOP(sigmoid_backward_f64, double, CT__SIGMOID_BACKWARD)
-#undef CT__BACKWARD_LOOP
-#undef CT__THRESHOLD_BACKWARD
-#undef CT__ONE_MINUS_SQUARE
-#undef CT__TANH_BACKWARD_F
-#undef CT__TANH_BACKWARD_D
-#undef CT__SIGMOID_BACKWARD
-
-/* The fused kernel of op on dtype, or NULL where there is none (float16 and
- * bfloat16: PyTorch rounds them otherwise; gelu's float64). */
-static ct__loop_fn ct__cpu_fused_backward_kernel(ct__fused_backward op, ct_dtype dtype)
-{
-    static const ct__loop_fn f32[] = {ct__k_threshold_backward_f32, ct__k_tanh_backward_f32,
-                                      ct__k_sigmoid_backward_f32, ct__k_gelu_backward_f32};
-    static const ct__loop_fn f64[] = {ct__k_threshold_backward_f64, ct__k_tanh_backward_f64,
-                                      ct__k_sigmoid_backward_f64, NULL};
-    return dtype == CT_F32 ? f32[op] : dtype == CT_F64 ? f64[op] : NULL;
-}
-
-/* op's backward of dy and v (CPU tensors of one shape and a dtype that has
- * the kernel), in one pass: a new tensor of that shape. */
-static ct_tensor *ct__cpu_fused_backward(ct__fused_backward op, const ct_tensor *dy, const ct_tensor *v)
-{
-    ct_tensor *r = ct__alloc(v->sizes, v->ndim, v->dtype, ct__cpu);
-    const ct_tensor *ops[3] = {r, dy, v};
-    if (!r) return NULL;
-    ct__iter it;
-    if (!ct__iter_init_flat(&it, 3, ops)) ct__iter_init(&it, 3, ops);
-    ct__iter_parallel(&it, ct__cpu_fused_backward_kernel(op, v->dtype), NULL);
-    return r;
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

@@ -96,9 +96,11 @@ CT__INLINE float ct__narrow(float x, ct_dtype compute)
     return x;
 }
 /* In h flavours: N rounds as the input type; NB only for bfloat16, in ops
- * that PyTorch 1.13 has no float16 kernel for (float16 computes in float). */
+ * that PyTorch 1.13 has no float16 kernel for (float16 computes in float);
+ * NH only for float16, in ops whose bfloat16 kernel computes in float. */
 #define CT__N(x) ct__narrow((x), a->compute)
 #define CT__NB(x) (a->compute == CT_BF16 ? ct__narrow((x), CT_BF16) : (x))
+#define CT__NH(x) (a->compute == CT_F16 ? ct__narrow((x), CT_F16) : (x))
 
 /* The libm function fn for a flavour: F(exp) is expf for float, exp for double. */
 #define CT__LIBM_f(fn) fn##f
@@ -427,7 +429,6 @@ CT__FLOATING(softplus)
     CT__INLINE T ct__hardswish_##fl(T x, const ct__op_args *a) { (void)a; return x * ct__relu6_of_##fl(x + 3) / 6; }
 CT__FLOATING(hardsigmoid)
 
-
 /* ---------------------------------------------------------------- float16/bfloat16 roundings (h flavours) */
 
 CT__UNARY_FL(rsqrt, h, float, 1.0f / CT__NB(sqrtf(x)))
@@ -629,6 +630,93 @@ CT__INLINE float ct__div_h(float x, float y, const ct__op_args *a)
 }
 CT__BINARY_FL(xlogy, h, float, y != y ? NAN : x == 0 ? 0.0f : x * CT__NB(logf(y)))
 
+/* ---------------------------------------------------------------- activations' first derivatives */
+
+/* The backward ops of relu, tanh, sigmoid and gelu over grad_output x and
+ * the forward's result or input y, as PyTorch's kernels compute them
+ * (Activation.cpp's threshold_kernel and GeluBackwardKernelImpl,
+ * BinaryOpsKernel.cpp's tanh_backward_kernel and sigmoid_backward_kernel),
+ * with the fused multiply-adds GCC contracts in them. float16 and bfloat16
+ * compute in float and round once, but for the h flavours below. */
+
+/* threshold_backward: 0 where y <= the threshold (alpha; 0, relu's, when
+ * the call has no value), else x; a select, so that a NaN y passes x */
+CT__BINARY_I(threshold_backward, y <= (a->has_value ? a->alpha_i : 0) ? 0 : x)
+CT__BINARY_FL(threshold_backward, f, float, y <= (a->has_value ? (float)a->alpha : 0.0f) ? 0.0f : x)
+CT__BINARY_FL(threshold_backward, d, double, y <= (a->has_value ? a->alpha : 0.0) ? 0.0 : x)
+/* tanh_backward: x * (1 - y * y), 1 - y * y one FMA; the vfnmadd it is
+ * passes a NaN y as it is, where negating y first, or the emulated FMA, may
+ * flip its sign */
+#define CT__GEN_tanh_backward(fl, T, F)                                                   \
+    CT__INLINE T ct__tanh_backward_##fl(T x, T y, const ct__op_args *a)                   \
+    {                                                                                     \
+        (void)a;                                                                          \
+        return x * (y != y ? y : F(ct__fma)(-y, y, (T)1));                                \
+    }
+CT__FLOATING(tanh_backward)
+CT__BINARY_FD(sigmoid_backward, x * (1 - y) * y)
+
+/* a * b + c as gelu_backward's last sum is: fused in PyTorch's vector loop
+ * (F(ct__fma)), not in its scalar loop (CT__UNFUSED) */
+#define CT__UNFUSED(a, b, c) ((a) * (b) + (c))
+/* gelu_backward: dy * (cdf + x * pdf) exactly (mode 0), cdf = (1 + erf(x /
+ * sqrt 2)) / 2, pdf = e^(-x^2 / 2) / sqrt(2 pi); or the derivative of the
+ * tanh form (mode 1), whose inner multiply-adds are fused in both loops.
+ * Float's vector blocks compute erf and exp with SLEEF and fuse the last
+ * sum (MAD), the rest of a loop runs the C library's functions and an
+ * unfused sum (the gelu_backward_libm twin: see CT__VM_BLOCK). (The tanh
+ * form's vector blocks take scalar.h's vector tanh, within an ulp of
+ * SLEEF's that PyTorch's take, which 1 - tanh^2 may magnify.) */
+#define CT__GEN_gelu_backward(name, fl, T, F, ERF, EXP, TANH, MAD)                        \
+    CT__ALWAYS_INLINE T ct__##name##_##fl(T dy, T x, const ct__op_args *a)                \
+    {                                                                                     \
+        if (a->mode == 1) {                                                               \
+            const T beta = (T)(1.41421356237309504880 * 1.12837916709551257390 * 0.5), kappa = (T)0.044715; \
+            T x_sq = x * x, t = TANH(beta * F(ct__fma)(kappa, x_sq * x, x));              \
+            T inner_d = beta * F(ct__fma)((T)3 * kappa, x_sq, (T)1);                      \
+            T left = (T)0.5 * x, left_d = (T)0.5 * (1 + t);                               \
+            return dy * MAD(left * F(ct__fma)(-t, t, (T)1), inner_d, left_d);             \
+        }                                                                                 \
+        const T alpha = (T)0.70710678118654752440;                                        \
+        const T beta = (T)(1.12837916709551257390 * 0.70710678118654752440 * 0.5);        \
+        T cdf = (T)0.5 * (1 + ERF(x * alpha)), pdf = beta * EXP(x * x * (T)-0.5);         \
+        return dy * MAD(x, pdf, cdf);                                                     \
+    }
+CT__GEN_gelu_backward(gelu_backward, f, float, CT__LIBM_f, ct__verff, ct__vexpf_sleef, ct__vtanhf, ct__fmaf)
+CT__GEN_gelu_backward(gelu_backward, d, double, CT__LIBM_d, erf, exp, tanh, ct__fma)
+CT__GEN_gelu_backward(gelu_backward_libm, f, float, CT__LIBM_f, erff, expf, tanhf, CT__UNFUSED)
+CT__GEN_gelu_backward(gelu_backward_libm, d, double, CT__LIBM_d, erf, exp, tanh, CT__UNFUSED)
+
+/* h flavours: float16's sigmoid_backward rounds each step; bfloat16's
+ * gelu_backward rounds each step where PyTorch's scalar loop computes in
+ * bfloat16 (its erf, exp and tanh too), float16's computes in float */
+CT__BINARY_FL(sigmoid_backward, h, float, CT__NH(x * CT__NH(1 - y)) * y)
+CT__INLINE float ct__gelu_backward_narrow_h(float dy, float x, const ct__op_args *a)
+{
+    if (a->mode == 1) {
+        const float beta = CT__NB((float)(1.41421356237309504880 * 1.12837916709551257390 * 0.5));
+        const float kappa = CT__NB(0.044715f);
+        float x_sq = CT__NB(x * x), x_cube = CT__NB(x_sq * x);
+        float t = CT__NB(tanhf(CT__NB(beta * CT__NB(x + CT__NB(kappa * x_cube)))));
+        float inner_d = CT__NB(beta * CT__NB(1 + CT__NB(CT__NB(3 * kappa) * x_sq)));
+        float right_d = CT__NB(CT__NB(CT__NB(0.5f * x) * CT__NB(1 - CT__NB(t * t))) * inner_d);
+        return dy * CT__NB(CT__NB(0.5f * CT__NB(1 + t)) + right_d);
+    }
+    const float alpha = CT__NB(0.70710678118654752440f);
+    const float beta = CT__NB((float)(1.12837916709551257390 * 0.70710678118654752440 * 0.5));
+    float cdf = CT__NB(0.5f * CT__NB(1 + CT__NB(erff(CT__NB(x * alpha)))));
+    float pdf = CT__NB(beta * CT__NB(expf(CT__NB(CT__NB(x * x) * -0.5f))));
+    return dy * CT__NB(cdf + CT__NB(x * pdf));
+}
+CT__ALWAYS_INLINE float ct__gelu_backward_h(float dy, float x, const ct__op_args *a)
+{
+    return a->compute == CT_BF16 ? ct__gelu_backward_narrow_h(dy, x, a) : ct__gelu_backward_f(dy, x, a);
+}
+CT__ALWAYS_INLINE float ct__gelu_backward_libm_h(float dy, float x, const ct__op_args *a)
+{
+    return a->compute == CT_BF16 ? ct__gelu_backward_narrow_h(dy, x, a) : ct__gelu_backward_libm_f(dy, x, a);
+}
+
 /* ---------------------------------------------------------------- ternary ops */
 
 /* out = fn(x, y, z): the int64 flavour (the floating ones are CT__GEN_ macros) */
@@ -682,7 +770,9 @@ CT__FLOATING(clamp)
     X(sigmoid, UNARY_VM, FLOATS) HX(logit, UNARY, FLOATS) X(relu, UNARY, NUMERIC)                     \
     X(leaky_relu, UNARY, FLOATS) X(elu, UNARY, FLOATS) HX(gelu, UNARY_VM0, FLOATS) HX(silu, UNARY, FLOATS) \
     X(mish, UNARY, FLOATS) X(softplus, UNARY, FLOATS) X(hardsigmoid, UNARY, FLOATS)                \
-    X(hardswish, UNARY, FLOATS) X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                \
+    X(hardswish, UNARY, FLOATS) X(threshold_backward, BINARY, NUMERIC) X(tanh_backward, BINARY, FLOATS) \
+    HX(sigmoid_backward, BINARY, FLOATS) HX(gelu_backward, BINARY_VM0, FLOATS)                      \
+    X(isnan, UNARY_BOOL, ALL) X(isinf, UNARY_BOOL, ALL)                                             \
     X(isfinite, UNARY_BOOL, ALL) X(logical_not, UNARY_BOOL, ALL) X(bitwise_not, UNARY, INTS_BOOL)  \
     X(nan_to_num, UNARY, ALL)                                                                      \
     X(add, BINARY, ALL) X(sub, BINARY, NUMERIC) X(mul, BINARY, ALL) HX(div, BINARY, NUMERIC)       \

@@ -262,6 +262,24 @@ CTORCH_API ct_result ct_hardsigmoid_(ct_tensor *t);
 CTORCH_API ct_tensor *ct_hardswish(const ct_tensor *t);    /* F.hardswish: t * relu6(t + 3) / 6 */
 CTORCH_API ct_result ct_hardswish_(ct_tensor *t);
 
+/* The activations' first derivatives, the ops their backward passes run
+ * (differentiable in turn). grad_output and the other operand broadcast and
+ * promote as a binary op's. float16 and bfloat16 compute in float and round
+ * once, but for float16's sigmoid_backward and bfloat16's gelu_backward,
+ * which round each step as PyTorch 1.13's scalar kernels do (float16 where
+ * PyTorch has no kernel: in float). */
+/* aten::threshold_backward(grad_output, self, threshold): 0 where self <=
+ * threshold, else grad_output (relu's, with threshold 0 and relu's result as self). */
+CTORCH_API ct_tensor *ct_threshold_backward(const ct_tensor *grad_output, const ct_tensor *self, ct_scalar threshold);
+/* aten::tanh_backward(grad_output, output): grad_output * (1 - output^2), output = tanh(x). */
+CTORCH_API ct_tensor *ct_tanh_backward(const ct_tensor *grad_output, const ct_tensor *output);
+/* aten::sigmoid_backward(grad_output, output): grad_output * (1 - output) * output, output = sigmoid(x). */
+CTORCH_API ct_tensor *ct_sigmoid_backward(const ct_tensor *grad_output, const ct_tensor *output);
+/* aten::gelu_backward(grad_output, self, approximate): grad_output times the
+ * derivative of gelu(self, approximate). */
+CTORCH_API ct_tensor *ct_gelu_backward(const ct_tensor *grad_output, const ct_tensor *self,
+                                       ct_gelu_approximate approximate);
+
 /* ---------------------------------------------------------------- comparison and logic */
 
 /* Comparisons give bool tensors, computed in the promoted dtype. Their _ forms

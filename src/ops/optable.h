@@ -66,6 +66,10 @@
     X(softplus, 1, SAME, H, "softplus_cpu")               \
     X(hardsigmoid, 1, SAME, UI, "hardsigmoid_cpu")        \
     X(hardswish, 1, SAME, UI, "hardswish_cpu")            \
+    X(threshold_backward, 2, SAME, H, "threshold_cpu")    \
+    X(tanh_backward, 2, SAME, H, "tanh_backward_cpu")     \
+    X(sigmoid_backward, 2, SAME, H, "sigmoid_backward_cpu") \
+    X(gelu_backward, 2, SAME, H, "GeluBackwardKernelImpl") \
     X(isnan, 1, BOOL, U, "isnan_cpu")                     \
     X(isinf, 1, BOOL, U, "isinf_cpu")                     \
     X(isfinite, 1, BOOL, U, "isfinite_cpu")               \
@@ -163,14 +167,16 @@ static const ct__op_info ct__ops[CT__NUM_POINTWISE] = {
 
 /* Extra arguments of a pointwise kernel. The front end fills what an op
  * uses; the kernels read them with the op's meaning:
- *   alpha     add/sub alpha, addcmul/addcdiv value, lerp's number weight:
- *             `value` converted to the compute dtype (alpha_i for integral kernels)
+ *   alpha     add/sub alpha, addcmul/addcdiv value, lerp's number weight,
+ *             threshold_backward's threshold (0 without a value): `value`
+ *             converted to the compute dtype (alpha_i for integral kernels)
  *   p[0..2]   round: 10^|decimals|; logit: eps; leaky_relu: slope;
  *             elu: alpha, scale, input_scale; softplus: beta, threshold;
  *             nan_to_num: the values for NaN, +inf and -inf
  *   mode      div: its ct_rounding_mode; round: 1 for decimals > 0, 2 for
  *             decimals < 0, 3 for decimals == 0; gelu: its ct_gelu_approximate,
- *             or 2 for bfloat16 roundings; lerp: 1 when the weight is alpha;
+ *             or 2 for bfloat16 roundings; gelu_backward: its
+ *             ct_gelu_approximate; lerp: 1 when the weight is alpha;
  *             polygamma: n
  *   derived   the public op a call is when it runs on another op's kernel
  *             (clamp_min on maximum's, hardtanh on clamp's, celu on elu's,

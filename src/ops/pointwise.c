@@ -1193,19 +1193,76 @@ ct_result ct_celu_(ct_tensor *t, double alpha)
     return ct__celu(&t, t, alpha);
 }
 
+/* gelu's approximate: none or tanh, or PyTorch's error */
+static ct_result ct__check_approximate(ct_gelu_approximate approximate)
+{
+    if ((unsigned)approximate <= CT_GELU_TANH) return CT_OK;
+    return ct__fail(CT_ERR_RUNTIME, "approximate argument must be either none or tanh.");
+}
+
 ct_tensor *ct_gelu(const ct_tensor *t, ct_gelu_approximate approximate)
 {
     CT__ARG(t, "input", 1);
-    if ((unsigned)approximate > CT_GELU_TANH) {
-        ct__fail(CT_ERR_RUNTIME, "approximate argument must be either none or tanh.");
-        return NULL;
-    }
+    if (ct__check_approximate(approximate) != CT_OK) return NULL;
     ct__op_args a = ct__args();
     a.mode = (int)approximate;
     /* PyTorch computes the exact form of a contiguous bfloat16 tensor in float,
      * of any other with bfloat16 roundings (mode 2) */
     if (approximate == CT_GELU_NONE && t->dtype == CT_BF16 && !ct_is_contiguous(t)) a.mode = 2;
     return ct__unary_new(CT__OP_gelu, t, a);
+}
+
+/* ---------------------------------------------------------------- first derivatives */
+
+/* A backward op of the table over (grad_output, v): computed unrecorded,
+ * then recorded as the node its activation's first derivative makes under
+ * create_graph (ct__record_backward_op). args NULL means no options. */
+static ct_tensor *ct__backward_op(ct__op op, const ct_tensor *grad_output, const ct_tensor *v, const ct__op_args *args)
+{
+    const ct_tensor *in[2] = {grad_output, v};
+    ct_tensor *r;
+    if (ct__recordable(in, 2) != CT_OK) return NULL;
+    CT__UNRECORDED(r, ct__new(op, grad_output, v, NULL, args));
+    return r ? ct__record_backward_op(op, r, in, args) : NULL;
+}
+
+ct_tensor *ct_threshold_backward(const ct_tensor *grad_output, const ct_tensor *self, ct_scalar threshold)
+{
+    CT__ARG(grad_output, "grad_output", 1);
+    CT__ARG(self, "self", 2);
+    /* relu's threshold, an int 0, is the kernel's own: no value to convert, the short call */
+    if (threshold.kind == CT_I64 && threshold.v.i == 0)
+        return ct__backward_op(CT__OP_threshold_backward, grad_output, self, NULL);
+    ct__op_args a = ct__args();
+    a.value = threshold;
+    a.has_value = true;
+    a.checked = true;
+    return ct__backward_op(CT__OP_threshold_backward, grad_output, self, &a);
+}
+
+ct_tensor *ct_tanh_backward(const ct_tensor *grad_output, const ct_tensor *output)
+{
+    CT__ARG(grad_output, "grad_output", 1);
+    CT__ARG(output, "output", 2);
+    return ct__backward_op(CT__OP_tanh_backward, grad_output, output, NULL);
+}
+
+ct_tensor *ct_sigmoid_backward(const ct_tensor *grad_output, const ct_tensor *output)
+{
+    CT__ARG(grad_output, "grad_output", 1);
+    CT__ARG(output, "output", 2);
+    return ct__backward_op(CT__OP_sigmoid_backward, grad_output, output, NULL);
+}
+
+ct_tensor *ct_gelu_backward(const ct_tensor *grad_output, const ct_tensor *self, ct_gelu_approximate approximate)
+{
+    CT__ARG(grad_output, "grad_output", 1);
+    CT__ARG(self, "self", 2);
+    if (ct__check_approximate(approximate) != CT_OK) return NULL;
+    if (approximate == CT_GELU_NONE) return ct__backward_op(CT__OP_gelu_backward, grad_output, self, NULL); /* mode 0 */
+    ct__op_args a = ct__args();
+    a.mode = (int)approximate;
+    return ct__backward_op(CT__OP_gelu_backward, grad_output, self, &a);
 }
 
 ct_softplus_opts ct_softplus_opts_init(void)

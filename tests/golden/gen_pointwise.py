@@ -460,6 +460,51 @@ for name, t in [('sleef_x', sleef_x), ('sleef_dy', sleef_dy), ('sleef_erf', torc
     w.add(name, t)
 torch._C._set_mkldnn_enabled(mkldnn)
 
+# ---------------------------------------------------------------- activations' first derivatives
+
+# threshold_backward(grad_output, self, threshold), tanh_backward(grad_output,
+# output), sigmoid_backward(grad_output, output), gelu_backward(grad_output,
+# self, approximate): every dtype with the forward's outputs as the second
+# operand where it takes them, broadcasting, promotion, transposed and
+# vectorised lengths. gelu_backward as GeluBackwardKernelImpl computes it
+# (PyTorch takes oneDNN for contiguous float tensors: disabled here, as for
+# SLEEF's bits below); bfloat16 gelu_backward as its scalar loop computes
+# it (its vectorised one, on contiguous runs of 32 or more, rounds
+# otherwise: no such bfloat16 case).
+def second(op, t):
+    """The forward's output for tanh and sigmoid (float16's through float32), else t."""
+    fn = {'tanh_backward': torch.tanh, 'sigmoid_backward': torch.sigmoid}.get(op)
+    return fn(upcast(t)).to(t.dtype) if fn else t
+
+
+BACKWARD = [('threshold_backward', lambda v: (lambda g, y: torch.ops.aten.threshold_backward(g, y, v)), 'threshold',
+             [0, 0.5, -1.5, 2, 300]),
+            ('tanh_backward', lambda v: torch.ops.aten.tanh_backward, None, [None]),
+            ('sigmoid_backward', lambda v: torch.ops.aten.sigmoid_backward, None, [None]),
+            ('gelu_backward', lambda m: (lambda g, x: torch.ops.aten.gelu_backward(g, x, approximate=m)), 'approximate',
+             ['none', 'tanh'])]
+mkldnn = torch._C._get_mkldnn_enabled()
+torch._C._set_mkldnn_enabled(False)
+for op, make, key, settings in BACKWARD:
+    for v in settings:
+        f, code = make(v), '' if key is None else '%s=%s' % (key, number_code(v) if key == 'threshold' else v)
+        for dt in DTYPES:
+            for shape, transpose in [((7,), False), ((3, 5), False), ((), False), ((3, 5), True), ((37,), False)]:
+                if op == 'gelu_backward' and dt == torch.bfloat16 and shape == (37,):
+                    continue
+                g_op = t_operand(dt, shape, 'wide', transpose, variant=3)
+                x = t_operand(dt, shape, 'wide', transpose)
+                y = (x[0] + '_' + op, second(op, x[1]) if dt.is_floating_point else x[1], x[2])
+                if y[0] not in w.names:
+                    w.add(y[0], y[1].t() if transpose else y[1])
+                call(op, f, [g_op, y], code)
+        for da, db in [(torch.float32, torch.float64), (torch.float64, torch.float32), (torch.int64, torch.float32)]:
+            call(op, f, [t_operand(da, (2, 3), variant=3), t_operand(db, (3,))], code)
+            call(op, f, [t_operand(da, (3,), variant=3), t_operand(db, (2, 3))], code)
+        call(op, f, [t_operand(torch.float32, (0, 3), variant=3), t_operand(torch.float32, (3,))], code)
+        call(op, f, [t_operand(torch.float32, (), variant=3), t_operand(torch.float32, (37,))], code)
+torch._C._set_mkldnn_enabled(mkldnn)
+
 w.save()
 with open('pointwise.txt', 'w') as fh:
     fh.write('\n'.join(lines) + '\n')
