@@ -694,16 +694,18 @@ static void check_fused(ct_tensor *(*op)(const ct_tensor *), const ct_tensor *x0
  * threshold_backward, tanh_backward and sigmoid_backward kernels: a NaN
  * result passes relu's grad_output, tanh's 1 - y * y is one FMA) on NaN,
  * infinities, -0, 0 and subnormals, with grad_output contiguous and
- * strided; float32 and float64 (gen_grad_pointwise.py, "fused_"), on
- * every device: each runs the op table's backward kernels. */
+ * strided; float32, float64 and bfloat16 (computed in float, rounded
+ * once: not as the differentiable ops would round each step)
+ * (gen_grad_pointwise.py, "fused_"), on every device: each runs the op
+ * table's backward kernels. */
 static void test_fused_first_derivatives(void)
 {
-    static const char *const dtypes[] = {"float32", "float64"};
+    static const char *const dtypes[] = {"float32", "float64", "bfloat16"};
     static const char *const names[] = {"relu", "tanh", "sigmoid"};
     ct_tensor *(*const ops[])(const ct_tensor *) = {ct_relu, ct_tanh, ct_sigmoid};
     char name[64], out[32], grad[32];
 #define FUSED(what) (snprintf(name, sizeof name, "fused_%s_%s", dtypes[d], what), golden(GP, name))
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < 3; d++) {
         const ct_tensor *dys[2] = {FUSED("dy"), ct_transpose(FUSED("dyT"), 0, 1)};
         for (int k = 0; k < 3; k++) {
             snprintf(out, sizeof out, "%s_out", names[k]);

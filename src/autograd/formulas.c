@@ -179,13 +179,14 @@ CT__BACKWARD(sqrt)
 }
 
 /* Whether a first derivative of g and v runs its backward op's kernel
- * (ct_tanh_backward...), on any device: no graph to record (under
- * create_graph, and when its node's backward runs it again, it is made of
- * differentiable ops), and float32 or float64 operands of one dtype
- * (float16 and bfloat16 keep the differentiable ops' roundings). */
+ * (ct_tanh_backward...), on any device, as PyTorch's autograd does: no
+ * graph to record (under create_graph, and when its node's backward runs
+ * it again, it is made of differentiable ops), and floating operands of one
+ * dtype (float16 and bfloat16 too: the kernels round as PyTorch's, where
+ * the differentiable ops would round each step). */
 static bool ct__grad_kernel(const ct_tensor *g, const ct_tensor *v)
 {
-    return !ct_is_grad_enabled() && g->dtype == v->dtype && (v->dtype == CT_F32 || v->dtype == CT_F64);
+    return !ct_is_grad_enabled() && g->dtype == v->dtype && ct_dtype_is_floating(v->dtype);
 }
 
 /* tanh_backward(g, y): g * (1 - y*y) */
@@ -449,7 +450,8 @@ static ct_tensor *ct__gelu_grad(const ct__node *n, const ct_tensor *const *in)
     const ct_tensor *g = in[0], *x = in[1];
     ct_dtype dt = x->dtype;
     if (n->pw.mode != CT_GELU_TANH) {
-        /* (float32's kernel only: PyTorch's float64 one runs SLEEF's double erf, ctorch's the C library's) */
+        /* (float32's kernel only: PyTorch's float64 one runs SLEEF's double erf, ctorch's the C
+         * library's; its bfloat16 one computes contiguous blocks in float, which ctorch's does not yet) */
         if (dt == CT_F32 && ct__grad_kernel(g, x)) return ct_gelu_backward(g, x, CT_GELU_NONE);
         const double sqrt1_2 = 0.70710678118654752440, two_sqrtpi = 1.12837916709551257390;
         ct_tensor *erf = ct_erf(ct_mul_scalar(x, ct__coef(sqrt1_2, dt)));

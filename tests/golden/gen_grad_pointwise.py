@@ -355,7 +355,8 @@ for n in [0, 1, 2, 3, 5]:
 # tanh_backward and sigmoid_backward compute them (ctorch's fused pass: their
 # bits, compared exactly), on inputs with NaN, infinities, -0, 0, subnormals
 # and results near 1 (where tanh_backward's FMA shows), and grad_outputs with
-# the same; 104 elements, dy also stored transposed (a strided operand).
+# the same; 104 elements, dy also stored transposed (a strided operand);
+# bfloat16 too, whose kernels compute in float and round once.
 # fused_<dt>_x, _dy, _dyT; fused_<dt>_<op>_out (forward) and _grad.
 fx = torch.tensor([math.nan, math.inf, -math.inf, 0.0, -0.0, 1e-45, -1e-45, 1e-310, -1e-310, 1e-30, 0.5, -0.5,
                    1.0, -1.0, 3.0, -3.0, 8.0, 9.01, 20.0, -20.0, 100.0, -100.0], dtype=torch.float64)
@@ -363,7 +364,7 @@ fx = torch.cat([fx, torch.randn(104 - len(fx), generator=g, dtype=torch.float64)
 fdy = torch.randn(8, 13, generator=g, dtype=torch.float64)
 fdy.view(-1)[22:31] = torch.tensor([math.nan, math.inf, -math.inf, 0.0, -0.0, 1e-45, 1e-310, 1e30, -1e-30])
 fdy.view(-1)[0] = 2.0  # relu passes it where its result is NaN
-for dt in [torch.float32, torch.float64]:
+for dt in [torch.float32, torch.float64, torch.bfloat16]:
     name = 'fused_%s_' % str(dt)[6:]
     x, dy = fx.to(dt), fdy.to(dt)
     w.add(name + 'x', x)
