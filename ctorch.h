@@ -36823,10 +36823,6 @@ static ct_tensor *ct__affine(const ct__normspec *s, ct_tensor *y, const ct_tenso
     return y;
 }
 
-/* The gradients of x, weight and bias (those asked for in want, into out;
- * weight's and bias's in the affine shape) from g: gx = rstd * (gh -
- * mean(gh) - xhat * mean(gh * xhat)) over the reduced dims (batch
- * statistics), or gh * rstd (running ones); gh = g * weight. */
 /* Layer norm's gradients as ct__norm_grads computes them, x's and g * xhat
  * (for weight's) in one fused pass (ct__layer_norm_fused allows it). */
 static ct_result ct__layer_norm_grads(const ct__normspec *s, const ct_tensor *g, const ct_tensor *x,
@@ -36849,6 +36845,10 @@ static ct_result ct__layer_norm_grads(const ct__normspec *s, const ct_tensor *g,
     return CT_OK;
 }
 
+/* The gradients of x, weight and bias (those asked for in want, into out;
+ * weight's and bias's in the affine shape) from g: gx = rstd * (gh -
+ * mean(gh) - xhat * mean(gh * xhat)) over the reduced dims (batch
+ * statistics), or gh * rstd (running ones); gh = g * weight. */
 static ct_result ct__norm_grads(const ct__normspec *s, const ct_tensor *g, const ct_tensor *x, const ct_tensor *w,
                                 const ct_tensor *rm, const ct_tensor *rv, const bool *want, ct_tensor **out)
 {
