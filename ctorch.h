@@ -24780,6 +24780,8 @@ typedef __m512d ct__vd;
 #define CT__VSPLAT_d _mm512_set1_pd
 #define CT__VFMA_s(c, a, b) _mm512_fmadd_ps(a, b, c)
 #define CT__VFMA_d(c, a, b) _mm512_fmadd_pd(a, b, c)
+#define CT__VADD_s _mm512_add_ps
+#define CT__VADD_d _mm512_add_pd
 #elif defined(__AVX2__) && defined(__FMA__)
 #define CT__GEMM_ISA "avx2"
 typedef __m256 ct__vs;
@@ -24796,6 +24798,8 @@ typedef __m256d ct__vd;
 #define CT__VSPLAT_d _mm256_set1_pd
 #define CT__VFMA_s(c, a, b) _mm256_fmadd_ps(a, b, c)
 #define CT__VFMA_d(c, a, b) _mm256_fmadd_pd(a, b, c)
+#define CT__VADD_s _mm256_add_ps
+#define CT__VADD_d _mm256_add_pd
 #elif defined(__GNUC__)
 #define CT__GEMM_ISA "vector"
 typedef float ct__vs __attribute__((vector_size(16)));
@@ -24830,6 +24834,8 @@ static inline ct__vd CT__VSPLAT_d(double x)
 }
 #define CT__VFMA_s(c, a, b) ((c) + (a) * (b))
 #define CT__VFMA_d(c, a, b) ((c) + (a) * (b))
+#define CT__VADD_s(a, b) ((a) + (b))
+#define CT__VADD_d(a, b) ((a) + (b))
 #else
 #define CT__GEMM_ISA "scalar"
 typedef float ct__vs;
@@ -24846,6 +24852,8 @@ typedef double ct__vd;
 #define CT__VSPLAT_d(x) (x)
 #define CT__VFMA_s(c, a, b) ((c) + (a) * (b))
 #define CT__VFMA_d(c, a, b) ((c) + (a) * (b))
+#define CT__VADD_s(a, b) ((a) + (b))
+#define CT__VADD_d(a, b) ((a) + (b))
 #endif
 
 /* CT__VKEEP(v): v, loaded once, stays in a register. Where a vector feeds
@@ -24879,6 +24887,8 @@ typedef double ct__vd;
 #define CT__ROWS_PANEL (256 * 1024)
 /* Bytes of A's rows the dot form keeps in L1 (of 48 KB, next to DC rows of B). */
 #define CT__DOTS_L1 (32 * 1024)
+/* The dot form runs across columns (ct__gemm_dots_cols) up to this many vectors of K. */
+#define CT__DOTS_COLS_VECTORS 4
 
 /* The blocked path (see the top). KC fixes the order of the sums and must
  * not change; the rest only moves data. The register tile is PMR rows of
@@ -25321,14 +25331,70 @@ CT__LANES_SUM(d, double)
         ct__dots_finish_##x(mr, nc, kv, K, A, lda, B, ldb, lanes, acc);                                                \
     }                                                                                                                  \
                                                                                                                        \
+    /* The dot form across columns. acc (DR x VL, row stride NR) = rows [0, mr) of A (row stride lda) . VL             \
+     * rows of B given transposed (bt: K x VL, row stride NR), the sums of ct__dots_micro: lane l of each dot           \
+     * product the FMAs over k = l mod VL (k < kv) from zero, the lanes added to zero in order, then the               \
+     * products over k in [kv, K). Each lane is taken for VL dot products at once, so no lanes are summed              \
+     * across a register. */                                                                                           \
+    static void ct__dots_cols_micro_##x(int64_t mr, int64_t kv, int64_t K, const T *A, int64_t lda, const T *bt,       \
+                                        T *CT__RESTRICT acc)                                                           \
+    {                                                                                                                  \
+        const T *a[CT__DR];                                                                                            \
+        ct__v##x sum[CT__DR];                                                                                          \
+        for (int i = 0; i < CT__DR; i++) {                                                                             \
+            a[i] = A + CT__MIN(i, mr - 1) * lda;                                                                       \
+            sum[i] = CT__VSPLAT_##x((T)0);                                                                             \
+        }                                                                                                              \
+        for (int l = 0; l < CT__VL_##x; l++) {                                                                         \
+            ct__v##x lane[CT__DR];                                                                                     \
+            for (int i = 0; i < CT__DR; i++) lane[i] = CT__VSPLAT_##x((T)0);                                           \
+            for (int64_t k = l; k < kv; k += CT__VL_##x) {                                                             \
+                ct__v##x b = CT__VLOAD_##x(bt + k * CT__NR_##x);                                                       \
+                for (int i = 0; i < CT__DR; i++) lane[i] = CT__VFMA_##x(lane[i], CT__VSPLAT_##x(a[i][k]), b);          \
+            }                                                                                                          \
+            for (int i = 0; i < CT__DR; i++) sum[i] = CT__VADD_##x(sum[i], lane[i]);                                   \
+        }                                                                                                              \
+        for (int i = 0; i < CT__DR; i++) {                                                                             \
+            CT__VSTORE_##x(acc + i * CT__NR_##x, sum[i]);                                                              \
+            for (int64_t k = kv; k < K; k++)                                                                           \
+                for (int j = 0; j < CT__VL_##x; j++) acc[i * CT__NR_##x + j] += a[i][k] * bt[k * CT__NR_##x + j];      \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* ct__gemm_dots by ct__dots_cols_micro, B copied transposed NR rows at a time (K x NR, zeros past N):             \
+     * where K is a few vectors, summing each product's lanes across a register costs more than its FMAs.              \
+     * False when there is no memory for the copy. */                                                                  \
+    static bool ct__gemm_dots_cols_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,  \
+                                       int64_t ldb, T beta, T *C, int64_t ldc)                                         \
+    {                                                                                                                  \
+        T acc[CT__DR * CT__NR_##x];                                                                                    \
+        T *bt = (T *)ct__scratch_get(CT__SCRATCH_PACK_B_##x, (size_t)(K * CT__NR_##x) * sizeof(T));                    \
+        if (!bt) return false;                                                                                         \
+        for (int64_t j = 0; j < N; j += CT__NR_##x) {                                                                  \
+            int64_t nr = CT__MIN(CT__NR_##x, N - j);                                                                   \
+            ct__pack_b_strip_##x(true, B, ldb, 0, K, j, nr, 0, bt);                                                    \
+            for (int64_t i = 0; i < M; i += CT__DR) {                                                                  \
+                int64_t mr = CT__MIN(CT__DR, M - i);                                                                   \
+                for (int h = 0; h < CT__NR_##x; h += CT__VL_##x)                                                       \
+                    ct__dots_cols_micro_##x(mr, K / CT__VL_##x * CT__VL_##x, K, A + i * lda, lda, bt + h, acc + h);    \
+                ct__tile_store_##x(mr, nr, acc, CT__NR_##x, alpha, beta, true, C + i * ldc + j, ldc);                  \
+            }                                                                                                          \
+        }                                                                                                              \
+        return true;                                                                                                   \
+    }                                                                                                                  \
+                                                                                                                       \
     /* C (M x N) = alpha * A (M x K) @ op(B) + beta * C where B is N x K (transposed): every element a dot             \
      * product of two contiguous rows (x @ W.t() of a linear layer). A block of A's rows (CT__DOTS_L1 bytes)           \
      * stays in L1 while B streams past it DC rows at a time: streaming A past B's rows instead would read             \
-     * every row of A from L2 for each DC rows of B, faster than L2 delivers them. */                                  \
+     * every row of A from L2 for each DC rows of B, faster than L2 delivers them. A short K goes across               \
+     * columns instead (ct__gemm_dots_cols). */                                                                        \
     static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
                                   int64_t ldb, T beta, T *C, int64_t ldc)                                              \
     {                                                                                                                  \
         T acc[CT__DR * CT__DC];                                                                                        \
+        if (K <= CT__DOTS_COLS_VECTORS * CT__VL_##x &&                                                                 \
+            ct__gemm_dots_cols_##x(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))                                      \
+            return;                                                                                                    \
         int64_t mb = CT__MAX(CT__DOTS_L1 / (K * (int64_t)sizeof(T)) / CT__DR, 1) * CT__DR;                             \
         for (int64_t ib = 0; ib < M; ib += mb)                                                                         \
             for (int64_t j = 0; j < N; j += CT__DC) {                                                                  \
@@ -26955,6 +27021,122 @@ static void ct__cpu_bn_stats(const ct__bn_stats_job *j)
             ct__bn_stats_plane_double((const double *)j->x, j->n, j->c, j->image, ch, (double *)j->mean,
                                       (double *)j->var_sum);
     }
+}
+
+/* ---- layer norm's rows (float32), forward and backward each one pass over
+ * the rows. The arithmetic is nn/functional.c's composite of ops, operation
+ * for operation, so the results keep their bits: var_mean's Welford rows in
+ * double, rstd = 1 / sqrtf(var + eps), xhat = x * rstd - mean * rstd, and in
+ * the backward mean_dim's cascade sums (divided by n as a float). Plain
+ * products and sums stay unfused (ISO C modes contract nothing). */
+
+typedef struct ct__ln_rows_job {
+    const float *x, *g, *w, *b; /* x, g (rows, n); w, b (n) or NULL; g NULL in the forward */
+    float *y;                   /* y or grad_input (rows, n), or NULL */
+    float *gxhat;               /* g * xhat (rows, n) for the weight's gradient, or NULL */
+    int64_t n;
+    float eps;
+    long failed; /* chunks that found no memory for their scratch */
+} ct__ln_rows_job;
+
+/* x (rows, n) -> mean (rows), rstd (rows): Welford's rows CT__EACH_ROWS at a
+ * time, the last row repeated to fill the last group */
+static void ct__ln_stats_f32(const float *x, int64_t rows, int64_t n, float eps, float *mean, float *rstd)
+{
+    for (int64_t r0 = 0; r0 < rows; r0 += CT__EACH_ROWS) {
+        ct__welford acc[CT__EACH_ROWS], *w[CT__EACH_ROWS];
+        const char *xr[CT__EACH_ROWS];
+        memset(acc, 0, sizeof acc);
+        for (int k = 0; k < CT__EACH_ROWS; k++) {
+            w[k] = &acc[k];
+            xr[k] = (const char *)(x + CT__MIN(r0 + k, rows - 1) * n);
+        }
+        ct__welford_rows_float(w, xr, sizeof(float), n);
+        for (int k = 0; k < CT__EACH_ROWS && r0 + k < rows; k++) {
+            float var = (float)(acc[k].m2 / (double)n);
+            mean[r0 + k] = (float)acc[k].mean;
+            rstd[r0 + k] = 1.0f / sqrtf(var + eps);
+        }
+    }
+}
+
+/* xhat (n) of one row x (n) */
+static void ct__ln_xhat_f32(const float *x, int64_t n, float mean, float rstd, float *xhat)
+{
+    float mr = mean * rstd;
+    for (int64_t j = 0; j < n; j++) xhat[j] = x[j] * rstd - mr;
+}
+
+/* mean_dim of one row v (n): its cascade sum, then divided by n */
+static float ct__ln_row_mean_f32(const float *v, int64_t n)
+{
+    float sum = 0;
+    int64_t strides[4] = {0, sizeof(float), 0, n * (int64_t)sizeof(float)};
+    ct__csum_f32((char *)&sum, (const char *)v, strides, n, 1, NULL);
+    return sum / (float)n;
+}
+
+/* y (n) = xhat * w + b of one row, w and b optional */
+static void ct__ln_forward_row_f32(const ct__ln_rows_job *j, const float *x, float mean, float rstd, float *y)
+{
+    ct__ln_xhat_f32(x, j->n, mean, rstd, y);
+    if (j->w)
+        for (int64_t i = 0; i < j->n; i++) y[i] = y[i] * j->w[i];
+    if (j->b)
+        for (int64_t i = 0; i < j->n; i++) y[i] = y[i] + j->b[i];
+}
+
+/* One row's gradients from g (n): gx = rstd * ((gh - mean(gh)) - xhat *
+ * mean(gh * xhat)) with gh = g * w into gx, and g * xhat into gxhat (each
+ * when asked). scratch: 3 n floats. */
+static void ct__ln_backward_row_f32(const ct__ln_rows_job *j, const float *x, const float *g, float mean, float rstd,
+                                    float *gx, float *gxhat, float *scratch)
+{
+    int64_t n = j->n;
+    float *xhat = scratch, *gh = scratch + n, *ghx = scratch + 2 * n;
+    ct__ln_xhat_f32(x, n, mean, rstd, xhat);
+    if (gxhat)
+        for (int64_t i = 0; i < n; i++) gxhat[i] = g[i] * xhat[i];
+    if (!gx) return;
+    for (int64_t i = 0; i < n; i++) gh[i] = j->w ? g[i] * j->w[i] : g[i];
+    for (int64_t i = 0; i < n; i++) ghx[i] = gh[i] * xhat[i];
+    float m1 = ct__ln_row_mean_f32(gh, n), m2 = ct__ln_row_mean_f32(ghx, n);
+    for (int64_t i = 0; i < n; i++) gx[i] = rstd * ((gh[i] - m1) - xhat[i] * m2);
+}
+
+/* rows [b, e) of a layer norm job: the forward without g, else the backward */
+static void ct__ln_rows_run(int64_t b, int64_t e, void *ctx)
+{
+    ct__ln_rows_job *j = (ct__ln_rows_job *)ctx;
+    int64_t n = j->n;
+    float *mean = (float *)CT_MALLOC((size_t)(2 * (e - b) + 3 * n) * sizeof(float)), *rstd = mean + (e - b);
+    if (!mean) {
+        CT__ATOMIC_INC(&j->failed);
+        return;
+    }
+    ct__ln_stats_f32(j->x + b * n, e - b, n, j->eps, mean, rstd);
+    for (int64_t r = b; r < e; r++) {
+        const float *x = j->x + r * n;
+        float m = mean[r - b], s = rstd[r - b];
+        if (j->g)
+            ct__ln_backward_row_f32(j, x, j->g + r * n, m, s, j->y ? j->y + r * n : NULL,
+                                    j->gxhat ? j->gxhat + r * n : NULL, rstd + (e - b));
+        else
+            ct__ln_forward_row_f32(j, x, m, s, j->y + r * n);
+    }
+    CT_FREE(mean);
+}
+
+/* Layer norm over rows of n of contiguous float32 CPU tensors: the forward
+ * (g NULL: y = the normalised x, scaled by w and shifted by b when given) or
+ * the backward (y = grad_input when not NULL, gxhat = g * xhat when not
+ * NULL). rows * n > 0. */
+static ct_result ct__cpu_layer_norm_rows(const float *x, const float *g, const float *w, const float *b, int64_t rows,
+                                         int64_t n, double eps, float *y, float *gxhat)
+{
+    ct__ln_rows_job j = {x, g, w, b, y, gxhat, n, (float)eps, 0};
+    ct__parallel_for(rows, CT__MAX(1, CT__GRAIN / n), ct__ln_rows_run, &j);
+    return j.failed ? CT__OOM() : CT_OK;
 }
 
 /* ==================== cpu/random.c ==================== */
@@ -36759,11 +36941,12 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
 /* One normalisation: x seen as `stat` is normalised over `dims` of it, then
  * scaled and shifted by weight and bias seen as `affine` (broadcast over
  * x). With `running`, the statistics are the given running ones (seen as
- * `affine`) instead of the batch's. Kept in the node's extra. */
+ * `affine`) instead of the batch's. `rows`: layer norm's, over whole
+ * trailing rows that weight and bias span. Kept in the node's extra. */
 typedef struct ct__normspec {
     ct_shape stat, dims, affine;
     double eps;
-    bool running;
+    bool running, rows;
 } ct__normspec;
 
 /* The node's inputs: x, weight, bias. Saved: x, weight (x when there is
@@ -36789,11 +36972,70 @@ static ct_tensor *ct__norm_xhat(const ct__normspec *s, const ct_tensor *x, const
     return ct_reshape(ct_sub(ct_mul(xs, rstd), ct_mul(mean, rstd)), ct_shape_of(x));
 }
 
+/* Whether layer norm's rows of x, with w and b (and g, the gradient of its
+ * result, in the backward) run as the CPU's fused float32 passes
+ * (ct__cpu_layer_norm_rows, the same arithmetic): contiguous float32 CPU
+ * tensors, x not empty, and no graph to record (under create_graph the
+ * backward is made of differentiable ops). */
+static bool ct__layer_norm_fused(const ct__normspec *s, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                                 const ct_tensor *g)
+{
+    const ct_tensor *t[4] = {x, w, b, g};
+    if (!s->rows || ct_is_grad_enabled() || ct_numel(x) == 0) return false;
+    if (g && (g->ndim != x->ndim || memcmp(g->sizes, x->sizes, (size_t)x->ndim * sizeof x->sizes[0]))) return false;
+    for (int i = 0; i < 4; i++)
+        if (t[i] && (t[i]->dtype != CT_F32 || t[i]->storage->device.type != CT_DEVICE_CPU || !ct__is_contiguous(t[i])))
+            return false;
+    return true;
+}
+
+/* Layer norm's row length: the elements of its normalised shape */
+static int64_t ct__layer_norm_row(const ct__normspec *s)
+{
+    int64_t n = 1;
+    for (int d = 0; d < s->affine.ndim; d++) n *= s->affine.size[d];
+    return n;
+}
+
+/* Layer norm's forward as one fused pass (ct__layer_norm_fused allows it) */
+static ct_tensor *ct__layer_norm_rows(const ct__normspec *s, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b)
+{
+    int64_t n = ct__layer_norm_row(s);
+    ct_tensor *y = ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu);
+    if (!y || ct__cpu_layer_norm_rows((const float *)ct__data(x), NULL, w ? (const float *)ct__data(w) : NULL,
+                                      b ? (const float *)ct__data(b) : NULL, ct_numel(x) / n, n, s->eps,
+                                      (float *)ct__data(y), NULL) != CT_OK)
+        return NULL;
+    return y;
+}
+
 static ct_tensor *ct__affine(const ct__normspec *s, ct_tensor *y, const ct_tensor *w, const ct_tensor *b)
 {
     if (w) y = ct_mul(y, ct_reshape(w, s->affine));
     if (b) y = ct_add(y, ct_reshape(b, s->affine));
     return y;
+}
+
+/* Layer norm's gradients as ct__norm_grads computes them, x's and g * xhat
+ * (for weight's) in one fused pass (ct__layer_norm_fused allows it). */
+static ct_result ct__layer_norm_grads(const ct__normspec *s, const ct_tensor *g, const ct_tensor *x,
+                                      const ct_tensor *w, const bool *want, ct_tensor **out)
+{
+    int64_t n = ct__layer_norm_row(s);
+    ct_tensor *gx = want[CT__NORM_X] ? ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu) : NULL;
+    ct_tensor *gxhat = want[CT__NORM_W] ? ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu) : NULL;
+    if ((want[CT__NORM_X] && !gx) || (want[CT__NORM_W] && !gxhat)) return ct_last_error_code();
+    if ((gx || gxhat) &&
+        ct__cpu_layer_norm_rows((const float *)ct__data(x), (const float *)ct__data(g),
+                                w ? (const float *)ct__data(w) : NULL, NULL, ct_numel(x) / n, n, s->eps,
+                                gx ? (float *)ct__data(gx) : NULL, gxhat ? (float *)ct__data(gxhat) : NULL) != CT_OK)
+        return ct_last_error_code();
+    if (gx) out[CT__NORM_X] = gx;
+    if (gxhat && !(out[CT__NORM_W] = ct__sum_to_shape(gxhat, s->affine.size, s->affine.ndim)))
+        return ct_last_error_code();
+    if (want[CT__NORM_B] && !(out[CT__NORM_B] = ct__sum_to_shape(g, s->affine.size, s->affine.ndim)))
+        return ct_last_error_code();
+    return CT_OK;
 }
 
 /* The gradients of x, weight and bias (those asked for in want, into out;
@@ -36803,6 +37045,7 @@ static ct_tensor *ct__affine(const ct__normspec *s, ct_tensor *y, const ct_tenso
 static ct_result ct__norm_grads(const ct__normspec *s, const ct_tensor *g, const ct_tensor *x, const ct_tensor *w,
                                 const ct_tensor *rm, const ct_tensor *rv, const bool *want, ct_tensor **out)
 {
+    if (ct__layer_norm_fused(s, x, w, NULL, g)) return ct__layer_norm_grads(s, g, x, w, want, out);
     ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, &var);
     if (!xhat) return ct_last_error_code();
     if (want[CT__NORM_X]) {
@@ -36919,7 +37162,8 @@ static ct_tensor *ct__norm_apply(const ct__node_type *type, const ct__normspec *
 {
     if (ct__norm_recordable(x, w, b) != CT_OK) return NULL;
     ct_grad_mode mode = ct_set_grad_enabled(false);
-    ct_tensor *y = ct__affine(s, ct__norm_xhat(s, x, NULL, NULL, NULL), w, b);
+    ct_tensor *y = ct__layer_norm_fused(s, x, w, b, NULL) ? ct__layer_norm_rows(s, x, w, b)
+                                                          : ct__affine(s, ct__norm_xhat(s, x, NULL, NULL, NULL), w, b);
     ct_grad_mode_restore(mode);
     return ct__norm_record(type, s, y, x, w, b, NULL, NULL);
 }
@@ -36976,6 +37220,7 @@ ct_tensor *ct_layer_norm(const ct_tensor *input, ct_shape normalized_shape, cons
     s.dims.ndim = k;
     for (int i = 0; i < k; i++) s.dims.size[i] = nd - k + i;
     s.eps = eps;
+    s.rows = true;
     ct_scope sc = ct_scope_begin();
     ct_tensor *r = ct_keep(ct__norm_apply(&ct__layer_norm_type, &s, input, weight, bias));
     ct_scope_end(sc);

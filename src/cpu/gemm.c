@@ -65,6 +65,8 @@ typedef __m512d ct__vd;
 #define CT__VSPLAT_d _mm512_set1_pd
 #define CT__VFMA_s(c, a, b) _mm512_fmadd_ps(a, b, c)
 #define CT__VFMA_d(c, a, b) _mm512_fmadd_pd(a, b, c)
+#define CT__VADD_s _mm512_add_ps
+#define CT__VADD_d _mm512_add_pd
 #elif defined(__AVX2__) && defined(__FMA__)
 #define CT__GEMM_ISA "avx2"
 typedef __m256 ct__vs;
@@ -81,6 +83,8 @@ typedef __m256d ct__vd;
 #define CT__VSPLAT_d _mm256_set1_pd
 #define CT__VFMA_s(c, a, b) _mm256_fmadd_ps(a, b, c)
 #define CT__VFMA_d(c, a, b) _mm256_fmadd_pd(a, b, c)
+#define CT__VADD_s _mm256_add_ps
+#define CT__VADD_d _mm256_add_pd
 #elif defined(__GNUC__)
 #define CT__GEMM_ISA "vector"
 typedef float ct__vs __attribute__((vector_size(16)));
@@ -115,6 +119,8 @@ static inline ct__vd CT__VSPLAT_d(double x)
 }
 #define CT__VFMA_s(c, a, b) ((c) + (a) * (b))
 #define CT__VFMA_d(c, a, b) ((c) + (a) * (b))
+#define CT__VADD_s(a, b) ((a) + (b))
+#define CT__VADD_d(a, b) ((a) + (b))
 #else
 #define CT__GEMM_ISA "scalar"
 typedef float ct__vs;
@@ -131,6 +137,8 @@ typedef double ct__vd;
 #define CT__VSPLAT_d(x) (x)
 #define CT__VFMA_s(c, a, b) ((c) + (a) * (b))
 #define CT__VFMA_d(c, a, b) ((c) + (a) * (b))
+#define CT__VADD_s(a, b) ((a) + (b))
+#define CT__VADD_d(a, b) ((a) + (b))
 #endif
 
 /* CT__VKEEP(v): v, loaded once, stays in a register. Where a vector feeds
@@ -164,6 +172,8 @@ typedef double ct__vd;
 #define CT__ROWS_PANEL (256 * 1024)
 /* Bytes of A's rows the dot form keeps in L1 (of 48 KB, next to DC rows of B). */
 #define CT__DOTS_L1 (32 * 1024)
+/* The dot form runs across columns (ct__gemm_dots_cols) up to this many vectors of K. */
+#define CT__DOTS_COLS_VECTORS 4
 
 /* The blocked path (see the top). KC fixes the order of the sums and must
  * not change; the rest only moves data. The register tile is PMR rows of
@@ -606,14 +616,70 @@ CT__LANES_SUM(d, double)
         ct__dots_finish_##x(mr, nc, kv, K, A, lda, B, ldb, lanes, acc);                                                \
     }                                                                                                                  \
                                                                                                                        \
+    /* The dot form across columns. acc (DR x VL, row stride NR) = rows [0, mr) of A (row stride lda) . VL             \
+     * rows of B given transposed (bt: K x VL, row stride NR), the sums of ct__dots_micro: lane l of each dot           \
+     * product the FMAs over k = l mod VL (k < kv) from zero, the lanes added to zero in order, then the               \
+     * products over k in [kv, K). Each lane is taken for VL dot products at once, so no lanes are summed              \
+     * across a register. */                                                                                           \
+    static void ct__dots_cols_micro_##x(int64_t mr, int64_t kv, int64_t K, const T *A, int64_t lda, const T *bt,       \
+                                        T *CT__RESTRICT acc)                                                           \
+    {                                                                                                                  \
+        const T *a[CT__DR];                                                                                            \
+        ct__v##x sum[CT__DR];                                                                                          \
+        for (int i = 0; i < CT__DR; i++) {                                                                             \
+            a[i] = A + CT__MIN(i, mr - 1) * lda;                                                                       \
+            sum[i] = CT__VSPLAT_##x((T)0);                                                                             \
+        }                                                                                                              \
+        for (int l = 0; l < CT__VL_##x; l++) {                                                                         \
+            ct__v##x lane[CT__DR];                                                                                     \
+            for (int i = 0; i < CT__DR; i++) lane[i] = CT__VSPLAT_##x((T)0);                                           \
+            for (int64_t k = l; k < kv; k += CT__VL_##x) {                                                             \
+                ct__v##x b = CT__VLOAD_##x(bt + k * CT__NR_##x);                                                       \
+                for (int i = 0; i < CT__DR; i++) lane[i] = CT__VFMA_##x(lane[i], CT__VSPLAT_##x(a[i][k]), b);          \
+            }                                                                                                          \
+            for (int i = 0; i < CT__DR; i++) sum[i] = CT__VADD_##x(sum[i], lane[i]);                                   \
+        }                                                                                                              \
+        for (int i = 0; i < CT__DR; i++) {                                                                             \
+            CT__VSTORE_##x(acc + i * CT__NR_##x, sum[i]);                                                              \
+            for (int64_t k = kv; k < K; k++)                                                                           \
+                for (int j = 0; j < CT__VL_##x; j++) acc[i * CT__NR_##x + j] += a[i][k] * bt[k * CT__NR_##x + j];      \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* ct__gemm_dots by ct__dots_cols_micro, B copied transposed NR rows at a time (K x NR, zeros past N):             \
+     * where K is a few vectors, summing each product's lanes across a register costs more than its FMAs.              \
+     * False when there is no memory for the copy. */                                                                  \
+    static bool ct__gemm_dots_cols_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,  \
+                                       int64_t ldb, T beta, T *C, int64_t ldc)                                         \
+    {                                                                                                                  \
+        T acc[CT__DR * CT__NR_##x];                                                                                    \
+        T *bt = (T *)ct__scratch_get(CT__SCRATCH_PACK_B_##x, (size_t)(K * CT__NR_##x) * sizeof(T));                    \
+        if (!bt) return false;                                                                                         \
+        for (int64_t j = 0; j < N; j += CT__NR_##x) {                                                                  \
+            int64_t nr = CT__MIN(CT__NR_##x, N - j);                                                                   \
+            ct__pack_b_strip_##x(true, B, ldb, 0, K, j, nr, 0, bt);                                                    \
+            for (int64_t i = 0; i < M; i += CT__DR) {                                                                  \
+                int64_t mr = CT__MIN(CT__DR, M - i);                                                                   \
+                for (int h = 0; h < CT__NR_##x; h += CT__VL_##x)                                                       \
+                    ct__dots_cols_micro_##x(mr, K / CT__VL_##x * CT__VL_##x, K, A + i * lda, lda, bt + h, acc + h);    \
+                ct__tile_store_##x(mr, nr, acc, CT__NR_##x, alpha, beta, true, C + i * ldc + j, ldc);                  \
+            }                                                                                                          \
+        }                                                                                                              \
+        return true;                                                                                                   \
+    }                                                                                                                  \
+                                                                                                                       \
     /* C (M x N) = alpha * A (M x K) @ op(B) + beta * C where B is N x K (transposed): every element a dot             \
      * product of two contiguous rows (x @ W.t() of a linear layer). A block of A's rows (CT__DOTS_L1 bytes)           \
      * stays in L1 while B streams past it DC rows at a time: streaming A past B's rows instead would read             \
-     * every row of A from L2 for each DC rows of B, faster than L2 delivers them. */                                  \
+     * every row of A from L2 for each DC rows of B, faster than L2 delivers them. A short K goes across               \
+     * columns instead (ct__gemm_dots_cols). */                                                                        \
     static void ct__gemm_dots_##x(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,       \
                                   int64_t ldb, T beta, T *C, int64_t ldc)                                              \
     {                                                                                                                  \
         T acc[CT__DR * CT__DC];                                                                                        \
+        if (K <= CT__DOTS_COLS_VECTORS * CT__VL_##x &&                                                                 \
+            ct__gemm_dots_cols_##x(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc))                                      \
+            return;                                                                                                    \
         int64_t mb = CT__MAX(CT__DOTS_L1 / (K * (int64_t)sizeof(T)) / CT__DR, 1) * CT__DR;                             \
         for (int64_t ib = 0; ib < M; ib += mb)                                                                         \
             for (int64_t j = 0; j < N; j += CT__DC) {                                                                  \

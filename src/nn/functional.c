@@ -295,11 +295,12 @@ ct_tensor *ct_embedding_bag(const ct_tensor *input, const ct_tensor *weight, con
 /* One normalisation: x seen as `stat` is normalised over `dims` of it, then
  * scaled and shifted by weight and bias seen as `affine` (broadcast over
  * x). With `running`, the statistics are the given running ones (seen as
- * `affine`) instead of the batch's. Kept in the node's extra. */
+ * `affine`) instead of the batch's. `rows`: layer norm's, over whole
+ * trailing rows that weight and bias span. Kept in the node's extra. */
 typedef struct ct__normspec {
     ct_shape stat, dims, affine;
     double eps;
-    bool running;
+    bool running, rows;
 } ct__normspec;
 
 /* The node's inputs: x, weight, bias. Saved: x, weight (x when there is
@@ -325,11 +326,70 @@ static ct_tensor *ct__norm_xhat(const ct__normspec *s, const ct_tensor *x, const
     return ct_reshape(ct_sub(ct_mul(xs, rstd), ct_mul(mean, rstd)), ct_shape_of(x));
 }
 
+/* Whether layer norm's rows of x, with w and b (and g, the gradient of its
+ * result, in the backward) run as the CPU's fused float32 passes
+ * (ct__cpu_layer_norm_rows, the same arithmetic): contiguous float32 CPU
+ * tensors, x not empty, and no graph to record (under create_graph the
+ * backward is made of differentiable ops). */
+static bool ct__layer_norm_fused(const ct__normspec *s, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
+                                 const ct_tensor *g)
+{
+    const ct_tensor *t[4] = {x, w, b, g};
+    if (!s->rows || ct_is_grad_enabled() || ct_numel(x) == 0) return false;
+    if (g && (g->ndim != x->ndim || memcmp(g->sizes, x->sizes, (size_t)x->ndim * sizeof x->sizes[0]))) return false;
+    for (int i = 0; i < 4; i++)
+        if (t[i] && (t[i]->dtype != CT_F32 || t[i]->storage->device.type != CT_DEVICE_CPU || !ct__is_contiguous(t[i])))
+            return false;
+    return true;
+}
+
+/* Layer norm's row length: the elements of its normalised shape */
+static int64_t ct__layer_norm_row(const ct__normspec *s)
+{
+    int64_t n = 1;
+    for (int d = 0; d < s->affine.ndim; d++) n *= s->affine.size[d];
+    return n;
+}
+
+/* Layer norm's forward as one fused pass (ct__layer_norm_fused allows it) */
+static ct_tensor *ct__layer_norm_rows(const ct__normspec *s, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b)
+{
+    int64_t n = ct__layer_norm_row(s);
+    ct_tensor *y = ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu);
+    if (!y || ct__cpu_layer_norm_rows((const float *)ct__data(x), NULL, w ? (const float *)ct__data(w) : NULL,
+                                      b ? (const float *)ct__data(b) : NULL, ct_numel(x) / n, n, s->eps,
+                                      (float *)ct__data(y), NULL) != CT_OK)
+        return NULL;
+    return y;
+}
+
 static ct_tensor *ct__affine(const ct__normspec *s, ct_tensor *y, const ct_tensor *w, const ct_tensor *b)
 {
     if (w) y = ct_mul(y, ct_reshape(w, s->affine));
     if (b) y = ct_add(y, ct_reshape(b, s->affine));
     return y;
+}
+
+/* Layer norm's gradients as ct__norm_grads computes them, x's and g * xhat
+ * (for weight's) in one fused pass (ct__layer_norm_fused allows it). */
+static ct_result ct__layer_norm_grads(const ct__normspec *s, const ct_tensor *g, const ct_tensor *x,
+                                      const ct_tensor *w, const bool *want, ct_tensor **out)
+{
+    int64_t n = ct__layer_norm_row(s);
+    ct_tensor *gx = want[CT__NORM_X] ? ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu) : NULL;
+    ct_tensor *gxhat = want[CT__NORM_W] ? ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu) : NULL;
+    if ((want[CT__NORM_X] && !gx) || (want[CT__NORM_W] && !gxhat)) return ct_last_error_code();
+    if ((gx || gxhat) &&
+        ct__cpu_layer_norm_rows((const float *)ct__data(x), (const float *)ct__data(g),
+                                w ? (const float *)ct__data(w) : NULL, NULL, ct_numel(x) / n, n, s->eps,
+                                gx ? (float *)ct__data(gx) : NULL, gxhat ? (float *)ct__data(gxhat) : NULL) != CT_OK)
+        return ct_last_error_code();
+    if (gx) out[CT__NORM_X] = gx;
+    if (gxhat && !(out[CT__NORM_W] = ct__sum_to_shape(gxhat, s->affine.size, s->affine.ndim)))
+        return ct_last_error_code();
+    if (want[CT__NORM_B] && !(out[CT__NORM_B] = ct__sum_to_shape(g, s->affine.size, s->affine.ndim)))
+        return ct_last_error_code();
+    return CT_OK;
 }
 
 /* The gradients of x, weight and bias (those asked for in want, into out;
@@ -339,6 +399,7 @@ static ct_tensor *ct__affine(const ct__normspec *s, ct_tensor *y, const ct_tenso
 static ct_result ct__norm_grads(const ct__normspec *s, const ct_tensor *g, const ct_tensor *x, const ct_tensor *w,
                                 const ct_tensor *rm, const ct_tensor *rv, const bool *want, ct_tensor **out)
 {
+    if (ct__layer_norm_fused(s, x, w, NULL, g)) return ct__layer_norm_grads(s, g, x, w, want, out);
     ct_tensor *var = NULL, *xhat = ct__norm_xhat(s, x, rm, rv, &var);
     if (!xhat) return ct_last_error_code();
     if (want[CT__NORM_X]) {
@@ -455,7 +516,8 @@ static ct_tensor *ct__norm_apply(const ct__node_type *type, const ct__normspec *
 {
     if (ct__norm_recordable(x, w, b) != CT_OK) return NULL;
     ct_grad_mode mode = ct_set_grad_enabled(false);
-    ct_tensor *y = ct__affine(s, ct__norm_xhat(s, x, NULL, NULL, NULL), w, b);
+    ct_tensor *y = ct__layer_norm_fused(s, x, w, b, NULL) ? ct__layer_norm_rows(s, x, w, b)
+                                                          : ct__affine(s, ct__norm_xhat(s, x, NULL, NULL, NULL), w, b);
     ct_grad_mode_restore(mode);
     return ct__norm_record(type, s, y, x, w, b, NULL, NULL);
 }
@@ -512,6 +574,7 @@ ct_tensor *ct_layer_norm(const ct_tensor *input, ct_shape normalized_shape, cons
     s.dims.ndim = k;
     for (int i = 0; i < k; i++) s.dims.size[i] = nd - k + i;
     s.eps = eps;
+    s.rows = true;
     ct_scope sc = ct_scope_begin();
     ct_tensor *r = ct_keep(ct__norm_apply(&ct__layer_norm_type, &s, input, weight, bias));
     ct_scope_end(sc);
