@@ -423,12 +423,22 @@ static void td_bn_stats(const ct__bn_stats_job *job)
     TD_RUN(&c, td_cpu->bn_stats(job));
 }
 
+static ct_result td_layer_norm(const ct__layer_norm_job *job)
+{
+    td_call c = {{0}, 0};
+    td_add(&c, job->x), td_add(&c, job->g), td_add(&c, job->w), td_add(&c, job->b);
+    td_add(&c, job->y), td_add(&c, job->gxhat);
+    ct_result r = CT_OK;
+    TD_RUN(&c, r = td_cpu->layer_norm(job));
+    return r;
+}
+
 static const ct__reduce_kernels td_reduce_kernels = {td_reduce, td_along};
 static const ct_backend td_backend = {"testdev", td_device_count, td_alloc,      td_free,
                                       td_copy,   td_fill,         td_has_pointwise, td_pointwise,
                                       td_index,  td_sorting,      &td_reduce_kernels, td_gemm,
                                       td_range,  td_random,       &td_generator, td_conv,
-                                      td_linmap, td_optim_step,   td_bn_stats,
+                                      td_linmap, td_optim_step,   td_bn_stats,   td_layer_norm,
                                       td_synchronize, td_memory_stats, td_reset_peak_memory_stats,
                                       td_empty_cache, NULL /* no streams */, NULL, NULL /* no pinned memory */};
 

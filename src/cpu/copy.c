@@ -171,6 +171,7 @@ static const ct_backend ct__cpu_backend = {"cpu",           ct__cpu_device_count
                                            &ct__cpu_reduce_kernels, ct__cpu_gemm, ct__cpu_range,
                                            ct__cpu_random,  NULL /* the front end's generator */,
                                            ct__cpu_conv,    ct__cpu_linmap,
-                                           ct__cpu_optim_step, ct__cpu_bn_stats, ct__cpu_synchronize,
+                                           ct__cpu_optim_step, ct__cpu_bn_stats, ct__cpu_layer_norm,
+                                           ct__cpu_synchronize,
                                            ct__cpu_memory_stats, ct__cpu_reset_peak_memory_stats,
                                            ct__cpu_empty_cache,  NULL /* no streams */, NULL, NULL /* no pinned memory */};

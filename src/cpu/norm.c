@@ -122,14 +122,10 @@ static void ct__ln_rows_run(int64_t b, int64_t e, void *ctx)
     CT_FREE(mean);
 }
 
-/* Layer norm over rows of n of contiguous float32 CPU tensors: the forward
- * (g NULL: y = the normalised x, scaled by w and shifted by b when given) or
- * the backward (y = grad_input when not NULL, gxhat = g * xhat when not
- * NULL). rows * n > 0. */
-static ct_result ct__cpu_layer_norm_rows(const float *x, const float *g, const float *w, const float *b, int64_t rows,
-                                         int64_t n, double eps, float *y, float *gxhat)
+/* The CPU's layer norm job: its rows in parallel, each one pass. */
+static ct_result ct__cpu_layer_norm(const ct__layer_norm_job *job)
 {
-    ct__ln_rows_job j = {x, g, w, b, y, gxhat, n, (float)eps, 0};
-    ct__parallel_for(rows, CT__MAX(1, CT__GRAIN / n), ct__ln_rows_run, &j);
+    ct__ln_rows_job j = {job->x, job->g, job->w, job->b, job->y, job->gxhat, job->n, (float)job->eps, 0};
+    ct__parallel_for(job->rows, CT__MAX(1, CT__GRAIN / job->n), ct__ln_rows_run, &j);
     return j.failed ? CT__OOM() : CT_OK;
 }

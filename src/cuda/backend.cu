@@ -113,6 +113,12 @@ static void cu_linmap(const ct__linmap_job *job)
     cu_cpu()->linmap(job);
 }
 
+static ct_result cu_layer_norm(const ct__layer_norm_job *job)
+{
+    cu_finish_all();
+    return cu_cpu()->layer_norm(job);
+}
+
 /* ---------------------------------------------------------------- registration */
 
 static const ct__reduce_kernels cu_reduce_kernels = {cu_reduce, cu_along};
@@ -126,7 +132,7 @@ static const ct_backend cu_backend = {
     "cuda",         cu_device_count, cu_alloc,           cu_free,         cu_copy,
     cu_fill,        cu_has_pointwise, cu_pointwise,      cu_index,        cu_sorting,
     &cu_reduce_kernels, cu_gemm,     cu_range,           cu_random,       &cu_generator,
-    cu_conv,        cu_linmap,       cu_optim_step,      cu_bn_stats,     cu_synchronize,
+    cu_conv,        cu_linmap,       cu_optim_step,      cu_bn_stats,     cu_layer_norm,   cu_synchronize,
     cu_memory_stats, cu_reset_peak_memory_stats, cu_empty_cache, &cu_streams,
     cu_host_alloc,  cu_host_free};
 

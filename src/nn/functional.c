@@ -327,9 +327,9 @@ static ct_tensor *ct__norm_xhat(const ct__normspec *s, const ct_tensor *x, const
 }
 
 /* Whether layer norm's rows of x, with w and b (and g, the gradient of its
- * result, in the backward) run as the CPU's fused float32 passes
- * (ct__cpu_layer_norm_rows, the same arithmetic): contiguous float32 CPU
- * tensors, x not empty, and no graph to record (under create_graph the
+ * result, in the backward) run as the device's layer norm job (the same
+ * arithmetic, each direction one pass): contiguous float32 tensors on one
+ * device, x not empty, and no graph to record (under create_graph the
  * backward is made of differentiable ops). */
 static bool ct__layer_norm_fused(const ct__normspec *s, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b,
                                  const ct_tensor *g)
@@ -338,29 +338,37 @@ static bool ct__layer_norm_fused(const ct__normspec *s, const ct_tensor *x, cons
     if (!s->rows || ct_is_grad_enabled() || ct_numel(x) == 0) return false;
     if (g && (g->ndim != x->ndim || memcmp(g->sizes, x->sizes, (size_t)x->ndim * sizeof x->sizes[0]))) return false;
     for (int i = 0; i < 4; i++)
-        if (t[i] && (t[i]->dtype != CT_F32 || t[i]->storage->device.type != CT_DEVICE_CPU || !ct__is_contiguous(t[i])))
+        if (t[i] && (t[i]->dtype != CT_F32 || !ct__is_contiguous(t[i]) ||
+                     !ct_device_equal(t[i]->storage->device, x->storage->device)))
             return false;
     return true;
 }
 
-/* Layer norm's row length: the elements of its normalised shape */
-static int64_t ct__layer_norm_row(const ct__normspec *s)
+/* The layer norm job over x's rows (g NULL: the forward into y; else the
+ * backward, x's gradient into y and g * xhat into gxhat), on x's device. */
+static ct_result ct__layer_norm_run(const ct__normspec *s, const ct_tensor *x, const ct_tensor *g, const ct_tensor *w,
+                                    const ct_tensor *b, ct_tensor *y, ct_tensor *gxhat)
 {
-    int64_t n = 1;
-    for (int d = 0; d < s->affine.ndim; d++) n *= s->affine.size[d];
-    return n;
+    ct__layer_norm_job job;
+    job.x = (const float *)ct__data(x);
+    job.g = g ? (const float *)ct__data(g) : NULL;
+    job.w = w ? (const float *)ct__data(w) : NULL;
+    job.b = b ? (const float *)ct__data(b) : NULL;
+    job.y = y ? (float *)ct__data(y) : NULL;
+    job.gxhat = gxhat ? (float *)ct__data(gxhat) : NULL;
+    job.n = 1;
+    for (int d = 0; d < s->affine.ndim; d++) job.n *= s->affine.size[d];
+    job.rows = ct_numel(x) / job.n;
+    job.eps = s->eps;
+    job.device_index = x->storage->device.index;
+    return ct__backend_for(x->storage->device.type)->layer_norm(&job);
 }
 
-/* Layer norm's forward as one fused pass (ct__layer_norm_fused allows it) */
+/* Layer norm's forward as one pass (ct__layer_norm_fused allows it) */
 static ct_tensor *ct__layer_norm_rows(const ct__normspec *s, const ct_tensor *x, const ct_tensor *w, const ct_tensor *b)
 {
-    int64_t n = ct__layer_norm_row(s);
-    ct_tensor *y = ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu);
-    if (!y || ct__cpu_layer_norm_rows((const float *)ct__data(x), NULL, w ? (const float *)ct__data(w) : NULL,
-                                      b ? (const float *)ct__data(b) : NULL, ct_numel(x) / n, n, s->eps,
-                                      (float *)ct__data(y), NULL) != CT_OK)
-        return NULL;
-    return y;
+    ct_tensor *y = ct__alloc(x->sizes, x->ndim, CT_F32, x->storage->device);
+    return y && ct__layer_norm_run(s, x, NULL, w, b, y, NULL) == CT_OK ? y : NULL;
 }
 
 static ct_tensor *ct__affine(const ct__normspec *s, ct_tensor *y, const ct_tensor *w, const ct_tensor *b)
@@ -371,19 +379,14 @@ static ct_tensor *ct__affine(const ct__normspec *s, ct_tensor *y, const ct_tenso
 }
 
 /* Layer norm's gradients as ct__norm_grads computes them, x's and g * xhat
- * (for weight's) in one fused pass (ct__layer_norm_fused allows it). */
+ * (for weight's) in one pass (ct__layer_norm_fused allows it). */
 static ct_result ct__layer_norm_grads(const ct__normspec *s, const ct_tensor *g, const ct_tensor *x,
                                       const ct_tensor *w, const bool *want, ct_tensor **out)
 {
-    int64_t n = ct__layer_norm_row(s);
-    ct_tensor *gx = want[CT__NORM_X] ? ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu) : NULL;
-    ct_tensor *gxhat = want[CT__NORM_W] ? ct__alloc(x->sizes, x->ndim, CT_F32, ct__cpu) : NULL;
+    ct_tensor *gx = want[CT__NORM_X] ? ct__alloc(x->sizes, x->ndim, CT_F32, x->storage->device) : NULL;
+    ct_tensor *gxhat = want[CT__NORM_W] ? ct__alloc(x->sizes, x->ndim, CT_F32, x->storage->device) : NULL;
     if ((want[CT__NORM_X] && !gx) || (want[CT__NORM_W] && !gxhat)) return ct_last_error_code();
-    if ((gx || gxhat) &&
-        ct__cpu_layer_norm_rows((const float *)ct__data(x), (const float *)ct__data(g),
-                                w ? (const float *)ct__data(w) : NULL, NULL, ct_numel(x) / n, n, s->eps,
-                                gx ? (float *)ct__data(gx) : NULL, gxhat ? (float *)ct__data(gxhat) : NULL) != CT_OK)
-        return ct_last_error_code();
+    if ((gx || gxhat) && ct__layer_norm_run(s, x, g, w, NULL, gx, gxhat) != CT_OK) return ct_last_error_code();
     if (gx) out[CT__NORM_X] = gx;
     if (gxhat && !(out[CT__NORM_W] = ct__sum_to_shape(gxhat, s->affine.size, s->affine.ndim)))
         return ct_last_error_code();

@@ -154,6 +154,18 @@ typedef struct ct__bn_stats_job {
     int device_index; /* the device of every pointer */
 } ct__bn_stats_job;
 
+/* Layer norm over `rows` rows of n contiguous float32 elements: the
+ * forward (g NULL) writes y = xhat * w + b, the backward (g the gradient of
+ * y) writes x's gradient into y and g * xhat into gxhat (either may be
+ * NULL); w and b may be NULL. Fails only for memory. */
+typedef struct ct__layer_norm_job {
+    const float *x, *g, *w, *b;
+    float *y, *gxhat;
+    int64_t rows, n;
+    double eps;
+    int device_index; /* the device of every pointer */
+} ct__layer_norm_job;
+
 /* A device's streams and events (ct_stream, ct_event): streams are ids, 0
  * the default one, others from create; events the backend's handles.
  * Each returns CT_OK, else the error set in PyTorch's words. */
@@ -224,6 +236,8 @@ typedef struct ct_backend {
     void (*optim_step)(const ct__optim_job *job);
     /* Batch norm's statistics (ct__bn_stats_job). */
     void (*bn_stats)(const ct__bn_stats_job *job);
+    /* Layer norm's rows, forward or backward (ct__layer_norm_job). */
+    ct_result (*layer_norm)(const ct__layer_norm_job *job);
     /* Wait until the device has finished what was queued on it. */
     void (*synchronize)(int device_index);
     /* Memory statistics (optional: NULL where the backend keeps none, and
