@@ -104,11 +104,12 @@ static void ct__ln_rows_run(int64_t b, int64_t e, void *ctx)
 {
     ct__ln_rows_job *j = (ct__ln_rows_job *)ctx;
     int64_t n = j->n;
-    float *mean = (float *)CT_MALLOC((size_t)(2 * (e - b) + 3 * n) * sizeof(float)), *rstd = mean + (e - b);
+    float *mean = (float *)CT_MALLOC((size_t)(2 * (e - b) + 3 * n) * sizeof(float));
     if (!mean) {
         CT__ATOMIC_INC(&j->failed);
         return;
     }
+    float *rstd = mean + (e - b);
     ct__ln_stats_f32(j->x + b * n, e - b, n, j->eps, mean, rstd);
     for (int64_t r = b; r < e; r++) {
         const float *x = j->x + r * n;

@@ -657,8 +657,19 @@ CT__FLOATING(tanh_backward)
 CT__BINARY_FD(sigmoid_backward, x * (1 - y) * y)
 
 /* a * b + c as gelu_backward's last sum is: fused in PyTorch's vector loop
- * (F(ct__fma)), not in its scalar loop (CT__UNFUSED) */
-#define CT__UNFUSED(a, b, c) ((a) * (b) + (c))
+ * (F(ct__fma)), not in its scalar loop (ct__unfused): the product a
+ * statement of its own, since clang fuses a product and a sum written in one
+ * expression where the target has FMA (its -ffp-contract=on) */
+CT__INLINE float ct__unfusedf(float a, float b, float c)
+{
+    float p = a * b;
+    return p + c;
+}
+CT__INLINE double ct__unfused(double a, double b, double c)
+{
+    double p = a * b;
+    return p + c;
+}
 /* gelu_backward: dy * (cdf + x * pdf) exactly (mode 0), cdf = (1 + erf(x /
  * sqrt 2)) / 2, pdf = e^(-x^2 / 2) / sqrt(2 pi); or the derivative of the
  * tanh form (mode 1), whose inner multiply-adds are fused in both loops.
@@ -684,8 +695,8 @@ CT__BINARY_FD(sigmoid_backward, x * (1 - y) * y)
     }
 CT__GEN_gelu_backward(gelu_backward, f, float, CT__LIBM_f, ct__verff, ct__vexpf_sleef, ct__vtanhf, ct__fmaf)
 CT__GEN_gelu_backward(gelu_backward, d, double, CT__LIBM_d, erf, exp, tanh, ct__fma)
-CT__GEN_gelu_backward(gelu_backward_libm, f, float, CT__LIBM_f, erff, expf, tanhf, CT__UNFUSED)
-CT__GEN_gelu_backward(gelu_backward_libm, d, double, CT__LIBM_d, erf, exp, tanh, CT__UNFUSED)
+CT__GEN_gelu_backward(gelu_backward_libm, f, float, CT__LIBM_f, erff, expf, tanhf, ct__unfusedf)
+CT__GEN_gelu_backward(gelu_backward_libm, d, double, CT__LIBM_d, erf, exp, tanh, ct__unfused)
 
 /* h flavours: float16's sigmoid_backward rounds each step; bfloat16's
  * gelu_backward rounds each step where PyTorch's scalar loop computes in
